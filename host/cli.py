@@ -1,0 +1,70 @@
+"""The ``nc2600`` console script.
+
+Subcommands live one per module in :mod:`host.commands`; each module defines
+``register(subparsers, groups)`` and is discovered at start-up, so a new block adds
+its command without editing this file. ``groups`` holds the nested sub-command
+tables shared by several modules: ``groups["bench"]`` (``nc2600 bench host``,
+``nc2600 bench rtl``) and ``groups["games"]`` (``nc2600 games verify``).
+
+Exit codes: 0 success, 1 a check that ran and failed, 2 bad input (one line on
+stderr, never a traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from host.errors import UserError
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """ArgumentParser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the full parser with every discovered subcommand."""
+    parser = OneLineParser(
+        prog="nc2600",
+        description="Open FPGA neural-computer simulation and HLS design package for Atari 2600 neuroevolution.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    sub.required = True
+    groups: dict[str, argparse._SubParsersAction] = {}
+
+    bench = sub.add_parser("bench", help="throughput benchmarks (host, rtl)")
+    groups["bench"] = bench.add_subparsers(dest="bench_target", metavar="TARGET", parser_class=OneLineParser)
+    groups["bench"].required = True
+
+    import host.commands as commands
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"host.commands.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub, groups)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        rc = args.func(args)
+    except UserError as exc:
+        sys.stderr.write(f"nc2600: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("nc2600: interrupted\n")
+        return 130
+    return int(rc or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

