@@ -4,7 +4,8 @@ Subcommands live one per module in :mod:`host.commands`; each module defines
 ``register(subparsers, groups)`` and is discovered at start-up, so a new block adds
 its command without editing this file. ``groups`` holds the nested sub-command
 tables shared by several modules: ``groups["bench"]`` (``nc2600 bench host``,
-``nc2600 bench rtl``) and ``groups["games"]`` (``nc2600 games verify``).
+``nc2600 bench rtl``) and ``groups["games"]`` (``nc2600 games verify``; the bare ``nc2600 games`` parser is
+``groups["games_parser"]``).
 
 Exit codes: 0 success, 1 a check that ran and failed, 2 bad input (one line on
 stderr, never a traceback).
@@ -41,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="throughput benchmarks (host, rtl)")
     groups["bench"] = bench.add_subparsers(dest="bench_target", metavar="TARGET", parser_class=OneLineParser)
     groups["bench"].required = True
+
+    games = sub.add_parser("games", help="list the loadable games (mapper, screen size); `games verify` checks game rules",
+                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    groups["games_parser"] = games
+    groups["games"] = games.add_subparsers(dest="games_action", metavar="ACTION", parser_class=OneLineParser)
 
     import host.commands as commands
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
