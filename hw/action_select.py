@@ -1,0 +1,97 @@
+"""Action selection: pipelined argmax over up to 18 signed action values.
+
+The inference engine presents its ``n`` action values (``width``-bit signed, e.g. the int32
+accumulators of the last dense layer) in one cycle with ``valid_in``; ``valid_out``,
+``index`` and ``value`` follow :func:`hls_models.action_select.latency` cycles later
+(``ceil(log2 n)``, 5 for 18 lanes). A new set may be presented every cycle.
+
+Algorithm: a binary tree of comparators, one registered level per halving. Each node keeps
+its left (lower-index) candidate unless the right one is valid and strictly greater, so ties
+go to the lowest index (numpy's ``argmax``). Lanes at or above ``count`` are invalid and never
+win (``count`` is sampled with ``valid_in``; ``count = 0`` yields index 0). An odd candidate
+at a level passes through a register.
+
+Bit-exact model: :func:`hls_models.action_select.select`.
+"""
+from __future__ import annotations
+
+from amaranth import Module, Signal, signed, unsigned
+from amaranth.back import verilog
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from hls_models.action_select import MAX_ACTIONS, latency
+
+
+class ActionSelect(wiring.Component):
+    """Pipelined argmax (see module doc).
+
+    Args:
+        n: lanes (action values), 1..18.
+        width: bits of a signed action value.
+
+    Ports:
+        values: In(array of n signed(width)); lane ``i`` is action ``i``.
+        count: In(range(n + 1)); lanes ``>= count`` are ignored.
+        valid_in: In(1), a set of values this cycle.
+        valid_out: Out(1), ``latency(n)`` cycles after ``valid_in``.
+        index: Out(range(n)), the chosen action.
+        value: Out(signed(width)), its value.
+    """
+
+    def __init__(self, n: int = MAX_ACTIONS, width: int = 32):
+        if not 1 <= n <= MAX_ACTIONS:
+            raise ValueError(f"n must be in 1..{MAX_ACTIONS}, got {n}")
+        if width < 2:
+            raise ValueError(f"width must be >= 2, got {width}")
+        self.n, self.width = n, width
+        self.latency = latency(n)
+        super().__init__({
+            "values": In(data.ArrayLayout(signed(width), n)),
+            "count": In(range(n + 1)),
+            "valid_in": In(1),
+            "valid_out": Out(1),
+            "index": Out(range(max(n, 2))),
+            "value": Out(signed(width)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        idx_shape = unsigned(max(1, (self.n - 1).bit_length()))
+        cand = data.StructLayout({"ok": 1, "index": idx_shape, "value": signed(self.width)})
+
+        level = []
+        for i in range(self.n):
+            c = Signal(cand, name=f"lane{i}")
+            m.d.comb += [c.ok.eq(i < self.count), c.index.eq(i), c.value.eq(self.values[i])]
+            level.append(c)
+        valid = self.valid_in
+        depth = 0
+        while len(level) > 1 or depth == 0:
+            nxt = []
+            for j in range(0, len(level), 2):
+                r = Signal(cand, name=f"l{depth}_{j // 2}")
+                if j + 1 < len(level):
+                    a, b = level[j], level[j + 1]
+                    take_b = b.ok & (~a.ok | (b.value > a.value))
+                    with m.If(take_b):
+                        m.d.sync += r.eq(b)
+                    with m.Else():
+                        m.d.sync += r.eq(a)
+                else:
+                    m.d.sync += r.eq(level[j])
+                nxt.append(r)
+            v = Signal(name=f"valid{depth}")
+            m.d.sync += v.eq(valid)
+            level, valid, depth = nxt, v, depth + 1
+        assert depth == self.latency
+        m.d.comb += [self.valid_out.eq(valid), self.index.eq(level[0].index),
+                     self.value.eq(level[0].value)]
+        return m
+
+
+def generate(n: int = MAX_ACTIONS, width: int = 32) -> dict[str, str]:
+    """``{"action_select.v": Verilog}`` of :class:`ActionSelect` (module ``action_select``), reproducible."""
+    top = ActionSelect(n, width)
+    text = verilog.convert(top, name="action_select", strip_internal_attrs=True)
+    return {"action_select.v": text}

@@ -1,0 +1,23 @@
+"""Adversarial action-value vectors shared by the Amaranth and cocotb testbenches."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def adversarial_vectors(n: int, width: int) -> np.ndarray:
+    """``(K, n)`` int64: all equal, ties at both ends, extreme values, single winners."""
+    lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    rows = [np.full(n, lo), np.full(n, hi), np.zeros(n, np.int64)]
+    for extreme, base in ((hi, lo), (hi, 0), (lo + 1, lo), (0, lo)):
+        for pos in sorted({0, n - 1, n // 2}):
+            r = np.full(n, base)
+            r[pos] = extreme
+            rows.append(r)
+    if n >= 2:
+        r = np.full(n, lo); r[0] = r[-1] = hi; rows.append(r)          # tie first and last
+        r = np.full(n, lo); r[-2:] = hi; rows.append(r)               # tie at the high end
+        r = np.full(n, hi); r[0] = lo; rows.append(r)                 # all max but lane 0
+        rows.append(np.arange(n) % 2 * hi + (1 - np.arange(n) % 2) * lo)  # alternating
+        rows.append(np.linspace(lo, hi, n).astype(np.int64))            # increasing
+        rows.append(np.linspace(hi, lo, n).astype(np.int64))            # decreasing
+    return np.array(rows, dtype=np.int64)
