@@ -1,0 +1,200 @@
+"""``nc2600 games verify``: check the game rules table against ALE, frame by frame.
+
+For each game, ale-py 0.12 (``repeat_action_probability = 0``, ``frame_skip = 1``) plays
+random actions from the game's minimal action set over several episodes (``reset_game``
+at game over, and after ``--max-episode-frames`` frames).  After every single frame the
+rule from :mod:`hls_models.game_rules` is evaluated on ALE's own RAM (``getRAM()``, plus
+the SuperChip cartridge RAM for games that read it) and its reward, game over and lives
+are compared with ``act``'s return value, ``game_over()`` and ``lives()``.  After each
+reset the rule state is rebuilt from the RAM left by ALE's reset sequence and game over
+and lives are compared there too.
+
+Exit code 0 only when every count of mismatches is zero, 1 otherwise, 2 on bad input.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from host.errors import UserError, non_negative_int, positive_int
+
+#: Games the CI sample checks (fast, and covering the rule kinds: BCD with byte order,
+#: binary scores, wrap, latches, counters, cartridge RAM).
+CI_SAMPLE = ("breakout", "pong", "asteroids", "qbert", "klax", "tennis")
+
+
+def _xram_reader():
+    """Return f(ale) -> 128 SuperChip RAM bytes, read from ALE's serialized state.
+
+    The cartridge section of ``cloneState().serialize()`` is the cartridge name, the bank
+    (int32), the RAM size (int32, 128) and one little-endian int32 per RAM byte (ALE's
+    Serializer), so the bytes are taken from there.
+    """
+    import numpy as np
+
+    def read(ale):
+        blob = ale.cloneState().serialize()
+        for tag in (b"CartridgeF6SC", b"CartridgeF8SC", b"CartridgeF4SC"):
+            i = blob.find(tag)
+            if i >= 0:
+                start = i + len(tag) + 8
+                words = np.frombuffer(blob, dtype="<i4", count=128, offset=start)
+                return (words & 0xFF).astype(np.uint8)
+        raise RuntimeError("no SuperChip cartridge RAM in the ALE state")
+    return read
+
+
+def verify_game(rule, frames: int, seed: int, max_episode_frames: int) -> dict:
+    """Run ALE and the rule side by side for ``frames`` frames; return the counts.
+
+    Returns a dict with ``game, frames, episodes, game_overs, reward_mismatches,
+    terminal_mismatches, lives_mismatches, first_mismatch`` (a short text or None),
+    ``seconds``.
+    """
+    import numpy as np
+    from ale_py import ALEInterface, LoggerMode, roms
+
+    from hls_models.game_rules import RuleState
+
+    ALEInterface.setLoggerMode(LoggerMode.Error)
+    ale = ALEInterface()
+    ale.setInt("random_seed", seed)
+    ale.setFloat("repeat_action_probability", 0.0)
+    ale.setInt("frame_skip", 1)
+    ale.loadROM(roms.get_rom_path(rule.name))
+    actions = ale.getMinimalActionSet()
+    rng = np.random.default_rng(seed)
+    read_x = _xram_reader() if rule.uses_xram else (lambda _ale: None)
+
+    state = RuleState(rule)
+    counts = {"reward": 0, "terminal": 0, "lives": 0}
+    first = None
+
+    def note(kind, frame, ours, ale_val):
+        nonlocal first
+        counts[kind] += 1
+        if first is None:
+            first = f"frame {frame}: {kind} ours={ours} ale={ale_val}"
+
+    def start_episode(frame):
+        ale.reset_game()
+        _, term, lives = state.reset(ale.getRAM(), read_x(ale))
+        if term != ale.game_over():
+            note("terminal", frame, term, ale.game_over())
+        if lives != ale.lives():
+            note("lives", frame, lives, ale.lives())
+
+    t0 = time.perf_counter()
+    episodes, game_overs, ep_frames = 1, 0, 0
+    start_episode(0)
+    picks = rng.integers(0, len(actions), size=frames)
+    for f in range(frames):
+        reward = ale.act(actions[picks[f]])
+        ours_r, ours_t, ours_l = state.step(ale.getRAM(), read_x(ale))
+        over = ale.game_over()
+        if ours_r != reward:
+            note("reward", f + 1, ours_r, reward)
+        if ours_t != over:
+            note("terminal", f + 1, ours_t, over)
+        lives = ale.lives()
+        if ours_l != lives:
+            note("lives", f + 1, ours_l, lives)
+        ep_frames += 1
+        if over or ep_frames >= max_episode_frames:
+            game_overs += int(over)
+            if f + 1 < frames:
+                episodes += 1
+                ep_frames = 0
+                start_episode(f + 1)
+    return {
+        "game": rule.name, "frames": frames, "episodes": episodes, "game_overs": game_overs,
+        "reward_mismatches": counts["reward"], "terminal_mismatches": counts["terminal"],
+        "lives_mismatches": counts["lives"], "first_mismatch": first,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+
+
+def _run_one(job):
+    rule_name, frames, seed, max_ep = job
+    from hls_models.game_rules import load_rules
+    return verify_game(load_rules()[rule_name], frames, seed, max_ep)
+
+
+def run(args) -> int:
+    from hls_models.game_rules import RuleError, load_rules
+
+    try:
+        rules = load_rules()
+    except RuleError as exc:
+        raise UserError(f"game rules table: {exc}") from None
+    if args.all:
+        names = sorted(rules)
+    elif args.sample:
+        names = list(CI_SAMPLE)
+    elif args.game:
+        names = []
+        for g in args.game:
+            if g not in rules:
+                raise UserError(f"unknown game {g!r} (no rule in the table; see `nc2600 games`)")
+            names.append(g)
+    else:
+        raise UserError("give --game NAME (repeatable), --sample or --all")
+
+    jobs = [(n, args.frames, args.seed, args.max_episode_frames) for n in names]
+    results = []
+    show = not args.json
+    if show:
+        hdr = f"{'game':<20} {'frames':>7} {'episodes':>8} {'game_overs':>10} {'reward_mm':>9} {'terminal_mm':>11} {'lives_mm':>8}"
+        print(hdr, flush=True)
+
+    def emit(res):
+        results.append(res)
+        if show:
+            line = (f"{res['game']:<20} {res['frames']:>7} {res['episodes']:>8} {res['game_overs']:>10} "
+                    f"{res['reward_mismatches']:>9} {res['terminal_mismatches']:>11} {res['lives_mismatches']:>8}")
+            if res["first_mismatch"]:
+                line += f"  first: {res['first_mismatch']}"
+            print(line, flush=True)
+
+    if args.jobs > 1 and len(jobs) > 1:
+        from multiprocessing import get_context
+        with get_context("spawn").Pool(args.jobs) as pool:
+            for res in pool.imap(_run_one, jobs):
+                emit(res)
+    else:
+        for job in jobs:
+            emit(_run_one(job))
+
+    bad = [r for r in results if r["reward_mismatches"] or r["terminal_mismatches"] or r["lives_mismatches"]]
+    if args.json:
+        json.dump({"frames_per_game": args.frames, "seed": args.seed, "games": results,
+                   "games_with_mismatches": [r["game"] for r in bad], "ok": not bad}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        total = sum(r["frames"] for r in results)
+        print(f"{len(results)} games, {total} frames, {len(bad)} with mismatches"
+              + (": " + ", ".join(r["game"] for r in bad) if bad else ""))
+    return 1 if bad else 0
+
+
+def register(subparsers, groups) -> None:
+    """Add ``nc2600 games verify``."""
+    import argparse
+    p = groups["games"].add_parser(
+        "verify", help="check the game rules table against ALE frame by frame",
+        description="Play random actions in ale-py and compare the reward, game over and lives that the "
+                    "game rules table computes from ALE's RAM after every frame with ALE's own values.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    sel = p.add_mutually_exclusive_group()
+    sel.add_argument("--game", action="append", metavar="NAME", help="game to check (repeatable)")
+    sel.add_argument("--all", action="store_true", help="check every game in the table")
+    sel.add_argument("--sample", action="store_true", help=f"check the CI sample: {', '.join(CI_SAMPLE)}")
+    p.add_argument("--frames", type=positive_int, default=20000, metavar="N", help="random-action frames per game")
+    p.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
+                   help="seed of the action choice and of ALE's random_seed")
+    p.add_argument("--max-episode-frames", type=positive_int, default=8000, metavar="N",
+                   help="reset_game after this many frames of one episode even without game over")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="games checked in parallel")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.set_defaults(func=run)
