@@ -1,0 +1,64 @@
+"""The table against the oracle: ale-py 0.12 run frame by frame, rule evaluated on its RAM."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from hls_models.game_rules import load_rules
+from host.commands.games_verify import CI_SAMPLE, verify_game
+
+
+def _nc2600(*args):
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("game", CI_SAMPLE)
+def test_sample_game_matches_ale_every_frame(game):
+    res = verify_game(load_rules()[game], frames=3000, seed=1, max_episode_frames=1500)
+    assert res["episodes"] >= 2
+    assert (res["reward_mismatches"], res["terminal_mismatches"], res["lives_mismatches"]) == (0, 0, 0), res
+
+
+def test_a_wrong_rule_is_caught():
+    """The check is not vacuous: pong with the score difference's sign flipped disagrees with ALE."""
+    from hls_models.game_rules import RULES_PATH, parse_rules
+    text = RULES_PATH.read_text().replace("s = ram[0x8E] - ram[0x8D]", "s = ram[0x8D] - ram[0x8E]", 1)
+    bad = parse_rules(text)["pong"]
+    res = verify_game(bad, frames=3000, seed=3, max_episode_frames=3000)
+    assert res["reward_mismatches"] > 0
+    assert res["terminal_mismatches"] == 0 and res["lives_mismatches"] == 0
+
+
+def test_cli_json_and_exit_code():
+    proc = _nc2600("games", "verify", "--game", "pong", "--frames", "600", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["ok"] is True and out["games"][0]["game"] == "pong"
+    assert out["games"][0]["frames"] == 600
+    for key in ("episodes", "reward_mismatches", "terminal_mismatches", "lives_mismatches"):
+        assert key in out["games"][0]
+
+
+def test_cli_unknown_game_is_one_line_exit_2():
+    proc = _nc2600("games", "verify", "--game", "no_such_game")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == ["nc2600: error: unknown game 'no_such_game' (no rule in the table; see `nc2600 games`)"]
+
+
+def test_cli_needs_a_selection_and_valid_frames():
+    proc = _nc2600("games", "verify")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    proc = _nc2600("games", "verify", "--all", "--frames", "0")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_cli_malformed_table_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
+    import hls_models.game_rules as gr
+    from host.cli import main
+    bad = tmp_path / "rules.toml"
+    bad.write_text(gr.RULES_PATH.read_text().replace("s = dec(0xAA, 0xA9, 0xA8)", "s = dec(0xAA, 0xA9, 0x28)", 1))
+    monkeypatch.setattr(gr, "RULES_PATH", bad)
+    assert main(["games", "verify", "--game", "air_raid", "--frames", "10"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["nc2600: error: game rules table: game 'air_raid', field 'step': RAM address 0x28 outside $80..$FF"]
