@@ -1,0 +1,830 @@
+"""The 6507 CPU of the Atari 2600 as an Amaranth component, ALE-compatible and cycle-counted.
+
+:class:`Cpu6507` is a 6502 core (the 6507 is a 6502 in a 28-pin package: 13 address pins,
+no IRQ/NMI) built to agree with ALE 0.12 (Stella 2.4.2's ``M6502Low``), the oracle of
+this project (``shared/reference/ale-oracle-facts.md``):
+
+* every documented opcode and every undocumented opcode ALE implements, with ALE's
+  results (LXA/ANE constant $EE, SHA/SHX/SHY/SHS from the final address's high byte,
+  ARR's decimal path, SBC $EB ...); the 12 JAM opcodes stop the core and raise ``jammed``;
+* the cycle count of every instruction equals ALE's (page-crossing and branch penalties
+  included, and ALE's 4-cycle ``LAX zp``); each bus cycle is the one the NMOS part
+  performs (stores write on their last cycle, RMW writes the old value then the new);
+* cycles that ALE does not perform (it has no dummy reads or writes) are marked by the
+  ``dummy`` output, so that a console can ignore them where ALE would;
+* decimal mode by ALE's BCD rule (default) or the NMOS rule (``decimal="nmos"``);
+* reset as ALE does it: A = X = Y = 0, SP = $FF, P = $20 (reads $30: B is always set),
+  then PC is read from $FFFC/$FFFD in two bus cycles.
+
+Timing contract (one domain, ``sync``): a CPU cycle ends on a clock edge where
+``ce`` is high and the core is not held by ``rdy``. During a cycle ``addr``, ``rw``,
+``dout``, ``sync`` and ``dummy`` are stable (they depend on registers only); on a read
+cycle ``din`` must hold the byte at ``addr`` at the edge that ends the cycle (it is
+used combinationally at that edge). ``rdy`` low holds a read cycle (the cycle repeats,
+as on the NMOS part; WSYNC uses it); write cycles ignore ``rdy``. A console runs the
+core at one CPU cycle per 3 colour clocks by driving ``ce`` high on every third clock.
+
+Known difference from ALE kept on purpose: the high byte of a (zp,X)/(zp),Y pointer at
+$FF is read from $00 (the NMOS zero-page wrap) where ALE reads $0100; both decode to
+TIA register 0 in a 2600. ALE's reference model is ``hls_models/cpu6507.py``.
+"""
+
+
+from amaranth import Cat, Const, Module, Mux, Signal, signed
+from amaranth.back import verilog
+from amaranth.lib import data, enum, wiring
+from amaranth.lib.wiring import In, Out
+
+from hls_models.cpu6507 import OPCODES, READ_MNEMONICS, RMW_MNEMONICS, WRITE_MNEMONICS
+
+__all__ = ["Cpu6507", "CpuStateSignature", "generate"]
+
+
+def _nonneg(value):
+    """A non-negative signed view of an unsigned value (one zero bit on top)."""
+    return Cat(value, Const(0, 1)).as_signed()
+
+
+#: Programmer-visible registers: a, x, y, sp, p (8 bits; p bits 5 and 4 read 1), pc (16).
+CpuStateSignature = wiring.Signature({
+    "a": Out(8), "x": Out(8), "y": Out(8), "sp": Out(8), "p": Out(8), "pc": Out(16),
+})
+
+
+class Mode(enum.Enum, shape=5):
+    """Addressing mode / bus-cycle sequence of an opcode."""
+    IMP = 0   # implied / accumulator (2 cycles)
+    IMM = 1   # immediate (2)
+    ZP = 2    # zero page
+    ZPI = 3   # zero page indexed (X, Y, or 0 for ALE's 4-cycle LAX zp)
+    ABS = 4
+    ABI = 5   # absolute indexed (X or Y)
+    IZX = 6   # (zp,X)
+    IZY = 7   # (zp),Y
+    REL = 8   # branches
+    JMP = 9   # JMP abs
+    IND = 10  # JMP (abs)
+    BRK = 11
+    JSR = 12
+    RTS = 13
+    RTI = 14
+    PSH = 15  # PHA, PHP
+    PUL = 16  # PLA, PLP
+    JAM = 17
+
+
+class Kind(enum.Enum, shape=2):
+    """Memory access of the addressed modes: read, write or read-modify-write."""
+    R = 0
+    W = 1
+    M = 2
+
+
+class Idx(enum.Enum, shape=2):
+    """Index register of the indexed modes."""
+    X = 0
+    Y = 1
+    ZERO = 2
+
+
+class Alu(enum.Enum, shape=6):
+    """Operation performed when an instruction's operand is available."""
+    NOP = 0
+    LDA = 1
+    LDX = 2
+    LDY = 3
+    LAX = 4
+    ORA = 5
+    AND = 6
+    EOR = 7
+    ADC = 8
+    SBC = 9
+    CMP = 10
+    CPX = 11
+    CPY = 12
+    BIT = 13
+    ANC = 14
+    ALR = 15
+    ARR = 16
+    ANE = 17
+    LXA = 18
+    SBX = 19
+    LAS = 20
+    NZ = 21     # N and Z from the operand (plain RMW instructions)
+    ASLA = 22
+    LSRA = 23
+    ROLA = 24
+    RORA = 25
+    TAX = 26
+    TAY = 27
+    TXA = 28
+    TYA = 29
+    TSX = 30
+    TXS = 31
+    INX = 32
+    INY = 33
+    DEX = 34
+    DEY = 35
+    CLC = 36
+    SEC = 37
+    CLI = 38
+    SEI = 39
+    CLV = 40
+    CLD = 41
+    SED = 42
+    PLP = 43
+    STA = 44    # store value selectors (Kind.W)
+    STX = 45
+    STY = 46
+    SAX = 47
+    SHA = 48
+    SHX = 49
+    SHY = 50
+    SHS = 51
+
+
+class Rmw(enum.Enum, shape=3):
+    """Modify step of a read-modify-write instruction."""
+    ASL = 0
+    LSR = 1
+    ROL = 2
+    ROR = 3
+    INC = 4
+    DEC = 5
+
+
+class State(enum.Enum, shape=6):
+    """Bus cycle being performed (FETCH is the opcode fetch, T1 the cycle after it)."""
+    FETCH = 0
+    T1 = 1
+    ZPIDX = 2
+    ADH = 3
+    IDXFIX = 4
+    IZX0 = 5
+    IZX1 = 6
+    IZX2 = 7
+    IZY0 = 8
+    IZY1 = 9
+    EA = 10
+    RMW1 = 11
+    RMW2 = 12
+    BR1 = 13
+    BR2 = 14
+    JSR1 = 15
+    JSR2 = 16
+    JSR3 = 17
+    JSR4 = 18
+    BRK1 = 19
+    BRK2 = 20
+    BRK3 = 21
+    BRK4 = 22
+    BRK5 = 23
+    STKINC = 24
+    PUL2 = 25
+    RTS2 = 26
+    RTS3 = 27
+    RTS4 = 28
+    RTI2 = 29
+    RTI3 = 30
+    RTI4 = 31
+    PSH1 = 32
+    JI0 = 33
+    JI1 = 34
+    RST0 = 35
+    RST1 = 36
+    JAMMED = 37
+
+
+Decoded = data.StructLayout({"mode": Mode, "kind": Kind, "idx": Idx, "alu": Alu, "rmw": Rmw})
+
+_MODE_OF = {"imp": Mode.IMP, "imm": Mode.IMM, "zp": Mode.ZP, "zpx": Mode.ZPI, "zpy": Mode.ZPI,
+            "abs": Mode.ABS, "abx": Mode.ABI, "aby": Mode.ABI, "izx": Mode.IZX, "izy": Mode.IZY,
+            "rel": Mode.REL, "jmp": Mode.JMP, "ind": Mode.IND, "brk": Mode.BRK, "jsr": Mode.JSR,
+            "rts": Mode.RTS, "rti": Mode.RTI, "psh": Mode.PSH, "pul": Mode.PUL, "jam": Mode.JAM}
+_RMW_SECOND = {"ASL": "NZ", "LSR": "NZ", "ROL": "NZ", "ROR": "NZ", "INC": "NZ", "DEC": "NZ",
+               "SLO": "ORA", "RLA": "AND", "SRE": "EOR", "RRA": "ADC", "DCP": "CMP", "ISB": "SBC"}
+_RMW_MODIFY = {"ASL": "ASL", "SLO": "ASL", "LSR": "LSR", "SRE": "LSR", "ROL": "ROL", "RLA": "ROL",
+               "ROR": "ROR", "RRA": "ROR", "INC": "INC", "ISB": "INC", "DEC": "DEC", "DCP": "DEC"}
+
+
+def decode(opcode: int) -> dict:
+    """Decoder fields of one opcode (a dict for :data:`Decoded`), from the opcode table."""
+    mnemonic, mode_name = OPCODES[opcode]
+    mode = _MODE_OF[mode_name]
+    idx = Idx.Y if mode_name in ("zpy", "aby", "izy") else Idx.X
+    if opcode == 0xA7:           # ALE charges 4 cycles for LAX zp: an indexed zp with index 0
+        mode, idx = Mode.ZPI, Idx.ZERO
+    kind, alu, rmw = Kind.R, Alu.NOP, Rmw.ASL
+    if mnemonic in WRITE_MNEMONICS:
+        kind, alu = Kind.W, Alu[mnemonic]
+    elif mnemonic in RMW_MNEMONICS and mode_name != "imp":
+        kind, alu, rmw = Kind.M, Alu[_RMW_SECOND[mnemonic]], Rmw[_RMW_MODIFY[mnemonic]]
+    elif mode_name == "imp" and mnemonic in ("ASL", "LSR", "ROL", "ROR"):
+        alu = Alu[mnemonic + "A"]
+    elif mnemonic == "PLA":
+        alu = Alu.LDA
+    elif mnemonic in Alu.__members__ and mode_name not in ("psh", "rel"):
+        alu = Alu[mnemonic]
+    return {"mode": mode, "kind": kind, "idx": idx, "alu": alu, "rmw": rmw}
+
+
+class Cpu6507(wiring.Component):
+    """The 6507 CPU (6502 core, full 16-bit address kept), ALE 0.12 compatible.
+
+    Ports (one clock domain ``sync``; reset = the 6507 RES line, then the vector fetch):
+
+    * ``addr`` (out, 16): bus address of the current cycle (all 16 bits: the FE mapper
+      decodes bit 13; the 6507 package only brings out bits 12..0).
+    * ``din`` (in, 8): read data, sampled at the edge ending a read cycle.
+    * ``dout`` (out, 8): write data, valid during a write cycle.
+    * ``rw`` (out, 1): 1 = read cycle, 0 = write cycle (the 6502 R/W pin).
+    * ``sync`` (out, 1): this cycle is an opcode fetch (instruction boundary).
+    * ``dummy`` (out, 1): this cycle is a bus access that ALE's CPU does not perform
+      (dummy reads of PC/stack/partial addresses, the first write of an RMW, branch
+      fix-up reads); a console may suppress side effects of such cycles.
+    * ``jammed`` (out, 1): a JAM opcode was executed; the core is stopped (until reset
+      or a state load). ALE treats these opcodes as a fatal error.
+    * ``ce`` (in, 1, default 1): clock enable; a cycle advances only on edges with ce=1.
+    * ``rdy`` (in, 1, default 1): 0 holds the core on a read cycle (6502 RDY; WSYNC).
+    * ``state`` (out, :data:`CpuStateSignature`): registers a, x, y, sp, p, pc.
+    * ``load`` (in, :data:`CpuStateSignature`) and ``load_en`` (in, 1): at an edge with
+      load_en=1 (ce not needed) the registers take ``load`` and the core restarts with
+      an opcode fetch at ``load.pc`` (used by harnesses and to seed from an ALE state).
+
+    Args:
+        decimal: ``"ale"`` (ALE's BCD rule: N and Z from the BCD result) or ``"nmos"``.
+    """
+
+    addr: Out(16)
+    din: In(8)
+    dout: Out(8)
+    rw: Out(1)
+    sync: Out(1)
+    dummy: Out(1)
+    jammed: Out(1)
+    ce: In(1, init=1)
+    rdy: In(1, init=1)
+    state: Out(CpuStateSignature)
+    load: In(CpuStateSignature)
+    load_en: In(1)
+
+    def __init__(self, decimal: str = "ale"):
+        if decimal not in ("ale", "nmos"):
+            raise ValueError(f"decimal must be 'ale' or 'nmos', got {decimal!r}")
+        self.decimal = decimal
+        super().__init__()
+
+    # -- arithmetic helpers (combinational) ---------------------------------------
+    @staticmethod
+    def _bcd_to_binary(m, value):
+        """high*10 + low of a byte (ALE ourBCDTable[0]); 8-bit result 0..165."""
+        out = Signal(8)
+        m.d.comb += out.eq(value[4:8] * 10 + value[0:4])
+        return out
+
+    @staticmethod
+    def _binary_to_bcd(m, value):
+        """BCD of (value mod 100) for an 8-bit value (ALE ourBCDTable[1])."""
+        u = Signal(8)
+        m.d.comb += u.eq(Mux(value >= 200, value - 200, Mux(value >= 100, value - 100, value)))
+        tens = Signal(4)
+        m.d.comb += tens.eq((u * 205) >> 11)     # exact u // 10 for u < 1029
+        ones = Signal(4)
+        m.d.comb += ones.eq(u - tens * 10)
+        return Cat(ones, tens)
+
+    def elaborate(self, platform):
+        m = Module()
+
+        a = Signal(8)
+        x = Signal(8)
+        y = Signal(8)
+        s = Signal(8, init=0xFF)
+        pc = Signal(16)
+        fn, fv, fd, fi, fz, fc = (Signal(name=f"flag_{f}") for f in "nvdizc")
+        ir = Signal(8)
+        state = Signal(State.as_shape(), init=State.RST0.value)
+        ad = Signal(16)        # effective / pointer address latch
+        tmp = Signal(8)        # low byte latch of pointers
+        dl = Signal(8)         # RMW data latch, branch offset
+        ixc = Signal()         # carry out of the index addition
+
+        p = Cat(fc, fz, fi, fd, Const(1, 1), Const(1, 1), fv, fn)
+        m.d.comb += [
+            self.state.a.eq(a), self.state.x.eq(x), self.state.y.eq(y), self.state.sp.eq(s),
+            self.state.p.eq(p), self.state.pc.eq(pc),
+        ]
+
+        dec = Signal(Decoded)
+        with m.Switch(ir):
+            for opcode in range(256):
+                with m.Case(opcode):
+                    m.d.comb += dec.eq(Decoded.const(decode(opcode)))
+
+        rd = Signal()          # read cycle (rw output)
+        advance = Signal()
+        m.d.comb += [
+            self.rw.eq(rd),
+            advance.eq(self.ce & (self.rdy | ~rd)),
+            self.jammed.eq(state == State.JAMMED),
+        ]
+
+        idx = Signal(8)
+        m.d.comb += idx.eq(Mux(dec.idx == Idx.X, x, Mux(dec.idx == Idx.Y, y, 0)))
+        stack = Cat(s, Const(1, 8))
+        zp_ad = Cat(ad[0:8], Const(0, 8))
+
+        # Operation unit request (performed after the state machine, below).
+        exec_en = Signal()
+        exec_op = Signal(Alu)
+        exec_o = Signal(8)
+        m.d.comb += [exec_op.eq(dec.alu), exec_o.eq(self.din)]
+
+        # Branch condition: ir[7:6] picks N, V, C, Z; ir[5] the value that takes it.
+        flag_sel = Mux(ir[7], Mux(ir[6], fz, fc), Mux(ir[6], fv, fn))
+        taken = flag_sel == ir[5]
+
+        # Store value (Kind.W), ALE's SHA/SHX/SHY/SHS use (final address high byte + 1).
+        h1 = Signal(8)
+        m.d.comb += h1.eq(ad[8:16] + 1)
+        store = Signal(8)
+        with m.Switch(dec.alu):
+            with m.Case(Alu.STA):
+                m.d.comb += store.eq(a)
+            with m.Case(Alu.STX):
+                m.d.comb += store.eq(x)
+            with m.Case(Alu.STY):
+                m.d.comb += store.eq(y)
+            with m.Case(Alu.SAX):
+                m.d.comb += store.eq(a & x)
+            with m.Case(Alu.SHA, Alu.SHS):
+                m.d.comb += store.eq(a & x & h1)
+            with m.Case(Alu.SHX):
+                m.d.comb += store.eq(x & h1)
+            with m.Case(Alu.SHY):
+                m.d.comb += store.eq(y & h1)
+
+        # RMW modify step on dl.
+        modified = Signal(8)
+        mod_c = Signal()
+        with m.Switch(dec.rmw):
+            with m.Case(Rmw.ASL):
+                m.d.comb += [modified.eq(dl << 1), mod_c.eq(dl[7])]
+            with m.Case(Rmw.LSR):
+                m.d.comb += [modified.eq(dl >> 1), mod_c.eq(dl[0])]
+            with m.Case(Rmw.ROL):
+                m.d.comb += [modified.eq(Cat(fc, dl[0:7])), mod_c.eq(dl[7])]
+            with m.Case(Rmw.ROR):
+                m.d.comb += [modified.eq(Cat(dl[1:8], fc)), mod_c.eq(dl[0])]
+            with m.Case(Rmw.INC):
+                m.d.comb += [modified.eq(dl + 1), mod_c.eq(fc)]
+            with m.Case(Rmw.DEC):
+                m.d.comb += [modified.eq(dl - 1), mod_c.eq(fc)]
+
+        pc_inc = (pc + 1)[0:16]
+        branch_target = Signal(16)
+        m.d.comb += branch_target.eq(pc + Cat(dl, dl[7].replicate(8)))
+
+        # ---------------------------------------------------------------- bus FSM
+        m.d.comb += [self.addr.eq(pc), rd.eq(1)]
+        with m.Switch(state):
+            with m.Case(State.FETCH):
+                m.d.comb += self.sync.eq(1)
+                with m.If(advance):
+                    m.d.sync += [ir.eq(self.din), pc.eq(pc_inc), state.eq(State.T1)]
+
+            with m.Case(State.T1):
+                no_inc = Signal()
+                m.d.comb += no_inc.eq((dec.mode == Mode.IMP) | (dec.mode == Mode.RTS) | (dec.mode == Mode.RTI)
+                                      | (dec.mode == Mode.PSH) | (dec.mode == Mode.PUL) | (dec.mode == Mode.JAM))
+                m.d.comb += self.dummy.eq(no_inc)
+                with m.If(advance):
+                    with m.If(~no_inc):
+                        m.d.sync += pc.eq(pc_inc)
+                    with m.Switch(dec.mode):
+                        with m.Case(Mode.IMP, Mode.IMM):
+                            m.d.comb += exec_en.eq(1)
+                            m.d.sync += state.eq(State.FETCH)
+                        with m.Case(Mode.ZP):
+                            m.d.sync += [ad.eq(self.din), state.eq(State.EA)]
+                        with m.Case(Mode.ZPI):
+                            m.d.sync += [ad.eq(self.din), state.eq(State.ZPIDX)]
+                        with m.Case(Mode.ABS, Mode.ABI, Mode.JMP, Mode.IND, Mode.JSR):
+                            m.d.sync += ad[0:8].eq(self.din)
+                            m.d.sync += state.eq(Mux(dec.mode == Mode.JSR, State.JSR1, State.ADH))
+                        with m.Case(Mode.IZX):
+                            m.d.sync += [ad.eq(self.din), state.eq(State.IZX0)]
+                        with m.Case(Mode.IZY):
+                            m.d.sync += [ad.eq(self.din), state.eq(State.IZY0)]
+                        with m.Case(Mode.REL):
+                            m.d.sync += [dl.eq(self.din), state.eq(Mux(taken, State.BR1, State.FETCH))]
+                        with m.Case(Mode.BRK):
+                            m.d.sync += state.eq(State.BRK1)
+                        with m.Case(Mode.RTS, Mode.RTI, Mode.PUL):
+                            m.d.sync += state.eq(State.STKINC)
+                        with m.Case(Mode.PSH):
+                            m.d.sync += state.eq(State.PSH1)
+                        with m.Case(Mode.JAM):
+                            m.d.sync += state.eq(State.JAMMED)
+
+            with m.Case(State.ZPIDX):
+                m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
+                with m.If(advance):
+                    m.d.sync += [ad[0:8].eq(ad[0:8] + idx), state.eq(State.EA)]
+
+            with m.Case(State.ADH):
+                with m.If(advance):
+                    m.d.sync += pc.eq(pc_inc)
+                    with m.Switch(dec.mode):
+                        with m.Case(Mode.ABS):
+                            m.d.sync += [ad[8:16].eq(self.din), state.eq(State.EA)]
+                        with m.Case(Mode.JMP):
+                            m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
+                        with m.Case(Mode.IND):
+                            m.d.sync += [ad[8:16].eq(self.din), state.eq(State.JI0)]
+                        with m.Default():  # ABI
+                            sum9 = ad[0:8] + idx
+                            m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
+                                         state.eq(State.IDXFIX)]
+
+            with m.Case(State.IDXFIX):
+                final = (dec.kind == Kind.R) & ~ixc
+                m.d.comb += [self.addr.eq(ad), self.dummy.eq(~final)]
+                with m.If(advance):
+                    with m.If(final):
+                        m.d.comb += exec_en.eq(1)
+                        m.d.sync += state.eq(State.FETCH)
+                    with m.Else():
+                        m.d.sync += [ad[8:16].eq(ad[8:16] + ixc), state.eq(State.EA)]
+
+            with m.Case(State.IZX0):
+                m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
+                with m.If(advance):
+                    m.d.sync += [ad[0:8].eq(ad[0:8] + x), state.eq(State.IZX1)]
+
+            with m.Case(State.IZX1):
+                m.d.comb += self.addr.eq(zp_ad)
+                with m.If(advance):
+                    m.d.sync += [tmp.eq(self.din), ad[0:8].eq(ad[0:8] + 1), state.eq(State.IZX2)]
+
+            with m.Case(State.IZX2):
+                m.d.comb += self.addr.eq(zp_ad)
+                with m.If(advance):
+                    m.d.sync += [ad.eq(Cat(tmp, self.din)), state.eq(State.EA)]
+
+            with m.Case(State.IZY0):
+                m.d.comb += self.addr.eq(zp_ad)
+                with m.If(advance):
+                    m.d.sync += [tmp.eq(self.din), ad[0:8].eq(ad[0:8] + 1), state.eq(State.IZY1)]
+
+            with m.Case(State.IZY1):
+                m.d.comb += self.addr.eq(zp_ad)
+                with m.If(advance):
+                    sum9 = tmp + y
+                    m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
+                                 state.eq(State.IDXFIX)]
+
+            with m.Case(State.EA):
+                m.d.comb += self.addr.eq(ad)
+                with m.Switch(dec.kind):
+                    with m.Case(Kind.R):
+                        with m.If(advance):
+                            m.d.comb += exec_en.eq(1)
+                            m.d.sync += state.eq(State.FETCH)
+                    with m.Case(Kind.W):
+                        m.d.comb += [rd.eq(0), self.dout.eq(store)]
+                        with m.If(advance):
+                            m.d.sync += state.eq(State.FETCH)
+                            with m.If(dec.alu == Alu.SHS):
+                                m.d.sync += s.eq(a & x)
+                    with m.Default():  # Kind.M
+                        with m.If(advance):
+                            m.d.sync += [dl.eq(self.din), state.eq(State.RMW1)]
+
+            with m.Case(State.RMW1):
+                m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), self.dummy.eq(1)]
+                with m.If(advance):
+                    m.d.sync += [dl.eq(modified), fc.eq(mod_c), state.eq(State.RMW2)]
+
+            with m.Case(State.RMW2):
+                m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), exec_o.eq(dl)]
+                with m.If(advance):
+                    m.d.comb += exec_en.eq(1)
+                    m.d.sync += state.eq(State.FETCH)
+
+            with m.Case(State.BR1):
+                m.d.comb += self.dummy.eq(1)
+                with m.If(advance):
+                    with m.If(branch_target[8:16] == pc[8:16]):
+                        m.d.sync += [pc.eq(branch_target), state.eq(State.FETCH)]
+                    with m.Else():
+                        m.d.sync += [pc[0:8].eq(branch_target[0:8]), ad[8:16].eq(branch_target[8:16]),
+                                     state.eq(State.BR2)]
+
+            with m.Case(State.BR2):
+                m.d.comb += self.dummy.eq(1)
+                with m.If(advance):
+                    m.d.sync += [pc[8:16].eq(ad[8:16]), state.eq(State.FETCH)]
+
+            with m.Case(State.JSR1):
+                m.d.comb += self.addr.eq(stack)
+                with m.If(advance):
+                    m.d.sync += state.eq(State.JSR2)
+
+            with m.Case(State.JSR2, State.BRK1):
+                m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[8:16])]
+                with m.If(advance):
+                    m.d.sync += [s.eq(s - 1), state.eq(Mux(state == State.JSR2, State.JSR3, State.BRK2))]
+
+            with m.Case(State.JSR3, State.BRK2):
+                m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[0:8])]
+                with m.If(advance):
+                    m.d.sync += [s.eq(s - 1), state.eq(Mux(state == State.JSR3, State.JSR4, State.BRK3))]
+
+            with m.Case(State.JSR4):
+                with m.If(advance):
+                    m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
+
+            with m.Case(State.BRK3):
+                m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(p)]
+                with m.If(advance):
+                    m.d.sync += [s.eq(s - 1), fi.eq(1), state.eq(State.BRK4)]
+
+            with m.Case(State.BRK4, State.RST0):
+                m.d.comb += self.addr.eq(Mux(state == State.BRK4, 0xFFFE, 0xFFFC))
+                with m.If(advance):
+                    m.d.sync += [ad[0:8].eq(self.din),
+                                 state.eq(Mux(state == State.BRK4, State.BRK5, State.RST1))]
+
+            with m.Case(State.BRK5, State.RST1):
+                m.d.comb += self.addr.eq(Mux(state == State.BRK5, 0xFFFF, 0xFFFD))
+                with m.If(advance):
+                    m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
+
+            with m.Case(State.STKINC):
+                m.d.comb += self.addr.eq(stack)
+                with m.If(advance):
+                    m.d.sync += s.eq(s + 1)
+                    with m.Switch(dec.mode):
+                        with m.Case(Mode.PUL):
+                            m.d.sync += state.eq(State.PUL2)
+                        with m.Case(Mode.RTS):
+                            m.d.sync += state.eq(State.RTS2)
+                        with m.Default():
+                            m.d.sync += state.eq(State.RTI2)
+
+            with m.Case(State.PUL2):
+                m.d.comb += self.addr.eq(stack)
+                with m.If(advance):
+                    m.d.comb += exec_en.eq(1)
+                    m.d.sync += state.eq(State.FETCH)
+
+            with m.Case(State.RTS2, State.RTI3):
+                m.d.comb += self.addr.eq(stack)
+                with m.If(advance):
+                    m.d.sync += [ad[0:8].eq(self.din), s.eq(s + 1),
+                                 state.eq(Mux(state == State.RTS2, State.RTS3, State.RTI4))]
+
+            with m.Case(State.RTS3, State.RTI4):
+                m.d.comb += self.addr.eq(stack)
+                with m.If(advance):
+                    m.d.sync += [pc.eq(Cat(ad[0:8], self.din)),
+                                 state.eq(Mux(state == State.RTS3, State.RTS4, State.FETCH))]
+
+            with m.Case(State.RTS4):
+                with m.If(advance):
+                    m.d.sync += [pc.eq(pc_inc), state.eq(State.FETCH)]
+
+            with m.Case(State.RTI2):
+                m.d.comb += self.addr.eq(stack)
+                with m.If(advance):
+                    m.d.sync += [s.eq(s + 1), state.eq(State.RTI3)]
+                    m.d.sync += [fc.eq(self.din[0]), fz.eq(self.din[1]), fi.eq(self.din[2]),
+                                 fd.eq(self.din[3]), fv.eq(self.din[6]), fn.eq(self.din[7])]
+
+            with m.Case(State.PSH1):
+                m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(Mux(ir[6], a, p))]
+                with m.If(advance):
+                    m.d.sync += [s.eq(s - 1), state.eq(State.FETCH)]
+
+            with m.Case(State.JI0):
+                m.d.comb += self.addr.eq(ad)
+                with m.If(advance):
+                    m.d.sync += [tmp.eq(self.din), state.eq(State.JI1)]
+
+            with m.Case(State.JI1):
+                m.d.comb += self.addr.eq(Cat((ad[0:8] + 1)[0:8], ad[8:16]))  # NMOS page-wrap bug
+                with m.If(advance):
+                    m.d.sync += [pc.eq(Cat(tmp, self.din)), state.eq(State.FETCH)]
+
+            with m.Case(State.JAMMED):
+                m.d.comb += self.dummy.eq(1)
+
+        # ---------------------------------------------------------------- operations
+        o = exec_o
+        self._operations(m, exec_en, exec_op, o, a, x, y, s, fn, fv, fd, fi, fz, fc)
+
+        # ---------------------------------------------------------------- state load
+        with m.If(self.load_en):
+            lp = self.load.p
+            m.d.sync += [
+                a.eq(self.load.a), x.eq(self.load.x), y.eq(self.load.y), s.eq(self.load.sp),
+                pc.eq(self.load.pc), state.eq(State.FETCH),
+                fc.eq(lp[0]), fz.eq(lp[1]), fi.eq(lp[2]), fd.eq(lp[3]), fv.eq(lp[6]), fn.eq(lp[7]),
+            ]
+        return m
+
+    def _operations(self, m, exec_en, exec_op, o, a, x, y, s, fn, fv, fd, fi, fz, fc):
+        """Register updates of the operation requested in this cycle (ALE's rules)."""
+        def nz(value):
+            return [fn.eq(value[7]), fz.eq(value == 0)]
+
+        # Binary adder shared by ADC and SBC (SBC adds the complement).
+        is_sbc = exec_op == Alu.SBC
+        addend = Signal(8)
+        m.d.comb += addend.eq(Mux(is_sbc, ~o, o))
+        bsum = Signal(9)
+        m.d.comb += bsum.eq(a + addend + fc)
+        bres = bsum[0:8]
+        bv = (~(a ^ addend) & (a ^ bres))[7]
+
+        # Decimal results: (result, n, v, z, c) for ADC and SBC.
+        if self.decimal == "ale":
+            bin_a = self._bcd_to_binary(m, a)
+            bin_o = self._bcd_to_binary(m, o)
+            dsum = Signal(9)
+            m.d.comb += dsum.eq(bin_a + bin_o + fc)
+            adc_r = Signal(8)
+            m.d.comb += adc_r.eq(self._binary_to_bcd(m, dsum[0:8]))
+            adc_flags = (adc_r[7], ((a ^ adc_r) & (adc_r ^ o))[7], adc_r == 0, dsum > 99)
+            ddiff = Signal(signed(10))
+            m.d.comb += ddiff.eq(_nonneg(bin_a) - _nonneg(bin_o) - _nonneg(~fc))
+            dadj = Signal(signed(10))
+            m.d.comb += dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff))
+            sbc_r = Signal(8)
+            m.d.comb += sbc_r.eq(Mux(dadj < 0, self._bcd_to_binary(m, dadj[0:8]),
+                                     self._binary_to_bcd(m, dadj[0:8])))
+            # SBC's C is a binary compare A >= o + borrow, i.e. the binary SBC carry.
+            sbc_flags = (sbc_r[7], ((a ^ sbc_r) & (sbc_r ^ o))[7], sbc_r == 0, bsum[8])
+        else:
+            lo = Signal(6)
+            m.d.comb += lo.eq(a[0:4] + o[0:4] + fc)
+            lo_adj = Signal(6)
+            m.d.comb += lo_adj.eq(Mux(lo >= 10, ((lo + 6) & 0xF) + 0x10, lo))
+            hs = Signal(9)
+            m.d.comb += hs.eq(Cat(Const(0, 4), a[4:8]) + Cat(Const(0, 4), o[4:8]) + lo_adj)
+            hs_adj = Signal(10)
+            m.d.comb += hs_adj.eq(Mux(hs >= 0xA0, hs + 0x60, hs))
+            adc_r = hs_adj[0:8]
+            adc_flags = (hs[7], (~(a ^ o) & (a ^ hs[0:8]))[7], bres == 0, hs_adj >= 0x100)
+            slo = Signal(signed(7))
+            m.d.comb += slo.eq(_nonneg(a[0:4]) - _nonneg(o[0:4]) + _nonneg(fc) - 1)
+            slo_adj = Signal(signed(7))
+            m.d.comb += slo_adj.eq(Mux(slo < 0, _nonneg(((slo - 6) & 0xF)[0:4]) - 0x10, slo))
+            shs = Signal(signed(10))
+            m.d.comb += shs.eq(_nonneg(Cat(Const(0, 4), a[4:8])) - _nonneg(Cat(Const(0, 4), o[4:8])) + slo_adj)
+            shs_adj = Signal(signed(10))
+            m.d.comb += shs_adj.eq(Mux(shs < 0, shs - 0x60, shs))
+            sbc_r = shs_adj[0:8]
+            sbc_flags = (bres[7], bv, bres == 0, bsum[8])
+
+        def add_like(is_sub):
+            r, (dn, dv, dz, dc) = (sbc_r, sbc_flags) if is_sub else (adc_r, adc_flags)
+            with m.If(fd):
+                m.d.sync += [a.eq(r), fn.eq(dn), fv.eq(dv), fz.eq(dz), fc.eq(dc)]
+            with m.Else():
+                m.d.sync += [a.eq(bres), fc.eq(bsum[8]), fv.eq(bv), *nz(bres)]
+
+        def compare(reg):
+            diff = Signal(9)
+            m.d.comb += diff.eq(reg - o)
+            m.d.sync += [fc.eq(~diff[8]), *nz(diff[0:8])]
+
+        with m.If(exec_en):
+            with m.Switch(exec_op):
+                with m.Case(Alu.LDA):
+                    m.d.sync += [a.eq(o), *nz(o)]
+                with m.Case(Alu.LDX):
+                    m.d.sync += [x.eq(o), *nz(o)]
+                with m.Case(Alu.LDY):
+                    m.d.sync += [y.eq(o), *nz(o)]
+                with m.Case(Alu.LAX):
+                    m.d.sync += [a.eq(o), x.eq(o), *nz(o)]
+                with m.Case(Alu.ORA):
+                    m.d.sync += [a.eq(a | o), *nz(a | o)]
+                with m.Case(Alu.AND):
+                    m.d.sync += [a.eq(a & o), *nz(a & o)]
+                with m.Case(Alu.EOR):
+                    m.d.sync += [a.eq(a ^ o), *nz(a ^ o)]
+                with m.Case(Alu.ADC):
+                    add_like(False)
+                with m.Case(Alu.SBC):
+                    add_like(True)
+                with m.Case(Alu.CMP):
+                    compare(a)
+                with m.Case(Alu.CPX):
+                    compare(x)
+                with m.Case(Alu.CPY):
+                    compare(y)
+                with m.Case(Alu.BIT):
+                    m.d.sync += [fz.eq((a & o) == 0), fn.eq(o[7]), fv.eq(o[6])]
+                with m.Case(Alu.ANC):
+                    m.d.sync += [a.eq(a & o), *nz(a & o), fc.eq((a & o)[7])]
+                with m.Case(Alu.ALR):
+                    t = a & o
+                    m.d.sync += [a.eq(t >> 1), fc.eq(t[0]), fn.eq(0), fz.eq((t >> 1) == 0)]
+                with m.Case(Alu.ARR):
+                    self._arr(m, a, o, fn, fv, fd, fz, fc)
+                with m.Case(Alu.ANE):
+                    r = (a | 0xEE) & x & o
+                    m.d.sync += [a.eq(r), *nz(r)]
+                with m.Case(Alu.LXA):
+                    r = (a | 0xEE) & o
+                    m.d.sync += [a.eq(r), x.eq(r), *nz(r)]
+                with m.Case(Alu.SBX):
+                    diff = Signal(9)
+                    m.d.comb += diff.eq((a & x) - o)
+                    m.d.sync += [x.eq(diff[0:8]), fc.eq(~diff[8]), *nz(diff[0:8])]
+                with m.Case(Alu.LAS):
+                    r = s & o
+                    m.d.sync += [a.eq(r), x.eq(r), s.eq(r), *nz(r)]
+                with m.Case(Alu.NZ):
+                    m.d.sync += nz(o)
+                with m.Case(Alu.ASLA):
+                    r = (a << 1)[0:8]
+                    m.d.sync += [a.eq(r), fc.eq(a[7]), *nz(r)]
+                with m.Case(Alu.LSRA):
+                    r = a >> 1
+                    m.d.sync += [a.eq(r), fc.eq(a[0]), *nz(r)]
+                with m.Case(Alu.ROLA):
+                    r = Cat(fc, a[0:7])
+                    m.d.sync += [a.eq(r), fc.eq(a[7]), *nz(r)]
+                with m.Case(Alu.RORA):
+                    r = Cat(a[1:8], fc)
+                    m.d.sync += [a.eq(r), fc.eq(a[0]), *nz(r)]
+                with m.Case(Alu.TAX):
+                    m.d.sync += [x.eq(a), *nz(a)]
+                with m.Case(Alu.TAY):
+                    m.d.sync += [y.eq(a), *nz(a)]
+                with m.Case(Alu.TXA):
+                    m.d.sync += [a.eq(x), *nz(x)]
+                with m.Case(Alu.TYA):
+                    m.d.sync += [a.eq(y), *nz(y)]
+                with m.Case(Alu.TSX):
+                    m.d.sync += [x.eq(s), *nz(s)]
+                with m.Case(Alu.TXS):
+                    m.d.sync += s.eq(x)
+                with m.Case(Alu.INX):
+                    r = (x + 1)[0:8]
+                    m.d.sync += [x.eq(r), *nz(r)]
+                with m.Case(Alu.INY):
+                    r = (y + 1)[0:8]
+                    m.d.sync += [y.eq(r), *nz(r)]
+                with m.Case(Alu.DEX):
+                    r = (x - 1)[0:8]
+                    m.d.sync += [x.eq(r), *nz(r)]
+                with m.Case(Alu.DEY):
+                    r = (y - 1)[0:8]
+                    m.d.sync += [y.eq(r), *nz(r)]
+                with m.Case(Alu.CLC, Alu.SEC):
+                    m.d.sync += fc.eq(exec_op == Alu.SEC)
+                with m.Case(Alu.CLI, Alu.SEI):
+                    m.d.sync += fi.eq(exec_op == Alu.SEI)
+                with m.Case(Alu.CLD, Alu.SED):
+                    m.d.sync += fd.eq(exec_op == Alu.SED)
+                with m.Case(Alu.CLV):
+                    m.d.sync += fv.eq(0)
+                with m.Case(Alu.PLP):
+                    m.d.sync += [fc.eq(o[0]), fz.eq(o[1]), fi.eq(o[2]), fd.eq(o[3]),
+                                 fv.eq(o[6]), fn.eq(o[7])]
+
+    @staticmethod
+    def _arr(m, a, o, fn, fv, fd, fz, fc):
+        """ARR (AND then ROR) with ALE's binary and decimal (64doc) paths."""
+        t = Signal(8)
+        m.d.comb += t.eq(a & o)
+        r = Signal(8)
+        m.d.comb += r.eq(Cat(t[1:8], fc))
+        r_lo = Signal(8)
+        m.d.comb += r_lo.eq(Mux(t[0:4] + t[0] > 5, Cat((r[0:4] + 6)[0:4], r[4:8]), r))
+        hi_fix = t[4:8] + t[4] > 5
+        with m.If(~fd):
+            m.d.sync += [a.eq(r), fn.eq(r[7]), fz.eq(r == 0), fc.eq(r[6]), fv.eq(r[6] ^ r[5])]
+        with m.Else():
+            m.d.sync += [fn.eq(fc), fz.eq(r == 0), fv.eq((t ^ r)[6]), fc.eq(hi_fix),
+                         a.eq(Mux(hi_fix, (r_lo + 0x60)[0:8], r_lo))]
+
+
+def generate(decimal: str = "ale") -> dict[str, str]:
+    """Verilog of the core for ``rtl/``: ``{"cpu6507.v": text}`` (top module ``cpu6507``).
+
+    Reproducible byte for byte (``strip_internal_attrs=True``: no source paths).
+    """
+    cpu = Cpu6507(decimal=decimal)
+    text = verilog.convert(cpu, name="cpu6507", strip_internal_attrs=True)
+    return {"cpu6507.v": text}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+    sys.stdout.write(generate()["cpu6507.v"])

@@ -1,0 +1,168 @@
+"""Fast Verilator harness of the 6507 core: a C++ loop with a flat 64 KiB memory, driven by ctypes.
+
+The Verilog comes from :func:`hw.cpu6507.generate`, the loop from
+``hw/cpp/cpu6507_harness.cpp``; :func:`hw.verilator_build.build_shared_lib` caches the
+build by content hash, so only the first use in a checkout compiles (about a minute).
+
+One CPU cycle = one clock edge with ``ce = rdy = 1`` (the harness never stalls the
+core). A call to :meth:`Cpu6507Harness.run` runs millions of cycles in C++.
+
+Example::
+
+    h = Cpu6507Harness()
+    h.memory[0x1000:0x1003] = [0x4C, 0x00, 0x10]     # JMP $1000
+    h.load_state(pc=0x1000)
+    r = h.run(max_cycles=100, stop_on_trap=True)    # RunResult(stop='trap', cycles=3, ...)
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hls_models.cpu6507 import Cpu6507Registers
+
+HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "cpu6507_harness.cpp"
+STOP_REASONS = ("limit", "instructions", "trap", "jam")
+
+_LIBS: dict[str, ctypes.CDLL] = {}
+
+
+def build(decimal: str = "ale") -> Path:
+    """Build (or find in the cache) the harness library; returns its path."""
+    from hw.cpu6507 import generate
+    from hw.verilator_build import build_shared_lib
+    verilog = generate(decimal=decimal)["cpu6507.v"]
+    return build_shared_lib(f"cpu6507_{decimal}", verilog, "cpu6507", HARNESS_CPP.read_text())
+
+
+def _library(decimal: str) -> ctypes.CDLL:
+    lib = _LIBS.get(decimal)
+    if lib is None:
+        lib = ctypes.CDLL(str(build(decimal)))
+        vp, u64, i32 = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int
+        lib.cpu_new.restype = vp
+        lib.cpu_free.argtypes = [vp]
+        lib.cpu_mem.restype = ctypes.POINTER(ctypes.c_uint8)
+        lib.cpu_mem.argtypes = [vp]
+        lib.cpu_reset.argtypes = [vp]
+        lib.cpu_load_state.argtypes = [vp, i32, i32, i32, i32, i32, i32]
+        lib.cpu_get_state.argtypes = [vp, ctypes.POINTER(ctypes.c_int32)]
+        lib.cpu_set_log.argtypes = [vp, ctypes.c_void_p, u64, i32]
+        lib.cpu_log_count.restype = u64
+        lib.cpu_log_count.argtypes = [vp]
+        lib.cpu_run.restype = i32
+        lib.cpu_run.argtypes = [vp, u64, u64, i32, ctypes.POINTER(u64), ctypes.POINTER(u64)]
+        _LIBS[decimal] = lib
+    return lib
+
+
+@dataclass
+class RunResult:
+    """Outcome of :meth:`Cpu6507Harness.run`.
+
+    stop: ``"limit"`` (cycle limit), ``"instructions"`` (instruction limit), ``"trap"``
+    (a ``JMP`` to its own address was executed, its cycles counted) or ``"jam"``.
+    cycles: CPU cycles run by this call; instructions: opcode fetches by this call.
+    """
+    stop: str
+    cycles: int
+    instructions: int
+
+
+@dataclass
+class BusCycle:
+    """One logged bus cycle: address, data byte, read (else write), dummy, opcode fetch."""
+    addr: int
+    data: int
+    read: bool
+    dummy: bool
+    sync: bool
+
+
+class Cpu6507Harness:
+    """The RTL 6507 (Verilated) with a flat 64 KiB RAM, for tests, ``cpu-run`` and benchmarks.
+
+    Args:
+        decimal: ``"ale"`` (default) or ``"nmos"``: which core to build.
+
+    Attributes:
+        memory: ``numpy.ndarray`` of 65536 uint8, the RAM the CPU sees (a view of the C++
+            array: writes from Python are seen by the CPU and the CPU's writes appear here).
+    """
+
+    def __init__(self, decimal: str = "ale"):
+        self._lib = _library(decimal)
+        self._h = self._lib.cpu_new()
+        ptr = self._lib.cpu_mem(self._h)
+        self.memory = np.ctypeslib.as_array(ptr, shape=(65536,))
+        self._log_buf = None
+        self._state_buf = (ctypes.c_int32 * 8)()
+
+    def close(self) -> None:
+        """Free the C++ model (also done on garbage collection)."""
+        if getattr(self, "_h", None):
+            self.memory = None
+            self._lib.cpu_free(self._h)
+            self._h = None
+
+    def __del__(self):
+        self.close()
+
+    def reset(self) -> None:
+        """Pulse RES: registers take ALE's reset values; the next 2 cycles read $FFFC/$FFFD."""
+        self._lib.cpu_reset(self._h)
+
+    def load_state(self, a: int = 0, x: int = 0, y: int = 0, sp: int = 0xFF, p: int = 0x20,
+                   pc: int = 0) -> None:
+        """Set the registers (bytes; pc 16 bits); the next cycle is an opcode fetch at pc."""
+        self._lib.cpu_load_state(self._h, a, x, y, sp, p, pc)
+
+    def state(self) -> tuple[Cpu6507Registers, bool]:
+        """Current registers (p with bits 5 and 4 set) and whether the core is jammed."""
+        s = self._state_buf
+        self._lib.cpu_get_state(self._h, s)
+        return Cpu6507Registers(s[0], s[1], s[2], s[3], s[4], s[5]), bool(s[6])
+
+    def set_log(self, capacity: int, mode: str = "writes") -> None:
+        """Log bus cycles of the following runs: ``"writes"`` or ``"all"``; capacity entries."""
+        if capacity <= 0:
+            self._log_buf = None
+            self._lib.cpu_set_log(self._h, None, 0, 0)
+            return
+        if mode not in ("writes", "all"):
+            raise ValueError(f"mode must be 'writes' or 'all', got {mode!r}")
+        self._log_buf = np.zeros(capacity, dtype=np.uint32)
+        self._log_mode = 1 if mode == "writes" else 2
+        self._lib.cpu_set_log(self._h, self._log_buf.ctypes.data, capacity, self._log_mode)
+
+    def log_raw(self) -> np.ndarray:
+        """Logged entries (uint32: addr | data<<16 | read<<24 | dummy<<25 | sync<<26); clears the log."""
+        if self._log_buf is None:
+            return np.zeros(0, dtype=np.uint32)
+        n = int(self._lib.cpu_log_count(self._h))
+        out = self._log_buf[:n].copy()
+        self._lib.cpu_set_log(self._h, self._log_buf.ctypes.data, len(self._log_buf), self._log_mode)
+        return out
+
+    def log(self) -> list[BusCycle]:
+        """Logged bus cycles since the last call, decoded."""
+        return [BusCycle(int(e) & 0xFFFF, (int(e) >> 16) & 0xFF, bool(e >> 24 & 1), bool(e >> 25 & 1),
+                         bool(e >> 26 & 1)) for e in self.log_raw()]
+
+    def run(self, max_cycles: int, max_instructions: int = 0, stop_on_trap: bool = False) -> RunResult:
+        """Run the core in C++ until a stop condition (see :class:`RunResult`).
+
+        Args:
+            max_cycles: cycle limit of this call.
+            max_instructions: stop before the fetch of instruction ``max_instructions + 1``
+                (0: no limit).
+            stop_on_trap: stop after executing a ``JMP abs`` whose target is itself.
+        """
+        cycles = ctypes.c_uint64(0)
+        instructions = ctypes.c_uint64(0)
+        reason = self._lib.cpu_run(self._h, max_cycles, max_instructions, int(stop_on_trap),
+                                   ctypes.byref(cycles), ctypes.byref(instructions))
+        return RunResult(STOP_REASONS[reason], cycles.value, instructions.value)
