@@ -1,0 +1,73 @@
+"""``nc2600 preprocess``: the frame preprocessor model (and RTL) against ALE's own frames.
+
+Runs ale-py (``repeat_action_probability = 0``, one uniformly random minimal-set action held
+for each frame-skip period of 4 frames), takes every emulated frame's palette-index screen
+(``getScreen``) and feeds it to
+
+- the integer model: :func:`hls_models.palette.to_grey` then :mod:`hls_models.preprocess`
+  (max of the last two frames, fixed-point 84 x 84 area resize, stack of 4), pushing one
+  observation per frame-skip period (the 4th frame, pooled with the 3rd), as the launcher does;
+- the float reference: ALE's ``getScreenGrayscale``, max-pooled, area-resized in float
+  (:func:`hls_models.preprocess.float_reference`); reported as ``max_abs_diff_vs_float``
+  (grey levels, over all pixels of all observations);
+- with ``--rtl``: the streaming RTL (:mod:`hw.preprocessor`) in Verilator, fed one palette
+  index per colour clock with line and frame strobes; its whole ``4 x 84 x 84`` stack is read
+  back through the read port after every observation and compared with the model
+  (``rtl_mismatched_pixels``), and the cycles from the last visible pixel to ``obs_valid``
+  are measured (``latency_cycles``).
+
+Exit code 0 when the model is within one grey level of the float reference and (with
+``--rtl``) the RTL equals the model on every pixel; 1 otherwise; 2 on bad input.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from host.errors import UserError, non_negative_int, positive_int
+
+FRAME_SKIP = 4  #: frames per action and per pushed observation (Such et al. 2017)
+
+
+def record_screens(game: str, frames: int, seed: int = 0, frame_skip: int = FRAME_SKIP):
+    """Run ALE with random minimal-set actions and record every frame.
+
+    Args:
+        game: ALE ROM id (e.g. ``"pong"``).
+        frames: number of emulated frames (frame skip 1 inside ALE; one action is held for
+            ``frame_skip`` frames).
+        seed: seed of the action choice (numpy ``default_rng``) and of ALE's ``random_seed``.
+    Returns:
+        ``(screens, greys, display)``: ``(frames, H, 160)`` uint8 palette indices
+        (``getScreen``), ``(frames, H, 160)`` uint8 ALE grey (``getScreenGrayscale``), and
+        ``"NTSC"``/``"PAL"``. The game is reset when it ends (the next frame is the first
+        after ``reset_game``).
+    Raises:
+        UserError: unknown game.
+    """
+    from host.games import game_info, resolve_rom
+    import ale_py
+    name, rom = resolve_rom(game=game)
+    info = game_info(name, rom)
+    ale = ale_py.ALEInterface()
+    ale.setInt("random_seed", int(seed) & 0x7FFFFFFF)
+    ale.setFloat("repeat_action_probability", 0.0)
+    ale.loadROM(str(rom))
+    ale.reset_game()
+    actions = list(ale.getMinimalActionSet())
+    rng = np.random.default_rng([int(seed), 0x9E])
+    h, w = ale.getScreenDims()
+    screens = np.empty((frames, h, w), np.uint8)
+    greys = np.empty((frames, h, w), np.uint8)
+    action = actions[0]
+    for t in range(frames):
+        if t % frame_skip == 0:
+            action = actions[int(rng.integers(len(actions)))]
+        ale.act(action)
+        ale.getScreen(screens[t])
+        ale.getScreenGrayscale(greys[t])
+        if ale.game_over():
+            ale.reset_game()
+    return screens, greys, info.display

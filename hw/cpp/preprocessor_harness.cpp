@@ -1,0 +1,125 @@
+// Verilator harness of the streaming preprocessor (hw/preprocessor.py), loaded by ctypes
+// from hw/preprocessor_harness.py. One call feeds one whole console frame, colour clock by
+// colour clock, so the Python side never steps single cycles.
+#include <cstdint>
+// Verilator escapes the double underscore of Amaranth's flattened port names as ___05F.
+#include "verilated.h"
+#include "Vpreprocessor.h"
+
+namespace {
+constexpr int kClocksPerLine = 228;   // colour clocks per scanline
+constexpr int kFirstVisible = 68;     // first visible colour clock (after horizontal blank)
+constexpr int kWidth = 160;
+constexpr int kObsPixels = 84 * 84;
+
+struct Harness {
+  VerilatedContext* ctx;
+  Vpreprocessor* top;
+  uint64_t cycles;
+};
+
+inline void tick(Harness* h) {
+  h->top->clk = 0;
+  h->top->eval();
+  h->top->clk = 1;
+  h->top->eval();
+  h->cycles++;
+}
+
+inline void idle_inputs(Vpreprocessor* t) {
+  t->stream___05Fpixel = 0;
+  t->stream___05Fvisible = 0;
+  t->stream___05Fline_end = 0;
+  t->stream___05Fframe_end = 0;
+  t->clear = 0;
+}
+}  // namespace
+
+extern "C" {
+
+void* pp_new() {
+  auto* h = new Harness;
+  h->ctx = new VerilatedContext;
+  h->top = new Vpreprocessor{h->ctx};
+  h->cycles = 0;
+  idle_inputs(h->top);
+  h->top->push = 0;
+  h->top->rd___05Fframe = 0;
+  h->top->rd___05Findex = 0;
+  h->top->rst = 1;
+  tick(h);
+  tick(h);
+  h->top->rst = 0;
+  return h;
+}
+
+void pp_free(void* p) {
+  auto* h = static_cast<Harness*>(p);
+  h->top->final();
+  delete h->top;
+  delete h->ctx;
+  delete h;
+}
+
+void pp_clear(void* p) {
+  auto* h = static_cast<Harness*>(p);
+  h->top->clear = 1;
+  tick(h);
+  h->top->clear = 0;
+}
+
+uint64_t pp_cycles(void* p) { return static_cast<Harness*>(p)->cycles; }
+
+int pp_sync_error(void* p) { return static_cast<Harness*>(p)->top->sync_error; }
+
+int pp_obs_valid(void* p) { return static_cast<Harness*>(p)->top->obs_valid; }
+
+// Feed one frame of `lines_total` scanlines; rows ystart..ystart+height-1 carry the
+// `height` x 160 palette indices of `screen` at colour clocks 68..227. line_end is on the
+// last colour clock of every line, frame_end on the last colour clock of the frame.
+// Returns the cycles from the cycle carrying the last visible pixel to the first cycle in
+// which obs_valid rises (low -> high) after it, or -1 if it did not rise before the frame ended.
+int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int lines_total, int push) {
+  auto* h = static_cast<Harness*>(p);
+  Vpreprocessor* t = h->top;
+  t->push = push ? 1 : 0;
+  int64_t last_pixel_cycle = -1;
+  int latency = -1;
+  int was_valid = t->obs_valid;
+  for (int line = 0; line < lines_total; ++line) {
+    const bool vis_line = line >= ystart && line < ystart + height;
+    const uint8_t* row = vis_line ? screen + (size_t)(line - ystart) * kWidth : nullptr;
+    for (int clk = 0; clk < kClocksPerLine; ++clk) {
+      const bool vis = vis_line && clk >= kFirstVisible;
+      t->stream___05Fvisible = vis;
+      t->stream___05Fpixel = vis ? row[clk - kFirstVisible] : 0;
+      t->stream___05Fline_end = clk == kClocksPerLine - 1;
+      t->stream___05Fframe_end = (line == lines_total - 1) && (clk == kClocksPerLine - 1);
+      if (vis && line == ystart + height - 1 && clk == kClocksPerLine - 1) last_pixel_cycle = (int64_t)h->cycles;
+      tick(h);
+      if (latency < 0 && last_pixel_cycle >= 0 && t->obs_valid && !was_valid)
+        latency = (int)((int64_t)h->cycles - last_pixel_cycle);
+      was_valid = t->obs_valid;
+    }
+  }
+  idle_inputs(t);
+  return latency;
+}
+
+// Read the whole stack through the read port: out[f * 7056 + i] = frame f (0 = oldest),
+// index i = row * 84 + column. The address is presented one cycle before the data.
+void pp_read_stack(void* p, uint8_t* out) {
+  auto* h = static_cast<Harness*>(p);
+  Vpreprocessor* t = h->top;
+  idle_inputs(t);
+  for (int f = 0; f < 4; ++f) {
+    for (int i = 0; i < kObsPixels; ++i) {
+      t->rd___05Fframe = f;
+      t->rd___05Findex = i;
+      tick(h);
+      out[f * kObsPixels + i] = t->rd___05Fdata;
+    }
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,113 @@
+"""Python driver of the preprocessor RTL in Verilator (a ctypes-loaded C++ frame loop).
+
+:class:`PreprocessorRTL` builds ``hw/preprocessor.py``'s Verilog for one screen height and
+palette with :func:`hw.verilator_build.build_shared_lib` (cached) and feeds whole console
+frames to it: ``lines_total`` scanlines of 228 colour clocks, the ALE screen rows at
+``ystart .. ystart+H-1`` and colour clocks 68..227, ``line_end`` on each line's last colour
+clock and ``frame_end`` on the frame's last one (the console's timing, ALE 0.12 window).
+"""
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import numpy as np
+
+from hls_models.preprocess import OUT_SIZE, SCREEN_WIDTH, STACK
+from hw import verilator_build
+from hw.preprocessor import check_height, generate
+
+HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "preprocessor_harness.cpp"
+DEFAULT_YSTART = 34   #: ALE's default first screen row (scanline)
+
+
+class PreprocessorRTL:
+    """The preprocessor RTL for screen height ``height`` and palette ``fmt`` in Verilator.
+
+    Args:
+        height: ALE screen height (rows).
+        fmt: ``"NTSC"`` or ``"PAL"``.
+        lines_total: scanlines per frame fed (default 262 NTSC, 312 PAL-height screens).
+        ystart: scanline of the first screen row (ALE ``YStart``, default 34).
+    """
+
+    def __init__(self, height: int = 210, fmt: str = "NTSC", lines_total: int | None = None,
+                 ystart: int = DEFAULT_YSTART):
+        self.height = check_height(height)
+        self.ystart = int(ystart)
+        self.lines_total = int(lines_total or (262 if ystart + height <= 262 else 312))
+        if self.ystart + self.height > self.lines_total:
+            raise ValueError(f"screen rows {ystart}..{ystart + height - 1} do not fit in {self.lines_total} lines")
+        verilog = generate(self.height, fmt)["preprocessor.v"]
+        lib_path = verilator_build.build_shared_lib(f"preprocessor_{self.height}_{fmt.lower()}", verilog,
+                                                    "preprocessor", HARNESS_CPP.read_text())
+        lib = self._lib = verilator_build.load(lib_path)
+        lib.pp_new.restype = ctypes.c_void_p
+        lib.pp_free.argtypes = [ctypes.c_void_p]
+        lib.pp_clear.argtypes = [ctypes.c_void_p]
+        lib.pp_cycles.argtypes = [ctypes.c_void_p]
+        lib.pp_cycles.restype = ctypes.c_uint64
+        lib.pp_sync_error.argtypes = [ctypes.c_void_p]
+        lib.pp_obs_valid.argtypes = [ctypes.c_void_p]
+        lib.pp_feed_frame.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
+                                      ctypes.c_int, ctypes.c_int]
+        lib.pp_read_stack.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        self._h = ctypes.c_void_p(lib.pp_new())
+
+    def close(self) -> None:
+        """Free the Verilated model."""
+        if self._h:
+            self._lib.pp_free(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
+    def clear(self) -> None:
+        """Pulse ``clear`` for one cycle (empty stack, ``obs_valid`` and ``sync_error`` low)."""
+        self._lib.pp_clear(self._h)
+
+    def feed_frame(self, screen: np.ndarray, push: bool, short: bool = False) -> int | None:
+        """Stream one frame of palette indices.
+
+        Args:
+            screen: ``(H, 160)`` uint8 palette indices (ALE ``getScreen``).
+            push: drive ``push`` for this frame (it enters the stack).
+            short: allow fewer than ``H`` rows (a broken stream, for ``sync_error`` tests).
+        Returns:
+            cycles from the cycle carrying the last visible pixel to the first cycle with
+            ``obs_valid`` high, or None if it did not rise during the frame.
+        Raises:
+            ValueError: wrong shape or dtype.
+        """
+        screen = np.asarray(screen)
+        rows_ok = screen.ndim == 2 and (screen.shape[0] == self.height or (short and 0 < screen.shape[0] < self.height))
+        if not rows_ok or screen.shape[1] != SCREEN_WIDTH or screen.dtype != np.uint8:
+            raise ValueError(f"screen must be uint8 of shape ({self.height}, {SCREEN_WIDTH}), "
+                             f"got {screen.dtype} {screen.shape}")
+        screen = np.ascontiguousarray(screen)
+        lat = self._lib.pp_feed_frame(self._h, screen.ctypes.data, screen.shape[0], self.ystart,
+                                      self.lines_total, int(bool(push)))
+        return None if lat < 0 else int(lat)
+
+    def read_stack(self) -> np.ndarray:
+        """The stack through the read port, ``(4, 84, 84)`` uint8, oldest frame first."""
+        out = np.empty((STACK, OUT_SIZE, OUT_SIZE), np.uint8)
+        self._lib.pp_read_stack(self._h, out.ctypes.data)
+        return out
+
+    @property
+    def obs_valid(self) -> bool:
+        return bool(self._lib.pp_obs_valid(self._h))
+
+    @property
+    def sync_error(self) -> bool:
+        return bool(self._lib.pp_sync_error(self._h))
+
+    @property
+    def cycles(self) -> int:
+        """Clock cycles (colour clocks) simulated so far."""
+        return int(self._lib.pp_cycles(self._h))

