@@ -25,6 +25,36 @@ import numpy as np
 from hls_models.cpu6507 import Cpu6507Registers
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "cpu6507_harness.cpp"
+
+#: Simulation wrapper (not part of rtl/): the core with ce = rdy = 1, memory through DPI
+#: imports served by the C++ harness, and load/reset controls written from C++.
+SIM_WRAPPER = """
+module cpu6507_sim(clk, addr, dout, rw, sync, dummy, jammed, st_a, st_x, st_y, st_sp, st_p, st_pc);
+  import "DPI-C" pure function int cpu6507_sim_read(input int addr, input int unused);
+  import "DPI-C" function void cpu6507_sim_write(input int addr, input int data);
+  input clk;
+  output [15:0] addr;
+  output [7:0] dout;
+  output rw, sync, dummy, jammed;
+  output [7:0] st_a, st_x, st_y, st_sp, st_p;
+  output [15:0] st_pc;
+  reg rst /*verilator public_flat_rw*/ = 0;
+  reg load_en /*verilator public_flat_rw*/ = 0;
+  reg [7:0] load_a /*verilator public_flat_rw*/ = 0;
+  reg [7:0] load_x /*verilator public_flat_rw*/ = 0;
+  reg [7:0] load_y /*verilator public_flat_rw*/ = 0;
+  reg [7:0] load_sp /*verilator public_flat_rw*/ = 0;
+  reg [7:0] load_p /*verilator public_flat_rw*/ = 0;
+  reg [15:0] load_pc /*verilator public_flat_rw*/ = 0;
+  wire [31:0] rdata = cpu6507_sim_read({16'b0, addr}, {31'b0, load_en});
+  cpu6507 cpu(.clk(clk), .rst(rst), .ce(1'b1), .rdy(1'b1), .din(rdata[7:0]), .addr(addr), .dout(dout),
+    .rw(rw), .sync(sync), .dummy(dummy), .jammed(jammed), .load_en(load_en), .load__a(load_a),
+    .load__x(load_x), .load__y(load_y), .load__sp(load_sp), .load__p(load_p), .load__pc(load_pc),
+    .state__a(st_a), .state__x(st_x), .state__y(st_y), .state__sp(st_sp), .state__p(st_p),
+    .state__pc(st_pc));
+  always @(posedge clk) if (!rw && !load_en && !rst) cpu6507_sim_write({16'b0, addr}, {24'b0, dout});
+endmodule
+"""
 STOP_REASONS = ("limit", "instructions", "trap", "jam")
 
 _LIBS: dict[str, ctypes.CDLL] = {}
@@ -34,8 +64,9 @@ def build(decimal: str = "ale") -> Path:
     """Build (or find in the cache) the harness library; returns its path."""
     from hw.cpu6507 import generate
     from hw.verilator_build import build_shared_lib
-    verilog = generate(decimal=decimal)["cpu6507.v"]
-    return build_shared_lib(f"cpu6507_{decimal}", verilog, "cpu6507", HARNESS_CPP.read_text())
+    verilog = generate(decimal=decimal)["cpu6507.v"] + SIM_WRAPPER
+    return build_shared_lib(f"cpu6507_{decimal}", verilog, "cpu6507_sim", HARNESS_CPP.read_text(),
+                            extra_verilator_args=("-sv",))
 
 
 def _library(decimal: str) -> ctypes.CDLL:

@@ -1,93 +1,119 @@
 // Fast C++ harness for the Verilated 6507 core (hw/cpu6507.py), loaded from Python with ctypes.
 //
-// The CPU runs against a flat 64 KiB memory held here; one call runs up to millions of
-// CPU cycles (one cycle = one clock edge with ce = rdy = 1). Optional bus log: one
-// uint32 per logged cycle, addr[15:0] | data[23:16] | rw<<24 | dummy<<25 | sync<<26
-// (data = byte read or written).
+// The Verilated top is the wrapper `cpu6507_sim` (hw/cpu6507_harness.py): the core with
+// ce = rdy = 1, its memory reads and writes served here through two DPI imports over a
+// flat 64 KiB array, and its register-load / reset controls as public registers.
+// One call runs up to millions of CPU cycles (one cycle = one rising clock edge).
 //
-// Stop reasons returned by cpu_run: 0 cycle limit, 1 instruction limit, 2 trap (the
-// instruction just executed was a JMP abs to its own address), 3 jam (JAM opcode).
+// Speed: one evaluation per cycle. After the rising-edge evaluation the clock is put back
+// to 0 and Verilator's edge detector is re-armed directly (no falling-edge evaluation:
+// the design has no falling-edge logic), and the model's internal eval is called without
+// the per-call end-of-eval bookkeeping (no $display/$finish in the design). Both rely
+// on the pinned Verilator (5.48) generated names.
+//
+// Optional bus log: one uint32 per logged cycle,
+//   addr[15:0] | data[23:16] | read<<24 | dummy<<25 | sync<<26.
+// Stop reasons of cpu_run: 0 cycle limit, 1 instruction limit, 2 trap (the instruction
+// just executed was a JMP abs to its own address), 3 jam (JAM opcode executed).
 #include <cstdint>
 #include <cstring>
-#include "Vcpu6507.h"
+#include "Vcpu6507_sim.h"
+#include "Vcpu6507_sim___024root.h"
+#include "Vcpu6507_sim__Dpi.h"
 #include "verilated.h"
+
+void Vcpu6507_sim___024root___eval(Vcpu6507_sim___024root* vlSelf);
 
 namespace {
 
 struct Harness {
     VerilatedContext ctx;
-    Vcpu6507* top;
+    Vcpu6507_sim* top;
     uint8_t mem[65536];
     uint32_t* log = nullptr;
     uint64_t log_capacity = 0;
     uint64_t log_count = 0;
     int log_mode = 0;  // 0 off, 1 writes only, 2 every cycle
 
-    Harness() {
-        top = new Vcpu6507{&ctx};
-        std::memset(mem, 0, sizeof mem);
-        top->ce = 1;
-        top->rdy = 1;
-        top->load_en = 0;
-        top->rst = 0;
-        top->clk = 0;
-        top->eval();
-    }
+    Harness();
     ~Harness() {
         top->final();
         delete top;
     }
+    // One rising edge, then the clock back to 0 without a falling-edge evaluation.
     inline void edge() {
-        top->clk = 1;
-        top->eval();
-        top->clk = 0;
-        top->eval();
+        Vcpu6507_sim___024root* r = top->rootp;
+        r->clk = 1;
+        Vcpu6507_sim___024root___eval(r);
+        r->clk = 0;
+        r->__Vtrigprevexpr___TOP__clk__0 = 0;
     }
 };
 
+thread_local Harness* current = nullptr;
+
+Harness::Harness() {
+    current = this;
+    top = new Vcpu6507_sim{&ctx};
+    std::memset(mem, 0, sizeof mem);
+    top->clk = 0;
+    top->eval();
+}
+
 }  // namespace
+
+// DPI imports used by the wrapper.
+extern "C" int cpu6507_sim_read(int addr, int) { return current->mem[addr & 0xFFFF]; }
+extern "C" void cpu6507_sim_write(int addr, int data) { current->mem[addr & 0xFFFF] = uint8_t(data); }
 
 extern "C" {
 
 void* cpu_new() { return new Harness(); }
 
-void cpu_free(void* h) { delete static_cast<Harness*>(h); }
+void cpu_free(void* h) {
+    if (current == h) current = nullptr;
+    delete static_cast<Harness*>(h);
+}
 
 uint8_t* cpu_mem(void* h) { return static_cast<Harness*>(h)->mem; }
 
-// Pulse the reset line: the core then reads the vector at $FFFC/$FFFD (2 cycles of the next run).
+// Pulse the reset line: ALE's reset register values; the next 2 cycles read the vector at $FFFC/$FFFD.
 void cpu_reset(void* hp) {
-    Harness* h = static_cast<Harness*>(hp);
-    h->top->rst = 1;
+    Harness* h = current = static_cast<Harness*>(hp);
+    Vcpu6507_sim___024root* r = h->top->rootp;
+    r->cpu6507_sim__DOT__rst = 1;
+    h->top->eval();
     h->edge();
-    h->top->rst = 0;
+    r->cpu6507_sim__DOT__rst = 0;
+    h->top->eval();
 }
 
 // Load registers (p: N V - B D I Z C; bits 5 and 4 ignored); the next cycle fetches at pc.
 void cpu_load_state(void* hp, int a, int x, int y, int sp, int p, int pc) {
-    Harness* h = static_cast<Harness*>(hp);
-    Vcpu6507* t = h->top;
-    t->load___05Fa = a;
-    t->load___05Fx = x;
-    t->load___05Fy = y;
-    t->load___05Fsp = sp;
-    t->load___05Fp = p;
-    t->load___05Fpc = pc;
-    t->load_en = 1;
+    Harness* h = current = static_cast<Harness*>(hp);
+    Vcpu6507_sim___024root* r = h->top->rootp;
+    r->cpu6507_sim__DOT__load_a = a;
+    r->cpu6507_sim__DOT__load_x = x;
+    r->cpu6507_sim__DOT__load_y = y;
+    r->cpu6507_sim__DOT__load_sp = sp;
+    r->cpu6507_sim__DOT__load_p = p;
+    r->cpu6507_sim__DOT__load_pc = pc;
+    r->cpu6507_sim__DOT__load_en = 1;
+    h->top->eval();
     h->edge();
-    t->load_en = 0;
-    t->eval();
+    r->cpu6507_sim__DOT__load_en = 0;
+    h->top->eval();
 }
 
 // out: a, x, y, sp, p, pc, jammed, sync
 void cpu_get_state(void* hp, int32_t* out) {
-    Vcpu6507* t = static_cast<Harness*>(hp)->top;
-    out[0] = t->state___05Fa;
-    out[1] = t->state___05Fx;
-    out[2] = t->state___05Fy;
-    out[3] = t->state___05Fsp;
-    out[4] = t->state___05Fp;
-    out[5] = t->state___05Fpc;
+    Vcpu6507_sim* t = static_cast<Harness*>(hp)->top;
+    out[0] = t->st_a;
+    out[1] = t->st_x;
+    out[2] = t->st_y;
+    out[3] = t->st_sp;
+    out[4] = t->st_p;
+    out[5] = t->st_pc;
     out[6] = t->jammed;
     out[7] = t->sync;
 }
@@ -103,39 +129,38 @@ void cpu_set_log(void* hp, uint32_t* buf, uint64_t capacity, int mode) {
 uint64_t cpu_log_count(void* hp) { return static_cast<Harness*>(hp)->log_count; }
 
 // Run until a stop condition. max_instructions = 0: no instruction limit.
-// Counts are added to *cycles and *instructions (cycles: CPU cycles; instructions: opcode fetches).
+// Counts are added to *cycles_out (CPU cycles) and *instructions_out (opcode fetches).
 int cpu_run(void* hp, uint64_t max_cycles, uint64_t max_instructions, int stop_on_trap,
             uint64_t* cycles_out, uint64_t* instructions_out) {
-    Harness* h = static_cast<Harness*>(hp);
-    Vcpu6507* t = h->top;
-    uint8_t* mem = h->mem;
+    Harness* h = current = static_cast<Harness*>(hp);
+    Vcpu6507_sim* t = h->top;
+    const uint8_t* mem = h->mem;
     uint64_t cycles = 0, instructions = 0;
     bool trap_pending = false;
     int reason = 0;
     const int log_mode = h->log_mode;
+    t->eval();  // settle: memory may have been changed from Python since the last call
     while (cycles < max_cycles) {
         if (t->jammed) { reason = 3; break; }
-        const uint32_t addr = t->addr;
         if (t->sync) {
             if (trap_pending) { reason = 2; break; }
             if (max_instructions && instructions == max_instructions) { reason = 1; break; }
             ++instructions;
-            if (stop_on_trap && mem[addr] == 0x4C &&
-                (uint32_t)(mem[(addr + 1) & 0xFFFF] | (mem[(addr + 2) & 0xFFFF] << 8)) == addr)
-                trap_pending = true;
+            if (stop_on_trap) {
+                const uint32_t pc = t->addr;
+                if (mem[pc] == 0x4C &&
+                    (uint32_t)(mem[(pc + 1) & 0xFFFF] | (mem[(pc + 2) & 0xFFFF] << 8)) == pc)
+                    trap_pending = true;
+            }
         }
-        uint8_t data;
-        const bool rd = t->rw;
-        if (rd) {
-            data = mem[addr];
-            t->din = data;
-        } else {
-            data = t->dout;
-            mem[addr] = data;
-        }
-        if (log_mode && (log_mode == 2 || !rd) && h->log_count < h->log_capacity) {
-            h->log[h->log_count++] = addr | (uint32_t(data) << 16) | (uint32_t(rd) << 24) |
-                                     (uint32_t(t->dummy) << 25) | (uint32_t(t->sync) << 26);
+        if (log_mode) {
+            const bool rd = t->rw;
+            if ((log_mode == 2 || !rd) && h->log_count < h->log_capacity) {
+                const uint32_t addr = t->addr;
+                const uint32_t data = rd ? mem[addr] : t->dout;
+                h->log[h->log_count++] = addr | (data << 16) | (uint32_t(rd) << 24) |
+                                         (uint32_t(t->dummy) << 25) | (uint32_t(t->sync) << 26);
+            }
         }
         h->edge();
         ++cycles;
