@@ -101,7 +101,7 @@ def verify_game(rule, frames: int, seed: int, max_episode_frames: int) -> dict:
         if ours_l != lives:
             note("lives", f + 1, ours_l, lives)
         ep_frames += 1
-        if over or ep_frames >= max_episode_frames:
+        if over or (max_episode_frames and ep_frames >= max_episode_frames):
             game_overs += int(over)
             if f + 1 < frames:
                 episodes += 1
@@ -193,8 +193,8 @@ def register(subparsers, groups) -> None:
     p.add_argument("--frames", type=positive_int, default=20000, metavar="N", help="random-action frames per game")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
                    help="seed of the action choice and of ALE's random_seed")
-    p.add_argument("--max-episode-frames", type=positive_int, default=8000, metavar="N",
-                   help="reset_game after this many frames of one episode even without game over")
+    p.add_argument("--max-episode-frames", type=non_negative_int, default=18000, metavar="N",
+                   help="reset_game after this many frames of one episode even without game over (0: never)")
     p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="games checked in parallel")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)

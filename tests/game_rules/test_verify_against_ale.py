@@ -62,3 +62,11 @@ def test_cli_malformed_table_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
     assert main(["games", "verify", "--game", "air_raid", "--frames", "10"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["nc2600: error: game rules table: game 'air_raid', field 'step': RAM address 0x28 outside $80..$FF"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(load_rules()))
+def test_every_game_matches_ale_for_20000_frames(game):
+    """The full check (`nc2600 games verify --all`), one game per test; about 4 minutes in all."""
+    res = verify_game(load_rules()[game], frames=20000, seed=0, max_episode_frames=18000)
+    assert (res["reward_mismatches"], res["terminal_mismatches"], res["lives_mismatches"]) == (0, 0, 0), res
