@@ -17,7 +17,7 @@ import json
 import sys
 import time
 
-from host.errors import UserError, non_negative_int, positive_int
+from host.errors import UserError, non_negative_int, positive_int, probability
 
 #: Games the CI sample checks (fast, and covering the rule kinds: BCD with byte order,
 #: binary scores, wrap, latches, counters, cartridge RAM).
@@ -45,8 +45,25 @@ def _xram_reader():
     return read
 
 
-def verify_game(rule, frames: int, seed: int, max_episode_frames: int) -> dict:
+def _rule_constants(rule) -> list[int]:
+    """Byte values the rule compares against (constants 0..255 in its text), and their neighbours."""
+    import ast
+    vals = set()
+    for src in (rule.step_source, rule.reward_source, rule.terminal_source, rule.lives_source):
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Constant) and type(node.value) is int and 0 <= node.value <= 255:
+                vals.update({node.value, (node.value - 1) & 0xFF, (node.value + 1) & 0xFF})
+    return sorted(vals)
+
+
+def verify_game(rule, frames: int, seed: int, max_episode_frames: int, poke: float = 0.0) -> dict:
     """Run ALE and the rule side by side for ``frames`` frames; return the counts.
+
+    ``poke`` > 0 also writes, before that fraction of the frames, one RAM byte the rule
+    watches (``setRAM``) with a value the rule compares against (or a random byte), so
+    that rarely reached branches (game over of a chess game, score wrap) are exercised;
+    ALE's settings and the rule still see the same RAM after each frame, so the
+    comparison stays exact.
 
     Returns a dict with ``game, frames, episodes, game_overs, reward_mismatches,
     terminal_mismatches, lives_mismatches, first_mismatch`` (a short text or None),
@@ -89,7 +106,13 @@ def verify_game(rule, frames: int, seed: int, max_episode_frames: int) -> dict:
     episodes, game_overs, ep_frames = 1, 0, 0
     start_episode(0)
     picks = rng.integers(0, len(actions), size=frames)
+    poke_addrs = [a - 0x80 for a in rule.ram_addresses]
+    poke_vals = _rule_constants(rule)
     for f in range(frames):
+        if poke and poke_addrs and rng.random() < poke:
+            addr = poke_addrs[rng.integers(len(poke_addrs))]
+            value = poke_vals[rng.integers(len(poke_vals))] if rng.random() < 0.75 else int(rng.integers(256))
+            ale.setRAM(addr, value)
         reward = ale.act(actions[picks[f]])
         ours_r, ours_t, ours_l = state.step(ale.getRAM(), read_x(ale))
         over = ale.game_over()
@@ -116,9 +139,9 @@ def verify_game(rule, frames: int, seed: int, max_episode_frames: int) -> dict:
 
 
 def _run_one(job):
-    rule_name, frames, seed, max_ep = job
+    rule_name, frames, seed, max_ep, poke = job
     from hls_models.game_rules import load_rules
-    return verify_game(load_rules()[rule_name], frames, seed, max_ep)
+    return verify_game(load_rules()[rule_name], frames, seed, max_ep, poke)
 
 
 def run(args) -> int:
@@ -141,7 +164,7 @@ def run(args) -> int:
     else:
         raise UserError("give --game NAME (repeatable), --sample or --all")
 
-    jobs = [(n, args.frames, args.seed, args.max_episode_frames) for n in names]
+    jobs = [(n, args.frames, args.seed, args.max_episode_frames, args.poke) for n in names]
     results = []
     show = not args.json
     if show:
@@ -168,7 +191,7 @@ def run(args) -> int:
 
     bad = [r for r in results if r["reward_mismatches"] or r["terminal_mismatches"] or r["lives_mismatches"]]
     if args.json:
-        json.dump({"frames_per_game": args.frames, "seed": args.seed, "games": results,
+        json.dump({"frames_per_game": args.frames, "seed": args.seed, "poke": args.poke, "games": results,
                    "games_with_mismatches": [r["game"] for r in bad], "ok": not bad}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
@@ -195,6 +218,9 @@ def register(subparsers, groups) -> None:
                    help="seed of the action choice and of ALE's random_seed")
     p.add_argument("--max-episode-frames", type=non_negative_int, default=18000, metavar="N",
                    help="reset_game after this many frames of one episode even without game over (0: never)")
+    p.add_argument("--poke", type=probability, default=0.0, metavar="P",
+                   help="fraction of frames before which one watched RAM byte is overwritten (setRAM) to reach rare "
+                        "branches such as game over; 0 for plain random play")
     p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="games checked in parallel")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
