@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import networkx as nx
+import numpy as np
 
 from .topology import MeshTopology
 
@@ -97,12 +98,15 @@ class Network:
         self.now = now
         self.schedule = schedule
         self.n = topo.n_nodes
-        self.link_free: dict[int, float] = {}
-        self.link_busy_s: dict[int, float] = {}
+        # per directed link (id 6 * node + port, see MeshTopology.dor_route_array)
+        self.link_free = np.zeros(6 * self.n)
+        self.link_busy_s = np.zeros(6 * self.n)
         self.dead_nodes: set[int] = set()
         self.dead_links: set[tuple[int, int]] = set()
         self._live: nx.Graph | None = None
-        self._paths: dict[int, dict[int, list[int]]] = {}
+        self._dead_lids: set[int] = set()
+        self._preds: dict[int, dict[int, int]] = {}
+        self._dor_cache: dict[int, tuple[list[int], np.ndarray, list[int]]] = {}
         self.in_flight: dict[int, Message] = {}
         self._next_mid = 0
         self.messages_sent = 0
@@ -120,38 +124,65 @@ class Network:
         return (min(a, b), max(a, b)) not in self.dead_links and a not in self.dead_nodes and b not in self.dead_nodes
 
     def live_graph(self) -> nx.Graph:
-        """The mesh graph without failed nodes and links (cached until the next fault)."""
+        """The mesh graph without failed nodes and links (kept up to date at each fault)."""
         if self._live is None:
-            g = nx.Graph()
-            g.add_nodes_from(n for n in range(self.n) if n not in self.dead_nodes)
-            g.add_edges_from((a, b) for a, b in self.topo.links()
-                             if (a, b) not in self.dead_links and a not in self.dead_nodes and b not in self.dead_nodes)
-            self._live = g
+            self._live = self.topo.graph()
+            self._live.remove_edges_from(self.dead_links)
+            self._live.remove_nodes_from(self.dead_nodes)
         return self._live
 
-    def route(self, a: int, b: int) -> list[int] | None:
-        """Route from ``a`` to ``b``: dimension order if alive, else a live shortest path.
-
-        ``None`` when ``b`` cannot be reached (failed, or cut off).
+    def route(self, a: int, b: int) -> tuple[list[int], np.ndarray] | None:
+        """Route from ``a`` to ``b`` as ``(nodes, link_ids)`` (a list, and an int64 array of
+        directed link ids, see :meth:`MeshTopology.dor_route_array`): dimension order if
+        alive, else a live shortest path. ``None`` when ``b`` cannot be reached.
+        Dimension-order routes are cached (they never change).
         """
         if a in self.dead_nodes or b in self.dead_nodes:
             return None
-        path = self.topo.dor_route(a, b)
-        if not self.faulty:
-            return path
-        if all(self.link_alive(path[i], path[i + 1]) for i in range(len(path) - 1)):
-            return path
-        paths = self._paths.get(a)
-        if paths is None:
-            paths = self._paths[a] = nx.single_source_shortest_path(self.live_graph(), a)
-        p = paths.get(b)
-        return list(p) if p is not None else None
+        key = a * self.n + b
+        r = self._dor_cache.get(key)
+        if r is None:
+            nodes, lids = self.topo.dor_route_array(a, b)
+            r = self._dor_cache[key] = (nodes.tolist(), lids, lids.tolist())
+        if not self._dead_lids or self._dead_lids.isdisjoint(r[2]):
+            return r[0], r[1]
+        p = self._shortest(a, b)
+        if p is None:
+            return None
+        return p, self.topo.link_ids(p)
+
+    def _bfs(self, root: int) -> dict[int, int]:
+        """BFS predecessor map of the live graph from ``root`` (cached until the next fault;
+        neighbours are visited in increasing id order, so it is deterministic)."""
+        pred = self._preds.get(root)
+        if pred is None:
+            pred = self._preds[root] = {root: root} | dict(nx.bfs_predecessors(self.live_graph(), root))
+        return pred
+
+    def _shortest(self, a: int, b: int) -> list[int] | None:
+        """A shortest live path from ``a`` to ``b`` read off a BFS tree rooted at either end
+        (the graph is undirected); traffic to and from the entry node costs one BFS per fault."""
+        if a in self._preds or b not in self._preds:
+            pred = self._bfs(a)
+            if b not in pred:
+                return None
+            path = [b]
+            while path[-1] != a:
+                path.append(pred[path[-1]])
+            return path[::-1]
+        pred = self._preds[b]
+        if a not in pred:
+            return None
+        path = [a]
+        while path[-1] != b:
+            path.append(pred[path[-1]])
+        return path
 
     def reachable_from(self, root: int) -> set[int]:
         """Live nodes connected to ``root``."""
         if root in self.dead_nodes:
             return set()
-        return set(nx.node_connected_component(self.live_graph(), root))
+        return set(self._bfs(root))
 
     def tree_parents(self, root: int) -> dict[int, int]:
         """Multicast / reduction tree rooted at ``root`` over the live nodes reachable from it.
@@ -162,26 +193,44 @@ class Network:
         """
         if not self.faulty:
             return {n: self.topo.dor_parent(root, n) for n in range(self.n) if n != root}
-        return dict(nx.bfs_predecessors(self.live_graph(), root))
+        pred = dict(self._bfs(root))
+        del pred[root]
+        return pred
 
     # ----- timing ------------------------------------------------------------------------
-    def _book(self, path: list[int], t0: float, size: int) -> tuple[list[float], list[float]]:
+    def _book(self, lids: np.ndarray, t0: float, size: int) -> tuple[list[float], list[float]]:
+        """Reserve links ``lids`` in turn for a ``size``-byte message ready at ``t0``.
+
+        Returns ``(arrive, depart)``: arrival time at each route node (``arrive[0] = t0``)
+        and departure time from each but the last. Per hop ``k``:
+        ``depart[k] = max(arrive[k], link_free)``, the link is then busy ``size/bandwidth``
+        and ``arrive[k+1] = depart[k] + size/bandwidth + latency``. Long routes use the
+        closed form ``depart[k] = k*c + max_{j<=k}(max(t0, free_j - j*c))`` with
+        ``c = size/bandwidth + latency`` (numpy), equal to the loop up to rounding.
+        """
         ser = size / self.p.bandwidth_Bps
-        lat = self.p.latency_s
-        arrive, depart = [t0], []
-        t = t0
-        free, busy, n = self.link_free, self.link_busy_s, self.n
-        for i in range(len(path) - 1):
-            key = path[i] * n + path[i + 1]
-            start = free.get(key, 0.0)
-            if start < t:
-                start = t
-            free[key] = start + ser
-            busy[key] = busy.get(key, 0.0) + ser
-            depart.append(start)
-            t = start + ser + lat
-            arrive.append(t)
-        return arrive, depart
+        c = ser + self.p.latency_s
+        h = len(lids)
+        free, busy = self.link_free, self.link_busy_s
+        if h <= 8:
+            arrive, depart = [t0], []
+            t = t0
+            for lid in lids.tolist():
+                start = free[lid]
+                if start < t:
+                    start = t
+                free[lid] = start + ser
+                busy[lid] += ser
+                depart.append(start)
+                t = start + c
+                arrive.append(t)
+            return arrive, depart
+        k_c = np.arange(h) * c
+        start = np.maximum.accumulate(np.maximum(free[lids] - k_c, t0)) + k_c
+        free[lids] = start + ser
+        busy[lids] += ser
+        depart = start.tolist()
+        return [t0] + (start + c).tolist(), depart
 
     def hop_time(self, size: int) -> float:
         """Seconds for one uncontended hop of a ``size``-byte message (header included)."""
@@ -200,14 +249,14 @@ class Network:
         self._next_mid += 1
         self.messages_sent += 1
         self.bytes_sent += size
-        path = self.route(src, dst)
-        if path is None:
+        r = self.route(src, dst)
+        if r is None:
             self.messages_lost += 1
             on_lost(msg, now)
             return msg
-        msg.path = path
-        msg.arrive, msg.depart = self._book(path, t0, size)
-        self.hops_sent += len(path) - 1
+        msg.path = r[0]
+        msg.arrive, msg.depart = self._book(r[1], t0, size)
+        self.hops_sent += len(r[1])
         self._arm(msg)
         return msg
 
@@ -232,33 +281,45 @@ class Network:
     def _reroute(self, msg: Message, i: int, t: float):
         """Send ``msg`` on from ``path[i]`` at time ``t`` along a new live route."""
         node = msg.path[i]
-        rest = self.route(node, msg.dst)
-        if rest is None:
+        r = self.route(node, msg.dst)
+        if r is None:
             self._lose(msg, self.now())
             return
-        arrive, depart = self._book(rest, t, msg.size)
-        msg.path = msg.path[:i] + rest
+        arrive, depart = self._book(r[1], t, msg.size)
+        msg.path = msg.path[:i] + r[0]
         msg.arrive = msg.arrive[:i] + arrive
         msg.depart = msg.depart[:i] + depart
         msg.version += 1
         msg.rerouted += 1
         self.messages_rerouted += 1
-        self.hops_sent += len(rest) - 1
+        self.hops_sent += len(r[1])
         self._arm(msg)
 
     # ----- faults ------------------------------------------------------------------------
-    def _invalidate(self):
-        self._live = None
-        self._paths = {}
+    def _kill_link(self, a: int, b: int):
+        self.dead_links.add((min(a, b), max(a, b)))
+        self._dead_lids.update(self.topo.link_ids([a, b]).tolist() + self.topo.link_ids([b, a]).tolist())
+        if self._live is not None and self._live.has_edge(a, b):
+            self._live.remove_edge(a, b)
+        self._preds = {}
+
+    def _kill_node(self, node: int):
+        self.dead_nodes.add(node)
+        for m in self.topo.neighbours(node):
+            self._dead_lids.update(self.topo.link_ids([node, m]).tolist() + self.topo.link_ids([m, node]).tolist())
+        if self._live is not None and node in self._live:
+            self._live.remove_node(node)
+        self._preds = {}
 
     def fail_link(self, a: int, b: int):
         """Fail link ``a-b`` now. A message crossing it is retransmitted by the upstream node
         after ``retry_s`` along a new route; a message that would cross it later is rerouted
         from the upstream node when it gets there."""
         t = self.now()
-        self.dead_links.add((min(a, b), max(a, b)))
-        self._invalidate()
+        self._kill_link(a, b)
         for msg in list(self.in_flight.values()):
+            if a not in msg.path or b not in msg.path:
+                continue
             for i in range(len(msg.path) - 1):
                 u, v = msg.path[i], msg.path[i + 1]
                 if {u, v} == {a, b} and msg.arrive[i + 1] > t:
@@ -274,8 +335,7 @@ class Network:
         (the previous node keeps a copy until the hop is acknowledged); a message that would
         pass it later is rerouted before it gets there."""
         t = self.now()
-        self.dead_nodes.add(node)
-        self._invalidate()
+        self._kill_node(node)
         for msg in list(self.in_flight.values()):
             if msg.dst == node:
                 self._lose(msg, t)
@@ -284,6 +344,8 @@ class Network:
                 if msg.depart and msg.depart[0] > t:
                     self._lose(msg, t)
                     continue
+            if node not in msg.path:
+                continue
             for i in range(1, len(msg.path) - 1):
                 if msg.path[i] != node:
                     continue
@@ -298,6 +360,6 @@ class Network:
 
     def link_utilisation(self, makespan_s: float) -> float:
         """Busiest link direction's busy fraction over ``makespan_s``."""
-        if not self.link_busy_s or makespan_s <= 0:
+        if makespan_s <= 0:
             return 0.0
-        return max(self.link_busy_s.values()) / makespan_s
+        return float(self.link_busy_s.max()) / makespan_s

@@ -293,10 +293,7 @@ class FabricSim:
         self.net.send(parent, child, self.bc_size, None, lambda m: self._bc_arrive(child), lost)
 
     def _build_tree(self):
-        parents = self.net.tree_parents(self.entry)
-        reach = self.net.reachable_from(self.entry) if self.net.faulty else None
-        if reach is not None:
-            parents = {n: p for n, p in parents.items() if n in reach}
+        parents = self.net.tree_parents(self.entry)  # reachable live nodes only
         self.tree_parent = parents
         ch: dict[int, list[int]] = {}
         for n, p in parents.items():
@@ -501,7 +498,7 @@ class FabricSim:
             self._kill_node(f.a, now)
         else:
             if f.a in self.dead_nodes or f.b in self.dead_nodes:
-                self.net.dead_links.add((min(f.a, f.b), max(f.a, f.b)))
+                self.net._kill_link(f.a, f.b)
                 return
             self.net.fail_link(f.a, f.b)
         reach = self.net.reachable_from(self.entry)
@@ -597,7 +594,7 @@ def report(sim: FabricSim) -> dict:
     ceiling = n_slots * np_.instance_fps
     fps = frames / end if end > 0 else 0.0
     gens = w.n_generations
-    return {
+    out = {
         "schedule": sim.cfg.schedule,
         "projected_fps": fps,
         "ceiling_fps": ceiling,
@@ -624,3 +621,17 @@ def report(sim: FabricSim) -> dict:
         "bytes_on_links": sim.net.bytes_sent,
         "busiest_link_utilization": sim.net.link_utilisation(end),
     }
+    return _plain(out)
+
+
+def _plain(x):
+    """numpy scalars -> Python numbers, recursively (for JSON)."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    return x

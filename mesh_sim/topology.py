@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import networkx as nx
+import numpy as np
 
 
 def most_cubic_factors(n: int, k: int = 3) -> tuple[int, ...]:
@@ -291,6 +292,40 @@ class MeshTopology:
             n += step
             path.append(n)
         return path
+
+    def dor_route_array(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`dor_route` as arrays: ``(nodes, link_ids)``, both int64.
+
+        ``link_ids[i]`` is the directed link ``nodes[i] -> nodes[i+1]`` as
+        ``6 * nodes[i] + port`` with ports 0..5 = -x, +x, -y, +y, -z, +z.
+        """
+        X, Y, _ = self.shape
+        ax, ay, az = self.coord(a)
+        bx, by, bz = self.coord(b)
+        segs, ports = [np.array([a], dtype=np.int64)], []
+        n = a
+        for delta, unit, port_neg in ((bx - ax, 1, 0), (by - ay, X, 2), (bz - az, X * Y, 4)):
+            if delta:
+                k = abs(delta)
+                step = unit if delta > 0 else -unit
+                segs.append(n + step * np.arange(1, k + 1, dtype=np.int64))
+                ports.append(np.full(k, port_neg + (1 if delta > 0 else 0), dtype=np.int64))
+                n += step * k
+        nodes = np.concatenate(segs)
+        port = np.concatenate(ports) if ports else np.zeros(0, dtype=np.int64)
+        return nodes, 6 * nodes[:-1] + port
+
+    def link_ids(self, nodes) -> np.ndarray:
+        """Directed link ids (``6 * node + port``) of a route given as a node sequence."""
+        X, Y, _ = self.shape
+        nodes = np.asarray(nodes, dtype=np.int64)
+        dx = np.diff(nodes % X)
+        dy = np.diff((nodes // X) % Y)
+        dz = np.diff(nodes // (X * Y))
+        if (np.abs(dx) + np.abs(dy) + np.abs(dz) != 1).any():
+            raise ValueError("route steps between nodes that are not neighbours")
+        port = np.where(dx != 0, (dx > 0), np.where(dy != 0, 2 + (dy > 0), 4 + (dz > 0)))
+        return 6 * nodes[:-1] + port.astype(np.int64)
 
     def dor_parent(self, root: int, node: int) -> int | None:
         """Parent of ``node`` in the tree of dimension-order routes from ``root``.
