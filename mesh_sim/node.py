@@ -17,10 +17,15 @@ included); ``ale_reset_frames`` is ALE's reset sequence that nobody counts (ALE 
 ``reset_game``: 60 NOOP frames, RESET held 4 frames, RESET held 4 frames again = 68 frames,
 plus a game's own starting actions, which are ignored here).
 
-Inference is *not* hidden behind emulation: the action for the next ``frame_skip`` frames
-depends on the observation of the last one, so the console waits for the policy (Such et
-al.'s semantics). ``overlap_inference=True`` models a design that acts one step late and
-hides inference completely (a design change, not the published algorithm).
+How inference meets emulation (``inference_pipelined``):
+
+* ``True`` (default, the published design: "preprocessing and inference are pipelined in
+  the fabric"): the policy engine works on the last observation while the console goes on
+  emulating the next frame-skip period, so the console only stalls when a forward pass is
+  longer than a period: ``stall = max(0, inference_cycles - frame_skip * colour_clocks_per_frame)``
+  cycles per decision. (The new action then takes effect one period later.)
+* ``False``: Such et al.'s exact semantics, the console waits for every decision:
+  ``stall = inference_cycles``.
 """
 from __future__ import annotations
 
@@ -96,15 +101,17 @@ class NodeParams:
                                  adds the genome's last mutation to a cached parent (about
                                  1 ns per parameter with NEON) and the 680 kB of int8 weights
                                  cross the AXI HP port (about 1.2 GB/s): ~1.25 ms by default
-    ``overlap_inference``        design change: inference hidden behind emulation
+    ``frame_skip``               frames per policy decision (Such et al.: 4)
+    ``inference_pipelined``      see the module doc (default True, the published design)
     """
 
     clock_hz: float = 150e6
     colour_clocks_per_frame: int = NTSC_COLOUR_CLOCKS_PER_FRAME
-    inference_cycles: int = fallback_inference_cycles(18, 256)
+    inference_cycles: int = fallback_inference_cycles(18, 16)
     ale_reset_frames: int = ALE_RESET_FRAMES
     weight_load_s: float = such_network_params(18) * (1e-9 + 1 / 1.2e9)
-    overlap_inference: bool = False
+    frame_skip: int = 4
+    inference_pipelined: bool = True
 
     @property
     def frame_s(self) -> float:
@@ -112,9 +119,16 @@ class NodeParams:
         return self.colour_clocks_per_frame / self.clock_hz
 
     @property
+    def inference_stall_cycles(self) -> int:
+        """Cycles per policy decision that the console waits for the policy engine."""
+        if self.inference_pipelined:
+            return max(0, self.inference_cycles - self.frame_skip * self.colour_clocks_per_frame)
+        return self.inference_cycles
+
+    @property
     def inference_s(self) -> float:
-        """Seconds per policy decision that the console waits (0 when overlapped)."""
-        return 0.0 if self.overlap_inference else self.inference_cycles / self.clock_hz
+        """Seconds per policy decision that the console waits."""
+        return self.inference_stall_cycles / self.clock_hz
 
     @property
     def instance_fps(self) -> float:

@@ -1,0 +1,236 @@
+"""``nc2600 mesh``: project GA throughput on the 432-node 3D-mesh fabric; ``nc2600 bench mesh``.
+
+``nc2600 mesh`` runs :func:`mesh_sim.project.simulate` (or :func:`mesh_sim.project.calibrate`
+with ``--calibrate``) and prints the report: one JSON object with ``--json``, else a short
+summary. Main fields:
+
+``projected_fps``            counted frames (frame skip and no-op starts included) / makespan
+``ceiling_fps``              instances x clock / colour clocks per frame (2.09 M published)
+``utilization``              projected_fps / ceiling_fps
+``lost_evaluations``         planned (generation, kind, individual, episode) never accepted (must be 0)
+``duplicated_evaluations``   extra acceptances of an evaluation (must be 0)
+``sim_wall_s``               wall-clock seconds of the whole command's simulation work
+``generations_per_hour``     GA generations per hour of fabric time
+``time_fractions``           instance-seconds split: counted_frames, reset, inference, weight_load,
+                             communication, host, barrier, fault_lost_work, fault_dead_slots (sum 1)
+``gap_fps``                  the same split of ceiling - projected, in frames/s
+``faults``                   the fault plan and, with faults, the fault-free rate and what was lost
+
+``nc2600 bench mesh`` times one generation of the published configuration (target < 1 s) and
+one generation on a 10,368-node mesh (384 cards; target < 10 s) for each schedule.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+from host.errors import UserError, non_negative_int, positive_float, positive_int
+
+
+def _shape(text: str):
+    from mesh_sim.topology import parse_shape
+    try:
+        return parse_shape(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not v >= 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return v
+
+
+def register(subparsers, groups):
+    p = subparsers.add_parser(
+        "mesh", help="project GA throughput on the 432-node 3D-mesh fabric (faults, schedules, scale)",
+        description="Discrete-event model of the neural computer's 3D mesh (16 cards x 27 Zynq nodes, "
+                    "832 game instances) running a deep GA: prints projected frames/s, utilisation, "
+                    "where the time goes, and the exactly-once check under faults.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    m = p.add_argument_group("machine")
+    m.add_argument("--cards", type=positive_int, default=16, metavar="C", help="module cards")
+    m.add_argument("--nodes-per-card", type=positive_int, default=27, metavar="N",
+                   help="nodes per card (one is the card's I/O node)")
+    m.add_argument("--instances-per-node", type=positive_int, default=2, metavar="I",
+                   help="game instances per worker node")
+    m.add_argument("--mesh", type=_shape, default=None, metavar="XxYxZ",
+                   help="node mesh shape (default: cards in a square grid, 16 cards -> 12x12x3)")
+    m.add_argument("--clock-mhz", type=positive_float, default=150.0, metavar="F",
+                   help="fabric clock; one colour clock per cycle")
+    m.add_argument("--colour-clocks-per-frame", type=positive_int, default=None, metavar="CC",
+                   help="per-game frame length (default: the run's figure or 262 x 228 = 59736)")
+    m.add_argument("--lanes", type=positive_int, default=16, metavar="L", help="policy engine MAC lanes")
+    m.add_argument("--n-actions", type=positive_int, default=None, metavar="A",
+                   help="policy outputs (default: the run's or 18)")
+    m.add_argument("--inference", choices=("pipelined", "serial"), default="pipelined",
+                   help="pipelined: console stalls only when a forward pass outlasts a frame-skip period "
+                        "(published design); serial: console waits for every decision")
+    m.add_argument("--reset-frames", type=non_negative_int, default=68, metavar="F",
+                   help="uncounted frames per reset (ALE's 60+4+4; 1 models a state-snapshot reset)")
+    m.add_argument("--link-latency-us", type=_non_negative_float, default=1.0, metavar="US",
+                   help="per-hop link latency")
+    m.add_argument("--link-gbytes-s", type=positive_float, default=16 / 6, metavar="GB",
+                   help="bandwidth per link direction (432 GB/s per card / 27 nodes / 6 ports)")
+    g = p.add_argument_group("GA workload")
+    g.add_argument("--run", dest="run_dir", default=None, metavar="DIR",
+                   help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json)")
+    g.add_argument("--population", type=positive_int, default=1000, metavar="P")
+    g.add_argument("--generations", type=positive_int, default=None, metavar="G",
+                   help="generations (default 1; with --run: all recorded)")
+    g.add_argument("--episodes", type=positive_int, default=1, metavar="E", help="training episodes per individual")
+    g.add_argument("--elite-candidates", type=non_negative_int, default=10, metavar="K")
+    g.add_argument("--elite-episodes", type=non_negative_int, default=30, metavar="E",
+                   help="re-evaluation episodes per elite candidate (0: no elite phase)")
+    g.add_argument("--test-episodes", type=non_negative_int, default=0, metavar="E",
+                   help="final test episodes of the elite")
+    g.add_argument("--episode-steps", default="lognormal:2500:0.8", metavar="SPEC",
+                   help="policy steps per episode: fixed:N, uniform:LO:HI or lognormal:MEDIAN:SIGMA")
+    g.add_argument("--episode-frames", type=positive_int, default=20000, metavar="F",
+                   help="episode cap in frames (Such et al.: 5000 steps x 4)")
+    g.add_argument("--frame-skip", type=positive_int, default=4, metavar="K")
+    g.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="seed of the episode lengths")
+    s = p.add_argument_group("schedule and faults")
+    s.add_argument("--schedule", choices=("static", "pull", "async"), default="static",
+                   help="static round-robin, dynamic pull, or asynchronous steady-state GA")
+    s.add_argument("--fail-nodes", type=non_negative_int, default=0, metavar="K", help="random node failures")
+    s.add_argument("--fail-links", type=non_negative_int, default=0, metavar="L", help="random link failures")
+    s.add_argument("--fault-seed", type=non_negative_int, default=0, metavar="S")
+    s.add_argument("--fault-window-s", type=positive_float, default=None, metavar="T",
+                   help="random failures happen in [0, T) simulated seconds (default: ideal makespan)")
+    s.add_argument("--faults", default=None, metavar="LIST",
+                   help="explicit failures, e.g. node:17@2.5,link:3-4@1.0 (simulated seconds)")
+    s.add_argument("--detect-ms", type=positive_float, default=10.0, metavar="MS",
+                   help="heartbeat timeout before lost evaluations are re-queued")
+    o = p.add_argument_group("output")
+    o.add_argument("--json", action="store_true", help="print one JSON object")
+    o.add_argument("--calibrate", action="store_true",
+                   help="run the published configuration and the design changes (mesh_sim/CALIBRATION.md)")
+    o.add_argument("--out", default=None, metavar="FILE", help="also write the JSON report to FILE")
+    p.set_defaults(func=run_mesh)
+
+    b = groups["bench"].add_parser("mesh", help="mesh_sim speed: one published generation, a 10,000-node mesh",
+                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    b.add_argument("--json", action="store_true", help="print one JSON object")
+    b.add_argument("--big-cards", type=positive_int, default=384, metavar="C",
+                   help="cards of the large mesh (384 x 27 = 10,368 nodes)")
+    b.set_defaults(func=run_bench)
+
+
+def _options(args):
+    from mesh_sim.project import MeshOptions
+    return MeshOptions(
+        cards=args.cards, nodes_per_card=args.nodes_per_card, instances_per_node=args.instances_per_node,
+        mesh=args.mesh, clock_mhz=args.clock_mhz, colour_clocks_per_frame=args.colour_clocks_per_frame,
+        lanes=args.lanes, n_actions=args.n_actions, reset_frames=args.reset_frames, inference=args.inference,
+        link_latency_us=args.link_latency_us, link_gbytes_s=args.link_gbytes_s,
+        population=args.population, generations=args.generations, episodes=args.episodes,
+        elite_candidates=args.elite_candidates, elite_episodes=args.elite_episodes,
+        test_episodes=args.test_episodes, episode_steps=args.episode_steps, episode_frames=args.episode_frames,
+        frame_skip=args.frame_skip, seed=args.seed, run_dir=args.run_dir, schedule=args.schedule,
+        fail_nodes=args.fail_nodes, fail_links=args.fail_links, fault_seed=args.fault_seed,
+        faults=args.faults, fault_window_s=args.fault_window_s, detect_ms=args.detect_ms)
+
+
+def _write_atomic(path: str, text: str):
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise UserError(f"cannot write {path}: folder {d} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=".mesh-", suffix=".json", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _summary(rep: dict) -> str:
+    t = rep["topology"]
+    i = rep["instance"]
+    lines = [
+        f"mesh {t['mesh']} ({t['cards']} cards of {t['card_shape']}), {t['nodes']} nodes, {t['links']} links, "
+        f"{t['instances']} instances, diameter {t['diameter_hops']} hops",
+        f"instance: {i['clock_mhz']:g} MHz, {i['colour_clocks_per_frame']} colour clocks/frame "
+        f"({i['instance_fps']:.0f} frames/s), inference {i['inference_cycles']} cycles [{i['inference_source']}], "
+        f"{i['inference']}",
+        f"workload: {rep['workload']['evaluations']} evaluations, {rep['generations']} generation(s); "
+        f"{rep['workload']['source']}",
+        f"schedule {rep['schedule']}: projected {rep['projected_fps'] / 1e6:.3f} M frames/s of a "
+        f"{rep['ceiling_fps'] / 1e6:.3f} M ceiling (utilisation {rep['utilization']:.1%}), "
+        f"{rep['generations_per_hour']:.1f} generations/hour, makespan {rep['makespan_s']:.2f} s",
+        "time: " + ", ".join(f"{k} {v:.1%}" for k, v in rep["time_fractions"].items() if v >= 0.0005),
+        f"exactly-once: lost_evaluations {rep['lost_evaluations']}, duplicated_evaluations "
+        f"{rep['duplicated_evaluations']} (requeued {rep['requeued_evaluations']})",
+    ]
+    f = rep["faults"]
+    if f["plan"]:
+        lines.append(f"faults: {rep['nodes_failed']} nodes, {rep['links_failed']} links failed; fault-free "
+                     f"{f['fault_free_fps'] / 1e6:.3f} M frames/s, lost {f['throughput_lost_fraction']:.1%}")
+    lines.append(f"sim_wall_s {rep['sim_wall_s']:.2f}")
+    return "\n".join(lines)
+
+
+def run_mesh(args) -> int:
+    from mesh_sim.project import calibrate, simulate
+    try:
+        if args.calibrate:
+            rep = calibrate(args.generations or 4)
+        else:
+            rep = simulate(_options(args))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    text = json.dumps(rep, indent=None if args.json else 2, sort_keys=False)
+    if args.out:
+        _write_atomic(args.out, text + "\n")
+    if args.json:
+        print(text)
+    elif args.calibrate:
+        for c in rep["cases"]:
+            print(f"{c['projected_fps'] / 1e6:6.3f} M frames/s  {c['utilization']:6.1%}  {c['case']}")
+        ch = rep["checks"]
+        print(f"headline band {ch['headline_band']}: {'in' if ch['headline_in_band'] else 'OUT'}; "
+              f"sustained band {ch['sustained_band']}: {'in' if ch['sustained_in_band'] else 'OUT'}; "
+              f"sim_wall_s {rep['sim_wall_s']:.2f}")
+    else:
+        print(_summary(rep))
+    if not args.calibrate and (rep["lost_evaluations"] or rep["duplicated_evaluations"]):
+        sys.stderr.write("nc2600 mesh: exactly-once invariant violated\n")
+        return 1
+    return 0
+
+
+def run_bench(args) -> int:
+    from mesh_sim.project import MeshOptions, simulate
+    rows = []
+    for label, opts, target in (
+            ("published, 1 generation", MeshOptions(generations=1), 1.0),
+            (f"{args.big_cards} cards, 1 generation, population 20000",
+             MeshOptions(cards=args.big_cards, population=20000, generations=1), 10.0)):
+        for sched in ("static", "pull", "async"):
+            t0 = time.perf_counter()
+            rep = simulate(MeshOptions(**{**opts.__dict__, "schedule": sched}))
+            wall = time.perf_counter() - t0
+            rows.append({"case": label, "schedule": sched, "nodes": rep["topology"]["nodes"],
+                         "instances": rep["topology"]["instances"], "evaluations": rep["evaluations"],
+                         "messages": rep["messages"], "message_hops": rep["message_hops"],
+                         "wall_s": wall, "target_s": target, "met": wall < target,
+                         "projected_fps": rep["projected_fps"]})
+    if args.json:
+        print(json.dumps({"bench": "mesh", "rows": rows}))
+    else:
+        for r in rows:
+            print(f"{r['case']:45s} {r['schedule']:6s} {r['nodes']:6d} nodes {r['evaluations']:6d} evals "
+                  f"{r['message_hops']:8d} hops  {r['wall_s']:6.2f} s (target < {r['target_s']:g} s) "
+                  f"{'ok' if r['met'] else 'SLOW'}")
+    return 0
