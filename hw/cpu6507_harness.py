@@ -5,7 +5,15 @@ The Verilog comes from :func:`hw.cpu6507.generate`, the loop from
 build by content hash, so only the first use in a checkout compiles (about a minute).
 
 One CPU cycle = one clock edge with ``ce = rdy = 1`` (the harness never stalls the
-core). A call to :meth:`Cpu6507Harness.run` runs millions of cycles in C++.
+core; CE and RDY are exercised in Amaranth's simulator, tests/cpu6507/test_bus_cycles.py).
+A call to :meth:`Cpu6507Harness.run` runs millions of cycles in C++: about 27 M CPU
+cycles per CPU-second on this project's reference machine (``python -m hw.cpu6507_harness``
+prints the figure).
+
+Memory written from Python (``memory``) is seen by the core from its next cycle; a byte
+at the address of the cycle it stopped on is re-read when a run starts at an instruction
+boundary (the usual case: runs stop at instruction boundaries unless the cycle limit
+ends them mid-instruction).
 
 Example::
 
@@ -26,33 +34,35 @@ from hls_models.cpu6507 import Cpu6507Registers
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "cpu6507_harness.cpp"
 
-#: Simulation wrapper (not part of rtl/): the core with ce = rdy = 1, memory through DPI
-#: imports served by the C++ harness, and load/reset controls written from C++.
+#: Simulation wrapper (not part of rtl/): the core with ce = rdy = 1, its memory served by
+#: the C++ harness through DPI imports, and load/reset taken from a control word that the
+#: harness returns at every rising edge. The clock is the model's only input, so Verilator
+#: evaluates the logic once per edge (see hw/cpp/cpu6507_harness.cpp).
 SIM_WRAPPER = """
-module cpu6507_sim(clk, addr, dout, rw, sync, dummy, jammed, st_a, st_x, st_y, st_sp, st_p, st_pc);
-  import "DPI-C" pure function int cpu6507_sim_read(input int addr, input int unused);
+module cpu6507_sim(clk, addr, dout, din_o, rw, sync, dummy, jammed, st_a, st_x, st_y, st_sp, st_p, st_pc);
+  import "DPI-C" pure function int cpu6507_sim_read(input int addr);
   import "DPI-C" function void cpu6507_sim_write(input int addr, input int data);
+  import "DPI-C" function longint cpu6507_sim_control();
   input clk;
   output [15:0] addr;
-  output [7:0] dout;
+  output [7:0] dout, din_o;
   output rw, sync, dummy, jammed;
   output [7:0] st_a, st_x, st_y, st_sp, st_p;
   output [15:0] st_pc;
-  reg rst /*verilator public_flat_rw*/ = 0;
-  reg load_en /*verilator public_flat_rw*/ = 0;
-  reg [7:0] load_a /*verilator public_flat_rw*/ = 0;
-  reg [7:0] load_x /*verilator public_flat_rw*/ = 0;
-  reg [7:0] load_y /*verilator public_flat_rw*/ = 0;
-  reg [7:0] load_sp /*verilator public_flat_rw*/ = 0;
-  reg [7:0] load_p /*verilator public_flat_rw*/ = 0;
-  reg [15:0] load_pc /*verilator public_flat_rw*/ = 0;
-  wire [31:0] rdata = cpu6507_sim_read({16'b0, addr}, {31'b0, load_en});
-  cpu6507 cpu(.clk(clk), .rst(rst), .ce(1'b1), .rdy(1'b1), .din(rdata[7:0]), .addr(addr), .dout(dout),
-    .rw(rw), .sync(sync), .dummy(dummy), .jammed(jammed), .load_en(load_en), .load__a(load_a),
-    .load__x(load_x), .load__y(load_y), .load__sp(load_sp), .load__p(load_p), .load__pc(load_pc),
-    .state__a(st_a), .state__x(st_x), .state__y(st_y), .state__sp(st_sp), .state__p(st_p),
-    .state__pc(st_pc));
-  always @(posedge clk) if (!rw && !load_en && !rst) cpu6507_sim_write({16'b0, addr}, {24'b0, dout});
+  // control word from the harness, latched at every rising edge:
+  // [0] load_en, [1] rst, [9:2] a, [17:10] x, [25:18] y, [33:26] sp, [41:34] p, [57:42] pc
+  reg [63:0] ctl = 64'd0;
+  wire [31:0] rdata = cpu6507_sim_read({16'b0, addr});
+  assign din_o = rdata[7:0];
+  cpu6507 cpu(.clk(clk), .rst(ctl[1]), .ce(1'b1), .rdy(1'b1), .din(rdata[7:0]), .addr(addr), .dout(dout),
+    .rw(rw), .sync(sync), .dummy(dummy), .jammed(jammed), .load_en(ctl[0]), .load__a(ctl[9:2]),
+    .load__x(ctl[17:10]), .load__y(ctl[25:18]), .load__sp(ctl[33:26]), .load__p(ctl[41:34]),
+    .load__pc(ctl[57:42]), .state__a(st_a), .state__x(st_x), .state__y(st_y), .state__sp(st_sp),
+    .state__p(st_p), .state__pc(st_pc));
+  always @(posedge clk) begin
+    if (!rw && ctl[1:0] == 2'b00) cpu6507_sim_write({16'b0, addr}, {24'b0, dout});
+    ctl <= cpu6507_sim_control();
+  end
 endmodule
 """
 STOP_REASONS = ("limit", "instructions", "trap", "jam")
@@ -66,7 +76,7 @@ def build(decimal: str = "ale") -> Path:
     from hw.verilator_build import build_shared_lib
     verilog = generate(decimal=decimal)["cpu6507.v"] + SIM_WRAPPER
     return build_shared_lib(f"cpu6507_{decimal}", verilog, "cpu6507_sim", HARNESS_CPP.read_text(),
-                            extra_verilator_args=("-sv",))
+                            extra_verilator_args=("-sv", "-CFLAGS", "-O3"))
 
 
 def _library(decimal: str) -> ctypes.CDLL:

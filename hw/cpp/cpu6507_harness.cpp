@@ -1,15 +1,20 @@
 // Fast C++ harness for the Verilated 6507 core (hw/cpu6507.py), loaded from Python with ctypes.
 //
 // The Verilated top is the wrapper `cpu6507_sim` (hw/cpu6507_harness.py): the core with
-// ce = rdy = 1, its memory reads and writes served here through two DPI imports over a
-// flat 64 KiB array, and its register-load / reset controls as public registers.
-// One call runs up to millions of CPU cycles (one cycle = one rising clock edge).
+// ce = rdy = 1, its memory reads and writes served here through DPI imports over a flat
+// 64 KiB array, and its register-load / reset controls latched from a control word that
+// the wrapper fetches from here at every rising edge. One call runs up to millions of CPU
+// cycles (one cycle = one rising clock edge).
 //
-// Speed: one evaluation per cycle. After the rising-edge evaluation the clock is put back
-// to 0 and Verilator's edge detector is re-armed directly (no falling-edge evaluation:
-// the design has no falling-edge logic), and the model's internal eval is called without
-// the per-call end-of-eval bookkeeping (no $display/$finish in the design). Both rely
-// on the pinned Verilator (5.48) generated names.
+// Speed: the model has no inputs but the clock, so Verilator evaluates all logic once per
+// edge (no input-combinational pass). One evaluation per cycle: after the rising-edge
+// evaluation the clock is put back to 0 and Verilator's edge detector is re-armed directly
+// (the design has no falling-edge logic), and the model's internal eval is called without
+// the per-call end-of-eval bookkeeping (no $display/$finish in the design). Both rely on
+// the pinned Verilator (5.48) generated names.
+//
+// A load or reset takes two edges: the first latches the control word (the core's cycle at
+// that edge is discarded: its bus write is ignored), the second performs it.
 //
 // Optional bus log: one uint32 per logged cycle,
 //   addr[15:0] | data[23:16] | read<<24 | dummy<<25 | sync<<26.
@@ -34,6 +39,8 @@ struct Harness {
     uint64_t log_capacity = 0;
     uint64_t log_count = 0;
     int log_mode = 0;  // 0 off, 1 writes only, 2 every cycle
+    uint64_t control = 0;      // word returned to the wrapper at each edge
+    bool ignore_writes = false;
 
     Harness();
     ~Harness() {
@@ -50,7 +57,7 @@ struct Harness {
     }
 };
 
-thread_local Harness* current = nullptr;
+Harness* current = nullptr;  // the harness being run (DPI imports have no context argument)
 
 Harness::Harness() {
     current = this;
@@ -63,8 +70,23 @@ Harness::Harness() {
 }  // namespace
 
 // DPI imports used by the wrapper.
-extern "C" int cpu6507_sim_read(int addr, int) { return current->mem[addr & 0xFFFF]; }
-extern "C" void cpu6507_sim_write(int addr, int data) { current->mem[addr & 0xFFFF] = uint8_t(data); }
+extern "C" int cpu6507_sim_read(int addr) { return current->mem[addr & 0xFFFF]; }
+extern "C" void cpu6507_sim_write(int addr, int data) {
+    if (!current->ignore_writes) current->mem[addr & 0xFFFF] = uint8_t(data);
+}
+extern "C" long long cpu6507_sim_control() { return (long long)current->control; }
+
+namespace {
+// Apply a control word (load and/or reset) over two edges; no CPU cycle is counted.
+void apply_control(Harness* h, uint64_t word) {
+    h->ignore_writes = true;
+    h->control = word;
+    h->edge();            // latch the word (this edge's core cycle is discarded)
+    h->control = 0;
+    h->edge();            // perform the load / reset
+    h->ignore_writes = false;
+}
+}  // namespace
 
 extern "C" {
 
@@ -80,29 +102,15 @@ uint8_t* cpu_mem(void* h) { return static_cast<Harness*>(h)->mem; }
 // Pulse the reset line: ALE's reset register values; the next 2 cycles read the vector at $FFFC/$FFFD.
 void cpu_reset(void* hp) {
     Harness* h = current = static_cast<Harness*>(hp);
-    Vcpu6507_sim___024root* r = h->top->rootp;
-    r->cpu6507_sim__DOT__rst = 1;
-    h->top->eval();
-    h->edge();
-    r->cpu6507_sim__DOT__rst = 0;
-    h->top->eval();
+    apply_control(h, 2);
 }
 
 // Load registers (p: N V - B D I Z C; bits 5 and 4 ignored); the next cycle fetches at pc.
 void cpu_load_state(void* hp, int a, int x, int y, int sp, int p, int pc) {
     Harness* h = current = static_cast<Harness*>(hp);
-    Vcpu6507_sim___024root* r = h->top->rootp;
-    r->cpu6507_sim__DOT__load_a = a;
-    r->cpu6507_sim__DOT__load_x = x;
-    r->cpu6507_sim__DOT__load_y = y;
-    r->cpu6507_sim__DOT__load_sp = sp;
-    r->cpu6507_sim__DOT__load_p = p;
-    r->cpu6507_sim__DOT__load_pc = pc;
-    r->cpu6507_sim__DOT__load_en = 1;
-    h->top->eval();
-    h->edge();
-    r->cpu6507_sim__DOT__load_en = 0;
-    h->top->eval();
+    uint64_t word = 1 | (uint64_t(a & 0xFF) << 2) | (uint64_t(x & 0xFF) << 10) | (uint64_t(y & 0xFF) << 18) |
+                    (uint64_t(sp & 0xFF) << 26) | (uint64_t(p & 0xFF) << 34) | (uint64_t(pc & 0xFFFF) << 42);
+    apply_control(h, word);
 }
 
 // out: a, x, y, sp, p, pc, jammed, sync
@@ -139,7 +147,10 @@ int cpu_run(void* hp, uint64_t max_cycles, uint64_t max_instructions, int stop_o
     bool trap_pending = false;
     int reason = 0;
     const int log_mode = h->log_mode;
-    t->eval();  // settle: memory may have been changed from Python since the last call
+    // Memory changed from Python since the last edge is seen by the core only after an edge.
+    // At an instruction boundary, reload the same registers to re-read it (no cycle counted).
+    if (t->rw && t->din_o != mem[t->addr] && t->sync && !t->jammed)
+        cpu_load_state(hp, t->st_a, t->st_x, t->st_y, t->st_sp, t->st_p, t->st_pc);
     while (cycles < max_cycles) {
         if (t->jammed) { reason = 3; break; }
         if (t->sync) {

@@ -178,3 +178,17 @@ def test_state_load_works_with_ce_low():
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
     sim.run()
+
+
+def test_memory_changed_between_runs_is_seen(harness):
+    """A byte changed from Python at the address the stopped core is about to read."""
+    harness.memory[:] = 0
+    harness.memory[0x1000:0x1002] = [0xA9, 0x11]            # LDA #$11
+    harness.load_state(pc=0x1000)
+    harness.memory[0x1000] = 0xA2                           # now LDX #$11, at the fetch address
+    assert harness.run(10, max_instructions=1).cycles == 2
+    regs, _ = harness.state()
+    assert (regs.a, regs.x, regs.pc) == (0, 0x11, 0x1002)
+    harness.memory[0x1002:0x1004] = [0xA0, 0x33]            # LDY #$33 at the next fetch
+    harness.run(10, max_instructions=1)
+    assert harness.state()[0].y == 0x33
