@@ -71,3 +71,40 @@ def record_screens(game: str, frames: int, seed: int = 0, frame_skip: int = FRAM
         if ale.game_over():
             ale.reset_game()
     return screens, greys, info.display
+
+
+def model_observations(screens: np.ndarray, fmt: str, frame_skip: int = FRAME_SKIP) -> np.ndarray:
+    """The launcher's observation stacks for recorded palette-index screens.
+
+    One observation per frame-skip period: ``observe(grey[t-1], grey[t])`` at the last frame
+    ``t`` of each period, pushed onto the stack; the first fills all 4 slots
+    (:meth:`host.instance.AleInstance.reset`). The grey image before the first frame is zero.
+
+    Args:
+        screens: ``(T, H, 160)`` uint8 palette indices.
+    Returns:
+        ``(T // frame_skip, 4, 84, 84)`` uint8, the stack after each push.
+    """
+    from hls_models import preprocess
+    from hls_models.palette import to_grey
+    grey = to_grey(screens, fmt)
+    out = np.empty((len(screens) // frame_skip, 4, 84, 84), np.uint8)
+    stack = np.zeros((4, 84, 84), np.uint8)
+    for n, t in enumerate(range(frame_skip - 1, frame_skip * len(out), frame_skip)):
+        prev = grey[t - 1] if t > 0 else np.zeros_like(grey[t])
+        obs = preprocess.observe(prev, grey[t])
+        if n == 0:
+            stack[:] = obs
+        else:
+            preprocess.push_frame(stack, obs)
+        out[n] = stack
+    return out
+
+
+def record_observations(game: str, n_obs: int, seed: int = 0) -> np.ndarray:
+    """``(n_obs, 4, 84, 84)`` uint8 observation stacks from random play of ``game`` (frame skip 4).
+
+    For calibrating :func:`hls_models.policy_int8.quantize` and for tests.
+    """
+    screens, _, fmt = record_screens(game, n_obs * FRAME_SKIP, seed)
+    return model_observations(screens, fmt)

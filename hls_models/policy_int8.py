@@ -1,0 +1,435 @@
+"""The quantised (int8) Such et al. policy network: bit-exact model, quantiser, cycle/resource model.
+
+Network (:mod:`host.policy`): conv 16 8x8/4 -> ReLU -> conv 32 4x4/2 -> ReLU -> dense 256 ->
+ReLU -> dense |A|, action = argmax (ties to the lowest index). Same flat parameter layout.
+
+Number format (fixed point with power-of-two scales only)
+-----------------------------------------------------------
+- Input: the observation's uint8 grey levels ``a0 = obs`` (0..255), unchanged.
+- Weights: int8 in ``-127..127``, ``wq = round(w * 2**e)`` with one exponent ``e`` per layer
+  (the largest with ``max|w| * 2**e <= 127``). The first layer folds the float network's
+  ``1/255`` input scaling into its weights (``w1 / 255``).
+- Accumulators: int32; ``acc_l = a_{l-1} @ wq_l + bq_l`` with ``bq_l = round(b_l * 2**(e_l + f_{l-1}))``
+  (``f_0 = 0``), so ``acc_l ~= z_l * 2**(e_l + f_{l-1})`` where ``z_l`` is the float pre-activation.
+- Activations: 8-bit codes, non-negative after ReLU:
+  ``a_l = min((max(acc_l, 0) + 2**(s_l-1)) >> s_l, act_max)`` (round half up, saturate; ``s_l >= 0``
+  a per-layer requantisation shift, ``f_l = e_l + f_{l-1} - s_l``). ``act_max = 255`` (default)
+  uses all 8 bits of an unsigned byte, since ReLU outputs are never negative; ``act_max = 127``
+  keeps them in the positive half of int8. The multipliers are 8-bit x int8 either way; the
+  unsigned code halves the activation rounding error (measured agreement: ``tests/policy_int8``).
+- Output: the last layer's int32 accumulators are the action values; argmax picks the action.
+  Every accumulator is bounded (checked at quantisation): ``|acc| <= K * 255 * 127 + |bq| < 2**31``.
+
+Quantiser (:func:`quantize`): the weight exponents come from the weights; each shift ``s_l`` is
+calibrated on observations: the smallest shift for which the largest accumulator of layer ``l``
+over the calibration observations (computed by this integer model, layer after layer) fits
+``act_max * 2**s_l`` (so calibration frames never saturate; clipping harder was measured to
+lose agreement).
+
+Bit-exact model: :meth:`QuantizedPolicy.action_values` uses only integer arithmetic. The
+matrix products are evaluated in float64, which is exact because every product and partial sum
+is an integer below ``2**53``.
+
+Cycle and resource model (:func:`inference_cycles`, :func:`resources`, :func:`simulate_schedule`)
+------------------------------------------------------------------------------------------
+An engine of ``L`` MAC lanes (one DSP48E1 each, 8x8 multiply into a 32-bit accumulator) runs
+the layers in order. Lane ``j`` computes output channels ``j, j+L, ...``; for each output
+position and each group of ``L`` output channels the engine streams the ``K`` inputs of the
+receptive field, one per cycle: one activation read (broadcast to all lanes) and one weight
+read per active lane per cycle; the bias is loaded into the accumulator with the first
+product; requantisation (bias already in, ReLU, shift, saturate) and the activation write-back
+are pipelined behind the next group. At the end of each layer the pipeline drains
+(:data:`LAYER_DRAIN_CYCLES`) because the next layer reads its results. The last layer's
+values go to the action-select tree (:func:`hls_models.action_select.latency`).
+So ``cycles = sum_layers P * ceil(N / L) * K + 4 * LAYER_DRAIN_CYCLES + latency(A)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from hls_models.action_select import latency as argmax_latency
+from host.policy import OBS_SHAPE, n_params, unflatten
+
+ACT_MAX = 255          #: default largest activation code (unsigned 8-bit, non-negative after ReLU)
+W_MAX = 127            #: largest weight magnitude (symmetric int8)
+LAYERS = ("conv1", "conv2", "dense1", "dense2")
+
+
+@dataclass
+class QuantizedPolicy:
+    """An int8 policy: weights ``w1..w4`` (int8), biases ``b1..b4`` (int32), shifts ``s1..s3``,
+    activation ceiling ``act_max`` (255 or 127).
+
+    Shapes as :func:`host.policy.layer_shapes` (``w1 (256, 16)``, ``w2 (256, 32)``,
+    ``w3 (2592, 256)``, ``w4 (256, A)``). ``exponents`` holds ``e_l`` and ``f_l`` for reference.
+    """
+    n_actions: int
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    w3: np.ndarray
+    b3: np.ndarray
+    w4: np.ndarray
+    b4: np.ndarray
+    s1: int
+    s2: int
+    s3: int
+    exponents: dict
+    act_max: int = ACT_MAX
+
+    def weights(self) -> list[np.ndarray]:
+        return [self.w1, self.w2, self.w3, self.w4]
+
+    def biases(self) -> list[np.ndarray]:
+        return [self.b1, self.b2, self.b3, self.b4]
+
+    def shifts(self) -> list[int]:
+        return [self.s1, self.s2, self.s3]
+
+    def layer_accumulators(self, obs: np.ndarray, layer: int, acts: np.ndarray | None = None) -> np.ndarray:
+        """int64 accumulators of ``layer`` (0..3) given the previous layer's activations.
+
+        ``acts``: for layer 0 ignored (``obs`` used); else ``(B, 20, 20, 16)``, ``(B, 9, 9, 32)``
+        or ``(B, 256)`` activation codes. Returns ``(B, P, N)`` int64 (``P`` output positions).
+        """
+        w = self.weights()[layer].astype(np.float64)
+        b = self.biases()[layer].astype(np.float64)
+        if layer == 0:
+            x = _conv1_patches(obs)
+        elif layer == 1:
+            x = _conv2_patches(acts)
+        else:
+            x = acts.reshape(acts.shape[0], 1, -1).astype(np.float64)
+        return (np.matmul(x, w) + b).astype(np.int64)
+
+    def action_values(self, obs: np.ndarray) -> np.ndarray:
+        """Bit-exact int32 action values, ``(B, 4, 84, 84)`` uint8 -> ``(B, A)`` int32.
+
+        Raises:
+            ValueError: ``obs`` not uint8 of shape ``(B, 4, 84, 84)``.
+        """
+        obs = check_obs(obs)
+        b = obs.shape[0]
+        acc = self.layer_accumulators(obs, 0)
+        a = requantize(acc, self.s1, self.act_max).reshape(b, 20, 20, 16)
+        acc = self.layer_accumulators(obs, 1, a)
+        a = requantize(acc, self.s2, self.act_max).reshape(b, 2592)
+        acc = self.layer_accumulators(obs, 2, a)
+        a = requantize(acc, self.s3, self.act_max).reshape(b, 256)
+        q = self.layer_accumulators(obs, 3, a)[:, 0, :]
+        return q.astype(np.int32)
+
+    def act(self, obs: np.ndarray) -> np.ndarray:
+        """Greedy actions ``(B,)`` int64 for ``(B, 4, 84, 84)`` uint8 observations (ties to the lowest index)."""
+        return np.argmax(self.action_values(obs), axis=-1)
+
+    def flat_int8(self) -> np.ndarray:
+        """All int8 weights in the flat layout order (w1, w2, w3, w4), for a weight memory image."""
+        return np.concatenate([w.ravel() for w in self.weights()]).astype(np.int8)
+
+
+def check_obs(obs: np.ndarray) -> np.ndarray:
+    """Validate a batch of observations: uint8 ``(B, 4, 84, 84)``; returns it."""
+    obs = np.asarray(obs)
+    if obs.dtype != np.uint8 or obs.ndim != 4 or obs.shape[1:] != OBS_SHAPE:
+        raise ValueError(f"observations must be uint8 of shape (B, 4, 84, 84), got {obs.dtype} {obs.shape}")
+    return obs
+
+
+def requantize(acc: np.ndarray, shift: int, act_max: int = ACT_MAX) -> np.ndarray:
+    """ReLU, round half up by ``shift`` bits, saturate to ``0..act_max``; int64 in, int64 out."""
+    r = np.maximum(acc, 0)
+    if shift > 0:
+        r = (r + (1 << (shift - 1))) >> shift
+    return np.minimum(r, act_max)
+
+
+def _conv1_patches(obs: np.ndarray) -> np.ndarray:
+    """``(B, 4, 84, 84)`` uint8 -> ``(B, 400, 256)`` float64 patches, rows (c, kh, kw)."""
+    win = sliding_window_view(obs, (8, 8), axis=(2, 3))[:, :, ::4, ::4]      # B,4,20,20,8,8
+    return np.ascontiguousarray(win.transpose(0, 2, 3, 1, 4, 5), dtype=np.float64).reshape(obs.shape[0], 400, 256)
+
+
+def _conv2_patches(a1: np.ndarray) -> np.ndarray:
+    """``(B, 20, 20, 16)`` codes -> ``(B, 81, 256)`` float64 patches, rows (c, kh, kw)."""
+    win = sliding_window_view(a1, (4, 4), axis=(1, 2))[:, ::2, ::2]          # B,9,9,16,4,4
+    return np.ascontiguousarray(win, dtype=np.float64).reshape(a1.shape[0], 81, 256)
+
+
+def weight_exponent(w: np.ndarray) -> int:
+    """Largest ``e`` with ``max|w| * 2**e <= 127`` (0 for an all-zero tensor)."""
+    m = float(np.max(np.abs(w))) if w.size else 0.0
+    if m == 0.0:
+        return 0
+    e = int(np.floor(np.log2(W_MAX / m)))
+    while m * 2.0 ** e > W_MAX:          # guard against log2 rounding
+        e -= 1
+    return e
+
+
+def quantize_weights(w: np.ndarray, e: int) -> np.ndarray:
+    """``round(w * 2**e)`` (half away from zero) clipped to ``-127..127``, int8."""
+    x = np.asarray(w, np.float64) * 2.0 ** e
+    q = np.sign(x) * np.floor(np.abs(x) + 0.5)
+    return np.clip(q, -W_MAX, W_MAX).astype(np.int8)
+
+
+def quantize_bias(b: np.ndarray, exp: int) -> np.ndarray:
+    """``round(b * 2**exp)`` as int32 (saturated)."""
+    x = np.asarray(b, np.float64) * 2.0 ** exp
+    q = np.sign(x) * np.floor(np.abs(x) + 0.5)
+    return np.clip(q, -(2 ** 31 - 1), 2 ** 31 - 1).astype(np.int32)
+
+
+def calibrated_shift(acc: np.ndarray, act_max: int = ACT_MAX) -> int:
+    """Smallest ``s >= 0`` with ``max(acc) <= act_max * 2**s`` (no saturation on the calibration set)."""
+    top = int(np.max(acc)) if acc.size else 0
+    s = 0
+    while top > act_max * (1 << s):
+        s += 1
+    return s
+
+
+def quantize(flat: np.ndarray, n_actions: int, calib_obs: np.ndarray, act_max: int = ACT_MAX) -> QuantizedPolicy:
+    """Quantise one float parameter vector (GA individual) to a :class:`QuantizedPolicy`.
+
+    Args:
+        flat: ``(n_params(n_actions),)`` float32 parameters (:mod:`host.policy` layout).
+        n_actions: number of actions ``A``.
+        calib_obs: ``(B, 4, 84, 84)`` uint8 observations of the game (``B >= 1``, e.g. 32 from
+            random play) used to choose the requantisation shifts (module doc).
+        act_max: activation ceiling, 255 (unsigned 8-bit, default) or 127 (int8).
+    Raises:
+        ValueError: wrong parameter count or observation shape.
+    """
+    flat = np.asarray(flat)
+    if flat.ndim != 1 or flat.shape[0] != n_params(n_actions):
+        raise ValueError(f"parameter vector must have shape ({n_params(n_actions)},) for {n_actions} actions, "
+                         f"got {flat.shape}")
+    calib_obs = check_obs(calib_obs)
+    if act_max not in (127, 255):
+        raise ValueError(f"act_max must be 127 or 255, got {act_max}")
+    p = {k: v.astype(np.float64) for k, v in unflatten(flat, n_actions).items()}
+    p["w1"] = p["w1"] / 255.0
+    qp = QuantizedPolicy(n_actions, *([None] * 8), 0, 0, 0, {}, act_max)
+    f_prev = 0
+    acts = None
+    b = calib_obs.shape[0]
+    shapes = [(20, 20, 16), (9, 9, 32), (256,)]
+    for layer in range(4):
+        w, bias = p[f"w{layer + 1}"], p[f"b{layer + 1}"]
+        e = weight_exponent(w)
+        setattr(qp, f"w{layer + 1}", quantize_weights(w, e))
+        setattr(qp, f"b{layer + 1}", quantize_bias(bias, e + f_prev))
+        qp.exponents[f"e{layer + 1}"] = e
+        if layer == 3:
+            break
+        acc = qp.layer_accumulators(calib_obs, layer, acts)
+        s = calibrated_shift(acc, act_max)
+        setattr(qp, f"s{layer + 1}", s)
+        f_prev = e + f_prev - s
+        qp.exponents[f"f{layer + 1}"] = f_prev
+        acts = requantize(acc, s, act_max).reshape(b, *shapes[layer])
+    _check_accumulator_bounds(qp)
+    return qp
+
+
+def _check_accumulator_bounds(qp: QuantizedPolicy) -> None:
+    """Raise if any accumulator could leave int32 (worst case over all inputs)."""
+    in_max = [255, qp.act_max, qp.act_max, qp.act_max]
+    for w, b, a in zip(qp.weights(), qp.biases(), in_max):
+        worst = np.abs(w.astype(np.int64)).sum(axis=0) * a + np.abs(b.astype(np.int64))
+        if worst.max() >= 2 ** 31:
+            raise ValueError("quantised layer could overflow its int32 accumulator")
+
+
+class QuantizedSlots:
+    """Per-slot int8 policies for a block of emulator slots, like :class:`host.policy.SlotWeights`.
+
+    :meth:`act` evaluates each slot's observation with that slot's own policy.
+    """
+
+    def __init__(self, n_slots: int, n_actions: int):
+        self.n_slots, self.n_actions = int(n_slots), int(n_actions)
+        self.policies: list[QuantizedPolicy | None] = [None] * self.n_slots
+
+    def load(self, slot: int, policy: QuantizedPolicy) -> None:
+        """Put ``policy`` into ``slot``."""
+        if policy.n_actions != self.n_actions:
+            raise ValueError(f"policy has {policy.n_actions} actions, slots expect {self.n_actions}")
+        self.policies[slot] = policy
+
+    def act(self, obs: np.ndarray, slots: np.ndarray | None = None) -> np.ndarray:
+        """Greedy actions ``(len(slots),)`` for ``obs`` ``(S, 4, 84, 84)`` (rows of ``slots``, default all)."""
+        obs = check_obs(obs)
+        idx = range(obs.shape[0]) if slots is None else [int(i) for i in slots]
+        return np.array([int(self.policies[i].act(obs[i:i + 1])[0]) for i in idx], dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cycle and resource model of an L-lane inference engine
+# ---------------------------------------------------------------------------------------------
+
+LAYER_DRAIN_CYCLES = 8        #: weight/activation read 2 + DSP48 MAC 3 + requantise 2 + write 1
+COLOUR_CLOCKS_PER_FRAME = 59_736   #: NTSC: 262 lines x 228 colour clocks
+FRAME_SKIP = 4
+BRAM36_BYTES_X9 = 4096        #: a BRAM36 as 4K x 9 holds 4096 int8 values (parity bit unused)
+ZYNQ_7045 = {"bram36": 545, "dsp": 900}   #: XC7Z045 resources (Xilinx DS190)
+
+
+def layer_dims(n_actions: int) -> list[tuple[str, int, int, int]]:
+    """``[(name, P positions, N outputs per position, K inputs per output), ...]`` of the four layers."""
+    if n_actions < 1:
+        raise ValueError(f"n_actions must be >= 1, got {n_actions}")
+    return [("conv1", 20 * 20, 16, 4 * 8 * 8), ("conv2", 9 * 9, 32, 16 * 4 * 4),
+            ("dense1", 1, 256, 9 * 9 * 32), ("dense2", 1, n_actions, 256)]
+
+
+def _check_lanes(lanes: int) -> int:
+    if not isinstance(lanes, (int, np.integer)) or lanes < 1:
+        raise ValueError(f"lanes must be a positive integer, got {lanes!r}")
+    return int(lanes)
+
+
+def inference_cycles(n_actions: int, lanes: int) -> int:
+    """Clock cycles of one inference (observation in memory -> action index) on ``lanes`` MAC lanes.
+
+    ``sum_layers P * ceil(N / L) * K + 4 * LAYER_DRAIN_CYCLES + argmax latency`` (module doc);
+    e.g. 18 actions: 16 lanes -> 185,893 cycles; 1 lane -> 2,970,149.
+    """
+    lanes = _check_lanes(lanes)
+    compute = sum(p * -(-n // lanes) * k for _, p, n, k in layer_dims(n_actions))
+    return compute + len(LAYERS) * LAYER_DRAIN_CYCLES + argmax_latency(n_actions)
+
+
+def frame_skip_period_cycles(f_mhz: float = 150.0, console_mhz: float = 150.0,
+                             frame_skip: int = FRAME_SKIP,
+                             colour_clocks_per_frame: int = COLOUR_CLOCKS_PER_FRAME) -> int:
+    """Engine cycles (at ``f_mhz``) in one frame-skip period of a console clocked at ``console_mhz``
+    colour clocks per microsecond (NTSC frame length by default)."""
+    return int(frame_skip * colour_clocks_per_frame * f_mhz / console_mhz)
+
+
+def min_lanes(n_actions: int = 18, f_mhz: float = 150.0, console_mhz: float = 150.0,
+              frame_skip: int = FRAME_SKIP) -> int:
+    """Fewest lanes whose inference fits one frame-skip period (16 for 18 actions at 150/150 MHz)."""
+    budget = frame_skip_period_cycles(f_mhz, console_mhz, frame_skip)
+    for lanes in range(1, 4097):
+        if inference_cycles(n_actions, lanes) <= budget:
+            return lanes
+    raise ValueError("no lane count fits")  # pragma: no cover
+
+
+def weight_bram36(n_actions: int, lanes: int) -> int:
+    """BRAM36 blocks holding all int8 weights, banked one lane per byte lane.
+
+    Lane ``j`` needs ``D = sum_layers ceil(N/L) * K`` weights. A BRAM36 serves ``q`` lanes as
+    ``(4096/q) x 9q`` for ``q`` in 1, 2, 4, 8 (UG473 aspect ratios up to 512 x 72); the count is
+    the best of ``ceil(L/q) * ceil(D / (4096/q))``.
+    """
+    lanes = _check_lanes(lanes)
+    depth = sum(-(-n // lanes) * k for _, _, n, k in layer_dims(n_actions))
+    return min(-(-lanes // q) * -(-depth // (BRAM36_BYTES_X9 // q)) for q in (1, 2, 4, 8))
+
+
+def activation_bram36() -> int:
+    """BRAM36 blocks of the activation buffers: conv1 out 6400 B, conv2 out 2592 B, dense1 out 256 B."""
+    return sum(-(-size // BRAM36_BYTES_X9) for size in (20 * 20 * 16, 9 * 9 * 32, 256))
+
+
+def resources(n_actions: int, lanes: int, f_mhz: float = 150.0, console_mhz: float = 150.0) -> dict:
+    """Cycle and resource figures of one engine: cycles, microseconds, fits, BRAM36, DSP.
+
+    Biases (int32) and shifts live in distributed RAM (not counted as BRAM).
+    """
+    cycles = inference_cycles(n_actions, lanes)
+    budget = frame_skip_period_cycles(f_mhz, console_mhz)
+    wb = weight_bram36(n_actions, lanes)
+    ab = activation_bram36()
+    return {"lanes": int(lanes), "f_mhz": float(f_mhz), "cycles": cycles,
+            "inference_us": cycles / f_mhz, "frame_skip_budget_cycles": budget,
+            "fits_frame_skip": cycles <= budget, "weight_bram36": wb, "activation_bram36": ab,
+            "bram36": wb + ab, "dsp": int(lanes), "weight_bytes": n_params(n_actions) - sum(
+                n for _, _, n, _ in layer_dims(n_actions))}
+
+
+def mac_count(n_actions: int) -> int:
+    """Multiply-accumulates of one forward pass, from the network's shapes (2,965,504 + 256 A)."""
+    return 20 * 20 * 16 * 256 + 9 * 9 * 32 * 256 + 2592 * 256 + 256 * n_actions
+
+
+def simulate_schedule(policy: QuantizedPolicy, obs: np.ndarray, lanes: int) -> tuple[np.ndarray, dict]:
+    """Run one observation through the engine's schedule group by group, counting everything.
+
+    The loops follow the engine literally (layer, output position, lane group; the ``K`` input
+    cycles of a group are one vector step): each group adds ``K`` cycles, ``K`` activation
+    reads, ``K * active`` weight reads and MACs. The arithmetic is the int8 model's, done in
+    the schedule's order, so the result checks that the schedule covers every MAC.
+
+    Args:
+        obs: ``(4, 84, 84)`` uint8.
+    Returns:
+        ``(action_values (A,) int64, counts)`` with counts ``cycles, macs, activation_reads,
+        weight_reads, groups``.
+    """
+    lanes = _check_lanes(lanes)
+    obs = check_obs(np.asarray(obs)[None])[0]
+    counts = {"cycles": 0, "macs": 0, "activation_reads": 0, "weight_reads": 0, "groups": 0}
+    a = obs.astype(np.int64)
+    shifts = policy.shifts() + [None]
+    for layer, ((name, npos, nout, k), w, b, s) in enumerate(
+            zip(layer_dims(policy.n_actions), policy.weights(), policy.biases(), shifts)):
+        w = w.astype(np.int64)
+        b = b.astype(np.int64)
+        out = np.zeros((npos, nout), np.int64)
+        for pos in range(npos):
+            x = _receptive_field(a, layer, pos)          # the K activations read in order
+            assert x.shape == (k,)
+            for g in range(0, nout, lanes):
+                active = min(lanes, nout - g)
+                out[pos, g:g + active] = b[g:g + active] + x @ w[:, g:g + active]
+                counts["cycles"] += k
+                counts["activation_reads"] += k
+                counts["weight_reads"] += k * active
+                counts["macs"] += k * active
+                counts["groups"] += 1
+        counts["cycles"] += LAYER_DRAIN_CYCLES
+        if s is None:
+            values = out[0]
+        else:
+            a = requantize(out, s, policy.act_max)
+            a = a.reshape((20, 20, 16) if layer == 0 else (9, 9, 32) if layer == 1 else (256,))
+    counts["cycles"] += argmax_latency(policy.n_actions)
+    return values, counts
+
+
+def _receptive_field(a: np.ndarray, layer: int, pos: int) -> np.ndarray:
+    """Inputs of output position ``pos`` in the order the engine reads them (weight row order)."""
+    if layer == 0:                       # a: (4, 84, 84); rows (c, kh, kw)
+        y, x = divmod(pos, 20)
+        return a[:, 4 * y:4 * y + 8, 4 * x:4 * x + 8].reshape(-1)
+    if layer == 1:                       # a: (20, 20, 16); rows (c, kh, kw)
+        y, x = divmod(pos, 9)
+        return a[2 * y:2 * y + 4, 2 * x:2 * x + 4, :].transpose(2, 0, 1).reshape(-1)
+    return a.reshape(-1)                 # dense: (y, x, c) order
+
+
+def lanes_table(n_actions: int = 18, f_mhz: float = 150.0, lanes=(1, 2, 4, 8, 12, 16, 24, 32, 64)) -> str:
+    """Text table of :func:`resources` for several lane counts (``python -m hls_models.policy_int8``)."""
+    rows = [f"engine model, {n_actions} actions, {f_mhz:g} MHz, frame-skip budget "
+            f"{frame_skip_period_cycles(f_mhz)} cycles ({FRAME_SKIP} NTSC frames at 150 MHz console)",
+            f"{'lanes':>5} {'cycles':>9} {'us':>8} {'fits':>5} {'BRAM36(w+act)':>14} {'DSP':>4}"]
+    for lanes in lanes:
+        r = resources(n_actions, lanes, f_mhz)
+        rows.append(f"{lanes:>5} {r['cycles']:>9} {r['inference_us']:>8.1f} {str(r['fits_frame_skip']):>5} "
+                    f"{r['bram36']:>9} ({r['weight_bram36']}+{r['activation_bram36']}) {r['dsp']:>4}")
+    rows.append(f"fewest lanes that fit: {min_lanes(n_actions, f_mhz)}")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(lanes_table())
