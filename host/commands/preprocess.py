@@ -108,3 +108,93 @@ def record_observations(game: str, n_obs: int, seed: int = 0) -> np.ndarray:
     """
     screens, _, fmt = record_screens(game, n_obs * FRAME_SKIP, seed)
     return model_observations(screens, fmt)
+
+
+def run_preprocess(game: str, frames: int, seed: int, rtl: bool) -> dict:
+    """Compute the figures of ``nc2600 preprocess`` (see module doc); returns a dict."""
+    import time
+    from hls_models import preprocess
+    from hls_models.palette import to_grey
+    if frames < FRAME_SKIP:
+        raise UserError(f"--frames must be at least {FRAME_SKIP} (one frame-skip period), got {frames}")
+    screens, ale_grey, fmt = record_screens(game, frames, seed)
+    height = screens.shape[1]
+    grey = to_grey(screens, fmt)
+    stacks = model_observations(screens, fmt)
+    max_diff = 0.0
+    for n, t in enumerate(range(FRAME_SKIP - 1, FRAME_SKIP * len(stacks), FRAME_SKIP)):
+        ref = preprocess.float_reference(ale_grey[t - 1], ale_grey[t])
+        max_diff = max(max_diff, float(np.abs(stacks[n][-1].astype(np.float64) - ref).max()))
+    result = {"game": game, "display": fmt, "screen_height": int(height), "frames": int(frames),
+              "observations": int(len(stacks)), "max_abs_diff_vs_float": round(max_diff, 6),
+              "rtl_mismatched_pixels": None, "latency_cycles": None}
+    if rtl:
+        from hw.preprocessor import LATENCY_CYCLES
+        from hw.preprocessor_harness import PreprocessorRTL
+        sim = PreprocessorRTL(height, fmt)
+        sim.clear()
+        mismatched, latencies, n = 0, [], 0
+        start_cycles, start = sim.cycles, time.perf_counter()
+        for t in range(FRAME_SKIP * len(stacks)):
+            push = t % FRAME_SKIP == FRAME_SKIP - 1
+            lat = sim.feed_frame(screens[t], push)
+            if push:
+                latencies.append(-1 if lat is None else lat)
+                mismatched += int((sim.read_stack() != stacks[n]).sum())
+                n += 1
+        elapsed = time.perf_counter() - start
+        result["rtl_mismatched_pixels"] = mismatched
+        result["latency_cycles"] = max(latencies) if len(set(latencies)) == 1 else latencies
+        result["latency_expected_cycles"] = LATENCY_CYCLES
+        result["rtl_sync_error"] = sim.sync_error
+        result["rtl_cycles_per_s"] = round((sim.cycles - start_cycles) / elapsed)
+        sim.close()
+    return result
+
+
+def passed(result: dict) -> bool:
+    """Exit-0 rule: within one grey level of the float reference; with RTL, exact and on time."""
+    ok = result["max_abs_diff_vs_float"] <= 1.0
+    if result["rtl_mismatched_pixels"] is not None:
+        ok = ok and result["rtl_mismatched_pixels"] == 0 and not result["rtl_sync_error"] \
+            and result["latency_cycles"] == result["latency_expected_cycles"]
+    return ok
+
+
+def _main(args) -> int:
+    result = run_preprocess(args.game, args.frames, args.seed, args.rtl)
+    ok = passed(result)
+    if args.json:
+        print(json.dumps({**result, "passed": ok}))
+    else:
+        print(f"game                   {result['game']} ({result['display']}, {result['screen_height']} x 160)")
+        print(f"frames                 {result['frames']} ({result['observations']} observations, frame skip {FRAME_SKIP})")
+        print(f"max_abs_diff_vs_float  {result['max_abs_diff_vs_float']:.3f} grey levels")
+        if result["rtl_mismatched_pixels"] is None:
+            print("rtl_mismatched_pixels  - (use --rtl)")
+            print("latency_cycles         -")
+        else:
+            print(f"rtl_mismatched_pixels  {result['rtl_mismatched_pixels']} "
+                  f"(of {result['observations'] * 4 * 84 * 84} stack pixels read back)")
+            print(f"latency_cycles         {result['latency_cycles']} (last visible pixel -> obs_valid; "
+                  f"expected {result['latency_expected_cycles']})")
+            print(f"rtl speed              {result['rtl_cycles_per_s'] / 1e6:.2f} M colour clocks/s (Verilator)")
+        print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+def register(subparsers, groups) -> None:
+    """Add ``nc2600 preprocess``."""
+    import argparse
+    p = subparsers.add_parser(
+        "preprocess", help="check the frame preprocessor model (and RTL) against ALE frames",
+        description="Run ale-py with random actions, preprocess its frames with the integer model "
+                    "(and with --rtl the streaming RTL in Verilator); report the difference to a float "
+                    "reference, RTL mismatches and the obs_valid latency. Exit 0 only if all agree.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--game", required=True, metavar="NAME", help="ALE game id, e.g. pong (see `nc2600 games`)")
+    p.add_argument("--frames", type=positive_int, default=200, metavar="N", help="emulated frames (frame skip 1)")
+    p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="seed of the random actions")
+    p.add_argument("--rtl", action="store_true", help="also run the preprocessor RTL in Verilator")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_main)
