@@ -201,6 +201,14 @@ def fixed_workload(frames: list[int] | np.ndarray, steps: list[int] | np.ndarray
     return _build(rows, source="fixed lengths", population=len(frames))
 
 
+def generations_workload(frames_per_generation: list[list[int]]) -> Workload:
+    """One train phase per generation with the given frame counts, no steps, no no-op starts
+    (for hand-worked cases): ``[[3000, 1000], [1000, 3000]]`` is two generations of two."""
+    rows = [(g, 0, i, 0, int(f), 0, 0) for g, frames in enumerate(frames_per_generation)
+            for i, f in enumerate(frames)]
+    return _build(rows, source="fixed lengths", population=max(len(f) for f in frames_per_generation))
+
+
 _REQUIRED = {"generation": int, "individual": int, "episode": int, "kind": str, "frames": int,
              "steps": int, "reset_frames": int}
 

@@ -1,0 +1,139 @@
+"""Faults: every evaluation is accepted exactly once, whatever fails and when."""
+import numpy as np
+import pytest
+
+from mesh_sim.faults import Fault, parse_faults, random_faults
+from mesh_sim.links import LinkParams
+from mesh_sim.node import NodeParams
+from mesh_sim.sim import FabricSim, SimConfig, report
+from mesh_sim.topology import MeshTopology
+from mesh_sim.workload import EpisodeDistribution, fixed_workload, synthetic_workload
+
+SMALL = MeshTopology(cards=4)          # 6 x 6 x 3 = 108 nodes, 104 workers, 208 slots
+F = 59736 / 150e6
+
+
+def small_workload(seed, population=260, generations=2):
+    return synthetic_workload(population, generations, elite_candidates=5, elite_episodes=6,
+                              distribution=EpisodeDistribution("uniform:50:600"), seed=seed)
+
+
+def check_exactly_once(r, wl):
+    assert r["lost_evaluations"] == 0
+    assert r["duplicated_evaluations"] == 0
+    assert r["frames"] == int(wl.frames.sum())
+
+
+@pytest.mark.parametrize("schedule", ["static", "pull", "async"])
+def test_exactly_once_under_random_faults(schedule):
+    # property over seeded random cases: 6 fault plans x each schedule
+    hit = 0
+    for seed in range(6):
+        wl = small_workload(seed)
+        rng = np.random.default_rng(seed)
+        k, l = int(rng.integers(0, 25)), int(rng.integers(0, 40))
+        faults = random_faults(SMALL, k, l, seed, window_s=1.2)
+        r = FabricSim(SMALL, wl, config=SimConfig(schedule=schedule), faults=faults).run()
+        check_exactly_once(r, wl)
+        assert r["slots_alive_at_end"] <= SMALL.n_slots - 2 * k + 2 * sum(
+            1 for f in faults if f.kind == "node" and f.a in SMALL.io_nodes)
+        hit += r["requeued_evaluations"] > 0
+    assert hit >= 3  # the faults really destroyed running or finished work
+
+
+def test_exactly_once_hypothesis():
+    hyp = pytest.importorskip("hypothesis")
+    st = hyp.strategies
+
+    @hyp.settings(max_examples=25, deadline=None)
+    @hyp.given(seed=st.integers(0, 10_000), k=st.integers(0, 30), l=st.integers(0, 60),
+               schedule=st.sampled_from(["static", "pull", "async"]), window=st.floats(0.05, 2.0))
+    def prop(seed, k, l, schedule, window):
+        wl = small_workload(seed, population=120)
+        faults = random_faults(SMALL, k, l, seed, window_s=window)
+        r = FabricSim(SMALL, wl, config=SimConfig(schedule=schedule), faults=faults).run()
+        check_exactly_once(r, wl)
+
+    prop()
+
+
+def test_failed_node_work_is_requeued_by_hand():
+    # one card: entry node 0 and workers 1, 2 in a 3 x 1 x 1 strip, one instance each
+    topo = MeshTopology(cards=1, nodes_per_card=3, instances_per_node=1)
+    assert topo.shape == (3, 1, 1)
+    links = LinkParams(latency_s=1e-6, bandwidth_Bps=1e15, header_bytes=0, host_latency_s=0.0,
+                       host_bandwidth_Bps=1e18)
+    node = NodeParams(inference_cycles=0, ale_reset_frames=0, weight_load_s=0.0)
+    wl = fixed_workload([1000, 3000])
+    # slot 0 on node 1 runs episode 0 and then idles; slot 1 on node 2 (2 hops from the
+    # entry: genomes at 2 us, request at 4 us, reply at 6 us) runs episode 1 and fails
+    t_fail = 2000 * F
+    cfg = SimConfig(schedule="pull", host_select_s=0.0, dispatch_s=0.0, detect_s=0.01)
+    r = FabricSim(topo, wl, node, links, cfg, [Fault(t_fail, "node", 2)]).run()
+    assert r["lost_evaluations"] == 0 and r["duplicated_evaluations"] == 0
+    assert r["requeued_evaluations"] == 1 and r["nodes_failed"] == 1
+    # the re-queued episode goes to idle node 1 at t_fail + 10 ms (reply 1 us), runs 3000 F,
+    # result 1 us
+    assert r["makespan_s"] == pytest.approx(t_fail + 0.01 + 1e-6 + 3000 * F + 1e-6, rel=1e-9)
+    assert r["time_fractions"]["fault_lost_work"] == pytest.approx(
+        (t_fail - 6e-6) / (2 * r["makespan_s"]), rel=1e-9)
+    assert r["time_fractions"]["fault_dead_slots"] == pytest.approx(
+        (r["makespan_s"] - t_fail) / (2 * r["makespan_s"]), rel=1e-9)
+
+
+def test_static_results_held_in_a_failed_node_are_run_again():
+    # static: the node that fails has finished episodes whose results wait for the reduction tree
+    topo = MeshTopology(cards=1, nodes_per_card=3, instances_per_node=1)
+    wl = fixed_workload([100, 100, 100, 5000])  # node 1: eps 0, 2; node 2: eps 1, 3
+    r = FabricSim(topo, wl, config=SimConfig(schedule="static"), faults=[Fault(1000 * F, "node", 2)]).run()
+    # node 2 had finished ep 1 (held for the gather) and was running ep 3: both re-run
+    assert r["requeued_evaluations"] == 2
+    assert r["lost_evaluations"] == 0 and r["duplicated_evaluations"] == 0
+
+
+def test_cut_off_node_counts_as_failed_and_links_reroute():
+    # fail every link of worker node 7 (coordinate (1,1,0) of a 6x6x3 mesh): it is cut off
+    n = 7
+    faults = [Fault(0.3, "link", min(n, m), max(n, m)) for m in SMALL.neighbours(n)]
+    faults += [Fault(0.1, "link", 13, 14), Fault(0.2, "link", 1, 2)]
+    wl = small_workload(3)
+    for schedule in ("static", "pull", "async"):
+        r = FabricSim(SMALL, wl, config=SimConfig(schedule=schedule), faults=faults).run()
+        check_exactly_once(r, wl)
+        assert r["nodes_failed"] == 1 and r["slots_alive_at_end"] == SMALL.n_slots - 2
+
+
+def test_all_workers_failed_reports_lost_evaluations():
+    topo = MeshTopology(cards=1, nodes_per_card=2)
+    wl = fixed_workload([1000, 1000, 1000])
+    r = FabricSim(topo, wl, faults=[Fault(0.1, "node", 1)]).run()
+    assert r["lost_evaluations"] == 3 and r["slots_alive_at_end"] == 0
+
+
+def test_invariant_counter_detects_loss_and_duplication():
+    topo = MeshTopology(cards=1, nodes_per_card=3)
+    wl = fixed_workload([100, 200, 300])
+    sim = FabricSim(topo, wl)
+    r = sim.run()
+    assert (r["lost_evaluations"], r["duplicated_evaluations"]) == (0, 0)
+    sim.accept_log.append(sim.accept_log[0])      # an evaluation accepted twice
+    assert report(sim)["duplicated_evaluations"] == 1
+    sim.accept_log = [e for e in sim.accept_log if e != 2]   # one never accepted
+    assert report(sim)["lost_evaluations"] == 1
+
+
+def test_fault_plans():
+    f = parse_faults("node:17@2.5, link:3-4@1.0", SMALL)
+    assert f == [Fault(1.0, "link", 3, 4), Fault(2.5, "node", 17)]
+    for bad in ("node:0@1", "node:999@1", "link:0-7@1", "node:5@-1", "disk:3@1", "node:3",
+                "node:3@1,node:3@2"):
+        with pytest.raises(ValueError):
+            parse_faults(bad, SMALL)
+    a = random_faults(SMALL, 10, 20, seed=4, window_s=3.0)
+    assert a == random_faults(SMALL, 10, 20, seed=4, window_s=3.0)
+    assert len({x.a for x in a if x.kind == "node"}) == 10 and all(0 <= x.time_s < 3.0 for x in a)
+    assert SMALL.entry_node not in {x.a for x in a if x.kind == "node"}
+    with pytest.raises(ValueError, match="more|only"):
+        random_faults(SMALL, SMALL.n_nodes, 0, 0, 1.0)
+    with pytest.raises(ValueError):
+        random_faults(SMALL, 0, SMALL.n_links + 1, 0, 1.0)
