@@ -56,14 +56,16 @@ def _rule_constants(rule) -> list[int]:
     return sorted(vals)
 
 
-def verify_game(rule, frames: int, seed: int, max_episode_frames: int, poke: float = 0.0) -> dict:
+def verify_game(rule, frames: int, seed: int, max_episode_frames: int, poke: float = 0.0,
+                mode: int | None = None, difficulty: int | None = None) -> dict:
     """Run ALE and the rule side by side for ``frames`` frames; return the counts.
 
     ``poke`` > 0 also writes, before that fraction of the frames, one RAM byte the rule
     watches (``setRAM``) with a value the rule compares against (or a random byte), so
     that rarely reached branches (game over of a chess game, score wrap) are exercised;
     ALE's settings and the rule still see the same RAM after each frame, so the
-    comparison stays exact.
+    comparison stays exact.  ``mode`` / ``difficulty`` select a game mode and difficulty
+    switch setting (default: ALE's, the rule's ``default_mode`` and 0).
 
     Returns a dict with ``game, frames, episodes, game_overs, reward_mismatches,
     terminal_mismatches, lives_mismatches, first_mismatch`` (a short text or None),
@@ -80,11 +82,15 @@ def verify_game(rule, frames: int, seed: int, max_episode_frames: int, poke: flo
     ale.setFloat("repeat_action_probability", 0.0)
     ale.setInt("frame_skip", 1)
     ale.loadROM(roms.get_rom_path(rule.name))
+    if mode is not None:
+        ale.setMode(mode)
+    if difficulty is not None:
+        ale.setDifficulty(difficulty)
     actions = ale.getMinimalActionSet()
     rng = np.random.default_rng(seed)
     read_x = _xram_reader() if rule.uses_xram else (lambda _ale: None)
 
-    state = RuleState(rule)
+    state = RuleState(rule, mode)
     counts = {"reward": 0, "terminal": 0, "lives": 0}
     first = None
 
@@ -139,9 +145,9 @@ def verify_game(rule, frames: int, seed: int, max_episode_frames: int, poke: flo
 
 
 def _run_one(job):
-    rule_name, frames, seed, max_ep, poke = job
+    rule_name, frames, seed, max_ep, poke, mode, difficulty = job
     from hls_models.game_rules import load_rules
-    return verify_game(load_rules()[rule_name], frames, seed, max_ep, poke)
+    return verify_game(load_rules()[rule_name], frames, seed, max_ep, poke, mode, difficulty)
 
 
 def run(args) -> int:
@@ -164,7 +170,14 @@ def run(args) -> int:
     else:
         raise UserError("give --game NAME (repeatable), --sample or --all")
 
-    jobs = [(n, args.frames, args.seed, args.max_episode_frames, args.poke) for n in names]
+    for n in names:
+        if args.mode is not None and args.mode not in rules[n].modes:
+            raise UserError(f"mode {args.mode} is not available for {n} (modes: {', '.join(map(str, rules[n].modes))})")
+        if args.difficulty is not None and args.difficulty not in rules[n].difficulties:
+            raise UserError(f"difficulty {args.difficulty} is not available for {n} "
+                            f"(difficulties: {', '.join(map(str, rules[n].difficulties))})")
+    jobs = [(n, args.frames, args.seed, args.max_episode_frames, args.poke, args.mode, args.difficulty)
+            for n in names]
     results = []
     show = not args.json
     if show:
@@ -221,6 +234,10 @@ def register(subparsers, groups) -> None:
     p.add_argument("--poke", type=probability, default=0.0, metavar="P",
                    help="fraction of frames before which one watched RAM byte is overwritten (setRAM) to reach rare "
                         "branches such as game over; 0 for plain random play")
+    p.add_argument("--mode", type=non_negative_int, default=None, metavar="M",
+                   help="game mode (default: ALE's default mode of each game)")
+    p.add_argument("--difficulty", type=non_negative_int, default=None, metavar="D",
+                   help="difficulty switch setting (default: ALE's, 0)")
     p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="games checked in parallel")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)

@@ -25,21 +25,26 @@ CASES = {
 }
 
 
-def _ale(game):
+def _ale(game, mode=None):
     from ale_py import ALEInterface, LoggerMode, roms
     ALEInterface.setLoggerMode(LoggerMode.Error)
     ale = ALEInterface()
     ale.setFloat("repeat_action_probability", 0.0)
     ale.loadROM(roms.get_rom_path(game))
+    if mode is not None:
+        ale.setMode(mode)
+        ale.reset_game()
     return ale
 
 
-@pytest.mark.parametrize("game", sorted(CASES))
-def test_rare_game_over_branch_matches_ale(game):
+@pytest.mark.parametrize("game, mode, expect_reward", [(g, None, None) for g in sorted(CASES)]
+                         + [("video_checkers", 1, 1), ("video_checkers", 11, -1)])
+def test_rare_game_over_branch_matches_ale(game, mode, expect_reward):
+    """Mode 11 is reverse checkers: losing every piece of the other side costs a point."""
     pre_frames, writes = CASES[game]
-    ale = _ale(game)
+    ale = _ale(game, mode)
     noop = ale.getMinimalActionSet()[0]
-    state = RuleState(load_rules()[game])
+    state = RuleState(load_rules()[game], mode)
     ale.reset_game()
     assert state.reset(ale.getRAM())[1:] == (ale.game_over(), ale.lives())
     for _ in range(pre_frames):
@@ -54,3 +59,5 @@ def test_rare_game_over_branch_matches_ale(game):
         if ale.game_over():
             break
     assert ale.game_over(), f"{game}: the write did not reach ALE's game over"
+    if expect_reward is not None:
+        assert reward == expect_reward

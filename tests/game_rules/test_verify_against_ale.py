@@ -70,3 +70,15 @@ def test_every_game_matches_ale_for_20000_frames(game):
     """The full check (`nc2600 games verify --all`), one game per test; about 4 minutes in all."""
     res = verify_game(load_rules()[game], frames=20000, seed=0, max_episode_frames=18000)
     assert (res["reward_mismatches"], res["terminal_mismatches"], res["lives_mismatches"]) == (0, 0, 0), res
+
+
+def test_cli_mode_not_available_is_one_line_exit_2():
+    proc = _nc2600("games", "verify", "--game", "breakout", "--mode", "3")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "nc2600: error: mode 3 is not available for breakout (modes: 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44)"]
+
+
+def test_non_default_mode_matches_ale():
+    res = verify_game(load_rules()["breakout"], frames=2000, seed=5, max_episode_frames=2000, mode=12, difficulty=1)
+    assert (res["reward_mismatches"], res["terminal_mismatches"], res["lives_mismatches"]) == (0, 0, 0), res
