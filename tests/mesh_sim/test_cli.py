@@ -1,0 +1,59 @@
+"""`nc2600 mesh` and `nc2600 bench mesh` through the CLI entry point (in-process)."""
+import json
+
+import pytest
+
+from host.cli import main
+
+
+def run_cli(capsys, *argv):
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_mesh_json_fields(capsys):
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "200", "--elite-episodes", "5")
+    assert rc == 0, err
+    rep = json.loads(out)
+    for k in ("projected_fps", "ceiling_fps", "utilization", "lost_evaluations", "duplicated_evaluations",
+              "sim_wall_s", "generations_per_hour", "time_fractions", "gap_fps"):
+        assert k in rep
+    assert rep["topology"]["nodes"] == 432 and rep["topology"]["instances"] == 832
+    assert rep["instance"]["inference_source"]
+    assert rep["lost_evaluations"] == 0 and rep["duplicated_evaluations"] == 0
+    assert rep["evaluations"] == 200 + 10 * 5
+
+
+def test_mesh_faults_and_out_file(capsys, tmp_path):
+    out_file = tmp_path / "mesh.json"
+    rc, out, err = run_cli(capsys, "mesh", "--schedule", "pull", "--population", "300", "--fail-nodes", "8",
+                           "--fail-links", "12", "--fault-seed", "3", "--out", str(out_file))
+    assert rc == 0, err
+    assert "lost_evaluations 0, duplicated_evaluations 0" in out
+    rep = json.loads(out_file.read_text())
+    assert rep["nodes_failed"] >= 8 and rep["faults"]["fault_free_fps"] >= rep["projected_fps"]
+    assert [p.name for p in tmp_path.iterdir()] == ["mesh.json"]  # no temp file left behind
+
+
+@pytest.mark.parametrize("argv", [
+    ["--mesh", "10x10x3"], ["--mesh", "12x12"], ["--cards", "-1"], ["--population", "0"],
+    ["--fail-nodes", "500"], ["--fail-links", "5000"], ["--run", "/nonexistent/run"],
+    ["--episode-steps", "weird"], ["--faults", "node:0@1"], ["--schedule", "random"],
+    ["--clock-mhz", "-5"], ["--nodes-per-card", "27", "--mesh", "12x12x4"],
+])
+def test_bad_input_is_one_line_exit_2(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        rc = main(["mesh", *argv])
+        raise SystemExit(rc)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_unreadable_run_file_exit_2(capsys, tmp_path):
+    (tmp_path / "episodes.jsonl").write_text("{broken\n")
+    rc, out, err = run_cli(capsys, "mesh", "--run", str(tmp_path))
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "not JSON" in err
+    rc, out, err = run_cli(capsys, "mesh", "--out", str(tmp_path / "no" / "dir.json"), "--population", "10")
+    assert rc == 2

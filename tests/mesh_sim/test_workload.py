@@ -1,0 +1,106 @@
+"""Workloads: a launcher run directory replayed, the default distribution, bad input."""
+import json
+
+import numpy as np
+import pytest
+
+from mesh_sim.project import MeshOptions, project_run, simulate
+from mesh_sim.workload import EpisodeDistribution, load_run, synthetic_workload
+
+F = 59736 / 150e6
+
+
+def write_run(path, records, config=None):
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(json.dumps(config or {"game": "pong", "population": 3, "frame_skip": 4,
+                                                           "episode_frames": 20000}))
+    (path / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return str(path)
+
+
+def rec(g, i, e, kind, frames, steps, reset=40):
+    return {"generation": g, "individual": i, "episode": e, "kind": kind, "frames": frames, "steps": steps,
+            "return": -21.0, "reset_frames": reset}
+
+
+RECORDS = [rec(0, 0, 0, "train", 3040, 750), rec(0, 1, 0, "train", 4040, 1000), rec(0, 2, 0, "train", 840, 200),
+           rec(0, 1, 0, "elite", 4040, 1000), rec(0, 1, 1, "elite", 2040, 500),
+           rec(1, 0, 0, "train", 1040, 250), rec(1, 1, 0, "train", 2040, 500), rec(1, 2, 0, "train", 440, 100),
+           rec(1, 2, 0, "test", 4040, 1000)]
+
+
+def test_load_run_phases(tmp_path):
+    wl = load_run(write_run(tmp_path / "run", RECORDS))
+    assert wl.n_evaluations == 9 and wl.n_generations == 2 and wl.game == "pong"
+    kinds = [sorted({wl.key(e)[1] for e in p}) for p in wl.phases]
+    assert kinds == [["train"], ["elite"], ["train"], ["test"]]
+    assert [len(p) for p in wl.phases] == [3, 2, 3, 1]
+    assert int(wl.frames.sum()) == sum(r["frames"] for r in RECORDS)
+    assert load_run(str(tmp_path / "run"), generations=1).n_evaluations == 5
+
+
+def test_project_run_replays_the_recorded_lengths(tmp_path):
+    run = write_run(tmp_path / "run", RECORDS)
+    out = project_run(run)
+    assert set(out) >= {"projected_fabric_fps", "projected_fabric_wall_s"}
+    # 832 slots, at most 3 evaluations per phase: each phase lasts its longest episode
+    # (+ 68 reset frames, no inference stall, weight load, messages); the run cannot be faster
+    # than the sum of the phases' longest episodes
+    longest = (4040 + 68) * F + (4040 + 68) * F + (2040 + 68) * F + (4040 + 68) * F
+    assert longest < out["projected_fabric_wall_s"] < longest + 0.05
+    assert out["projected_fabric_fps"] == pytest.approx(sum(r["frames"] for r in RECORDS)
+                                                        / out["projected_fabric_wall_s"])
+
+
+@pytest.mark.parametrize("content, msg", [
+    ("not json\n", "not JSON"),
+    (json.dumps({"generation": 0}) + "\n", "missing"),
+    (json.dumps(rec(0, 0, 0, "warmup", 10, 2)) + "\n", "kind"),
+    (json.dumps(rec(0, 0, 0, "train", -1, 2)) + "\n", "negative"),
+    (json.dumps(rec(0, 0, 0, "train", 10, 2)) + "\n" + json.dumps(rec(0, 0, 0, "train", 10, 2)) + "\n", "twice"),
+    ("", "no episode"),
+])
+def test_bad_run_files(tmp_path, content, msg):
+    d = tmp_path / "bad"
+    d.mkdir()
+    (d / "episodes.jsonl").write_text(content)
+    with pytest.raises(ValueError, match=msg):
+        load_run(str(d))
+
+
+def test_missing_and_unreadable_run(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        load_run(str(tmp_path / "nope"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="not found"):
+        load_run(str(tmp_path / "empty"))
+    d = tmp_path / "binary"
+    d.mkdir()
+    (d / "episodes.jsonl").write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(ValueError):
+        load_run(str(d))
+
+
+def test_default_distribution_statistics():
+    dist = EpisodeDistribution()
+    steps = dist.sample_steps(np.random.default_rng(0), 200_000, 5000)
+    # log-normal median 2500, sigma 0.8, cut at 5000: P(cap) = P(Z > ln 2 / 0.8) = 0.193
+    assert (steps == 5000).mean() == pytest.approx(0.193, abs=0.005)
+    assert np.median(steps) == pytest.approx(2500, rel=0.02)
+    noops = dist.sample_noops(np.random.default_rng(0), 100_000)
+    assert noops.min() == 1 and noops.max() == 30
+    wl = synthetic_workload(1000, 2, seed=1)
+    # per generation 1000 train + 10 x 30 elite evaluations
+    assert wl.n_evaluations == 2 * 1300 and [len(p) for p in wl.phases] == [1000, 300, 1000, 300]
+    assert (wl.frames == (wl.steps * 4 + wl.reset_frames)).all()
+    for bad in ("fixed:0", "uniform:5:1", "lognormal:0:1", "gamma:1:2", "fixed:x"):
+        with pytest.raises(ValueError):
+            EpisodeDistribution(bad)
+
+
+def test_bad_options():
+    for kw in ({"cards": 0}, {"population": -1}, {"clock_mhz": 0.0}, {"inference": "magic"},
+               {"elite_candidates": 2000}, {"mesh": (10, 10, 3)}, {"fail_nodes": 432},
+               {"faults": "node:3@1", "fail_nodes": 1}):
+        with pytest.raises(ValueError):
+            simulate(MeshOptions(**kw))
