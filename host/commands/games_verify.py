@@ -137,7 +137,7 @@ def verify_game(rule, frames: int, seed: int, max_episode_frames: int, poke: flo
                 ep_frames = 0
                 start_episode(f + 1)
     return {
-        "game": rule.name, "frames": frames, "episodes": episodes, "game_overs": game_overs,
+        "game": rule.name, "mode": state.mode, "frames": frames, "episodes": episodes, "game_overs": game_overs,
         "reward_mismatches": counts["reward"], "terminal_mismatches": counts["terminal"],
         "lives_mismatches": counts["lives"], "first_mismatch": first,
         "seconds": round(time.perf_counter() - t0, 2),
@@ -170,24 +170,30 @@ def run(args) -> int:
     else:
         raise UserError("give --game NAME (repeatable), --sample or --all")
 
+    if args.all_modes and args.mode is not None:
+        raise UserError("give --mode M or --all-modes, not both")
     for n in names:
         if args.mode is not None and args.mode not in rules[n].modes:
             raise UserError(f"mode {args.mode} is not available for {n} (modes: {', '.join(map(str, rules[n].modes))})")
         if args.difficulty is not None and args.difficulty not in rules[n].difficulties:
             raise UserError(f"difficulty {args.difficulty} is not available for {n} "
                             f"(difficulties: {', '.join(map(str, rules[n].difficulties))})")
-    jobs = [(n, args.frames, args.seed, args.max_episode_frames, args.poke, args.mode, args.difficulty)
-            for n in names]
+    if args.all_modes:
+        jobs = [(n, args.frames, args.seed, args.max_episode_frames, args.poke, m, args.difficulty)
+                for n in names for m in rules[n].modes]
+    else:
+        jobs = [(n, args.frames, args.seed, args.max_episode_frames, args.poke, args.mode, args.difficulty)
+                for n in names]
     results = []
     show = not args.json
     if show:
-        hdr = f"{'game':<20} {'frames':>7} {'episodes':>8} {'game_overs':>10} {'reward_mm':>9} {'terminal_mm':>11} {'lives_mm':>8}"
+        hdr = f"{'game':<20} {'mode':>4} {'frames':>7} {'episodes':>8} {'game_overs':>10} {'reward_mm':>9} {'terminal_mm':>11} {'lives_mm':>8}"
         print(hdr, flush=True)
 
     def emit(res):
         results.append(res)
         if show:
-            line = (f"{res['game']:<20} {res['frames']:>7} {res['episodes']:>8} {res['game_overs']:>10} "
+            line = (f"{res['game']:<20} {res['mode']:>4} {res['frames']:>7} {res['episodes']:>8} {res['game_overs']:>10} "
                     f"{res['reward_mismatches']:>9} {res['terminal_mismatches']:>11} {res['lives_mismatches']:>8}")
             if res["first_mismatch"]:
                 line += f"  first: {res['first_mismatch']}"
@@ -205,12 +211,12 @@ def run(args) -> int:
     bad = [r for r in results if r["reward_mismatches"] or r["terminal_mismatches"] or r["lives_mismatches"]]
     if args.json:
         json.dump({"frames_per_game": args.frames, "seed": args.seed, "poke": args.poke, "games": results,
-                   "games_with_mismatches": [r["game"] for r in bad], "ok": not bad}, sys.stdout, indent=1)
+                   "games_with_mismatches": sorted({r["game"] for r in bad}), "ok": not bad}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         total = sum(r["frames"] for r in results)
-        print(f"{len(results)} games, {total} frames, {len(bad)} with mismatches"
-              + (": " + ", ".join(r["game"] for r in bad) if bad else ""))
+        print(f"{len(results)} runs, {len(set(r['game'] for r in results))} games, {total} frames, "
+              f"{len(bad)} with mismatches" + (": " + ", ".join(f"{r['game']}:{r['mode']}" for r in bad) if bad else ""))
     return 1 if bad else 0
 
 
@@ -235,9 +241,11 @@ def register(subparsers, groups) -> None:
                    help="fraction of frames before which one watched RAM byte is overwritten (setRAM) to reach rare "
                         "branches such as game over; 0 for plain random play")
     p.add_argument("--mode", type=non_negative_int, default=None, metavar="M",
-                   help="game mode (default: ALE's default mode of each game)")
+                   help="game mode; None: each game's ALE default mode")
+    p.add_argument("--all-modes", action="store_true",
+                   help="check every game mode of each selected game (--frames each)")
     p.add_argument("--difficulty", type=non_negative_int, default=None, metavar="D",
-                   help="difficulty switch setting (default: ALE's, 0)")
+                   help="difficulty switch setting; None: ALE's default, 0")
     p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="games checked in parallel")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
