@@ -32,7 +32,7 @@ def test_metadata_matches_ale():
     from ale_py import Action, ALEInterface, LoggerMode, roms
     ALEInterface.setLoggerMode(LoggerMode.Error)
     rules = load_rules()
-    for name in ("breakout", "pong", "video_checkers", "backgammon", "klax", "pitfall2", "robotank"):
+    for name in sorted(rules):
         ale = ALEInterface()
         ale.loadROM(roms.get_rom_path(name))
         rule = rules[name]
