@@ -61,7 +61,7 @@ class LinkParams:
     header_bytes: int = 32
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Message:
     """A message under way: its route, and its arrival/departure time at each route node.
 
