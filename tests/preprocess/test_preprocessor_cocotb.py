@@ -1,4 +1,4 @@
-"""Runs the cocotb testbench of the committed rtl/preprocessor.v in Verilator on 3 pong frames."""
+"""Runs the cocotb testbench of the committed rtl/preprocessor.v in Verilator on 3 mid-game pong frames."""
 from __future__ import annotations
 
 import os
@@ -14,8 +14,13 @@ def test_cocotb_preprocessor(monkeypatch, tmp_path):
     runner_mod = pytest.importorskip("cocotb_tools.runner")
     from host.commands.preprocess import record_screens
     from hw.verilator_build import verilator_env
-    screens, _, fmt = record_screens("pong", 3, seed=11)
+    from hls_models import preprocess as pp
+    from hls_models.palette import to_grey
+    screens, _, fmt = record_screens("pong", 60, seed=11)
+    screens = screens[-3:]                  # mid-game: the ball moves, so the flicker max matters
     assert fmt == "NTSC" and screens.shape[1] == 210
+    grey = to_grey(screens)
+    assert not np.array_equal(pp.observe(grey[1], grey[2]), pp.observe(grey[2], grey[2]))
     np.save(tmp_path / "frames.npy", screens)
     for key in ("VERILATOR_ROOT", "PATH"):
         monkeypatch.setenv(key, verilator_env()[key])
