@@ -207,3 +207,48 @@ class Cpu6507Harness:
         reason = self._lib.cpu_run(self._h, max_cycles, max_instructions, int(stop_on_trap),
                                    ctypes.byref(cycles), ctypes.byref(instructions))
         return RunResult(STOP_REASONS[reason], cycles.value, instructions.value)
+
+
+#: Benchmark program: a loop of zp,X load, ADC #, abs,Y store, INX, INY, BNE, JMP
+#: (a mix of 2- to 5-cycle instructions, 3 cycles per instruction on average).
+BENCH_PROGRAM = (0x1000, [0xB5, 0x80, 0x69, 0x01, 0x99, 0x00, 0x02, 0xE8, 0xC8, 0xD0, 0xF5, 0x4C, 0x00, 0x10])
+
+
+def benchmark(cycles: int = 50_000_000, py65_instructions: int = 200_000) -> dict:
+    """Measure the fast harness (CPU cycles/s) and py65 (instructions/s) on BENCH_PROGRAM.
+
+    Returns ``{"rtl_cycles_per_s", "rtl_cycles_per_cpu_s", "rtl_instructions_per_s",
+    "py65_instructions_per_s", "py65_cycles_per_s"}``: wall-clock rates and, for the RTL,
+    the rate per second of process CPU time (insensitive to other load on the machine).
+    """
+    import time
+
+    from py65.devices.mpu6502 import MPU
+
+    org, code = BENCH_PROGRAM
+    h = Cpu6507Harness()
+    h.memory[org:org + len(code)] = code
+    h.load_state(pc=org)
+    h.run(1_000_000)
+    wall, cpu = time.perf_counter(), time.process_time()
+    r = h.run(cycles)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    mem = [0] * 0x10000
+    mem[org:org + len(code)] = code
+    mpu = MPU(memory=mem, pc=org)
+    t = time.perf_counter()
+    for _ in range(py65_instructions):
+        mpu.step()
+    t = time.perf_counter() - t
+    return {"rtl_cycles_per_s": r.cycles / wall, "rtl_cycles_per_cpu_s": r.cycles / cpu,
+            "rtl_instructions_per_s": r.instructions / wall,
+            "py65_instructions_per_s": py65_instructions / t, "py65_cycles_per_s": mpu.processorCycles / t}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    figures = benchmark()
+    print(f"RTL 6507, fast Verilator harness: {figures['rtl_cycles_per_s'] / 1e6:.1f} M CPU cycles/s wall, "
+          f"{figures['rtl_cycles_per_cpu_s'] / 1e6:.1f} M per CPU-second "
+          f"({figures['rtl_instructions_per_s'] / 1e6:.1f} M instructions/s)")
+    print(f"py65: {figures['py65_instructions_per_s'] / 1e3:.0f} k instructions/s "
+          f"({figures['py65_cycles_per_s'] / 1e6:.2f} M cycles/s)")
