@@ -138,6 +138,9 @@ class FabricSim:
         self.queue: deque = deque()
         self.bc_started: set[int] = set()
         self.bc_pending: set[int] = set()
+        self.bc_lost = False
+        self._tree_parent: dict[int, int] | None = None
+        self._tree_children: dict[int, list[int]] = {}
         self.bc_sent_at = 0.0
         self.disp_free = 0.0
         self.gs = _GatherState()
@@ -269,6 +272,7 @@ class FabricSim:
         self.bc_size = size
         self.bc_started = set()
         self.bc_pending = set()
+        self.bc_lost = False
         self.bc_on_start = on_start
         self.bc_sent_at = self.env.now
         self._bc_arrive(self.entry)
@@ -289,22 +293,36 @@ class FabricSim:
 
         def lost(m: Message, t: float):
             self.bc_pending.discard(child)
+            self.bc_lost = True
 
         self.net.send(parent, child, self.bc_size, None, lambda m: self._bc_arrive(child), lost)
 
+    @property
+    def tree_parent(self) -> dict[int, int]:
+        """Current multicast/reduction tree ``{node: parent}`` (rebuilt lazily after a fault)."""
+        if self._tree_parent is None:
+            self._build_tree()
+        return self._tree_parent
+
+    @property
+    def tree_children(self) -> dict[int, list[int]]:
+        if self._tree_parent is None:
+            self._build_tree()
+        return self._tree_children
+
     def _build_tree(self):
         parents = self.net.tree_parents(self.entry)  # reachable live nodes only
-        self.tree_parent = parents
+        self._tree_parent = parents
         ch: dict[int, list[int]] = {}
         for n, p in parents.items():
             ch.setdefault(p, []).append(n)
-        self.tree_children = ch
+        self._tree_children = ch
 
     # ----- static schedule ---------------------------------------------------------------
     def _static_begin(self, eids):
         live = self._live_slots()
         st = self.gs = _GatherState()
-        for j, eid in enumerate(eids):
+        for j, eid in enumerate(eids if live else ()):  # no live slot: the phase cannot finish
             if self.accepted[eid]:
                 continue
             s = live[j % len(live)]
@@ -506,12 +524,12 @@ class FabricSim:
             if n not in reach and n not in self.dead_nodes:
                 self.net.fail_node(n)
                 self._kill_node(n, now)
-        self._build_tree()
+        self._tree_parent = None  # rebuilt when next needed
         if self.cfg.schedule == "static" and self.phase >= 0:
             self._bc_repair()
             for n in list(self.tree_parent):
                 self._check_forward(n)
-        elif self.cfg.schedule == "pull" and self.phase >= 0:
+        elif self.cfg.schedule == "pull" and self.phase >= 0 and (self.bc_pending or self.bc_lost):
             self._bc_repair()
 
     def _bc_repair(self):
@@ -550,7 +568,6 @@ class FabricSim:
     def run(self) -> dict:
         """Simulate every phase; return the report (see :func:`report`)."""
         wall0 = time.perf_counter()
-        self._build_tree()
         for f in self.faults:
             self._after(f.time_s, lambda f=f: self._apply_fault(f))
         if self.phases:
