@@ -15,7 +15,7 @@ Sources:
   ``episode_frames``); the very episode lengths of that run are replayed;
 * a distribution (:class:`EpisodeDistribution`), default ``lognormal:2500:0.8``: policy steps
   drawn from a log-normal with median 2500 steps and sigma 0.8, cut at the Such et al.
-  training cap of 5000 steps (20,000 frames); no-op starts of 1..30 steps. This is an
+  training cap of 5000 steps (20,000 frames); no-op starts of 1..30 frames. This is an
   assumption standing in for "a mix of games and of good and bad individuals": about 19 %
   of episodes reach the cap, the mean is about 2,780 policy steps (about 11,100 frames).
   With it the published configuration lands at the published *sustained* rate (about
@@ -39,7 +39,8 @@ class EpisodeDistribution:
     """Distribution of an episode's policy steps (before the cap).
 
     ``spec`` forms: ``fixed:STEPS``, ``uniform:LO:HI`` (inclusive), ``lognormal:MEDIAN:SIGMA``.
-    ``noop_max``: no-op start steps uniform in ``1..noop_max`` (0: none), not policy steps.
+    ``noop_max``: no-op start *frames* uniform in ``1..noop_max`` (0: none), as the launcher
+    does them (``host/instance.py``: 1..30 NOOP frames after the start state).
     """
 
     spec: str = "lognormal:2500:0.8"
@@ -79,7 +80,7 @@ class EpisodeDistribution:
         return np.clip(s, 1, cap_steps)
 
     def sample_noops(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """``n`` no-op start step counts, int64, uniform in ``1..noop_max`` (zeros if 0)."""
+        """``n`` no-op start frame counts, int64, uniform in ``1..noop_max`` (zeros if 0)."""
         if self.noop_max == 0:
             return np.zeros(n, dtype=np.int64)
         return rng.integers(1, self.noop_max + 1, size=n, dtype=np.int64)
@@ -156,8 +157,8 @@ def synthetic_workload(population: int = 1000, generations: int = 1, *, episodes
     Per generation: ``population x episodes_per_individual`` train evaluations, then
     ``elite_candidates x elite_episodes`` elite re-evaluations (candidates drawn at random
     from the population: which ones does not change the timing). After the last generation,
-    ``test_episodes`` of one individual. Frames of an episode = (policy steps + no-op steps)
-    x ``frame_skip``, the steps cut at ``episode_frames / frame_skip``.
+    ``test_episodes`` of one individual. Frames of an episode = policy steps x ``frame_skip``
+    + no-op start frames, the steps cut at ``episode_frames / frame_skip``.
     Deterministic for a given ``seed``.
     """
     if min(population, generations, episodes_per_individual, frame_skip, episode_frames) <= 0:
@@ -178,8 +179,8 @@ def synthetic_workload(population: int = 1000, generations: int = 1, *, episodes
         i = 0
         for ind in inds:
             for e in range(n_ep):
-                rows.append((g, k, int(ind), e, int((steps[i] + noops[i]) * frame_skip), int(steps[i]),
-                             int(noops[i] * frame_skip)))
+                rows.append((g, k, int(ind), e, int(steps[i] * frame_skip + noops[i]), int(steps[i]),
+                             int(noops[i])))
                 i += 1
 
     for g in range(generations):
@@ -188,7 +189,7 @@ def synthetic_workload(population: int = 1000, generations: int = 1, *, episodes
             add(g, 1, sorted(rng.choice(population, elite_candidates, replace=False)), elite_episodes)
     if test_episodes:
         add(generations - 1, 2, [0], test_episodes)
-    return _build(rows, source=f"distribution {dist.spec} steps, cap {cap} steps, no-op starts 1..{dist.noop_max}, seed {seed}",
+    return _build(rows, source=f"distribution {dist.spec} steps, cap {cap} steps, no-op starts 1..{dist.noop_max} frames, seed {seed}",
                   frame_skip=frame_skip, population=population)
 
 
