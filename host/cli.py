@@ -12,12 +12,19 @@ stderr, never a traceback).
 """
 from __future__ import annotations
 
-import argparse
-import importlib
-import pkgutil
-import sys
+import os
 
-from host.errors import UserError
+# One BLAS thread per process: the launcher parallelises with processes, and BLAS thread
+# pools spinning in every worker oversubscribe the cores (measured: 100x slower).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+import pkgutil  # noqa: E402
+import sys  # noqa: E402
+
+from host.errors import UserError  # noqa: E402
 
 
 class OneLineParser(argparse.ArgumentParser):

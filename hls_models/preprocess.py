@@ -1,0 +1,140 @@
+"""Integer frame preprocessor: the bit-exact reference shared by the launcher and the RTL.
+
+Pipeline (Mnih et al. 2015 / Such et al. 2017 observation, written as integer arithmetic):
+
+1. grey: each pixel's 8-bit grey level, ``round(0.2989 R + 0.5870 G + 0.1140 B)`` of the
+   palette colour (ALE 0.12 ``getScreenGrayscale``). The launcher takes it from ALE; the
+   hardware maps palette indices through a 256-entry lookup table.
+2. flicker removal: element-wise maximum of the last two frames' grey images.
+3. resize ``H x 160 -> 84 x 84`` by exact area averaging in fixed point (below).
+4. stack: the last 4 resized frames, oldest first, shape ``(4, 84, 84)``.
+
+Fixed-point area resize
+-----------------------
+Output row ``r`` covers input rows ``[r*H/84, (r+1)*H/84)``. Multiplying by 84 gives integer
+interval ends: input row ``k`` spans ``[84k, 84k+84)`` and output row ``r`` spans
+``[r*H, r*H+H)``; their overlap length ``wy[r, k]`` is an integer in ``0..84`` and each
+output row's weights sum to ``H``. Columns likewise with ``wx[c, i]`` summing to 160 (W).
+Every output pixel is then::
+
+    acc   = sum_k sum_i wy[r, k] * wx[c, i] * g[k, i]      (integer, < 255 * H * W < 2**24)
+    out   = (acc + (H*W) // 2) // (H*W)                       (round half up)
+
+which is the exact area mean (OpenCV INTER_AREA in real arithmetic) rounded once, so it is
+within 0.5 grey level of a float area resize of the same max-pooled grey image.
+The sums are separable (horizontal pass per line, vertical accumulation over lines), which is
+how the streaming RTL computes them with line buffers; the final division by the constant
+``H*W`` is the only rounding step.
+
+All functions are pure numpy; dtypes and shapes are stated per function.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+OUT_SIZE = 84          #: output height and width (pixels)
+STACK = 4              #: frames in the observation stack
+SCREEN_WIDTH = 160     #: ALE screen width (pixels = colour clocks of the visible line)
+
+
+@lru_cache(maxsize=None)
+def area_weights(n_in: int, n_out: int = OUT_SIZE) -> np.ndarray:
+    """Integer area-overlap weights, shape ``(n_out, n_in)``, dtype int64.
+
+    ``w[o, i]`` = length of ``[o*n_in, (o+1)*n_in) ∩ [i*n_out, (i+1)*n_out)``; each row
+    sums to ``n_in``, each column to ``n_out``.
+
+    Raises:
+        ValueError: ``n_in`` or ``n_out`` not positive.
+    """
+    if n_in <= 0 or n_out <= 0:
+        raise ValueError(f"sizes must be positive, got n_in={n_in}, n_out={n_out}")
+    o = np.arange(n_out)[:, None]
+    i = np.arange(n_in)[None, :]
+    lo = np.maximum(o * n_in, i * n_out)
+    hi = np.minimum((o + 1) * n_in, (i + 1) * n_out)
+    w = np.clip(hi - lo, 0, None).astype(np.int64)
+    w.setflags(write=False)
+    return w
+
+
+@lru_cache(maxsize=None)
+def _float_weights(height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    wy = area_weights(height).astype(np.float32)
+    wxt = np.ascontiguousarray(area_weights(width).T.astype(np.float32))
+    return wy, wxt
+
+
+def resize_accumulators(grey: np.ndarray) -> np.ndarray:
+    """Unrounded area sums ``acc`` of the fixed-point resize.
+
+    Args:
+        grey: ``(..., H, W)`` uint8 grey images (``W`` is normally 160).
+    Returns:
+        ``(..., 84, 84)`` int64 accumulators, ``acc = wy @ grey @ wx.T``.
+    The products are computed in float32, exact because every partial sum is an integer
+    below ``255*H*W < 2**24`` for ``H <= 250, W <= 160`` (checked).
+    """
+    height, width = grey.shape[-2:]
+    if 255 * height * width >= 1 << 24:
+        raise ValueError(f"screen {height}x{width} too large for exact float32 sums")
+    wy, wxt = _float_weights(height, width)
+    acc = wy @ grey.astype(np.float32) @ wxt
+    return acc.astype(np.int64)
+
+
+def resize(grey: np.ndarray) -> np.ndarray:
+    """Fixed-point area resize ``(..., H, W) uint8 -> (..., 84, 84) uint8`` (see module doc)."""
+    height, width = grey.shape[-2:]
+    denom = height * width
+    acc = resize_accumulators(grey)
+    return ((acc + denom // 2) // denom).astype(np.uint8)
+
+
+def max_pool(grey_prev: np.ndarray, grey_cur: np.ndarray) -> np.ndarray:
+    """Flicker removal: element-wise maximum of two uint8 grey frames of equal shape."""
+    return np.maximum(grey_prev, grey_cur)
+
+
+def observe(grey_prev: np.ndarray, grey_cur: np.ndarray) -> np.ndarray:
+    """One preprocessed frame: ``resize(max_pool(prev, cur))``, shape ``(84, 84)`` uint8."""
+    return resize(max_pool(grey_prev, grey_cur))
+
+
+def push_frame(stack: np.ndarray, frame: np.ndarray) -> None:
+    """Shift the ``(..., 4, 84, 84)`` uint8 stack one frame older and append ``frame`` in place."""
+    stack[..., :-1, :, :] = stack[..., 1:, :, :]
+    stack[..., -1, :, :] = frame
+
+
+def float_reference(grey_prev: np.ndarray, grey_cur: np.ndarray) -> np.ndarray:
+    """Float area resize of the max-pooled grey image, ``(84, 84)`` float64 (no rounding).
+
+    An independent computation (explicit per-output-pixel loops over the overlap of
+    fractional intervals) used by tests to bound the integer pipeline's error.
+    """
+    g = np.maximum(grey_prev, grey_cur).astype(np.float64)
+    height, width = g.shape
+
+    def spans(n_in: int) -> list[list[tuple[int, float]]]:
+        scale = n_in / OUT_SIZE
+        out = []
+        for o in range(OUT_SIZE):
+            a, b = o * scale, (o + 1) * scale
+            row = []
+            for i in range(int(np.floor(a)), min(n_in, int(np.ceil(b)))):
+                overlap = min(b, i + 1) - max(a, i)
+                if overlap > 0:
+                    row.append((i, overlap / scale))
+            out.append(row)
+        return out
+
+    ys, xs = spans(height), spans(width)
+    out = np.empty((OUT_SIZE, OUT_SIZE))
+    for r, yrow in enumerate(ys):
+        line = sum(w * g[k] for k, w in yrow)
+        for c, xrow in enumerate(xs):
+            out[r, c] = sum(w * line[i] for i, w in xrow)
+    return out

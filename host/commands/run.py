@@ -1,0 +1,110 @@
+"""``nc2600 run``: the neuroevolution launcher (see :mod:`host.run`)."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from host.errors import UserError, non_negative_int, positive_float, positive_int, probability
+
+_D = None  # every option defaults to None so that --resume can tell what was given
+
+
+def register(sub, groups):
+    from host.run import RunConfig
+    d = RunConfig()
+    p = sub.add_parser(
+        "run", help="run a neuroevolution experiment (deep GA, ES or random search) on an ALE game",
+        description="Deep GA (Such et al. 2017), OpenAI-ES or random search on an ALE 0.12 game. "
+                    "With no options: the embedded default experiment (about 5 minutes on 2 cores).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--game", metavar="G", default=_D, help=f"ALE game id (default {d.game}; `nc2600 games` lists them)")
+    p.add_argument("--rom", metavar="PATH", default=_D, help="a ROM file instead of --game (checked by md5)")
+    p.add_argument("--algo", choices=("ga", "es", "rs"), default=_D, help=f"search algorithm (default {d.algo})")
+    p.add_argument("--population", type=positive_int, metavar="N", default=_D, help=f"individuals per generation (default {d.population})")
+    p.add_argument("--generations", type=positive_int, metavar="K", default=_D, help=f"generations (default {d.generations})")
+    p.add_argument("--max-frames", type=positive_int, metavar="F", default=_D,
+                   help=f"whole-run frame budget, frame skip included; checked before each generation (default {d.max_frames})")
+    p.add_argument("--episode-frames", type=positive_int, metavar="E", default=_D,
+                   help=f"cap on emulated frames per episode (default {d.episode_frames}; Such et al.: 20000)")
+    p.add_argument("--workers", type=positive_int, metavar="W", default=_D,
+                   help=f"emulator worker processes (default: number of cores, {os.cpu_count()})")
+    p.add_argument("--envs-per-block", type=positive_int, metavar="K", default=_D,
+                   help=f"game instances per block per worker; each worker holds two blocks (default {d.envs_per_block})")
+    p.add_argument("--seed", type=non_negative_int, metavar="S", default=_D, help=f"run seed (default {d.seed})")
+    p.add_argument("--out", metavar="DIR", default=_D, help="run directory (default runs/<game>-<algo>-s<seed>-<time>)")
+    p.add_argument("--resume", metavar="DIR", default=_D, help="continue the run in DIR from its last complete checkpoint")
+    p.add_argument("--sticky", type=probability, metavar="P", default=_D,
+                   help="sticky-action probability per frame (0: none; 0.25: Machado et al. 2018)")
+    p.add_argument("--frame-skip", type=positive_int, metavar="K", default=_D, help=f"frames per decision (default {d.frame_skip})")
+    p.add_argument("--truncation", type=positive_int, metavar="T", default=_D, help=f"GA parents (default {d.truncation}; Such et al.: 20)")
+    p.add_argument("--sigma", type=positive_float, metavar="S", default=_D, help="mutation power / ES noise std (default GA 0.002, ES 0.02)")
+    p.add_argument("--elite-candidates", type=positive_int, metavar="C", default=_D, help=f"GA/RS elite candidates (default {d.elite_candidates}; Such et al.: 10)")
+    p.add_argument("--elite-episodes", type=positive_int, metavar="E", default=_D, help=f"episodes per elite candidate (default {d.elite_episodes}; Such et al.: 30)")
+    p.add_argument("--test-episodes", type=positive_int, metavar="N", default=_D, help=f"final elite test episodes (default {d.test_episodes}; Such et al.: 200)")
+    p.add_argument("--es-lr", type=positive_float, metavar="LR", default=_D, help=f"ES Adam step size (default {d.es_lr})")
+    p.add_argument("--noise-table-size", type=positive_int, metavar="N", default=_D, help=f"shared noise table entries (default {d.noise_table_size})")
+    p.add_argument("--backend", choices=("ale",), default=_D, help="game instances: ale (ale-py)")
+    p.add_argument("--no-video", dest="video", action="store_const", const=False, default=_D, help="skip best.gif")
+    p.add_argument("--progress", choices=("auto", "bar", "lines"), default="auto",
+                   help="progress display: a bar on a terminal (auto), or plain lines")
+    p.set_defaults(func=main)
+
+
+_FIELDS = ("game", "rom", "algo", "population", "generations", "max_frames", "episode_frames", "workers",
+           "envs_per_block", "seed", "sticky", "frame_skip", "truncation", "sigma", "elite_candidates",
+           "elite_episodes", "test_episodes", "es_lr", "noise_table_size", "backend", "video")
+
+
+def build(args) -> tuple:
+    """(RunConfig, out_dir, resume) from parsed arguments; raises UserError."""
+    from host.run import RESUME_MUTABLE, RunConfig
+    given = {f: getattr(args, f) for f in _FIELDS if getattr(args, f, None) is not None}
+    if args.resume is not None:
+        if args.out is not None:
+            raise UserError("give either --out or --resume, not both")
+        out = Path(args.resume)
+        try:
+            saved = json.loads((out / "config.json").read_text())["config"]
+        except FileNotFoundError:
+            raise UserError(f"{str(out)!r} holds no run (config.json missing)") from None
+        except (OSError, ValueError, KeyError) as exc:
+            raise UserError(f"cannot read {str(out / 'config.json')!r}: {exc}") from None
+        names = {f.name for f in dataclasses.fields(RunConfig)}
+        cfg = RunConfig(**{k: v for k, v in saved.items() if k in names})
+        for k, v in given.items():
+            if k in RESUME_MUTABLE:
+                setattr(cfg, k, v)
+            elif v != getattr(cfg, k) and not (k == "game" and cfg.rom is None and v == cfg.game):
+                raise UserError(f"--{k.replace('_', '-')} differs from the run being resumed "
+                                f"({getattr(cfg, k)!r}); only {', '.join(RESUME_MUTABLE)} may change")
+        return cfg, out, True
+    cfg = RunConfig(workers=os.cpu_count() or 1)
+    for k, v in given.items():
+        setattr(cfg, k, v)
+    if "game" not in given and "rom" in given:
+        cfg.game = None
+    out = Path(args.out) if args.out is not None else Path("runs") / (
+        f"{cfg.game or Path(cfg.rom).stem}-{cfg.algo}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
+    return cfg, out, False
+
+
+def main(args) -> int:
+    from host.run import Run
+    cfg, out, resume = build(args)
+    progress = {"auto": None, "bar": True, "lines": False}[args.progress]
+    run = Run(cfg, out, resume=resume, progress=progress)
+    run.prepare()
+    print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "
+          f"workers {cfg.workers} -> {out}", flush=True)
+    try:
+        summary = run.execute()
+    except KeyboardInterrupt:
+        sys.stderr.write(f"nc2600: interrupted; continue with: nc2600 run --resume {out}\n")
+        return 130
+    print(json.dumps(summary), flush=True)
+    return 0

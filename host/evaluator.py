@@ -1,0 +1,304 @@
+"""Batched, double-buffered episode evaluation on W worker processes.
+
+Layout: ``W`` worker processes each own ``2 x K`` game instances, split in two blocks
+(0 and 1). Observations, actions and per-step results live in one shared-memory segment.
+The main process runs the policy for every running episode of a block in one batched
+call per layer (:class:`host.policy.SlotWeights`), while the workers emulate the other
+block (double buffering)::
+
+    main:    infer(block 0) | send 0 | wait 1 | infer(block 1) | send 1 | wait 0 | ...
+    workers:                  step block 0 ...  step block 1 ...
+
+Evaluations (jobs) are pulled by idle slots in order (dynamic scheduling). A job is
+``(individual, episode_seed)``; its result does not depend on the slot, the worker count
+or the batch it was evaluated in (instances restore a fixed start state, episode seeds
+drive the no-op starts and sticky actions, and each slot's network arithmetic has fixed
+shapes), so a run's fitness values are identical for any ``--workers``.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from dataclasses import dataclass
+from multiprocessing import shared_memory
+from typing import Callable, Iterable
+
+import numpy as np
+
+from hls_models import preprocess
+from host.policy import SlotWeights
+
+
+@dataclass
+class Job:
+    """One episode to evaluate: ``individual`` (index into the caller's table) and its seed."""
+    individual: int
+    episode_seed: int
+    tag: object = None
+
+
+@dataclass
+class EpisodeResult:
+    """Outcome of one :class:`Job`: raw return, emulated frames (reset included), decisions."""
+    job: Job
+    episode_return: float
+    frames: int
+    steps: int
+    reset_frames: int
+
+
+def _layout(n_workers: int, k: int):
+    """Shapes of the shared arrays; returns ``[(name, shape, dtype)]``."""
+    return [
+        ("obs", (n_workers, 2, k, 4, 84, 84), np.uint8),
+        ("action", (n_workers, 2, k), np.int32),
+        ("reset_seed", (n_workers, 2, k), np.int64),   # >= 0: reset with this seed
+        ("active", (n_workers, 2, k), np.bool_),       # step this slot
+        ("reward", (n_workers, 2, k), np.float64),
+        ("frames", (n_workers, 2, k), np.int64),
+        ("over", (n_workers, 2, k), np.bool_),
+    ]
+
+
+class _Shared:
+    def __init__(self, n_workers: int, k: int, name: str | None = None):
+        layout = _layout(n_workers, k)
+        sizes = [int(np.prod(s)) * np.dtype(d).itemsize for _, s, d in layout]
+        offsets = np.cumsum([0] + [(x + 63) // 64 * 64 for x in sizes])
+        if name is None:
+            self.shm = shared_memory.SharedMemory(create=True, size=int(offsets[-1]))
+        else:
+            self.shm = shared_memory.SharedMemory(name=name)
+        self.arrays = {n: np.ndarray(s, d, buffer=self.shm.buf, offset=int(o))
+                       for (n, s, d), o in zip(layout, offsets)}
+
+    def __getattr__(self, item):
+        try:
+            return self.__dict__["arrays"][item]
+        except KeyError:
+            raise AttributeError(item) from None
+
+    def close(self, unlink: bool = False):
+        self.arrays = {}
+        self.shm.close()
+        if unlink:
+            self.shm.unlink()
+
+
+def _worker_main(index: int, shm_name: str, n_workers: int, k: int, rom_path: str,
+                 frame_skip: int, sticky: float, episode_frames: int, backend: str, conn, parent_ends):
+    for end in parent_ends:  # copies inherited through fork; the parent's death must show as EOF
+        end.close()
+    from host.instance import make_instance
+    shared = _Shared(n_workers, k, shm_name)
+    try:
+        envs = [[make_instance(backend, rom_path, frame_skip, sticky, episode_frames) for _ in range(k)]
+                for _ in range(2)]
+        conn.send(("ready", envs[0][0].n_actions, envs[0][0].pooled.shape))
+        height, width = envs[0][0].pooled.shape
+        pooled = np.zeros((k, height, width), np.uint8)
+        while True:
+            msg = conn.recv()
+            if msg is None:
+                break
+            block = msg
+            obs = shared.obs[index, block]
+            fresh = np.zeros(k, bool)
+            todo = np.zeros(k, bool)
+            for s in range(k):
+                env = envs[block][s]
+                seed = int(shared.reset_seed[index, block, s])
+                if seed >= 0:
+                    frames = env.reset(seed)
+                    shared.frames[index, block, s] = frames
+                    shared.reward[index, block, s] = 0.0
+                    shared.over[index, block, s] = env.over
+                    shared.reset_seed[index, block, s] = -1
+                    fresh[s] = todo[s] = True
+                elif shared.active[index, block, s]:
+                    r, f, over = env.step(int(shared.action[index, block, s]))
+                    shared.reward[index, block, s] = r
+                    shared.frames[index, block, s] = f
+                    shared.over[index, block, s] = over
+                    todo[s] = True
+                else:
+                    continue
+                pooled[s] = env.pooled
+            idx = np.flatnonzero(todo)
+            if idx.size:
+                frames84 = preprocess.resize(pooled[idx])
+                for j, s in enumerate(idx):
+                    if fresh[s]:
+                        obs[s] = frames84[j]
+                    else:
+                        preprocess.push_frame(obs[s], frames84[j])
+            conn.send(block)
+    except (EOFError, KeyboardInterrupt):
+        pass
+    finally:
+        shared.close()
+
+
+class Evaluator:
+    """Pool of worker processes evaluating episodes with batched policies.
+
+    Args:
+        rom_path: ROM file.
+        n_workers: worker processes ``W`` (>= 1).
+        envs_per_block: instances per block per worker ``K`` (each worker holds ``2K``).
+        frame_skip, sticky, episode_frames: the instance protocol (:mod:`host.instance`).
+        backend: ``"ale"`` (ale-py) or another name registered in :func:`host.instance.make_instance`.
+    Use as a context manager; :meth:`close` stops the workers and frees shared memory.
+    """
+
+    def __init__(self, rom_path, n_workers: int, envs_per_block: int, frame_skip: int = 4,
+                 sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale"):
+        self.n_workers, self.k = int(n_workers), int(envs_per_block)
+        self.shared = _Shared(self.n_workers, self.k)
+        self.shared.reset_seed[:] = -1
+        self.shared.active[:] = False
+        ctx = mp.get_context("fork")
+        self.conns, self.procs = [], []
+        try:
+            for w in range(self.n_workers):
+                parent, child = ctx.Pipe()
+                proc = ctx.Process(target=_worker_main, daemon=True,
+                                   args=(w, self.shared.shm.name, self.n_workers, self.k, str(rom_path),
+                                         frame_skip, sticky, episode_frames, backend, child,
+                                         [*self.conns, parent]))
+                proc.start()
+                child.close()  # so that a dead worker shows as EOF here
+                self.conns.append(parent)
+                self.procs.append(proc)
+            hello = [c.recv() for c in self.conns]
+        except BaseException:
+            self.close()
+            raise
+        self.n_actions = hello[0][1]
+        self.screen_shape = hello[0][2]
+        n_slots = self.n_workers * self.k
+        self.weights = [SlotWeights(n_slots, self.n_actions) for _ in range(2)]
+
+    # ------------------------------------------------------------------------------
+    def evaluate(self, jobs: Iterable[Job], params_for: Callable[[int], np.ndarray],
+                 on_result: Callable[[EpisodeResult], None] | None = None) -> list[EpisodeResult]:
+        """Run every job to the end of its episode; results in job order.
+
+        Args:
+            jobs: the episodes to run.
+            params_for: ``individual -> (n_params,)`` float32 parameter vector.
+            on_result: called as each episode finishes (progress bars, logs).
+        """
+        jobs = list(jobs)
+        results: list[EpisodeResult | None] = [None] * len(jobs)
+        sh, k, n_workers = self.shared, self.k, self.n_workers
+        n_slots = n_workers * k
+        slot_job = np.full((2, n_slots), -1, np.int64)
+        ret = np.zeros((2, n_slots))
+        frames = np.zeros((2, n_slots), np.int64)
+        steps = np.zeros((2, n_slots), np.int64)
+        reset_frames = np.zeros((2, n_slots), np.int64)
+        starting = np.zeros((2, n_slots), bool)
+        next_job = 0
+        done = 0
+        sent = [False, False]
+
+        def assign(block: int, slot: int) -> None:
+            nonlocal next_job
+            w, s = divmod(slot, k)
+            if next_job < len(jobs):
+                job = jobs[next_job]
+                slot_job[block, slot] = next_job
+                next_job += 1
+                self.weights[block].load(slot, params_for(job.individual))
+                sh.reset_seed[w, block, s] = int(job.episode_seed)
+                sh.active[w, block, s] = True
+                ret[block, slot] = 0.0
+                frames[block, slot] = steps[block, slot] = 0
+                starting[block, slot] = True
+            else:
+                slot_job[block, slot] = -1
+                sh.active[w, block, s] = False
+
+        def send(block: int) -> None:
+            for c in self.conns:
+                c.send(block)
+            sent[block] = True
+
+        for block in (0, 1):
+            for slot in range(n_slots):
+                assign(block, slot)
+            if (slot_job[block] >= 0).any():
+                send(block)
+
+        block = 0
+        while done < len(jobs):
+            if not sent[block]:
+                block ^= 1
+                continue
+            for c in self.conns:
+                try:
+                    got = c.recv()
+                except EOFError:
+                    raise RuntimeError("a worker process died during evaluation") from None
+                if got != block:
+                    raise RuntimeError(f"worker protocol error: expected block {block}, got {got!r}")
+            sent[block] = False
+            flat = lambda a: a[:, block].reshape(n_slots)  # noqa: E731
+            rew, frm, over = flat(sh.reward), flat(sh.frames), flat(sh.over)
+            running = []
+            for slot in np.flatnonzero(slot_job[block] >= 0):
+                frames[block, slot] += frm[slot]
+                if starting[block, slot]:
+                    reset_frames[block, slot] = frm[slot]
+                    starting[block, slot] = False
+                else:
+                    ret[block, slot] += rew[slot]
+                    steps[block, slot] += 1
+                if over[slot]:
+                    j = int(slot_job[block, slot])
+                    res = EpisodeResult(jobs[j], float(ret[block, slot]), int(frames[block, slot]),
+                                        int(steps[block, slot]), int(reset_frames[block, slot]))
+                    results[j] = res
+                    done += 1
+                    if on_result is not None:
+                        on_result(res)
+                    assign(block, slot)
+                else:
+                    running.append(slot)
+            if running:
+                obs = sh.obs[:, block].reshape(n_slots, 4, 84, 84)
+                idx = np.asarray(running)
+                if idx.size == n_slots:
+                    actions = self.weights[block].act(obs)
+                else:
+                    actions = flat(sh.action).copy()
+                    actions[idx] = self.weights[block].act(obs, idx)
+                sh.action[:, block] = actions.reshape(n_workers, k)
+            if (slot_job[block] >= 0).any():
+                send(block)
+            block ^= 1
+        return results  # type: ignore[return-value]
+
+    def close(self) -> None:
+        """Stop the workers and release the shared memory (idempotent)."""
+        for c in getattr(self, "conns", []):
+            try:
+                c.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+        for p in getattr(self, "procs", []):
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+        self.conns, self.procs = [], []
+        if getattr(self, "shared", None) is not None:
+            self.shared.close(unlink=True)
+            self.shared = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,155 @@
+"""Game instances: the ``Instance`` interface and its ALE backend.
+
+An instance is one console running one game under the evaluation protocol of
+Such et al. (2017) / Machado et al. (2018):
+
+- frame skip ``k`` (default 4): one policy decision is held for ``k`` emulated frames and
+  the rewards of those frames are summed;
+- observation: :mod:`hls_models.preprocess` (grey, max of the last two frames of the skip,
+  fixed-point 84 x 84 resize, stack of 4, oldest first);
+- episode start: the console state right after ALE's ``reset_game`` is captured once
+  (``cloneState``) and restored for every episode, so an episode's outcome depends only on
+  its episode seed and the actions, never on which instance ran it or what ran before;
+  then ``n`` NOOP frames with ``n`` uniform in 1..30 drawn from the episode seed
+  (no-op starts), then one FIRE step when FIRE is in the minimal action set
+  (the "FIRE at reset" rule of OpenAI baselines' FireResetEnv); the stack is filled with
+  the first observation;
+- sticky actions (Machado et al. 2018): with probability ``p`` per emulated frame the
+  previous frame's action is repeated, drawn from the episode seed's generator (ALE's own
+  sticky-action RNG is disabled, ``repeat_action_probability = 0``, so that the draws do not
+  depend on the instance's history); the previous action is NOOP after a reset (ALE 0.12);
+- episode end: ALE ``game_over()`` or the per-episode frame cap (all emulated frames count,
+  no-op starts included).
+Rewards are ALE's raw game score changes (unclipped).
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from hls_models import preprocess
+
+NOOP_MAX = 30  #: no-op starts draw 1..NOOP_MAX NOOP frames (Mnih et al. 2015)
+
+
+class Instance(Protocol):
+    """What the launcher needs from one console (ALE or RTL backend)."""
+
+    n_actions: int
+
+    def reset(self, episode_seed: int, stack: np.ndarray) -> int:
+        """Start an episode; write the first ``(4, 84, 84)`` uint8 observation into ``stack``.
+        Returns the frames emulated by the reset (no-op starts and FIRE step)."""
+
+    def step(self, action: int) -> tuple[float, int, bool]:
+        """Hold minimal-set action index ``action`` for one frame-skip period.
+        Returns ``(reward, frames emulated, episode over)``; the max-pooled grey frame of the
+        last two frames is left in :attr:`pooled` (``(H, 160)`` uint8)."""
+
+
+class AleInstance:
+    """One ALE 0.12 console under the protocol above.
+
+    Args:
+        rom_path: ROM file (already checked by :func:`host.games.resolve_rom`).
+        frame_skip: emulated frames per decision (>= 1).
+        sticky: probability of repeating the previous frame's action, per frame.
+        episode_frames: cap on emulated frames per episode.
+    """
+
+    def __init__(self, rom_path, frame_skip: int = 4, sticky: float = 0.0, episode_frames: int = 20_000):
+        import ale_py
+        ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
+        self.ale = ale = ale_py.ALEInterface()
+        ale.setInt("random_seed", 0)
+        ale.setFloat("repeat_action_probability", 0.0)
+        ale.loadROM(str(rom_path))
+        ale.reset_game()
+        self._start = ale.cloneState()
+        self._actions = list(ale.getMinimalActionSet())
+        self._noop = ale_py.Action.NOOP
+        self.fire_index = next((i for i, a in enumerate(self._actions) if int(a.value) == 1), None)
+        self.n_actions = len(self._actions)
+        self.frame_skip = int(frame_skip)
+        self.sticky = float(sticky)
+        self.episode_frames = int(episode_frames)
+        h, w = ale.getScreenDims()
+        self._grey = np.zeros((2, h, w), np.uint8)
+        self._cur = 0
+        self.pooled = np.zeros((h, w), np.uint8)
+        self._rng = np.random.default_rng(0)
+        self._prev_action = self._noop
+        self.frames = 0          # emulated frames in the current episode
+        self.over = True
+
+    # -- internals -------------------------------------------------------------------
+    def _frame(self, action) -> float:
+        if self.sticky > 0.0 and self._rng.random() < self.sticky:
+            action = self._prev_action
+        self._prev_action = action
+        self.frames += 1
+        return self.ale.act(action)
+
+    def _run(self, action, n: int) -> float:
+        """Emulate up to ``n`` frames of ``action`` (fewer if the game ends).
+
+        The grey images of the last two emulated frames are kept (double buffer) and
+        their maximum is left in :attr:`pooled`. When the game ends before the last two
+        frames of the period, the earlier of the pair is the last frame captured before.
+        """
+        reward = 0.0
+        for i in range(n):
+            reward += self._frame(action)
+            over = self.ale.game_over()
+            if over or i >= n - 2:
+                self._cur ^= 1
+                self.ale.getScreenGrayscale(self._grey[self._cur])
+            if over:
+                break
+        np.maximum(self._grey[0], self._grey[1], out=self.pooled)
+        return reward
+
+    # -- Instance interface ----------------------------------------------------------
+    def reset(self, episode_seed: int, stack: np.ndarray | None = None) -> int:
+        """See :class:`Instance`. ``stack`` may be None when the caller resizes in batch
+        (then :attr:`pooled` holds the frame to resize)."""
+        self.ale.restoreState(self._start)
+        self._rng = np.random.default_rng([int(episode_seed), 0x5EED])
+        self._prev_action = self._noop
+        self.frames = 0
+        noops = int(self._rng.integers(1, NOOP_MAX + 1))
+        self._grey[:] = 0
+        self._run(self._noop, noops)
+        if self.fire_index is not None and not self.ale.game_over():
+            self._run(self._actions[self.fire_index], self.frame_skip)
+        self.over = self.ale.game_over() or self.frames >= self.episode_frames
+        if stack is not None:
+            stack[:] = preprocess.resize(self.pooled)
+        return self.frames
+
+    def step(self, action: int, stack: np.ndarray | None = None) -> tuple[float, int, bool]:
+        """See :class:`Instance`; with ``stack`` given the new frame is pushed onto it."""
+        before = self.frames
+        n = min(self.frame_skip, self.episode_frames - self.frames)
+        reward = self._run(self._actions[int(action)], max(n, 1))
+        self.over = self.ale.game_over() or self.frames >= self.episode_frames
+        if stack is not None:
+            preprocess.push_frame(stack, preprocess.resize(self.pooled))
+        return reward, self.frames - before, self.over
+
+    def rgb(self) -> np.ndarray:
+        """Current screen as ``(H, 160, 3)`` uint8 RGB (for videos)."""
+        return self.ale.getScreenRGB()
+
+
+def make_instance(backend: str, rom_path, frame_skip: int = 4, sticky: float = 0.0,
+                  episode_frames: int = 20_000) -> Instance:
+    """Create an instance of the named backend (``"ale"``; the RTL console adds ``"rtl"``).
+
+    Raises:
+        ValueError: unknown backend name.
+    """
+    if backend == "ale":
+        return AleInstance(rom_path, frame_skip, sticky, episode_frames)
+    raise ValueError(f"unknown backend {backend!r} (available: ale)")

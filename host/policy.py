@@ -1,0 +1,170 @@
+"""The Such et al. (2017) Atari policy network, float32, batched over individuals.
+
+Architecture (Such et al. 2017, Sec. 4, the released configuration; Mnih et al. 2013 sizes):
+input ``(4, 84, 84)`` uint8 scaled by 1/255 -> conv 16 filters 8x8 stride 4 (-> 20x20) -> ReLU
+-> conv 32 filters 4x4 stride 2 (-> 9x9) -> ReLU -> dense 256 -> ReLU -> dense ``|A|``
+(action values). Action = argmax, ties to the lowest index (numpy's rule).
+
+Parameter layout (one flat float32 vector per individual, in this order; the int8 model in
+``hls_models`` and the RTL engine use the same layout):
+
+====  =====================  ==============================================================
+name  shape                  meaning
+====  =====================  ==============================================================
+w1    (256, 16)              conv1 weights; rows ordered (in_channel, kh, kw) = (4, 8, 8)
+b1    (16,)                  conv1 bias
+w2    (256, 32)              conv2 weights; rows ordered (in_channel, kh, kw) = (16, 4, 4)
+b2    (32,)                  conv2 bias
+w3    (2592, 256)            dense1 weights; rows ordered (y, x, channel) = (9, 9, 32)
+b3    (256,)
+w4    (256, A)               dense2 weights
+b4    (A,)
+====  =====================  ==============================================================
+
+Activations are kept channel-last (y, x, channel) between layers.
+
+Batching: :func:`forward` evaluates ``S`` observations, each with its own parameters, in one
+call per layer (``np.matmul`` over a stack of per-slot matrices). Each slot's arithmetic has
+the same shapes whatever ``S`` is, so a slot's action values do not depend on the batch it
+was computed in (checked by a test against :func:`forward_reference`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+OBS_SHAPE = (4, 84, 84)
+
+
+def layer_shapes(n_actions: int) -> list[tuple[str, tuple[int, ...]]]:
+    """``[(name, shape), ...]`` of the parameter tensors in flat-vector order."""
+    if n_actions <= 0:
+        raise ValueError(f"n_actions must be positive, got {n_actions}")
+    return [("w1", (256, 16)), ("b1", (16,)), ("w2", (256, 32)), ("b2", (32,)),
+            ("w3", (2592, 256)), ("b3", (256,)), ("w4", (256, n_actions)), ("b4", (n_actions,))]
+
+
+def n_params(n_actions: int) -> int:
+    """Number of float parameters of the network for ``n_actions`` outputs."""
+    return sum(int(np.prod(s)) for _, s in layer_shapes(n_actions))
+
+
+def unflatten(flat: np.ndarray, n_actions: int) -> dict[str, np.ndarray]:
+    """Views of ``flat`` (shape ``(..., n_params)``) as named tensors ``(..., *shape)``."""
+    out, pos = {}, 0
+    lead = flat.shape[:-1]
+    for name, shape in layer_shapes(n_actions):
+        size = int(np.prod(shape))
+        out[name] = flat[..., pos:pos + size].reshape(*lead, *shape)
+        pos += size
+    if pos != flat.shape[-1]:
+        raise ValueError(f"parameter vector has {flat.shape[-1]} entries, expected {pos}")
+    return out
+
+
+def init_params(seed: int, n_actions: int) -> np.ndarray:
+    """Initial parameters theta_0 = phi(seed): LeCun normal weights (std 1/sqrt(fan_in)), zero biases.
+
+    Args:
+        seed: non-negative integer; the same seed always gives the same vector.
+    Returns:
+        ``(n_params(n_actions),)`` float32.
+    """
+    rng = np.random.default_rng([int(seed), 0x1717])
+    parts = []
+    for name, shape in layer_shapes(n_actions):
+        if name.startswith("w"):
+            parts.append((rng.standard_normal(shape, dtype=np.float32) / np.float32(np.sqrt(shape[0]))).ravel())
+        else:
+            parts.append(np.zeros(shape, np.float32).ravel())
+    return np.concatenate(parts)
+
+
+def _conv1_patches(obs: np.ndarray) -> np.ndarray:
+    """``(S, 4, 84, 84)`` uint8 -> ``(S, 400, 256)`` float32 patches, rows (c, kh, kw)."""
+    x = obs.astype(np.float32) * np.float32(1.0 / 255.0)
+    win = sliding_window_view(x, (8, 8), axis=(2, 3))[:, :, ::4, ::4]      # S,4,20,20,8,8
+    return np.ascontiguousarray(win.transpose(0, 2, 3, 1, 4, 5)).reshape(obs.shape[0], 400, 256)
+
+
+def _conv2_patches(h1: np.ndarray) -> np.ndarray:
+    """``(S, 20, 20, 16)`` -> ``(S, 81, 256)`` patches, rows (c, kh, kw)."""
+    win = sliding_window_view(h1, (4, 4), axis=(1, 2))[:, ::2, ::2]        # S,9,9,16,4,4
+    return np.ascontiguousarray(win).reshape(h1.shape[0], 81, 256)
+
+
+def forward(obs: np.ndarray, params: dict[str, np.ndarray]) -> np.ndarray:
+    """Action values for ``S`` observations, each with its own parameters.
+
+    Args:
+        obs: ``(S, 4, 84, 84)`` uint8 stacked observations.
+        params: named tensors with a leading ``S`` axis (see :func:`unflatten`).
+    Returns:
+        ``(S, A)`` float32 action values.
+    """
+    s = obs.shape[0]
+    h = np.matmul(_conv1_patches(obs), params["w1"]) + params["b1"][:, None, :]
+    np.maximum(h, 0, out=h)
+    h = np.matmul(_conv2_patches(h.reshape(s, 20, 20, 16)), params["w2"]) + params["b2"][:, None, :]
+    np.maximum(h, 0, out=h)
+    h = np.matmul(h.reshape(s, 1, 2592), params["w3"]) + params["b3"][:, None, :]
+    np.maximum(h, 0, out=h)
+    q = np.matmul(h, params["w4"]) + params["b4"][:, None, :]
+    return q[:, 0, :]
+
+
+def forward_reference(obs: np.ndarray, flat: np.ndarray, n_actions: int) -> np.ndarray:
+    """Straightforward single-observation network (explicit convolution loops), float64.
+
+    Independent of :func:`forward`'s im2col and batching; used by tests.
+    Args: obs ``(4, 84, 84)`` uint8, flat ``(n_params,)``. Returns ``(A,)`` float64.
+    """
+    p = {k: v.astype(np.float64) for k, v in unflatten(flat, n_actions).items()}
+    x = obs.astype(np.float64) / 255.0
+    k1 = p["w1"].reshape(4, 8, 8, 16)
+    h1 = np.zeros((20, 20, 16))
+    for y in range(20):
+        for xx in range(20):
+            h1[y, xx] = np.einsum("chw,chwo->o", x[:, 4 * y:4 * y + 8, 4 * xx:4 * xx + 8], k1)
+    h1 = np.maximum(h1 + p["b1"], 0)
+    k2 = p["w2"].reshape(16, 4, 4, 32)
+    h2 = np.zeros((9, 9, 32))
+    for y in range(9):
+        for xx in range(9):
+            h2[y, xx] = np.einsum("hwc,chwo->o", h1[2 * y:2 * y + 4, 2 * xx:2 * xx + 4, :], k2)
+    h2 = np.maximum(h2 + p["b2"], 0)
+    h3 = np.maximum(h2.reshape(2592) @ p["w3"] + p["b3"], 0)
+    return h3 @ p["w4"] + p["b4"]
+
+
+def select_actions(q: np.ndarray) -> np.ndarray:
+    """Greedy action indices ``(S,)`` int64 from ``(S, A)`` values; ties to the lowest index."""
+    return np.argmax(q, axis=-1)
+
+
+@dataclass
+class SlotWeights:
+    """Per-slot parameter buffers for a block of ``S`` emulator slots.
+
+    Weights are copied into a slot when it starts an episode (once per episode, not per
+    step), so that :meth:`act` is one batched call per layer with no gather.
+    """
+    n_slots: int
+    n_actions: int
+
+    def __post_init__(self):
+        self.flat = np.zeros((self.n_slots, n_params(self.n_actions)), np.float32)
+        self.params = unflatten(self.flat, self.n_actions)
+
+    def load(self, slot: int, flat: np.ndarray) -> None:
+        """Copy one individual's ``(n_params,)`` float32 vector into ``slot``."""
+        self.flat[slot] = flat
+
+    def act(self, obs: np.ndarray, slots: np.ndarray | None = None) -> np.ndarray:
+        """Greedy actions for ``obs`` ``(S, 4, 84, 84)`` (or the subset ``slots``)."""
+        if slots is None:
+            return select_actions(forward(obs, self.params))
+        sub = {k: v[slots] for k, v in self.params.items()}
+        return select_actions(forward(obs[slots], sub))

