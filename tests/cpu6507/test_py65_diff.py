@@ -1,5 +1,7 @@
 """Differential tests: every documented opcode, random single-instruction cases, RTL vs py65.
 
+1000 cases per opcode by default (about 30 s for all 151), 10,000 under ``-m slow``.
+
 Random memory (64 KiB), registers, flags and operands; compared: A, X, Y, SP, P, PC, every
 memory write (address, value, order) and the cycle count. ADC/SBC run with D = 0 here
 (py65 decimal mode is not ALE's rule; decimal cases are in test_decimal.py). The reference
@@ -15,8 +17,8 @@ from hls_models.cpu6507 import BASE_CYCLES, DOCUMENTED_OPCODES, OPCODES
 # The MCS6500 manual and ALE's cycle table give 6.
 PY65_CYCLE_ERRATA = {0xCE: 6}
 
-DEFAULT_CASES = 100
-SLOW_CASES = 1000
+DEFAULT_CASES = 1000
+SLOW_CASES = 10000
 
 
 def _check_opcode(harness, opcode: int, cases: int, seed: int) -> None:
@@ -49,7 +51,7 @@ def test_documented_opcode_matches_py65(harness, opcode):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("opcode", sorted(DOCUMENTED_OPCODES), ids=lambda op: f"{op:02X}")
-def test_documented_opcode_matches_py65_1000(harness, opcode):
+def test_documented_opcode_matches_py65_10000(harness, opcode):
     _check_opcode(harness, opcode, SLOW_CASES, seed=1000 + opcode)
 
 
