@@ -158,8 +158,9 @@ def _h_s8sum_neg(r, lo, hi):
     return sum(-v for v in (_h_s8(r[a & 0x7F]) for a in range(lo, hi + 1)) if v < 0)
 
 
-# name -> (python callable, takes RAM list first?, takes xram first?, min args, max args,
-#          which positional args are RAM addresses: "all", "range" (lo, hi) or None)
+# name -> (callable, memory it gets as first argument: "ram", "xram" or None,
+#          min args, max args, which arguments are addresses: "all" RIOT RAM, "xall" cartridge
+#          RAM, "range" the (lo, hi) RIOT RAM bounds, or None)
 _HELPERS = {
     "dec": (_h_dec, "ram", 1, 3, "all"),
     "xdec": (_h_xdec, "xram", 3, 3, "xall"),
