@@ -621,6 +621,7 @@ def report(sim: FabricSim) -> dict:
     ceiling = n_slots * np_.instance_fps
     fps = frames / end if end > 0 else 0.0
     gens = w.n_generations
+    completed = sim.end_s is not None
     out = {
         "schedule": sim.cfg.schedule,
         "projected_fps": fps,
@@ -629,7 +630,8 @@ def report(sim: FabricSim) -> dict:
         "lost_evaluations": lost,
         "duplicated_evaluations": dup,
         "sim_wall_s": getattr(sim, "sim_wall_s", 0.0),
-        "generations_per_hour": gens / end * 3600 if end > 0 else 0.0,
+        "generations_per_hour": gens / end * 3600 if end > 0 and completed else 0.0,
+        "completed": completed,
         "makespan_s": end,
         "generations": gens,
         "evaluations": w.n_evaluations,

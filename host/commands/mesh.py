@@ -10,7 +10,8 @@ summary. Main fields:
 ``lost_evaluations``         planned (generation, kind, individual, episode) never accepted (must be 0)
 ``duplicated_evaluations``   extra acceptances of an evaluation (must be 0)
 ``sim_wall_s``               wall-clock seconds of the whole command's simulation work
-``generations_per_hour``     GA generations per hour of fabric time
+``generations_per_hour``     GA generations per hour of fabric time (0 when the run could not finish)
+``completed``                False when failures left work that no live instance could do
 ``time_fractions``           instance-seconds split: counted_frames, reset, inference, weight_load,
                              communication, host, barrier, fault_lost_work, fault_dead_slots (sum 1)
 ``gap_fps``                  the same split of ceiling - projected, in frames/s
@@ -113,7 +114,8 @@ def register(subparsers, groups):
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.add_argument("--calibrate", action="store_true",
-                   help="run the published configuration and the design changes (mesh_sim/CALIBRATION.md)")
+                   help="run the published configuration and the design changes (mesh_sim/CALIBRATION.md); "
+                        "--generations sets the generations per case (default 4)")
     o.add_argument("--out", default=None, metavar="FILE", help="also write the JSON report to FILE")
     p.set_defaults(func=run_mesh)
 
@@ -205,7 +207,9 @@ def run_mesh(args) -> int:
     else:
         print(_summary(rep))
     if not args.calibrate and (rep["lost_evaluations"] or rep["duplicated_evaluations"]):
-        sys.stderr.write("nc2600 mesh: exactly-once invariant violated\n")
+        why = "" if rep["slots_alive_at_end"] else " (no live instance left)"
+        sys.stderr.write(f"nc2600 mesh: exactly-once invariant violated: {rep['lost_evaluations']} lost, "
+                         f"{rep['duplicated_evaluations']} duplicated{why}\n")
         return 1
     return 0
 

@@ -57,3 +57,12 @@ def test_unreadable_run_file_exit_2(capsys, tmp_path):
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "not JSON" in err
     rc, out, err = run_cli(capsys, "mesh", "--out", str(tmp_path / "no" / "dir.json"), "--population", "10")
     assert rc == 2
+
+
+def test_invariant_violation_exits_1(capsys):
+    # the only worker node fails: nothing can finish, the report says so and the exit code is 1
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--cards", "1", "--nodes-per-card", "2", "--faults",
+                           "node:1@0.5", "--population", "10", "--elite-episodes", "0")
+    rep = json.loads(out)
+    assert rc == 1 and rep["lost_evaluations"] == 10 and not rep["completed"]
+    assert rep["generations_per_hour"] == 0.0 and "no live instance" in err

@@ -137,3 +137,26 @@ def test_fault_plans():
         random_faults(SMALL, SMALL.n_nodes, 0, 0, 1.0)
     with pytest.raises(ValueError):
         random_faults(SMALL, 0, SMALL.n_links + 1, 0, 1.0)
+
+
+@pytest.mark.slow
+def test_exactly_once_exhaustive():
+    """Many random fault plans, detection delays and workloads; and a 10,000-node mesh."""
+    for seed in range(60):
+        rng = np.random.default_rng(1000 + seed)
+        wl = synthetic_workload(int(rng.integers(20, 400)), int(rng.integers(1, 4)), elite_candidates=3,
+                                elite_episodes=int(rng.integers(0, 8)),
+                                distribution=EpisodeDistribution("uniform:1:800"), seed=seed)
+        for schedule in ("static", "pull", "async"):
+            faults = random_faults(SMALL, int(rng.integers(0, 60)), int(rng.integers(0, 150)), seed,
+                                   window_s=float(rng.uniform(0.01, 3)))
+            cfg = SimConfig(schedule=schedule, detect_s=float(rng.choice([1e-4, 1e-2, 0.3])))
+            r = FabricSim(SMALL, wl, config=cfg, faults=faults).run()
+            assert r["duplicated_evaluations"] == 0
+            assert r["lost_evaluations"] == 0 or r["slots_alive_at_end"] == 0
+    big = MeshTopology(cards=384)
+    wl = synthetic_workload(5000, 1, seed=1)
+    for schedule in ("static", "pull", "async"):
+        r = FabricSim(big, wl, config=SimConfig(schedule=schedule),
+                      faults=random_faults(big, 40, 60, 2, window_s=5.0)).run()
+        check_exactly_once(r, wl)
