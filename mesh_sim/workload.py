@@ -120,7 +120,10 @@ class Workload:
 
     @property
     def n_generations(self) -> int:
-        return len(set(self.phase_generation))
+        """GA generations: distinct generations with train or elite evaluations (a final
+        test phase, which the launcher files under the next generation number, is not one)."""
+        gens = {int(g) for g, k in zip(self.generation.tolist(), self.kind.tolist()) if k != 2}
+        return max(1, len(gens))
 
     def key(self, eid: int) -> tuple[int, str, int, int]:
         """``(generation, kind, individual, episode)`` of evaluation ``eid``."""

@@ -12,8 +12,14 @@ summary. Main fields:
 ``sim_wall_s``               wall-clock seconds of the whole command's simulation work
 ``generations_per_hour``     GA generations per hour of fabric time (0 when the run could not finish)
 ``completed``                False when failures left work that no live instance could do
-``time_fractions``           instance-seconds split: counted_frames, reset, inference, weight_load,
-                             communication, host, barrier, fault_lost_work, fault_dead_slots (sum 1)
+``time_fractions``           instance-seconds split (sums to 1): counted_frames (= utilization),
+                             reset (uncounted reset frames), inference (console stalled for the
+                             policy), weight_load (ARM rebuilds and loads an individual),
+                             communication (waiting for genomes or a work reply), host (results to
+                             the host, selection, genomes back), barrier (idle: waiting for the
+                             phase's last result, incl. the reduction-tree gather, or for the run
+                             to drain), fault_lost_work (work destroyed by failures),
+                             fault_dead_slots (instances on failed nodes)
 ``gap_fps``                  the same split of ceiling - projected, in frames/s
 ``faults``                   the fault plan and, with faults, the fault-free rate and what was lost
 

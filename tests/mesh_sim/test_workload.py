@@ -32,6 +32,8 @@ RECORDS = [rec(0, 0, 0, "train", 3040, 750), rec(0, 1, 0, "train", 4040, 1000), 
 def test_load_run_phases(tmp_path):
     wl = load_run(write_run(tmp_path / "run", RECORDS))
     assert wl.n_evaluations == 9 and wl.n_generations == 2 and wl.game == "pong"
+    wl2 = load_run(write_run(tmp_path / "run2", RECORDS[:8] + [rec(2, 2, 0, "test", 4040, 1000)]))
+    assert wl2.n_generations == 2  # the launcher files the final test under the next generation
     kinds = [sorted({wl.key(e)[1] for e in p}) for p in wl.phases]
     assert kinds == [["train"], ["elite"], ["train"], ["test"]]
     assert [len(p) for p in wl.phases] == [3, 2, 3, 1]
