@@ -27,8 +27,10 @@ over the calibration observations (computed by this integer model, layer after l
 lose agreement).
 
 Bit-exact model: :meth:`QuantizedPolicy.action_values` uses only integer arithmetic. The
-matrix products are evaluated in float64, which is exact because every product and partial sum
-is an integer below ``2**53``.
+matrix products are evaluated in floating point, which is exact because every product and
+partial sum is an integer of bounded size: float32 for a layer whose worst case stays below
+``2**24`` (conv1, conv2 in practice), float64 (``< 2**53``) otherwise. ``tests/policy_int8``
+compares it with an int64 reference.
 
 Cycle and resource model (:func:`inference_cycles`, :func:`resources`, :func:`simulate_schedule`)
 ------------------------------------------------------------------------------------------
@@ -96,15 +98,27 @@ class QuantizedPolicy:
         ``acts``: for layer 0 ignored (``obs`` used); else ``(B, 20, 20, 16)``, ``(B, 9, 9, 32)``
         or ``(B, 256)`` activation codes. Returns ``(B, P, N)`` int64 (``P`` output positions).
         """
-        w = self.weights()[layer].astype(np.float64)
-        b = self.biases()[layer].astype(np.float64)
+        w, b = self._float_operands(layer)
         if layer == 0:
-            x = _conv1_patches(obs)
+            x = _conv1_patches(obs, w.dtype)
         elif layer == 1:
-            x = _conv2_patches(acts)
+            x = _conv2_patches(acts, w.dtype)
         else:
-            x = acts.reshape(acts.shape[0], 1, -1).astype(np.float64)
+            x = acts.reshape(acts.shape[0], 1, -1).astype(w.dtype)
         return (np.matmul(x, w) + b).astype(np.int64)
+
+    def _float_operands(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        """Weights and bias of ``layer`` as float32 when every partial sum of that layer stays
+        below ``2**24`` in magnitude (then float32 arithmetic is exact), else float64 (exact below
+        ``2**53``). Cached; the integer tensors must not be changed afterwards."""
+        cache = self.__dict__.setdefault("_float_cache", {})
+        if layer not in cache:
+            w, b = self.weights()[layer], self.biases()[layer]
+            in_max = 255 if layer == 0 else self.act_max
+            worst = (np.abs(w.astype(np.int64)).sum(axis=0) * in_max + np.abs(b.astype(np.int64))).max()
+            dtype = np.float32 if worst < 2 ** 24 else np.float64
+            cache[layer] = (w.astype(dtype), b.astype(dtype))
+        return cache[layer]
 
     def action_values(self, obs: np.ndarray) -> np.ndarray:
         """Bit-exact int32 action values, ``(B, 4, 84, 84)`` uint8 -> ``(B, A)`` int32.
@@ -148,16 +162,16 @@ def requantize(acc: np.ndarray, shift: int, act_max: int = ACT_MAX) -> np.ndarra
     return np.minimum(r, act_max)
 
 
-def _conv1_patches(obs: np.ndarray) -> np.ndarray:
-    """``(B, 4, 84, 84)`` uint8 -> ``(B, 400, 256)`` float64 patches, rows (c, kh, kw)."""
+def _conv1_patches(obs: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """``(B, 4, 84, 84)`` uint8 -> ``(B, 400, 256)`` float patches, rows (c, kh, kw)."""
     win = sliding_window_view(obs, (8, 8), axis=(2, 3))[:, :, ::4, ::4]      # B,4,20,20,8,8
-    return np.ascontiguousarray(win.transpose(0, 2, 3, 1, 4, 5), dtype=np.float64).reshape(obs.shape[0], 400, 256)
+    return np.ascontiguousarray(win.transpose(0, 2, 3, 1, 4, 5), dtype=dtype).reshape(obs.shape[0], 400, 256)
 
 
-def _conv2_patches(a1: np.ndarray) -> np.ndarray:
-    """``(B, 20, 20, 16)`` codes -> ``(B, 81, 256)`` float64 patches, rows (c, kh, kw)."""
+def _conv2_patches(a1: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """``(B, 20, 20, 16)`` codes -> ``(B, 81, 256)`` float patches, rows (c, kh, kw)."""
     win = sliding_window_view(a1, (4, 4), axis=(1, 2))[:, ::2, ::2]          # B,9,9,16,4,4
-    return np.ascontiguousarray(win, dtype=np.float64).reshape(a1.shape[0], 81, 256)
+    return np.ascontiguousarray(win, dtype=dtype).reshape(a1.shape[0], 81, 256)
 
 
 def weight_exponent(w: np.ndarray) -> int:
@@ -431,5 +445,35 @@ def lanes_table(n_actions: int = 18, f_mhz: float = 150.0, lanes=(1, 2, 4, 8, 12
     return "\n".join(rows)
 
 
+def agreement(flat: np.ndarray, n_actions: int, calib_obs: np.ndarray, obs: np.ndarray,
+              act_max: int = ACT_MAX) -> float:
+    """Fraction of ``obs`` ``(B, 4, 84, 84)`` on which the int8 argmax equals the float network's
+    (:func:`host.policy.forward`, float32)."""
+    from host.policy import forward
+    want = np.argmax(forward(check_obs(obs), unflatten(np.asarray(flat)[None], n_actions)), axis=-1)
+    return float((quantize(flat, n_actions, calib_obs, act_max).act(obs) == want).mean())
+
+
+def agreement_table(games: list[str], seeds=(0, 1, 2, 3), n_obs: int = 300, act_max: int = ACT_MAX) -> str:
+    """Per-game agreement of int8 and float argmax for networks ``init_params(seed)`` on real
+    observations (random play, ALE seed 7; calibration: 32 observations of another run, seed 100)."""
+    from host.commands.preprocess import record_observations
+    from host.games import game_info
+    from host.policy import init_params
+    rows = [f"int8 vs float argmax agreement, act_max {act_max}, {n_obs} observations per game, "
+            f"networks init_params(seed) for seeds {list(seeds)}"]
+    for game in games:
+        n = len(game_info(game).minimal_actions)
+        calib, obs = record_observations(game, 32, 100), record_observations(game, n_obs, 7)
+        vals = [agreement(init_params(s, n), n, calib, obs, act_max) for s in seeds]
+        rows.append(f"{game:>16} ({n:2d} actions): " + " ".join(f"{100 * v:6.2f}%" for v in vals)
+                    + f"   mean {100 * np.mean(vals):6.2f}%  min {100 * min(vals):6.2f}%")
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
-    print(lanes_table())
+    import sys
+    if len(sys.argv) > 2 and sys.argv[1] == "--agreement":
+        print(agreement_table(sys.argv[2].split(","), act_max=int(sys.argv[3]) if len(sys.argv) > 3 else ACT_MAX))
+    else:
+        print(lanes_table())

@@ -343,3 +343,15 @@ def generate(height: int = 210, fmt: str = "NTSC") -> dict[str, str]:
     check_height(height)
     text = verilog.convert(Preprocessor(height, fmt), name="preprocessor", strip_internal_attrs=True)
     return {"preprocessor.v": _tidy(text)}
+
+
+def bram36(height: int = 210) -> dict[str, int]:
+    """BRAM36 blocks of one preprocessor (Xilinx 7-series, 4K x 9 per block, parity bit unused).
+
+    Previous-frame grey ``H*160`` bytes and the ``4 x 7056`` byte stack; the 256-byte grey LUT
+    and the 84 x 24-bit vertical accumulator fit in distributed RAM (not counted).
+    """
+    h = check_height(height)
+    prev = -(-(h * SCREEN_WIDTH) // 4096)
+    stack = -(-(STACK * OBS_PIXELS) // 4096)
+    return {"previous_frame": prev, "stack": stack, "total": prev + stack}
