@@ -22,7 +22,9 @@ messages in injection order rather than strict arrival order; the two agree when
 messages reach a shared link in the order they were injected (every hand-worked case in
 the tests) and differ only by idle gaps under heavy cross traffic, which this workload
 does not have. It costs one simulation event per message instead of one per hop, which
-is what lets a 10,000-node mesh run in seconds.
+is what lets a 10,000-node mesh run in seconds. (When a failure reroutes a message, the
+links it had booked beyond the reroute point stay booked: a small pessimism, only under
+faults.)
 
 Routing: dimension-order (X, Y, Z) while the whole dimension-order route is alive;
 otherwise a shortest path in the graph of live nodes and links (networkx BFS, neighbours in

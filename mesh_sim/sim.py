@@ -227,7 +227,9 @@ class FabricSim:
             for eid, att in items:
                 if self.accepted[eid] or self.attempt[eid] != att:
                     continue
-                self.done_parts.pop((eid, att), None)
+                parts = self.done_parts.pop((eid, att), None)
+                if parts is not None:  # it had finished; its result died with a node
+                    self.t["fault_lost_work"] += sum(parts)
                 self.attempt[eid] += 1
                 fresh.append((int(eid), int(self.attempt[eid])))
             self.requeued += len(fresh)

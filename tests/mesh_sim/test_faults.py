@@ -89,6 +89,9 @@ def test_static_results_held_in_a_failed_node_are_run_again():
     # node 2 had finished ep 1 (held for the gather) and was running ep 3: both re-run
     assert r["requeued_evaluations"] == 2
     assert r["lost_evaluations"] == 0 and r["duplicated_evaluations"] == 0
+    # everything node 2 did from its start (genomes after 2 hops, ~2 us) to the failure is lost
+    lost_s = r["time_fractions"]["fault_lost_work"] * 2 * r["makespan_s"]
+    assert lost_s == pytest.approx(1000 * F - 2e-6, abs=1e-7)
 
 
 def test_cut_off_node_counts_as_failed_and_links_reroute():
