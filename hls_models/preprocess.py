@@ -61,28 +61,47 @@ def area_weights(n_in: int, n_out: int = OUT_SIZE) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def _float_weights(height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
-    wy = area_weights(height).astype(np.float32)
-    wxt = np.ascontiguousarray(area_weights(width).T.astype(np.float32))
-    return wy, wxt
+def taps(n_in: int, n_out: int = OUT_SIZE) -> tuple[np.ndarray, np.ndarray]:
+    """Sparse form of :func:`area_weights`: ``(index, weight)``, each ``(T, n_out)`` int32.
+
+    Output ``o`` is ``sum_t weight[t, o] * x[index[t, o]]``; ``T`` is the largest number of
+    inputs any output overlaps (4 rows for 210 -> 84, 3 columns for 160 -> 84); unused taps
+    have weight 0. This is the form the streaming hardware uses (few taps per output).
+    """
+    w = area_weights(n_in, n_out)
+    n_taps = int((w > 0).sum(axis=1).max())
+    index = np.zeros((n_taps, n_out), np.int32)
+    weight = np.zeros((n_taps, n_out), np.int32)
+    for o in range(n_out):
+        nz = np.flatnonzero(w[o])
+        index[:len(nz), o] = nz
+        index[len(nz):, o] = nz[-1]
+        weight[:len(nz), o] = w[o, nz]
+    index.setflags(write=False)
+    weight.setflags(write=False)
+    return index, weight
 
 
 def resize_accumulators(grey: np.ndarray) -> np.ndarray:
-    """Unrounded area sums ``acc`` of the fixed-point resize.
+    """Unrounded area sums ``acc = wy @ grey @ wx.T`` of the fixed-point resize.
 
     Args:
         grey: ``(..., H, W)`` uint8 grey images (``W`` is normally 160).
     Returns:
-        ``(..., 84, 84)`` int64 accumulators, ``acc = wy @ grey @ wx.T``.
-    The products are computed in float32, exact because every partial sum is an integer
-    below ``255*H*W < 2**24`` for ``H <= 250, W <= 160`` (checked).
+        ``(..., 84, 84)`` int32 accumulators (exact; at most ``255*H*W < 2**31``).
+    Computed separably with the sparse taps (vertical pass over lines, then horizontal).
     """
     height, width = grey.shape[-2:]
-    if 255 * height * width >= 1 << 24:
-        raise ValueError(f"screen {height}x{width} too large for exact float32 sums")
-    wy, wxt = _float_weights(height, width)
-    acc = wy @ grey.astype(np.float32) @ wxt
-    return acc.astype(np.int64)
+    yi, yw = taps(height)
+    xi, xw = taps(width)
+    g = grey.astype(np.int32)
+    lines = yw[0][:, None] * g[..., yi[0], :]
+    for t in range(1, len(yi)):
+        lines += yw[t][:, None] * g[..., yi[t], :]
+    acc = xw[0] * lines[..., xi[0]]
+    for t in range(1, len(xi)):
+        acc += xw[t] * lines[..., xi[t]]
+    return acc
 
 
 def resize(grey: np.ndarray) -> np.ndarray:
@@ -90,7 +109,9 @@ def resize(grey: np.ndarray) -> np.ndarray:
     height, width = grey.shape[-2:]
     denom = height * width
     acc = resize_accumulators(grey)
-    return ((acc + denom // 2) // denom).astype(np.uint8)
+    acc += denom // 2
+    acc //= denom
+    return acc.astype(np.uint8)
 
 
 def max_pool(grey_prev: np.ndarray, grey_cur: np.ndarray) -> np.ndarray:

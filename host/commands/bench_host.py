@@ -1,0 +1,80 @@
+"""``nc2600 bench host``: raw ALE speed against the full evaluation loop, in the same run.
+
+Prints one JSON line:
+- ``raw_fps_per_core``: one ale-py console, frame skip 1, random minimal-set actions, no screen
+  fetch, resets on game over (single process);
+- ``loop_fps``: the launcher's evaluation loop (W workers, frame skip 4, grey fetch, max-pool,
+  84x84 resize, stack, batched policy inference in the main process) on random-initialised
+  networks, frames per second of wall time after start-up;
+- ``ratio = loop_fps / (raw_fps_per_core * W)``; target >= 0.5 (EnvPool reaches about 0.3-0.4).
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from host.errors import positive_float, positive_int
+
+
+def register(sub, groups):
+    p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's frames/s (one JSON line)")
+    p.add_argument("--game", default="breakout", metavar="G", help="ALE game id")
+    p.add_argument("--seconds", type=positive_float, default=20.0, metavar="S", help="measuring time per part")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="W", help="worker processes (default: cores)")
+    p.add_argument("--envs-per-block", type=positive_int, default=6, metavar="K", help="instances per block per worker")
+    p.add_argument("--episode-frames", type=positive_int, default=4000, metavar="E", help="episode cap in frames")
+    p.set_defaults(func=main)
+
+
+def raw_fps(rom_path, seconds: float) -> float:
+    """Frames/s of one ale-py console: frame skip 1, random minimal actions, no screen fetch."""
+    import ale_py
+    import numpy as np
+    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
+    ale = ale_py.ALEInterface()
+    ale.setFloat("repeat_action_probability", 0.0)
+    ale.loadROM(str(rom_path))
+    actions = ale.getMinimalActionSet()
+    choice = np.random.default_rng(0).integers(len(actions), size=1 << 16)
+    frames, i = 0, 0
+    start = time.perf_counter()
+    while True:
+        for _ in range(1000):
+            ale.act(actions[choice[i & 0xFFFF]])
+            i += 1
+            if ale.game_over():
+                ale.reset_game()
+        frames += 1000
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return frames / elapsed
+
+
+def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int) -> float:
+    """Frames/s of the evaluation loop on random-initialised networks (start-up excluded)."""
+    from host.evaluator import Evaluator, Job
+    from host.policy import init_params
+    with Evaluator(rom_path, workers, k, episode_frames=episode_frames) as ev:
+        params = [init_params(i, ev.n_actions) for i in range(16)]
+        n_jobs = 2 * workers * k * 2
+        frames, batch = 0, 0
+        ev.evaluate([Job(0, 0)], lambda i: params[i])          # warm-up
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            jobs = [Job(j % 16, batch * n_jobs + j) for j in range(n_jobs)]
+            frames += sum(r.frames for r in ev.evaluate(jobs, lambda i: params[i]))
+            batch += 1
+        return frames / (time.perf_counter() - start)
+
+
+def main(args) -> int:
+    import os
+    from host.games import resolve_rom
+    name, rom = resolve_rom(args.game)
+    workers = args.workers or os.cpu_count() or 1
+    raw = raw_fps(rom, args.seconds)
+    loop = loop_fps(rom, args.seconds, workers, args.envs_per_block, args.episode_frames)
+    print(json.dumps({"game": name, "workers": workers, "envs_per_block": args.envs_per_block,
+                      "raw_fps_per_core": round(raw, 1), "loop_fps": round(loop, 1),
+                      "ratio": round(loop / (raw * workers), 3), "target_ratio": 0.5}))
+    return 0

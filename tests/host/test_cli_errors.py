@@ -1,0 +1,63 @@
+"""Bad input: one line on stderr, exit code 2, no run files left behind."""
+import subprocess
+import sys
+
+import pytest
+
+
+def nc2600(*args):
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+
+
+def one_line_exit_2(proc, *needles):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def test_unknown_game_suggests_close_names(tmp_path):
+    one_line_exit_2(nc2600("run", "--game", "breakuot", "--out", str(tmp_path / "x")), "breakout")
+    assert not (tmp_path / "x").exists()
+
+
+def test_unreadable_rom(tmp_path):
+    one_line_exit_2(nc2600("run", "--rom", str(tmp_path / "missing.bin"), "--out", str(tmp_path / "x")), "cannot read ROM")
+
+
+def test_wrong_size_rom(tmp_path):
+    rom = tmp_path / "odd.bin"
+    rom.write_bytes(b"\0" * 1000)
+    one_line_exit_2(nc2600("run", "--rom", str(rom), "--out", str(tmp_path / "x")), "1000 bytes")
+
+
+def test_md5_not_an_ale_game(tmp_path):
+    rom = tmp_path / "blank.bin"
+    rom.write_bytes(b"\xea" * 4096)
+    one_line_exit_2(nc2600("run", "--rom", str(rom), "--out", str(tmp_path / "x")), "not one of ALE's")
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("opt,value", [("--population", "0"), ("--generations", "-3"), ("--max-frames", "0"),
+                                       ("--episode-frames", "abc"), ("--sticky", "1.5"), ("--workers", "0")])
+def test_bad_values(opt, value, tmp_path):
+    one_line_exit_2(nc2600("run", opt, value, "--out", str(tmp_path / "x")), opt)
+
+
+def test_es_needs_even_population(tmp_path):
+    one_line_exit_2(nc2600("run", "--algo", "es", "--population", "5", "--out", str(tmp_path / "x")), "even")
+
+
+def test_out_dir_holding_a_run_needs_resume(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    one_line_exit_2(nc2600("run", "--out", str(tmp_path)), "--resume")
+
+
+def test_resume_without_checkpoint(tmp_path):
+    one_line_exit_2(nc2600("run", "--resume", str(tmp_path)), "config.json")
+
+
+def test_bench_unknown_game():
+    one_line_exit_2(nc2600("bench", "host", "--game", "pongg"), "pong")
