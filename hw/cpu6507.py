@@ -277,20 +277,23 @@ class Cpu6507(wiring.Component):
     # -- arithmetic helpers (combinational) ---------------------------------------
     @staticmethod
     def _bcd_to_binary(m, value):
-        """high*10 + low of a byte (ALE ourBCDTable[0]); 8-bit result 0..165."""
+        """high*10 + low of a byte (ALE ourBCDTable[0]); 8-bit result 0..165 (shifts, no multiplier)."""
+        hi = value[4:8]
         out = Signal(8)
-        m.d.comb += out.eq(value[4:8] * 10 + value[0:4])
+        m.d.comb += out.eq((hi << 3) + (hi << 1) + value[0:4])
         return out
 
     @staticmethod
     def _binary_to_bcd(m, value):
-        """BCD of (value mod 100) for an 8-bit value (ALE ourBCDTable[1])."""
-        u = Signal(8)
+        """BCD of (value mod 100) for an 8-bit value (ALE ourBCDTable[1]); compares, no multiplier."""
+        u = Signal(7)
         m.d.comb += u.eq(Mux(value >= 200, value - 200, Mux(value >= 100, value - 100, value)))
         tens = Signal(4)
-        m.d.comb += tens.eq((u * 205) >> 11)     # exact u // 10 for u < 1029
+        for digit in range(1, 10):                 # the last true compare wins
+            with m.If(u >= 10 * digit):
+                m.d.comb += tens.eq(digit)
         ones = Signal(4)
-        m.d.comb += ones.eq(u - tens * 10)
+        m.d.comb += ones.eq(u - ((tens << 3) + (tens << 1)))
         return Cat(ones, tens)
 
     def elaborate(self, platform):

@@ -5,206 +5,230 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
   wire [7:0] \$10 ;
-  wire [8:0] \$100 ;
-  wire [16:0] \$101 ;
+  wire [4:0] \$100 ;
+  wire [7:0] \$101 ;
   wire [8:0] \$102 ;
-  wire [8:0] \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire [8:0] \$107 ;
-  wire [8:0] \$108 ;
-  wire [8:0] \$109 ;
+  wire \$103 ;
+  wire [8:0] \$104 ;
+  wire [8:0] \$105 ;
+  wire [8:0] \$106 ;
+  wire [7:0] \$107 ;
+  wire [4:0] \$108 ;
+  wire \$109 ;
   wire [7:0] \$11 ;
-  wire [8:0] \$110 ;
-  wire [8:0] \$111 ;
-  wire [8:0] \$112 ;
-  wire \$113 ;
-  wire [7:0] \$114 ;
+  wire [4:0] \$110 ;
+  wire [7:0] \$111 ;
+  wire [7:0] \$112 ;
+  wire [8:0] \$113 ;
+  wire [16:0] \$114 ;
   wire \$115 ;
-  wire [8:0] \$116 ;
+  wire [16:0] \$116 ;
   wire \$117 ;
   wire [5:0] \$118 ;
-  wire [8:0] \$119 ;
+  wire \$119 ;
   wire [8:0] \$12 ;
   wire \$120 ;
-  wire [5:0] \$121 ;
-  wire [8:0] \$122 ;
-  wire \$123 ;
-  wire [5:0] \$124 ;
-  wire [8:0] \$125 ;
+  wire \$121 ;
+  wire \$122 ;
+  wire [5:0] \$123 ;
+  wire [8:0] \$124 ;
+  wire [16:0] \$125 ;
   wire [8:0] \$126 ;
-  wire \$127 ;
-  wire [5:0] \$128 ;
+  wire [8:0] \$127 ;
+  wire \$128 ;
   wire \$129 ;
   wire [7:0] \$13 ;
-  wire [5:0] \$130 ;
-  wire [16:0] \$131 ;
+  wire \$130 ;
+  wire [8:0] \$131 ;
   wire [8:0] \$132 ;
   wire [8:0] \$133 ;
-  wire \$134 ;
-  wire \$135 ;
-  wire \$136 ;
+  wire [8:0] \$134 ;
+  wire [8:0] \$135 ;
+  wire [8:0] \$136 ;
   wire \$137 ;
   wire [7:0] \$138 ;
-  wire [7:0] \$139 ;
+  wire \$139 ;
   wire [8:0] \$14 ;
-  wire [7:0] \$140 ;
+  wire [8:0] \$140 ;
   wire \$141 ;
-  wire [7:0] \$142 ;
-  wire [7:0] \$143 ;
-  wire [7:0] \$144 ;
-  wire \$145 ;
-  wire [7:0] \$146 ;
-  wire [7:0] \$147 ;
-  wire [7:0] \$148 ;
-  wire \$149 ;
+  wire [5:0] \$142 ;
+  wire [8:0] \$143 ;
+  wire \$144 ;
+  wire [5:0] \$145 ;
+  wire [8:0] \$146 ;
+  wire \$147 ;
+  wire [5:0] \$148 ;
+  wire [8:0] \$149 ;
   wire [8:0] \$15 ;
-  wire [7:0] \$150 ;
-  wire [7:0] \$151 ;
-  wire [7:0] \$152 ;
+  wire [8:0] \$150 ;
+  wire \$151 ;
+  wire [5:0] \$152 ;
   wire \$153 ;
-  wire \$154 ;
-  wire [7:0] \$155 ;
-  wire [7:0] \$156 ;
-  wire [7:0] \$157 ;
-  wire [7:0] \$158 ;
+  wire [5:0] \$154 ;
+  wire [16:0] \$155 ;
+  wire [8:0] \$156 ;
+  wire [8:0] \$157 ;
+  wire \$158 ;
   wire \$159 ;
   wire [16:0] \$16 ;
-  wire [7:0] \$160 ;
-  wire [7:0] \$161 ;
+  wire \$160 ;
+  wire \$161 ;
   wire [7:0] \$162 ;
-  wire \$163 ;
+  wire [7:0] \$163 ;
   wire [7:0] \$164 ;
-  wire [7:0] \$165 ;
+  wire \$165 ;
   wire [7:0] \$166 ;
   wire [7:0] \$167 ;
-  wire \$168 ;
+  wire [7:0] \$168 ;
   wire \$169 ;
   wire \$17 ;
-  wire \$170 ;
-  wire \$171 ;
-  wire \$172 ;
+  wire [7:0] \$170 ;
+  wire [7:0] \$171 ;
+  wire [7:0] \$172 ;
   wire \$173 ;
-  wire \$174 ;
+  wire [7:0] \$174 ;
   wire [7:0] \$175 ;
-  wire \$176 ;
-  wire [7:0] \$177 ;
-  wire [7:0] \$178 ;
+  wire [7:0] \$176 ;
+  wire \$177 ;
+  wire \$178 ;
   wire [7:0] \$179 ;
   wire \$18 ;
-  wire \$180 ;
+  wire [7:0] \$180 ;
   wire [7:0] \$181 ;
   wire [7:0] \$182 ;
-  wire [7:0] \$183 ;
+  wire \$183 ;
   wire [7:0] \$184 ;
   wire [7:0] \$185 ;
   wire [7:0] \$186 ;
   wire \$187 ;
-  wire \$188 ;
-  wire \$189 ;
+  wire [7:0] \$188 ;
+  wire [7:0] \$189 ;
   wire \$19 ;
-  wire \$190 ;
-  wire \$191 ;
-  wire [7:0] \$192 ;
-  wire [4:0] \$193 ;
+  wire [7:0] \$190 ;
+  wire [7:0] \$191 ;
+  wire \$192 ;
+  wire \$193 ;
   wire \$194 ;
-  wire [4:0] \$195 ;
+  wire \$195 ;
   wire \$196 ;
-  wire [8:0] \$197 ;
-  wire [7:0] \$198 ;
+  wire \$197 ;
+  wire \$198 ;
   wire [7:0] \$199 ;
   wire \$2 ;
   wire \$20 ;
-  wire [7:0] \$200 ;
+  wire \$200 ;
   wire [7:0] \$201 ;
   wire [7:0] \$202 ;
   wire [7:0] \$203 ;
-  wire [7:0] \$204 ;
+  wire \$204 ;
   wire [7:0] \$205 ;
   wire [7:0] \$206 ;
   wire [7:0] \$207 ;
-  wire \$208 ;
+  wire [7:0] \$208 ;
   wire [7:0] \$209 ;
   wire \$21 ;
   wire [7:0] \$210 ;
-  wire [7:0] \$211 ;
-  wire [7:0] \$212 ;
-  wire [7:0] \$213 ;
-  wire [7:0] \$214 ;
-  wire [7:0] \$215 ;
+  wire \$211 ;
+  wire \$212 ;
+  wire \$213 ;
+  wire \$214 ;
+  wire \$215 ;
   wire [7:0] \$216 ;
-  wire \$217 ;
+  wire [4:0] \$217 ;
   wire \$218 ;
-  wire \$219 ;
+  wire [4:0] \$219 ;
   wire \$22 ;
-  wire [7:0] \$220 ;
-  wire [7:0] \$221 ;
+  wire \$220 ;
+  wire [8:0] \$221 ;
   wire [7:0] \$222 ;
   wire [7:0] \$223 ;
   wire [7:0] \$224 ;
-  wire \$225 ;
-  wire \$226 ;
-  wire [8:0] \$227 ;
-  wire [8:0] \$228 ;
-  wire [8:0] \$229 ;
+  wire [7:0] \$225 ;
+  wire [7:0] \$226 ;
+  wire [7:0] \$227 ;
+  wire [7:0] \$228 ;
+  wire [7:0] \$229 ;
   wire \$23 ;
-  wire \$230 ;
+  wire [7:0] \$230 ;
   wire [7:0] \$231 ;
-  wire [7:0] \$232 ;
+  wire \$232 ;
   wire [7:0] \$233 ;
-  wire \$234 ;
-  wire \$235 ;
-  wire \$236 ;
-  wire \$237 ;
-  wire \$238 ;
-  wire \$239 ;
+  wire [7:0] \$234 ;
+  wire [7:0] \$235 ;
+  wire [7:0] \$236 ;
+  wire [7:0] \$237 ;
+  wire [7:0] \$238 ;
+  wire [7:0] \$239 ;
   wire \$24 ;
-  wire \$240 ;
+  wire [7:0] \$240 ;
   wire \$241 ;
-  wire [8:0] \$242 ;
-  wire [8:0] \$243 ;
-  wire [8:0] \$244 ;
-  wire \$245 ;
-  wire [8:0] \$246 ;
-  wire [8:0] \$247 ;
-  wire [8:0] \$248 ;
+  wire \$242 ;
+  wire \$243 ;
+  wire [7:0] \$244 ;
+  wire [7:0] \$245 ;
+  wire [7:0] \$246 ;
+  wire [7:0] \$247 ;
+  wire [7:0] \$248 ;
   wire \$249 ;
   wire \$25 ;
-  wire [8:0] \$250 ;
+  wire \$250 ;
   wire [8:0] \$251 ;
   wire [8:0] \$252 ;
-  wire \$253 ;
-  wire [8:0] \$254 ;
-  wire [8:0] \$255 ;
-  wire [8:0] \$256 ;
-  wire \$257 ;
+  wire [8:0] \$253 ;
+  wire \$254 ;
+  wire [7:0] \$255 ;
+  wire [7:0] \$256 ;
+  wire [7:0] \$257 ;
   wire \$258 ;
   wire \$259 ;
   wire \$26 ;
   wire \$260 ;
-  reg [7:0] \$261 ;
-  reg [15:0] \$262 ;
-  reg [5:0] \$263 ;
-  reg [15:0] \$264 ;
-  reg [7:0] \$265 ;
-  reg \$266 ;
-  reg [7:0] \$267 ;
-  reg [7:0] \$268 ;
-  reg \$269 ;
+  wire \$261 ;
+  wire \$262 ;
+  wire \$263 ;
+  wire \$264 ;
+  wire \$265 ;
+  wire [8:0] \$266 ;
+  wire [8:0] \$267 ;
+  wire [8:0] \$268 ;
+  wire \$269 ;
   wire \$27 ;
-  reg \$270 ;
-  reg \$271 ;
-  reg \$272 ;
-  reg \$273 ;
-  reg \$274 ;
-  reg [7:0] \$275 ;
-  reg [7:0] \$276 ;
-  reg [7:0] \$277 ;
+  wire [8:0] \$270 ;
+  wire [8:0] \$271 ;
+  wire [8:0] \$272 ;
+  wire \$273 ;
+  wire [8:0] \$274 ;
+  wire [8:0] \$275 ;
+  wire [8:0] \$276 ;
+  wire \$277 ;
+  wire [8:0] \$278 ;
+  wire [8:0] \$279 ;
   wire \$28 ;
+  wire [8:0] \$280 ;
+  wire \$281 ;
+  wire \$282 ;
+  wire \$283 ;
+  wire \$284 ;
+  reg [7:0] \$285 ;
+  reg [15:0] \$286 ;
+  reg [5:0] \$287 ;
+  reg [15:0] \$288 ;
+  reg [7:0] \$289 ;
   wire \$29 ;
+  reg \$290 ;
+  reg [7:0] \$291 ;
+  reg [7:0] \$292 ;
+  reg \$293 ;
+  reg \$294 ;
+  reg \$295 ;
+  reg \$296 ;
+  reg \$297 ;
+  reg \$298 ;
+  reg [7:0] \$299 ;
   wire \$3 ;
   wire \$30 ;
+  reg [7:0] \$300 ;
+  reg [7:0] \$301 ;
   wire \$31 ;
   wire \$32 ;
   wire \$33 ;
@@ -220,66 +244,66 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire [7:0] \$42 ;
   wire [8:0] \$43 ;
   wire [9:0] \$44 ;
-  wire [7:0] \$45 ;
-  wire [8:0] \$46 ;
+  wire [6:0] \$45 ;
+  wire [4:0] \$46 ;
   wire [7:0] \$47 ;
   wire [8:0] \$48 ;
-  wire [8:0] \$49 ;
+  wire [6:0] \$49 ;
   wire [7:0] \$5 ;
-  wire [9:0] \$50 ;
-  wire \$51 ;
+  wire [4:0] \$50 ;
+  wire [7:0] \$51 ;
   wire [8:0] \$52 ;
-  wire \$53 ;
-  wire [8:0] \$54 ;
-  wire [8:0] \$55 ;
+  wire [8:0] \$53 ;
+  wire [9:0] \$54 ;
+  wire \$55 ;
   wire [8:0] \$56 ;
-  wire [15:0] \$57 ;
-  wire [15:0] \$58 ;
-  wire [7:0] \$59 ;
+  wire \$57 ;
+  wire [8:0] \$58 ;
+  wire [8:0] \$59 ;
   wire [8:0] \$6 ;
   wire [8:0] \$60 ;
-  wire [9:0] \$61 ;
+  wire \$61 ;
   wire \$62 ;
-  wire [10:0] \$63 ;
+  wire \$63 ;
   wire \$64 ;
-  wire [10:0] \$65 ;
-  wire [10:0] \$66 ;
-  wire [7:0] \$67 ;
-  wire [8:0] \$68 ;
+  wire \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
   wire \$69 ;
   wire [7:0] \$7 ;
-  wire [8:0] \$70 ;
-  wire \$71 ;
-  wire [8:0] \$72 ;
+  wire [6:0] \$70 ;
+  wire [4:0] \$71 ;
+  wire [7:0] \$72 ;
   wire [8:0] \$73 ;
-  wire [8:0] \$74 ;
-  wire [15:0] \$75 ;
-  wire [15:0] \$76 ;
-  wire [7:0] \$77 ;
-  wire [8:0] \$78 ;
-  wire \$79 ;
+  wire [9:0] \$74 ;
+  wire \$75 ;
+  wire [10:0] \$76 ;
+  wire \$77 ;
+  wire [10:0] \$78 ;
+  wire [10:0] \$79 ;
   wire [7:0] \$8 ;
-  wire [8:0] \$80 ;
-  wire [8:0] \$81 ;
-  wire [8:0] \$82 ;
-  wire [7:0] \$83 ;
-  wire [4:0] \$84 ;
-  wire \$85 ;
-  wire [4:0] \$86 ;
-  wire [7:0] \$87 ;
-  wire [7:0] \$88 ;
+  wire [6:0] \$80 ;
+  wire [4:0] \$81 ;
+  wire [7:0] \$82 ;
+  wire [8:0] \$83 ;
+  wire \$84 ;
+  wire [8:0] \$85 ;
+  wire \$86 ;
+  wire [8:0] \$87 ;
+  wire [8:0] \$88 ;
   wire [8:0] \$89 ;
   wire [7:0] \$9 ;
-  wire [16:0] \$90 ;
+  wire \$90 ;
   wire \$91 ;
-  wire [16:0] \$92 ;
+  wire \$92 ;
   wire \$93 ;
-  wire [5:0] \$94 ;
+  wire \$94 ;
   wire \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
-  wire [5:0] \$99 ;
+  wire [6:0] \$99 ;
   (* init = 8'h00 *)
   wire [7:0] a;
   reg [15:0] ad = 16'h0000;
@@ -522,11 +546,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   output sync;
   reg sync;
   reg [7:0] t;
-  wire [3:0] tens;
-  wire [3:0] \tens$66 ;
+  reg [3:0] tens;
+  reg [3:0] \tens$66 ;
   reg [7:0] tmp = 8'h00;
-  wire [7:0] u;
-  wire [7:0] \u$65 ;
+  wire [6:0] u;
+  wire [6:0] \u$65 ;
   (* init = 8'h00 *)
   wire [7:0] x;
   (* init = 8'h00 *)
@@ -577,240 +601,256 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign addend = \$41  ? \$42  : exec_o;
   assign \$43  = state__a + addend;
   assign \$44  = \$43  + flag_c;
-  assign \$45  = state__a[7:4] * 4'ha;
-  assign \$46  = \$45  + state__a[3:0];
-  assign \$47  = exec_o[7:4] * 4'ha;
-  assign \$48  = \$47  + exec_o[3:0];
-  assign \$49  = \$46 [7:0] + \$48 [7:0];
-  assign \$50  = \$49  + flag_c;
-  assign \$51  = \$50 [7:0] >= 8'hc8;
-  assign \$52  = \$50 [7:0] - 8'hc8;
-  assign \$53  = \$50 [7:0] >= 7'h64;
-  assign \$54  = \$50 [7:0] - 7'h64;
-  assign \$55  = \$53  ? \$54  : { 1'h0, \$50 [7:0] };
-  assign \$56  = \$51  ? \$52  : \$55 ;
-  assign \$57  = \$56 [7:0] * 8'hcd;
-  assign \$59  = \$58 [3:0] * 4'ha;
-  assign \$60  = \$56 [7:0] - \$59 ;
-  assign \$61  = \$46 [7:0] - \$48 [7:0];
-  assign \$62  = ~ flag_c;
-  assign \$63  = $signed(\$61 ) - $signed({ 1'h0, \$62  });
-  assign \$64  = $signed(\$63 [9:0]) < $signed(1'h0);
-  assign \$65  = $signed(\$63 [9:0]) + $signed(8'h64);
-  assign \$66  = \$64  ? \$65  : { \$63 [9], \$63 [9:0] };
-  assign \$67  = \$66 [7:4] * 4'ha;
-  assign \$68  = \$67  + \$66 [3:0];
-  assign \$69  = \$66 [7:0] >= 8'hc8;
-  assign \$70  = \$66 [7:0] - 8'hc8;
-  assign \$71  = \$66 [7:0] >= 7'h64;
-  assign \$72  = \$66 [7:0] - 7'h64;
-  assign \$73  = \$71  ? \$72  : { 1'h0, \$66 [7:0] };
-  assign \$74  = \$69  ? \$70  : \$73 ;
-  assign \$75  = \$74 [7:0] * 8'hcd;
-  assign \$77  = \$76 [3:0] * 4'ha;
-  assign \$78  = \$74 [7:0] - \$77 ;
-  assign \$79  = $signed(\$66 [9:0]) < $signed(1'h0);
-  assign sbc_r = \$79  ? \$68 [7:0] : { \$76 [3:0], \$78 [3:0] };
-  assign \$80  = state__a - exec_o;
-  assign \$81  = state__x - exec_o;
-  assign \$82  = state__y - exec_o;
-  assign \$83  = state__a & exec_o;
-  assign \$84  = t[3:0] + t[0];
-  assign \$85  = \$84  > 3'h5;
-  assign \$86  = r[3:0] + 3'h6;
-  assign \$87  = \$85  ? { r[7:4], \$86 [3:0] } : r;
-  assign \$88  = state__a & state__x;
-  assign \$89  = \$88  - exec_o;
-  assign \$90  = state__pc + 1'h1;
-  assign \$91  = ~ no_inc;
-  assign \$92  = state__pc + 1'h1;
-  assign \$93  = dec[4:0] == 4'hc;
-  assign \$94  = \$93  ? 6'h0f : 6'h03;
-  assign \$95  = ir[6] ? flag_z : flag_c;
-  assign \$96  = ir[6] ? flag_v : flag_n;
-  assign \$97  = ir[7] ? \$95  : \$96 ;
-  assign \$98  = \$97  == ir[5];
-  assign \$99  = \$98  ? 6'h0d : 6'h00;
-  assign \$100  = ad[7:0] + idx;
-  assign \$101  = state__pc + 1'h1;
-  assign \$102  = ad[7:0] + idx;
-  assign \$103  = ad[7:0] + idx;
-  assign \$104  = ! dec[6:5];
-  assign \$105  = ~ ixc;
-  assign \$106  = \$104  & \$105 ;
-  assign \$107  = ad[15:8] + ixc;
-  assign \$108  = ad[7:0] + state__x;
-  assign \$109  = ad[7:0] + 1'h1;
-  assign \$110  = ad[7:0] + 1'h1;
-  assign \$111  = tmp + state__y;
-  assign \$112  = tmp + state__y;
-  assign \$113  = dec[14:9] == 6'h33;
-  assign \$114  = state__a & state__x;
-  assign \$115  = \$16 [15:8] == state__pc[15:8];
-  assign \$116  = state__sp - 1'h1;
-  assign \$117  = state == 5'h10;
-  assign \$118  = \$117  ? 6'h11 : 6'h14;
-  assign \$119  = state__sp - 1'h1;
-  assign \$120  = state == 5'h11;
-  assign \$121  = \$120  ? 6'h12 : 6'h15;
-  assign \$122  = state__sp - 1'h1;
-  assign \$123  = state == 5'h16;
-  assign \$124  = \$123  ? 6'h17 : 6'h24;
-  assign \$125  = state__sp + 1'h1;
-  assign \$126  = state__sp + 1'h1;
-  assign \$127  = state == 5'h1a;
-  assign \$128  = \$127  ? 6'h1b : 6'h1f;
-  assign \$129  = state == 5'h1b;
-  assign \$130  = \$129  ? 6'h1c : 6'h00;
-  assign \$131  = state__pc + 1'h1;
-  assign \$132  = state__sp + 1'h1;
-  assign \$133  = state__sp - 1'h1;
-  assign \$134  = ! exec_o;
-  assign \$135  = ! exec_o;
-  assign \$136  = ! exec_o;
-  assign \$137  = ! exec_o;
-  assign \$138  = state__a | exec_o;
-  assign \$139  = state__a | exec_o;
-  assign \$140  = state__a | exec_o;
-  assign \$141  = ! \$140 ;
-  assign \$142  = state__a & exec_o;
-  assign \$143  = state__a & exec_o;
-  assign \$144  = state__a & exec_o;
-  assign \$145  = ! \$144 ;
-  assign \$146  = state__a ^ exec_o;
-  assign \$147  = state__a ^ exec_o;
-  assign \$148  = state__a ^ exec_o;
-  assign \$149  = ! \$148 ;
-  assign \$150  = state__a ^ { \$58 [3:0], \$60 [3:0] };
-  assign \$151  = { \$58 [3:0], \$60 [3:0] } ^ exec_o;
-  assign \$152  = \$150  & \$151 ;
-  assign \$153  = ! { \$58 [3:0], \$60 [3:0] };
-  assign \$154  = \$50 [8:0] > 7'h63;
-  assign \$155  = state__a ^ addend;
-  assign \$156  = ~ \$155 ;
-  assign \$157  = state__a ^ \$44 [7:0];
-  assign \$158  = \$156  & \$157 ;
-  assign \$159  = ! \$44 [7:0];
-  assign \$160  = state__a ^ sbc_r;
-  assign \$161  = sbc_r ^ exec_o;
-  assign \$162  = \$160  & \$161 ;
-  assign \$163  = ! sbc_r;
-  assign \$164  = state__a ^ addend;
-  assign \$165  = ~ \$164 ;
-  assign \$166  = state__a ^ \$44 [7:0];
-  assign \$167  = \$165  & \$166 ;
-  assign \$168  = ! \$44 [7:0];
-  assign \$169  = ~ diff[8];
-  assign \$170  = ! diff[7:0];
-  assign \$171  = ~ \diff$70 [8];
-  assign \$172  = ! \diff$70 [7:0];
-  assign \$173  = ~ \diff$71 [8];
-  assign \$174  = ! \diff$71 [7:0];
-  assign \$175  = state__a & exec_o;
-  assign \$176  = ! \$175 ;
-  assign \$177  = state__a & exec_o;
-  assign \$178  = state__a & exec_o;
-  assign \$179  = state__a & exec_o;
-  assign \$180  = ! \$179 ;
-  assign \$181  = state__a & exec_o;
-  assign \$182  = state__a & exec_o;
-  assign \$184  = state__a & exec_o;
-  assign \$185  = state__a & exec_o;
-  assign \$187  = ! \$186 ;
-  assign \$188  = ~ flag_d;
-  assign \$189  = ! r;
-  assign \$190  = r[6] ^ r[5];
-  assign \$191  = ! r;
-  assign \$192  = t ^ r;
-  assign \$193  = t[7:4] + t[4];
-  assign \$194  = \$193  > 3'h5;
-  assign \$195  = t[7:4] + t[4];
-  assign \$196  = \$195  > 3'h5;
-  assign \$197  = r_lo + 7'h60;
-  assign \$198  = \$196  ? \$197 [7:0] : r_lo;
-  assign \$200  = \$199  & state__x;
-  assign \$201  = \$200  & exec_o;
-  assign \$203  = \$202  & state__x;
-  assign \$204  = \$203  & exec_o;
-  assign \$206  = \$205  & state__x;
-  assign \$207  = \$206  & exec_o;
-  assign \$208  = ! \$207 ;
-  assign \$210  = \$209  & exec_o;
-  assign \$212  = \$211  & exec_o;
-  assign \$214  = \$213  & exec_o;
-  assign \$216  = \$215  & exec_o;
-  assign \$217  = ! \$216 ;
-  assign \$218  = ~ \diff$75 [8];
-  assign \$219  = ! \diff$75 [7:0];
-  assign \$220  = state__sp & exec_o;
-  assign \$221  = state__sp & exec_o;
-  assign \$222  = state__sp & exec_o;
-  assign \$223  = state__sp & exec_o;
-  assign \$224  = state__sp & exec_o;
-  assign \$225  = ! \$224 ;
-  assign \$226  = ! exec_o;
-  assign \$230  = ! \$229 [7:0];
-  assign \$234  = ! \$233 ;
-  assign \$235  = ! { state__a[6:0], flag_c };
-  assign \$236  = ! { flag_c, state__a[7:1] };
-  assign \$237  = ! state__a;
-  assign \$238  = ! state__a;
-  assign \$239  = ! state__x;
-  assign \$240  = ! state__y;
-  assign \$241  = ! state__sp;
-  assign \$242  = state__x + 1'h1;
-  assign \$243  = state__x + 1'h1;
-  assign \$244  = state__x + 1'h1;
-  assign \$245  = ! \$244 [7:0];
-  assign \$246  = state__y + 1'h1;
-  assign \$247  = state__y + 1'h1;
-  assign \$248  = state__y + 1'h1;
-  assign \$249  = ! \$248 [7:0];
-  assign \$250  = state__x - 1'h1;
-  assign \$251  = state__x - 1'h1;
-  assign \$252  = state__x - 1'h1;
-  assign \$253  = ! \$252 [7:0];
-  assign \$254  = state__y - 1'h1;
-  assign \$255  = state__y - 1'h1;
-  assign \$256  = state__y - 1'h1;
-  assign \$257  = ! \$256 [7:0];
-  assign \$258  = dec[14:9] == 6'h25;
-  assign \$259  = dec[14:9] == 6'h27;
-  assign \$260  = dec[14:9] == 6'h2a;
+  assign \$47  = \$45  + \$46 ;
+  assign \$48  = \$47  + state__a[3:0];
+  assign \$51  = \$49  + \$50 ;
+  assign \$52  = \$51  + exec_o[3:0];
+  assign \$53  = \$48 [7:0] + \$52 [7:0];
+  assign \$54  = \$53  + flag_c;
+  assign \$55  = \$54 [7:0] >= 8'hc8;
+  assign \$56  = \$54 [7:0] - 8'hc8;
+  assign \$57  = \$54 [7:0] >= 7'h64;
+  assign \$58  = \$54 [7:0] - 7'h64;
+  assign \$59  = \$57  ? \$58  : { 1'h0, \$54 [7:0] };
+  assign \$60  = \$55  ? \$56  : \$59 ;
+  assign \$61  = \$60 [6:0] >= 4'ha;
+  assign \$62  = \$60 [6:0] >= 5'h14;
+  assign \$63  = \$60 [6:0] >= 5'h1e;
+  assign \$64  = \$60 [6:0] >= 6'h28;
+  assign \$65  = \$60 [6:0] >= 6'h32;
+  assign \$66  = \$60 [6:0] >= 6'h3c;
+  assign \$67  = \$60 [6:0] >= 7'h46;
+  assign \$68  = \$60 [6:0] >= 7'h50;
+  assign \$69  = \$60 [6:0] >= 7'h5a;
+  assign \$72  = \$70  + \$71 ;
+  assign \$73  = \$60 [6:0] - \$72 ;
+  assign \$74  = \$48 [7:0] - \$52 [7:0];
+  assign \$75  = ~ flag_c;
+  assign \$76  = $signed(\$74 ) - $signed({ 1'h0, \$75  });
+  assign \$77  = $signed(\$76 [9:0]) < $signed(1'h0);
+  assign \$78  = $signed(\$76 [9:0]) + $signed(8'h64);
+  assign \$79  = \$77  ? \$78  : { \$76 [9], \$76 [9:0] };
+  assign \$82  = \$80  + \$81 ;
+  assign \$83  = \$82  + \$79 [3:0];
+  assign \$84  = \$79 [7:0] >= 8'hc8;
+  assign \$85  = \$79 [7:0] - 8'hc8;
+  assign \$86  = \$79 [7:0] >= 7'h64;
+  assign \$87  = \$79 [7:0] - 7'h64;
+  assign \$88  = \$86  ? \$87  : { 1'h0, \$79 [7:0] };
+  assign \$89  = \$84  ? \$85  : \$88 ;
+  assign \$90  = \$89 [6:0] >= 4'ha;
+  assign \$91  = \$89 [6:0] >= 5'h14;
+  assign \$92  = \$89 [6:0] >= 5'h1e;
+  assign \$93  = \$89 [6:0] >= 6'h28;
+  assign \$94  = \$89 [6:0] >= 6'h32;
+  assign \$95  = \$89 [6:0] >= 6'h3c;
+  assign \$96  = \$89 [6:0] >= 7'h46;
+  assign \$97  = \$89 [6:0] >= 7'h50;
+  assign \$98  = \$89 [6:0] >= 7'h5a;
+  assign \$101  = \$99  + \$100 ;
+  assign \$102  = \$89 [6:0] - \$101 ;
+  assign \$103  = $signed(\$79 [9:0]) < $signed(1'h0);
+  assign sbc_r = \$103  ? \$83 [7:0] : { \tens$66 , \$102 [3:0] };
+  assign \$104  = state__a - exec_o;
+  assign \$105  = state__x - exec_o;
+  assign \$106  = state__y - exec_o;
+  assign \$107  = state__a & exec_o;
+  assign \$108  = t[3:0] + t[0];
+  assign \$109  = \$108  > 3'h5;
+  assign \$110  = r[3:0] + 3'h6;
+  assign \$111  = \$109  ? { r[7:4], \$110 [3:0] } : r;
+  assign \$112  = state__a & state__x;
+  assign \$113  = \$112  - exec_o;
+  assign \$114  = state__pc + 1'h1;
+  assign \$115  = ~ no_inc;
+  assign \$116  = state__pc + 1'h1;
+  assign \$117  = dec[4:0] == 4'hc;
+  assign \$118  = \$117  ? 6'h0f : 6'h03;
+  assign \$119  = ir[6] ? flag_z : flag_c;
+  assign \$120  = ir[6] ? flag_v : flag_n;
+  assign \$121  = ir[7] ? \$119  : \$120 ;
+  assign \$122  = \$121  == ir[5];
+  assign \$123  = \$122  ? 6'h0d : 6'h00;
+  assign \$124  = ad[7:0] + idx;
+  assign \$125  = state__pc + 1'h1;
+  assign \$126  = ad[7:0] + idx;
+  assign \$127  = ad[7:0] + idx;
+  assign \$128  = ! dec[6:5];
+  assign \$129  = ~ ixc;
+  assign \$130  = \$128  & \$129 ;
+  assign \$131  = ad[15:8] + ixc;
+  assign \$132  = ad[7:0] + state__x;
+  assign \$133  = ad[7:0] + 1'h1;
+  assign \$134  = ad[7:0] + 1'h1;
+  assign \$135  = tmp + state__y;
+  assign \$136  = tmp + state__y;
+  assign \$137  = dec[14:9] == 6'h33;
+  assign \$138  = state__a & state__x;
+  assign \$139  = \$16 [15:8] == state__pc[15:8];
+  assign \$140  = state__sp - 1'h1;
+  assign \$141  = state == 5'h10;
+  assign \$142  = \$141  ? 6'h11 : 6'h14;
+  assign \$143  = state__sp - 1'h1;
+  assign \$144  = state == 5'h11;
+  assign \$145  = \$144  ? 6'h12 : 6'h15;
+  assign \$146  = state__sp - 1'h1;
+  assign \$147  = state == 5'h16;
+  assign \$148  = \$147  ? 6'h17 : 6'h24;
+  assign \$149  = state__sp + 1'h1;
+  assign \$150  = state__sp + 1'h1;
+  assign \$151  = state == 5'h1a;
+  assign \$152  = \$151  ? 6'h1b : 6'h1f;
+  assign \$153  = state == 5'h1b;
+  assign \$154  = \$153  ? 6'h1c : 6'h00;
+  assign \$155  = state__pc + 1'h1;
+  assign \$156  = state__sp + 1'h1;
+  assign \$157  = state__sp - 1'h1;
+  assign \$158  = ! exec_o;
+  assign \$159  = ! exec_o;
+  assign \$160  = ! exec_o;
+  assign \$161  = ! exec_o;
+  assign \$162  = state__a | exec_o;
+  assign \$163  = state__a | exec_o;
+  assign \$164  = state__a | exec_o;
+  assign \$165  = ! \$164 ;
+  assign \$166  = state__a & exec_o;
+  assign \$167  = state__a & exec_o;
+  assign \$168  = state__a & exec_o;
+  assign \$169  = ! \$168 ;
+  assign \$170  = state__a ^ exec_o;
+  assign \$171  = state__a ^ exec_o;
+  assign \$172  = state__a ^ exec_o;
+  assign \$173  = ! \$172 ;
+  assign \$174  = state__a ^ { tens, \$73 [3:0] };
+  assign \$175  = { tens, \$73 [3:0] } ^ exec_o;
+  assign \$176  = \$174  & \$175 ;
+  assign \$177  = ! { tens, \$73 [3:0] };
+  assign \$178  = \$54 [8:0] > 7'h63;
+  assign \$179  = state__a ^ addend;
+  assign \$180  = ~ \$179 ;
+  assign \$181  = state__a ^ \$44 [7:0];
+  assign \$182  = \$180  & \$181 ;
+  assign \$183  = ! \$44 [7:0];
+  assign \$184  = state__a ^ sbc_r;
+  assign \$185  = sbc_r ^ exec_o;
+  assign \$186  = \$184  & \$185 ;
+  assign \$187  = ! sbc_r;
+  assign \$188  = state__a ^ addend;
+  assign \$189  = ~ \$188 ;
+  assign \$190  = state__a ^ \$44 [7:0];
+  assign \$191  = \$189  & \$190 ;
+  assign \$192  = ! \$44 [7:0];
+  assign \$193  = ~ diff[8];
+  assign \$194  = ! diff[7:0];
+  assign \$195  = ~ \diff$70 [8];
+  assign \$196  = ! \diff$70 [7:0];
+  assign \$197  = ~ \diff$71 [8];
+  assign \$198  = ! \diff$71 [7:0];
+  assign \$199  = state__a & exec_o;
+  assign \$200  = ! \$199 ;
+  assign \$201  = state__a & exec_o;
+  assign \$202  = state__a & exec_o;
+  assign \$203  = state__a & exec_o;
+  assign \$204  = ! \$203 ;
+  assign \$205  = state__a & exec_o;
+  assign \$206  = state__a & exec_o;
+  assign \$208  = state__a & exec_o;
+  assign \$209  = state__a & exec_o;
+  assign \$211  = ! \$210 ;
+  assign \$212  = ~ flag_d;
+  assign \$213  = ! r;
+  assign \$214  = r[6] ^ r[5];
+  assign \$215  = ! r;
+  assign \$216  = t ^ r;
+  assign \$217  = t[7:4] + t[4];
+  assign \$218  = \$217  > 3'h5;
+  assign \$219  = t[7:4] + t[4];
+  assign \$220  = \$219  > 3'h5;
+  assign \$221  = r_lo + 7'h60;
+  assign \$222  = \$220  ? \$221 [7:0] : r_lo;
+  assign \$224  = \$223  & state__x;
+  assign \$225  = \$224  & exec_o;
+  assign \$227  = \$226  & state__x;
+  assign \$228  = \$227  & exec_o;
+  assign \$230  = \$229  & state__x;
+  assign \$231  = \$230  & exec_o;
+  assign \$232  = ! \$231 ;
+  assign \$234  = \$233  & exec_o;
+  assign \$236  = \$235  & exec_o;
+  assign \$238  = \$237  & exec_o;
+  assign \$240  = \$239  & exec_o;
+  assign \$241  = ! \$240 ;
+  assign \$242  = ~ \diff$75 [8];
+  assign \$243  = ! \diff$75 [7:0];
+  assign \$244  = state__sp & exec_o;
+  assign \$245  = state__sp & exec_o;
+  assign \$246  = state__sp & exec_o;
+  assign \$247  = state__sp & exec_o;
+  assign \$248  = state__sp & exec_o;
+  assign \$249  = ! \$248 ;
+  assign \$250  = ! exec_o;
+  assign \$254  = ! \$253 [7:0];
+  assign \$258  = ! \$257 ;
+  assign \$259  = ! { state__a[6:0], flag_c };
+  assign \$260  = ! { flag_c, state__a[7:1] };
+  assign \$261  = ! state__a;
+  assign \$262  = ! state__a;
+  assign \$263  = ! state__x;
+  assign \$264  = ! state__y;
+  assign \$265  = ! state__sp;
+  assign \$266  = state__x + 1'h1;
+  assign \$267  = state__x + 1'h1;
+  assign \$268  = state__x + 1'h1;
+  assign \$269  = ! \$268 [7:0];
+  assign \$270  = state__y + 1'h1;
+  assign \$271  = state__y + 1'h1;
+  assign \$272  = state__y + 1'h1;
+  assign \$273  = ! \$272 [7:0];
+  assign \$274  = state__x - 1'h1;
+  assign \$275  = state__x - 1'h1;
+  assign \$276  = state__x - 1'h1;
+  assign \$277  = ! \$276 [7:0];
+  assign \$278  = state__y - 1'h1;
+  assign \$279  = state__y - 1'h1;
+  assign \$280  = state__y - 1'h1;
+  assign \$281  = ! \$280 [7:0];
+  assign \$282  = dec[14:9] == 6'h25;
+  assign \$283  = dec[14:9] == 6'h27;
+  assign \$284  = dec[14:9] == 6'h2a;
   always @(posedge clk)
-    ir <= \$261 ;
+    ir <= \$285 ;
   always @(posedge clk)
-    state__pc <= \$262 ;
+    state__pc <= \$286 ;
   always @(posedge clk)
-    state <= \$263 ;
+    state <= \$287 ;
   always @(posedge clk)
-    ad <= \$264 ;
+    ad <= \$288 ;
   always @(posedge clk)
-    dl <= \$265 ;
+    dl <= \$289 ;
   always @(posedge clk)
-    ixc <= \$266 ;
+    ixc <= \$290 ;
   always @(posedge clk)
-    tmp <= \$267 ;
+    tmp <= \$291 ;
   always @(posedge clk)
-    state__sp <= \$268 ;
+    state__sp <= \$292 ;
   always @(posedge clk)
-    flag_c <= \$269 ;
+    flag_c <= \$293 ;
   always @(posedge clk)
-    flag_i <= \$270 ;
+    flag_i <= \$294 ;
   always @(posedge clk)
-    flag_z <= \$271 ;
+    flag_z <= \$295 ;
   always @(posedge clk)
-    flag_d <= \$272 ;
+    flag_d <= \$296 ;
   always @(posedge clk)
-    flag_v <= \$273 ;
+    flag_v <= \$297 ;
   always @(posedge clk)
-    flag_n <= \$274 ;
+    flag_n <= \$298 ;
   always @(posedge clk)
-    state__a <= \$275 ;
+    state__a <= \$299 ;
   always @(posedge clk)
-    state__x <= \$276 ;
+    state__x <= \$300 ;
   always @(posedge clk)
-    state__y <= \$277 ;
+    state__y <= \$301 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -1785,6 +1825,68 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    tens = 4'h0;
+    if (\$61 ) begin
+      tens = 4'h1;
+    end
+    if (\$62 ) begin
+      tens = 4'h2;
+    end
+    if (\$63 ) begin
+      tens = 4'h3;
+    end
+    if (\$64 ) begin
+      tens = 4'h4;
+    end
+    if (\$65 ) begin
+      tens = 4'h5;
+    end
+    if (\$66 ) begin
+      tens = 4'h6;
+    end
+    if (\$67 ) begin
+      tens = 4'h7;
+    end
+    if (\$68 ) begin
+      tens = 4'h8;
+    end
+    if (\$69 ) begin
+      tens = 4'h9;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \tens$66  = 4'h0;
+    if (\$90 ) begin
+      \tens$66  = 4'h1;
+    end
+    if (\$91 ) begin
+      \tens$66  = 4'h2;
+    end
+    if (\$92 ) begin
+      \tens$66  = 4'h3;
+    end
+    if (\$93 ) begin
+      \tens$66  = 4'h4;
+    end
+    if (\$94 ) begin
+      \tens$66  = 4'h5;
+    end
+    if (\$95 ) begin
+      \tens$66  = 4'h6;
+    end
+    if (\$96 ) begin
+      \tens$66  = 4'h7;
+    end
+    if (\$97 ) begin
+      \tens$66  = 4'h8;
+    end
+    if (\$98 ) begin
+      \tens$66  = 4'h9;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     diff = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
@@ -1807,7 +1909,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h09:
             /* empty */;
         6'h0a:
-            diff = \$80 ;
+            diff = \$104 ;
       endcase
     end
   end
@@ -1837,7 +1939,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0a:
             /* empty */;
         6'h0b:
-            \diff$70  = \$81 ;
+            \diff$70  = \$105 ;
       endcase
     end
   end
@@ -1869,7 +1971,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0b:
             /* empty */;
         6'h0c:
-            \diff$71  = \$82 ;
+            \diff$71  = \$106 ;
       endcase
     end
   end
@@ -1909,7 +2011,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            t = \$83 ;
+            t = \$107 ;
       endcase
     end
   end
@@ -1989,7 +2091,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            r_lo = \$87 ;
+            r_lo = \$111 ;
       endcase
     end
   end
@@ -2035,47 +2137,47 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h12:
             /* empty */;
         6'h13:
-            \diff$75  = \$89 ;
+            \diff$75  = \$113 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$261  = ir;
+    \$285  = ir;
     casez (state)
       6'h00:
           if (advance) begin
-            \$261  = din;
+            \$285  = din;
           end
     endcase
     if (rst) begin
-      \$261  = 8'h00;
+      \$285  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$262  = state__pc;
+    \$286  = state__pc;
     casez (state)
       6'h00:
           if (advance) begin
-            \$262  = \$90 [15:0];
+            \$286  = \$114 [15:0];
           end
       6'h01:
           if (advance) begin
-            if (\$91 ) begin
-              \$262  = \$92 [15:0];
+            if (\$115 ) begin
+              \$286  = \$116 [15:0];
             end
           end
       6'h02:
           /* empty */;
       6'h03:
           if (advance) begin
-            \$262  = \$101 [15:0];
+            \$286  = \$125 [15:0];
             casez (dec[4:0])
               5'h04:
                   /* empty */;
               5'h09:
-                  \$262  = { din, ad[7:0] };
+                  \$286  = { din, ad[7:0] };
             endcase
           end
       6'h04:
@@ -2099,15 +2201,15 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$115 ) begin
-              \$262  = \$16 [15:0];
+            if (\$139 ) begin
+              \$286  = \$16 [15:0];
             end else begin
-              \$262 [7:0] = \$16 [7:0];
+              \$286 [7:0] = \$16 [7:0];
             end
           end
       6'h0e:
           if (advance) begin
-            \$262 [15:8] = ad[15:8];
+            \$286 [15:8] = ad[15:8];
           end
       6'h0f:
           /* empty */;
@@ -2117,7 +2219,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h12:
           if (advance) begin
-            \$262  = { din, ad[7:0] };
+            \$286  = { din, ad[7:0] };
           end
       6'h15:
           /* empty */;
@@ -2125,7 +2227,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h17, 6'h24:
           if (advance) begin
-            \$262  = { din, ad[7:0] };
+            \$286  = { din, ad[7:0] };
           end
       6'h18:
           /* empty */;
@@ -2135,11 +2237,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1b, 6'h1f:
           if (advance) begin
-            \$262  = { din, ad[7:0] };
+            \$286  = { din, ad[7:0] };
           end
       6'h1c:
           if (advance) begin
-            \$262  = \$131 [15:0];
+            \$286  = \$155 [15:0];
           end
       6'h1d:
           /* empty */;
@@ -2149,218 +2251,218 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h22:
           if (advance) begin
-            \$262  = { din, tmp };
+            \$286  = { din, tmp };
           end
     endcase
     if (load_en) begin
-      \$262  = load__pc;
+      \$286  = load__pc;
     end
     if (rst) begin
-      \$262  = 16'h0000;
+      \$286  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$263  = state;
+    \$287  = state;
     casez (state)
       6'h00:
           if (advance) begin
-            \$263  = 6'h01;
+            \$287  = 6'h01;
           end
       6'h01:
           if (advance) begin
             casez (dec[4:0])
               5'h00, 5'h01:
-                  \$263  = 6'h00;
+                  \$287  = 6'h00;
               5'h02:
-                  \$263  = 6'h0a;
+                  \$287  = 6'h0a;
               5'h03:
-                  \$263  = 6'h02;
+                  \$287  = 6'h02;
               5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$263  = \$94 ;
+                  \$287  = \$118 ;
               5'h06:
-                  \$263  = 6'h05;
+                  \$287  = 6'h05;
               5'h07:
-                  \$263  = 6'h08;
+                  \$287  = 6'h08;
               5'h08:
-                  \$263  = \$99 ;
+                  \$287  = \$123 ;
               5'h0b:
-                  \$263  = 6'h13;
+                  \$287  = 6'h13;
               5'h0d, 5'h0e, 5'h10:
-                  \$263  = 6'h18;
+                  \$287  = 6'h18;
               5'h0f:
-                  \$263  = 6'h20;
+                  \$287  = 6'h20;
               5'h11:
-                  \$263  = 6'h25;
+                  \$287  = 6'h25;
             endcase
           end
       6'h02:
           if (advance) begin
-            \$263  = 6'h0a;
+            \$287  = 6'h0a;
           end
       6'h03:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h04:
-                  \$263  = 6'h0a;
+                  \$287  = 6'h0a;
               5'h09:
-                  \$263  = 6'h00;
+                  \$287  = 6'h00;
               5'h0a:
-                  \$263  = 6'h21;
+                  \$287  = 6'h21;
               default:
-                  \$263  = 6'h04;
+                  \$287  = 6'h04;
             endcase
           end
       6'h04:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$106 ) begin
-              \$263  = 6'h00;
+            if (\$130 ) begin
+              \$287  = 6'h00;
             end else begin
-              \$263  = 6'h0a;
+              \$287  = 6'h0a;
             end
           end
       6'h05:
           if (advance) begin
-            \$263  = 6'h06;
+            \$287  = 6'h06;
           end
       6'h06:
           if (advance) begin
-            \$263  = 6'h07;
+            \$287  = 6'h07;
           end
       6'h07:
           if (advance) begin
-            \$263  = 6'h0a;
+            \$287  = 6'h0a;
           end
       6'h08:
           if (advance) begin
-            \$263  = 6'h09;
+            \$287  = 6'h09;
           end
       6'h09:
           if (advance) begin
-            \$263  = 6'h04;
+            \$287  = 6'h04;
           end
       6'h0a:
           (* full_case = 32'd1 *)
           casez (dec[6:5])
             2'h0:
                 if (advance) begin
-                  \$263  = 6'h00;
+                  \$287  = 6'h00;
                 end
             2'h1:
                 if (advance) begin
-                  \$263  = 6'h00;
+                  \$287  = 6'h00;
                 end
             default:
                 if (advance) begin
-                  \$263  = 6'h0b;
+                  \$287  = 6'h0b;
                 end
           endcase
       6'h0b:
           if (advance) begin
-            \$263  = 6'h0c;
+            \$287  = 6'h0c;
           end
       6'h0c:
           if (advance) begin
-            \$263  = 6'h00;
+            \$287  = 6'h00;
           end
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$115 ) begin
-              \$263  = 6'h00;
+            if (\$139 ) begin
+              \$287  = 6'h00;
             end else begin
-              \$263  = 6'h0e;
+              \$287  = 6'h0e;
             end
           end
       6'h0e:
           if (advance) begin
-            \$263  = 6'h00;
+            \$287  = 6'h00;
           end
       6'h0f:
           if (advance) begin
-            \$263  = 6'h10;
+            \$287  = 6'h10;
           end
       6'h10, 6'h13:
           if (advance) begin
-            \$263  = \$118 ;
+            \$287  = \$142 ;
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$263  = \$121 ;
+            \$287  = \$145 ;
           end
       6'h12:
           if (advance) begin
-            \$263  = 6'h00;
+            \$287  = 6'h00;
           end
       6'h15:
           if (advance) begin
-            \$263  = 6'h16;
+            \$287  = 6'h16;
           end
       6'h16, 6'h23:
           if (advance) begin
-            \$263  = \$124 ;
+            \$287  = \$148 ;
           end
       6'h17, 6'h24:
           if (advance) begin
-            \$263  = 6'h00;
+            \$287  = 6'h00;
           end
       6'h18:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h10:
-                  \$263  = 6'h19;
+                  \$287  = 6'h19;
               5'h0d:
-                  \$263  = 6'h1a;
+                  \$287  = 6'h1a;
               default:
-                  \$263  = 6'h1d;
+                  \$287  = 6'h1d;
             endcase
           end
       6'h19:
           if (advance) begin
-            \$263  = 6'h00;
+            \$287  = 6'h00;
           end
       6'h1a, 6'h1e:
           if (advance) begin
-            \$263  = \$128 ;
+            \$287  = \$152 ;
           end
       6'h1b, 6'h1f:
           if (advance) begin
-            \$263  = \$130 ;
+            \$287  = \$154 ;
           end
       6'h1c:
           if (advance) begin
-            \$263  = 6'h00;
+            \$287  = 6'h00;
           end
       6'h1d:
           if (advance) begin
-            \$263  = 6'h1e;
+            \$287  = 6'h1e;
           end
       6'h20:
           if (advance) begin
-            \$263  = 6'h00;
+            \$287  = 6'h00;
           end
       6'h21:
           if (advance) begin
-            \$263  = 6'h22;
+            \$287  = 6'h22;
           end
       6'h22:
           if (advance) begin
-            \$263  = 6'h00;
+            \$287  = 6'h00;
           end
     endcase
     if (load_en) begin
-      \$263  = 6'h00;
+      \$287  = 6'h00;
     end
     if (rst) begin
-      \$263  = 6'h23;
+      \$287  = 6'h23;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$264  = ad;
+    \$288  = ad;
     casez (state)
       6'h00:
           /* empty */;
@@ -2370,62 +2472,62 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h00, 5'h01:
                   /* empty */;
               5'h02:
-                  \$264  = { 8'h00, din };
+                  \$288  = { 8'h00, din };
               5'h03:
-                  \$264  = { 8'h00, din };
+                  \$288  = { 8'h00, din };
               5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$264 [7:0] = din;
+                  \$288 [7:0] = din;
               5'h06:
-                  \$264  = { 8'h00, din };
+                  \$288  = { 8'h00, din };
               5'h07:
-                  \$264  = { 8'h00, din };
+                  \$288  = { 8'h00, din };
             endcase
           end
       6'h02:
           if (advance) begin
-            \$264 [7:0] = \$100 [7:0];
+            \$288 [7:0] = \$124 [7:0];
           end
       6'h03:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h04:
-                  \$264 [15:8] = din;
+                  \$288 [15:8] = din;
               5'h09:
                   /* empty */;
               5'h0a:
-                  \$264 [15:8] = din;
+                  \$288 [15:8] = din;
               default:
-                  \$264  = { din, \$102 [7:0] };
+                  \$288  = { din, \$126 [7:0] };
             endcase
           end
       6'h04:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$106 ) begin
+            if (\$130 ) begin
             end else begin
-              \$264 [15:8] = \$107 [7:0];
+              \$288 [15:8] = \$131 [7:0];
             end
           end
       6'h05:
           if (advance) begin
-            \$264 [7:0] = \$108 [7:0];
+            \$288 [7:0] = \$132 [7:0];
           end
       6'h06:
           if (advance) begin
-            \$264 [7:0] = \$109 [7:0];
+            \$288 [7:0] = \$133 [7:0];
           end
       6'h07:
           if (advance) begin
-            \$264  = { din, tmp };
+            \$288  = { din, tmp };
           end
       6'h08:
           if (advance) begin
-            \$264 [7:0] = \$110 [7:0];
+            \$288 [7:0] = \$134 [7:0];
           end
       6'h09:
           if (advance) begin
-            \$264  = { din, \$111 [7:0] };
+            \$288  = { din, \$135 [7:0] };
           end
       6'h0a:
           /* empty */;
@@ -2436,9 +2538,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$115 ) begin
+            if (\$139 ) begin
             end else begin
-              \$264 [15:8] = \$16 [15:8];
+              \$288 [15:8] = \$16 [15:8];
             end
           end
       6'h0e:
@@ -2455,7 +2557,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h16, 6'h23:
           if (advance) begin
-            \$264 [7:0] = din;
+            \$288 [7:0] = din;
           end
       6'h17, 6'h24:
           /* empty */;
@@ -2465,16 +2567,16 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$264 [7:0] = din;
+            \$288 [7:0] = din;
           end
     endcase
     if (rst) begin
-      \$264  = 16'h0000;
+      \$288  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$265  = dl;
+    \$289  = dl;
     casez (state)
       6'h00:
           /* empty */;
@@ -2494,7 +2596,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h07:
                   /* empty */;
               5'h08:
-                  \$265  = din;
+                  \$289  = din;
             endcase
           end
       6'h02:
@@ -2522,21 +2624,21 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
                 /* empty */;
             default:
                 if (advance) begin
-                  \$265  = din;
+                  \$289  = din;
                 end
           endcase
       6'h0b:
           if (advance) begin
-            \$265  = modified;
+            \$289  = modified;
           end
     endcase
     if (rst) begin
-      \$265  = 8'h00;
+      \$289  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$266  = ixc;
+    \$290  = ixc;
     casez (state)
       6'h00:
           /* empty */;
@@ -2555,7 +2657,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h0a:
                   /* empty */;
               default:
-                  \$266  = \$103 [8];
+                  \$290  = \$127 [8];
             endcase
           end
       6'h04:
@@ -2570,16 +2672,16 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h09:
           if (advance) begin
-            \$266  = \$112 [8];
+            \$290  = \$136 [8];
           end
     endcase
     if (rst) begin
-      \$266  = 1'h0;
+      \$290  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$267  = tmp;
+    \$291  = tmp;
     casez (state)
       6'h00:
           /* empty */;
@@ -2595,13 +2697,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h06:
           if (advance) begin
-            \$267  = din;
+            \$291  = din;
           end
       6'h07:
           /* empty */;
       6'h08:
           if (advance) begin
-            \$267  = din;
+            \$291  = din;
           end
       6'h09:
           /* empty */;
@@ -2645,16 +2747,16 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h21:
           if (advance) begin
-            \$267  = din;
+            \$291  = din;
           end
     endcase
     if (rst) begin
-      \$267  = 8'h00;
+      \$291  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$268  = state__sp;
+    \$292  = state__sp;
     casez (state)
       6'h00:
           /* empty */;
@@ -2682,8 +2784,8 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
                 /* empty */;
             2'h1:
                 if (advance) begin
-                  if (\$113 ) begin
-                    \$268  = \$114 ;
+                  if (\$137 ) begin
+                    \$292  = \$138 ;
                   end
                 end
           endcase
@@ -2699,17 +2801,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h10, 6'h13:
           if (advance) begin
-            \$268  = \$116 [7:0];
+            \$292  = \$140 [7:0];
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$268  = \$119 [7:0];
+            \$292  = \$143 [7:0];
           end
       6'h12:
           /* empty */;
       6'h15:
           if (advance) begin
-            \$268  = \$122 [7:0];
+            \$292  = \$146 [7:0];
           end
       6'h16, 6'h23:
           /* empty */;
@@ -2717,13 +2819,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h18:
           if (advance) begin
-            \$268  = \$125 [7:0];
+            \$292  = \$149 [7:0];
           end
       6'h19:
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$268  = \$126 [7:0];
+            \$292  = \$150 [7:0];
           end
       6'h1b, 6'h1f:
           /* empty */;
@@ -2731,11 +2833,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$268  = \$132 [7:0];
+            \$292  = \$156 [7:0];
           end
       6'h20:
           if (advance) begin
-            \$268  = \$133 [7:0];
+            \$292  = \$157 [7:0];
           end
     endcase
     if (exec_en) begin
@@ -2779,7 +2881,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h13:
             /* empty */;
         6'h14:
-            \$268  = \$222 ;
+            \$292  = \$246 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -2801,19 +2903,19 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1e:
             /* empty */;
         6'h1f:
-            \$268  = state__x;
+            \$292  = state__x;
       endcase
     end
     if (load_en) begin
-      \$268  = load__sp;
+      \$292  = load__sp;
     end
     if (rst) begin
-      \$268  = 8'hff;
+      \$292  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$269  = flag_c;
+    \$293  = flag_c;
     casez (state)
       6'h00:
           /* empty */;
@@ -2839,7 +2941,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h0b:
           if (advance) begin
-            \$269  = mod_c;
+            \$293  = mod_c;
           end
       6'h0c:
           /* empty */;
@@ -2873,7 +2975,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$269  = din[0];
+            \$293  = din[0];
           end
     endcase
     if (exec_en) begin
@@ -2895,210 +2997,54 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h08:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$269  = \$154 ;
+              \$293  = \$178 ;
             end else begin
-              \$269  = \$44 [8];
+              \$293  = \$44 [8];
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$269  = \$44 [8];
+              \$293  = \$44 [8];
             end else begin
-              \$269  = \$44 [8];
+              \$293  = \$44 [8];
             end
         6'h0a:
-            \$269  = \$169 ;
+            \$293  = \$193 ;
         6'h0b:
-            \$269  = \$171 ;
+            \$293  = \$195 ;
         6'h0c:
-            \$269  = \$173 ;
+            \$293  = \$197 ;
         6'h0d:
             /* empty */;
         6'h0e:
-            \$269  = \$181 [7];
+            \$293  = \$205 [7];
         6'h0f:
-            \$269  = \$184 [0];
+            \$293  = \$208 [0];
         6'h10:
             (* full_case = 32'd1 *)
-            if (\$188 ) begin
-              \$269  = r[6];
+            if (\$212 ) begin
+              \$293  = r[6];
             end else begin
-              \$269  = \$194 ;
+              \$293  = \$218 ;
             end
         6'h11:
             /* empty */;
         6'h12:
             /* empty */;
         6'h13:
-            \$269  = \$218 ;
+            \$293  = \$242 ;
         6'h14:
             /* empty */;
         6'h15:
             /* empty */;
         6'h16:
-            \$269  = state__a[7];
+            \$293  = state__a[7];
         6'h17:
-            \$269  = state__a[0];
+            \$293  = state__a[0];
         6'h18:
-            \$269  = state__a[7];
+            \$293  = state__a[7];
         6'h19:
-            \$269  = state__a[0];
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            \$269  = \$258 ;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$269  = exec_o[0];
-      endcase
-    end
-    if (load_en) begin
-      \$269  = load__p[0];
-    end
-    if (rst) begin
-      \$269  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$270  = flag_i;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          if (advance) begin
-            \$270  = 1'h1;
-          end
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$270  = din[2];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
+            \$293  = state__a[0];
         6'h1a:
             /* empty */;
         6'h1b:
@@ -3120,27 +3066,27 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h23:
             /* empty */;
         6'h24, 6'h25:
-            /* empty */;
+            \$293  = \$282 ;
         6'h26, 6'h27:
-            \$270  = \$259 ;
+            /* empty */;
         6'h29, 6'h2a:
             /* empty */;
         6'h28:
             /* empty */;
         6'h2b:
-            \$270  = exec_o[2];
+            \$293  = exec_o[0];
       endcase
     end
     if (load_en) begin
-      \$270  = load__p[2];
+      \$293  = load__p[0];
     end
     if (rst) begin
-      \$270  = 1'h0;
+      \$293  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$271  = flag_z;
+    \$294  = flag_i;
     casez (state)
       6'h00:
           /* empty */;
@@ -3181,176 +3127,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h12:
           /* empty */;
       6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
           if (advance) begin
-            \$271  = din[1];
+            \$294  = 1'h1;
           end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            \$271  = \$134 ;
-        6'h02:
-            \$271  = \$135 ;
-        6'h03:
-            \$271  = \$136 ;
-        6'h04:
-            \$271  = \$137 ;
-        6'h05:
-            \$271  = \$141 ;
-        6'h06:
-            \$271  = \$145 ;
-        6'h07:
-            \$271  = \$149 ;
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$271  = \$153 ;
-            end else begin
-              \$271  = \$159 ;
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$271  = \$163 ;
-            end else begin
-              \$271  = \$168 ;
-            end
-        6'h0a:
-            \$271  = \$170 ;
-        6'h0b:
-            \$271  = \$172 ;
-        6'h0c:
-            \$271  = \$174 ;
-        6'h0d:
-            \$271  = \$176 ;
-        6'h0e:
-            \$271  = \$180 ;
-        6'h0f:
-            \$271  = \$187 ;
-        6'h10:
-            (* full_case = 32'd1 *)
-            if (\$188 ) begin
-              \$271  = \$189 ;
-            end else begin
-              \$271  = \$191 ;
-            end
-        6'h11:
-            \$271  = \$208 ;
-        6'h12:
-            \$271  = \$217 ;
-        6'h13:
-            \$271  = \$219 ;
-        6'h14:
-            \$271  = \$225 ;
-        6'h15:
-            \$271  = \$226 ;
-        6'h16:
-            \$271  = \$230 ;
-        6'h17:
-            \$271  = \$234 ;
-        6'h18:
-            \$271  = \$235 ;
-        6'h19:
-            \$271  = \$236 ;
-        6'h1a:
-            \$271  = \$237 ;
-        6'h1b:
-            \$271  = \$238 ;
-        6'h1c:
-            \$271  = \$239 ;
-        6'h1d:
-            \$271  = \$240 ;
-        6'h1e:
-            \$271  = \$241 ;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            \$271  = \$245 ;
-        6'h21:
-            \$271  = \$249 ;
-        6'h22:
-            \$271  = \$253 ;
-        6'h23:
-            \$271  = \$257 ;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$271  = exec_o[1];
-      endcase
-    end
-    if (load_en) begin
-      \$271  = load__p[1];
-    end
-    if (rst) begin
-      \$271  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$272  = flag_d;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
       6'h16, 6'h23:
           /* empty */;
       6'h17, 6'h24:
@@ -3367,7 +3146,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$272  = din[3];
+            \$294  = din[2];
           end
     endcase
     if (exec_en) begin
@@ -3445,25 +3224,25 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h24, 6'h25:
             /* empty */;
         6'h26, 6'h27:
-            /* empty */;
+            \$294  = \$283 ;
         6'h29, 6'h2a:
-            \$272  = \$260 ;
+            /* empty */;
         6'h28:
             /* empty */;
         6'h2b:
-            \$272  = exec_o[3];
+            \$294  = exec_o[2];
       endcase
     end
     if (load_en) begin
-      \$272  = load__p[3];
+      \$294  = load__p[2];
     end
     if (rst) begin
-      \$272  = 1'h0;
+      \$294  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$273  = flag_v;
+    \$295  = flag_z;
     casez (state)
       6'h00:
           /* empty */;
@@ -3521,96 +3300,96 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$273  = din[6];
+            \$295  = din[1];
           end
     endcase
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
-            /* empty */;
+            \$295  = \$158 ;
         6'h02:
-            /* empty */;
+            \$295  = \$159 ;
         6'h03:
-            /* empty */;
+            \$295  = \$160 ;
         6'h04:
-            /* empty */;
+            \$295  = \$161 ;
         6'h05:
-            /* empty */;
+            \$295  = \$165 ;
         6'h06:
-            /* empty */;
+            \$295  = \$169 ;
         6'h07:
-            /* empty */;
+            \$295  = \$173 ;
         6'h08:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$273  = \$152 [7];
+              \$295  = \$177 ;
             end else begin
-              \$273  = \$158 [7];
+              \$295  = \$183 ;
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$273  = \$162 [7];
+              \$295  = \$187 ;
             end else begin
-              \$273  = \$167 [7];
+              \$295  = \$192 ;
             end
         6'h0a:
-            /* empty */;
+            \$295  = \$194 ;
         6'h0b:
-            /* empty */;
+            \$295  = \$196 ;
         6'h0c:
-            /* empty */;
+            \$295  = \$198 ;
         6'h0d:
-            \$273  = exec_o[6];
+            \$295  = \$200 ;
         6'h0e:
-            /* empty */;
+            \$295  = \$204 ;
         6'h0f:
-            /* empty */;
+            \$295  = \$211 ;
         6'h10:
             (* full_case = 32'd1 *)
-            if (\$188 ) begin
-              \$273  = \$190 ;
+            if (\$212 ) begin
+              \$295  = \$213 ;
             end else begin
-              \$273  = \$192 [6];
+              \$295  = \$215 ;
             end
         6'h11:
-            /* empty */;
+            \$295  = \$232 ;
         6'h12:
-            /* empty */;
+            \$295  = \$241 ;
         6'h13:
-            /* empty */;
+            \$295  = \$243 ;
         6'h14:
-            /* empty */;
+            \$295  = \$249 ;
         6'h15:
-            /* empty */;
+            \$295  = \$250 ;
         6'h16:
-            /* empty */;
+            \$295  = \$254 ;
         6'h17:
-            /* empty */;
+            \$295  = \$258 ;
         6'h18:
-            /* empty */;
+            \$295  = \$259 ;
         6'h19:
-            /* empty */;
+            \$295  = \$260 ;
         6'h1a:
-            /* empty */;
+            \$295  = \$261 ;
         6'h1b:
-            /* empty */;
+            \$295  = \$262 ;
         6'h1c:
-            /* empty */;
+            \$295  = \$263 ;
         6'h1d:
-            /* empty */;
+            \$295  = \$264 ;
         6'h1e:
-            /* empty */;
+            \$295  = \$265 ;
         6'h1f:
             /* empty */;
         6'h20:
-            /* empty */;
+            \$295  = \$269 ;
         6'h21:
-            /* empty */;
+            \$295  = \$273 ;
         6'h22:
-            /* empty */;
+            \$295  = \$277 ;
         6'h23:
-            /* empty */;
+            \$295  = \$281 ;
         6'h24, 6'h25:
             /* empty */;
         6'h26, 6'h27:
@@ -3618,21 +3397,21 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h29, 6'h2a:
             /* empty */;
         6'h28:
-            \$273  = 1'h0;
+            /* empty */;
         6'h2b:
-            \$273  = exec_o[6];
+            \$295  = exec_o[1];
       endcase
     end
     if (load_en) begin
-      \$273  = load__p[6];
+      \$295  = load__p[1];
     end
     if (rst) begin
-      \$273  = 1'h0;
+      \$295  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$274  = flag_n;
+    \$296  = flag_d;
     casez (state)
       6'h00:
           /* empty */;
@@ -3690,96 +3469,419 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$274  = din[7];
+            \$296  = din[3];
           end
     endcase
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
-            \$274  = exec_o[7];
+            /* empty */;
         6'h02:
-            \$274  = exec_o[7];
+            /* empty */;
         6'h03:
-            \$274  = exec_o[7];
+            /* empty */;
         6'h04:
-            \$274  = exec_o[7];
+            /* empty */;
         6'h05:
-            \$274  = \$139 [7];
+            /* empty */;
         6'h06:
-            \$274  = \$143 [7];
+            /* empty */;
         6'h07:
-            \$274  = \$147 [7];
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h10:
+            /* empty */;
+        6'h11:
+            /* empty */;
+        6'h12:
+            /* empty */;
+        6'h13:
+            /* empty */;
+        6'h14:
+            /* empty */;
+        6'h15:
+            /* empty */;
+        6'h16:
+            /* empty */;
+        6'h17:
+            /* empty */;
+        6'h18:
+            /* empty */;
+        6'h19:
+            /* empty */;
+        6'h1a:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24, 6'h25:
+            /* empty */;
+        6'h26, 6'h27:
+            /* empty */;
+        6'h29, 6'h2a:
+            \$296  = \$284 ;
+        6'h28:
+            /* empty */;
+        6'h2b:
+            \$296  = exec_o[3];
+      endcase
+    end
+    if (load_en) begin
+      \$296  = load__p[3];
+    end
+    if (rst) begin
+      \$296  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$297  = flag_v;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          /* empty */;
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          /* empty */;
+      6'h1c:
+          /* empty */;
+      6'h1d:
+          if (advance) begin
+            \$297  = din[6];
+          end
+    endcase
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h03:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
         6'h08:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$274  = \$58 [3];
+              \$297  = \$176 [7];
             end else begin
-              \$274  = \$44 [7];
+              \$297  = \$182 [7];
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$274  = sbc_r[7];
+              \$297  = \$186 [7];
             end else begin
-              \$274  = \$44 [7];
+              \$297  = \$191 [7];
             end
         6'h0a:
-            \$274  = diff[7];
+            /* empty */;
         6'h0b:
-            \$274  = \diff$70 [7];
+            /* empty */;
         6'h0c:
-            \$274  = \diff$71 [7];
+            /* empty */;
         6'h0d:
-            \$274  = exec_o[7];
+            \$297  = exec_o[6];
         6'h0e:
-            \$274  = \$178 [7];
+            /* empty */;
         6'h0f:
-            \$274  = 1'h0;
+            /* empty */;
         6'h10:
             (* full_case = 32'd1 *)
-            if (\$188 ) begin
-              \$274  = r[7];
+            if (\$212 ) begin
+              \$297  = \$214 ;
             end else begin
-              \$274  = flag_c;
+              \$297  = \$216 [6];
             end
         6'h11:
-            \$274  = \$204 [7];
+            /* empty */;
         6'h12:
-            \$274  = \$214 [7];
+            /* empty */;
         6'h13:
-            \$274  = \diff$75 [7];
+            /* empty */;
         6'h14:
-            \$274  = \$223 [7];
+            /* empty */;
         6'h15:
-            \$274  = exec_o[7];
+            /* empty */;
         6'h16:
-            \$274  = \$228 [7];
+            /* empty */;
         6'h17:
-            \$274  = \$232 [7];
+            /* empty */;
         6'h18:
-            \$274  = state__a[6];
+            /* empty */;
         6'h19:
-            \$274  = flag_c;
+            /* empty */;
         6'h1a:
-            \$274  = state__a[7];
+            /* empty */;
         6'h1b:
-            \$274  = state__a[7];
+            /* empty */;
         6'h1c:
-            \$274  = state__x[7];
+            /* empty */;
         6'h1d:
-            \$274  = state__y[7];
+            /* empty */;
         6'h1e:
-            \$274  = state__sp[7];
+            /* empty */;
         6'h1f:
             /* empty */;
         6'h20:
-            \$274  = \$243 [7];
+            /* empty */;
         6'h21:
-            \$274  = \$247 [7];
+            /* empty */;
         6'h22:
-            \$274  = \$251 [7];
+            /* empty */;
         6'h23:
-            \$274  = \$255 [7];
+            /* empty */;
+        6'h24, 6'h25:
+            /* empty */;
+        6'h26, 6'h27:
+            /* empty */;
+        6'h29, 6'h2a:
+            /* empty */;
+        6'h28:
+            \$297  = 1'h0;
+        6'h2b:
+            \$297  = exec_o[6];
+      endcase
+    end
+    if (load_en) begin
+      \$297  = load__p[6];
+    end
+    if (rst) begin
+      \$297  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$298  = flag_n;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          /* empty */;
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          /* empty */;
+      6'h1c:
+          /* empty */;
+      6'h1d:
+          if (advance) begin
+            \$298  = din[7];
+          end
+    endcase
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+            \$298  = exec_o[7];
+        6'h02:
+            \$298  = exec_o[7];
+        6'h03:
+            \$298  = exec_o[7];
+        6'h04:
+            \$298  = exec_o[7];
+        6'h05:
+            \$298  = \$163 [7];
+        6'h06:
+            \$298  = \$167 [7];
+        6'h07:
+            \$298  = \$171 [7];
+        6'h08:
+            (* full_case = 32'd1 *)
+            if (flag_d) begin
+              \$298  = tens[3];
+            end else begin
+              \$298  = \$44 [7];
+            end
+        6'h09:
+            (* full_case = 32'd1 *)
+            if (flag_d) begin
+              \$298  = sbc_r[7];
+            end else begin
+              \$298  = \$44 [7];
+            end
+        6'h0a:
+            \$298  = diff[7];
+        6'h0b:
+            \$298  = \diff$70 [7];
+        6'h0c:
+            \$298  = \diff$71 [7];
+        6'h0d:
+            \$298  = exec_o[7];
+        6'h0e:
+            \$298  = \$202 [7];
+        6'h0f:
+            \$298  = 1'h0;
+        6'h10:
+            (* full_case = 32'd1 *)
+            if (\$212 ) begin
+              \$298  = r[7];
+            end else begin
+              \$298  = flag_c;
+            end
+        6'h11:
+            \$298  = \$228 [7];
+        6'h12:
+            \$298  = \$238 [7];
+        6'h13:
+            \$298  = \diff$75 [7];
+        6'h14:
+            \$298  = \$247 [7];
+        6'h15:
+            \$298  = exec_o[7];
+        6'h16:
+            \$298  = \$252 [7];
+        6'h17:
+            \$298  = \$256 [7];
+        6'h18:
+            \$298  = state__a[6];
+        6'h19:
+            \$298  = flag_c;
+        6'h1a:
+            \$298  = state__a[7];
+        6'h1b:
+            \$298  = state__a[7];
+        6'h1c:
+            \$298  = state__x[7];
+        6'h1d:
+            \$298  = state__y[7];
+        6'h1e:
+            \$298  = state__sp[7];
+        6'h1f:
+            /* empty */;
+        6'h20:
+            \$298  = \$267 [7];
+        6'h21:
+            \$298  = \$271 [7];
+        6'h22:
+            \$298  = \$275 [7];
+        6'h23:
+            \$298  = \$279 [7];
         6'h24, 6'h25:
             /* empty */;
         6'h26, 6'h27:
@@ -3789,48 +3891,48 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h28:
             /* empty */;
         6'h2b:
-            \$274  = exec_o[7];
+            \$298  = exec_o[7];
       endcase
     end
     if (load_en) begin
-      \$274  = load__p[7];
+      \$298  = load__p[7];
     end
     if (rst) begin
-      \$274  = 1'h0;
+      \$298  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$275  = state__a;
+    \$299  = state__a;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
-            \$275  = exec_o;
+            \$299  = exec_o;
         6'h02:
             /* empty */;
         6'h03:
             /* empty */;
         6'h04:
-            \$275  = exec_o;
+            \$299  = exec_o;
         6'h05:
-            \$275  = \$138 ;
+            \$299  = \$162 ;
         6'h06:
-            \$275  = \$142 ;
+            \$299  = \$166 ;
         6'h07:
-            \$275  = \$146 ;
+            \$299  = \$170 ;
         6'h08:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$275  = { \$58 [3:0], \$60 [3:0] };
+              \$299  = { tens, \$73 [3:0] };
             end else begin
-              \$275  = \$44 [7:0];
+              \$299  = \$44 [7:0];
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$275  = sbc_r;
+              \$299  = sbc_r;
             end else begin
-              \$275  = \$44 [7:0];
+              \$299  = \$44 [7:0];
             end
         6'h0a:
             /* empty */;
@@ -3841,64 +3943,64 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0d:
             /* empty */;
         6'h0e:
-            \$275  = \$177 ;
+            \$299  = \$201 ;
         6'h0f:
-            \$275  = \$183 ;
+            \$299  = \$207 ;
         6'h10:
             (* full_case = 32'd1 *)
-            if (\$188 ) begin
-              \$275  = r;
+            if (\$212 ) begin
+              \$299  = r;
             end else begin
-              \$275  = \$198 ;
+              \$299  = \$222 ;
             end
         6'h11:
-            \$275  = \$201 ;
+            \$299  = \$225 ;
         6'h12:
-            \$275  = \$210 ;
+            \$299  = \$234 ;
         6'h13:
             /* empty */;
         6'h14:
-            \$275  = \$220 ;
+            \$299  = \$244 ;
         6'h15:
             /* empty */;
         6'h16:
-            \$275  = \$227 [7:0];
+            \$299  = \$251 [7:0];
         6'h17:
-            \$275  = \$231 ;
+            \$299  = \$255 ;
         6'h18:
-            \$275  = { state__a[6:0], flag_c };
+            \$299  = { state__a[6:0], flag_c };
         6'h19:
-            \$275  = { flag_c, state__a[7:1] };
+            \$299  = { flag_c, state__a[7:1] };
         6'h1a:
             /* empty */;
         6'h1b:
             /* empty */;
         6'h1c:
-            \$275  = state__x;
+            \$299  = state__x;
         6'h1d:
-            \$275  = state__y;
+            \$299  = state__y;
       endcase
     end
     if (load_en) begin
-      \$275  = load__a;
+      \$299  = load__a;
     end
     if (rst) begin
-      \$275  = 8'h00;
+      \$299  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$276  = state__x;
+    \$300  = state__x;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
             /* empty */;
         6'h02:
-            \$276  = exec_o;
+            \$300  = exec_o;
         6'h03:
             /* empty */;
         6'h04:
-            \$276  = exec_o;
+            \$300  = exec_o;
         6'h05:
             /* empty */;
         6'h06:
@@ -3926,11 +4028,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h11:
             /* empty */;
         6'h12:
-            \$276  = \$212 ;
+            \$300  = \$236 ;
         6'h13:
-            \$276  = \diff$75 [7:0];
+            \$300  = \diff$75 [7:0];
         6'h14:
-            \$276  = \$221 ;
+            \$300  = \$245 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -3942,7 +4044,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h19:
             /* empty */;
         6'h1a:
-            \$276  = state__a;
+            \$300  = state__a;
         6'h1b:
             /* empty */;
         6'h1c:
@@ -3950,27 +4052,27 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1d:
             /* empty */;
         6'h1e:
-            \$276  = state__sp;
+            \$300  = state__sp;
         6'h1f:
             /* empty */;
         6'h20:
-            \$276  = \$242 [7:0];
+            \$300  = \$266 [7:0];
         6'h21:
             /* empty */;
         6'h22:
-            \$276  = \$250 [7:0];
+            \$300  = \$274 [7:0];
       endcase
     end
     if (load_en) begin
-      \$276  = load__x;
+      \$300  = load__x;
     end
     if (rst) begin
-      \$276  = 8'h00;
+      \$300  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$277  = state__y;
+    \$301  = state__y;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -3978,7 +4080,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h02:
             /* empty */;
         6'h03:
-            \$277  = exec_o;
+            \$301  = exec_o;
         6'h04:
             /* empty */;
         6'h05:
@@ -4026,7 +4128,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1a:
             /* empty */;
         6'h1b:
-            \$277  = state__a;
+            \$301  = state__a;
         6'h1c:
             /* empty */;
         6'h1d:
@@ -4038,18 +4140,18 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h20:
             /* empty */;
         6'h21:
-            \$277  = \$246 [7:0];
+            \$301  = \$270 [7:0];
         6'h22:
             /* empty */;
         6'h23:
-            \$277  = \$254 [7:0];
+            \$301  = \$278 [7:0];
       endcase
     end
     if (load_en) begin
-      \$277  = load__y;
+      \$301  = load__y;
     end
     if (rst) begin
-      \$277  = 8'h00;
+      \$301  = 8'h00;
     end
   end
   assign a = state__a;
@@ -4062,19 +4164,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign h1 = \$6 [7:0];
   assign branch_target = \$16 [15:0];
   assign bsum = \$44 [8:0];
-  assign out = \$46 [7:0];
-  assign \out$56  = \$48 [7:0];
-  assign dsum = \$50 [8:0];
-  assign u = \$56 [7:0];
-  assign tens = \$58 [3:0];
-  assign ones = \$60 [3:0];
-  assign adc_r = { \$58 [3:0], \$60 [3:0] };
-  assign ddiff = \$63 [9:0];
-  assign dadj = \$66 [9:0];
-  assign \out$64  = \$68 [7:0];
-  assign \u$65  = \$74 [7:0];
-  assign \tens$66  = \$76 [3:0];
-  assign \ones$67  = \$78 [3:0];
+  assign out = \$48 [7:0];
+  assign \out$56  = \$52 [7:0];
+  assign dsum = \$54 [8:0];
+  assign u = \$60 [6:0];
+  assign ones = \$73 [3:0];
+  assign adc_r = { tens, \$73 [3:0] };
+  assign ddiff = \$76 [9:0];
+  assign dadj = \$79 [9:0];
+  assign \out$64  = \$83 [7:0];
+  assign \u$65  = \$89 [6:0];
+  assign \ones$67  = \$102 [3:0];
   assign state__p = { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
   assign \dec.mode  = dec[4:0];
   assign \dec.kind  = dec[6:5];
@@ -4083,28 +4183,36 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \dec.rmw  = dec[17:15];
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
-  assign \$58  = { 11'h000, \$57 [15:11] };
-  assign \$76  = { 11'h000, \$75 [15:11] };
-  assign \$183  = { 1'h0, \$182 [7:1] };
-  assign \$186  = { 1'h0, \$185 [7:1] };
-  assign { \$199 [4], \$199 [0] } = { state__a[4], state__a[0] };
-  assign { \$199 [7:5], \$199 [3:1] } = 6'h3f;
-  assign { \$202 [4], \$202 [0] } = { state__a[4], state__a[0] };
-  assign { \$202 [7:5], \$202 [3:1] } = 6'h3f;
-  assign { \$205 [4], \$205 [0] } = { state__a[4], state__a[0] };
-  assign { \$205 [7:5], \$205 [3:1] } = 6'h3f;
-  assign { \$209 [4], \$209 [0] } = { state__a[4], state__a[0] };
-  assign { \$209 [7:5], \$209 [3:1] } = 6'h3f;
-  assign { \$211 [4], \$211 [0] } = { state__a[4], state__a[0] };
-  assign { \$211 [7:5], \$211 [3:1] } = 6'h3f;
-  assign { \$213 [4], \$213 [0] } = { state__a[4], state__a[0] };
-  assign { \$213 [7:5], \$213 [3:1] } = 6'h3f;
-  assign { \$215 [4], \$215 [0] } = { state__a[4], state__a[0] };
-  assign { \$215 [7:5], \$215 [3:1] } = 6'h3f;
-  assign \$227  = { state__a, 1'h0 };
-  assign \$228  = { state__a, 1'h0 };
-  assign \$229  = { state__a, 1'h0 };
-  assign \$231  = { 1'h0, state__a[7:1] };
-  assign \$232  = { 1'h0, state__a[7:1] };
-  assign \$233  = { 1'h0, state__a[7:1] };
+  assign \$45  = { state__a[7:4], 3'h0 };
+  assign \$46  = { state__a[7:4], 1'h0 };
+  assign \$49  = { exec_o[7:4], 3'h0 };
+  assign \$50  = { exec_o[7:4], 1'h0 };
+  assign \$70  = { tens, 3'h0 };
+  assign \$71  = { tens, 1'h0 };
+  assign \$80  = { \$79 [7:4], 3'h0 };
+  assign \$81  = { \$79 [7:4], 1'h0 };
+  assign \$99  = { \tens$66 , 3'h0 };
+  assign \$100  = { \tens$66 , 1'h0 };
+  assign \$207  = { 1'h0, \$206 [7:1] };
+  assign \$210  = { 1'h0, \$209 [7:1] };
+  assign { \$223 [4], \$223 [0] } = { state__a[4], state__a[0] };
+  assign { \$223 [7:5], \$223 [3:1] } = 6'h3f;
+  assign { \$226 [4], \$226 [0] } = { state__a[4], state__a[0] };
+  assign { \$226 [7:5], \$226 [3:1] } = 6'h3f;
+  assign { \$229 [4], \$229 [0] } = { state__a[4], state__a[0] };
+  assign { \$229 [7:5], \$229 [3:1] } = 6'h3f;
+  assign { \$233 [4], \$233 [0] } = { state__a[4], state__a[0] };
+  assign { \$233 [7:5], \$233 [3:1] } = 6'h3f;
+  assign { \$235 [4], \$235 [0] } = { state__a[4], state__a[0] };
+  assign { \$235 [7:5], \$235 [3:1] } = 6'h3f;
+  assign { \$237 [4], \$237 [0] } = { state__a[4], state__a[0] };
+  assign { \$237 [7:5], \$237 [3:1] } = 6'h3f;
+  assign { \$239 [4], \$239 [0] } = { state__a[4], state__a[0] };
+  assign { \$239 [7:5], \$239 [3:1] } = 6'h3f;
+  assign \$251  = { state__a, 1'h0 };
+  assign \$252  = { state__a, 1'h0 };
+  assign \$253  = { state__a, 1'h0 };
+  assign \$255  = { 1'h0, state__a[7:1] };
+  assign \$256  = { 1'h0, state__a[7:1] };
+  assign \$257  = { 1'h0, state__a[7:1] };
 endmodule
