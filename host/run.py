@@ -305,8 +305,17 @@ class Run:
                    "elite_test_score": float(np.mean(test_scores)), "elite_test_episodes": cfg.test_episodes,
                    "wall_s": round(wall_s, 2), "host_fps": round(self.frames / max(wall_s, 1e-9), 1),
                    "video": video}
+        summary.update(self._fabric_projection())
         atomic_write_json(self.out / "summary.json", summary)
         return summary
+
+    def _fabric_projection(self) -> dict:
+        """This run's recorded episodes replayed on the modelled 832-instance fabric (mesh_sim)."""
+        try:
+            from mesh_sim.project import project_run
+            return project_run(str(self.out))
+        except (ImportError, ValueError) as exc:
+            return {"projected_fabric_fps": None, "projected_fabric_error": str(exc)}
 
     def _print_generation(self, line: dict) -> None:
         msg = (f"gen {line['generation']:4d}  best {line['best']:9.1f}  mean {line['mean']:9.2f}  "

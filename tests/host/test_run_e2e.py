@@ -42,6 +42,8 @@ def test_outputs_and_summary(reference_run):
     for key in ("game", "algo", "generations", "frames", "best_fitness", "elite_test_score", "wall_s", "host_fps"):
         assert key in summary
     assert summary["game"] == "breakout" and summary["generations"] == 2
+    # mesh_sim's projection of this very run on the 832-instance fabric, below the 2.09 M ceiling
+    assert 0 < summary["projected_fabric_fps"] < 832 * 150e6 / 59736
     episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     # 2 generations x (6 train + 2 or 3 elite-candidate x 2 episodes) + 2 test episodes
     kinds = [e["kind"] for e in episodes]
