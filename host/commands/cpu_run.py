@@ -10,6 +10,10 @@ one JSON object ``{a, x, y, sp, p, pc, cycles, instructions, stop, dump}`` where
 is ``trap``, ``jam`` or ``limit`` and ``dump`` is the ``--dump`` range as a hex string
 (both ends included; empty without ``--dump``). ``p`` reads with bits 5 and 4 set, as
 ALE's status register does. Exit code 0 on any stop reason, 2 on bad input.
+
+This module also registers ``nc2600 bench cpu``: CPU cycles/s of the RTL core in the fast
+harness (wall clock and per CPU-second) and under cocotb, and py65 instructions/s, from
+one run on the same program.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import argparse
 import json
 import sys
 
-from host.errors import UserError, positive_int
+from host.errors import UserError, non_negative_int, positive_int
 
 DEFAULT_MAX_CYCLES = 10_000_000
 
@@ -58,6 +62,37 @@ def register(subparsers, groups) -> None:
                         help="decimal-mode rule of the core: ALE's BCD rule or the NMOS part's")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
+
+    bench = groups["bench"].add_parser(
+        "cpu", help="6507 core speed: fast Verilator harness and cocotb (CPU cycles/s), py65 (instructions/s)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    bench.add_argument("--cycles", type=positive_int, default=50_000_000, metavar="N",
+                       help="CPU cycles timed in the fast harness")
+    bench.add_argument("--cocotb-cycles", type=non_negative_int, default=100_000, metavar="N",
+                       help="CPU cycles timed under cocotb (0 skips cocotb)")
+    bench.add_argument("--py65-instructions", type=positive_int, default=200_000, metavar="N",
+                       help="instructions timed on py65")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.set_defaults(func=bench_cpu)
+
+
+def bench_cpu(args) -> int:
+    """``nc2600 bench cpu``: print the figures (see hw.cpu6507_harness.benchmark)."""
+    from hw.cpu6507_harness import benchmark, cocotb_benchmark
+
+    figures = benchmark(cycles=args.cycles, py65_instructions=args.py65_instructions)
+    figures["cocotb_cycles_per_s"] = cocotb_benchmark(args.cocotb_cycles) if args.cocotb_cycles else None
+    if args.json:
+        sys.stdout.write(json.dumps(figures) + "\n")
+        return 0
+    sys.stdout.write(f"rtl fast harness : {figures['rtl_cycles_per_s'] / 1e6:8.2f} M CPU cycles/s "
+                     f"({figures['rtl_cycles_per_cpu_s'] / 1e6:.2f} M per CPU-second, "
+                     f"{figures['rtl_instructions_per_s'] / 1e6:.2f} M instructions/s)\n")
+    if figures["cocotb_cycles_per_s"] is not None:
+        sys.stdout.write(f"rtl cocotb       : {figures['cocotb_cycles_per_s'] / 1e3:8.1f} k CPU cycles/s\n")
+    sys.stdout.write(f"py65             : {figures['py65_instructions_per_s'] / 1e3:8.1f} k instructions/s "
+                     f"({figures['py65_cycles_per_s'] / 1e6:.2f} M cycles/s)\n")
+    return 0
 
 
 def load_image(path: str, load: int) -> bytes:

@@ -76,3 +76,15 @@ def test_unreadable_and_oversized_images(tmp_path):
     full = _write(tmp_path, bytes([0x02]) * 0x10000, "full.bin")                 # exactly 64 KiB fits
     proc = _nc2600("--image", full, "--load", "0", "--start", "0", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["stop"] == "jam"
+
+
+def test_bench_cpu_json():
+    proc = subprocess.run([sys.executable, "-m", "host.cli", "bench", "cpu", "--cycles", "200000",
+                           "--cocotb-cycles", "0", "--py65-instructions", "2000", "--json"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["cocotb_cycles_per_s"] is None
+    # the benchmark loop averages 3 cycles per instruction on both engines
+    assert abs(out["rtl_cycles_per_s"] / out["rtl_instructions_per_s"] - 3.0) < 0.01
+    assert abs(out["py65_cycles_per_s"] / out["py65_instructions_per_s"] - 3.0) < 0.01
