@@ -6,7 +6,6 @@ the accesses ALE's CPU does not make (it has no dummy reads or writes), so JSR's
 read, RTS's final PC read and BRK's padding-byte read are real ALE accesses.
 CE and RDY are checked in Amaranth's simulator on the Component itself.
 """
-import numpy as np
 import pytest
 from amaranth.sim import Simulator
 

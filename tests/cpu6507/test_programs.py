@@ -9,7 +9,6 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 from py65.devices.mpu6502 import MPU
 
