@@ -3,7 +3,8 @@
 Each case runs one instruction on ale-py 0.12 (from the console RAM, see ale_exec.py), on
 the RTL (fast harness, the same bytes at $80-$FF of a flat memory) and on the reference
 model, from the same random registers, flags and RAM; A, X, Y, SP, P and the RAM must agree.
-Operands stay in RAM ($C0-$FF), where the 2600 and a flat memory agree.
+Operands stay in RAM ($C0-$FF), where the 2600 and a flat memory agree; for the stack
+instructions SP stays in $C8-$FE, where the stack page ($01xx) mirrors that RAM.
 """
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ def _operand_bytes(rng, opcode, regs):
     mode = OPCODES[opcode][1]
     a, x, y = regs[0], regs[1], regs[2]
     target = int(rng.integers(0xC0, 0x100))
-    if mode == "imp":
+    if mode in ("imp", "psh", "pul"):
         return [], regs
     if mode == "imm":
         return [int(rng.integers(0, 256))], regs
@@ -62,7 +63,12 @@ OPCODES_UNDER_TEST = [
     0xBB, 0x9F, 0x9E, 0x9C, 0x9B, 0x93,                  # LAS SHA SHX SHY SHS SHA
     0x04, 0x14, 0x0C, 0x1C, 0x80, 0x1A,                  # NOPs
     0x65, 0xF5, 0x79, 0xF1, 0x6D,                        # decimal ADC/SBC, other modes
+    0x24, 0x2C, 0xC5, 0xE4, 0xC4, 0x26, 0x66, 0xE6, 0xC6, 0x06, 0x46,   # documented, RAM operands
+    0x0A, 0x2A, 0x4A, 0x6A, 0xBA, 0x9A, 0xAA, 0xA8, 0x8A, 0x98, 0xE8, 0xC8, 0xCA, 0x88,
+    0x18, 0x38, 0x58, 0x78, 0xB8, 0xD8, 0xF8, 0xEA,
+    0x08, 0x28, 0x48, 0x68,                              # PHP PLP PHA PLA (stack page mirrors RAM)
 ]
+STACK_OPS = {0x08, 0x28, 0x48, 0x68}
 
 
 @pytest.mark.parametrize("opcode", OPCODES_UNDER_TEST, ids=lambda op: f"{op:02X}")
@@ -71,7 +77,7 @@ def test_rtl_and_model_match_ale(ale, harness, opcode):
     for _ in range(CASES):
         a, x, y = (int(v) for v in rng.integers(0, 256, 3))
         operand, (a, x, y) = _operand_bytes(rng, opcode, (a, x, y))
-        sp = int(rng.integers(0, 256))
+        sp = int(rng.integers(0xC8, 0xFF)) if opcode in STACK_OPS else int(rng.integers(0, 256))
         p = int(rng.integers(0, 256)) | 0x30
         ram = [int(v) for v in rng.integers(0, 256, 128)]
         ram[0x70:0x72] = [0xC0 + int(rng.integers(0, 0x20)), 0x00]   # pointer at $F0: into $C0-$DF
@@ -82,13 +88,14 @@ def test_rtl_and_model_match_ale(ale, harness, opcode):
         placed = list(ram)
         placed[:len(code)] = code
         mem[0x80:0x100] = placed
+        mem[0x180:0x200] = placed          # the 2600 decodes $0180-$01FF to the same RAM
         case = Case(mem, Cpu6507Registers(a, x, y, sp, p, 0x80))
         rtl, _ = run_rtl(harness, case)
         model = run_model(case)
         what = f"{OPCODES[opcode]} code={code} A={a:02X} X={x:02X} Y={y:02X} SP={sp:02X} P={p:02X}"
         for got in (rtl, model):
             assert (got.regs.a, got.regs.x, got.regs.y, got.regs.sp, got.regs.p) == regs_ale, what
-            written = dict(got.writes)
+            written = {(0x80 | a & 0x7F) if 0x180 <= a < 0x200 else a: v for a, v in got.writes}
             expect = [written.get(0x80 + i, placed[i]) for i in range(128)]
             # the loop's STA WSYNC never touches RAM; compare everything after the code
             assert expect[len(code) + 5:] == ram_ale[len(code) + 5:], what
