@@ -126,6 +126,9 @@ class BusCycle:
 class Cpu6507Harness:
     """The RTL 6507 (Verilated) with a flat 64 KiB RAM, for tests, ``cpu-run`` and benchmarks.
 
+    Several harnesses may exist in one process, but calls must not run concurrently from
+    several threads (the C++ memory hooks of the Verilated model are process-global).
+
     Args:
         decimal: ``"ale"`` (default) or ``"nmos"``: which core to build.
 
