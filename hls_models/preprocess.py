@@ -82,26 +82,32 @@ def taps(n_in: int, n_out: int = OUT_SIZE) -> tuple[np.ndarray, np.ndarray]:
     return index, weight
 
 
+@lru_cache(maxsize=None)
+def _column_matrix(width: int) -> np.ndarray:
+    return np.ascontiguousarray(area_weights(width).T.astype(np.float32))
+
+
 def resize_accumulators(grey: np.ndarray) -> np.ndarray:
     """Unrounded area sums ``acc = wy @ grey @ wx.T`` of the fixed-point resize.
 
     Args:
         grey: ``(..., H, W)`` uint8 grey images (``W`` is normally 160).
     Returns:
-        ``(..., 84, 84)`` int32 accumulators (exact; at most ``255*H*W < 2**31``).
-    Computed separably with the sparse taps (vertical pass over lines, then horizontal).
+        ``(..., 84, 84)`` int32 accumulators, exact.
+    Computed separably: the vertical pass with the sparse row taps (whole-row gathers, int32),
+    the horizontal pass as a float32 product with the column weights, exact because every
+    partial sum is an integer below ``255*H*W <= 255*250*160 < 2**24``.
     """
     height, width = grey.shape[-2:]
+    if 255 * height * width >= 1 << 24:
+        raise ValueError(f"screen {height}x{width} too large for exact float32 sums")
     yi, yw = taps(height)
-    xi, xw = taps(width)
-    g = grey.astype(np.int32)
-    lines = yw[0][:, None] * g[..., yi[0], :]
+    lines = np.take(grey, yi[0], axis=-2).astype(np.int32)
+    lines *= yw[0][:, None]
     for t in range(1, len(yi)):
-        lines += yw[t][:, None] * g[..., yi[t], :]
-    acc = xw[0] * lines[..., xi[0]]
-    for t in range(1, len(xi)):
-        acc += xw[t] * lines[..., xi[t]]
-    return acc
+        lines += yw[t][:, None] * np.take(grey, yi[t], axis=-2)
+    acc = lines.astype(np.float32) @ _column_matrix(width)
+    return acc.astype(np.int32)
 
 
 def resize(grey: np.ndarray) -> np.ndarray:
