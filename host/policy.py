@@ -144,12 +144,59 @@ def select_actions(q: np.ndarray) -> np.ndarray:
     return np.argmax(q, axis=-1)
 
 
+def space_to_depth_weights(params: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Convolution weights rearranged for :func:`forward_s2d`.
+
+    conv1 (8x8 stride 4) is a 2x2 convolution over 4x4 pixel blocks: ``w1s`` has shape
+    ``(..., 64, 64)``, rows (in_channel, dy, dx) of a block, columns (by, bx, out_channel),
+    scaled by 1/255 (the input scaling). conv2 (4x4 stride 2) likewise over 2x2 blocks:
+    ``w2s`` ``(..., 64, 128)``, rows (dy, dx, in_channel), columns (by, bx, out_channel).
+    """
+    w1, w2 = params["w1"], params["w2"]
+    lead = w1.shape[:-2]
+    n = len(lead)
+    a = w1.reshape(*lead, 4, 2, 4, 2, 4, 16)                   # c, by, dy, bx, dx, o
+    w1s = a.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3, n + 5).reshape(*lead, 64, 64)
+    b = w2.reshape(*lead, 16, 2, 2, 2, 2, 32)                   # c, by, dy, bx, dx, o
+    w2s = b.transpose(*range(n), n + 2, n + 4, n, n + 1, n + 3, n + 5).reshape(*lead, 64, 128)
+    return (w1s * np.float32(1.0 / 255.0)).astype(np.float32), np.ascontiguousarray(w2s, np.float32)
+
+
+def forward_s2d(obs: np.ndarray, params: dict[str, np.ndarray], w1s: np.ndarray, w2s: np.ndarray) -> np.ndarray:
+    """:func:`forward` computed by space-to-depth (no im2col copy); same network, float32.
+
+    Each convolution is one matmul over the block grid producing the four block-offset
+    partial sums, then three shifted additions. Results equal :func:`forward` up to float32
+    rounding order (checked by a test); per-slot shapes are independent of ``S``.
+    """
+    s = obs.shape[0]
+    blocks = obs.reshape(s, 4, 21, 4, 21, 4).transpose(0, 2, 4, 1, 3, 5).astype(np.float32).reshape(s, 441, 64)
+    p = np.matmul(blocks, w1s).reshape(s, 21, 21, 2, 2, 16)
+    h = p[:, :20, :20, 0, 0] + p[:, :20, 1:, 0, 1]
+    h += p[:, 1:, :20, 1, 0]
+    h += p[:, 1:, 1:, 1, 1]
+    h += params["b1"][:, None, None, :]
+    np.maximum(h, 0, out=h)                                                 # S,20,20,16
+    blocks = h.reshape(s, 10, 2, 10, 2, 16).transpose(0, 1, 3, 2, 4, 5).reshape(s, 100, 64)
+    p = np.matmul(blocks, w2s).reshape(s, 10, 10, 2, 2, 32)
+    h = p[:, :9, :9, 0, 0] + p[:, :9, 1:, 0, 1]
+    h += p[:, 1:, :9, 1, 0]
+    h += p[:, 1:, 1:, 1, 1]
+    h += params["b2"][:, None, None, :]
+    np.maximum(h, 0, out=h)                                                 # S,9,9,32
+    h = np.matmul(h.reshape(s, 1, 2592), params["w3"]) + params["b3"][:, None, :]
+    np.maximum(h, 0, out=h)
+    q = np.matmul(h, params["w4"]) + params["b4"][:, None, :]
+    return q[:, 0, :]
+
+
 @dataclass
 class SlotWeights:
     """Per-slot parameter buffers for a block of ``S`` emulator slots.
 
     Weights are copied into a slot when it starts an episode (once per episode, not per
-    step), so that :meth:`act` is one batched call per layer with no gather.
+    step), so that :meth:`act` is one batched call per layer with no gather; the
+    convolution weights are kept in :func:`forward_s2d`'s arrangement.
     """
     n_slots: int
     n_actions: int
@@ -157,14 +204,22 @@ class SlotWeights:
     def __post_init__(self):
         self.flat = np.zeros((self.n_slots, n_params(self.n_actions)), np.float32)
         self.params = unflatten(self.flat, self.n_actions)
+        self.w1s = np.zeros((self.n_slots, 64, 64), np.float32)
+        self.w2s = np.zeros((self.n_slots, 64, 128), np.float32)
 
     def load(self, slot: int, flat: np.ndarray) -> None:
         """Copy one individual's ``(n_params,)`` float32 vector into ``slot``."""
         self.flat[slot] = flat
+        one = unflatten(self.flat[slot], self.n_actions)
+        self.w1s[slot], self.w2s[slot] = space_to_depth_weights(one)
+
+    def q_values(self, obs: np.ndarray, slots: np.ndarray | None = None) -> np.ndarray:
+        """``(S, A)`` float32 action values for ``obs`` ``(S, 4, 84, 84)`` (or the subset ``slots``)."""
+        if slots is None:
+            return forward_s2d(obs, self.params, self.w1s, self.w2s)
+        sub = {k: v[slots] for k, v in self.params.items()}
+        return forward_s2d(obs[slots], sub, self.w1s[slots], self.w2s[slots])
 
     def act(self, obs: np.ndarray, slots: np.ndarray | None = None) -> np.ndarray:
-        """Greedy actions for ``obs`` ``(S, 4, 84, 84)`` (or the subset ``slots``)."""
-        if slots is None:
-            return select_actions(forward(obs, self.params))
-        sub = {k: v[slots] for k, v in self.params.items()}
-        return select_actions(forward(obs[slots], sub))
+        """Greedy actions ``(S,)`` for ``obs`` (or the subset ``slots``); ties to the lowest index."""
+        return select_actions(self.q_values(obs, slots))

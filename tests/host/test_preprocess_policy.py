@@ -65,11 +65,14 @@ def test_batched_policy_equals_reference_and_is_batch_independent():
         np.testing.assert_allclose(q[i], forward_reference(obs[i], flats[i], a), rtol=1e-4, atol=1e-5)
     single = forward(obs[1:2], unflatten(flats[1:2], a))
     np.testing.assert_array_equal(single[0], q[1])
-    sw = SlotWeights(3, a)
+    sw = SlotWeights(3, a)                   # the launcher's space-to-depth path
     for i in range(3):
         sw.load(i, flats[i])
-    np.testing.assert_array_equal(sw.act(obs), np.argmax(q, axis=1))
-    np.testing.assert_array_equal(sw.act(obs, np.array([2, 0])), np.argmax(q[[2, 0]], axis=1))
+    fast = sw.q_values(obs)
+    np.testing.assert_allclose(fast, q, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(sw.q_values(obs, np.array([2, 0])), fast[[2, 0]])   # batch-independent
+    np.testing.assert_array_equal(sw.act(obs), np.argmax(fast, axis=1))
+    np.testing.assert_array_equal(sw.act(obs, np.array([2, 0])), np.argmax(fast[[2, 0]], axis=1))
     assert flats.shape[1] == n_params(a) == 16 * 256 + 16 + 32 * 256 + 32 + 2592 * 256 + 256 + 256 * a + a
 
 
