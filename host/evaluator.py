@@ -149,11 +149,15 @@ class Evaluator:
         envs_per_block: instances per block per worker ``K`` (each worker holds ``2K``).
         frame_skip, sticky, episode_frames: the instance protocol (:mod:`host.instance`).
         backend: ``"ale"`` (ale-py) or another name registered in :func:`host.instance.make_instance`.
+        policy: ``"float"`` (:class:`host.policy.SlotWeights`; ``params_for`` returns float32
+            vectors) or ``"int8"`` (:class:`hls_models.policy_int8.QuantizedSlots`; ``params_for``
+            returns :class:`~hls_models.policy_int8.QuantizedPolicy` objects).
     Use as a context manager; :meth:`close` stops the workers and frees shared memory.
     """
 
     def __init__(self, rom_path, n_workers: int, envs_per_block: int, frame_skip: int = 4,
-                 sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale"):
+                 sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
+                 policy: str = "float"):
         self.n_workers, self.k = int(n_workers), int(envs_per_block)
         self.shared = _Shared(self.n_workers, self.k)
         self.shared.reset_seed[:] = -1
@@ -178,7 +182,11 @@ class Evaluator:
         self.n_actions = hello[0][1]
         self.screen_shape = hello[0][2]
         n_slots = self.n_workers * self.k
-        self.weights = [SlotWeights(n_slots, self.n_actions) for _ in range(2)]
+        if policy == "int8":
+            from hls_models.policy_int8 import QuantizedSlots
+            self.weights = [QuantizedSlots(n_slots, self.n_actions) for _ in range(2)]
+        else:
+            self.weights = [SlotWeights(n_slots, self.n_actions) for _ in range(2)]
 
     # ------------------------------------------------------------------------------
     def evaluate(self, jobs: Iterable[Job], params_for: Callable[[int], np.ndarray],

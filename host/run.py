@@ -61,6 +61,8 @@ class RunConfig:
     noise_table_size: int = 1 << 25
     noise_table_seed: int = 123
     backend: str = "ale"
+    policy: str = "float"               # float | int8 (hls_models.policy_int8, as the fabric runs it)
+    calibration_obs: int = 32           # int8: observations (random play) that set the shifts
     video: bool = True
 
     def effective_sigma(self) -> float:
@@ -70,6 +72,8 @@ class RunConfig:
 
     def validate(self) -> None:
         """Raises UserError naming the first bad value."""
+        if self.policy not in ("float", "int8"):
+            raise UserError(f"--policy must be float or int8, got {self.policy!r}")
         if self.algo not in ("ga", "es", "rs"):
             raise UserError(f"--algo must be ga, es or rs, got {self.algo!r}")
         for name in ("population", "generations", "max_frames", "episode_frames", "workers",
@@ -160,12 +164,12 @@ class Run:
         from host.evaluator import Job
         seeds = self.rng.integers(SEED_LIMIT, size=(n, episodes))
         jobs = [Job(i, int(seeds[i, e]), (i, e)) for i in range(n) for e in range(episodes)]
-        cache: dict[int, np.ndarray] = {}
+        cache: dict[int, object] = {}
 
-        def params(i: int) -> np.ndarray:
+        def params(i: int):
             if i not in cache:
                 cache.clear()
-                cache[i] = params_for(i)
+                cache[i] = self._policy_for(params_for(i))
             return cache[i]
 
         bar = self._bar(len(jobs), kind)
@@ -183,6 +187,30 @@ class Run:
                                      "return": r.episode_return, "reset_frames": r.reset_frames}))
         self._pending_episodes.extend(lines)
         return returns
+
+    def _policy_for(self, flat: np.ndarray):
+        """What a slot runs: the float vector itself, or its int8 quantisation (``--policy int8``)."""
+        if self.cfg.policy != "int8":
+            return flat
+        from hls_models.policy_int8 import quantize
+        return quantize(flat, len(self.info.minimal_actions), self.calib_obs)
+
+    def _calibration_observations(self) -> np.ndarray:
+        """``(B, 4, 84, 84)`` uint8 stacks from random play (fixed seeds), for int8 shifts."""
+        from host.instance import AleInstance
+        cfg = self.cfg
+        inst = AleInstance(self.rom_path, cfg.frame_skip, 0.0, cfg.episode_frames)
+        rng = np.random.default_rng([cfg.seed, 0xCA11B])
+        stack = np.zeros((4, 84, 84), np.uint8)
+        inst.reset(int(rng.integers(SEED_LIMIT)), stack)
+        out = []
+        while len(out) < cfg.calibration_obs:
+            for _ in range(4):
+                _, _, over = inst.step(int(rng.integers(inst.n_actions)), stack)
+                if over:
+                    inst.reset(int(rng.integers(SEED_LIMIT)), stack)
+            out.append(stack.copy())
+        return np.stack(out)
 
     def _bar(self, total: int, kind: str):
         if not self.progress:
@@ -214,6 +242,8 @@ class Run:
         self.rng = np.random.default_rng(cfg.seed)
         n_actions = len(self.info.minimal_actions)
         self.algo = self._make_algorithm(n_actions, self.rng)
+        if cfg.policy == "int8":
+            self.calib_obs = self._calibration_observations()
         self._pending_episodes: list[str] = []
         if self.resume:
             self._load_checkpoint()
@@ -271,7 +301,7 @@ class Run:
         start = time.perf_counter()
         wall = lambda: self.wall_offset + time.perf_counter() - start  # noqa: E731
         with Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
-                       cfg.episode_frames, cfg.backend) as ev:
+                       cfg.episode_frames, cfg.backend, cfg.policy) as ev:
             self.evaluator = ev
             while self.algo.generation < cfg.generations and self.frames < cfg.max_frames:
                 g0_frames, g0_wall = self.frames, wall()
@@ -355,8 +385,12 @@ class Run:
         from host.policy import SlotWeights
         cfg = self.cfg
         inst = AleInstance(self.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
-        weights = SlotWeights(1, inst.n_actions)
-        weights.load(0, best)
+        if cfg.policy == "int8":
+            from hls_models.policy_int8 import QuantizedSlots
+            weights = QuantizedSlots(1, inst.n_actions)
+        else:
+            weights = SlotWeights(1, inst.n_actions)
+        weights.load(0, self._policy_for(best))
         stack = np.zeros((1, 4, 84, 84), np.uint8)
         inst.reset(cfg.seed, stack[0])
         frames = [inst.rgb()]

@@ -49,6 +49,8 @@ def register(sub, groups):
     p.add_argument("--es-lr", type=positive_float, metavar="LR", default=_D, help=f"ES Adam step size (default {d.es_lr})")
     p.add_argument("--noise-table-size", type=positive_int, metavar="N", default=_D, help=f"shared noise table entries (default {d.noise_table_size})")
     p.add_argument("--backend", choices=("ale",), default=_D, help="game instances: ale (ale-py)")
+    p.add_argument("--policy", choices=("float", "int8"), default=_D,
+                   help="network arithmetic: float32, or the int8 model the fabric runs (hls_models.policy_int8)")
     p.add_argument("--no-video", dest="video", action="store_const", const=False, default=_D, help="skip best.gif")
     p.add_argument("--progress", choices=("auto", "bar", "lines"), default="auto",
                    help="progress display: a bar on a terminal (auto), or plain lines")
@@ -57,7 +59,7 @@ def register(sub, groups):
 
 _FIELDS = ("game", "rom", "algo", "population", "generations", "max_frames", "episode_frames", "workers",
            "envs_per_block", "seed", "sticky", "frame_skip", "truncation", "sigma", "elite_candidates",
-           "elite_episodes", "test_episodes", "es_lr", "noise_table_size", "backend", "video")
+           "elite_episodes", "test_episodes", "es_lr", "noise_table_size", "backend", "policy", "video")
 
 
 def build(args) -> tuple:
