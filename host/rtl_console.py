@@ -1,0 +1,190 @@
+"""The RTL console (Verilated ``hw.console``) driven exactly as ALE 0.12 drives its emulator.
+
+:class:`RtlConsole` replays, on the hardware model, what ``ALEInterface.loadROM`` does
+(``shared/reference/ale-oracle-facts.md``; ALE's ``Console.cxx``, ``M6532.cxx``,
+``stella_environment.cpp``):
+
+1. console built: 128 RIOT RAM bytes and one timer value drawn from the system RNG
+   (``std::mt19937`` seeded 4753849; numpy's ``RandomState`` gives the same stream);
+2. display auto-detection: ``System::reset``, 60 frames (NTSC limits, the ROM's own height);
+3. ``System::reset`` (now with the detected format: PAL = 342-line limit, colour loss,
+   250 rows);
+4. environment reset: ``System::reset``; 60 NOOP frames; RESET held 4 frames; the game's
+   mode setting (for the games whose ALE settings select the default mode with SELECT,
+   another 4 RESET frames; see :data:`SETMODE_SOFT_RESET`); RESET held 4 frames; the
+   game's starting actions (:data:`STARTING_ACTIONS`).
+
+Every ``System::reset`` draws the RIOT timer (``25 + next() % 75``) and, for SuperChip
+cartridges, 128 new cartridge RAM bytes. After :meth:`RtlConsole.power_on`, each
+:meth:`RtlConsole.act` is one ALE ``act`` with ``frame_skip = 1``.
+
+Known gap: ALE's per-game ``setMode`` presses SELECT until a RAM byte shows the default
+mode; this driver assumes no press is needed (true for the games checked by lockstep) and
+reports no error otherwise.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hw.console_harness import ConsoleSim, FrameResult
+
+__all__ = ["RtlConsole", "SYSTEM_SEED", "YSTART", "NO_HMOVE_BLANKS", "STARTING_ACTIONS",
+           "SETMODE_SOFT_RESET", "joystick_inputs"]
+
+SYSTEM_SEED = 4753849           #: ALE's default ``system_random_seed``
+DEFAULT_YSTART = 34
+#: Per-ROM ``Display.YStart`` properties of ALE's ROM set.
+YSTART = {"carnival": 26, "pooyan": 26, "qbert": 40, "up_n_down": 30}
+#: ROMs whose ``Emulation.HmoveBlanks`` property is NO.
+NO_HMOVE_BLANKS = frozenset({"asteroids", "battle_zone", "darkchambers", "ms_pacman"})
+RESET_ACTION = 40
+#: ``RomSettings::getStartingActions`` of ALE 0.12 (ALE action ids; 40 = RESET).
+STARTING_ACTIONS = {
+    "air_raid": [1], "asterix": [1], "beam_rider": [3], "casino": [0] * 60 + [1, 1],
+    "darkchambers": [0] * 486, "double_dunk": [10], "elevator_action": [1] * 16, "enduro": [1],
+    "entombed": [1, 0, 0, 0, 0, 0], "gopher": [1], "gravitar": [1] * 16, "journey_escape": [1],
+    "kaboom": [1], "keystone_kapers": [RESET_ACTION], "klax": [1, 0], "laser_gates": [RESET_ACTION],
+    "lost_luggage": [1], "mario_bros": [0] * 10 + [1] * 7, "mr_do": [1], "pitfall": [2],
+    "pitfall2": [2], "private_eye": [2], "sir_lancelot": [RESET_ACTION, 4], "skiing": [5] * 16,
+    "turmoil": [1], "up_n_down": [1], "video_cube": [0] * 61 + [1, 0, 0],
+    "word_zapper": [0] * 486 + [1, 0, 0], "yars_revenge": [1],
+}
+#: Games whose ALE ``setMode`` ends with a ``softReset`` (RESET held 4 more frames).
+SETMODE_SOFT_RESET = frozenset("""
+adventure air_raid alien asteroids atlantis backgammon bank_heist basic_math battle_zone berzerk
+bowling breakout casino centipede chopper_command crazy_climber crossbow defender demon_attack
+double_dunk et flag_capture freeway frogger frostbite galaxian gopher gravitar hangman
+haunted_house hero human_cannonball ice_hockey james_bond kangaroo king_kong klax lost_luggage
+mario_bros mr_do ms_pacman name_this_game othello pacman pong pooyan private_eye space_invaders
+space_war star_gunner surround tennis tic_tac_toe_3d turmoil tutankham video_checkers video_chess
+video_cube video_pinball word_zapper yars_revenge zaxxon""".split())
+
+# ALE action id -> (up, down, left, right, fire) for player A
+_DIRS = {0: "", 1: "F", 2: "U", 3: "R", 4: "L", 5: "D", 6: "UR", 7: "UL", 8: "DR", 9: "DL",
+         10: "UF", 11: "RF", 12: "LF", 13: "DF", 14: "URF", 15: "ULF", 16: "DRF", 17: "DLF"}
+
+
+def joystick_inputs(action: int) -> dict:
+    """Console inputs for ALE action id ``action`` on the left joystick (Stella's mapping:
+    SWCHA bits 4..7 = up, down, left, right, active low; INPT4 bit 7 = fire, active low;
+    RESET (40) clears SWCHB bit 0)."""
+    swchb = 0x0B
+    keys = _DIRS.get(int(action), "")
+    if int(action) == RESET_ACTION:
+        swchb &= ~0x01
+    swcha = 0xFF
+    for k, bit in (("U", 0x10), ("D", 0x20), ("L", 0x40), ("R", 0x80)):
+        if k in keys:
+            swcha &= ~bit
+    return {"swcha": swcha, "swchb": swchb, "inpt4": 0 if "F" in keys else 1, "inpt5": 1}
+
+
+class _Mt:
+    """ALE's system RNG: 32-bit mt19937 draws."""
+
+    def __init__(self, seed: int):
+        self._rs = np.random.RandomState(seed)
+
+    def next(self) -> int:
+        return int(self._rs.randint(0, 2 ** 32, dtype=np.uint32))
+
+
+class RtlConsole:
+    """One RTL console running one game with ALE's power-on sequence.
+
+    Args:
+        game: ALE ROM id (``host.games.resolve_rom``); the mapper comes from the ROM
+            (:func:`hls_models.cartridge.detect_mapper`).
+        seed: the system RNG seed (ALE's ``system_random_seed``).
+    """
+
+    def __init__(self, game: str, rom_path=None, seed: int = SYSTEM_SEED):
+        from hls_models.cartridge import detect_mapper
+        from host.errors import UserError
+        from host.games import game_info, resolve_rom
+        from hw.console import SUPPORTED
+        name, path = resolve_rom(game=game) if rom_path is None else (game, rom_path)
+        self.game = name
+        self.image = bytes(open(path, "rb").read())
+        self.mapper = detect_mapper(self.image)
+        if self.mapper not in SUPPORTED:
+            raise UserError(f"{name}: mapper {self.mapper} is not implemented by the console RTL yet")
+        info = game_info(name, path) if rom_path is None else game_info(name, rom_path)
+        self.pal = info.display == "PAL"
+        self.height = info.screen_height
+        self.ystart = YSTART.get(name, DEFAULT_YSTART)
+        self.hmove_blanks = name not in NO_HMOVE_BLANKS
+        self.sc = self.mapper in ("F8SC", "F6SC")
+        self.rng = _Mt(seed)
+        self.sim = ConsoleSim()
+        self.frames = 0
+        self.last: FrameResult | None = None
+
+    # -- ALE's building blocks ------------------------------------------------------
+    def system_reset(self) -> None:
+        """``System::reset``: RIOT timer draw, SuperChip RAM draws, registers reset."""
+        timer = 25 + self.rng.next() % 75
+        if self.sc:
+            self.sim.write_cart_ram(bytes(self.rng.next() & 0xFF for _ in range(128)))
+        self.sim.reset(timer)
+
+    def frame(self, action: int = 0) -> FrameResult:
+        """One ``TIA::update()`` with ``action`` held (ALE action id)."""
+        self.sim.set_inputs(**joystick_inputs(action))
+        self.last = self.sim.run_frame()
+        return self.last
+
+    def power_on(self) -> None:
+        """Everything ``ALEInterface.loadROM`` does before the first ``act``."""
+        sim = self.sim
+        # console built: RAM, then the timer of the RIOT constructor's reset
+        ram = bytes(self.rng.next() & 0xFF for _ in range(128))
+        self.rng.next()
+        det_height = 210 if (self.pal and self.height == 250) else self.height
+        sim.configure(self.mapper, pal=False, hmove_blanks=self.hmove_blanks, ystart=self.ystart,
+                      height=det_height)
+        sim.load_rom(self.image[:16384])
+        sim.write_riot_ram(ram)
+        self.system_reset()
+        for _ in range(60):
+            self.frame(0)
+        sim.configure(self.mapper, pal=self.pal, hmove_blanks=self.hmove_blanks, ystart=self.ystart,
+                      height=self.height)
+        self.system_reset()
+        self.reset_game()
+
+    def soft_reset(self) -> None:
+        for _ in range(4):
+            self.frame(RESET_ACTION)
+
+    def reset_game(self) -> None:
+        """ALE's ``StellaEnvironment::reset`` (also what ``reset_game()`` does later)."""
+        self.system_reset()
+        for _ in range(60):
+            self.frame(0)
+        self.soft_reset()
+        if self.game in SETMODE_SOFT_RESET:
+            self.soft_reset()
+        self.soft_reset()
+        for a in STARTING_ACTIONS.get(self.game, []):
+            self.frame(a)
+        self.frames = 0
+
+    # -- per-frame interface --------------------------------------------------------
+    def act(self, action: int) -> FrameResult:
+        """One ALE ``act`` (frame_skip 1) with ALE action id ``action`` (0..17)."""
+        self.frames += 1
+        return self.frame(int(action))
+
+    @property
+    def screen(self) -> np.ndarray:
+        """Palette indices of the last frame, ``(height, 160)`` uint8 (ALE ``getScreen``)."""
+        return self.sim.screen
+
+    def ram(self) -> np.ndarray:
+        """RIOT RAM (ALE ``getRAM``), 128 uint8."""
+        return self.sim.riot_ram()
+
+    def cart_ram(self) -> np.ndarray:
+        """SuperChip RAM, 128 uint8 (zeros for cartridges without RAM)."""
+        return self.sim.cart_ram() if self.sc else np.zeros(128, np.uint8)

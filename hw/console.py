@@ -1,0 +1,200 @@
+"""The Atari 2600 console top: 6507 CPU, TIA, RIOT and cartridge, one colour clock per clock.
+
+:class:`Console` ties :class:`hw.cpu6507.Cpu6507` (one CPU cycle every third clock, RDY
+from the TIA's WSYNC), :class:`hw.tia.Tia`, :class:`hw.riot.Riot` and :class:`hw.cart.Cart`
+together with the 2600's address decode (13 address bits: A12 cartridge, else A7 = 0 TIA,
+else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stella 2.4.2):
+
+* Only the accesses ALE's CPU performs take effect: cycles the CPU marks ``dummy`` and
+  read cycles held by RDY touch nothing (no bank switch, no timer side effect).
+* The CPU's reset vector reads do not count: the colour-clock grid (``hpos``), Stella's
+  cycle counter (``cyc``) and the frame's scanline count start at the first opcode fetch,
+  as ``System::reset`` starts them at 0.
+* Frames: the TIA raises ``frame_end`` (VSYNC cleared 228+ clocks after set, or a TIA
+  write past 290/342 scanlines); the console then reports ``at_boundary`` at the next
+  instruction boundary the CPU will really execute (after any WSYNC wait), where the host
+  stops. The next frame begins when the host pulses ``start_frame`` there: the current
+  scanline becomes line 0 of the new frame and the cycle counter restarts (Stella's
+  ``startFrame``/``resetCycles``).
+* Drawn window: scanlines ``ystart .. ystart + height - 1`` of the frame, colour clocks
+  68..227; ``pixel`` is the palette index of the current clock when ``drawn``.
+
+Configuration inputs (set before reset): ``mapper`` (:data:`hw.cart.MAPPER_CODES`),
+``pal``, ``hmove_blanks``, ``ystart``, ``height``, ``timer_init`` (ALE's RNG draw for the
+RIOT timer). Controllers: ``swcha``, ``swchb``, ``inpt4``, ``inpt5``,
+``paddle{i}_needed`` (CPU cycles for the paddle capacitor), ``paddle{i}_mode``.
+Host port: ``host_we_rom``/``host_we_ram``/``host_we_riot``, ``host_addr``,
+``host_wdata``; ``host_riot_rdata``/``host_cart_rdata`` read RAM combinationally.
+"""
+
+from amaranth import Cat, Module, Mux, Signal
+from amaranth.back import verilog
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hw.cart import MAPPER_CODES, Cart
+from hw.cpu6507 import Cpu6507
+from hw.riot import Riot
+from hw.tia import Tia
+
+__all__ = ["Console", "SUPPORTED", "generate"]
+
+#: Mappers the console implements (see :mod:`hw.cart`).
+SUPPORTED = tuple(MAPPER_CODES)
+
+
+class Console(wiring.Component):
+    """The whole console (see the module docstring for the ports' meaning)."""
+
+    mapper: In(4)
+    pal: In(1)
+    hmove_blanks: In(1)
+    ystart: In(9)
+    height: In(9)
+    timer_init: In(8)
+    swcha: In(8)
+    swchb: In(8)
+    inpt4: In(1)
+    inpt5: In(1)
+    paddle0_needed: In(32)
+    paddle1_needed: In(32)
+    paddle2_needed: In(32)
+    paddle3_needed: In(32)
+    paddle0_mode: In(2)
+    paddle1_mode: In(2)
+    paddle2_mode: In(2)
+    paddle3_mode: In(2)
+    start_frame: In(1)
+    host_we_rom: In(1)
+    host_we_ram: In(1)
+    host_we_riot: In(1)
+    host_addr: In(14)
+    host_wdata: In(8)
+    host_riot_rdata: Out(8)
+    host_cart_rdata: Out(8)
+
+    pixel: Out(8)
+    drawn: Out(1)
+    pixel_x: Out(8)
+    row: Out(9)
+    hpos: Out(8)
+    line: Out(16)
+    cyc: Out(32)
+    at_boundary: Out(1)
+    insn_start: Out(1)
+    frame_pending: Out(1)
+    jammed: Out(1)
+    pc: Out(16)
+    bank: Out(2)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.cpu = cpu = Cpu6507()
+        m.submodules.tia = tia = Tia()
+        m.submodules.riot = riot = Riot()
+        m.submodules.cart = cart = Cart()
+
+        ph = Signal(2)
+        m.d.sync += ph.eq(Mux(ph == 2, 0, ph + 1))
+        started = Signal()
+        counting = Signal()
+        m.d.comb += counting.eq(started | cpu.sync)
+        with m.If(cpu.sync):
+            m.d.sync += started.eq(1)
+
+        rdy = ~tia.wsync
+        m.d.comb += [cpu.ce.eq(ph == 2), cpu.rdy.eq(rdy)]
+        cycle_end = Signal()
+        strobe = Signal()
+        m.d.comb += cycle_end.eq((ph == 2) & counting)
+        m.d.comb += strobe.eq(cycle_end & ~cpu.dummy & (~cpu.rw | rdy))
+
+        hpos = Signal(8)
+        line = Signal(16)
+        frame_line = Signal(16)
+        cyc = Signal(32)
+        m.d.comb += line.eq(Mux(self.start_frame, 0, frame_line))
+        with m.If(counting):
+            m.d.sync += hpos.eq(Mux(hpos == 227, 0, hpos + 1))
+            with m.If((hpos == 227) & (frame_line != 0xFFFF)):
+                m.d.sync += frame_line.eq(line + 1)
+        with m.If(cycle_end):
+            m.d.sync += cyc.eq(cyc + 1)
+        with m.If(self.start_frame):
+            m.d.sync += cyc.eq(0)
+            with m.If(~((hpos == 227) & counting)):
+                m.d.sync += frame_line.eq(0)
+
+        a = cpu.addr[0:13]
+        sel_cart = a[12]
+        sel_tia = ~a[12] & ~a[7]
+        sel_ram = ~a[12] & a[7] & ~a[9]
+        sel_io = ~a[12] & a[7] & a[9]
+        last_bus = Signal(8)
+        last_was_read = Signal()
+        odd_last = Signal()
+
+        in_window = (line >= self.ystart) & (line < self.ystart + self.height)
+        drawn = Signal()
+        m.d.comb += drawn.eq(counting & in_window & (hpos >= 68))
+
+        m.d.comb += [
+            tia.bus_strobe.eq(strobe & sel_tia), tia.cycle_end.eq(cycle_end),
+            tia.bus_write.eq(~cpu.rw), tia.bus_addr.eq(a[0:6]), tia.bus_wdata.eq(cpu.dout),
+            tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read),
+            tia.hpos.eq(hpos), tia.drawn.eq(drawn),
+            tia.line_end_drawn.eq(counting & in_window & (hpos == 227)),
+            tia.pixel_x.eq(hpos - 68), tia.cyc.eq(cyc), tia.frame_start.eq(self.start_frame),
+            tia.line.eq(line), tia.pal.eq(self.pal), tia.hmove_blanks.eq(self.hmove_blanks),
+            tia.inpt4.eq(self.inpt4), tia.inpt5.eq(self.inpt5), tia.odd_last_frame.eq(odd_last),
+        ]
+        for i in range(4):
+            m.d.comb += [tia.paddle_needed[i].eq(getattr(self, f"paddle{i}_needed")),
+                         tia.paddle_mode[i].eq(getattr(self, f"paddle{i}_mode"))]
+        m.d.comb += [
+            riot.sel_ram.eq(sel_ram), riot.sel_io.eq(sel_io), riot.addr.eq(a[0:10]),
+            riot.write.eq(~cpu.rw), riot.wdata.eq(cpu.dout), riot.strobe.eq(strobe),
+            riot.cyc.eq(cyc), riot.frame_start.eq(self.start_frame),
+            riot.timer_init.eq(self.timer_init), riot.swcha.eq(self.swcha), riot.swchb.eq(self.swchb),
+            riot.host_we.eq(self.host_we_riot), riot.host_addr.eq(self.host_addr[0:7]),
+            riot.host_wdata.eq(self.host_wdata), self.host_riot_rdata.eq(riot.host_rdata),
+        ]
+        m.d.comb += [
+            cart.mapper.eq(self.mapper), cart.sel.eq(sel_cart), cart.addr.eq(a),
+            cart.write.eq(~cpu.rw), cart.wdata.eq(cpu.dout), cart.strobe.eq(strobe & counting),
+            cart.host_we_rom.eq(self.host_we_rom), cart.host_we_ram.eq(self.host_we_ram),
+            cart.host_addr.eq(self.host_addr), cart.host_wdata.eq(self.host_wdata),
+            self.host_cart_rdata.eq(cart.host_rdata), self.bank.eq(cart.bank),
+        ]
+        din = Signal(8)
+        with m.If(sel_cart):
+            m.d.comb += din.eq(cart.rdata)
+        with m.Elif(sel_tia):
+            m.d.comb += din.eq(tia.rdata)
+        with m.Else():
+            m.d.comb += din.eq(riot.rdata)
+        m.d.comb += cpu.din.eq(din)
+        with m.If(strobe):
+            m.d.sync += [last_bus.eq(Mux(cpu.rw, din, cpu.dout)), last_was_read.eq(cpu.rw)]
+
+        pending = Signal()
+        with m.If(tia.frame_end):
+            m.d.sync += pending.eq(1)
+        with m.If(self.start_frame):
+            m.d.sync += [pending.eq(0), odd_last.eq(frame_line[0])]
+        insn_start = Signal()
+        m.d.comb += insn_start.eq((ph == 0) & cpu.sync & rdy & counting)
+
+        m.d.comb += [
+            self.pixel.eq(tia.pixel), self.drawn.eq(drawn), self.pixel_x.eq(hpos - 68),
+            self.row.eq(line - self.ystart), self.hpos.eq(hpos), self.line.eq(line),
+            self.cyc.eq(cyc), self.insn_start.eq(insn_start),
+            self.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
+            self.jammed.eq(cpu.jammed), self.pc.eq(cpu.state.pc),
+        ]
+        return m
+
+
+def generate() -> dict[str, str]:
+    """Verilog of the console top (``rtl/console.v``), reproducible (no internal attributes)."""
+    return {"console.v": verilog.convert(Console(), name="console", strip_internal_attrs=True)}

@@ -1,0 +1,158 @@
+"""Fast Verilator harness of the whole 2600 console: whole frames per call, from Python.
+
+The Verilog comes from :func:`hw.console.generate`, the loop from
+``hw/cpp/console_harness.cpp``; :func:`hw.verilator_build.build_shared_lib` caches the
+build by content hash, so only the first use in a checkout compiles (a few minutes on the
+2-core reference machine).
+
+:class:`ConsoleSim` is the raw machine: load a ROM and RAM contents, reset, set the
+controller inputs, run one ALE ``update()`` (:meth:`ConsoleSim.run_frame`), read the
+frame buffer (``height x 160`` palette indices, uint8), the RIOT RAM (128 bytes) and the
+cartridge RAM (128 bytes). The ALE power-on/reset sequence is :mod:`host.rtl_console`.
+
+Example::
+
+    sim = ConsoleSim()
+    sim.configure(mapper="4K", pal=False, hmove_blanks=True, ystart=34, height=210)
+    sim.load_rom(rom_bytes)
+    sim.reset(timer_init=60)
+    frame = sim.run_frame()          # FrameResult(status=0, screen=(210,160) uint8, ...)
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hw.cart import MAPPER_CODES
+
+HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "console_harness.cpp"
+MAX_INSTRUCTIONS = 25000   #: ALE's M6502::execute(25000) per TIA::update()
+
+_LIB = None
+
+
+def build() -> Path:
+    """Build (or find in the cache) ``libconsole.so``."""
+    from hw.console import generate
+    from hw.verilator_build import build_shared_lib
+    verilog = generate()["console.v"]
+    return build_shared_lib("console", verilog, "console", HARNESS_CPP.read_text())
+
+
+def _lib() -> ctypes.CDLL:
+    global _LIB
+    if _LIB is None:
+        lib = ctypes.CDLL(str(build()))
+        vp, i32, u8p = ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)
+        lib.con_new.restype = vp
+        lib.con_free.argtypes = [vp]
+        lib.con_config.argtypes = [vp, i32, i32, i32, i32, i32]
+        lib.con_write_mem.argtypes = [vp, i32, u8p, i32]
+        lib.con_read_ram.argtypes = [vp, i32, u8p, i32]
+        lib.con_reset.argtypes = [vp, i32]
+        lib.con_inputs.argtypes = [vp, i32, i32, i32, i32, ctypes.POINTER(ctypes.c_uint32),
+                                   ctypes.POINTER(ctypes.c_int32)]
+        lib.con_run_frame.argtypes = [vp, u8p, ctypes.POINTER(ctypes.c_int64), i32]
+        lib.con_run_frame.restype = i32
+        _LIB = lib
+    return _LIB
+
+
+@dataclass
+class FrameResult:
+    """One ALE ``update()``: status 0 frame completed, 1 partial (instruction limit), 2 jam.
+
+    ``colour_clocks``: colour clocks run by this call; ``scanlines``: scanline of the frame
+    where it stopped; ``pc``: CPU program counter at the stop; ``cycles``: Stella's CPU
+    cycle count of the frame; ``instructions``: instructions executed."""
+    status: int
+    colour_clocks: int
+    scanlines: int
+    pc: int
+    cycles: int
+    instructions: int
+
+
+def _u8p(a: np.ndarray):
+    return a.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))
+
+
+class ConsoleSim:
+    """One Verilated console (see the module docstring)."""
+
+    def __init__(self):
+        self._lib = _lib()
+        self._h = self._lib.con_new()
+        self.height = 210
+        self.screen = np.zeros((self.height, 160), np.uint8)
+        self._info = np.zeros(8, np.int64)
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h:
+            self._lib.con_free(h)
+            self._h = None
+
+    def configure(self, mapper: str, pal: bool, hmove_blanks: bool, ystart: int, height: int) -> None:
+        """Set the mapper (:data:`hw.cart.MAPPER_CODES`), PAL (342-line limit, colour loss),
+        HMOVE blanks, and the drawn window (``ystart`` first scanline, ``height`` rows)."""
+        if mapper not in MAPPER_CODES:
+            raise ValueError(f"mapper {mapper} not implemented by the console RTL")
+        self.height = int(height)
+        self.screen = np.zeros((self.height, 160), np.uint8)
+        self._lib.con_config(self._h, MAPPER_CODES[mapper], int(pal), int(hmove_blanks), int(ystart),
+                             int(height))
+
+    def _write(self, which: int, data) -> None:
+        a = np.ascontiguousarray(np.frombuffer(bytes(data), np.uint8))
+        self._lib.con_write_mem(self._h, which, _u8p(a), len(a))
+
+    def load_rom(self, image: bytes) -> None:
+        """Load the ROM image (at most 16 KiB; smaller images are written from address 0)."""
+        if len(image) > 16384:
+            raise ValueError("ROM larger than 16 KiB")
+        self._write(0, image)
+
+    def write_cart_ram(self, data) -> None:
+        """Write the 128-byte SuperChip RAM (needs a following :meth:`reset`)."""
+        self._write(1, data)
+
+    def write_riot_ram(self, data) -> None:
+        """Write the 128-byte RIOT RAM (needs a following :meth:`reset`)."""
+        self._write(2, data)
+
+    def reset(self, timer_init: int) -> None:
+        """Stella's ``System::reset``: registers to power-on values, RIOT timer = timer_init."""
+        self._lib.con_reset(self._h, int(timer_init))
+
+    def set_inputs(self, swcha: int = 0xFF, swchb: int = 0x0B, inpt4: int = 1, inpt5: int = 1,
+                   paddle_needed=(0, 0, 0, 0), paddle_mode=(2, 2, 2, 2)) -> None:
+        """Controller and switch inputs for the next frames (active-low joystick bits)."""
+        n = np.asarray(paddle_needed, np.uint32)
+        md = np.asarray(paddle_mode, np.int32)
+        self._lib.con_inputs(self._h, swcha, swchb, inpt4, inpt5,
+                             n.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)),
+                             md.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
+
+    def run_frame(self, max_instructions: int = MAX_INSTRUCTIONS) -> FrameResult:
+        """Run one ALE ``update()``; the frame buffer is left in :attr:`screen`."""
+        st = self._lib.con_run_frame(self._h, _u8p(self.screen),
+                                     self._info.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                                     max_instructions)
+        i = self._info
+        return FrameResult(int(st), int(i[0]), int(i[1]), int(i[2]), int(i[3]), int(i[4]))
+
+    def riot_ram(self) -> np.ndarray:
+        """The 128 bytes of RIOT RAM ($80-$FF), uint8."""
+        out = np.zeros(128, np.uint8)
+        self._lib.con_read_ram(self._h, 2, _u8p(out), 128)
+        return out
+
+    def cart_ram(self) -> np.ndarray:
+        """The 128 bytes of SuperChip RAM (zeros-meaningless for carts without RAM), uint8."""
+        out = np.zeros(128, np.uint8)
+        self._lib.con_read_ram(self._h, 1, _u8p(out), 128)
+        return out

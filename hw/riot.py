@@ -1,0 +1,139 @@
+"""The RIOT (MOS 6532) of the Atari 2600 as Amaranth logic, with ALE 0.12 (Stella 2.4.2) rules.
+
+* 128 bytes of RAM (``$80-$FF`` and mirrors where A9 = 0); the host loads and reads it
+  through ``host_*`` (power-on contents are ALE's mt19937 draws, loaded by the harness).
+* Timer as Stella computes it from the CPU cycle count, not as a down-counter: a write
+  to ``TIM1T/TIM8T/TIM64T/T1024T`` (``A4 = 1``, A1..A0 = interval) records the value, the
+  interval shift (0, 3, 6, 10) and the cycle of the write; a read of INTIM at cycle
+  ``c`` (Stella's ``cycles() - 1``) returns ``T - ((c - set) >> shift) - 1`` while that is
+  non-negative, and afterwards Stella's read-after-interrupt rule (the first read at
+  least 2 cycles past expiry restarts the count at one per cycle from that read); TIMINT
+  (bit 7) is set from expiry until that first read. All arithmetic is 32-bit modular as
+  in Stella (``System::resetCycles`` at each frame start subtracts the frame's cycles).
+* SWCHA/SWCHB reads return the joystick and switch inputs (the data-direction registers
+  are ignored, ALE behaviour); SWACNT reads back the last write, SWBCNT reads 0.
+* Reset (``System::reset``): timer ``= timer_init`` (ALE draws ``25 + next() % 75``),
+  interval 64, set at cycle 0, DDRA = 0. RAM keeps its contents.
+"""
+from __future__ import annotations
+
+from amaranth import Cat, Module, Mux, Signal, signed
+from amaranth.hdl import Elaboratable
+from amaranth.lib.memory import Memory
+
+__all__ = ["Riot"]
+
+
+class Riot(Elaboratable):
+    """RIOT RAM, timer and ports.
+
+    Bus (one access per CPU cycle): ``sel_ram``/``sel_io`` decode, ``addr[10]``
+    (A9..A0), ``write``, ``wdata[8]``, ``strobe`` (the access completes at this clock
+    edge, non-dummy); ``rdata[8]`` is valid combinationally for reads. ``cyc[32]`` is
+    Stella's cycle count minus 1 for the current CPU cycle; ``frame_start`` subtracts it
+    from the stored cycle stamps (Stella's resetCycles).
+    """
+
+    def __init__(self):
+        self.sel_ram = Signal()
+        self.sel_io = Signal()
+        self.addr = Signal(10)
+        self.write = Signal()
+        self.wdata = Signal(8)
+        self.strobe = Signal()
+        self.rdata = Signal(8)
+        self.cyc = Signal(32)
+        self.frame_start = Signal()
+        self.timer_init = Signal(8)
+        self.swcha = Signal(8, init=0xFF)
+        self.swchb = Signal(8, init=0x0B)
+        self.host_we = Signal()
+        self.host_addr = Signal(7)
+        self.host_wdata = Signal(8)
+        self.host_rdata = Signal(8)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
+        rp = ram.read_port(domain="comb")
+        hp = ram.read_port(domain="comb")
+        wp = ram.write_port()
+        m.d.comb += [rp.addr.eq(self.addr[0:7]), hp.addr.eq(self.host_addr),
+                     self.host_rdata.eq(hp.data)]
+        with m.If(self.host_we):
+            m.d.comb += [wp.addr.eq(self.host_addr), wp.data.eq(self.host_wdata), wp.en.eq(1)]
+        with m.Elif(self.sel_ram & self.write & self.strobe):
+            m.d.comb += [wp.addr.eq(self.addr[0:7]), wp.data.eq(self.wdata), wp.en.eq(1)]
+
+        shift = Signal(4, init=6)
+        set_cyc = Signal(32)
+        irq_reset_cyc = Signal(32)
+        read_after_irq = Signal()
+        ddra = Signal(8)
+        # reset value of the timer comes from the host (the RNG draw)
+        timer_reg = Signal(8)
+        started = Signal()
+        with m.If(~started):
+            m.d.sync += [timer_reg.eq(self.timer_init), started.eq(1)]
+
+        c = self.cyc                       # Stella: cycles() - 1
+        delta = Signal(32)
+        m.d.comb += delta.eq(c - set_cyc)
+        dsh = Signal(32)
+        m.d.comb += dsh.eq(delta >> shift)
+        t1 = Signal(signed(32))
+        m.d.comb += t1.eq(timer_reg - dsh - 1)
+        t2 = Signal(signed(32))
+        m.d.comb += t2.eq((timer_reg << shift) - delta - 1)
+        becomes_rai = Signal()
+        m.d.comb += becomes_rai.eq((t1 < 0) & (t2 <= -2) & ~read_after_irq)
+        irc = Mux(becomes_rai, c + 1, irq_reset_cyc)
+        offset = Signal(32)
+        m.d.comb += offset.eq(irc - (set_cyc + (timer_reg << shift)))
+        t3 = Signal(32)
+        m.d.comb += t3.eq(timer_reg - dsh - offset)
+        intim = Signal(8)
+        m.d.comb += intim.eq(Mux(t1 >= 0, t1[0:8], Mux(read_after_irq | becomes_rai, t3[0:8], t1[0:8])))
+        timint = Signal()
+        m.d.comb += timint.eq(~((t1 >= 0) | read_after_irq))
+
+        a = self.addr
+        with m.If(self.sel_ram):
+            m.d.comb += self.rdata.eq(rp.data)
+        with m.Else():
+            with m.Switch(a[0:3]):
+                with m.Case(0):
+                    m.d.comb += self.rdata.eq(self.swcha)
+                with m.Case(1):
+                    m.d.comb += self.rdata.eq(ddra)
+                with m.Case(2):
+                    m.d.comb += self.rdata.eq(self.swchb)
+                with m.Case(3):
+                    m.d.comb += self.rdata.eq(0)
+                with m.Case(4, 6):
+                    m.d.comb += self.rdata.eq(intim)
+                with m.Case(5, 7):
+                    m.d.comb += self.rdata.eq(Cat(Signal(7), timint))
+
+        with m.If(self.sel_io & self.strobe):
+            with m.If(self.write):
+                with m.If(a[0:3] == 1):
+                    m.d.sync += ddra.eq(self.wdata)
+                with m.Elif((a[0:3] != 0) & (a[0:3] != 2) & (a[0:3] != 3) & a[4] & a[2]):
+                    m.d.sync += [timer_reg.eq(self.wdata), set_cyc.eq(c + 1), read_after_irq.eq(0)]
+                    with m.Switch(a[0:2]):
+                        with m.Case(0):
+                            m.d.sync += shift.eq(0)
+                        with m.Case(1):
+                            m.d.sync += shift.eq(3)
+                        with m.Case(2):
+                            m.d.sync += shift.eq(6)
+                        with m.Case(3):
+                            m.d.sync += shift.eq(10)
+            with m.Elif((a[0:3] == 4) | (a[0:3] == 6)):
+                with m.If(becomes_rai):
+                    m.d.sync += [read_after_irq.eq(1), irq_reset_cyc.eq(c + 1)]
+
+        with m.If(self.frame_start):
+            m.d.sync += [set_cyc.eq(set_cyc - c), irq_reset_cyc.eq(irq_reset_cyc - c)]
+        return m
