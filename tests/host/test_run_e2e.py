@@ -99,18 +99,18 @@ def test_evaluator_returns_match_a_manual_rollout_float_and_int8():
     from host.policy import SlotWeights, init_params
 
     rom = ale_py.roms.get_rom_path("breakout")
-    inst = AleInstance(rom, episode_frames=300)
+    inst = AleInstance(rom, episode_frames=120)
     stack = np.zeros((4, 84, 84), np.uint8)
     inst.reset(5, stack)
     calib = np.stack([stack] * 2)
     flats = [init_params(s, inst.n_actions) for s in (1, 2, 3)]
     for policy in ("float", "int8"):
         pols = [f if policy == "float" else quantize(f, inst.n_actions, calib) for f in flats]
-        jobs = [Job(i % 3, 100 + i) for i in range(5)]
-        with Evaluator(rom, 1, 2, episode_frames=300, policy=policy) as ev:
-            got = [r.episode_return for r in ev.evaluate(jobs, lambda i: pols[i])]
-            frames = [r.frames for r in ev.evaluate(jobs, lambda i: pols[i])]
-        for job, ret, nframes in zip(jobs, got, frames):
+        jobs = [Job(i % 3, 100 + i) for i in range(5 if policy == "float" else 3)]
+        with Evaluator(rom, 1, 2, episode_frames=120, policy=policy) as ev:
+            results = ev.evaluate(jobs, lambda i: pols[i])
+        for job, res in zip(jobs, results):
+            ret, nframes = res.episode_return, res.frames
             if policy == "float":
                 slots = SlotWeights(1, inst.n_actions)
                 slots.load(0, pols[job.individual])
