@@ -26,6 +26,15 @@ over the calibration observations (computed by this integer model, layer after l
 ``act_max * 2**s_l`` (so calibration frames never saturate; clipping harder was measured to
 lose agreement).
 
+Agreement with the float network (``python -m hls_models.policy_int8 --agreement GAMES``,
+300 observations per game, networks ``init_params(0..3)``): 93.7-100 % per network, game means
+96.9 % (asteroids) to 99.9 % (ms_pacman). This is below the 99 % per game asked for in issue 5:
+the disagreements are frames whose float top-two action values differ by less than the int8
+model's error (about 2 % of the spread of the action values). Tried and measured not to help:
+per-channel weight exponents, non-power-of-two weight scales, clipped activation calibration,
+empirical bias correction, GPTQ-style error-compensating weight rounding (over-fits the
+calibration frames).
+
 Bit-exact model: :meth:`QuantizedPolicy.action_values` uses only integer arithmetic. The
 matrix products are evaluated in floating point, which is exact because every product and
 partial sum is an integer of bounded size: float32 for a layer whose worst case stays below
