@@ -12,6 +12,8 @@ win (``count`` is sampled with ``valid_in``; ``count = 0`` yields index 0). An o
 at a level passes through a register.
 
 Bit-exact model: :func:`hls_models.action_select.select`.
+Yosys ``synth_xilinx -family xc7`` of ``rtl/action_select.v`` (18 lanes, 32 bits): 970 LUTs,
+707 flip-flops, 51 CARRY4, no DSP or RAM.
 """
 from __future__ import annotations
 
