@@ -67,8 +67,9 @@ _DIRS = {0: "", 1: "F", 2: "U", 3: "R", 4: "L", 5: "D", 6: "UR", 7: "UL", 8: "DR
 def joystick_inputs(action: int) -> dict:
     """Console inputs for ALE action id ``action`` on the left joystick (Stella's mapping:
     SWCHA bits 4..7 = up, down, left, right, active low; INPT4 bit 7 = fire, active low;
+    SWCHB = 0x3F: colour, both difficulties B, SELECT and RESET up;
     RESET (40) clears SWCHB bit 0)."""
-    swchb = 0x0B
+    swchb = 0x3F
     keys = _DIRS.get(int(action), "")
     if int(action) == RESET_ACTION:
         swchb &= ~0x01

@@ -128,7 +128,7 @@ class ConsoleSim:
         """Stella's ``System::reset``: registers to power-on values, RIOT timer = timer_init."""
         self._lib.con_reset(self._h, int(timer_init))
 
-    def set_inputs(self, swcha: int = 0xFF, swchb: int = 0x0B, inpt4: int = 1, inpt5: int = 1,
+    def set_inputs(self, swcha: int = 0xFF, swchb: int = 0x3F, inpt4: int = 1, inpt5: int = 1,
                    paddle_needed=(0, 0, 0, 0), paddle_mode=(2, 2, 2, 2)) -> None:
         """Controller and switch inputs for the next frames (active-low joystick bits)."""
         n = np.asarray(paddle_needed, np.uint32)

@@ -46,7 +46,7 @@ class Riot(Elaboratable):
         self.frame_start = Signal()
         self.timer_init = Signal(8)
         self.swcha = Signal(8, init=0xFF)
-        self.swchb = Signal(8, init=0x0B)
+        self.swchb = Signal(8, init=0x3F)
         self.host_we = Signal()
         self.host_addr = Signal(7)
         self.host_wdata = Signal(8)
