@@ -59,6 +59,11 @@ mario_bros mr_do ms_pacman name_this_game othello pacman pong pooyan private_eye
 space_war star_gunner surround tennis tic_tac_toe_3d turmoil tutankham video_checkers video_chess
 video_cube video_pinball word_zapper yars_revenge zaxxon""".split())
 
+#: Games ALE drives with paddles (actions move the paddle resistance).
+PADDLE_GAMES = frozenset({"backgammon", "blackjack", "breakout", "casino", "kaboom", "pong"})
+PADDLE_MIN, PADDLE_MAX, PADDLE_DELTA = 27450, 790196, 23000   #: ALE 0.12 paddle model (ohms)
+PADDLE_DEFAULT = (PADDLE_MIN + PADDLE_MAX) // 2
+
 # ALE action id -> (up, down, left, right, fire) for player A
 _DIRS = {0: "", 1: "F", 2: "U", 3: "R", 4: "L", 5: "D", 6: "UR", 7: "UL", 8: "DR", 9: "DL",
          10: "UF", 11: "RF", 12: "LF", 13: "DF", 14: "URF", 15: "ULF", 16: "DRF", 17: "DLF"}
@@ -78,6 +83,31 @@ def joystick_inputs(action: int) -> dict:
         if k in keys:
             swcha &= ~bit
     return {"swcha": swcha, "swchb": swchb, "inpt4": 0 if "F" in keys else 1, "inpt5": 1}
+
+
+def paddle_needed(resistance: int) -> int:
+    """CPU cycles after the dump is released until a paddle of ``resistance`` ohms reads
+    charged: Stella 2.4.2's ``(uint32)(1.6 * r * 0.01e-6 * 1.19e6)`` in doubles."""
+    return int(1.6 * resistance * 0.01E-6 * 1.19E6)
+
+
+def paddle_inputs(action: int, resistance: tuple[int, int] | None) -> dict:
+    """Console inputs for ALE action ``action`` on paddles (left port, Stella's pins):
+    paddle 0 fire = SWCHA bit 7, paddle 1 fire = bit 6 (active low); INPT0/INPT1 from the
+    two resistances (``None``: ALE's events are unset, resistance 0, always charged);
+    INPT2/INPT3 (right port, events never set) always charged."""
+    a = int(action)
+    swcha = 0xFF
+    if a == 1 or 10 <= a <= 17:
+        swcha &= ~0x80
+    swchb = 0x3F & ~0x01 if a == RESET_ACTION else 0x3F
+    if resistance is None:
+        needed, mode = (0, 0, 0, 0), (1, 1, 1, 1)
+    else:
+        needed = (paddle_needed(resistance[0]), paddle_needed(resistance[1]), 0, 0)
+        mode = (0, 0, 1, 1)
+    return {"swcha": swcha, "swchb": swchb, "inpt4": 1, "inpt5": 1, "paddle_needed": needed,
+            "paddle_mode": mode}
 
 
 class _Mt:
@@ -120,6 +150,8 @@ class RtlConsole:
         self.sim = ConsoleSim()
         self.frames = 0
         self.last: FrameResult | None = None
+        self.paddles = name in PADDLE_GAMES
+        self.paddle: list[int] | None = None     # ALE's paddle positions (None: events unset)
 
     # -- ALE's building blocks ------------------------------------------------------
     def system_reset(self) -> None:
@@ -131,7 +163,15 @@ class RtlConsole:
 
     def frame(self, action: int = 0) -> FrameResult:
         """One ``TIA::update()`` with ``action`` held (ALE action id)."""
-        self.sim.set_inputs(**joystick_inputs(action))
+        if self.paddles:
+            if self.paddle is not None:
+                a = int(action)
+                delta = -PADDLE_DELTA if a in (3, 6, 8, 11, 14, 16) else \
+                    PADDLE_DELTA if a in (4, 7, 9, 12, 15, 17) else 0
+                self.paddle[0] = min(max(self.paddle[0] + delta, PADDLE_MIN), PADDLE_MAX)
+            self.sim.set_inputs(**paddle_inputs(action, None if self.paddle is None else tuple(self.paddle)))
+        else:
+            self.sim.set_inputs(**joystick_inputs(action))
         self.last = self.sim.run_frame()
         return self.last
 
@@ -160,6 +200,7 @@ class RtlConsole:
 
     def reset_game(self) -> None:
         """ALE's ``StellaEnvironment::reset`` (also what ``reset_game()`` does later)."""
+        self.paddle = [PADDLE_DEFAULT, PADDLE_DEFAULT]
         self.system_reset()
         for _ in range(60):
             self.frame(0)

@@ -12,21 +12,33 @@ file name. Rules (read from Stella 2.4.2's ``Cart*.cxx``):
 * ``F8SC``/``F6SC``: as F8/F6 plus 128 bytes of RAM written at ``$1000-$107F`` and read at
   ``$1080-$10FF``; a read of the write port returns ROM. Reset bank: F8SC 1, F6SC 0; the
   RAM is re-filled by the host with ALE's RNG draws at each reset.
+* ``FE``: 8 KiB; the 4 KiB bank is chosen by A13 of the CPU's full 16-bit address on
+  every access (A13 = 1: bank 0, A13 = 0: bank 1), as Stella 2.4.2 does it (the stack
+  accesses of JSR/RTS at ``$01FE/$01FF`` versus code at ``$Fxxx``/``$Dxxx``).
 * ``E0``: four 1 KiB segments; accesses to ``$1FE0-$1FE7``/``$1FE8-$1FEF``/``$1FF0-$1FF7``
   select the slice of segment 0/1/2; segment 3 is slice 7. Reset slices 4, 5, 6.
 
-Not yet implemented here: FE and DPC (the console refuses them: see
-``hw.console.SUPPORTED``).
+* ``DPC`` (Pitfall II): F8-style banks (reset bank 1) over the first 8 KiB, the 2 KiB
+  display image at image offset 8192, and the DPC chip: eight data fetchers (top, bottom,
+  11-bit counter, flag) read at ``$1000-$103F`` (function = A5..A3: random number, display
+  byte, byte AND flag, flag) and written at ``$1040-$107F`` (top, bottom, counter low,
+  counter high + music mode, reset of the random number); the 8-bit random number
+  generator (Stella's feedback table, starts at 1, not reset by RESET) is clocked by
+  every access Stella routes to the cartridge device: reads of ``$1000-$107F`` and
+  ``$1FC0-$1FFF`` and every write to the cartridge. Music mode fetchers do not count
+  down on reads; the music amplitude read (function 0, fetchers 4..7) returns 0 (Stella
+  computes it from a 15,750 Hz clock; it only feeds the audio registers). DPC state keeps
+  its value across ``System::reset``, as in Stella.
 """
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.hdl import Elaboratable
 from amaranth.lib.memory import Memory
 
 __all__ = ["Cart", "MAPPER_CODES"]
 
-MAPPER_CODES = {"2K": 0, "4K": 1, "F8": 2, "F6": 3, "F8SC": 4, "F6SC": 5, "E0": 6}
+MAPPER_CODES = {"2K": 0, "4K": 1, "F8": 2, "F6": 3, "F8SC": 4, "F6SC": 5, "E0": 6, "FE": 7, "DPC": 8}
 
 
 class Cart(Elaboratable):
@@ -42,6 +54,7 @@ class Cart(Elaboratable):
         self.mapper = Signal(4)
         self.sel = Signal()
         self.addr = Signal(13)
+        self.a13 = Signal()
         self.write = Signal()
         self.wdata = Signal(8)
         self.strobe = Signal()
@@ -73,7 +86,8 @@ class Cart(Elaboratable):
         slices = [Signal(3, name=f"slice{i}") for i in range(3)]
         with m.If(~init_done):
             m.d.sync += init_done.eq(1)
-            m.d.sync += bank.eq(Mux((mp == MAPPER_CODES["F8"]) | (mp == MAPPER_CODES["F8SC"]), 1, 0))
+            m.d.sync += bank.eq(Mux((mp == MAPPER_CODES["F8"]) | (mp == MAPPER_CODES["F8SC"]) |
+                                    (mp == MAPPER_CODES["DPC"]), 1, 0))
             m.d.sync += [slices[0].eq(4), slices[1].eq(5), slices[2].eq(6)]
 
         access = self.sel & self.strobe
@@ -81,6 +95,8 @@ class Cart(Elaboratable):
         f6 = (mp == MAPPER_CODES["F6"]) | (mp == MAPPER_CODES["F6SC"])
         sc = (mp == MAPPER_CODES["F8SC"]) | (mp == MAPPER_CODES["F6SC"])
         e0 = mp == MAPPER_CODES["E0"]
+        dpc = mp == MAPPER_CODES["DPC"]
+        f8 = f8 | dpc
 
         # bank after this access (hotspot reads return the new bank's byte)
         new_bank = Signal(2)
@@ -100,6 +116,64 @@ class Cart(Elaboratable):
             for i in range(3):
                 m.d.sync += slices[i].eq(new_slices[i])
 
+        # ---- DPC data fetchers and random number generator (reset_less: Stella keeps them)
+        tops = [Signal(8, name=f"dpc_top{i}", reset_less=True) for i in range(8)]
+        bottoms = [Signal(8, name=f"dpc_bottom{i}", reset_less=True) for i in range(8)]
+        counters = [Signal(11, name=f"dpc_counter{i}", reset_less=True) for i in range(8)]
+        flags = [Signal(8, name=f"dpc_flag{i}", reset_less=True) for i in range(8)]
+        music = [Signal(name=f"dpc_music{i}", reset_less=True) for i in range(3)]
+        rng = Signal(8, init=1, reset_less=True)
+        self.dpc_rng = rng
+        fb = Const(0b1001011001101001, 16)   # Stella's feedback table, bit i = f[i]
+        rng_next = Signal(8)
+        m.d.comb += rng_next.eq(Cat(fb.bit_select(Cat(rng[3:6], rng[7]), 1), rng[0:7]))
+        dev_read = self.sel & ~self.write & ((a < 0x080) | (a >= 0xFC0))
+        dev_access = dev_read | (self.sel & self.write)
+        idx = a[0:3]
+        func = a[3:6]
+        cnt_i = Array(counters)[idx]
+        top_i = Array(tops)[idx]
+        bot_i = Array(bottoms)[idx]
+        flag_i = Array(flags)[idx]
+        flag_new = Signal(8)
+        m.d.comb += flag_new.eq(Mux(cnt_i[0:8] == top_i, 0xFF, Mux(cnt_i[0:8] == bot_i, 0, flag_i)))
+        music_i = Signal()
+        m.d.comb += music_i.eq(Mux(idx >= 5, Array(music + [Const(0, 1)] * 5)[idx - 5], 0))
+        dpc_reg_read = dpc & self.sel & ~self.write & (a < 0x040)
+        dpc_rdata = Signal(8)
+        disp_addr = Signal(14)
+        m.d.comb += disp_addr.eq(8192 + (2047 - cnt_i))
+        with m.If(dpc & access & dev_access):
+            m.d.sync += rng.eq(rng_next)
+        with m.If(dpc & access & dpc_reg_read):
+            for i in range(8):
+                with m.If(idx == i):
+                    m.d.sync += flags[i].eq(flag_new)
+                    if i < 5:
+                        m.d.sync += counters[i].eq(counters[i] - 1)
+                    else:
+                        with m.If(~music[i - 5]):
+                            m.d.sync += counters[i].eq(counters[i] - 1)
+        with m.If(dpc & access & self.write & (a >= 0x040) & (a < 0x080)):
+            for i in range(8):
+                with m.If(idx == i):
+                    with m.Switch(func):
+                        with m.Case(0):
+                            m.d.sync += [tops[i].eq(self.wdata), flags[i].eq(0)]
+                        with m.Case(1):
+                            m.d.sync += bottoms[i].eq(self.wdata)
+                        with m.Case(2):
+                            if i >= 5:
+                                m.d.sync += counters[i][0:8].eq(Mux(music[i - 5], tops[i], self.wdata))
+                            else:
+                                m.d.sync += counters[i][0:8].eq(self.wdata)
+                        with m.Case(3):
+                            m.d.sync += counters[i][8:11].eq(self.wdata[0:3])
+                            if i >= 5:
+                                m.d.sync += music[i - 5].eq(self.wdata[4])
+                        with m.Case(6):
+                            m.d.sync += rng.eq(1)
+
         seg = a[10:12]
         e0_slice = Mux(seg == 3, 7, Mux(seg == 0, new_slices[0], Mux(seg == 1, new_slices[1], new_slices[2])))
         rom_addr = Signal(14)
@@ -109,14 +183,27 @@ class Cart(Elaboratable):
             m.d.comb += rom_addr.eq(a)
         with m.Elif(e0):
             m.d.comb += rom_addr.eq(Cat(a[0:10], e0_slice))
+        with m.Elif(mp == MAPPER_CODES["FE"]):
+            m.d.comb += rom_addr.eq(Cat(a, ~self.a13))
+        with m.Elif(dpc_reg_read & ((func == 1) | (func == 2))):
+            m.d.comb += rom_addr.eq(disp_addr)
         with m.Else():
             m.d.comb += rom_addr.eq(Cat(a, new_bank))
         m.d.comb += rom_r.addr.eq(rom_addr)
+        with m.Switch(func):
+            with m.Case(0):
+                m.d.comb += dpc_rdata.eq(Mux(idx < 4, rng_next, 0))
+            with m.Case(1):
+                m.d.comb += dpc_rdata.eq(rom_r.data)
+            with m.Case(2):
+                m.d.comb += dpc_rdata.eq(rom_r.data & flag_new)
+            with m.Case(7):
+                m.d.comb += dpc_rdata.eq(flag_new)
 
         ram_read = sc & (a[7:12] == 1)       # $1080-$10FF
         ram_write = sc & (a[7:12] == 0)      # $1000-$107F
         m.d.comb += ram_r.addr.eq(a[0:7])
-        m.d.comb += self.rdata.eq(Mux(ram_read, ram_r.data, rom_r.data))
+        m.d.comb += self.rdata.eq(Mux(ram_read, ram_r.data, Mux(dpc_reg_read, dpc_rdata, rom_r.data)))
         with m.If(self.host_we_ram):
             m.d.comb += [ram_w.addr.eq(self.host_addr[0:7]), ram_w.data.eq(self.host_wdata), ram_w.en.eq(1)]
         with m.Elif(access & self.write & ram_write):

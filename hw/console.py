@@ -160,7 +160,7 @@ class Console(wiring.Component):
             riot.host_wdata.eq(self.host_wdata), self.host_riot_rdata.eq(riot.host_rdata),
         ]
         m.d.comb += [
-            cart.mapper.eq(self.mapper), cart.sel.eq(sel_cart), cart.addr.eq(a),
+            cart.mapper.eq(self.mapper), cart.sel.eq(sel_cart), cart.addr.eq(a), cart.a13.eq(cpu.addr[13]),
             cart.write.eq(~cpu.rw), cart.wdata.eq(cpu.dout), cart.strobe.eq(strobe & counting),
             cart.host_we_rom.eq(self.host_we_rom), cart.host_we_ram.eq(self.host_we_ram),
             cart.host_addr.eq(self.host_addr), cart.host_wdata.eq(self.host_wdata),

@@ -1,0 +1,60 @@
+"""``nc2600 bench rtl``: console RTL frames/s per core beside ALE frames/s, same game, same run.
+
+Both run ``--frames`` frames of random minimal-set actions (frame_skip 1) in this one
+process (one core) after their power-on sequence; the RTL figure is the Verilated console
+(:mod:`hw.console_harness`) with RAM read-out each frame, the ALE figure is ``act`` with a
+``getRAM`` each frame. Prints one JSON line. The target of the console issue is 200 RTL
+frames/s per core.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from host.errors import positive_int
+
+
+def run(args) -> int:
+    import ale_py
+    import numpy as np
+
+    from host.games import resolve_rom
+    from host.rtl_console import RtlConsole
+
+    name, path = resolve_rom(game=args.game)
+    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
+    ale = ale_py.ALEInterface()
+    ale.setFloat("repeat_action_probability", 0.0)
+    ale.loadROM(str(path))
+    acts = ale.getMinimalActionSet()
+    rng = np.random.default_rng(0)
+    seq = [acts[i] for i in rng.integers(0, len(acts), args.frames)]
+    t0 = time.perf_counter()
+    for a in seq:
+        ale.act(a)
+        ale.getRAM()
+    ale_fps = args.frames / (time.perf_counter() - t0)
+
+    rtl = RtlConsole(name, path)
+    t0 = time.perf_counter()
+    rtl.power_on()
+    power_on_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    clocks = 0
+    for a in seq:
+        clocks += rtl.act(int(a.value)).colour_clocks
+        rtl.ram()
+    dt = time.perf_counter() - t0
+    print(json.dumps({"game": name, "mapper": rtl.mapper, "frames": args.frames,
+                      "rtl_frames_per_s": round(args.frames / dt, 1),
+                      "rtl_colour_clocks_per_s": round(clocks / dt),
+                      "ale_frames_per_s": round(ale_fps, 1),
+                      "rtl_power_on_s": round(power_on_s, 2), "target_rtl_fps": 200}))
+    return 0
+
+
+def register(subparsers, groups) -> None:
+    p = groups["bench"].add_parser("rtl", help="console RTL frames/s per core beside ALE frames/s (one JSON line)")
+    p.add_argument("--game", default="seaquest", help="ALE game id (default seaquest)")
+    p.add_argument("--frames", type=positive_int, default=600, help="frames to time (default 600)")
+    p.set_defaults(func=run)
