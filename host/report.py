@@ -315,8 +315,12 @@ def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[n
     cmd = f"nc2600 rtl-play --game {game} --actions {apath} --out {out}"
     if not rtl_play_available():
         return None, "console RTL not built yet (no `nc2600 rtl-play`; issue 4)", cmd
+    import contextlib
+    import sys
+
     from host.cli import main as cli_main
-    rc = cli_main(["rtl-play", "--game", game, "--actions", str(apath), "--out", str(out)])
+    with contextlib.redirect_stdout(sys.stderr):     # its progress goes with ours, stdout stays the summary
+        rc = cli_main(["rtl-play", "--game", game, "--actions", str(apath), "--out", str(out)])
     path = out / "colour_clocks.npy"
     if rc != 0 or not path.exists():
         return None, f"`{cmd}` failed (exit {rc})", cmd
@@ -451,16 +455,18 @@ def plots(result: dict, inp: Inputs, out: Path) -> dict[str, str]:
         parts = (("emulation", "#4477aa"), ("preprocessing", "#ccbb44"), ("forward", "#ee6677"),
                  ("action_select", "#228833"))
         left = np.zeros(len(games))
+        names = [f"{g}\n(nominal frame)" if per[g]["nominal_frame"] else g for g in games]
         for part, colour in parts:
             vals = np.array([per[g]["cycles"][part] for g in games], dtype=float)
-            ax.barh(games, vals, left=left, color=colour, label=part.replace("_", " "))
+            ax.barh(names, vals, left=left, color=colour, label=part.replace("_", " "))
             left += vals
         ax.set_xlabel(f"cycles per decision (frame skip {inp.frame_skip}), serial")
         ax.legend(fontsize=8, loc="lower right")
         fig.tight_layout()
         fig.savefig(out / "decision_cycles.png", dpi=100)
         plt.close(fig)
-        made["decision_cycles.png"] = "where one decision's cycles go (serial: the console waits for the decision)"
+        made["decision_cycles.png"] = ("where one decision's cycles go (serial: the console waits for the decision; "
+                                       "'nominal frame': NTSC 262 x 228, the console RTL is missing)")
     bars = [(f"{g}\n{case}", m) for g, r in per.items() for case, m in (r["mesh"] or {}).items()]
     if bars:
         fig, ax = plt.subplots(figsize=(7.5, 3.6))

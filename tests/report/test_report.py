@@ -113,12 +113,20 @@ def test_cli_end_to_end(tmp_path, capsys):
     assert find(figs, "preprocessor latency", "pong").value == 7      # 2 observations (frames 3 and 7)
     assert "max over 2 observations" in find(figs, "preprocessor latency", "pong").name
     assert find(figs, "action-select latency", None).value == 5
+    measured = data["per_game"]["pong"]["colour_clocks"]
     if not rp.rtl_play_available():
+        assert measured is None
         assert find(figs, "colour clocks per frame (RTL console)", "pong").kind == rp.MISSING
+        cc = None
+    else:
+        # the console's own output file (nc2600 rtl-play colour_clocks.npy), 8 frames
+        raw = np.load(out / "inputs" / "rtl_play_pong" / "colour_clocks.npy")
+        assert measured == raw.tolist() and len(raw) == 8
+        assert find(figs, "colour clocks per frame, mean", "pong").value == pytest.approx(raw.mean())
+        assert find(figs, "colour clocks per frame, max", "pong").value == raw.max()
+        cc = int(round(raw.mean()))
     # the fabric figure is mesh_sim's for the same options (pong: 6 actions, 16 lanes, 100 MHz)
     opts = rp.mesh_cases()["headline"]
-    cc = None if rp.MISSING == find(figs, "colour clocks per frame (RTL console)", "pong").kind else \
-        int(round(np.mean(data["per_game"]["pong"]["colour_clocks"])))
     want = simulate(replace(opts, clock_mhz=100.0, lanes=16, n_actions=6, colour_clocks_per_frame=cc))
     assert find(figs, "projected fabric frames/s, headline", "pong").value == pytest.approx(want["projected_fps"])
     assert (out / "report.html").exists() and (out / "report.md").exists()

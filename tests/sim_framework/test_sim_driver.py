@@ -145,6 +145,13 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
     assert proc.stderr.strip().count("\n") == 0 and "unknown block nosuchblock" in proc.stderr
 
 
+def test_unknown_simulator_exit_2(tmp_path):
+    import os
+    proc = subprocess.run([sys.executable, "-m", "hw.sim", "--list"], cwd=REPO, capture_output=True, text=True,
+                          env={**os.environ, "SIM": "bogus"}, timeout=120)
+    assert proc.returncode == 2 and "unknown simulator 'bogus'" in proc.stderr
+
+
 def test_lz4_shim_output_is_valid_lz4(tmp_path):
     """The literal-only encoder compiled for Verilator's FST writer, run through ctypes."""
     import ctypes
