@@ -18,6 +18,19 @@ def small_workload(seed, population=260, generations=2):
                               distribution=EpisodeDistribution("uniform:50:600"), seed=seed)
 
 
+def host_cut_off(topo, faults):
+    """True when, after every fault, no worker node can be reached from the entry node
+    (networkx connectivity on the surviving graph): the fabric then cannot finish at all."""
+    import networkx as nx
+    g = topo.graph()
+    g.remove_edges_from([(f.a, f.b) for f in faults if f.kind == "link"])
+    g.remove_nodes_from([f.a for f in faults if f.kind == "node"])
+    if topo.entry_node not in g:
+        return True
+    reach = nx.node_connected_component(g, topo.entry_node)
+    return not any(w in reach for w in topo.worker_nodes)
+
+
 def check_exactly_once(r, wl):
     assert r["lost_evaluations"] == 0
     assert r["duplicated_evaluations"] == 0
@@ -52,9 +65,25 @@ def test_exactly_once_hypothesis():
         wl = small_workload(seed, population=120)
         faults = random_faults(SMALL, k, l, seed, window_s=window)
         r = FabricSim(SMALL, wl, config=SimConfig(schedule=schedule), faults=faults).run()
+        if not r["completed"]:
+            # the only admissible reason to stop short: the faults cut the host off from every
+            # worker (e.g. all three links of the corner entry node failed); no evaluation is
+            # then ever accepted twice, and the run says it did not complete
+            assert host_cut_off(SMALL, faults)
+            assert r["duplicated_evaluations"] == 0 and r["frames"] < int(wl.frames.sum())
+            return
         check_exactly_once(r, wl)
 
     prop()
+
+
+def test_host_cut_off_is_reported_not_completed():
+    """Regression (found by hypothesis): seed 0 with 45 failed links isolates the entry node."""
+    wl = small_workload(0, population=120)
+    faults = random_faults(SMALL, 0, 45, 0, window_s=1.0)
+    assert host_cut_off(SMALL, faults)
+    r = FabricSim(SMALL, wl, config=SimConfig(schedule="static"), faults=faults).run()
+    assert r["completed"] is False and r["lost_evaluations"] == 300 and r["duplicated_evaluations"] == 0
 
 
 def test_failed_node_work_is_requeued_by_hand():
