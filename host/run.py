@@ -39,13 +39,13 @@ class RunConfig:
     Such et al. (2017) Atari settings are population 1000, truncation 20, sigma 0.002,
     elite candidates 10 x 30 episodes, test 200 episodes, episode cap 20,000 frames.
     """
-    game: str = "breakout"
+    game: str = "boxing"
     rom: str | None = None
     algo: str = "ga"                    # ga | es | rs
-    population: int = 48
-    generations: int = 12
+    population: int = 40
+    generations: int = 10
     max_frames: int = 3_000_000         # whole-run frame budget (frame skip included)
-    episode_frames: int = 2_500         # cap on one episode (emulated frames)
+    episode_frames: int = 2_000         # cap on one episode (emulated frames)
     workers: int = 2
     envs_per_block: int = 6             # instances per block per worker (2 blocks each)
     seed: int = 0
