@@ -35,13 +35,18 @@ How a block registers its cocotb testbenches (the convention)
    variables, data prepared on the host, variants that only run under ``--full``, Icarus
    support), the block adds ``tests/<block>/cocotb_benches.py`` defining
    ``COCOTB_BENCHES: list[CocotbBench]``. That list then replaces rule 1 for the folder.
+   The same file may define ``SIM_COMMANDS: list[SimCommand]``: regressions that are commands
+   rather than cocotb testbenches (``nc2600 lockstep ...``); exit 0 passes, and with
+   ``json_records=True`` each JSON record ``{"game": ..., "match": bool, ...}`` on stdout is
+   a test case of its own.
 3. Every testbench sees ``NC2600_SIM_FULL=1`` under ``--full`` (``0`` otherwise) and should
    widen its coverage accordingly (all opcode vectors, all games in lockstep, ...).
 
 The testbenches committed before this driver existed (``tests/cpu6507``,
 ``tests/preprocess``) need environment set up by their pytest wrappers; :data:`ADAPTERS`
 gives the driver the same set-up until those blocks add their own ``cocotb_benches.py``
-(which then takes precedence).
+(which then takes precedence), and :data:`FOLDER_ADAPTERS` adds ``nc2600 lockstep --all
+--frames 2000`` (every game, RTL against ALE) to ``make sim-full`` for ``tests/console``.
 
 Only the folders directly under the tests root are scanned (``tests/<block>/``), so fixtures
 deeper down (``tests/sim_framework/fixtures/...``) never run in ``make sim``.
@@ -121,6 +126,37 @@ class CocotbBench:
         return f"{self.block}.{self.name}"
 
 
+@dataclass(frozen=True)
+class SimCommand:
+    """A regression that is a command rather than a cocotb testbench (e.g. ``nc2600 lockstep``).
+
+    Passes when it exits 0. With ``json_records=True`` its stdout is JSON (one record or a list
+    of records) and each record with a ``match`` key becomes a test case named by its ``game``
+    (or ``name``) field, failing when ``match`` is false.
+
+    Attributes:
+        block, name: as :class:`CocotbBench`.
+        argv: the command; a leading ``"nc2600"`` runs this checkout's CLI with this Python.
+        full_only: run only under ``--full``.
+        timeout_s: wall-clock limit.
+        json_records: read test cases from the JSON on stdout (see above).
+        env: more environment.
+    """
+
+    block: str
+    name: str
+    argv: tuple[str, ...]
+    full_only: bool = False
+    timeout_s: float = 3600.0
+    json_records: bool = False
+    env: dict = field(default_factory=dict)
+    origin: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.block}.{self.name}"
+
+
 # ---------------------------------------------------------------------------------------------
 # Set-up of the testbenches that predate this driver (see the module doc)
 # ---------------------------------------------------------------------------------------------
@@ -168,6 +204,19 @@ ADAPTERS: dict[str, Callable[[str], list[CocotbBench]]] = {
 }
 
 
+def _console_commands(folder: Path) -> list[SimCommand]:
+    """``make sim-full``: every loadable game in lockstep with ALE (issue 4's ``nc2600 lockstep``)."""
+    if not (REPO_ROOT / "host" / "commands" / "lockstep.py").exists():
+        return []
+    return [SimCommand("console", "lockstep_all_games", ("nc2600", "lockstep", "--all", "--frames", "2000",
+                                                          "--jobs", "2", "--json"),
+                       full_only=True, json_records=True, timeout_s=7200.0, origin=str(folder))]
+
+
+#: ``<block>`` folder -> extra registrations while the folder has no ``cocotb_benches.py``.
+FOLDER_ADAPTERS: dict[str, Callable[[Path], list]] = {"console": _console_commands}
+
+
 # ---------------------------------------------------------------------------------------------
 # Discovery
 # ---------------------------------------------------------------------------------------------
@@ -186,14 +235,18 @@ def _load_registrations(path: Path) -> list[CocotbBench]:
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(REPO_ROOT))
     spec.loader.exec_module(module)
-    benches = getattr(module, "COCOTB_BENCHES", None)
+    benches = getattr(module, "COCOTB_BENCHES", [])
+    commands = getattr(module, "SIM_COMMANDS", [])
     if not isinstance(benches, (list, tuple)) or not all(isinstance(b, CocotbBench) for b in benches):
         raise ValueError(f"{path}: COCOTB_BENCHES must be a list of hw.sim.CocotbBench")
-    return [dataclasses.replace(b, origin=str(path)) if not b.origin else b for b in benches]
+    if not isinstance(commands, (list, tuple)) or not all(isinstance(c, SimCommand) for c in commands):
+        raise ValueError(f"{path}: SIM_COMMANDS must be a list of hw.sim.SimCommand")
+    return [dataclasses.replace(b, origin=str(path)) if not b.origin else b for b in [*benches, *commands]]
 
 
-def discover(tests_root: Path | str = REPO_ROOT / "tests") -> list[CocotbBench]:
-    """Every testbench registered under ``tests_root`` (rules 1 and 2 of the module doc), sorted.
+def discover(tests_root: Path | str = REPO_ROOT / "tests") -> list:
+    """Every testbench (:class:`CocotbBench`) and :class:`SimCommand` registered under ``tests_root``
+    (rules 1 and 2 of the module doc), sorted by block.
 
     Raises:
         ValueError: a malformed ``cocotb_benches.py`` or two testbenches with the same key.
@@ -205,6 +258,8 @@ def discover(tests_root: Path | str = REPO_ROOT / "tests") -> list[CocotbBench]:
         if registry.exists():
             benches += _load_registrations(registry)
             continue
+        if folder.name in FOLDER_ADAPTERS and root.resolve() == (REPO_ROOT / "tests").resolve():
+            benches += FOLDER_ADAPTERS[folder.name](folder)
         for path in sorted(folder.glob("cocotb_*.py")):
             if path.name == "cocotb_benches.py" or "@cocotb.test" not in path.read_text():
                 continue
@@ -309,7 +364,7 @@ def _worker(spec_path: str) -> int:
 class BenchResult:
     """Outcome of one testbench run: test cases ``(name, status, seconds, message)``."""
 
-    bench: CocotbBench
+    bench: "CocotbBench | SimCommand"
     cases: list = field(default_factory=list)
     wall_s: float = 0.0
     skipped_reason: str = ""
@@ -504,6 +559,50 @@ def run_bench(bench: CocotbBench, sim: str, rtl: dict[str, Path], out: Path, ful
     return res
 
 
+def run_command(cmd: SimCommand, out: Path) -> BenchResult:
+    """Run a :class:`SimCommand`; its stdout and stderr go to ``logs/<block>.<name>.log``."""
+    res = BenchResult(cmd)
+    t0 = time.perf_counter()
+    logs = out / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log_path = logs / f"{cmd.key}.log"
+    res.log = str(log_path)
+    argv = list(cmd.argv)
+    if argv and argv[0] == "nc2600":
+        argv = [sys.executable, "-c", "from host.cli import main; raise SystemExit(main())", *argv[1:]]
+    from hw.verilator_build import verilator_env
+    env = {**verilator_env(), **{k: str(v) for k, v in cmd.env.items()}}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
+    try:
+        proc = subprocess.run(argv, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=cmd.timeout_s)
+        rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        rc, stdout, stderr = 124, exc.stdout or "", (exc.stderr or "") + f"\ntimed out after {cmd.timeout_s:.0f} s"
+        stdout = stdout.decode() if isinstance(stdout, bytes) else stdout
+        stderr = stderr.decode() if isinstance(stderr, bytes) else stderr
+    log_path.write_text(f"$ {' '.join(cmd.argv)}\n--- stdout\n{stdout}\n--- stderr\n{stderr}\nexit {rc}\n")
+    cases = []
+    if cmd.json_records and rc in (0, 1):
+        try:
+            data = json.loads(stdout)
+            records = data if isinstance(data, list) else [data]
+            for r in records:
+                if isinstance(r, dict) and "match" in r:
+                    name = str(r.get("game") or r.get("name") or len(cases))
+                    msg = "" if r["match"] else json.dumps({k: v for k, v in r.items() if k != "match"})[:2000]
+                    cases.append((name, "passed" if r["match"] else "failed", 0.0, msg))
+        except json.JSONDecodeError:
+            cases = []
+    if not cases:
+        tail = "\n".join((stdout + stderr).splitlines()[-15:])
+        cases = [(cmd.name, "passed" if rc == 0 else "error", 0.0, "" if rc == 0 else f"exit status {rc}:\n{tail}")]
+    elif rc != 0 and not any(c[1] != "passed" for c in cases):
+        cases.append((f"{cmd.name}.exit", "error", 0.0, f"exit status {rc} with every record matching"))
+    res.cases = cases
+    res.wall_s = time.perf_counter() - t0
+    return res
+
+
 # ---------------------------------------------------------------------------------------------
 # Reporting
 # ---------------------------------------------------------------------------------------------
@@ -621,7 +720,9 @@ def main(argv: list[str] | None = None) -> int:
         return fail(f"no cocotb testbench found under {args.tests_root}")
     if args.list:
         for b in benches:
-            print(f"{b.key:40s} top={b.toplevel:16s} module={b.test_module}{'  (full only)' if b.full_only else ''}")
+            what = (f"top={b.toplevel:16s} module={b.test_module}" if isinstance(b, CocotbBench)
+                    else f"command: {' '.join(b.argv)}")
+            print(f"{b.key:40s} {what}{'  (full only)' if b.full_only else ''}")
         return 0
     if args.sim == "icarus" and shutil.which("iverilog") is None:
         return fail("SIM=icarus: iverilog is not installed (not on PATH); use the default Verilator")
@@ -641,8 +742,11 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for i, bench in enumerate(benches, 1):
         print(f"[{i}/{len(benches)}] {bench.key} ...", flush=True)
-        r = run_bench(bench, args.sim, rtl, out, args.full, args.waves, args.test_filter,
-                      log=lambda m: print(m, flush=True))
+        if isinstance(bench, SimCommand):
+            r = run_command(bench, out)
+        else:
+            r = run_bench(bench, args.sim, rtl, out, args.full, args.waves, args.test_filter,
+                          log=lambda m: print(m, flush=True))
         results.append(r)
         if r.skipped_reason:
             print(f"[{i}/{len(benches)}] {bench.key}: skipped ({r.skipped_reason})", flush=True)

@@ -99,8 +99,9 @@ def test_failing_testbench_fails_make_sim(failing_run):
     summary = json.loads((out / "summary.json").read_text())
     total = summary["blocks"][-1]
     assert total["block"] == "total"
-    # counter_fail: 2 tests (1 pass, 1 fail); counter_pass: 2 tests (1 pass, 1 skipped)
-    assert (total["tests"], total["passed"], total["failed"], total["skipped"]) == (4, 2, 1, 1)
+    # counter_fail: 2 tests (1 pass, 1 fail); counter_pass: 2 tests (1 pass, 1 skipped);
+    # records: 2 records (a matches, b does not)
+    assert (total["tests"], total["passed"], total["failed"], total["skipped"]) == (6, 3, 2, 1)
     table = proc.stdout[proc.stdout.index("block "):]
     assert "counter" in table and "total" in table
 
@@ -109,7 +110,10 @@ def test_junit_xml_names_the_failure(failing_run):
     _, out = failing_run
     root = ET.parse(out / "junit.xml").getroot()
     suites = {s.get("name"): s for s in root.iter("testsuite")}
-    assert set(suites) == {"counter.counter_fail", "counter.counter_pass"}
+    assert set(suites) == {"counter.counter_fail", "counter.counter_pass", "counter.records"}
+    rec = {c.get("name"): c for c in suites["counter.records"].iter("testcase")}
+    assert rec["a"].find("failure") is None
+    assert '"first_ram_mismatch_frame": 3' in rec["b"].find("failure").text
     fail = suites["counter.counter_fail"]
     assert (fail.get("tests"), fail.get("failures"), fail.get("errors")) == ("2", "1", "0")
     cases = {c.get("name"): c for c in fail.iter("testcase")}
@@ -134,7 +138,7 @@ def test_fst_waveform_kept_for_the_failing_test_only(failing_run):
 
 
 def test_passing_bench_exits_zero(tmp_path):
-    proc = run_sim("--bench", "counter_pass", out=tmp_path)
+    proc = run_sim("--bench", "counter_pass$", out=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not (tmp_path / "waves").exists()
 
