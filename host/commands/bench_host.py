@@ -7,6 +7,10 @@ Prints one JSON line:
   84x84 resize, stack, batched policy inference in the main process) on random-initialised
   networks, frames per second of wall time after start-up;
 - ``ratio = loop_fps / (raw_fps_per_core * W)``; target >= 0.5 (EnvPool reaches about 0.3-0.4).
+- ``cpu_ratio``: the same ratio from CPU time instead of wall time (CPU seconds per frame of the
+  raw console over CPU seconds per frame of the whole loop, main process and workers together),
+  which stays meaningful on a machine shared with other work; on an idle machine with W cores
+  it approaches ``ratio``.
 """
 from __future__ import annotations
 
@@ -26,8 +30,21 @@ def register(sub, groups):
     p.set_defaults(func=main)
 
 
-def raw_fps(rom_path, seconds: float) -> float:
-    """Frames/s of one ale-py console: frame skip 1, random minimal actions, no screen fetch."""
+def _cpu_self() -> float:
+    import resource
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _cpu_children() -> float:
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def raw_fps(rom_path, seconds: float) -> tuple[float, float]:
+    """``(frames/s, CPU s/frame)`` of one ale-py console: frame skip 1, random minimal actions,
+    no screen fetch."""
     import ale_py
     import numpy as np
     ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
@@ -37,7 +54,7 @@ def raw_fps(rom_path, seconds: float) -> float:
     actions = ale.getMinimalActionSet()
     choice = np.random.default_rng(0).integers(len(actions), size=1 << 16)
     frames, i = 0, 0
-    start = time.perf_counter()
+    start, cpu0 = time.perf_counter(), _cpu_self()
     while True:
         for _ in range(1000):
             ale.act(actions[choice[i & 0xFFFF]])
@@ -47,13 +64,15 @@ def raw_fps(rom_path, seconds: float) -> float:
         frames += 1000
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
-            return frames / elapsed
+            return frames / elapsed, (_cpu_self() - cpu0) / frames
 
 
-def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int) -> float:
-    """Frames/s of the evaluation loop on random-initialised networks (start-up excluded)."""
+def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int) -> tuple[float, float]:
+    """``(frames/s, CPU s/frame)`` of the evaluation loop on random-initialised networks
+    (start-up excluded from frames/s; CPU time counts the main process and the workers)."""
     from host.evaluator import Evaluator, Job
     from host.policy import init_params
+    cpu0 = _cpu_self() + _cpu_children()
     with Evaluator(rom_path, workers, k, episode_frames=episode_frames) as ev:
         params = [init_params(i, ev.n_actions) for i in range(16)]
         n_jobs = 2 * workers * k * 2
@@ -64,7 +83,8 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
             jobs = [Job(j % 16, batch * n_jobs + j) for j in range(n_jobs)]
             frames += sum(r.frames for r in ev.evaluate(jobs, lambda i: params[i]))
             batch += 1
-        return frames / (time.perf_counter() - start)
+        fps = frames / (time.perf_counter() - start)
+    return fps, (_cpu_self() + _cpu_children() - cpu0) / frames
 
 
 def main(args) -> int:
@@ -72,9 +92,11 @@ def main(args) -> int:
     from host.games import resolve_rom
     name, rom = resolve_rom(args.game)
     workers = args.workers or os.cpu_count() or 1
-    raw = raw_fps(rom, args.seconds)
-    loop = loop_fps(rom, args.seconds, workers, args.envs_per_block, args.episode_frames)
+    raw, raw_cpu = raw_fps(rom, args.seconds)
+    loop, loop_cpu = loop_fps(rom, args.seconds, workers, args.envs_per_block, args.episode_frames)
     print(json.dumps({"game": name, "workers": workers, "envs_per_block": args.envs_per_block,
                       "raw_fps_per_core": round(raw, 1), "loop_fps": round(loop, 1),
-                      "ratio": round(loop / (raw * workers), 3), "target_ratio": 0.5}))
+                      "ratio": round(loop / (raw * workers), 3), "target_ratio": 0.5,
+                      "raw_cpu_us_per_frame": round(raw_cpu * 1e6, 2), "loop_cpu_us_per_frame": round(loop_cpu * 1e6, 2),
+                      "cpu_ratio": round(raw_cpu / loop_cpu, 3)}))
     return 0
