@@ -64,25 +64,35 @@ PADDLE_GAMES = frozenset({"backgammon", "blackjack", "breakout", "casino", "kabo
 PADDLE_MIN, PADDLE_MAX, PADDLE_DELTA = 27450, 790196, 23000   #: ALE 0.12 paddle model (ohms)
 PADDLE_DEFAULT = (PADDLE_MIN + PADDLE_MAX) // 2
 
+#: Stella properties of ALE's ROM set that change the inputs: ports swapped (player A's
+#: joystick on the right port), paddles swapped in their jack, paddles on the right port
+#: too, both difficulty switches A until ALE first sets them (ALE then holds them at B).
+SWAP_PORTS = frozenset({"surround", "wizard_of_wor"})
+SWAP_PADDLES = frozenset({"pong"})
+RIGHT_PADDLES = frozenset({"pong"})
+DIFFICULTY_A = frozenset({"amidar"})
+
 # ALE action id -> (up, down, left, right, fire) for player A
 _DIRS = {0: "", 1: "F", 2: "U", 3: "R", 4: "L", 5: "D", 6: "UR", 7: "UL", 8: "DR", 9: "DL",
          10: "UF", 11: "RF", 12: "LF", 13: "DF", 14: "URF", 15: "ULF", 16: "DRF", 17: "DLF"}
 
 
-def joystick_inputs(action: int) -> dict:
+def joystick_inputs(action: int, swap_ports: bool = False, swchb: int = 0x3F) -> dict:
     """Console inputs for ALE action id ``action`` on the left joystick (Stella's mapping:
     SWCHA bits 4..7 = up, down, left, right, active low; INPT4 bit 7 = fire, active low;
     SWCHB = 0x3F: colour, both difficulties B, SELECT and RESET up;
     RESET (40) clears SWCHB bit 0)."""
-    swchb = 0x3F
     keys = _DIRS.get(int(action), "")
     if int(action) == RESET_ACTION:
         swchb &= ~0x01
     swcha = 0xFF
     for k, bit in (("U", 0x10), ("D", 0x20), ("L", 0x40), ("R", 0x80)):
         if k in keys:
-            swcha &= ~bit
-    return {"swcha": swcha, "swchb": swchb, "inpt4": 0 if "F" in keys else 1, "inpt5": 1}
+            swcha &= ~(bit >> 4 if swap_ports else bit)
+    fire = 0 if "F" in keys else 1
+    if swap_ports:
+        return {"swcha": swcha, "swchb": swchb, "inpt4": 1, "inpt5": fire}
+    return {"swcha": swcha, "swchb": swchb, "inpt4": fire, "inpt5": 1}
 
 
 def paddle_needed(resistance: int) -> int:
@@ -91,21 +101,27 @@ def paddle_needed(resistance: int) -> int:
     return int(1.6 * resistance * 0.01E-6 * 1.19E6)
 
 
-def paddle_inputs(action: int, resistance: tuple[int, int] | None) -> dict:
+def paddle_inputs(action: int, resistance: tuple[int, int] | None, swap: bool = False,
+                  right_paddles: bool = False, swchb: int = 0x3F) -> dict:
     """Console inputs for ALE action ``action`` on paddles (left port, Stella's pins):
     paddle 0 fire = SWCHA bit 7, paddle 1 fire = bit 6 (active low); INPT0/INPT1 from the
     two resistances (``None``: ALE's events are unset, resistance 0, always charged);
-    INPT2/INPT3 (right port, events never set) always charged."""
+    ``swap`` (Stella's SwapPaddles): paddle 0 on INPT1 with its fire on bit 6. The right
+    port: paddles whose events ALE never sets (resistance 0, always charged) or a joystick
+    (infinite resistance, never charged)."""
     a = int(action)
     swcha = 0xFF
     if a == 1 or 10 <= a <= 17:
-        swcha &= ~0x80
-    swchb = 0x3F & ~0x01 if a == RESET_ACTION else 0x3F
+        swcha &= ~(0x40 if swap else 0x80)
+    if a == RESET_ACTION:
+        swchb &= ~0x01
+    right = 1 if right_paddles else 2
     if resistance is None:
-        needed, mode = (0, 0, 0, 0), (1, 1, 1, 1)
+        needed, mode = (0, 0, 0, 0), (1, 1, right, right)
     else:
-        needed = (paddle_needed(resistance[0]), paddle_needed(resistance[1]), 0, 0)
-        mode = (0, 0, 1, 1)
+        n0, n1 = paddle_needed(resistance[0]), paddle_needed(resistance[1])
+        needed = (n1, n0, 0, 0) if swap else (n0, n1, 0, 0)
+        mode = (0, 0, right, right)
     return {"swcha": swcha, "swchb": swchb, "inpt4": 1, "inpt5": 1, "paddle_needed": needed,
             "paddle_mode": mode}
 
@@ -152,6 +168,8 @@ class RtlConsole:
         self.last: FrameResult | None = None
         self.paddles = name in PADDLE_GAMES
         self.paddle: list[int] | None = None     # ALE's paddle positions (None: events unset)
+        # difficulty switches from the ROM properties until ALE's first action sets them to B
+        self.swchb = 0xFF if name in DIFFICULTY_A else 0x3F
 
     # -- ALE's building blocks ------------------------------------------------------
     def system_reset(self) -> None:
@@ -169,9 +187,11 @@ class RtlConsole:
                 delta = -PADDLE_DELTA if a in (3, 6, 8, 11, 14, 16) else \
                     PADDLE_DELTA if a in (4, 7, 9, 12, 15, 17) else 0
                 self.paddle[0] = min(max(self.paddle[0] + delta, PADDLE_MIN), PADDLE_MAX)
-            self.sim.set_inputs(**paddle_inputs(action, None if self.paddle is None else tuple(self.paddle)))
+            self.sim.set_inputs(**paddle_inputs(action, None if self.paddle is None else tuple(self.paddle),
+                                                swap=self.game in SWAP_PADDLES,
+                                                right_paddles=self.game in RIGHT_PADDLES, swchb=self.swchb))
         else:
-            self.sim.set_inputs(**joystick_inputs(action))
+            self.sim.set_inputs(**joystick_inputs(action, self.game in SWAP_PORTS, self.swchb))
         self.last = self.sim.run_frame()
         return self.last
 
@@ -201,6 +221,7 @@ class RtlConsole:
     def reset_game(self) -> None:
         """ALE's ``StellaEnvironment::reset`` (also what ``reset_game()`` does later)."""
         self.paddle = [PADDLE_DEFAULT, PADDLE_DEFAULT]
+        self.swchb = 0x3F
         self.system_reset()
         for _ in range(60):
             self.frame(0)

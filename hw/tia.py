@@ -357,6 +357,7 @@ class Tia(Elaboratable):
         pend_data = Signal(8)
         pend_hpos = Signal(8)
         pend_cnt = Signal(4)
+        pend_since = Signal(8)   # CPU cycles since HMOVE at the write (Stella's RESMx/RESBL cases)
         wm = Signal(4)           # clocks Stella has already drawn ahead of now
         # pending RESPx during a drawn copy (+11)
         rp_valid = [Signal(name="rp0_valid"), Signal(name="rp1_valid")]
@@ -413,7 +414,7 @@ class Tia(Elaboratable):
         m.d.comb += line_at_write.eq(self.line + (self.hpos == 227))
 
         # the apply logic, shared by immediate and delayed writes
-        def apply(addr, data, hpos_w):
+        def apply(addr, data, hpos_w, since):
             cyc_w = Signal(7, name="apply_cycle")
             m.d.comb += cyc_w.eq(hpos_w // 3)
             with m.Switch(addr):
@@ -452,18 +453,18 @@ class Tia(Elaboratable):
                     with m.If(addr == 0x12):
                         m.d.sync += posm0.eq(p)   # Dolphin case needs hpos 69: never on the cycle grid
                     with m.Elif(addr == 0x13):
-                        with m.If((since_hmove == 3) & (hpos_w == 18)):
+                        with m.If((since == 3) & (hpos_w == 18)):
                             m.d.sync += posm1.eq(3)
                         with m.Else():
                             m.d.sync += posm1.eq(p)
                     with m.Else():
-                        with m.If((since_hmove == 18) & (hpos_w == 60)):
+                        with m.If((since == 18) & (hpos_w == 60)):
                             m.d.sync += posbl.eq(10)
-                        with m.Elif((since_hmove == 3) & (hpos_w == 18)):
+                        with m.Elif((since == 3) & (hpos_w == 18)):
                             m.d.sync += posbl.eq(3)
-                        with m.Elif((since_hmove == 7) & (hpos_w == 30)):
+                        with m.Elif((since == 7) & (hpos_w == 30)):
                             m.d.sync += posbl.eq(6)
-                        with m.Elif((since_hmove == 6) & (hpos_w == 27)):
+                        with m.Elif((since == 6) & (hpos_w == 27)):
                             m.d.sync += posbl.eq(5)
                         with m.Else():
                             m.d.sync += posbl.eq(p)
@@ -531,14 +532,31 @@ class Tia(Elaboratable):
         with m.If(self.drawn & (x == 7)):
             m.d.sync += hmove_blank.eq(0)
 
-        # delayed generic write fires
+        # One apply path: the delayed write when it fires, else an immediate new write (a new
+        # immediate write on the very clock a delayed one fires is applied one clock later).
+        fire = Signal()
+        m.d.comb += fire.eq(pend & (pend_cnt == 1))
+        new_generic = Signal()
+        m.d.comb += new_generic.eq(is_write & (waddr != 0x10) & (waddr != 0x11))
+        ap_en = Signal()
+        ap_addr = Signal(6)
+        ap_data = Signal(8)
+        ap_hpos = Signal(8)
+        ap_since = Signal(8)
+        with m.If(fire):
+            m.d.comb += [ap_en.eq(1), ap_addr.eq(pend_addr), ap_data.eq(pend_data), ap_hpos.eq(pend_hpos),
+                         ap_since.eq(pend_since)]
+        with m.Elif(new_generic & (eff == 0)):
+            m.d.comb += [ap_en.eq(1), ap_addr.eq(waddr), ap_data.eq(self.bus_wdata), ap_hpos.eq(wr_hpos),
+                         ap_since.eq(since_hmove)]
         with m.If(pend):
             m.d.sync += pend_cnt.eq(pend_cnt - 1)
             with m.If(pend_cnt == 1):
                 m.d.sync += pend.eq(0)
-                apply(pend_addr, pend_data, pend_hpos)
-                with m.If(pend_addr == 0x2C):
-                    m.d.sync += collision.eq(0)
+        with m.If(ap_en):
+            apply(ap_addr, ap_data, ap_hpos, ap_since)
+            with m.If(ap_addr == 0x2C):
+                m.d.sync += collision.eq(0)
         # delayed RESPx fires
         for i, (pos, skip) in enumerate(((posp0, p0_skip), (posp1, p1_skip))):
             with m.If(rp_valid[i]):
@@ -580,15 +598,12 @@ class Tia(Elaboratable):
                                              rp_skip[i].eq(~dly)]
                             with m.Else():
                                 m.d.sync += [pos.eq(newx), skip.eq(~dly)]
-                with m.Case(0x2C):
-                    with m.If(eff == 0):
-                        m.d.sync += collision.eq(0)
             with m.If((waddr != 0x10) & (waddr != 0x11)):
-                with m.If(eff == 0):
-                    apply(waddr, self.bus_wdata, wr_hpos)
-                with m.Else():
+                with m.If((eff != 0) | fire):
                     m.d.sync += [pend.eq(1), pend_addr.eq(waddr), pend_data.eq(self.bus_wdata),
-                                 pend_hpos.eq(wr_hpos), pend_cnt.eq(eff), wm.eq(eff - 1)]
+                                 pend_hpos.eq(wr_hpos), pend_since.eq(since_hmove),
+                                 pend_cnt.eq(Mux(eff == 0, 1, eff)),
+                                 wm.eq(Mux(eff == 0, 0, eff - 1))]
 
         with m.If(self.wsync & (self.hpos == 227)):
             m.d.sync += self.wsync.eq(0)

@@ -123,6 +123,7 @@ void con_reset(void* p, int timer_init) {
     Harness* h = static_cast<Harness*>(p);
     Vconsole* t = h->top;
     t->timer_init = timer_init;
+    std::memset(h->fb, 0, sizeof h->fb);   // TIA::frameReset clears both frame buffers
     t->rst = 1;
     h->slow_edge();
     t->rst = 0;

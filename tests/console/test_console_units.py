@@ -39,4 +39,4 @@ def test_paddle_needed_formula():
     # (uint32)(1.6 * r * 0.01e-6 * 1.19e6): midpoint of ALE's range 408823 ohms -> 7783 cycles
     assert paddle_needed(408823) == int(1.6 * 408823 * 0.01e-6 * 1.19e6) == 7783
     d = paddle_inputs(11, (27450, 408823))   # RIGHTFIRE: fire is SWCHA bit 7 on paddles
-    assert d["swcha"] == 0x7F and d["paddle_mode"] == (0, 0, 1, 1)
+    assert d["swcha"] == 0x7F and d["paddle_mode"] == (0, 0, 2, 2)   # right port: joystick, never charged
