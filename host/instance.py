@@ -145,11 +145,15 @@ class AleInstance:
 
 def make_instance(backend: str, rom_path, frame_skip: int = 4, sticky: float = 0.0,
                   episode_frames: int = 20_000) -> Instance:
-    """Create an instance of the named backend (``"ale"``; the RTL console adds ``"rtl"``).
+    """Create an instance of the named backend: ``"ale"`` (ale-py) or ``"rtl"`` (the Verilated
+    console, :class:`host.rtl_instance.RtlInstance`).
 
     Raises:
         ValueError: unknown backend name.
     """
     if backend == "ale":
         return AleInstance(rom_path, frame_skip, sticky, episode_frames)
-    raise ValueError(f"unknown backend {backend!r} (available: ale)")
+    if backend == "rtl":
+        from host.rtl_instance import RtlInstance
+        return RtlInstance(rom_path, frame_skip, sticky, episode_frames)
+    raise ValueError(f"unknown backend {backend!r} (available: ale, rtl)")

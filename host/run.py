@@ -72,6 +72,8 @@ class RunConfig:
 
     def validate(self) -> None:
         """Raises UserError naming the first bad value."""
+        if self.backend not in ("ale", "rtl"):
+            raise UserError(f"--backend must be ale or rtl, got {self.backend!r}")
         if self.policy not in ("float", "int8"):
             raise UserError(f"--policy must be float or int8, got {self.policy!r}")
         if self.algo not in ("ga", "es", "rs"):
