@@ -39,7 +39,8 @@ def build() -> Path:
     from hw.console import generate
     from hw.verilator_build import build_shared_lib
     verilog = generate()["console.v"]
-    return build_shared_lib("console", verilog, "console", HARNESS_CPP.read_text())
+    return build_shared_lib("console", verilog, "console", HARNESS_CPP.read_text(),
+                            extra_verilator_args=("-CFLAGS", "-O3"))
 
 
 def _lib() -> ctypes.CDLL:

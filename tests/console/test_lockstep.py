@@ -1,0 +1,41 @@
+"""The console RTL against ALE 0.12, frame by frame from power-on (RAM, SuperChip RAM, screen).
+
+One game per mapper type (2K, 4K, F8, F6, E0, F8SC, F6SC, FE, DPC), paddles, a PAL game and
+games whose RAM depends on ALE's system seed, each for a few hundred random-action frames;
+the oracle is ale-py itself (:func:`host.commands.lockstep.lockstep_game`). Each game is
+also a regression test of the fault classes found on the way (listed per game).
+"""
+import pytest
+
+from host.commands.lockstep import lockstep_game
+
+CASES = [
+    # game, frames, fault classes it guards
+    ("boxing", 200, "SWCHB default 0x3F (difficulty B, colour); seed-dependent RAM"),
+    ("freeway", 200, "mt19937 RAM/timer draws in ALE's order"),
+    ("seaquest", 200, "4K; seed-dependent RAM"),
+    ("asterix", 150, "F8 hotspots, starting action"),
+    ("road_runner", 150, "F6"),
+    ("montezuma_revenge", 150, "E0 slices"),
+    ("elevator_action", 150, "F8SC RAM and its re-randomisation at each reset"),
+    ("klax", 150, "F6SC; PAL (342-line limit, colour loss, 250 rows)"),
+    ("robotank", 150, "FE bank from A13 of the full address"),
+    ("pitfall2", 150, "DPC fetchers and RNG; RESMx/RESBL HMOVE cases use the write-time cycle count"),
+    ("pong", 150, "paddles: resistance model, SwapPaddles, right-port paddles"),
+    ("amidar", 150, "difficulty A property until ALE's first action"),
+]
+
+
+@pytest.mark.parametrize("game,frames,why", CASES, ids=[c[0] for c in CASES])
+def test_lockstep_exact(game, frames, why):
+    r = lockstep_game(game, frames, seed=0, actions="random", stop_at_mismatch=True)
+    assert r["frames_compared"] == frames, r
+    assert r["first_ram_mismatch_frame"] is None, (why, r)
+    assert r["first_screen_mismatch_frame"] is None, (why, r)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["space_invaders", "hero", "darkchambers", "mr_do", "breakout", "adventure"])
+def test_lockstep_exact_long(game):
+    r = lockstep_game(game, 2000, seed=1, actions="random")
+    assert r["match"], r
