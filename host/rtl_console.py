@@ -49,6 +49,82 @@ STARTING_ACTIONS = {
     "turmoil": [1], "up_n_down": [1], "video_cube": [0] * 61 + [1, 0, 0],
     "word_zapper": [0] * 486 + [1, 0, 0], "yars_revenge": [1],
 }
+def _b(v: int) -> int:
+    return v & 0xFF
+
+
+def _bcd(v: int) -> int:
+    return (v >> 4) * 10 + (v & 15)
+
+
+#: ALE 0.12 ``setMode`` of the games that select their mode with SELECT, for the default
+#: mode ``m``: (SELECT frames pressed first, NOOP acts first, done(ram, xram, m), SELECT
+#: frames per press). ``ram`` is indexed by address & 0x7F; ``xram`` is the SuperChip RAM.
+#: Each press is followed by one NOOP frame, and the whole ends with a soft reset.
+SETMODE = {
+    "air_raid": (20, 0, lambda r, x, m: r[0x2A] == m, 10),
+    "alien": (0, 0, lambda r, x, m: r[0x01] == m, 1),
+    "asteroids": (0, 0, lambda r, x, m: r[0x00] == m, 2),
+    "atlantis": (0, 0, lambda r, x, m: r[0x0D] == m, 2),
+    "backgammon": (0, 0, lambda r, x, m: r[0x5C] == 3, 1),
+    "bank_heist": (0, 0, lambda r, x, m: r[0x00] == m, 1),
+    "basic_math": (0, 0, lambda r, x, m: r[0x45] == m, 2),
+    "battle_zone": (0, 0, lambda r, x, m: r[0x21] == m, 2),
+    "berzerk": (0, 20, lambda r, x, m: r[0x00] == m, 2),
+    "bowling": (0, 0, lambda r, x, m: r[0x02] == m, 2),
+    "breakout": (0, 0, lambda r, x, m: r[0x32] == m, 1),
+    "casino": (0, 0, lambda r, x, m: r[0x54] == m, 2),
+    "centipede": (0, 0, lambda r, x, m: r[0x27] == m, 2),
+    "chopper_command": (0, 0, lambda r, x, m: r[0x60] == m, 2),
+    "crazy_climber": (0, 0, lambda r, x, m: r[0x00] == m, 2),
+    "crossbow": (0, 0, lambda r, x, m: _b(r[0x0D] - 1) == m, 2),
+    "defender": (0, 0, lambda r, x, m: r[0x1B] == m, 2),
+    "demon_attack": (0, 0, lambda r, x, m: r[0x6A] == m, 1),
+    "et": (0, 0, lambda r, x, m: _b(r[0x6A] - 1) == m, 25),
+    "flag_capture": (0, 0, lambda r, x, m: r[0x56] == m, 2),
+    "freeway": (0, 0, lambda r, x, m: r[0x00] == m, 1),
+    "frogger": (0, 0, lambda r, x, m: r[0x5D] == 1 + 2 * m, 2),
+    "frostbite": (0, 0, lambda r, x, m: r[0x00] == m, 1),
+    "galaxian": (0, 0, lambda r, x, m: r[0x33] == m, 1),
+    "gravitar": (0, 0, lambda r, x, m: r[0x00] == m, 10),
+    "hangman": (0, 0, lambda r, x, m: r[0x6E] == m, 2),
+    "haunted_house": (0, 0, lambda r, x, m: r[0x4C] == m, 2),
+    "hero": (0, 0, lambda r, x, m: r[0x00] == m, 1),
+    "human_cannonball": (0, 0, lambda r, x, m: _b(r[0x36] - 1) == m and r[0x37] == 1, 2),
+    "ice_hockey": (0, 0, lambda r, x, m: r[0x00] == m, 2),
+    "jamesbond": (0, 0, lambda r, x, m: r[0x0C] in (m, m + 0x48), 20),
+    "kangaroo": (0, 0, lambda r, x, m: r[0x3A] in (m, m + 0x80), 2),
+    "king_kong": (0, 0, lambda r, x, m: r[0x6C] == 2 * m, 2),
+    "klax": (0, 0, lambda r, x, m: x[0x6A] == m, 2),
+    "lost_luggage": (0, 0, lambda r, x, m: r[0x14] == 1 + 3 * m, 2),
+    "mario_bros": (0, 0, lambda r, x, m: r[0x00] == m, 5),
+    "mr_do": (0, 0, lambda r, x, m: r[0x00] == m, 5),
+    "ms_pacman": (0, 0, lambda r, x, m: r[0x19] == 1 and r[0x21] == 1, 10),
+    "name_this_game": (0, 0, lambda r, x, m: r[0x5E] == m, 2),
+    "othello": (0, 0, lambda r, x, m: _b(r[0x5E] - 1) == m, 2),
+    "pacman": (0, 0, lambda r, x, m: _b(r[0x4C] - 1) == m and r[0x66] == 0, 2),
+    "pong": (0, 0, lambda r, x, m: r[0x16] == m, 2),
+    "pooyan": (2, 0, lambda r, x, m: r[0x3D] == m, 2),
+    "private_eye": (0, 0, lambda r, x, m: r[0x00] == m, 2),
+    "space_invaders": (0, 0, lambda r, x, m: r[0x5C] == m, 2),
+    "space_war": (0, 0, lambda r, x, m: _bcd(r[0x27]) == m, 2),
+    "star_gunner": (0, 0, lambda r, x, m: r[0x74] == m, 15),
+    "surround": (0, 0, lambda r, x, m: r[0x79] == m + 1, 2),
+    "tennis": (0, 0, lambda r, x, m: r[0x00] == m, 2),
+    "tic_tac_toe_3d": (0, 0, lambda r, x, m: r[0x08] == m, 2),
+    "turmoil": (0, 0, lambda r, x, m: r[0x6A] == m, 2),
+    "tutankham": (0, 0, lambda r, x, m: r[0x2B] == m, 2),
+    "video_checkers": (0, 0, lambda r, x, m: r[0x76] == (m + 6 if m >= 11 else m), 1),
+    "video_chess": (0, 0, lambda r, x, m: r[0x6A] == m, 1),
+    "video_pinball": (0, 0, lambda r, x, m: r[0x41] == m, 2),
+    "word_zapper": (0, 0, lambda r, x, m: r[0x5B] == m, 2),
+    "yars_revenge": (2, 0, lambda r, x, m: r[0x63] == m, 1),
+    "zaxxon": (0, 0, lambda r, x, m: r[0x02] == m, 10),
+}
+#: Games whose ``setMode`` soft-resets before selecting (Gopher).
+SETMODE_PRE_SOFT_RESET = frozenset({"gopher"})
+SETMODE["gopher"] = (0, 0, lambda r, x, m: r[0x53] == m, 5)
+
 #: Games whose ALE ``setMode`` ends with a ``softReset`` (RESET held 4 more frames).
 SETMODE_SOFT_RESET = frozenset("""
 adventure air_raid alien asteroids atlantis backgammon bank_heist basic_math battle_zone berzerk
@@ -126,6 +202,16 @@ def paddle_inputs(action: int, resistance: tuple[int, int] | None, swap: bool = 
             "paddle_mode": mode}
 
 
+def _default_mode(rom_path) -> int:
+    """ALE's default game mode (the first of ``getAvailableModes``), from ale-py's settings."""
+    import ale_py
+    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
+    ale = ale_py.ALEInterface()
+    ale.loadROM(str(rom_path))
+    modes = list(ale.getAvailableModes())
+    return int(modes[0]) if modes else 0
+
+
 class _Mt:
     """ALE's system RNG: 32-bit mt19937 draws."""
 
@@ -170,6 +256,7 @@ class RtlConsole:
         self.paddle: list[int] | None = None     # ALE's paddle positions (None: events unset)
         # difficulty switches from the ROM properties until ALE's first action sets them to B
         self.swchb = 0xFF if name in DIFFICULTY_A else 0x3F
+        self.default_mode = _default_mode(path)
 
     # -- ALE's building blocks ------------------------------------------------------
     def system_reset(self) -> None:
@@ -179,8 +266,11 @@ class RtlConsole:
             self.sim.write_cart_ram(bytes(self.rng.next() & 0xFF for _ in range(128)))
         self.sim.reset(timer)
 
-    def frame(self, action: int = 0) -> FrameResult:
-        """One ``TIA::update()`` with ``action`` held (ALE action id)."""
+    def frame(self, action: int = 0, select: bool = False) -> FrameResult:
+        """One ``TIA::update()`` with ``action`` held (ALE action id), SELECT if asked."""
+        swchb = self.swchb
+        if select:
+            self.swchb &= ~0x02
         if self.paddles:
             if self.paddle is not None:
                 a = int(action)
@@ -192,6 +282,7 @@ class RtlConsole:
                                                 right_paddles=self.game in RIGHT_PADDLES, swchb=self.swchb))
         else:
             self.sim.set_inputs(**joystick_inputs(action, self.game in SWAP_PORTS, self.swchb))
+        self.swchb = swchb
         self.last = self.sim.run_frame()
         return self.last
 
@@ -218,6 +309,31 @@ class RtlConsole:
         for _ in range(4):
             self.frame(RESET_ACTION)
 
+    def press_select(self, frames: int) -> None:
+        """ALE's ``pressSelect(n)``: SELECT held ``n`` frames, then one NOOP frame."""
+        for _ in range(frames):
+            self.frame(0, select=True)
+        self.frame(0)
+
+    def set_mode(self) -> None:
+        """ALE's ``setMode`` for the game's default mode (first of its available modes)."""
+        if self.game in SETMODE_PRE_SOFT_RESET:
+            self.soft_reset()
+        if self.game in SETMODE:
+            first, noops, done, k = SETMODE[self.game]
+            m = self.default_mode
+            if first:
+                self.press_select(first)
+            for _ in range(noops):
+                self.frame(0)
+            for _ in range(200):
+                if done(self.ram(), self.sim.cart_ram(), m):
+                    break
+                self.press_select(k)
+            self.soft_reset()
+        elif self.game in SETMODE_SOFT_RESET:
+            self.soft_reset()
+
     def reset_game(self) -> None:
         """ALE's ``StellaEnvironment::reset`` (also what ``reset_game()`` does later)."""
         self.paddle = [PADDLE_DEFAULT, PADDLE_DEFAULT]
@@ -226,8 +342,7 @@ class RtlConsole:
         for _ in range(60):
             self.frame(0)
         self.soft_reset()
-        if self.game in SETMODE_SOFT_RESET:
-            self.soft_reset()
+        self.set_mode()
         self.soft_reset()
         for a in STARTING_ACTIONS.get(self.game, []):
             self.frame(a)
