@@ -366,3 +366,99 @@ class RtlConsole:
     def cart_ram(self) -> np.ndarray:
         """SuperChip RAM, 128 uint8 (zeros for cartridges without RAM)."""
         return self.sim.cart_ram() if self.sc else np.zeros(128, np.uint8)
+
+
+class RtlInstance:
+    """The launcher's :class:`host.instance.Instance` on the RTL console (``--backend rtl``).
+
+    Same protocol as :class:`host.instance.AleInstance` (frame skip, max-pooled grey frame
+    in :attr:`pooled`, no-op starts from the episode seed, FIRE at reset, sticky actions
+    from the episode seed, frame cap); reward, game over and lives come from the game's
+    RAM rule (:mod:`hls_models.game_rules`) evaluated on the RTL's RAM after every frame.
+    The episode start state is ALE's ``loadROM`` + ``reset_game``, rebuilt by replaying the
+    power-on sequence for each episode (the Verilated model has no state snapshot yet).
+    """
+
+    def __init__(self, rom_path, frame_skip: int = 4, sticky: float = 0.0, episode_frames: int = 20_000,
+                 game: str | None = None):
+        from pathlib import Path
+
+        from hls_models.game_rules import load_rules
+        from host.games import game_info
+        self.rom_path = Path(rom_path)
+        self.game = game or self.rom_path.stem
+        info = game_info(self.game, self.rom_path)
+        self._actions = list(info.minimal_actions)
+        self.fire_index = next((i for i, a in enumerate(self._actions) if a == 1), None)
+        self.n_actions = len(self._actions)
+        self.rule = load_rules()[self.game]
+        self.fmt = info.display
+        self.frame_skip = int(frame_skip)
+        self.sticky = float(sticky)
+        self.episode_frames = int(episode_frames)
+        h = info.screen_height
+        self._grey = np.zeros((2, h, 160), np.uint8)
+        self._cur = 0
+        self.pooled = np.zeros((h, 160), np.uint8)
+        self._rng = np.random.default_rng(0)
+        self._prev_action = 0
+        self.frames = 0
+        self.over = True
+        self.console: RtlConsole | None = None
+        self._rules = None
+        self._game_over = False
+
+    def _frame(self, action: int) -> float:
+        if self.sticky > 0.0 and self._rng.random() < self.sticky:
+            action = self._prev_action
+        self._prev_action = action
+        self.frames += 1
+        self.console.act(action)
+        reward, self._game_over, _ = self._rules.step(self.console.ram(), self.console.cart_ram())
+        return float(reward)
+
+    def _run(self, action: int, n: int) -> float:
+        from hls_models.palette import to_grey
+        reward = 0.0
+        for i in range(n):
+            reward += self._frame(action)
+            if self._game_over or i >= n - 2:
+                self._cur ^= 1
+                self._grey[self._cur] = to_grey(self.console.screen, self.fmt)
+            if self._game_over:
+                break
+        np.maximum(self._grey[0], self._grey[1], out=self.pooled)
+        return reward
+
+    def reset(self, episode_seed: int, stack: np.ndarray | None = None) -> int:
+        """See :class:`host.instance.Instance`."""
+        from hls_models import preprocess
+        from hls_models.game_rules import RuleState
+        self.console = RtlConsole(self.game, self.rom_path)
+        self.console.power_on()        # ALE loadROM (includes one reset_game)
+        self.console.reset_game()      # AleInstance's own reset_game before its snapshot
+        self._rules = RuleState(self.rule)
+        _, self._game_over, _ = self._rules.reset(self.console.ram(), self.console.cart_ram())
+        self._rng = np.random.default_rng([int(episode_seed), 0x5EED])
+        self._prev_action = 0
+        self.frames = 0
+        noops = int(self._rng.integers(1, 31))
+        self._grey[:] = 0
+        self._run(0, noops)
+        if self.fire_index is not None and not self._game_over:
+            self._run(self._actions[self.fire_index], self.frame_skip)
+        self.over = self._game_over or self.frames >= self.episode_frames
+        if stack is not None:
+            stack[:] = preprocess.resize(self.pooled)
+        return self.frames
+
+    def step(self, action: int, stack: np.ndarray | None = None) -> tuple[float, int, bool]:
+        """See :class:`host.instance.Instance`."""
+        from hls_models import preprocess
+        before = self.frames
+        n = min(self.frame_skip, self.episode_frames - self.frames)
+        reward = self._run(self._actions[int(action)], max(n, 1))
+        self.over = self._game_over or self.frames >= self.episode_frames
+        if stack is not None:
+            preprocess.push_frame(stack, preprocess.resize(self.pooled))
+        return reward, self.frames - before, self.over

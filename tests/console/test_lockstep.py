@@ -23,6 +23,8 @@ CASES = [
     ("pitfall2", 150, "DPC fetchers and RNG; RESMx/RESBL HMOVE cases use the write-time cycle count"),
     ("pong", 150, "paddles: resistance model, SwapPaddles, right-port paddles"),
     ("amidar", 150, "difficulty A property until ALE's first action"),
+    ("berzerk", 120, "setMode: NOOP acts, then SELECT presses until the default mode shows in RAM"),
+    ("surround", 120, "swapped ports (player A on the right joystick, INPT5); setMode"),
 ]
 
 
@@ -39,3 +41,24 @@ def test_lockstep_exact(game, frames, why):
 def test_lockstep_exact_long(game):
     r = lockstep_game(game, 2000, seed=1, actions="random")
     assert r["match"], r
+
+
+def test_rtl_instance_matches_ale_instance():
+    """The launcher protocol on the RTL (RtlInstance) gives ALE's rewards, frame counts and
+    pooled grey frames (host.instance.AleInstance is the oracle)."""
+    import numpy as np
+
+    from host.games import resolve_rom
+    from host.instance import AleInstance
+    from host.rtl_console import RtlInstance
+
+    _, path = resolve_rom(game="seaquest")
+    ale = AleInstance(path, frame_skip=4)
+    rtl = RtlInstance(path, frame_skip=4, game="seaquest")
+    assert ale.reset(7) == rtl.reset(7)
+    np.testing.assert_array_equal(ale.pooled, rtl.pooled)
+    rng = np.random.default_rng(3)
+    for _ in range(25):
+        a = int(rng.integers(ale.n_actions))
+        assert ale.step(a) == rtl.step(a)
+        np.testing.assert_array_equal(ale.pooled, rtl.pooled)
