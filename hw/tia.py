@@ -31,7 +31,9 @@ against (``shared/reference/ale-oracle-facts.md``). The rules, read from Stella 
   in this frame), INPT4/5 from the fire buttons; bits 5..0 are the data bus's last value.
 * Audio registers are accepted and ignored (ALE's screens and RAM do not depend on them).
 
-Not modelled: Stella's Cosmic Ark missile bug (HMM0 written 21 cycles after HMOVE).
+* Stella's "Cosmic Ark" bug: HMM0 changed from 7 to 6 exactly 21 CPU cycles after HMOVE
+  makes missile 0 jump 18, 33, 0, 17 pixels left on successive drawn lines (2 pixels wide
+  on the first, hidden on the third) until the next HMOVE.
 
 Timing contract with :class:`hw.console.Console`: ``bus_*`` describe a completed CPU access
 at the clock edge where ``bus_strobe`` is high (the last colour clock of the CPU cycle);
@@ -184,6 +186,9 @@ class Tia(Elaboratable):
         hmove_blank = Signal()
         since_hmove = Signal(8, init=255)   # CPU cycles since the last HMOVE (saturating)
         vsync_armed = Signal()
+        cosmic = Signal()          # Stella's "Cosmic Ark" missile-0 motion bug enabled
+        cosmic_cnt = Signal(2)
+        m0_mode = Signal(2)        # missile-0 mask: 0 normal, 1 at least 2 wide, 2 off (the bug)
         vsync_count = Signal(8)              # CPU cycles since VSYNC was set (saturating)
 
         # ---------------------------------------------------------------- drawing
@@ -239,9 +244,10 @@ class Tia(Elaboratable):
             m.d.comb += bit.eq(hit & grp.bit_select(~idx, 1))
             return bit
 
-        def missile_bit(pos, nusiz, en):
+        def missile_bit(pos, nusiz, en, widen=Const(0, 1), off=Const(0, 1)):
             d = dist(pos)
-            size = nusiz[4:6]
+            size = Signal(2)
+            m.d.comb += size.eq(nusiz[4:6] | widen)
             width = Signal(6)
             m.d.comb += width.eq(Const(1, 6) << size)
             hit = Signal()
@@ -253,7 +259,7 @@ class Tia(Elaboratable):
                         for c in conds[1:]:
                             h = h | c
                         m.d.comb += hit.eq(h)
-            return hit & en
+            return hit & en & ~off
 
         def ball_bit():
             d = dist(posbl)
@@ -263,7 +269,7 @@ class Tia(Elaboratable):
 
         p0 = player_bit(posp0, nusiz0[0:3], p0_skip, cur_grp0)
         p1 = player_bit(posp1, nusiz1[0:3], p1_skip, cur_grp1)
-        m0 = missile_bit(posm0, nusiz0, m0_en)
+        m0 = missile_bit(posm0, nusiz0, m0_en, widen=(m0_mode == 1), off=(m0_mode == 2))
         m1 = missile_bit(posm1, nusiz1, m1_en)
         bl = ball_bit()
 
@@ -421,7 +427,7 @@ class Tia(Elaboratable):
                 with m.Case(0x01):
                     m.d.sync += vblank.eq(data)
                 with m.Case(0x04):
-                    m.d.sync += [nusiz0.eq(data), p0_skip.eq(0)]
+                    m.d.sync += [nusiz0.eq(data), p0_skip.eq(0), m0_mode.eq(0)]
                 with m.Case(0x05):
                     m.d.sync += [nusiz1.eq(data), p1_skip.eq(0)]
                 with m.Case(0x06):
@@ -451,7 +457,7 @@ class Tia(Elaboratable):
                     m.d.comb += p.eq(Mux(hpos_w < 68, 2, Mux(hpos_w - 68 + 4 >= 160, hpos_w - 68 + 4 - 160,
                                                              hpos_w - 68 + 4)))
                     with m.If(addr == 0x12):
-                        m.d.sync += posm0.eq(p)   # Dolphin case needs hpos 69: never on the cycle grid
+                        m.d.sync += [posm0.eq(p), m0_mode.eq(0)]   # Dolphin case needs hpos 69: never on the grid
                     with m.Elif(addr == 0x13):
                         with m.If((since == 3) & (hpos_w == 18)):
                             m.d.sync += posm1.eq(3)
@@ -484,6 +490,8 @@ class Tia(Elaboratable):
                     m.d.sync += hmp1.eq(data[4:8])
                 with m.Case(0x22):
                     m.d.sync += hmm0.eq(data[4:8])
+                    with m.If((since == 21) & (hmm0 == 7) & (data[4:8] == 6)):
+                        m.d.sync += [cosmic.eq(1), cosmic_cnt.eq(0)]
                 with m.Case(0x23):
                     m.d.sync += hmm1.eq(data[4:8])
                 with m.Case(0x24):
@@ -502,6 +510,8 @@ class Tia(Elaboratable):
                                 middle = Mux(nus[0:3] == 5, 8, Mux(nus[0:3] == 7, 16, 4))
                                 s = posp + middle
                                 m.d.sync += posm.eq(Mux(s >= 160, s - 160, s))
+                                if reg == 0x28:
+                                    m.d.sync += m0_mode.eq(0)
                             m.d.sync += resmp.eq(data[1])
                 with m.Case(0x2A):
                     with m.If(self.hmove_blanks & ((cyc_w <= 20) | (cyc_w == 75))):
@@ -518,7 +528,7 @@ class Tia(Elaboratable):
                         s = Signal(signed(10), name="hmove_sum")
                         m.d.comb += s.eq(Cat(pos, Const(0, 2)).as_signed() + mv)
                         m.d.sync += pos.eq(Mux(s >= 160, s - 160, Mux(s < 0, s + 160, s)))
-                    m.d.sync += [p0_skip.eq(0), p1_skip.eq(0), since_hmove.eq(1)]
+                    m.d.sync += [p0_skip.eq(0), p1_skip.eq(0), since_hmove.eq(1), cosmic.eq(0), m0_mode.eq(0)]
                 with m.Case(0x2B):
                     m.d.sync += [hmp0.eq(0), hmp1.eq(0), hmm0.eq(0), hmm1.eq(0), hmbl.eq(0)]
 
@@ -528,6 +538,16 @@ class Tia(Elaboratable):
         # end of a drawn line: Stella resets the first-copy skip and the PF reflection
         with m.If(self.line_end_drawn):
             m.d.sync += [p0_skip.eq(0), p1_skip.eq(0), pf_reflect.eq(ctrlpf[0])]
+            # Stella's Cosmic Ark bug: missile 0 jumps by 18, 33, 0, 17 pixels left per line
+            with m.If(cosmic):
+                nc = Signal(2)
+                jump = Signal(8)
+                mv = Signal(signed(10))
+                m.d.comb += [nc.eq(cosmic_cnt + 1),
+                             jump.eq(Array([Const(18, 8), Const(33, 8), Const(0, 8), Const(17, 8)])[nc]),
+                             mv.eq(Cat(posm0, Const(0, 2)).as_signed() - jump)]
+                m.d.sync += [cosmic_cnt.eq(nc), posm0.eq(Mux(mv < 0, mv + 160, mv)),
+                             m0_mode.eq(Mux(nc == 1, 1, Mux(nc == 2, 2, 0)))]
         # HMOVE blank ends after the 8th drawn pixel
         with m.If(self.drawn & (x == 7)):
             m.d.sync += hmove_blank.eq(0)

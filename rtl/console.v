@@ -334,7 +334,7 @@ module console(pal, hmove_blanks, ystart, height, timer_init, swcha, swchb, inpt
     .host_rdata(host_cart_rdata),
     .host_we_ram(host_we_ram),
     .mapper(mapper),
-    .\port$3019$0 (addr[13:0]),
+    .\port$3081$0 (addr[13:0]),
     .rdata(rdata),
     .rom_w__addr(host_addr),
     .rom_w__data(host_wdata),
@@ -586,7 +586,7 @@ module console(pal, hmove_blanks, ystart, height, timer_init, swcha, swchb, inpt
   assign row = \$51 [8:0];
 endmodule
 
-module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst, write, strobe, rdata, host_rdata, \port$3019$0 , wdata, bank, mapper);
+module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst, write, strobe, rdata, host_rdata, \port$3081$0 , wdata, bank, mapper);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -852,8 +852,8 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   reg [2:0] new_slice0;
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
-  input [13:0] \port$3019$0 ;
-  wire [13:0] \port$3019$0 ;
+  input [13:0] \port$3081$0 ;
+  wire [13:0] \port$3081$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
@@ -1023,7 +1023,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
       ram[ram_w__addr] <= ram_w__data;
   end
   assign host_rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$3019$0 [6:0]];
+  assign ram_r__data = ram[\port$3081$0 [6:0]];
   (* src = "/work/main/hw/cart.py:71" *)
   reg [7:0] rom [16383:0];
   initial begin
@@ -17422,44 +17422,44 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$3019$0 [11:0] == 12'hff8;
-  assign \$7  = \port$3019$0 [11:0] == 12'hff9;
+  assign \$6  = \port$3081$0 [11:0] == 12'hff8;
+  assign \$7  = \port$3081$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$3019$0 [11:0] - 12'hff8;
+  assign \$10  = \port$3081$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$3019$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$3081$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$3019$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$3081$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$3019$0 [11:0] - 12'hff6;
+  assign \$18  = \port$3081$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$3019$0 [12] & \$19 ;
-  assign \$21  = \port$3019$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$3081$0 [12] & \$19 ;
+  assign \$21  = \port$3081$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$3019$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$3081$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$3019$0 [12] & \$25 ;
-  assign \$27  = \port$3019$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$3081$0 [12] & \$25 ;
+  assign \$27  = \port$3081$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$3019$0 [11:0] < 12'hff0;
+  assign \$29  = \port$3081$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$3019$0 [12] & \$31 ;
-  assign \$33  = \port$3019$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$3081$0 [12] & \$31 ;
+  assign \$33  = \port$3081$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$3019$0 [11:0] < 12'hff8;
+  assign \$35  = \port$3081$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$3019$0 [2:0] >= 3'h5;
-  assign \$47  = \port$3019$0 [2:0] - 3'h5;
+  assign \$46  = \port$3081$0 [2:0] >= 3'h5;
+  assign \$47  = \port$3081$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -17468,44 +17468,44 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$3019$0 [12];
+  assign \$57  = \$56  & \port$3081$0 [12];
   assign \$58  = ~ write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$3019$0 [11:0] < 7'h40;
+  assign \$60  = \port$3081$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$3019$0 [5:3] == 1'h1;
-  assign \$63  = \port$3019$0 [5:3] == 2'h2;
+  assign \$62  = \port$3081$0 [5:3] == 1'h1;
+  assign \$63  = \port$3081$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$3019$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$3019$0 [11:10];
-  assign \$68  = \port$3019$0 [11:10] == 1'h1;
+  assign \$66  = \port$3081$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$3081$0 [11:10];
+  assign \$68  = \port$3081$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$3019$0 [13];
-  assign \$73  = \port$3019$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$3081$0 [13];
+  assign \$73  = \port$3081$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
   assign \$75  = rom_r__data & flag_new;
   assign \$76  = mapper == 3'h4;
   assign \$77  = mapper == 3'h5;
   assign \$78  = \$76  | \$77 ;
-  assign \$79  = \port$3019$0 [11:7] == 1'h1;
+  assign \$79  = \port$3081$0 [11:7] == 1'h1;
   assign \$80  = \$78  & \$79 ;
   assign \$81  = mapper == 4'h8;
-  assign \$82  = \$81  & \port$3019$0 [12];
+  assign \$82  = \$81  & \port$3081$0 [12];
   assign \$83  = ~ write;
   assign \$84  = \$82  & \$83 ;
-  assign \$85  = \port$3019$0 [11:0] < 7'h40;
+  assign \$85  = \port$3081$0 [11:0] < 7'h40;
   assign \$86  = \$84  & \$85 ;
   assign \$87  = \$86  ? dpc_rdata : rom_r__data;
   assign rdata = \$80  ? ram_r__data : \$87 ;
-  assign \$88  = \port$3019$0 [12] & strobe;
+  assign \$88  = \port$3081$0 [12] & strobe;
   assign \$89  = \$88  & write;
   assign \$90  = mapper == 3'h4;
   assign \$91  = mapper == 3'h5;
   assign \$92  = \$90  | \$91 ;
-  assign \$93  = ! \port$3019$0 [11:7];
+  assign \$93  = ! \port$3081$0 [11:7];
   assign \$94  = \$92  & \$93 ;
   assign \$95  = \$89  & \$94 ;
   assign \$96  = ~ init_done;
@@ -17515,67 +17515,67 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   assign \$100  = mapper == 4'h8;
   assign \$101  = \$99  | \$100 ;
   assign \$102  = \$101  ? 1'h1 : 1'h0;
-  assign \$103  = \port$3019$0 [12] & strobe;
+  assign \$103  = \port$3081$0 [12] & strobe;
   assign \$104  = \$103  & init_done;
   assign \$105  = mapper == 4'h8;
-  assign \$106  = \port$3019$0 [12] & strobe;
+  assign \$106  = \port$3081$0 [12] & strobe;
   assign \$107  = \$105  & \$106 ;
   assign \$108  = ~ write;
-  assign \$109  = \port$3019$0 [12] & \$108 ;
-  assign \$110  = \port$3019$0 [11:0] < 8'h80;
-  assign \$111  = \port$3019$0 [11:0] >= 12'hfc0;
+  assign \$109  = \port$3081$0 [12] & \$108 ;
+  assign \$110  = \port$3081$0 [11:0] < 8'h80;
+  assign \$111  = \port$3081$0 [11:0] >= 12'hfc0;
   assign \$112  = \$110  | \$111 ;
   assign \$113  = \$109  & \$112 ;
-  assign \$114  = \port$3019$0 [12] & write;
+  assign \$114  = \port$3081$0 [12] & write;
   assign \$115  = \$113  | \$114 ;
   assign \$116  = \$107  & \$115 ;
   assign \$117  = mapper == 4'h8;
-  assign \$118  = \port$3019$0 [12] & strobe;
+  assign \$118  = \port$3081$0 [12] & strobe;
   assign \$119  = \$117  & \$118 ;
   assign \$120  = mapper == 4'h8;
-  assign \$121  = \$120  & \port$3019$0 [12];
+  assign \$121  = \$120  & \port$3081$0 [12];
   assign \$122  = ~ write;
   assign \$123  = \$121  & \$122 ;
-  assign \$124  = \port$3019$0 [11:0] < 7'h40;
+  assign \$124  = \port$3081$0 [11:0] < 7'h40;
   assign \$125  = \$123  & \$124 ;
   assign \$126  = \$119  & \$125 ;
-  assign \$127  = ! \port$3019$0 [2:0];
+  assign \$127  = ! \port$3081$0 [2:0];
   assign \$128  = dpc_counter0 - 1'h1;
-  assign \$129  = \port$3019$0 [2:0] == 1'h1;
+  assign \$129  = \port$3081$0 [2:0] == 1'h1;
   assign \$130  = dpc_counter1 - 1'h1;
-  assign \$131  = \port$3019$0 [2:0] == 2'h2;
+  assign \$131  = \port$3081$0 [2:0] == 2'h2;
   assign \$132  = dpc_counter2 - 1'h1;
-  assign \$133  = \port$3019$0 [2:0] == 2'h3;
+  assign \$133  = \port$3081$0 [2:0] == 2'h3;
   assign \$134  = dpc_counter3 - 1'h1;
-  assign \$135  = \port$3019$0 [2:0] == 3'h4;
+  assign \$135  = \port$3081$0 [2:0] == 3'h4;
   assign \$136  = dpc_counter4 - 1'h1;
-  assign \$137  = \port$3019$0 [2:0] == 3'h5;
+  assign \$137  = \port$3081$0 [2:0] == 3'h5;
   assign \$138  = ~ dpc_music0;
   assign \$139  = dpc_counter5 - 1'h1;
-  assign \$140  = \port$3019$0 [2:0] == 3'h6;
+  assign \$140  = \port$3081$0 [2:0] == 3'h6;
   assign \$141  = ~ dpc_music1;
   assign \$142  = dpc_counter6 - 1'h1;
-  assign \$143  = \port$3019$0 [2:0] == 3'h7;
+  assign \$143  = \port$3081$0 [2:0] == 3'h7;
   assign \$144  = ~ dpc_music2;
   assign \$145  = dpc_counter7 - 1'h1;
   assign \$146  = mapper == 4'h8;
-  assign \$147  = \port$3019$0 [12] & strobe;
+  assign \$147  = \port$3081$0 [12] & strobe;
   assign \$148  = \$146  & \$147 ;
   assign \$149  = \$148  & write;
-  assign \$150  = \port$3019$0 [11:0] >= 7'h40;
+  assign \$150  = \port$3081$0 [11:0] >= 7'h40;
   assign \$151  = \$149  & \$150 ;
-  assign \$152  = \port$3019$0 [11:0] < 8'h80;
+  assign \$152  = \port$3081$0 [11:0] < 8'h80;
   assign \$153  = \$151  & \$152 ;
-  assign \$154  = ! \port$3019$0 [2:0];
-  assign \$155  = \port$3019$0 [2:0] == 1'h1;
-  assign \$156  = \port$3019$0 [2:0] == 2'h2;
-  assign \$157  = \port$3019$0 [2:0] == 2'h3;
-  assign \$158  = \port$3019$0 [2:0] == 3'h4;
-  assign \$159  = \port$3019$0 [2:0] == 3'h5;
+  assign \$154  = ! \port$3081$0 [2:0];
+  assign \$155  = \port$3081$0 [2:0] == 1'h1;
+  assign \$156  = \port$3081$0 [2:0] == 2'h2;
+  assign \$157  = \port$3081$0 [2:0] == 2'h3;
+  assign \$158  = \port$3081$0 [2:0] == 3'h4;
+  assign \$159  = \port$3081$0 [2:0] == 3'h5;
   assign \$160  = dpc_music0 ? dpc_top5 : wdata;
-  assign \$161  = \port$3019$0 [2:0] == 3'h6;
+  assign \$161  = \port$3081$0 [2:0] == 3'h6;
   assign \$162  = dpc_music1 ? dpc_top6 : wdata;
-  assign \$163  = \port$3019$0 [2:0] == 3'h7;
+  assign \$163  = \port$3081$0 [2:0] == 3'h7;
   assign \$164  = dpc_music2 ? dpc_top7 : wdata;
   always @(posedge clk)
     init_done <= \$165 ;
@@ -17662,7 +17662,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3019$0 [2:0])
+    casez (\port$3081$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -17684,7 +17684,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3019$0 [2:0])
+    casez (\port$3081$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -17706,7 +17706,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3019$0 [2:0])
+    casez (\port$3081$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -17728,7 +17728,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3019$0 [2:0])
+    casez (\port$3081$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -17750,7 +17750,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3019$0 [2:0])
+    casez (\port$3081$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -17794,7 +17794,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3019$0 [2:0])
+    casez (\port$3081$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -17816,7 +17816,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     new_bank = bank;
-    if (\port$3019$0 [12]) begin
+    if (\port$3081$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -17829,44 +17829,44 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$3019$0 [2:0];
+      new_slice0 = \port$3081$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$3019$0 [2:0];
+      new_slice1 = \port$3081$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$3019$0 [2:0];
+      new_slice2 = \port$3081$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$3019$0 [10:0] };
+      rom_addr = { 3'h0, \port$3081$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$3019$0 [11:0] };
+      rom_addr = { 2'h0, \port$3081$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$3019$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$3081$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$3019$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$3081$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$3019$0 [11:0] };
+      rom_addr = { new_bank, \port$3081$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$3019$0 [5:3])
+    casez (\port$3081$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
       3'h1:
@@ -17883,7 +17883,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     if (host_we_ram) begin
       ram_w__addr = rom_w__addr[6:0];
     end else if (\$95 ) begin
-      ram_w__addr = \port$3019$0 [6:0];
+      ram_w__addr = \port$3081$0 [6:0];
     end
   end
   always @* begin
@@ -17974,7 +17974,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -17988,7 +17988,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$155 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18002,7 +18002,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$156 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18016,7 +18016,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$157 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18030,7 +18030,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$158 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18044,7 +18044,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$159 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18058,7 +18058,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$161 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18072,7 +18072,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$163 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18097,7 +18097,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$171  = 8'h00;
         endcase
@@ -18114,7 +18114,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18137,7 +18137,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$155 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$173  = 8'h00;
         endcase
@@ -18154,7 +18154,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$155 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18177,7 +18177,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$156 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$175  = 8'h00;
         endcase
@@ -18194,7 +18194,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$156 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18217,7 +18217,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$157 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$177  = 8'h00;
         endcase
@@ -18234,7 +18234,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$157 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18257,7 +18257,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$158 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$179  = 8'h00;
         endcase
@@ -18274,7 +18274,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$158 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18297,7 +18297,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$181  = 8'h00;
         endcase
@@ -18316,7 +18316,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18339,7 +18339,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$183  = 8'h00;
         endcase
@@ -18358,7 +18358,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18381,7 +18381,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$185  = 8'h00;
         endcase
@@ -18400,7 +18400,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18418,7 +18418,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$187  = dpc_top0;
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$187  = wdata;
         endcase
@@ -18430,7 +18430,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$188  = dpc_bottom0;
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18444,7 +18444,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$189  = dpc_top1;
     if (\$153 ) begin
       if (\$155 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$189  = wdata;
         endcase
@@ -18456,7 +18456,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$190  = dpc_bottom1;
     if (\$153 ) begin
       if (\$155 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18470,7 +18470,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$191  = dpc_top2;
     if (\$153 ) begin
       if (\$156 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$191  = wdata;
         endcase
@@ -18482,7 +18482,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$192  = dpc_bottom2;
     if (\$153 ) begin
       if (\$156 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18496,7 +18496,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$193  = dpc_top3;
     if (\$153 ) begin
       if (\$157 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$193  = wdata;
         endcase
@@ -18508,7 +18508,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$194  = dpc_bottom3;
     if (\$153 ) begin
       if (\$157 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18522,7 +18522,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$195  = dpc_top4;
     if (\$153 ) begin
       if (\$158 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$195  = wdata;
         endcase
@@ -18534,7 +18534,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$196  = dpc_bottom4;
     if (\$153 ) begin
       if (\$158 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18548,7 +18548,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$197  = dpc_top5;
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$197  = wdata;
         endcase
@@ -18560,7 +18560,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$198  = dpc_bottom5;
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18574,7 +18574,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$199  = dpc_music0;
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18592,7 +18592,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$200  = dpc_top6;
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$200  = wdata;
         endcase
@@ -18604,7 +18604,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$201  = dpc_bottom6;
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18618,7 +18618,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$202  = dpc_music1;
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18636,7 +18636,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$203  = dpc_top7;
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               \$203  = wdata;
         endcase
@@ -18648,7 +18648,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$204  = dpc_bottom7;
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18662,7 +18662,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$205  = dpc_music2;
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3019$0 [5:3])
+        casez (\port$3081$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18680,13 +18680,13 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   assign host_we_rom = rom_w__en;
   assign ram_h__addr = rom_w__addr[6:0];
   assign ram_h__data = host_rdata;
-  assign sel = \port$3019$0 [12];
-  assign addr = \port$3019$0 [12:0];
+  assign sel = \port$3081$0 [12];
+  assign addr = \port$3081$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$3019$0 [13];
+  assign a13 = \port$3081$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$3019$0 [6:0];
+  assign ram_r__addr = \port$3081$0 [6:0];
 endmodule
 
 module \console.cpu (rst, ce, rdy, jammed, din, addr, rw, sync, dummy, dout, state__pc, clk);
@@ -23360,330 +23360,384 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire [10:0] \$1 ;
   wire \$10 ;
   wire \$100 ;
-  wire \$1000 ;
-  wire [3:0] \$1001 ;
-  reg [3:0] \$1002 ;
-  wire [4:0] \$1003 ;
-  wire [4:0] \$1004 ;
-  wire [5:0] \$1005 ;
-  wire [10:0] \$1006 ;
+  wire [9:0] \$1000 ;
+  wire [10:0] \$1001 ;
+  wire [8:0] \$1002 ;
+  wire [9:0] \$1003 ;
+  wire [10:0] \$1004 ;
+  wire [10:0] \$1005 ;
+  wire \$1006 ;
   wire \$1007 ;
   wire \$1008 ;
   wire \$1009 ;
   wire \$101 ;
-  wire \$1010 ;
-  reg [3:0] \$1011 ;
-  wire [3:0] \$1012 ;
-  wire \$1013 ;
-  wire [3:0] \$1014 ;
-  reg [3:0] \$1015 ;
-  wire [3:0] \$1016 ;
-  wire [4:0] \$1017 ;
-  reg [3:0] \$1018 ;
-  wire [3:0] \$1019 ;
+  reg [3:0] \$1010 ;
+  wire [3:0] \$1011 ;
+  wire \$1012 ;
+  wire [3:0] \$1013 ;
+  reg [3:0] \$1014 ;
+  wire [3:0] \$1015 ;
+  wire [4:0] \$1016 ;
+  reg [3:0] \$1017 ;
+  wire [3:0] \$1018 ;
+  wire \$1019 ;
   wire \$102 ;
-  wire \$1020 ;
-  wire [3:0] \$1021 ;
-  reg [3:0] \$1022 ;
+  wire [3:0] \$1020 ;
+  reg [3:0] \$1021 ;
+  wire [4:0] \$1022 ;
   wire [4:0] \$1023 ;
-  wire [4:0] \$1024 ;
-  wire [5:0] \$1025 ;
-  wire [10:0] \$1026 ;
+  wire [5:0] \$1024 ;
+  wire [10:0] \$1025 ;
+  wire \$1026 ;
   wire \$1027 ;
   wire \$1028 ;
   wire \$1029 ;
   wire [8:0] \$103 ;
-  wire \$1030 ;
-  reg [3:0] \$1031 ;
-  wire [3:0] \$1032 ;
-  wire \$1033 ;
-  wire [3:0] \$1034 ;
-  reg [3:0] \$1035 ;
-  wire [3:0] \$1036 ;
-  wire [4:0] \$1037 ;
-  reg [3:0] \$1038 ;
-  wire [3:0] \$1039 ;
+  reg [3:0] \$1030 ;
+  wire [3:0] \$1031 ;
+  wire \$1032 ;
+  wire [3:0] \$1033 ;
+  reg [3:0] \$1034 ;
+  wire [3:0] \$1035 ;
+  wire [4:0] \$1036 ;
+  reg [3:0] \$1037 ;
+  wire [3:0] \$1038 ;
+  wire \$1039 ;
   wire \$104 ;
-  wire \$1040 ;
-  wire [3:0] \$1041 ;
-  reg [3:0] \$1042 ;
+  wire [3:0] \$1040 ;
+  reg [3:0] \$1041 ;
+  wire [4:0] \$1042 ;
   wire [4:0] \$1043 ;
-  wire [4:0] \$1044 ;
-  wire [5:0] \$1045 ;
-  wire [10:0] \$1046 ;
+  wire [5:0] \$1044 ;
+  wire [10:0] \$1045 ;
+  wire \$1046 ;
   wire \$1047 ;
   wire \$1048 ;
   wire \$1049 ;
   wire \$105 ;
-  wire \$1050 ;
-  reg [3:0] \$1051 ;
-  wire [3:0] \$1052 ;
-  wire \$1053 ;
-  wire [3:0] \$1054 ;
-  reg [3:0] \$1055 ;
-  wire [3:0] \$1056 ;
-  wire [4:0] \$1057 ;
-  reg [3:0] \$1058 ;
-  wire [3:0] \$1059 ;
+  reg [3:0] \$1050 ;
+  wire [3:0] \$1051 ;
+  wire \$1052 ;
+  wire [3:0] \$1053 ;
+  reg [3:0] \$1054 ;
+  wire [3:0] \$1055 ;
+  wire [4:0] \$1056 ;
+  reg [3:0] \$1057 ;
+  wire [3:0] \$1058 ;
+  wire \$1059 ;
   wire \$106 ;
-  wire \$1060 ;
-  wire [3:0] \$1061 ;
-  reg [3:0] \$1062 ;
+  wire [3:0] \$1060 ;
+  reg [3:0] \$1061 ;
+  wire [4:0] \$1062 ;
   wire [4:0] \$1063 ;
-  wire [4:0] \$1064 ;
-  wire [5:0] \$1065 ;
-  wire [10:0] \$1066 ;
+  wire [5:0] \$1064 ;
+  wire [10:0] \$1065 ;
+  wire \$1066 ;
   wire \$1067 ;
-  wire [8:0] \$1068 ;
+  wire \$1068 ;
   wire \$1069 ;
   wire [8:0] \$107 ;
-  wire \$1070 ;
-  wire \$1071 ;
+  reg [3:0] \$1070 ;
+  wire [3:0] \$1071 ;
   wire \$1072 ;
-  wire [4:0] \$1073 ;
-  wire [4:0] \$1074 ;
-  wire \$1075 ;
-  wire \$1076 ;
-  wire [8:0] \$1077 ;
-  wire \$1078 ;
+  wire [3:0] \$1073 ;
+  reg [3:0] \$1074 ;
+  wire [3:0] \$1075 ;
+  wire [4:0] \$1076 ;
+  reg [3:0] \$1077 ;
+  wire [3:0] \$1078 ;
   wire \$1079 ;
   wire [8:0] \$108 ;
-  wire [8:0] \$1080 ;
-  wire [14:0] \$1081 ;
-  wire \$1082 ;
-  wire \$1083 ;
-  wire [4:0] \$1084 ;
-  wire \$1085 ;
+  wire [3:0] \$1080 ;
+  reg [3:0] \$1081 ;
+  wire [4:0] \$1082 ;
+  wire [4:0] \$1083 ;
+  wire [5:0] \$1084 ;
+  wire [10:0] \$1085 ;
   wire \$1086 ;
   wire \$1087 ;
   wire \$1088 ;
   wire \$1089 ;
   wire [8:0] \$109 ;
-  wire \$1090 ;
-  wire \$1091 ;
+  reg [3:0] \$1090 ;
+  wire [3:0] \$1091 ;
   wire \$1092 ;
-  wire \$1093 ;
-  wire \$1094 ;
-  wire \$1095 ;
-  wire \$1096 ;
-  wire \$1097 ;
-  wire \$1098 ;
+  wire [3:0] \$1093 ;
+  reg [3:0] \$1094 ;
+  wire [3:0] \$1095 ;
+  wire [4:0] \$1096 ;
+  reg [3:0] \$1097 ;
+  wire [3:0] \$1098 ;
   wire \$1099 ;
   wire \$11 ;
   wire [8:0] \$110 ;
-  wire \$1100 ;
-  wire \$1101 ;
-  wire \$1102 ;
-  wire \$1103 ;
-  wire \$1104 ;
-  wire \$1105 ;
+  wire [3:0] \$1100 ;
+  reg [3:0] \$1101 ;
+  wire [4:0] \$1102 ;
+  wire [4:0] \$1103 ;
+  wire [5:0] \$1104 ;
+  wire [10:0] \$1105 ;
   wire \$1106 ;
-  wire \$1107 ;
+  wire [8:0] \$1107 ;
   wire \$1108 ;
-  wire [4:0] \$1109 ;
+  wire \$1109 ;
   wire \$111 ;
-  wire [4:0] \$1110 ;
-  wire [8:0] \$1111 ;
-  wire \$1112 ;
-  wire \$1113 ;
+  wire \$1110 ;
+  wire \$1111 ;
+  wire [4:0] \$1112 ;
+  wire [4:0] \$1113 ;
   wire \$1114 ;
-  wire [4:0] \$1115 ;
-  wire [4:0] \$1116 ;
-  wire [8:0] \$1117 ;
-  wire [9:0] \$1118 ;
-  wire \$1119 ;
+  wire \$1115 ;
+  wire [8:0] \$1116 ;
+  wire \$1117 ;
+  wire \$1118 ;
+  wire [8:0] \$1119 ;
   wire \$112 ;
-  wire \$1120 ;
-  wire [4:0] \$1121 ;
-  wire [4:0] \$1122 ;
-  wire [8:0] \$1123 ;
-  wire [9:0] \$1124 ;
+  wire [14:0] \$1120 ;
+  wire \$1121 ;
+  wire [10:0] \$1122 ;
+  wire [10:0] \$1123 ;
+  wire \$1124 ;
   wire \$1125 ;
-  wire \$1126 ;
-  wire \$1127 ;
+  wire [1:0] \$1126 ;
+  wire [1:0] \$1127 ;
   wire \$1128 ;
   wire \$1129 ;
   wire \$113 ;
   wire [4:0] \$1130 ;
-  wire [4:0] \$1131 ;
-  wire [8:0] \$1132 ;
+  wire \$1131 ;
+  wire \$1132 ;
   wire \$1133 ;
   wire \$1134 ;
   wire \$1135 ;
-  wire [4:0] \$1136 ;
-  wire [4:0] \$1137 ;
-  wire [8:0] \$1138 ;
-  wire [9:0] \$1139 ;
+  wire \$1136 ;
+  wire \$1137 ;
+  wire \$1138 ;
+  wire \$1139 ;
   wire \$114 ;
   wire \$1140 ;
   wire \$1141 ;
-  wire [4:0] \$1142 ;
-  wire [4:0] \$1143 ;
-  wire [8:0] \$1144 ;
-  wire [9:0] \$1145 ;
+  wire \$1142 ;
+  wire \$1143 ;
+  wire \$1144 ;
+  wire \$1145 ;
   wire \$1146 ;
   wire \$1147 ;
   wire \$1148 ;
   wire \$1149 ;
   wire \$115 ;
   wire \$1150 ;
-  wire [10:0] \$1151 ;
+  wire \$1151 ;
   wire \$1152 ;
-  wire [10:0] \$1153 ;
-  wire [10:0] \$1154 ;
-  wire [10:0] \$1155 ;
+  wire \$1153 ;
+  wire \$1154 ;
+  wire \$1155 ;
   wire \$1156 ;
-  wire [10:0] \$1157 ;
+  wire \$1157 ;
   wire \$1158 ;
-  wire [10:0] \$1159 ;
+  wire \$1159 ;
   wire [7:0] \$116 ;
-  wire [10:0] \$1160 ;
-  wire [10:0] \$1161 ;
-  wire \$1162 ;
-  wire [10:0] \$1163 ;
+  wire [4:0] \$1160 ;
+  wire [4:0] \$1161 ;
+  wire [8:0] \$1162 ;
+  wire \$1163 ;
   wire \$1164 ;
-  wire [10:0] \$1165 ;
-  wire [10:0] \$1166 ;
-  wire [10:0] \$1167 ;
-  wire \$1168 ;
-  wire [10:0] \$1169 ;
+  wire \$1165 ;
+  wire [4:0] \$1166 ;
+  wire [4:0] \$1167 ;
+  wire [8:0] \$1168 ;
+  wire [9:0] \$1169 ;
   wire \$117 ;
   wire \$1170 ;
-  wire [10:0] \$1171 ;
-  wire [10:0] \$1172 ;
-  wire [10:0] \$1173 ;
-  wire \$1174 ;
-  wire [10:0] \$1175 ;
+  wire \$1171 ;
+  wire [4:0] \$1172 ;
+  wire [4:0] \$1173 ;
+  wire [8:0] \$1174 ;
+  wire [9:0] \$1175 ;
   wire \$1176 ;
-  wire [10:0] \$1177 ;
-  wire [10:0] \$1178 ;
-  wire [10:0] \$1179 ;
+  wire \$1177 ;
+  wire \$1178 ;
+  wire \$1179 ;
   wire \$118 ;
   wire \$1180 ;
   wire [4:0] \$1181 ;
-  wire \$1182 ;
-  wire [4:0] \$1183 ;
+  wire [4:0] \$1182 ;
+  wire [8:0] \$1183 ;
   wire \$1184 ;
   wire \$1185 ;
   wire \$1186 ;
-  wire \$1187 ;
-  wire \$1188 ;
-  wire \$1189 ;
+  wire [4:0] \$1187 ;
+  wire [4:0] \$1188 ;
+  wire [8:0] \$1189 ;
   wire \$119 ;
-  wire \$1190 ;
+  wire [9:0] \$1190 ;
   wire \$1191 ;
-  wire [32:0] \$1192 ;
-  wire \$1193 ;
-  wire \$1194 ;
-  wire \$1195 ;
-  wire \$1196 ;
+  wire \$1192 ;
+  wire [4:0] \$1193 ;
+  wire [4:0] \$1194 ;
+  wire [8:0] \$1195 ;
+  wire [9:0] \$1196 ;
   wire \$1197 ;
-  wire [3:0] \$1198 ;
+  wire \$1198 ;
   wire \$1199 ;
   wire \$12 ;
   wire \$120 ;
-  wire [3:0] \$1200 ;
-  wire [4:0] \$1201 ;
-  wire \$1202 ;
+  wire \$1200 ;
+  wire \$1201 ;
+  wire [10:0] \$1202 ;
   wire \$1203 ;
-  wire \$1204 ;
-  wire \$1205 ;
-  wire \$1206 ;
-  wire [3:0] \$1207 ;
-  wire \$1208 ;
-  wire [3:0] \$1209 ;
+  wire [10:0] \$1204 ;
+  wire [10:0] \$1205 ;
+  wire [10:0] \$1206 ;
+  wire \$1207 ;
+  wire [10:0] \$1208 ;
+  wire \$1209 ;
   wire \$121 ;
-  wire [4:0] \$1210 ;
-  wire \$1211 ;
-  wire \$1212 ;
+  wire [10:0] \$1210 ;
+  wire [10:0] \$1211 ;
+  wire [10:0] \$1212 ;
   wire \$1213 ;
-  wire \$1214 ;
+  wire [10:0] \$1214 ;
   wire \$1215 ;
-  wire \$1216 ;
-  wire \$1217 ;
-  wire \$1218 ;
-  wire [3:0] \$1219 ;
+  wire [10:0] \$1216 ;
+  wire [10:0] \$1217 ;
+  wire [10:0] \$1218 ;
+  wire \$1219 ;
   wire \$122 ;
-  wire \$1220 ;
-  wire [4:0] \$1221 ;
-  wire [4:0] \$1222 ;
-  wire \$1223 ;
-  wire \$1224 ;
-  wire [32:0] \$1225 ;
-  reg [3:0] \$1226 ;
-  reg [7:0] \$1227 ;
-  reg [7:0] \$1228 ;
-  reg [14:0] \$1229 ;
+  wire [10:0] \$1220 ;
+  wire \$1221 ;
+  wire [10:0] \$1222 ;
+  wire [10:0] \$1223 ;
+  wire [10:0] \$1224 ;
+  wire \$1225 ;
+  wire [10:0] \$1226 ;
+  wire \$1227 ;
+  wire [10:0] \$1228 ;
+  wire [10:0] \$1229 ;
   wire \$123 ;
-  reg \$1230 ;
-  reg \$1231 ;
-  reg \$1232 ;
-  reg \$1233 ;
-  reg [3:0] \$1234 ;
-  reg \$1235 ;
-  reg [7:0] \$1236 ;
-  reg [7:0] \$1237 ;
-  reg [7:0] \$1238 ;
-  reg [6:0] \$1239 ;
+  wire [10:0] \$1230 ;
+  wire \$1231 ;
+  wire [4:0] \$1232 ;
+  wire \$1233 ;
+  wire [4:0] \$1234 ;
+  wire \$1235 ;
+  wire \$1236 ;
+  wire \$1237 ;
+  wire \$1238 ;
+  wire \$1239 ;
   wire \$124 ;
-  reg [6:0] \$1240 ;
-  reg [6:0] \$1241 ;
-  reg [6:0] \$1242 ;
-  reg [7:0] \$1243 ;
-  reg \$1244 ;
-  reg \$1245 ;
-  reg [19:0] \$1246 ;
-  reg [7:0] \$1247 ;
-  reg [7:0] \$1248 ;
-  reg [7:0] \$1249 ;
+  wire \$1240 ;
+  wire \$1241 ;
+  wire \$1242 ;
+  wire [32:0] \$1243 ;
+  wire \$1244 ;
+  wire \$1245 ;
+  wire \$1246 ;
+  wire \$1247 ;
+  wire \$1248 ;
+  wire [3:0] \$1249 ;
   wire \$125 ;
-  reg [7:0] \$1250 ;
-  reg [7:0] \$1251 ;
-  reg [7:0] \$1252 ;
-  reg [7:0] \$1253 ;
-  reg \$1254 ;
-  reg \$1255 ;
-  reg \$1256 ;
-  reg \$1257 ;
-  reg [3:0] \$1258 ;
-  reg [3:0] \$1259 ;
+  wire \$1250 ;
+  wire [3:0] \$1251 ;
+  wire [4:0] \$1252 ;
+  wire \$1253 ;
+  wire \$1254 ;
+  wire \$1255 ;
+  wire \$1256 ;
+  wire \$1257 ;
+  wire [3:0] \$1258 ;
+  wire \$1259 ;
   wire \$126 ;
-  reg [3:0] \$1260 ;
-  reg [3:0] \$1261 ;
-  reg [3:0] \$1262 ;
-  reg \$1263 ;
-  reg \$1264 ;
-  reg \$1265 ;
-  reg \$1266 ;
-  reg \$1267 ;
-  reg [7:0] \$1268 ;
-  reg [7:0] \$1269 ;
+  wire [3:0] \$1260 ;
+  wire [4:0] \$1261 ;
+  wire \$1262 ;
+  wire \$1263 ;
+  wire \$1264 ;
+  wire \$1265 ;
+  wire \$1266 ;
+  wire \$1267 ;
+  wire \$1268 ;
+  wire \$1269 ;
   wire \$127 ;
-  reg [3:0] \$1270 ;
-  reg \$1271 ;
-  reg [3:0] \$1272 ;
-  reg \$1273 ;
-  reg \$1274 ;
-  reg \$1275 ;
-  reg [31:0] \$1276 ;
-  reg \$1277 ;
-  reg \$1278 ;
+  wire [3:0] \$1270 ;
+  wire \$1271 ;
+  wire [4:0] \$1272 ;
+  wire [4:0] \$1273 ;
+  wire \$1274 ;
+  wire \$1275 ;
+  wire [32:0] \$1276 ;
+  reg [3:0] \$1277 ;
+  reg [7:0] \$1278 ;
   reg [7:0] \$1279 ;
   wire \$128 ;
-  reg \$1280 ;
-  reg [7:0] \$1281 ;
+  reg [14:0] \$1280 ;
+  reg \$1281 ;
   reg \$1282 ;
-  reg [5:0] \$1283 ;
-  reg [7:0] \$1284 ;
+  reg \$1283 ;
+  reg [1:0] \$1284 ;
   reg [7:0] \$1285 ;
-  reg [7:0] \$1286 ;
+  reg [1:0] \$1286 ;
+  reg \$1287 ;
+  reg [3:0] \$1288 ;
+  reg \$1289 ;
   wire \$129 ;
+  reg [7:0] \$1290 ;
+  reg [7:0] \$1291 ;
+  reg [7:0] \$1292 ;
+  reg [6:0] \$1293 ;
+  reg [6:0] \$1294 ;
+  reg [6:0] \$1295 ;
+  reg [6:0] \$1296 ;
+  reg [7:0] \$1297 ;
+  reg \$1298 ;
+  reg \$1299 ;
   wire \$13 ;
   wire \$130 ;
+  reg [19:0] \$1300 ;
+  reg [7:0] \$1301 ;
+  reg [7:0] \$1302 ;
+  reg [7:0] \$1303 ;
+  reg [7:0] \$1304 ;
+  reg [7:0] \$1305 ;
+  reg [7:0] \$1306 ;
+  reg \$1307 ;
+  reg \$1308 ;
+  reg \$1309 ;
   wire \$131 ;
+  reg \$1310 ;
+  reg [3:0] \$1311 ;
+  reg [3:0] \$1312 ;
+  reg [3:0] \$1313 ;
+  reg \$1314 ;
+  reg [3:0] \$1315 ;
+  reg [3:0] \$1316 ;
+  reg \$1317 ;
+  reg \$1318 ;
+  reg \$1319 ;
   wire \$132 ;
+  reg \$1320 ;
+  reg \$1321 ;
+  reg [7:0] \$1322 ;
+  reg [7:0] \$1323 ;
+  reg [3:0] \$1324 ;
+  reg \$1325 ;
+  reg [3:0] \$1326 ;
+  reg \$1327 ;
+  reg \$1328 ;
+  reg \$1329 ;
   wire \$133 ;
+  reg [31:0] \$1330 ;
+  reg \$1331 ;
+  reg \$1332 ;
+  reg [7:0] \$1333 ;
+  reg \$1334 ;
+  reg [7:0] \$1335 ;
+  reg \$1336 ;
+  reg [5:0] \$1337 ;
+  reg [7:0] \$1338 ;
+  reg [7:0] \$1339 ;
   wire \$134 ;
+  reg [7:0] \$1340 ;
   wire [8:0] \$135 ;
   wire \$136 ;
   wire \$137 ;
@@ -23753,8 +23807,6 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$195 ;
   wire [8:0] \$196 ;
   wire \$197 ;
-  wire [7:0] \$1973 ;
-  wire \$1975 ;
   wire \$198 ;
   wire \$199 ;
   wire \$2 ;
@@ -23766,6 +23818,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$204 ;
   wire \$205 ;
   wire \$206 ;
+  wire [7:0] \$2065 ;
+  wire \$2067 ;
   wire \$207 ;
   wire \$208 ;
   wire \$209 ;
@@ -23787,8 +23841,6 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire [8:0] \$223 ;
   wire \$224 ;
   wire \$225 ;
-  wire [7:0] \$2253 ;
-  wire \$2255 ;
   wire \$226 ;
   wire \$227 ;
   wire \$228 ;
@@ -23799,7 +23851,9 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$232 ;
   wire \$233 ;
   wire \$234 ;
+  wire [7:0] \$2348 ;
   wire \$235 ;
+  wire \$2350 ;
   wire \$236 ;
   wire \$237 ;
   wire \$238 ;
@@ -23910,181 +23964,181 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$332 ;
   wire [10:0] \$333 ;
   wire [10:0] \$334 ;
-  wire [8:0] \$335 ;
-  wire \$336 ;
-  wire [6:0] \$337 ;
-  wire \$338 ;
+  wire \$335 ;
+  wire [8:0] \$336 ;
+  wire \$337 ;
+  wire [6:0] \$338 ;
   wire \$339 ;
   wire \$34 ;
   wire \$340 ;
-  wire [6:0] \$341 ;
-  wire \$342 ;
+  wire \$341 ;
+  wire [6:0] \$342 ;
   wire \$343 ;
   wire \$344 ;
-  wire [6:0] \$345 ;
-  wire \$346 ;
+  wire \$345 ;
+  wire [6:0] \$346 ;
   wire \$347 ;
   wire \$348 ;
   wire \$349 ;
   wire [8:0] \$35 ;
-  wire [6:0] \$350 ;
-  wire \$351 ;
+  wire \$350 ;
+  wire [6:0] \$351 ;
   wire \$352 ;
   wire \$353 ;
-  wire [6:0] \$354 ;
-  wire \$355 ;
+  wire \$354 ;
+  wire [6:0] \$355 ;
   wire \$356 ;
   wire \$357 ;
   wire \$358 ;
-  wire [6:0] \$359 ;
+  wire \$359 ;
   wire [8:0] \$36 ;
-  wire \$360 ;
+  wire [6:0] \$360 ;
   wire \$361 ;
   wire \$362 ;
-  wire [6:0] \$363 ;
-  wire \$364 ;
+  wire \$363 ;
+  wire [6:0] \$364 ;
   wire \$365 ;
   wire \$366 ;
   wire \$367 ;
-  wire [6:0] \$368 ;
-  wire \$369 ;
+  wire \$368 ;
+  wire [6:0] \$369 ;
   wire [8:0] \$37 ;
   wire \$370 ;
   wire \$371 ;
   wire \$372 ;
-  wire [6:0] \$373 ;
-  wire \$374 ;
+  wire \$373 ;
+  wire [6:0] \$374 ;
   wire \$375 ;
   wire \$376 ;
-  wire [7:0] \$377 ;
-  wire \$378 ;
+  wire \$377 ;
+  wire [7:0] \$378 ;
   wire \$379 ;
   wire \$38 ;
   wire \$380 ;
   wire \$381 ;
-  wire [6:0] \$382 ;
-  wire \$383 ;
+  wire \$382 ;
+  wire [6:0] \$383 ;
   wire \$384 ;
   wire \$385 ;
-  wire [6:0] \$386 ;
-  wire \$387 ;
+  wire \$386 ;
+  wire [6:0] \$387 ;
   wire \$388 ;
   wire \$389 ;
   wire \$39 ;
-  wire [6:0] \$390 ;
-  wire \$391 ;
+  wire \$390 ;
+  wire [6:0] \$391 ;
   wire \$392 ;
   wire \$393 ;
   wire \$394 ;
-  wire [7:0] \$395 ;
-  wire \$396 ;
+  wire \$395 ;
+  wire [7:0] \$396 ;
   wire \$397 ;
   wire \$398 ;
   wire \$399 ;
   wire [10:0] \$4 ;
   wire \$40 ;
-  wire [6:0] \$400 ;
-  wire \$401 ;
+  wire \$400 ;
+  wire [6:0] \$401 ;
   wire \$402 ;
-  wire [10:0] \$403 ;
-  wire \$404 ;
-  wire [10:0] \$405 ;
+  wire \$403 ;
+  wire [10:0] \$404 ;
+  wire \$405 ;
   wire [10:0] \$406 ;
-  wire [8:0] \$407 ;
-  wire \$408 ;
-  wire [6:0] \$409 ;
+  wire [10:0] \$407 ;
+  wire [8:0] \$408 ;
+  wire \$409 ;
   wire \$41 ;
-  wire \$410 ;
+  wire [6:0] \$410 ;
   wire \$411 ;
   wire \$412 ;
-  wire [6:0] \$413 ;
-  wire \$414 ;
+  wire \$413 ;
+  wire [6:0] \$414 ;
   wire \$415 ;
   wire \$416 ;
-  wire [6:0] \$417 ;
-  wire \$418 ;
+  wire \$417 ;
+  wire [6:0] \$418 ;
   wire \$419 ;
   wire \$42 ;
   wire \$420 ;
   wire \$421 ;
-  wire [6:0] \$422 ;
-  wire \$423 ;
+  wire \$422 ;
+  wire [6:0] \$423 ;
   wire \$424 ;
   wire \$425 ;
-  wire [6:0] \$426 ;
-  wire \$427 ;
+  wire \$426 ;
+  wire [6:0] \$427 ;
   wire \$428 ;
   wire \$429 ;
   wire \$43 ;
   wire \$430 ;
-  wire [6:0] \$431 ;
-  wire \$432 ;
+  wire \$431 ;
+  wire [6:0] \$432 ;
   wire \$433 ;
   wire \$434 ;
-  wire [6:0] \$435 ;
-  wire \$436 ;
+  wire \$435 ;
+  wire [6:0] \$436 ;
   wire \$437 ;
   wire \$438 ;
   wire \$439 ;
   wire \$44 ;
-  wire [6:0] \$440 ;
-  wire \$441 ;
+  wire \$440 ;
+  wire [6:0] \$441 ;
   wire \$442 ;
   wire \$443 ;
   wire \$444 ;
-  wire [6:0] \$445 ;
-  wire \$446 ;
+  wire \$445 ;
+  wire [6:0] \$446 ;
   wire \$447 ;
   wire \$448 ;
-  wire [7:0] \$449 ;
+  wire \$449 ;
   wire \$45 ;
-  wire \$450 ;
+  wire [7:0] \$450 ;
   wire \$451 ;
   wire \$452 ;
   wire \$453 ;
-  wire [6:0] \$454 ;
-  wire \$455 ;
+  wire \$454 ;
+  wire [6:0] \$455 ;
   wire \$456 ;
   wire \$457 ;
-  wire [6:0] \$458 ;
-  wire \$459 ;
+  wire \$458 ;
+  wire [6:0] \$459 ;
   wire \$46 ;
   wire \$460 ;
   wire \$461 ;
-  wire [6:0] \$462 ;
-  wire \$463 ;
+  wire \$462 ;
+  wire [6:0] \$463 ;
   wire \$464 ;
   wire \$465 ;
   wire \$466 ;
-  wire [7:0] \$467 ;
-  wire \$468 ;
+  wire \$467 ;
+  wire [7:0] \$468 ;
   wire \$469 ;
   wire \$47 ;
   wire \$470 ;
   wire \$471 ;
-  wire [6:0] \$472 ;
-  wire \$473 ;
+  wire \$472 ;
+  wire [6:0] \$473 ;
   wire \$474 ;
-  wire [10:0] \$475 ;
-  wire \$476 ;
-  wire [10:0] \$477 ;
+  wire \$475 ;
+  wire [10:0] \$476 ;
+  wire \$477 ;
   wire [10:0] \$478 ;
-  wire [8:0] \$479 ;
+  wire [10:0] \$479 ;
   wire \$48 ;
-  wire [7:0] \$480 ;
-  wire \$481 ;
-  wire [6:0] \$482 ;
+  wire [8:0] \$480 ;
+  wire [7:0] \$481 ;
+  wire \$482 ;
   wire [6:0] \$483 ;
   wire [6:0] \$484 ;
   wire [6:0] \$485 ;
-  wire \$486 ;
+  wire [6:0] \$486 ;
   wire \$487 ;
   wire \$488 ;
-  wire [5:0] \$489 ;
+  wire \$489 ;
   wire \$49 ;
   wire [5:0] \$490 ;
-  wire \$491 ;
-  wire [7:0] \$492 ;
+  wire [5:0] \$491 ;
+  wire \$492 ;
   wire [7:0] \$493 ;
   wire [7:0] \$494 ;
   wire [7:0] \$495 ;
@@ -24096,9 +24150,9 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$50 ;
   wire [7:0] \$500 ;
   wire [7:0] \$501 ;
-  wire \$502 ;
+  wire [7:0] \$502 ;
   wire \$503 ;
-  wire [7:0] \$504 ;
+  wire \$504 ;
   wire [7:0] \$505 ;
   wire [7:0] \$506 ;
   wire [7:0] \$507 ;
@@ -24109,7 +24163,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire [7:0] \$511 ;
   wire [7:0] \$512 ;
   wire [7:0] \$513 ;
-  wire \$514 ;
+  wire [7:0] \$514 ;
   wire \$515 ;
   wire \$516 ;
   wire \$517 ;
@@ -24125,10 +24179,10 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$526 ;
   wire \$527 ;
   wire \$528 ;
-  wire [1:0] \$529 ;
+  wire \$529 ;
   wire \$53 ;
   wire [1:0] \$530 ;
-  wire \$531 ;
+  wire [1:0] \$531 ;
   wire \$532 ;
   wire \$533 ;
   wire \$534 ;
@@ -24142,42 +24196,42 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$541 ;
   wire \$542 ;
   wire \$543 ;
-  wire [1:0] \$544 ;
-  wire [1:0] \$545 ;
+  wire \$544 ;
+  wire \$545 ;
   wire \$546 ;
   wire \$547 ;
   wire \$548 ;
   wire \$549 ;
   wire \$55 ;
   wire [1:0] \$550 ;
-  wire \$551 ;
+  wire [1:0] \$551 ;
   wire \$552 ;
   wire \$553 ;
   wire \$554 ;
   wire \$555 ;
-  wire \$556 ;
+  wire [1:0] \$556 ;
   wire \$557 ;
   wire \$558 ;
   wire \$559 ;
   wire [8:0] \$56 ;
-  wire [1:0] \$560 ;
+  wire \$560 ;
   wire \$561 ;
   wire \$562 ;
   wire \$563 ;
   wire \$564 ;
-  reg [6:0] \$565 ;
+  wire \$565 ;
   wire \$566 ;
   wire \$567 ;
   wire \$568 ;
   wire \$569 ;
   wire [8:0] \$57 ;
   wire \$570 ;
-  wire \$571 ;
+  wire [1:0] \$571 ;
   wire \$572 ;
   wire \$573 ;
   wire \$574 ;
   wire \$575 ;
-  wire \$576 ;
+  reg [6:0] \$576 ;
   wire \$577 ;
   wire \$578 ;
   wire \$579 ;
@@ -24235,29 +24289,29 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$625 ;
   wire \$626 ;
   wire \$627 ;
-  wire [14:0] \$628 ;
-  wire [14:0] \$629 ;
+  wire \$628 ;
+  wire \$629 ;
   wire \$63 ;
-  wire [14:0] \$630 ;
-  wire [14:0] \$631 ;
-  wire [14:0] \$632 ;
-  wire [14:0] \$633 ;
-  wire [14:0] \$634 ;
-  wire [14:0] \$635 ;
-  wire [14:0] \$636 ;
-  wire [14:0] \$637 ;
-  wire [14:0] \$638 ;
-  wire [14:0] \$639 ;
+  wire \$630 ;
+  wire \$631 ;
+  wire \$632 ;
+  wire \$633 ;
+  wire \$634 ;
+  wire \$635 ;
+  wire \$636 ;
+  wire \$637 ;
+  wire \$638 ;
+  wire \$639 ;
   wire \$64 ;
-  wire [14:0] \$640 ;
-  wire [14:0] \$641 ;
-  wire [14:0] \$642 ;
+  wire \$640 ;
+  wire \$641 ;
+  wire \$642 ;
   wire \$643 ;
   wire \$644 ;
   wire \$645 ;
   wire \$646 ;
-  wire [32:0] \$647 ;
-  wire [32:0] \$648 ;
+  wire \$647 ;
+  wire \$648 ;
   wire \$649 ;
   wire \$65 ;
   wire \$650 ;
@@ -24266,8 +24320,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$653 ;
   wire \$654 ;
   wire \$655 ;
-  wire [32:0] \$656 ;
-  wire [32:0] \$657 ;
+  wire \$656 ;
+  wire \$657 ;
   wire \$658 ;
   wire \$659 ;
   wire \$66 ;
@@ -24275,50 +24329,50 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$661 ;
   wire \$662 ;
   wire \$663 ;
-  wire \$664 ;
-  wire [32:0] \$665 ;
-  wire [32:0] \$666 ;
-  wire \$667 ;
-  wire \$668 ;
-  wire \$669 ;
+  wire [14:0] \$664 ;
+  wire [14:0] \$665 ;
+  wire [14:0] \$666 ;
+  wire [14:0] \$667 ;
+  wire [14:0] \$668 ;
+  wire [14:0] \$669 ;
   wire \$67 ;
-  wire \$670 ;
-  wire \$671 ;
-  wire \$672 ;
-  wire \$673 ;
-  wire [32:0] \$674 ;
-  wire [32:0] \$675 ;
-  wire \$676 ;
-  wire \$677 ;
-  wire \$678 ;
+  wire [14:0] \$670 ;
+  wire [14:0] \$671 ;
+  wire [14:0] \$672 ;
+  wire [14:0] \$673 ;
+  wire [14:0] \$674 ;
+  wire [14:0] \$675 ;
+  wire [14:0] \$676 ;
+  wire [14:0] \$677 ;
+  wire [14:0] \$678 ;
   wire \$679 ;
   wire \$68 ;
-  wire [8:0] \$680 ;
-  wire [8:0] \$681 ;
-  wire [7:0] \$682 ;
-  reg [3:0] \$683 ;
-  reg [3:0] \$684 ;
-  reg [3:0] \$685 ;
+  wire \$680 ;
+  wire \$681 ;
+  wire \$682 ;
+  wire [32:0] \$683 ;
+  wire [32:0] \$684 ;
+  wire \$685 ;
   wire \$686 ;
   wire \$687 ;
-  wire [8:0] \$688 ;
-  wire [9:0] \$689 ;
+  wire \$688 ;
+  wire \$689 ;
   wire \$69 ;
   wire \$690 ;
-  wire [8:0] \$691 ;
-  wire [9:0] \$692 ;
-  wire [10:0] \$693 ;
-  wire [8:0] \$694 ;
-  wire [9:0] \$695 ;
-  wire [10:0] \$696 ;
-  wire [10:0] \$697 ;
-  wire [10:0] \$698 ;
+  wire \$691 ;
+  wire [32:0] \$692 ;
+  wire [32:0] \$693 ;
+  wire \$694 ;
+  wire \$695 ;
+  wire \$696 ;
+  wire \$697 ;
+  wire \$698 ;
   wire \$699 ;
   wire \$7 ;
   wire \$70 ;
-  wire [10:0] \$700 ;
-  wire [10:0] \$701 ;
-  wire \$702 ;
+  wire \$700 ;
+  wire [32:0] \$701 ;
+  wire [32:0] \$702 ;
   wire \$703 ;
   wire \$704 ;
   wire \$705 ;
@@ -24327,36 +24381,36 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$708 ;
   wire \$709 ;
   wire \$71 ;
-  wire \$710 ;
-  wire \$711 ;
+  wire [32:0] \$710 ;
+  wire [32:0] \$711 ;
   wire \$712 ;
   wire \$713 ;
   wire \$714 ;
   wire \$715 ;
-  wire \$716 ;
-  wire \$717 ;
-  wire \$718 ;
-  wire \$719 ;
+  wire [8:0] \$716 ;
+  wire [8:0] \$717 ;
+  wire [7:0] \$718 ;
+  reg [3:0] \$719 ;
   wire \$72 ;
-  wire \$720 ;
-  wire \$721 ;
+  reg [3:0] \$720 ;
+  reg [3:0] \$721 ;
   wire \$722 ;
   wire \$723 ;
-  wire \$724 ;
-  wire \$725 ;
+  wire [8:0] \$724 ;
+  wire [9:0] \$725 ;
   wire \$726 ;
-  wire \$727 ;
-  wire \$728 ;
-  wire \$729 ;
+  wire [8:0] \$727 ;
+  wire [9:0] \$728 ;
+  wire [10:0] \$729 ;
   wire \$73 ;
-  wire \$730 ;
-  wire \$731 ;
-  wire \$732 ;
-  wire \$733 ;
-  wire \$734 ;
+  wire [8:0] \$730 ;
+  wire [9:0] \$731 ;
+  wire [10:0] \$732 ;
+  wire [10:0] \$733 ;
+  wire [10:0] \$734 ;
   wire \$735 ;
-  wire \$736 ;
-  wire \$737 ;
+  wire [10:0] \$736 ;
+  wire [10:0] \$737 ;
   wire \$738 ;
   wire \$739 ;
   wire \$74 ;
@@ -24451,10 +24505,10 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$82 ;
   wire \$820 ;
   wire \$821 ;
-  wire [10:0] \$822 ;
+  wire \$822 ;
   wire \$823 ;
-  wire [10:0] \$824 ;
-  wire [10:0] \$825 ;
+  wire \$824 ;
+  wire \$825 ;
   wire \$826 ;
   wire \$827 ;
   wire \$828 ;
@@ -24490,11 +24544,11 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$855 ;
   wire \$856 ;
   wire \$857 ;
-  wire \$858 ;
+  wire [10:0] \$858 ;
   wire \$859 ;
   wire [8:0] \$86 ;
-  wire \$860 ;
-  wire \$861 ;
+  wire [10:0] \$860 ;
+  wire [10:0] \$861 ;
   wire \$862 ;
   wire \$863 ;
   wire \$864 ;
@@ -24589,7 +24643,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$944 ;
   wire \$945 ;
   wire \$946 ;
-  wire [16:0] \$947 ;
+  wire \$947 ;
   wire \$948 ;
   wire \$949 ;
   wire \$95 ;
@@ -24598,55 +24652,55 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$952 ;
   wire \$953 ;
   wire \$954 ;
-  wire [7:0] \$955 ;
+  wire \$955 ;
   wire \$956 ;
-  wire [8:0] \$957 ;
-  wire [9:0] \$958 ;
+  wire \$957 ;
+  wire \$958 ;
   wire \$959 ;
   wire \$96 ;
-  wire [8:0] \$960 ;
-  wire [9:0] \$961 ;
-  wire [10:0] \$962 ;
-  wire [8:0] \$963 ;
-  wire [9:0] \$964 ;
-  wire [10:0] \$965 ;
-  wire [10:0] \$966 ;
+  wire \$960 ;
+  wire \$961 ;
+  wire \$962 ;
+  wire \$963 ;
+  wire \$964 ;
+  wire \$965 ;
+  wire \$966 ;
   wire \$967 ;
   wire \$968 ;
   wire \$969 ;
   wire \$97 ;
   wire \$970 ;
-  reg [3:0] \$971 ;
-  wire [3:0] \$972 ;
+  wire \$971 ;
+  wire \$972 ;
   wire \$973 ;
-  wire [3:0] \$974 ;
-  reg [3:0] \$975 ;
-  wire [3:0] \$976 ;
-  wire [4:0] \$977 ;
-  reg [3:0] \$978 ;
-  wire [3:0] \$979 ;
+  wire \$974 ;
+  wire \$975 ;
+  wire \$976 ;
+  wire \$977 ;
+  wire \$978 ;
+  wire \$979 ;
   wire \$98 ;
   wire \$980 ;
-  wire [3:0] \$981 ;
-  reg [3:0] \$982 ;
-  wire [4:0] \$983 ;
-  wire [4:0] \$984 ;
-  wire [5:0] \$985 ;
+  wire \$981 ;
+  wire \$982 ;
+  wire [16:0] \$983 ;
+  wire [2:0] \$984 ;
+  reg [7:0] \$985 ;
   wire [10:0] \$986 ;
   wire \$987 ;
   wire \$988 ;
   wire \$989 ;
   wire \$99 ;
   wire \$990 ;
-  reg [3:0] \$991 ;
-  wire [3:0] \$992 ;
+  wire \$991 ;
+  wire \$992 ;
   wire \$993 ;
-  wire [3:0] \$994 ;
-  reg [3:0] \$995 ;
-  wire [3:0] \$996 ;
-  wire [4:0] \$997 ;
-  reg [3:0] \$998 ;
-  wire [3:0] \$999 ;
+  wire [7:0] \$994 ;
+  wire \$995 ;
+  wire [8:0] \$996 ;
+  wire [9:0] \$997 ;
+  wire \$998 ;
+  wire [8:0] \$999 ;
   wire \$auto$rtlil.cc:2739:Not$10 ;
   wire \$auto$rtlil.cc:2739:Not$12 ;
   wire \$auto$rtlil.cc:2739:Not$14 ;
@@ -24687,9 +24741,9 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire bus_write;
   reg [1:0] c0;
   reg charged;
-  reg \charged$80 ;
   reg \charged$83 ;
   reg \charged$86 ;
+  reg \charged$89 ;
   input clk;
   wire clk;
   wire [14:0] coll_now;
@@ -24700,33 +24754,35 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   reg [6:0] colup0 = 7'h00;
   reg [6:0] colup1 = 7'h00;
   reg [6:0] colupf = 7'h00;
+  reg cosmic = 1'h0;
+  reg [1:0] cosmic_cnt = 2'h0;
   reg [7:0] ctrlpf = 8'h00;
   input [31:0] cyc;
   wire [31:0] cyc;
   input cycle_end;
   wire cycle_end;
   wire [7:0] d;
-  wire [7:0] \d$101 ;
-  wire [7:0] \d$105 ;
+  wire [7:0] \d$104 ;
+  wire [7:0] \d$108 ;
   wire [7:0] \d$17 ;
   wire [7:0] \d$31 ;
-  wire [7:0] \d$36 ;
-  wire [7:0] \d$41 ;
+  wire [7:0] \d$38 ;
+  wire [7:0] \d$44 ;
   reg [3:0] delay;
   reg denabl = 1'h0;
   reg [7:0] dgrp0 = 8'h00;
   reg [7:0] dgrp1 = 8'h00;
   wire [9:0] diff;
-  wire [9:0] \diff$100 ;
-  wire [9:0] \diff$104 ;
+  wire [9:0] \diff$103 ;
+  wire [9:0] \diff$107 ;
   wire [9:0] \diff$15 ;
   wire [9:0] \diff$29 ;
-  wire [9:0] \diff$34 ;
-  wire [9:0] \diff$39 ;
+  wire [9:0] \diff$36 ;
+  wire [9:0] \diff$42 ;
   reg disp;
-  reg \disp$107 ;
+  reg \disp$110 ;
   reg dly;
-  reg \dly$106 ;
+  reg \dly$109 ;
   reg [7:0] dm1;
   reg [7:0] \dm1$22 ;
   reg [7:0] \dm1$23 ;
@@ -24748,8 +24804,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   reg [7:0] grp1 = 8'h00;
   reg hit;
   reg \hit$19 ;
-  reg \hit$33 ;
-  reg \hit$38 ;
+  reg \hit$35 ;
+  reg \hit$41 ;
   reg [3:0] hmbl = 4'h0;
   reg [3:0] hmm0 = 4'h0;
   reg [3:0] hmm1 = 4'h0;
@@ -24757,15 +24813,15 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   input hmove_blanks;
   wire hmove_blanks;
   reg [5:0] hmove_mv;
-  reg [5:0] \hmove_mv$132 ;
-  reg [5:0] \hmove_mv$135 ;
-  reg [5:0] \hmove_mv$138 ;
   reg [5:0] \hmove_mv$141 ;
+  reg [5:0] \hmove_mv$144 ;
+  reg [5:0] \hmove_mv$147 ;
+  reg [5:0] \hmove_mv$150 ;
   reg [9:0] hmove_sum;
-  reg [9:0] \hmove_sum$134 ;
-  reg [9:0] \hmove_sum$137 ;
-  reg [9:0] \hmove_sum$140 ;
   reg [9:0] \hmove_sum$143 ;
+  reg [9:0] \hmove_sum$146 ;
+  reg [9:0] \hmove_sum$149 ;
+  reg [9:0] \hmove_sum$152 ;
   reg [3:0] hmp0 = 4'h0;
   reg [3:0] hmp1 = 4'h0;
   input [7:0] hpos;
@@ -24776,6 +24832,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire inpt4;
   input inpt5;
   wire inpt5;
+  reg [7:0] jump;
   wire [5:0] k;
   wire [4:0] kk;
   input last_was_read;
@@ -24785,6 +24842,9 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire [15:0] line_at_write;
   input line_end_drawn;
   wire line_end_drawn;
+  reg [1:0] m0_mode = 2'h0;
+  reg [9:0] mv;
+  reg [1:0] nc;
   wire new_generic;
   wire [7:0] newx;
   reg [7:0] nusiz0 = 8'h00;
@@ -24849,6 +24909,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   input rst;
   wire rst;
   reg [7:0] since_hmove = 8'hff;
+  wire [1:0] size;
+  wire [1:0] \size$39 ;
   reg [7:0] vblank = 8'h00;
   reg vblank_dump = 1'h0;
   reg vdelbl = 1'h0;
@@ -24857,8 +24919,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   reg vsync_armed = 1'h0;
   reg [7:0] vsync_count = 8'h00;
   wire [5:0] width;
-  wire [5:0] \width$37 ;
-  wire [5:0] \width$42 ;
+  wire [5:0] \width$40 ;
+  wire [5:0] \width$45 ;
   reg [3:0] wm = 4'h0;
   wire [6:0] wr_cycle;
   wire [7:0] wr_hpos;
@@ -25196,164 +25258,165 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign \$332  = $signed(\$331 [9:0]) < $signed(1'h0);
   assign \$333  = $signed(\$331 [9:0]) + $signed(9'h0a0);
   assign \$334  = \$332  ? \$333  : { \$331 [9], \$331 [9:0] };
-  assign \$335  = 1'h1 << nusiz0[5:4];
-  assign \$336  = \$334 [7:0] >= 1'h0;
-  assign \$337  = 1'h0 + \$335 [5:0];
-  assign \$338  = \$334 [7:0] < \$337 ;
-  assign \$339  = \$336  & \$338 ;
-  assign \$340  = \$334 [7:0] >= 1'h0;
-  assign \$341  = 1'h0 + \$335 [5:0];
-  assign \$342  = \$334 [7:0] < \$341 ;
-  assign \$343  = \$340  & \$342 ;
-  assign \$344  = \$334 [7:0] >= 5'h10;
-  assign \$345  = 5'h10 + \$335 [5:0];
-  assign \$346  = \$334 [7:0] < \$345 ;
-  assign \$347  = \$344  & \$346 ;
-  assign \$348  = \$343  | \$347 ;
-  assign \$349  = \$334 [7:0] >= 1'h0;
-  assign \$350  = 1'h0 + \$335 [5:0];
-  assign \$351  = \$334 [7:0] < \$350 ;
-  assign \$352  = \$349  & \$351 ;
-  assign \$353  = \$334 [7:0] >= 6'h20;
-  assign \$354  = 6'h20 + \$335 [5:0];
-  assign \$355  = \$334 [7:0] < \$354 ;
-  assign \$356  = \$353  & \$355 ;
-  assign \$357  = \$352  | \$356 ;
-  assign \$358  = \$334 [7:0] >= 1'h0;
-  assign \$359  = 1'h0 + \$335 [5:0];
-  assign \$360  = \$334 [7:0] < \$359 ;
-  assign \$361  = \$358  & \$360 ;
-  assign \$362  = \$334 [7:0] >= 5'h10;
-  assign \$363  = 5'h10 + \$335 [5:0];
-  assign \$364  = \$334 [7:0] < \$363 ;
-  assign \$365  = \$362  & \$364 ;
-  assign \$366  = \$361  | \$365 ;
-  assign \$367  = \$334 [7:0] >= 6'h20;
-  assign \$368  = 6'h20 + \$335 [5:0];
-  assign \$369  = \$334 [7:0] < \$368 ;
-  assign \$370  = \$367  & \$369 ;
-  assign \$371  = \$366  | \$370 ;
-  assign \$372  = \$334 [7:0] >= 1'h0;
-  assign \$373  = 1'h0 + \$335 [5:0];
-  assign \$374  = \$334 [7:0] < \$373 ;
-  assign \$375  = \$372  & \$374 ;
-  assign \$376  = \$334 [7:0] >= 7'h40;
-  assign \$377  = 7'h40 + \$335 [5:0];
-  assign \$378  = \$334 [7:0] < \$377 ;
-  assign \$379  = \$376  & \$378 ;
-  assign \$380  = \$375  | \$379 ;
-  assign \$381  = \$334 [7:0] >= 1'h0;
-  assign \$382  = 1'h0 + \$335 [5:0];
-  assign \$383  = \$334 [7:0] < \$382 ;
-  assign \$384  = \$381  & \$383 ;
-  assign \$385  = \$334 [7:0] >= 1'h0;
-  assign \$386  = 1'h0 + \$335 [5:0];
-  assign \$387  = \$334 [7:0] < \$386 ;
-  assign \$388  = \$385  & \$387 ;
-  assign \$389  = \$334 [7:0] >= 6'h20;
-  assign \$390  = 6'h20 + \$335 [5:0];
-  assign \$391  = \$334 [7:0] < \$390 ;
-  assign \$392  = \$389  & \$391 ;
-  assign \$393  = \$388  | \$392 ;
-  assign \$394  = \$334 [7:0] >= 7'h40;
-  assign \$395  = 7'h40 + \$335 [5:0];
-  assign \$396  = \$334 [7:0] < \$395 ;
-  assign \$397  = \$394  & \$396 ;
-  assign \$398  = \$393  | \$397 ;
-  assign \$399  = \$334 [7:0] >= 1'h0;
-  assign \$400  = 1'h0 + \$335 [5:0];
-  assign \$401  = \$334 [7:0] < \$400 ;
-  assign \$402  = \$399  & \$401 ;
-  assign \$403  = pixel_x - posm1;
-  assign \$404  = $signed(\$403 [9:0]) < $signed(1'h0);
-  assign \$405  = $signed(\$403 [9:0]) + $signed(9'h0a0);
-  assign \$406  = \$404  ? \$405  : { \$403 [9], \$403 [9:0] };
-  assign \$407  = 1'h1 << nusiz1[5:4];
-  assign \$408  = \$406 [7:0] >= 1'h0;
-  assign \$409  = 1'h0 + \$407 [5:0];
-  assign \$410  = \$406 [7:0] < \$409 ;
-  assign \$411  = \$408  & \$410 ;
-  assign \$412  = \$406 [7:0] >= 1'h0;
-  assign \$413  = 1'h0 + \$407 [5:0];
-  assign \$414  = \$406 [7:0] < \$413 ;
-  assign \$415  = \$412  & \$414 ;
-  assign \$416  = \$406 [7:0] >= 5'h10;
-  assign \$417  = 5'h10 + \$407 [5:0];
-  assign \$418  = \$406 [7:0] < \$417 ;
-  assign \$419  = \$416  & \$418 ;
-  assign \$420  = \$415  | \$419 ;
-  assign \$421  = \$406 [7:0] >= 1'h0;
-  assign \$422  = 1'h0 + \$407 [5:0];
-  assign \$423  = \$406 [7:0] < \$422 ;
-  assign \$424  = \$421  & \$423 ;
-  assign \$425  = \$406 [7:0] >= 6'h20;
-  assign \$426  = 6'h20 + \$407 [5:0];
-  assign \$427  = \$406 [7:0] < \$426 ;
-  assign \$428  = \$425  & \$427 ;
-  assign \$429  = \$424  | \$428 ;
-  assign \$430  = \$406 [7:0] >= 1'h0;
-  assign \$431  = 1'h0 + \$407 [5:0];
-  assign \$432  = \$406 [7:0] < \$431 ;
-  assign \$433  = \$430  & \$432 ;
-  assign \$434  = \$406 [7:0] >= 5'h10;
-  assign \$435  = 5'h10 + \$407 [5:0];
-  assign \$436  = \$406 [7:0] < \$435 ;
-  assign \$437  = \$434  & \$436 ;
-  assign \$438  = \$433  | \$437 ;
-  assign \$439  = \$406 [7:0] >= 6'h20;
-  assign \$440  = 6'h20 + \$407 [5:0];
-  assign \$441  = \$406 [7:0] < \$440 ;
-  assign \$442  = \$439  & \$441 ;
-  assign \$443  = \$438  | \$442 ;
-  assign \$444  = \$406 [7:0] >= 1'h0;
-  assign \$445  = 1'h0 + \$407 [5:0];
-  assign \$446  = \$406 [7:0] < \$445 ;
-  assign \$447  = \$444  & \$446 ;
-  assign \$448  = \$406 [7:0] >= 7'h40;
-  assign \$449  = 7'h40 + \$407 [5:0];
-  assign \$450  = \$406 [7:0] < \$449 ;
-  assign \$451  = \$448  & \$450 ;
-  assign \$452  = \$447  | \$451 ;
-  assign \$453  = \$406 [7:0] >= 1'h0;
-  assign \$454  = 1'h0 + \$407 [5:0];
-  assign \$455  = \$406 [7:0] < \$454 ;
-  assign \$456  = \$453  & \$455 ;
-  assign \$457  = \$406 [7:0] >= 1'h0;
-  assign \$458  = 1'h0 + \$407 [5:0];
-  assign \$459  = \$406 [7:0] < \$458 ;
-  assign \$460  = \$457  & \$459 ;
-  assign \$461  = \$406 [7:0] >= 6'h20;
-  assign \$462  = 6'h20 + \$407 [5:0];
-  assign \$463  = \$406 [7:0] < \$462 ;
-  assign \$464  = \$461  & \$463 ;
-  assign \$465  = \$460  | \$464 ;
-  assign \$466  = \$406 [7:0] >= 7'h40;
-  assign \$467  = 7'h40 + \$407 [5:0];
-  assign \$468  = \$406 [7:0] < \$467 ;
-  assign \$469  = \$466  & \$468 ;
-  assign \$470  = \$465  | \$469 ;
-  assign \$471  = \$406 [7:0] >= 1'h0;
-  assign \$472  = 1'h0 + \$407 [5:0];
-  assign \$473  = \$406 [7:0] < \$472 ;
-  assign \$474  = \$471  & \$473 ;
-  assign \$475  = pixel_x - posbl;
-  assign \$476  = $signed(\$475 [9:0]) < $signed(1'h0);
-  assign \$477  = $signed(\$475 [9:0]) + $signed(9'h0a0);
-  assign \$478  = \$476  ? \$477  : { \$475 [9], \$475 [9:0] };
-  assign \$479  = 1'h1 << ctrlpf[5:4];
-  assign \$481  = \$480 [5:0] < 5'h14;
-  assign \$482  = 6'h27 - \$480 [5:0];
-  assign \$483  = \$480 [5:0] - 5'h14;
-  assign \$484  = pf_reflect ? \$482  : \$483 ;
-  assign \$485  = \$481  ? { 1'h0, \$480 [5:0] } : \$484 ;
-  assign \$486  = \$485 [4:0] < 3'h4;
-  assign \$487  = \$485 [4:0] >= 4'hc;
-  assign \$488  = \$486  | \$487 ;
-  assign \$489  = 4'hf - \$485 [4:0];
-  assign \$490  = \$488  ? { 1'h0, \$485 [4:0] } : \$489 ;
-  assign pfb = pf >> \$490 [4:0];
-  assign \$491  = | pf;
-  assign \$492  = vdelp0 ? dgrp0 : grp0;
+  assign \$335  = m0_mode == 1'h1;
+  assign size = nusiz0[5:4] | { 1'h0, \$335  };
+  assign \$336  = 1'h1 << size;
+  assign \$337  = \$334 [7:0] >= 1'h0;
+  assign \$338  = 1'h0 + \$336 [5:0];
+  assign \$339  = \$334 [7:0] < \$338 ;
+  assign \$340  = \$337  & \$339 ;
+  assign \$341  = \$334 [7:0] >= 1'h0;
+  assign \$342  = 1'h0 + \$336 [5:0];
+  assign \$343  = \$334 [7:0] < \$342 ;
+  assign \$344  = \$341  & \$343 ;
+  assign \$345  = \$334 [7:0] >= 5'h10;
+  assign \$346  = 5'h10 + \$336 [5:0];
+  assign \$347  = \$334 [7:0] < \$346 ;
+  assign \$348  = \$345  & \$347 ;
+  assign \$349  = \$344  | \$348 ;
+  assign \$350  = \$334 [7:0] >= 1'h0;
+  assign \$351  = 1'h0 + \$336 [5:0];
+  assign \$352  = \$334 [7:0] < \$351 ;
+  assign \$353  = \$350  & \$352 ;
+  assign \$354  = \$334 [7:0] >= 6'h20;
+  assign \$355  = 6'h20 + \$336 [5:0];
+  assign \$356  = \$334 [7:0] < \$355 ;
+  assign \$357  = \$354  & \$356 ;
+  assign \$358  = \$353  | \$357 ;
+  assign \$359  = \$334 [7:0] >= 1'h0;
+  assign \$360  = 1'h0 + \$336 [5:0];
+  assign \$361  = \$334 [7:0] < \$360 ;
+  assign \$362  = \$359  & \$361 ;
+  assign \$363  = \$334 [7:0] >= 5'h10;
+  assign \$364  = 5'h10 + \$336 [5:0];
+  assign \$365  = \$334 [7:0] < \$364 ;
+  assign \$366  = \$363  & \$365 ;
+  assign \$367  = \$362  | \$366 ;
+  assign \$368  = \$334 [7:0] >= 6'h20;
+  assign \$369  = 6'h20 + \$336 [5:0];
+  assign \$370  = \$334 [7:0] < \$369 ;
+  assign \$371  = \$368  & \$370 ;
+  assign \$372  = \$367  | \$371 ;
+  assign \$373  = \$334 [7:0] >= 1'h0;
+  assign \$374  = 1'h0 + \$336 [5:0];
+  assign \$375  = \$334 [7:0] < \$374 ;
+  assign \$376  = \$373  & \$375 ;
+  assign \$377  = \$334 [7:0] >= 7'h40;
+  assign \$378  = 7'h40 + \$336 [5:0];
+  assign \$379  = \$334 [7:0] < \$378 ;
+  assign \$380  = \$377  & \$379 ;
+  assign \$381  = \$376  | \$380 ;
+  assign \$382  = \$334 [7:0] >= 1'h0;
+  assign \$383  = 1'h0 + \$336 [5:0];
+  assign \$384  = \$334 [7:0] < \$383 ;
+  assign \$385  = \$382  & \$384 ;
+  assign \$386  = \$334 [7:0] >= 1'h0;
+  assign \$387  = 1'h0 + \$336 [5:0];
+  assign \$388  = \$334 [7:0] < \$387 ;
+  assign \$389  = \$386  & \$388 ;
+  assign \$390  = \$334 [7:0] >= 6'h20;
+  assign \$391  = 6'h20 + \$336 [5:0];
+  assign \$392  = \$334 [7:0] < \$391 ;
+  assign \$393  = \$390  & \$392 ;
+  assign \$394  = \$389  | \$393 ;
+  assign \$395  = \$334 [7:0] >= 7'h40;
+  assign \$396  = 7'h40 + \$336 [5:0];
+  assign \$397  = \$334 [7:0] < \$396 ;
+  assign \$398  = \$395  & \$397 ;
+  assign \$399  = \$394  | \$398 ;
+  assign \$400  = \$334 [7:0] >= 1'h0;
+  assign \$401  = 1'h0 + \$336 [5:0];
+  assign \$402  = \$334 [7:0] < \$401 ;
+  assign \$403  = \$400  & \$402 ;
+  assign \$404  = pixel_x - posm1;
+  assign \$405  = $signed(\$404 [9:0]) < $signed(1'h0);
+  assign \$406  = $signed(\$404 [9:0]) + $signed(9'h0a0);
+  assign \$407  = \$405  ? \$406  : { \$404 [9], \$404 [9:0] };
+  assign \$408  = 1'h1 << \size$39 ;
+  assign \$409  = \$407 [7:0] >= 1'h0;
+  assign \$410  = 1'h0 + \$408 [5:0];
+  assign \$411  = \$407 [7:0] < \$410 ;
+  assign \$412  = \$409  & \$411 ;
+  assign \$413  = \$407 [7:0] >= 1'h0;
+  assign \$414  = 1'h0 + \$408 [5:0];
+  assign \$415  = \$407 [7:0] < \$414 ;
+  assign \$416  = \$413  & \$415 ;
+  assign \$417  = \$407 [7:0] >= 5'h10;
+  assign \$418  = 5'h10 + \$408 [5:0];
+  assign \$419  = \$407 [7:0] < \$418 ;
+  assign \$420  = \$417  & \$419 ;
+  assign \$421  = \$416  | \$420 ;
+  assign \$422  = \$407 [7:0] >= 1'h0;
+  assign \$423  = 1'h0 + \$408 [5:0];
+  assign \$424  = \$407 [7:0] < \$423 ;
+  assign \$425  = \$422  & \$424 ;
+  assign \$426  = \$407 [7:0] >= 6'h20;
+  assign \$427  = 6'h20 + \$408 [5:0];
+  assign \$428  = \$407 [7:0] < \$427 ;
+  assign \$429  = \$426  & \$428 ;
+  assign \$430  = \$425  | \$429 ;
+  assign \$431  = \$407 [7:0] >= 1'h0;
+  assign \$432  = 1'h0 + \$408 [5:0];
+  assign \$433  = \$407 [7:0] < \$432 ;
+  assign \$434  = \$431  & \$433 ;
+  assign \$435  = \$407 [7:0] >= 5'h10;
+  assign \$436  = 5'h10 + \$408 [5:0];
+  assign \$437  = \$407 [7:0] < \$436 ;
+  assign \$438  = \$435  & \$437 ;
+  assign \$439  = \$434  | \$438 ;
+  assign \$440  = \$407 [7:0] >= 6'h20;
+  assign \$441  = 6'h20 + \$408 [5:0];
+  assign \$442  = \$407 [7:0] < \$441 ;
+  assign \$443  = \$440  & \$442 ;
+  assign \$444  = \$439  | \$443 ;
+  assign \$445  = \$407 [7:0] >= 1'h0;
+  assign \$446  = 1'h0 + \$408 [5:0];
+  assign \$447  = \$407 [7:0] < \$446 ;
+  assign \$448  = \$445  & \$447 ;
+  assign \$449  = \$407 [7:0] >= 7'h40;
+  assign \$450  = 7'h40 + \$408 [5:0];
+  assign \$451  = \$407 [7:0] < \$450 ;
+  assign \$452  = \$449  & \$451 ;
+  assign \$453  = \$448  | \$452 ;
+  assign \$454  = \$407 [7:0] >= 1'h0;
+  assign \$455  = 1'h0 + \$408 [5:0];
+  assign \$456  = \$407 [7:0] < \$455 ;
+  assign \$457  = \$454  & \$456 ;
+  assign \$458  = \$407 [7:0] >= 1'h0;
+  assign \$459  = 1'h0 + \$408 [5:0];
+  assign \$460  = \$407 [7:0] < \$459 ;
+  assign \$461  = \$458  & \$460 ;
+  assign \$462  = \$407 [7:0] >= 6'h20;
+  assign \$463  = 6'h20 + \$408 [5:0];
+  assign \$464  = \$407 [7:0] < \$463 ;
+  assign \$465  = \$462  & \$464 ;
+  assign \$466  = \$461  | \$465 ;
+  assign \$467  = \$407 [7:0] >= 7'h40;
+  assign \$468  = 7'h40 + \$408 [5:0];
+  assign \$469  = \$407 [7:0] < \$468 ;
+  assign \$470  = \$467  & \$469 ;
+  assign \$471  = \$466  | \$470 ;
+  assign \$472  = \$407 [7:0] >= 1'h0;
+  assign \$473  = 1'h0 + \$408 [5:0];
+  assign \$474  = \$407 [7:0] < \$473 ;
+  assign \$475  = \$472  & \$474 ;
+  assign \$476  = pixel_x - posbl;
+  assign \$477  = $signed(\$476 [9:0]) < $signed(1'h0);
+  assign \$478  = $signed(\$476 [9:0]) + $signed(9'h0a0);
+  assign \$479  = \$477  ? \$478  : { \$476 [9], \$476 [9:0] };
+  assign \$480  = 1'h1 << ctrlpf[5:4];
+  assign \$482  = \$481 [5:0] < 5'h14;
+  assign \$483  = 6'h27 - \$481 [5:0];
+  assign \$484  = \$481 [5:0] - 5'h14;
+  assign \$485  = pf_reflect ? \$483  : \$484 ;
+  assign \$486  = \$482  ? { 1'h0, \$481 [5:0] } : \$485 ;
+  assign \$487  = \$486 [4:0] < 3'h4;
+  assign \$488  = \$486 [4:0] >= 4'hc;
+  assign \$489  = \$487  | \$488 ;
+  assign \$490  = 4'hf - \$486 [4:0];
+  assign \$491  = \$489  ? { 1'h0, \$486 [4:0] } : \$490 ;
+  assign pfb = pf >> \$491 [4:0];
+  assign \$492  = | pf;
   assign \$493  = vdelp0 ? dgrp0 : grp0;
   assign \$494  = vdelp0 ? dgrp0 : grp0;
   assign \$495  = vdelp0 ? dgrp0 : grp0;
@@ -25362,10 +25425,10 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign \$498  = vdelp0 ? dgrp0 : grp0;
   assign \$499  = vdelp0 ? dgrp0 : grp0;
   assign \$500  = vdelp0 ? dgrp0 : grp0;
-  assign \$501  = refp0 ? { \$499 [0], \$498 [1], \$497 [2], \$496 [3], \$495 [4], \$494 [5], \$493 [6], \$492 [7] } : \$500 ;
-  assign \$502  = ! \$501 ;
-  assign \$503  = \$491  & \$502 ;
-  assign \$504  = vdelp1 ? dgrp1 : grp1;
+  assign \$501  = vdelp0 ? dgrp0 : grp0;
+  assign \$502  = refp0 ? { \$500 [0], \$499 [1], \$498 [2], \$497 [3], \$496 [4], \$495 [5], \$494 [6], \$493 [7] } : \$501 ;
+  assign \$503  = ! \$502 ;
+  assign \$504  = \$492  & \$503 ;
   assign \$505  = vdelp1 ? dgrp1 : grp1;
   assign \$506  = vdelp1 ? dgrp1 : grp1;
   assign \$507  = vdelp1 ? dgrp1 : grp1;
@@ -25374,769 +25437,811 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign \$510  = vdelp1 ? dgrp1 : grp1;
   assign \$511  = vdelp1 ? dgrp1 : grp1;
   assign \$512  = vdelp1 ? dgrp1 : grp1;
-  assign \$513  = refp1 ? { \$511 [0], \$510 [1], \$509 [2], \$508 [3], \$507 [4], \$506 [5], \$505 [6], \$504 [7] } : \$512 ;
-  assign \$514  = ! \$513 ;
-  assign \$515  = \$503  & \$514 ;
-  assign \$516  = ~ resmp0;
-  assign \$517  = enam0 & \$516 ;
-  assign \$518  = ~ \$517 ;
-  assign \$519  = \$515  & \$518 ;
-  assign \$520  = ~ resmp1;
-  assign \$521  = enam1 & \$520 ;
-  assign \$522  = ~ \$521 ;
-  assign \$523  = \$519  & \$522 ;
-  assign \$524  = vdelbl ? denabl : enabl;
-  assign \$525  = ~ \$524 ;
-  assign \$526  = \$523  & \$525 ;
-  assign \$527  = \$526  & ctrlpf[1];
-  assign \$528  = pixel_x < 7'h50;
-  assign \$529  = \$528  ? 2'h2 : 2'h3;
-  assign \$530  = pfb ? \$529  : 2'h0;
-  assign \$531  = \$478 [7:0] < \$479 [5:0];
-  assign \$532  = vdelbl ? denabl : enabl;
-  assign \$533  = \$531  & \$532 ;
-  assign \$534  = pfb | \$533 ;
-  assign \$535  = ~ resmp0;
-  assign \$536  = enam0 & \$535 ;
-  assign \$537  = \hit$33  & \$536 ;
-  assign \$538  = \bit  | \$537 ;
-  assign \$539  = ~ resmp1;
-  assign \$540  = enam1 & \$539 ;
-  assign \$541  = \hit$38  & \$540 ;
-  assign \$542  = \bit$24  | \$541 ;
-  assign \$543  = pixel_x < 7'h50;
-  assign \$544  = \$543  ? 2'h2 : 2'h3;
-  assign \$545  = ctrlpf[1] ? \$544  : 2'h1;
-  assign \$546  = \$478 [7:0] < \$479 [5:0];
-  assign \$547  = vdelbl ? denabl : enabl;
-  assign \$548  = \$546  & \$547 ;
-  assign \$549  = \$548  ? 1'h1 : 1'h0;
-  assign \$550  = pfb ? \$545  : { 1'h0, \$549  };
-  assign \$551  = ~ resmp0;
-  assign \$552  = enam0 & \$551 ;
-  assign \$553  = \hit$33  & \$552 ;
-  assign \$554  = \bit  | \$553 ;
-  assign \$555  = ~ resmp1;
-  assign \$556  = enam1 & \$555 ;
-  assign \$557  = \hit$38  & \$556 ;
-  assign \$558  = \bit$24  | \$557 ;
-  assign \$559  = c0 == 2'h2;
-  assign \$560  = \$559  ? 2'h2 : 2'h3;
-  assign \$561  = pixel_x < 4'h8;
-  assign \$562  = hmove_blank & \$561 ;
-  assign \$563  = vblank[1] | \$562 ;
-  assign \$564  = pal & odd_last_frame;
-  assign pixel = \$563  ? 8'h00 : { \$565 , \$564  };
-  assign \$566  = ~ resmp0;
-  assign \$567  = enam0 & \$566 ;
-  assign \$568  = \hit$33  & \$567 ;
-  assign \$569  = \$568  & \bit$24 ;
-  assign \$570  = ~ resmp0;
-  assign \$571  = enam0 & \$570 ;
-  assign \$572  = \hit$33  & \$571 ;
-  assign \$573  = \$572  & \bit ;
-  assign \$574  = ~ resmp1;
-  assign \$575  = enam1 & \$574 ;
-  assign \$576  = \hit$38  & \$575 ;
-  assign \$577  = \$576  & \bit ;
-  assign \$578  = ~ resmp1;
-  assign \$579  = enam1 & \$578 ;
-  assign \$580  = \hit$38  & \$579 ;
-  assign \$581  = \$580  & \bit$24 ;
-  assign \$582  = \bit  & pfb;
-  assign \$583  = \$478 [7:0] < \$479 [5:0];
-  assign \$584  = vdelbl ? denabl : enabl;
-  assign \$585  = \$583  & \$584 ;
-  assign \$586  = \bit  & \$585 ;
-  assign \$587  = \bit$24  & pfb;
-  assign \$588  = \$478 [7:0] < \$479 [5:0];
-  assign \$589  = vdelbl ? denabl : enabl;
-  assign \$590  = \$588  & \$589 ;
-  assign \$591  = \bit$24  & \$590 ;
-  assign \$592  = ~ resmp0;
-  assign \$593  = enam0 & \$592 ;
-  assign \$594  = \hit$33  & \$593 ;
-  assign \$595  = \$594  & pfb;
-  assign \$596  = ~ resmp0;
-  assign \$597  = enam0 & \$596 ;
-  assign \$598  = \hit$33  & \$597 ;
-  assign \$599  = \$478 [7:0] < \$479 [5:0];
-  assign \$600  = vdelbl ? denabl : enabl;
-  assign \$601  = \$599  & \$600 ;
-  assign \$602  = \$598  & \$601 ;
-  assign \$603  = ~ resmp1;
-  assign \$604  = enam1 & \$603 ;
-  assign \$605  = \hit$38  & \$604 ;
-  assign \$606  = \$605  & pfb;
-  assign \$607  = ~ resmp1;
-  assign \$608  = enam1 & \$607 ;
-  assign \$609  = \hit$38  & \$608 ;
-  assign \$610  = \$478 [7:0] < \$479 [5:0];
-  assign \$611  = vdelbl ? denabl : enabl;
-  assign \$612  = \$610  & \$611 ;
-  assign \$613  = \$609  & \$612 ;
-  assign \$614  = \$478 [7:0] < \$479 [5:0];
-  assign \$615  = vdelbl ? denabl : enabl;
-  assign \$616  = \$614  & \$615 ;
-  assign \$617  = \$616  & pfb;
-  assign \$618  = \bit  & \bit$24 ;
-  assign \$619  = ~ resmp0;
-  assign \$620  = enam0 & \$619 ;
-  assign \$621  = \hit$33  & \$620 ;
-  assign \$622  = ~ resmp1;
-  assign \$623  = enam1 & \$622 ;
-  assign \$624  = \hit$38  & \$623 ;
-  assign \$625  = \$621  & \$624 ;
-  assign \$626  = ~ vblank[1];
-  assign \$627  = drawn & \$626 ;
-  assign coll_vis = \$627  ? { \$625 , \$618 , \$617 , \$613 , \$606 , \$602 , \$595 , \$591 , \$587 , \$586 , \$582 , \$581 , \$577 , \$573 , \$569  } : 15'h0000;
-  assign \$628  = collision | coll_vis;
-  assign \$629  = collision | coll_vis;
-  assign \$630  = collision | coll_vis;
-  assign \$631  = collision | coll_vis;
-  assign \$632  = collision | coll_vis;
-  assign \$633  = collision | coll_vis;
-  assign \$634  = collision | coll_vis;
-  assign \$635  = collision | coll_vis;
-  assign \$636  = collision | coll_vis;
-  assign \$637  = collision | coll_vis;
-  assign \$638  = collision | coll_vis;
-  assign \$639  = collision | coll_vis;
-  assign \$640  = collision | coll_vis;
-  assign \$641  = collision | coll_vis;
-  assign \$642  = collision | coll_vis;
-  assign \$643  = paddle_mode0 == 1'h1;
-  assign \$644  = ! paddle_mode0;
-  assign \$645  = ~ dump_enabled;
-  assign \$646  = \$644  & \$645 ;
-  assign \$647  = cyc + 1'h1;
-  assign \$648  = dump_disabled_cycle + paddle_needed0;
-  assign \$649  = \$647  > \$648 [31:0];
-  assign \$650  = \$646  & \$649 ;
-  assign \$651  = \$643  | \$650 ;
-  assign \$652  = paddle_mode1 == 1'h1;
-  assign \$653  = ! paddle_mode1;
-  assign \$654  = ~ dump_enabled;
-  assign \$655  = \$653  & \$654 ;
-  assign \$656  = cyc + 1'h1;
-  assign \$657  = dump_disabled_cycle + paddle_needed1;
-  assign \$658  = \$656  > \$657 [31:0];
-  assign \$659  = \$655  & \$658 ;
-  assign \$660  = \$652  | \$659 ;
-  assign \$661  = paddle_mode2 == 1'h1;
-  assign \$662  = ! paddle_mode2;
-  assign \$663  = ~ dump_enabled;
-  assign \$664  = \$662  & \$663 ;
-  assign \$665  = cyc + 1'h1;
-  assign \$666  = dump_disabled_cycle + paddle_needed2;
-  assign \$667  = \$665  > \$666 [31:0];
-  assign \$668  = \$664  & \$667 ;
-  assign \$669  = \$661  | \$668 ;
-  assign \$670  = paddle_mode3 == 1'h1;
-  assign \$671  = ! paddle_mode3;
-  assign \$672  = ~ dump_enabled;
-  assign \$673  = \$671  & \$672 ;
-  assign \$674  = cyc + 1'h1;
-  assign \$675  = dump_disabled_cycle + paddle_needed3;
-  assign \$676  = \$674  > \$675 [31:0];
-  assign \$677  = \$673  & \$676 ;
-  assign \$678  = \$670  | \$677 ;
-  assign \$679  = hpos == 8'he3;
-  assign \$680  = hpos + 1'h1;
-  assign \$681  = \$679  ? 9'h000 : \$680 ;
-  assign \$1973  = \$681 [7:0] / 2'h3;
-  assign \$686  = wm > delay;
-  assign eff = \$686  ? wm : delay;
-  assign \$687  = \$681 [7:0] < 7'h44;
-  assign \$688  = \$681 [7:0] - 7'h44;
-  assign \$689  = $signed(\$688 ) + $signed(4'h5);
-  assign \$690  = $signed(\$689 ) >= $signed(9'h0a0);
-  assign \$691  = \$681 [7:0] - 7'h44;
-  assign \$692  = $signed(\$691 ) + $signed(4'h5);
-  assign \$693  = $signed(\$692 ) - $signed(9'h0a0);
-  assign \$694  = \$681 [7:0] - 7'h44;
-  assign \$695  = $signed(\$694 ) + $signed(4'h5);
-  assign \$696  = \$690  ? \$693  : { \$695 [9], \$695  };
-  assign \$697  = \$687  ? 11'h003 : \$696 ;
-  assign \$698  = \$697 [7:0] - posp0;
-  assign \$699  = $signed(\$698 [9:0]) < $signed(1'h0);
-  assign \$700  = $signed(\$698 [9:0]) + $signed(9'h0a0);
-  assign \$701  = \$699  ? \$700  : { \$698 [9], \$698 [9:0] };
-  assign \$702  = \$701 [7:0] >= 1'h0;
-  assign \$703  = \$701 [7:0] < 3'h4;
-  assign \$704  = \$702  & \$703 ;
-  assign \$706  = \$701 [7:0] >= 3'h4;
-  assign \$707  = \$701 [7:0] < 4'hc;
-  assign \$708  = \$706  & \$707 ;
-  assign \$710  = \$701 [7:0] >= 1'h0;
-  assign \$711  = \$701 [7:0] < 3'h4;
-  assign \$712  = \$710  & \$711 ;
-  assign \$714  = \$701 [7:0] >= 5'h10;
-  assign \$715  = \$701 [7:0] < 5'h14;
-  assign \$716  = \$714  & \$715 ;
-  assign \$717  = \$713  | \$716 ;
-  assign \$718  = \$701 [7:0] >= 3'h4;
-  assign \$719  = \$701 [7:0] < 4'hc;
-  assign \$720  = \$718  & \$719 ;
-  assign \$722  = \$701 [7:0] >= 5'h14;
-  assign \$723  = \$701 [7:0] < 5'h1c;
-  assign \$724  = \$722  & \$723 ;
-  assign \$725  = \$721  | \$724 ;
-  assign \$726  = \$701 [7:0] >= 1'h0;
-  assign \$727  = \$701 [7:0] < 3'h4;
-  assign \$728  = \$726  & \$727 ;
-  assign \$730  = \$701 [7:0] >= 6'h20;
-  assign \$731  = \$701 [7:0] < 6'h24;
-  assign \$732  = \$730  & \$731 ;
-  assign \$733  = \$729  | \$732 ;
-  assign \$734  = \$701 [7:0] >= 3'h4;
-  assign \$735  = \$701 [7:0] < 4'hc;
-  assign \$736  = \$734  & \$735 ;
-  assign \$738  = \$701 [7:0] >= 6'h24;
-  assign \$739  = \$701 [7:0] < 6'h2c;
+  assign \$513  = vdelp1 ? dgrp1 : grp1;
+  assign \$514  = refp1 ? { \$512 [0], \$511 [1], \$510 [2], \$509 [3], \$508 [4], \$507 [5], \$506 [6], \$505 [7] } : \$513 ;
+  assign \$515  = ! \$514 ;
+  assign \$516  = \$504  & \$515 ;
+  assign \$517  = ~ resmp0;
+  assign \$518  = enam0 & \$517 ;
+  assign \$519  = ~ \$518 ;
+  assign \$520  = \$516  & \$519 ;
+  assign \$521  = ~ resmp1;
+  assign \$522  = enam1 & \$521 ;
+  assign \$523  = ~ \$522 ;
+  assign \$524  = \$520  & \$523 ;
+  assign \$525  = vdelbl ? denabl : enabl;
+  assign \$526  = ~ \$525 ;
+  assign \$527  = \$524  & \$526 ;
+  assign \$528  = \$527  & ctrlpf[1];
+  assign \$529  = pixel_x < 7'h50;
+  assign \$530  = \$529  ? 2'h2 : 2'h3;
+  assign \$531  = pfb ? \$530  : 2'h0;
+  assign \$532  = \$479 [7:0] < \$480 [5:0];
+  assign \$533  = vdelbl ? denabl : enabl;
+  assign \$534  = \$532  & \$533 ;
+  assign \$535  = pfb | \$534 ;
+  assign \$536  = ~ resmp0;
+  assign \$537  = enam0 & \$536 ;
+  assign \$538  = \hit$35  & \$537 ;
+  assign \$539  = m0_mode == 2'h2;
+  assign \$540  = ~ \$539 ;
+  assign \$541  = \$538  & \$540 ;
+  assign \$542  = \bit  | \$541 ;
+  assign \$543  = ~ resmp1;
+  assign \$544  = enam1 & \$543 ;
+  assign \$545  = \hit$41  & \$544 ;
+  assign \$548  = \bit$24  | \$547 ;
+  assign \$549  = pixel_x < 7'h50;
+  assign \$550  = \$549  ? 2'h2 : 2'h3;
+  assign \$551  = ctrlpf[1] ? \$550  : 2'h1;
+  assign \$552  = \$479 [7:0] < \$480 [5:0];
+  assign \$553  = vdelbl ? denabl : enabl;
+  assign \$554  = \$552  & \$553 ;
+  assign \$555  = \$554  ? 1'h1 : 1'h0;
+  assign \$556  = pfb ? \$551  : { 1'h0, \$555  };
+  assign \$557  = ~ resmp0;
+  assign \$558  = enam0 & \$557 ;
+  assign \$559  = \hit$35  & \$558 ;
+  assign \$560  = m0_mode == 2'h2;
+  assign \$561  = ~ \$560 ;
+  assign \$562  = \$559  & \$561 ;
+  assign \$563  = \bit  | \$562 ;
+  assign \$564  = ~ resmp1;
+  assign \$565  = enam1 & \$564 ;
+  assign \$566  = \hit$41  & \$565 ;
+  assign \$569  = \bit$24  | \$568 ;
+  assign \$570  = c0 == 2'h2;
+  assign \$571  = \$570  ? 2'h2 : 2'h3;
+  assign \$572  = pixel_x < 4'h8;
+  assign \$573  = hmove_blank & \$572 ;
+  assign \$574  = vblank[1] | \$573 ;
+  assign \$575  = pal & odd_last_frame;
+  assign pixel = \$574  ? 8'h00 : { \$576 , \$575  };
+  assign \$577  = ~ resmp0;
+  assign \$578  = enam0 & \$577 ;
+  assign \$579  = \hit$35  & \$578 ;
+  assign \$580  = m0_mode == 2'h2;
+  assign \$581  = ~ \$580 ;
+  assign \$582  = \$579  & \$581 ;
+  assign \$583  = \$582  & \bit$24 ;
+  assign \$584  = ~ resmp0;
+  assign \$585  = enam0 & \$584 ;
+  assign \$586  = \hit$35  & \$585 ;
+  assign \$587  = m0_mode == 2'h2;
+  assign \$588  = ~ \$587 ;
+  assign \$589  = \$586  & \$588 ;
+  assign \$590  = \$589  & \bit ;
+  assign \$591  = ~ resmp1;
+  assign \$592  = enam1 & \$591 ;
+  assign \$593  = \hit$41  & \$592 ;
+  assign \$596  = \$595  & \bit ;
+  assign \$597  = ~ resmp1;
+  assign \$598  = enam1 & \$597 ;
+  assign \$599  = \hit$41  & \$598 ;
+  assign \$602  = \$601  & \bit$24 ;
+  assign \$603  = \bit  & pfb;
+  assign \$604  = \$479 [7:0] < \$480 [5:0];
+  assign \$605  = vdelbl ? denabl : enabl;
+  assign \$606  = \$604  & \$605 ;
+  assign \$607  = \bit  & \$606 ;
+  assign \$608  = \bit$24  & pfb;
+  assign \$609  = \$479 [7:0] < \$480 [5:0];
+  assign \$610  = vdelbl ? denabl : enabl;
+  assign \$611  = \$609  & \$610 ;
+  assign \$612  = \bit$24  & \$611 ;
+  assign \$613  = ~ resmp0;
+  assign \$614  = enam0 & \$613 ;
+  assign \$615  = \hit$35  & \$614 ;
+  assign \$616  = m0_mode == 2'h2;
+  assign \$617  = ~ \$616 ;
+  assign \$618  = \$615  & \$617 ;
+  assign \$619  = \$618  & pfb;
+  assign \$620  = ~ resmp0;
+  assign \$621  = enam0 & \$620 ;
+  assign \$622  = \hit$35  & \$621 ;
+  assign \$623  = m0_mode == 2'h2;
+  assign \$624  = ~ \$623 ;
+  assign \$625  = \$622  & \$624 ;
+  assign \$626  = \$479 [7:0] < \$480 [5:0];
+  assign \$627  = vdelbl ? denabl : enabl;
+  assign \$628  = \$626  & \$627 ;
+  assign \$629  = \$625  & \$628 ;
+  assign \$630  = ~ resmp1;
+  assign \$631  = enam1 & \$630 ;
+  assign \$632  = \hit$41  & \$631 ;
+  assign \$635  = \$634  & pfb;
+  assign \$636  = ~ resmp1;
+  assign \$637  = enam1 & \$636 ;
+  assign \$638  = \hit$41  & \$637 ;
+  assign \$641  = \$479 [7:0] < \$480 [5:0];
+  assign \$642  = vdelbl ? denabl : enabl;
+  assign \$643  = \$641  & \$642 ;
+  assign \$644  = \$640  & \$643 ;
+  assign \$645  = \$479 [7:0] < \$480 [5:0];
+  assign \$646  = vdelbl ? denabl : enabl;
+  assign \$647  = \$645  & \$646 ;
+  assign \$648  = \$647  & pfb;
+  assign \$649  = \bit  & \bit$24 ;
+  assign \$650  = ~ resmp0;
+  assign \$651  = enam0 & \$650 ;
+  assign \$652  = \hit$35  & \$651 ;
+  assign \$653  = m0_mode == 2'h2;
+  assign \$654  = ~ \$653 ;
+  assign \$655  = \$652  & \$654 ;
+  assign \$656  = ~ resmp1;
+  assign \$657  = enam1 & \$656 ;
+  assign \$658  = \hit$41  & \$657 ;
+  assign \$661  = \$655  & \$660 ;
+  assign \$662  = ~ vblank[1];
+  assign \$663  = drawn & \$662 ;
+  assign coll_vis = \$663  ? { \$661 , \$649 , \$648 , \$644 , \$635 , \$629 , \$619 , \$612 , \$608 , \$607 , \$603 , \$602 , \$596 , \$590 , \$583  } : 15'h0000;
+  assign \$664  = collision | coll_vis;
+  assign \$665  = collision | coll_vis;
+  assign \$666  = collision | coll_vis;
+  assign \$667  = collision | coll_vis;
+  assign \$668  = collision | coll_vis;
+  assign \$669  = collision | coll_vis;
+  assign \$670  = collision | coll_vis;
+  assign \$671  = collision | coll_vis;
+  assign \$672  = collision | coll_vis;
+  assign \$673  = collision | coll_vis;
+  assign \$674  = collision | coll_vis;
+  assign \$675  = collision | coll_vis;
+  assign \$676  = collision | coll_vis;
+  assign \$677  = collision | coll_vis;
+  assign \$678  = collision | coll_vis;
+  assign \$679  = paddle_mode0 == 1'h1;
+  assign \$680  = ! paddle_mode0;
+  assign \$681  = ~ dump_enabled;
+  assign \$682  = \$680  & \$681 ;
+  assign \$683  = cyc + 1'h1;
+  assign \$684  = dump_disabled_cycle + paddle_needed0;
+  assign \$685  = \$683  > \$684 [31:0];
+  assign \$686  = \$682  & \$685 ;
+  assign \$687  = \$679  | \$686 ;
+  assign \$688  = paddle_mode1 == 1'h1;
+  assign \$689  = ! paddle_mode1;
+  assign \$690  = ~ dump_enabled;
+  assign \$691  = \$689  & \$690 ;
+  assign \$692  = cyc + 1'h1;
+  assign \$693  = dump_disabled_cycle + paddle_needed1;
+  assign \$694  = \$692  > \$693 [31:0];
+  assign \$695  = \$691  & \$694 ;
+  assign \$696  = \$688  | \$695 ;
+  assign \$697  = paddle_mode2 == 1'h1;
+  assign \$698  = ! paddle_mode2;
+  assign \$699  = ~ dump_enabled;
+  assign \$700  = \$698  & \$699 ;
+  assign \$701  = cyc + 1'h1;
+  assign \$702  = dump_disabled_cycle + paddle_needed2;
+  assign \$703  = \$701  > \$702 [31:0];
+  assign \$704  = \$700  & \$703 ;
+  assign \$705  = \$697  | \$704 ;
+  assign \$706  = paddle_mode3 == 1'h1;
+  assign \$707  = ! paddle_mode3;
+  assign \$708  = ~ dump_enabled;
+  assign \$709  = \$707  & \$708 ;
+  assign \$710  = cyc + 1'h1;
+  assign \$711  = dump_disabled_cycle + paddle_needed3;
+  assign \$712  = \$710  > \$711 [31:0];
+  assign \$713  = \$709  & \$712 ;
+  assign \$714  = \$706  | \$713 ;
+  assign \$715  = hpos == 8'he3;
+  assign \$716  = hpos + 1'h1;
+  assign \$717  = \$715  ? 9'h000 : \$716 ;
+  assign \$2065  = \$717 [7:0] / 2'h3;
+  assign \$722  = wm > delay;
+  assign eff = \$722  ? wm : delay;
+  assign \$723  = \$717 [7:0] < 7'h44;
+  assign \$724  = \$717 [7:0] - 7'h44;
+  assign \$725  = $signed(\$724 ) + $signed(4'h5);
+  assign \$726  = $signed(\$725 ) >= $signed(9'h0a0);
+  assign \$727  = \$717 [7:0] - 7'h44;
+  assign \$728  = $signed(\$727 ) + $signed(4'h5);
+  assign \$729  = $signed(\$728 ) - $signed(9'h0a0);
+  assign \$730  = \$717 [7:0] - 7'h44;
+  assign \$731  = $signed(\$730 ) + $signed(4'h5);
+  assign \$732  = \$726  ? \$729  : { \$731 [9], \$731  };
+  assign \$733  = \$723  ? 11'h003 : \$732 ;
+  assign \$734  = \$733 [7:0] - posp0;
+  assign \$735  = $signed(\$734 [9:0]) < $signed(1'h0);
+  assign \$736  = $signed(\$734 [9:0]) + $signed(9'h0a0);
+  assign \$737  = \$735  ? \$736  : { \$734 [9], \$734 [9:0] };
+  assign \$738  = \$737 [7:0] >= 1'h0;
+  assign \$739  = \$737 [7:0] < 3'h4;
   assign \$740  = \$738  & \$739 ;
-  assign \$741  = \$737  | \$740 ;
-  assign \$742  = \$701 [7:0] >= 1'h0;
-  assign \$743  = \$701 [7:0] < 3'h4;
+  assign \$742  = \$737 [7:0] >= 3'h4;
+  assign \$743  = \$737 [7:0] < 4'hc;
   assign \$744  = \$742  & \$743 ;
-  assign \$746  = \$701 [7:0] >= 5'h10;
-  assign \$747  = \$701 [7:0] < 5'h14;
+  assign \$746  = \$737 [7:0] >= 1'h0;
+  assign \$747  = \$737 [7:0] < 3'h4;
   assign \$748  = \$746  & \$747 ;
-  assign \$749  = \$745  | \$748 ;
-  assign \$750  = \$701 [7:0] >= 6'h20;
-  assign \$751  = \$701 [7:0] < 6'h24;
+  assign \$750  = \$737 [7:0] >= 5'h10;
+  assign \$751  = \$737 [7:0] < 5'h14;
   assign \$752  = \$750  & \$751 ;
   assign \$753  = \$749  | \$752 ;
-  assign \$754  = \$701 [7:0] >= 3'h4;
-  assign \$755  = \$701 [7:0] < 4'hc;
+  assign \$754  = \$737 [7:0] >= 3'h4;
+  assign \$755  = \$737 [7:0] < 4'hc;
   assign \$756  = \$754  & \$755 ;
-  assign \$758  = \$701 [7:0] >= 5'h14;
-  assign \$759  = \$701 [7:0] < 5'h1c;
+  assign \$758  = \$737 [7:0] >= 5'h14;
+  assign \$759  = \$737 [7:0] < 5'h1c;
   assign \$760  = \$758  & \$759 ;
   assign \$761  = \$757  | \$760 ;
-  assign \$762  = \$701 [7:0] >= 6'h24;
-  assign \$763  = \$701 [7:0] < 6'h2c;
+  assign \$762  = \$737 [7:0] >= 1'h0;
+  assign \$763  = \$737 [7:0] < 3'h4;
   assign \$764  = \$762  & \$763 ;
-  assign \$765  = \$761  | \$764 ;
-  assign \$766  = \$701 [7:0] >= 1'h0;
-  assign \$767  = \$701 [7:0] < 3'h4;
+  assign \$766  = \$737 [7:0] >= 6'h20;
+  assign \$767  = \$737 [7:0] < 6'h24;
   assign \$768  = \$766  & \$767 ;
-  assign \$770  = \$701 [7:0] >= 7'h40;
-  assign \$771  = \$701 [7:0] < 7'h44;
+  assign \$769  = \$765  | \$768 ;
+  assign \$770  = \$737 [7:0] >= 3'h4;
+  assign \$771  = \$737 [7:0] < 4'hc;
   assign \$772  = \$770  & \$771 ;
-  assign \$773  = \$769  | \$772 ;
-  assign \$774  = \$701 [7:0] >= 3'h4;
-  assign \$775  = \$701 [7:0] < 4'hc;
+  assign \$774  = \$737 [7:0] >= 6'h24;
+  assign \$775  = \$737 [7:0] < 6'h2c;
   assign \$776  = \$774  & \$775 ;
-  assign \$778  = \$701 [7:0] >= 7'h44;
-  assign \$779  = \$701 [7:0] < 7'h4c;
+  assign \$777  = \$773  | \$776 ;
+  assign \$778  = \$737 [7:0] >= 1'h0;
+  assign \$779  = \$737 [7:0] < 3'h4;
   assign \$780  = \$778  & \$779 ;
-  assign \$781  = \$777  | \$780 ;
-  assign \$782  = \$701 [7:0] >= 1'h0;
-  assign \$783  = \$701 [7:0] < 3'h4;
+  assign \$782  = \$737 [7:0] >= 5'h10;
+  assign \$783  = \$737 [7:0] < 5'h14;
   assign \$784  = \$782  & \$783 ;
-  assign \$786  = \$701 [7:0] >= 3'h4;
-  assign \$787  = \$701 [7:0] < 5'h14;
+  assign \$785  = \$781  | \$784 ;
+  assign \$786  = \$737 [7:0] >= 6'h20;
+  assign \$787  = \$737 [7:0] < 6'h24;
   assign \$788  = \$786  & \$787 ;
-  assign \$790  = \$701 [7:0] >= 1'h0;
-  assign \$791  = \$701 [7:0] < 3'h4;
+  assign \$789  = \$785  | \$788 ;
+  assign \$790  = \$737 [7:0] >= 3'h4;
+  assign \$791  = \$737 [7:0] < 4'hc;
   assign \$792  = \$790  & \$791 ;
-  assign \$794  = \$701 [7:0] >= 6'h20;
-  assign \$795  = \$701 [7:0] < 6'h24;
+  assign \$794  = \$737 [7:0] >= 5'h14;
+  assign \$795  = \$737 [7:0] < 5'h1c;
   assign \$796  = \$794  & \$795 ;
   assign \$797  = \$793  | \$796 ;
-  assign \$798  = \$701 [7:0] >= 7'h40;
-  assign \$799  = \$701 [7:0] < 7'h44;
+  assign \$798  = \$737 [7:0] >= 6'h24;
+  assign \$799  = \$737 [7:0] < 6'h2c;
   assign \$800  = \$798  & \$799 ;
   assign \$801  = \$797  | \$800 ;
-  assign \$802  = \$701 [7:0] >= 3'h4;
-  assign \$803  = \$701 [7:0] < 4'hc;
+  assign \$802  = \$737 [7:0] >= 1'h0;
+  assign \$803  = \$737 [7:0] < 3'h4;
   assign \$804  = \$802  & \$803 ;
-  assign \$806  = \$701 [7:0] >= 6'h24;
-  assign \$807  = \$701 [7:0] < 6'h2c;
+  assign \$806  = \$737 [7:0] >= 7'h40;
+  assign \$807  = \$737 [7:0] < 7'h44;
   assign \$808  = \$806  & \$807 ;
   assign \$809  = \$805  | \$808 ;
-  assign \$810  = \$701 [7:0] >= 7'h44;
-  assign \$811  = \$701 [7:0] < 7'h4c;
+  assign \$810  = \$737 [7:0] >= 3'h4;
+  assign \$811  = \$737 [7:0] < 4'hc;
   assign \$812  = \$810  & \$811 ;
-  assign \$813  = \$809  | \$812 ;
-  assign \$814  = \$701 [7:0] >= 1'h0;
-  assign \$815  = \$701 [7:0] < 3'h4;
+  assign \$814  = \$737 [7:0] >= 7'h44;
+  assign \$815  = \$737 [7:0] < 7'h4c;
   assign \$816  = \$814  & \$815 ;
-  assign \$818  = \$701 [7:0] >= 3'h4;
-  assign \$819  = \$701 [7:0] < 6'h24;
+  assign \$817  = \$813  | \$816 ;
+  assign \$818  = \$737 [7:0] >= 1'h0;
+  assign \$819  = \$737 [7:0] < 3'h4;
   assign \$820  = \$818  & \$819 ;
-  assign \$822  = \$697 [7:0] - posp1;
-  assign \$823  = $signed(\$822 [9:0]) < $signed(1'h0);
-  assign \$824  = $signed(\$822 [9:0]) + $signed(9'h0a0);
-  assign \$825  = \$823  ? \$824  : { \$822 [9], \$822 [9:0] };
-  assign \$826  = \$825 [7:0] >= 1'h0;
-  assign \$827  = \$825 [7:0] < 3'h4;
+  assign \$822  = \$737 [7:0] >= 3'h4;
+  assign \$823  = \$737 [7:0] < 5'h14;
+  assign \$824  = \$822  & \$823 ;
+  assign \$826  = \$737 [7:0] >= 1'h0;
+  assign \$827  = \$737 [7:0] < 3'h4;
   assign \$828  = \$826  & \$827 ;
-  assign \$830  = \$825 [7:0] >= 3'h4;
-  assign \$831  = \$825 [7:0] < 4'hc;
+  assign \$830  = \$737 [7:0] >= 6'h20;
+  assign \$831  = \$737 [7:0] < 6'h24;
   assign \$832  = \$830  & \$831 ;
-  assign \$834  = \$825 [7:0] >= 1'h0;
-  assign \$835  = \$825 [7:0] < 3'h4;
+  assign \$833  = \$829  | \$832 ;
+  assign \$834  = \$737 [7:0] >= 7'h40;
+  assign \$835  = \$737 [7:0] < 7'h44;
   assign \$836  = \$834  & \$835 ;
-  assign \$838  = \$825 [7:0] >= 5'h10;
-  assign \$839  = \$825 [7:0] < 5'h14;
+  assign \$837  = \$833  | \$836 ;
+  assign \$838  = \$737 [7:0] >= 3'h4;
+  assign \$839  = \$737 [7:0] < 4'hc;
   assign \$840  = \$838  & \$839 ;
-  assign \$841  = \$837  | \$840 ;
-  assign \$842  = \$825 [7:0] >= 3'h4;
-  assign \$843  = \$825 [7:0] < 4'hc;
+  assign \$842  = \$737 [7:0] >= 6'h24;
+  assign \$843  = \$737 [7:0] < 6'h2c;
   assign \$844  = \$842  & \$843 ;
-  assign \$846  = \$825 [7:0] >= 5'h14;
-  assign \$847  = \$825 [7:0] < 5'h1c;
+  assign \$845  = \$841  | \$844 ;
+  assign \$846  = \$737 [7:0] >= 7'h44;
+  assign \$847  = \$737 [7:0] < 7'h4c;
   assign \$848  = \$846  & \$847 ;
   assign \$849  = \$845  | \$848 ;
-  assign \$850  = \$825 [7:0] >= 1'h0;
-  assign \$851  = \$825 [7:0] < 3'h4;
+  assign \$850  = \$737 [7:0] >= 1'h0;
+  assign \$851  = \$737 [7:0] < 3'h4;
   assign \$852  = \$850  & \$851 ;
-  assign \$854  = \$825 [7:0] >= 6'h20;
-  assign \$855  = \$825 [7:0] < 6'h24;
+  assign \$854  = \$737 [7:0] >= 3'h4;
+  assign \$855  = \$737 [7:0] < 6'h24;
   assign \$856  = \$854  & \$855 ;
-  assign \$857  = \$853  | \$856 ;
-  assign \$858  = \$825 [7:0] >= 3'h4;
-  assign \$859  = \$825 [7:0] < 4'hc;
-  assign \$860  = \$858  & \$859 ;
-  assign \$862  = \$825 [7:0] >= 6'h24;
-  assign \$863  = \$825 [7:0] < 6'h2c;
+  assign \$858  = \$733 [7:0] - posp1;
+  assign \$859  = $signed(\$858 [9:0]) < $signed(1'h0);
+  assign \$860  = $signed(\$858 [9:0]) + $signed(9'h0a0);
+  assign \$861  = \$859  ? \$860  : { \$858 [9], \$858 [9:0] };
+  assign \$862  = \$861 [7:0] >= 1'h0;
+  assign \$863  = \$861 [7:0] < 3'h4;
   assign \$864  = \$862  & \$863 ;
-  assign \$865  = \$861  | \$864 ;
-  assign \$866  = \$825 [7:0] >= 1'h0;
-  assign \$867  = \$825 [7:0] < 3'h4;
+  assign \$866  = \$861 [7:0] >= 3'h4;
+  assign \$867  = \$861 [7:0] < 4'hc;
   assign \$868  = \$866  & \$867 ;
-  assign \$870  = \$825 [7:0] >= 5'h10;
-  assign \$871  = \$825 [7:0] < 5'h14;
+  assign \$870  = \$861 [7:0] >= 1'h0;
+  assign \$871  = \$861 [7:0] < 3'h4;
   assign \$872  = \$870  & \$871 ;
-  assign \$873  = \$869  | \$872 ;
-  assign \$874  = \$825 [7:0] >= 6'h20;
-  assign \$875  = \$825 [7:0] < 6'h24;
+  assign \$874  = \$861 [7:0] >= 5'h10;
+  assign \$875  = \$861 [7:0] < 5'h14;
   assign \$876  = \$874  & \$875 ;
   assign \$877  = \$873  | \$876 ;
-  assign \$878  = \$825 [7:0] >= 3'h4;
-  assign \$879  = \$825 [7:0] < 4'hc;
+  assign \$878  = \$861 [7:0] >= 3'h4;
+  assign \$879  = \$861 [7:0] < 4'hc;
   assign \$880  = \$878  & \$879 ;
-  assign \$882  = \$825 [7:0] >= 5'h14;
-  assign \$883  = \$825 [7:0] < 5'h1c;
+  assign \$882  = \$861 [7:0] >= 5'h14;
+  assign \$883  = \$861 [7:0] < 5'h1c;
   assign \$884  = \$882  & \$883 ;
   assign \$885  = \$881  | \$884 ;
-  assign \$886  = \$825 [7:0] >= 6'h24;
-  assign \$887  = \$825 [7:0] < 6'h2c;
+  assign \$886  = \$861 [7:0] >= 1'h0;
+  assign \$887  = \$861 [7:0] < 3'h4;
   assign \$888  = \$886  & \$887 ;
-  assign \$889  = \$885  | \$888 ;
-  assign \$890  = \$825 [7:0] >= 1'h0;
-  assign \$891  = \$825 [7:0] < 3'h4;
+  assign \$890  = \$861 [7:0] >= 6'h20;
+  assign \$891  = \$861 [7:0] < 6'h24;
   assign \$892  = \$890  & \$891 ;
-  assign \$894  = \$825 [7:0] >= 7'h40;
-  assign \$895  = \$825 [7:0] < 7'h44;
+  assign \$893  = \$889  | \$892 ;
+  assign \$894  = \$861 [7:0] >= 3'h4;
+  assign \$895  = \$861 [7:0] < 4'hc;
   assign \$896  = \$894  & \$895 ;
-  assign \$897  = \$893  | \$896 ;
-  assign \$898  = \$825 [7:0] >= 3'h4;
-  assign \$899  = \$825 [7:0] < 4'hc;
+  assign \$898  = \$861 [7:0] >= 6'h24;
+  assign \$899  = \$861 [7:0] < 6'h2c;
   assign \$900  = \$898  & \$899 ;
-  assign \$902  = \$825 [7:0] >= 7'h44;
-  assign \$903  = \$825 [7:0] < 7'h4c;
+  assign \$901  = \$897  | \$900 ;
+  assign \$902  = \$861 [7:0] >= 1'h0;
+  assign \$903  = \$861 [7:0] < 3'h4;
   assign \$904  = \$902  & \$903 ;
-  assign \$905  = \$901  | \$904 ;
-  assign \$906  = \$825 [7:0] >= 1'h0;
-  assign \$907  = \$825 [7:0] < 3'h4;
+  assign \$906  = \$861 [7:0] >= 5'h10;
+  assign \$907  = \$861 [7:0] < 5'h14;
   assign \$908  = \$906  & \$907 ;
-  assign \$910  = \$825 [7:0] >= 3'h4;
-  assign \$911  = \$825 [7:0] < 5'h14;
+  assign \$909  = \$905  | \$908 ;
+  assign \$910  = \$861 [7:0] >= 6'h20;
+  assign \$911  = \$861 [7:0] < 6'h24;
   assign \$912  = \$910  & \$911 ;
-  assign \$914  = \$825 [7:0] >= 1'h0;
-  assign \$915  = \$825 [7:0] < 3'h4;
+  assign \$913  = \$909  | \$912 ;
+  assign \$914  = \$861 [7:0] >= 3'h4;
+  assign \$915  = \$861 [7:0] < 4'hc;
   assign \$916  = \$914  & \$915 ;
-  assign \$918  = \$825 [7:0] >= 6'h20;
-  assign \$919  = \$825 [7:0] < 6'h24;
+  assign \$918  = \$861 [7:0] >= 5'h14;
+  assign \$919  = \$861 [7:0] < 5'h1c;
   assign \$920  = \$918  & \$919 ;
   assign \$921  = \$917  | \$920 ;
-  assign \$922  = \$825 [7:0] >= 7'h40;
-  assign \$923  = \$825 [7:0] < 7'h44;
+  assign \$922  = \$861 [7:0] >= 6'h24;
+  assign \$923  = \$861 [7:0] < 6'h2c;
   assign \$924  = \$922  & \$923 ;
   assign \$925  = \$921  | \$924 ;
-  assign \$926  = \$825 [7:0] >= 3'h4;
-  assign \$927  = \$825 [7:0] < 4'hc;
+  assign \$926  = \$861 [7:0] >= 1'h0;
+  assign \$927  = \$861 [7:0] < 3'h4;
   assign \$928  = \$926  & \$927 ;
-  assign \$930  = \$825 [7:0] >= 6'h24;
-  assign \$931  = \$825 [7:0] < 6'h2c;
+  assign \$930  = \$861 [7:0] >= 7'h40;
+  assign \$931  = \$861 [7:0] < 7'h44;
   assign \$932  = \$930  & \$931 ;
   assign \$933  = \$929  | \$932 ;
-  assign \$934  = \$825 [7:0] >= 7'h44;
-  assign \$935  = \$825 [7:0] < 7'h4c;
+  assign \$934  = \$861 [7:0] >= 3'h4;
+  assign \$935  = \$861 [7:0] < 4'hc;
   assign \$936  = \$934  & \$935 ;
-  assign \$937  = \$933  | \$936 ;
-  assign \$938  = \$825 [7:0] >= 1'h0;
-  assign \$939  = \$825 [7:0] < 3'h4;
+  assign \$938  = \$861 [7:0] >= 7'h44;
+  assign \$939  = \$861 [7:0] < 7'h4c;
   assign \$940  = \$938  & \$939 ;
-  assign \$942  = \$825 [7:0] >= 3'h4;
-  assign \$943  = \$825 [7:0] < 6'h24;
+  assign \$941  = \$937  | \$940 ;
+  assign \$942  = \$861 [7:0] >= 1'h0;
+  assign \$943  = \$861 [7:0] < 3'h4;
   assign \$944  = \$942  & \$943 ;
-  assign \$946  = hpos == 8'he3;
-  assign \$947  = line + \$946 ;
-  assign \$948  = pend_cnt == 1'h1;
-  assign fire = pend & \$948 ;
-  assign \$949  = bus_strobe & bus_write;
-  assign \$950  = bus_addr != 5'h10;
-  assign \$951  = \$949  & \$950 ;
-  assign \$952  = bus_addr != 5'h11;
-  assign new_generic = \$951  & \$952 ;
-  assign \$953  = ! eff;
-  assign \$954  = new_generic & \$953 ;
-  assign \$2253  = ap_hpos / 2'h3;
-  assign \$956  = ap_hpos < 7'h44;
-  assign \$957  = ap_hpos - 7'h44;
-  assign \$958  = $signed(\$957 ) + $signed(4'h4);
-  assign \$959  = $signed(\$958 ) >= $signed(9'h0a0);
-  assign \$960  = ap_hpos - 7'h44;
-  assign \$961  = $signed(\$960 ) + $signed(4'h4);
-  assign \$962  = $signed(\$961 ) - $signed(9'h0a0);
-  assign \$963  = ap_hpos - 7'h44;
-  assign \$964  = $signed(\$963 ) + $signed(4'h4);
-  assign \$965  = \$959  ? \$962  : { \$964 [9], \$964  };
-  assign \$966  = \$956  ? 11'h002 : \$965 ;
-  assign \$967  = apply_cycle <= 5'h14;
-  assign \$968  = apply_cycle == 7'h4b;
-  assign \$969  = \$967  | \$968 ;
-  assign \$970  = apply_cycle >= 6'h36;
-  assign \$973  = \$971  > \$972 ;
-  assign \$976  = \$973  ? \$974  : \$975 ;
-  assign \$977  = 4'h8 - \$976 ;
-  assign \$980  = \$978  < \$979 ;
-  assign \$983  = \$981  - \$982 ;
-  assign \$984  = \$980  ? \$983  : 5'h00;
-  assign \$985  = - $signed(\$984 );
-  assign \$986  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
-  assign \$987  = apply_cycle <= 5'h14;
-  assign \$988  = apply_cycle == 7'h4b;
-  assign \$989  = \$987  | \$988 ;
-  assign \$990  = apply_cycle >= 6'h36;
-  assign \$993  = \$991  > \$992 ;
-  assign \$996  = \$993  ? \$994  : \$995 ;
-  assign \$997  = 4'h8 - \$996 ;
-  assign \$1000  = \$998  < \$999 ;
-  assign \$1003  = \$1001  - \$1002 ;
-  assign \$1004  = \$1000  ? \$1003  : 5'h00;
-  assign \$1005  = - $signed(\$1004 );
-  assign \$1006  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$132 );
-  assign \$1007  = apply_cycle <= 5'h14;
-  assign \$1008  = apply_cycle == 7'h4b;
-  assign \$1009  = \$1007  | \$1008 ;
-  assign \$1010  = apply_cycle >= 6'h36;
-  assign \$1013  = \$1011  > \$1012 ;
-  assign \$1016  = \$1013  ? \$1014  : \$1015 ;
-  assign \$1017  = 4'h8 - \$1016 ;
-  assign \$1020  = \$1018  < \$1019 ;
-  assign \$1023  = \$1021  - \$1022 ;
-  assign \$1024  = \$1020  ? \$1023  : 5'h00;
-  assign \$1025  = - $signed(\$1024 );
-  assign \$1026  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$135 );
-  assign \$1027  = apply_cycle <= 5'h14;
-  assign \$1028  = apply_cycle == 7'h4b;
-  assign \$1029  = \$1027  | \$1028 ;
-  assign \$1030  = apply_cycle >= 6'h36;
-  assign \$1033  = \$1031  > \$1032 ;
-  assign \$1036  = \$1033  ? \$1034  : \$1035 ;
-  assign \$1037  = 4'h8 - \$1036 ;
-  assign \$1040  = \$1038  < \$1039 ;
-  assign \$1043  = \$1041  - \$1042 ;
-  assign \$1044  = \$1040  ? \$1043  : 5'h00;
-  assign \$1045  = - $signed(\$1044 );
-  assign \$1046  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$138 );
-  assign \$1047  = apply_cycle <= 5'h14;
-  assign \$1048  = apply_cycle == 7'h4b;
-  assign \$1049  = \$1047  | \$1048 ;
-  assign \$1050  = apply_cycle >= 6'h36;
-  assign \$1053  = \$1051  > \$1052 ;
-  assign \$1056  = \$1053  ? \$1054  : \$1055 ;
-  assign \$1057  = 4'h8 - \$1056 ;
-  assign \$1060  = \$1058  < \$1059 ;
-  assign \$1063  = \$1061  - \$1062 ;
-  assign \$1064  = \$1060  ? \$1063  : 5'h00;
-  assign \$1065  = - $signed(\$1064 );
-  assign \$1066  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$141 );
-  assign \$1067  = bus_strobe & bus_write;
-  assign \$1068  = pal ? 9'h156 : 9'h122;
-  assign \$1069  = \$947 [15:0] > \$1068 ;
-  assign \$1070  = vsync_count >= 7'h4c;
-  assign \$1071  = vsync_armed & \$1070 ;
-  assign \$1072  = | wm;
-  assign \$1073  = wm - 1'h1;
-  assign \$1074  = \$1072  ? \$1073  : 5'h00;
-  assign \$1075  = since_hmove != 8'hff;
-  assign \$1076  = cycle_end & \$1075 ;
-  assign \$1077  = since_hmove + 1'h1;
-  assign \$1078  = vsync_count != 8'hff;
-  assign \$1079  = cycle_end & \$1078 ;
-  assign \$1080  = vsync_count + 1'h1;
-  assign \$1081  = collision | coll_vis;
-  assign \$1082  = pixel_x == 3'h7;
-  assign \$1083  = drawn & \$1082 ;
-  assign \$1084  = pend_cnt - 1'h1;
-  assign \$1085  = pend_cnt == 1'h1;
-  assign \$1086  = ap_hpos < 8'h93;
-  assign \$1087  = ap_addr == 5'h12;
-  assign \$1088  = ap_addr == 5'h13;
-  assign \$1089  = ap_since == 2'h3;
-  assign \$1090  = ap_hpos == 5'h12;
-  assign \$1091  = \$1089  & \$1090 ;
-  assign \$1092  = ap_since == 5'h12;
-  assign \$1093  = ap_hpos == 6'h3c;
-  assign \$1094  = \$1092  & \$1093 ;
-  assign \$1095  = ap_since == 2'h3;
-  assign \$1096  = ap_hpos == 5'h12;
-  assign \$1097  = \$1095  & \$1096 ;
-  assign \$1098  = ap_since == 3'h7;
-  assign \$1099  = ap_hpos == 5'h1e;
-  assign \$1100  = \$1098  & \$1099 ;
-  assign \$1101  = ap_since == 3'h6;
-  assign \$1102  = ap_hpos == 5'h1b;
-  assign \$1103  = \$1101  & \$1102 ;
-  assign \$1104  = ap_addr == 6'h28;
-  assign \$1105  = ~ ap_data[1];
-  assign \$1106  = resmp0 & \$1105 ;
-  assign \$1107  = nusiz0[2:0] == 3'h5;
-  assign \$1108  = nusiz0[2:0] == 3'h7;
-  assign \$1109  = \$1108  ? 5'h10 : 5'h04;
-  assign \$1110  = \$1107  ? 5'h08 : \$1109 ;
-  assign \$1111  = posp0 + \$1110 ;
-  assign \$1112  = \$1111  >= 8'ha0;
-  assign \$1113  = nusiz0[2:0] == 3'h5;
-  assign \$1114  = nusiz0[2:0] == 3'h7;
-  assign \$1115  = \$1114  ? 5'h10 : 5'h04;
-  assign \$1116  = \$1113  ? 5'h08 : \$1115 ;
-  assign \$1117  = posp0 + \$1116 ;
-  assign \$1118  = \$1117  - 8'ha0;
-  assign \$1119  = nusiz0[2:0] == 3'h5;
-  assign \$1120  = nusiz0[2:0] == 3'h7;
-  assign \$1121  = \$1120  ? 5'h10 : 5'h04;
-  assign \$1122  = \$1119  ? 5'h08 : \$1121 ;
-  assign \$1123  = posp0 + \$1122 ;
-  assign \$1124  = \$1112  ? \$1118  : { 1'h0, \$1123  };
-  assign \$1125  = ap_addr == 6'h29;
-  assign \$1126  = ~ ap_data[1];
-  assign \$1127  = resmp1 & \$1126 ;
-  assign \$1128  = nusiz1[2:0] == 3'h5;
-  assign \$1129  = nusiz1[2:0] == 3'h7;
-  assign \$1130  = \$1129  ? 5'h10 : 5'h04;
-  assign \$1131  = \$1128  ? 5'h08 : \$1130 ;
-  assign \$1132  = posp1 + \$1131 ;
-  assign \$1133  = \$1132  >= 8'ha0;
-  assign \$1134  = nusiz1[2:0] == 3'h5;
-  assign \$1135  = nusiz1[2:0] == 3'h7;
-  assign \$1136  = \$1135  ? 5'h10 : 5'h04;
-  assign \$1137  = \$1134  ? 5'h08 : \$1136 ;
-  assign \$1138  = posp1 + \$1137 ;
-  assign \$1139  = \$1138  - 8'ha0;
-  assign \$1140  = nusiz1[2:0] == 3'h5;
-  assign \$1141  = nusiz1[2:0] == 3'h7;
-  assign \$1142  = \$1141  ? 5'h10 : 5'h04;
-  assign \$1143  = \$1140  ? 5'h08 : \$1142 ;
-  assign \$1144  = posp1 + \$1143 ;
-  assign \$1145  = \$1133  ? \$1139  : { 1'h0, \$1144  };
-  assign \$1146  = apply_cycle <= 5'h14;
-  assign \$1147  = apply_cycle == 7'h4b;
-  assign \$1148  = \$1146  | \$1147 ;
-  assign \$1149  = hmove_blanks & \$1148 ;
-  assign \$1150  = $signed(hmove_sum) >= $signed(9'h0a0);
-  assign \$1151  = $signed(hmove_sum) - $signed(9'h0a0);
-  assign \$1152  = $signed(hmove_sum) < $signed(1'h0);
-  assign \$1153  = $signed(hmove_sum) + $signed(9'h0a0);
-  assign \$1154  = \$1152  ? \$1153  : { hmove_sum[9], hmove_sum };
-  assign \$1155  = \$1150  ? \$1151  : \$1154 ;
-  assign \$1156  = $signed(\hmove_sum$134 ) >= $signed(9'h0a0);
-  assign \$1157  = $signed(\hmove_sum$134 ) - $signed(9'h0a0);
-  assign \$1158  = $signed(\hmove_sum$134 ) < $signed(1'h0);
-  assign \$1159  = $signed(\hmove_sum$134 ) + $signed(9'h0a0);
-  assign \$1160  = \$1158  ? \$1159  : { \hmove_sum$134 [9], \hmove_sum$134  };
-  assign \$1161  = \$1156  ? \$1157  : \$1160 ;
-  assign \$1162  = $signed(\hmove_sum$137 ) >= $signed(9'h0a0);
-  assign \$1163  = $signed(\hmove_sum$137 ) - $signed(9'h0a0);
-  assign \$1164  = $signed(\hmove_sum$137 ) < $signed(1'h0);
-  assign \$1165  = $signed(\hmove_sum$137 ) + $signed(9'h0a0);
-  assign \$1166  = \$1164  ? \$1165  : { \hmove_sum$137 [9], \hmove_sum$137  };
-  assign \$1167  = \$1162  ? \$1163  : \$1166 ;
-  assign \$1168  = $signed(\hmove_sum$140 ) >= $signed(9'h0a0);
-  assign \$1169  = $signed(\hmove_sum$140 ) - $signed(9'h0a0);
-  assign \$1170  = $signed(\hmove_sum$140 ) < $signed(1'h0);
-  assign \$1171  = $signed(\hmove_sum$140 ) + $signed(9'h0a0);
-  assign \$1172  = \$1170  ? \$1171  : { \hmove_sum$140 [9], \hmove_sum$140  };
-  assign \$1173  = \$1168  ? \$1169  : \$1172 ;
-  assign \$1174  = $signed(\hmove_sum$143 ) >= $signed(9'h0a0);
-  assign \$1175  = $signed(\hmove_sum$143 ) - $signed(9'h0a0);
-  assign \$1176  = $signed(\hmove_sum$143 ) < $signed(1'h0);
-  assign \$1177  = $signed(\hmove_sum$143 ) + $signed(9'h0a0);
-  assign \$1178  = \$1176  ? \$1177  : { \hmove_sum$143 [9], \hmove_sum$143  };
-  assign \$1179  = \$1174  ? \$1175  : \$1178 ;
-  assign \$1180  = ap_addr == 6'h2c;
-  assign \$1181  = rp0_cnt - 1'h1;
-  assign \$1182  = rp0_cnt == 1'h1;
-  assign \$1183  = rp1_cnt - 1'h1;
-  assign \$1184  = rp1_cnt == 1'h1;
-  assign \$1185  = bus_strobe & bus_write;
-  assign \$1186  = vsync_count >= 7'h4c;
-  assign \$1187  = vsync_armed & \$1186 ;
-  assign \$1188  = ~ vblank_dump;
-  assign \$1189  = \$1188  & bus_wdata[7];
-  assign \$1190  = ~ bus_wdata[7];
-  assign \$1191  = vblank_dump & \$1190 ;
-  assign \$1192  = cyc + 1'h1;
-  assign \$1193  = | \$681 [7:0];
-  assign \$1194  = last_was_read & \$1193 ;
-  assign \$1195  = ! bus_addr[0];
-  assign \$1196  = | wm;
-  assign \$1197  = wm > 4'hb;
-  assign \$1198  = \$1197  ? wm : 4'hb;
-  assign \$1199  = wm > 4'hb;
-  assign \$1200  = \$1199  ? wm : 4'hb;
-  assign \$1201  = \$1200  - 1'h1;
-  assign \$1202  = ~ dly;
-  assign \$1203  = ~ dly;
-  assign \$1205  = | wm;
-  assign \$1206  = wm > 4'hb;
-  assign \$1207  = \$1206  ? wm : 4'hb;
-  assign \$1208  = wm > 4'hb;
-  assign \$1209  = \$1208  ? wm : 4'hb;
-  assign \$1210  = \$1209  - 1'h1;
-  assign \$1211  = ~ \dly$106 ;
-  assign \$1212  = ~ \dly$106 ;
-  assign \$1213  = bus_addr != 5'h10;
-  assign \$1214  = bus_addr != 5'h11;
-  assign \$1215  = \$1213  & \$1214 ;
-  assign \$1216  = | eff;
-  assign \$1217  = \$1216  | fire;
-  assign \$1218  = ! eff;
-  assign \$1219  = \$1218  ? 4'h1 : eff;
-  assign \$1220  = ! eff;
-  assign \$1221  = eff - 1'h1;
-  assign \$1222  = \$1220  ? 5'h00 : \$1221 ;
-  assign \$1223  = hpos == 8'he3;
-  assign \$1224  = wsync & \$1223 ;
-  assign \$1225  = dump_disabled_cycle - cyc;
+  assign \$946  = \$861 [7:0] >= 3'h4;
+  assign \$947  = \$861 [7:0] < 5'h14;
+  assign \$948  = \$946  & \$947 ;
+  assign \$950  = \$861 [7:0] >= 1'h0;
+  assign \$951  = \$861 [7:0] < 3'h4;
+  assign \$952  = \$950  & \$951 ;
+  assign \$954  = \$861 [7:0] >= 6'h20;
+  assign \$955  = \$861 [7:0] < 6'h24;
+  assign \$956  = \$954  & \$955 ;
+  assign \$957  = \$953  | \$956 ;
+  assign \$958  = \$861 [7:0] >= 7'h40;
+  assign \$959  = \$861 [7:0] < 7'h44;
+  assign \$960  = \$958  & \$959 ;
+  assign \$961  = \$957  | \$960 ;
+  assign \$962  = \$861 [7:0] >= 3'h4;
+  assign \$963  = \$861 [7:0] < 4'hc;
+  assign \$964  = \$962  & \$963 ;
+  assign \$966  = \$861 [7:0] >= 6'h24;
+  assign \$967  = \$861 [7:0] < 6'h2c;
+  assign \$968  = \$966  & \$967 ;
+  assign \$969  = \$965  | \$968 ;
+  assign \$970  = \$861 [7:0] >= 7'h44;
+  assign \$971  = \$861 [7:0] < 7'h4c;
+  assign \$972  = \$970  & \$971 ;
+  assign \$973  = \$969  | \$972 ;
+  assign \$974  = \$861 [7:0] >= 1'h0;
+  assign \$975  = \$861 [7:0] < 3'h4;
+  assign \$976  = \$974  & \$975 ;
+  assign \$978  = \$861 [7:0] >= 3'h4;
+  assign \$979  = \$861 [7:0] < 6'h24;
+  assign \$980  = \$978  & \$979 ;
+  assign \$982  = hpos == 8'he3;
+  assign \$983  = line + \$982 ;
+  assign \$984  = cosmic_cnt + 1'h1;
+  assign \$986  = posm0 - jump;
+  assign \$987  = pend_cnt == 1'h1;
+  assign fire = pend & \$987 ;
+  assign \$988  = bus_strobe & bus_write;
+  assign \$989  = bus_addr != 5'h10;
+  assign \$990  = \$988  & \$989 ;
+  assign \$991  = bus_addr != 5'h11;
+  assign new_generic = \$990  & \$991 ;
+  assign \$992  = ! eff;
+  assign \$993  = new_generic & \$992 ;
+  assign \$2348  = ap_hpos / 2'h3;
+  assign \$995  = ap_hpos < 7'h44;
+  assign \$996  = ap_hpos - 7'h44;
+  assign \$997  = $signed(\$996 ) + $signed(4'h4);
+  assign \$998  = $signed(\$997 ) >= $signed(9'h0a0);
+  assign \$999  = ap_hpos - 7'h44;
+  assign \$1000  = $signed(\$999 ) + $signed(4'h4);
+  assign \$1001  = $signed(\$1000 ) - $signed(9'h0a0);
+  assign \$1002  = ap_hpos - 7'h44;
+  assign \$1003  = $signed(\$1002 ) + $signed(4'h4);
+  assign \$1004  = \$998  ? \$1001  : { \$1003 [9], \$1003  };
+  assign \$1005  = \$995  ? 11'h002 : \$1004 ;
+  assign \$1006  = apply_cycle <= 5'h14;
+  assign \$1007  = apply_cycle == 7'h4b;
+  assign \$1008  = \$1006  | \$1007 ;
+  assign \$1009  = apply_cycle >= 6'h36;
+  assign \$1012  = \$1010  > \$1011 ;
+  assign \$1015  = \$1012  ? \$1013  : \$1014 ;
+  assign \$1016  = 4'h8 - \$1015 ;
+  assign \$1019  = \$1017  < \$1018 ;
+  assign \$1022  = \$1020  - \$1021 ;
+  assign \$1023  = \$1019  ? \$1022  : 5'h00;
+  assign \$1024  = - $signed(\$1023 );
+  assign \$1025  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
+  assign \$1026  = apply_cycle <= 5'h14;
+  assign \$1027  = apply_cycle == 7'h4b;
+  assign \$1028  = \$1026  | \$1027 ;
+  assign \$1029  = apply_cycle >= 6'h36;
+  assign \$1032  = \$1030  > \$1031 ;
+  assign \$1035  = \$1032  ? \$1033  : \$1034 ;
+  assign \$1036  = 4'h8 - \$1035 ;
+  assign \$1039  = \$1037  < \$1038 ;
+  assign \$1042  = \$1040  - \$1041 ;
+  assign \$1043  = \$1039  ? \$1042  : 5'h00;
+  assign \$1044  = - $signed(\$1043 );
+  assign \$1045  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$141 );
+  assign \$1046  = apply_cycle <= 5'h14;
+  assign \$1047  = apply_cycle == 7'h4b;
+  assign \$1048  = \$1046  | \$1047 ;
+  assign \$1049  = apply_cycle >= 6'h36;
+  assign \$1052  = \$1050  > \$1051 ;
+  assign \$1055  = \$1052  ? \$1053  : \$1054 ;
+  assign \$1056  = 4'h8 - \$1055 ;
+  assign \$1059  = \$1057  < \$1058 ;
+  assign \$1062  = \$1060  - \$1061 ;
+  assign \$1063  = \$1059  ? \$1062  : 5'h00;
+  assign \$1064  = - $signed(\$1063 );
+  assign \$1065  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$144 );
+  assign \$1066  = apply_cycle <= 5'h14;
+  assign \$1067  = apply_cycle == 7'h4b;
+  assign \$1068  = \$1066  | \$1067 ;
+  assign \$1069  = apply_cycle >= 6'h36;
+  assign \$1072  = \$1070  > \$1071 ;
+  assign \$1075  = \$1072  ? \$1073  : \$1074 ;
+  assign \$1076  = 4'h8 - \$1075 ;
+  assign \$1079  = \$1077  < \$1078 ;
+  assign \$1082  = \$1080  - \$1081 ;
+  assign \$1083  = \$1079  ? \$1082  : 5'h00;
+  assign \$1084  = - $signed(\$1083 );
+  assign \$1085  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$147 );
+  assign \$1086  = apply_cycle <= 5'h14;
+  assign \$1087  = apply_cycle == 7'h4b;
+  assign \$1088  = \$1086  | \$1087 ;
+  assign \$1089  = apply_cycle >= 6'h36;
+  assign \$1092  = \$1090  > \$1091 ;
+  assign \$1095  = \$1092  ? \$1093  : \$1094 ;
+  assign \$1096  = 4'h8 - \$1095 ;
+  assign \$1099  = \$1097  < \$1098 ;
+  assign \$1102  = \$1100  - \$1101 ;
+  assign \$1103  = \$1099  ? \$1102  : 5'h00;
+  assign \$1104  = - $signed(\$1103 );
+  assign \$1105  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$150 );
+  assign \$1106  = bus_strobe & bus_write;
+  assign \$1107  = pal ? 9'h156 : 9'h122;
+  assign \$1108  = \$983 [15:0] > \$1107 ;
+  assign \$1109  = vsync_count >= 7'h4c;
+  assign \$1110  = vsync_armed & \$1109 ;
+  assign \$1111  = | wm;
+  assign \$1112  = wm - 1'h1;
+  assign \$1113  = \$1111  ? \$1112  : 5'h00;
+  assign \$1114  = since_hmove != 8'hff;
+  assign \$1115  = cycle_end & \$1114 ;
+  assign \$1116  = since_hmove + 1'h1;
+  assign \$1117  = vsync_count != 8'hff;
+  assign \$1118  = cycle_end & \$1117 ;
+  assign \$1119  = vsync_count + 1'h1;
+  assign \$1120  = collision | coll_vis;
+  assign \$1121  = $signed(mv) < $signed(1'h0);
+  assign \$1122  = $signed(mv) + $signed(9'h0a0);
+  assign \$1123  = \$1121  ? \$1122  : { mv[9], mv };
+  assign \$1124  = nc == 1'h1;
+  assign \$1125  = nc == 2'h2;
+  assign \$1126  = \$1125  ? 2'h2 : 2'h0;
+  assign \$1127  = \$1124  ? 2'h1 : \$1126 ;
+  assign \$1128  = pixel_x == 3'h7;
+  assign \$1129  = drawn & \$1128 ;
+  assign \$1130  = pend_cnt - 1'h1;
+  assign \$1131  = pend_cnt == 1'h1;
+  assign \$1132  = ap_hpos < 8'h93;
+  assign \$1133  = ap_addr == 5'h12;
+  assign \$1134  = ap_addr == 5'h13;
+  assign \$1135  = ap_since == 2'h3;
+  assign \$1136  = ap_hpos == 5'h12;
+  assign \$1137  = \$1135  & \$1136 ;
+  assign \$1138  = ap_since == 5'h12;
+  assign \$1139  = ap_hpos == 6'h3c;
+  assign \$1140  = \$1138  & \$1139 ;
+  assign \$1141  = ap_since == 2'h3;
+  assign \$1142  = ap_hpos == 5'h12;
+  assign \$1143  = \$1141  & \$1142 ;
+  assign \$1144  = ap_since == 3'h7;
+  assign \$1145  = ap_hpos == 5'h1e;
+  assign \$1146  = \$1144  & \$1145 ;
+  assign \$1147  = ap_since == 3'h6;
+  assign \$1148  = ap_hpos == 5'h1b;
+  assign \$1149  = \$1147  & \$1148 ;
+  assign \$1150  = ap_since == 5'h15;
+  assign \$1151  = hmm0 == 3'h7;
+  assign \$1152  = \$1150  & \$1151 ;
+  assign \$1153  = ap_data[7:4] == 3'h6;
+  assign \$1154  = \$1152  & \$1153 ;
+  assign \$1155  = ap_addr == 6'h28;
+  assign \$1156  = ~ ap_data[1];
+  assign \$1157  = resmp0 & \$1156 ;
+  assign \$1158  = nusiz0[2:0] == 3'h5;
+  assign \$1159  = nusiz0[2:0] == 3'h7;
+  assign \$1160  = \$1159  ? 5'h10 : 5'h04;
+  assign \$1161  = \$1158  ? 5'h08 : \$1160 ;
+  assign \$1162  = posp0 + \$1161 ;
+  assign \$1163  = \$1162  >= 8'ha0;
+  assign \$1164  = nusiz0[2:0] == 3'h5;
+  assign \$1165  = nusiz0[2:0] == 3'h7;
+  assign \$1166  = \$1165  ? 5'h10 : 5'h04;
+  assign \$1167  = \$1164  ? 5'h08 : \$1166 ;
+  assign \$1168  = posp0 + \$1167 ;
+  assign \$1169  = \$1168  - 8'ha0;
+  assign \$1170  = nusiz0[2:0] == 3'h5;
+  assign \$1171  = nusiz0[2:0] == 3'h7;
+  assign \$1172  = \$1171  ? 5'h10 : 5'h04;
+  assign \$1173  = \$1170  ? 5'h08 : \$1172 ;
+  assign \$1174  = posp0 + \$1173 ;
+  assign \$1175  = \$1163  ? \$1169  : { 1'h0, \$1174  };
+  assign \$1176  = ap_addr == 6'h29;
+  assign \$1177  = ~ ap_data[1];
+  assign \$1178  = resmp1 & \$1177 ;
+  assign \$1179  = nusiz1[2:0] == 3'h5;
+  assign \$1180  = nusiz1[2:0] == 3'h7;
+  assign \$1181  = \$1180  ? 5'h10 : 5'h04;
+  assign \$1182  = \$1179  ? 5'h08 : \$1181 ;
+  assign \$1183  = posp1 + \$1182 ;
+  assign \$1184  = \$1183  >= 8'ha0;
+  assign \$1185  = nusiz1[2:0] == 3'h5;
+  assign \$1186  = nusiz1[2:0] == 3'h7;
+  assign \$1187  = \$1186  ? 5'h10 : 5'h04;
+  assign \$1188  = \$1185  ? 5'h08 : \$1187 ;
+  assign \$1189  = posp1 + \$1188 ;
+  assign \$1190  = \$1189  - 8'ha0;
+  assign \$1191  = nusiz1[2:0] == 3'h5;
+  assign \$1192  = nusiz1[2:0] == 3'h7;
+  assign \$1193  = \$1192  ? 5'h10 : 5'h04;
+  assign \$1194  = \$1191  ? 5'h08 : \$1193 ;
+  assign \$1195  = posp1 + \$1194 ;
+  assign \$1196  = \$1184  ? \$1190  : { 1'h0, \$1195  };
+  assign \$1197  = apply_cycle <= 5'h14;
+  assign \$1198  = apply_cycle == 7'h4b;
+  assign \$1199  = \$1197  | \$1198 ;
+  assign \$1200  = hmove_blanks & \$1199 ;
+  assign \$1201  = $signed(hmove_sum) >= $signed(9'h0a0);
+  assign \$1202  = $signed(hmove_sum) - $signed(9'h0a0);
+  assign \$1203  = $signed(hmove_sum) < $signed(1'h0);
+  assign \$1204  = $signed(hmove_sum) + $signed(9'h0a0);
+  assign \$1205  = \$1203  ? \$1204  : { hmove_sum[9], hmove_sum };
+  assign \$1206  = \$1201  ? \$1202  : \$1205 ;
+  assign \$1207  = $signed(\hmove_sum$143 ) >= $signed(9'h0a0);
+  assign \$1208  = $signed(\hmove_sum$143 ) - $signed(9'h0a0);
+  assign \$1209  = $signed(\hmove_sum$143 ) < $signed(1'h0);
+  assign \$1210  = $signed(\hmove_sum$143 ) + $signed(9'h0a0);
+  assign \$1211  = \$1209  ? \$1210  : { \hmove_sum$143 [9], \hmove_sum$143  };
+  assign \$1212  = \$1207  ? \$1208  : \$1211 ;
+  assign \$1213  = $signed(\hmove_sum$146 ) >= $signed(9'h0a0);
+  assign \$1214  = $signed(\hmove_sum$146 ) - $signed(9'h0a0);
+  assign \$1215  = $signed(\hmove_sum$146 ) < $signed(1'h0);
+  assign \$1216  = $signed(\hmove_sum$146 ) + $signed(9'h0a0);
+  assign \$1217  = \$1215  ? \$1216  : { \hmove_sum$146 [9], \hmove_sum$146  };
+  assign \$1218  = \$1213  ? \$1214  : \$1217 ;
+  assign \$1219  = $signed(\hmove_sum$149 ) >= $signed(9'h0a0);
+  assign \$1220  = $signed(\hmove_sum$149 ) - $signed(9'h0a0);
+  assign \$1221  = $signed(\hmove_sum$149 ) < $signed(1'h0);
+  assign \$1222  = $signed(\hmove_sum$149 ) + $signed(9'h0a0);
+  assign \$1223  = \$1221  ? \$1222  : { \hmove_sum$149 [9], \hmove_sum$149  };
+  assign \$1224  = \$1219  ? \$1220  : \$1223 ;
+  assign \$1225  = $signed(\hmove_sum$152 ) >= $signed(9'h0a0);
+  assign \$1226  = $signed(\hmove_sum$152 ) - $signed(9'h0a0);
+  assign \$1227  = $signed(\hmove_sum$152 ) < $signed(1'h0);
+  assign \$1228  = $signed(\hmove_sum$152 ) + $signed(9'h0a0);
+  assign \$1229  = \$1227  ? \$1228  : { \hmove_sum$152 [9], \hmove_sum$152  };
+  assign \$1230  = \$1225  ? \$1226  : \$1229 ;
+  assign \$1231  = ap_addr == 6'h2c;
+  assign \$1232  = rp0_cnt - 1'h1;
+  assign \$1233  = rp0_cnt == 1'h1;
+  assign \$1234  = rp1_cnt - 1'h1;
+  assign \$1235  = rp1_cnt == 1'h1;
+  assign \$1236  = bus_strobe & bus_write;
+  assign \$1237  = vsync_count >= 7'h4c;
+  assign \$1238  = vsync_armed & \$1237 ;
+  assign \$1239  = ~ vblank_dump;
+  assign \$1240  = \$1239  & bus_wdata[7];
+  assign \$1241  = ~ bus_wdata[7];
+  assign \$1242  = vblank_dump & \$1241 ;
+  assign \$1243  = cyc + 1'h1;
+  assign \$1244  = | \$717 [7:0];
+  assign \$1245  = last_was_read & \$1244 ;
+  assign \$1246  = ! bus_addr[0];
+  assign \$1247  = | wm;
+  assign \$1248  = wm > 4'hb;
+  assign \$1249  = \$1248  ? wm : 4'hb;
+  assign \$1250  = wm > 4'hb;
+  assign \$1251  = \$1250  ? wm : 4'hb;
+  assign \$1252  = \$1251  - 1'h1;
+  assign \$1253  = ~ dly;
+  assign \$1254  = ~ dly;
+  assign \$1256  = | wm;
+  assign \$1257  = wm > 4'hb;
+  assign \$1258  = \$1257  ? wm : 4'hb;
+  assign \$1259  = wm > 4'hb;
+  assign \$1260  = \$1259  ? wm : 4'hb;
+  assign \$1261  = \$1260  - 1'h1;
+  assign \$1262  = ~ \dly$109 ;
+  assign \$1263  = ~ \dly$109 ;
+  assign \$1264  = bus_addr != 5'h10;
+  assign \$1265  = bus_addr != 5'h11;
+  assign \$1266  = \$1264  & \$1265 ;
+  assign \$1267  = | eff;
+  assign \$1268  = \$1267  | fire;
+  assign \$1269  = ! eff;
+  assign \$1270  = \$1269  ? 4'h1 : eff;
+  assign \$1271  = ! eff;
+  assign \$1272  = eff - 1'h1;
+  assign \$1273  = \$1271  ? 5'h00 : \$1272 ;
+  assign \$1274  = hpos == 8'he3;
+  assign \$1275  = wsync & \$1274 ;
+  assign \$1276  = dump_disabled_cycle - cyc;
   always @(posedge clk)
-    wm <= \$1226 ;
+    wm <= \$1277 ;
   always @(posedge clk)
-    since_hmove <= \$1227 ;
+    since_hmove <= \$1278 ;
   always @(posedge clk)
-    vsync_count <= \$1228 ;
+    vsync_count <= \$1279 ;
   always @(posedge clk)
-    collision <= \$1229 ;
+    collision <= \$1280 ;
   always @(posedge clk)
-    p0_skip <= \$1230 ;
+    p0_skip <= \$1281 ;
   always @(posedge clk)
-    p1_skip <= \$1231 ;
+    p1_skip <= \$1282 ;
   always @(posedge clk)
-    pf_reflect <= \$1232 ;
+    pf_reflect <= \$1283 ;
   always @(posedge clk)
-    hmove_blank <= \$1233 ;
+    cosmic_cnt <= \$1284 ;
   always @(posedge clk)
-    pend_cnt <= \$1234 ;
+    posm0 <= \$1285 ;
   always @(posedge clk)
-    pend <= \$1235 ;
+    m0_mode <= \$1286 ;
   always @(posedge clk)
-    vblank <= \$1236 ;
+    hmove_blank <= \$1287 ;
   always @(posedge clk)
-    nusiz0 <= \$1237 ;
+    pend_cnt <= \$1288 ;
   always @(posedge clk)
-    nusiz1 <= \$1238 ;
+    pend <= \$1289 ;
   always @(posedge clk)
-    colup0 <= \$1239 ;
+    vblank <= \$1290 ;
   always @(posedge clk)
-    colup1 <= \$1240 ;
+    nusiz0 <= \$1291 ;
   always @(posedge clk)
-    colupf <= \$1241 ;
+    nusiz1 <= \$1292 ;
   always @(posedge clk)
-    colubk <= \$1242 ;
+    colup0 <= \$1293 ;
   always @(posedge clk)
-    ctrlpf <= \$1243 ;
+    colup1 <= \$1294 ;
   always @(posedge clk)
-    refp0 <= \$1244 ;
+    colupf <= \$1295 ;
   always @(posedge clk)
-    refp1 <= \$1245 ;
+    colubk <= \$1296 ;
   always @(posedge clk)
-    pf <= \$1246 ;
+    ctrlpf <= \$1297 ;
   always @(posedge clk)
-    posm0 <= \$1247 ;
+    refp0 <= \$1298 ;
   always @(posedge clk)
-    posm1 <= \$1248 ;
+    refp1 <= \$1299 ;
   always @(posedge clk)
-    posbl <= \$1249 ;
+    pf <= \$1300 ;
   always @(posedge clk)
-    grp0 <= \$1250 ;
+    posm1 <= \$1301 ;
   always @(posedge clk)
-    dgrp1 <= \$1251 ;
+    posbl <= \$1302 ;
   always @(posedge clk)
-    grp1 <= \$1252 ;
+    grp0 <= \$1303 ;
   always @(posedge clk)
-    dgrp0 <= \$1253 ;
+    dgrp1 <= \$1304 ;
   always @(posedge clk)
-    denabl <= \$1254 ;
+    grp1 <= \$1305 ;
   always @(posedge clk)
-    enam0 <= \$1255 ;
+    dgrp0 <= \$1306 ;
   always @(posedge clk)
-    enam1 <= \$1256 ;
+    denabl <= \$1307 ;
   always @(posedge clk)
-    enabl <= \$1257 ;
+    enam0 <= \$1308 ;
   always @(posedge clk)
-    hmp0 <= \$1258 ;
+    enam1 <= \$1309 ;
   always @(posedge clk)
-    hmp1 <= \$1259 ;
+    enabl <= \$1310 ;
   always @(posedge clk)
-    hmm0 <= \$1260 ;
+    hmp0 <= \$1311 ;
   always @(posedge clk)
-    hmm1 <= \$1261 ;
+    hmp1 <= \$1312 ;
   always @(posedge clk)
-    hmbl <= \$1262 ;
+    hmm0 <= \$1313 ;
   always @(posedge clk)
-    vdelp0 <= \$1263 ;
+    cosmic <= \$1314 ;
   always @(posedge clk)
-    vdelp1 <= \$1264 ;
+    hmm1 <= \$1315 ;
   always @(posedge clk)
-    vdelbl <= \$1265 ;
+    hmbl <= \$1316 ;
   always @(posedge clk)
-    resmp0 <= \$1266 ;
+    vdelp0 <= \$1317 ;
   always @(posedge clk)
-    resmp1 <= \$1267 ;
+    vdelp1 <= \$1318 ;
   always @(posedge clk)
-    posp0 <= \$1268 ;
+    vdelbl <= \$1319 ;
   always @(posedge clk)
-    posp1 <= \$1269 ;
+    resmp0 <= \$1320 ;
   always @(posedge clk)
-    rp0_cnt <= \$1270 ;
+    resmp1 <= \$1321 ;
   always @(posedge clk)
-    rp0_valid <= \$1271 ;
+    posp0 <= \$1322 ;
   always @(posedge clk)
-    rp1_cnt <= \$1272 ;
+    posp1 <= \$1323 ;
   always @(posedge clk)
-    rp1_valid <= \$1273 ;
+    rp0_cnt <= \$1324 ;
   always @(posedge clk)
-    vsync_armed <= \$1274 ;
+    rp0_valid <= \$1325 ;
   always @(posedge clk)
-    dump_enabled <= \$1275 ;
+    rp1_cnt <= \$1326 ;
   always @(posedge clk)
-    dump_disabled_cycle <= \$1276 ;
+    rp1_valid <= \$1327 ;
   always @(posedge clk)
-    vblank_dump <= \$1277 ;
+    vsync_armed <= \$1328 ;
   always @(posedge clk)
-    wsync <= \$1278 ;
+    dump_enabled <= \$1329 ;
   always @(posedge clk)
-    rp0_x <= \$1279 ;
+    dump_disabled_cycle <= \$1330 ;
   always @(posedge clk)
-    rp0_skip <= \$1280 ;
+    vblank_dump <= \$1331 ;
   always @(posedge clk)
-    rp1_x <= \$1281 ;
+    wsync <= \$1332 ;
   always @(posedge clk)
-    rp1_skip <= \$1282 ;
+    rp0_x <= \$1333 ;
   always @(posedge clk)
-    pend_addr <= \$1283 ;
+    rp0_skip <= \$1334 ;
   always @(posedge clk)
-    pend_data <= \$1284 ;
+    rp1_x <= \$1335 ;
   always @(posedge clk)
-    pend_hpos <= \$1285 ;
+    rp1_skip <= \$1336 ;
   always @(posedge clk)
-    pend_since <= \$1286 ;
+    pend_addr <= \$1337 ;
+  always @(posedge clk)
+    pend_data <= \$1338 ;
+  always @(posedge clk)
+    pend_hpos <= \$1339 ;
+  always @(posedge clk)
+    pend_since <= \$1340 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ hmp0[3];
   assign \$auto$rtlil.cc:2739:Not$12  = ~ hmp1[3];
   assign \$auto$rtlil.cc:2739:Not$14  = ~ hmp1[3];
@@ -26162,55 +26267,69 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (color)
       2'h0:
-          \$565  = colubk;
+          \$576  = colubk;
       2'h1:
-          \$565  = colupf;
+          \$576  = colupf;
       2'h2:
-          \$565  = colup0;
+          \$576  = colup0;
       2'h3:
-          \$565  = colup1;
+          \$576  = colup1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$682 [1:0])
+    casez (\$718 [1:0])
       2'h0:
-          \$683  = 4'h4;
+          \$719  = 4'h4;
       2'h1:
-          \$683  = 4'h5;
+          \$719  = 4'h5;
       2'h2:
-          \$683  = 4'h2;
+          \$719  = 4'h2;
       2'h3:
-          \$683  = 4'h3;
+          \$719  = 4'h3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$682 [1:0])
+    casez (\$718 [1:0])
       2'h0:
-          \$684  = 4'h4;
+          \$720  = 4'h4;
       2'h1:
-          \$684  = 4'h5;
+          \$720  = 4'h5;
       2'h2:
-          \$684  = 4'h2;
+          \$720  = 4'h2;
       2'h3:
-          \$684  = 4'h3;
+          \$720  = 4'h3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$682 [1:0])
+    casez (\$718 [1:0])
       2'h0:
-          \$685  = 4'h4;
+          \$721  = 4'h4;
       2'h1:
-          \$685  = 4'h5;
+          \$721  = 4'h5;
       2'h2:
-          \$685  = 4'h2;
+          \$721  = 4'h2;
       2'h3:
-          \$685  = 4'h3;
+          \$721  = 4'h3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    (* full_case = 32'd1 *)
+    casez (nc)
+      2'h0:
+          \$985  = 8'h12;
+      2'h1:
+          \$985  = 8'h21;
+      2'h2:
+          \$985  = 8'h00;
+      2'h3:
+          \$985  = 8'h11;
     endcase
   end
   always @* begin
@@ -26218,261 +26337,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$971  = 4'hf;
+          \$1010  = 4'hf;
       7'h01:
-          \$971  = 4'hf;
+          \$1010  = 4'hf;
       7'h02:
-          \$971  = 4'hf;
+          \$1010  = 4'hf;
       7'h03:
-          \$971  = 4'hf;
+          \$1010  = 4'hf;
       7'h04:
-          \$971  = 4'he;
+          \$1010  = 4'he;
       7'h05:
-          \$971  = 4'hd;
+          \$1010  = 4'hd;
       7'h06:
-          \$971  = 4'hd;
+          \$1010  = 4'hd;
       7'h07:
-          \$971  = 4'hc;
+          \$1010  = 4'hc;
       7'h08:
-          \$971  = 4'hb;
+          \$1010  = 4'hb;
       7'h09:
-          \$971  = 4'ha;
+          \$1010  = 4'ha;
       7'h0a:
-          \$971  = 4'ha;
+          \$1010  = 4'ha;
       7'h0b:
-          \$971  = 4'h9;
+          \$1010  = 4'h9;
       7'h0c:
-          \$971  = 4'h8;
+          \$1010  = 4'h8;
       7'h0d:
-          \$971  = 4'h7;
+          \$1010  = 4'h7;
       7'h0e:
-          \$971  = 4'h7;
+          \$1010  = 4'h7;
       7'h0f:
-          \$971  = 4'h6;
+          \$1010  = 4'h6;
       7'h10:
-          \$971  = 4'h5;
+          \$1010  = 4'h5;
       7'h11:
-          \$971  = 4'h4;
+          \$1010  = 4'h4;
       7'h12:
-          \$971  = 4'h4;
+          \$1010  = 4'h4;
       7'h13:
-          \$971  = 4'h3;
+          \$1010  = 4'h3;
       7'h14:
-          \$971  = 4'h2;
+          \$1010  = 4'h2;
       7'h15:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h16:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h17:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h18:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h19:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h1a:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h1b:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h1c:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h1d:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h1e:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h1f:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h20:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h21:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h22:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h23:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h24:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h25:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h26:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h27:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h28:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h29:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h2a:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h2b:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h2c:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h2d:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h2e:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h2f:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h30:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h31:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h32:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h33:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h34:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h35:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h36:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h37:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h38:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h39:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h3a:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h3b:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h3c:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h3d:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h3e:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h3f:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h40:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h41:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h42:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h43:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h44:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h45:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h46:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h47:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h48:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h49:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h4a:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h4b:
-          \$971  = 4'hf;
+          \$1010  = 4'hf;
       7'h4c:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h4d:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h4e:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h4f:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h50:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h51:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h52:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h53:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h54:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h55:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h56:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h57:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h58:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h59:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h5a:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h5b:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h5c:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h5d:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h5e:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h5f:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h60:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h61:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h62:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h63:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h64:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h65:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h66:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h67:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h68:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h69:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h6a:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h6b:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h6c:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h6d:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h6e:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h6f:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h70:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h71:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h72:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h73:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h74:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h75:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h76:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h77:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h78:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h79:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h7a:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h7b:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h7c:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h7d:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h7e:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
       7'h7f:
-          \$971  = 4'h0;
+          \$1010  = 4'h0;
     endcase
   end
   always @* begin
@@ -26480,261 +26599,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$975  = 4'hf;
+          \$1014  = 4'hf;
       7'h01:
-          \$975  = 4'hf;
+          \$1014  = 4'hf;
       7'h02:
-          \$975  = 4'hf;
+          \$1014  = 4'hf;
       7'h03:
-          \$975  = 4'hf;
+          \$1014  = 4'hf;
       7'h04:
-          \$975  = 4'he;
+          \$1014  = 4'he;
       7'h05:
-          \$975  = 4'hd;
+          \$1014  = 4'hd;
       7'h06:
-          \$975  = 4'hd;
+          \$1014  = 4'hd;
       7'h07:
-          \$975  = 4'hc;
+          \$1014  = 4'hc;
       7'h08:
-          \$975  = 4'hb;
+          \$1014  = 4'hb;
       7'h09:
-          \$975  = 4'ha;
+          \$1014  = 4'ha;
       7'h0a:
-          \$975  = 4'ha;
+          \$1014  = 4'ha;
       7'h0b:
-          \$975  = 4'h9;
+          \$1014  = 4'h9;
       7'h0c:
-          \$975  = 4'h8;
+          \$1014  = 4'h8;
       7'h0d:
-          \$975  = 4'h7;
+          \$1014  = 4'h7;
       7'h0e:
-          \$975  = 4'h7;
+          \$1014  = 4'h7;
       7'h0f:
-          \$975  = 4'h6;
+          \$1014  = 4'h6;
       7'h10:
-          \$975  = 4'h5;
+          \$1014  = 4'h5;
       7'h11:
-          \$975  = 4'h4;
+          \$1014  = 4'h4;
       7'h12:
-          \$975  = 4'h4;
+          \$1014  = 4'h4;
       7'h13:
-          \$975  = 4'h3;
+          \$1014  = 4'h3;
       7'h14:
-          \$975  = 4'h2;
+          \$1014  = 4'h2;
       7'h15:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h16:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h17:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h18:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h19:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h1a:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h1b:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h1c:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h1d:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h1e:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h1f:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h20:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h21:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h22:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h23:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h24:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h25:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h26:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h27:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h28:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h29:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h2a:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h2b:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h2c:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h2d:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h2e:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h2f:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h30:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h31:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h32:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h33:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h34:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h35:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h36:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h37:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h38:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h39:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h3a:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h3b:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h3c:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h3d:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h3e:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h3f:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h40:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h41:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h42:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h43:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h44:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h45:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h46:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h47:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h48:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h49:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h4a:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h4b:
-          \$975  = 4'hf;
+          \$1014  = 4'hf;
       7'h4c:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h4d:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h4e:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h4f:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h50:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h51:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h52:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h53:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h54:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h55:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h56:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h57:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h58:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h59:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h5a:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h5b:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h5c:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h5d:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h5e:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h5f:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h60:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h61:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h62:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h63:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h64:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h65:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h66:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h67:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h68:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h69:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h6a:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h6b:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h6c:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h6d:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h6e:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h6f:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h70:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h71:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h72:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h73:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h74:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h75:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h76:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h77:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h78:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h79:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h7a:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h7b:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h7c:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h7d:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h7e:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
       7'h7f:
-          \$975  = 4'h0;
+          \$1014  = 4'h0;
     endcase
   end
   always @* begin
@@ -26742,261 +26861,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h01:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h02:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h03:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h04:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h05:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h06:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h07:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h08:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h09:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h0a:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h0b:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h0c:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h0d:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h0e:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h0f:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h10:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h11:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h12:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h13:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h14:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h15:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h16:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h17:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h18:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h19:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h1a:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h1b:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h1c:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h1d:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h1e:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h1f:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h20:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h21:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h22:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h23:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h24:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h25:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h26:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h27:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h28:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h29:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h2a:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h2b:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h2c:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h2d:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h2e:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h2f:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h30:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h31:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h32:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h33:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h34:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h35:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h36:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h37:
-          \$978  = 4'he;
+          \$1017  = 4'he;
       7'h38:
-          \$978  = 4'hd;
+          \$1017  = 4'hd;
       7'h39:
-          \$978  = 4'hc;
+          \$1017  = 4'hc;
       7'h3a:
-          \$978  = 4'hc;
+          \$1017  = 4'hc;
       7'h3b:
-          \$978  = 4'hb;
+          \$1017  = 4'hb;
       7'h3c:
-          \$978  = 4'ha;
+          \$1017  = 4'ha;
       7'h3d:
-          \$978  = 4'h9;
+          \$1017  = 4'h9;
       7'h3e:
-          \$978  = 4'h9;
+          \$1017  = 4'h9;
       7'h3f:
-          \$978  = 4'h8;
+          \$1017  = 4'h8;
       7'h40:
-          \$978  = 4'h7;
+          \$1017  = 4'h7;
       7'h41:
-          \$978  = 4'h6;
+          \$1017  = 4'h6;
       7'h42:
-          \$978  = 4'h6;
+          \$1017  = 4'h6;
       7'h43:
-          \$978  = 4'h5;
+          \$1017  = 4'h5;
       7'h44:
-          \$978  = 4'h4;
+          \$1017  = 4'h4;
       7'h45:
-          \$978  = 4'h3;
+          \$1017  = 4'h3;
       7'h46:
-          \$978  = 4'h3;
+          \$1017  = 4'h3;
       7'h47:
-          \$978  = 4'h2;
+          \$1017  = 4'h2;
       7'h48:
-          \$978  = 4'h1;
+          \$1017  = 4'h1;
       7'h49:
-          \$978  = 4'h0;
+          \$1017  = 4'h0;
       7'h4a:
-          \$978  = 4'h0;
+          \$1017  = 4'h0;
       7'h4b:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h4c:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h4d:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h4e:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h4f:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h50:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h51:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h52:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h53:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h54:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h55:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h56:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h57:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h58:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h59:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h5a:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h5b:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h5c:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h5d:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h5e:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h5f:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h60:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h61:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h62:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h63:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h64:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h65:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h66:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h67:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h68:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h69:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h6a:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h6b:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h6c:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h6d:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h6e:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h6f:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h70:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h71:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h72:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h73:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h74:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h75:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h76:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h77:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h78:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h79:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h7a:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h7b:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h7c:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h7d:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h7e:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
       7'h7f:
-          \$978  = 4'hf;
+          \$1017  = 4'hf;
     endcase
   end
   always @* begin
@@ -27004,261 +27123,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h01:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h02:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h03:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h04:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h05:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h06:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h07:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h08:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h09:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h0a:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h0b:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h0c:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h0d:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h0e:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h0f:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h10:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h11:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h12:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h13:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h14:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h15:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h16:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h17:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h18:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h19:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h1a:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h1b:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h1c:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h1d:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h1e:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h1f:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h20:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h21:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h22:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h23:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h24:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h25:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h26:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h27:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h28:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h29:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h2a:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h2b:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h2c:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h2d:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h2e:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h2f:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h30:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h31:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h32:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h33:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h34:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h35:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h36:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h37:
-          \$982  = 4'he;
+          \$1021  = 4'he;
       7'h38:
-          \$982  = 4'hd;
+          \$1021  = 4'hd;
       7'h39:
-          \$982  = 4'hc;
+          \$1021  = 4'hc;
       7'h3a:
-          \$982  = 4'hc;
+          \$1021  = 4'hc;
       7'h3b:
-          \$982  = 4'hb;
+          \$1021  = 4'hb;
       7'h3c:
-          \$982  = 4'ha;
+          \$1021  = 4'ha;
       7'h3d:
-          \$982  = 4'h9;
+          \$1021  = 4'h9;
       7'h3e:
-          \$982  = 4'h9;
+          \$1021  = 4'h9;
       7'h3f:
-          \$982  = 4'h8;
+          \$1021  = 4'h8;
       7'h40:
-          \$982  = 4'h7;
+          \$1021  = 4'h7;
       7'h41:
-          \$982  = 4'h6;
+          \$1021  = 4'h6;
       7'h42:
-          \$982  = 4'h6;
+          \$1021  = 4'h6;
       7'h43:
-          \$982  = 4'h5;
+          \$1021  = 4'h5;
       7'h44:
-          \$982  = 4'h4;
+          \$1021  = 4'h4;
       7'h45:
-          \$982  = 4'h3;
+          \$1021  = 4'h3;
       7'h46:
-          \$982  = 4'h3;
+          \$1021  = 4'h3;
       7'h47:
-          \$982  = 4'h2;
+          \$1021  = 4'h2;
       7'h48:
-          \$982  = 4'h1;
+          \$1021  = 4'h1;
       7'h49:
-          \$982  = 4'h0;
+          \$1021  = 4'h0;
       7'h4a:
-          \$982  = 4'h0;
+          \$1021  = 4'h0;
       7'h4b:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h4c:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h4d:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h4e:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h4f:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h50:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h51:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h52:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h53:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h54:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h55:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h56:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h57:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h58:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h59:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h5a:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h5b:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h5c:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h5d:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h5e:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h5f:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h60:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h61:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h62:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h63:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h64:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h65:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h66:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h67:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h68:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h69:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h6a:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h6b:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h6c:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h6d:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h6e:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h6f:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h70:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h71:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h72:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h73:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h74:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h75:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h76:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h77:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h78:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h79:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h7a:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h7b:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h7c:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h7d:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h7e:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
       7'h7f:
-          \$982  = 4'hf;
+          \$1021  = 4'hf;
     endcase
   end
   always @* begin
@@ -27266,261 +27385,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$991  = 4'hf;
+          \$1030  = 4'hf;
       7'h01:
-          \$991  = 4'hf;
+          \$1030  = 4'hf;
       7'h02:
-          \$991  = 4'hf;
+          \$1030  = 4'hf;
       7'h03:
-          \$991  = 4'hf;
+          \$1030  = 4'hf;
       7'h04:
-          \$991  = 4'he;
+          \$1030  = 4'he;
       7'h05:
-          \$991  = 4'hd;
+          \$1030  = 4'hd;
       7'h06:
-          \$991  = 4'hd;
+          \$1030  = 4'hd;
       7'h07:
-          \$991  = 4'hc;
+          \$1030  = 4'hc;
       7'h08:
-          \$991  = 4'hb;
+          \$1030  = 4'hb;
       7'h09:
-          \$991  = 4'ha;
+          \$1030  = 4'ha;
       7'h0a:
-          \$991  = 4'ha;
+          \$1030  = 4'ha;
       7'h0b:
-          \$991  = 4'h9;
+          \$1030  = 4'h9;
       7'h0c:
-          \$991  = 4'h8;
+          \$1030  = 4'h8;
       7'h0d:
-          \$991  = 4'h7;
+          \$1030  = 4'h7;
       7'h0e:
-          \$991  = 4'h7;
+          \$1030  = 4'h7;
       7'h0f:
-          \$991  = 4'h6;
+          \$1030  = 4'h6;
       7'h10:
-          \$991  = 4'h5;
+          \$1030  = 4'h5;
       7'h11:
-          \$991  = 4'h4;
+          \$1030  = 4'h4;
       7'h12:
-          \$991  = 4'h4;
+          \$1030  = 4'h4;
       7'h13:
-          \$991  = 4'h3;
+          \$1030  = 4'h3;
       7'h14:
-          \$991  = 4'h2;
+          \$1030  = 4'h2;
       7'h15:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h16:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h17:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h18:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h19:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h1a:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h1b:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h1c:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h1d:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h1e:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h1f:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h20:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h21:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h22:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h23:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h24:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h25:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h26:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h27:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h28:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h29:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h2a:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h2b:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h2c:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h2d:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h2e:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h2f:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h30:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h31:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h32:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h33:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h34:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h35:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h36:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h37:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h38:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h39:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h3a:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h3b:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h3c:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h3d:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h3e:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h3f:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h40:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h41:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h42:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h43:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h44:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h45:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h46:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h47:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h48:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h49:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h4a:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h4b:
-          \$991  = 4'hf;
+          \$1030  = 4'hf;
       7'h4c:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h4d:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h4e:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h4f:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h50:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h51:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h52:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h53:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h54:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h55:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h56:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h57:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h58:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h59:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h5a:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h5b:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h5c:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h5d:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h5e:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h5f:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h60:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h61:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h62:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h63:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h64:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h65:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h66:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h67:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h68:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h69:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h6a:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h6b:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h6c:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h6d:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h6e:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h6f:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h70:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h71:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h72:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h73:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h74:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h75:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h76:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h77:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h78:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h79:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h7a:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h7b:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h7c:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h7d:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h7e:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
       7'h7f:
-          \$991  = 4'h0;
+          \$1030  = 4'h0;
     endcase
   end
   always @* begin
@@ -27528,261 +27647,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$995  = 4'hf;
+          \$1034  = 4'hf;
       7'h01:
-          \$995  = 4'hf;
+          \$1034  = 4'hf;
       7'h02:
-          \$995  = 4'hf;
+          \$1034  = 4'hf;
       7'h03:
-          \$995  = 4'hf;
+          \$1034  = 4'hf;
       7'h04:
-          \$995  = 4'he;
+          \$1034  = 4'he;
       7'h05:
-          \$995  = 4'hd;
+          \$1034  = 4'hd;
       7'h06:
-          \$995  = 4'hd;
+          \$1034  = 4'hd;
       7'h07:
-          \$995  = 4'hc;
+          \$1034  = 4'hc;
       7'h08:
-          \$995  = 4'hb;
+          \$1034  = 4'hb;
       7'h09:
-          \$995  = 4'ha;
+          \$1034  = 4'ha;
       7'h0a:
-          \$995  = 4'ha;
+          \$1034  = 4'ha;
       7'h0b:
-          \$995  = 4'h9;
+          \$1034  = 4'h9;
       7'h0c:
-          \$995  = 4'h8;
+          \$1034  = 4'h8;
       7'h0d:
-          \$995  = 4'h7;
+          \$1034  = 4'h7;
       7'h0e:
-          \$995  = 4'h7;
+          \$1034  = 4'h7;
       7'h0f:
-          \$995  = 4'h6;
+          \$1034  = 4'h6;
       7'h10:
-          \$995  = 4'h5;
+          \$1034  = 4'h5;
       7'h11:
-          \$995  = 4'h4;
+          \$1034  = 4'h4;
       7'h12:
-          \$995  = 4'h4;
+          \$1034  = 4'h4;
       7'h13:
-          \$995  = 4'h3;
+          \$1034  = 4'h3;
       7'h14:
-          \$995  = 4'h2;
+          \$1034  = 4'h2;
       7'h15:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h16:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h17:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h18:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h19:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h1a:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h1b:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h1c:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h1d:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h1e:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h1f:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h20:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h21:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h22:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h23:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h24:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h25:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h26:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h27:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h28:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h29:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h2a:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h2b:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h2c:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h2d:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h2e:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h2f:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h30:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h31:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h32:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h33:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h34:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h35:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h36:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h37:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h38:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h39:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h3a:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h3b:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h3c:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h3d:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h3e:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h3f:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h40:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h41:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h42:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h43:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h44:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h45:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h46:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h47:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h48:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h49:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h4a:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h4b:
-          \$995  = 4'hf;
+          \$1034  = 4'hf;
       7'h4c:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h4d:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h4e:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h4f:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h50:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h51:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h52:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h53:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h54:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h55:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h56:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h57:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h58:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h59:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h5a:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h5b:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h5c:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h5d:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h5e:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h5f:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h60:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h61:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h62:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h63:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h64:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h65:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h66:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h67:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h68:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h69:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h6a:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h6b:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h6c:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h6d:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h6e:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h6f:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h70:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h71:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h72:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h73:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h74:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h75:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h76:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h77:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h78:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h79:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h7a:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h7b:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h7c:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h7d:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h7e:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
       7'h7f:
-          \$995  = 4'h0;
+          \$1034  = 4'h0;
     endcase
   end
   always @* begin
@@ -27790,261 +27909,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h01:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h02:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h03:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h04:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h05:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h06:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h07:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h08:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h09:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h0a:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h0b:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h0c:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h0d:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h0e:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h0f:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h10:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h11:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h12:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h13:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h14:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h15:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h16:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h17:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h18:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h19:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h1a:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h1b:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h1c:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h1d:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h1e:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h1f:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h20:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h21:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h22:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h23:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h24:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h25:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h26:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h27:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h28:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h29:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h2a:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h2b:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h2c:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h2d:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h2e:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h2f:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h30:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h31:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h32:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h33:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h34:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h35:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h36:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h37:
-          \$998  = 4'he;
+          \$1037  = 4'he;
       7'h38:
-          \$998  = 4'hd;
+          \$1037  = 4'hd;
       7'h39:
-          \$998  = 4'hc;
+          \$1037  = 4'hc;
       7'h3a:
-          \$998  = 4'hc;
+          \$1037  = 4'hc;
       7'h3b:
-          \$998  = 4'hb;
+          \$1037  = 4'hb;
       7'h3c:
-          \$998  = 4'ha;
+          \$1037  = 4'ha;
       7'h3d:
-          \$998  = 4'h9;
+          \$1037  = 4'h9;
       7'h3e:
-          \$998  = 4'h9;
+          \$1037  = 4'h9;
       7'h3f:
-          \$998  = 4'h8;
+          \$1037  = 4'h8;
       7'h40:
-          \$998  = 4'h7;
+          \$1037  = 4'h7;
       7'h41:
-          \$998  = 4'h6;
+          \$1037  = 4'h6;
       7'h42:
-          \$998  = 4'h6;
+          \$1037  = 4'h6;
       7'h43:
-          \$998  = 4'h5;
+          \$1037  = 4'h5;
       7'h44:
-          \$998  = 4'h4;
+          \$1037  = 4'h4;
       7'h45:
-          \$998  = 4'h3;
+          \$1037  = 4'h3;
       7'h46:
-          \$998  = 4'h3;
+          \$1037  = 4'h3;
       7'h47:
-          \$998  = 4'h2;
+          \$1037  = 4'h2;
       7'h48:
-          \$998  = 4'h1;
+          \$1037  = 4'h1;
       7'h49:
-          \$998  = 4'h0;
+          \$1037  = 4'h0;
       7'h4a:
-          \$998  = 4'h0;
+          \$1037  = 4'h0;
       7'h4b:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h4c:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h4d:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h4e:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h4f:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h50:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h51:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h52:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h53:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h54:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h55:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h56:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h57:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h58:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h59:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h5a:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h5b:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h5c:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h5d:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h5e:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h5f:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h60:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h61:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h62:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h63:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h64:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h65:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h66:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h67:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h68:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h69:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h6a:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h6b:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h6c:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h6d:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h6e:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h6f:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h70:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h71:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h72:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h73:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h74:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h75:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h76:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h77:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h78:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h79:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h7a:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h7b:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h7c:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h7d:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h7e:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
       7'h7f:
-          \$998  = 4'hf;
+          \$1037  = 4'hf;
     endcase
   end
   always @* begin
@@ -28052,261 +28171,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h01:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h02:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h03:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h04:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h05:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h06:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h07:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h08:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h09:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h0a:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h0b:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h0c:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h0d:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h0e:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h0f:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h10:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h11:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h12:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h13:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h14:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h15:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h16:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h17:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h18:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h19:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h1a:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h1b:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h1c:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h1d:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h1e:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h1f:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h20:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h21:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h22:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h23:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h24:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h25:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h26:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h27:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h28:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h29:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h2a:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h2b:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h2c:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h2d:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h2e:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h2f:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h30:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h31:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h32:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h33:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h34:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h35:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h36:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h37:
-          \$1002  = 4'he;
+          \$1041  = 4'he;
       7'h38:
-          \$1002  = 4'hd;
+          \$1041  = 4'hd;
       7'h39:
-          \$1002  = 4'hc;
+          \$1041  = 4'hc;
       7'h3a:
-          \$1002  = 4'hc;
+          \$1041  = 4'hc;
       7'h3b:
-          \$1002  = 4'hb;
+          \$1041  = 4'hb;
       7'h3c:
-          \$1002  = 4'ha;
+          \$1041  = 4'ha;
       7'h3d:
-          \$1002  = 4'h9;
+          \$1041  = 4'h9;
       7'h3e:
-          \$1002  = 4'h9;
+          \$1041  = 4'h9;
       7'h3f:
-          \$1002  = 4'h8;
+          \$1041  = 4'h8;
       7'h40:
-          \$1002  = 4'h7;
+          \$1041  = 4'h7;
       7'h41:
-          \$1002  = 4'h6;
+          \$1041  = 4'h6;
       7'h42:
-          \$1002  = 4'h6;
+          \$1041  = 4'h6;
       7'h43:
-          \$1002  = 4'h5;
+          \$1041  = 4'h5;
       7'h44:
-          \$1002  = 4'h4;
+          \$1041  = 4'h4;
       7'h45:
-          \$1002  = 4'h3;
+          \$1041  = 4'h3;
       7'h46:
-          \$1002  = 4'h3;
+          \$1041  = 4'h3;
       7'h47:
-          \$1002  = 4'h2;
+          \$1041  = 4'h2;
       7'h48:
-          \$1002  = 4'h1;
+          \$1041  = 4'h1;
       7'h49:
-          \$1002  = 4'h0;
+          \$1041  = 4'h0;
       7'h4a:
-          \$1002  = 4'h0;
+          \$1041  = 4'h0;
       7'h4b:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h4c:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h4d:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h4e:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h4f:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h50:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h51:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h52:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h53:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h54:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h55:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h56:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h57:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h58:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h59:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h5a:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h5b:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h5c:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h5d:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h5e:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h5f:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h60:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h61:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h62:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h63:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h64:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h65:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h66:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h67:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h68:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h69:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h6a:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h6b:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h6c:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h6d:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h6e:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h6f:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h70:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h71:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h72:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h73:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h74:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h75:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h76:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h77:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h78:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h79:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h7a:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h7b:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h7c:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h7d:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h7e:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
       7'h7f:
-          \$1002  = 4'hf;
+          \$1041  = 4'hf;
     endcase
   end
   always @* begin
@@ -28314,261 +28433,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1011  = 4'hf;
+          \$1050  = 4'hf;
       7'h01:
-          \$1011  = 4'hf;
+          \$1050  = 4'hf;
       7'h02:
-          \$1011  = 4'hf;
+          \$1050  = 4'hf;
       7'h03:
-          \$1011  = 4'hf;
+          \$1050  = 4'hf;
       7'h04:
-          \$1011  = 4'he;
+          \$1050  = 4'he;
       7'h05:
-          \$1011  = 4'hd;
+          \$1050  = 4'hd;
       7'h06:
-          \$1011  = 4'hd;
+          \$1050  = 4'hd;
       7'h07:
-          \$1011  = 4'hc;
+          \$1050  = 4'hc;
       7'h08:
-          \$1011  = 4'hb;
+          \$1050  = 4'hb;
       7'h09:
-          \$1011  = 4'ha;
+          \$1050  = 4'ha;
       7'h0a:
-          \$1011  = 4'ha;
+          \$1050  = 4'ha;
       7'h0b:
-          \$1011  = 4'h9;
+          \$1050  = 4'h9;
       7'h0c:
-          \$1011  = 4'h8;
+          \$1050  = 4'h8;
       7'h0d:
-          \$1011  = 4'h7;
+          \$1050  = 4'h7;
       7'h0e:
-          \$1011  = 4'h7;
+          \$1050  = 4'h7;
       7'h0f:
-          \$1011  = 4'h6;
+          \$1050  = 4'h6;
       7'h10:
-          \$1011  = 4'h5;
+          \$1050  = 4'h5;
       7'h11:
-          \$1011  = 4'h4;
+          \$1050  = 4'h4;
       7'h12:
-          \$1011  = 4'h4;
+          \$1050  = 4'h4;
       7'h13:
-          \$1011  = 4'h3;
+          \$1050  = 4'h3;
       7'h14:
-          \$1011  = 4'h2;
+          \$1050  = 4'h2;
       7'h15:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h16:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h17:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h18:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h19:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h1a:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h1b:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h1c:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h1d:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h1e:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h1f:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h20:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h21:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h22:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h23:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h24:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h25:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h26:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h27:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h28:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h29:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h2a:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h2b:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h2c:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h2d:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h2e:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h2f:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h30:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h31:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h32:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h33:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h34:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h35:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h36:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h37:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h38:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h39:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h3a:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h3b:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h3c:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h3d:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h3e:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h3f:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h40:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h41:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h42:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h43:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h44:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h45:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h46:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h47:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h48:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h49:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h4a:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h4b:
-          \$1011  = 4'hf;
+          \$1050  = 4'hf;
       7'h4c:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h4d:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h4e:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h4f:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h50:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h51:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h52:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h53:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h54:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h55:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h56:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h57:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h58:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h59:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h5a:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h5b:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h5c:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h5d:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h5e:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h5f:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h60:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h61:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h62:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h63:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h64:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h65:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h66:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h67:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h68:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h69:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h6a:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h6b:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h6c:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h6d:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h6e:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h6f:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h70:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h71:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h72:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h73:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h74:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h75:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h76:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h77:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h78:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h79:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h7a:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h7b:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h7c:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h7d:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h7e:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
       7'h7f:
-          \$1011  = 4'h0;
+          \$1050  = 4'h0;
     endcase
   end
   always @* begin
@@ -28576,261 +28695,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1015  = 4'hf;
+          \$1054  = 4'hf;
       7'h01:
-          \$1015  = 4'hf;
+          \$1054  = 4'hf;
       7'h02:
-          \$1015  = 4'hf;
+          \$1054  = 4'hf;
       7'h03:
-          \$1015  = 4'hf;
+          \$1054  = 4'hf;
       7'h04:
-          \$1015  = 4'he;
+          \$1054  = 4'he;
       7'h05:
-          \$1015  = 4'hd;
+          \$1054  = 4'hd;
       7'h06:
-          \$1015  = 4'hd;
+          \$1054  = 4'hd;
       7'h07:
-          \$1015  = 4'hc;
+          \$1054  = 4'hc;
       7'h08:
-          \$1015  = 4'hb;
+          \$1054  = 4'hb;
       7'h09:
-          \$1015  = 4'ha;
+          \$1054  = 4'ha;
       7'h0a:
-          \$1015  = 4'ha;
+          \$1054  = 4'ha;
       7'h0b:
-          \$1015  = 4'h9;
+          \$1054  = 4'h9;
       7'h0c:
-          \$1015  = 4'h8;
+          \$1054  = 4'h8;
       7'h0d:
-          \$1015  = 4'h7;
+          \$1054  = 4'h7;
       7'h0e:
-          \$1015  = 4'h7;
+          \$1054  = 4'h7;
       7'h0f:
-          \$1015  = 4'h6;
+          \$1054  = 4'h6;
       7'h10:
-          \$1015  = 4'h5;
+          \$1054  = 4'h5;
       7'h11:
-          \$1015  = 4'h4;
+          \$1054  = 4'h4;
       7'h12:
-          \$1015  = 4'h4;
+          \$1054  = 4'h4;
       7'h13:
-          \$1015  = 4'h3;
+          \$1054  = 4'h3;
       7'h14:
-          \$1015  = 4'h2;
+          \$1054  = 4'h2;
       7'h15:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h16:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h17:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h18:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h19:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h1a:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h1b:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h1c:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h1d:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h1e:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h1f:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h20:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h21:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h22:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h23:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h24:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h25:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h26:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h27:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h28:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h29:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h2a:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h2b:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h2c:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h2d:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h2e:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h2f:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h30:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h31:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h32:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h33:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h34:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h35:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h36:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h37:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h38:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h39:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h3a:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h3b:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h3c:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h3d:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h3e:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h3f:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h40:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h41:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h42:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h43:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h44:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h45:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h46:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h47:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h48:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h49:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h4a:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h4b:
-          \$1015  = 4'hf;
+          \$1054  = 4'hf;
       7'h4c:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h4d:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h4e:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h4f:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h50:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h51:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h52:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h53:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h54:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h55:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h56:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h57:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h58:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h59:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h5a:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h5b:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h5c:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h5d:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h5e:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h5f:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h60:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h61:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h62:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h63:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h64:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h65:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h66:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h67:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h68:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h69:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h6a:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h6b:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h6c:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h6d:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h6e:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h6f:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h70:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h71:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h72:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h73:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h74:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h75:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h76:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h77:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h78:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h79:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h7a:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h7b:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h7c:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h7d:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h7e:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
       7'h7f:
-          \$1015  = 4'h0;
+          \$1054  = 4'h0;
     endcase
   end
   always @* begin
@@ -28838,261 +28957,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h01:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h02:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h03:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h04:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h05:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h06:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h07:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h08:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h09:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h0a:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h0b:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h0c:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h0d:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h0e:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h0f:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h10:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h11:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h12:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h13:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h14:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h15:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h16:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h17:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h18:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h19:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h1a:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h1b:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h1c:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h1d:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h1e:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h1f:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h20:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h21:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h22:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h23:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h24:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h25:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h26:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h27:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h28:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h29:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h2a:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h2b:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h2c:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h2d:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h2e:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h2f:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h30:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h31:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h32:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h33:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h34:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h35:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h36:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h37:
-          \$1018  = 4'he;
+          \$1057  = 4'he;
       7'h38:
-          \$1018  = 4'hd;
+          \$1057  = 4'hd;
       7'h39:
-          \$1018  = 4'hc;
+          \$1057  = 4'hc;
       7'h3a:
-          \$1018  = 4'hc;
+          \$1057  = 4'hc;
       7'h3b:
-          \$1018  = 4'hb;
+          \$1057  = 4'hb;
       7'h3c:
-          \$1018  = 4'ha;
+          \$1057  = 4'ha;
       7'h3d:
-          \$1018  = 4'h9;
+          \$1057  = 4'h9;
       7'h3e:
-          \$1018  = 4'h9;
+          \$1057  = 4'h9;
       7'h3f:
-          \$1018  = 4'h8;
+          \$1057  = 4'h8;
       7'h40:
-          \$1018  = 4'h7;
+          \$1057  = 4'h7;
       7'h41:
-          \$1018  = 4'h6;
+          \$1057  = 4'h6;
       7'h42:
-          \$1018  = 4'h6;
+          \$1057  = 4'h6;
       7'h43:
-          \$1018  = 4'h5;
+          \$1057  = 4'h5;
       7'h44:
-          \$1018  = 4'h4;
+          \$1057  = 4'h4;
       7'h45:
-          \$1018  = 4'h3;
+          \$1057  = 4'h3;
       7'h46:
-          \$1018  = 4'h3;
+          \$1057  = 4'h3;
       7'h47:
-          \$1018  = 4'h2;
+          \$1057  = 4'h2;
       7'h48:
-          \$1018  = 4'h1;
+          \$1057  = 4'h1;
       7'h49:
-          \$1018  = 4'h0;
+          \$1057  = 4'h0;
       7'h4a:
-          \$1018  = 4'h0;
+          \$1057  = 4'h0;
       7'h4b:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h4c:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h4d:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h4e:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h4f:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h50:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h51:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h52:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h53:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h54:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h55:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h56:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h57:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h58:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h59:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h5a:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h5b:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h5c:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h5d:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h5e:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h5f:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h60:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h61:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h62:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h63:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h64:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h65:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h66:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h67:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h68:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h69:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h6a:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h6b:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h6c:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h6d:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h6e:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h6f:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h70:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h71:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h72:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h73:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h74:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h75:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h76:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h77:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h78:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h79:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h7a:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h7b:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h7c:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h7d:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h7e:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
       7'h7f:
-          \$1018  = 4'hf;
+          \$1057  = 4'hf;
     endcase
   end
   always @* begin
@@ -29100,261 +29219,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h01:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h02:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h03:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h04:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h05:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h06:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h07:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h08:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h09:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h0a:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h0b:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h0c:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h0d:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h0e:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h0f:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h10:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h11:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h12:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h13:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h14:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h15:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h16:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h17:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h18:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h19:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h1a:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h1b:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h1c:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h1d:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h1e:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h1f:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h20:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h21:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h22:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h23:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h24:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h25:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h26:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h27:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h28:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h29:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h2a:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h2b:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h2c:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h2d:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h2e:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h2f:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h30:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h31:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h32:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h33:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h34:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h35:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h36:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h37:
-          \$1022  = 4'he;
+          \$1061  = 4'he;
       7'h38:
-          \$1022  = 4'hd;
+          \$1061  = 4'hd;
       7'h39:
-          \$1022  = 4'hc;
+          \$1061  = 4'hc;
       7'h3a:
-          \$1022  = 4'hc;
+          \$1061  = 4'hc;
       7'h3b:
-          \$1022  = 4'hb;
+          \$1061  = 4'hb;
       7'h3c:
-          \$1022  = 4'ha;
+          \$1061  = 4'ha;
       7'h3d:
-          \$1022  = 4'h9;
+          \$1061  = 4'h9;
       7'h3e:
-          \$1022  = 4'h9;
+          \$1061  = 4'h9;
       7'h3f:
-          \$1022  = 4'h8;
+          \$1061  = 4'h8;
       7'h40:
-          \$1022  = 4'h7;
+          \$1061  = 4'h7;
       7'h41:
-          \$1022  = 4'h6;
+          \$1061  = 4'h6;
       7'h42:
-          \$1022  = 4'h6;
+          \$1061  = 4'h6;
       7'h43:
-          \$1022  = 4'h5;
+          \$1061  = 4'h5;
       7'h44:
-          \$1022  = 4'h4;
+          \$1061  = 4'h4;
       7'h45:
-          \$1022  = 4'h3;
+          \$1061  = 4'h3;
       7'h46:
-          \$1022  = 4'h3;
+          \$1061  = 4'h3;
       7'h47:
-          \$1022  = 4'h2;
+          \$1061  = 4'h2;
       7'h48:
-          \$1022  = 4'h1;
+          \$1061  = 4'h1;
       7'h49:
-          \$1022  = 4'h0;
+          \$1061  = 4'h0;
       7'h4a:
-          \$1022  = 4'h0;
+          \$1061  = 4'h0;
       7'h4b:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h4c:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h4d:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h4e:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h4f:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h50:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h51:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h52:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h53:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h54:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h55:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h56:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h57:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h58:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h59:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h5a:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h5b:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h5c:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h5d:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h5e:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h5f:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h60:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h61:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h62:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h63:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h64:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h65:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h66:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h67:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h68:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h69:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h6a:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h6b:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h6c:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h6d:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h6e:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h6f:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h70:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h71:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h72:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h73:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h74:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h75:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h76:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h77:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h78:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h79:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h7a:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h7b:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h7c:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h7d:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h7e:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
       7'h7f:
-          \$1022  = 4'hf;
+          \$1061  = 4'hf;
     endcase
   end
   always @* begin
@@ -29362,261 +29481,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1031  = 4'hf;
+          \$1070  = 4'hf;
       7'h01:
-          \$1031  = 4'hf;
+          \$1070  = 4'hf;
       7'h02:
-          \$1031  = 4'hf;
+          \$1070  = 4'hf;
       7'h03:
-          \$1031  = 4'hf;
+          \$1070  = 4'hf;
       7'h04:
-          \$1031  = 4'he;
+          \$1070  = 4'he;
       7'h05:
-          \$1031  = 4'hd;
+          \$1070  = 4'hd;
       7'h06:
-          \$1031  = 4'hd;
+          \$1070  = 4'hd;
       7'h07:
-          \$1031  = 4'hc;
+          \$1070  = 4'hc;
       7'h08:
-          \$1031  = 4'hb;
+          \$1070  = 4'hb;
       7'h09:
-          \$1031  = 4'ha;
+          \$1070  = 4'ha;
       7'h0a:
-          \$1031  = 4'ha;
+          \$1070  = 4'ha;
       7'h0b:
-          \$1031  = 4'h9;
+          \$1070  = 4'h9;
       7'h0c:
-          \$1031  = 4'h8;
+          \$1070  = 4'h8;
       7'h0d:
-          \$1031  = 4'h7;
+          \$1070  = 4'h7;
       7'h0e:
-          \$1031  = 4'h7;
+          \$1070  = 4'h7;
       7'h0f:
-          \$1031  = 4'h6;
+          \$1070  = 4'h6;
       7'h10:
-          \$1031  = 4'h5;
+          \$1070  = 4'h5;
       7'h11:
-          \$1031  = 4'h4;
+          \$1070  = 4'h4;
       7'h12:
-          \$1031  = 4'h4;
+          \$1070  = 4'h4;
       7'h13:
-          \$1031  = 4'h3;
+          \$1070  = 4'h3;
       7'h14:
-          \$1031  = 4'h2;
+          \$1070  = 4'h2;
       7'h15:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h16:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h17:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h18:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h19:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h1a:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h1b:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h1c:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h1d:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h1e:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h1f:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h20:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h21:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h22:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h23:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h24:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h25:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h26:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h27:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h28:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h29:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h2a:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h2b:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h2c:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h2d:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h2e:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h2f:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h30:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h31:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h32:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h33:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h34:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h35:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h36:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h37:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h38:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h39:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h3a:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h3b:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h3c:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h3d:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h3e:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h3f:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h40:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h41:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h42:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h43:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h44:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h45:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h46:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h47:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h48:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h49:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h4a:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h4b:
-          \$1031  = 4'hf;
+          \$1070  = 4'hf;
       7'h4c:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h4d:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h4e:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h4f:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h50:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h51:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h52:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h53:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h54:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h55:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h56:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h57:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h58:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h59:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h5a:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h5b:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h5c:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h5d:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h5e:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h5f:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h60:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h61:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h62:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h63:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h64:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h65:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h66:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h67:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h68:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h69:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h6a:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h6b:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h6c:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h6d:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h6e:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h6f:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h70:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h71:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h72:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h73:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h74:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h75:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h76:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h77:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h78:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h79:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h7a:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h7b:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h7c:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h7d:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h7e:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
       7'h7f:
-          \$1031  = 4'h0;
+          \$1070  = 4'h0;
     endcase
   end
   always @* begin
@@ -29624,261 +29743,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1035  = 4'hf;
+          \$1074  = 4'hf;
       7'h01:
-          \$1035  = 4'hf;
+          \$1074  = 4'hf;
       7'h02:
-          \$1035  = 4'hf;
+          \$1074  = 4'hf;
       7'h03:
-          \$1035  = 4'hf;
+          \$1074  = 4'hf;
       7'h04:
-          \$1035  = 4'he;
+          \$1074  = 4'he;
       7'h05:
-          \$1035  = 4'hd;
+          \$1074  = 4'hd;
       7'h06:
-          \$1035  = 4'hd;
+          \$1074  = 4'hd;
       7'h07:
-          \$1035  = 4'hc;
+          \$1074  = 4'hc;
       7'h08:
-          \$1035  = 4'hb;
+          \$1074  = 4'hb;
       7'h09:
-          \$1035  = 4'ha;
+          \$1074  = 4'ha;
       7'h0a:
-          \$1035  = 4'ha;
+          \$1074  = 4'ha;
       7'h0b:
-          \$1035  = 4'h9;
+          \$1074  = 4'h9;
       7'h0c:
-          \$1035  = 4'h8;
+          \$1074  = 4'h8;
       7'h0d:
-          \$1035  = 4'h7;
+          \$1074  = 4'h7;
       7'h0e:
-          \$1035  = 4'h7;
+          \$1074  = 4'h7;
       7'h0f:
-          \$1035  = 4'h6;
+          \$1074  = 4'h6;
       7'h10:
-          \$1035  = 4'h5;
+          \$1074  = 4'h5;
       7'h11:
-          \$1035  = 4'h4;
+          \$1074  = 4'h4;
       7'h12:
-          \$1035  = 4'h4;
+          \$1074  = 4'h4;
       7'h13:
-          \$1035  = 4'h3;
+          \$1074  = 4'h3;
       7'h14:
-          \$1035  = 4'h2;
+          \$1074  = 4'h2;
       7'h15:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h16:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h17:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h18:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h19:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h1a:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h1b:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h1c:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h1d:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h1e:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h1f:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h20:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h21:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h22:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h23:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h24:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h25:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h26:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h27:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h28:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h29:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h2a:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h2b:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h2c:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h2d:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h2e:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h2f:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h30:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h31:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h32:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h33:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h34:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h35:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h36:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h37:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h38:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h39:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h3a:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h3b:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h3c:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h3d:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h3e:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h3f:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h40:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h41:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h42:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h43:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h44:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h45:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h46:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h47:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h48:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h49:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h4a:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h4b:
-          \$1035  = 4'hf;
+          \$1074  = 4'hf;
       7'h4c:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h4d:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h4e:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h4f:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h50:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h51:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h52:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h53:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h54:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h55:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h56:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h57:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h58:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h59:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h5a:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h5b:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h5c:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h5d:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h5e:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h5f:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h60:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h61:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h62:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h63:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h64:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h65:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h66:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h67:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h68:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h69:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h6a:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h6b:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h6c:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h6d:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h6e:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h6f:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h70:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h71:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h72:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h73:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h74:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h75:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h76:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h77:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h78:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h79:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h7a:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h7b:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h7c:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h7d:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h7e:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
       7'h7f:
-          \$1035  = 4'h0;
+          \$1074  = 4'h0;
     endcase
   end
   always @* begin
@@ -29886,261 +30005,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h01:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h02:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h03:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h04:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h05:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h06:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h07:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h08:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h09:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h0a:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h0b:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h0c:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h0d:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h0e:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h0f:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h10:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h11:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h12:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h13:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h14:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h15:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h16:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h17:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h18:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h19:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h1a:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h1b:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h1c:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h1d:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h1e:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h1f:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h20:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h21:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h22:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h23:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h24:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h25:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h26:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h27:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h28:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h29:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h2a:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h2b:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h2c:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h2d:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h2e:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h2f:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h30:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h31:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h32:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h33:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h34:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h35:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h36:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h37:
-          \$1038  = 4'he;
+          \$1077  = 4'he;
       7'h38:
-          \$1038  = 4'hd;
+          \$1077  = 4'hd;
       7'h39:
-          \$1038  = 4'hc;
+          \$1077  = 4'hc;
       7'h3a:
-          \$1038  = 4'hc;
+          \$1077  = 4'hc;
       7'h3b:
-          \$1038  = 4'hb;
+          \$1077  = 4'hb;
       7'h3c:
-          \$1038  = 4'ha;
+          \$1077  = 4'ha;
       7'h3d:
-          \$1038  = 4'h9;
+          \$1077  = 4'h9;
       7'h3e:
-          \$1038  = 4'h9;
+          \$1077  = 4'h9;
       7'h3f:
-          \$1038  = 4'h8;
+          \$1077  = 4'h8;
       7'h40:
-          \$1038  = 4'h7;
+          \$1077  = 4'h7;
       7'h41:
-          \$1038  = 4'h6;
+          \$1077  = 4'h6;
       7'h42:
-          \$1038  = 4'h6;
+          \$1077  = 4'h6;
       7'h43:
-          \$1038  = 4'h5;
+          \$1077  = 4'h5;
       7'h44:
-          \$1038  = 4'h4;
+          \$1077  = 4'h4;
       7'h45:
-          \$1038  = 4'h3;
+          \$1077  = 4'h3;
       7'h46:
-          \$1038  = 4'h3;
+          \$1077  = 4'h3;
       7'h47:
-          \$1038  = 4'h2;
+          \$1077  = 4'h2;
       7'h48:
-          \$1038  = 4'h1;
+          \$1077  = 4'h1;
       7'h49:
-          \$1038  = 4'h0;
+          \$1077  = 4'h0;
       7'h4a:
-          \$1038  = 4'h0;
+          \$1077  = 4'h0;
       7'h4b:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h4c:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h4d:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h4e:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h4f:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h50:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h51:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h52:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h53:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h54:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h55:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h56:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h57:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h58:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h59:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h5a:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h5b:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h5c:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h5d:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h5e:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h5f:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h60:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h61:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h62:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h63:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h64:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h65:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h66:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h67:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h68:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h69:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h6a:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h6b:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h6c:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h6d:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h6e:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h6f:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h70:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h71:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h72:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h73:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h74:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h75:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h76:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h77:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h78:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h79:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h7a:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h7b:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h7c:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h7d:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h7e:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
       7'h7f:
-          \$1038  = 4'hf;
+          \$1077  = 4'hf;
     endcase
   end
   always @* begin
@@ -30148,261 +30267,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h01:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h02:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h03:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h04:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h05:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h06:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h07:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h08:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h09:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h0a:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h0b:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h0c:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h0d:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h0e:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h0f:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h10:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h11:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h12:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h13:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h14:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h15:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h16:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h17:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h18:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h19:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h1a:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h1b:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h1c:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h1d:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h1e:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h1f:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h20:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h21:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h22:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h23:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h24:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h25:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h26:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h27:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h28:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h29:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h2a:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h2b:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h2c:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h2d:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h2e:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h2f:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h30:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h31:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h32:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h33:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h34:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h35:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h36:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h37:
-          \$1042  = 4'he;
+          \$1081  = 4'he;
       7'h38:
-          \$1042  = 4'hd;
+          \$1081  = 4'hd;
       7'h39:
-          \$1042  = 4'hc;
+          \$1081  = 4'hc;
       7'h3a:
-          \$1042  = 4'hc;
+          \$1081  = 4'hc;
       7'h3b:
-          \$1042  = 4'hb;
+          \$1081  = 4'hb;
       7'h3c:
-          \$1042  = 4'ha;
+          \$1081  = 4'ha;
       7'h3d:
-          \$1042  = 4'h9;
+          \$1081  = 4'h9;
       7'h3e:
-          \$1042  = 4'h9;
+          \$1081  = 4'h9;
       7'h3f:
-          \$1042  = 4'h8;
+          \$1081  = 4'h8;
       7'h40:
-          \$1042  = 4'h7;
+          \$1081  = 4'h7;
       7'h41:
-          \$1042  = 4'h6;
+          \$1081  = 4'h6;
       7'h42:
-          \$1042  = 4'h6;
+          \$1081  = 4'h6;
       7'h43:
-          \$1042  = 4'h5;
+          \$1081  = 4'h5;
       7'h44:
-          \$1042  = 4'h4;
+          \$1081  = 4'h4;
       7'h45:
-          \$1042  = 4'h3;
+          \$1081  = 4'h3;
       7'h46:
-          \$1042  = 4'h3;
+          \$1081  = 4'h3;
       7'h47:
-          \$1042  = 4'h2;
+          \$1081  = 4'h2;
       7'h48:
-          \$1042  = 4'h1;
+          \$1081  = 4'h1;
       7'h49:
-          \$1042  = 4'h0;
+          \$1081  = 4'h0;
       7'h4a:
-          \$1042  = 4'h0;
+          \$1081  = 4'h0;
       7'h4b:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h4c:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h4d:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h4e:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h4f:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h50:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h51:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h52:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h53:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h54:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h55:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h56:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h57:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h58:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h59:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h5a:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h5b:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h5c:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h5d:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h5e:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h5f:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h60:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h61:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h62:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h63:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h64:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h65:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h66:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h67:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h68:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h69:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h6a:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h6b:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h6c:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h6d:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h6e:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h6f:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h70:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h71:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h72:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h73:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h74:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h75:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h76:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h77:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h78:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h79:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h7a:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h7b:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h7c:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h7d:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h7e:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
       7'h7f:
-          \$1042  = 4'hf;
+          \$1081  = 4'hf;
     endcase
   end
   always @* begin
@@ -30410,261 +30529,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1051  = 4'hf;
+          \$1090  = 4'hf;
       7'h01:
-          \$1051  = 4'hf;
+          \$1090  = 4'hf;
       7'h02:
-          \$1051  = 4'hf;
+          \$1090  = 4'hf;
       7'h03:
-          \$1051  = 4'hf;
+          \$1090  = 4'hf;
       7'h04:
-          \$1051  = 4'he;
+          \$1090  = 4'he;
       7'h05:
-          \$1051  = 4'hd;
+          \$1090  = 4'hd;
       7'h06:
-          \$1051  = 4'hd;
+          \$1090  = 4'hd;
       7'h07:
-          \$1051  = 4'hc;
+          \$1090  = 4'hc;
       7'h08:
-          \$1051  = 4'hb;
+          \$1090  = 4'hb;
       7'h09:
-          \$1051  = 4'ha;
+          \$1090  = 4'ha;
       7'h0a:
-          \$1051  = 4'ha;
+          \$1090  = 4'ha;
       7'h0b:
-          \$1051  = 4'h9;
+          \$1090  = 4'h9;
       7'h0c:
-          \$1051  = 4'h8;
+          \$1090  = 4'h8;
       7'h0d:
-          \$1051  = 4'h7;
+          \$1090  = 4'h7;
       7'h0e:
-          \$1051  = 4'h7;
+          \$1090  = 4'h7;
       7'h0f:
-          \$1051  = 4'h6;
+          \$1090  = 4'h6;
       7'h10:
-          \$1051  = 4'h5;
+          \$1090  = 4'h5;
       7'h11:
-          \$1051  = 4'h4;
+          \$1090  = 4'h4;
       7'h12:
-          \$1051  = 4'h4;
+          \$1090  = 4'h4;
       7'h13:
-          \$1051  = 4'h3;
+          \$1090  = 4'h3;
       7'h14:
-          \$1051  = 4'h2;
+          \$1090  = 4'h2;
       7'h15:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h16:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h17:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h18:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h19:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h1a:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h1b:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h1c:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h1d:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h1e:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h1f:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h20:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h21:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h22:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h23:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h24:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h25:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h26:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h27:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h28:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h29:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h2a:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h2b:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h2c:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h2d:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h2e:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h2f:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h30:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h31:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h32:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h33:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h34:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h35:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h36:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h37:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h38:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h39:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h3a:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h3b:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h3c:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h3d:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h3e:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h3f:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h40:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h41:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h42:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h43:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h44:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h45:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h46:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h47:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h48:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h49:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h4a:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h4b:
-          \$1051  = 4'hf;
+          \$1090  = 4'hf;
       7'h4c:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h4d:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h4e:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h4f:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h50:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h51:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h52:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h53:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h54:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h55:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h56:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h57:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h58:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h59:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h5a:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h5b:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h5c:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h5d:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h5e:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h5f:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h60:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h61:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h62:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h63:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h64:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h65:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h66:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h67:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h68:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h69:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h6a:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h6b:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h6c:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h6d:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h6e:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h6f:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h70:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h71:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h72:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h73:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h74:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h75:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h76:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h77:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h78:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h79:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h7a:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h7b:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h7c:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h7d:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h7e:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
       7'h7f:
-          \$1051  = 4'h0;
+          \$1090  = 4'h0;
     endcase
   end
   always @* begin
@@ -30672,261 +30791,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1055  = 4'hf;
+          \$1094  = 4'hf;
       7'h01:
-          \$1055  = 4'hf;
+          \$1094  = 4'hf;
       7'h02:
-          \$1055  = 4'hf;
+          \$1094  = 4'hf;
       7'h03:
-          \$1055  = 4'hf;
+          \$1094  = 4'hf;
       7'h04:
-          \$1055  = 4'he;
+          \$1094  = 4'he;
       7'h05:
-          \$1055  = 4'hd;
+          \$1094  = 4'hd;
       7'h06:
-          \$1055  = 4'hd;
+          \$1094  = 4'hd;
       7'h07:
-          \$1055  = 4'hc;
+          \$1094  = 4'hc;
       7'h08:
-          \$1055  = 4'hb;
+          \$1094  = 4'hb;
       7'h09:
-          \$1055  = 4'ha;
+          \$1094  = 4'ha;
       7'h0a:
-          \$1055  = 4'ha;
+          \$1094  = 4'ha;
       7'h0b:
-          \$1055  = 4'h9;
+          \$1094  = 4'h9;
       7'h0c:
-          \$1055  = 4'h8;
+          \$1094  = 4'h8;
       7'h0d:
-          \$1055  = 4'h7;
+          \$1094  = 4'h7;
       7'h0e:
-          \$1055  = 4'h7;
+          \$1094  = 4'h7;
       7'h0f:
-          \$1055  = 4'h6;
+          \$1094  = 4'h6;
       7'h10:
-          \$1055  = 4'h5;
+          \$1094  = 4'h5;
       7'h11:
-          \$1055  = 4'h4;
+          \$1094  = 4'h4;
       7'h12:
-          \$1055  = 4'h4;
+          \$1094  = 4'h4;
       7'h13:
-          \$1055  = 4'h3;
+          \$1094  = 4'h3;
       7'h14:
-          \$1055  = 4'h2;
+          \$1094  = 4'h2;
       7'h15:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h16:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h17:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h18:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h19:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h1a:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h1b:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h1c:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h1d:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h1e:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h1f:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h20:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h21:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h22:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h23:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h24:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h25:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h26:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h27:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h28:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h29:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h2a:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h2b:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h2c:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h2d:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h2e:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h2f:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h30:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h31:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h32:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h33:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h34:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h35:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h36:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h37:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h38:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h39:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h3a:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h3b:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h3c:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h3d:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h3e:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h3f:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h40:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h41:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h42:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h43:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h44:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h45:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h46:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h47:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h48:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h49:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h4a:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h4b:
-          \$1055  = 4'hf;
+          \$1094  = 4'hf;
       7'h4c:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h4d:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h4e:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h4f:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h50:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h51:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h52:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h53:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h54:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h55:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h56:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h57:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h58:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h59:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h5a:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h5b:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h5c:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h5d:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h5e:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h5f:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h60:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h61:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h62:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h63:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h64:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h65:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h66:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h67:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h68:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h69:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h6a:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h6b:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h6c:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h6d:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h6e:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h6f:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h70:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h71:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h72:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h73:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h74:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h75:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h76:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h77:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h78:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h79:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h7a:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h7b:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h7c:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h7d:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h7e:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
       7'h7f:
-          \$1055  = 4'h0;
+          \$1094  = 4'h0;
     endcase
   end
   always @* begin
@@ -30934,261 +31053,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h01:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h02:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h03:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h04:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h05:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h06:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h07:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h08:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h09:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h0a:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h0b:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h0c:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h0d:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h0e:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h0f:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h10:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h11:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h12:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h13:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h14:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h15:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h16:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h17:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h18:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h19:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h1a:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h1b:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h1c:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h1d:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h1e:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h1f:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h20:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h21:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h22:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h23:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h24:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h25:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h26:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h27:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h28:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h29:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h2a:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h2b:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h2c:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h2d:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h2e:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h2f:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h30:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h31:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h32:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h33:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h34:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h35:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h36:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h37:
-          \$1058  = 4'he;
+          \$1097  = 4'he;
       7'h38:
-          \$1058  = 4'hd;
+          \$1097  = 4'hd;
       7'h39:
-          \$1058  = 4'hc;
+          \$1097  = 4'hc;
       7'h3a:
-          \$1058  = 4'hc;
+          \$1097  = 4'hc;
       7'h3b:
-          \$1058  = 4'hb;
+          \$1097  = 4'hb;
       7'h3c:
-          \$1058  = 4'ha;
+          \$1097  = 4'ha;
       7'h3d:
-          \$1058  = 4'h9;
+          \$1097  = 4'h9;
       7'h3e:
-          \$1058  = 4'h9;
+          \$1097  = 4'h9;
       7'h3f:
-          \$1058  = 4'h8;
+          \$1097  = 4'h8;
       7'h40:
-          \$1058  = 4'h7;
+          \$1097  = 4'h7;
       7'h41:
-          \$1058  = 4'h6;
+          \$1097  = 4'h6;
       7'h42:
-          \$1058  = 4'h6;
+          \$1097  = 4'h6;
       7'h43:
-          \$1058  = 4'h5;
+          \$1097  = 4'h5;
       7'h44:
-          \$1058  = 4'h4;
+          \$1097  = 4'h4;
       7'h45:
-          \$1058  = 4'h3;
+          \$1097  = 4'h3;
       7'h46:
-          \$1058  = 4'h3;
+          \$1097  = 4'h3;
       7'h47:
-          \$1058  = 4'h2;
+          \$1097  = 4'h2;
       7'h48:
-          \$1058  = 4'h1;
+          \$1097  = 4'h1;
       7'h49:
-          \$1058  = 4'h0;
+          \$1097  = 4'h0;
       7'h4a:
-          \$1058  = 4'h0;
+          \$1097  = 4'h0;
       7'h4b:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h4c:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h4d:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h4e:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h4f:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h50:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h51:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h52:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h53:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h54:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h55:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h56:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h57:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h58:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h59:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h5a:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h5b:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h5c:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h5d:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h5e:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h5f:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h60:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h61:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h62:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h63:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h64:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h65:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h66:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h67:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h68:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h69:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h6a:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h6b:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h6c:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h6d:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h6e:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h6f:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h70:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h71:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h72:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h73:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h74:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h75:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h76:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h77:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h78:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h79:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h7a:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h7b:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h7c:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h7d:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h7e:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
       7'h7f:
-          \$1058  = 4'hf;
+          \$1097  = 4'hf;
     endcase
   end
   always @* begin
@@ -31196,261 +31315,261 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (apply_cycle)
       7'h00:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h01:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h02:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h03:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h04:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h05:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h06:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h07:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h08:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h09:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h0a:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h0b:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h0c:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h0d:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h0e:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h0f:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h10:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h11:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h12:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h13:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h14:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h15:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h16:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h17:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h18:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h19:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h1a:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h1b:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h1c:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h1d:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h1e:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h1f:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h20:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h21:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h22:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h23:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h24:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h25:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h26:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h27:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h28:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h29:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h2a:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h2b:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h2c:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h2d:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h2e:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h2f:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h30:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h31:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h32:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h33:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h34:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h35:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h36:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h37:
-          \$1062  = 4'he;
+          \$1101  = 4'he;
       7'h38:
-          \$1062  = 4'hd;
+          \$1101  = 4'hd;
       7'h39:
-          \$1062  = 4'hc;
+          \$1101  = 4'hc;
       7'h3a:
-          \$1062  = 4'hc;
+          \$1101  = 4'hc;
       7'h3b:
-          \$1062  = 4'hb;
+          \$1101  = 4'hb;
       7'h3c:
-          \$1062  = 4'ha;
+          \$1101  = 4'ha;
       7'h3d:
-          \$1062  = 4'h9;
+          \$1101  = 4'h9;
       7'h3e:
-          \$1062  = 4'h9;
+          \$1101  = 4'h9;
       7'h3f:
-          \$1062  = 4'h8;
+          \$1101  = 4'h8;
       7'h40:
-          \$1062  = 4'h7;
+          \$1101  = 4'h7;
       7'h41:
-          \$1062  = 4'h6;
+          \$1101  = 4'h6;
       7'h42:
-          \$1062  = 4'h6;
+          \$1101  = 4'h6;
       7'h43:
-          \$1062  = 4'h5;
+          \$1101  = 4'h5;
       7'h44:
-          \$1062  = 4'h4;
+          \$1101  = 4'h4;
       7'h45:
-          \$1062  = 4'h3;
+          \$1101  = 4'h3;
       7'h46:
-          \$1062  = 4'h3;
+          \$1101  = 4'h3;
       7'h47:
-          \$1062  = 4'h2;
+          \$1101  = 4'h2;
       7'h48:
-          \$1062  = 4'h1;
+          \$1101  = 4'h1;
       7'h49:
-          \$1062  = 4'h0;
+          \$1101  = 4'h0;
       7'h4a:
-          \$1062  = 4'h0;
+          \$1101  = 4'h0;
       7'h4b:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h4c:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h4d:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h4e:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h4f:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h50:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h51:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h52:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h53:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h54:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h55:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h56:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h57:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h58:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h59:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h5a:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h5b:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h5c:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h5d:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h5e:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h5f:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h60:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h61:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h62:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h63:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h64:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h65:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h66:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h67:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h68:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h69:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h6a:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h6b:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h6c:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h6d:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h6e:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h6f:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h70:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h71:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h72:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h73:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h74:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h75:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h76:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h77:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h78:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h79:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h7a:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h7b:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h7c:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h7d:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h7e:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
       7'h7f:
-          \$1062  = 4'hf;
+          \$1101  = 4'hf;
     endcase
   end
   always @* begin
@@ -31628,21 +31747,21 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          \hit$33  = \$339 ;
+          \hit$35  = \$340 ;
       3'h1:
-          \hit$33  = \$348 ;
+          \hit$35  = \$349 ;
       3'h2:
-          \hit$33  = \$357 ;
+          \hit$35  = \$358 ;
       3'h3:
-          \hit$33  = \$371 ;
+          \hit$35  = \$372 ;
       3'h4:
-          \hit$33  = \$380 ;
+          \hit$35  = \$381 ;
       3'h5:
-          \hit$33  = \$384 ;
+          \hit$35  = \$385 ;
       3'h6:
-          \hit$33  = \$398 ;
+          \hit$35  = \$399 ;
       3'h7:
-          \hit$33  = \$402 ;
+          \hit$35  = \$403 ;
     endcase
   end
   always @* begin
@@ -31650,43 +31769,43 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \hit$38  = \$411 ;
+          \hit$41  = \$412 ;
       3'h1:
-          \hit$38  = \$420 ;
+          \hit$41  = \$421 ;
       3'h2:
-          \hit$38  = \$429 ;
+          \hit$41  = \$430 ;
       3'h3:
-          \hit$38  = \$443 ;
+          \hit$41  = \$444 ;
       3'h4:
-          \hit$38  = \$452 ;
+          \hit$41  = \$453 ;
       3'h5:
-          \hit$38  = \$456 ;
+          \hit$41  = \$457 ;
       3'h6:
-          \hit$38  = \$470 ;
+          \hit$41  = \$471 ;
       3'h7:
-          \hit$38  = \$474 ;
+          \hit$41  = \$475 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     color = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$527 ) begin
-      color = \$530 ;
+    if (\$528 ) begin
+      color = \$531 ;
     end else if (ctrlpf[2]) begin
-      if (\$534 ) begin
+      if (\$535 ) begin
         color = 2'h1;
-      end else if (\$538 ) begin
-        color = 2'h2;
       end else if (\$542 ) begin
+        color = 2'h2;
+      end else if (\$548 ) begin
         color = 2'h3;
       end
     end else begin
       (* full_case = 32'd1 *)
-      if (\$554 ) begin
+      if (\$563 ) begin
         color = 2'h2;
-      end else if (\$558 ) begin
-        color = \$560 ;
+      end else if (\$569 ) begin
+        color = \$571 ;
       end else begin
         color = c0;
       end
@@ -31696,10 +31815,10 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     c0 = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$527 ) begin
+    if (\$528 ) begin
     end else if (ctrlpf[2]) begin
     end else begin
-      c0 = \$550 ;
+      c0 = \$556 ;
     end
   end
   always @* begin
@@ -31707,29 +31826,29 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     rd = 2'h0;
     casez (bus_addr[3:0])
       4'h0:
-          rd = { \$629 [0], \$628 [1] };
+          rd = { \$665 [0], \$664 [1] };
       4'h1:
-          rd = { \$631 [2], \$630 [3] };
+          rd = { \$667 [2], \$666 [3] };
       4'h2:
-          rd = { \$633 [4], \$632 [5] };
+          rd = { \$669 [4], \$668 [5] };
       4'h3:
-          rd = { \$635 [6], \$634 [7] };
+          rd = { \$671 [6], \$670 [7] };
       4'h4:
-          rd = { \$637 [8], \$636 [9] };
+          rd = { \$673 [8], \$672 [9] };
       4'h5:
-          rd = { \$639 [10], \$638 [11] };
+          rd = { \$675 [10], \$674 [11] };
       4'h6:
-          rd = { \$640 [12], 1'h0 };
+          rd = { \$676 [12], 1'h0 };
       4'h7:
-          rd = { \$642 [13], \$641 [14] };
+          rd = { \$678 [13], \$677 [14] };
       4'h8:
           rd = { charged, 1'h0 };
       4'h9:
-          rd = { \charged$80 , 1'h0 };
-      4'ha:
           rd = { \charged$83 , 1'h0 };
-      4'hb:
+      4'ha:
           rd = { \charged$86 , 1'h0 };
+      4'hb:
+          rd = { \charged$89 , 1'h0 };
       4'hc:
           rd = { inpt4, 1'h0 };
       4'hd:
@@ -31757,33 +31876,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
       4'h7:
           /* empty */;
       4'h8:
-          charged = \$651 ;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \charged$80  = 1'h0;
-    casez (bus_addr[3:0])
-      4'h0:
-          /* empty */;
-      4'h1:
-          /* empty */;
-      4'h2:
-          /* empty */;
-      4'h3:
-          /* empty */;
-      4'h4:
-          /* empty */;
-      4'h5:
-          /* empty */;
-      4'h6:
-          /* empty */;
-      4'h7:
-          /* empty */;
-      4'h8:
-          /* empty */;
-      4'h9:
-          \charged$80  = \$660 ;
+          charged = \$687 ;
     endcase
   end
   always @* begin
@@ -31809,9 +31902,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
       4'h8:
           /* empty */;
       4'h9:
-          /* empty */;
-      4'ha:
-          \charged$83  = \$669 ;
+          \charged$83  = \$696 ;
     endcase
   end
   always @* begin
@@ -31839,9 +31930,37 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
       4'h9:
           /* empty */;
       4'ha:
+          \charged$86  = \$705 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \charged$89  = 1'h0;
+    casez (bus_addr[3:0])
+      4'h0:
+          /* empty */;
+      4'h1:
+          /* empty */;
+      4'h2:
+          /* empty */;
+      4'h3:
+          /* empty */;
+      4'h4:
+          /* empty */;
+      4'h5:
+          /* empty */;
+      4'h6:
+          /* empty */;
+      4'h7:
+          /* empty */;
+      4'h8:
+          /* empty */;
+      4'h9:
+          /* empty */;
+      4'ha:
           /* empty */;
       4'hb:
-          \charged$86  = \$678 ;
+          \charged$89  = \$714 ;
     endcase
   end
   always @* begin
@@ -31859,11 +31978,11 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
       6'h0c:
           delay = 4'h1;
       6'h0d:
-          delay = \$683 ;
+          delay = \$719 ;
       6'h0e:
-          delay = \$684 ;
+          delay = \$720 ;
       6'h0f:
-          delay = \$685 ;
+          delay = \$721 ;
       6'h12:
           delay = 4'h8;
       6'h13:
@@ -31879,21 +31998,21 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          dly = \$705 ;
+          dly = \$741 ;
       3'h1:
-          dly = \$717 ;
-      3'h2:
-          dly = \$733 ;
-      3'h3:
           dly = \$753 ;
+      3'h2:
+          dly = \$769 ;
+      3'h3:
+          dly = \$789 ;
       3'h4:
-          dly = \$773 ;
+          dly = \$809 ;
       3'h5:
-          dly = \$785 ;
+          dly = \$821 ;
       3'h6:
-          dly = \$801 ;
+          dly = \$837 ;
       3'h7:
-          dly = \$817 ;
+          dly = \$853 ;
     endcase
   end
   always @* begin
@@ -31901,21 +32020,21 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          disp = \$709 ;
+          disp = \$745 ;
       3'h1:
-          disp = \$725 ;
+          disp = \$761 ;
       3'h2:
-          disp = \$741 ;
+          disp = \$777 ;
       3'h3:
-          disp = \$765 ;
+          disp = \$801 ;
       3'h4:
-          disp = \$781 ;
+          disp = \$817 ;
       3'h5:
-          disp = \$789 ;
+          disp = \$825 ;
       3'h6:
-          disp = \$813 ;
+          disp = \$849 ;
       3'h7:
-          disp = \$821 ;
+          disp = \$857 ;
     endcase
   end
   always @* begin
@@ -31923,21 +32042,21 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \dly$106  = \$829 ;
+          \dly$109  = \$865 ;
       3'h1:
-          \dly$106  = \$841 ;
+          \dly$109  = \$877 ;
       3'h2:
-          \dly$106  = \$857 ;
+          \dly$109  = \$893 ;
       3'h3:
-          \dly$106  = \$877 ;
+          \dly$109  = \$913 ;
       3'h4:
-          \dly$106  = \$897 ;
+          \dly$109  = \$933 ;
       3'h5:
-          \dly$106  = \$909 ;
+          \dly$109  = \$945 ;
       3'h6:
-          \dly$106  = \$925 ;
+          \dly$109  = \$961 ;
       3'h7:
-          \dly$106  = \$941 ;
+          \dly$109  = \$977 ;
     endcase
   end
   always @* begin
@@ -31945,29 +32064,56 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \disp$107  = \$833 ;
+          \disp$110  = \$869 ;
       3'h1:
-          \disp$107  = \$849 ;
+          \disp$110  = \$885 ;
       3'h2:
-          \disp$107  = \$865 ;
+          \disp$110  = \$901 ;
       3'h3:
-          \disp$107  = \$889 ;
+          \disp$110  = \$925 ;
       3'h4:
-          \disp$107  = \$905 ;
+          \disp$110  = \$941 ;
       3'h5:
-          \disp$107  = \$913 ;
+          \disp$110  = \$949 ;
       3'h6:
-          \disp$107  = \$937 ;
+          \disp$110  = \$973 ;
       3'h7:
-          \disp$107  = \$945 ;
+          \disp$110  = \$981 ;
     endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    nc = 2'h0;
+    if (line_end_drawn) begin
+      if (cosmic) begin
+        nc = \$984 [1:0];
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    jump = 8'h00;
+    if (line_end_drawn) begin
+      if (cosmic) begin
+        jump = \$985 ;
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    mv = 10'h000;
+    if (line_end_drawn) begin
+      if (cosmic) begin
+        mv = \$986 [9:0];
+      end
+    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     ap_en = 1'h0;
     if (fire) begin
       ap_en = 1'h1;
-    end else if (\$954 ) begin
+    end else if (\$993 ) begin
       ap_en = 1'h1;
     end
   end
@@ -31976,7 +32122,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     ap_addr = 6'h00;
     if (fire) begin
       ap_addr = pend_addr;
-    end else if (\$954 ) begin
+    end else if (\$993 ) begin
       ap_addr = bus_addr;
     end
   end
@@ -31985,7 +32131,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     ap_data = 8'h00;
     if (fire) begin
       ap_data = pend_data;
-    end else if (\$954 ) begin
+    end else if (\$993 ) begin
       ap_data = bus_wdata;
     end
   end
@@ -31994,8 +32140,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     ap_hpos = 8'h00;
     if (fire) begin
       ap_hpos = pend_hpos;
-    end else if (\$954 ) begin
-      ap_hpos = \$681 [7:0];
+    end else if (\$993 ) begin
+      ap_hpos = \$717 [7:0];
     end
   end
   always @* begin
@@ -32003,7 +32149,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     ap_since = 8'h00;
     if (fire) begin
       ap_since = pend_since;
-    end else if (\$954 ) begin
+    end else if (\$993 ) begin
       ap_since = since_hmove;
     end
   end
@@ -32011,7 +32157,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     apply_cycle = 7'h00;
     if (ap_en) begin
-      apply_cycle = \$955 [6:0];
+      apply_cycle = \$994 [6:0];
     end
   end
   always @* begin
@@ -32046,7 +32192,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h0f:
             /* empty */;
         6'h12, 6'h13, 6'h14:
-            resm_pos = \$966 [7:0];
+            resm_pos = \$1005 [7:0];
       endcase
     end
   end
@@ -32112,10 +32258,10 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$969 ) begin
-              hmove_mv = { \$977 [4], \$977  };
-            end else if (\$970 ) begin
-              hmove_mv = \$985 ;
+            if (\$1008 ) begin
+              hmove_mv = { \$1016 [4], \$1016  };
+            end else if (\$1009 ) begin
+              hmove_mv = \$1024 ;
             end
       endcase
     end
@@ -32182,415 +32328,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            hmove_sum = \$986 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \hmove_mv$132  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$989 ) begin
-              \hmove_mv$132  = { \$997 [4], \$997  };
-            end else if (\$990 ) begin
-              \hmove_mv$132  = \$1005 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \hmove_sum$134  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$134  = \$1006 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \hmove_mv$135  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1009 ) begin
-              \hmove_mv$135  = { \$1017 [4], \$1017  };
-            end else if (\$1010 ) begin
-              \hmove_mv$135  = \$1025 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \hmove_sum$137  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$137  = \$1026 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \hmove_mv$138  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1029 ) begin
-              \hmove_mv$138  = { \$1037 [4], \$1037  };
-            end else if (\$1030 ) begin
-              \hmove_mv$138  = \$1045 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \hmove_sum$140  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$140  = \$1046 [9:0];
+            hmove_sum = \$1025 [9:0];
       endcase
     end
   end
@@ -32656,10 +32394,10 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1049 ) begin
-              \hmove_mv$141  = { \$1057 [4], \$1057  };
-            end else if (\$1050 ) begin
-              \hmove_mv$141  = \$1065 ;
+            if (\$1028 ) begin
+              \hmove_mv$141  = { \$1036 [4], \$1036  };
+            end else if (\$1029 ) begin
+              \hmove_mv$141  = \$1044 ;
             end
       endcase
     end
@@ -32726,21 +32464,429 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$143  = \$1066 [9:0];
+            \hmove_sum$143  = \$1045 [9:0];
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \hmove_mv$144  = 6'h00;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            if (\$1048 ) begin
+              \hmove_mv$144  = { \$1056 [4], \$1056  };
+            end else if (\$1049 ) begin
+              \hmove_mv$144  = \$1064 ;
+            end
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \hmove_sum$146  = 10'h000;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \hmove_sum$146  = \$1065 [9:0];
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \hmove_mv$147  = 6'h00;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            if (\$1068 ) begin
+              \hmove_mv$147  = { \$1076 [4], \$1076  };
+            end else if (\$1069 ) begin
+              \hmove_mv$147  = \$1084 ;
+            end
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \hmove_sum$149  = 10'h000;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \hmove_sum$149  = \$1085 [9:0];
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \hmove_mv$150  = 6'h00;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            if (\$1088 ) begin
+              \hmove_mv$150  = { \$1096 [4], \$1096  };
+            end else if (\$1089 ) begin
+              \hmove_mv$150  = \$1104 ;
+            end
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \hmove_sum$152  = 10'h000;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \hmove_sum$152  = \$1105 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     frame_end = 1'h0;
-    if (\$1067 ) begin
-      if (\$1069 ) begin
+    if (\$1106 ) begin
+      if (\$1108 ) begin
         frame_end = 1'h1;
       end
       casez (bus_addr)
         6'h00:
             if (bus_wdata[1]) begin
-            end else if (\$1071 ) begin
+            end else if (\$1110 ) begin
               frame_end = 1'h1;
             end
       endcase
@@ -32748,8 +32894,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1226  = \$1074 [3:0];
-    if (\$1185 ) begin
+    \$1277  = \$1113 [3:0];
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -32759,33 +32905,33 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
             /* empty */;
         6'h10, 6'h11:
           begin
-            if (\$1195 ) begin
+            if (\$1246 ) begin
               if (disp) begin
-                \$1226  = \$1201 [3:0];
+                \$1277  = \$1252 [3:0];
               end
             end
-            if (\$1204 ) begin
-              if (\disp$107 ) begin
-                \$1226  = \$1210 [3:0];
+            if (\$1255 ) begin
+              if (\disp$110 ) begin
+                \$1277  = \$1261 [3:0];
               end
             end
           end
       endcase
-      if (\$1215 ) begin
-        if (\$1217 ) begin
-          \$1226  = \$1222 [3:0];
+      if (\$1266 ) begin
+        if (\$1268 ) begin
+          \$1277  = \$1273 [3:0];
         end
       end
     end
     if (rst) begin
-      \$1226  = 4'h0;
+      \$1277  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1227  = since_hmove;
-    if (\$1076 ) begin
-      \$1227  = \$1077 [7:0];
+    \$1278  = since_hmove;
+    if (\$1115 ) begin
+      \$1278  = \$1116 [7:0];
     end
     if (ap_en) begin
       casez (ap_addr)
@@ -32846,55 +32992,55 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1227  = 8'h01;
+            \$1278  = 8'h01;
       endcase
     end
     if (rst) begin
-      \$1227  = 8'hff;
+      \$1278  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1228  = vsync_count;
-    if (\$1079 ) begin
-      \$1228  = \$1080 [7:0];
+    \$1279  = vsync_count;
+    if (\$1118 ) begin
+      \$1279  = \$1119 [7:0];
     end
-    if (\$1185 ) begin
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             if (bus_wdata[1]) begin
-              \$1228  = 8'h01;
+              \$1279  = 8'h01;
             end
       endcase
     end
     if (rst) begin
-      \$1228  = 8'h00;
+      \$1279  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1229  = \$1081 ;
+    \$1280  = \$1120 ;
     if (ap_en) begin
-      if (\$1180 ) begin
-        \$1229  = 15'h0000;
+      if (\$1231 ) begin
+        \$1280  = 15'h0000;
       end
     end
     if (rst) begin
-      \$1229  = 15'h0000;
+      \$1280  = 15'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1230  = p0_skip;
+    \$1281  = p0_skip;
     if (line_end_drawn) begin
-      \$1230  = 1'h0;
+      \$1281  = 1'h0;
     end
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
             /* empty */;
         6'h04:
-            \$1230  = 1'h0;
+            \$1281  = 1'h0;
         6'h05:
             /* empty */;
         6'h06:
@@ -32948,15 +33094,15 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1230  = 1'h0;
+            \$1281  = 1'h0;
       endcase
     end
     if (rp0_valid) begin
-      if (\$1182 ) begin
-        \$1230  = rp0_skip;
+      if (\$1233 ) begin
+        \$1281  = rp0_skip;
       end
     end
-    if (\$1185 ) begin
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -32965,25 +33111,25 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1195 ) begin
+            if (\$1246 ) begin
               (* full_case = 32'd1 *)
               if (disp) begin
-              end else if (\$1196 ) begin
+              end else if (\$1247 ) begin
               end else begin
-                \$1230  = \$1203 ;
+                \$1281  = \$1254 ;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1230  = 1'h0;
+      \$1281  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1231  = p1_skip;
+    \$1282  = p1_skip;
     if (line_end_drawn) begin
-      \$1231  = 1'h0;
+      \$1282  = 1'h0;
     end
     if (ap_en) begin
       casez (ap_addr)
@@ -32992,7 +33138,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h04:
             /* empty */;
         6'h05:
-            \$1231  = 1'h0;
+            \$1282  = 1'h0;
         6'h06:
             /* empty */;
         6'h07:
@@ -33044,15 +33190,15 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1231  = 1'h0;
+            \$1282  = 1'h0;
       endcase
     end
     if (rp1_valid) begin
-      if (\$1184 ) begin
-        \$1231  = rp1_skip;
+      if (\$1235 ) begin
+        \$1282  = rp1_skip;
       end
     end
-    if (\$1185 ) begin
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -33061,25 +33207,25 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1204 ) begin
+            if (\$1255 ) begin
               (* full_case = 32'd1 *)
-              if (\disp$107 ) begin
-              end else if (\$1205 ) begin
+              if (\disp$110 ) begin
+              end else if (\$1256 ) begin
               end else begin
-                \$1231  = \$1212 ;
+                \$1282  = \$1263 ;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1231  = 1'h0;
+      \$1282  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1232  = pf_reflect;
+    \$1283  = pf_reflect;
     if (line_end_drawn) begin
-      \$1232  = ctrlpf[0];
+      \$1283  = ctrlpf[0];
     end
     if (ap_en) begin
       casez (ap_addr)
@@ -33098,20 +33244,22 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h09:
             /* empty */;
         6'h0a:
-            if (\$1086 ) begin
-              \$1232  = ap_data[0];
+            if (\$1132 ) begin
+              \$1283  = ap_data[0];
             end
       endcase
     end
     if (rst) begin
-      \$1232  = 1'h0;
+      \$1283  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1233  = hmove_blank;
-    if (\$1083 ) begin
-      \$1233  = 1'h0;
+    \$1284  = cosmic_cnt;
+    if (line_end_drawn) begin
+      if (cosmic) begin
+        \$1284  = nc;
+      end
     end
     if (ap_en) begin
       casez (ap_addr)
@@ -33158,325 +33306,23 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h21:
             /* empty */;
         6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1149 ) begin
-              \$1233  = 1'h1;
+            if (\$1154 ) begin
+              \$1284  = 2'h0;
             end
       endcase
     end
     if (rst) begin
-      \$1233  = 1'h0;
+      \$1284  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1234  = pend_cnt;
-    if (pend) begin
-      \$1234  = \$1084 [3:0];
-    end
-    if (\$1185 ) begin
-      if (\$1215 ) begin
-        if (\$1217 ) begin
-          \$1234  = \$1219 ;
-        end
+    \$1285  = posm0;
+    if (line_end_drawn) begin
+      if (cosmic) begin
+        \$1285  = \$1123 [7:0];
       end
     end
-    if (rst) begin
-      \$1234  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1235  = pend;
-    if (pend) begin
-      if (\$1085 ) begin
-        \$1235  = 1'h0;
-      end
-    end
-    if (\$1185 ) begin
-      if (\$1215 ) begin
-        if (\$1217 ) begin
-          \$1235  = 1'h1;
-        end
-      end
-    end
-    if (rst) begin
-      \$1235  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1236  = vblank;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            \$1236  = ap_data;
-      endcase
-    end
-    if (rst) begin
-      \$1236  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1237  = nusiz0;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            \$1237  = ap_data;
-      endcase
-    end
-    if (rst) begin
-      \$1237  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1238  = nusiz1;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            \$1238  = ap_data;
-      endcase
-    end
-    if (rst) begin
-      \$1238  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1239  = colup0;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            \$1239  = ap_data[7:1];
-      endcase
-    end
-    if (rst) begin
-      \$1239  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1240  = colup1;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            \$1240  = ap_data[7:1];
-      endcase
-    end
-    if (rst) begin
-      \$1240  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1241  = colupf;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            \$1241  = ap_data[7:1];
-      endcase
-    end
-    if (rst) begin
-      \$1241  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1242  = colubk;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            \$1242  = ap_data[7:1];
-      endcase
-    end
-    if (rst) begin
-      \$1242  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1243  = ctrlpf;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            \$1243  = ap_data;
-      endcase
-    end
-    if (rst) begin
-      \$1243  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1244  = refp0;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            \$1244  = ap_data[3];
-      endcase
-    end
-    if (rst) begin
-      \$1244  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1245  = refp1;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            \$1245  = ap_data[3];
-      endcase
-    end
-    if (rst) begin
-      \$1245  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1246  = pf;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            \$1246 [3:0] = ap_data[7:4];
-        6'h0e:
-            \$1246 [11:4] = ap_data;
-        6'h0f:
-            \$1246 [19:12] = ap_data;
-      endcase
-    end
-    if (rst) begin
-      \$1246  = 20'h00000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1247  = posm0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33506,8 +33352,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h0f:
             /* empty */;
         6'h12, 6'h13, 6'h14:
-            if (\$1087 ) begin
-              \$1247  = resm_pos;
+            if (\$1133 ) begin
+              \$1285  = resm_pos;
             end
         6'h1b:
             /* empty */;
@@ -33536,22 +33382,105 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h27:
             /* empty */;
         6'h28, 6'h29:
-            if (\$1104 ) begin
-              if (\$1106 ) begin
-                \$1247  = \$1124 [7:0];
+            if (\$1155 ) begin
+              if (\$1157 ) begin
+                \$1285  = \$1175 [7:0];
               end
             end
         6'h2a:
-            \$1247  = \$1167 [7:0];
+            \$1285  = \$1218 [7:0];
       endcase
     end
     if (rst) begin
-      \$1247  = 8'h00;
+      \$1285  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1248  = posm1;
+    \$1286  = m0_mode;
+    if (line_end_drawn) begin
+      if (cosmic) begin
+        \$1286  = \$1127 ;
+      end
+    end
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            \$1286  = 2'h0;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            if (\$1133 ) begin
+              \$1286  = 2'h0;
+            end
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            if (\$1155 ) begin
+              if (\$1157 ) begin
+                \$1286  = 2'h0;
+              end
+            end
+        6'h2a:
+            \$1286  = 2'h0;
+      endcase
+    end
+    if (rst) begin
+      \$1286  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1287  = hmove_blank;
+    if (\$1129 ) begin
+      \$1287  = 1'h0;
+    end
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33581,13 +33510,377 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h0f:
             /* empty */;
         6'h12, 6'h13, 6'h14:
-            if (\$1087 ) begin
-            end else if (\$1088 ) begin
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            if (\$1200 ) begin
+              \$1287  = 1'h1;
+            end
+      endcase
+    end
+    if (rst) begin
+      \$1287  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1288  = pend_cnt;
+    if (pend) begin
+      \$1288  = \$1130 [3:0];
+    end
+    if (\$1236 ) begin
+      if (\$1266 ) begin
+        if (\$1268 ) begin
+          \$1288  = \$1270 ;
+        end
+      end
+    end
+    if (rst) begin
+      \$1288  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1289  = pend;
+    if (pend) begin
+      if (\$1131 ) begin
+        \$1289  = 1'h0;
+      end
+    end
+    if (\$1236 ) begin
+      if (\$1266 ) begin
+        if (\$1268 ) begin
+          \$1289  = 1'h1;
+        end
+      end
+    end
+    if (rst) begin
+      \$1289  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1290  = vblank;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            \$1290  = ap_data;
+      endcase
+    end
+    if (rst) begin
+      \$1290  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1291  = nusiz0;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            \$1291  = ap_data;
+      endcase
+    end
+    if (rst) begin
+      \$1291  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1292  = nusiz1;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            \$1292  = ap_data;
+      endcase
+    end
+    if (rst) begin
+      \$1292  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1293  = colup0;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            \$1293  = ap_data[7:1];
+      endcase
+    end
+    if (rst) begin
+      \$1293  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1294  = colup1;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            \$1294  = ap_data[7:1];
+      endcase
+    end
+    if (rst) begin
+      \$1294  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1295  = colupf;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            \$1295  = ap_data[7:1];
+      endcase
+    end
+    if (rst) begin
+      \$1295  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1296  = colubk;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            \$1296  = ap_data[7:1];
+      endcase
+    end
+    if (rst) begin
+      \$1296  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1297  = ctrlpf;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            \$1297  = ap_data;
+      endcase
+    end
+    if (rst) begin
+      \$1297  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1298  = refp0;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            \$1298  = ap_data[3];
+      endcase
+    end
+    if (rst) begin
+      \$1298  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1299  = refp1;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            \$1299  = ap_data[3];
+      endcase
+    end
+    if (rst) begin
+      \$1299  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1300  = pf;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            \$1300 [3:0] = ap_data[7:4];
+        6'h0e:
+            \$1300 [11:4] = ap_data;
+        6'h0f:
+            \$1300 [19:12] = ap_data;
+      endcase
+    end
+    if (rst) begin
+      \$1300  = 20'h00000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1301  = posm1;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            if (\$1133 ) begin
+            end else if (\$1134 ) begin
               (* full_case = 32'd1 *)
-              if (\$1091 ) begin
-                \$1248  = 8'h03;
+              if (\$1137 ) begin
+                \$1301  = 8'h03;
               end else begin
-                \$1248  = resm_pos;
+                \$1301  = resm_pos;
               end
             end
         6'h1b:
@@ -33617,22 +33910,22 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h27:
             /* empty */;
         6'h28, 6'h29:
-            if (\$1125 ) begin
-              if (\$1127 ) begin
-                \$1248  = \$1145 [7:0];
+            if (\$1176 ) begin
+              if (\$1178 ) begin
+                \$1301  = \$1196 [7:0];
               end
             end
         6'h2a:
-            \$1248  = \$1173 [7:0];
+            \$1301  = \$1224 [7:0];
       endcase
     end
     if (rst) begin
-      \$1248  = 8'h00;
+      \$1301  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1249  = posbl;
+    \$1302  = posbl;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33663,20 +33956,20 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
             /* empty */;
         6'h12, 6'h13, 6'h14:
             (* full_case = 32'd1 *)
-            if (\$1087 ) begin
-            end else if (\$1088 ) begin
+            if (\$1133 ) begin
+            end else if (\$1134 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$1094 ) begin
-                \$1249  = 8'h0a;
-              end else if (\$1097 ) begin
-                \$1249  = 8'h03;
-              end else if (\$1100 ) begin
-                \$1249  = 8'h06;
-              end else if (\$1103 ) begin
-                \$1249  = 8'h05;
+              if (\$1140 ) begin
+                \$1302  = 8'h0a;
+              end else if (\$1143 ) begin
+                \$1302  = 8'h03;
+              end else if (\$1146 ) begin
+                \$1302  = 8'h06;
+              end else if (\$1149 ) begin
+                \$1302  = 8'h05;
               end else begin
-                \$1249  = resm_pos;
+                \$1302  = resm_pos;
               end
             end
         6'h1b:
@@ -33708,16 +34001,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1249  = \$1179 [7:0];
+            \$1302  = \$1230 [7:0];
       endcase
     end
     if (rst) begin
-      \$1249  = 8'h00;
+      \$1302  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1250  = grp0;
+    \$1303  = grp0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33749,16 +34042,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h12, 6'h13, 6'h14:
             /* empty */;
         6'h1b:
-            \$1250  = ap_data;
+            \$1303  = ap_data;
       endcase
     end
     if (rst) begin
-      \$1250  = 8'h00;
+      \$1303  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1251  = dgrp1;
+    \$1304  = dgrp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33790,59 +34083,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h12, 6'h13, 6'h14:
             /* empty */;
         6'h1b:
-            \$1251  = grp1;
+            \$1304  = grp1;
       endcase
     end
     if (rst) begin
-      \$1251  = 8'h00;
+      \$1304  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1252  = grp1;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            \$1252  = ap_data;
-      endcase
-    end
-    if (rst) begin
-      \$1252  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1253  = dgrp0;
+    \$1305  = grp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33876,16 +34126,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1b:
             /* empty */;
         6'h1c:
-            \$1253  = grp0;
+            \$1305  = ap_data;
       endcase
     end
     if (rst) begin
-      \$1253  = 8'h00;
+      \$1305  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1254  = denabl;
+    \$1306  = dgrp0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33919,16 +34169,59 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1b:
             /* empty */;
         6'h1c:
-            \$1254  = enabl;
+            \$1306  = grp0;
       endcase
     end
     if (rst) begin
-      \$1254  = 1'h0;
+      \$1306  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1255  = enam0;
+    \$1307  = denabl;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            \$1307  = enabl;
+      endcase
+    end
+    if (rst) begin
+      \$1307  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1308  = enam0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33964,16 +34257,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1c:
             /* empty */;
         6'h1d:
-            \$1255  = ap_data[1];
+            \$1308  = ap_data[1];
       endcase
     end
     if (rst) begin
-      \$1255  = 1'h0;
+      \$1308  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1256  = enam1;
+    \$1309  = enam1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34011,16 +34304,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1d:
             /* empty */;
         6'h1e:
-            \$1256  = ap_data[1];
+            \$1309  = ap_data[1];
       endcase
     end
     if (rst) begin
-      \$1256  = 1'h0;
+      \$1309  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1257  = enabl;
+    \$1310  = enabl;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34060,16 +34353,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1e:
             /* empty */;
         6'h1f:
-            \$1257  = ap_data[1];
+            \$1310  = ap_data[1];
       endcase
     end
     if (rst) begin
-      \$1257  = 1'h0;
+      \$1310  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1258  = hmp0;
+    \$1311  = hmp0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34111,7 +34404,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1f:
             /* empty */;
         6'h20:
-            \$1258  = ap_data[7:4];
+            \$1311  = ap_data[7:4];
         6'h21:
             /* empty */;
         6'h22:
@@ -34131,16 +34424,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h2a:
             /* empty */;
         6'h2b:
-            \$1258  = 4'h0;
+            \$1311  = 4'h0;
       endcase
     end
     if (rst) begin
-      \$1258  = 4'h0;
+      \$1311  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1259  = hmp1;
+    \$1312  = hmp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34184,7 +34477,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h20:
             /* empty */;
         6'h21:
-            \$1259  = ap_data[7:4];
+            \$1312  = ap_data[7:4];
         6'h22:
             /* empty */;
         6'h23:
@@ -34202,16 +34495,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h2a:
             /* empty */;
         6'h2b:
-            \$1259  = 4'h0;
+            \$1312  = 4'h0;
       endcase
     end
     if (rst) begin
-      \$1259  = 4'h0;
+      \$1312  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1260  = hmm0;
+    \$1313  = hmm0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34257,7 +34550,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h21:
             /* empty */;
         6'h22:
-            \$1260  = ap_data[7:4];
+            \$1313  = ap_data[7:4];
         6'h23:
             /* empty */;
         6'h24:
@@ -34273,16 +34566,87 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h2a:
             /* empty */;
         6'h2b:
-            \$1260  = 4'h0;
+            \$1313  = 4'h0;
       endcase
     end
     if (rst) begin
-      \$1260  = 4'h0;
+      \$1313  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1261  = hmm1;
+    \$1314  = cosmic;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            if (\$1154 ) begin
+              \$1314  = 1'h1;
+            end
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \$1314  = 1'h0;
+      endcase
+    end
+    if (rst) begin
+      \$1314  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1315  = hmm1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34330,7 +34694,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h22:
             /* empty */;
         6'h23:
-            \$1261  = ap_data[7:4];
+            \$1315  = ap_data[7:4];
         6'h24:
             /* empty */;
         6'h25:
@@ -34344,16 +34708,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h2a:
             /* empty */;
         6'h2b:
-            \$1261  = 4'h0;
+            \$1315  = 4'h0;
       endcase
     end
     if (rst) begin
-      \$1261  = 4'h0;
+      \$1315  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1262  = hmbl;
+    \$1316  = hmbl;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34403,7 +34767,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h23:
             /* empty */;
         6'h24:
-            \$1262  = ap_data[7:4];
+            \$1316  = ap_data[7:4];
         6'h25:
             /* empty */;
         6'h26:
@@ -34415,16 +34779,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h2a:
             /* empty */;
         6'h2b:
-            \$1262  = 4'h0;
+            \$1316  = 4'h0;
       endcase
     end
     if (rst) begin
-      \$1262  = 4'h0;
+      \$1316  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1263  = vdelp0;
+    \$1317  = vdelp0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34476,16 +34840,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h24:
             /* empty */;
         6'h25:
-            \$1263  = ap_data[0];
+            \$1317  = ap_data[0];
       endcase
     end
     if (rst) begin
-      \$1263  = 1'h0;
+      \$1317  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1264  = vdelp1;
+    \$1318  = vdelp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34539,16 +34903,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h25:
             /* empty */;
         6'h26:
-            \$1264  = ap_data[0];
+            \$1318  = ap_data[0];
       endcase
     end
     if (rst) begin
-      \$1264  = 1'h0;
+      \$1318  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1265  = vdelbl;
+    \$1319  = vdelbl;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34604,16 +34968,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h26:
             /* empty */;
         6'h27:
-            \$1265  = ap_data[0];
+            \$1319  = ap_data[0];
       endcase
     end
     if (rst) begin
-      \$1265  = 1'h0;
+      \$1319  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1266  = resmp0;
+    \$1320  = resmp0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34671,18 +35035,18 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h27:
             /* empty */;
         6'h28, 6'h29:
-            if (\$1104 ) begin
-              \$1266  = ap_data[1];
+            if (\$1155 ) begin
+              \$1320  = ap_data[1];
             end
       endcase
     end
     if (rst) begin
-      \$1266  = 1'h0;
+      \$1320  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1267  = resmp1;
+    \$1321  = resmp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34740,18 +35104,18 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h27:
             /* empty */;
         6'h28, 6'h29:
-            if (\$1125 ) begin
-              \$1267  = ap_data[1];
+            if (\$1176 ) begin
+              \$1321  = ap_data[1];
             end
       endcase
     end
     if (rst) begin
-      \$1267  = 1'h0;
+      \$1321  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1268  = posp0;
+    \$1322  = posp0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34811,15 +35175,15 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1268  = \$1155 [7:0];
+            \$1322  = \$1206 [7:0];
       endcase
     end
     if (rp0_valid) begin
-      if (\$1182 ) begin
-        \$1268  = rp0_x;
+      if (\$1233 ) begin
+        \$1322  = rp0_x;
       end
     end
-    if (\$1185 ) begin
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -34828,23 +35192,23 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1195 ) begin
+            if (\$1246 ) begin
               (* full_case = 32'd1 *)
               if (disp) begin
-              end else if (\$1196 ) begin
+              end else if (\$1247 ) begin
               end else begin
-                \$1268  = \$697 [7:0];
+                \$1322  = \$733 [7:0];
               end
             end
       endcase
     end
     if (rst) begin
-      \$1268  = 8'h00;
+      \$1322  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1269  = posp1;
+    \$1323  = posp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34904,15 +35268,15 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1269  = \$1161 [7:0];
+            \$1323  = \$1212 [7:0];
       endcase
     end
     if (rp1_valid) begin
-      if (\$1184 ) begin
-        \$1269  = rp1_x;
+      if (\$1235 ) begin
+        \$1323  = rp1_x;
       end
     end
-    if (\$1185 ) begin
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -34921,27 +35285,27 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1204 ) begin
+            if (\$1255 ) begin
               (* full_case = 32'd1 *)
-              if (\disp$107 ) begin
-              end else if (\$1205 ) begin
+              if (\disp$110 ) begin
+              end else if (\$1256 ) begin
               end else begin
-                \$1269  = \$697 [7:0];
+                \$1323  = \$733 [7:0];
               end
             end
       endcase
     end
     if (rst) begin
-      \$1269  = 8'h00;
+      \$1323  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1270  = rp0_cnt;
+    \$1324  = rp0_cnt;
     if (rp0_valid) begin
-      \$1270  = \$1181 [3:0];
+      \$1324  = \$1232 [3:0];
     end
-    if (\$1185 ) begin
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -34950,28 +35314,28 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1195 ) begin
+            if (\$1246 ) begin
               if (disp) begin
-                \$1270  = \$1198 ;
-              end else if (\$1196 ) begin
-                \$1270  = wm;
+                \$1324  = \$1249 ;
+              end else if (\$1247 ) begin
+                \$1324  = wm;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1270  = 4'h0;
+      \$1324  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1271  = rp0_valid;
+    \$1325  = rp0_valid;
     if (rp0_valid) begin
-      if (\$1182 ) begin
-        \$1271  = 1'h0;
+      if (\$1233 ) begin
+        \$1325  = 1'h0;
       end
     end
-    if (\$1185 ) begin
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -34980,26 +35344,26 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1195 ) begin
+            if (\$1246 ) begin
               if (disp) begin
-                \$1271  = 1'h1;
-              end else if (\$1196 ) begin
-                \$1271  = 1'h1;
+                \$1325  = 1'h1;
+              end else if (\$1247 ) begin
+                \$1325  = 1'h1;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1271  = 1'h0;
+      \$1325  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1272  = rp1_cnt;
+    \$1326  = rp1_cnt;
     if (rp1_valid) begin
-      \$1272  = \$1183 [3:0];
+      \$1326  = \$1234 [3:0];
     end
-    if (\$1185 ) begin
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -35008,28 +35372,28 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1204 ) begin
-              if (\disp$107 ) begin
-                \$1272  = \$1207 ;
-              end else if (\$1205 ) begin
-                \$1272  = wm;
+            if (\$1255 ) begin
+              if (\disp$110 ) begin
+                \$1326  = \$1258 ;
+              end else if (\$1256 ) begin
+                \$1326  = wm;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1272  = 4'h0;
+      \$1326  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1273  = rp1_valid;
+    \$1327  = rp1_valid;
     if (rp1_valid) begin
-      if (\$1184 ) begin
-        \$1273  = 1'h0;
+      if (\$1235 ) begin
+        \$1327  = 1'h0;
       end
     end
-    if (\$1185 ) begin
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -35038,119 +35402,119 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1204 ) begin
-              if (\disp$107 ) begin
-                \$1273  = 1'h1;
-              end else if (\$1205 ) begin
-                \$1273  = 1'h1;
+            if (\$1255 ) begin
+              if (\disp$110 ) begin
+                \$1327  = 1'h1;
+              end else if (\$1256 ) begin
+                \$1327  = 1'h1;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1273  = 1'h0;
+      \$1327  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1274  = vsync_armed;
-    if (\$1185 ) begin
+    \$1328  = vsync_armed;
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             if (bus_wdata[1]) begin
-              \$1274  = 1'h1;
-            end else if (\$1187 ) begin
-              \$1274  = 1'h0;
+              \$1328  = 1'h1;
+            end else if (\$1238 ) begin
+              \$1328  = 1'h0;
             end
       endcase
     end
     if (rst) begin
-      \$1274  = 1'h0;
+      \$1328  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1275  = dump_enabled;
-    if (\$1185 ) begin
+    \$1329  = dump_enabled;
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
         6'h01:
           begin
-            if (\$1189 ) begin
-              \$1275  = 1'h1;
+            if (\$1240 ) begin
+              \$1329  = 1'h1;
             end
-            if (\$1191 ) begin
-              \$1275  = 1'h0;
+            if (\$1242 ) begin
+              \$1329  = 1'h0;
             end
           end
       endcase
     end
     if (rst) begin
-      \$1275  = 1'h0;
+      \$1329  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1276  = dump_disabled_cycle;
-    if (\$1185 ) begin
+    \$1330  = dump_disabled_cycle;
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
         6'h01:
-            if (\$1191 ) begin
-              \$1276  = \$1192 [31:0];
+            if (\$1242 ) begin
+              \$1330  = \$1243 [31:0];
             end
       endcase
     end
     if (frame_start) begin
-      \$1276  = \$1225 [31:0];
+      \$1330  = \$1276 [31:0];
     end
     if (rst) begin
-      \$1276  = 32'd0;
+      \$1330  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1277  = vblank_dump;
-    if (\$1185 ) begin
+    \$1331  = vblank_dump;
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
         6'h01:
-            \$1277  = bus_wdata[7];
+            \$1331  = bus_wdata[7];
       endcase
     end
     if (rst) begin
-      \$1277  = 1'h0;
+      \$1331  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1278  = wsync;
-    if (\$1185 ) begin
+    \$1332  = wsync;
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
         6'h01:
             /* empty */;
         6'h02:
-            if (\$1194 ) begin
-              \$1278  = 1'h1;
+            if (\$1245 ) begin
+              \$1332  = 1'h1;
             end
       endcase
     end
-    if (\$1224 ) begin
-      \$1278  = 1'h0;
+    if (\$1275 ) begin
+      \$1332  = 1'h0;
     end
     if (rst) begin
-      \$1278  = 1'h0;
+      \$1332  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1279  = rp0_x;
-    if (\$1185 ) begin
+    \$1333  = rp0_x;
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -35159,23 +35523,23 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1195 ) begin
+            if (\$1246 ) begin
               if (disp) begin
-                \$1279  = \$697 [7:0];
-              end else if (\$1196 ) begin
-                \$1279  = \$697 [7:0];
+                \$1333  = \$733 [7:0];
+              end else if (\$1247 ) begin
+                \$1333  = \$733 [7:0];
               end
             end
       endcase
     end
     if (rst) begin
-      \$1279  = 8'h00;
+      \$1333  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1280  = rp0_skip;
-    if (\$1185 ) begin
+    \$1334  = rp0_skip;
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -35184,23 +35548,23 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1195 ) begin
+            if (\$1246 ) begin
               if (disp) begin
-                \$1280  = 1'h1;
-              end else if (\$1196 ) begin
-                \$1280  = \$1202 ;
+                \$1334  = 1'h1;
+              end else if (\$1247 ) begin
+                \$1334  = \$1253 ;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1280  = 1'h0;
+      \$1334  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1281  = rp1_x;
-    if (\$1185 ) begin
+    \$1335  = rp1_x;
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -35209,23 +35573,23 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1204 ) begin
-              if (\disp$107 ) begin
-                \$1281  = \$697 [7:0];
-              end else if (\$1205 ) begin
-                \$1281  = \$697 [7:0];
+            if (\$1255 ) begin
+              if (\disp$110 ) begin
+                \$1335  = \$733 [7:0];
+              end else if (\$1256 ) begin
+                \$1335  = \$733 [7:0];
               end
             end
       endcase
     end
     if (rst) begin
-      \$1281  = 8'h00;
+      \$1335  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1282  = rp1_skip;
-    if (\$1185 ) begin
+    \$1336  = rp1_skip;
+    if (\$1236 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -35234,73 +35598,73 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1204 ) begin
-              if (\disp$107 ) begin
-                \$1282  = 1'h1;
-              end else if (\$1205 ) begin
-                \$1282  = \$1211 ;
+            if (\$1255 ) begin
+              if (\disp$110 ) begin
+                \$1336  = 1'h1;
+              end else if (\$1256 ) begin
+                \$1336  = \$1262 ;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1282  = 1'h0;
+      \$1336  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1283  = pend_addr;
-    if (\$1185 ) begin
-      if (\$1215 ) begin
-        if (\$1217 ) begin
-          \$1283  = bus_addr;
+    \$1337  = pend_addr;
+    if (\$1236 ) begin
+      if (\$1266 ) begin
+        if (\$1268 ) begin
+          \$1337  = bus_addr;
         end
       end
     end
     if (rst) begin
-      \$1283  = 6'h00;
+      \$1337  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1284  = pend_data;
-    if (\$1185 ) begin
-      if (\$1215 ) begin
-        if (\$1217 ) begin
-          \$1284  = bus_wdata;
+    \$1338  = pend_data;
+    if (\$1236 ) begin
+      if (\$1266 ) begin
+        if (\$1268 ) begin
+          \$1338  = bus_wdata;
         end
       end
     end
     if (rst) begin
-      \$1284  = 8'h00;
+      \$1338  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1285  = pend_hpos;
-    if (\$1185 ) begin
-      if (\$1215 ) begin
-        if (\$1217 ) begin
-          \$1285  = \$681 [7:0];
+    \$1339  = pend_hpos;
+    if (\$1236 ) begin
+      if (\$1266 ) begin
+        if (\$1268 ) begin
+          \$1339  = \$717 [7:0];
         end
       end
     end
     if (rst) begin
-      \$1285  = 8'h00;
+      \$1339  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1286  = pend_since;
-    if (\$1185 ) begin
-      if (\$1215 ) begin
-        if (\$1217 ) begin
-          \$1286  = since_hmove;
+    \$1340  = pend_since;
+    if (\$1236 ) begin
+      if (\$1266 ) begin
+        if (\$1268 ) begin
+          \$1340  = since_hmove;
         end
       end
     end
     if (rst) begin
-      \$1286  = 8'h00;
+      \$1340  = 8'h00;
     end
   end
   assign diff = \$1 [9:0];
@@ -35309,106 +35673,121 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign \d$17  = \$169 [7:0];
   assign \diff$29  = \$331 [9:0];
   assign \d$31  = \$334 [7:0];
-  assign width = \$335 [5:0];
-  assign \diff$34  = \$403 [9:0];
-  assign \d$36  = \$406 [7:0];
-  assign \width$37  = \$407 [5:0];
-  assign \diff$39  = \$475 [9:0];
-  assign \d$41  = \$478 [7:0];
-  assign \width$42  = \$479 [5:0];
-  assign k = \$480 [5:0];
-  assign kk = \$485 [4:0];
-  assign pfidx = \$490 [4:0];
-  assign coll_now = { \$625 , \$618 , \$617 , \$613 , \$606 , \$602 , \$595 , \$591 , \$587 , \$586 , \$582 , \$581 , \$577 , \$573 , \$569  };
+  assign width = \$336 [5:0];
+  assign \diff$36  = \$404 [9:0];
+  assign \d$38  = \$407 [7:0];
+  assign \width$40  = \$408 [5:0];
+  assign \diff$42  = \$476 [9:0];
+  assign \d$44  = \$479 [7:0];
+  assign \width$45  = \$480 [5:0];
+  assign k = \$481 [5:0];
+  assign kk = \$486 [4:0];
+  assign pfidx = \$491 [4:0];
+  assign coll_now = { \$661 , \$649 , \$648 , \$644 , \$635 , \$629 , \$619 , \$612 , \$608 , \$607 , \$603 , \$602 , \$596 , \$590 , \$583  };
   assign rdata = { rd, bus_last[5:0] };
-  assign wr_hpos = \$681 [7:0];
-  assign wr_cycle = \$682 [6:0];
-  assign newx = \$697 [7:0];
-  assign \diff$100  = \$698 [9:0];
-  assign \d$101  = \$701 [7:0];
-  assign \diff$104  = \$822 [9:0];
-  assign \d$105  = \$825 [7:0];
-  assign line_at_write = \$947 [15:0];
+  assign wr_hpos = \$717 [7:0];
+  assign wr_cycle = \$718 [6:0];
+  assign newx = \$733 [7:0];
+  assign \diff$103  = \$734 [9:0];
+  assign \d$104  = \$737 [7:0];
+  assign \diff$107  = \$858 [9:0];
+  assign \d$108  = \$861 [7:0];
+  assign line_at_write = \$983 [15:0];
   assign \$116  = { 1'h0, dm1[7:1] };
   assign \$153  = { 2'h0, \dm1$9 [7:2] };
   assign \$281  = { 1'h0, \dm1$22 [7:1] };
   assign \$318  = { 2'h0, \dm1$23 [7:2] };
-  assign \$480  = { 2'h0, pixel_x[7:2] };
-  assign \$1975  = 1'h1;
-  assign \$682  = \$1973 ;
-  assign \$705  = \$704 ;
-  assign \$709  = \$708 ;
-  assign \$713  = \$712 ;
-  assign \$721  = \$720 ;
-  assign \$729  = \$728 ;
-  assign \$737  = \$736 ;
+  assign \size$39  = nusiz1[5:4];
+  assign \$481  = { 2'h0, pixel_x[7:2] };
+  assign \$546  = 1'h1;
+  assign \$547  = \$545 ;
+  assign \$567  = 1'h1;
+  assign \$568  = \$566 ;
+  assign \$594  = 1'h1;
+  assign \$595  = \$593 ;
+  assign \$600  = 1'h1;
+  assign \$601  = \$599 ;
+  assign \$633  = 1'h1;
+  assign \$634  = \$632 ;
+  assign \$639  = 1'h1;
+  assign \$640  = \$638 ;
+  assign \$659  = 1'h1;
+  assign \$660  = \$658 ;
+  assign \$2067  = 1'h1;
+  assign \$718  = \$2065 ;
+  assign \$741  = \$740 ;
   assign \$745  = \$744 ;
+  assign \$749  = \$748 ;
   assign \$757  = \$756 ;
-  assign \$769  = \$768 ;
-  assign \$777  = \$776 ;
-  assign \$785  = \$784 ;
-  assign \$789  = \$788 ;
+  assign \$765  = \$764 ;
+  assign \$773  = \$772 ;
+  assign \$781  = \$780 ;
   assign \$793  = \$792 ;
   assign \$805  = \$804 ;
-  assign \$817  = \$816 ;
+  assign \$813  = \$812 ;
   assign \$821  = \$820 ;
+  assign \$825  = \$824 ;
   assign \$829  = \$828 ;
-  assign \$833  = \$832 ;
-  assign \$837  = \$836 ;
-  assign \$845  = \$844 ;
+  assign \$841  = \$840 ;
   assign \$853  = \$852 ;
-  assign \$861  = \$860 ;
+  assign \$857  = \$856 ;
+  assign \$865  = \$864 ;
   assign \$869  = \$868 ;
+  assign \$873  = \$872 ;
   assign \$881  = \$880 ;
-  assign \$893  = \$892 ;
-  assign \$901  = \$900 ;
-  assign \$909  = \$908 ;
-  assign \$913  = \$912 ;
+  assign \$889  = \$888 ;
+  assign \$897  = \$896 ;
+  assign \$905  = \$904 ;
   assign \$917  = \$916 ;
   assign \$929  = \$928 ;
-  assign \$941  = \$940 ;
+  assign \$937  = \$936 ;
   assign \$945  = \$944 ;
-  assign \$2255  = 1'h1;
-  assign \$955  = \$2253 ;
-  assign \$972 [2:0] = hmp0[2:0];
-  assign \$972 [3] = \$auto$rtlil.cc:2739:Not$2 ;
-  assign \$974 [2:0] = hmp0[2:0];
-  assign \$974 [3] = \$auto$rtlil.cc:2739:Not$4 ;
-  assign \$979 [2:0] = hmp0[2:0];
-  assign \$979 [3] = \$auto$rtlil.cc:2739:Not$6 ;
-  assign \$981 [2:0] = hmp0[2:0];
-  assign \$981 [3] = \$auto$rtlil.cc:2739:Not$8 ;
-  assign \$992 [2:0] = hmp1[2:0];
-  assign \$992 [3] = \$auto$rtlil.cc:2739:Not$10 ;
-  assign \$994 [2:0] = hmp1[2:0];
-  assign \$994 [3] = \$auto$rtlil.cc:2739:Not$12 ;
-  assign \$999 [2:0] = hmp1[2:0];
-  assign \$999 [3] = \$auto$rtlil.cc:2739:Not$14 ;
-  assign \$1001 [2:0] = hmp1[2:0];
-  assign \$1001 [3] = \$auto$rtlil.cc:2739:Not$16 ;
-  assign \$1012 [2:0] = hmm0[2:0];
-  assign \$1012 [3] = \$auto$rtlil.cc:2739:Not$18 ;
-  assign \$1014 [2:0] = hmm0[2:0];
-  assign \$1014 [3] = \$auto$rtlil.cc:2739:Not$20 ;
-  assign \$1019 [2:0] = hmm0[2:0];
-  assign \$1019 [3] = \$auto$rtlil.cc:2739:Not$22 ;
-  assign \$1021 [2:0] = hmm0[2:0];
-  assign \$1021 [3] = \$auto$rtlil.cc:2739:Not$24 ;
-  assign \$1032 [2:0] = hmm1[2:0];
-  assign \$1032 [3] = \$auto$rtlil.cc:2739:Not$26 ;
-  assign \$1034 [2:0] = hmm1[2:0];
-  assign \$1034 [3] = \$auto$rtlil.cc:2739:Not$28 ;
-  assign \$1039 [2:0] = hmm1[2:0];
-  assign \$1039 [3] = \$auto$rtlil.cc:2739:Not$30 ;
-  assign \$1041 [2:0] = hmm1[2:0];
-  assign \$1041 [3] = \$auto$rtlil.cc:2739:Not$32 ;
-  assign \$1052 [2:0] = hmbl[2:0];
-  assign \$1052 [3] = \$auto$rtlil.cc:2739:Not$34 ;
-  assign \$1054 [2:0] = hmbl[2:0];
-  assign \$1054 [3] = \$auto$rtlil.cc:2739:Not$36 ;
-  assign \$1059 [2:0] = hmbl[2:0];
-  assign \$1059 [3] = \$auto$rtlil.cc:2739:Not$38 ;
-  assign \$1061 [2:0] = hmbl[2:0];
-  assign \$1061 [3] = \$auto$rtlil.cc:2739:Not$40 ;
-  assign \$1204  = bus_addr[0];
+  assign \$949  = \$948 ;
+  assign \$953  = \$952 ;
+  assign \$965  = \$964 ;
+  assign \$977  = \$976 ;
+  assign \$981  = \$980 ;
+  assign \$2350  = 1'h1;
+  assign \$994  = \$2348 ;
+  assign \$1011 [2:0] = hmp0[2:0];
+  assign \$1011 [3] = \$auto$rtlil.cc:2739:Not$2 ;
+  assign \$1013 [2:0] = hmp0[2:0];
+  assign \$1013 [3] = \$auto$rtlil.cc:2739:Not$4 ;
+  assign \$1018 [2:0] = hmp0[2:0];
+  assign \$1018 [3] = \$auto$rtlil.cc:2739:Not$6 ;
+  assign \$1020 [2:0] = hmp0[2:0];
+  assign \$1020 [3] = \$auto$rtlil.cc:2739:Not$8 ;
+  assign \$1031 [2:0] = hmp1[2:0];
+  assign \$1031 [3] = \$auto$rtlil.cc:2739:Not$10 ;
+  assign \$1033 [2:0] = hmp1[2:0];
+  assign \$1033 [3] = \$auto$rtlil.cc:2739:Not$12 ;
+  assign \$1038 [2:0] = hmp1[2:0];
+  assign \$1038 [3] = \$auto$rtlil.cc:2739:Not$14 ;
+  assign \$1040 [2:0] = hmp1[2:0];
+  assign \$1040 [3] = \$auto$rtlil.cc:2739:Not$16 ;
+  assign \$1051 [2:0] = hmm0[2:0];
+  assign \$1051 [3] = \$auto$rtlil.cc:2739:Not$18 ;
+  assign \$1053 [2:0] = hmm0[2:0];
+  assign \$1053 [3] = \$auto$rtlil.cc:2739:Not$20 ;
+  assign \$1058 [2:0] = hmm0[2:0];
+  assign \$1058 [3] = \$auto$rtlil.cc:2739:Not$22 ;
+  assign \$1060 [2:0] = hmm0[2:0];
+  assign \$1060 [3] = \$auto$rtlil.cc:2739:Not$24 ;
+  assign \$1071 [2:0] = hmm1[2:0];
+  assign \$1071 [3] = \$auto$rtlil.cc:2739:Not$26 ;
+  assign \$1073 [2:0] = hmm1[2:0];
+  assign \$1073 [3] = \$auto$rtlil.cc:2739:Not$28 ;
+  assign \$1078 [2:0] = hmm1[2:0];
+  assign \$1078 [3] = \$auto$rtlil.cc:2739:Not$30 ;
+  assign \$1080 [2:0] = hmm1[2:0];
+  assign \$1080 [3] = \$auto$rtlil.cc:2739:Not$32 ;
+  assign \$1091 [2:0] = hmbl[2:0];
+  assign \$1091 [3] = \$auto$rtlil.cc:2739:Not$34 ;
+  assign \$1093 [2:0] = hmbl[2:0];
+  assign \$1093 [3] = \$auto$rtlil.cc:2739:Not$36 ;
+  assign \$1098 [2:0] = hmbl[2:0];
+  assign \$1098 [3] = \$auto$rtlil.cc:2739:Not$38 ;
+  assign \$1100 [2:0] = hmbl[2:0];
+  assign \$1100 [3] = \$auto$rtlil.cc:2739:Not$40 ;
+  assign \$1255  = bus_addr[0];
 endmodule

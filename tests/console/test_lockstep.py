@@ -25,6 +25,7 @@ CASES = [
     ("amidar", 150, "difficulty A property until ALE's first action"),
     ("berzerk", 120, "setMode: NOOP acts, then SELECT presses until the default mode shows in RAM"),
     ("surround", 120, "swapped ports (player A on the right joystick, INPT5); setMode"),
+    ("journey_escape", 120, "Stella's Cosmic Ark missile bug; Height 230"),
 ]
 
 
