@@ -315,8 +315,39 @@ class RtlConsole:
             self.frame(0, select=True)
         self.frame(0)
 
+    def _double_dunk_mode(self, m: int) -> None:
+        """ALE's DoubleDunk ``setMode``: a menu walked with DOWN and LEFT/RIGHT."""
+        def go_down():
+            prev = self.ram()[0x30]
+            for _ in range(100):
+                if self.ram()[0x30] != prev:
+                    break
+                self.frame(5)
+                self.frame(0)
+
+        def option(bit, on):
+            for _ in range(100):
+                if bool(self.ram()[0x00] & bit) == on:
+                    break
+                self.frame(3 if on else 4)
+                self.frame(0)
+
+        self.press_select(1)
+        go_down()
+        go_down()
+        for bit, mbit in ((0x08, 1), (0x10, 2), (0x04, 4), (0x20, 8)):
+            if bit != 0x08:
+                go_down()
+            option(bit, bool(m & mbit))
+        self.soft_reset()
+        self.frame(10)
+        self.frame(0)
+
     def set_mode(self) -> None:
         """ALE's ``setMode`` for the game's default mode (first of its available modes)."""
+        if self.game == "double_dunk":
+            self._double_dunk_mode(self.default_mode)
+            return
         if self.game in SETMODE_PRE_SOFT_RESET:
             self.soft_reset()
         if self.game in SETMODE:
