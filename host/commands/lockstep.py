@@ -11,6 +11,9 @@ first_screen_mismatch_frame`` (null when none; frame 0 is the first ``act``), an
 first mismatch the differing RAM addresses (ALE / RTL values) or the differing pixel count
 and first pixel, with the RTL's CPU PC and the frame's scanline count at the stop.
 
+At ALE's game over (ALE stops emulating there) both run ALE's ``reset_game`` sequence and
+the comparison goes on (``resets`` counts them).
+
 Exit 0 only when every compared frame of every game matches; 1 otherwise; 2 on bad input.
 ``--all`` runs every loadable game (table; games with a mapper the RTL lacks are listed as
 ``unsupported``), ``--jobs J`` in parallel processes.
@@ -109,6 +112,11 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
         if stop_at_mismatch and rec["first_ram_mismatch_frame"] is not None and \
                 rec["first_screen_mismatch_frame"] is not None:
             break
+        if ale.game_over():
+            # ALE refuses to emulate past game over: both sides run ALE's reset_game
+            ale.reset_game()
+            rtl.reset_game()
+            rec["resets"] = rec.get("resets", 0) + 1
     rec["rtl_fps"] = round(rec["frames_compared"] / rtl_time, 1) if rtl_time > 0 else None
     rec["match"] = rec["first_ram_mismatch_frame"] is None and rec["first_screen_mismatch_frame"] is None
     return rec
