@@ -94,6 +94,15 @@ class RunConfig:
             raise UserError(f"--sigma must be positive, got {self.sigma}")
         if self.seed < 0:
             raise UserError(f"--seed must be non-negative, got {self.seed}")
+        if self.frame_skip > 64:
+            raise UserError(f"--frame-skip must be at most 64, got {self.frame_skip}")
+        if self.episode_frames <= 30 + self.frame_skip:
+            raise UserError(f"--episode-frames must exceed the no-op start (up to 30 frames) plus one "
+                            f"frame-skip period ({self.frame_skip}), got {self.episode_frames}")
+        from host.policy import n_params
+        if self.noise_table_size < n_params(18):
+            raise UserError(f"--noise-table-size must be at least the network size ({n_params(18)}), "
+                            f"got {self.noise_table_size}")
 
 
 #: options that may differ on ``--resume`` (they do not change the results)
@@ -227,7 +236,7 @@ class Run:
         from host.games import game_info, resolve_rom
         cfg = self.cfg
         cfg.validate()
-        name, rom_path = resolve_rom(cfg.game if cfg.rom is None else None, cfg.rom)
+        name, rom_path = resolve_rom(cfg.game, cfg.rom)
         cfg.game = name
         self.info = game_info(name, rom_path)
         self.rom_path = rom_path
@@ -237,7 +246,10 @@ class Run:
                 raise UserError(f"--out {str(out)!r} exists and is not a directory")
             if out.exists() and (out / "config.json").exists():
                 raise UserError(f"{str(out)!r} already holds a run; use --resume {out} or another --out")
-            out.mkdir(parents=True, exist_ok=True)
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UserError(f"cannot create --out {str(out)!r}: {exc.strerror or exc}") from None
         from host.noise import NoiseTable
         from host.policy import n_params
         self.noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
@@ -263,13 +275,16 @@ class Run:
     def _load_checkpoint(self) -> None:
         path = self.out / "checkpoint.npz"
         if not path.exists():
-            raise UserError(f"no complete checkpoint in {str(self.out)!r} to resume from")
+            # stopped before the first generation completed: start again from generation 0
+            _truncate_lines(self.out / "log.jsonl", 0)
+            _truncate_lines(self.out / "episodes.jsonl", 0)
+            return
         try:
             with np.load(path, allow_pickle=False) as z:
                 meta = json.loads(bytes(z["meta"]).decode())
                 arrays = {k: z[k] for k in z.files if k != "meta"}
-        except (OSError, ValueError, KeyError) as exc:
-            raise UserError(f"cannot read checkpoint {str(path)!r}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
+            raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
         self.algo.load_state(meta["algo"], arrays)
         self.rng.bit_generator.state = meta["rng"]
         self.frames, self.wall_offset = int(meta["frames"]), float(meta["wall_s"])
@@ -300,6 +315,11 @@ class Run:
         final elite test and the outputs. Returns the summary dict."""
         from host.evaluator import Evaluator
         cfg = self.cfg
+        summary_path = self.out / "summary.json"
+        if self.resume and summary_path.exists():
+            if self.algo.generation >= cfg.generations or self.frames >= cfg.max_frames:
+                return json.loads(summary_path.read_text())      # finished: nothing to do
+            summary_path.unlink()                                 # continuing: the old one is stale
         start = time.perf_counter()
         wall = lambda: self.wall_offset + time.perf_counter() - start  # noqa: E731
         with Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,

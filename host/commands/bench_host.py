@@ -21,7 +21,9 @@ from host.errors import positive_float, positive_int
 
 
 def register(sub, groups):
-    p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's frames/s (one JSON line)")
+    import argparse
+    p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's frames/s (one JSON line)",
+                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--game", default="breakout", metavar="G", help="ALE game id")
     p.add_argument("--seconds", type=positive_float, default=20.0, metavar="S", help="measuring time per part")
     p.add_argument("--workers", type=positive_int, default=None, metavar="W", help="worker processes (default: cores)")

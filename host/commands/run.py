@@ -21,7 +21,7 @@ def register(sub, groups):
         "run", help="run a neuroevolution experiment (deep GA, ES or random search) on an ALE game",
         description="Deep GA (Such et al. 2017), OpenAI-ES or random search on an ALE 0.12 game. "
                     "With no options: the embedded default experiment (about 5 minutes on 2 cores).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", metavar="G", default=_D, help=f"ALE game id (default {d.game}; `nc2600 games` lists them)")
     p.add_argument("--rom", metavar="PATH", default=_D, help="a ROM file instead of --game (checked by md5)")
     p.add_argument("--algo", choices=("ga", "es", "rs"), default=_D, help=f"search algorithm (default {d.algo})")
@@ -41,9 +41,9 @@ def register(sub, groups):
     p.add_argument("--sticky", type=probability, metavar="P", default=_D,
                    help="sticky-action probability per frame (0: none; 0.25: Machado et al. 2018)")
     p.add_argument("--frame-skip", type=positive_int, metavar="K", default=_D, help=f"frames per decision (default {d.frame_skip})")
-    p.add_argument("--truncation", type=positive_int, metavar="T", default=_D, help=f"GA parents (default {d.truncation}; Such et al.: 20)")
+    p.add_argument("--truncation", type=positive_int, metavar="T", default=_D, help=f"GA parents, at most the population (default {d.truncation}; Such et al.: 20)")
     p.add_argument("--sigma", type=positive_float, metavar="S", default=_D, help="mutation power / ES noise std (default GA 0.002, ES 0.02)")
-    p.add_argument("--elite-candidates", type=positive_int, metavar="C", default=_D, help=f"GA/RS elite candidates (default {d.elite_candidates}; Such et al.: 10)")
+    p.add_argument("--elite-candidates", type=positive_int, metavar="C", default=_D, help=f"GA/RS elite candidates, at most the population (default {d.elite_candidates}; Such et al.: 10)")
     p.add_argument("--elite-episodes", type=positive_int, metavar="E", default=_D, help=f"episodes per elite candidate (default {d.elite_episodes}; Such et al.: 30)")
     p.add_argument("--test-episodes", type=positive_int, metavar="N", default=_D, help=f"final elite test episodes (default {d.test_episodes}; Such et al.: 200)")
     p.add_argument("--es-lr", type=positive_float, metavar="LR", default=_D, help=f"ES Adam step size (default {d.es_lr})")
@@ -55,7 +55,7 @@ def register(sub, groups):
                    help="network arithmetic: float32, or the int8 model the fabric runs (hls_models.policy_int8)")
     p.add_argument("--no-video", dest="video", action="store_const", const=False, default=_D, help="skip best.gif")
     p.add_argument("--progress", choices=("auto", "bar", "lines"), default="auto",
-                   help="progress display: a bar on a terminal (auto), or plain lines")
+                   help="progress display: a bar on a terminal, plain lines otherwise (default auto)")
     p.set_defaults(func=main)
 
 
@@ -84,8 +84,9 @@ def build(args) -> tuple:
             if k in RESUME_MUTABLE:
                 setattr(cfg, k, v)
             elif v != getattr(cfg, k) and not (k == "game" and cfg.rom is None and v == cfg.game):
+                names = ", ".join("--no-video" if m == "video" else "--" + m.replace("_", "-") for m in RESUME_MUTABLE)
                 raise UserError(f"--{k.replace('_', '-')} differs from the run being resumed "
-                                f"({getattr(cfg, k)!r}); only {', '.join(RESUME_MUTABLE)} may change")
+                                f"({getattr(cfg, k)!r}); only {names} may change")
         return cfg, out, True
     cfg = RunConfig(workers=os.cpu_count() or 1)
     for k, v in given.items():

@@ -61,3 +61,28 @@ def test_resume_without_checkpoint(tmp_path):
 
 def test_bench_unknown_game():
     one_line_exit_2(nc2600("bench", "host", "--game", "pongg"), "pong")
+
+
+def test_game_and_rom_must_agree(tmp_path):
+    import ale_py.roms
+    one_line_exit_2(nc2600("run", "--game", "boxing", "--rom", ale_py.roms.get_rom_path("pong"),
+                           "--out", str(tmp_path / "x")), "pong")
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("opt,value,needle", [("--episode-frames", "20", "no-op"), ("--frame-skip", "500", "64"),
+                                              ("--noise-table-size", "1", "network size")])
+def test_sizes_that_cannot_work(opt, value, needle, tmp_path):
+    one_line_exit_2(nc2600("run", opt, value, "--out", str(tmp_path / "x")), needle)
+    assert not (tmp_path / "x").exists()
+
+
+def test_out_cannot_be_created(tmp_path):
+    (tmp_path / "file").write_text("x")
+    one_line_exit_2(nc2600("run", "--out", str(tmp_path / "file" / "sub")), "cannot create")
+
+
+def test_unreadable_checkpoint(tmp_path):
+    (tmp_path / "config.json").write_text('{"config": {"game": "pong"}}')
+    (tmp_path / "checkpoint.npz").write_bytes(b"")
+    one_line_exit_2(nc2600("run", "--resume", str(tmp_path)), "cannot read checkpoint")

@@ -81,6 +81,30 @@ def test_resume_equals_uninterrupted(reference_run, tmp_path):
         json.loads((reference_run / "summary.json").read_text())["elite_test_score"]
 
 
+def test_resume_before_first_checkpoint_starts_again(reference_run, tmp_path):
+    """A run stopped during generation 0 (config written, no checkpoint yet) resumes from scratch."""
+    import shutil
+    out = tmp_path / "early"
+    shutil.copytree(reference_run, out)
+    for name in ("checkpoint.npz", "summary.json", "best_params.npy", "best_genome.json", "fitness.png", "best.gif"):
+        (out / name).unlink()
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    (out / "episodes.jsonl").write_text("\n".join(lines[:3]) + "\n")     # half-written generation 0
+    (out / "log.jsonl").write_text("")
+    nc2600("run", "--resume", str(out), "--no-video")
+    assert fitness_lines(out) == fitness_lines(reference_run)
+    assert (out / "episodes.jsonl").read_text() == (reference_run / "episodes.jsonl").read_text()
+
+
+def test_resume_of_finished_run_keeps_its_summary(reference_run, tmp_path):
+    import shutil
+    out = tmp_path / "done"
+    shutil.copytree(reference_run, out)
+    before = (out / "summary.json").read_text()
+    nc2600("run", "--resume", str(out))
+    assert (out / "summary.json").read_text() == before
+
+
 def test_es_and_random_search_run(tmp_path):
     for algo in ("es", "rs"):
         out = tmp_path / algo
