@@ -19,7 +19,10 @@ all: test
 help:
 	@echo "make run     create .venv if missing, install, run the default experiment (nc2600 run)"
 	@echo "make test    create .venv if missing, run the test suite"
-	@echo "make sim     hardware regression (cocotb + Verilator)"
+	@echo "make install create .venv and install (done by every target)"
+	@echo "make sim     hardware regression (cocotb + Verilator); make sim-full: exhaustive sets"
+	@echo "make test-slow  the exhaustive pytest sets (-m slow)"
+	@echo "make clean   remove build caches"
 	@echo "make rtl     regenerate rtl/ from hw/ (byte for byte reproducible)"
 	@echo "make bench   host throughput benchmark (nc2600 bench host)"
 
