@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 #: hw modules with a ``generate()`` function, in build order
-MODULES = ("hw.cpu6507", "hw.preprocessor", "hw.action_select")
+MODULES = ("hw.cpu6507", "hw.console", "hw.preprocessor", "hw.action_select")
 
 
 def collect() -> dict[str, str]:
