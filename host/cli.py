@@ -35,12 +35,23 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows ``(default: X)`` only where it informs: not for None/False defaults, and not when
+    the help text already states its default."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the full parser with every discovered subcommand."""
     parser = OneLineParser(
         prog="nc2600",
         description="Open FPGA neural-computer simulation and HLS design package for Atari 2600 neuroevolution.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
@@ -51,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     groups["bench"].required = True
 
     games = sub.add_parser("games", help="list the loadable games (mapper, screen size); `games verify` checks game rules",
-                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                           formatter_class=DefaultsFormatter)
     groups["games_parser"] = games
     groups["games"] = games.add_subparsers(dest="games_action", metavar="ACTION", parser_class=OneLineParser)
 

@@ -14,6 +14,8 @@ Prints one JSON line:
 """
 from __future__ import annotations
 
+from host.cli import DefaultsFormatter
+
 import json
 import time
 
@@ -23,7 +25,7 @@ from host.errors import positive_float, positive_int
 def register(sub, groups):
     import argparse
     p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's frames/s (one JSON line)",
-                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                   formatter_class=DefaultsFormatter)
     p.add_argument("--game", default="breakout", metavar="G", help="ALE game id")
     p.add_argument("--seconds", type=positive_float, default=20.0, metavar="S", help="measuring time per part")
     p.add_argument("--workers", type=positive_int, default=None, metavar="W", help="worker processes (default: cores)")

@@ -17,6 +17,8 @@ one run on the same program.
 """
 from __future__ import annotations
 
+from host.cli import DefaultsFormatter
+
 import argparse
 import json
 import sys
@@ -49,7 +51,7 @@ def _dump_range(text: str) -> tuple[int, int]:
 def register(subparsers, groups) -> None:
     parser = subparsers.add_parser(
         "cpu-run", help="run a raw 6502 binary on the RTL 6507 core (Verilator) and print registers",
-        description=__doc__.split("\n\n")[1], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        description=__doc__.split("\n\n")[1], formatter_class=DefaultsFormatter)
     parser.add_argument("--image", required=True, metavar="FILE", help="raw binary image (at most 64 KiB)")
     parser.add_argument("--load", required=True, type=_address, metavar="ADDR",
                         help="address of the image's first byte")
@@ -65,7 +67,7 @@ def register(subparsers, groups) -> None:
 
     bench = groups["bench"].add_parser(
         "cpu", help="6507 core speed: fast Verilator harness and cocotb (CPU cycles/s), py65 (instructions/s)",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=DefaultsFormatter)
     bench.add_argument("--cycles", type=positive_int, default=50_000_000, metavar="N",
                        help="CPU cycles timed in the fast harness")
     bench.add_argument("--cocotb-cycles", type=non_negative_int, default=100_000, metavar="N",

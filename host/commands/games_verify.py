@@ -13,6 +13,8 @@ Exit code 0 only when every count of mismatches is zero, 1 otherwise, 2 on bad i
 """
 from __future__ import annotations
 
+from host.cli import DefaultsFormatter
+
 import json
 import sys
 import time
@@ -227,7 +229,7 @@ def register(subparsers, groups) -> None:
         "verify", help="check the game rules table against ALE frame by frame",
         description="Play random actions in ale-py and compare the reward, game over and lives that the "
                     "game rules table computes from ALE's RAM after every frame with ALE's own values.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=DefaultsFormatter)
     sel = p.add_mutually_exclusive_group()
     sel.add_argument("--game", action="append", metavar="NAME", help="game to check (repeatable)")
     sel.add_argument("--all", action="store_true", help="check every game in the table")

@@ -28,6 +28,8 @@ one generation on a 10,368-node mesh (384 cards; target < 10 s) for each schedul
 """
 from __future__ import annotations
 
+from host.cli import DefaultsFormatter
+
 import argparse
 import json
 import os
@@ -62,7 +64,7 @@ def register(subparsers, groups):
         description="Discrete-event model of the neural computer's 3D mesh (16 cards x 27 Zynq nodes, "
                     "832 game instances) running a deep GA: prints projected frames/s, utilisation, "
                     "where the time goes, and the exactly-once check under faults.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=DefaultsFormatter)
     m = p.add_argument_group("machine")
     m.add_argument("--cards", type=positive_int, default=16, metavar="C", help="module cards")
     m.add_argument("--nodes-per-card", type=positive_int, default=27, metavar="N",
@@ -90,11 +92,11 @@ def register(subparsers, groups):
     g = p.add_argument_group("GA workload")
     g.add_argument("--run", dest="run_dir", default=None, metavar="DIR",
                    help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json)")
-    g.add_argument("--population", type=positive_int, default=1000, metavar="P")
+    g.add_argument("--population", type=positive_int, default=1000, metavar="P", help="GA individuals per generation")
     g.add_argument("--generations", type=positive_int, default=None, metavar="G",
                    help="generations (default 1; with --run: all recorded)")
     g.add_argument("--episodes", type=positive_int, default=1, metavar="E", help="training episodes per individual")
-    g.add_argument("--elite-candidates", type=non_negative_int, default=10, metavar="K")
+    g.add_argument("--elite-candidates", type=non_negative_int, default=10, metavar="K", help="elite candidates re-evaluated per generation")
     g.add_argument("--elite-episodes", type=non_negative_int, default=30, metavar="E",
                    help="re-evaluation episodes per elite candidate (0: no elite phase)")
     g.add_argument("--test-episodes", type=non_negative_int, default=0, metavar="E",
@@ -103,14 +105,14 @@ def register(subparsers, groups):
                    help="policy steps per episode: fixed:N, uniform:LO:HI or lognormal:MEDIAN:SIGMA")
     g.add_argument("--episode-frames", type=positive_int, default=20000, metavar="F",
                    help="episode cap in frames (Such et al.: 5000 steps x 4)")
-    g.add_argument("--frame-skip", type=positive_int, default=4, metavar="K")
+    g.add_argument("--frame-skip", type=positive_int, default=4, metavar="K", help="frames per policy decision")
     g.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="seed of the episode lengths")
     s = p.add_argument_group("schedule and faults")
     s.add_argument("--schedule", choices=("static", "pull", "async"), default="static",
                    help="static round-robin, dynamic pull, or asynchronous steady-state GA")
     s.add_argument("--fail-nodes", type=non_negative_int, default=0, metavar="K", help="random node failures")
     s.add_argument("--fail-links", type=non_negative_int, default=0, metavar="L", help="random link failures")
-    s.add_argument("--fault-seed", type=non_negative_int, default=0, metavar="S")
+    s.add_argument("--fault-seed", type=non_negative_int, default=0, metavar="S", help="seed of the random fault plan")
     s.add_argument("--fault-window-s", type=positive_float, default=None, metavar="T",
                    help="random failures happen in [0, T) simulated seconds (default: ideal makespan)")
     s.add_argument("--faults", default=None, metavar="LIST",
@@ -126,7 +128,7 @@ def register(subparsers, groups):
     p.set_defaults(func=run_mesh)
 
     b = groups["bench"].add_parser("mesh", help="mesh_sim speed: one published generation, a 10,000-node mesh",
-                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                   formatter_class=DefaultsFormatter)
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--big-cards", type=positive_int, default=384, metavar="C",
                    help="cards of the large mesh (384 x 27 = 10,368 nodes)")

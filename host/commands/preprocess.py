@@ -21,6 +21,8 @@ Exit code 0 when the model is within one grey level of the float reference and (
 """
 from __future__ import annotations
 
+from host.cli import DefaultsFormatter
+
 import json
 import sys
 
@@ -191,7 +193,7 @@ def register(subparsers, groups) -> None:
         description="Run ale-py with random actions, preprocess its frames with the integer model "
                     "(and with --rtl the streaming RTL in Verilator); report the difference to a float "
                     "reference, RTL mismatches and the obs_valid latency. Exit 0 only if all agree.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=DefaultsFormatter)
     p.add_argument("--game", required=True, metavar="NAME", help="ALE game id, e.g. pong (see `nc2600 games`)")
     p.add_argument("--frames", type=positive_int, default=200, metavar="N", help="emulated frames (frame skip 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="seed of the random actions")

@@ -9,6 +9,8 @@ is not built yet is listed as missing. See :mod:`host.report`.
 """
 from __future__ import annotations
 
+from host.cli import DefaultsFormatter
+
 import argparse
 import shlex
 import sys
@@ -21,7 +23,7 @@ from host.errors import UserError, positive_float, positive_int
 def register(subparsers, groups):
     p = subparsers.add_parser("report", help="cycle-accurate throughput report (markdown + HTML with plots)",
                               description=__doc__.splitlines()[0],
-                              formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                              formatter_class=DefaultsFormatter)
     p.add_argument("--game", action="append", metavar="G", help="ALE game id (repeatable; default: pong)")
     p.add_argument("--clock-mhz", type=positive_float, default=150.0, metavar="F",
                    help="fabric clock, one colour clock per cycle (published: 150)")

@@ -8,6 +8,8 @@ See :mod:`hw.synth` for the script, the counting rules and the limits.
 """
 from __future__ import annotations
 
+from host.cli import DefaultsFormatter
+
 import argparse
 import json
 import sys
@@ -20,7 +22,7 @@ def register(subparsers, groups):
     from hw.synth import FAMILIES
     p = subparsers.add_parser("synth", help="Yosys resource report (LUT/FF/BRAM/DSP) per block and per node",
                               description=__doc__.splitlines()[0],
-                              formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                              formatter_class=DefaultsFormatter)
     p.add_argument("--family", choices=FAMILIES, default="xc7", help="target family for synth_xilinx")
     p.add_argument("--block", metavar="NAME", help="one block only (default: all, and the node)")
     p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
