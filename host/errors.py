@@ -10,11 +10,19 @@ class UserError(Exception):
     """Bad input from the user; printed as one line, exit code 2."""
 
 
+def _int(text: str) -> int:
+    """Decimal (leading zeros allowed) or 0x/0o/0b-prefixed integer; raises ValueError."""
+    try:
+        return int(text, 10)
+    except ValueError:
+        return int(text, 0)
+
+
 def positive_int(text: str) -> int:
     """argparse type: an integer > 0 (raises ``argparse.ArgumentTypeError``)."""
     import argparse
     try:
-        value = int(text, 0)
+        value = _int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value <= 0:
@@ -26,7 +34,7 @@ def non_negative_int(text: str) -> int:
     """argparse type: an integer >= 0."""
     import argparse
     try:
-        value = int(text, 0)
+        value = _int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
     if value < 0:
