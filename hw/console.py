@@ -18,6 +18,8 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
   ``startFrame``/``resetCycles``).
 * Drawn window: scanlines ``ystart .. ystart + height - 1`` of the frame, colour clocks
   68..227; ``pixel`` is the palette index of the current clock when ``drawn``.
+  ``tia_touch`` marks a completed TIA access (Stella draws lazily, up to the current clock,
+  only at TIA accesses: the harness uses it for frames cut short by the instruction limit).
 
 Configuration inputs (set before reset): ``mapper`` (:data:`hw.cart.MAPPER_CODES`),
 ``pal``, ``hmove_blanks``, ``ystart``, ``height``, ``timer_init`` (ALE's RNG draw for the
@@ -83,6 +85,7 @@ class Console(wiring.Component):
     at_boundary: Out(1)
     insn_start: Out(1)
     frame_pending: Out(1)
+    tia_touch: Out(1)
     jammed: Out(1)
     pc: Out(16)
     bank: Out(2)
@@ -191,6 +194,7 @@ class Console(wiring.Component):
             self.cyc.eq(cyc), self.insn_start.eq(insn_start),
             self.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
             self.jammed.eq(cpu.jammed), self.pc.eq(cpu.state.pc),
+            self.tia_touch.eq(strobe & sel_tia),
         ]
         return m
 

@@ -31,6 +31,12 @@ struct Harness {
     VerilatedContext ctx;
     Vconsole* top;
     uint8_t fb[2][FB_ROWS * 160];
+    uint8_t shadow[FB_ROWS * 160];   // pixels drawn since the last TIA access (Stella draws lazily)
+    int pend_lo = -1, pend_hi = -1;
+    inline void commit(uint8_t* f) {
+        if (pend_lo >= 0) std::memcpy(f + pend_lo, shadow + pend_lo, size_t(pend_hi - pend_lo + 1));
+        pend_lo = pend_hi = -1;
+    }
     int cur = 0;
     bool partial = false;   // the last call ended in a partial frame
     bool greyed = false;
@@ -161,6 +167,7 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
     int insns = 0;
     int status = 0;
     if (!h->partial) {
+        h->pend_lo = h->pend_hi = -1;
         h->cur ^= 1;
         h->greyed = false;
         t->start_frame = 1;
@@ -182,11 +189,20 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         if (t->jammed) { status = 2; break; }
         if (t->drawn) {
             unsigned row = t->row;
-            if (row < FB_ROWS) fb[row * 160 + t->pixel_x] = t->pixel;
+            if (row < FB_ROWS) {
+                int i = int(row * 160 + t->pixel_x);
+                h->shadow[i] = t->pixel;
+                if (h->pend_lo < 0) h->pend_lo = i;
+                h->pend_hi = i;
+            }
         }
+        if (t->tia_touch) h->commit(fb);
         h->edge();
         ++clocks;
     }
+    // a completed frame ends at a TIA write (everything drawn); a partial frame keeps the
+    // pixels drawn since the last TIA access pending, as Stella has not drawn them yet
+    if (status != 1) h->commit(fb);
     h->partial = status == 1;
     if (status == 1 && !h->greyed) {
         int c = t->line;

@@ -26,6 +26,8 @@ CASES = [
     ("berzerk", 120, "setMode: NOOP acts, then SELECT presses until the default mode shows in RAM"),
     ("surround", 120, "swapped ports (player A on the right joystick, INPT5); setMode"),
     ("journey_escape", 120, "Stella's Cosmic Ark missile bug; Height 230"),
+    ("tic_tac_toe_3d", 40, "frames cut by the 25,000-instruction limit: Stella draws lazily, at TIA accesses"),
+    ("road_runner", 300, "ALE game over inside the run: both sides run reset_game"),
 ]
 
 
