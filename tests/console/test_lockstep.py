@@ -15,7 +15,6 @@ CASES = [
     ("freeway", 200, "mt19937 RAM/timer draws in ALE's order"),
     ("seaquest", 200, "4K; seed-dependent RAM"),
     ("asterix", 150, "F8 hotspots, starting action"),
-    ("road_runner", 150, "F6"),
     ("montezuma_revenge", 150, "E0 slices"),
     ("elevator_action", 150, "F8SC RAM and its re-randomisation at each reset"),
     ("klax", 150, "F6SC; PAL (342-line limit, colour loss, 250 rows)"),
@@ -27,7 +26,7 @@ CASES = [
     ("surround", 120, "swapped ports (player A on the right joystick, INPT5); setMode"),
     ("journey_escape", 120, "Stella's Cosmic Ark missile bug; Height 230"),
     ("tic_tac_toe_3d", 40, "frames cut by the 25,000-instruction limit: Stella draws lazily, at TIA accesses"),
-    ("road_runner", 300, "ALE game over inside the run: both sides run reset_game"),
+    ("road_runner", 300, "F6; ALE game over inside the run: both sides run reset_game"),
 ]
 
 
