@@ -10,17 +10,18 @@
 3. ``System::reset`` (now with the detected format: PAL = 342-line limit, colour loss,
    250 rows);
 4. environment reset: ``System::reset``; 60 NOOP frames; RESET held 4 frames; the game's
-   mode setting (for the games whose ALE settings select the default mode with SELECT,
-   another 4 RESET frames; see :data:`SETMODE_SOFT_RESET`); RESET held 4 frames; the
-   game's starting actions (:data:`STARTING_ACTIONS`).
+   ``setMode`` for its default mode (:data:`SETMODE`: SELECT presses until the mode shows
+   in RAM, then RESET held 4 frames; Double Dunk walks its menu); RESET held 4 frames;
+   the game's starting actions (:data:`STARTING_ACTIONS`).
 
 Every ``System::reset`` draws the RIOT timer (``25 + next() % 75``) and, for SuperChip
 cartridges, 128 new cartridge RAM bytes. After :meth:`RtlConsole.power_on`, each
 :meth:`RtlConsole.act` is one ALE ``act`` with ``frame_skip = 1``.
 
-Known gap: ALE's per-game ``setMode`` presses SELECT until a RAM byte shows the default
-mode; this driver assumes no press is needed (true for the games checked by lockstep) and
-reports no error otherwise.
+Known gaps: Adventure's and Video Cube's ``setMode`` (presses drawn from ALE's environment
+RNG / a cube number) are replaced by a plain soft reset, which is what they amount to for
+the default mode as long as no press is needed (true for ALE 0.12's ROMs); the default mode
+is read from ale-py's ``getAvailableModes`` (metadata only, no emulation).
 """
 from __future__ import annotations
 
