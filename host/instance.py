@@ -48,8 +48,111 @@ class Instance(Protocol):
         last two frames is left in :attr:`pooled` (``(H, 160)`` uint8)."""
 
 
-class AleInstance:
+class ProtocolInstance:
+    """The evaluation protocol of the module doc, over any console (a backend subclasses it).
+
+    A backend provides the console: :meth:`_start_episode` (put the console in the episode
+    start state), :meth:`_emulate` (one frame with one action; returns that frame's reward),
+    :meth:`_game_over` and :meth:`_grey_into` (the current frame's grey image). Everything
+    else (no-op starts, FIRE at reset, sticky actions, frame skip, pooling, the cap) is here,
+    once, so that every backend follows exactly the same protocol.
+
+    Args:
+        actions: the minimal action set in the form :meth:`_emulate` takes, in ALE's order.
+        action_ids: the same actions as ALE action ids (FIRE is id 1, NOOP id 0).
+        screen_shape: ``(H, W)`` of the grey image.
+        frame_skip, sticky, episode_frames: see the module doc.
+    """
+
+    def __init__(self, actions: list, action_ids: list[int], screen_shape: tuple[int, int],
+                 frame_skip: int, sticky: float, episode_frames: int):
+        self._actions = list(actions)
+        self._noop = self._actions[action_ids.index(0)] if 0 in action_ids else None
+        self.fire_index = action_ids.index(1) if 1 in action_ids else None
+        self.n_actions = len(self._actions)
+        self.frame_skip, self.sticky, self.episode_frames = int(frame_skip), float(sticky), int(episode_frames)
+        self._grey = np.zeros((2, *screen_shape), np.uint8)
+        self._cur = 0
+        self.pooled = np.zeros(screen_shape, np.uint8)
+        self._rng = np.random.default_rng(0)
+        self._prev_action = self._noop
+        self.frames = 0          # emulated frames in the current episode
+        self.over = True
+
+    # -- what a backend provides --------------------------------------------------------
+    def _start_episode(self) -> None:
+        raise NotImplementedError
+
+    def _emulate(self, action) -> float:
+        raise NotImplementedError
+
+    def _game_over(self) -> bool:
+        raise NotImplementedError
+
+    def _grey_into(self, out: np.ndarray) -> None:
+        raise NotImplementedError
+
+    # -- the protocol -----------------------------------------------------------------
+    def _frame(self, action) -> float:
+        if self.sticky > 0.0 and self._rng.random() < self.sticky:
+            action = self._prev_action
+        self._prev_action = action
+        self.frames += 1
+        return self._emulate(action)
+
+    def _run(self, action, n: int) -> float:
+        """Emulate up to ``n`` frames of ``action`` (fewer if the game ends).
+
+        The grey images of the last two emulated frames are kept (double buffer) and
+        their maximum is left in :attr:`pooled`. When the game ends before the last two
+        frames of the period, the earlier of the pair is the last frame captured before
+        (that final observation is never given to the policy).
+        """
+        reward = 0.0
+        for i in range(n):
+            reward += self._frame(action)
+            over = self._game_over()
+            if over or i >= n - 2:
+                self._cur ^= 1
+                self._grey_into(self._grey[self._cur])
+            if over:
+                break
+        np.maximum(self._grey[0], self._grey[1], out=self.pooled)
+        return reward
+
+    def reset(self, episode_seed: int, stack: np.ndarray | None = None) -> int:
+        """See :class:`Instance`. ``stack`` may be None when the caller resizes in batch
+        (then :attr:`pooled` holds the frame to resize)."""
+        self._start_episode()
+        self._rng = np.random.default_rng([int(episode_seed), 0x5EED])
+        self._prev_action = self._noop
+        self.frames = 0
+        noops = int(self._rng.integers(1, NOOP_MAX + 1))
+        self._grey[:] = 0
+        self._run(self._noop, noops)
+        if self.fire_index is not None and not self._game_over():
+            self._run(self._actions[self.fire_index], self.frame_skip)
+        self.over = self._game_over() or self.frames >= self.episode_frames
+        if stack is not None:
+            stack[:] = preprocess.resize(self.pooled)
+        return self.frames
+
+    def step(self, action: int, stack: np.ndarray | None = None) -> tuple[float, int, bool]:
+        """See :class:`Instance`; with ``stack`` given the new frame is pushed onto it."""
+        before = self.frames
+        n = min(self.frame_skip, self.episode_frames - self.frames)
+        reward = self._run(self._actions[int(action)], max(n, 1))
+        self.over = self._game_over() or self.frames >= self.episode_frames
+        if stack is not None:
+            preprocess.push_frame(stack, preprocess.resize(self.pooled))
+        return reward, self.frames - before, self.over
+
+
+class AleInstance(ProtocolInstance):
     """One ALE 0.12 console under the protocol above.
+
+    The episode start state is captured once after ``loadROM`` + ``reset_game``
+    (``cloneState``) and restored for every episode.
 
     Args:
         rom_path: ROM file (already checked by :func:`host.games.resolve_rom`).
@@ -67,76 +170,23 @@ class AleInstance:
         ale.loadROM(str(rom_path))
         ale.reset_game()
         self._start = ale.cloneState()
-        self._actions = list(ale.getMinimalActionSet())
+        actions = list(ale.getMinimalActionSet())
+        super().__init__(actions, [int(a.value) for a in actions], tuple(ale.getScreenDims()),
+                         frame_skip, sticky, episode_frames)
         self._noop = ale_py.Action.NOOP
-        self.fire_index = next((i for i, a in enumerate(self._actions) if int(a.value) == 1), None)
-        self.n_actions = len(self._actions)
-        self.frame_skip = int(frame_skip)
-        self.sticky = float(sticky)
-        self.episode_frames = int(episode_frames)
-        h, w = ale.getScreenDims()
-        self._grey = np.zeros((2, h, w), np.uint8)
-        self._cur = 0
-        self.pooled = np.zeros((h, w), np.uint8)
-        self._rng = np.random.default_rng(0)
         self._prev_action = self._noop
-        self.frames = 0          # emulated frames in the current episode
-        self.over = True
 
-    # -- internals -------------------------------------------------------------------
-    def _frame(self, action) -> float:
-        if self.sticky > 0.0 and self._rng.random() < self.sticky:
-            action = self._prev_action
-        self._prev_action = action
-        self.frames += 1
+    def _start_episode(self) -> None:
+        self.ale.restoreState(self._start)
+
+    def _emulate(self, action) -> float:
         return self.ale.act(action)
 
-    def _run(self, action, n: int) -> float:
-        """Emulate up to ``n`` frames of ``action`` (fewer if the game ends).
+    def _game_over(self) -> bool:
+        return self.ale.game_over()
 
-        The grey images of the last two emulated frames are kept (double buffer) and
-        their maximum is left in :attr:`pooled`. When the game ends before the last two
-        frames of the period, the earlier of the pair is the last frame captured before.
-        """
-        reward = 0.0
-        for i in range(n):
-            reward += self._frame(action)
-            over = self.ale.game_over()
-            if over or i >= n - 2:
-                self._cur ^= 1
-                self.ale.getScreenGrayscale(self._grey[self._cur])
-            if over:
-                break
-        np.maximum(self._grey[0], self._grey[1], out=self.pooled)
-        return reward
-
-    # -- Instance interface ----------------------------------------------------------
-    def reset(self, episode_seed: int, stack: np.ndarray | None = None) -> int:
-        """See :class:`Instance`. ``stack`` may be None when the caller resizes in batch
-        (then :attr:`pooled` holds the frame to resize)."""
-        self.ale.restoreState(self._start)
-        self._rng = np.random.default_rng([int(episode_seed), 0x5EED])
-        self._prev_action = self._noop
-        self.frames = 0
-        noops = int(self._rng.integers(1, NOOP_MAX + 1))
-        self._grey[:] = 0
-        self._run(self._noop, noops)
-        if self.fire_index is not None and not self.ale.game_over():
-            self._run(self._actions[self.fire_index], self.frame_skip)
-        self.over = self.ale.game_over() or self.frames >= self.episode_frames
-        if stack is not None:
-            stack[:] = preprocess.resize(self.pooled)
-        return self.frames
-
-    def step(self, action: int, stack: np.ndarray | None = None) -> tuple[float, int, bool]:
-        """See :class:`Instance`; with ``stack`` given the new frame is pushed onto it."""
-        before = self.frames
-        n = min(self.frame_skip, self.episode_frames - self.frames)
-        reward = self._run(self._actions[int(action)], max(n, 1))
-        self.over = self.ale.game_over() or self.frames >= self.episode_frames
-        if stack is not None:
-            preprocess.push_frame(stack, preprocess.resize(self.pooled))
-        return reward, self.frames - before, self.over
+    def _grey_into(self, out: np.ndarray) -> None:
+        self.ale.getScreenGrayscale(out)
 
     def rgb(self) -> np.ndarray:
         """Current screen as ``(H, 160, 3)`` uint8 RGB (for videos)."""

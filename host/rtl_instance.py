@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from hls_models import preprocess
-from host.instance import NOOP_MAX
+from host.instance import ProtocolInstance
 
 
-class RtlInstance:
+class RtlInstance(ProtocolInstance):
     """One Verilated console under the launcher protocol (see module doc).
 
     Args:
@@ -41,75 +40,36 @@ class RtlInstance:
         self.game, self.rom_path = resolve_rom(rom=rom_path)
         info = game_info(self.game, self.rom_path)
         self.rule = load_rules()[self.game]
-        self._actions = list(info.minimal_actions)          # ALE action ids
-        self.fire_index = self._actions.index(1) if 1 in self._actions else None
-        self.n_actions = len(self._actions)
         self.fmt = info.display
-        self.frame_skip, self.sticky, self.episode_frames = int(frame_skip), float(sticky), int(episode_frames)
-        self._grey = np.zeros((2, info.screen_height, info.screen_width), np.uint8)
-        self._cur = 0
-        self.pooled = np.zeros((info.screen_height, info.screen_width), np.uint8)
-        self._rng = np.random.default_rng(0)
-        self._prev_action = 0
-        self.frames = 0
-        self.over = True
-        self.lives = 0
+        ids = list(info.minimal_actions)
+        super().__init__(ids, ids, (info.screen_height, info.screen_width), frame_skip, sticky, episode_frames)
         self.console = None
+        self._rules = None
+        self._terminal = False
+        self.lives = 0
 
-    def _frame(self, action: int) -> float:
-        if self.sticky > 0.0 and self._rng.random() < self.sticky:
-            action = self._prev_action
-        self._prev_action = action
-        self.frames += 1
+    def _xram(self):
+        return self.console.cart_ram() if self.rule.uses_xram else None
+
+    def _start_episode(self) -> None:
+        from hls_models.game_rules import RuleState
+        from host.rtl_console import RtlConsole
+        self.console = RtlConsole(self.game, self.rom_path)
+        self.console.power_on()        # ALE loadROM (includes one reset_game)
+        self.console.reset_game()      # AleInstance's own reset_game before its snapshot
+        self._rules = RuleState(self.rule)
+        _, terminal, self.lives = self._rules.reset(self.console.ram(), self._xram())
+        self._terminal = bool(terminal)
+
+    def _emulate(self, action) -> float:
         self.console.act(action)
         reward, terminal, self.lives = self._rules.step(self.console.ram(), self._xram())
         self._terminal = bool(terminal)
         return float(reward)
 
-    def _xram(self):
-        return self.console.cart_ram() if self.rule.uses_xram else None
+    def _game_over(self) -> bool:
+        return self._terminal
 
-    def _run(self, action: int, n: int) -> float:
+    def _grey_into(self, out: np.ndarray) -> None:
         from hls_models.palette import to_grey
-        reward = 0.0
-        for i in range(n):
-            reward += self._frame(action)
-            if self._terminal or i >= n - 2:
-                self._cur ^= 1
-                self._grey[self._cur] = to_grey(self.console.screen, self.fmt)
-            if self._terminal:
-                break
-        np.maximum(self._grey[0], self._grey[1], out=self.pooled)
-        return reward
-
-    def reset(self, episode_seed: int, stack: np.ndarray | None = None) -> int:
-        """Start an episode (see :class:`host.instance.Instance`); returns its reset frames."""
-        from hls_models.game_rules import RuleState
-        from host.rtl_console import RtlConsole
-        self.console = RtlConsole(self.game, self.rom_path)
-        self.console.power_on()
-        self.console.reset_game()
-        self._rules = RuleState(self.rule)
-        _, terminal, self.lives = self._rules.reset(self.console.ram(), self._xram())
-        self._terminal = bool(terminal)
-        self._rng = np.random.default_rng([int(episode_seed), 0x5EED])
-        self._prev_action = 0
-        self.frames = 0
-        self._grey[:] = 0
-        self._run(0, int(self._rng.integers(1, NOOP_MAX + 1)))
-        if self.fire_index is not None and not self._terminal:
-            self._run(1, self.frame_skip)
-        self.over = self._terminal or self.frames >= self.episode_frames
-        if stack is not None:
-            stack[:] = preprocess.resize(self.pooled)
-        return self.frames
-
-    def step(self, action: int, stack: np.ndarray | None = None) -> tuple[float, int, bool]:
-        """Hold minimal-set action index ``action`` for one frame-skip period."""
-        before = self.frames
-        n = min(self.frame_skip, self.episode_frames - self.frames)
-        reward = self._run(self._actions[int(action)], max(n, 1))
-        self.over = self._terminal or self.frames >= self.episode_frames
-        if stack is not None:
-            preprocess.push_frame(stack, preprocess.resize(self.pooled))
-        return reward, self.frames - before, self.over
+        out[:] = to_grey(self.console.screen, self.fmt)
