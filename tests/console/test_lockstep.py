@@ -44,23 +44,3 @@ def test_lockstep_exact_long(game):
     r = lockstep_game(game, 2000, seed=1, actions="random")
     assert r["match"], r
 
-
-def test_rtl_instance_matches_ale_instance():
-    """The launcher protocol on the RTL (RtlInstance) gives ALE's rewards, frame counts and
-    pooled grey frames (host.instance.AleInstance is the oracle)."""
-    import numpy as np
-
-    from host.games import resolve_rom
-    from host.instance import AleInstance
-    from host.rtl_console import RtlInstance
-
-    _, path = resolve_rom(game="seaquest")
-    ale = AleInstance(path, frame_skip=4)
-    rtl = RtlInstance(path, frame_skip=4, game="seaquest")
-    assert ale.reset(7) == rtl.reset(7)
-    np.testing.assert_array_equal(ale.pooled, rtl.pooled)
-    rng = np.random.default_rng(3)
-    for _ in range(25):
-        a = int(rng.integers(ale.n_actions))
-        assert ale.step(a) == rtl.step(a)
-        np.testing.assert_array_equal(ale.pooled, rtl.pooled)
