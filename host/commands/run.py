@@ -50,7 +50,7 @@ def register(sub, groups):
     p.add_argument("--noise-table-size", type=positive_int, metavar="N", default=_D, help=f"shared noise table entries (default {d.noise_table_size})")
     p.add_argument("--backend", choices=("ale", "rtl"), default=_D,
                    help="game instances: ale (ale-py) or rtl (the Verilated console RTL; reward from RAM by the "
-                        "game rules; slow: about 60 frames/s per instance)")
+                        "game rules; slow: about 100 frames/s per instance)")
     p.add_argument("--policy", choices=("float", "int8"), default=_D,
                    help="network arithmetic: float32, or the int8 model the fabric runs (hls_models.policy_int8)")
     p.add_argument("--no-video", dest="video", action="store_const", const=False, default=_D, help="skip best.gif")
