@@ -201,4 +201,5 @@ class Console(wiring.Component):
 
 def generate() -> dict[str, str]:
     """Verilog of the console top (``rtl/console.v``), reproducible (no internal attributes)."""
-    return {"console.v": verilog.convert(Console(), name="console", strip_internal_attrs=True)}
+    from hw.generate import strip_src_attributes
+    return {"console.v": strip_src_attributes(verilog.convert(Console(), name="console", strip_internal_attrs=True))}

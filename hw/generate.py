@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from pathlib import Path
 
 #: hw modules with a ``generate()`` function, in build order
 MODULES = ("hw.cpu6507", "hw.console", "hw.preprocessor", "hw.action_select")
+
+
+_SRC_ATTR = re.compile(r"^\s*\(\* src = .*\*\)\n", re.M)
+
+
+def strip_src_attributes(text: str) -> str:
+    """Remove the ``(* src = "..." *)`` lines that ``strip_internal_attrs=True`` still leaves on
+    memories (they hold absolute paths, so the text would differ between checkouts)."""
+    return _SRC_ATTR.sub("", text)
 
 
 def collect() -> dict[str, str]:

@@ -318,7 +318,6 @@ class Preprocessor(wiring.Component):
         return m
 
 
-_SRC_ATTR = re.compile(r"^\s*\(\* src = .*\*\)\n", re.M)
 _ZERO_INIT = re.compile(r"  initial begin\n((?:    (\w+)\[\d+\] = \d+'h0+;\n)+)  end\n")
 
 
@@ -329,7 +328,8 @@ def _tidy(text: str) -> str:
     removed. A memory initialised to all zeros is written by Yosys as one assignment per word
     (33,600 lines for the previous-frame memory); it becomes an equivalent ``for`` loop.
     """
-    text = _SRC_ATTR.sub("", text)
+    from hw.generate import strip_src_attributes
+    text = strip_src_attributes(text)
 
     def loop(match: re.Match) -> str:
         name = match.group(2)

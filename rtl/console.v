@@ -896,7 +896,6 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   wire [7:0] wdata;
   input write;
   wire write;
-  (* src = "/work/main/hw/cart.py:72" *)
   reg [7:0] ram [127:0];
   initial begin
     ram[0] = 8'h00;
@@ -1034,7 +1033,6 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   end
   assign host_rdata = ram[rom_w__addr[6:0]];
   assign ram_r__data = ram[\port$3085$0 [6:0]];
-  (* src = "/work/main/hw/cart.py:71" *)
   reg [7:0] rom [16383:0];
   initial begin
     rom[0] = 8'h00;
@@ -22984,7 +22982,6 @@ module \console.riot (swcha, swchb, frame_start, host_we, hp__addr, host_wdata, 
   reg wp__en;
   input write;
   wire write;
-  (* src = "/work/main/hw/riot.py:57" *)
   reg [7:0] ram [127:0];
   initial begin
     ram[0] = 8'h00;

@@ -13,5 +13,13 @@ def test_committed_rtl_is_current():
         assert (RTL / name).read_text() == text, f"rtl/{name} is stale: run `make rtl`"
 
 
+def test_no_checkout_paths_in_rtl():
+    """Regression: memories kept ``(* src = "/abs/path/hw/cart.py:72" *)`` attributes, so the
+    committed Verilog differed between checkouts."""
+    for name, text in collect().items():
+        assert "src = " not in text, name
+        assert str(RTL.parent) not in text, name
+
+
 def test_generation_is_deterministic():
     assert collect() == collect()
