@@ -18,49 +18,26 @@ def _int(text: str) -> int:
         return int(text, 0)
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer > 0 (raises ``argparse.ArgumentTypeError``)."""
+def _checked(parse, ok, what: str):
+    """An argparse type: ``parse(text)`` then ``ok(value)``, else ``ArgumentTypeError`` naming ``what``."""
     import argparse
-    try:
-        value = _int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+
+    def convert(text: str):
+        try:
+            value = parse(text)
+        except ValueError:
+            value = None
+        if value is None or not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return convert
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer >= 0."""
-    import argparse
-    try:
-        value = _int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
-
-
-def probability(text: str) -> float:
-    """argparse type: a float in [0, 1]."""
-    import argparse
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a float > 0."""
-    import argparse
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0.0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+#: argparse type: an integer > 0 (decimal, or 0x/0o/0b-prefixed)
+positive_int = _checked(_int, lambda v: v > 0, "a positive integer")
+#: argparse type: an integer >= 0
+non_negative_int = _checked(_int, lambda v: v >= 0, "a non-negative integer")
+#: argparse type: a float in [0, 1]
+probability = _checked(float, lambda v: 0.0 <= v <= 1.0, "a probability in [0, 1]")
+#: argparse type: a float > 0
+positive_float = _checked(float, lambda v: v > 0.0, "a positive number")
