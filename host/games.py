@@ -67,12 +67,18 @@ def resolve_rom(game: str | None = None, rom: str | os.PathLike | None = None) -
         return name, path.resolve()
     if game is None:
         raise UserError("give --game NAME or --rom PATH")
-    games = loadable_games()
-    if game not in games:
-        close = difflib.get_close_matches(game, games, n=3, cutoff=0.5)
+    check_game_name(game)
+    return game, Path(ale_py.roms.get_rom_path(game)).resolve()
+
+
+def check_game_name(game: str, names=None) -> None:
+    """Raise UserError for a name not in ``names`` (default: the loadable games), suggesting
+    the closest names (difflib)."""
+    names = sorted(loadable_games() if names is None else names)
+    if game not in names:
+        close = difflib.get_close_matches(game, names, n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else "; `nc2600 games` lists them"
         raise UserError(f"unknown game {game!r}{hint}")
-    return game, Path(ale_py.roms.get_rom_path(game)).resolve()
 
 
 @dataclass(frozen=True)

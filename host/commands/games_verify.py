@@ -165,9 +165,9 @@ def run(args) -> int:
         names = list(CI_SAMPLE)
     elif args.game:
         names = []
+        from host.games import check_game_name
         for g in args.game:
-            if g not in rules:
-                raise UserError(f"unknown game {g!r} (no rule in the table; see `nc2600 games`)")
+            check_game_name(g, rules)
             names.append(g)
     else:
         raise UserError("give --game NAME (repeatable), --sample or --all")
