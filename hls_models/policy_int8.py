@@ -481,8 +481,16 @@ def agreement_table(games: list[str], seeds=(0, 1, 2, 3), n_obs: int = 300, act_
 
 
 if __name__ == "__main__":
-    import sys
-    if len(sys.argv) > 2 and sys.argv[1] == "--agreement":
-        print(agreement_table(sys.argv[2].split(","), act_max=int(sys.argv[3]) if len(sys.argv) > 3 else ACT_MAX))
+    import argparse
+    parser = argparse.ArgumentParser(
+        prog="python -m hls_models.policy_int8",
+        description="Inference-engine cycles and BRAM/DSP per MAC-lane count; with --agreement, "
+                    "int8-vs-float argmax agreement on real game observations.")
+    parser.add_argument("--agreement", metavar="GAMES", help="comma-separated ALE game ids")
+    parser.add_argument("--act-max", type=int, choices=(127, 255), default=ACT_MAX,
+                        help=f"activation ceiling (default {ACT_MAX})")
+    args = parser.parse_args()
+    if args.agreement:
+        print(agreement_table(args.agreement.split(","), act_max=args.act_max))
     else:
         print(lanes_table())
