@@ -35,7 +35,7 @@ SEED_LIMIT = 2**31 - 1
 class RunConfig:
     """Every setting of a run (saved in ``config.json``).
 
-    The defaults are the embedded default experiment (about 5 minutes on 2 cores); the
+    The defaults are the embedded default experiment (about 4-5 minutes on 2 cores); the
     Such et al. (2017) Atari settings are population 1000, truncation 20, sigma 0.002,
     elite candidates 10 x 30 episodes, test 200 episodes, episode cap 20,000 frames.
     """
@@ -43,7 +43,7 @@ class RunConfig:
     rom: str | None = None
     algo: str = "ga"                    # ga | es | rs
     population: int = 40
-    generations: int = 10
+    generations: int = 20
     max_frames: int = 3_000_000         # whole-run frame budget (frame skip included)
     episode_frames: int = 2_000         # cap on one episode (emulated frames)
     workers: int = 2

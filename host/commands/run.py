@@ -20,7 +20,7 @@ def register(sub, groups):
     p = sub.add_parser(
         "run", help="run a neuroevolution experiment (deep GA, ES or random search) on an ALE game",
         description="Deep GA (Such et al. 2017), OpenAI-ES or random search on an ALE 0.12 game. "
-                    "With no options: the embedded default experiment (about 5 minutes on 2 cores).",
+                    "With no options: the embedded default experiment (about 4-5 minutes on 2 cores).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", metavar="G", default=_D, help=f"ALE game id (default {d.game}; `nc2600 games` lists them)")
     p.add_argument("--rom", metavar="PATH", default=_D, help="a ROM file instead of --game (checked by md5)")
