@@ -140,6 +140,10 @@ video_cube video_pinball word_zapper yars_revenge zaxxon""".split())
 PADDLE_GAMES = frozenset({"backgammon", "blackjack", "breakout", "casino", "kaboom", "pong"})
 PADDLE_MIN, PADDLE_MAX, PADDLE_DELTA = 27450, 790196, 23000   #: ALE 0.12 paddle model (ohms)
 PADDLE_DEFAULT = (PADDLE_MIN + PADDLE_MAX) // 2
+#: Games whose ROM settings change ALE's paddle range (``modifyEnvironmentSettings`` sets
+#: ``paddle_max``; ALE 0.12 Backgammon.cpp, Blackjack.cpp). The reset position is the
+#: midpoint of the game's range (``ALEState::resetPaddles``).
+PADDLE_LIMITS = {"backgammon": (PADDLE_MIN, 1_000_000), "blackjack": (PADDLE_MIN, 795_000)}
 
 #: Stella properties of ALE's ROM set that change the inputs: ports swapped (player A's
 #: joystick on the right port), paddles swapped in their jack, paddles on the right port
@@ -277,7 +281,8 @@ class RtlConsole:
                 a = int(action)
                 delta = -PADDLE_DELTA if a in (3, 6, 8, 11, 14, 16) else \
                     PADDLE_DELTA if a in (4, 7, 9, 12, 15, 17) else 0
-                self.paddle[0] = min(max(self.paddle[0] + delta, PADDLE_MIN), PADDLE_MAX)
+                lo, hi = PADDLE_LIMITS.get(self.game, (PADDLE_MIN, PADDLE_MAX))
+                self.paddle[0] = min(max(self.paddle[0] + delta, lo), hi)
             self.sim.set_inputs(**paddle_inputs(action, None if self.paddle is None else tuple(self.paddle),
                                                 swap=self.game in SWAP_PADDLES,
                                                 right_paddles=self.game in RIGHT_PADDLES, swchb=self.swchb))
@@ -368,7 +373,8 @@ class RtlConsole:
 
     def reset_game(self) -> None:
         """ALE's ``StellaEnvironment::reset`` (also what ``reset_game()`` does later)."""
-        self.paddle = [PADDLE_DEFAULT, PADDLE_DEFAULT]
+        lo, hi = PADDLE_LIMITS.get(self.game, (PADDLE_MIN, PADDLE_MAX))
+        self.paddle = [(lo + hi) // 2, (lo + hi) // 2]
         self.swchb = 0x3F
         self.system_reset()
         for _ in range(60):

@@ -34,6 +34,10 @@ against (``shared/reference/ale-oracle-facts.md``). The rules, read from Stella 
 * Stella's "Cosmic Ark" bug: HMM0 changed from 7 to 6 exactly 21 CPU cycles after HMOVE
   makes missile 0 jump 18, 33, 0, 17 pixels left on successive drawn lines (2 pixels wide
   on the first, hidden on the third) until the next HMOVE.
+* Stella's per-game RESxx cases after HMOVE (CPU cycles after HMOVE at the write, hpos
+  of the write -> position): RESM0 20, 69 -> 8 (Dolphin; also Battle Zone's title);
+  RESM1 3, 18 -> 3 (Pitfall II); RESBL 18, 60 or 69 -> 10 (Escape from the Mindmaster),
+  3, 18 -> 3 (Decathlon), 7, 30 -> 6 (Robot Tank), 6, 27 -> 5 (Hole Hunter).
 
 Timing contract with :class:`hw.console.Console`: ``bus_*`` describe a completed CPU access
 at the clock edge where ``bus_strobe`` is high (the last colour clock of the CPU cycle);
@@ -457,14 +461,15 @@ class Tia(Elaboratable):
                     m.d.comb += p.eq(Mux(hpos_w < 68, 2, Mux(hpos_w - 68 + 4 >= 160, hpos_w - 68 + 4 - 160,
                                                              hpos_w - 68 + 4)))
                     with m.If(addr == 0x12):
-                        m.d.sync += [posm0.eq(p), m0_mode.eq(0)]   # Dolphin case needs hpos 69: never on the grid
+                        # Stella's Dolphin case: RESM0 20 CPU cycles after HMOVE at hpos 69
+                        m.d.sync += [posm0.eq(Mux((since == 20) & (hpos_w == 69), 8, p)), m0_mode.eq(0)]
                     with m.Elif(addr == 0x13):
                         with m.If((since == 3) & (hpos_w == 18)):
                             m.d.sync += posm1.eq(3)
                         with m.Else():
                             m.d.sync += posm1.eq(p)
                     with m.Else():
-                        with m.If((since == 18) & (hpos_w == 60)):
+                        with m.If((since == 18) & ((hpos_w == 60) | (hpos_w == 69))):
                             m.d.sync += posbl.eq(10)
                         with m.Elif((since == 3) & (hpos_w == 18)):
                             m.d.sync += posbl.eq(3)

@@ -344,7 +344,7 @@ module console(pal, hmove_blanks, ystart, height, timer_init, swcha, swchb, inpt
     .host_rdata(host_cart_rdata),
     .host_we_ram(host_we_ram),
     .mapper(mapper),
-    .\port$3085$0 (addr[13:0]),
+    .\port$3091$0 (addr[13:0]),
     .rdata(rdata),
     .rom_w__addr(host_addr),
     .rom_w__data(host_wdata),
@@ -596,7 +596,7 @@ module console(pal, hmove_blanks, ystart, height, timer_init, swcha, swchb, inpt
   assign row = \$51 [8:0];
 endmodule
 
-module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst, write, strobe, rdata, host_rdata, \port$3085$0 , wdata, bank, mapper);
+module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst, write, strobe, rdata, host_rdata, \port$3091$0 , wdata, bank, mapper);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -862,8 +862,8 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   reg [2:0] new_slice0;
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
-  input [13:0] \port$3085$0 ;
-  wire [13:0] \port$3085$0 ;
+  input [13:0] \port$3091$0 ;
+  wire [13:0] \port$3091$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
@@ -1032,7 +1032,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
       ram[ram_w__addr] <= ram_w__data;
   end
   assign host_rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$3085$0 [6:0]];
+  assign ram_r__data = ram[\port$3091$0 [6:0]];
   reg [7:0] rom [16383:0];
   initial begin
     rom[0] = 8'h00;
@@ -17430,44 +17430,44 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$3085$0 [11:0] == 12'hff8;
-  assign \$7  = \port$3085$0 [11:0] == 12'hff9;
+  assign \$6  = \port$3091$0 [11:0] == 12'hff8;
+  assign \$7  = \port$3091$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$3085$0 [11:0] - 12'hff8;
+  assign \$10  = \port$3091$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$3085$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$3091$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$3085$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$3091$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$3085$0 [11:0] - 12'hff6;
+  assign \$18  = \port$3091$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$3085$0 [12] & \$19 ;
-  assign \$21  = \port$3085$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$3091$0 [12] & \$19 ;
+  assign \$21  = \port$3091$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$3085$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$3091$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$3085$0 [12] & \$25 ;
-  assign \$27  = \port$3085$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$3091$0 [12] & \$25 ;
+  assign \$27  = \port$3091$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$3085$0 [11:0] < 12'hff0;
+  assign \$29  = \port$3091$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$3085$0 [12] & \$31 ;
-  assign \$33  = \port$3085$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$3091$0 [12] & \$31 ;
+  assign \$33  = \port$3091$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$3085$0 [11:0] < 12'hff8;
+  assign \$35  = \port$3091$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$3085$0 [2:0] >= 3'h5;
-  assign \$47  = \port$3085$0 [2:0] - 3'h5;
+  assign \$46  = \port$3091$0 [2:0] >= 3'h5;
+  assign \$47  = \port$3091$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -17476,44 +17476,44 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$3085$0 [12];
+  assign \$57  = \$56  & \port$3091$0 [12];
   assign \$58  = ~ write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$3085$0 [11:0] < 7'h40;
+  assign \$60  = \port$3091$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$3085$0 [5:3] == 1'h1;
-  assign \$63  = \port$3085$0 [5:3] == 2'h2;
+  assign \$62  = \port$3091$0 [5:3] == 1'h1;
+  assign \$63  = \port$3091$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$3085$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$3085$0 [11:10];
-  assign \$68  = \port$3085$0 [11:10] == 1'h1;
+  assign \$66  = \port$3091$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$3091$0 [11:10];
+  assign \$68  = \port$3091$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$3085$0 [13];
-  assign \$73  = \port$3085$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$3091$0 [13];
+  assign \$73  = \port$3091$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
   assign \$75  = rom_r__data & flag_new;
   assign \$76  = mapper == 3'h4;
   assign \$77  = mapper == 3'h5;
   assign \$78  = \$76  | \$77 ;
-  assign \$79  = \port$3085$0 [11:7] == 1'h1;
+  assign \$79  = \port$3091$0 [11:7] == 1'h1;
   assign \$80  = \$78  & \$79 ;
   assign \$81  = mapper == 4'h8;
-  assign \$82  = \$81  & \port$3085$0 [12];
+  assign \$82  = \$81  & \port$3091$0 [12];
   assign \$83  = ~ write;
   assign \$84  = \$82  & \$83 ;
-  assign \$85  = \port$3085$0 [11:0] < 7'h40;
+  assign \$85  = \port$3091$0 [11:0] < 7'h40;
   assign \$86  = \$84  & \$85 ;
   assign \$87  = \$86  ? dpc_rdata : rom_r__data;
   assign rdata = \$80  ? ram_r__data : \$87 ;
-  assign \$88  = \port$3085$0 [12] & strobe;
+  assign \$88  = \port$3091$0 [12] & strobe;
   assign \$89  = \$88  & write;
   assign \$90  = mapper == 3'h4;
   assign \$91  = mapper == 3'h5;
   assign \$92  = \$90  | \$91 ;
-  assign \$93  = ! \port$3085$0 [11:7];
+  assign \$93  = ! \port$3091$0 [11:7];
   assign \$94  = \$92  & \$93 ;
   assign \$95  = \$89  & \$94 ;
   assign \$96  = ~ init_done;
@@ -17523,67 +17523,67 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   assign \$100  = mapper == 4'h8;
   assign \$101  = \$99  | \$100 ;
   assign \$102  = \$101  ? 1'h1 : 1'h0;
-  assign \$103  = \port$3085$0 [12] & strobe;
+  assign \$103  = \port$3091$0 [12] & strobe;
   assign \$104  = \$103  & init_done;
   assign \$105  = mapper == 4'h8;
-  assign \$106  = \port$3085$0 [12] & strobe;
+  assign \$106  = \port$3091$0 [12] & strobe;
   assign \$107  = \$105  & \$106 ;
   assign \$108  = ~ write;
-  assign \$109  = \port$3085$0 [12] & \$108 ;
-  assign \$110  = \port$3085$0 [11:0] < 8'h80;
-  assign \$111  = \port$3085$0 [11:0] >= 12'hfc0;
+  assign \$109  = \port$3091$0 [12] & \$108 ;
+  assign \$110  = \port$3091$0 [11:0] < 8'h80;
+  assign \$111  = \port$3091$0 [11:0] >= 12'hfc0;
   assign \$112  = \$110  | \$111 ;
   assign \$113  = \$109  & \$112 ;
-  assign \$114  = \port$3085$0 [12] & write;
+  assign \$114  = \port$3091$0 [12] & write;
   assign \$115  = \$113  | \$114 ;
   assign \$116  = \$107  & \$115 ;
   assign \$117  = mapper == 4'h8;
-  assign \$118  = \port$3085$0 [12] & strobe;
+  assign \$118  = \port$3091$0 [12] & strobe;
   assign \$119  = \$117  & \$118 ;
   assign \$120  = mapper == 4'h8;
-  assign \$121  = \$120  & \port$3085$0 [12];
+  assign \$121  = \$120  & \port$3091$0 [12];
   assign \$122  = ~ write;
   assign \$123  = \$121  & \$122 ;
-  assign \$124  = \port$3085$0 [11:0] < 7'h40;
+  assign \$124  = \port$3091$0 [11:0] < 7'h40;
   assign \$125  = \$123  & \$124 ;
   assign \$126  = \$119  & \$125 ;
-  assign \$127  = ! \port$3085$0 [2:0];
+  assign \$127  = ! \port$3091$0 [2:0];
   assign \$128  = dpc_counter0 - 1'h1;
-  assign \$129  = \port$3085$0 [2:0] == 1'h1;
+  assign \$129  = \port$3091$0 [2:0] == 1'h1;
   assign \$130  = dpc_counter1 - 1'h1;
-  assign \$131  = \port$3085$0 [2:0] == 2'h2;
+  assign \$131  = \port$3091$0 [2:0] == 2'h2;
   assign \$132  = dpc_counter2 - 1'h1;
-  assign \$133  = \port$3085$0 [2:0] == 2'h3;
+  assign \$133  = \port$3091$0 [2:0] == 2'h3;
   assign \$134  = dpc_counter3 - 1'h1;
-  assign \$135  = \port$3085$0 [2:0] == 3'h4;
+  assign \$135  = \port$3091$0 [2:0] == 3'h4;
   assign \$136  = dpc_counter4 - 1'h1;
-  assign \$137  = \port$3085$0 [2:0] == 3'h5;
+  assign \$137  = \port$3091$0 [2:0] == 3'h5;
   assign \$138  = ~ dpc_music0;
   assign \$139  = dpc_counter5 - 1'h1;
-  assign \$140  = \port$3085$0 [2:0] == 3'h6;
+  assign \$140  = \port$3091$0 [2:0] == 3'h6;
   assign \$141  = ~ dpc_music1;
   assign \$142  = dpc_counter6 - 1'h1;
-  assign \$143  = \port$3085$0 [2:0] == 3'h7;
+  assign \$143  = \port$3091$0 [2:0] == 3'h7;
   assign \$144  = ~ dpc_music2;
   assign \$145  = dpc_counter7 - 1'h1;
   assign \$146  = mapper == 4'h8;
-  assign \$147  = \port$3085$0 [12] & strobe;
+  assign \$147  = \port$3091$0 [12] & strobe;
   assign \$148  = \$146  & \$147 ;
   assign \$149  = \$148  & write;
-  assign \$150  = \port$3085$0 [11:0] >= 7'h40;
+  assign \$150  = \port$3091$0 [11:0] >= 7'h40;
   assign \$151  = \$149  & \$150 ;
-  assign \$152  = \port$3085$0 [11:0] < 8'h80;
+  assign \$152  = \port$3091$0 [11:0] < 8'h80;
   assign \$153  = \$151  & \$152 ;
-  assign \$154  = ! \port$3085$0 [2:0];
-  assign \$155  = \port$3085$0 [2:0] == 1'h1;
-  assign \$156  = \port$3085$0 [2:0] == 2'h2;
-  assign \$157  = \port$3085$0 [2:0] == 2'h3;
-  assign \$158  = \port$3085$0 [2:0] == 3'h4;
-  assign \$159  = \port$3085$0 [2:0] == 3'h5;
+  assign \$154  = ! \port$3091$0 [2:0];
+  assign \$155  = \port$3091$0 [2:0] == 1'h1;
+  assign \$156  = \port$3091$0 [2:0] == 2'h2;
+  assign \$157  = \port$3091$0 [2:0] == 2'h3;
+  assign \$158  = \port$3091$0 [2:0] == 3'h4;
+  assign \$159  = \port$3091$0 [2:0] == 3'h5;
   assign \$160  = dpc_music0 ? dpc_top5 : wdata;
-  assign \$161  = \port$3085$0 [2:0] == 3'h6;
+  assign \$161  = \port$3091$0 [2:0] == 3'h6;
   assign \$162  = dpc_music1 ? dpc_top6 : wdata;
-  assign \$163  = \port$3085$0 [2:0] == 3'h7;
+  assign \$163  = \port$3091$0 [2:0] == 3'h7;
   assign \$164  = dpc_music2 ? dpc_top7 : wdata;
   always @(posedge clk)
     init_done <= \$165 ;
@@ -17670,7 +17670,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3085$0 [2:0])
+    casez (\port$3091$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -17692,7 +17692,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3085$0 [2:0])
+    casez (\port$3091$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -17714,7 +17714,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3085$0 [2:0])
+    casez (\port$3091$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -17736,7 +17736,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3085$0 [2:0])
+    casez (\port$3091$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -17758,7 +17758,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3085$0 [2:0])
+    casez (\port$3091$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -17802,7 +17802,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$3085$0 [2:0])
+    casez (\port$3091$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -17824,7 +17824,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     new_bank = bank;
-    if (\port$3085$0 [12]) begin
+    if (\port$3091$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -17837,44 +17837,44 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$3085$0 [2:0];
+      new_slice0 = \port$3091$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$3085$0 [2:0];
+      new_slice1 = \port$3091$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$3085$0 [2:0];
+      new_slice2 = \port$3091$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$3085$0 [10:0] };
+      rom_addr = { 3'h0, \port$3091$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$3085$0 [11:0] };
+      rom_addr = { 2'h0, \port$3091$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$3085$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$3091$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$3085$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$3091$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$3085$0 [11:0] };
+      rom_addr = { new_bank, \port$3091$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$3085$0 [5:3])
+    casez (\port$3091$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
       3'h1:
@@ -17891,7 +17891,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     if (host_we_ram) begin
       ram_w__addr = rom_w__addr[6:0];
     end else if (\$95 ) begin
-      ram_w__addr = \port$3085$0 [6:0];
+      ram_w__addr = \port$3091$0 [6:0];
     end
   end
   always @* begin
@@ -17982,7 +17982,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -17996,7 +17996,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$155 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18010,7 +18010,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$156 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18024,7 +18024,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$157 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18038,7 +18038,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$158 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18052,7 +18052,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$159 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18066,7 +18066,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$161 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18080,7 +18080,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
         endcase
       end
       if (\$163 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18105,7 +18105,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$171  = 8'h00;
         endcase
@@ -18122,7 +18122,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18145,7 +18145,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$155 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$173  = 8'h00;
         endcase
@@ -18162,7 +18162,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$155 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18185,7 +18185,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$156 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$175  = 8'h00;
         endcase
@@ -18202,7 +18202,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$156 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18225,7 +18225,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$157 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$177  = 8'h00;
         endcase
@@ -18242,7 +18242,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$157 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18265,7 +18265,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$158 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$179  = 8'h00;
         endcase
@@ -18282,7 +18282,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$158 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18305,7 +18305,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$181  = 8'h00;
         endcase
@@ -18324,7 +18324,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18347,7 +18347,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$183  = 8'h00;
         endcase
@@ -18366,7 +18366,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18389,7 +18389,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$185  = 8'h00;
         endcase
@@ -18408,7 +18408,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     end
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18426,7 +18426,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$187  = dpc_top0;
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$187  = wdata;
         endcase
@@ -18438,7 +18438,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$188  = dpc_bottom0;
     if (\$153 ) begin
       if (\$154 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18452,7 +18452,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$189  = dpc_top1;
     if (\$153 ) begin
       if (\$155 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$189  = wdata;
         endcase
@@ -18464,7 +18464,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$190  = dpc_bottom1;
     if (\$153 ) begin
       if (\$155 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18478,7 +18478,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$191  = dpc_top2;
     if (\$153 ) begin
       if (\$156 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$191  = wdata;
         endcase
@@ -18490,7 +18490,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$192  = dpc_bottom2;
     if (\$153 ) begin
       if (\$156 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18504,7 +18504,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$193  = dpc_top3;
     if (\$153 ) begin
       if (\$157 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$193  = wdata;
         endcase
@@ -18516,7 +18516,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$194  = dpc_bottom3;
     if (\$153 ) begin
       if (\$157 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18530,7 +18530,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$195  = dpc_top4;
     if (\$153 ) begin
       if (\$158 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$195  = wdata;
         endcase
@@ -18542,7 +18542,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$196  = dpc_bottom4;
     if (\$153 ) begin
       if (\$158 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18556,7 +18556,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$197  = dpc_top5;
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$197  = wdata;
         endcase
@@ -18568,7 +18568,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$198  = dpc_bottom5;
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18582,7 +18582,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$199  = dpc_music0;
     if (\$153 ) begin
       if (\$159 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18600,7 +18600,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$200  = dpc_top6;
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$200  = wdata;
         endcase
@@ -18612,7 +18612,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$201  = dpc_bottom6;
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18626,7 +18626,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$202  = dpc_music1;
     if (\$153 ) begin
       if (\$161 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18644,7 +18644,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$203  = dpc_top7;
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               \$203  = wdata;
         endcase
@@ -18656,7 +18656,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$204  = dpc_bottom7;
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18670,7 +18670,7 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     \$205  = dpc_music2;
     if (\$153 ) begin
       if (\$163 ) begin
-        casez (\port$3085$0 [5:3])
+        casez (\port$3091$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18688,13 +18688,13 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
   assign host_we_rom = rom_w__en;
   assign ram_h__addr = rom_w__addr[6:0];
   assign ram_h__data = host_rdata;
-  assign sel = \port$3085$0 [12];
-  assign addr = \port$3085$0 [12:0];
+  assign sel = \port$3091$0 [12];
+  assign addr = \port$3091$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$3085$0 [13];
+  assign a13 = \port$3091$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$3085$0 [6:0];
+  assign ram_r__addr = \port$3091$0 [6:0];
 endmodule
 
 module \console.cpu (rst, ce, rdy, jammed, din, addr, rw, sync, dummy, dout, state__pc, clk);
@@ -23519,7 +23519,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$1135 ;
   wire \$1136 ;
   wire \$1137 ;
-  wire \$1138 ;
+  wire [7:0] \$1138 ;
   wire \$1139 ;
   wire \$114 ;
   wire \$1140 ;
@@ -23544,16 +23544,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$1158 ;
   wire \$1159 ;
   wire [7:0] \$116 ;
-  wire [4:0] \$1160 ;
-  wire [4:0] \$1161 ;
-  wire [8:0] \$1162 ;
+  wire \$1160 ;
+  wire \$1161 ;
+  wire \$1162 ;
   wire \$1163 ;
   wire \$1164 ;
   wire \$1165 ;
   wire [4:0] \$1166 ;
   wire [4:0] \$1167 ;
   wire [8:0] \$1168 ;
-  wire [9:0] \$1169 ;
+  wire \$1169 ;
   wire \$117 ;
   wire \$1170 ;
   wire \$1171 ;
@@ -23563,13 +23563,13 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire [9:0] \$1175 ;
   wire \$1176 ;
   wire \$1177 ;
-  wire \$1178 ;
-  wire \$1179 ;
+  wire [4:0] \$1178 ;
+  wire [4:0] \$1179 ;
   wire \$118 ;
-  wire \$1180 ;
-  wire [4:0] \$1181 ;
-  wire [4:0] \$1182 ;
-  wire [8:0] \$1183 ;
+  wire [8:0] \$1180 ;
+  wire [9:0] \$1181 ;
+  wire \$1182 ;
+  wire \$1183 ;
   wire \$1184 ;
   wire \$1185 ;
   wire \$1186 ;
@@ -23577,7 +23577,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire [4:0] \$1188 ;
   wire [8:0] \$1189 ;
   wire \$119 ;
-  wire [9:0] \$1190 ;
+  wire \$1190 ;
   wire \$1191 ;
   wire \$1192 ;
   wire [4:0] \$1193 ;
@@ -23586,16 +23586,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire [9:0] \$1196 ;
   wire \$1197 ;
   wire \$1198 ;
-  wire \$1199 ;
+  wire [4:0] \$1199 ;
   wire \$12 ;
   wire \$120 ;
-  wire \$1200 ;
-  wire \$1201 ;
-  wire [10:0] \$1202 ;
+  wire [4:0] \$1200 ;
+  wire [8:0] \$1201 ;
+  wire [9:0] \$1202 ;
   wire \$1203 ;
-  wire [10:0] \$1204 ;
-  wire [10:0] \$1205 ;
-  wire [10:0] \$1206 ;
+  wire \$1204 ;
+  wire \$1205 ;
+  wire \$1206 ;
   wire \$1207 ;
   wire [10:0] \$1208 ;
   wire \$1209 ;
@@ -23624,127 +23624,133 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$123 ;
   wire [10:0] \$1230 ;
   wire \$1231 ;
-  wire [4:0] \$1232 ;
+  wire [10:0] \$1232 ;
   wire \$1233 ;
-  wire [4:0] \$1234 ;
-  wire \$1235 ;
-  wire \$1236 ;
+  wire [10:0] \$1234 ;
+  wire [10:0] \$1235 ;
+  wire [10:0] \$1236 ;
   wire \$1237 ;
-  wire \$1238 ;
+  wire [4:0] \$1238 ;
   wire \$1239 ;
   wire \$124 ;
-  wire \$1240 ;
+  wire [4:0] \$1240 ;
   wire \$1241 ;
   wire \$1242 ;
-  wire [32:0] \$1243 ;
+  wire \$1243 ;
   wire \$1244 ;
   wire \$1245 ;
   wire \$1246 ;
   wire \$1247 ;
   wire \$1248 ;
-  wire [3:0] \$1249 ;
+  wire [32:0] \$1249 ;
   wire \$125 ;
   wire \$1250 ;
-  wire [3:0] \$1251 ;
-  wire [4:0] \$1252 ;
+  wire \$1251 ;
+  wire \$1252 ;
   wire \$1253 ;
   wire \$1254 ;
-  wire \$1255 ;
+  wire [3:0] \$1255 ;
   wire \$1256 ;
-  wire \$1257 ;
-  wire [3:0] \$1258 ;
+  wire [3:0] \$1257 ;
+  wire [4:0] \$1258 ;
   wire \$1259 ;
   wire \$126 ;
-  wire [3:0] \$1260 ;
-  wire [4:0] \$1261 ;
+  wire \$1260 ;
+  wire \$1261 ;
   wire \$1262 ;
   wire \$1263 ;
-  wire \$1264 ;
+  wire [3:0] \$1264 ;
   wire \$1265 ;
-  wire \$1266 ;
-  wire \$1267 ;
+  wire [3:0] \$1266 ;
+  wire [4:0] \$1267 ;
   wire \$1268 ;
   wire \$1269 ;
   wire \$127 ;
-  wire [3:0] \$1270 ;
+  wire \$1270 ;
   wire \$1271 ;
-  wire [4:0] \$1272 ;
-  wire [4:0] \$1273 ;
+  wire \$1272 ;
+  wire \$1273 ;
   wire \$1274 ;
   wire \$1275 ;
-  wire [32:0] \$1276 ;
-  reg [3:0] \$1277 ;
-  reg [7:0] \$1278 ;
-  reg [7:0] \$1279 ;
+  wire [3:0] \$1276 ;
+  wire \$1277 ;
+  wire [4:0] \$1278 ;
+  wire [4:0] \$1279 ;
   wire \$128 ;
-  reg [14:0] \$1280 ;
-  reg \$1281 ;
-  reg \$1282 ;
-  reg \$1283 ;
-  reg [1:0] \$1284 ;
+  wire \$1280 ;
+  wire \$1281 ;
+  wire [32:0] \$1282 ;
+  reg [3:0] \$1283 ;
+  reg [7:0] \$1284 ;
   reg [7:0] \$1285 ;
-  reg [1:0] \$1286 ;
+  reg [14:0] \$1286 ;
   reg \$1287 ;
-  reg [3:0] \$1288 ;
+  reg \$1288 ;
   reg \$1289 ;
   wire \$129 ;
-  reg [7:0] \$1290 ;
+  reg [1:0] \$1290 ;
   reg [7:0] \$1291 ;
-  reg [7:0] \$1292 ;
-  reg [6:0] \$1293 ;
-  reg [6:0] \$1294 ;
-  reg [6:0] \$1295 ;
-  reg [6:0] \$1296 ;
+  reg [1:0] \$1292 ;
+  reg \$1293 ;
+  reg [3:0] \$1294 ;
+  reg \$1295 ;
+  reg [7:0] \$1296 ;
   reg [7:0] \$1297 ;
-  reg \$1298 ;
-  reg \$1299 ;
+  reg [7:0] \$1298 ;
+  reg [6:0] \$1299 ;
   wire \$13 ;
   wire \$130 ;
-  reg [19:0] \$1300 ;
-  reg [7:0] \$1301 ;
-  reg [7:0] \$1302 ;
+  reg [6:0] \$1300 ;
+  reg [6:0] \$1301 ;
+  reg [6:0] \$1302 ;
   reg [7:0] \$1303 ;
-  reg [7:0] \$1304 ;
-  reg [7:0] \$1305 ;
-  reg [7:0] \$1306 ;
-  reg \$1307 ;
-  reg \$1308 ;
-  reg \$1309 ;
+  reg \$1304 ;
+  reg \$1305 ;
+  reg [19:0] \$1306 ;
+  reg [7:0] \$1307 ;
+  reg [7:0] \$1308 ;
+  reg [7:0] \$1309 ;
   wire \$131 ;
-  reg \$1310 ;
-  reg [3:0] \$1311 ;
-  reg [3:0] \$1312 ;
-  reg [3:0] \$1313 ;
+  reg [7:0] \$1310 ;
+  reg [7:0] \$1311 ;
+  reg [7:0] \$1312 ;
+  reg \$1313 ;
   reg \$1314 ;
-  reg [3:0] \$1315 ;
-  reg [3:0] \$1316 ;
-  reg \$1317 ;
-  reg \$1318 ;
-  reg \$1319 ;
+  reg \$1315 ;
+  reg \$1316 ;
+  reg [3:0] \$1317 ;
+  reg [3:0] \$1318 ;
+  reg [3:0] \$1319 ;
   wire \$132 ;
   reg \$1320 ;
-  reg \$1321 ;
-  reg [7:0] \$1322 ;
-  reg [7:0] \$1323 ;
-  reg [3:0] \$1324 ;
+  reg [3:0] \$1321 ;
+  reg [3:0] \$1322 ;
+  reg \$1323 ;
+  reg \$1324 ;
   reg \$1325 ;
-  reg [3:0] \$1326 ;
+  reg \$1326 ;
   reg \$1327 ;
-  reg \$1328 ;
-  reg \$1329 ;
+  reg [7:0] \$1328 ;
+  reg [7:0] \$1329 ;
   wire \$133 ;
-  reg [31:0] \$1330 ;
+  reg [3:0] \$1330 ;
   reg \$1331 ;
-  reg \$1332 ;
-  reg [7:0] \$1333 ;
+  reg [3:0] \$1332 ;
+  reg \$1333 ;
   reg \$1334 ;
-  reg [7:0] \$1335 ;
-  reg \$1336 ;
-  reg [5:0] \$1337 ;
-  reg [7:0] \$1338 ;
+  reg \$1335 ;
+  reg [31:0] \$1336 ;
+  reg \$1337 ;
+  reg \$1338 ;
   reg [7:0] \$1339 ;
   wire \$134 ;
-  reg [7:0] \$1340 ;
+  reg \$1340 ;
+  reg [7:0] \$1341 ;
+  reg \$1342 ;
+  reg [5:0] \$1343 ;
+  reg [7:0] \$1344 ;
+  reg [7:0] \$1345 ;
+  reg [7:0] \$1346 ;
   wire [8:0] \$135 ;
   wire \$136 ;
   wire \$137 ;
@@ -23825,9 +23831,9 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$204 ;
   wire \$205 ;
   wire \$206 ;
-  wire [7:0] \$2065 ;
-  wire \$2067 ;
   wire \$207 ;
+  wire [7:0] \$2071 ;
+  wire \$2073 ;
   wire \$208 ;
   wire \$209 ;
   wire \$21 ;
@@ -23858,9 +23864,9 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   wire \$232 ;
   wire \$233 ;
   wire \$234 ;
-  wire [7:0] \$2348 ;
   wire \$235 ;
-  wire \$2350 ;
+  wire [7:0] \$2354 ;
+  wire \$2356 ;
   wire \$236 ;
   wire \$237 ;
   wire \$238 ;
@@ -25636,7 +25642,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign \$715  = hpos == 8'he3;
   assign \$716  = hpos + 1'h1;
   assign \$717  = \$715  ? 9'h000 : \$716 ;
-  assign \$2065  = \$717 [7:0] / 2'h3;
+  assign \$2071  = \$717 [7:0] / 2'h3;
   assign \$722  = wm > delay;
   assign eff = \$722  ? wm : delay;
   assign \$723  = \$717 [7:0] < 7'h44;
@@ -25879,7 +25885,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign new_generic = \$990  & \$991 ;
   assign \$992  = ! eff;
   assign \$993  = new_generic & \$992 ;
-  assign \$2348  = ap_hpos / 2'h3;
+  assign \$2354  = ap_hpos / 2'h3;
   assign \$995  = ap_hpos < 7'h44;
   assign \$996  = ap_hpos - 7'h44;
   assign \$997  = $signed(\$996 ) + $signed(4'h4);
@@ -25980,275 +25986,281 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign \$1132  = ap_hpos < 8'h93;
   assign \$1133  = ap_addr == 5'h12;
   assign \$1134  = ap_addr == 5'h13;
-  assign \$1135  = ap_since == 2'h3;
-  assign \$1136  = ap_hpos == 5'h12;
+  assign \$1135  = ap_since == 5'h14;
+  assign \$1136  = ap_hpos == 7'h45;
   assign \$1137  = \$1135  & \$1136 ;
-  assign \$1138  = ap_since == 5'h12;
-  assign \$1139  = ap_hpos == 6'h3c;
-  assign \$1140  = \$1138  & \$1139 ;
-  assign \$1141  = ap_since == 2'h3;
-  assign \$1142  = ap_hpos == 5'h12;
-  assign \$1143  = \$1141  & \$1142 ;
-  assign \$1144  = ap_since == 3'h7;
-  assign \$1145  = ap_hpos == 5'h1e;
-  assign \$1146  = \$1144  & \$1145 ;
-  assign \$1147  = ap_since == 3'h6;
-  assign \$1148  = ap_hpos == 5'h1b;
+  assign \$1138  = \$1137  ? 8'h08 : resm_pos;
+  assign \$1139  = ap_since == 2'h3;
+  assign \$1140  = ap_hpos == 5'h12;
+  assign \$1141  = \$1139  & \$1140 ;
+  assign \$1142  = ap_since == 5'h12;
+  assign \$1143  = ap_hpos == 6'h3c;
+  assign \$1144  = ap_hpos == 7'h45;
+  assign \$1145  = \$1143  | \$1144 ;
+  assign \$1146  = \$1142  & \$1145 ;
+  assign \$1147  = ap_since == 2'h3;
+  assign \$1148  = ap_hpos == 5'h12;
   assign \$1149  = \$1147  & \$1148 ;
-  assign \$1150  = ap_since == 5'h15;
-  assign \$1151  = hmm0 == 3'h7;
+  assign \$1150  = ap_since == 3'h7;
+  assign \$1151  = ap_hpos == 5'h1e;
   assign \$1152  = \$1150  & \$1151 ;
-  assign \$1153  = ap_data[7:4] == 3'h6;
-  assign \$1154  = \$1152  & \$1153 ;
-  assign \$1155  = ap_addr == 6'h28;
-  assign \$1156  = ~ ap_data[1];
-  assign \$1157  = resmp0 & \$1156 ;
-  assign \$1158  = nusiz0[2:0] == 3'h5;
-  assign \$1159  = nusiz0[2:0] == 3'h7;
-  assign \$1160  = \$1159  ? 5'h10 : 5'h04;
-  assign \$1161  = \$1158  ? 5'h08 : \$1160 ;
-  assign \$1162  = posp0 + \$1161 ;
-  assign \$1163  = \$1162  >= 8'ha0;
+  assign \$1153  = ap_since == 3'h6;
+  assign \$1154  = ap_hpos == 5'h1b;
+  assign \$1155  = \$1153  & \$1154 ;
+  assign \$1156  = ap_since == 5'h15;
+  assign \$1157  = hmm0 == 3'h7;
+  assign \$1158  = \$1156  & \$1157 ;
+  assign \$1159  = ap_data[7:4] == 3'h6;
+  assign \$1160  = \$1158  & \$1159 ;
+  assign \$1161  = ap_addr == 6'h28;
+  assign \$1162  = ~ ap_data[1];
+  assign \$1163  = resmp0 & \$1162 ;
   assign \$1164  = nusiz0[2:0] == 3'h5;
   assign \$1165  = nusiz0[2:0] == 3'h7;
   assign \$1166  = \$1165  ? 5'h10 : 5'h04;
   assign \$1167  = \$1164  ? 5'h08 : \$1166 ;
   assign \$1168  = posp0 + \$1167 ;
-  assign \$1169  = \$1168  - 8'ha0;
+  assign \$1169  = \$1168  >= 8'ha0;
   assign \$1170  = nusiz0[2:0] == 3'h5;
   assign \$1171  = nusiz0[2:0] == 3'h7;
   assign \$1172  = \$1171  ? 5'h10 : 5'h04;
   assign \$1173  = \$1170  ? 5'h08 : \$1172 ;
   assign \$1174  = posp0 + \$1173 ;
-  assign \$1175  = \$1163  ? \$1169  : { 1'h0, \$1174  };
-  assign \$1176  = ap_addr == 6'h29;
-  assign \$1177  = ~ ap_data[1];
-  assign \$1178  = resmp1 & \$1177 ;
-  assign \$1179  = nusiz1[2:0] == 3'h5;
-  assign \$1180  = nusiz1[2:0] == 3'h7;
-  assign \$1181  = \$1180  ? 5'h10 : 5'h04;
-  assign \$1182  = \$1179  ? 5'h08 : \$1181 ;
-  assign \$1183  = posp1 + \$1182 ;
-  assign \$1184  = \$1183  >= 8'ha0;
+  assign \$1175  = \$1174  - 8'ha0;
+  assign \$1176  = nusiz0[2:0] == 3'h5;
+  assign \$1177  = nusiz0[2:0] == 3'h7;
+  assign \$1178  = \$1177  ? 5'h10 : 5'h04;
+  assign \$1179  = \$1176  ? 5'h08 : \$1178 ;
+  assign \$1180  = posp0 + \$1179 ;
+  assign \$1181  = \$1169  ? \$1175  : { 1'h0, \$1180  };
+  assign \$1182  = ap_addr == 6'h29;
+  assign \$1183  = ~ ap_data[1];
+  assign \$1184  = resmp1 & \$1183 ;
   assign \$1185  = nusiz1[2:0] == 3'h5;
   assign \$1186  = nusiz1[2:0] == 3'h7;
   assign \$1187  = \$1186  ? 5'h10 : 5'h04;
   assign \$1188  = \$1185  ? 5'h08 : \$1187 ;
   assign \$1189  = posp1 + \$1188 ;
-  assign \$1190  = \$1189  - 8'ha0;
+  assign \$1190  = \$1189  >= 8'ha0;
   assign \$1191  = nusiz1[2:0] == 3'h5;
   assign \$1192  = nusiz1[2:0] == 3'h7;
   assign \$1193  = \$1192  ? 5'h10 : 5'h04;
   assign \$1194  = \$1191  ? 5'h08 : \$1193 ;
   assign \$1195  = posp1 + \$1194 ;
-  assign \$1196  = \$1184  ? \$1190  : { 1'h0, \$1195  };
-  assign \$1197  = apply_cycle <= 5'h14;
-  assign \$1198  = apply_cycle == 7'h4b;
-  assign \$1199  = \$1197  | \$1198 ;
-  assign \$1200  = hmove_blanks & \$1199 ;
-  assign \$1201  = $signed(hmove_sum) >= $signed(9'h0a0);
-  assign \$1202  = $signed(hmove_sum) - $signed(9'h0a0);
-  assign \$1203  = $signed(hmove_sum) < $signed(1'h0);
-  assign \$1204  = $signed(hmove_sum) + $signed(9'h0a0);
-  assign \$1205  = \$1203  ? \$1204  : { hmove_sum[9], hmove_sum };
-  assign \$1206  = \$1201  ? \$1202  : \$1205 ;
-  assign \$1207  = $signed(\hmove_sum$143 ) >= $signed(9'h0a0);
-  assign \$1208  = $signed(\hmove_sum$143 ) - $signed(9'h0a0);
-  assign \$1209  = $signed(\hmove_sum$143 ) < $signed(1'h0);
-  assign \$1210  = $signed(\hmove_sum$143 ) + $signed(9'h0a0);
-  assign \$1211  = \$1209  ? \$1210  : { \hmove_sum$143 [9], \hmove_sum$143  };
+  assign \$1196  = \$1195  - 8'ha0;
+  assign \$1197  = nusiz1[2:0] == 3'h5;
+  assign \$1198  = nusiz1[2:0] == 3'h7;
+  assign \$1199  = \$1198  ? 5'h10 : 5'h04;
+  assign \$1200  = \$1197  ? 5'h08 : \$1199 ;
+  assign \$1201  = posp1 + \$1200 ;
+  assign \$1202  = \$1190  ? \$1196  : { 1'h0, \$1201  };
+  assign \$1203  = apply_cycle <= 5'h14;
+  assign \$1204  = apply_cycle == 7'h4b;
+  assign \$1205  = \$1203  | \$1204 ;
+  assign \$1206  = hmove_blanks & \$1205 ;
+  assign \$1207  = $signed(hmove_sum) >= $signed(9'h0a0);
+  assign \$1208  = $signed(hmove_sum) - $signed(9'h0a0);
+  assign \$1209  = $signed(hmove_sum) < $signed(1'h0);
+  assign \$1210  = $signed(hmove_sum) + $signed(9'h0a0);
+  assign \$1211  = \$1209  ? \$1210  : { hmove_sum[9], hmove_sum };
   assign \$1212  = \$1207  ? \$1208  : \$1211 ;
-  assign \$1213  = $signed(\hmove_sum$146 ) >= $signed(9'h0a0);
-  assign \$1214  = $signed(\hmove_sum$146 ) - $signed(9'h0a0);
-  assign \$1215  = $signed(\hmove_sum$146 ) < $signed(1'h0);
-  assign \$1216  = $signed(\hmove_sum$146 ) + $signed(9'h0a0);
-  assign \$1217  = \$1215  ? \$1216  : { \hmove_sum$146 [9], \hmove_sum$146  };
+  assign \$1213  = $signed(\hmove_sum$143 ) >= $signed(9'h0a0);
+  assign \$1214  = $signed(\hmove_sum$143 ) - $signed(9'h0a0);
+  assign \$1215  = $signed(\hmove_sum$143 ) < $signed(1'h0);
+  assign \$1216  = $signed(\hmove_sum$143 ) + $signed(9'h0a0);
+  assign \$1217  = \$1215  ? \$1216  : { \hmove_sum$143 [9], \hmove_sum$143  };
   assign \$1218  = \$1213  ? \$1214  : \$1217 ;
-  assign \$1219  = $signed(\hmove_sum$149 ) >= $signed(9'h0a0);
-  assign \$1220  = $signed(\hmove_sum$149 ) - $signed(9'h0a0);
-  assign \$1221  = $signed(\hmove_sum$149 ) < $signed(1'h0);
-  assign \$1222  = $signed(\hmove_sum$149 ) + $signed(9'h0a0);
-  assign \$1223  = \$1221  ? \$1222  : { \hmove_sum$149 [9], \hmove_sum$149  };
+  assign \$1219  = $signed(\hmove_sum$146 ) >= $signed(9'h0a0);
+  assign \$1220  = $signed(\hmove_sum$146 ) - $signed(9'h0a0);
+  assign \$1221  = $signed(\hmove_sum$146 ) < $signed(1'h0);
+  assign \$1222  = $signed(\hmove_sum$146 ) + $signed(9'h0a0);
+  assign \$1223  = \$1221  ? \$1222  : { \hmove_sum$146 [9], \hmove_sum$146  };
   assign \$1224  = \$1219  ? \$1220  : \$1223 ;
-  assign \$1225  = $signed(\hmove_sum$152 ) >= $signed(9'h0a0);
-  assign \$1226  = $signed(\hmove_sum$152 ) - $signed(9'h0a0);
-  assign \$1227  = $signed(\hmove_sum$152 ) < $signed(1'h0);
-  assign \$1228  = $signed(\hmove_sum$152 ) + $signed(9'h0a0);
-  assign \$1229  = \$1227  ? \$1228  : { \hmove_sum$152 [9], \hmove_sum$152  };
+  assign \$1225  = $signed(\hmove_sum$149 ) >= $signed(9'h0a0);
+  assign \$1226  = $signed(\hmove_sum$149 ) - $signed(9'h0a0);
+  assign \$1227  = $signed(\hmove_sum$149 ) < $signed(1'h0);
+  assign \$1228  = $signed(\hmove_sum$149 ) + $signed(9'h0a0);
+  assign \$1229  = \$1227  ? \$1228  : { \hmove_sum$149 [9], \hmove_sum$149  };
   assign \$1230  = \$1225  ? \$1226  : \$1229 ;
-  assign \$1231  = ap_addr == 6'h2c;
-  assign \$1232  = rp0_cnt - 1'h1;
-  assign \$1233  = rp0_cnt == 1'h1;
-  assign \$1234  = rp1_cnt - 1'h1;
-  assign \$1235  = rp1_cnt == 1'h1;
-  assign \$1236  = bus_strobe & bus_write;
-  assign \$1237  = vsync_count >= 7'h4c;
-  assign \$1238  = vsync_armed & \$1237 ;
-  assign \$1239  = ~ vblank_dump;
-  assign \$1240  = \$1239  & bus_wdata[7];
-  assign \$1241  = ~ bus_wdata[7];
-  assign \$1242  = vblank_dump & \$1241 ;
-  assign \$1243  = cyc + 1'h1;
-  assign \$1244  = | \$717 [7:0];
-  assign \$1245  = last_was_read & \$1244 ;
-  assign \$1246  = ! bus_addr[0];
-  assign \$1247  = | wm;
-  assign \$1248  = wm > 4'hb;
-  assign \$1249  = \$1248  ? wm : 4'hb;
-  assign \$1250  = wm > 4'hb;
-  assign \$1251  = \$1250  ? wm : 4'hb;
-  assign \$1252  = \$1251  - 1'h1;
-  assign \$1253  = ~ dly;
-  assign \$1254  = ~ dly;
-  assign \$1256  = | wm;
-  assign \$1257  = wm > 4'hb;
-  assign \$1258  = \$1257  ? wm : 4'hb;
-  assign \$1259  = wm > 4'hb;
-  assign \$1260  = \$1259  ? wm : 4'hb;
-  assign \$1261  = \$1260  - 1'h1;
-  assign \$1262  = ~ \dly$109 ;
-  assign \$1263  = ~ \dly$109 ;
-  assign \$1264  = bus_addr != 5'h10;
-  assign \$1265  = bus_addr != 5'h11;
-  assign \$1266  = \$1264  & \$1265 ;
-  assign \$1267  = | eff;
-  assign \$1268  = \$1267  | fire;
-  assign \$1269  = ! eff;
-  assign \$1270  = \$1269  ? 4'h1 : eff;
-  assign \$1271  = ! eff;
-  assign \$1272  = eff - 1'h1;
-  assign \$1273  = \$1271  ? 5'h00 : \$1272 ;
-  assign \$1274  = hpos == 8'he3;
-  assign \$1275  = wsync & \$1274 ;
-  assign \$1276  = dump_disabled_cycle - cyc;
+  assign \$1231  = $signed(\hmove_sum$152 ) >= $signed(9'h0a0);
+  assign \$1232  = $signed(\hmove_sum$152 ) - $signed(9'h0a0);
+  assign \$1233  = $signed(\hmove_sum$152 ) < $signed(1'h0);
+  assign \$1234  = $signed(\hmove_sum$152 ) + $signed(9'h0a0);
+  assign \$1235  = \$1233  ? \$1234  : { \hmove_sum$152 [9], \hmove_sum$152  };
+  assign \$1236  = \$1231  ? \$1232  : \$1235 ;
+  assign \$1237  = ap_addr == 6'h2c;
+  assign \$1238  = rp0_cnt - 1'h1;
+  assign \$1239  = rp0_cnt == 1'h1;
+  assign \$1240  = rp1_cnt - 1'h1;
+  assign \$1241  = rp1_cnt == 1'h1;
+  assign \$1242  = bus_strobe & bus_write;
+  assign \$1243  = vsync_count >= 7'h4c;
+  assign \$1244  = vsync_armed & \$1243 ;
+  assign \$1245  = ~ vblank_dump;
+  assign \$1246  = \$1245  & bus_wdata[7];
+  assign \$1247  = ~ bus_wdata[7];
+  assign \$1248  = vblank_dump & \$1247 ;
+  assign \$1249  = cyc + 1'h1;
+  assign \$1250  = | \$717 [7:0];
+  assign \$1251  = last_was_read & \$1250 ;
+  assign \$1252  = ! bus_addr[0];
+  assign \$1253  = | wm;
+  assign \$1254  = wm > 4'hb;
+  assign \$1255  = \$1254  ? wm : 4'hb;
+  assign \$1256  = wm > 4'hb;
+  assign \$1257  = \$1256  ? wm : 4'hb;
+  assign \$1258  = \$1257  - 1'h1;
+  assign \$1259  = ~ dly;
+  assign \$1260  = ~ dly;
+  assign \$1262  = | wm;
+  assign \$1263  = wm > 4'hb;
+  assign \$1264  = \$1263  ? wm : 4'hb;
+  assign \$1265  = wm > 4'hb;
+  assign \$1266  = \$1265  ? wm : 4'hb;
+  assign \$1267  = \$1266  - 1'h1;
+  assign \$1268  = ~ \dly$109 ;
+  assign \$1269  = ~ \dly$109 ;
+  assign \$1270  = bus_addr != 5'h10;
+  assign \$1271  = bus_addr != 5'h11;
+  assign \$1272  = \$1270  & \$1271 ;
+  assign \$1273  = | eff;
+  assign \$1274  = \$1273  | fire;
+  assign \$1275  = ! eff;
+  assign \$1276  = \$1275  ? 4'h1 : eff;
+  assign \$1277  = ! eff;
+  assign \$1278  = eff - 1'h1;
+  assign \$1279  = \$1277  ? 5'h00 : \$1278 ;
+  assign \$1280  = hpos == 8'he3;
+  assign \$1281  = wsync & \$1280 ;
+  assign \$1282  = dump_disabled_cycle - cyc;
   always @(posedge clk)
-    wm <= \$1277 ;
+    wm <= \$1283 ;
   always @(posedge clk)
-    since_hmove <= \$1278 ;
+    since_hmove <= \$1284 ;
   always @(posedge clk)
-    vsync_count <= \$1279 ;
+    vsync_count <= \$1285 ;
   always @(posedge clk)
-    collision <= \$1280 ;
+    collision <= \$1286 ;
   always @(posedge clk)
-    p0_skip <= \$1281 ;
+    p0_skip <= \$1287 ;
   always @(posedge clk)
-    p1_skip <= \$1282 ;
+    p1_skip <= \$1288 ;
   always @(posedge clk)
-    pf_reflect <= \$1283 ;
+    pf_reflect <= \$1289 ;
   always @(posedge clk)
-    cosmic_cnt <= \$1284 ;
+    cosmic_cnt <= \$1290 ;
   always @(posedge clk)
-    posm0 <= \$1285 ;
+    posm0 <= \$1291 ;
   always @(posedge clk)
-    m0_mode <= \$1286 ;
+    m0_mode <= \$1292 ;
   always @(posedge clk)
-    hmove_blank <= \$1287 ;
+    hmove_blank <= \$1293 ;
   always @(posedge clk)
-    pend_cnt <= \$1288 ;
+    pend_cnt <= \$1294 ;
   always @(posedge clk)
-    pend <= \$1289 ;
+    pend <= \$1295 ;
   always @(posedge clk)
-    vblank <= \$1290 ;
+    vblank <= \$1296 ;
   always @(posedge clk)
-    nusiz0 <= \$1291 ;
+    nusiz0 <= \$1297 ;
   always @(posedge clk)
-    nusiz1 <= \$1292 ;
+    nusiz1 <= \$1298 ;
   always @(posedge clk)
-    colup0 <= \$1293 ;
+    colup0 <= \$1299 ;
   always @(posedge clk)
-    colup1 <= \$1294 ;
+    colup1 <= \$1300 ;
   always @(posedge clk)
-    colupf <= \$1295 ;
+    colupf <= \$1301 ;
   always @(posedge clk)
-    colubk <= \$1296 ;
+    colubk <= \$1302 ;
   always @(posedge clk)
-    ctrlpf <= \$1297 ;
+    ctrlpf <= \$1303 ;
   always @(posedge clk)
-    refp0 <= \$1298 ;
+    refp0 <= \$1304 ;
   always @(posedge clk)
-    refp1 <= \$1299 ;
+    refp1 <= \$1305 ;
   always @(posedge clk)
-    pf <= \$1300 ;
+    pf <= \$1306 ;
   always @(posedge clk)
-    posm1 <= \$1301 ;
+    posm1 <= \$1307 ;
   always @(posedge clk)
-    posbl <= \$1302 ;
+    posbl <= \$1308 ;
   always @(posedge clk)
-    grp0 <= \$1303 ;
+    grp0 <= \$1309 ;
   always @(posedge clk)
-    dgrp1 <= \$1304 ;
+    dgrp1 <= \$1310 ;
   always @(posedge clk)
-    grp1 <= \$1305 ;
+    grp1 <= \$1311 ;
   always @(posedge clk)
-    dgrp0 <= \$1306 ;
+    dgrp0 <= \$1312 ;
   always @(posedge clk)
-    denabl <= \$1307 ;
+    denabl <= \$1313 ;
   always @(posedge clk)
-    enam0 <= \$1308 ;
+    enam0 <= \$1314 ;
   always @(posedge clk)
-    enam1 <= \$1309 ;
+    enam1 <= \$1315 ;
   always @(posedge clk)
-    enabl <= \$1310 ;
+    enabl <= \$1316 ;
   always @(posedge clk)
-    hmp0 <= \$1311 ;
+    hmp0 <= \$1317 ;
   always @(posedge clk)
-    hmp1 <= \$1312 ;
+    hmp1 <= \$1318 ;
   always @(posedge clk)
-    hmm0 <= \$1313 ;
+    hmm0 <= \$1319 ;
   always @(posedge clk)
-    cosmic <= \$1314 ;
+    cosmic <= \$1320 ;
   always @(posedge clk)
-    hmm1 <= \$1315 ;
+    hmm1 <= \$1321 ;
   always @(posedge clk)
-    hmbl <= \$1316 ;
+    hmbl <= \$1322 ;
   always @(posedge clk)
-    vdelp0 <= \$1317 ;
+    vdelp0 <= \$1323 ;
   always @(posedge clk)
-    vdelp1 <= \$1318 ;
+    vdelp1 <= \$1324 ;
   always @(posedge clk)
-    vdelbl <= \$1319 ;
+    vdelbl <= \$1325 ;
   always @(posedge clk)
-    resmp0 <= \$1320 ;
+    resmp0 <= \$1326 ;
   always @(posedge clk)
-    resmp1 <= \$1321 ;
+    resmp1 <= \$1327 ;
   always @(posedge clk)
-    posp0 <= \$1322 ;
+    posp0 <= \$1328 ;
   always @(posedge clk)
-    posp1 <= \$1323 ;
+    posp1 <= \$1329 ;
   always @(posedge clk)
-    rp0_cnt <= \$1324 ;
+    rp0_cnt <= \$1330 ;
   always @(posedge clk)
-    rp0_valid <= \$1325 ;
+    rp0_valid <= \$1331 ;
   always @(posedge clk)
-    rp1_cnt <= \$1326 ;
+    rp1_cnt <= \$1332 ;
   always @(posedge clk)
-    rp1_valid <= \$1327 ;
+    rp1_valid <= \$1333 ;
   always @(posedge clk)
-    vsync_armed <= \$1328 ;
+    vsync_armed <= \$1334 ;
   always @(posedge clk)
-    dump_enabled <= \$1329 ;
+    dump_enabled <= \$1335 ;
   always @(posedge clk)
-    dump_disabled_cycle <= \$1330 ;
+    dump_disabled_cycle <= \$1336 ;
   always @(posedge clk)
-    vblank_dump <= \$1331 ;
+    vblank_dump <= \$1337 ;
   always @(posedge clk)
-    wsync <= \$1332 ;
+    wsync <= \$1338 ;
   always @(posedge clk)
-    rp0_x <= \$1333 ;
+    rp0_x <= \$1339 ;
   always @(posedge clk)
-    rp0_skip <= \$1334 ;
+    rp0_skip <= \$1340 ;
   always @(posedge clk)
-    rp1_x <= \$1335 ;
+    rp1_x <= \$1341 ;
   always @(posedge clk)
-    rp1_skip <= \$1336 ;
+    rp1_skip <= \$1342 ;
   always @(posedge clk)
-    pend_addr <= \$1337 ;
+    pend_addr <= \$1343 ;
   always @(posedge clk)
-    pend_data <= \$1338 ;
+    pend_data <= \$1344 ;
   always @(posedge clk)
-    pend_hpos <= \$1339 ;
+    pend_hpos <= \$1345 ;
   always @(posedge clk)
-    pend_since <= \$1340 ;
+    pend_since <= \$1346 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ hmp0[3];
   assign \$auto$rtlil.cc:2739:Not$12  = ~ hmp1[3];
   assign \$auto$rtlil.cc:2739:Not$14  = ~ hmp1[3];
@@ -32901,8 +32913,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1277  = \$1113 [3:0];
-    if (\$1236 ) begin
+    \$1283  = \$1113 [3:0];
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -32912,33 +32924,33 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
             /* empty */;
         6'h10, 6'h11:
           begin
-            if (\$1246 ) begin
+            if (\$1252 ) begin
               if (disp) begin
-                \$1277  = \$1252 [3:0];
+                \$1283  = \$1258 [3:0];
               end
             end
-            if (\$1255 ) begin
+            if (\$1261 ) begin
               if (\disp$110 ) begin
-                \$1277  = \$1261 [3:0];
+                \$1283  = \$1267 [3:0];
               end
             end
           end
       endcase
-      if (\$1266 ) begin
-        if (\$1268 ) begin
-          \$1277  = \$1273 [3:0];
+      if (\$1272 ) begin
+        if (\$1274 ) begin
+          \$1283  = \$1279 [3:0];
         end
       end
     end
     if (rst) begin
-      \$1277  = 4'h0;
+      \$1283  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1278  = since_hmove;
+    \$1284  = since_hmove;
     if (\$1115 ) begin
-      \$1278  = \$1116 [7:0];
+      \$1284  = \$1116 [7:0];
     end
     if (ap_en) begin
       casez (ap_addr)
@@ -32999,55 +33011,55 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1278  = 8'h01;
+            \$1284  = 8'h01;
       endcase
     end
     if (rst) begin
-      \$1278  = 8'hff;
+      \$1284  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1279  = vsync_count;
+    \$1285  = vsync_count;
     if (\$1118 ) begin
-      \$1279  = \$1119 [7:0];
+      \$1285  = \$1119 [7:0];
     end
-    if (\$1236 ) begin
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             if (bus_wdata[1]) begin
-              \$1279  = 8'h01;
+              \$1285  = 8'h01;
             end
       endcase
     end
     if (rst) begin
-      \$1279  = 8'h00;
+      \$1285  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1280  = \$1120 ;
+    \$1286  = \$1120 ;
     if (ap_en) begin
-      if (\$1231 ) begin
-        \$1280  = 15'h0000;
+      if (\$1237 ) begin
+        \$1286  = 15'h0000;
       end
     end
     if (rst) begin
-      \$1280  = 15'h0000;
+      \$1286  = 15'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1281  = p0_skip;
+    \$1287  = p0_skip;
     if (line_end_drawn) begin
-      \$1281  = 1'h0;
+      \$1287  = 1'h0;
     end
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
             /* empty */;
         6'h04:
-            \$1281  = 1'h0;
+            \$1287  = 1'h0;
         6'h05:
             /* empty */;
         6'h06:
@@ -33101,15 +33113,15 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1281  = 1'h0;
+            \$1287  = 1'h0;
       endcase
     end
     if (rp0_valid) begin
-      if (\$1233 ) begin
-        \$1281  = rp0_skip;
+      if (\$1239 ) begin
+        \$1287  = rp0_skip;
       end
     end
-    if (\$1236 ) begin
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -33118,25 +33130,25 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1246 ) begin
+            if (\$1252 ) begin
               (* full_case = 32'd1 *)
               if (disp) begin
-              end else if (\$1247 ) begin
+              end else if (\$1253 ) begin
               end else begin
-                \$1281  = \$1254 ;
+                \$1287  = \$1260 ;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1281  = 1'h0;
+      \$1287  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1282  = p1_skip;
+    \$1288  = p1_skip;
     if (line_end_drawn) begin
-      \$1282  = 1'h0;
+      \$1288  = 1'h0;
     end
     if (ap_en) begin
       casez (ap_addr)
@@ -33145,7 +33157,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h04:
             /* empty */;
         6'h05:
-            \$1282  = 1'h0;
+            \$1288  = 1'h0;
         6'h06:
             /* empty */;
         6'h07:
@@ -33197,15 +33209,15 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1282  = 1'h0;
+            \$1288  = 1'h0;
       endcase
     end
     if (rp1_valid) begin
-      if (\$1235 ) begin
-        \$1282  = rp1_skip;
+      if (\$1241 ) begin
+        \$1288  = rp1_skip;
       end
     end
-    if (\$1236 ) begin
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -33214,25 +33226,25 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1255 ) begin
+            if (\$1261 ) begin
               (* full_case = 32'd1 *)
               if (\disp$110 ) begin
-              end else if (\$1256 ) begin
+              end else if (\$1262 ) begin
               end else begin
-                \$1282  = \$1263 ;
+                \$1288  = \$1269 ;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1282  = 1'h0;
+      \$1288  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1283  = pf_reflect;
+    \$1289  = pf_reflect;
     if (line_end_drawn) begin
-      \$1283  = ctrlpf[0];
+      \$1289  = ctrlpf[0];
     end
     if (ap_en) begin
       casez (ap_addr)
@@ -33252,341 +33264,9 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
             /* empty */;
         6'h0a:
             if (\$1132 ) begin
-              \$1283  = ap_data[0];
+              \$1289  = ap_data[0];
             end
       endcase
-    end
-    if (rst) begin
-      \$1283  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1284  = cosmic_cnt;
-    if (line_end_drawn) begin
-      if (cosmic) begin
-        \$1284  = nc;
-      end
-    end
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            if (\$1154 ) begin
-              \$1284  = 2'h0;
-            end
-      endcase
-    end
-    if (rst) begin
-      \$1284  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1285  = posm0;
-    if (line_end_drawn) begin
-      if (cosmic) begin
-        \$1285  = \$1123 [7:0];
-      end
-    end
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            if (\$1133 ) begin
-              \$1285  = resm_pos;
-            end
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            if (\$1155 ) begin
-              if (\$1157 ) begin
-                \$1285  = \$1175 [7:0];
-              end
-            end
-        6'h2a:
-            \$1285  = \$1218 [7:0];
-      endcase
-    end
-    if (rst) begin
-      \$1285  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1286  = m0_mode;
-    if (line_end_drawn) begin
-      if (cosmic) begin
-        \$1286  = \$1127 ;
-      end
-    end
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            \$1286  = 2'h0;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            if (\$1133 ) begin
-              \$1286  = 2'h0;
-            end
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            if (\$1155 ) begin
-              if (\$1157 ) begin
-                \$1286  = 2'h0;
-              end
-            end
-        6'h2a:
-            \$1286  = 2'h0;
-      endcase
-    end
-    if (rst) begin
-      \$1286  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1287  = hmove_blank;
-    if (\$1129 ) begin
-      \$1287  = 1'h0;
-    end
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1200 ) begin
-              \$1287  = 1'h1;
-            end
-      endcase
-    end
-    if (rst) begin
-      \$1287  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1288  = pend_cnt;
-    if (pend) begin
-      \$1288  = \$1130 [3:0];
-    end
-    if (\$1236 ) begin
-      if (\$1266 ) begin
-        if (\$1268 ) begin
-          \$1288  = \$1270 ;
-        end
-      end
-    end
-    if (rst) begin
-      \$1288  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1289  = pend;
-    if (pend) begin
-      if (\$1131 ) begin
-        \$1289  = 1'h0;
-      end
-    end
-    if (\$1236 ) begin
-      if (\$1266 ) begin
-        if (\$1268 ) begin
-          \$1289  = 1'h1;
-        end
-      end
     end
     if (rst) begin
       \$1289  = 1'h0;
@@ -33594,26 +33274,140 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1290  = vblank;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            \$1290  = ap_data;
-      endcase
+    \$1290  = cosmic_cnt;
+    if (line_end_drawn) begin
+      if (cosmic) begin
+        \$1290  = nc;
+      end
     end
-    if (rst) begin
-      \$1290  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1291  = nusiz0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
             /* empty */;
         6'h04:
-            \$1291  = ap_data;
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            if (\$1160 ) begin
+              \$1290  = 2'h0;
+            end
+      endcase
+    end
+    if (rst) begin
+      \$1290  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1291  = posm0;
+    if (line_end_drawn) begin
+      if (cosmic) begin
+        \$1291  = \$1123 [7:0];
+      end
+    end
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            if (\$1133 ) begin
+              \$1291  = \$1138 ;
+            end
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            if (\$1161 ) begin
+              if (\$1163 ) begin
+                \$1291  = \$1181 [7:0];
+              end
+            end
+        6'h2a:
+            \$1291  = \$1224 [7:0];
       endcase
     end
     if (rst) begin
@@ -33622,93 +33416,18 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1292  = nusiz1;
+    \$1292  = m0_mode;
+    if (line_end_drawn) begin
+      if (cosmic) begin
+        \$1292  = \$1127 ;
+      end
+    end
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
             /* empty */;
         6'h04:
-            /* empty */;
-        6'h05:
-            \$1292  = ap_data;
-      endcase
-    end
-    if (rst) begin
-      \$1292  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1293  = colup0;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            \$1293  = ap_data[7:1];
-      endcase
-    end
-    if (rst) begin
-      \$1293  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1294  = colup1;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            \$1294  = ap_data[7:1];
-      endcase
-    end
-    if (rst) begin
-      \$1294  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1295  = colupf;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            \$1295  = ap_data[7:1];
-      endcase
-    end
-    if (rst) begin
-      \$1295  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1296  = colubk;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
+            \$1292  = 2'h0;
         6'h05:
             /* empty */;
         6'h06:
@@ -33718,16 +33437,69 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h08:
             /* empty */;
         6'h09:
-            \$1296  = ap_data[7:1];
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            if (\$1133 ) begin
+              \$1292  = 2'h0;
+            end
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            if (\$1161 ) begin
+              if (\$1163 ) begin
+                \$1292  = 2'h0;
+              end
+            end
+        6'h2a:
+            \$1292  = 2'h0;
       endcase
     end
     if (rst) begin
-      \$1296  = 7'h00;
+      \$1292  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1297  = ctrlpf;
+    \$1293  = hmove_blank;
+    if (\$1129 ) begin
+      \$1293  = 1'h0;
+    end
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33745,6 +33517,114 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h09:
             /* empty */;
         6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            if (\$1206 ) begin
+              \$1293  = 1'h1;
+            end
+      endcase
+    end
+    if (rst) begin
+      \$1293  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1294  = pend_cnt;
+    if (pend) begin
+      \$1294  = \$1130 [3:0];
+    end
+    if (\$1242 ) begin
+      if (\$1272 ) begin
+        if (\$1274 ) begin
+          \$1294  = \$1276 ;
+        end
+      end
+    end
+    if (rst) begin
+      \$1294  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1295  = pend;
+    if (pend) begin
+      if (\$1131 ) begin
+        \$1295  = 1'h0;
+      end
+    end
+    if (\$1242 ) begin
+      if (\$1272 ) begin
+        if (\$1274 ) begin
+          \$1295  = 1'h1;
+        end
+      end
+    end
+    if (rst) begin
+      \$1295  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1296  = vblank;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            \$1296  = ap_data;
+      endcase
+    end
+    if (rst) begin
+      \$1296  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1297  = nusiz0;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
             \$1297  = ap_data;
       endcase
     end
@@ -33754,7 +33634,139 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1298  = refp0;
+    \$1298  = nusiz1;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            \$1298  = ap_data;
+      endcase
+    end
+    if (rst) begin
+      \$1298  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1299  = colup0;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            \$1299  = ap_data[7:1];
+      endcase
+    end
+    if (rst) begin
+      \$1299  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1300  = colup1;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            \$1300  = ap_data[7:1];
+      endcase
+    end
+    if (rst) begin
+      \$1300  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1301  = colupf;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            \$1301  = ap_data[7:1];
+      endcase
+    end
+    if (rst) begin
+      \$1301  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1302  = colubk;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            \$1302  = ap_data[7:1];
+      endcase
+    end
+    if (rst) begin
+      \$1302  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1303  = ctrlpf;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            \$1303  = ap_data;
+      endcase
+    end
+    if (rst) begin
+      \$1303  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1304  = refp0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33774,16 +33786,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h0a:
             /* empty */;
         6'h0b:
-            \$1298  = ap_data[3];
+            \$1304  = ap_data[3];
       endcase
     end
     if (rst) begin
-      \$1298  = 1'h0;
+      \$1304  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1299  = refp1;
+    \$1305  = refp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33805,16 +33817,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h0b:
             /* empty */;
         6'h0c:
-            \$1299  = ap_data[3];
+            \$1305  = ap_data[3];
       endcase
     end
     if (rst) begin
-      \$1299  = 1'h0;
+      \$1305  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1300  = pf;
+    \$1306  = pf;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33838,20 +33850,20 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h0c:
             /* empty */;
         6'h0d:
-            \$1300 [3:0] = ap_data[7:4];
+            \$1306 [3:0] = ap_data[7:4];
         6'h0e:
-            \$1300 [11:4] = ap_data;
+            \$1306 [11:4] = ap_data;
         6'h0f:
-            \$1300 [19:12] = ap_data;
+            \$1306 [19:12] = ap_data;
       endcase
     end
     if (rst) begin
-      \$1300  = 20'h00000;
+      \$1306  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1301  = posm1;
+    \$1307  = posm1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33884,10 +33896,10 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
             if (\$1133 ) begin
             end else if (\$1134 ) begin
               (* full_case = 32'd1 *)
-              if (\$1137 ) begin
-                \$1301  = 8'h03;
+              if (\$1141 ) begin
+                \$1307  = 8'h03;
               end else begin
-                \$1301  = resm_pos;
+                \$1307  = resm_pos;
               end
             end
         6'h1b:
@@ -33917,22 +33929,22 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h27:
             /* empty */;
         6'h28, 6'h29:
-            if (\$1176 ) begin
-              if (\$1178 ) begin
-                \$1301  = \$1196 [7:0];
+            if (\$1182 ) begin
+              if (\$1184 ) begin
+                \$1307  = \$1202 [7:0];
               end
             end
         6'h2a:
-            \$1301  = \$1224 [7:0];
+            \$1307  = \$1230 [7:0];
       endcase
     end
     if (rst) begin
-      \$1301  = 8'h00;
+      \$1307  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1302  = posbl;
+    \$1308  = posbl;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -33967,16 +33979,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
             end else if (\$1134 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$1140 ) begin
-                \$1302  = 8'h0a;
-              end else if (\$1143 ) begin
-                \$1302  = 8'h03;
-              end else if (\$1146 ) begin
-                \$1302  = 8'h06;
+              if (\$1146 ) begin
+                \$1308  = 8'h0a;
               end else if (\$1149 ) begin
-                \$1302  = 8'h05;
+                \$1308  = 8'h03;
+              end else if (\$1152 ) begin
+                \$1308  = 8'h06;
+              end else if (\$1155 ) begin
+                \$1308  = 8'h05;
               end else begin
-                \$1302  = resm_pos;
+                \$1308  = resm_pos;
               end
             end
         6'h1b:
@@ -34008,16 +34020,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1302  = \$1230 [7:0];
+            \$1308  = \$1236 [7:0];
       endcase
     end
     if (rst) begin
-      \$1302  = 8'h00;
+      \$1308  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1303  = grp0;
+    \$1309  = grp0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34049,16 +34061,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h12, 6'h13, 6'h14:
             /* empty */;
         6'h1b:
-            \$1303  = ap_data;
+            \$1309  = ap_data;
       endcase
     end
     if (rst) begin
-      \$1303  = 8'h00;
+      \$1309  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1304  = dgrp1;
+    \$1310  = dgrp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34090,59 +34102,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h12, 6'h13, 6'h14:
             /* empty */;
         6'h1b:
-            \$1304  = grp1;
+            \$1310  = grp1;
       endcase
     end
     if (rst) begin
-      \$1304  = 8'h00;
+      \$1310  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1305  = grp1;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            \$1305  = ap_data;
-      endcase
-    end
-    if (rst) begin
-      \$1305  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1306  = dgrp0;
+    \$1311  = grp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34176,16 +34145,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1b:
             /* empty */;
         6'h1c:
-            \$1306  = grp0;
+            \$1311  = ap_data;
       endcase
     end
     if (rst) begin
-      \$1306  = 8'h00;
+      \$1311  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1307  = denabl;
+    \$1312  = dgrp0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34219,16 +34188,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1b:
             /* empty */;
         6'h1c:
-            \$1307  = enabl;
+            \$1312  = grp0;
       endcase
     end
     if (rst) begin
-      \$1307  = 1'h0;
+      \$1312  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1308  = enam0;
+    \$1313  = denabl;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34262,18 +34231,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1b:
             /* empty */;
         6'h1c:
-            /* empty */;
-        6'h1d:
-            \$1308  = ap_data[1];
+            \$1313  = enabl;
       endcase
     end
     if (rst) begin
-      \$1308  = 1'h0;
+      \$1313  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1309  = enam1;
+    \$1314  = enam0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34309,342 +34276,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h1c:
             /* empty */;
         6'h1d:
-            /* empty */;
-        6'h1e:
-            \$1309  = ap_data[1];
-      endcase
-    end
-    if (rst) begin
-      \$1309  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1310  = enabl;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            \$1310  = ap_data[1];
-      endcase
-    end
-    if (rst) begin
-      \$1310  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1311  = hmp0;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            \$1311  = ap_data[7:4];
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            /* empty */;
-        6'h2b:
-            \$1311  = 4'h0;
-      endcase
-    end
-    if (rst) begin
-      \$1311  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1312  = hmp1;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            \$1312  = ap_data[7:4];
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            /* empty */;
-        6'h2b:
-            \$1312  = 4'h0;
-      endcase
-    end
-    if (rst) begin
-      \$1312  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1313  = hmm0;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            \$1313  = ap_data[7:4];
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            /* empty */;
-        6'h2b:
-            \$1313  = 4'h0;
-      endcase
-    end
-    if (rst) begin
-      \$1313  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1314  = cosmic;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            if (\$1154 ) begin
-              \$1314  = 1'h1;
-            end
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \$1314  = 1'h0;
+            \$1314  = ap_data[1];
       endcase
     end
     if (rst) begin
@@ -34653,7 +34285,174 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1315  = hmm1;
+    \$1315  = enam1;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            \$1315  = ap_data[1];
+      endcase
+    end
+    if (rst) begin
+      \$1315  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1316  = enabl;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            \$1316  = ap_data[1];
+      endcase
+    end
+    if (rst) begin
+      \$1316  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1317  = hmp0;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            \$1317  = ap_data[7:4];
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            /* empty */;
+        6'h2b:
+            \$1317  = 4'h0;
+      endcase
+    end
+    if (rst) begin
+      \$1317  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1318  = hmp1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34697,11 +34496,11 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h20:
             /* empty */;
         6'h21:
-            /* empty */;
+            \$1318  = ap_data[7:4];
         6'h22:
             /* empty */;
         6'h23:
-            \$1315  = ap_data[7:4];
+            /* empty */;
         6'h24:
             /* empty */;
         6'h25:
@@ -34715,16 +34514,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h2a:
             /* empty */;
         6'h2b:
-            \$1315  = 4'h0;
+            \$1318  = 4'h0;
       endcase
     end
     if (rst) begin
-      \$1315  = 4'h0;
+      \$1318  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1316  = hmbl;
+    \$1319  = hmm0;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34770,11 +34569,11 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h21:
             /* empty */;
         6'h22:
-            /* empty */;
+            \$1319  = ap_data[7:4];
         6'h23:
             /* empty */;
         6'h24:
-            \$1316  = ap_data[7:4];
+            /* empty */;
         6'h25:
             /* empty */;
         6'h26:
@@ -34786,16 +34585,16 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h2a:
             /* empty */;
         6'h2b:
-            \$1316  = 4'h0;
+            \$1319  = 4'h0;
       endcase
     end
     if (rst) begin
-      \$1316  = 4'h0;
+      \$1319  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1317  = vdelp0;
+    \$1320  = cosmic;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -34841,210 +34640,23 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h21:
             /* empty */;
         6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            \$1317  = ap_data[0];
-      endcase
-    end
-    if (rst) begin
-      \$1317  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1318  = vdelp1;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            \$1318  = ap_data[0];
-      endcase
-    end
-    if (rst) begin
-      \$1318  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1319  = vdelbl;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            \$1319  = ap_data[0];
-      endcase
-    end
-    if (rst) begin
-      \$1319  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1320  = resmp0;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            if (\$1155 ) begin
-              \$1320  = ap_data[1];
+            if (\$1160 ) begin
+              \$1320  = 1'h1;
             end
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \$1320  = 1'h0;
       endcase
     end
     if (rst) begin
@@ -35053,7 +34665,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1321  = resmp1;
+    \$1321  = hmm1;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -35101,76 +34713,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h22:
             /* empty */;
         6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            if (\$1176 ) begin
-              \$1321  = ap_data[1];
-            end
-      endcase
-    end
-    if (rst) begin
-      \$1321  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1322  = posp0;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
+            \$1321  = ap_data[7:4];
         6'h24:
             /* empty */;
         6'h25:
@@ -35182,40 +34725,213 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \$1322  = \$1206 [7:0];
-      endcase
-    end
-    if (rp0_valid) begin
-      if (\$1233 ) begin
-        \$1322  = rp0_x;
-      end
-    end
-    if (\$1236 ) begin
-      casez (bus_addr)
-        6'h00:
             /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h10, 6'h11:
-            if (\$1246 ) begin
-              (* full_case = 32'd1 *)
-              if (disp) begin
-              end else if (\$1247 ) begin
-              end else begin
-                \$1322  = \$733 [7:0];
-              end
-            end
+        6'h2b:
+            \$1321  = 4'h0;
       endcase
     end
     if (rst) begin
-      \$1322  = 8'h00;
+      \$1321  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1323  = posp1;
+    \$1322  = hmbl;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            \$1322  = ap_data[7:4];
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            /* empty */;
+        6'h2b:
+            \$1322  = 4'h0;
+      endcase
+    end
+    if (rst) begin
+      \$1322  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1323  = vdelp0;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            \$1323  = ap_data[0];
+      endcase
+    end
+    if (rst) begin
+      \$1323  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1324  = vdelp1;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            \$1324  = ap_data[0];
+      endcase
+    end
+    if (rst) begin
+      \$1324  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1325  = vdelbl;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -35271,93 +34987,7 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h26:
             /* empty */;
         6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \$1323  = \$1212 [7:0];
-      endcase
-    end
-    if (rp1_valid) begin
-      if (\$1235 ) begin
-        \$1323  = rp1_x;
-      end
-    end
-    if (\$1236 ) begin
-      casez (bus_addr)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h10, 6'h11:
-            if (\$1255 ) begin
-              (* full_case = 32'd1 *)
-              if (\disp$110 ) begin
-              end else if (\$1256 ) begin
-              end else begin
-                \$1323  = \$733 [7:0];
-              end
-            end
-      endcase
-    end
-    if (rst) begin
-      \$1323  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1324  = rp0_cnt;
-    if (rp0_valid) begin
-      \$1324  = \$1232 [3:0];
-    end
-    if (\$1236 ) begin
-      casez (bus_addr)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h10, 6'h11:
-            if (\$1246 ) begin
-              if (disp) begin
-                \$1324  = \$1249 ;
-              end else if (\$1247 ) begin
-                \$1324  = wm;
-              end
-            end
-      endcase
-    end
-    if (rst) begin
-      \$1324  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1325  = rp0_valid;
-    if (rp0_valid) begin
-      if (\$1233 ) begin
-        \$1325  = 1'h0;
-      end
-    end
-    if (\$1236 ) begin
-      casez (bus_addr)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h10, 6'h11:
-            if (\$1246 ) begin
-              if (disp) begin
-                \$1325  = 1'h1;
-              end else if (\$1247 ) begin
-                \$1325  = 1'h1;
-              end
-            end
+            \$1325  = ap_data[0];
       endcase
     end
     if (rst) begin
@@ -35366,55 +34996,135 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1326  = rp1_cnt;
-    if (rp1_valid) begin
-      \$1326  = \$1234 [3:0];
-    end
-    if (\$1236 ) begin
-      casez (bus_addr)
-        6'h00:
-            /* empty */;
+    \$1326  = resmp0;
+    if (ap_en) begin
+      casez (ap_addr)
         6'h01:
             /* empty */;
-        6'h02:
+        6'h04:
             /* empty */;
-        6'h10, 6'h11:
-            if (\$1255 ) begin
-              if (\disp$110 ) begin
-                \$1326  = \$1258 ;
-              end else if (\$1256 ) begin
-                \$1326  = wm;
-              end
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            if (\$1161 ) begin
+              \$1326  = ap_data[1];
             end
       endcase
     end
     if (rst) begin
-      \$1326  = 4'h0;
+      \$1326  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1327  = rp1_valid;
-    if (rp1_valid) begin
-      if (\$1235 ) begin
-        \$1327  = 1'h0;
-      end
-    end
-    if (\$1236 ) begin
-      casez (bus_addr)
-        6'h00:
-            /* empty */;
+    \$1327  = resmp1;
+    if (ap_en) begin
+      casez (ap_addr)
         6'h01:
             /* empty */;
-        6'h02:
+        6'h04:
             /* empty */;
-        6'h10, 6'h11:
-            if (\$1255 ) begin
-              if (\disp$110 ) begin
-                \$1327  = 1'h1;
-              end else if (\$1256 ) begin
-                \$1327  = 1'h1;
-              end
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            if (\$1182 ) begin
+              \$1327  = ap_data[1];
             end
       endcase
     end
@@ -35424,72 +35134,242 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1328  = vsync_armed;
-    if (\$1236 ) begin
-      casez (bus_addr)
-        6'h00:
-            if (bus_wdata[1]) begin
-              \$1328  = 1'h1;
-            end else if (\$1238 ) begin
-              \$1328  = 1'h0;
-            end
+    \$1328  = posp0;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \$1328  = \$1212 [7:0];
       endcase
     end
-    if (rst) begin
-      \$1328  = 1'h0;
+    if (rp0_valid) begin
+      if (\$1239 ) begin
+        \$1328  = rp0_x;
+      end
     end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1329  = dump_enabled;
-    if (\$1236 ) begin
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
         6'h01:
-          begin
-            if (\$1240 ) begin
-              \$1329  = 1'h1;
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h10, 6'h11:
+            if (\$1252 ) begin
+              (* full_case = 32'd1 *)
+              if (disp) begin
+              end else if (\$1253 ) begin
+              end else begin
+                \$1328  = \$733 [7:0];
+              end
             end
-            if (\$1242 ) begin
-              \$1329  = 1'h0;
-            end
-          end
       endcase
     end
     if (rst) begin
-      \$1329  = 1'h0;
+      \$1328  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1330  = dump_disabled_cycle;
-    if (\$1236 ) begin
+    \$1329  = posp1;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \$1329  = \$1218 [7:0];
+      endcase
+    end
+    if (rp1_valid) begin
+      if (\$1241 ) begin
+        \$1329  = rp1_x;
+      end
+    end
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
         6'h01:
-            if (\$1242 ) begin
-              \$1330  = \$1243 [31:0];
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h10, 6'h11:
+            if (\$1261 ) begin
+              (* full_case = 32'd1 *)
+              if (\disp$110 ) begin
+              end else if (\$1262 ) begin
+              end else begin
+                \$1329  = \$733 [7:0];
+              end
             end
       endcase
     end
-    if (frame_start) begin
-      \$1330  = \$1276 [31:0];
-    end
     if (rst) begin
-      \$1330  = 32'd0;
+      \$1329  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1331  = vblank_dump;
-    if (\$1236 ) begin
+    \$1330  = rp0_cnt;
+    if (rp0_valid) begin
+      \$1330  = \$1238 [3:0];
+    end
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
         6'h01:
-            \$1331  = bus_wdata[7];
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h10, 6'h11:
+            if (\$1252 ) begin
+              if (disp) begin
+                \$1330  = \$1255 ;
+              end else if (\$1253 ) begin
+                \$1330  = wm;
+              end
+            end
+      endcase
+    end
+    if (rst) begin
+      \$1330  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1331  = rp0_valid;
+    if (rp0_valid) begin
+      if (\$1239 ) begin
+        \$1331  = 1'h0;
+      end
+    end
+    if (\$1242 ) begin
+      casez (bus_addr)
+        6'h00:
+            /* empty */;
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h10, 6'h11:
+            if (\$1252 ) begin
+              if (disp) begin
+                \$1331  = 1'h1;
+              end else if (\$1253 ) begin
+                \$1331  = 1'h1;
+              end
+            end
       endcase
     end
     if (rst) begin
@@ -35498,30 +35378,11 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1332  = wsync;
-    if (\$1236 ) begin
-      casez (bus_addr)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            if (\$1245 ) begin
-              \$1332  = 1'h1;
-            end
-      endcase
+    \$1332  = rp1_cnt;
+    if (rp1_valid) begin
+      \$1332  = \$1240 [3:0];
     end
-    if (\$1275 ) begin
-      \$1332  = 1'h0;
-    end
-    if (rst) begin
-      \$1332  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1333  = rp0_x;
-    if (\$1236 ) begin
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -35530,23 +35391,28 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1246 ) begin
-              if (disp) begin
-                \$1333  = \$733 [7:0];
-              end else if (\$1247 ) begin
-                \$1333  = \$733 [7:0];
+            if (\$1261 ) begin
+              if (\disp$110 ) begin
+                \$1332  = \$1264 ;
+              end else if (\$1262 ) begin
+                \$1332  = wm;
               end
             end
       endcase
     end
     if (rst) begin
-      \$1333  = 8'h00;
+      \$1332  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1334  = rp0_skip;
-    if (\$1236 ) begin
+    \$1333  = rp1_valid;
+    if (rp1_valid) begin
+      if (\$1241 ) begin
+        \$1333  = 1'h0;
+      end
+    end
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -35555,12 +35421,29 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1246 ) begin
-              if (disp) begin
-                \$1334  = 1'h1;
-              end else if (\$1247 ) begin
-                \$1334  = \$1253 ;
+            if (\$1261 ) begin
+              if (\disp$110 ) begin
+                \$1333  = 1'h1;
+              end else if (\$1262 ) begin
+                \$1333  = 1'h1;
               end
+            end
+      endcase
+    end
+    if (rst) begin
+      \$1333  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1334  = vsync_armed;
+    if (\$1242 ) begin
+      casez (bus_addr)
+        6'h00:
+            if (bus_wdata[1]) begin
+              \$1334  = 1'h1;
+            end else if (\$1244 ) begin
+              \$1334  = 1'h0;
             end
       endcase
     end
@@ -35570,8 +35453,87 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1335  = rp1_x;
-    if (\$1236 ) begin
+    \$1335  = dump_enabled;
+    if (\$1242 ) begin
+      casez (bus_addr)
+        6'h00:
+            /* empty */;
+        6'h01:
+          begin
+            if (\$1246 ) begin
+              \$1335  = 1'h1;
+            end
+            if (\$1248 ) begin
+              \$1335  = 1'h0;
+            end
+          end
+      endcase
+    end
+    if (rst) begin
+      \$1335  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1336  = dump_disabled_cycle;
+    if (\$1242 ) begin
+      casez (bus_addr)
+        6'h00:
+            /* empty */;
+        6'h01:
+            if (\$1248 ) begin
+              \$1336  = \$1249 [31:0];
+            end
+      endcase
+    end
+    if (frame_start) begin
+      \$1336  = \$1282 [31:0];
+    end
+    if (rst) begin
+      \$1336  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1337  = vblank_dump;
+    if (\$1242 ) begin
+      casez (bus_addr)
+        6'h00:
+            /* empty */;
+        6'h01:
+            \$1337  = bus_wdata[7];
+      endcase
+    end
+    if (rst) begin
+      \$1337  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1338  = wsync;
+    if (\$1242 ) begin
+      casez (bus_addr)
+        6'h00:
+            /* empty */;
+        6'h01:
+            /* empty */;
+        6'h02:
+            if (\$1251 ) begin
+              \$1338  = 1'h1;
+            end
+      endcase
+    end
+    if (\$1281 ) begin
+      \$1338  = 1'h0;
+    end
+    if (rst) begin
+      \$1338  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1339  = rp0_x;
+    if (\$1242 ) begin
       casez (bus_addr)
         6'h00:
             /* empty */;
@@ -35580,81 +35542,14 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
         6'h02:
             /* empty */;
         6'h10, 6'h11:
-            if (\$1255 ) begin
-              if (\disp$110 ) begin
-                \$1335  = \$733 [7:0];
-              end else if (\$1256 ) begin
-                \$1335  = \$733 [7:0];
+            if (\$1252 ) begin
+              if (disp) begin
+                \$1339  = \$733 [7:0];
+              end else if (\$1253 ) begin
+                \$1339  = \$733 [7:0];
               end
             end
       endcase
-    end
-    if (rst) begin
-      \$1335  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1336  = rp1_skip;
-    if (\$1236 ) begin
-      casez (bus_addr)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h10, 6'h11:
-            if (\$1255 ) begin
-              if (\disp$110 ) begin
-                \$1336  = 1'h1;
-              end else if (\$1256 ) begin
-                \$1336  = \$1262 ;
-              end
-            end
-      endcase
-    end
-    if (rst) begin
-      \$1336  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1337  = pend_addr;
-    if (\$1236 ) begin
-      if (\$1266 ) begin
-        if (\$1268 ) begin
-          \$1337  = bus_addr;
-        end
-      end
-    end
-    if (rst) begin
-      \$1337  = 6'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1338  = pend_data;
-    if (\$1236 ) begin
-      if (\$1266 ) begin
-        if (\$1268 ) begin
-          \$1338  = bus_wdata;
-        end
-      end
-    end
-    if (rst) begin
-      \$1338  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1339  = pend_hpos;
-    if (\$1236 ) begin
-      if (\$1266 ) begin
-        if (\$1268 ) begin
-          \$1339  = \$717 [7:0];
-        end
-      end
     end
     if (rst) begin
       \$1339  = 8'h00;
@@ -35662,16 +35557,133 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$1340  = pend_since;
-    if (\$1236 ) begin
-      if (\$1266 ) begin
-        if (\$1268 ) begin
-          \$1340  = since_hmove;
+    \$1340  = rp0_skip;
+    if (\$1242 ) begin
+      casez (bus_addr)
+        6'h00:
+            /* empty */;
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h10, 6'h11:
+            if (\$1252 ) begin
+              if (disp) begin
+                \$1340  = 1'h1;
+              end else if (\$1253 ) begin
+                \$1340  = \$1259 ;
+              end
+            end
+      endcase
+    end
+    if (rst) begin
+      \$1340  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1341  = rp1_x;
+    if (\$1242 ) begin
+      casez (bus_addr)
+        6'h00:
+            /* empty */;
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h10, 6'h11:
+            if (\$1261 ) begin
+              if (\disp$110 ) begin
+                \$1341  = \$733 [7:0];
+              end else if (\$1262 ) begin
+                \$1341  = \$733 [7:0];
+              end
+            end
+      endcase
+    end
+    if (rst) begin
+      \$1341  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1342  = rp1_skip;
+    if (\$1242 ) begin
+      casez (bus_addr)
+        6'h00:
+            /* empty */;
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h10, 6'h11:
+            if (\$1261 ) begin
+              if (\disp$110 ) begin
+                \$1342  = 1'h1;
+              end else if (\$1262 ) begin
+                \$1342  = \$1268 ;
+              end
+            end
+      endcase
+    end
+    if (rst) begin
+      \$1342  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1343  = pend_addr;
+    if (\$1242 ) begin
+      if (\$1272 ) begin
+        if (\$1274 ) begin
+          \$1343  = bus_addr;
         end
       end
     end
     if (rst) begin
-      \$1340  = 8'h00;
+      \$1343  = 6'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1344  = pend_data;
+    if (\$1242 ) begin
+      if (\$1272 ) begin
+        if (\$1274 ) begin
+          \$1344  = bus_wdata;
+        end
+      end
+    end
+    if (rst) begin
+      \$1344  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1345  = pend_hpos;
+    if (\$1242 ) begin
+      if (\$1272 ) begin
+        if (\$1274 ) begin
+          \$1345  = \$717 [7:0];
+        end
+      end
+    end
+    if (rst) begin
+      \$1345  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$1346  = pend_since;
+    if (\$1242 ) begin
+      if (\$1272 ) begin
+        if (\$1274 ) begin
+          \$1346  = since_hmove;
+        end
+      end
+    end
+    if (rst) begin
+      \$1346  = 8'h00;
     end
   end
   assign diff = \$1 [9:0];
@@ -35720,8 +35732,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign \$640  = \$638 ;
   assign \$659  = 1'h1;
   assign \$660  = \$658 ;
-  assign \$2067  = 1'h1;
-  assign \$718  = \$2065 ;
+  assign \$2073  = 1'h1;
+  assign \$718  = \$2071 ;
   assign \$741  = \$740 ;
   assign \$745  = \$744 ;
   assign \$749  = \$748 ;
@@ -35754,8 +35766,8 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign \$965  = \$964 ;
   assign \$977  = \$976 ;
   assign \$981  = \$980 ;
-  assign \$2350  = 1'h1;
-  assign \$994  = \$2348 ;
+  assign \$2356  = 1'h1;
+  assign \$994  = \$2354 ;
   assign \$1011 [2:0] = hmp0[2:0];
   assign \$1011 [3] = \$auto$rtlil.cc:2739:Not$2 ;
   assign \$1013 [2:0] = hmp0[2:0];
@@ -35796,5 +35808,5 @@ module \console.tia (hmove_blanks, inpt4, inpt5, paddle_needed0, paddle_needed1,
   assign \$1098 [3] = \$auto$rtlil.cc:2739:Not$38 ;
   assign \$1100 [2:0] = hmbl[2:0];
   assign \$1100 [3] = \$auto$rtlil.cc:2739:Not$40 ;
-  assign \$1255  = bus_addr[0];
+  assign \$1261  = bus_addr[0];
 endmodule

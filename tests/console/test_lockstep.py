@@ -26,6 +26,8 @@ CASES = [
     ("surround", 120, "swapped ports (player A on the right joystick, INPT5); setMode"),
     ("journey_escape", 120, "Stella's Cosmic Ark missile bug; Height 230"),
     ("tic_tac_toe_3d", 40, "frames cut by the 25,000-instruction limit: Stella draws lazily, at TIA accesses"),
+    ("backgammon", 60, "per-game paddle range: ALE's paddle_max from the ROM settings sets the reset resistance"),
+    ("battle_zone", 840, "Stella's RESM0 case 20 CPU cycles after HMOVE at hpos 69 (title screen, frame 829)"),
     ("road_runner", 300, "F6; ALE game over inside the run: both sides run reset_game"),
 ]
 
