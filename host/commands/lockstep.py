@@ -173,20 +173,30 @@ def run(args) -> int:
         results = [lockstep_game(games[0], args.frames, args.seed, args.actions)]
     else:
         work = [(g, args.frames, args.seed, args.actions) for g in games]
+        header = f"{'game':<22} {'mapper':<6} {'frames':>6}  {'result':<28} {'RTL fps':>8}"
+        if not args.json:
+            print(header, flush=True)
+        results = []
+        pool = None
         if args.jobs > 1:
             import multiprocessing as mp
-            with mp.get_context("spawn").Pool(args.jobs) as pool:
-                results = pool.map(_one, work, chunksize=1)
+            pool = mp.get_context("spawn").Pool(args.jobs)
+            rows = pool.imap(_one, work, chunksize=1)
         else:
-            results = [_one(w) for w in work]
+            rows = map(_one, work)
+        try:
+            for r in rows:       # each row as soon as it (and the ones before it) finished
+                results.append(r)
+                if not args.json:
+                    print(f"{r['game']:<22} {r['mapper']:<6} {r['frames_compared']:>6}  {_result_word(r):<28} "
+                          f"{r.get('rtl_fps') or '':>8}", flush=True)
+        finally:
+            if pool is not None:
+                pool.terminate()
     if args.json:
         json.dump(results if args.all else results[0], sys.stdout, indent=1)
         sys.stdout.write("\n")
     elif args.all:
-        print(f"{'game':<22} {'mapper':<6} {'frames':>6}  {'result':<28} {'RTL fps':>8}")
-        for r in results:
-            print(f"{r['game']:<22} {r['mapper']:<6} {r['frames_compared']:>6}  {_result_word(r):<28} "
-                  f"{r.get('rtl_fps') or '':>8}")
         n = sum(r["match"] for r in results)
         print(f"{n}/{len(results)} games exact for their compared frames")
     else:
