@@ -208,9 +208,22 @@ def _console_commands(folder: Path) -> list[SimCommand]:
     """``make sim-full``: every loadable game in lockstep with ALE (issue 4's ``nc2600 lockstep``)."""
     if not (REPO_ROOT / "host" / "commands" / "lockstep.py").exists():
         return []
-    return [SimCommand("console", "lockstep_all_games", ("nc2600", "lockstep", "--all", "--frames", "2000",
+    return [SimCommand("console", "lockstep_sample", ("nc2600", "lockstep", "--games", ",".join(LOCKSTEP_SAMPLE),
+                                                      "--frames", "1000", "--jobs", "2", "--json"),
+                       json_records=True, timeout_s=3600.0, origin=str(folder)),
+            SimCommand("console", "lockstep_all_games", ("nc2600", "lockstep", "--all", "--frames", "2000",
                                                           "--jobs", "2", "--json"),
                        full_only=True, json_records=True, timeout_s=7200.0, origin=str(folder))]
+
+
+#: ``make sim``'s console sample (1,000 random-action frames each, more than CI's few hundred):
+#: every mapper type (2K boxing, 4K seaquest, F8 asterix, F6 road_runner, E0 montezuma_revenge,
+#: F8SC elevator_action, F6SC klax, FE robotank, DPC pitfall2), paddles (pong, backgammon),
+#: PAL (klax, mr_do), seed-dependent RAM (boxing, freeway, seaquest) and Stella's HMOVE/RESxx
+#: cases (battle_zone, journey_escape).
+LOCKSTEP_SAMPLE = ("boxing", "seaquest", "asterix", "road_runner", "montezuma_revenge", "elevator_action",
+                   "klax", "robotank", "pitfall2", "pong", "backgammon", "freeway", "battle_zone",
+                   "journey_escape", "mr_do")
 
 
 #: ``<block>`` folder -> extra registrations while the folder has no ``cocotb_benches.py``.

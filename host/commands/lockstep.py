@@ -15,8 +15,9 @@ At ALE's game over (ALE stops emulating there) both run ALE's ``reset_game`` seq
 the comparison goes on (``resets`` counts them).
 
 Exit 0 only when every compared frame of every game matches; 1 otherwise; 2 on bad input.
-``--all`` runs every loadable game (table; games with a mapper the RTL lacks are listed as
-``unsupported``), ``--jobs J`` in parallel processes.
+``--all`` runs every loadable game, ``--games A,B,...`` a list (a table, each row printed as
+the game finishes; games with a mapper the RTL lacks are listed as ``unsupported``),
+``--jobs J`` in parallel processes.
 """
 from __future__ import annotations
 
@@ -156,15 +157,20 @@ def _result_word(r: dict) -> str:
 
 def run(args) -> int:
     from host.games import loadable_games, resolve_rom
+    multi = bool(args.all or args.games)
     if args.all:
         games = list(loadable_games())
+    elif args.games:
+        games = [resolve_rom(game=g.strip())[0] for g in args.games.split(",") if g.strip()]
+        if not games:
+            raise UserError("--games: give a comma-separated list of ALE ROM ids")
     elif args.game:
         games = [resolve_rom(game=args.game)[0]]   # raises UserError for unknown games
     else:
         raise UserError("give --game NAME or --all")
     if args.actions not in ("random", "noop") and not Path(args.actions).exists():
         raise UserError(f"--actions: {args.actions} is not random, noop or an existing .npy file")
-    if not args.all:
+    if not multi:
         from hls_models.cartridge import detect_mapper
         from hw.console import SUPPORTED
         mapper = detect_mapper(Path(resolve_rom(game=games[0])[1]).read_bytes())
@@ -194,9 +200,9 @@ def run(args) -> int:
             if pool is not None:
                 pool.terminate()
     if args.json:
-        json.dump(results if args.all else results[0], sys.stdout, indent=1)
+        json.dump(results if multi else results[0], sys.stdout, indent=1)
         sys.stdout.write("\n")
-    elif args.all:
+    elif multi:
         n = sum(r["match"] for r in results)
         print(f"{n}/{len(results)} games exact for their compared frames")
     else:
@@ -211,9 +217,10 @@ def register(subparsers, groups) -> None:
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--game", help="ALE ROM id")
     p.add_argument("--all", action="store_true", help="every loadable game")
+    p.add_argument("--games", help="comma-separated ALE ROM ids (a table, as --all)")
     p.add_argument("--frames", type=positive_int, default=1000, help="frames to compare (default 1000)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the random actions")
     p.add_argument("--actions", default="random", help="random | noop | PATH.npy of ALE action ids")
-    p.add_argument("--jobs", type=positive_int, default=1, help="parallel games with --all")
+    p.add_argument("--jobs", type=positive_int, default=1, help="parallel games with --all/--games")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(func=run)

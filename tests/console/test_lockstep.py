@@ -46,3 +46,17 @@ def test_lockstep_exact_long(game):
     r = lockstep_game(game, 2000, seed=1, actions="random")
     assert r["match"], r
 
+
+
+def test_lockstep_cli_games_table_and_bad_input(capsys):
+    # --games: one table row per game, in the order given; exit 0 only when all match
+    from host.cli import main
+    assert main(["lockstep", "--games", "boxing,seaquest", "--frames", "20"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in out[1:3]] == ["boxing", "seaquest"]
+    assert out[1].split()[1:4] == ["2K", "20", "exact"] and out[2].split()[1:4] == ["4K", "20", "exact"]
+    assert out[-1].startswith("2/2 games exact")
+    # an unknown name anywhere in the list: one-line error, exit 2, before any game runs
+    assert main(["lockstep", "--games", "boxing,no_such_game", "--frames", "20"]) == 2
+    captured = capsys.readouterr()
+    assert "game" not in captured.out and "unknown game 'no_such_game'" in captured.err
