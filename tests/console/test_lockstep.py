@@ -40,6 +40,25 @@ def test_lockstep_exact(game, frames, why):
     assert r["first_screen_mismatch_frame"] is None, (why, r)
 
 
+#: Issue 4's milestone set, 5,000 random-action frames each (about 1 minute per game): every
+#: mapper type (2K, 4K, F8, F6, E0, F8SC, F6SC, FE, DPC), seed-dependent RAM (boxing, freeway,
+#: seaquest), PAL (adventure, air_raid, klax, mr_do), paddles (pong, breakout, backgammon).
+MILESTONE_5000 = [
+    "adventure", "air_raid", "alien", "amidar", "boxing", "freeway", "seaquest", "pong", "breakout",
+    "asterix", "road_runner", "montezuma_revenge", "elevator_action", "klax", "robotank", "pitfall2",
+    "battle_zone", "backgammon", "mr_do", "space_invaders", "ms_pacman", "pitfall", "enduro", "riverraid",
+    "tennis", "skiing", "fishing_derby", "kangaroo", "frostbite", "qbert", "beam_rider", "solaris",
+    "tutankham", "darkchambers",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", MILESTONE_5000)
+def test_lockstep_exact_5000(game):
+    r = lockstep_game(game, 5000, seed=0, actions="random")
+    assert r["frames_compared"] == 5000 and r["match"], r
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ["space_invaders", "hero", "darkchambers", "mr_do", "breakout", "adventure"])
 def test_lockstep_exact_long(game):
