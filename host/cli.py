@@ -87,6 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("nc2600: interrupted\n")
         return 130
+    except BrokenPipeError:        # output piped into e.g. `head`: stop quietly
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 141
     return int(rc or 0)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 
-from host.errors import positive_int
+from host.errors import UserError, positive_int
 
 
 def run(args) -> int:
@@ -21,6 +21,8 @@ def run(args) -> int:
     from host.games import resolve_rom
     from host.rtl_console import RtlConsole
 
+    if args.frames > 1_000_000:
+        raise UserError("--frames: at most 1,000,000")
     name, path = resolve_rom(game=args.game)
     ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
     ale = ale_py.ALEInterface()
@@ -54,7 +56,9 @@ def run(args) -> int:
 
 
 def register(subparsers, groups) -> None:
-    p = groups["bench"].add_parser("rtl", help="console RTL frames/s per core beside ALE frames/s (one JSON line)")
+    p = groups["bench"].add_parser("rtl", help="console RTL frames/s per core beside ALE frames/s (one JSON line)",
+                                   description="Console RTL frames/s per core (Verilator) beside ALE frames/s, "
+                                               "same game and random actions, one JSON line.")
     p.add_argument("--game", default="seaquest", help="ALE game id (default seaquest)")
     p.add_argument("--frames", type=positive_int, default=600, help="frames to time (default 600)")
     p.set_defaults(func=run)

@@ -41,6 +41,27 @@ def _xram(ale):
     return None
 
 
+#: Upper bound of ``--frames`` (about 9 days of 2600 time; keeps allocations bounded).
+MAX_FRAMES = 50_000_000
+
+
+def load_action_file(spec: str):
+    """``(n,)`` int64 ALE action ids from a ``.npy`` file; :class:`UserError` unless it holds a
+    non-empty 1-D integer array of values 0..17 (shared by ``lockstep`` and ``rtl-play``)."""
+    import numpy as np
+    p = Path(spec)
+    if not spec or not p.is_file():
+        raise UserError(f"--actions: {spec!r} is not random, noop or an existing .npy file")
+    try:
+        a = np.load(p, allow_pickle=False)
+    except Exception as exc:  # noqa: BLE001 - any load failure is bad input
+        raise UserError(f"--actions: cannot read {spec}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    if not isinstance(a, np.ndarray) or a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) \
+            or np.issubdtype(a.dtype, np.bool_) or a.min() < 0 or a.max() > 17:
+        raise UserError("--actions: need a non-empty 1-D integer array of ALE action ids 0..17")
+    return a.astype(np.int64)
+
+
 def _actions(spec: str, n: int, minimal: list[int], seed: int):
     import numpy as np
     if spec == "noop":
@@ -48,16 +69,10 @@ def _actions(spec: str, n: int, minimal: list[int], seed: int):
     if spec == "random":
         rng = np.random.default_rng(seed)
         return np.asarray(minimal, np.int64)[rng.integers(0, len(minimal), n)]
-    p = Path(spec)
-    if not p.exists():
-        raise UserError(f"--actions: {spec} is not random, noop or an existing .npy file")
-    try:
-        a = np.load(p)
-    except Exception as exc:  # noqa: BLE001 - any load failure is bad input
-        raise UserError(f"--actions: cannot read {spec}: {exc}") from None
-    if a.ndim != 1 or a.size == 0 or a.min() < 0 or a.max() > 17:
-        raise UserError("--actions: need a 1-D array of ALE action ids 0..17")
-    return a.astype(np.int64)[:n]
+    a = load_action_file(spec)
+    if len(a) < n:
+        raise UserError(f"--actions: {spec} holds {len(a)} actions, fewer than --frames {n}")
+    return a[:n]
 
 
 def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random",
@@ -79,7 +94,8 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
     minimal = [int(a.value) if hasattr(a, "value") else int(a) for a in ale.getMinimalActionSet()]
     acts = _actions(actions, frames, minimal, seed)
     rtl.power_on()
-    rec = {"game": name, "mapper": rtl.mapper, "frames_compared": 0,
+    rec = {"game": name, "mapper": rtl.mapper, "frames_requested": frames, "actions": actions,
+           "seed": seed if actions == "random" else None, "frames_compared": 0,
            "first_ram_mismatch_frame": None, "first_screen_mismatch_frame": None}
     act_enum = {int(a.value): a for a in ale_py.Action}
     screen = np.zeros((rtl.height, 160), np.uint8)
@@ -157,19 +173,26 @@ def _result_word(r: dict) -> str:
 
 def run(args) -> int:
     from host.games import loadable_games, resolve_rom
-    multi = bool(args.all or args.games)
+    if args.frames > MAX_FRAMES:
+        raise UserError(f"--frames: at most {MAX_FRAMES:,}")
+    if args.actions not in ("random", "noop"):
+        n_file = len(load_action_file(args.actions))   # checked once, before any game runs
+        if n_file < args.frames:
+            raise UserError(f"--actions: {args.actions} holds {n_file} actions, fewer than --frames {args.frames}")
+    multi = bool(args.all or args.games is not None)
     if args.all:
         games = list(loadable_games())
-    elif args.games:
-        games = [resolve_rom(game=g.strip())[0] for g in args.games.split(",") if g.strip()]
-        if not games:
-            raise UserError("--games: give a comma-separated list of ALE ROM ids")
+    elif args.games is not None:
+        names = [g.strip() for g in args.games.split(",")]
+        if not names or any(not g for g in names):
+            raise UserError("--games: give a comma-separated list of ALE ROM ids without empty entries")
+        games = [resolve_rom(game=g)[0] for g in names]
+        if len(set(games)) != len(games):
+            raise UserError("--games: a game is listed twice")
     elif args.game:
         games = [resolve_rom(game=args.game)[0]]   # raises UserError for unknown games
     else:
-        raise UserError("give --game NAME or --all")
-    if args.actions not in ("random", "noop") and not Path(args.actions).exists():
-        raise UserError(f"--actions: {args.actions} is not random, noop or an existing .npy file")
+        raise UserError("give --game NAME, --games A,B,... or --all")
     if not multi:
         from hls_models.cartridge import detect_mapper
         from hw.console import SUPPORTED
@@ -215,12 +238,14 @@ def run(args) -> int:
 def register(subparsers, groups) -> None:
     p = subparsers.add_parser("lockstep", help="compare the console RTL with ALE frame by frame",
                               description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", help="ALE ROM id")
-    p.add_argument("--all", action="store_true", help="every loadable game")
-    p.add_argument("--games", help="comma-separated ALE ROM ids (a table, as --all)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--game", help="ALE ROM id")
+    which.add_argument("--all", action="store_true", help="every loadable game")
+    which.add_argument("--games", help="comma-separated ALE ROM ids (a table, as --all)")
     p.add_argument("--frames", type=positive_int, default=1000, help="frames to compare (default 1000)")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the random actions")
-    p.add_argument("--actions", default="random", help="random | noop | PATH.npy of ALE action ids")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the random actions (only with --actions random)")
+    p.add_argument("--actions", default="random",
+                   help="random | noop | PATH.npy of ALE action ids (1-D integers 0..17, at least --frames of them)")
     p.add_argument("--jobs", type=positive_int, default=1, help="parallel games with --all/--games")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(func=run)

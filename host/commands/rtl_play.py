@@ -8,7 +8,8 @@ that sequence, as for ALE's first ``act``). Writes into ``--out``:
 * ``screens.npy``: (frames, Height, 160) uint8 palette indices after each frame;
 * ``colour_clocks.npy``: (frames,) int64, colour clocks run by each frame.
 
-Files are written under temporary names and renamed when complete.
+All three are written under temporary names and renamed only when all three are complete
+(an older set in ``--out`` is replaced as a whole).
 """
 from __future__ import annotations
 
@@ -30,31 +31,50 @@ def run(args) -> int:
     mapper = detect_mapper(Path(path).read_bytes())
     if mapper not in SUPPORTED:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
-    p = Path(args.actions)
-    try:
-        actions = np.load(p)
-    except Exception as exc:  # noqa: BLE001 - any load failure is bad input
-        raise UserError(f"--actions: cannot read {p}: {exc}") from None
-    if actions.ndim != 1 or actions.size == 0 or not np.issubdtype(actions.dtype, np.integer) \
-            or actions.min() < 0 or actions.max() > 17:
-        raise UserError("--actions: need a non-empty 1-D integer array of ALE action ids 0..17")
+    from host.commands.lockstep import load_action_file
+    actions = load_action_file(args.actions)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    rtl = RtlConsole(name, path)
-    rtl.power_on()
-    n = len(actions)
-    ram = np.zeros((n, 128), np.uint8)
-    screens = np.zeros((n, rtl.height, 160), np.uint8)
-    clocks = np.zeros(n, np.int64)
-    for f, a in enumerate(actions):
-        res = rtl.act(int(a))
-        ram[f] = rtl.ram()
-        screens[f] = rtl.screen
-        clocks[f] = res.colour_clocks
-    for fname, arr in (("ram.npy", ram), ("screens.npy", screens), ("colour_clocks.npy", clocks)):
-        tmp = out / (fname + f".tmp{os.getpid()}.npy")
-        np.save(tmp, arr)
-        os.replace(tmp, out / fname)
+    if not args.out:
+        raise UserError("--out: give an output folder")
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out: cannot create folder {args.out}: {exc.strerror or exc}") from None
+    targets = [out / f for f in ("ram.npy", "screens.npy", "colour_clocks.npy")]
+    for t in targets:
+        if t.exists() and not t.is_file():
+            raise UserError(f"--out: {t} exists and is not a file")
+    try:
+        rtl = RtlConsole(name, path)
+        rtl.power_on()
+        n = len(actions)
+        ram = np.zeros((n, 128), np.uint8)
+        screens = np.zeros((n, rtl.height, 160), np.uint8)
+        clocks = np.zeros(n, np.int64)
+        for f, a in enumerate(actions):
+            res = rtl.act(int(a))
+            ram[f] = rtl.ram()
+            screens[f] = rtl.screen
+            clocks[f] = res.colour_clocks
+    except BaseException:
+        if created and not any(out.iterdir()):   # leave no empty folder we made
+            out.rmdir()
+        raise
+    # all three written under temporary names first, then renamed together, so that a failure
+    # never leaves a new file beside an old one; an old set is removed before the new one lands
+    tmps = [t.with_name(t.name + f".tmp{os.getpid()}.npy") for t in targets]
+    try:
+        for tmp, arr in zip(tmps, (ram, screens, clocks)):
+            np.save(tmp, arr)
+        for t in targets:
+            t.unlink(missing_ok=True)
+        for tmp, t in zip(tmps, targets):
+            os.replace(tmp, t)
+    except OSError as exc:
+        for tmp in tmps:
+            tmp.unlink(missing_ok=True)
+        raise UserError(f"--out: cannot write into {args.out}: {exc.strerror or exc}") from None
     print(f"{name}: {n} frames ({mapper}) -> {out}/ram.npy, screens.npy, colour_clocks.npy")
     return 0
 
@@ -63,6 +83,6 @@ def register(subparsers, groups) -> None:
     p = subparsers.add_parser("rtl-play", help="run the console RTL alone on a list of actions",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="ALE ROM id")
-    p.add_argument("--actions", required=True, help="PATH.npy: 1-D ALE action ids, one per frame")
+    p.add_argument("--actions", required=True, help="PATH.npy: 1-D integer ALE action ids 0..17, one per frame")
     p.add_argument("--out", required=True, help="output folder")
     p.set_defaults(func=run)

@@ -79,3 +79,62 @@ def test_lockstep_cli_games_table_and_bad_input(capsys):
     assert main(["lockstep", "--games", "boxing,no_such_game", "--frames", "20"]) == 2
     captured = capsys.readouterr()
     assert "game" not in captured.out and "unknown game 'no_such_game'" in captured.err
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--games", "pong", "--frames", "5", "--actions", "{neg}"], "1-D integer array"),
+    (["--game", "pong", "--frames", "5", "--actions", "{flt}"], "1-D integer array"),
+    (["--game", "pong", "--frames", "10", "--actions", "{short}"], "holds 5 actions, fewer than --frames 10"),
+    (["--game", "pong", "--frames", "99999999999"], "--frames: at most"),
+    (["--games", "pong,,boxing", "--frames", "3"], "without empty entries"),
+    (["--games", "pong,pong", "--frames", "3"], "listed twice"),
+])
+def test_lockstep_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, needle):
+    import numpy as np
+
+    from host.cli import main
+    files = {"neg": np.array([-1, 2]), "flt": np.full(10, 0.5), "short": np.zeros(5, np.int64)}
+    for k, v in files.items():
+        np.save(tmp_path / f"{k}.npy", v)
+    argv = [a.format(**{k: str(tmp_path / f"{k}.npy") for k in files}) for a in argv]
+    assert main(["lockstep", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0], err
+
+
+def test_lockstep_selectors_are_exclusive(capsys):
+    from host.cli import main
+    with pytest.raises(SystemExit) as e:
+        main(["lockstep", "--game", "pong", "--all"])
+    assert e.value.code == 2
+
+
+def test_rtl_play_matches_ale_and_replaces_outputs_as_a_set(tmp_path):
+    # rtl-play's ram.npy / screens.npy against ale-py (frame skip 1, no sticky actions) on the
+    # same actions; a second run into the same folder replaces all three files
+    import ale_py
+    import numpy as np
+
+    from host.cli import main
+    from host.games import resolve_rom
+    acts = np.random.default_rng(3).choice([0, 1, 3, 4, 11, 12], 30).astype(np.int64)
+    np.save(tmp_path / "a.npy", acts)
+    out = tmp_path / "out"
+    assert main(["rtl-play", "--game", "pong", "--actions", str(tmp_path / "a.npy"), "--out", str(out)]) == 0
+    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
+    ale = ale_py.ALEInterface()
+    ale.setFloat("repeat_action_probability", 0.0)
+    ale.setInt("frame_skip", 1)
+    ale.loadROM(str(resolve_rom(game="pong")[1]))
+    ram, screens = np.load(out / "ram.npy"), np.load(out / "screens.npy")
+    assert ram.shape == (30, 128) and screens.shape == (30, 210, 160)
+    for f, a in enumerate(acts):
+        ale.act(ale_py.Action(int(a)))
+        assert np.array_equal(ram[f], ale.getRAM()), f
+        assert np.array_equal(screens[f], ale.getScreen()), f
+    np.save(tmp_path / "b.npy", acts[:7])
+    assert main(["rtl-play", "--game", "pong", "--actions", str(tmp_path / "b.npy"), "--out", str(out)]) == 0
+    assert len(np.load(out / "ram.npy")) == len(np.load(out / "screens.npy")) == len(np.load(out / "colour_clocks.npy")) == 7
+    assert sorted(p.name for p in out.iterdir()) == ["colour_clocks.npy", "ram.npy", "screens.npy"]
+    # an output path that is a file: one-line error, exit 2
+    assert main(["rtl-play", "--game", "pong", "--actions", str(tmp_path / "b.npy"), "--out", str(tmp_path / "a.npy")]) == 2
