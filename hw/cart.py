@@ -45,7 +45,13 @@ class Cart(Elaboratable):
     """Bank-switching logic, ROM and SuperChip RAM.
 
     Bus: ``sel`` (A12 = 1), ``addr[13]`` (A12..A0), ``write``, ``wdata``, ``strobe`` (the
-    access completes at this edge, non-dummy), ``rdata`` (combinational).
+    access completes at this edge, non-dummy), ``rdata``. The 16 KiB ROM is read
+    synchronously (a block RAM, 4 BRAM36 on 7-series): ``rdata`` shows the byte at the
+    address of the previous colour clock. The console's CPU samples it at the end of its
+    three-colour-clock cycle, when the address (CPU address, bank register, DPC fetcher
+    counters, all updated at the previous cycle's strobe) has been stable for two clocks,
+    so the result equals a combinational read. The 128-byte SuperChip RAM reads
+    combinationally (LUT RAM).
     Host: ``host_we_rom``, ``host_we_ram``, ``host_addr[14]``, ``host_wdata``,
     ``host_rdata`` (cart RAM byte at ``host_addr``).
     """
@@ -70,7 +76,7 @@ class Cart(Elaboratable):
         m = Module()
         m.submodules.rom = rom = Memory(shape=8, depth=16384, init=[])
         m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
-        rom_r = rom.read_port(domain="comb")
+        rom_r = rom.read_port()   # synchronous read (block RAM): address of the previous colour clock
         rom_w = rom.write_port()
         ram_r = ram.read_port(domain="comb")
         ram_h = ram.read_port(domain="comb")

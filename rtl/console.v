@@ -17424,7 +17424,11 @@ module \console.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst
     if (rom_w__en)
       rom[rom_w__addr] <= rom_w__data;
   end
-  assign rom_r__data = rom[rom_addr];
+  reg [7:0] _0_;
+  always @(posedge clk) begin
+    _0_ <= rom[rom_addr];
+  end
+  assign rom_r__data = _0_;
   assign \$1  = mapper == 2'h2;
   assign \$2  = mapper == 3'h4;
   assign \$3  = \$1  | \$2 ;
