@@ -139,10 +139,10 @@ video_cube video_pinball word_zapper yars_revenge zaxxon""".split())
 #: Games ALE drives with paddles (actions move the paddle resistance).
 PADDLE_GAMES = frozenset({"backgammon", "blackjack", "breakout", "casino", "kaboom", "pong"})
 PADDLE_MIN, PADDLE_MAX, PADDLE_DELTA = 27450, 790196, 23000   #: ALE 0.12 paddle model (ohms)
-PADDLE_DEFAULT = (PADDLE_MIN + PADDLE_MAX) // 2
 #: Games whose ROM settings change ALE's paddle range (``modifyEnvironmentSettings`` sets
-#: ``paddle_max``; ALE 0.12 Backgammon.cpp, Blackjack.cpp). The reset position is the
-#: midpoint of the game's range (``ALEState::resetPaddles``).
+#: ``paddle_max``; ALE 0.12 Backgammon.cpp, Blackjack.cpp); the others use
+#: ``(PADDLE_MIN, PADDLE_MAX)``. The reset position is the midpoint of the game's range
+#: (``ALEState::resetPaddles``).
 PADDLE_LIMITS = {"backgammon": (PADDLE_MIN, 1_000_000), "blackjack": (PADDLE_MIN, 795_000)}
 
 #: Stella properties of ALE's ROM set that change the inputs: ports swapped (player A's
@@ -259,6 +259,7 @@ class RtlConsole:
         self.last: FrameResult | None = None
         self.paddles = name in PADDLE_GAMES
         self.paddle: list[int] | None = None     # ALE's paddle positions (None: events unset)
+        self.paddle_range = PADDLE_LIMITS.get(name, (PADDLE_MIN, PADDLE_MAX))
         # difficulty switches from the ROM properties until ALE's first action sets them to B
         self.swchb = 0xFF if name in DIFFICULTY_A else 0x3F
         self.default_mode = _default_mode(path)
@@ -281,7 +282,7 @@ class RtlConsole:
                 a = int(action)
                 delta = -PADDLE_DELTA if a in (3, 6, 8, 11, 14, 16) else \
                     PADDLE_DELTA if a in (4, 7, 9, 12, 15, 17) else 0
-                lo, hi = PADDLE_LIMITS.get(self.game, (PADDLE_MIN, PADDLE_MAX))
+                lo, hi = self.paddle_range
                 self.paddle[0] = min(max(self.paddle[0] + delta, lo), hi)
             self.sim.set_inputs(**paddle_inputs(action, None if self.paddle is None else tuple(self.paddle),
                                                 swap=self.game in SWAP_PADDLES,
@@ -373,7 +374,7 @@ class RtlConsole:
 
     def reset_game(self) -> None:
         """ALE's ``StellaEnvironment::reset`` (also what ``reset_game()`` does later)."""
-        lo, hi = PADDLE_LIMITS.get(self.game, (PADDLE_MIN, PADDLE_MAX))
+        lo, hi = self.paddle_range
         self.paddle = [(lo + hi) // 2, (lo + hi) // 2]
         self.swchb = 0x3F
         self.system_reset()

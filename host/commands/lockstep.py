@@ -57,7 +57,7 @@ def load_action_file(spec: str):
     except Exception as exc:  # noqa: BLE001 - any load failure is bad input
         raise UserError(f"--actions: cannot read {spec}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     if not isinstance(a, np.ndarray) or a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) \
-            or np.issubdtype(a.dtype, np.bool_) or a.min() < 0 or a.max() > 17:
+            or a.min() < 0 or a.max() > 17:
         raise UserError("--actions: need a non-empty 1-D integer array of ALE action ids 0..17")
     return a.astype(np.int64)
 
@@ -176,9 +176,7 @@ def run(args) -> int:
     if args.frames > MAX_FRAMES:
         raise UserError(f"--frames: at most {MAX_FRAMES:,}")
     if args.actions not in ("random", "noop"):
-        n_file = len(load_action_file(args.actions))   # checked once, before any game runs
-        if n_file < args.frames:
-            raise UserError(f"--actions: {args.actions} holds {n_file} actions, fewer than --frames {args.frames}")
+        _actions(args.actions, args.frames, [], 0)   # an action file is checked once, before any game runs
     multi = bool(args.all or args.games is not None)
     if args.all:
         games = list(loadable_games())
