@@ -27,6 +27,13 @@ RIOT timer). Controllers: ``swcha``, ``swchb``, ``inpt4``, ``inpt5``,
 ``paddle{i}_needed`` (CPU cycles for the paddle capacitor), ``paddle{i}_mode``.
 Host port: ``host_we_rom``/``host_we_ram``/``host_we_riot``, ``host_addr``,
 ``host_wdata``; ``host_riot_rdata``/``host_cart_rdata`` read RAM combinationally.
+
+Pixel stream (``pixels``, :data:`PixelStreamSignature`, one beat per colour clock; what the
+preprocessor consumes with ``wiring.connect``): ``pixel`` the palette index of this colour
+clock, ``visible`` = ``drawn`` (inside ALE's screen window), ``line_end`` (colour clock 227 of a
+drawn scanline), ``frame_end`` (strobe in the clock that starts the next frame, i.e. ALE's frame
+boundary: ``start_frame``). Whoever pauses the console's clock must do so at a frame boundary,
+where ``visible`` and ``line_end`` are low (the beam is past the window).
 """
 
 from amaranth import Cat, Module, Mux, Signal
@@ -39,10 +46,18 @@ from hw.cpu6507 import Cpu6507
 from hw.riot import Riot
 from hw.tia import Tia
 
-__all__ = ["Console", "SUPPORTED", "generate"]
+__all__ = ["Console", "PixelStreamSignature", "SUPPORTED", "generate"]
 
 #: Mappers the console implements (see :mod:`hw.cart`).
 SUPPORTED = tuple(MAPPER_CODES)
+
+#: The console -> preprocessor stream, one beat per colour clock (producer: the console).
+PixelStreamSignature = wiring.Signature({
+    "pixel": Out(8),        # palette index of this colour clock (ALE getScreen value)
+    "visible": Out(1),      # pixel inside ALE's screen window (rows YStart..YStart+H-1, clocks 68..227)
+    "line_end": Out(1),     # strobe: last colour clock (227) of a drawn scanline
+    "frame_end": Out(1),    # strobe: ALE's frame boundary (the clock that starts the next frame)
+})
 
 
 class Console(wiring.Component):
@@ -89,6 +104,7 @@ class Console(wiring.Component):
     jammed: Out(1)
     pc: Out(16)
     bank: Out(2)
+    pixels: Out(PixelStreamSignature)
 
     def elaborate(self, platform):
         m = Module()
@@ -195,6 +211,9 @@ class Console(wiring.Component):
             self.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
             self.jammed.eq(cpu.jammed), self.pc.eq(cpu.state.pc),
             self.tia_touch.eq(strobe & sel_tia),
+            self.pixels.pixel.eq(tia.pixel), self.pixels.visible.eq(drawn),
+            self.pixels.line_end.eq(counting & in_window & (hpos == 227)),
+            self.pixels.frame_end.eq(self.start_frame),
         ]
         return m
 

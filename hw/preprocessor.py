@@ -74,19 +74,15 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hls_models.palette import grey_lut
+from hw.console import PixelStreamSignature as _console_stream
 from hls_models.preprocess import OUT_SIZE, SCREEN_WIDTH, STACK
 
 LATENCY_CYCLES = 7                     #: cycles from the last visible pixel to obs_valid
 OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
 
-#: The console -> preprocessor stream, one beat per colour clock (producer: the console/TIA).
-PixelStreamSignature = wiring.Signature({
-    "pixel": Out(8),        # palette index of this colour clock (ALE getScreen value)
-    "visible": Out(1),      # pixel inside ALE's screen window
-    "line_end": Out(1),     # strobe: last colour clock of a scanline
-    "frame_end": Out(1),    # strobe: ALE's end of frame
-})
+#: The console -> preprocessor stream (defined by its producer, :mod:`hw.console`).
+PixelStreamSignature = _console_stream
 
 #: The preprocessor's read port as seen by the inference engine.
 ObservationReadSignature = wiring.Signature({
