@@ -29,8 +29,9 @@ from typing import Protocol
 import numpy as np
 
 from hls_models import preprocess
+from hls_models.frame_skip import NOOP_MAX, EpisodeConfig, Frame, episode_schedule
 
-NOOP_MAX = 30  #: no-op starts draw 1..NOOP_MAX NOOP frames (Mnih et al. 2015)
+__all__ = ["NOOP_MAX", "Instance", "ProtocolInstance", "AleInstance", "make_instance"]
 
 
 class Instance(Protocol):
@@ -53,9 +54,11 @@ class ProtocolInstance:
 
     A backend provides the console: :meth:`_start_episode` (put the console in the episode
     start state), :meth:`_emulate` (one frame with one action; returns that frame's reward),
-    :meth:`_game_over` and :meth:`_grey_into` (the current frame's grey image). Everything
-    else (no-op starts, FIRE at reset, sticky actions, frame skip, pooling, the cap) is here,
-    once, so that every backend follows exactly the same protocol.
+    :meth:`_game_over` and :meth:`_grey_into` (the current frame's grey image). The frame
+    schedule (no-op starts, FIRE at reset, frame skip, the cap, game over) is
+    :func:`hls_models.frame_skip.episode_schedule`, the same statement the fabric's
+    frame-skip controller RTL is tested against; sticky actions and the grey double buffer
+    are here, so that every backend follows exactly the same protocol.
 
     Args:
         actions: the minimal action set in the form :meth:`_emulate` takes, in ALE's order.
@@ -67,7 +70,10 @@ class ProtocolInstance:
     def __init__(self, actions: list, action_ids: list[int], screen_shape: tuple[int, int],
                  frame_skip: int, sticky: float, episode_frames: int):
         self._actions = list(actions)
-        self._noop = self._actions[action_ids.index(0)] if 0 in action_ids else None
+        if 0 not in action_ids:
+            raise ValueError("the minimal action set has no NOOP (ALE id 0)")
+        self._noop_index = action_ids.index(0)
+        self._noop = self._actions[self._noop_index]
         self.fire_index = action_ids.index(1) if 1 in action_ids else None
         self.n_actions = len(self._actions)
         self.frame_skip, self.sticky, self.episode_frames = int(frame_skip), float(sticky), int(episode_frames)
@@ -92,7 +98,7 @@ class ProtocolInstance:
     def _grey_into(self, out: np.ndarray) -> None:
         raise NotImplementedError
 
-    # -- the protocol -----------------------------------------------------------------
+    # -- the protocol (hls_models.frame_skip.episode_schedule) --------------------------
     def _frame(self, action) -> float:
         if self.sticky > 0.0 and self._rng.random() < self.sticky:
             action = self._prev_action
@@ -100,23 +106,27 @@ class ProtocolInstance:
         self.frames += 1
         return self._emulate(action)
 
-    def _run(self, action, n: int) -> float:
-        """Emulate up to ``n`` frames of ``action`` (fewer if the game ends).
+    def _advance(self, send) -> float:
+        """Run the schedule from ``send`` to its next decision or its end; returns the reward.
 
-        The grey images of the last two emulated frames are kept (double buffer) and
-        their maximum is left in :attr:`pooled`. When the game ends before the last two
-        frames of the period, the earlier of the pair is the last frame captured before
-        (that final observation is never given to the policy).
+        Grey images: the schedule's ``capture`` frames (the last two of a run, or a frame
+        that ends the game) go into a double buffer whose maximum is left in
+        :attr:`pooled`. When the game ends before the last two frames of a run, the earlier
+        of the pair is the last frame captured before (that final observation is never
+        given to the policy).
         """
         reward = 0.0
-        for i in range(n):
-            reward += self._frame(action)
-            over = self._game_over()
-            if over or i >= n - 2:
-                self._cur ^= 1
-                self._grey_into(self._grey[self._cur])
-            if over:
-                break
+        try:
+            item = self._schedule.send(send)
+            while isinstance(item, Frame):
+                reward += self._frame(self._actions[item.action])
+                over = self._game_over()
+                if item.capture or over:
+                    self._cur ^= 1
+                    self._grey_into(self._grey[self._cur])
+                item = self._schedule.send(over)
+        except StopIteration:
+            pass
         np.maximum(self._grey[0], self._grey[1], out=self.pooled)
         return reward
 
@@ -125,13 +135,14 @@ class ProtocolInstance:
         (then :attr:`pooled` holds the frame to resize)."""
         self._start_episode()
         self._rng = np.random.default_rng([int(episode_seed), 0x5EED])
+        noops = int(self._rng.integers(1, NOOP_MAX + 1))      # = frame_skip.noop_frames(seed)
         self._prev_action = self._noop
         self.frames = 0
-        noops = int(self._rng.integers(1, NOOP_MAX + 1))
         self._grey[:] = 0
-        self._run(self._noop, noops)
-        if self.fire_index is not None and not self._game_over():
-            self._run(self._actions[self.fire_index], self.frame_skip)
+        self._schedule = episode_schedule(EpisodeConfig(
+            noops=noops, noop_index=self._noop_index, fire_index=self.fire_index,
+            frame_skip=self.frame_skip, episode_frames=self.episode_frames))
+        self._advance(None)
         self.over = self._game_over() or self.frames >= self.episode_frames
         if stack is not None:
             stack[:] = preprocess.resize(self.pooled)
@@ -139,9 +150,10 @@ class ProtocolInstance:
 
     def step(self, action: int, stack: np.ndarray | None = None) -> tuple[float, int, bool]:
         """See :class:`Instance`; with ``stack`` given the new frame is pushed onto it."""
+        if self.over:
+            raise RuntimeError("step() after the end of the episode (reset first)")
         before = self.frames
-        n = min(self.frame_skip, self.episode_frames - self.frames)
-        reward = self._run(self._actions[int(action)], max(n, 1))
+        reward = self._advance(int(action))
         self.over = self._game_over() or self.frames >= self.episode_frames
         if stack is not None:
             preprocess.push_frame(stack, preprocess.resize(self.pooled))

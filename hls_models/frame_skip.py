@@ -1,0 +1,172 @@
+"""The frame-skip controller: the episode protocol of one fabric instance, frame by frame.
+
+This is the one statement of the evaluation protocol (Such et al. 2017 / Machado et al. 2018
+as the launcher runs it, :mod:`host.instance`) that both engines follow: the launcher's
+:class:`host.instance.ProtocolInstance` drives its consoles (ALE, RTL) with
+:func:`episode_schedule`, and the controller RTL (:mod:`hw.frame_skip`) is its cycle-level
+twin (its tests compare the two).
+
+Protocol (per episode; ``k`` = frame skip, default 4):
+
+1. episode start: the console is in its episode start state (ALE's state after
+   ``loadROM`` + ``reset_game``); the observation stack is emptied;
+2. ``n`` NOOP frames, ``n`` in ``1..NOOP_MAX`` drawn from the episode seed
+   (:func:`noop_frames`; no-op starts, Mnih et al. 2015);
+3. when FIRE is in the minimal action set and the game is not over: ``k`` FIRE frames
+   (OpenAI baselines' FireResetEnv; the episode cap does not shorten this run);
+4. decisions until game over or ``frames >= episode_frames``: one action (a minimal-set
+   index chosen by the policy from the observation) held for ``min(k, episode_frames -
+   frames)`` frames; a run stops early at game over.
+
+Game over is looked at after every frame (ALE ``game_over()``, from the game rules). Every
+emulated frame counts against ``episode_frames``, the start's included.
+
+Observation marks (what the preprocessor is told per frame):
+
+- ``push``: the frame's pooled image (max of this and the previous frame) enters the
+  observation stack: the last frame of the run that precedes a decision (the start's FIRE
+  run, or the no-op run when there is no FIRE, and every decision's run);
+- ``zero_prev``: the frame's max uses an all-zero previous frame: the first frame of an
+  episode (the launcher zeroes its double buffer at reset, so a 1-frame no-op run with no
+  FIRE gives ``max(0, frame)``);
+- ``capture``: the launcher's double buffer keeps this frame's grey image (the last two
+  frames of a run, or a frame that ends the game). The preprocessor RTL keeps every frame's
+  image instead; both give the same pooled image for every pushed frame, because a pushed
+  frame's predecessor is always either captured, or the previous run's last frame, or the
+  zeroed buffer at the episode start.
+
+Paddles (ALE 0.12 ``ALEState::applyActionPaddles``): a paddle game's action moves paddle 0's
+resistance by ``-PADDLE_DELTA`` (right) / ``+PADDLE_DELTA`` (left) ohms before each frame,
+clamped to the game's range; the console needs the capacitor charge time in CPU cycles,
+Stella 2.4.2's ``int(1.6 * r * 0.01e-6 * 1.19e6)``, which :func:`paddle_needed` computes in
+integers as ``(r * PADDLE_MULT) >> PADDLE_SHIFT`` (exact for ``0 <= r <= PADDLE_R_MAX``,
+checked exhaustively by the tests).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generator
+
+import numpy as np
+
+NOOP_MAX = 30                  #: no-op starts draw 1..NOOP_MAX NOOP frames (Mnih et al. 2015)
+FRAME_SKIP = 4                 #: default frames per decision
+MAX_FRAME_SKIP = 255           #: largest frame skip the controller RTL holds (8-bit register)
+MAX_EPISODE_FRAMES = (1 << 24) - 1   #: largest episode cap the controller RTL holds (24-bit)
+PADDLE_DELTA = 23000           #: ohms per frame of a paddle action (ALE 0.12)
+PADDLE_MULT, PADDLE_SHIFT = 40888089, 31   #: needed = (r * MULT) >> SHIFT
+PADDLE_R_MAX = 1_000_000       #: largest resistance the integer formula is exact for (ohms)
+
+
+def noop_frames(episode_seed: int) -> int:
+    """No-op start length of an episode, ``1..NOOP_MAX`` frames, from its seed.
+
+    The draw is the first of ``numpy.random.default_rng([episode_seed, 0x5EED])`` (PCG64),
+    the generator the launcher also uses for sticky actions; the fabric's host computes it
+    and writes it to the instance (the fabric has no PCG64).
+    """
+    return int(np.random.default_rng([int(episode_seed), 0x5EED]).integers(1, NOOP_MAX + 1))
+
+
+def paddle_needed(resistance: int) -> int:
+    """CPU cycles until a paddle of ``resistance`` ohms (0..PADDLE_R_MAX) reads charged,
+    in integer arithmetic (equal to Stella 2.4.2's double expression over that range)."""
+    if not 0 <= resistance <= PADDLE_R_MAX:
+        raise ValueError(f"resistance must be in 0..{PADDLE_R_MAX}, got {resistance}")
+    return (int(resistance) * PADDLE_MULT) >> PADDLE_SHIFT
+
+
+def paddle_step(resistance: int, direction: int, lo: int, hi: int) -> int:
+    """Paddle 0's resistance after one frame of an action moving it ``direction``
+    (-1 right, 0 none, +1 left), clamped to ``lo..hi`` ohms (ALE 0.12)."""
+    return min(max(int(resistance) + int(direction) * PADDLE_DELTA, lo), hi)
+
+
+@dataclass(frozen=True)
+class EpisodeConfig:
+    """What the controller needs per episode.
+
+    Args:
+        noops: no-op frames (1..NOOP_MAX; :func:`noop_frames` of the episode seed).
+        noop_index: minimal-set index of NOOP (ALE puts it first: 0).
+        fire_index: minimal-set index of FIRE, or None when FIRE is not in the set.
+        frame_skip: frames per decision (1..MAX_FRAME_SKIP).
+        episode_frames: cap on emulated frames (1..MAX_EPISODE_FRAMES).
+    Raises:
+        ValueError: a field out of range.
+    """
+    noops: int
+    noop_index: int = 0
+    fire_index: int | None = None
+    frame_skip: int = FRAME_SKIP
+    episode_frames: int = 20_000
+
+    def __post_init__(self):
+        if not 1 <= self.noops <= NOOP_MAX:
+            raise ValueError(f"noops must be in 1..{NOOP_MAX}, got {self.noops}")
+        if not 1 <= self.frame_skip <= MAX_FRAME_SKIP:
+            raise ValueError(f"frame_skip must be in 1..{MAX_FRAME_SKIP}, got {self.frame_skip}")
+        if not 1 <= self.episode_frames <= MAX_EPISODE_FRAMES:
+            raise ValueError(f"episode_frames must be in 1..{MAX_EPISODE_FRAMES}, got {self.episode_frames}")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame to emulate: hold minimal-set ``action``; preprocessor marks (module doc);
+    ``phase`` is ``"noop"``, ``"fire"`` or ``"step"``; ``index``/``length`` place it in its run."""
+    action: int
+    push: bool
+    zero_prev: bool
+    capture: bool
+    phase: str
+    index: int
+    length: int
+
+
+@dataclass(frozen=True)
+class Decide:
+    """The policy must choose the next action (send its minimal-set index); ``frames`` so far."""
+    frames: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the schedule ended: ``frames`` emulated, ``decisions`` taken, the start's
+    ``start_frames``, ``game_over`` (False: stopped by the cap)."""
+    frames: int
+    decisions: int
+    start_frames: int
+    game_over: bool
+
+
+def episode_schedule(cfg: EpisodeConfig) -> Generator[Frame | Decide, object, Outcome]:
+    """The protocol as a generator (see module doc).
+
+    Yields :class:`Frame` (send back ``True`` when the game is over after it, else
+    ``False``) and :class:`Decide` (send back the chosen minimal-set index); returns an
+    :class:`Outcome` (``StopIteration.value``).
+    """
+    frames = 0
+    over = False
+    first = True
+
+    def run(action: int, n: int, phase: str, push_last: bool):
+        nonlocal frames, over, first
+        for i in range(n):
+            over = bool((yield Frame(action, push_last and i == n - 1, first, i >= n - 2, phase, i, n)))
+            first = False
+            frames += 1
+            if over:
+                return
+
+    fire = cfg.fire_index is not None
+    yield from run(cfg.noop_index, cfg.noops, "noop", not fire)
+    if fire and not over:
+        yield from run(cfg.fire_index, cfg.frame_skip, "fire", True)
+    start_frames = frames
+    decisions = 0
+    while not (over or frames >= cfg.episode_frames):
+        action = int((yield Decide(frames)))
+        decisions += 1
+        yield from run(action, min(cfg.frame_skip, cfg.episode_frames - frames), "step", True)
+    return Outcome(frames, decisions, start_frames, over)

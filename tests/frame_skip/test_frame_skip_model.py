@@ -1,0 +1,154 @@
+"""The frame-skip controller model (hls_models.frame_skip) against hand-worked schedules, Stella's
+paddle formula, and a plain ale-py loop written here from the protocol's definition."""
+import numpy as np
+import pytest
+
+from hls_models import frame_skip as fs
+from hls_models.frame_skip import Decide, EpisodeConfig, Frame, Outcome, episode_schedule
+
+
+def _drive(cfg, over_at=None, actions=None):
+    """Run the schedule; the game ends after frame ``over_at`` (1-based); returns the events."""
+    gen = episode_schedule(cfg)
+    out, frames, send = [], 0, None
+    actions = list(actions or [])
+    try:
+        while True:
+            item = gen.send(send)
+            if isinstance(item, Frame):
+                frames += 1
+                out.append(item)
+                send = over_at is not None and frames >= over_at
+            else:
+                out.append(item)
+                send = actions.pop(0) if actions else 2
+    except StopIteration as stop:
+        return out, stop.value
+
+
+def test_hand_worked_no_fire():
+    # 3 no-ops (no FIRE): the 3rd is pushed; cap 10, skip 4: decisions at 3 and 7 (3 frames)
+    ev, res = _drive(EpisodeConfig(noops=3, frame_skip=4, episode_frames=10), actions=[5, 6])
+    kinds = [(e.phase, e.action, e.push, e.zero_prev, e.capture) if isinstance(e, Frame) else ("D", e.frames)
+             for e in ev]
+    assert kinds == [("noop", 0, False, True, False), ("noop", 0, False, False, True),
+                     ("noop", 0, True, False, True), ("D", 3),
+                     ("step", 5, False, False, False), ("step", 5, False, False, False),
+                     ("step", 5, False, False, True), ("step", 5, True, False, True), ("D", 7),
+                     ("step", 6, False, False, False), ("step", 6, False, False, True),
+                     ("step", 6, True, False, True)]
+    assert res == Outcome(frames=10, decisions=2, start_frames=3, game_over=False)
+
+
+def test_hand_worked_fire_and_game_over():
+    # 1 no-op (not pushed, FIRE follows), 4 FIRE frames (last pushed), game over at frame 7
+    ev, res = _drive(EpisodeConfig(noops=1, fire_index=1, frame_skip=4, episode_frames=100), over_at=7)
+    frames = [e for e in ev if isinstance(e, Frame)]
+    assert [(f.phase, f.action, f.push) for f in frames] == [
+        ("noop", 0, False), ("fire", 1, False), ("fire", 1, False), ("fire", 1, False), ("fire", 1, True),
+        ("step", 2, False), ("step", 2, False)]
+    assert frames[0].capture and frames[0].zero_prev
+    assert res == Outcome(frames=7, decisions=1, start_frames=5, game_over=True)
+
+
+def test_game_over_during_noops_skips_fire():
+    ev, res = _drive(EpisodeConfig(noops=5, fire_index=1, frame_skip=4, episode_frames=100), over_at=2)
+    assert [e.phase for e in ev] == ["noop", "noop"] and res.frames == 2 and res.game_over
+
+
+def test_fire_run_not_cut_by_cap():
+    _, res = _drive(EpisodeConfig(noops=2, fire_index=1, frame_skip=4, episode_frames=3))
+    assert res == Outcome(frames=6, decisions=0, start_frames=6, game_over=False)
+
+
+@pytest.mark.parametrize("bad", [dict(noops=0), dict(noops=31), dict(noops=1, frame_skip=0),
+                                 dict(noops=1, frame_skip=256), dict(noops=1, episode_frames=0)])
+def test_config_checked(bad):
+    with pytest.raises(ValueError):
+        EpisodeConfig(**bad)
+
+
+def test_noop_frames_is_the_launchers_draw():
+    for seed in (0, 1, 7, 123456789):
+        assert fs.noop_frames(seed) == int(np.random.default_rng([seed, 0x5EED]).integers(1, 31))
+
+
+def test_paddle_needed_equals_stellas_doubles_exhaustively():
+    r = np.arange(0, fs.PADDLE_R_MAX + 1, dtype=np.int64)
+    ref = (1.6 * r.astype(np.float64) * 0.01E-6 * 1.19E6).astype(np.int64)   # same operation order
+    assert np.array_equal((r * fs.PADDLE_MULT) >> fs.PADDLE_SHIFT, ref)
+    assert fs.paddle_needed(408823) == int(1.6 * 408823 * 0.01E-6 * 1.19E6)
+    with pytest.raises(ValueError):
+        fs.paddle_needed(fs.PADDLE_R_MAX + 1)
+
+
+def test_paddle_step_clamps():
+    assert fs.paddle_step(30000, -1, 27450, 790196) == 27450
+    assert fs.paddle_step(780000, +1, 27450, 790196) == 790196
+    assert fs.paddle_step(400000, 0, 27450, 790196) == 400000
+
+
+def _reference_episode(game, seed, actions, cap, k=4):
+    """The protocol written directly on ale-py (the launcher's documented rules), independent of
+    hls_models.frame_skip: returns [(reward, frames, over, pooled)] for the reset and each step."""
+    import ale_py
+    from host.games import resolve_rom
+    _, rom = resolve_rom(game=game)
+    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
+    ale = ale_py.ALEInterface()
+    ale.setInt("random_seed", 0)
+    ale.setFloat("repeat_action_probability", 0.0)
+    ale.loadROM(str(rom))
+    ale.reset_game()
+    acts = list(ale.getMinimalActionSet())
+    h, w = ale.getScreenDims()
+    buf = [np.zeros((h, w), np.uint8), np.zeros((h, w), np.uint8)]
+    frames = 0
+
+    def run(a, n):
+        nonlocal frames
+        rew = 0
+        for i in range(n):
+            rew += ale.act(a)
+            frames += 1
+            if ale.game_over() or i >= n - 2:
+                buf.append(ale.getScreenGrayscale())
+                buf.pop(0)
+            if ale.game_over():
+                break
+        return rew
+
+    n = int(np.random.default_rng([seed, 0x5EED]).integers(1, 31))
+    run(acts[0], n)
+    if ale_py.Action.FIRE in acts and not ale.game_over():
+        run(ale_py.Action.FIRE, k)
+    out = [(0, frames, ale.game_over() or frames >= cap, np.maximum(*buf))]
+    for a in actions:
+        if out[-1][2]:
+            break
+        before = frames
+        r = run(acts[a], min(k, cap - frames))
+        out.append((r, frames - before, ale.game_over() or frames >= cap, np.maximum(*buf)))
+    return out
+
+
+@pytest.mark.parametrize("game,seed,cap", [("boxing", 3, 63), ("breakout", 11, 50), ("pong", 5, 47)])
+def test_launcher_protocol_equals_plain_ale_loop(game, seed, cap):
+    """host.instance.AleInstance (driven by episode_schedule) == the plain loop, every step."""
+    from host.games import resolve_rom
+    from host.instance import AleInstance
+    _, rom = resolve_rom(game=game)
+    inst = AleInstance(rom, episode_frames=cap)
+    rng = np.random.default_rng(seed)
+    actions = [int(a) for a in rng.integers(0, inst.n_actions, 40)]
+    ref = _reference_episode(game, seed, actions, cap)
+    got = [(0, inst.reset(seed), inst.over, inst.pooled.copy())]
+    for a in actions:
+        if inst.over:
+            break
+        r, f, over = inst.step(a)
+        got.append((r, f, over, inst.pooled.copy()))
+    assert len(got) == len(ref) and got[-1][2]
+    for g, r in zip(got, ref):
+        assert g[:3] == r[:3]
+        assert np.array_equal(g[3], r[3])
