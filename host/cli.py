@@ -7,8 +7,8 @@ tables shared by several modules: ``groups["bench"]`` (``nc2600 bench host``,
 ``nc2600 bench rtl``) and ``groups["games"]`` (``nc2600 games verify``; the bare ``nc2600 games`` parser is
 ``groups["games_parser"]``).
 
-Exit codes: 0 success, 1 a check that ran and failed, 2 bad input (one line on
-stderr, never a traceback).
+Exit codes: 0 success, 1 a check that ran and failed, 2 bad input or a file-system fault
+(one line on stderr, never a traceback), 130 interrupted by Ctrl-C or SIGTERM.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import errno  # noqa: E402
 import importlib  # noqa: E402
 import pkgutil  # noqa: E402
 import sys  # noqa: E402
@@ -75,8 +76,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: file-system faults reported as one line and exit 2 wherever they surface (read-only or
+#: full disk, a name too long, a folder where a file was expected, ...)
+_FS_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG, errno.EISDIR,
+              errno.ENOTDIR, errno.ENOENT, errno.EDQUOT, errno.EEXIST, errno.ELOOP, errno.EFBIG, errno.EXDEV,
+              errno.ENOTEMPTY, errno.EBUSY, errno.ETXTBSY, errno.EMFILE, errno.ENFILE}
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, systemd, batch schedulers), handled exactly like Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def install_sigterm_handler() -> None:
+    """Make SIGTERM raise :class:`Terminated` (a KeyboardInterrupt) in the main thread, so every
+    command stops as on Ctrl-C: its cleanup runs, exit code 130, one line."""
+    import signal
+    signal.signal(signal.SIGTERM, _on_sigterm)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
+    install_sigterm_handler()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -84,9 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         sys.stderr.write(f"nc2600: error: {exc}\n")
         return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("nc2600: interrupted\n")
+    except KeyboardInterrupt as exc:
+        sys.stderr.write(f"nc2600: {'terminated (SIGTERM)' if isinstance(exc, Terminated) else 'interrupted'}\n")
         return 130
+    except OSError as exc:
+        if exc.errno not in _FS_ERRNOS:
+            raise
+        where = f" {exc.filename!r}" if exc.filename else ""
+        sys.stderr.write(f"nc2600: error: {exc.strerror or exc}{where}\n")
+        return 2
     except BrokenPipeError:        # output piped into e.g. `head`: stop quietly
         try:
             sys.stdout = open(os.devnull, "w")

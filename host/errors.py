@@ -1,21 +1,67 @@
-"""User-facing errors of the nc2600 command line.
+"""User-facing errors of the nc2600 command line, and the checks that raise them.
 
 Any code path that rejects user input (unknown game, bad ROM, bad option value,
 missing file) raises :class:`UserError`. ``nc2600`` catches it, prints one line
 ``nc2600: error: <message>`` on stderr and exits with code 2, never a traceback.
+
+The argparse types here are the one family every command uses for numbers: each parses
+a decimal (or 0x/0o/0b-prefixed) integer, or a finite float, and checks a closed range,
+so that ``inf``, ``nan``, ``1e300`` or a 20-digit count is refused by the parser with
+one line (``nc2600 CMD: error: argument --X: expected ...``) before any work starts.
 """
+from __future__ import annotations
+
+import math
+import os
+import stat
 
 
 class UserError(Exception):
     """Bad input from the user; printed as one line, exit code 2."""
 
 
+#: seeds: ALE, numpy and the run's generator all accept 0 .. 2**31 - 1 (ALE takes an int)
+SEED_MAX = 2**31 - 1
+#: largest count any option accepts when it has no narrower limit (an int64 stays exact)
+COUNT_MAX = 2**53
+
+
 def _int(text: str) -> int:
-    """Decimal (leading zeros allowed) or 0x/0o/0b-prefixed integer; raises ValueError."""
+    """Decimal (leading zeros allowed, ``_`` separators) or 0x/0o/0b-prefixed integer;
+    raises ValueError (also for more than 40 characters: nothing here needs that many)."""
+    if len(text) > 40:
+        raise ValueError(text)
     try:
         return int(text, 10)
     except ValueError:
         return int(text, 0)
+
+
+def _float(text: str) -> float:
+    """A finite float; raises ValueError for inf, nan and overflow (``1e999``)."""
+    if len(text) > 40:
+        raise ValueError(text)
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _fmt(x) -> str:
+    return f"{x:,}".replace(",", "_") if isinstance(x, int) and abs(x) >= 100_000 else f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def int_range(lo: int, hi: int = COUNT_MAX, what: str | None = None):
+    """argparse type: an integer in ``[lo, hi]``. ``what`` names the value in the message."""
+    desc = what or f"an integer in [{_fmt(lo)}, {_fmt(hi)}]"
+    return _checked(_int, lambda v: lo <= v <= hi, desc)
+
+
+def float_range(lo: float, hi: float, *, lo_open: bool = False, what: str | None = None):
+    """argparse type: a finite float in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``)."""
+    desc = what or f"a number in {'(' if lo_open else '['}{_fmt(float(lo))}, {_fmt(float(hi))}]"
+    ok = (lambda v: lo < v <= hi) if lo_open else (lambda v: lo <= v <= hi)
+    return _checked(_float, ok, desc)
 
 
 def _checked(parse, ok, what: str):
@@ -25,19 +71,100 @@ def _checked(parse, ok, what: str):
     def convert(text: str):
         try:
             value = parse(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             value = None
         if value is None or not ok(value):
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text[:60]!r}")
         return value
+    convert.__name__ = what  # argparse names the type in some messages
     return convert
 
 
-#: argparse type: an integer > 0 (decimal, or 0x/0o/0b-prefixed)
-positive_int = _checked(_int, lambda v: v > 0, "a positive integer")
-#: argparse type: an integer >= 0
-non_negative_int = _checked(_int, lambda v: v >= 0, "a non-negative integer")
+#: argparse type: an integer in [1, 2**53]
+positive_int = int_range(1, COUNT_MAX, "a positive integer (at most 2**53)")
+#: argparse type: an integer in [0, 2**53]
+non_negative_int = int_range(0, COUNT_MAX, "a non-negative integer (at most 2**53)")
+#: argparse type: a seed in [0, 2**31 - 1]
+seed_int = int_range(0, SEED_MAX, "a seed in [0, 2147483647]")
 #: argparse type: a float in [0, 1]
-probability = _checked(float, lambda v: 0.0 <= v <= 1.0, "a probability in [0, 1]")
-#: argparse type: a float > 0
-positive_float = _checked(float, lambda v: v > 0.0, "a positive number")
+probability = float_range(0.0, 1.0, what="a probability in [0, 1]")
+#: argparse type: a finite float > 0 (at most 1e12)
+positive_float = float_range(0.0, 1e12, lo_open=True, what="a positive finite number (at most 1e12)")
+
+
+# -- sizes bounded by the machine ---------------------------------------------------
+def available_memory() -> int:
+    """Bytes of memory a new allocation can use now: ``MemAvailable`` from /proc/meminfo
+    (Linux), else physical memory from ``sysconf``."""
+    try:
+        with open("/proc/meminfo", "rb") as fh:
+            for line in fh.read(1 << 16).decode().splitlines():
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} EiB"
+
+
+def require_memory(needed: int, what: str) -> None:
+    """Raise UserError when ``needed`` bytes (for ``what``, e.g. ``"--population 1e9 (genomes)"``)
+    exceed the memory available now (:func:`available_memory`)."""
+    have = available_memory()
+    if needed > have:
+        raise UserError(f"{what} needs {human_bytes(needed)} of memory; this machine has "
+                        f"{human_bytes(have)} available")
+
+
+# -- input files --------------------------------------------------------------------
+def read_regular_file(path, max_bytes: int, what: str = "file") -> bytes:
+    """The contents of ``path``, which must be a regular file of at most ``max_bytes`` bytes.
+
+    Opened non-blocking (a FIFO with no writer does not hang the open), checked with fstat
+    (FIFOs, character devices such as /dev/zero, sockets and folders are refused), then at
+    most ``max_bytes + 1`` bytes are read, so a file that grows or lies about its size cannot
+    make the read unbounded.
+
+    Raises:
+        UserError: missing, unreadable, not a regular file, or larger than ``max_bytes``.
+    """
+    name = os.fspath(path)
+    if name == "":
+        raise UserError(f"{what} path is empty")
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise UserError(f"cannot read {what} {name!r}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
+            raise UserError(f"{what} {name!r} is {kind}; give a regular file")
+        if st.st_size > max_bytes:
+            raise UserError(f"{what} {name!r} has {st.st_size:,} bytes, more than the {max_bytes:,} allowed")
+        chunks, total = [], 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as exc:
+        raise UserError(f"cannot read {what} {name!r}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > max_bytes:
+        raise UserError(f"{what} {name!r} is larger than the {max_bytes:,} bytes allowed")
+    return data

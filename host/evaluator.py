@@ -14,11 +14,23 @@ Evaluations (jobs) are pulled by idle slots in order (dynamic scheduling). A job
 or the batch it was evaluated in (instances restore a fixed start state, episode seeds
 drive the no-op starts and sticky actions, and each slot's network arithmetic has fixed
 shapes), so a run's fitness values are identical for any ``--workers``.
+
+Leaks and signals: the shared segment is named ``nc2600-<pid>-<random>`` (``/dev/shm`` on
+Linux) and is not left to Python's resource tracker; every new :class:`Evaluator` first
+removes the segments of nc2600 processes that no longer run (:func:`remove_stale_segments`),
+so a SIGKILLed run's segment goes at the next run, ``--resume``, ``play`` or ``bench host``.
+Workers die with their parent (``PR_SET_PDEATHSIG`` on Linux, and an EOF on their pipe
+anywhere), take SIGTERM's default action (quiet exit) and ignore SIGINT (the parent, which
+gets the same Ctrl-C, stops them through their pipes). A worker that dies under the parent
+raises :class:`WorkerDied` (one line in the CLI), or KeyboardInterrupt when a SIGINT/SIGTERM
+killed it (a signal sent to the whole process group).
 """
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import secrets
+import signal
 import time
 from dataclasses import dataclass
 from multiprocessing import shared_memory
@@ -48,6 +60,81 @@ class EpisodeResult:
     reset_frames: int
 
 
+SEGMENT_PREFIX = "nc2600-"
+SHM_DIR = "/dev/shm"
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended during an evaluation (killed, out of memory, emulator crash)."""
+
+
+def _pid_running(pid: int) -> bool:
+    """True when ``pid`` is a live (not zombie) process."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def segment_names(pid: int | None = None) -> list[str]:
+    """Names of nc2600 shared segments in ``/dev/shm`` (of process ``pid`` only, if given)."""
+    try:
+        names = os.listdir(SHM_DIR)
+    except OSError:
+        return []
+    prefix = SEGMENT_PREFIX + (f"{pid}-" if pid is not None else "")
+    return sorted(n for n in names if n.startswith(prefix))
+
+
+def remove_stale_segments() -> list[str]:
+    """Unlink the shared segments of nc2600 processes that are no longer running (left by a
+    SIGKILL or a power cut); returns their names. Segments of live processes are kept."""
+    removed = []
+    for name in segment_names():
+        try:
+            pid = int(name[len(SEGMENT_PREFIX):].split("-")[0])
+        except ValueError:
+            continue
+        if pid != os.getpid() and not _pid_running(pid):
+            try:
+                os.unlink(os.path.join(SHM_DIR, name))
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
+
+
+def _untracked_shm(name: str, create: bool = False, size: int = 0) -> shared_memory.SharedMemory:
+    """A SharedMemory not handed to multiprocessing's resource tracker (whose clean-up at exit
+    warns, and which would unlink the segment under a still-running parent when a worker exits)."""
+    try:
+        return shared_memory.SharedMemory(name=name, create=create, size=size, track=False)
+    except TypeError:                        # Python < 3.13: no track argument
+        shm = shared_memory.SharedMemory(name=name, create=create, size=size)
+        from multiprocessing import resource_tracker
+        resource_tracker.unregister(shm._name, "shared_memory")  # noqa: SLF001
+        return shm
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Linux: SIGKILL this process when its parent ends (prctl PR_SET_PDEATHSIG)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)          # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent_pid:                            # the parent died before prctl
+        os._exit(0)
+
+
 def _layout(n_workers: int, k: int):
     """Shapes of the shared arrays; returns ``[(name, shape, dtype)]``."""
     return [
@@ -67,9 +154,10 @@ class _Shared:
         sizes = [int(np.prod(s)) * np.dtype(d).itemsize for _, s, d in layout]
         offsets = np.cumsum([0] + [(x + 63) // 64 * 64 for x in sizes])
         if name is None:
-            self.shm = shared_memory.SharedMemory(create=True, size=int(offsets[-1]))
+            self.shm = _untracked_shm(f"{SEGMENT_PREFIX}{os.getpid()}-{secrets.token_hex(6)}",
+                                      create=True, size=int(offsets[-1]))
         else:
-            self.shm = shared_memory.SharedMemory(name=name)
+            self.shm = _untracked_shm(name)
         self.arrays = {n: np.ndarray(s, d, buffer=self.shm.buf, offset=int(o))
                        for (n, s, d), o in zip(layout, offsets)}
 
@@ -83,11 +171,20 @@ class _Shared:
         self.arrays = {}
         self.shm.close()
         if unlink:
-            self.shm.unlink()
+            try:
+                os.unlink(os.path.join(SHM_DIR, self.shm.name.lstrip("/")))
+            except FileNotFoundError:
+                pass
+            except OSError:
+                self.shm.unlink()
 
 
 def _worker_main(index: int, shm_name: str, n_workers: int, k: int, rom_path: str,
-                 frame_skip: int, sticky: float, episode_frames: int, backend: str, conn, parent_ends):
+                 frame_skip: int, sticky: float, episode_frames: int, backend: str, conn, parent_ends,
+                 parent_pid: int):
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # quiet exit, no traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # the parent stops us through the pipe
+    _die_with_parent(parent_pid)
     for end in parent_ends:  # copies inherited through fork; the parent's death must show as EOF
         end.close()
     from host.instance import make_instance
@@ -134,7 +231,7 @@ def _worker_main(index: int, shm_name: str, n_workers: int, k: int, rom_path: st
                     else:
                         preprocess.push_frame(obs[s], frames84[j])
             conn.send(block)
-    except (EOFError, KeyboardInterrupt):
+    except (EOFError, KeyboardInterrupt, BrokenPipeError, ConnectionResetError):
         pass
     finally:
         shared.close()
@@ -159,6 +256,8 @@ class Evaluator:
                  sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
                  policy: str = "float"):
         self.n_workers, self.k = int(n_workers), int(envs_per_block)
+        self.shared = None
+        remove_stale_segments()
         self.shared = _Shared(self.n_workers, self.k)
         self.shared.reset_seed[:] = -1
         self.shared.active[:] = False
@@ -170,12 +269,12 @@ class Evaluator:
                 proc = ctx.Process(target=_worker_main, daemon=True,
                                    args=(w, self.shared.shm.name, self.n_workers, self.k, str(rom_path),
                                          frame_skip, sticky, episode_frames, backend, child,
-                                         [*self.conns, parent]))
+                                         [*self.conns, parent], os.getpid()))
                 proc.start()
                 child.close()  # so that a dead worker shows as EOF here
                 self.conns.append(parent)
                 self.procs.append(proc)
-            hello = [c.recv() for c in self.conns]
+            hello = [self._recv(w) for w in range(self.n_workers)]
         except BaseException:
             self.close()
             raise
@@ -245,11 +344,8 @@ class Evaluator:
             if not sent[block]:
                 block ^= 1
                 continue
-            for c in self.conns:
-                try:
-                    got = c.recv()
-                except EOFError:
-                    raise RuntimeError("a worker process died during evaluation") from None
+            for w in range(n_workers):
+                got = self._recv(w)
                 if got != block:
                     raise RuntimeError(f"worker protocol error: expected block {block}, got {got!r}")
             sent[block] = False
@@ -296,6 +392,21 @@ class Evaluator:
             block ^= 1
         return results  # type: ignore[return-value]
 
+    def _recv(self, w: int):
+        """The next message of worker ``w``; raises WorkerDied (or KeyboardInterrupt when a
+        SIGINT/SIGTERM ended it) if it is gone."""
+        try:
+            return self.conns[w].recv()
+        except (EOFError, ConnectionResetError):
+            proc = self.procs[w]
+            proc.join(timeout=1)
+            code = proc.exitcode
+            if code in (-signal.SIGTERM, -signal.SIGINT):
+                raise KeyboardInterrupt from None
+            how = (f"killed by signal {-code}" + (" (out of memory?)" if code == -signal.SIGKILL else "")
+                   if code is not None and code < 0 else f"exit code {code}")
+            raise WorkerDied(f"worker process {w} (pid {proc.pid}) died: {how}") from None
+
     def close(self) -> None:
         """Stop the workers and release the shared memory (idempotent)."""
         for c in getattr(self, "conns", []):
@@ -306,7 +417,8 @@ class Evaluator:
         for p in getattr(self, "procs", []):
             p.join(timeout=5)
             if p.is_alive():
-                p.terminate()
+                p.kill()
+                p.join(timeout=5)
         self.conns, self.procs = [], []
         if getattr(self, "shared", None) is not None:
             self.shared.close(unlink=True)

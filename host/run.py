@@ -2,7 +2,10 @@
 
 Run directory contents (all written atomically: temp file, then rename):
 
-- ``config.json``: every setting (:class:`RunConfig`), package versions, ROM md5, network size;
+- ``.lock``: the exclusive lock of the process that owns the folder (:mod:`host.rundir`);
+- ``config.json``: the settings in force (:class:`RunConfig`), package versions, ROM md5,
+  network size, and ``history``: one entry per start or resume (UTC time, generation,
+  the settings changed, old and new);
 - ``log.jsonl``: one line per generation: ``generation, best, mean, median, elite_score,
   frames`` (cumulative emulated frames, frame skip and resets included), ``wall_s``, ``fps``;
 - ``episodes.jsonl``: one line per evaluated episode: ``generation, individual, episode, kind``
@@ -11,7 +14,12 @@ Run directory contents (all written atomically: temp file, then rename):
   state, counters, log/episode line counts); ``--resume DIR`` continues from it and gives
   the same fitness values as an uninterrupted run;
 - at the end: ``best_params.npy`` (float32), ``best_genome.json``, ``fitness.png``,
-  ``best.gif`` (the elite playing one episode), ``summary.json``.
+  ``best.gif`` (the elite playing one episode), ``summary.json`` (with ``stop_reason``:
+  ``generations`` or ``frame_budget``, and ``stop_message``).
+
+Resuming a finished run changes no file. A run stops only when its generation count or its
+optional frame budget (``--max-frames``, off by default) is reached, and says which, or when
+interrupted (Ctrl-C or SIGTERM: exit 130 and the ``--resume`` command to continue).
 """
 from __future__ import annotations
 
@@ -26,9 +34,19 @@ from pathlib import Path
 
 import numpy as np
 
-from host.errors import UserError
+from host.errors import SEED_MAX, UserError, human_bytes, require_memory
+from host.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
 
 SEED_LIMIT = 2**31 - 1
+
+#: largest accepted values of the run's size options (the memory check comes on top)
+LIMITS = {"population": 1_000_000, "generations": 10_000_000, "max_frames": 10**15,
+          "episode_frames": 10**9, "workers": 1024, "envs_per_block": 4096, "frame_skip": 64,
+          "truncation": 1_000_000, "elite_candidates": 1_000_000, "elite_episodes": 100_000,
+          "test_episodes": 1_000_000, "noise_table_size": 1 << 34, "calibration_obs": 100_000}
+SIGMA_MAX = 10.0      #: mutation power / ES noise std above this are meaningless (weights ~ 0.1)
+ES_LR_MAX = 1.0
+HEARTBEAT_S = 30.0    #: without a progress bar, a line at least this often (seconds) during long work
 
 
 @dataclass
@@ -44,7 +62,7 @@ class RunConfig:
     algo: str = "ga"                    # ga | es | rs
     population: int = 40
     generations: int = 20
-    max_frames: int = 3_000_000         # whole-run frame budget (frame skip included)
+    max_frames: int | None = None       # optional whole-run frame budget (frame skip included)
     episode_frames: int = 2_000         # cap on one episode (emulated frames)
     workers: int = 2
     envs_per_block: int = 6             # instances per block per worker (2 blocks each)
@@ -78,24 +96,33 @@ class RunConfig:
             raise UserError(f"--policy must be float or int8, got {self.policy!r}")
         if self.algo not in ("ga", "es", "rs"):
             raise UserError(f"--algo must be ga, es or rs, got {self.algo!r}")
-        for name in ("population", "generations", "max_frames", "episode_frames", "workers",
-                     "envs_per_block", "frame_skip", "truncation", "elite_candidates",
-                     "elite_episodes", "test_episodes", "noise_table_size"):
+        for name, hi in LIMITS.items():
             value = getattr(self, name)
-            if not isinstance(value, int) or value <= 0:
-                raise UserError(f"--{name.replace('_', '-')} must be a positive integer, got {value!r}")
+            if name == "max_frames" and value is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= hi:
+                raise UserError(f"--{name.replace('_', '-')} must be an integer in [1, {hi:,}], got {value!r}")
         if self.population < 2:
             raise UserError("--population must be at least 2")
+        if self.algo != "es":
+            for name in ("truncation", "elite_candidates"):
+                if getattr(self, name) > self.population:
+                    raise UserError(f"--{name.replace('_', '-')} ({getattr(self, name)}) must be at most "
+                                    f"the population ({self.population})")
+        for name in ("sticky", "es_lr", "es_l2") + (() if self.sigma is None else ("sigma",)):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
+                raise UserError(f"--{name.replace('_', '-')} must be a finite number, got {value!r}")
+        if not 0 < self.effective_sigma() <= SIGMA_MAX:
+            raise UserError(f"--sigma must be in (0, {SIGMA_MAX:g}], got {self.sigma}")
+        if not 0 < self.es_lr <= ES_LR_MAX:
+            raise UserError(f"--es-lr must be in (0, {ES_LR_MAX:g}], got {self.es_lr}")
+        if not isinstance(self.seed, int) or not 0 <= self.seed <= SEED_MAX:
+            raise UserError(f"--seed must be an integer in [0, {SEED_MAX}], got {self.seed!r}")
         if self.algo == "es" and self.population % 2:
             raise UserError("--population must be even for ES (antithetic pairs)")
         if not 0.0 <= self.sticky <= 1.0:
             raise UserError(f"--sticky must be a probability in [0, 1], got {self.sticky}")
-        if self.effective_sigma() <= 0:
-            raise UserError(f"--sigma must be positive, got {self.sigma}")
-        if self.seed < 0:
-            raise UserError(f"--seed must be non-negative, got {self.seed}")
-        if self.frame_skip > 64:
-            raise UserError(f"--frame-skip must be at most 64, got {self.frame_skip}")
         if self.episode_frames <= 30 + self.frame_skip:
             raise UserError(f"--episode-frames must exceed the no-op start (up to 30 frames) plus one "
                             f"frame-skip period ({self.frame_skip}), got {self.episode_frames}")
@@ -104,24 +131,45 @@ class RunConfig:
             raise UserError(f"--noise-table-size must be at least the network size ({n_params(18)}), "
                             f"got {self.noise_table_size}")
 
+    def memory_bytes(self) -> dict[str, int]:
+        """Estimated peak memory of the run by part (bytes; the network of 18 actions, the
+        largest): the noise table (float32), the GA's parameters (current and next generation,
+        float32), the evaluator's two weight tables (one network per slot, float32 or int8),
+        its shared segment (4 x 84 x 84 observations and per-slot results) and its worker
+        processes (about 40 MiB each measured, plus 1 MiB per ALE instance, 0.9 measured)."""
+        from host.policy import n_params
+        n = n_params(18)
+        slots = self.workers * self.envs_per_block
+        per_slot = n * (1 if self.policy == "int8" else 4)
+        return {"noise table": 4 * self.noise_table_size,
+                "population parameters": 0 if self.algo == "es" else 2 * 4 * n * self.population,
+                "evaluator weights": 2 * slots * per_slot,
+                "shared observations": 2 * slots * (4 * 84 * 84 + 64),
+                "worker processes": self.workers * (40 << 20) + 2 * slots * (1 << 20)}
+
+    def check_memory(self) -> None:
+        """UserError naming the settings when :meth:`memory_bytes` exceeds the memory available."""
+        parts = self.memory_bytes()
+        biggest = max(parts, key=parts.get)
+        require_memory(sum(parts.values()),
+                       f"this run (population {self.population:,}, noise table {self.noise_table_size:,}, "
+                       f"{self.workers:,} workers x {self.envs_per_block:,} x 2 instances; "
+                       f"largest part: {biggest}, {human_bytes(parts[biggest])})")
+
 
 #: options that may differ on ``--resume`` (they do not change the results)
 RESUME_MUTABLE = ("generations", "max_frames", "workers", "envs_per_block", "video")
 
 
-# -- small file helpers ---------------------------------------------------------------
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temp file and ``os.replace`` (never half-written)."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+def _utc() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def atomic_write_json(path: Path, obj) -> None:
-    atomic_write_bytes(path, (json.dumps(obj, indent=2) + "\n").encode())
+def _read_lines(path: Path) -> list[bytes]:
+    try:
+        return path.read_bytes().splitlines(keepends=True) if path.exists() else []
+    except OSError as exc:
+        raise fs_error(exc, "read", path) from None
 
 
 def _truncate_lines(path: Path, n: int) -> None:
@@ -129,10 +177,25 @@ def _truncate_lines(path: Path, n: int) -> None:
         if n:
             raise UserError(f"{path} is missing lines that the checkpoint records")
         return
-    lines = path.read_bytes().splitlines(keepends=True)
+    lines = _read_lines(path)
     if len(lines) < n:
         raise UserError(f"{path} has {len(lines)} lines, the checkpoint records {n}")
-    atomic_write_bytes(path, b"".join(lines[:n]))
+    if len(lines) > n:
+        atomic_write_bytes(path, b"".join(lines[:n]))
+
+
+def _json_lines(path: Path, n: int) -> list[dict]:
+    """The first ``n`` lines of a JSON Lines file as objects; UserError naming the first bad line."""
+    out = []
+    for i, line in enumerate(_read_lines(path)[:n]):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise UserError(f"{str(path)!r} line {i + 1} is not a JSON object; the run folder is damaged")
+        out.append(obj)
+    return out
 
 
 def package_versions() -> dict[str, str]:
@@ -158,6 +221,11 @@ class Run:
         self.log_lines = 0
         self.episode_lines = 0
         self.history: list[dict] = []
+        self.folder: RunFolder | None = None
+        self.finished: dict | None = None      # the summary of a finished run (resume: no-op)
+        self.config_doc: dict | None = None
+        self.stop_line: str | None = None
+        self._last_line = time.monotonic()
 
     # ------------------------------------------------------------------------------
     def _make_algorithm(self, n_actions: int, rng):
@@ -184,7 +252,18 @@ class Run:
             return cache[i]
 
         bar = self._bar(len(jobs), kind)
-        results = self.evaluator.evaluate(jobs, params, on_result=(lambda r: bar.update(1)) if bar else None)
+        if bar:
+            on_result = lambda r: bar.update(1)  # noqa: E731
+        else:
+            done = [0, 0]                       # episodes, frames: a line every 30 s at most
+
+            def on_result(r) -> None:
+                done[0] += 1
+                done[1] += r.frames
+                if time.monotonic() - self._last_line >= HEARTBEAT_S:
+                    self._say(f"gen {self.algo.generation} {kind}: {done[0]}/{len(jobs)} episodes, "
+                              f"{self.frames + done[1]:,} frames")
+        results = self.evaluator.evaluate(jobs, params, on_result=on_result)
         if bar:
             bar.close()
         returns = np.zeros((n, episodes))
@@ -236,20 +315,19 @@ class Run:
         from host.games import game_info, resolve_rom
         cfg = self.cfg
         cfg.validate()
+        cfg.check_memory()
         name, rom_path = resolve_rom(cfg.game, cfg.rom)
         cfg.game = name
         self.info = game_info(name, rom_path)
         self.rom_path = rom_path
         out = self.out
-        if not self.resume:
-            if out.exists() and not out.is_dir():
-                raise UserError(f"--out {str(out)!r} exists and is not a directory")
-            if out.exists() and (out / "config.json").exists():
-                raise UserError(f"{str(out)!r} already holds a run; use --resume {out} or another --out")
-            try:
-                out.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise UserError(f"cannot create --out {str(out)!r}: {exc.strerror or exc}") from None
+        if self.resume:
+            self.folder = RunFolder(out).open_existing()
+            self.config_doc = self._read_config()
+            if self._finished_summary() is not None:
+                return                      # finished: nothing to load, nothing to change
+        else:
+            self.folder = RunFolder(out).open_new()
         from host.noise import NoiseTable
         from host.policy import n_params
         self.noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
@@ -261,6 +339,7 @@ class Run:
         self._pending_episodes: list[str] = []
         if self.resume:
             self._load_checkpoint()
+            self._record_resume()
         else:
             atomic_write_json(out / "config.json", {
                 "config": dataclasses.asdict(cfg), "sigma": cfg.effective_sigma(),
@@ -270,7 +349,70 @@ class Run:
                 "episode_frames": cfg.episode_frames, "versions": package_versions(),
                 "protocol": "ALE 0.12, minimal action set, frame skip, no-op starts 1..30 frames, "
                             "FIRE at reset when in the minimal set, sticky actions per frame, raw score",
+                "history": [{"time": _utc(), "event": "start", "generation": 0,
+                             "settings": {k: getattr(cfg, k) for k in RESUME_MUTABLE}}],
             })
+
+    def _read_config(self) -> dict:
+        path = self.out / "config.json"
+        try:
+            doc = json.loads(path.read_text())
+        except OSError as exc:
+            raise fs_error(exc, "read", path) from None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict) or not isinstance(doc.get("config"), dict):
+            raise UserError(f"{str(path)!r} is not a run configuration (a JSON object with \"config\")")
+        return doc
+
+    def _checkpoint_meta(self) -> dict | None:
+        """The checkpoint's metadata, or None when the run stopped before its first generation."""
+        path = self.out / "checkpoint.npz"
+        if not path.exists():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(bytes(z["meta"]).decode())
+            if not isinstance(meta, dict):
+                raise ValueError("meta")
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
+            raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
+        return meta
+
+    def _finished_summary(self) -> dict | None:
+        """On resume: the run's summary when it is finished under the settings now in force
+        (then nothing is loaded, truncated or rewritten), else None."""
+        path = self.out / "summary.json"
+        meta = self._checkpoint_meta()
+        if meta is None or not path.exists():
+            return None
+        try:
+            summary = json.loads(path.read_text())
+            generation = int(meta["algo"]["generation"])
+            frames = int(meta["frames"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None                     # damaged summary: finish the run again
+        cfg = self.cfg
+        if not isinstance(summary, dict):
+            return None
+        if generation >= cfg.generations or (cfg.max_frames is not None and frames >= cfg.max_frames):
+            self.finished = summary
+            self.algo_generation = generation
+            return summary
+        return None
+
+    def _record_resume(self) -> None:
+        """Write the settings now in force into config.json, with a history entry of what changed."""
+        doc = self.config_doc
+        old = doc["config"]
+        changed = {k: [old.get(k), getattr(self.cfg, k)] for k in RESUME_MUTABLE
+                   if old.get(k) != getattr(self.cfg, k)}
+        doc["config"] = {**old, **{k: getattr(self.cfg, k) for k in RESUME_MUTABLE}}
+        history = doc.get("history") if isinstance(doc.get("history"), list) else []
+        history.append({"time": _utc(), "event": "resume", "generation": self.algo.generation,
+                        "changed": changed})
+        doc["history"] = history
+        atomic_write_json(self.out / "config.json", doc)
 
     def _load_checkpoint(self) -> None:
         path = self.out / "checkpoint.npz"
@@ -283,15 +425,16 @@ class Run:
             with np.load(path, allow_pickle=False) as z:
                 meta = json.loads(bytes(z["meta"]).decode())
                 arrays = {k: z[k] for k in z.files if k != "meta"}
+            self.algo.load_state(meta["algo"], arrays)
+            self.rng.bit_generator.state = meta["rng"]
+            self.frames, self.wall_offset = int(meta["frames"]), float(meta["wall_s"])
+            self.log_lines, self.episode_lines = int(meta["log_lines"]), int(meta["episode_lines"])
         except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
             raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
-        self.algo.load_state(meta["algo"], arrays)
-        self.rng.bit_generator.state = meta["rng"]
-        self.frames, self.wall_offset = int(meta["frames"]), float(meta["wall_s"])
-        self.log_lines, self.episode_lines = int(meta["log_lines"]), int(meta["episode_lines"])
+        self.history = _json_lines(self.out / "log.jsonl", self.log_lines)
+        _json_lines(self.out / "episodes.jsonl", self.episode_lines)     # refuse damage before cutting
         _truncate_lines(self.out / "log.jsonl", self.log_lines)
         _truncate_lines(self.out / "episodes.jsonl", self.episode_lines)
-        self.history = [json.loads(line) for line in (self.out / "log.jsonl").read_text().splitlines()]
 
     def _checkpoint(self, wall_s: float) -> None:
         meta_algo, arrays = self.algo.state()
@@ -302,12 +445,7 @@ class Run:
         atomic_write_bytes(self.out / "checkpoint.npz", buf.getvalue())
 
     def _append(self, name: str, lines: list[str]) -> None:
-        if not lines:
-            return
-        with open(self.out / name, "a") as fh:
-            fh.write("\n".join(lines) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        append_lines(self.out / name, lines)
 
     # ------------------------------------------------------------------------------
     def execute(self) -> dict:
@@ -315,17 +453,20 @@ class Run:
         final elite test and the outputs. Returns the summary dict."""
         from host.evaluator import Evaluator
         cfg = self.cfg
+        if self.finished is not None:
+            self.stop_line = (f"nc2600 run: {self.out} is finished ({self.algo_generation} generations); "
+                              f"nothing to do (a larger --generations continues it)")
+            return self.finished
         summary_path = self.out / "summary.json"
-        if self.resume and summary_path.exists():
-            if self.algo.generation >= cfg.generations or self.frames >= cfg.max_frames:
-                return json.loads(summary_path.read_text())      # finished: nothing to do
+        if summary_path.exists():
             summary_path.unlink()                                 # continuing: the old one is stale
         start = time.perf_counter()
         wall = lambda: self.wall_offset + time.perf_counter() - start  # noqa: E731
+        budget = cfg.max_frames if cfg.max_frames is not None else float("inf")
         with Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
                        cfg.episode_frames, cfg.backend, cfg.policy) as ev:
             self.evaluator = ev
-            while self.algo.generation < cfg.generations and self.frames < cfg.max_frames:
+            while self.algo.generation < cfg.generations and self.frames < budget:
                 g0_frames, g0_wall = self.frames, wall()
                 stats = self.algo.generation_step(self._evaluate)
                 now = wall()
@@ -341,13 +482,24 @@ class Run:
                 self.history.append(line)
                 self._checkpoint(now)
                 self._print_generation(line)
+            if self.algo.generation >= cfg.generations:
+                stop_reason = "generations"
+                stop_message = f"reached --generations {cfg.generations}"
+            else:
+                stop_reason = "frame_budget"
+                stop_message = (f"frame budget reached after generation {self.algo.generation - 1}: "
+                                f"{self.frames:,} frames >= --max-frames {cfg.max_frames:,} "
+                                f"({cfg.generations - self.algo.generation} of --generations {cfg.generations} not run)")
+            self.stop_line = f"nc2600 run: stopped: {stop_message}"
+            self._say(self.stop_line)
             best = np.array(self.algo.best_params(), copy=True)
             test_scores = self._evaluate(lambda i: best, 1, cfg.test_episodes, "test")[0]
             self._append("episodes.jsonl", self._pending_episodes)
             self._pending_episodes = []
         wall_s = wall()
-        np.save(self.out / ".best_params.tmp.npy", best)
-        os.replace(self.out / ".best_params.tmp.npy", self.out / "best_params.npy")
+        buf = io.BytesIO()
+        np.save(buf, best)
+        atomic_write_bytes(self.out / "best_params.npy", buf.getvalue())
         atomic_write_json(self.out / "best_genome.json", self.algo.best_genome())
         self._plot()
         video = self._video(best) if cfg.video else None
@@ -356,7 +508,7 @@ class Run:
                    "elite_score": self.algo.elite_score,
                    "elite_test_score": float(np.mean(test_scores)), "elite_test_episodes": cfg.test_episodes,
                    "wall_s": round(wall_s, 2), "host_fps": round(self.frames / max(wall_s, 1e-9), 1),
-                   "video": video}
+                   "video": video, "stop_reason": stop_reason, "stop_message": stop_message}
         summary.update(self._fabric_projection())
         atomic_write_json(self.out / "summary.json", summary)
         return summary
@@ -373,6 +525,10 @@ class Run:
         msg = (f"gen {line['generation']:4d}  best {line['best']:9.1f}  mean {line['mean']:9.2f}  "
                f"median {line['median']:8.1f}  elite {line['elite_score']:9.2f}  "
                f"frames {line['frames']:>11,d}  {line['fps']:>8.0f} frames/s  {line['wall_s']:7.1f} s")
+        self._say(msg)
+
+    def _say(self, msg: str) -> None:
+        self._last_line = time.monotonic()
         if self.progress:
             from tqdm import tqdm
             tqdm.write(msg, file=sys.stdout)

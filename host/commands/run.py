@@ -9,14 +9,15 @@ import sys
 import time
 from pathlib import Path
 
-from host.errors import UserError, non_negative_int, positive_float, positive_int, probability
+from host.errors import UserError, float_range, int_range, probability, seed_int
 
 _D = None  # every option defaults to None so that --resume can tell what was given
 
 
 def register(sub, groups):
-    from host.run import RunConfig
+    from host.run import ES_LR_MAX, LIMITS, SIGMA_MAX, RunConfig
     d = RunConfig()
+    n = lambda name: int_range(1, LIMITS[name])  # noqa: E731
     p = sub.add_parser(
         "run", help="run a neuroevolution experiment (deep GA, ES or random search) on an ALE game",
         description="Deep GA (Such et al. 2017), OpenAI-ES or random search on an ALE 0.12 game. "
@@ -25,29 +26,30 @@ def register(sub, groups):
     p.add_argument("--game", metavar="G", default=_D, help=f"ALE game id (default {d.game}; `nc2600 games` lists them)")
     p.add_argument("--rom", metavar="PATH", default=_D, help="a ROM file instead of --game (checked by md5)")
     p.add_argument("--algo", choices=("ga", "es", "rs"), default=_D, help=f"search algorithm (default {d.algo})")
-    p.add_argument("--population", type=positive_int, metavar="N", default=_D, help=f"individuals per generation (default {d.population})")
-    p.add_argument("--generations", type=positive_int, metavar="K", default=_D, help=f"generations (default {d.generations})")
-    p.add_argument("--max-frames", type=positive_int, metavar="F", default=_D,
-                   help=f"whole-run frame budget, frame skip included; checked before each generation (default {d.max_frames})")
-    p.add_argument("--episode-frames", type=positive_int, metavar="E", default=_D,
+    p.add_argument("--population", type=n("population"), metavar="N", default=_D, help=f"individuals per generation (default {d.population})")
+    p.add_argument("--generations", type=n("generations"), metavar="K", default=_D, help=f"generations (default {d.generations})")
+    p.add_argument("--max-frames", type=n("max_frames"), metavar="F", default=_D,
+                   help="optional whole-run frame budget, frame skip included, checked before each generation; "
+                        "the run says when it stops on it (default: none, --generations alone ends the run)")
+    p.add_argument("--episode-frames", type=n("episode_frames"), metavar="E", default=_D,
                    help=f"cap on emulated frames per episode (default {d.episode_frames}; Such et al.: 20000)")
-    p.add_argument("--workers", type=positive_int, metavar="W", default=_D,
+    p.add_argument("--workers", type=n("workers"), metavar="W", default=_D,
                    help=f"emulator worker processes (default: number of cores, {os.cpu_count()})")
-    p.add_argument("--envs-per-block", type=positive_int, metavar="K", default=_D,
+    p.add_argument("--envs-per-block", type=n("envs_per_block"), metavar="K", default=_D,
                    help=f"game instances per block per worker; each worker holds two blocks (default {d.envs_per_block})")
-    p.add_argument("--seed", type=non_negative_int, metavar="S", default=_D, help=f"run seed (default {d.seed})")
+    p.add_argument("--seed", type=seed_int, metavar="S", default=_D, help=f"run seed (default {d.seed})")
     p.add_argument("--out", metavar="DIR", default=_D, help="run directory (default runs/<game>-<algo>-s<seed>-<time>)")
     p.add_argument("--resume", metavar="DIR", default=_D, help="continue the run in DIR from its last complete checkpoint")
     p.add_argument("--sticky", type=probability, metavar="P", default=_D,
                    help="sticky-action probability per frame (0: none; 0.25: Machado et al. 2018)")
-    p.add_argument("--frame-skip", type=positive_int, metavar="K", default=_D, help=f"frames per decision (default {d.frame_skip})")
-    p.add_argument("--truncation", type=positive_int, metavar="T", default=_D, help=f"GA parents, at most the population (default {d.truncation}; Such et al.: 20)")
-    p.add_argument("--sigma", type=positive_float, metavar="S", default=_D, help="mutation power / ES noise std (default GA 0.002, ES 0.02)")
-    p.add_argument("--elite-candidates", type=positive_int, metavar="C", default=_D, help=f"GA/RS elite candidates, at most the population (default {d.elite_candidates}; Such et al.: 10)")
-    p.add_argument("--elite-episodes", type=positive_int, metavar="E", default=_D, help=f"episodes per elite candidate (default {d.elite_episodes}; Such et al.: 30)")
-    p.add_argument("--test-episodes", type=positive_int, metavar="N", default=_D, help=f"final elite test episodes (default {d.test_episodes}; Such et al.: 200)")
-    p.add_argument("--es-lr", type=positive_float, metavar="LR", default=_D, help=f"ES Adam step size (default {d.es_lr})")
-    p.add_argument("--noise-table-size", type=positive_int, metavar="N", default=_D, help=f"shared noise table entries (default {d.noise_table_size})")
+    p.add_argument("--frame-skip", type=n("frame_skip"), metavar="K", default=_D, help=f"frames per decision (default {d.frame_skip})")
+    p.add_argument("--truncation", type=n("truncation"), metavar="T", default=_D, help=f"GA parents, at most the population (default {d.truncation}; Such et al.: 20)")
+    p.add_argument("--sigma", type=float_range(0, SIGMA_MAX, lo_open=True), metavar="S", default=_D, help="mutation power / ES noise std (default GA 0.002, ES 0.02)")
+    p.add_argument("--elite-candidates", type=n("elite_candidates"), metavar="C", default=_D, help=f"GA/RS elite candidates, at most the population (default {d.elite_candidates}; Such et al.: 10)")
+    p.add_argument("--elite-episodes", type=n("elite_episodes"), metavar="E", default=_D, help=f"episodes per elite candidate (default {d.elite_episodes}; Such et al.: 30)")
+    p.add_argument("--test-episodes", type=n("test_episodes"), metavar="N", default=_D, help=f"final elite test episodes (default {d.test_episodes}; Such et al.: 200)")
+    p.add_argument("--es-lr", type=float_range(0, ES_LR_MAX, lo_open=True), metavar="LR", default=_D, help=f"ES Adam step size (default {d.es_lr})")
+    p.add_argument("--noise-table-size", type=n("noise_table_size"), metavar="N", default=_D, help=f"shared noise table entries (default {d.noise_table_size})")
     p.add_argument("--backend", choices=("ale", "rtl"), default=_D,
                    help="game instances: ale (ale-py) or rtl (the Verilated console RTL; reward from RAM by the "
                         "game rules; slow: about 100 frames/s per instance)")
@@ -71,15 +73,23 @@ def build(args) -> tuple:
     if args.resume is not None:
         if args.out is not None:
             raise UserError("give either --out or --resume, not both")
+        if args.resume.strip() == "":
+            raise UserError("--resume is empty; give the run folder")
         out = Path(args.resume)
         try:
-            saved = json.loads((out / "config.json").read_text())["config"]
+            saved = json.loads((out / "config.json").read_text())
         except FileNotFoundError:
             raise UserError(f"{str(out)!r} holds no run (config.json missing)") from None
-        except (OSError, ValueError, KeyError) as exc:
-            raise UserError(f"cannot read {str(out / 'config.json')!r}: {exc}") from None
+        except (OSError, ValueError) as exc:
+            raise UserError(f"cannot read {str(out / 'config.json')!r}: {getattr(exc, 'strerror', None) or exc}") from None
+        saved = saved.get("config") if isinstance(saved, dict) else None
+        if not isinstance(saved, dict):
+            raise UserError(f"{str(out / 'config.json')!r} is not a run configuration (a JSON object with \"config\")")
         names = {f.name for f in dataclasses.fields(RunConfig)}
-        cfg = RunConfig(**{k: v for k, v in saved.items() if k in names})
+        try:
+            cfg = RunConfig(**{k: v for k, v in saved.items() if k in names})
+        except TypeError as exc:
+            raise UserError(f"{str(out / 'config.json')!r} is damaged: {exc}") from None
         for k, v in given.items():
             if k in RESUME_MUTABLE:
                 setattr(cfg, k, v)
@@ -93,23 +103,40 @@ def build(args) -> tuple:
         setattr(cfg, k, v)
     if "game" not in given and "rom" in given:
         cfg.game = None
+    if args.out is not None and args.out.strip() == "":
+        raise UserError("--out is empty; give a folder name")
     out = Path(args.out) if args.out is not None else Path("runs") / (
         f"{cfg.game or Path(cfg.rom).stem}-{cfg.algo}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
     return cfg, out, False
 
 
 def main(args) -> int:
+    from host.evaluator import WorkerDied
     from host.run import Run
     cfg, out, resume = build(args)
     progress = {"auto": None, "bar": True, "lines": False}[args.progress]
     run = Run(cfg, out, resume=resume, progress=progress)
-    run.prepare()
+    try:
+        run.prepare()
+    except BaseException:
+        if run.folder is not None:
+            run.folder.release()
+        raise
     print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "
           f"workers {cfg.workers} -> {out}", flush=True)
     try:
         summary = run.execute()
-    except KeyboardInterrupt:
-        sys.stderr.write(f"nc2600: interrupted; continue with: nc2600 run --resume {out}\n")
+    except WorkerDied as exc:
+        sys.stderr.write(f"nc2600: error: {exc}; continue with: nc2600 run --resume {out}\n")
+        return 1
+    except KeyboardInterrupt as exc:
+        how = "terminated (SIGTERM)" if type(exc).__name__ == "Terminated" else "interrupted"
+        sys.stderr.write(f"nc2600: {how}; continue with: nc2600 run --resume {out}\n")
         return 130
+    finally:
+        if run.folder is not None:
+            run.folder.release()
+    if run.finished is not None:
+        print(run.stop_line, flush=True)
     print(json.dumps(summary), flush=True)
     return 0

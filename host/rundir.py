@@ -1,0 +1,189 @@
+"""Run folders that cannot be corrupted: one writer at a time, only empty folders or runs,
+files replaced whole.
+
+A run folder is owned by one process at a time through an exclusive ``flock`` on its
+``.lock`` file (taken non-blocking; the kernel releases it when the process ends, however it
+ends, so a crash never leaves a folder locked). The lock file holds the owner's pid, which
+the refusal message names. Forked children (the evaluator's workers) close their inherited
+copy at once (``os.register_at_fork``), so the lock dies with the process that took it.
+
+A fresh run goes only into a missing or empty folder (a folder holding nothing but a
+``.lock`` counts as empty: a run stopped before it wrote ``config.json``); a folder with
+``config.json`` is a run (``--resume`` it), any other non-empty folder is the user's and is
+refused untouched.
+
+Every file is written to a temp name beside it, fsynced and renamed over the target
+(:func:`atomic_write_bytes`); a failed write (full disk, read-only folder) removes its temp
+file and raises :class:`~host.errors.UserError` with one line.
+"""
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+
+from host.errors import UserError
+
+LOCK_NAME = ".lock"
+_held_fds: set[int] = set()
+
+
+def _close_in_child() -> None:
+    for fd in list(_held_fds):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _held_fds.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_in_child)
+
+
+def fs_error(exc: OSError, action: str, path) -> UserError:
+    """One-line UserError for a file-system fault (``action`` e.g. ``"write"``)."""
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC:
+        reason = "no space left on the device"
+    elif exc.errno == errno.ENAMETOOLONG:
+        reason = "file name too long"
+    return UserError(f"cannot {action} {str(path)!r}: {reason}")
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temp file and ``os.replace`` (never half-written).
+
+    Raises:
+        UserError: the folder is not writable, the disk is full, the name is too long; the
+        temp file is removed and ``path`` keeps its previous contents.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as exc:
+        raise fs_error(exc, "write", path) from None
+
+
+def atomic_write_json(path: Path, obj) -> None:
+    atomic_write_bytes(path, (json.dumps(obj, indent=2) + "\n").encode())
+
+
+def append_lines(path: Path, lines: list[str]) -> None:
+    """Append ``lines`` (each without its newline) and fsync. A failed append (full disk)
+    raises UserError; a partial last line is cut by the next resume (line counts are
+    checkpointed)."""
+    if not lines:
+        return
+    try:
+        with open(path, "a") as fh:
+            fh.write("\n".join(lines) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise fs_error(exc, "write", path) from None
+
+
+class RunFolder:
+    """The exclusive owner of one run folder (see module doc). Use :meth:`open_new` or
+    :meth:`open_existing`; the lock is held until :meth:`release` or the process ends."""
+
+    def __init__(self, path) -> None:
+        text = os.fspath(path)
+        if text == "" or text.isspace():
+            raise UserError("the run folder path is empty; give --out DIR")
+        self.path = Path(text)
+        self.fd: int | None = None
+
+    # ------------------------------------------------------------------------------
+    def _entries(self) -> set[str]:
+        try:
+            return set(os.listdir(self.path)) - {LOCK_NAME}
+        except OSError as exc:
+            raise fs_error(exc, "read folder", self.path) from None
+
+    def _check_new(self) -> None:
+        p = self.path
+        if not p.exists():
+            return
+        if not p.is_dir():
+            raise UserError(f"--out {str(p)!r} exists and is not a folder")
+        entries = self._entries()
+        if "config.json" in entries:
+            raise UserError(f"{str(p)!r} already holds a run; use --resume {p} or another --out")
+        if entries:
+            shown = ", ".join(sorted(entries)[:3]) + (", ..." if len(entries) > 3 else "")
+            raise UserError(f"--out {str(p)!r} is not empty and holds no run ({shown}); "
+                            f"give a new or empty folder")
+
+    def open_new(self) -> "RunFolder":
+        """Create (or take an empty) folder for a fresh run and lock it."""
+        self._check_new()
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise fs_error(exc, "create --out", self.path) from None
+        self._lock()
+        try:
+            self._check_new()          # another process may have filled it before our lock
+        except UserError:
+            self.release()
+            raise
+        return self
+
+    def open_existing(self) -> "RunFolder":
+        """Lock the run in an existing folder (``--resume``)."""
+        p = self.path
+        if not p.is_dir():
+            raise UserError(f"--resume {str(p)!r}: no such folder")
+        if not (p / "config.json").is_file():
+            raise UserError(f"{str(p)!r} holds no run (config.json missing)")
+        self._lock()
+        return self
+
+    def _lock(self) -> None:
+        import fcntl
+        lock = self.path / LOCK_NAME
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            raise fs_error(exc, "lock", self.path) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            try:
+                owner = os.pread(fd, 64, 0).decode(errors="replace").split()[0]
+            except (OSError, IndexError):
+                owner = "?"
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise UserError(f"run folder {str(self.path)!r} is in use by another nc2600 process "
+                                f"(pid {owner}); wait for it to finish or stop it") from None
+            raise fs_error(exc, "lock", self.path) from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass                        # the pid is only for the message
+        self.fd = fd
+        _held_fds.add(fd)
+
+    def release(self) -> None:
+        """Drop the lock (the ``.lock`` file stays: removing it would race a waiting process)."""
+        if self.fd is not None:
+            _held_fds.discard(self.fd)
+            os.close(self.fd)
+            self.fd = None
