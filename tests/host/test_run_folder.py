@@ -1,0 +1,186 @@
+"""Run folders that cannot be corrupted (issue 17): one writer, no mixing, nothing lost,
+stops that say why, SIGTERM like Ctrl-C, no /dev/shm leak after SIGKILL."""
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from host.evaluator import segment_names
+from host.rundir import RunFolder
+
+TINY = ["--game", "breakout", "--population", "4", "--generations", "2", "--episode-frames", "200",
+        "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "2", "--envs-per-block", "2",
+        "--truncation", "2", "--noise-table-size", str(1 << 20), "--progress", "lines", "--workers", "1",
+        "--no-video"]
+
+
+def nc2600(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True, **kw)
+
+
+def digest(folder: Path) -> dict[str, str]:
+    """md5 of every file (the lock file's content, a pid, excluded)."""
+    return {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())
+            if p.is_file() and p.name != ".lock"}
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fin") / "run"
+    proc = nc2600("run", *TINY, "--seed", "3", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return out, proc
+
+
+def test_stop_reason_printed_and_in_summary(finished):
+    out, proc = finished
+    assert "nc2600 run: stopped: reached --generations 2" in proc.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stop_reason"] == "generations" and summary["generations"] == 2
+
+
+def test_resume_of_finished_run_changes_no_file(finished, tmp_path):
+    out = tmp_path / "copy"
+    shutil.copytree(finished[0], out)
+    before = digest(out)
+    n_episodes = len((out / "episodes.jsonl").read_text().splitlines())
+    proc = nc2600("run", "--resume", str(out), "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "is finished (2 generations); nothing to do" in proc.stdout
+    assert digest(out) == before
+    # 2 generations x (4 train + 2 elite x 1) + 2 test episodes: the test lines are kept
+    assert n_episodes == 14
+
+
+def test_resume_records_settings_in_force_and_history(finished, tmp_path):
+    out = tmp_path / "more"
+    shutil.copytree(finished[0], out)
+    proc = nc2600("run", "--resume", str(out), "--generations", "3", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["config"]["generations"] == 3 and cfg["config"]["workers"] == 2
+    assert [h["event"] for h in cfg["history"]] == ["start", "resume"]
+    assert cfg["history"][1]["generation"] == 2
+    assert cfg["history"][1]["changed"] == {"generations": [2, 3], "workers": [1, 2]}
+    assert json.loads((out / "summary.json").read_text())["generations"] == 3
+
+
+def test_frame_budget_stop_is_said(tmp_path):
+    out = tmp_path / "budget"
+    proc = nc2600("run", *TINY, "--generations", "5", "--max-frames", "1", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stop_reason"] == "frame_budget" and summary["generations"] == 1
+    assert "frame budget reached after generation 0" in proc.stdout
+    assert "4 of --generations 5 not run" in summary["stop_message"]
+
+
+def test_second_writer_exits_2_with_one_line(finished, tmp_path):
+    out = tmp_path / "locked"
+    shutil.copytree(finished[0], out)
+    holder = RunFolder(out).open_existing()          # this process owns the folder
+    try:
+        before = digest(out)
+        proc = nc2600("run", "--resume", str(out), "--generations", "3")
+        assert proc.returncode == 2
+        assert proc.stderr == (f"nc2600: error: run folder {str(out)!r} is in use by another nc2600 "
+                               f"process (pid {os.getpid()}); wait for it to finish or stop it\n")
+        assert digest(out) == before
+    finally:
+        holder.release()
+    # a lock whose owner is gone (released here; a crash releases it the same way) is free again
+    assert nc2600("run", "--resume", str(out)).returncode == 0
+
+
+def test_two_fresh_runs_into_one_folder(tmp_path):
+    out = tmp_path / "twice"
+    out.mkdir()
+    holder = RunFolder(out).open_new()
+    try:
+        proc = nc2600("run", *TINY, "--out", str(out))
+        assert proc.returncode == 2 and "is in use by another nc2600 process" in proc.stderr
+        assert sorted(os.listdir(out)) == [".lock"]
+    finally:
+        holder.release()
+
+
+def test_refuses_non_empty_folder_that_is_not_a_run(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "summary.json").write_text("my own notes")
+    proc = nc2600("run", *TINY, "--out", str(out))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "is not empty and holds no run (summary.json)" in proc.stderr
+    assert os.listdir(out) == ["summary.json"] and (out / "summary.json").read_text() == "my own notes"
+
+
+@pytest.mark.parametrize("damage,message", [
+    ("log", "line 1 is not a JSON object"),
+    ("config", "is not a run configuration"),
+])
+def test_damaged_run_folder_is_one_line(finished, tmp_path, damage, message):
+    out = tmp_path / "damaged"
+    shutil.copytree(finished[0], out)
+    (out / "summary.json").unlink()
+    if damage == "log":
+        (out / "log.jsonl").write_text("not json\n" + (out / "log.jsonl").read_text())
+    else:
+        (out / "config.json").write_text("[1, 2]")
+    before = digest(out)
+    proc = nc2600("run", "--resume", str(out))
+    assert proc.returncode == 2 and message in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    assert digest(out) == before
+
+
+def test_read_only_folder_is_one_line(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only folders")
+    out = tmp_path / "ro"
+    out.mkdir()
+    out.chmod(0o500)
+    try:
+        proc = nc2600("run", *TINY, "--out", str(out / "sub"))
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    finally:
+        out.chmod(0o700)
+
+
+def _wait_for(path: Path, timeout: float = 120.0) -> None:
+    t0 = time.monotonic()
+    while not path.exists():
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError(f"{path} not written within {timeout} s")
+        time.sleep(0.05)
+
+
+def test_sigterm_is_like_ctrl_c_and_sigkill_leaks_nothing(tmp_path):
+    out = tmp_path / "sig"
+    args = [sys.executable, "-m", "host.cli", "run", *TINY, "--generations", "50", "--out", str(out)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for(out / "checkpoint.npz")
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert stderr == f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"
+    assert segment_names(proc.pid) == []
+    # SIGKILL: the segment stays until the next evaluator (here: the resume) removes it
+    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", "--resume", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while not segment_names(proc.pid) and time.monotonic() - t0 < 120:
+        time.sleep(0.05)
+    assert segment_names(proc.pid), "the resumed run never created its segment"
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert len(segment_names(proc.pid)) == 1
+    done = nc2600("run", "--resume", str(out), "--generations", "3", timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert segment_names(proc.pid) == []
+    assert json.loads((out / "summary.json").read_text())["generations"] == 3
