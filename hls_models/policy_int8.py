@@ -503,6 +503,7 @@ def agreement_table(games: list[str], seeds=(0, 1, 2, 3), n_obs: int = 300, act_
 
 if __name__ == "__main__":
     import argparse
+    import sys
     parser = argparse.ArgumentParser(
         prog="python -m hls_models.policy_int8",
         description="Inference-engine cycles and BRAM/DSP per MAC-lane count; with --agreement, "
@@ -511,7 +512,18 @@ if __name__ == "__main__":
     parser.add_argument("--act-max", type=int, choices=(127, 255), default=ACT_MAX,
                         help=f"activation ceiling (default {ACT_MAX})")
     args = parser.parse_args()
-    if args.agreement:
-        print(agreement_table(args.agreement.split(","), act_max=args.act_max))
+    if args.agreement is not None:
+        games = [g.strip() for g in args.agreement.split(",")]
+        if not all(games):
+            sys.stderr.write(f"{parser.prog}: error: --agreement: give comma-separated ALE game ids, "
+                             f"got {args.agreement!r}\n")
+            raise SystemExit(2)
+        try:
+            print(agreement_table(games, act_max=args.act_max))
+        except Exception as exc:   # the host's UserError (unknown game): one line, exit 2
+            if type(exc).__name__ != "UserError":
+                raise
+            sys.stderr.write(f"{parser.prog}: error: {exc}\n")
+            raise SystemExit(2) from None
     else:
         print(lanes_table())

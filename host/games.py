@@ -50,11 +50,9 @@ def resolve_rom(game: str | None = None, rom: str | os.PathLike | None = None) -
     """
     ale_py = _ale()
     if rom is not None:
+        from host.errors import read_regular_file
         path = Path(rom)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise UserError(f"cannot read ROM {str(path)!r}: {exc.strerror or exc}") from None
+        data = read_regular_file(rom, max(KNOWN_ROM_SIZES), "ROM")
         if len(data) not in KNOWN_ROM_SIZES:
             raise UserError(f"ROM {str(path)!r} has {len(data)} bytes, not a 2600 cartridge size "
                             f"({', '.join(map(str, KNOWN_ROM_SIZES))})")

@@ -40,7 +40,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -51,14 +50,16 @@ RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", 
 DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
 KINDS = (RTL, DERIVED, MODEL, PUBLISHED, MISSING)
 
-#: NTSC frame: 262 scanlines x 228 colour clocks (system-facts.md).
+#: NTSC frame: 262 scanlines x 228 colour clocks (Stella Programmer's Guide, 1979).
 NTSC_COLOUR_CLOCKS = 262 * 228
-#: Published figures (system-facts.md; the neural-computer descriptions of 2020).
+#: Published figures (arXiv 2005.04536 and 2003.11178, 2020; see PUBLISHED_SOURCE).
 PUBLISHED_FABRIC_FPS = 1.2e6
 PUBLISHED_CEILING_FPS = 2.09e6         #: 832 instances x 2514 frames/s
 PUBLISHED_INSTANCE_FPS = 2514          #: at 150 MHz
 PUBLISHED_CLOCK_MHZ = 150.0
-PUBLISHED_SOURCE = "neural computer, published descriptions (2020); shared/reference/system-facts.md"
+PUBLISHED_SOURCE = ("Asseman, Antoine, Ozcan, \"Accelerating Deep Neuroevolution on Distributed FPGAs for "
+                    "Reinforcement Learning Problems\", arXiv 2005.04536 (2020); \"Overview of the IBM Neural "
+                    "Computer Architecture\", arXiv 2003.11178 (2020)")
 ACTION_SELECT_LANES = 18               #: the RTL block is built for ALE's full action set
 
 
@@ -562,9 +563,8 @@ def render_html(result: dict, inp: Inputs, images: dict[str, str], out: Path, me
 
 
 def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text)
-    tmp.replace(path)
+    from host.rundir import atomic_write_bytes
+    atomic_write_bytes(path, text.encode())
 
 
 def write(inp: Inputs, out: Path, meta: dict | None = None) -> dict:

@@ -26,10 +26,9 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np

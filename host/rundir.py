@@ -187,3 +187,51 @@ class RunFolder:
             _held_fds.discard(self.fd)
             os.close(self.fd)
             self.fd = None
+
+
+# -- output folders and files of the other commands (report, synth, mesh, play, rtl-play) --
+def prepare_output_folder(path, option: str = "--out") -> Path:
+    """Check and create an output folder before any work: a non-empty name, not an existing
+    file, creatable and writable (a temp file is made and removed), so that a command fails in
+    its first second, with one line, rather than after its work.
+
+    Raises:
+        UserError: empty name, a file in the way, permission, read-only file system, /proc, ...
+    """
+    text = os.fspath(path)
+    if text.strip() == "":
+        raise UserError(f"{option} is empty; give a folder name")
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{option} {text!r} exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".nc2600-write-test-{os.getpid()}"
+        with open(probe, "wb") as fh:
+            fh.write(b"x")
+        os.unlink(probe)
+    except OSError as exc:
+        raise fs_error(exc, f"write into {option}", out) from None
+    return out
+
+
+def check_output_file(path, option: str = "--out") -> Path:
+    """Check an output file's path before any work: non-empty, not a folder, its folder exists
+    and is writable. Raises UserError."""
+    text = os.fspath(path)
+    if text.strip() == "":
+        raise UserError(f"{option} is empty; give a file name")
+    p = Path(text)
+    if p.is_dir():
+        raise UserError(f"{option} {text!r} is a folder; give a file name")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise UserError(f"{option} {text!r}: folder {str(folder)!r} does not exist")
+    probe = folder / f".nc2600-write-test-{os.getpid()}"
+    try:
+        with open(probe, "wb") as fh:
+            fh.write(b"x")
+        os.unlink(probe)
+    except OSError as exc:
+        raise fs_error(exc, f"write {option}", p) from None
+    return p

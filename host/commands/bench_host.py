@@ -19,7 +19,7 @@ from host.cli import DefaultsFormatter
 import json
 import time
 
-from host.errors import positive_float, positive_int
+from host.errors import float_range, int_range
 
 
 def register(sub, groups):
@@ -27,10 +27,10 @@ def register(sub, groups):
     p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's frames/s (one JSON line)",
                                    formatter_class=DefaultsFormatter)
     p.add_argument("--game", default="breakout", metavar="G", help="ALE game id")
-    p.add_argument("--seconds", type=positive_float, default=20.0, metavar="S", help="measuring time per part")
-    p.add_argument("--workers", type=positive_int, default=None, metavar="W", help="worker processes (default: cores)")
-    p.add_argument("--envs-per-block", type=positive_int, default=6, metavar="K", help="instances per block per worker")
-    p.add_argument("--episode-frames", type=positive_int, default=4000, metavar="E", help="episode cap in frames")
+    p.add_argument("--seconds", type=float_range(0, 3600, lo_open=True), default=20.0, metavar="S", help="measuring time per part")
+    p.add_argument("--workers", type=int_range(1, 1024), default=None, metavar="W", help="worker processes (default: cores)")
+    p.add_argument("--envs-per-block", type=int_range(1, 4096), default=6, metavar="K", help="instances per block per worker")
+    p.add_argument("--episode-frames", type=int_range(35, 10**9), default=4000, metavar="E", help="episode cap in frames")
     p.set_defaults(func=main)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 
-from host.errors import UserError, positive_int
+from host.errors import UserError, int_range
 
 
 def run(args) -> int:
@@ -60,5 +60,5 @@ def register(subparsers, groups) -> None:
                                    description="Console RTL frames/s per core (Verilator) beside ALE frames/s, "
                                                "same game and random actions, one JSON line.")
     p.add_argument("--game", default="seaquest", help="ALE game id (default seaquest)")
-    p.add_argument("--frames", type=positive_int, default=600, help="frames to time (default 600)")
+    p.add_argument("--frames", type=int_range(1, 10**6), default=600, help="frames to time (default 600)")
     p.set_defaults(func=run)

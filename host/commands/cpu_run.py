@@ -23,7 +23,7 @@ import argparse
 import json
 import sys
 
-from host.errors import UserError, non_negative_int, positive_int
+from host.errors import UserError, int_range
 
 DEFAULT_MAX_CYCLES = 10_000_000
 
@@ -56,7 +56,7 @@ def register(subparsers, groups) -> None:
     parser.add_argument("--load", required=True, type=_address, metavar="ADDR",
                         help="address of the image's first byte")
     parser.add_argument("--start", required=True, type=_address, metavar="ADDR", help="initial PC")
-    parser.add_argument("--max-cycles", type=positive_int, default=DEFAULT_MAX_CYCLES, metavar="N",
+    parser.add_argument("--max-cycles", type=int_range(1, 10**11), default=DEFAULT_MAX_CYCLES, metavar="N",
                         help="stop after N CPU cycles")
     parser.add_argument("--dump", type=_dump_range, metavar="START:END",
                         help="memory range to print after the run (both ends included)")
@@ -68,11 +68,11 @@ def register(subparsers, groups) -> None:
     bench = groups["bench"].add_parser(
         "cpu", help="6507 core speed: fast Verilator harness and cocotb (CPU cycles/s), py65 (instructions/s)",
         formatter_class=DefaultsFormatter)
-    bench.add_argument("--cycles", type=positive_int, default=50_000_000, metavar="N",
+    bench.add_argument("--cycles", type=int_range(1, 10**11), default=50_000_000, metavar="N",
                        help="CPU cycles timed in the fast harness")
-    bench.add_argument("--cocotb-cycles", type=non_negative_int, default=100_000, metavar="N",
+    bench.add_argument("--cocotb-cycles", type=int_range(0, 10**9), default=100_000, metavar="N",
                        help="CPU cycles timed under cocotb (0 skips cocotb)")
-    bench.add_argument("--py65-instructions", type=positive_int, default=200_000, metavar="N",
+    bench.add_argument("--py65-instructions", type=int_range(1, 10**10), default=200_000, metavar="N",
                        help="instructions timed on py65")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=bench_cpu)
@@ -99,13 +99,8 @@ def bench_cpu(args) -> int:
 
 def load_image(path: str, load: int) -> bytes:
     """Read the image file and check that it fits at ``load`` in 64 KiB (UserError if not)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(0x10001)
-    except OSError as exc:
-        raise UserError(f"cannot read image {path!r}: {exc.strerror or exc}") from None
-    if len(data) > 0x10000:
-        raise UserError(f"image {path!r} is larger than 64 KiB")
+    from host.errors import read_regular_file
+    data = read_regular_file(path, 0x10000, "image")
     if load + len(data) > 0x10000:
         raise UserError(f"image of {len(data)} bytes does not fit at ${load:04X} "
                         f"(it would end at ${load + len(data) - 1:X}, past $FFFF)")

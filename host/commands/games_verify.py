@@ -19,7 +19,7 @@ import json
 import sys
 import time
 
-from host.errors import UserError, non_negative_int, positive_int, probability
+from host.errors import UserError, int_range, probability, seed_int
 
 #: Games the CI sample checks (fast, and covering the rule kinds: BCD with byte order,
 #: binary scores, wrap, latches, counters, cartridge RAM).
@@ -234,20 +234,20 @@ def register(subparsers, groups) -> None:
     sel.add_argument("--game", action="append", metavar="NAME", help="game to check (repeatable)")
     sel.add_argument("--all", action="store_true", help="check every game in the table")
     sel.add_argument("--sample", action="store_true", help=f"check the CI sample: {', '.join(CI_SAMPLE)}")
-    p.add_argument("--frames", type=positive_int, default=20000, metavar="N", help="random-action frames per game")
-    p.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
+    p.add_argument("--frames", type=int_range(1, 10**7), default=20000, metavar="N", help="random-action frames per game")
+    p.add_argument("--seed", type=seed_int, default=0, metavar="S",
                    help="seed of the action choice and of ALE's random_seed")
-    p.add_argument("--max-episode-frames", type=non_negative_int, default=18000, metavar="N",
+    p.add_argument("--max-episode-frames", type=int_range(0, 10**9), default=18000, metavar="N",
                    help="reset_game after this many frames of one episode even without game over (0: never)")
     p.add_argument("--poke", type=probability, default=0.0, metavar="P",
                    help="fraction of frames before which one watched RAM byte is overwritten (setRAM) to reach rare "
                         "branches such as game over; 0 for plain random play")
-    p.add_argument("--mode", type=non_negative_int, default=None, metavar="M",
+    p.add_argument("--mode", type=int_range(0, 255), default=None, metavar="M",
                    help="game mode; None: each game's ALE default mode")
     p.add_argument("--all-modes", action="store_true",
                    help="check every game mode of each selected game (--frames each)")
-    p.add_argument("--difficulty", type=non_negative_int, default=None, metavar="D",
+    p.add_argument("--difficulty", type=int_range(0, 255), default=None, metavar="D",
                    help="difficulty switch setting; None: ALE's default, 0")
-    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="games checked in parallel")
+    p.add_argument("--jobs", type=int_range(1, 256), default=1, metavar="N", help="games checked in parallel")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)

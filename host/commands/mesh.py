@@ -32,12 +32,11 @@ from host.cli import DefaultsFormatter
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import time
+from pathlib import Path
 
-from host.errors import UserError, non_negative_int, positive_float, positive_int
+from host.errors import UserError, float_range, int_range, seed_int
 
 
 def _shape(text: str):
@@ -48,14 +47,8 @@ def _shape(text: str):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _non_negative_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not v >= 0 or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return v
+#: upper bounds of the machine and workload options (a mesh of 1,000 cards is 27,000 nodes)
+_CARDS, _COUNT = 1000, 100_000
 
 
 def register(subparsers, groups):
@@ -66,58 +59,58 @@ def register(subparsers, groups):
                     "where the time goes, and the exactly-once check under faults.",
         formatter_class=DefaultsFormatter)
     m = p.add_argument_group("machine")
-    m.add_argument("--cards", type=positive_int, default=16, metavar="C", help="module cards")
-    m.add_argument("--nodes-per-card", type=positive_int, default=27, metavar="N",
+    m.add_argument("--cards", type=int_range(1, _CARDS), default=16, metavar="C", help="module cards")
+    m.add_argument("--nodes-per-card", type=int_range(1, 1000), default=27, metavar="N",
                    help="nodes per card (one is the card's I/O node)")
-    m.add_argument("--instances-per-node", type=positive_int, default=2, metavar="I",
+    m.add_argument("--instances-per-node", type=int_range(1, 64), default=2, metavar="I",
                    help="game instances per worker node")
     m.add_argument("--mesh", type=_shape, default=None, metavar="XxYxZ",
                    help="node mesh shape (default: cards in a square grid, 16 cards -> 12x12x3)")
-    m.add_argument("--clock-mhz", type=positive_float, default=150.0, metavar="F",
+    m.add_argument("--clock-mhz", type=float_range(0, 10_000, lo_open=True), default=150.0, metavar="F",
                    help="fabric clock; one colour clock per cycle")
-    m.add_argument("--colour-clocks-per-frame", type=positive_int, default=None, metavar="CC",
+    m.add_argument("--colour-clocks-per-frame", type=int_range(1, 10**7), default=None, metavar="CC",
                    help="per-game frame length (default: the run's figure or 262 x 228 = 59736)")
-    m.add_argument("--lanes", type=positive_int, default=16, metavar="L", help="policy engine MAC lanes")
-    m.add_argument("--n-actions", type=positive_int, default=None, metavar="A",
+    m.add_argument("--lanes", type=int_range(1, 4096), default=16, metavar="L", help="policy engine MAC lanes")
+    m.add_argument("--n-actions", type=int_range(1, 18), default=None, metavar="A",
                    help="policy outputs (default: the run's or 18)")
     m.add_argument("--inference", choices=("pipelined", "serial"), default="pipelined",
                    help="pipelined: console stalls only when a forward pass outlasts a frame-skip period "
                         "(published design); serial: console waits for every decision")
-    m.add_argument("--reset-frames", type=non_negative_int, default=68, metavar="F",
+    m.add_argument("--reset-frames", type=int_range(0, 10**6), default=68, metavar="F",
                    help="uncounted frames per reset (ALE's 60+4+4; 1 models a state-snapshot reset)")
-    m.add_argument("--link-latency-us", type=_non_negative_float, default=1.0, metavar="US",
+    m.add_argument("--link-latency-us", type=float_range(0, 1e6), default=1.0, metavar="US",
                    help="per-hop link latency")
-    m.add_argument("--link-gbytes-s", type=positive_float, default=16 / 6, metavar="GB",
+    m.add_argument("--link-gbytes-s", type=float_range(0, 1e6, lo_open=True), default=16 / 6, metavar="GB",
                    help="bandwidth per link direction (432 GB/s per card / 27 nodes / 6 ports)")
     g = p.add_argument_group("GA workload")
     g.add_argument("--run", dest="run_dir", default=None, metavar="DIR",
                    help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json)")
-    g.add_argument("--population", type=positive_int, default=1000, metavar="P", help="GA individuals per generation")
-    g.add_argument("--generations", type=positive_int, default=None, metavar="G",
+    g.add_argument("--population", type=int_range(1, _COUNT), default=1000, metavar="P", help="GA individuals per generation")
+    g.add_argument("--generations", type=int_range(1, 1000), default=None, metavar="G",
                    help="generations (default 1; with --run: all recorded)")
-    g.add_argument("--episodes", type=positive_int, default=1, metavar="E", help="training episodes per individual")
-    g.add_argument("--elite-candidates", type=non_negative_int, default=10, metavar="K", help="elite candidates re-evaluated per generation")
-    g.add_argument("--elite-episodes", type=non_negative_int, default=30, metavar="E",
+    g.add_argument("--episodes", type=int_range(1, 1000), default=1, metavar="E", help="training episodes per individual")
+    g.add_argument("--elite-candidates", type=int_range(0, _COUNT), default=10, metavar="K", help="elite candidates re-evaluated per generation")
+    g.add_argument("--elite-episodes", type=int_range(0, 1000), default=30, metavar="E",
                    help="re-evaluation episodes per elite candidate (0: no elite phase)")
-    g.add_argument("--test-episodes", type=non_negative_int, default=0, metavar="E",
+    g.add_argument("--test-episodes", type=int_range(0, _COUNT), default=0, metavar="E",
                    help="final test episodes of the elite")
     g.add_argument("--episode-steps", default="lognormal:2500:0.8", metavar="SPEC",
                    help="policy steps per episode: fixed:N, uniform:LO:HI or lognormal:MEDIAN:SIGMA")
-    g.add_argument("--episode-frames", type=positive_int, default=20000, metavar="F",
+    g.add_argument("--episode-frames", type=int_range(1, 10**9), default=20000, metavar="F",
                    help="episode cap in frames (Such et al.: 5000 steps x 4)")
-    g.add_argument("--frame-skip", type=positive_int, default=4, metavar="K", help="frames per policy decision")
-    g.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="seed of the episode lengths")
+    g.add_argument("--frame-skip", type=int_range(1, 64), default=4, metavar="K", help="frames per policy decision")
+    g.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the episode lengths")
     s = p.add_argument_group("schedule and faults")
     s.add_argument("--schedule", choices=("static", "pull", "async"), default="static",
                    help="static round-robin, dynamic pull, or asynchronous steady-state GA")
-    s.add_argument("--fail-nodes", type=non_negative_int, default=0, metavar="K", help="random node failures")
-    s.add_argument("--fail-links", type=non_negative_int, default=0, metavar="L", help="random link failures")
-    s.add_argument("--fault-seed", type=non_negative_int, default=0, metavar="S", help="seed of the random fault plan")
-    s.add_argument("--fault-window-s", type=positive_float, default=None, metavar="T",
+    s.add_argument("--fail-nodes", type=int_range(0, _COUNT), default=0, metavar="K", help="random node failures")
+    s.add_argument("--fail-links", type=int_range(0, _COUNT), default=0, metavar="L", help="random link failures")
+    s.add_argument("--fault-seed", type=seed_int, default=0, metavar="S", help="seed of the random fault plan")
+    s.add_argument("--fault-window-s", type=float_range(0, 1e9, lo_open=True), default=None, metavar="T",
                    help="random failures happen in [0, T) simulated seconds (default: ideal makespan)")
     s.add_argument("--faults", default=None, metavar="LIST",
                    help="explicit failures, e.g. node:17@2.5,link:3-4@1.0 (simulated seconds)")
-    s.add_argument("--detect-ms", type=positive_float, default=10.0, metavar="MS",
+    s.add_argument("--detect-ms", type=float_range(0, 1e9, lo_open=True), default=10.0, metavar="MS",
                    help="heartbeat timeout before lost evaluations are re-queued")
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print one JSON object")
@@ -130,7 +123,7 @@ def register(subparsers, groups):
     b = groups["bench"].add_parser("mesh", help="mesh_sim speed: one published generation, a 10,000-node mesh",
                                    formatter_class=DefaultsFormatter)
     b.add_argument("--json", action="store_true", help="print one JSON object")
-    b.add_argument("--big-cards", type=positive_int, default=384, metavar="C",
+    b.add_argument("--big-cards", type=int_range(1, _CARDS), default=384, metavar="C",
                    help="cards of the large mesh (384 x 27 = 10,368 nodes)")
     b.set_defaults(func=run_bench)
 
@@ -151,18 +144,8 @@ def _options(args):
 
 
 def _write_atomic(path: str, text: str):
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise UserError(f"cannot write {path}: folder {d} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".mesh-", suffix=".json", dir=d)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from host.rundir import atomic_write_bytes
+    atomic_write_bytes(Path(path), text.encode())
 
 
 def _summary(rep: dict) -> str:
@@ -193,6 +176,9 @@ def _summary(rep: dict) -> str:
 
 def run_mesh(args) -> int:
     from mesh_sim.project import calibrate, simulate
+    if args.out is not None:
+        from host.rundir import check_output_file
+        check_output_file(args.out)
     try:
         if args.calibrate:
             rep = calibrate(args.generations or 4)

@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-from host.errors import UserError, non_negative_int, positive_int
+from host.errors import UserError, int_range, seed_int
 
 FRAME_SKIP = 4  #: frames per action and per pushed observation (Such et al. 2017)
 
@@ -164,6 +164,9 @@ def passed(result: dict) -> bool:
 
 
 def _main(args) -> int:
+    from host.errors import require_memory
+    # palette screens + ALE grey (H <= 250 rows x 160) per frame, and the 84 x 84 stacks
+    require_memory(args.frames * (2 * 250 * 160 + 84 * 84 * 2), f"--frames {args.frames:,} (screens kept in memory)")
     result = run_preprocess(args.game, args.frames, args.seed, args.rtl)
     ok = passed(result)
     if args.json:
@@ -195,8 +198,8 @@ def register(subparsers, groups) -> None:
                     "reference, RTL mismatches and the obs_valid latency. Exit 0 only if all agree.",
         formatter_class=DefaultsFormatter)
     p.add_argument("--game", required=True, metavar="NAME", help="ALE game id, e.g. pong (see `nc2600 games`)")
-    p.add_argument("--frames", type=positive_int, default=200, metavar="N", help="emulated frames (frame skip 1)")
-    p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="seed of the random actions")
+    p.add_argument("--frames", type=int_range(1, 1_000_000), default=200, metavar="N", help="emulated frames (frame skip 1)")
+    p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions")
     p.add_argument("--rtl", action="store_true", help="also run the preprocessor RTL in Verilator")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_main)

@@ -15,9 +15,8 @@ import argparse
 import shlex
 import sys
 import time
-from pathlib import Path
 
-from host.errors import UserError, positive_float, positive_int
+from host.errors import UserError, float_range, int_range, seed_int
 
 
 def register(subparsers, groups):
@@ -25,13 +24,13 @@ def register(subparsers, groups):
                               description=__doc__.splitlines()[0],
                               formatter_class=DefaultsFormatter)
     p.add_argument("--game", action="append", metavar="G", help="ALE game id (repeatable; default: pong)")
-    p.add_argument("--clock-mhz", type=positive_float, default=150.0, metavar="F",
+    p.add_argument("--clock-mhz", type=float_range(0, 10_000, lo_open=True), default=150.0, metavar="F",
                    help="fabric clock, one colour clock per cycle (published: 150)")
     p.add_argument("--out", default="report", metavar="DIR", help="output folder")
-    p.add_argument("--frames", type=positive_int, default=400, metavar="N",
+    p.add_argument("--frames", type=int_range(1, 100_000), default=400, metavar="N",
                    help="frames per game for the RTL measurements (random minimal-set actions, frame skip 4)")
-    p.add_argument("--lanes", type=positive_int, default=16, metavar="L", help="policy engine MAC lanes")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random actions and ALE")
+    p.add_argument("--lanes", type=int_range(1, 4096), default=16, metavar="L", help="policy engine MAC lanes")
+    p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions and ALE")
     p.set_defaults(func=run)
 
 
@@ -40,9 +39,8 @@ def run(args) -> int:
     games = args.game or ["pong"]
     if len(set(games)) != len(games):
         raise UserError(f"a game is given twice: {' '.join(games)}")
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} exists and is not a folder")
+    from host.rundir import prepare_output_folder
+    out = prepare_output_folder(args.out)
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     inp = report.gather(games, clock_mhz=args.clock_mhz, lanes=args.lanes, frames=args.frames, seed=args.seed,

@@ -33,6 +33,18 @@ def run(args) -> int:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
     from host.commands.lockstep import load_action_file
     actions = load_action_file(args.actions)
+    import shutil
+
+    from host.errors import human_bytes, require_memory
+    need = len(actions) * (128 + 250 * 160 + 8)      # ram, screens (H <= 250), colour clocks per frame
+    require_memory(need, f"--actions of {len(actions):,} frames (RAM, screens and clocks kept in memory)")
+    try:
+        free = shutil.disk_usage(Path(args.out).resolve().parent if not Path(args.out).exists() else args.out).free
+    except OSError:
+        free = None
+    if free is not None and need > free:
+        raise UserError(f"--actions of {len(actions):,} frames writes {human_bytes(need)}; "
+                        f"the disk of --out has {human_bytes(free)} free")
     out = Path(args.out)
     if not args.out:
         raise UserError("--out: give an output folder")

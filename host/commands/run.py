@@ -126,6 +126,8 @@ def main(args) -> int:
           f"workers {cfg.workers} -> {out}", flush=True)
     try:
         summary = run.execute()
+    except UserError as exc:         # a file-system fault during the run: the folder resumes
+        raise UserError(f"{exc}; continue with: nc2600 run --resume {out}") from None
     except WorkerDied as exc:
         sys.stderr.write(f"nc2600: error: {exc}; continue with: nc2600 run --resume {out}\n")
         return 1

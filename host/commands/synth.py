@@ -32,9 +32,8 @@ def register(subparsers, groups):
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+    from host.rundir import atomic_write_bytes
+    atomic_write_bytes(path, text.encode())
 
 
 def run(args) -> int:
@@ -45,11 +44,10 @@ def run(args) -> int:
         raise UserError(f"Verilog generation failed: {type(exc).__name__}: {exc}") from None
     if args.block is not None and args.block not in avail:
         raise UserError(f"unknown block {args.block!r} (generated: {', '.join(sorted(avail))})")
-    out = Path(args.out) if args.out else None
-    if out is not None:
-        if out.exists() and not out.is_dir():
-            raise UserError(f"--out {out} exists and is not a folder")
-        out.mkdir(parents=True, exist_ok=True)
+    out = None
+    if args.out is not None:
+        from host.rundir import prepare_output_folder
+        out = prepare_output_folder(args.out)
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     try:
         rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress)
