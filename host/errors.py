@@ -59,7 +59,12 @@ def int_range(lo: int, hi: int = COUNT_MAX, what: str | None = None):
 
 def float_range(lo: float, hi: float, *, lo_open: bool = False, what: str | None = None):
     """argparse type: a finite float in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``)."""
-    desc = what or f"a number in {'(' if lo_open else '['}{_fmt(float(lo))}, {_fmt(float(hi))}]"
+    if what:
+        desc = what
+    elif lo_open and lo == 0:
+        desc = f"a positive number, at most {_fmt(float(hi))}"
+    else:
+        desc = f"a number in {'(' if lo_open else '['}{_fmt(float(lo))}, {_fmt(float(hi))}]"
     ok = (lambda v: lo < v <= hi) if lo_open else (lambda v: lo <= v <= hi)
     return _checked(_float, ok, desc)
 
@@ -151,8 +156,9 @@ def read_regular_file(path, max_bytes: int, what: str = "file") -> bytes:
             kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
                     else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
             raise UserError(f"{what} {name!r} is {kind}; give a regular file")
+        limit = f"{max_bytes // 1024} KiB" if max_bytes % 1024 == 0 else f"{max_bytes:,} bytes"
         if st.st_size > max_bytes:
-            raise UserError(f"{what} {name!r} has {st.st_size:,} bytes, more than the {max_bytes:,} allowed")
+            raise UserError(f"{what} {name!r} is larger than {limit} ({st.st_size:,} bytes)")
         chunks, total = [], 0
         while total <= max_bytes:
             chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
@@ -166,5 +172,5 @@ def read_regular_file(path, max_bytes: int, what: str = "file") -> bytes:
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > max_bytes:
-        raise UserError(f"{what} {name!r} is larger than the {max_bytes:,} bytes allowed")
+        raise UserError(f"{what} {name!r} is larger than {limit}")
     return data
