@@ -556,7 +556,8 @@ class Run:
         atomic_write_bytes(self.out / "fitness.png", buf.getvalue())
 
     def _video(self, best: np.ndarray, max_steps: int = 1500) -> str:
-        """The elite playing one episode (episode seed = run seed) as ``best.gif``."""
+        """The elite playing one episode (episode seed = run seed) as ``best.gif``, one frame per
+        decision at the console's real frame rate (:mod:`host.play`; ``nc2600 play`` writes MP4s)."""
         import imageio.v3 as iio
         from host.instance import AleInstance
         from host.policy import SlotWeights
@@ -577,6 +578,9 @@ class Run:
             if over:
                 break
         buf = io.BytesIO()
-        iio.imwrite(buf, np.stack(frames), extension=".gif", duration=int(1000 * cfg.frame_skip / 60), loop=0)
+        # one frame per decision, each shown for frame_skip console frames at the real rate
+        from host.play import frame_rate, gif_delays_cs
+        delays = gif_delays_cs(len(frames), frame_rate(self.info.display), stride=cfg.frame_skip)
+        iio.imwrite(buf, np.stack(frames), extension=".gif", duration=[10 * d for d in delays], loop=0)
         atomic_write_bytes(self.out / "best.gif", buf.getvalue())
         return "best.gif"

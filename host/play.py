@@ -1,0 +1,272 @@
+"""Watch and re-test a saved agent: ``nc2600 play --run DIR``.
+
+Loads the elite of a run folder (``best_params.npy``, or the checkpoint's individual 0 when the
+run has not finished) or any individual of the last checkpointed population (GA/RS seed-list
+genomes rebuilt from the noise table), evaluates it for N episodes under the run's protocol
+(or a changed seed, sticky-action probability, episode cap) on the batched evaluator, and
+records one episode as a video at the console's real frame rate.
+
+Real frame rate: a 2600 frame is 262 scanlines x 228 colour clocks (NTSC) or 312 x 228 (PAL)
+(Stella Programmer's Guide, 1979), at a colour clock of 3,579,545 Hz (NTSC) or 3,546,894 Hz
+(PAL): 59.92 and 49.86 frames/s. The MP4 holds every emulated frame at that rate. A GIF holds
+every third frame (browsers clamp delays under 20 ms), with centisecond delays rounded
+cumulatively so that its length is the episode's real length within 10 ms.
+Pixels are scaled by ``scale`` vertically and ``2 x scale`` horizontally (a colour clock is
+about twice as wide on a TV as a scanline is tall), nearest neighbour.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from host.errors import UserError, require_memory
+from host.rundir import atomic_write_bytes, fs_error
+
+NTSC_FPS = 3_579_545 / (262 * 228)     #: 59.92 frames/s
+PAL_FPS = 3_546_894 / (312 * 228)      #: 49.86 frames/s
+GIF_STRIDE = 3                         #: a GIF keeps every third emulated frame
+SEED_LIMIT = 2**31 - 1
+
+
+@dataclass
+class Agent:
+    """A policy loaded from a run folder: ``params`` (n_params,) float32, and what it is."""
+    cfg: object              # host.run.RunConfig
+    config: dict             # the run's config.json
+    params: np.ndarray
+    label: str               # "elite" or "individual N (generation G)"
+    rom_path: Path
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"{str(path.parent)!r} holds no run ({path.name} missing)") from None
+    except OSError as exc:
+        raise fs_error(exc, "read", path) from None
+    except ValueError:
+        raise UserError(f"{str(path)!r} is not valid JSON; the run folder is damaged") from None
+
+
+def load_agent(run_dir, individual: int | None = None) -> Agent:
+    """The elite (``individual=None``) or population member ``individual`` of the last
+    checkpoint of the run in ``run_dir``.
+
+    Raises:
+        UserError: no run there, a damaged file, no completed generation yet, an index out of
+        range, an ES run asked for an individual (its population is not stored: only the centre).
+    """
+    from host.games import resolve_rom
+    from host.run import RunConfig
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise UserError(f"--run {str(run_dir)!r}: no such folder")
+    config = _read_json(run_dir / "config.json")
+    if not isinstance(config, dict) or not isinstance(config.get("config"), dict):
+        raise UserError(f"{str(run_dir / 'config.json')!r} is not a run configuration")
+    names = {f.name for f in fields(RunConfig)}
+    try:
+        cfg = RunConfig(**{k: v for k, v in config["config"].items() if k in names})
+        cfg.validate()
+    except (TypeError, UserError) as exc:
+        raise UserError(f"{str(run_dir / 'config.json')!r} is damaged: {exc}") from None
+    _, rom_path = resolve_rom(cfg.game, cfg.rom)
+    best = run_dir / "best_params.npy"
+    if individual is None and best.is_file():
+        params = _load_params(best, config)
+        return Agent(cfg, config, params, "elite", rom_path)
+    meta, arrays = _checkpoint(run_dir)
+    generation = int(meta["algo"]["generation"])
+    if cfg.algo == "es":
+        if individual not in (None, 0):
+            raise UserError("an ES run stores only its centre: give no --individual (or 0)")
+        return Agent(cfg, config, np.asarray(arrays["theta"], np.float32),
+                     f"ES centre after generation {generation - 1}", rom_path)
+    genomes = meta["algo"]["genomes"]
+    index = 0 if individual is None else individual
+    if not 0 <= index < len(genomes):
+        raise UserError(f"--individual {index} is out of range: the population has {len(genomes)} "
+                        f"(0 is the elite)")
+    from host.noise import NoiseTable, genome_params
+    n_actions = int(config.get("n_actions", 0)) or None
+    if n_actions is None:
+        raise UserError(f"{str(run_dir / 'config.json')!r} lacks n_actions")
+    noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
+    params = genome_params([int(s) for s in genomes[index]], n_actions, cfg.effective_sigma(), noise)
+    label = "elite" if index == 0 else f"individual {index}"
+    return Agent(cfg, config, params, f"{label} of the population after generation {generation - 1}", rom_path)
+
+
+def _load_params(path: Path, config: dict) -> np.ndarray:
+    try:
+        params = np.load(path, allow_pickle=False)
+    except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
+        raise UserError(f"cannot read {str(path)!r}: {type(exc).__name__}") from None
+    want = config.get("n_params")
+    if params.ndim != 1 or params.dtype != np.float32 or (want is not None and params.size != want):
+        raise UserError(f"{str(path)!r} is not a ({want},) float32 parameter vector")
+    return params
+
+
+def _checkpoint(run_dir: Path) -> tuple[dict, dict]:
+    path = run_dir / "checkpoint.npz"
+    if not path.is_file():
+        raise UserError(f"{str(run_dir)!r} has no completed generation yet (no checkpoint.npz)")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(bytes(z["meta"]).decode())
+            arrays = {k: z[k] for k in z.files if k != "meta"}
+        int(meta["algo"]["generation"])
+    except Exception as exc:  # noqa: BLE001
+        raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
+    return meta, arrays
+
+
+def policy_for(agent: Agent, params: np.ndarray):
+    """What a slot runs: the float vector, or its int8 quantisation for ``--policy int8`` runs
+    (shifts calibrated on the same random-play observations as the run's)."""
+    if agent.cfg.policy != "int8":
+        return params
+    from hls_models.policy_int8 import quantize
+    from host.games import game_info
+    from host.run import Run
+    probe = Run(agent.cfg, Path("."), progress=False)
+    probe.rom_path = agent.rom_path
+    n_actions = len(game_info(agent.cfg.game, agent.rom_path).minimal_actions)
+    return quantize(params, n_actions, probe._calibration_observations())  # noqa: SLF001
+
+
+def episode_seeds(seed: int, episodes: int) -> np.ndarray:
+    """The episode seeds of ``play --seed S``: ``default_rng(S).integers(2**31 - 1, size=N)``."""
+    return np.random.default_rng(seed).integers(SEED_LIMIT, size=episodes)
+
+
+def evaluate(agent: Agent, seeds: np.ndarray, workers: int, envs_per_block: int, on_result=None):
+    """Returns ``[EpisodeResult]`` in seed order (:class:`host.evaluator.Evaluator`)."""
+    from host.evaluator import Evaluator, Job
+    cfg = agent.cfg
+    policy = policy_for(agent, agent.params)
+    with Evaluator(agent.rom_path, workers, envs_per_block, cfg.frame_skip, cfg.sticky, cfg.episode_frames,
+                   cfg.backend, cfg.policy) as ev:
+        return ev.evaluate([Job(0, int(s), i) for i, s in enumerate(seeds)], lambda i: policy, on_result)
+
+
+def frame_rate(display: str) -> float:
+    """Real frames/s of the console (module doc): NTSC 59.92, PAL 49.86."""
+    return PAL_FPS if display == "PAL" else NTSC_FPS
+
+
+def gif_delays_cs(n_frames: int, rate: float, stride: int = GIF_STRIDE, total: int | None = None) -> list[int]:
+    """Centisecond delays of ``n_frames`` GIF frames, frame ``j`` standing for console frames
+    ``j stride .. min((j + 1) stride, total) - 1`` at ``rate`` frames/s, rounded cumulatively
+    (the sum is the real length of ``total`` frames, default ``n_frames x stride``, within 1 cs)."""
+    total = n_frames * stride if total is None else total
+    ends = np.minimum(np.arange(1, n_frames + 1) * stride, total)
+    ends = np.rint(ends * 100.0 / rate).astype(np.int64)
+    return np.diff(np.concatenate([[0], ends])).tolist()
+
+
+def upscale(frame: np.ndarray, scale: int) -> np.ndarray:
+    """``(H, W, 3)`` -> ``(scale H, 2 scale W, 3)``, nearest neighbour."""
+    return np.repeat(np.repeat(frame, scale, axis=0), 2 * scale, axis=1)
+
+
+def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: float = 120.0) -> dict:
+    """Play one episode (``seed``) with one ALE instance, write it to ``path`` (``.mp4`` or
+    ``.gif``), and return ``{"return", "frames", "video_frames", "fps", "seconds", "path"}``.
+
+    The episode is the same as the evaluator's for that seed (same protocol, fixed start
+    state); the video stops after ``max_seconds`` of console time (the return is the whole
+    episode's).
+
+    Raises:
+        UserError: unknown extension, MP4 without imageio-ffmpeg, a write that fails.
+    """
+    from host.games import game_info
+    from host.instance import AleInstance
+    from host.policy import SlotWeights
+    cfg = agent.cfg
+    kind = path.suffix.lower()
+    if kind not in (".mp4", ".gif"):
+        raise UserError(f"--video {str(path)!r}: give a .mp4 or .gif file name")
+    info = game_info(cfg.game, agent.rom_path)
+    rate = frame_rate(info.display)
+    max_frames = int(max_seconds * rate)
+    inst = AleInstance(agent.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
+    if cfg.policy == "int8":
+        from hls_models.policy_int8 import QuantizedSlots
+        weights = QuantizedSlots(1, inst.n_actions)
+    else:
+        weights = SlotWeights(1, inst.n_actions)
+    weights.load(0, policy_for(agent, agent.params))
+    height = info.screen_height
+    frame_bytes = scale * height * 2 * scale * 160 * 3
+    if kind == ".gif":
+        require_memory(max_frames // GIF_STRIDE * frame_bytes * 2, f"a {max_seconds:g} s GIF at --scale {scale}")
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}{kind}")
+    frames: list[np.ndarray] = []
+    count = [0]
+    writer = None
+    if kind == ".mp4":
+        try:
+            import imageio.v2 as iio2
+            writer = iio2.get_writer(str(tmp), format="FFMPEG", mode="I", fps=rate, codec="libx264",
+                                     quality=7, macro_block_size=1, ffmpeg_log_level="error")
+        except (ImportError, ValueError, RuntimeError) as exc:
+            raise UserError(f"MP4 needs imageio-ffmpeg ({type(exc).__name__}); give --video NAME.gif") from None
+        except OSError as exc:
+            raise fs_error(exc, "write", path) from None
+
+    def keep(rgb: np.ndarray) -> None:
+        if count[0] < max_frames:
+            if writer is not None:
+                writer.append_data(upscale(rgb, scale))
+            elif count[0] % GIF_STRIDE == 0:
+                frames.append(upscale(rgb, scale))
+        count[0] += 1
+
+    emulate = inst._emulate                                          # noqa: SLF001
+
+    def emulate_and_keep(action) -> float:
+        reward = emulate(action)
+        keep(inst.rgb())
+        return reward
+
+    inst._emulate = emulate_and_keep                                 # noqa: SLF001
+    total = 0.0
+    stack = np.zeros((1, 4, 84, 84), np.uint8)
+    try:
+        inst.reset(int(seed), stack[0])
+        over = inst.over
+        while not over:
+            r, _, over = inst.step(int(weights.act(stack)[0]), stack[0])
+            total += r
+        if writer is not None:
+            writer.close()
+            writer = None
+        else:
+            import imageio.v3 as iio
+            buf = io.BytesIO()
+            iio.imwrite(buf, np.stack(frames), extension=".gif", duration=[10 * d for d in gif_delays_cs(len(frames), rate, total=min(count[0], max_frames))],
+                        loop=0)
+            atomic_write_bytes(tmp, buf.getvalue())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise fs_error(exc, "write", path) from None
+    finally:
+        if writer is not None:
+            try:
+                writer.close()
+            except Exception:  # noqa: BLE001 - closing after an error: the temp file goes anyway
+                pass
+        if tmp.exists():
+            tmp.unlink()
+    shown = min(count[0], max_frames)
+    return {"return": total, "frames": inst.frames, "video_frames": shown if kind == ".mp4" else len(frames),
+            "fps": rate if kind == ".mp4" else rate / GIF_STRIDE, "seconds": shown / rate, "path": str(path)}

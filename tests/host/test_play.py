@@ -1,0 +1,108 @@
+"""``nc2600 play --run DIR``: scores equal a plain single-instance rollout of the saved agent,
+videos at the console's real frame rate."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from host.play import NTSC_FPS, PAL_FPS, episode_seeds, gif_delays_cs
+
+TINY = ["--game", "breakout", "--population", "4", "--generations", "1", "--episode-frames", "200",
+        "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "1", "--envs-per-block", "2",
+        "--truncation", "2", "--noise-table-size", str(1 << 20), "--progress", "lines", "--workers", "1",
+        "--no-video", "--seed", "5"]
+
+
+def nc2600(*args):
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("play") / "run"
+    proc = nc2600("run", *TINY, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def rollout(params: np.ndarray, seed: int, episode_frames: int = 200) -> float:
+    """Independent oracle: one AleInstance and one float policy, step by step."""
+    import ale_py.roms
+    from host.instance import AleInstance
+    from host.policy import n_params, forward_reference
+    inst = AleInstance(ale_py.roms.get_rom_path("breakout"), 4, 0.0, episode_frames)
+    assert params.size == n_params(inst.n_actions)
+    stack = np.zeros((4, 84, 84), np.uint8)
+    inst.reset(seed, stack)
+    total, over = 0.0, inst.over
+    while not over:
+        q = forward_reference(stack, params, inst.n_actions)
+        r, _, over = inst.step(int(np.argmax(q)), stack)
+        total += r
+    return total
+
+
+def test_real_frame_rates_and_gif_delays():
+    assert NTSC_FPS == pytest.approx(59.923, abs=1e-3) and PAL_FPS == pytest.approx(49.861, abs=1e-3)
+    delays = gif_delays_cs(134, NTSC_FPS, 3, total=400)
+    assert sum(delays) == round(400 / NTSC_FPS * 100)          # 6.68 s of console time
+    assert set(delays[:-1]) == {5, 6} and delays.count(6) == 1  # 3 frames = 5.006 cs: one 6 in 133
+    assert delays[-1] == 2                                     # the last stands for 1 frame
+    assert gif_delays_cs(3, 15.0, 1) == [7, 6, 7]              # 66.7 ms, cumulative rounding
+
+
+def test_play_scores_equal_a_plain_rollout_and_video_is_real_time(run_dir, tmp_path):
+    video = tmp_path / "elite.mp4"
+    proc = nc2600("play", "--run", str(run_dir), "--episodes", "3", "--seed", "11", "--workers", "2",
+                  "--video", str(video), "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    episodes = sorted((x for x in lines if "episode" in x), key=lambda x: x["episode"])
+    summary = lines[-1]["summary"]
+    seeds = episode_seeds(11, 3)
+    params = np.load(run_dir / "best_params.npy")
+    assert [e["seed"] for e in episodes] == seeds.tolist()
+    assert [e["return"] for e in episodes] == [rollout(params, int(s)) for s in seeds]
+    assert summary["mean"] == pytest.approx(np.mean([e["return"] for e in episodes]))
+    import imageio.v3 as iio
+    meta = iio.immeta(video)
+    assert meta["fps"] == pytest.approx(NTSC_FPS, abs=0.01) and meta["size"] == (640, 420)
+    assert summary["video"]["video_frames"] == episodes[0]["frames"] == 200
+    assert summary["video"]["seconds"] == pytest.approx(200 / NTSC_FPS)
+
+
+def test_play_checkpointed_individual_and_gif(run_dir, tmp_path):
+    from host.noise import NoiseTable, genome_params
+    proc = nc2600("play", "--run", str(run_dir), "--episodes", "1", "--individual", "2",
+                  "--video", str(tmp_path / "i2.gif"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout.splitlines()[0])
+    with np.load(run_dir / "checkpoint.npz") as z:
+        genome = json.loads(bytes(z["meta"]).decode())["algo"]["genomes"][2]
+    params = genome_params(genome, 4, 0.002, NoiseTable(1 << 20, 123))
+    assert row["return"] == rollout(params, int(episode_seeds(0, 1)[0]))
+    from PIL import Image
+    im = Image.open(tmp_path / "i2.gif")
+    total = 0
+    for i in range(im.n_frames):
+        im.seek(i)
+        total += im.info["duration"]
+    assert total == 10 * round(200 / NTSC_FPS * 100)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--individual", "4"], "out of range: the population has 4"),
+    (["--video", "x.avi"], "give a .mp4 or .gif"),
+    (["--episodes", "0"], "expected an integer in [1, 100_000]"),
+    (["--seed", "-1"], "expected a seed"),
+])
+def test_play_bad_input_one_line(run_dir, args, needle):
+    proc = nc2600("play", "--run", str(run_dir), "--no-video" if "--video" not in args else "--json", *args)
+    assert proc.returncode == 2 and needle in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_play_without_a_run(tmp_path):
+    proc = nc2600("play", "--run", str(tmp_path))
+    assert proc.returncode == 2 and "holds no run" in proc.stderr
