@@ -71,6 +71,11 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
     lib = out / f"lib{name}.so"
     if lib.exists():
         return lib
+    import time
+    t0 = time.monotonic()
+    sys.stderr.write(f"nc2600: building the Verilator model {name} (first use only, about 20-60 s; "
+                     f"cached in {out.parent})\n")
+    sys.stderr.flush()
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -95,6 +100,7 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
         tmp.rename(out)
     except OSError:  # another process won the race; use its build
         shutil.rmtree(tmp, ignore_errors=True)
+    sys.stderr.write(f"nc2600: built {name} in {time.monotonic() - t0:.0f} s\n")
     return lib
 
 

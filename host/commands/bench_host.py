@@ -17,6 +17,7 @@ from __future__ import annotations
 from host.cli import DefaultsFormatter
 
 import json
+import sys
 import time
 
 from host.errors import float_range, int_range
@@ -96,7 +97,11 @@ def main(args) -> int:
     from host.games import resolve_rom
     name, rom = resolve_rom(args.game)
     workers = args.workers or os.cpu_count() or 1
+    say = lambda m: print(f"nc2600 bench host: {m}", file=sys.stderr, flush=True)  # noqa: E731
+    say(f"[1/2] raw ALE frames/s on one core, {args.seconds:g} s")
     raw, raw_cpu = raw_fps(rom, args.seconds)
+    say(f"[2/2] evaluation loop, {workers} workers x 2 x {args.envs_per_block} instances, {args.seconds:g} s "
+        f"(plus start-up and the last batch of episodes, each up to {args.episode_frames:,} frames)")
     loop, loop_cpu = loop_fps(rom, args.seconds, workers, args.envs_per_block, args.episode_frames)
     print(json.dumps({"game": name, "workers": workers, "envs_per_block": args.envs_per_block,
                       "raw_fps_per_core": round(raw, 1), "loop_fps": round(loop, 1),

@@ -18,6 +18,8 @@ def main(args) -> int:
     if sys.stderr.isatty() and not args.json:
         from tqdm import tqdm
         iterator = tqdm(names, desc="loading ROMs", leave=False, file=sys.stderr)
+    elif not args.json:
+        print(f"nc2600 games: loading {len(names)} ROMs in ALE (about 10 s) ...", file=sys.stderr, flush=True)
     infos = [game_info(n) for n in iterator]
     if args.json:
         for i in infos:
