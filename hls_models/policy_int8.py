@@ -70,10 +70,15 @@ position and each group of ``L`` output channels the engine streams the ``K`` in
 receptive field, one per cycle: one activation read (broadcast to all lanes) and one weight
 read per active lane per cycle; the bias is loaded into the accumulator with the first
 product; requantisation (bias already in, ReLU, shift, saturate) and the activation write-back
-are pipelined behind the next group. At the end of each layer the pipeline drains
-(:data:`LAYER_DRAIN_CYCLES`) because the next layer reads its results. The last layer's
-values go to the action-select tree (:func:`hls_models.action_select.latency`).
-So ``cycles = sum_layers P * ceil(N / L) * K + 4 * LAYER_DRAIN_CYCLES + latency(A)``.
+(one byte per cycle) are pipelined behind the next group. At the end of each of the first three
+layers the engine waits for the write-back (:func:`layer_gap_cycles`: the MAC pipeline, the
+requantiser and one cycle per output of the last group) because the next layer reads its
+results. The last layer's values are registered :data:`MAC_PIPELINE_CYCLES` + 1 cycles after its
+last input and go to the action-select tree (:func:`hls_models.action_select.latency`).
+So ``cycles = sum_layers P * ceil(N / L) * K + drain_cycles + latency(A)`` (:func:`drain_cycles`).
+These are the RTL's cycles (``hw/policy_engine.py``, measured equal for L in {4, 16, 32, 64});
+an earlier model charged a fixed 8-cycle drain per layer, which the RTL's one-byte-per-cycle
+write-back (one shared requantiser instead of ``L``) replaced.
 """
 from __future__ import annotations
 
@@ -318,7 +323,8 @@ class QuantizedSlots:
 # Cycle and resource model of an L-lane inference engine
 # ---------------------------------------------------------------------------------------------
 
-LAYER_DRAIN_CYCLES = 8        #: weight/activation read 2 + DSP48 MAC 3 + requantise 2 + write 1
+MAC_PIPELINE_CYCLES = 3        #: issue of a group's last input -> its sum: memory read, multiply, accumulate
+WRITEBACK_PIPELINE_CYCLES = 2  #: per written byte: ReLU + rounding, shift + saturate (then the write)
 COLOUR_CLOCKS_PER_FRAME = 59_736   #: NTSC: 262 lines x 228 colour clocks
 FRAME_SKIP = 4
 BRAM36_BYTES_X9 = 4096        #: a BRAM36 as 4K x 9 holds 4096 int8 values (parity bit unused)
@@ -342,12 +348,29 @@ def _check_lanes(lanes: int) -> int:
 def inference_cycles(n_actions: int, lanes: int) -> int:
     """Clock cycles of one inference (observation in memory -> action index) on ``lanes`` MAC lanes.
 
-    ``sum_layers P * ceil(N / L) * K + 4 * LAYER_DRAIN_CYCLES + argmax latency`` (module doc);
-    e.g. 18 actions: 16 lanes -> 185,893 cycles; 1 lane -> 2,970,149.
+    ``sum_layers P * ceil(N / L) * K + drain_cycles + argmax latency`` (module doc);
+    e.g. 18 actions: 16 lanes -> 185,928 cycles.
     """
     lanes = _check_lanes(lanes)
     compute = sum(p * -(-n // lanes) * k for _, p, n, k in layer_dims(n_actions))
-    return compute + len(LAYERS) * LAYER_DRAIN_CYCLES + argmax_latency(n_actions)
+    return compute + drain_cycles(n_actions, lanes) + argmax_latency(n_actions)
+
+
+def layer_gap_cycles(n: int, lanes: int) -> int:
+    """Idle cycles after a layer with ``n`` outputs per position (not the last layer): the last
+    group's sum completes :data:`MAC_PIPELINE_CYCLES` after its last input, then its
+    ``n - (ceil(n/L) - 1) * L`` outputs pass the :data:`WRITEBACK_PIPELINE_CYCLES` requantiser one
+    per cycle; the next layer's first read follows the last write."""
+    lanes = _check_lanes(lanes)
+    return MAC_PIPELINE_CYCLES + WRITEBACK_PIPELINE_CYCLES + n - (-(-n // lanes) - 1) * lanes
+
+
+def drain_cycles(n_actions: int, lanes: int) -> int:
+    """Cycles of one inference that issue no input: one from ``start`` to the first read, the
+    gaps after conv1, conv2 and dense1 (:func:`layer_gap_cycles`), and the last group's
+    :data:`MAC_PIPELINE_CYCLES` plus the cycle that registers the action values."""
+    gaps = sum(layer_gap_cycles(n, lanes) for _, _, n, _ in layer_dims(n_actions)[:3])
+    return gaps + MAC_PIPELINE_CYCLES + 1
 
 
 def frame_skip_period_cycles(f_mhz: float = 150.0, console_mhz: float = 150.0,
@@ -441,7 +464,8 @@ def simulate_schedule(policy: QuantizedPolicy, obs: np.ndarray, lanes: int) -> t
                 counts["weight_reads"] += k * active
                 counts["macs"] += k * active
                 counts["groups"] += 1
-        counts["cycles"] += LAYER_DRAIN_CYCLES
+        counts["cycles"] += (layer_gap_cycles(nout, lanes) if s is not None
+                             else MAC_PIPELINE_CYCLES + 1)
         if s is None:
             values = out[0]
         else:

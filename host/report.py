@@ -12,7 +12,7 @@ The report gathers, per game:
 * policy inference cycles **computed by the model** :func:`hls_models.policy_int8.inference_cycles`
   for the game's minimal action set and ``lanes`` MAC lanes;
 * action-select latency **measured on the RTL** (:class:`hw.action_select.ActionSelect`, 18
-  lanes, in Amaranth's simulator): rising edges from ``valid_in`` to ``valid_out``;
+  lanes, in Amaranth's simulator): rising edges from the action-values beat to ``valid_out``;
 * frames/s per instance at ``clock_mhz`` (one colour clock per cycle), computed from the
   above; and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
   the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling.
@@ -148,7 +148,7 @@ def compute(inp: Inputs) -> dict:
     else:
         figs.append(Figure(sect_rtl, f"action-select latency ({ACTION_SELECT_LANES} lanes)", None,
                            int(inp.action_select_latency), "cycles", RTL,
-                           "hw/action_select.py in Amaranth's simulator: edges from valid_in to valid_out",
+                           "hw/action_select.py in Amaranth's simulator: edges from the action-values beat to valid_out",
                            "nc2600 report (or make sim: tests/action_select/cocotb_action_select.py)"))
     for g in inp.games:
         row: dict = {"colour_clocks": None, "cycles": None, "mesh": None, "nominal_frame": False}
@@ -252,7 +252,7 @@ def compute(inp: Inputs) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32) -> int:
-    """Rising edges from ``valid_in`` to ``valid_out`` of :class:`hw.action_select.ActionSelect`
+    """Rising edges from the action-values beat (``action_values.valid``) to ``valid_out`` of :class:`hw.action_select.ActionSelect`
     (Amaranth simulator); also checks the index against numpy's argmax. Raises ``RuntimeError``."""
     from amaranth.sim import Simulator
 
@@ -264,11 +264,11 @@ def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32)
 
     async def bench(ctx):
         for i, v in enumerate(values):
-            ctx.set(dut.values[i], v)
-        ctx.set(dut.count, n)
-        ctx.set(dut.valid_in, 1)
+            ctx.set(dut.action_values.payload.values[i], v)
+        ctx.set(dut.action_values.payload.count, n)
+        ctx.set(dut.action_values.valid, 1)
         await ctx.tick()
-        ctx.set(dut.valid_in, 0)
+        ctx.set(dut.action_values.valid, 0)
         for edges in range(1, 64):
             if ctx.get(dut.valid_out):
                 result["latency"], result["index"] = edges, ctx.get(dut.index)

@@ -1,14 +1,16 @@
 """Action selection: pipelined argmax over up to 18 signed action values.
 
 The inference engine presents its ``n`` action values (``width``-bit signed, e.g. the int32
-accumulators of the last dense layer) in one cycle with ``valid_in``; ``valid_out``,
-``index`` and ``value`` follow :func:`hls_models.action_select.latency` cycles later
-(``ceil(log2 n)``, 5 for 18 lanes). A new set may be presented every cycle.
+accumulators of the last dense layer) as one beat of the action-values stream
+(:func:`hw.policy_engine.action_values_signature`, defined by its producer); the block is
+always ready, so a beat is taken in the cycle its ``valid`` is high. ``valid_out``, ``index``
+and ``value`` follow :func:`hls_models.action_select.latency` cycles later (``ceil(log2 n)``,
+5 for 18 lanes). A new beat may come every cycle.
 
 Algorithm: a binary tree of comparators, one registered level per halving. Each node keeps
 its left (lower-index) candidate unless the right one is valid and strictly greater, so ties
 go to the lowest index (numpy's ``argmax``). Lanes at or above ``count`` are invalid and never
-win (``count`` is sampled with ``valid_in``; ``count = 0`` yields index 0). An odd candidate
+win (``count`` comes in the beat; ``count = 0`` yields index 0). An odd candidate
 at a level passes through a register.
 
 Bit-exact model: :func:`hls_models.action_select.select`.
@@ -23,6 +25,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hls_models.action_select import MAX_ACTIONS, latency
+from hw.policy_engine import action_values_signature
 
 
 class ActionSelect(wiring.Component):
@@ -33,10 +36,10 @@ class ActionSelect(wiring.Component):
         width: bits of a signed action value.
 
     Ports:
-        values: In(array of n signed(width)); lane ``i`` is action ``i``.
-        count: In(range(n + 1)); lanes ``>= count`` are ignored.
-        valid_in: In(1), a set of values this cycle.
-        valid_out: Out(1), ``latency(n)`` cycles after ``valid_in``.
+        action_values: In(:func:`hw.policy_engine.action_values_signature` ``(n, width)``): payload
+            ``values`` (lane ``i`` is action ``i``) and ``count`` (lanes ``>= count`` are
+            ignored), ``valid``; ``ready`` is always high.
+        valid_out: Out(1), ``latency(n)`` cycles after the beat.
         index: Out(range(n)), the chosen action.
         value: Out(signed(width)), its value.
     """
@@ -49,9 +52,7 @@ class ActionSelect(wiring.Component):
         self.n, self.width = n, width
         self.latency = latency(n)
         super().__init__({
-            "values": In(data.ArrayLayout(signed(width), n)),
-            "count": In(range(n + 1)),
-            "valid_in": In(1),
+            "action_values": In(action_values_signature(n, width)),
             "valid_out": Out(1),
             "index": Out(range(max(n, 2))),
             "value": Out(signed(width)),
@@ -62,12 +63,14 @@ class ActionSelect(wiring.Component):
         idx_shape = unsigned(max(1, (self.n - 1).bit_length()))
         cand = data.StructLayout({"ok": 1, "index": idx_shape, "value": signed(self.width)})
 
+        beat = self.action_values
+        m.d.comb += beat.ready.eq(1)
         level = []
         for i in range(self.n):
             c = Signal(cand, name=f"lane{i}")
-            m.d.comb += [c.ok.eq(i < self.count), c.index.eq(i), c.value.eq(self.values[i])]
+            m.d.comb += [c.ok.eq(i < beat.payload.count), c.index.eq(i), c.value.eq(beat.payload.values[i])]
             level.append(c)
-        valid = self.valid_in
+        valid = beat.valid
         depth = 0
         while len(level) > 1 or depth == 0:
             nxt = []

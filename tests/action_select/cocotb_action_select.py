@@ -15,19 +15,20 @@ from tests.action_select.vectors import adversarial_vectors
 N, WIDTH = 18, 32
 
 
-def pack(values) -> int:
+def pack(values, count: int = N) -> int:
+    """One action-values beat (hw.policy_engine.action_values_layout): ``values`` lanes from
+    bit 0, ``count`` above them."""
     word = 0
     for i, v in enumerate(values):
         word |= (int(v) & ((1 << WIDTH) - 1)) << (WIDTH * i)
-    return word
+    return word | int(count) << (WIDTH * N)
 
 
 async def reset(dut):
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
     dut.rst.value = 1
-    dut.valid_in.value = 0
-    dut.count.value = N
-    dut.values.value = 0
+    dut.action_values__valid.value = 0
+    dut.action_values__payload.value = pack([0] * N)
     await RisingEdge(dut.clk)
     await RisingEdge(dut.clk)
     dut.rst.value = 0
@@ -40,15 +41,15 @@ async def stream(dut, vectors: np.ndarray, counts: np.ndarray) -> list[tuple[int
     while len(outputs) < total:
         if len(sent) < total:
             t = len(sent)
-            dut.values.value = pack(vectors[t])
-            dut.count.value = int(counts[t])
-            dut.valid_in.value = 1
+            dut.action_values__payload.value = pack(vectors[t], counts[t])
+            dut.action_values__valid.value = 1
             sent.append(cycle)
         else:
-            dut.valid_in.value = 0
+            dut.action_values__valid.value = 0
         await RisingEdge(dut.clk)
         cycle += 1
         await ReadOnly()
+        assert int(dut.action_values__ready.value) == 1     # always ready
         if int(dut.valid_out.value):
             k = len(outputs)
             outputs.append((int(dut.index.value), dut.value.value.to_signed(), cycle - sent[k]))

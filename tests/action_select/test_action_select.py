@@ -23,13 +23,13 @@ def run_rtl(n: int, width: int, vectors: np.ndarray, counts: np.ndarray) -> tupl
         while len(out_idx) < total:
             if t_in < total:
                 for i in range(n):
-                    ctx.set(dut.values[i], int(vectors[t_in, i]))
-                ctx.set(dut.count, int(counts[t_in]))
-                ctx.set(dut.valid_in, 1)
+                    ctx.set(dut.action_values.payload.values[i], int(vectors[t_in, i]))
+                ctx.set(dut.action_values.payload.count, int(counts[t_in]))
+                ctx.set(dut.action_values.valid, 1)
                 starts.append(cycle)
                 t_in += 1
             else:
-                ctx.set(dut.valid_in, 0)
+                ctx.set(dut.action_values.valid, 0)
             await ctx.tick()
             cycle += 1
             if ctx.get(dut.valid_out):

@@ -1,0 +1,112 @@
+"""Python driver of the policy-engine RTL in Verilator (a ctypes-loaded C++ loop).
+
+:class:`PolicyEngineRTL` builds :func:`hw.policy_engine.generate`'s Verilog for ``lanes`` MAC
+lanes with :func:`hw.verilator_build.build_shared_lib` (cached by content), loads parameters
+through the engine's write port (:func:`hls_models.policy_engine.load_words`, one word per
+cycle) and runs inferences, serving the observation read port as the preprocessor does.
+"""
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import numpy as np
+
+from hls_models import policy_engine as model
+from hls_models.action_select import MAX_ACTIONS
+from hls_models.policy_int8 import QuantizedPolicy, check_obs
+from hw import verilator_build
+from hw.policy_engine import generate
+
+HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "policy_engine_harness.cpp"
+
+
+class PolicyEngineRTL:
+    """The policy engine with ``lanes`` MAC lanes (and 18 action registers) in Verilator.
+
+    Raises:
+        ValueError: ``lanes`` outside the supported range (at elaboration).
+    """
+
+    def __init__(self, lanes: int = 16):
+        self.lanes = model.check_lanes(lanes)
+        verilog = generate(self.lanes, MAX_ACTIONS)["policy_engine.v"]
+        lib_path = verilator_build.build_shared_lib(f"policy_engine_l{self.lanes}", verilog, "policy_engine",
+                                                    HARNESS_CPP.read_text())
+        lib = self._lib = verilator_build.load(lib_path)
+        lib.pe_new.restype = ctypes.c_void_p
+        lib.pe_free.argtypes = [ctypes.c_void_p]
+        lib.pe_cycles.argtypes = [ctypes.c_void_p]
+        lib.pe_cycles.restype = ctypes.c_uint64
+        lib.pe_load.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+        lib.pe_infer.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+        lib.pe_infer.restype = ctypes.c_int64
+        self._h = ctypes.c_void_p(lib.pe_new())
+        self.n_actions: int | None = None
+        self.last_cycles: int | None = None
+        self.last_load_cycles: int | None = None
+
+    def close(self) -> None:
+        """Free the Verilated model."""
+        if self._h:
+            self._lib.pe_free(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
+    @property
+    def cycles(self) -> int:
+        """Clock cycles simulated so far."""
+        return int(self._lib.pe_cycles(self._h))
+
+    def load_words(self, words: np.ndarray) -> int:
+        """Write raw ``(W, 4)`` ``(space, row, lane, data)`` words, one per cycle; returns cycles."""
+        words = np.ascontiguousarray(words, dtype=np.int64)
+        if words.ndim != 2 or words.shape[1] != 4:
+            raise ValueError(f"words must have shape (W, 4), got {words.shape}")
+        before = self.cycles
+        self._lib.pe_load(self._h, words.ctypes.data, words.shape[0])
+        return self.cycles - before
+
+    def load(self, policy: QuantizedPolicy) -> int:
+        """Load one individual's parameters (checked, :func:`hls_models.policy_engine.load_words`);
+        returns the cycles the load took.
+
+        Raises:
+            ValueError: the parameters do not fit the engine's format (the field is named).
+        """
+        words = model.load_words(policy, self.lanes)
+        self.last_load_cycles = self.load_words(words)
+        self.n_actions = policy.n_actions
+        return self.last_load_cycles
+
+    def action_values(self, obs: np.ndarray) -> np.ndarray:
+        """Action values ``(B, A)`` int32 for observations ``(B, 4, 84, 84)`` uint8, one inference
+        each; :attr:`last_cycles` holds the cycles from ``start`` to ``done`` of the last one.
+
+        Raises:
+            ValueError: bad observations, or no parameters loaded.
+            RuntimeError: the engine did not finish, or its handshake misbehaved.
+        """
+        if self.n_actions is None:
+            raise ValueError("no parameters loaded")
+        obs = check_obs(obs)
+        out = np.zeros((obs.shape[0], self.n_actions), np.int32)
+        buf = np.zeros(MAX_ACTIONS, np.int32)
+        count = ctypes.c_int32(0)
+        limit = 4 * model.engine_cycles(self.n_actions, self.lanes) + 1000
+        for i in range(obs.shape[0]):
+            frame = np.ascontiguousarray(obs[i])
+            n = self._lib.pe_infer(self._h, frame.ctypes.data, buf.ctypes.data, ctypes.byref(count), limit)
+            if n < 0:
+                raise RuntimeError({-1: "engine did not assert done", -2: "busy/done/valid handshake broken",
+                                    -3: "action-value beat not accepted"}[int(n)])
+            if count.value != self.n_actions:
+                raise RuntimeError(f"engine reported count {count.value}, loaded {self.n_actions} actions")
+            out[i] = buf[:self.n_actions]
+            self.last_cycles = int(n)
+        return out
