@@ -131,6 +131,40 @@ def _check_reachable(address: str) -> None:
         raise UserError(f"cannot reach the Ray head at {address}: {exc.strerror or exc}") from None
 
 
+def _token_auth_if_token_here() -> None:
+    """Joining a cluster: use token authentication when this machine has a Ray token and
+    ``RAY_AUTH_MODE`` is unset, as ``ray start`` does on the head (Ray 2.60 behaviour: a head
+    started while ``~/.ray/auth_token`` exists requires the token, a driver does not send it
+    unless the mode is set)."""
+    if "RAY_AUTH_MODE" in os.environ:
+        return
+    if os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH") or \
+            (Path.home() / ".ray" / "auth_token").is_file():
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
+class _captured_stderr:
+    """Send file descriptor 2 to a temporary file for the block (Ray's C++ core prints a
+    warning per retry there); :attr:`text` holds what was written. Restored on exit."""
+
+    def __enter__(self):
+        sys.stderr.flush()
+        self._file = tempfile.TemporaryFile()
+        self._saved = os.dup(2)
+        os.dup2(self._file.fileno(), 2)
+        self.text = ""
+        return self
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self._saved, 2)
+        os.close(self._saved)
+        self._file.seek(0)
+        self.text = self._file.read().decode(errors="replace")
+        self._file.close()
+        return False
+
+
 @dataclass
 class NodeInfo:
     """One node of the cluster as the probe saw it."""
@@ -180,6 +214,8 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
             that cannot import the evaluator, a version or source mismatch, a node that does
             not answer within ``probe_timeout_s`` seconds, no node with a CPU.
     """
+    if address is not None and "ray" not in sys.modules:
+        _token_auth_if_token_here()     # read by Ray's config when Ray is imported
     ray = _import_ray()
     started_here = False
     if not ray.is_initialized():
@@ -187,15 +223,22 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
             _check_reachable(address)
         kwargs = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False,
                       configure_logging=True)
-        try:
-            if address is None:
-                ray.init(num_cpus=int(num_cpus), **kwargs)
-                started_here = True
-            else:
-                ray.init(address=address, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - Ray raises many types (ConnectionError, RuntimeError...)
+        with _captured_stderr() as captured:
+            try:
+                if address is None:
+                    ray.init(num_cpus=int(num_cpus), **kwargs)
+                    started_here = True
+                else:
+                    ray.init(address=address, **kwargs)
+                failure = None
+            except Exception as exc:  # noqa: BLE001 - Ray raises many types (ConnectionError, RuntimeError...)
+                failure = _first_line(exc)
+        if failure is not None:
+            if "InvalidAuthToken" in captured.text or "Unauthenticated" in captured.text:
+                failure = ("the head requires Ray's authentication token: copy its ~/.ray/auth_token "
+                           "(`ray get-auth-token` on the head) to this machine or set RAY_AUTH_TOKEN")
             raise UserError(f"cannot {'start Ray' if address is None else 'join the Ray cluster at ' + address}: "
-                            f"{_first_line(exc)}") from None
+                            f"{failure}")
     try:
         nodes = _probe_nodes(ray, address, probe_timeout_s)
     except BaseException:
