@@ -14,7 +14,9 @@ The report gathers, per game:
 * action-select latency **measured on the RTL** (:class:`hw.action_select.ActionSelect`, 18
   lanes, in Amaranth's simulator): rising edges from the action-values beat to ``valid_out``;
 * frames/s per instance at ``clock_mhz`` (one colour clock per cycle), computed from the
-  above; and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
+  above, and at the console's Fmax **measured by place and route** on an ECP5-85 (a proxy
+  device, not the Zynq-7045) when ``nc2600 synth --pnr`` has placed this exact console
+  (the result is looked up in its cache; the report never runs place and route itself); and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
   the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling.
 
 Per decision (``frame_skip`` frames) an instance spends, in cycles::
@@ -48,7 +50,8 @@ import numpy as np
 RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", "quoted from a publication",
                                   "missing")
 DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
-KINDS = (RTL, DERIVED, MODEL, PUBLISHED, MISSING)
+PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: hw.timing.pnr_block
+KINDS = (RTL, DERIVED, PNR, MODEL, PUBLISHED, MISSING)
 
 #: NTSC frame: 262 scanlines x 228 colour clocks (Stella Programmer's Guide, 1979).
 NTSC_COLOUR_CLOCKS = 262 * 228
@@ -112,6 +115,8 @@ class Inputs:
     frames: int = 400
     seed: int = 0
     mesh: dict = field(default_factory=dict)   # game -> mesh_sim.project.simulate report
+    console_pnr: dict | None = None            # hw.timing.pnr_block of the console's current Verilog
+    console_pnr_missing: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,6 +155,17 @@ def compute(inp: Inputs) -> dict:
                            int(inp.action_select_latency), "cycles", RTL,
                            "hw/action_select.py in Amaranth's simulator: edges from the action-values beat to valid_out",
                            "nc2600 report (or make sim: tests/action_select/cocotb_action_select.py)"))
+    pnr = inp.console_pnr
+    pnr_cmd = "nc2600 synth --block console --pnr"
+    if pnr is None:
+        figs.append(Figure(sect_rtl, "console Fmax (place and route, ECP5-85)", None, None, "MHz", MISSING,
+                           inp.console_pnr_missing or f"no place-and-route result for this console ({pnr_cmd})"))
+    else:
+        cp = pnr.get("critical_path") or {}
+        figs.append(Figure(sect_rtl, "console Fmax (place and route, ECP5-85; not the Zynq-7045)", None,
+                           float(pnr["fmax_mhz"]), "MHz", PNR,
+                           f"nextpnr-ecp5 on {pnr['device']} speed {pnr['speed']}, seed {pnr['seed']}; critical path "
+                           f"{cp.get('from')} -> {cp.get('to')}, {cp.get('delay_ns')} ns", pnr_cmd))
     for g in inp.games:
         row: dict = {"colour_clocks": None, "cycles": None, "mesh": None, "nominal_frame": False}
         per_game[g.game] = row
@@ -193,6 +209,11 @@ def compute(inp: Inputs) -> dict:
                            DERIVED if ccpf_kind == RTL else MODEL,
                            f"clock {inp.clock_mhz:g} MHz / {ccpf:,.1f} colour clocks per frame ({ccpf_src})",
                            f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
+        if pnr is not None:
+            figs.append(Figure(sect_inst, "frames/s at the console's ECP5-85 Fmax (emulation only)", g.game,
+                               pnr["fmax_mhz"] * 1e6 / ccpf, "frames/s", DERIVED if ccpf_kind == RTL else MODEL,
+                               f"Fmax {pnr['fmax_mhz']:g} MHz measured by place and route on {pnr['device']} (a "
+                               f"proxy device, not the Zynq-7045) / {ccpf:,.1f} colour clocks per frame", pnr_cmd))
         if pp is None or inp.action_select_latency is None:
             figs.append(Figure(sect_inst, "frames/s with preprocessing and inference", g.game, None, "frames/s",
                                MISSING, "a block timing above is missing"))
@@ -389,6 +410,12 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
         progress(f"[{k}/{steps}] {msg}")
 
     inp = Inputs(games=[], clock_mhz=clock_mhz, lanes=lanes, frame_skip=frame_skip, frames=frames, seed=seed)
+    try:   # the console's place-and-route result, if one was made for exactly this Verilog (never runs P&R)
+        from hw.console import generate as console_verilog
+        from hw.timing import cached_pnr
+        inp.console_pnr = cached_pnr("console", console_verilog()["console.v"])
+    except Exception as exc:
+        inp.console_pnr_missing = f"{type(exc).__name__}: {exc}"
     step("action select: latency on the RTL (Amaranth simulator)")
     try:
         inp.action_select_latency = measure_action_select_latency()

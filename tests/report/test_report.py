@@ -148,3 +148,21 @@ def test_cli_bad_input(argv, needle, tmp_path, capsys):
     err = capsys.readouterr().err
     assert needle in err and err.strip().count("\n") == 0
     assert not (tmp_path / "r" / "report.md").exists()
+
+
+def test_console_fmax_from_place_and_route():
+    """The per-instance frames/s at the P&R Fmax: hand-worked 20 MHz / 59,736; labelled with the device."""
+    inp = small_inputs()
+    figs = rp.compute(inp)["figures"]
+    fm = find(figs, "console Fmax", None)
+    assert fm.kind == rp.MISSING and "nc2600 synth --block console --pnr" in fm.source
+    inp.console_pnr = {"fmax_mhz": 20.0, "device": "LFE5UM-85F", "speed": 6, "seed": 1,
+                       "critical_path": {"from": "hpos[0]", "to": "posm0", "delay_ns": 50.0}}
+    figs = rp.compute(inp)["figures"]
+    fm = find(figs, "console Fmax", None)
+    assert fm.value == 20.0 and fm.kind == rp.PNR and "not the Zynq-7045" in fm.kind
+    at = find(figs, "frames/s at the console's ECP5-85 Fmax", "pong")
+    assert at.value == pytest.approx(20e6 / 59736) and at.kind == rp.DERIVED
+    assert "LFE5UM-85F" in at.source
+    # the nominal-frame game is a model figure
+    assert find(figs, "frames/s at the console's ECP5-85 Fmax", "breakout").kind == rp.MODEL

