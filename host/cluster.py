@@ -298,10 +298,12 @@ class NodeEvaluator:
     def info(self) -> dict:
         return {"pid": os.getpid(), "slots": self.slots, "n_actions": self.ev.n_actions}
 
-    def evaluate(self, seeds: np.ndarray, individuals: np.ndarray, params: list) -> np.ndarray:
+    def evaluate(self, seeds: np.ndarray, individuals: np.ndarray, params: list) -> tuple[np.ndarray, float]:
         """Run one chunk: episode ``j`` is individual ``params[individuals[j]]`` with episode seed
-        ``seeds[j]``. Returns ``(n, 4)`` float64: return, frames, steps, reset frames."""
+        ``seeds[j]``. Returns ``(n, 4)`` float64 (return, frames, steps, reset frames) and the
+        seconds this node spent on the chunk."""
         from host.evaluator import WorkerDied
+        t0 = time.perf_counter()
         jobs = [Job(int(i), int(s)) for i, s in zip(individuals, seeds)]
         try:
             results = self.ev.evaluate(jobs, lambda i: params[i])
@@ -309,7 +311,16 @@ class NodeEvaluator:
             # an emulator process of this node died: exit so that Ray restarts this actor and
             # runs the chunk again (the driver never sees a partial chunk)
             os._exit(75)
-        return np.array([[r.episode_return, r.frames, r.steps, r.reset_frames] for r in results], np.float64)
+        table = np.array([[r.episode_return, r.frames, r.steps, r.reset_frames] for r in results], np.float64)
+        return table, time.perf_counter() - t0
+
+    def transfer_only(self, seeds: np.ndarray, individuals: np.ndarray, params: list) -> tuple[np.ndarray, float]:
+        """Like :meth:`evaluate` but without emulation (for measuring Ray's own cost): reads
+        every parameter vector once and returns zero results and zero node seconds."""
+        touched = sum(float(np.asarray(p).ravel()[-1]) for p in params)
+        table = np.zeros((len(seeds), 4), np.float64)
+        table[:, 0] = 0.0 * touched
+        return table, 0.0
 
     def shutdown(self) -> None:
         """Stop the emulator processes and free the shared memory (before ``ray.kill``)."""
@@ -333,7 +344,9 @@ class RayEvaluator:
             and at most an equal share of the call's jobs per actor.
     Attributes:
         stats: per :meth:`evaluate` call: chunks, resubmitted chunks, seconds spent in the
-            driver shipping parameters (``put_s``), wall seconds (``wall_s``).
+            driver shipping parameters (``put_s``), seconds each node spent inside its chunks
+            (``node_s``), wall seconds (``wall_s``); ``wall_s - max(node_s)`` is the time the
+            busiest node waited on Ray (scheduling, transfers, the driver).
     """
 
     def __init__(self, cluster: RayCluster, rom_path, envs_per_block: int, frame_skip: int = 4,
@@ -361,6 +374,7 @@ class RayEvaluator:
         self.slots = [i["slots"] for i in infos]
         self.n_actions = infos[0]["n_actions"]
         self.alive = [True] * len(self.actors)
+        self.node_method = "evaluate"   # "transfer_only": Ray's cost alone (host.cluster_bench)
         self.load = [0] * len(self.actors)
         self.stats: list[dict] = []
 
@@ -388,6 +402,7 @@ class RayEvaluator:
         load = self.load = [0] * len(self.actors)   # chunks in flight per actor
         payload: dict[int, tuple] = {}
         put_s = 0.0
+        node_s = [0.0] * len(self.actors)          # seconds each node spent on accepted chunks
         resubmitted = 0
 
         def build(c: int):
@@ -415,7 +430,7 @@ class RayEvaluator:
                 c = todo.popleft()
                 if c not in payload:
                     payload[c] = build(c)
-                ref = self.actors[i].evaluate.remote(*payload[c])
+                ref = getattr(self.actors[i], self.node_method).remote(*payload[c])
                 inflight[ref] = (i, c)
                 load[i] += 1
 
@@ -446,6 +461,8 @@ class RayEvaluator:
                 continue
             a, b = chunks[c]
             del payload[c]
+            out, seconds = out
+            node_s[i] += seconds
             for j, row in zip(range(a, b), out):
                 res = EpisodeResult(jobs[j], float(row[0]), int(row[1]), int(row[2]), int(row[3]))
                 results[j] = res
@@ -453,7 +470,7 @@ class RayEvaluator:
                     on_result(res)
             submit()
         self.stats.append({"jobs": len(jobs), "chunks": len(chunks), "resubmitted": resubmitted,
-                           "put_s": put_s, "wall_s": time.perf_counter() - t0})
+                           "put_s": put_s, "node_s": node_s, "wall_s": time.perf_counter() - t0})
         return results  # type: ignore[return-value]
 
     def actor_pids(self) -> list[list[int]]:

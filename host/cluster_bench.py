@@ -1,0 +1,136 @@
+"""``nc2600 bench ray``: what Ray costs, measured on this machine, and a labelled projection.
+
+Three parts, one JSON object:
+
+- ``ratio``: the same episodes (random-initialised networks, one episode each, fixed seeds)
+  evaluated alternately by the local backend (:class:`host.evaluator.Evaluator`, W workers)
+  and by ``--cluster ray`` on an embedded local Ray with W CPUs (:class:`host.cluster.RayEvaluator`),
+  ``repeats`` times each, in one process; frames/s of each (Ray start-up excluded, reported as
+  ``ray_start_s``) and ``ray_fps / local_fps`` (target >= 0.9). The episode results of the two
+  backends are compared (``identical``).
+- ``overhead``: per population size N (100, 1,000, 10,000 by default) one generation of N
+  individuals on the same local Ray with the node's emulation left out (``mode:
+  transfer_only``: chunks scheduled, every parameter vector shipped to the node and read, results
+  returned), plus one generation of the first N with emulation (``mode: evaluate``, a small
+  episode cap): wall seconds, seconds the node spent inside its chunks, and their difference,
+  the time the node waited on Ray (scheduling, object transfer, the driver): ``overhead_ms``,
+  with the driver's parameter shipping (``put_ms``, one float32 vector of 2.7 MB per
+  individual).
+- ``projection`` (a model, not a measurement): frames/s of a 720-core cluster (45 nodes of 16
+  cores) on the Such et al. (2017) Atari settings (population 1,000, 20,000-frame episodes, the
+  training episodes of one generation), from the per-core frames/s measured in ``ratio``, the
+  Ray overhead measured at N = 1,000 and the parameter transfer over an assumed 10 Gbit/s link
+  from the driver. The tail of a generation (the slowest episode) is modelled as whole rounds
+  of episodes per node.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from host.evaluator import Evaluator, Job
+
+SEED_BASE = 1_000_003
+
+
+def _jobs(n: int) -> list[Job]:
+    rng = np.random.default_rng(SEED_BASE)
+    return [Job(i, int(s)) for i, s in enumerate(rng.integers(2**31 - 1, size=n))]
+
+
+def _params(n_actions: int, distinct: int = 16):
+    """``params_for``: ``distinct`` random networks reused round-robin (each individual is still
+    shipped and loaded as its own vector)."""
+    from host.policy import init_params
+    table = [init_params(SEED_BASE + i, n_actions) for i in range(distinct)]
+    return lambda i: table[i % distinct][:]   # a new view: shipped as its own vector, as in a run
+
+
+def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int = 48,
+            episode_frames: int = 2_000, repeats: int = 2, overhead_populations=(100, 1_000, 10_000),
+            overhead_episode_frames: int = 40, project_cores: int = 720, project_cores_per_node: int = 16,
+            project_population: int = 1_000, project_episode_frames: int = 20_000,
+            project_link_gbit_s: float = 10.0) -> dict:
+    """Run the three parts (see module doc); returns the JSON-able result."""
+    from host.cluster import connect
+    out: dict = {"machine": {"workers": workers, "envs_per_block": envs_per_block}}
+    jobs = _jobs(population)
+    local = Evaluator(rom_path, workers, envs_per_block, episode_frames=episode_frames)
+    cluster = None
+    try:
+        params_for = _params(local.n_actions)
+        t = time.perf_counter()
+        cluster = connect(None, workers)
+        ray_ev = cluster.evaluator(rom_path, envs_per_block, episode_frames=episode_frames)
+        out["ray_start_s"] = round(time.perf_counter() - t, 2)
+        walls = {"local": 0.0, "ray": 0.0}
+        frames = {"local": 0, "ray": 0}
+        results = {}
+        for _ in range(repeats):
+            for name, ev in (("local", local), ("ray", ray_ev)):
+                t = time.perf_counter()
+                res = ev.evaluate(jobs, params_for)
+                walls[name] += time.perf_counter() - t
+                frames[name] += sum(r.frames for r in res)
+                results[name] = [(r.episode_return, r.frames, r.steps, r.reset_frames) for r in res]
+        local_fps, ray_fps = frames["local"] / walls["local"], frames["ray"] / walls["ray"]
+        out["ratio"] = {"population": population, "episode_frames": episode_frames, "repeats": repeats,
+                        "frames": frames["local"] // repeats, "local_fps": round(local_fps, 1),
+                        "ray_fps": round(ray_fps, 1), "ratio": round(ray_fps / local_fps, 3),
+                        "identical": results["local"] == results["ray"]}
+        local.close()
+        ray_ev.close()
+
+        rows = []
+        ev = cluster.evaluator(rom_path, envs_per_block, episode_frames=overhead_episode_frames)
+        try:
+            # emulating: the first population only (a 10,000-episode generation takes minutes here)
+            modes = [("evaluate", overhead_populations[0])] + [("transfer_only", n) for n in overhead_populations]
+            for mode, n in modes:
+                ev.node_method = mode
+                ev.evaluate(_jobs(n), params_for)
+                st = ev.stats[-1]
+                node = max(st["node_s"])
+                rows.append({"mode": mode, "population": n, "episode_frames": overhead_episode_frames,
+                             "chunks": st["chunks"], "wall_s": round(st["wall_s"], 3), "node_s": round(node, 3),
+                             "overhead_ms": round(1e3 * (st["wall_s"] - node), 1),
+                             "put_ms": round(1e3 * st["put_s"], 1),
+                             "overhead_ms_per_individual": round(1e3 * (st["wall_s"] - node) / n, 3),
+                             "put_ms_per_individual": round(1e3 * st["put_s"] / n, 3)})
+        finally:
+            ev.close()
+        out["overhead"] = rows
+    finally:
+        local.close()
+        if cluster is not None:
+            cluster.close()
+
+    # -- projection (model) ------------------------------------------------------------
+    fps_core = out["ratio"]["ray_fps"] / workers
+    nodes = math.ceil(project_cores / project_cores_per_node)
+    pop, e = project_population, project_episode_frames
+    per_node = math.ceil(pop / nodes)
+    slots_per_node = 2 * project_cores_per_node * envs_per_block
+    rounds = math.ceil(per_node / slots_per_node)
+    # a node runs its episodes side by side (up to its slots); its cores share them
+    compute_s = per_node * e / (project_cores_per_node * fps_core) if rounds == 1 else \
+        rounds * slots_per_node * e / (project_cores_per_node * fps_core)
+    ref = min((r for r in out["overhead"] if r["mode"] == "transfer_only"), key=lambda r: abs(r["population"] - pop))
+    ray_s = ref["overhead_ms_per_individual"] * pop / 1e3
+    from host.policy import n_params
+    bytes_per_individual = 4 * n_params(18)
+    transfer_s = pop * bytes_per_individual * 8 / (project_link_gbit_s * 1e9)
+    gen_s = compute_s + ray_s + transfer_s
+    out["projection"] = {
+        "label": "projection (model): not measured on a cluster",
+        "cores": project_cores, "nodes": nodes, "cores_per_node": project_cores_per_node,
+        "population": pop, "episode_frames": e, "fps_per_core_measured_here": round(fps_core, 1),
+        "episodes_per_node": per_node, "compute_s": round(compute_s, 2),
+        "ray_overhead_s": round(ray_s, 2), "ray_overhead_from_population": ref["population"],
+        "param_transfer_s": round(transfer_s, 2), "link_gbit_s_assumed": project_link_gbit_s,
+        "generation_s": round(gen_s, 2), "frames_per_generation": pop * e,
+        "fps": round(pop * e / gen_s), "fps_without_ray": round(pop * e / compute_s),
+    }
+    return out
