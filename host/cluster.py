@@ -45,7 +45,6 @@ from typing import Callable, Iterable
 import numpy as np
 
 from host.errors import UserError
-from host.evaluator import EpisodeResult, Job
 
 RAY_VERSION = "2.60.0"            #: the pinned Ray (pyproject.toml)
 PROBE_TIMEOUT_S = 120.0           #: a node that does not answer the probe within this is an error
@@ -223,6 +222,8 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
             _check_reachable(address)
         kwargs = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False,
                       configure_logging=True)
+        import signal
+        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
         with _captured_stderr() as captured:
             try:
                 if address is None:
@@ -233,6 +234,9 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
                 failure = None
             except Exception as exc:  # noqa: BLE001 - Ray raises many types (ConnectionError, RuntimeError...)
                 failure = _first_line(exc)
+        for sig, handler in handlers.items():   # Ray's core installs its own; keep nc2600's
+            if handler is not None and signal.getsignal(sig) is not handler:
+                signal.signal(sig, handler)
         if failure is not None:
             if "InvalidAuthToken" in captured.text or "Unauthenticated" in captured.text:
                 failure = ("the head requires Ray's authentication token: copy its ~/.ray/auth_token "
@@ -302,7 +306,7 @@ class NodeEvaluator:
         """Run one chunk: episode ``j`` is individual ``params[individuals[j]]`` with episode seed
         ``seeds[j]``. Returns ``(n, 4)`` float64 (return, frames, steps, reset frames) and the
         seconds this node spent on the chunk."""
-        from host.evaluator import WorkerDied
+        from host.evaluator import Job, WorkerDied
         t0 = time.perf_counter()
         jobs = [Job(int(i), int(s)) for i, s in zip(individuals, seeds)]
         try:
@@ -392,6 +396,7 @@ class RayEvaluator:
         Same contract as :meth:`host.evaluator.Evaluator.evaluate`; ``on_result`` is called as
         each chunk's results arrive. Raises :class:`host.evaluator.WorkerDied` when no node is left.
         """
+        from host.evaluator import EpisodeResult
         ray = self.ray
         t0 = time.perf_counter()
         jobs = list(jobs)
@@ -496,3 +501,43 @@ class RayEvaluator:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# -- sweeps (lockstep --all, games verify --all) -------------------------------------------
+def add_cluster_options(parser) -> None:
+    """``--cluster local|ray`` and ``--ray-address HOST:PORT`` for a sweep command."""
+    parser.add_argument("--cluster", choices=("local", "ray"), default="local",
+                        help="local: --jobs processes here; ray: one Ray task per item on a Ray cluster")
+    parser.add_argument("--ray-address", metavar="HOST:PORT", default=None,
+                        help="with --cluster ray: the head of a running cluster (default: an embedded "
+                             "local Ray with --jobs CPUs)")
+
+
+def check_cluster_options(args) -> None:
+    """UserError for ``--ray-address`` without ``--cluster ray``."""
+    if getattr(args, "ray_address", None) is not None and getattr(args, "cluster", "local") != "ray":
+        raise UserError("--ray-address needs --cluster ray")
+
+
+def ray_imap(fn: Callable, items: Iterable, address: str | None = None, num_cpus: int = 2,
+             cpus_per_item: float = 1.0):
+    """Like ``multiprocessing.Pool.imap``: ``fn(item)`` for every item as a Ray task (one CPU
+    each), results yielded in item order as they become available. ``fn`` must be a module-level
+    function importable on every node. A task whose worker process or node dies is run again
+    by Ray (``max_retries``), so every item yields exactly one result. Joins the cluster at
+    ``address`` (or starts an embedded Ray with ``num_cpus``) through :func:`connect`, and
+    disconnects when the generator ends or is closed.
+
+    Raises:
+        UserError: as :func:`connect`.
+    """
+    items = list(items)
+    cluster = connect(address, num_cpus)
+    ray = cluster.ray
+    try:
+        task = ray.remote(num_cpus=cpus_per_item, max_retries=3)(fn)
+        refs = [task.remote(item) for item in items]
+        for ref in refs:
+            yield ray.get(ref)
+    finally:
+        cluster.close()

@@ -154,6 +154,8 @@ def _run_one(job):
 
 def run(args) -> int:
     from hls_models.game_rules import RuleError, load_rules
+    from host.cluster import check_cluster_options
+    check_cluster_options(args)
 
     try:
         rules = load_rules()
@@ -201,7 +203,11 @@ def run(args) -> int:
                 line += f"  first: {res['first_mismatch']}"
             print(line, flush=True)
 
-    if args.jobs > 1 and len(jobs) > 1:
+    if args.cluster == "ray":
+        from host.cluster import ray_imap
+        for res in ray_imap(_run_one, jobs, args.ray_address, args.jobs):
+            emit(res)
+    elif args.jobs > 1 and len(jobs) > 1:
         from multiprocessing import get_context
         with get_context("spawn").Pool(args.jobs) as pool:
             for res in pool.imap(_run_one, jobs):
@@ -250,4 +256,6 @@ def register(subparsers, groups) -> None:
                    help="difficulty switch setting; None: ALE's default, 0")
     p.add_argument("--jobs", type=int_range(1, 256), default=1, metavar="N", help="games checked in parallel")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
+    from host.cluster import add_cluster_options
+    add_cluster_options(p)
     p.set_defaults(func=run)

@@ -177,6 +177,8 @@ def run(args) -> int:
         raise UserError(f"--frames: at most {MAX_FRAMES:,}")
     if args.actions not in ("random", "noop"):
         _actions(args.actions, args.frames, [], 0)   # an action file is checked once, before any game runs
+    from host.cluster import check_cluster_options
+    check_cluster_options(args)
     multi = bool(args.all or args.games is not None)
     if args.all:
         games = list(loadable_games())
@@ -205,7 +207,10 @@ def run(args) -> int:
             print(header, flush=True)
         results = []
         pool = None
-        if args.jobs > 1:
+        if args.cluster == "ray":
+            from host.cluster import ray_imap
+            rows = ray_imap(_one, work, args.ray_address, args.jobs)
+        elif args.jobs > 1:
             import multiprocessing as mp
             pool = mp.get_context("spawn").Pool(args.jobs)
             rows = pool.imap(_one, work, chunksize=1)
@@ -220,6 +225,8 @@ def run(args) -> int:
         finally:
             if pool is not None:
                 pool.terminate()
+            if hasattr(rows, "close"):
+                rows.close()
     if args.json:
         json.dump(results if multi else results[0], sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -246,4 +253,6 @@ def register(subparsers, groups) -> None:
                    help="random | noop | PATH.npy of ALE action ids (1-D integers 0..17, at least --frames of them)")
     p.add_argument("--jobs", type=int_range(1, 256), default=1, help="parallel games with --all/--games")
     p.add_argument("--json", action="store_true", help="JSON output")
+    from host.cluster import add_cluster_options
+    add_cluster_options(p)
     p.set_defaults(func=run)

@@ -160,3 +160,32 @@ def test_bad_worker_node_one_line_no_run_folder(fake, needle, tmp_path):
         assert not out.exists()
     finally:
         cluster.shutdown()
+
+
+def _without_times(obj):
+    if isinstance(obj, dict):
+        return {k: _without_times(v) for k, v in obj.items() if k not in ("seconds", "rtl_fps", "ale_fps", "wall_s")}
+    if isinstance(obj, list):
+        return [_without_times(v) for v in obj]
+    return obj
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [
+    ["games", "verify", "--game", "pong", "--game", "breakout", "--game", "seaquest", "--frames", "1500"],
+    ["lockstep", "--games", "pong,boxing", "--frames", "60"],
+])
+def test_sweep_on_ray_equals_local(command, tmp_path):
+    """``games verify`` and ``lockstep`` over several games: the JSON results on an embedded Ray
+    (one task per game) equal the local run's, timings aside."""
+    local = _cli(*command, "--json", cwd=tmp_path)
+    remote = _cli(*command, "--json", "--cluster", "ray", "--jobs", "2", cwd=tmp_path)
+    assert local.returncode == remote.returncode == 0, remote.stderr
+    assert _without_times(json.loads(remote.stdout)) == _without_times(json.loads(local.stdout))
+
+
+def test_sweep_ray_address_needs_cluster_ray(tmp_path):
+    for command in (["games", "verify", "--game", "pong"], ["lockstep", "--games", "pong,boxing"]):
+        proc = _cli(*command, "--ray-address", "127.0.0.1:6379", cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "--ray-address needs --cluster ray" in proc.stderr
