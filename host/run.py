@@ -593,8 +593,8 @@ class Run:
         cfg = self.cfg
         inst = AleInstance(self.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
         if cfg.policy == "int8":
-            from hls_models.policy_int8 import QuantizedSlots
-            weights = QuantizedSlots(1, inst.n_actions)
+            from host.policy_int8 import Int8Slots
+            weights = Int8Slots(1, inst.n_actions)
         else:
             weights = SlotWeights(1, inst.n_actions)
         weights.load(0, self._policy_for(best))
