@@ -145,7 +145,14 @@ def _layout(n_workers: int, k: int):
         ("reward", (n_workers, 2, k), np.float64),
         ("frames", (n_workers, 2, k), np.int64),
         ("over", (n_workers, 2, k), np.bool_),
+        ("cpu", (n_workers, 3), np.float64),         # CPU s per worker: WORKER_CPU_PARTS
     ]
+
+
+#: the parts of a worker's CPU time in ``cpu``: stepping/resetting the instances (emulation,
+#: grey screen fetch, max-pool), preprocessing (84x84 resize, stack), and everything
+#: (the rest is the pipe traffic and the loop itself)
+WORKER_CPU_PARTS = ("step", "preprocess", "total")
 
 
 class _Shared:
@@ -195,11 +202,15 @@ def _worker_main(index: int, shm_name: str, n_workers: int, k: int, rom_path: st
         conn.send(("ready", envs[0][0].n_actions, envs[0][0].pooled.shape))
         height, width = envs[0][0].pooled.shape
         pooled = np.zeros((k, height, width), np.uint8)
+        cpu = shared.cpu[index]
+        clock = time.process_time
+        cpu0 = clock()
         while True:
             msg = conn.recv()
             if msg is None:
                 break
             block = msg
+            t0 = clock()
             obs = shared.obs[index, block]
             fresh = np.zeros(k, bool)
             todo = np.zeros(k, bool)
@@ -222,6 +233,7 @@ def _worker_main(index: int, shm_name: str, n_workers: int, k: int, rom_path: st
                 else:
                     continue
                 pooled[s] = env.pooled
+            t1 = clock()
             idx = np.flatnonzero(todo)
             if idx.size:
                 frames84 = preprocess.resize(pooled[idx])
@@ -230,6 +242,10 @@ def _worker_main(index: int, shm_name: str, n_workers: int, k: int, rom_path: st
                         obs[s] = frames84[j]
                     else:
                         preprocess.push_frame(obs[s], frames84[j])
+            t2 = clock()
+            cpu[0] += t1 - t0
+            cpu[1] += t2 - t1
+            cpu[2] = t2 - cpu0
             conn.send(block)
     except (EOFError, KeyboardInterrupt, BrokenPipeError, ConnectionResetError):
         pass
@@ -279,6 +295,8 @@ class Evaluator:
             self.close()
             raise
         self.n_actions = hello[0][1]
+        #: main-process CPU seconds spent in policy inference (``act``), for profiles
+        self.inference_cpu_s = 0.0
         self.screen_shape = hello[0][2]
         n_slots = self.n_workers * self.k
         if policy == "int8":
@@ -375,6 +393,7 @@ class Evaluator:
                 obs = sh.obs[:, block].reshape(n_slots, 4, 84, 84)
                 idx = np.asarray(running)
                 weights = self.weights[block]
+                t0 = time.process_time()
                 if idx.size == n_slots:
                     actions = weights.act(obs)
                 else:
@@ -383,6 +402,7 @@ class Evaluator:
                     # gathering the running slots' weights (2.7 MB float32, 0.7 MB int8 each);
                     # a slot's values do not depend on the batch, so results are unchanged
                     actions[idx] = weights.act(obs)[idx]
+                self.inference_cpu_s += time.process_time() - t0
                 sh.action[:, block] = actions.reshape(n_workers, k)
             if (slot_job[block] >= 0).any():
                 send(block)
@@ -403,6 +423,11 @@ class Evaluator:
             how = (f"killed by signal {-code}" + (" (out of memory?)" if code == -signal.SIGKILL else "")
                    if code is not None and code < 0 else f"exit code {code}")
             raise WorkerDied(f"worker process {w} (pid {proc.pid}) died: {how}") from None
+
+    def worker_cpu_s(self) -> dict[str, float]:
+        """CPU seconds of all workers since start-up, per part of :data:`WORKER_CPU_PARTS`
+        (totals up to each worker's last reply)."""
+        return {name: float(self.shared.cpu[:, i].sum()) for i, name in enumerate(WORKER_CPU_PARTS)}
 
     def close(self) -> None:
         """Stop the workers and release the shared memory (idempotent)."""

@@ -162,6 +162,15 @@ def space_to_depth_weights(params: dict[str, np.ndarray]) -> tuple[np.ndarray, n
     return (w1s * np.float32(1.0 / 255.0)).astype(np.float32), np.ascontiguousarray(w2s, np.float32)
 
 
+def conv1_blocks(obs: np.ndarray) -> np.ndarray:
+    """Space to depth: ``(S, 4, 84, 84)`` uint8 -> ``(S, 441, 64)`` uint8 blocks, rows (by, bx),
+    columns (in_channel, dy, dx). The four pixels ``dx = 0..3`` of a block row are moved as one
+    32-bit word (a quarter of the element copies of a byte-wise transpose)."""
+    n = obs.shape[0]
+    words = np.ascontiguousarray(obs).view(np.uint32).reshape(n, 4, 21, 4, 21)   # S, c, by, dy, bx
+    return np.ascontiguousarray(words.transpose(0, 2, 4, 1, 3)).view(np.uint8).reshape(n, 441, 64)
+
+
 def forward_s2d(obs: np.ndarray, params: dict[str, np.ndarray], w1s: np.ndarray, w2s: np.ndarray) -> np.ndarray:
     """:func:`forward` computed by space-to-depth (no im2col copy); same network, float32.
 
@@ -170,7 +179,7 @@ def forward_s2d(obs: np.ndarray, params: dict[str, np.ndarray], w1s: np.ndarray,
     rounding order (checked by a test); per-slot shapes are independent of ``S``.
     """
     s = obs.shape[0]
-    blocks = obs.reshape(s, 4, 21, 4, 21, 4).transpose(0, 2, 4, 1, 3, 5).astype(np.float32).reshape(s, 441, 64)
+    blocks = conv1_blocks(obs).astype(np.float32)
     p = np.matmul(blocks, w1s).reshape(s, 21, 21, 2, 2, 16)
     h = p[:, :20, :20, 0, 0] + p[:, :20, 1:, 0, 1]
     h += p[:, 1:, :20, 1, 0]

@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from hls_models.policy_int8 import QuantizedPolicy, check_obs
+from host.policy import conv1_blocks
 
 _SESSION = None
 
@@ -86,15 +87,6 @@ def matmul_u8s8(a: np.ndarray, b: np.ndarray, split: bool = True) -> np.ndarray:
     out <<= 7
     out += y[:, :m]
     return out
-
-
-def conv1_blocks(obs: np.ndarray) -> np.ndarray:
-    """Space to depth: ``(S, 4, 84, 84)`` uint8 -> ``(S, 441, 64)`` uint8 blocks, rows (by, bx),
-    columns (in_channel, dy, dx). The four pixels ``dx = 0..3`` of a block row are moved as one
-    32-bit word (a quarter of the element copies of a byte-wise transpose)."""
-    n = obs.shape[0]
-    words = np.ascontiguousarray(obs).view(np.uint32).reshape(n, 4, 21, 4, 21)   # S, c, by, dy, bx
-    return np.ascontiguousarray(words.transpose(0, 2, 4, 1, 3)).view(np.uint8).reshape(n, 441, 64)
 
 
 def _dense(a: np.ndarray, w: np.ndarray, split: bool) -> np.ndarray:

@@ -32,6 +32,7 @@ def register(sub, groups):
     p.add_argument("--workers", type=int_range(1, 1024), default=None, metavar="W", help="worker processes (default: cores)")
     p.add_argument("--envs-per-block", type=int_range(1, 4096), default=6, metavar="K", help="instances per block per worker")
     p.add_argument("--episode-frames", type=int_range(35, 10**9), default=4000, metavar="E", help="episode cap in frames")
+    p.add_argument("--policy", choices=("float", "int8"), default="float", help="network arithmetic of the loop")
     p.set_defaults(func=main)
 
 
@@ -72,24 +73,42 @@ def raw_fps(rom_path, seconds: float) -> tuple[float, float]:
             return frames / elapsed, (_cpu_self() - cpu0) / frames
 
 
-def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int) -> tuple[float, float]:
-    """``(frames/s, CPU s/frame)`` of the evaluation loop on random-initialised networks
-    (start-up excluded from frames/s; CPU time counts the main process and the workers)."""
+def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int,
+             policy: str = "float", game: str = "breakout") -> tuple[float, float, dict]:
+    """``(frames/s, CPU s/frame, profile)`` of the evaluation loop on random-initialised
+    networks (start-up and a warm-up episode excluded; CPU time counts the main process and
+    the workers). ``profile``: CPU microseconds per frame of the workers' stepping (emulation,
+    grey fetch, max-pool), preprocessing (resize, stack) and the rest of the workers (pipe
+    traffic, loop), and of the main process's inference and the rest of it (bookkeeping,
+    pipe traffic)."""
     from host.evaluator import Evaluator, Job
     from host.policy import init_params
-    cpu0 = _cpu_self() + _cpu_children()
-    with Evaluator(rom_path, workers, k, episode_frames=episode_frames) as ev:
+    with Evaluator(rom_path, workers, k, episode_frames=episode_frames, policy=policy) as ev:
         params = [init_params(i, ev.n_actions) for i in range(16)]
+        if policy == "int8":
+            from hls_models.policy_int8 import quantize
+            from host.commands.preprocess import record_observations
+            calib = record_observations(game, 32, seed=100)
+            params = [quantize(p, ev.n_actions, calib) for p in params]
         n_jobs = 2 * workers * k * 2
         frames, batch = 0, 0
         ev.evaluate([Job(0, 0)], lambda i: params[i])          # warm-up
+        w0, main0, inf0 = ev.worker_cpu_s(), _cpu_self(), ev.inference_cpu_s
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
             jobs = [Job(j % 16, batch * n_jobs + j) for j in range(n_jobs)]
             frames += sum(r.frames for r in ev.evaluate(jobs, lambda i: params[i]))
             batch += 1
         fps = frames / (time.perf_counter() - start)
-    return fps, (_cpu_self() + _cpu_children() - cpu0) / frames
+        w1, main1, inf1 = ev.worker_cpu_s(), _cpu_self(), ev.inference_cpu_s
+    us = 1e6 / frames
+    step, prep = (w1["step"] - w0["step"]) * us, (w1["preprocess"] - w0["preprocess"]) * us
+    inference = (inf1 - inf0) * us
+    profile = {"worker_step": step, "worker_preprocess": prep,
+               "worker_other": (w1["total"] - w0["total"]) * us - step - prep,
+               "main_inference": inference, "main_other": (main1 - main0) * us - inference}
+    total = sum(profile.values())
+    return fps, total * 1e-6, profile
 
 
 def main(args) -> int:
@@ -102,10 +121,18 @@ def main(args) -> int:
     raw, raw_cpu = raw_fps(rom, args.seconds)
     say(f"[2/2] evaluation loop, {workers} workers x 2 x {args.envs_per_block} instances, {args.seconds:g} s "
         f"(plus start-up and the last batch of episodes, each up to {args.episode_frames:,} frames)")
-    loop, loop_cpu = loop_fps(rom, args.seconds, workers, args.envs_per_block, args.episode_frames)
-    print(json.dumps({"game": name, "workers": workers, "envs_per_block": args.envs_per_block,
+    loop, loop_cpu, profile = loop_fps(rom, args.seconds, workers, args.envs_per_block, args.episode_frames,
+                                       args.policy, name)
+    # the workers' stepping split into emulation (raw ALE's CPU per frame, same run) and the rest
+    emulation = raw_cpu * 1e6
+    split = {"emulation": emulation, "screen_fetch_and_pooling": profile["worker_step"] - emulation,
+             "preprocessing": profile["worker_preprocess"], "inference": profile["main_inference"],
+             "ipc_and_loop": profile["worker_other"] + profile["main_other"]}
+    print(json.dumps({"game": name, "policy": args.policy, "workers": workers, "envs_per_block": args.envs_per_block,
                       "raw_fps_per_core": round(raw, 1), "loop_fps": round(loop, 1),
                       "ratio": round(loop / (raw * workers), 3), "target_ratio": 0.5,
                       "raw_cpu_us_per_frame": round(raw_cpu * 1e6, 2), "loop_cpu_us_per_frame": round(loop_cpu * 1e6, 2),
-                      "cpu_ratio": round(raw_cpu / loop_cpu, 3)}))
+                      "cpu_ratio": round(raw_cpu / loop_cpu, 3),
+                      "loop_cpu_us_per_frame_by_part": {k: round(v, 2) for k, v in split.items()},
+                      "load_average_1min": round(os.getloadavg()[0], 2)}))
     return 0

@@ -10,7 +10,8 @@ import pytest
 
 from hls_models import policy_int8 as q8
 from host.policy import init_params
-from host.policy_int8 import Int8Slots, conv1_blocks, matmul_u8s8
+from host.policy import conv1_blocks
+from host.policy_int8 import Int8Slots, matmul_u8s8
 
 
 @pytest.fixture(scope="module")
