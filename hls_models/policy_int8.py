@@ -320,6 +320,117 @@ class QuantizedSlots:
 
 
 # ---------------------------------------------------------------------------------------------
+# Any network of hls_models.networks (``--network nature``): same number format and quantiser
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class QuantizedNetwork:
+    """An int8 policy of any network of :mod:`hls_models.networks` (the small network keeps its
+    own :class:`QuantizedPolicy`, which the RTL engine reads): per layer int8 weights ``(K, N)``
+    (flat layout), int32 biases, and a requantisation shift after every layer but the last.
+    The number format, rounding and saturation are those of :class:`QuantizedPolicy`."""
+    network: str
+    n_actions: int
+    w: list
+    b: list
+    s: list
+    exponents: dict
+    act_max: int = ACT_MAX
+
+    def weights(self) -> list[np.ndarray]:
+        return list(self.w)
+
+    def biases(self) -> list[np.ndarray]:
+        return list(self.b)
+
+    def shifts(self) -> list[int]:
+        return list(self.s)
+
+    def layer_accumulators(self, inputs: np.ndarray, layer: int) -> np.ndarray:
+        """int64 accumulators ``(B, P, N)`` of ``layer`` from its input codes: the observation
+        ``(B, 4, 84, 84)`` for layer 0, else the previous layer's ``(B, H, W, C)`` codes
+        (channel-last). Products in float32 where every partial sum of the layer stays below
+        ``2**24`` (exact), else float64 (exact below ``2**53``)."""
+        from hls_models.networks import geometry
+        g = geometry(self.network, self.n_actions)[layer]
+        w, bias = self.w[layer], self.b[layer]
+        in_max = 255 if layer == 0 else self.act_max
+        worst = (np.abs(w.astype(np.int64)).sum(axis=0) * in_max + np.abs(bias.astype(np.int64))).max()
+        dtype = np.float32 if worst < 2 ** 24 else np.float64
+        a = inputs.transpose(0, 2, 3, 1) if layer == 0 else inputs
+        n = a.shape[0]
+        if g.kind == "conv":
+            win = sliding_window_view(a, (g.kernel, g.kernel), axis=(1, 2))[:, ::g.stride, ::g.stride]
+            x = np.ascontiguousarray(win, dtype=dtype).reshape(n, g.positions, g.k)
+        else:
+            x = a.reshape(n, 1, g.k).astype(dtype)
+        return (np.matmul(x, w.astype(dtype)) + bias.astype(dtype)).astype(np.int64)
+
+    def action_values(self, obs: np.ndarray) -> np.ndarray:
+        """Bit-exact int32 action values, ``(B, 4, 84, 84)`` uint8 -> ``(B, A)`` int32."""
+        from hls_models.networks import geometry
+        a = check_obs(obs)
+        geo = geometry(self.network, self.n_actions)
+        for layer, g in enumerate(geo):
+            acc = self.layer_accumulators(a, layer)
+            if layer == len(geo) - 1:
+                return acc[:, 0, :].astype(np.int32)
+            a = requantize(acc, self.s[layer], self.act_max).reshape(-1, g.out_h, g.out_w, g.n)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def act(self, obs: np.ndarray) -> np.ndarray:
+        """Greedy actions ``(B,)`` int64 (ties to the lowest index)."""
+        return np.argmax(self.action_values(obs), axis=-1)
+
+
+def quantize_network(flat: np.ndarray, network: str, n_actions: int, calib_obs: np.ndarray,
+                     act_max: int = ACT_MAX):
+    """:func:`quantize` for any network: ``small`` returns a :class:`QuantizedPolicy` (the same
+    object :func:`quantize` gives), others a :class:`QuantizedNetwork` quantised by the same
+    rules (per-layer power-of-two weight exponent, biases at the accumulator's scale, the
+    smallest shift that does not saturate on ``calib_obs``).
+
+    Raises:
+        ValueError: unknown network, wrong parameter count or observation shape, a layer whose
+        accumulator could leave int32.
+    """
+    from hls_models.networks import geometry, n_params as net_n_params, unflatten as net_unflatten
+    if network == "small":
+        return quantize(flat, n_actions, calib_obs, act_max)
+    geo = geometry(network, n_actions)
+    flat = np.asarray(flat)
+    if flat.ndim != 1 or flat.shape[0] != net_n_params(network, n_actions):
+        raise ValueError(f"parameter vector must have shape ({net_n_params(network, n_actions)},) for the "
+                         f"{network} network with {n_actions} actions, got {flat.shape}")
+    calib_obs = check_obs(calib_obs)
+    if act_max not in (127, 255):
+        raise ValueError(f"act_max must be 127 or 255, got {act_max}")
+    p = {k: v.astype(np.float64) for k, v in net_unflatten(flat, network, n_actions).items()}
+    p["w1"] = p["w1"] / 255.0
+    qn = QuantizedNetwork(network, int(n_actions), [], [], [], {}, act_max)
+    f_prev, acts = 0, calib_obs
+    for layer, g in enumerate(geo):
+        w, bias = p[f"w{layer + 1}"], p[f"b{layer + 1}"]
+        e = weight_exponent(w)
+        qn.w.append(quantize_weights(w, e))
+        qn.b.append(quantize_bias(bias, e + f_prev))
+        qn.exponents[f"e{layer + 1}"] = e
+        in_max = 255 if layer == 0 else act_max
+        worst = np.abs(qn.w[-1].astype(np.int64)).sum(axis=0) * in_max + np.abs(qn.b[-1].astype(np.int64))
+        if worst.max() >= 2 ** 31:
+            raise ValueError(f"quantised layer {g.name} could overflow its int32 accumulator")
+        if layer == len(geo) - 1:
+            break
+        acc = qn.layer_accumulators(acts, layer)
+        s = calibrated_shift(acc, act_max)
+        qn.s.append(s)
+        f_prev = e + f_prev - s
+        qn.exponents[f"f{layer + 1}"] = f_prev
+        acts = requantize(acc, s, act_max).reshape(-1, g.out_h, g.out_w, g.n)
+    return qn
+
+
+# ---------------------------------------------------------------------------------------------
 # Cycle and resource model of an L-lane inference engine
 # ---------------------------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from host.noise import NoiseTable, genome_params, mutate
-from host.policy import init_params, n_params
+from host.policy import init_network_params, n_params
 
 SEED_LIMIT = 2**31 - 1
 
@@ -78,13 +78,15 @@ class DeepGA:
     name = "ga"
 
     def __init__(self, population: int, truncation: int, sigma: float, elite_candidates: int,
-                 elite_episodes: int, n_actions: int, noise: NoiseTable, rng: np.random.Generator):
+                 elite_episodes: int, n_actions: int, noise: NoiseTable, rng: np.random.Generator,
+                 network: str = "small"):
+        self.network = network
         self.population, self.truncation, self.sigma = population, min(truncation, population), sigma
         self.elite_candidates, self.elite_episodes = min(elite_candidates, population), elite_episodes
         self.n_actions, self.noise, self.rng = n_actions, noise, rng
         self.generation = 0
         self.genomes: list[list[int]] = [[int(s)] for s in rng.integers(SEED_LIMIT, size=population)]
-        self.params = np.stack([init_params(g[0], n_actions) for g in self.genomes])
+        self.params = np.stack([init_network_params(g[0], n_actions, network) for g in self.genomes])
         self.elite: list[int] | None = None
         self.elite_score = float("nan")
 
@@ -136,7 +138,8 @@ class DeepGA:
         self.genomes = [list(map(int, g)) for g in meta["genomes"]]
         self.elite = None if meta["elite"] is None else list(map(int, meta["elite"]))
         self.elite_score = float(meta["elite_score"])
-        self.params = np.stack([genome_params(g, self.n_actions, self.sigma, self.noise) for g in self.genomes])
+        self.params = np.stack([genome_params(g, self.n_actions, self.sigma, self.noise, self.network)
+                                for g in self.genomes])
 
 
 class RandomSearch(DeepGA):
@@ -150,7 +153,7 @@ class RandomSearch(DeepGA):
         for i in range(1, self.population):
             seed = int(self.rng.integers(SEED_LIMIT))
             genomes.append([seed])
-            new[i] = init_params(seed, self.n_actions)
+            new[i] = init_network_params(seed, self.n_actions, self.network)
         self.genomes, self.params = genomes, new
 
 
@@ -165,14 +168,15 @@ class OpenAIES:
 
     def __init__(self, population: int, sigma: float, lr: float, l2: float, elite_episodes: int,
                  n_actions: int, noise: NoiseTable, rng: np.random.Generator,
-                 beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8):
+                 beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8, network: str = "small"):
+        self.network = network
         if population < 2 or population % 2:
             raise ValueError(f"ES population must be even and >= 2, got {population}")
         self.population, self.sigma, self.lr, self.l2 = population, sigma, lr, l2
         self.elite_episodes, self.n_actions, self.noise, self.rng = elite_episodes, n_actions, noise, rng
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
         self.generation = 0
-        self.theta = init_params(int(rng.integers(SEED_LIMIT)), n_actions)
+        self.theta = init_network_params(int(rng.integers(SEED_LIMIT)), n_actions, network)
         self.m = np.zeros_like(self.theta)
         self.v = np.zeros_like(self.theta)
         self.t = 0

@@ -39,7 +39,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from hls_models import preprocess
-from host.policy import SlotWeights
+from host.policy import make_slot_weights
 
 
 @dataclass
@@ -262,15 +262,17 @@ class Evaluator:
         envs_per_block: instances per block per worker ``K`` (each worker holds ``2K``).
         frame_skip, sticky, episode_frames: the instance protocol (:mod:`host.instance`).
         backend: ``"ale"`` (ale-py) or another name registered in :func:`host.instance.make_instance`.
-        policy: ``"float"`` (:class:`host.policy.SlotWeights`; ``params_for`` returns float32
-            vectors) or ``"int8"`` (:class:`hls_models.policy_int8.QuantizedSlots`; ``params_for``
-            returns :class:`~hls_models.policy_int8.QuantizedPolicy` objects).
+        policy: ``"float"`` (:func:`host.policy.make_slot_weights`; ``params_for`` returns float32
+            vectors) or ``"int8"`` (:func:`host.policy_int8.make_int8_slots`, bit-exact with the
+            numpy model; ``params_for`` returns :class:`~hls_models.policy_int8.QuantizedPolicy`
+            or :class:`~hls_models.policy_int8.QuantizedNetwork` objects).
+        network: ``"small"`` or ``"nature"`` (:mod:`hls_models.networks`).
     Use as a context manager; :meth:`close` stops the workers and frees shared memory.
     """
 
     def __init__(self, rom_path, n_workers: int, envs_per_block: int, frame_skip: int = 4,
                  sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
-                 policy: str = "float"):
+                 policy: str = "float", network: str = "small"):
         self.n_workers, self.k = int(n_workers), int(envs_per_block)
         self.shared = None
         remove_stale_segments()
@@ -300,10 +302,10 @@ class Evaluator:
         self.screen_shape = hello[0][2]
         n_slots = self.n_workers * self.k
         if policy == "int8":
-            from host.policy_int8 import Int8Slots
-            self.weights = [Int8Slots(n_slots, self.n_actions) for _ in range(2)]
+            from host.policy_int8 import make_int8_slots
+            self.weights = [make_int8_slots(n_slots, self.n_actions, network) for _ in range(2)]
         else:
-            self.weights = [SlotWeights(n_slots, self.n_actions) for _ in range(2)]
+            self.weights = [make_slot_weights(n_slots, self.n_actions, network) for _ in range(2)]
 
     # ------------------------------------------------------------------------------
     def evaluate(self, jobs: Iterable[Job], params_for: Callable[[int], np.ndarray],

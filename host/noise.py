@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from host.policy import init_params
+from host.policy import init_network_params
 
 DEFAULT_TABLE_SIZE = 1 << 25   #: 33,554,432 float32 entries (128 MiB)
 DEFAULT_TABLE_SEED = 123       #: the table is the same in every run with this seed
@@ -57,9 +57,11 @@ def mutate(parent: np.ndarray, seed: int, sigma: float, noise: NoiseTable,
     return np.add(parent, step, out=out)
 
 
-def genome_params(genome: list[int], n_actions: int, sigma: float, noise: NoiseTable) -> np.ndarray:
-    """Parameters of a seed-list genome, ``(n_params,)`` float32 (see module doc)."""
-    theta = init_params(genome[0], n_actions)
+def genome_params(genome: list[int], n_actions: int, sigma: float, noise: NoiseTable,
+                  network: str = "small") -> np.ndarray:
+    """Parameters of a seed-list genome of ``network`` (:mod:`hls_models.networks`),
+    ``(n_params,)`` float32 (see module doc)."""
+    theta = init_network_params(genome[0], n_actions, network)
     for seed in genome[1:]:
         theta = mutate(theta, seed, sigma, noise)
     return theta

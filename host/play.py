@@ -98,7 +98,7 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
     if n_actions is None:
         raise UserError(f"{str(run_dir / 'config.json')!r} lacks n_actions")
     noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
-    params = genome_params([int(s) for s in genomes[index]], n_actions, cfg.effective_sigma(), noise)
+    params = genome_params([int(s) for s in genomes[index]], n_actions, cfg.effective_sigma(), noise, cfg.network)
     label = "elite" if index == 0 else f"individual {index}"
     return Agent(cfg, config, params, f"{label} of the population after generation {generation - 1}", rom_path)
 
@@ -133,13 +133,13 @@ def policy_for(agent: Agent, params: np.ndarray):
     (shifts calibrated on the same random-play observations as the run's)."""
     if agent.cfg.policy != "int8":
         return params
-    from hls_models.policy_int8 import quantize
+    from hls_models.policy_int8 import quantize_network
     from host.games import game_info
     from host.run import Run
     probe = Run(agent.cfg, Path("."), progress=False)
     probe.rom_path = agent.rom_path
     n_actions = len(game_info(agent.cfg.game, agent.rom_path).minimal_actions)
-    return quantize(params, n_actions, probe._calibration_observations())  # noqa: SLF001
+    return quantize_network(params, agent.cfg.network, n_actions, probe._calibration_observations())  # noqa: SLF001
 
 
 def episode_seeds(seed: int, episodes: int) -> np.ndarray:
@@ -153,7 +153,7 @@ def evaluate(agent: Agent, seeds: np.ndarray, workers: int, envs_per_block: int,
     cfg = agent.cfg
     policy = policy_for(agent, agent.params)
     with Evaluator(agent.rom_path, workers, envs_per_block, cfg.frame_skip, cfg.sticky, cfg.episode_frames,
-                   cfg.backend, cfg.policy) as ev:
+                   cfg.backend, cfg.policy, network=cfg.network) as ev:
         return ev.evaluate([Job(0, int(s), i) for i, s in enumerate(seeds)], lambda i: policy, on_result)
 
 
@@ -190,7 +190,7 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
     """
     from host.games import game_info
     from host.instance import AleInstance
-    from host.policy import SlotWeights
+    from host.policy import make_slot_weights
     cfg = agent.cfg
     kind = path.suffix.lower()
     if kind not in (".mp4", ".gif"):
@@ -200,10 +200,10 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
     max_frames = int(max_seconds * rate)
     inst = AleInstance(agent.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
     if cfg.policy == "int8":
-        from hls_models.policy_int8 import QuantizedSlots
-        weights = QuantizedSlots(1, inst.n_actions)
+        from host.policy_int8 import make_int8_slots
+        weights = make_int8_slots(1, inst.n_actions, cfg.network)
     else:
-        weights = SlotWeights(1, inst.n_actions)
+        weights = make_slot_weights(1, inst.n_actions, cfg.network)
     weights.load(0, policy_for(agent, agent.params))
     height = info.screen_height
     frame_bytes = scale * height * 2 * scale * 160 * 3

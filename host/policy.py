@@ -232,3 +232,101 @@ class SlotWeights:
     def act(self, obs: np.ndarray, slots: np.ndarray | None = None) -> np.ndarray:
         """Greedy actions ``(S,)`` for ``obs`` (or the subset ``slots``); ties to the lowest index."""
         return select_actions(self.q_values(obs, slots))
+
+
+# ---------------------------------------------------------------------------------------------
+# Any network of hls_models.networks (``--network``), batched over slots
+# ---------------------------------------------------------------------------------------------
+
+def init_network_params(seed: int, n_actions: int, network: str = "small") -> np.ndarray:
+    """Initial parameters of ``network`` (:mod:`hls_models.networks`): LeCun normal weights
+    (std ``1/sqrt(K)``), zero biases, drawn as :func:`init_params` does (``small`` gives exactly
+    :func:`init_params`). Returns ``(n_params,)`` float32."""
+    from hls_models.networks import layer_shapes as net_shapes
+    rng = np.random.default_rng([int(seed), 0x1717])
+    parts = []
+    for name, shape in net_shapes(network, n_actions):
+        if name.startswith("w"):
+            parts.append((rng.standard_normal(shape, dtype=np.float32) / np.float32(np.sqrt(shape[0]))).ravel())
+        else:
+            parts.append(np.zeros(shape, np.float32).ravel())
+    return np.concatenate(parts)
+
+
+def conv_patches(x: np.ndarray, kernel: int, stride: int) -> np.ndarray:
+    """im2col: ``(S, H, W, C)`` channel-last -> ``(S, OH*OW, C*k*k)``, rows (c, kh, kw)."""
+    win = sliding_window_view(x, (kernel, kernel), axis=(1, 2))[:, ::stride, ::stride]   # S,OH,OW,C,k,k
+    s, oh, ow = win.shape[:3]
+    return np.ascontiguousarray(win).reshape(s, oh * ow, -1)
+
+
+def forward_network(obs: np.ndarray, params: dict[str, np.ndarray], network: str, n_actions: int) -> np.ndarray:
+    """Float32 action values ``(S, A)`` of ``network`` for ``obs`` ``(S, 4, 84, 84)`` uint8, each
+    slot with its own parameters (named tensors with a leading ``S`` axis). One batched matmul per
+    layer (im2col for convolutions); per-slot shapes do not depend on ``S``."""
+    from hls_models.networks import geometry
+    s = obs.shape[0]
+    h = obs.transpose(0, 2, 3, 1).astype(np.float32) * np.float32(1.0 / 255.0)     # S,84,84,4
+    geo = geometry(network, n_actions)
+    for i, g in enumerate(geo, start=1):
+        x = conv_patches(h, g.kernel, g.stride) if g.kind == "conv" else h.reshape(s, 1, g.k)
+        h = np.matmul(x, params[f"w{i}"]) + params[f"b{i}"][:, None, :]
+        if i == len(geo):
+            return h[:, 0, :]
+        np.maximum(h, 0, out=h)
+        h = h.reshape(s, g.out_h, g.out_w, g.n)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def forward_network_reference(obs: np.ndarray, flat: np.ndarray, network: str, n_actions: int) -> np.ndarray:
+    """One observation through ``network`` with explicit convolution loops in float64
+    (independent of :func:`forward_network`'s im2col and batching; for tests). ``(A,)``."""
+    from hls_models.networks import geometry, unflatten as net_unflatten
+    p = {k: v.astype(np.float64) for k, v in net_unflatten(flat, network, n_actions).items()}
+    a = obs.astype(np.float64).transpose(1, 2, 0) / 255.0          # H, W, C
+    geo = geometry(network, n_actions)
+    for i, g in enumerate(geo, start=1):
+        w, b = p[f"w{i}"], p[f"b{i}"]
+        if g.kind == "conv":
+            k = w.reshape(g.in_c, g.kernel, g.kernel, g.n)
+            out = np.zeros((g.out_h, g.out_w, g.n))
+            for y in range(g.out_h):
+                for x in range(g.out_w):
+                    win = a[g.stride * y:g.stride * y + g.kernel, g.stride * x:g.stride * x + g.kernel, :]
+                    out[y, x] = np.einsum("hwc,chwo->o", win, k)
+            a = out + b
+        else:
+            a = a.reshape(-1) @ w + b
+        if i < len(geo):
+            a = np.maximum(a, 0)
+    return a
+
+
+class NetworkSlotWeights:
+    """Per-slot float32 parameters of any ``network`` for a block of ``S`` slots (the interface of
+    :class:`SlotWeights`, which stays the small network's faster space-to-depth path)."""
+
+    def __init__(self, n_slots: int, n_actions: int, network: str = "nature"):
+        from hls_models.networks import n_params as net_n_params, unflatten as net_unflatten
+        self.n_slots, self.n_actions, self.network = int(n_slots), int(n_actions), network
+        self.flat = np.zeros((self.n_slots, net_n_params(network, self.n_actions)), np.float32)
+        self.params = net_unflatten(self.flat, network, self.n_actions)
+
+    def load(self, slot: int, flat: np.ndarray) -> None:
+        """Copy one individual's ``(n_params,)`` float32 vector into ``slot``."""
+        self.flat[slot] = flat
+
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        return forward_network(obs, self.params, self.network, self.n_actions)
+
+    def act(self, obs: np.ndarray) -> np.ndarray:
+        """Greedy actions ``(S,)`` (ties to the lowest index)."""
+        return select_actions(self.q_values(obs))
+
+
+def make_slot_weights(n_slots: int, n_actions: int, network: str = "small"):
+    """The float32 slot buffers for ``network``: :class:`SlotWeights` (small) or
+    :class:`NetworkSlotWeights`."""
+    if network == "small":
+        return SlotWeights(n_slots, n_actions)
+    return NetworkSlotWeights(n_slots, n_actions, network)

@@ -202,3 +202,63 @@ class Int8Slots:
     def act(self, obs: np.ndarray, slots: np.ndarray | None = None) -> np.ndarray:
         """Greedy actions ``(S',)`` int64 (ties to the lowest index), as :meth:`action_values`."""
         return np.argmax(self.action_values(obs, slots), axis=-1)
+
+
+class Int8NetworkSlots:
+    """:class:`Int8Slots` for any network of :mod:`hls_models.networks` (``--network nature``):
+    per layer one batched exact ``uint8 x int8`` product (im2col for convolutions), int32 bias
+    and per-slot requantisation; equal to :meth:`hls_models.policy_int8.QuantizedNetwork.action_values`.
+    """
+
+    def __init__(self, n_slots: int, n_actions: int, network: str = "nature"):
+        from hls_models.networks import geometry
+        self.n_slots, self.n_actions, self.network = int(n_slots), int(n_actions), network
+        self.geo = geometry(network, self.n_actions)
+        self.w = [np.zeros((self.n_slots, g.k, g.n), np.int8) for g in self.geo]
+        self.b = [np.zeros((self.n_slots, g.n), np.int32) for g in self.geo]
+        self.shifts = np.zeros((self.n_slots, len(self.geo) - 1), np.int32)
+        self.act_max: int | None = None
+
+    def load(self, slot: int, policy) -> None:
+        """Copy a :class:`~hls_models.policy_int8.QuantizedNetwork` of the same network into ``slot``."""
+        if getattr(policy, "network", "small") != self.network or policy.n_actions != self.n_actions:
+            raise ValueError(f"policy is a {getattr(policy, 'network', 'small')} network with {policy.n_actions} "
+                             f"actions, slots hold the {self.network} network with {self.n_actions}")
+        if self.act_max is not None and policy.act_max != self.act_max:
+            raise ValueError(f"policy has act_max {policy.act_max}, slots hold {self.act_max}")
+        self.act_max = policy.act_max
+        for layer in range(len(self.geo)):
+            self.w[layer][slot] = policy.w[layer]
+            self.b[layer][slot] = policy.b[layer]
+        self.shifts[slot] = policy.s
+
+    def action_values(self, obs: np.ndarray) -> np.ndarray:
+        """``(S, A)`` int32 action values of ``obs (S, 4, 84, 84)`` uint8, all slots."""
+        from host.policy import conv_patches
+        obs = check_obs(obs)
+        if obs.shape[0] != self.n_slots:
+            raise ValueError(f"expected {self.n_slots} observations, got {obs.shape[0]}")
+        n = obs.shape[0]
+        act_max = self.act_max if self.act_max is not None else 255
+        a = obs.transpose(0, 2, 3, 1)
+        for layer, g in enumerate(self.geo):
+            if g.kind == "conv":
+                acc = matmul_u8s8(conv_patches(a, g.kernel, g.stride), self.w[layer], layer == 0 or act_max > 127)
+            else:
+                acc = _dense(np.ascontiguousarray(a).reshape(n, 1, g.k), self.w[layer], act_max > 127)[:, None, :]
+            acc += self.b[layer][:, None, :]
+            if layer == len(self.geo) - 1:
+                return acc[:, 0, :]
+            a = _requantize(acc, self.shifts[:, layer], act_max).reshape(n, g.out_h, g.out_w, g.n)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def act(self, obs: np.ndarray) -> np.ndarray:
+        """Greedy actions ``(S,)`` int64 (ties to the lowest index)."""
+        return np.argmax(self.action_values(obs), axis=-1)
+
+
+def make_int8_slots(n_slots: int, n_actions: int, network: str = "small"):
+    """The int8 slot buffers for ``network``: :class:`Int8Slots` (small) or :class:`Int8NetworkSlots`."""
+    if network == "small":
+        return Int8Slots(n_slots, n_actions)
+    return Int8NetworkSlots(n_slots, n_actions, network)

@@ -79,6 +79,7 @@ class RunConfig:
     noise_table_seed: int = 123
     backend: str = "ale"
     policy: str = "float"               # float | int8 (hls_models.policy_int8, as the fabric runs it)
+    network: str = "small"              # small | nature (hls_models.networks)
     calibration_obs: int = 32           # int8: observations (random play) that set the shifts
     video: bool = True
     cluster: str = "local"              # local (this machine's processes) | ray (host.cluster)
@@ -99,6 +100,11 @@ class RunConfig:
             raise UserError(f"--cluster must be local or ray, got {self.cluster!r}")
         if self.ray_address is not None and self.cluster != "ray":
             raise UserError("--ray-address needs --cluster ray")
+        from hls_models.networks import NETWORKS
+        if self.network not in NETWORKS:
+            raise UserError(f"--network must be one of {', '.join(NETWORKS)}, got {self.network!r}")
+        if self.network != "small" and self.cluster == "ray":
+            raise UserError("--network nature runs on --cluster local only (the Ray evaluator takes the small network)")
         if self.algo not in ("ga", "es", "rs"):
             raise UserError(f"--algo must be ga, es or rs, got {self.algo!r}")
         for name, hi in LIMITS.items():
@@ -131,10 +137,10 @@ class RunConfig:
         if self.episode_frames <= 30 + self.frame_skip:
             raise UserError(f"--episode-frames must exceed the no-op start (up to 30 frames) plus one "
                             f"frame-skip period ({self.frame_skip}), got {self.episode_frames}")
-        from host.policy import n_params
-        if self.noise_table_size < n_params(18):
-            raise UserError(f"--noise-table-size must be at least the network size ({n_params(18)}), "
-                            f"got {self.noise_table_size}")
+        from hls_models.networks import n_params
+        if self.noise_table_size < n_params(self.network, 18):
+            raise UserError(f"--noise-table-size must be at least the {self.network} network's size "
+                            f"({n_params(self.network, 18)}), got {self.noise_table_size}")
 
     def memory_bytes(self) -> dict[str, int]:
         """Estimated peak memory of the run by part (bytes; the network of 18 actions, the
@@ -142,8 +148,8 @@ class RunConfig:
         float32), the evaluator's two weight tables (one network per slot, float32 or int8),
         its shared segment (4 x 84 x 84 observations and per-slot results) and its worker
         processes (about 40 MiB each measured, plus 1 MiB per ALE instance, 0.9 measured)."""
-        from host.policy import n_params
-        n = n_params(18)
+        from hls_models.networks import n_params
+        n = n_params(self.network, 18)
         slots = self.workers * self.envs_per_block
         per_slot = n * (1 if self.policy == "int8" else 4)
         return {"noise table": 4 * self.noise_table_size,
@@ -239,10 +245,10 @@ class Run:
         cfg = self.cfg
         if cfg.algo == "es":
             return OpenAIES(cfg.population, cfg.effective_sigma(), cfg.es_lr, cfg.es_l2, cfg.elite_episodes,
-                            n_actions, self.noise, rng)
+                            n_actions, self.noise, rng, network=cfg.network)
         cls = DeepGA if cfg.algo == "ga" else RandomSearch
         return cls(cfg.population, cfg.truncation, cfg.effective_sigma(), cfg.elite_candidates,
-                   cfg.elite_episodes, n_actions, self.noise, rng)
+                   cfg.elite_episodes, n_actions, self.noise, rng, network=cfg.network)
 
     def _evaluate(self, params_for, n: int, episodes: int, kind: str) -> np.ndarray:
         """Evaluate ``n`` parameter vectors on ``episodes`` episodes each; returns ``(n, episodes)``."""
@@ -288,8 +294,8 @@ class Run:
         """What a slot runs: the float vector itself, or its int8 quantisation (``--policy int8``)."""
         if self.cfg.policy != "int8":
             return flat
-        from hls_models.policy_int8 import quantize
-        return quantize(flat, len(self.info.minimal_actions), self.calib_obs)
+        from hls_models.policy_int8 import quantize_network
+        return quantize_network(flat, self.cfg.network, len(self.info.minimal_actions), self.calib_obs)
 
     def _calibration_observations(self) -> np.ndarray:
         """``(B, 4, 84, 84)`` uint8 stacks from random play (fixed seeds), for int8 shifts."""
@@ -339,7 +345,7 @@ class Run:
             self._connect_cluster()         # then Ray joined and its nodes checked,
             self.folder = folder.open_new()  # before anything is written
         from host.noise import NoiseTable
-        from host.policy import n_params
+        from hls_models.networks import n_params
         self.noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
         self.rng = np.random.default_rng(cfg.seed)
         n_actions = len(self.info.minimal_actions)
@@ -354,7 +360,7 @@ class Run:
             atomic_write_json(out / "config.json", {
                 "config": dataclasses.asdict(cfg), "sigma": cfg.effective_sigma(),
                 "game": name, "rom_path": str(rom_path), "rom_md5": self.info.md5,
-                "mapper": self.info.mapper, "n_actions": n_actions, "n_params": n_params(n_actions),
+                "mapper": self.info.mapper, "n_actions": n_actions, "network": cfg.network, "n_params": n_params(cfg.network, n_actions),
                 "population": cfg.population, "frame_skip": cfg.frame_skip,
                 "episode_frames": cfg.episode_frames, "versions": package_versions(),
                 "protocol": "ALE 0.12, minimal action set, frame skip, no-op starts 1..30 frames, "
@@ -491,7 +497,7 @@ class Run:
                                                cfg.episode_frames, cfg.backend, cfg.policy)
         else:
             evaluator = Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
-                                  cfg.episode_frames, cfg.backend, cfg.policy)
+                                  cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network)
         with evaluator as ev:
             self.evaluator = ev
             while self.algo.generation < cfg.generations and self.frames < budget:
@@ -589,14 +595,12 @@ class Run:
         decision at the console's real frame rate (:mod:`host.play`; ``nc2600 play`` writes MP4s)."""
         import imageio.v3 as iio
         from host.instance import AleInstance
-        from host.policy import SlotWeights
+        from host.policy import make_slot_weights
+        from host.policy_int8 import make_int8_slots
         cfg = self.cfg
         inst = AleInstance(self.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
-        if cfg.policy == "int8":
-            from host.policy_int8 import Int8Slots
-            weights = Int8Slots(1, inst.n_actions)
-        else:
-            weights = SlotWeights(1, inst.n_actions)
+        make = make_int8_slots if cfg.policy == "int8" else make_slot_weights
+        weights = make(1, inst.n_actions, cfg.network)
         weights.load(0, self._policy_for(best))
         stack = np.zeros((1, 4, 84, 84), np.uint8)
         inst.reset(cfg.seed, stack[0])

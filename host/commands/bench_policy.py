@@ -3,7 +3,7 @@
 Both paths run in this one process (one core, one BLAS / onnxruntime thread), interleaved
 round by round so that load from other jobs on the machine hits both alike, on the same
 ``--slots`` real observations (random play of ``--game``) with ``--slots`` different networks
-(``init_params(0..S-1)``; int8: their quantisations, shifts calibrated on 32 other
+(``init_network_params(0..S-1)`` of ``--network``; int8: their quantisations, shifts calibrated on 32 other
 observations). A decision is one slot's forward pass and argmax. Prints one JSON line:
 ``float_decisions_per_s`` and ``int8_decisions_per_s`` (per CPU second of this process, the
 best round), ``int8_over_float``, and ``int8_bit_exact`` (the batched int8 actions and values
@@ -26,29 +26,30 @@ def register(sub, groups):
     p.add_argument("--game", default="breakout", metavar="G", help="ALE game id (observations, action count)")
     p.add_argument("--slots", type=positive_int, default=12, metavar="S",
                    help="slots per batched call (the launcher's block: workers x envs-per-block)")
+    p.add_argument("--network", choices=("small", "nature"), default="small", help="policy network")
     p.add_argument("--seconds", type=positive_float, default=10.0, metavar="T", help="measuring time per path")
     p.set_defaults(func=main)
 
 
-def measure(game: str, slots: int, seconds: float) -> dict:
+def measure(game: str, slots: int, seconds: float, network: str = "small") -> dict:
     """The figures of the module doc as a dict."""
     import numpy as np
 
-    from hls_models.policy_int8 import quantize
+    from hls_models.policy_int8 import quantize_network
     from host.commands.preprocess import record_observations
     from host.games import game_info
-    from host.policy import SlotWeights, init_params
-    from host.policy_int8 import Int8Slots
+    from host.policy import init_network_params, make_slot_weights
+    from host.policy_int8 import make_int8_slots
 
     n_actions = len(game_info(game).minimal_actions)
     obs = record_observations(game, slots + 20, seed=7)[20:]
     calib = record_observations(game, 32, seed=100)
-    fl, q8 = SlotWeights(slots, n_actions), Int8Slots(slots, n_actions)
+    fl, q8 = make_slot_weights(slots, n_actions, network), make_int8_slots(slots, n_actions, network)
     pols = []
     for s in range(slots):
-        flat = init_params(s, n_actions)
+        flat = init_network_params(s, n_actions, network)
         fl.load(s, flat)
-        pols.append(quantize(flat, n_actions, calib))
+        pols.append(quantize_network(flat, network, n_actions, calib))
         q8.load(s, pols[-1])
     want = np.concatenate([p.action_values(obs[i:i + 1]) for i, p in enumerate(pols)])
     exact = bool(np.array_equal(q8.action_values(obs), want))
@@ -68,7 +69,7 @@ def measure(game: str, slots: int, seconds: float) -> dict:
             spent[name] += time.perf_counter() - t0
             best[name] = max(best[name], n * slots / max(cpu, 1e-9))
         rounds += 1
-    return {"game": game, "slots": slots, "n_actions": n_actions,
+    return {"game": game, "network": network, "slots": slots, "n_actions": n_actions,
             "float_decisions_per_s": round(best["float"], 1), "int8_decisions_per_s": round(best["int8"], 1),
             "int8_over_float": round(best["int8"] / best["float"], 3), "int8_bit_exact": exact,
             "measure": "per CPU second of one process, best 0.5 s round"}
@@ -79,5 +80,5 @@ def main(args) -> int:
     name, _ = resolve_rom(args.game)
     if args.slots > 256:
         raise UserError("--slots: at most 256")
-    print(json.dumps(measure(name, args.slots, args.seconds)))
+    print(json.dumps(measure(name, args.slots, args.seconds, args.network)))
     return 0

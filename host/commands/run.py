@@ -61,6 +61,9 @@ def register(sub, groups):
     p.add_argument("--ray-address", metavar="HOST:PORT", default=_D,
                    help="with --cluster ray: the head of a cluster started with `ray start --head` "
                         "(default: start an embedded local Ray with --workers CPUs)")
+    p.add_argument("--network", choices=("small", "nature"), default=_D,
+                   help="policy network: small (conv 16 8x8/4, conv 32 4x4/2, dense 256; default) or nature "
+                        "(Mnih et al. 2015: conv 32 8x8/4, conv 64 4x4/2, conv 64 3x3/1, dense 512)")
     p.add_argument("--no-video", dest="video", action="store_const", const=False, default=_D, help="skip best.gif")
     p.add_argument("--progress", choices=("auto", "bar", "lines"), default="auto",
                    help="progress display: a bar on a terminal, plain lines otherwise (default auto)")
@@ -69,7 +72,7 @@ def register(sub, groups):
 
 _FIELDS = ("game", "rom", "algo", "population", "generations", "max_frames", "episode_frames", "workers",
            "envs_per_block", "seed", "sticky", "frame_skip", "truncation", "sigma", "elite_candidates",
-           "elite_episodes", "test_episodes", "es_lr", "noise_table_size", "backend", "policy", "video",
+           "elite_episodes", "test_episodes", "es_lr", "noise_table_size", "backend", "policy", "network", "video",
            "cluster", "ray_address")
 
 
