@@ -442,10 +442,14 @@ BRAM36_BYTES_X9 = 4096        #: a BRAM36 as 4K x 9 holds 4096 int8 values (pari
 ZYNQ_7045 = {"bram36": 545, "dsp": 900}   #: XC7Z045 resources (Xilinx DS190)
 
 
-def layer_dims(n_actions: int) -> list[tuple[str, int, int, int]]:
-    """``[(name, P positions, N outputs per position, K inputs per output), ...]`` of the four layers."""
+def layer_dims(n_actions: int, network: str = "small") -> list[tuple[str, int, int, int]]:
+    """``[(name, P positions, N outputs per position, K inputs per output), ...]`` of the layers of
+    ``network`` (:mod:`hls_models.networks`; the small network's four by default)."""
     if n_actions < 1:
         raise ValueError(f"n_actions must be >= 1, got {n_actions}")
+    if network != "small":
+        from hls_models.networks import geometry
+        return [(g.name, g.positions, g.n, g.k) for g in geometry(network, n_actions)]
     return [("conv1", 20 * 20, 16, 4 * 8 * 8), ("conv2", 9 * 9, 32, 16 * 4 * 4),
             ("dense1", 1, 256, 9 * 9 * 32), ("dense2", 1, n_actions, 256)]
 
@@ -456,15 +460,15 @@ def _check_lanes(lanes: int) -> int:
     return int(lanes)
 
 
-def inference_cycles(n_actions: int, lanes: int) -> int:
+def inference_cycles(n_actions: int, lanes: int, network: str = "small") -> int:
     """Clock cycles of one inference (observation in memory -> action index) on ``lanes`` MAC lanes.
 
     ``sum_layers P * ceil(N / L) * K + drain_cycles + argmax latency`` (module doc);
     e.g. 18 actions: 16 lanes -> 185,928 cycles.
     """
     lanes = _check_lanes(lanes)
-    compute = sum(p * -(-n // lanes) * k for _, p, n, k in layer_dims(n_actions))
-    return compute + drain_cycles(n_actions, lanes) + argmax_latency(n_actions)
+    compute = sum(p * -(-n // lanes) * k for _, p, n, k in layer_dims(n_actions, network))
+    return compute + drain_cycles(n_actions, lanes, network) + argmax_latency(n_actions)
 
 
 def layer_gap_cycles(n: int, lanes: int) -> int:
@@ -476,11 +480,11 @@ def layer_gap_cycles(n: int, lanes: int) -> int:
     return MAC_PIPELINE_CYCLES + WRITEBACK_PIPELINE_CYCLES + n - (-(-n // lanes) - 1) * lanes
 
 
-def drain_cycles(n_actions: int, lanes: int) -> int:
+def drain_cycles(n_actions: int, lanes: int, network: str = "small") -> int:
     """Cycles of one inference that issue no input: one from ``start`` to the first read, the
     gaps after conv1, conv2 and dense1 (:func:`layer_gap_cycles`), and the last group's
     :data:`MAC_PIPELINE_CYCLES` plus the cycle that registers the action values."""
-    gaps = sum(layer_gap_cycles(n, lanes) for _, _, n, _ in layer_dims(n_actions)[:3])
+    gaps = sum(layer_gap_cycles(n, lanes) for _, _, n, _ in layer_dims(n_actions, network)[:-1])
     return gaps + MAC_PIPELINE_CYCLES + 1
 
 
@@ -493,16 +497,16 @@ def frame_skip_period_cycles(f_mhz: float = 150.0, console_mhz: float = 150.0,
 
 
 def min_lanes(n_actions: int = 18, f_mhz: float = 150.0, console_mhz: float = 150.0,
-              frame_skip: int = FRAME_SKIP) -> int:
+              frame_skip: int = FRAME_SKIP, network: str = "small") -> int:
     """Fewest lanes whose inference fits one frame-skip period (16 for 18 actions at 150/150 MHz)."""
     budget = frame_skip_period_cycles(f_mhz, console_mhz, frame_skip)
     for lanes in range(1, 4097):
-        if inference_cycles(n_actions, lanes) <= budget:
+        if inference_cycles(n_actions, lanes, network) <= budget:
             return lanes
     raise ValueError("no lane count fits")  # pragma: no cover
 
 
-def weight_bram36(n_actions: int, lanes: int) -> int:
+def weight_bram36(n_actions: int, lanes: int, network: str = "small") -> int:
     """BRAM36 blocks holding all int8 weights, banked one lane per byte lane.
 
     Lane ``j`` needs ``D = sum_layers ceil(N/L) * K`` weights. A BRAM36 serves ``q`` lanes as
@@ -510,33 +514,60 @@ def weight_bram36(n_actions: int, lanes: int) -> int:
     the best of ``ceil(L/q) * ceil(D / (4096/q))``.
     """
     lanes = _check_lanes(lanes)
-    depth = sum(-(-n // lanes) * k for _, _, n, k in layer_dims(n_actions))
+    depth = sum(-(-n // lanes) * k for _, _, n, k in layer_dims(n_actions, network))
     return min(-(-lanes // q) * -(-depth // (BRAM36_BYTES_X9 // q)) for q in (1, 2, 4, 8))
 
 
-def activation_bram36() -> int:
-    """BRAM36 blocks of the activation buffers: conv1 out 6400 B, conv2 out 2592 B, dense1 out 256 B."""
-    return sum(-(-size // BRAM36_BYTES_X9) for size in (20 * 20 * 16, 9 * 9 * 32, 256))
+def activation_bram36(network: str = "small") -> int:
+    """BRAM36 blocks of the activation buffers, one per layer output but the last: small conv1
+    6400 B, conv2 2592 B, dense1 256 B (3); nature conv1 12,800 B, conv2 5184 B, conv3 3136 B,
+    dense1 512 B (4 + 2 + 1 + 1 = 8)."""
+    return sum(-(-(p * n) // BRAM36_BYTES_X9) for _, p, n, _ in layer_dims(1, network)[:-1])
 
 
-def resources(n_actions: int, lanes: int, f_mhz: float = 150.0, console_mhz: float = 150.0) -> dict:
+def resources(n_actions: int, lanes: int, f_mhz: float = 150.0, console_mhz: float = 150.0,
+              network: str = "small") -> dict:
     """Cycle and resource figures of one engine: cycles, microseconds, fits, BRAM36, DSP.
 
     Biases (int32) and shifts live in distributed RAM (not counted as BRAM).
     """
-    cycles = inference_cycles(n_actions, lanes)
+    cycles = inference_cycles(n_actions, lanes, network)
     budget = frame_skip_period_cycles(f_mhz, console_mhz)
-    wb = weight_bram36(n_actions, lanes)
-    ab = activation_bram36()
+    wb = weight_bram36(n_actions, lanes, network)
+    ab = activation_bram36(network)
     return {"lanes": int(lanes), "f_mhz": float(f_mhz), "cycles": cycles,
             "inference_us": cycles / f_mhz, "frame_skip_budget_cycles": budget,
             "fits_frame_skip": cycles <= budget, "weight_bram36": wb, "activation_bram36": ab,
-            "bram36": wb + ab, "dsp": int(lanes), "weight_bytes": n_params(n_actions) - sum(
-                n for _, _, n, _ in layer_dims(n_actions))}
+            "bram36": wb + ab, "dsp": int(lanes),
+            "weight_bytes": sum(p * 0 + n * k for _, p, n, k in layer_dims(n_actions, network))}
 
 
-def mac_count(n_actions: int) -> int:
-    """Multiply-accumulates of one forward pass, from the network's shapes (2,965,504 + 256 A)."""
+#: block RAM and DSPs of one instance besides its policy engine, measured by ``nc2600 synth``
+#: (README resources row): console 4 BRAM36 (its ROM), preprocessor 15.5 BRAM36 and 6 DSP48
+INSTANCE_BRAM36_WITHOUT_ENGINE = 4 + 15.5
+INSTANCE_DSP_WITHOUT_ENGINE = 6
+
+
+def instances_per_device(n_actions: int, lanes: int, network: str = "small", device: dict = ZYNQ_7045) -> dict:
+    """How many whole instances (console + preprocessor + action select + an ``lanes``-lane engine
+    of ``network`` with all its weights in block RAM) fit one device: BRAM36 and DSP per instance
+    and the count each allows (the smaller is the answer; LUTs are not the limit, see README).
+    E.g. small, 16 lanes: 191.5 BRAM36 per instance, 2 per XC7Z045; nature needs about 450."""
+    r = resources(n_actions, lanes, network=network)
+    bram = r["bram36"] + INSTANCE_BRAM36_WITHOUT_ENGINE
+    dsp = r["dsp"] + INSTANCE_DSP_WITHOUT_ENGINE
+    by_bram, by_dsp = int(device["bram36"] // bram), int(device["dsp"] // dsp)
+    return {"network": network, "lanes": int(lanes), "bram36_per_instance": bram, "dsp_per_instance": dsp,
+            "fits_frame_skip": r["fits_frame_skip"], "cycles": r["cycles"],
+            "instances_by_bram36": by_bram, "instances_by_dsp": by_dsp, "instances": min(by_bram, by_dsp)}
+
+
+def mac_count(n_actions: int, network: str = "small") -> int:
+    """Multiply-accumulates of one forward pass, from the network's shapes (small: 2,965,504 +
+    256 A; nature: 9,342,976 + 512 A)."""
+    if network != "small":
+        from hls_models.networks import mac_count as net_macs
+        return net_macs(network, n_actions)
     return 20 * 20 * 16 * 256 + 9 * 9 * 32 * 256 + 2592 * 256 + 256 * n_actions
 
 
@@ -597,16 +628,21 @@ def _receptive_field(a: np.ndarray, layer: int, pos: int) -> np.ndarray:
     return a.reshape(-1)                 # dense: (y, x, c) order
 
 
-def lanes_table(n_actions: int = 18, f_mhz: float = 150.0, lanes=(1, 2, 4, 8, 12, 16, 24, 32, 64)) -> str:
+def lanes_table(n_actions: int = 18, f_mhz: float = 150.0, lanes=(1, 2, 4, 8, 12, 16, 24, 32, 64),
+                network: str = "small") -> str:
     """Text table of :func:`resources` for several lane counts (``python -m hls_models.policy_int8``)."""
-    rows = [f"engine model, {n_actions} actions, {f_mhz:g} MHz, frame-skip budget "
+    rows = [f"engine model, {network} network, {n_actions} actions, {f_mhz:g} MHz, frame-skip budget "
             f"{frame_skip_period_cycles(f_mhz)} cycles ({FRAME_SKIP} NTSC frames at 150 MHz console)",
             f"{'lanes':>5} {'cycles':>9} {'us':>8} {'fits':>5} {'BRAM36(w+act)':>14} {'DSP':>4}"]
     for lanes in lanes:
-        r = resources(n_actions, lanes, f_mhz)
+        r = resources(n_actions, lanes, f_mhz, network=network)
         rows.append(f"{lanes:>5} {r['cycles']:>9} {r['inference_us']:>8.1f} {str(r['fits_frame_skip']):>5} "
                     f"{r['bram36']:>9} ({r['weight_bram36']}+{r['activation_bram36']}) {r['dsp']:>4}")
-    rows.append(f"fewest lanes that fit: {min_lanes(n_actions, f_mhz)}")
+    fewest = min_lanes(n_actions, f_mhz, network=network)
+    per = instances_per_device(n_actions, fewest, network)
+    rows.append(f"fewest lanes that fit: {fewest}; an instance with them: {per['bram36_per_instance']:g} BRAM36, "
+                f"{per['dsp_per_instance']} DSP -> {per['instances']} per XC7Z045 "
+                f"({ZYNQ_7045['bram36']} BRAM36, {ZYNQ_7045['dsp']} DSP; Xilinx DS190)")
     return "\n".join(rows)
 
 
@@ -646,6 +682,8 @@ if __name__ == "__main__":
     parser.add_argument("--agreement", metavar="GAMES", help="comma-separated ALE game ids")
     parser.add_argument("--act-max", type=int, choices=(127, 255), default=ACT_MAX,
                         help=f"activation ceiling (default {ACT_MAX})")
+    parser.add_argument("--network", choices=("small", "nature"), default="small",
+                        help="network of the engine model (default small)")
     args = parser.parse_args()
     if args.agreement is not None:
         games = [g.strip() for g in args.agreement.split(",")]
@@ -660,5 +698,7 @@ if __name__ == "__main__":
                 raise
             sys.stderr.write(f"{parser.prog}: error: {exc}\n")
             raise SystemExit(2) from None
+    elif args.network == "nature":
+        print(lanes_table(network="nature", lanes=(16, 32, 48, 64, 96, 128)))
     else:
         print(lanes_table())

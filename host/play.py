@@ -129,8 +129,9 @@ def _checkpoint(run_dir: Path) -> tuple[dict, dict]:
 
 
 def policy_for(agent: Agent, params: np.ndarray):
-    """What a slot runs: the float vector, or its int8 quantisation for ``--policy int8`` runs
-    (shifts calibrated on the same random-play observations as the run's)."""
+    """What a slot runs: the float vector, or its int8 quantisation when ``agent.cfg.policy`` is
+    ``"int8"`` (shifts calibrated per individual on the run's random-play observations, as
+    ``nc2600 run --policy int8`` does)."""
     if agent.cfg.policy != "int8":
         return params
     from hls_models.policy_int8 import quantize_network

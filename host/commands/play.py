@@ -25,6 +25,9 @@ def register(sub, groups):
                    help="sticky-action probability (default: the run's)")
     p.add_argument("--episode-frames", type=int_range(35, 10**9), metavar="E", default=None,
                    help="episode cap in emulated frames (default: the run's)")
+    p.add_argument("--policy", choices=("float", "int8"), default=None,
+                   help="network arithmetic (default: the run's); the other one re-evaluates the agent under "
+                        "float32 or the fabric's int8 (quantised as `run --policy int8` does)")
     p.add_argument("--workers", type=int_range(1, 1024), metavar="W", default=None,
                    help=f"worker processes (default: cores, {os.cpu_count()})")
     p.add_argument("--video", metavar="FILE", default=None,
@@ -46,6 +49,9 @@ def main(args) -> int:
     from host.rundir import check_output_file
     agent = play.load_agent(args.run, args.individual)
     cfg = agent.cfg
+    trained_policy = cfg.policy
+    if args.policy is not None:
+        cfg.policy = args.policy
     if args.sticky is not None:
         cfg.sticky = args.sticky
     if args.episode_frames is not None:
@@ -86,6 +92,7 @@ def main(args) -> int:
     returns = np.array([r.episode_return for r in results])
     summary = {"game": cfg.game, "agent": agent.label, "episodes": args.episodes, "seed": args.seed,
                "sticky": cfg.sticky, "episode_frames": cfg.episode_frames, "policy": cfg.policy,
+               "trained_policy": trained_policy,
                "mean": float(returns.mean()), "std": float(returns.std(ddof=1)) if returns.size > 1 else 0.0,
                "min": float(returns.min()), "max": float(returns.max()),
                "frames": int(sum(r.frames for r in results))}

@@ -106,3 +106,30 @@ def test_play_bad_input_one_line(run_dir, args, needle):
 def test_play_without_a_run(tmp_path):
     proc = nc2600("play", "--run", str(tmp_path))
     assert proc.returncode == 2 and "holds no run" in proc.stderr
+
+
+def test_play_under_the_other_arithmetic(run_dir):
+    """``--policy int8`` re-evaluates a float-trained elite as the fabric would run it: scores
+    equal a plain rollout of the numpy int8 model quantised with the run's calibration set."""
+    import ale_py.roms
+    from host.instance import AleInstance
+    from host.play import load_agent, policy_for
+    proc = nc2600("play", "--run", str(run_dir), "--episodes", "2", "--seed", "3", "--policy", "int8",
+                  "--no-video", "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    summary = lines[-1]["summary"]
+    assert summary["policy"] == "int8" and summary["trained_policy"] == "float"
+    agent = load_agent(run_dir)
+    agent.cfg.policy = "int8"
+    qp = policy_for(agent, agent.params)
+    inst = AleInstance(ale_py.roms.get_rom_path("breakout"), 4, 0.0, 200)
+    stack = np.zeros((4, 84, 84), np.uint8)
+    for row, seed in zip(sorted((x for x in lines if "episode" in x), key=lambda x: x["episode"]),
+                         episode_seeds(3, 2)):
+        inst.reset(int(seed), stack)
+        total, over = 0.0, inst.over
+        while not over:
+            r, _, over = inst.step(int(qp.act(stack[None])[0]), stack)
+            total += r
+        assert row["return"] == total

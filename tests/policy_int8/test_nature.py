@@ -109,3 +109,22 @@ def test_nature_bad_input(observations):
     slots = Int8NetworkSlots(1, 6, "nature")
     with pytest.raises(ValueError, match="small network"):
         slots.load(0, q8.quantize_network(init_params(0, 6), "small", 6, calib))
+
+
+def test_nature_engine_cycles_and_block_ram_hand_worked():
+    from hls_models.action_select import latency
+    # 64 lanes: every conv layer is one lane group per position, dense1 512 outputs are 8 groups
+    compute = 400 * 1 * 256 + 81 * 1 * 512 + 49 * 1 * 576 + 1 * 8 * 3136 + 1 * 1 * 512
+    gaps = (3 + 2 + 32) + (3 + 2 + 64) + (3 + 2 + 64) + (3 + 2 + 64)     # after conv1..dense1
+    assert q8.inference_cycles(18, 64, "nature") == compute + gaps + 3 + 1 + latency(18)
+    assert q8.mac_count(18, "nature") == 9_352_192
+    assert q8.min_lanes(18, network="nature") == 64       # 48 lanes: 276,925 cycles > 238,944
+    assert q8.inference_cycles(18, 48, "nature") > q8.frame_skip_period_cycles() >= q8.inference_cycles(18, 64, "nature")
+    # activations: 12,800 + 5,184 + 3,136 + 512 bytes -> 4 + 2 + 1 + 1 BRAM36 (4,096 bytes each)
+    assert q8.activation_bram36("nature") == 8 and q8.activation_bram36() == 4
+    # weights: 1,692,672 bytes at 64 lanes, one lane per byte lane of 8-lane BRAM36s: 8 x 53 = 424
+    assert q8.resources(18, 64, network="nature")["weight_bytes"] == 1_693_362 - (32 + 64 + 64 + 512 + 18)
+    assert q8.weight_bram36(18, 64, "nature") == 8 * -(-(256 + 512 + 576 + 8 * 3136 + 512) // 512)
+    per = q8.instances_per_device(18, 64, "nature")
+    assert per["bram36_per_instance"] == 424 + 8 + 19.5 and per["instances"] == 1    # 545 BRAM36 in an XC7Z045
+    assert q8.instances_per_device(18, 16)["instances"] == 2
