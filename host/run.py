@@ -139,8 +139,8 @@ class RunConfig:
                             f"frame-skip period ({self.frame_skip}), got {self.episode_frames}")
         from hls_models.networks import n_params
         if self.noise_table_size < n_params(self.network, 18):
-            raise UserError(f"--noise-table-size must be at least the {self.network} network's size "
-                            f"({n_params(self.network, 18)}), got {self.noise_table_size}")
+            raise UserError(f"--noise-table-size must be at least the network size ({n_params(self.network, 18)}, "
+                            f"{self.network} network), got {self.noise_table_size}")
 
     def memory_bytes(self) -> dict[str, int]:
         """Estimated peak memory of the run by part (bytes; the network of 18 actions, the
