@@ -101,9 +101,9 @@ def install_sigterm_handler() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     install_sigterm_handler()
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
         rc = args.func(args)
     except UserError as exc:
         sys.stderr.write(f"nc2600: error: {exc}\n")
@@ -111,18 +111,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         sys.stderr.write(f"nc2600: {'terminated (SIGTERM)' if isinstance(exc, Terminated) else 'interrupted'}\n")
         return 130
-    except OSError as exc:
-        if exc.errno not in _FS_ERRNOS:
-            raise
-        where = f" {exc.filename!r}" if exc.filename else ""
-        sys.stderr.write(f"nc2600: error: {exc.strerror or exc}{where}\n")
-        return 2
     except BrokenPipeError:        # output piped into e.g. `head`: stop quietly
         try:
             sys.stdout = open(os.devnull, "w")
         except OSError:
             pass
         return 141
+    except OSError as exc:
+        if exc.errno not in _FS_ERRNOS:
+            raise
+        where = f" {exc.filename!r}" if exc.filename else ""
+        sys.stderr.write(f"nc2600: error: {exc.strerror or exc}{where}\n")
+        return 2
     return int(rc or 0)
 
 

@@ -15,8 +15,8 @@ or the batch it was evaluated in (instances restore a fixed start state, episode
 drive the no-op starts and sticky actions, and each slot's network arithmetic has fixed
 shapes), so a run's fitness values are identical for any ``--workers``.
 
-Leaks and signals: the shared segment is named ``nc2600-<pid>-<random>`` (``/dev/shm`` on
-Linux) and is not left to Python's resource tracker; every new :class:`Evaluator` first
+Leaks and signals: the shared segment is ``/dev/shm/nc2600-<pid>-<random>`` on Linux, made
+and removed by the parent alone (:class:`_Shared`); every new :class:`Evaluator` first
 removes the segments of nc2600 processes that no longer run (:func:`remove_stale_segments`),
 so a SIGKILLed run's segment goes at the next run, ``--resume``, ``play`` or ``bench host``.
 Workers die with their parent (``PR_SET_PDEATHSIG`` on Linux, and an EOF on their pipe
@@ -111,18 +111,6 @@ def remove_stale_segments() -> list[str]:
     return removed
 
 
-def _untracked_shm(name: str, create: bool = False, size: int = 0) -> shared_memory.SharedMemory:
-    """A SharedMemory not handed to multiprocessing's resource tracker (whose clean-up at exit
-    warns, and which would unlink the segment under a still-running parent when a worker exits)."""
-    try:
-        return shared_memory.SharedMemory(name=name, create=create, size=size, track=False)
-    except TypeError:                        # Python < 3.13: no track argument
-        shm = shared_memory.SharedMemory(name=name, create=create, size=size)
-        from multiprocessing import resource_tracker
-        resource_tracker.unregister(shm._name, "shared_memory")  # noqa: SLF001
-        return shm
-
-
 def _die_with_parent(parent_pid: int) -> None:
     """Linux: SIGKILL this process when its parent ends (prctl PR_SET_PDEATHSIG)."""
     try:
@@ -156,16 +144,39 @@ WORKER_CPU_PARTS = ("step", "preprocess", "total")
 
 
 class _Shared:
-    def __init__(self, n_workers: int, k: int, name: str | None = None):
+    """The evaluator's arrays (:func:`_layout`) in one shared segment, created by the parent.
+
+    Linux: the file ``/dev/shm/nc2600-<pid>-<random>`` (what ``shm_open`` makes), mapped with
+    ``mmap``; workers are forked and use the parent's mapping, so no process but the parent
+    opens, registers or unlinks it, and Python's resource tracker never sees it (its
+    per-process bookkeeping races when several workers attach the same name). Elsewhere:
+    :class:`multiprocessing.shared_memory.SharedMemory`.
+    """
+
+    def __init__(self, n_workers: int, k: int):
         layout = _layout(n_workers, k)
         sizes = [int(np.prod(s)) * np.dtype(d).itemsize for _, s, d in layout]
         offsets = np.cumsum([0] + [(x + 63) // 64 * 64 for x in sizes])
-        if name is None:
-            self.shm = _untracked_shm(f"{SEGMENT_PREFIX}{os.getpid()}-{secrets.token_hex(6)}",
-                                      create=True, size=int(offsets[-1]))
-        else:
-            self.shm = _untracked_shm(name)
-        self.arrays = {n: np.ndarray(s, d, buffer=self.shm.buf, offset=int(o))
+        size = int(offsets[-1])
+        self.name = f"{SEGMENT_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+        self.path = os.path.join(SHM_DIR, self.name) if os.path.isdir(SHM_DIR) else None
+        self.shm = None
+        if self.path is not None:
+            import mmap
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+            try:
+                os.ftruncate(fd, size)
+                self.mm = mmap.mmap(fd, size)
+            except BaseException:
+                os.close(fd)
+                os.unlink(self.path)
+                raise
+            os.close(fd)
+            buf = self.mm
+        else:                                            # no /dev/shm (not Linux)
+            self.shm = shared_memory.SharedMemory(create=True, size=size)
+            buf = self.shm.buf
+        self.arrays = {n: np.ndarray(s, d, buffer=buf, offset=int(o))
                        for (n, s, d), o in zip(layout, offsets)}
 
     def __getattr__(self, item):
@@ -174,19 +185,27 @@ class _Shared:
         except KeyError:
             raise AttributeError(item) from None
 
-    def close(self, unlink: bool = False):
+    def close(self) -> None:
+        """Unmap and remove the segment (the parent only)."""
         self.arrays = {}
-        self.shm.close()
-        if unlink:
-            try:
-                os.unlink(os.path.join(SHM_DIR, self.shm.name.lstrip("/")))
-            except FileNotFoundError:
-                pass
-            except OSError:
+        try:
+            if self.shm is not None:
+                self.shm.close()
                 self.shm.unlink()
+                return
+            try:
+                self.mm.close()
+            except BufferError:          # an array view still alive: the unmap waits for exit
+                pass
+        finally:
+            if self.path is not None:
+                try:
+                    os.unlink(self.path)
+                except FileNotFoundError:
+                    pass
 
 
-def _worker_main(index: int, shm_name: str, n_workers: int, k: int, rom_path: str,
+def _worker_main(index: int, shared: "_Shared", n_workers: int, k: int, rom_path: str,
                  frame_skip: int, sticky: float, episode_frames: int, backend: str, conn, parent_ends,
                  parent_pid: int):
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # quiet exit, no traceback
@@ -195,7 +214,6 @@ def _worker_main(index: int, shm_name: str, n_workers: int, k: int, rom_path: st
     for end in parent_ends:  # copies inherited through fork; the parent's death must show as EOF
         end.close()
     from host.instance import make_instance
-    shared = _Shared(n_workers, k, shm_name)
     try:
         envs = [[make_instance(backend, rom_path, frame_skip, sticky, episode_frames) for _ in range(k)]
                 for _ in range(2)]
@@ -249,8 +267,6 @@ def _worker_main(index: int, shm_name: str, n_workers: int, k: int, rom_path: st
             conn.send(block)
     except (EOFError, KeyboardInterrupt, BrokenPipeError, ConnectionResetError):
         pass
-    finally:
-        shared.close()
 
 
 class Evaluator:
@@ -285,7 +301,7 @@ class Evaluator:
             for w in range(self.n_workers):
                 parent, child = ctx.Pipe()
                 proc = ctx.Process(target=_worker_main, daemon=True,
-                                   args=(w, self.shared.shm.name, self.n_workers, self.k, str(rom_path),
+                                   args=(w, self.shared, self.n_workers, self.k, str(rom_path),
                                          frame_skip, sticky, episode_frames, backend, child,
                                          [*self.conns, parent], os.getpid()))
                 proc.start()
@@ -445,7 +461,7 @@ class Evaluator:
                 p.join(timeout=5)
         self.conns, self.procs = [], []
         if getattr(self, "shared", None) is not None:
-            self.shared.close(unlink=True)
+            self.shared.close()
             self.shared = None
 
     def __enter__(self):

@@ -14,18 +14,21 @@ refused untouched.
 
 Every file is written to a temp name beside it, fsynced and renamed over the target
 (:func:`atomic_write_bytes`); a failed write (full disk, read-only folder) removes its temp
-file and raises :class:`~host.errors.UserError` with one line.
+file and raises :class:`~host.errors.UserError` with one line. The temp file of a write cut
+by SIGKILL is removed by the next process that locks the folder (``--resume``).
 """
 from __future__ import annotations
 
 import errno
 import json
 import os
+import re
 from pathlib import Path
 
 from host.errors import UserError
 
 LOCK_NAME = ".lock"
+_TEMP = re.compile(r"^\..+\.tmp\d+$")        #: atomic_write_bytes' temp names
 _held_fds: set[int] = set()
 
 
@@ -152,7 +155,21 @@ class RunFolder:
         if not (p / "config.json").is_file():
             raise UserError(f"{str(p)!r} holds no run (config.json missing)")
         self._lock()
+        self.remove_stale_temp_files()
         return self
+
+    def remove_stale_temp_files(self) -> list[str]:
+        """Remove the temp files of writes cut short by a SIGKILL (``.NAME.tmpPID``): with the
+        lock held, no other process writes here. Returns their names."""
+        removed = []
+        for name in self._entries():
+            if _TEMP.match(name):
+                try:
+                    os.unlink(self.path / name)
+                    removed.append(name)
+                except OSError:
+                    pass
+        return removed
 
     def _lock(self) -> None:
         import fcntl

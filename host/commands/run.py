@@ -130,6 +130,14 @@ def main(args) -> int:
     run = Run(cfg, out, resume=resume, progress=progress)
     try:
         run.prepare()
+    except KeyboardInterrupt as exc:
+        if run.folder is not None:
+            run.folder.release()
+        if not (out / "config.json").exists():
+            raise
+        how = "terminated (SIGTERM)" if type(exc).__name__ == "Terminated" else "interrupted"
+        sys.stderr.write(f"nc2600: {how}; continue with: nc2600 run --resume {out}\n")
+        return 130
     except BaseException:
         if run.folder is not None:
             run.folder.release()
