@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from host.errors import UserError
+from host.errors import UserError, seed_int
 
 
 def register(subparsers, groups):
@@ -35,7 +35,7 @@ def register(subparsers, groups):
                    help="also place and route each block on a Lattice ECP5-85 (nextpnr) for a measured Fmax "
                         "(minutes for the console; a proxy device, not the Zynq-7045)")
     p.add_argument("--pnr-speed", type=int, choices=(6, 7, 8), default=6, help="ECP5 speed grade for --pnr")
-    p.add_argument("--pnr-seed", type=int, default=1, metavar="S", help="nextpnr placer seed for --pnr")
+    p.add_argument("--pnr-seed", type=seed_int, default=1, metavar="S", help="nextpnr placer seed for --pnr")
     p.add_argument("--no-cache", action="store_true", help="re-run Yosys even when a cached result exists")
     p.set_defaults(func=run)
 
