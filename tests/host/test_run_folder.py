@@ -152,6 +152,45 @@ def test_read_only_folder_is_one_line(tmp_path):
         out.chmod(0o700)
 
 
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_full_disk_is_one_line_and_the_run_resumes(tmp_path):
+    """A write that fails (here: RLIMIT_FSIZE, as a full disk would) stops the run with one line
+    and the resume command, leaves no temp file, and the run resumes to the end."""
+    import resource
+    out = tmp_path / "full"
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))    # best_params.npy is 2.7 MB
+    proc = subprocess.run([sys.executable, "-m", "host.cli", "run", *TINY, "--out", str(out)],
+                          capture_output=True, text=True, preexec_fn=limit)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "cannot write" in proc.stderr and f"continue with: nc2600 run --resume {out}" in proc.stderr
+    assert not [p for p in out.iterdir() if ".tmp" in p.name] and not (out / "summary.json").exists()
+    done = nc2600("run", "--resume", str(out))
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "summary.json").read_text())["generations"] == 2
+
+
 def _wait_for(path: Path, timeout: float = 120.0) -> None:
     t0 = time.monotonic()
     while not path.exists():
@@ -177,9 +216,17 @@ def test_sigterm_is_like_ctrl_c_and_sigkill_leaks_nothing(tmp_path):
     while not segment_names(proc.pid) and time.monotonic() - t0 < 120:
         time.sleep(0.05)
     assert segment_names(proc.pid), "the resumed run never created its segment"
+    t0 = time.monotonic()
+    while not (workers := _children(proc.pid)) and time.monotonic() - t0 < 60:
+        time.sleep(0.05)                                       # forked right after the segment
+    assert len(workers) == 1                                   # TINY: --workers 1
     proc.kill()
     proc.communicate(timeout=60)
     assert len(segment_names(proc.pid)) == 1
+    t0 = time.monotonic()                                      # the workers die with their parent
+    while any(_running(w) for w in workers) and time.monotonic() - t0 < 10:
+        time.sleep(0.05)
+    assert not any(_running(w) for w in workers)
     done = nc2600("run", "--resume", str(out), "--generations", "3", timeout=300)
     assert done.returncode == 0, done.stderr
     assert segment_names(proc.pid) == []
