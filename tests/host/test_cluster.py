@@ -189,3 +189,31 @@ def test_sweep_ray_address_needs_cluster_ray(tmp_path):
         proc = _cli(*command, "--ray-address", "127.0.0.1:6379", cwd=tmp_path)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
         assert "--ray-address needs --cluster ray" in proc.stderr
+
+
+@pytest.mark.slow
+def test_driver_stopped_then_resumed_locally_equals_uninterrupted(tmp_path):
+    """The driver of a ``--cluster ray`` run gets SIGTERM after its first generation; ``--resume``
+    on the local backend finishes it with the log and episodes of an uninterrupted local run."""
+    import time
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in {**SMALL, "generations": 3}.items() if k != "video"]
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = tmp_path / "ray"
+    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *args, "--no-video", "--progress", "lines",
+                             "--cluster", "ray", "--out", str(out)], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 600
+    while not ((out / "log.jsonl").exists() and (out / "log.jsonl").read_text().strip()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and f"nc2600 run --resume {out}" in err, err
+    assert 1 <= len(_log(out)) < 3
+    resumed = _cli("run", "--resume", str(out), "--cluster", "local", cwd=tmp_path, env={"OPENBLAS_NUM_THREADS": "1"})
+    assert resumed.returncode == 0, resumed.stderr
+    local = _cli("run", *args, "--no-video", "--out", str(tmp_path / "local"), cwd=tmp_path,
+                 env={"OPENBLAS_NUM_THREADS": "1"})
+    assert local.returncode == 0, local.stderr
+    assert _log(out) == _log(tmp_path / "local")
+    assert (out / "episodes.jsonl").read_text() == (tmp_path / "local" / "episodes.jsonl").read_text()
