@@ -56,3 +56,38 @@ def test_resume_with_another_network_or_policy(nature_int8_run, args, needle):
 def test_bad_choice_one_line(opt, value, tmp_path):
     proc = nc2600("run", opt, value, "--out", str(tmp_path / "x"))
     assert proc.returncode == 2 and "invalid choice" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_int8_same_fitness_any_worker_count(tmp_path):
+    """``--policy int8``: per-individual shifts and the batched int8 path give the same fitness
+    values for 1 and 2 workers (different batches and slots)."""
+    small = ["--game", "breakout", "--population", "6", "--generations", "2", "--episode-frames", "300",
+             "--elite-candidates", "2", "--elite-episodes", "2", "--test-episodes", "2", "--envs-per-block", "2",
+             "--truncation", "3", "--noise-table-size", str(1 << 21), "--progress", "lines", "--no-video",
+             "--policy", "int8", "--seed", "11"]
+    logs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}"
+        proc = nc2600("run", *small, "--workers", workers, "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+        logs.append([{k: v for k, v in json.loads(line).items() if k not in ("wall_s", "fps")}
+                     for line in (out / "log.jsonl").read_text().splitlines()])
+    assert logs[0] == logs[1] and len(logs[0]) == 2
+
+
+def test_nature_slot_values_do_not_depend_on_the_batch():
+    from hls_models.policy_int8 import quantize_network
+    from host.policy import NetworkSlotWeights, init_network_params
+    from host.policy_int8 import Int8NetworkSlots
+    rng = np.random.default_rng(4)
+    obs = rng.integers(0, 256, (3, 4, 84, 84), dtype=np.uint8)
+    flats = [init_network_params(s, 5, "nature") for s in (1, 2, 3)]
+    pols = [quantize_network(f, "nature", 5, obs[:2]) for f in flats]
+    for cls, items in ((NetworkSlotWeights, flats), (Int8NetworkSlots, pols)):
+        big, one = cls(3, 5, "nature"), cls(1, 5, "nature")
+        for i, item in enumerate(items):
+            big.load(i, item)
+        one.load(0, items[2])
+        values = big.action_values(obs) if cls is Int8NetworkSlots else big.q_values(obs)
+        single = one.action_values(obs[2:]) if cls is Int8NetworkSlots else one.q_values(obs[2:])
+        assert np.array_equal(values[2], single[0])
