@@ -73,7 +73,7 @@ def fallback_inference_cycles(n_actions: int, lanes: int) -> int:
     return -(-macs // lanes) + FALLBACK_OVERHEAD_CYCLES
 
 
-def inference_cycles(n_actions: int, lanes: int) -> tuple[int, str]:
+def inference_cycles(n_actions: int, lanes: int, network: str = "small") -> tuple[int, str]:
     """Cycles of one policy forward pass and where the figure came from.
 
     Uses ``hls_models.policy_int8.inference_cycles(n_actions, lanes)`` (the policy engine's
@@ -84,8 +84,12 @@ def inference_cycles(n_actions: int, lanes: int) -> tuple[int, str]:
     try:
         from hls_models.policy_int8 import inference_cycles as model_cycles  # type: ignore
     except ImportError:
+        if network != "small":
+            raise ValueError(f"no cycle model for the {network} network without hls_models") from None
         return fallback_inference_cycles(n_actions, lanes), \
             f"fallback: ceil(MACs/lanes) + {FALLBACK_OVERHEAD_CYCLES}"
+    if network != "small":
+        return int(model_cycles(n_actions, lanes, network)), f"hls_models.policy_int8 ({network} network)"
     return int(model_cycles(n_actions, lanes)), "hls_models.policy_int8"
 
 

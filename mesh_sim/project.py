@@ -117,11 +117,20 @@ def build(opts: MeshOptions):
                                 episode_frames=opts.episode_frames,
                                 distribution=EpisodeDistribution(opts.episode_steps), seed=opts.seed)
     n_actions = opts.n_actions or wl.n_actions or 18
-    cycles, cyc_src = inference_cycles(n_actions, opts.lanes)
+    network = wl.extra.get("network", "small")
+    lanes = opts.lanes
+    if network != "small" and lanes == MeshOptions.lanes:
+        from hls_models.policy_int8 import min_lanes      # the published 16 lanes are the small network's
+        lanes = min_lanes(n_actions, network=network)
+    cycles, cyc_src = inference_cycles(n_actions, lanes, network)
     ccpf = opts.colour_clocks_per_frame or wl.extra.get("colour_clocks_per_frame") or NTSC_COLOUR_CLOCKS_PER_FRAME
     ccpf_src = ("given" if opts.colour_clocks_per_frame else
                 "run config" if wl.extra.get("colour_clocks_per_frame") else "NTSC 262 x 228 default")
-    wload = (such_network_params(n_actions) * (1e-9 + 1 / 1.2e9) if opts.weight_load_ms is None
+    n_weights = such_network_params(n_actions)
+    if network != "small":
+        from hls_models.networks import n_params
+        n_weights = n_params(network, n_actions)
+    wload = (n_weights * (1e-9 + 1 / 1.2e9) if opts.weight_load_ms is None
              else opts.weight_load_ms * 1e-3)
     node = NodeParams(clock_hz=opts.clock_mhz * 1e6, colour_clocks_per_frame=int(ccpf), inference_cycles=cycles,
                       ale_reset_frames=opts.reset_frames, weight_load_s=wload, frame_skip=wl.frame_skip,
@@ -135,7 +144,7 @@ def build(opts: MeshOptions):
                      "instances": topo.n_slots, "diameter_hops": topo.diameter, "entry_node": topo.entry_node},
         "instance": {"clock_mhz": opts.clock_mhz, "colour_clocks_per_frame": int(ccpf),
                      "colour_clocks_source": ccpf_src, "frame_time_us": node.frame_s * 1e6,
-                     "instance_fps": node.instance_fps, "n_actions": n_actions, "lanes": opts.lanes,
+                     "instance_fps": node.instance_fps, "n_actions": n_actions, "lanes": lanes, "network": network,
                      "inference_cycles": cycles, "inference_source": cyc_src,
                      "inference": opts.inference, "inference_stall_us_per_step": node.inference_s * 1e6,
                      "frame_skip": wl.frame_skip, "reset_frames": opts.reset_frames,

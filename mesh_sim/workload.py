@@ -282,4 +282,6 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
     ccpf = config.get("colour_clocks_per_frame")
     if isinstance(ccpf, (int, float)) and ccpf > 0:
         w.extra["colour_clocks_per_frame"] = ccpf
+    if config.get("network") not in (None, "small"):
+        w.extra["network"] = str(config["network"])      # nc2600 run --network nature
     return w

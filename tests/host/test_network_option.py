@@ -34,6 +34,25 @@ def test_ga_int8_on_nature(nature_int8_run):
     genome = json.loads((nature_int8_run / "best_genome.json").read_text())
     assert best.shape == (n_params("nature", 6),)
     assert np.array_equal(best, genome_params(genome["seeds"], 6, 0.002, NoiseTable(1 << 21, 123), "nature"))
+    # mesh_sim's projection of the run uses the nature engine (64 lanes, its cycle model)
+    summary = json.loads((nature_int8_run / "summary.json").read_text())
+    assert summary["projected_fabric_inference_source"] == "hls_models.policy_int8 (nature network)"
+    from mesh_sim.project import MeshOptions, build
+    info = build(MeshOptions(run_dir=str(nature_int8_run)))[-1]
+    from hls_models.policy_int8 import inference_cycles
+    assert _find(info, "network") == "nature" and _find(info, "lanes") == 64
+    assert _find(info, "inference_cycles") == inference_cycles(6, 64, "nature")
+
+
+def _find(d, key):
+    if isinstance(d, dict):
+        if key in d:
+            return d[key]
+        for v in d.values():
+            r = _find(v, key)
+            if r is not None:
+                return r
+    return None
 
 
 def test_es_float_on_nature(tmp_path):
