@@ -35,6 +35,31 @@ from host.evaluator import Evaluator, Job
 SEED_BASE = 1_000_003
 
 
+def _tree_cpu(root: int) -> dict[int, float]:
+    """CPU seconds (user + system) of ``root`` and every descendant process, by pid (Linux
+    ``/proc/<pid>/stat``; processes that end between two reads are missed)."""
+    import os
+    tick = os.sysconf("SC_CLK_TCK")
+    stat: dict[int, tuple[int, float]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        stat[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    keep, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, _) in stat.items():
+            if ppid == parent and pid not in keep:
+                keep.add(pid)
+                frontier.append(pid)
+    return {pid: stat[pid][1] for pid in keep if pid in stat}
+
+
 def _jobs(n: int) -> list[Job]:
     rng = np.random.default_rng(SEED_BASE)
     return [Job(i, int(s)) for i, s in enumerate(rng.integers(2**31 - 1, size=n))]
@@ -65,21 +90,34 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
         cluster = connect(None, workers)
         ray_ev = cluster.evaluator(rom_path, envs_per_block, episode_frames=episode_frames)
         out["ray_start_s"] = round(time.perf_counter() - t, 2)
+        import os
         walls = {"local": 0.0, "ray": 0.0}
+        cpu = {"local": 0.0, "ray": 0.0}
         frames = {"local": 0, "ray": 0}
+        local_pids = {os.getpid(), *(p.pid for p in local.procs)}
         results = {}
         for _ in range(repeats):
             for name, ev in (("local", local), ("ray", ray_ev)):
+                before = _tree_cpu(os.getpid())
                 t = time.perf_counter()
                 res = ev.evaluate(jobs, params_for)
                 walls[name] += time.perf_counter() - t
+                after = _tree_cpu(os.getpid())
+                # local: this process and the local workers; ray: this process and every Ray
+                # process (GCS, raylet, the actor and its workers), the idle side left out
+                mine = (lambda pid: pid in local_pids) if name == "local" else \
+                    (lambda pid: pid == os.getpid() or pid not in local_pids)
+                cpu[name] += sum(after[p] - before.get(p, 0.0) for p in after if mine(p))
                 frames[name] += sum(r.frames for r in res)
                 results[name] = [(r.episode_return, r.frames, r.steps, r.reset_frames) for r in res]
         local_fps, ray_fps = frames["local"] / walls["local"], frames["ray"] / walls["ray"]
         out["ratio"] = {"population": population, "episode_frames": episode_frames, "repeats": repeats,
                         "frames": frames["local"] // repeats, "local_fps": round(local_fps, 1),
                         "ray_fps": round(ray_fps, 1), "ratio": round(ray_fps / local_fps, 3),
-                        "identical": results["local"] == results["ray"]}
+                        "identical": results["local"] == results["ray"],
+                        "local_cpu_us_per_frame": round(1e6 * cpu["local"] / frames["local"], 1),
+                        "ray_cpu_us_per_frame": round(1e6 * cpu["ray"] / frames["ray"], 1),
+                        "cpu_ratio": round(cpu["local"] / cpu["ray"], 3) if cpu["ray"] else None}
         local.close()
         ray_ev.close()
 
