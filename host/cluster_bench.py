@@ -60,6 +60,19 @@ def _tree_cpu(root: int) -> dict[int, float]:
     return {pid: stat[pid][1] for pid in keep if pid in stat}
 
 
+def _process_name(pid: int) -> str:
+    """A short name for a process: Ray's title (``ray::NodeEvaluator``), else the executable."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    except OSError:
+        return "?"
+    first = argv[0].decode(errors="replace")
+    if first.startswith("ray::"):
+        return first.split()[0]
+    return first.rsplit("/", 1)[-1][:40] or "?"
+
+
 def _jobs(n: int) -> list[Job]:
     rng = np.random.default_rng(SEED_BASE)
     return [Job(i, int(s)) for i, s in enumerate(rng.integers(2**31 - 1, size=n))]
@@ -95,6 +108,7 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
         cpu = {"local": 0.0, "ray": 0.0}
         frames = {"local": 0, "ray": 0}
         local_pids = {os.getpid(), *(p.pid for p in local.procs)}
+        ray_parts: dict[str, float] = {}
         results = {}
         for _ in range(repeats):
             for name, ev in (("local", local), ("ray", ray_ev)):
@@ -108,6 +122,11 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
                 mine = (lambda pid: pid in local_pids) if name == "local" else \
                     (lambda pid: pid == os.getpid() or pid not in local_pids)
                 cpu[name] += sum(after[p] - before.get(p, 0.0) for p in after if mine(p))
+                if name == "ray":
+                    for p in after:
+                        if mine(p):
+                            key = "driver" if p == os.getpid() else _process_name(p)
+                            ray_parts[key] = ray_parts.get(key, 0.0) + after[p] - before.get(p, 0.0)
                 frames[name] += sum(r.frames for r in res)
                 results[name] = [(r.episode_return, r.frames, r.steps, r.reset_frames) for r in res]
         local_fps, ray_fps = frames["local"] / walls["local"], frames["ray"] / walls["ray"]
@@ -117,7 +136,10 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
                         "identical": results["local"] == results["ray"],
                         "local_cpu_us_per_frame": round(1e6 * cpu["local"] / frames["local"], 1),
                         "ray_cpu_us_per_frame": round(1e6 * cpu["ray"] / frames["ray"], 1),
-                        "cpu_ratio": round(cpu["local"] / cpu["ray"], 3) if cpu["ray"] else None}
+                        "cpu_ratio": round(cpu["local"] / cpu["ray"], 3) if cpu["ray"] else None,
+                        "ray_cpu_us_per_frame_by_process": {
+                            k: round(1e6 * v / frames["ray"], 1)
+                            for k, v in sorted(ray_parts.items(), key=lambda kv: -kv[1]) if v > 0}}
         local.close()
         ray_ev.close()
 
