@@ -192,9 +192,9 @@ class RayCluster:
 
     def evaluator(self, rom_path, envs_per_block: int, frame_skip: int = 4, sticky: float = 0.0,
                   episode_frames: int = 20_000, backend: str = "ale", policy: str = "float",
-                  chunk_rounds: int = CHUNK_ROUNDS) -> "RayEvaluator":
+                  chunk_rounds: int = CHUNK_ROUNDS, network: str = "small") -> "RayEvaluator":
         return RayEvaluator(self, rom_path, envs_per_block, frame_skip, sticky, episode_frames,
-                            backend, policy, chunk_rounds)
+                            backend, policy, chunk_rounds, network)
 
     def close(self) -> None:
         if self.ray.is_initialized():
@@ -287,16 +287,17 @@ class NodeEvaluator:
     Args:
         rom_name, rom_bytes: the game's ROM, shipped from the driver (nodes need no ROM files).
         workers: emulator worker processes on this node (its CPUs in Ray).
-        envs_per_block, frame_skip, sticky, episode_frames, backend, policy: as the Evaluator.
+        envs_per_block, frame_skip, sticky, episode_frames, backend, policy, network: as the Evaluator.
     """
 
     def __init__(self, rom_name: str, rom_bytes: bytes, workers: int, envs_per_block: int, frame_skip: int,
-                 sticky: float, episode_frames: int, backend: str, policy: str):
+                 sticky: float, episode_frames: int, backend: str, policy: str, network: str = "small"):
         from host.evaluator import Evaluator
         self._dir = tempfile.TemporaryDirectory(prefix="nc2600-rom-")
         rom = Path(self._dir.name) / rom_name
         rom.write_bytes(rom_bytes)
-        self.ev = Evaluator(rom, workers, envs_per_block, frame_skip, sticky, episode_frames, backend, policy)
+        self.ev = Evaluator(rom, workers, envs_per_block, frame_skip, sticky, episode_frames, backend, policy,
+                            network=network)
         self.slots = 2 * workers * envs_per_block
 
     def info(self) -> dict:
@@ -355,7 +356,7 @@ class RayEvaluator:
 
     def __init__(self, cluster: RayCluster, rom_path, envs_per_block: int, frame_skip: int = 4,
                  sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
-                 policy: str = "float", chunk_rounds: int = CHUNK_ROUNDS):
+                 policy: str = "float", chunk_rounds: int = CHUNK_ROUNDS, network: str = "small"):
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
         ray = self.ray = cluster.ray
         self.cluster, self.chunk_rounds = cluster, int(chunk_rounds)
@@ -368,7 +369,7 @@ class RayEvaluator:
                 num_cpus=node.cpus, max_restarts=-1, max_task_retries=-1, max_concurrency=1,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node.node_id, soft=False),
             ).remote(rom_path.name, rom_bytes, node.cpus, envs_per_block, frame_skip, sticky,
-                     episode_frames, backend, policy)
+                     episode_frames, backend, policy, network)
             self.actors.append(actor)
         try:
             infos = ray.get([a.info.remote() for a in self.actors], timeout=PROBE_TIMEOUT_S)

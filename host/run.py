@@ -103,8 +103,6 @@ class RunConfig:
         from hls_models.networks import NETWORKS
         if self.network not in NETWORKS:
             raise UserError(f"--network must be one of {', '.join(NETWORKS)}, got {self.network!r}")
-        if self.network != "small" and self.cluster == "ray":
-            raise UserError("--network nature runs on --cluster local only (the Ray evaluator takes the small network)")
         if self.algo not in ("ga", "es", "rs"):
             raise UserError(f"--algo must be ga, es or rs, got {self.algo!r}")
         for name, hi in LIMITS.items():
@@ -494,7 +492,7 @@ class Run:
         budget = cfg.max_frames if cfg.max_frames is not None else float("inf")
         if self.cluster is not None:
             evaluator = self.cluster.evaluator(self.rom_path, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
-                                               cfg.episode_frames, cfg.backend, cfg.policy)
+                                               cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network)
         else:
             evaluator = Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
                                   cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network)
