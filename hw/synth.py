@@ -30,9 +30,10 @@ estimate; ``report(pnr=True)`` (``nc2600 synth --pnr``) adds the Fmax measured b
 route on a Lattice ECP5-85 (a proxy device: there is no open 7-series place and route).
 
 The node: two game instances per node (published, ``shared/reference/system-facts.md``),
-each a console (which holds the 6507), a preprocessor and an action select (:data:`NODE`). The policy engine is not
-an RTL block yet; its BRAM and DSP come from :func:`hls_models.policy_int8.resources`
-(a model) and are listed apart, never mixed into the synthesised totals. A block that is
+each a console (which holds the 6507), a preprocessor and an action select (:data:`NODE`). The policy
+engine (``hw/policy_engine.py``, 16 lanes unless ``lanes`` is given) is synthesised as a block of
+its own and reported as how many engines fit beside one node (:func:`engines_beside`); the
+model figures of :func:`hls_models.policy_int8.resources` are listed apart for comparison. A block that is
 not generated yet (the console until issue 4 lands) is reported as missing, and the node's
 figures are then marked incomplete.
 
@@ -206,9 +207,30 @@ def generated_verilog() -> dict[str, str]:
     return files
 
 
-def available_blocks() -> dict[str, str]:
-    """``{block name: Verilog text}`` of every block generated now (:func:`generated_verilog`)."""
-    return {Path(fname).stem: text for fname, text in generated_verilog().items() if fname.endswith(".v")}
+def available_blocks(lanes: int | None = None) -> dict[str, str]:
+    """``{block name: Verilog text}`` of every block generated now (:func:`generated_verilog`);
+    with ``lanes``, the policy engine is elaborated with that many MAC lanes (default: the
+    committed 16-lane ``rtl/policy_engine.v``).
+
+    Raises:
+        ValueError: ``lanes`` outside the engine's supported range.
+    """
+    blocks = {Path(fname).stem: text for fname, text in generated_verilog().items() if fname.endswith(".v")}
+    if lanes is not None:
+        from hw.policy_engine import generate as generate_engine
+        blocks["policy_engine"] = generate_engine(lanes)["policy_engine.v"]
+    return blocks
+
+
+def engines_beside(node: dict, engine: dict, device: dict = ZYNQ_7045) -> dict:
+    """How many policy engines (resources ``engine``) fit ``device`` beside one node (``node``,
+    e.g. two consoles, preprocessors and action selects): ``floor(min over LUT, FF, BRAM36, DSP of
+    (capacity - node) / engine)``. Returns ``{"engines", "limited_by", "left"}`` (``left``: the
+    device's resources after the node). A node's two instances need 2."""
+    left = {k: device[k] - node[k] for k in ("luts", "ff", "bram36", "dsp")}
+    limits = {k: math.floor(left[k] / engine[k]) if left[k] > 0 else 0 for k in left if engine[k] > 0}
+    key = min(limits, key=limits.get)
+    return {"engines": max(limits[key], 0), "limited_by": key, "left": left}
 
 
 def node_totals(blocks: dict[str, dict], node: dict[str, int] = NODE) -> dict:
@@ -240,14 +262,15 @@ def policy_engine_model(n_actions: int = 18, lanes: int = 16) -> dict:
 
 
 def report(block: str | None = None, family: str = "xc7", use_cache: bool = True, progress=None,
-           pnr: bool = False, pnr_speed: int = 6, pnr_seed: int = 1) -> dict:
+           pnr: bool = False, pnr_speed: int = 6, pnr_seed: int = 1, lanes: int | None = None) -> dict:
     """Synthesise every block (or one) and build the whole report (JSON-ready).
 
     With ``pnr`` each block is also placed and routed on the ECP5-85 (:func:`hw.timing.pnr_block`:
     minutes for the console) and ``rep["pnr"][block]`` holds its Fmax and critical path.
+    ``lanes``: MAC lanes of the policy engine (default 16, the committed RTL).
     """
     from hw.timing import ECP5, pnr_block
-    avail = available_blocks()
+    avail = available_blocks(lanes)
     names = sorted(avail) if block is None else [block]
     if block is not None and block not in avail:
         raise KeyError(block)
@@ -273,8 +296,13 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
             if progress:
                 took = "cached" if r["cached"] else f"{r['seconds']} s"
                 progress(f"[{i}/{len(names)}] {name}: Fmax {r['fmax_mhz']} MHz on {ECP5['device']} ({took})")
+    if "policy_engine" in avail:
+        rep["policy_engine_lanes"] = 16 if lanes is None else int(lanes)
     if block is None:
         rep["node"] = node_totals(blocks)
+        if rep["node"]["complete"] and "policy_engine" in blocks:
+            rep["engines_beside_node"] = engines_beside(rep["node"]["resources"],
+                                                        blocks["policy_engine"]["resources"])
         pe = rep["policy_engine_model"] = policy_engine_model()
         if rep["node"]["complete"]:
             k = POLICY_ENGINES_PER_NODE
@@ -337,6 +365,8 @@ def format_report(rep: dict) -> str:
     for name, r in rep["blocks"].items():
         d = r["depth"]
         out.append(f"  {name}: {d['levels']} levels from {d['from']} to {d['to']}")
+    if "policy_engine" in avail:
+        rep["policy_engine_lanes"] = 16 if lanes is None else int(lanes)
     out.append(f"timing: {rep['proxy_pnr']}")
     for name, p in (pnr or {}).items():
         cp = p.get("critical_path") or {}

@@ -29,6 +29,8 @@ def register(subparsers, groups):
                               formatter_class=DefaultsFormatter)
     p.add_argument("--family", choices=FAMILIES, default="xc7", help="target family for synth_xilinx")
     p.add_argument("--block", metavar="NAME", help="one block only (default: all, and the node)")
+    p.add_argument("--lanes", type=int, metavar="L", default=None,
+                   help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")
     p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--pnr", action="store_true",
@@ -47,8 +49,16 @@ def _write(path: Path, text: str) -> None:
 
 def run(args) -> int:
     from hw import synth
+    if args.lanes is not None:
+        from hls_models.policy_engine import check_lanes
+        try:
+            check_lanes(args.lanes)
+        except ValueError as exc:
+            raise UserError(f"--lanes: {exc}") from None
+        if args.block not in (None, "policy_engine"):
+            raise UserError("--lanes applies to the policy engine: use it with --block policy_engine or without --block")
     try:
-        avail = synth.available_blocks()
+        avail = synth.available_blocks(args.lanes)
     except Exception as exc:   # a block's generate() failing is reported, not a traceback
         raise UserError(f"Verilog generation failed: {type(exc).__name__}: {exc}") from None
     if args.block is not None and args.block not in avail:
@@ -60,7 +70,7 @@ def run(args) -> int:
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     try:
         rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress, pnr=args.pnr,
-                           pnr_speed=args.pnr_speed, pnr_seed=args.pnr_seed)
+                           pnr_speed=args.pnr_speed, pnr_seed=args.pnr_seed, lanes=args.lanes)
     except RuntimeError as exc:
         print(f"nc2600 synth: {exc}", file=sys.stderr)
         return 1

@@ -96,3 +96,20 @@ def test_cli_bad_block(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["synth", "--family", "ice40"])
     assert exc.value.code == 2
+
+
+def test_engines_beside_by_hand():
+    node = {"luts": 10_000, "ff": 4_000, "bram36": 45, "dsp": 12}
+    engine = {"luts": 2_000, "ff": 3_000, "bram36": 100, "dsp": 16}
+    # BRAM36: (545 - 45) / 100 = 5; DSP: 888 / 16 = 55; LUT: 208,600 / 2,000 = 104
+    got = synth.engines_beside(node, engine)
+    assert got["engines"] == 5 and got["limited_by"] == "bram36"
+    assert got["left"]["bram36"] == 500
+
+
+def test_cli_lanes_bad_input(capsys):
+    from host.cli import main
+    assert main(["synth", "--block", "policy_engine", "--lanes", "6"]) == 2
+    assert "--lanes: lanes must be a multiple of 4" in capsys.readouterr().err
+    assert main(["synth", "--block", "console", "--lanes", "16"]) == 2
+    assert "--lanes applies to the policy engine" in capsys.readouterr().err
