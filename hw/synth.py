@@ -365,8 +365,10 @@ def format_report(rep: dict) -> str:
     for name, r in rep["blocks"].items():
         d = r["depth"]
         out.append(f"  {name}: {d['levels']} levels from {d['from']} to {d['to']}")
-    if "policy_engine" in avail:
-        rep["policy_engine_lanes"] = 16 if lanes is None else int(lanes)
+    beside = rep.get("engines_beside_node")
+    if beside:
+        out.append(f"policy engines ({rep['policy_engine_lanes']} lanes, synthesised) beside one node on "
+                   f"{dev['device']}: {beside['engines']} (limited by {beside['limited_by']}); a node needs 2")
     out.append(f"timing: {rep['proxy_pnr']}")
     for name, p in (pnr or {}).items():
         cp = p.get("critical_path") or {}
