@@ -234,9 +234,12 @@ class RtlConsole:
         game: ALE ROM id (``host.games.resolve_rom``); the mapper comes from the ROM
             (:func:`hls_models.cartridge.detect_mapper`).
         seed: the system RNG seed (ALE's ``system_random_seed``).
+        sim: the console to drive (default: a new :class:`hw.console_harness.ConsoleSim`); any
+            object with its methods, e.g. a fabric instance's console
+            (:class:`host.fabric.MmioConsolePort`).
     """
 
-    def __init__(self, game: str, rom_path=None, seed: int = SYSTEM_SEED):
+    def __init__(self, game: str, rom_path=None, seed: int = SYSTEM_SEED, sim=None):
         from hls_models.cartridge import detect_mapper
         from host.errors import UserError
         from host.games import game_info, resolve_rom
@@ -254,7 +257,7 @@ class RtlConsole:
         self.hmove_blanks = name not in NO_HMOVE_BLANKS
         self.sc = self.mapper in ("F8SC", "F6SC")
         self.rng = _Mt(seed)
-        self.sim = ConsoleSim()
+        self.sim = ConsoleSim() if sim is None else sim
         self.frames = 0
         self.last: FrameResult | None = None
         self.paddles = name in PADDLE_GAMES

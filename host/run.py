@@ -92,8 +92,14 @@ class RunConfig:
 
     def validate(self) -> None:
         """Raises UserError naming the first bad value."""
-        if self.backend not in ("ale", "rtl"):
-            raise UserError(f"--backend must be ale or rtl, got {self.backend!r}")
+        if self.backend not in ("ale", "rtl", "fabric"):
+            raise UserError(f"--backend must be ale, rtl or fabric, got {self.backend!r}")
+        if self.backend == "fabric" and self.policy != "int8":
+            raise UserError("--backend fabric runs the int8 network: use --policy int8")
+        if self.backend == "fabric" and self.sticky > 0:
+            raise UserError("--backend fabric has no sticky actions (--sticky 0)")
+        if self.backend == "fabric" and self.cluster != "local":
+            raise UserError("--backend fabric runs on this machine only (--cluster local)")
         if self.policy not in ("float", "int8"):
             raise UserError(f"--policy must be float or int8, got {self.policy!r}")
         if self.cluster not in ("local", "ray"):
@@ -219,6 +225,24 @@ def package_versions() -> dict[str, str]:
 
 
 # -- the run ------------------------------------------------------------------------
+def calibration_observations(rom_path, frame_skip: int, episode_frames: int, seed: int, n: int) -> np.ndarray:
+    """``(n, 4, 84, 84)`` uint8 stacks from random play on ALE (seeded by ``seed``): the
+    observations that set the int8 requantisation shifts (``--policy int8``)."""
+    from host.instance import AleInstance
+    inst = AleInstance(rom_path, frame_skip, 0.0, episode_frames)
+    rng = np.random.default_rng([seed, 0xCA11B])
+    stack = np.zeros((4, 84, 84), np.uint8)
+    inst.reset(int(rng.integers(SEED_LIMIT)), stack)
+    out = []
+    while len(out) < n:
+        for _ in range(4):
+            _, _, over = inst.step(int(rng.integers(inst.n_actions)), stack)
+            if over:
+                inst.reset(int(rng.integers(SEED_LIMIT)), stack)
+        out.append(stack.copy())
+    return np.stack(out)
+
+
 class Run:
     """One experiment in one run directory (see module doc)."""
 
@@ -297,20 +321,9 @@ class Run:
 
     def _calibration_observations(self) -> np.ndarray:
         """``(B, 4, 84, 84)`` uint8 stacks from random play (fixed seeds), for int8 shifts."""
-        from host.instance import AleInstance
         cfg = self.cfg
-        inst = AleInstance(self.rom_path, cfg.frame_skip, 0.0, cfg.episode_frames)
-        rng = np.random.default_rng([cfg.seed, 0xCA11B])
-        stack = np.zeros((4, 84, 84), np.uint8)
-        inst.reset(int(rng.integers(SEED_LIMIT)), stack)
-        out = []
-        while len(out) < cfg.calibration_obs:
-            for _ in range(4):
-                _, _, over = inst.step(int(rng.integers(inst.n_actions)), stack)
-                if over:
-                    inst.reset(int(rng.integers(SEED_LIMIT)), stack)
-            out.append(stack.copy())
-        return np.stack(out)
+        return calibration_observations(self.rom_path, cfg.frame_skip, cfg.episode_frames, cfg.seed,
+                                        cfg.calibration_obs)
 
     def _bar(self, total: int, kind: str):
         if not self.progress:
@@ -490,7 +503,10 @@ class Run:
         start = time.perf_counter()
         wall = lambda: self.wall_offset + time.perf_counter() - start  # noqa: E731
         budget = cfg.max_frames if cfg.max_frames is not None else float("inf")
-        if self.cluster is not None:
+        if cfg.backend == "fabric":
+            from host.fabric import FabricEvaluator
+            evaluator = FabricEvaluator(self.rom_path, cfg.workers, cfg.frame_skip, cfg.episode_frames)
+        elif self.cluster is not None:
             evaluator = self.cluster.evaluator(self.rom_path, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
                                                cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network)
         else:

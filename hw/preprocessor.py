@@ -25,7 +25,7 @@ Pipeline, one pixel per cycle (stage: work):
 
 - S0: count the pixel; read the grey LUT (256 x 8 ROM) and the previous frame's grey at the
   same position (``H*160 x 8`` memory, read before it is overwritten in S1);
-- S1: ``g = max(grey, previous grey)``; write ``grey`` back for the next frame; products
+- S1: ``g = max(grey, previous grey)`` (``grey`` alone in a ``zero_prev`` frame); write ``grey`` back for the next frame; products
   ``wxa*g`` and ``wxb*g`` with the two column weights;
 - S2: horizontal accumulation; when an output column completes its sum ``hsum`` (< 2**16)
   is emitted and the accumulator restarts with ``wxb*g``; the column's vertical accumulator is
@@ -128,6 +128,8 @@ class Preprocessor(wiring.Component):
     Ports:
         stream: In(:data:`PixelStreamSignature`), one beat per colour clock.
         push: In(1), sampled at a frame's first visible pixel: the frame enters the stack.
+        zero_prev: In(1), sampled with ``push``: this frame's flicker max uses an all-zero
+            previous frame (an episode's first frame: the launcher zeroes its double buffer).
         clear: In(1), empty the stack, drop ``obs_valid`` and ``sync_error`` (between frames).
         obs_valid: Out(1), the stack holds a complete observation (see module doc).
         sync_error: Out(1), sticky: the stream broke the H x 160 contract.
@@ -142,6 +144,7 @@ class Preprocessor(wiring.Component):
         super().__init__({
             "stream": In(PixelStreamSignature),
             "push": In(1),
+            "zero_prev": In(1),
             "clear": In(1),
             "obs_valid": Out(1),
             "sync_error": Out(1),
@@ -172,6 +175,7 @@ class Preprocessor(wiring.Component):
         row_base = Signal(range(OBS_PIXELS))   # r * 84
         addr = Signal(range(hw))        # y*160 + x
         frame_push = Signal()           # push sampled at this frame's first pixel
+        frame_zero = Signal()           # zero_prev sampled at this frame's first pixel
 
         accept = Signal()
         m.d.comb += accept.eq(s.visible & (y < H))
@@ -179,6 +183,8 @@ class Preprocessor(wiring.Component):
         m.d.comb += first.eq((x == 0) & (y == 0))
         this_push = Signal()
         m.d.comb += this_push.eq(Mux(first, self.push, frame_push))
+        this_zero = Signal()
+        m.d.comb += this_zero.eq(Mux(first, self.zero_prev, frame_zero))
 
         # overlap weights of this pixel / row with their first and second output column / row
         col_done = Signal()             # this pixel completes output column c
@@ -198,7 +204,7 @@ class Preprocessor(wiring.Component):
         with m.If(accept):
             m.d.sync += addr.eq(addr + 1)
             with m.If(first):
-                m.d.sync += frame_push.eq(self.push)
+                m.d.sync += [frame_push.eq(self.push), frame_zero.eq(self.zero_prev)]
             with m.If(x == W - 1):
                 m.d.sync += [x.eq(0), px.eq(0), c.eq(0), y.eq(y + 1)]
                 with m.If(row_done):
@@ -237,11 +243,12 @@ class Preprocessor(wiring.Component):
         last1 = stage("last1", 1, (x == W - 1) & (y == H - 1))
         push1 = stage("push1", 1, this_push)
         addr1 = stage("addr1", range(hw), addr)
+        zero1 = stage("zero1", 1, this_zero)
 
         # ---- S1: flicker max, previous-frame write-back, column products -----------------
         grey = lut_rd.data
         g = Signal(8)
-        m.d.comb += g.eq(Mux(grey > prev_rd.data, grey, prev_rd.data))
+        m.d.comb += g.eq(Mux(zero1 | (grey > prev_rd.data), grey, prev_rd.data))
         m.d.comb += [prev_wr.addr.eq(addr1), prev_wr.data.eq(grey), prev_wr.en.eq(v1)]
         pa2 = stage("pa2", 16, wxa1 * g)
         pb2 = stage("pb2", 16, wxb1 * g)

@@ -1,0 +1,81 @@
+"""``nc2600 instance-play``: play episodes of one individual on the fabric instance RTL.
+
+The Verilated instance (:mod:`hw.instance`) runs each episode itself (no-op start, FIRE, frame
+skip, preprocessor, action select) behind its AXI4-Lite interface; the host driver
+(:mod:`host.fabric`) loads the game, replays ALE's reset sequence, answers the per-frame rules
+and (while the engine is the stub) the action values. The parameters (a float vector, e.g. a
+run's ``best_params.npy``) are quantised to int8 exactly as ``nc2600 run --policy int8`` does
+(shifts from 32 random-play observations, run seed ``--calib-seed``). Prints one line per
+episode and the cycles per decision by phase.
+"""
+from __future__ import annotations
+
+import json
+
+from host.errors import UserError
+
+
+def run(args) -> int:
+    import numpy as np
+
+    from hls_models.cartridge import detect_mapper
+    from hls_models.policy_int8 import quantize
+    from host.fabric import FabricDriver, FabricEpisodeRunner, FabricError
+    from host.games import game_info, resolve_rom
+    from host.policy import n_params
+    from host.run import calibration_observations
+    from hw.console import SUPPORTED
+
+    name, path = resolve_rom(game=args.game)
+    mapper = detect_mapper(open(path, "rb").read())
+    if mapper not in SUPPORTED:
+        raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
+    info = game_info(name, path)
+    n_actions = len(info.minimal_actions)
+    try:
+        flat = np.load(args.params, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise UserError(f"--params: cannot read {args.params}: {exc}") from None
+    if flat.ndim != 1 or flat.shape[0] != n_params(n_actions) or not np.issubdtype(flat.dtype, np.floating):
+        raise UserError(f"--params: expected a 1-D float vector of {n_params(n_actions)} parameters for {name} "
+                        f"({n_actions} actions), got {flat.dtype} {flat.shape}")
+    if args.episodes <= 0 or args.episode_frames <= 0:
+        raise UserError("--episodes and --episode-frames must be positive")
+    qp = quantize(flat.astype(np.float32), n_actions,
+                  calibration_observations(path, 4, args.episode_frames, args.calib_seed, 32))
+    from hw.instance_harness import InstanceSim
+    sim = InstanceSim(info.screen_height, info.display)
+    runner = FabricEpisodeRunner(FabricDriver(sim), name, path, 4, args.episode_frames)
+    for e in range(args.episodes):
+        seed = args.seed + e
+        try:
+            ep = runner.run(seed, qp)
+        except FabricError as exc:
+            raise UserError(f"{name}: {exc}") from None
+        per = {k: round(v / max(ep.decisions, 1), 1) for k, v in ep.cycles.items()}
+        rec = {"game": name, "episode_seed": seed, "return": ep.episode_return, "frames": ep.frames,
+               "decisions": ep.decisions, "game_over": ep.game_over, "cycles": ep.cycles,
+               "cycles_per_decision": per, "reset_cycles": ep.reset_cycles,
+               "engine": "stub (host computes the action values)"}
+        if args.json:
+            print(json.dumps(rec))
+        else:
+            print(f"{name} seed {seed}: return {ep.episode_return:g}  frames {ep.frames}  decisions {ep.decisions}"
+                  f"  {'game over' if ep.game_over else 'cap'}  reset replay {ep.reset_cycles:,} cycles")
+            print("  cycles per decision: " + ", ".join(f"{k} {v:,.0f}" for k, v in per.items()))
+    return 0
+
+
+def register(subparsers, groups) -> None:
+    from host.errors import non_negative_int, positive_int
+    p = subparsers.add_parser("instance-play", help="play episodes of one individual on the fabric instance RTL",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", required=True, help="ALE ROM id")
+    p.add_argument("--params", required=True, metavar="P.npy", help="float parameter vector (e.g. a run's best_params.npy)")
+    p.add_argument("--episodes", type=positive_int, default=1, metavar="N", help="episodes (default 1)")
+    p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first episode seed (default 0)")
+    p.add_argument("--episode-frames", type=positive_int, default=2000, metavar="F", help="episode cap (default 2000)")
+    p.add_argument("--calib-seed", type=non_negative_int, default=0, metavar="S",
+                   help="run seed of the int8 calibration observations (default 0, as nc2600 run --seed 0)")
+    p.add_argument("--json", action="store_true", help="one JSON record per episode")
+    p.set_defaults(func=run)

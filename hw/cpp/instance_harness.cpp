@@ -1,0 +1,129 @@
+// Verilator harness of the fabric instance (hw/instance.py): an AXI4-Lite master with
+// PYNQ-shaped MMIO access (read a word, write a word), loaded with ctypes by
+// hw/instance_harness.py. Every access runs the AXI4-Lite handshakes clock by clock, so the
+// design keeps running (the console emulates, the controller waits) while the host talks.
+// Each call fails (returns -1) when a handshake takes more than `limit` clocks.
+#include <cstdint>
+#include "Vinstance.h"
+#include "verilated.h"
+
+namespace {
+struct Harness {
+    VerilatedContext ctx;
+    Vinstance* top;
+    uint64_t cycles = 0;
+    Harness() {
+        top = new Vinstance{&ctx};
+        top->clk = 0;
+        top->rst = 1;
+        top->eval();
+        edge();
+        edge();
+        top->rst = 0;
+        top->eval();
+    }
+    ~Harness() {
+        top->final();
+        delete top;
+    }
+    inline void edge() {
+        top->clk = 1;
+        top->eval();
+        top->clk = 0;
+        top->eval();
+        ++cycles;
+    }
+};
+}  // namespace
+
+extern "C" {
+
+void* inst_new() { return new Harness(); }
+void inst_free(void* p) { delete static_cast<Harness*>(p); }
+
+uint64_t inst_cycles(void* p) { return static_cast<Harness*>(p)->cycles; }
+
+void inst_idle(void* p, uint64_t n) {
+    Harness* h = static_cast<Harness*>(p);
+    for (uint64_t i = 0; i < n; ++i) h->edge();
+}
+
+// One AXI4-Lite write; returns BRESP (0 OKAY, 2 SLVERR, 3 DECERR) or -1 on a timeout.
+int inst_write(void* p, uint32_t addr, uint32_t data, int limit) {
+    Harness* h = static_cast<Harness*>(p);
+    Vinstance* t = h->top;
+    t->bus___05Fawaddr = addr;
+    t->bus___05Fawvalid = 1;
+    t->bus___05Fwdata = data;
+    t->bus___05Fwstrb = 0xF;
+    t->bus___05Fwvalid = 1;
+    t->bus___05Fbready = 1;
+    t->eval();
+    int n = 0;
+    while (!(t->bus___05Fawready && t->bus___05Fwready)) {
+        if (++n > limit) { t->bus___05Fawvalid = t->bus___05Fwvalid = 0; t->eval(); return -1; }
+        h->edge();
+    }
+    h->edge();
+    t->bus___05Fawvalid = 0;
+    t->bus___05Fwvalid = 0;
+    t->eval();
+    n = 0;
+    while (!t->bus___05Fbvalid) {
+        if (++n > limit) return -1;
+        h->edge();
+    }
+    int resp = t->bus___05Fbresp;
+    h->edge();
+    t->bus___05Fbready = 0;
+    t->eval();
+    return resp;
+}
+
+// One AXI4-Lite read into *out; returns RRESP or -1 on a timeout.
+int inst_read(void* p, uint32_t addr, uint32_t* out, int limit) {
+    Harness* h = static_cast<Harness*>(p);
+    Vinstance* t = h->top;
+    t->bus___05Faraddr = addr;
+    t->bus___05Farvalid = 1;
+    t->bus___05Frready = 1;
+    t->eval();
+    int n = 0;
+    while (!t->bus___05Farready) {
+        if (++n > limit) { t->bus___05Farvalid = 0; t->eval(); return -1; }
+        h->edge();
+    }
+    h->edge();
+    t->bus___05Farvalid = 0;
+    t->eval();
+    n = 0;
+    while (!t->bus___05Frvalid) {
+        if (++n > limit) return -1;
+        h->edge();
+    }
+    *out = t->bus___05Frdata;
+    int resp = t->bus___05Frresp;
+    h->edge();
+    t->bus___05Frready = 0;
+    t->eval();
+    return resp;
+}
+
+// Polls `addr` every `gap` idle clocks until (value & mask) == want; returns the value read, or
+// -1 after `max_cycles` clocks, -2 on a bus error. (Speeds up the driver's wait loops; the bus
+// traffic is what the same loop of single reads would make.)
+int64_t inst_poll(void* p, uint32_t addr, uint32_t mask, uint32_t want, uint64_t gap, uint64_t max_cycles,
+                  int limit) {
+    Harness* h = static_cast<Harness*>(p);
+    uint64_t start = h->cycles;
+    for (;;) {
+        uint32_t v = 0;
+        int r = inst_read(p, addr, &v, limit);
+        if (r != 0) return -2;
+        if ((v & mask) == want) return v;
+        if (h->cycles - start > max_cycles) return -1;
+        inst_idle(p, gap);
+    }
+}
+
+}  // extern "C"

@@ -1,0 +1,293 @@
+"""The frame-skip controller: runs one episode of the protocol in the fabric, frame by frame.
+
+Cycle-level twin of :func:`hls_models.frame_skip.episode_schedule` (the protocol is stated
+there once): no-op start, FIRE run, one action held for ``frame_skip`` frames, the frame the
+preprocessor pushes (and the episode's first frame, whose flicker max uses a zero previous
+frame), inference started when the observation is ready, the chosen action applied, frames
+counted against the cap, the episode ended on game over.
+
+Frames are ALE frames (``TIA::update()``): the console runs (``drive.ce``) from a frame start
+(``drive.start_frame``, the console's own frame boundary) until ``at_boundary`` or ALE's
+25,000-instruction limit (:data:`MAX_INSTRUCTIONS`; the frame then continues in the next
+frame without a new start, as ALE's next ``update()`` does) or a CPU jam.
+
+Reward, game over and lives come from the game rules applied to the console's RAM by the
+node's processor (:mod:`hls_models.game_rules`): after every frame the controller waits in
+``RULES`` until the host writes the frame's reward and terminal flag (``rules_ack``). The
+cycles of that wait are counted (``cycles_host``). An episode's return sums the rewards of the
+decision frames only (the launcher's rule: the start's rewards are not part of the return).
+
+The action of a frame drives the console through a table written by the host per game
+(minimal-set index -> ``swcha``, ``inpt4``, ``inpt5``, paddle direction; derived from ALE's
+action mapping in :mod:`host.rtl_console`); paddle 0's resistance moves by
+``PADDLE_DELTA`` ohms per frame, clamped, and its charge time is ``(r * PADDLE_MULT) >>
+PADDLE_SHIFT`` CPU cycles (:func:`hls_models.frame_skip.paddle_needed`).
+
+A ``manual`` command runs one frame with the host's raw inputs (``man_*``) and no episode
+bookkeeping: the host replays ALE's power-on and reset sequence with it (:mod:`host.fabric`).
+
+States: ``IDLE`` -> ``CLEAR`` -> ``SETUP`` -> ``FRAME`` -> ``RULES`` -> (``SETUP`` | ``OBS`` ->
+``INFER`` -> ``SELECT`` -> ``SETUP`` | ``IDLE``). Cycle counters per phase (32 bit, per
+episode): emulation (``SETUP`` + ``FRAME``), host rules wait, observation wait (preprocessor
+latency), inference, action select, control (``CLEAR``).
+"""
+from __future__ import annotations
+
+from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
+from amaranth.lib import data, enum, wiring
+from amaranth.lib.wiring import In, Out
+
+from hls_models.action_select import MAX_ACTIONS
+from hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, PADDLE_MULT,
+                                   PADDLE_R_MAX, PADDLE_SHIFT)
+
+MAX_INSTRUCTIONS = 25000      #: ALE's M6502::execute(25000) per TIA::update()
+PADDLE_BITS = PADDLE_R_MAX.bit_length()
+
+#: One minimal-set action's console drive (written by the host per game).
+ActionEntry = data.StructLayout({
+    "swcha": 8,       # SWCHA (joystick directions / paddle fire, active low)
+    "inpt4": 1,       # INPT4 bit 7 (left fire, active low)
+    "inpt5": 1,       # INPT5 bit 7 (right fire, active low)
+    "paddle": 2,      # paddle 0 per frame: 0 still, 1 left (+DELTA ohms), 2 right (-DELTA ohms)
+})
+
+#: The controller's drive of the console (producer: the controller).
+ConsoleDriveSignature = wiring.Signature({
+    "ce": Out(1),             # the console's clock enable (it runs this cycle)
+    "start_frame": Out(1),    # first clock of a new frame
+    "swcha": Out(8), "swchb": Out(8), "inpt4": Out(1), "inpt5": Out(1),
+    "paddle_needed": Out(32).array(4), "paddle_mode": Out(2).array(4),
+    "at_boundary": In(1), "insn_start": In(1), "jammed": In(1),
+})
+
+#: The controller's drive of the preprocessor (producer: the controller).
+PreprocessorControlSignature = wiring.Signature({
+    "push": Out(1), "zero_prev": Out(1), "clear": Out(1), "obs_valid": In(1),
+})
+
+
+class State(enum.Enum, shape=4):
+    IDLE = 0
+    CLEAR = 1
+    SETUP = 2
+    FRAME = 3
+    RULES = 4
+    OBS = 5
+    INFER = 6
+    SELECT = 7
+
+
+class Phase(enum.Enum, shape=2):
+    NOOP = 0
+    FIRE = 1
+    STEP = 2
+    MANUAL = 3
+
+
+class FrameSkip(wiring.Component):
+    """The controller (see module doc).
+
+    Ports (besides ``drive``/``pre``):
+        start / manual / abort: In(1) command strobes (``start`` and ``manual`` only in IDLE).
+        rules_ack, terminal, reward: In: the host's rules result of the last frame.
+        engine_start: Out(1) strobe; values_valid: In(1), the engine's action values are out
+            (to the action select); select_valid, select_index: In, the chosen action.
+        Config In: noops, noop_index, fire_en, fire_index, frame_skip, episode_frames,
+            actions (table), swchb, paddle_en, paddle_swap, paddle_lo/hi/start,
+            paddle_fixed_needed, paddle_mode, man_* (manual frame inputs).
+        Status Out: state, phase, frames, decisions, episode_return, game_over, done,
+            frame_status (0 complete, 1 instruction limit, 2 jam), action, paddle_r,
+            cycles_{emu,host,obs,infer,select,ctrl}.
+    """
+
+    def __init__(self, n_actions: int = MAX_ACTIONS):
+        if not 1 <= n_actions <= MAX_ACTIONS:
+            raise ValueError(f"n_actions must be in 1..{MAX_ACTIONS}, got {n_actions}")
+        self.n_actions = n_actions
+        idx = range(MAX_ACTIONS)
+        super().__init__({
+            "drive": Out(ConsoleDriveSignature),
+            "pre": Out(PreprocessorControlSignature),
+            "start": In(1), "manual": In(1), "abort": In(1),
+            "rules_ack": In(1), "terminal": In(1), "reward": In(signed(32)),
+            "engine_start": Out(1), "values_valid": In(1), "select_valid": In(1), "select_index": In(idx),
+            "noops": In(range(NOOP_MAX + 1)), "noop_index": In(idx), "fire_en": In(1),
+            "fire_index": In(idx), "frame_skip": In(range(MAX_FRAME_SKIP + 1)),
+            "episode_frames": In(range(MAX_EPISODE_FRAMES + 1)),
+            "actions": In(data.ArrayLayout(ActionEntry, n_actions)),
+            "swchb": In(8),
+            "paddle_en": In(1), "paddle_swap": In(1), "paddle_lo": In(PADDLE_BITS),
+            "paddle_hi": In(PADDLE_BITS), "paddle_start": In(PADDLE_BITS), "paddle_fixed_needed": In(32),
+            "paddle_mode": In(2).array(4),
+            "man_swcha": In(8), "man_swchb": In(8), "man_inpt4": In(1), "man_inpt5": In(1),
+            "man_needed": In(32).array(4), "man_mode": In(2).array(4),
+            "state": Out(State), "phase": Out(Phase), "frames": Out(24), "decisions": Out(24),
+            "episode_return": Out(signed(32)), "game_over": Out(1), "done": Out(1),
+            "frame_status": Out(2), "action": Out(idx), "paddle_r": Out(PADDLE_BITS),
+            "cycles_emu": Out(32), "cycles_host": Out(32), "cycles_obs": Out(32),
+            "cycles_infer": Out(32), "cycles_select": Out(32), "cycles_ctrl": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        d = self.drive
+        st = self.state
+        run_i = Signal(8)            # frame index inside the run
+        run_n = Signal(8)            # run length
+        first = Signal()             # next frame is the episode's first
+        partial = Signal()           # the last frame stopped at the instruction limit
+        insns = Signal(range(MAX_INSTRUCTIONS + 1))
+        act = self.action
+        table = Array(self.actions[i] for i in range(self.n_actions))
+        entry = table[act]
+
+        # console inputs: registered at SETUP, held through the frame
+        swcha, swchb, inpt4, inpt5 = Signal(8, init=0xFF), Signal(8, init=0x3F), Signal(1, init=1), Signal(1, init=1)
+        needed = Array(Signal(32, name=f"needed{i}") for i in range(4))
+        mode = Array(Signal(2, name=f"mode{i}", init=2) for i in range(4))
+        m.d.comb += [d.swcha.eq(swcha), d.swchb.eq(swchb), d.inpt4.eq(inpt4), d.inpt5.eq(inpt5)]
+        for i in range(4):
+            m.d.comb += [d.paddle_needed[i].eq(needed[i]), d.paddle_mode[i].eq(mode[i])]
+
+        # paddle 0: r' = clamp(r +/- DELTA); charge time by multiply and shift
+        r = self.paddle_r
+        moved = Signal(signed(PADDLE_BITS + 2))
+        m.d.comb += moved.eq(Mux(entry.paddle == 1, r + PADDLE_DELTA, Mux(entry.paddle == 2, r - PADDLE_DELTA, r)))
+        r_next = Signal(PADDLE_BITS)
+        m.d.comb += r_next.eq(Mux(moved < self.paddle_lo, self.paddle_lo,
+                                  Mux(moved > self.paddle_hi, self.paddle_hi, moved)))
+        r_needed = Signal(32)
+        m.d.comb += r_needed.eq((r * PADDLE_MULT) >> PADDLE_SHIFT)
+        set_needed = Signal()        # the cycle after SETUP: paddle needed from the new r
+        stop = Signal()              # the console stops before this clock (frame over)
+        go = Signal()                # FRAME: the console's inputs are settled
+        fresh = Signal()             # FRAME: this clock is the frame's first (a frame start)
+        started = Signal()           # FRAME: the frame's first clock has run
+
+        is_last = Signal()
+        m.d.comb += is_last.eq(run_i + 1 == run_n)
+        push_run = Signal()          # this run's last frame is pushed
+        m.d.comb += push_run.eq((self.phase == Phase.FIRE) | (self.phase == Phase.STEP) |
+                                ((self.phase == Phase.NOOP) & ~self.fire_en))
+
+        remaining = Signal(25)
+        m.d.comb += remaining.eq(self.episode_frames - self.frames)
+        step_len = Signal(8)
+        m.d.comb += step_len.eq(Mux(remaining < self.frame_skip, remaining, self.frame_skip))
+
+        # cycle counters
+        with m.Switch(st):
+            with m.Case(State.SETUP, State.FRAME):
+                m.d.sync += self.cycles_emu.eq(self.cycles_emu + 1)
+            with m.Case(State.RULES):
+                m.d.sync += self.cycles_host.eq(self.cycles_host + 1)
+            with m.Case(State.OBS):
+                m.d.sync += self.cycles_obs.eq(self.cycles_obs + 1)
+            with m.Case(State.INFER):
+                m.d.sync += self.cycles_infer.eq(self.cycles_infer + 1)
+            with m.Case(State.SELECT):
+                m.d.sync += self.cycles_select.eq(self.cycles_select + 1)
+            with m.Case(State.CLEAR):
+                m.d.sync += self.cycles_ctrl.eq(self.cycles_ctrl + 1)
+
+        with m.If(set_needed):
+            m.d.sync += set_needed.eq(0)
+            with m.If(self.paddle_en):
+                m.d.sync += [needed[0].eq(Mux(self.paddle_swap, self.paddle_fixed_needed, r_needed)),
+                             needed[1].eq(Mux(self.paddle_swap, r_needed, self.paddle_fixed_needed)),
+                             needed[2].eq(0), needed[3].eq(0)]
+
+        def start_run(phase, action, length):
+            m.d.sync += [self.phase.eq(phase), act.eq(action), run_i.eq(0), run_n.eq(length)]
+
+        with m.Switch(st):
+            with m.Case(State.IDLE):
+                with m.If(self.start):
+                    m.d.sync += [st.eq(State.CLEAR), self.frames.eq(0), self.decisions.eq(0),
+                                 self.episode_return.eq(0), self.game_over.eq(0), self.done.eq(0),
+                                 first.eq(1), r.eq(self.paddle_start)]
+                    for c in ("emu", "host", "obs", "infer", "select", "ctrl"):
+                        m.d.sync += getattr(self, f"cycles_{c}").eq(0)
+                    start_run(Phase.NOOP, self.noop_index, self.noops)
+                with m.Elif(self.manual):
+                    m.d.sync += [st.eq(State.SETUP), self.phase.eq(Phase.MANUAL), self.done.eq(0)]
+            with m.Case(State.CLEAR):
+                m.d.comb += self.pre.clear.eq(1)
+                m.d.sync += st.eq(State.SETUP)
+            with m.Case(State.SETUP):
+                with m.If(self.phase == Phase.MANUAL):
+                    m.d.sync += [swcha.eq(self.man_swcha), swchb.eq(self.man_swchb),
+                                 inpt4.eq(self.man_inpt4), inpt5.eq(self.man_inpt5)]
+                    for i in range(4):
+                        m.d.sync += [needed[i].eq(self.man_needed[i]), mode[i].eq(self.man_mode[i])]
+                with m.Else():
+                    m.d.sync += [swcha.eq(entry.swcha), swchb.eq(self.swchb), inpt4.eq(entry.inpt4),
+                                 inpt5.eq(entry.inpt5)]
+                    for i in range(4):
+                        m.d.sync += [mode[i].eq(self.paddle_mode[i]), needed[i].eq(self.man_needed[i])]
+                    with m.If(self.paddle_en):
+                        m.d.sync += [r.eq(r_next), set_needed.eq(1)]
+                m.d.sync += [st.eq(State.FRAME), insns.eq(0)]
+            with m.Case(State.FRAME):
+                # paddles: needed from the new r is registered in this state's first cycle,
+                # before the console's first clock of the frame (the next one)
+                m.d.comb += go.eq(~set_needed)
+                m.d.comb += fresh.eq(~partial & ~started)
+                with m.If(go):
+                    with m.If(fresh):
+                        # Stella's startFrame: the new frame begins; the first clock always runs
+                        m.d.comb += [d.start_frame.eq(1), d.ce.eq(1),
+                                     self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
+                                     self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
+                        m.d.sync += started.eq(1)
+                        with m.If(d.insn_start):
+                            m.d.sync += insns.eq(insns + 1)
+                    with m.Else():
+                        m.d.comb += stop.eq(d.at_boundary | (d.insn_start & (insns >= MAX_INSTRUCTIONS)) | d.jammed)
+                        m.d.comb += [self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
+                                     self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
+                        with m.If(~stop):
+                            m.d.comb += d.ce.eq(1)
+                            with m.If(d.insn_start):
+                                m.d.sync += insns.eq(insns + 1)
+                        with m.Else():
+                            status = Mux(d.at_boundary, 0, Mux(d.jammed, 2, 1))
+                            m.d.sync += [self.frame_status.eq(status), partial.eq(~d.at_boundary & ~d.jammed),
+                                         started.eq(0)]
+                            with m.If(self.phase == Phase.MANUAL):
+                                m.d.sync += [st.eq(State.IDLE), self.done.eq(1)]
+                            with m.Else():
+                                m.d.sync += [st.eq(State.RULES), self.frames.eq(self.frames + 1), first.eq(0)]
+                # a partial frame's continuation: partial is cleared at its first clock
+                with m.If(go & partial):
+                    m.d.sync += [partial.eq(0), started.eq(1)]
+            with m.Case(State.RULES):
+                with m.If(self.rules_ack):
+                    with m.If(self.phase == Phase.STEP):
+                        m.d.sync += self.episode_return.eq(self.episode_return + self.reward)
+                    with m.If(self.terminal):
+                        m.d.sync += [st.eq(State.IDLE), self.game_over.eq(1), self.done.eq(1)]
+                    with m.Elif(~is_last):
+                        m.d.sync += [run_i.eq(run_i + 1), st.eq(State.SETUP)]
+                    with m.Elif((self.phase == Phase.NOOP) & self.fire_en):
+                        start_run(Phase.FIRE, self.fire_index, self.frame_skip)
+                        m.d.sync += st.eq(State.SETUP)
+                    with m.Elif(self.frames >= self.episode_frames):
+                        m.d.sync += [st.eq(State.IDLE), self.done.eq(1)]
+                    with m.Else():
+                        m.d.sync += st.eq(State.OBS)
+            with m.Case(State.OBS):
+                with m.If(self.pre.obs_valid):
+                    m.d.comb += self.engine_start.eq(1)
+                    m.d.sync += st.eq(State.INFER)
+            with m.Case(State.INFER):
+                with m.If(self.values_valid):
+                    m.d.sync += st.eq(State.SELECT)
+            with m.Case(State.SELECT):
+                with m.If(self.select_valid):
+                    start_run(Phase.STEP, self.select_index, step_len)
+                    m.d.sync += [st.eq(State.SETUP), self.decisions.eq(self.decisions + 1)]
+        with m.If(self.abort):
+            m.d.sync += [st.eq(State.IDLE), partial.eq(0), started.eq(0), set_needed.eq(0)]
+        return m

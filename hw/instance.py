@@ -1,0 +1,368 @@
+"""One fabric instance as one design: console -> preprocessor -> policy engine -> action select
+-> frame-skip controller, behind an AXI4-Lite slave (the node processor's view).
+
+Blocks and arrows (each arrow a ``wiring.Signature`` defined next to its producer):
+
+- :class:`hw.console.Console` ``pixels`` (:data:`hw.console.PixelStreamSignature`) ->
+  :class:`hw.preprocessor.Preprocessor` ``stream``, joined with ``wiring.connect``;
+- the engine's observation read port (:data:`hw.preprocessor.ObservationReadSignature`) ->
+  the preprocessor's stack, ``wiring.connect``;
+- the engine's action values (:data:`hw.policy_engine_stub.ActionValuesSignature`) ->
+  :class:`hw.action_select.ActionSelect` (its ports are flat today: joined by assignment);
+- the chosen action -> :class:`hw.frame_skip.FrameSkip`, which drives the console
+  (:data:`hw.frame_skip.ConsoleDriveSignature`: clock enable, frame start, joystick, paddles,
+  switches) and the preprocessor (:data:`hw.frame_skip.PreprocessorControlSignature`).
+
+The console runs under a clock enable (``EnableInserter``) that the controller holds low
+between frames (at ALE's frame boundary, where the pixel stream is idle), so the episode
+pauses for the rules, the observation and the inference while the preprocessor's pipeline
+keeps running.
+
+The engine is :class:`hw.policy_engine_stub.HostInferenceStub` (a STUB: the host computes the
+action values) until the int8 engine RTL (issue 12) lands.
+
+Register map (byte addresses, 32-bit registers; README table "Fabric instance register map"):
+see :data:`REGISTERS`. Unmapped addresses answer ``DECERR``; a command the instance cannot run
+(start or manual frame without a ROM or while not idle, rules when not waiting for them, a ROM
+size that is not a multiple of 2 KiB up to 16 KiB, a memory write past its end, values when the engine is not
+waiting) answers ``SLVERR`` and sets a sticky error bit in ``STATUS``.
+"""
+from __future__ import annotations
+
+from amaranth import Array, Cat, Const, EnableInserter, Module, Mux, ResetInserter, Signal, signed
+from amaranth.back import verilog
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hls_models.action_select import MAX_ACTIONS
+from hw.action_select import ActionSelect
+from hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
+from hw.console import Console
+from hw.frame_skip import FrameSkip, State
+from hw.policy_engine_stub import HostInferenceStub
+from hw.preprocessor import Preprocessor
+
+ADDR_WIDTH = 17
+ID_VALUE = 0x4E433236            #: "NC26"
+ROM_SIZES = tuple(range(2048, 16385, 2048))    #: ROM images the instance takes (bytes; DPC: 10 KiB)
+
+#: name -> (byte address, access, description)
+REGISTERS = {
+    "ID": (0x000, "R", "0x4E433236 ('NC26')"),
+    "STATUS": (0x004, "R", "[3:0] controller state (0 idle, 1 clear, 2 setup, 3 frame, 4 rules, 5 obs, "
+               "6 infer, 7 select), [5:4] phase (0 no-op, 1 FIRE, 2 step, 3 manual), 6 done, 7 game over, "
+               "8 ROM loaded, 9 engine waits for the host (stub), 10 the host's turn (idle, rules or engine); sticky errors: 16 start/manual without "
+               "ROM, 17 bad ROM size, 18 command while busy, 19 preprocessor sync error (the preprocessor's own flag, cleared at each episode start: frames of the reset replay may be short or long), 20 CPU jam, "
+               "21 memory write past the end, 22 rules/values out of turn"),
+    "CONTROL": (0x008, "W", "strobes: 0 start episode, 1 manual frame, 2 system reset (console "
+                "registers, RIOT timer = TIMER_INIT), 3 abort (to idle), 4 clear errors"),
+    "CONSOLE_CFG": (0x00C, "RW", "[3:0] mapper code, 4 PAL, 5 HMOVE blanks, [14:6] YStart, [23:15] height"),
+    "EP_CFG": (0x010, "RW", "[4:0] no-op frames, [9:5] NOOP index, 10 FIRE in the set, [15:11] FIRE "
+               "index, [23:16] frame skip, [28:24] actions in the minimal set"),
+    "EP_FRAMES": (0x014, "RW", "episode cap in frames (24 bit)"),
+    "TIMER_INIT": (0x018, "RW", "RIOT timer value of the next system reset (ALE's RNG draw)"),
+    "INPUTS": (0x01C, "RW", "manual frame inputs: [7:0] SWCHA, [15:8] SWCHB (also the episode's), "
+               "16 INPT4, 17 INPT5, [25:18] paddle modes 0..3 (2 bits each)"),
+    "NEEDED0": (0x020, "RW", "paddle 0..3 charge time (CPU cycles) of manual frames; 0x24, 0x28, 0x2C"),
+    "RULES": (0x030, "W", "the rules' result of the last frame: bit 0 terminal; the write resumes the episode"),
+    "REWARD": (0x034, "RW", "the last frame's reward (signed), written before RULES"),
+    "PADDLE_CFG": (0x038, "RW", "0 paddles, 1 paddles swapped, [9:2] episode paddle modes"),
+    "PADDLE_LO": (0x03C, "RW", "paddle range low (ohms)"),
+    "PADDLE_HI": (0x040, "RW", "paddle range high (ohms)"),
+    "PADDLE_START": (0x044, "RW", "paddle 0 resistance at the episode start (ohms)"),
+    "PADDLE_FIXED": (0x048, "RW", "charge time of the paddle that does not move (CPU cycles)"),
+    "MEM_SEL": (0x04C, "RW", "memory of MEM_DATA: 0 ROM, 1 SuperChip RAM, 2 RIOT RAM"),
+    "MEM_ADDR": (0x050, "RW", "byte address of the next MEM_DATA write"),
+    "MEM_DATA": (0x054, "W", "4 bytes (little-endian) written at MEM_ADDR (console held in reset), MEM_ADDR += 4"),
+    "ROM_SIZE": (0x058, "RW", "ROM image bytes (a multiple of 2048 up to 16384); clears ROM loaded"),
+    "RETURN": (0x060, "R", "episode return (signed sum of the decision frames' rewards)"),
+    "FRAMES": (0x064, "R", "frames emulated in the episode"),
+    "DECISIONS": (0x068, "R", "decisions taken"),
+    "ACTION": (0x06C, "R", "minimal-set index of the current action"),
+    "FRAME_STATUS": (0x070, "R", "last frame: 0 complete, 1 instruction limit, 2 CPU jam"),
+    "PADDLE_R": (0x074, "R", "paddle 0 resistance now (ohms)"),
+    "CYCLES_EMU": (0x080, "R", "episode cycles: console emulation"),
+    "CYCLES_HOST": (0x084, "R", "episode cycles: waiting for the host's rules"),
+    "CYCLES_OBS": (0x088, "R", "episode cycles: waiting for the observation (preprocessor latency)"),
+    "CYCLES_INFER": (0x08C, "R", "episode cycles: inference (the stub: host reads + computes)"),
+    "CYCLES_SELECT": (0x090, "R", "episode cycles: action select"),
+    "CYCLES_CTRL": (0x094, "R", "episode cycles: controller (stack clear)"),
+    "CYCLE": (0x098, "R", "free-running cycle counter"),
+    "ACTION_TABLE": (0x0C0, "RW", "18 words: minimal-set action i's drive [7:0] SWCHA, 8 INPT4, 9 INPT5, "
+                     "[11:10] paddle (1 left +, 2 right -)"),
+    "VALUES": (0x140, "W", "18 words: the action values (stub engine)"),
+    "VALUES_GO": (0x188, "W", "the values are written (stub engine)"),
+    "RIOT_RAM": (0x200, "R", "32 words: RIOT RAM $80..$FF, 4 bytes per word, little-endian"),
+    "CART_RAM": (0x280, "R", "32 words: SuperChip RAM"),
+    "OBS": (0x10000, "R", "observation stack: frame f (0 oldest .. 3 newest) at 0x10000 + 0x2000*f, "
+            "row*84 + column bytes, 4 per word"),
+}
+REG = {k: v[0] for k, v in REGISTERS.items()}
+
+
+class GameInstance(wiring.Component):
+    """One instance (see module doc).
+
+    Args:
+        height: the game's screen height (rows; the preprocessor's frame size).
+        fmt: ``"NTSC"`` or ``"PAL"`` (the preprocessor's grey table).
+    Ports:
+        bus: In(:func:`hw.axi_lite.AxiLiteSignature` (17)), the host interface.
+    """
+
+    def __init__(self, height: int = 210, fmt: str = "NTSC"):
+        self.height, self.fmt = height, fmt
+        super().__init__({"bus": In(AxiLiteSignature(ADDR_WIDTH))})
+
+    def elaborate(self, platform):
+        m = Module()
+        con_ce = Signal()
+        con_rst = Signal()
+        console = Console()
+        m.submodules.console = ResetInserter({"sync": con_rst})(EnableInserter({"sync": con_ce})(console))
+        m.submodules.pre = pre = Preprocessor(self.height, self.fmt)
+        m.submodules.engine = engine = HostInferenceStub()
+        m.submodules.select = select = ActionSelect(MAX_ACTIONS, 32)
+        m.submodules.ctrl = ctrl = FrameSkip(MAX_ACTIONS)
+
+        wiring.connect(m, console.pixels, pre.stream)
+        wiring.connect(m, engine.obs, pre.rd)
+        m.d.comb += [select.values.eq(engine.values.values), select.count.eq(engine.values.count),
+                     select.valid_in.eq(engine.values.valid)]
+        m.d.comb += [ctrl.values_valid.eq(engine.values.valid), ctrl.select_valid.eq(select.valid_out),
+                     ctrl.select_index.eq(select.index), engine.start.eq(ctrl.engine_start)]
+        m.d.comb += [pre.push.eq(ctrl.pre.push), pre.zero_prev.eq(ctrl.pre.zero_prev),
+                     pre.clear.eq(ctrl.pre.clear), ctrl.pre.obs_valid.eq(pre.obs_valid)]
+        d = ctrl.drive
+        m.d.comb += [console.start_frame.eq(d.start_frame), console.swcha.eq(d.swcha), console.swchb.eq(d.swchb),
+                     console.inpt4.eq(d.inpt4), console.inpt5.eq(d.inpt5),
+                     d.at_boundary.eq(console.at_boundary), d.insn_start.eq(console.insn_start),
+                     d.jammed.eq(console.jammed)]
+        for i in range(4):
+            m.d.comb += [getattr(console, f"paddle{i}_needed").eq(d.paddle_needed[i]),
+                         getattr(console, f"paddle{i}_mode").eq(d.paddle_mode[i])]
+
+        # ---- registers -----------------------------------------------------------------
+        console_cfg, ep_cfg, ep_frames = Signal(24), Signal(29), Signal(24)
+        timer_init, reward = Signal(8), Signal(signed(32))
+        inputs_init = 0xFF | (0x3F << 8) | (1 << 16) | (1 << 17) | (0xAA << 18)
+        inputs = Signal(26, init=inputs_init)
+        needed = Array(Signal(32, name=f"needed_reg{i}") for i in range(4))
+        paddle_cfg, paddle_lo, paddle_hi, paddle_start, paddle_fixed = (
+            Signal(10), Signal(20), Signal(20), Signal(20), Signal(32))
+        mem_sel, mem_addr, rom_size = Signal(2), Signal(15), Signal(15)
+        rom_loaded = Signal()
+        table = Array(Signal(12, name=f"action{i}", init=0xFF | 0x300) for i in range(MAX_ACTIONS))
+        errors = Signal(7)
+        cycle = Signal(32)
+        m.d.sync += cycle.eq(cycle + 1)
+
+        m.d.comb += [
+            console.mapper.eq(console_cfg[0:4]), console.pal.eq(console_cfg[4]),
+            console.hmove_blanks.eq(console_cfg[5]), console.ystart.eq(console_cfg[6:15]),
+            console.height.eq(console_cfg[15:24]), console.timer_init.eq(timer_init),
+            ctrl.noops.eq(ep_cfg[0:5]), ctrl.noop_index.eq(ep_cfg[5:10]), ctrl.fire_en.eq(ep_cfg[10]),
+            ctrl.fire_index.eq(ep_cfg[11:16]), ctrl.frame_skip.eq(ep_cfg[16:24]),
+            engine.count.eq(ep_cfg[24:29]), ctrl.episode_frames.eq(ep_frames),
+            ctrl.swchb.eq(inputs[8:16]), ctrl.man_swcha.eq(inputs[0:8]), ctrl.man_swchb.eq(inputs[8:16]),
+            ctrl.man_inpt4.eq(inputs[16]), ctrl.man_inpt5.eq(inputs[17]),
+            ctrl.paddle_en.eq(paddle_cfg[0]), ctrl.paddle_swap.eq(paddle_cfg[1]),
+            ctrl.paddle_lo.eq(paddle_lo), ctrl.paddle_hi.eq(paddle_hi), ctrl.paddle_start.eq(paddle_start),
+            ctrl.paddle_fixed_needed.eq(paddle_fixed), ctrl.reward.eq(reward),
+        ]
+        for i in range(4):
+            m.d.comb += [ctrl.man_needed[i].eq(needed[i]), ctrl.man_mode[i].eq(inputs[18 + 2 * i:20 + 2 * i]),
+                         ctrl.paddle_mode[i].eq(paddle_cfg[2 + 2 * i:4 + 2 * i])]
+        for i in range(MAX_ACTIONS):
+            e = ctrl.actions[i]
+            m.d.comb += [e.swcha.eq(table[i][0:8]), e.inpt4.eq(table[i][8]), e.inpt5.eq(table[i][9]),
+                         e.paddle.eq(table[i][10:12])]
+
+        idle = ctrl.state == State.IDLE
+        status = Signal(32)
+        host_turn = Signal()
+        status_sync = Signal()
+        m.d.comb += host_turn.eq(idle | (ctrl.state == State.RULES) | engine.busy)
+        m.d.comb += status.eq(Cat(ctrl.state.as_value(), ctrl.phase.as_value(), ctrl.done, ctrl.game_over,
+                                  rom_loaded, engine.busy, host_turn, Const(0, 5), errors[0:3], status_sync,
+                                  errors[4:7]))
+        m.d.comb += status_sync.eq(pre.sync_error)
+        with m.If(console.jammed & (ctrl.state == State.FRAME)):
+            m.d.sync += errors[4].eq(1)
+
+        # ---- AXI4-Lite slave ----------------------------------------------------------
+        bus = self.bus
+        waddr, wdata = Signal(ADDR_WIDTH), Signal(32)
+        raddr, rdata = Signal(ADDR_WIDTH), Signal(32)
+        bresp, rresp = Signal(2), Signal(2)
+        k = Signal(3)                       # byte counter of multi-cycle accesses
+        host_addr = Signal(14)
+        m.d.comb += console.host_addr.eq(host_addr)
+        m.d.comb += con_ce.eq(d.ce | con_rst)
+
+        def wr(name, off=0):
+            return waddr == REG[name] + off
+
+        with m.FSM(name="axi"):
+            with m.State("IDLE"):
+                with m.If(bus.awvalid & bus.wvalid):
+                    m.d.comb += [bus.awready.eq(1), bus.wready.eq(1)]
+                    m.d.sync += [waddr.eq(bus.awaddr), wdata.eq(bus.wdata), k.eq(0)]
+                    m.next = "WRITE"
+                with m.Elif(bus.arvalid):
+                    m.d.comb += bus.arready.eq(1)
+                    m.d.sync += [raddr.eq(bus.araddr), k.eq(0), rdata.eq(0)]
+                    m.next = "READ"
+            with m.State("WRITE"):
+                def resp(value):
+                    m.d.sync += bresp.eq(value)
+                ok, dec, err = (lambda: resp(OKAY)), (lambda: resp(DECERR)), (lambda: resp(SLVERR))
+                m.next = "BRESP"
+                simple = {"CONSOLE_CFG": console_cfg, "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames,
+                          "TIMER_INIT": timer_init, "INPUTS": inputs, "REWARD": reward,
+                          "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo, "PADDLE_HI": paddle_hi,
+                          "PADDLE_START": paddle_start, "PADDLE_FIXED": paddle_fixed, "MEM_SEL": mem_sel,
+                          "MEM_ADDR": mem_addr}
+                with m.If(waddr[16]):
+                    dec()
+                for name, sig in simple.items():
+                    with m.Elif(wr(name)):
+                        m.d.sync += sig.eq(wdata)
+                        ok()
+                for i in range(4):
+                    with m.Elif(wr("NEEDED0", 4 * i)):
+                        m.d.sync += needed[i].eq(wdata)
+                        ok()
+                with m.Elif((waddr >= REG["ACTION_TABLE"]) & (waddr < REG["ACTION_TABLE"] + 4 * MAX_ACTIONS)
+                            & (waddr[0:2] == 0)):
+                    m.d.sync += table[(waddr - REG["ACTION_TABLE"])[2:7]].eq(wdata)
+                    ok()
+                with m.Elif((waddr >= REG["VALUES"]) & (waddr < REG["VALUES"] + 4 * MAX_ACTIONS) & (waddr[0:2] == 0)):
+                    m.d.comb += [engine.host_we.eq(1), engine.host_sel.eq((waddr - REG["VALUES"])[2:7]),
+                                 engine.host_wdata.eq(wdata)]
+                    ok()
+                with m.Elif(wr("VALUES_GO")):
+                    with m.If(engine.busy):
+                        m.d.comb += engine.host_go.eq(1)
+                        ok()
+                    with m.Else():
+                        m.d.sync += errors[6].eq(1)
+                        err()
+                with m.Elif(wr("ROM_SIZE")):
+                    m.d.sync += rom_loaded.eq(0)
+                    with m.If((wdata[0:11] == 0) & (wdata != 0) & (wdata <= 16384)):
+                        m.d.sync += rom_size.eq(wdata)
+                        ok()
+                    with m.Else():
+                        m.d.sync += [rom_size.eq(0), errors[1].eq(1)]
+                        err()
+                with m.Elif(wr("MEM_DATA")):
+                    limit = Mux(mem_sel == 0, rom_size, 128)
+                    with m.If(~idle):
+                        m.d.sync += errors[2].eq(1)
+                        err()
+                    with m.Elif(mem_addr + 4 > limit):
+                        m.d.sync += errors[5].eq(1)
+                        err()
+                    with m.Else():
+                        ok()
+                        m.next = "MEMW"
+                with m.Elif(wr("RULES")):
+                    with m.If(ctrl.state == State.RULES):
+                        m.d.comb += [ctrl.rules_ack.eq(1), ctrl.terminal.eq(wdata[0])]
+                        ok()
+                    with m.Else():
+                        m.d.sync += errors[6].eq(1)
+                        err()
+                with m.Elif(wr("CONTROL")):
+                    cmd = wdata[0:5]
+                    with m.If(cmd[4]):
+                        m.d.sync += errors.eq(0)
+                    with m.If(cmd[3]):
+                        m.d.comb += ctrl.abort.eq(1)
+                    with m.If(cmd[0:3].any() & ~(idle | cmd[3])):
+                        m.d.sync += errors[2].eq(1)
+                        err()
+                    with m.Elif(cmd[0:2].any() & ~rom_loaded):
+                        m.d.sync += errors[0].eq(1)
+                        err()
+                    with m.Else():
+                        m.d.comb += [ctrl.start.eq(cmd[0]), ctrl.manual.eq(cmd[1] & ~cmd[0]),
+                                     con_rst.eq(cmd[2])]
+                        ok()
+                with m.Else():
+                    dec()
+            with m.State("MEMW"):
+                # one byte per cycle, the console held in reset (as its harness does)
+                m.d.comb += [con_rst.eq(1), host_addr.eq(mem_addr + k),
+                             console.host_wdata.eq(wdata.word_select(k[0:2], 8)),
+                             console.host_we_rom.eq(mem_sel == 0), console.host_we_ram.eq(mem_sel == 1),
+                             console.host_we_riot.eq(mem_sel == 2)]
+                m.d.sync += k.eq(k + 1)
+                with m.If(k == 3):
+                    m.d.sync += mem_addr.eq(mem_addr + 4)
+                    with m.If((mem_sel == 0) & (mem_addr + 4 >= rom_size)):
+                        m.d.sync += rom_loaded.eq(1)
+                    m.next = "BRESP"
+            with m.State("BRESP"):
+                m.d.comb += [bus.bvalid.eq(1), bus.bresp.eq(bresp)]
+                with m.If(bus.bready):
+                    m.next = "IDLE"
+            with m.State("READ"):
+                m.next = "RRESP"
+                m.d.sync += rresp.eq(OKAY)
+                regs = {"ID": Const(ID_VALUE, 32), "STATUS": status, "CONSOLE_CFG": console_cfg,
+                        "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames, "TIMER_INIT": timer_init, "INPUTS": inputs,
+                        "REWARD": reward, "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo,
+                        "PADDLE_HI": paddle_hi, "PADDLE_START": paddle_start, "PADDLE_FIXED": paddle_fixed,
+                        "MEM_SEL": mem_sel, "MEM_ADDR": mem_addr, "ROM_SIZE": rom_size,
+                        "RETURN": ctrl.episode_return, "FRAMES": ctrl.frames, "DECISIONS": ctrl.decisions,
+                        "ACTION": ctrl.action, "FRAME_STATUS": ctrl.frame_status, "PADDLE_R": ctrl.paddle_r,
+                        "CYCLES_EMU": ctrl.cycles_emu, "CYCLES_HOST": ctrl.cycles_host,
+                        "CYCLES_OBS": ctrl.cycles_obs, "CYCLES_INFER": ctrl.cycles_infer,
+                        "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle}
+                with m.If(raddr[16]):
+                    with m.If((raddr[15] == 0) & (raddr[0:13] < 7056)):
+                        m.next = "OBS"
+                    with m.Else():
+                        m.d.sync += rresp.eq(DECERR)
+                for name, sig in regs.items():
+                    with m.Elif(raddr == REG[name]):
+                        m.d.sync += rdata.eq(sig)
+                for i in range(4):
+                    with m.Elif(raddr == REG["NEEDED0"] + 4 * i):
+                        m.d.sync += rdata.eq(needed[i])
+                with m.Elif((raddr >= REG["ACTION_TABLE"]) & (raddr < REG["ACTION_TABLE"] + 4 * MAX_ACTIONS)
+                            & (raddr[0:2] == 0)):
+                    m.d.sync += rdata.eq(table[(raddr - REG["ACTION_TABLE"])[2:7]])
+                with m.Elif((raddr >= REG["RIOT_RAM"]) & (raddr < REG["RIOT_RAM"] + 256) & (raddr[0:2] == 0)):
+                    m.next = "RAM"
+                with m.Else():
+                    m.d.sync += rresp.eq(DECERR)
+            with m.State("RAM"):
+                # RIOT / SuperChip RAM: combinational host read port, one byte per cycle
+                m.d.comb += host_addr.eq(Cat(k[0:2], raddr[2:7]))
+                rb = Mux(raddr[7], console.host_cart_rdata, console.host_riot_rdata)
+                m.d.sync += [rdata.eq(Cat(rdata[8:32], rb)), k.eq(k + 1)]
+                with m.If(k == 3):
+                    m.next = "RRESP"
+            with m.State("OBS"):
+                # the stack through the engine's read port: data one cycle after the address
+                m.d.comb += [engine.host_frame.eq(raddr[13:15]), engine.host_index.eq(raddr[0:13] + k[0:2])]
+                with m.If(k != 0):
+                    m.d.sync += rdata.eq(Cat(rdata[8:32], engine.host_data))
+                m.d.sync += k.eq(k + 1)
+                with m.If(k == 4):
+                    m.next = "RRESP"
+            with m.State("RRESP"):
+                m.d.comb += [bus.rvalid.eq(1), bus.rdata.eq(rdata), bus.rresp.eq(rresp)]
+                with m.If(bus.rready):
+                    m.next = "IDLE"
+        return m
+
+
+def generate(height: int = 210, fmt: str = "NTSC") -> dict[str, str]:
+    """``{"instance.v": Verilog}`` of :class:`GameInstance` (module ``instance``), reproducible."""
+    from hw.preprocessor import _tidy
+    text = verilog.convert(GameInstance(height, fmt), name="instance", strip_internal_attrs=True)
+    return {"instance.v": _tidy(text)}

@@ -1,0 +1,121 @@
+"""Verilator harness of the fabric instance (:mod:`hw.instance`) with a PYNQ-shaped MMIO object.
+
+:class:`InstanceSim` builds (cached by content, :func:`hw.verilator_build.build_shared_lib`) the
+Verilated :class:`hw.instance.GameInstance` for one screen height and palette and exposes
+``read(offset)`` / ``write(offset, value)`` exactly as ``pynq.MMIO`` does, each one a real
+AXI4-Lite transaction run clock by clock (the design keeps running meanwhile). A bus error
+response raises :class:`BusError`; a handshake that never completes raises :class:`BusTimeout`.
+``poll`` is an accelerator for the driver's wait loops (the same reads, done in C++);
+``cycles`` counts the clocks run.
+"""
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "instance_harness.cpp"
+HANDSHAKE_LIMIT = 1000          #: clocks a single AXI handshake may take
+
+_LIBS: dict = {}
+
+
+class BusError(RuntimeError):
+    """The instance answered SLVERR (2) or DECERR (3)."""
+
+    def __init__(self, kind: str, offset: int, resp: int):
+        name = {2: "SLVERR", 3: "DECERR"}.get(resp, str(resp))
+        super().__init__(f"AXI {kind} at 0x{offset:05x}: {name}")
+        self.offset, self.resp = offset, resp
+
+
+class BusTimeout(RuntimeError):
+    """An AXI4-Lite handshake did not complete within its clock limit."""
+
+
+def build(height: int = 210, fmt: str = "NTSC") -> Path:
+    """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration."""
+    from hw.instance import generate
+    from hw.verilator_build import build_shared_lib
+    verilog = generate(height, fmt)["instance.v"]
+    return build_shared_lib(f"instance{height}{fmt.lower()}", verilog, "instance", HARNESS_CPP.read_text(),
+                            extra_verilator_args=("-CFLAGS", "-O2"))
+
+
+def _lib(height: int, fmt: str) -> ctypes.CDLL:
+    key = (height, fmt)
+    if key not in _LIBS:
+        lib = ctypes.CDLL(str(build(height, fmt)))
+        vp, u32, u64, i32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
+        lib.inst_new.restype = vp
+        lib.inst_free.argtypes = [vp]
+        lib.inst_cycles.argtypes = [vp]
+        lib.inst_cycles.restype = u64
+        lib.inst_idle.argtypes = [vp, u64]
+        lib.inst_write.argtypes = [vp, u32, u32, i32]
+        lib.inst_write.restype = i32
+        lib.inst_read.argtypes = [vp, u32, ctypes.POINTER(u32), i32]
+        lib.inst_read.restype = i32
+        lib.inst_poll.argtypes = [vp, u32, u32, u32, u64, u64, i32]
+        lib.inst_poll.restype = ctypes.c_int64
+        _LIBS[key] = lib
+    return _LIBS[key]
+
+
+class InstanceSim:
+    """One Verilated instance behind a PYNQ-shaped MMIO interface (see module doc).
+
+    Args:
+        height, fmt: the game's screen height and palette (the preprocessor's configuration).
+    """
+
+    def __init__(self, height: int = 210, fmt: str = "NTSC"):
+        self._lib = _lib(height, fmt)
+        self._h = self._lib.inst_new()
+        self._word = ctypes.c_uint32()
+
+    def close(self) -> None:
+        if getattr(self, "_h", None):
+            self._lib.inst_free(self._h)
+            self._h = None
+
+    def __del__(self):
+        self.close()
+
+    # -- pynq.MMIO's interface ---------------------------------------------------------------
+    def read(self, offset: int, length: int = 4) -> int:
+        """One 32-bit AXI4-Lite read at byte ``offset``."""
+        if length != 4:
+            raise ValueError("only 32-bit reads")
+        r = self._lib.inst_read(self._h, int(offset), ctypes.byref(self._word), HANDSHAKE_LIMIT)
+        if r < 0:
+            raise BusTimeout(f"AXI read at 0x{offset:05x}: no handshake within {HANDSHAKE_LIMIT} clocks")
+        if r:
+            raise BusError("read", offset, r)
+        return int(self._word.value)
+
+    def write(self, offset: int, value: int) -> None:
+        """One 32-bit AXI4-Lite write of ``value`` at byte ``offset``."""
+        r = self._lib.inst_write(self._h, int(offset), int(value) & 0xFFFFFFFF, HANDSHAKE_LIMIT)
+        if r < 0:
+            raise BusTimeout(f"AXI write at 0x{offset:05x}: no handshake within {HANDSHAKE_LIMIT} clocks")
+        if r:
+            raise BusError("write", offset, r)
+
+    # -- simulation only -----------------------------------------------------------------------
+    @property
+    def cycles(self) -> int:
+        """Clocks run since power-on."""
+        return int(self._lib.inst_cycles(self._h))
+
+    def idle(self, cycles: int) -> None:
+        """Run ``cycles`` clocks with no bus traffic."""
+        self._lib.inst_idle(self._h, int(cycles))
+
+    def poll(self, offset: int, mask: int, want: int, gap: int, max_cycles: int) -> int | None:
+        """Read ``offset`` every ``gap`` clocks until ``value & mask == want``; the value, or None
+        after ``max_cycles`` clocks."""
+        r = self._lib.inst_poll(self._h, int(offset), int(mask), int(want), int(gap), int(max_cycles),
+                                HANDSHAKE_LIMIT)
+        if r == -2:
+            raise BusError("read", offset, 2)
+        return None if r < 0 else int(r)

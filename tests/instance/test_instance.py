@@ -1,0 +1,123 @@
+"""The fabric instance RTL (hw/instance.py, Verilated) through its AXI4-Lite host interface and
+the host driver (host/fabric.py): bus error responses, and whole episodes equal to the launcher's
+ALE backend with the int8 policy (oracle: ale-py 0.12 + hls_models.policy_int8, per decision).
+
+While the policy engine is the STUB (hw/policy_engine_stub.py: the host computes the action
+values from the observation the instance's preprocessor produced), the decisions check the
+console, the preprocessor in the instance, the action select and the frame-skip controller.
+"""
+import numpy as np
+import pytest
+
+from host.fabric import (CONTROL, C_MANUAL, C_START, FabricDriver, FabricEpisodeRunner, FabricError, ROM_SIZE,
+                         STATUS)
+
+
+@pytest.fixture(scope="module")
+def sim():
+    from hw.instance_harness import InstanceSim
+    return InstanceSim(210, "NTSC")
+
+
+def test_id_and_unmapped_reads_decerr(sim):
+    from hw.instance_harness import BusError
+    assert sim.read(0) == 0x4E433236
+    with pytest.raises(BusError, match="DECERR"):
+        sim.read(0x3F0)
+    with pytest.raises(BusError, match="DECERR"):
+        sim.write(0x3F0, 1)
+    with pytest.raises(BusError, match="DECERR"):
+        sim.read(0x10000 + 7056)          # past the end of an observation frame
+
+
+def test_bad_rom_size_and_start_without_rom(sim):
+    from hw.instance_harness import BusError
+    d = FabricDriver(sim)
+    d.clear_errors()
+    with pytest.raises(FabricError, match="bad ROM size"):
+        d.load_rom(bytes(3000))
+    with pytest.raises(BusError, match="SLVERR"):
+        sim.write(CONTROL, C_START)
+    assert sim.read(STATUS) >> 16 & 1          # error bit: start without a ROM
+    with pytest.raises(BusError, match="SLVERR"):
+        sim.write(CONTROL, C_MANUAL)
+    with pytest.raises(FabricError, match="rules or values out of turn"):
+        d._write(0x30, 0)                      # RULES while not waiting for them
+    d.clear_errors()
+    assert sim.read(STATUS) >> 16 == 0
+    sim.write(ROM_SIZE, 4096)                  # a good size is accepted
+
+
+def _ale_int8_episode(rom, qp, seed, cap):
+    from host.instance import AleInstance
+    inst = AleInstance(rom, episode_frames=cap)
+    stack = np.zeros((4, 84, 84), np.uint8)
+    frames = inst.reset(seed, stack)
+    actions, ret = [], 0.0
+    while not inst.over:
+        a = int(qp.act(stack[None])[0])
+        actions.append(a)
+        r, f, _ = inst.step(a, stack)
+        ret += r
+        frames += f
+    return actions, ret, frames
+
+
+def _policy(rom, n_actions, seed):
+    from hls_models.policy_int8 import quantize
+    from host.instance import AleInstance
+    from host.policy import init_params
+    inst = AleInstance(rom, episode_frames=400)
+    stack = np.zeros((4, 84, 84), np.uint8)
+    inst.reset(99, stack)
+    rng = np.random.default_rng(5)
+    calib = []
+    for _ in range(8):
+        for _ in range(3):
+            inst.step(int(rng.integers(inst.n_actions)), stack)
+        calib.append(stack.copy())
+    return quantize(init_params(seed, n_actions), n_actions, np.stack(calib))
+
+
+def _varied_policy(rom, n_actions, seed, cap):
+    """The first network (init_params(s), s = 0, 1, ...) whose ALE int8 episode takes at least
+    three different actions (a constant policy would not test the decisions)."""
+    for s in range(10):
+        qp = _policy(rom, n_actions, s)
+        ref = _ale_int8_episode(rom, qp, seed, cap)
+        if len(set(ref[0])) >= 3:
+            return qp, ref
+    pytest.skip("no network with varied actions among init_params(0..9)")
+
+
+def _check_episode(game, seed, cap):
+    from host.games import game_info, resolve_rom
+    from hw.instance_harness import InstanceSim
+    _, rom = resolve_rom(game=game)
+    info = game_info(game, rom)
+    d = FabricDriver(InstanceSim(info.screen_height, info.display))
+    runner = FabricEpisodeRunner(d, game, rom, episode_frames=cap)
+    qp, (ref_actions, ref_ret, ref_frames) = _varied_policy(rom, len(runner.ids), seed, cap)
+    ep = runner.run(seed, qp)
+    assert ep.actions == ref_actions
+    assert ep.episode_return == ref_ret
+    assert ep.frames == ref_frames
+    assert ep.decisions == len(ref_actions)
+    assert ep.cycles["emulation"] > 0 and ep.cycles["inference"] > 0
+    return ep
+
+
+def test_episode_equals_ale_int8_boxing():
+    """Every decision's action, the return and the frame count of a short Boxing episode."""
+    _check_episode("boxing", 7, 60)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,seed,cap", [
+    ("boxing", 3, 600),        # 2K, NTSC, 18 actions, seed-dependent RAM
+    ("pong", 5, 400),          # paddles (swapped, right port)
+    ("air_raid", 2, 400),      # PAL (250 rows)
+    ("hero", 4, 400),          # F8 bank switching, 18 actions
+])
+def test_episode_equals_ale_int8_slow(game, seed, cap):
+    _check_episode(game, seed, cap)
