@@ -16,9 +16,10 @@ and raises :class:`FabricTimeout` when it passes. A bus error response (SLVERR/D
 replayed with manual frames (:class:`host.rtl_console.RtlConsole` over
 :class:`MmioConsolePort`), then the instance runs the episode itself (no-op start, FIRE,
 frame skip, the preprocessor, action select, the cap); the host answers the instance's two
-requests: the game rules after every frame (reward, game over from the RAM, read through the
-RAM window), and, while the engine is the stub (:mod:`hw.policy_engine_stub`), the action
-values of each observation (:meth:`hls_models.policy_int8.QuantizedPolicy.action_values`).
+request: the game rules after every frame (reward and game over from the RAM, read through the
+RAM window by the rules of :mod:`hls_models.game_rules`). An individual's int8 parameters are
+loaded into the instance's engine (:func:`hls_models.policy_engine.load_words`, one AXI write per
+word) when it changes.
 """
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hls_models.frame_skip import FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, noop_frames, paddle_needed
-from hls_models.preprocess import OUT_SIZE, STACK
 
 # register map (hw.instance.REGISTERS; repeated here so that the driver needs no hw import)
 ID, STATUS, CONTROL, CONSOLE_CFG, EP_CFG, EP_FRAMES, TIMER_INIT, INPUTS = 0x0, 0x4, 0x8, 0xC, 0x10, 0x14, 0x18, 0x1C
@@ -38,19 +38,19 @@ MEM_SEL, MEM_ADDR, MEM_DATA, ROM_SIZE = 0x4C, 0x50, 0x54, 0x58
 RETURN, FRAMES, DECISIONS, ACTION, FRAME_STATUS, PADDLE_R = 0x60, 0x64, 0x68, 0x6C, 0x70, 0x74
 CYCLES = {"emulation": 0x80, "host_rules": 0x84, "preprocessor": 0x88, "inference": 0x8C, "action_select": 0x90,
           "controller": 0x94}
-CYCLE, ACTION_TABLE, VALUES, VALUES_GO, RIOT_RAM, CART_RAM, OBS = (
-    0x98, 0xC0, 0x140, 0x188, 0x200, 0x280, 0x10000)
-OBS_FRAME_STRIDE = 0x2000
+CYCLE, ACTION_TABLE, PARAM_ADDR, PARAM_DATA, RIOT_RAM, CART_RAM = 0x98, 0xC0, 0x190, 0x194, 0x200, 0x280
+ENGINE_LANES = 16                          #: MAC lanes of the instance's engine (hw.instance default)
 ID_VALUE = 0x4E433236
 ST_IDLE, ST_RULES = 0, 4
-HOST_TURN, ENGINE_WAIT, ROM_LOADED, DONE, GAME_OVER = 1 << 10, 1 << 9, 1 << 8, 1 << 6, 1 << 7
+HOST_TURN, ENGINE_BUSY, ROM_LOADED, DONE, GAME_OVER = 1 << 10, 1 << 9, 1 << 8, 1 << 6, 1 << 7
 C_START, C_MANUAL, C_RESET, C_ABORT, C_CLEAR = 1, 2, 4, 8, 16
 ERRORS = {16: "start or manual frame without a ROM", 17: "bad ROM size", 18: "command while busy",
           19: "preprocessor sync error", 20: "CPU jam", 21: "memory write past the end",
-          22: "rules or values out of turn"}
+          22: "rules out of turn or parameters while busy"}
 MAPPERS = None   # filled lazily from hw.cart (mapper name -> code)
 
-FRAME_CYCLE_LIMIT = 4 * 25_000 * 3 * 8     #: clocks one frame may take (25,000 insns of <= 8 CPU cycles)
+FRAME_CYCLE_LIMIT = 25_000 * 3 * 8 + 400_000   #: clocks from one host turn to the next: a frame
+#: (25,000 instructions of <= 8 CPU cycles, 3 clocks each) plus an inference (16 lanes: 185,928)
 POLL_GAP = 64                              #: idle clocks between two status reads (simulation)
 
 
@@ -165,14 +165,24 @@ class FabricDriver:
             out[w] = self._read(base + 4 * w)
         return out.view(np.uint8).copy()
 
-    def read_observation(self) -> np.ndarray:
-        """The preprocessor's stack, ``(4, 84, 84)`` uint8 (oldest first)."""
-        n = OUT_SIZE * OUT_SIZE // 4
-        out = np.zeros((STACK, n), np.uint32)
-        for f in range(STACK):
-            base = OBS + f * OBS_FRAME_STRIDE
-            out[f] = [self._read(base + 4 * i) for i in range(n)]
-        return out.view(np.uint8).reshape(STACK, OUT_SIZE, OUT_SIZE)
+    def load_params(self, policy, lanes: int = ENGINE_LANES) -> int:
+        """Load an int8 policy into the engine; returns the words written.
+
+        The words of :func:`hls_models.policy_engine.load_words` go to ``PARAM_DATA``; the
+        instance steps ``PARAM_ADDR`` itself, so the address is written only where the sequence
+        jumps. Raises ValueError (the parameters do not fit, the field named) or FabricError.
+        """
+        from hls_models.policy_engine import SPACE_WEIGHTS, load_words
+        words = load_words(policy, lanes)
+        nxt = None
+        for space, row, lane, data in words.tolist():
+            addr = lane | row << 8 | space << 26
+            if addr != nxt:
+                self._write(PARAM_ADDR, addr)
+            self._write(PARAM_DATA, data)
+            lane += 4 if space == SPACE_WEIGHTS else 1
+            nxt = (0 | (row + 1) << 8 | space << 26) if lane >= lanes else (lane | row << 8 | space << 26)
+        return len(words)
 
 
 class MmioConsolePort:
@@ -233,7 +243,8 @@ class MmioConsolePort:
 @dataclass
 class FabricEpisode:
     """One episode on the instance: its return, frames (start included), decisions, the action
-    (minimal-set index) of every decision, the cycles per phase, start (reset replay) cycles."""
+    (minimal-set index) of every decision (when recorded), the cycles per phase, the cycles of
+    the reset replay and of the parameter load, and the host's RAM word reads."""
     episode_return: float
     frames: int
     decisions: int
@@ -241,6 +252,7 @@ class FabricEpisode:
     actions: list = field(default_factory=list)
     cycles: dict = field(default_factory=dict)
     reset_cycles: int = 0
+    load_cycles: int = 0
     host_reads: int = 0
 
 
@@ -268,6 +280,7 @@ class FabricEpisodeRunner:
         self.ram_words = sorted({(a & 0x7F) // 4 for a in self.rule.ram_addresses})
         self.xram_words = sorted({i // 4 for i in getattr(self.rule, "xram_indices", ())}) if self.rule.uses_xram else []
         self.port = MmioConsolePort(driver)
+        self._loaded = None
 
     def _table(self, console) -> None:
         from host.rtl_console import (RIGHT_PADDLES, SWAP_PADDLES, SWAP_PORTS, joystick_inputs, paddle_inputs)
@@ -296,9 +309,10 @@ class FabricEpisodeRunner:
             self.d._write(PADDLE_CFG, 0)
         self.d._write(INPUTS, 0xFF | console.swchb << 8 | 3 << 16 | 0xAA << 18)
 
-    def run(self, episode_seed: int, policy) -> FabricEpisode:
-        """One episode with ``policy`` (a :class:`hls_models.policy_int8.QuantizedPolicy`: the
-        stub engine's values are computed from it).
+    def run(self, episode_seed: int, policy, record_actions: bool = False) -> FabricEpisode:
+        """One episode with ``policy`` (a :class:`hls_models.policy_int8.QuantizedPolicy`, loaded
+        into the engine unless it is the one loaded last); ``record_actions`` reads the action
+        of every decision (two more reads per frame).
 
         Raises:
             FabricError / FabricTimeout: the instance refused a command or stopped answering.
@@ -307,6 +321,12 @@ class FabricEpisodeRunner:
         from host.rtl_console import RtlConsole
         d = self.d
         c0 = d._read(CYCLE)
+        if self._loaded is not policy:
+            self._loaded = None
+            d.load_params(policy)
+            self._loaded = policy
+        c1 = d._read(CYCLE)
+        load_cycles = (c1 - c0) & 0xFFFFFFFF
         console = RtlConsole(self.game, self.rom_path, sim=self.port)
         console.power_on()        # ALE loadROM (includes one reset_game)
         console.reset_game()      # AleInstance's own reset_game before its snapshot
@@ -319,29 +339,21 @@ class FabricEpisodeRunner:
                | (self.ids.index(1) if fire else 0) << 11 | self.frame_skip << 16 | len(self.ids) << 24)
         d._write(EP_CFG, cfg)
         d._write(EP_FRAMES, self.episode_frames)
-        reset_cycles = (d._read(CYCLE) - c0) & 0xFFFFFFFF
+        reset_cycles = (d._read(CYCLE) - c1) & 0xFFFFFFFF
         d._write(CONTROL, C_START)
-        actions, want_action, reads = [], False, 0
+        actions, reads = [], 0
         while True:
             st = d.wait(HOST_TURN, HOST_TURN, FRAME_CYCLE_LIMIT)
             state = st & 0xF
             if state == ST_RULES:
-                if want_action:
+                if record_actions and d._read(DECISIONS) > len(actions):
                     actions.append(d._read(ACTION))
-                    want_action = False
                 ram = d.read_ram(self.ram_words)
                 x = d.read_ram(self.xram_words, cart=True) if self.rule.uses_xram else None
                 reads += len(self.ram_words) + len(self.xram_words)
                 reward, terminal, _ = rules.step(ram, x)
                 d._write(REWARD, reward)
                 d._write(RULES, int(terminal))
-            elif st & ENGINE_WAIT:
-                obs = d.read_observation()
-                values = policy.action_values(obs[None])[0]
-                for i, v in enumerate(values.tolist()):
-                    d._write(VALUES + 4 * i, v)
-                d._write(VALUES_GO, 1)
-                want_action = True
             elif state == ST_IDLE:
                 break
         errs = error_names(st)
@@ -350,7 +362,7 @@ class FabricEpisodeRunner:
         ret = d._read(RETURN)
         ret = ret - (1 << 32) if ret >> 31 else ret
         return FabricEpisode(float(ret), d._read(FRAMES), d._read(DECISIONS), bool(st & GAME_OVER), actions,
-                             {k: d._read(v) for k, v in CYCLES.items()}, reset_cycles, reads)
+                             {k: d._read(v) for k, v in CYCLES.items()}, reset_cycles, load_cycles, reads)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,10 +380,24 @@ def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frame
     _WORKER["sim"] = sim
 
 
+def policy_key(policy) -> bytes:
+    """A digest of an int8 policy's parameters (weights, biases, shifts, act_max)."""
+    import hashlib
+    h = hashlib.sha256()
+    for a in (*policy.weights(), *policy.biases()):
+        h.update(np.ascontiguousarray(a).tobytes())
+    h.update(np.array([*policy.shifts(), policy.act_max, policy.n_actions], np.int64).tobytes())
+    return h.digest()
+
+
 def _fabric_worker_run(item):
     index, seed, policy = item
     runner = _WORKER["runner"]
+    key = policy_key(policy)
+    if _WORKER.get("key") == key:
+        policy = runner._loaded          # the same parameters are in the engine already
     ep = runner.run(seed, policy)
+    _WORKER["key"] = key
     return index, ep
 
 

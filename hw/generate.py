@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 #: hw modules with a ``generate()`` function, in build order
-MODULES = ("hw.cpu6507", "hw.console", "hw.preprocessor", "hw.action_select", "hw.policy_engine")
+MODULES = ("hw.cpu6507", "hw.console", "hw.preprocessor", "hw.action_select", "hw.policy_engine", "hw.instance")
 
 
 _SRC_ATTR = re.compile(r"^\s*\(\* src = .*\*\)\n", re.M)

@@ -7,8 +7,8 @@ Blocks and arrows (each arrow a ``wiring.Signature`` defined next to its produce
   :class:`hw.preprocessor.Preprocessor` ``stream``, joined with ``wiring.connect``;
 - the engine's observation read port (:data:`hw.preprocessor.ObservationReadSignature`) ->
   the preprocessor's stack, ``wiring.connect``;
-- the engine's action values (:data:`hw.policy_engine_stub.ActionValuesSignature`) ->
-  :class:`hw.action_select.ActionSelect` (its ports are flat today: joined by assignment);
+- the engine's action values (:func:`hw.policy_engine.action_values_signature`, a stream) ->
+  :class:`hw.action_select.ActionSelect`, ``wiring.connect``;
 - the chosen action -> :class:`hw.frame_skip.FrameSkip`, which drives the console
   (:data:`hw.frame_skip.ConsoleDriveSignature`: clock enable, frame start, joystick, paddles,
   switches) and the preprocessor (:data:`hw.frame_skip.PreprocessorControlSignature`).
@@ -18,14 +18,15 @@ between frames (at ALE's frame boundary, where the pixel stream is idle), so the
 pauses for the rules, the observation and the inference while the preprocessor's pipeline
 keeps running.
 
-The engine is :class:`hw.policy_engine_stub.HostInferenceStub` (a STUB: the host computes the
-action values) until the int8 engine RTL (issue 12) lands.
+The engine is :class:`hw.policy_engine.PolicyEngine` (``lanes`` MAC lanes, int8, bit-exact with
+:mod:`hls_models.policy_int8`); the host loads an individual's parameters through
+``PARAM_ADDR``/``PARAM_DATA`` (the engine's parameter write port) between episodes.
 
 Register map (byte addresses, 32-bit registers; README table "Fabric instance register map"):
 see :data:`REGISTERS`. Unmapped addresses answer ``DECERR``; a command the instance cannot run
 (start or manual frame without a ROM or while not idle, rules when not waiting for them, a ROM
-size that is not a multiple of 2 KiB up to 16 KiB, a memory write past its end, values when the engine is not
-waiting) answers ``SLVERR`` and sets a sticky error bit in ``STATUS``.
+size that is not a multiple of 2 KiB up to 16 KiB, a memory write past its end, a parameter
+write while not idle) answers ``SLVERR`` and sets a sticky error bit in ``STATUS``.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ from hw.action_select import ActionSelect
 from hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
 from hw.console import Console
 from hw.frame_skip import FrameSkip, State
-from hw.policy_engine_stub import HostInferenceStub
+from hw.policy_engine import PolicyEngine
 from hw.preprocessor import Preprocessor
 
 ADDR_WIDTH = 17
@@ -51,14 +52,14 @@ REGISTERS = {
     "ID": (0x000, "R", "0x4E433236 ('NC26')"),
     "STATUS": (0x004, "R", "[3:0] controller state (0 idle, 1 clear, 2 setup, 3 frame, 4 rules, 5 obs, "
                "6 infer, 7 select), [5:4] phase (0 no-op, 1 FIRE, 2 step, 3 manual), 6 done, 7 game over, "
-               "8 ROM loaded, 9 engine waits for the host (stub), 10 the host's turn (idle, rules or engine); sticky errors: 16 start/manual without "
+               "8 ROM loaded, 9 engine busy, 10 the host's turn (idle or rules); sticky errors: 16 start/manual without "
                "ROM, 17 bad ROM size, 18 command while busy, 19 preprocessor sync error (the preprocessor's own flag, cleared at each episode start: frames of the reset replay may be short or long), 20 CPU jam, "
-               "21 memory write past the end, 22 rules/values out of turn"),
+               "21 memory write past the end, 22 rules out of turn or parameters while busy"),
     "CONTROL": (0x008, "W", "strobes: 0 start episode, 1 manual frame, 2 system reset (console "
                 "registers, RIOT timer = TIMER_INIT), 3 abort (to idle), 4 clear errors"),
     "CONSOLE_CFG": (0x00C, "RW", "[3:0] mapper code, 4 PAL, 5 HMOVE blanks, [14:6] YStart, [23:15] height"),
     "EP_CFG": (0x010, "RW", "[4:0] no-op frames, [9:5] NOOP index, 10 FIRE in the set, [15:11] FIRE "
-               "index, [23:16] frame skip, [28:24] actions in the minimal set"),
+               "index, [23:16] frame skip"),
     "EP_FRAMES": (0x014, "RW", "episode cap in frames (24 bit)"),
     "TIMER_INIT": (0x018, "RW", "RIOT timer value of the next system reset (ALE's RNG draw)"),
     "INPUTS": (0x01C, "RW", "manual frame inputs: [7:0] SWCHA, [15:8] SWCHB (also the episode's), "
@@ -84,18 +85,18 @@ REGISTERS = {
     "CYCLES_EMU": (0x080, "R", "episode cycles: console emulation"),
     "CYCLES_HOST": (0x084, "R", "episode cycles: waiting for the host's rules"),
     "CYCLES_OBS": (0x088, "R", "episode cycles: waiting for the observation (preprocessor latency)"),
-    "CYCLES_INFER": (0x08C, "R", "episode cycles: inference (the stub: host reads + computes)"),
+    "CYCLES_INFER": (0x08C, "R", "episode cycles: inference (engine start to done)"),
     "CYCLES_SELECT": (0x090, "R", "episode cycles: action select"),
     "CYCLES_CTRL": (0x094, "R", "episode cycles: controller (stack clear)"),
     "CYCLE": (0x098, "R", "free-running cycle counter"),
     "ACTION_TABLE": (0x0C0, "RW", "18 words: minimal-set action i's drive [7:0] SWCHA, 8 INPT4, 9 INPT5, "
                      "[11:10] paddle (1 left +, 2 right -)"),
-    "VALUES": (0x140, "W", "18 words: the action values (stub engine)"),
-    "VALUES_GO": (0x188, "W", "the values are written (stub engine)"),
+    "PARAM_ADDR": (0x190, "RW", "engine parameter address: [7:0] lane, [25:8] row, [27:26] space "
+                   "(0 weights, 1 biases, 2 configuration; hls_models.policy_engine.load_words)"),
+    "PARAM_DATA": (0x194, "W", "one parameter word to PARAM_ADDR; then lane += 4 (weights) or 1, "
+                   "row += 1 and lane = 0 past the last lane"),
     "RIOT_RAM": (0x200, "R", "32 words: RIOT RAM $80..$FF, 4 bytes per word, little-endian"),
     "CART_RAM": (0x280, "R", "32 words: SuperChip RAM"),
-    "OBS": (0x10000, "R", "observation stack: frame f (0 oldest .. 3 newest) at 0x10000 + 0x2000*f, "
-            "row*84 + column bytes, 4 per word"),
 }
 REG = {k: v[0] for k, v in REGISTERS.items()}
 
@@ -106,12 +107,13 @@ class GameInstance(wiring.Component):
     Args:
         height: the game's screen height (rows; the preprocessor's frame size).
         fmt: ``"NTSC"`` or ``"PAL"`` (the preprocessor's grey table).
+        lanes: the engine's MAC lanes.
     Ports:
         bus: In(:func:`hw.axi_lite.AxiLiteSignature` (17)), the host interface.
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC"):
-        self.height, self.fmt = height, fmt
+    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16):
+        self.height, self.fmt, self.lanes = height, fmt, lanes
         super().__init__({"bus": In(AxiLiteSignature(ADDR_WIDTH))})
 
     def elaborate(self, platform):
@@ -121,15 +123,14 @@ class GameInstance(wiring.Component):
         console = Console()
         m.submodules.console = ResetInserter({"sync": con_rst})(EnableInserter({"sync": con_ce})(console))
         m.submodules.pre = pre = Preprocessor(self.height, self.fmt)
-        m.submodules.engine = engine = HostInferenceStub()
+        m.submodules.engine = engine = PolicyEngine(self.lanes, MAX_ACTIONS)
         m.submodules.select = select = ActionSelect(MAX_ACTIONS, 32)
         m.submodules.ctrl = ctrl = FrameSkip(MAX_ACTIONS)
 
         wiring.connect(m, console.pixels, pre.stream)
         wiring.connect(m, engine.obs, pre.rd)
-        m.d.comb += [select.values.eq(engine.values.values), select.count.eq(engine.values.count),
-                     select.valid_in.eq(engine.values.valid)]
-        m.d.comb += [ctrl.values_valid.eq(engine.values.valid), ctrl.select_valid.eq(select.valid_out),
+        wiring.connect(m, engine.action_values, select.action_values)
+        m.d.comb += [ctrl.values_valid.eq(engine.done), ctrl.select_valid.eq(select.valid_out),
                      ctrl.select_index.eq(select.index), engine.start.eq(ctrl.engine_start)]
         m.d.comb += [pre.push.eq(ctrl.pre.push), pre.zero_prev.eq(ctrl.pre.zero_prev),
                      pre.clear.eq(ctrl.pre.clear), ctrl.pre.obs_valid.eq(pre.obs_valid)]
@@ -151,6 +152,7 @@ class GameInstance(wiring.Component):
         paddle_cfg, paddle_lo, paddle_hi, paddle_start, paddle_fixed = (
             Signal(10), Signal(20), Signal(20), Signal(20), Signal(32))
         mem_sel, mem_addr, rom_size = Signal(2), Signal(15), Signal(15)
+        param_addr = Signal(28)
         rom_loaded = Signal()
         table = Array(Signal(12, name=f"action{i}", init=0xFF | 0x300) for i in range(MAX_ACTIONS))
         errors = Signal(7)
@@ -163,7 +165,7 @@ class GameInstance(wiring.Component):
             console.height.eq(console_cfg[15:24]), console.timer_init.eq(timer_init),
             ctrl.noops.eq(ep_cfg[0:5]), ctrl.noop_index.eq(ep_cfg[5:10]), ctrl.fire_en.eq(ep_cfg[10]),
             ctrl.fire_index.eq(ep_cfg[11:16]), ctrl.frame_skip.eq(ep_cfg[16:24]),
-            engine.count.eq(ep_cfg[24:29]), ctrl.episode_frames.eq(ep_frames),
+            ctrl.episode_frames.eq(ep_frames),
             ctrl.swchb.eq(inputs[8:16]), ctrl.man_swcha.eq(inputs[0:8]), ctrl.man_swchb.eq(inputs[8:16]),
             ctrl.man_inpt4.eq(inputs[16]), ctrl.man_inpt5.eq(inputs[17]),
             ctrl.paddle_en.eq(paddle_cfg[0]), ctrl.paddle_swap.eq(paddle_cfg[1]),
@@ -182,7 +184,7 @@ class GameInstance(wiring.Component):
         status = Signal(32)
         host_turn = Signal()
         status_sync = Signal()
-        m.d.comb += host_turn.eq(idle | (ctrl.state == State.RULES) | engine.busy)
+        m.d.comb += host_turn.eq(idle | (ctrl.state == State.RULES))
         m.d.comb += status.eq(Cat(ctrl.state.as_value(), ctrl.phase.as_value(), ctrl.done, ctrl.game_over,
                                   rom_loaded, engine.busy, host_turn, Const(0, 5), errors[0:3], status_sync,
                                   errors[4:7]))
@@ -237,13 +239,20 @@ class GameInstance(wiring.Component):
                             & (waddr[0:2] == 0)):
                     m.d.sync += table[(waddr - REG["ACTION_TABLE"])[2:7]].eq(wdata)
                     ok()
-                with m.Elif((waddr >= REG["VALUES"]) & (waddr < REG["VALUES"] + 4 * MAX_ACTIONS) & (waddr[0:2] == 0)):
-                    m.d.comb += [engine.host_we.eq(1), engine.host_sel.eq((waddr - REG["VALUES"])[2:7]),
-                                 engine.host_wdata.eq(wdata)]
+                with m.Elif(wr("PARAM_ADDR")):
+                    m.d.sync += param_addr.eq(wdata)
                     ok()
-                with m.Elif(wr("VALUES_GO")):
-                    with m.If(engine.busy):
-                        m.d.comb += engine.host_go.eq(1)
+                with m.Elif(wr("PARAM_DATA")):
+                    with m.If(idle & ~engine.busy):
+                        p = engine.params
+                        lane, row, space = param_addr[0:8], param_addr[8:26], param_addr[26:28]
+                        m.d.comb += [p.valid.eq(1), p.space.eq(space), p.row.eq(row), p.lane.eq(lane),
+                                     p.data.eq(wdata)]
+                        nxt = lane + Mux(space == 0, 4, 1)
+                        with m.If(nxt >= self.lanes):
+                            m.d.sync += [param_addr[0:8].eq(0), param_addr[8:26].eq(row + 1)]
+                        with m.Else():
+                            m.d.sync += param_addr[0:8].eq(nxt)
                         ok()
                     with m.Else():
                         m.d.sync += errors[6].eq(1)
@@ -315,17 +324,14 @@ class GameInstance(wiring.Component):
                         "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames, "TIMER_INIT": timer_init, "INPUTS": inputs,
                         "REWARD": reward, "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo,
                         "PADDLE_HI": paddle_hi, "PADDLE_START": paddle_start, "PADDLE_FIXED": paddle_fixed,
-                        "MEM_SEL": mem_sel, "MEM_ADDR": mem_addr, "ROM_SIZE": rom_size,
+                        "MEM_SEL": mem_sel, "MEM_ADDR": mem_addr, "ROM_SIZE": rom_size, "PARAM_ADDR": param_addr,
                         "RETURN": ctrl.episode_return, "FRAMES": ctrl.frames, "DECISIONS": ctrl.decisions,
                         "ACTION": ctrl.action, "FRAME_STATUS": ctrl.frame_status, "PADDLE_R": ctrl.paddle_r,
                         "CYCLES_EMU": ctrl.cycles_emu, "CYCLES_HOST": ctrl.cycles_host,
                         "CYCLES_OBS": ctrl.cycles_obs, "CYCLES_INFER": ctrl.cycles_infer,
                         "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle}
                 with m.If(raddr[16]):
-                    with m.If((raddr[15] == 0) & (raddr[0:13] < 7056)):
-                        m.next = "OBS"
-                    with m.Else():
-                        m.d.sync += rresp.eq(DECERR)
+                    m.d.sync += rresp.eq(DECERR)
                 for name, sig in regs.items():
                     with m.Elif(raddr == REG[name]):
                         m.d.sync += rdata.eq(sig)
@@ -346,14 +352,6 @@ class GameInstance(wiring.Component):
                 m.d.sync += [rdata.eq(Cat(rdata[8:32], rb)), k.eq(k + 1)]
                 with m.If(k == 3):
                     m.next = "RRESP"
-            with m.State("OBS"):
-                # the stack through the engine's read port: data one cycle after the address
-                m.d.comb += [engine.host_frame.eq(raddr[13:15]), engine.host_index.eq(raddr[0:13] + k[0:2])]
-                with m.If(k != 0):
-                    m.d.sync += rdata.eq(Cat(rdata[8:32], engine.host_data))
-                m.d.sync += k.eq(k + 1)
-                with m.If(k == 4):
-                    m.next = "RRESP"
             with m.State("RRESP"):
                 m.d.comb += [bus.rvalid.eq(1), bus.rdata.eq(rdata), bus.rresp.eq(rresp)]
                 with m.If(bus.rready):
@@ -361,8 +359,8 @@ class GameInstance(wiring.Component):
         return m
 
 
-def generate(height: int = 210, fmt: str = "NTSC") -> dict[str, str]:
+def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16) -> dict[str, str]:
     """``{"instance.v": Verilog}`` of :class:`GameInstance` (module ``instance``), reproducible."""
     from hw.preprocessor import _tidy
-    text = verilog.convert(GameInstance(height, fmt), name="instance", strip_internal_attrs=True)
+    text = verilog.convert(GameInstance(height, fmt, lanes), name="instance", strip_internal_attrs=True)
     return {"instance.v": _tidy(text)}

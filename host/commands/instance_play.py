@@ -2,8 +2,8 @@
 
 The Verilated instance (:mod:`hw.instance`) runs each episode itself (no-op start, FIRE, frame
 skip, preprocessor, action select) behind its AXI4-Lite interface; the host driver
-(:mod:`host.fabric`) loads the game, replays ALE's reset sequence, answers the per-frame rules
-and (while the engine is the stub) the action values. The parameters (a float vector, e.g. a
+(:mod:`host.fabric`) loads the game and the int8 parameters, replays ALE's reset sequence and
+answers the per-frame rules. The parameters (a float vector, e.g. a
 run's ``best_params.npy``) are quantised to int8 exactly as ``nc2600 run --policy int8`` does
 (shifts from 32 random-play observations, run seed ``--calib-seed``). Prints one line per
 episode and the cycles per decision by phase.
@@ -55,13 +55,14 @@ def run(args) -> int:
         per = {k: round(v / max(ep.decisions, 1), 1) for k, v in ep.cycles.items()}
         rec = {"game": name, "episode_seed": seed, "return": ep.episode_return, "frames": ep.frames,
                "decisions": ep.decisions, "game_over": ep.game_over, "cycles": ep.cycles,
-               "cycles_per_decision": per, "reset_cycles": ep.reset_cycles,
-               "engine": "stub (host computes the action values)"}
+               "cycles_per_decision": per, "reset_cycles": ep.reset_cycles, "load_cycles": ep.load_cycles,
+               "engine_lanes": 16}
         if args.json:
             print(json.dumps(rec))
         else:
             print(f"{name} seed {seed}: return {ep.episode_return:g}  frames {ep.frames}  decisions {ep.decisions}"
-                  f"  {'game over' if ep.game_over else 'cap'}  reset replay {ep.reset_cycles:,} cycles")
+                  f"  {'game over' if ep.game_over else 'cap'}  reset replay {ep.reset_cycles:,} cycles"
+                  f"  parameter load {ep.load_cycles:,} cycles")
             print("  cycles per decision: " + ", ".join(f"{k} {v:,.0f}" for k, v in per.items()))
     return 0
 

@@ -2,9 +2,8 @@
 the host driver (host/fabric.py): bus error responses, and whole episodes equal to the launcher's
 ALE backend with the int8 policy (oracle: ale-py 0.12 + hls_models.policy_int8, per decision).
 
-While the policy engine is the STUB (hw/policy_engine_stub.py: the host computes the action
-values from the observation the instance's preprocessor produced), the decisions check the
-console, the preprocessor in the instance, the action select and the frame-skip controller.
+Every decision is the instance's own: console, preprocessor, int8 engine (16 MAC lanes),
+action select and frame-skip controller in one Verilated design; the host answers the rules.
 """
 import numpy as np
 import pytest
@@ -27,7 +26,7 @@ def test_id_and_unmapped_reads_decerr(sim):
     with pytest.raises(BusError, match="DECERR"):
         sim.write(0x3F0, 1)
     with pytest.raises(BusError, match="DECERR"):
-        sim.read(0x10000 + 7056)          # past the end of an observation frame
+        sim.read(0x10000)
 
 
 def test_bad_rom_size_and_start_without_rom(sim):
@@ -41,7 +40,7 @@ def test_bad_rom_size_and_start_without_rom(sim):
     assert sim.read(STATUS) >> 16 & 1          # error bit: start without a ROM
     with pytest.raises(BusError, match="SLVERR"):
         sim.write(CONTROL, C_MANUAL)
-    with pytest.raises(FabricError, match="rules or values out of turn"):
+    with pytest.raises(FabricError, match="rules out of turn"):
         d._write(0x30, 0)                      # RULES while not waiting for them
     d.clear_errors()
     assert sim.read(STATUS) >> 16 == 0
@@ -98,7 +97,7 @@ def _check_episode(game, seed, cap):
     d = FabricDriver(InstanceSim(info.screen_height, info.display))
     runner = FabricEpisodeRunner(d, game, rom, episode_frames=cap)
     qp, (ref_actions, ref_ret, ref_frames) = _varied_policy(rom, len(runner.ids), seed, cap)
-    ep = runner.run(seed, qp)
+    ep = runner.run(seed, qp, record_actions=True)
     assert ep.actions == ref_actions
     assert ep.episode_return == ref_ret
     assert ep.frames == ref_frames
