@@ -98,6 +98,8 @@ class RunConfig:
             raise UserError("--backend fabric runs the int8 network: use --policy int8")
         if self.backend == "fabric" and self.sticky > 0:
             raise UserError("--backend fabric has no sticky actions (--sticky 0)")
+        if self.backend == "fabric" and self.network != "small":
+            raise UserError("--backend fabric runs the small network (the instance's engine): --network small")
         if self.backend == "fabric" and self.cluster != "local":
             raise UserError("--backend fabric runs on this machine only (--cluster local)")
         if self.policy not in ("float", "int8"):

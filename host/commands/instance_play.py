@@ -32,6 +32,9 @@ def run(args) -> int:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
     info = game_info(name, path)
     n_actions = len(info.minimal_actions)
+    from pathlib import Path
+    if not Path(args.params).is_file():
+        raise UserError(f"--params: {args.params} is not a readable .npy file")
     try:
         flat = np.load(args.params, allow_pickle=False)
     except (OSError, ValueError) as exc:

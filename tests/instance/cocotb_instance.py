@@ -78,7 +78,9 @@ async def manual_frame_equals_console_harness(dut):
         if (await _rd(axi, STATUS))[0] & 0xF == 0:
             break
     assert (await _rd(axi, FRAME_STATUS))[0] == 0
-    got = b"".join((await _rd(axi, RIOT_RAM + 4 * i))[0].to_bytes(4, "little") for i in range(32))
+    got = b""
+    for i in range(32):
+        got += (await _rd(axi, RIOT_RAM + 4 * i))[0].to_bytes(4, "little")
     ref = ConsoleSim()
     ref.configure("2K", pal=False, hmove_blanks=True, ystart=34, height=210)
     ref.load_rom(rom)
