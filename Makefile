@@ -44,13 +44,13 @@ test-slow: $(STAMP)
 	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m pytest -q -m slow $(PYTEST_ARGS)
 
 rtl: $(STAMP)
-	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hw.generate rtl
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hwtools.generate rtl
 
 sim: $(STAMP)
-	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hw.sim
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hwtools.sim
 
 sim-full: $(STAMP)
-	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hw.sim --full
+	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hwtools.sim --full
 
 bench: $(STAMP)
 	$(VENV)/bin/nc2600 bench host

@@ -22,7 +22,7 @@ screen up in a 256-entry table whose odd entries hold greys, so for an odd index
 
 :func:`grey_lut` reproduces all 256 entries, so that
 ``grey_lut(fmt)[ale.getScreen()] == ale.getScreenGrayscale()`` exactly, odd indices included
-(checked on real NTSC and PAL game frames, air_raid among them, by ``tests/preprocess``).
+(checked on real NTSC and PAL game frames, air_raid among them, by ``tests/preprocessor``).
 The preprocessor RTL therefore takes the full 8-bit index, and a console feeding it must pass
 bit 0 of the colour registers through as Stella 2.4.2 does.
 

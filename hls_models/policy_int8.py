@@ -26,7 +26,7 @@ over the calibration observations (computed by this integer model, layer after l
 ``act_max * 2**s_l`` (so calibration frames never saturate; clipping harder was measured to
 lose agreement).
 
-Agreement with the float network (``python -m hls_models.policy_int8 --agreement GAMES``,
+Agreement with the float network (``nc2600 policy-int8 --agreement GAMES``,
 300 observations per game, networks ``init_params(0..3)``): 93.7-100 % per network, game means
 96.9 % (asteroids) to 99.9 % (ms_pacman); per game mean / min: pong 99.6 / 99.0, breakout
 98.4 / 93.7, asteroids 96.9 / 95.7, space_invaders 98.3 / 97.3, journey_escape 97.2 / 95.3,
@@ -88,11 +88,23 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from hls_models.action_select import latency as argmax_latency
-from host.policy import OBS_SHAPE, n_params, unflatten
+from hls_models.networks import OBS_SHAPE
+from hls_models.networks import n_params as _net_n_params
+from hls_models.networks import unflatten as _net_unflatten
 
 ACT_MAX = 255          #: default largest activation code (unsigned 8-bit, non-negative after ReLU)
 W_MAX = 127            #: largest weight magnitude (symmetric int8)
 LAYERS = ("conv1", "conv2", "dense1", "dense2")
+
+
+def n_params(n_actions: int) -> int:
+    """Parameters of the ``small`` network (:func:`hls_models.networks.n_params`)."""
+    return _net_n_params("small", n_actions)
+
+
+def unflatten(flat: np.ndarray, n_actions: int) -> dict[str, np.ndarray]:
+    """Named views of a ``small`` network's flat vector (:func:`hls_models.networks.unflatten`)."""
+    return _net_unflatten(flat, "small", n_actions)
 
 
 @dataclass
@@ -646,59 +658,16 @@ def lanes_table(n_actions: int = 18, f_mhz: float = 150.0, lanes=(1, 2, 4, 8, 12
     return "\n".join(rows)
 
 
-def agreement(flat: np.ndarray, n_actions: int, calib_obs: np.ndarray, obs: np.ndarray,
-              act_max: int = ACT_MAX) -> float:
-    """Fraction of ``obs`` ``(B, 4, 84, 84)`` on which the int8 argmax equals the float network's
-    (:func:`host.policy.forward`, float32)."""
-    from host.policy import forward
-    want = np.argmax(forward(check_obs(obs), unflatten(np.asarray(flat)[None], n_actions)), axis=-1)
-    return float((quantize(flat, n_actions, calib_obs, act_max).act(obs) == want).mean())
-
-
-def agreement_table(games: list[str], seeds=(0, 1, 2, 3), n_obs: int = 300, act_max: int = ACT_MAX) -> str:
-    """Per-game agreement of int8 and float argmax for networks ``init_params(seed)`` on real
-    observations (random play, ALE seed 7; calibration: 32 observations of another run, seed 100)."""
-    from host.commands.preprocess import record_observations
-    from host.games import game_info
-    from host.policy import init_params
-    rows = [f"int8 vs float argmax agreement, act_max {act_max}, {n_obs} observations per game, "
-            f"networks init_params(seed) for seeds {list(seeds)}"]
-    for game in games:
-        n = len(game_info(game).minimal_actions)
-        calib, obs = record_observations(game, 32, 100), record_observations(game, n_obs, 7)
-        vals = [agreement(init_params(s, n), n, calib, obs, act_max) for s in seeds]
-        rows.append(f"{game:>16} ({n:2d} actions): " + " ".join(f"{100 * v:6.2f}%" for v in vals)
-                    + f"   mean {100 * np.mean(vals):6.2f}%  min {100 * min(vals):6.2f}%")
-    return "\n".join(rows)
-
-
 if __name__ == "__main__":
     import argparse
-    import sys
     parser = argparse.ArgumentParser(
         prog="python -m hls_models.policy_int8",
-        description="Inference-engine cycles and BRAM/DSP per MAC-lane count; with --agreement, "
-                    "int8-vs-float argmax agreement on real game observations.")
-    parser.add_argument("--agreement", metavar="GAMES", help="comma-separated ALE game ids")
-    parser.add_argument("--act-max", type=int, choices=(127, 255), default=ACT_MAX,
-                        help=f"activation ceiling (default {ACT_MAX})")
+        description="Inference-engine cycles and BRAM/DSP per MAC-lane count (the model; "
+                    "`nc2600 policy-int8 --agreement GAMES` measures int8-vs-float agreement).")
     parser.add_argument("--network", choices=("small", "nature"), default="small",
                         help="network of the engine model (default small)")
     args = parser.parse_args()
-    if args.agreement is not None:
-        games = [g.strip() for g in args.agreement.split(",")]
-        if not all(games):
-            sys.stderr.write(f"{parser.prog}: error: --agreement: give comma-separated ALE game ids, "
-                             f"got {args.agreement!r}\n")
-            raise SystemExit(2)
-        try:
-            print(agreement_table(games, act_max=args.act_max))
-        except Exception as exc:   # the host's UserError (unknown game): one line, exit 2
-            if type(exc).__name__ != "UserError":
-                raise
-            sys.stderr.write(f"{parser.prog}: error: {exc}\n")
-            raise SystemExit(2) from None
-    elif args.network == "nature":
+    if args.network == "nature":
         print(lanes_table(network="nature", lanes=(16, 32, 48, 64, 96, 128)))
     else:
         print(lanes_table())

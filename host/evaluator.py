@@ -38,7 +38,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from hls_models import preprocess
+from hls_models import preprocessor
 from host.policy import make_slot_weights
 
 
@@ -213,7 +213,7 @@ def _worker_main(index: int, shared: "_Shared", n_workers: int, k: int, rom_path
     _die_with_parent(parent_pid)
     for end in parent_ends:  # copies inherited through fork; the parent's death must show as EOF
         end.close()
-    from host.instance import make_instance
+    from host.backends import make_instance
     try:
         envs = [[make_instance(backend, rom_path, frame_skip, sticky, episode_frames) for _ in range(k)]
                 for _ in range(2)]
@@ -254,12 +254,12 @@ def _worker_main(index: int, shared: "_Shared", n_workers: int, k: int, rom_path
             t1 = clock()
             idx = np.flatnonzero(todo)
             if idx.size:
-                frames84 = preprocess.resize(pooled[idx])
+                frames84 = preprocessor.resize(pooled[idx])
                 for j, s in enumerate(idx):
                     if fresh[s]:
                         obs[s] = frames84[j]
                     else:
-                        preprocess.push_frame(obs[s], frames84[j])
+                        preprocessor.push_frame(obs[s], frames84[j])
             t2 = clock()
             cpu[0] += t1 - t0
             cpu[1] += t2 - t1
@@ -277,7 +277,7 @@ class Evaluator:
         n_workers: worker processes ``W`` (>= 1).
         envs_per_block: instances per block per worker ``K`` (each worker holds ``2K``).
         frame_skip, sticky, episode_frames: the instance protocol (:mod:`host.instance`).
-        backend: ``"ale"`` (ale-py) or another name registered in :func:`host.instance.make_instance`.
+        backend: ``"ale"`` (ale-py) or another name registered in :func:`host.backends.make_instance`.
         policy: ``"float"`` (:func:`host.policy.make_slot_weights`; ``params_for`` returns float32
             vectors) or ``"int8"`` (:func:`host.policy_int8.make_int8_slots`, bit-exact with the
             numpy model; ``params_for`` returns :class:`~hls_models.policy_int8.QuantizedPolicy`

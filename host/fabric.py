@@ -4,7 +4,7 @@
 ``mmio.write(offset, value)`` (32-bit words at byte offsets of the register map
 :data:`hw.instance.REGISTERS`), the interface of ``pynq.MMIO``: on a Zynq board the same
 class runs over ``pynq.MMIO(base_address, 0x20000)`` (pynq is not a dependency of this
-package). In this package the MMIO object is :class:`hw.instance_harness.InstanceSim`, the
+package). In this package the MMIO object is :class:`hwtools.instance_harness.InstanceSim`, the
 Verilated instance; its optional ``poll`` method (the same reads, done in C++) speeds up the
 wait loops and is used when present.
 
@@ -187,7 +187,7 @@ class FabricDriver:
 
 class MmioConsolePort:
     """The console of an instance as :class:`host.rtl_console.RtlConsole` drives it (the
-    methods of :class:`hw.console_harness.ConsoleSim` it uses), over the driver's registers:
+    methods of :class:`hwtools.console_harness.ConsoleSim` it uses), over the driver's registers:
     each ``run_frame`` is one manual frame of the instance."""
 
     def __init__(self, driver: FabricDriver):
@@ -228,7 +228,7 @@ class MmioConsolePort:
         self._inputs = key
 
     def run_frame(self, max_instructions: int = 25000):
-        from hw.console_harness import FrameResult
+        from hwtools.console_harness import FrameResult
         self.d._write(CONTROL, C_MANUAL)
         self.d.wait(HOST_TURN, HOST_TURN, FRAME_CYCLE_LIMIT)
         return FrameResult(self.d._read(FRAME_STATUS), 0, 0, 0, 0, 0)
@@ -373,7 +373,7 @@ _WORKER: dict = {}
 
 def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frames: int) -> None:
     from host.games import game_info
-    from hw.instance_harness import InstanceSim
+    from hwtools.instance_harness import InstanceSim
     info = game_info(game, rom_path)
     sim = InstanceSim(info.screen_height, info.display)
     _WORKER["runner"] = FabricEpisodeRunner(FabricDriver(sim), game, rom_path, frame_skip, episode_frames)

@@ -5,7 +5,7 @@ Such et al. (2017) / Machado et al. (2018):
 
 - frame skip ``k`` (default 4): one policy decision is held for ``k`` emulated frames and
   the rewards of those frames are summed;
-- observation: :mod:`hls_models.preprocess` (grey, max of the last two frames of the skip,
+- observation: :mod:`hls_models.preprocessor` (grey, max of the last two frames of the skip,
   fixed-point 84 x 84 resize, stack of 4, oldest first);
 - episode start: the console state right after ALE's ``reset_game`` is captured once
   (``cloneState``) and restored for every episode, so an episode's outcome depends only on
@@ -28,10 +28,10 @@ from typing import Protocol
 
 import numpy as np
 
-from hls_models import preprocess
+from hls_models import preprocessor
 from hls_models.frame_skip import NOOP_MAX, EpisodeConfig, Frame, episode_schedule
 
-__all__ = ["NOOP_MAX", "Instance", "ProtocolInstance", "AleInstance", "make_instance"]
+__all__ = ["NOOP_MAX", "Instance", "ProtocolInstance", "AleInstance"]
 
 
 class Instance(Protocol):
@@ -145,7 +145,7 @@ class ProtocolInstance:
         self._advance(None)
         self.over = self._game_over() or self.frames >= self.episode_frames
         if stack is not None:
-            stack[:] = preprocess.resize(self.pooled)
+            stack[:] = preprocessor.resize(self.pooled)
         return self.frames
 
     def step(self, action: int, stack: np.ndarray | None = None) -> tuple[float, int, bool]:
@@ -156,7 +156,7 @@ class ProtocolInstance:
         reward = self._advance(int(action))
         self.over = self._game_over() or self.frames >= self.episode_frames
         if stack is not None:
-            preprocess.push_frame(stack, preprocess.resize(self.pooled))
+            preprocessor.push_frame(stack, preprocessor.resize(self.pooled))
         return reward, self.frames - before, self.over
 
 
@@ -203,19 +203,3 @@ class AleInstance(ProtocolInstance):
     def rgb(self) -> np.ndarray:
         """Current screen as ``(H, 160, 3)`` uint8 RGB (for videos)."""
         return self.ale.getScreenRGB()
-
-
-def make_instance(backend: str, rom_path, frame_skip: int = 4, sticky: float = 0.0,
-                  episode_frames: int = 20_000) -> Instance:
-    """Create an instance of the named backend: ``"ale"`` (ale-py) or ``"rtl"`` (the Verilated
-    console, :class:`host.rtl_instance.RtlInstance`).
-
-    Raises:
-        ValueError: unknown backend name.
-    """
-    if backend == "ale":
-        return AleInstance(rom_path, frame_skip, sticky, episode_frames)
-    if backend == "rtl":
-        from host.rtl_instance import RtlInstance
-        return RtlInstance(rom_path, frame_skip, sticky, episode_frames)
-    raise ValueError(f"unknown backend {backend!r} (available: ale, rtl)")

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hls_models.policy_int8 import QuantizedPolicy, check_obs
+from hls_models.policy_int8 import ACT_MAX, QuantizedPolicy, check_obs, quantize
 from host.policy import conv1_blocks
 
 _SESSION = None
@@ -262,3 +262,36 @@ def make_int8_slots(n_slots: int, n_actions: int, network: str = "small"):
     if network == "small":
         return Int8Slots(n_slots, n_actions)
     return Int8NetworkSlots(n_slots, n_actions, network)
+
+
+# --- int8 vs float agreement on real observations (nc2600 policy-int8 --agreement) -----------
+
+def agreement(flat: np.ndarray, n_actions: int, calib_obs: np.ndarray, obs: np.ndarray,
+              act_max: int = ACT_MAX) -> float:
+    """Fraction of ``obs`` ``(B, 4, 84, 84)`` uint8 on which the int8 argmax equals the float
+    network's (:func:`host.policy.forward`, float32); ``flat`` is ``(n_params,)`` float32,
+    ``calib_obs`` the observations the shifts are calibrated on."""
+    from host.policy import forward, unflatten
+    want = np.argmax(forward(check_obs(obs), unflatten(np.asarray(flat)[None], n_actions)), axis=-1)
+    return float((quantize(flat, n_actions, calib_obs, act_max).act(obs) == want).mean())
+
+
+def agreement_table(games: list[str], seeds=(0, 1, 2, 3), n_obs: int = 300, act_max: int = ACT_MAX) -> str:
+    """Per-game agreement of int8 and float argmax for networks ``init_params(seed)`` on real
+    observations (random play, ALE seed 7; calibration: 32 observations of another run, seed 100).
+
+    Raises:
+        UserError: unknown game.
+    """
+    from host.ale_oracle import record_observations
+    from host.games import game_info
+    from host.policy import init_params
+    rows = [f"int8 vs float argmax agreement, act_max {act_max}, {n_obs} observations per game, "
+            f"networks init_params(seed) for seeds {list(seeds)}"]
+    for game in games:
+        n = len(game_info(game).minimal_actions)
+        calib, obs = record_observations(game, 32, 100), record_observations(game, n_obs, 7)
+        vals = [agreement(init_params(s, n), n, calib, obs, act_max) for s in seeds]
+        rows.append(f"{game:>16} ({n:2d} actions): " + " ".join(f"{100 * v:6.2f}%" for v in vals)
+                    + f"   mean {100 * np.mean(vals):6.2f}%  min {100 * min(vals):6.2f}%")
+    return "\n".join(rows)

@@ -6,7 +6,7 @@ The report gathers, per game:
   (``nc2600 rtl-play``, issue 4); while the console RTL does not exist this figure is reported
   as *missing*, and the per-instance figures that need it fall back to the nominal NTSC frame
   (262 lines x 228 colour clocks = 59,736), labelled as such;
-* preprocessor latency **measured on the RTL** (:class:`hw.preprocessor_harness.PreprocessorRTL`
+* preprocessor latency **measured on the RTL** (:class:`hwtools.preprocessor_harness.PreprocessorRTL`
   in Verilator, fed the game's own ALE frames): cycles from the last visible pixel of the
   4th frame to ``obs_valid``;
 * policy inference cycles **computed by the model** :func:`hls_models.policy_int8.inference_cycles`
@@ -50,7 +50,7 @@ import numpy as np
 RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", "quoted from a publication",
                                   "missing")
 DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
-PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: hw.timing.pnr_block
+PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: hwtools.timing.pnr_block
 KINDS = (RTL, DERIVED, PNR, MODEL, PUBLISHED, MISSING)
 
 #: NTSC frame: 262 scanlines x 228 colour clocks (Stella Programmer's Guide, 1979).
@@ -115,7 +115,7 @@ class Inputs:
     frames: int = 400
     seed: int = 0
     mesh: dict = field(default_factory=dict)   # game -> mesh_sim.project.simulate report
-    console_pnr: dict | None = None            # hw.timing.pnr_block of the console's current Verilog
+    console_pnr: dict | None = None            # hwtools.timing.pnr_block of the console's current Verilog
     console_pnr_missing: str = ""
 
 
@@ -357,11 +357,11 @@ def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: 
 
     Returns ``(latencies or None, reason when None, screen description)``.
     """
-    from host.commands.preprocess import record_screens
+    from host.ale_oracle import record_screens
     screens, _, fmt = record_screens(game, frames, seed=seed)
     desc = f"{fmt}, {screens.shape[1]} rows"
     try:
-        from hw.preprocessor_harness import PreprocessorRTL
+        from hwtools.preprocessor_harness import PreprocessorRTL
         rtl = PreprocessorRTL(height=screens.shape[1], fmt=fmt)
     except ValueError as exc:
         return None, f"preprocessor RTL does not support this screen ({desc}): {exc}", desc
@@ -412,7 +412,7 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
     inp = Inputs(games=[], clock_mhz=clock_mhz, lanes=lanes, frame_skip=frame_skip, frames=frames, seed=seed)
     try:   # the console's place-and-route result, if one was made for exactly this Verilog (never runs P&R)
         from hw.console import generate as console_verilog
-        from hw.timing import cached_pnr
+        from hwtools.timing import cached_pnr
         inp.console_pnr = cached_pnr("console", console_verilog()["console.v"])
     except Exception as exc:
         inp.console_pnr_missing = f"{type(exc).__name__}: {exc}"

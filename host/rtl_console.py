@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hw.console_harness import ConsoleSim, FrameResult
+from hwtools.console_harness import ConsoleSim, FrameResult
 
 __all__ = ["RtlConsole", "SYSTEM_SEED", "YSTART", "NO_HMOVE_BLANKS", "STARTING_ACTIONS",
            "SETMODE_SOFT_RESET", "joystick_inputs"]
@@ -234,7 +234,7 @@ class RtlConsole:
         game: ALE ROM id (``host.games.resolve_rom``); the mapper comes from the ROM
             (:func:`hls_models.cartridge.detect_mapper`).
         seed: the system RNG seed (ALE's ``system_random_seed``).
-        sim: the console to drive (default: a new :class:`hw.console_harness.ConsoleSim`); any
+        sim: the console to drive (default: a new :class:`hwtools.console_harness.ConsoleSim`); any
             object with its methods, e.g. a fabric instance's console
             (:class:`host.fabric.MmioConsolePort`).
     """

@@ -20,11 +20,11 @@ Yosys ``synth_xilinx -family xc7`` of ``rtl/action_select.v`` (18 lanes, 32 bits
 from __future__ import annotations
 
 from amaranth import Module, Signal, signed, unsigned
-from amaranth.back import verilog
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hls_models.action_select import MAX_ACTIONS, latency
+from hw import reproducible
 from hw.policy_engine import action_values_signature
 
 
@@ -98,5 +98,5 @@ class ActionSelect(wiring.Component):
 def generate(n: int = MAX_ACTIONS, width: int = 32) -> dict[str, str]:
     """``{"action_select.v": Verilog}`` of :class:`ActionSelect` (module ``action_select``), reproducible."""
     top = ActionSelect(n, width)
-    text = verilog.convert(top, name="action_select", strip_internal_attrs=True)
+    text = reproducible.convert(top, "action_select")
     return {"action_select.v": text}

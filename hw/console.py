@@ -37,10 +37,10 @@ where ``visible`` and ``line_end`` are low (the beam is past the window).
 """
 
 from amaranth import Cat, Module, Mux, Signal
-from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw import reproducible
 from hw.cart import MAPPER_CODES, Cart
 from hw.cpu6507 import Cpu6507
 from hw.riot import Riot
@@ -220,5 +220,4 @@ class Console(wiring.Component):
 
 def generate() -> dict[str, str]:
     """Verilog of the console top (``rtl/console.v``), reproducible (no internal attributes)."""
-    from hw.generate import strip_src_attributes
-    return {"console.v": strip_src_attributes(verilog.convert(Console(), name="console", strip_internal_attrs=True))}
+    return {"console.v": reproducible.convert(Console(), "console")}

@@ -38,11 +38,11 @@ TIA register 0 in a 2600. ALE's reference model is ``hls_models/cpu6507.py``.
 
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed
-from amaranth.back import verilog
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
 from hls_models.cpu6507 import OPCODES, RMW_MNEMONICS, WRITE_MNEMONICS
+from hw import reproducible
 
 __all__ = ["Cpu6507", "CpuStateSignature", "generate"]
 
@@ -828,10 +828,10 @@ class Cpu6507(wiring.Component):
 def generate(decimal: str = "ale") -> dict[str, str]:
     """Verilog of the core for ``rtl/``: ``{"cpu6507.v": text}`` (top module ``cpu6507``).
 
-    Reproducible byte for byte (``strip_internal_attrs=True``: no source paths).
+    Reproducible byte for byte (:func:`hw.reproducible.convert`: no source paths).
     """
     cpu = Cpu6507(decimal=decimal)
-    text = verilog.convert(cpu, name="cpu6507", strip_internal_attrs=True)
+    text = reproducible.convert(cpu, "cpu6507")
     return {"cpu6507.v": text}
 
 

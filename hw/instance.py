@@ -31,11 +31,11 @@ write while not idle) answers ``SLVERR`` and sets a sticky error bit in ``STATUS
 from __future__ import annotations
 
 from amaranth import Array, Cat, Const, EnableInserter, Module, Mux, ResetInserter, Signal, signed
-from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hls_models.action_select import MAX_ACTIONS
+from hw import reproducible
 from hw.action_select import ActionSelect
 from hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
 from hw.console import Console
@@ -362,5 +362,5 @@ class GameInstance(wiring.Component):
 def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16) -> dict[str, str]:
     """``{"instance.v": Verilog}`` of :class:`GameInstance` (module ``instance``), reproducible."""
     from hw.preprocessor import _tidy
-    text = verilog.convert(GameInstance(height, fmt, lanes), name="instance", strip_internal_attrs=True)
+    text = reproducible.convert(GameInstance(height, fmt, lanes), "instance")
     return {"instance.v": _tidy(text)}

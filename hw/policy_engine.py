@@ -45,7 +45,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 from amaranth import Array, Const, Module, Mux, Signal, signed, unsigned
-from amaranth.back import verilog
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -53,6 +52,7 @@ from amaranth.lib.wiring import In, Out
 from hls_models import policy_engine as model
 from hls_models.action_select import MAX_ACTIONS
 from hls_models.policy_int8 import layer_dims
+from hw import reproducible
 from hw.preprocessor import ObservationReadSignature
 
 ACC_BITS = 32    #: accumulator and action-value width (int32)
@@ -349,7 +349,7 @@ def generate(lanes: int = 16, max_actions: int = MAX_ACTIONS) -> dict[str, str]:
 
 @lru_cache(maxsize=8)
 def _generate(lanes: int, max_actions: int) -> tuple[tuple[str, str], ...]:
-    from hw.preprocessor import _tidy     # the shared Verilog tidying (zero-initialised memories, src attributes)
+    from hw.preprocessor import _tidy     # the shared Verilog tidying (zero-initialised memories)
     top = PolicyEngine(lanes, max_actions)
-    text = verilog.convert(top, name="policy_engine", strip_internal_attrs=True)
+    text = reproducible.convert(top, "policy_engine")
     return (("policy_engine.v", _tidy(text)),)

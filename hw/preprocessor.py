@@ -1,8 +1,8 @@
 """Streaming frame preprocessor: palette indices in, a ``4 x 84 x 84`` grey observation stack out.
 
-Computes, bit for bit, :func:`hls_models.preprocess.observe` (max of the last two frames'
+Computes, bit for bit, :func:`hls_models.preprocessor.observe` (max of the last two frames'
 grey images, fixed-point area resize ``H x 160 -> 84 x 84`` with one rounding) and
-:func:`hls_models.preprocess.push_frame` (stack of 4), with the grey levels of
+:func:`hls_models.preprocessor.push_frame` (stack of 4), with the grey levels of
 :func:`hls_models.palette.grey_lut` (ALE 0.12 ``getScreenGrayscale``).
 
 Input stream (:data:`PixelStreamSignature`, one beat per colour clock, never stalled):
@@ -14,7 +14,7 @@ or long frame cannot misalign the next one, and ``sync_error`` (sticky until ``c
 records a ``line_end`` inside a visible line or a ``frame_end`` after a partial frame.
 
 How it computes without a buffer of the current frame (see the fixed-point scheme in
-:mod:`hls_models.preprocess`): with output row ``r`` covering ``[r*H, (r+1)*H)`` and input
+:mod:`hls_models.preprocessor`): with output row ``r`` covering ``[r*H, (r+1)*H)`` and input
 row ``k`` covering ``[84k, 84k+84)`` (both scaled by 84), every input row touches at most two
 output rows, and every input pixel at most two output columns (because ``H, 160 >= 84``).
 Two counters per axis (the position of the current input row/pixel inside its first output
@@ -40,7 +40,7 @@ Pipeline, one pixel per cycle (stage: work):
   memory.
 
 ``obs_valid`` rises in cycle ``T + LATENCY_CYCLES`` when cycle ``T`` carries the last visible
-pixel of a frame that was pushed (7 cycles, measured by ``tests/preprocess``); it stays high
+pixel of a frame that was pushed (7 cycles, measured by ``tests/preprocessor``); it stays high
 until the first visible pixel of the next pushed frame (the stack is being overwritten then)
 or ``clear``. It does not wait for ``frame_end``.
 
@@ -68,14 +68,14 @@ from functools import lru_cache
 
 import numpy as np
 from amaranth import Array, Const, Module, Mux, Signal, unsigned
-from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hls_models.palette import grey_lut
+from hls_models.preprocessor import OUT_SIZE, SCREEN_WIDTH, STACK
+from hw import reproducible
 from hw.console import PixelStreamSignature as _console_stream
-from hls_models.preprocess import OUT_SIZE, SCREEN_WIDTH, STACK
 
 LATENCY_CYCLES = 7                     #: cycles from the last visible pixel to obs_valid
 OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame
@@ -325,14 +325,9 @@ _ZERO_INIT = re.compile(r"  initial begin\n((?:    (\w+)\[\d+\] = \d+'h0+;\n)+) 
 
 
 def _tidy(text: str) -> str:
-    """Make Amaranth's Verilog reproducible and compact.
-
-    ``strip_internal_attrs`` leaves ``src`` attributes (absolute paths) on memories; they are
-    removed. A memory initialised to all zeros is written by Yosys as one assignment per word
-    (33,600 lines for the previous-frame memory); it becomes an equivalent ``for`` loop.
+    """Make the Verilog compact: a memory initialised to all zeros is written by Yosys as one assignment
+    per word (33,600 lines for the previous-frame memory); it becomes an equivalent ``for`` loop.
     """
-    from hw.generate import strip_src_attributes
-    text = strip_src_attributes(text)
 
     def loop(match: re.Match) -> str:
         name = match.group(2)
@@ -346,7 +341,7 @@ def _tidy(text: str) -> str:
 def generate(height: int = 210, fmt: str = "NTSC") -> dict[str, str]:
     """``{"preprocessor.v": Verilog}`` of :class:`Preprocessor` (module ``preprocessor``), reproducible."""
     check_height(height)
-    text = verilog.convert(Preprocessor(height, fmt), name="preprocessor", strip_internal_attrs=True)
+    text = reproducible.convert(Preprocessor(height, fmt), "preprocessor")
     return {"preprocessor.v": _tidy(text)}
 
 

@@ -87,7 +87,7 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
         params = [init_params(i, ev.n_actions) for i in range(16)]
         if policy == "int8":
             from hls_models.policy_int8 import quantize
-            from host.commands.preprocess import record_observations
+            from host.ale_oracle import record_observations
             calib = record_observations(game, 32, seed=100)
             params = [quantize(p, ev.n_actions, calib) for p in params]
         n_jobs = 2 * workers * k * 2

@@ -2,7 +2,7 @@
 
 Both run ``--frames`` frames of random minimal-set actions (frame_skip 1) in this one
 process (one core) after their power-on sequence; the RTL figure is the Verilated console
-(:mod:`hw.console_harness`) with RAM read-out each frame, the ALE figure is ``act`` with a
+(:mod:`hwtools.console_harness`) with RAM read-out each frame, the ALE figure is ``act`` with a
 ``getRAM`` each frame. Prints one JSON line: frames/s of wall time and, less sensitive to other
 jobs on a shared machine, frames per second of this process's CPU time (``*_per_cpu_s``). The
 target of the console issue is 200 RTL frames/s per core.

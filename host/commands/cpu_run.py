@@ -79,8 +79,8 @@ def register(subparsers, groups) -> None:
 
 
 def bench_cpu(args) -> int:
-    """``nc2600 bench cpu``: print the figures (see hw.cpu6507_harness.benchmark)."""
-    from hw.cpu6507_harness import benchmark, cocotb_benchmark
+    """``nc2600 bench cpu``: print the figures (see hwtools.cpu6507_harness.benchmark)."""
+    from hwtools.cpu6507_harness import benchmark, cocotb_benchmark
 
     figures = benchmark(cycles=args.cycles, py65_instructions=args.py65_instructions)
     figures["cocotb_cycles_per_s"] = cocotb_benchmark(args.cocotb_cycles) if args.cocotb_cycles else None
@@ -109,7 +109,7 @@ def load_image(path: str, load: int) -> bytes:
 
 def run(args) -> int:
     data = load_image(args.image, args.load)
-    from hw.cpu6507_harness import Cpu6507Harness
+    from hwtools.cpu6507_harness import Cpu6507Harness
 
     harness = Cpu6507Harness(decimal=args.decimal)
     harness.memory[:] = 0

@@ -46,7 +46,7 @@ def run(args) -> int:
         raise UserError("--episodes and --episode-frames must be positive")
     qp = quantize(flat.astype(np.float32), n_actions,
                   calibration_observations(path, 4, args.episode_frames, args.calib_seed, 32))
-    from hw.instance_harness import InstanceSim
+    from hwtools.instance_harness import InstanceSim
     sim = InstanceSim(info.screen_height, info.display)
     runner = FabricEpisodeRunner(FabricDriver(sim), name, path, 4, args.episode_frames)
     for e in range(args.episodes):

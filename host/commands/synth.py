@@ -8,7 +8,7 @@ Prints a table of LUT / FF / BRAM36 / DSP per block (from ``synth_xilinx -family
 node total (two game instances: console, preprocessor, action select each) and how many
 copies fit a Zynq-7045 (capacities from Xilinx DS190). ``--json`` prints the whole report
 as one JSON object; ``--out DIR`` also writes ``synth.json`` and ``synth.txt`` there.
-See :mod:`hw.synth` for the script, the counting rules and the limits.
+See :mod:`hwtools.synth` for the script, the counting rules and the limits.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from host.errors import UserError, seed_int
 
 
 def register(subparsers, groups):
-    from hw.synth import FAMILIES
+    from hwtools.synth import FAMILIES
     p = subparsers.add_parser("synth", help="Yosys resource report (LUT/FF/BRAM/DSP) per block and per node",
                               description=__doc__.splitlines()[0],
                               formatter_class=DefaultsFormatter)
@@ -48,7 +48,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def run(args) -> int:
-    from hw import synth
+    from hwtools import synth
     if args.lanes is not None:
         from hls_models.policy_engine import check_lanes
         try:

@@ -1,6 +1,6 @@
 """cocotb testbench of rtl/action_select.v (18 lanes, 32-bit signed values) against numpy's argmax.
 
-Run from pytest by ``test_action_select_cocotb.py`` (cocotb_tools.runner, Verilator).
+Run by ``make sim`` (rule 1 of :mod:`hwtools.sim`) and by ``test_action_select_cocotb.py`` through the same path.
 """
 from __future__ import annotations
 

@@ -157,19 +157,11 @@ def _stubs(monkeypatch):
     monkeypatch.setattr(host.report, "gather", _stub)
     monkeypatch.setattr(host.rtl_console, "RtlConsole", _stub)
     monkeypatch.setattr(bench_host, "raw_fps", _stub)
-    for mod in ("hw.verilator_build", "hwtools.verilator_build"):
-        try:
-            module = __import__(mod, fromlist=["build_shared_lib"])
-        except ImportError:
-            continue
-        monkeypatch.setattr(module, "build_shared_lib", _stub)
-    for mod in ("hw.synth", "hwtools.synth"):
-        try:
-            module = __import__(mod, fromlist=["report"])
-        except ImportError:
-            continue
-        monkeypatch.setattr(module, "report", _stub)
-        monkeypatch.setattr(module, "available_blocks", lambda: {"console": "", "preprocessor": ""})
+    import hwtools.synth
+    import hwtools.verilator_build
+    monkeypatch.setattr(hwtools.verilator_build, "build_shared_lib", _stub)
+    monkeypatch.setattr(hwtools.synth, "report", _stub)
+    monkeypatch.setattr(hwtools.synth, "available_blocks", lambda: {"console": "", "preprocessor": ""})
 
 
 def _run_case(argv: list[str], bench_mesh_stub) -> tuple[int | str, str]:

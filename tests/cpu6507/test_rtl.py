@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from hw.cpu6507 import generate
-from hw.verilator_build import verilator_env, verilator_root
+from hwtools.verilator_build import verilator_env, verilator_root
 
 RTL = Path(__file__).resolve().parents[2] / "rtl" / "cpu6507.v"
 BACKEND_WARNINGS = ("WIDTHEXPAND", "WIDTHTRUNC", "CASEINCOMPLETE", "UNUSEDSIGNAL", "PROCASSINIT")

@@ -5,7 +5,7 @@ import ale_py.roms
 import numpy as np
 import pytest
 
-from hls_models import preprocess
+from hls_models import preprocessor
 from host.instance import AleInstance
 from host.policy import SlotWeights, forward, forward_reference, init_params, n_params, unflatten
 
@@ -34,24 +34,24 @@ def test_integer_resize_within_one_grey_level_of_float(game):
     frames = _frames(game, 140)
     worst = 0.0
     for prev, cur in zip(frames[::2], frames[1::2]):
-        got = preprocess.observe(prev, cur).astype(np.float64)
-        ref = preprocess.float_reference(prev, cur)
+        got = preprocessor.observe(prev, cur).astype(np.float64)
+        ref = preprocessor.float_reference(prev, cur)
         worst = max(worst, np.abs(got - ref).max())
         np.testing.assert_array_equal(got, np.floor(ref + 0.5 + 1e-9))   # round half up, once
     assert worst <= 0.5 + 1e-9
 
 
 def test_area_weights_hand_worked():
-    w = preprocess.area_weights(5, 2)        # output 0 covers input [0, 2.5): weights 2, 2, 1 (x2)
+    w = preprocessor.area_weights(5, 2)        # output 0 covers input [0, 2.5): weights 2, 2, 1 (x2)
     np.testing.assert_array_equal(w, [[2, 2, 1, 0, 0], [0, 0, 1, 2, 2]])
-    assert (preprocess.area_weights(210).sum(axis=1) == 210).all()
-    assert (preprocess.area_weights(160).sum(axis=0) == 84).all()
+    assert (preprocessor.area_weights(210).sum(axis=1) == 210).all()
+    assert (preprocessor.area_weights(160).sum(axis=0) == 84).all()
 
 
 def test_stack_push_order():
     stack = np.zeros((4, 84, 84), np.uint8)
     for v in (1, 2, 3, 4, 5):
-        preprocess.push_frame(stack, np.full((84, 84), v, np.uint8))
+        preprocessor.push_frame(stack, np.full((84, 84), v, np.uint8))
     assert [int(stack[i, 0, 0]) for i in range(4)] == [2, 3, 4, 5]
 
 
@@ -100,7 +100,7 @@ def test_instance_matches_plain_ale_run():
     for f in range(4):
         ale.act(actions[1])
         grey.append(ale.getScreenGrayscale())
-    np.testing.assert_array_equal(stack[3], preprocess.observe(grey[2], grey[3]))
+    np.testing.assert_array_equal(stack[3], preprocessor.observe(grey[2], grey[3]))
     np.testing.assert_array_equal(stack[0], stack[3])
     rng = np.random.default_rng(1)
     total_inst = total_ale = 0.0
@@ -113,7 +113,7 @@ def test_instance_matches_plain_ale_run():
             g.append(ale.getScreenGrayscale())
         total_inst += r
         assert frames == 4
-        np.testing.assert_array_equal(stack[3], preprocess.observe(g[2], g[3]))
+        np.testing.assert_array_equal(stack[3], preprocessor.observe(g[2], g[3]))
         assert over == ale.game_over()
         if over:
             break

@@ -6,7 +6,8 @@ on the RTL backend must give exactly the ALE backend's rewards, frame counts and
 import ale_py.roms
 import numpy as np
 
-from host.instance import AleInstance, make_instance
+from host.backends import make_instance
+from host.instance import AleInstance
 
 
 def test_rtl_backend_equals_ale_backend_on_boxing():

@@ -4,8 +4,8 @@ cocotbext-axi's AxiLiteMaster (pinned 0.1.28).
 Checks the host interface as a bus master sees it: the ID register, DECERR for an unmapped
 address, SLVERR and the sticky error bits for a bad ROM size and a start without a ROM, a ROM
 and RAM load through MEM_DATA, a system reset and one manual frame; the RIOT RAM read back
-after that frame equals the Verilated console harness (hw/console_harness.py) doing the same
-steps (an independent path to the same console RTL). Found by ``make sim`` (``hw/sim.py``,
+after that frame equals the Verilated console harness (hwtools/console_harness.py) doing the same
+steps (an independent path to the same console RTL). Found by ``make sim`` (``hwtools/sim.py``,
 zero-configuration rule).
 """
 from __future__ import annotations
@@ -57,7 +57,7 @@ async def bus_errors(dut):
 @cocotb.test()
 async def manual_frame_equals_console_harness(dut):
     from host.games import resolve_rom
-    from hw.console_harness import ConsoleSim
+    from hwtools.console_harness import ConsoleSim
     _, path = resolve_rom(game="boxing")
     rom = open(path, "rb").read()
     ram = bytes((i * 37 + 11) & 0xFF for i in range(128))

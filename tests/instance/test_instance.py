@@ -14,12 +14,12 @@ from host.fabric import (CONTROL, C_MANUAL, C_START, FabricDriver, FabricEpisode
 
 @pytest.fixture(scope="module")
 def sim():
-    from hw.instance_harness import InstanceSim
+    from hwtools.instance_harness import InstanceSim
     return InstanceSim(210, "NTSC")
 
 
 def test_id_and_unmapped_reads_decerr(sim):
-    from hw.instance_harness import BusError
+    from hwtools.instance_harness import BusError
     assert sim.read(0) == 0x4E433236
     with pytest.raises(BusError, match="DECERR"):
         sim.read(0x3F0)
@@ -30,7 +30,7 @@ def test_id_and_unmapped_reads_decerr(sim):
 
 
 def test_bad_rom_size_and_start_without_rom(sim):
-    from hw.instance_harness import BusError
+    from hwtools.instance_harness import BusError
     d = FabricDriver(sim)
     d.clear_errors()
     with pytest.raises(FabricError, match="bad ROM size"):
@@ -91,7 +91,7 @@ def _varied_policy(rom, n_actions, seed, cap):
 
 def _check_episode(game, seed, cap):
     from host.games import game_info, resolve_rom
-    from hw.instance_harness import InstanceSim
+    from hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game=game)
     info = game_info(game, rom)
     d = FabricDriver(InstanceSim(info.screen_height, info.display))

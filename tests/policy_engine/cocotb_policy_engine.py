@@ -6,7 +6,7 @@ observation read port is served by :class:`ObservationPort` (data one cycle afte
 as the preprocessor's), and every action value and the start->done cycle count are compared
 with :meth:`QuantizedPolicy.action_values` and :func:`hls_models.policy_engine.engine_cycles`.
 ``NC2600_SIM_FULL=1`` (``make sim-full``) runs more observations and every adversarial case.
-Found by ``make sim`` (``hw/sim.py``, zero-configuration rule).
+Found by ``make sim`` (``hwtools/sim.py``, zero-configuration rule).
 """
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ async def infer(dut, port: ObservationPort, obs: np.ndarray, n_actions: int) -> 
 @cocotb.test()
 async def recorded_observations(dut):
     """A pong network (quantised from init_params(2)) on recorded pong observations."""
-    from host.commands.preprocess import record_observations
+    from host.ale_oracle import record_observations
     from host.policy import init_params
     port, loader = await setup(dut)
     n_actions = 6

@@ -1,7 +1,7 @@
 """The committed rtl/ equals what `make rtl` generates from hw/ (byte for byte)."""
 from pathlib import Path
 
-from hw.generate import collect
+from hwtools.generate import collect
 
 RTL = Path(__file__).resolve().parents[2] / "rtl"
 

@@ -1,4 +1,4 @@
-"""``make sim`` driver (hw/sim.py): discovery, exit status, JUnit XML, FST waveforms of failures.
+"""``make sim`` driver (hwtools/sim.py): discovery, exit status, JUnit XML, FST waveforms of failures.
 
 The fixture under ``fixtures/counter`` is a hand-written 8-bit counter with two cocotb tests:
 one correct (300 enabled edges -> 300 mod 256 = 44) and one that is wrong on purpose (expects
@@ -24,7 +24,7 @@ pytest.importorskip("cocotb_tools.runner")
 
 
 def run_sim(*args: str, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hw.sim", "--tests-root", str(FIXTURES), "--out", str(out), *args],
+    return subprocess.run([sys.executable, "-m", "hwtools.sim", "--tests-root", str(FIXTURES), "--out", str(out), *args],
                           cwd=REPO, capture_output=True, text=True, timeout=900)
 
 
@@ -81,16 +81,17 @@ def failing_run(tmp_path_factory):
 
 
 def test_discovery_of_the_repository_benches():
-    from hw.sim import discover
+    from hwtools.sim import discover
     keys = {b.key: b for b in discover(REPO / "tests")}
-    # the committed cocotb modules of the project (rule 1 and the adapters)
+    # the committed cocotb modules of the project (rules 1 and 2)
     for path in (REPO / "tests").glob("*/cocotb_*.py"):
         if "@cocotb.test" in path.read_text() and path.name != "cocotb_benches.py":
-            assert any(b.origin == str(path) for b in keys.values()), path
+            assert any(getattr(b, "test_module", "").split(".")[-1] == path.stem
+                       and Path(b.origin).parent == path.parent for b in keys.values()), path
     # fixtures two levels down never run in make sim
     assert not any(b.block == "counter" for b in keys.values())
     # --full-only variants exist for the preprocessor (more games)
-    assert any(b.full_only for b in keys.values() if b.block == "preprocess")
+    assert any(b.full_only for b in keys.values() if b.block == "preprocessor")
 
 
 def test_failing_testbench_fails_make_sim(failing_run):
@@ -151,7 +152,7 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
 
 def test_unknown_simulator_exit_2(tmp_path):
     import os
-    proc = subprocess.run([sys.executable, "-m", "hw.sim", "--list"], cwd=REPO, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "hwtools.sim", "--list"], cwd=REPO, capture_output=True, text=True,
                           env={**os.environ, "SIM": "bogus"}, timeout=120)
     assert proc.returncode == 2 and "unknown simulator 'bogus'" in proc.stderr
 
@@ -159,7 +160,7 @@ def test_unknown_simulator_exit_2(tmp_path):
 def test_lz4_shim_output_is_valid_lz4(tmp_path):
     """The literal-only encoder compiled for Verilator's FST writer, run through ctypes."""
     import ctypes
-    from hw import sim
+    from hwtools import sim
     if not sim.lz4_shim_args():
         pytest.skip("system lz4.h present: no shim used")
     flags = sim.lz4_shim_args()

@@ -1,4 +1,4 @@
-"""``nc2600 synth`` / hw.synth: Yosys synth_xilinx counts on small designs with known answers.
+"""``nc2600 synth`` / hwtools.synth: Yosys synth_xilinx counts on small designs with known answers.
 
 Oracles: a hand-written Verilog design whose mapped resources are known by construction
 (an 8-bit counter: 8 flip-flops; a 1024 x 32 synchronous RAM: 32 Kib = one RAMB36 or two
@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from hw import synth
+from hwtools import synth
 
 KNOWN = """
 module known (input wire clk, input wire [9:0] addr, input wire [31:0] wdata, input wire we,

@@ -1,4 +1,4 @@
-"""hw.timing: logic depth on xc7 netlists, the ECP5 place-and-route driver and its parsing.
+"""hwtools.timing: logic depth on xc7 netlists, the ECP5 place-and-route driver and its parsing.
 
 Oracles: hand-built Yosys JSON netlists whose longest path is counted by hand; a small
 Verilog design whose mapped depth is known by construction (an 8-bit add after two
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from hw import synth, timing
+from hwtools import synth, timing
 
 DESIGN = """
 module depth (input wire clk, input wire [7:0] x, input wire [15:0] y, output reg [7:0] sum, output reg all_ones);

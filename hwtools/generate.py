@@ -1,29 +1,19 @@
 """``make rtl``: regenerate ``rtl/`` from the Amaranth sources in ``hw/``, byte for byte.
 
 Every hardware module that ships Verilog defines ``generate() -> dict[str, str]`` (file name
--> Verilog text, produced with ``strip_internal_attrs=True`` so that no absolute source path
-leaks into it). :data:`MODULES` lists them; ``python -m hw.generate rtl`` writes the files
-and ``python -m hw.generate --check rtl`` exits 1 when a committed file is out of date.
+-> Verilog text, produced by :func:`hw.reproducible.convert` so that no absolute source path
+leaks into it). :data:`MODULES` lists them; ``python -m hwtools.generate rtl`` writes the files
+and ``python -m hwtools.generate --check rtl`` exits 1 when a committed file is out of date.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
-import re
 import sys
 from pathlib import Path
 
 #: hw modules with a ``generate()`` function, in build order
 MODULES = ("hw.cpu6507", "hw.console", "hw.preprocessor", "hw.action_select", "hw.policy_engine", "hw.instance")
-
-
-_SRC_ATTR = re.compile(r"^\s*\(\* src = .*\*\)\n", re.M)
-
-
-def strip_src_attributes(text: str) -> str:
-    """Remove the ``(* src = "..." *)`` lines that ``strip_internal_attrs=True`` still leaves on
-    memories (they hold absolute paths, so the text would differ between checkouts)."""
-    return _SRC_ATTR.sub("", text)
 
 
 def collect() -> dict[str, str]:
@@ -43,7 +33,7 @@ def collect() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hw.generate", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m hwtools.generate", description=__doc__.splitlines()[0])
     parser.add_argument("outdir", nargs="?", default="rtl", help="output folder")
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on a difference")
     args = parser.parse_args(argv)

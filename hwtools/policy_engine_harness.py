@@ -1,7 +1,7 @@
 """Python driver of the policy-engine RTL in Verilator (a ctypes-loaded C++ loop).
 
 :class:`PolicyEngineRTL` builds :func:`hw.policy_engine.generate`'s Verilog for ``lanes`` MAC
-lanes with :func:`hw.verilator_build.build_shared_lib` (cached by content), loads parameters
+lanes with :func:`hwtools.verilator_build.build_shared_lib` (cached by content), loads parameters
 through the engine's write port (:func:`hls_models.policy_engine.load_words`, one word per
 cycle) and runs inferences, serving the observation read port as the preprocessor does.
 """
@@ -15,7 +15,7 @@ import numpy as np
 from hls_models import policy_engine as model
 from hls_models.action_select import MAX_ACTIONS
 from hls_models.policy_int8 import QuantizedPolicy, check_obs
-from hw import verilator_build
+from hwtools import verilator_build
 from hw.policy_engine import generate
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "policy_engine_harness.cpp"
@@ -146,7 +146,7 @@ def bench(lanes: int = 16, inferences: int = 5, seed: int = 0) -> dict:
 if __name__ == "__main__":
     import argparse
     import json
-    parser = argparse.ArgumentParser(prog="python -m hw.policy_engine_harness",
+    parser = argparse.ArgumentParser(prog="python -m hwtools.policy_engine_harness",
                                      description="Verilator speed of the policy engine (inferences/s per core).")
     parser.add_argument("--lanes", type=int, nargs="+", default=[16], help="MAC lane counts")
     parser.add_argument("--inferences", type=int, default=5, help="inferences per lane count")

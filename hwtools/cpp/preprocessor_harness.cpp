@@ -1,5 +1,5 @@
 // Verilator harness of the streaming preprocessor (hw/preprocessor.py), loaded by ctypes
-// from hw/preprocessor_harness.py. One call feeds one whole console frame, colour clock by
+// from hwtools/preprocessor_harness.py. One call feeds one whole console frame, colour clock by
 // colour clock, so the Python side never steps single cycles.
 #include <cstdint>
 // Verilator escapes the double underscore of Amaranth's flattened port names as ___05F.

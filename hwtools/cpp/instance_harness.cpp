@@ -1,6 +1,6 @@
 // Verilator harness of the fabric instance (hw/instance.py): an AXI4-Lite master with
 // PYNQ-shaped MMIO access (read a word, write a word), loaded with ctypes by
-// hw/instance_harness.py. Every access runs the AXI4-Lite handshakes clock by clock, so the
+// hwtools/instance_harness.py. Every access runs the AXI4-Lite handshakes clock by clock, so the
 // design keeps running (the console emulates, the controller waits) while the host talks.
 // Each call fails (returns -1) when a handshake takes more than `limit` clocks.
 #include <cstdint>

@@ -1,7 +1,7 @@
 """Fast Verilator harness of the whole 2600 console: whole frames per call, from Python.
 
 The Verilog comes from :func:`hw.console.generate`, the loop from
-``hw/cpp/console_harness.cpp``; :func:`hw.verilator_build.build_shared_lib` caches the
+``hwtools/cpp/console_harness.cpp``; :func:`hwtools.verilator_build.build_shared_lib` caches the
 build by content hash, so only the first use in a checkout compiles (a few minutes on the
 2-core reference machine).
 
@@ -37,7 +37,7 @@ _LIB = None
 def build() -> Path:
     """Build (or find in the cache) ``libconsole.so``."""
     from hw.console import generate
-    from hw.verilator_build import build_shared_lib
+    from hwtools.verilator_build import build_shared_lib
     verilog = generate()["console.v"]
     return build_shared_lib("console", verilog, "console", HARNESS_CPP.read_text(),
                             extra_verilator_args=("-CFLAGS", "-O3"))

@@ -35,9 +35,12 @@ from math import gcd
 
 import numpy as np
 
+from hls_models.palette import to_grey
+
 OUT_SIZE = 84          #: output height and width (pixels)
 STACK = 4              #: frames in the observation stack
 SCREEN_WIDTH = 160     #: ALE screen width (pixels = colour clocks of the visible line)
+FRAME_SKIP = 4         #: frames per action and per pushed observation (Such et al. 2017)
 
 
 @lru_cache(maxsize=None)
@@ -190,4 +193,30 @@ def float_reference(grey_prev: np.ndarray, grey_cur: np.ndarray) -> np.ndarray:
         line = sum(w * g[k] for k, w in yrow)
         for c, xrow in enumerate(xs):
             out[r, c] = sum(w * line[i] for i, w in xrow)
+    return out
+
+
+def observation_stacks(screens: np.ndarray, fmt: str, frame_skip: int = FRAME_SKIP) -> np.ndarray:
+    """The launcher's observation stacks for recorded palette-index screens.
+
+    One observation per frame-skip period: ``observe(grey[t-1], grey[t])`` at the last frame
+    ``t`` of each period, pushed onto the stack; the first fills all 4 slots
+    (as :meth:`host.instance.AleInstance.reset` does). The grey image before the first frame is zero.
+
+    Args:
+        screens: ``(T, H, 160)`` uint8 palette indices.
+    Returns:
+        ``(T // frame_skip, 4, 84, 84)`` uint8, the stack after each push.
+    """
+    grey = to_grey(screens, fmt)
+    out = np.empty((len(screens) // frame_skip, 4, 84, 84), np.uint8)
+    stack = np.zeros((4, 84, 84), np.uint8)
+    for n, t in enumerate(range(frame_skip - 1, frame_skip * len(out), frame_skip)):
+        prev = grey[t - 1] if t > 0 else np.zeros_like(grey[t])
+        obs = observe(prev, grey[t])
+        if n == 0:
+            stack[:] = obs
+        else:
+            push_frame(stack, obs)
+        out[n] = stack
     return out

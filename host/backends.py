@@ -1,0 +1,28 @@
+"""The launcher's evaluation backends by name: one factory over every :class:`host.instance.Instance`.
+
+``ale`` is :class:`host.instance.AleInstance` (ale-py), ``rtl`` is
+:class:`host.rtl_instance.RtlInstance` (the Verilated console). The protocol itself lives in
+:mod:`host.instance`; the backends build on it, and this module sits above both.
+"""
+from __future__ import annotations
+
+from host.instance import AleInstance, Instance
+from host.rtl_instance import RtlInstance
+
+#: backend names accepted by :func:`make_instance` (``nc2600 run --backend``)
+BACKENDS = ("ale", "rtl")
+
+
+def make_instance(backend: str, rom_path, frame_skip: int = 4, sticky: float = 0.0,
+                  episode_frames: int = 20_000) -> Instance:
+    """Create an instance of the named backend: ``"ale"`` (ale-py) or ``"rtl"`` (the Verilated
+    console, :class:`host.rtl_instance.RtlInstance`).
+
+    Raises:
+        ValueError: unknown backend name.
+    """
+    if backend == "ale":
+        return AleInstance(rom_path, frame_skip, sticky, episode_frames)
+    if backend == "rtl":
+        return RtlInstance(rom_path, frame_skip, sticky, episode_frames)
+    raise ValueError(f"unknown backend {backend!r} (available: {', '.join(BACKENDS)})")

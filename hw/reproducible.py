@@ -1,0 +1,25 @@
+"""Reproducible Verilog of a block: the text ``make rtl`` commits and every harness builds.
+
+Amaranth's ``verilog.convert(..., strip_internal_attrs=True)`` drops the attributes that hold
+source paths, except the ``(* src = "..." *)`` lines it still leaves on memories (absolute paths,
+so the text would differ between checkouts); :func:`convert` removes those too. Every
+``hw/<block>.py`` builds its ``generate()`` on it, so the same sources give the same bytes in
+any folder.
+"""
+from __future__ import annotations
+
+import re
+
+from amaranth.back import verilog
+
+_SRC_ATTR = re.compile(r"^\s*\(\* src = .*\*\)\n", re.M)
+
+
+def strip_src_attributes(text: str) -> str:
+    """Remove the ``(* src = "..." *)`` lines from Verilog text."""
+    return _SRC_ATTR.sub("", text)
+
+
+def convert(top, name: str) -> str:
+    """Verilog text of the elaboratable ``top`` as module ``name``, with no source paths."""
+    return strip_src_attributes(verilog.convert(top, name=name, strip_internal_attrs=True))

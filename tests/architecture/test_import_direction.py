@@ -1,0 +1,133 @@
+"""The packages depend one way: ``hls_models`` <- ``hw`` <- ``hwtools`` <- ``host``, ``mesh_sim``.
+
+The import graph is read from the source (every ``import`` and ``from ... import`` statement,
+including those inside functions, found with :mod:`ast`), so a lazy import against the
+direction is caught as well as a top-level one. Two checks:
+
+- layering: a module of layer ``L`` imports only modules of layers below or equal to ``L``
+  (``hls_models`` 0, ``hw`` 1, ``hwtools`` 2, ``host`` and ``mesh_sim`` 3; ``host`` and
+  ``mesh_sim`` do not import each other except ``host`` -> ``mesh_sim``, the launcher's
+  projection of a run onto the fabric);
+- no cycles between modules (networkx ``simple_cycles`` on the module graph).
+
+Both checks are run on hand-made graphs too, so the test is known to fail when it should.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: package -> layer; an import may go to the same or a lower layer only
+LAYERS = {"hls_models": 0, "hw": 1, "hwtools": 2, "host": 3, "mesh_sim": 3}
+#: imports between packages of the same layer that are allowed (importer, imported)
+SAME_LAYER_ALLOWED = {("host", "mesh_sim")}
+
+
+def module_name(path: Path, root: Path = REPO) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, modules: set[str], root: Path = REPO) -> set[str]:
+    """Project modules imported anywhere in ``path`` (absolute and relative imports).
+
+    ``from pkg import name`` counts as an import of ``pkg.name`` when that is a module,
+    else of ``pkg``.
+    """
+    tree = ast.parse(path.read_text(), str(path))
+    me = module_name(path, root)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    found: set[str] = set()
+
+    def add(name: str) -> None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        if name and name != me:
+            found.add(name)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                add(full if full in modules else base)
+    return found
+
+
+def project_graph() -> nx.DiGraph:
+    files = [p for pkg in LAYERS for p in (REPO / pkg).rglob("*.py")]
+    modules = {module_name(p) for p in files}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for path in files:
+        for target in imports_of(path, modules):
+            graph.add_edge(module_name(path), target)
+    return graph
+
+
+def direction_violations(graph: nx.DiGraph) -> list[str]:
+    bad = []
+    for src, dst in graph.edges:
+        a, b = src.split(".")[0], dst.split(".")[0]
+        if a == b or (a, b) in SAME_LAYER_ALLOWED:
+            continue
+        if LAYERS[b] >= LAYERS[a]:
+            bad.append(f"{src} imports {dst} ({a} may not depend on {b})")
+    return sorted(bad)
+
+
+def cycles(graph: nx.DiGraph) -> list[list[str]]:
+    return sorted(sorted(c) for c in nx.simple_cycles(graph))
+
+
+def test_graph_sees_the_packages():
+    """The graph holds every package and edges that are known to exist (the walker works)."""
+    graph = project_graph()
+    assert {n.split(".")[0] for n in graph.nodes} == set(LAYERS)
+    for edge in (("hw.preprocessor", "hls_models.preprocessor"), ("hwtools.console_harness", "hw.console"),
+                 ("host.rtl_console", "hwtools.console_harness"), ("host.backends", "host.rtl_instance")):
+        assert graph.has_edge(*edge), edge
+
+
+def test_dependencies_point_one_way():
+    assert direction_violations(project_graph()) == []
+
+
+def test_no_import_cycles():
+    assert cycles(project_graph()) == []
+
+
+def test_checks_fail_on_bad_graphs():
+    """Hand-made graphs: an upward import and a two-module cycle are reported."""
+    g = nx.DiGraph([("hls_models.policy_int8", "host.policy"), ("hw.sim", "host.commands.lockstep"),
+                    ("host.instance", "host.rtl_instance"), ("host.rtl_instance", "host.instance"),
+                    ("hwtools.sim", "hw.console"), ("host.report", "mesh_sim.project")])
+    assert direction_violations(g) == [
+        "hls_models.policy_int8 imports host.policy (hls_models may not depend on host)",
+        "hw.sim imports host.commands.lockstep (hw may not depend on host)"]
+    assert cycles(g) == [["host.instance", "host.rtl_instance"]]
+    # mesh_sim may not import host
+    assert direction_violations(nx.DiGraph([("mesh_sim.node", "host.games")])) == [
+        "mesh_sim.node imports host.games (mesh_sim may not depend on host)"]
+
+
+def test_relative_imports_are_resolved(tmp_path):
+    """``from . import x`` and ``from ..pkg import y`` map to project modules."""
+    pkg = tmp_path / "host" / "sub"
+    pkg.mkdir(parents=True)
+    (tmp_path / "host" / "__init__.py").write_text("")
+    (tmp_path / "host" / "a.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "b.py").write_text("from .. import a\nfrom ..a import thing\n")
+    modules = {"host", "host.a", "host.sub", "host.sub.b"}
+    assert imports_of(pkg / "b.py", modules, tmp_path) == {"host.a"}
