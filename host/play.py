@@ -26,10 +26,8 @@ import numpy as np
 
 from host.errors import UserError, require_memory
 from host.rundir import atomic_write_bytes, fs_error
+from host.video import GIF_STRIDE, NTSC_FPS, PAL_FPS, frame_rate, gif_delays_cs  # noqa: F401
 
-NTSC_FPS = 3_579_545 / (262 * 228)     #: 59.92 frames/s
-PAL_FPS = 3_546_894 / (312 * 228)      #: 49.86 frames/s
-GIF_STRIDE = 3                         #: a GIF keeps every third emulated frame
 SEED_LIMIT = 2**31 - 1
 
 
@@ -156,21 +154,6 @@ def evaluate(agent: Agent, seeds: np.ndarray, workers: int, envs_per_block: int,
     with Evaluator(agent.rom_path, workers, envs_per_block, cfg.frame_skip, cfg.sticky, cfg.episode_frames,
                    cfg.backend, cfg.policy, network=cfg.network) as ev:
         return ev.evaluate([Job(0, int(s), i) for i, s in enumerate(seeds)], lambda i: policy, on_result)
-
-
-def frame_rate(display: str) -> float:
-    """Real frames/s of the console (module doc): NTSC 59.92, PAL 49.86."""
-    return PAL_FPS if display == "PAL" else NTSC_FPS
-
-
-def gif_delays_cs(n_frames: int, rate: float, stride: int = GIF_STRIDE, total: int | None = None) -> list[int]:
-    """Centisecond delays of ``n_frames`` GIF frames, frame ``j`` standing for console frames
-    ``j stride .. min((j + 1) stride, total) - 1`` at ``rate`` frames/s, rounded cumulatively
-    (the sum is the real length of ``total`` frames, default ``n_frames x stride``, within 1 cs)."""
-    total = n_frames * stride if total is None else total
-    ends = np.minimum(np.arange(1, n_frames + 1) * stride, total)
-    ends = np.rint(ends * 100.0 / rate).astype(np.int64)
-    return np.diff(np.concatenate([[0], ends])).tolist()
 
 
 def upscale(frame: np.ndarray, scale: int) -> np.ndarray:

@@ -47,14 +47,16 @@ from pathlib import Path
 
 import numpy as np
 
+from hls_models.platform import NTSC_COLOUR_CLOCKS_PER_FRAME
+
 RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", "quoted from a publication",
                                   "missing")
 DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
 PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: hwtools.timing.pnr_block
 KINDS = (RTL, DERIVED, PNR, MODEL, PUBLISHED, MISSING)
 
-#: NTSC frame: 262 scanlines x 228 colour clocks (Stella Programmer's Guide, 1979).
-NTSC_COLOUR_CLOCKS = 262 * 228
+#: NTSC frame: 262 scanlines x 228 colour clocks (:mod:`hls_models.platform`).
+NTSC_COLOUR_CLOCKS = NTSC_COLOUR_CLOCKS_PER_FRAME
 #: Published figures (arXiv 2005.04536 and 2003.11178, 2020; see PUBLISHED_SOURCE).
 PUBLISHED_FABRIC_FPS = 1.2e6
 PUBLISHED_CEILING_FPS = 2.09e6         #: 832 instances x 2514 frames/s

@@ -628,7 +628,7 @@ class Run:
                 break
         buf = io.BytesIO()
         # one frame per decision, each shown for frame_skip console frames at the real rate
-        from host.play import frame_rate, gif_delays_cs
+        from host.video import frame_rate, gif_delays_cs
         delays = gif_delays_cs(len(frames), frame_rate(self.info.display), stride=cfg.frame_skip)
         iio.imwrite(buf, np.stack(frames), extension=".gif", duration=[10 * d for d in delays], loop=0)
         atomic_write_bytes(self.out / "best.gif", buf.getvalue())

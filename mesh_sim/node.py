@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: NTSC frame: 262 scanlines x 228 colour clocks (system-facts.md).
-NTSC_COLOUR_CLOCKS_PER_FRAME = 262 * 228
+from hls_models.platform import NTSC_COLOUR_CLOCKS_PER_FRAME  # noqa: F401  (262 scanlines x 228 colour clocks)
+
 #: ALE 0.12 environment reset: 60 NOOP frames + 4 frames RESET + 4 frames RESET.
 ALE_RESET_FRAMES = 60 + 4 + 4
 #: Fixed cost of one forward pass of the fallback count, in cycles: per layer, filling the
