@@ -9,7 +9,7 @@ from host.errors import UserError
 def _games(text: str) -> list[str]:
     names = [g.strip() for g in text.split(",")]
     if not all(names):
-        raise UserError(f"--agreement {text!r}: empty game name in the list")
+        raise UserError(f"--agreement: give comma-separated ALE game ids, got {text!r}")
     from host.games import check_game_name
     for name in names:
         check_game_name(name)

@@ -1,4 +1,4 @@
-"""cocotb testbench of rtl/action_select.v (18 lanes, 32-bit signed values) against numpy's argmax.
+"""cocotb testbench of rtl/action_select.v (18 lanes, 32-bit signed values) against the rule (first maximum, a plain loop).
 
 Run by ``make sim`` (rule 1 of :mod:`hwtools.sim`) and by ``test_action_select_cocotb.py`` through the same path.
 """
@@ -10,7 +10,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import NextTimeStep, ReadOnly, RisingEdge
 
 from hls_models.action_select import latency
-from tests.action_select.vectors import adversarial_vectors
+from tests.action_select.vectors import adversarial_vectors, first_maximum
 
 N, WIDTH = 18, 32
 
@@ -60,7 +60,7 @@ async def stream(dut, vectors: np.ndarray, counts: np.ndarray) -> list[tuple[int
 
 def check(vectors, counts, outputs):
     for v, c, (idx, val, lat) in zip(vectors, counts, outputs):
-        want = int(np.argmax(v[:c]))               # numpy: first maximum
+        want = first_maximum(v, c)                 # the rule as a plain loop: first maximum
         assert idx == want, (v.tolist(), c, idx, want)
         assert val == int(v[want])
         assert lat == latency(N)

@@ -1,4 +1,5 @@
-"""Action-select RTL (Amaranth simulation) and its model against numpy's argmax."""
+"""Action-select RTL (Amaranth simulation) and its model against the rule stated as a plain loop
+(:func:`tests.action_select.vectors.first_maximum`: first maximum, ties to the lowest index)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +8,7 @@ from amaranth.sim import Simulator
 
 from hls_models import action_select as model
 from hw.action_select import ActionSelect, generate
-from tests.action_select.vectors import adversarial_vectors
+from tests.action_select.vectors import adversarial_vectors, first_maximum
 
 
 def run_rtl(n: int, width: int, vectors: np.ndarray, counts: np.ndarray) -> tuple[list, list, int]:
@@ -46,7 +47,7 @@ def run_rtl(n: int, width: int, vectors: np.ndarray, counts: np.ndarray) -> tupl
 
 
 @pytest.mark.parametrize("n,width", [(18, 32), (18, 8), (4, 16), (3, 2), (1, 8)])
-def test_rtl_matches_numpy_argmax(n, width):
+def test_rtl_and_model_match_the_rule(n, width):
     rng = np.random.default_rng(n * 100 + width)
     lo, hi = -(1 << (width - 1)), (1 << (width - 1))
     rand = rng.integers(lo, hi, size=(40, n))
@@ -55,8 +56,8 @@ def test_rtl_matches_numpy_argmax(n, width):
     counts = np.full(len(vectors), n)
     counts[-20:] = rng.integers(1, n + 1, size=20)       # partly masked lanes
     idx, val, lat = run_rtl(n, width, vectors, counts)
-    # oracle: numpy argmax over the valid lanes (ties to the lowest index)
-    want = np.array([int(np.argmax(v[:c])) for v, c in zip(vectors, counts)])
+    # oracle: the rule as a plain loop over the valid lanes (ties to the lowest index)
+    want = np.array([first_maximum(v, c) for v, c in zip(vectors, counts)])
     assert idx == want.tolist()
     assert val == [int(v[i]) for v, i in zip(vectors, want)]
     assert lat == model.latency(n)
@@ -67,6 +68,16 @@ def test_rtl_matches_numpy_argmax(n, width):
 def test_latency_hand_values():
     # ceil(log2 n) registered levels, at least one
     assert [model.latency(n) for n in (1, 2, 3, 4, 5, 8, 9, 16, 17, 18)] == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+
+
+def test_rule_statement_hand_worked():
+    """The oracle itself on hand-worked vectors (first maximum, masked lanes, negatives)."""
+    assert first_maximum([3, 7, 7, 1]) == 1
+    assert first_maximum([-5, -5, -5, -5]) == 0
+    assert first_maximum([-128, 127, 127, -128]) == 1
+    assert first_maximum([1, 2, 9, 0], 2) == 1
+    assert first_maximum([0, -1, -2, 5], 3) == 0
+    assert first_maximum([4]) == 0
 
 
 def test_model_hand_examples():

@@ -4,6 +4,18 @@ from __future__ import annotations
 import numpy as np
 
 
+def first_maximum(values, count: int | None = None) -> int:
+    """The action-select rule stated independently of numpy: scan the first ``count`` lanes
+    left to right and keep the first lane whose value is strictly greater than the best so far
+    (so a tie keeps the lowest index)."""
+    count = len(values) if count is None else int(count)
+    best = 0
+    for i in range(1, count):
+        if int(values[i]) > int(values[best]):
+            best = i
+    return best
+
+
 def adversarial_vectors(n: int, width: int) -> np.ndarray:
     """``(K, n)`` int64: all equal, ties at both ends, extreme values, single winners."""
     lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1

@@ -240,6 +240,6 @@ def test_policy_int8_agreement_bad_games_one_line():
     import sys
     for value, needle in (("pongg", "unknown game 'pongg'"), ("", "give comma-separated ALE game ids"),
                           ("pong,,boxing", "give comma-separated ALE game ids")):
-        proc = subprocess.run([sys.executable, "-m", "hls_models.policy_int8", "--agreement", value],
+        proc = subprocess.run([sys.executable, "-m", "host.cli", "policy-int8", "--agreement", value],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2 and needle in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
