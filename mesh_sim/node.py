@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hls_models.platform import NTSC_COLOUR_CLOCKS_PER_FRAME  # noqa: F401  (262 scanlines x 228 colour clocks)
+from hls_models.platform import NTSC_COLOUR_CLOCKS_PER_FRAME  # 262 scanlines x 228 colour clocks
 
 #: ALE 0.12 environment reset: 60 NOOP frames + 4 frames RESET + 4 frames RESET.
 ALE_RESET_FRAMES = 60 + 4 + 4
