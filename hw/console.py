@@ -5,6 +5,11 @@ from the TIA's WSYNC), :class:`hw.tia.Tia`, :class:`hw.riot.Riot` and :class:`hw
 together with the 2600's address decode (13 address bits: A12 cartridge, else A7 = 0 TIA,
 else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stella 2.4.2):
 
+* The CPU's bus outputs (address, read/write, data out, dummy mark) are registered once per
+  colour clock: they hold for the whole CPU cycle, so the registered copy is valid from the
+  cycle's second colour clock, before the access takes effect and before the CPU samples the
+  read data on the third; decode, TIA/RIOT/cartridge accesses and the read multiplexer start
+  from it (the cartridge's synchronous ROM read sees the address in the second clock).
 * Only the accesses ALE's CPU performs take effect: cycles the CPU marks ``dummy`` and
   read cycles held by RDY touch nothing (no bank switch, no timer side effect).
 * The CPU's reset vector reads do not count: the colour-clock grid (``hpos``), Stella's
@@ -123,10 +128,24 @@ class Console(wiring.Component):
 
         rdy = ~tia.wsync
         m.d.comb += [cpu.ce.eq(ph == 2), cpu.rdy.eq(rdy)]
+
+        # The CPU's bus outputs depend on its registers only and hold for its whole three-clock
+        # cycle (hw.cpu6507's timing contract). Registered here every clock they are valid from
+        # the cycle's second colour clock on, before the access takes effect (the strobe, third
+        # clock) and before the CPU samples din: the address decode, the TIA/RIOT/cartridge
+        # accesses and the read multiplexer start from these registers, so no path runs from the
+        # CPU's address arithmetic into their state (the console's Fmax; hw.timing).
+        bus_addr = Signal(14)
+        bus_rw = Signal(init=1)
+        bus_dout = Signal(8)
+        bus_dummy = Signal()
+        m.d.sync += [bus_addr.eq(cpu.addr[0:14]), bus_rw.eq(cpu.rw), bus_dout.eq(cpu.dout),
+                     bus_dummy.eq(cpu.dummy)]
+
         cycle_end = Signal()
         strobe = Signal()
         m.d.comb += cycle_end.eq((ph == 2) & counting)
-        m.d.comb += strobe.eq(cycle_end & ~cpu.dummy & (~cpu.rw | rdy))
+        m.d.comb += strobe.eq(cycle_end & ~bus_dummy & (~bus_rw | rdy))
 
         hpos = Signal(8)
         line = Signal(16)
@@ -144,7 +163,7 @@ class Console(wiring.Component):
             with m.If(~((hpos == 227) & counting)):
                 m.d.sync += frame_line.eq(0)
 
-        a = cpu.addr[0:13]
+        a = bus_addr[0:13]
         sel_cart = a[12]
         sel_tia = ~a[12] & ~a[7]
         sel_ram = ~a[12] & a[7] & ~a[9]
@@ -159,11 +178,11 @@ class Console(wiring.Component):
 
         m.d.comb += [
             tia.bus_strobe.eq(strobe & sel_tia), tia.cycle_end.eq(cycle_end),
-            tia.bus_write.eq(~cpu.rw), tia.bus_addr.eq(a[0:6]), tia.bus_wdata.eq(cpu.dout),
+            tia.bus_write.eq(~bus_rw), tia.bus_addr.eq(a[0:6]), tia.bus_wdata.eq(bus_dout),
             tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read),
-            tia.hpos.eq(hpos), tia.drawn.eq(drawn),
+            tia.hpos.eq(hpos), tia.advance.eq(counting), tia.drawn.eq(drawn),
             tia.line_end_drawn.eq(counting & in_window & (hpos == 227)),
-            tia.pixel_x.eq(hpos - 68), tia.cyc.eq(cyc), tia.frame_start.eq(self.start_frame),
+            tia.cyc.eq(cyc), tia.frame_start.eq(self.start_frame),
             tia.line.eq(line), tia.pal.eq(self.pal), tia.hmove_blanks.eq(self.hmove_blanks),
             tia.inpt4.eq(self.inpt4), tia.inpt5.eq(self.inpt5), tia.odd_last_frame.eq(odd_last),
         ]
@@ -172,15 +191,15 @@ class Console(wiring.Component):
                          tia.paddle_mode[i].eq(getattr(self, f"paddle{i}_mode"))]
         m.d.comb += [
             riot.sel_ram.eq(sel_ram), riot.sel_io.eq(sel_io), riot.addr.eq(a[0:10]),
-            riot.write.eq(~cpu.rw), riot.wdata.eq(cpu.dout), riot.strobe.eq(strobe),
+            riot.write.eq(~bus_rw), riot.wdata.eq(bus_dout), riot.strobe.eq(strobe),
             riot.cyc.eq(cyc), riot.frame_start.eq(self.start_frame),
             riot.timer_init.eq(self.timer_init), riot.swcha.eq(self.swcha), riot.swchb.eq(self.swchb),
             riot.host_we.eq(self.host_we_riot), riot.host_addr.eq(self.host_addr[0:7]),
             riot.host_wdata.eq(self.host_wdata), self.host_riot_rdata.eq(riot.host_rdata),
         ]
         m.d.comb += [
-            cart.mapper.eq(self.mapper), cart.sel.eq(sel_cart), cart.addr.eq(a), cart.a13.eq(cpu.addr[13]),
-            cart.write.eq(~cpu.rw), cart.wdata.eq(cpu.dout), cart.strobe.eq(strobe & counting),
+            cart.mapper.eq(self.mapper), cart.sel.eq(sel_cart), cart.addr.eq(a), cart.a13.eq(bus_addr[13]),
+            cart.write.eq(~bus_rw), cart.wdata.eq(bus_dout), cart.strobe.eq(strobe & counting),
             cart.host_we_rom.eq(self.host_we_rom), cart.host_we_ram.eq(self.host_we_ram),
             cart.host_addr.eq(self.host_addr), cart.host_wdata.eq(self.host_wdata),
             self.host_cart_rdata.eq(cart.host_rdata), self.bank.eq(cart.bank),
@@ -194,7 +213,7 @@ class Console(wiring.Component):
             m.d.comb += din.eq(riot.rdata)
         m.d.comb += cpu.din.eq(din)
         with m.If(strobe):
-            m.d.sync += [last_bus.eq(Mux(cpu.rw, din, cpu.dout)), last_was_read.eq(cpu.rw)]
+            m.d.sync += [last_bus.eq(Mux(bus_rw, din, bus_dout)), last_was_read.eq(bus_rw)]
 
         pending = Signal()
         with m.If(tia.frame_end):

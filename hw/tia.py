@@ -42,7 +42,11 @@ against (``shared/reference/ale-oracle-facts.md``). The rules, read from Stella 
 Timing contract with :class:`hw.console.Console`: ``bus_*`` describe a completed CPU access
 at the clock edge where ``bus_strobe`` is high (the last colour clock of the CPU cycle);
 ``hpos`` is the colour clock in the line (0..227, HBLANK is 0..67), ``line`` the scanline
-of the frame. ``cyc`` is Stella's CPU cycle count of the frame for the current cycle minus 1.
+of the frame; ``advance`` is high on the edges where the console moves ``hpos`` on. The TIA
+keeps, beside ``hpos``, registers derived from it that would otherwise start its longest paths
+(the write's colour clock ``hpos + 1 mod 228``, its CPU cycle of the line, the RESPx and RESMx
+positions it gives, the pixel column ``hpos - 68``): they advance with ``advance`` and equal
+the formulas at every clock (both start at ``hpos = 0`` after reset). ``cyc`` is Stella's CPU cycle count of the frame for the current cycle minus 1.
 """
 from __future__ import annotations
 
@@ -101,7 +105,7 @@ class Tia(Elaboratable):
 
     Inputs: bus_strobe, bus_write, bus_addr[6] (write: A5..A0; read: A3..A0 used),
     bus_wdata[8], bus_last[8] (data bus before this access), hpos[8], line_drawn
-    (this clock is in the drawn window), pixel_x[8] (hpos - 68 when drawn), cyc[32],
+    (this clock is in the drawn window), advance (hpos moves on at this edge), cyc[32],
     cycles_since_reset... and the frame controls ``frame_start`` (one clock: the new
     frame begins; Stella's cycle counter is reset). Configuration: pal, hmove_blanks.
     Controllers: inpt4, inpt5 (1 = button up), paddle_needed[4] (16 bits, CPU cycles),
@@ -121,9 +125,9 @@ class Tia(Elaboratable):
         self.bus_last = Signal(8)
         self.last_was_read = Signal()
         self.hpos = Signal(8)
+        self.advance = Signal()         # hpos moves on at this edge (the console is counting)
         self.drawn = Signal()           # this colour clock is a drawn pixel (window, hpos>=68)
         self.line_end_drawn = Signal()  # last clock of a drawn scanline
-        self.pixel_x = Signal(8)
         self.cyc = Signal(32)
         self.frame_start = Signal()
         self.line = Signal(16)          # scanline of the frame at this clock
@@ -207,7 +211,11 @@ class Tia(Elaboratable):
         m0_en = enam0 & ~resmp0
         m1_en = enam1 & ~resmp1
 
-        x = self.pixel_x
+        # the pixel column hpos - 68 (mod 256) as a register beside hpos: no subtract in front of
+        # the five object distances
+        x = Signal(8, init=(0 - 68) % 256)
+        with m.If(self.advance):
+            m.d.sync += x.eq(Mux(self.hpos == 227, (0 - 68) % 256, x + 1))
 
         def dist(pos):
             d = Signal(8)
@@ -354,10 +362,26 @@ class Tia(Elaboratable):
 
         # ---------------------------------------------------------------- writes
         # Stella's colour clock of the write (end of the CPU cycle) in the line
-        wr_hpos = Signal(8)
-        m.d.comb += wr_hpos.eq(Mux(self.hpos == 227, 0, self.hpos + 1))
-        wr_cycle = Signal(7)
-        m.d.comb += wr_cycle.eq(wr_hpos // 3)
+        # kept as registers beside the console's hpos (hpos + 1 mod 228, its CPU cycle of the line
+        # and the RESMx position it gives), so that no write path starts with an add, a divide by
+        # 3 or a wrap from hpos (the console's critical path before)
+        wr_hpos = Signal(8, init=1)
+        wr_phase = Signal(2, init=1)     # wr_hpos mod 3
+        wr_cycle = Signal(7)             # wr_hpos // 3
+        wr_resm = Signal(8, init=2)      # RESMx/RESBL position for a write at wr_hpos
+        wr_resp = Signal(8, init=3)      # RESPx position for a write at wr_hpos
+        nxt_hpos = Signal(8)
+        m.d.comb += nxt_hpos.eq(Mux(wr_hpos == 227, 0, wr_hpos + 1))
+        with m.If(self.advance):
+            m.d.sync += [
+                wr_hpos.eq(nxt_hpos),
+                wr_phase.eq(Mux((wr_hpos == 227) | (wr_phase == 2), 0, wr_phase + 1)),
+                wr_cycle.eq(Mux(wr_hpos == 227, 0, Mux(wr_phase == 2, wr_cycle + 1, wr_cycle))),
+                wr_resm.eq(Mux(nxt_hpos < 68, 2, Mux(nxt_hpos - 68 + 4 >= 160, nxt_hpos - 68 + 4 - 160,
+                                                     nxt_hpos - 68 + 4))),
+                wr_resp.eq(Mux(nxt_hpos < 68, 3, Mux(nxt_hpos - 68 + 5 >= 160, nxt_hpos - 68 + 5 - 160,
+                                                     nxt_hpos - 68 + 5))),
+            ]
         is_write = self.bus_strobe & self.bus_write
         waddr = self.bus_addr
 
@@ -366,6 +390,8 @@ class Tia(Elaboratable):
         pend_addr = Signal(6)
         pend_data = Signal(8)
         pend_hpos = Signal(8)
+        pend_cycle = Signal(7)
+        pend_resm = Signal(8)
         pend_cnt = Signal(4)
         pend_since = Signal(8)   # CPU cycles since HMOVE at the write (Stella's RESMx/RESBL cases)
         wm = Signal(4)           # clocks Stella has already drawn ahead of now
@@ -393,8 +419,7 @@ class Tia(Elaboratable):
 
         # RESPx: when-condition at the write
         newx = Signal(8)
-        m.d.comb += newx.eq(Mux(wr_hpos < 68, 3, Mux(wr_hpos - 68 + 5 >= 160, wr_hpos - 68 + 5 - 160,
-                                                       wr_hpos - 68 + 5)))
+        m.d.comb += newx.eq(wr_resp)
 
         def when_of(oldx, mode):
             d = Signal(8)
@@ -424,9 +449,7 @@ class Tia(Elaboratable):
         m.d.comb += line_at_write.eq(self.line + (self.hpos == 227))
 
         # the apply logic, shared by immediate and delayed writes
-        def apply(addr, data, hpos_w, since):
-            cyc_w = Signal(7, name="apply_cycle")
-            m.d.comb += cyc_w.eq(hpos_w // 3)
+        def apply(addr, data, hpos_w, cyc_w, resm_x, since):
             with m.Switch(addr):
                 with m.Case(0x01):
                     m.d.sync += vblank.eq(data)
@@ -457,9 +480,7 @@ class Tia(Elaboratable):
                 with m.Case(0x0F):
                     m.d.sync += pf[12:20].eq(data)
                 with m.Case(0x12, 0x13, 0x14):
-                    p = Signal(8, name="resm_pos")
-                    m.d.comb += p.eq(Mux(hpos_w < 68, 2, Mux(hpos_w - 68 + 4 >= 160, hpos_w - 68 + 4 - 160,
-                                                             hpos_w - 68 + 4)))
+                    p = resm_x
                     with m.If(addr == 0x12):
                         # Stella's Dolphin case: RESM0 20 CPU cycles after HMOVE at hpos 69
                         m.d.sync += [posm0.eq(Mux((since == 20) & (hpos_w == 69), 8, p)), m0_mode.eq(0)]
@@ -567,19 +588,21 @@ class Tia(Elaboratable):
         ap_addr = Signal(6)
         ap_data = Signal(8)
         ap_hpos = Signal(8)
+        ap_cycle = Signal(7)
+        ap_resm = Signal(8)
         ap_since = Signal(8)
         with m.If(fire):
-            m.d.comb += [ap_en.eq(1), ap_addr.eq(pend_addr), ap_data.eq(pend_data), ap_hpos.eq(pend_hpos),
+            m.d.comb += [ap_en.eq(1), ap_addr.eq(pend_addr), ap_data.eq(pend_data), ap_hpos.eq(pend_hpos), ap_cycle.eq(pend_cycle), ap_resm.eq(pend_resm),
                          ap_since.eq(pend_since)]
         with m.Elif(new_generic & (eff == 0)):
-            m.d.comb += [ap_en.eq(1), ap_addr.eq(waddr), ap_data.eq(self.bus_wdata), ap_hpos.eq(wr_hpos),
+            m.d.comb += [ap_en.eq(1), ap_addr.eq(waddr), ap_data.eq(self.bus_wdata), ap_hpos.eq(wr_hpos), ap_cycle.eq(wr_cycle), ap_resm.eq(wr_resm),
                          ap_since.eq(since_hmove)]
         with m.If(pend):
             m.d.sync += pend_cnt.eq(pend_cnt - 1)
             with m.If(pend_cnt == 1):
                 m.d.sync += pend.eq(0)
         with m.If(ap_en):
-            apply(ap_addr, ap_data, ap_hpos, ap_since)
+            apply(ap_addr, ap_data, ap_hpos, ap_cycle, ap_resm, ap_since)
             with m.If(ap_addr == 0x2C):
                 m.d.sync += collision.eq(0)
         # delayed RESPx fires
@@ -626,7 +649,8 @@ class Tia(Elaboratable):
             with m.If((waddr != 0x10) & (waddr != 0x11)):
                 with m.If((eff != 0) | fire):
                     m.d.sync += [pend.eq(1), pend_addr.eq(waddr), pend_data.eq(self.bus_wdata),
-                                 pend_hpos.eq(wr_hpos), pend_since.eq(since_hmove),
+                                 pend_hpos.eq(wr_hpos), pend_cycle.eq(wr_cycle), pend_resm.eq(wr_resm),
+                                 pend_since.eq(since_hmove),
                                  pend_cnt.eq(Mux(eff == 0, 1, eff)),
                                  wm.eq(Mux(eff == 0, 0, eff - 1))]
 
