@@ -901,7 +901,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .con_ce(con_ce),
     .con_rst(con_rst),
     .drawn(stream__visible),
-    .\host_addr$87 (host_addr),
+    .\host_addr$91 (host_addr),
     .host_cart_rdata(host_cart_rdata),
     .host_riot_rdata(host_riot_rdata),
     .host_wdata(host_wdata),
@@ -922,7 +922,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_needed3(paddle3_needed),
     .pixel(stream__pixel),
     .pixels__line_end(stream__line_end),
-    .\port$4382$0 (\$signal ),
+    .\port$4396$0 (\$signal ),
     .rst(rst),
     .start_frame(stream__frame_end),
     .swcha(swcha),
@@ -976,9 +976,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_r(paddle_r),
     .paddle_start(paddle_start),
     .phase(phase),
-    .\port$4384$0 (\$signal$96 [23:0]),
-    .\port$4390$0 (inputs),
-    .\port$4394$0 (\$signal$110 ),
+    .\port$4398$0 (\$signal$96 [23:0]),
+    .\port$4404$0 (inputs),
+    .\port$4408$0 (\$signal$110 ),
     .pre__clear(clear),
     .pre__obs_valid(pre__obs_valid),
     .pre__push(push),
@@ -3942,7 +3942,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign actions[7:0] = action0[7:0];
 endmodule
 
-module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$87 , host_wdata, host_we_rom, host_we_ram, host_we, \port$4382$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
+module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$91 , host_wdata, host_we_rom, host_we_ram, host_we, \port$4396$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
 , paddle_needed2, paddle_needed3, swcha, swchb, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
@@ -3975,7 +3975,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire \$34 ;
   wire \$35 ;
   wire \$36 ;
-  wire [8:0] \$37 ;
+  wire \$37 ;
   wire \$38 ;
   wire \$39 ;
   wire \$4 ;
@@ -3988,45 +3988,54 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire \$46 ;
   wire \$47 ;
   wire \$48 ;
-  wire \$49 ;
+  wire [8:0] \$49 ;
   wire [8:0] \$5 ;
-  wire [8:0] \$50 ;
-  wire [16:0] \$51 ;
+  wire [16:0] \$50 ;
+  wire \$51 ;
   wire \$52 ;
   wire \$53 ;
   wire \$54 ;
-  wire \$55 ;
-  wire [9:0] \$56 ;
+  wire [9:0] \$55 ;
+  wire \$56 ;
   wire \$57 ;
   wire \$58 ;
   wire \$59 ;
   wire [8:0] \$6 ;
-  wire \$60 ;
-  reg [1:0] \$61 ;
-  reg \$62 ;
-  reg [7:0] \$63 ;
-  reg [15:0] \$64 ;
-  reg [31:0] \$65 ;
+  reg [1:0] \$60 ;
+  reg \$61 ;
+  reg [13:0] \$62 ;
+  reg \$63 ;
+  reg [7:0] \$64 ;
+  reg \$65 ;
   reg [7:0] \$66 ;
-  reg \$67 ;
-  reg \$68 ;
-  reg \$69 ;
+  reg [15:0] \$67 ;
+  reg [31:0] \$68 ;
+  reg [7:0] \$69 ;
   wire \$7 ;
-  wire [1:0] \$70 ;
+  reg \$70 ;
+  reg \$71 ;
+  reg \$72 ;
+  wire [1:0] \$73 ;
   wire \$8 ;
   wire \$9 ;
   wire a13;
   wire [15:0] addr;
-  wire [9:0] \addr$72 ;
-  wire [12:0] \addr$95 ;
+  wire [9:0] \addr$76 ;
+  wire [12:0] \addr$99 ;
+  wire advance;
   output at_boundary;
   wire at_boundary;
   wire [1:0] bank;
-  wire [1:0] \bank$109 ;
-  wire [5:0] bus_addr;
+  wire [1:0] \bank$113 ;
+  reg [13:0] bus_addr = 14'h0000;
+  wire [5:0] \bus_addr$38 ;
+  reg [7:0] bus_dout = 8'h00;
+  reg bus_dummy = 1'h0;
   (* init = 8'h00 *)
   wire [7:0] bus_last;
+  reg bus_rw = 1'h1;
   wire bus_strobe;
+  (* init = 8'h00 *)
   wire [7:0] bus_wdata;
   wire bus_write;
   wire ce;
@@ -4039,80 +4048,80 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire counting;
   reg [31:0] cyc = 32'd0;
   (* init = 32'd0 *)
-  wire [31:0] \cyc$122 ;
+  wire [31:0] \cyc$126 ;
   (* init = 32'd0 *)
-  wire [31:0] \cyc$42 ;
+  wire [31:0] \cyc$46 ;
   (* init = 32'd0 *)
-  wire [31:0] \cyc$76 ;
+  wire [31:0] \cyc$80 ;
   wire cycle_end;
-  wire \cycle_end$32 ;
+  wire \cycle_end$36 ;
   reg [7:0] din;
-  wire [7:0] \din$113 ;
+  wire [7:0] \din$117 ;
   wire [7:0] dout;
   output drawn;
   wire drawn;
-  wire \drawn$117 ;
-  wire \drawn$39 ;
+  wire \drawn$121 ;
+  wire \drawn$44 ;
   wire dummy;
   wire frame_end;
   reg [15:0] frame_line = 16'h0000;
   (* init = 1'h0 *)
   wire frame_pending;
   wire frame_start;
-  wire \frame_start$77 ;
+  wire \frame_start$81 ;
   wire [8:0] height;
   wire hmove_blanks;
-  wire \hmove_blanks$48 ;
+  wire \hmove_blanks$52 ;
   wire [6:0] host_addr;
-  wire [13:0] \host_addr$104 ;
-  input [13:0] \host_addr$87 ;
-  wire [13:0] \host_addr$87 ;
+  wire [13:0] \host_addr$108 ;
+  input [13:0] \host_addr$91 ;
+  wire [13:0] \host_addr$91 ;
   output [7:0] host_cart_rdata;
   wire [7:0] host_cart_rdata;
   wire [7:0] host_rdata;
-  wire [7:0] \host_rdata$107 ;
+  wire [7:0] \host_rdata$111 ;
   output [7:0] host_riot_rdata;
   wire [7:0] host_riot_rdata;
   input [7:0] host_wdata;
   wire [7:0] host_wdata;
-  wire [7:0] \host_wdata$105 ;
-  wire [7:0] \host_wdata$89 ;
+  wire [7:0] \host_wdata$109 ;
+  wire [7:0] \host_wdata$93 ;
   input host_we;
   wire host_we;
   input host_we_ram;
   wire host_we_ram;
-  wire \host_we_ram$103 ;
+  wire \host_we_ram$107 ;
   wire host_we_riot;
   input host_we_rom;
   wire host_we_rom;
-  wire \host_we_rom$101 ;
+  wire \host_we_rom$105 ;
   reg [7:0] hpos = 8'h00;
   (* init = 8'h00 *)
-  wire [7:0] \hpos$120 ;
+  wire [7:0] \hpos$124 ;
   (* init = 8'h00 *)
-  wire [7:0] \hpos$38 ;
+  wire [7:0] \hpos$42 ;
   input inpt4;
   wire inpt4;
-  wire \inpt4$50 ;
+  wire \inpt4$54 ;
   input inpt5;
   wire inpt5;
-  wire \inpt5$52 ;
+  wire \inpt5$56 ;
   output insn_start;
   wire insn_start;
-  wire \insn_start$123 ;
+  wire \insn_start$127 ;
   output jammed;
   wire jammed;
-  wire \jammed$127 ;
+  wire \jammed$131 ;
   reg [7:0] last_bus = 8'h00;
   reg last_was_read = 1'h0;
   (* init = 1'h0 *)
-  wire \last_was_read$37 ;
+  wire \last_was_read$41 ;
   wire [15:0] line;
-  wire [15:0] \line$121 ;
-  wire [15:0] \line$44 ;
+  wire [15:0] \line$125 ;
+  wire [15:0] \line$48 ;
   wire line_end_drawn;
   wire [3:0] mapper;
-  wire [3:0] \mapper$93 ;
+  wire [3:0] \mapper$97 ;
   reg odd_last = 1'h0;
   (* init = 1'h0 *)
   wire odd_last_frame;
@@ -4141,25 +4150,24 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   input [31:0] paddle_needed3;
   wire [31:0] paddle_needed3;
   wire pal;
-  wire \pal$46 ;
+  wire \pal$50 ;
   wire [15:0] pc;
   reg pending = 1'h0;
   reg [1:0] ph = 2'h0;
   output [7:0] pixel;
   wire [7:0] pixel;
-  wire [7:0] \pixel$116 ;
+  wire [7:0] \pixel$120 ;
   wire [7:0] pixel_x;
-  wire [7:0] \pixel_x$118 ;
   wire pixels__frame_end;
   output pixels__line_end;
   wire pixels__line_end;
   wire [7:0] pixels__pixel;
   wire pixels__visible;
-  input [23:0] \port$4382$0 ;
-  wire [23:0] \port$4382$0 ;
+  input [23:0] \port$4396$0 ;
+  wire [23:0] \port$4396$0 ;
   wire [7:0] rdata;
-  wire [7:0] \rdata$111 ;
-  wire [7:0] \rdata$112 ;
+  wire [7:0] \rdata$115 ;
+  wire [7:0] \rdata$116 ;
   wire rdy;
   wire [8:0] row;
   input rst;
@@ -4173,93 +4181,105 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   reg started = 1'h0;
   wire [15:0] state__pc;
   wire strobe;
-  wire \strobe$75 ;
-  wire \strobe$99 ;
+  wire \strobe$103 ;
+  wire \strobe$79 ;
   input [7:0] swcha;
   wire [7:0] swcha;
-  wire [7:0] \swcha$81 ;
+  wire [7:0] \swcha$85 ;
   input [7:0] swchb;
   wire [7:0] swchb;
-  wire [7:0] \swchb$83 ;
+  wire [7:0] \swchb$87 ;
   wire sync;
   wire tia_touch;
   input [7:0] timer_init;
   wire [7:0] timer_init;
-  wire [7:0] \timer_init$79 ;
+  wire [7:0] \timer_init$83 ;
+  (* init = 8'h00 *)
   wire [7:0] wdata;
-  wire [7:0] \wdata$98 ;
+  (* init = 8'h00 *)
+  wire [7:0] \wdata$102 ;
   wire write;
-  wire \write$97 ;
+  wire \write$101 ;
   wire wsync;
   wire [8:0] ystart;
+  assign line = start_frame ? 16'h0000 : frame_line;
+  assign \$22  = line >= \port$4396$0 [14:6];
+  assign \$23  = \port$4396$0 [14:6] + \port$4396$0 [23:15];
   assign \$24  = line < \$23 ;
   assign \$25  = \$22  & \$24 ;
   assign \$26  = counting & \$25 ;
   assign \$27  = hpos >= 7'h44;
   assign drawn = \$26  & \$27 ;
-  assign \$28  = ~ addr[12];
-  assign \$29  = ~ addr[7];
+  assign \$28  = ~ bus_addr[12];
+  assign \$29  = ~ bus_addr[7];
   assign \$30  = \$28  & \$29 ;
   assign bus_strobe = strobe & \$30 ;
-  assign bus_write = ~ rw;
-  assign \$31  = line >= \port$4382$0 [14:6];
-  assign \$32  = \port$4382$0 [14:6] + \port$4382$0 [23:15];
+  assign bus_write = ~ bus_rw;
+  assign \$31  = line >= \port$4396$0 [14:6];
+  assign \$32  = \port$4396$0 [14:6] + \port$4396$0 [23:15];
   assign \$33  = line < \$32 ;
   assign \$34  = \$31  & \$33 ;
   assign \$35  = counting & \$34 ;
   assign \$36  = hpos == 8'he3;
   assign line_end_drawn = \$35  & \$36 ;
-  assign \$37  = hpos - 7'h44;
-  assign \$38  = ~ addr[12];
-  assign \$39  = \$38  & addr[7];
-  assign \$40  = ~ addr[9];
-  assign sel_ram = \$39  & \$40 ;
-  assign \$41  = ~ addr[12];
-  assign \$42  = \$41  & addr[7];
-  assign sel_io = \$42  & addr[9];
-  assign write = ~ rw;
-  assign \write$97  = ~ rw;
-  assign \strobe$99  = strobe & counting;
-  assign \$43  = ~ addr[12];
-  assign \$44  = ~ addr[7];
-  assign \$45  = \$43  & \$44 ;
-  assign \$46  = ! ph;
-  assign \$47  = \$46  & sync;
-  assign \$48  = ~ wsync;
-  assign \$49  = \$47  & \$48 ;
-  assign insn_start = \$49  & counting;
-  assign \$50  = hpos - 7'h44;
-  assign \$51  = line - \port$4382$0 [14:6];
+  assign \$37  = ~ bus_addr[12];
+  assign \$38  = \$37  & bus_addr[7];
+  assign \$39  = ~ bus_addr[9];
+  assign sel_ram = \$38  & \$39 ;
+  assign \$40  = ~ bus_addr[12];
+  assign \$41  = \$40  & bus_addr[7];
+  assign sel_io = \$41  & bus_addr[9];
+  assign write = ~ bus_rw;
+  assign \write$101  = ~ bus_rw;
+  assign \strobe$103  = strobe & counting;
+  assign \$42  = ~ bus_addr[12];
+  assign \$43  = ~ bus_addr[7];
+  assign \$44  = \$42  & \$43 ;
+  assign \$45  = ! ph;
+  assign \$46  = \$45  & sync;
+  assign \$47  = ~ wsync;
+  assign \$48  = \$46  & \$47 ;
+  assign insn_start = \$48  & counting;
+  assign \$49  = hpos - 7'h44;
+  assign \$50  = line - \port$4396$0 [14:6];
   assign at_boundary = insn_start & pending;
-  assign \$52  = ~ addr[12];
-  assign \$53  = ~ addr[7];
-  assign \$54  = \$52  & \$53 ;
-  assign tia_touch = strobe & \$54 ;
-  assign \$55  = line >= \port$4382$0 [14:6];
-  assign \$56  = \port$4382$0 [14:6] + \port$4382$0 [23:15];
-  assign \$57  = line < \$56 ;
-  assign \$58  = \$55  & \$57 ;
-  assign \$59  = counting & \$58 ;
-  assign \$60  = hpos == 8'he3;
-  assign pixels__line_end = \$59  & \$60 ;
+  assign \$51  = ~ bus_addr[12];
+  assign \$52  = ~ bus_addr[7];
+  assign \$53  = \$51  & \$52 ;
+  assign tia_touch = strobe & \$53 ;
+  assign \$54  = line >= \port$4396$0 [14:6];
+  assign \$55  = \port$4396$0 [14:6] + \port$4396$0 [23:15];
+  assign \$56  = line < \$55 ;
+  assign \$57  = \$54  & \$56 ;
+  assign \$58  = counting & \$57 ;
+  assign \$59  = hpos == 8'he3;
+  assign pixels__line_end = \$58  & \$59 ;
   always @(posedge clk)
-    ph <= \$61 ;
+    ph <= \$60 ;
   always @(posedge clk)
-    started <= \$62 ;
+    started <= \$61 ;
   always @(posedge clk)
-    hpos <= \$63 ;
+    bus_addr <= \$62 ;
   always @(posedge clk)
-    frame_line <= \$64 ;
+    bus_rw <= \$63 ;
   always @(posedge clk)
-    cyc <= \$65 ;
+    bus_dout <= \$64 ;
   always @(posedge clk)
-    last_bus <= \$66 ;
+    bus_dummy <= \$65 ;
   always @(posedge clk)
-    last_was_read <= \$67 ;
+    hpos <= \$66 ;
   always @(posedge clk)
-    pending <= \$68 ;
+    frame_line <= \$67 ;
   always @(posedge clk)
-    odd_last <= \$69 ;
+    cyc <= \$68 ;
+  always @(posedge clk)
+    last_bus <= \$69 ;
+  always @(posedge clk)
+    last_was_read <= \$70 ;
+  always @(posedge clk)
+    pending <= \$71 ;
+  always @(posedge clk)
+    odd_last <= \$72 ;
   assign \$1  = ph == 2'h2;
   assign \$2  = ph + 1'h1;
   assign \$3  = \$1  ? 3'h0 : \$2 ;
@@ -4274,21 +4294,18 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$12  = hpos == 8'he3;
   assign \$13  = \$12  & counting;
   assign \$14  = ~ \$13 ;
-  assign \$15  = rw ? din : dout;
+  assign \$15  = bus_rw ? din : bus_dout;
   assign counting = started | sync;
   assign ce = ph == 2'h2;
   assign rdy = ~ wsync;
   assign \$16  = ph == 2'h2;
   assign cycle_end = \$16  & counting;
-  assign \$17  = ~ dummy;
+  assign \$17  = ~ bus_dummy;
   assign \$18  = cycle_end & \$17 ;
-  assign \$19  = ~ rw;
+  assign \$19  = ~ bus_rw;
   assign \$20  = ~ wsync;
   assign \$21  = \$19  | \$20 ;
   assign strobe = \$18  & \$21 ;
-  assign line = start_frame ? 16'h0000 : frame_line;
-  assign \$22  = line >= \port$4382$0 [14:6];
-  assign \$23  = \port$4382$0 [14:6] + \port$4382$0 [23:15];
   \instance.console.cart  cart (
     .bank(bank),
     .clk(clk),
@@ -4296,16 +4313,16 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .con_rst(con_rst),
     .host_rdata(host_cart_rdata),
     .host_we_ram(host_we_ram),
-    .mapper(\port$4382$0 [3:0]),
-    .\port$4485$0 (addr[13:0]),
+    .mapper(\port$4396$0 [3:0]),
+    .\port$4480$0 (bus_addr),
     .rdata(rdata),
-    .rom_w__addr(\host_addr$87 ),
+    .rom_w__addr(\host_addr$91 ),
     .rom_w__data(host_wdata),
     .rom_w__en(host_we_rom),
     .rst(rst),
-    .strobe(\strobe$99 ),
-    .wdata(dout),
-    .write(\write$97 )
+    .strobe(\strobe$103 ),
+    .wdata(bus_dout),
+    .write(\write$101 )
   );
   \instance.console.cpu  cpu (
     .addr(addr),
@@ -4324,7 +4341,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .sync(sync)
   );
   \instance.console.riot  riot (
-    .addr(addr[9:0]),
+    .addr(bus_addr[9:0]),
     .clk(clk),
     .con_ce(con_ce),
     .con_rst(con_rst),
@@ -4333,8 +4350,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .host_rdata(host_riot_rdata),
     .host_wdata(host_wdata),
     .host_we(host_we),
-    .hp__addr(\host_addr$87 [6:0]),
-    .rdata(\rdata$112 ),
+    .hp__addr(\host_addr$91 [6:0]),
+    .rdata(\rdata$116 ),
     .rst(rst),
     .sel_io(sel_io),
     .sel_ram(sel_ram),
@@ -4342,14 +4359,15 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .swcha(swcha),
     .swchb(swchb),
     .timer_init(timer_init),
-    .wdata(dout),
+    .wdata(bus_dout),
     .write(write)
   );
   \instance.console.tia  tia (
-    .bus_addr(addr[5:0]),
+    .advance(counting),
+    .bus_addr(bus_addr[5:0]),
     .bus_last(last_bus),
     .bus_strobe(bus_strobe),
-    .bus_wdata(dout),
+    .bus_wdata(bus_dout),
     .bus_write(bus_write),
     .clk(clk),
     .con_ce(con_ce),
@@ -4375,188 +4393,239 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .paddle_needed2(paddle_needed2),
     .paddle_needed3(paddle_needed3),
     .pixel(pixel),
-    .pixel_x(\$37 [7:0]),
-    .\port$4382$4 (\port$4382$0 [5:4]),
-    .rd(\$70 ),
+    .\port$4396$4 (\port$4396$0 [5:4]),
+    .rd(\$73 ),
     .rst(rst),
     .wsync(wsync)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$61  = ph;
+    \$60  = ph;
     if (con_ce) begin
-      \$61  = \$3 [1:0];
+      \$60  = \$3 [1:0];
     end
     if (con_rst) begin
-      \$61  = 2'h0;
+      \$60  = 2'h0;
     end
     if (rst) begin
-      \$61  = 2'h0;
+      \$60  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$62  = started;
+    \$61  = started;
     if (con_ce) begin
       if (sync) begin
-        \$62  = 1'h1;
+        \$61  = 1'h1;
       end
     end
     if (con_rst) begin
-      \$62  = 1'h0;
+      \$61  = 1'h0;
     end
     if (rst) begin
-      \$62  = 1'h0;
+      \$61  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$63  = hpos;
+    \$62  = bus_addr;
+    if (con_ce) begin
+      \$62  = addr[13:0];
+    end
+    if (con_rst) begin
+      \$62  = 14'h0000;
+    end
+    if (rst) begin
+      \$62  = 14'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$63  = bus_rw;
+    if (con_ce) begin
+      \$63  = rw;
+    end
+    if (con_rst) begin
+      \$63  = 1'h1;
+    end
+    if (rst) begin
+      \$63  = 1'h1;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$64  = bus_dout;
+    if (con_ce) begin
+      \$64  = dout;
+    end
+    if (con_rst) begin
+      \$64  = 8'h00;
+    end
+    if (rst) begin
+      \$64  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$65  = bus_dummy;
+    if (con_ce) begin
+      \$65  = dummy;
+    end
+    if (con_rst) begin
+      \$65  = 1'h0;
+    end
+    if (rst) begin
+      \$65  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$66  = hpos;
     if (con_ce) begin
       if (counting) begin
-        \$63  = \$6 [7:0];
+        \$66  = \$6 [7:0];
       end
     end
     if (con_rst) begin
-      \$63  = 8'h00;
+      \$66  = 8'h00;
     end
     if (rst) begin
-      \$63  = 8'h00;
+      \$66  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$64  = frame_line;
+    \$67  = frame_line;
     if (con_ce) begin
       if (counting) begin
         if (\$9 ) begin
-          \$64  = \$10 [15:0];
+          \$67  = \$10 [15:0];
         end
       end
       if (start_frame) begin
         if (\$14 ) begin
-          \$64  = 16'h0000;
+          \$67  = 16'h0000;
         end
       end
     end
     if (con_rst) begin
-      \$64  = 16'h0000;
+      \$67  = 16'h0000;
     end
     if (rst) begin
-      \$64  = 16'h0000;
+      \$67  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$65  = cyc;
+    \$68  = cyc;
     if (con_ce) begin
       if (cycle_end) begin
-        \$65  = \$11 [31:0];
+        \$68  = \$11 [31:0];
       end
       if (start_frame) begin
-        \$65  = 32'd0;
+        \$68  = 32'd0;
       end
     end
     if (con_rst) begin
-      \$65  = 32'd0;
+      \$68  = 32'd0;
     end
     if (rst) begin
-      \$65  = 32'd0;
+      \$68  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$66  = last_bus;
+    \$69  = last_bus;
     if (con_ce) begin
       if (strobe) begin
-        \$66  = \$15 ;
+        \$69  = \$15 ;
       end
     end
     if (con_rst) begin
-      \$66  = 8'h00;
+      \$69  = 8'h00;
     end
     if (rst) begin
-      \$66  = 8'h00;
+      \$69  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$67  = last_was_read;
+    \$70  = last_was_read;
     if (con_ce) begin
       if (strobe) begin
-        \$67  = rw;
+        \$70  = bus_rw;
       end
     end
     if (con_rst) begin
-      \$67  = 1'h0;
+      \$70  = 1'h0;
     end
     if (rst) begin
-      \$67  = 1'h0;
+      \$70  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$68  = pending;
+    \$71  = pending;
     if (con_ce) begin
       if (frame_end) begin
-        \$68  = 1'h1;
+        \$71  = 1'h1;
       end
       if (start_frame) begin
-        \$68  = 1'h0;
+        \$71  = 1'h0;
       end
     end
     if (con_rst) begin
-      \$68  = 1'h0;
+      \$71  = 1'h0;
     end
     if (rst) begin
-      \$68  = 1'h0;
+      \$71  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$69  = odd_last;
+    \$72  = odd_last;
     if (con_ce) begin
       if (start_frame) begin
-        \$69  = frame_line[0];
+        \$72  = frame_line[0];
       end
     end
     if (con_rst) begin
-      \$69  = 1'h0;
+      \$72  = 1'h0;
     end
     if (rst) begin
-      \$69  = 1'h0;
+      \$72  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
-    if (addr[12]) begin
+    if (bus_addr[12]) begin
       din = rdata;
-    end else if (\$45 ) begin
-      din = { \$70 , last_bus[5:0] };
+    end else if (\$44 ) begin
+      din = { \$73 , last_bus[5:0] };
     end else begin
-      din = \rdata$112 ;
+      din = \rdata$116 ;
     end
   end
-  assign ystart = \port$4382$0 [14:6];
-  assign height = \port$4382$0 [23:15];
-  assign \cycle_end$32  = cycle_end;
-  assign bus_addr = addr[5:0];
-  assign bus_wdata = dout;
+  assign ystart = \port$4396$0 [14:6];
+  assign height = \port$4396$0 [23:15];
+  assign \cycle_end$36  = cycle_end;
+  assign \bus_addr$38  = bus_addr[5:0];
+  assign bus_wdata = bus_dout;
   assign bus_last = last_bus;
-  assign \last_was_read$37  = last_was_read;
-  assign \hpos$38  = hpos;
-  assign \drawn$39  = drawn;
-  assign pixel_x = \$37 [7:0];
-  assign \cyc$42  = cyc;
+  assign \last_was_read$41  = last_was_read;
+  assign \hpos$42  = hpos;
+  assign advance = counting;
+  assign \drawn$44  = drawn;
+  assign \cyc$46  = cyc;
   assign frame_start = start_frame;
-  assign \line$44  = line;
-  assign pal = \port$4382$0 [4];
-  assign \pal$46  = \port$4382$0 [4];
-  assign hmove_blanks = \port$4382$0 [5];
-  assign \hmove_blanks$48  = \port$4382$0 [5];
-  assign \inpt4$50  = inpt4;
-  assign \inpt5$52  = inpt5;
+  assign \line$48  = line;
+  assign pal = \port$4396$0 [4];
+  assign \pal$50  = \port$4396$0 [4];
+  assign hmove_blanks = \port$4396$0 [5];
+  assign \hmove_blanks$52  = \port$4396$0 [5];
+  assign \inpt4$54  = inpt4;
+  assign \inpt5$56  = inpt5;
   assign odd_last_frame = odd_last;
   assign paddle0_needed = paddle_needed0;
   assign paddle0_mode = paddle_mode0;
@@ -4566,49 +4635,49 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign paddle2_mode = paddle_mode2;
   assign paddle3_needed = paddle_needed3;
   assign paddle3_mode = paddle_mode3;
-  assign \addr$72  = addr[9:0];
-  assign wdata = dout;
-  assign \strobe$75  = strobe;
-  assign \cyc$76  = cyc;
-  assign \frame_start$77  = start_frame;
-  assign \timer_init$79  = timer_init;
-  assign \swcha$81  = swcha;
-  assign \swchb$83  = swchb;
+  assign \addr$76  = bus_addr[9:0];
+  assign wdata = bus_dout;
+  assign \strobe$79  = strobe;
+  assign \cyc$80  = cyc;
+  assign \frame_start$81  = start_frame;
+  assign \timer_init$83  = timer_init;
+  assign \swcha$85  = swcha;
+  assign \swchb$87  = swchb;
   assign host_we_riot = host_we;
-  assign host_addr = \host_addr$87 [6:0];
-  assign \host_wdata$89  = host_wdata;
+  assign host_addr = \host_addr$91 [6:0];
+  assign \host_wdata$93  = host_wdata;
   assign host_rdata = host_riot_rdata;
-  assign mapper = \port$4382$0 [3:0];
-  assign \mapper$93  = \port$4382$0 [3:0];
-  assign sel = addr[12];
-  assign \addr$95  = addr[12:0];
-  assign a13 = addr[13];
-  assign \wdata$98  = dout;
-  assign \host_we_rom$101  = host_we_rom;
-  assign \host_we_ram$103  = host_we_ram;
-  assign \host_addr$104  = \host_addr$87 ;
-  assign \host_wdata$105  = host_wdata;
-  assign \host_rdata$107  = host_cart_rdata;
-  assign \bank$109  = bank;
-  assign \rdata$111  = { \$70 , last_bus[5:0] };
-  assign \din$113  = din;
-  assign \pixel$116  = pixel;
-  assign \drawn$117  = drawn;
-  assign \pixel_x$118  = \$50 [7:0];
-  assign row = \$51 [8:0];
-  assign \hpos$120  = hpos;
-  assign \line$121  = line;
-  assign \cyc$122  = cyc;
-  assign \insn_start$123  = insn_start;
+  assign mapper = \port$4396$0 [3:0];
+  assign \mapper$97  = \port$4396$0 [3:0];
+  assign sel = bus_addr[12];
+  assign \addr$99  = bus_addr[12:0];
+  assign a13 = bus_addr[13];
+  assign \wdata$102  = bus_dout;
+  assign \host_we_rom$105  = host_we_rom;
+  assign \host_we_ram$107  = host_we_ram;
+  assign \host_addr$108  = \host_addr$91 ;
+  assign \host_wdata$109  = host_wdata;
+  assign \host_rdata$111  = host_cart_rdata;
+  assign \bank$113  = bank;
+  assign \rdata$115  = { \$73 , last_bus[5:0] };
+  assign \din$117  = din;
+  assign \pixel$120  = pixel;
+  assign \drawn$121  = drawn;
+  assign pixel_x = \$49 [7:0];
+  assign row = \$50 [8:0];
+  assign \hpos$124  = hpos;
+  assign \line$125  = line;
+  assign \cyc$126  = cyc;
+  assign \insn_start$127  = insn_start;
   assign frame_pending = pending;
-  assign \jammed$127  = jammed;
+  assign \jammed$131  = jammed;
   assign state__pc = pc;
   assign pixels__pixel = pixel;
   assign pixels__visible = drawn;
   assign pixels__frame_end = start_frame;
 endmodule
 
-module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$4485$0 , wdata, bank, clk);
+module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$4480$0 , wdata, bank, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$43  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -4881,8 +4950,8 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   reg [2:0] new_slice0;
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
-  input [13:0] \port$4485$0 ;
-  wire [13:0] \port$4485$0 ;
+  input [13:0] \port$4480$0 ;
+  wire [13:0] \port$4480$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
@@ -4925,7 +4994,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       ram[ram_w__addr] <= ram_w__data;
   end
   assign host_rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$4485$0 [6:0]];
+  assign ram_r__data = ram[\port$4480$0 [6:0]];
   reg [7:0] rom [16383:0];
   integer rom__i;
   initial begin
@@ -4947,44 +5016,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$4485$0 [11:0] == 12'hff8;
-  assign \$7  = \port$4485$0 [11:0] == 12'hff9;
+  assign \$6  = \port$4480$0 [11:0] == 12'hff8;
+  assign \$7  = \port$4480$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$4485$0 [11:0] - 12'hff8;
+  assign \$10  = \port$4480$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$4485$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$4480$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$4485$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$4480$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$4485$0 [11:0] - 12'hff6;
+  assign \$18  = \port$4480$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$4485$0 [12] & \$19 ;
-  assign \$21  = \port$4485$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$4480$0 [12] & \$19 ;
+  assign \$21  = \port$4480$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$4485$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$4480$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$4485$0 [12] & \$25 ;
-  assign \$27  = \port$4485$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$4480$0 [12] & \$25 ;
+  assign \$27  = \port$4480$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$4485$0 [11:0] < 12'hff0;
+  assign \$29  = \port$4480$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$4485$0 [12] & \$31 ;
-  assign \$33  = \port$4485$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$4480$0 [12] & \$31 ;
+  assign \$33  = \port$4480$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$4485$0 [11:0] < 12'hff8;
+  assign \$35  = \port$4480$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$4485$0 [2:0] >= 3'h5;
-  assign \$47  = \port$4485$0 [2:0] - 3'h5;
+  assign \$46  = \port$4480$0 [2:0] >= 3'h5;
+  assign \$47  = \port$4480$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -4993,44 +5062,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$4485$0 [12];
+  assign \$57  = \$56  & \port$4480$0 [12];
   assign \$58  = ~ write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$4485$0 [11:0] < 7'h40;
+  assign \$60  = \port$4480$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$4485$0 [5:3] == 1'h1;
-  assign \$63  = \port$4485$0 [5:3] == 2'h2;
+  assign \$62  = \port$4480$0 [5:3] == 1'h1;
+  assign \$63  = \port$4480$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$4485$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$4485$0 [11:10];
-  assign \$68  = \port$4485$0 [11:10] == 1'h1;
+  assign \$66  = \port$4480$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$4480$0 [11:10];
+  assign \$68  = \port$4480$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$4485$0 [13];
-  assign \$73  = \port$4485$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$4480$0 [13];
+  assign \$73  = \port$4480$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
   assign \$75  = rom_r__data & flag_new;
   assign \$76  = mapper == 3'h4;
   assign \$77  = mapper == 3'h5;
   assign \$78  = \$76  | \$77 ;
-  assign \$79  = \port$4485$0 [11:7] == 1'h1;
+  assign \$79  = \port$4480$0 [11:7] == 1'h1;
   assign \$80  = \$78  & \$79 ;
   assign \$81  = mapper == 4'h8;
-  assign \$82  = \$81  & \port$4485$0 [12];
+  assign \$82  = \$81  & \port$4480$0 [12];
   assign \$83  = ~ write;
   assign \$84  = \$82  & \$83 ;
-  assign \$85  = \port$4485$0 [11:0] < 7'h40;
+  assign \$85  = \port$4480$0 [11:0] < 7'h40;
   assign \$86  = \$84  & \$85 ;
   assign \$87  = \$86  ? dpc_rdata : rom_r__data;
   assign rdata = \$80  ? ram_r__data : \$87 ;
-  assign \$88  = \port$4485$0 [12] & strobe;
+  assign \$88  = \port$4480$0 [12] & strobe;
   assign \$89  = \$88  & write;
   assign \$90  = mapper == 3'h4;
   assign \$91  = mapper == 3'h5;
   assign \$92  = \$90  | \$91 ;
-  assign \$93  = ! \port$4485$0 [11:7];
+  assign \$93  = ! \port$4480$0 [11:7];
   assign \$94  = \$92  & \$93 ;
   assign \$95  = \$89  & \$94 ;
   assign \$96  = ~ init_done;
@@ -5040,67 +5109,67 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$100  = mapper == 4'h8;
   assign \$101  = \$99  | \$100 ;
   assign \$102  = \$101  ? 1'h1 : 1'h0;
-  assign \$103  = \port$4485$0 [12] & strobe;
+  assign \$103  = \port$4480$0 [12] & strobe;
   assign \$104  = \$103  & init_done;
   assign \$105  = mapper == 4'h8;
-  assign \$106  = \port$4485$0 [12] & strobe;
+  assign \$106  = \port$4480$0 [12] & strobe;
   assign \$107  = \$105  & \$106 ;
   assign \$108  = ~ write;
-  assign \$109  = \port$4485$0 [12] & \$108 ;
-  assign \$110  = \port$4485$0 [11:0] < 8'h80;
-  assign \$111  = \port$4485$0 [11:0] >= 12'hfc0;
+  assign \$109  = \port$4480$0 [12] & \$108 ;
+  assign \$110  = \port$4480$0 [11:0] < 8'h80;
+  assign \$111  = \port$4480$0 [11:0] >= 12'hfc0;
   assign \$112  = \$110  | \$111 ;
   assign \$113  = \$109  & \$112 ;
-  assign \$114  = \port$4485$0 [12] & write;
+  assign \$114  = \port$4480$0 [12] & write;
   assign \$115  = \$113  | \$114 ;
   assign \$116  = \$107  & \$115 ;
   assign \$117  = mapper == 4'h8;
-  assign \$118  = \port$4485$0 [12] & strobe;
+  assign \$118  = \port$4480$0 [12] & strobe;
   assign \$119  = \$117  & \$118 ;
   assign \$120  = mapper == 4'h8;
-  assign \$121  = \$120  & \port$4485$0 [12];
+  assign \$121  = \$120  & \port$4480$0 [12];
   assign \$122  = ~ write;
   assign \$123  = \$121  & \$122 ;
-  assign \$124  = \port$4485$0 [11:0] < 7'h40;
+  assign \$124  = \port$4480$0 [11:0] < 7'h40;
   assign \$125  = \$123  & \$124 ;
   assign \$126  = \$119  & \$125 ;
-  assign \$127  = ! \port$4485$0 [2:0];
+  assign \$127  = ! \port$4480$0 [2:0];
   assign \$128  = dpc_counter0 - 1'h1;
-  assign \$129  = \port$4485$0 [2:0] == 1'h1;
+  assign \$129  = \port$4480$0 [2:0] == 1'h1;
   assign \$130  = dpc_counter1 - 1'h1;
-  assign \$131  = \port$4485$0 [2:0] == 2'h2;
+  assign \$131  = \port$4480$0 [2:0] == 2'h2;
   assign \$132  = dpc_counter2 - 1'h1;
-  assign \$133  = \port$4485$0 [2:0] == 2'h3;
+  assign \$133  = \port$4480$0 [2:0] == 2'h3;
   assign \$134  = dpc_counter3 - 1'h1;
-  assign \$135  = \port$4485$0 [2:0] == 3'h4;
+  assign \$135  = \port$4480$0 [2:0] == 3'h4;
   assign \$136  = dpc_counter4 - 1'h1;
-  assign \$137  = \port$4485$0 [2:0] == 3'h5;
+  assign \$137  = \port$4480$0 [2:0] == 3'h5;
   assign \$138  = ~ dpc_music0;
   assign \$139  = dpc_counter5 - 1'h1;
-  assign \$140  = \port$4485$0 [2:0] == 3'h6;
+  assign \$140  = \port$4480$0 [2:0] == 3'h6;
   assign \$141  = ~ dpc_music1;
   assign \$142  = dpc_counter6 - 1'h1;
-  assign \$143  = \port$4485$0 [2:0] == 3'h7;
+  assign \$143  = \port$4480$0 [2:0] == 3'h7;
   assign \$144  = ~ dpc_music2;
   assign \$145  = dpc_counter7 - 1'h1;
   assign \$146  = mapper == 4'h8;
-  assign \$147  = \port$4485$0 [12] & strobe;
+  assign \$147  = \port$4480$0 [12] & strobe;
   assign \$148  = \$146  & \$147 ;
   assign \$149  = \$148  & write;
-  assign \$150  = \port$4485$0 [11:0] >= 7'h40;
+  assign \$150  = \port$4480$0 [11:0] >= 7'h40;
   assign \$151  = \$149  & \$150 ;
-  assign \$152  = \port$4485$0 [11:0] < 8'h80;
+  assign \$152  = \port$4480$0 [11:0] < 8'h80;
   assign \$153  = \$151  & \$152 ;
-  assign \$154  = ! \port$4485$0 [2:0];
-  assign \$155  = \port$4485$0 [2:0] == 1'h1;
-  assign \$156  = \port$4485$0 [2:0] == 2'h2;
-  assign \$157  = \port$4485$0 [2:0] == 2'h3;
-  assign \$158  = \port$4485$0 [2:0] == 3'h4;
-  assign \$159  = \port$4485$0 [2:0] == 3'h5;
+  assign \$154  = ! \port$4480$0 [2:0];
+  assign \$155  = \port$4480$0 [2:0] == 1'h1;
+  assign \$156  = \port$4480$0 [2:0] == 2'h2;
+  assign \$157  = \port$4480$0 [2:0] == 2'h3;
+  assign \$158  = \port$4480$0 [2:0] == 3'h4;
+  assign \$159  = \port$4480$0 [2:0] == 3'h5;
   assign \$160  = dpc_music0 ? dpc_top5 : wdata;
-  assign \$161  = \port$4485$0 [2:0] == 3'h6;
+  assign \$161  = \port$4480$0 [2:0] == 3'h6;
   assign \$162  = dpc_music1 ? dpc_top6 : wdata;
-  assign \$163  = \port$4485$0 [2:0] == 3'h7;
+  assign \$163  = \port$4480$0 [2:0] == 3'h7;
   assign \$164  = dpc_music2 ? dpc_top7 : wdata;
   assign \$165  = con_ce ? rom_w__en : 1'h0;
   assign \$167  = con_ce ? ram_w__en : 1'h0;
@@ -5189,7 +5258,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4485$0 [2:0])
+    casez (\port$4480$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -5211,7 +5280,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4485$0 [2:0])
+    casez (\port$4480$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -5233,7 +5302,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4485$0 [2:0])
+    casez (\port$4480$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -5255,7 +5324,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4485$0 [2:0])
+    casez (\port$4480$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -5277,7 +5346,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4485$0 [2:0])
+    casez (\port$4480$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -5321,7 +5390,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4485$0 [2:0])
+    casez (\port$4480$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -5343,7 +5412,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_bank = bank;
-    if (\port$4485$0 [12]) begin
+    if (\port$4480$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -5356,44 +5425,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$4485$0 [2:0];
+      new_slice0 = \port$4480$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$4485$0 [2:0];
+      new_slice1 = \port$4480$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$4485$0 [2:0];
+      new_slice2 = \port$4480$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$4485$0 [10:0] };
+      rom_addr = { 3'h0, \port$4480$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$4485$0 [11:0] };
+      rom_addr = { 2'h0, \port$4480$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$4485$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$4480$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$4485$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$4480$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$4485$0 [11:0] };
+      rom_addr = { new_bank, \port$4480$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$4485$0 [5:3])
+    casez (\port$4480$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
       3'h1:
@@ -5410,7 +5479,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (host_we_ram) begin
       ram_w__addr = rom_w__addr[6:0];
     end else if (\$95 ) begin
-      ram_w__addr = \port$4485$0 [6:0];
+      ram_w__addr = \port$4480$0 [6:0];
     end
   end
   always @* begin
@@ -5527,7 +5596,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$154 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5541,7 +5610,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$155 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5555,7 +5624,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$156 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5569,7 +5638,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$157 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5583,7 +5652,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$158 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5597,7 +5666,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$159 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5611,7 +5680,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$161 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5625,7 +5694,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$163 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5652,7 +5721,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$154 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$174  = 8'h00;
           endcase
@@ -5671,7 +5740,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$154 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5696,7 +5765,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$155 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$176  = 8'h00;
           endcase
@@ -5715,7 +5784,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$155 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5740,7 +5809,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$156 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$178  = 8'h00;
           endcase
@@ -5759,7 +5828,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$156 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5784,7 +5853,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$157 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$180  = 8'h00;
           endcase
@@ -5803,7 +5872,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$157 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5828,7 +5897,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$158 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$182  = 8'h00;
           endcase
@@ -5847,7 +5916,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$158 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5872,7 +5941,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$159 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$184  = 8'h00;
           endcase
@@ -5893,7 +5962,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$159 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5918,7 +5987,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$161 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$186  = 8'h00;
           endcase
@@ -5939,7 +6008,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$161 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5964,7 +6033,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$163 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$188  = 8'h00;
           endcase
@@ -5985,7 +6054,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$153 ) begin
         if (\$163 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6005,7 +6074,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$154 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$190  = wdata;
           endcase
@@ -6019,7 +6088,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$154 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6035,7 +6104,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$155 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$192  = wdata;
           endcase
@@ -6049,7 +6118,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$155 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6065,7 +6134,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$156 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$194  = wdata;
           endcase
@@ -6079,7 +6148,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$156 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6095,7 +6164,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$157 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$196  = wdata;
           endcase
@@ -6109,7 +6178,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$157 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6125,7 +6194,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$158 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$198  = wdata;
           endcase
@@ -6139,7 +6208,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$158 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6155,7 +6224,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$159 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$200  = wdata;
           endcase
@@ -6169,7 +6238,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$159 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6185,7 +6254,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$159 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6205,7 +6274,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$161 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$203  = wdata;
           endcase
@@ -6219,7 +6288,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$161 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6235,7 +6304,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$161 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6255,7 +6324,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$163 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 \$206  = wdata;
           endcase
@@ -6269,7 +6338,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$163 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6285,7 +6354,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$153 ) begin
         if (\$163 ) begin
-          casez (\port$4485$0 [5:3])
+          casez (\port$4480$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6304,13 +6373,13 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign host_we_rom = rom_w__en;
   assign ram_h__addr = rom_w__addr[6:0];
   assign ram_h__data = host_rdata;
-  assign sel = \port$4485$0 [12];
-  assign addr = \port$4485$0 [12:0];
+  assign sel = \port$4480$0 [12];
+  assign addr = \port$4480$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$4485$0 [13];
+  assign a13 = \port$4480$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$4485$0 [6:0];
+  assign ram_r__addr = \port$4480$0 [6:0];
   assign \$166  = con_ce;
 endmodule
 
@@ -10578,7 +10647,7 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   assign \$257  = { 1'h0, state__a[7:1] };
 endmodule
 
-module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host_rdata, con_rst, hp__addr, host_wdata, host_we, timer_init, cyc, addr, wdata, rdata, frame_start, swcha, swchb, clk);
+module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host_rdata, con_rst, hp__addr, host_wdata, host_we, timer_init, addr, wdata, cyc, rdata, frame_start, swcha, swchb, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$45  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -10982,157 +11051,157 @@ module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host
   assign \$signal  = 7'h00;
 endmodule
 
-module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel_x, pixel, con_rst, \port$4382$4 , hpos, cyc, bus_last, last_was_read, odd_last_frame, bus_addr, bus_wdata, rd, frame_end
-, wsync, frame_start, paddle_needed0, paddle_needed1, paddle_needed2, paddle_needed3, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
+module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$4396$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
+, frame_end, frame_start, paddle_needed0, paddle_needed1, paddle_needed2, paddle_needed3, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$46  = 0;
-  wire [10:0] \$1 ;
+  wire \$1 ;
   wire \$10 ;
-  wire \$100 ;
-  wire [9:0] \$1000 ;
-  wire [10:0] \$1001 ;
-  wire [8:0] \$1002 ;
-  wire [9:0] \$1003 ;
-  wire [10:0] \$1004 ;
-  wire [10:0] \$1005 ;
+  wire [9:0] \$100 ;
+  wire \$1000 ;
+  wire \$1001 ;
+  wire \$1002 ;
+  wire \$1003 ;
+  wire \$1004 ;
+  wire \$1005 ;
   wire \$1006 ;
   wire \$1007 ;
   wire \$1008 ;
   wire \$1009 ;
   wire \$101 ;
-  reg [3:0] \$1010 ;
-  wire [3:0] \$1011 ;
+  wire \$1010 ;
+  wire \$1011 ;
   wire \$1012 ;
-  wire [3:0] \$1013 ;
-  reg [3:0] \$1014 ;
-  wire [3:0] \$1015 ;
-  wire [4:0] \$1016 ;
-  reg [3:0] \$1017 ;
-  wire [3:0] \$1018 ;
+  wire \$1013 ;
+  wire \$1014 ;
+  wire \$1015 ;
+  wire \$1016 ;
+  wire \$1017 ;
+  wire \$1018 ;
   wire \$1019 ;
   wire \$102 ;
-  wire [3:0] \$1020 ;
-  reg [3:0] \$1021 ;
-  wire [4:0] \$1022 ;
-  wire [4:0] \$1023 ;
-  wire [5:0] \$1024 ;
-  wire [10:0] \$1025 ;
+  wire \$1020 ;
+  wire \$1021 ;
+  wire \$1022 ;
+  wire \$1023 ;
+  wire \$1024 ;
+  wire \$1025 ;
   wire \$1026 ;
   wire \$1027 ;
   wire \$1028 ;
   wire \$1029 ;
-  wire [8:0] \$103 ;
-  reg [3:0] \$1030 ;
-  wire [3:0] \$1031 ;
+  wire [4:0] \$103 ;
+  wire \$1030 ;
+  wire \$1031 ;
   wire \$1032 ;
-  wire [3:0] \$1033 ;
-  reg [3:0] \$1034 ;
-  wire [3:0] \$1035 ;
-  wire [4:0] \$1036 ;
-  reg [3:0] \$1037 ;
-  wire [3:0] \$1038 ;
+  wire \$1033 ;
+  wire \$1034 ;
+  wire \$1035 ;
+  wire \$1036 ;
+  wire \$1037 ;
+  wire \$1038 ;
   wire \$1039 ;
-  wire \$104 ;
-  wire [3:0] \$1040 ;
-  reg [3:0] \$1041 ;
-  wire [4:0] \$1042 ;
-  wire [4:0] \$1043 ;
-  wire [5:0] \$1044 ;
-  wire [10:0] \$1045 ;
+  wire [4:0] \$104 ;
+  wire \$1040 ;
+  wire \$1041 ;
+  wire \$1042 ;
+  wire \$1043 ;
+  wire \$1044 ;
+  wire \$1045 ;
   wire \$1046 ;
   wire \$1047 ;
   wire \$1048 ;
   wire \$1049 ;
-  wire \$105 ;
-  reg [3:0] \$1050 ;
-  wire [3:0] \$1051 ;
+  wire [8:0] \$105 ;
+  wire \$1050 ;
+  wire \$1051 ;
   wire \$1052 ;
-  wire [3:0] \$1053 ;
-  reg [3:0] \$1054 ;
-  wire [3:0] \$1055 ;
-  wire [4:0] \$1056 ;
-  reg [3:0] \$1057 ;
-  wire [3:0] \$1058 ;
+  wire [10:0] \$1053 ;
+  wire \$1054 ;
+  wire [10:0] \$1055 ;
+  wire [10:0] \$1056 ;
+  wire \$1057 ;
+  wire \$1058 ;
   wire \$1059 ;
-  wire \$106 ;
-  wire [3:0] \$1060 ;
-  reg [3:0] \$1061 ;
-  wire [4:0] \$1062 ;
-  wire [4:0] \$1063 ;
-  wire [5:0] \$1064 ;
-  wire [10:0] \$1065 ;
+  wire [9:0] \$106 ;
+  wire \$1060 ;
+  wire \$1061 ;
+  wire \$1062 ;
+  wire \$1063 ;
+  wire \$1064 ;
+  wire \$1065 ;
   wire \$1066 ;
   wire \$1067 ;
   wire \$1068 ;
   wire \$1069 ;
-  wire [8:0] \$107 ;
-  reg [3:0] \$1070 ;
-  wire [3:0] \$1071 ;
+  wire \$107 ;
+  wire \$1070 ;
+  wire \$1071 ;
   wire \$1072 ;
-  wire [3:0] \$1073 ;
-  reg [3:0] \$1074 ;
-  wire [3:0] \$1075 ;
-  wire [4:0] \$1076 ;
-  reg [3:0] \$1077 ;
-  wire [3:0] \$1078 ;
+  wire \$1073 ;
+  wire \$1074 ;
+  wire \$1075 ;
+  wire \$1076 ;
+  wire \$1077 ;
+  wire \$1078 ;
   wire \$1079 ;
-  wire [8:0] \$108 ;
-  wire [3:0] \$1080 ;
-  reg [3:0] \$1081 ;
-  wire [4:0] \$1082 ;
-  wire [4:0] \$1083 ;
-  wire [5:0] \$1084 ;
-  wire [10:0] \$1085 ;
+  wire \$108 ;
+  wire \$1080 ;
+  wire \$1081 ;
+  wire \$1082 ;
+  wire \$1083 ;
+  wire \$1084 ;
+  wire \$1085 ;
   wire \$1086 ;
   wire \$1087 ;
   wire \$1088 ;
   wire \$1089 ;
-  wire [8:0] \$109 ;
-  reg [3:0] \$1090 ;
-  wire [3:0] \$1091 ;
+  wire \$109 ;
+  wire \$1090 ;
+  wire \$1091 ;
   wire \$1092 ;
-  wire [3:0] \$1093 ;
-  reg [3:0] \$1094 ;
-  wire [3:0] \$1095 ;
-  wire [4:0] \$1096 ;
-  reg [3:0] \$1097 ;
-  wire [3:0] \$1098 ;
+  wire \$1093 ;
+  wire \$1094 ;
+  wire \$1095 ;
+  wire \$1096 ;
+  wire \$1097 ;
+  wire \$1098 ;
   wire \$1099 ;
-  wire \$11 ;
-  wire [8:0] \$110 ;
-  wire [3:0] \$1100 ;
-  reg [3:0] \$1101 ;
-  wire [4:0] \$1102 ;
-  wire [4:0] \$1103 ;
-  wire [5:0] \$1104 ;
-  wire [10:0] \$1105 ;
+  wire [7:0] \$11 ;
+  wire \$110 ;
+  wire \$1100 ;
+  wire \$1101 ;
+  wire \$1102 ;
+  wire \$1103 ;
+  wire \$1104 ;
+  wire \$1105 ;
   wire \$1106 ;
-  wire [8:0] \$1107 ;
+  wire \$1107 ;
   wire \$1108 ;
   wire \$1109 ;
   wire \$111 ;
   wire \$1110 ;
   wire \$1111 ;
-  wire [4:0] \$1112 ;
-  wire [4:0] \$1113 ;
+  wire \$1112 ;
+  wire \$1113 ;
   wire \$1114 ;
   wire \$1115 ;
-  wire [8:0] \$1116 ;
+  wire \$1116 ;
   wire \$1117 ;
   wire \$1118 ;
-  wire [8:0] \$1119 ;
-  wire \$112 ;
-  wire [14:0] \$1120 ;
+  wire \$1119 ;
+  wire [4:0] \$112 ;
+  wire \$1120 ;
   wire \$1121 ;
-  wire [10:0] \$1122 ;
-  wire [10:0] \$1123 ;
+  wire \$1122 ;
+  wire \$1123 ;
   wire \$1124 ;
   wire \$1125 ;
-  wire [1:0] \$1126 ;
-  wire [1:0] \$1127 ;
+  wire \$1126 ;
+  wire \$1127 ;
   wire \$1128 ;
   wire \$1129 ;
-  wire \$113 ;
-  wire [4:0] \$1130 ;
+  wire [4:0] \$113 ;
+  wire \$1130 ;
   wire \$1131 ;
   wire \$1132 ;
   wire \$1133 ;
@@ -11140,9 +11209,9 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$1135 ;
   wire \$1136 ;
   wire \$1137 ;
-  wire [7:0] \$1138 ;
+  wire \$1138 ;
   wire \$1139 ;
-  wire \$114 ;
+  wire [8:0] \$114 ;
   wire \$1140 ;
   wire \$1141 ;
   wire \$1142 ;
@@ -11164,313 +11233,330 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$1157 ;
   wire \$1158 ;
   wire \$1159 ;
-  wire [7:0] \$116 ;
+  wire \$116 ;
   wire \$1160 ;
   wire \$1161 ;
   wire \$1162 ;
   wire \$1163 ;
   wire \$1164 ;
   wire \$1165 ;
-  wire [4:0] \$1166 ;
-  wire [4:0] \$1167 ;
-  wire [8:0] \$1168 ;
+  wire \$1166 ;
+  wire \$1167 ;
+  wire \$1168 ;
   wire \$1169 ;
   wire \$117 ;
   wire \$1170 ;
   wire \$1171 ;
-  wire [4:0] \$1172 ;
-  wire [4:0] \$1173 ;
-  wire [8:0] \$1174 ;
-  wire [9:0] \$1175 ;
+  wire \$1172 ;
+  wire \$1173 ;
+  wire \$1174 ;
+  wire \$1175 ;
   wire \$1176 ;
   wire \$1177 ;
-  wire [4:0] \$1178 ;
-  wire [4:0] \$1179 ;
-  wire \$118 ;
-  wire [8:0] \$1180 ;
-  wire [9:0] \$1181 ;
+  wire [16:0] \$1178 ;
+  wire [2:0] \$1179 ;
+  wire [4:0] \$118 ;
+  reg [7:0] \$1180 ;
+  wire [10:0] \$1181 ;
   wire \$1182 ;
   wire \$1183 ;
   wire \$1184 ;
   wire \$1185 ;
   wire \$1186 ;
-  wire [4:0] \$1187 ;
-  wire [4:0] \$1188 ;
-  wire [8:0] \$1189 ;
-  wire \$119 ;
+  wire \$1187 ;
+  wire \$1188 ;
+  wire \$1189 ;
+  wire [4:0] \$119 ;
   wire \$1190 ;
   wire \$1191 ;
   wire \$1192 ;
-  wire [4:0] \$1193 ;
-  wire [4:0] \$1194 ;
-  wire [8:0] \$1195 ;
-  wire [9:0] \$1196 ;
-  wire \$1197 ;
-  wire \$1198 ;
+  reg [3:0] \$1193 ;
+  wire [3:0] \$1194 ;
+  wire \$1195 ;
+  wire [3:0] \$1196 ;
+  reg [3:0] \$1197 ;
+  wire [3:0] \$1198 ;
   wire [4:0] \$1199 ;
-  wire \$12 ;
-  wire \$120 ;
-  wire [4:0] \$1200 ;
-  wire [8:0] \$1201 ;
-  wire [9:0] \$1202 ;
-  wire \$1203 ;
-  wire \$1204 ;
-  wire \$1205 ;
-  wire \$1206 ;
-  wire \$1207 ;
+  wire [7:0] \$12 ;
+  wire [8:0] \$120 ;
+  reg [3:0] \$1200 ;
+  wire [3:0] \$1201 ;
+  wire \$1202 ;
+  wire [3:0] \$1203 ;
+  reg [3:0] \$1204 ;
+  wire [4:0] \$1205 ;
+  wire [4:0] \$1206 ;
+  wire [5:0] \$1207 ;
   wire [10:0] \$1208 ;
   wire \$1209 ;
-  wire \$121 ;
-  wire [10:0] \$1210 ;
-  wire [10:0] \$1211 ;
-  wire [10:0] \$1212 ;
-  wire \$1213 ;
-  wire [10:0] \$1214 ;
+  wire [9:0] \$121 ;
+  wire \$1210 ;
+  wire \$1211 ;
+  wire \$1212 ;
+  reg [3:0] \$1213 ;
+  wire [3:0] \$1214 ;
   wire \$1215 ;
-  wire [10:0] \$1216 ;
-  wire [10:0] \$1217 ;
-  wire [10:0] \$1218 ;
-  wire \$1219 ;
+  wire [3:0] \$1216 ;
+  reg [3:0] \$1217 ;
+  wire [3:0] \$1218 ;
+  wire [4:0] \$1219 ;
   wire \$122 ;
-  wire [10:0] \$1220 ;
-  wire \$1221 ;
-  wire [10:0] \$1222 ;
-  wire [10:0] \$1223 ;
-  wire [10:0] \$1224 ;
-  wire \$1225 ;
-  wire [10:0] \$1226 ;
-  wire \$1227 ;
+  reg [3:0] \$1220 ;
+  wire [3:0] \$1221 ;
+  wire \$1222 ;
+  wire [3:0] \$1223 ;
+  reg [3:0] \$1224 ;
+  wire [4:0] \$1225 ;
+  wire [4:0] \$1226 ;
+  wire [5:0] \$1227 ;
   wire [10:0] \$1228 ;
-  wire [10:0] \$1229 ;
+  wire \$1229 ;
   wire \$123 ;
-  wire [10:0] \$1230 ;
+  wire \$1230 ;
   wire \$1231 ;
-  wire [10:0] \$1232 ;
-  wire \$1233 ;
-  wire [10:0] \$1234 ;
-  wire [10:0] \$1235 ;
-  wire [10:0] \$1236 ;
-  wire \$1237 ;
-  wire [4:0] \$1238 ;
-  wire \$1239 ;
-  wire \$124 ;
-  wire [4:0] \$1240 ;
-  wire \$1241 ;
+  wire \$1232 ;
+  reg [3:0] \$1233 ;
+  wire [3:0] \$1234 ;
+  wire \$1235 ;
+  wire [3:0] \$1236 ;
+  reg [3:0] \$1237 ;
+  wire [3:0] \$1238 ;
+  wire [4:0] \$1239 ;
+  wire [4:0] \$124 ;
+  reg [3:0] \$1240 ;
+  wire [3:0] \$1241 ;
   wire \$1242 ;
-  wire \$1243 ;
-  wire \$1244 ;
-  wire \$1245 ;
-  wire \$1246 ;
-  wire \$1247 ;
-  wire \$1248 ;
-  wire [32:0] \$1249 ;
-  wire \$125 ;
+  wire [3:0] \$1243 ;
+  reg [3:0] \$1244 ;
+  wire [4:0] \$1245 ;
+  wire [4:0] \$1246 ;
+  wire [5:0] \$1247 ;
+  wire [10:0] \$1248 ;
+  wire \$1249 ;
+  wire [4:0] \$125 ;
   wire \$1250 ;
   wire \$1251 ;
   wire \$1252 ;
-  wire \$1253 ;
-  wire \$1254 ;
-  wire [3:0] \$1255 ;
-  wire \$1256 ;
-  wire [3:0] \$1257 ;
-  wire [4:0] \$1258 ;
-  wire \$1259 ;
-  wire \$126 ;
-  wire \$1260 ;
-  wire \$1261 ;
+  reg [3:0] \$1253 ;
+  wire [3:0] \$1254 ;
+  wire \$1255 ;
+  wire [3:0] \$1256 ;
+  reg [3:0] \$1257 ;
+  wire [3:0] \$1258 ;
+  wire [4:0] \$1259 ;
+  wire [8:0] \$126 ;
+  reg [3:0] \$1260 ;
+  wire [3:0] \$1261 ;
   wire \$1262 ;
-  wire \$1263 ;
-  wire [3:0] \$1264 ;
-  wire \$1265 ;
-  wire [3:0] \$1266 ;
-  wire [4:0] \$1267 ;
-  wire \$1268 ;
+  wire [3:0] \$1263 ;
+  reg [3:0] \$1264 ;
+  wire [4:0] \$1265 ;
+  wire [4:0] \$1266 ;
+  wire [5:0] \$1267 ;
+  wire [10:0] \$1268 ;
   wire \$1269 ;
-  wire \$127 ;
+  wire [9:0] \$127 ;
   wire \$1270 ;
   wire \$1271 ;
   wire \$1272 ;
-  wire \$1273 ;
-  wire \$1274 ;
+  reg [3:0] \$1273 ;
+  wire [3:0] \$1274 ;
   wire \$1275 ;
   wire [3:0] \$1276 ;
-  wire \$1277 ;
-  wire [4:0] \$1278 ;
+  reg [3:0] \$1277 ;
+  wire [3:0] \$1278 ;
   wire [4:0] \$1279 ;
   wire \$128 ;
-  wire \$1280 ;
-  wire \$1281 ;
-  wire [32:0] \$1282 ;
-  reg [3:0] \$1283 ;
-  reg [7:0] \$1284 ;
-  reg [7:0] \$1285 ;
-  reg [14:0] \$1286 ;
-  reg \$1287 ;
-  reg \$1288 ;
-  reg \$1289 ;
+  reg [3:0] \$1280 ;
+  wire [3:0] \$1281 ;
+  wire \$1282 ;
+  wire [3:0] \$1283 ;
+  reg [3:0] \$1284 ;
+  wire [4:0] \$1285 ;
+  wire [4:0] \$1286 ;
+  wire [5:0] \$1287 ;
+  wire [10:0] \$1288 ;
+  wire \$1289 ;
   wire \$129 ;
-  reg [1:0] \$1290 ;
-  reg [7:0] \$1291 ;
-  reg [1:0] \$1292 ;
-  reg \$1293 ;
-  reg [3:0] \$1294 ;
-  reg \$1295 ;
-  reg [7:0] \$1296 ;
-  reg [7:0] \$1297 ;
+  wire [8:0] \$1290 ;
+  wire \$1291 ;
+  wire \$1292 ;
+  wire \$1293 ;
+  reg [7:0] \$1294 ;
+  reg [7:0] \$1295 ;
+  reg [1:0] \$1296 ;
+  reg [6:0] \$1297 ;
   reg [7:0] \$1298 ;
-  reg [6:0] \$1299 ;
-  wire \$13 ;
+  reg [7:0] \$1299 ;
+  wire [7:0] \$13 ;
   wire \$130 ;
-  reg [6:0] \$1300 ;
-  reg [6:0] \$1301 ;
-  reg [6:0] \$1302 ;
-  reg [7:0] \$1303 ;
+  reg [3:0] \$1300 ;
+  reg [7:0] \$1301 ;
+  reg [7:0] \$1302 ;
+  reg [14:0] \$1303 ;
   reg \$1304 ;
   reg \$1305 ;
-  reg [19:0] \$1306 ;
-  reg [7:0] \$1307 ;
+  reg \$1306 ;
+  reg [1:0] \$1307 ;
   reg [7:0] \$1308 ;
-  reg [7:0] \$1309 ;
+  reg [1:0] \$1309 ;
   wire \$131 ;
-  reg [7:0] \$1310 ;
-  reg [7:0] \$1311 ;
-  reg [7:0] \$1312 ;
-  reg \$1313 ;
-  reg \$1314 ;
-  reg \$1315 ;
-  reg \$1316 ;
-  reg [3:0] \$1317 ;
-  reg [3:0] \$1318 ;
-  reg [3:0] \$1319 ;
+  reg \$1310 ;
+  reg [3:0] \$1311 ;
+  reg \$1312 ;
+  reg [7:0] \$1313 ;
+  reg [7:0] \$1314 ;
+  reg [7:0] \$1315 ;
+  reg [6:0] \$1316 ;
+  reg [6:0] \$1317 ;
+  reg [6:0] \$1318 ;
+  reg [6:0] \$1319 ;
   wire \$132 ;
-  reg \$1320 ;
-  reg [3:0] \$1321 ;
-  reg [3:0] \$1322 ;
-  reg \$1323 ;
-  reg \$1324 ;
-  reg \$1325 ;
-  reg \$1326 ;
-  reg \$1327 ;
+  reg [7:0] \$1320 ;
+  reg \$1321 ;
+  reg \$1322 ;
+  reg [19:0] \$1323 ;
+  reg [7:0] \$1324 ;
+  reg [7:0] \$1325 ;
+  reg [7:0] \$1326 ;
+  reg [7:0] \$1327 ;
   reg [7:0] \$1328 ;
   reg [7:0] \$1329 ;
-  wire \$133 ;
-  reg [3:0] \$1330 ;
+  wire [10:0] \$133 ;
+  reg \$1330 ;
   reg \$1331 ;
-  reg [3:0] \$1332 ;
+  reg \$1332 ;
   reg \$1333 ;
-  reg \$1334 ;
-  reg \$1335 ;
-  reg [31:0] \$1336 ;
+  reg [3:0] \$1334 ;
+  reg [3:0] \$1335 ;
+  reg [3:0] \$1336 ;
   reg \$1337 ;
-  reg \$1338 ;
-  reg [7:0] \$1339 ;
+  reg [3:0] \$1338 ;
+  reg [3:0] \$1339 ;
   wire \$134 ;
   reg \$1340 ;
-  reg [7:0] \$1341 ;
+  reg \$1341 ;
   reg \$1342 ;
-  reg [5:0] \$1343 ;
-  reg [7:0] \$1344 ;
+  reg \$1343 ;
+  reg \$1344 ;
   reg [7:0] \$1345 ;
   reg [7:0] \$1346 ;
-  wire [8:0] \$135 ;
-  wire \$136 ;
-  wire \$137 ;
+  reg [3:0] \$1347 ;
+  reg \$1348 ;
+  reg [3:0] \$1349 ;
+  wire [10:0] \$135 ;
+  reg \$1350 ;
+  reg \$1351 ;
+  reg \$1352 ;
+  reg [31:0] \$1353 ;
+  reg \$1354 ;
+  reg \$1355 ;
+  reg [7:0] \$1356 ;
+  reg \$1357 ;
+  reg [7:0] \$1358 ;
+  reg \$1359 ;
+  wire [10:0] \$136 ;
+  reg [5:0] \$1360 ;
+  reg [7:0] \$1361 ;
+  reg [7:0] \$1362 ;
+  reg [6:0] \$1363 ;
+  reg [7:0] \$1364 ;
+  reg [7:0] \$1365 ;
+  wire [10:0] \$137 ;
   wire \$138 ;
-  wire [8:0] \$139 ;
+  wire [10:0] \$139 ;
   wire \$14 ;
   wire \$140 ;
-  wire \$141 ;
-  wire \$142 ;
-  wire [8:0] \$143 ;
-  wire [8:0] \$144 ;
-  wire [8:0] \$145 ;
-  wire [8:0] \$146 ;
-  wire [8:0] \$147 ;
-  wire \$148 ;
-  wire \$149 ;
+  wire [10:0] \$141 ;
+  wire [10:0] \$142 ;
+  wire [10:0] \$143 ;
+  wire \$144 ;
+  wire [10:0] \$145 ;
+  wire \$146 ;
+  wire [10:0] \$147 ;
+  wire [10:0] \$148 ;
+  wire [10:0] \$149 ;
   wire [8:0] \$15 ;
   wire \$150 ;
-  wire \$151 ;
+  wire [10:0] \$151 ;
   wire \$152 ;
-  wire [7:0] \$153 ;
-  wire [7:0] \$154 ;
-  wire [7:0] \$155 ;
-  wire [7:0] \$156 ;
-  wire [7:0] \$157 ;
-  wire [7:0] \$158 ;
-  wire [7:0] \$159 ;
-  wire [8:0] \$16 ;
-  wire [7:0] \$160 ;
-  wire [7:0] \$161 ;
-  wire [7:0] \$162 ;
-  wire [7:0] \$163 ;
-  wire [2:0] \$164 ;
-  wire \$165 ;
-  wire [10:0] \$166 ;
+  wire [10:0] \$153 ;
+  wire [10:0] \$154 ;
+  wire [10:0] \$155 ;
+  wire \$156 ;
+  wire [10:0] \$157 ;
+  wire \$158 ;
+  wire [10:0] \$159 ;
+  wire [9:0] \$16 ;
+  wire [10:0] \$160 ;
+  wire [10:0] \$161 ;
+  wire \$162 ;
+  wire [4:0] \$163 ;
+  wire \$164 ;
+  wire [4:0] \$165 ;
+  wire \$166 ;
   wire \$167 ;
-  wire [10:0] \$168 ;
-  wire [10:0] \$169 ;
+  wire \$168 ;
+  wire \$169 ;
   wire \$17 ;
   wire \$170 ;
   wire \$171 ;
   wire \$172 ;
   wire \$173 ;
-  wire \$174 ;
+  wire [32:0] \$174 ;
   wire \$175 ;
   wire \$176 ;
   wire \$177 ;
   wire \$178 ;
   wire \$179 ;
-  wire \$18 ;
-  wire [8:0] \$180 ;
-  wire [8:0] \$181 ;
-  wire \$182 ;
-  wire \$183 ;
+  wire [8:0] \$18 ;
+  wire [3:0] \$180 ;
+  wire \$181 ;
+  wire [3:0] \$182 ;
+  wire [4:0] \$183 ;
   wire \$184 ;
   wire \$185 ;
   wire \$186 ;
   wire \$187 ;
   wire \$188 ;
-  wire \$189 ;
-  wire \$19 ;
+  wire [3:0] \$189 ;
+  wire [9:0] \$19 ;
   wire \$190 ;
-  wire \$191 ;
-  wire \$192 ;
+  wire [3:0] \$191 ;
+  wire [4:0] \$192 ;
   wire \$193 ;
   wire \$194 ;
   wire \$195 ;
-  wire [8:0] \$196 ;
+  wire \$196 ;
   wire \$197 ;
   wire \$198 ;
   wire \$199 ;
-  wire \$2 ;
-  wire \$20 ;
-  wire [8:0] \$200 ;
-  wire [8:0] \$201 ;
-  wire [8:0] \$202 ;
-  wire \$203 ;
-  wire \$204 ;
+  wire [8:0] \$2 ;
+  wire [10:0] \$20 ;
+  wire \$200 ;
+  wire [3:0] \$201 ;
+  wire \$202 ;
+  wire [4:0] \$203 ;
+  wire [4:0] \$204 ;
   wire \$205 ;
   wire \$206 ;
-  wire \$207 ;
-  wire [7:0] \$2071 ;
-  wire \$2073 ;
-  wire \$208 ;
+  wire [32:0] \$207 ;
+  wire [10:0] \$208 ;
   wire \$209 ;
-  wire \$21 ;
-  wire \$210 ;
-  wire \$211 ;
+  wire [8:0] \$21 ;
+  wire [10:0] \$210 ;
+  wire [10:0] \$211 ;
   wire \$212 ;
   wire \$213 ;
   wire \$214 ;
   wire \$215 ;
   wire \$216 ;
-  wire [8:0] \$217 ;
+  wire \$217 ;
   wire \$218 ;
   wire \$219 ;
-  wire \$22 ;
+  wire [9:0] \$22 ;
   wire \$220 ;
-  wire [8:0] \$221 ;
+  wire \$221 ;
   wire [8:0] \$222 ;
   wire [8:0] \$223 ;
   wire \$224 ;
@@ -11479,573 +11565,571 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$227 ;
   wire \$228 ;
   wire \$229 ;
-  wire \$23 ;
+  wire [10:0] \$23 ;
   wire \$230 ;
   wire \$231 ;
   wire \$232 ;
   wire \$233 ;
   wire \$234 ;
   wire \$235 ;
-  wire [7:0] \$2354 ;
-  wire \$2356 ;
   wire \$236 ;
   wire \$237 ;
-  wire \$238 ;
+  wire [8:0] \$238 ;
   wire \$239 ;
-  wire \$24 ;
+  wire [10:0] \$24 ;
   wire \$240 ;
   wire \$241 ;
   wire [8:0] \$242 ;
-  wire \$243 ;
-  wire \$244 ;
+  wire [8:0] \$243 ;
+  wire [8:0] \$244 ;
   wire \$245 ;
-  wire [8:0] \$246 ;
+  wire \$246 ;
   wire \$247 ;
   wire \$248 ;
   wire \$249 ;
   wire \$25 ;
-  wire [8:0] \$250 ;
-  wire [8:0] \$251 ;
-  wire [8:0] \$252 ;
-  wire [8:0] \$253 ;
+  wire \$250 ;
+  wire \$251 ;
+  wire \$252 ;
+  wire \$253 ;
   wire \$254 ;
   wire \$255 ;
   wire \$256 ;
   wire \$257 ;
   wire \$258 ;
-  wire \$259 ;
-  wire \$26 ;
+  wire [8:0] \$259 ;
+  wire [8:0] \$26 ;
   wire \$260 ;
   wire \$261 ;
   wire \$262 ;
-  wire \$263 ;
-  wire \$264 ;
-  wire \$265 ;
+  wire [8:0] \$263 ;
+  wire [8:0] \$264 ;
+  wire [8:0] \$265 ;
   wire \$266 ;
   wire \$267 ;
-  wire [8:0] \$268 ;
+  wire \$268 ;
   wire \$269 ;
-  wire \$27 ;
+  wire [9:0] \$27 ;
   wire \$270 ;
   wire \$271 ;
-  wire [8:0] \$272 ;
-  wire [8:0] \$273 ;
-  wire [8:0] \$274 ;
-  wire [8:0] \$275 ;
+  wire \$272 ;
+  wire \$273 ;
+  wire \$274 ;
+  wire \$275 ;
   wire \$276 ;
   wire \$277 ;
   wire \$278 ;
   wire \$279 ;
   wire \$28 ;
   wire \$280 ;
-  wire [7:0] \$281 ;
+  wire \$281 ;
   wire \$282 ;
   wire \$283 ;
-  wire \$284 ;
+  wire [8:0] \$284 ;
   wire \$285 ;
   wire \$286 ;
   wire \$287 ;
-  wire \$288 ;
+  wire [8:0] \$288 ;
   wire \$289 ;
-  wire \$29 ;
+  wire [8:0] \$29 ;
   wire \$290 ;
   wire \$291 ;
-  wire \$292 ;
-  wire \$293 ;
-  wire \$294 ;
-  wire \$295 ;
+  wire [8:0] \$292 ;
+  wire [8:0] \$293 ;
+  wire [8:0] \$294 ;
+  wire [8:0] \$295 ;
   wire \$296 ;
   wire \$297 ;
   wire \$298 ;
   wire \$299 ;
-  wire [10:0] \$3 ;
-  wire \$30 ;
-  wire [8:0] \$300 ;
+  wire [8:0] \$3 ;
+  wire [9:0] \$30 ;
+  wire \$300 ;
   wire \$301 ;
   wire \$302 ;
   wire \$303 ;
-  wire [8:0] \$304 ;
+  wire \$304 ;
   wire \$305 ;
   wire \$306 ;
   wire \$307 ;
-  wire [8:0] \$308 ;
-  wire [8:0] \$309 ;
-  wire [8:0] \$31 ;
+  wire \$308 ;
+  wire \$309 ;
+  wire [10:0] \$31 ;
   wire [8:0] \$310 ;
-  wire [8:0] \$311 ;
-  wire [8:0] \$312 ;
+  wire \$311 ;
+  wire \$312 ;
   wire \$313 ;
-  wire \$314 ;
-  wire \$315 ;
-  wire \$316 ;
-  wire \$317 ;
-  wire [7:0] \$318 ;
-  wire [7:0] \$319 ;
-  wire \$32 ;
-  wire [7:0] \$320 ;
-  wire [7:0] \$321 ;
-  wire [7:0] \$322 ;
+  wire [8:0] \$314 ;
+  wire [8:0] \$315 ;
+  wire [8:0] \$316 ;
+  wire [8:0] \$317 ;
+  wire \$318 ;
+  wire \$319 ;
+  wire [8:0] \$32 ;
+  wire \$320 ;
+  wire \$321 ;
+  wire \$322 ;
   wire [7:0] \$323 ;
-  wire [7:0] \$324 ;
-  wire [7:0] \$325 ;
-  wire [7:0] \$326 ;
-  wire [7:0] \$327 ;
-  wire [7:0] \$328 ;
-  wire [2:0] \$329 ;
-  wire \$33 ;
+  wire \$324 ;
+  wire \$325 ;
+  wire \$326 ;
+  wire \$327 ;
+  wire \$328 ;
+  wire \$329 ;
+  wire [9:0] \$33 ;
   wire \$330 ;
-  wire [10:0] \$331 ;
+  wire \$331 ;
   wire \$332 ;
-  wire [10:0] \$333 ;
-  wire [10:0] \$334 ;
+  wire \$333 ;
+  wire \$334 ;
   wire \$335 ;
-  wire [8:0] \$336 ;
+  wire \$336 ;
   wire \$337 ;
-  wire [6:0] \$338 ;
+  wire \$338 ;
   wire \$339 ;
-  wire \$34 ;
+  wire [10:0] \$34 ;
   wire \$340 ;
   wire \$341 ;
-  wire [6:0] \$342 ;
+  wire [8:0] \$342 ;
   wire \$343 ;
   wire \$344 ;
   wire \$345 ;
-  wire [6:0] \$346 ;
+  wire [8:0] \$346 ;
   wire \$347 ;
   wire \$348 ;
   wire \$349 ;
-  wire [8:0] \$35 ;
-  wire \$350 ;
-  wire [6:0] \$351 ;
-  wire \$352 ;
-  wire \$353 ;
-  wire \$354 ;
-  wire [6:0] \$355 ;
+  wire [10:0] \$35 ;
+  wire [8:0] \$350 ;
+  wire [8:0] \$351 ;
+  wire [8:0] \$352 ;
+  wire [8:0] \$353 ;
+  wire [8:0] \$354 ;
+  wire \$355 ;
   wire \$356 ;
   wire \$357 ;
   wire \$358 ;
   wire \$359 ;
-  wire [8:0] \$36 ;
-  wire [6:0] \$360 ;
-  wire \$361 ;
-  wire \$362 ;
-  wire \$363 ;
-  wire [6:0] \$364 ;
-  wire \$365 ;
-  wire \$366 ;
-  wire \$367 ;
-  wire \$368 ;
-  wire [6:0] \$369 ;
-  wire [8:0] \$37 ;
-  wire \$370 ;
-  wire \$371 ;
+  wire \$36 ;
+  wire [7:0] \$360 ;
+  wire [7:0] \$361 ;
+  wire [7:0] \$362 ;
+  wire [7:0] \$363 ;
+  wire [7:0] \$364 ;
+  wire [7:0] \$365 ;
+  wire [7:0] \$366 ;
+  wire [7:0] \$367 ;
+  wire [7:0] \$368 ;
+  wire [7:0] \$369 ;
+  wire [4:0] \$37 ;
+  wire [7:0] \$370 ;
+  wire [2:0] \$371 ;
   wire \$372 ;
-  wire \$373 ;
-  wire [6:0] \$374 ;
-  wire \$375 ;
-  wire \$376 ;
+  wire [10:0] \$373 ;
+  wire \$374 ;
+  wire [10:0] \$375 ;
+  wire [10:0] \$376 ;
   wire \$377 ;
-  wire [7:0] \$378 ;
+  wire \$378 ;
   wire \$379 ;
-  wire \$38 ;
+  wire [4:0] \$38 ;
   wire \$380 ;
   wire \$381 ;
   wire \$382 ;
-  wire [6:0] \$383 ;
+  wire \$383 ;
   wire \$384 ;
   wire \$385 ;
   wire \$386 ;
-  wire [6:0] \$387 ;
-  wire \$388 ;
+  wire [8:0] \$387 ;
+  wire [8:0] \$388 ;
   wire \$389 ;
   wire \$39 ;
   wire \$390 ;
-  wire [6:0] \$391 ;
+  wire \$391 ;
   wire \$392 ;
   wire \$393 ;
   wire \$394 ;
   wire \$395 ;
-  wire [7:0] \$396 ;
+  wire \$396 ;
   wire \$397 ;
   wire \$398 ;
   wire \$399 ;
-  wire [10:0] \$4 ;
+  wire \$4 ;
   wire \$40 ;
   wire \$400 ;
-  wire [6:0] \$401 ;
+  wire \$401 ;
   wire \$402 ;
-  wire \$403 ;
-  wire [10:0] \$404 ;
+  wire [8:0] \$403 ;
+  wire \$404 ;
   wire \$405 ;
-  wire [10:0] \$406 ;
-  wire [10:0] \$407 ;
+  wire \$406 ;
+  wire [8:0] \$407 ;
   wire [8:0] \$408 ;
-  wire \$409 ;
-  wire \$41 ;
-  wire [6:0] \$410 ;
+  wire [8:0] \$409 ;
+  wire [8:0] \$41 ;
+  wire \$410 ;
   wire \$411 ;
   wire \$412 ;
   wire \$413 ;
-  wire [6:0] \$414 ;
+  wire \$414 ;
   wire \$415 ;
   wire \$416 ;
   wire \$417 ;
-  wire [6:0] \$418 ;
+  wire \$418 ;
   wire \$419 ;
   wire \$42 ;
   wire \$420 ;
   wire \$421 ;
   wire \$422 ;
-  wire [6:0] \$423 ;
-  wire \$424 ;
+  wire \$423 ;
+  wire [8:0] \$424 ;
   wire \$425 ;
   wire \$426 ;
-  wire [6:0] \$427 ;
-  wire \$428 ;
-  wire \$429 ;
+  wire \$427 ;
+  wire [8:0] \$428 ;
+  wire [8:0] \$429 ;
   wire \$43 ;
-  wire \$430 ;
+  wire [8:0] \$430 ;
   wire \$431 ;
-  wire [6:0] \$432 ;
+  wire \$432 ;
   wire \$433 ;
   wire \$434 ;
   wire \$435 ;
-  wire [6:0] \$436 ;
+  wire \$436 ;
   wire \$437 ;
   wire \$438 ;
   wire \$439 ;
-  wire \$44 ;
+  wire [8:0] \$44 ;
   wire \$440 ;
-  wire [6:0] \$441 ;
+  wire \$441 ;
   wire \$442 ;
   wire \$443 ;
   wire \$444 ;
   wire \$445 ;
-  wire [6:0] \$446 ;
+  wire \$446 ;
   wire \$447 ;
   wire \$448 ;
-  wire \$449 ;
-  wire \$45 ;
-  wire [7:0] \$450 ;
+  wire [8:0] \$449 ;
+  wire [14:0] \$45 ;
+  wire \$450 ;
   wire \$451 ;
   wire \$452 ;
-  wire \$453 ;
+  wire [8:0] \$453 ;
   wire \$454 ;
-  wire [6:0] \$455 ;
+  wire \$455 ;
   wire \$456 ;
-  wire \$457 ;
-  wire \$458 ;
-  wire [6:0] \$459 ;
+  wire [8:0] \$457 ;
+  wire [8:0] \$458 ;
+  wire [8:0] \$459 ;
   wire \$46 ;
-  wire \$460 ;
+  wire [8:0] \$460 ;
   wire \$461 ;
   wire \$462 ;
-  wire [6:0] \$463 ;
+  wire \$463 ;
   wire \$464 ;
   wire \$465 ;
   wire \$466 ;
   wire \$467 ;
-  wire [7:0] \$468 ;
+  wire \$468 ;
   wire \$469 ;
-  wire \$47 ;
+  wire [10:0] \$47 ;
   wire \$470 ;
   wire \$471 ;
   wire \$472 ;
-  wire [6:0] \$473 ;
+  wire \$473 ;
   wire \$474 ;
-  wire \$475 ;
-  wire [10:0] \$476 ;
+  wire [8:0] \$475 ;
+  wire \$476 ;
   wire \$477 ;
-  wire [10:0] \$478 ;
-  wire [10:0] \$479 ;
-  wire \$48 ;
+  wire \$478 ;
+  wire [8:0] \$479 ;
+  wire [10:0] \$48 ;
   wire [8:0] \$480 ;
-  wire [7:0] \$481 ;
-  wire \$482 ;
-  wire [6:0] \$483 ;
-  wire [6:0] \$484 ;
-  wire [6:0] \$485 ;
-  wire [6:0] \$486 ;
+  wire [8:0] \$481 ;
+  wire [8:0] \$482 ;
+  wire \$483 ;
+  wire \$484 ;
+  wire \$485 ;
+  wire \$486 ;
   wire \$487 ;
-  wire \$488 ;
+  wire [7:0] \$488 ;
   wire \$489 ;
   wire \$49 ;
-  wire [5:0] \$490 ;
-  wire [5:0] \$491 ;
+  wire \$490 ;
+  wire \$491 ;
   wire \$492 ;
-  wire [7:0] \$493 ;
-  wire [7:0] \$494 ;
-  wire [7:0] \$495 ;
-  wire [7:0] \$496 ;
-  wire [7:0] \$497 ;
-  wire [7:0] \$498 ;
-  wire [7:0] \$499 ;
+  wire \$493 ;
+  wire \$494 ;
+  wire \$495 ;
+  wire \$496 ;
+  wire \$497 ;
+  wire \$498 ;
+  wire \$499 ;
   wire \$5 ;
   wire \$50 ;
-  wire [7:0] \$500 ;
-  wire [7:0] \$501 ;
-  wire [7:0] \$502 ;
+  wire \$500 ;
+  wire \$501 ;
+  wire \$502 ;
   wire \$503 ;
   wire \$504 ;
-  wire [7:0] \$505 ;
-  wire [7:0] \$506 ;
-  wire [7:0] \$507 ;
-  wire [7:0] \$508 ;
-  wire [7:0] \$509 ;
-  wire \$51 ;
-  wire [7:0] \$510 ;
-  wire [7:0] \$511 ;
-  wire [7:0] \$512 ;
-  wire [7:0] \$513 ;
-  wire [7:0] \$514 ;
-  wire \$515 ;
-  wire \$516 ;
-  wire \$517 ;
-  wire \$518 ;
-  wire \$519 ;
-  wire [8:0] \$52 ;
+  wire \$505 ;
+  wire \$506 ;
+  wire [8:0] \$507 ;
+  wire \$508 ;
+  wire \$509 ;
+  wire [1:0] \$51 ;
+  wire \$510 ;
+  wire [8:0] \$511 ;
+  wire \$512 ;
+  wire \$513 ;
+  wire \$514 ;
+  wire [8:0] \$515 ;
+  wire [8:0] \$516 ;
+  wire [8:0] \$517 ;
+  wire [8:0] \$518 ;
+  wire [8:0] \$519 ;
+  wire [1:0] \$52 ;
   wire \$520 ;
   wire \$521 ;
   wire \$522 ;
   wire \$523 ;
   wire \$524 ;
-  wire \$525 ;
-  wire \$526 ;
-  wire \$527 ;
-  wire \$528 ;
-  wire \$529 ;
+  wire [7:0] \$525 ;
+  wire [7:0] \$526 ;
+  wire [7:0] \$527 ;
+  wire [7:0] \$528 ;
+  wire [7:0] \$529 ;
   wire \$53 ;
-  wire [1:0] \$530 ;
-  wire [1:0] \$531 ;
-  wire \$532 ;
-  wire \$533 ;
-  wire \$534 ;
-  wire \$535 ;
-  wire \$536 ;
+  wire [7:0] \$530 ;
+  wire [7:0] \$531 ;
+  wire [7:0] \$532 ;
+  wire [7:0] \$533 ;
+  wire [7:0] \$534 ;
+  wire [7:0] \$535 ;
+  wire [2:0] \$536 ;
   wire \$537 ;
-  wire \$538 ;
+  wire [10:0] \$538 ;
   wire \$539 ;
   wire \$54 ;
-  wire \$540 ;
-  wire \$541 ;
+  wire [10:0] \$540 ;
+  wire [10:0] \$541 ;
   wire \$542 ;
-  wire \$543 ;
+  wire [8:0] \$543 ;
   wire \$544 ;
-  wire \$545 ;
+  wire [6:0] \$545 ;
   wire \$546 ;
   wire \$547 ;
   wire \$548 ;
-  wire \$549 ;
-  wire \$55 ;
-  wire [1:0] \$550 ;
-  wire [1:0] \$551 ;
+  wire [6:0] \$549 ;
+  wire [4:0] \$55 ;
+  wire \$550 ;
+  wire \$551 ;
   wire \$552 ;
-  wire \$553 ;
+  wire [6:0] \$553 ;
   wire \$554 ;
   wire \$555 ;
-  wire [1:0] \$556 ;
+  wire \$556 ;
   wire \$557 ;
-  wire \$558 ;
+  wire [6:0] \$558 ;
   wire \$559 ;
-  wire [8:0] \$56 ;
+  wire \$56 ;
   wire \$560 ;
   wire \$561 ;
-  wire \$562 ;
+  wire [6:0] \$562 ;
   wire \$563 ;
   wire \$564 ;
   wire \$565 ;
   wire \$566 ;
-  wire \$567 ;
+  wire [6:0] \$567 ;
   wire \$568 ;
   wire \$569 ;
-  wire [8:0] \$57 ;
+  wire \$57 ;
   wire \$570 ;
-  wire [1:0] \$571 ;
+  wire [6:0] \$571 ;
   wire \$572 ;
   wire \$573 ;
   wire \$574 ;
   wire \$575 ;
-  reg [6:0] \$576 ;
+  wire [6:0] \$576 ;
   wire \$577 ;
   wire \$578 ;
   wire \$579 ;
-  wire [8:0] \$58 ;
+  wire \$58 ;
   wire \$580 ;
-  wire \$581 ;
+  wire [6:0] \$581 ;
   wire \$582 ;
   wire \$583 ;
   wire \$584 ;
-  wire \$585 ;
+  wire [7:0] \$585 ;
   wire \$586 ;
   wire \$587 ;
   wire \$588 ;
   wire \$589 ;
   wire \$59 ;
-  wire \$590 ;
+  wire [6:0] \$590 ;
   wire \$591 ;
   wire \$592 ;
   wire \$593 ;
-  wire \$594 ;
+  wire [6:0] \$594 ;
   wire \$595 ;
   wire \$596 ;
   wire \$597 ;
-  wire \$598 ;
+  wire [6:0] \$598 ;
   wire \$599 ;
   wire \$6 ;
   wire \$60 ;
   wire \$600 ;
   wire \$601 ;
   wire \$602 ;
-  wire \$603 ;
+  wire [7:0] \$603 ;
   wire \$604 ;
   wire \$605 ;
   wire \$606 ;
   wire \$607 ;
-  wire \$608 ;
+  wire [6:0] \$608 ;
   wire \$609 ;
   wire \$61 ;
   wire \$610 ;
-  wire \$611 ;
+  wire [10:0] \$611 ;
   wire \$612 ;
-  wire \$613 ;
-  wire \$614 ;
-  wire \$615 ;
+  wire [10:0] \$613 ;
+  wire [10:0] \$614 ;
+  wire [8:0] \$615 ;
   wire \$616 ;
-  wire \$617 ;
+  wire [6:0] \$617 ;
   wire \$618 ;
   wire \$619 ;
   wire \$62 ;
   wire \$620 ;
-  wire \$621 ;
+  wire [6:0] \$621 ;
   wire \$622 ;
   wire \$623 ;
   wire \$624 ;
-  wire \$625 ;
+  wire [6:0] \$625 ;
   wire \$626 ;
   wire \$627 ;
   wire \$628 ;
   wire \$629 ;
-  wire \$63 ;
-  wire \$630 ;
+  wire [7:0] \$63 ;
+  wire [6:0] \$630 ;
   wire \$631 ;
   wire \$632 ;
   wire \$633 ;
-  wire \$634 ;
+  wire [6:0] \$634 ;
   wire \$635 ;
   wire \$636 ;
   wire \$637 ;
   wire \$638 ;
-  wire \$639 ;
+  wire [6:0] \$639 ;
   wire \$64 ;
   wire \$640 ;
   wire \$641 ;
   wire \$642 ;
-  wire \$643 ;
+  wire [6:0] \$643 ;
   wire \$644 ;
   wire \$645 ;
   wire \$646 ;
   wire \$647 ;
-  wire \$648 ;
+  wire [6:0] \$648 ;
   wire \$649 ;
   wire \$65 ;
   wire \$650 ;
   wire \$651 ;
   wire \$652 ;
-  wire \$653 ;
+  wire [6:0] \$653 ;
   wire \$654 ;
   wire \$655 ;
   wire \$656 ;
-  wire \$657 ;
+  wire [7:0] \$657 ;
   wire \$658 ;
   wire \$659 ;
   wire \$66 ;
   wire \$660 ;
   wire \$661 ;
-  wire \$662 ;
+  wire [6:0] \$662 ;
   wire \$663 ;
-  wire [14:0] \$664 ;
-  wire [14:0] \$665 ;
-  wire [14:0] \$666 ;
-  wire [14:0] \$667 ;
-  wire [14:0] \$668 ;
-  wire [14:0] \$669 ;
+  wire \$664 ;
+  wire \$665 ;
+  wire [6:0] \$666 ;
+  wire \$667 ;
+  wire \$668 ;
+  wire \$669 ;
   wire \$67 ;
-  wire [14:0] \$670 ;
-  wire [14:0] \$671 ;
-  wire [14:0] \$672 ;
-  wire [14:0] \$673 ;
-  wire [14:0] \$674 ;
-  wire [14:0] \$675 ;
-  wire [14:0] \$676 ;
-  wire [14:0] \$677 ;
-  wire [14:0] \$678 ;
+  wire [6:0] \$670 ;
+  wire \$671 ;
+  wire \$672 ;
+  wire \$673 ;
+  wire \$674 ;
+  wire [7:0] \$675 ;
+  wire \$676 ;
+  wire \$677 ;
+  wire \$678 ;
   wire \$679 ;
   wire \$68 ;
-  wire \$680 ;
+  wire [6:0] \$680 ;
   wire \$681 ;
   wire \$682 ;
-  wire [32:0] \$683 ;
-  wire [32:0] \$684 ;
-  wire \$685 ;
-  wire \$686 ;
-  wire \$687 ;
-  wire \$688 ;
+  wire [10:0] \$683 ;
+  wire \$684 ;
+  wire [10:0] \$685 ;
+  wire [10:0] \$686 ;
+  wire [8:0] \$687 ;
+  wire [7:0] \$688 ;
   wire \$689 ;
   wire \$69 ;
-  wire \$690 ;
-  wire \$691 ;
-  wire [32:0] \$692 ;
-  wire [32:0] \$693 ;
+  wire [6:0] \$690 ;
+  wire [6:0] \$691 ;
+  wire [6:0] \$692 ;
+  wire [6:0] \$693 ;
   wire \$694 ;
   wire \$695 ;
   wire \$696 ;
-  wire \$697 ;
-  wire \$698 ;
+  wire [5:0] \$697 ;
+  wire [5:0] \$698 ;
   wire \$699 ;
-  wire \$7 ;
+  wire [2:0] \$7 ;
   wire \$70 ;
-  wire \$700 ;
-  wire [32:0] \$701 ;
-  wire [32:0] \$702 ;
-  wire \$703 ;
-  wire \$704 ;
-  wire \$705 ;
-  wire \$706 ;
-  wire \$707 ;
-  wire \$708 ;
-  wire \$709 ;
+  wire [7:0] \$700 ;
+  wire [7:0] \$701 ;
+  wire [7:0] \$702 ;
+  wire [7:0] \$703 ;
+  wire [7:0] \$704 ;
+  wire [7:0] \$705 ;
+  wire [7:0] \$706 ;
+  wire [7:0] \$707 ;
+  wire [7:0] \$708 ;
+  wire [7:0] \$709 ;
   wire \$71 ;
-  wire [32:0] \$710 ;
-  wire [32:0] \$711 ;
-  wire \$712 ;
-  wire \$713 ;
-  wire \$714 ;
-  wire \$715 ;
-  wire [8:0] \$716 ;
-  wire [8:0] \$717 ;
+  wire \$710 ;
+  wire \$711 ;
+  wire [7:0] \$712 ;
+  wire [7:0] \$713 ;
+  wire [7:0] \$714 ;
+  wire [7:0] \$715 ;
+  wire [7:0] \$716 ;
+  wire [7:0] \$717 ;
   wire [7:0] \$718 ;
-  reg [3:0] \$719 ;
+  wire [7:0] \$719 ;
   wire \$72 ;
-  reg [3:0] \$720 ;
-  reg [3:0] \$721 ;
+  wire [7:0] \$720 ;
+  wire [7:0] \$721 ;
   wire \$722 ;
   wire \$723 ;
-  wire [8:0] \$724 ;
-  wire [9:0] \$725 ;
+  wire \$724 ;
+  wire \$725 ;
   wire \$726 ;
-  wire [8:0] \$727 ;
-  wire [9:0] \$728 ;
-  wire [10:0] \$729 ;
+  wire \$727 ;
+  wire \$728 ;
+  wire \$729 ;
   wire \$73 ;
-  wire [8:0] \$730 ;
-  wire [9:0] \$731 ;
-  wire [10:0] \$732 ;
-  wire [10:0] \$733 ;
-  wire [10:0] \$734 ;
+  wire \$730 ;
+  wire \$731 ;
+  wire \$732 ;
+  wire \$733 ;
+  wire \$734 ;
   wire \$735 ;
-  wire [10:0] \$736 ;
-  wire [10:0] \$737 ;
-  wire \$738 ;
+  wire \$736 ;
+  wire [1:0] \$737 ;
+  wire [1:0] \$738 ;
   wire \$739 ;
   wire \$74 ;
   wire \$740 ;
@@ -12066,21 +12150,21 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$754 ;
   wire \$755 ;
   wire \$756 ;
-  wire \$757 ;
-  wire \$758 ;
+  wire [1:0] \$757 ;
+  wire [1:0] \$758 ;
   wire \$759 ;
   wire \$76 ;
   wire \$760 ;
   wire \$761 ;
   wire \$762 ;
-  wire \$763 ;
+  wire [1:0] \$763 ;
   wire \$764 ;
   wire \$765 ;
   wire \$766 ;
   wire \$767 ;
   wire \$768 ;
   wire \$769 ;
-  wire [8:0] \$77 ;
+  wire \$77 ;
   wire \$770 ;
   wire \$771 ;
   wire \$772 ;
@@ -12089,13 +12173,13 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$775 ;
   wire \$776 ;
   wire \$777 ;
-  wire \$778 ;
+  wire [1:0] \$778 ;
   wire \$779 ;
   wire \$78 ;
   wire \$780 ;
   wire \$781 ;
   wire \$782 ;
-  wire \$783 ;
+  reg [6:0] \$783 ;
   wire \$784 ;
   wire \$785 ;
   wire \$786 ;
@@ -12113,7 +12197,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$797 ;
   wire \$798 ;
   wire \$799 ;
-  wire \$8 ;
+  wire [2:0] \$8 ;
   wire \$80 ;
   wire \$800 ;
   wire \$801 ;
@@ -12125,7 +12209,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$807 ;
   wire \$808 ;
   wire \$809 ;
-  wire [8:0] \$81 ;
+  wire \$81 ;
   wire \$810 ;
   wire \$811 ;
   wire \$812 ;
@@ -12169,7 +12253,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$847 ;
   wire \$848 ;
   wire \$849 ;
-  wire [8:0] \$85 ;
+  wire \$85 ;
   wire \$850 ;
   wire \$851 ;
   wire \$852 ;
@@ -12178,11 +12262,11 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$855 ;
   wire \$856 ;
   wire \$857 ;
-  wire [10:0] \$858 ;
+  wire \$858 ;
   wire \$859 ;
-  wire [8:0] \$86 ;
-  wire [10:0] \$860 ;
-  wire [10:0] \$861 ;
+  wire \$86 ;
+  wire \$860 ;
+  wire \$861 ;
   wire \$862 ;
   wire \$863 ;
   wire \$864 ;
@@ -12191,31 +12275,31 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$867 ;
   wire \$868 ;
   wire \$869 ;
-  wire [8:0] \$87 ;
+  wire \$87 ;
   wire \$870 ;
-  wire \$871 ;
-  wire \$872 ;
-  wire \$873 ;
-  wire \$874 ;
-  wire \$875 ;
-  wire \$876 ;
-  wire \$877 ;
-  wire \$878 ;
-  wire \$879 ;
-  wire [8:0] \$88 ;
-  wire \$880 ;
-  wire \$881 ;
-  wire \$882 ;
-  wire \$883 ;
-  wire \$884 ;
-  wire \$885 ;
+  wire [14:0] \$871 ;
+  wire [14:0] \$872 ;
+  wire [14:0] \$873 ;
+  wire [14:0] \$874 ;
+  wire [14:0] \$875 ;
+  wire [14:0] \$876 ;
+  wire [14:0] \$877 ;
+  wire [14:0] \$878 ;
+  wire [14:0] \$879 ;
+  wire \$88 ;
+  wire [14:0] \$880 ;
+  wire [14:0] \$881 ;
+  wire [14:0] \$882 ;
+  wire [14:0] \$883 ;
+  wire [14:0] \$884 ;
+  wire [14:0] \$885 ;
   wire \$886 ;
   wire \$887 ;
   wire \$888 ;
   wire \$889 ;
   wire \$89 ;
-  wire \$890 ;
-  wire \$891 ;
+  wire [32:0] \$890 ;
+  wire [32:0] \$891 ;
   wire \$892 ;
   wire \$893 ;
   wire \$894 ;
@@ -12223,10 +12307,10 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$896 ;
   wire \$897 ;
   wire \$898 ;
-  wire \$899 ;
+  wire [32:0] \$899 ;
   wire \$9 ;
   wire \$90 ;
-  wire \$900 ;
+  wire [32:0] \$900 ;
   wire \$901 ;
   wire \$902 ;
   wire \$903 ;
@@ -12234,9 +12318,9 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$905 ;
   wire \$906 ;
   wire \$907 ;
-  wire \$908 ;
-  wire \$909 ;
-  wire \$91 ;
+  wire [32:0] \$908 ;
+  wire [32:0] \$909 ;
+  wire [4:0] \$91 ;
   wire \$910 ;
   wire \$911 ;
   wire \$912 ;
@@ -12244,24 +12328,24 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$914 ;
   wire \$915 ;
   wire \$916 ;
-  wire \$917 ;
-  wire \$918 ;
+  wire [32:0] \$917 ;
+  wire [32:0] \$918 ;
   wire \$919 ;
-  wire \$92 ;
+  wire [4:0] \$92 ;
   wire \$920 ;
   wire \$921 ;
   wire \$922 ;
-  wire \$923 ;
-  wire \$924 ;
-  wire \$925 ;
-  wire \$926 ;
-  wire \$927 ;
+  wire [8:0] \$923 ;
+  wire [8:0] \$924 ;
+  reg [3:0] \$925 ;
+  reg [3:0] \$926 ;
+  reg [3:0] \$927 ;
   wire \$928 ;
-  wire \$929 ;
-  wire \$93 ;
+  wire [10:0] \$929 ;
+  wire [8:0] \$93 ;
   wire \$930 ;
-  wire \$931 ;
-  wire \$932 ;
+  wire [10:0] \$931 ;
+  wire [10:0] \$932 ;
   wire \$933 ;
   wire \$934 ;
   wire \$935 ;
@@ -12302,7 +12386,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$967 ;
   wire \$968 ;
   wire \$969 ;
-  wire \$97 ;
+  wire [4:0] \$97 ;
   wire \$970 ;
   wire \$971 ;
   wire \$972 ;
@@ -12313,28 +12397,28 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$977 ;
   wire \$978 ;
   wire \$979 ;
-  wire \$98 ;
+  wire [4:0] \$98 ;
   wire \$980 ;
   wire \$981 ;
   wire \$982 ;
-  wire [16:0] \$983 ;
-  wire [2:0] \$984 ;
-  reg [7:0] \$985 ;
-  wire [10:0] \$986 ;
+  wire \$983 ;
+  wire \$984 ;
+  wire \$985 ;
+  wire \$986 ;
   wire \$987 ;
   wire \$988 ;
   wire \$989 ;
-  wire \$99 ;
+  wire [8:0] \$99 ;
   wire \$990 ;
   wire \$991 ;
   wire \$992 ;
   wire \$993 ;
-  wire [7:0] \$994 ;
+  wire \$994 ;
   wire \$995 ;
-  wire [8:0] \$996 ;
-  wire [9:0] \$997 ;
+  wire \$996 ;
+  wire \$997 ;
   wire \$998 ;
-  wire [8:0] \$999 ;
+  wire \$999 ;
   wire \$auto$rtlil.cc:2739:Not$10 ;
   wire \$auto$rtlil.cc:2739:Not$12 ;
   wire \$auto$rtlil.cc:2739:Not$14 ;
@@ -12355,14 +12439,17 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire \$auto$rtlil.cc:2739:Not$40 ;
   wire \$auto$rtlil.cc:2739:Not$6 ;
   wire \$auto$rtlil.cc:2739:Not$8 ;
+  input advance;
+  wire advance;
   reg [5:0] ap_addr;
+  reg [6:0] ap_cycle;
   reg [7:0] ap_data;
   reg ap_en;
   reg [7:0] ap_hpos;
+  reg [7:0] ap_resm;
   reg [7:0] ap_since;
-  reg [6:0] apply_cycle;
   wire \bit ;
-  wire \bit$24 ;
+  wire \bit$125 ;
   input [5:0] bus_addr;
   wire [5:0] bus_addr;
   input [7:0] bus_last;
@@ -12375,9 +12462,9 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire bus_write;
   reg [1:0] c0;
   reg charged;
-  reg \charged$83 ;
-  reg \charged$86 ;
-  reg \charged$89 ;
+  reg \charged$153 ;
+  reg \charged$156 ;
+  reg \charged$159 ;
   input clk;
   wire clk;
   wire [14:0] coll_now;
@@ -12400,31 +12487,31 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   input cycle_end;
   wire cycle_end;
   wire [7:0] d;
-  wire [7:0] \d$104 ;
-  wire [7:0] \d$108 ;
-  wire [7:0] \d$17 ;
-  wire [7:0] \d$31 ;
-  wire [7:0] \d$38 ;
-  wire [7:0] \d$44 ;
+  wire [7:0] \d$120 ;
+  wire [7:0] \d$127 ;
+  wire [7:0] \d$132 ;
+  wire [7:0] \d$137 ;
+  wire [7:0] \d$168 ;
+  wire [7:0] \d$170 ;
   reg [3:0] delay;
   reg denabl = 1'h0;
   reg [7:0] dgrp0 = 8'h00;
   reg [7:0] dgrp1 = 8'h00;
   wire [9:0] diff;
-  wire [9:0] \diff$103 ;
-  wire [9:0] \diff$107 ;
-  wire [9:0] \diff$15 ;
-  wire [9:0] \diff$29 ;
-  wire [9:0] \diff$36 ;
-  wire [9:0] \diff$42 ;
+  wire [9:0] \diff$119 ;
+  wire [9:0] \diff$126 ;
+  wire [9:0] \diff$131 ;
+  wire [9:0] \diff$136 ;
+  wire [9:0] \diff$167 ;
+  wire [9:0] \diff$169 ;
   reg disp;
-  reg \disp$110 ;
+  reg \disp$100 ;
   reg dly;
-  reg \dly$109 ;
+  reg \dly$101 ;
   reg [7:0] dm1;
-  reg [7:0] \dm1$22 ;
-  reg [7:0] \dm1$23 ;
-  reg [7:0] \dm1$9 ;
+  reg [7:0] \dm1$117 ;
+  reg [7:0] \dm1$123 ;
+  reg [7:0] \dm1$124 ;
   input drawn;
   wire drawn;
   reg [31:0] dump_disabled_cycle = 32'd0;
@@ -12441,30 +12528,30 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   reg [7:0] grp0 = 8'h00;
   reg [7:0] grp1 = 8'h00;
   reg hit;
-  reg \hit$19 ;
-  reg \hit$35 ;
-  reg \hit$41 ;
+  reg \hit$121 ;
+  reg \hit$130 ;
+  reg \hit$135 ;
   reg [3:0] hmbl = 4'h0;
   reg [3:0] hmm0 = 4'h0;
   reg [3:0] hmm1 = 4'h0;
   reg hmove_blank = 1'h0;
   wire hmove_blanks;
   reg [5:0] hmove_mv;
-  reg [5:0] \hmove_mv$141 ;
-  reg [5:0] \hmove_mv$144 ;
-  reg [5:0] \hmove_mv$147 ;
-  reg [5:0] \hmove_mv$150 ;
+  reg [5:0] \hmove_mv$176 ;
+  reg [5:0] \hmove_mv$177 ;
+  reg [5:0] \hmove_mv$178 ;
+  reg [5:0] \hmove_mv$179 ;
   reg [9:0] hmove_sum;
-  reg [9:0] \hmove_sum$143 ;
-  reg [9:0] \hmove_sum$146 ;
-  reg [9:0] \hmove_sum$149 ;
-  reg [9:0] \hmove_sum$152 ;
+  reg [9:0] \hmove_sum$74 ;
+  reg [9:0] \hmove_sum$75 ;
+  reg [9:0] \hmove_sum$76 ;
+  reg [9:0] \hmove_sum$77 ;
   reg [3:0] hmp0 = 4'h0;
   reg [3:0] hmp1 = 4'h0;
   input [7:0] hpos;
   wire [7:0] hpos;
   reg [2:0] idx;
-  reg [2:0] \idx$21 ;
+  reg [2:0] \idx$122 ;
   input inpt4;
   wire inpt4;
   input inpt5;
@@ -12483,9 +12570,11 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   reg [9:0] mv;
   reg [1:0] nc;
   wire new_generic;
+  (* init = 8'h03 *)
   wire [7:0] newx;
   reg [7:0] nusiz0 = 8'h00;
   reg [7:0] nusiz1 = 8'h00;
+  wire [7:0] nxt_hpos;
   input odd_last_frame;
   wire odd_last_frame;
   reg p0_skip = 1'h0;
@@ -12510,8 +12599,10 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   reg pend = 1'h0;
   reg [5:0] pend_addr = 6'h00;
   reg [3:0] pend_cnt = 4'h0;
+  reg [6:0] pend_cycle = 7'h00;
   reg [7:0] pend_data = 8'h00;
   reg [7:0] pend_hpos = 8'h00;
+  reg [7:0] pend_resm = 8'h00;
   reg [7:0] pend_since = 8'h00;
   reg [19:0] pf = 20'h00000;
   reg pf_reflect = 1'h0;
@@ -12519,10 +12610,8 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire [4:0] pfidx;
   output [7:0] pixel;
   wire [7:0] pixel;
-  input [7:0] pixel_x;
-  wire [7:0] pixel_x;
-  input [1:0] \port$4382$4 ;
-  wire [1:0] \port$4382$4 ;
+  input [1:0] \port$4396$4 ;
+  wire [1:0] \port$4396$4 ;
   reg [7:0] posbl = 8'h00;
   reg [7:0] posm0 = 8'h00;
   reg [7:0] posm1 = 8'h00;
@@ -12533,7 +12622,6 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire [7:0] rdata;
   reg refp0 = 1'h0;
   reg refp1 = 1'h0;
-  reg [7:0] resm_pos;
   reg resmp0 = 1'h0;
   reg resmp1 = 1'h0;
   reg [3:0] rp0_cnt = 4'h0;
@@ -12548,7 +12636,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   wire rst;
   reg [7:0] since_hmove = 8'hff;
   wire [1:0] size;
-  wire [1:0] \size$39 ;
+  wire [1:0] \size$133 ;
   reg [7:0] vblank = 8'h00;
   reg vblank_dump = 1'h0;
   reg vdelbl = 1'h0;
@@ -12557,1335 +12645,1366 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
   reg vsync_armed = 1'h0;
   reg [7:0] vsync_count = 8'h00;
   wire [5:0] width;
-  wire [5:0] \width$40 ;
-  wire [5:0] \width$45 ;
+  wire [5:0] \width$134 ;
+  wire [5:0] \width$138 ;
   reg [3:0] wm = 4'h0;
-  wire [6:0] wr_cycle;
-  wire [7:0] wr_hpos;
+  reg [6:0] wr_cycle = 7'h00;
+  reg [7:0] wr_hpos = 8'h01;
+  reg [1:0] wr_phase = 2'h1;
+  reg [7:0] wr_resm = 8'h02;
+  reg [7:0] wr_resp = 8'h03;
   output wsync;
   reg wsync = 1'h0;
-  assign \$1  = pixel_x - posp0;
-  assign \$2  = $signed(\$1 [9:0]) < $signed(1'h0);
-  assign \$3  = $signed(\$1 [9:0]) + $signed(9'h0a0);
-  assign \$4  = \$2  ? \$3  : { \$1 [9], \$1 [9:0] };
-  assign \$5  = \$4 [7:0] >= 1'h0;
-  assign \$6  = \$4 [7:0] < 4'h8;
-  assign \$7  = \$5  & \$6 ;
-  assign \$8  = ~ p0_skip;
-  assign \$9  = \$7  & \$8 ;
-  assign \$10  = \$4 [7:0] >= 1'h0;
-  assign \$11  = \$4 [7:0] < 4'h8;
-  assign \$12  = \$10  & \$11 ;
-  assign \$13  = ~ p0_skip;
-  assign \$14  = \$12  & \$13 ;
-  assign \$15  = \$4 [7:0] - 1'h0;
-  assign \$16  = \$14  ? \$15  : 9'h000;
-  assign \$17  = \$4 [7:0] >= 1'h0;
-  assign \$18  = \$4 [7:0] < 4'h8;
-  assign \$19  = \$17  & \$18 ;
-  assign \$20  = ~ p0_skip;
-  assign \$21  = \$19  & \$20 ;
-  assign \$22  = \$4 [7:0] >= 5'h10;
-  assign \$23  = \$4 [7:0] < 5'h18;
-  assign \$24  = \$22  & \$23 ;
-  assign \$25  = \$21  | \$24 ;
-  assign \$26  = \$4 [7:0] >= 1'h0;
-  assign \$27  = \$4 [7:0] < 4'h8;
-  assign \$28  = \$26  & \$27 ;
-  assign \$29  = ~ p0_skip;
-  assign \$30  = \$28  & \$29 ;
-  assign \$31  = \$4 [7:0] - 1'h0;
-  assign \$32  = \$4 [7:0] >= 5'h10;
-  assign \$33  = \$4 [7:0] < 5'h18;
-  assign \$34  = \$32  & \$33 ;
-  assign \$35  = \$4 [7:0] - 5'h10;
-  assign \$36  = \$34  ? \$35  : 9'h000;
-  assign \$37  = \$30  ? \$31  : \$36 ;
-  assign \$38  = \$4 [7:0] >= 1'h0;
-  assign \$39  = \$4 [7:0] < 4'h8;
-  assign \$40  = \$38  & \$39 ;
-  assign \$41  = ~ p0_skip;
-  assign \$42  = \$40  & \$41 ;
-  assign \$43  = \$4 [7:0] >= 6'h20;
-  assign \$44  = \$4 [7:0] < 6'h28;
-  assign \$45  = \$43  & \$44 ;
-  assign \$46  = \$42  | \$45 ;
-  assign \$47  = \$4 [7:0] >= 1'h0;
-  assign \$48  = \$4 [7:0] < 4'h8;
-  assign \$49  = \$47  & \$48 ;
-  assign \$50  = ~ p0_skip;
-  assign \$51  = \$49  & \$50 ;
-  assign \$52  = \$4 [7:0] - 1'h0;
-  assign \$53  = \$4 [7:0] >= 6'h20;
-  assign \$54  = \$4 [7:0] < 6'h28;
-  assign \$55  = \$53  & \$54 ;
-  assign \$56  = \$4 [7:0] - 6'h20;
-  assign \$57  = \$55  ? \$56  : 9'h000;
-  assign \$58  = \$51  ? \$52  : \$57 ;
-  assign \$59  = \$4 [7:0] >= 1'h0;
-  assign \$60  = \$4 [7:0] < 4'h8;
-  assign \$61  = \$59  & \$60 ;
-  assign \$62  = ~ p0_skip;
-  assign \$63  = \$61  & \$62 ;
-  assign \$64  = \$4 [7:0] >= 5'h10;
-  assign \$65  = \$4 [7:0] < 5'h18;
+  reg [7:0] x = 8'hbc;
+  assign \$1  = hpos == 8'he3;
+  assign \$2  = x + 1'h1;
+  assign \$3  = \$1  ? 9'h0bc : \$2 ;
+  assign \$4  = wr_hpos == 8'he3;
+  assign \$5  = wr_phase == 2'h2;
+  assign \$6  = \$4  | \$5 ;
+  assign \$7  = wr_phase + 1'h1;
+  assign \$8  = \$6  ? 3'h0 : \$7 ;
+  assign \$9  = wr_hpos == 8'he3;
+  assign \$10  = wr_phase == 2'h2;
+  assign \$11  = wr_cycle + 1'h1;
+  assign \$12  = \$10  ? \$11  : { 1'h0, wr_cycle };
+  assign \$13  = \$9  ? 8'h00 : \$12 ;
+  assign \$14  = \$924 [7:0] < 7'h44;
+  assign \$15  = \$924 [7:0] - 7'h44;
+  assign \$16  = $signed(\$15 ) + $signed(4'h4);
+  assign \$17  = $signed(\$16 ) >= $signed(9'h0a0);
+  assign \$18  = \$924 [7:0] - 7'h44;
+  assign \$19  = $signed(\$18 ) + $signed(4'h4);
+  assign \$20  = $signed(\$19 ) - $signed(9'h0a0);
+  assign \$21  = \$924 [7:0] - 7'h44;
+  assign \$22  = $signed(\$21 ) + $signed(4'h4);
+  assign \$23  = \$17  ? \$20  : { \$22 [9], \$22  };
+  assign \$24  = \$14  ? 11'h002 : \$23 ;
+  assign \$25  = \$924 [7:0] < 7'h44;
+  assign \$26  = \$924 [7:0] - 7'h44;
+  assign \$27  = $signed(\$26 ) + $signed(4'h5);
+  assign \$28  = $signed(\$27 ) >= $signed(9'h0a0);
+  assign \$29  = \$924 [7:0] - 7'h44;
+  assign \$30  = $signed(\$29 ) + $signed(4'h5);
+  assign \$31  = $signed(\$30 ) - $signed(9'h0a0);
+  assign \$32  = \$924 [7:0] - 7'h44;
+  assign \$33  = $signed(\$32 ) + $signed(4'h5);
+  assign \$34  = \$28  ? \$31  : { \$33 [9], \$33  };
+  assign \$35  = \$25  ? 11'h003 : \$34 ;
+  assign \$36  = | wm;
+  assign \$37  = wm - 1'h1;
+  assign \$38  = \$36  ? \$37  : 5'h00;
+  assign \$39  = since_hmove != 8'hff;
+  assign \$40  = cycle_end & \$39 ;
+  assign \$41  = since_hmove + 1'h1;
+  assign \$42  = vsync_count != 8'hff;
+  assign \$43  = cycle_end & \$42 ;
+  assign \$44  = vsync_count + 1'h1;
+  assign \$45  = collision | coll_vis;
+  assign \$46  = $signed(mv) < $signed(1'h0);
+  assign \$47  = $signed(mv) + $signed(9'h0a0);
+  assign \$48  = \$46  ? \$47  : { mv[9], mv };
+  assign \$49  = nc == 1'h1;
+  assign \$50  = nc == 2'h2;
+  assign \$51  = \$50  ? 2'h2 : 2'h0;
+  assign \$52  = \$49  ? 2'h1 : \$51 ;
+  assign \$53  = x == 3'h7;
+  assign \$54  = drawn & \$53 ;
+  assign \$55  = pend_cnt - 1'h1;
+  assign \$56  = pend_cnt == 1'h1;
+  assign \$57  = ap_hpos < 8'h93;
+  assign \$58  = ap_addr == 5'h12;
+  assign \$59  = ap_addr == 5'h13;
+  assign \$60  = ap_since == 5'h14;
+  assign \$61  = ap_hpos == 7'h45;
+  assign \$62  = \$60  & \$61 ;
+  assign \$63  = \$62  ? 8'h08 : ap_resm;
+  assign \$64  = ap_since == 2'h3;
+  assign \$65  = ap_hpos == 5'h12;
   assign \$66  = \$64  & \$65 ;
-  assign \$67  = \$63  | \$66 ;
-  assign \$68  = \$4 [7:0] >= 6'h20;
-  assign \$69  = \$4 [7:0] < 6'h28;
-  assign \$70  = \$68  & \$69 ;
-  assign \$71  = \$67  | \$70 ;
-  assign \$72  = \$4 [7:0] >= 1'h0;
-  assign \$73  = \$4 [7:0] < 4'h8;
+  assign \$67  = ap_since == 5'h12;
+  assign \$68  = ap_hpos == 6'h3c;
+  assign \$69  = ap_hpos == 7'h45;
+  assign \$70  = \$68  | \$69 ;
+  assign \$71  = \$67  & \$70 ;
+  assign \$72  = ap_since == 2'h3;
+  assign \$73  = ap_hpos == 5'h12;
   assign \$74  = \$72  & \$73 ;
-  assign \$75  = ~ p0_skip;
-  assign \$76  = \$74  & \$75 ;
-  assign \$77  = \$4 [7:0] - 1'h0;
-  assign \$78  = \$4 [7:0] >= 5'h10;
-  assign \$79  = \$4 [7:0] < 5'h18;
+  assign \$75  = ap_since == 3'h7;
+  assign \$76  = ap_hpos == 5'h1e;
+  assign \$77  = \$75  & \$76 ;
+  assign \$78  = ap_since == 3'h6;
+  assign \$79  = ap_hpos == 5'h1b;
   assign \$80  = \$78  & \$79 ;
-  assign \$81  = \$4 [7:0] - 5'h10;
-  assign \$82  = \$4 [7:0] >= 6'h20;
-  assign \$83  = \$4 [7:0] < 6'h28;
-  assign \$84  = \$82  & \$83 ;
-  assign \$85  = \$4 [7:0] - 6'h20;
-  assign \$86  = \$84  ? \$85  : 9'h000;
-  assign \$87  = \$80  ? \$81  : \$86 ;
-  assign \$88  = \$76  ? \$77  : \$87 ;
-  assign \$89  = \$4 [7:0] >= 1'h0;
-  assign \$90  = \$4 [7:0] < 4'h8;
-  assign \$91  = \$89  & \$90 ;
-  assign \$92  = ~ p0_skip;
-  assign \$93  = \$91  & \$92 ;
-  assign \$94  = \$4 [7:0] >= 7'h40;
-  assign \$95  = \$4 [7:0] < 7'h48;
-  assign \$96  = \$94  & \$95 ;
-  assign \$97  = \$93  | \$96 ;
-  assign \$98  = \$4 [7:0] >= 1'h0;
-  assign \$99  = \$4 [7:0] < 4'h8;
-  assign \$100  = \$98  & \$99 ;
-  assign \$101  = ~ p0_skip;
-  assign \$102  = \$100  & \$101 ;
-  assign \$103  = \$4 [7:0] - 1'h0;
-  assign \$104  = \$4 [7:0] >= 7'h40;
-  assign \$105  = \$4 [7:0] < 7'h48;
-  assign \$106  = \$104  & \$105 ;
-  assign \$107  = \$4 [7:0] - 7'h40;
-  assign \$108  = \$106  ? \$107  : 9'h000;
-  assign \$109  = \$102  ? \$103  : \$108 ;
-  assign \$110  = \$4 [7:0] - 1'h1;
-  assign \$111  = ~ p0_skip;
-  assign \$112  = \$4 [7:0] > 1'h0;
-  assign \$113  = \$111  & \$112 ;
-  assign \$114  = \$4 [7:0] <= 5'h10;
-  assign \$115  = \$113  & \$114 ;
-  assign \$117  = \$4 [7:0] >= 1'h0;
-  assign \$118  = \$4 [7:0] < 4'h8;
-  assign \$119  = \$117  & \$118 ;
-  assign \$120  = ~ p0_skip;
-  assign \$121  = \$119  & \$120 ;
-  assign \$122  = \$4 [7:0] >= 6'h20;
-  assign \$123  = \$4 [7:0] < 6'h28;
-  assign \$124  = \$122  & \$123 ;
-  assign \$125  = \$121  | \$124 ;
-  assign \$126  = \$4 [7:0] >= 7'h40;
-  assign \$127  = \$4 [7:0] < 7'h48;
-  assign \$128  = \$126  & \$127 ;
-  assign \$129  = \$125  | \$128 ;
-  assign \$130  = \$4 [7:0] >= 1'h0;
-  assign \$131  = \$4 [7:0] < 4'h8;
-  assign \$132  = \$130  & \$131 ;
-  assign \$133  = ~ p0_skip;
-  assign \$134  = \$132  & \$133 ;
-  assign \$135  = \$4 [7:0] - 1'h0;
-  assign \$136  = \$4 [7:0] >= 6'h20;
-  assign \$137  = \$4 [7:0] < 6'h28;
-  assign \$138  = \$136  & \$137 ;
-  assign \$139  = \$4 [7:0] - 6'h20;
-  assign \$140  = \$4 [7:0] >= 7'h40;
-  assign \$141  = \$4 [7:0] < 7'h48;
-  assign \$142  = \$140  & \$141 ;
-  assign \$143  = \$4 [7:0] - 7'h40;
-  assign \$144  = \$142  ? \$143  : 9'h000;
-  assign \$145  = \$138  ? \$139  : \$144 ;
-  assign \$146  = \$134  ? \$135  : \$145 ;
-  assign \$147  = \$4 [7:0] - 1'h1;
-  assign \$148  = ~ p0_skip;
-  assign \$149  = \$4 [7:0] > 1'h0;
-  assign \$150  = \$148  & \$149 ;
-  assign \$151  = \$4 [7:0] <= 6'h20;
-  assign \$152  = \$150  & \$151 ;
-  assign \$154  = vdelp0 ? dgrp0 : grp0;
-  assign \$155  = vdelp0 ? dgrp0 : grp0;
-  assign \$156  = vdelp0 ? dgrp0 : grp0;
-  assign \$157  = vdelp0 ? dgrp0 : grp0;
-  assign \$158  = vdelp0 ? dgrp0 : grp0;
-  assign \$159  = vdelp0 ? dgrp0 : grp0;
-  assign \$160  = vdelp0 ? dgrp0 : grp0;
-  assign \$161  = vdelp0 ? dgrp0 : grp0;
-  assign \$162  = vdelp0 ? dgrp0 : grp0;
-  assign \$163  = refp0 ? { \$161 [0], \$160 [1], \$159 [2], \$158 [3], \$157 [4], \$156 [5], \$155 [6], \$154 [7] } : \$162 ;
-  assign \$164  = ~ idx;
-  assign \$165  = \$163  >> \$164 ;
-  assign \bit  = hit & \$165 ;
-  assign \$166  = pixel_x - posp1;
-  assign \$167  = $signed(\$166 [9:0]) < $signed(1'h0);
-  assign \$168  = $signed(\$166 [9:0]) + $signed(9'h0a0);
-  assign \$169  = \$167  ? \$168  : { \$166 [9], \$166 [9:0] };
-  assign \$170  = \$169 [7:0] >= 1'h0;
-  assign \$171  = \$169 [7:0] < 4'h8;
-  assign \$172  = \$170  & \$171 ;
-  assign \$173  = ~ p1_skip;
-  assign \$174  = \$172  & \$173 ;
-  assign \$175  = \$169 [7:0] >= 1'h0;
-  assign \$176  = \$169 [7:0] < 4'h8;
-  assign \$177  = \$175  & \$176 ;
-  assign \$178  = ~ p1_skip;
-  assign \$179  = \$177  & \$178 ;
-  assign \$180  = \$169 [7:0] - 1'h0;
-  assign \$181  = \$179  ? \$180  : 9'h000;
-  assign \$182  = \$169 [7:0] >= 1'h0;
-  assign \$183  = \$169 [7:0] < 4'h8;
-  assign \$184  = \$182  & \$183 ;
-  assign \$185  = ~ p1_skip;
-  assign \$186  = \$184  & \$185 ;
-  assign \$187  = \$169 [7:0] >= 5'h10;
-  assign \$188  = \$169 [7:0] < 5'h18;
-  assign \$189  = \$187  & \$188 ;
-  assign \$190  = \$186  | \$189 ;
-  assign \$191  = \$169 [7:0] >= 1'h0;
-  assign \$192  = \$169 [7:0] < 4'h8;
-  assign \$193  = \$191  & \$192 ;
-  assign \$194  = ~ p1_skip;
-  assign \$195  = \$193  & \$194 ;
-  assign \$196  = \$169 [7:0] - 1'h0;
-  assign \$197  = \$169 [7:0] >= 5'h10;
-  assign \$198  = \$169 [7:0] < 5'h18;
-  assign \$199  = \$197  & \$198 ;
-  assign \$200  = \$169 [7:0] - 5'h10;
-  assign \$201  = \$199  ? \$200  : 9'h000;
-  assign \$202  = \$195  ? \$196  : \$201 ;
-  assign \$203  = \$169 [7:0] >= 1'h0;
-  assign \$204  = \$169 [7:0] < 4'h8;
-  assign \$205  = \$203  & \$204 ;
-  assign \$206  = ~ p1_skip;
-  assign \$207  = \$205  & \$206 ;
-  assign \$208  = \$169 [7:0] >= 6'h20;
-  assign \$209  = \$169 [7:0] < 6'h28;
-  assign \$210  = \$208  & \$209 ;
-  assign \$211  = \$207  | \$210 ;
-  assign \$212  = \$169 [7:0] >= 1'h0;
-  assign \$213  = \$169 [7:0] < 4'h8;
+  assign \$81  = ap_since == 5'h15;
+  assign \$82  = hmm0 == 3'h7;
+  assign \$83  = \$81  & \$82 ;
+  assign \$84  = ap_data[7:4] == 3'h6;
+  assign \$85  = \$83  & \$84 ;
+  assign \$86  = ap_addr == 6'h28;
+  assign \$87  = ~ ap_data[1];
+  assign \$88  = resmp0 & \$87 ;
+  assign \$89  = nusiz0[2:0] == 3'h5;
+  assign \$90  = nusiz0[2:0] == 3'h7;
+  assign \$91  = \$90  ? 5'h10 : 5'h04;
+  assign \$92  = \$89  ? 5'h08 : \$91 ;
+  assign \$93  = posp0 + \$92 ;
+  assign \$94  = \$93  >= 8'ha0;
+  assign \$95  = nusiz0[2:0] == 3'h5;
+  assign \$96  = nusiz0[2:0] == 3'h7;
+  assign \$97  = \$96  ? 5'h10 : 5'h04;
+  assign \$98  = \$95  ? 5'h08 : \$97 ;
+  assign \$99  = posp0 + \$98 ;
+  assign \$100  = \$99  - 8'ha0;
+  assign \$101  = nusiz0[2:0] == 3'h5;
+  assign \$102  = nusiz0[2:0] == 3'h7;
+  assign \$103  = \$102  ? 5'h10 : 5'h04;
+  assign \$104  = \$101  ? 5'h08 : \$103 ;
+  assign \$105  = posp0 + \$104 ;
+  assign \$106  = \$94  ? \$100  : { 1'h0, \$105  };
+  assign \$107  = ap_addr == 6'h29;
+  assign \$108  = ~ ap_data[1];
+  assign \$109  = resmp1 & \$108 ;
+  assign \$110  = nusiz1[2:0] == 3'h5;
+  assign \$111  = nusiz1[2:0] == 3'h7;
+  assign \$112  = \$111  ? 5'h10 : 5'h04;
+  assign \$113  = \$110  ? 5'h08 : \$112 ;
+  assign \$114  = posp1 + \$113 ;
+  assign \$115  = \$114  >= 8'ha0;
+  assign \$116  = nusiz1[2:0] == 3'h5;
+  assign \$117  = nusiz1[2:0] == 3'h7;
+  assign \$118  = \$117  ? 5'h10 : 5'h04;
+  assign \$119  = \$116  ? 5'h08 : \$118 ;
+  assign \$120  = posp1 + \$119 ;
+  assign \$121  = \$120  - 8'ha0;
+  assign \$122  = nusiz1[2:0] == 3'h5;
+  assign \$123  = nusiz1[2:0] == 3'h7;
+  assign \$124  = \$123  ? 5'h10 : 5'h04;
+  assign \$125  = \$122  ? 5'h08 : \$124 ;
+  assign \$126  = posp1 + \$125 ;
+  assign \$127  = \$115  ? \$121  : { 1'h0, \$126  };
+  assign \$128  = ap_cycle <= 5'h14;
+  assign \$129  = ap_cycle == 7'h4b;
+  assign \$130  = \$128  | \$129 ;
+  assign \$131  = \port$4396$4 [1] & \$130 ;
+  assign \$132  = $signed(hmove_sum) >= $signed(9'h0a0);
+  assign \$133  = $signed(hmove_sum) - $signed(9'h0a0);
+  assign \$134  = $signed(hmove_sum) < $signed(1'h0);
+  assign \$135  = $signed(hmove_sum) + $signed(9'h0a0);
+  assign \$136  = \$134  ? \$135  : { hmove_sum[9], hmove_sum };
+  assign \$137  = \$132  ? \$133  : \$136 ;
+  assign \$138  = $signed(\hmove_sum$74 ) >= $signed(9'h0a0);
+  assign \$139  = $signed(\hmove_sum$74 ) - $signed(9'h0a0);
+  assign \$140  = $signed(\hmove_sum$74 ) < $signed(1'h0);
+  assign \$141  = $signed(\hmove_sum$74 ) + $signed(9'h0a0);
+  assign \$142  = \$140  ? \$141  : { \hmove_sum$74 [9], \hmove_sum$74  };
+  assign \$143  = \$138  ? \$139  : \$142 ;
+  assign \$144  = $signed(\hmove_sum$75 ) >= $signed(9'h0a0);
+  assign \$145  = $signed(\hmove_sum$75 ) - $signed(9'h0a0);
+  assign \$146  = $signed(\hmove_sum$75 ) < $signed(1'h0);
+  assign \$147  = $signed(\hmove_sum$75 ) + $signed(9'h0a0);
+  assign \$148  = \$146  ? \$147  : { \hmove_sum$75 [9], \hmove_sum$75  };
+  assign \$149  = \$144  ? \$145  : \$148 ;
+  assign \$150  = $signed(\hmove_sum$76 ) >= $signed(9'h0a0);
+  assign \$151  = $signed(\hmove_sum$76 ) - $signed(9'h0a0);
+  assign \$152  = $signed(\hmove_sum$76 ) < $signed(1'h0);
+  assign \$153  = $signed(\hmove_sum$76 ) + $signed(9'h0a0);
+  assign \$154  = \$152  ? \$153  : { \hmove_sum$76 [9], \hmove_sum$76  };
+  assign \$155  = \$150  ? \$151  : \$154 ;
+  assign \$156  = $signed(\hmove_sum$77 ) >= $signed(9'h0a0);
+  assign \$157  = $signed(\hmove_sum$77 ) - $signed(9'h0a0);
+  assign \$158  = $signed(\hmove_sum$77 ) < $signed(1'h0);
+  assign \$159  = $signed(\hmove_sum$77 ) + $signed(9'h0a0);
+  assign \$160  = \$158  ? \$159  : { \hmove_sum$77 [9], \hmove_sum$77  };
+  assign \$161  = \$156  ? \$157  : \$160 ;
+  assign \$162  = ap_addr == 6'h2c;
+  assign \$163  = rp0_cnt - 1'h1;
+  assign \$164  = rp0_cnt == 1'h1;
+  assign \$165  = rp1_cnt - 1'h1;
+  assign \$166  = rp1_cnt == 1'h1;
+  assign \$167  = bus_strobe & bus_write;
+  assign \$168  = vsync_count >= 7'h4c;
+  assign \$169  = vsync_armed & \$168 ;
+  assign \$170  = ~ vblank_dump;
+  assign \$171  = \$170  & bus_wdata[7];
+  assign \$172  = ~ bus_wdata[7];
+  assign \$173  = vblank_dump & \$172 ;
+  assign \$174  = cyc + 1'h1;
+  assign \$175  = | wr_hpos;
+  assign \$176  = last_was_read & \$175 ;
+  assign \$177  = ! bus_addr[0];
+  assign \$178  = | wm;
+  assign \$179  = wm > 4'hb;
+  assign \$180  = \$179  ? wm : 4'hb;
+  assign \$181  = wm > 4'hb;
+  assign \$182  = \$181  ? wm : 4'hb;
+  assign \$183  = \$182  - 1'h1;
+  assign \$184  = ~ dly;
+  assign \$185  = ~ dly;
+  assign \$187  = | wm;
+  assign \$188  = wm > 4'hb;
+  assign \$189  = \$188  ? wm : 4'hb;
+  assign \$190  = wm > 4'hb;
+  assign \$191  = \$190  ? wm : 4'hb;
+  assign \$192  = \$191  - 1'h1;
+  assign \$193  = ~ \dly$101 ;
+  assign \$194  = ~ \dly$101 ;
+  assign \$195  = bus_addr != 5'h10;
+  assign \$196  = bus_addr != 5'h11;
+  assign \$197  = \$195  & \$196 ;
+  assign \$198  = | eff;
+  assign \$199  = \$198  | fire;
+  assign \$200  = ! eff;
+  assign \$201  = \$200  ? 4'h1 : eff;
+  assign \$202  = ! eff;
+  assign \$203  = eff - 1'h1;
+  assign \$204  = \$202  ? 5'h00 : \$203 ;
+  assign \$205  = hpos == 8'he3;
+  assign \$206  = wsync & \$205 ;
+  assign \$207  = dump_disabled_cycle - cyc;
+  assign \$208  = x - posp0;
+  assign \$209  = $signed(\$208 [9:0]) < $signed(1'h0);
+  assign \$210  = $signed(\$208 [9:0]) + $signed(9'h0a0);
+  assign \$211  = \$209  ? \$210  : { \$208 [9], \$208 [9:0] };
+  assign \$212  = \$211 [7:0] >= 1'h0;
+  assign \$213  = \$211 [7:0] < 4'h8;
   assign \$214  = \$212  & \$213 ;
-  assign \$215  = ~ p1_skip;
+  assign \$215  = ~ p0_skip;
   assign \$216  = \$214  & \$215 ;
-  assign \$217  = \$169 [7:0] - 1'h0;
-  assign \$218  = \$169 [7:0] >= 6'h20;
-  assign \$219  = \$169 [7:0] < 6'h28;
-  assign \$220  = \$218  & \$219 ;
-  assign \$221  = \$169 [7:0] - 6'h20;
-  assign \$222  = \$220  ? \$221  : 9'h000;
-  assign \$223  = \$216  ? \$217  : \$222 ;
-  assign \$224  = \$169 [7:0] >= 1'h0;
-  assign \$225  = \$169 [7:0] < 4'h8;
+  assign \$217  = \$211 [7:0] >= 1'h0;
+  assign \$218  = \$211 [7:0] < 4'h8;
+  assign \$219  = \$217  & \$218 ;
+  assign \$220  = ~ p0_skip;
+  assign \$221  = \$219  & \$220 ;
+  assign \$222  = \$211 [7:0] - 1'h0;
+  assign \$223  = \$221  ? \$222  : 9'h000;
+  assign \$224  = \$211 [7:0] >= 1'h0;
+  assign \$225  = \$211 [7:0] < 4'h8;
   assign \$226  = \$224  & \$225 ;
-  assign \$227  = ~ p1_skip;
+  assign \$227  = ~ p0_skip;
   assign \$228  = \$226  & \$227 ;
-  assign \$229  = \$169 [7:0] >= 5'h10;
-  assign \$230  = \$169 [7:0] < 5'h18;
+  assign \$229  = \$211 [7:0] >= 5'h10;
+  assign \$230  = \$211 [7:0] < 5'h18;
   assign \$231  = \$229  & \$230 ;
   assign \$232  = \$228  | \$231 ;
-  assign \$233  = \$169 [7:0] >= 6'h20;
-  assign \$234  = \$169 [7:0] < 6'h28;
+  assign \$233  = \$211 [7:0] >= 1'h0;
+  assign \$234  = \$211 [7:0] < 4'h8;
   assign \$235  = \$233  & \$234 ;
-  assign \$236  = \$232  | \$235 ;
-  assign \$237  = \$169 [7:0] >= 1'h0;
-  assign \$238  = \$169 [7:0] < 4'h8;
-  assign \$239  = \$237  & \$238 ;
-  assign \$240  = ~ p1_skip;
+  assign \$236  = ~ p0_skip;
+  assign \$237  = \$235  & \$236 ;
+  assign \$238  = \$211 [7:0] - 1'h0;
+  assign \$239  = \$211 [7:0] >= 5'h10;
+  assign \$240  = \$211 [7:0] < 5'h18;
   assign \$241  = \$239  & \$240 ;
-  assign \$242  = \$169 [7:0] - 1'h0;
-  assign \$243  = \$169 [7:0] >= 5'h10;
-  assign \$244  = \$169 [7:0] < 5'h18;
-  assign \$245  = \$243  & \$244 ;
-  assign \$246  = \$169 [7:0] - 5'h10;
-  assign \$247  = \$169 [7:0] >= 6'h20;
-  assign \$248  = \$169 [7:0] < 6'h28;
+  assign \$242  = \$211 [7:0] - 5'h10;
+  assign \$243  = \$241  ? \$242  : 9'h000;
+  assign \$244  = \$237  ? \$238  : \$243 ;
+  assign \$245  = \$211 [7:0] >= 1'h0;
+  assign \$246  = \$211 [7:0] < 4'h8;
+  assign \$247  = \$245  & \$246 ;
+  assign \$248  = ~ p0_skip;
   assign \$249  = \$247  & \$248 ;
-  assign \$250  = \$169 [7:0] - 6'h20;
-  assign \$251  = \$249  ? \$250  : 9'h000;
-  assign \$252  = \$245  ? \$246  : \$251 ;
-  assign \$253  = \$241  ? \$242  : \$252 ;
-  assign \$254  = \$169 [7:0] >= 1'h0;
-  assign \$255  = \$169 [7:0] < 4'h8;
+  assign \$250  = \$211 [7:0] >= 6'h20;
+  assign \$251  = \$211 [7:0] < 6'h28;
+  assign \$252  = \$250  & \$251 ;
+  assign \$253  = \$249  | \$252 ;
+  assign \$254  = \$211 [7:0] >= 1'h0;
+  assign \$255  = \$211 [7:0] < 4'h8;
   assign \$256  = \$254  & \$255 ;
-  assign \$257  = ~ p1_skip;
+  assign \$257  = ~ p0_skip;
   assign \$258  = \$256  & \$257 ;
-  assign \$259  = \$169 [7:0] >= 7'h40;
-  assign \$260  = \$169 [7:0] < 7'h48;
-  assign \$261  = \$259  & \$260 ;
-  assign \$262  = \$258  | \$261 ;
-  assign \$263  = \$169 [7:0] >= 1'h0;
-  assign \$264  = \$169 [7:0] < 4'h8;
-  assign \$265  = \$263  & \$264 ;
-  assign \$266  = ~ p1_skip;
-  assign \$267  = \$265  & \$266 ;
-  assign \$268  = \$169 [7:0] - 1'h0;
-  assign \$269  = \$169 [7:0] >= 7'h40;
-  assign \$270  = \$169 [7:0] < 7'h48;
-  assign \$271  = \$269  & \$270 ;
-  assign \$272  = \$169 [7:0] - 7'h40;
-  assign \$273  = \$271  ? \$272  : 9'h000;
-  assign \$274  = \$267  ? \$268  : \$273 ;
-  assign \$275  = \$169 [7:0] - 1'h1;
-  assign \$276  = ~ p1_skip;
-  assign \$277  = \$169 [7:0] > 1'h0;
-  assign \$278  = \$276  & \$277 ;
-  assign \$279  = \$169 [7:0] <= 5'h10;
-  assign \$280  = \$278  & \$279 ;
-  assign \$282  = \$169 [7:0] >= 1'h0;
-  assign \$283  = \$169 [7:0] < 4'h8;
-  assign \$284  = \$282  & \$283 ;
-  assign \$285  = ~ p1_skip;
-  assign \$286  = \$284  & \$285 ;
-  assign \$287  = \$169 [7:0] >= 6'h20;
-  assign \$288  = \$169 [7:0] < 6'h28;
-  assign \$289  = \$287  & \$288 ;
-  assign \$290  = \$286  | \$289 ;
-  assign \$291  = \$169 [7:0] >= 7'h40;
-  assign \$292  = \$169 [7:0] < 7'h48;
-  assign \$293  = \$291  & \$292 ;
-  assign \$294  = \$290  | \$293 ;
-  assign \$295  = \$169 [7:0] >= 1'h0;
-  assign \$296  = \$169 [7:0] < 4'h8;
-  assign \$297  = \$295  & \$296 ;
-  assign \$298  = ~ p1_skip;
-  assign \$299  = \$297  & \$298 ;
-  assign \$300  = \$169 [7:0] - 1'h0;
-  assign \$301  = \$169 [7:0] >= 6'h20;
-  assign \$302  = \$169 [7:0] < 6'h28;
+  assign \$259  = \$211 [7:0] - 1'h0;
+  assign \$260  = \$211 [7:0] >= 6'h20;
+  assign \$261  = \$211 [7:0] < 6'h28;
+  assign \$262  = \$260  & \$261 ;
+  assign \$263  = \$211 [7:0] - 6'h20;
+  assign \$264  = \$262  ? \$263  : 9'h000;
+  assign \$265  = \$258  ? \$259  : \$264 ;
+  assign \$266  = \$211 [7:0] >= 1'h0;
+  assign \$267  = \$211 [7:0] < 4'h8;
+  assign \$268  = \$266  & \$267 ;
+  assign \$269  = ~ p0_skip;
+  assign \$270  = \$268  & \$269 ;
+  assign \$271  = \$211 [7:0] >= 5'h10;
+  assign \$272  = \$211 [7:0] < 5'h18;
+  assign \$273  = \$271  & \$272 ;
+  assign \$274  = \$270  | \$273 ;
+  assign \$275  = \$211 [7:0] >= 6'h20;
+  assign \$276  = \$211 [7:0] < 6'h28;
+  assign \$277  = \$275  & \$276 ;
+  assign \$278  = \$274  | \$277 ;
+  assign \$279  = \$211 [7:0] >= 1'h0;
+  assign \$280  = \$211 [7:0] < 4'h8;
+  assign \$281  = \$279  & \$280 ;
+  assign \$282  = ~ p0_skip;
+  assign \$283  = \$281  & \$282 ;
+  assign \$284  = \$211 [7:0] - 1'h0;
+  assign \$285  = \$211 [7:0] >= 5'h10;
+  assign \$286  = \$211 [7:0] < 5'h18;
+  assign \$287  = \$285  & \$286 ;
+  assign \$288  = \$211 [7:0] - 5'h10;
+  assign \$289  = \$211 [7:0] >= 6'h20;
+  assign \$290  = \$211 [7:0] < 6'h28;
+  assign \$291  = \$289  & \$290 ;
+  assign \$292  = \$211 [7:0] - 6'h20;
+  assign \$293  = \$291  ? \$292  : 9'h000;
+  assign \$294  = \$287  ? \$288  : \$293 ;
+  assign \$295  = \$283  ? \$284  : \$294 ;
+  assign \$296  = \$211 [7:0] >= 1'h0;
+  assign \$297  = \$211 [7:0] < 4'h8;
+  assign \$298  = \$296  & \$297 ;
+  assign \$299  = ~ p0_skip;
+  assign \$300  = \$298  & \$299 ;
+  assign \$301  = \$211 [7:0] >= 7'h40;
+  assign \$302  = \$211 [7:0] < 7'h48;
   assign \$303  = \$301  & \$302 ;
-  assign \$304  = \$169 [7:0] - 6'h20;
-  assign \$305  = \$169 [7:0] >= 7'h40;
-  assign \$306  = \$169 [7:0] < 7'h48;
+  assign \$304  = \$300  | \$303 ;
+  assign \$305  = \$211 [7:0] >= 1'h0;
+  assign \$306  = \$211 [7:0] < 4'h8;
   assign \$307  = \$305  & \$306 ;
-  assign \$308  = \$169 [7:0] - 7'h40;
-  assign \$309  = \$307  ? \$308  : 9'h000;
-  assign \$310  = \$303  ? \$304  : \$309 ;
-  assign \$311  = \$299  ? \$300  : \$310 ;
-  assign \$312  = \$169 [7:0] - 1'h1;
-  assign \$313  = ~ p1_skip;
-  assign \$314  = \$169 [7:0] > 1'h0;
-  assign \$315  = \$313  & \$314 ;
-  assign \$316  = \$169 [7:0] <= 6'h20;
-  assign \$317  = \$315  & \$316 ;
-  assign \$319  = vdelp1 ? dgrp1 : grp1;
-  assign \$320  = vdelp1 ? dgrp1 : grp1;
-  assign \$321  = vdelp1 ? dgrp1 : grp1;
-  assign \$322  = vdelp1 ? dgrp1 : grp1;
-  assign \$323  = vdelp1 ? dgrp1 : grp1;
-  assign \$324  = vdelp1 ? dgrp1 : grp1;
-  assign \$325  = vdelp1 ? dgrp1 : grp1;
-  assign \$326  = vdelp1 ? dgrp1 : grp1;
-  assign \$327  = vdelp1 ? dgrp1 : grp1;
-  assign \$328  = refp1 ? { \$326 [0], \$325 [1], \$324 [2], \$323 [3], \$322 [4], \$321 [5], \$320 [6], \$319 [7] } : \$327 ;
-  assign \$329  = ~ \idx$21 ;
-  assign \$330  = \$328  >> \$329 ;
-  assign \bit$24  = \hit$19  & \$330 ;
-  assign \$331  = pixel_x - posm0;
-  assign \$332  = $signed(\$331 [9:0]) < $signed(1'h0);
-  assign \$333  = $signed(\$331 [9:0]) + $signed(9'h0a0);
-  assign \$334  = \$332  ? \$333  : { \$331 [9], \$331 [9:0] };
-  assign \$335  = m0_mode == 1'h1;
-  assign size = nusiz0[5:4] | { 1'h0, \$335  };
-  assign \$336  = 1'h1 << size;
-  assign \$337  = \$334 [7:0] >= 1'h0;
-  assign \$338  = 1'h0 + \$336 [5:0];
-  assign \$339  = \$334 [7:0] < \$338 ;
-  assign \$340  = \$337  & \$339 ;
-  assign \$341  = \$334 [7:0] >= 1'h0;
-  assign \$342  = 1'h0 + \$336 [5:0];
-  assign \$343  = \$334 [7:0] < \$342 ;
-  assign \$344  = \$341  & \$343 ;
-  assign \$345  = \$334 [7:0] >= 5'h10;
-  assign \$346  = 5'h10 + \$336 [5:0];
-  assign \$347  = \$334 [7:0] < \$346 ;
-  assign \$348  = \$345  & \$347 ;
-  assign \$349  = \$344  | \$348 ;
-  assign \$350  = \$334 [7:0] >= 1'h0;
-  assign \$351  = 1'h0 + \$336 [5:0];
-  assign \$352  = \$334 [7:0] < \$351 ;
-  assign \$353  = \$350  & \$352 ;
-  assign \$354  = \$334 [7:0] >= 6'h20;
-  assign \$355  = 6'h20 + \$336 [5:0];
-  assign \$356  = \$334 [7:0] < \$355 ;
-  assign \$357  = \$354  & \$356 ;
-  assign \$358  = \$353  | \$357 ;
-  assign \$359  = \$334 [7:0] >= 1'h0;
-  assign \$360  = 1'h0 + \$336 [5:0];
-  assign \$361  = \$334 [7:0] < \$360 ;
-  assign \$362  = \$359  & \$361 ;
-  assign \$363  = \$334 [7:0] >= 5'h10;
-  assign \$364  = 5'h10 + \$336 [5:0];
-  assign \$365  = \$334 [7:0] < \$364 ;
-  assign \$366  = \$363  & \$365 ;
-  assign \$367  = \$362  | \$366 ;
-  assign \$368  = \$334 [7:0] >= 6'h20;
-  assign \$369  = 6'h20 + \$336 [5:0];
-  assign \$370  = \$334 [7:0] < \$369 ;
-  assign \$371  = \$368  & \$370 ;
-  assign \$372  = \$367  | \$371 ;
-  assign \$373  = \$334 [7:0] >= 1'h0;
-  assign \$374  = 1'h0 + \$336 [5:0];
-  assign \$375  = \$334 [7:0] < \$374 ;
-  assign \$376  = \$373  & \$375 ;
-  assign \$377  = \$334 [7:0] >= 7'h40;
-  assign \$378  = 7'h40 + \$336 [5:0];
-  assign \$379  = \$334 [7:0] < \$378 ;
-  assign \$380  = \$377  & \$379 ;
-  assign \$381  = \$376  | \$380 ;
-  assign \$382  = \$334 [7:0] >= 1'h0;
-  assign \$383  = 1'h0 + \$336 [5:0];
-  assign \$384  = \$334 [7:0] < \$383 ;
-  assign \$385  = \$382  & \$384 ;
-  assign \$386  = \$334 [7:0] >= 1'h0;
-  assign \$387  = 1'h0 + \$336 [5:0];
-  assign \$388  = \$334 [7:0] < \$387 ;
-  assign \$389  = \$386  & \$388 ;
-  assign \$390  = \$334 [7:0] >= 6'h20;
-  assign \$391  = 6'h20 + \$336 [5:0];
-  assign \$392  = \$334 [7:0] < \$391 ;
-  assign \$393  = \$390  & \$392 ;
-  assign \$394  = \$389  | \$393 ;
-  assign \$395  = \$334 [7:0] >= 7'h40;
-  assign \$396  = 7'h40 + \$336 [5:0];
-  assign \$397  = \$334 [7:0] < \$396 ;
-  assign \$398  = \$395  & \$397 ;
-  assign \$399  = \$394  | \$398 ;
-  assign \$400  = \$334 [7:0] >= 1'h0;
-  assign \$401  = 1'h0 + \$336 [5:0];
-  assign \$402  = \$334 [7:0] < \$401 ;
-  assign \$403  = \$400  & \$402 ;
-  assign \$404  = pixel_x - posm1;
-  assign \$405  = $signed(\$404 [9:0]) < $signed(1'h0);
-  assign \$406  = $signed(\$404 [9:0]) + $signed(9'h0a0);
-  assign \$407  = \$405  ? \$406  : { \$404 [9], \$404 [9:0] };
-  assign \$408  = 1'h1 << \size$39 ;
-  assign \$409  = \$407 [7:0] >= 1'h0;
-  assign \$410  = 1'h0 + \$408 [5:0];
-  assign \$411  = \$407 [7:0] < \$410 ;
-  assign \$412  = \$409  & \$411 ;
-  assign \$413  = \$407 [7:0] >= 1'h0;
-  assign \$414  = 1'h0 + \$408 [5:0];
-  assign \$415  = \$407 [7:0] < \$414 ;
-  assign \$416  = \$413  & \$415 ;
-  assign \$417  = \$407 [7:0] >= 5'h10;
-  assign \$418  = 5'h10 + \$408 [5:0];
-  assign \$419  = \$407 [7:0] < \$418 ;
-  assign \$420  = \$417  & \$419 ;
-  assign \$421  = \$416  | \$420 ;
-  assign \$422  = \$407 [7:0] >= 1'h0;
-  assign \$423  = 1'h0 + \$408 [5:0];
-  assign \$424  = \$407 [7:0] < \$423 ;
-  assign \$425  = \$422  & \$424 ;
-  assign \$426  = \$407 [7:0] >= 6'h20;
-  assign \$427  = 6'h20 + \$408 [5:0];
-  assign \$428  = \$407 [7:0] < \$427 ;
-  assign \$429  = \$426  & \$428 ;
-  assign \$430  = \$425  | \$429 ;
-  assign \$431  = \$407 [7:0] >= 1'h0;
-  assign \$432  = 1'h0 + \$408 [5:0];
-  assign \$433  = \$407 [7:0] < \$432 ;
-  assign \$434  = \$431  & \$433 ;
-  assign \$435  = \$407 [7:0] >= 5'h10;
-  assign \$436  = 5'h10 + \$408 [5:0];
-  assign \$437  = \$407 [7:0] < \$436 ;
-  assign \$438  = \$435  & \$437 ;
-  assign \$439  = \$434  | \$438 ;
-  assign \$440  = \$407 [7:0] >= 6'h20;
-  assign \$441  = 6'h20 + \$408 [5:0];
-  assign \$442  = \$407 [7:0] < \$441 ;
-  assign \$443  = \$440  & \$442 ;
-  assign \$444  = \$439  | \$443 ;
-  assign \$445  = \$407 [7:0] >= 1'h0;
-  assign \$446  = 1'h0 + \$408 [5:0];
-  assign \$447  = \$407 [7:0] < \$446 ;
-  assign \$448  = \$445  & \$447 ;
-  assign \$449  = \$407 [7:0] >= 7'h40;
-  assign \$450  = 7'h40 + \$408 [5:0];
-  assign \$451  = \$407 [7:0] < \$450 ;
-  assign \$452  = \$449  & \$451 ;
-  assign \$453  = \$448  | \$452 ;
-  assign \$454  = \$407 [7:0] >= 1'h0;
-  assign \$455  = 1'h0 + \$408 [5:0];
-  assign \$456  = \$407 [7:0] < \$455 ;
-  assign \$457  = \$454  & \$456 ;
-  assign \$458  = \$407 [7:0] >= 1'h0;
-  assign \$459  = 1'h0 + \$408 [5:0];
-  assign \$460  = \$407 [7:0] < \$459 ;
-  assign \$461  = \$458  & \$460 ;
-  assign \$462  = \$407 [7:0] >= 6'h20;
-  assign \$463  = 6'h20 + \$408 [5:0];
-  assign \$464  = \$407 [7:0] < \$463 ;
-  assign \$465  = \$462  & \$464 ;
-  assign \$466  = \$461  | \$465 ;
-  assign \$467  = \$407 [7:0] >= 7'h40;
-  assign \$468  = 7'h40 + \$408 [5:0];
-  assign \$469  = \$407 [7:0] < \$468 ;
-  assign \$470  = \$467  & \$469 ;
-  assign \$471  = \$466  | \$470 ;
-  assign \$472  = \$407 [7:0] >= 1'h0;
-  assign \$473  = 1'h0 + \$408 [5:0];
-  assign \$474  = \$407 [7:0] < \$473 ;
-  assign \$475  = \$472  & \$474 ;
-  assign \$476  = pixel_x - posbl;
-  assign \$477  = $signed(\$476 [9:0]) < $signed(1'h0);
-  assign \$478  = $signed(\$476 [9:0]) + $signed(9'h0a0);
-  assign \$479  = \$477  ? \$478  : { \$476 [9], \$476 [9:0] };
-  assign \$480  = 1'h1 << ctrlpf[5:4];
-  assign \$482  = \$481 [5:0] < 5'h14;
-  assign \$483  = 6'h27 - \$481 [5:0];
-  assign \$484  = \$481 [5:0] - 5'h14;
-  assign \$485  = pf_reflect ? \$483  : \$484 ;
-  assign \$486  = \$482  ? { 1'h0, \$481 [5:0] } : \$485 ;
-  assign \$487  = \$486 [4:0] < 3'h4;
-  assign \$488  = \$486 [4:0] >= 4'hc;
-  assign \$489  = \$487  | \$488 ;
-  assign \$490  = 4'hf - \$486 [4:0];
-  assign \$491  = \$489  ? { 1'h0, \$486 [4:0] } : \$490 ;
-  assign pfb = pf >> \$491 [4:0];
-  assign \$492  = | pf;
-  assign \$493  = vdelp0 ? dgrp0 : grp0;
-  assign \$494  = vdelp0 ? dgrp0 : grp0;
-  assign \$495  = vdelp0 ? dgrp0 : grp0;
-  assign \$496  = vdelp0 ? dgrp0 : grp0;
-  assign \$497  = vdelp0 ? dgrp0 : grp0;
-  assign \$498  = vdelp0 ? dgrp0 : grp0;
-  assign \$499  = vdelp0 ? dgrp0 : grp0;
-  assign \$500  = vdelp0 ? dgrp0 : grp0;
-  assign \$501  = vdelp0 ? dgrp0 : grp0;
-  assign \$502  = refp0 ? { \$500 [0], \$499 [1], \$498 [2], \$497 [3], \$496 [4], \$495 [5], \$494 [6], \$493 [7] } : \$501 ;
-  assign \$503  = ! \$502 ;
-  assign \$504  = \$492  & \$503 ;
-  assign \$505  = vdelp1 ? dgrp1 : grp1;
-  assign \$506  = vdelp1 ? dgrp1 : grp1;
-  assign \$507  = vdelp1 ? dgrp1 : grp1;
-  assign \$508  = vdelp1 ? dgrp1 : grp1;
-  assign \$509  = vdelp1 ? dgrp1 : grp1;
-  assign \$510  = vdelp1 ? dgrp1 : grp1;
-  assign \$511  = vdelp1 ? dgrp1 : grp1;
-  assign \$512  = vdelp1 ? dgrp1 : grp1;
-  assign \$513  = vdelp1 ? dgrp1 : grp1;
-  assign \$514  = refp1 ? { \$512 [0], \$511 [1], \$510 [2], \$509 [3], \$508 [4], \$507 [5], \$506 [6], \$505 [7] } : \$513 ;
-  assign \$515  = ! \$514 ;
-  assign \$516  = \$504  & \$515 ;
-  assign \$517  = ~ resmp0;
-  assign \$518  = enam0 & \$517 ;
-  assign \$519  = ~ \$518 ;
-  assign \$520  = \$516  & \$519 ;
-  assign \$521  = ~ resmp1;
-  assign \$522  = enam1 & \$521 ;
-  assign \$523  = ~ \$522 ;
-  assign \$524  = \$520  & \$523 ;
-  assign \$525  = vdelbl ? denabl : enabl;
-  assign \$526  = ~ \$525 ;
-  assign \$527  = \$524  & \$526 ;
-  assign \$528  = \$527  & ctrlpf[1];
-  assign \$529  = pixel_x < 7'h50;
-  assign \$530  = \$529  ? 2'h2 : 2'h3;
-  assign \$531  = pfb ? \$530  : 2'h0;
-  assign \$532  = \$479 [7:0] < \$480 [5:0];
-  assign \$533  = vdelbl ? denabl : enabl;
-  assign \$534  = \$532  & \$533 ;
-  assign \$535  = pfb | \$534 ;
-  assign \$536  = ~ resmp0;
-  assign \$537  = enam0 & \$536 ;
-  assign \$538  = \hit$35  & \$537 ;
-  assign \$539  = m0_mode == 2'h2;
-  assign \$540  = ~ \$539 ;
-  assign \$541  = \$538  & \$540 ;
-  assign \$542  = \bit  | \$541 ;
-  assign \$543  = ~ resmp1;
-  assign \$544  = enam1 & \$543 ;
-  assign \$545  = \hit$41  & \$544 ;
-  assign \$548  = \bit$24  | \$547 ;
-  assign \$549  = pixel_x < 7'h50;
-  assign \$550  = \$549  ? 2'h2 : 2'h3;
-  assign \$551  = ctrlpf[1] ? \$550  : 2'h1;
-  assign \$552  = \$479 [7:0] < \$480 [5:0];
-  assign \$553  = vdelbl ? denabl : enabl;
-  assign \$554  = \$552  & \$553 ;
-  assign \$555  = \$554  ? 1'h1 : 1'h0;
-  assign \$556  = pfb ? \$551  : { 1'h0, \$555  };
-  assign \$557  = ~ resmp0;
-  assign \$558  = enam0 & \$557 ;
-  assign \$559  = \hit$35  & \$558 ;
-  assign \$560  = m0_mode == 2'h2;
-  assign \$561  = ~ \$560 ;
-  assign \$562  = \$559  & \$561 ;
-  assign \$563  = \bit  | \$562 ;
-  assign \$564  = ~ resmp1;
-  assign \$565  = enam1 & \$564 ;
-  assign \$566  = \hit$41  & \$565 ;
-  assign \$569  = \bit$24  | \$568 ;
-  assign \$570  = c0 == 2'h2;
-  assign \$571  = \$570  ? 2'h2 : 2'h3;
-  assign \$572  = pixel_x < 4'h8;
-  assign \$573  = hmove_blank & \$572 ;
-  assign \$574  = vblank[1] | \$573 ;
-  assign \$575  = \port$4382$4 [0] & odd_last_frame;
-  assign pixel = \$574  ? 8'h00 : { \$576 , \$575  };
-  assign \$577  = ~ resmp0;
-  assign \$578  = enam0 & \$577 ;
-  assign \$579  = \hit$35  & \$578 ;
-  assign \$580  = m0_mode == 2'h2;
-  assign \$581  = ~ \$580 ;
-  assign \$582  = \$579  & \$581 ;
-  assign \$583  = \$582  & \bit$24 ;
-  assign \$584  = ~ resmp0;
-  assign \$585  = enam0 & \$584 ;
-  assign \$586  = \hit$35  & \$585 ;
-  assign \$587  = m0_mode == 2'h2;
-  assign \$588  = ~ \$587 ;
-  assign \$589  = \$586  & \$588 ;
-  assign \$590  = \$589  & \bit ;
-  assign \$591  = ~ resmp1;
-  assign \$592  = enam1 & \$591 ;
-  assign \$593  = \hit$41  & \$592 ;
-  assign \$596  = \$595  & \bit ;
-  assign \$597  = ~ resmp1;
-  assign \$598  = enam1 & \$597 ;
-  assign \$599  = \hit$41  & \$598 ;
-  assign \$602  = \$601  & \bit$24 ;
-  assign \$603  = \bit  & pfb;
-  assign \$604  = \$479 [7:0] < \$480 [5:0];
-  assign \$605  = vdelbl ? denabl : enabl;
-  assign \$606  = \$604  & \$605 ;
-  assign \$607  = \bit  & \$606 ;
-  assign \$608  = \bit$24  & pfb;
-  assign \$609  = \$479 [7:0] < \$480 [5:0];
-  assign \$610  = vdelbl ? denabl : enabl;
-  assign \$611  = \$609  & \$610 ;
-  assign \$612  = \bit$24  & \$611 ;
-  assign \$613  = ~ resmp0;
-  assign \$614  = enam0 & \$613 ;
-  assign \$615  = \hit$35  & \$614 ;
-  assign \$616  = m0_mode == 2'h2;
-  assign \$617  = ~ \$616 ;
-  assign \$618  = \$615  & \$617 ;
-  assign \$619  = \$618  & pfb;
-  assign \$620  = ~ resmp0;
-  assign \$621  = enam0 & \$620 ;
-  assign \$622  = \hit$35  & \$621 ;
-  assign \$623  = m0_mode == 2'h2;
-  assign \$624  = ~ \$623 ;
-  assign \$625  = \$622  & \$624 ;
-  assign \$626  = \$479 [7:0] < \$480 [5:0];
-  assign \$627  = vdelbl ? denabl : enabl;
-  assign \$628  = \$626  & \$627 ;
-  assign \$629  = \$625  & \$628 ;
-  assign \$630  = ~ resmp1;
-  assign \$631  = enam1 & \$630 ;
-  assign \$632  = \hit$41  & \$631 ;
-  assign \$635  = \$634  & pfb;
-  assign \$636  = ~ resmp1;
-  assign \$637  = enam1 & \$636 ;
-  assign \$638  = \hit$41  & \$637 ;
-  assign \$641  = \$479 [7:0] < \$480 [5:0];
-  assign \$642  = vdelbl ? denabl : enabl;
-  assign \$643  = \$641  & \$642 ;
-  assign \$644  = \$640  & \$643 ;
-  assign \$645  = \$479 [7:0] < \$480 [5:0];
-  assign \$646  = vdelbl ? denabl : enabl;
-  assign \$647  = \$645  & \$646 ;
-  assign \$648  = \$647  & pfb;
-  assign \$649  = \bit  & \bit$24 ;
-  assign \$650  = ~ resmp0;
-  assign \$651  = enam0 & \$650 ;
-  assign \$652  = \hit$35  & \$651 ;
-  assign \$653  = m0_mode == 2'h2;
-  assign \$654  = ~ \$653 ;
+  assign \$308  = ~ p0_skip;
+  assign \$309  = \$307  & \$308 ;
+  assign \$310  = \$211 [7:0] - 1'h0;
+  assign \$311  = \$211 [7:0] >= 7'h40;
+  assign \$312  = \$211 [7:0] < 7'h48;
+  assign \$313  = \$311  & \$312 ;
+  assign \$314  = \$211 [7:0] - 7'h40;
+  assign \$315  = \$313  ? \$314  : 9'h000;
+  assign \$316  = \$309  ? \$310  : \$315 ;
+  assign \$317  = \$211 [7:0] - 1'h1;
+  assign \$318  = ~ p0_skip;
+  assign \$319  = \$211 [7:0] > 1'h0;
+  assign \$320  = \$318  & \$319 ;
+  assign \$321  = \$211 [7:0] <= 5'h10;
+  assign \$322  = \$320  & \$321 ;
+  assign \$324  = \$211 [7:0] >= 1'h0;
+  assign \$325  = \$211 [7:0] < 4'h8;
+  assign \$326  = \$324  & \$325 ;
+  assign \$327  = ~ p0_skip;
+  assign \$328  = \$326  & \$327 ;
+  assign \$329  = \$211 [7:0] >= 6'h20;
+  assign \$330  = \$211 [7:0] < 6'h28;
+  assign \$331  = \$329  & \$330 ;
+  assign \$332  = \$328  | \$331 ;
+  assign \$333  = \$211 [7:0] >= 7'h40;
+  assign \$334  = \$211 [7:0] < 7'h48;
+  assign \$335  = \$333  & \$334 ;
+  assign \$336  = \$332  | \$335 ;
+  assign \$337  = \$211 [7:0] >= 1'h0;
+  assign \$338  = \$211 [7:0] < 4'h8;
+  assign \$339  = \$337  & \$338 ;
+  assign \$340  = ~ p0_skip;
+  assign \$341  = \$339  & \$340 ;
+  assign \$342  = \$211 [7:0] - 1'h0;
+  assign \$343  = \$211 [7:0] >= 6'h20;
+  assign \$344  = \$211 [7:0] < 6'h28;
+  assign \$345  = \$343  & \$344 ;
+  assign \$346  = \$211 [7:0] - 6'h20;
+  assign \$347  = \$211 [7:0] >= 7'h40;
+  assign \$348  = \$211 [7:0] < 7'h48;
+  assign \$349  = \$347  & \$348 ;
+  assign \$350  = \$211 [7:0] - 7'h40;
+  assign \$351  = \$349  ? \$350  : 9'h000;
+  assign \$352  = \$345  ? \$346  : \$351 ;
+  assign \$353  = \$341  ? \$342  : \$352 ;
+  assign \$354  = \$211 [7:0] - 1'h1;
+  assign \$355  = ~ p0_skip;
+  assign \$356  = \$211 [7:0] > 1'h0;
+  assign \$357  = \$355  & \$356 ;
+  assign \$358  = \$211 [7:0] <= 6'h20;
+  assign \$359  = \$357  & \$358 ;
+  assign \$361  = vdelp0 ? dgrp0 : grp0;
+  assign \$362  = vdelp0 ? dgrp0 : grp0;
+  assign \$363  = vdelp0 ? dgrp0 : grp0;
+  assign \$364  = vdelp0 ? dgrp0 : grp0;
+  assign \$365  = vdelp0 ? dgrp0 : grp0;
+  assign \$366  = vdelp0 ? dgrp0 : grp0;
+  assign \$367  = vdelp0 ? dgrp0 : grp0;
+  assign \$368  = vdelp0 ? dgrp0 : grp0;
+  assign \$369  = vdelp0 ? dgrp0 : grp0;
+  assign \$370  = refp0 ? { \$368 [0], \$367 [1], \$366 [2], \$365 [3], \$364 [4], \$363 [5], \$362 [6], \$361 [7] } : \$369 ;
+  assign \$371  = ~ idx;
+  assign \$372  = \$370  >> \$371 ;
+  assign \bit  = hit & \$372 ;
+  assign \$373  = x - posp1;
+  assign \$374  = $signed(\$373 [9:0]) < $signed(1'h0);
+  assign \$375  = $signed(\$373 [9:0]) + $signed(9'h0a0);
+  assign \$376  = \$374  ? \$375  : { \$373 [9], \$373 [9:0] };
+  assign \$377  = \$376 [7:0] >= 1'h0;
+  assign \$378  = \$376 [7:0] < 4'h8;
+  assign \$379  = \$377  & \$378 ;
+  assign \$380  = ~ p1_skip;
+  assign \$381  = \$379  & \$380 ;
+  assign \$382  = \$376 [7:0] >= 1'h0;
+  assign \$383  = \$376 [7:0] < 4'h8;
+  assign \$384  = \$382  & \$383 ;
+  assign \$385  = ~ p1_skip;
+  assign \$386  = \$384  & \$385 ;
+  assign \$387  = \$376 [7:0] - 1'h0;
+  assign \$388  = \$386  ? \$387  : 9'h000;
+  assign \$389  = \$376 [7:0] >= 1'h0;
+  assign \$390  = \$376 [7:0] < 4'h8;
+  assign \$391  = \$389  & \$390 ;
+  assign \$392  = ~ p1_skip;
+  assign \$393  = \$391  & \$392 ;
+  assign \$394  = \$376 [7:0] >= 5'h10;
+  assign \$395  = \$376 [7:0] < 5'h18;
+  assign \$396  = \$394  & \$395 ;
+  assign \$397  = \$393  | \$396 ;
+  assign \$398  = \$376 [7:0] >= 1'h0;
+  assign \$399  = \$376 [7:0] < 4'h8;
+  assign \$400  = \$398  & \$399 ;
+  assign \$401  = ~ p1_skip;
+  assign \$402  = \$400  & \$401 ;
+  assign \$403  = \$376 [7:0] - 1'h0;
+  assign \$404  = \$376 [7:0] >= 5'h10;
+  assign \$405  = \$376 [7:0] < 5'h18;
+  assign \$406  = \$404  & \$405 ;
+  assign \$407  = \$376 [7:0] - 5'h10;
+  assign \$408  = \$406  ? \$407  : 9'h000;
+  assign \$409  = \$402  ? \$403  : \$408 ;
+  assign \$410  = \$376 [7:0] >= 1'h0;
+  assign \$411  = \$376 [7:0] < 4'h8;
+  assign \$412  = \$410  & \$411 ;
+  assign \$413  = ~ p1_skip;
+  assign \$414  = \$412  & \$413 ;
+  assign \$415  = \$376 [7:0] >= 6'h20;
+  assign \$416  = \$376 [7:0] < 6'h28;
+  assign \$417  = \$415  & \$416 ;
+  assign \$418  = \$414  | \$417 ;
+  assign \$419  = \$376 [7:0] >= 1'h0;
+  assign \$420  = \$376 [7:0] < 4'h8;
+  assign \$421  = \$419  & \$420 ;
+  assign \$422  = ~ p1_skip;
+  assign \$423  = \$421  & \$422 ;
+  assign \$424  = \$376 [7:0] - 1'h0;
+  assign \$425  = \$376 [7:0] >= 6'h20;
+  assign \$426  = \$376 [7:0] < 6'h28;
+  assign \$427  = \$425  & \$426 ;
+  assign \$428  = \$376 [7:0] - 6'h20;
+  assign \$429  = \$427  ? \$428  : 9'h000;
+  assign \$430  = \$423  ? \$424  : \$429 ;
+  assign \$431  = \$376 [7:0] >= 1'h0;
+  assign \$432  = \$376 [7:0] < 4'h8;
+  assign \$433  = \$431  & \$432 ;
+  assign \$434  = ~ p1_skip;
+  assign \$435  = \$433  & \$434 ;
+  assign \$436  = \$376 [7:0] >= 5'h10;
+  assign \$437  = \$376 [7:0] < 5'h18;
+  assign \$438  = \$436  & \$437 ;
+  assign \$439  = \$435  | \$438 ;
+  assign \$440  = \$376 [7:0] >= 6'h20;
+  assign \$441  = \$376 [7:0] < 6'h28;
+  assign \$442  = \$440  & \$441 ;
+  assign \$443  = \$439  | \$442 ;
+  assign \$444  = \$376 [7:0] >= 1'h0;
+  assign \$445  = \$376 [7:0] < 4'h8;
+  assign \$446  = \$444  & \$445 ;
+  assign \$447  = ~ p1_skip;
+  assign \$448  = \$446  & \$447 ;
+  assign \$449  = \$376 [7:0] - 1'h0;
+  assign \$450  = \$376 [7:0] >= 5'h10;
+  assign \$451  = \$376 [7:0] < 5'h18;
+  assign \$452  = \$450  & \$451 ;
+  assign \$453  = \$376 [7:0] - 5'h10;
+  assign \$454  = \$376 [7:0] >= 6'h20;
+  assign \$455  = \$376 [7:0] < 6'h28;
+  assign \$456  = \$454  & \$455 ;
+  assign \$457  = \$376 [7:0] - 6'h20;
+  assign \$458  = \$456  ? \$457  : 9'h000;
+  assign \$459  = \$452  ? \$453  : \$458 ;
+  assign \$460  = \$448  ? \$449  : \$459 ;
+  assign \$461  = \$376 [7:0] >= 1'h0;
+  assign \$462  = \$376 [7:0] < 4'h8;
+  assign \$463  = \$461  & \$462 ;
+  assign \$464  = ~ p1_skip;
+  assign \$465  = \$463  & \$464 ;
+  assign \$466  = \$376 [7:0] >= 7'h40;
+  assign \$467  = \$376 [7:0] < 7'h48;
+  assign \$468  = \$466  & \$467 ;
+  assign \$469  = \$465  | \$468 ;
+  assign \$470  = \$376 [7:0] >= 1'h0;
+  assign \$471  = \$376 [7:0] < 4'h8;
+  assign \$472  = \$470  & \$471 ;
+  assign \$473  = ~ p1_skip;
+  assign \$474  = \$472  & \$473 ;
+  assign \$475  = \$376 [7:0] - 1'h0;
+  assign \$476  = \$376 [7:0] >= 7'h40;
+  assign \$477  = \$376 [7:0] < 7'h48;
+  assign \$478  = \$476  & \$477 ;
+  assign \$479  = \$376 [7:0] - 7'h40;
+  assign \$480  = \$478  ? \$479  : 9'h000;
+  assign \$481  = \$474  ? \$475  : \$480 ;
+  assign \$482  = \$376 [7:0] - 1'h1;
+  assign \$483  = ~ p1_skip;
+  assign \$484  = \$376 [7:0] > 1'h0;
+  assign \$485  = \$483  & \$484 ;
+  assign \$486  = \$376 [7:0] <= 5'h10;
+  assign \$487  = \$485  & \$486 ;
+  assign \$489  = \$376 [7:0] >= 1'h0;
+  assign \$490  = \$376 [7:0] < 4'h8;
+  assign \$491  = \$489  & \$490 ;
+  assign \$492  = ~ p1_skip;
+  assign \$493  = \$491  & \$492 ;
+  assign \$494  = \$376 [7:0] >= 6'h20;
+  assign \$495  = \$376 [7:0] < 6'h28;
+  assign \$496  = \$494  & \$495 ;
+  assign \$497  = \$493  | \$496 ;
+  assign \$498  = \$376 [7:0] >= 7'h40;
+  assign \$499  = \$376 [7:0] < 7'h48;
+  assign \$500  = \$498  & \$499 ;
+  assign \$501  = \$497  | \$500 ;
+  assign \$502  = \$376 [7:0] >= 1'h0;
+  assign \$503  = \$376 [7:0] < 4'h8;
+  assign \$504  = \$502  & \$503 ;
+  assign \$505  = ~ p1_skip;
+  assign \$506  = \$504  & \$505 ;
+  assign \$507  = \$376 [7:0] - 1'h0;
+  assign \$508  = \$376 [7:0] >= 6'h20;
+  assign \$509  = \$376 [7:0] < 6'h28;
+  assign \$510  = \$508  & \$509 ;
+  assign \$511  = \$376 [7:0] - 6'h20;
+  assign \$512  = \$376 [7:0] >= 7'h40;
+  assign \$513  = \$376 [7:0] < 7'h48;
+  assign \$514  = \$512  & \$513 ;
+  assign \$515  = \$376 [7:0] - 7'h40;
+  assign \$516  = \$514  ? \$515  : 9'h000;
+  assign \$517  = \$510  ? \$511  : \$516 ;
+  assign \$518  = \$506  ? \$507  : \$517 ;
+  assign \$519  = \$376 [7:0] - 1'h1;
+  assign \$520  = ~ p1_skip;
+  assign \$521  = \$376 [7:0] > 1'h0;
+  assign \$522  = \$520  & \$521 ;
+  assign \$523  = \$376 [7:0] <= 6'h20;
+  assign \$524  = \$522  & \$523 ;
+  assign \$526  = vdelp1 ? dgrp1 : grp1;
+  assign \$527  = vdelp1 ? dgrp1 : grp1;
+  assign \$528  = vdelp1 ? dgrp1 : grp1;
+  assign \$529  = vdelp1 ? dgrp1 : grp1;
+  assign \$530  = vdelp1 ? dgrp1 : grp1;
+  assign \$531  = vdelp1 ? dgrp1 : grp1;
+  assign \$532  = vdelp1 ? dgrp1 : grp1;
+  assign \$533  = vdelp1 ? dgrp1 : grp1;
+  assign \$534  = vdelp1 ? dgrp1 : grp1;
+  assign \$535  = refp1 ? { \$533 [0], \$532 [1], \$531 [2], \$530 [3], \$529 [4], \$528 [5], \$527 [6], \$526 [7] } : \$534 ;
+  assign \$536  = ~ \idx$122 ;
+  assign \$537  = \$535  >> \$536 ;
+  assign \bit$125  = \hit$121  & \$537 ;
+  assign \$538  = x - posm0;
+  assign \$539  = $signed(\$538 [9:0]) < $signed(1'h0);
+  assign \$540  = $signed(\$538 [9:0]) + $signed(9'h0a0);
+  assign \$541  = \$539  ? \$540  : { \$538 [9], \$538 [9:0] };
+  assign \$542  = m0_mode == 1'h1;
+  assign size = nusiz0[5:4] | { 1'h0, \$542  };
+  assign \$543  = 1'h1 << size;
+  assign \$544  = \$541 [7:0] >= 1'h0;
+  assign \$545  = 1'h0 + \$543 [5:0];
+  assign \$546  = \$541 [7:0] < \$545 ;
+  assign \$547  = \$544  & \$546 ;
+  assign \$548  = \$541 [7:0] >= 1'h0;
+  assign \$549  = 1'h0 + \$543 [5:0];
+  assign \$550  = \$541 [7:0] < \$549 ;
+  assign \$551  = \$548  & \$550 ;
+  assign \$552  = \$541 [7:0] >= 5'h10;
+  assign \$553  = 5'h10 + \$543 [5:0];
+  assign \$554  = \$541 [7:0] < \$553 ;
+  assign \$555  = \$552  & \$554 ;
+  assign \$556  = \$551  | \$555 ;
+  assign \$557  = \$541 [7:0] >= 1'h0;
+  assign \$558  = 1'h0 + \$543 [5:0];
+  assign \$559  = \$541 [7:0] < \$558 ;
+  assign \$560  = \$557  & \$559 ;
+  assign \$561  = \$541 [7:0] >= 6'h20;
+  assign \$562  = 6'h20 + \$543 [5:0];
+  assign \$563  = \$541 [7:0] < \$562 ;
+  assign \$564  = \$561  & \$563 ;
+  assign \$565  = \$560  | \$564 ;
+  assign \$566  = \$541 [7:0] >= 1'h0;
+  assign \$567  = 1'h0 + \$543 [5:0];
+  assign \$568  = \$541 [7:0] < \$567 ;
+  assign \$569  = \$566  & \$568 ;
+  assign \$570  = \$541 [7:0] >= 5'h10;
+  assign \$571  = 5'h10 + \$543 [5:0];
+  assign \$572  = \$541 [7:0] < \$571 ;
+  assign \$573  = \$570  & \$572 ;
+  assign \$574  = \$569  | \$573 ;
+  assign \$575  = \$541 [7:0] >= 6'h20;
+  assign \$576  = 6'h20 + \$543 [5:0];
+  assign \$577  = \$541 [7:0] < \$576 ;
+  assign \$578  = \$575  & \$577 ;
+  assign \$579  = \$574  | \$578 ;
+  assign \$580  = \$541 [7:0] >= 1'h0;
+  assign \$581  = 1'h0 + \$543 [5:0];
+  assign \$582  = \$541 [7:0] < \$581 ;
+  assign \$583  = \$580  & \$582 ;
+  assign \$584  = \$541 [7:0] >= 7'h40;
+  assign \$585  = 7'h40 + \$543 [5:0];
+  assign \$586  = \$541 [7:0] < \$585 ;
+  assign \$587  = \$584  & \$586 ;
+  assign \$588  = \$583  | \$587 ;
+  assign \$589  = \$541 [7:0] >= 1'h0;
+  assign \$590  = 1'h0 + \$543 [5:0];
+  assign \$591  = \$541 [7:0] < \$590 ;
+  assign \$592  = \$589  & \$591 ;
+  assign \$593  = \$541 [7:0] >= 1'h0;
+  assign \$594  = 1'h0 + \$543 [5:0];
+  assign \$595  = \$541 [7:0] < \$594 ;
+  assign \$596  = \$593  & \$595 ;
+  assign \$597  = \$541 [7:0] >= 6'h20;
+  assign \$598  = 6'h20 + \$543 [5:0];
+  assign \$599  = \$541 [7:0] < \$598 ;
+  assign \$600  = \$597  & \$599 ;
+  assign \$601  = \$596  | \$600 ;
+  assign \$602  = \$541 [7:0] >= 7'h40;
+  assign \$603  = 7'h40 + \$543 [5:0];
+  assign \$604  = \$541 [7:0] < \$603 ;
+  assign \$605  = \$602  & \$604 ;
+  assign \$606  = \$601  | \$605 ;
+  assign \$607  = \$541 [7:0] >= 1'h0;
+  assign \$608  = 1'h0 + \$543 [5:0];
+  assign \$609  = \$541 [7:0] < \$608 ;
+  assign \$610  = \$607  & \$609 ;
+  assign \$611  = x - posm1;
+  assign \$612  = $signed(\$611 [9:0]) < $signed(1'h0);
+  assign \$613  = $signed(\$611 [9:0]) + $signed(9'h0a0);
+  assign \$614  = \$612  ? \$613  : { \$611 [9], \$611 [9:0] };
+  assign \$615  = 1'h1 << \size$133 ;
+  assign \$616  = \$614 [7:0] >= 1'h0;
+  assign \$617  = 1'h0 + \$615 [5:0];
+  assign \$618  = \$614 [7:0] < \$617 ;
+  assign \$619  = \$616  & \$618 ;
+  assign \$620  = \$614 [7:0] >= 1'h0;
+  assign \$621  = 1'h0 + \$615 [5:0];
+  assign \$622  = \$614 [7:0] < \$621 ;
+  assign \$623  = \$620  & \$622 ;
+  assign \$624  = \$614 [7:0] >= 5'h10;
+  assign \$625  = 5'h10 + \$615 [5:0];
+  assign \$626  = \$614 [7:0] < \$625 ;
+  assign \$627  = \$624  & \$626 ;
+  assign \$628  = \$623  | \$627 ;
+  assign \$629  = \$614 [7:0] >= 1'h0;
+  assign \$630  = 1'h0 + \$615 [5:0];
+  assign \$631  = \$614 [7:0] < \$630 ;
+  assign \$632  = \$629  & \$631 ;
+  assign \$633  = \$614 [7:0] >= 6'h20;
+  assign \$634  = 6'h20 + \$615 [5:0];
+  assign \$635  = \$614 [7:0] < \$634 ;
+  assign \$636  = \$633  & \$635 ;
+  assign \$637  = \$632  | \$636 ;
+  assign \$638  = \$614 [7:0] >= 1'h0;
+  assign \$639  = 1'h0 + \$615 [5:0];
+  assign \$640  = \$614 [7:0] < \$639 ;
+  assign \$641  = \$638  & \$640 ;
+  assign \$642  = \$614 [7:0] >= 5'h10;
+  assign \$643  = 5'h10 + \$615 [5:0];
+  assign \$644  = \$614 [7:0] < \$643 ;
+  assign \$645  = \$642  & \$644 ;
+  assign \$646  = \$641  | \$645 ;
+  assign \$647  = \$614 [7:0] >= 6'h20;
+  assign \$648  = 6'h20 + \$615 [5:0];
+  assign \$649  = \$614 [7:0] < \$648 ;
+  assign \$650  = \$647  & \$649 ;
+  assign \$651  = \$646  | \$650 ;
+  assign \$652  = \$614 [7:0] >= 1'h0;
+  assign \$653  = 1'h0 + \$615 [5:0];
+  assign \$654  = \$614 [7:0] < \$653 ;
   assign \$655  = \$652  & \$654 ;
-  assign \$656  = ~ resmp1;
-  assign \$657  = enam1 & \$656 ;
-  assign \$658  = \hit$41  & \$657 ;
-  assign \$661  = \$655  & \$660 ;
-  assign \$662  = ~ vblank[1];
-  assign \$663  = drawn & \$662 ;
-  assign coll_vis = \$663  ? { \$661 , \$649 , \$648 , \$644 , \$635 , \$629 , \$619 , \$612 , \$608 , \$607 , \$603 , \$602 , \$596 , \$590 , \$583  } : 15'h0000;
-  assign \$664  = collision | coll_vis;
-  assign \$665  = collision | coll_vis;
-  assign \$666  = collision | coll_vis;
-  assign \$667  = collision | coll_vis;
-  assign \$668  = collision | coll_vis;
-  assign \$669  = collision | coll_vis;
-  assign \$670  = collision | coll_vis;
-  assign \$671  = collision | coll_vis;
-  assign \$672  = collision | coll_vis;
-  assign \$673  = collision | coll_vis;
-  assign \$674  = collision | coll_vis;
-  assign \$675  = collision | coll_vis;
-  assign \$676  = collision | coll_vis;
-  assign \$677  = collision | coll_vis;
-  assign \$678  = collision | coll_vis;
-  assign \$679  = paddle_mode0 == 1'h1;
-  assign \$680  = ! paddle_mode0;
-  assign \$681  = ~ dump_enabled;
-  assign \$682  = \$680  & \$681 ;
-  assign \$683  = cyc + 1'h1;
-  assign \$684  = dump_disabled_cycle + paddle_needed0;
-  assign \$685  = \$683  > \$684 [31:0];
-  assign \$686  = \$682  & \$685 ;
-  assign \$687  = \$679  | \$686 ;
-  assign \$688  = paddle_mode1 == 1'h1;
-  assign \$689  = ! paddle_mode1;
-  assign \$690  = ~ dump_enabled;
-  assign \$691  = \$689  & \$690 ;
-  assign \$692  = cyc + 1'h1;
-  assign \$693  = dump_disabled_cycle + paddle_needed1;
-  assign \$694  = \$692  > \$693 [31:0];
-  assign \$695  = \$691  & \$694 ;
-  assign \$696  = \$688  | \$695 ;
-  assign \$697  = paddle_mode2 == 1'h1;
-  assign \$698  = ! paddle_mode2;
-  assign \$699  = ~ dump_enabled;
-  assign \$700  = \$698  & \$699 ;
-  assign \$701  = cyc + 1'h1;
-  assign \$702  = dump_disabled_cycle + paddle_needed2;
-  assign \$703  = \$701  > \$702 [31:0];
-  assign \$704  = \$700  & \$703 ;
-  assign \$705  = \$697  | \$704 ;
-  assign \$706  = paddle_mode3 == 1'h1;
-  assign \$707  = ! paddle_mode3;
-  assign \$708  = ~ dump_enabled;
-  assign \$709  = \$707  & \$708 ;
-  assign \$710  = cyc + 1'h1;
-  assign \$711  = dump_disabled_cycle + paddle_needed3;
-  assign \$712  = \$710  > \$711 [31:0];
-  assign \$713  = \$709  & \$712 ;
-  assign \$714  = \$706  | \$713 ;
-  assign \$715  = hpos == 8'he3;
-  assign \$716  = hpos + 1'h1;
-  assign \$717  = \$715  ? 9'h000 : \$716 ;
-  assign \$2071  = \$717 [7:0] / 2'h3;
-  assign \$722  = wm > delay;
-  assign eff = \$722  ? wm : delay;
-  assign \$723  = \$717 [7:0] < 7'h44;
-  assign \$724  = \$717 [7:0] - 7'h44;
-  assign \$725  = $signed(\$724 ) + $signed(4'h5);
-  assign \$726  = $signed(\$725 ) >= $signed(9'h0a0);
-  assign \$727  = \$717 [7:0] - 7'h44;
-  assign \$728  = $signed(\$727 ) + $signed(4'h5);
-  assign \$729  = $signed(\$728 ) - $signed(9'h0a0);
-  assign \$730  = \$717 [7:0] - 7'h44;
-  assign \$731  = $signed(\$730 ) + $signed(4'h5);
-  assign \$732  = \$726  ? \$729  : { \$731 [9], \$731  };
-  assign \$733  = \$723  ? 11'h003 : \$732 ;
-  assign \$734  = \$733 [7:0] - posp0;
-  assign \$735  = $signed(\$734 [9:0]) < $signed(1'h0);
-  assign \$736  = $signed(\$734 [9:0]) + $signed(9'h0a0);
-  assign \$737  = \$735  ? \$736  : { \$734 [9], \$734 [9:0] };
-  assign \$738  = \$737 [7:0] >= 1'h0;
-  assign \$739  = \$737 [7:0] < 3'h4;
-  assign \$740  = \$738  & \$739 ;
-  assign \$742  = \$737 [7:0] >= 3'h4;
-  assign \$743  = \$737 [7:0] < 4'hc;
-  assign \$744  = \$742  & \$743 ;
-  assign \$746  = \$737 [7:0] >= 1'h0;
-  assign \$747  = \$737 [7:0] < 3'h4;
-  assign \$748  = \$746  & \$747 ;
-  assign \$750  = \$737 [7:0] >= 5'h10;
-  assign \$751  = \$737 [7:0] < 5'h14;
-  assign \$752  = \$750  & \$751 ;
-  assign \$753  = \$749  | \$752 ;
-  assign \$754  = \$737 [7:0] >= 3'h4;
-  assign \$755  = \$737 [7:0] < 4'hc;
-  assign \$756  = \$754  & \$755 ;
-  assign \$758  = \$737 [7:0] >= 5'h14;
-  assign \$759  = \$737 [7:0] < 5'h1c;
-  assign \$760  = \$758  & \$759 ;
-  assign \$761  = \$757  | \$760 ;
-  assign \$762  = \$737 [7:0] >= 1'h0;
-  assign \$763  = \$737 [7:0] < 3'h4;
-  assign \$764  = \$762  & \$763 ;
-  assign \$766  = \$737 [7:0] >= 6'h20;
-  assign \$767  = \$737 [7:0] < 6'h24;
-  assign \$768  = \$766  & \$767 ;
-  assign \$769  = \$765  | \$768 ;
-  assign \$770  = \$737 [7:0] >= 3'h4;
-  assign \$771  = \$737 [7:0] < 4'hc;
-  assign \$772  = \$770  & \$771 ;
-  assign \$774  = \$737 [7:0] >= 6'h24;
-  assign \$775  = \$737 [7:0] < 6'h2c;
-  assign \$776  = \$774  & \$775 ;
-  assign \$777  = \$773  | \$776 ;
-  assign \$778  = \$737 [7:0] >= 1'h0;
-  assign \$779  = \$737 [7:0] < 3'h4;
-  assign \$780  = \$778  & \$779 ;
-  assign \$782  = \$737 [7:0] >= 5'h10;
-  assign \$783  = \$737 [7:0] < 5'h14;
-  assign \$784  = \$782  & \$783 ;
-  assign \$785  = \$781  | \$784 ;
-  assign \$786  = \$737 [7:0] >= 6'h20;
-  assign \$787  = \$737 [7:0] < 6'h24;
-  assign \$788  = \$786  & \$787 ;
-  assign \$789  = \$785  | \$788 ;
-  assign \$790  = \$737 [7:0] >= 3'h4;
-  assign \$791  = \$737 [7:0] < 4'hc;
-  assign \$792  = \$790  & \$791 ;
-  assign \$794  = \$737 [7:0] >= 5'h14;
-  assign \$795  = \$737 [7:0] < 5'h1c;
-  assign \$796  = \$794  & \$795 ;
-  assign \$797  = \$793  | \$796 ;
-  assign \$798  = \$737 [7:0] >= 6'h24;
-  assign \$799  = \$737 [7:0] < 6'h2c;
-  assign \$800  = \$798  & \$799 ;
-  assign \$801  = \$797  | \$800 ;
-  assign \$802  = \$737 [7:0] >= 1'h0;
-  assign \$803  = \$737 [7:0] < 3'h4;
-  assign \$804  = \$802  & \$803 ;
-  assign \$806  = \$737 [7:0] >= 7'h40;
-  assign \$807  = \$737 [7:0] < 7'h44;
-  assign \$808  = \$806  & \$807 ;
-  assign \$809  = \$805  | \$808 ;
-  assign \$810  = \$737 [7:0] >= 3'h4;
-  assign \$811  = \$737 [7:0] < 4'hc;
-  assign \$812  = \$810  & \$811 ;
-  assign \$814  = \$737 [7:0] >= 7'h44;
-  assign \$815  = \$737 [7:0] < 7'h4c;
-  assign \$816  = \$814  & \$815 ;
-  assign \$817  = \$813  | \$816 ;
-  assign \$818  = \$737 [7:0] >= 1'h0;
-  assign \$819  = \$737 [7:0] < 3'h4;
-  assign \$820  = \$818  & \$819 ;
-  assign \$822  = \$737 [7:0] >= 3'h4;
-  assign \$823  = \$737 [7:0] < 5'h14;
-  assign \$824  = \$822  & \$823 ;
-  assign \$826  = \$737 [7:0] >= 1'h0;
-  assign \$827  = \$737 [7:0] < 3'h4;
-  assign \$828  = \$826  & \$827 ;
-  assign \$830  = \$737 [7:0] >= 6'h20;
-  assign \$831  = \$737 [7:0] < 6'h24;
-  assign \$832  = \$830  & \$831 ;
-  assign \$833  = \$829  | \$832 ;
-  assign \$834  = \$737 [7:0] >= 7'h40;
-  assign \$835  = \$737 [7:0] < 7'h44;
-  assign \$836  = \$834  & \$835 ;
-  assign \$837  = \$833  | \$836 ;
-  assign \$838  = \$737 [7:0] >= 3'h4;
-  assign \$839  = \$737 [7:0] < 4'hc;
-  assign \$840  = \$838  & \$839 ;
-  assign \$842  = \$737 [7:0] >= 6'h24;
-  assign \$843  = \$737 [7:0] < 6'h2c;
-  assign \$844  = \$842  & \$843 ;
-  assign \$845  = \$841  | \$844 ;
-  assign \$846  = \$737 [7:0] >= 7'h44;
-  assign \$847  = \$737 [7:0] < 7'h4c;
-  assign \$848  = \$846  & \$847 ;
-  assign \$849  = \$845  | \$848 ;
-  assign \$850  = \$737 [7:0] >= 1'h0;
-  assign \$851  = \$737 [7:0] < 3'h4;
-  assign \$852  = \$850  & \$851 ;
-  assign \$854  = \$737 [7:0] >= 3'h4;
-  assign \$855  = \$737 [7:0] < 6'h24;
-  assign \$856  = \$854  & \$855 ;
-  assign \$858  = \$733 [7:0] - posp1;
-  assign \$859  = $signed(\$858 [9:0]) < $signed(1'h0);
-  assign \$860  = $signed(\$858 [9:0]) + $signed(9'h0a0);
-  assign \$861  = \$859  ? \$860  : { \$858 [9], \$858 [9:0] };
-  assign \$862  = \$861 [7:0] >= 1'h0;
-  assign \$863  = \$861 [7:0] < 3'h4;
-  assign \$864  = \$862  & \$863 ;
-  assign \$866  = \$861 [7:0] >= 3'h4;
-  assign \$867  = \$861 [7:0] < 4'hc;
-  assign \$868  = \$866  & \$867 ;
-  assign \$870  = \$861 [7:0] >= 1'h0;
-  assign \$871  = \$861 [7:0] < 3'h4;
-  assign \$872  = \$870  & \$871 ;
-  assign \$874  = \$861 [7:0] >= 5'h10;
-  assign \$875  = \$861 [7:0] < 5'h14;
-  assign \$876  = \$874  & \$875 ;
-  assign \$877  = \$873  | \$876 ;
-  assign \$878  = \$861 [7:0] >= 3'h4;
-  assign \$879  = \$861 [7:0] < 4'hc;
-  assign \$880  = \$878  & \$879 ;
-  assign \$882  = \$861 [7:0] >= 5'h14;
-  assign \$883  = \$861 [7:0] < 5'h1c;
-  assign \$884  = \$882  & \$883 ;
-  assign \$885  = \$881  | \$884 ;
-  assign \$886  = \$861 [7:0] >= 1'h0;
-  assign \$887  = \$861 [7:0] < 3'h4;
-  assign \$888  = \$886  & \$887 ;
-  assign \$890  = \$861 [7:0] >= 6'h20;
-  assign \$891  = \$861 [7:0] < 6'h24;
-  assign \$892  = \$890  & \$891 ;
-  assign \$893  = \$889  | \$892 ;
-  assign \$894  = \$861 [7:0] >= 3'h4;
-  assign \$895  = \$861 [7:0] < 4'hc;
-  assign \$896  = \$894  & \$895 ;
-  assign \$898  = \$861 [7:0] >= 6'h24;
-  assign \$899  = \$861 [7:0] < 6'h2c;
-  assign \$900  = \$898  & \$899 ;
-  assign \$901  = \$897  | \$900 ;
-  assign \$902  = \$861 [7:0] >= 1'h0;
-  assign \$903  = \$861 [7:0] < 3'h4;
-  assign \$904  = \$902  & \$903 ;
-  assign \$906  = \$861 [7:0] >= 5'h10;
-  assign \$907  = \$861 [7:0] < 5'h14;
-  assign \$908  = \$906  & \$907 ;
-  assign \$909  = \$905  | \$908 ;
-  assign \$910  = \$861 [7:0] >= 6'h20;
-  assign \$911  = \$861 [7:0] < 6'h24;
-  assign \$912  = \$910  & \$911 ;
-  assign \$913  = \$909  | \$912 ;
-  assign \$914  = \$861 [7:0] >= 3'h4;
-  assign \$915  = \$861 [7:0] < 4'hc;
+  assign \$656  = \$614 [7:0] >= 7'h40;
+  assign \$657  = 7'h40 + \$615 [5:0];
+  assign \$658  = \$614 [7:0] < \$657 ;
+  assign \$659  = \$656  & \$658 ;
+  assign \$660  = \$655  | \$659 ;
+  assign \$661  = \$614 [7:0] >= 1'h0;
+  assign \$662  = 1'h0 + \$615 [5:0];
+  assign \$663  = \$614 [7:0] < \$662 ;
+  assign \$664  = \$661  & \$663 ;
+  assign \$665  = \$614 [7:0] >= 1'h0;
+  assign \$666  = 1'h0 + \$615 [5:0];
+  assign \$667  = \$614 [7:0] < \$666 ;
+  assign \$668  = \$665  & \$667 ;
+  assign \$669  = \$614 [7:0] >= 6'h20;
+  assign \$670  = 6'h20 + \$615 [5:0];
+  assign \$671  = \$614 [7:0] < \$670 ;
+  assign \$672  = \$669  & \$671 ;
+  assign \$673  = \$668  | \$672 ;
+  assign \$674  = \$614 [7:0] >= 7'h40;
+  assign \$675  = 7'h40 + \$615 [5:0];
+  assign \$676  = \$614 [7:0] < \$675 ;
+  assign \$677  = \$674  & \$676 ;
+  assign \$678  = \$673  | \$677 ;
+  assign \$679  = \$614 [7:0] >= 1'h0;
+  assign \$680  = 1'h0 + \$615 [5:0];
+  assign \$681  = \$614 [7:0] < \$680 ;
+  assign \$682  = \$679  & \$681 ;
+  assign \$683  = x - posbl;
+  assign \$684  = $signed(\$683 [9:0]) < $signed(1'h0);
+  assign \$685  = $signed(\$683 [9:0]) + $signed(9'h0a0);
+  assign \$686  = \$684  ? \$685  : { \$683 [9], \$683 [9:0] };
+  assign \$687  = 1'h1 << ctrlpf[5:4];
+  assign \$689  = \$688 [5:0] < 5'h14;
+  assign \$690  = 6'h27 - \$688 [5:0];
+  assign \$691  = \$688 [5:0] - 5'h14;
+  assign \$692  = pf_reflect ? \$690  : \$691 ;
+  assign \$693  = \$689  ? { 1'h0, \$688 [5:0] } : \$692 ;
+  assign \$694  = \$693 [4:0] < 3'h4;
+  assign \$695  = \$693 [4:0] >= 4'hc;
+  assign \$696  = \$694  | \$695 ;
+  assign \$697  = 4'hf - \$693 [4:0];
+  assign \$698  = \$696  ? { 1'h0, \$693 [4:0] } : \$697 ;
+  assign pfb = pf >> \$698 [4:0];
+  assign \$699  = | pf;
+  assign \$700  = vdelp0 ? dgrp0 : grp0;
+  assign \$701  = vdelp0 ? dgrp0 : grp0;
+  assign \$702  = vdelp0 ? dgrp0 : grp0;
+  assign \$703  = vdelp0 ? dgrp0 : grp0;
+  assign \$704  = vdelp0 ? dgrp0 : grp0;
+  assign \$705  = vdelp0 ? dgrp0 : grp0;
+  assign \$706  = vdelp0 ? dgrp0 : grp0;
+  assign \$707  = vdelp0 ? dgrp0 : grp0;
+  assign \$708  = vdelp0 ? dgrp0 : grp0;
+  assign \$709  = refp0 ? { \$707 [0], \$706 [1], \$705 [2], \$704 [3], \$703 [4], \$702 [5], \$701 [6], \$700 [7] } : \$708 ;
+  assign \$710  = ! \$709 ;
+  assign \$711  = \$699  & \$710 ;
+  assign \$712  = vdelp1 ? dgrp1 : grp1;
+  assign \$713  = vdelp1 ? dgrp1 : grp1;
+  assign \$714  = vdelp1 ? dgrp1 : grp1;
+  assign \$715  = vdelp1 ? dgrp1 : grp1;
+  assign \$716  = vdelp1 ? dgrp1 : grp1;
+  assign \$717  = vdelp1 ? dgrp1 : grp1;
+  assign \$718  = vdelp1 ? dgrp1 : grp1;
+  assign \$719  = vdelp1 ? dgrp1 : grp1;
+  assign \$720  = vdelp1 ? dgrp1 : grp1;
+  assign \$721  = refp1 ? { \$719 [0], \$718 [1], \$717 [2], \$716 [3], \$715 [4], \$714 [5], \$713 [6], \$712 [7] } : \$720 ;
+  assign \$722  = ! \$721 ;
+  assign \$723  = \$711  & \$722 ;
+  assign \$724  = ~ resmp0;
+  assign \$725  = enam0 & \$724 ;
+  assign \$726  = ~ \$725 ;
+  assign \$727  = \$723  & \$726 ;
+  assign \$728  = ~ resmp1;
+  assign \$729  = enam1 & \$728 ;
+  assign \$730  = ~ \$729 ;
+  assign \$731  = \$727  & \$730 ;
+  assign \$732  = vdelbl ? denabl : enabl;
+  assign \$733  = ~ \$732 ;
+  assign \$734  = \$731  & \$733 ;
+  assign \$735  = \$734  & ctrlpf[1];
+  assign \$736  = x < 7'h50;
+  assign \$737  = \$736  ? 2'h2 : 2'h3;
+  assign \$738  = pfb ? \$737  : 2'h0;
+  assign \$739  = \$686 [7:0] < \$687 [5:0];
+  assign \$740  = vdelbl ? denabl : enabl;
+  assign \$741  = \$739  & \$740 ;
+  assign \$742  = pfb | \$741 ;
+  assign \$743  = ~ resmp0;
+  assign \$744  = enam0 & \$743 ;
+  assign \$745  = \hit$130  & \$744 ;
+  assign \$746  = m0_mode == 2'h2;
+  assign \$747  = ~ \$746 ;
+  assign \$748  = \$745  & \$747 ;
+  assign \$749  = \bit  | \$748 ;
+  assign \$750  = ~ resmp1;
+  assign \$751  = enam1 & \$750 ;
+  assign \$752  = \hit$135  & \$751 ;
+  assign \$755  = \bit$125  | \$754 ;
+  assign \$756  = x < 7'h50;
+  assign \$757  = \$756  ? 2'h2 : 2'h3;
+  assign \$758  = ctrlpf[1] ? \$757  : 2'h1;
+  assign \$759  = \$686 [7:0] < \$687 [5:0];
+  assign \$760  = vdelbl ? denabl : enabl;
+  assign \$761  = \$759  & \$760 ;
+  assign \$762  = \$761  ? 1'h1 : 1'h0;
+  assign \$763  = pfb ? \$758  : { 1'h0, \$762  };
+  assign \$764  = ~ resmp0;
+  assign \$765  = enam0 & \$764 ;
+  assign \$766  = \hit$130  & \$765 ;
+  assign \$767  = m0_mode == 2'h2;
+  assign \$768  = ~ \$767 ;
+  assign \$769  = \$766  & \$768 ;
+  assign \$770  = \bit  | \$769 ;
+  assign \$771  = ~ resmp1;
+  assign \$772  = enam1 & \$771 ;
+  assign \$773  = \hit$135  & \$772 ;
+  assign \$776  = \bit$125  | \$775 ;
+  assign \$777  = c0 == 2'h2;
+  assign \$778  = \$777  ? 2'h2 : 2'h3;
+  assign \$779  = x < 4'h8;
+  assign \$780  = hmove_blank & \$779 ;
+  assign \$781  = vblank[1] | \$780 ;
+  assign \$782  = \port$4396$4 [0] & odd_last_frame;
+  assign pixel = \$781  ? 8'h00 : { \$783 , \$782  };
+  assign \$784  = ~ resmp0;
+  assign \$785  = enam0 & \$784 ;
+  assign \$786  = \hit$130  & \$785 ;
+  assign \$787  = m0_mode == 2'h2;
+  assign \$788  = ~ \$787 ;
+  assign \$789  = \$786  & \$788 ;
+  assign \$790  = \$789  & \bit$125 ;
+  assign \$791  = ~ resmp0;
+  assign \$792  = enam0 & \$791 ;
+  assign \$793  = \hit$130  & \$792 ;
+  assign \$794  = m0_mode == 2'h2;
+  assign \$795  = ~ \$794 ;
+  assign \$796  = \$793  & \$795 ;
+  assign \$797  = \$796  & \bit ;
+  assign \$798  = ~ resmp1;
+  assign \$799  = enam1 & \$798 ;
+  assign \$800  = \hit$135  & \$799 ;
+  assign \$803  = \$802  & \bit ;
+  assign \$804  = ~ resmp1;
+  assign \$805  = enam1 & \$804 ;
+  assign \$806  = \hit$135  & \$805 ;
+  assign \$809  = \$808  & \bit$125 ;
+  assign \$810  = \bit  & pfb;
+  assign \$811  = \$686 [7:0] < \$687 [5:0];
+  assign \$812  = vdelbl ? denabl : enabl;
+  assign \$813  = \$811  & \$812 ;
+  assign \$814  = \bit  & \$813 ;
+  assign \$815  = \bit$125  & pfb;
+  assign \$816  = \$686 [7:0] < \$687 [5:0];
+  assign \$817  = vdelbl ? denabl : enabl;
+  assign \$818  = \$816  & \$817 ;
+  assign \$819  = \bit$125  & \$818 ;
+  assign \$820  = ~ resmp0;
+  assign \$821  = enam0 & \$820 ;
+  assign \$822  = \hit$130  & \$821 ;
+  assign \$823  = m0_mode == 2'h2;
+  assign \$824  = ~ \$823 ;
+  assign \$825  = \$822  & \$824 ;
+  assign \$826  = \$825  & pfb;
+  assign \$827  = ~ resmp0;
+  assign \$828  = enam0 & \$827 ;
+  assign \$829  = \hit$130  & \$828 ;
+  assign \$830  = m0_mode == 2'h2;
+  assign \$831  = ~ \$830 ;
+  assign \$832  = \$829  & \$831 ;
+  assign \$833  = \$686 [7:0] < \$687 [5:0];
+  assign \$834  = vdelbl ? denabl : enabl;
+  assign \$835  = \$833  & \$834 ;
+  assign \$836  = \$832  & \$835 ;
+  assign \$837  = ~ resmp1;
+  assign \$838  = enam1 & \$837 ;
+  assign \$839  = \hit$135  & \$838 ;
+  assign \$842  = \$841  & pfb;
+  assign \$843  = ~ resmp1;
+  assign \$844  = enam1 & \$843 ;
+  assign \$845  = \hit$135  & \$844 ;
+  assign \$848  = \$686 [7:0] < \$687 [5:0];
+  assign \$849  = vdelbl ? denabl : enabl;
+  assign \$850  = \$848  & \$849 ;
+  assign \$851  = \$847  & \$850 ;
+  assign \$852  = \$686 [7:0] < \$687 [5:0];
+  assign \$853  = vdelbl ? denabl : enabl;
+  assign \$854  = \$852  & \$853 ;
+  assign \$855  = \$854  & pfb;
+  assign \$856  = \bit  & \bit$125 ;
+  assign \$857  = ~ resmp0;
+  assign \$858  = enam0 & \$857 ;
+  assign \$859  = \hit$130  & \$858 ;
+  assign \$860  = m0_mode == 2'h2;
+  assign \$861  = ~ \$860 ;
+  assign \$862  = \$859  & \$861 ;
+  assign \$863  = ~ resmp1;
+  assign \$864  = enam1 & \$863 ;
+  assign \$865  = \hit$135  & \$864 ;
+  assign \$868  = \$862  & \$867 ;
+  assign \$869  = ~ vblank[1];
+  assign \$870  = drawn & \$869 ;
+  assign coll_vis = \$870  ? { \$868 , \$856 , \$855 , \$851 , \$842 , \$836 , \$826 , \$819 , \$815 , \$814 , \$810 , \$809 , \$803 , \$797 , \$790  } : 15'h0000;
+  assign \$871  = collision | coll_vis;
+  assign \$872  = collision | coll_vis;
+  assign \$873  = collision | coll_vis;
+  assign \$874  = collision | coll_vis;
+  assign \$875  = collision | coll_vis;
+  assign \$876  = collision | coll_vis;
+  assign \$877  = collision | coll_vis;
+  assign \$878  = collision | coll_vis;
+  assign \$879  = collision | coll_vis;
+  assign \$880  = collision | coll_vis;
+  assign \$881  = collision | coll_vis;
+  assign \$882  = collision | coll_vis;
+  assign \$883  = collision | coll_vis;
+  assign \$884  = collision | coll_vis;
+  assign \$885  = collision | coll_vis;
+  assign \$886  = paddle_mode0 == 1'h1;
+  assign \$887  = ! paddle_mode0;
+  assign \$888  = ~ dump_enabled;
+  assign \$889  = \$887  & \$888 ;
+  assign \$890  = cyc + 1'h1;
+  assign \$891  = dump_disabled_cycle + paddle_needed0;
+  assign \$892  = \$890  > \$891 [31:0];
+  assign \$893  = \$889  & \$892 ;
+  assign \$894  = \$886  | \$893 ;
+  assign \$895  = paddle_mode1 == 1'h1;
+  assign \$896  = ! paddle_mode1;
+  assign \$897  = ~ dump_enabled;
+  assign \$898  = \$896  & \$897 ;
+  assign \$899  = cyc + 1'h1;
+  assign \$900  = dump_disabled_cycle + paddle_needed1;
+  assign \$901  = \$899  > \$900 [31:0];
+  assign \$902  = \$898  & \$901 ;
+  assign \$903  = \$895  | \$902 ;
+  assign \$904  = paddle_mode2 == 1'h1;
+  assign \$905  = ! paddle_mode2;
+  assign \$906  = ~ dump_enabled;
+  assign \$907  = \$905  & \$906 ;
+  assign \$908  = cyc + 1'h1;
+  assign \$909  = dump_disabled_cycle + paddle_needed2;
+  assign \$910  = \$908  > \$909 [31:0];
+  assign \$911  = \$907  & \$910 ;
+  assign \$912  = \$904  | \$911 ;
+  assign \$913  = paddle_mode3 == 1'h1;
+  assign \$914  = ! paddle_mode3;
+  assign \$915  = ~ dump_enabled;
   assign \$916  = \$914  & \$915 ;
-  assign \$918  = \$861 [7:0] >= 5'h14;
-  assign \$919  = \$861 [7:0] < 5'h1c;
-  assign \$920  = \$918  & \$919 ;
-  assign \$921  = \$917  | \$920 ;
-  assign \$922  = \$861 [7:0] >= 6'h24;
-  assign \$923  = \$861 [7:0] < 6'h2c;
-  assign \$924  = \$922  & \$923 ;
-  assign \$925  = \$921  | \$924 ;
-  assign \$926  = \$861 [7:0] >= 1'h0;
-  assign \$927  = \$861 [7:0] < 3'h4;
-  assign \$928  = \$926  & \$927 ;
-  assign \$930  = \$861 [7:0] >= 7'h40;
-  assign \$931  = \$861 [7:0] < 7'h44;
-  assign \$932  = \$930  & \$931 ;
-  assign \$933  = \$929  | \$932 ;
-  assign \$934  = \$861 [7:0] >= 3'h4;
-  assign \$935  = \$861 [7:0] < 4'hc;
-  assign \$936  = \$934  & \$935 ;
-  assign \$938  = \$861 [7:0] >= 7'h44;
-  assign \$939  = \$861 [7:0] < 7'h4c;
-  assign \$940  = \$938  & \$939 ;
-  assign \$941  = \$937  | \$940 ;
-  assign \$942  = \$861 [7:0] >= 1'h0;
-  assign \$943  = \$861 [7:0] < 3'h4;
-  assign \$944  = \$942  & \$943 ;
-  assign \$946  = \$861 [7:0] >= 3'h4;
-  assign \$947  = \$861 [7:0] < 5'h14;
-  assign \$948  = \$946  & \$947 ;
-  assign \$950  = \$861 [7:0] >= 1'h0;
-  assign \$951  = \$861 [7:0] < 3'h4;
-  assign \$952  = \$950  & \$951 ;
-  assign \$954  = \$861 [7:0] >= 6'h20;
-  assign \$955  = \$861 [7:0] < 6'h24;
-  assign \$956  = \$954  & \$955 ;
-  assign \$957  = \$953  | \$956 ;
-  assign \$958  = \$861 [7:0] >= 7'h40;
-  assign \$959  = \$861 [7:0] < 7'h44;
-  assign \$960  = \$958  & \$959 ;
-  assign \$961  = \$957  | \$960 ;
-  assign \$962  = \$861 [7:0] >= 3'h4;
-  assign \$963  = \$861 [7:0] < 4'hc;
-  assign \$964  = \$962  & \$963 ;
-  assign \$966  = \$861 [7:0] >= 6'h24;
-  assign \$967  = \$861 [7:0] < 6'h2c;
-  assign \$968  = \$966  & \$967 ;
-  assign \$969  = \$965  | \$968 ;
-  assign \$970  = \$861 [7:0] >= 7'h44;
-  assign \$971  = \$861 [7:0] < 7'h4c;
-  assign \$972  = \$970  & \$971 ;
-  assign \$973  = \$969  | \$972 ;
-  assign \$974  = \$861 [7:0] >= 1'h0;
-  assign \$975  = \$861 [7:0] < 3'h4;
-  assign \$976  = \$974  & \$975 ;
-  assign \$978  = \$861 [7:0] >= 3'h4;
-  assign \$979  = \$861 [7:0] < 6'h24;
-  assign \$980  = \$978  & \$979 ;
-  assign \$982  = hpos == 8'he3;
-  assign \$983  = line + \$982 ;
-  assign \$984  = cosmic_cnt + 1'h1;
-  assign \$986  = posm0 - jump;
-  assign \$987  = pend_cnt == 1'h1;
-  assign fire = pend & \$987 ;
-  assign \$988  = bus_strobe & bus_write;
-  assign \$989  = bus_addr != 5'h10;
-  assign \$990  = \$988  & \$989 ;
-  assign \$991  = bus_addr != 5'h11;
-  assign new_generic = \$990  & \$991 ;
-  assign \$992  = ! eff;
-  assign \$993  = new_generic & \$992 ;
-  assign \$2354  = ap_hpos / 2'h3;
-  assign \$995  = ap_hpos < 7'h44;
-  assign \$996  = ap_hpos - 7'h44;
-  assign \$997  = $signed(\$996 ) + $signed(4'h4);
-  assign \$998  = $signed(\$997 ) >= $signed(9'h0a0);
-  assign \$999  = ap_hpos - 7'h44;
-  assign \$1000  = $signed(\$999 ) + $signed(4'h4);
-  assign \$1001  = $signed(\$1000 ) - $signed(9'h0a0);
-  assign \$1002  = ap_hpos - 7'h44;
-  assign \$1003  = $signed(\$1002 ) + $signed(4'h4);
-  assign \$1004  = \$998  ? \$1001  : { \$1003 [9], \$1003  };
-  assign \$1005  = \$995  ? 11'h002 : \$1004 ;
-  assign \$1006  = apply_cycle <= 5'h14;
-  assign \$1007  = apply_cycle == 7'h4b;
-  assign \$1008  = \$1006  | \$1007 ;
-  assign \$1009  = apply_cycle >= 6'h36;
-  assign \$1012  = \$1010  > \$1011 ;
-  assign \$1015  = \$1012  ? \$1013  : \$1014 ;
-  assign \$1016  = 4'h8 - \$1015 ;
-  assign \$1019  = \$1017  < \$1018 ;
-  assign \$1022  = \$1020  - \$1021 ;
-  assign \$1023  = \$1019  ? \$1022  : 5'h00;
-  assign \$1024  = - $signed(\$1023 );
-  assign \$1025  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
-  assign \$1026  = apply_cycle <= 5'h14;
-  assign \$1027  = apply_cycle == 7'h4b;
-  assign \$1028  = \$1026  | \$1027 ;
-  assign \$1029  = apply_cycle >= 6'h36;
-  assign \$1032  = \$1030  > \$1031 ;
-  assign \$1035  = \$1032  ? \$1033  : \$1034 ;
-  assign \$1036  = 4'h8 - \$1035 ;
-  assign \$1039  = \$1037  < \$1038 ;
-  assign \$1042  = \$1040  - \$1041 ;
-  assign \$1043  = \$1039  ? \$1042  : 5'h00;
-  assign \$1044  = - $signed(\$1043 );
-  assign \$1045  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$141 );
-  assign \$1046  = apply_cycle <= 5'h14;
-  assign \$1047  = apply_cycle == 7'h4b;
-  assign \$1048  = \$1046  | \$1047 ;
-  assign \$1049  = apply_cycle >= 6'h36;
-  assign \$1052  = \$1050  > \$1051 ;
-  assign \$1055  = \$1052  ? \$1053  : \$1054 ;
-  assign \$1056  = 4'h8 - \$1055 ;
-  assign \$1059  = \$1057  < \$1058 ;
-  assign \$1062  = \$1060  - \$1061 ;
-  assign \$1063  = \$1059  ? \$1062  : 5'h00;
-  assign \$1064  = - $signed(\$1063 );
-  assign \$1065  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$144 );
-  assign \$1066  = apply_cycle <= 5'h14;
-  assign \$1067  = apply_cycle == 7'h4b;
-  assign \$1068  = \$1066  | \$1067 ;
-  assign \$1069  = apply_cycle >= 6'h36;
-  assign \$1072  = \$1070  > \$1071 ;
-  assign \$1075  = \$1072  ? \$1073  : \$1074 ;
-  assign \$1076  = 4'h8 - \$1075 ;
-  assign \$1079  = \$1077  < \$1078 ;
-  assign \$1082  = \$1080  - \$1081 ;
-  assign \$1083  = \$1079  ? \$1082  : 5'h00;
-  assign \$1084  = - $signed(\$1083 );
-  assign \$1085  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$147 );
-  assign \$1086  = apply_cycle <= 5'h14;
-  assign \$1087  = apply_cycle == 7'h4b;
-  assign \$1088  = \$1086  | \$1087 ;
-  assign \$1089  = apply_cycle >= 6'h36;
-  assign \$1092  = \$1090  > \$1091 ;
-  assign \$1095  = \$1092  ? \$1093  : \$1094 ;
-  assign \$1096  = 4'h8 - \$1095 ;
-  assign \$1099  = \$1097  < \$1098 ;
-  assign \$1102  = \$1100  - \$1101 ;
-  assign \$1103  = \$1099  ? \$1102  : 5'h00;
-  assign \$1104  = - $signed(\$1103 );
-  assign \$1105  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$150 );
-  assign \$1106  = bus_strobe & bus_write;
-  assign \$1107  = \port$4382$4 [0] ? 9'h156 : 9'h122;
-  assign \$1108  = \$983 [15:0] > \$1107 ;
-  assign \$1109  = vsync_count >= 7'h4c;
-  assign \$1110  = vsync_armed & \$1109 ;
-  assign \$1111  = | wm;
-  assign \$1112  = wm - 1'h1;
-  assign \$1113  = \$1111  ? \$1112  : 5'h00;
-  assign \$1114  = since_hmove != 8'hff;
-  assign \$1115  = cycle_end & \$1114 ;
-  assign \$1116  = since_hmove + 1'h1;
-  assign \$1117  = vsync_count != 8'hff;
-  assign \$1118  = cycle_end & \$1117 ;
-  assign \$1119  = vsync_count + 1'h1;
-  assign \$1120  = collision | coll_vis;
-  assign \$1121  = $signed(mv) < $signed(1'h0);
-  assign \$1122  = $signed(mv) + $signed(9'h0a0);
-  assign \$1123  = \$1121  ? \$1122  : { mv[9], mv };
-  assign \$1124  = nc == 1'h1;
-  assign \$1125  = nc == 2'h2;
-  assign \$1126  = \$1125  ? 2'h2 : 2'h0;
-  assign \$1127  = \$1124  ? 2'h1 : \$1126 ;
-  assign \$1128  = pixel_x == 3'h7;
-  assign \$1129  = drawn & \$1128 ;
-  assign \$1130  = pend_cnt - 1'h1;
-  assign \$1131  = pend_cnt == 1'h1;
-  assign \$1132  = ap_hpos < 8'h93;
-  assign \$1133  = ap_addr == 5'h12;
-  assign \$1134  = ap_addr == 5'h13;
-  assign \$1135  = ap_since == 5'h14;
-  assign \$1136  = ap_hpos == 7'h45;
-  assign \$1137  = \$1135  & \$1136 ;
-  assign \$1138  = \$1137  ? 8'h08 : resm_pos;
-  assign \$1139  = ap_since == 2'h3;
-  assign \$1140  = ap_hpos == 5'h12;
-  assign \$1141  = \$1139  & \$1140 ;
-  assign \$1142  = ap_since == 5'h12;
-  assign \$1143  = ap_hpos == 6'h3c;
-  assign \$1144  = ap_hpos == 7'h45;
-  assign \$1145  = \$1143  | \$1144 ;
-  assign \$1146  = \$1142  & \$1145 ;
-  assign \$1147  = ap_since == 2'h3;
-  assign \$1148  = ap_hpos == 5'h12;
-  assign \$1149  = \$1147  & \$1148 ;
-  assign \$1150  = ap_since == 3'h7;
-  assign \$1151  = ap_hpos == 5'h1e;
-  assign \$1152  = \$1150  & \$1151 ;
-  assign \$1153  = ap_since == 3'h6;
-  assign \$1154  = ap_hpos == 5'h1b;
+  assign \$917  = cyc + 1'h1;
+  assign \$918  = dump_disabled_cycle + paddle_needed3;
+  assign \$919  = \$917  > \$918 [31:0];
+  assign \$920  = \$916  & \$919 ;
+  assign \$921  = \$913  | \$920 ;
+  assign \$922  = wr_hpos == 8'he3;
+  assign \$923  = wr_hpos + 1'h1;
+  assign \$924  = \$922  ? 9'h000 : \$923 ;
+  assign \$928  = wm > delay;
+  assign eff = \$928  ? wm : delay;
+  assign \$929  = wr_resp - posp0;
+  assign \$930  = $signed(\$929 [9:0]) < $signed(1'h0);
+  assign \$931  = $signed(\$929 [9:0]) + $signed(9'h0a0);
+  assign \$932  = \$930  ? \$931  : { \$929 [9], \$929 [9:0] };
+  assign \$933  = \$932 [7:0] >= 1'h0;
+  assign \$934  = \$932 [7:0] < 3'h4;
+  assign \$935  = \$933  & \$934 ;
+  assign \$937  = \$932 [7:0] >= 3'h4;
+  assign \$938  = \$932 [7:0] < 4'hc;
+  assign \$939  = \$937  & \$938 ;
+  assign \$941  = \$932 [7:0] >= 1'h0;
+  assign \$942  = \$932 [7:0] < 3'h4;
+  assign \$943  = \$941  & \$942 ;
+  assign \$945  = \$932 [7:0] >= 5'h10;
+  assign \$946  = \$932 [7:0] < 5'h14;
+  assign \$947  = \$945  & \$946 ;
+  assign \$948  = \$944  | \$947 ;
+  assign \$949  = \$932 [7:0] >= 3'h4;
+  assign \$950  = \$932 [7:0] < 4'hc;
+  assign \$951  = \$949  & \$950 ;
+  assign \$953  = \$932 [7:0] >= 5'h14;
+  assign \$954  = \$932 [7:0] < 5'h1c;
+  assign \$955  = \$953  & \$954 ;
+  assign \$956  = \$952  | \$955 ;
+  assign \$957  = \$932 [7:0] >= 1'h0;
+  assign \$958  = \$932 [7:0] < 3'h4;
+  assign \$959  = \$957  & \$958 ;
+  assign \$961  = \$932 [7:0] >= 6'h20;
+  assign \$962  = \$932 [7:0] < 6'h24;
+  assign \$963  = \$961  & \$962 ;
+  assign \$964  = \$960  | \$963 ;
+  assign \$965  = \$932 [7:0] >= 3'h4;
+  assign \$966  = \$932 [7:0] < 4'hc;
+  assign \$967  = \$965  & \$966 ;
+  assign \$969  = \$932 [7:0] >= 6'h24;
+  assign \$970  = \$932 [7:0] < 6'h2c;
+  assign \$971  = \$969  & \$970 ;
+  assign \$972  = \$968  | \$971 ;
+  assign \$973  = \$932 [7:0] >= 1'h0;
+  assign \$974  = \$932 [7:0] < 3'h4;
+  assign \$975  = \$973  & \$974 ;
+  assign \$977  = \$932 [7:0] >= 5'h10;
+  assign \$978  = \$932 [7:0] < 5'h14;
+  assign \$979  = \$977  & \$978 ;
+  assign \$980  = \$976  | \$979 ;
+  assign \$981  = \$932 [7:0] >= 6'h20;
+  assign \$982  = \$932 [7:0] < 6'h24;
+  assign \$983  = \$981  & \$982 ;
+  assign \$984  = \$980  | \$983 ;
+  assign \$985  = \$932 [7:0] >= 3'h4;
+  assign \$986  = \$932 [7:0] < 4'hc;
+  assign \$987  = \$985  & \$986 ;
+  assign \$989  = \$932 [7:0] >= 5'h14;
+  assign \$990  = \$932 [7:0] < 5'h1c;
+  assign \$991  = \$989  & \$990 ;
+  assign \$992  = \$988  | \$991 ;
+  assign \$993  = \$932 [7:0] >= 6'h24;
+  assign \$994  = \$932 [7:0] < 6'h2c;
+  assign \$995  = \$993  & \$994 ;
+  assign \$996  = \$992  | \$995 ;
+  assign \$997  = \$932 [7:0] >= 1'h0;
+  assign \$998  = \$932 [7:0] < 3'h4;
+  assign \$999  = \$997  & \$998 ;
+  assign \$1001  = \$932 [7:0] >= 7'h40;
+  assign \$1002  = \$932 [7:0] < 7'h44;
+  assign \$1003  = \$1001  & \$1002 ;
+  assign \$1004  = \$1000  | \$1003 ;
+  assign \$1005  = \$932 [7:0] >= 3'h4;
+  assign \$1006  = \$932 [7:0] < 4'hc;
+  assign \$1007  = \$1005  & \$1006 ;
+  assign \$1009  = \$932 [7:0] >= 7'h44;
+  assign \$1010  = \$932 [7:0] < 7'h4c;
+  assign \$1011  = \$1009  & \$1010 ;
+  assign \$1012  = \$1008  | \$1011 ;
+  assign \$1013  = \$932 [7:0] >= 1'h0;
+  assign \$1014  = \$932 [7:0] < 3'h4;
+  assign \$1015  = \$1013  & \$1014 ;
+  assign \$1017  = \$932 [7:0] >= 3'h4;
+  assign \$1018  = \$932 [7:0] < 5'h14;
+  assign \$1019  = \$1017  & \$1018 ;
+  assign \$1021  = \$932 [7:0] >= 1'h0;
+  assign \$1022  = \$932 [7:0] < 3'h4;
+  assign \$1023  = \$1021  & \$1022 ;
+  assign \$1025  = \$932 [7:0] >= 6'h20;
+  assign \$1026  = \$932 [7:0] < 6'h24;
+  assign \$1027  = \$1025  & \$1026 ;
+  assign \$1028  = \$1024  | \$1027 ;
+  assign \$1029  = \$932 [7:0] >= 7'h40;
+  assign \$1030  = \$932 [7:0] < 7'h44;
+  assign \$1031  = \$1029  & \$1030 ;
+  assign \$1032  = \$1028  | \$1031 ;
+  assign \$1033  = \$932 [7:0] >= 3'h4;
+  assign \$1034  = \$932 [7:0] < 4'hc;
+  assign \$1035  = \$1033  & \$1034 ;
+  assign \$1037  = \$932 [7:0] >= 6'h24;
+  assign \$1038  = \$932 [7:0] < 6'h2c;
+  assign \$1039  = \$1037  & \$1038 ;
+  assign \$1040  = \$1036  | \$1039 ;
+  assign \$1041  = \$932 [7:0] >= 7'h44;
+  assign \$1042  = \$932 [7:0] < 7'h4c;
+  assign \$1043  = \$1041  & \$1042 ;
+  assign \$1044  = \$1040  | \$1043 ;
+  assign \$1045  = \$932 [7:0] >= 1'h0;
+  assign \$1046  = \$932 [7:0] < 3'h4;
+  assign \$1047  = \$1045  & \$1046 ;
+  assign \$1049  = \$932 [7:0] >= 3'h4;
+  assign \$1050  = \$932 [7:0] < 6'h24;
+  assign \$1051  = \$1049  & \$1050 ;
+  assign \$1053  = wr_resp - posp1;
+  assign \$1054  = $signed(\$1053 [9:0]) < $signed(1'h0);
+  assign \$1055  = $signed(\$1053 [9:0]) + $signed(9'h0a0);
+  assign \$1056  = \$1054  ? \$1055  : { \$1053 [9], \$1053 [9:0] };
+  assign \$1057  = \$1056 [7:0] >= 1'h0;
+  assign \$1058  = \$1056 [7:0] < 3'h4;
+  assign \$1059  = \$1057  & \$1058 ;
+  assign \$1061  = \$1056 [7:0] >= 3'h4;
+  assign \$1062  = \$1056 [7:0] < 4'hc;
+  assign \$1063  = \$1061  & \$1062 ;
+  assign \$1065  = \$1056 [7:0] >= 1'h0;
+  assign \$1066  = \$1056 [7:0] < 3'h4;
+  assign \$1067  = \$1065  & \$1066 ;
+  assign \$1069  = \$1056 [7:0] >= 5'h10;
+  assign \$1070  = \$1056 [7:0] < 5'h14;
+  assign \$1071  = \$1069  & \$1070 ;
+  assign \$1072  = \$1068  | \$1071 ;
+  assign \$1073  = \$1056 [7:0] >= 3'h4;
+  assign \$1074  = \$1056 [7:0] < 4'hc;
+  assign \$1075  = \$1073  & \$1074 ;
+  assign \$1077  = \$1056 [7:0] >= 5'h14;
+  assign \$1078  = \$1056 [7:0] < 5'h1c;
+  assign \$1079  = \$1077  & \$1078 ;
+  assign \$1080  = \$1076  | \$1079 ;
+  assign \$1081  = \$1056 [7:0] >= 1'h0;
+  assign \$1082  = \$1056 [7:0] < 3'h4;
+  assign \$1083  = \$1081  & \$1082 ;
+  assign \$1085  = \$1056 [7:0] >= 6'h20;
+  assign \$1086  = \$1056 [7:0] < 6'h24;
+  assign \$1087  = \$1085  & \$1086 ;
+  assign \$1088  = \$1084  | \$1087 ;
+  assign \$1089  = \$1056 [7:0] >= 3'h4;
+  assign \$1090  = \$1056 [7:0] < 4'hc;
+  assign \$1091  = \$1089  & \$1090 ;
+  assign \$1093  = \$1056 [7:0] >= 6'h24;
+  assign \$1094  = \$1056 [7:0] < 6'h2c;
+  assign \$1095  = \$1093  & \$1094 ;
+  assign \$1096  = \$1092  | \$1095 ;
+  assign \$1097  = \$1056 [7:0] >= 1'h0;
+  assign \$1098  = \$1056 [7:0] < 3'h4;
+  assign \$1099  = \$1097  & \$1098 ;
+  assign \$1101  = \$1056 [7:0] >= 5'h10;
+  assign \$1102  = \$1056 [7:0] < 5'h14;
+  assign \$1103  = \$1101  & \$1102 ;
+  assign \$1104  = \$1100  | \$1103 ;
+  assign \$1105  = \$1056 [7:0] >= 6'h20;
+  assign \$1106  = \$1056 [7:0] < 6'h24;
+  assign \$1107  = \$1105  & \$1106 ;
+  assign \$1108  = \$1104  | \$1107 ;
+  assign \$1109  = \$1056 [7:0] >= 3'h4;
+  assign \$1110  = \$1056 [7:0] < 4'hc;
+  assign \$1111  = \$1109  & \$1110 ;
+  assign \$1113  = \$1056 [7:0] >= 5'h14;
+  assign \$1114  = \$1056 [7:0] < 5'h1c;
+  assign \$1115  = \$1113  & \$1114 ;
+  assign \$1116  = \$1112  | \$1115 ;
+  assign \$1117  = \$1056 [7:0] >= 6'h24;
+  assign \$1118  = \$1056 [7:0] < 6'h2c;
+  assign \$1119  = \$1117  & \$1118 ;
+  assign \$1120  = \$1116  | \$1119 ;
+  assign \$1121  = \$1056 [7:0] >= 1'h0;
+  assign \$1122  = \$1056 [7:0] < 3'h4;
+  assign \$1123  = \$1121  & \$1122 ;
+  assign \$1125  = \$1056 [7:0] >= 7'h40;
+  assign \$1126  = \$1056 [7:0] < 7'h44;
+  assign \$1127  = \$1125  & \$1126 ;
+  assign \$1128  = \$1124  | \$1127 ;
+  assign \$1129  = \$1056 [7:0] >= 3'h4;
+  assign \$1130  = \$1056 [7:0] < 4'hc;
+  assign \$1131  = \$1129  & \$1130 ;
+  assign \$1133  = \$1056 [7:0] >= 7'h44;
+  assign \$1134  = \$1056 [7:0] < 7'h4c;
+  assign \$1135  = \$1133  & \$1134 ;
+  assign \$1136  = \$1132  | \$1135 ;
+  assign \$1137  = \$1056 [7:0] >= 1'h0;
+  assign \$1138  = \$1056 [7:0] < 3'h4;
+  assign \$1139  = \$1137  & \$1138 ;
+  assign \$1141  = \$1056 [7:0] >= 3'h4;
+  assign \$1142  = \$1056 [7:0] < 5'h14;
+  assign \$1143  = \$1141  & \$1142 ;
+  assign \$1145  = \$1056 [7:0] >= 1'h0;
+  assign \$1146  = \$1056 [7:0] < 3'h4;
+  assign \$1147  = \$1145  & \$1146 ;
+  assign \$1149  = \$1056 [7:0] >= 6'h20;
+  assign \$1150  = \$1056 [7:0] < 6'h24;
+  assign \$1151  = \$1149  & \$1150 ;
+  assign \$1152  = \$1148  | \$1151 ;
+  assign \$1153  = \$1056 [7:0] >= 7'h40;
+  assign \$1154  = \$1056 [7:0] < 7'h44;
   assign \$1155  = \$1153  & \$1154 ;
-  assign \$1156  = ap_since == 5'h15;
-  assign \$1157  = hmm0 == 3'h7;
-  assign \$1158  = \$1156  & \$1157 ;
-  assign \$1159  = ap_data[7:4] == 3'h6;
-  assign \$1160  = \$1158  & \$1159 ;
-  assign \$1161  = ap_addr == 6'h28;
-  assign \$1162  = ~ ap_data[1];
-  assign \$1163  = resmp0 & \$1162 ;
-  assign \$1164  = nusiz0[2:0] == 3'h5;
-  assign \$1165  = nusiz0[2:0] == 3'h7;
-  assign \$1166  = \$1165  ? 5'h10 : 5'h04;
-  assign \$1167  = \$1164  ? 5'h08 : \$1166 ;
-  assign \$1168  = posp0 + \$1167 ;
-  assign \$1169  = \$1168  >= 8'ha0;
-  assign \$1170  = nusiz0[2:0] == 3'h5;
-  assign \$1171  = nusiz0[2:0] == 3'h7;
-  assign \$1172  = \$1171  ? 5'h10 : 5'h04;
-  assign \$1173  = \$1170  ? 5'h08 : \$1172 ;
-  assign \$1174  = posp0 + \$1173 ;
-  assign \$1175  = \$1174  - 8'ha0;
-  assign \$1176  = nusiz0[2:0] == 3'h5;
-  assign \$1177  = nusiz0[2:0] == 3'h7;
-  assign \$1178  = \$1177  ? 5'h10 : 5'h04;
-  assign \$1179  = \$1176  ? 5'h08 : \$1178 ;
-  assign \$1180  = posp0 + \$1179 ;
-  assign \$1181  = \$1169  ? \$1175  : { 1'h0, \$1180  };
-  assign \$1182  = ap_addr == 6'h29;
-  assign \$1183  = ~ ap_data[1];
-  assign \$1184  = resmp1 & \$1183 ;
-  assign \$1185  = nusiz1[2:0] == 3'h5;
-  assign \$1186  = nusiz1[2:0] == 3'h7;
-  assign \$1187  = \$1186  ? 5'h10 : 5'h04;
-  assign \$1188  = \$1185  ? 5'h08 : \$1187 ;
-  assign \$1189  = posp1 + \$1188 ;
-  assign \$1190  = \$1189  >= 8'ha0;
-  assign \$1191  = nusiz1[2:0] == 3'h5;
-  assign \$1192  = nusiz1[2:0] == 3'h7;
-  assign \$1193  = \$1192  ? 5'h10 : 5'h04;
-  assign \$1194  = \$1191  ? 5'h08 : \$1193 ;
-  assign \$1195  = posp1 + \$1194 ;
-  assign \$1196  = \$1195  - 8'ha0;
-  assign \$1197  = nusiz1[2:0] == 3'h5;
-  assign \$1198  = nusiz1[2:0] == 3'h7;
-  assign \$1199  = \$1198  ? 5'h10 : 5'h04;
-  assign \$1200  = \$1197  ? 5'h08 : \$1199 ;
-  assign \$1201  = posp1 + \$1200 ;
-  assign \$1202  = \$1190  ? \$1196  : { 1'h0, \$1201  };
-  assign \$1203  = apply_cycle <= 5'h14;
-  assign \$1204  = apply_cycle == 7'h4b;
-  assign \$1205  = \$1203  | \$1204 ;
-  assign \$1206  = \port$4382$4 [1] & \$1205 ;
-  assign \$1207  = $signed(hmove_sum) >= $signed(9'h0a0);
-  assign \$1208  = $signed(hmove_sum) - $signed(9'h0a0);
-  assign \$1209  = $signed(hmove_sum) < $signed(1'h0);
-  assign \$1210  = $signed(hmove_sum) + $signed(9'h0a0);
-  assign \$1211  = \$1209  ? \$1210  : { hmove_sum[9], hmove_sum };
-  assign \$1212  = \$1207  ? \$1208  : \$1211 ;
-  assign \$1213  = $signed(\hmove_sum$143 ) >= $signed(9'h0a0);
-  assign \$1214  = $signed(\hmove_sum$143 ) - $signed(9'h0a0);
-  assign \$1215  = $signed(\hmove_sum$143 ) < $signed(1'h0);
-  assign \$1216  = $signed(\hmove_sum$143 ) + $signed(9'h0a0);
-  assign \$1217  = \$1215  ? \$1216  : { \hmove_sum$143 [9], \hmove_sum$143  };
-  assign \$1218  = \$1213  ? \$1214  : \$1217 ;
-  assign \$1219  = $signed(\hmove_sum$146 ) >= $signed(9'h0a0);
-  assign \$1220  = $signed(\hmove_sum$146 ) - $signed(9'h0a0);
-  assign \$1221  = $signed(\hmove_sum$146 ) < $signed(1'h0);
-  assign \$1222  = $signed(\hmove_sum$146 ) + $signed(9'h0a0);
-  assign \$1223  = \$1221  ? \$1222  : { \hmove_sum$146 [9], \hmove_sum$146  };
-  assign \$1224  = \$1219  ? \$1220  : \$1223 ;
-  assign \$1225  = $signed(\hmove_sum$149 ) >= $signed(9'h0a0);
-  assign \$1226  = $signed(\hmove_sum$149 ) - $signed(9'h0a0);
-  assign \$1227  = $signed(\hmove_sum$149 ) < $signed(1'h0);
-  assign \$1228  = $signed(\hmove_sum$149 ) + $signed(9'h0a0);
-  assign \$1229  = \$1227  ? \$1228  : { \hmove_sum$149 [9], \hmove_sum$149  };
-  assign \$1230  = \$1225  ? \$1226  : \$1229 ;
-  assign \$1231  = $signed(\hmove_sum$152 ) >= $signed(9'h0a0);
-  assign \$1232  = $signed(\hmove_sum$152 ) - $signed(9'h0a0);
-  assign \$1233  = $signed(\hmove_sum$152 ) < $signed(1'h0);
-  assign \$1234  = $signed(\hmove_sum$152 ) + $signed(9'h0a0);
-  assign \$1235  = \$1233  ? \$1234  : { \hmove_sum$152 [9], \hmove_sum$152  };
-  assign \$1236  = \$1231  ? \$1232  : \$1235 ;
-  assign \$1237  = ap_addr == 6'h2c;
-  assign \$1238  = rp0_cnt - 1'h1;
-  assign \$1239  = rp0_cnt == 1'h1;
-  assign \$1240  = rp1_cnt - 1'h1;
-  assign \$1241  = rp1_cnt == 1'h1;
-  assign \$1242  = bus_strobe & bus_write;
-  assign \$1243  = vsync_count >= 7'h4c;
-  assign \$1244  = vsync_armed & \$1243 ;
-  assign \$1245  = ~ vblank_dump;
-  assign \$1246  = \$1245  & bus_wdata[7];
-  assign \$1247  = ~ bus_wdata[7];
-  assign \$1248  = vblank_dump & \$1247 ;
-  assign \$1249  = cyc + 1'h1;
-  assign \$1250  = | \$717 [7:0];
-  assign \$1251  = last_was_read & \$1250 ;
-  assign \$1252  = ! bus_addr[0];
-  assign \$1253  = | wm;
-  assign \$1254  = wm > 4'hb;
-  assign \$1255  = \$1254  ? wm : 4'hb;
-  assign \$1256  = wm > 4'hb;
-  assign \$1257  = \$1256  ? wm : 4'hb;
-  assign \$1258  = \$1257  - 1'h1;
-  assign \$1259  = ~ dly;
-  assign \$1260  = ~ dly;
-  assign \$1262  = | wm;
-  assign \$1263  = wm > 4'hb;
-  assign \$1264  = \$1263  ? wm : 4'hb;
-  assign \$1265  = wm > 4'hb;
-  assign \$1266  = \$1265  ? wm : 4'hb;
-  assign \$1267  = \$1266  - 1'h1;
-  assign \$1268  = ~ \dly$109 ;
-  assign \$1269  = ~ \dly$109 ;
-  assign \$1270  = bus_addr != 5'h10;
-  assign \$1271  = bus_addr != 5'h11;
-  assign \$1272  = \$1270  & \$1271 ;
-  assign \$1273  = | eff;
-  assign \$1274  = \$1273  | fire;
-  assign \$1275  = ! eff;
-  assign \$1276  = \$1275  ? 4'h1 : eff;
-  assign \$1277  = ! eff;
-  assign \$1278  = eff - 1'h1;
-  assign \$1279  = \$1277  ? 5'h00 : \$1278 ;
-  assign \$1280  = hpos == 8'he3;
-  assign \$1281  = wsync & \$1280 ;
-  assign \$1282  = dump_disabled_cycle - cyc;
+  assign \$1156  = \$1152  | \$1155 ;
+  assign \$1157  = \$1056 [7:0] >= 3'h4;
+  assign \$1158  = \$1056 [7:0] < 4'hc;
+  assign \$1159  = \$1157  & \$1158 ;
+  assign \$1161  = \$1056 [7:0] >= 6'h24;
+  assign \$1162  = \$1056 [7:0] < 6'h2c;
+  assign \$1163  = \$1161  & \$1162 ;
+  assign \$1164  = \$1160  | \$1163 ;
+  assign \$1165  = \$1056 [7:0] >= 7'h44;
+  assign \$1166  = \$1056 [7:0] < 7'h4c;
+  assign \$1167  = \$1165  & \$1166 ;
+  assign \$1168  = \$1164  | \$1167 ;
+  assign \$1169  = \$1056 [7:0] >= 1'h0;
+  assign \$1170  = \$1056 [7:0] < 3'h4;
+  assign \$1171  = \$1169  & \$1170 ;
+  assign \$1173  = \$1056 [7:0] >= 3'h4;
+  assign \$1174  = \$1056 [7:0] < 6'h24;
+  assign \$1175  = \$1173  & \$1174 ;
+  assign \$1177  = hpos == 8'he3;
+  assign \$1178  = line + \$1177 ;
+  assign \$1179  = cosmic_cnt + 1'h1;
+  assign \$1181  = posm0 - jump;
+  assign \$1182  = pend_cnt == 1'h1;
+  assign fire = pend & \$1182 ;
+  assign \$1183  = bus_strobe & bus_write;
+  assign \$1184  = bus_addr != 5'h10;
+  assign \$1185  = \$1183  & \$1184 ;
+  assign \$1186  = bus_addr != 5'h11;
+  assign new_generic = \$1185  & \$1186 ;
+  assign \$1187  = ! eff;
+  assign \$1188  = new_generic & \$1187 ;
+  assign \$1189  = ap_cycle <= 5'h14;
+  assign \$1190  = ap_cycle == 7'h4b;
+  assign \$1191  = \$1189  | \$1190 ;
+  assign \$1192  = ap_cycle >= 6'h36;
+  assign \$1195  = \$1193  > \$1194 ;
+  assign \$1198  = \$1195  ? \$1196  : \$1197 ;
+  assign \$1199  = 4'h8 - \$1198 ;
+  assign \$1202  = \$1200  < \$1201 ;
+  assign \$1205  = \$1203  - \$1204 ;
+  assign \$1206  = \$1202  ? \$1205  : 5'h00;
+  assign \$1207  = - $signed(\$1206 );
+  assign \$1208  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
+  assign \$1209  = ap_cycle <= 5'h14;
+  assign \$1210  = ap_cycle == 7'h4b;
+  assign \$1211  = \$1209  | \$1210 ;
+  assign \$1212  = ap_cycle >= 6'h36;
+  assign \$1215  = \$1213  > \$1214 ;
+  assign \$1218  = \$1215  ? \$1216  : \$1217 ;
+  assign \$1219  = 4'h8 - \$1218 ;
+  assign \$1222  = \$1220  < \$1221 ;
+  assign \$1225  = \$1223  - \$1224 ;
+  assign \$1226  = \$1222  ? \$1225  : 5'h00;
+  assign \$1227  = - $signed(\$1226 );
+  assign \$1228  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$176 );
+  assign \$1229  = ap_cycle <= 5'h14;
+  assign \$1230  = ap_cycle == 7'h4b;
+  assign \$1231  = \$1229  | \$1230 ;
+  assign \$1232  = ap_cycle >= 6'h36;
+  assign \$1235  = \$1233  > \$1234 ;
+  assign \$1238  = \$1235  ? \$1236  : \$1237 ;
+  assign \$1239  = 4'h8 - \$1238 ;
+  assign \$1242  = \$1240  < \$1241 ;
+  assign \$1245  = \$1243  - \$1244 ;
+  assign \$1246  = \$1242  ? \$1245  : 5'h00;
+  assign \$1247  = - $signed(\$1246 );
+  assign \$1248  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$177 );
+  assign \$1249  = ap_cycle <= 5'h14;
+  assign \$1250  = ap_cycle == 7'h4b;
+  assign \$1251  = \$1249  | \$1250 ;
+  assign \$1252  = ap_cycle >= 6'h36;
+  assign \$1255  = \$1253  > \$1254 ;
+  assign \$1258  = \$1255  ? \$1256  : \$1257 ;
+  assign \$1259  = 4'h8 - \$1258 ;
+  assign \$1262  = \$1260  < \$1261 ;
+  assign \$1265  = \$1263  - \$1264 ;
+  assign \$1266  = \$1262  ? \$1265  : 5'h00;
+  assign \$1267  = - $signed(\$1266 );
+  assign \$1268  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$178 );
+  assign \$1269  = ap_cycle <= 5'h14;
+  assign \$1270  = ap_cycle == 7'h4b;
+  assign \$1271  = \$1269  | \$1270 ;
+  assign \$1272  = ap_cycle >= 6'h36;
+  assign \$1275  = \$1273  > \$1274 ;
+  assign \$1278  = \$1275  ? \$1276  : \$1277 ;
+  assign \$1279  = 4'h8 - \$1278 ;
+  assign \$1282  = \$1280  < \$1281 ;
+  assign \$1285  = \$1283  - \$1284 ;
+  assign \$1286  = \$1282  ? \$1285  : 5'h00;
+  assign \$1287  = - $signed(\$1286 );
+  assign \$1288  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$179 );
+  assign \$1289  = bus_strobe & bus_write;
+  assign \$1290  = \port$4396$4 [0] ? 9'h156 : 9'h122;
+  assign \$1291  = \$1178 [15:0] > \$1290 ;
+  assign \$1292  = vsync_count >= 7'h4c;
+  assign \$1293  = vsync_armed & \$1292 ;
   always @(posedge clk)
-    wm <= \$1283 ;
+    x <= \$1294 ;
   always @(posedge clk)
-    since_hmove <= \$1284 ;
+    wr_hpos <= \$1295 ;
   always @(posedge clk)
-    vsync_count <= \$1285 ;
+    wr_phase <= \$1296 ;
   always @(posedge clk)
-    collision <= \$1286 ;
+    wr_cycle <= \$1297 ;
   always @(posedge clk)
-    p0_skip <= \$1287 ;
+    wr_resm <= \$1298 ;
   always @(posedge clk)
-    p1_skip <= \$1288 ;
+    wr_resp <= \$1299 ;
   always @(posedge clk)
-    pf_reflect <= \$1289 ;
+    wm <= \$1300 ;
   always @(posedge clk)
-    cosmic_cnt <= \$1290 ;
+    since_hmove <= \$1301 ;
   always @(posedge clk)
-    posm0 <= \$1291 ;
+    vsync_count <= \$1302 ;
   always @(posedge clk)
-    m0_mode <= \$1292 ;
+    collision <= \$1303 ;
   always @(posedge clk)
-    hmove_blank <= \$1293 ;
+    p0_skip <= \$1304 ;
   always @(posedge clk)
-    pend_cnt <= \$1294 ;
+    p1_skip <= \$1305 ;
   always @(posedge clk)
-    pend <= \$1295 ;
+    pf_reflect <= \$1306 ;
   always @(posedge clk)
-    vblank <= \$1296 ;
+    cosmic_cnt <= \$1307 ;
   always @(posedge clk)
-    nusiz0 <= \$1297 ;
+    posm0 <= \$1308 ;
   always @(posedge clk)
-    nusiz1 <= \$1298 ;
+    m0_mode <= \$1309 ;
   always @(posedge clk)
-    colup0 <= \$1299 ;
+    hmove_blank <= \$1310 ;
   always @(posedge clk)
-    colup1 <= \$1300 ;
+    pend_cnt <= \$1311 ;
   always @(posedge clk)
-    colupf <= \$1301 ;
+    pend <= \$1312 ;
   always @(posedge clk)
-    colubk <= \$1302 ;
+    vblank <= \$1313 ;
   always @(posedge clk)
-    ctrlpf <= \$1303 ;
+    nusiz0 <= \$1314 ;
   always @(posedge clk)
-    refp0 <= \$1304 ;
+    nusiz1 <= \$1315 ;
   always @(posedge clk)
-    refp1 <= \$1305 ;
+    colup0 <= \$1316 ;
   always @(posedge clk)
-    pf <= \$1306 ;
+    colup1 <= \$1317 ;
   always @(posedge clk)
-    posm1 <= \$1307 ;
+    colupf <= \$1318 ;
   always @(posedge clk)
-    posbl <= \$1308 ;
+    colubk <= \$1319 ;
   always @(posedge clk)
-    grp0 <= \$1309 ;
+    ctrlpf <= \$1320 ;
   always @(posedge clk)
-    dgrp1 <= \$1310 ;
+    refp0 <= \$1321 ;
   always @(posedge clk)
-    grp1 <= \$1311 ;
+    refp1 <= \$1322 ;
   always @(posedge clk)
-    dgrp0 <= \$1312 ;
+    pf <= \$1323 ;
   always @(posedge clk)
-    denabl <= \$1313 ;
+    posm1 <= \$1324 ;
   always @(posedge clk)
-    enam0 <= \$1314 ;
+    posbl <= \$1325 ;
   always @(posedge clk)
-    enam1 <= \$1315 ;
+    grp0 <= \$1326 ;
   always @(posedge clk)
-    enabl <= \$1316 ;
+    dgrp1 <= \$1327 ;
   always @(posedge clk)
-    hmp0 <= \$1317 ;
+    grp1 <= \$1328 ;
   always @(posedge clk)
-    hmp1 <= \$1318 ;
+    dgrp0 <= \$1329 ;
   always @(posedge clk)
-    hmm0 <= \$1319 ;
+    denabl <= \$1330 ;
   always @(posedge clk)
-    cosmic <= \$1320 ;
+    enam0 <= \$1331 ;
   always @(posedge clk)
-    hmm1 <= \$1321 ;
+    enam1 <= \$1332 ;
   always @(posedge clk)
-    hmbl <= \$1322 ;
+    enabl <= \$1333 ;
   always @(posedge clk)
-    vdelp0 <= \$1323 ;
+    hmp0 <= \$1334 ;
   always @(posedge clk)
-    vdelp1 <= \$1324 ;
+    hmp1 <= \$1335 ;
   always @(posedge clk)
-    vdelbl <= \$1325 ;
+    hmm0 <= \$1336 ;
   always @(posedge clk)
-    resmp0 <= \$1326 ;
+    cosmic <= \$1337 ;
   always @(posedge clk)
-    resmp1 <= \$1327 ;
+    hmm1 <= \$1338 ;
   always @(posedge clk)
-    posp0 <= \$1328 ;
+    hmbl <= \$1339 ;
   always @(posedge clk)
-    posp1 <= \$1329 ;
+    vdelp0 <= \$1340 ;
   always @(posedge clk)
-    rp0_cnt <= \$1330 ;
+    vdelp1 <= \$1341 ;
   always @(posedge clk)
-    rp0_valid <= \$1331 ;
+    vdelbl <= \$1342 ;
   always @(posedge clk)
-    rp1_cnt <= \$1332 ;
+    resmp0 <= \$1343 ;
   always @(posedge clk)
-    rp1_valid <= \$1333 ;
+    resmp1 <= \$1344 ;
   always @(posedge clk)
-    vsync_armed <= \$1334 ;
+    posp0 <= \$1345 ;
   always @(posedge clk)
-    dump_enabled <= \$1335 ;
+    posp1 <= \$1346 ;
   always @(posedge clk)
-    dump_disabled_cycle <= \$1336 ;
+    rp0_cnt <= \$1347 ;
   always @(posedge clk)
-    vblank_dump <= \$1337 ;
+    rp0_valid <= \$1348 ;
   always @(posedge clk)
-    wsync <= \$1338 ;
+    rp1_cnt <= \$1349 ;
   always @(posedge clk)
-    rp0_x <= \$1339 ;
+    rp1_valid <= \$1350 ;
   always @(posedge clk)
-    rp0_skip <= \$1340 ;
+    vsync_armed <= \$1351 ;
   always @(posedge clk)
-    rp1_x <= \$1341 ;
+    dump_enabled <= \$1352 ;
   always @(posedge clk)
-    rp1_skip <= \$1342 ;
+    dump_disabled_cycle <= \$1353 ;
   always @(posedge clk)
-    pend_addr <= \$1343 ;
+    vblank_dump <= \$1354 ;
   always @(posedge clk)
-    pend_data <= \$1344 ;
+    wsync <= \$1355 ;
   always @(posedge clk)
-    pend_hpos <= \$1345 ;
+    rp0_x <= \$1356 ;
   always @(posedge clk)
-    pend_since <= \$1346 ;
+    rp0_skip <= \$1357 ;
+  always @(posedge clk)
+    rp1_x <= \$1358 ;
+  always @(posedge clk)
+    rp1_skip <= \$1359 ;
+  always @(posedge clk)
+    pend_addr <= \$1360 ;
+  always @(posedge clk)
+    pend_data <= \$1361 ;
+  always @(posedge clk)
+    pend_hpos <= \$1362 ;
+  always @(posedge clk)
+    pend_cycle <= \$1363 ;
+  always @(posedge clk)
+    pend_resm <= \$1364 ;
+  always @(posedge clk)
+    pend_since <= \$1365 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ hmp0[3];
   assign \$auto$rtlil.cc:2739:Not$12  = ~ hmp1[3];
   assign \$auto$rtlil.cc:2739:Not$14  = ~ hmp1[3];
@@ -13911,55 +14030,55 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (color)
       2'h0:
-          \$576  = colubk;
+          \$783  = colubk;
       2'h1:
-          \$576  = colupf;
+          \$783  = colupf;
       2'h2:
-          \$576  = colup0;
+          \$783  = colup0;
       2'h3:
-          \$576  = colup1;
+          \$783  = colup1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$718 [1:0])
+    casez (wr_cycle[1:0])
       2'h0:
-          \$719  = 4'h4;
+          \$925  = 4'h4;
       2'h1:
-          \$719  = 4'h5;
+          \$925  = 4'h5;
       2'h2:
-          \$719  = 4'h2;
+          \$925  = 4'h2;
       2'h3:
-          \$719  = 4'h3;
+          \$925  = 4'h3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$718 [1:0])
+    casez (wr_cycle[1:0])
       2'h0:
-          \$720  = 4'h4;
+          \$926  = 4'h4;
       2'h1:
-          \$720  = 4'h5;
+          \$926  = 4'h5;
       2'h2:
-          \$720  = 4'h2;
+          \$926  = 4'h2;
       2'h3:
-          \$720  = 4'h3;
+          \$926  = 4'h3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$718 [1:0])
+    casez (wr_cycle[1:0])
       2'h0:
-          \$721  = 4'h4;
+          \$927  = 4'h4;
       2'h1:
-          \$721  = 4'h5;
+          \$927  = 4'h5;
       2'h2:
-          \$721  = 4'h2;
+          \$927  = 4'h2;
       2'h3:
-          \$721  = 4'h3;
+          \$927  = 4'h3;
     endcase
   end
   always @* begin
@@ -13967,5253 +14086,8500 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nc)
       2'h0:
-          \$985  = 8'h12;
+          \$1180  = 8'h12;
       2'h1:
-          \$985  = 8'h21;
+          \$1180  = 8'h21;
       2'h2:
-          \$985  = 8'h00;
+          \$1180  = 8'h00;
       2'h3:
-          \$985  = 8'h11;
+          \$1180  = 8'h11;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1010  = 4'hf;
+          \$1193  = 4'hf;
       7'h01:
-          \$1010  = 4'hf;
+          \$1193  = 4'hf;
       7'h02:
-          \$1010  = 4'hf;
+          \$1193  = 4'hf;
       7'h03:
-          \$1010  = 4'hf;
+          \$1193  = 4'hf;
       7'h04:
-          \$1010  = 4'he;
+          \$1193  = 4'he;
       7'h05:
-          \$1010  = 4'hd;
+          \$1193  = 4'hd;
       7'h06:
-          \$1010  = 4'hd;
+          \$1193  = 4'hd;
       7'h07:
-          \$1010  = 4'hc;
+          \$1193  = 4'hc;
       7'h08:
-          \$1010  = 4'hb;
+          \$1193  = 4'hb;
       7'h09:
-          \$1010  = 4'ha;
+          \$1193  = 4'ha;
       7'h0a:
-          \$1010  = 4'ha;
+          \$1193  = 4'ha;
       7'h0b:
-          \$1010  = 4'h9;
+          \$1193  = 4'h9;
       7'h0c:
-          \$1010  = 4'h8;
+          \$1193  = 4'h8;
       7'h0d:
-          \$1010  = 4'h7;
+          \$1193  = 4'h7;
       7'h0e:
-          \$1010  = 4'h7;
+          \$1193  = 4'h7;
       7'h0f:
-          \$1010  = 4'h6;
+          \$1193  = 4'h6;
       7'h10:
-          \$1010  = 4'h5;
+          \$1193  = 4'h5;
       7'h11:
-          \$1010  = 4'h4;
+          \$1193  = 4'h4;
       7'h12:
-          \$1010  = 4'h4;
+          \$1193  = 4'h4;
       7'h13:
-          \$1010  = 4'h3;
+          \$1193  = 4'h3;
       7'h14:
-          \$1010  = 4'h2;
+          \$1193  = 4'h2;
       7'h15:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h16:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h17:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h18:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h19:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h1a:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h1b:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h1c:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h1d:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h1e:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h1f:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h20:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h21:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h22:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h23:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h24:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h25:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h26:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h27:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h28:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h29:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h2a:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h2b:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h2c:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h2d:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h2e:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h2f:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h30:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h31:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h32:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h33:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h34:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h35:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h36:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h37:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h38:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h39:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h3a:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h3b:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h3c:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h3d:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h3e:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h3f:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h40:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h41:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h42:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h43:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h44:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h45:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h46:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h47:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h48:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h49:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h4a:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h4b:
-          \$1010  = 4'hf;
+          \$1193  = 4'hf;
       7'h4c:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h4d:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h4e:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h4f:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h50:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h51:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h52:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h53:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h54:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h55:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h56:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h57:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h58:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h59:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h5a:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h5b:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h5c:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h5d:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h5e:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h5f:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h60:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h61:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h62:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h63:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h64:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h65:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h66:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h67:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h68:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h69:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h6a:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h6b:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h6c:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h6d:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h6e:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h6f:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h70:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h71:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h72:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h73:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h74:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h75:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h76:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h77:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h78:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h79:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h7a:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h7b:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h7c:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h7d:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h7e:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
       7'h7f:
-          \$1010  = 4'h0;
+          \$1193  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1014  = 4'hf;
+          \$1197  = 4'hf;
       7'h01:
-          \$1014  = 4'hf;
+          \$1197  = 4'hf;
       7'h02:
-          \$1014  = 4'hf;
+          \$1197  = 4'hf;
       7'h03:
-          \$1014  = 4'hf;
+          \$1197  = 4'hf;
       7'h04:
-          \$1014  = 4'he;
+          \$1197  = 4'he;
       7'h05:
-          \$1014  = 4'hd;
+          \$1197  = 4'hd;
       7'h06:
-          \$1014  = 4'hd;
+          \$1197  = 4'hd;
       7'h07:
-          \$1014  = 4'hc;
+          \$1197  = 4'hc;
       7'h08:
-          \$1014  = 4'hb;
+          \$1197  = 4'hb;
       7'h09:
-          \$1014  = 4'ha;
+          \$1197  = 4'ha;
       7'h0a:
-          \$1014  = 4'ha;
+          \$1197  = 4'ha;
       7'h0b:
-          \$1014  = 4'h9;
+          \$1197  = 4'h9;
       7'h0c:
-          \$1014  = 4'h8;
+          \$1197  = 4'h8;
       7'h0d:
-          \$1014  = 4'h7;
+          \$1197  = 4'h7;
       7'h0e:
-          \$1014  = 4'h7;
+          \$1197  = 4'h7;
       7'h0f:
-          \$1014  = 4'h6;
+          \$1197  = 4'h6;
       7'h10:
-          \$1014  = 4'h5;
+          \$1197  = 4'h5;
       7'h11:
-          \$1014  = 4'h4;
+          \$1197  = 4'h4;
       7'h12:
-          \$1014  = 4'h4;
+          \$1197  = 4'h4;
       7'h13:
-          \$1014  = 4'h3;
+          \$1197  = 4'h3;
       7'h14:
-          \$1014  = 4'h2;
+          \$1197  = 4'h2;
       7'h15:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h16:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h17:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h18:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h19:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h1a:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h1b:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h1c:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h1d:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h1e:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h1f:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h20:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h21:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h22:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h23:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h24:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h25:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h26:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h27:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h28:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h29:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h2a:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h2b:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h2c:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h2d:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h2e:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h2f:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h30:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h31:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h32:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h33:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h34:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h35:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h36:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h37:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h38:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h39:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h3a:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h3b:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h3c:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h3d:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h3e:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h3f:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h40:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h41:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h42:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h43:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h44:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h45:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h46:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h47:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h48:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h49:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h4a:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h4b:
-          \$1014  = 4'hf;
+          \$1197  = 4'hf;
       7'h4c:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h4d:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h4e:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h4f:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h50:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h51:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h52:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h53:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h54:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h55:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h56:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h57:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h58:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h59:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h5a:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h5b:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h5c:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h5d:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h5e:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h5f:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h60:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h61:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h62:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h63:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h64:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h65:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h66:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h67:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h68:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h69:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h6a:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h6b:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h6c:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h6d:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h6e:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h6f:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h70:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h71:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h72:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h73:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h74:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h75:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h76:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h77:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h78:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h79:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h7a:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h7b:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h7c:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h7d:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h7e:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
       7'h7f:
-          \$1014  = 4'h0;
+          \$1197  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h01:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h02:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h03:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h04:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h05:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h06:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h07:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h08:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h09:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h0a:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h0b:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h0c:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h0d:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h0e:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h0f:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h10:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h11:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h12:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h13:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h14:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h15:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h16:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h17:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h18:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h19:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h1a:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h1b:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h1c:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h1d:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h1e:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h1f:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h20:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h21:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h22:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h23:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h24:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h25:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h26:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h27:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h28:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h29:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h2a:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h2b:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h2c:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h2d:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h2e:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h2f:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h30:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h31:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h32:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h33:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h34:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h35:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h36:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h37:
-          \$1017  = 4'he;
+          \$1200  = 4'he;
       7'h38:
-          \$1017  = 4'hd;
+          \$1200  = 4'hd;
       7'h39:
-          \$1017  = 4'hc;
+          \$1200  = 4'hc;
       7'h3a:
-          \$1017  = 4'hc;
+          \$1200  = 4'hc;
       7'h3b:
-          \$1017  = 4'hb;
+          \$1200  = 4'hb;
       7'h3c:
-          \$1017  = 4'ha;
+          \$1200  = 4'ha;
       7'h3d:
-          \$1017  = 4'h9;
+          \$1200  = 4'h9;
       7'h3e:
-          \$1017  = 4'h9;
+          \$1200  = 4'h9;
       7'h3f:
-          \$1017  = 4'h8;
+          \$1200  = 4'h8;
       7'h40:
-          \$1017  = 4'h7;
+          \$1200  = 4'h7;
       7'h41:
-          \$1017  = 4'h6;
+          \$1200  = 4'h6;
       7'h42:
-          \$1017  = 4'h6;
+          \$1200  = 4'h6;
       7'h43:
-          \$1017  = 4'h5;
+          \$1200  = 4'h5;
       7'h44:
-          \$1017  = 4'h4;
+          \$1200  = 4'h4;
       7'h45:
-          \$1017  = 4'h3;
+          \$1200  = 4'h3;
       7'h46:
-          \$1017  = 4'h3;
+          \$1200  = 4'h3;
       7'h47:
-          \$1017  = 4'h2;
+          \$1200  = 4'h2;
       7'h48:
-          \$1017  = 4'h1;
+          \$1200  = 4'h1;
       7'h49:
-          \$1017  = 4'h0;
+          \$1200  = 4'h0;
       7'h4a:
-          \$1017  = 4'h0;
+          \$1200  = 4'h0;
       7'h4b:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h4c:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h4d:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h4e:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h4f:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h50:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h51:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h52:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h53:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h54:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h55:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h56:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h57:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h58:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h59:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h5a:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h5b:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h5c:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h5d:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h5e:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h5f:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h60:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h61:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h62:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h63:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h64:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h65:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h66:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h67:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h68:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h69:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h6a:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h6b:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h6c:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h6d:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h6e:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h6f:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h70:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h71:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h72:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h73:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h74:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h75:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h76:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h77:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h78:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h79:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h7a:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h7b:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h7c:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h7d:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h7e:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
       7'h7f:
-          \$1017  = 4'hf;
+          \$1200  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h01:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h02:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h03:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h04:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h05:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h06:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h07:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h08:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h09:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h0a:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h0b:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h0c:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h0d:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h0e:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h0f:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h10:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h11:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h12:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h13:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h14:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h15:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h16:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h17:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h18:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h19:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h1a:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h1b:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h1c:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h1d:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h1e:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h1f:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h20:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h21:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h22:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h23:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h24:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h25:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h26:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h27:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h28:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h29:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h2a:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h2b:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h2c:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h2d:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h2e:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h2f:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h30:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h31:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h32:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h33:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h34:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h35:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h36:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h37:
-          \$1021  = 4'he;
+          \$1204  = 4'he;
       7'h38:
-          \$1021  = 4'hd;
+          \$1204  = 4'hd;
       7'h39:
-          \$1021  = 4'hc;
+          \$1204  = 4'hc;
       7'h3a:
-          \$1021  = 4'hc;
+          \$1204  = 4'hc;
       7'h3b:
-          \$1021  = 4'hb;
+          \$1204  = 4'hb;
       7'h3c:
-          \$1021  = 4'ha;
+          \$1204  = 4'ha;
       7'h3d:
-          \$1021  = 4'h9;
+          \$1204  = 4'h9;
       7'h3e:
-          \$1021  = 4'h9;
+          \$1204  = 4'h9;
       7'h3f:
-          \$1021  = 4'h8;
+          \$1204  = 4'h8;
       7'h40:
-          \$1021  = 4'h7;
+          \$1204  = 4'h7;
       7'h41:
-          \$1021  = 4'h6;
+          \$1204  = 4'h6;
       7'h42:
-          \$1021  = 4'h6;
+          \$1204  = 4'h6;
       7'h43:
-          \$1021  = 4'h5;
+          \$1204  = 4'h5;
       7'h44:
-          \$1021  = 4'h4;
+          \$1204  = 4'h4;
       7'h45:
-          \$1021  = 4'h3;
+          \$1204  = 4'h3;
       7'h46:
-          \$1021  = 4'h3;
+          \$1204  = 4'h3;
       7'h47:
-          \$1021  = 4'h2;
+          \$1204  = 4'h2;
       7'h48:
-          \$1021  = 4'h1;
+          \$1204  = 4'h1;
       7'h49:
-          \$1021  = 4'h0;
+          \$1204  = 4'h0;
       7'h4a:
-          \$1021  = 4'h0;
+          \$1204  = 4'h0;
       7'h4b:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h4c:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h4d:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h4e:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h4f:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h50:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h51:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h52:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h53:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h54:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h55:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h56:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h57:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h58:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h59:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h5a:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h5b:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h5c:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h5d:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h5e:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h5f:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h60:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h61:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h62:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h63:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h64:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h65:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h66:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h67:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h68:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h69:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h6a:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h6b:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h6c:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h6d:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h6e:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h6f:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h70:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h71:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h72:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h73:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h74:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h75:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h76:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h77:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h78:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h79:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h7a:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h7b:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h7c:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h7d:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h7e:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
       7'h7f:
-          \$1021  = 4'hf;
+          \$1204  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1030  = 4'hf;
+          \$1213  = 4'hf;
       7'h01:
-          \$1030  = 4'hf;
+          \$1213  = 4'hf;
       7'h02:
-          \$1030  = 4'hf;
+          \$1213  = 4'hf;
       7'h03:
-          \$1030  = 4'hf;
+          \$1213  = 4'hf;
       7'h04:
-          \$1030  = 4'he;
+          \$1213  = 4'he;
       7'h05:
-          \$1030  = 4'hd;
+          \$1213  = 4'hd;
       7'h06:
-          \$1030  = 4'hd;
+          \$1213  = 4'hd;
       7'h07:
-          \$1030  = 4'hc;
+          \$1213  = 4'hc;
       7'h08:
-          \$1030  = 4'hb;
+          \$1213  = 4'hb;
       7'h09:
-          \$1030  = 4'ha;
+          \$1213  = 4'ha;
       7'h0a:
-          \$1030  = 4'ha;
+          \$1213  = 4'ha;
       7'h0b:
-          \$1030  = 4'h9;
+          \$1213  = 4'h9;
       7'h0c:
-          \$1030  = 4'h8;
+          \$1213  = 4'h8;
       7'h0d:
-          \$1030  = 4'h7;
+          \$1213  = 4'h7;
       7'h0e:
-          \$1030  = 4'h7;
+          \$1213  = 4'h7;
       7'h0f:
-          \$1030  = 4'h6;
+          \$1213  = 4'h6;
       7'h10:
-          \$1030  = 4'h5;
+          \$1213  = 4'h5;
       7'h11:
-          \$1030  = 4'h4;
+          \$1213  = 4'h4;
       7'h12:
-          \$1030  = 4'h4;
+          \$1213  = 4'h4;
       7'h13:
-          \$1030  = 4'h3;
+          \$1213  = 4'h3;
       7'h14:
-          \$1030  = 4'h2;
+          \$1213  = 4'h2;
       7'h15:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h16:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h17:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h18:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h19:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h1a:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h1b:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h1c:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h1d:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h1e:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h1f:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h20:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h21:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h22:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h23:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h24:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h25:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h26:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h27:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h28:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h29:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h2a:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h2b:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h2c:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h2d:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h2e:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h2f:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h30:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h31:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h32:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h33:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h34:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h35:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h36:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h37:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h38:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h39:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h3a:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h3b:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h3c:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h3d:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h3e:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h3f:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h40:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h41:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h42:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h43:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h44:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h45:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h46:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h47:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h48:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h49:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h4a:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h4b:
-          \$1030  = 4'hf;
+          \$1213  = 4'hf;
       7'h4c:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h4d:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h4e:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h4f:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h50:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h51:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h52:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h53:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h54:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h55:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h56:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h57:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h58:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h59:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h5a:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h5b:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h5c:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h5d:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h5e:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h5f:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h60:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h61:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h62:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h63:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h64:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h65:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h66:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h67:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h68:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h69:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h6a:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h6b:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h6c:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h6d:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h6e:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h6f:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h70:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h71:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h72:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h73:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h74:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h75:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h76:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h77:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h78:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h79:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h7a:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h7b:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h7c:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h7d:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h7e:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
       7'h7f:
-          \$1030  = 4'h0;
+          \$1213  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1034  = 4'hf;
+          \$1217  = 4'hf;
       7'h01:
-          \$1034  = 4'hf;
+          \$1217  = 4'hf;
       7'h02:
-          \$1034  = 4'hf;
+          \$1217  = 4'hf;
       7'h03:
-          \$1034  = 4'hf;
+          \$1217  = 4'hf;
       7'h04:
-          \$1034  = 4'he;
+          \$1217  = 4'he;
       7'h05:
-          \$1034  = 4'hd;
+          \$1217  = 4'hd;
       7'h06:
-          \$1034  = 4'hd;
+          \$1217  = 4'hd;
       7'h07:
-          \$1034  = 4'hc;
+          \$1217  = 4'hc;
       7'h08:
-          \$1034  = 4'hb;
+          \$1217  = 4'hb;
       7'h09:
-          \$1034  = 4'ha;
+          \$1217  = 4'ha;
       7'h0a:
-          \$1034  = 4'ha;
+          \$1217  = 4'ha;
       7'h0b:
-          \$1034  = 4'h9;
+          \$1217  = 4'h9;
       7'h0c:
-          \$1034  = 4'h8;
+          \$1217  = 4'h8;
       7'h0d:
-          \$1034  = 4'h7;
+          \$1217  = 4'h7;
       7'h0e:
-          \$1034  = 4'h7;
+          \$1217  = 4'h7;
       7'h0f:
-          \$1034  = 4'h6;
+          \$1217  = 4'h6;
       7'h10:
-          \$1034  = 4'h5;
+          \$1217  = 4'h5;
       7'h11:
-          \$1034  = 4'h4;
+          \$1217  = 4'h4;
       7'h12:
-          \$1034  = 4'h4;
+          \$1217  = 4'h4;
       7'h13:
-          \$1034  = 4'h3;
+          \$1217  = 4'h3;
       7'h14:
-          \$1034  = 4'h2;
+          \$1217  = 4'h2;
       7'h15:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h16:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h17:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h18:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h19:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h1a:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h1b:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h1c:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h1d:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h1e:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h1f:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h20:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h21:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h22:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h23:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h24:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h25:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h26:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h27:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h28:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h29:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h2a:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h2b:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h2c:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h2d:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h2e:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h2f:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h30:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h31:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h32:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h33:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h34:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h35:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h36:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h37:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h38:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h39:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h3a:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h3b:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h3c:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h3d:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h3e:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h3f:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h40:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h41:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h42:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h43:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h44:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h45:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h46:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h47:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h48:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h49:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h4a:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h4b:
-          \$1034  = 4'hf;
+          \$1217  = 4'hf;
       7'h4c:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h4d:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h4e:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h4f:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h50:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h51:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h52:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h53:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h54:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h55:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h56:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h57:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h58:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h59:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h5a:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h5b:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h5c:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h5d:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h5e:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h5f:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h60:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h61:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h62:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h63:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h64:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h65:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h66:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h67:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h68:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h69:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h6a:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h6b:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h6c:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h6d:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h6e:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h6f:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h70:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h71:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h72:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h73:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h74:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h75:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h76:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h77:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h78:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h79:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h7a:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h7b:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h7c:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h7d:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h7e:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
       7'h7f:
-          \$1034  = 4'h0;
+          \$1217  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h01:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h02:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h03:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h04:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h05:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h06:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h07:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h08:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h09:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h0a:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h0b:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h0c:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h0d:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h0e:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h0f:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h10:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h11:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h12:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h13:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h14:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h15:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h16:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h17:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h18:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h19:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h1a:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h1b:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h1c:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h1d:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h1e:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h1f:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h20:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h21:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h22:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h23:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h24:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h25:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h26:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h27:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h28:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h29:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h2a:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h2b:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h2c:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h2d:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h2e:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h2f:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h30:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h31:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h32:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h33:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h34:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h35:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h36:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h37:
-          \$1037  = 4'he;
+          \$1220  = 4'he;
       7'h38:
-          \$1037  = 4'hd;
+          \$1220  = 4'hd;
       7'h39:
-          \$1037  = 4'hc;
+          \$1220  = 4'hc;
       7'h3a:
-          \$1037  = 4'hc;
+          \$1220  = 4'hc;
       7'h3b:
-          \$1037  = 4'hb;
+          \$1220  = 4'hb;
       7'h3c:
-          \$1037  = 4'ha;
+          \$1220  = 4'ha;
       7'h3d:
-          \$1037  = 4'h9;
+          \$1220  = 4'h9;
       7'h3e:
-          \$1037  = 4'h9;
+          \$1220  = 4'h9;
       7'h3f:
-          \$1037  = 4'h8;
+          \$1220  = 4'h8;
       7'h40:
-          \$1037  = 4'h7;
+          \$1220  = 4'h7;
       7'h41:
-          \$1037  = 4'h6;
+          \$1220  = 4'h6;
       7'h42:
-          \$1037  = 4'h6;
+          \$1220  = 4'h6;
       7'h43:
-          \$1037  = 4'h5;
+          \$1220  = 4'h5;
       7'h44:
-          \$1037  = 4'h4;
+          \$1220  = 4'h4;
       7'h45:
-          \$1037  = 4'h3;
+          \$1220  = 4'h3;
       7'h46:
-          \$1037  = 4'h3;
+          \$1220  = 4'h3;
       7'h47:
-          \$1037  = 4'h2;
+          \$1220  = 4'h2;
       7'h48:
-          \$1037  = 4'h1;
+          \$1220  = 4'h1;
       7'h49:
-          \$1037  = 4'h0;
+          \$1220  = 4'h0;
       7'h4a:
-          \$1037  = 4'h0;
+          \$1220  = 4'h0;
       7'h4b:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h4c:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h4d:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h4e:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h4f:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h50:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h51:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h52:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h53:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h54:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h55:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h56:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h57:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h58:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h59:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h5a:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h5b:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h5c:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h5d:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h5e:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h5f:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h60:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h61:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h62:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h63:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h64:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h65:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h66:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h67:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h68:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h69:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h6a:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h6b:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h6c:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h6d:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h6e:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h6f:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h70:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h71:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h72:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h73:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h74:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h75:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h76:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h77:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h78:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h79:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h7a:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h7b:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h7c:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h7d:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h7e:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
       7'h7f:
-          \$1037  = 4'hf;
+          \$1220  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h01:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h02:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h03:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h04:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h05:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h06:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h07:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h08:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h09:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h0a:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h0b:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h0c:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h0d:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h0e:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h0f:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h10:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h11:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h12:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h13:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h14:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h15:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h16:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h17:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h18:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h19:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h1a:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h1b:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h1c:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h1d:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h1e:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h1f:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h20:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h21:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h22:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h23:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h24:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h25:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h26:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h27:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h28:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h29:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h2a:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h2b:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h2c:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h2d:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h2e:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h2f:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h30:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h31:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h32:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h33:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h34:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h35:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h36:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h37:
-          \$1041  = 4'he;
+          \$1224  = 4'he;
       7'h38:
-          \$1041  = 4'hd;
+          \$1224  = 4'hd;
       7'h39:
-          \$1041  = 4'hc;
+          \$1224  = 4'hc;
       7'h3a:
-          \$1041  = 4'hc;
+          \$1224  = 4'hc;
       7'h3b:
-          \$1041  = 4'hb;
+          \$1224  = 4'hb;
       7'h3c:
-          \$1041  = 4'ha;
+          \$1224  = 4'ha;
       7'h3d:
-          \$1041  = 4'h9;
+          \$1224  = 4'h9;
       7'h3e:
-          \$1041  = 4'h9;
+          \$1224  = 4'h9;
       7'h3f:
-          \$1041  = 4'h8;
+          \$1224  = 4'h8;
       7'h40:
-          \$1041  = 4'h7;
+          \$1224  = 4'h7;
       7'h41:
-          \$1041  = 4'h6;
+          \$1224  = 4'h6;
       7'h42:
-          \$1041  = 4'h6;
+          \$1224  = 4'h6;
       7'h43:
-          \$1041  = 4'h5;
+          \$1224  = 4'h5;
       7'h44:
-          \$1041  = 4'h4;
+          \$1224  = 4'h4;
       7'h45:
-          \$1041  = 4'h3;
+          \$1224  = 4'h3;
       7'h46:
-          \$1041  = 4'h3;
+          \$1224  = 4'h3;
       7'h47:
-          \$1041  = 4'h2;
+          \$1224  = 4'h2;
       7'h48:
-          \$1041  = 4'h1;
+          \$1224  = 4'h1;
       7'h49:
-          \$1041  = 4'h0;
+          \$1224  = 4'h0;
       7'h4a:
-          \$1041  = 4'h0;
+          \$1224  = 4'h0;
       7'h4b:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h4c:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h4d:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h4e:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h4f:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h50:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h51:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h52:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h53:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h54:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h55:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h56:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h57:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h58:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h59:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h5a:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h5b:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h5c:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h5d:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h5e:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h5f:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h60:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h61:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h62:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h63:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h64:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h65:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h66:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h67:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h68:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h69:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h6a:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h6b:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h6c:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h6d:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h6e:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h6f:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h70:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h71:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h72:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h73:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h74:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h75:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h76:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h77:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h78:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h79:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h7a:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h7b:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h7c:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h7d:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h7e:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
       7'h7f:
-          \$1041  = 4'hf;
+          \$1224  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1050  = 4'hf;
+          \$1233  = 4'hf;
       7'h01:
-          \$1050  = 4'hf;
+          \$1233  = 4'hf;
       7'h02:
-          \$1050  = 4'hf;
+          \$1233  = 4'hf;
       7'h03:
-          \$1050  = 4'hf;
+          \$1233  = 4'hf;
       7'h04:
-          \$1050  = 4'he;
+          \$1233  = 4'he;
       7'h05:
-          \$1050  = 4'hd;
+          \$1233  = 4'hd;
       7'h06:
-          \$1050  = 4'hd;
+          \$1233  = 4'hd;
       7'h07:
-          \$1050  = 4'hc;
+          \$1233  = 4'hc;
       7'h08:
-          \$1050  = 4'hb;
+          \$1233  = 4'hb;
       7'h09:
-          \$1050  = 4'ha;
+          \$1233  = 4'ha;
       7'h0a:
-          \$1050  = 4'ha;
+          \$1233  = 4'ha;
       7'h0b:
-          \$1050  = 4'h9;
+          \$1233  = 4'h9;
       7'h0c:
-          \$1050  = 4'h8;
+          \$1233  = 4'h8;
       7'h0d:
-          \$1050  = 4'h7;
+          \$1233  = 4'h7;
       7'h0e:
-          \$1050  = 4'h7;
+          \$1233  = 4'h7;
       7'h0f:
-          \$1050  = 4'h6;
+          \$1233  = 4'h6;
       7'h10:
-          \$1050  = 4'h5;
+          \$1233  = 4'h5;
       7'h11:
-          \$1050  = 4'h4;
+          \$1233  = 4'h4;
       7'h12:
-          \$1050  = 4'h4;
+          \$1233  = 4'h4;
       7'h13:
-          \$1050  = 4'h3;
+          \$1233  = 4'h3;
       7'h14:
-          \$1050  = 4'h2;
+          \$1233  = 4'h2;
       7'h15:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h16:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h17:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h18:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h19:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h1a:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h1b:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h1c:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h1d:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h1e:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h1f:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h20:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h21:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h22:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h23:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h24:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h25:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h26:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h27:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h28:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h29:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h2a:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h2b:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h2c:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h2d:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h2e:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h2f:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h30:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h31:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h32:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h33:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h34:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h35:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h36:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h37:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h38:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h39:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h3a:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h3b:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h3c:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h3d:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h3e:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h3f:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h40:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h41:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h42:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h43:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h44:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h45:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h46:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h47:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h48:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h49:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h4a:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h4b:
-          \$1050  = 4'hf;
+          \$1233  = 4'hf;
       7'h4c:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h4d:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h4e:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h4f:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h50:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h51:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h52:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h53:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h54:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h55:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h56:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h57:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h58:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h59:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h5a:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h5b:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h5c:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h5d:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h5e:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h5f:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h60:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h61:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h62:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h63:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h64:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h65:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h66:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h67:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h68:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h69:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h6a:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h6b:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h6c:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h6d:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h6e:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h6f:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h70:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h71:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h72:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h73:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h74:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h75:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h76:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h77:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h78:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h79:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h7a:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h7b:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h7c:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h7d:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h7e:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
       7'h7f:
-          \$1050  = 4'h0;
+          \$1233  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1054  = 4'hf;
+          \$1237  = 4'hf;
       7'h01:
-          \$1054  = 4'hf;
+          \$1237  = 4'hf;
       7'h02:
-          \$1054  = 4'hf;
+          \$1237  = 4'hf;
       7'h03:
-          \$1054  = 4'hf;
+          \$1237  = 4'hf;
       7'h04:
-          \$1054  = 4'he;
+          \$1237  = 4'he;
       7'h05:
-          \$1054  = 4'hd;
+          \$1237  = 4'hd;
       7'h06:
-          \$1054  = 4'hd;
+          \$1237  = 4'hd;
       7'h07:
-          \$1054  = 4'hc;
+          \$1237  = 4'hc;
       7'h08:
-          \$1054  = 4'hb;
+          \$1237  = 4'hb;
       7'h09:
-          \$1054  = 4'ha;
+          \$1237  = 4'ha;
       7'h0a:
-          \$1054  = 4'ha;
+          \$1237  = 4'ha;
       7'h0b:
-          \$1054  = 4'h9;
+          \$1237  = 4'h9;
       7'h0c:
-          \$1054  = 4'h8;
+          \$1237  = 4'h8;
       7'h0d:
-          \$1054  = 4'h7;
+          \$1237  = 4'h7;
       7'h0e:
-          \$1054  = 4'h7;
+          \$1237  = 4'h7;
       7'h0f:
-          \$1054  = 4'h6;
+          \$1237  = 4'h6;
       7'h10:
-          \$1054  = 4'h5;
+          \$1237  = 4'h5;
       7'h11:
-          \$1054  = 4'h4;
+          \$1237  = 4'h4;
       7'h12:
-          \$1054  = 4'h4;
+          \$1237  = 4'h4;
       7'h13:
-          \$1054  = 4'h3;
+          \$1237  = 4'h3;
       7'h14:
-          \$1054  = 4'h2;
+          \$1237  = 4'h2;
       7'h15:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h16:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h17:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h18:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h19:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h1a:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h1b:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h1c:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h1d:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h1e:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h1f:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h20:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h21:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h22:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h23:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h24:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h25:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h26:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h27:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h28:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h29:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h2a:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h2b:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h2c:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h2d:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h2e:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h2f:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h30:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h31:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h32:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h33:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h34:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h35:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h36:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h37:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h38:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h39:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h3a:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h3b:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h3c:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h3d:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h3e:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h3f:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h40:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h41:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h42:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h43:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h44:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h45:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h46:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h47:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h48:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h49:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h4a:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h4b:
-          \$1054  = 4'hf;
+          \$1237  = 4'hf;
       7'h4c:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h4d:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h4e:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h4f:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h50:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h51:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h52:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h53:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h54:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h55:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h56:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h57:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h58:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h59:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h5a:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h5b:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h5c:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h5d:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h5e:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h5f:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h60:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h61:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h62:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h63:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h64:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h65:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h66:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h67:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h68:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h69:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h6a:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h6b:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h6c:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h6d:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h6e:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h6f:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h70:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h71:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h72:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h73:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h74:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h75:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h76:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h77:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h78:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h79:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h7a:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h7b:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h7c:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h7d:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h7e:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
       7'h7f:
-          \$1054  = 4'h0;
+          \$1237  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h01:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h02:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h03:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h04:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h05:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h06:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h07:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h08:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h09:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h0a:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h0b:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h0c:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h0d:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h0e:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h0f:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h10:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h11:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h12:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h13:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h14:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h15:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h16:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h17:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h18:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h19:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h1a:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h1b:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h1c:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h1d:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h1e:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h1f:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h20:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h21:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h22:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h23:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h24:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h25:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h26:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h27:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h28:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h29:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h2a:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h2b:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h2c:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h2d:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h2e:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h2f:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h30:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h31:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h32:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h33:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h34:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h35:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h36:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h37:
-          \$1057  = 4'he;
+          \$1240  = 4'he;
       7'h38:
-          \$1057  = 4'hd;
+          \$1240  = 4'hd;
       7'h39:
-          \$1057  = 4'hc;
+          \$1240  = 4'hc;
       7'h3a:
-          \$1057  = 4'hc;
+          \$1240  = 4'hc;
       7'h3b:
-          \$1057  = 4'hb;
+          \$1240  = 4'hb;
       7'h3c:
-          \$1057  = 4'ha;
+          \$1240  = 4'ha;
       7'h3d:
-          \$1057  = 4'h9;
+          \$1240  = 4'h9;
       7'h3e:
-          \$1057  = 4'h9;
+          \$1240  = 4'h9;
       7'h3f:
-          \$1057  = 4'h8;
+          \$1240  = 4'h8;
       7'h40:
-          \$1057  = 4'h7;
+          \$1240  = 4'h7;
       7'h41:
-          \$1057  = 4'h6;
+          \$1240  = 4'h6;
       7'h42:
-          \$1057  = 4'h6;
+          \$1240  = 4'h6;
       7'h43:
-          \$1057  = 4'h5;
+          \$1240  = 4'h5;
       7'h44:
-          \$1057  = 4'h4;
+          \$1240  = 4'h4;
       7'h45:
-          \$1057  = 4'h3;
+          \$1240  = 4'h3;
       7'h46:
-          \$1057  = 4'h3;
+          \$1240  = 4'h3;
       7'h47:
-          \$1057  = 4'h2;
+          \$1240  = 4'h2;
       7'h48:
-          \$1057  = 4'h1;
+          \$1240  = 4'h1;
       7'h49:
-          \$1057  = 4'h0;
+          \$1240  = 4'h0;
       7'h4a:
-          \$1057  = 4'h0;
+          \$1240  = 4'h0;
       7'h4b:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h4c:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h4d:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h4e:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h4f:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h50:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h51:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h52:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h53:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h54:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h55:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h56:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h57:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h58:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h59:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h5a:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h5b:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h5c:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h5d:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h5e:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h5f:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h60:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h61:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h62:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h63:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h64:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h65:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h66:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h67:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h68:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h69:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h6a:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h6b:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h6c:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h6d:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h6e:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h6f:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h70:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h71:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h72:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h73:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h74:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h75:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h76:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h77:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h78:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h79:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h7a:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h7b:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h7c:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h7d:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h7e:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
       7'h7f:
-          \$1057  = 4'hf;
+          \$1240  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h01:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h02:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h03:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h04:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h05:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h06:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h07:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h08:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h09:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h0a:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h0b:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h0c:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h0d:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h0e:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h0f:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h10:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h11:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h12:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h13:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h14:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h15:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h16:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h17:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h18:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h19:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h1a:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h1b:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h1c:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h1d:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h1e:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h1f:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h20:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h21:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h22:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h23:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h24:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h25:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h26:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h27:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h28:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h29:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h2a:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h2b:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h2c:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h2d:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h2e:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h2f:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h30:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h31:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h32:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h33:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h34:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h35:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h36:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h37:
-          \$1061  = 4'he;
+          \$1244  = 4'he;
       7'h38:
-          \$1061  = 4'hd;
+          \$1244  = 4'hd;
       7'h39:
-          \$1061  = 4'hc;
+          \$1244  = 4'hc;
       7'h3a:
-          \$1061  = 4'hc;
+          \$1244  = 4'hc;
       7'h3b:
-          \$1061  = 4'hb;
+          \$1244  = 4'hb;
       7'h3c:
-          \$1061  = 4'ha;
+          \$1244  = 4'ha;
       7'h3d:
-          \$1061  = 4'h9;
+          \$1244  = 4'h9;
       7'h3e:
-          \$1061  = 4'h9;
+          \$1244  = 4'h9;
       7'h3f:
-          \$1061  = 4'h8;
+          \$1244  = 4'h8;
       7'h40:
-          \$1061  = 4'h7;
+          \$1244  = 4'h7;
       7'h41:
-          \$1061  = 4'h6;
+          \$1244  = 4'h6;
       7'h42:
-          \$1061  = 4'h6;
+          \$1244  = 4'h6;
       7'h43:
-          \$1061  = 4'h5;
+          \$1244  = 4'h5;
       7'h44:
-          \$1061  = 4'h4;
+          \$1244  = 4'h4;
       7'h45:
-          \$1061  = 4'h3;
+          \$1244  = 4'h3;
       7'h46:
-          \$1061  = 4'h3;
+          \$1244  = 4'h3;
       7'h47:
-          \$1061  = 4'h2;
+          \$1244  = 4'h2;
       7'h48:
-          \$1061  = 4'h1;
+          \$1244  = 4'h1;
       7'h49:
-          \$1061  = 4'h0;
+          \$1244  = 4'h0;
       7'h4a:
-          \$1061  = 4'h0;
+          \$1244  = 4'h0;
       7'h4b:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h4c:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h4d:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h4e:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h4f:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h50:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h51:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h52:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h53:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h54:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h55:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h56:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h57:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h58:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h59:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h5a:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h5b:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h5c:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h5d:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h5e:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h5f:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h60:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h61:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h62:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h63:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h64:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h65:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h66:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h67:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h68:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h69:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h6a:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h6b:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h6c:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h6d:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h6e:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h6f:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h70:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h71:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h72:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h73:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h74:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h75:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h76:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h77:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h78:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h79:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h7a:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h7b:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h7c:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h7d:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h7e:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
       7'h7f:
-          \$1061  = 4'hf;
+          \$1244  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1070  = 4'hf;
+          \$1253  = 4'hf;
       7'h01:
-          \$1070  = 4'hf;
+          \$1253  = 4'hf;
       7'h02:
-          \$1070  = 4'hf;
+          \$1253  = 4'hf;
       7'h03:
-          \$1070  = 4'hf;
+          \$1253  = 4'hf;
       7'h04:
-          \$1070  = 4'he;
+          \$1253  = 4'he;
       7'h05:
-          \$1070  = 4'hd;
+          \$1253  = 4'hd;
       7'h06:
-          \$1070  = 4'hd;
+          \$1253  = 4'hd;
       7'h07:
-          \$1070  = 4'hc;
+          \$1253  = 4'hc;
       7'h08:
-          \$1070  = 4'hb;
+          \$1253  = 4'hb;
       7'h09:
-          \$1070  = 4'ha;
+          \$1253  = 4'ha;
       7'h0a:
-          \$1070  = 4'ha;
+          \$1253  = 4'ha;
       7'h0b:
-          \$1070  = 4'h9;
+          \$1253  = 4'h9;
       7'h0c:
-          \$1070  = 4'h8;
+          \$1253  = 4'h8;
       7'h0d:
-          \$1070  = 4'h7;
+          \$1253  = 4'h7;
       7'h0e:
-          \$1070  = 4'h7;
+          \$1253  = 4'h7;
       7'h0f:
-          \$1070  = 4'h6;
+          \$1253  = 4'h6;
       7'h10:
-          \$1070  = 4'h5;
+          \$1253  = 4'h5;
       7'h11:
-          \$1070  = 4'h4;
+          \$1253  = 4'h4;
       7'h12:
-          \$1070  = 4'h4;
+          \$1253  = 4'h4;
       7'h13:
-          \$1070  = 4'h3;
+          \$1253  = 4'h3;
       7'h14:
-          \$1070  = 4'h2;
+          \$1253  = 4'h2;
       7'h15:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h16:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h17:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h18:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h19:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h1a:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h1b:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h1c:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h1d:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h1e:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h1f:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h20:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h21:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h22:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h23:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h24:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h25:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h26:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h27:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h28:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h29:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h2a:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h2b:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h2c:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h2d:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h2e:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h2f:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h30:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h31:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h32:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h33:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h34:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h35:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h36:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h37:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h38:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h39:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h3a:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h3b:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h3c:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h3d:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h3e:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h3f:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h40:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h41:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h42:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h43:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h44:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h45:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h46:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h47:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h48:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h49:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h4a:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h4b:
-          \$1070  = 4'hf;
+          \$1253  = 4'hf;
       7'h4c:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h4d:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h4e:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h4f:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h50:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h51:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h52:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h53:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h54:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h55:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h56:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h57:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h58:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h59:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h5a:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h5b:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h5c:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h5d:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h5e:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h5f:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h60:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h61:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h62:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h63:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h64:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h65:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h66:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h67:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h68:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h69:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h6a:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h6b:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h6c:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h6d:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h6e:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h6f:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h70:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h71:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h72:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h73:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h74:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h75:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h76:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h77:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h78:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h79:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h7a:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h7b:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h7c:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h7d:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h7e:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
       7'h7f:
-          \$1070  = 4'h0;
+          \$1253  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1074  = 4'hf;
+          \$1257  = 4'hf;
       7'h01:
-          \$1074  = 4'hf;
+          \$1257  = 4'hf;
       7'h02:
-          \$1074  = 4'hf;
+          \$1257  = 4'hf;
       7'h03:
-          \$1074  = 4'hf;
+          \$1257  = 4'hf;
       7'h04:
-          \$1074  = 4'he;
+          \$1257  = 4'he;
       7'h05:
-          \$1074  = 4'hd;
+          \$1257  = 4'hd;
       7'h06:
-          \$1074  = 4'hd;
+          \$1257  = 4'hd;
       7'h07:
-          \$1074  = 4'hc;
+          \$1257  = 4'hc;
       7'h08:
-          \$1074  = 4'hb;
+          \$1257  = 4'hb;
       7'h09:
-          \$1074  = 4'ha;
+          \$1257  = 4'ha;
       7'h0a:
-          \$1074  = 4'ha;
+          \$1257  = 4'ha;
       7'h0b:
-          \$1074  = 4'h9;
+          \$1257  = 4'h9;
       7'h0c:
-          \$1074  = 4'h8;
+          \$1257  = 4'h8;
       7'h0d:
-          \$1074  = 4'h7;
+          \$1257  = 4'h7;
       7'h0e:
-          \$1074  = 4'h7;
+          \$1257  = 4'h7;
       7'h0f:
-          \$1074  = 4'h6;
+          \$1257  = 4'h6;
       7'h10:
-          \$1074  = 4'h5;
+          \$1257  = 4'h5;
       7'h11:
-          \$1074  = 4'h4;
+          \$1257  = 4'h4;
       7'h12:
-          \$1074  = 4'h4;
+          \$1257  = 4'h4;
       7'h13:
-          \$1074  = 4'h3;
+          \$1257  = 4'h3;
       7'h14:
-          \$1074  = 4'h2;
+          \$1257  = 4'h2;
       7'h15:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h16:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h17:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h18:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h19:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h1a:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h1b:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h1c:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h1d:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h1e:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h1f:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h20:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h21:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h22:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h23:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h24:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h25:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h26:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h27:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h28:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h29:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h2a:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h2b:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h2c:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h2d:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h2e:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h2f:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h30:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h31:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h32:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h33:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h34:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h35:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h36:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h37:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h38:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h39:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h3a:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h3b:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h3c:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h3d:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h3e:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h3f:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h40:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h41:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h42:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h43:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h44:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h45:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h46:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h47:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h48:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h49:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h4a:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h4b:
-          \$1074  = 4'hf;
+          \$1257  = 4'hf;
       7'h4c:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h4d:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h4e:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h4f:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h50:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h51:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h52:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h53:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h54:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h55:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h56:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h57:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h58:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h59:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h5a:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h5b:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h5c:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h5d:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h5e:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h5f:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h60:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h61:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h62:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h63:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h64:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h65:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h66:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h67:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h68:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h69:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h6a:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h6b:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h6c:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h6d:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h6e:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h6f:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h70:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h71:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h72:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h73:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h74:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h75:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h76:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h77:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h78:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h79:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h7a:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h7b:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h7c:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h7d:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h7e:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
       7'h7f:
-          \$1074  = 4'h0;
+          \$1257  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h01:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h02:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h03:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h04:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h05:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h06:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h07:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h08:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h09:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h0a:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h0b:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h0c:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h0d:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h0e:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h0f:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h10:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h11:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h12:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h13:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h14:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h15:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h16:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h17:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h18:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h19:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h1a:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h1b:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h1c:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h1d:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h1e:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h1f:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h20:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h21:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h22:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h23:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h24:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h25:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h26:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h27:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h28:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h29:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h2a:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h2b:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h2c:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h2d:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h2e:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h2f:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h30:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h31:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h32:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h33:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h34:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h35:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h36:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h37:
-          \$1077  = 4'he;
+          \$1260  = 4'he;
       7'h38:
-          \$1077  = 4'hd;
+          \$1260  = 4'hd;
       7'h39:
-          \$1077  = 4'hc;
+          \$1260  = 4'hc;
       7'h3a:
-          \$1077  = 4'hc;
+          \$1260  = 4'hc;
       7'h3b:
-          \$1077  = 4'hb;
+          \$1260  = 4'hb;
       7'h3c:
-          \$1077  = 4'ha;
+          \$1260  = 4'ha;
       7'h3d:
-          \$1077  = 4'h9;
+          \$1260  = 4'h9;
       7'h3e:
-          \$1077  = 4'h9;
+          \$1260  = 4'h9;
       7'h3f:
-          \$1077  = 4'h8;
+          \$1260  = 4'h8;
       7'h40:
-          \$1077  = 4'h7;
+          \$1260  = 4'h7;
       7'h41:
-          \$1077  = 4'h6;
+          \$1260  = 4'h6;
       7'h42:
-          \$1077  = 4'h6;
+          \$1260  = 4'h6;
       7'h43:
-          \$1077  = 4'h5;
+          \$1260  = 4'h5;
       7'h44:
-          \$1077  = 4'h4;
+          \$1260  = 4'h4;
       7'h45:
-          \$1077  = 4'h3;
+          \$1260  = 4'h3;
       7'h46:
-          \$1077  = 4'h3;
+          \$1260  = 4'h3;
       7'h47:
-          \$1077  = 4'h2;
+          \$1260  = 4'h2;
       7'h48:
-          \$1077  = 4'h1;
+          \$1260  = 4'h1;
       7'h49:
-          \$1077  = 4'h0;
+          \$1260  = 4'h0;
       7'h4a:
-          \$1077  = 4'h0;
+          \$1260  = 4'h0;
       7'h4b:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h4c:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h4d:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h4e:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h4f:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h50:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h51:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h52:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h53:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h54:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h55:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h56:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h57:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h58:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h59:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h5a:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h5b:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h5c:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h5d:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h5e:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h5f:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h60:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h61:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h62:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h63:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h64:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h65:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h66:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h67:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h68:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h69:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h6a:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h6b:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h6c:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h6d:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h6e:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h6f:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h70:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h71:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h72:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h73:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h74:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h75:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h76:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h77:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h78:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h79:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h7a:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h7b:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h7c:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h7d:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h7e:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
       7'h7f:
-          \$1077  = 4'hf;
+          \$1260  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h01:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h02:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h03:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h04:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h05:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h06:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h07:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h08:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h09:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h0a:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h0b:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h0c:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h0d:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h0e:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h0f:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h10:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h11:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h12:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h13:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h14:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h15:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h16:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h17:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h18:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h19:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h1a:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h1b:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h1c:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h1d:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h1e:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h1f:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h20:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h21:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h22:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h23:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h24:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h25:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h26:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h27:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h28:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h29:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h2a:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h2b:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h2c:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h2d:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h2e:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h2f:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h30:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h31:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h32:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h33:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h34:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h35:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h36:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h37:
-          \$1081  = 4'he;
+          \$1264  = 4'he;
       7'h38:
-          \$1081  = 4'hd;
+          \$1264  = 4'hd;
       7'h39:
-          \$1081  = 4'hc;
+          \$1264  = 4'hc;
       7'h3a:
-          \$1081  = 4'hc;
+          \$1264  = 4'hc;
       7'h3b:
-          \$1081  = 4'hb;
+          \$1264  = 4'hb;
       7'h3c:
-          \$1081  = 4'ha;
+          \$1264  = 4'ha;
       7'h3d:
-          \$1081  = 4'h9;
+          \$1264  = 4'h9;
       7'h3e:
-          \$1081  = 4'h9;
+          \$1264  = 4'h9;
       7'h3f:
-          \$1081  = 4'h8;
+          \$1264  = 4'h8;
       7'h40:
-          \$1081  = 4'h7;
+          \$1264  = 4'h7;
       7'h41:
-          \$1081  = 4'h6;
+          \$1264  = 4'h6;
       7'h42:
-          \$1081  = 4'h6;
+          \$1264  = 4'h6;
       7'h43:
-          \$1081  = 4'h5;
+          \$1264  = 4'h5;
       7'h44:
-          \$1081  = 4'h4;
+          \$1264  = 4'h4;
       7'h45:
-          \$1081  = 4'h3;
+          \$1264  = 4'h3;
       7'h46:
-          \$1081  = 4'h3;
+          \$1264  = 4'h3;
       7'h47:
-          \$1081  = 4'h2;
+          \$1264  = 4'h2;
       7'h48:
-          \$1081  = 4'h1;
+          \$1264  = 4'h1;
       7'h49:
-          \$1081  = 4'h0;
+          \$1264  = 4'h0;
       7'h4a:
-          \$1081  = 4'h0;
+          \$1264  = 4'h0;
       7'h4b:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h4c:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h4d:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h4e:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h4f:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h50:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h51:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h52:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h53:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h54:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h55:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h56:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h57:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h58:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h59:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h5a:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h5b:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h5c:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h5d:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h5e:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h5f:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h60:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h61:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h62:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h63:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h64:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h65:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h66:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h67:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h68:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h69:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h6a:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h6b:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h6c:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h6d:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h6e:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h6f:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h70:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h71:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h72:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h73:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h74:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h75:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h76:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h77:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h78:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h79:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h7a:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h7b:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h7c:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h7d:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h7e:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
       7'h7f:
-          \$1081  = 4'hf;
+          \$1264  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1090  = 4'hf;
+          \$1273  = 4'hf;
       7'h01:
-          \$1090  = 4'hf;
+          \$1273  = 4'hf;
       7'h02:
-          \$1090  = 4'hf;
+          \$1273  = 4'hf;
       7'h03:
-          \$1090  = 4'hf;
+          \$1273  = 4'hf;
       7'h04:
-          \$1090  = 4'he;
+          \$1273  = 4'he;
       7'h05:
-          \$1090  = 4'hd;
+          \$1273  = 4'hd;
       7'h06:
-          \$1090  = 4'hd;
+          \$1273  = 4'hd;
       7'h07:
-          \$1090  = 4'hc;
+          \$1273  = 4'hc;
       7'h08:
-          \$1090  = 4'hb;
+          \$1273  = 4'hb;
       7'h09:
-          \$1090  = 4'ha;
+          \$1273  = 4'ha;
       7'h0a:
-          \$1090  = 4'ha;
+          \$1273  = 4'ha;
       7'h0b:
-          \$1090  = 4'h9;
+          \$1273  = 4'h9;
       7'h0c:
-          \$1090  = 4'h8;
+          \$1273  = 4'h8;
       7'h0d:
-          \$1090  = 4'h7;
+          \$1273  = 4'h7;
       7'h0e:
-          \$1090  = 4'h7;
+          \$1273  = 4'h7;
       7'h0f:
-          \$1090  = 4'h6;
+          \$1273  = 4'h6;
       7'h10:
-          \$1090  = 4'h5;
+          \$1273  = 4'h5;
       7'h11:
-          \$1090  = 4'h4;
+          \$1273  = 4'h4;
       7'h12:
-          \$1090  = 4'h4;
+          \$1273  = 4'h4;
       7'h13:
-          \$1090  = 4'h3;
+          \$1273  = 4'h3;
       7'h14:
-          \$1090  = 4'h2;
+          \$1273  = 4'h2;
       7'h15:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h16:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h17:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h18:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h19:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h1a:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h1b:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h1c:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h1d:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h1e:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h1f:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h20:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h21:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h22:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h23:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h24:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h25:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h26:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h27:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h28:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h29:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h2a:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h2b:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h2c:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h2d:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h2e:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h2f:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h30:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h31:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h32:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h33:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h34:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h35:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h36:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h37:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h38:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h39:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h3a:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h3b:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h3c:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h3d:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h3e:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h3f:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h40:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h41:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h42:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h43:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h44:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h45:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h46:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h47:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h48:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h49:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h4a:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h4b:
-          \$1090  = 4'hf;
+          \$1273  = 4'hf;
       7'h4c:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h4d:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h4e:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h4f:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h50:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h51:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h52:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h53:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h54:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h55:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h56:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h57:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h58:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h59:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h5a:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h5b:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h5c:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h5d:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h5e:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h5f:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h60:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h61:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h62:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h63:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h64:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h65:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h66:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h67:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h68:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h69:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h6a:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h6b:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h6c:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h6d:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h6e:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h6f:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h70:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h71:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h72:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h73:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h74:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h75:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h76:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h77:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h78:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h79:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h7a:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h7b:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h7c:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h7d:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h7e:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
       7'h7f:
-          \$1090  = 4'h0;
+          \$1273  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1094  = 4'hf;
+          \$1277  = 4'hf;
       7'h01:
-          \$1094  = 4'hf;
+          \$1277  = 4'hf;
       7'h02:
-          \$1094  = 4'hf;
+          \$1277  = 4'hf;
       7'h03:
-          \$1094  = 4'hf;
+          \$1277  = 4'hf;
       7'h04:
-          \$1094  = 4'he;
+          \$1277  = 4'he;
       7'h05:
-          \$1094  = 4'hd;
+          \$1277  = 4'hd;
       7'h06:
-          \$1094  = 4'hd;
+          \$1277  = 4'hd;
       7'h07:
-          \$1094  = 4'hc;
+          \$1277  = 4'hc;
       7'h08:
-          \$1094  = 4'hb;
+          \$1277  = 4'hb;
       7'h09:
-          \$1094  = 4'ha;
+          \$1277  = 4'ha;
       7'h0a:
-          \$1094  = 4'ha;
+          \$1277  = 4'ha;
       7'h0b:
-          \$1094  = 4'h9;
+          \$1277  = 4'h9;
       7'h0c:
-          \$1094  = 4'h8;
+          \$1277  = 4'h8;
       7'h0d:
-          \$1094  = 4'h7;
+          \$1277  = 4'h7;
       7'h0e:
-          \$1094  = 4'h7;
+          \$1277  = 4'h7;
       7'h0f:
-          \$1094  = 4'h6;
+          \$1277  = 4'h6;
       7'h10:
-          \$1094  = 4'h5;
+          \$1277  = 4'h5;
       7'h11:
-          \$1094  = 4'h4;
+          \$1277  = 4'h4;
       7'h12:
-          \$1094  = 4'h4;
+          \$1277  = 4'h4;
       7'h13:
-          \$1094  = 4'h3;
+          \$1277  = 4'h3;
       7'h14:
-          \$1094  = 4'h2;
+          \$1277  = 4'h2;
       7'h15:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h16:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h17:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h18:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h19:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h1a:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h1b:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h1c:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h1d:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h1e:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h1f:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h20:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h21:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h22:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h23:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h24:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h25:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h26:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h27:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h28:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h29:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h2a:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h2b:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h2c:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h2d:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h2e:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h2f:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h30:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h31:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h32:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h33:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h34:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h35:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h36:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h37:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h38:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h39:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h3a:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h3b:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h3c:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h3d:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h3e:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h3f:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h40:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h41:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h42:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h43:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h44:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h45:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h46:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h47:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h48:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h49:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h4a:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h4b:
-          \$1094  = 4'hf;
+          \$1277  = 4'hf;
       7'h4c:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h4d:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h4e:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h4f:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h50:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h51:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h52:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h53:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h54:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h55:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h56:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h57:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h58:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h59:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h5a:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h5b:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h5c:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h5d:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h5e:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h5f:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h60:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h61:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h62:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h63:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h64:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h65:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h66:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h67:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h68:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h69:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h6a:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h6b:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h6c:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h6d:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h6e:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h6f:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h70:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h71:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h72:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h73:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h74:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h75:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h76:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h77:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h78:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h79:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h7a:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h7b:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h7c:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h7d:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h7e:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
       7'h7f:
-          \$1094  = 4'h0;
+          \$1277  = 4'h0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h01:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h02:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h03:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h04:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h05:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h06:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h07:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h08:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h09:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h0a:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h0b:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h0c:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h0d:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h0e:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h0f:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h10:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h11:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h12:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h13:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h14:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h15:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h16:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h17:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h18:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h19:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h1a:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h1b:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h1c:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h1d:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h1e:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h1f:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h20:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h21:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h22:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h23:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h24:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h25:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h26:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h27:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h28:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h29:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h2a:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h2b:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h2c:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h2d:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h2e:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h2f:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h30:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h31:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h32:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h33:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h34:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h35:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h36:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h37:
-          \$1097  = 4'he;
+          \$1280  = 4'he;
       7'h38:
-          \$1097  = 4'hd;
+          \$1280  = 4'hd;
       7'h39:
-          \$1097  = 4'hc;
+          \$1280  = 4'hc;
       7'h3a:
-          \$1097  = 4'hc;
+          \$1280  = 4'hc;
       7'h3b:
-          \$1097  = 4'hb;
+          \$1280  = 4'hb;
       7'h3c:
-          \$1097  = 4'ha;
+          \$1280  = 4'ha;
       7'h3d:
-          \$1097  = 4'h9;
+          \$1280  = 4'h9;
       7'h3e:
-          \$1097  = 4'h9;
+          \$1280  = 4'h9;
       7'h3f:
-          \$1097  = 4'h8;
+          \$1280  = 4'h8;
       7'h40:
-          \$1097  = 4'h7;
+          \$1280  = 4'h7;
       7'h41:
-          \$1097  = 4'h6;
+          \$1280  = 4'h6;
       7'h42:
-          \$1097  = 4'h6;
+          \$1280  = 4'h6;
       7'h43:
-          \$1097  = 4'h5;
+          \$1280  = 4'h5;
       7'h44:
-          \$1097  = 4'h4;
+          \$1280  = 4'h4;
       7'h45:
-          \$1097  = 4'h3;
+          \$1280  = 4'h3;
       7'h46:
-          \$1097  = 4'h3;
+          \$1280  = 4'h3;
       7'h47:
-          \$1097  = 4'h2;
+          \$1280  = 4'h2;
       7'h48:
-          \$1097  = 4'h1;
+          \$1280  = 4'h1;
       7'h49:
-          \$1097  = 4'h0;
+          \$1280  = 4'h0;
       7'h4a:
-          \$1097  = 4'h0;
+          \$1280  = 4'h0;
       7'h4b:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h4c:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h4d:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h4e:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h4f:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h50:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h51:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h52:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h53:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h54:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h55:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h56:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h57:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h58:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h59:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h5a:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h5b:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h5c:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h5d:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h5e:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h5f:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h60:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h61:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h62:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h63:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h64:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h65:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h66:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h67:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h68:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h69:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h6a:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h6b:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h6c:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h6d:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h6e:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h6f:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h70:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h71:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h72:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h73:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h74:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h75:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h76:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h77:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h78:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h79:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h7a:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h7b:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h7c:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h7d:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h7e:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
       7'h7f:
-          \$1097  = 4'hf;
+          \$1280  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (apply_cycle)
+    casez (ap_cycle)
       7'h00:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h01:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h02:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h03:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h04:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h05:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h06:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h07:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h08:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h09:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h0a:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h0b:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h0c:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h0d:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h0e:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h0f:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h10:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h11:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h12:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h13:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h14:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h15:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h16:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h17:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h18:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h19:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h1a:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h1b:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h1c:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h1d:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h1e:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h1f:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h20:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h21:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h22:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h23:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h24:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h25:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h26:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h27:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h28:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h29:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h2a:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h2b:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h2c:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h2d:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h2e:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h2f:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h30:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h31:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h32:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h33:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h34:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h35:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h36:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h37:
-          \$1101  = 4'he;
+          \$1284  = 4'he;
       7'h38:
-          \$1101  = 4'hd;
+          \$1284  = 4'hd;
       7'h39:
-          \$1101  = 4'hc;
+          \$1284  = 4'hc;
       7'h3a:
-          \$1101  = 4'hc;
+          \$1284  = 4'hc;
       7'h3b:
-          \$1101  = 4'hb;
+          \$1284  = 4'hb;
       7'h3c:
-          \$1101  = 4'ha;
+          \$1284  = 4'ha;
       7'h3d:
-          \$1101  = 4'h9;
+          \$1284  = 4'h9;
       7'h3e:
-          \$1101  = 4'h9;
+          \$1284  = 4'h9;
       7'h3f:
-          \$1101  = 4'h8;
+          \$1284  = 4'h8;
       7'h40:
-          \$1101  = 4'h7;
+          \$1284  = 4'h7;
       7'h41:
-          \$1101  = 4'h6;
+          \$1284  = 4'h6;
       7'h42:
-          \$1101  = 4'h6;
+          \$1284  = 4'h6;
       7'h43:
-          \$1101  = 4'h5;
+          \$1284  = 4'h5;
       7'h44:
-          \$1101  = 4'h4;
+          \$1284  = 4'h4;
       7'h45:
-          \$1101  = 4'h3;
+          \$1284  = 4'h3;
       7'h46:
-          \$1101  = 4'h3;
+          \$1284  = 4'h3;
       7'h47:
-          \$1101  = 4'h2;
+          \$1284  = 4'h2;
       7'h48:
-          \$1101  = 4'h1;
+          \$1284  = 4'h1;
       7'h49:
-          \$1101  = 4'h0;
+          \$1284  = 4'h0;
       7'h4a:
-          \$1101  = 4'h0;
+          \$1284  = 4'h0;
       7'h4b:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h4c:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h4d:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h4e:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h4f:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h50:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h51:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h52:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h53:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h54:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h55:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h56:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h57:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h58:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h59:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h5a:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h5b:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h5c:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h5d:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h5e:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h5f:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h60:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h61:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h62:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h63:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h64:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h65:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h66:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h67:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h68:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h69:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h6a:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h6b:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h6c:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h6d:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h6e:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h6f:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h70:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h71:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h72:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h73:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h74:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h75:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h76:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h77:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h78:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h79:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h7a:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h7b:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h7c:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h7d:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h7e:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
       7'h7f:
-          \$1101  = 4'hf;
+          \$1284  = 4'hf;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1294  = x;
+    if (con_ce) begin
+      if (advance) begin
+        \$1294  = \$3 [7:0];
+      end
+    end
+    if (con_rst) begin
+      \$1294  = 8'hbc;
+    end
+    if (rst) begin
+      \$1294  = 8'hbc;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1295  = wr_hpos;
+    if (con_ce) begin
+      if (advance) begin
+        \$1295  = \$924 [7:0];
+      end
+    end
+    if (con_rst) begin
+      \$1295  = 8'h01;
+    end
+    if (rst) begin
+      \$1295  = 8'h01;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1296  = wr_phase;
+    if (con_ce) begin
+      if (advance) begin
+        \$1296  = \$8 [1:0];
+      end
+    end
+    if (con_rst) begin
+      \$1296  = 2'h1;
+    end
+    if (rst) begin
+      \$1296  = 2'h1;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1297  = wr_cycle;
+    if (con_ce) begin
+      if (advance) begin
+        \$1297  = \$13 [6:0];
+      end
+    end
+    if (con_rst) begin
+      \$1297  = 7'h00;
+    end
+    if (rst) begin
+      \$1297  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1298  = wr_resm;
+    if (con_ce) begin
+      if (advance) begin
+        \$1298  = \$24 [7:0];
+      end
+    end
+    if (con_rst) begin
+      \$1298  = 8'h02;
+    end
+    if (rst) begin
+      \$1298  = 8'h02;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1299  = wr_resp;
+    if (con_ce) begin
+      if (advance) begin
+        \$1299  = \$35 [7:0];
+      end
+    end
+    if (con_rst) begin
+      \$1299  = 8'h03;
+    end
+    if (rst) begin
+      \$1299  = 8'h03;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1300  = wm;
+    if (con_ce) begin
+      \$1300  = \$38 [3:0];
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+            begin
+              if (\$177 ) begin
+                if (disp) begin
+                  \$1300  = \$183 [3:0];
+                end
+              end
+              if (\$186 ) begin
+                if (\disp$100 ) begin
+                  \$1300  = \$192 [3:0];
+                end
+              end
+            end
+        endcase
+        if (\$197 ) begin
+          if (\$199 ) begin
+            \$1300  = \$204 [3:0];
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1300  = 4'h0;
+    end
+    if (rst) begin
+      \$1300  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1301  = since_hmove;
+    if (con_ce) begin
+      if (\$40 ) begin
+        \$1301  = \$41 [7:0];
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1301  = 8'h01;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1301  = 8'hff;
+    end
+    if (rst) begin
+      \$1301  = 8'hff;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1302  = vsync_count;
+    if (con_ce) begin
+      if (\$43 ) begin
+        \$1302  = \$44 [7:0];
+      end
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              if (bus_wdata[1]) begin
+                \$1302  = 8'h01;
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1302  = 8'h00;
+    end
+    if (rst) begin
+      \$1302  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1303  = collision;
+    if (con_ce) begin
+      \$1303  = \$45 ;
+      if (ap_en) begin
+        if (\$162 ) begin
+          \$1303  = 15'h0000;
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1303  = 15'h0000;
+    end
+    if (rst) begin
+      \$1303  = 15'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1304  = p0_skip;
+    if (con_ce) begin
+      if (line_end_drawn) begin
+        \$1304  = 1'h0;
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              \$1304  = 1'h0;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1304  = 1'h0;
+        endcase
+      end
+      if (rp0_valid) begin
+        if (\$164 ) begin
+          \$1304  = rp0_skip;
+        end
+      end
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$177 ) begin
+                (* full_case = 32'd1 *)
+                if (disp) begin
+                end else if (\$178 ) begin
+                end else begin
+                  \$1304  = \$185 ;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1304  = 1'h0;
+    end
+    if (rst) begin
+      \$1304  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1305  = p1_skip;
+    if (con_ce) begin
+      if (line_end_drawn) begin
+        \$1305  = 1'h0;
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              \$1305  = 1'h0;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1305  = 1'h0;
+        endcase
+      end
+      if (rp1_valid) begin
+        if (\$166 ) begin
+          \$1305  = rp1_skip;
+        end
+      end
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$186 ) begin
+                (* full_case = 32'd1 *)
+                if (\disp$100 ) begin
+                end else if (\$187 ) begin
+                end else begin
+                  \$1305  = \$194 ;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1305  = 1'h0;
+    end
+    if (rst) begin
+      \$1305  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1306  = pf_reflect;
+    if (con_ce) begin
+      if (line_end_drawn) begin
+        \$1306  = ctrlpf[0];
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              if (\$57 ) begin
+                \$1306  = ap_data[0];
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1306  = 1'h0;
+    end
+    if (rst) begin
+      \$1306  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1307  = cosmic_cnt;
+    if (con_ce) begin
+      if (line_end_drawn) begin
+        if (cosmic) begin
+          \$1307  = nc;
+        end
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              if (\$85 ) begin
+                \$1307  = 2'h0;
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1307  = 2'h0;
+    end
+    if (rst) begin
+      \$1307  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1308  = posm0;
+    if (con_ce) begin
+      if (line_end_drawn) begin
+        if (cosmic) begin
+          \$1308  = \$48 [7:0];
+        end
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              if (\$58 ) begin
+                \$1308  = \$63 ;
+              end
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$86 ) begin
+                if (\$88 ) begin
+                  \$1308  = \$106 [7:0];
+                end
+              end
+          6'h2a:
+              \$1308  = \$149 [7:0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1308  = 8'h00;
+    end
+    if (rst) begin
+      \$1308  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1309  = m0_mode;
+    if (con_ce) begin
+      if (line_end_drawn) begin
+        if (cosmic) begin
+          \$1309  = \$52 ;
+        end
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              \$1309  = 2'h0;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              if (\$58 ) begin
+                \$1309  = 2'h0;
+              end
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$86 ) begin
+                if (\$88 ) begin
+                  \$1309  = 2'h0;
+                end
+              end
+          6'h2a:
+              \$1309  = 2'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1309  = 2'h0;
+    end
+    if (rst) begin
+      \$1309  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1310  = hmove_blank;
+    if (con_ce) begin
+      if (\$54 ) begin
+        \$1310  = 1'h0;
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              if (\$131 ) begin
+                \$1310  = 1'h1;
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1310  = 1'h0;
+    end
+    if (rst) begin
+      \$1310  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1311  = pend_cnt;
+    if (con_ce) begin
+      if (pend) begin
+        \$1311  = \$55 [3:0];
+      end
+      if (\$167 ) begin
+        if (\$197 ) begin
+          if (\$199 ) begin
+            \$1311  = \$201 ;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1311  = 4'h0;
+    end
+    if (rst) begin
+      \$1311  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1312  = pend;
+    if (con_ce) begin
+      if (pend) begin
+        if (\$56 ) begin
+          \$1312  = 1'h0;
+        end
+      end
+      if (\$167 ) begin
+        if (\$197 ) begin
+          if (\$199 ) begin
+            \$1312  = 1'h1;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1312  = 1'h0;
+    end
+    if (rst) begin
+      \$1312  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1313  = vblank;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              \$1313  = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1313  = 8'h00;
+    end
+    if (rst) begin
+      \$1313  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1314  = nusiz0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              \$1314  = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1314  = 8'h00;
+    end
+    if (rst) begin
+      \$1314  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1315  = nusiz1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              \$1315  = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1315  = 8'h00;
+    end
+    if (rst) begin
+      \$1315  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1316  = colup0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              \$1316  = ap_data[7:1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1316  = 7'h00;
+    end
+    if (rst) begin
+      \$1316  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1317  = colup1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              \$1317  = ap_data[7:1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1317  = 7'h00;
+    end
+    if (rst) begin
+      \$1317  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1318  = colupf;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              \$1318  = ap_data[7:1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1318  = 7'h00;
+    end
+    if (rst) begin
+      \$1318  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1319  = colubk;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              \$1319  = ap_data[7:1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1319  = 7'h00;
+    end
+    if (rst) begin
+      \$1319  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1320  = ctrlpf;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              \$1320  = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1320  = 8'h00;
+    end
+    if (rst) begin
+      \$1320  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1321  = refp0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              \$1321  = ap_data[3];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1321  = 1'h0;
+    end
+    if (rst) begin
+      \$1321  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1322  = refp1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              \$1322  = ap_data[3];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1322  = 1'h0;
+    end
+    if (rst) begin
+      \$1322  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1323  = pf;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              \$1323 [3:0] = ap_data[7:4];
+          6'h0e:
+              \$1323 [11:4] = ap_data;
+          6'h0f:
+              \$1323 [19:12] = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1323  = 20'h00000;
+    end
+    if (rst) begin
+      \$1323  = 20'h00000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1324  = posm1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              if (\$58 ) begin
+              end else if (\$59 ) begin
+                (* full_case = 32'd1 *)
+                if (\$66 ) begin
+                  \$1324  = 8'h03;
+                end else begin
+                  \$1324  = ap_resm;
+                end
+              end
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$107 ) begin
+                if (\$109 ) begin
+                  \$1324  = \$127 [7:0];
+                end
+              end
+          6'h2a:
+              \$1324  = \$155 [7:0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1324  = 8'h00;
+    end
+    if (rst) begin
+      \$1324  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1325  = posbl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              (* full_case = 32'd1 *)
+              if (\$58 ) begin
+              end else if (\$59 ) begin
+              end else begin
+                (* full_case = 32'd1 *)
+                if (\$71 ) begin
+                  \$1325  = 8'h0a;
+                end else if (\$74 ) begin
+                  \$1325  = 8'h03;
+                end else if (\$77 ) begin
+                  \$1325  = 8'h06;
+                end else if (\$80 ) begin
+                  \$1325  = 8'h05;
+                end else begin
+                  \$1325  = ap_resm;
+                end
+              end
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1325  = \$161 [7:0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1325  = 8'h00;
+    end
+    if (rst) begin
+      \$1325  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1326  = grp0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              \$1326  = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1326  = 8'h00;
+    end
+    if (rst) begin
+      \$1326  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1327  = dgrp1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              \$1327  = grp1;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1327  = 8'h00;
+    end
+    if (rst) begin
+      \$1327  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1328  = grp1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              \$1328  = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1328  = 8'h00;
+    end
+    if (rst) begin
+      \$1328  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1329  = dgrp0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              \$1329  = grp0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1329  = 8'h00;
+    end
+    if (rst) begin
+      \$1329  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1330  = denabl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              \$1330  = enabl;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1330  = 1'h0;
+    end
+    if (rst) begin
+      \$1330  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1331  = enam0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              \$1331  = ap_data[1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1331  = 1'h0;
+    end
+    if (rst) begin
+      \$1331  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1332  = enam1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              \$1332  = ap_data[1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1332  = 1'h0;
+    end
+    if (rst) begin
+      \$1332  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1333  = enabl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              \$1333  = ap_data[1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1333  = 1'h0;
+    end
+    if (rst) begin
+      \$1333  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1334  = hmp0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              \$1334  = ap_data[7:4];
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1334  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1334  = 4'h0;
+    end
+    if (rst) begin
+      \$1334  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1335  = hmp1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              \$1335  = ap_data[7:4];
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1335  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1335  = 4'h0;
+    end
+    if (rst) begin
+      \$1335  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1336  = hmm0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              \$1336  = ap_data[7:4];
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1336  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1336  = 4'h0;
+    end
+    if (rst) begin
+      \$1336  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1337  = cosmic;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              if (\$85 ) begin
+                \$1337  = 1'h1;
+              end
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1337  = 1'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1337  = 1'h0;
+    end
+    if (rst) begin
+      \$1337  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1338  = hmm1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              \$1338  = ap_data[7:4];
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1338  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1338  = 4'h0;
+    end
+    if (rst) begin
+      \$1338  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1339  = hmbl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              \$1339  = ap_data[7:4];
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1339  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1339  = 4'h0;
+    end
+    if (rst) begin
+      \$1339  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1340  = vdelp0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              \$1340  = ap_data[0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1340  = 1'h0;
+    end
+    if (rst) begin
+      \$1340  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1341  = vdelp1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              \$1341  = ap_data[0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1341  = 1'h0;
+    end
+    if (rst) begin
+      \$1341  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1342  = vdelbl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              \$1342  = ap_data[0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1342  = 1'h0;
+    end
+    if (rst) begin
+      \$1342  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1343  = resmp0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$86 ) begin
+                \$1343  = ap_data[1];
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1343  = 1'h0;
+    end
+    if (rst) begin
+      \$1343  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1344  = resmp1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$107 ) begin
+                \$1344  = ap_data[1];
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1344  = 1'h0;
+    end
+    if (rst) begin
+      \$1344  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1345  = posp0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1345  = \$137 [7:0];
+        endcase
+      end
+      if (rp0_valid) begin
+        if (\$164 ) begin
+          \$1345  = rp0_x;
+        end
+      end
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$177 ) begin
+                (* full_case = 32'd1 *)
+                if (disp) begin
+                end else if (\$178 ) begin
+                end else begin
+                  \$1345  = wr_resp;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1345  = 8'h00;
+    end
+    if (rst) begin
+      \$1345  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1346  = posp1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1346  = \$143 [7:0];
+        endcase
+      end
+      if (rp1_valid) begin
+        if (\$166 ) begin
+          \$1346  = rp1_x;
+        end
+      end
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$186 ) begin
+                (* full_case = 32'd1 *)
+                if (\disp$100 ) begin
+                end else if (\$187 ) begin
+                end else begin
+                  \$1346  = wr_resp;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1346  = 8'h00;
+    end
+    if (rst) begin
+      \$1346  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1347  = rp0_cnt;
+    if (con_ce) begin
+      if (rp0_valid) begin
+        \$1347  = \$163 [3:0];
+      end
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$177 ) begin
+                if (disp) begin
+                  \$1347  = \$180 ;
+                end else if (\$178 ) begin
+                  \$1347  = wm;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1347  = 4'h0;
+    end
+    if (rst) begin
+      \$1347  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1348  = rp0_valid;
+    if (con_ce) begin
+      if (rp0_valid) begin
+        if (\$164 ) begin
+          \$1348  = 1'h0;
+        end
+      end
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$177 ) begin
+                if (disp) begin
+                  \$1348  = 1'h1;
+                end else if (\$178 ) begin
+                  \$1348  = 1'h1;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1348  = 1'h0;
+    end
+    if (rst) begin
+      \$1348  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1349  = rp1_cnt;
+    if (con_ce) begin
+      if (rp1_valid) begin
+        \$1349  = \$165 [3:0];
+      end
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$186 ) begin
+                if (\disp$100 ) begin
+                  \$1349  = \$189 ;
+                end else if (\$187 ) begin
+                  \$1349  = wm;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1349  = 4'h0;
+    end
+    if (rst) begin
+      \$1349  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1350  = rp1_valid;
+    if (con_ce) begin
+      if (rp1_valid) begin
+        if (\$166 ) begin
+          \$1350  = 1'h0;
+        end
+      end
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$186 ) begin
+                if (\disp$100 ) begin
+                  \$1350  = 1'h1;
+                end else if (\$187 ) begin
+                  \$1350  = 1'h1;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1350  = 1'h0;
+    end
+    if (rst) begin
+      \$1350  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1351  = vsync_armed;
+    if (con_ce) begin
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              if (bus_wdata[1]) begin
+                \$1351  = 1'h1;
+              end else if (\$169 ) begin
+                \$1351  = 1'h0;
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1351  = 1'h0;
+    end
+    if (rst) begin
+      \$1351  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1352  = dump_enabled;
+    if (con_ce) begin
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+            begin
+              if (\$171 ) begin
+                \$1352  = 1'h1;
+              end
+              if (\$173 ) begin
+                \$1352  = 1'h0;
+              end
+            end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1352  = 1'h0;
+    end
+    if (rst) begin
+      \$1352  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1353  = dump_disabled_cycle;
+    if (con_ce) begin
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              if (\$173 ) begin
+                \$1353  = \$174 [31:0];
+              end
+        endcase
+      end
+      if (frame_start) begin
+        \$1353  = \$207 [31:0];
+      end
+    end
+    if (con_rst) begin
+      \$1353  = 32'd0;
+    end
+    if (rst) begin
+      \$1353  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1354  = vblank_dump;
+    if (con_ce) begin
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              \$1354  = bus_wdata[7];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1354  = 1'h0;
+    end
+    if (rst) begin
+      \$1354  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1355  = wsync;
+    if (con_ce) begin
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              if (\$176 ) begin
+                \$1355  = 1'h1;
+              end
+        endcase
+      end
+      if (\$206 ) begin
+        \$1355  = 1'h0;
+      end
+    end
+    if (con_rst) begin
+      \$1355  = 1'h0;
+    end
+    if (rst) begin
+      \$1355  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1356  = rp0_x;
+    if (con_ce) begin
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$177 ) begin
+                if (disp) begin
+                  \$1356  = wr_resp;
+                end else if (\$178 ) begin
+                  \$1356  = wr_resp;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1356  = 8'h00;
+    end
+    if (rst) begin
+      \$1356  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1357  = rp0_skip;
+    if (con_ce) begin
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$177 ) begin
+                if (disp) begin
+                  \$1357  = 1'h1;
+                end else if (\$178 ) begin
+                  \$1357  = \$184 ;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1357  = 1'h0;
+    end
+    if (rst) begin
+      \$1357  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1358  = rp1_x;
+    if (con_ce) begin
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$186 ) begin
+                if (\disp$100 ) begin
+                  \$1358  = wr_resp;
+                end else if (\$187 ) begin
+                  \$1358  = wr_resp;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1358  = 8'h00;
+    end
+    if (rst) begin
+      \$1358  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1359  = rp1_skip;
+    if (con_ce) begin
+      if (\$167 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$186 ) begin
+                if (\disp$100 ) begin
+                  \$1359  = 1'h1;
+                end else if (\$187 ) begin
+                  \$1359  = \$193 ;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1359  = 1'h0;
+    end
+    if (rst) begin
+      \$1359  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1360  = pend_addr;
+    if (con_ce) begin
+      if (\$167 ) begin
+        if (\$197 ) begin
+          if (\$199 ) begin
+            \$1360  = bus_addr;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1360  = 6'h00;
+    end
+    if (rst) begin
+      \$1360  = 6'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1361  = pend_data;
+    if (con_ce) begin
+      if (\$167 ) begin
+        if (\$197 ) begin
+          if (\$199 ) begin
+            \$1361  = bus_wdata;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1361  = 8'h00;
+    end
+    if (rst) begin
+      \$1361  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1362  = pend_hpos;
+    if (con_ce) begin
+      if (\$167 ) begin
+        if (\$197 ) begin
+          if (\$199 ) begin
+            \$1362  = wr_hpos;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1362  = 8'h00;
+    end
+    if (rst) begin
+      \$1362  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1363  = pend_cycle;
+    if (con_ce) begin
+      if (\$167 ) begin
+        if (\$197 ) begin
+          if (\$199 ) begin
+            \$1363  = wr_cycle;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1363  = 7'h00;
+    end
+    if (rst) begin
+      \$1363  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1364  = pend_resm;
+    if (con_ce) begin
+      if (\$167 ) begin
+        if (\$197 ) begin
+          if (\$199 ) begin
+            \$1364  = wr_resm;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1364  = 8'h00;
+    end
+    if (rst) begin
+      \$1364  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1365  = pend_since;
+    if (con_ce) begin
+      if (\$167 ) begin
+        if (\$197 ) begin
+          if (\$199 ) begin
+            \$1365  = since_hmove;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1365  = 8'h00;
+    end
+    if (rst) begin
+      \$1365  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    (* full_case = 32'd1 *)
+    casez (nusiz0[2:0])
+      3'h0:
+          hit = \$216 ;
+      3'h1:
+          hit = \$232 ;
+      3'h2:
+          hit = \$253 ;
+      3'h3:
+          hit = \$278 ;
+      3'h4:
+          hit = \$304 ;
+      3'h5:
+          hit = \$322 ;
+      3'h6:
+          hit = \$336 ;
+      3'h7:
+          hit = \$359 ;
     endcase
   end
   always @* begin
@@ -19221,43 +22587,21 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          hit = \$9 ;
+          idx = \$223 [2:0];
       3'h1:
-          hit = \$25 ;
+          idx = \$244 [2:0];
       3'h2:
-          hit = \$46 ;
+          idx = \$265 [2:0];
       3'h3:
-          hit = \$71 ;
+          idx = \$295 [2:0];
       3'h4:
-          hit = \$97 ;
+          idx = \$316 [2:0];
       3'h5:
-          hit = \$115 ;
+          idx = \$323 [2:0];
       3'h6:
-          hit = \$129 ;
+          idx = \$353 [2:0];
       3'h7:
-          hit = \$152 ;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    (* full_case = 32'd1 *)
-    casez (nusiz0[2:0])
-      3'h0:
-          idx = \$16 [2:0];
-      3'h1:
-          idx = \$37 [2:0];
-      3'h2:
-          idx = \$58 [2:0];
-      3'h3:
-          idx = \$88 [2:0];
-      3'h4:
-          idx = \$109 [2:0];
-      3'h5:
-          idx = \$116 [2:0];
-      3'h6:
-          idx = \$146 [2:0];
-      3'h7:
-          idx = \$153 [2:0];
+          idx = \$360 [2:0];
     endcase
   end
   always @* begin
@@ -19275,12 +22619,12 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
       3'h4:
           /* empty */;
       3'h5:
-          dm1 = \$110 [7:0];
+          dm1 = \$317 [7:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$9  = 8'h00;
+    \dm1$117  = 8'h00;
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
@@ -19298,7 +22642,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
       3'h6:
           /* empty */;
       3'h7:
-          \dm1$9  = \$147 [7:0];
+          \dm1$117  = \$354 [7:0];
     endcase
   end
   always @* begin
@@ -19306,21 +22650,21 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \hit$19  = \$174 ;
+          \hit$121  = \$381 ;
       3'h1:
-          \hit$19  = \$190 ;
+          \hit$121  = \$397 ;
       3'h2:
-          \hit$19  = \$211 ;
+          \hit$121  = \$418 ;
       3'h3:
-          \hit$19  = \$236 ;
+          \hit$121  = \$443 ;
       3'h4:
-          \hit$19  = \$262 ;
+          \hit$121  = \$469 ;
       3'h5:
-          \hit$19  = \$280 ;
+          \hit$121  = \$487 ;
       3'h6:
-          \hit$19  = \$294 ;
+          \hit$121  = \$501 ;
       3'h7:
-          \hit$19  = \$317 ;
+          \hit$121  = \$524 ;
     endcase
   end
   always @* begin
@@ -19328,26 +22672,26 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \idx$21  = \$181 [2:0];
+          \idx$122  = \$388 [2:0];
       3'h1:
-          \idx$21  = \$202 [2:0];
+          \idx$122  = \$409 [2:0];
       3'h2:
-          \idx$21  = \$223 [2:0];
+          \idx$122  = \$430 [2:0];
       3'h3:
-          \idx$21  = \$253 [2:0];
+          \idx$122  = \$460 [2:0];
       3'h4:
-          \idx$21  = \$274 [2:0];
+          \idx$122  = \$481 [2:0];
       3'h5:
-          \idx$21  = \$281 [2:0];
+          \idx$122  = \$488 [2:0];
       3'h6:
-          \idx$21  = \$311 [2:0];
+          \idx$122  = \$518 [2:0];
       3'h7:
-          \idx$21  = \$318 [2:0];
+          \idx$122  = \$525 [2:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$22  = 8'h00;
+    \dm1$123  = 8'h00;
     casez (nusiz1[2:0])
       3'h0:
           /* empty */;
@@ -19360,12 +22704,12 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
       3'h4:
           /* empty */;
       3'h5:
-          \dm1$22  = \$275 [7:0];
+          \dm1$123  = \$482 [7:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$23  = 8'h00;
+    \dm1$124  = 8'h00;
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
@@ -19383,7 +22727,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
       3'h6:
           /* empty */;
       3'h7:
-          \dm1$23  = \$312 [7:0];
+          \dm1$124  = \$519 [7:0];
     endcase
   end
   always @* begin
@@ -19391,21 +22735,21 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          \hit$35  = \$340 ;
+          \hit$130  = \$547 ;
       3'h1:
-          \hit$35  = \$349 ;
+          \hit$130  = \$556 ;
       3'h2:
-          \hit$35  = \$358 ;
+          \hit$130  = \$565 ;
       3'h3:
-          \hit$35  = \$372 ;
+          \hit$130  = \$579 ;
       3'h4:
-          \hit$35  = \$381 ;
+          \hit$130  = \$588 ;
       3'h5:
-          \hit$35  = \$385 ;
+          \hit$130  = \$592 ;
       3'h6:
-          \hit$35  = \$399 ;
+          \hit$130  = \$606 ;
       3'h7:
-          \hit$35  = \$403 ;
+          \hit$130  = \$610 ;
     endcase
   end
   always @* begin
@@ -19413,43 +22757,43 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \hit$41  = \$412 ;
+          \hit$135  = \$619 ;
       3'h1:
-          \hit$41  = \$421 ;
+          \hit$135  = \$628 ;
       3'h2:
-          \hit$41  = \$430 ;
+          \hit$135  = \$637 ;
       3'h3:
-          \hit$41  = \$444 ;
+          \hit$135  = \$651 ;
       3'h4:
-          \hit$41  = \$453 ;
+          \hit$135  = \$660 ;
       3'h5:
-          \hit$41  = \$457 ;
+          \hit$135  = \$664 ;
       3'h6:
-          \hit$41  = \$471 ;
+          \hit$135  = \$678 ;
       3'h7:
-          \hit$41  = \$475 ;
+          \hit$135  = \$682 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     color = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$528 ) begin
-      color = \$531 ;
+    if (\$735 ) begin
+      color = \$738 ;
     end else if (ctrlpf[2]) begin
-      if (\$535 ) begin
+      if (\$742 ) begin
         color = 2'h1;
-      end else if (\$542 ) begin
+      end else if (\$749 ) begin
         color = 2'h2;
-      end else if (\$548 ) begin
+      end else if (\$755 ) begin
         color = 2'h3;
       end
     end else begin
       (* full_case = 32'd1 *)
-      if (\$563 ) begin
+      if (\$770 ) begin
         color = 2'h2;
-      end else if (\$569 ) begin
-        color = \$571 ;
+      end else if (\$776 ) begin
+        color = \$778 ;
       end else begin
         color = c0;
       end
@@ -19459,10 +22803,10 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     c0 = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$528 ) begin
+    if (\$735 ) begin
     end else if (ctrlpf[2]) begin
     end else begin
-      c0 = \$556 ;
+      c0 = \$763 ;
     end
   end
   always @* begin
@@ -19470,29 +22814,29 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     rd = 2'h0;
     casez (bus_addr[3:0])
       4'h0:
-          rd = { \$665 [0], \$664 [1] };
+          rd = { \$872 [0], \$871 [1] };
       4'h1:
-          rd = { \$667 [2], \$666 [3] };
+          rd = { \$874 [2], \$873 [3] };
       4'h2:
-          rd = { \$669 [4], \$668 [5] };
+          rd = { \$876 [4], \$875 [5] };
       4'h3:
-          rd = { \$671 [6], \$670 [7] };
+          rd = { \$878 [6], \$877 [7] };
       4'h4:
-          rd = { \$673 [8], \$672 [9] };
+          rd = { \$880 [8], \$879 [9] };
       4'h5:
-          rd = { \$675 [10], \$674 [11] };
+          rd = { \$882 [10], \$881 [11] };
       4'h6:
-          rd = { \$676 [12], 1'h0 };
+          rd = { \$883 [12], 1'h0 };
       4'h7:
-          rd = { \$678 [13], \$677 [14] };
+          rd = { \$885 [13], \$884 [14] };
       4'h8:
           rd = { charged, 1'h0 };
       4'h9:
-          rd = { \charged$83 , 1'h0 };
+          rd = { \charged$153 , 1'h0 };
       4'ha:
-          rd = { \charged$86 , 1'h0 };
+          rd = { \charged$156 , 1'h0 };
       4'hb:
-          rd = { \charged$89 , 1'h0 };
+          rd = { \charged$159 , 1'h0 };
       4'hc:
           rd = { inpt4, 1'h0 };
       4'hd:
@@ -19520,12 +22864,12 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
       4'h7:
           /* empty */;
       4'h8:
-          charged = \$687 ;
+          charged = \$894 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \charged$83  = 1'h0;
+    \charged$153  = 1'h0;
     casez (bus_addr[3:0])
       4'h0:
           /* empty */;
@@ -19546,12 +22890,12 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
       4'h8:
           /* empty */;
       4'h9:
-          \charged$83  = \$696 ;
+          \charged$153  = \$903 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \charged$86  = 1'h0;
+    \charged$156  = 1'h0;
     casez (bus_addr[3:0])
       4'h0:
           /* empty */;
@@ -19574,12 +22918,12 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
       4'h9:
           /* empty */;
       4'ha:
-          \charged$86  = \$705 ;
+          \charged$156  = \$912 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \charged$89  = 1'h0;
+    \charged$159  = 1'h0;
     casez (bus_addr[3:0])
       4'h0:
           /* empty */;
@@ -19604,7 +22948,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
       4'ha:
           /* empty */;
       4'hb:
-          \charged$89  = \$714 ;
+          \charged$159  = \$921 ;
     endcase
   end
   always @* begin
@@ -19622,11 +22966,11 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
       6'h0c:
           delay = 4'h1;
       6'h0d:
-          delay = \$719 ;
+          delay = \$925 ;
       6'h0e:
-          delay = \$720 ;
+          delay = \$926 ;
       6'h0f:
-          delay = \$721 ;
+          delay = \$927 ;
       6'h12:
           delay = 4'h8;
       6'h13:
@@ -19642,21 +22986,21 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          dly = \$741 ;
+          dly = \$936 ;
       3'h1:
-          dly = \$753 ;
+          dly = \$948 ;
       3'h2:
-          dly = \$769 ;
+          dly = \$964 ;
       3'h3:
-          dly = \$789 ;
+          dly = \$984 ;
       3'h4:
-          dly = \$809 ;
+          dly = \$1004 ;
       3'h5:
-          dly = \$821 ;
+          dly = \$1016 ;
       3'h6:
-          dly = \$837 ;
+          dly = \$1032 ;
       3'h7:
-          dly = \$853 ;
+          dly = \$1048 ;
     endcase
   end
   always @* begin
@@ -19664,21 +23008,21 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          disp = \$745 ;
+          disp = \$940 ;
       3'h1:
-          disp = \$761 ;
+          disp = \$956 ;
       3'h2:
-          disp = \$777 ;
+          disp = \$972 ;
       3'h3:
-          disp = \$801 ;
+          disp = \$996 ;
       3'h4:
-          disp = \$817 ;
+          disp = \$1012 ;
       3'h5:
-          disp = \$825 ;
+          disp = \$1020 ;
       3'h6:
-          disp = \$849 ;
+          disp = \$1044 ;
       3'h7:
-          disp = \$857 ;
+          disp = \$1052 ;
     endcase
   end
   always @* begin
@@ -19686,21 +23030,21 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \dly$109  = \$865 ;
+          \dly$101  = \$1060 ;
       3'h1:
-          \dly$109  = \$877 ;
+          \dly$101  = \$1072 ;
       3'h2:
-          \dly$109  = \$893 ;
+          \dly$101  = \$1088 ;
       3'h3:
-          \dly$109  = \$913 ;
+          \dly$101  = \$1108 ;
       3'h4:
-          \dly$109  = \$933 ;
+          \dly$101  = \$1128 ;
       3'h5:
-          \dly$109  = \$945 ;
+          \dly$101  = \$1140 ;
       3'h6:
-          \dly$109  = \$961 ;
+          \dly$101  = \$1156 ;
       3'h7:
-          \dly$109  = \$977 ;
+          \dly$101  = \$1172 ;
     endcase
   end
   always @* begin
@@ -19708,21 +23052,21 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \disp$110  = \$869 ;
+          \disp$100  = \$1064 ;
       3'h1:
-          \disp$110  = \$885 ;
+          \disp$100  = \$1080 ;
       3'h2:
-          \disp$110  = \$901 ;
+          \disp$100  = \$1096 ;
       3'h3:
-          \disp$110  = \$925 ;
+          \disp$100  = \$1120 ;
       3'h4:
-          \disp$110  = \$941 ;
+          \disp$100  = \$1136 ;
       3'h5:
-          \disp$110  = \$949 ;
+          \disp$100  = \$1144 ;
       3'h6:
-          \disp$110  = \$973 ;
+          \disp$100  = \$1168 ;
       3'h7:
-          \disp$110  = \$981 ;
+          \disp$100  = \$1176 ;
     endcase
   end
   always @* begin
@@ -19730,7 +23074,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     nc = 2'h0;
     if (line_end_drawn) begin
       if (cosmic) begin
-        nc = \$984 [1:0];
+        nc = \$1179 [1:0];
       end
     end
   end
@@ -19739,7 +23083,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     jump = 8'h00;
     if (line_end_drawn) begin
       if (cosmic) begin
-        jump = \$985 ;
+        jump = \$1180 ;
       end
     end
   end
@@ -19748,7 +23092,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     mv = 10'h000;
     if (line_end_drawn) begin
       if (cosmic) begin
-        mv = \$986 [9:0];
+        mv = \$1181 [9:0];
       end
     end
   end
@@ -19757,7 +23101,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     ap_en = 1'h0;
     if (fire) begin
       ap_en = 1'h1;
-    end else if (\$993 ) begin
+    end else if (\$1188 ) begin
       ap_en = 1'h1;
     end
   end
@@ -19766,7 +23110,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     ap_addr = 6'h00;
     if (fire) begin
       ap_addr = pend_addr;
-    end else if (\$993 ) begin
+    end else if (\$1188 ) begin
       ap_addr = bus_addr;
     end
   end
@@ -19775,7 +23119,7 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     ap_data = 8'h00;
     if (fire) begin
       ap_data = pend_data;
-    end else if (\$993 ) begin
+    end else if (\$1188 ) begin
       ap_data = bus_wdata;
     end
   end
@@ -19784,8 +23128,26 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     ap_hpos = 8'h00;
     if (fire) begin
       ap_hpos = pend_hpos;
-    end else if (\$993 ) begin
-      ap_hpos = \$717 [7:0];
+    end else if (\$1188 ) begin
+      ap_hpos = wr_hpos;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    ap_cycle = 7'h00;
+    if (fire) begin
+      ap_cycle = pend_cycle;
+    end else if (\$1188 ) begin
+      ap_cycle = wr_cycle;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    ap_resm = 8'h00;
+    if (fire) begin
+      ap_resm = pend_resm;
+    end else if (\$1188 ) begin
+      ap_resm = wr_resm;
     end
   end
   always @* begin
@@ -19793,51 +23155,8 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
     ap_since = 8'h00;
     if (fire) begin
       ap_since = pend_since;
-    end else if (\$993 ) begin
+    end else if (\$1188 ) begin
       ap_since = since_hmove;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    apply_cycle = 7'h00;
-    if (ap_en) begin
-      apply_cycle = \$994 [6:0];
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    resm_pos = 8'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            resm_pos = \$1005 [7:0];
-      endcase
     end
   end
   always @* begin
@@ -19902,10 +23221,10 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1008 ) begin
-              hmove_mv = { \$1016 [4], \$1016  };
-            end else if (\$1009 ) begin
-              hmove_mv = \$1024 ;
+            if (\$1191 ) begin
+              hmove_mv = { \$1199 [4], \$1199  };
+            end else if (\$1192 ) begin
+              hmove_mv = \$1207 ;
             end
       endcase
     end
@@ -19972,13 +23291,13 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            hmove_sum = \$1025 [9:0];
+            hmove_sum = \$1208 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$141  = 6'h00;
+    \hmove_mv$176  = 6'h00;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -20038,17 +23357,17 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1028 ) begin
-              \hmove_mv$141  = { \$1036 [4], \$1036  };
-            end else if (\$1029 ) begin
-              \hmove_mv$141  = \$1044 ;
+            if (\$1211 ) begin
+              \hmove_mv$176  = { \$1219 [4], \$1219  };
+            end else if (\$1212 ) begin
+              \hmove_mv$176  = \$1227 ;
             end
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$143  = 10'h000;
+    \hmove_sum$74  = 10'h000;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -20108,13 +23427,13 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$143  = \$1045 [9:0];
+            \hmove_sum$74  = \$1228 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$144  = 6'h00;
+    \hmove_mv$177  = 6'h00;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -20174,17 +23493,17 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1048 ) begin
-              \hmove_mv$144  = { \$1056 [4], \$1056  };
-            end else if (\$1049 ) begin
-              \hmove_mv$144  = \$1064 ;
+            if (\$1231 ) begin
+              \hmove_mv$177  = { \$1239 [4], \$1239  };
+            end else if (\$1232 ) begin
+              \hmove_mv$177  = \$1247 ;
             end
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$146  = 10'h000;
+    \hmove_sum$75  = 10'h000;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -20244,13 +23563,13 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$146  = \$1065 [9:0];
+            \hmove_sum$75  = \$1248 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$147  = 6'h00;
+    \hmove_mv$178  = 6'h00;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -20310,17 +23629,17 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1068 ) begin
-              \hmove_mv$147  = { \$1076 [4], \$1076  };
-            end else if (\$1069 ) begin
-              \hmove_mv$147  = \$1084 ;
+            if (\$1251 ) begin
+              \hmove_mv$178  = { \$1259 [4], \$1259  };
+            end else if (\$1252 ) begin
+              \hmove_mv$178  = \$1267 ;
             end
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$149  = 10'h000;
+    \hmove_sum$76  = 10'h000;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -20380,13 +23699,13 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$149  = \$1085 [9:0];
+            \hmove_sum$76  = \$1268 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$150  = 6'h00;
+    \hmove_mv$179  = 6'h00;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -20446,17 +23765,17 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1088 ) begin
-              \hmove_mv$150  = { \$1096 [4], \$1096  };
-            end else if (\$1089 ) begin
-              \hmove_mv$150  = \$1104 ;
+            if (\$1271 ) begin
+              \hmove_mv$179  = { \$1279 [4], \$1279  };
+            end else if (\$1272 ) begin
+              \hmove_mv$179  = \$1287 ;
             end
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$152  = 10'h000;
+    \hmove_sum$77  = 10'h000;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -20516,3251 +23835,149 @@ module \instance.console.tia (rst, con_ce, cycle_end, line, drawn, bus_strobe, b
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$152  = \$1105 [9:0];
+            \hmove_sum$77  = \$1288 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     frame_end = 1'h0;
-    if (\$1106 ) begin
-      if (\$1108 ) begin
+    if (\$1289 ) begin
+      if (\$1291 ) begin
         frame_end = 1'h1;
       end
       casez (bus_addr)
         6'h00:
             if (bus_wdata[1]) begin
-            end else if (\$1110 ) begin
+            end else if (\$1293 ) begin
               frame_end = 1'h1;
             end
       endcase
     end
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1283  = wm;
-    if (con_ce) begin
-      \$1283  = \$1113 [3:0];
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-            begin
-              if (\$1252 ) begin
-                if (disp) begin
-                  \$1283  = \$1258 [3:0];
-                end
-              end
-              if (\$1261 ) begin
-                if (\disp$110 ) begin
-                  \$1283  = \$1267 [3:0];
-                end
-              end
-            end
-        endcase
-        if (\$1272 ) begin
-          if (\$1274 ) begin
-            \$1283  = \$1279 [3:0];
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1283  = 4'h0;
-    end
-    if (rst) begin
-      \$1283  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1284  = since_hmove;
-    if (con_ce) begin
-      if (\$1115 ) begin
-        \$1284  = \$1116 [7:0];
-      end
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              \$1284  = 8'h01;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1284  = 8'hff;
-    end
-    if (rst) begin
-      \$1284  = 8'hff;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1285  = vsync_count;
-    if (con_ce) begin
-      if (\$1118 ) begin
-        \$1285  = \$1119 [7:0];
-      end
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              if (bus_wdata[1]) begin
-                \$1285  = 8'h01;
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1285  = 8'h00;
-    end
-    if (rst) begin
-      \$1285  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1286  = collision;
-    if (con_ce) begin
-      \$1286  = \$1120 ;
-      if (ap_en) begin
-        if (\$1237 ) begin
-          \$1286  = 15'h0000;
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1286  = 15'h0000;
-    end
-    if (rst) begin
-      \$1286  = 15'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1287  = p0_skip;
-    if (con_ce) begin
-      if (line_end_drawn) begin
-        \$1287  = 1'h0;
-      end
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              \$1287  = 1'h0;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              \$1287  = 1'h0;
-        endcase
-      end
-      if (rp0_valid) begin
-        if (\$1239 ) begin
-          \$1287  = rp0_skip;
-        end
-      end
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1252 ) begin
-                (* full_case = 32'd1 *)
-                if (disp) begin
-                end else if (\$1253 ) begin
-                end else begin
-                  \$1287  = \$1260 ;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1287  = 1'h0;
-    end
-    if (rst) begin
-      \$1287  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1288  = p1_skip;
-    if (con_ce) begin
-      if (line_end_drawn) begin
-        \$1288  = 1'h0;
-      end
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              \$1288  = 1'h0;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              \$1288  = 1'h0;
-        endcase
-      end
-      if (rp1_valid) begin
-        if (\$1241 ) begin
-          \$1288  = rp1_skip;
-        end
-      end
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1261 ) begin
-                (* full_case = 32'd1 *)
-                if (\disp$110 ) begin
-                end else if (\$1262 ) begin
-                end else begin
-                  \$1288  = \$1269 ;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1288  = 1'h0;
-    end
-    if (rst) begin
-      \$1288  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1289  = pf_reflect;
-    if (con_ce) begin
-      if (line_end_drawn) begin
-        \$1289  = ctrlpf[0];
-      end
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              if (\$1132 ) begin
-                \$1289  = ap_data[0];
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1289  = 1'h0;
-    end
-    if (rst) begin
-      \$1289  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1290  = cosmic_cnt;
-    if (con_ce) begin
-      if (line_end_drawn) begin
-        if (cosmic) begin
-          \$1290  = nc;
-        end
-      end
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              if (\$1160 ) begin
-                \$1290  = 2'h0;
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1290  = 2'h0;
-    end
-    if (rst) begin
-      \$1290  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1291  = posm0;
-    if (con_ce) begin
-      if (line_end_drawn) begin
-        if (cosmic) begin
-          \$1291  = \$1123 [7:0];
-        end
-      end
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              if (\$1133 ) begin
-                \$1291  = \$1138 ;
-              end
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              if (\$1161 ) begin
-                if (\$1163 ) begin
-                  \$1291  = \$1181 [7:0];
-                end
-              end
-          6'h2a:
-              \$1291  = \$1224 [7:0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1291  = 8'h00;
-    end
-    if (rst) begin
-      \$1291  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1292  = m0_mode;
-    if (con_ce) begin
-      if (line_end_drawn) begin
-        if (cosmic) begin
-          \$1292  = \$1127 ;
-        end
-      end
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              \$1292  = 2'h0;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              if (\$1133 ) begin
-                \$1292  = 2'h0;
-              end
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              if (\$1161 ) begin
-                if (\$1163 ) begin
-                  \$1292  = 2'h0;
-                end
-              end
-          6'h2a:
-              \$1292  = 2'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1292  = 2'h0;
-    end
-    if (rst) begin
-      \$1292  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1293  = hmove_blank;
-    if (con_ce) begin
-      if (\$1129 ) begin
-        \$1293  = 1'h0;
-      end
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              if (\$1206 ) begin
-                \$1293  = 1'h1;
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1293  = 1'h0;
-    end
-    if (rst) begin
-      \$1293  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1294  = pend_cnt;
-    if (con_ce) begin
-      if (pend) begin
-        \$1294  = \$1130 [3:0];
-      end
-      if (\$1242 ) begin
-        if (\$1272 ) begin
-          if (\$1274 ) begin
-            \$1294  = \$1276 ;
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1294  = 4'h0;
-    end
-    if (rst) begin
-      \$1294  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1295  = pend;
-    if (con_ce) begin
-      if (pend) begin
-        if (\$1131 ) begin
-          \$1295  = 1'h0;
-        end
-      end
-      if (\$1242 ) begin
-        if (\$1272 ) begin
-          if (\$1274 ) begin
-            \$1295  = 1'h1;
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1295  = 1'h0;
-    end
-    if (rst) begin
-      \$1295  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1296  = vblank;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              \$1296  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1296  = 8'h00;
-    end
-    if (rst) begin
-      \$1296  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1297  = nusiz0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              \$1297  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1297  = 8'h00;
-    end
-    if (rst) begin
-      \$1297  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1298  = nusiz1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              \$1298  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1298  = 8'h00;
-    end
-    if (rst) begin
-      \$1298  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1299  = colup0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              \$1299  = ap_data[7:1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1299  = 7'h00;
-    end
-    if (rst) begin
-      \$1299  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1300  = colup1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              \$1300  = ap_data[7:1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1300  = 7'h00;
-    end
-    if (rst) begin
-      \$1300  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1301  = colupf;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              \$1301  = ap_data[7:1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1301  = 7'h00;
-    end
-    if (rst) begin
-      \$1301  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1302  = colubk;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              \$1302  = ap_data[7:1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1302  = 7'h00;
-    end
-    if (rst) begin
-      \$1302  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1303  = ctrlpf;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              \$1303  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1303  = 8'h00;
-    end
-    if (rst) begin
-      \$1303  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1304  = refp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              \$1304  = ap_data[3];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1304  = 1'h0;
-    end
-    if (rst) begin
-      \$1304  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1305  = refp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              \$1305  = ap_data[3];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1305  = 1'h0;
-    end
-    if (rst) begin
-      \$1305  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1306  = pf;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              \$1306 [3:0] = ap_data[7:4];
-          6'h0e:
-              \$1306 [11:4] = ap_data;
-          6'h0f:
-              \$1306 [19:12] = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1306  = 20'h00000;
-    end
-    if (rst) begin
-      \$1306  = 20'h00000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1307  = posm1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              if (\$1133 ) begin
-              end else if (\$1134 ) begin
-                (* full_case = 32'd1 *)
-                if (\$1141 ) begin
-                  \$1307  = 8'h03;
-                end else begin
-                  \$1307  = resm_pos;
-                end
-              end
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              if (\$1182 ) begin
-                if (\$1184 ) begin
-                  \$1307  = \$1202 [7:0];
-                end
-              end
-          6'h2a:
-              \$1307  = \$1230 [7:0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1307  = 8'h00;
-    end
-    if (rst) begin
-      \$1307  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1308  = posbl;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              (* full_case = 32'd1 *)
-              if (\$1133 ) begin
-              end else if (\$1134 ) begin
-              end else begin
-                (* full_case = 32'd1 *)
-                if (\$1146 ) begin
-                  \$1308  = 8'h0a;
-                end else if (\$1149 ) begin
-                  \$1308  = 8'h03;
-                end else if (\$1152 ) begin
-                  \$1308  = 8'h06;
-                end else if (\$1155 ) begin
-                  \$1308  = 8'h05;
-                end else begin
-                  \$1308  = resm_pos;
-                end
-              end
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              \$1308  = \$1236 [7:0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1308  = 8'h00;
-    end
-    if (rst) begin
-      \$1308  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1309  = grp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              \$1309  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1309  = 8'h00;
-    end
-    if (rst) begin
-      \$1309  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1310  = dgrp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              \$1310  = grp1;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1310  = 8'h00;
-    end
-    if (rst) begin
-      \$1310  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1311  = grp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              \$1311  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1311  = 8'h00;
-    end
-    if (rst) begin
-      \$1311  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1312  = dgrp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              \$1312  = grp0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1312  = 8'h00;
-    end
-    if (rst) begin
-      \$1312  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1313  = denabl;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              \$1313  = enabl;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1313  = 1'h0;
-    end
-    if (rst) begin
-      \$1313  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1314  = enam0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              \$1314  = ap_data[1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1314  = 1'h0;
-    end
-    if (rst) begin
-      \$1314  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1315  = enam1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              \$1315  = ap_data[1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1315  = 1'h0;
-    end
-    if (rst) begin
-      \$1315  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1316  = enabl;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              \$1316  = ap_data[1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1316  = 1'h0;
-    end
-    if (rst) begin
-      \$1316  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1317  = hmp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              \$1317  = ap_data[7:4];
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1317  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1317  = 4'h0;
-    end
-    if (rst) begin
-      \$1317  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1318  = hmp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              \$1318  = ap_data[7:4];
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1318  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1318  = 4'h0;
-    end
-    if (rst) begin
-      \$1318  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1319  = hmm0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              \$1319  = ap_data[7:4];
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1319  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1319  = 4'h0;
-    end
-    if (rst) begin
-      \$1319  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1320  = cosmic;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              if (\$1160 ) begin
-                \$1320  = 1'h1;
-              end
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              \$1320  = 1'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1320  = 1'h0;
-    end
-    if (rst) begin
-      \$1320  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1321  = hmm1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              \$1321  = ap_data[7:4];
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1321  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1321  = 4'h0;
-    end
-    if (rst) begin
-      \$1321  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1322  = hmbl;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              \$1322  = ap_data[7:4];
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1322  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1322  = 4'h0;
-    end
-    if (rst) begin
-      \$1322  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1323  = vdelp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              \$1323  = ap_data[0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1323  = 1'h0;
-    end
-    if (rst) begin
-      \$1323  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1324  = vdelp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              \$1324  = ap_data[0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1324  = 1'h0;
-    end
-    if (rst) begin
-      \$1324  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1325  = vdelbl;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              \$1325  = ap_data[0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1325  = 1'h0;
-    end
-    if (rst) begin
-      \$1325  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1326  = resmp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              if (\$1161 ) begin
-                \$1326  = ap_data[1];
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1326  = 1'h0;
-    end
-    if (rst) begin
-      \$1326  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1327  = resmp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              if (\$1182 ) begin
-                \$1327  = ap_data[1];
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1327  = 1'h0;
-    end
-    if (rst) begin
-      \$1327  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1328  = posp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              \$1328  = \$1212 [7:0];
-        endcase
-      end
-      if (rp0_valid) begin
-        if (\$1239 ) begin
-          \$1328  = rp0_x;
-        end
-      end
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1252 ) begin
-                (* full_case = 32'd1 *)
-                if (disp) begin
-                end else if (\$1253 ) begin
-                end else begin
-                  \$1328  = \$733 [7:0];
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1328  = 8'h00;
-    end
-    if (rst) begin
-      \$1328  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1329  = posp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              \$1329  = \$1218 [7:0];
-        endcase
-      end
-      if (rp1_valid) begin
-        if (\$1241 ) begin
-          \$1329  = rp1_x;
-        end
-      end
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1261 ) begin
-                (* full_case = 32'd1 *)
-                if (\disp$110 ) begin
-                end else if (\$1262 ) begin
-                end else begin
-                  \$1329  = \$733 [7:0];
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1329  = 8'h00;
-    end
-    if (rst) begin
-      \$1329  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1330  = rp0_cnt;
-    if (con_ce) begin
-      if (rp0_valid) begin
-        \$1330  = \$1238 [3:0];
-      end
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1252 ) begin
-                if (disp) begin
-                  \$1330  = \$1255 ;
-                end else if (\$1253 ) begin
-                  \$1330  = wm;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1330  = 4'h0;
-    end
-    if (rst) begin
-      \$1330  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1331  = rp0_valid;
-    if (con_ce) begin
-      if (rp0_valid) begin
-        if (\$1239 ) begin
-          \$1331  = 1'h0;
-        end
-      end
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1252 ) begin
-                if (disp) begin
-                  \$1331  = 1'h1;
-                end else if (\$1253 ) begin
-                  \$1331  = 1'h1;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1331  = 1'h0;
-    end
-    if (rst) begin
-      \$1331  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1332  = rp1_cnt;
-    if (con_ce) begin
-      if (rp1_valid) begin
-        \$1332  = \$1240 [3:0];
-      end
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1261 ) begin
-                if (\disp$110 ) begin
-                  \$1332  = \$1264 ;
-                end else if (\$1262 ) begin
-                  \$1332  = wm;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1332  = 4'h0;
-    end
-    if (rst) begin
-      \$1332  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1333  = rp1_valid;
-    if (con_ce) begin
-      if (rp1_valid) begin
-        if (\$1241 ) begin
-          \$1333  = 1'h0;
-        end
-      end
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1261 ) begin
-                if (\disp$110 ) begin
-                  \$1333  = 1'h1;
-                end else if (\$1262 ) begin
-                  \$1333  = 1'h1;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1333  = 1'h0;
-    end
-    if (rst) begin
-      \$1333  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1334  = vsync_armed;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              if (bus_wdata[1]) begin
-                \$1334  = 1'h1;
-              end else if (\$1244 ) begin
-                \$1334  = 1'h0;
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1334  = 1'h0;
-    end
-    if (rst) begin
-      \$1334  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1335  = dump_enabled;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-            begin
-              if (\$1246 ) begin
-                \$1335  = 1'h1;
-              end
-              if (\$1248 ) begin
-                \$1335  = 1'h0;
-              end
-            end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1335  = 1'h0;
-    end
-    if (rst) begin
-      \$1335  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1336  = dump_disabled_cycle;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              if (\$1248 ) begin
-                \$1336  = \$1249 [31:0];
-              end
-        endcase
-      end
-      if (frame_start) begin
-        \$1336  = \$1282 [31:0];
-      end
-    end
-    if (con_rst) begin
-      \$1336  = 32'd0;
-    end
-    if (rst) begin
-      \$1336  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1337  = vblank_dump;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              \$1337  = bus_wdata[7];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1337  = 1'h0;
-    end
-    if (rst) begin
-      \$1337  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1338  = wsync;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              if (\$1251 ) begin
-                \$1338  = 1'h1;
-              end
-        endcase
-      end
-      if (\$1281 ) begin
-        \$1338  = 1'h0;
-      end
-    end
-    if (con_rst) begin
-      \$1338  = 1'h0;
-    end
-    if (rst) begin
-      \$1338  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1339  = rp0_x;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1252 ) begin
-                if (disp) begin
-                  \$1339  = \$733 [7:0];
-                end else if (\$1253 ) begin
-                  \$1339  = \$733 [7:0];
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1339  = 8'h00;
-    end
-    if (rst) begin
-      \$1339  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1340  = rp0_skip;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1252 ) begin
-                if (disp) begin
-                  \$1340  = 1'h1;
-                end else if (\$1253 ) begin
-                  \$1340  = \$1259 ;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1340  = 1'h0;
-    end
-    if (rst) begin
-      \$1340  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1341  = rp1_x;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1261 ) begin
-                if (\disp$110 ) begin
-                  \$1341  = \$733 [7:0];
-                end else if (\$1262 ) begin
-                  \$1341  = \$733 [7:0];
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1341  = 8'h00;
-    end
-    if (rst) begin
-      \$1341  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1342  = rp1_skip;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$1261 ) begin
-                if (\disp$110 ) begin
-                  \$1342  = 1'h1;
-                end else if (\$1262 ) begin
-                  \$1342  = \$1268 ;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1342  = 1'h0;
-    end
-    if (rst) begin
-      \$1342  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1343  = pend_addr;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        if (\$1272 ) begin
-          if (\$1274 ) begin
-            \$1343  = bus_addr;
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1343  = 6'h00;
-    end
-    if (rst) begin
-      \$1343  = 6'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1344  = pend_data;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        if (\$1272 ) begin
-          if (\$1274 ) begin
-            \$1344  = bus_wdata;
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1344  = 8'h00;
-    end
-    if (rst) begin
-      \$1344  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1345  = pend_hpos;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        if (\$1272 ) begin
-          if (\$1274 ) begin
-            \$1345  = \$717 [7:0];
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1345  = 8'h00;
-    end
-    if (rst) begin
-      \$1345  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1346  = pend_since;
-    if (con_ce) begin
-      if (\$1242 ) begin
-        if (\$1272 ) begin
-          if (\$1274 ) begin
-            \$1346  = since_hmove;
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1346  = 8'h00;
-    end
-    if (rst) begin
-      \$1346  = 8'h00;
-    end
-  end
-  assign diff = \$1 [9:0];
-  assign d = \$4 [7:0];
-  assign \diff$15  = \$166 [9:0];
-  assign \d$17  = \$169 [7:0];
-  assign \diff$29  = \$331 [9:0];
-  assign \d$31  = \$334 [7:0];
-  assign width = \$336 [5:0];
-  assign \diff$36  = \$404 [9:0];
-  assign \d$38  = \$407 [7:0];
-  assign \width$40  = \$408 [5:0];
-  assign \diff$42  = \$476 [9:0];
-  assign \d$44  = \$479 [7:0];
-  assign \width$45  = \$480 [5:0];
-  assign k = \$481 [5:0];
-  assign kk = \$486 [4:0];
-  assign pfidx = \$491 [4:0];
-  assign pal = \port$4382$4 [0];
-  assign coll_now = { \$661 , \$649 , \$648 , \$644 , \$635 , \$629 , \$619 , \$612 , \$608 , \$607 , \$603 , \$602 , \$596 , \$590 , \$583  };
+  assign nxt_hpos = \$924 [7:0];
+  assign hmove_blanks = \port$4396$4 [1];
+  assign newx = wr_resp;
+  assign diff = \$208 [9:0];
+  assign d = \$211 [7:0];
+  assign \diff$119  = \$373 [9:0];
+  assign \d$120  = \$376 [7:0];
+  assign \diff$126  = \$538 [9:0];
+  assign \d$127  = \$541 [7:0];
+  assign width = \$543 [5:0];
+  assign \diff$131  = \$611 [9:0];
+  assign \d$132  = \$614 [7:0];
+  assign \width$134  = \$615 [5:0];
+  assign \diff$136  = \$683 [9:0];
+  assign \d$137  = \$686 [7:0];
+  assign \width$138  = \$687 [5:0];
+  assign k = \$688 [5:0];
+  assign kk = \$693 [4:0];
+  assign pfidx = \$698 [4:0];
+  assign pal = \port$4396$4 [0];
+  assign coll_now = { \$868 , \$856 , \$855 , \$851 , \$842 , \$836 , \$826 , \$819 , \$815 , \$814 , \$810 , \$809 , \$803 , \$797 , \$790  };
   assign rdata = { rd, bus_last[5:0] };
-  assign wr_hpos = \$717 [7:0];
-  assign wr_cycle = \$718 [6:0];
-  assign newx = \$733 [7:0];
-  assign \diff$103  = \$734 [9:0];
-  assign \d$104  = \$737 [7:0];
-  assign \diff$107  = \$858 [9:0];
-  assign \d$108  = \$861 [7:0];
-  assign line_at_write = \$983 [15:0];
-  assign hmove_blanks = \port$4382$4 [1];
-  assign \$116  = { 1'h0, dm1[7:1] };
-  assign \$153  = { 2'h0, \dm1$9 [7:2] };
-  assign \$281  = { 1'h0, \dm1$22 [7:1] };
-  assign \$318  = { 2'h0, \dm1$23 [7:2] };
-  assign \size$39  = nusiz1[5:4];
-  assign \$481  = { 2'h0, pixel_x[7:2] };
-  assign \$546  = 1'h1;
-  assign \$547  = \$545 ;
-  assign \$567  = 1'h1;
-  assign \$568  = \$566 ;
-  assign \$594  = 1'h1;
-  assign \$595  = \$593 ;
-  assign \$600  = 1'h1;
-  assign \$601  = \$599 ;
-  assign \$633  = 1'h1;
-  assign \$634  = \$632 ;
-  assign \$639  = 1'h1;
-  assign \$640  = \$638 ;
-  assign \$659  = 1'h1;
-  assign \$660  = \$658 ;
-  assign \$2073  = 1'h1;
-  assign \$718  = \$2071 ;
-  assign \$741  = \$740 ;
-  assign \$745  = \$744 ;
-  assign \$749  = \$748 ;
-  assign \$757  = \$756 ;
-  assign \$765  = \$764 ;
-  assign \$773  = \$772 ;
-  assign \$781  = \$780 ;
-  assign \$793  = \$792 ;
-  assign \$805  = \$804 ;
-  assign \$813  = \$812 ;
-  assign \$821  = \$820 ;
-  assign \$825  = \$824 ;
-  assign \$829  = \$828 ;
-  assign \$841  = \$840 ;
-  assign \$853  = \$852 ;
-  assign \$857  = \$856 ;
-  assign \$865  = \$864 ;
-  assign \$869  = \$868 ;
-  assign \$873  = \$872 ;
-  assign \$881  = \$880 ;
-  assign \$889  = \$888 ;
-  assign \$897  = \$896 ;
-  assign \$905  = \$904 ;
-  assign \$917  = \$916 ;
-  assign \$929  = \$928 ;
-  assign \$937  = \$936 ;
-  assign \$945  = \$944 ;
-  assign \$949  = \$948 ;
-  assign \$953  = \$952 ;
-  assign \$965  = \$964 ;
-  assign \$977  = \$976 ;
-  assign \$981  = \$980 ;
-  assign \$2356  = 1'h1;
-  assign \$994  = \$2354 ;
-  assign \$1011 [2:0] = hmp0[2:0];
-  assign \$1011 [3] = \$auto$rtlil.cc:2739:Not$2 ;
-  assign \$1013 [2:0] = hmp0[2:0];
-  assign \$1013 [3] = \$auto$rtlil.cc:2739:Not$4 ;
-  assign \$1018 [2:0] = hmp0[2:0];
-  assign \$1018 [3] = \$auto$rtlil.cc:2739:Not$6 ;
-  assign \$1020 [2:0] = hmp0[2:0];
-  assign \$1020 [3] = \$auto$rtlil.cc:2739:Not$8 ;
-  assign \$1031 [2:0] = hmp1[2:0];
-  assign \$1031 [3] = \$auto$rtlil.cc:2739:Not$10 ;
-  assign \$1033 [2:0] = hmp1[2:0];
-  assign \$1033 [3] = \$auto$rtlil.cc:2739:Not$12 ;
-  assign \$1038 [2:0] = hmp1[2:0];
-  assign \$1038 [3] = \$auto$rtlil.cc:2739:Not$14 ;
-  assign \$1040 [2:0] = hmp1[2:0];
-  assign \$1040 [3] = \$auto$rtlil.cc:2739:Not$16 ;
-  assign \$1051 [2:0] = hmm0[2:0];
-  assign \$1051 [3] = \$auto$rtlil.cc:2739:Not$18 ;
-  assign \$1053 [2:0] = hmm0[2:0];
-  assign \$1053 [3] = \$auto$rtlil.cc:2739:Not$20 ;
-  assign \$1058 [2:0] = hmm0[2:0];
-  assign \$1058 [3] = \$auto$rtlil.cc:2739:Not$22 ;
-  assign \$1060 [2:0] = hmm0[2:0];
-  assign \$1060 [3] = \$auto$rtlil.cc:2739:Not$24 ;
-  assign \$1071 [2:0] = hmm1[2:0];
-  assign \$1071 [3] = \$auto$rtlil.cc:2739:Not$26 ;
-  assign \$1073 [2:0] = hmm1[2:0];
-  assign \$1073 [3] = \$auto$rtlil.cc:2739:Not$28 ;
-  assign \$1078 [2:0] = hmm1[2:0];
-  assign \$1078 [3] = \$auto$rtlil.cc:2739:Not$30 ;
-  assign \$1080 [2:0] = hmm1[2:0];
-  assign \$1080 [3] = \$auto$rtlil.cc:2739:Not$32 ;
-  assign \$1091 [2:0] = hmbl[2:0];
-  assign \$1091 [3] = \$auto$rtlil.cc:2739:Not$34 ;
-  assign \$1093 [2:0] = hmbl[2:0];
-  assign \$1093 [3] = \$auto$rtlil.cc:2739:Not$36 ;
-  assign \$1098 [2:0] = hmbl[2:0];
-  assign \$1098 [3] = \$auto$rtlil.cc:2739:Not$38 ;
-  assign \$1100 [2:0] = hmbl[2:0];
-  assign \$1100 [3] = \$auto$rtlil.cc:2739:Not$40 ;
-  assign \$1261  = bus_addr[0];
+  assign \diff$167  = \$929 [9:0];
+  assign \d$168  = \$932 [7:0];
+  assign \diff$169  = \$1053 [9:0];
+  assign \d$170  = \$1056 [7:0];
+  assign line_at_write = \$1178 [15:0];
+  assign \$801  = 1'h1;
+  assign \$802  = \$800 ;
+  assign \$807  = 1'h1;
+  assign \$808  = \$806 ;
+  assign \$688  = { 2'h0, x[7:2] };
+  assign \$840  = 1'h1;
+  assign \$841  = \$839 ;
+  assign \$846  = 1'h1;
+  assign \$847  = \$845 ;
+  assign \$866  = 1'h1;
+  assign \$867  = \$865 ;
+  assign \$186  = bus_addr[0];
+  assign \$323  = { 1'h0, dm1[7:1] };
+  assign \$360  = { 2'h0, \dm1$117 [7:2] };
+  assign \$488  = { 1'h0, \dm1$123 [7:1] };
+  assign \$525  = { 2'h0, \dm1$124 [7:2] };
+  assign \size$133  = nusiz1[5:4];
+  assign \$753  = 1'h1;
+  assign \$754  = \$752 ;
+  assign \$774  = 1'h1;
+  assign \$775  = \$773 ;
+  assign \$936  = \$935 ;
+  assign \$940  = \$939 ;
+  assign \$944  = \$943 ;
+  assign \$952  = \$951 ;
+  assign \$960  = \$959 ;
+  assign \$968  = \$967 ;
+  assign \$976  = \$975 ;
+  assign \$988  = \$987 ;
+  assign \$1000  = \$999 ;
+  assign \$1008  = \$1007 ;
+  assign \$1016  = \$1015 ;
+  assign \$1020  = \$1019 ;
+  assign \$1024  = \$1023 ;
+  assign \$1036  = \$1035 ;
+  assign \$1048  = \$1047 ;
+  assign \$1052  = \$1051 ;
+  assign \$1060  = \$1059 ;
+  assign \$1064  = \$1063 ;
+  assign \$1068  = \$1067 ;
+  assign \$1076  = \$1075 ;
+  assign \$1084  = \$1083 ;
+  assign \$1092  = \$1091 ;
+  assign \$1100  = \$1099 ;
+  assign \$1112  = \$1111 ;
+  assign \$1124  = \$1123 ;
+  assign \$1132  = \$1131 ;
+  assign \$1140  = \$1139 ;
+  assign \$1144  = \$1143 ;
+  assign \$1148  = \$1147 ;
+  assign \$1160  = \$1159 ;
+  assign \$1172  = \$1171 ;
+  assign \$1176  = \$1175 ;
+  assign \$1194 [2:0] = hmp0[2:0];
+  assign \$1194 [3] = \$auto$rtlil.cc:2739:Not$2 ;
+  assign \$1196 [2:0] = hmp0[2:0];
+  assign \$1196 [3] = \$auto$rtlil.cc:2739:Not$4 ;
+  assign \$1201 [2:0] = hmp0[2:0];
+  assign \$1201 [3] = \$auto$rtlil.cc:2739:Not$6 ;
+  assign \$1203 [2:0] = hmp0[2:0];
+  assign \$1203 [3] = \$auto$rtlil.cc:2739:Not$8 ;
+  assign \$1214 [2:0] = hmp1[2:0];
+  assign \$1214 [3] = \$auto$rtlil.cc:2739:Not$10 ;
+  assign \$1216 [2:0] = hmp1[2:0];
+  assign \$1216 [3] = \$auto$rtlil.cc:2739:Not$12 ;
+  assign \$1221 [2:0] = hmp1[2:0];
+  assign \$1221 [3] = \$auto$rtlil.cc:2739:Not$14 ;
+  assign \$1223 [2:0] = hmp1[2:0];
+  assign \$1223 [3] = \$auto$rtlil.cc:2739:Not$16 ;
+  assign \$1234 [2:0] = hmm0[2:0];
+  assign \$1234 [3] = \$auto$rtlil.cc:2739:Not$18 ;
+  assign \$1236 [2:0] = hmm0[2:0];
+  assign \$1236 [3] = \$auto$rtlil.cc:2739:Not$20 ;
+  assign \$1241 [2:0] = hmm0[2:0];
+  assign \$1241 [3] = \$auto$rtlil.cc:2739:Not$22 ;
+  assign \$1243 [2:0] = hmm0[2:0];
+  assign \$1243 [3] = \$auto$rtlil.cc:2739:Not$24 ;
+  assign \$1254 [2:0] = hmm1[2:0];
+  assign \$1254 [3] = \$auto$rtlil.cc:2739:Not$26 ;
+  assign \$1256 [2:0] = hmm1[2:0];
+  assign \$1256 [3] = \$auto$rtlil.cc:2739:Not$28 ;
+  assign \$1261 [2:0] = hmm1[2:0];
+  assign \$1261 [3] = \$auto$rtlil.cc:2739:Not$30 ;
+  assign \$1263 [2:0] = hmm1[2:0];
+  assign \$1263 [3] = \$auto$rtlil.cc:2739:Not$32 ;
+  assign \$1274 [2:0] = hmbl[2:0];
+  assign \$1274 [3] = \$auto$rtlil.cc:2739:Not$34 ;
+  assign \$1276 [2:0] = hmbl[2:0];
+  assign \$1276 [3] = \$auto$rtlil.cc:2739:Not$36 ;
+  assign \$1281 [2:0] = hmbl[2:0];
+  assign \$1281 [3] = \$auto$rtlil.cc:2739:Not$38 ;
+  assign \$1283 [2:0] = hmbl[2:0];
+  assign \$1283 [3] = \$auto$rtlil.cc:2739:Not$40 ;
 endmodule
 
-module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$4384$0 , episode_frames, \port$4390$0 , reward, \port$4394$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
+module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$4398$0 , episode_frames, \port$4404$0 , reward, \port$4408$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
 , man_needed__2, man_needed__3, pre__obs_valid, values_valid, select_index, select_valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine_start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__paddle_needed__0, drive__paddle_needed__1, drive__paddle_needed__2
 , drive__paddle_needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__swcha, drive__swchb, drive__inpt4, drive__inpt5, drive__paddle_mode__0, drive__paddle_mode__1, drive__paddle_mode__2, drive__paddle_mode__3, frame_status, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$47  = 0;
@@ -24108,12 +24325,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   (* enum_value_11 = "MANUAL" *)
   output [1:0] phase;
   reg [1:0] phase = 2'h0;
-  input [23:0] \port$4384$0 ;
-  wire [23:0] \port$4384$0 ;
-  input [25:0] \port$4390$0 ;
-  wire [25:0] \port$4390$0 ;
-  input [9:0] \port$4394$0 ;
-  wire [9:0] \port$4394$0 ;
+  input [23:0] \port$4398$0 ;
+  wire [23:0] \port$4398$0 ;
+  input [25:0] \port$4404$0 ;
+  wire [25:0] \port$4404$0 ;
+  input [9:0] \port$4408$0 ;
+  wire [9:0] \port$4408$0 ;
   output pre__clear;
   reg pre__clear;
   input pre__obs_valid;
@@ -24177,12 +24394,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$16  = phase == 2'h2;
   assign \$17  = \$15  | \$16 ;
   assign \$18  = ! phase;
-  assign \$19  = ~ \port$4384$0 [10];
+  assign \$19  = ~ \port$4398$0 [10];
   assign \$20  = \$18  & \$19 ;
   assign push_run = \$17  | \$20 ;
   assign remaining = episode_frames - frames;
-  assign \$21  = remaining < \port$4384$0 [23:16];
-  assign \$22  = \$21  ? remaining : { 17'h00000, \port$4384$0 [23:16] };
+  assign \$21  = remaining < \port$4398$0 [23:16];
+  assign \$22  = \$21  ? remaining : { 17'h00000, \port$4398$0 [23:16] };
   assign \$23  = ~ set_needed;
   assign \$24  = ~ partial;
   assign \$25  = ~ started;
@@ -24208,8 +24425,8 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$45  = cycles_infer + 1'h1;
   assign \$46  = cycles_select + 1'h1;
   assign \$47  = cycles_ctrl + 1'h1;
-  assign \$48  = \port$4394$0 [1] ? paddle_fixed_needed : \$13 [31:0];
-  assign \$49  = \port$4394$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
+  assign \$48  = \port$4408$0 [1] ? paddle_fixed_needed : \$13 [31:0];
+  assign \$49  = \port$4408$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
   assign \$50  = phase == 2'h3;
   assign \$54  = insns + 1'h1;
   assign \$55  = ~ stop;
@@ -24226,7 +24443,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$66  = $signed(episode_return) + $signed(reward);
   assign \$67  = ~ is_last;
   assign \$68  = ! phase;
-  assign \$69  = \$68  & \port$4384$0 [10];
+  assign \$69  = \$68  & \port$4398$0 [10];
   assign \$70  = frames >= episode_frames;
   assign \$71  = run_i + 1'h1;
   assign \$72  = decisions + 1'h1;
@@ -24818,7 +25035,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$4394$0 [0]) begin
+            if (\port$4408$0 [0]) begin
               \$79  = 1'h1;
             end
           end
@@ -24834,7 +25051,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$80  = drive__paddle_needed__0;
     if (set_needed) begin
-      if (\port$4394$0 [0]) begin
+      if (\port$4408$0 [0]) begin
         \$80  = \$48 ;
       end
     end
@@ -24859,7 +25076,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$81  = drive__paddle_needed__1;
     if (set_needed) begin
-      if (\port$4394$0 [0]) begin
+      if (\port$4408$0 [0]) begin
         \$81  = \$49 ;
       end
     end
@@ -24884,7 +25101,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$82  = drive__paddle_needed__2;
     if (set_needed) begin
-      if (\port$4394$0 [0]) begin
+      if (\port$4408$0 [0]) begin
         \$82  = 32'd0;
       end
     end
@@ -24909,7 +25126,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$83  = drive__paddle_needed__3;
     if (set_needed) begin
-      if (\port$4394$0 [0]) begin
+      if (\port$4408$0 [0]) begin
         \$83  = 32'd0;
       end
     end
@@ -25198,7 +25415,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$4394$0 [0]) begin
+            if (\port$4408$0 [0]) begin
               \$91  = \$11 [19:0];
             end
           end
@@ -25250,7 +25467,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$93  = \port$4384$0 [9:5];
+            \$93  = \port$4398$0 [9:5];
           end
       4'h1:
           /* empty */;
@@ -25263,7 +25480,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$93  = \port$4384$0 [15:11];
+              \$93  = \port$4398$0 [15:11];
             end
           end
       4'h5:
@@ -25321,7 +25538,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$95  = { 3'h0, \port$4384$0 [4:0] };
+            \$95  = { 3'h0, \port$4398$0 [4:0] };
           end
       4'h1:
           /* empty */;
@@ -25334,7 +25551,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$95  = \port$4384$0 [23:16];
+              \$95  = \port$4398$0 [23:16];
             end
           end
       4'h5:
@@ -25361,7 +25578,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$96  = \port$4390$0 [7:0];
+            \$96  = \port$4404$0 [7:0];
           end else begin
             \$96  = \$51 ;
           end
@@ -25381,9 +25598,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$97  = \port$4390$0 [15:8];
+            \$97  = \port$4404$0 [15:8];
           end else begin
-            \$97  = \port$4390$0 [15:8];
+            \$97  = \port$4404$0 [15:8];
           end
     endcase
     if (rst) begin
@@ -25401,7 +25618,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$98  = \port$4390$0 [16];
+            \$98  = \port$4404$0 [16];
           end else begin
             \$98  = \$52 ;
           end
@@ -25421,7 +25638,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$99  = \port$4390$0 [17];
+            \$99  = \port$4404$0 [17];
           end else begin
             \$99  = \$53 ;
           end
@@ -25441,9 +25658,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$100  = \port$4390$0 [19:18];
+            \$100  = \port$4404$0 [19:18];
           end else begin
-            \$100  = \port$4394$0 [3:2];
+            \$100  = \port$4408$0 [3:2];
           end
     endcase
     if (rst) begin
@@ -25461,9 +25678,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$101  = \port$4390$0 [21:20];
+            \$101  = \port$4404$0 [21:20];
           end else begin
-            \$101  = \port$4394$0 [5:4];
+            \$101  = \port$4408$0 [5:4];
           end
     endcase
     if (rst) begin
@@ -25481,9 +25698,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$102  = \port$4390$0 [23:22];
+            \$102  = \port$4404$0 [23:22];
           end else begin
-            \$102  = \port$4394$0 [7:6];
+            \$102  = \port$4408$0 [7:6];
           end
     endcase
     if (rst) begin
@@ -25501,9 +25718,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$103  = \port$4390$0 [25:24];
+            \$103  = \port$4404$0 [25:24];
           end else begin
-            \$103  = \port$4394$0 [9:8];
+            \$103  = \port$4408$0 [9:8];
           end
     endcase
     if (rst) begin
@@ -25652,27 +25869,27 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign mode3 = drive__paddle_mode__3;
   assign r_next = \$11 [19:0];
   assign r_needed = \$13 [31:0];
-  assign fire_en = \port$4384$0 [10];
+  assign fire_en = \port$4398$0 [10];
   assign step_len = \$22 [7:0];
-  assign frame_skip = \port$4384$0 [23:16];
-  assign paddle_en = \port$4394$0 [0];
-  assign paddle_swap = \port$4394$0 [1];
-  assign noop_index = \port$4384$0 [9:5];
-  assign noops = \port$4384$0 [4:0];
-  assign man_swcha = \port$4390$0 [7:0];
-  assign man_swchb = \port$4390$0 [15:8];
-  assign man_inpt4 = \port$4390$0 [16];
-  assign man_inpt5 = \port$4390$0 [17];
-  assign man_mode__0 = \port$4390$0 [19:18];
-  assign man_mode__1 = \port$4390$0 [21:20];
-  assign man_mode__2 = \port$4390$0 [23:22];
-  assign man_mode__3 = \port$4390$0 [25:24];
-  assign swchb = \port$4390$0 [15:8];
-  assign paddle_mode__0 = \port$4394$0 [3:2];
-  assign paddle_mode__1 = \port$4394$0 [5:4];
-  assign paddle_mode__2 = \port$4394$0 [7:6];
-  assign paddle_mode__3 = \port$4394$0 [9:8];
-  assign fire_index = \port$4384$0 [15:11];
+  assign frame_skip = \port$4398$0 [23:16];
+  assign paddle_en = \port$4408$0 [0];
+  assign paddle_swap = \port$4408$0 [1];
+  assign noop_index = \port$4398$0 [9:5];
+  assign noops = \port$4398$0 [4:0];
+  assign man_swcha = \port$4404$0 [7:0];
+  assign man_swchb = \port$4404$0 [15:8];
+  assign man_inpt4 = \port$4404$0 [16];
+  assign man_inpt5 = \port$4404$0 [17];
+  assign man_mode__0 = \port$4404$0 [19:18];
+  assign man_mode__1 = \port$4404$0 [21:20];
+  assign man_mode__2 = \port$4404$0 [23:22];
+  assign man_mode__3 = \port$4404$0 [25:24];
+  assign swchb = \port$4404$0 [15:8];
+  assign paddle_mode__0 = \port$4408$0 [3:2];
+  assign paddle_mode__1 = \port$4408$0 [5:4];
+  assign paddle_mode__2 = \port$4408$0 [7:6];
+  assign paddle_mode__3 = \port$4408$0 [9:8];
+  assign fire_index = \port$4398$0 [15:11];
   assign \actions[0]  = actions[11:0];
   assign \actions[0].swcha  = actions[7:0];
   assign \actions[0].inpt4  = actions[8];
