@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from host.errors import UserError, int_range, seed_int
+from host.errors import UserError, int_range, positive_int, seed_int
 
 
 def _xram(ale):
@@ -247,7 +247,7 @@ def register(subparsers, groups) -> None:
     which.add_argument("--game", help="ALE ROM id")
     which.add_argument("--all", action="store_true", help="every loadable game")
     which.add_argument("--games", help="comma-separated ALE ROM ids (a table, as --all)")
-    p.add_argument("--frames", type=int_range(1, MAX_FRAMES), default=1000, help="frames to compare (default 1000)")
+    p.add_argument("--frames", type=positive_int, default=1000, help="frames to compare (default 1000)")
     p.add_argument("--seed", type=seed_int, default=0, help="seed of the random actions (only with --actions random)")
     p.add_argument("--actions", default="random",
                    help="random | noop | PATH.npy of ALE action ids (1-D integers 0..17, at least --frames of them)")
