@@ -110,13 +110,11 @@ class GameInfo:
 def game_info(name: str, rom_path: Path | None = None) -> GameInfo:
     """Load the ROM in ALE once and collect its :class:`GameInfo`."""
     from hls_models.cartridge import detect_mapper
-    ale_py = _ale()
+    from host.ale_oracle import open_ale
     if rom_path is None:
         name, rom_path = resolve_rom(game=name)
     data = Path(rom_path).read_bytes()
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.loadROM(str(rom_path))
+    ale = open_ale(rom_path)
     width, height = ale.getScreenDims()[1], ale.getScreenDims()[0]
     actions = tuple(int(a.value) if hasattr(a, "value") else int(a) for a in ale.getMinimalActionSet())
     return GameInfo(name=name, rom_path=Path(rom_path), md5=hashlib.md5(data).hexdigest(),

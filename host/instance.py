@@ -175,12 +175,9 @@ class AleInstance(ProtocolInstance):
 
     def __init__(self, rom_path, frame_skip: int = 4, sticky: float = 0.0, episode_frames: int = 20_000):
         import ale_py
-        ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-        self.ale = ale = ale_py.ALEInterface()
-        ale.setInt("random_seed", 0)
-        ale.setFloat("repeat_action_probability", 0.0)
-        ale.loadROM(str(rom_path))
-        ale.reset_game()
+
+        from host.ale_oracle import open_ale
+        self.ale = ale = open_ale(rom_path, reset=True)
         self._start = ale.cloneState()
         actions = list(ale.getMinimalActionSet())
         super().__init__(actions, [int(a.value) for a in actions], tuple(ale.getScreenDims()),

@@ -283,7 +283,7 @@ def agreement_table(games: list[str], seeds=(0, 1, 2, 3), n_obs: int = 300, act_
     Raises:
         UserError: unknown game.
     """
-    from host.ale_oracle import record_observations
+    from host.ale_recordings import record_observations
     from host.games import game_info
     from host.policy import init_params
     rows = [f"int8 vs float argmax agreement, act_max {act_max}, {n_obs} observations per game, "

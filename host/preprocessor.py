@@ -26,7 +26,7 @@ import numpy as np
 from hls_models import preprocessor
 from hls_models.palette import to_grey
 from hls_models.preprocessor import FRAME_SKIP, observation_stacks
-from host.ale_oracle import record_screens
+from host.ale_recordings import record_screens
 from host.errors import UserError
 
 

@@ -359,7 +359,7 @@ def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: 
 
     Returns ``(latencies or None, reason when None, screen description)``.
     """
-    from host.ale_oracle import record_screens
+    from host.ale_recordings import record_screens
     screens, _, fmt = record_screens(game, frames, seed=seed)
     desc = f"{fmt}, {screens.shape[1]} rows"
     try:

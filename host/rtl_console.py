@@ -209,11 +209,8 @@ def paddle_inputs(action: int, resistance: tuple[int, int] | None, swap: bool = 
 
 def _default_mode(rom_path) -> int:
     """ALE's default game mode (the first of ``getAvailableModes``), from ale-py's settings."""
-    import ale_py
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-    ale = ale_py.ALEInterface()
-    ale.loadROM(str(rom_path))
-    modes = list(ale.getAvailableModes())
+    from host.ale_oracle import open_ale
+    modes = list(open_ale(rom_path).getAvailableModes())
     return int(modes[0]) if modes else 0
 
 

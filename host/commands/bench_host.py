@@ -51,12 +51,10 @@ def _cpu_children() -> float:
 def raw_fps(rom_path, seconds: float) -> tuple[float, float]:
     """``(frames/s, CPU s/frame)`` of one ale-py console: frame skip 1, random minimal actions,
     no screen fetch."""
-    import ale_py
     import numpy as np
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.loadROM(str(rom_path))
+
+    from host.ale_oracle import open_ale
+    ale = open_ale(rom_path)
     actions = ale.getMinimalActionSet()
     choice = np.random.default_rng(0).integers(len(actions), size=1 << 16)
     frames, i = 0, 0
@@ -87,7 +85,7 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
         params = [init_params(i, ev.n_actions) for i in range(16)]
         if policy == "int8":
             from hls_models.policy_int8 import quantize
-            from host.ale_oracle import record_observations
+            from host.ale_recordings import record_observations
             calib = record_observations(game, 32, seed=100)
             params = [quantize(p, ev.n_actions, calib) for p in params]
         n_jobs = 2 * workers * k * 2

@@ -36,7 +36,7 @@ def measure(game: str, slots: int, seconds: float, network: str = "small") -> di
     import numpy as np
 
     from hls_models.policy_int8 import quantize_network
-    from host.ale_oracle import record_observations
+    from host.ale_recordings import record_observations
     from host.games import game_info
     from host.policy import init_network_params, make_slot_weights
     from host.policy_int8 import make_int8_slots

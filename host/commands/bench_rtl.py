@@ -16,19 +16,16 @@ from host.errors import UserError, int_range
 
 
 def run(args) -> int:
-    import ale_py
     import numpy as np
 
+    from host.ale_oracle import open_ale
     from host.games import resolve_rom
     from host.rtl_console import RtlConsole
 
     if args.frames > 1_000_000:
         raise UserError("--frames: at most 1,000,000")
     name, path = resolve_rom(game=args.game)
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.loadROM(str(path))
+    ale = open_ale(path)
     acts = ale.getMinimalActionSet()
     rng = np.random.default_rng(0)
     seq = [acts[i] for i in rng.integers(0, len(acts), args.frames)]

@@ -26,25 +26,17 @@ from host.errors import UserError, int_range, probability, seed_int
 CI_SAMPLE = ("breakout", "pong", "asteroids", "qbert", "klax", "tennis")
 
 
-def _xram_reader():
-    """Return f(ale) -> 128 SuperChip RAM bytes, read from ALE's serialized state.
+def _xram_reader(ale):
+    """128 SuperChip RAM bytes of ``ale`` (:func:`host.ale_oracle.superchip_ram`).
 
-    The cartridge section of ``cloneState().serialize()`` is the cartridge name, the bank
-    (int32), the RAM size (int32, 128) and one little-endian int32 per RAM byte (ALE's
-    Serializer), so the bytes are taken from there.
+    Raises:
+        RuntimeError: the cartridge has no SuperChip RAM (a rule that reads it on another game).
     """
-    import numpy as np
-
-    def read(ale):
-        blob = ale.cloneState().serialize()
-        for tag in (b"CartridgeF6SC", b"CartridgeF8SC", b"CartridgeF4SC"):
-            i = blob.find(tag)
-            if i >= 0:
-                start = i + len(tag) + 8
-                words = np.frombuffer(blob, dtype="<i4", count=128, offset=start)
-                return (words & 0xFF).astype(np.uint8)
+    from host.ale_oracle import superchip_ram
+    x = superchip_ram(ale)
+    if x is None:
         raise RuntimeError("no SuperChip cartridge RAM in the ALE state")
-    return read
+    return x
 
 
 def _rule_constants(rule) -> list[int]:
@@ -74,23 +66,15 @@ def verify_game(rule, frames: int, seed: int, max_episode_frames: int, poke: flo
     ``seconds``.
     """
     import numpy as np
-    from ale_py import ALEInterface, LoggerMode, roms
+    from ale_py import roms
 
     from hls_models.game_rules import RuleState
+    from host.ale_oracle import open_ale
 
-    ALEInterface.setLoggerMode(LoggerMode.Error)
-    ale = ALEInterface()
-    ale.setInt("random_seed", seed)
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.setInt("frame_skip", 1)
-    ale.loadROM(roms.get_rom_path(rule.name))
-    if mode is not None:
-        ale.setMode(mode)
-    if difficulty is not None:
-        ale.setDifficulty(difficulty)
+    ale = open_ale(roms.get_rom_path(rule.name), random_seed=seed, mode=mode, difficulty=difficulty)
     actions = ale.getMinimalActionSet()
     rng = np.random.default_rng(seed)
-    read_x = _xram_reader() if rule.uses_xram else (lambda _ale: None)
+    read_x = _xram_reader if rule.uses_xram else (lambda _ale: None)
 
     state = RuleState(rule, mode)
     counts = {"reward": 0, "terminal": 0, "lives": 0}

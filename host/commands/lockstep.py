@@ -29,18 +29,6 @@ from pathlib import Path
 from host.errors import UserError, int_range, positive_int, seed_int
 
 
-def _xram(ale):
-    """SuperChip RAM from ALE's serialized state (cartridge name, bank, size, int32 bytes)."""
-    import numpy as np
-    blob = ale.cloneState().serialize()
-    for tag in (b"CartridgeF6SC", b"CartridgeF8SC"):
-        i = blob.find(tag)
-        if i >= 0:
-            words = np.frombuffer(blob, dtype="<i4", count=128, offset=i + len(tag) + 8)
-            return (words & 0xFF).astype(np.uint8)
-    return None
-
-
 #: Upper bound of ``--frames`` (about 9 days of 2600 time; keeps allocations bounded).
 MAX_FRAMES = 50_000_000
 
@@ -81,16 +69,13 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
     import ale_py
     import numpy as np
 
+    from host.ale_oracle import open_ale, superchip_ram
     from host.games import resolve_rom
     from host.rtl_console import RtlConsole
 
     name, path = resolve_rom(game=game)
     rtl = RtlConsole(name, path)
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.setInt("frame_skip", 1)
-    ale.loadROM(str(path))
+    ale = open_ale(path)
     minimal = [int(a.value) if hasattr(a, "value") else int(a) for a in ale.getMinimalActionSet()]
     acts = _actions(actions, frames, minimal, seed)
     rtl.power_on()
@@ -108,7 +93,7 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
         rec["frames_compared"] = f + 1
         ar, rr = ale.getRAM(), rtl.ram()
         if rtl.sc:
-            ax = _xram(ale)
+            ax = superchip_ram(ale)
             rx = rtl.cart_ram()
             ar, rr = np.concatenate([ar, ax]), np.concatenate([rr, rx])
         if rec["first_ram_mismatch_frame"] is None and not np.array_equal(ar, rr):

@@ -115,17 +115,14 @@ def test_rtl_play_matches_ale_and_replaces_outputs_as_a_set(tmp_path):
     import ale_py
     import numpy as np
 
+    from host.ale_oracle import open_ale
     from host.cli import main
     from host.games import resolve_rom
     acts = np.random.default_rng(3).choice([0, 1, 3, 4, 11, 12], 30).astype(np.int64)
     np.save(tmp_path / "a.npy", acts)
     out = tmp_path / "out"
     assert main(["rtl-play", "--game", "pong", "--actions", str(tmp_path / "a.npy"), "--out", str(out)]) == 0
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.setInt("frame_skip", 1)
-    ale.loadROM(str(resolve_rom(game="pong")[1]))
+    ale = open_ale(resolve_rom(game="pong")[1])
     ram, screens = np.load(out / "ram.npy"), np.load(out / "screens.npy")
     assert ram.shape == (30, 128) and screens.shape == (30, 210, 160)
     for f, a in enumerate(acts):

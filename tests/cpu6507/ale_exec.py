@@ -19,11 +19,10 @@ class AleExecutor:
     """One ALE instance that executes single instructions placed in RAM at $80."""
 
     def __init__(self):
-        from ale_py import ALEInterface, LoggerMode, roms
-        ALEInterface.setLoggerMode(LoggerMode.Error)
-        self.ale = ALEInterface()
-        self.ale.setFloat("repeat_action_probability", 0.0)
-        self.ale.loadROM(roms.get_rom_path("pong"))
+        from ale_py import roms
+
+        from host.ale_oracle import open_ale
+        self.ale = open_ale(roms.get_rom_path("pong"))
         self.base = self.ale.cloneState().serialize()
         self.cpu_at = self._cpu_offset(self.base)
         self.ram_at = self._ram_offset(self.base)

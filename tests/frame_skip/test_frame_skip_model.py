@@ -92,14 +92,11 @@ def _reference_episode(game, seed, actions, cap, k=4):
     """The protocol written directly on ale-py (the launcher's documented rules), independent of
     hls_models.frame_skip: returns [(reward, frames, over, pooled)] for the reset and each step."""
     import ale_py
+
+    from host.ale_oracle import open_ale
     from host.games import resolve_rom
     _, rom = resolve_rom(game=game)
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
-    ale = ale_py.ALEInterface()
-    ale.setInt("random_seed", 0)
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.loadROM(str(rom))
-    ale.reset_game()
+    ale = open_ale(rom, reset=True)
     acts = list(ale.getMinimalActionSet())
     h, w = ale.getScreenDims()
     buf = [np.zeros((h, w), np.uint8), np.zeros((h, w), np.uint8)]

@@ -26,15 +26,10 @@ CASES = {
 
 
 def _ale(game, mode=None):
-    from ale_py import ALEInterface, LoggerMode, roms
-    ALEInterface.setLoggerMode(LoggerMode.Error)
-    ale = ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.loadROM(roms.get_rom_path(game))
-    if mode is not None:
-        ale.setMode(mode)
-        ale.reset_game()
-    return ale
+    from ale_py import roms
+
+    from host.ale_oracle import open_ale
+    return open_ale(roms.get_rom_path(game), mode=mode, reset=mode is not None)
 
 
 @pytest.mark.parametrize("game, mode, expect_reward", [(g, None, None) for g in sorted(CASES)]

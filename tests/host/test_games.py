@@ -7,6 +7,8 @@ from collections import Counter
 from hls_models.cartridge import count_signature, detect_mapper
 from host.games import game_info, loadable_games
 
+#: A raw ALEInterface on purpose (not host.ale_oracle.open_ale, which silences ALE's log):
+#: the test reads ALE's own Info log line.
 _ALE_LOG = """
 import ale_py, ale_py.roms, sys
 ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Info)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from hls_models import preprocessor
+from host.ale_oracle import open_ale
 from host.instance import AleInstance
 from host.policy import SlotWeights, forward, forward_reference, init_params, n_params, unflatten
 
@@ -13,10 +14,7 @@ ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
 
 
 def _frames(game, n, seed=0):
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.setInt("random_seed", seed)
-    ale.loadROM(ale_py.roms.get_rom_path(game))
+    ale = open_ale(ale_py.roms.get_rom_path(game), random_seed=seed)
     actions = ale.getMinimalActionSet()
     rng = np.random.default_rng(seed)
     out = []
@@ -88,11 +86,7 @@ def test_instance_matches_plain_ale_run():
     noops = int(np.random.default_rng([7, 0x5EED]).integers(1, 31))
     assert inst.fire_index == 1 and reset_frames == noops + 4
 
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.setInt("random_seed", 0)
-    ale.loadROM(path)
-    ale.reset_game()
+    ale = open_ale(path, reset=True)
     actions = ale.getMinimalActionSet()
     for _ in range(noops):
         ale.act(actions[0])

@@ -53,7 +53,7 @@ def elite_params(game: str) -> tuple[np.ndarray, int]:
 
 
 def networks(game: str):
-    from host.ale_oracle import record_observations
+    from host.ale_recordings import record_observations
     from host.policy import init_params
     elite, n = elite_params(game)
     calib = record_observations(game, 32, 100)
@@ -63,7 +63,7 @@ def networks(game: str):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_game_networks_200_observations(game):
-    from host.ale_oracle import record_observations
+    from host.ale_recordings import record_observations
     engine = _engine(16)
     obs = record_observations(game, N_OBS, 7)
     nets, n = networks(game)
@@ -79,7 +79,7 @@ def test_game_networks_200_observations(game):
 
 @pytest.mark.parametrize("lanes", [4, 32, 64])
 def test_other_lane_counts(lanes):
-    from host.ale_oracle import record_observations
+    from host.ale_recordings import record_observations
     engine = _engine(lanes)
     for name, qp, obs in adversarial_cases(n_obs=1):
         engine.load(qp)

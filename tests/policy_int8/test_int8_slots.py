@@ -16,7 +16,7 @@ from host.policy_int8 import Int8Slots, matmul_u8s8
 
 @pytest.fixture(scope="module")
 def observations():
-    from host.ale_oracle import record_observations
+    from host.ale_recordings import record_observations
     return record_observations("breakout", 24, seed=100), record_observations("breakout", 40, seed=7)
 
 

@@ -17,7 +17,7 @@ from host.policy_int8 import Int8NetworkSlots
 
 @pytest.fixture(scope="module")
 def observations():
-    from host.ale_oracle import record_observations
+    from host.ale_recordings import record_observations
     return record_observations("pong", 16, seed=100), record_observations("pong", 30, seed=7)
 
 

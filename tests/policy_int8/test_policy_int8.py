@@ -10,7 +10,7 @@ from host.policy import forward, init_params, n_params, unflatten
 
 @pytest.fixture(scope="module")
 def observations():
-    from host.ale_oracle import record_observations
+    from host.ale_recordings import record_observations
     return {g: (record_observations(g, 24, seed=100), record_observations(g, 160, seed=7))
             for g in ("pong", "asteroids")}
 
@@ -78,7 +78,7 @@ def test_agreement_with_float_network(observations):
 @pytest.mark.xfail(strict=True, reason="int8 post-training quantisation of random-init networks reaches "
                    "93-100 % per game, below the issue's 99 % target (near-tie action values)")
 def test_agreement_target_99():
-    from host.ale_oracle import record_observations
+    from host.ale_recordings import record_observations
     from host.games import game_info
     for game in ("pong", "breakout", "asteroids", "space_invaders", "journey_escape"):
         n = len(game_info(game).minimal_actions)

@@ -8,13 +8,10 @@ from hls_models import palette
 
 
 def _frames(game: str, n: int = 120, seed: int = 5):
-    import ale_py
+    from host.ale_oracle import open_ale
     from host.games import resolve_rom
-    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
     _, rom = resolve_rom(game=game)
-    ale = ale_py.ALEInterface()
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.loadROM(str(rom))
+    ale = open_ale(rom)
     actions = ale.getMinimalActionSet()
     rng = np.random.default_rng(seed)
     out = []

