@@ -244,7 +244,8 @@ class MmioConsolePort:
 class FabricEpisode:
     """One episode on the instance: its return, frames (start included), decisions, the action
     (minimal-set index) of every decision (when recorded), the cycles per phase, the cycles of
-    the reset replay and of the parameter load, and the host's RAM word reads."""
+    the reset replay (0 when the start state was restored from the harness's snapshot:
+    ``restored``) and of the parameter load, and the host's RAM word reads."""
     episode_return: float
     frames: int
     decisions: int
@@ -254,6 +255,7 @@ class FabricEpisode:
     reset_cycles: int = 0
     load_cycles: int = 0
     host_reads: int = 0
+    restored: bool = False
 
 
 class FabricEpisodeRunner:
@@ -263,12 +265,14 @@ class FabricEpisodeRunner:
         driver: a :class:`FabricDriver`.
         game, rom_path: the ALE game (``host.games.resolve_rom``).
         frame_skip, episode_frames: the protocol (:mod:`hls_models.frame_skip`).
+        restore: restore the episode start state from a snapshot (when the MMIO object can
+            save one) instead of replaying ALE's reset sequence for every episode.
     Raises:
         UserError: the game's mapper is not implemented by the console RTL.
     """
 
     def __init__(self, driver: FabricDriver, game: str, rom_path, frame_skip: int = FRAME_SKIP,
-                 episode_frames: int = 20_000):
+                 episode_frames: int = 20_000, restore: bool = True):
         from hls_models.game_rules import load_rules
         from host.games import game_info
         self.d = driver
@@ -281,6 +285,8 @@ class FabricEpisodeRunner:
         self.xram_words = sorted({i // 4 for i in getattr(self.rule, "xram_indices", ())}) if self.rule.uses_xram else []
         self.port = MmioConsolePort(driver)
         self._loaded = None
+        self.restore = bool(restore)
+        self._snapshot = self._snapshot_loaded = self._console = None
 
     def _table(self, console) -> None:
         from host.rtl_console import (RIGHT_PADDLES, SWAP_PADDLES, SWAP_PORTS, joystick_inputs, paddle_inputs)
@@ -314,32 +320,44 @@ class FabricEpisodeRunner:
         into the engine unless it is the one loaded last); ``record_actions`` reads the action
         of every decision (two more reads per frame).
 
+        The episode start state (ALE's power-on and reset sequence, replayed with manual frames)
+        is replayed for the first episode; when the MMIO object offers ``save_state`` /
+        ``restore_state`` (the Verilated harness) and ``restore`` is on, it is saved then and
+        restored for every later episode (``reset_cycles`` 0, ``restored`` True). The snapshot
+        holds the engine's parameters of that moment; the runner reloads them when they differ.
+
         Raises:
             FabricError / FabricTimeout: the instance refused a command or stopped answering.
         """
         from hls_models.game_rules import RuleState
-        from host.rtl_console import RtlConsole
         d = self.d
         c0 = d._read(CYCLE)
+        restored = self._snapshot is not None
+        if restored:
+            self.d.mmio.restore_state(self._snapshot)
+            self._loaded = self._snapshot_loaded
+        else:
+            console = self._replay_reset()
+        c1 = d._read(CYCLE)
+        reset_cycles = 0 if restored else (c1 - c0) & 0xFFFFFFFF
         if self._loaded is not policy:
             self._loaded = None
             d.load_params(policy)
             self._loaded = policy
-        c1 = d._read(CYCLE)
-        load_cycles = (c1 - c0) & 0xFFFFFFFF
-        console = RtlConsole(self.game, self.rom_path, sim=self.port)
-        console.power_on()        # ALE loadROM (includes one reset_game)
-        console.reset_game()      # AleInstance's own reset_game before its snapshot
+        load_cycles = (d._read(CYCLE) - c1) & 0xFFFFFFFF
+        if not restored and self.restore and hasattr(d.mmio, "save_state"):
+            self._snapshot = d.mmio.save_state()
+            self._snapshot_loaded = self._loaded
+            self._console = console
+        console = self._console if restored else console
         rules = RuleState(self.rule)
         xram = console.cart_ram() if self.rule.uses_xram else None
         rules.reset(console.ram(), xram)
-        self._table(console)
         fire = 1 in self.ids
         cfg = (noop_frames(episode_seed) | self.ids.index(0) << 5 | int(fire) << 10
                | (self.ids.index(1) if fire else 0) << 11 | self.frame_skip << 16 | len(self.ids) << 24)
         d._write(EP_CFG, cfg)
         d._write(EP_FRAMES, self.episode_frames)
-        reset_cycles = (d._read(CYCLE) - c1) & 0xFFFFFFFF
         d._write(CONTROL, C_START)
         actions, reads = [], 0
         while True:
@@ -362,7 +380,18 @@ class FabricEpisodeRunner:
         ret = d._read(RETURN)
         ret = ret - (1 << 32) if ret >> 31 else ret
         return FabricEpisode(float(ret), d._read(FRAMES), d._read(DECISIONS), bool(st & GAME_OVER), actions,
-                             {k: d._read(v) for k, v in CYCLES.items()}, reset_cycles, load_cycles, reads)
+                             {k: d._read(v) for k, v in CYCLES.items()}, reset_cycles, load_cycles, reads,
+                             restored)
+
+    def _replay_reset(self):
+        """ALE's power-on and reset sequence on the instance (manual frames), the action table
+        and the paddle set-up; returns the :class:`host.rtl_console.RtlConsole` that drove it."""
+        from host.rtl_console import RtlConsole
+        console = RtlConsole(self.game, self.rom_path, sim=self.port)
+        console.power_on()        # ALE loadROM (includes one reset_game)
+        console.reset_game()      # AleInstance's own reset_game before its snapshot
+        self._table(console)
+        return console
 
 
 # ---------------------------------------------------------------------------------------------

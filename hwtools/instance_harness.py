@@ -7,6 +7,13 @@ AXI4-Lite transaction run clock by clock (the design keeps running meanwhile). A
 response raises :class:`BusError`; a handshake that never completes raises :class:`BusTimeout`.
 ``poll`` is an accelerator for the driver's wait loops (the same reads, done in C++);
 ``cycles`` counts the clocks run.
+
+``save_state`` / ``restore_state`` snapshot the whole Verilated model in memory (Verilator's
+``--savable`` serialisation: every register and memory of the design, the console, the
+preprocessor's stack and the engine's parameters included); the episode runner
+(:class:`host.fabric.FabricEpisodeRunner`) uses them for the episode start state instead of
+replaying ALE's power-on and reset sequence for every episode. This is a simulation facility
+(the harness's, not the design's): on a board the start state is replayed.
 """
 from __future__ import annotations
 
@@ -32,13 +39,26 @@ class BusTimeout(RuntimeError):
     """An AXI4-Lite handshake did not complete within its clock limit."""
 
 
+class ModelState:
+    """A snapshot of a Verilated instance (:meth:`InstanceSim.save_state`): the serialised model
+    (``data``, bytes) and the build it belongs to (``build``, the library path)."""
+
+    __slots__ = ("build", "data", "cycle")
+
+    def __init__(self, build: str, data: bytes, cycle: int):
+        self.build, self.data, self.cycle = build, data, cycle
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
 def build(height: int = 210, fmt: str = "NTSC") -> Path:
     """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration."""
     from hw.instance import generate
     from hwtools.verilator_build import build_shared_lib
     verilog = generate(height, fmt)["instance.v"]
     return build_shared_lib(f"instance{height}{fmt.lower()}", verilog, "instance", HARNESS_CPP.read_text(),
-                            extra_verilator_args=("-CFLAGS", "-O2"))
+                            extra_verilator_args=("-CFLAGS", "-O2", "--savable"))
 
 
 def _lib(height: int, fmt: str) -> ctypes.CDLL:
@@ -57,6 +77,11 @@ def _lib(height: int, fmt: str) -> ctypes.CDLL:
         lib.inst_read.restype = i32
         lib.inst_poll.argtypes = [vp, u32, u32, u32, u64, u64, i32]
         lib.inst_poll.restype = ctypes.c_int64
+        lib.inst_save.argtypes = [vp]
+        lib.inst_save.restype = u64
+        lib.inst_save_copy.argtypes = [vp, ctypes.c_char_p]
+        lib.inst_restore.argtypes = [vp, ctypes.c_char_p, u64]
+        lib.build_path = str(build(height, fmt))
         _LIBS[key] = lib
     return _LIBS[key]
 
@@ -119,3 +144,22 @@ class InstanceSim:
         if r == -2:
             raise BusError("read", offset, 2)
         return None if r < 0 else int(r)
+
+    def save_state(self) -> ModelState:
+        """Snapshot the whole model (between bus transactions); about 1-2 MB (the engine's
+        parameter memories, the preprocessor's stack, the console)."""
+        n = int(self._lib.inst_save(self._h))
+        buf = ctypes.create_string_buffer(n)
+        self._lib.inst_save_copy(self._h, buf)
+        return ModelState(self._lib.build_path, buf.raw, self.cycles)
+
+    def restore_state(self, state: ModelState) -> None:
+        """Put the model back into a :meth:`save_state` snapshot (the clock count :attr:`cycles`
+        keeps counting: it is the harness's, not the design's).
+
+        Raises:
+            ValueError: the snapshot is not a :class:`ModelState` of this same build.
+        """
+        if not isinstance(state, ModelState) or state.build != self._lib.build_path:
+            raise ValueError("model state from another instance build (screen height, palette or RTL differ)")
+        self._lib.inst_restore(self._h, state.data, len(state.data))

@@ -3,7 +3,9 @@
 The Verilated instance (:mod:`hw.instance`) runs each episode itself (no-op start, FIRE, frame
 skip, preprocessor, action select) behind its AXI4-Lite interface; the host driver
 (:mod:`host.fabric`) loads the game and the int8 parameters, replays ALE's reset sequence and
-answers the per-frame rules. The parameters (a float vector, e.g. a
+answers the per-frame rules. The episode start state is replayed for the first episode and
+restored from the harness's model snapshot for the others (``--replay-reset``: replay it every
+episode, as a board does). The parameters (a float vector, e.g. a
 run's ``best_params.npy``) are quantised to int8 exactly as ``nc2600 run --policy int8`` does
 (shifts from 32 random-play observations, run seed ``--calib-seed``). Prints one line per
 episode and the cycles per decision by phase.
@@ -48,24 +50,30 @@ def run(args) -> int:
                   calibration_observations(path, 4, args.episode_frames, args.calib_seed, 32))
     from hwtools.instance_harness import InstanceSim
     sim = InstanceSim(info.screen_height, info.display)
-    runner = FabricEpisodeRunner(FabricDriver(sim), name, path, 4, args.episode_frames)
+    runner = FabricEpisodeRunner(FabricDriver(sim), name, path, 4, args.episode_frames,
+                                 restore=not args.replay_reset)
+    import time
     for e in range(args.episodes):
         seed = args.seed + e
+        t0 = time.perf_counter()
         try:
             ep = runner.run(seed, qp)
         except FabricError as exc:
             raise UserError(f"{name}: {exc}") from None
+        wall = time.perf_counter() - t0
         per = {k: round(v / max(ep.decisions, 1), 1) for k, v in ep.cycles.items()}
         rec = {"game": name, "episode_seed": seed, "return": ep.episode_return, "frames": ep.frames,
                "decisions": ep.decisions, "game_over": ep.game_over, "cycles": ep.cycles,
                "cycles_per_decision": per, "reset_cycles": ep.reset_cycles, "load_cycles": ep.load_cycles,
-               "engine_lanes": 16}
+               "start_state": "restored" if ep.restored else "replayed", "engine_lanes": 16,
+               "wall_s": round(wall, 3)}
         if args.json:
             print(json.dumps(rec))
         else:
             print(f"{name} seed {seed}: return {ep.episode_return:g}  frames {ep.frames}  decisions {ep.decisions}"
-                  f"  {'game over' if ep.game_over else 'cap'}  reset replay {ep.reset_cycles:,} cycles"
-                  f"  parameter load {ep.load_cycles:,} cycles")
+                  f"  {'game over' if ep.game_over else 'cap'}  "
+                  + ("start state restored (snapshot)" if ep.restored else f"reset replay {ep.reset_cycles:,} cycles")
+                  + f"  parameter load {ep.load_cycles:,} cycles  {wall:.1f} s")
             print("  cycles per decision: " + ", ".join(f"{k} {v:,.0f}" for k, v in per.items()))
     return 0
 
@@ -81,5 +89,8 @@ def register(subparsers, groups) -> None:
     p.add_argument("--episode-frames", type=positive_int, default=2000, metavar="F", help="episode cap (default 2000)")
     p.add_argument("--calib-seed", type=non_negative_int, default=0, metavar="S",
                    help="run seed of the int8 calibration observations (default 0, as nc2600 run --seed 0)")
+    p.add_argument("--replay-reset", action="store_true",
+                   help="replay ALE's reset sequence before every episode (default: replay once, then restore "
+                        "the simulator's snapshot of the start state)")
     p.add_argument("--json", action="store_true", help="one JSON record per episode")
     p.set_defaults(func=run)

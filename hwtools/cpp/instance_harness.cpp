@@ -3,15 +3,72 @@
 // hwtools/instance_harness.py. Every access runs the AXI4-Lite handshakes clock by clock, so the
 // design keeps running (the console emulates, the controller waits) while the host talks.
 // Each call fails (returns -1) when a handshake takes more than `limit` clocks.
+// Built with --savable: inst_save / inst_restore snapshot the whole model (every register and
+// memory of the design, the bus inputs included) to memory, the harness's episode start state.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 #include "Vinstance.h"
 #include "verilated.h"
+#include "verilated_save.h"
 
 namespace {
+// Verilator's serialiser into a byte vector (VerilatedSave writes a file descriptor).
+struct MemSave final : VerilatedSerialize {
+    std::vector<uint8_t>& out;
+    explicit MemSave(std::vector<uint8_t>& o) : out(o) {
+        out.clear();
+        m_isOpen = true;
+        header();
+    }
+    void flush() override {
+        out.insert(out.end(), m_bufp, m_cp);
+        m_cp = m_bufp;
+    }
+    void close() override {
+        if (!m_isOpen) return;
+        trailer();
+        flush();
+        m_isOpen = false;
+    }
+    ~MemSave() override { close(); }
+};
+
+// Verilator's deserialiser from a byte range (VerilatedRestore reads a file descriptor).
+struct MemRestore final : VerilatedDeserialize {
+    const uint8_t* src;
+    size_t left;
+    MemRestore(const uint8_t* p, size_t n) : src(p), left(n) {
+        m_isOpen = true;
+        m_cp = m_endp = m_bufp;
+        header();
+    }
+    void fill() override {
+        uint8_t* rp = m_bufp;
+        for (const uint8_t* sp = m_cp; sp < m_endp; *rp++ = *sp++) {}
+        m_endp = m_bufp + (m_endp - m_cp);
+        m_cp = m_bufp;
+        size_t n = std::min(left, static_cast<size_t>(m_bufp + bufferSize() - m_endp));
+        std::memcpy(m_endp, src, n);
+        src += n;
+        left -= n;
+        m_endp += n;
+        while (m_endp < m_bufp + bufferSize()) *m_endp++ = 0;
+    }
+    void close() override {
+        if (!m_isOpen) return;
+        trailer();
+        m_isOpen = false;
+    }
+    ~MemRestore() override { close(); }
+};
+
 struct Harness {
     VerilatedContext ctx;
     Vinstance* top;
     uint64_t cycles = 0;
+    std::vector<uint8_t> snap;
     Harness() {
         top = new Vinstance{&ctx};
         top->clk = 0;
@@ -42,6 +99,35 @@ void* inst_new() { return new Harness(); }
 void inst_free(void* p) { delete static_cast<Harness*>(p); }
 
 uint64_t inst_cycles(void* p) { return static_cast<Harness*>(p)->cycles; }
+
+// Serialises the whole model into the harness's buffer; returns its size in bytes.
+uint64_t inst_save(void* p) {
+    Harness* h = static_cast<Harness*>(p);
+    {
+        MemSave os(h->snap);
+        VerilatedSerialize& s = os;
+        s << &h->ctx << *h->top;
+    }
+    return h->snap.size();
+}
+
+// Copies the last inst_save buffer to `out` (inst_save's size bytes).
+void inst_save_copy(void* p, uint8_t* out) {
+    Harness* h = static_cast<Harness*>(p);
+    std::memcpy(out, h->snap.data(), h->snap.size());
+}
+
+// Restores the model from `n` bytes an inst_save of the same build wrote (the harness's clock
+// count is not part of it: it keeps counting the clocks this harness has run).
+void inst_restore(void* p, const uint8_t* data, uint64_t n) {
+    Harness* h = static_cast<Harness*>(p);
+    {
+        MemRestore is(data, n);
+        VerilatedDeserialize& d = is;
+        d >> &h->ctx >> *h->top;
+    }
+    h->top->eval();
+}
 
 void inst_idle(void* p, uint64_t n) {
     Harness* h = static_cast<Harness*>(p);

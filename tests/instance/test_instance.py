@@ -62,10 +62,14 @@ def _ale_int8_episode(rom, qp, seed, cap):
     return actions, ret, frames
 
 
-def _policy(rom, n_actions, seed):
+def _policy(rom, n_actions, seed, centred=False):
+    """``init_params(seed)`` quantised on 8 observations of random play; ``centred``: the last
+    layer's biases set to minus the mean float action values on those observations, so that the
+    decisions follow what changes on the screen (random networks are nearly constant in games
+    where little of the screen moves, e.g. Pong)."""
     from hls_models.policy_int8 import quantize
     from host.instance import AleInstance
-    from host.policy import init_params
+    from host.policy import forward, init_params, unflatten
     inst = AleInstance(rom, episode_frames=400)
     stack = np.zeros((4, 84, 84), np.uint8)
     inst.reset(99, stack)
@@ -75,40 +79,88 @@ def _policy(rom, n_actions, seed):
         for _ in range(3):
             inst.step(int(rng.integers(inst.n_actions)), stack)
         calib.append(stack.copy())
-    return quantize(init_params(seed, n_actions), n_actions, np.stack(calib))
+    calib = np.stack(calib)
+    flat = init_params(seed, n_actions)
+    if centred:
+        p = unflatten(flat[None], n_actions)
+        q = forward(calib, {k: np.broadcast_to(v, (len(calib), *v.shape[1:])) for k, v in p.items()})
+        unflatten(flat, n_actions)["b4"][:] = -q.mean(0)
+    return quantize(flat, n_actions, calib)
 
 
 def _varied_policy(rom, n_actions, seed, cap):
-    """The first network (init_params(s), s = 0, 1, ...) whose ALE int8 episode takes at least
-    three different actions (a constant policy would not test the decisions)."""
-    for s in range(10):
-        qp = _policy(rom, n_actions, s)
-        ref = _ale_int8_episode(rom, qp, seed, cap)
-        if len(set(ref[0])) >= 3:
-            return qp, ref
-    pytest.skip("no network with varied actions among init_params(0..9)")
+    """The first network (init_params(s), s = 0..9, then the same centred) whose ALE int8 episode
+    takes at least three different actions (a constant policy would not test the decisions)."""
+    for centred in (False, True):
+        for s in range(10):
+            qp = _policy(rom, n_actions, s, centred)
+            ref = _ale_int8_episode(rom, qp, seed, cap)
+            if len(set(ref[0])) >= 3:
+                return qp, ref
+    pytest.skip("no network with varied actions among init_params(0..9), plain or centred")
 
 
 def _check_episode(game, seed, cap):
+    """The episode ``seed`` (start state replayed), then ``seed + 1`` and ``seed`` again (start
+    state restored from the harness's snapshot): each equal to ALE int8 decision by decision."""
     from host.games import game_info, resolve_rom
     from hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game=game)
     info = game_info(game, rom)
     d = FabricDriver(InstanceSim(info.screen_height, info.display))
     runner = FabricEpisodeRunner(d, game, rom, episode_frames=cap)
-    qp, (ref_actions, ref_ret, ref_frames) = _varied_policy(rom, len(runner.ids), seed, cap)
-    ep = runner.run(seed, qp, record_actions=True)
-    assert ep.actions == ref_actions
-    assert ep.episode_return == ref_ret
-    assert ep.frames == ref_frames
-    assert ep.decisions == len(ref_actions)
-    assert ep.cycles["emulation"] > 0 and ep.cycles["inference"] > 0
-    return ep
+    qp, ref = _varied_policy(rom, len(runner.ids), seed, cap)
+    refs = {seed: ref, seed + 1: _ale_int8_episode(rom, qp, seed + 1, cap)}
+    eps = []
+    for i, s in enumerate((seed, seed + 1, seed)):
+        ref_actions, ref_ret, ref_frames = refs[s]
+        ep = runner.run(s, qp, record_actions=True)
+        assert ep.restored == (i > 0)
+        assert (ep.reset_cycles > 10_000_000) == (i == 0)    # the replay: about 196 frames
+        assert ep.actions == ref_actions
+        assert ep.episode_return == ref_ret
+        assert ep.frames == ref_frames
+        assert ep.decisions == len(ref_actions)
+        assert ep.cycles["emulation"] > 0 and ep.cycles["inference"] > 0
+        eps.append(ep)
+    assert eps[2].cycles == eps[0].cycles       # the same episode from the restored state, clock for clock
+    return eps[0]
 
 
 def test_episode_equals_ale_int8_boxing():
-    """Every decision's action, the return and the frame count of a short Boxing episode."""
+    """Every decision's action, the return and the frame count of short Boxing episodes
+    (replayed and restored start state)."""
     _check_episode("boxing", 7, 60)
+
+
+def test_restored_start_state_reloads_other_parameters():
+    """The snapshot holds the engine parameters loaded when it was taken: an episode of another
+    network after a restore must reload them (its actions equal ALE's for that network)."""
+    from host.games import game_info, resolve_rom
+    from hwtools.instance_harness import InstanceSim
+    _, rom = resolve_rom(game="boxing")
+    info = game_info("boxing", rom)
+    runner = FabricEpisodeRunner(FabricDriver(InstanceSim(info.screen_height, info.display)), "boxing", rom,
+                                 episode_frames=40)
+    qa, qb = _policy(rom, 18, 1), _policy(rom, 18, 2)
+    first = runner.run(3, qa)
+    assert not first.restored and first.load_cycles > 0
+    ep = runner.run(3, qb, record_actions=True)
+    assert ep.restored and ep.load_cycles > 0
+    ref_actions, ref_ret, ref_frames = _ale_int8_episode(rom, qb, 3, 40)
+    assert (ep.actions, ep.episode_return, ep.frames) == (ref_actions, ref_ret, ref_frames)
+    again = runner.run(3, qa)
+    assert again.restored and again.load_cycles < 10      # qa is in the snapshot: no reload (one CYCLE read)
+    assert (again.episode_return, again.frames, again.cycles) == (first.episode_return, first.frames, first.cycles)
+
+
+def test_model_state_of_another_build_is_refused():
+    from hwtools.instance_harness import InstanceSim, ModelState
+    sim = InstanceSim(210, "NTSC")
+    with pytest.raises(ValueError, match="another instance build"):
+        sim.restore_state(ModelState("elsewhere/libinstance.so", b"", 0))
+    with pytest.raises(ValueError, match="another instance build"):
+        sim.restore_state(b"not a state")
 
 
 @pytest.mark.slow
