@@ -13,8 +13,14 @@ The report gathers, per game:
   for the game's minimal action set and ``lanes`` MAC lanes;
 * action-select latency **measured on the RTL** (:class:`hw.action_select.ActionSelect`, 18
   lanes, in Amaranth's simulator): rising edges from the action-values beat to ``valid_out``;
+* cycles by phase **measured on the Verilated fabric instance** (:mod:`hw.instance`: console,
+  preprocessor, int8 engine, action select and frame-skip controller in one design, driven by
+  :class:`host.fabric.FabricEpisodeRunner`): one episode of ``frames`` frames with the network
+  ``init_params(1)`` quantised as ``nc2600 instance-play`` does; emulation and host rules per
+  frame, preprocessor wait, inference (engine start->done) and action select per decision, the
+  parameter load and the reset replay per episode (16 lanes: the instance harness's build);
 * frames/s per instance at ``clock_mhz`` (one colour clock per cycle), computed from the
-  above, and at the console's Fmax **measured by place and route** on an ECP5-85 (a proxy
+  instance's measured phases when they exist, else from the block figures above, and at the console's Fmax **measured by place and route** on an ECP5-85 (a proxy
   device, not the Zynq-7045) when ``nc2600 synth --pnr`` has placed this exact console
   (the result is looked up in its cache; the report never runs place and route itself); and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
   the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling.
@@ -26,7 +32,9 @@ Per decision (``frame_skip`` frames) an instance spends, in cycles::
     forward pass   inference_cycles(A, lanes) - latency_model(A)   (MAC layers and drains)
     action select  the RTL's argmax latency (the model's own argmax term is replaced by it)
 
-``serial`` (Such et al.'s semantics: the console waits for each decision) costs their sum;
+With the instance measured, emulation is ``frame_skip`` x (its emulation + host-rules cycles per
+frame) and the decision path its preprocessor + inference + action-select cycles per decision.
+``serial`` (Such et al.'s semantics and the instance RTL's: the console waits for each decision) costs their sum;
 ``pipelined`` (the published design, and mesh_sim's default) overlaps the decision path with
 the next ``frame_skip`` frames and stalls only for what exceeds them. Frames/s per instance =
 ``frame_skip x clock / cycles per decision``. Resets and the GA's barriers are in the fabric
@@ -91,7 +99,9 @@ class GameInputs:
 
     ``colour_clocks``: per-frame colour clocks measured on the RTL console (``(frames,)`` int),
     or None with ``colour_clocks_missing`` saying why. ``pp_latencies``: preprocessor latency
-    (cycles) of each decision's observation, or None with ``pp_missing``.
+    (cycles) of each decision's observation, or None with ``pp_missing``. ``instance``: the
+    fabric instance's measured cycles (:func:`measure_instance_cycles`), or None with
+    ``instance_missing``.
     """
 
     game: str
@@ -102,6 +112,9 @@ class GameInputs:
     pp_latencies: list[int] | None = None
     pp_missing: str = ""
     screen: str = ""
+    instance: dict | None = None          # measure_instance_cycles
+    instance_missing: str = ""
+    instance_command: str = ""
 
 
 @dataclass
@@ -134,6 +147,30 @@ def decision_cycles(colour_clocks_per_frame: float, pp_latency: int, forward_cyc
     stall = max(0.0, path - emu)
     return {"emulation": emu, "preprocessing": pp_latency, "forward": forward_cycles, "action_select": as_latency,
             "path": path, "serial": emu + path, "pipelined": emu + stall, "stall_pipelined": stall}
+
+
+INSTANCE_PHASES = (("emulation_per_frame", "emulation per frame", "cycles"),
+                   ("host_rules_per_frame", "host rules wait per frame", "cycles"),
+                   ("preprocessor_per_decision", "preprocessor wait per decision", "cycles"),
+                   ("inference_per_decision", "inference per decision (engine start->done)", "cycles"),
+                   ("action_select_per_decision", "action select per decision", "cycles"),
+                   ("controller_per_episode", "controller (stack clear) per episode", "cycles"),
+                   ("param_load", "parameter load per individual", "cycles"),
+                   ("reset_replay", "reset replay per episode", "cycles"))
+
+
+def instance_decision_cycles(m: dict, frame_skip: int = 4) -> dict:
+    """Cycles of one decision from the fabric instance's measured phases ``m``
+    (:func:`measure_instance_cycles`): the keys of :func:`decision_cycles` plus ``host_rules``.
+    ``serial`` is what the instance RTL does (the console waits for the decision path);
+    ``pipelined`` overlaps the decision path with the next ``frame_skip`` frames."""
+    emu = frame_skip * m["emulation_per_frame"]
+    host = frame_skip * m["host_rules_per_frame"]
+    pp, inf, sel = m["preprocessor_per_decision"], m["inference_per_decision"], m["action_select_per_decision"]
+    path = pp + inf + sel
+    stall = max(0.0, path - emu)
+    return {"emulation": emu, "host_rules": host, "preprocessing": pp, "forward": inf, "action_select": sel,
+            "path": path, "serial": emu + host + path, "pipelined": emu + host + stall, "stall_pipelined": stall}
 
 
 def compute(inp: Inputs) -> dict:
@@ -216,7 +253,30 @@ def compute(inp: Inputs) -> dict:
                                pnr["fmax_mhz"] * 1e6 / ccpf, "frames/s", DERIVED if ccpf_kind == RTL else MODEL,
                                f"Fmax {pnr['fmax_mhz']:g} MHz measured by place and route on {pnr['device']} (a "
                                f"proxy device, not the Zynq-7045) / {ccpf:,.1f} colour clocks per frame", pnr_cmd))
-        if pp is None or inp.action_select_latency is None:
+        m = g.instance
+        if m is None:
+            figs.append(Figure(sect_inst, "fabric instance cycles by phase (Verilated RTL)", g.game, None, "cycles",
+                               MISSING, g.instance_missing or "not measured"))
+        else:
+            src = (f"measured: Verilator RTL of the fabric instance (hw/instance.py, {m['lanes']} lanes), one "
+                   f"episode of {m['frames']} frames, {m['decisions']} decisions (episode seed {m['episode_seed']})")
+            for key, name, unit in INSTANCE_PHASES:
+                figs.append(Figure(sect_inst, f"fabric instance: {name}", g.game, m[key], unit, RTL, src,
+                                   g.instance_command))
+        if m is not None:
+            cyc = instance_decision_cycles(m, inp.frame_skip)
+            row["cycles"] = cyc
+            for mode in ("serial", "pipelined"):
+                what = ("as the instance RTL runs: the console waits for each decision" if mode == "serial" else
+                        "the decision path overlapped with the next frames (projection from the measured phases)")
+                figs.append(Figure(sect_inst, f"frames/s, {mode} decisions (frame skip {inp.frame_skip})", g.game,
+                                   inp.frame_skip * clock_hz / cyc[mode], "frames/s", DERIVED,
+                                   f"{inp.frame_skip} x clock / ({cyc[mode]:,.0f} cycles per decision measured on "
+                                   f"the Verilated fabric instance: emulation {cyc['emulation']:,.0f} + host rules "
+                                   f"{cyc['host_rules']:,.0f} + preprocessor {cyc['preprocessing']:,.0f} + inference "
+                                   f"{cyc['forward']:,.0f} + action select {cyc['action_select']:,.0f}; {what})",
+                                   g.instance_command))
+        elif pp is None or inp.action_select_latency is None:
             figs.append(Figure(sect_inst, "frames/s with preprocessing and inference", g.game, None, "frames/s",
                                MISSING, "a block timing above is missing"))
         else:
@@ -246,12 +306,16 @@ def compute(inp: Inputs) -> dict:
             inst, o = mesh["instance"], mesh["options"]
             cmd = (f"nc2600 mesh --clock-mhz {inp.clock_mhz:g} --n-actions {g.n_actions} --lanes {inp.lanes} "
                    f"--generations {o['generations']} --episode-steps {o['episode_steps']} "
-                   f"--elite-episodes {o['elite_episodes']}" + ("" if row["nominal_frame"] else
-                                         f" --colour-clocks-per-frame {inst['colour_clocks_per_frame']}"))
+                   f"--elite-episodes {o['elite_episodes']}" + ("" if row["nominal_frame"] and m is None else
+                                         f" --colour-clocks-per-frame {inst['colour_clocks_per_frame']}")
+                   + ("" if o.get("inference_cycles") is None else
+                      f" --inference-cycles {o['inference_cycles']} --timing-source '{o.get('timing_source')}'"))
             src = (f"mesh_sim, {case} regime: {mesh['topology']['instances']} instances, {o['generations']} GA "
                    f"generations of population {o['population']}, episodes {o['episode_steps']} steps, "
                    f"{o['elite_episodes']} elite episodes, {mesh['schedule']} schedule; "
-                   f"{inst['colour_clocks_per_frame']} colour clocks/frame ({inst['colour_clocks_source']})")
+                   f"{inst['colour_clocks_per_frame']} colour clocks/frame ({inst['colour_clocks_source']})"
+                   + (f"; {inst['inference_cycles']} decision-path cycles ({inst['inference_source']})"
+                      if "inference_cycles" in inst else ""))
             figs.append(Figure(sect_fab, f"projected fabric frames/s, {case}", g.game, mesh["projected_fps"],
                                "frames/s", MODEL, src, cmd))
             if case == next(iter(cases)):
@@ -381,6 +445,66 @@ def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: 
     return lats, "", desc
 
 
+INSTANCE_LANES = 16     #: the MAC lanes of the instance harness's build (hw.instance default)
+INSTANCE_NETWORK_SEED = 1   #: the measured network: init_params(1, A), quantised as instance-play does
+
+
+def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int = 4) -> tuple[dict | None, str, str]:
+    """Cycles by phase of one episode (cap ``frames``, episode seed ``seed``) on the Verilated
+    fabric instance (:class:`host.fabric.FabricEpisodeRunner`, start state replayed), with the
+    network ``init_params(1, A)`` quantised on 32 random-play observations (run seed 0), as
+    ``nc2600 instance-play --params P.npy --episode-frames frames --seed seed`` does.
+
+    Returns ``(measurement or None, reason when None, reproducing command)``; the measurement has
+    ``frames``, ``decisions``, ``episode_seed``, ``lanes``, the per-frame emulation and host-rules
+    cycles, the per-decision preprocessor, inference and action-select cycles, the controller's
+    cycles per episode, ``param_load`` and ``reset_replay`` (cycles, ``float``/``int``).
+    """
+    cmd = (f"nc2600 instance-play --game {game} --params P.npy --episode-frames {frames} --seed {seed} --json "
+           f"(P = host.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
+    from hls_models.cartridge import detect_mapper
+    from hls_models.policy_int8 import quantize
+    from host.fabric import FabricDriver, FabricEpisodeRunner, FabricError
+    from host.games import game_info, resolve_rom
+    from host.policy import init_params
+    from host.run import calibration_observations
+    from hw.console import SUPPORTED
+    name, path = resolve_rom(game=game)
+    mapper = detect_mapper(open(path, "rb").read())
+    if mapper not in SUPPORTED:
+        return None, f"mapper {mapper} is not implemented by the console RTL", cmd
+    info = game_info(name, path)
+    n = len(info.minimal_actions)
+    qp = quantize(init_params(INSTANCE_NETWORK_SEED, n), n, calibration_observations(path, frame_skip, frames, 0, 32))
+    try:
+        from hwtools.instance_harness import InstanceSim
+        runner = FabricEpisodeRunner(FabricDriver(InstanceSim(info.screen_height, info.display)), name, path,
+                                     frame_skip, frames, restore=False)
+        ep = runner.run(seed, qp)
+    except (FabricError, RuntimeError, ValueError) as exc:
+        return None, f"fabric instance: {type(exc).__name__}: {exc}", cmd
+    if ep.decisions == 0 or ep.frames == 0:
+        return None, f"fabric instance: the episode took {ep.frames} frames and {ep.decisions} decisions", cmd
+    c = ep.cycles
+    return {"frames": ep.frames, "decisions": ep.decisions, "episode_seed": seed, "lanes": INSTANCE_LANES,
+            "emulation_per_frame": c["emulation"] / ep.frames, "host_rules_per_frame": c["host_rules"] / ep.frames,
+            "preprocessor_per_decision": c["preprocessor"] / ep.decisions,
+            "inference_per_decision": c["inference"] / ep.decisions,
+            "action_select_per_decision": c["action_select"] / ep.decisions,
+            "controller_per_episode": c["controller"], "param_load": ep.load_cycles,
+            "reset_replay": ep.reset_cycles}, "", cmd
+
+
+def instance_mesh_timing(m: dict, frame_skip: int = 4) -> dict:
+    """mesh_sim options from the instance's measured phases: ``colour_clocks_per_frame`` = the
+    emulation + host-rules cycles per frame (rounded), ``inference_cycles`` = the decision path
+    (preprocessor + inference + action select per decision, rounded), with their label."""
+    return {"colour_clocks_per_frame": int(round(m["emulation_per_frame"] + m["host_rules_per_frame"])),
+            "inference_cycles": int(round(m["preprocessor_per_decision"] + m["inference_per_decision"]
+                                          + m["action_select_per_decision"])),
+            "timing_source": "measured on the Verilated fabric instance"}
+
+
 def mesh_cases(generations: int = 2) -> dict:
     """The mesh_sim regimes the report projects: mesh_sim's own calibration cases
     (:func:`mesh_sim.project.calibration_cases`): ``headline`` (every episode at the 20,000-frame
@@ -392,8 +516,9 @@ def mesh_cases(generations: int = 2) -> dict:
 
 
 def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: int = 400, seed: int = 0,
-           frame_skip: int = 4, work: Path | None = None, progress=print) -> Inputs:
-    """Measure everything :func:`compute` needs (RTL runs, models, mesh_sim). ``progress(str)`` reports steps."""
+           frame_skip: int = 4, work: Path | None = None, progress=print, instance: bool = True) -> Inputs:
+    """Measure everything :func:`compute` needs (RTL runs, models, mesh_sim). ``progress(str)`` reports
+    steps; ``instance`` False leaves out the fabric instance's episode (reported missing)."""
     from host.games import game_info, resolve_rom
     from dataclasses import replace
 
@@ -403,7 +528,7 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
     for g in games:
         name, rom = resolve_rom(game=g)          # UserError on an unknown game
         infos.append(game_info(name, rom))
-    steps = 1 + 3 * len(infos)
+    steps = 1 + (4 if instance else 3) * len(infos)
     k = 0
 
     def step(msg):
@@ -435,10 +560,22 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
         gi.pp_latencies, gi.pp_missing, gi.screen = measure_preprocessor_latency(info.name, frames, seed, frame_skip)
         if gi.pp_latencies is None:
             progress(f"      missing: {gi.pp_missing}")
+        if not instance:
+            gi.instance_missing = "not run (nc2600 report --no-instance)"
+        elif lanes != INSTANCE_LANES:
+            gi.instance_missing = f"the instance harness is built with {INSTANCE_LANES} lanes, not {lanes}"
+        else:
+            step(f"{info.name}: cycles by phase on the fabric instance RTL (Verilator, {frames} frames)")
+            gi.instance, gi.instance_missing, gi.instance_command = measure_instance_cycles(
+                info.name, frames, seed, frame_skip)
+            if gi.instance is None:
+                progress(f"      missing: {gi.instance_missing}")
         step(f"{info.name}: fabric projection (mesh_sim: {', '.join(mesh_cases())})")
+        timing = {"colour_clocks_per_frame": None if cc is None else int(round(float(np.mean(cc))))}
+        if gi.instance is not None:
+            timing = instance_mesh_timing(gi.instance, frame_skip)
         inp.mesh[info.name] = {case: simulate(replace(
-            opts, clock_mhz=clock_mhz, lanes=lanes, n_actions=gi.n_actions, frame_skip=frame_skip,
-            colour_clocks_per_frame=None if cc is None else int(round(float(np.mean(cc))))))
+            opts, clock_mhz=clock_mhz, lanes=lanes, n_actions=gi.n_actions, frame_skip=frame_skip, **timing))
             for case, opts in mesh_cases().items()}
         inp.games.append(gi)
     return inp
@@ -482,12 +619,12 @@ def plots(result: dict, inp: Inputs, out: Path) -> dict[str, str]:
     games = [g for g, r in per.items() if r["cycles"]]
     if games:
         fig, ax = plt.subplots(figsize=(7, 0.6 * len(games) + 1.6))
-        parts = (("emulation", "#4477aa"), ("preprocessing", "#ccbb44"), ("forward", "#ee6677"),
-                 ("action_select", "#228833"))
+        parts = (("emulation", "#4477aa"), ("host_rules", "#66ccee"), ("preprocessing", "#ccbb44"),
+                 ("forward", "#ee6677"), ("action_select", "#228833"))
         left = np.zeros(len(games))
         names = [f"{g}\n(nominal frame)" if per[g]["nominal_frame"] else g for g in games]
         for part, colour in parts:
-            vals = np.array([per[g]["cycles"][part] for g in games], dtype=float)
+            vals = np.array([per[g]["cycles"].get(part, 0.0) for g in games], dtype=float)
             ax.barh(names, vals, left=left, color=colour, label=part.replace("_", " "))
             left += vals
         ax.set_xlabel(f"cycles per decision (frame skip {inp.frame_skip}), serial")

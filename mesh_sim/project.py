@@ -41,6 +41,11 @@ class MeshOptions:
     ``clock_mhz``, ``colour_clocks_per_frame`` (None: the run's figure or 59,736),
     ``lanes`` (policy engine MACs/cycle), ``n_actions`` (None: the run's or 18),
     ``reset_frames`` (uncounted reset frames; ALE's 68; 1 models a snapshot restore),
+    ``inference_cycles`` (None: the engine's cycle model for ``lanes`` and the action count;
+    else the cycles per decision that the console waits for, e.g. measured on the fabric
+    instance RTL: preprocessor + inference + action select), ``timing_source`` (the label of
+    a given ``colour_clocks_per_frame`` / ``inference_cycles``, e.g. "measured on the
+    Verilated fabric instance"),
     ``inference`` ("pipelined": the console stalls only when a forward pass outlasts a
     frame-skip period, the published design; "serial": it waits for every decision),
     ``weight_load_ms``, ``link_latency_us``, ``link_gbytes_s``.
@@ -65,6 +70,8 @@ class MeshOptions:
     lanes: int = 16
     n_actions: int | None = None
     reset_frames: int = ALE_RESET_FRAMES
+    inference_cycles: int | None = None
+    timing_source: str | None = None
     inference: str = "pipelined"
     weight_load_ms: float | None = None
     link_latency_us: float = 1.0
@@ -106,6 +113,8 @@ def build(opts: MeshOptions):
         raise ValueError(f"inference must be pipelined or serial, got {opts.inference!r}")
     if opts.reset_frames < 0:
         raise ValueError("reset frames must be >= 0")
+    if opts.inference_cycles is not None and opts.inference_cycles < 0:
+        raise ValueError(f"inference cycles must be >= 0, got {opts.inference_cycles}")
     topo = MeshTopology(cards=opts.cards, nodes_per_card=opts.nodes_per_card,
                         instances_per_node=opts.instances_per_node, mesh=opts.mesh)
     if opts.run_dir:
@@ -122,9 +131,12 @@ def build(opts: MeshOptions):
     if network != "small" and lanes == MeshOptions.lanes:
         from hls_models.policy_int8 import min_lanes      # the published 16 lanes are the small network's
         lanes = min_lanes(n_actions, network=network)
-    cycles, cyc_src = inference_cycles(n_actions, lanes, network)
+    if opts.inference_cycles is not None:
+        cycles, cyc_src = int(opts.inference_cycles), opts.timing_source or "given"
+    else:
+        cycles, cyc_src = inference_cycles(n_actions, lanes, network)
     ccpf = opts.colour_clocks_per_frame or wl.extra.get("colour_clocks_per_frame") or NTSC_COLOUR_CLOCKS_PER_FRAME
-    ccpf_src = ("given" if opts.colour_clocks_per_frame else
+    ccpf_src = ((opts.timing_source or "given") if opts.colour_clocks_per_frame else
                 "run config" if wl.extra.get("colour_clocks_per_frame") else "NTSC 262 x 228 default")
     n_weights = such_network_params(n_actions)
     if network != "small":

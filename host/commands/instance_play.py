@@ -55,18 +55,18 @@ def run(args) -> int:
     import time
     for e in range(args.episodes):
         seed = args.seed + e
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             ep = runner.run(seed, qp)
         except FabricError as exc:
             raise UserError(f"{name}: {exc}") from None
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         per = {k: round(v / max(ep.decisions, 1), 1) for k, v in ep.cycles.items()}
         rec = {"game": name, "episode_seed": seed, "return": ep.episode_return, "frames": ep.frames,
                "decisions": ep.decisions, "game_over": ep.game_over, "cycles": ep.cycles,
                "cycles_per_decision": per, "reset_cycles": ep.reset_cycles, "load_cycles": ep.load_cycles,
                "start_state": "restored" if ep.restored else "replayed", "engine_lanes": 16,
-               "wall_s": round(wall, 3)}
+               "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
         if args.json:
             print(json.dumps(rec))
         else:

@@ -71,6 +71,12 @@ def register(subparsers, groups):
     m.add_argument("--colour-clocks-per-frame", type=int_range(1, 10**7), default=None, metavar="CC",
                    help="per-game frame length (default: the run's figure or 262 x 228 = 59736)")
     m.add_argument("--lanes", type=int_range(1, 4096), default=16, metavar="L", help="policy engine MAC lanes")
+    m.add_argument("--inference-cycles", type=int_range(0, 10**9), default=None, metavar="N",
+                   help="cycles per decision the console waits for the decision path (default: the engine's cycle "
+                        "model for --lanes; e.g. the fabric instance's measured preprocessor + inference + action "
+                        "select from nc2600 report)")
+    m.add_argument("--timing-source", default=None, metavar="TEXT",
+                   help="label of a given --colour-clocks-per-frame / --inference-cycles in the report")
     m.add_argument("--n-actions", type=int_range(1, 18), default=None, metavar="A",
                    help="policy outputs (default: the run's or 18)")
     m.add_argument("--inference", choices=("pipelined", "serial"), default="pipelined",
@@ -134,6 +140,7 @@ def _options(args):
         cards=args.cards, nodes_per_card=args.nodes_per_card, instances_per_node=args.instances_per_node,
         mesh=args.mesh, clock_mhz=args.clock_mhz, colour_clocks_per_frame=args.colour_clocks_per_frame,
         lanes=args.lanes, n_actions=args.n_actions, reset_frames=args.reset_frames, inference=args.inference,
+        inference_cycles=args.inference_cycles, timing_source=args.timing_source,
         link_latency_us=args.link_latency_us, link_gbytes_s=args.link_gbytes_s,
         population=args.population, generations=args.generations, episodes=args.episodes,
         elite_candidates=args.elite_candidates, elite_episodes=args.elite_episodes,

@@ -2,7 +2,9 @@
 
 Measures each block's timing on the RTL where the RTL exists (console colour clocks per frame
 through ``nc2600 rtl-play``, preprocessor latency in Verilator, action-select latency in
-Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model, and
+Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model, measures
+the cycles by phase of one episode on the Verilated fabric instance (``--no-instance`` leaves
+it out), and
 projects the whole fabric with mesh_sim, beside the published 1.2 M frames/s and 2.09 M
 ceiling. Every figure says how it was obtained and which command reproduces it; a block that
 is not built yet is listed as missing. See :mod:`host.report`.
@@ -31,6 +33,8 @@ def register(subparsers, groups):
                    help="frames per game for the RTL measurements (random minimal-set actions, frame skip 4)")
     p.add_argument("--lanes", type=int_range(1, 4096), default=16, metavar="L", help="policy engine MAC lanes")
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions and ALE")
+    p.add_argument("--no-instance", action="store_true",
+                   help="leave out the fabric instance's episode (its cycles by phase, measured in Verilator)")
     p.set_defaults(func=run)
 
 
@@ -44,11 +48,11 @@ def run(args) -> int:
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     inp = report.gather(games, clock_mhz=args.clock_mhz, lanes=args.lanes, frames=args.frames, seed=args.seed,
-                        work=out, progress=progress)
+                        work=out, progress=progress, instance=not args.no_instance)
     command = "nc2600 report " + " ".join(
-        [f"--game {shlex.quote(g)}" for g in games] + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}",
-                                                      f"--lanes {args.lanes}", f"--seed {args.seed}",
-                                                      f"--out {shlex.quote(str(out))}"])
+        [f"--game {shlex.quote(g)}" for g in games]
+        + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}", f"--lanes {args.lanes}", f"--seed {args.seed}"]
+        + (["--no-instance"] if args.no_instance else []) + [f"--out {shlex.quote(str(out))}"])
     result = report.write(inp, out, {"command": command, "wall_s": round(time.perf_counter() - t0, 1)})
     missing = [f for f in result["figures"] if f.kind == report.MISSING]
     for f in result["figures"]:

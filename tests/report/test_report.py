@@ -108,7 +108,8 @@ def test_cli_end_to_end(tmp_path, capsys):
     from host.cli import main
     from mesh_sim.project import simulate
     out = tmp_path / "rep"
-    assert main(["report", "--game", "pong", "--frames", "8", "--clock-mhz", "100", "--out", str(out)]) == 0
+    assert main(["report", "--game", "pong", "--frames", "8", "--clock-mhz", "100", "--no-instance",
+                 "--out", str(out)]) == 0
     data = json.loads((out / "report.json").read_text())
     figs = [rp.Figure(**f) for f in data["figures"]]
     assert find(figs, "preprocessor latency", "pong").value == 7      # 2 observations (frames 3 and 7)
@@ -148,6 +149,67 @@ def test_cli_bad_input(argv, needle, tmp_path, capsys):
     err = capsys.readouterr().err
     assert needle in err and err.strip().count("\n") == 0
     assert not (tmp_path / "r" / "report.md").exists()
+
+
+INSTANCE = {"frames": 100, "decisions": 24, "episode_seed": 0, "lanes": 16, "emulation_per_frame": 59738.0,
+            "host_rules_per_frame": 41.0, "preprocessor_per_decision": 1.0, "inference_per_decision": 185923.0,
+            "action_select_per_decision": 5.0, "controller_per_episode": 1, "param_load": 512508,
+            "reset_replay": 11683338}
+
+
+def test_instance_phases_give_the_per_instance_figures():
+    """With the fabric instance measured, the per-instance frames/s come from its phases (hand-worked)
+    and every phase is reported as measured on the RTL."""
+    inp = small_inputs()
+    inp.games[0].instance = dict(INSTANCE)
+    inp.games[0].instance_command = "nc2600 instance-play ..."
+    res = rp.compute(inp)
+    figs = res["figures"]
+    assert find(figs, "fabric instance: inference per decision", "pong").value == 185923
+    assert find(figs, "fabric instance: inference per decision", "pong").kind == rp.RTL
+    assert find(figs, "fabric instance: parameter load", "pong").value == 512508
+    # serial: 4 x (59,738 + 41) + 1 + 185,923 + 5 = 425,045 cycles per 4 frames at 100 MHz
+    ser = find(figs, "frames/s, serial", "pong")
+    assert ser.value == pytest.approx(4e8 / 425_045) and ser.kind == rp.DERIVED and "Verilated" in ser.source
+    # pipelined: path 185,929 < 238,952 -> no stall: 4 x 59,779 = 239,116
+    assert find(figs, "frames/s, pipelined", "pong").value == pytest.approx(4e8 / 239_116)
+    assert res["per_game"]["pong"]["cycles"]["host_rules"] == 164
+    # the game without a measurement says so
+    assert find(figs, "fabric instance cycles by phase", "breakout").kind == rp.MISSING
+    # mesh_sim options from the phases: 59,779 cycles per frame, a 185,929-cycle decision path
+    t = rp.instance_mesh_timing(INSTANCE)
+    assert (t["colour_clocks_per_frame"], t["inference_cycles"]) == (59779, 185929)
+
+
+def test_mesh_sim_takes_the_measured_instance_timing():
+    from dataclasses import replace
+
+    from mesh_sim.project import simulate
+    opts = replace(rp.mesh_cases()["sustained"], n_actions=18, inference="serial")
+    model = simulate(opts)
+    assert model["instance"]["inference_cycles"] == 185_928          # hls_models.policy_int8, 16 lanes, 18 actions
+    given = simulate(replace(opts, **rp.instance_mesh_timing(INSTANCE)))
+    assert given["instance"]["inference_cycles"] == 185_929
+    assert given["instance"]["inference_source"] == "measured on the Verilated fabric instance"
+    assert given["instance"]["colour_clocks_source"] == "measured on the Verilated fabric instance"
+    assert given["instance"]["colour_clocks_per_frame"] == 59779
+    # a longer frame and decision path: the serial projection is slower
+    assert given["projected_fps"] < model["projected_fps"]
+
+
+@pytest.mark.slow
+def test_measure_instance_cycles_on_the_rtl():
+    """One short Boxing episode on the Verilated instance: inference per decision equals the engine's
+    cycle model (measured equal on the engine RTL, issue 12), action select ceil(log2 18) = 5."""
+    from hls_models.policy_engine import engine_cycles
+    m, why, cmd = rp.measure_instance_cycles("boxing", 40, 3)
+    assert m is not None, why
+    assert m["frames"] == 40 and m["decisions"] > 0
+    assert m["inference_per_decision"] == engine_cycles(18, 16)
+    assert m["action_select_per_decision"] == 5
+    assert 59_736 <= m["emulation_per_frame"] < 61_000
+    assert m["reset_replay"] > 10_000_000 and m["param_load"] > 170_000
+    assert "instance-play --game boxing" in cmd
 
 
 def test_console_fmax_from_place_and_route():
