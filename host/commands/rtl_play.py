@@ -31,7 +31,7 @@ def run(args) -> int:
     mapper = detect_mapper(Path(path).read_bytes())
     if mapper not in SUPPORTED:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
-    from host.commands.lockstep import load_action_file
+    from host.lockstep import load_action_file
     actions = load_action_file(args.actions)
     import shutil
 

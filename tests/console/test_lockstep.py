@@ -2,12 +2,12 @@
 
 One game per mapper type (2K, 4K, F8, F6, E0, F8SC, F6SC, FE, DPC), paddles, a PAL game and
 games whose RAM depends on ALE's system seed, each for a few hundred random-action frames;
-the oracle is ale-py itself (:func:`host.commands.lockstep.lockstep_game`). Each game is
+the oracle is ale-py itself (:func:`host.lockstep.lockstep_game`). Each game is
 also a regression test of the fault classes found on the way (listed per game).
 """
 import pytest
 
-from host.commands.lockstep import lockstep_game
+from host.lockstep import lockstep_game
 
 CASES = [
     # game, frames, fault classes it guards

@@ -1,0 +1,189 @@
+"""Lockstep: the console RTL and ALE frame by frame from power-on (the library behind
+``nc2600 lockstep``).
+
+ALE is opened with the project's settings (:func:`host.ale_oracle.open_ale`: ``frame_skip``
+1, ``repeat_action_probability`` 0, ``random_seed`` 0, the default system seed) and loads the
+ROM; the RTL (:class:`host.rtl_console.RtlConsole`) replays the same power-on and reset
+sequence on the Verilated console. Then both get the same action each frame, and after every
+frame the RIOT RAM (``getRAM``), the SuperChip cartridge RAM (from ALE's serialized state) and
+the screen (``getScreen`` palette indices) are compared.
+
+Per game (:func:`lockstep_game`): ``game, mapper, frames_compared, first_ram_mismatch_frame,
+first_screen_mismatch_frame`` (null when none; frame 0 is the first ``act``), and at the
+first mismatch the differing RAM addresses (ALE / RTL values) or the differing pixel count and
+first pixel, with the RTL's CPU PC, the frame's scanline count at the stop and ``cycle``, the
+RTL's CPU cycle count since power-on at the end of that frame (the difference arose within the
+frame's last ``cycles_in_frame`` cycles).
+
+At ALE's game over (ALE stops emulating there) both run ALE's ``reset_game`` sequence and the
+comparison goes on (``resets`` counts them).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from host.errors import UserError
+
+#: Upper bound of ``--frames`` (about 9 days of 2600 time; keeps allocations bounded).
+MAX_FRAMES = 50_000_000
+
+
+def load_action_file(spec: str):
+    """``(n,)`` int64 ALE action ids from a ``.npy`` file (``lockstep`` and ``rtl-play``).
+
+    Raises:
+        UserError: unless it holds a non-empty 1-D integer array of values 0..17.
+    """
+    import numpy as np
+    p = Path(spec)
+    if not spec or not p.is_file():
+        raise UserError(f"--actions: {spec!r} is not random, noop or an existing .npy file")
+    try:
+        a = np.load(p, allow_pickle=False)
+    except Exception as exc:  # noqa: BLE001 - any load failure is bad input
+        raise UserError(f"--actions: cannot read {spec}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    if not isinstance(a, np.ndarray) or a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) \
+            or a.min() < 0 or a.max() > 17:
+        raise UserError("--actions: need a non-empty 1-D integer array of ALE action ids 0..17")
+    return a.astype(np.int64)
+
+
+def action_sequence(spec: str, n: int, minimal: list[int], seed: int):
+    """``(n,)`` int64 ALE action ids: ``"noop"`` (all 0), ``"random"`` (uniform over
+    ``minimal``, numpy ``default_rng(seed)``) or the first ``n`` of a ``.npy`` action file.
+
+    Raises:
+        UserError: a bad action file, or one with fewer than ``n`` actions.
+    """
+    import numpy as np
+    if spec == "noop":
+        return np.zeros(n, np.int64)
+    if spec == "random":
+        rng = np.random.default_rng(seed)
+        return np.asarray(minimal, np.int64)[rng.integers(0, len(minimal), n)]
+    a = load_action_file(spec)
+    if len(a) < n:
+        raise UserError(f"--actions: {spec} holds {len(a)} actions, fewer than --frames {n}")
+    return a[:n]
+
+
+def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random",
+                  stop_at_mismatch: bool = True, console=None) -> dict:
+    """Run ``game`` in ALE and the RTL side by side for ``frames`` frames; the result record
+    (module docstring).
+
+    Args:
+        game: ALE ROM id.
+        frames: frames to compare (ALE ``act`` calls).
+        seed: seed of the random actions (``actions="random"``).
+        actions: ``"random"``, ``"noop"`` or a ``.npy`` file (:func:`action_sequence`).
+        stop_at_mismatch: stop once both the RAM and the screen have differed.
+        console: the console to compare (default: a new :class:`host.rtl_console.RtlConsole`
+            for ``game``, not yet powered on); any object with its interface, e.g. a console
+            with an injected fault (tests).
+    Raises:
+        UserError: unknown game, a mapper the RTL lacks, a bad action file.
+    """
+    import ale_py
+    import numpy as np
+
+    from host.ale_oracle import open_ale, superchip_ram
+    from host.games import resolve_rom
+    from host.rtl_console import RtlConsole
+
+    name, path = resolve_rom(game=game)
+    rtl = RtlConsole(name, path) if console is None else console
+    ale = open_ale(path)
+    minimal = [int(a.value) if hasattr(a, "value") else int(a) for a in ale.getMinimalActionSet()]
+    acts = action_sequence(actions, frames, minimal, seed)
+    rtl.power_on()
+    rec = {"game": name, "mapper": rtl.mapper, "frames_requested": frames, "actions": actions,
+           "seed": seed if actions == "random" else None, "frames_compared": 0,
+           "first_ram_mismatch_frame": None, "first_screen_mismatch_frame": None}
+    act_enum = {int(a.value): a for a in ale_py.Action}
+    screen = np.zeros((rtl.height, 160), np.uint8)
+    rtl_time = 0.0
+    cycle = 0
+    for f, a in enumerate(acts):
+        ale.act(act_enum[int(a)])
+        t0 = time.perf_counter()
+        res = rtl.act(int(a))
+        rtl_time += time.perf_counter() - t0
+        cycle += res.cycles
+        rec["frames_compared"] = f + 1
+        ar, rr = ale.getRAM(), rtl.ram()
+        if rtl.sc:
+            ar, rr = np.concatenate([ar, superchip_ram(ale)]), np.concatenate([rr, rtl.cart_ram()])
+        where = {"pc": f"${res.pc:04X}", "scanlines": res.scanlines, "cycle": cycle, "cycles_in_frame": res.cycles}
+        if rec["first_ram_mismatch_frame"] is None and not np.array_equal(ar, rr):
+            d = np.nonzero(ar != rr)[0]
+            rec["first_ram_mismatch_frame"] = f
+            rec["ram_mismatch"] = {
+                "addresses": [(f"${0x80 + int(i):02X}" if i < 128 else f"SC${int(i) - 128:02X}") for i in d[:16]],
+                "ale": [int(v) for v in ar[d[:16]]], "rtl": [int(v) for v in rr[d[:16]]],
+                **where, "status": res.status}
+        ale.getScreen(screen)
+        if rec["first_screen_mismatch_frame"] is None and not np.array_equal(screen, rtl.screen):
+            ys, xs = np.nonzero(screen != rtl.screen)
+            rec["first_screen_mismatch_frame"] = f
+            rec["screen_mismatch"] = {
+                "pixels": int(len(ys)), "first_row": int(ys[0]), "first_x": int(xs[0]),
+                "ale": int(screen[ys[0], xs[0]]), "rtl": int(rtl.screen[ys[0], xs[0]]), **where}
+        if stop_at_mismatch and rec["first_ram_mismatch_frame"] is not None and \
+                rec["first_screen_mismatch_frame"] is not None:
+            break
+        if ale.game_over():
+            # ALE refuses to emulate past game over: both sides run ALE's reset_game
+            ale.reset_game()
+            rtl.reset_game()
+            rec["resets"] = rec.get("resets", 0) + 1
+    rec["rtl_fps"] = round(rec["frames_compared"] / rtl_time, 1) if rtl_time > 0 else None
+    rec["match"] = rec["first_ram_mismatch_frame"] is None and rec["first_screen_mismatch_frame"] is None
+    return rec
+
+
+def lockstep_job(job: tuple) -> dict:
+    """One game of a sweep, ``job = (game, frames, seed, actions)``: its :func:`lockstep_game`
+    record, or a record with ``unsupported`` (a mapper the RTL lacks) or ``error`` (any
+    failure, first 200 characters), both with ``match`` False. Module-level for worker
+    processes and Ray tasks."""
+    game, frames, seed, actions = job
+    from hls_models.cartridge import detect_mapper
+    from host.games import resolve_rom
+    from hw.console import SUPPORTED
+    name, path = resolve_rom(game=game)
+    mapper = detect_mapper(Path(path).read_bytes())
+    if mapper not in SUPPORTED:
+        return {"game": name, "mapper": mapper, "frames_compared": 0, "first_ram_mismatch_frame": None,
+                "first_screen_mismatch_frame": None, "match": False, "unsupported": True}
+    try:
+        return lockstep_game(name, frames, seed, actions)
+    except Exception as exc:  # noqa: BLE001 - one game's failure is a table row
+        return {"game": name, "mapper": mapper, "frames_compared": 0, "first_ram_mismatch_frame": None,
+                "first_screen_mismatch_frame": None, "match": False, "error": str(exc)[:200]}
+
+
+def lockstep_games(games, frames: int, seed: int = 0, actions: str = "random", jobs: int = 1,
+                   cluster: str = "local", ray_address: str | None = None):
+    """:func:`lockstep_job` for every game, yielded in the order given as each finishes
+    (``jobs`` processes here, or one Ray task per game: :func:`host.sweep.sweep_imap`)."""
+    from host.sweep import sweep_imap
+    return sweep_imap(lockstep_job, [(g, frames, seed, actions) for g in games], jobs, cluster, ray_address)
+
+
+def result_word(r: dict) -> str:
+    """The table's result column: ``exact``, ``unsupported``, ``error: ...`` or
+    ``RAM@F screen@F`` (first mismatching frames)."""
+    if r.get("unsupported"):
+        return "unsupported"
+    if r.get("error"):
+        return "error: " + r["error"]
+    if r["match"]:
+        return "exact"
+    parts = []
+    if r["first_ram_mismatch_frame"] is not None:
+        parts.append(f"RAM@{r['first_ram_mismatch_frame']}")
+    if r["first_screen_mismatch_frame"] is not None:
+        parts.append(f"screen@{r['first_screen_mismatch_frame']}")
+    return " ".join(parts)

@@ -1,0 +1,45 @@
+"""One way to run a sweep (one job per game) here or on a Ray cluster, results in job order.
+
+Used by ``nc2600 lockstep --games/--all`` (:mod:`host.lockstep`) and ``nc2600 games verify``
+(:mod:`host.games_verify`). ``cluster="local"`` runs ``jobs`` spawned worker processes
+(``multiprocessing.Pool.imap``, one job at a time per worker) or, with one job or one item,
+the calling process; ``cluster="ray"`` runs one Ray task per item (:func:`host.cluster.ray_imap`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+
+def sweep_imap(fn: Callable, items: Iterable, jobs: int = 1, cluster: str = "local",
+               ray_address: str | None = None) -> Iterator:
+    """``fn(item)`` for every item, yielded in item order as each becomes available.
+
+    Args:
+        fn: a module-level function (it is pickled to worker processes / Ray tasks).
+        items: the jobs' arguments.
+        jobs: worker processes (local) or CPUs of an embedded Ray (ray without address).
+        cluster: ``"local"`` or ``"ray"``.
+        ray_address: ``HOST:PORT`` of a running Ray head (ray only).
+    Raises:
+        UserError: Ray cannot be reached (from :func:`host.cluster.ray_imap`).
+    Workers are terminated when the generator ends or is closed.
+    """
+    items = list(items)
+    if cluster == "ray":
+        from host.cluster import ray_imap
+        rows = ray_imap(fn, items, ray_address, jobs)
+        try:
+            yield from rows
+        finally:
+            rows.close()
+        return
+    if jobs > 1 and len(items) > 1:
+        import multiprocessing as mp
+        pool = mp.get_context("spawn").Pool(min(jobs, len(items)))
+        try:
+            yield from pool.imap(fn, items, chunksize=1)
+        finally:
+            pool.terminate()
+        return
+    for item in items:
+        yield fn(item)
