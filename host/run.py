@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from host.errors import SEED_MAX, UserError, human_bytes, require_memory
+from host.progress import Heartbeat
 from host.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
 
 SEED_LIMIT = 2**31 - 1
@@ -45,7 +46,6 @@ LIMITS = {"population": 1_000_000, "generations": 10_000_000, "max_frames": 10**
           "test_episodes": 1_000_000, "noise_table_size": 1 << 34, "calibration_obs": 100_000}
 SIGMA_MAX = 10.0      #: mutation power / ES noise std above this are meaningless (weights ~ 0.1)
 ES_LR_MAX = 1.0
-HEARTBEAT_S = 30.0    #: without a progress bar, a line at least this often (seconds) during long work
 
 
 @dataclass
@@ -261,7 +261,8 @@ class Run:
         self.finished: dict | None = None      # the summary of a finished run (resume: no-op)
         self.config_doc: dict | None = None
         self.stop_line: str | None = None
-        self._last_line = time.monotonic()
+        # without a progress bar, a line at least every HEARTBEAT_S seconds (host.progress)
+        self.heartbeat = Heartbeat(write=self._print)
 
     # ------------------------------------------------------------------------------
     def _make_algorithm(self, n_actions: int, rng):
@@ -296,9 +297,8 @@ class Run:
             def on_result(r) -> None:
                 done[0] += 1
                 done[1] += r.frames
-                if time.monotonic() - self._last_line >= HEARTBEAT_S:
-                    self._say(f"gen {self.algo.generation} {kind}: {done[0]}/{len(jobs)} episodes, "
-                              f"{self.frames + done[1]:,} frames")
+                self.heartbeat.beat(lambda: f"gen {self.algo.generation} {kind}: {done[0]}/{len(jobs)} episodes, "
+                                            f"{self.frames + done[1]:,} frames")
         results = self.evaluator.evaluate(jobs, params, on_result=on_result)
         if bar:
             bar.close()
@@ -578,7 +578,9 @@ class Run:
         self._say(msg)
 
     def _say(self, msg: str) -> None:
-        self._last_line = time.monotonic()
+        self.heartbeat.say(msg)
+
+    def _print(self, msg: str) -> None:
         if self.progress:
             from tqdm import tqdm
             tqdm.write(msg, file=sys.stdout)

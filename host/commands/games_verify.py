@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from host.cli import DefaultsFormatter
 from host.errors import UserError, int_range, probability, seed_int
 from host.games_verify import CI_SAMPLE, verify_games
+from host.progress import Heartbeat
 
 
 def run(args) -> int:
@@ -68,9 +70,15 @@ def run(args) -> int:
             print(line, flush=True)
 
     rows = verify_games(jobs, args.jobs, args.cluster, args.ray_address)
+    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed (issue 17)
+    heartbeat, t0 = Heartbeat(), time.monotonic()
     try:
-        for res in rows:
-            emit(res)
+        with heartbeat.running(lambda: f"games verify: {len(results)}/{len(jobs)} runs done, "
+                                       f"{time.monotonic() - t0:.0f} s"):
+            for res in rows:
+                emit(res)
+                if show:
+                    heartbeat.mark()
     finally:
         rows.close()
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from host.errors import UserError, int_range, positive_int, seed_int
 from host.lockstep import MAX_FRAMES, action_sequence, lockstep_game, lockstep_games, result_word
+from host.progress import Heartbeat
 
 
 def run(args) -> int:
@@ -41,20 +43,26 @@ def run(args) -> int:
         games = [resolve_rom(game=args.game)[0]]   # raises UserError for unknown games
     else:
         raise UserError("give --game NAME, --games A,B,... or --all")
+    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed (issue 17)
+    heartbeat, t0 = Heartbeat(), time.monotonic()
     if not multi:   # a mapper the RTL lacks is a UserError here (RtlConsole), a table row in a sweep
-        results = [lockstep_game(games[0], args.frames, args.seed, args.actions)]
+        with heartbeat.running(lambda: f"lockstep: 0/1 games done, {games[0]} running, {time.monotonic() - t0:.0f} s"):
+            results = [lockstep_game(games[0], args.frames, args.seed, args.actions)]
     else:
         header = f"{'game':<22} {'mapper':<6} {'frames':>6}  {'result':<28} {'RTL fps':>8}"
         if not args.json:
             print(header, flush=True)
         results = []
         rows = lockstep_games(games, args.frames, args.seed, args.actions, args.jobs, args.cluster, args.ray_address)
+        status = lambda: f"lockstep: {len(results)}/{len(games)} games done, {time.monotonic() - t0:.0f} s"  # noqa: E731
         try:
-            for r in rows:       # each row as soon as it (and the ones before it) finished
-                results.append(r)
-                if not args.json:
-                    print(f"{r['game']:<22} {r['mapper']:<6} {r['frames_compared']:>6}  {result_word(r):<28} "
-                          f"{r.get('rtl_fps') or '':>8}", flush=True)
+            with heartbeat.running(status):
+                for r in rows:       # each row as soon as it (and the ones before it) finished
+                    results.append(r)
+                    if not args.json:
+                        print(f"{r['game']:<22} {r['mapper']:<6} {r['frames_compared']:>6}  {result_word(r):<28} "
+                              f"{r.get('rtl_fps') or '':>8}", flush=True)
+                        heartbeat.mark()
         finally:
             rows.close()
     if args.json:
