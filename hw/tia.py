@@ -100,49 +100,138 @@ _HM_CAP = Array([Const(_hm_cap(c) if (c <= 20 or c == 75) else 0, 4) for c in ra
 _HM_K = Array([Const(_hm_k(c) if 54 <= c <= 74 else 15, 4) for c in range(128)])
 
 
-class Tia(Elaboratable):
-    """TIA registers, object drawing, collisions and reads (see the module docstring).
 
-    Inputs: bus_strobe, bus_write, bus_addr[6] (write: A5..A0; read: A3..A0 used),
-    bus_wdata[8], bus_last[8] (data bus before this access), hpos[8], line_drawn
-    (this clock is in the drawn window), advance (hpos moves on at this edge), cyc[32],
-    cycles_since_reset... and the frame controls ``frame_start`` (one clock: the new
-    frame begins; Stella's cycle counter is reset). Configuration: pal, hmove_blanks.
-    Controllers: inpt4, inpt5 (1 = button up), paddle_needed[4] (16 bits, CPU cycles),
-    paddle_mode[4] (0 timing rule, 1 always charged, 2 never charged).
-    Outputs: rdata[8] (read data of a TIA read at this cycle), pixel[8] (palette index of
-    the current colour clock, valid when line_drawn and hpos >= 68), wsync (CPU must wait
-    for the start of the next line), frame_end (pulse at the write that ends the frame),
-    vsync_bit.
+#: The TIA's state: (name, bits, reset value). One set of registers in the console; the
+#: per-colour-clock step (:meth:`Tia._step`) maps one such set to the next.
+_STATE = (
+    ("vblank", 8, 0), ("vblank_dump", 1, 0), ("dump_enabled", 1, 0), ("dump_disabled_cycle", 32, 0),
+    ("nusiz0", 8, 0), ("nusiz1", 8, 0), ("colup0", 7, 0), ("colup1", 7, 0), ("colupf", 7, 0),
+    ("colubk", 7, 0), ("ctrlpf", 8, 0), ("refp0", 1, 0), ("refp1", 1, 0), ("pf", 20, 0),
+    ("grp0", 8, 0), ("grp1", 8, 0), ("dgrp0", 8, 0), ("dgrp1", 8, 0), ("enam0", 1, 0), ("enam1", 1, 0),
+    ("enabl", 1, 0), ("denabl", 1, 0), ("hmp0", 4, 0), ("hmp1", 4, 0), ("hmm0", 4, 0), ("hmm1", 4, 0),
+    ("hmbl", 4, 0), ("vdelp0", 1, 0), ("vdelp1", 1, 0), ("vdelbl", 1, 0), ("resmp0", 1, 0),
+    ("resmp1", 1, 0), ("collision", 15, 0), ("posp0", 8, 0), ("posp1", 8, 0), ("posm0", 8, 0),
+    ("posm1", 8, 0), ("posbl", 8, 0), ("p0_skip", 1, 0), ("p1_skip", 1, 0), ("pf_reflect", 1, 0),
+    ("hmove_blank", 1, 0),
+    ("since_hmove", 8, 255),   # CPU cycles since the last HMOVE (saturating)
+    ("vsync_armed", 1, 0),
+    ("cosmic", 1, 0),          # Stella's "Cosmic Ark" missile-0 motion bug enabled
+    ("cosmic_cnt", 2, 0),
+    ("m0_mode", 2, 0),         # missile-0 mask: 0 normal, 1 at least 2 wide, 2 off (the bug)
+    ("vsync_count", 8, 0),     # CPU cycles since VSYNC was set (saturating)
+    # the pixel column hpos - 68 (mod 256) as a register beside hpos: no subtract in front of
+    # the five object distances
+    ("x", 8, (0 - 68) % 256),
+    # Stella's colour clock of the write (end of the CPU cycle) in the line, kept as registers
+    # beside the console's hpos (hpos + 1 mod 228, its CPU cycle of the line and the RESMx/RESPx
+    # positions it gives), so that no write path starts with an add, a divide by 3 or a wrap
+    ("wr_hpos", 8, 1), ("wr_phase", 2, 1), ("wr_cycle", 7, 0), ("wr_resm", 8, 2), ("wr_resp", 8, 3),
+    # the pending (delayed) generic write
+    ("pend", 1, 0), ("pend_addr", 6, 0), ("pend_data", 8, 0), ("pend_hpos", 8, 0), ("pend_cycle", 7, 0),
+    ("pend_resm", 8, 0), ("pend_cnt", 4, 0),
+    ("pend_since", 8, 0),      # CPU cycles since HMOVE at the write (Stella's RESMx/RESBL cases)
+    ("wm", 4, 0),              # clocks Stella has already drawn ahead of now
+    # the pending RESPx during a drawn copy (+11), per player
+    ("rp0_valid", 1, 0), ("rp1_valid", 1, 0), ("rp0_cnt", 4, 0), ("rp1_cnt", 4, 0),
+    ("rp0_x", 8, 0), ("rp1_x", 8, 0), ("rp0_skip", 1, 0), ("rp1_skip", 1, 0),
+    ("wsync", 1, 0),           # the CPU must wait for the start of the next line
+)
+
+
+class _TiaState:
+    """One value of the TIA's state (see :data:`_STATE`): one Signal per field, named after it
+    (with ``suffix``); ``given`` supplies fields that are ports of the :class:`Tia`."""
+
+    def __init__(self, suffix: str = "", given: dict | None = None):
+        given = given or {}
+        for name, bits, init in _STATE:
+            setattr(self, name, given[name] if name in given else
+                    Signal(bits, init=init, name=name + suffix))
+
+    def fields(self):
+        return [getattr(self, name) for name, _, _ in _STATE]
+
+
+class TiaClock:
+    """The ports of one colour clock of a :class:`Tia` cycle (``k`` of ``n``).
+
+    Inputs: ``bus_strobe`` (a CPU access completes at the end of this clock), ``cycle_end``
+    (last colour clock of every CPU cycle, held ones too), ``hpos`` (colour clock of the line,
+    0..227), ``advance`` (the console is counting: hpos moves on after this clock), ``drawn``
+    (a drawn pixel: window, hpos >= 68), ``line_end_drawn`` (last clock of a drawn scanline),
+    ``cyc[32]`` (Stella's CPU cycle count of the frame for this clock's cycle, minus 1),
+    ``frame_start`` (the new frame begins at this clock), ``line[16]`` (scanline of the frame),
+    ``odd_last_frame`` (the last frame had an odd number of scanlines: PAL colour loss).
+    Outputs: ``pixel[8]`` (palette index of this clock, valid when ``drawn``), ``frame_end``
+    (the write at the end of this clock ends the frame), ``rdata[8]`` (a TIA read completing
+    at the end of this clock returns this).
     """
 
-    def __init__(self):
-        self.bus_strobe = Signal()
-        self.cycle_end = Signal()       # last colour clock of every CPU cycle (held ones too)
+    def __init__(self, k: int = 0, n: int = 1):
+        sfx = "" if n == 1 else f"_c{k}"
+        self.bus_strobe = Signal(name="bus_strobe" + sfx)
+        self.cycle_end = Signal(name="cycle_end" + sfx)
+        self.hpos = Signal(8, name="hpos" + sfx)
+        self.advance = Signal(name="advance" + sfx)
+        self.drawn = Signal(name="drawn" + sfx)
+        self.line_end_drawn = Signal(name="line_end_drawn" + sfx)
+        self.cyc = Signal(32, name="cyc" + sfx)
+        self.frame_start = Signal(name="frame_start" + sfx)
+        self.line = Signal(16, name="line" + sfx)
+        self.odd_last_frame = Signal(name="odd_last_frame" + sfx)
+        self.rdata = Signal(8, name="rdata" + sfx)
+        self.pixel = Signal(8, name="pixel" + sfx)
+        self.frame_end = Signal(name="frame_end" + sfx)
+
+
+class Tia(Elaboratable):
+    """TIA registers, object drawing, collisions and reads (see the module docstring), advancing
+    ``colour_clocks`` colour clocks per clock (1 or 3).
+
+    The per-colour-clock behaviour is written once, as a step (:meth:`_step`) from the TIA's
+    state (:data:`_STATE`) and one colour clock's inputs (:class:`TiaClock`) to the next state.
+    With ``colour_clocks = 1`` the step's assignments go straight to the registers (``sync``).
+    With ``colour_clocks = 3`` (one CPU cycle per clock) the step is applied three times in a
+    chain of combinational logic, clock ``k``'s next state feeding clock ``k + 1``, and the
+    registers take the third's; ``clocks[k]`` are the ports of colour clock ``k`` of the cycle
+    (CPU accesses complete at the end of clock 2).
+
+    Per-cycle inputs: bus_write, bus_addr[6] (write: A5..A0; read: A3..A0 used), bus_wdata[8],
+    bus_last[8] (data bus before this access), last_was_read; configuration pal, hmove_blanks;
+    controllers inpt4, inpt5 (1 = button up), paddle_needed[4] (32 bits, CPU cycles),
+    paddle_mode[4] (0 timing rule, 1 always charged, 2 never charged).
+    Per-colour-clock ports: :class:`TiaClock` (``clocks``; with one colour clock per cycle
+    they are also attributes of the Tia: ``tia.hpos`` is ``tia.clocks[0].hpos``).
+    State outputs: wsync (the CPU must wait for the start of the next line), collision[15],
+    posp0..posbl (object positions, for debugging).
+
+    Raises:
+        ValueError: ``colour_clocks`` is not 1 or 3.
+    """
+
+    def __init__(self, colour_clocks: int = 1):
+        if colour_clocks not in (1, 3):
+            raise ValueError(f"colour_clocks must be 1 or 3, not {colour_clocks!r}")
+        self.colour_clocks = colour_clocks
         self.bus_write = Signal()
         self.bus_addr = Signal(6)
         self.bus_wdata = Signal(8)
         self.bus_last = Signal(8)
         self.last_was_read = Signal()
-        self.hpos = Signal(8)
-        self.advance = Signal()         # hpos moves on at this edge (the console is counting)
-        self.drawn = Signal()           # this colour clock is a drawn pixel (window, hpos>=68)
-        self.line_end_drawn = Signal()  # last clock of a drawn scanline
-        self.cyc = Signal(32)
-        self.frame_start = Signal()
-        self.line = Signal(16)          # scanline of the frame at this clock
         self.pal = Signal()
         self.hmove_blanks = Signal()
         self.inpt4 = Signal(init=1)
         self.inpt5 = Signal(init=1)
         self.paddle_needed = Array(Signal(32, name=f"paddle_needed{i}") for i in range(4))
         self.paddle_mode = Array(Signal(2, name=f"paddle_mode{i}", init=2) for i in range(4))
-        self.odd_last_frame = Signal()
+        self.clocks = [TiaClock(k, colour_clocks) for k in range(colour_clocks)]
+        if colour_clocks == 1:
+            c = self.clocks[0]
+            for name in ("bus_strobe", "cycle_end", "hpos", "advance", "drawn", "line_end_drawn", "cyc",
+                         "frame_start", "line", "odd_last_frame", "rdata", "pixel", "frame_end"):
+                setattr(self, name, getattr(c, name))
 
-        self.rdata = Signal(8)
-        self.pixel = Signal(8)
         self.wsync = Signal()
-        self.frame_end = Signal()
         self.collision = Signal(15)
         # registers visible for debugging
         self.posp0 = Signal(8)
@@ -153,51 +242,97 @@ class Tia(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
+        ports = {name: getattr(self, name) for name in ("wsync", "collision", "posp0", "posp1", "posm0",
+                                                        "posm1", "posbl")}
+        regs = _TiaState(given=ports)
+        if self.colour_clocks == 1:
+            self._step(m, regs, regs, "sync", self.clocks[0])
+            return m
+        cur = regs
+        for k, clk in enumerate(self.clocks):
+            nxt = _TiaState(suffix=f"_n{k}")
+            m.d.comb += [n.eq(c) for n, c in zip(nxt.fields(), cur.fields())]
+            self._step(m, cur, nxt, "comb", clk)
+            cur = nxt
+        m.d.sync += [r.eq(c) for r, c in zip(regs.fields(), cur.fields())]
+        return m
 
-        vblank = Signal(8)
-        vblank_dump = Signal()   # VBLANK bit 7 as of the last write (not delayed)
-        dump_enabled = Signal()
-        dump_disabled_cycle = Signal(32)
-        nusiz0 = Signal(8)
-        nusiz1 = Signal(8)
-        colup0 = Signal(7)
-        colup1 = Signal(7)
-        colupf = Signal(7)
-        colubk = Signal(7)
-        ctrlpf = Signal(8)
-        refp0 = Signal()
-        refp1 = Signal()
-        pf = Signal(20)
-        grp0 = Signal(8)
-        grp1 = Signal(8)
-        dgrp0 = Signal(8)
-        dgrp1 = Signal(8)
-        enam0 = Signal()
-        enam1 = Signal()
-        enabl = Signal()
-        denabl = Signal()
-        hmp0 = Signal(4)
-        hmp1 = Signal(4)
-        hmm0 = Signal(4)
-        hmm1 = Signal(4)
-        hmbl = Signal(4)
-        vdelp0 = Signal()
-        vdelp1 = Signal()
-        vdelbl = Signal()
-        resmp0 = Signal()
-        resmp1 = Signal()
-        collision = self.collision
-        posp0, posp1, posm0, posm1, posbl = self.posp0, self.posp1, self.posm0, self.posm1, self.posbl
-        p0_skip = Signal()
-        p1_skip = Signal()
-        pf_reflect = Signal()
-        hmove_blank = Signal()
-        since_hmove = Signal(8, init=255)   # CPU cycles since the last HMOVE (saturating)
-        vsync_armed = Signal()
-        cosmic = Signal()          # Stella's "Cosmic Ark" missile-0 motion bug enabled
-        cosmic_cnt = Signal(2)
-        m0_mode = Signal(2)        # missile-0 mask: 0 normal, 1 at least 2 wide, 2 off (the bug)
-        vsync_count = Signal(8)              # CPU cycles since VSYNC was set (saturating)
+    def _step(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk: TiaClock) -> None:
+        """One colour clock: logic from the state ``S`` and the clock's ports ``clk`` to the
+        next state ``N``, assigned in domain ``dom`` (``sync`` with ``N`` the registers
+        themselves, or ``comb`` into next-state signals that default to ``S``)."""
+        vblank = S.vblank
+        vblank_dump = S.vblank_dump
+        dump_enabled = S.dump_enabled
+        dump_disabled_cycle = S.dump_disabled_cycle
+        nusiz0 = S.nusiz0
+        nusiz1 = S.nusiz1
+        colup0 = S.colup0
+        colup1 = S.colup1
+        colupf = S.colupf
+        colubk = S.colubk
+        ctrlpf = S.ctrlpf
+        refp0 = S.refp0
+        refp1 = S.refp1
+        pf = S.pf
+        grp0 = S.grp0
+        grp1 = S.grp1
+        dgrp0 = S.dgrp0
+        dgrp1 = S.dgrp1
+        enam0 = S.enam0
+        enam1 = S.enam1
+        enabl = S.enabl
+        denabl = S.denabl
+        hmp0 = S.hmp0
+        hmp1 = S.hmp1
+        hmm0 = S.hmm0
+        hmm1 = S.hmm1
+        hmbl = S.hmbl
+        vdelp0 = S.vdelp0
+        vdelp1 = S.vdelp1
+        vdelbl = S.vdelbl
+        resmp0 = S.resmp0
+        resmp1 = S.resmp1
+        collision = S.collision
+        posp0 = S.posp0
+        posp1 = S.posp1
+        posm0 = S.posm0
+        posm1 = S.posm1
+        posbl = S.posbl
+        p0_skip = S.p0_skip
+        p1_skip = S.p1_skip
+        pf_reflect = S.pf_reflect
+        hmove_blank = S.hmove_blank
+        since_hmove = S.since_hmove
+        vsync_armed = S.vsync_armed
+        cosmic = S.cosmic
+        cosmic_cnt = S.cosmic_cnt
+        m0_mode = S.m0_mode
+        vsync_count = S.vsync_count
+        x = S.x
+        wr_hpos = S.wr_hpos
+        wr_phase = S.wr_phase
+        wr_cycle = S.wr_cycle
+        wr_resm = S.wr_resm
+        wr_resp = S.wr_resp
+        pend = S.pend
+        pend_addr = S.pend_addr
+        pend_data = S.pend_data
+        pend_hpos = S.pend_hpos
+        pend_cycle = S.pend_cycle
+        pend_resm = S.pend_resm
+        pend_cnt = S.pend_cnt
+        pend_since = S.pend_since
+        wm = S.wm
+        wsync = S.wsync
+        rp_valid = [S.rp0_valid, S.rp1_valid]
+        rp_cnt = [S.rp0_cnt, S.rp1_cnt]
+        rp_x = [S.rp0_x, S.rp1_x]
+        rp_skip = [S.rp0_skip, S.rp1_skip]
+        n_rp_valid = [N.rp0_valid, N.rp1_valid]
+        n_rp_cnt = [N.rp0_cnt, N.rp1_cnt]
+        n_rp_x = [N.rp0_x, N.rp1_x]
+        n_rp_skip = [N.rp0_skip, N.rp1_skip]
 
         # ---------------------------------------------------------------- drawing
         def reflect8(v):
@@ -213,9 +348,8 @@ class Tia(Elaboratable):
 
         # the pixel column hpos - 68 (mod 256) as a register beside hpos: no subtract in front of
         # the five object distances
-        x = Signal(8, init=(0 - 68) % 256)
-        with m.If(self.advance):
-            m.d.sync += x.eq(Mux(self.hpos == 227, (0 - 68) % 256, x + 1))
+        with m.If(clk.advance):
+            m.d[dom] += N.x.eq(Mux(clk.hpos == 227, (0 - 68) % 256, x + 1))
 
         def dist(pos):
             d = Signal(8)
@@ -319,9 +453,9 @@ class Tia(Elaboratable):
             with m.Else():
                 m.d.comb += color.eq(c0)
         colreg = Array([colubk, colupf, colup0, colup1])[color]
-        loss = self.pal & self.odd_last_frame
+        loss = self.pal & clk.odd_last_frame
         blanked = vblank[1] | (hmove_blank & (x < 8))
-        m.d.comb += self.pixel.eq(Mux(blanked, 0, Cat(loss, colreg)))
+        m.d.comb += clk.pixel.eq(Mux(blanked, 0, Cat(loss, colreg)))
 
         coll_now = Signal(15)
         m.d.comb += coll_now.eq(Cat(
@@ -330,7 +464,7 @@ class Tia(Elaboratable):
             m0 & pfb, m0 & bl, m1 & pfb, m1 & bl,
             bl & pfb, p0 & p1, m0 & m1))
         coll_vis = Signal(15)
-        m.d.comb += coll_vis.eq(Mux(self.drawn & ~vblank[1], coll_now, 0))
+        m.d.comb += coll_vis.eq(Mux(clk.drawn & ~vblank[1], coll_now, 0))
 
         # ---------------------------------------------------------------- reads
         c = collision | coll_vis
@@ -352,60 +486,42 @@ class Tia(Elaboratable):
                     charged = Signal()
                     m.d.comb += charged.eq(
                         (mode == 1) | ((mode == 0) & ~dump_enabled &
-                                       ((self.cyc + 1) > (dump_disabled_cycle + self.paddle_needed[i])[0:32])))
+                                       ((clk.cyc + 1) > (dump_disabled_cycle + self.paddle_needed[i])[0:32])))
                     m.d.comb += rd.eq(Cat(Const(0, 1), charged))
             with m.Case(12):
                 m.d.comb += rd.eq(Cat(Const(0, 1), self.inpt4))
             with m.Case(13):
                 m.d.comb += rd.eq(Cat(Const(0, 1), self.inpt5))
-        m.d.comb += self.rdata.eq(Cat(noise, rd))
+        m.d.comb += clk.rdata.eq(Cat(noise, rd))
 
         # ---------------------------------------------------------------- writes
         # Stella's colour clock of the write (end of the CPU cycle) in the line
         # kept as registers beside the console's hpos (hpos + 1 mod 228, its CPU cycle of the line
         # and the RESMx position it gives), so that no write path starts with an add, a divide by
         # 3 or a wrap from hpos (the console's critical path before)
-        wr_hpos = Signal(8, init=1)
-        wr_phase = Signal(2, init=1)     # wr_hpos mod 3
-        wr_cycle = Signal(7)             # wr_hpos // 3
-        wr_resm = Signal(8, init=2)      # RESMx/RESBL position for a write at wr_hpos
-        wr_resp = Signal(8, init=3)      # RESPx position for a write at wr_hpos
         nxt_hpos = Signal(8)
         m.d.comb += nxt_hpos.eq(Mux(wr_hpos == 227, 0, wr_hpos + 1))
-        with m.If(self.advance):
-            m.d.sync += [
-                wr_hpos.eq(nxt_hpos),
-                wr_phase.eq(Mux((wr_hpos == 227) | (wr_phase == 2), 0, wr_phase + 1)),
-                wr_cycle.eq(Mux(wr_hpos == 227, 0, Mux(wr_phase == 2, wr_cycle + 1, wr_cycle))),
-                wr_resm.eq(Mux(nxt_hpos < 68, 2, Mux(nxt_hpos - 68 + 4 >= 160, nxt_hpos - 68 + 4 - 160,
+        with m.If(clk.advance):
+            m.d[dom] += [
+                N.wr_hpos.eq(nxt_hpos),
+                N.wr_phase.eq(Mux((wr_hpos == 227) | (wr_phase == 2), 0, wr_phase + 1)),
+                N.wr_cycle.eq(Mux(wr_hpos == 227, 0, Mux(wr_phase == 2, wr_cycle + 1, wr_cycle))),
+                N.wr_resm.eq(Mux(nxt_hpos < 68, 2, Mux(nxt_hpos - 68 + 4 >= 160, nxt_hpos - 68 + 4 - 160,
                                                      nxt_hpos - 68 + 4))),
-                wr_resp.eq(Mux(nxt_hpos < 68, 3, Mux(nxt_hpos - 68 + 5 >= 160, nxt_hpos - 68 + 5 - 160,
+                N.wr_resp.eq(Mux(nxt_hpos < 68, 3, Mux(nxt_hpos - 68 + 5 >= 160, nxt_hpos - 68 + 5 - 160,
                                                      nxt_hpos - 68 + 5))),
             ]
-        is_write = self.bus_strobe & self.bus_write
+        is_write = clk.bus_strobe & self.bus_write
         waddr = self.bus_addr
 
         # pending (delayed) generic write
-        pend = Signal()
-        pend_addr = Signal(6)
-        pend_data = Signal(8)
-        pend_hpos = Signal(8)
-        pend_cycle = Signal(7)
-        pend_resm = Signal(8)
-        pend_cnt = Signal(4)
-        pend_since = Signal(8)   # CPU cycles since HMOVE at the write (Stella's RESMx/RESBL cases)
-        wm = Signal(4)           # clocks Stella has already drawn ahead of now
         # pending RESPx during a drawn copy (+11)
-        rp_valid = [Signal(name="rp0_valid"), Signal(name="rp1_valid")]
-        rp_cnt = [Signal(4, name="rp0_cnt"), Signal(4, name="rp1_cnt")]
-        rp_x = [Signal(8, name="rp0_x"), Signal(8, name="rp1_x")]
-        rp_skip = [Signal(name="rp0_skip"), Signal(name="rp1_skip")]
 
-        m.d.sync += wm.eq(Mux(wm != 0, wm - 1, 0))
-        with m.If(self.cycle_end & (since_hmove != 255)):
-            m.d.sync += since_hmove.eq(since_hmove + 1)
-        with m.If(self.cycle_end & (vsync_count != 255)):
-            m.d.sync += vsync_count.eq(vsync_count + 1)
+        m.d[dom] += N.wm.eq(Mux(wm != 0, wm - 1, 0))
+        with m.If(clk.cycle_end & (since_hmove != 255)):
+            m.d[dom] += N.since_hmove.eq(since_hmove + 1)
+        with m.If(clk.cycle_end & (vsync_count != 255)):
+            m.d[dom] += N.vsync_count.eq(vsync_count + 1)
 
         # delay of this write
         pf_d = Array([Const(4, 4), Const(5, 4), Const(2, 4), Const(3, 4)])[wr_cycle[0:2]]
@@ -443,106 +559,108 @@ class Tia(Elaboratable):
         w0 = when_of(posp0, nusiz0[0:3])
         w1 = when_of(posp1, nusiz1[0:3])
 
-        frame_end = self.frame_end
+        frame_end = clk.frame_end
         maxlines = Mux(self.pal, 342, 290)
         line_at_write = Signal(16)
-        m.d.comb += line_at_write.eq(self.line + (self.hpos == 227))
+        m.d.comb += line_at_write.eq(clk.line + (clk.hpos == 227))
 
         # the apply logic, shared by immediate and delayed writes
         def apply(addr, data, hpos_w, cyc_w, resm_x, since):
             with m.Switch(addr):
                 with m.Case(0x01):
-                    m.d.sync += vblank.eq(data)
+                    m.d[dom] += N.vblank.eq(data)
                 with m.Case(0x04):
-                    m.d.sync += [nusiz0.eq(data), p0_skip.eq(0), m0_mode.eq(0)]
+                    m.d[dom] += [N.nusiz0.eq(data), N.p0_skip.eq(0), N.m0_mode.eq(0)]
                 with m.Case(0x05):
-                    m.d.sync += [nusiz1.eq(data), p1_skip.eq(0)]
+                    m.d[dom] += [N.nusiz1.eq(data), N.p1_skip.eq(0)]
                 with m.Case(0x06):
-                    m.d.sync += colup0.eq(data[1:8])
+                    m.d[dom] += N.colup0.eq(data[1:8])
                 with m.Case(0x07):
-                    m.d.sync += colup1.eq(data[1:8])
+                    m.d[dom] += N.colup1.eq(data[1:8])
                 with m.Case(0x08):
-                    m.d.sync += colupf.eq(data[1:8])
+                    m.d[dom] += N.colupf.eq(data[1:8])
                 with m.Case(0x09):
-                    m.d.sync += colubk.eq(data[1:8])
+                    m.d[dom] += N.colubk.eq(data[1:8])
                 with m.Case(0x0A):
-                    m.d.sync += ctrlpf.eq(data)
+                    m.d[dom] += N.ctrlpf.eq(data)
                     with m.If(hpos_w < 68 + 79):
-                        m.d.sync += pf_reflect.eq(data[0])
+                        m.d[dom] += N.pf_reflect.eq(data[0])
                 with m.Case(0x0B):
-                    m.d.sync += refp0.eq(data[3])
+                    m.d[dom] += N.refp0.eq(data[3])
                 with m.Case(0x0C):
-                    m.d.sync += refp1.eq(data[3])
+                    m.d[dom] += N.refp1.eq(data[3])
                 with m.Case(0x0D):
-                    m.d.sync += pf[0:4].eq(data[4:8])
+                    m.d[dom] += N.pf[0:4].eq(data[4:8])
                 with m.Case(0x0E):
-                    m.d.sync += pf[4:12].eq(data)
+                    m.d[dom] += N.pf[4:12].eq(data)
                 with m.Case(0x0F):
-                    m.d.sync += pf[12:20].eq(data)
+                    m.d[dom] += N.pf[12:20].eq(data)
                 with m.Case(0x12, 0x13, 0x14):
                     p = resm_x
                     with m.If(addr == 0x12):
                         # Stella's Dolphin case: RESM0 20 CPU cycles after HMOVE at hpos 69
-                        m.d.sync += [posm0.eq(Mux((since == 20) & (hpos_w == 69), 8, p)), m0_mode.eq(0)]
+                        m.d[dom] += [N.posm0.eq(Mux((since == 20) & (hpos_w == 69), 8, p)), N.m0_mode.eq(0)]
                     with m.Elif(addr == 0x13):
                         with m.If((since == 3) & (hpos_w == 18)):
-                            m.d.sync += posm1.eq(3)
+                            m.d[dom] += N.posm1.eq(3)
                         with m.Else():
-                            m.d.sync += posm1.eq(p)
+                            m.d[dom] += N.posm1.eq(p)
                     with m.Else():
                         with m.If((since == 18) & ((hpos_w == 60) | (hpos_w == 69))):
-                            m.d.sync += posbl.eq(10)
+                            m.d[dom] += N.posbl.eq(10)
                         with m.Elif((since == 3) & (hpos_w == 18)):
-                            m.d.sync += posbl.eq(3)
+                            m.d[dom] += N.posbl.eq(3)
                         with m.Elif((since == 7) & (hpos_w == 30)):
-                            m.d.sync += posbl.eq(6)
+                            m.d[dom] += N.posbl.eq(6)
                         with m.Elif((since == 6) & (hpos_w == 27)):
-                            m.d.sync += posbl.eq(5)
+                            m.d[dom] += N.posbl.eq(5)
                         with m.Else():
-                            m.d.sync += posbl.eq(p)
+                            m.d[dom] += N.posbl.eq(p)
                 with m.Case(0x1B):
-                    m.d.sync += [grp0.eq(data), dgrp1.eq(grp1)]
+                    m.d[dom] += [N.grp0.eq(data), N.dgrp1.eq(grp1)]
                 with m.Case(0x1C):
-                    m.d.sync += [grp1.eq(data), dgrp0.eq(grp0), denabl.eq(enabl)]
+                    m.d[dom] += [N.grp1.eq(data), N.dgrp0.eq(grp0), N.denabl.eq(enabl)]
                 with m.Case(0x1D):
-                    m.d.sync += enam0.eq(data[1])
+                    m.d[dom] += N.enam0.eq(data[1])
                 with m.Case(0x1E):
-                    m.d.sync += enam1.eq(data[1])
+                    m.d[dom] += N.enam1.eq(data[1])
                 with m.Case(0x1F):
-                    m.d.sync += enabl.eq(data[1])
+                    m.d[dom] += N.enabl.eq(data[1])
                 with m.Case(0x20):
-                    m.d.sync += hmp0.eq(data[4:8])
+                    m.d[dom] += N.hmp0.eq(data[4:8])
                 with m.Case(0x21):
-                    m.d.sync += hmp1.eq(data[4:8])
+                    m.d[dom] += N.hmp1.eq(data[4:8])
                 with m.Case(0x22):
-                    m.d.sync += hmm0.eq(data[4:8])
+                    m.d[dom] += N.hmm0.eq(data[4:8])
                     with m.If((since == 21) & (hmm0 == 7) & (data[4:8] == 6)):
-                        m.d.sync += [cosmic.eq(1), cosmic_cnt.eq(0)]
+                        m.d[dom] += [N.cosmic.eq(1), N.cosmic_cnt.eq(0)]
                 with m.Case(0x23):
-                    m.d.sync += hmm1.eq(data[4:8])
+                    m.d[dom] += N.hmm1.eq(data[4:8])
                 with m.Case(0x24):
-                    m.d.sync += hmbl.eq(data[4:8])
+                    m.d[dom] += N.hmbl.eq(data[4:8])
                 with m.Case(0x25):
-                    m.d.sync += vdelp0.eq(data[0])
+                    m.d[dom] += N.vdelp0.eq(data[0])
                 with m.Case(0x26):
-                    m.d.sync += vdelp1.eq(data[0])
+                    m.d[dom] += N.vdelp1.eq(data[0])
                 with m.Case(0x27):
-                    m.d.sync += vdelbl.eq(data[0])
+                    m.d[dom] += N.vdelbl.eq(data[0])
                 with m.Case(0x28, 0x29):
-                    for (reg, posm, posp, nus) in ((0x28, posm0, posp0, nusiz0), (0x29, posm1, posp1, nusiz1)):
-                        resmp = resmp0 if reg == 0x28 else resmp1
+                    for (reg, posm, posp, nus, resmp) in ((0x28, N.posm0, posp0, nusiz0, resmp0),
+                                                          (0x29, N.posm1, posp1, nusiz1, resmp1)):
+                        n_resmp = N.resmp0 if reg == 0x28 else N.resmp1
                         with m.If(addr == reg):
                             with m.If(resmp & ~data[1]):
                                 middle = Mux(nus[0:3] == 5, 8, Mux(nus[0:3] == 7, 16, 4))
                                 s = posp + middle
-                                m.d.sync += posm.eq(Mux(s >= 160, s - 160, s))
+                                m.d[dom] += posm.eq(Mux(s >= 160, s - 160, s))
                                 if reg == 0x28:
-                                    m.d.sync += m0_mode.eq(0)
-                            m.d.sync += resmp.eq(data[1])
+                                    m.d[dom] += N.m0_mode.eq(0)
+                            m.d[dom] += n_resmp.eq(data[1])
                 with m.Case(0x2A):
                     with m.If(self.hmove_blanks & ((cyc_w <= 20) | (cyc_w == 75))):
-                        m.d.sync += hmove_blank.eq(1)
-                    for pos, hm in ((posp0, hmp0), (posp1, hmp1), (posm0, hmm0), (posm1, hmm1), (posbl, hmbl)):
+                        m.d[dom] += N.hmove_blank.eq(1)
+                    for pos, hm, n_pos in ((posp0, hmp0, N.posp0), (posp1, hmp1, N.posp1), (posm0, hmm0, N.posm0),
+                                        (posm1, hmm1, N.posm1), (posbl, hmbl, N.posbl)):
                         mv = Signal(signed(6), name="hmove_mv")
                         extra = hm ^ 8
                         with m.If((cyc_w <= 20) | (cyc_w == 75)):
@@ -553,17 +671,17 @@ class Tia(Elaboratable):
                             m.d.comb += mv.eq(-Mux(extra > kk_, extra - kk_, 0))
                         s = Signal(signed(10), name="hmove_sum")
                         m.d.comb += s.eq(Cat(pos, Const(0, 2)).as_signed() + mv)
-                        m.d.sync += pos.eq(Mux(s >= 160, s - 160, Mux(s < 0, s + 160, s)))
-                    m.d.sync += [p0_skip.eq(0), p1_skip.eq(0), since_hmove.eq(1), cosmic.eq(0), m0_mode.eq(0)]
+                        m.d[dom] += n_pos.eq(Mux(s >= 160, s - 160, Mux(s < 0, s + 160, s)))
+                    m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.since_hmove.eq(1), N.cosmic.eq(0), N.m0_mode.eq(0)]
                 with m.Case(0x2B):
-                    m.d.sync += [hmp0.eq(0), hmp1.eq(0), hmm0.eq(0), hmm1.eq(0), hmbl.eq(0)]
+                    m.d[dom] += [N.hmp0.eq(0), N.hmp1.eq(0), N.hmm0.eq(0), N.hmm1.eq(0), N.hmbl.eq(0)]
 
         # collisions accumulate every drawn clock (CXCLR applied below wins)
-        m.d.sync += collision.eq(collision | coll_vis)
+        m.d[dom] += N.collision.eq(collision | coll_vis)
 
         # end of a drawn line: Stella resets the first-copy skip and the PF reflection
-        with m.If(self.line_end_drawn):
-            m.d.sync += [p0_skip.eq(0), p1_skip.eq(0), pf_reflect.eq(ctrlpf[0])]
+        with m.If(clk.line_end_drawn):
+            m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.pf_reflect.eq(ctrlpf[0])]
             # Stella's Cosmic Ark bug: missile 0 jumps by 18, 33, 0, 17 pixels left per line
             with m.If(cosmic):
                 nc = Signal(2)
@@ -572,11 +690,11 @@ class Tia(Elaboratable):
                 m.d.comb += [nc.eq(cosmic_cnt + 1),
                              jump.eq(Array([Const(18, 8), Const(33, 8), Const(0, 8), Const(17, 8)])[nc]),
                              mv.eq(Cat(posm0, Const(0, 2)).as_signed() - jump)]
-                m.d.sync += [cosmic_cnt.eq(nc), posm0.eq(Mux(mv < 0, mv + 160, mv)),
-                             m0_mode.eq(Mux(nc == 1, 1, Mux(nc == 2, 2, 0)))]
+                m.d[dom] += [N.cosmic_cnt.eq(nc), N.posm0.eq(Mux(mv < 0, mv + 160, mv)),
+                             N.m0_mode.eq(Mux(nc == 1, 1, Mux(nc == 2, 2, 0)))]
         # HMOVE blank ends after the 8th drawn pixel
-        with m.If(self.drawn & (x == 7)):
-            m.d.sync += hmove_blank.eq(0)
+        with m.If(clk.drawn & (x == 7)):
+            m.d[dom] += N.hmove_blank.eq(0)
 
         # One apply path: the delayed write when it fires, else an immediate new write (a new
         # immediate write on the very clock a delayed one fires is applied one clock later).
@@ -598,19 +716,19 @@ class Tia(Elaboratable):
             m.d.comb += [ap_en.eq(1), ap_addr.eq(waddr), ap_data.eq(self.bus_wdata), ap_hpos.eq(wr_hpos), ap_cycle.eq(wr_cycle), ap_resm.eq(wr_resm),
                          ap_since.eq(since_hmove)]
         with m.If(pend):
-            m.d.sync += pend_cnt.eq(pend_cnt - 1)
+            m.d[dom] += N.pend_cnt.eq(pend_cnt - 1)
             with m.If(pend_cnt == 1):
-                m.d.sync += pend.eq(0)
+                m.d[dom] += N.pend.eq(0)
         with m.If(ap_en):
             apply(ap_addr, ap_data, ap_hpos, ap_cycle, ap_resm, ap_since)
             with m.If(ap_addr == 0x2C):
-                m.d.sync += collision.eq(0)
+                m.d[dom] += N.collision.eq(0)
         # delayed RESPx fires
-        for i, (pos, skip) in enumerate(((posp0, p0_skip), (posp1, p1_skip))):
+        for i, (pos, skip) in enumerate(((N.posp0, N.p0_skip), (N.posp1, N.p1_skip))):
             with m.If(rp_valid[i]):
-                m.d.sync += rp_cnt[i].eq(rp_cnt[i] - 1)
+                m.d[dom] += n_rp_cnt[i].eq(rp_cnt[i] - 1)
                 with m.If(rp_cnt[i] == 1):
-                    m.d.sync += [rp_valid[i].eq(0), pos.eq(rp_x[i]), skip.eq(rp_skip[i])]
+                    m.d[dom] += [n_rp_valid[i].eq(0), pos.eq(rp_x[i]), skip.eq(rp_skip[i])]
 
         # a new write at this edge
         with m.If(is_write):
@@ -619,45 +737,44 @@ class Tia(Elaboratable):
             with m.Switch(waddr):
                 with m.Case(0x00):
                     with m.If(self.bus_wdata[1]):
-                        m.d.sync += [vsync_armed.eq(1), vsync_count.eq(1)]
+                        m.d[dom] += [N.vsync_armed.eq(1), N.vsync_count.eq(1)]
                     with m.Elif(vsync_armed & (vsync_count >= 76)):
-                        m.d.sync += vsync_armed.eq(0)
+                        m.d[dom] += N.vsync_armed.eq(0)
                         m.d.comb += frame_end.eq(1)
                 with m.Case(0x01):
                     with m.If(~vblank_dump & self.bus_wdata[7]):
-                        m.d.sync += dump_enabled.eq(1)
+                        m.d[dom] += N.dump_enabled.eq(1)
                     with m.If(vblank_dump & ~self.bus_wdata[7]):
-                        m.d.sync += [dump_enabled.eq(0), dump_disabled_cycle.eq(self.cyc + 1)]
-                    m.d.sync += vblank_dump.eq(self.bus_wdata[7])
+                        m.d[dom] += [N.dump_enabled.eq(0), N.dump_disabled_cycle.eq(clk.cyc + 1)]
+                    m.d[dom] += N.vblank_dump.eq(self.bus_wdata[7])
                 with m.Case(0x02):
                     with m.If(self.last_was_read & (wr_hpos != 0)):
-                        m.d.sync += self.wsync.eq(1)
+                        m.d[dom] += N.wsync.eq(1)
                 with m.Case(0x10, 0x11):
-                    for i, (w, pos, skip) in enumerate(((w0, posp0, p0_skip), (w1, posp1, p1_skip))):
+                    for i, (w, pos, skip) in enumerate(((w0, N.posp0, N.p0_skip), (w1, N.posp1, N.p1_skip))):
                         with m.If(waddr[0] == i):
                             disp, dly = w
                             with m.If(disp):
                                 cnt = Mux(wm > 11, wm, 11)
-                                m.d.sync += [rp_valid[i].eq(1), rp_cnt[i].eq(cnt), rp_x[i].eq(newx),
-                                             rp_skip[i].eq(1)]
-                                m.d.sync += wm.eq(cnt - 1)
+                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(cnt), n_rp_x[i].eq(newx),
+                                             n_rp_skip[i].eq(1)]
+                                m.d[dom] += N.wm.eq(cnt - 1)
                             with m.Elif(wm != 0):
-                                m.d.sync += [rp_valid[i].eq(1), rp_cnt[i].eq(wm), rp_x[i].eq(newx),
-                                             rp_skip[i].eq(~dly)]
+                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(wm), n_rp_x[i].eq(newx),
+                                             n_rp_skip[i].eq(~dly)]
                             with m.Else():
-                                m.d.sync += [pos.eq(newx), skip.eq(~dly)]
+                                m.d[dom] += [pos.eq(newx), skip.eq(~dly)]
             with m.If((waddr != 0x10) & (waddr != 0x11)):
                 with m.If((eff != 0) | fire):
-                    m.d.sync += [pend.eq(1), pend_addr.eq(waddr), pend_data.eq(self.bus_wdata),
-                                 pend_hpos.eq(wr_hpos), pend_cycle.eq(wr_cycle), pend_resm.eq(wr_resm),
-                                 pend_since.eq(since_hmove),
-                                 pend_cnt.eq(Mux(eff == 0, 1, eff)),
-                                 wm.eq(Mux(eff == 0, 0, eff - 1))]
+                    m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(self.bus_wdata),
+                                 N.pend_hpos.eq(wr_hpos), N.pend_cycle.eq(wr_cycle), N.pend_resm.eq(wr_resm),
+                                 N.pend_since.eq(since_hmove),
+                                 N.pend_cnt.eq(Mux(eff == 0, 1, eff)),
+                                 N.wm.eq(Mux(eff == 0, 0, eff - 1))]
 
-        with m.If(self.wsync & (self.hpos == 227)):
-            m.d.sync += self.wsync.eq(0)
+        with m.If(wsync & (clk.hpos == 227)):
+            m.d[dom] += N.wsync.eq(0)
 
         # Stella resets its cycle counter at each frame start
-        with m.If(self.frame_start):
-            m.d.sync += dump_disabled_cycle.eq(dump_disabled_cycle - self.cyc)
-        return m
+        with m.If(clk.frame_start):
+            m.d[dom] += N.dump_disabled_cycle.eq(dump_disabled_cycle - clk.cyc)
