@@ -69,7 +69,7 @@ def action_sequence(spec: str, n: int, minimal: list[int], seed: int):
 
 
 def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random",
-                  stop_at_mismatch: bool = True, console=None) -> dict:
+                  stop_at_mismatch: bool = True, console=None, colour_clocks_per_cycle: int = 1) -> dict:
     """Run ``game`` in ALE and the RTL side by side for ``frames`` frames; the result record
     (module docstring).
 
@@ -82,6 +82,8 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
         console: the console to compare (default: a new :class:`host.rtl_console.RtlConsole`
             for ``game``, not yet powered on); any object with its interface, e.g. a console
             with an injected fault (tests).
+        colour_clocks_per_cycle: the default console's configuration, 1 or 3
+            (:class:`hw.console.Console`).
     Raises:
         UserError: unknown game, a mapper the RTL lacks, a bad action file.
     """
@@ -93,7 +95,7 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
     from host.rtl_console import RtlConsole
 
     name, path = resolve_rom(game=game)
-    rtl = RtlConsole(name, path) if console is None else console
+    rtl = RtlConsole(name, path, colour_clocks_per_cycle=colour_clocks_per_cycle) if console is None else console
     ale = open_ale(path)
     minimal = [int(a.value) if hasattr(a, "value") else int(a) for a in ale.getMinimalActionSet()]
     acts = action_sequence(actions, frames, minimal, seed)
@@ -144,11 +146,11 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
 
 
 def lockstep_job(job: tuple) -> dict:
-    """One game of a sweep, ``job = (game, frames, seed, actions)``: its :func:`lockstep_game`
+    """One game of a sweep, ``job = (game, frames, seed, actions[, colour_clocks_per_cycle])``: its :func:`lockstep_game`
     record, or a record with ``unsupported`` (a mapper the RTL lacks) or ``error`` (any
     failure, first 200 characters), both with ``match`` False. Module-level for worker
     processes and Ray tasks."""
-    game, frames, seed, actions = job
+    game, frames, seed, actions, *ccpc = job
     from hls_models.cartridge import detect_mapper
     from host.games import resolve_rom
     from hw.console import SUPPORTED
@@ -158,18 +160,20 @@ def lockstep_job(job: tuple) -> dict:
         return {"game": name, "mapper": mapper, "frames_compared": 0, "first_ram_mismatch_frame": None,
                 "first_screen_mismatch_frame": None, "match": False, "unsupported": True}
     try:
-        return lockstep_game(name, frames, seed, actions)
+        return lockstep_game(name, frames, seed, actions, colour_clocks_per_cycle=ccpc[0] if ccpc else 1)
     except Exception as exc:  # noqa: BLE001 - one game's failure is a table row
         return {"game": name, "mapper": mapper, "frames_compared": 0, "first_ram_mismatch_frame": None,
                 "first_screen_mismatch_frame": None, "match": False, "error": str(exc)[:200]}
 
 
 def lockstep_games(games, frames: int, seed: int = 0, actions: str = "random", jobs: int = 1,
-                   cluster: str = "local", ray_address: str | None = None):
+                   cluster: str = "local", ray_address: str | None = None, colour_clocks_per_cycle: int = 1):
     """:func:`lockstep_job` for every game, yielded in the order given as each finishes
-    (``jobs`` processes here, or one Ray task per game: :func:`host.sweep.sweep_imap`)."""
+    (``jobs`` processes here, or one Ray task per game: :func:`host.sweep.sweep_imap`), on the
+    console configuration ``colour_clocks_per_cycle`` (1 or 3)."""
     from host.sweep import sweep_imap
-    return sweep_imap(lockstep_job, [(g, frames, seed, actions) for g in games], jobs, cluster, ray_address)
+    return sweep_imap(lockstep_job, [(g, frames, seed, actions, colour_clocks_per_cycle) for g in games], jobs,
+                      cluster, ray_address)
 
 
 def result_word(r: dict) -> str:

@@ -234,9 +234,12 @@ class RtlConsole:
         sim: the console to drive (default: a new :class:`hwtools.console_harness.ConsoleSim`); any
             object with its methods, e.g. a fabric instance's console
             (:class:`host.fabric.MmioConsolePort`).
+        colour_clocks_per_cycle: the default console's configuration, 1 or 3
+            (:class:`hw.console.Console`); ignored when ``sim`` is given.
     """
 
-    def __init__(self, game: str, rom_path=None, seed: int = SYSTEM_SEED, sim=None):
+    def __init__(self, game: str, rom_path=None, seed: int = SYSTEM_SEED, sim=None,
+                 colour_clocks_per_cycle: int = 1):
         from hls_models.cartridge import detect_mapper
         from host.errors import UserError
         from host.games import game_info, resolve_rom
@@ -254,7 +257,7 @@ class RtlConsole:
         self.hmove_blanks = name not in NO_HMOVE_BLANKS
         self.sc = self.mapper in ("F8SC", "F6SC")
         self.rng = _Mt(seed)
-        self.sim = ConsoleSim() if sim is None else sim
+        self.sim = ConsoleSim(colour_clocks_per_cycle) if sim is None else sim
         self.frames = 0
         self.last: FrameResult | None = None
         self.paddles = name in PADDLE_GAMES

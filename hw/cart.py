@@ -54,9 +54,19 @@ class Cart(Elaboratable):
     combinationally (LUT RAM).
     Host: ``host_we_rom``, ``host_we_ram``, ``host_addr[14]``, ``host_wdata``,
     ``host_rdata`` (cart RAM byte at ``host_addr``).
+
+    ``rom_read="comb"`` reads the ROM combinationally instead (for a console that runs one CPU
+    cycle per clock, where the address is not known a clock ahead: distributed RAM/LUTs instead
+    of block RAM on an FPGA).
+
+    Raises:
+        ValueError: ``rom_read`` is not ``"sync"`` or ``"comb"``.
     """
 
-    def __init__(self):
+    def __init__(self, rom_read: str = "sync"):
+        if rom_read not in ("sync", "comb"):
+            raise ValueError(f"rom_read must be 'sync' or 'comb', not {rom_read!r}")
+        self.rom_read = rom_read
         self.mapper = Signal(4)
         self.sel = Signal()
         self.addr = Signal(13)
@@ -76,7 +86,11 @@ class Cart(Elaboratable):
         m = Module()
         m.submodules.rom = rom = Memory(shape=8, depth=16384, init=[])
         m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
-        rom_r = rom.read_port()   # synchronous read (block RAM): address of the previous colour clock
+        # synchronous read (block RAM): address of the previous colour clock; or combinational
+        if self.rom_read == "sync":
+            rom_r = rom.read_port()
+        else:
+            rom_r = rom.read_port(domain="comb")
         rom_w = rom.write_port()
         ram_r = ram.read_port(domain="comb")
         ram_h = ram.read_port(domain="comb")

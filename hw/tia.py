@@ -211,6 +211,7 @@ class Tia(Elaboratable):
 
     def __init__(self, colour_clocks: int = 1):
         if colour_clocks not in (1, 3):
+            self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise ValueError(f"colour_clocks must be 1 or 3, not {colour_clocks!r}")
         self.colour_clocks = colour_clocks
         self.bus_write = Signal()

@@ -31,22 +31,32 @@ from hw.cart import MAPPER_CODES
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "console_harness.cpp"
 MAX_INSTRUCTIONS = 25000   #: ALE's M6502::execute(25000) per TIA::update()
 
-_LIB = None
+#: The console configurations: colour clocks per clock -> (Verilator top module, harness prelude).
+CONFIGS = {1: ("console", ""), 3: ("console3", "#define NC_CC3 1\n")}
+_LIBS: dict[int, ctypes.CDLL] = {}
 
 
-def build() -> Path:
-    """Build (or find in the cache) ``libconsole.so``."""
-    from hw.console import generate
+def build(colour_clocks_per_cycle: int = 1) -> Path:
+    """Build (or find in the cache) ``libconsole.so`` (``libconsole3.so`` for the console that
+    runs three colour clocks per clock, :class:`hw.console.Console` ``colour_clocks_per_cycle=3``).
+
+    Raises:
+        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3.
+    """
+    from hw.console import Console
+    from hw import reproducible
     from hwtools.verilator_build import build_shared_lib
-    verilog = generate()["console.v"]
-    return build_shared_lib("console", verilog, "console", HARNESS_CPP.read_text(),
+    if colour_clocks_per_cycle not in CONFIGS:
+        raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
+    top, prelude = CONFIGS[colour_clocks_per_cycle]
+    verilog = reproducible.convert(Console(colour_clocks_per_cycle=colour_clocks_per_cycle), top)
+    return build_shared_lib(top, verilog, top, prelude + HARNESS_CPP.read_text(),
                             extra_verilator_args=("-CFLAGS", "-O3"))
 
 
-def _lib() -> ctypes.CDLL:
-    global _LIB
-    if _LIB is None:
-        lib = ctypes.CDLL(str(build()))
+def _lib(colour_clocks_per_cycle: int = 1) -> ctypes.CDLL:
+    if colour_clocks_per_cycle not in _LIBS:
+        lib = ctypes.CDLL(str(build(colour_clocks_per_cycle)))
         vp, i32, u8p = ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)
         lib.con_new.restype = vp
         lib.con_free.argtypes = [vp]
@@ -58,8 +68,8 @@ def _lib() -> ctypes.CDLL:
                                    ctypes.POINTER(ctypes.c_int32)]
         lib.con_run_frame.argtypes = [vp, u8p, ctypes.POINTER(ctypes.c_int64), i32]
         lib.con_run_frame.restype = i32
-        _LIB = lib
-    return _LIB
+        _LIBS[colour_clocks_per_cycle] = lib
+    return _LIBS[colour_clocks_per_cycle]
 
 
 @dataclass
@@ -82,10 +92,16 @@ def _u8p(a: np.ndarray):
 
 
 class ConsoleSim:
-    """One Verilated console (see the module docstring)."""
+    """One Verilated console (see the module docstring); ``colour_clocks_per_cycle`` 1 or 3
+    chooses the configuration (:class:`hw.console.Console`; same results, by construction).
 
-    def __init__(self):
-        self._lib = _lib()
+    Raises:
+        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3.
+    """
+
+    def __init__(self, colour_clocks_per_cycle: int = 1):
+        self.colour_clocks_per_cycle = colour_clocks_per_cycle
+        self._lib = _lib(colour_clocks_per_cycle)
         self._h = self._lib.con_new()
         self.height = 210
         self.screen = np.zeros((self.height, 160), np.uint8)

@@ -36,7 +36,7 @@ def run(args) -> int:
     ale_fps = args.frames / (time.perf_counter() - t0)
     ale_cpu_fps = args.frames / max(time.process_time() - c0, 1e-9)
 
-    rtl = RtlConsole(name, path)
+    rtl = RtlConsole(name, path, colour_clocks_per_cycle=args.colour_clocks_per_cycle)
     t0 = time.perf_counter()
     rtl.power_on()
     power_on_s = time.perf_counter() - t0
@@ -48,6 +48,7 @@ def run(args) -> int:
     dt = time.perf_counter() - t0
     cpu_dt = max(time.process_time() - c0, 1e-9)
     print(json.dumps({"game": name, "mapper": rtl.mapper, "frames": args.frames,
+                      "colour_clocks_per_cycle": args.colour_clocks_per_cycle,
                       "rtl_frames_per_s": round(args.frames / dt, 1),
                       "rtl_colour_clocks_per_s": round(clocks / dt),
                       "ale_frames_per_s": round(ale_fps, 1),
@@ -63,4 +64,6 @@ def register(subparsers, groups) -> None:
                                                "same game and random actions, one JSON line.")
     p.add_argument("--game", default="seaquest", help="ALE game id (default seaquest)")
     p.add_argument("--frames", type=int_range(1, 10**6), default=600, help="frames to time (default 600)")
+    from host.commands import add_colour_clocks_option
+    add_colour_clocks_option(p)
     p.set_defaults(func=run)

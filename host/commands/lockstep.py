@@ -47,13 +47,15 @@ def run(args) -> int:
     heartbeat, t0 = Heartbeat(), time.monotonic()
     if not multi:   # a mapper the RTL lacks is a UserError here (RtlConsole), a table row in a sweep
         with heartbeat.running(lambda: f"lockstep: 0/1 games done, {games[0]} running, {time.monotonic() - t0:.0f} s"):
-            results = [lockstep_game(games[0], args.frames, args.seed, args.actions)]
+            results = [lockstep_game(games[0], args.frames, args.seed, args.actions,
+                                     colour_clocks_per_cycle=args.colour_clocks_per_cycle)]
     else:
         header = f"{'game':<22} {'mapper':<6} {'frames':>6}  {'result':<28} {'RTL fps':>8}"
         if not args.json:
             print(header, flush=True)
         results = []
-        rows = lockstep_games(games, args.frames, args.seed, args.actions, args.jobs, args.cluster, args.ray_address)
+        rows = lockstep_games(games, args.frames, args.seed, args.actions, args.jobs, args.cluster, args.ray_address,
+                              colour_clocks_per_cycle=args.colour_clocks_per_cycle)
         status = lambda: f"lockstep: {len(results)}/{len(games)} games done, {time.monotonic() - t0:.0f} s"  # noqa: E731
         try:
             with heartbeat.running(status):
@@ -91,6 +93,8 @@ def register(subparsers, groups) -> None:
                    help="random | noop | PATH.npy of ALE action ids (1-D integers 0..17, at least --frames of them)")
     p.add_argument("--jobs", type=int_range(1, 256), default=1, help="parallel games with --all/--games")
     p.add_argument("--json", action="store_true", help="JSON output")
+    from host.commands import add_colour_clocks_option
+    add_colour_clocks_option(p)
     from host.cluster import add_cluster_options
     add_cluster_options(p)
     p.set_defaults(func=run)

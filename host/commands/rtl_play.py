@@ -58,7 +58,7 @@ def run(args) -> int:
         if t.exists() and not t.is_file():
             raise UserError(f"--out: {t} exists and is not a file")
     try:
-        rtl = RtlConsole(name, path)
+        rtl = RtlConsole(name, path, colour_clocks_per_cycle=args.colour_clocks_per_cycle)
         rtl.power_on()
         n = len(actions)
         ram = np.zeros((n, 128), np.uint8)
@@ -97,4 +97,6 @@ def register(subparsers, groups) -> None:
     p.add_argument("--game", required=True, help="ALE ROM id")
     p.add_argument("--actions", required=True, help="PATH.npy: 1-D integer ALE action ids 0..17, one per frame")
     p.add_argument("--out", required=True, help="output folder")
+    from host.commands import add_colour_clocks_option
+    add_colour_clocks_option(p)
     p.set_defaults(func=run)

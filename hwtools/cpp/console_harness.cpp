@@ -1,6 +1,8 @@
 // Fast C++ harness for the Verilated Atari 2600 console (hw/console.py), loaded with ctypes.
 //
-// One clock edge = one colour clock. A call to con_run_frame runs the console until the
+// One clock edge = one colour clock (console.v), or one CPU cycle of three colour clocks when
+// NC_CC3 is defined (console3.v: Console(colour_clocks_per_cycle=3), three pixels per edge in
+// pixels___05Fpixel/pixels___05Fvisible). A call to con_run_frame runs the console until the
 // frame ends (the console's at_boundary: the frame-ending write was made and the CPU is at
 // the next instruction it will really execute), as ALE's TIA::update() does, or until ALE's
 // 25,000-instruction limit of one update() call (a partial frame: the frame buffer's rows
@@ -16,12 +18,26 @@
 // (5.48) generated names.
 #include <cstdint>
 #include <cstring>
+#include "verilated.h"
+#ifdef NC_CC3
+#include "Vconsole3.h"
+#include "Vconsole3___024root.h"
+typedef Vconsole3 Vconsole;
+typedef Vconsole3___024root Vconsole___024root;
+bool Vconsole3___024root___eval_phase__act(Vconsole3___024root* vlSelf);
+bool Vconsole3___024root___eval_phase__nba(Vconsole3___024root* vlSelf);
+#define EVAL_PHASE_ACT Vconsole3___024root___eval_phase__act
+#define EVAL_PHASE_NBA Vconsole3___024root___eval_phase__nba
+constexpr int CLOCKS_PER_EDGE = 3;
+#else
 #include "Vconsole.h"
 #include "Vconsole___024root.h"
-#include "verilated.h"
-
 bool Vconsole___024root___eval_phase__act(Vconsole___024root* vlSelf);
 bool Vconsole___024root___eval_phase__nba(Vconsole___024root* vlSelf);
+#define EVAL_PHASE_ACT Vconsole___024root___eval_phase__act
+#define EVAL_PHASE_NBA Vconsole___024root___eval_phase__nba
+constexpr int CLOCKS_PER_EDGE = 1;
+#endif
 
 namespace {
 
@@ -60,8 +76,8 @@ struct Harness {
         // the active/NBA phases only: the input-combinational phase is skipped, since
         // the inputs have not changed since the last full eval()
         do {
-            while (Vconsole___024root___eval_phase__act(r)) {}
-        } while (Vconsole___024root___eval_phase__nba(r));
+            while (EVAL_PHASE_ACT(r)) {}
+        } while (EVAL_PHASE_NBA(r));
         r->clk = 0;
         r->__Vtrigprevexpr___TOP__clk__0 = 0;
     }
@@ -172,12 +188,19 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         h->greyed = false;
         t->start_frame = 1;
         t->eval();
+#ifdef NC_CC3
+        for (int k = 0; k < 3; ++k)
+            if ((t->pixels___05Fvisible >> k) & 1)
+                h->fb[h->cur][(t->row % FB_ROWS) * 160 + uint8_t(t->pixel_x + k)] =
+                    uint8_t(t->pixels___05Fpixel >> (8 * k));
+#else
         if (t->drawn) h->fb[h->cur][(t->row % FB_ROWS) * 160 + t->pixel_x] = t->pixel;
+#endif
         if (t->insn_start) ++insns;
         h->slow_edge();
         t->start_frame = 0;
         t->eval();
-        ++clocks;
+        clocks += CLOCKS_PER_EDGE;
     }
     uint8_t* fb = h->fb[h->cur];
     for (;;) {
@@ -187,6 +210,21 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
             ++insns;
         }
         if (t->jammed) { status = 2; break; }
+#ifdef NC_CC3
+        if (unsigned vis = t->pixels___05Fvisible) {
+            unsigned row = t->row;
+            if (row < FB_ROWS) {
+                uint32_t pix = t->pixels___05Fpixel;
+                for (int k = 0; k < 3; ++k) {
+                    if (!((vis >> k) & 1)) continue;
+                    int i = int(row * 160 + uint8_t(t->pixel_x + k));
+                    h->shadow[i] = uint8_t(pix >> (8 * k));
+                    if (h->pend_lo < 0) h->pend_lo = i;
+                    h->pend_hi = i;
+                }
+            }
+        }
+#else
         if (t->drawn) {
             unsigned row = t->row;
             if (row < FB_ROWS) {
@@ -196,9 +234,10 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
                 h->pend_hi = i;
             }
         }
+#endif
         if (t->tia_touch) h->commit(fb);
         h->edge();
-        ++clocks;
+        clocks += CLOCKS_PER_EDGE;
     }
     // a completed frame ends at a TIA write (everything drawn); a partial frame keeps the
     // pixels drawn since the last TIA access pending, as Stella has not drawn them yet
