@@ -262,10 +262,15 @@ class Tia(Elaboratable):
         """One colour clock: logic from the state ``S`` and the clock's ports ``clk`` to the
         next state ``N``, assigned in domain ``dom`` (``sync`` with ``N`` the registers
         themselves, or ``comb`` into next-state signals that default to ``S``)."""
+        coll_vis = self._draw(m, S, N, dom, clk)
+        self._read(m, S, clk, coll_vis)
+        self._write(m, S, N, dom, clk, coll_vis)
+
+    def _draw(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk: TiaClock):
+        """Drawing: the objects' bits at this clock's pixel, priority and colour (``clk.pixel``),
+        the pixel column register's step; returns the clock's visible collisions (15 bits, in
+        the CXxx latch order)."""
         vblank = S.vblank
-        vblank_dump = S.vblank_dump
-        dump_enabled = S.dump_enabled
-        dump_disabled_cycle = S.dump_disabled_cycle
         nusiz0 = S.nusiz0
         nusiz1 = S.nusiz1
         colup0 = S.colup0
@@ -284,17 +289,11 @@ class Tia(Elaboratable):
         enam1 = S.enam1
         enabl = S.enabl
         denabl = S.denabl
-        hmp0 = S.hmp0
-        hmp1 = S.hmp1
-        hmm0 = S.hmm0
-        hmm1 = S.hmm1
-        hmbl = S.hmbl
         vdelp0 = S.vdelp0
         vdelp1 = S.vdelp1
         vdelbl = S.vdelbl
         resmp0 = S.resmp0
         resmp1 = S.resmp1
-        collision = S.collision
         posp0 = S.posp0
         posp1 = S.posp1
         posm0 = S.posm0
@@ -304,38 +303,9 @@ class Tia(Elaboratable):
         p1_skip = S.p1_skip
         pf_reflect = S.pf_reflect
         hmove_blank = S.hmove_blank
-        since_hmove = S.since_hmove
-        vsync_armed = S.vsync_armed
-        cosmic = S.cosmic
-        cosmic_cnt = S.cosmic_cnt
         m0_mode = S.m0_mode
-        vsync_count = S.vsync_count
         x = S.x
-        wr_hpos = S.wr_hpos
-        wr_phase = S.wr_phase
-        wr_cycle = S.wr_cycle
-        wr_resm = S.wr_resm
-        wr_resp = S.wr_resp
-        pend = S.pend
-        pend_addr = S.pend_addr
-        pend_data = S.pend_data
-        pend_hpos = S.pend_hpos
-        pend_cycle = S.pend_cycle
-        pend_resm = S.pend_resm
-        pend_cnt = S.pend_cnt
-        pend_since = S.pend_since
-        wm = S.wm
-        wsync = S.wsync
-        rp_valid = [S.rp0_valid, S.rp1_valid]
-        rp_cnt = [S.rp0_cnt, S.rp1_cnt]
-        rp_x = [S.rp0_x, S.rp1_x]
-        rp_skip = [S.rp0_skip, S.rp1_skip]
-        n_rp_valid = [N.rp0_valid, N.rp1_valid]
-        n_rp_cnt = [N.rp0_cnt, N.rp1_cnt]
-        n_rp_x = [N.rp0_x, N.rp1_x]
-        n_rp_skip = [N.rp0_skip, N.rp1_skip]
 
-        # ---------------------------------------------------------------- drawing
         def reflect8(v):
             return Cat(*[v[7 - i] for i in range(8)])
 
@@ -466,8 +436,15 @@ class Tia(Elaboratable):
             bl & pfb, p0 & p1, m0 & m1))
         coll_vis = Signal(15)
         m.d.comb += coll_vis.eq(Mux(clk.drawn & ~vblank[1], coll_now, 0))
+        return coll_vis
 
-        # ---------------------------------------------------------------- reads
+    def _read(self, m: Module, S: _TiaState, clk: TiaClock, coll_vis) -> None:
+        """Reads (``clk.rdata``): collision latches with this clock's collisions in bits 7/6,
+        INPT0..3 by the paddle dump-capacitor rule, INPT4/5; bits 5..0 the data bus's last value."""
+        dump_enabled = S.dump_enabled
+        dump_disabled_cycle = S.dump_disabled_cycle
+        collision = S.collision
+
         c = collision | coll_vis
         noise = self.bus_last[0:6]
         rd = Signal(2)
@@ -495,7 +472,49 @@ class Tia(Elaboratable):
                 m.d.comb += rd.eq(Cat(Const(0, 1), self.inpt5))
         m.d.comb += clk.rdata.eq(Cat(noise, rd))
 
-        # ---------------------------------------------------------------- writes
+    def _write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk: TiaClock, coll_vis) -> None:
+        """Writes and the clocked bookkeeping: the write's colour-clock registers, the delayed
+        write and delayed RESPx, collisions, end-of-line and HMOVE-blank rules, VSYNC/VBLANK/WSYNC
+        and the frame end (``clk.frame_end``)."""
+        vblank_dump = S.vblank_dump
+        dump_disabled_cycle = S.dump_disabled_cycle
+        nusiz0 = S.nusiz0
+        nusiz1 = S.nusiz1
+        ctrlpf = S.ctrlpf
+        collision = S.collision
+        posp0 = S.posp0
+        posp1 = S.posp1
+        posm0 = S.posm0
+        since_hmove = S.since_hmove
+        vsync_armed = S.vsync_armed
+        cosmic = S.cosmic
+        cosmic_cnt = S.cosmic_cnt
+        vsync_count = S.vsync_count
+        x = S.x
+        wr_hpos = S.wr_hpos
+        wr_phase = S.wr_phase
+        wr_cycle = S.wr_cycle
+        wr_resm = S.wr_resm
+        wr_resp = S.wr_resp
+        pend = S.pend
+        pend_addr = S.pend_addr
+        pend_data = S.pend_data
+        pend_hpos = S.pend_hpos
+        pend_cycle = S.pend_cycle
+        pend_resm = S.pend_resm
+        pend_cnt = S.pend_cnt
+        pend_since = S.pend_since
+        wm = S.wm
+        wsync = S.wsync
+        rp_valid = [S.rp0_valid, S.rp1_valid]
+        rp_cnt = [S.rp0_cnt, S.rp1_cnt]
+        rp_x = [S.rp0_x, S.rp1_x]
+        rp_skip = [S.rp0_skip, S.rp1_skip]
+        n_rp_valid = [N.rp0_valid, N.rp1_valid]
+        n_rp_cnt = [N.rp0_cnt, N.rp1_cnt]
+        n_rp_x = [N.rp0_x, N.rp1_x]
+        n_rp_skip = [N.rp0_skip, N.rp1_skip]
+
         # Stella's colour clock of the write (end of the CPU cycle) in the line
         # kept as registers beside the console's hpos (hpos + 1 mod 228, its CPU cycle of the line
         # and the RESMx position it gives), so that no write path starts with an add, a divide by
@@ -565,118 +584,6 @@ class Tia(Elaboratable):
         line_at_write = Signal(16)
         m.d.comb += line_at_write.eq(clk.line + (clk.hpos == 227))
 
-        # the apply logic, shared by immediate and delayed writes
-        def apply(addr, data, hpos_w, cyc_w, resm_x, since):
-            with m.Switch(addr):
-                with m.Case(0x01):
-                    m.d[dom] += N.vblank.eq(data)
-                with m.Case(0x04):
-                    m.d[dom] += [N.nusiz0.eq(data), N.p0_skip.eq(0), N.m0_mode.eq(0)]
-                with m.Case(0x05):
-                    m.d[dom] += [N.nusiz1.eq(data), N.p1_skip.eq(0)]
-                with m.Case(0x06):
-                    m.d[dom] += N.colup0.eq(data[1:8])
-                with m.Case(0x07):
-                    m.d[dom] += N.colup1.eq(data[1:8])
-                with m.Case(0x08):
-                    m.d[dom] += N.colupf.eq(data[1:8])
-                with m.Case(0x09):
-                    m.d[dom] += N.colubk.eq(data[1:8])
-                with m.Case(0x0A):
-                    m.d[dom] += N.ctrlpf.eq(data)
-                    with m.If(hpos_w < 68 + 79):
-                        m.d[dom] += N.pf_reflect.eq(data[0])
-                with m.Case(0x0B):
-                    m.d[dom] += N.refp0.eq(data[3])
-                with m.Case(0x0C):
-                    m.d[dom] += N.refp1.eq(data[3])
-                with m.Case(0x0D):
-                    m.d[dom] += N.pf[0:4].eq(data[4:8])
-                with m.Case(0x0E):
-                    m.d[dom] += N.pf[4:12].eq(data)
-                with m.Case(0x0F):
-                    m.d[dom] += N.pf[12:20].eq(data)
-                with m.Case(0x12, 0x13, 0x14):
-                    p = resm_x
-                    with m.If(addr == 0x12):
-                        # Stella's Dolphin case: RESM0 20 CPU cycles after HMOVE at hpos 69
-                        m.d[dom] += [N.posm0.eq(Mux((since == 20) & (hpos_w == 69), 8, p)), N.m0_mode.eq(0)]
-                    with m.Elif(addr == 0x13):
-                        with m.If((since == 3) & (hpos_w == 18)):
-                            m.d[dom] += N.posm1.eq(3)
-                        with m.Else():
-                            m.d[dom] += N.posm1.eq(p)
-                    with m.Else():
-                        with m.If((since == 18) & ((hpos_w == 60) | (hpos_w == 69))):
-                            m.d[dom] += N.posbl.eq(10)
-                        with m.Elif((since == 3) & (hpos_w == 18)):
-                            m.d[dom] += N.posbl.eq(3)
-                        with m.Elif((since == 7) & (hpos_w == 30)):
-                            m.d[dom] += N.posbl.eq(6)
-                        with m.Elif((since == 6) & (hpos_w == 27)):
-                            m.d[dom] += N.posbl.eq(5)
-                        with m.Else():
-                            m.d[dom] += N.posbl.eq(p)
-                with m.Case(0x1B):
-                    m.d[dom] += [N.grp0.eq(data), N.dgrp1.eq(grp1)]
-                with m.Case(0x1C):
-                    m.d[dom] += [N.grp1.eq(data), N.dgrp0.eq(grp0), N.denabl.eq(enabl)]
-                with m.Case(0x1D):
-                    m.d[dom] += N.enam0.eq(data[1])
-                with m.Case(0x1E):
-                    m.d[dom] += N.enam1.eq(data[1])
-                with m.Case(0x1F):
-                    m.d[dom] += N.enabl.eq(data[1])
-                with m.Case(0x20):
-                    m.d[dom] += N.hmp0.eq(data[4:8])
-                with m.Case(0x21):
-                    m.d[dom] += N.hmp1.eq(data[4:8])
-                with m.Case(0x22):
-                    m.d[dom] += N.hmm0.eq(data[4:8])
-                    with m.If((since == 21) & (hmm0 == 7) & (data[4:8] == 6)):
-                        m.d[dom] += [N.cosmic.eq(1), N.cosmic_cnt.eq(0)]
-                with m.Case(0x23):
-                    m.d[dom] += N.hmm1.eq(data[4:8])
-                with m.Case(0x24):
-                    m.d[dom] += N.hmbl.eq(data[4:8])
-                with m.Case(0x25):
-                    m.d[dom] += N.vdelp0.eq(data[0])
-                with m.Case(0x26):
-                    m.d[dom] += N.vdelp1.eq(data[0])
-                with m.Case(0x27):
-                    m.d[dom] += N.vdelbl.eq(data[0])
-                with m.Case(0x28, 0x29):
-                    for (reg, posm, posp, nus, resmp) in ((0x28, N.posm0, posp0, nusiz0, resmp0),
-                                                          (0x29, N.posm1, posp1, nusiz1, resmp1)):
-                        n_resmp = N.resmp0 if reg == 0x28 else N.resmp1
-                        with m.If(addr == reg):
-                            with m.If(resmp & ~data[1]):
-                                middle = Mux(nus[0:3] == 5, 8, Mux(nus[0:3] == 7, 16, 4))
-                                s = posp + middle
-                                m.d[dom] += posm.eq(Mux(s >= 160, s - 160, s))
-                                if reg == 0x28:
-                                    m.d[dom] += N.m0_mode.eq(0)
-                            m.d[dom] += n_resmp.eq(data[1])
-                with m.Case(0x2A):
-                    with m.If(self.hmove_blanks & ((cyc_w <= 20) | (cyc_w == 75))):
-                        m.d[dom] += N.hmove_blank.eq(1)
-                    for pos, hm, n_pos in ((posp0, hmp0, N.posp0), (posp1, hmp1, N.posp1), (posm0, hmm0, N.posm0),
-                                        (posm1, hmm1, N.posm1), (posbl, hmbl, N.posbl)):
-                        mv = Signal(signed(6), name="hmove_mv")
-                        extra = hm ^ 8
-                        with m.If((cyc_w <= 20) | (cyc_w == 75)):
-                            cap = _HM_CAP[cyc_w]
-                            m.d.comb += mv.eq(8 - Mux(extra < cap, extra, cap))
-                        with m.Elif(cyc_w >= 54):
-                            kk_ = _HM_K[cyc_w]
-                            m.d.comb += mv.eq(-Mux(extra > kk_, extra - kk_, 0))
-                        s = Signal(signed(10), name="hmove_sum")
-                        m.d.comb += s.eq(Cat(pos, Const(0, 2)).as_signed() + mv)
-                        m.d[dom] += n_pos.eq(Mux(s >= 160, s - 160, Mux(s < 0, s + 160, s)))
-                    m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.since_hmove.eq(1), N.cosmic.eq(0), N.m0_mode.eq(0)]
-                with m.Case(0x2B):
-                    m.d[dom] += [N.hmp0.eq(0), N.hmp1.eq(0), N.hmm0.eq(0), N.hmm1.eq(0), N.hmbl.eq(0)]
-
         # collisions accumulate every drawn clock (CXCLR applied below wins)
         m.d[dom] += N.collision.eq(collision | coll_vis)
 
@@ -721,7 +628,7 @@ class Tia(Elaboratable):
             with m.If(pend_cnt == 1):
                 m.d[dom] += N.pend.eq(0)
         with m.If(ap_en):
-            apply(ap_addr, ap_data, ap_hpos, ap_cycle, ap_resm, ap_since)
+            self._apply(m, S, N, dom, ap_addr, ap_data, ap_hpos, ap_cycle, ap_resm, ap_since)
             with m.If(ap_addr == 0x2C):
                 m.d[dom] += N.collision.eq(0)
         # delayed RESPx fires
@@ -779,3 +686,135 @@ class Tia(Elaboratable):
         # Stella resets its cycle counter at each frame start
         with m.If(clk.frame_start):
             m.d[dom] += N.dump_disabled_cycle.eq(dump_disabled_cycle - clk.cyc)
+
+    def _apply(self, m: Module, S: _TiaState, N: _TiaState, dom: str, addr, data, hpos_w, cyc_w, resm_x,
+               since) -> None:
+        """A register write taking effect (immediate or delayed): ``addr`` (A5..A0), ``data``,
+        the write's colour clock ``hpos_w``, CPU cycle of the line ``cyc_w``, RESMx/RESBL
+        position ``resm_x`` and CPU cycles since HMOVE ``since``."""
+        nusiz0 = S.nusiz0
+        nusiz1 = S.nusiz1
+        grp0 = S.grp0
+        grp1 = S.grp1
+        enabl = S.enabl
+        hmp0 = S.hmp0
+        hmp1 = S.hmp1
+        hmm0 = S.hmm0
+        hmm1 = S.hmm1
+        hmbl = S.hmbl
+        resmp0 = S.resmp0
+        resmp1 = S.resmp1
+        posp0 = S.posp0
+        posp1 = S.posp1
+        posm0 = S.posm0
+        posm1 = S.posm1
+        posbl = S.posbl
+        with m.Switch(addr):
+            with m.Case(0x01):
+                m.d[dom] += N.vblank.eq(data)
+            with m.Case(0x04):
+                m.d[dom] += [N.nusiz0.eq(data), N.p0_skip.eq(0), N.m0_mode.eq(0)]
+            with m.Case(0x05):
+                m.d[dom] += [N.nusiz1.eq(data), N.p1_skip.eq(0)]
+            with m.Case(0x06):
+                m.d[dom] += N.colup0.eq(data[1:8])
+            with m.Case(0x07):
+                m.d[dom] += N.colup1.eq(data[1:8])
+            with m.Case(0x08):
+                m.d[dom] += N.colupf.eq(data[1:8])
+            with m.Case(0x09):
+                m.d[dom] += N.colubk.eq(data[1:8])
+            with m.Case(0x0A):
+                m.d[dom] += N.ctrlpf.eq(data)
+                with m.If(hpos_w < 68 + 79):
+                    m.d[dom] += N.pf_reflect.eq(data[0])
+            with m.Case(0x0B):
+                m.d[dom] += N.refp0.eq(data[3])
+            with m.Case(0x0C):
+                m.d[dom] += N.refp1.eq(data[3])
+            with m.Case(0x0D):
+                m.d[dom] += N.pf[0:4].eq(data[4:8])
+            with m.Case(0x0E):
+                m.d[dom] += N.pf[4:12].eq(data)
+            with m.Case(0x0F):
+                m.d[dom] += N.pf[12:20].eq(data)
+            with m.Case(0x12, 0x13, 0x14):
+                p = resm_x
+                with m.If(addr == 0x12):
+                    # Stella's Dolphin case: RESM0 20 CPU cycles after HMOVE at hpos 69
+                    m.d[dom] += [N.posm0.eq(Mux((since == 20) & (hpos_w == 69), 8, p)), N.m0_mode.eq(0)]
+                with m.Elif(addr == 0x13):
+                    with m.If((since == 3) & (hpos_w == 18)):
+                        m.d[dom] += N.posm1.eq(3)
+                    with m.Else():
+                        m.d[dom] += N.posm1.eq(p)
+                with m.Else():
+                    with m.If((since == 18) & ((hpos_w == 60) | (hpos_w == 69))):
+                        m.d[dom] += N.posbl.eq(10)
+                    with m.Elif((since == 3) & (hpos_w == 18)):
+                        m.d[dom] += N.posbl.eq(3)
+                    with m.Elif((since == 7) & (hpos_w == 30)):
+                        m.d[dom] += N.posbl.eq(6)
+                    with m.Elif((since == 6) & (hpos_w == 27)):
+                        m.d[dom] += N.posbl.eq(5)
+                    with m.Else():
+                        m.d[dom] += N.posbl.eq(p)
+            with m.Case(0x1B):
+                m.d[dom] += [N.grp0.eq(data), N.dgrp1.eq(grp1)]
+            with m.Case(0x1C):
+                m.d[dom] += [N.grp1.eq(data), N.dgrp0.eq(grp0), N.denabl.eq(enabl)]
+            with m.Case(0x1D):
+                m.d[dom] += N.enam0.eq(data[1])
+            with m.Case(0x1E):
+                m.d[dom] += N.enam1.eq(data[1])
+            with m.Case(0x1F):
+                m.d[dom] += N.enabl.eq(data[1])
+            with m.Case(0x20):
+                m.d[dom] += N.hmp0.eq(data[4:8])
+            with m.Case(0x21):
+                m.d[dom] += N.hmp1.eq(data[4:8])
+            with m.Case(0x22):
+                m.d[dom] += N.hmm0.eq(data[4:8])
+                with m.If((since == 21) & (hmm0 == 7) & (data[4:8] == 6)):
+                    m.d[dom] += [N.cosmic.eq(1), N.cosmic_cnt.eq(0)]
+            with m.Case(0x23):
+                m.d[dom] += N.hmm1.eq(data[4:8])
+            with m.Case(0x24):
+                m.d[dom] += N.hmbl.eq(data[4:8])
+            with m.Case(0x25):
+                m.d[dom] += N.vdelp0.eq(data[0])
+            with m.Case(0x26):
+                m.d[dom] += N.vdelp1.eq(data[0])
+            with m.Case(0x27):
+                m.d[dom] += N.vdelbl.eq(data[0])
+            with m.Case(0x28, 0x29):
+                for (reg, posm, posp, nus, resmp) in ((0x28, N.posm0, posp0, nusiz0, resmp0),
+                                                      (0x29, N.posm1, posp1, nusiz1, resmp1)):
+                    n_resmp = N.resmp0 if reg == 0x28 else N.resmp1
+                    with m.If(addr == reg):
+                        with m.If(resmp & ~data[1]):
+                            middle = Mux(nus[0:3] == 5, 8, Mux(nus[0:3] == 7, 16, 4))
+                            s = posp + middle
+                            m.d[dom] += posm.eq(Mux(s >= 160, s - 160, s))
+                            if reg == 0x28:
+                                m.d[dom] += N.m0_mode.eq(0)
+                        m.d[dom] += n_resmp.eq(data[1])
+            with m.Case(0x2A):
+                with m.If(self.hmove_blanks & ((cyc_w <= 20) | (cyc_w == 75))):
+                    m.d[dom] += N.hmove_blank.eq(1)
+                for pos, hm, n_pos in ((posp0, hmp0, N.posp0), (posp1, hmp1, N.posp1), (posm0, hmm0, N.posm0),
+                                    (posm1, hmm1, N.posm1), (posbl, hmbl, N.posbl)):
+                    mv = Signal(signed(6), name="hmove_mv")
+                    extra = hm ^ 8
+                    with m.If((cyc_w <= 20) | (cyc_w == 75)):
+                        cap = _HM_CAP[cyc_w]
+                        m.d.comb += mv.eq(8 - Mux(extra < cap, extra, cap))
+                    with m.Elif(cyc_w >= 54):
+                        kk_ = _HM_K[cyc_w]
+                        m.d.comb += mv.eq(-Mux(extra > kk_, extra - kk_, 0))
+                    s = Signal(signed(10), name="hmove_sum")
+                    m.d.comb += s.eq(Cat(pos, Const(0, 2)).as_signed() + mv)
+                    m.d[dom] += n_pos.eq(Mux(s >= 160, s - 160, Mux(s < 0, s + 160, s)))
+                m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.since_hmove.eq(1), N.cosmic.eq(0), N.m0_mode.eq(0)]
+            with m.Case(0x2B):
+                m.d[dom] += [N.hmp0.eq(0), N.hmp1.eq(0), N.hmm0.eq(0), N.hmm1.eq(0), N.hmbl.eq(0)]
