@@ -52,12 +52,91 @@ from __future__ import annotations
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
 from amaranth.hdl import Elaboratable
+from amaranth.lib import data, enum
 
-__all__ = ["Tia", "hmove_motion", "POKE_DELAY"]
+__all__ = ["Tia", "TiaClock", "TiaWrite", "TiaRead", "NusizLayout", "CtrlpfLayout", "hmove_motion", "POKE_DELAY"]
+
+class TiaWrite(enum.Enum, shape=6):
+    """TIA write registers by address (A5..A0), by their names in Stella and the Stella
+    programmer's guide (audio registers accepted and ignored)."""
+    VSYNC = 0x00
+    VBLANK = 0x01
+    WSYNC = 0x02
+    RSYNC = 0x03
+    NUSIZ0 = 0x04
+    NUSIZ1 = 0x05
+    COLUP0 = 0x06
+    COLUP1 = 0x07
+    COLUPF = 0x08
+    COLUBK = 0x09
+    CTRLPF = 0x0A
+    REFP0 = 0x0B
+    REFP1 = 0x0C
+    PF0 = 0x0D
+    PF1 = 0x0E
+    PF2 = 0x0F
+    RESP0 = 0x10
+    RESP1 = 0x11
+    RESM0 = 0x12
+    RESM1 = 0x13
+    RESBL = 0x14
+    AUDC0 = 0x15
+    AUDC1 = 0x16
+    AUDF0 = 0x17
+    AUDF1 = 0x18
+    AUDV0 = 0x19
+    AUDV1 = 0x1A
+    GRP0 = 0x1B
+    GRP1 = 0x1C
+    ENAM0 = 0x1D
+    ENAM1 = 0x1E
+    ENABL = 0x1F
+    HMP0 = 0x20
+    HMP1 = 0x21
+    HMM0 = 0x22
+    HMM1 = 0x23
+    HMBL = 0x24
+    VDELP0 = 0x25
+    VDELP1 = 0x26
+    VDELBL = 0x27
+    RESMP0 = 0x28
+    RESMP1 = 0x29
+    HMOVE = 0x2A
+    HMCLR = 0x2B
+    CXCLR = 0x2C
+
+
+class TiaRead(enum.Enum, shape=4):
+    """TIA read registers by address (A3..A0): the collision latches (bits 7 and 6), the paddle
+    and fire-button inputs (bit 7)."""
+    CXM0P = 0
+    CXM1P = 1
+    CXP0FB = 2
+    CXP1FB = 3
+    CXM0FB = 4
+    CXM1FB = 5
+    CXBLPF = 6
+    CXPPMM = 7
+    INPT0 = 8
+    INPT1 = 9
+    INPT2 = 10
+    INPT3 = 11
+    INPT4 = 12
+    INPT5 = 13
+
+
+#: NUSIZx: the players' copies and size (Stella's mode 0..7) and the missile size
+#: (``1 << missile_size`` pixels).
+NusizLayout = data.StructLayout({"mode": 3, "unused3": 1, "missile_size": 2, "unused6": 2})
+#: CTRLPF: playfield reflection, score mode, playfield priority over the players, ball size
+#: (``1 << ball_size`` pixels).
+CtrlpfLayout = data.StructLayout({"reflect": 1, "score": 1, "priority": 1, "unused3": 1, "ball_size": 2,
+                                  "unused6": 2})
 
 #: Stella 2.4.2 write delays in colour clocks by register (-1: playfield rule).
-POKE_DELAY = {0x01: 1, 0x04: 8, 0x05: 8, 0x0B: 1, 0x0C: 1, 0x0D: -1, 0x0E: -1, 0x0F: -1,
-              0x12: 8, 0x13: 8, 0x1B: 1, 0x1C: 1}
+POKE_DELAY = {TiaWrite.VBLANK: 1, TiaWrite.NUSIZ0: 8, TiaWrite.NUSIZ1: 8, TiaWrite.REFP0: 1, TiaWrite.REFP1: 1,
+              TiaWrite.PF0: -1, TiaWrite.PF1: -1, TiaWrite.PF2: -1, TiaWrite.RESM0: 8, TiaWrite.RESM1: 8,
+              TiaWrite.GRP0: 1, TiaWrite.GRP1: 1}
 
 
 def _ceil_div4(v: int) -> int:
@@ -105,8 +184,8 @@ _HM_K = Array([Const(_hm_k(c) if 54 <= c <= 74 else 15, 4) for c in range(128)])
 #: per-colour-clock step (:meth:`Tia._step`) maps one such set to the next.
 _STATE = (
     ("vblank", 8, 0), ("vblank_dump", 1, 0), ("dump_enabled", 1, 0), ("dump_disabled_cycle", 32, 0),
-    ("nusiz0", 8, 0), ("nusiz1", 8, 0), ("colup0", 7, 0), ("colup1", 7, 0), ("colupf", 7, 0),
-    ("colubk", 7, 0), ("ctrlpf", 8, 0), ("refp0", 1, 0), ("refp1", 1, 0), ("pf", 20, 0),
+    ("nusiz0", NusizLayout, 0), ("nusiz1", NusizLayout, 0), ("colup0", 7, 0), ("colup1", 7, 0), ("colupf", 7, 0),
+    ("colubk", 7, 0), ("ctrlpf", CtrlpfLayout, 0), ("refp0", 1, 0), ("refp1", 1, 0), ("pf", 20, 0),
     ("grp0", 8, 0), ("grp1", 8, 0), ("dgrp0", 8, 0), ("dgrp1", 8, 0), ("enam0", 1, 0), ("enam1", 1, 0),
     ("enabl", 1, 0), ("denabl", 1, 0), ("hmp0", 4, 0), ("hmp1", 4, 0), ("hmm0", 4, 0), ("hmm1", 4, 0),
     ("hmbl", 4, 0), ("vdelp0", 1, 0), ("vdelp1", 1, 0), ("vdelbl", 1, 0), ("resmp0", 1, 0),
@@ -146,7 +225,7 @@ class _TiaState:
         given = given or {}
         for name, bits, init in _STATE:
             setattr(self, name, given[name] if name in given else
-                    Signal(bits, init=init, name=name + suffix))
+                    Signal(bits, init=init, name=name + suffix) if init else Signal(bits, name=name + suffix))
 
     def fields(self):
         return [getattr(self, name) for name, _, _ in _STATE]
@@ -364,11 +443,11 @@ class Tia(Elaboratable):
         def missile_bit(pos, nusiz, en, widen=Const(0, 1), off=Const(0, 1)):
             d = dist(pos)
             size = Signal(2)
-            m.d.comb += size.eq(nusiz[4:6] | widen)
+            m.d.comb += size.eq(nusiz.missile_size | widen)
             width = Signal(6)
             m.d.comb += width.eq(Const(1, 6) << size)
             hit = Signal()
-            with m.Switch(nusiz[0:3]):
+            with m.Switch(nusiz.mode):
                 for mo in range(8):
                     with m.Case(mo):
                         conds = [(d >= off) & (d < off + width) for off in _copy_offsets(mo)]
@@ -381,11 +460,11 @@ class Tia(Elaboratable):
         def ball_bit():
             d = dist(posbl)
             width = Signal(6)
-            m.d.comb += width.eq(Const(1, 6) << ctrlpf[4:6])
+            m.d.comb += width.eq(Const(1, 6) << ctrlpf.ball_size)
             return (d < width) & ball_en
 
-        p0 = player_bit(posp0, nusiz0[0:3], p0_skip, cur_grp0)
-        p1 = player_bit(posp1, nusiz1[0:3], p1_skip, cur_grp1)
+        p0 = player_bit(posp0, nusiz0.mode, p0_skip, cur_grp0)
+        p1 = player_bit(posp1, nusiz1.mode, p1_skip, cur_grp1)
         m0 = missile_bit(posm0, nusiz0, m0_en, widen=(m0_mode == 1), off=(m0_mode == 2))
         m1 = missile_bit(posm1, nusiz1, m1_en)
         bl = ball_bit()
@@ -400,8 +479,8 @@ class Tia(Elaboratable):
         pfb = Signal()
         m.d.comb += pfb.eq(pf.bit_select(pfidx, 1))
 
-        score = ctrlpf[1]
-        prio = ctrlpf[2]
+        score = ctrlpf.score
+        prio = ctrlpf.priority
         left = x < 80
         only_pf = (pf != 0) & (cur_grp0 == 0) & (cur_grp1 == 0) & ~m0_en & ~m1_en & ~ball_en
         color = Signal(2)   # 0 BK, 1 PF, 2 P0, 3 P1
@@ -450,7 +529,7 @@ class Tia(Elaboratable):
         rd = Signal(2)
         with m.Switch(self.bus_addr[0:4]):
             for i in range(8):
-                with m.Case(i):
+                with m.Case(TiaRead(i)):
                     if i < 6:
                         hi = (c[2 * i], c[2 * i + 1])
                     elif i == 6:
@@ -459,16 +538,16 @@ class Tia(Elaboratable):
                         hi = (c[13], c[14])
                     m.d.comb += rd.eq(Cat(hi[1], hi[0]))
             for i in range(4):
-                with m.Case(8 + i):
+                with m.Case(TiaRead(TiaRead.INPT0.value + i)):
                     mode = self.paddle_mode[i]
                     charged = Signal()
                     m.d.comb += charged.eq(
                         (mode == 1) | ((mode == 0) & ~dump_enabled &
                                        ((clk.cyc + 1) > (dump_disabled_cycle + self.paddle_needed[i])[0:32])))
                     m.d.comb += rd.eq(Cat(Const(0, 1), charged))
-            with m.Case(12):
+            with m.Case(TiaRead.INPT4):
                 m.d.comb += rd.eq(Cat(Const(0, 1), self.inpt4))
-            with m.Case(13):
+            with m.Case(TiaRead.INPT5):
                 m.d.comb += rd.eq(Cat(Const(0, 1), self.inpt5))
         m.d.comb += clk.rdata.eq(Cat(noise, rd))
 
@@ -576,8 +655,8 @@ class Tia(Elaboratable):
                         m.d.comb += [dly.eq(dc), disp.eq(pc)]
             return disp, dly   # disp: when == 1, dly (and not disp): when == -1
 
-        w0 = when_of(posp0, nusiz0[0:3])
-        w1 = when_of(posp1, nusiz1[0:3])
+        w0 = when_of(posp0, nusiz0.mode)
+        w1 = when_of(posp1, nusiz1.mode)
 
         frame_end = clk.frame_end
         maxlines = Mux(self.pal, 342, 290)
@@ -589,7 +668,7 @@ class Tia(Elaboratable):
 
         # end of a drawn line: Stella resets the first-copy skip and the PF reflection
         with m.If(clk.line_end_drawn):
-            m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.pf_reflect.eq(ctrlpf[0])]
+            m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.pf_reflect.eq(ctrlpf.reflect)]
             # Stella's Cosmic Ark bug: missile 0 jumps by 18, 33, 0, 17 pixels left per line
             with m.If(cosmic):
                 nc = Signal(2)
@@ -609,7 +688,7 @@ class Tia(Elaboratable):
         fire = Signal()
         m.d.comb += fire.eq(pend & (pend_cnt == 1))
         new_generic = Signal()
-        m.d.comb += new_generic.eq(is_write & (waddr != 0x10) & (waddr != 0x11))
+        m.d.comb += new_generic.eq(is_write & (waddr != TiaWrite.RESP0) & (waddr != TiaWrite.RESP1))
         ap_en = Signal()
         ap_addr = Signal(6)
         ap_data = Signal(8)
@@ -629,7 +708,7 @@ class Tia(Elaboratable):
                 m.d[dom] += N.pend.eq(0)
         with m.If(ap_en):
             self._apply(m, S, N, dom, ap_addr, ap_data, ap_hpos, ap_cycle, ap_resm, ap_since)
-            with m.If(ap_addr == 0x2C):
+            with m.If(ap_addr == TiaWrite.CXCLR):
                 m.d[dom] += N.collision.eq(0)
         # delayed RESPx fires
         for i, (pos, skip) in enumerate(((N.posp0, N.p0_skip), (N.posp1, N.p1_skip))):
@@ -643,22 +722,22 @@ class Tia(Elaboratable):
             with m.If(line_at_write > maxlines):
                 m.d.comb += frame_end.eq(1)
             with m.Switch(waddr):
-                with m.Case(0x00):
+                with m.Case(TiaWrite.VSYNC):
                     with m.If(self.bus_wdata[1]):
                         m.d[dom] += [N.vsync_armed.eq(1), N.vsync_count.eq(1)]
                     with m.Elif(vsync_armed & (vsync_count >= 76)):
                         m.d[dom] += N.vsync_armed.eq(0)
                         m.d.comb += frame_end.eq(1)
-                with m.Case(0x01):
+                with m.Case(TiaWrite.VBLANK):
                     with m.If(~vblank_dump & self.bus_wdata[7]):
                         m.d[dom] += N.dump_enabled.eq(1)
                     with m.If(vblank_dump & ~self.bus_wdata[7]):
                         m.d[dom] += [N.dump_enabled.eq(0), N.dump_disabled_cycle.eq(clk.cyc + 1)]
                     m.d[dom] += N.vblank_dump.eq(self.bus_wdata[7])
-                with m.Case(0x02):
+                with m.Case(TiaWrite.WSYNC):
                     with m.If(self.last_was_read & (wr_hpos != 0)):
                         m.d[dom] += N.wsync.eq(1)
-                with m.Case(0x10, 0x11):
+                with m.Case(TiaWrite.RESP0, TiaWrite.RESP1):
                     for i, (w, pos, skip) in enumerate(((w0, N.posp0, N.p0_skip), (w1, N.posp1, N.p1_skip))):
                         with m.If(waddr[0] == i):
                             disp, dly = w
@@ -672,7 +751,7 @@ class Tia(Elaboratable):
                                              n_rp_skip[i].eq(~dly)]
                             with m.Else():
                                 m.d[dom] += [pos.eq(newx), skip.eq(~dly)]
-            with m.If((waddr != 0x10) & (waddr != 0x11)):
+            with m.If((waddr != TiaWrite.RESP0) & (waddr != TiaWrite.RESP1)):
                 with m.If((eff != 0) | fire):
                     m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(self.bus_wdata),
                                  N.pend_hpos.eq(wr_hpos), N.pend_cycle.eq(wr_cycle), N.pend_resm.eq(wr_resm),
@@ -710,40 +789,40 @@ class Tia(Elaboratable):
         posm1 = S.posm1
         posbl = S.posbl
         with m.Switch(addr):
-            with m.Case(0x01):
+            with m.Case(TiaWrite.VBLANK):
                 m.d[dom] += N.vblank.eq(data)
-            with m.Case(0x04):
+            with m.Case(TiaWrite.NUSIZ0):
                 m.d[dom] += [N.nusiz0.eq(data), N.p0_skip.eq(0), N.m0_mode.eq(0)]
-            with m.Case(0x05):
+            with m.Case(TiaWrite.NUSIZ1):
                 m.d[dom] += [N.nusiz1.eq(data), N.p1_skip.eq(0)]
-            with m.Case(0x06):
+            with m.Case(TiaWrite.COLUP0):
                 m.d[dom] += N.colup0.eq(data[1:8])
-            with m.Case(0x07):
+            with m.Case(TiaWrite.COLUP1):
                 m.d[dom] += N.colup1.eq(data[1:8])
-            with m.Case(0x08):
+            with m.Case(TiaWrite.COLUPF):
                 m.d[dom] += N.colupf.eq(data[1:8])
-            with m.Case(0x09):
+            with m.Case(TiaWrite.COLUBK):
                 m.d[dom] += N.colubk.eq(data[1:8])
-            with m.Case(0x0A):
+            with m.Case(TiaWrite.CTRLPF):
                 m.d[dom] += N.ctrlpf.eq(data)
                 with m.If(hpos_w < 68 + 79):
                     m.d[dom] += N.pf_reflect.eq(data[0])
-            with m.Case(0x0B):
+            with m.Case(TiaWrite.REFP0):
                 m.d[dom] += N.refp0.eq(data[3])
-            with m.Case(0x0C):
+            with m.Case(TiaWrite.REFP1):
                 m.d[dom] += N.refp1.eq(data[3])
-            with m.Case(0x0D):
+            with m.Case(TiaWrite.PF0):
                 m.d[dom] += N.pf[0:4].eq(data[4:8])
-            with m.Case(0x0E):
+            with m.Case(TiaWrite.PF1):
                 m.d[dom] += N.pf[4:12].eq(data)
-            with m.Case(0x0F):
+            with m.Case(TiaWrite.PF2):
                 m.d[dom] += N.pf[12:20].eq(data)
-            with m.Case(0x12, 0x13, 0x14):
+            with m.Case(TiaWrite.RESM0, TiaWrite.RESM1, TiaWrite.RESBL):
                 p = resm_x
-                with m.If(addr == 0x12):
+                with m.If(addr == TiaWrite.RESM0):
                     # Stella's Dolphin case: RESM0 20 CPU cycles after HMOVE at hpos 69
                     m.d[dom] += [N.posm0.eq(Mux((since == 20) & (hpos_w == 69), 8, p)), N.m0_mode.eq(0)]
-                with m.Elif(addr == 0x13):
+                with m.Elif(addr == TiaWrite.RESM1):
                     with m.If((since == 3) & (hpos_w == 18)):
                         m.d[dom] += N.posm1.eq(3)
                     with m.Else():
@@ -759,47 +838,47 @@ class Tia(Elaboratable):
                         m.d[dom] += N.posbl.eq(5)
                     with m.Else():
                         m.d[dom] += N.posbl.eq(p)
-            with m.Case(0x1B):
+            with m.Case(TiaWrite.GRP0):
                 m.d[dom] += [N.grp0.eq(data), N.dgrp1.eq(grp1)]
-            with m.Case(0x1C):
+            with m.Case(TiaWrite.GRP1):
                 m.d[dom] += [N.grp1.eq(data), N.dgrp0.eq(grp0), N.denabl.eq(enabl)]
-            with m.Case(0x1D):
+            with m.Case(TiaWrite.ENAM0):
                 m.d[dom] += N.enam0.eq(data[1])
-            with m.Case(0x1E):
+            with m.Case(TiaWrite.ENAM1):
                 m.d[dom] += N.enam1.eq(data[1])
-            with m.Case(0x1F):
+            with m.Case(TiaWrite.ENABL):
                 m.d[dom] += N.enabl.eq(data[1])
-            with m.Case(0x20):
+            with m.Case(TiaWrite.HMP0):
                 m.d[dom] += N.hmp0.eq(data[4:8])
-            with m.Case(0x21):
+            with m.Case(TiaWrite.HMP1):
                 m.d[dom] += N.hmp1.eq(data[4:8])
-            with m.Case(0x22):
+            with m.Case(TiaWrite.HMM0):
                 m.d[dom] += N.hmm0.eq(data[4:8])
                 with m.If((since == 21) & (hmm0 == 7) & (data[4:8] == 6)):
                     m.d[dom] += [N.cosmic.eq(1), N.cosmic_cnt.eq(0)]
-            with m.Case(0x23):
+            with m.Case(TiaWrite.HMM1):
                 m.d[dom] += N.hmm1.eq(data[4:8])
-            with m.Case(0x24):
+            with m.Case(TiaWrite.HMBL):
                 m.d[dom] += N.hmbl.eq(data[4:8])
-            with m.Case(0x25):
+            with m.Case(TiaWrite.VDELP0):
                 m.d[dom] += N.vdelp0.eq(data[0])
-            with m.Case(0x26):
+            with m.Case(TiaWrite.VDELP1):
                 m.d[dom] += N.vdelp1.eq(data[0])
-            with m.Case(0x27):
+            with m.Case(TiaWrite.VDELBL):
                 m.d[dom] += N.vdelbl.eq(data[0])
-            with m.Case(0x28, 0x29):
-                for (reg, posm, posp, nus, resmp) in ((0x28, N.posm0, posp0, nusiz0, resmp0),
-                                                      (0x29, N.posm1, posp1, nusiz1, resmp1)):
-                    n_resmp = N.resmp0 if reg == 0x28 else N.resmp1
+            with m.Case(TiaWrite.RESMP0, TiaWrite.RESMP1):
+                for (reg, posm, posp, nus, resmp) in ((TiaWrite.RESMP0, N.posm0, posp0, nusiz0, resmp0),
+                                                      (TiaWrite.RESMP1, N.posm1, posp1, nusiz1, resmp1)):
+                    n_resmp = N.resmp0 if reg == TiaWrite.RESMP0 else N.resmp1
                     with m.If(addr == reg):
                         with m.If(resmp & ~data[1]):
-                            middle = Mux(nus[0:3] == 5, 8, Mux(nus[0:3] == 7, 16, 4))
+                            middle = Mux(nus.mode == 5, 8, Mux(nus.mode == 7, 16, 4))
                             s = posp + middle
                             m.d[dom] += posm.eq(Mux(s >= 160, s - 160, s))
-                            if reg == 0x28:
+                            if reg == TiaWrite.RESMP0:
                                 m.d[dom] += N.m0_mode.eq(0)
                         m.d[dom] += n_resmp.eq(data[1])
-            with m.Case(0x2A):
+            with m.Case(TiaWrite.HMOVE):
                 with m.If(self.hmove_blanks & ((cyc_w <= 20) | (cyc_w == 75))):
                     m.d[dom] += N.hmove_blank.eq(1)
                 for pos, hm, n_pos in ((posp0, hmp0, N.posp0), (posp1, hmp1, N.posp1), (posm0, hmm0, N.posm0),
@@ -816,5 +895,5 @@ class Tia(Elaboratable):
                     m.d.comb += s.eq(Cat(pos, Const(0, 2)).as_signed() + mv)
                     m.d[dom] += n_pos.eq(Mux(s >= 160, s - 160, Mux(s < 0, s + 160, s)))
                 m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.since_hmove.eq(1), N.cosmic.eq(0), N.m0_mode.eq(0)]
-            with m.Case(0x2B):
+            with m.Case(TiaWrite.HMCLR):
                 m.d[dom] += [N.hmp0.eq(0), N.hmp1.eq(0), N.hmm0.eq(0), N.hmm1.eq(0), N.hmbl.eq(0)]
