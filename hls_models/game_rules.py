@@ -479,6 +479,28 @@ def parse_rules(text: str) -> dict[str, GameRule]:
     return {name: _compile_rule(name, entry) for name, entry in games.items()}
 
 
+def compile_condition(game: str, fld: str, text: str):
+    """Compile one boolean expression of the rule language (``ram[a]``, ``xram[i]``, ``mode``,
+    the helpers; no registers), checked as rule fields are, for other per-game data such as
+    the console's ``setMode`` conditions (:mod:`hls_models.console_settings`).
+
+    Returns ``f(ram, xram, mode) -> bool`` (``ram``/``xram``: 128 bytes indexed by address & 0x7F).
+    Raises :class:`RuleError` naming ``game`` and ``fld``.
+    """
+    tree, _ = _parse_expr(game, fld, text, set())
+    args = ast.arguments(posonlyargs=[], args=[ast.arg("__r"), ast.arg("__x"), ast.arg("mode")],
+                         kwonlyargs=[], kw_defaults=[], defaults=[])
+    fn = ast.FunctionDef(name="__cond", args=args, body=[ast.Return(tree)], decorator_list=[])
+    g = _helper_globals()
+    exec(compile(ast.fix_missing_locations(ast.Module([fn], [])), f"<{game} {fld}>", "exec"), g)
+    cond = g["__cond"]
+
+    def evaluate(ram, xram, mode) -> bool:
+        x = None if xram is None else [int(v) for v in xram]
+        return bool(cond([int(v) for v in ram], x, int(mode)))
+    return evaluate
+
+
 @lru_cache(maxsize=4)
 def _load_cached(path: str, mtime_ns: int) -> dict[str, GameRule]:
     return parse_rules(Path(path).read_text())

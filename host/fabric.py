@@ -289,24 +289,25 @@ class FabricEpisodeRunner:
         self._snapshot = self._snapshot_loaded = self._console = None
 
     def _table(self, console) -> None:
-        from host.rtl_console import (RIGHT_PADDLES, SWAP_PADDLES, SWAP_PORTS, joystick_inputs, paddle_inputs)
+        from host.rtl_console import joystick_inputs, paddle_inputs
+        cs = console.settings
         right = (3, 6, 8, 11, 14, 16)
         left = (4, 7, 9, 12, 15, 17)
         for i, a in enumerate(self.ids):
             if console.paddles:
-                inp = paddle_inputs(a, tuple(console.paddle), swap=self.game in SWAP_PADDLES,
-                                    right_paddles=self.game in RIGHT_PADDLES, swchb=console.swchb)
+                inp = paddle_inputs(a, tuple(console.paddle), swap=cs.swap_paddles,
+                                    right_paddles=cs.right_paddles, swchb=console.swchb)
                 direction = 2 if a in right else 1 if a in left else 0
             else:
-                inp = joystick_inputs(a, self.game in SWAP_PORTS, console.swchb)
+                inp = joystick_inputs(a, cs.swap_ports, console.swchb)
                 direction = 0
             self.d._write(ACTION_TABLE + 4 * i, inp["swcha"] | inp["inpt4"] << 8 | inp["inpt5"] << 9 | direction << 10)
         if console.paddles:
-            inp = paddle_inputs(0, tuple(console.paddle), swap=self.game in SWAP_PADDLES,
-                                right_paddles=self.game in RIGHT_PADDLES, swchb=console.swchb)
+            inp = paddle_inputs(0, tuple(console.paddle), swap=cs.swap_paddles,
+                                right_paddles=cs.right_paddles, swchb=console.swchb)
             modes = sum(int(v) << (2 * i) for i, v in enumerate(inp["paddle_mode"]))
             lo, hi = console.paddle_range
-            self.d._write(PADDLE_CFG, 1 | int(self.game in SWAP_PADDLES) << 1 | modes << 2)
+            self.d._write(PADDLE_CFG, 1 | int(cs.swap_paddles) << 1 | modes << 2)
             self.d._write(PADDLE_LO, lo)
             self.d._write(PADDLE_HI, hi)
             self.d._write(PADDLE_START, console.paddle[0])

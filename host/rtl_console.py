@@ -10,9 +10,13 @@
 3. ``System::reset`` (now with the detected format: PAL = 342-line limit, colour loss,
    250 rows);
 4. environment reset: ``System::reset``; 60 NOOP frames; RESET held 4 frames; the game's
-   ``setMode`` for its default mode (:data:`SETMODE`: SELECT presses until the mode shows
-   in RAM, then RESET held 4 frames; Double Dunk walks its menu); RESET held 4 frames;
-   the game's starting actions (:data:`STARTING_ACTIONS`).
+   ``setMode`` for its default mode (SELECT presses until the mode shows in RAM, then RESET
+   held 4 frames; Double Dunk walks its menu); RESET held 4 frames; the game's starting
+   actions.
+
+The per-game data (YStart, HMOVE blanks, the ``setMode`` sequence, paddles, swapped ports,
+difficulty switches) is :mod:`hls_models.console_settings` (``console_settings.toml``); the
+starting actions are the rules table's (:mod:`hls_models.game_rules`).
 
 Every ``System::reset`` draws the RIOT timer (``25 + next() % 75``) and, for SuperChip
 cartridges, 128 new cartridge RAM bytes. After :meth:`RtlConsole.power_on`, each
@@ -27,131 +31,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from hls_models.frame_skip import PADDLE_DELTA
 from hwtools.console_harness import ConsoleSim, FrameResult
 
-__all__ = ["RtlConsole", "SYSTEM_SEED", "YSTART", "NO_HMOVE_BLANKS", "STARTING_ACTIONS",
-           "SETMODE_SOFT_RESET", "joystick_inputs"]
+__all__ = ["RtlConsole", "SYSTEM_SEED", "joystick_inputs", "paddle_inputs"]
 
 SYSTEM_SEED = 4753849           #: ALE's default ``system_random_seed``
-DEFAULT_YSTART = 34
-#: Per-ROM ``Display.YStart`` properties of ALE's ROM set.
-YSTART = {"carnival": 26, "pooyan": 26, "qbert": 40, "up_n_down": 30}
-#: ROMs whose ``Emulation.HmoveBlanks`` property is NO.
-NO_HMOVE_BLANKS = frozenset({"asteroids", "battle_zone", "darkchambers", "ms_pacman"})
-RESET_ACTION = 40
-#: ``RomSettings::getStartingActions`` of ALE 0.12 (ALE action ids; 40 = RESET).
-STARTING_ACTIONS = {
-    "air_raid": [1], "asterix": [1], "beam_rider": [3], "casino": [0] * 60 + [1, 1],
-    "darkchambers": [0] * 486, "double_dunk": [10], "elevator_action": [1] * 16, "enduro": [1],
-    "entombed": [1, 0, 0, 0, 0, 0], "gopher": [1], "gravitar": [1] * 16, "journey_escape": [1],
-    "kaboom": [1], "keystone_kapers": [RESET_ACTION], "klax": [1, 0], "laser_gates": [RESET_ACTION],
-    "lost_luggage": [1], "mario_bros": [0] * 10 + [1] * 7, "mr_do": [1], "pitfall": [2],
-    "pitfall2": [2], "private_eye": [2], "sir_lancelot": [RESET_ACTION, 4], "skiing": [5] * 16,
-    "turmoil": [1], "up_n_down": [1], "video_cube": [0] * 61 + [1, 0, 0],
-    "word_zapper": [0] * 486 + [1, 0, 0], "yars_revenge": [1],
-}
-def _b(v: int) -> int:
-    return v & 0xFF
+RESET_ACTION = 40               #: ALE's RESET console-switch action id
 
-
-def _bcd(v: int) -> int:
-    return (v >> 4) * 10 + (v & 15)
-
-
-#: ALE 0.12 ``setMode`` of the games that select their mode with SELECT, for the default
-#: mode ``m``: (SELECT frames pressed first, NOOP acts first, done(ram, xram, m), SELECT
-#: frames per press). ``ram`` is indexed by address & 0x7F; ``xram`` is the SuperChip RAM.
-#: Each press is followed by one NOOP frame, and the whole ends with a soft reset.
-SETMODE = {
-    "air_raid": (20, 0, lambda r, x, m: r[0x2A] == m, 10),
-    "alien": (0, 0, lambda r, x, m: r[0x01] == m, 1),
-    "asteroids": (0, 0, lambda r, x, m: r[0x00] == m, 2),
-    "atlantis": (0, 0, lambda r, x, m: r[0x0D] == m, 2),
-    "backgammon": (0, 0, lambda r, x, m: r[0x5C] == 3, 1),
-    "bank_heist": (0, 0, lambda r, x, m: r[0x00] == m, 1),
-    "basic_math": (0, 0, lambda r, x, m: r[0x45] == m, 2),
-    "battle_zone": (0, 0, lambda r, x, m: r[0x21] == m, 2),
-    "berzerk": (0, 20, lambda r, x, m: r[0x00] == m, 2),
-    "bowling": (0, 0, lambda r, x, m: r[0x02] == m, 2),
-    "breakout": (0, 0, lambda r, x, m: r[0x32] == m, 1),
-    "casino": (0, 0, lambda r, x, m: r[0x54] == m, 2),
-    "centipede": (0, 0, lambda r, x, m: r[0x27] == m, 2),
-    "chopper_command": (0, 0, lambda r, x, m: r[0x60] == m, 2),
-    "crazy_climber": (0, 0, lambda r, x, m: r[0x00] == m, 2),
-    "crossbow": (0, 0, lambda r, x, m: _b(int(r[0x0D]) - 1) == m, 2),
-    "defender": (0, 0, lambda r, x, m: r[0x1B] == m, 2),
-    "demon_attack": (0, 0, lambda r, x, m: r[0x6A] == m, 1),
-    "et": (0, 0, lambda r, x, m: _b(int(r[0x6A]) - 1) == m, 25),
-    "flag_capture": (0, 0, lambda r, x, m: r[0x56] == m, 2),
-    "freeway": (0, 0, lambda r, x, m: r[0x00] == m, 1),
-    "frogger": (0, 0, lambda r, x, m: r[0x5D] == 1 + 2 * m, 2),
-    "frostbite": (0, 0, lambda r, x, m: r[0x00] == m, 1),
-    "galaxian": (0, 0, lambda r, x, m: r[0x33] == m, 1),
-    "gravitar": (0, 0, lambda r, x, m: r[0x00] == m, 10),
-    "hangman": (0, 0, lambda r, x, m: r[0x6E] == m, 2),
-    "haunted_house": (0, 0, lambda r, x, m: r[0x4C] == m, 2),
-    "hero": (0, 0, lambda r, x, m: r[0x00] == m, 1),
-    "human_cannonball": (0, 0, lambda r, x, m: _b(int(r[0x36]) - 1) == m and r[0x37] == 1, 2),
-    "ice_hockey": (0, 0, lambda r, x, m: r[0x00] == m, 2),
-    "jamesbond": (0, 0, lambda r, x, m: r[0x0C] in (m, m + 0x48), 20),
-    "kangaroo": (0, 0, lambda r, x, m: r[0x3A] in (m, m + 0x80), 2),
-    "king_kong": (0, 0, lambda r, x, m: r[0x6C] == 2 * m, 2),
-    "klax": (0, 0, lambda r, x, m: x[0x6A] == m, 2),
-    "lost_luggage": (0, 0, lambda r, x, m: r[0x14] == 1 + 3 * m, 2),
-    "mario_bros": (0, 0, lambda r, x, m: r[0x00] == m, 5),
-    "mr_do": (0, 0, lambda r, x, m: r[0x00] == m, 5),
-    "ms_pacman": (0, 0, lambda r, x, m: r[0x19] == 1 and r[0x21] == 1, 10),
-    "name_this_game": (0, 0, lambda r, x, m: r[0x5E] == m, 2),
-    "othello": (0, 0, lambda r, x, m: _b(int(r[0x5E]) - 1) == m, 2),
-    "pacman": (0, 0, lambda r, x, m: _b(int(r[0x4C]) - 1) == m and r[0x66] == 0, 2),
-    "pong": (0, 0, lambda r, x, m: r[0x16] == m, 2),
-    "pooyan": (2, 0, lambda r, x, m: r[0x3D] == m, 2),
-    "private_eye": (0, 0, lambda r, x, m: r[0x00] == m, 2),
-    "space_invaders": (0, 0, lambda r, x, m: r[0x5C] == m, 2),
-    "space_war": (0, 0, lambda r, x, m: _bcd(r[0x27]) == m, 2),
-    "star_gunner": (0, 0, lambda r, x, m: r[0x74] == m, 15),
-    "surround": (0, 0, lambda r, x, m: r[0x79] == m + 1, 2),
-    "tennis": (0, 0, lambda r, x, m: r[0x00] == m, 2),
-    "tic_tac_toe_3d": (0, 0, lambda r, x, m: r[0x08] == m, 2),
-    "turmoil": (0, 0, lambda r, x, m: r[0x6A] == m, 2),
-    "tutankham": (0, 0, lambda r, x, m: r[0x2B] == m, 2),
-    "video_checkers": (0, 0, lambda r, x, m: r[0x76] == (m + 6 if m >= 11 else m), 1),
-    "video_chess": (0, 0, lambda r, x, m: r[0x6A] == m, 1),
-    "video_pinball": (0, 0, lambda r, x, m: r[0x41] == m, 2),
-    "word_zapper": (0, 0, lambda r, x, m: r[0x5B] == m, 2),
-    "yars_revenge": (2, 0, lambda r, x, m: r[0x63] == m, 1),
-    "zaxxon": (0, 0, lambda r, x, m: r[0x02] == m, 10),
-}
-#: Games whose ``setMode`` soft-resets before selecting (Gopher).
-SETMODE_PRE_SOFT_RESET = frozenset({"gopher"})
-SETMODE["gopher"] = (0, 0, lambda r, x, m: r[0x53] == m, 5)
-
-#: Games whose ALE ``setMode`` ends with a ``softReset`` (RESET held 4 more frames).
-SETMODE_SOFT_RESET = frozenset("""
-adventure air_raid alien asteroids atlantis backgammon bank_heist basic_math battle_zone berzerk
-bowling breakout casino centipede chopper_command crazy_climber crossbow defender demon_attack
-double_dunk et flag_capture freeway frogger frostbite galaxian gopher gravitar hangman
-haunted_house hero human_cannonball ice_hockey james_bond kangaroo king_kong klax lost_luggage
-mario_bros mr_do ms_pacman name_this_game othello pacman pong pooyan private_eye space_invaders
-space_war star_gunner surround tennis tic_tac_toe_3d turmoil tutankham video_checkers video_chess
-video_cube video_pinball word_zapper yars_revenge zaxxon""".split())
-
-#: Games ALE drives with paddles (actions move the paddle resistance).
-PADDLE_GAMES = frozenset({"backgammon", "blackjack", "breakout", "casino", "kaboom", "pong"})
-PADDLE_MIN, PADDLE_MAX, PADDLE_DELTA = 27450, 790196, 23000   #: ALE 0.12 paddle model (ohms)
-#: Games whose ROM settings change ALE's paddle range (``modifyEnvironmentSettings`` sets
-#: ``paddle_max``; ALE 0.12 Backgammon.cpp, Blackjack.cpp); the others use
-#: ``(PADDLE_MIN, PADDLE_MAX)``. The reset position is the midpoint of the game's range
-#: (``ALEState::resetPaddles``).
-PADDLE_LIMITS = {"backgammon": (PADDLE_MIN, 1_000_000), "blackjack": (PADDLE_MIN, 795_000)}
-
-#: Stella properties of ALE's ROM set that change the inputs: ports swapped (player A's
-#: joystick on the right port), paddles swapped in their jack, paddles on the right port
-#: too, both difficulty switches A until ALE first sets them (ALE then holds them at B).
-SWAP_PORTS = frozenset({"surround", "wizard_of_wor"})
-SWAP_PADDLES = frozenset({"pong"})
-RIGHT_PADDLES = frozenset({"pong"})
-DIFFICULTY_A = frozenset({"amidar"})
 
 # ALE action id -> (up, down, left, right, fire) for player A
 _DIRS = {0: "", 1: "F", 2: "U", 3: "R", 4: "L", 5: "D", 6: "UR", 7: "UL", 8: "DR", 9: "DL",
@@ -253,18 +140,22 @@ class RtlConsole:
         info = game_info(name, path) if rom_path is None else game_info(name, rom_path)
         self.pal = info.display == "PAL"
         self.height = info.screen_height
-        self.ystart = YSTART.get(name, DEFAULT_YSTART)
-        self.hmove_blanks = name not in NO_HMOVE_BLANKS
+        from hls_models.console_settings import console_settings
+        from hls_models.game_rules import load_rules
+        self.settings = cs = console_settings(name)
+        self.starting_actions = load_rules()[name].starting_action_ids
+        self.ystart = cs.ystart
+        self.hmove_blanks = cs.hmove_blanks
         self.sc = self.mapper in ("F8SC", "F6SC")
         self.rng = _Mt(seed)
         self.sim = ConsoleSim(colour_clocks_per_cycle) if sim is None else sim
         self.frames = 0
         self.last: FrameResult | None = None
-        self.paddles = name in PADDLE_GAMES
+        self.paddles = cs.paddles
         self.paddle: list[int] | None = None     # ALE's paddle positions (None: events unset)
-        self.paddle_range = PADDLE_LIMITS.get(name, (PADDLE_MIN, PADDLE_MAX))
+        self.paddle_range = cs.paddle_range
         # difficulty switches from the ROM properties until ALE's first action sets them to B
-        self.swchb = 0xFF if name in DIFFICULTY_A else 0x3F
+        self.swchb = 0xFF if cs.difficulty_a else 0x3F
         self.default_mode = _default_mode(path)
 
     # -- ALE's building blocks ------------------------------------------------------
@@ -288,10 +179,10 @@ class RtlConsole:
                 lo, hi = self.paddle_range
                 self.paddle[0] = min(max(self.paddle[0] + delta, lo), hi)
             self.sim.set_inputs(**paddle_inputs(action, None if self.paddle is None else tuple(self.paddle),
-                                                swap=self.game in SWAP_PADDLES,
-                                                right_paddles=self.game in RIGHT_PADDLES, swchb=self.swchb))
+                                                swap=self.settings.swap_paddles,
+                                                right_paddles=self.settings.right_paddles, swchb=self.swchb))
         else:
-            self.sim.set_inputs(**joystick_inputs(action, self.game in SWAP_PORTS, self.swchb))
+            self.sim.set_inputs(**joystick_inputs(action, self.settings.swap_ports, self.swchb))
         self.swchb = swchb
         self.last = self.sim.run_frame()
         return self.last
@@ -354,25 +245,25 @@ class RtlConsole:
         self.frame(0)
 
     def set_mode(self) -> None:
-        """ALE's ``setMode`` for the game's default mode (first of its available modes)."""
-        if self.game == "double_dunk":
+        """ALE's ``setMode`` for the game's default mode (first of its available modes), as
+        the game's console settings describe it."""
+        from hls_models.console_settings import SelectMode
+        sm = self.settings.setmode
+        if sm == "double_dunk_menu":
             self._double_dunk_mode(self.default_mode)
-            return
-        if self.game in SETMODE_PRE_SOFT_RESET:
+        elif sm == "soft_reset":
             self.soft_reset()
-        if self.game in SETMODE:
-            first, noops, done, k = SETMODE[self.game]
-            m = self.default_mode
-            if first:
-                self.press_select(first)
-            for _ in range(noops):
+        elif isinstance(sm, SelectMode):
+            if sm.soft_reset_first:
+                self.soft_reset()
+            if sm.select_first:
+                self.press_select(sm.select_first)
+            for _ in range(sm.noops_first):
                 self.frame(0)
             for _ in range(200):
-                if done(self.ram(), self.sim.cart_ram(), m):
+                if sm.until(self.ram(), self.sim.cart_ram(), self.default_mode):
                     break
-                self.press_select(k)
-            self.soft_reset()
-        elif self.game in SETMODE_SOFT_RESET:
+                self.press_select(sm.select_frames)
             self.soft_reset()
 
     def reset_game(self) -> None:
@@ -386,7 +277,7 @@ class RtlConsole:
         self.soft_reset()
         self.set_mode()
         self.soft_reset()
-        for a in STARTING_ACTIONS.get(self.game, []):
+        for a in self.starting_actions:
             self.frame(a)
         self.frames = 0
 
