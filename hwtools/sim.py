@@ -129,13 +129,29 @@ class CocotbBench:
         return f"{self.block}.{self.name}"
 
 
+def json_lines_records(text: str) -> list[dict]:
+    """The JSON objects of a JSON Lines text, in order (blank lines skipped; a line holding a
+    list contributes its objects).
+
+    Raises:
+        json.JSONDecodeError: a line that is not JSON.
+    """
+    out = []
+    for line in text.splitlines():
+        if line.strip():
+            v = json.loads(line)
+            out.extend(x for x in (v if isinstance(v, list) else [v]) if isinstance(x, dict))
+    return out
+
+
 @dataclass(frozen=True)
 class SimCommand:
     """A regression that is a command rather than a cocotb testbench (e.g. ``nc2600 lockstep``).
 
-    Passes when it exits 0. With ``json_records=True`` its stdout is JSON (one record or a list
-    of records) and each record with a ``match`` key becomes a test case named by its ``game``
-    (or ``name``) field, failing when ``match`` is false.
+    Passes when it exits 0. With ``json_records=True`` its stdout is JSON Lines (the ``--json``
+    output of every ``nc2600`` command: one object per line) and each object with a ``match``
+    key becomes a test case named by its ``game`` (or ``name``) field, failing when ``match`` is
+    false (a summary line, ``{"summary": ...}``, has none).
 
     Attributes:
         block, name: as :class:`CocotbBench`.
@@ -537,10 +553,8 @@ def run_command(cmd: SimCommand, out: Path) -> BenchResult:
     cases = []
     if cmd.json_records and rc in (0, 1):
         try:
-            data = json.loads(stdout)
-            records = data if isinstance(data, list) else [data]
-            for r in records:
-                if isinstance(r, dict) and "match" in r:
+            for r in json_lines_records(stdout):
+                if "match" in r:
                     name = str(r.get("game") or r.get("name") or len(cases))
                     msg = "" if r["match"] else json.dumps({k: v for k, v in r.items() if k != "match"})[:2000]
                     cases.append((name, "passed" if r["match"] else "failed", 0.0, msg))

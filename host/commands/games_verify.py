@@ -4,12 +4,12 @@ The check is :mod:`host.games_verify`'s (ALE with the project's settings plays r
 after every frame the rule's reward, game over and lives, computed from ALE's RAM, are
 compared with ALE's own); this module is the command line.
 
-Exit code 0 only when every count of mismatches is zero, 1 otherwise, 2 on bad input.
+``--json`` prints JSON Lines: one object per run (game and mode), then one ``{"summary": ...}``
+line. Exit code 0 only when every count of mismatches is zero, 1 otherwise, 2 on bad input.
 """
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 from host.cli import DefaultsFormatter
@@ -62,6 +62,8 @@ def run(args) -> int:
 
     def emit(res):
         results.append(res)
+        if args.json:
+            print(json.dumps(res), flush=True)
         if show:
             line = (f"{res['game']:<20} {res['mode']:>4} {res['frames']:>7} {res['episodes']:>8} {res['game_overs']:>10} "
                     f"{res['reward_mismatches']:>9} {res['terminal_mismatches']:>11} {res['lives_mismatches']:>8}")
@@ -77,16 +79,16 @@ def run(args) -> int:
                                        f"{time.monotonic() - t0:.0f} s"):
             for res in rows:
                 emit(res)
-                if show:
-                    heartbeat.mark()
+                heartbeat.mark()
     finally:
         rows.close()
 
     bad = [r for r in results if r["reward_mismatches"] or r["terminal_mismatches"] or r["lives_mismatches"]]
-    if args.json:
-        json.dump({"frames_per_game": args.frames, "seed": args.seed, "poke": args.poke, "games": results,
-                   "games_with_mismatches": sorted({r["game"] for r in bad}), "ok": not bad}, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+    if args.json:   # JSON Lines: one object per run (above), then the summary
+        print(json.dumps({"summary": {"frames_per_game": args.frames, "seed": args.seed, "poke": args.poke,
+                                      "runs": len(results), "games": len({r["game"] for r in results}),
+                                      "games_with_mismatches": sorted({r["game"] for r in bad}), "ok": not bad}}),
+              flush=True)
     else:
         total = sum(r["frames"] for r in results)
         print(f"{len(results)} runs, {len(set(r['game'] for r in results))} games, {total} frames, "
@@ -120,7 +122,8 @@ def register(subparsers, groups) -> None:
     p.add_argument("--difficulty", type=int_range(0, 255), default=None, metavar="D",
                    help="difficulty switch setting; None: ALE's default, 0")
     p.add_argument("--jobs", type=int_range(1, 256), default=1, metavar="N", help="games checked in parallel")
-    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="JSON Lines: one object per game (and mode) as each finishes, then a summary line")
     from host.cluster import add_cluster_options
     add_cluster_options(p)
     p.set_defaults(func=run)

@@ -8,12 +8,12 @@ this module is the command line.
 Exit 0 only when every compared frame of every game matches; 1 otherwise; 2 on bad input.
 ``--all`` runs every loadable game, ``--games A,B,...`` a list (a table, each row printed as
 the game finishes; games with a mapper the RTL lacks are listed as ``unsupported``),
-``--jobs J`` in parallel processes, ``--cluster ray`` one Ray task per game.
+``--jobs J`` in parallel processes, ``--cluster ray`` one Ray task per game. ``--json`` prints
+JSON Lines: one object per game, then (``--games``/``--all``) one ``{"summary": ...}`` line.
 """
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 from host.errors import UserError, int_range, positive_int, seed_int
@@ -61,17 +61,20 @@ def run(args) -> int:
             with heartbeat.running(status):
                 for r in rows:       # each row as soon as it (and the ones before it) finished
                     results.append(r)
-                    if not args.json:
+                    if args.json:
+                        print(json.dumps(r), flush=True)
+                    else:
                         print(f"{r['game']:<22} {r['mapper']:<6} {r['frames_compared']:>6}  {result_word(r):<28} "
                               f"{r.get('rtl_fps') or '':>8}", flush=True)
-                        heartbeat.mark()
+                    heartbeat.mark()
         finally:
             rows.close()
-    if args.json:
-        json.dump(results if multi else results[0], sys.stdout, indent=1)
-        sys.stdout.write("\n")
+    n = sum(r["match"] for r in results)
+    if args.json:   # JSON Lines: the game's record; with --games/--all one per game (above), then a summary
+        print(json.dumps({"summary": {"games": len(results), "exact": n, "frames_requested": args.frames,
+                                      "actions": args.actions, "match": n == len(results)}}
+                         if multi else results[0]), flush=True)
     elif multi:
-        n = sum(r["match"] for r in results)
         print(f"{n}/{len(results)} games exact for their compared frames")
     else:
         r = results[0]
@@ -92,7 +95,8 @@ def register(subparsers, groups) -> None:
     p.add_argument("--actions", default="random",
                    help="random | noop | PATH.npy of ALE action ids (1-D integers 0..17, at least --frames of them)")
     p.add_argument("--jobs", type=int_range(1, 256), default=1, help="parallel games with --all/--games")
-    p.add_argument("--json", action="store_true", help="JSON output")
+    p.add_argument("--json", action="store_true",
+                   help="JSON Lines: one object per game (as each finishes), then with --games/--all a summary line")
     from host.commands import add_colour_clocks_option
     add_colour_clocks_option(p)
     from host.cluster import add_cluster_options

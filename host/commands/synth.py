@@ -32,7 +32,7 @@ def register(subparsers, groups):
     p.add_argument("--lanes", type=int, metavar="L", default=None,
                    help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")
     p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
-    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON line instead of tables")
     p.add_argument("--pnr", action="store_true",
                    help="also place and route each block on a Lattice ECP5-85 (nextpnr) for a measured Fmax "
                         "(minutes for the console; a proxy device, not the Zynq-7045)")
@@ -78,5 +78,5 @@ def run(args) -> int:
     if out is not None:
         _write(out / "synth.json", json.dumps(rep, indent=1))
         _write(out / "synth.txt", text + "\n")
-    print(json.dumps(rep, indent=1) if args.json else text)
+    print(json.dumps(rep) if args.json else text)     # --json: one line (JSON Lines)
     return 0

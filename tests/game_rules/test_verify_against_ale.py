@@ -33,11 +33,13 @@ def test_a_wrong_rule_is_caught():
 def test_cli_json_and_exit_code():
     proc = _nc2600("games", "verify", "--game", "pong", "--frames", "600", "--json")
     assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
-    assert out["ok"] is True and out["games"][0]["game"] == "pong"
-    assert out["games"][0]["frames"] == 600
+    lines = proc.stdout.splitlines()             # JSON Lines: the game's object, then the summary
+    assert len(lines) == 2
+    game, summary = json.loads(lines[0]), json.loads(lines[1])["summary"]
+    assert summary["ok"] is True and summary["runs"] == 1 and game["game"] == "pong"
+    assert game["frames"] == 600
     for key in ("episodes", "reward_mismatches", "terminal_mismatches", "lives_mismatches"):
-        assert key in out["games"][0]
+        assert key in game
 
 
 def test_cli_unknown_game_is_one_line_exit_2():

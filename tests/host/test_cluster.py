@@ -181,7 +181,8 @@ def test_sweep_on_ray_equals_local(command, tmp_path):
     local = _cli(*command, "--json", cwd=tmp_path)
     remote = _cli(*command, "--json", "--cluster", "ray", "--jobs", "2", cwd=tmp_path)
     assert local.returncode == remote.returncode == 0, remote.stderr
-    assert _without_times(json.loads(remote.stdout)) == _without_times(json.loads(local.stdout))
+    lines = lambda out: [json.loads(ln) for ln in out.splitlines()]  # noqa: E731  (JSON Lines)
+    assert _without_times(lines(remote.stdout)) == _without_times(lines(local.stdout))
 
 
 def test_sweep_ray_address_needs_cluster_ray(tmp_path):
