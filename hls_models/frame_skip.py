@@ -49,8 +49,9 @@ from typing import Generator
 
 import numpy as np
 
+from hls_models.platform import FRAME_SKIP   # default frames per decision
+
 NOOP_MAX = 30                  #: no-op starts draw 1..NOOP_MAX NOOP frames (Mnih et al. 2015)
-FRAME_SKIP = 4                 #: default frames per decision
 MAX_FRAME_SKIP = 255           #: largest frame skip the controller RTL holds (8-bit register)
 MAX_EPISODE_FRAMES = (1 << 24) - 1   #: largest episode cap the controller RTL holds (24-bit)
 PADDLE_DELTA = 23000           #: ohms per frame of a paddle action (ALE 0.12)

@@ -1,4 +1,5 @@
-"""The fixed numbers of the platform, in one place: the 2600's frame geometry and clocks.
+"""The fixed numbers of the platform, in one place: the 2600's frame geometry and clocks, the
+frame skip of the experiments, and the target FPGA's capacities.
 
 Frame geometry (Stella Programmer's Guide, 1979, sec. 3): a scanline is 228 colour clocks,
 68 of horizontal blank then 160 visible pixels (one pixel per colour clock); an NTSC frame is
@@ -27,3 +28,14 @@ def frame_rate(display: str) -> float:
         KeyError: another display name.
     """
     return COLOUR_CLOCK_HZ[display] / (LINES[display] * COLOUR_CLOCKS_PER_LINE)
+
+
+#: Emulated frames per decision and per pushed observation (Such et al. 2017, after Mnih et al.
+#: 2015): the default of ``nc2600 run --frame-skip``, the frame-skip controller and the models.
+FRAME_SKIP = 4
+
+#: XC7Z045 programmable-logic resources. Source: Xilinx DS190 "Zynq-7000 SoC Data Sheet:
+#: Overview" (v1.11.1, 2018), Table 1 (Zynq-7000 SoC Family Description), column Z-7045:
+#: 218,600 LUTs, 437,200 flip-flops, 19.2 Mb block RAM = 545 x 36 Kb, 900 DSP slices.
+XC7Z045 = {"device": "XC7Z045", "luts": 218_600, "ff": 437_200, "bram36": 545, "dsp": 900,
+           "source": "Xilinx DS190 Zynq-7000 SoC Data Sheet: Overview, Table 1 (Z-7045)"}

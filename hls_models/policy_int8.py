@@ -91,6 +91,7 @@ from hls_models.action_select import latency as argmax_latency
 from hls_models.networks import OBS_SHAPE
 from hls_models.networks import n_params as _net_n_params
 from hls_models.networks import unflatten as _net_unflatten
+from hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME, XC7Z045
 
 ACT_MAX = 255          #: default largest activation code (unsigned 8-bit, non-negative after ReLU)
 W_MAX = 127            #: largest weight magnitude (symmetric int8)
@@ -448,10 +449,8 @@ def quantize_network(flat: np.ndarray, network: str, n_actions: int, calib_obs: 
 
 MAC_PIPELINE_CYCLES = 3        #: issue of a group's last input -> its sum: memory read, multiply, accumulate
 WRITEBACK_PIPELINE_CYCLES = 2  #: per written byte: ReLU + rounding, shift + saturate (then the write)
-COLOUR_CLOCKS_PER_FRAME = 59_736   #: NTSC: 262 lines x 228 colour clocks
-FRAME_SKIP = 4
+COLOUR_CLOCKS_PER_FRAME = NTSC_COLOUR_CLOCKS_PER_FRAME   #: NTSC: 262 lines x 228 colour clocks (59,736)
 BRAM36_BYTES_X9 = 4096        #: a BRAM36 as 4K x 9 holds 4096 int8 values (parity bit unused)
-ZYNQ_7045 = {"bram36": 545, "dsp": 900}   #: XC7Z045 resources (Xilinx DS190)
 
 
 def layer_dims(n_actions: int, network: str = "small") -> list[tuple[str, int, int, int]]:
@@ -560,7 +559,7 @@ INSTANCE_BRAM36_WITHOUT_ENGINE = 4 + 15.5
 INSTANCE_DSP_WITHOUT_ENGINE = 6
 
 
-def instances_per_device(n_actions: int, lanes: int, network: str = "small", device: dict = ZYNQ_7045) -> dict:
+def instances_per_device(n_actions: int, lanes: int, network: str = "small", device: dict = XC7Z045) -> dict:
     """How many whole instances (console + preprocessor + action select + an ``lanes``-lane engine
     of ``network`` with all its weights in block RAM) fit one device: BRAM36 and DSP per instance
     and the count each allows (the smaller is the answer; LUTs are not the limit, see README).
@@ -654,7 +653,7 @@ def lanes_table(n_actions: int = 18, f_mhz: float = 150.0, lanes=(1, 2, 4, 8, 12
     per = instances_per_device(n_actions, fewest, network)
     rows.append(f"fewest lanes that fit: {fewest}; an instance with them: {per['bram36_per_instance']:g} BRAM36, "
                 f"{per['dsp_per_instance']} DSP -> {per['instances']} per XC7Z045 "
-                f"({ZYNQ_7045['bram36']} BRAM36, {ZYNQ_7045['dsp']} DSP; Xilinx DS190)")
+                f"({XC7Z045['bram36']} BRAM36, {XC7Z045['dsp']} DSP; Xilinx DS190)")
     return "\n".join(rows)
 
 

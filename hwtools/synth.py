@@ -52,15 +52,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from hls_models.platform import XC7Z045
 from hwtools.timing import XC7_RULE, levels_to_mhz, netlist_depth
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-#: XC7Z045 programmable-logic resources. Source: Xilinx DS190 "Zynq-7000 SoC Data Sheet:
-#: Overview" (v1.11.1, 2018), Table 1 (Zynq-7000 SoC Family Description), column Z-7045:
-#: 218,600 LUTs, 437,200 flip-flops, 19.2 Mb block RAM = 545 x 36 Kb, 900 DSP slices.
-ZYNQ_7045 = {"device": "XC7Z045", "luts": 218_600, "ff": 437_200, "bram36": 545, "dsp": 900,
-             "source": "Xilinx DS190 Zynq-7000 SoC Data Sheet: Overview, Table 1 (Z-7045)"}
 
 #: Blocks of one node and how many of each (two game instances per node; published). The
 #: console contains its 6507, so ``cpu6507`` is listed per block but not counted again here.
@@ -109,7 +105,7 @@ def count_resources(cells: dict[str, int]) -> dict:
             "other": {t: n for t, n in sorted(cells.items()) if t not in known}}
 
 
-def fit(res: dict, device: dict = ZYNQ_7045) -> dict:
+def fit(res: dict, device: dict = XC7Z045) -> dict:
     """How many copies of ``res`` fit ``device``: ``{"instances", "limited_by", "utilization": {...}}``.
 
     ``instances = floor(min over LUT, FF, BRAM36, DSP of capacity / use)``; resources a block
@@ -222,7 +218,7 @@ def available_blocks(lanes: int | None = None) -> dict[str, str]:
     return blocks
 
 
-def engines_beside(node: dict, engine: dict, device: dict = ZYNQ_7045) -> dict:
+def engines_beside(node: dict, engine: dict, device: dict = XC7Z045) -> dict:
     """How many policy engines (resources ``engine``) fit ``device`` beside one node (``node``,
     e.g. two consoles, preprocessors and action selects): ``floor(min over LUT, FF, BRAM36, DSP of
     (capacity - node) / engine)``. Returns ``{"engines", "limited_by", "left"}`` (``left``: the
@@ -284,7 +280,7 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
             took = "cached" if r["cached"] else f"{r['seconds']} s"
             progress(f"[{i}/{len(names)}] {name}: {r['resources']['luts']} LUT, {r['resources']['ff']} FF, "
                      f"{r['depth']['levels']} logic levels ({took})")
-    rep = {"family": family, "device": ZYNQ_7045, "blocks": blocks, "yosys": yosys_version(),
+    rep = {"family": family, "device": XC7Z045, "blocks": blocks, "yosys": yosys_version(),
            "missing_blocks": sorted(set(NODE) - set(avail)), "depth_rule": XC7_RULE["text"],
            "proxy_pnr": PROXY_PNR if not pnr else f"measured on {ECP5['label']}, speed {pnr_speed}"}
     if pnr:

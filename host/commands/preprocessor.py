@@ -38,7 +38,6 @@ def _main(args) -> int:
 
 def register(subparsers, groups) -> None:
     """Add ``nc2600 preprocessor``."""
-    import argparse
     p = subparsers.add_parser(
         "preprocessor", aliases=["preprocess"], help="check the frame preprocessor model (and RTL) against ALE frames",
         description="Run ale-py with random actions, preprocess its frames with the integer model "

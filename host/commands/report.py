@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from host.cli import DefaultsFormatter
 
-import argparse
 import shlex
 import sys
 import time

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from host.cli import DefaultsFormatter
 
-import argparse
 import json
 import sys
 from pathlib import Path

@@ -12,6 +12,7 @@ import math
 
 import pytest
 
+from hls_models.platform import XC7Z045
 from hwtools import synth
 
 KNOWN = """
@@ -43,8 +44,8 @@ def test_fit_by_hand():
     f = synth.fit(res)
     # 218,600 / 1000 = 218; 437,200 / 100 = 4372; 545 / 2.5 = 218 -> 218, LUTs first at equality
     assert f["instances"] == 218 and f["limited_by"] in ("luts", "bram36")
-    assert synth.ZYNQ_7045["luts"] == 218_600 and synth.ZYNQ_7045["ff"] == 437_200
-    assert synth.ZYNQ_7045["bram36"] == 545 and synth.ZYNQ_7045["dsp"] == 900
+    assert XC7Z045["luts"] == 218_600 and XC7Z045["ff"] == 437_200
+    assert XC7Z045["bram36"] == 545 and XC7Z045["dsp"] == 900
 
 
 def test_known_design_counts():
