@@ -1,29 +1,43 @@
-"""Batched, double-buffered episode evaluation on W worker processes.
+"""Episode evaluation on W worker processes, each running its own game instances and policies.
 
-Layout: ``W`` worker processes each own ``2 x K`` game instances, split in two blocks
-(0 and 1). Observations, actions and per-step results live in one shared-memory segment.
-The main process runs the policy for every running episode of a block in one batched
-call per layer (:class:`host.policy.SlotWeights`), while the workers emulate the other
-block (double buffering)::
+Layout: ``W`` worker processes each own ``S = 2 x K`` game instances (slots; ``K`` is
+``--envs-per-block``) and the policy parameters of the episodes running in them. A worker
+loops over its running slots: one batched inference call per layer for all of them
+(:class:`host.policy.SlotWeights` or the int8 :class:`host.policy_int8.Int8Slots`), then one
+frame-skip step of every instance, then the 84 x 84 resize and frame stack. The main process
+only hands out jobs and collects results::
 
-    main:    infer(block 0) | send 0 | wait 1 | infer(block 1) | send 1 | wait 0 | ...
-    workers:                  step block 0 ...  step block 1 ...
+    main:     job -> w0, job -> w1, ...      (wait for a result) -> record, next job -> w
+    worker w: [infer all running slots | step them | preprocess] [infer | step | ...]
 
-Evaluations (jobs) are pulled by idle slots in order (dynamic scheduling). A job is
-``(individual, episode_seed)``; its result does not depend on the slot, the worker count
-or the batch it was evaluated in (instances restore a fixed start state, episode seeds
-drive the no-op starts and sticky actions, and each slot's network arithmetic has fixed
-shapes), so a run's fitness values are identical for any ``--workers``.
+so each core runs one worker flat out, with no per-step round trip between processes (an
+earlier layout ran the inference for every slot in the main process, which made three busy
+processes on two cores wait for each other at every step, and capped a node's throughput at
+what one process could infer). A worker keeps up to :data:`PREFETCH` queued jobs beyond its
+slots, so a slot whose episode ends starts the next one at once; a job's parameters travel
+with it through the worker's pipe (once per episode).
 
-Leaks and signals: the shared segment is ``/dev/shm/nc2600-<pid>-<random>`` on Linux, made
-and removed by the parent alone (:class:`_Shared`); every new :class:`Evaluator` first
-removes the segments of nc2600 processes that no longer run (:func:`remove_stale_segments`),
-so a SIGKILLed run's segment goes at the next run, ``--resume``, ``play`` or ``bench host``.
-Workers die with their parent (``PR_SET_PDEATHSIG`` on Linux, and an EOF on their pipe
-anywhere), take SIGTERM's default action (quiet exit) and ignore SIGINT (the parent, which
-gets the same Ctrl-C, stops them through their pipes). A worker that dies under the parent
-raises :class:`WorkerDied` (one line in the CLI), or KeyboardInterrupt when a SIGINT/SIGTERM
-killed it (a signal sent to the whole process group).
+Evaluations (jobs) go to workers in order as their slots free up (dynamic scheduling). A job
+is ``(individual, episode_seed)``; its result does not depend on the worker, the slot or the
+other slots running beside it (instances restore a fixed start state, episode seeds drive
+the no-op starts and sticky actions, each slot's network arithmetic has fixed shapes and is
+evaluated over contiguous slot ranges as views, never with other slots' data), so a run's
+fitness values are identical for any ``--workers`` or ``--envs-per-block``.
+
+Threads: every worker limits BLAS to one thread (threadpoolctl), whatever the environment
+(a Ray actor gets ``OMP_NUM_THREADS`` = its CPUs, and two-thread OpenBLAS pools spinning in
+each process cost up to 40x the CPU of the product on a loaded machine).
+
+Leaks and signals: the shared segment (``/dev/shm/nc2600-<pid>-<random>`` on Linux: each
+worker's CPU counters) is made and removed by the parent alone (:class:`_Shared`); every new
+:class:`Evaluator` first removes the segments of nc2600 processes that no longer run
+(:func:`remove_stale_segments`), so a SIGKILLed run's segment goes at the next run,
+``--resume``, ``play`` or ``bench host``. Workers die with their parent
+(``PR_SET_PDEATHSIG`` on Linux, and an EOF on their pipe anywhere), take SIGTERM's default
+action (quiet exit) and ignore SIGINT (the parent, which gets the same Ctrl-C, stops them
+through their pipes). A worker that dies under the parent raises :class:`WorkerDied` (one
+line in the CLI), or KeyboardInterrupt when a SIGINT/SIGTERM killed it (a signal sent to the
+whole process group).
 """
 from __future__ import annotations
 
@@ -123,24 +137,22 @@ def _die_with_parent(parent_pid: int) -> None:
         os._exit(0)
 
 
-def _layout(n_workers: int, k: int):
+def _layout(n_workers: int):
     """Shapes of the shared arrays; returns ``[(name, shape, dtype)]``."""
     return [
-        ("obs", (n_workers, 2, k, 4, 84, 84), np.uint8),
-        ("action", (n_workers, 2, k), np.int32),
-        ("reset_seed", (n_workers, 2, k), np.int64),   # >= 0: reset with this seed
-        ("active", (n_workers, 2, k), np.bool_),       # step this slot
-        ("reward", (n_workers, 2, k), np.float64),
-        ("frames", (n_workers, 2, k), np.int64),
-        ("over", (n_workers, 2, k), np.bool_),
-        ("cpu", (n_workers, 3), np.float64),         # CPU s per worker: WORKER_CPU_PARTS
+        ("cpu", (n_workers, len(WORKER_CPU_PARTS)), np.float64),   # CPU s per worker and part
+        ("idle", (n_workers,), np.float64),         # wall s per worker blocked with nothing to run
     ]
 
 
-#: the parts of a worker's CPU time in ``cpu``: stepping/resetting the instances (emulation,
-#: grey screen fetch, max-pool), preprocessing (84x84 resize, stack), and everything
-#: (the rest is the pipe traffic and the loop itself)
-WORKER_CPU_PARTS = ("step", "preprocess", "total")
+#: the parts of a worker's CPU time in the shared ``cpu`` array: stepping/resetting the
+#: instances (emulation, grey screen fetch, max-pool), preprocessing (84x84 resize, stack),
+#: policy inference, loading a job's parameters into its slot, and everything (the rest is
+#: the pipe traffic and the loop itself)
+WORKER_CPU_PARTS = ("step", "preprocess", "inference", "load", "total")
+
+#: jobs a worker holds queued beyond its slots (a freed slot starts the next episode at once)
+PREFETCH = 2
 
 
 class _Shared:
@@ -153,8 +165,8 @@ class _Shared:
     :class:`multiprocessing.shared_memory.SharedMemory`.
     """
 
-    def __init__(self, n_workers: int, k: int):
-        layout = _layout(n_workers, k)
+    def __init__(self, n_workers: int):
+        layout = _layout(n_workers)
         sizes = [int(np.prod(s)) * np.dtype(d).itemsize for _, s, d in layout]
         offsets = np.cumsum([0] + [(x + 63) // 64 * 64 for x in sizes])
         size = int(offsets[-1])
@@ -205,77 +217,159 @@ class _Shared:
                     pass
 
 
-def _worker_main(index: int, shared: "_Shared", n_workers: int, k: int, rom_path: str,
-                 frame_skip: int, sticky: float, episode_frames: int, backend: str, conn, parent_ends,
-                 parent_pid: int):
+def _limit_blas_threads() -> int:
+    """One BLAS thread in this process (threadpoolctl), whatever the environment says; returns
+    the largest thread count a BLAS library of the process then reports."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+    threadpool_limits(1, user_api="blas")
+    return max([int(i["num_threads"]) for i in threadpool_info() if i.get("user_api") == "blas"], default=1)
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """``[(a, b), ...]``: the maximal ranges of consecutive True entries of a bool vector."""
+    if not mask.any():
+        return []
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.astype(np.int8), [0]))))
+    return [(int(edges[i]), int(edges[i + 1])) for i in range(0, len(edges), 2)]
+
+
+def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, frame_skip: int,
+                 sticky: float, episode_frames: int, backend: str, policy: str, network: str, conn,
+                 parent_ends, parent_pid: int):
+    """One worker: ``n_slots`` instances and their policies (see the module doc).
+
+    Messages from the parent: ``("job", job_id, episode_seed, params)``, ``("cancel",)``
+    (drop every running and queued job, answer ``("cancelled", frames)`` with the frames the
+    dropped episodes had emulated) and ``None`` (exit). To the parent: ``("ready", n_actions,
+    screen_shape, blas_threads)`` once, then ``("done", job_id, return, frames, steps, reset_frames)`` per
+    finished episode, or ``("error", text)`` when a job cannot run (the worker then exits).
+    """
+    from collections import deque
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # quiet exit, no traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # the parent stops us through the pipe
     _die_with_parent(parent_pid)
     for end in parent_ends:  # copies inherited through fork; the parent's death must show as EOF
         end.close()
+    blas_threads = _limit_blas_threads()
     from host.backends import make_instance
     try:
-        envs = [[make_instance(backend, rom_path, frame_skip, sticky, episode_frames) for _ in range(k)]
-                for _ in range(2)]
-        conn.send(("ready", envs[0][0].n_actions, envs[0][0].pooled.shape))
-        height, width = envs[0][0].pooled.shape
-        pooled = np.zeros((k, height, width), np.uint8)
+        envs = [make_instance(backend, rom_path, frame_skip, sticky, episode_frames) for _ in range(n_slots)]
+        n_actions = envs[0].n_actions
+        if policy == "int8":
+            from host.policy_int8 import make_int8_slots
+            weights = make_int8_slots(n_slots, n_actions, network)
+        else:
+            weights = make_slot_weights(n_slots, n_actions, network)
+        conn.send(("ready", n_actions, envs[0].pooled.shape, blas_threads))
+        height, width = envs[0].pooled.shape
+        pooled = np.zeros((n_slots, height, width), np.uint8)
+        obs = np.zeros((n_slots, 4, 84, 84), np.uint8)
+        job_id = [None] * n_slots
+        ret = np.zeros(n_slots)
+        frames = np.zeros(n_slots, np.int64)
+        steps = np.zeros(n_slots, np.int64)
+        reset_frames = np.zeros(n_slots, np.int64)
+        running = np.zeros(n_slots, bool)
+        actions = np.zeros(n_slots, np.int64)
+        queue: deque = deque()
         cpu = shared.cpu[index]
+        idle = shared.idle[index:index + 1]
         clock = time.process_time
         cpu0 = clock()
+
+        def finish(s: int) -> None:
+            running[s] = False
+            conn.send(("done", job_id[s], float(ret[s]), int(frames[s]), int(steps[s]), int(reset_frames[s])))
+            job_id[s] = None
+
         while True:
-            msg = conn.recv()
-            if msg is None:
-                break
-            block = msg
+            # 1. messages: read what is there; block only when there is nothing to run
+            while True:
+                if running.any() or queue:
+                    if not conn.poll():
+                        break
+                    msg = conn.recv()
+                else:                                  # nothing to run: wait for a job
+                    w0 = time.perf_counter()
+                    msg = conn.recv()
+                    idle[0] += time.perf_counter() - w0
+                if msg is None:
+                    return
+                if msg[0] == "job":
+                    queue.append(msg[1:])
+                elif msg[0] == "cancel":
+                    dropped = int(frames[running].sum())
+                    running[:] = False
+                    job_id[:] = [None] * n_slots
+                    queue.clear()
+                    cpu[-1] = clock() - cpu0
+                    conn.send(("cancelled", dropped))
             t0 = clock()
-            obs = shared.obs[index, block]
-            fresh = np.zeros(k, bool)
-            todo = np.zeros(k, bool)
-            for s in range(k):
-                env = envs[block][s]
-                seed = int(shared.reset_seed[index, block, s])
-                if seed >= 0:
-                    frames = env.reset(seed)
-                    shared.frames[index, block, s] = frames
-                    shared.reward[index, block, s] = 0.0
-                    shared.over[index, block, s] = env.over
-                    shared.reset_seed[index, block, s] = -1
-                    fresh[s] = todo[s] = True
-                elif shared.active[index, block, s]:
-                    r, f, over = env.step(int(shared.action[index, block, s]))
-                    shared.reward[index, block, s] = r
-                    shared.frames[index, block, s] = f
-                    shared.over[index, block, s] = over
-                    todo[s] = True
+            # 2. free slots take queued jobs: load the parameters, reset the instance
+            fresh = []
+            load_s = 0.0
+            for s in np.flatnonzero(~running):
+                if not queue:
+                    break
+                jid, seed, params = queue.popleft()
+                tl = clock()
+                try:
+                    weights.load(int(s), params)
+                except Exception as exc:  # noqa: BLE001 - a job the policy cannot take
+                    conn.send(("error", f"{type(exc).__name__}: {exc}"))
+                    return
+                load_s += clock() - tl
+                job_id[s] = jid
+                frames[s] = reset_frames[s] = envs[s].reset(int(seed))
+                ret[s], steps[s] = 0.0, 0
+                running[s] = True
+                if envs[s].over:
+                    finish(int(s))
                 else:
-                    continue
-                pooled[s] = env.pooled
+                    pooled[s] = envs[s].pooled
+                    fresh.append(int(s))
             t1 = clock()
-            idx = np.flatnonzero(todo)
-            if idx.size:
-                frames84 = preprocessor.resize(pooled[idx])
-                for j, s in enumerate(idx):
-                    if fresh[s]:
-                        obs[s] = frames84[j]
-                    else:
-                        preprocessor.push_frame(obs[s], frames84[j])
+            if fresh:
+                obs[fresh] = preprocessor.resize(pooled[fresh])[:, None]   # the stack: 4 x the first frame
             t2 = clock()
-            cpu[0] += t1 - t0
-            cpu[1] += t2 - t1
-            cpu[2] = t2 - cpu0
-            conn.send(block)
+            # 3. one inference per contiguous range of running slots (views: a slot's values
+            #    never depend on its neighbours), then one frame-skip step per running slot
+            for a, b in _runs(running):
+                actions[a:b] = weights.act(obs, slice(a, b))
+            t3 = clock()
+            stepped = []
+            for s in np.flatnonzero(running):
+                r, f, over = envs[s].step(int(actions[s]))
+                ret[s] += r
+                frames[s] += f
+                steps[s] += 1
+                if over:
+                    finish(int(s))
+                else:
+                    pooled[s] = envs[s].pooled
+                    stepped.append(int(s))
+            t4 = clock()
+            if stepped:
+                frames84 = preprocessor.resize(pooled[stepped])
+                for j, s in enumerate(stepped):
+                    preprocessor.push_frame(obs[s], frames84[j])
+            t5 = clock()
+            cpu[0] += (t1 - t0 - load_s) + (t4 - t3)
+            cpu[1] += (t2 - t1) + (t5 - t4)
+            cpu[2] += t3 - t2
+            cpu[3] += load_s
+            cpu[-1] = t5 - cpu0
     except (EOFError, KeyboardInterrupt, BrokenPipeError, ConnectionResetError):
         pass
 
 
 class Evaluator:
-    """Pool of worker processes evaluating episodes with batched policies.
+    """Pool of worker processes evaluating episodes, each with its own batched policies.
 
     Args:
         rom_path: ROM file.
         n_workers: worker processes ``W`` (>= 1).
-        envs_per_block: instances per block per worker ``K`` (each worker holds ``2K``).
+        envs_per_block: ``K``: each worker holds ``2 K`` instances (slots).
         frame_skip, sticky, episode_frames: the instance protocol (:mod:`host.instance`).
         backend: ``"ale"`` (ale-py) or another name registered in :func:`host.backends.make_instance`.
         policy: ``"float"`` (:func:`host.policy.make_slot_weights`; ``params_for`` returns float32
@@ -290,19 +384,18 @@ class Evaluator:
                  sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
                  policy: str = "float", network: str = "small"):
         self.n_workers, self.k = int(n_workers), int(envs_per_block)
+        self.slots_per_worker = 2 * self.k
         self.shared = None
         remove_stale_segments()
-        self.shared = _Shared(self.n_workers, self.k)
-        self.shared.reset_seed[:] = -1
-        self.shared.active[:] = False
+        self.shared = _Shared(self.n_workers)
         ctx = mp.get_context("fork")
         self.conns, self.procs = [], []
         try:
             for w in range(self.n_workers):
                 parent, child = ctx.Pipe()
                 proc = ctx.Process(target=_worker_main, daemon=True,
-                                   args=(w, self.shared, self.n_workers, self.k, str(rom_path),
-                                         frame_skip, sticky, episode_frames, backend, child,
+                                   args=(w, self.shared, self.slots_per_worker, str(rom_path), frame_skip,
+                                         sticky, episode_frames, backend, policy, network, child,
                                          [*self.conns, parent], os.getpid()))
                 proc.start()
                 child.close()  # so that a dead worker shows as EOF here
@@ -313,119 +406,104 @@ class Evaluator:
             self.close()
             raise
         self.n_actions = hello[0][1]
-        #: main-process CPU seconds spent in policy inference (``act``), for profiles
-        self.inference_cpu_s = 0.0
         self.screen_shape = hello[0][2]
-        n_slots = self.n_workers * self.k
-        if policy == "int8":
-            from host.policy_int8 import make_int8_slots
-            self.weights = [make_int8_slots(n_slots, self.n_actions, network) for _ in range(2)]
-        else:
-            self.weights = [make_slot_weights(n_slots, self.n_actions, network) for _ in range(2)]
+        #: BLAS threads per worker as each worker reported them (1)
+        self.worker_blas_threads = [h[3] for h in hello]
+        #: frames emulated by the episodes dropped at the last ``deadline`` (:meth:`evaluate`)
+        self.dropped_frames = 0
+        self._dirty = False
 
     # ------------------------------------------------------------------------------
-    def evaluate(self, jobs: Iterable[Job], params_for: Callable[[int], np.ndarray],
-                 on_result: Callable[[EpisodeResult], None] | None = None) -> list[EpisodeResult]:
+    def evaluate(self, jobs: Iterable[Job], params_for: Callable[[int], object],
+                 on_result: Callable[[EpisodeResult], None] | None = None,
+                 deadline: float | None = None) -> list[EpisodeResult]:
         """Run every job to the end of its episode; results in job order.
 
         Args:
-            jobs: the episodes to run.
-            params_for: ``individual -> (n_params,)`` float32 parameter vector.
+            jobs: the episodes to run (any iterable; taken lazily, as slots free up).
+            params_for: ``individual -> parameters`` (float32 vector, or the int8 policy object).
             on_result: called as each episode finishes (progress bars, logs).
+            deadline: ``time.monotonic()`` value: at that moment every running and queued
+                episode is dropped (benchmarks); the result list then holds only the episodes
+                that finished, in job order, and :attr:`dropped_frames` the frames the dropped
+                ones had emulated. Without a deadline every job finishes.
+        Raises:
+            WorkerDied: a worker process ended; KeyboardInterrupt: SIGINT/SIGTERM killed one.
         """
-        jobs = list(jobs)
-        results: list[EpisodeResult | None] = [None] * len(jobs)
-        sh, k, n_workers = self.shared, self.k, self.n_workers
-        n_slots = n_workers * k
-        slot_job = np.full((2, n_slots), -1, np.int64)
-        ret = np.zeros((2, n_slots))
-        frames = np.zeros((2, n_slots), np.int64)
-        steps = np.zeros((2, n_slots), np.int64)
-        reset_frames = np.zeros((2, n_slots), np.int64)
-        starting = np.zeros((2, n_slots), bool)
-        next_job = 0
-        done = 0
-        sent = [False, False]
+        from multiprocessing.connection import wait
+        if self._dirty:                  # an earlier call ended by an exception: clear the workers
+            self._cancel([0] * self.n_workers)
+        self._dirty = True
+        it = iter(jobs)
+        taken: list[Job] = []
+        results: dict[int, EpisodeResult] = {}
+        outstanding = [0] * self.n_workers
+        cap = self.slots_per_worker + PREFETCH
+        exhausted = False
+        conn_of = {id(c): w for w, c in enumerate(self.conns)}
 
-        def assign(block: int, slot: int) -> None:
-            nonlocal next_job
-            w, s = divmod(slot, k)
-            if next_job < len(jobs):
-                job = jobs[next_job]
-                slot_job[block, slot] = next_job
-                next_job += 1
-                self.weights[block].load(slot, params_for(job.individual))
-                sh.reset_seed[w, block, s] = int(job.episode_seed)
-                sh.active[w, block, s] = True
-                ret[block, slot] = 0.0
-                frames[block, slot] = steps[block, slot] = 0
-                starting[block, slot] = True
-            else:
-                slot_job[block, slot] = -1
-                sh.active[w, block, s] = False
+        def feed(w: int) -> bool:
+            """Send worker ``w`` its next job; False when there is none."""
+            nonlocal exhausted
+            if exhausted:
+                return False
+            job = next(it, None)
+            if job is None:
+                exhausted = True
+                return False
+            taken.append(job)
+            self._send(w, ("job", len(taken) - 1, int(job.episode_seed), params_for(job.individual)))
+            outstanding[w] += 1
+            return True
 
-        def send(block: int) -> None:
-            for c in self.conns:
-                c.send(block)
-            sent[block] = True
+        # one job per worker at a time, so that a short job list spreads over every worker
+        while any(outstanding[w] < cap for w in range(self.n_workers)) and not exhausted:
+            for w in range(self.n_workers):
+                if outstanding[w] < cap and not feed(w):
+                    break
+        self.dropped_frames = 0
+        while sum(outstanding):
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = wait(self.conns, timeout)
+            if not ready:                                       # the deadline passed
+                self._cancel(outstanding)
+                break
+            for conn in ready:
+                w = conn_of[id(conn)]
+                msg = self._recv(w)
+                if msg[0] == "error":
+                    raise RuntimeError(f"worker process {w}: {msg[1]}")
+                _, j, ret, frames, steps, reset_frames = msg
+                res = EpisodeResult(taken[j], ret, frames, steps, reset_frames)
+                results[j] = res
+                outstanding[w] -= 1
+                if on_result is not None:
+                    on_result(res)
+                feed(w)
+        self._dirty = False
+        return [results[j] for j in sorted(results)]
 
-        for block in (0, 1):
-            for slot in range(n_slots):
-                assign(block, slot)
-            if (slot_job[block] >= 0).any():
-                send(block)
+    def _cancel(self, outstanding: list[int]) -> None:
+        """Drop every worker's running and queued jobs (finished results still in the pipes
+        are discarded with them); adds the dropped episodes' frames to :attr:`dropped_frames`."""
+        for w in range(self.n_workers):
+            self._send(w, ("cancel",))
+        for w in range(self.n_workers):
+            while True:
+                msg = self._recv(w)
+                if msg[0] == "cancelled":
+                    self.dropped_frames += msg[1]
+                    break
+                if msg[0] == "done":                 # finished before it saw the cancel: drop it
+                    self.dropped_frames += msg[3]
+            outstanding[w] = 0
 
-        block = 0
-        while done < len(jobs):
-            if not sent[block]:
-                block ^= 1
-                continue
-            for w in range(n_workers):
-                got = self._recv(w)
-                if got != block:
-                    raise RuntimeError(f"worker protocol error: expected block {block}, got {got!r}")
-            sent[block] = False
-            flat = lambda a: a[:, block].reshape(n_slots)  # noqa: E731
-            rew, frm, over = flat(sh.reward), flat(sh.frames), flat(sh.over)
-            running = []
-            for slot in np.flatnonzero(slot_job[block] >= 0):
-                frames[block, slot] += frm[slot]
-                if starting[block, slot]:
-                    reset_frames[block, slot] = frm[slot]
-                    starting[block, slot] = False
-                else:
-                    ret[block, slot] += rew[slot]
-                    steps[block, slot] += 1
-                if over[slot]:
-                    j = int(slot_job[block, slot])
-                    res = EpisodeResult(jobs[j], float(ret[block, slot]), int(frames[block, slot]),
-                                        int(steps[block, slot]), int(reset_frames[block, slot]))
-                    results[j] = res
-                    done += 1
-                    if on_result is not None:
-                        on_result(res)
-                    assign(block, slot)
-                else:
-                    running.append(slot)
-            if running:
-                obs = sh.obs[:, block].reshape(n_slots, 4, 84, 84)
-                idx = np.asarray(running)
-                weights = self.weights[block]
-                t0 = time.process_time()
-                if idx.size == n_slots:
-                    actions = weights.act(obs)
-                else:
-                    actions = flat(sh.action).copy()
-                    # every slot in one call (idle slots' values unused): cheaper than
-                    # gathering the running slots' weights (2.7 MB float32, 0.7 MB int8 each);
-                    # a slot's values do not depend on the batch, so results are unchanged
-                    actions[idx] = weights.act(obs)[idx]
-                self.inference_cpu_s += time.process_time() - t0
-                sh.action[:, block] = actions.reshape(n_workers, k)
-            if (slot_job[block] >= 0).any():
-                send(block)
-            block ^= 1
-        return results  # type: ignore[return-value]
+    def _send(self, w: int, msg) -> None:
+        try:
+            self.conns[w].send(msg)
+        except (BrokenPipeError, ConnectionResetError):
+            self._recv(w)                            # raises WorkerDied / KeyboardInterrupt
+            raise
 
     def _recv(self, w: int):
         """The next message of worker ``w``; raises WorkerDied (or KeyboardInterrupt when a
@@ -441,6 +519,11 @@ class Evaluator:
             how = (f"killed by signal {-code}" + (" (out of memory?)" if code == -signal.SIGKILL else "")
                    if code is not None and code < 0 else f"exit code {code}")
             raise WorkerDied(f"worker process {w} (pid {proc.pid}) died: {how}") from None
+
+    def worker_idle_s(self) -> float:
+        """Wall seconds the workers together spent blocked with no episode to run, since start-up
+        (a worker that waits for a job is a core the evaluation leaves unused)."""
+        return float(self.shared.idle.sum())
 
     def worker_cpu_s(self) -> dict[str, float]:
         """CPU seconds of all workers since start-up, per part of :data:`WORKER_CPU_PARTS`

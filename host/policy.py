@@ -223,7 +223,8 @@ class SlotWeights:
         self.w1s[slot], self.w2s[slot] = space_to_depth_weights(one)
 
     def q_values(self, obs: np.ndarray, slots: np.ndarray | None = None) -> np.ndarray:
-        """``(S, A)`` float32 action values for ``obs`` ``(S, 4, 84, 84)`` (or the subset ``slots``)."""
+        """``(S, A)`` float32 action values for ``obs`` ``(S, 4, 84, 84)`` (or the subset ``slots``;
+        a slice selects views, no copy)."""
         if slots is None:
             return forward_s2d(obs, self.params, self.w1s, self.w2s)
         sub = {k: v[slots] for k, v in self.params.items()}
@@ -316,12 +317,17 @@ class NetworkSlotWeights:
         """Copy one individual's ``(n_params,)`` float32 vector into ``slot``."""
         self.flat[slot] = flat
 
-    def q_values(self, obs: np.ndarray) -> np.ndarray:
-        return forward_network(obs, self.params, self.network, self.n_actions)
+    def q_values(self, obs: np.ndarray, slots: slice | np.ndarray | None = None) -> np.ndarray:
+        """``(S', A)`` float32 action values for ``obs (S, 4, 84, 84)`` (or the subset ``slots``;
+        a slice selects views, no copy)."""
+        if slots is None:
+            return forward_network(obs, self.params, self.network, self.n_actions)
+        sub = {k: v[slots] for k, v in self.params.items()}
+        return forward_network(obs[slots], sub, self.network, self.n_actions)
 
-    def act(self, obs: np.ndarray) -> np.ndarray:
-        """Greedy actions ``(S,)`` (ties to the lowest index)."""
-        return select_actions(self.q_values(obs))
+    def act(self, obs: np.ndarray, slots: slice | np.ndarray | None = None) -> np.ndarray:
+        """Greedy actions ``(S',)`` (ties to the lowest index)."""
+        return select_actions(self.q_values(obs, slots))
 
 
 def make_slot_weights(n_slots: int, n_actions: int, network: str = "small"):

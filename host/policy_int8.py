@@ -170,8 +170,8 @@ class Int8Slots:
             raise ValueError(f"expected {self.n_slots} observations, got {obs.shape[0]}")
         if slots is None:
             sel = slice(None)
-        else:
-            sel = np.asarray(slots, np.int64)
+        else:                       # a slice selects views (no copy of the slots' weights)
+            sel = slots if isinstance(slots, slice) else np.asarray(slots, np.int64)
             obs = obs[sel]
         n = obs.shape[0]
         act_max = self.act_max if self.act_max is not None else 255
@@ -232,29 +232,32 @@ class Int8NetworkSlots:
             self.b[layer][slot] = policy.b[layer]
         self.shifts[slot] = policy.s
 
-    def action_values(self, obs: np.ndarray) -> np.ndarray:
-        """``(S, A)`` int32 action values of ``obs (S, 4, 84, 84)`` uint8, all slots."""
+    def action_values(self, obs: np.ndarray, slots: slice | np.ndarray | None = None) -> np.ndarray:
+        """``(S', A)`` int32 action values of ``obs (S, 4, 84, 84)`` uint8 for all slots, or for
+        the rows ``slots`` (a slice selects views, no copy)."""
         from host.policy import conv_patches
         obs = check_obs(obs)
         if obs.shape[0] != self.n_slots:
             raise ValueError(f"expected {self.n_slots} observations, got {obs.shape[0]}")
+        sel = slice(None) if slots is None else slots if isinstance(slots, slice) else np.asarray(slots, np.int64)
+        obs = obs[sel]
         n = obs.shape[0]
         act_max = self.act_max if self.act_max is not None else 255
         a = obs.transpose(0, 2, 3, 1)
         for layer, g in enumerate(self.geo):
             if g.kind == "conv":
-                acc = matmul_u8s8(conv_patches(a, g.kernel, g.stride), self.w[layer], layer == 0 or act_max > 127)
+                acc = matmul_u8s8(conv_patches(a, g.kernel, g.stride), self.w[layer][sel], layer == 0 or act_max > 127)
             else:
-                acc = _dense(np.ascontiguousarray(a).reshape(n, 1, g.k), self.w[layer], act_max > 127)[:, None, :]
-            acc += self.b[layer][:, None, :]
+                acc = _dense(np.ascontiguousarray(a).reshape(n, 1, g.k), self.w[layer][sel], act_max > 127)[:, None, :]
+            acc += self.b[layer][sel][:, None, :]
             if layer == len(self.geo) - 1:
                 return acc[:, 0, :]
-            a = _requantize(acc, self.shifts[:, layer], act_max).reshape(n, g.out_h, g.out_w, g.n)
+            a = _requantize(acc, self.shifts[sel, layer], act_max).reshape(n, g.out_h, g.out_w, g.n)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def act(self, obs: np.ndarray) -> np.ndarray:
-        """Greedy actions ``(S,)`` int64 (ties to the lowest index)."""
-        return np.argmax(self.action_values(obs), axis=-1)
+    def act(self, obs: np.ndarray, slots: slice | np.ndarray | None = None) -> np.ndarray:
+        """Greedy actions ``(S',)`` int64 (ties to the lowest index), as :meth:`action_values`."""
+        return np.argmax(self.action_values(obs, slots), axis=-1)
 
 
 def make_int8_slots(n_slots: int, n_actions: int, network: str = "small"):

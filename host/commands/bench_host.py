@@ -4,13 +4,17 @@ Prints one JSON line:
 - ``raw_fps_per_core``: one ale-py console, frame skip 1, random minimal-set actions, no screen
   fetch, resets on game over (single process);
 - ``loop_fps``: the launcher's evaluation loop (W workers, frame skip 4, grey fetch, max-pool,
-  84x84 resize, stack, batched policy inference in the main process) on random-initialised
-  networks, frames per second of wall time after start-up;
+  84x84 resize, stack, batched policy inference in each worker) on random-initialised
+  networks, frames per second of wall time over one unbroken stream of episodes of
+  ``--seconds`` after start-up (see :func:`loop_fps`: the loop stops at the deadline);
 - ``ratio = loop_fps / (raw_fps_per_core * W)``; target >= 0.5 (EnvPool reaches about 0.3-0.4).
 - ``cpu_ratio``: the same ratio from CPU time instead of wall time (CPU seconds per frame of the
   raw console over CPU seconds per frame of the whole loop, main process and workers together),
   which stays meaningful on a machine shared with other work; on an idle machine with W cores
   it approaches ``ratio``.
+- ``loop_cpu_us_per_frame_by_part``: emulation (the raw figure), screen fetch and pooling,
+  preprocessing, inference, parameter loads, pipe traffic and loop; ``worker_idle_share``: the
+  workers' wall time spent with no episode to run (0 in a steady stream).
 """
 from __future__ import annotations
 
@@ -24,7 +28,6 @@ from host.errors import float_range, int_range
 
 
 def register(sub, groups):
-    import argparse
     p = groups["bench"].add_parser("host", help="raw ALE frames/s vs the evaluation loop's frames/s (one JSON line)",
                                    formatter_class=DefaultsFormatter)
     p.add_argument("--game", default="breakout", metavar="G", help="ALE game id")
@@ -74,11 +77,19 @@ def raw_fps(rom_path, seconds: float) -> tuple[float, float]:
 def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int,
              policy: str = "float", game: str = "breakout") -> tuple[float, float, dict]:
     """``(frames/s, CPU s/frame, profile)`` of the evaluation loop on random-initialised
-    networks (start-up and a warm-up episode excluded; CPU time counts the main process and
-    the workers). ``profile``: CPU microseconds per frame of the workers' stepping (emulation,
-    grey fetch, max-pool), preprocessing (resize, stack) and the rest of the workers (pipe
-    traffic, loop), and of the main process's inference and the rest of it (bookkeeping,
-    pipe traffic)."""
+    networks, over a window of ``seconds`` after start-up and a warm-up episode.
+
+    The window is one unbroken stream of episodes (``Evaluator.evaluate`` with a deadline), as
+    in a long run: at the deadline every running episode is dropped, and the frames counted
+    are every frame emulated up to that moment (those of finished episodes and the dropped
+    episodes' frames so far); the wall and CPU times end when the last worker has stopped, so
+    the benchmark takes ``seconds`` plus a step, never a further batch of episodes. CPU time
+    counts the main process and the workers. ``profile``: CPU microseconds per frame of the
+    workers' stepping (emulation, grey fetch, max-pool), preprocessing (resize, stack),
+    inference, parameter loads and the rest of the workers (pipe traffic, loop), the main
+    process (job dispatch), and ``worker_idle``: the share of the workers' wall time spent
+    waiting with no episode to run."""
+    import itertools
     from host.evaluator import Evaluator, Job
     from host.policy import init_params
     with Evaluator(rom_path, workers, k, episode_frames=episode_frames, policy=policy) as ev:
@@ -88,25 +99,24 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
             from host.ale_recordings import record_observations
             calib = record_observations(game, 32, seed=100)
             params = [quantize(p, ev.n_actions, calib) for p in params]
-        n_jobs = 2 * workers * k * 2
-        frames, batch = 0, 0
         ev.evaluate([Job(0, 0)], lambda i: params[i])          # warm-up
-        w0, main0, inf0 = ev.worker_cpu_s(), _cpu_self(), ev.inference_cpu_s
+        w0, main0, idle0 = ev.worker_cpu_s(), _cpu_self(), ev.worker_idle_s()
         start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            jobs = [Job(j % 16, batch * n_jobs + j) for j in range(n_jobs)]
-            frames += sum(r.frames for r in ev.evaluate(jobs, lambda i: params[i]))
-            batch += 1
-        fps = frames / (time.perf_counter() - start)
-        w1, main1, inf1 = ev.worker_cpu_s(), _cpu_self(), ev.inference_cpu_s
+        jobs = (Job(j % 16, j) for j in itertools.count(1))
+        results = ev.evaluate(jobs, lambda i: params[i], deadline=time.monotonic() + seconds)
+        frames = sum(r.frames for r in results) + ev.dropped_frames
+        wall = time.perf_counter() - start
+        w1, main1, idle1 = ev.worker_cpu_s(), _cpu_self(), ev.worker_idle_s()
     us = 1e6 / frames
-    step, prep = (w1["step"] - w0["step"]) * us, (w1["preprocess"] - w0["preprocess"]) * us
-    inference = (inf1 - inf0) * us
-    profile = {"worker_step": step, "worker_preprocess": prep,
-               "worker_other": (w1["total"] - w0["total"]) * us - step - prep,
-               "main_inference": inference, "main_other": (main1 - main0) * us - inference}
+    d = {name: (w1[name] - w0[name]) * us for name in w1}
+    profile = {"worker_step": d["step"], "worker_preprocess": d["preprocess"], "worker_inference": d["inference"],
+               "worker_load": d["load"],
+               "worker_other": d["total"] - d["step"] - d["preprocess"] - d["inference"] - d["load"],
+               "main": (main1 - main0) * us}
     total = sum(profile.values())
-    return fps, total * 1e-6, profile
+    profile["worker_idle"] = (idle1 - idle0) / (wall * workers)
+    profile["episodes_finished"], profile["frames"] = len(results), frames
+    return frames / wall, total * 1e-6, profile
 
 
 def main(args) -> int:
@@ -118,19 +128,22 @@ def main(args) -> int:
     say(f"[1/2] raw ALE frames/s on one core, {args.seconds:g} s")
     raw, raw_cpu = raw_fps(rom, args.seconds)
     say(f"[2/2] evaluation loop, {workers} workers x 2 x {args.envs_per_block} instances, {args.seconds:g} s "
-        f"(plus start-up and the last batch of episodes, each up to {args.episode_frames:,} frames)")
+        "(plus start-up)")
     loop, loop_cpu, profile = loop_fps(rom, args.seconds, workers, args.envs_per_block, args.episode_frames,
                                        args.policy, name)
     # the workers' stepping split into emulation (raw ALE's CPU per frame, same run) and the rest
     emulation = raw_cpu * 1e6
     split = {"emulation": emulation, "screen_fetch_and_pooling": profile["worker_step"] - emulation,
-             "preprocessing": profile["worker_preprocess"], "inference": profile["main_inference"],
-             "ipc_and_loop": profile["worker_other"] + profile["main_other"]}
+             "preprocessing": profile["worker_preprocess"], "inference": profile["worker_inference"],
+             "parameter_load": profile["worker_load"],
+             "ipc_and_loop": profile["worker_other"] + profile["main"]}
     print(json.dumps({"game": name, "policy": args.policy, "workers": workers, "envs_per_block": args.envs_per_block,
                       "raw_fps_per_core": round(raw, 1), "loop_fps": round(loop, 1),
                       "ratio": round(loop / (raw * workers), 3), "target_ratio": 0.5,
                       "raw_cpu_us_per_frame": round(raw_cpu * 1e6, 2), "loop_cpu_us_per_frame": round(loop_cpu * 1e6, 2),
                       "cpu_ratio": round(raw_cpu / loop_cpu, 3),
                       "loop_cpu_us_per_frame_by_part": {k: round(v, 2) for k, v in split.items()},
+                      "worker_idle_share": round(profile["worker_idle"], 4),
+                      "episodes_finished": profile["episodes_finished"], "loop_frames": profile["frames"],
                       "load_average_1min": round(os.getloadavg()[0], 2)}))
     return 0

@@ -1,0 +1,106 @@
+"""The evaluator's worker-side inference: results independent of the worker and slot layout,
+a clean stop at a deadline, slot ranges as views, and one BLAS thread per worker.
+
+Oracles: the same jobs evaluated by another layout (1 worker x 1 slot, no neighbours) and by a
+plain single-instance rollout (``tests/host/test_run_e2e.py``); hand-worked ranges; the full
+batch's action values for the slot-range views."""
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+def _rom():
+    import ale_py.roms
+    return ale_py.roms.get_rom_path("breakout")
+
+
+def _params(n_actions: int):
+    from host.policy import init_params
+    table = [init_params(s, n_actions) for s in (11, 12, 13)]
+    return lambda i: table[i % 3]
+
+
+def test_runs_of_running_slots():
+    from host.evaluator import _runs
+    assert _runs(np.array([False, False])) == []
+    assert _runs(np.array([True, True, False, True])) == [(0, 2), (3, 4)]
+    assert _runs(np.array([False, True, True, True])) == [(1, 4)]
+    assert _runs(np.array([True, False, True, False, True])) == [(0, 1), (2, 3), (4, 5)]
+
+
+def test_results_do_not_depend_on_workers_or_slots():
+    """9 episodes with different numbers of decisions (so slots free up at different steps and
+    inference runs over partial slot ranges): 1 worker x 2 slots, 2 workers x 4 slots and 1 worker x 6 slots
+    give identical results, in job order."""
+    from host.evaluator import Evaluator, Job
+    jobs = [Job(i, 500 + 7 * i) for i in range(9)]
+    got = []
+    for workers, k in ((1, 1), (2, 2), (1, 3)):
+        with Evaluator(_rom(), workers, k, episode_frames=150) as ev:
+            params_for = _params(ev.n_actions)
+            res = ev.evaluate(jobs, params_for)
+        assert [r.job for r in res] == jobs
+        got.append([(r.episode_return, r.frames, r.steps, r.reset_frames) for r in res])
+    assert got[0] == got[1] == got[2]
+    assert len({g[2] for g in got[0]}) > 1     # decisions differ (no-op starts): slots free at different steps
+
+
+def test_deadline_stops_promptly_and_the_evaluator_goes_on():
+    """A stream of jobs with a deadline: evaluate returns about at the deadline (not after a
+    further batch of episodes), the finished episodes equal the same jobs run to the end, the
+    dropped episodes' frames are counted, and the next call runs normally."""
+    from host.evaluator import Evaluator, Job
+    with Evaluator(_rom(), 1, 1, episode_frames=2000) as ev:
+        params_for = _params(ev.n_actions)
+        stream = (Job(j % 3, 900 + j) for j in itertools.count())
+        t0 = time.monotonic()
+        res = ev.evaluate(stream, params_for, deadline=t0 + 1.0)
+        took = time.monotonic() - t0
+        assert took < 1.0 + 5.0, took                  # one step per slot after the deadline, not episodes
+        assert ev.dropped_frames > 0                   # 2,000-frame episodes were running
+        assert all(r.frames > 0 for r in res)
+        again = ev.evaluate([r.job for r in res] + [Job(0, 77)], params_for)
+        assert [(r.episode_return, r.frames) for r in again[:len(res)]] == \
+            [(r.episode_return, r.frames) for r in res]
+        assert again[-1].job == Job(0, 77) and again[-1].frames > 0
+
+
+def test_workers_use_one_blas_thread_whatever_the_parent_has():
+    from threadpoolctl import threadpool_limits
+    from host.evaluator import Evaluator
+    with threadpool_limits(2, user_api="blas"):            # what a Ray actor or a notebook may have
+        with Evaluator(_rom(), 1, 1, episode_frames=100) as ev:
+            assert ev.worker_blas_threads == [1]
+
+
+@pytest.mark.parametrize("policy,network", [("float", "small"), ("float", "nature"), ("int8", "small"),
+                                            ("int8", "nature")])
+def test_slot_range_views_equal_the_full_batch(policy, network):
+    """``act(obs, slice(a, b))`` (what a worker runs over a range of running slots) equals the
+    full batch's actions for those slots, for every slot class."""
+    from hls_models.networks import n_params
+    from host.policy import init_network_params, make_slot_weights
+    rng = np.random.default_rng(3)
+    n_slots, n_actions = 5, 6
+    obs = rng.integers(0, 256, (n_slots, 4, 84, 84), dtype=np.uint8)
+    flats = [init_network_params(40 + s, n_actions, network) for s in range(n_slots)]
+    assert flats[0].size == n_params(network, n_actions)
+    if policy == "int8":
+        from hls_models.policy_int8 import quantize_network
+        from host.policy_int8 import make_int8_slots
+        slots = make_int8_slots(n_slots, n_actions, network)
+        pols = [quantize_network(f, network, n_actions, obs[:2]) for f in flats]
+        values = lambda sel=None: slots.action_values(obs, sel)  # noqa: E731
+    else:
+        slots = make_slot_weights(n_slots, n_actions, network)
+        pols = flats
+        values = lambda sel=None: slots.q_values(obs, sel)  # noqa: E731
+    for s, p in enumerate(pols):
+        slots.load(s, p)
+    full = values()
+    for a, b in ((0, 5), (1, 3), (4, 5), (0, 1)):
+        assert np.array_equal(values(slice(a, b)), full[a:b]), (a, b)
+        assert np.array_equal(slots.act(obs, slice(a, b)), np.argmax(full[a:b], axis=-1))
