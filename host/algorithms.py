@@ -67,6 +67,26 @@ def select_elite(candidates: list[int], scores: np.ndarray) -> int:
     return candidates[int(np.argmax(means))]
 
 
+class SeedListIndividuals:
+    """``params_for`` of a GA/RS generation that also names each individual's seed-list genome,
+    so that a remote evaluator can ship the genome (a few hundred bytes) instead of the vector
+    (:mod:`host.cluster`). ``self(i)`` is individual ``order[i]``'s parameter vector,
+    :meth:`genome` its seed list; both describe the same parameters (:func:`host.noise.genome_params`
+    rebuilds the vector bit for bit)."""
+
+    def __init__(self, params: np.ndarray, genomes: list[list[int]], order: list[int] | None = None):
+        self.params, self.genomes, self.order = params, genomes, order
+
+    def _index(self, i: int) -> int:
+        return i if self.order is None else self.order[i]
+
+    def __call__(self, i: int) -> np.ndarray:
+        return self.params[self._index(i)]
+
+    def genome(self, i: int) -> list[int]:
+        return self.genomes[self._index(i)]
+
+
 class DeepGA:
     """Deep GA with seed-list genomes (see module doc).
 
@@ -92,13 +112,14 @@ class DeepGA:
 
     # -- one generation ------------------------------------------------------------
     def generation_step(self, evaluate: EvaluateFn) -> GenerationStats:
-        params = self.params
-        fitness = evaluate(lambda i: params[i], self.population, 1, "train")[:, 0]
+        params, genomes = self.params, self.genomes
+        fitness = evaluate(SeedListIndividuals(params, genomes), self.population, 1, "train")[:, 0]
         order = truncation_order(fitness)
         candidates = [int(i) for i in order[:self.elite_candidates]]
         if self.elite is not None and 0 not in candidates:
             candidates.append(0)      # the previous elite is always individual 0
-        scores = evaluate(lambda i: params[candidates[i]], len(candidates), self.elite_episodes, "elite")
+        scores = evaluate(SeedListIndividuals(params, genomes, candidates), len(candidates), self.elite_episodes,
+                          "elite")
         elite = select_elite(candidates, scores)
         self.elite = list(self.genomes[elite])
         self.elite_score = float(scores[candidates.index(elite)].mean())

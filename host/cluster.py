@@ -40,11 +40,14 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
 from host.errors import UserError
+
+if TYPE_CHECKING:
+    from host.evaluator import EpisodeResult, Job
 
 RAY_VERSION = "2.60.0"            #: the pinned Ray (pyproject.toml)
 PROBE_TIMEOUT_S = 120.0           #: a node that does not answer the probe within this is an error
@@ -82,7 +85,8 @@ def node_versions() -> dict[str, str]:
 
 def _probe() -> dict:
     """Runs on a node (Ray task): its versions, address and process id."""
-    import ale_py  # noqa: F401 - the evaluator needs it; an ImportError here names the gap
+    import importlib
+    importlib.import_module("ale_py")   # the evaluator needs it; an ImportError here names the gap
     import ray
     return {"versions": node_versions(), "ip": ray.util.get_node_ip_address(), "pid": os.getpid()}
 
@@ -142,6 +146,22 @@ def _token_auth_if_token_here() -> None:
         os.environ["RAY_AUTH_MODE"] = "token"
 
 
+def _own_token_for_embedded_ray() -> bool:
+    """Embedded local Ray: Ray 2.60 turns token authentication on for a new local instance and,
+    when no token exists, writes a new one to ``~/.ray/auth_token``, in the user's home and for
+    good (a later ``ray start --head`` on the machine then requires it, see the README). Give the
+    instance a random token of its own in ``RAY_AUTH_TOKEN`` instead (this process and the Ray
+    processes it starts; authentication stays on, nothing is written). A token the user has
+    (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH``, ``~/.ray/auth_token``) or an explicit
+    ``RAY_AUTH_MODE`` is left as it is. Returns True when it set the variable."""
+    if "RAY_AUTH_MODE" in os.environ or os.environ.get("RAY_AUTH_TOKEN") or \
+            os.environ.get("RAY_AUTH_TOKEN_PATH") or (Path.home() / ".ray" / "auth_token").is_file():
+        return False
+    import secrets
+    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+    return True
+
+
 class _captured_stderr:
     """Send file descriptor 2 to a temporary file for the block (Ray's C++ core prints a
     warning per retry there); :attr:`text` holds what was written. Restored on exit."""
@@ -179,8 +199,10 @@ class RayCluster:
     :meth:`close` disconnects (and stops the embedded instance if this process started it).
     """
 
-    def __init__(self, ray, nodes: list[NodeInfo], started_here: bool, address: str | None):
+    def __init__(self, ray, nodes: list[NodeInfo], started_here: bool, address: str | None,
+                 own_token: bool = False):
         self.ray, self.nodes, self.started_here, self.address = ray, nodes, started_here, address
+        self.own_token = own_token
 
     @property
     def cpus(self) -> int:
@@ -192,13 +214,17 @@ class RayCluster:
 
     def evaluator(self, rom_path, envs_per_block: int, frame_skip: int = 4, sticky: float = 0.0,
                   episode_frames: int = 20_000, backend: str = "ale", policy: str = "float",
-                  chunk_rounds: int = CHUNK_ROUNDS, network: str = "small") -> "RayEvaluator":
+                  chunk_rounds: int = CHUNK_ROUNDS, network: str = "small",
+                  genome_spec: dict | None = None) -> "RayEvaluator":
         return RayEvaluator(self, rom_path, envs_per_block, frame_skip, sticky, episode_frames,
-                            backend, policy, chunk_rounds, network)
+                            backend, policy, chunk_rounds, network, genome_spec)
 
     def close(self) -> None:
         if self.ray.is_initialized():
             self.ray.shutdown()
+        if self.own_token:                       # the embedded instance's token goes with it
+            os.environ.pop("RAY_AUTH_TOKEN", None)
+            self.own_token = False
 
 
 def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: float = PROBE_TIMEOUT_S) -> RayCluster:
@@ -216,7 +242,7 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
     if address is not None and "ray" not in sys.modules:
         _token_auth_if_token_here()     # read by Ray's config when Ray is imported
     ray = _import_ray()
-    started_here = False
+    started_here = own_token = False
     if not ray.is_initialized():
         if address is not None:
             _check_reachable(address)
@@ -227,6 +253,7 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
         with _captured_stderr() as captured:
             try:
                 if address is None:
+                    own_token = _own_token_for_embedded_ray()
                     ray.init(num_cpus=int(num_cpus), **kwargs)
                     started_here = True
                 else:
@@ -238,6 +265,8 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
             if handler is not None and signal.getsignal(sig) is not handler:
                 signal.signal(sig, handler)
         if failure is not None:
+            if own_token:
+                os.environ.pop("RAY_AUTH_TOKEN", None)
             if "InvalidAuthToken" in captured.text or "Unauthenticated" in captured.text:
                 failure = ("the head requires Ray's authentication token: copy its ~/.ray/auth_token "
                            "(`ray get-auth-token` on the head) to this machine or set RAY_AUTH_TOKEN")
@@ -248,8 +277,10 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
     except BaseException:
         if started_here or address is not None:
             ray.shutdown()
+        if own_token:
+            os.environ.pop("RAY_AUTH_TOKEN", None)
         raise
-    return RayCluster(ray, nodes, started_here, address)
+    return RayCluster(ray, nodes, started_here, address, own_token)
 
 
 def _probe_nodes(ray, address, timeout_s: float) -> list[NodeInfo]:
@@ -291,7 +322,8 @@ class NodeEvaluator:
     """
 
     def __init__(self, rom_name: str, rom_bytes: bytes, workers: int, envs_per_block: int, frame_skip: int,
-                 sticky: float, episode_frames: int, backend: str, policy: str, network: str = "small"):
+                 sticky: float, episode_frames: int, backend: str, policy: str, network: str = "small",
+                 genome_spec: dict | None = None):
         from host.evaluator import Evaluator
         self._dir = tempfile.TemporaryDirectory(prefix="nc2600-rom-")
         rom = Path(self._dir.name) / rom_name
@@ -299,6 +331,8 @@ class NodeEvaluator:
         self.ev = Evaluator(rom, workers, envs_per_block, frame_skip, sticky, episode_frames, backend, policy,
                             network=network)
         self.slots = 2 * workers * envs_per_block
+        self.policy, self.network, self.genome_spec = policy, network, genome_spec
+        self._builder = None
 
     def info(self) -> dict:
         return {"pid": os.getpid(), "slots": self.slots, "n_actions": self.ev.n_actions}
@@ -318,6 +352,43 @@ class NodeEvaluator:
             os._exit(75)
         table = np.array([[r.episode_return, r.frames, r.steps, r.reset_frames] for r in results], np.float64)
         return table, time.perf_counter() - t0
+
+    def _genome_params(self, genomes: list) -> tuple[list, float]:
+        """The policies of seed-list genomes, rebuilt here (:class:`host.noise.GenomeBuilder`; int8:
+        quantised as the driver does, :func:`host.run.Run._policy_for`); and the seconds spent."""
+        from host.noise import GenomeBuilder
+        t0 = time.perf_counter()
+        spec = self.genome_spec
+        if spec is None:
+            raise RuntimeError("this evaluator was started without a genome specification")
+        if self._builder is None:
+            self._builder = GenomeBuilder(spec["n_actions"], spec["sigma"], spec["noise_size"], spec["noise_seed"],
+                                          self.network)
+        params = [self._builder.params(g) for g in genomes]
+        if self.policy == "int8":
+            from hls_models.policy_int8 import quantize_network
+            params = [quantize_network(p, self.network, spec["n_actions"], spec["calib_obs"]) for p in params]
+        return params, time.perf_counter() - t0
+
+    def evaluate_genomes(self, seeds: np.ndarray, individuals: np.ndarray, genomes: list) -> tuple[np.ndarray, float]:
+        """:meth:`evaluate` with seed-list genomes instead of parameter vectors (rebuilt here,
+        bit-identical); the seconds returned include the rebuild."""
+        params, build_s = self._genome_params(genomes)
+        table, seconds = self.evaluate(seeds, individuals, params)
+        return table, seconds + build_s
+
+    def transfer_only_genomes(self, seeds: np.ndarray, individuals: np.ndarray, genomes: list) -> tuple[np.ndarray, float]:
+        """Like :meth:`transfer_only` for seed-list genomes: reads every seed, rebuilds nothing."""
+        touched = sum(len(g) for g in genomes)
+        table = np.zeros((len(seeds), 4), np.float64)
+        table[:, 0] = 0.0 * touched
+        return table, 0.0
+
+    def rebuild_only(self, seeds: np.ndarray, individuals: np.ndarray, genomes: list) -> tuple[np.ndarray, float]:
+        """Rebuild the genomes' parameters (the node's cost of seed lists), no emulation; returns
+        zero results and the seconds spent rebuilding."""
+        _, build_s = self._genome_params(genomes)
+        return np.zeros((len(seeds), 4), np.float64), build_s
 
     def transfer_only(self, seeds: np.ndarray, individuals: np.ndarray, params: list) -> tuple[np.ndarray, float]:
         """Like :meth:`evaluate` but without emulation (for measuring Ray's own cost): reads
@@ -347,6 +418,12 @@ class RayEvaluator:
         envs_per_block: game instances per block per emulator worker (``--envs-per-block``).
         chunk_rounds: a chunk holds at most ``chunk_rounds`` episodes per slot of its actor,
             and at most an equal share of the call's jobs per actor.
+        genome_spec: ``{"n_actions", "sigma", "noise_size", "noise_seed", "calib_obs"}`` (the
+            run's network outputs, mutation power, noise table and, for ``--policy int8``, its
+            calibration observations): when given, a ``params_for`` that names seed-list genomes
+            (:class:`host.algorithms.SeedListIndividuals`, GA and RS) is shipped as seed lists and
+            the nodes rebuild the parameters (:class:`host.noise.GenomeBuilder`, bit-identical);
+            otherwise (ES, or no spec) the parameter vectors travel.
     Attributes:
         stats: per :meth:`evaluate` call: chunks, resubmitted chunks, seconds spent in the
             driver shipping parameters (``put_s``), seconds each node spent inside its chunks
@@ -356,8 +433,10 @@ class RayEvaluator:
 
     def __init__(self, cluster: RayCluster, rom_path, envs_per_block: int, frame_skip: int = 4,
                  sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
-                 policy: str = "float", chunk_rounds: int = CHUNK_ROUNDS, network: str = "small"):
+                 policy: str = "float", chunk_rounds: int = CHUNK_ROUNDS, network: str = "small",
+                 genome_spec: dict | None = None):
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+        self.genome_spec = genome_spec
         ray = self.ray = cluster.ray
         self.cluster, self.chunk_rounds = cluster, int(chunk_rounds)
         rom_path = Path(rom_path)
@@ -369,7 +448,7 @@ class RayEvaluator:
                 num_cpus=node.cpus, max_restarts=-1, max_task_retries=-1, max_concurrency=1,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node.node_id, soft=False),
             ).remote(rom_path.name, rom_bytes, node.cpus, envs_per_block, frame_skip, sticky,
-                     episode_frames, backend, policy, network)
+                     episode_frames, backend, policy, network, genome_spec)
             self.actors.append(actor)
         try:
             infos = ray.get([a.info.remote() for a in self.actors], timeout=PROBE_TIMEOUT_S)
@@ -410,6 +489,8 @@ class RayEvaluator:
         put_s = 0.0
         node_s = [0.0] * len(self.actors)          # seconds each node spent on accepted chunks
         resubmitted = 0
+        genomes = self.genome_spec is not None and hasattr(params_for, "genome")
+        method = self.node_method + ("_genomes" if genomes and self.node_method != "rebuild_only" else "")
 
         def build(c: int):
             nonlocal put_s
@@ -420,7 +501,7 @@ class RayEvaluator:
                 order.setdefault(jobs[j].individual, len(order))
             params = [None] * len(order)
             for ind, k in order.items():
-                params[k] = params_for(ind)
+                params[k] = list(params_for.genome(ind)) if genomes else params_for(ind)
             seeds = np.array([jobs[j].episode_seed for j in range(a, b)], np.int64)
             local = np.array([order[jobs[j].individual] for j in range(a, b)], np.int64)
             out = (seeds, local, ray.put(params))
@@ -436,7 +517,7 @@ class RayEvaluator:
                 c = todo.popleft()
                 if c not in payload:
                     payload[c] = build(c)
-                ref = getattr(self.actors[i], self.node_method).remote(*payload[c])
+                ref = getattr(self.actors[i], method).remote(*payload[c])
                 inflight[ref] = (i, c)
                 load[i] += 1
 
@@ -475,7 +556,7 @@ class RayEvaluator:
                 if on_result is not None:
                     on_result(res)
             submit()
-        self.stats.append({"jobs": len(jobs), "chunks": len(chunks), "resubmitted": resubmitted,
+        self.stats.append({"jobs": len(jobs), "chunks": len(chunks), "resubmitted": resubmitted, "genomes": genomes,
                            "put_s": put_s, "node_s": node_s, "wall_s": time.perf_counter() - t0})
         return results  # type: ignore[return-value]
 

@@ -152,8 +152,8 @@ class RunConfig:
     def memory_bytes(self) -> dict[str, int]:
         """Estimated peak memory of the run by part (bytes; the network of 18 actions, the
         largest): the noise table (float32), the GA's parameters (current and next generation,
-        float32), the evaluator's two weight tables (one network per slot, float32 or int8),
-        its shared segment (4 x 84 x 84 observations and per-slot results) and its worker
+        float32), the evaluator's weight tables (one network per slot, in the workers, float32 or
+        int8), the slots' 4 x 84 x 84 observations (in the workers) and the worker
         processes (about 40 MiB each measured, plus 1 MiB per ALE instance, 0.9 measured)."""
         from hls_models.networks import n_params
         n = n_params(self.network, 18)
@@ -162,7 +162,7 @@ class RunConfig:
         return {"noise table": 4 * self.noise_table_size,
                 "population parameters": 0 if self.algo == "es" else 2 * 4 * n * self.population,
                 "evaluator weights": 2 * slots * per_slot,
-                "shared observations": 2 * slots * (4 * 84 * 84 + 64),
+                "slot observations": 2 * slots * (4 * 84 * 84 + 64),
                 "worker processes": self.workers * (40 << 20) + 2 * slots * (1 << 20)}
 
     def check_memory(self) -> None:
@@ -288,6 +288,8 @@ class Run:
                 cache.clear()
                 cache[i] = self._policy_for(params_for(i))
             return cache[i]
+        if hasattr(params_for, "genome"):     # GA/RS: a Ray evaluator ships the seed list instead
+            params.genome = params_for.genome
 
         bar = self._bar(len(jobs), kind)
         if bar:
@@ -510,8 +512,14 @@ class Run:
             from host.fabric import FabricEvaluator
             evaluator = FabricEvaluator(self.rom_path, cfg.workers, cfg.frame_skip, cfg.episode_frames)
         elif self.cluster is not None:
+            spec = None
+            if cfg.algo in ("ga", "rs"):      # ship seed-list genomes; the nodes rebuild the vectors
+                spec = {"n_actions": len(self.info.minimal_actions), "sigma": cfg.effective_sigma(),
+                        "noise_size": self.noise.size, "noise_seed": self.noise.seed,
+                        "calib_obs": self.calib_obs if cfg.policy == "int8" else None}
             evaluator = self.cluster.evaluator(self.rom_path, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
-                                               cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network)
+                                               cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network,
+                                               genome_spec=spec)
         else:
             evaluator = Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
                                   cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network)

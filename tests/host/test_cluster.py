@@ -72,10 +72,14 @@ def test_two_node_ga_equals_local_and_survives_sigkill(two_nodes, tmp_path, monk
     killed = []
     original = RayEvaluator.evaluate
 
+    shipped = []
+
     def evaluate_with_kill(self, jobs, params_for, on_result=None):
         self._calls = getattr(self, "_calls", 0) + 1
         if self._calls != 1:            # generation 0's training episodes
-            return original(self, jobs, params_for, on_result)
+            out = original(self, jobs, params_for, on_result)
+            shipped.append(self.stats[-1]["genomes"])
+            return out
         before = self.actor_pids()
 
         def kill_busy_actor(result):
@@ -88,6 +92,7 @@ def test_two_node_ga_equals_local_and_survives_sigkill(two_nodes, tmp_path, monk
                     killed.append(before[busy[0]][0])
 
         out = original(self, jobs, params_for, kill_busy_actor)
+        shipped.append(self.stats[-1]["genomes"])
         after = self.actor_pids()
         killed.append(("restarted", before != after))
         return out
@@ -98,6 +103,9 @@ def test_two_node_ga_equals_local_and_survives_sigkill(two_nodes, tmp_path, monk
 
     assert killed and isinstance(killed[0], int), "no actor held a chunk when the first results came"
     assert killed[-1] == ("restarted", True)
+    # generation 0's training and elite episodes travelled as seed-list genomes (the final test
+    # episodes of the saved elite as its vector)
+    assert shipped[:2] == [True, True], shipped
     assert _log(tmp_path / "ray") == _log(tmp_path / "local")
     ray_eps = (tmp_path / "ray" / "episodes.jsonl").read_text().splitlines()
     assert ray_eps == (tmp_path / "local" / "episodes.jsonl").read_text().splitlines()
