@@ -25,7 +25,7 @@ import importlib  # noqa: E402
 import pkgutil  # noqa: E402
 import sys  # noqa: E402
 
-from host.errors import UserError  # noqa: E402
+from host.errors import UserError, interrupt_name, on_sigterm  # noqa: E402
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -83,19 +83,12 @@ _FS_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMET
               errno.ENOTEMPTY, errno.EBUSY, errno.ETXTBSY, errno.EMFILE, errno.ENFILE}
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, systemd, batch schedulers), handled exactly like Ctrl-C."""
-
-
-def _on_sigterm(signum, frame):
-    raise Terminated()
-
-
 def install_sigterm_handler() -> None:
-    """Make SIGTERM raise :class:`Terminated` (a KeyboardInterrupt) in the main thread, so every
-    command stops as on Ctrl-C: its cleanup runs, exit code 130, one line."""
+    """Make SIGTERM raise :class:`host.errors.Terminated` (a KeyboardInterrupt) in the main
+    thread (:func:`host.errors.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
+    runs, exit code 130, one line."""
     import signal
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGTERM, on_sigterm)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"nc2600: error: {exc}\n")
         return 2
     except KeyboardInterrupt as exc:
-        sys.stderr.write(f"nc2600: {'terminated (SIGTERM)' if isinstance(exc, Terminated) else 'interrupted'}\n")
+        sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
         return 130
     except BrokenPipeError:        # output piped into e.g. `head`: stop quietly
         try:

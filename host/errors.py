@@ -174,3 +174,29 @@ def read_regular_file(path, max_bytes: int, what: str = "file") -> bytes:
     if len(data) > max_bytes:
         raise UserError(f"{what} {name!r} is larger than {limit}")
     return data
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, systemd, batch schedulers), handled exactly like Ctrl-C."""
+
+
+_SIGTERM_RECEIVED = False
+
+
+def on_sigterm(signum, frame) -> None:
+    """SIGTERM handler of every command: raise :class:`Terminated` in the main thread, unless
+    the process is already stopping on a KeyboardInterrupt (a signal sent to the whole process
+    group also ends the workers, whose deaths may surface first: a second exception then must
+    not cut the first one's cleanup short). Either way :func:`interrupt_name` reports SIGTERM."""
+    global _SIGTERM_RECEIVED
+    _SIGTERM_RECEIVED = True
+    import sys
+    if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+        return
+    raise Terminated()
+
+
+def interrupt_name(exc: BaseException) -> str:
+    """``"terminated (SIGTERM)"`` when ``exc`` is :class:`Terminated` or this process got a
+    SIGTERM, else ``"interrupted"`` (Ctrl-C): the words of the one-line exit message."""
+    return "terminated (SIGTERM)" if isinstance(exc, Terminated) or _SIGTERM_RECEIVED else "interrupted"

@@ -514,7 +514,10 @@ class Evaluator:
             proc = self.procs[w]
             proc.join(timeout=1)
             code = proc.exitcode
-            if code in (-signal.SIGTERM, -signal.SIGINT):
+            if code == -signal.SIGTERM:          # a SIGTERM sent to the whole process group
+                from host.errors import Terminated
+                raise Terminated from None
+            if code == -signal.SIGINT:
                 raise KeyboardInterrupt from None
             how = (f"killed by signal {-code}" + (" (out of memory?)" if code == -signal.SIGKILL else "")
                    if code is not None and code < 0 else f"exit code {code}")

@@ -124,6 +124,7 @@ def build(args) -> tuple:
 
 
 def main(args) -> int:
+    from host.errors import interrupt_name
     from host.evaluator import WorkerDied
     from host.run import Run
     cfg, out, resume = build(args)
@@ -136,7 +137,7 @@ def main(args) -> int:
             run.folder.release()
         if not (out / "config.json").exists():
             raise
-        how = "terminated (SIGTERM)" if type(exc).__name__ == "Terminated" else "interrupted"
+        how = interrupt_name(exc)
         sys.stderr.write(f"nc2600: {how}; continue with: nc2600 run --resume {out}\n")
         return 130
     except BaseException:
@@ -155,7 +156,7 @@ def main(args) -> int:
         sys.stderr.write(f"nc2600: error: {exc}; continue with: nc2600 run --resume {out}\n")
         return 1
     except KeyboardInterrupt as exc:
-        how = "terminated (SIGTERM)" if type(exc).__name__ == "Terminated" else "interrupted"
+        how = interrupt_name(exc)
         sys.stderr.write(f"nc2600: {how}; continue with: nc2600 run --resume {out}\n")
         return 130
     finally:

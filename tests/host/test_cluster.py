@@ -226,3 +226,31 @@ def test_driver_stopped_then_resumed_locally_equals_uninterrupted(tmp_path):
     assert local.returncode == 0, local.stderr
     assert _log(out) == _log(tmp_path / "local")
     assert (out / "episodes.jsonl").read_text() == (tmp_path / "local" / "episodes.jsonl").read_text()
+
+
+def test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm(tmp_path):
+    """``--cluster ray`` without an address: Ray 2.60 would write a new ``~/.ray/auth_token``
+    into the user's home (token authentication on by default); nc2600 gives the embedded
+    instance its own token instead. SIGTERM to the whole process group (driver, Ray's daemons,
+    the actor and its emulators) ends the run with the SIGTERM line, the resume hint and 130."""
+    import time
+    home, out = tmp_path / "home", tmp_path / "run"
+    home.mkdir()
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL.items() if k != "video"]
+    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
+        env.pop(var, None)
+    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *args, "--generations", "50", "--no-video",
+                             "--workers", "1", "--cluster", "ray", "--out", str(out)], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    t0 = time.monotonic()
+    while not (out / "checkpoint.npz").exists():
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() - t0 < 300, "no checkpoint within 300 s"
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert stderr.endswith(f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"), stderr
+    assert "Traceback" not in stderr
+    assert not (home / ".ray" / "auth_token").exists()

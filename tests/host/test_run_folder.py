@@ -199,6 +199,21 @@ def _wait_for(path: Path, timeout: float = 120.0) -> None:
         time.sleep(0.05)
 
 
+def test_sigterm_to_the_whole_process_group_is_reported_as_sigterm(tmp_path):
+    """``kill -TERM -PGID`` (what systemd and batch schedulers do) also ends the workers; their
+    deaths must not turn the exit into "interrupted" or a second exception: one line naming
+    SIGTERM with the resume hint, exit 130, no segment left."""
+    out = tmp_path / "grp"
+    args = [sys.executable, "-m", "host.cli", "run", *TINY, "--workers", "2", "--generations", "50", "--out", str(out)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    _wait_for(out / "checkpoint.npz")
+    os.killpg(proc.pid, signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stderr == f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"
+    assert segment_names(proc.pid) == []
+
+
 def test_sigterm_is_like_ctrl_c_and_sigkill_leaks_nothing(tmp_path):
     out = tmp_path / "sig"
     args = [sys.executable, "-m", "host.cli", "run", *TINY, "--generations", "50", "--out", str(out)]
