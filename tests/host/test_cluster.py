@@ -118,6 +118,16 @@ def test_two_node_ga_equals_local_and_survives_sigkill(two_nodes, tmp_path, monk
         json.loads((tmp_path / "local" / "best_genome.json").read_text())
 
 
+def test_int8_ga_from_seed_lists_equals_local(two_nodes, tmp_path):
+    """``--policy int8`` on Ray: the nodes rebuild each genome and quantise it with the run's
+    calibration observations; every episode equals the local backend's."""
+    cfg = dict(SMALL, policy="int8", population=6, truncation=2, test_episodes=1)
+    _run(RunConfig(**cfg, workers=1), tmp_path / "local")
+    _run(RunConfig(**cfg, workers=2, cluster="ray", ray_address=two_nodes.address), tmp_path / "ray")
+    assert (tmp_path / "ray" / "episodes.jsonl").read_text() == (tmp_path / "local" / "episodes.jsonl").read_text()
+    assert _log(tmp_path / "ray") == _log(tmp_path / "local")
+
+
 def test_version_mismatch_names_the_first_difference():
     here = {"nc2600": "0.1.0", "numpy": "2.4.6", "source": "abc"}
     assert version_mismatch(here, dict(here)) is None

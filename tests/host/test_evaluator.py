@@ -104,3 +104,22 @@ def test_slot_range_views_equal_the_full_batch(policy, network):
     for a, b in ((0, 5), (1, 3), (4, 5), (0, 1)):
         assert np.array_equal(values(slice(a, b)), full[a:b]), (a, b)
         assert np.array_equal(slots.act(obs, slice(a, b)), np.argmax(full[a:b], axis=-1))
+
+
+def test_bench_host_stops_at_its_seconds_with_long_episodes():
+    """``nc2600 bench host`` measures one stream of episodes and stops at ``--seconds``: with
+    a 1,000,000-frame cap (a random Breakout network that never fires again plays to the cap,
+    minutes here) it still ends within seconds (issue 17: it used to run its last batch of
+    episodes to the end)."""
+    import json
+    import subprocess
+    import sys
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "host.cli", "bench", "host", "--seconds", "2", "--workers", "1",
+                           "--envs-per-block", "1", "--episode-frames", "1000000"],
+                          capture_output=True, text=True, timeout=300)
+    took = time.monotonic() - t0
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert took < 60, took                         # 2 s + 2 s + start-up, not minutes
+    assert out["loop_frames"] > 0 and out["loop_fps"] > 0 and 0 <= out["worker_idle_share"] < 1
