@@ -184,6 +184,41 @@ class _captured_stderr:
         return False
 
 
+class _NativeStderrToFile:
+    """While Ray is connected: the process's file descriptor 2 (where Ray's C++ core writes its
+    own log lines, e.g. "task_manager.cc: Failed to push error to driver" once a second for many
+    seconds after a SIGTERM to the process group ended Ray's daemons) goes to a temporary file,
+    and Python's ``sys.stderr`` to a copy of the original descriptor, so the command's own lines
+    (progress, the one-line errors and stop messages) still reach the terminal and are not
+    buried. :meth:`restore` puts both back and deletes the file."""
+
+    def __init__(self):
+        sys.stderr.flush()
+        self._saved_fd = os.dup(2)
+        self._file = tempfile.TemporaryFile(prefix="nc2600-ray-native-stderr-")
+        os.dup2(self._file.fileno(), 2)
+        self._old_stderr = sys.stderr
+        sys.stderr = os.fdopen(os.dup(self._saved_fd), "w", buffering=1, errors="backslashreplace",
+                               closefd=True)
+
+    def restore(self) -> None:
+        if self._file is None:
+            return
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(self._saved_fd, 2)
+        os.close(self._saved_fd)
+        replaced, sys.stderr = sys.stderr, self._old_stderr
+        try:
+            replaced.close()
+        except OSError:
+            pass
+        self._file.close()
+        self._file = None
+
+
 @dataclass
 class NodeInfo:
     """One node of the cluster as the probe saw it."""
@@ -200,9 +235,9 @@ class RayCluster:
     """
 
     def __init__(self, ray, nodes: list[NodeInfo], started_here: bool, address: str | None,
-                 own_token: bool = False):
+                 own_token: bool = False, native_stderr: "_NativeStderrToFile | None" = None):
         self.ray, self.nodes, self.started_here, self.address = ray, nodes, started_here, address
-        self.own_token = own_token
+        self.own_token, self.native_stderr = own_token, native_stderr
 
     @property
     def cpus(self) -> int:
@@ -220,8 +255,13 @@ class RayCluster:
                             backend, policy, chunk_rounds, network, genome_spec)
 
     def close(self) -> None:
-        if self.ray.is_initialized():
-            self.ray.shutdown()
+        try:
+            if self.ray.is_initialized():
+                self.ray.shutdown()
+        finally:
+            if self.native_stderr is not None:
+                self.native_stderr.restore()
+                self.native_stderr = None
         if self.own_token:                       # the embedded instance's token goes with it
             os.environ.pop("RAY_AUTH_TOKEN", None)
             self.own_token = False
@@ -254,7 +294,8 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
             try:
                 if address is None:
                     own_token = _own_token_for_embedded_ray()
-                    ray.init(num_cpus=int(num_cpus), **kwargs)
+                    # "local": a new instance even when a `ray start` cluster runs on this machine
+                    ray.init(address="local", num_cpus=int(num_cpus), **kwargs)
                     started_here = True
                 else:
                     ray.init(address=address, **kwargs)
@@ -280,7 +321,8 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
         if own_token:
             os.environ.pop("RAY_AUTH_TOKEN", None)
         raise
-    return RayCluster(ray, nodes, started_here, address, own_token)
+    native = _NativeStderrToFile() if started_here or address is not None else None
+    return RayCluster(ray, nodes, started_here, address, own_token, native)
 
 
 def _probe_nodes(ray, address, timeout_s: float) -> list[NodeInfo]:
@@ -523,7 +565,11 @@ class RayEvaluator:
 
         submit()
         while inflight:
-            ready, _ = ray.wait(list(inflight), num_returns=1)
+            # a timeout hands control back to Python every second, so that a SIGTERM's handler
+            # runs at once (a blocking wait can take many seconds to notice it)
+            ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
+            if not ready:
+                continue
             ref = ready[0]
             i, c = inflight.pop(ref)
             load[i] -= 1
