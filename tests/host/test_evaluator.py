@@ -123,3 +123,27 @@ def test_bench_host_stops_at_its_seconds_with_long_episodes():
     out = json.loads(proc.stdout)
     assert took < 60, took                         # 2 s + 2 s + start-up, not minutes
     assert out["loop_frames"] > 0 and out["loop_fps"] > 0 and 0 <= out["worker_idle_share"] < 1
+
+
+def test_a_killed_worker_raises_worker_died_not_a_hang():
+    """SIGKILL of a worker in the middle of an evaluation: ``WorkerDied`` naming the worker and
+    the signal (the CLI's one line), not a hang; the evaluator closes cleanly afterwards."""
+    import os
+    import signal as sig
+    from host.evaluator import Evaluator, Job, WorkerDied
+    with Evaluator(_rom(), 2, 1, episode_frames=100_000) as ev:
+        params_for = _params(ev.n_actions)
+        victim = ev.procs[1].pid
+        killed = []
+
+        def jobs():
+            for j in range(100):
+                if j == 6 and not killed:          # both workers hold episodes by now
+                    os.kill(victim, sig.SIGKILL)
+                    killed.append(victim)
+                yield Job(j % 3, j)
+        t0 = time.monotonic()
+        with pytest.raises(WorkerDied, match=r"worker process 1 \(pid \d+\) died: killed by signal 9"):
+            ev.evaluate(jobs(), params_for)
+        assert time.monotonic() - t0 < 60
+    assert killed == [victim]
