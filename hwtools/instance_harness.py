@@ -61,10 +61,22 @@ def build(height: int = 210, fmt: str = "NTSC") -> Path:
                             extra_verilator_args=("-CFLAGS", "-O2", "--savable"))
 
 
-def _lib(height: int, fmt: str) -> ctypes.CDLL:
-    key = (height, fmt)
+def build_node(height: int = 210, fmt: str = "NTSC") -> Path:
+    """Build (or find in the cache) ``libnode.so``: the two-instance node (:mod:`hw.node`) with
+    the same harness (its top is ``node`` instead of ``instance``)."""
+    from hw.node import generate
+    from hwtools.verilator_build import build_shared_lib
+    verilog = generate(height, fmt)["node.v"]
+    return build_shared_lib(f"node{height}{fmt.lower()}", verilog, "node",
+                            HARNESS_CPP.read_text().replace("Vinstance", "Vnode"),
+                            extra_verilator_args=("-CFLAGS", "-O2", "--savable"))
+
+
+def _lib(height: int, fmt: str, node: bool = False) -> ctypes.CDLL:
+    key = (height, fmt, node)
     if key not in _LIBS:
-        lib = ctypes.CDLL(str(build(height, fmt)))
+        path = build_node(height, fmt) if node else build(height, fmt)
+        lib = ctypes.CDLL(str(path))
         vp, u32, u64, i32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
         lib.inst_new.restype = vp
         lib.inst_free.argtypes = [vp]
@@ -81,7 +93,7 @@ def _lib(height: int, fmt: str) -> ctypes.CDLL:
         lib.inst_save.restype = u64
         lib.inst_save_copy.argtypes = [vp, ctypes.c_char_p]
         lib.inst_restore.argtypes = [vp, ctypes.c_char_p, u64]
-        lib.build_path = str(build(height, fmt))
+        lib.build_path = str(path)
         _LIBS[key] = lib
     return _LIBS[key]
 
@@ -91,10 +103,12 @@ class InstanceSim:
 
     Args:
         height, fmt: the game's screen height and palette (the preprocessor's configuration).
+        node: the two-instance node (:mod:`hw.node`, 18-bit addresses: instance ``i`` at
+            ``i * 0x20000``; :class:`MmioWindow` gives one instance's view) instead of one instance.
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC"):
-        self._lib = _lib(height, fmt)
+    def __init__(self, height: int = 210, fmt: str = "NTSC", node: bool = False):
+        self._lib = _lib(height, fmt, node)
         self._h = self._lib.inst_new()
         self._word = ctypes.c_uint32()
 
@@ -163,3 +177,22 @@ class InstanceSim:
         if not isinstance(state, ModelState) or state.build != self._lib.build_path:
             raise ValueError("model state from another instance build (screen height, palette or RTL differ)")
         self._lib.inst_restore(self._h, state.data, len(state.data))
+
+
+class MmioWindow:
+    """One instance's registers inside a node's address space: ``read``/``write``/``poll`` at
+    ``base + offset`` of ``mmio`` (as ``pynq.MMIO(base, 0x20000)`` gives on a board); the
+    snapshot methods of the underlying simulation are passed through."""
+
+    def __init__(self, mmio, base: int):
+        self.mmio, self.base = mmio, int(base)
+        if hasattr(mmio, "poll"):
+            self.poll = lambda offset, *a: mmio.poll(self.base + offset, *a)
+        if hasattr(mmio, "save_state"):
+            self.save_state, self.restore_state = mmio.save_state, mmio.restore_state
+
+    def read(self, offset: int, length: int = 4) -> int:
+        return self.mmio.read(self.base + offset, length)
+
+    def write(self, offset: int, value: int) -> None:
+        self.mmio.write(self.base + offset, value)

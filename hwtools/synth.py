@@ -174,16 +174,24 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
     return rep
 
 
+#: Blocks generated only when asked for by name (``nc2600 synth --block node``): the two-instance
+#: node (:mod:`hw.node`) is one netlist of two whole instances; generating it takes minutes, so it
+#: is not part of every block list (``make sim``, ``nc2600 synth`` without ``--block``).
+ON_REQUEST = {"node": "hw.node"}
+
+
 def generating_modules() -> list[str]:
     """:data:`hwtools.generate.MODULES`, then every other ``hw/*.py`` that defines ``generate()``
-    (a block not wired into ``make rtl`` yet is still synthesised and simulated)."""
+    (a block not wired into ``make rtl`` yet is still synthesised and simulated), except the
+    blocks of :data:`ON_REQUEST`."""
     import re
 
     from hwtools.generate import MODULES
     found = list(MODULES)
     for path in sorted((REPO_ROOT / "hw").glob("*.py")):
         name = f"hw.{path.stem}"
-        if name not in found and re.search(r"^def generate\(", path.read_text(), re.M):
+        if (name not in found and name not in ON_REQUEST.values()
+                and re.search(r"^def generate\(", path.read_text(), re.M)):
             found.append(name)
     return found
 
@@ -203,14 +211,18 @@ def generated_verilog() -> dict[str, str]:
     return files
 
 
-def available_blocks(lanes: int | None = None) -> dict[str, str]:
+def available_blocks(lanes: int | None = None, block: str | None = None) -> dict[str, str]:
     """``{block name: Verilog text}`` of every block generated now (:func:`generated_verilog`);
     with ``lanes``, the policy engine is elaborated with that many MAC lanes (default: the
-    committed 16-lane ``rtl/policy_engine.v``).
+    committed 16-lane ``rtl/policy_engine.v``). ``block`` of :data:`ON_REQUEST` (``"node"``):
+    only that block (generated on request; it is not in the full list).
 
     Raises:
         ValueError: ``lanes`` outside the engine's supported range.
     """
+    if block in ON_REQUEST:
+        import importlib
+        return {block: importlib.import_module(ON_REQUEST[block]).generate()[f"{block}.v"]}
     blocks = {Path(fname).stem: text for fname, text in generated_verilog().items() if fname.endswith(".v")}
     if lanes is not None:
         from hw.policy_engine import generate as generate_engine
@@ -266,7 +278,7 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     ``lanes``: MAC lanes of the policy engine (default 16, the committed RTL).
     """
     from hwtools.timing import ECP5, pnr_block
-    avail = available_blocks(lanes)
+    avail = available_blocks(lanes, block)
     names = sorted(avail) if block is None else [block]
     if block is not None and block not in avail:
         raise KeyError(block)
@@ -294,6 +306,12 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
                 progress(f"[{i}/{len(names)}] {name}: Fmax {r['fmax_mhz']} MHz on {ECP5['device']} ({took})")
     if "policy_engine" in avail:
         rep["policy_engine_lanes"] = 16 if lanes is None else int(lanes)
+    if block == "node":
+        res = blocks["node"]["resources"]
+        rep["node_netlist"] = {"instances": 2, "resources": res, "fit": blocks["node"]["fit"],
+                               "note": "hw/node.py: two GameInstances (console, preprocessor, 16-lane engine, "
+                                       "action select, frame-skip controller each) and the AXI4-Lite demultiplexer "
+                                       "as one netlist"}
     if block is None:
         rep["node"] = node_totals(blocks)
         if rep["node"]["complete"] and "policy_engine" in blocks:
@@ -361,6 +379,12 @@ def format_report(rep: dict) -> str:
     for name, r in rep["blocks"].items():
         d = r["depth"]
         out.append(f"  {name}: {d['levels']} levels from {d['from']} to {d['to']}")
+    nn = rep.get("node_netlist")
+    if nn:
+        f = nn["fit"]
+        out.append(f"node as one netlist ({nn['note']}): {nn['resources']['luts']:,} LUT, {nn['resources']['ff']:,} FF, "
+                   f"{nn['resources']['bram36']:g} BRAM36, {nn['resources']['dsp']} DSP; "
+                   f"{f['instances']} per {dev['device']} (limited by {f['limited_by']})")
     beside = rep.get("engines_beside_node")
     if beside:
         out.append(f"policy engines ({rep['policy_engine_lanes']} lanes, synthesised) beside one node on "

