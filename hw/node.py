@@ -83,6 +83,5 @@ class Node(wiring.Component):
 
 def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16) -> dict[str, str]:
     """``{"node.v": Verilog}`` of :class:`Node` (module ``node``), reproducible."""
-    from hw.preprocessor import _tidy
     text = reproducible.convert(Node(height, fmt, lanes), "node")
-    return {"node.v": _tidy(text)}
+    return {"node.v": reproducible.tidy_memories(text)}
