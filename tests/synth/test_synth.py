@@ -121,7 +121,7 @@ def test_node_netlist_line_by_hand():
     res = dict(lut=90_000, lutram=10_000, luts=100_000, ff=50_000, bram36=400.0, dsp=40, carry4=0)
     fit = synth.fit(res)
     assert fit["instances"] == 1 and fit["limited_by"] == "bram36"     # 545 / 400 = 1; 218,600 / 100,000 = 2
-    rep = {"family": "xc7", "yosys": "y", "device": synth.ZYNQ_7045, "depth_rule": "r", "proxy_pnr": "p",
+    rep = {"family": "xc7", "yosys": "y", "device": synth.XC7Z045, "depth_rule": "r", "proxy_pnr": "p",
            "blocks": {"node": {"resources": res, "fit": fit, "depth": {"levels": 9, "estimate_mhz": 100.0,
                                                                         "from": "a", "to": "b"}}},
            "node_netlist": {"instances": 2, "resources": res, "fit": fit, "note": "two instances"}}
