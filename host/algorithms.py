@@ -87,6 +87,32 @@ class SeedListIndividuals:
         return self.genomes[self._index(i)]
 
 
+class ESIndividuals:
+    """``params_for`` of an OpenAI-ES generation that also names each individual as a
+    perturbation of the centre, so that a remote evaluator can ship the centre once and
+    ``(seed, sign)`` per individual (:mod:`host.cluster`): individual ``i`` is
+    ``theta + sign * float32(sigma) * eps(seeds[i // 2])`` with ``sign = +1`` for even ``i``."""
+
+    def __init__(self, theta: np.ndarray, seeds: list[int], sigma: float, noise: NoiseTable):
+        self.centre, self.seeds, self.sigma, self.noise = theta, seeds, np.float32(sigma), noise
+
+    def perturbation(self, i: int) -> tuple[int, int]:
+        """``(noise seed, sign)`` of individual ``i``."""
+        return self.seeds[i // 2], (1 if i % 2 == 0 else -1)
+
+    def __call__(self, i: int) -> np.ndarray:
+        seed, sign = self.perturbation(i)
+        return es_individual(self.centre, seed, sign, self.sigma, self.noise)
+
+
+def es_individual(theta: np.ndarray, seed: int, sign: int, sigma, noise: NoiseTable) -> np.ndarray:
+    """``theta + sigma * eps(seed)`` (``sign`` +1) or ``theta - sigma * eps(seed)`` (-1), float32:
+    the same operations on the driver and on a node, hence the same bits."""
+    eps = noise.get(seed, theta.size)
+    sigma = np.float32(sigma)
+    return theta + sigma * eps if sign > 0 else theta - sigma * eps
+
+
 class DeepGA:
     """Deep GA with seed-list genomes (see module doc).
 
@@ -206,12 +232,8 @@ class OpenAIES:
     def generation_step(self, evaluate: EvaluateFn) -> GenerationStats:
         half = self.population // 2
         seeds = [int(s) for s in self.rng.integers(SEED_LIMIT, size=half)]
-        theta, sigma = self.theta, np.float32(self.sigma)
-
-        def params_for(i: int) -> np.ndarray:
-            eps = self.noise.get(seeds[i // 2], theta.size)
-            return theta + sigma * eps if i % 2 == 0 else theta - sigma * eps
-
+        theta = self.theta
+        params_for = ESIndividuals(theta, seeds, self.sigma, self.noise)
         fitness = evaluate(params_for, self.population, 1, "train")[:, 0]
         ranks = centered_ranks(fitness).reshape(half, 2)
         weights = ranks[:, 0] - ranks[:, 1]

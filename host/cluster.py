@@ -412,6 +412,35 @@ class NodeEvaluator:
             params = [quantize_network(p, self.network, spec["n_actions"], spec["calib_obs"]) for p in params]
         return params, time.perf_counter() - t0
 
+    def _es_params(self, centre: np.ndarray, perturbations: list) -> tuple[list, float]:
+        """OpenAI-ES individuals ``centre +- sigma * eps(seed)`` rebuilt here
+        (:func:`host.algorithms.es_individual`, the driver's own operations); int8 quantised as
+        the driver does. Returns the policies and the seconds spent."""
+        from host.algorithms import es_individual
+        from host.noise import GenomeBuilder
+        t0 = time.perf_counter()
+        spec = self.genome_spec
+        if spec is None:
+            raise RuntimeError("this evaluator was started without a genome specification")
+        if self._builder is None:
+            self._builder = GenomeBuilder(spec["n_actions"], spec["sigma"], spec["noise_size"], spec["noise_seed"],
+                                          self.network)
+        centre = np.asarray(centre, np.float32)
+        params = [es_individual(centre, int(seed), int(sign), spec["sigma"], self._builder.noise)
+                  for seed, sign in perturbations]
+        if self.policy == "int8":
+            from hls_models.policy_int8 import quantize_network
+            params = [quantize_network(p, self.network, spec["n_actions"], spec["calib_obs"]) for p in params]
+        return params, time.perf_counter() - t0
+
+    def evaluate_es(self, seeds: np.ndarray, individuals: np.ndarray, centre: np.ndarray,
+                    perturbations: list) -> tuple[np.ndarray, float]:
+        """:meth:`evaluate` with ES individuals given as the centre (shipped once per call) and
+        ``(seed, sign)`` each; the seconds returned include the rebuild."""
+        params, build_s = self._es_params(centre, perturbations)
+        table, seconds = self.evaluate(seeds, individuals, params)
+        return table, seconds + build_s
+
     def evaluate_genomes(self, seeds: np.ndarray, individuals: np.ndarray, genomes: list) -> tuple[np.ndarray, float]:
         """:meth:`evaluate` with seed-list genomes instead of parameter vectors (rebuilt here,
         bit-identical); the seconds returned include the rebuild."""
@@ -465,7 +494,9 @@ class RayEvaluator:
             calibration observations): when given, a ``params_for`` that names seed-list genomes
             (:class:`host.algorithms.SeedListIndividuals`, GA and RS) is shipped as seed lists and
             the nodes rebuild the parameters (:class:`host.noise.GenomeBuilder`, bit-identical);
-            otherwise (ES, or no spec) the parameter vectors travel.
+            an ES generation's ``params_for`` (:class:`host.algorithms.ESIndividuals`) travels as
+            its centre (once per call) and ``(seed, sign)`` per individual; otherwise (no spec,
+            or a plain ``params_for``) the parameter vectors travel.
     Attributes:
         stats: per :meth:`evaluate` call: chunks, resubmitted chunks, seconds spent in the
             driver shipping parameters (``put_s``), seconds each node spent inside its chunks
@@ -532,7 +563,15 @@ class RayEvaluator:
         node_s = [0.0] * len(self.actors)          # seconds each node spent on accepted chunks
         resubmitted = 0
         genomes = self.genome_spec is not None and hasattr(params_for, "genome")
-        method = self.node_method + ("_genomes" if genomes and self.node_method != "rebuild_only" else "")
+        es = self.genome_spec is not None and not genomes and hasattr(params_for, "perturbation") \
+            and self.node_method == "evaluate"
+        method = self.node_method + ("_genomes" if genomes and self.node_method != "rebuild_only" else "") + \
+            ("_es" if es else "")
+        centre_ref = None
+        if es:                                   # the ES centre travels once per call
+            t = time.perf_counter()
+            centre_ref = ray.put(np.asarray(params_for.centre))
+            put_s += time.perf_counter() - t
 
         def build(c: int):
             nonlocal put_s
@@ -543,10 +582,11 @@ class RayEvaluator:
                 order.setdefault(jobs[j].individual, len(order))
             params = [None] * len(order)
             for ind, k in order.items():
-                params[k] = list(params_for.genome(ind)) if genomes else params_for(ind)
+                params[k] = list(params_for.genome(ind)) if genomes else \
+                    tuple(params_for.perturbation(ind)) if es else params_for(ind)
             seeds = np.array([jobs[j].episode_seed for j in range(a, b)], np.int64)
             local = np.array([order[jobs[j].individual] for j in range(a, b)], np.int64)
-            out = (seeds, local, ray.put(params))
+            out = (seeds, local, centre_ref, ray.put(params)) if es else (seeds, local, ray.put(params))
             put_s += time.perf_counter() - t
             return out
 
@@ -603,6 +643,7 @@ class RayEvaluator:
                     on_result(res)
             submit()
         self.stats.append({"jobs": len(jobs), "chunks": len(chunks), "resubmitted": resubmitted, "genomes": genomes,
+                           "es_perturbations": es,
                            "put_s": put_s, "node_s": node_s, "wall_s": time.perf_counter() - t0})
         return results  # type: ignore[return-value]
 

@@ -290,6 +290,8 @@ class Run:
             return cache[i]
         if hasattr(params_for, "genome"):     # GA/RS: a Ray evaluator ships the seed list instead
             params.genome = params_for.genome
+        if hasattr(params_for, "perturbation"):   # ES: the centre once, (seed, sign) per individual
+            params.perturbation, params.centre = params_for.perturbation, params_for.centre
 
         bar = self._bar(len(jobs), kind)
         if bar:
@@ -513,7 +515,7 @@ class Run:
             evaluator = FabricEvaluator(self.rom_path, cfg.workers, cfg.frame_skip, cfg.episode_frames)
         elif self.cluster is not None:
             spec = None
-            if cfg.algo in ("ga", "rs"):      # ship seed-list genomes; the nodes rebuild the vectors
+            if cfg.algo in ("ga", "rs", "es"):  # ship seed lists / ES perturbations; nodes rebuild vectors
                 spec = {"n_actions": len(self.info.minimal_actions), "sigma": cfg.effective_sigma(),
                         "noise_size": self.noise.size, "noise_seed": self.noise.seed,
                         "calib_obs": self.calib_obs if cfg.policy == "int8" else None}

@@ -128,6 +128,26 @@ def test_int8_ga_from_seed_lists_equals_local(two_nodes, tmp_path):
     assert _log(tmp_path / "ray") == _log(tmp_path / "local")
 
 
+def test_es_from_centre_and_seeds_equals_local(two_nodes, tmp_path, monkeypatch):
+    """``--algo es`` on Ray: the centre travels once per generation and each individual as
+    (seed, sign); the nodes rebuild ``centre +- sigma * eps`` and every episode equals the local
+    backend's."""
+    shipped = []
+    original = RayEvaluator.evaluate
+
+    def spy(self, jobs, params_for, on_result=None):
+        out = original(self, jobs, params_for, on_result)
+        shipped.append(self.stats[-1]["es_perturbations"])
+        return out
+    monkeypatch.setattr(RayEvaluator, "evaluate", spy)
+    cfg = dict(SMALL, algo="es", population=4, test_episodes=1)
+    _run(RunConfig(**cfg, workers=1), tmp_path / "local")
+    _run(RunConfig(**cfg, workers=2, cluster="ray", ray_address=two_nodes.address), tmp_path / "ray")
+    assert shipped[0] is True                       # generation 0's training episodes
+    assert (tmp_path / "ray" / "episodes.jsonl").read_text() == (tmp_path / "local" / "episodes.jsonl").read_text()
+    assert _log(tmp_path / "ray") == _log(tmp_path / "local")
+
+
 def test_version_mismatch_names_the_first_difference():
     here = {"nc2600": "0.1.0", "numpy": "2.4.6", "source": "abc"}
     assert version_mismatch(here, dict(here)) is None
