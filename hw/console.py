@@ -1,4 +1,6 @@
-"""The Atari 2600 console top: 6507 CPU, TIA, RIOT and cartridge, one colour clock per clock.
+"""The Atari 2600 console top: 6507 CPU, TIA, RIOT and cartridge, one colour clock per clock
+(default) or three (``Console(colour_clocks_per_cycle=3)``: one CPU cycle per clock, the TIA's
+single colour-clock step applied three times in a chain, ``rtl/console3.v``; same results).
 
 :class:`Console` ties :class:`hw.cpu6507.Cpu6507` (one CPU cycle every third clock, RDY
 from the TIA's WSYNC), :class:`hw.tia.Tia`, :class:`hw.riot.Riot` and :class:`hw.cart.Cart`
