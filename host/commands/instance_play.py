@@ -5,7 +5,8 @@ skip, preprocessor, action select) behind its AXI4-Lite interface; the host driv
 (:mod:`host.fabric`) loads the game and the int8 parameters, replays ALE's reset sequence and
 answers the per-frame rules. The episode start state is replayed for the first episode and
 restored from the harness's model snapshot for the others (``--replay-reset``: replay it every
-episode, as a board does). The parameters (a float vector, e.g. a
+episode, as a board does). ``--ale`` plays the same episodes on ALE with the same int8 network
+and compares (return, frames, CPU seconds). The parameters (a float vector, e.g. a
 run's ``best_params.npy``) are quantised to int8 exactly as ``nc2600 run --policy int8`` does
 (shifts from 32 random-play observations, run seed ``--calib-seed``). Prints one line per
 episode and the cycles per decision by phase.
@@ -53,6 +54,11 @@ def run(args) -> int:
     runner = FabricEpisodeRunner(FabricDriver(sim), name, path, 4, args.episode_frames,
                                  restore=not args.replay_reset)
     import time
+    ale = None
+    if args.ale:
+        from host.instance import AleInstance
+        ale = AleInstance(path, 4, 0.0, args.episode_frames)
+    differ = 0
     for e in range(args.episodes):
         seed = args.seed + e
         t0, c0 = time.perf_counter(), time.process_time()
@@ -67,6 +73,16 @@ def run(args) -> int:
                "cycles_per_decision": per, "reset_cycles": ep.reset_cycles, "load_cycles": ep.load_cycles,
                "start_state": "restored" if ep.restored else "replayed", "engine_lanes": 16,
                "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+        if ale is not None:
+            c0 = time.process_time()
+            stack = np.zeros((4, 84, 84), np.uint8)
+            frames, ret = ale.reset(seed, stack), 0.0
+            while not ale.over:
+                r, f, _ = ale.step(int(qp.act(stack[None])[0]), stack)
+                ret, frames = ret + r, frames + f
+            same = (ret, frames) == (ep.episode_return, ep.frames)
+            differ += not same
+            rec["ale"] = {"return": ret, "frames": frames, "cpu_s": round(time.process_time() - c0, 3), "equal": same}
         if args.json:
             print(json.dumps(rec))
         else:
@@ -75,6 +91,14 @@ def run(args) -> int:
                   + ("start state restored (snapshot)" if ep.restored else f"reset replay {ep.reset_cycles:,} cycles")
                   + f"  parameter load {ep.load_cycles:,} cycles  {wall:.1f} s")
             print("  cycles per decision: " + ", ".join(f"{k} {v:,.0f}" for k, v in per.items()))
+            if ale is not None:
+                a = rec["ale"]
+                print(f"  ALE --policy int8: return {a['return']:g}  frames {a['frames']}  "
+                      f"{'equal' if a['equal'] else 'DIFFERENT'}; CPU {cpu:.1f} s instance, {a['cpu_s']:.2f} s ALE")
+    if differ:
+        print(f"nc2600 instance-play: {differ} of {args.episodes} episodes differ from ALE --policy int8",
+              file=__import__("sys").stderr)
+        return 1
     return 0
 
 
@@ -92,5 +116,8 @@ def register(subparsers, groups) -> None:
     p.add_argument("--replay-reset", action="store_true",
                    help="replay ALE's reset sequence before every episode (default: replay once, then restore "
                         "the simulator's snapshot of the start state)")
+    p.add_argument("--ale", action="store_true",
+                   help="also play each episode on ALE with the same int8 network (nc2600 run --backend ale --policy "
+                        "int8): return, frames and CPU seconds beside the instance's; exit 1 when one differs")
     p.add_argument("--json", action="store_true", help="one JSON record per episode")
     p.set_defaults(func=run)
