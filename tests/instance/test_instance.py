@@ -198,3 +198,31 @@ def test_ga_generation_fabric_equals_ale_int8(tmp_path):
     for a, f in zip(sorted(ale, key=key), sorted(fabric, key=key)):
         assert key(a) == key(f)
         assert (a["return"], a["frames"], a["steps"]) == (f["return"], f["frames"], f["steps"])
+
+
+@pytest.mark.slow
+def test_instance_play_ale_comparison(tmp_path, capsys):
+    """``nc2600 instance-play --ale``: two Boxing episodes (the second restored), each equal to ALE int8
+    as the command reports it, and the same returns and frames as the test's own ALE episodes."""
+    import json
+
+    from host.cli import main
+    from host.policy import init_params
+    p = tmp_path / "p.npy"
+    np.save(p, init_params(1, 18))
+    assert main(["instance-play", "--game", "boxing", "--params", str(p), "--episodes", "2", "--episode-frames", "40",
+                 "--seed", "3", "--ale", "--json"]) == 0
+    recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["start_state"] for r in recs] == ["replayed", "restored"]
+    for r in recs:
+        assert r["ale"]["equal"] and (r["ale"]["return"], r["ale"]["frames"]) == (r["return"], r["frames"])
+        assert r["frames"] == 40 and r["cpu_s"] > 0
+    # the test's own ALE episodes with the network quantised as the command documents it
+    from hls_models.policy_int8 import quantize
+    from host.games import resolve_rom
+    from host.run import calibration_observations
+    _, rom = resolve_rom(game="boxing")
+    qp = quantize(init_params(1, 18), 18, calibration_observations(rom, 4, 40, 0, 32))
+    for r, seed in zip(recs, (3, 4)):
+        actions, ret, frames = _ale_int8_episode(rom, qp, seed, 40)
+        assert (r["return"], r["frames"], r["decisions"]) == (ret, frames, len(actions))
