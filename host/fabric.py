@@ -14,7 +14,8 @@ and raises :class:`FabricTimeout` when it passes. A bus error response (SLVERR/D
 
 :class:`FabricEpisodeRunner` plays whole episodes: ALE's power-on and reset sequence is
 replayed with manual frames (:class:`host.rtl_console.RtlConsole` over
-:class:`MmioConsolePort`), then the instance runs the episode itself (no-op start, FIRE,
+:class:`MmioConsolePort`; once, when the MMIO object can snapshot the model: later episodes
+restore that state), then the instance runs the episode itself (no-op start, FIRE,
 frame skip, the preprocessor, action select, the cap); the host answers the instance's two
 request: the game rules after every frame (reward and game over from the RAM, read through the
 RAM window by the rules of :mod:`hls_models.game_rules`). An individual's int8 parameters are
@@ -436,8 +437,9 @@ class FabricEvaluator:
     instance (:class:`FabricEpisodeRunner`); same interface as :class:`host.evaluator.Evaluator`.
 
     ``W`` worker processes each own one instance; jobs are pulled in order; an episode's
-    result depends only on its individual and seed (the instance restarts from ALE's reset
-    sequence every episode), so results are identical for any ``W``.
+    result depends only on its individual and seed (every episode starts from ALE's reset state:
+    replayed for a worker's first episode, restored from the harness's snapshot after that), so
+    results are identical for any ``W``.
 
     Args:
         rom_path: the game's ROM (an ALE game; its mapper implemented by the console RTL).
