@@ -45,19 +45,19 @@ class Cart(Elaboratable):
     """Bank-switching logic, ROM and SuperChip RAM.
 
     Bus: ``sel`` (A12 = 1), ``addr[13]`` (A12..A0), ``write``, ``wdata``, ``strobe`` (the
-    access completes at this edge, non-dummy), ``rdata``. The 16 KiB ROM is read
-    synchronously (a block RAM, 4 BRAM36 on 7-series): ``rdata`` shows the byte at the
-    address of the previous colour clock. The console's CPU samples it at the end of its
-    three-colour-clock cycle, when the address (CPU address, bank register, DPC fetcher
-    counters, all updated at the previous cycle's strobe) has been stable for two clocks,
-    so the result equals a combinational read. The 128-byte SuperChip RAM reads
-    combinationally (LUT RAM).
+    access completes at this edge, non-dummy), ``rdata``. ``rdata`` is the read data of the
+    access that completed at the previous clock edge, valid in the clock after it while
+    ``addr`` still holds that access: the 16 KiB ROM is read synchronously (a block RAM,
+    4 BRAM36 on 7-series) with the address (bank, E0 slice, DPC fetcher) of the access's last
+    clock; the byte's source (ROM, ROM AND the DPC flag, or the other byte: SuperChip RAM, DPC
+    random number or flag) and the DPC flag the access saw are registered at that edge. The
+    console's CPU samples it one clock after its cycle's last colour clock.
     Host: ``host_we_rom``, ``host_we_ram``, ``host_addr[14]``, ``host_wdata``,
     ``host_rdata`` (cart RAM byte at ``host_addr``).
 
     ``rom_read="comb"`` reads the ROM combinationally instead (for a console that runs one CPU
     cycle per clock, where the address is not known a clock ahead: distributed RAM/LUTs instead
-    of block RAM on an FPGA).
+    of block RAM on an FPGA); ``rdata`` is then the read data of the access in its own clock.
 
     Raises:
         ValueError: ``rom_read`` is not ``"sync"`` or ``"comb"``.
@@ -210,22 +210,31 @@ class Cart(Elaboratable):
         with m.Else():
             m.d.comb += rom_addr.eq(Cat(a, new_bank))
         m.d.comb += rom_r.addr.eq(rom_addr)
-        with m.Switch(func):
-            with m.Case(0):
-                m.d.comb += dpc_rdata.eq(Mux(idx < 4, rng_next, 0))
-            with m.Case(1):
-                m.d.comb += dpc_rdata.eq(rom_r.data)
-            with m.Case(2):
-                m.d.comb += dpc_rdata.eq(rom_r.data & flag_new)
-            with m.Case(7):
-                m.d.comb += dpc_rdata.eq(flag_new)
-
         ram_read = sc & (a[7:12] == 1)       # $1080-$10FF
         ram_write = sc & (a[7:12] == 0)      # $1000-$107F
         m.d.comb += ram_r.addr.eq(a[0:7])
-        m.d.comb += self.rdata.eq(Mux(ram_read, ram_r.data, Mux(dpc_reg_read, dpc_rdata, rom_r.data)))
-        with m.If(self.host_we_ram):
-            m.d.comb += [ram_w.addr.eq(self.host_addr[0:7]), ram_w.data.eq(self.host_wdata), ram_w.en.eq(1)]
-        with m.Elif(access & self.write & ram_write):
-            m.d.comb += [ram_w.addr.eq(a[0:7]), ram_w.data.eq(self.wdata), ram_w.en.eq(1)]
+        # The read data is formed in the clock after the access, from the ROM's synchronous read
+        # (addressed at the access's clock) and what is registered at the access's edge: whether
+        # the byte is the ROM's (plain, or ANDed with the DPC fetcher's flag), else the other
+        # byte (SuperChip RAM, DPC random number or flag, 0), and the DPC flag the access saw
+        # (before the access's own update of the fetchers).
+        # (rom_read="comb": the same selection from the access's own clock, combinationally)
+        flag_seen = Signal(8)
+        other_seen = Signal(8)
+        rom_seen = Signal()
+        masked_seen = Signal()
+        seen = m.d.sync if self.rom_read == "sync" else m.d.comb
+        with m.Switch(func):
+            with m.Case(0):
+                m.d.comb += dpc_rdata.eq(Mux(idx < 4, rng_next, 0))
+            with m.Case(7):
+                m.d.comb += dpc_rdata.eq(flag_new)
+        dpc_rom = dpc_reg_read & ((func == 1) | (func == 2))
+        seen += [flag_seen.eq(flag_new), other_seen.eq(Mux(ram_read, ram_r.data, dpc_rdata)),
+                     rom_seen.eq(~ram_read & (~dpc_reg_read | dpc_rom)), masked_seen.eq(dpc_reg_read & (func == 2))]
+        m.d.comb += self.rdata.eq(Mux(rom_seen, Mux(masked_seen, rom_r.data & flag_seen, rom_r.data), other_seen))
+        # the write port's address and data do not depend on the strobe (only its enable does)
+        m.d.comb += [ram_w.addr.eq(Mux(self.host_we_ram, self.host_addr[0:7], a[0:7])),
+                     ram_w.data.eq(Mux(self.host_we_ram, self.host_wdata, self.wdata)),
+                     ram_w.en.eq(self.host_we_ram | (access & self.write & ram_write))]
         return m

@@ -150,34 +150,53 @@ class Console(wiring.Component):
         if self.colour_clocks_per_cycle == 3:
             return self._elaborate_three(platform)
         m = Module()
-        m.submodules.cpu = cpu = Cpu6507()
+        m.submodules.cpu = cpu = Cpu6507(clocks_per_cycle=3)
         m.submodules.tia = tia = Tia()
-        m.submodules.riot = riot = Riot()
+        m.submodules.riot = riot = Riot(read_clocks=3)
         m.submodules.cart = cart = Cart()
 
         ph = Signal(2)
         m.d.sync += ph.eq(Mux(ph == 2, 0, ph + 1))
         started = Signal()
         counting = Signal()
-        m.d.comb += counting.eq(started | cpu.sync)
-        with m.If(cpu.sync):
-            m.d.sync += started.eq(1)
 
         rdy = ~tia.wsync
-        m.d.comb += [cpu.ce.eq(ph == 2), cpu.rdy.eq(rdy)]
+        # The CPU runs one colour clock behind the console's cycle grid: its cycle ends (ce) at the
+        # first clock of the next CPU cycle, with the RDY of the cycle's last clock (rdy_seen) and the
+        # read data of the access that completed at that clock's edge (formed in the clock after it
+        # from registers and the ROM's synchronous read: din below). So no path runs from the
+        # TIA's drawing, the RIOT timer or the memories' address logic into the CPU's registers.
+        primed = Signal()          # a cycle has ended since reset (the CPU's first edge follows it)
+        rdy_seen = Signal(init=1)
+        m.d.sync += rdy_seen.eq(rdy)
+        with m.If(ph == 2):
+            m.d.sync += primed.eq(1)
+        m.d.comb += [cpu.ce.eq((ph == 0) & primed), cpu.rdy.eq(rdy_seen)]
 
-        # The CPU's bus outputs depend on its registers only and hold for its whole three-clock
-        # cycle (hw.cpu6507's timing contract). Registered here every clock they are valid from
-        # the cycle's second colour clock on, before the access takes effect (the strobe, third
-        # clock) and before the CPU samples din: the address decode, the TIA/RIOT/cartridge
-        # accesses and the read multiplexer start from these registers, so no path runs from the
-        # CPU's address arithmetic into their state (the console's Fmax; hw.timing).
+        # The CPU's bus outputs depend on its registers only and hold from the second clock of a
+        # cycle to the first clock of the next (hw.cpu6507's timing contract with ce every third
+        # clock). Registered here every clock they are valid from the cycle's third colour clock
+        # on, where the access takes effect (the strobe), and still in the next cycle's first
+        # clock, where the read data is formed: the address decode, the TIA/RIOT/cartridge
+        # accesses and the read multiplexer start from these registers (the console's Fmax).
         bus_addr = Signal(14)
         bus_rw = Signal(init=1)
         bus_dout = Signal(8)
         bus_dummy = Signal()
         m.d.sync += [bus_addr.eq(cpu.addr[0:14]), bus_rw.eq(cpu.rw), bus_dout.eq(cpu.dout),
                      bus_dummy.eq(cpu.dummy)]
+        # this CPU cycle is an opcode fetch: decided at the previous cycle's last clock from the CPU's
+        # registers (its next state; the same state when RDY holds a read), valid for the whole cycle
+        # (fetch_next depends on registers the CPU sets at its edge, the first clock of a cycle:
+        # registered once more at the second)
+        cycle_sync = Signal()
+        fetch_next = Signal()
+        m.d.sync += fetch_next.eq(cpu.fetch_next)
+        with m.If(ph == 2):
+            m.d.sync += cycle_sync.eq(Mux(cpu.rw & ~rdy, cpu.sync, fetch_next))
+        m.d.comb += counting.eq(started | cycle_sync)
+        with m.If(cycle_sync):
+            m.d.sync += started.eq(1)
 
         cycle_end = Signal()
         strobe = Signal()
@@ -229,7 +248,7 @@ class Console(wiring.Component):
         m.d.comb += [
             riot.sel_ram.eq(sel_ram), riot.sel_io.eq(sel_io), riot.addr.eq(a[0:10]),
             riot.write.eq(~bus_rw), riot.wdata.eq(bus_dout), riot.strobe.eq(strobe),
-            riot.cyc.eq(cyc), riot.frame_start.eq(self.start_frame),
+            riot.cycle_end.eq(cycle_end),
             riot.timer_init.eq(self.timer_init), riot.swcha.eq(self.swcha), riot.swchb.eq(self.swchb),
             riot.host_we.eq(self.host_we_riot), riot.host_addr.eq(self.host_addr[0:7]),
             riot.host_wdata.eq(self.host_wdata), self.host_riot_rdata.eq(riot.host_rdata),
@@ -241,15 +260,22 @@ class Console(wiring.Component):
             cart.host_addr.eq(self.host_addr), cart.host_wdata.eq(self.host_wdata),
             self.host_cart_rdata.eq(cart.host_rdata), self.bank.eq(cart.bank),
         ]
+        # read data of the access that completed at the previous edge, formed in the clock after it
+        # (the CPU samples it there): the ROM's synchronous read, the SuperChip RAM and the TIA's
+        # latches from the address still held in bus_addr, the RIOT's value registered at the edge
+        riot_seen = Signal(8)
+        m.d.sync += riot_seen.eq(riot.rdata)
+        strobe_seen = Signal()
+        m.d.sync += strobe_seen.eq(strobe)
         din = Signal(8)
         with m.If(sel_cart):
             m.d.comb += din.eq(cart.rdata)
         with m.Elif(sel_tia):
             m.d.comb += din.eq(tia.rdata)
         with m.Else():
-            m.d.comb += din.eq(riot.rdata)
+            m.d.comb += din.eq(riot_seen)
         m.d.comb += cpu.din.eq(din)
-        with m.If(strobe):
+        with m.If(strobe_seen):
             m.d.sync += [last_bus.eq(Mux(bus_rw, din, bus_dout)), last_was_read.eq(bus_rw)]
 
         pending = Signal()
@@ -258,14 +284,14 @@ class Console(wiring.Component):
         with m.If(self.start_frame):
             m.d.sync += [pending.eq(0), odd_last.eq(frame_line[0])]
         insn_start = Signal()
-        m.d.comb += insn_start.eq((ph == 0) & cpu.sync & rdy & counting)
+        m.d.comb += insn_start.eq((ph == 0) & cycle_sync & rdy & counting)
 
         m.d.comb += [
             self.pixel.eq(tia.pixel), self.drawn.eq(drawn), self.pixel_x.eq(hpos - 68),
             self.row.eq(line - self.ystart), self.hpos.eq(hpos), self.line.eq(line),
             self.cyc.eq(cyc), self.insn_start.eq(insn_start),
             self.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
-            self.jammed.eq(cpu.jammed), self.pc.eq(cpu.state.pc),
+            self.jammed.eq(cpu.jammed), self.pc.eq(Mux(cpu.ce, cpu.pc_next, cpu.state.pc)),
             self.tia_touch.eq(strobe & sel_tia),
             self.pixels.pixel.eq(tia.pixel), self.pixels.visible.eq(drawn),
             self.pixels.line_end.eq(counting & in_window & (hpos == 227)),

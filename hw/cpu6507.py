@@ -47,6 +47,27 @@ from hw import reproducible
 __all__ = ["Cpu6507", "CpuStateSignature", "generate"]
 
 
+def _bcd_to_binary_int(v: int) -> int:
+    """ALE's ourBCDTable[0]: (v >> 4) * 10 + (v & 15), 8 bits (0..165)."""
+    return ((v >> 4) * 10 + (v & 15)) & 0xFF
+
+
+def _binary_to_bcd_int(v: int) -> int:
+    """ALE's ourBCDTable[1] for an 8-bit value: BCD of v mod 100."""
+    u = v % 100
+    return (u // 10) << 4 | u % 10
+
+
+def _table(m, value, fn, width: int = 8):
+    """fn over an 8-bit ``value`` as a 256-entry constant table (LUTs); returns a ``width``-bit Signal."""
+    out = Signal(width)
+    with m.Switch(value):
+        for v in range(256):
+            with m.Case(v):
+                m.d.comb += out.eq(fn(v))
+    return out
+
+
 def _nonneg(value):
     """A non-negative signed view of an unsigned value (one zero bit on top)."""
     return Cat(value, Const(0, 1)).as_signed()
@@ -202,6 +223,108 @@ class State(enum.Enum, shape=6):
     JAMMED = 37
 
 
+class _Binary:
+    """Cases of an enum-valued Signal (the plain encoding)."""
+
+    def __init__(self, sig):
+        self.sig = sig
+
+    def switch(self, m):
+        return m.Switch(self.sig)
+
+    def case(self, m, *members):
+        return m.Case(*members)
+
+    def is_(self, member):
+        return self.sig == member
+
+
+class _OneHot:
+    """Cases of an enum's one-hot copy (bit v set for the member of value v)."""
+
+    def __init__(self, sig):
+        self.sig = sig
+
+    def switch(self, m):
+        return m.Switch(self.sig)
+
+    def case(self, m, *members):
+        n = len(self.sig)
+        return m.Case(*("".join("1" if j == mb.value else "-" for j in reversed(range(n))) for mb in members))
+
+    def is_(self, member):
+        return self.sig[member.value]
+
+
+def _one_hot(m, sig, enum_cls, init, name):
+    """A register holding the one-hot copy of ``sig`` (one clock late); ``init`` its member at reset."""
+    n = max(mb.value for mb in enum_cls) + 1
+    raw = sig.as_value() if hasattr(sig, "as_value") else sig
+    out = Signal(n, init=1 << init.value, name=name)
+    m.d.sync += out.eq(Cat(raw == v for v in range(n)))
+    return _OneHot(out)
+
+
+class _Probe:
+    """A stand-in for the Module while the bus state machine is elaborated a second time.
+
+    Control flow (``If``/``Switch``...) goes to the real module; a ``sync`` assignment to a
+    signal of ``targets`` (or a slice of it) becomes a ``comb`` assignment to the signal it maps
+    to, other ``sync`` assignments are dropped (all are kept with ``keep_sync``), and so are
+    ``comb`` assignments to the shared signals in ``drop`` (driven by another elaboration);
+    local ``comb`` signals stay. With targets it gives the registers' next value as comb logic,
+    without a second copy of them.
+    """
+
+    def __init__(self, m, targets, drop, keep_sync=False):   # targets: [(register, comb signal)]
+        self._m = m
+        self._keep_sync = keep_sync
+        self._targets = {id(k): v for k, v in targets}
+        self._drop = {id(v) for v in drop}
+        probe = self
+
+        class _Domains:
+            def __getattr__(self, name):
+                return _Sink(probe, name)
+
+            def __setattr__(self, name, value):
+                pass
+        self.d = _Domains()
+
+    def __getattr__(self, name):
+        return getattr(self._m, name)
+
+    def _emit(self, domain, stmts):
+        from amaranth.hdl._ast import Assign, Slice
+        if not isinstance(stmts, (list, tuple)):
+            stmts = [stmts]
+        for st in stmts:
+            if isinstance(st, (list, tuple)):
+                self._emit(domain, st)
+                continue
+            assert isinstance(st, Assign), st
+            lhs = st.lhs
+            if domain == "comb":
+                if id(lhs) not in self._drop:
+                    self._m.d.comb += st
+                continue
+            if self._keep_sync:
+                self._m.d.sync += st
+            elif id(lhs) in self._targets:
+                self._m.d.comb += self._targets[id(lhs)].eq(st.rhs)
+            elif isinstance(lhs, Slice) and id(lhs.value) in self._targets:
+                self._m.d.comb += self._targets[id(lhs.value)][lhs.start:lhs.stop].eq(st.rhs)
+
+
+class _Sink:
+    def __init__(self, probe, domain):
+        self.probe, self.domain = probe, domain
+
+    def __iadd__(self, stmts):
+        self.probe._emit(self.domain, stmts)
+        return self
+
+
 Decoded = data.StructLayout({"mode": Mode, "kind": Kind, "idx": Idx, "alu": Alu, "rmw": Rmw})
 
 _MODE_OF = {"imp": Mode.IMP, "imm": Mode.IMM, "zp": Mode.ZP, "zpx": Mode.ZPI, "zpy": Mode.ZPI,
@@ -274,12 +397,23 @@ class Cpu6507(wiring.Component):
     state: Out(CpuStateSignature)
     load: In(CpuStateSignature)
     load_en: In(1)
+    fetch_next: Out(1)
+    pc_next: Out(16)
 
-    def __init__(self, decimal: str = "ale"):
+    def __init__(self, decimal: str = "ale", clocks_per_cycle: int = 1):
         if decimal not in ("ale", "nmos"):
             raise ValueError(f"decimal must be 'ale' or 'nmos', got {decimal!r}")
+        if clocks_per_cycle not in (1, 3):
+            raise ValueError(f"clocks_per_cycle must be 1 or 3, got {clocks_per_cycle!r}")
+        if clocks_per_cycle == 3 and decimal != "ale":
+            raise ValueError("clocks_per_cycle=3 implements ALE's decimal rule only")
         self.decimal = decimal
+        self.clocks_per_cycle = clocks_per_cycle
         super().__init__()
+
+    def _bus_outputs(self, rd, exec_en, exec_o):
+        """Signals the bus state machine drives combinationally (kept once, by its first copy)."""
+        return [self.addr, rd, self.dout, self.dummy, self.sync, exec_en, exec_o]
 
     # -- arithmetic helpers (combinational) ---------------------------------------
     @staticmethod
@@ -325,11 +459,14 @@ class Cpu6507(wiring.Component):
             self.state.p.eq(p), self.state.pc.eq(pc),
         ]
 
-        dec = Signal(Decoded)
-        with m.Switch(ir):
+        # the decoder fields of ir, registered with it from din (decoded in the opcode fetch's
+        # clock, so no path runs from ir through the decoder into the bus outputs)
+        dec = Signal(Decoded, init=decode(0))
+        dec_din = Signal(Decoded)
+        with m.Switch(self.din):
             for opcode in range(256):
                 with m.Case(opcode):
-                    m.d.comb += dec.eq(Decoded.const(decode(opcode)))
+                    m.d.comb += dec_din.eq(Decoded.const(decode(opcode)))
 
         rd = Signal()          # read cycle (rw output)
         advance = Signal()
@@ -396,243 +533,285 @@ class Cpu6507(wiring.Component):
         m.d.comb += branch_target.eq(pc + Cat(dl, dl[7].replicate(8)))
 
         # ---------------------------------------------------------------- bus FSM
-        m.d.comb += [self.addr.eq(pc), rd.eq(1)]
-        with m.Switch(state):
-            with m.Case(State.FETCH):
-                m.d.comb += self.sync.eq(1)
-                with m.If(advance):
-                    m.d.sync += [ir.eq(self.din), pc.eq(pc_inc), state.eq(State.T1)]
+        def fsm(m, advance, st):
+            """The bus state machine over the state view ``st``; called for the registers, the bus
+            outputs and once per probe (_Probe)."""
+            m.d.comb += [self.addr.eq(pc), rd.eq(1)]
+            with st.switch(m):
+                with st.case(m, State.FETCH):
+                    m.d.comb += self.sync.eq(1)
+                    with m.If(advance):
+                        m.d.sync += [ir.eq(self.din), dec.eq(dec_din), pc.eq(pc_inc), state.eq(State.T1)]
 
-            with m.Case(State.T1):
-                no_inc = Signal()
-                m.d.comb += no_inc.eq((dec.mode == Mode.IMP) | (dec.mode == Mode.RTS) | (dec.mode == Mode.RTI)
-                                      | (dec.mode == Mode.PSH) | (dec.mode == Mode.PUL) | (dec.mode == Mode.JAM))
-                m.d.comb += self.dummy.eq(no_inc)
-                with m.If(advance):
-                    with m.If(~no_inc):
+                with st.case(m, State.T1):
+                    no_inc = Signal()
+                    m.d.comb += no_inc.eq((dec.mode == Mode.IMP) | (dec.mode == Mode.RTS) | (dec.mode == Mode.RTI)
+                                          | (dec.mode == Mode.PSH) | (dec.mode == Mode.PUL) | (dec.mode == Mode.JAM))
+                    m.d.comb += self.dummy.eq(no_inc)
+                    with m.If(advance):
+                        with m.If(~no_inc):
+                            m.d.sync += pc.eq(pc_inc)
+                        with m.Switch(dec.mode):
+                            with m.Case(Mode.IMP, Mode.IMM):
+                                m.d.comb += exec_en.eq(1)
+                                m.d.sync += state.eq(State.FETCH)
+                            with m.Case(Mode.ZP):
+                                m.d.sync += [ad.eq(self.din), state.eq(State.EA)]
+                            with m.Case(Mode.ZPI):
+                                m.d.sync += [ad.eq(self.din), state.eq(State.ZPIDX)]
+                            with m.Case(Mode.ABS, Mode.ABI, Mode.JMP, Mode.IND, Mode.JSR):
+                                m.d.sync += ad[0:8].eq(self.din)
+                                m.d.sync += state.eq(Mux(dec.mode == Mode.JSR, State.JSR1, State.ADH))
+                            with m.Case(Mode.IZX):
+                                m.d.sync += [ad.eq(self.din), state.eq(State.IZX0)]
+                            with m.Case(Mode.IZY):
+                                m.d.sync += [ad.eq(self.din), state.eq(State.IZY0)]
+                            with m.Case(Mode.REL):
+                                m.d.sync += [dl.eq(self.din), state.eq(Mux(taken, State.BR1, State.FETCH))]
+                            with m.Case(Mode.BRK):
+                                m.d.sync += state.eq(State.BRK1)
+                            with m.Case(Mode.RTS, Mode.RTI, Mode.PUL):
+                                m.d.sync += state.eq(State.STKINC)
+                            with m.Case(Mode.PSH):
+                                m.d.sync += state.eq(State.PSH1)
+                            with m.Case(Mode.JAM):
+                                m.d.sync += state.eq(State.JAMMED)
+
+                with st.case(m, State.ZPIDX):
+                    m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
+                    with m.If(advance):
+                        m.d.sync += [ad[0:8].eq(ad[0:8] + idx), state.eq(State.EA)]
+
+                with st.case(m, State.ADH):
+                    with m.If(advance):
                         m.d.sync += pc.eq(pc_inc)
-                    with m.Switch(dec.mode):
-                        with m.Case(Mode.IMP, Mode.IMM):
+                        with m.Switch(dec.mode):
+                            with m.Case(Mode.ABS):
+                                m.d.sync += [ad[8:16].eq(self.din), state.eq(State.EA)]
+                            with m.Case(Mode.JMP):
+                                m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
+                            with m.Case(Mode.IND):
+                                m.d.sync += [ad[8:16].eq(self.din), state.eq(State.JI0)]
+                            with m.Default():  # ABI
+                                sum9 = ad[0:8] + idx
+                                m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
+                                             state.eq(State.IDXFIX)]
+
+                with st.case(m, State.IDXFIX):
+                    final = (dec.kind == Kind.R) & ~ixc
+                    m.d.comb += [self.addr.eq(ad), self.dummy.eq(~final)]
+                    with m.If(advance):
+                        with m.If(final):
                             m.d.comb += exec_en.eq(1)
                             m.d.sync += state.eq(State.FETCH)
-                        with m.Case(Mode.ZP):
-                            m.d.sync += [ad.eq(self.din), state.eq(State.EA)]
-                        with m.Case(Mode.ZPI):
-                            m.d.sync += [ad.eq(self.din), state.eq(State.ZPIDX)]
-                        with m.Case(Mode.ABS, Mode.ABI, Mode.JMP, Mode.IND, Mode.JSR):
-                            m.d.sync += ad[0:8].eq(self.din)
-                            m.d.sync += state.eq(Mux(dec.mode == Mode.JSR, State.JSR1, State.ADH))
-                        with m.Case(Mode.IZX):
-                            m.d.sync += [ad.eq(self.din), state.eq(State.IZX0)]
-                        with m.Case(Mode.IZY):
-                            m.d.sync += [ad.eq(self.din), state.eq(State.IZY0)]
-                        with m.Case(Mode.REL):
-                            m.d.sync += [dl.eq(self.din), state.eq(Mux(taken, State.BR1, State.FETCH))]
-                        with m.Case(Mode.BRK):
-                            m.d.sync += state.eq(State.BRK1)
-                        with m.Case(Mode.RTS, Mode.RTI, Mode.PUL):
-                            m.d.sync += state.eq(State.STKINC)
-                        with m.Case(Mode.PSH):
-                            m.d.sync += state.eq(State.PSH1)
-                        with m.Case(Mode.JAM):
-                            m.d.sync += state.eq(State.JAMMED)
+                        with m.Else():
+                            m.d.sync += [ad[8:16].eq(ad[8:16] + ixc), state.eq(State.EA)]
 
-            with m.Case(State.ZPIDX):
-                m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
-                with m.If(advance):
-                    m.d.sync += [ad[0:8].eq(ad[0:8] + idx), state.eq(State.EA)]
+                with st.case(m, State.IZX0):
+                    m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
+                    with m.If(advance):
+                        m.d.sync += [ad[0:8].eq(ad[0:8] + x), state.eq(State.IZX1)]
 
-            with m.Case(State.ADH):
-                with m.If(advance):
-                    m.d.sync += pc.eq(pc_inc)
-                    with m.Switch(dec.mode):
-                        with m.Case(Mode.ABS):
-                            m.d.sync += [ad[8:16].eq(self.din), state.eq(State.EA)]
-                        with m.Case(Mode.JMP):
-                            m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
-                        with m.Case(Mode.IND):
-                            m.d.sync += [ad[8:16].eq(self.din), state.eq(State.JI0)]
-                        with m.Default():  # ABI
-                            sum9 = ad[0:8] + idx
-                            m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
-                                         state.eq(State.IDXFIX)]
+                with st.case(m, State.IZX1):
+                    m.d.comb += self.addr.eq(zp_ad)
+                    with m.If(advance):
+                        m.d.sync += [tmp.eq(self.din), ad[0:8].eq(ad[0:8] + 1), state.eq(State.IZX2)]
 
-            with m.Case(State.IDXFIX):
-                final = (dec.kind == Kind.R) & ~ixc
-                m.d.comb += [self.addr.eq(ad), self.dummy.eq(~final)]
-                with m.If(advance):
-                    with m.If(final):
+                with st.case(m, State.IZX2):
+                    m.d.comb += self.addr.eq(zp_ad)
+                    with m.If(advance):
+                        m.d.sync += [ad.eq(Cat(tmp, self.din)), state.eq(State.EA)]
+
+                with st.case(m, State.IZY0):
+                    m.d.comb += self.addr.eq(zp_ad)
+                    with m.If(advance):
+                        m.d.sync += [tmp.eq(self.din), ad[0:8].eq(ad[0:8] + 1), state.eq(State.IZY1)]
+
+                with st.case(m, State.IZY1):
+                    m.d.comb += self.addr.eq(zp_ad)
+                    with m.If(advance):
+                        sum9 = tmp + y
+                        m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
+                                     state.eq(State.IDXFIX)]
+
+                with st.case(m, State.EA):
+                    m.d.comb += self.addr.eq(ad)
+                    with m.Switch(dec.kind):
+                        with m.Case(Kind.R):
+                            with m.If(advance):
+                                m.d.comb += exec_en.eq(1)
+                                m.d.sync += state.eq(State.FETCH)
+                        with m.Case(Kind.W):
+                            m.d.comb += [rd.eq(0), self.dout.eq(store)]
+                            with m.If(advance):
+                                m.d.sync += state.eq(State.FETCH)
+                                with m.If(dec.alu == Alu.SHS):
+                                    m.d.sync += s.eq(a & x)
+                        with m.Default():  # Kind.M
+                            with m.If(advance):
+                                m.d.sync += [dl.eq(self.din), state.eq(State.RMW1)]
+
+                with st.case(m, State.RMW1):
+                    m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), self.dummy.eq(1)]
+                    with m.If(advance):
+                        m.d.sync += [dl.eq(modified), fc.eq(mod_c), state.eq(State.RMW2)]
+
+                with st.case(m, State.RMW2):
+                    m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), exec_o.eq(dl)]
+                    with m.If(advance):
                         m.d.comb += exec_en.eq(1)
                         m.d.sync += state.eq(State.FETCH)
-                    with m.Else():
-                        m.d.sync += [ad[8:16].eq(ad[8:16] + ixc), state.eq(State.EA)]
 
-            with m.Case(State.IZX0):
-                m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
-                with m.If(advance):
-                    m.d.sync += [ad[0:8].eq(ad[0:8] + x), state.eq(State.IZX1)]
+                with st.case(m, State.BR1):
+                    m.d.comb += self.dummy.eq(1)
+                    with m.If(advance):
+                        with m.If(branch_target[8:16] == pc[8:16]):
+                            m.d.sync += [pc.eq(branch_target), state.eq(State.FETCH)]
+                        with m.Else():
+                            m.d.sync += [pc[0:8].eq(branch_target[0:8]), ad[8:16].eq(branch_target[8:16]),
+                                         state.eq(State.BR2)]
 
-            with m.Case(State.IZX1):
-                m.d.comb += self.addr.eq(zp_ad)
-                with m.If(advance):
-                    m.d.sync += [tmp.eq(self.din), ad[0:8].eq(ad[0:8] + 1), state.eq(State.IZX2)]
+                with st.case(m, State.BR2):
+                    m.d.comb += self.dummy.eq(1)
+                    with m.If(advance):
+                        m.d.sync += [pc[8:16].eq(ad[8:16]), state.eq(State.FETCH)]
 
-            with m.Case(State.IZX2):
-                m.d.comb += self.addr.eq(zp_ad)
-                with m.If(advance):
-                    m.d.sync += [ad.eq(Cat(tmp, self.din)), state.eq(State.EA)]
+                with st.case(m, State.JSR1):
+                    m.d.comb += self.addr.eq(stack)
+                    with m.If(advance):
+                        m.d.sync += state.eq(State.JSR2)
 
-            with m.Case(State.IZY0):
-                m.d.comb += self.addr.eq(zp_ad)
-                with m.If(advance):
-                    m.d.sync += [tmp.eq(self.din), ad[0:8].eq(ad[0:8] + 1), state.eq(State.IZY1)]
+                with st.case(m, State.JSR2, State.BRK1):
+                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[8:16])]
+                    with m.If(advance):
+                        m.d.sync += [s.eq(s - 1), state.eq(Mux(state == State.JSR2, State.JSR3, State.BRK2))]
 
-            with m.Case(State.IZY1):
-                m.d.comb += self.addr.eq(zp_ad)
-                with m.If(advance):
-                    sum9 = tmp + y
-                    m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
-                                 state.eq(State.IDXFIX)]
+                with st.case(m, State.JSR3, State.BRK2):
+                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[0:8])]
+                    with m.If(advance):
+                        m.d.sync += [s.eq(s - 1), state.eq(Mux(state == State.JSR3, State.JSR4, State.BRK3))]
 
-            with m.Case(State.EA):
-                m.d.comb += self.addr.eq(ad)
-                with m.Switch(dec.kind):
-                    with m.Case(Kind.R):
-                        with m.If(advance):
-                            m.d.comb += exec_en.eq(1)
-                            m.d.sync += state.eq(State.FETCH)
-                    with m.Case(Kind.W):
-                        m.d.comb += [rd.eq(0), self.dout.eq(store)]
-                        with m.If(advance):
-                            m.d.sync += state.eq(State.FETCH)
-                            with m.If(dec.alu == Alu.SHS):
-                                m.d.sync += s.eq(a & x)
-                    with m.Default():  # Kind.M
-                        with m.If(advance):
-                            m.d.sync += [dl.eq(self.din), state.eq(State.RMW1)]
+                with st.case(m, State.JSR4):
+                    with m.If(advance):
+                        m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
 
-            with m.Case(State.RMW1):
-                m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), self.dummy.eq(1)]
-                with m.If(advance):
-                    m.d.sync += [dl.eq(modified), fc.eq(mod_c), state.eq(State.RMW2)]
+                with st.case(m, State.BRK3):
+                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(p)]
+                    with m.If(advance):
+                        m.d.sync += [s.eq(s - 1), fi.eq(1), state.eq(State.BRK4)]
 
-            with m.Case(State.RMW2):
-                m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), exec_o.eq(dl)]
-                with m.If(advance):
-                    m.d.comb += exec_en.eq(1)
-                    m.d.sync += state.eq(State.FETCH)
+                with st.case(m, State.BRK4, State.RST0):
+                    m.d.comb += self.addr.eq(Mux(state == State.BRK4, 0xFFFE, 0xFFFC))
+                    with m.If(advance):
+                        m.d.sync += [ad[0:8].eq(self.din),
+                                     state.eq(Mux(state == State.BRK4, State.BRK5, State.RST1))]
 
-            with m.Case(State.BR1):
-                m.d.comb += self.dummy.eq(1)
-                with m.If(advance):
-                    with m.If(branch_target[8:16] == pc[8:16]):
-                        m.d.sync += [pc.eq(branch_target), state.eq(State.FETCH)]
-                    with m.Else():
-                        m.d.sync += [pc[0:8].eq(branch_target[0:8]), ad[8:16].eq(branch_target[8:16]),
-                                     state.eq(State.BR2)]
+                with st.case(m, State.BRK5, State.RST1):
+                    m.d.comb += self.addr.eq(Mux(state == State.BRK5, 0xFFFF, 0xFFFD))
+                    with m.If(advance):
+                        m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
 
-            with m.Case(State.BR2):
-                m.d.comb += self.dummy.eq(1)
-                with m.If(advance):
-                    m.d.sync += [pc[8:16].eq(ad[8:16]), state.eq(State.FETCH)]
+                with st.case(m, State.STKINC):
+                    m.d.comb += self.addr.eq(stack)
+                    with m.If(advance):
+                        m.d.sync += s.eq(s + 1)
+                        with m.Switch(dec.mode):
+                            with m.Case(Mode.PUL):
+                                m.d.sync += state.eq(State.PUL2)
+                            with m.Case(Mode.RTS):
+                                m.d.sync += state.eq(State.RTS2)
+                            with m.Default():
+                                m.d.sync += state.eq(State.RTI2)
 
-            with m.Case(State.JSR1):
-                m.d.comb += self.addr.eq(stack)
-                with m.If(advance):
-                    m.d.sync += state.eq(State.JSR2)
+                with st.case(m, State.PUL2):
+                    m.d.comb += self.addr.eq(stack)
+                    with m.If(advance):
+                        m.d.comb += exec_en.eq(1)
+                        m.d.sync += state.eq(State.FETCH)
 
-            with m.Case(State.JSR2, State.BRK1):
-                m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[8:16])]
-                with m.If(advance):
-                    m.d.sync += [s.eq(s - 1), state.eq(Mux(state == State.JSR2, State.JSR3, State.BRK2))]
+                with st.case(m, State.RTS2, State.RTI3):
+                    m.d.comb += self.addr.eq(stack)
+                    with m.If(advance):
+                        m.d.sync += [ad[0:8].eq(self.din), s.eq(s + 1),
+                                     state.eq(Mux(state == State.RTS2, State.RTS3, State.RTI4))]
 
-            with m.Case(State.JSR3, State.BRK2):
-                m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[0:8])]
-                with m.If(advance):
-                    m.d.sync += [s.eq(s - 1), state.eq(Mux(state == State.JSR3, State.JSR4, State.BRK3))]
+                with st.case(m, State.RTS3, State.RTI4):
+                    m.d.comb += self.addr.eq(stack)
+                    with m.If(advance):
+                        m.d.sync += [pc.eq(Cat(ad[0:8], self.din)),
+                                     state.eq(Mux(state == State.RTS3, State.RTS4, State.FETCH))]
 
-            with m.Case(State.JSR4):
-                with m.If(advance):
-                    m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
+                with st.case(m, State.RTS4):
+                    with m.If(advance):
+                        m.d.sync += [pc.eq(pc_inc), state.eq(State.FETCH)]
 
-            with m.Case(State.BRK3):
-                m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(p)]
-                with m.If(advance):
-                    m.d.sync += [s.eq(s - 1), fi.eq(1), state.eq(State.BRK4)]
+                with st.case(m, State.RTI2):
+                    m.d.comb += self.addr.eq(stack)
+                    with m.If(advance):
+                        m.d.sync += [s.eq(s + 1), state.eq(State.RTI3)]
+                        m.d.sync += [fc.eq(self.din[0]), fz.eq(self.din[1]), fi.eq(self.din[2]),
+                                     fd.eq(self.din[3]), fv.eq(self.din[6]), fn.eq(self.din[7])]
 
-            with m.Case(State.BRK4, State.RST0):
-                m.d.comb += self.addr.eq(Mux(state == State.BRK4, 0xFFFE, 0xFFFC))
-                with m.If(advance):
-                    m.d.sync += [ad[0:8].eq(self.din),
-                                 state.eq(Mux(state == State.BRK4, State.BRK5, State.RST1))]
+                with st.case(m, State.PSH1):
+                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(Mux(ir[6], a, p))]
+                    with m.If(advance):
+                        m.d.sync += [s.eq(s - 1), state.eq(State.FETCH)]
 
-            with m.Case(State.BRK5, State.RST1):
-                m.d.comb += self.addr.eq(Mux(state == State.BRK5, 0xFFFF, 0xFFFD))
-                with m.If(advance):
-                    m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
+                with st.case(m, State.JI0):
+                    m.d.comb += self.addr.eq(ad)
+                    with m.If(advance):
+                        m.d.sync += [tmp.eq(self.din), state.eq(State.JI1)]
 
-            with m.Case(State.STKINC):
-                m.d.comb += self.addr.eq(stack)
-                with m.If(advance):
-                    m.d.sync += s.eq(s + 1)
-                    with m.Switch(dec.mode):
-                        with m.Case(Mode.PUL):
-                            m.d.sync += state.eq(State.PUL2)
-                        with m.Case(Mode.RTS):
-                            m.d.sync += state.eq(State.RTS2)
-                        with m.Default():
-                            m.d.sync += state.eq(State.RTI2)
+                with st.case(m, State.JI1):
+                    m.d.comb += self.addr.eq(Cat((ad[0:8] + 1)[0:8], ad[8:16]))  # NMOS page-wrap bug
+                    with m.If(advance):
+                        m.d.sync += [pc.eq(Cat(tmp, self.din)), state.eq(State.FETCH)]
 
-            with m.Case(State.PUL2):
-                m.d.comb += self.addr.eq(stack)
-                with m.If(advance):
-                    m.d.comb += exec_en.eq(1)
-                    m.d.sync += state.eq(State.FETCH)
+                with st.case(m, State.JAMMED):
+                    m.d.comb += self.dummy.eq(1)
 
-            with m.Case(State.RTS2, State.RTI3):
-                m.d.comb += self.addr.eq(stack)
-                with m.If(advance):
-                    m.d.sync += [ad[0:8].eq(self.din), s.eq(s + 1),
-                                 state.eq(Mux(state == State.RTS2, State.RTS3, State.RTI4))]
-
-            with m.Case(State.RTS3, State.RTI4):
-                m.d.comb += self.addr.eq(stack)
-                with m.If(advance):
-                    m.d.sync += [pc.eq(Cat(ad[0:8], self.din)),
-                                 state.eq(Mux(state == State.RTS3, State.RTS4, State.FETCH))]
-
-            with m.Case(State.RTS4):
-                with m.If(advance):
-                    m.d.sync += [pc.eq(pc_inc), state.eq(State.FETCH)]
-
-            with m.Case(State.RTI2):
-                m.d.comb += self.addr.eq(stack)
-                with m.If(advance):
-                    m.d.sync += [s.eq(s + 1), state.eq(State.RTI3)]
-                    m.d.sync += [fc.eq(self.din[0]), fz.eq(self.din[1]), fi.eq(self.din[2]),
-                                 fd.eq(self.din[3]), fv.eq(self.din[6]), fn.eq(self.din[7])]
-
-            with m.Case(State.PSH1):
-                m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(Mux(ir[6], a, p))]
-                with m.If(advance):
-                    m.d.sync += [s.eq(s - 1), state.eq(State.FETCH)]
-
-            with m.Case(State.JI0):
-                m.d.comb += self.addr.eq(ad)
-                with m.If(advance):
-                    m.d.sync += [tmp.eq(self.din), state.eq(State.JI1)]
-
-            with m.Case(State.JI1):
-                m.d.comb += self.addr.eq(Cat((ad[0:8] + 1)[0:8], ad[8:16]))  # NMOS page-wrap bug
-                with m.If(advance):
-                    m.d.sync += [pc.eq(Cat(tmp, self.din)), state.eq(State.FETCH)]
-
-            with m.Case(State.JAMMED):
-                m.d.comb += self.dummy.eq(1)
+        binary = _Binary(state)
+        if self.clocks_per_cycle == 1:
+            fsm(m, advance, binary)
+        else:
+            # the registers' updates from a one-hot copy of the state (registered one clock after
+            # it changes, ce comes two clocks later), the bus outputs from the state itself
+            fsm(_Probe(m, [], [self.addr, rd, self.dout, self.dummy, self.sync], keep_sync=True), advance,
+                _one_hot(m, state, State, State.RST0, "state_1h"))
+            fsm(_Probe(m, [], [exec_en, exec_o]), advance, binary)
+        # probes: the same state machine, evaluated into comb signals only
+        #  * fetch_next: the cycle after this one is an opcode fetch if the core advances at its
+        #    end (a function of registers only: no transition into FETCH depends on din)
+        #  * pc_next: the program counter after this edge (pc when the core does not advance)
+        state_adv = Signal(State.as_shape())
+        m.d.comb += [state_adv.eq(state), self.pc_next.eq(pc)]
+        fsm(_Probe(m, [(state, state_adv)], self._bus_outputs(rd, exec_en, exec_o)), Const(1), binary)
+        fsm(_Probe(m, [(pc, self.pc_next)], self._bus_outputs(rd, exec_en, exec_o)), advance, binary)
+        m.d.comb += self.fetch_next.eq(state_adv == State.FETCH)
 
         # ---------------------------------------------------------------- operations
-        o = exec_o
-        self._operations(m, exec_en, exec_op, o, a, x, y, s, fn, fv, fd, fi, fz, fc)
+        if self.clocks_per_cycle == 1:
+            self._operations(m, exec_en, _Binary(exec_op), exec_o, a, x, y, s, fn, fv, fd, fi, fz, fc)
+        else:
+            # three register stages: the operation and its operand at the cycle's edge (0), the
+            # operands' binary values of ALE's BCD rule (A), the binary and decimal sums (B); the
+            # registers are written at the third clock after the edge (C)
+            en0, enA, enB = Signal(), Signal(), Signal()
+            op0, opA, opB = Signal(Alu), Signal(Alu), Signal(Alu)
+            o0, oA, oB = Signal(8), Signal(8), Signal(8)
+            m.d.sync += [en0.eq(exec_en & ~self.load_en), op0.eq(exec_op), o0.eq(exec_o),
+                         enA.eq(en0 & ~self.load_en), opA.eq(op0), oA.eq(o0),
+                         enB.eq(enA & ~self.load_en), opB.eq(opA), oB.eq(oA)]
+            bin_a, bin_o = Signal(8), Signal(8)
+            m.d.sync += [bin_a.eq(_table(m, a, _bcd_to_binary_int)), bin_o.eq(_table(m, o0, _bcd_to_binary_int))]
+            bsum, dsum, dadj = Signal(9), Signal(9), Signal(signed(10))
+            ddiff = Signal(signed(10))
+            m.d.comb += ddiff.eq(_nonneg(bin_a) - _nonneg(bin_o) - _nonneg(~fc))
+            arr = Signal(12)
+            m.d.sync += [bsum.eq(a + Mux(opA == Alu.SBC, ~oA, oA) + fc), dsum.eq(bin_a + bin_o + fc),
+                         dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, oA, fd, fc))]
+            self._operations(m, enB, _one_hot(m, opA, Alu, Alu.NOP, "opB_1h"), oB, a, x, y, s, fn, fv, fd, fi, fz, fc,
+                             pre={"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr})
 
         # ---------------------------------------------------------------- state load
         with m.If(self.load_en):
@@ -642,24 +821,41 @@ class Cpu6507(wiring.Component):
                 pc.eq(self.load.pc), state.eq(State.FETCH),
                 fc.eq(lp[0]), fz.eq(lp[1]), fi.eq(lp[2]), fd.eq(lp[3]), fv.eq(lp[6]), fn.eq(lp[7]),
             ]
+            m.d.comb += [self.pc_next.eq(self.load.pc), state_adv.eq(State.FETCH)]
         return m
 
-    def _operations(self, m, exec_en, exec_op, o, a, x, y, s, fn, fv, fd, fi, fz, fc):
-        """Register updates of the operation requested in this cycle (ALE's rules)."""
+    def _operations(self, m, exec_en, op, o, a, x, y, s, fn, fv, fd, fi, fz, fc, pre=None):
+        """Register updates of the operation requested in this cycle (ALE's rules).
+
+        ``pre``: the binary sum ``bsum`` (9 bits), ALE's decimal sum ``dsum`` (9 bits),
+        adjusted difference ``dadj`` (signed 10) and ARR's result ``arr`` (:meth:`_arr_values`)
+        from registers (``clocks_per_cycle=3``), else None (all computed here from ``a``, ``o`` and C).
+        """
         def nz(value):
             return [fn.eq(value[7]), fz.eq(value == 0)]
 
         # Binary adder shared by ADC and SBC (SBC adds the complement).
-        is_sbc = exec_op == Alu.SBC
+        is_sbc = op.is_(Alu.SBC)
         addend = Signal(8)
         m.d.comb += addend.eq(Mux(is_sbc, ~o, o))
         bsum = Signal(9)
-        m.d.comb += bsum.eq(a + addend + fc)
+        m.d.comb += bsum.eq(a + addend + fc if pre is None else pre["bsum"])
         bres = bsum[0:8]
         bv = (~(a ^ addend) & (a ^ bres))[7]
 
         # Decimal results: (result, n, v, z, c) for ADC and SBC.
-        if self.decimal == "ale":
+        if pre is not None:
+            dsum, dadj = pre["dsum"], pre["dadj"]
+            adc_t = _table(m, dsum[0:8], lambda v: _binary_to_bcd_int(v) | (_binary_to_bcd_int(v) == 0) << 8, 9)
+            adc_r = adc_t[0:8]
+            adc_flags = (adc_r[7], ((a ^ adc_r) & (adc_r ^ o))[7], adc_t[8], dsum > 99)
+            sub_b = _table(m, dadj[0:8], lambda v: _bcd_to_binary_int(v) | (_bcd_to_binary_int(v) == 0) << 8, 9)
+            sub_d = _table(m, dadj[0:8], lambda v: _binary_to_bcd_int(v) | (_binary_to_bcd_int(v) == 0) << 8, 9)
+            sbc_t = Signal(9)
+            m.d.comb += sbc_t.eq(Mux(dadj < 0, sub_b, sub_d))
+            sbc_r = sbc_t[0:8]
+            sbc_flags = (sbc_r[7], ((a ^ sbc_r) & (sbc_r ^ o))[7], sbc_t[8], bsum[8])
+        elif self.decimal == "ale":
             bin_a = self._bcd_to_binary(m, a)
             bin_o = self._bcd_to_binary(m, o)
             dsum = Signal(9)
@@ -711,106 +907,107 @@ class Cpu6507(wiring.Component):
             m.d.sync += [fc.eq(~diff[8]), *nz(diff[0:8])]
 
         with m.If(exec_en):
-            with m.Switch(exec_op):
-                with m.Case(Alu.LDA):
+            with op.switch(m):
+                with op.case(m, Alu.LDA):
                     m.d.sync += [a.eq(o), *nz(o)]
-                with m.Case(Alu.LDX):
+                with op.case(m, Alu.LDX):
                     m.d.sync += [x.eq(o), *nz(o)]
-                with m.Case(Alu.LDY):
+                with op.case(m, Alu.LDY):
                     m.d.sync += [y.eq(o), *nz(o)]
-                with m.Case(Alu.LAX):
+                with op.case(m, Alu.LAX):
                     m.d.sync += [a.eq(o), x.eq(o), *nz(o)]
-                with m.Case(Alu.ORA):
+                with op.case(m, Alu.ORA):
                     m.d.sync += [a.eq(a | o), *nz(a | o)]
-                with m.Case(Alu.AND):
+                with op.case(m, Alu.AND):
                     m.d.sync += [a.eq(a & o), *nz(a & o)]
-                with m.Case(Alu.EOR):
+                with op.case(m, Alu.EOR):
                     m.d.sync += [a.eq(a ^ o), *nz(a ^ o)]
-                with m.Case(Alu.ADC):
+                with op.case(m, Alu.ADC):
                     add_like(False)
-                with m.Case(Alu.SBC):
+                with op.case(m, Alu.SBC):
                     add_like(True)
-                with m.Case(Alu.CMP):
+                with op.case(m, Alu.CMP):
                     compare(a)
-                with m.Case(Alu.CPX):
+                with op.case(m, Alu.CPX):
                     compare(x)
-                with m.Case(Alu.CPY):
+                with op.case(m, Alu.CPY):
                     compare(y)
-                with m.Case(Alu.BIT):
+                with op.case(m, Alu.BIT):
                     m.d.sync += [fz.eq((a & o) == 0), fn.eq(o[7]), fv.eq(o[6])]
-                with m.Case(Alu.ANC):
+                with op.case(m, Alu.ANC):
                     m.d.sync += [a.eq(a & o), *nz(a & o), fc.eq((a & o)[7])]
-                with m.Case(Alu.ALR):
+                with op.case(m, Alu.ALR):
                     t = a & o
                     m.d.sync += [a.eq(t >> 1), fc.eq(t[0]), fn.eq(0), fz.eq((t >> 1) == 0)]
-                with m.Case(Alu.ARR):
-                    self._arr(m, a, o, fn, fv, fd, fz, fc)
-                with m.Case(Alu.ANE):
+                with op.case(m, Alu.ARR):
+                    self._arr(m, self._arr_values(m, a, o, fd, fc) if pre is None else pre["arr"], a, fn, fv, fz, fc)
+                with op.case(m, Alu.ANE):
                     r = (a | 0xEE) & x & o
                     m.d.sync += [a.eq(r), *nz(r)]
-                with m.Case(Alu.LXA):
+                with op.case(m, Alu.LXA):
                     r = (a | 0xEE) & o
                     m.d.sync += [a.eq(r), x.eq(r), *nz(r)]
-                with m.Case(Alu.SBX):
+                with op.case(m, Alu.SBX):
                     diff = Signal(9)
                     m.d.comb += diff.eq((a & x) - o)
                     m.d.sync += [x.eq(diff[0:8]), fc.eq(~diff[8]), *nz(diff[0:8])]
-                with m.Case(Alu.LAS):
+                with op.case(m, Alu.LAS):
                     r = s & o
                     m.d.sync += [a.eq(r), x.eq(r), s.eq(r), *nz(r)]
-                with m.Case(Alu.NZ):
+                with op.case(m, Alu.NZ):
                     m.d.sync += nz(o)
-                with m.Case(Alu.ASLA):
+                with op.case(m, Alu.ASLA):
                     r = (a << 1)[0:8]
                     m.d.sync += [a.eq(r), fc.eq(a[7]), *nz(r)]
-                with m.Case(Alu.LSRA):
+                with op.case(m, Alu.LSRA):
                     r = a >> 1
                     m.d.sync += [a.eq(r), fc.eq(a[0]), *nz(r)]
-                with m.Case(Alu.ROLA):
+                with op.case(m, Alu.ROLA):
                     r = Cat(fc, a[0:7])
                     m.d.sync += [a.eq(r), fc.eq(a[7]), *nz(r)]
-                with m.Case(Alu.RORA):
+                with op.case(m, Alu.RORA):
                     r = Cat(a[1:8], fc)
                     m.d.sync += [a.eq(r), fc.eq(a[0]), *nz(r)]
-                with m.Case(Alu.TAX):
+                with op.case(m, Alu.TAX):
                     m.d.sync += [x.eq(a), *nz(a)]
-                with m.Case(Alu.TAY):
+                with op.case(m, Alu.TAY):
                     m.d.sync += [y.eq(a), *nz(a)]
-                with m.Case(Alu.TXA):
+                with op.case(m, Alu.TXA):
                     m.d.sync += [a.eq(x), *nz(x)]
-                with m.Case(Alu.TYA):
+                with op.case(m, Alu.TYA):
                     m.d.sync += [a.eq(y), *nz(y)]
-                with m.Case(Alu.TSX):
+                with op.case(m, Alu.TSX):
                     m.d.sync += [x.eq(s), *nz(s)]
-                with m.Case(Alu.TXS):
+                with op.case(m, Alu.TXS):
                     m.d.sync += s.eq(x)
-                with m.Case(Alu.INX):
+                with op.case(m, Alu.INX):
                     r = (x + 1)[0:8]
                     m.d.sync += [x.eq(r), *nz(r)]
-                with m.Case(Alu.INY):
+                with op.case(m, Alu.INY):
                     r = (y + 1)[0:8]
                     m.d.sync += [y.eq(r), *nz(r)]
-                with m.Case(Alu.DEX):
+                with op.case(m, Alu.DEX):
                     r = (x - 1)[0:8]
                     m.d.sync += [x.eq(r), *nz(r)]
-                with m.Case(Alu.DEY):
+                with op.case(m, Alu.DEY):
                     r = (y - 1)[0:8]
                     m.d.sync += [y.eq(r), *nz(r)]
-                with m.Case(Alu.CLC, Alu.SEC):
-                    m.d.sync += fc.eq(exec_op == Alu.SEC)
-                with m.Case(Alu.CLI, Alu.SEI):
-                    m.d.sync += fi.eq(exec_op == Alu.SEI)
-                with m.Case(Alu.CLD, Alu.SED):
-                    m.d.sync += fd.eq(exec_op == Alu.SED)
-                with m.Case(Alu.CLV):
+                with op.case(m, Alu.CLC, Alu.SEC):
+                    m.d.sync += fc.eq(op.is_(Alu.SEC))
+                with op.case(m, Alu.CLI, Alu.SEI):
+                    m.d.sync += fi.eq(op.is_(Alu.SEI))
+                with op.case(m, Alu.CLD, Alu.SED):
+                    m.d.sync += fd.eq(op.is_(Alu.SED))
+                with op.case(m, Alu.CLV):
                     m.d.sync += fv.eq(0)
-                with m.Case(Alu.PLP):
+                with op.case(m, Alu.PLP):
                     m.d.sync += [fc.eq(o[0]), fz.eq(o[1]), fi.eq(o[2]), fd.eq(o[3]),
                                  fv.eq(o[6]), fn.eq(o[7])]
 
     @staticmethod
-    def _arr(m, a, o, fn, fv, fd, fz, fc):
-        """ARR (AND then ROR) with ALE's binary and decimal (64doc) paths."""
+    def _arr_values(m, a, o, fd, fc):
+        """ARR (AND then ROR) with ALE's binary and decimal (64doc) paths: a Signal of 12 bits,
+        the new A in bits 0..7 and N, Z, C, V in bits 8..11."""
         t = Signal(8)
         m.d.comb += t.eq(a & o)
         r = Signal(8)
@@ -818,11 +1015,17 @@ class Cpu6507(wiring.Component):
         r_lo = Signal(8)
         m.d.comb += r_lo.eq(Mux(t[0:4] + t[0] > 5, Cat((r[0:4] + 6)[0:4], r[4:8]), r))
         hi_fix = t[4:8] + t[4] > 5
+        out = Signal(12)
         with m.If(~fd):
-            m.d.sync += [a.eq(r), fn.eq(r[7]), fz.eq(r == 0), fc.eq(r[6]), fv.eq(r[6] ^ r[5])]
+            m.d.comb += out.eq(Cat(r, r[7], r == 0, r[6], r[6] ^ r[5]))
         with m.Else():
-            m.d.sync += [fn.eq(fc), fz.eq(r == 0), fv.eq((t ^ r)[6]), fc.eq(hi_fix),
-                         a.eq(Mux(hi_fix, (r_lo + 0x60)[0:8], r_lo))]
+            m.d.comb += out.eq(Cat(Mux(hi_fix, (r_lo + 0x60)[0:8], r_lo), fc, r == 0, hi_fix, (t ^ r)[6]))
+        return out
+
+    @staticmethod
+    def _arr(m, arr, a, fn, fv, fz, fc):
+        """Write ARR's result (:meth:`_arr_values`) to A and the flags."""
+        m.d.sync += [a.eq(arr[0:8]), fn.eq(arr[8]), fz.eq(arr[9]), fc.eq(arr[10]), fv.eq(arr[11])]
 
 
 def generate(decimal: str = "ale") -> dict[str, str]:

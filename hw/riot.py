@@ -9,7 +9,8 @@
   non-negative, and afterwards Stella's read-after-interrupt rule (the first read at
   least 2 cycles past expiry restarts the count at one per cycle from that read); TIMINT
   (bit 7) is set from expiry until that first read. All arithmetic is 32-bit modular as
-  in Stella (``System::resetCycles`` at each frame start subtracts the frame's cycles).
+  in Stella; the cycle stamps are kept as differences from the write's cycle (``delta``, ``r``
+  below), which Stella's ``System::resetCycles`` at each frame start leaves unchanged.
 * SWCHA/SWCHB reads return the joystick and switch inputs (the data-direction registers
   are ignored, ALE behaviour); SWACNT reads back the last write, SWBCNT reads 0.
 * Reset (``System::reset``): timer ``= timer_init`` (ALE draws ``25 + next() % 75``),
@@ -29,12 +30,27 @@ class Riot(Elaboratable):
 
     Bus (one access per CPU cycle): ``sel_ram``/``sel_io`` decode, ``addr[10]``
     (A9..A0), ``write``, ``wdata[8]``, ``strobe`` (the access completes at this clock
-    edge, non-dummy); ``rdata[8]`` is valid combinationally for reads. ``cyc[32]`` is
-    Stella's cycle count minus 1 for the current CPU cycle; ``frame_start`` subtracts it
-    from the stored cycle stamps (Stella's resetCycles).
+    edge, non-dummy); ``rdata[8]`` is valid combinationally for reads at the access's last
+    clock.
+
+    Args:
+        read_clocks: 1 (the timer's read value from its state in the same clock: ``cyc[32]``
+            is Stella's cycle count minus 1 for the current CPU cycle and ``frame_start``
+            subtracts it from the stored cycle stamps, Stella's resetCycles) or 3 (the
+            console with three colour clocks per CPU cycle: ``cycle_end`` marks every edge
+            that ends a CPU cycle, strobe or not, and the read value is formed in three register
+            stages from a state that changes only at those edges; the timer keeps cycle
+            differences, which resetCycles leaves unchanged, so ``cyc`` and ``frame_start``
+            are not used). Both give Stella's values.
+
+    Raises:
+        ValueError: ``read_clocks`` is not 1 or 3.
     """
 
-    def __init__(self):
+    def __init__(self, read_clocks: int = 1):
+        if read_clocks not in (1, 3):
+            raise ValueError(f"read_clocks must be 1 or 3, not {read_clocks!r}")
+        self.read_clocks = read_clocks
         self.sel_ram = Signal()
         self.sel_io = Signal()
         self.addr = Signal(10)
@@ -44,6 +60,7 @@ class Riot(Elaboratable):
         self.rdata = Signal(8)
         self.cyc = Signal(32)
         self.frame_start = Signal()
+        self.cycle_end = Signal()
         self.timer_init = Signal(8)
         self.swcha = Signal(8, init=0xFF)
         self.swchb = Signal(8, init=0x3F)
@@ -60,15 +77,11 @@ class Riot(Elaboratable):
         wp = ram.write_port()
         m.d.comb += [rp.addr.eq(self.addr[0:7]), hp.addr.eq(self.host_addr),
                      self.host_rdata.eq(hp.data)]
-        with m.If(self.host_we):
-            m.d.comb += [wp.addr.eq(self.host_addr), wp.data.eq(self.host_wdata), wp.en.eq(1)]
-        with m.Elif(self.sel_ram & self.write & self.strobe):
-            m.d.comb += [wp.addr.eq(self.addr[0:7]), wp.data.eq(self.wdata), wp.en.eq(1)]
+        # the write port's address and data do not depend on the strobe (only its enable does)
+        m.d.comb += [wp.addr.eq(Mux(self.host_we, self.host_addr, self.addr[0:7])),
+                     wp.data.eq(Mux(self.host_we, self.host_wdata, self.wdata)),
+                     wp.en.eq(self.host_we | (self.sel_ram & self.write & self.strobe))]
 
-        shift = Signal(4, init=6)
-        set_cyc = Signal(32)
-        irq_reset_cyc = Signal(32)
-        read_after_irq = Signal()
         ddra = Signal(8)
         # reset value of the timer comes from the host (the RNG draw)
         timer_reg = Signal(8)
@@ -76,6 +89,42 @@ class Riot(Elaboratable):
         with m.If(~started):
             m.d.sync += [timer_reg.eq(self.timer_init), started.eq(1)]
 
+        a = self.addr
+        io = self.sel_io & self.strobe
+        timer_write = io & self.write & (a[0:3] != 1) & (a[0:3] != 0) & (a[0:3] != 2) & (a[0:3] != 3) & a[4] & a[2]
+        intim_read = io & ~self.write & ((a[0:3] == 4) | (a[0:3] == 6))
+        timer = self._timer_staged if self.read_clocks == 3 else self._timer_same_clock
+        intim, timint = timer(m, timer_reg, timer_write, intim_read)
+
+        with m.If(self.sel_ram):
+            m.d.comb += self.rdata.eq(rp.data)
+        with m.Else():
+            with m.Switch(a[0:3]):
+                with m.Case(0):
+                    m.d.comb += self.rdata.eq(self.swcha)
+                with m.Case(1):
+                    m.d.comb += self.rdata.eq(ddra)
+                with m.Case(2):
+                    m.d.comb += self.rdata.eq(self.swchb)
+                with m.Case(3):
+                    m.d.comb += self.rdata.eq(0)
+                with m.Case(4, 6):
+                    m.d.comb += self.rdata.eq(intim)
+                with m.Case(5, 7):
+                    m.d.comb += self.rdata.eq(Cat(Signal(7), timint))
+
+        with m.If(io & self.write & (a[0:3] == 1)):
+            m.d.sync += ddra.eq(self.wdata)
+        with m.If(timer_write):
+            m.d.sync += timer_reg.eq(self.wdata)
+        return m
+
+    def _timer_same_clock(self, m, timer_reg, timer_write, intim_read):
+        """Stella's formulas on the cycle stamps, in the read's own clock (``read_clocks=1``)."""
+        shift = Signal(4, init=6)
+        set_cyc = Signal(32)
+        irq_reset_cyc = Signal(32)
+        read_after_irq = Signal()
         c = self.cyc                       # Stella: cycles() - 1
         delta = Signal(32)
         m.d.comb += delta.eq(c - set_cyc)
@@ -97,43 +146,65 @@ class Riot(Elaboratable):
         timint = Signal()
         m.d.comb += timint.eq(~((t1 >= 0) | read_after_irq))
 
-        a = self.addr
-        with m.If(self.sel_ram):
-            m.d.comb += self.rdata.eq(rp.data)
-        with m.Else():
-            with m.Switch(a[0:3]):
+        with m.If(timer_write):
+            m.d.sync += [set_cyc.eq(c + 1), read_after_irq.eq(0)]
+            with m.Switch(self.addr[0:2]):
                 with m.Case(0):
-                    m.d.comb += self.rdata.eq(self.swcha)
+                    m.d.sync += shift.eq(0)
                 with m.Case(1):
-                    m.d.comb += self.rdata.eq(ddra)
+                    m.d.sync += shift.eq(3)
                 with m.Case(2):
-                    m.d.comb += self.rdata.eq(self.swchb)
+                    m.d.sync += shift.eq(6)
                 with m.Case(3):
-                    m.d.comb += self.rdata.eq(0)
-                with m.Case(4, 6):
-                    m.d.comb += self.rdata.eq(intim)
-                with m.Case(5, 7):
-                    m.d.comb += self.rdata.eq(Cat(Signal(7), timint))
-
-        with m.If(self.sel_io & self.strobe):
-            with m.If(self.write):
-                with m.If(a[0:3] == 1):
-                    m.d.sync += ddra.eq(self.wdata)
-                with m.Elif((a[0:3] != 0) & (a[0:3] != 2) & (a[0:3] != 3) & a[4] & a[2]):
-                    m.d.sync += [timer_reg.eq(self.wdata), set_cyc.eq(c + 1), read_after_irq.eq(0)]
-                    with m.Switch(a[0:2]):
-                        with m.Case(0):
-                            m.d.sync += shift.eq(0)
-                        with m.Case(1):
-                            m.d.sync += shift.eq(3)
-                        with m.Case(2):
-                            m.d.sync += shift.eq(6)
-                        with m.Case(3):
-                            m.d.sync += shift.eq(10)
-            with m.Elif((a[0:3] == 4) | (a[0:3] == 6)):
-                with m.If(becomes_rai):
-                    m.d.sync += [read_after_irq.eq(1), irq_reset_cyc.eq(c + 1)]
-
+                    m.d.sync += shift.eq(10)
+        with m.If(intim_read & becomes_rai):
+            m.d.sync += [read_after_irq.eq(1), irq_reset_cyc.eq(c + 1)]
         with m.If(self.frame_start):
             m.d.sync += [set_cyc.eq(set_cyc - c), irq_reset_cyc.eq(irq_reset_cyc - c)]
-        return m
+        return intim, timint
+
+    def _timer_staged(self, m, timer_reg, timer_write, intim_read):
+        """The same values from cycle differences, in three register stages (``read_clocks=3``).
+
+        delta = cycles() - 1 - (cycle of the write) and r = (cycle of the first read after the
+        interrupt) - (cycle of the write), both mod 2^32: delta counts CPU cycles (cycle_end) and
+        restarts at 0 on a timer write, so frame starts need no adjustment. A read follows the
+        last change of this state (a cycle's last edge) by three clocks: stage 1 registers the
+        shifted count, timer << shift and delta + 1; stage 2 Stella's two 32-bit differences and
+        the low byte of the read-after-interrupt value for both cases of becomes_rai.
+        """
+        shift_sel = Signal(2, init=2)     # interval shift 0, 3, 6, 10 (reset: TIM64T)
+        delta = Signal(32)
+        r_cyc = Signal(32)
+        read_after_irq = Signal()
+
+        def by_shift(v, amount):
+            return Mux(shift_sel[1], Mux(shift_sel[0], amount(10, v), amount(6, v)),
+                       Mux(shift_sel[0], amount(3, v), amount(0, v)))
+        dsh = Signal(32)        # delta >> shift
+        tsh = Signal(18)        # timer << shift
+        delta1 = Signal(32)     # delta + 1
+        m.d.sync += [dsh.eq(by_shift(delta, lambda k, v: v >> k)), tsh.eq(by_shift(timer_reg, lambda k, v: v << k)),
+                     delta1.eq(delta + 1)]
+        t1 = Signal(32)         # Stella: T - (delta >> shift) - 1
+        t2 = Signal(32)         # Stella: (T << shift) - delta - 1
+        t3_rai = Signal(8)      # low byte of T - dsh - offset when this read starts read-after-interrupt
+        t3_old = Signal(8)      # ... when it started before (offset from r)
+        m.d.sync += [t1.eq(timer_reg + ~dsh), t2.eq(tsh + ~delta),
+                     t3_rai.eq(timer_reg + tsh[0:8] - dsh[0:8] - delta1[0:8]),
+                     t3_old.eq(timer_reg + tsh[0:8] - dsh[0:8] - r_cyc[0:8])]
+        t1_nonneg = ~t1[31]
+        becomes_rai = Signal()
+        m.d.comb += becomes_rai.eq(~t1_nonneg & t2[31] & (t2 != 0xFFFFFFFF) & ~read_after_irq)
+        intim = Signal(8)
+        m.d.comb += intim.eq(Mux(t1_nonneg, t1[0:8], Mux(becomes_rai, t3_rai, Mux(read_after_irq, t3_old, t1[0:8]))))
+        timint = Signal()
+        m.d.comb += timint.eq(~(t1_nonneg | read_after_irq))
+
+        with m.If(self.cycle_end):
+            m.d.sync += delta.eq(delta + 1)
+        with m.If(timer_write):
+            m.d.sync += [delta.eq(0), read_after_irq.eq(0), shift_sel.eq(self.addr[0:2])]
+        with m.If(intim_read & becomes_rai):
+            m.d.sync += [read_after_irq.eq(1), r_cyc.eq(delta1)]
+        return intim, timint

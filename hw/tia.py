@@ -243,11 +243,13 @@ class TiaClock:
     ``odd_last_frame`` (the last frame had an odd number of scanlines: PAL colour loss).
     Outputs: ``pixel[8]`` (palette index of this clock, valid when ``drawn``), ``frame_end``
     (the write at the end of this clock ends the frame), ``rdata[8]`` (a TIA read completing
-    at the end of this clock returns this).
+    at the end of this clock returns this; with one colour clock per clock it is formed in the
+    clock after the access, see :meth:`Tia._read`).
     """
 
     def __init__(self, k: int = 0, n: int = 1):
         sfx = "" if n == 1 else f"_c{k}"
+        self.sfx = sfx
         self.bus_strobe = Signal(name="bus_strobe" + sfx)
         self.cycle_end = Signal(name="cycle_end" + sfx)
         self.hpos = Signal(8, name="hpos" + sfx)
@@ -519,14 +521,39 @@ class Tia(Elaboratable):
 
     def _read(self, m: Module, S: _TiaState, clk: TiaClock, coll_vis) -> None:
         """Reads (``clk.rdata``): collision latches with this clock's collisions in bits 7/6,
-        INPT0..3 by the paddle dump-capacitor rule, INPT4/5; bits 5..0 the data bus's last value."""
+        INPT0..3 by the paddle dump-capacitor rule, INPT4/5; bits 5..0 the data bus's last value.
+
+        With one colour clock per clock the read data of an access completing at edge E is formed
+        in the clock after E (the console's CPU samples it there, ``bus_addr`` and ``bus_last``
+        still holding that access): the collision latches with E's clock's collisions (before a
+        CXCLR at E) and INPT0..5 of that clock are registered at every edge, so no path runs from
+        the object drawing or the paddle compare into the CPU. Paddle i is charged when
+        ``cyc + 1 > (dump_disabled_cycle + needed) mod 2^32``, i.e. ``cyc >=`` that sum, which is
+        registered too (dump_disabled_cycle changes at a cycle's last edge or at a frame start,
+        two clocks before the next read's edge; needed only between frames)."""
         dump_enabled = S.dump_enabled
         dump_disabled_cycle = S.dump_disabled_cycle
         collision = S.collision
+        registered = self.colour_clocks == 1
 
-        c = collision | coll_vis
+        charged = Signal(4, name="charged" + clk.sfx)
+        for i in range(4):
+            mode = self.paddle_mode[i]
+            if registered:
+                charge_at = Signal(32, name=f"paddle{i}_charge_at")
+                m.d.sync += charge_at.eq(dump_disabled_cycle + self.paddle_needed[i])
+                due = clk.cyc >= charge_at
+            else:
+                due = (clk.cyc + 1) > (dump_disabled_cycle + self.paddle_needed[i])[0:32]
+            m.d.comb += charged[i].eq((mode == 1) | ((mode == 0) & ~dump_enabled & due))
+        c = Signal(15, name="coll_read" + clk.sfx)
+        inpt = Signal(6, name="inpt_read" + clk.sfx)
+        if registered:
+            m.d.sync += [c.eq(collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
+        else:
+            m.d.comb += [c.eq(collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
         noise = self.bus_last[0:6]
-        rd = Signal(2)
+        rd = Signal(2, name="rd" + clk.sfx)
         with m.Switch(self.bus_addr[0:4]):
             for i in range(8):
                 with m.Case(TiaRead(i)):
@@ -537,18 +564,9 @@ class Tia(Elaboratable):
                     else:
                         hi = (c[13], c[14])
                     m.d.comb += rd.eq(Cat(hi[1], hi[0]))
-            for i in range(4):
+            for i in range(6):
                 with m.Case(TiaRead(TiaRead.INPT0.value + i)):
-                    mode = self.paddle_mode[i]
-                    charged = Signal()
-                    m.d.comb += charged.eq(
-                        (mode == 1) | ((mode == 0) & ~dump_enabled &
-                                       ((clk.cyc + 1) > (dump_disabled_cycle + self.paddle_needed[i])[0:32])))
-                    m.d.comb += rd.eq(Cat(Const(0, 1), charged))
-            with m.Case(TiaRead.INPT4):
-                m.d.comb += rd.eq(Cat(Const(0, 1), self.inpt4))
-            with m.Case(TiaRead.INPT5):
-                m.d.comb += rd.eq(Cat(Const(0, 1), self.inpt5))
+                    m.d.comb += rd.eq(Cat(Const(0, 1), inpt[i]))
         m.d.comb += clk.rdata.eq(Cat(noise, rd))
 
     def _write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk: TiaClock, coll_vis) -> None:

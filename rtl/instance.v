@@ -901,7 +901,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .con_ce(con_ce),
     .con_rst(con_rst),
     .drawn(stream__visible),
-    .\host_addr$91 (host_addr),
+    .\host_addr$98 (host_addr),
     .host_cart_rdata(host_cart_rdata),
     .host_riot_rdata(host_riot_rdata),
     .host_wdata(host_wdata),
@@ -922,7 +922,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_needed3(paddle3_needed),
     .pixel(stream__pixel),
     .pixels__line_end(stream__line_end),
-    .\port$4396$0 (\$signal ),
+    .\port$5662$0 (\$signal ),
     .rst(rst),
     .start_frame(stream__frame_end),
     .swcha(swcha),
@@ -976,9 +976,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_r(paddle_r),
     .paddle_start(paddle_start),
     .phase(phase),
-    .\port$4398$0 (\$signal$96 [23:0]),
-    .\port$4404$0 (inputs),
-    .\port$4408$0 (\$signal$110 ),
+    .\port$5664$0 (\$signal$96 [23:0]),
+    .\port$5670$0 (inputs),
+    .\port$5674$0 (\$signal$110 ),
     .pre__clear(clear),
     .pre__obs_valid(pre__obs_valid),
     .pre__push(push),
@@ -3942,25 +3942,25 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign actions[7:0] = action0[7:0];
 endmodule
 
-module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$91 , host_wdata, host_we_rom, host_we_ram, host_we, \port$4396$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
+module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$98 , host_wdata, host_we_rom, host_we_ram, host_we, \port$5662$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
 , paddle_needed2, paddle_needed3, swcha, swchb, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
-  wire [16:0] \$10 ;
-  wire [32:0] \$11 ;
-  wire \$12 ;
-  wire \$13 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire [8:0] \$12 ;
+  wire [8:0] \$13 ;
   wire \$14 ;
-  wire [7:0] \$15 ;
+  wire \$15 ;
   wire \$16 ;
-  wire \$17 ;
-  wire \$18 ;
+  wire [16:0] \$17 ;
+  wire [32:0] \$18 ;
   wire \$19 ;
   wire [2:0] \$2 ;
   wire \$20 ;
   wire \$21 ;
-  wire \$22 ;
-  wire [9:0] \$23 ;
+  wire [7:0] \$22 ;
+  wire \$23 ;
   wire \$24 ;
   wire \$25 ;
   wire \$26 ;
@@ -3969,8 +3969,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire \$29 ;
   wire [2:0] \$3 ;
   wire \$30 ;
-  wire \$31 ;
-  wire [9:0] \$32 ;
+  wire [9:0] \$31 ;
+  wire \$32 ;
   wire \$33 ;
   wire \$34 ;
   wire \$35 ;
@@ -3979,7 +3979,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire \$38 ;
   wire \$39 ;
   wire \$4 ;
-  wire \$40 ;
+  wire [9:0] \$40 ;
   wire \$41 ;
   wire \$42 ;
   wire \$43 ;
@@ -3988,47 +3988,61 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire \$46 ;
   wire \$47 ;
   wire \$48 ;
-  wire [8:0] \$49 ;
-  wire [8:0] \$5 ;
-  wire [16:0] \$50 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
   wire \$51 ;
   wire \$52 ;
   wire \$53 ;
   wire \$54 ;
-  wire [9:0] \$55 ;
+  wire \$55 ;
   wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
+  wire [8:0] \$57 ;
+  wire [16:0] \$58 ;
   wire \$59 ;
-  wire [8:0] \$6 ;
-  reg [1:0] \$60 ;
-  reg \$61 ;
-  reg [13:0] \$62 ;
-  reg \$63 ;
-  reg [7:0] \$64 ;
-  reg \$65 ;
-  reg [7:0] \$66 ;
-  reg [15:0] \$67 ;
-  reg [31:0] \$68 ;
-  reg [7:0] \$69 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire [9:0] \$63 ;
+  wire \$64 ;
+  wire \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  reg [1:0] \$68 ;
+  reg \$69 ;
   wire \$7 ;
   reg \$70 ;
-  reg \$71 ;
+  reg [13:0] \$71 ;
   reg \$72 ;
-  wire [1:0] \$73 ;
+  reg [7:0] \$73 ;
+  reg \$74 ;
+  reg \$75 ;
+  reg \$76 ;
+  reg \$77 ;
+  reg [7:0] \$78 ;
+  reg [15:0] \$79 ;
   wire \$8 ;
+  reg [31:0] \$80 ;
+  reg [7:0] \$81 ;
+  reg \$82 ;
+  reg [7:0] \$83 ;
+  reg \$84 ;
+  reg \$85 ;
+  reg \$86 ;
+  wire [1:0] \$87 ;
   wire \$9 ;
   wire a13;
   wire [15:0] addr;
-  wire [9:0] \addr$76 ;
-  wire [12:0] \addr$99 ;
+  wire [12:0] \addr$106 ;
+  wire [9:0] \addr$84 ;
   wire advance;
   output at_boundary;
   wire at_boundary;
   wire [1:0] bank;
-  wire [1:0] \bank$113 ;
+  wire [1:0] \bank$120 ;
   reg [13:0] bus_addr = 14'h0000;
-  wire [5:0] \bus_addr$38 ;
+  wire [5:0] \bus_addr$46 ;
   reg [7:0] bus_dout = 8'h00;
   reg bus_dummy = 1'h0;
   (* init = 8'h00 *)
@@ -4048,80 +4062,81 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire counting;
   reg [31:0] cyc = 32'd0;
   (* init = 32'd0 *)
-  wire [31:0] \cyc$126 ;
+  wire [31:0] \cyc$132 ;
   (* init = 32'd0 *)
-  wire [31:0] \cyc$46 ;
-  (* init = 32'd0 *)
-  wire [31:0] \cyc$80 ;
+  wire [31:0] \cyc$54 ;
   wire cycle_end;
-  wire \cycle_end$36 ;
+  wire \cycle_end$44 ;
+  wire \cycle_end$88 ;
+  reg cycle_sync = 1'h0;
   reg [7:0] din;
-  wire [7:0] \din$117 ;
+  wire [7:0] \din$123 ;
   wire [7:0] dout;
   output drawn;
   wire drawn;
-  wire \drawn$121 ;
-  wire \drawn$44 ;
+  wire \drawn$127 ;
+  wire \drawn$52 ;
   wire dummy;
+  reg fetch_next = 1'h0;
+  wire \fetch_next$16 ;
   wire frame_end;
   reg [15:0] frame_line = 16'h0000;
   (* init = 1'h0 *)
   wire frame_pending;
   wire frame_start;
-  wire \frame_start$81 ;
   wire [8:0] height;
   wire hmove_blanks;
-  wire \hmove_blanks$52 ;
+  wire \hmove_blanks$60 ;
   wire [6:0] host_addr;
-  wire [13:0] \host_addr$108 ;
-  input [13:0] \host_addr$91 ;
-  wire [13:0] \host_addr$91 ;
+  wire [13:0] \host_addr$115 ;
+  input [13:0] \host_addr$98 ;
+  wire [13:0] \host_addr$98 ;
   output [7:0] host_cart_rdata;
   wire [7:0] host_cart_rdata;
   wire [7:0] host_rdata;
-  wire [7:0] \host_rdata$111 ;
+  wire [7:0] \host_rdata$118 ;
   output [7:0] host_riot_rdata;
   wire [7:0] host_riot_rdata;
   input [7:0] host_wdata;
   wire [7:0] host_wdata;
-  wire [7:0] \host_wdata$109 ;
-  wire [7:0] \host_wdata$93 ;
+  wire [7:0] \host_wdata$100 ;
+  wire [7:0] \host_wdata$116 ;
   input host_we;
   wire host_we;
   input host_we_ram;
   wire host_we_ram;
-  wire \host_we_ram$107 ;
+  wire \host_we_ram$114 ;
   wire host_we_riot;
   input host_we_rom;
   wire host_we_rom;
-  wire \host_we_rom$105 ;
+  wire \host_we_rom$112 ;
   reg [7:0] hpos = 8'h00;
   (* init = 8'h00 *)
-  wire [7:0] \hpos$124 ;
+  wire [7:0] \hpos$130 ;
   (* init = 8'h00 *)
-  wire [7:0] \hpos$42 ;
+  wire [7:0] \hpos$50 ;
   input inpt4;
   wire inpt4;
-  wire \inpt4$54 ;
+  wire \inpt4$62 ;
   input inpt5;
   wire inpt5;
-  wire \inpt5$56 ;
+  wire \inpt5$64 ;
   output insn_start;
   wire insn_start;
-  wire \insn_start$127 ;
+  wire \insn_start$133 ;
   output jammed;
   wire jammed;
-  wire \jammed$131 ;
+  wire \jammed$137 ;
   reg [7:0] last_bus = 8'h00;
   reg last_was_read = 1'h0;
   (* init = 1'h0 *)
-  wire \last_was_read$41 ;
+  wire \last_was_read$49 ;
   wire [15:0] line;
-  wire [15:0] \line$125 ;
-  wire [15:0] \line$48 ;
+  wire [15:0] \line$131 ;
+  wire [15:0] \line$56 ;
   wire line_end_drawn;
   wire [3:0] mapper;
-  wire [3:0] \mapper$97 ;
+  wire [3:0] \mapper$104 ;
   reg odd_last = 1'h0;
   (* init = 1'h0 *)
   wire odd_last_frame;
@@ -4150,25 +4165,30 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   input [31:0] paddle_needed3;
   wire [31:0] paddle_needed3;
   wire pal;
-  wire \pal$50 ;
+  wire \pal$58 ;
   wire [15:0] pc;
+  wire [15:0] pc_next;
   reg pending = 1'h0;
   reg [1:0] ph = 2'h0;
   output [7:0] pixel;
   wire [7:0] pixel;
-  wire [7:0] \pixel$120 ;
+  wire [7:0] \pixel$126 ;
   wire [7:0] pixel_x;
   wire pixels__frame_end;
   output pixels__line_end;
   wire pixels__line_end;
   wire [7:0] pixels__pixel;
   wire pixels__visible;
-  input [23:0] \port$4396$0 ;
-  wire [23:0] \port$4396$0 ;
+  input [23:0] \port$5662$0 ;
+  wire [23:0] \port$5662$0 ;
+  reg primed = 1'h0;
   wire [7:0] rdata;
-  wire [7:0] \rdata$115 ;
-  wire [7:0] \rdata$116 ;
+  wire [7:0] \rdata$121 ;
+  wire [7:0] \rdata$122 ;
+  (* init = 1'h1 *)
   wire rdy;
+  reg rdy_seen = 1'h1;
+  reg [7:0] riot_seen = 8'h00;
   wire [8:0] row;
   input rst;
   wire rst;
@@ -4181,131 +4201,151 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   reg started = 1'h0;
   wire [15:0] state__pc;
   wire strobe;
-  wire \strobe$103 ;
-  wire \strobe$79 ;
+  wire \strobe$110 ;
+  wire \strobe$87 ;
+  reg strobe_seen = 1'h0;
   input [7:0] swcha;
   wire [7:0] swcha;
-  wire [7:0] \swcha$85 ;
+  wire [7:0] \swcha$92 ;
   input [7:0] swchb;
   wire [7:0] swchb;
-  wire [7:0] \swchb$87 ;
+  wire [7:0] \swchb$94 ;
   wire sync;
   wire tia_touch;
   input [7:0] timer_init;
   wire [7:0] timer_init;
-  wire [7:0] \timer_init$83 ;
+  wire [7:0] \timer_init$90 ;
   (* init = 8'h00 *)
   wire [7:0] wdata;
   (* init = 8'h00 *)
-  wire [7:0] \wdata$102 ;
+  wire [7:0] \wdata$109 ;
   wire write;
-  wire \write$101 ;
+  wire \write$108 ;
   wire wsync;
   wire [8:0] ystart;
+  assign \$13  = \$11  ? 9'h000 : \$12 ;
+  assign \$14  = hpos == 8'he3;
+  assign \$15  = frame_line != 16'hffff;
+  assign \$16  = \$14  & \$15 ;
+  assign \$17  = line + 1'h1;
+  assign \$18  = cyc + 1'h1;
+  assign \$19  = hpos == 8'he3;
+  assign \$20  = \$19  & counting;
+  assign \$21  = ~ \$20 ;
+  assign \$22  = bus_rw ? din : bus_dout;
+  assign \$23  = ! ph;
+  assign ce = \$23  & primed;
+  assign counting = started | cycle_sync;
+  assign \$24  = ph == 2'h2;
+  assign cycle_end = \$24  & counting;
+  assign \$25  = ~ bus_dummy;
+  assign \$26  = cycle_end & \$25 ;
+  assign \$27  = ~ bus_rw;
+  assign \$28  = ~ wsync;
+  assign \$29  = \$27  | \$28 ;
+  assign strobe = \$26  & \$29 ;
   assign line = start_frame ? 16'h0000 : frame_line;
-  assign \$22  = line >= \port$4396$0 [14:6];
-  assign \$23  = \port$4396$0 [14:6] + \port$4396$0 [23:15];
-  assign \$24  = line < \$23 ;
-  assign \$25  = \$22  & \$24 ;
-  assign \$26  = counting & \$25 ;
-  assign \$27  = hpos >= 7'h44;
-  assign drawn = \$26  & \$27 ;
-  assign \$28  = ~ bus_addr[12];
-  assign \$29  = ~ bus_addr[7];
-  assign \$30  = \$28  & \$29 ;
-  assign bus_strobe = strobe & \$30 ;
+  assign \$30  = line >= \port$5662$0 [14:6];
+  assign \$31  = \port$5662$0 [14:6] + \port$5662$0 [23:15];
+  assign \$32  = line < \$31 ;
+  assign \$33  = \$30  & \$32 ;
+  assign \$34  = counting & \$33 ;
+  assign \$35  = hpos >= 7'h44;
+  assign drawn = \$34  & \$35 ;
+  assign \$36  = ~ bus_addr[12];
+  assign \$37  = ~ bus_addr[7];
+  assign \$38  = \$36  & \$37 ;
+  assign bus_strobe = strobe & \$38 ;
   assign bus_write = ~ bus_rw;
-  assign \$31  = line >= \port$4396$0 [14:6];
-  assign \$32  = \port$4396$0 [14:6] + \port$4396$0 [23:15];
-  assign \$33  = line < \$32 ;
-  assign \$34  = \$31  & \$33 ;
-  assign \$35  = counting & \$34 ;
-  assign \$36  = hpos == 8'he3;
-  assign line_end_drawn = \$35  & \$36 ;
-  assign \$37  = ~ bus_addr[12];
-  assign \$38  = \$37  & bus_addr[7];
-  assign \$39  = ~ bus_addr[9];
-  assign sel_ram = \$38  & \$39 ;
-  assign \$40  = ~ bus_addr[12];
-  assign \$41  = \$40  & bus_addr[7];
-  assign sel_io = \$41  & bus_addr[9];
+  assign \$39  = line >= \port$5662$0 [14:6];
+  assign \$40  = \port$5662$0 [14:6] + \port$5662$0 [23:15];
+  assign \$41  = line < \$40 ;
+  assign \$42  = \$39  & \$41 ;
+  assign \$43  = counting & \$42 ;
+  assign \$44  = hpos == 8'he3;
+  assign line_end_drawn = \$43  & \$44 ;
+  assign \$45  = ~ bus_addr[12];
+  assign \$46  = \$45  & bus_addr[7];
+  assign \$47  = ~ bus_addr[9];
+  assign sel_ram = \$46  & \$47 ;
+  assign \$48  = ~ bus_addr[12];
+  assign \$49  = \$48  & bus_addr[7];
+  assign sel_io = \$49  & bus_addr[9];
   assign write = ~ bus_rw;
-  assign \write$101  = ~ bus_rw;
-  assign \strobe$103  = strobe & counting;
-  assign \$42  = ~ bus_addr[12];
-  assign \$43  = ~ bus_addr[7];
-  assign \$44  = \$42  & \$43 ;
-  assign \$45  = ! ph;
-  assign \$46  = \$45  & sync;
-  assign \$47  = ~ wsync;
-  assign \$48  = \$46  & \$47 ;
-  assign insn_start = \$48  & counting;
-  assign \$49  = hpos - 7'h44;
-  assign \$50  = line - \port$4396$0 [14:6];
+  assign \write$108  = ~ bus_rw;
+  assign \strobe$110  = strobe & counting;
+  assign \$50  = ~ bus_addr[12];
+  assign \$51  = ~ bus_addr[7];
+  assign \$52  = \$50  & \$51 ;
+  assign \$53  = ! ph;
+  assign \$54  = \$53  & cycle_sync;
+  assign \$55  = ~ wsync;
+  assign \$56  = \$54  & \$55 ;
+  assign insn_start = \$56  & counting;
+  assign \$57  = hpos - 7'h44;
+  assign \$58  = line - \port$5662$0 [14:6];
   assign at_boundary = insn_start & pending;
-  assign \$51  = ~ bus_addr[12];
-  assign \$52  = ~ bus_addr[7];
-  assign \$53  = \$51  & \$52 ;
-  assign tia_touch = strobe & \$53 ;
-  assign \$54  = line >= \port$4396$0 [14:6];
-  assign \$55  = \port$4396$0 [14:6] + \port$4396$0 [23:15];
-  assign \$56  = line < \$55 ;
-  assign \$57  = \$54  & \$56 ;
-  assign \$58  = counting & \$57 ;
-  assign \$59  = hpos == 8'he3;
-  assign pixels__line_end = \$58  & \$59 ;
+  assign pc = ce ? pc_next : state__pc;
+  assign \$59  = ~ bus_addr[12];
+  assign \$60  = ~ bus_addr[7];
+  assign \$61  = \$59  & \$60 ;
+  assign tia_touch = strobe & \$61 ;
+  assign \$62  = line >= \port$5662$0 [14:6];
+  assign \$63  = \port$5662$0 [14:6] + \port$5662$0 [23:15];
+  assign \$64  = line < \$63 ;
+  assign \$65  = \$62  & \$64 ;
+  assign \$66  = counting & \$65 ;
+  assign \$67  = hpos == 8'he3;
+  assign pixels__line_end = \$66  & \$67 ;
   always @(posedge clk)
-    ph <= \$60 ;
+    ph <= \$68 ;
   always @(posedge clk)
-    started <= \$61 ;
+    rdy_seen <= \$69 ;
   always @(posedge clk)
-    bus_addr <= \$62 ;
+    primed <= \$70 ;
   always @(posedge clk)
-    bus_rw <= \$63 ;
+    bus_addr <= \$71 ;
   always @(posedge clk)
-    bus_dout <= \$64 ;
+    bus_rw <= \$72 ;
   always @(posedge clk)
-    bus_dummy <= \$65 ;
+    bus_dout <= \$73 ;
   always @(posedge clk)
-    hpos <= \$66 ;
+    bus_dummy <= \$74 ;
   always @(posedge clk)
-    frame_line <= \$67 ;
+    fetch_next <= \$75 ;
   always @(posedge clk)
-    cyc <= \$68 ;
+    cycle_sync <= \$76 ;
   always @(posedge clk)
-    last_bus <= \$69 ;
+    started <= \$77 ;
   always @(posedge clk)
-    last_was_read <= \$70 ;
+    hpos <= \$78 ;
   always @(posedge clk)
-    pending <= \$71 ;
+    frame_line <= \$79 ;
   always @(posedge clk)
-    odd_last <= \$72 ;
+    cyc <= \$80 ;
+  always @(posedge clk)
+    riot_seen <= \$81 ;
+  always @(posedge clk)
+    strobe_seen <= \$82 ;
+  always @(posedge clk)
+    last_bus <= \$83 ;
+  always @(posedge clk)
+    last_was_read <= \$84 ;
+  always @(posedge clk)
+    pending <= \$85 ;
+  always @(posedge clk)
+    odd_last <= \$86 ;
   assign \$1  = ph == 2'h2;
   assign \$2  = ph + 1'h1;
   assign \$3  = \$1  ? 3'h0 : \$2 ;
-  assign \$4  = hpos == 8'he3;
-  assign \$5  = hpos + 1'h1;
-  assign \$6  = \$4  ? 9'h000 : \$5 ;
-  assign \$7  = hpos == 8'he3;
-  assign \$8  = frame_line != 16'hffff;
-  assign \$9  = \$7  & \$8 ;
-  assign \$10  = line + 1'h1;
-  assign \$11  = cyc + 1'h1;
-  assign \$12  = hpos == 8'he3;
-  assign \$13  = \$12  & counting;
-  assign \$14  = ~ \$13 ;
-  assign \$15  = bus_rw ? din : bus_dout;
-  assign counting = started | sync;
-  assign ce = ph == 2'h2;
-  assign rdy = ~ wsync;
-  assign \$16  = ph == 2'h2;
-  assign cycle_end = \$16  & counting;
-  assign \$17  = ~ bus_dummy;
-  assign \$18  = cycle_end & \$17 ;
-  assign \$19  = ~ bus_rw;
-  assign \$20  = ~ wsync;
-  assign \$21  = \$19  | \$20 ;
-  assign strobe = \$18  & \$21 ;
+  assign \$4  = ~ wsync;
+  assign \$5  = ph == 2'h2;
+  assign \$6  = ph == 2'h2;
+  assign \$7  = ~ wsync;
+  assign \$9  = rw & \$8 ;
+  assign \$10  = \$9  ? sync : fetch_next;
+  assign \$11  = hpos == 8'he3;
+  assign \$12  = hpos + 1'h1;
   \instance.console.cart  cart (
     .bank(bank),
     .clk(clk),
@@ -4313,16 +4353,16 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .con_rst(con_rst),
     .host_rdata(host_cart_rdata),
     .host_we_ram(host_we_ram),
-    .mapper(\port$4396$0 [3:0]),
-    .\port$4480$0 (bus_addr),
-    .rdata(rdata),
-    .rom_w__addr(\host_addr$91 ),
+    .mapper(\port$5662$0 [3:0]),
+    .\port$5748$0 (bus_addr),
+    .rdata(\rdata$121 ),
+    .rom_w__addr(\host_addr$98 ),
     .rom_w__data(host_wdata),
     .rom_w__en(host_we_rom),
     .rst(rst),
-    .strobe(\strobe$103 ),
+    .strobe(\strobe$110 ),
     .wdata(bus_dout),
-    .write(\write$101 )
+    .write(\write$108 )
   );
   \instance.console.cpu  cpu (
     .addr(addr),
@@ -4333,11 +4373,13 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .din(din),
     .dout(dout),
     .dummy(dummy),
+    .fetch_next(\fetch_next$16 ),
     .jammed(jammed),
-    .rdy(rdy),
+    .pc_next(pc_next),
+    .rdy(rdy_seen),
     .rst(rst),
     .rw(rw),
-    .state__pc(pc),
+    .state__pc(state__pc),
     .sync(sync)
   );
   \instance.console.riot  riot (
@@ -4345,13 +4387,12 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .clk(clk),
     .con_ce(con_ce),
     .con_rst(con_rst),
-    .cyc(cyc),
-    .frame_start(start_frame),
+    .cycle_end(cycle_end),
     .host_rdata(host_riot_rdata),
     .host_wdata(host_wdata),
     .host_we(host_we),
-    .hp__addr(\host_addr$91 [6:0]),
-    .rdata(\rdata$116 ),
+    .hp__addr(\host_addr$98 [6:0]),
+    .rdata(rdata),
     .rst(rst),
     .sel_io(sel_io),
     .sel_ram(sel_ram),
@@ -4393,239 +4434,322 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .paddle_needed2(paddle_needed2),
     .paddle_needed3(paddle_needed3),
     .pixel(pixel),
-    .\port$4396$4 (\port$4396$0 [5:4]),
-    .rd(\$73 ),
+    .\port$5662$4 (\port$5662$0 [5:4]),
+    .rd(\$87 ),
     .rst(rst),
     .wsync(wsync)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$60  = ph;
+    \$68  = ph;
     if (con_ce) begin
-      \$60  = \$3 [1:0];
+      \$68  = \$3 [1:0];
     end
     if (con_rst) begin
-      \$60  = 2'h0;
+      \$68  = 2'h0;
     end
     if (rst) begin
-      \$60  = 2'h0;
+      \$68  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$61  = started;
+    \$69  = rdy_seen;
     if (con_ce) begin
-      if (sync) begin
-        \$61  = 1'h1;
+      \$69  = \$4 ;
+    end
+    if (con_rst) begin
+      \$69  = 1'h1;
+    end
+    if (rst) begin
+      \$69  = 1'h1;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$70  = primed;
+    if (con_ce) begin
+      if (\$5 ) begin
+        \$70  = 1'h1;
       end
     end
     if (con_rst) begin
-      \$61  = 1'h0;
+      \$70  = 1'h0;
     end
     if (rst) begin
-      \$61  = 1'h0;
+      \$70  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$62  = bus_addr;
+    \$71  = bus_addr;
     if (con_ce) begin
-      \$62  = addr[13:0];
+      \$71  = addr[13:0];
     end
     if (con_rst) begin
-      \$62  = 14'h0000;
+      \$71  = 14'h0000;
     end
     if (rst) begin
-      \$62  = 14'h0000;
+      \$71  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$63  = bus_rw;
+    \$72  = bus_rw;
     if (con_ce) begin
-      \$63  = rw;
+      \$72  = rw;
     end
     if (con_rst) begin
-      \$63  = 1'h1;
+      \$72  = 1'h1;
     end
     if (rst) begin
-      \$63  = 1'h1;
+      \$72  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$64  = bus_dout;
+    \$73  = bus_dout;
     if (con_ce) begin
-      \$64  = dout;
+      \$73  = dout;
     end
     if (con_rst) begin
-      \$64  = 8'h00;
+      \$73  = 8'h00;
     end
     if (rst) begin
-      \$64  = 8'h00;
+      \$73  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$65  = bus_dummy;
+    \$74  = bus_dummy;
     if (con_ce) begin
-      \$65  = dummy;
+      \$74  = dummy;
     end
     if (con_rst) begin
-      \$65  = 1'h0;
+      \$74  = 1'h0;
     end
     if (rst) begin
-      \$65  = 1'h0;
+      \$74  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$66  = hpos;
+    \$75  = fetch_next;
     if (con_ce) begin
-      if (counting) begin
-        \$66  = \$6 [7:0];
+      \$75  = \fetch_next$16 ;
+    end
+    if (con_rst) begin
+      \$75  = 1'h0;
+    end
+    if (rst) begin
+      \$75  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$76  = cycle_sync;
+    if (con_ce) begin
+      if (\$6 ) begin
+        \$76  = \$10 ;
       end
     end
     if (con_rst) begin
-      \$66  = 8'h00;
+      \$76  = 1'h0;
     end
     if (rst) begin
-      \$66  = 8'h00;
+      \$76  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$67  = frame_line;
+    \$77  = started;
+    if (con_ce) begin
+      if (cycle_sync) begin
+        \$77  = 1'h1;
+      end
+    end
+    if (con_rst) begin
+      \$77  = 1'h0;
+    end
+    if (rst) begin
+      \$77  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$78  = hpos;
     if (con_ce) begin
       if (counting) begin
-        if (\$9 ) begin
-          \$67  = \$10 [15:0];
+        \$78  = \$13 [7:0];
+      end
+    end
+    if (con_rst) begin
+      \$78  = 8'h00;
+    end
+    if (rst) begin
+      \$78  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$79  = frame_line;
+    if (con_ce) begin
+      if (counting) begin
+        if (\$16 ) begin
+          \$79  = \$17 [15:0];
         end
       end
       if (start_frame) begin
-        if (\$14 ) begin
-          \$67  = 16'h0000;
+        if (\$21 ) begin
+          \$79  = 16'h0000;
         end
       end
     end
     if (con_rst) begin
-      \$67  = 16'h0000;
+      \$79  = 16'h0000;
     end
     if (rst) begin
-      \$67  = 16'h0000;
+      \$79  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$68  = cyc;
+    \$80  = cyc;
     if (con_ce) begin
       if (cycle_end) begin
-        \$68  = \$11 [31:0];
+        \$80  = \$18 [31:0];
       end
       if (start_frame) begin
-        \$68  = 32'd0;
+        \$80  = 32'd0;
       end
     end
     if (con_rst) begin
-      \$68  = 32'd0;
+      \$80  = 32'd0;
     end
     if (rst) begin
-      \$68  = 32'd0;
+      \$80  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$69  = last_bus;
+    \$81  = riot_seen;
     if (con_ce) begin
-      if (strobe) begin
-        \$69  = \$15 ;
-      end
+      \$81  = rdata;
     end
     if (con_rst) begin
-      \$69  = 8'h00;
+      \$81  = 8'h00;
     end
     if (rst) begin
-      \$69  = 8'h00;
+      \$81  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$70  = last_was_read;
+    \$82  = strobe_seen;
     if (con_ce) begin
-      if (strobe) begin
-        \$70  = bus_rw;
-      end
+      \$82  = strobe;
     end
     if (con_rst) begin
-      \$70  = 1'h0;
+      \$82  = 1'h0;
     end
     if (rst) begin
-      \$70  = 1'h0;
+      \$82  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$71  = pending;
+    \$83  = last_bus;
+    if (con_ce) begin
+      if (strobe_seen) begin
+        \$83  = \$22 ;
+      end
+    end
+    if (con_rst) begin
+      \$83  = 8'h00;
+    end
+    if (rst) begin
+      \$83  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$84  = last_was_read;
+    if (con_ce) begin
+      if (strobe_seen) begin
+        \$84  = bus_rw;
+      end
+    end
+    if (con_rst) begin
+      \$84  = 1'h0;
+    end
+    if (rst) begin
+      \$84  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$85  = pending;
     if (con_ce) begin
       if (frame_end) begin
-        \$71  = 1'h1;
+        \$85  = 1'h1;
       end
       if (start_frame) begin
-        \$71  = 1'h0;
+        \$85  = 1'h0;
       end
     end
     if (con_rst) begin
-      \$71  = 1'h0;
+      \$85  = 1'h0;
     end
     if (rst) begin
-      \$71  = 1'h0;
+      \$85  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$72  = odd_last;
+    \$86  = odd_last;
     if (con_ce) begin
       if (start_frame) begin
-        \$72  = frame_line[0];
+        \$86  = frame_line[0];
       end
     end
     if (con_rst) begin
-      \$72  = 1'h0;
+      \$86  = 1'h0;
     end
     if (rst) begin
-      \$72  = 1'h0;
+      \$86  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
     if (bus_addr[12]) begin
-      din = rdata;
-    end else if (\$44 ) begin
-      din = { \$73 , last_bus[5:0] };
+      din = \rdata$121 ;
+    end else if (\$52 ) begin
+      din = { \$87 , last_bus[5:0] };
     end else begin
-      din = \rdata$116 ;
+      din = riot_seen;
     end
   end
-  assign ystart = \port$4396$0 [14:6];
-  assign height = \port$4396$0 [23:15];
-  assign \cycle_end$36  = cycle_end;
-  assign \bus_addr$38  = bus_addr[5:0];
+  assign rdy = rdy_seen;
+  assign ystart = \port$5662$0 [14:6];
+  assign height = \port$5662$0 [23:15];
+  assign \cycle_end$44  = cycle_end;
+  assign \bus_addr$46  = bus_addr[5:0];
   assign bus_wdata = bus_dout;
   assign bus_last = last_bus;
-  assign \last_was_read$41  = last_was_read;
-  assign \hpos$42  = hpos;
+  assign \last_was_read$49  = last_was_read;
+  assign \hpos$50  = hpos;
   assign advance = counting;
-  assign \drawn$44  = drawn;
-  assign \cyc$46  = cyc;
+  assign \drawn$52  = drawn;
+  assign \cyc$54  = cyc;
   assign frame_start = start_frame;
-  assign \line$48  = line;
-  assign pal = \port$4396$0 [4];
-  assign \pal$50  = \port$4396$0 [4];
-  assign hmove_blanks = \port$4396$0 [5];
-  assign \hmove_blanks$52  = \port$4396$0 [5];
-  assign \inpt4$54  = inpt4;
-  assign \inpt5$56  = inpt5;
+  assign \line$56  = line;
+  assign pal = \port$5662$0 [4];
+  assign \pal$58  = \port$5662$0 [4];
+  assign hmove_blanks = \port$5662$0 [5];
+  assign \hmove_blanks$60  = \port$5662$0 [5];
+  assign \inpt4$62  = inpt4;
+  assign \inpt5$64  = inpt5;
   assign odd_last_frame = odd_last;
   assign paddle0_needed = paddle_needed0;
   assign paddle0_mode = paddle_mode0;
@@ -4635,49 +4759,48 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign paddle2_mode = paddle_mode2;
   assign paddle3_needed = paddle_needed3;
   assign paddle3_mode = paddle_mode3;
-  assign \addr$76  = bus_addr[9:0];
+  assign \addr$84  = bus_addr[9:0];
   assign wdata = bus_dout;
-  assign \strobe$79  = strobe;
-  assign \cyc$80  = cyc;
-  assign \frame_start$81  = start_frame;
-  assign \timer_init$83  = timer_init;
-  assign \swcha$85  = swcha;
-  assign \swchb$87  = swchb;
+  assign \strobe$87  = strobe;
+  assign \cycle_end$88  = cycle_end;
+  assign \timer_init$90  = timer_init;
+  assign \swcha$92  = swcha;
+  assign \swchb$94  = swchb;
   assign host_we_riot = host_we;
-  assign host_addr = \host_addr$91 [6:0];
-  assign \host_wdata$93  = host_wdata;
+  assign host_addr = \host_addr$98 [6:0];
+  assign \host_wdata$100  = host_wdata;
   assign host_rdata = host_riot_rdata;
-  assign mapper = \port$4396$0 [3:0];
-  assign \mapper$97  = \port$4396$0 [3:0];
+  assign mapper = \port$5662$0 [3:0];
+  assign \mapper$104  = \port$5662$0 [3:0];
   assign sel = bus_addr[12];
-  assign \addr$99  = bus_addr[12:0];
+  assign \addr$106  = bus_addr[12:0];
   assign a13 = bus_addr[13];
-  assign \wdata$102  = bus_dout;
-  assign \host_we_rom$105  = host_we_rom;
-  assign \host_we_ram$107  = host_we_ram;
-  assign \host_addr$108  = \host_addr$91 ;
-  assign \host_wdata$109  = host_wdata;
-  assign \host_rdata$111  = host_cart_rdata;
-  assign \bank$113  = bank;
-  assign \rdata$115  = { \$73 , last_bus[5:0] };
-  assign \din$117  = din;
-  assign \pixel$120  = pixel;
-  assign \drawn$121  = drawn;
-  assign pixel_x = \$49 [7:0];
-  assign row = \$50 [8:0];
-  assign \hpos$124  = hpos;
-  assign \line$125  = line;
-  assign \cyc$126  = cyc;
-  assign \insn_start$127  = insn_start;
+  assign \wdata$109  = bus_dout;
+  assign \host_we_rom$112  = host_we_rom;
+  assign \host_we_ram$114  = host_we_ram;
+  assign \host_addr$115  = \host_addr$98 ;
+  assign \host_wdata$116  = host_wdata;
+  assign \host_rdata$118  = host_cart_rdata;
+  assign \bank$120  = bank;
+  assign \rdata$122  = { \$87 , last_bus[5:0] };
+  assign \din$123  = din;
+  assign \pixel$126  = pixel;
+  assign \drawn$127  = drawn;
+  assign pixel_x = \$57 [7:0];
+  assign row = \$58 [8:0];
+  assign \hpos$130  = hpos;
+  assign \line$131  = line;
+  assign \cyc$132  = cyc;
+  assign \insn_start$133  = insn_start;
   assign frame_pending = pending;
-  assign \jammed$131  = jammed;
-  assign state__pc = pc;
+  assign \jammed$137  = jammed;
   assign pixels__pixel = pixel;
   assign pixels__visible = drawn;
   assign pixels__frame_end = start_frame;
+  assign \$8  = wsync;
 endmodule
 
-module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$4480$0 , wdata, bank, clk);
+module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$5748$0 , wdata, bank, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$43  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -4699,112 +4822,144 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   wire \$114 ;
   wire \$115 ;
   wire \$116 ;
-  wire \$117 ;
+  wire [11:0] \$117 ;
   wire \$118 ;
-  wire \$119 ;
+  wire [11:0] \$119 ;
   wire \$12 ;
   wire \$120 ;
-  wire \$121 ;
+  wire [11:0] \$121 ;
   wire \$122 ;
-  wire \$123 ;
+  wire [11:0] \$123 ;
   wire \$124 ;
-  wire \$125 ;
+  wire [11:0] \$125 ;
   wire \$126 ;
   wire \$127 ;
   wire [11:0] \$128 ;
   wire \$129 ;
   wire \$13 ;
-  wire [11:0] \$130 ;
-  wire \$131 ;
-  wire [11:0] \$132 ;
+  wire \$130 ;
+  wire [11:0] \$131 ;
+  wire \$132 ;
   wire \$133 ;
   wire [11:0] \$134 ;
   wire \$135 ;
-  wire [11:0] \$136 ;
+  wire \$136 ;
   wire \$137 ;
   wire \$138 ;
-  wire [11:0] \$139 ;
+  wire \$139 ;
   wire \$14 ;
   wire \$140 ;
   wire \$141 ;
-  wire [11:0] \$142 ;
+  wire \$142 ;
   wire \$143 ;
   wire \$144 ;
-  wire [11:0] \$145 ;
+  wire \$145 ;
   wire \$146 ;
   wire \$147 ;
   wire \$148 ;
-  wire \$149 ;
+  wire [7:0] \$149 ;
   wire \$15 ;
   wire \$150 ;
-  wire \$151 ;
+  wire [7:0] \$151 ;
   wire \$152 ;
-  wire \$153 ;
+  wire [7:0] \$153 ;
   wire \$154 ;
   wire \$155 ;
   wire \$156 ;
   wire \$157 ;
   wire \$158 ;
-  wire \$159 ;
+  wire [7:0] \$159 ;
   wire \$16 ;
-  wire [7:0] \$160 ;
+  wire \$160 ;
   wire \$161 ;
-  wire [7:0] \$162 ;
+  wire \$162 ;
   wire \$163 ;
-  wire [7:0] \$164 ;
+  wire \$164 ;
   wire \$165 ;
   wire \$166 ;
   wire \$167 ;
-  reg \$168 ;
-  reg [1:0] \$169 ;
+  wire \$168 ;
+  wire \$169 ;
   wire \$17 ;
-  reg [2:0] \$170 ;
-  reg [2:0] \$171 ;
-  reg [2:0] \$172 ;
-  reg [7:0] \$173 ;
-  reg [7:0] \$174 ;
-  reg [10:0] \$175 ;
-  reg [7:0] \$176 ;
-  reg [10:0] \$177 ;
-  reg [7:0] \$178 ;
-  reg [10:0] \$179 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire \$172 ;
+  wire \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire \$176 ;
+  wire \$177 ;
+  wire \$178 ;
+  wire \$179 ;
   wire [12:0] \$18 ;
-  reg [7:0] \$180 ;
-  reg [10:0] \$181 ;
-  reg [7:0] \$182 ;
-  reg [10:0] \$183 ;
-  reg [7:0] \$184 ;
-  reg [10:0] \$185 ;
-  reg [7:0] \$186 ;
-  reg [10:0] \$187 ;
-  reg [7:0] \$188 ;
-  reg [10:0] \$189 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  wire \$188 ;
+  wire \$189 ;
   wire \$19 ;
-  reg [7:0] \$190 ;
-  reg [7:0] \$191 ;
-  reg [7:0] \$192 ;
-  reg [7:0] \$193 ;
-  reg [7:0] \$194 ;
-  reg [7:0] \$195 ;
-  reg [7:0] \$196 ;
-  reg [7:0] \$197 ;
-  reg [7:0] \$198 ;
-  reg [7:0] \$199 ;
+  wire \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire \$193 ;
+  wire \$194 ;
+  wire \$195 ;
+  reg \$196 ;
+  reg [1:0] \$197 ;
+  reg [2:0] \$198 ;
+  reg [2:0] \$199 ;
   wire \$2 ;
   wire \$20 ;
-  reg [7:0] \$200 ;
+  reg [2:0] \$200 ;
   reg [7:0] \$201 ;
-  reg \$202 ;
-  reg [7:0] \$203 ;
+  reg [7:0] \$202 ;
+  reg [10:0] \$203 ;
   reg [7:0] \$204 ;
-  reg \$205 ;
+  reg [10:0] \$205 ;
   reg [7:0] \$206 ;
-  reg [7:0] \$207 ;
-  reg \$208 ;
+  reg [10:0] \$207 ;
+  reg [7:0] \$208 ;
+  reg [10:0] \$209 ;
   wire \$21 ;
+  reg [7:0] \$210 ;
+  reg [10:0] \$211 ;
+  reg [7:0] \$212 ;
+  reg [10:0] \$213 ;
+  reg [7:0] \$214 ;
+  reg [10:0] \$215 ;
+  reg [7:0] \$216 ;
+  reg [10:0] \$217 ;
+  reg [7:0] \$218 ;
+  reg [7:0] \$219 ;
   wire \$22 ;
+  reg [7:0] \$220 ;
+  reg [7:0] \$221 ;
+  reg [7:0] \$222 ;
+  reg [7:0] \$223 ;
+  reg [7:0] \$224 ;
+  reg [7:0] \$225 ;
+  reg [7:0] \$226 ;
+  reg [7:0] \$227 ;
+  reg [7:0] \$228 ;
+  reg [7:0] \$229 ;
   wire \$23 ;
+  reg \$230 ;
+  reg [7:0] \$231 ;
+  reg [7:0] \$232 ;
+  reg \$233 ;
+  reg [7:0] \$234 ;
+  reg [7:0] \$235 ;
+  reg \$236 ;
+  reg [7:0] \$237 ;
+  reg [7:0] \$238 ;
+  reg \$239 ;
   wire \$24 ;
+  reg \$240 ;
   wire \$25 ;
   wire \$26 ;
   wire \$27 ;
@@ -4861,7 +5016,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   wire \$73 ;
   wire [7:0] \$74 ;
   wire [7:0] \$75 ;
-  wire \$76 ;
+  wire [7:0] \$76 ;
   wire \$77 ;
   wire \$78 ;
   wire \$79 ;
@@ -4873,7 +5028,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   wire \$84 ;
   wire \$85 ;
   wire \$86 ;
-  wire [7:0] \$87 ;
+  wire \$87 ;
   wire \$88 ;
   wire \$89 ;
   wire \$9 ;
@@ -4935,6 +5090,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   reg [7:0] dpc_top6 = 8'h00;
   reg [7:0] dpc_top7 = 8'h00;
   wire [7:0] flag_new;
+  reg [7:0] flag_seen = 8'h00;
   wire [13:0] host_addr;
   output [7:0] host_rdata;
   wire [7:0] host_rdata;
@@ -4945,20 +5101,22 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   reg init_done = 1'h0;
   input [3:0] mapper;
   wire [3:0] mapper;
+  reg masked_seen = 1'h0;
   wire music_i;
   reg [1:0] new_bank;
   reg [2:0] new_slice0;
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
-  input [13:0] \port$4480$0 ;
-  wire [13:0] \port$4480$0 ;
+  reg [7:0] other_seen = 8'h00;
+  input [13:0] \port$5748$0 ;
+  wire [13:0] \port$5748$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
   wire [7:0] ram_r__data;
-  reg [6:0] ram_w__addr;
-  reg [7:0] ram_w__data;
-  reg ram_w__en;
+  wire [6:0] ram_w__addr;
+  wire [7:0] ram_w__data;
+  wire ram_w__en;
   output [7:0] rdata;
   wire [7:0] rdata;
   reg [7:0] rng = 8'h01;
@@ -4966,6 +5124,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   reg [13:0] rom_addr;
   wire [13:0] rom_r__addr;
   wire [7:0] rom_r__data;
+  reg rom_seen = 1'h0;
   input [13:0] rom_w__addr;
   wire [13:0] rom_w__addr;
   input [7:0] rom_w__data;
@@ -4990,23 +5149,23 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     for (ram__i = 0; ram__i < 128; ram__i = ram__i + 1) ram[ram__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$167 )
+    if (\$195 )
       ram[ram_w__addr] <= ram_w__data;
   end
   assign host_rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$4480$0 [6:0]];
+  assign ram_r__data = ram[\port$5748$0 [6:0]];
   reg [7:0] rom [16383:0];
   integer rom__i;
   initial begin
     for (rom__i = 0; rom__i < 16384; rom__i = rom__i + 1) rom[rom__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$165 )
+    if (\$193 )
       rom[rom_w__addr] <= rom_w__data;
   end
   reg [7:0] _0_;
   always @(posedge clk) begin
-    if (\$166 ) begin
+    if (\$194 ) begin
       _0_ <= rom[rom_addr];
     end
   end
@@ -5016,44 +5175,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$4480$0 [11:0] == 12'hff8;
-  assign \$7  = \port$4480$0 [11:0] == 12'hff9;
+  assign \$6  = \port$5748$0 [11:0] == 12'hff8;
+  assign \$7  = \port$5748$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$4480$0 [11:0] - 12'hff8;
+  assign \$10  = \port$5748$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$4480$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$5748$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$4480$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$5748$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$4480$0 [11:0] - 12'hff6;
+  assign \$18  = \port$5748$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$4480$0 [12] & \$19 ;
-  assign \$21  = \port$4480$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$5748$0 [12] & \$19 ;
+  assign \$21  = \port$5748$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$4480$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$5748$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$4480$0 [12] & \$25 ;
-  assign \$27  = \port$4480$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$5748$0 [12] & \$25 ;
+  assign \$27  = \port$5748$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$4480$0 [11:0] < 12'hff0;
+  assign \$29  = \port$5748$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$4480$0 [12] & \$31 ;
-  assign \$33  = \port$4480$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$5748$0 [12] & \$31 ;
+  assign \$33  = \port$5748$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$4480$0 [11:0] < 12'hff8;
+  assign \$35  = \port$5748$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$4480$0 [2:0] >= 3'h5;
-  assign \$47  = \port$4480$0 [2:0] - 3'h5;
+  assign \$46  = \port$5748$0 [2:0] >= 3'h5;
+  assign \$47  = \port$5748$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -5062,203 +5221,242 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$4480$0 [12];
+  assign \$57  = \$56  & \port$5748$0 [12];
   assign \$58  = ~ write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$4480$0 [11:0] < 7'h40;
+  assign \$60  = \port$5748$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$4480$0 [5:3] == 1'h1;
-  assign \$63  = \port$4480$0 [5:3] == 2'h2;
+  assign \$62  = \port$5748$0 [5:3] == 1'h1;
+  assign \$63  = \port$5748$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$4480$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$4480$0 [11:10];
-  assign \$68  = \port$4480$0 [11:10] == 1'h1;
+  assign \$66  = \port$5748$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$5748$0 [11:10];
+  assign \$68  = \port$5748$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$4480$0 [13];
-  assign \$73  = \port$4480$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$5748$0 [13];
+  assign \$73  = \port$5748$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
-  assign \$75  = rom_r__data & flag_new;
-  assign \$76  = mapper == 3'h4;
-  assign \$77  = mapper == 3'h5;
-  assign \$78  = \$76  | \$77 ;
-  assign \$79  = \port$4480$0 [11:7] == 1'h1;
-  assign \$80  = \$78  & \$79 ;
-  assign \$81  = mapper == 4'h8;
-  assign \$82  = \$81  & \port$4480$0 [12];
-  assign \$83  = ~ write;
-  assign \$84  = \$82  & \$83 ;
-  assign \$85  = \port$4480$0 [11:0] < 7'h40;
-  assign \$86  = \$84  & \$85 ;
-  assign \$87  = \$86  ? dpc_rdata : rom_r__data;
-  assign rdata = \$80  ? ram_r__data : \$87 ;
-  assign \$88  = \port$4480$0 [12] & strobe;
-  assign \$89  = \$88  & write;
-  assign \$90  = mapper == 3'h4;
-  assign \$91  = mapper == 3'h5;
-  assign \$92  = \$90  | \$91 ;
-  assign \$93  = ! \port$4480$0 [11:7];
-  assign \$94  = \$92  & \$93 ;
-  assign \$95  = \$89  & \$94 ;
-  assign \$96  = ~ init_done;
-  assign \$97  = mapper == 2'h2;
-  assign \$98  = mapper == 3'h4;
-  assign \$99  = \$97  | \$98 ;
-  assign \$100  = mapper == 4'h8;
+  assign \$75  = rom_r__data & flag_seen;
+  assign \$76  = masked_seen ? \$75  : rom_r__data;
+  assign rdata = rom_seen ? \$76  : other_seen;
+  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$5748$0 [6:0];
+  assign ram_w__data = host_we_ram ? rom_w__data : wdata;
+  assign \$77  = \port$5748$0 [12] & strobe;
+  assign \$78  = \$77  & write;
+  assign \$79  = mapper == 3'h4;
+  assign \$80  = mapper == 3'h5;
+  assign \$81  = \$79  | \$80 ;
+  assign \$82  = ! \port$5748$0 [11:7];
+  assign \$83  = \$81  & \$82 ;
+  assign \$84  = \$78  & \$83 ;
+  assign ram_w__en = host_we_ram | \$84 ;
+  assign \$85  = ~ init_done;
+  assign \$86  = mapper == 2'h2;
+  assign \$87  = mapper == 3'h4;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = mapper == 4'h8;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = \$90  ? 1'h1 : 1'h0;
+  assign \$92  = \port$5748$0 [12] & strobe;
+  assign \$93  = \$92  & init_done;
+  assign \$94  = mapper == 4'h8;
+  assign \$95  = \port$5748$0 [12] & strobe;
+  assign \$96  = \$94  & \$95 ;
+  assign \$97  = ~ write;
+  assign \$98  = \port$5748$0 [12] & \$97 ;
+  assign \$99  = \port$5748$0 [11:0] < 8'h80;
+  assign \$100  = \port$5748$0 [11:0] >= 12'hfc0;
   assign \$101  = \$99  | \$100 ;
-  assign \$102  = \$101  ? 1'h1 : 1'h0;
-  assign \$103  = \port$4480$0 [12] & strobe;
-  assign \$104  = \$103  & init_done;
-  assign \$105  = mapper == 4'h8;
-  assign \$106  = \port$4480$0 [12] & strobe;
-  assign \$107  = \$105  & \$106 ;
-  assign \$108  = ~ write;
-  assign \$109  = \port$4480$0 [12] & \$108 ;
-  assign \$110  = \port$4480$0 [11:0] < 8'h80;
-  assign \$111  = \port$4480$0 [11:0] >= 12'hfc0;
-  assign \$112  = \$110  | \$111 ;
-  assign \$113  = \$109  & \$112 ;
-  assign \$114  = \port$4480$0 [12] & write;
-  assign \$115  = \$113  | \$114 ;
-  assign \$116  = \$107  & \$115 ;
-  assign \$117  = mapper == 4'h8;
-  assign \$118  = \port$4480$0 [12] & strobe;
-  assign \$119  = \$117  & \$118 ;
-  assign \$120  = mapper == 4'h8;
-  assign \$121  = \$120  & \port$4480$0 [12];
-  assign \$122  = ~ write;
-  assign \$123  = \$121  & \$122 ;
-  assign \$124  = \port$4480$0 [11:0] < 7'h40;
-  assign \$125  = \$123  & \$124 ;
-  assign \$126  = \$119  & \$125 ;
-  assign \$127  = ! \port$4480$0 [2:0];
-  assign \$128  = dpc_counter0 - 1'h1;
-  assign \$129  = \port$4480$0 [2:0] == 1'h1;
-  assign \$130  = dpc_counter1 - 1'h1;
-  assign \$131  = \port$4480$0 [2:0] == 2'h2;
-  assign \$132  = dpc_counter2 - 1'h1;
-  assign \$133  = \port$4480$0 [2:0] == 2'h3;
-  assign \$134  = dpc_counter3 - 1'h1;
-  assign \$135  = \port$4480$0 [2:0] == 3'h4;
-  assign \$136  = dpc_counter4 - 1'h1;
-  assign \$137  = \port$4480$0 [2:0] == 3'h5;
-  assign \$138  = ~ dpc_music0;
-  assign \$139  = dpc_counter5 - 1'h1;
-  assign \$140  = \port$4480$0 [2:0] == 3'h6;
-  assign \$141  = ~ dpc_music1;
-  assign \$142  = dpc_counter6 - 1'h1;
-  assign \$143  = \port$4480$0 [2:0] == 3'h7;
-  assign \$144  = ~ dpc_music2;
-  assign \$145  = dpc_counter7 - 1'h1;
-  assign \$146  = mapper == 4'h8;
-  assign \$147  = \port$4480$0 [12] & strobe;
-  assign \$148  = \$146  & \$147 ;
-  assign \$149  = \$148  & write;
-  assign \$150  = \port$4480$0 [11:0] >= 7'h40;
-  assign \$151  = \$149  & \$150 ;
-  assign \$152  = \port$4480$0 [11:0] < 8'h80;
-  assign \$153  = \$151  & \$152 ;
-  assign \$154  = ! \port$4480$0 [2:0];
-  assign \$155  = \port$4480$0 [2:0] == 1'h1;
-  assign \$156  = \port$4480$0 [2:0] == 2'h2;
-  assign \$157  = \port$4480$0 [2:0] == 2'h3;
-  assign \$158  = \port$4480$0 [2:0] == 3'h4;
-  assign \$159  = \port$4480$0 [2:0] == 3'h5;
-  assign \$160  = dpc_music0 ? dpc_top5 : wdata;
-  assign \$161  = \port$4480$0 [2:0] == 3'h6;
-  assign \$162  = dpc_music1 ? dpc_top6 : wdata;
-  assign \$163  = \port$4480$0 [2:0] == 3'h7;
-  assign \$164  = dpc_music2 ? dpc_top7 : wdata;
-  assign \$165  = con_ce ? rom_w__en : 1'h0;
-  assign \$167  = con_ce ? ram_w__en : 1'h0;
+  assign \$102  = \$98  & \$101 ;
+  assign \$103  = \port$5748$0 [12] & write;
+  assign \$104  = \$102  | \$103 ;
+  assign \$105  = \$96  & \$104 ;
+  assign \$106  = mapper == 4'h8;
+  assign \$107  = \port$5748$0 [12] & strobe;
+  assign \$108  = \$106  & \$107 ;
+  assign \$109  = mapper == 4'h8;
+  assign \$110  = \$109  & \port$5748$0 [12];
+  assign \$111  = ~ write;
+  assign \$112  = \$110  & \$111 ;
+  assign \$113  = \port$5748$0 [11:0] < 7'h40;
+  assign \$114  = \$112  & \$113 ;
+  assign \$115  = \$108  & \$114 ;
+  assign \$116  = ! \port$5748$0 [2:0];
+  assign \$117  = dpc_counter0 - 1'h1;
+  assign \$118  = \port$5748$0 [2:0] == 1'h1;
+  assign \$119  = dpc_counter1 - 1'h1;
+  assign \$120  = \port$5748$0 [2:0] == 2'h2;
+  assign \$121  = dpc_counter2 - 1'h1;
+  assign \$122  = \port$5748$0 [2:0] == 2'h3;
+  assign \$123  = dpc_counter3 - 1'h1;
+  assign \$124  = \port$5748$0 [2:0] == 3'h4;
+  assign \$125  = dpc_counter4 - 1'h1;
+  assign \$126  = \port$5748$0 [2:0] == 3'h5;
+  assign \$127  = ~ dpc_music0;
+  assign \$128  = dpc_counter5 - 1'h1;
+  assign \$129  = \port$5748$0 [2:0] == 3'h6;
+  assign \$130  = ~ dpc_music1;
+  assign \$131  = dpc_counter6 - 1'h1;
+  assign \$132  = \port$5748$0 [2:0] == 3'h7;
+  assign \$133  = ~ dpc_music2;
+  assign \$134  = dpc_counter7 - 1'h1;
+  assign \$135  = mapper == 4'h8;
+  assign \$136  = \port$5748$0 [12] & strobe;
+  assign \$137  = \$135  & \$136 ;
+  assign \$138  = \$137  & write;
+  assign \$139  = \port$5748$0 [11:0] >= 7'h40;
+  assign \$140  = \$138  & \$139 ;
+  assign \$141  = \port$5748$0 [11:0] < 8'h80;
+  assign \$142  = \$140  & \$141 ;
+  assign \$143  = ! \port$5748$0 [2:0];
+  assign \$144  = \port$5748$0 [2:0] == 1'h1;
+  assign \$145  = \port$5748$0 [2:0] == 2'h2;
+  assign \$146  = \port$5748$0 [2:0] == 2'h3;
+  assign \$147  = \port$5748$0 [2:0] == 3'h4;
+  assign \$148  = \port$5748$0 [2:0] == 3'h5;
+  assign \$149  = dpc_music0 ? dpc_top5 : wdata;
+  assign \$150  = \port$5748$0 [2:0] == 3'h6;
+  assign \$151  = dpc_music1 ? dpc_top6 : wdata;
+  assign \$152  = \port$5748$0 [2:0] == 3'h7;
+  assign \$153  = dpc_music2 ? dpc_top7 : wdata;
+  assign \$154  = mapper == 3'h4;
+  assign \$155  = mapper == 3'h5;
+  assign \$156  = \$154  | \$155 ;
+  assign \$157  = \port$5748$0 [11:7] == 1'h1;
+  assign \$158  = \$156  & \$157 ;
+  assign \$159  = \$158  ? ram_r__data : dpc_rdata;
+  assign \$160  = mapper == 3'h4;
+  assign \$161  = mapper == 3'h5;
+  assign \$162  = \$160  | \$161 ;
+  assign \$163  = \port$5748$0 [11:7] == 1'h1;
+  assign \$164  = \$162  & \$163 ;
+  assign \$165  = ~ \$164 ;
+  assign \$166  = mapper == 4'h8;
+  assign \$167  = \$166  & \port$5748$0 [12];
+  assign \$168  = ~ write;
+  assign \$169  = \$167  & \$168 ;
+  assign \$170  = \port$5748$0 [11:0] < 7'h40;
+  assign \$171  = \$169  & \$170 ;
+  assign \$172  = ~ \$171 ;
+  assign \$173  = mapper == 4'h8;
+  assign \$174  = \$173  & \port$5748$0 [12];
+  assign \$175  = ~ write;
+  assign \$176  = \$174  & \$175 ;
+  assign \$177  = \port$5748$0 [11:0] < 7'h40;
+  assign \$178  = \$176  & \$177 ;
+  assign \$179  = \port$5748$0 [5:3] == 1'h1;
+  assign \$180  = \port$5748$0 [5:3] == 2'h2;
+  assign \$181  = \$179  | \$180 ;
+  assign \$182  = \$178  & \$181 ;
+  assign \$183  = \$172  | \$182 ;
+  assign \$184  = \$165  & \$183 ;
+  assign \$185  = mapper == 4'h8;
+  assign \$186  = \$185  & \port$5748$0 [12];
+  assign \$187  = ~ write;
+  assign \$188  = \$186  & \$187 ;
+  assign \$189  = \port$5748$0 [11:0] < 7'h40;
+  assign \$190  = \$188  & \$189 ;
+  assign \$191  = \port$5748$0 [5:3] == 2'h2;
+  assign \$192  = \$190  & \$191 ;
+  assign \$193  = con_ce ? rom_w__en : 1'h0;
+  assign \$195  = con_ce ? ram_w__en : 1'h0;
   always @(posedge clk)
-    init_done <= \$168 ;
+    init_done <= \$196 ;
   always @(posedge clk)
-    bank <= \$169 ;
+    bank <= \$197 ;
   always @(posedge clk)
-    slice0 <= \$170 ;
+    slice0 <= \$198 ;
   always @(posedge clk)
-    slice1 <= \$171 ;
+    slice1 <= \$199 ;
   always @(posedge clk)
-    slice2 <= \$172 ;
+    slice2 <= \$200 ;
   always @(posedge clk)
-    rng <= \$173 ;
+    rng <= \$201 ;
   always @(posedge clk)
-    dpc_flag0 <= \$174 ;
+    dpc_flag0 <= \$202 ;
   always @(posedge clk)
-    dpc_counter0 <= \$175 ;
+    dpc_counter0 <= \$203 ;
   always @(posedge clk)
-    dpc_flag1 <= \$176 ;
+    dpc_flag1 <= \$204 ;
   always @(posedge clk)
-    dpc_counter1 <= \$177 ;
+    dpc_counter1 <= \$205 ;
   always @(posedge clk)
-    dpc_flag2 <= \$178 ;
+    dpc_flag2 <= \$206 ;
   always @(posedge clk)
-    dpc_counter2 <= \$179 ;
+    dpc_counter2 <= \$207 ;
   always @(posedge clk)
-    dpc_flag3 <= \$180 ;
+    dpc_flag3 <= \$208 ;
   always @(posedge clk)
-    dpc_counter3 <= \$181 ;
+    dpc_counter3 <= \$209 ;
   always @(posedge clk)
-    dpc_flag4 <= \$182 ;
+    dpc_flag4 <= \$210 ;
   always @(posedge clk)
-    dpc_counter4 <= \$183 ;
+    dpc_counter4 <= \$211 ;
   always @(posedge clk)
-    dpc_flag5 <= \$184 ;
+    dpc_flag5 <= \$212 ;
   always @(posedge clk)
-    dpc_counter5 <= \$185 ;
+    dpc_counter5 <= \$213 ;
   always @(posedge clk)
-    dpc_flag6 <= \$186 ;
+    dpc_flag6 <= \$214 ;
   always @(posedge clk)
-    dpc_counter6 <= \$187 ;
+    dpc_counter6 <= \$215 ;
   always @(posedge clk)
-    dpc_flag7 <= \$188 ;
+    dpc_flag7 <= \$216 ;
   always @(posedge clk)
-    dpc_counter7 <= \$189 ;
+    dpc_counter7 <= \$217 ;
   always @(posedge clk)
-    dpc_top0 <= \$190 ;
+    dpc_top0 <= \$218 ;
   always @(posedge clk)
-    dpc_bottom0 <= \$191 ;
+    dpc_bottom0 <= \$219 ;
   always @(posedge clk)
-    dpc_top1 <= \$192 ;
+    dpc_top1 <= \$220 ;
   always @(posedge clk)
-    dpc_bottom1 <= \$193 ;
+    dpc_bottom1 <= \$221 ;
   always @(posedge clk)
-    dpc_top2 <= \$194 ;
+    dpc_top2 <= \$222 ;
   always @(posedge clk)
-    dpc_bottom2 <= \$195 ;
+    dpc_bottom2 <= \$223 ;
   always @(posedge clk)
-    dpc_top3 <= \$196 ;
+    dpc_top3 <= \$224 ;
   always @(posedge clk)
-    dpc_bottom3 <= \$197 ;
+    dpc_bottom3 <= \$225 ;
   always @(posedge clk)
-    dpc_top4 <= \$198 ;
+    dpc_top4 <= \$226 ;
   always @(posedge clk)
-    dpc_bottom4 <= \$199 ;
+    dpc_bottom4 <= \$227 ;
   always @(posedge clk)
-    dpc_top5 <= \$200 ;
+    dpc_top5 <= \$228 ;
   always @(posedge clk)
-    dpc_bottom5 <= \$201 ;
+    dpc_bottom5 <= \$229 ;
   always @(posedge clk)
-    dpc_music0 <= \$202 ;
+    dpc_music0 <= \$230 ;
   always @(posedge clk)
-    dpc_top6 <= \$203 ;
+    dpc_top6 <= \$231 ;
   always @(posedge clk)
-    dpc_bottom6 <= \$204 ;
+    dpc_bottom6 <= \$232 ;
   always @(posedge clk)
-    dpc_music1 <= \$205 ;
+    dpc_music1 <= \$233 ;
   always @(posedge clk)
-    dpc_top7 <= \$206 ;
+    dpc_top7 <= \$234 ;
   always @(posedge clk)
-    dpc_bottom7 <= \$207 ;
+    dpc_bottom7 <= \$235 ;
   always @(posedge clk)
-    dpc_music2 <= \$208 ;
+    dpc_music2 <= \$236 ;
+  always @(posedge clk)
+    flag_seen <= \$237 ;
+  always @(posedge clk)
+    other_seen <= \$238 ;
+  always @(posedge clk)
+    rom_seen <= \$239 ;
+  always @(posedge clk)
+    masked_seen <= \$240 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4480$0 [2:0])
+    casez (\port$5748$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -5280,7 +5478,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4480$0 [2:0])
+    casez (\port$5748$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -5302,7 +5500,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4480$0 [2:0])
+    casez (\port$5748$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -5324,7 +5522,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4480$0 [2:0])
+    casez (\port$5748$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -5346,7 +5544,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4480$0 [2:0])
+    casez (\port$5748$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -5390,7 +5588,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$4480$0 [2:0])
+    casez (\port$5748$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -5412,7 +5610,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_bank = bank;
-    if (\port$4480$0 [12]) begin
+    if (\port$5748$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -5425,617 +5623,255 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$4480$0 [2:0];
+      new_slice0 = \port$5748$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$4480$0 [2:0];
+      new_slice1 = \port$5748$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$4480$0 [2:0];
+      new_slice2 = \port$5748$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$4480$0 [10:0] };
+      rom_addr = { 3'h0, \port$5748$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$4480$0 [11:0] };
+      rom_addr = { 2'h0, \port$5748$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$4480$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$5748$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$4480$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$5748$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$4480$0 [11:0] };
+      rom_addr = { new_bank, \port$5748$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$4480$0 [5:3])
+    casez (\port$5748$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
-      3'h1:
-          dpc_rdata = rom_r__data;
-      3'h2:
-          dpc_rdata = \$75 ;
       3'h7:
           dpc_rdata = flag_new;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    ram_w__addr = 7'h00;
-    if (host_we_ram) begin
-      ram_w__addr = rom_w__addr[6:0];
-    end else if (\$95 ) begin
-      ram_w__addr = \port$4480$0 [6:0];
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    ram_w__data = 8'h00;
-    if (host_we_ram) begin
-      ram_w__data = rom_w__data;
-    end else if (\$95 ) begin
-      ram_w__data = wdata;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    ram_w__en = 1'h0;
-    if (host_we_ram) begin
-      ram_w__en = 1'h1;
-    end else if (\$95 ) begin
-      ram_w__en = 1'h1;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$168  = init_done;
+    \$196  = init_done;
     if (con_ce) begin
-      if (\$96 ) begin
-        \$168  = 1'h1;
+      if (\$85 ) begin
+        \$196  = 1'h1;
       end
     end
     if (con_rst) begin
-      \$168  = 1'h0;
+      \$196  = 1'h0;
     end
     if (rst) begin
-      \$168  = 1'h0;
+      \$196  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$169  = bank;
+    \$197  = bank;
     if (con_ce) begin
-      if (\$96 ) begin
-        \$169  = { 1'h0, \$102  };
+      if (\$85 ) begin
+        \$197  = { 1'h0, \$91  };
       end
-      if (\$104 ) begin
-        \$169  = new_bank;
+      if (\$93 ) begin
+        \$197  = new_bank;
       end
     end
     if (con_rst) begin
-      \$169  = 2'h0;
+      \$197  = 2'h0;
     end
     if (rst) begin
-      \$169  = 2'h0;
+      \$197  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$170  = slice0;
+    \$198  = slice0;
     if (con_ce) begin
-      if (\$96 ) begin
-        \$170  = 3'h4;
+      if (\$85 ) begin
+        \$198  = 3'h4;
       end
-      if (\$104 ) begin
-        \$170  = new_slice0;
+      if (\$93 ) begin
+        \$198  = new_slice0;
       end
     end
     if (con_rst) begin
-      \$170  = 3'h0;
+      \$198  = 3'h0;
     end
     if (rst) begin
-      \$170  = 3'h0;
+      \$198  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$171  = slice1;
+    \$199  = slice1;
     if (con_ce) begin
-      if (\$96 ) begin
-        \$171  = 3'h5;
+      if (\$85 ) begin
+        \$199  = 3'h5;
       end
-      if (\$104 ) begin
-        \$171  = new_slice1;
+      if (\$93 ) begin
+        \$199  = new_slice1;
       end
     end
     if (con_rst) begin
-      \$171  = 3'h0;
+      \$199  = 3'h0;
     end
     if (rst) begin
-      \$171  = 3'h0;
+      \$199  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$172  = slice2;
+    \$200  = slice2;
     if (con_ce) begin
-      if (\$96 ) begin
-        \$172  = 3'h6;
+      if (\$85 ) begin
+        \$200  = 3'h6;
       end
-      if (\$104 ) begin
-        \$172  = new_slice2;
+      if (\$93 ) begin
+        \$200  = new_slice2;
       end
     end
     if (con_rst) begin
-      \$172  = 3'h0;
+      \$200  = 3'h0;
     end
     if (rst) begin
-      \$172  = 3'h0;
+      \$200  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$173  = rng;
+    \$201  = rng;
     if (con_ce) begin
-      if (\$116 ) begin
-        \$173  = { rng[6:0], \$37  };
+      if (\$105 ) begin
+        \$201  = { rng[6:0], \$37  };
       end
-      if (\$153 ) begin
-        if (\$154 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                /* empty */;
-            3'h3:
-                /* empty */;
-            3'h6:
-                \$173  = 8'h01;
-          endcase
-        end
-        if (\$155 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                /* empty */;
-            3'h3:
-                /* empty */;
-            3'h6:
-                \$173  = 8'h01;
-          endcase
-        end
-        if (\$156 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                /* empty */;
-            3'h3:
-                /* empty */;
-            3'h6:
-                \$173  = 8'h01;
-          endcase
-        end
-        if (\$157 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                /* empty */;
-            3'h3:
-                /* empty */;
-            3'h6:
-                \$173  = 8'h01;
-          endcase
-        end
-        if (\$158 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                /* empty */;
-            3'h3:
-                /* empty */;
-            3'h6:
-                \$173  = 8'h01;
-          endcase
-        end
-        if (\$159 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                /* empty */;
-            3'h3:
-                /* empty */;
-            3'h6:
-                \$173  = 8'h01;
-          endcase
-        end
-        if (\$161 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                /* empty */;
-            3'h3:
-                /* empty */;
-            3'h6:
-                \$173  = 8'h01;
-          endcase
-        end
-        if (\$163 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                /* empty */;
-            3'h3:
-                /* empty */;
-            3'h6:
-                \$173  = 8'h01;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$174  = dpc_flag0;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$127 ) begin
-          \$174  = flag_new;
-        end
-      end
-      if (\$153 ) begin
-        if (\$154 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$174  = 8'h00;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$175  = dpc_counter0;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$127 ) begin
-          \$175  = \$128 [10:0];
-        end
-      end
-      if (\$153 ) begin
-        if (\$154 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                \$175 [7:0] = wdata;
-            3'h3:
-                \$175 [10:8] = wdata[2:0];
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$176  = dpc_flag1;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$129 ) begin
-          \$176  = flag_new;
-        end
-      end
-      if (\$153 ) begin
-        if (\$155 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$176  = 8'h00;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$177  = dpc_counter1;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$129 ) begin
-          \$177  = \$130 [10:0];
-        end
-      end
-      if (\$153 ) begin
-        if (\$155 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                \$177 [7:0] = wdata;
-            3'h3:
-                \$177 [10:8] = wdata[2:0];
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$178  = dpc_flag2;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$131 ) begin
-          \$178  = flag_new;
-        end
-      end
-      if (\$153 ) begin
-        if (\$156 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$178  = 8'h00;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$179  = dpc_counter2;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$131 ) begin
-          \$179  = \$132 [10:0];
-        end
-      end
-      if (\$153 ) begin
-        if (\$156 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                \$179 [7:0] = wdata;
-            3'h3:
-                \$179 [10:8] = wdata[2:0];
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$180  = dpc_flag3;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$133 ) begin
-          \$180  = flag_new;
-        end
-      end
-      if (\$153 ) begin
-        if (\$157 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$180  = 8'h00;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$181  = dpc_counter3;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$133 ) begin
-          \$181  = \$134 [10:0];
-        end
-      end
-      if (\$153 ) begin
-        if (\$157 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                \$181 [7:0] = wdata;
-            3'h3:
-                \$181 [10:8] = wdata[2:0];
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$182  = dpc_flag4;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$135 ) begin
-          \$182  = flag_new;
-        end
-      end
-      if (\$153 ) begin
-        if (\$158 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$182  = 8'h00;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$183  = dpc_counter4;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$135 ) begin
-          \$183  = \$136 [10:0];
-        end
-      end
-      if (\$153 ) begin
-        if (\$158 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                \$183 [7:0] = wdata;
-            3'h3:
-                \$183 [10:8] = wdata[2:0];
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$184  = dpc_flag5;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$137 ) begin
-          \$184  = flag_new;
-        end
-      end
-      if (\$153 ) begin
-        if (\$159 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$184  = 8'h00;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$185  = dpc_counter5;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$137 ) begin
-          if (\$138 ) begin
-            \$185  = \$139 [10:0];
-          end
-        end
-      end
-      if (\$153 ) begin
-        if (\$159 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                \$185 [7:0] = \$160 ;
-            3'h3:
-                \$185 [10:8] = wdata[2:0];
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$186  = dpc_flag6;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$140 ) begin
-          \$186  = flag_new;
-        end
-      end
-      if (\$153 ) begin
-        if (\$161 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$186  = 8'h00;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$187  = dpc_counter6;
-    if (con_ce) begin
-      if (\$126 ) begin
-        if (\$140 ) begin
-          if (\$141 ) begin
-            \$187  = \$142 [10:0];
-          end
-        end
-      end
-      if (\$153 ) begin
-        if (\$161 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                /* empty */;
-            3'h2:
-                \$187 [7:0] = \$162 ;
-            3'h3:
-                \$187 [10:8] = wdata[2:0];
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$188  = dpc_flag7;
-    if (con_ce) begin
-      if (\$126 ) begin
+      if (\$142 ) begin
         if (\$143 ) begin
-          \$188  = flag_new;
-        end
-      end
-      if (\$153 ) begin
-        if (\$163 ) begin
-          casez (\port$4480$0 [5:3])
+          casez (\port$5748$0 [5:3])
             3'h0:
-                \$188  = 8'h00;
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                /* empty */;
+            3'h6:
+                \$201  = 8'h01;
+          endcase
+        end
+        if (\$144 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                /* empty */;
+            3'h6:
+                \$201  = 8'h01;
+          endcase
+        end
+        if (\$145 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                /* empty */;
+            3'h6:
+                \$201  = 8'h01;
+          endcase
+        end
+        if (\$146 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                /* empty */;
+            3'h6:
+                \$201  = 8'h01;
+          endcase
+        end
+        if (\$147 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                /* empty */;
+            3'h6:
+                \$201  = 8'h01;
+          endcase
+        end
+        if (\$148 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                /* empty */;
+            3'h6:
+                \$201  = 8'h01;
+          endcase
+        end
+        if (\$150 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                /* empty */;
+            3'h6:
+                \$201  = 8'h01;
+          endcase
+        end
+        if (\$152 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                /* empty */;
+            3'h6:
+                \$201  = 8'h01;
           endcase
         end
       end
@@ -6043,26 +5879,265 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$189  = dpc_counter7;
+    \$202  = dpc_flag0;
     if (con_ce) begin
-      if (\$126 ) begin
+      if (\$115 ) begin
+        if (\$116 ) begin
+          \$202  = flag_new;
+        end
+      end
+      if (\$142 ) begin
         if (\$143 ) begin
-          if (\$144 ) begin
-            \$189  = \$145 [10:0];
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$202  = 8'h00;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$203  = dpc_counter0;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$116 ) begin
+          \$203  = \$117 [10:0];
+        end
+      end
+      if (\$142 ) begin
+        if (\$143 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                \$203 [7:0] = wdata;
+            3'h3:
+                \$203 [10:8] = wdata[2:0];
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$204  = dpc_flag1;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$118 ) begin
+          \$204  = flag_new;
+        end
+      end
+      if (\$142 ) begin
+        if (\$144 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$204  = 8'h00;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$205  = dpc_counter1;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$118 ) begin
+          \$205  = \$119 [10:0];
+        end
+      end
+      if (\$142 ) begin
+        if (\$144 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                \$205 [7:0] = wdata;
+            3'h3:
+                \$205 [10:8] = wdata[2:0];
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$206  = dpc_flag2;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$120 ) begin
+          \$206  = flag_new;
+        end
+      end
+      if (\$142 ) begin
+        if (\$145 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$206  = 8'h00;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$207  = dpc_counter2;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$120 ) begin
+          \$207  = \$121 [10:0];
+        end
+      end
+      if (\$142 ) begin
+        if (\$145 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                \$207 [7:0] = wdata;
+            3'h3:
+                \$207 [10:8] = wdata[2:0];
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$208  = dpc_flag3;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$122 ) begin
+          \$208  = flag_new;
+        end
+      end
+      if (\$142 ) begin
+        if (\$146 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$208  = 8'h00;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$209  = dpc_counter3;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$122 ) begin
+          \$209  = \$123 [10:0];
+        end
+      end
+      if (\$142 ) begin
+        if (\$146 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                \$209 [7:0] = wdata;
+            3'h3:
+                \$209 [10:8] = wdata[2:0];
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$210  = dpc_flag4;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$124 ) begin
+          \$210  = flag_new;
+        end
+      end
+      if (\$142 ) begin
+        if (\$147 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$210  = 8'h00;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$211  = dpc_counter4;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$124 ) begin
+          \$211  = \$125 [10:0];
+        end
+      end
+      if (\$142 ) begin
+        if (\$147 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                \$211 [7:0] = wdata;
+            3'h3:
+                \$211 [10:8] = wdata[2:0];
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$212  = dpc_flag5;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$126 ) begin
+          \$212  = flag_new;
+        end
+      end
+      if (\$142 ) begin
+        if (\$148 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$212  = 8'h00;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$213  = dpc_counter5;
+    if (con_ce) begin
+      if (\$115 ) begin
+        if (\$126 ) begin
+          if (\$127 ) begin
+            \$213  = \$128 [10:0];
           end
         end
       end
-      if (\$153 ) begin
-        if (\$163 ) begin
-          casez (\port$4480$0 [5:3])
+      if (\$142 ) begin
+        if (\$148 ) begin
+          casez (\port$5748$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
                 /* empty */;
             3'h2:
-                \$189 [7:0] = \$164 ;
+                \$213 [7:0] = \$149 ;
             3'h3:
-                \$189 [10:8] = wdata[2:0];
+                \$213 [10:8] = wdata[2:0];
           endcase
         end
       end
@@ -6070,13 +6145,18 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$190  = dpc_top0;
+    \$214  = dpc_flag6;
     if (con_ce) begin
-      if (\$153 ) begin
-        if (\$154 ) begin
-          casez (\port$4480$0 [5:3])
+      if (\$115 ) begin
+        if (\$129 ) begin
+          \$214  = flag_new;
+        end
+      end
+      if (\$142 ) begin
+        if (\$150 ) begin
+          casez (\port$5748$0 [5:3])
             3'h0:
-                \$190  = wdata;
+                \$214  = 8'h00;
           endcase
         end
       end
@@ -6084,185 +6164,26 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$191  = dpc_bottom0;
+    \$215  = dpc_counter6;
     if (con_ce) begin
-      if (\$153 ) begin
-        if (\$154 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                \$191  = wdata;
-          endcase
+      if (\$115 ) begin
+        if (\$129 ) begin
+          if (\$130 ) begin
+            \$215  = \$131 [10:0];
+          end
         end
       end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$192  = dpc_top1;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$155 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$192  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$193  = dpc_bottom1;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$155 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                \$193  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$194  = dpc_top2;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$156 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$194  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$195  = dpc_bottom2;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$156 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                \$195  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$196  = dpc_top3;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$157 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$196  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$197  = dpc_bottom3;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$157 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                \$197  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$198  = dpc_top4;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$158 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$198  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$199  = dpc_bottom4;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$158 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                \$199  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$200  = dpc_top5;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$159 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                \$200  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$201  = dpc_bottom5;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$159 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                \$201  = wdata;
-          endcase
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$202  = dpc_music0;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$159 ) begin
-          casez (\port$4480$0 [5:3])
+      if (\$142 ) begin
+        if (\$150 ) begin
+          casez (\port$5748$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
                 /* empty */;
             3'h2:
-                /* empty */;
+                \$215 [7:0] = \$151 ;
             3'h3:
-                \$202  = wdata[4];
+                \$215 [10:8] = wdata[2:0];
           endcase
         end
       end
@@ -6270,13 +6191,18 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$203  = dpc_top6;
+    \$216  = dpc_flag7;
     if (con_ce) begin
-      if (\$153 ) begin
-        if (\$161 ) begin
-          casez (\port$4480$0 [5:3])
+      if (\$115 ) begin
+        if (\$132 ) begin
+          \$216  = flag_new;
+        end
+      end
+      if (\$142 ) begin
+        if (\$152 ) begin
+          casez (\port$5748$0 [5:3])
             3'h0:
-                \$203  = wdata;
+                \$216  = 8'h00;
           endcase
         end
       end
@@ -6284,35 +6210,26 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$204  = dpc_bottom6;
+    \$217  = dpc_counter7;
     if (con_ce) begin
-      if (\$153 ) begin
-        if (\$161 ) begin
-          casez (\port$4480$0 [5:3])
-            3'h0:
-                /* empty */;
-            3'h1:
-                \$204  = wdata;
-          endcase
+      if (\$115 ) begin
+        if (\$132 ) begin
+          if (\$133 ) begin
+            \$217  = \$134 [10:0];
+          end
         end
       end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$205  = dpc_music1;
-    if (con_ce) begin
-      if (\$153 ) begin
-        if (\$161 ) begin
-          casez (\port$4480$0 [5:3])
+      if (\$142 ) begin
+        if (\$152 ) begin
+          casez (\port$5748$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
                 /* empty */;
             3'h2:
-                /* empty */;
+                \$217 [7:0] = \$153 ;
             3'h3:
-                \$205  = wdata[4];
+                \$217 [10:8] = wdata[2:0];
           endcase
         end
       end
@@ -6320,13 +6237,13 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$206  = dpc_top7;
+    \$218  = dpc_top0;
     if (con_ce) begin
-      if (\$153 ) begin
-        if (\$163 ) begin
-          casez (\port$4480$0 [5:3])
+      if (\$142 ) begin
+        if (\$143 ) begin
+          casez (\port$5748$0 [5:3])
             3'h0:
-                \$206  = wdata;
+                \$218  = wdata;
           endcase
         end
       end
@@ -6334,15 +6251,15 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$207  = dpc_bottom7;
+    \$219  = dpc_bottom0;
     if (con_ce) begin
-      if (\$153 ) begin
-        if (\$163 ) begin
-          casez (\port$4480$0 [5:3])
+      if (\$142 ) begin
+        if (\$143 ) begin
+          casez (\port$5748$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
-                \$207  = wdata;
+                \$219  = wdata;
           endcase
         end
       end
@@ -6350,11 +6267,161 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
-    \$208  = dpc_music2;
+    \$220  = dpc_top1;
     if (con_ce) begin
-      if (\$153 ) begin
-        if (\$163 ) begin
-          casez (\port$4480$0 [5:3])
+      if (\$142 ) begin
+        if (\$144 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$220  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$221  = dpc_bottom1;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$144 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                \$221  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$222  = dpc_top2;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$145 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$222  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$223  = dpc_bottom2;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$145 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                \$223  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$224  = dpc_top3;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$146 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$224  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$225  = dpc_bottom3;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$146 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                \$225  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$226  = dpc_top4;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$147 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$226  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$227  = dpc_bottom4;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$147 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                \$227  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$228  = dpc_top5;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$148 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$228  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$229  = dpc_bottom5;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$148 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                \$229  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$230  = dpc_music0;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$148 ) begin
+          casez (\port$5748$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6362,10 +6429,162 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
             3'h2:
                 /* empty */;
             3'h3:
-                \$208  = wdata[4];
+                \$230  = wdata[4];
           endcase
         end
       end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$231  = dpc_top6;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$150 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$231  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$232  = dpc_bottom6;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$150 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                \$232  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$233  = dpc_music1;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$150 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                \$233  = wdata[4];
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$234  = dpc_top7;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$152 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                \$234  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$235  = dpc_bottom7;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$152 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                \$235  = wdata;
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$236  = dpc_music2;
+    if (con_ce) begin
+      if (\$142 ) begin
+        if (\$152 ) begin
+          casez (\port$5748$0 [5:3])
+            3'h0:
+                /* empty */;
+            3'h1:
+                /* empty */;
+            3'h2:
+                /* empty */;
+            3'h3:
+                \$236  = wdata[4];
+          endcase
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$237  = flag_seen;
+    if (con_ce) begin
+      \$237  = flag_new;
+    end
+    if (con_rst) begin
+      \$237  = 8'h00;
+    end
+    if (rst) begin
+      \$237  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$238  = other_seen;
+    if (con_ce) begin
+      \$238  = \$159 ;
+    end
+    if (con_rst) begin
+      \$238  = 8'h00;
+    end
+    if (rst) begin
+      \$238  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$239  = rom_seen;
+    if (con_ce) begin
+      \$239  = \$184 ;
+    end
+    if (con_rst) begin
+      \$239  = 1'h0;
+    end
+    if (rst) begin
+      \$239  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
+    \$240  = masked_seen;
+    if (con_ce) begin
+      \$240  = \$192 ;
+    end
+    if (con_rst) begin
+      \$240  = 1'h0;
+    end
+    if (rst) begin
+      \$240  = 1'h0;
     end
   end
   assign host_addr = rom_w__addr;
@@ -6373,194 +6592,194 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign host_we_rom = rom_w__en;
   assign ram_h__addr = rom_w__addr[6:0];
   assign ram_h__data = host_rdata;
-  assign sel = \port$4480$0 [12];
-  assign addr = \port$4480$0 [12:0];
+  assign sel = \port$5748$0 [12];
+  assign addr = \port$5748$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$4480$0 [13];
+  assign a13 = \port$5748$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$4480$0 [6:0];
-  assign \$166  = con_ce;
+  assign ram_r__addr = \port$5748$0 [6:0];
+  assign \$194  = con_ce;
 endmodule
 
-module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, rw, sync, dummy, dout, state__pc, clk);
+module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy, din, addr, rw, sync, dummy, dout, pc_next, state__pc, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$44  = 0;
   wire \$1 ;
   wire [7:0] \$10 ;
-  wire [4:0] \$100 ;
-  wire [7:0] \$101 ;
-  wire [8:0] \$102 ;
-  wire \$103 ;
-  wire [8:0] \$104 ;
-  wire [8:0] \$105 ;
-  wire [8:0] \$106 ;
-  wire [7:0] \$107 ;
-  wire [4:0] \$108 ;
+  wire [16:0] \$100 ;
+  wire [9:0] \$101 ;
+  wire \$102 ;
+  wire [10:0] \$103 ;
+  wire [4:0] \$104 ;
+  wire \$105 ;
+  wire [4:0] \$106 ;
+  wire \$107 ;
+  wire \$108 ;
   wire \$109 ;
   wire [7:0] \$11 ;
   wire [4:0] \$110 ;
-  wire [7:0] \$111 ;
-  wire [7:0] \$112 ;
-  wire [8:0] \$113 ;
-  wire [16:0] \$114 ;
-  wire \$115 ;
-  wire [16:0] \$116 ;
-  wire \$117 ;
-  wire [5:0] \$118 ;
+  wire \$111 ;
+  wire [8:0] \$112 ;
+  wire [7:0] \$113 ;
+  wire \$114 ;
+  wire [4:0] \$115 ;
+  wire \$116 ;
+  wire [7:0] \$117 ;
+  wire [7:0] \$118 ;
   wire \$119 ;
   wire [8:0] \$12 ;
-  wire \$120 ;
-  wire \$121 ;
-  wire \$122 ;
-  wire [5:0] \$123 ;
+  wire [8:0] \$120 ;
+  wire [8:0] \$121 ;
+  wire [8:0] \$122 ;
+  wire [7:0] \$123 ;
   wire [8:0] \$124 ;
-  wire [16:0] \$125 ;
-  wire [8:0] \$126 ;
-  wire [8:0] \$127 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
   wire \$128 ;
   wire \$129 ;
   wire [7:0] \$13 ;
   wire \$130 ;
-  wire [8:0] \$131 ;
-  wire [8:0] \$132 ;
-  wire [8:0] \$133 ;
-  wire [8:0] \$134 ;
-  wire [8:0] \$135 ;
-  wire [8:0] \$136 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  wire \$134 ;
+  wire \$135 ;
+  wire \$136 ;
   wire \$137 ;
-  wire [7:0] \$138 ;
+  wire \$138 ;
   wire \$139 ;
   wire [8:0] \$14 ;
-  wire [8:0] \$140 ;
+  wire \$140 ;
   wire \$141 ;
-  wire [5:0] \$142 ;
-  wire [8:0] \$143 ;
+  wire \$142 ;
+  wire \$143 ;
   wire \$144 ;
-  wire [5:0] \$145 ;
-  wire [8:0] \$146 ;
+  wire \$145 ;
+  wire \$146 ;
   wire \$147 ;
-  wire [5:0] \$148 ;
-  wire [8:0] \$149 ;
+  wire \$148 ;
+  wire \$149 ;
   wire [8:0] \$15 ;
-  wire [8:0] \$150 ;
+  wire \$150 ;
   wire \$151 ;
-  wire [5:0] \$152 ;
+  wire \$152 ;
   wire \$153 ;
-  wire [5:0] \$154 ;
-  wire [16:0] \$155 ;
-  wire [8:0] \$156 ;
-  wire [8:0] \$157 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
+  wire \$157 ;
   wire \$158 ;
   wire \$159 ;
   wire [16:0] \$16 ;
   wire \$160 ;
   wire \$161 ;
-  wire [7:0] \$162 ;
-  wire [7:0] \$163 ;
-  wire [7:0] \$164 ;
-  wire \$165 ;
-  wire [7:0] \$166 ;
-  wire [7:0] \$167 ;
-  wire [7:0] \$168 ;
+  wire \$162 ;
+  wire [16:0] \$163 ;
+  wire \$164 ;
+  wire [16:0] \$165 ;
+  wire \$166 ;
+  wire [5:0] \$167 ;
+  wire \$168 ;
   wire \$169 ;
   wire \$17 ;
-  wire [7:0] \$170 ;
-  wire [7:0] \$171 ;
-  wire [7:0] \$172 ;
-  wire \$173 ;
-  wire [7:0] \$174 ;
-  wire [7:0] \$175 ;
-  wire [7:0] \$176 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire [5:0] \$172 ;
+  wire [8:0] \$173 ;
+  wire [16:0] \$174 ;
+  wire [8:0] \$175 ;
+  wire [8:0] \$176 ;
   wire \$177 ;
   wire \$178 ;
-  wire [7:0] \$179 ;
+  wire \$179 ;
   wire \$18 ;
-  wire [7:0] \$180 ;
-  wire [7:0] \$181 ;
-  wire [7:0] \$182 ;
-  wire \$183 ;
-  wire [7:0] \$184 ;
-  wire [7:0] \$185 ;
-  wire [7:0] \$186 ;
-  wire \$187 ;
-  wire [7:0] \$188 ;
-  wire [7:0] \$189 ;
+  wire [8:0] \$180 ;
+  wire [8:0] \$181 ;
+  wire [8:0] \$182 ;
+  wire [8:0] \$183 ;
+  wire [8:0] \$184 ;
+  wire [8:0] \$185 ;
+  wire \$186 ;
+  wire [7:0] \$187 ;
+  wire \$188 ;
+  wire [8:0] \$189 ;
   wire \$19 ;
-  wire [7:0] \$190 ;
-  wire [7:0] \$191 ;
-  wire \$192 ;
+  wire \$190 ;
+  wire [5:0] \$191 ;
+  wire [8:0] \$192 ;
   wire \$193 ;
-  wire \$194 ;
-  wire \$195 ;
+  wire [5:0] \$194 ;
+  wire [8:0] \$195 ;
   wire \$196 ;
-  wire \$197 ;
-  wire \$198 ;
-  wire [7:0] \$199 ;
+  wire [5:0] \$197 ;
+  wire [8:0] \$198 ;
+  wire [8:0] \$199 ;
   wire \$2 ;
   wire \$20 ;
   wire \$200 ;
-  wire [7:0] \$201 ;
-  wire [7:0] \$202 ;
-  wire [7:0] \$203 ;
-  wire \$204 ;
-  wire [7:0] \$205 ;
-  wire [7:0] \$206 ;
-  wire [7:0] \$207 ;
-  wire [7:0] \$208 ;
-  wire [7:0] \$209 ;
+  wire [5:0] \$201 ;
+  wire \$202 ;
+  wire [5:0] \$203 ;
+  wire [16:0] \$204 ;
+  wire [8:0] \$205 ;
+  wire [8:0] \$206 ;
+  wire \$207 ;
+  wire \$208 ;
+  wire \$209 ;
   wire \$21 ;
-  wire [7:0] \$210 ;
+  wire \$210 ;
   wire \$211 ;
   wire \$212 ;
   wire \$213 ;
-  wire \$214 ;
-  wire \$215 ;
-  wire [7:0] \$216 ;
-  wire [4:0] \$217 ;
-  wire \$218 ;
-  wire [4:0] \$219 ;
+  wire [7:0] \$214 ;
+  wire [7:0] \$215 ;
+  wire [8:0] \$216 ;
+  wire [9:0] \$217 ;
+  wire [8:0] \$218 ;
+  wire [9:0] \$219 ;
   wire \$22 ;
   wire \$220 ;
-  wire [8:0] \$221 ;
-  wire [7:0] \$222 ;
-  wire [7:0] \$223 ;
-  wire [7:0] \$224 ;
-  wire [7:0] \$225 ;
-  wire [7:0] \$226 ;
-  wire [7:0] \$227 ;
-  wire [7:0] \$228 ;
-  wire [7:0] \$229 ;
+  wire [10:0] \$221 ;
+  wire [10:0] \$222 ;
+  wire \$223 ;
+  wire \$224 ;
+  wire \$225 ;
+  wire \$226 ;
+  wire \$227 ;
+  wire \$228 ;
+  wire \$229 ;
   wire \$23 ;
-  wire [7:0] \$230 ;
-  wire [7:0] \$231 ;
+  wire \$230 ;
+  wire \$231 ;
   wire \$232 ;
-  wire [7:0] \$233 ;
-  wire [7:0] \$234 ;
-  wire [7:0] \$235 ;
-  wire [7:0] \$236 ;
-  wire [7:0] \$237 ;
-  wire [7:0] \$238 ;
-  wire [7:0] \$239 ;
+  wire \$233 ;
+  wire \$234 ;
+  wire \$235 ;
+  wire \$236 ;
+  wire \$237 ;
+  wire \$238 ;
+  wire \$239 ;
   wire \$24 ;
-  wire [7:0] \$240 ;
+  wire \$240 ;
   wire \$241 ;
   wire \$242 ;
   wire \$243 ;
-  wire [7:0] \$244 ;
-  wire [7:0] \$245 ;
-  wire [7:0] \$246 ;
-  wire [7:0] \$247 ;
-  wire [7:0] \$248 ;
+  wire \$244 ;
+  wire \$245 ;
+  wire \$246 ;
+  wire \$247 ;
+  wire \$248 ;
   wire \$249 ;
   wire \$25 ;
   wire \$250 ;
-  wire [8:0] \$251 ;
-  wire [8:0] \$252 ;
-  wire [8:0] \$253 ;
+  wire \$251 ;
+  wire \$252 ;
+  wire \$253 ;
   wire \$254 ;
-  wire [7:0] \$255 ;
-  wire [7:0] \$256 ;
-  wire [7:0] \$257 ;
+  wire \$255 ;
+  wire \$256 ;
+  wire \$257 ;
   wire \$258 ;
   wire \$259 ;
   wire \$26 ;
@@ -6570,111 +6789,230 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   wire \$263 ;
   wire \$264 ;
   wire \$265 ;
-  wire [8:0] \$266 ;
-  wire [8:0] \$267 ;
-  wire [8:0] \$268 ;
+  wire \$266 ;
+  wire \$267 ;
+  wire \$268 ;
   wire \$269 ;
   wire \$27 ;
-  wire [8:0] \$270 ;
-  wire [8:0] \$271 ;
-  wire [8:0] \$272 ;
+  wire \$270 ;
+  wire \$271 ;
+  wire \$272 ;
   wire \$273 ;
-  wire [8:0] \$274 ;
-  wire [8:0] \$275 ;
-  wire [8:0] \$276 ;
+  wire \$274 ;
+  wire \$275 ;
+  wire \$276 ;
   wire \$277 ;
-  wire [8:0] \$278 ;
-  wire [8:0] \$279 ;
+  wire \$278 ;
+  wire [7:0] \$279 ;
   wire \$28 ;
-  wire [8:0] \$280 ;
-  wire \$281 ;
+  wire [7:0] \$280 ;
+  wire [7:0] \$281 ;
   wire \$282 ;
-  wire \$283 ;
-  wire \$284 ;
-  reg [7:0] \$285 ;
-  reg [15:0] \$286 ;
-  reg [5:0] \$287 ;
-  reg [15:0] \$288 ;
-  reg [7:0] \$289 ;
+  wire [7:0] \$283 ;
+  wire [7:0] \$284 ;
+  wire [7:0] \$285 ;
+  wire \$286 ;
+  wire [7:0] \$287 ;
+  wire [7:0] \$288 ;
+  wire [7:0] \$289 ;
   wire \$29 ;
-  reg \$290 ;
-  reg [7:0] \$291 ;
-  reg [7:0] \$292 ;
-  reg \$293 ;
-  reg \$294 ;
-  reg \$295 ;
-  reg \$296 ;
-  reg \$297 ;
-  reg \$298 ;
-  reg [7:0] \$299 ;
+  wire \$290 ;
+  wire [7:0] \$291 ;
+  wire [7:0] \$292 ;
+  wire [7:0] \$293 ;
+  wire \$294 ;
+  wire [7:0] \$295 ;
+  wire [7:0] \$296 ;
+  wire [7:0] \$297 ;
+  wire [7:0] \$298 ;
+  wire \$299 ;
   wire \$3 ;
   wire \$30 ;
-  reg [7:0] \$300 ;
-  reg [7:0] \$301 ;
+  wire [7:0] \$300 ;
+  wire [7:0] \$301 ;
+  wire [7:0] \$302 ;
+  wire [7:0] \$303 ;
+  wire [7:0] \$304 ;
+  wire [7:0] \$305 ;
+  wire [7:0] \$306 ;
+  wire \$307 ;
+  wire \$308 ;
+  wire \$309 ;
   wire \$31 ;
+  wire \$310 ;
+  wire \$311 ;
+  wire \$312 ;
+  wire \$313 ;
+  wire [7:0] \$314 ;
+  wire \$315 ;
+  wire [7:0] \$316 ;
+  wire [7:0] \$317 ;
+  wire [7:0] \$318 ;
+  wire \$319 ;
   wire \$32 ;
+  wire [7:0] \$320 ;
+  wire [7:0] \$321 ;
+  wire [7:0] \$322 ;
+  wire [7:0] \$323 ;
+  wire [7:0] \$324 ;
+  wire [7:0] \$325 ;
+  wire \$326 ;
+  wire [7:0] \$327 ;
+  wire [7:0] \$328 ;
+  wire [7:0] \$329 ;
   wire \$33 ;
+  wire [7:0] \$330 ;
+  wire [7:0] \$331 ;
+  wire [7:0] \$332 ;
+  wire [7:0] \$333 ;
+  wire [7:0] \$334 ;
+  wire [7:0] \$335 ;
+  wire \$336 ;
+  wire [7:0] \$337 ;
+  wire [7:0] \$338 ;
+  wire [7:0] \$339 ;
   wire \$34 ;
+  wire [7:0] \$340 ;
+  wire [7:0] \$341 ;
+  wire [7:0] \$342 ;
+  wire [7:0] \$343 ;
+  wire [7:0] \$344 ;
+  wire \$345 ;
+  wire \$346 ;
+  wire \$347 ;
+  wire [7:0] \$348 ;
+  wire [7:0] \$349 ;
   wire \$35 ;
-  wire [15:0] \$36 ;
+  wire [7:0] \$350 ;
+  wire [7:0] \$351 ;
+  wire [7:0] \$352 ;
+  wire \$353 ;
+  wire \$354 ;
+  wire [8:0] \$355 ;
+  wire [8:0] \$356 ;
+  wire [8:0] \$357 ;
+  wire \$358 ;
+  wire [7:0] \$359 ;
+  wire \$36 ;
+  wire [7:0] \$360 ;
+  wire [7:0] \$361 ;
+  wire \$362 ;
+  wire \$363 ;
+  wire \$364 ;
+  wire \$365 ;
+  wire \$366 ;
+  wire \$367 ;
+  wire \$368 ;
+  wire \$369 ;
   wire \$37 ;
-  wire [15:0] \$38 ;
-  wire [7:0] \$39 ;
+  wire [8:0] \$370 ;
+  wire [8:0] \$371 ;
+  wire [8:0] \$372 ;
+  wire \$373 ;
+  wire [8:0] \$374 ;
+  wire [8:0] \$375 ;
+  wire [8:0] \$376 ;
+  wire \$377 ;
+  wire [8:0] \$378 ;
+  wire [8:0] \$379 ;
+  wire \$38 ;
+  wire [8:0] \$380 ;
+  wire \$381 ;
+  wire [8:0] \$382 ;
+  wire [8:0] \$383 ;
+  wire [8:0] \$384 ;
+  wire \$385 ;
+  reg [37:0] \$386 ;
+  reg [7:0] \$387 ;
+  reg [17:0] \$388 ;
+  reg [15:0] \$389 ;
+  wire \$39 ;
+  reg [5:0] \$390 ;
+  reg [15:0] \$391 ;
+  reg [7:0] \$392 ;
+  reg \$393 ;
+  reg [7:0] \$394 ;
+  reg [7:0] \$395 ;
+  reg \$396 ;
+  reg \$397 ;
+  reg \$398 ;
+  reg \$399 ;
   wire \$4 ;
-  wire [8:0] \$40 ;
+  wire \$40 ;
+  reg \$400 ;
+  reg \$401 ;
+  reg \$402 ;
+  reg [5:0] \$403 ;
+  reg [7:0] \$404 ;
+  reg \$405 ;
+  reg [5:0] \$406 ;
+  reg [7:0] \$407 ;
+  reg \$408 ;
+  reg [5:0] \$409 ;
   wire \$41 ;
-  wire [7:0] \$42 ;
-  wire [8:0] \$43 ;
-  wire [9:0] \$44 ;
-  wire [6:0] \$45 ;
-  wire [4:0] \$46 ;
-  wire [7:0] \$47 ;
-  wire [8:0] \$48 ;
-  wire [6:0] \$49 ;
+  reg [7:0] \$410 ;
+  reg [7:0] \$411 ;
+  reg [7:0] \$412 ;
+  reg [8:0] \$413 ;
+  reg [8:0] \$414 ;
+  reg [9:0] \$415 ;
+  reg [11:0] \$416 ;
+  reg [51:0] \$417 ;
+  reg [7:0] \$418 ;
+  reg [7:0] \$419 ;
+  wire \$42 ;
+  reg [7:0] \$420 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire [15:0] \$47 ;
+  wire \$48 ;
+  wire [15:0] \$49 ;
   wire [7:0] \$5 ;
-  wire [4:0] \$50 ;
-  wire [7:0] \$51 ;
-  wire [8:0] \$52 ;
-  wire [8:0] \$53 ;
-  wire [9:0] \$54 ;
+  wire [7:0] \$50 ;
+  wire [8:0] \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
   wire \$55 ;
-  wire [8:0] \$56 ;
+  wire \$56 ;
   wire \$57 ;
-  wire [8:0] \$58 ;
-  wire [8:0] \$59 ;
+  wire \$58 ;
+  wire \$59 ;
   wire [8:0] \$6 ;
-  wire [8:0] \$60 ;
+  wire \$60 ;
   wire \$61 ;
   wire \$62 ;
   wire \$63 ;
-  wire \$64 ;
+  wire [5:0] \$64 ;
   wire \$65 ;
   wire \$66 ;
   wire \$67 ;
   wire \$68 ;
-  wire \$69 ;
+  wire [5:0] \$69 ;
   wire [7:0] \$7 ;
-  wire [6:0] \$70 ;
-  wire [4:0] \$71 ;
-  wire [7:0] \$72 ;
-  wire [8:0] \$73 ;
-  wire [9:0] \$74 ;
-  wire \$75 ;
-  wire [10:0] \$76 ;
-  wire \$77 ;
-  wire [10:0] \$78 ;
-  wire [10:0] \$79 ;
+  wire \$70 ;
+  wire \$71 ;
+  wire \$72 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire [5:0] \$75 ;
+  wire \$76 ;
+  wire [5:0] \$77 ;
+  wire \$78 ;
+  wire [5:0] \$79 ;
   wire [7:0] \$8 ;
-  wire [6:0] \$80 ;
-  wire [4:0] \$81 ;
-  wire [7:0] \$82 ;
-  wire [8:0] \$83 ;
-  wire \$84 ;
-  wire [8:0] \$85 ;
+  wire \$80 ;
+  wire [5:0] \$81 ;
+  wire \$82 ;
+  wire [5:0] \$83 ;
+  wire [16:0] \$84 ;
+  wire \$85 ;
   wire \$86 ;
-  wire [8:0] \$87 ;
-  wire [8:0] \$88 ;
-  wire [8:0] \$89 ;
+  wire \$87 ;
+  wire \$88 ;
+  wire \$89 ;
   wire [7:0] \$9 ;
   wire \$90 ;
   wire \$91 ;
@@ -6683,19 +7021,136 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   wire \$94 ;
   wire \$95 ;
   wire \$96 ;
-  wire \$97 ;
-  wire \$98 ;
-  wire [6:0] \$99 ;
+  wire [16:0] \$97 ;
+  wire [16:0] \$98 ;
+  wire \$99 ;
+  reg [7:0] \$signal  = 8'h00;
+  reg [7:0] \$signal$57  = 8'h00;
+  reg [7:0] \$signal$60  = 8'h00;
+  (* init = 9'h000 *)
+  wire [8:0] \$signal$68 ;
+  reg [8:0] \$signal$69  = 9'h000;
+  reg \$signal$85  = 1'h0;
+  (* enum_base_type = "Alu" *)
+  (* enum_value_000000 = "NOP" *)
+  (* enum_value_000001 = "LDA" *)
+  (* enum_value_000010 = "LDX" *)
+  (* enum_value_000011 = "LDY" *)
+  (* enum_value_000100 = "LAX" *)
+  (* enum_value_000101 = "ORA" *)
+  (* enum_value_000110 = "AND" *)
+  (* enum_value_000111 = "EOR" *)
+  (* enum_value_001000 = "ADC" *)
+  (* enum_value_001001 = "SBC" *)
+  (* enum_value_001010 = "CMP" *)
+  (* enum_value_001011 = "CPX" *)
+  (* enum_value_001100 = "CPY" *)
+  (* enum_value_001101 = "BIT" *)
+  (* enum_value_001110 = "ANC" *)
+  (* enum_value_001111 = "ALR" *)
+  (* enum_value_010000 = "ARR" *)
+  (* enum_value_010001 = "ANE" *)
+  (* enum_value_010010 = "LXA" *)
+  (* enum_value_010011 = "SBX" *)
+  (* enum_value_010100 = "LAS" *)
+  (* enum_value_010101 = "NZ" *)
+  (* enum_value_010110 = "ASLA" *)
+  (* enum_value_010111 = "LSRA" *)
+  (* enum_value_011000 = "ROLA" *)
+  (* enum_value_011001 = "RORA" *)
+  (* enum_value_011010 = "TAX" *)
+  (* enum_value_011011 = "TAY" *)
+  (* enum_value_011100 = "TXA" *)
+  (* enum_value_011101 = "TYA" *)
+  (* enum_value_011110 = "TSX" *)
+  (* enum_value_011111 = "TXS" *)
+  (* enum_value_100000 = "INX" *)
+  (* enum_value_100001 = "INY" *)
+  (* enum_value_100010 = "DEX" *)
+  (* enum_value_100011 = "DEY" *)
+  (* enum_value_100100 = "CLC" *)
+  (* enum_value_100101 = "SEC" *)
+  (* enum_value_100110 = "CLI" *)
+  (* enum_value_100111 = "SEI" *)
+  (* enum_value_101000 = "CLV" *)
+  (* enum_value_101001 = "CLD" *)
+  (* enum_value_101010 = "SED" *)
+  (* enum_value_101011 = "PLP" *)
+  (* enum_value_101100 = "STA" *)
+  (* enum_value_101101 = "STX" *)
+  (* enum_value_101110 = "STY" *)
+  (* enum_value_101111 = "SAX" *)
+  (* enum_value_110000 = "SHA" *)
+  (* enum_value_110001 = "SHX" *)
+  (* enum_value_110010 = "SHY" *)
+  (* enum_value_110011 = "SHS" *)
+  reg [5:0] \$signal$86  = 6'h00;
+  reg \$signal$87  = 1'h0;
+  (* enum_base_type = "Alu" *)
+  (* enum_value_000000 = "NOP" *)
+  (* enum_value_000001 = "LDA" *)
+  (* enum_value_000010 = "LDX" *)
+  (* enum_value_000011 = "LDY" *)
+  (* enum_value_000100 = "LAX" *)
+  (* enum_value_000101 = "ORA" *)
+  (* enum_value_000110 = "AND" *)
+  (* enum_value_000111 = "EOR" *)
+  (* enum_value_001000 = "ADC" *)
+  (* enum_value_001001 = "SBC" *)
+  (* enum_value_001010 = "CMP" *)
+  (* enum_value_001011 = "CPX" *)
+  (* enum_value_001100 = "CPY" *)
+  (* enum_value_001101 = "BIT" *)
+  (* enum_value_001110 = "ANC" *)
+  (* enum_value_001111 = "ALR" *)
+  (* enum_value_010000 = "ARR" *)
+  (* enum_value_010001 = "ANE" *)
+  (* enum_value_010010 = "LXA" *)
+  (* enum_value_010011 = "SBX" *)
+  (* enum_value_010100 = "LAS" *)
+  (* enum_value_010101 = "NZ" *)
+  (* enum_value_010110 = "ASLA" *)
+  (* enum_value_010111 = "LSRA" *)
+  (* enum_value_011000 = "ROLA" *)
+  (* enum_value_011001 = "RORA" *)
+  (* enum_value_011010 = "TAX" *)
+  (* enum_value_011011 = "TAY" *)
+  (* enum_value_011100 = "TXA" *)
+  (* enum_value_011101 = "TYA" *)
+  (* enum_value_011110 = "TSX" *)
+  (* enum_value_011111 = "TXS" *)
+  (* enum_value_100000 = "INX" *)
+  (* enum_value_100001 = "INY" *)
+  (* enum_value_100010 = "DEX" *)
+  (* enum_value_100011 = "DEY" *)
+  (* enum_value_100100 = "CLC" *)
+  (* enum_value_100101 = "SEC" *)
+  (* enum_value_100110 = "CLI" *)
+  (* enum_value_100111 = "SEI" *)
+  (* enum_value_101000 = "CLV" *)
+  (* enum_value_101001 = "CLD" *)
+  (* enum_value_101010 = "SED" *)
+  (* enum_value_101011 = "PLP" *)
+  (* enum_value_101100 = "STA" *)
+  (* enum_value_101101 = "STX" *)
+  (* enum_value_101110 = "STY" *)
+  (* enum_value_101111 = "SAX" *)
+  (* enum_value_110000 = "SHA" *)
+  (* enum_value_110001 = "SHX" *)
+  (* enum_value_110010 = "SHY" *)
+  (* enum_value_110011 = "SHS" *)
+  reg [5:0] \$signal$88  = 6'h00;
   (* init = 8'h00 *)
   wire [7:0] a;
   reg [15:0] ad = 16'h0000;
-  wire [7:0] adc_r;
   wire [7:0] addend;
   output [15:0] addr;
   reg [15:0] addr;
   wire advance;
+  reg [11:0] arr = 12'h000;
+  reg [7:0] bin_o = 8'h00;
   wire [15:0] branch_target;
-  wire [8:0] bsum;
+  reg [8:0] bsum = 9'h000;
   input ce;
   wire ce;
   input clk;
@@ -6704,9 +7159,9 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   wire con_ce;
   input con_rst;
   wire con_rst;
-  wire [9:0] dadj;
+  reg [9:0] dadj = 10'h000;
   wire [9:0] ddiff;
-  reg [17:0] dec;
+  reg [17:0] dec = 18'h0000b;
   (* enum_base_type = "Alu" *)
   (* enum_value_000000 = "NOP" *)
   (* enum_value_000001 = "LDA" *)
@@ -6799,18 +7254,111 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   (* enum_value_100 = "INC" *)
   (* enum_value_101 = "DEC" *)
   wire [2:0] \dec.rmw ;
+  reg [17:0] dec_din;
+  (* enum_base_type = "Alu" *)
+  (* enum_value_000000 = "NOP" *)
+  (* enum_value_000001 = "LDA" *)
+  (* enum_value_000010 = "LDX" *)
+  (* enum_value_000011 = "LDY" *)
+  (* enum_value_000100 = "LAX" *)
+  (* enum_value_000101 = "ORA" *)
+  (* enum_value_000110 = "AND" *)
+  (* enum_value_000111 = "EOR" *)
+  (* enum_value_001000 = "ADC" *)
+  (* enum_value_001001 = "SBC" *)
+  (* enum_value_001010 = "CMP" *)
+  (* enum_value_001011 = "CPX" *)
+  (* enum_value_001100 = "CPY" *)
+  (* enum_value_001101 = "BIT" *)
+  (* enum_value_001110 = "ANC" *)
+  (* enum_value_001111 = "ALR" *)
+  (* enum_value_010000 = "ARR" *)
+  (* enum_value_010001 = "ANE" *)
+  (* enum_value_010010 = "LXA" *)
+  (* enum_value_010011 = "SBX" *)
+  (* enum_value_010100 = "LAS" *)
+  (* enum_value_010101 = "NZ" *)
+  (* enum_value_010110 = "ASLA" *)
+  (* enum_value_010111 = "LSRA" *)
+  (* enum_value_011000 = "ROLA" *)
+  (* enum_value_011001 = "RORA" *)
+  (* enum_value_011010 = "TAX" *)
+  (* enum_value_011011 = "TAY" *)
+  (* enum_value_011100 = "TXA" *)
+  (* enum_value_011101 = "TYA" *)
+  (* enum_value_011110 = "TSX" *)
+  (* enum_value_011111 = "TXS" *)
+  (* enum_value_100000 = "INX" *)
+  (* enum_value_100001 = "INY" *)
+  (* enum_value_100010 = "DEX" *)
+  (* enum_value_100011 = "DEY" *)
+  (* enum_value_100100 = "CLC" *)
+  (* enum_value_100101 = "SEC" *)
+  (* enum_value_100110 = "CLI" *)
+  (* enum_value_100111 = "SEI" *)
+  (* enum_value_101000 = "CLV" *)
+  (* enum_value_101001 = "CLD" *)
+  (* enum_value_101010 = "SED" *)
+  (* enum_value_101011 = "PLP" *)
+  (* enum_value_101100 = "STA" *)
+  (* enum_value_101101 = "STX" *)
+  (* enum_value_101110 = "STY" *)
+  (* enum_value_101111 = "SAX" *)
+  (* enum_value_110000 = "SHA" *)
+  (* enum_value_110001 = "SHX" *)
+  (* enum_value_110010 = "SHY" *)
+  (* enum_value_110011 = "SHS" *)
+  wire [5:0] \dec_din.alu ;
+  (* enum_base_type = "Idx" *)
+  (* enum_value_00 = "X" *)
+  (* enum_value_01 = "Y" *)
+  (* enum_value_10 = "ZERO" *)
+  wire [1:0] \dec_din.idx ;
+  (* enum_base_type = "Kind" *)
+  (* enum_value_00 = "R" *)
+  (* enum_value_01 = "W" *)
+  (* enum_value_10 = "M" *)
+  wire [1:0] \dec_din.kind ;
+  (* enum_base_type = "Mode" *)
+  (* enum_value_00000 = "IMP" *)
+  (* enum_value_00001 = "IMM" *)
+  (* enum_value_00010 = "ZP" *)
+  (* enum_value_00011 = "ZPI" *)
+  (* enum_value_00100 = "ABS" *)
+  (* enum_value_00101 = "ABI" *)
+  (* enum_value_00110 = "IZX" *)
+  (* enum_value_00111 = "IZY" *)
+  (* enum_value_01000 = "REL" *)
+  (* enum_value_01001 = "JMP" *)
+  (* enum_value_01010 = "IND" *)
+  (* enum_value_01011 = "BRK" *)
+  (* enum_value_01100 = "JSR" *)
+  (* enum_value_01101 = "RTS" *)
+  (* enum_value_01110 = "RTI" *)
+  (* enum_value_01111 = "PSH" *)
+  (* enum_value_10000 = "PUL" *)
+  (* enum_value_10001 = "JAM" *)
+  wire [4:0] \dec_din.mode ;
+  (* enum_base_type = "Rmw" *)
+  (* enum_value_000 = "ASL" *)
+  (* enum_value_001 = "LSR" *)
+  (* enum_value_010 = "ROL" *)
+  (* enum_value_011 = "ROR" *)
+  (* enum_value_100 = "INC" *)
+  (* enum_value_101 = "DEC" *)
+  wire [2:0] \dec_din.rmw ;
   reg [8:0] diff;
-  reg [8:0] \diff$61 ;
-  reg [8:0] \diff$62 ;
-  reg [8:0] \diff$66 ;
+  reg [8:0] \diff$77 ;
+  reg [8:0] \diff$78 ;
+  reg [8:0] \diff$79 ;
   input [7:0] din;
   wire [7:0] din;
   reg [7:0] dl = 8'h00;
   output [7:0] dout;
   reg [7:0] dout;
-  wire [8:0] dsum;
   output dummy;
   reg dummy;
+  reg enB = 1'h0;
   reg exec_en;
   reg [7:0] exec_o;
   (* enum_base_type = "Alu" *)
@@ -6867,6 +7415,8 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   (* enum_value_110010 = "SHY" *)
   (* enum_value_110011 = "SHS" *)
   wire [5:0] exec_op;
+  output fetch_next;
+  wire fetch_next;
   reg flag_c = 1'h0;
   reg flag_d = 1'h0;
   reg flag_i = 1'h0;
@@ -6889,15 +7439,77 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   reg mod_c;
   reg [7:0] modified;
   reg no_inc;
-  wire [3:0] ones;
-  wire [3:0] \ones$58 ;
-  wire [7:0] out;
-  wire [7:0] \out$47 ;
-  wire [7:0] \out$55 ;
+  reg \no_inc$43 ;
+  reg \no_inc$49 ;
+  reg \no_inc$50 ;
+  reg [7:0] oB = 8'h00;
+  (* enum_base_type = "Alu" *)
+  (* enum_value_000000 = "NOP" *)
+  (* enum_value_000001 = "LDA" *)
+  (* enum_value_000010 = "LDX" *)
+  (* enum_value_000011 = "LDY" *)
+  (* enum_value_000100 = "LAX" *)
+  (* enum_value_000101 = "ORA" *)
+  (* enum_value_000110 = "AND" *)
+  (* enum_value_000111 = "EOR" *)
+  (* enum_value_001000 = "ADC" *)
+  (* enum_value_001001 = "SBC" *)
+  (* enum_value_001010 = "CMP" *)
+  (* enum_value_001011 = "CPX" *)
+  (* enum_value_001100 = "CPY" *)
+  (* enum_value_001101 = "BIT" *)
+  (* enum_value_001110 = "ANC" *)
+  (* enum_value_001111 = "ALR" *)
+  (* enum_value_010000 = "ARR" *)
+  (* enum_value_010001 = "ANE" *)
+  (* enum_value_010010 = "LXA" *)
+  (* enum_value_010011 = "SBX" *)
+  (* enum_value_010100 = "LAS" *)
+  (* enum_value_010101 = "NZ" *)
+  (* enum_value_010110 = "ASLA" *)
+  (* enum_value_010111 = "LSRA" *)
+  (* enum_value_011000 = "ROLA" *)
+  (* enum_value_011001 = "RORA" *)
+  (* enum_value_011010 = "TAX" *)
+  (* enum_value_011011 = "TAY" *)
+  (* enum_value_011100 = "TXA" *)
+  (* enum_value_011101 = "TYA" *)
+  (* enum_value_011110 = "TSX" *)
+  (* enum_value_011111 = "TXS" *)
+  (* enum_value_100000 = "INX" *)
+  (* enum_value_100001 = "INY" *)
+  (* enum_value_100010 = "DEX" *)
+  (* enum_value_100011 = "DEY" *)
+  (* enum_value_100100 = "CLC" *)
+  (* enum_value_100101 = "SEC" *)
+  (* enum_value_100110 = "CLI" *)
+  (* enum_value_100111 = "SEI" *)
+  (* enum_value_101000 = "CLV" *)
+  (* enum_value_101001 = "CLD" *)
+  (* enum_value_101010 = "SED" *)
+  (* enum_value_101011 = "PLP" *)
+  (* enum_value_101100 = "STA" *)
+  (* enum_value_101101 = "STX" *)
+  (* enum_value_101110 = "STY" *)
+  (* enum_value_101111 = "SAX" *)
+  (* enum_value_110000 = "SHA" *)
+  (* enum_value_110001 = "SHX" *)
+  (* enum_value_110010 = "SHY" *)
+  (* enum_value_110011 = "SHS" *)
+  reg [5:0] opB = 6'h00;
+  reg [51:0] opB_1h = 52'h0000000000001;
+  reg [7:0] out;
+  reg [7:0] \out$55 ;
+  reg [11:0] \out$63 ;
+  reg [8:0] \out$70 ;
+  reg [8:0] \out$72 ;
+  reg [8:0] \out$73 ;
   (* init = 16'h0000 *)
   wire [15:0] pc;
-  reg [7:0] r;
-  reg [7:0] r_lo;
+  output [15:0] pc_next;
+  reg [15:0] pc_next;
+  wire [7:0] r;
+  wire [7:0] r_lo;
   wire rd;
   input rdy;
   wire rdy;
@@ -6907,8 +7519,9 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   reg rw;
   (* init = 8'hff *)
   wire [7:0] s;
-  wire [7:0] sbc_r;
+  wire [8:0] sbc_t;
   reg [5:0] state = 6'h23;
+  reg [37:0] state_1h = 38'h0800000000;
   reg [7:0] state__a = 8'h00;
   wire [7:0] state__p;
   output [15:0] state__pc;
@@ -6916,15 +7529,12 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   reg [7:0] state__sp = 8'hff;
   reg [7:0] state__x = 8'h00;
   reg [7:0] state__y = 8'h00;
+  reg [5:0] state_adv;
   reg [7:0] store;
   output sync;
   reg sync;
-  reg [7:0] t;
-  reg [3:0] tens;
-  reg [3:0] \tens$57 ;
+  wire [7:0] t;
   reg [7:0] tmp = 8'h00;
-  wire [6:0] u;
-  wire [6:0] \u$56 ;
   (* init = 8'h00 *)
   wire [7:0] x;
   (* init = 8'h00 *)
@@ -6960,820 +7570,951 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   assign \$28  = ! dec[6:5];
   assign \$29  = ~ ixc;
   assign \$30  = \$28  & \$29 ;
-  assign \$31  = ~ \$30 ;
-  assign \$32  = ! dec[6:5];
-  assign \$33  = ~ ixc;
-  assign \$34  = \$32  & \$33 ;
-  assign \$35  = state == 5'h16;
-  assign \$36  = \$35  ? 16'hfffe : 16'hfffc;
-  assign \$37  = state == 5'h17;
-  assign \$38  = \$37  ? 16'hffff : 16'hfffd;
-  assign \$39  = ir[6] ? state__a : { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
-  assign \$40  = ad[7:0] + 1'h1;
-  assign \$41  = dec[14:9] == 4'h9;
-  assign \$42  = ~ exec_o;
-  assign addend = \$41  ? \$42  : exec_o;
-  assign \$43  = state__a + addend;
-  assign \$44  = \$43  + flag_c;
-  assign \$47  = \$45  + \$46 ;
-  assign \$48  = \$47  + state__a[3:0];
-  assign \$51  = \$49  + \$50 ;
-  assign \$52  = \$51  + exec_o[3:0];
-  assign \$53  = \$48 [7:0] + \$52 [7:0];
-  assign \$54  = \$53  + flag_c;
-  assign \$55  = \$54 [7:0] >= 8'hc8;
-  assign \$56  = \$54 [7:0] - 8'hc8;
-  assign \$57  = \$54 [7:0] >= 7'h64;
-  assign \$58  = \$54 [7:0] - 7'h64;
-  assign \$59  = \$57  ? \$58  : { 1'h0, \$54 [7:0] };
-  assign \$60  = \$55  ? \$56  : \$59 ;
-  assign \$61  = \$60 [6:0] >= 4'ha;
-  assign \$62  = \$60 [6:0] >= 5'h14;
-  assign \$63  = \$60 [6:0] >= 5'h1e;
-  assign \$64  = \$60 [6:0] >= 6'h28;
-  assign \$65  = \$60 [6:0] >= 6'h32;
-  assign \$66  = \$60 [6:0] >= 6'h3c;
-  assign \$67  = \$60 [6:0] >= 7'h46;
-  assign \$68  = \$60 [6:0] >= 7'h50;
-  assign \$69  = \$60 [6:0] >= 7'h5a;
-  assign \$72  = \$70  + \$71 ;
-  assign \$73  = \$60 [6:0] - \$72 ;
-  assign \$74  = \$48 [7:0] - \$52 [7:0];
-  assign \$75  = ~ flag_c;
-  assign \$76  = $signed(\$74 ) - $signed({ 1'h0, \$75  });
-  assign \$77  = $signed(\$76 [9:0]) < $signed(1'h0);
-  assign \$78  = $signed(\$76 [9:0]) + $signed(8'h64);
-  assign \$79  = \$77  ? \$78  : { \$76 [9], \$76 [9:0] };
-  assign \$82  = \$80  + \$81 ;
-  assign \$83  = \$82  + \$79 [3:0];
-  assign \$84  = \$79 [7:0] >= 8'hc8;
-  assign \$85  = \$79 [7:0] - 8'hc8;
-  assign \$86  = \$79 [7:0] >= 7'h64;
-  assign \$87  = \$79 [7:0] - 7'h64;
-  assign \$88  = \$86  ? \$87  : { 1'h0, \$79 [7:0] };
-  assign \$89  = \$84  ? \$85  : \$88 ;
-  assign \$90  = \$89 [6:0] >= 4'ha;
-  assign \$91  = \$89 [6:0] >= 5'h14;
-  assign \$92  = \$89 [6:0] >= 5'h1e;
-  assign \$93  = \$89 [6:0] >= 6'h28;
-  assign \$94  = \$89 [6:0] >= 6'h32;
-  assign \$95  = \$89 [6:0] >= 6'h3c;
-  assign \$96  = \$89 [6:0] >= 7'h46;
-  assign \$97  = \$89 [6:0] >= 7'h50;
-  assign \$98  = \$89 [6:0] >= 7'h5a;
-  assign \$101  = \$99  + \$100 ;
-  assign \$102  = \$89 [6:0] - \$101 ;
-  assign \$103  = $signed(\$79 [9:0]) < $signed(1'h0);
-  assign sbc_r = \$103  ? \$83 [7:0] : { \tens$57 , \$102 [3:0] };
-  assign \$104  = state__a - exec_o;
-  assign \$105  = state__x - exec_o;
-  assign \$106  = state__y - exec_o;
-  assign \$107  = state__a & exec_o;
-  assign \$108  = t[3:0] + t[0];
-  assign \$109  = \$108  > 3'h5;
-  assign \$110  = r[3:0] + 3'h6;
-  assign \$111  = \$109  ? { r[7:4], \$110 [3:0] } : r;
-  assign \$112  = state__a & state__x;
-  assign \$113  = \$112  - exec_o;
-  assign \$114  = state__pc + 1'h1;
-  assign \$115  = ~ no_inc;
-  assign \$116  = state__pc + 1'h1;
-  assign \$117  = dec[4:0] == 4'hc;
-  assign \$118  = \$117  ? 6'h0f : 6'h03;
-  assign \$119  = ir[6] ? flag_z : flag_c;
-  assign \$120  = ir[6] ? flag_v : flag_n;
-  assign \$121  = ir[7] ? \$119  : \$120 ;
-  assign \$122  = \$121  == ir[5];
-  assign \$123  = \$122  ? 6'h0d : 6'h00;
-  assign \$124  = ad[7:0] + idx;
-  assign \$125  = state__pc + 1'h1;
-  assign \$126  = ad[7:0] + idx;
-  assign \$127  = ad[7:0] + idx;
-  assign \$128  = ! dec[6:5];
-  assign \$129  = ~ ixc;
-  assign \$130  = \$128  & \$129 ;
-  assign \$131  = ad[15:8] + ixc;
-  assign \$132  = ad[7:0] + state__x;
-  assign \$133  = ad[7:0] + 1'h1;
-  assign \$134  = ad[7:0] + 1'h1;
-  assign \$135  = tmp + state__y;
-  assign \$136  = tmp + state__y;
-  assign \$137  = dec[14:9] == 6'h33;
-  assign \$138  = state__a & state__x;
-  assign \$139  = \$16 [15:8] == state__pc[15:8];
-  assign \$140  = state__sp - 1'h1;
+  assign \$31  = ! dec[4:0];
+  assign \$32  = dec[4:0] == 4'hd;
+  assign \$33  = \$31  | \$32 ;
+  assign \$34  = dec[4:0] == 4'he;
+  assign \$35  = \$33  | \$34 ;
+  assign \$36  = dec[4:0] == 4'hf;
+  assign \$37  = \$35  | \$36 ;
+  assign \$38  = dec[4:0] == 5'h10;
+  assign \$39  = \$37  | \$38 ;
+  assign \$40  = dec[4:0] == 5'h11;
+  assign \$41  = \$39  | \$40 ;
+  assign \$42  = ! dec[6:5];
+  assign \$43  = ~ ixc;
+  assign \$44  = \$42  & \$43 ;
+  assign \$45  = ~ \$44 ;
+  assign \$46  = state == 5'h16;
+  assign \$47  = \$46  ? 16'hfffe : 16'hfffc;
+  assign \$48  = state == 5'h17;
+  assign \$49  = \$48  ? 16'hffff : 16'hfffd;
+  assign \$50  = ir[6] ? state__a : { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+  assign \$51  = ad[7:0] + 1'h1;
+  assign \$52  = ! dec[4:0];
+  assign \$53  = dec[4:0] == 4'hd;
+  assign \$54  = \$52  | \$53 ;
+  assign \$55  = dec[4:0] == 4'he;
+  assign \$56  = \$54  | \$55 ;
+  assign \$57  = dec[4:0] == 4'hf;
+  assign \$58  = \$56  | \$57 ;
+  assign \$59  = dec[4:0] == 5'h10;
+  assign \$60  = \$58  | \$59 ;
+  assign \$61  = dec[4:0] == 5'h11;
+  assign \$62  = \$60  | \$61 ;
+  assign \$63  = dec[4:0] == 4'hc;
+  assign \$64  = \$63  ? 6'h0f : 6'h03;
+  assign \$65  = ir[6] ? flag_z : flag_c;
+  assign \$66  = ir[6] ? flag_v : flag_n;
+  assign \$67  = ir[7] ? \$65  : \$66 ;
+  assign \$68  = \$67  == ir[5];
+  assign \$69  = \$68  ? 6'h0d : 6'h00;
+  assign \$70  = ! dec[6:5];
+  assign \$71  = ~ ixc;
+  assign \$72  = \$70  & \$71 ;
+  assign \$73  = \$16 [15:8] == state__pc[15:8];
+  assign \$74  = state == 5'h10;
+  assign \$75  = \$74  ? 6'h11 : 6'h14;
+  assign \$76  = state == 5'h11;
+  assign \$77  = \$76  ? 6'h12 : 6'h15;
+  assign \$78  = state == 5'h16;
+  assign \$79  = \$78  ? 6'h17 : 6'h24;
+  assign \$80  = state == 5'h1a;
+  assign \$81  = \$80  ? 6'h1b : 6'h1f;
+  assign \$82  = state == 5'h1b;
+  assign \$83  = \$82  ? 6'h1c : 6'h00;
+  assign \$84  = state__pc + 1'h1;
+  assign \$85  = ! dec[4:0];
+  assign \$86  = dec[4:0] == 4'hd;
+  assign \$87  = \$85  | \$86 ;
+  assign \$88  = dec[4:0] == 4'he;
+  assign \$89  = \$87  | \$88 ;
+  assign \$90  = dec[4:0] == 4'hf;
+  assign \$91  = \$89  | \$90 ;
+  assign \$92  = dec[4:0] == 5'h10;
+  assign \$93  = \$91  | \$92 ;
+  assign \$94  = dec[4:0] == 5'h11;
+  assign \$95  = \$93  | \$94 ;
+  assign \$96  = ~ \no_inc$50 ;
+  assign \$97  = state__pc + 1'h1;
+  assign \$98  = state__pc + 1'h1;
+  assign \$99  = \$16 [15:8] == state__pc[15:8];
+  assign \$100  = state__pc + 1'h1;
+  assign fetch_next = ! state_adv;
+  assign \$101  = \$signal$57  - bin_o;
+  assign \$102  = ~ flag_c;
+  assign \$103  = $signed(\$101 ) - $signed({ 1'h0, \$102  });
+  assign t = state__a & \$signal$60 ;
+  assign \$104  = t[3:0] + t[0];
+  assign \$105  = \$104  > 3'h5;
+  assign \$106  = t[4:1] + 3'h6;
+  assign r_lo = \$105  ? { flag_c, t[7:5], \$106 [3:0] } : { flag_c, t[7:1] };
+  assign \$107  = ~ flag_d;
+  assign \$108  = ! { flag_c, t[7:1] };
+  assign \$109  = t[7] ^ t[6];
+  assign \$110  = t[7:4] + t[4];
+  assign \$111  = \$110  > 3'h5;
+  assign \$112  = r_lo + 7'h60;
+  assign \$113  = \$111  ? \$112 [7:0] : r_lo;
+  assign \$114  = ! { flag_c, t[7:1] };
+  assign \$115  = t[7:4] + t[4];
+  assign \$116  = \$115  > 3'h5;
+  assign \$117  = t ^ { flag_c, t[7:1] };
+  assign \$118  = ~ oB;
+  assign addend = opB_1h[9] ? \$118  : oB;
+  assign \$119  = $signed(dadj) < $signed(1'h0);
+  assign sbc_t = \$119  ? \out$72  : \out$73 ;
+  assign \$120  = state__a - oB;
+  assign \$121  = state__x - oB;
+  assign \$122  = state__y - oB;
+  assign \$123  = state__a & state__x;
+  assign \$124  = \$123  - oB;
+  assign \$125  = ! state;
+  assign \$126  = state == 1'h1;
+  assign \$127  = state == 2'h2;
+  assign \$128  = state == 2'h3;
+  assign \$129  = state == 3'h4;
+  assign \$130  = state == 3'h5;
+  assign \$131  = state == 3'h6;
+  assign \$132  = state == 3'h7;
+  assign \$133  = state == 4'h8;
+  assign \$134  = state == 4'h9;
+  assign \$135  = state == 4'ha;
+  assign \$136  = state == 4'hb;
+  assign \$137  = state == 4'hc;
+  assign \$138  = state == 4'hd;
+  assign \$139  = state == 4'he;
+  assign \$140  = state == 4'hf;
   assign \$141  = state == 5'h10;
-  assign \$142  = \$141  ? 6'h11 : 6'h14;
-  assign \$143  = state__sp - 1'h1;
-  assign \$144  = state == 5'h11;
-  assign \$145  = \$144  ? 6'h12 : 6'h15;
-  assign \$146  = state__sp - 1'h1;
+  assign \$142  = state == 5'h11;
+  assign \$143  = state == 5'h12;
+  assign \$144  = state == 5'h13;
+  assign \$145  = state == 5'h14;
+  assign \$146  = state == 5'h15;
   assign \$147  = state == 5'h16;
-  assign \$148  = \$147  ? 6'h17 : 6'h24;
-  assign \$149  = state__sp + 1'h1;
-  assign \$150  = state__sp + 1'h1;
+  assign \$148  = state == 5'h17;
+  assign \$149  = state == 5'h18;
+  assign \$150  = state == 5'h19;
   assign \$151  = state == 5'h1a;
-  assign \$152  = \$151  ? 6'h1b : 6'h1f;
-  assign \$153  = state == 5'h1b;
-  assign \$154  = \$153  ? 6'h1c : 6'h00;
-  assign \$155  = state__pc + 1'h1;
-  assign \$156  = state__sp + 1'h1;
-  assign \$157  = state__sp - 1'h1;
-  assign \$158  = ! exec_o;
-  assign \$159  = ! exec_o;
-  assign \$160  = ! exec_o;
-  assign \$161  = ! exec_o;
-  assign \$162  = state__a | exec_o;
-  assign \$163  = state__a | exec_o;
-  assign \$164  = state__a | exec_o;
-  assign \$165  = ! \$164 ;
-  assign \$166  = state__a & exec_o;
-  assign \$167  = state__a & exec_o;
-  assign \$168  = state__a & exec_o;
-  assign \$169  = ! \$168 ;
-  assign \$170  = state__a ^ exec_o;
-  assign \$171  = state__a ^ exec_o;
-  assign \$172  = state__a ^ exec_o;
-  assign \$173  = ! \$172 ;
-  assign \$174  = state__a ^ { tens, \$73 [3:0] };
-  assign \$175  = { tens, \$73 [3:0] } ^ exec_o;
-  assign \$176  = \$174  & \$175 ;
-  assign \$177  = ! { tens, \$73 [3:0] };
-  assign \$178  = \$54 [8:0] > 7'h63;
-  assign \$179  = state__a ^ addend;
-  assign \$180  = ~ \$179 ;
-  assign \$181  = state__a ^ \$44 [7:0];
-  assign \$182  = \$180  & \$181 ;
-  assign \$183  = ! \$44 [7:0];
-  assign \$184  = state__a ^ sbc_r;
-  assign \$185  = sbc_r ^ exec_o;
-  assign \$186  = \$184  & \$185 ;
-  assign \$187  = ! sbc_r;
-  assign \$188  = state__a ^ addend;
-  assign \$189  = ~ \$188 ;
-  assign \$190  = state__a ^ \$44 [7:0];
-  assign \$191  = \$189  & \$190 ;
-  assign \$192  = ! \$44 [7:0];
-  assign \$193  = ~ diff[8];
-  assign \$194  = ! diff[7:0];
-  assign \$195  = ~ \diff$61 [8];
-  assign \$196  = ! \diff$61 [7:0];
-  assign \$197  = ~ \diff$62 [8];
-  assign \$198  = ! \diff$62 [7:0];
-  assign \$199  = state__a & exec_o;
-  assign \$200  = ! \$199 ;
-  assign \$201  = state__a & exec_o;
-  assign \$202  = state__a & exec_o;
-  assign \$203  = state__a & exec_o;
-  assign \$204  = ! \$203 ;
-  assign \$205  = state__a & exec_o;
-  assign \$206  = state__a & exec_o;
-  assign \$208  = state__a & exec_o;
-  assign \$209  = state__a & exec_o;
-  assign \$211  = ! \$210 ;
-  assign \$212  = ~ flag_d;
-  assign \$213  = ! r;
-  assign \$214  = r[6] ^ r[5];
-  assign \$215  = ! r;
-  assign \$216  = t ^ r;
-  assign \$217  = t[7:4] + t[4];
-  assign \$218  = \$217  > 3'h5;
-  assign \$219  = t[7:4] + t[4];
-  assign \$220  = \$219  > 3'h5;
-  assign \$221  = r_lo + 7'h60;
-  assign \$222  = \$220  ? \$221 [7:0] : r_lo;
-  assign \$224  = \$223  & state__x;
-  assign \$225  = \$224  & exec_o;
-  assign \$227  = \$226  & state__x;
-  assign \$228  = \$227  & exec_o;
-  assign \$230  = \$229  & state__x;
-  assign \$231  = \$230  & exec_o;
-  assign \$232  = ! \$231 ;
-  assign \$234  = \$233  & exec_o;
-  assign \$236  = \$235  & exec_o;
-  assign \$238  = \$237  & exec_o;
-  assign \$240  = \$239  & exec_o;
-  assign \$241  = ! \$240 ;
-  assign \$242  = ~ \diff$66 [8];
-  assign \$243  = ! \diff$66 [7:0];
-  assign \$244  = state__sp & exec_o;
-  assign \$245  = state__sp & exec_o;
-  assign \$246  = state__sp & exec_o;
-  assign \$247  = state__sp & exec_o;
-  assign \$248  = state__sp & exec_o;
-  assign \$249  = ! \$248 ;
-  assign \$250  = ! exec_o;
-  assign \$254  = ! \$253 [7:0];
-  assign \$258  = ! \$257 ;
-  assign \$259  = ! { state__a[6:0], flag_c };
-  assign \$260  = ! { flag_c, state__a[7:1] };
-  assign \$261  = ! state__a;
-  assign \$262  = ! state__a;
-  assign \$263  = ! state__x;
-  assign \$264  = ! state__y;
-  assign \$265  = ! state__sp;
-  assign \$266  = state__x + 1'h1;
-  assign \$267  = state__x + 1'h1;
-  assign \$268  = state__x + 1'h1;
-  assign \$269  = ! \$268 [7:0];
-  assign \$270  = state__y + 1'h1;
-  assign \$271  = state__y + 1'h1;
-  assign \$272  = state__y + 1'h1;
-  assign \$273  = ! \$272 [7:0];
-  assign \$274  = state__x - 1'h1;
-  assign \$275  = state__x - 1'h1;
-  assign \$276  = state__x - 1'h1;
-  assign \$277  = ! \$276 [7:0];
-  assign \$278  = state__y - 1'h1;
-  assign \$279  = state__y - 1'h1;
-  assign \$280  = state__y - 1'h1;
-  assign \$281  = ! \$280 [7:0];
-  assign \$282  = dec[14:9] == 6'h25;
-  assign \$283  = dec[14:9] == 6'h27;
-  assign \$284  = dec[14:9] == 6'h2a;
+  assign \$152  = state == 5'h1b;
+  assign \$153  = state == 5'h1c;
+  assign \$154  = state == 5'h1d;
+  assign \$155  = state == 5'h1e;
+  assign \$156  = state == 5'h1f;
+  assign \$157  = state == 6'h20;
+  assign \$158  = state == 6'h21;
+  assign \$159  = state == 6'h22;
+  assign \$160  = state == 6'h23;
+  assign \$161  = state == 6'h24;
+  assign \$162  = state == 6'h25;
+  assign \$163  = state__pc + 1'h1;
+  assign \$164  = ~ no_inc;
+  assign \$165  = state__pc + 1'h1;
+  assign \$166  = dec[4:0] == 4'hc;
+  assign \$167  = \$166  ? 6'h0f : 6'h03;
+  assign \$168  = ir[6] ? flag_z : flag_c;
+  assign \$169  = ir[6] ? flag_v : flag_n;
+  assign \$170  = ir[7] ? \$168  : \$169 ;
+  assign \$171  = \$170  == ir[5];
+  assign \$172  = \$171  ? 6'h0d : 6'h00;
+  assign \$173  = ad[7:0] + idx;
+  assign \$174  = state__pc + 1'h1;
+  assign \$175  = ad[7:0] + idx;
+  assign \$176  = ad[7:0] + idx;
+  assign \$177  = ! dec[6:5];
+  assign \$178  = ~ ixc;
+  assign \$179  = \$177  & \$178 ;
+  assign \$180  = ad[15:8] + ixc;
+  assign \$181  = ad[7:0] + state__x;
+  assign \$182  = ad[7:0] + 1'h1;
+  assign \$183  = ad[7:0] + 1'h1;
+  assign \$184  = tmp + state__y;
+  assign \$185  = tmp + state__y;
+  assign \$186  = dec[14:9] == 6'h33;
+  assign \$187  = state__a & state__x;
+  assign \$188  = \$16 [15:8] == state__pc[15:8];
+  assign \$189  = state__sp - 1'h1;
+  assign \$190  = state == 5'h10;
+  assign \$191  = \$190  ? 6'h11 : 6'h14;
+  assign \$192  = state__sp - 1'h1;
+  assign \$193  = state == 5'h11;
+  assign \$194  = \$193  ? 6'h12 : 6'h15;
+  assign \$195  = state__sp - 1'h1;
+  assign \$196  = state == 5'h16;
+  assign \$197  = \$196  ? 6'h17 : 6'h24;
+  assign \$198  = state__sp + 1'h1;
+  assign \$199  = state__sp + 1'h1;
+  assign \$200  = state == 5'h1a;
+  assign \$201  = \$200  ? 6'h1b : 6'h1f;
+  assign \$202  = state == 5'h1b;
+  assign \$203  = \$202  ? 6'h1c : 6'h00;
+  assign \$204  = state__pc + 1'h1;
+  assign \$205  = state__sp + 1'h1;
+  assign \$206  = state__sp - 1'h1;
+  assign \$213  = \$signal$88  == 4'h9;
+  assign \$214  = ~ \$signal$60 ;
+  assign \$215  = \$213  ? \$214  : \$signal$60 ;
+  assign \$216  = state__a + \$215 ;
+  assign \$217  = \$216  + flag_c;
+  assign \$218  = \$signal$57  + bin_o;
+  assign \$219  = \$218  + flag_c;
+  assign \$220  = $signed(\$103 [9:0]) < $signed(1'h0);
+  assign \$221  = $signed(\$103 [9:0]) + $signed(8'h64);
+  assign \$222  = \$220  ? \$221  : { \$103 [9], \$103 [9:0] };
+  assign \$223  = ! \$signal$88 ;
+  assign \$224  = \$signal$88  == 1'h1;
+  assign \$225  = \$signal$88  == 2'h2;
+  assign \$226  = \$signal$88  == 2'h3;
+  assign \$227  = \$signal$88  == 3'h4;
+  assign \$228  = \$signal$88  == 3'h5;
+  assign \$229  = \$signal$88  == 3'h6;
+  assign \$230  = \$signal$88  == 3'h7;
+  assign \$231  = \$signal$88  == 4'h8;
+  assign \$232  = \$signal$88  == 4'h9;
+  assign \$233  = \$signal$88  == 4'ha;
+  assign \$234  = \$signal$88  == 4'hb;
+  assign \$235  = \$signal$88  == 4'hc;
+  assign \$236  = \$signal$88  == 4'hd;
+  assign \$237  = \$signal$88  == 4'he;
+  assign \$238  = \$signal$88  == 4'hf;
+  assign \$239  = \$signal$88  == 5'h10;
+  assign \$240  = \$signal$88  == 5'h11;
+  assign \$241  = \$signal$88  == 5'h12;
+  assign \$242  = \$signal$88  == 5'h13;
+  assign \$243  = \$signal$88  == 5'h14;
+  assign \$244  = \$signal$88  == 5'h15;
+  assign \$245  = \$signal$88  == 5'h16;
+  assign \$246  = \$signal$88  == 5'h17;
+  assign \$247  = \$signal$88  == 5'h18;
+  assign \$248  = \$signal$88  == 5'h19;
+  assign \$249  = \$signal$88  == 5'h1a;
+  assign \$250  = \$signal$88  == 5'h1b;
+  assign \$251  = \$signal$88  == 5'h1c;
+  assign \$252  = \$signal$88  == 5'h1d;
+  assign \$253  = \$signal$88  == 5'h1e;
+  assign \$254  = \$signal$88  == 5'h1f;
+  assign \$255  = \$signal$88  == 6'h20;
+  assign \$256  = \$signal$88  == 6'h21;
+  assign \$257  = \$signal$88  == 6'h22;
+  assign \$258  = \$signal$88  == 6'h23;
+  assign \$259  = \$signal$88  == 6'h24;
+  assign \$260  = \$signal$88  == 6'h25;
+  assign \$261  = \$signal$88  == 6'h26;
+  assign \$262  = \$signal$88  == 6'h27;
+  assign \$263  = \$signal$88  == 6'h28;
+  assign \$264  = \$signal$88  == 6'h29;
+  assign \$265  = \$signal$88  == 6'h2a;
+  assign \$266  = \$signal$88  == 6'h2b;
+  assign \$267  = \$signal$88  == 6'h2c;
+  assign \$268  = \$signal$88  == 6'h2d;
+  assign \$269  = \$signal$88  == 6'h2e;
+  assign \$270  = \$signal$88  == 6'h2f;
+  assign \$271  = \$signal$88  == 6'h30;
+  assign \$272  = \$signal$88  == 6'h31;
+  assign \$273  = \$signal$88  == 6'h32;
+  assign \$274  = \$signal$88  == 6'h33;
+  assign \$275  = ! oB;
+  assign \$276  = ! oB;
+  assign \$277  = ! oB;
+  assign \$278  = ! oB;
+  assign \$279  = state__a | oB;
+  assign \$280  = state__a | oB;
+  assign \$281  = state__a | oB;
+  assign \$282  = ! \$281 ;
+  assign \$283  = state__a & oB;
+  assign \$284  = state__a & oB;
+  assign \$285  = state__a & oB;
+  assign \$286  = ! \$285 ;
+  assign \$287  = state__a ^ oB;
+  assign \$288  = state__a ^ oB;
+  assign \$289  = state__a ^ oB;
+  assign \$290  = ! \$289 ;
+  assign \$291  = state__a ^ \out$70 [7:0];
+  assign \$292  = \out$70 [7:0] ^ oB;
+  assign \$293  = \$291  & \$292 ;
+  assign \$294  = \$signal$69  > 7'h63;
+  assign \$295  = state__a ^ addend;
+  assign \$296  = ~ \$295 ;
+  assign \$297  = state__a ^ bsum[7:0];
+  assign \$298  = \$296  & \$297 ;
+  assign \$299  = ! bsum[7:0];
+  assign \$300  = state__a ^ sbc_t[7:0];
+  assign \$301  = sbc_t[7:0] ^ oB;
+  assign \$302  = \$300  & \$301 ;
+  assign \$303  = state__a ^ addend;
+  assign \$304  = ~ \$303 ;
+  assign \$305  = state__a ^ bsum[7:0];
+  assign \$306  = \$304  & \$305 ;
+  assign \$307  = ! bsum[7:0];
+  assign \$308  = ~ diff[8];
+  assign \$309  = ! diff[7:0];
+  assign \$310  = ~ \diff$77 [8];
+  assign \$311  = ! \diff$77 [7:0];
+  assign \$312  = ~ \diff$78 [8];
+  assign \$313  = ! \diff$78 [7:0];
+  assign \$314  = state__a & oB;
+  assign \$315  = ! \$314 ;
+  assign \$316  = state__a & oB;
+  assign \$317  = state__a & oB;
+  assign \$318  = state__a & oB;
+  assign \$319  = ! \$318 ;
+  assign \$320  = state__a & oB;
+  assign \$321  = state__a & oB;
+  assign \$323  = state__a & oB;
+  assign \$324  = state__a & oB;
+  assign \$326  = ! \$325 ;
+  assign \$328  = \$327  & state__x;
+  assign \$329  = \$328  & oB;
+  assign \$331  = \$330  & state__x;
+  assign \$332  = \$331  & oB;
+  assign \$334  = \$333  & state__x;
+  assign \$335  = \$334  & oB;
+  assign \$336  = ! \$335 ;
+  assign \$338  = \$337  & oB;
+  assign \$340  = \$339  & oB;
+  assign \$342  = \$341  & oB;
+  assign \$344  = \$343  & oB;
+  assign \$345  = ! \$344 ;
+  assign \$346  = ~ \diff$79 [8];
+  assign \$347  = ! \diff$79 [7:0];
+  assign \$348  = state__sp & oB;
+  assign \$349  = state__sp & oB;
+  assign \$350  = state__sp & oB;
+  assign \$351  = state__sp & oB;
+  assign \$352  = state__sp & oB;
+  assign \$353  = ! \$352 ;
+  assign \$354  = ! oB;
+  assign \$358  = ! \$357 [7:0];
+  assign \$362  = ! \$361 ;
+  assign \$363  = ! { state__a[6:0], flag_c };
+  assign \$364  = ! { flag_c, state__a[7:1] };
+  assign \$365  = ! state__a;
+  assign \$366  = ! state__a;
+  assign \$367  = ! state__x;
+  assign \$368  = ! state__y;
+  assign \$369  = ! state__sp;
+  assign \$370  = state__x + 1'h1;
+  assign \$371  = state__x + 1'h1;
+  assign \$372  = state__x + 1'h1;
+  assign \$373  = ! \$372 [7:0];
+  assign \$374  = state__y + 1'h1;
+  assign \$375  = state__y + 1'h1;
+  assign \$376  = state__y + 1'h1;
+  assign \$377  = ! \$376 [7:0];
+  assign \$378  = state__x - 1'h1;
+  assign \$379  = state__x - 1'h1;
+  assign \$380  = state__x - 1'h1;
+  assign \$381  = ! \$380 [7:0];
+  assign \$382  = state__y - 1'h1;
+  assign \$383  = state__y - 1'h1;
+  assign \$384  = state__y - 1'h1;
+  assign \$385  = ! \$384 [7:0];
   always @(posedge clk)
-    ir <= \$285 ;
+    state_1h <= \$386 ;
   always @(posedge clk)
-    state__pc <= \$286 ;
+    ir <= \$387 ;
   always @(posedge clk)
-    state <= \$287 ;
+    dec <= \$388 ;
   always @(posedge clk)
-    ad <= \$288 ;
+    state__pc <= \$389 ;
   always @(posedge clk)
-    dl <= \$289 ;
+    state <= \$390 ;
   always @(posedge clk)
-    ixc <= \$290 ;
+    ad <= \$391 ;
   always @(posedge clk)
-    tmp <= \$291 ;
+    dl <= \$392 ;
   always @(posedge clk)
-    state__sp <= \$292 ;
+    ixc <= \$393 ;
   always @(posedge clk)
-    flag_c <= \$293 ;
+    tmp <= \$394 ;
   always @(posedge clk)
-    flag_i <= \$294 ;
+    state__sp <= \$395 ;
   always @(posedge clk)
-    flag_z <= \$295 ;
+    flag_c <= \$396 ;
   always @(posedge clk)
-    flag_d <= \$296 ;
+    flag_i <= \$397 ;
   always @(posedge clk)
-    flag_v <= \$297 ;
+    flag_z <= \$398 ;
   always @(posedge clk)
-    flag_n <= \$298 ;
+    flag_d <= \$399 ;
   always @(posedge clk)
-    state__a <= \$299 ;
+    flag_v <= \$400 ;
   always @(posedge clk)
-    state__x <= \$300 ;
+    flag_n <= \$401 ;
   always @(posedge clk)
-    state__y <= \$301 ;
+    \$signal$85  <= \$402 ;
+  always @(posedge clk)
+    \$signal$86  <= \$403 ;
+  always @(posedge clk)
+    \$signal  <= \$404 ;
+  always @(posedge clk)
+    \$signal$87  <= \$405 ;
+  always @(posedge clk)
+    \$signal$88  <= \$406 ;
+  always @(posedge clk)
+    \$signal$60  <= \$407 ;
+  always @(posedge clk)
+    enB <= \$408 ;
+  always @(posedge clk)
+    opB <= \$409 ;
+  always @(posedge clk)
+    oB <= \$410 ;
+  always @(posedge clk)
+    \$signal$57  <= \$411 ;
+  always @(posedge clk)
+    bin_o <= \$412 ;
+  always @(posedge clk)
+    bsum <= \$413 ;
+  always @(posedge clk)
+    \$signal$69  <= \$414 ;
+  always @(posedge clk)
+    dadj <= \$415 ;
+  always @(posedge clk)
+    arr <= \$416 ;
+  always @(posedge clk)
+    opB_1h <= \$417 ;
+  always @(posedge clk)
+    state__a <= \$418 ;
+  always @(posedge clk)
+    state__x <= \$419 ;
+  always @(posedge clk)
+    state__y <= \$420 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     (* full_case = 32'd1 *)
-    casez (ir)
+    casez (din)
       8'h00:
-          dec = 18'h0000b;
+          dec_din = 18'h0000b;
       8'h01:
-          dec = 18'h00a06;
+          dec_din = 18'h00a06;
       8'h02:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'h03:
-          dec = 18'h00a46;
+          dec_din = 18'h00a46;
       8'h04:
-          dec = 18'h00002;
+          dec_din = 18'h00002;
       8'h05:
-          dec = 18'h00a02;
+          dec_din = 18'h00a02;
       8'h06:
-          dec = 18'h02a42;
+          dec_din = 18'h02a42;
       8'h07:
-          dec = 18'h00a42;
+          dec_din = 18'h00a42;
       8'h08:
-          dec = 18'h0000f;
+          dec_din = 18'h0000f;
       8'h09:
-          dec = 18'h00a01;
+          dec_din = 18'h00a01;
       8'h0a:
-          dec = 18'h02c00;
+          dec_din = 18'h02c00;
       8'h0b:
-          dec = 18'h01c01;
+          dec_din = 18'h01c01;
       8'h0c:
-          dec = 18'h00004;
+          dec_din = 18'h00004;
       8'h0d:
-          dec = 18'h00a04;
+          dec_din = 18'h00a04;
       8'h0e:
-          dec = 18'h02a44;
+          dec_din = 18'h02a44;
       8'h0f:
-          dec = 18'h00a44;
+          dec_din = 18'h00a44;
       8'h10:
-          dec = 18'h00008;
+          dec_din = 18'h00008;
       8'h11:
-          dec = 18'h00a87;
+          dec_din = 18'h00a87;
       8'h12:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'h13:
-          dec = 18'h00ac7;
+          dec_din = 18'h00ac7;
       8'h14:
-          dec = 18'h00003;
+          dec_din = 18'h00003;
       8'h15:
-          dec = 18'h00a03;
+          dec_din = 18'h00a03;
       8'h16:
-          dec = 18'h02a43;
+          dec_din = 18'h02a43;
       8'h17:
-          dec = 18'h00a43;
+          dec_din = 18'h00a43;
       8'h18:
-          dec = 18'h04800;
+          dec_din = 18'h04800;
       8'h19:
-          dec = 18'h00a85;
+          dec_din = 18'h00a85;
       8'h1a:
-          dec = 18'h00000;
+          dec_din = 18'h00000;
       8'h1b:
-          dec = 18'h00ac5;
+          dec_din = 18'h00ac5;
       8'h1c:
-          dec = 18'h00005;
+          dec_din = 18'h00005;
       8'h1d:
-          dec = 18'h00a05;
+          dec_din = 18'h00a05;
       8'h1e:
-          dec = 18'h02a45;
+          dec_din = 18'h02a45;
       8'h1f:
-          dec = 18'h00a45;
+          dec_din = 18'h00a45;
       8'h20:
-          dec = 18'h0000c;
+          dec_din = 18'h0000c;
       8'h21:
-          dec = 18'h00c06;
+          dec_din = 18'h00c06;
       8'h22:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'h23:
-          dec = 18'h10c46;
+          dec_din = 18'h10c46;
       8'h24:
-          dec = 18'h01a02;
+          dec_din = 18'h01a02;
       8'h25:
-          dec = 18'h00c02;
+          dec_din = 18'h00c02;
       8'h26:
-          dec = 18'h12a42;
+          dec_din = 18'h12a42;
       8'h27:
-          dec = 18'h10c42;
+          dec_din = 18'h10c42;
       8'h28:
-          dec = 18'h05610;
+          dec_din = 18'h05610;
       8'h29:
-          dec = 18'h00c01;
+          dec_din = 18'h00c01;
       8'h2a:
-          dec = 18'h03000;
+          dec_din = 18'h03000;
       8'h2b:
-          dec = 18'h01c01;
+          dec_din = 18'h01c01;
       8'h2c:
-          dec = 18'h01a04;
+          dec_din = 18'h01a04;
       8'h2d:
-          dec = 18'h00c04;
+          dec_din = 18'h00c04;
       8'h2e:
-          dec = 18'h12a44;
+          dec_din = 18'h12a44;
       8'h2f:
-          dec = 18'h10c44;
+          dec_din = 18'h10c44;
       8'h30:
-          dec = 18'h00008;
+          dec_din = 18'h00008;
       8'h31:
-          dec = 18'h00c87;
+          dec_din = 18'h00c87;
       8'h32:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'h33:
-          dec = 18'h10cc7;
+          dec_din = 18'h10cc7;
       8'h34:
-          dec = 18'h00003;
+          dec_din = 18'h00003;
       8'h35:
-          dec = 18'h00c03;
+          dec_din = 18'h00c03;
       8'h36:
-          dec = 18'h12a43;
+          dec_din = 18'h12a43;
       8'h37:
-          dec = 18'h10c43;
+          dec_din = 18'h10c43;
       8'h38:
-          dec = 18'h04a00;
+          dec_din = 18'h04a00;
       8'h39:
-          dec = 18'h00c85;
+          dec_din = 18'h00c85;
       8'h3a:
-          dec = 18'h00000;
+          dec_din = 18'h00000;
       8'h3b:
-          dec = 18'h10cc5;
+          dec_din = 18'h10cc5;
       8'h3c:
-          dec = 18'h00005;
+          dec_din = 18'h00005;
       8'h3d:
-          dec = 18'h00c05;
+          dec_din = 18'h00c05;
       8'h3e:
-          dec = 18'h12a45;
+          dec_din = 18'h12a45;
       8'h3f:
-          dec = 18'h10c45;
+          dec_din = 18'h10c45;
       8'h40:
-          dec = 18'h0000e;
+          dec_din = 18'h0000e;
       8'h41:
-          dec = 18'h00e06;
+          dec_din = 18'h00e06;
       8'h42:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'h43:
-          dec = 18'h08e46;
+          dec_din = 18'h08e46;
       8'h44:
-          dec = 18'h00002;
+          dec_din = 18'h00002;
       8'h45:
-          dec = 18'h00e02;
+          dec_din = 18'h00e02;
       8'h46:
-          dec = 18'h0aa42;
+          dec_din = 18'h0aa42;
       8'h47:
-          dec = 18'h08e42;
+          dec_din = 18'h08e42;
       8'h48:
-          dec = 18'h0000f;
+          dec_din = 18'h0000f;
       8'h49:
-          dec = 18'h00e01;
+          dec_din = 18'h00e01;
       8'h4a:
-          dec = 18'h02e00;
+          dec_din = 18'h02e00;
       8'h4b:
-          dec = 18'h01e01;
+          dec_din = 18'h01e01;
       8'h4c:
-          dec = 18'h00009;
+          dec_din = 18'h00009;
       8'h4d:
-          dec = 18'h00e04;
+          dec_din = 18'h00e04;
       8'h4e:
-          dec = 18'h0aa44;
+          dec_din = 18'h0aa44;
       8'h4f:
-          dec = 18'h08e44;
+          dec_din = 18'h08e44;
       8'h50:
-          dec = 18'h00008;
+          dec_din = 18'h00008;
       8'h51:
-          dec = 18'h00e87;
+          dec_din = 18'h00e87;
       8'h52:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'h53:
-          dec = 18'h08ec7;
+          dec_din = 18'h08ec7;
       8'h54:
-          dec = 18'h00003;
+          dec_din = 18'h00003;
       8'h55:
-          dec = 18'h00e03;
+          dec_din = 18'h00e03;
       8'h56:
-          dec = 18'h0aa43;
+          dec_din = 18'h0aa43;
       8'h57:
-          dec = 18'h08e43;
+          dec_din = 18'h08e43;
       8'h58:
-          dec = 18'h04c00;
+          dec_din = 18'h04c00;
       8'h59:
-          dec = 18'h00e85;
+          dec_din = 18'h00e85;
       8'h5a:
-          dec = 18'h00000;
+          dec_din = 18'h00000;
       8'h5b:
-          dec = 18'h08ec5;
+          dec_din = 18'h08ec5;
       8'h5c:
-          dec = 18'h00005;
+          dec_din = 18'h00005;
       8'h5d:
-          dec = 18'h00e05;
+          dec_din = 18'h00e05;
       8'h5e:
-          dec = 18'h0aa45;
+          dec_din = 18'h0aa45;
       8'h5f:
-          dec = 18'h08e45;
+          dec_din = 18'h08e45;
       8'h60:
-          dec = 18'h0000d;
+          dec_din = 18'h0000d;
       8'h61:
-          dec = 18'h01006;
+          dec_din = 18'h01006;
       8'h62:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'h63:
-          dec = 18'h19046;
+          dec_din = 18'h19046;
       8'h64:
-          dec = 18'h00002;
+          dec_din = 18'h00002;
       8'h65:
-          dec = 18'h01002;
+          dec_din = 18'h01002;
       8'h66:
-          dec = 18'h1aa42;
+          dec_din = 18'h1aa42;
       8'h67:
-          dec = 18'h19042;
+          dec_din = 18'h19042;
       8'h68:
-          dec = 18'h00210;
+          dec_din = 18'h00210;
       8'h69:
-          dec = 18'h01001;
+          dec_din = 18'h01001;
       8'h6a:
-          dec = 18'h03200;
+          dec_din = 18'h03200;
       8'h6b:
-          dec = 18'h02001;
+          dec_din = 18'h02001;
       8'h6c:
-          dec = 18'h0000a;
+          dec_din = 18'h0000a;
       8'h6d:
-          dec = 18'h01004;
+          dec_din = 18'h01004;
       8'h6e:
-          dec = 18'h1aa44;
+          dec_din = 18'h1aa44;
       8'h6f:
-          dec = 18'h19044;
+          dec_din = 18'h19044;
       8'h70:
-          dec = 18'h00008;
+          dec_din = 18'h00008;
       8'h71:
-          dec = 18'h01087;
+          dec_din = 18'h01087;
       8'h72:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'h73:
-          dec = 18'h190c7;
+          dec_din = 18'h190c7;
       8'h74:
-          dec = 18'h00003;
+          dec_din = 18'h00003;
       8'h75:
-          dec = 18'h01003;
+          dec_din = 18'h01003;
       8'h76:
-          dec = 18'h1aa43;
+          dec_din = 18'h1aa43;
       8'h77:
-          dec = 18'h19043;
+          dec_din = 18'h19043;
       8'h78:
-          dec = 18'h04e00;
+          dec_din = 18'h04e00;
       8'h79:
-          dec = 18'h01085;
+          dec_din = 18'h01085;
       8'h7a:
-          dec = 18'h00000;
+          dec_din = 18'h00000;
       8'h7b:
-          dec = 18'h190c5;
+          dec_din = 18'h190c5;
       8'h7c:
-          dec = 18'h00005;
+          dec_din = 18'h00005;
       8'h7d:
-          dec = 18'h01005;
+          dec_din = 18'h01005;
       8'h7e:
-          dec = 18'h1aa45;
+          dec_din = 18'h1aa45;
       8'h7f:
-          dec = 18'h19045;
+          dec_din = 18'h19045;
       8'h80:
-          dec = 18'h00001;
+          dec_din = 18'h00001;
       8'h81:
-          dec = 18'h05826;
+          dec_din = 18'h05826;
       8'h82:
-          dec = 18'h00001;
+          dec_din = 18'h00001;
       8'h83:
-          dec = 18'h05e26;
+          dec_din = 18'h05e26;
       8'h84:
-          dec = 18'h05c22;
+          dec_din = 18'h05c22;
       8'h85:
-          dec = 18'h05822;
+          dec_din = 18'h05822;
       8'h86:
-          dec = 18'h05a22;
+          dec_din = 18'h05a22;
       8'h87:
-          dec = 18'h05e22;
+          dec_din = 18'h05e22;
       8'h88:
-          dec = 18'h04600;
+          dec_din = 18'h04600;
       8'h89:
-          dec = 18'h00001;
+          dec_din = 18'h00001;
       8'h8a:
-          dec = 18'h03800;
+          dec_din = 18'h03800;
       8'h8b:
-          dec = 18'h02201;
+          dec_din = 18'h02201;
       8'h8c:
-          dec = 18'h05c24;
+          dec_din = 18'h05c24;
       8'h8d:
-          dec = 18'h05824;
+          dec_din = 18'h05824;
       8'h8e:
-          dec = 18'h05a24;
+          dec_din = 18'h05a24;
       8'h8f:
-          dec = 18'h05e24;
+          dec_din = 18'h05e24;
       8'h90:
-          dec = 18'h00008;
+          dec_din = 18'h00008;
       8'h91:
-          dec = 18'h058a7;
+          dec_din = 18'h058a7;
       8'h92:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'h93:
-          dec = 18'h060a7;
+          dec_din = 18'h060a7;
       8'h94:
-          dec = 18'h05c23;
+          dec_din = 18'h05c23;
       8'h95:
-          dec = 18'h05823;
+          dec_din = 18'h05823;
       8'h96:
-          dec = 18'h05aa3;
+          dec_din = 18'h05aa3;
       8'h97:
-          dec = 18'h05ea3;
+          dec_din = 18'h05ea3;
       8'h98:
-          dec = 18'h03a00;
+          dec_din = 18'h03a00;
       8'h99:
-          dec = 18'h058a5;
+          dec_din = 18'h058a5;
       8'h9a:
-          dec = 18'h03e00;
+          dec_din = 18'h03e00;
       8'h9b:
-          dec = 18'h066a5;
+          dec_din = 18'h066a5;
       8'h9c:
-          dec = 18'h06425;
+          dec_din = 18'h06425;
       8'h9d:
-          dec = 18'h05825;
+          dec_din = 18'h05825;
       8'h9e:
-          dec = 18'h062a5;
+          dec_din = 18'h062a5;
       8'h9f:
-          dec = 18'h060a5;
+          dec_din = 18'h060a5;
       8'ha0:
-          dec = 18'h00601;
+          dec_din = 18'h00601;
       8'ha1:
-          dec = 18'h00206;
+          dec_din = 18'h00206;
       8'ha2:
-          dec = 18'h00401;
+          dec_din = 18'h00401;
       8'ha3:
-          dec = 18'h00806;
+          dec_din = 18'h00806;
       8'ha4:
-          dec = 18'h00602;
+          dec_din = 18'h00602;
       8'ha5:
-          dec = 18'h00202;
+          dec_din = 18'h00202;
       8'ha6:
-          dec = 18'h00402;
+          dec_din = 18'h00402;
       8'ha7:
-          dec = 18'h00903;
+          dec_din = 18'h00903;
       8'ha8:
-          dec = 18'h03600;
+          dec_din = 18'h03600;
       8'ha9:
-          dec = 18'h00201;
+          dec_din = 18'h00201;
       8'haa:
-          dec = 18'h03400;
+          dec_din = 18'h03400;
       8'hab:
-          dec = 18'h02401;
+          dec_din = 18'h02401;
       8'hac:
-          dec = 18'h00604;
+          dec_din = 18'h00604;
       8'had:
-          dec = 18'h00204;
+          dec_din = 18'h00204;
       8'hae:
-          dec = 18'h00404;
+          dec_din = 18'h00404;
       8'haf:
-          dec = 18'h00804;
+          dec_din = 18'h00804;
       8'hb0:
-          dec = 18'h00008;
+          dec_din = 18'h00008;
       8'hb1:
-          dec = 18'h00287;
+          dec_din = 18'h00287;
       8'hb2:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'hb3:
-          dec = 18'h00887;
+          dec_din = 18'h00887;
       8'hb4:
-          dec = 18'h00603;
+          dec_din = 18'h00603;
       8'hb5:
-          dec = 18'h00203;
+          dec_din = 18'h00203;
       8'hb6:
-          dec = 18'h00483;
+          dec_din = 18'h00483;
       8'hb7:
-          dec = 18'h00883;
+          dec_din = 18'h00883;
       8'hb8:
-          dec = 18'h05000;
+          dec_din = 18'h05000;
       8'hb9:
-          dec = 18'h00285;
+          dec_din = 18'h00285;
       8'hba:
-          dec = 18'h03c00;
+          dec_din = 18'h03c00;
       8'hbb:
-          dec = 18'h02885;
+          dec_din = 18'h02885;
       8'hbc:
-          dec = 18'h00605;
+          dec_din = 18'h00605;
       8'hbd:
-          dec = 18'h00205;
+          dec_din = 18'h00205;
       8'hbe:
-          dec = 18'h00485;
+          dec_din = 18'h00485;
       8'hbf:
-          dec = 18'h00885;
+          dec_din = 18'h00885;
       8'hc0:
-          dec = 18'h01801;
+          dec_din = 18'h01801;
       8'hc1:
-          dec = 18'h01406;
+          dec_din = 18'h01406;
       8'hc2:
-          dec = 18'h00001;
+          dec_din = 18'h00001;
       8'hc3:
-          dec = 18'h29446;
+          dec_din = 18'h29446;
       8'hc4:
-          dec = 18'h01802;
+          dec_din = 18'h01802;
       8'hc5:
-          dec = 18'h01402;
+          dec_din = 18'h01402;
       8'hc6:
-          dec = 18'h2aa42;
+          dec_din = 18'h2aa42;
       8'hc7:
-          dec = 18'h29442;
+          dec_din = 18'h29442;
       8'hc8:
-          dec = 18'h04200;
+          dec_din = 18'h04200;
       8'hc9:
-          dec = 18'h01401;
+          dec_din = 18'h01401;
       8'hca:
-          dec = 18'h04400;
+          dec_din = 18'h04400;
       8'hcb:
-          dec = 18'h02601;
+          dec_din = 18'h02601;
       8'hcc:
-          dec = 18'h01804;
+          dec_din = 18'h01804;
       8'hcd:
-          dec = 18'h01404;
+          dec_din = 18'h01404;
       8'hce:
-          dec = 18'h2aa44;
+          dec_din = 18'h2aa44;
       8'hcf:
-          dec = 18'h29444;
+          dec_din = 18'h29444;
       8'hd0:
-          dec = 18'h00008;
+          dec_din = 18'h00008;
       8'hd1:
-          dec = 18'h01487;
+          dec_din = 18'h01487;
       8'hd2:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'hd3:
-          dec = 18'h294c7;
+          dec_din = 18'h294c7;
       8'hd4:
-          dec = 18'h00003;
+          dec_din = 18'h00003;
       8'hd5:
-          dec = 18'h01403;
+          dec_din = 18'h01403;
       8'hd6:
-          dec = 18'h2aa43;
+          dec_din = 18'h2aa43;
       8'hd7:
-          dec = 18'h29443;
+          dec_din = 18'h29443;
       8'hd8:
-          dec = 18'h05200;
+          dec_din = 18'h05200;
       8'hd9:
-          dec = 18'h01485;
+          dec_din = 18'h01485;
       8'hda:
-          dec = 18'h00000;
+          dec_din = 18'h00000;
       8'hdb:
-          dec = 18'h294c5;
+          dec_din = 18'h294c5;
       8'hdc:
-          dec = 18'h00005;
+          dec_din = 18'h00005;
       8'hdd:
-          dec = 18'h01405;
+          dec_din = 18'h01405;
       8'hde:
-          dec = 18'h2aa45;
+          dec_din = 18'h2aa45;
       8'hdf:
-          dec = 18'h29445;
+          dec_din = 18'h29445;
       8'he0:
-          dec = 18'h01601;
+          dec_din = 18'h01601;
       8'he1:
-          dec = 18'h01206;
+          dec_din = 18'h01206;
       8'he2:
-          dec = 18'h00001;
+          dec_din = 18'h00001;
       8'he3:
-          dec = 18'h21246;
+          dec_din = 18'h21246;
       8'he4:
-          dec = 18'h01602;
+          dec_din = 18'h01602;
       8'he5:
-          dec = 18'h01202;
+          dec_din = 18'h01202;
       8'he6:
-          dec = 18'h22a42;
+          dec_din = 18'h22a42;
       8'he7:
-          dec = 18'h21242;
+          dec_din = 18'h21242;
       8'he8:
-          dec = 18'h04000;
+          dec_din = 18'h04000;
       8'he9:
-          dec = 18'h01201;
+          dec_din = 18'h01201;
       8'hea:
-          dec = 18'h00000;
+          dec_din = 18'h00000;
       8'heb:
-          dec = 18'h01201;
+          dec_din = 18'h01201;
       8'hec:
-          dec = 18'h01604;
+          dec_din = 18'h01604;
       8'hed:
-          dec = 18'h01204;
+          dec_din = 18'h01204;
       8'hee:
-          dec = 18'h22a44;
+          dec_din = 18'h22a44;
       8'hef:
-          dec = 18'h21244;
+          dec_din = 18'h21244;
       8'hf0:
-          dec = 18'h00008;
+          dec_din = 18'h00008;
       8'hf1:
-          dec = 18'h01287;
+          dec_din = 18'h01287;
       8'hf2:
-          dec = 18'h00011;
+          dec_din = 18'h00011;
       8'hf3:
-          dec = 18'h212c7;
+          dec_din = 18'h212c7;
       8'hf4:
-          dec = 18'h00003;
+          dec_din = 18'h00003;
       8'hf5:
-          dec = 18'h01203;
+          dec_din = 18'h01203;
       8'hf6:
-          dec = 18'h22a43;
+          dec_din = 18'h22a43;
       8'hf7:
-          dec = 18'h21243;
+          dec_din = 18'h21243;
       8'hf8:
-          dec = 18'h05400;
+          dec_din = 18'h05400;
       8'hf9:
-          dec = 18'h01285;
+          dec_din = 18'h01285;
       8'hfa:
-          dec = 18'h00000;
+          dec_din = 18'h00000;
       8'hfb:
-          dec = 18'h212c5;
+          dec_din = 18'h212c5;
       8'hfc:
-          dec = 18'h00005;
+          dec_din = 18'h00005;
       8'hfd:
-          dec = 18'h01205;
+          dec_din = 18'h01205;
       8'hfe:
-          dec = 18'h22a45;
+          dec_din = 18'h22a45;
       8'hff:
-          dec = 18'h21245;
+          dec_din = 18'h21245;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     exec_o = din;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          exec_o = dl;
-    endcase
+    if (state_1h[0]) begin
+    end else if (state_1h[1]) begin
+    end else if (state_1h[2]) begin
+    end else if (state_1h[3]) begin
+    end else if (state_1h[4]) begin
+    end else if (state_1h[5]) begin
+    end else if (state_1h[6]) begin
+    end else if (state_1h[7]) begin
+    end else if (state_1h[8]) begin
+    end else if (state_1h[9]) begin
+    end else if (state_1h[10]) begin
+    end else if (state_1h[11]) begin
+    end else if (state_1h[12]) begin
+      exec_o = dl;
+    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
@@ -7833,6 +8574,86 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    no_inc = 1'h0;
+    if (state_1h[0]) begin
+    end else if (state_1h[1]) begin
+      no_inc = \$27 ;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    exec_en = 1'h0;
+    casez (state_1h)
+      38'b?????????????????????????????????????1:
+          /* empty */;
+      38'b????????????????????????????????????1?:
+          if (advance) begin
+            casez (dec[4:0])
+              5'h00, 5'h01:
+                  exec_en = 1'h1;
+            endcase
+          end
+      38'b???????????????????????????????????1??:
+          /* empty */;
+      38'b??????????????????????????????????1???:
+          /* empty */;
+      38'b?????????????????????????????????1????:
+          if (advance) begin
+            if (\$30 ) begin
+              exec_en = 1'h1;
+            end
+          end
+      38'b????????????????????????????????1?????:
+          /* empty */;
+      38'b???????????????????????????????1??????:
+          /* empty */;
+      38'b??????????????????????????????1???????:
+          /* empty */;
+      38'b?????????????????????????????1????????:
+          /* empty */;
+      38'b????????????????????????????1?????????:
+          /* empty */;
+      38'b???????????????????????????1??????????:
+          casez (dec[6:5])
+            2'h0:
+                if (advance) begin
+                  exec_en = 1'h1;
+                end
+          endcase
+      38'b??????????????????????????1???????????:
+          /* empty */;
+      38'b?????????????????????????1????????????:
+          if (advance) begin
+            exec_en = 1'h1;
+          end
+      38'b????????????????????????1?????????????:
+          /* empty */;
+      38'b???????????????????????1??????????????:
+          /* empty */;
+      38'b??????????????????????1???????????????:
+          /* empty */;
+      38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
+          /* empty */;
+      38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
+          /* empty */;
+      38'b???????????????????1??????????????????:
+          /* empty */;
+      38'b????????????????1?????????????????????:
+          /* empty */;
+      38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
+          /* empty */;
+      38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
+          /* empty */;
+      38'b?????????????1????????????????????????:
+          /* empty */;
+      38'b????????????1?????????????????????????:
+          if (advance) begin
+            exec_en = 1'h1;
+          end
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     addr = state__pc;
     casez (state)
       6'h00:
@@ -7876,9 +8697,9 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
       6'h15:
           addr = { 8'h01, state__sp };
       6'h16, 6'h23:
-          addr = \$36 ;
+          addr = \$47 ;
       6'h17, 6'h24:
-          addr = \$38 ;
+          addr = \$49 ;
       6'h18:
           addr = { 8'h01, state__sp };
       6'h19:
@@ -7896,7 +8717,7 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
       6'h21:
           addr = ad;
       6'h22:
-          addr = { ad[15:8], \$40 [7:0] };
+          addr = { ad[15:8], \$51 [7:0] };
     endcase
   end
   always @* begin
@@ -7978,12 +8799,12 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    no_inc = 1'h0;
+    \no_inc$43  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          no_inc = \$27 ;
+          \no_inc$43  = \$41 ;
     endcase
   end
   always @* begin
@@ -7993,13 +8814,13 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
       6'h00:
           /* empty */;
       6'h01:
-          dummy = no_inc;
+          dummy = \no_inc$43 ;
       6'h02:
           dummy = 1'h1;
       6'h03:
           /* empty */;
       6'h04:
-          dummy = \$31 ;
+          dummy = \$45 ;
       6'h05:
           dummy = 1'h1;
       6'h06:
@@ -8054,78 +8875,6 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
           /* empty */;
       6'h25:
           dummy = 1'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    exec_en = 1'h0;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          if (advance) begin
-            casez (dec[4:0])
-              5'h00, 5'h01:
-                  exec_en = 1'h1;
-            endcase
-          end
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          if (advance) begin
-            if (\$34 ) begin
-              exec_en = 1'h1;
-            end
-          end
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          casez (dec[6:5])
-            2'h0:
-                if (advance) begin
-                  exec_en = 1'h1;
-                end
-          endcase
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          if (advance) begin
-            exec_en = 1'h1;
-          end
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          if (advance) begin
-            exec_en = 1'h1;
-          end
     endcase
   end
   always @* begin
@@ -8194,2387 +8943,5245 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
       6'h1d:
           /* empty */;
       6'h20:
-          dout = \$39 ;
+          dout = \$50 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    tens = 4'h0;
-    if (\$61 ) begin
-      tens = 4'h1;
-    end
-    if (\$62 ) begin
-      tens = 4'h2;
-    end
-    if (\$63 ) begin
-      tens = 4'h3;
-    end
-    if (\$64 ) begin
-      tens = 4'h4;
-    end
-    if (\$65 ) begin
-      tens = 4'h5;
-    end
-    if (\$66 ) begin
-      tens = 4'h6;
-    end
-    if (\$67 ) begin
-      tens = 4'h7;
-    end
-    if (\$68 ) begin
-      tens = 4'h8;
-    end
-    if (\$69 ) begin
-      tens = 4'h9;
+    state_adv = state;
+    casez (state)
+      6'h00:
+          state_adv = 6'h01;
+      6'h01:
+          casez (dec[4:0])
+            5'h00, 5'h01:
+                state_adv = 6'h00;
+            5'h02:
+                state_adv = 6'h0a;
+            5'h03:
+                state_adv = 6'h02;
+            5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
+                state_adv = \$64 ;
+            5'h06:
+                state_adv = 6'h05;
+            5'h07:
+                state_adv = 6'h08;
+            5'h08:
+                state_adv = \$69 ;
+            5'h0b:
+                state_adv = 6'h13;
+            5'h0d, 5'h0e, 5'h10:
+                state_adv = 6'h18;
+            5'h0f:
+                state_adv = 6'h20;
+            5'h11:
+                state_adv = 6'h25;
+          endcase
+      6'h02:
+          state_adv = 6'h0a;
+      6'h03:
+          (* full_case = 32'd1 *)
+          casez (dec[4:0])
+            5'h04:
+                state_adv = 6'h0a;
+            5'h09:
+                state_adv = 6'h00;
+            5'h0a:
+                state_adv = 6'h21;
+            default:
+                state_adv = 6'h04;
+          endcase
+      6'h04:
+          (* full_case = 32'd1 *)
+          if (\$72 ) begin
+            state_adv = 6'h00;
+          end else begin
+            state_adv = 6'h0a;
+          end
+      6'h05:
+          state_adv = 6'h06;
+      6'h06:
+          state_adv = 6'h07;
+      6'h07:
+          state_adv = 6'h0a;
+      6'h08:
+          state_adv = 6'h09;
+      6'h09:
+          state_adv = 6'h04;
+      6'h0a:
+          (* full_case = 32'd1 *)
+          casez (dec[6:5])
+            2'h0:
+                state_adv = 6'h00;
+            2'h1:
+                state_adv = 6'h00;
+            default:
+                state_adv = 6'h0b;
+          endcase
+      6'h0b:
+          state_adv = 6'h0c;
+      6'h0c:
+          state_adv = 6'h00;
+      6'h0d:
+          (* full_case = 32'd1 *)
+          if (\$73 ) begin
+            state_adv = 6'h00;
+          end else begin
+            state_adv = 6'h0e;
+          end
+      6'h0e:
+          state_adv = 6'h00;
+      6'h0f:
+          state_adv = 6'h10;
+      6'h10, 6'h13:
+          state_adv = \$75 ;
+      6'h11, 6'h14:
+          state_adv = \$77 ;
+      6'h12:
+          state_adv = 6'h00;
+      6'h15:
+          state_adv = 6'h16;
+      6'h16, 6'h23:
+          state_adv = \$79 ;
+      6'h17, 6'h24:
+          state_adv = 6'h00;
+      6'h18:
+          (* full_case = 32'd1 *)
+          casez (dec[4:0])
+            5'h10:
+                state_adv = 6'h19;
+            5'h0d:
+                state_adv = 6'h1a;
+            default:
+                state_adv = 6'h1d;
+          endcase
+      6'h19:
+          state_adv = 6'h00;
+      6'h1a, 6'h1e:
+          state_adv = \$81 ;
+      6'h1b, 6'h1f:
+          state_adv = \$83 ;
+      6'h1c:
+          state_adv = 6'h00;
+      6'h1d:
+          state_adv = 6'h1e;
+      6'h20:
+          state_adv = 6'h00;
+      6'h21:
+          state_adv = 6'h22;
+      6'h22:
+          state_adv = 6'h00;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    pc_next = state__pc;
+    casez (state)
+      6'h00:
+          if (advance) begin
+            pc_next = \$84 [15:0];
+          end
+      6'h01:
+          if (advance) begin
+            if (\$96 ) begin
+              pc_next = \$97 [15:0];
+            end
+          end
+      6'h02:
+          /* empty */;
+      6'h03:
+          if (advance) begin
+            pc_next = \$98 [15:0];
+            casez (dec[4:0])
+              5'h04:
+                  /* empty */;
+              5'h09:
+                  pc_next = { din, ad[7:0] };
+            endcase
+          end
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$99 ) begin
+              pc_next = \$16 [15:0];
+            end else begin
+              pc_next[7:0] = \$16 [7:0];
+            end
+          end
+      6'h0e:
+          if (advance) begin
+            pc_next[15:8] = ad[15:8];
+          end
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          if (advance) begin
+            pc_next = { din, ad[7:0] };
+          end
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          if (advance) begin
+            pc_next = { din, ad[7:0] };
+          end
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          if (advance) begin
+            pc_next = { din, ad[7:0] };
+          end
+      6'h1c:
+          if (advance) begin
+            pc_next = \$100 [15:0];
+          end
+      6'h1d:
+          /* empty */;
+      6'h20:
+          /* empty */;
+      6'h21:
+          /* empty */;
+      6'h22:
+          if (advance) begin
+            pc_next = { din, tmp };
+          end
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \no_inc$49  = 1'h0;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          \no_inc$49  = \$62 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \no_inc$50  = 1'h0;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          \no_inc$50  = \$95 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    (* full_case = 32'd1 *)
+    casez (state__a)
+      8'h00:
+          out = 8'h00;
+      8'h01:
+          out = 8'h01;
+      8'h02:
+          out = 8'h02;
+      8'h03:
+          out = 8'h03;
+      8'h04:
+          out = 8'h04;
+      8'h05:
+          out = 8'h05;
+      8'h06:
+          out = 8'h06;
+      8'h07:
+          out = 8'h07;
+      8'h08:
+          out = 8'h08;
+      8'h09:
+          out = 8'h09;
+      8'h0a:
+          out = 8'h0a;
+      8'h0b:
+          out = 8'h0b;
+      8'h0c:
+          out = 8'h0c;
+      8'h0d:
+          out = 8'h0d;
+      8'h0e:
+          out = 8'h0e;
+      8'h0f:
+          out = 8'h0f;
+      8'h10:
+          out = 8'h0a;
+      8'h11:
+          out = 8'h0b;
+      8'h12:
+          out = 8'h0c;
+      8'h13:
+          out = 8'h0d;
+      8'h14:
+          out = 8'h0e;
+      8'h15:
+          out = 8'h0f;
+      8'h16:
+          out = 8'h10;
+      8'h17:
+          out = 8'h11;
+      8'h18:
+          out = 8'h12;
+      8'h19:
+          out = 8'h13;
+      8'h1a:
+          out = 8'h14;
+      8'h1b:
+          out = 8'h15;
+      8'h1c:
+          out = 8'h16;
+      8'h1d:
+          out = 8'h17;
+      8'h1e:
+          out = 8'h18;
+      8'h1f:
+          out = 8'h19;
+      8'h20:
+          out = 8'h14;
+      8'h21:
+          out = 8'h15;
+      8'h22:
+          out = 8'h16;
+      8'h23:
+          out = 8'h17;
+      8'h24:
+          out = 8'h18;
+      8'h25:
+          out = 8'h19;
+      8'h26:
+          out = 8'h1a;
+      8'h27:
+          out = 8'h1b;
+      8'h28:
+          out = 8'h1c;
+      8'h29:
+          out = 8'h1d;
+      8'h2a:
+          out = 8'h1e;
+      8'h2b:
+          out = 8'h1f;
+      8'h2c:
+          out = 8'h20;
+      8'h2d:
+          out = 8'h21;
+      8'h2e:
+          out = 8'h22;
+      8'h2f:
+          out = 8'h23;
+      8'h30:
+          out = 8'h1e;
+      8'h31:
+          out = 8'h1f;
+      8'h32:
+          out = 8'h20;
+      8'h33:
+          out = 8'h21;
+      8'h34:
+          out = 8'h22;
+      8'h35:
+          out = 8'h23;
+      8'h36:
+          out = 8'h24;
+      8'h37:
+          out = 8'h25;
+      8'h38:
+          out = 8'h26;
+      8'h39:
+          out = 8'h27;
+      8'h3a:
+          out = 8'h28;
+      8'h3b:
+          out = 8'h29;
+      8'h3c:
+          out = 8'h2a;
+      8'h3d:
+          out = 8'h2b;
+      8'h3e:
+          out = 8'h2c;
+      8'h3f:
+          out = 8'h2d;
+      8'h40:
+          out = 8'h28;
+      8'h41:
+          out = 8'h29;
+      8'h42:
+          out = 8'h2a;
+      8'h43:
+          out = 8'h2b;
+      8'h44:
+          out = 8'h2c;
+      8'h45:
+          out = 8'h2d;
+      8'h46:
+          out = 8'h2e;
+      8'h47:
+          out = 8'h2f;
+      8'h48:
+          out = 8'h30;
+      8'h49:
+          out = 8'h31;
+      8'h4a:
+          out = 8'h32;
+      8'h4b:
+          out = 8'h33;
+      8'h4c:
+          out = 8'h34;
+      8'h4d:
+          out = 8'h35;
+      8'h4e:
+          out = 8'h36;
+      8'h4f:
+          out = 8'h37;
+      8'h50:
+          out = 8'h32;
+      8'h51:
+          out = 8'h33;
+      8'h52:
+          out = 8'h34;
+      8'h53:
+          out = 8'h35;
+      8'h54:
+          out = 8'h36;
+      8'h55:
+          out = 8'h37;
+      8'h56:
+          out = 8'h38;
+      8'h57:
+          out = 8'h39;
+      8'h58:
+          out = 8'h3a;
+      8'h59:
+          out = 8'h3b;
+      8'h5a:
+          out = 8'h3c;
+      8'h5b:
+          out = 8'h3d;
+      8'h5c:
+          out = 8'h3e;
+      8'h5d:
+          out = 8'h3f;
+      8'h5e:
+          out = 8'h40;
+      8'h5f:
+          out = 8'h41;
+      8'h60:
+          out = 8'h3c;
+      8'h61:
+          out = 8'h3d;
+      8'h62:
+          out = 8'h3e;
+      8'h63:
+          out = 8'h3f;
+      8'h64:
+          out = 8'h40;
+      8'h65:
+          out = 8'h41;
+      8'h66:
+          out = 8'h42;
+      8'h67:
+          out = 8'h43;
+      8'h68:
+          out = 8'h44;
+      8'h69:
+          out = 8'h45;
+      8'h6a:
+          out = 8'h46;
+      8'h6b:
+          out = 8'h47;
+      8'h6c:
+          out = 8'h48;
+      8'h6d:
+          out = 8'h49;
+      8'h6e:
+          out = 8'h4a;
+      8'h6f:
+          out = 8'h4b;
+      8'h70:
+          out = 8'h46;
+      8'h71:
+          out = 8'h47;
+      8'h72:
+          out = 8'h48;
+      8'h73:
+          out = 8'h49;
+      8'h74:
+          out = 8'h4a;
+      8'h75:
+          out = 8'h4b;
+      8'h76:
+          out = 8'h4c;
+      8'h77:
+          out = 8'h4d;
+      8'h78:
+          out = 8'h4e;
+      8'h79:
+          out = 8'h4f;
+      8'h7a:
+          out = 8'h50;
+      8'h7b:
+          out = 8'h51;
+      8'h7c:
+          out = 8'h52;
+      8'h7d:
+          out = 8'h53;
+      8'h7e:
+          out = 8'h54;
+      8'h7f:
+          out = 8'h55;
+      8'h80:
+          out = 8'h50;
+      8'h81:
+          out = 8'h51;
+      8'h82:
+          out = 8'h52;
+      8'h83:
+          out = 8'h53;
+      8'h84:
+          out = 8'h54;
+      8'h85:
+          out = 8'h55;
+      8'h86:
+          out = 8'h56;
+      8'h87:
+          out = 8'h57;
+      8'h88:
+          out = 8'h58;
+      8'h89:
+          out = 8'h59;
+      8'h8a:
+          out = 8'h5a;
+      8'h8b:
+          out = 8'h5b;
+      8'h8c:
+          out = 8'h5c;
+      8'h8d:
+          out = 8'h5d;
+      8'h8e:
+          out = 8'h5e;
+      8'h8f:
+          out = 8'h5f;
+      8'h90:
+          out = 8'h5a;
+      8'h91:
+          out = 8'h5b;
+      8'h92:
+          out = 8'h5c;
+      8'h93:
+          out = 8'h5d;
+      8'h94:
+          out = 8'h5e;
+      8'h95:
+          out = 8'h5f;
+      8'h96:
+          out = 8'h60;
+      8'h97:
+          out = 8'h61;
+      8'h98:
+          out = 8'h62;
+      8'h99:
+          out = 8'h63;
+      8'h9a:
+          out = 8'h64;
+      8'h9b:
+          out = 8'h65;
+      8'h9c:
+          out = 8'h66;
+      8'h9d:
+          out = 8'h67;
+      8'h9e:
+          out = 8'h68;
+      8'h9f:
+          out = 8'h69;
+      8'ha0:
+          out = 8'h64;
+      8'ha1:
+          out = 8'h65;
+      8'ha2:
+          out = 8'h66;
+      8'ha3:
+          out = 8'h67;
+      8'ha4:
+          out = 8'h68;
+      8'ha5:
+          out = 8'h69;
+      8'ha6:
+          out = 8'h6a;
+      8'ha7:
+          out = 8'h6b;
+      8'ha8:
+          out = 8'h6c;
+      8'ha9:
+          out = 8'h6d;
+      8'haa:
+          out = 8'h6e;
+      8'hab:
+          out = 8'h6f;
+      8'hac:
+          out = 8'h70;
+      8'had:
+          out = 8'h71;
+      8'hae:
+          out = 8'h72;
+      8'haf:
+          out = 8'h73;
+      8'hb0:
+          out = 8'h6e;
+      8'hb1:
+          out = 8'h6f;
+      8'hb2:
+          out = 8'h70;
+      8'hb3:
+          out = 8'h71;
+      8'hb4:
+          out = 8'h72;
+      8'hb5:
+          out = 8'h73;
+      8'hb6:
+          out = 8'h74;
+      8'hb7:
+          out = 8'h75;
+      8'hb8:
+          out = 8'h76;
+      8'hb9:
+          out = 8'h77;
+      8'hba:
+          out = 8'h78;
+      8'hbb:
+          out = 8'h79;
+      8'hbc:
+          out = 8'h7a;
+      8'hbd:
+          out = 8'h7b;
+      8'hbe:
+          out = 8'h7c;
+      8'hbf:
+          out = 8'h7d;
+      8'hc0:
+          out = 8'h78;
+      8'hc1:
+          out = 8'h79;
+      8'hc2:
+          out = 8'h7a;
+      8'hc3:
+          out = 8'h7b;
+      8'hc4:
+          out = 8'h7c;
+      8'hc5:
+          out = 8'h7d;
+      8'hc6:
+          out = 8'h7e;
+      8'hc7:
+          out = 8'h7f;
+      8'hc8:
+          out = 8'h80;
+      8'hc9:
+          out = 8'h81;
+      8'hca:
+          out = 8'h82;
+      8'hcb:
+          out = 8'h83;
+      8'hcc:
+          out = 8'h84;
+      8'hcd:
+          out = 8'h85;
+      8'hce:
+          out = 8'h86;
+      8'hcf:
+          out = 8'h87;
+      8'hd0:
+          out = 8'h82;
+      8'hd1:
+          out = 8'h83;
+      8'hd2:
+          out = 8'h84;
+      8'hd3:
+          out = 8'h85;
+      8'hd4:
+          out = 8'h86;
+      8'hd5:
+          out = 8'h87;
+      8'hd6:
+          out = 8'h88;
+      8'hd7:
+          out = 8'h89;
+      8'hd8:
+          out = 8'h8a;
+      8'hd9:
+          out = 8'h8b;
+      8'hda:
+          out = 8'h8c;
+      8'hdb:
+          out = 8'h8d;
+      8'hdc:
+          out = 8'h8e;
+      8'hdd:
+          out = 8'h8f;
+      8'hde:
+          out = 8'h90;
+      8'hdf:
+          out = 8'h91;
+      8'he0:
+          out = 8'h8c;
+      8'he1:
+          out = 8'h8d;
+      8'he2:
+          out = 8'h8e;
+      8'he3:
+          out = 8'h8f;
+      8'he4:
+          out = 8'h90;
+      8'he5:
+          out = 8'h91;
+      8'he6:
+          out = 8'h92;
+      8'he7:
+          out = 8'h93;
+      8'he8:
+          out = 8'h94;
+      8'he9:
+          out = 8'h95;
+      8'hea:
+          out = 8'h96;
+      8'heb:
+          out = 8'h97;
+      8'hec:
+          out = 8'h98;
+      8'hed:
+          out = 8'h99;
+      8'hee:
+          out = 8'h9a;
+      8'hef:
+          out = 8'h9b;
+      8'hf0:
+          out = 8'h96;
+      8'hf1:
+          out = 8'h97;
+      8'hf2:
+          out = 8'h98;
+      8'hf3:
+          out = 8'h99;
+      8'hf4:
+          out = 8'h9a;
+      8'hf5:
+          out = 8'h9b;
+      8'hf6:
+          out = 8'h9c;
+      8'hf7:
+          out = 8'h9d;
+      8'hf8:
+          out = 8'h9e;
+      8'hf9:
+          out = 8'h9f;
+      8'hfa:
+          out = 8'ha0;
+      8'hfb:
+          out = 8'ha1;
+      8'hfc:
+          out = 8'ha2;
+      8'hfd:
+          out = 8'ha3;
+      8'hfe:
+          out = 8'ha4;
+      8'hff:
+          out = 8'ha5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$signal )
+      8'h00:
+          \out$55  = 8'h00;
+      8'h01:
+          \out$55  = 8'h01;
+      8'h02:
+          \out$55  = 8'h02;
+      8'h03:
+          \out$55  = 8'h03;
+      8'h04:
+          \out$55  = 8'h04;
+      8'h05:
+          \out$55  = 8'h05;
+      8'h06:
+          \out$55  = 8'h06;
+      8'h07:
+          \out$55  = 8'h07;
+      8'h08:
+          \out$55  = 8'h08;
+      8'h09:
+          \out$55  = 8'h09;
+      8'h0a:
+          \out$55  = 8'h0a;
+      8'h0b:
+          \out$55  = 8'h0b;
+      8'h0c:
+          \out$55  = 8'h0c;
+      8'h0d:
+          \out$55  = 8'h0d;
+      8'h0e:
+          \out$55  = 8'h0e;
+      8'h0f:
+          \out$55  = 8'h0f;
+      8'h10:
+          \out$55  = 8'h0a;
+      8'h11:
+          \out$55  = 8'h0b;
+      8'h12:
+          \out$55  = 8'h0c;
+      8'h13:
+          \out$55  = 8'h0d;
+      8'h14:
+          \out$55  = 8'h0e;
+      8'h15:
+          \out$55  = 8'h0f;
+      8'h16:
+          \out$55  = 8'h10;
+      8'h17:
+          \out$55  = 8'h11;
+      8'h18:
+          \out$55  = 8'h12;
+      8'h19:
+          \out$55  = 8'h13;
+      8'h1a:
+          \out$55  = 8'h14;
+      8'h1b:
+          \out$55  = 8'h15;
+      8'h1c:
+          \out$55  = 8'h16;
+      8'h1d:
+          \out$55  = 8'h17;
+      8'h1e:
+          \out$55  = 8'h18;
+      8'h1f:
+          \out$55  = 8'h19;
+      8'h20:
+          \out$55  = 8'h14;
+      8'h21:
+          \out$55  = 8'h15;
+      8'h22:
+          \out$55  = 8'h16;
+      8'h23:
+          \out$55  = 8'h17;
+      8'h24:
+          \out$55  = 8'h18;
+      8'h25:
+          \out$55  = 8'h19;
+      8'h26:
+          \out$55  = 8'h1a;
+      8'h27:
+          \out$55  = 8'h1b;
+      8'h28:
+          \out$55  = 8'h1c;
+      8'h29:
+          \out$55  = 8'h1d;
+      8'h2a:
+          \out$55  = 8'h1e;
+      8'h2b:
+          \out$55  = 8'h1f;
+      8'h2c:
+          \out$55  = 8'h20;
+      8'h2d:
+          \out$55  = 8'h21;
+      8'h2e:
+          \out$55  = 8'h22;
+      8'h2f:
+          \out$55  = 8'h23;
+      8'h30:
+          \out$55  = 8'h1e;
+      8'h31:
+          \out$55  = 8'h1f;
+      8'h32:
+          \out$55  = 8'h20;
+      8'h33:
+          \out$55  = 8'h21;
+      8'h34:
+          \out$55  = 8'h22;
+      8'h35:
+          \out$55  = 8'h23;
+      8'h36:
+          \out$55  = 8'h24;
+      8'h37:
+          \out$55  = 8'h25;
+      8'h38:
+          \out$55  = 8'h26;
+      8'h39:
+          \out$55  = 8'h27;
+      8'h3a:
+          \out$55  = 8'h28;
+      8'h3b:
+          \out$55  = 8'h29;
+      8'h3c:
+          \out$55  = 8'h2a;
+      8'h3d:
+          \out$55  = 8'h2b;
+      8'h3e:
+          \out$55  = 8'h2c;
+      8'h3f:
+          \out$55  = 8'h2d;
+      8'h40:
+          \out$55  = 8'h28;
+      8'h41:
+          \out$55  = 8'h29;
+      8'h42:
+          \out$55  = 8'h2a;
+      8'h43:
+          \out$55  = 8'h2b;
+      8'h44:
+          \out$55  = 8'h2c;
+      8'h45:
+          \out$55  = 8'h2d;
+      8'h46:
+          \out$55  = 8'h2e;
+      8'h47:
+          \out$55  = 8'h2f;
+      8'h48:
+          \out$55  = 8'h30;
+      8'h49:
+          \out$55  = 8'h31;
+      8'h4a:
+          \out$55  = 8'h32;
+      8'h4b:
+          \out$55  = 8'h33;
+      8'h4c:
+          \out$55  = 8'h34;
+      8'h4d:
+          \out$55  = 8'h35;
+      8'h4e:
+          \out$55  = 8'h36;
+      8'h4f:
+          \out$55  = 8'h37;
+      8'h50:
+          \out$55  = 8'h32;
+      8'h51:
+          \out$55  = 8'h33;
+      8'h52:
+          \out$55  = 8'h34;
+      8'h53:
+          \out$55  = 8'h35;
+      8'h54:
+          \out$55  = 8'h36;
+      8'h55:
+          \out$55  = 8'h37;
+      8'h56:
+          \out$55  = 8'h38;
+      8'h57:
+          \out$55  = 8'h39;
+      8'h58:
+          \out$55  = 8'h3a;
+      8'h59:
+          \out$55  = 8'h3b;
+      8'h5a:
+          \out$55  = 8'h3c;
+      8'h5b:
+          \out$55  = 8'h3d;
+      8'h5c:
+          \out$55  = 8'h3e;
+      8'h5d:
+          \out$55  = 8'h3f;
+      8'h5e:
+          \out$55  = 8'h40;
+      8'h5f:
+          \out$55  = 8'h41;
+      8'h60:
+          \out$55  = 8'h3c;
+      8'h61:
+          \out$55  = 8'h3d;
+      8'h62:
+          \out$55  = 8'h3e;
+      8'h63:
+          \out$55  = 8'h3f;
+      8'h64:
+          \out$55  = 8'h40;
+      8'h65:
+          \out$55  = 8'h41;
+      8'h66:
+          \out$55  = 8'h42;
+      8'h67:
+          \out$55  = 8'h43;
+      8'h68:
+          \out$55  = 8'h44;
+      8'h69:
+          \out$55  = 8'h45;
+      8'h6a:
+          \out$55  = 8'h46;
+      8'h6b:
+          \out$55  = 8'h47;
+      8'h6c:
+          \out$55  = 8'h48;
+      8'h6d:
+          \out$55  = 8'h49;
+      8'h6e:
+          \out$55  = 8'h4a;
+      8'h6f:
+          \out$55  = 8'h4b;
+      8'h70:
+          \out$55  = 8'h46;
+      8'h71:
+          \out$55  = 8'h47;
+      8'h72:
+          \out$55  = 8'h48;
+      8'h73:
+          \out$55  = 8'h49;
+      8'h74:
+          \out$55  = 8'h4a;
+      8'h75:
+          \out$55  = 8'h4b;
+      8'h76:
+          \out$55  = 8'h4c;
+      8'h77:
+          \out$55  = 8'h4d;
+      8'h78:
+          \out$55  = 8'h4e;
+      8'h79:
+          \out$55  = 8'h4f;
+      8'h7a:
+          \out$55  = 8'h50;
+      8'h7b:
+          \out$55  = 8'h51;
+      8'h7c:
+          \out$55  = 8'h52;
+      8'h7d:
+          \out$55  = 8'h53;
+      8'h7e:
+          \out$55  = 8'h54;
+      8'h7f:
+          \out$55  = 8'h55;
+      8'h80:
+          \out$55  = 8'h50;
+      8'h81:
+          \out$55  = 8'h51;
+      8'h82:
+          \out$55  = 8'h52;
+      8'h83:
+          \out$55  = 8'h53;
+      8'h84:
+          \out$55  = 8'h54;
+      8'h85:
+          \out$55  = 8'h55;
+      8'h86:
+          \out$55  = 8'h56;
+      8'h87:
+          \out$55  = 8'h57;
+      8'h88:
+          \out$55  = 8'h58;
+      8'h89:
+          \out$55  = 8'h59;
+      8'h8a:
+          \out$55  = 8'h5a;
+      8'h8b:
+          \out$55  = 8'h5b;
+      8'h8c:
+          \out$55  = 8'h5c;
+      8'h8d:
+          \out$55  = 8'h5d;
+      8'h8e:
+          \out$55  = 8'h5e;
+      8'h8f:
+          \out$55  = 8'h5f;
+      8'h90:
+          \out$55  = 8'h5a;
+      8'h91:
+          \out$55  = 8'h5b;
+      8'h92:
+          \out$55  = 8'h5c;
+      8'h93:
+          \out$55  = 8'h5d;
+      8'h94:
+          \out$55  = 8'h5e;
+      8'h95:
+          \out$55  = 8'h5f;
+      8'h96:
+          \out$55  = 8'h60;
+      8'h97:
+          \out$55  = 8'h61;
+      8'h98:
+          \out$55  = 8'h62;
+      8'h99:
+          \out$55  = 8'h63;
+      8'h9a:
+          \out$55  = 8'h64;
+      8'h9b:
+          \out$55  = 8'h65;
+      8'h9c:
+          \out$55  = 8'h66;
+      8'h9d:
+          \out$55  = 8'h67;
+      8'h9e:
+          \out$55  = 8'h68;
+      8'h9f:
+          \out$55  = 8'h69;
+      8'ha0:
+          \out$55  = 8'h64;
+      8'ha1:
+          \out$55  = 8'h65;
+      8'ha2:
+          \out$55  = 8'h66;
+      8'ha3:
+          \out$55  = 8'h67;
+      8'ha4:
+          \out$55  = 8'h68;
+      8'ha5:
+          \out$55  = 8'h69;
+      8'ha6:
+          \out$55  = 8'h6a;
+      8'ha7:
+          \out$55  = 8'h6b;
+      8'ha8:
+          \out$55  = 8'h6c;
+      8'ha9:
+          \out$55  = 8'h6d;
+      8'haa:
+          \out$55  = 8'h6e;
+      8'hab:
+          \out$55  = 8'h6f;
+      8'hac:
+          \out$55  = 8'h70;
+      8'had:
+          \out$55  = 8'h71;
+      8'hae:
+          \out$55  = 8'h72;
+      8'haf:
+          \out$55  = 8'h73;
+      8'hb0:
+          \out$55  = 8'h6e;
+      8'hb1:
+          \out$55  = 8'h6f;
+      8'hb2:
+          \out$55  = 8'h70;
+      8'hb3:
+          \out$55  = 8'h71;
+      8'hb4:
+          \out$55  = 8'h72;
+      8'hb5:
+          \out$55  = 8'h73;
+      8'hb6:
+          \out$55  = 8'h74;
+      8'hb7:
+          \out$55  = 8'h75;
+      8'hb8:
+          \out$55  = 8'h76;
+      8'hb9:
+          \out$55  = 8'h77;
+      8'hba:
+          \out$55  = 8'h78;
+      8'hbb:
+          \out$55  = 8'h79;
+      8'hbc:
+          \out$55  = 8'h7a;
+      8'hbd:
+          \out$55  = 8'h7b;
+      8'hbe:
+          \out$55  = 8'h7c;
+      8'hbf:
+          \out$55  = 8'h7d;
+      8'hc0:
+          \out$55  = 8'h78;
+      8'hc1:
+          \out$55  = 8'h79;
+      8'hc2:
+          \out$55  = 8'h7a;
+      8'hc3:
+          \out$55  = 8'h7b;
+      8'hc4:
+          \out$55  = 8'h7c;
+      8'hc5:
+          \out$55  = 8'h7d;
+      8'hc6:
+          \out$55  = 8'h7e;
+      8'hc7:
+          \out$55  = 8'h7f;
+      8'hc8:
+          \out$55  = 8'h80;
+      8'hc9:
+          \out$55  = 8'h81;
+      8'hca:
+          \out$55  = 8'h82;
+      8'hcb:
+          \out$55  = 8'h83;
+      8'hcc:
+          \out$55  = 8'h84;
+      8'hcd:
+          \out$55  = 8'h85;
+      8'hce:
+          \out$55  = 8'h86;
+      8'hcf:
+          \out$55  = 8'h87;
+      8'hd0:
+          \out$55  = 8'h82;
+      8'hd1:
+          \out$55  = 8'h83;
+      8'hd2:
+          \out$55  = 8'h84;
+      8'hd3:
+          \out$55  = 8'h85;
+      8'hd4:
+          \out$55  = 8'h86;
+      8'hd5:
+          \out$55  = 8'h87;
+      8'hd6:
+          \out$55  = 8'h88;
+      8'hd7:
+          \out$55  = 8'h89;
+      8'hd8:
+          \out$55  = 8'h8a;
+      8'hd9:
+          \out$55  = 8'h8b;
+      8'hda:
+          \out$55  = 8'h8c;
+      8'hdb:
+          \out$55  = 8'h8d;
+      8'hdc:
+          \out$55  = 8'h8e;
+      8'hdd:
+          \out$55  = 8'h8f;
+      8'hde:
+          \out$55  = 8'h90;
+      8'hdf:
+          \out$55  = 8'h91;
+      8'he0:
+          \out$55  = 8'h8c;
+      8'he1:
+          \out$55  = 8'h8d;
+      8'he2:
+          \out$55  = 8'h8e;
+      8'he3:
+          \out$55  = 8'h8f;
+      8'he4:
+          \out$55  = 8'h90;
+      8'he5:
+          \out$55  = 8'h91;
+      8'he6:
+          \out$55  = 8'h92;
+      8'he7:
+          \out$55  = 8'h93;
+      8'he8:
+          \out$55  = 8'h94;
+      8'he9:
+          \out$55  = 8'h95;
+      8'hea:
+          \out$55  = 8'h96;
+      8'heb:
+          \out$55  = 8'h97;
+      8'hec:
+          \out$55  = 8'h98;
+      8'hed:
+          \out$55  = 8'h99;
+      8'hee:
+          \out$55  = 8'h9a;
+      8'hef:
+          \out$55  = 8'h9b;
+      8'hf0:
+          \out$55  = 8'h96;
+      8'hf1:
+          \out$55  = 8'h97;
+      8'hf2:
+          \out$55  = 8'h98;
+      8'hf3:
+          \out$55  = 8'h99;
+      8'hf4:
+          \out$55  = 8'h9a;
+      8'hf5:
+          \out$55  = 8'h9b;
+      8'hf6:
+          \out$55  = 8'h9c;
+      8'hf7:
+          \out$55  = 8'h9d;
+      8'hf8:
+          \out$55  = 8'h9e;
+      8'hf9:
+          \out$55  = 8'h9f;
+      8'hfa:
+          \out$55  = 8'ha0;
+      8'hfb:
+          \out$55  = 8'ha1;
+      8'hfc:
+          \out$55  = 8'ha2;
+      8'hfd:
+          \out$55  = 8'ha3;
+      8'hfe:
+          \out$55  = 8'ha4;
+      8'hff:
+          \out$55  = 8'ha5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$107 ) begin
+      \out$63  = { \$109 , t[7], \$108 , flag_c, flag_c, t[7:1] };
+    end else begin
+      \out$63  = { \$117 [6], \$116 , \$114 , flag_c, \$113  };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \tens$57  = 4'h0;
-    if (\$90 ) begin
-      \tens$57  = 4'h1;
-    end
-    if (\$91 ) begin
-      \tens$57  = 4'h2;
-    end
-    if (\$92 ) begin
-      \tens$57  = 4'h3;
-    end
-    if (\$93 ) begin
-      \tens$57  = 4'h4;
-    end
-    if (\$94 ) begin
-      \tens$57  = 4'h5;
-    end
-    if (\$95 ) begin
-      \tens$57  = 4'h6;
-    end
-    if (\$96 ) begin
-      \tens$57  = 4'h7;
-    end
-    if (\$97 ) begin
-      \tens$57  = 4'h8;
-    end
-    if (\$98 ) begin
-      \tens$57  = 4'h9;
-    end
+    (* full_case = 32'd1 *)
+    casez (\$signal$69 [7:0])
+      8'h00:
+          \out$70  = 9'h100;
+      8'h01:
+          \out$70  = 9'h001;
+      8'h02:
+          \out$70  = 9'h002;
+      8'h03:
+          \out$70  = 9'h003;
+      8'h04:
+          \out$70  = 9'h004;
+      8'h05:
+          \out$70  = 9'h005;
+      8'h06:
+          \out$70  = 9'h006;
+      8'h07:
+          \out$70  = 9'h007;
+      8'h08:
+          \out$70  = 9'h008;
+      8'h09:
+          \out$70  = 9'h009;
+      8'h0a:
+          \out$70  = 9'h010;
+      8'h0b:
+          \out$70  = 9'h011;
+      8'h0c:
+          \out$70  = 9'h012;
+      8'h0d:
+          \out$70  = 9'h013;
+      8'h0e:
+          \out$70  = 9'h014;
+      8'h0f:
+          \out$70  = 9'h015;
+      8'h10:
+          \out$70  = 9'h016;
+      8'h11:
+          \out$70  = 9'h017;
+      8'h12:
+          \out$70  = 9'h018;
+      8'h13:
+          \out$70  = 9'h019;
+      8'h14:
+          \out$70  = 9'h020;
+      8'h15:
+          \out$70  = 9'h021;
+      8'h16:
+          \out$70  = 9'h022;
+      8'h17:
+          \out$70  = 9'h023;
+      8'h18:
+          \out$70  = 9'h024;
+      8'h19:
+          \out$70  = 9'h025;
+      8'h1a:
+          \out$70  = 9'h026;
+      8'h1b:
+          \out$70  = 9'h027;
+      8'h1c:
+          \out$70  = 9'h028;
+      8'h1d:
+          \out$70  = 9'h029;
+      8'h1e:
+          \out$70  = 9'h030;
+      8'h1f:
+          \out$70  = 9'h031;
+      8'h20:
+          \out$70  = 9'h032;
+      8'h21:
+          \out$70  = 9'h033;
+      8'h22:
+          \out$70  = 9'h034;
+      8'h23:
+          \out$70  = 9'h035;
+      8'h24:
+          \out$70  = 9'h036;
+      8'h25:
+          \out$70  = 9'h037;
+      8'h26:
+          \out$70  = 9'h038;
+      8'h27:
+          \out$70  = 9'h039;
+      8'h28:
+          \out$70  = 9'h040;
+      8'h29:
+          \out$70  = 9'h041;
+      8'h2a:
+          \out$70  = 9'h042;
+      8'h2b:
+          \out$70  = 9'h043;
+      8'h2c:
+          \out$70  = 9'h044;
+      8'h2d:
+          \out$70  = 9'h045;
+      8'h2e:
+          \out$70  = 9'h046;
+      8'h2f:
+          \out$70  = 9'h047;
+      8'h30:
+          \out$70  = 9'h048;
+      8'h31:
+          \out$70  = 9'h049;
+      8'h32:
+          \out$70  = 9'h050;
+      8'h33:
+          \out$70  = 9'h051;
+      8'h34:
+          \out$70  = 9'h052;
+      8'h35:
+          \out$70  = 9'h053;
+      8'h36:
+          \out$70  = 9'h054;
+      8'h37:
+          \out$70  = 9'h055;
+      8'h38:
+          \out$70  = 9'h056;
+      8'h39:
+          \out$70  = 9'h057;
+      8'h3a:
+          \out$70  = 9'h058;
+      8'h3b:
+          \out$70  = 9'h059;
+      8'h3c:
+          \out$70  = 9'h060;
+      8'h3d:
+          \out$70  = 9'h061;
+      8'h3e:
+          \out$70  = 9'h062;
+      8'h3f:
+          \out$70  = 9'h063;
+      8'h40:
+          \out$70  = 9'h064;
+      8'h41:
+          \out$70  = 9'h065;
+      8'h42:
+          \out$70  = 9'h066;
+      8'h43:
+          \out$70  = 9'h067;
+      8'h44:
+          \out$70  = 9'h068;
+      8'h45:
+          \out$70  = 9'h069;
+      8'h46:
+          \out$70  = 9'h070;
+      8'h47:
+          \out$70  = 9'h071;
+      8'h48:
+          \out$70  = 9'h072;
+      8'h49:
+          \out$70  = 9'h073;
+      8'h4a:
+          \out$70  = 9'h074;
+      8'h4b:
+          \out$70  = 9'h075;
+      8'h4c:
+          \out$70  = 9'h076;
+      8'h4d:
+          \out$70  = 9'h077;
+      8'h4e:
+          \out$70  = 9'h078;
+      8'h4f:
+          \out$70  = 9'h079;
+      8'h50:
+          \out$70  = 9'h080;
+      8'h51:
+          \out$70  = 9'h081;
+      8'h52:
+          \out$70  = 9'h082;
+      8'h53:
+          \out$70  = 9'h083;
+      8'h54:
+          \out$70  = 9'h084;
+      8'h55:
+          \out$70  = 9'h085;
+      8'h56:
+          \out$70  = 9'h086;
+      8'h57:
+          \out$70  = 9'h087;
+      8'h58:
+          \out$70  = 9'h088;
+      8'h59:
+          \out$70  = 9'h089;
+      8'h5a:
+          \out$70  = 9'h090;
+      8'h5b:
+          \out$70  = 9'h091;
+      8'h5c:
+          \out$70  = 9'h092;
+      8'h5d:
+          \out$70  = 9'h093;
+      8'h5e:
+          \out$70  = 9'h094;
+      8'h5f:
+          \out$70  = 9'h095;
+      8'h60:
+          \out$70  = 9'h096;
+      8'h61:
+          \out$70  = 9'h097;
+      8'h62:
+          \out$70  = 9'h098;
+      8'h63:
+          \out$70  = 9'h099;
+      8'h64:
+          \out$70  = 9'h100;
+      8'h65:
+          \out$70  = 9'h001;
+      8'h66:
+          \out$70  = 9'h002;
+      8'h67:
+          \out$70  = 9'h003;
+      8'h68:
+          \out$70  = 9'h004;
+      8'h69:
+          \out$70  = 9'h005;
+      8'h6a:
+          \out$70  = 9'h006;
+      8'h6b:
+          \out$70  = 9'h007;
+      8'h6c:
+          \out$70  = 9'h008;
+      8'h6d:
+          \out$70  = 9'h009;
+      8'h6e:
+          \out$70  = 9'h010;
+      8'h6f:
+          \out$70  = 9'h011;
+      8'h70:
+          \out$70  = 9'h012;
+      8'h71:
+          \out$70  = 9'h013;
+      8'h72:
+          \out$70  = 9'h014;
+      8'h73:
+          \out$70  = 9'h015;
+      8'h74:
+          \out$70  = 9'h016;
+      8'h75:
+          \out$70  = 9'h017;
+      8'h76:
+          \out$70  = 9'h018;
+      8'h77:
+          \out$70  = 9'h019;
+      8'h78:
+          \out$70  = 9'h020;
+      8'h79:
+          \out$70  = 9'h021;
+      8'h7a:
+          \out$70  = 9'h022;
+      8'h7b:
+          \out$70  = 9'h023;
+      8'h7c:
+          \out$70  = 9'h024;
+      8'h7d:
+          \out$70  = 9'h025;
+      8'h7e:
+          \out$70  = 9'h026;
+      8'h7f:
+          \out$70  = 9'h027;
+      8'h80:
+          \out$70  = 9'h028;
+      8'h81:
+          \out$70  = 9'h029;
+      8'h82:
+          \out$70  = 9'h030;
+      8'h83:
+          \out$70  = 9'h031;
+      8'h84:
+          \out$70  = 9'h032;
+      8'h85:
+          \out$70  = 9'h033;
+      8'h86:
+          \out$70  = 9'h034;
+      8'h87:
+          \out$70  = 9'h035;
+      8'h88:
+          \out$70  = 9'h036;
+      8'h89:
+          \out$70  = 9'h037;
+      8'h8a:
+          \out$70  = 9'h038;
+      8'h8b:
+          \out$70  = 9'h039;
+      8'h8c:
+          \out$70  = 9'h040;
+      8'h8d:
+          \out$70  = 9'h041;
+      8'h8e:
+          \out$70  = 9'h042;
+      8'h8f:
+          \out$70  = 9'h043;
+      8'h90:
+          \out$70  = 9'h044;
+      8'h91:
+          \out$70  = 9'h045;
+      8'h92:
+          \out$70  = 9'h046;
+      8'h93:
+          \out$70  = 9'h047;
+      8'h94:
+          \out$70  = 9'h048;
+      8'h95:
+          \out$70  = 9'h049;
+      8'h96:
+          \out$70  = 9'h050;
+      8'h97:
+          \out$70  = 9'h051;
+      8'h98:
+          \out$70  = 9'h052;
+      8'h99:
+          \out$70  = 9'h053;
+      8'h9a:
+          \out$70  = 9'h054;
+      8'h9b:
+          \out$70  = 9'h055;
+      8'h9c:
+          \out$70  = 9'h056;
+      8'h9d:
+          \out$70  = 9'h057;
+      8'h9e:
+          \out$70  = 9'h058;
+      8'h9f:
+          \out$70  = 9'h059;
+      8'ha0:
+          \out$70  = 9'h060;
+      8'ha1:
+          \out$70  = 9'h061;
+      8'ha2:
+          \out$70  = 9'h062;
+      8'ha3:
+          \out$70  = 9'h063;
+      8'ha4:
+          \out$70  = 9'h064;
+      8'ha5:
+          \out$70  = 9'h065;
+      8'ha6:
+          \out$70  = 9'h066;
+      8'ha7:
+          \out$70  = 9'h067;
+      8'ha8:
+          \out$70  = 9'h068;
+      8'ha9:
+          \out$70  = 9'h069;
+      8'haa:
+          \out$70  = 9'h070;
+      8'hab:
+          \out$70  = 9'h071;
+      8'hac:
+          \out$70  = 9'h072;
+      8'had:
+          \out$70  = 9'h073;
+      8'hae:
+          \out$70  = 9'h074;
+      8'haf:
+          \out$70  = 9'h075;
+      8'hb0:
+          \out$70  = 9'h076;
+      8'hb1:
+          \out$70  = 9'h077;
+      8'hb2:
+          \out$70  = 9'h078;
+      8'hb3:
+          \out$70  = 9'h079;
+      8'hb4:
+          \out$70  = 9'h080;
+      8'hb5:
+          \out$70  = 9'h081;
+      8'hb6:
+          \out$70  = 9'h082;
+      8'hb7:
+          \out$70  = 9'h083;
+      8'hb8:
+          \out$70  = 9'h084;
+      8'hb9:
+          \out$70  = 9'h085;
+      8'hba:
+          \out$70  = 9'h086;
+      8'hbb:
+          \out$70  = 9'h087;
+      8'hbc:
+          \out$70  = 9'h088;
+      8'hbd:
+          \out$70  = 9'h089;
+      8'hbe:
+          \out$70  = 9'h090;
+      8'hbf:
+          \out$70  = 9'h091;
+      8'hc0:
+          \out$70  = 9'h092;
+      8'hc1:
+          \out$70  = 9'h093;
+      8'hc2:
+          \out$70  = 9'h094;
+      8'hc3:
+          \out$70  = 9'h095;
+      8'hc4:
+          \out$70  = 9'h096;
+      8'hc5:
+          \out$70  = 9'h097;
+      8'hc6:
+          \out$70  = 9'h098;
+      8'hc7:
+          \out$70  = 9'h099;
+      8'hc8:
+          \out$70  = 9'h100;
+      8'hc9:
+          \out$70  = 9'h001;
+      8'hca:
+          \out$70  = 9'h002;
+      8'hcb:
+          \out$70  = 9'h003;
+      8'hcc:
+          \out$70  = 9'h004;
+      8'hcd:
+          \out$70  = 9'h005;
+      8'hce:
+          \out$70  = 9'h006;
+      8'hcf:
+          \out$70  = 9'h007;
+      8'hd0:
+          \out$70  = 9'h008;
+      8'hd1:
+          \out$70  = 9'h009;
+      8'hd2:
+          \out$70  = 9'h010;
+      8'hd3:
+          \out$70  = 9'h011;
+      8'hd4:
+          \out$70  = 9'h012;
+      8'hd5:
+          \out$70  = 9'h013;
+      8'hd6:
+          \out$70  = 9'h014;
+      8'hd7:
+          \out$70  = 9'h015;
+      8'hd8:
+          \out$70  = 9'h016;
+      8'hd9:
+          \out$70  = 9'h017;
+      8'hda:
+          \out$70  = 9'h018;
+      8'hdb:
+          \out$70  = 9'h019;
+      8'hdc:
+          \out$70  = 9'h020;
+      8'hdd:
+          \out$70  = 9'h021;
+      8'hde:
+          \out$70  = 9'h022;
+      8'hdf:
+          \out$70  = 9'h023;
+      8'he0:
+          \out$70  = 9'h024;
+      8'he1:
+          \out$70  = 9'h025;
+      8'he2:
+          \out$70  = 9'h026;
+      8'he3:
+          \out$70  = 9'h027;
+      8'he4:
+          \out$70  = 9'h028;
+      8'he5:
+          \out$70  = 9'h029;
+      8'he6:
+          \out$70  = 9'h030;
+      8'he7:
+          \out$70  = 9'h031;
+      8'he8:
+          \out$70  = 9'h032;
+      8'he9:
+          \out$70  = 9'h033;
+      8'hea:
+          \out$70  = 9'h034;
+      8'heb:
+          \out$70  = 9'h035;
+      8'hec:
+          \out$70  = 9'h036;
+      8'hed:
+          \out$70  = 9'h037;
+      8'hee:
+          \out$70  = 9'h038;
+      8'hef:
+          \out$70  = 9'h039;
+      8'hf0:
+          \out$70  = 9'h040;
+      8'hf1:
+          \out$70  = 9'h041;
+      8'hf2:
+          \out$70  = 9'h042;
+      8'hf3:
+          \out$70  = 9'h043;
+      8'hf4:
+          \out$70  = 9'h044;
+      8'hf5:
+          \out$70  = 9'h045;
+      8'hf6:
+          \out$70  = 9'h046;
+      8'hf7:
+          \out$70  = 9'h047;
+      8'hf8:
+          \out$70  = 9'h048;
+      8'hf9:
+          \out$70  = 9'h049;
+      8'hfa:
+          \out$70  = 9'h050;
+      8'hfb:
+          \out$70  = 9'h051;
+      8'hfc:
+          \out$70  = 9'h052;
+      8'hfd:
+          \out$70  = 9'h053;
+      8'hfe:
+          \out$70  = 9'h054;
+      8'hff:
+          \out$70  = 9'h055;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    (* full_case = 32'd1 *)
+    casez (dadj[7:0])
+      8'h00:
+          \out$72  = 9'h100;
+      8'h01:
+          \out$72  = 9'h001;
+      8'h02:
+          \out$72  = 9'h002;
+      8'h03:
+          \out$72  = 9'h003;
+      8'h04:
+          \out$72  = 9'h004;
+      8'h05:
+          \out$72  = 9'h005;
+      8'h06:
+          \out$72  = 9'h006;
+      8'h07:
+          \out$72  = 9'h007;
+      8'h08:
+          \out$72  = 9'h008;
+      8'h09:
+          \out$72  = 9'h009;
+      8'h0a:
+          \out$72  = 9'h00a;
+      8'h0b:
+          \out$72  = 9'h00b;
+      8'h0c:
+          \out$72  = 9'h00c;
+      8'h0d:
+          \out$72  = 9'h00d;
+      8'h0e:
+          \out$72  = 9'h00e;
+      8'h0f:
+          \out$72  = 9'h00f;
+      8'h10:
+          \out$72  = 9'h00a;
+      8'h11:
+          \out$72  = 9'h00b;
+      8'h12:
+          \out$72  = 9'h00c;
+      8'h13:
+          \out$72  = 9'h00d;
+      8'h14:
+          \out$72  = 9'h00e;
+      8'h15:
+          \out$72  = 9'h00f;
+      8'h16:
+          \out$72  = 9'h010;
+      8'h17:
+          \out$72  = 9'h011;
+      8'h18:
+          \out$72  = 9'h012;
+      8'h19:
+          \out$72  = 9'h013;
+      8'h1a:
+          \out$72  = 9'h014;
+      8'h1b:
+          \out$72  = 9'h015;
+      8'h1c:
+          \out$72  = 9'h016;
+      8'h1d:
+          \out$72  = 9'h017;
+      8'h1e:
+          \out$72  = 9'h018;
+      8'h1f:
+          \out$72  = 9'h019;
+      8'h20:
+          \out$72  = 9'h014;
+      8'h21:
+          \out$72  = 9'h015;
+      8'h22:
+          \out$72  = 9'h016;
+      8'h23:
+          \out$72  = 9'h017;
+      8'h24:
+          \out$72  = 9'h018;
+      8'h25:
+          \out$72  = 9'h019;
+      8'h26:
+          \out$72  = 9'h01a;
+      8'h27:
+          \out$72  = 9'h01b;
+      8'h28:
+          \out$72  = 9'h01c;
+      8'h29:
+          \out$72  = 9'h01d;
+      8'h2a:
+          \out$72  = 9'h01e;
+      8'h2b:
+          \out$72  = 9'h01f;
+      8'h2c:
+          \out$72  = 9'h020;
+      8'h2d:
+          \out$72  = 9'h021;
+      8'h2e:
+          \out$72  = 9'h022;
+      8'h2f:
+          \out$72  = 9'h023;
+      8'h30:
+          \out$72  = 9'h01e;
+      8'h31:
+          \out$72  = 9'h01f;
+      8'h32:
+          \out$72  = 9'h020;
+      8'h33:
+          \out$72  = 9'h021;
+      8'h34:
+          \out$72  = 9'h022;
+      8'h35:
+          \out$72  = 9'h023;
+      8'h36:
+          \out$72  = 9'h024;
+      8'h37:
+          \out$72  = 9'h025;
+      8'h38:
+          \out$72  = 9'h026;
+      8'h39:
+          \out$72  = 9'h027;
+      8'h3a:
+          \out$72  = 9'h028;
+      8'h3b:
+          \out$72  = 9'h029;
+      8'h3c:
+          \out$72  = 9'h02a;
+      8'h3d:
+          \out$72  = 9'h02b;
+      8'h3e:
+          \out$72  = 9'h02c;
+      8'h3f:
+          \out$72  = 9'h02d;
+      8'h40:
+          \out$72  = 9'h028;
+      8'h41:
+          \out$72  = 9'h029;
+      8'h42:
+          \out$72  = 9'h02a;
+      8'h43:
+          \out$72  = 9'h02b;
+      8'h44:
+          \out$72  = 9'h02c;
+      8'h45:
+          \out$72  = 9'h02d;
+      8'h46:
+          \out$72  = 9'h02e;
+      8'h47:
+          \out$72  = 9'h02f;
+      8'h48:
+          \out$72  = 9'h030;
+      8'h49:
+          \out$72  = 9'h031;
+      8'h4a:
+          \out$72  = 9'h032;
+      8'h4b:
+          \out$72  = 9'h033;
+      8'h4c:
+          \out$72  = 9'h034;
+      8'h4d:
+          \out$72  = 9'h035;
+      8'h4e:
+          \out$72  = 9'h036;
+      8'h4f:
+          \out$72  = 9'h037;
+      8'h50:
+          \out$72  = 9'h032;
+      8'h51:
+          \out$72  = 9'h033;
+      8'h52:
+          \out$72  = 9'h034;
+      8'h53:
+          \out$72  = 9'h035;
+      8'h54:
+          \out$72  = 9'h036;
+      8'h55:
+          \out$72  = 9'h037;
+      8'h56:
+          \out$72  = 9'h038;
+      8'h57:
+          \out$72  = 9'h039;
+      8'h58:
+          \out$72  = 9'h03a;
+      8'h59:
+          \out$72  = 9'h03b;
+      8'h5a:
+          \out$72  = 9'h03c;
+      8'h5b:
+          \out$72  = 9'h03d;
+      8'h5c:
+          \out$72  = 9'h03e;
+      8'h5d:
+          \out$72  = 9'h03f;
+      8'h5e:
+          \out$72  = 9'h040;
+      8'h5f:
+          \out$72  = 9'h041;
+      8'h60:
+          \out$72  = 9'h03c;
+      8'h61:
+          \out$72  = 9'h03d;
+      8'h62:
+          \out$72  = 9'h03e;
+      8'h63:
+          \out$72  = 9'h03f;
+      8'h64:
+          \out$72  = 9'h040;
+      8'h65:
+          \out$72  = 9'h041;
+      8'h66:
+          \out$72  = 9'h042;
+      8'h67:
+          \out$72  = 9'h043;
+      8'h68:
+          \out$72  = 9'h044;
+      8'h69:
+          \out$72  = 9'h045;
+      8'h6a:
+          \out$72  = 9'h046;
+      8'h6b:
+          \out$72  = 9'h047;
+      8'h6c:
+          \out$72  = 9'h048;
+      8'h6d:
+          \out$72  = 9'h049;
+      8'h6e:
+          \out$72  = 9'h04a;
+      8'h6f:
+          \out$72  = 9'h04b;
+      8'h70:
+          \out$72  = 9'h046;
+      8'h71:
+          \out$72  = 9'h047;
+      8'h72:
+          \out$72  = 9'h048;
+      8'h73:
+          \out$72  = 9'h049;
+      8'h74:
+          \out$72  = 9'h04a;
+      8'h75:
+          \out$72  = 9'h04b;
+      8'h76:
+          \out$72  = 9'h04c;
+      8'h77:
+          \out$72  = 9'h04d;
+      8'h78:
+          \out$72  = 9'h04e;
+      8'h79:
+          \out$72  = 9'h04f;
+      8'h7a:
+          \out$72  = 9'h050;
+      8'h7b:
+          \out$72  = 9'h051;
+      8'h7c:
+          \out$72  = 9'h052;
+      8'h7d:
+          \out$72  = 9'h053;
+      8'h7e:
+          \out$72  = 9'h054;
+      8'h7f:
+          \out$72  = 9'h055;
+      8'h80:
+          \out$72  = 9'h050;
+      8'h81:
+          \out$72  = 9'h051;
+      8'h82:
+          \out$72  = 9'h052;
+      8'h83:
+          \out$72  = 9'h053;
+      8'h84:
+          \out$72  = 9'h054;
+      8'h85:
+          \out$72  = 9'h055;
+      8'h86:
+          \out$72  = 9'h056;
+      8'h87:
+          \out$72  = 9'h057;
+      8'h88:
+          \out$72  = 9'h058;
+      8'h89:
+          \out$72  = 9'h059;
+      8'h8a:
+          \out$72  = 9'h05a;
+      8'h8b:
+          \out$72  = 9'h05b;
+      8'h8c:
+          \out$72  = 9'h05c;
+      8'h8d:
+          \out$72  = 9'h05d;
+      8'h8e:
+          \out$72  = 9'h05e;
+      8'h8f:
+          \out$72  = 9'h05f;
+      8'h90:
+          \out$72  = 9'h05a;
+      8'h91:
+          \out$72  = 9'h05b;
+      8'h92:
+          \out$72  = 9'h05c;
+      8'h93:
+          \out$72  = 9'h05d;
+      8'h94:
+          \out$72  = 9'h05e;
+      8'h95:
+          \out$72  = 9'h05f;
+      8'h96:
+          \out$72  = 9'h060;
+      8'h97:
+          \out$72  = 9'h061;
+      8'h98:
+          \out$72  = 9'h062;
+      8'h99:
+          \out$72  = 9'h063;
+      8'h9a:
+          \out$72  = 9'h064;
+      8'h9b:
+          \out$72  = 9'h065;
+      8'h9c:
+          \out$72  = 9'h066;
+      8'h9d:
+          \out$72  = 9'h067;
+      8'h9e:
+          \out$72  = 9'h068;
+      8'h9f:
+          \out$72  = 9'h069;
+      8'ha0:
+          \out$72  = 9'h064;
+      8'ha1:
+          \out$72  = 9'h065;
+      8'ha2:
+          \out$72  = 9'h066;
+      8'ha3:
+          \out$72  = 9'h067;
+      8'ha4:
+          \out$72  = 9'h068;
+      8'ha5:
+          \out$72  = 9'h069;
+      8'ha6:
+          \out$72  = 9'h06a;
+      8'ha7:
+          \out$72  = 9'h06b;
+      8'ha8:
+          \out$72  = 9'h06c;
+      8'ha9:
+          \out$72  = 9'h06d;
+      8'haa:
+          \out$72  = 9'h06e;
+      8'hab:
+          \out$72  = 9'h06f;
+      8'hac:
+          \out$72  = 9'h070;
+      8'had:
+          \out$72  = 9'h071;
+      8'hae:
+          \out$72  = 9'h072;
+      8'haf:
+          \out$72  = 9'h073;
+      8'hb0:
+          \out$72  = 9'h06e;
+      8'hb1:
+          \out$72  = 9'h06f;
+      8'hb2:
+          \out$72  = 9'h070;
+      8'hb3:
+          \out$72  = 9'h071;
+      8'hb4:
+          \out$72  = 9'h072;
+      8'hb5:
+          \out$72  = 9'h073;
+      8'hb6:
+          \out$72  = 9'h074;
+      8'hb7:
+          \out$72  = 9'h075;
+      8'hb8:
+          \out$72  = 9'h076;
+      8'hb9:
+          \out$72  = 9'h077;
+      8'hba:
+          \out$72  = 9'h078;
+      8'hbb:
+          \out$72  = 9'h079;
+      8'hbc:
+          \out$72  = 9'h07a;
+      8'hbd:
+          \out$72  = 9'h07b;
+      8'hbe:
+          \out$72  = 9'h07c;
+      8'hbf:
+          \out$72  = 9'h07d;
+      8'hc0:
+          \out$72  = 9'h078;
+      8'hc1:
+          \out$72  = 9'h079;
+      8'hc2:
+          \out$72  = 9'h07a;
+      8'hc3:
+          \out$72  = 9'h07b;
+      8'hc4:
+          \out$72  = 9'h07c;
+      8'hc5:
+          \out$72  = 9'h07d;
+      8'hc6:
+          \out$72  = 9'h07e;
+      8'hc7:
+          \out$72  = 9'h07f;
+      8'hc8:
+          \out$72  = 9'h080;
+      8'hc9:
+          \out$72  = 9'h081;
+      8'hca:
+          \out$72  = 9'h082;
+      8'hcb:
+          \out$72  = 9'h083;
+      8'hcc:
+          \out$72  = 9'h084;
+      8'hcd:
+          \out$72  = 9'h085;
+      8'hce:
+          \out$72  = 9'h086;
+      8'hcf:
+          \out$72  = 9'h087;
+      8'hd0:
+          \out$72  = 9'h082;
+      8'hd1:
+          \out$72  = 9'h083;
+      8'hd2:
+          \out$72  = 9'h084;
+      8'hd3:
+          \out$72  = 9'h085;
+      8'hd4:
+          \out$72  = 9'h086;
+      8'hd5:
+          \out$72  = 9'h087;
+      8'hd6:
+          \out$72  = 9'h088;
+      8'hd7:
+          \out$72  = 9'h089;
+      8'hd8:
+          \out$72  = 9'h08a;
+      8'hd9:
+          \out$72  = 9'h08b;
+      8'hda:
+          \out$72  = 9'h08c;
+      8'hdb:
+          \out$72  = 9'h08d;
+      8'hdc:
+          \out$72  = 9'h08e;
+      8'hdd:
+          \out$72  = 9'h08f;
+      8'hde:
+          \out$72  = 9'h090;
+      8'hdf:
+          \out$72  = 9'h091;
+      8'he0:
+          \out$72  = 9'h08c;
+      8'he1:
+          \out$72  = 9'h08d;
+      8'he2:
+          \out$72  = 9'h08e;
+      8'he3:
+          \out$72  = 9'h08f;
+      8'he4:
+          \out$72  = 9'h090;
+      8'he5:
+          \out$72  = 9'h091;
+      8'he6:
+          \out$72  = 9'h092;
+      8'he7:
+          \out$72  = 9'h093;
+      8'he8:
+          \out$72  = 9'h094;
+      8'he9:
+          \out$72  = 9'h095;
+      8'hea:
+          \out$72  = 9'h096;
+      8'heb:
+          \out$72  = 9'h097;
+      8'hec:
+          \out$72  = 9'h098;
+      8'hed:
+          \out$72  = 9'h099;
+      8'hee:
+          \out$72  = 9'h09a;
+      8'hef:
+          \out$72  = 9'h09b;
+      8'hf0:
+          \out$72  = 9'h096;
+      8'hf1:
+          \out$72  = 9'h097;
+      8'hf2:
+          \out$72  = 9'h098;
+      8'hf3:
+          \out$72  = 9'h099;
+      8'hf4:
+          \out$72  = 9'h09a;
+      8'hf5:
+          \out$72  = 9'h09b;
+      8'hf6:
+          \out$72  = 9'h09c;
+      8'hf7:
+          \out$72  = 9'h09d;
+      8'hf8:
+          \out$72  = 9'h09e;
+      8'hf9:
+          \out$72  = 9'h09f;
+      8'hfa:
+          \out$72  = 9'h0a0;
+      8'hfb:
+          \out$72  = 9'h0a1;
+      8'hfc:
+          \out$72  = 9'h0a2;
+      8'hfd:
+          \out$72  = 9'h0a3;
+      8'hfe:
+          \out$72  = 9'h0a4;
+      8'hff:
+          \out$72  = 9'h0a5;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    (* full_case = 32'd1 *)
+    casez (dadj[7:0])
+      8'h00:
+          \out$73  = 9'h100;
+      8'h01:
+          \out$73  = 9'h001;
+      8'h02:
+          \out$73  = 9'h002;
+      8'h03:
+          \out$73  = 9'h003;
+      8'h04:
+          \out$73  = 9'h004;
+      8'h05:
+          \out$73  = 9'h005;
+      8'h06:
+          \out$73  = 9'h006;
+      8'h07:
+          \out$73  = 9'h007;
+      8'h08:
+          \out$73  = 9'h008;
+      8'h09:
+          \out$73  = 9'h009;
+      8'h0a:
+          \out$73  = 9'h010;
+      8'h0b:
+          \out$73  = 9'h011;
+      8'h0c:
+          \out$73  = 9'h012;
+      8'h0d:
+          \out$73  = 9'h013;
+      8'h0e:
+          \out$73  = 9'h014;
+      8'h0f:
+          \out$73  = 9'h015;
+      8'h10:
+          \out$73  = 9'h016;
+      8'h11:
+          \out$73  = 9'h017;
+      8'h12:
+          \out$73  = 9'h018;
+      8'h13:
+          \out$73  = 9'h019;
+      8'h14:
+          \out$73  = 9'h020;
+      8'h15:
+          \out$73  = 9'h021;
+      8'h16:
+          \out$73  = 9'h022;
+      8'h17:
+          \out$73  = 9'h023;
+      8'h18:
+          \out$73  = 9'h024;
+      8'h19:
+          \out$73  = 9'h025;
+      8'h1a:
+          \out$73  = 9'h026;
+      8'h1b:
+          \out$73  = 9'h027;
+      8'h1c:
+          \out$73  = 9'h028;
+      8'h1d:
+          \out$73  = 9'h029;
+      8'h1e:
+          \out$73  = 9'h030;
+      8'h1f:
+          \out$73  = 9'h031;
+      8'h20:
+          \out$73  = 9'h032;
+      8'h21:
+          \out$73  = 9'h033;
+      8'h22:
+          \out$73  = 9'h034;
+      8'h23:
+          \out$73  = 9'h035;
+      8'h24:
+          \out$73  = 9'h036;
+      8'h25:
+          \out$73  = 9'h037;
+      8'h26:
+          \out$73  = 9'h038;
+      8'h27:
+          \out$73  = 9'h039;
+      8'h28:
+          \out$73  = 9'h040;
+      8'h29:
+          \out$73  = 9'h041;
+      8'h2a:
+          \out$73  = 9'h042;
+      8'h2b:
+          \out$73  = 9'h043;
+      8'h2c:
+          \out$73  = 9'h044;
+      8'h2d:
+          \out$73  = 9'h045;
+      8'h2e:
+          \out$73  = 9'h046;
+      8'h2f:
+          \out$73  = 9'h047;
+      8'h30:
+          \out$73  = 9'h048;
+      8'h31:
+          \out$73  = 9'h049;
+      8'h32:
+          \out$73  = 9'h050;
+      8'h33:
+          \out$73  = 9'h051;
+      8'h34:
+          \out$73  = 9'h052;
+      8'h35:
+          \out$73  = 9'h053;
+      8'h36:
+          \out$73  = 9'h054;
+      8'h37:
+          \out$73  = 9'h055;
+      8'h38:
+          \out$73  = 9'h056;
+      8'h39:
+          \out$73  = 9'h057;
+      8'h3a:
+          \out$73  = 9'h058;
+      8'h3b:
+          \out$73  = 9'h059;
+      8'h3c:
+          \out$73  = 9'h060;
+      8'h3d:
+          \out$73  = 9'h061;
+      8'h3e:
+          \out$73  = 9'h062;
+      8'h3f:
+          \out$73  = 9'h063;
+      8'h40:
+          \out$73  = 9'h064;
+      8'h41:
+          \out$73  = 9'h065;
+      8'h42:
+          \out$73  = 9'h066;
+      8'h43:
+          \out$73  = 9'h067;
+      8'h44:
+          \out$73  = 9'h068;
+      8'h45:
+          \out$73  = 9'h069;
+      8'h46:
+          \out$73  = 9'h070;
+      8'h47:
+          \out$73  = 9'h071;
+      8'h48:
+          \out$73  = 9'h072;
+      8'h49:
+          \out$73  = 9'h073;
+      8'h4a:
+          \out$73  = 9'h074;
+      8'h4b:
+          \out$73  = 9'h075;
+      8'h4c:
+          \out$73  = 9'h076;
+      8'h4d:
+          \out$73  = 9'h077;
+      8'h4e:
+          \out$73  = 9'h078;
+      8'h4f:
+          \out$73  = 9'h079;
+      8'h50:
+          \out$73  = 9'h080;
+      8'h51:
+          \out$73  = 9'h081;
+      8'h52:
+          \out$73  = 9'h082;
+      8'h53:
+          \out$73  = 9'h083;
+      8'h54:
+          \out$73  = 9'h084;
+      8'h55:
+          \out$73  = 9'h085;
+      8'h56:
+          \out$73  = 9'h086;
+      8'h57:
+          \out$73  = 9'h087;
+      8'h58:
+          \out$73  = 9'h088;
+      8'h59:
+          \out$73  = 9'h089;
+      8'h5a:
+          \out$73  = 9'h090;
+      8'h5b:
+          \out$73  = 9'h091;
+      8'h5c:
+          \out$73  = 9'h092;
+      8'h5d:
+          \out$73  = 9'h093;
+      8'h5e:
+          \out$73  = 9'h094;
+      8'h5f:
+          \out$73  = 9'h095;
+      8'h60:
+          \out$73  = 9'h096;
+      8'h61:
+          \out$73  = 9'h097;
+      8'h62:
+          \out$73  = 9'h098;
+      8'h63:
+          \out$73  = 9'h099;
+      8'h64:
+          \out$73  = 9'h100;
+      8'h65:
+          \out$73  = 9'h001;
+      8'h66:
+          \out$73  = 9'h002;
+      8'h67:
+          \out$73  = 9'h003;
+      8'h68:
+          \out$73  = 9'h004;
+      8'h69:
+          \out$73  = 9'h005;
+      8'h6a:
+          \out$73  = 9'h006;
+      8'h6b:
+          \out$73  = 9'h007;
+      8'h6c:
+          \out$73  = 9'h008;
+      8'h6d:
+          \out$73  = 9'h009;
+      8'h6e:
+          \out$73  = 9'h010;
+      8'h6f:
+          \out$73  = 9'h011;
+      8'h70:
+          \out$73  = 9'h012;
+      8'h71:
+          \out$73  = 9'h013;
+      8'h72:
+          \out$73  = 9'h014;
+      8'h73:
+          \out$73  = 9'h015;
+      8'h74:
+          \out$73  = 9'h016;
+      8'h75:
+          \out$73  = 9'h017;
+      8'h76:
+          \out$73  = 9'h018;
+      8'h77:
+          \out$73  = 9'h019;
+      8'h78:
+          \out$73  = 9'h020;
+      8'h79:
+          \out$73  = 9'h021;
+      8'h7a:
+          \out$73  = 9'h022;
+      8'h7b:
+          \out$73  = 9'h023;
+      8'h7c:
+          \out$73  = 9'h024;
+      8'h7d:
+          \out$73  = 9'h025;
+      8'h7e:
+          \out$73  = 9'h026;
+      8'h7f:
+          \out$73  = 9'h027;
+      8'h80:
+          \out$73  = 9'h028;
+      8'h81:
+          \out$73  = 9'h029;
+      8'h82:
+          \out$73  = 9'h030;
+      8'h83:
+          \out$73  = 9'h031;
+      8'h84:
+          \out$73  = 9'h032;
+      8'h85:
+          \out$73  = 9'h033;
+      8'h86:
+          \out$73  = 9'h034;
+      8'h87:
+          \out$73  = 9'h035;
+      8'h88:
+          \out$73  = 9'h036;
+      8'h89:
+          \out$73  = 9'h037;
+      8'h8a:
+          \out$73  = 9'h038;
+      8'h8b:
+          \out$73  = 9'h039;
+      8'h8c:
+          \out$73  = 9'h040;
+      8'h8d:
+          \out$73  = 9'h041;
+      8'h8e:
+          \out$73  = 9'h042;
+      8'h8f:
+          \out$73  = 9'h043;
+      8'h90:
+          \out$73  = 9'h044;
+      8'h91:
+          \out$73  = 9'h045;
+      8'h92:
+          \out$73  = 9'h046;
+      8'h93:
+          \out$73  = 9'h047;
+      8'h94:
+          \out$73  = 9'h048;
+      8'h95:
+          \out$73  = 9'h049;
+      8'h96:
+          \out$73  = 9'h050;
+      8'h97:
+          \out$73  = 9'h051;
+      8'h98:
+          \out$73  = 9'h052;
+      8'h99:
+          \out$73  = 9'h053;
+      8'h9a:
+          \out$73  = 9'h054;
+      8'h9b:
+          \out$73  = 9'h055;
+      8'h9c:
+          \out$73  = 9'h056;
+      8'h9d:
+          \out$73  = 9'h057;
+      8'h9e:
+          \out$73  = 9'h058;
+      8'h9f:
+          \out$73  = 9'h059;
+      8'ha0:
+          \out$73  = 9'h060;
+      8'ha1:
+          \out$73  = 9'h061;
+      8'ha2:
+          \out$73  = 9'h062;
+      8'ha3:
+          \out$73  = 9'h063;
+      8'ha4:
+          \out$73  = 9'h064;
+      8'ha5:
+          \out$73  = 9'h065;
+      8'ha6:
+          \out$73  = 9'h066;
+      8'ha7:
+          \out$73  = 9'h067;
+      8'ha8:
+          \out$73  = 9'h068;
+      8'ha9:
+          \out$73  = 9'h069;
+      8'haa:
+          \out$73  = 9'h070;
+      8'hab:
+          \out$73  = 9'h071;
+      8'hac:
+          \out$73  = 9'h072;
+      8'had:
+          \out$73  = 9'h073;
+      8'hae:
+          \out$73  = 9'h074;
+      8'haf:
+          \out$73  = 9'h075;
+      8'hb0:
+          \out$73  = 9'h076;
+      8'hb1:
+          \out$73  = 9'h077;
+      8'hb2:
+          \out$73  = 9'h078;
+      8'hb3:
+          \out$73  = 9'h079;
+      8'hb4:
+          \out$73  = 9'h080;
+      8'hb5:
+          \out$73  = 9'h081;
+      8'hb6:
+          \out$73  = 9'h082;
+      8'hb7:
+          \out$73  = 9'h083;
+      8'hb8:
+          \out$73  = 9'h084;
+      8'hb9:
+          \out$73  = 9'h085;
+      8'hba:
+          \out$73  = 9'h086;
+      8'hbb:
+          \out$73  = 9'h087;
+      8'hbc:
+          \out$73  = 9'h088;
+      8'hbd:
+          \out$73  = 9'h089;
+      8'hbe:
+          \out$73  = 9'h090;
+      8'hbf:
+          \out$73  = 9'h091;
+      8'hc0:
+          \out$73  = 9'h092;
+      8'hc1:
+          \out$73  = 9'h093;
+      8'hc2:
+          \out$73  = 9'h094;
+      8'hc3:
+          \out$73  = 9'h095;
+      8'hc4:
+          \out$73  = 9'h096;
+      8'hc5:
+          \out$73  = 9'h097;
+      8'hc6:
+          \out$73  = 9'h098;
+      8'hc7:
+          \out$73  = 9'h099;
+      8'hc8:
+          \out$73  = 9'h100;
+      8'hc9:
+          \out$73  = 9'h001;
+      8'hca:
+          \out$73  = 9'h002;
+      8'hcb:
+          \out$73  = 9'h003;
+      8'hcc:
+          \out$73  = 9'h004;
+      8'hcd:
+          \out$73  = 9'h005;
+      8'hce:
+          \out$73  = 9'h006;
+      8'hcf:
+          \out$73  = 9'h007;
+      8'hd0:
+          \out$73  = 9'h008;
+      8'hd1:
+          \out$73  = 9'h009;
+      8'hd2:
+          \out$73  = 9'h010;
+      8'hd3:
+          \out$73  = 9'h011;
+      8'hd4:
+          \out$73  = 9'h012;
+      8'hd5:
+          \out$73  = 9'h013;
+      8'hd6:
+          \out$73  = 9'h014;
+      8'hd7:
+          \out$73  = 9'h015;
+      8'hd8:
+          \out$73  = 9'h016;
+      8'hd9:
+          \out$73  = 9'h017;
+      8'hda:
+          \out$73  = 9'h018;
+      8'hdb:
+          \out$73  = 9'h019;
+      8'hdc:
+          \out$73  = 9'h020;
+      8'hdd:
+          \out$73  = 9'h021;
+      8'hde:
+          \out$73  = 9'h022;
+      8'hdf:
+          \out$73  = 9'h023;
+      8'he0:
+          \out$73  = 9'h024;
+      8'he1:
+          \out$73  = 9'h025;
+      8'he2:
+          \out$73  = 9'h026;
+      8'he3:
+          \out$73  = 9'h027;
+      8'he4:
+          \out$73  = 9'h028;
+      8'he5:
+          \out$73  = 9'h029;
+      8'he6:
+          \out$73  = 9'h030;
+      8'he7:
+          \out$73  = 9'h031;
+      8'he8:
+          \out$73  = 9'h032;
+      8'he9:
+          \out$73  = 9'h033;
+      8'hea:
+          \out$73  = 9'h034;
+      8'heb:
+          \out$73  = 9'h035;
+      8'hec:
+          \out$73  = 9'h036;
+      8'hed:
+          \out$73  = 9'h037;
+      8'hee:
+          \out$73  = 9'h038;
+      8'hef:
+          \out$73  = 9'h039;
+      8'hf0:
+          \out$73  = 9'h040;
+      8'hf1:
+          \out$73  = 9'h041;
+      8'hf2:
+          \out$73  = 9'h042;
+      8'hf3:
+          \out$73  = 9'h043;
+      8'hf4:
+          \out$73  = 9'h044;
+      8'hf5:
+          \out$73  = 9'h045;
+      8'hf6:
+          \out$73  = 9'h046;
+      8'hf7:
+          \out$73  = 9'h047;
+      8'hf8:
+          \out$73  = 9'h048;
+      8'hf9:
+          \out$73  = 9'h049;
+      8'hfa:
+          \out$73  = 9'h050;
+      8'hfb:
+          \out$73  = 9'h051;
+      8'hfc:
+          \out$73  = 9'h052;
+      8'hfd:
+          \out$73  = 9'h053;
+      8'hfe:
+          \out$73  = 9'h054;
+      8'hff:
+          \out$73  = 9'h055;
+    endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     diff = 9'h000;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
+    if (enB) begin
+      casez (opB_1h)
+        52'b??????????????????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        52'b?????????????????????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        52'b????????????????????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        52'b???????????????????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        52'b??????????????????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        52'b?????????????????????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        52'b????????????????????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        52'b???????????????????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        52'b??????????????????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
-            diff = \$104 ;
+        52'b?????????????????????????????????????????1??????????:
+            diff = \$120 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$61  = 9'h000;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
+    \diff$77  = 9'h000;
+    if (enB) begin
+      casez (opB_1h)
+        52'b??????????????????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        52'b?????????????????????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        52'b????????????????????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        52'b???????????????????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        52'b??????????????????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        52'b?????????????????????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        52'b????????????????????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        52'b???????????????????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        52'b??????????????????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
+        52'b?????????????????????????????????????????1??????????:
             /* empty */;
-        6'h0b:
-            \diff$61  = \$105 ;
+        52'b????????????????????????????????????????1???????????:
+            \diff$77  = \$121 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$62  = 9'h000;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
+    \diff$78  = 9'h000;
+    if (enB) begin
+      casez (opB_1h)
+        52'b??????????????????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        52'b?????????????????????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        52'b????????????????????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        52'b???????????????????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        52'b??????????????????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        52'b?????????????????????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        52'b????????????????????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        52'b???????????????????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        52'b??????????????????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
+        52'b?????????????????????????????????????????1??????????:
             /* empty */;
-        6'h0b:
+        52'b????????????????????????????????????????1???????????:
             /* empty */;
-        6'h0c:
-            \diff$62  = \$106 ;
+        52'b???????????????????????????????????????1????????????:
+            \diff$78  = \$122 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    t = 8'h00;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
+    \diff$79  = 9'h000;
+    if (enB) begin
+      casez (opB_1h)
+        52'b??????????????????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        52'b?????????????????????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        52'b????????????????????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        52'b???????????????????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        52'b??????????????????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        52'b?????????????????????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        52'b????????????????????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        52'b???????????????????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        52'b??????????????????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
+        52'b?????????????????????????????????????????1??????????:
             /* empty */;
-        6'h0b:
+        52'b????????????????????????????????????????1???????????:
             /* empty */;
-        6'h0c:
+        52'b???????????????????????????????????????1????????????:
             /* empty */;
-        6'h0d:
+        52'b??????????????????????????????????????1?????????????:
             /* empty */;
-        6'h0e:
+        52'b?????????????????????????????????????1??????????????:
             /* empty */;
-        6'h0f:
+        52'b????????????????????????????????????1???????????????:
             /* empty */;
-        6'h10:
-            t = \$107 ;
+        52'b???????????????????????????????????1????????????????:
+            /* empty */;
+        52'b??????????????????????????????????1?????????????????:
+            /* empty */;
+        52'b?????????????????????????????????1??????????????????:
+            /* empty */;
+        52'b????????????????????????????????1???????????????????:
+            \diff$79  = \$124 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    r = 8'h00;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            r = { flag_c, t[7:1] };
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    r_lo = 8'h00;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            r_lo = \$111 ;
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$66  = 9'h000;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            \diff$66  = \$113 ;
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$285  = ir;
+    \$386  = state_1h;
     if (con_ce) begin
-      casez (state)
-        6'h00:
-            if (advance) begin
-              \$285  = din;
-            end
-      endcase
+      \$386  = { \$162 , \$161 , \$160 , \$159 , \$158 , \$157 , \$156 , \$155 , \$154 , \$153 , \$152 , \$151 , \$150 , \$149 , \$148 , \$147 , \$146 , \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125  };
     end
     if (con_rst) begin
-      \$285  = 8'h00;
+      \$386  = 38'h0800000000;
     end
     if (rst) begin
-      \$285  = 8'h00;
+      \$386  = 38'h0800000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$286  = state__pc;
+    \$387  = ir;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      if (state_1h[0]) begin
+        if (advance) begin
+          \$387  = din;
+        end
+      end
+    end
+    if (con_rst) begin
+      \$387  = 8'h00;
+    end
+    if (rst) begin
+      \$387  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$388  = dec;
+    if (con_ce) begin
+      if (state_1h[0]) begin
+        if (advance) begin
+          \$388  = dec_din;
+        end
+      end
+    end
+    if (con_rst) begin
+      \$388  = 18'h0000b;
+    end
+    if (rst) begin
+      \$388  = 18'h0000b;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$389  = state__pc;
+    if (con_ce) begin
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             if (advance) begin
-              \$286  = \$114 [15:0];
+              \$389  = \$163 [15:0];
             end
-        6'h01:
+        38'b????????????????????????????????????1?:
             if (advance) begin
-              if (\$115 ) begin
-                \$286  = \$116 [15:0];
+              if (\$164 ) begin
+                \$389  = \$165 [15:0];
               end
             end
-        6'h02:
+        38'b???????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        38'b??????????????????????????????????1???:
             if (advance) begin
-              \$286  = \$125 [15:0];
+              \$389  = \$174 [15:0];
               casez (dec[4:0])
                 5'h04:
                     /* empty */;
                 5'h09:
-                    \$286  = { din, ad[7:0] };
+                    \$389  = { din, ad[7:0] };
               endcase
             end
-        6'h04:
+        38'b?????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        38'b????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        38'b???????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        38'b??????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        38'b?????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        38'b????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
+        38'b???????????????????????????1??????????:
             /* empty */;
-        6'h0b:
+        38'b??????????????????????????1???????????:
             /* empty */;
-        6'h0c:
+        38'b?????????????????????????1????????????:
             /* empty */;
-        6'h0d:
+        38'b????????????????????????1?????????????:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$139 ) begin
-                \$286  = \$16 [15:0];
+              if (\$188 ) begin
+                \$389  = \$16 [15:0];
               end else begin
-                \$286 [7:0] = \$16 [7:0];
+                \$389 [7:0] = \$16 [7:0];
               end
             end
-        6'h0e:
+        38'b???????????????????????1??????????????:
             if (advance) begin
-              \$286 [15:8] = ad[15:8];
+              \$389 [15:8] = ad[15:8];
             end
-        6'h0f:
+        38'b??????????????????????1???????????????:
             /* empty */;
-        6'h10, 6'h13:
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
             /* empty */;
-        6'h11, 6'h14:
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
             /* empty */;
-        6'h12:
+        38'b???????????????????1??????????????????:
             if (advance) begin
-              \$286  = { din, ad[7:0] };
+              \$389  = { din, ad[7:0] };
             end
-        6'h15:
+        38'b????????????????1?????????????????????:
             /* empty */;
-        6'h16, 6'h23:
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
             /* empty */;
-        6'h17, 6'h24:
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
             if (advance) begin
-              \$286  = { din, ad[7:0] };
+              \$389  = { din, ad[7:0] };
             end
-        6'h18:
+        38'b?????????????1????????????????????????:
             /* empty */;
-        6'h19:
+        38'b????????????1?????????????????????????:
             /* empty */;
-        6'h1a, 6'h1e:
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
             /* empty */;
-        6'h1b, 6'h1f:
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
             if (advance) begin
-              \$286  = { din, ad[7:0] };
+              \$389  = { din, ad[7:0] };
             end
-        6'h1c:
+        38'b?????????1????????????????????????????:
             if (advance) begin
-              \$286  = \$155 [15:0];
+              \$389  = \$204 [15:0];
             end
-        6'h1d:
+        38'b????????1?????????????????????????????:
             /* empty */;
-        6'h20:
+        38'b?????1????????????????????????????????:
             /* empty */;
-        6'h21:
+        38'b????1?????????????????????????????????:
             /* empty */;
-        6'h22:
+        38'b???1??????????????????????????????????:
             if (advance) begin
-              \$286  = { din, tmp };
+              \$389  = { din, tmp };
             end
       endcase
     end
     if (con_rst) begin
-      \$286  = 16'h0000;
+      \$389  = 16'h0000;
     end
     if (rst) begin
-      \$286  = 16'h0000;
+      \$389  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$287  = state;
+    \$390  = state;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             if (advance) begin
-              \$287  = 6'h01;
+              \$390  = 6'h01;
             end
-        6'h01:
+        38'b????????????????????????????????????1?:
             if (advance) begin
               casez (dec[4:0])
                 5'h00, 5'h01:
-                    \$287  = 6'h00;
+                    \$390  = 6'h00;
                 5'h02:
-                    \$287  = 6'h0a;
+                    \$390  = 6'h0a;
                 5'h03:
-                    \$287  = 6'h02;
+                    \$390  = 6'h02;
                 5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                    \$287  = \$118 ;
+                    \$390  = \$167 ;
                 5'h06:
-                    \$287  = 6'h05;
+                    \$390  = 6'h05;
                 5'h07:
-                    \$287  = 6'h08;
+                    \$390  = 6'h08;
                 5'h08:
-                    \$287  = \$123 ;
+                    \$390  = \$172 ;
                 5'h0b:
-                    \$287  = 6'h13;
+                    \$390  = 6'h13;
                 5'h0d, 5'h0e, 5'h10:
-                    \$287  = 6'h18;
+                    \$390  = 6'h18;
                 5'h0f:
-                    \$287  = 6'h20;
+                    \$390  = 6'h20;
                 5'h11:
-                    \$287  = 6'h25;
+                    \$390  = 6'h25;
               endcase
             end
-        6'h02:
+        38'b???????????????????????????????????1??:
             if (advance) begin
-              \$287  = 6'h0a;
+              \$390  = 6'h0a;
             end
-        6'h03:
+        38'b??????????????????????????????????1???:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h04:
-                    \$287  = 6'h0a;
+                    \$390  = 6'h0a;
                 5'h09:
-                    \$287  = 6'h00;
+                    \$390  = 6'h00;
                 5'h0a:
-                    \$287  = 6'h21;
+                    \$390  = 6'h21;
                 default:
-                    \$287  = 6'h04;
+                    \$390  = 6'h04;
               endcase
             end
-        6'h04:
+        38'b?????????????????????????????????1????:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$130 ) begin
-                \$287  = 6'h00;
+              if (\$179 ) begin
+                \$390  = 6'h00;
               end else begin
-                \$287  = 6'h0a;
+                \$390  = 6'h0a;
               end
             end
-        6'h05:
+        38'b????????????????????????????????1?????:
             if (advance) begin
-              \$287  = 6'h06;
+              \$390  = 6'h06;
             end
-        6'h06:
+        38'b???????????????????????????????1??????:
             if (advance) begin
-              \$287  = 6'h07;
+              \$390  = 6'h07;
             end
-        6'h07:
+        38'b??????????????????????????????1???????:
             if (advance) begin
-              \$287  = 6'h0a;
+              \$390  = 6'h0a;
             end
-        6'h08:
+        38'b?????????????????????????????1????????:
             if (advance) begin
-              \$287  = 6'h09;
+              \$390  = 6'h09;
             end
-        6'h09:
+        38'b????????????????????????????1?????????:
             if (advance) begin
-              \$287  = 6'h04;
+              \$390  = 6'h04;
             end
-        6'h0a:
+        38'b???????????????????????????1??????????:
             (* full_case = 32'd1 *)
             casez (dec[6:5])
               2'h0:
                   if (advance) begin
-                    \$287  = 6'h00;
+                    \$390  = 6'h00;
                   end
               2'h1:
                   if (advance) begin
-                    \$287  = 6'h00;
+                    \$390  = 6'h00;
                   end
               default:
                   if (advance) begin
-                    \$287  = 6'h0b;
+                    \$390  = 6'h0b;
                   end
             endcase
-        6'h0b:
+        38'b??????????????????????????1???????????:
             if (advance) begin
-              \$287  = 6'h0c;
+              \$390  = 6'h0c;
             end
-        6'h0c:
+        38'b?????????????????????????1????????????:
             if (advance) begin
-              \$287  = 6'h00;
+              \$390  = 6'h00;
             end
-        6'h0d:
+        38'b????????????????????????1?????????????:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$139 ) begin
-                \$287  = 6'h00;
+              if (\$188 ) begin
+                \$390  = 6'h00;
               end else begin
-                \$287  = 6'h0e;
+                \$390  = 6'h0e;
               end
             end
-        6'h0e:
+        38'b???????????????????????1??????????????:
             if (advance) begin
-              \$287  = 6'h00;
+              \$390  = 6'h00;
             end
-        6'h0f:
+        38'b??????????????????????1???????????????:
             if (advance) begin
-              \$287  = 6'h10;
+              \$390  = 6'h10;
             end
-        6'h10, 6'h13:
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
             if (advance) begin
-              \$287  = \$142 ;
+              \$390  = \$191 ;
             end
-        6'h11, 6'h14:
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
             if (advance) begin
-              \$287  = \$145 ;
+              \$390  = \$194 ;
             end
-        6'h12:
+        38'b???????????????????1??????????????????:
             if (advance) begin
-              \$287  = 6'h00;
+              \$390  = 6'h00;
             end
-        6'h15:
+        38'b????????????????1?????????????????????:
             if (advance) begin
-              \$287  = 6'h16;
+              \$390  = 6'h16;
             end
-        6'h16, 6'h23:
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
             if (advance) begin
-              \$287  = \$148 ;
+              \$390  = \$197 ;
             end
-        6'h17, 6'h24:
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
             if (advance) begin
-              \$287  = 6'h00;
+              \$390  = 6'h00;
             end
-        6'h18:
+        38'b?????????????1????????????????????????:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h10:
-                    \$287  = 6'h19;
+                    \$390  = 6'h19;
                 5'h0d:
-                    \$287  = 6'h1a;
+                    \$390  = 6'h1a;
                 default:
-                    \$287  = 6'h1d;
+                    \$390  = 6'h1d;
               endcase
             end
-        6'h19:
+        38'b????????????1?????????????????????????:
             if (advance) begin
-              \$287  = 6'h00;
+              \$390  = 6'h00;
             end
-        6'h1a, 6'h1e:
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
             if (advance) begin
-              \$287  = \$152 ;
+              \$390  = \$201 ;
             end
-        6'h1b, 6'h1f:
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
             if (advance) begin
-              \$287  = \$154 ;
+              \$390  = \$203 ;
             end
-        6'h1c:
+        38'b?????????1????????????????????????????:
             if (advance) begin
-              \$287  = 6'h00;
+              \$390  = 6'h00;
             end
-        6'h1d:
+        38'b????????1?????????????????????????????:
             if (advance) begin
-              \$287  = 6'h1e;
+              \$390  = 6'h1e;
             end
-        6'h20:
+        38'b?????1????????????????????????????????:
             if (advance) begin
-              \$287  = 6'h00;
+              \$390  = 6'h00;
             end
-        6'h21:
+        38'b????1?????????????????????????????????:
             if (advance) begin
-              \$287  = 6'h22;
+              \$390  = 6'h22;
             end
-        6'h22:
+        38'b???1??????????????????????????????????:
             if (advance) begin
-              \$287  = 6'h00;
+              \$390  = 6'h00;
             end
       endcase
     end
     if (con_rst) begin
-      \$287  = 6'h23;
+      \$390  = 6'h23;
     end
     if (rst) begin
-      \$287  = 6'h23;
+      \$390  = 6'h23;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$288  = ad;
+    \$391  = ad;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             /* empty */;
-        6'h01:
+        38'b????????????????????????????????????1?:
             if (advance) begin
               casez (dec[4:0])
                 5'h00, 5'h01:
                     /* empty */;
                 5'h02:
-                    \$288  = { 8'h00, din };
+                    \$391  = { 8'h00, din };
                 5'h03:
-                    \$288  = { 8'h00, din };
+                    \$391  = { 8'h00, din };
                 5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                    \$288 [7:0] = din;
+                    \$391 [7:0] = din;
                 5'h06:
-                    \$288  = { 8'h00, din };
+                    \$391  = { 8'h00, din };
                 5'h07:
-                    \$288  = { 8'h00, din };
+                    \$391  = { 8'h00, din };
               endcase
             end
-        6'h02:
+        38'b???????????????????????????????????1??:
             if (advance) begin
-              \$288 [7:0] = \$124 [7:0];
+              \$391 [7:0] = \$173 [7:0];
             end
-        6'h03:
+        38'b??????????????????????????????????1???:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h04:
-                    \$288 [15:8] = din;
+                    \$391 [15:8] = din;
                 5'h09:
                     /* empty */;
                 5'h0a:
-                    \$288 [15:8] = din;
+                    \$391 [15:8] = din;
                 default:
-                    \$288  = { din, \$126 [7:0] };
+                    \$391  = { din, \$175 [7:0] };
               endcase
             end
-        6'h04:
+        38'b?????????????????????????????????1????:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$130 ) begin
+              if (\$179 ) begin
               end else begin
-                \$288 [15:8] = \$131 [7:0];
+                \$391 [15:8] = \$180 [7:0];
               end
             end
-        6'h05:
+        38'b????????????????????????????????1?????:
             if (advance) begin
-              \$288 [7:0] = \$132 [7:0];
+              \$391 [7:0] = \$181 [7:0];
             end
-        6'h06:
+        38'b???????????????????????????????1??????:
             if (advance) begin
-              \$288 [7:0] = \$133 [7:0];
+              \$391 [7:0] = \$182 [7:0];
             end
-        6'h07:
+        38'b??????????????????????????????1???????:
             if (advance) begin
-              \$288  = { din, tmp };
+              \$391  = { din, tmp };
             end
-        6'h08:
+        38'b?????????????????????????????1????????:
             if (advance) begin
-              \$288 [7:0] = \$134 [7:0];
+              \$391 [7:0] = \$183 [7:0];
             end
-        6'h09:
+        38'b????????????????????????????1?????????:
             if (advance) begin
-              \$288  = { din, \$135 [7:0] };
+              \$391  = { din, \$184 [7:0] };
             end
-        6'h0a:
+        38'b???????????????????????????1??????????:
             /* empty */;
-        6'h0b:
+        38'b??????????????????????????1???????????:
             /* empty */;
-        6'h0c:
+        38'b?????????????????????????1????????????:
             /* empty */;
-        6'h0d:
+        38'b????????????????????????1?????????????:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$139 ) begin
+              if (\$188 ) begin
               end else begin
-                \$288 [15:8] = \$16 [15:8];
+                \$391 [15:8] = \$16 [15:8];
               end
             end
-        6'h0e:
+        38'b???????????????????????1??????????????:
             /* empty */;
-        6'h0f:
+        38'b??????????????????????1???????????????:
             /* empty */;
-        6'h10, 6'h13:
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
             /* empty */;
-        6'h11, 6'h14:
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
             /* empty */;
-        6'h12:
+        38'b???????????????????1??????????????????:
             /* empty */;
-        6'h15:
+        38'b????????????????1?????????????????????:
             /* empty */;
-        6'h16, 6'h23:
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
             if (advance) begin
-              \$288 [7:0] = din;
+              \$391 [7:0] = din;
             end
-        6'h17, 6'h24:
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
             /* empty */;
-        6'h18:
+        38'b?????????????1????????????????????????:
             /* empty */;
-        6'h19:
+        38'b????????????1?????????????????????????:
             /* empty */;
-        6'h1a, 6'h1e:
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
             if (advance) begin
-              \$288 [7:0] = din;
-            end
-      endcase
-    end
-    if (con_rst) begin
-      \$288  = 16'h0000;
-    end
-    if (rst) begin
-      \$288  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$289  = dl;
-    if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            if (advance) begin
-              casez (dec[4:0])
-                5'h00, 5'h01:
-                    /* empty */;
-                5'h02:
-                    /* empty */;
-                5'h03:
-                    /* empty */;
-                5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                    /* empty */;
-                5'h06:
-                    /* empty */;
-                5'h07:
-                    /* empty */;
-                5'h08:
-                    \$289  = din;
-              endcase
-            end
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            (* full_case = 32'd1 *)
-            casez (dec[6:5])
-              2'h0:
-                  /* empty */;
-              2'h1:
-                  /* empty */;
-              default:
-                  if (advance) begin
-                    \$289  = din;
-                  end
-            endcase
-        6'h0b:
-            if (advance) begin
-              \$289  = modified;
+              \$391 [7:0] = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$289  = 8'h00;
+      \$391  = 16'h0000;
     end
     if (rst) begin
-      \$289  = 8'h00;
+      \$391  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$290  = ixc;
+    \$392  = dl;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      if (state_1h[0]) begin
+      end else if (state_1h[1]) begin
+        if (advance) begin
+          casez (dec[4:0])
+            5'h00, 5'h01:
+                /* empty */;
+            5'h02:
+                /* empty */;
+            5'h03:
+                /* empty */;
+            5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
+                /* empty */;
+            5'h06:
+                /* empty */;
+            5'h07:
+                /* empty */;
+            5'h08:
+                \$392  = din;
+          endcase
+        end
+      end else if (state_1h[2]) begin
+      end else if (state_1h[3]) begin
+      end else if (state_1h[4]) begin
+      end else if (state_1h[5]) begin
+      end else if (state_1h[6]) begin
+      end else if (state_1h[7]) begin
+      end else if (state_1h[8]) begin
+      end else if (state_1h[9]) begin
+      end else if (state_1h[10]) begin
+        (* full_case = 32'd1 *)
+        casez (dec[6:5])
+          2'h0:
+              /* empty */;
+          2'h1:
+              /* empty */;
+          default:
+              if (advance) begin
+                \$392  = din;
+              end
+        endcase
+      end else if (state_1h[11]) begin
+        if (advance) begin
+          \$392  = modified;
+        end
+      end
+    end
+    if (con_rst) begin
+      \$392  = 8'h00;
+    end
+    if (rst) begin
+      \$392  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$393  = ixc;
+    if (con_ce) begin
+      if (state_1h[0]) begin
+      end else if (state_1h[1]) begin
+      end else if (state_1h[2]) begin
+      end else if (state_1h[3]) begin
+        if (advance) begin
+          (* full_case = 32'd1 *)
+          casez (dec[4:0])
+            5'h04:
+                /* empty */;
+            5'h09:
+                /* empty */;
+            5'h0a:
+                /* empty */;
+            default:
+                \$393  = \$176 [8];
+          endcase
+        end
+      end else if (state_1h[4]) begin
+      end else if (state_1h[5]) begin
+      end else if (state_1h[6]) begin
+      end else if (state_1h[7]) begin
+      end else if (state_1h[8]) begin
+      end else if (state_1h[9]) begin
+        if (advance) begin
+          \$393  = \$185 [8];
+        end
+      end
+    end
+    if (con_rst) begin
+      \$393  = 1'h0;
+    end
+    if (rst) begin
+      \$393  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$394  = tmp;
+    if (con_ce) begin
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             /* empty */;
-        6'h01:
+        38'b????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        38'b???????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        38'b??????????????????????????????????1???:
+            /* empty */;
+        38'b?????????????????????????????????1????:
+            /* empty */;
+        38'b????????????????????????????????1?????:
+            /* empty */;
+        38'b???????????????????????????????1??????:
             if (advance) begin
-              (* full_case = 32'd1 *)
-              casez (dec[4:0])
-                5'h04:
-                    /* empty */;
-                5'h09:
-                    /* empty */;
-                5'h0a:
-                    /* empty */;
-                default:
-                    \$290  = \$127 [8];
-              endcase
+              \$394  = din;
             end
-        6'h04:
+        38'b??????????????????????????????1???????:
             /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
+        38'b?????????????????????????????1????????:
             if (advance) begin
-              \$290  = \$136 [8];
+              \$394  = din;
+            end
+        38'b????????????????????????????1?????????:
+            /* empty */;
+        38'b???????????????????????????1??????????:
+            /* empty */;
+        38'b??????????????????????????1???????????:
+            /* empty */;
+        38'b?????????????????????????1????????????:
+            /* empty */;
+        38'b????????????????????????1?????????????:
+            /* empty */;
+        38'b???????????????????????1??????????????:
+            /* empty */;
+        38'b??????????????????????1???????????????:
+            /* empty */;
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
+            /* empty */;
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
+            /* empty */;
+        38'b???????????????????1??????????????????:
+            /* empty */;
+        38'b????????????????1?????????????????????:
+            /* empty */;
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
+            /* empty */;
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
+            /* empty */;
+        38'b?????????????1????????????????????????:
+            /* empty */;
+        38'b????????????1?????????????????????????:
+            /* empty */;
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
+            /* empty */;
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
+            /* empty */;
+        38'b?????????1????????????????????????????:
+            /* empty */;
+        38'b????????1?????????????????????????????:
+            /* empty */;
+        38'b?????1????????????????????????????????:
+            /* empty */;
+        38'b????1?????????????????????????????????:
+            if (advance) begin
+              \$394  = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$290  = 1'h0;
+      \$394  = 8'h00;
     end
     if (rst) begin
-      \$290  = 1'h0;
+      \$394  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$291  = tmp;
+    \$395  = state__sp;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             /* empty */;
-        6'h01:
+        38'b????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        38'b???????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        38'b??????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        38'b?????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        38'b????????????????????????????????1?????:
             /* empty */;
-        6'h06:
-            if (advance) begin
-              \$291  = din;
-            end
-        6'h07:
+        38'b???????????????????????????????1??????:
             /* empty */;
-        6'h08:
-            if (advance) begin
-              \$291  = din;
-            end
-        6'h09:
+        38'b??????????????????????????????1???????:
             /* empty */;
-        6'h0a:
+        38'b?????????????????????????????1????????:
             /* empty */;
-        6'h0b:
+        38'b????????????????????????????1?????????:
             /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            if (advance) begin
-              \$291  = din;
-            end
-      endcase
-    end
-    if (con_rst) begin
-      \$291  = 8'h00;
-    end
-    if (rst) begin
-      \$291  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$292  = state__sp;
-    if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
+        38'b???????????????????????????1??????????:
             casez (dec[6:5])
               2'h0:
                   /* empty */;
               2'h1:
                   if (advance) begin
-                    if (\$137 ) begin
-                      \$292  = \$138 ;
+                    if (\$186 ) begin
+                      \$395  = \$187 ;
                     end
                   end
             endcase
-        6'h0b:
+        38'b??????????????????????????1???????????:
             /* empty */;
-        6'h0c:
+        38'b?????????????????????????1????????????:
             /* empty */;
-        6'h0d:
+        38'b????????????????????????1?????????????:
             /* empty */;
-        6'h0e:
+        38'b???????????????????????1??????????????:
             /* empty */;
-        6'h0f:
+        38'b??????????????????????1???????????????:
             /* empty */;
-        6'h10, 6'h13:
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
             if (advance) begin
-              \$292  = \$140 [7:0];
+              \$395  = \$189 [7:0];
             end
-        6'h11, 6'h14:
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
             if (advance) begin
-              \$292  = \$143 [7:0];
+              \$395  = \$192 [7:0];
             end
-        6'h12:
+        38'b???????????????????1??????????????????:
             /* empty */;
-        6'h15:
+        38'b????????????????1?????????????????????:
             if (advance) begin
-              \$292  = \$146 [7:0];
+              \$395  = \$195 [7:0];
             end
-        6'h16, 6'h23:
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
             /* empty */;
-        6'h17, 6'h24:
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
             /* empty */;
-        6'h18:
+        38'b?????????????1????????????????????????:
             if (advance) begin
-              \$292  = \$149 [7:0];
+              \$395  = \$198 [7:0];
             end
-        6'h19:
+        38'b????????????1?????????????????????????:
             /* empty */;
-        6'h1a, 6'h1e:
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
             if (advance) begin
-              \$292  = \$150 [7:0];
+              \$395  = \$199 [7:0];
             end
-        6'h1b, 6'h1f:
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
             /* empty */;
-        6'h1c:
+        38'b?????????1????????????????????????????:
             /* empty */;
-        6'h1d:
+        38'b????????1?????????????????????????????:
             if (advance) begin
-              \$292  = \$156 [7:0];
+              \$395  = \$205 [7:0];
             end
-        6'h20:
+        38'b?????1????????????????????????????????:
             if (advance) begin
-              \$292  = \$157 [7:0];
-            end
-      endcase
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h03:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h10:
-              /* empty */;
-          6'h11:
-              /* empty */;
-          6'h12:
-              /* empty */;
-          6'h13:
-              /* empty */;
-          6'h14:
-              \$292  = \$246 ;
-          6'h15:
-              /* empty */;
-          6'h16:
-              /* empty */;
-          6'h17:
-              /* empty */;
-          6'h18:
-              /* empty */;
-          6'h19:
-              /* empty */;
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              \$292  = state__x;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$292  = 8'hff;
-    end
-    if (rst) begin
-      \$292  = 8'hff;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$293  = flag_c;
-    if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            if (advance) begin
-              \$293  = mod_c;
-            end
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$293  = din[0];
+              \$395  = \$206 [7:0];
             end
       endcase
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
               /* empty */;
-          6'h02:
+          52'b?????????????????????????????????????????????????1??:
               /* empty */;
-          6'h03:
+          52'b????????????????????????????????????????????????1???:
               /* empty */;
-          6'h04:
+          52'b???????????????????????????????????????????????1????:
               /* empty */;
-          6'h05:
+          52'b??????????????????????????????????????????????1?????:
               /* empty */;
-          6'h06:
+          52'b?????????????????????????????????????????????1??????:
               /* empty */;
-          6'h07:
+          52'b????????????????????????????????????????????1???????:
               /* empty */;
-          6'h08:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$293  = \$178 ;
-              end else begin
-                \$293  = \$44 [8];
-              end
-          6'h09:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$293  = \$44 [8];
-              end else begin
-                \$293  = \$44 [8];
-              end
-          6'h0a:
-              \$293  = \$193 ;
-          6'h0b:
-              \$293  = \$195 ;
-          6'h0c:
-              \$293  = \$197 ;
-          6'h0d:
+          52'b???????????????????????????????????????????1????????:
               /* empty */;
-          6'h0e:
-              \$293  = \$205 [7];
-          6'h0f:
-              \$293  = \$208 [0];
-          6'h10:
-              (* full_case = 32'd1 *)
-              if (\$212 ) begin
-                \$293  = r[6];
-              end else begin
-                \$293  = \$218 ;
-              end
-          6'h11:
+          52'b??????????????????????????????????????????1?????????:
               /* empty */;
-          6'h12:
+          52'b?????????????????????????????????????????1??????????:
               /* empty */;
-          6'h13:
-              \$293  = \$242 ;
-          6'h14:
+          52'b????????????????????????????????????????1???????????:
               /* empty */;
-          6'h15:
+          52'b???????????????????????????????????????1????????????:
               /* empty */;
-          6'h16:
-              \$293  = state__a[7];
-          6'h17:
-              \$293  = state__a[0];
-          6'h18:
-              \$293  = state__a[7];
-          6'h19:
-              \$293  = state__a[0];
-          6'h1a:
+          52'b??????????????????????????????????????1?????????????:
               /* empty */;
-          6'h1b:
+          52'b?????????????????????????????????????1??????????????:
               /* empty */;
-          6'h1c:
+          52'b????????????????????????????????????1???????????????:
               /* empty */;
-          6'h1d:
+          52'b???????????????????????????????????1????????????????:
               /* empty */;
-          6'h1e:
+          52'b??????????????????????????????????1?????????????????:
               /* empty */;
-          6'h1f:
+          52'b?????????????????????????????????1??????????????????:
               /* empty */;
-          6'h20:
+          52'b????????????????????????????????1???????????????????:
               /* empty */;
-          6'h21:
+          52'b???????????????????????????????1????????????????????:
+              \$395  = \$350 ;
+          52'b??????????????????????????????1?????????????????????:
               /* empty */;
-          6'h22:
+          52'b?????????????????????????????1??????????????????????:
               /* empty */;
-          6'h23:
+          52'b????????????????????????????1???????????????????????:
               /* empty */;
-          6'h24, 6'h25:
-              \$293  = \$282 ;
-          6'h26, 6'h27:
+          52'b???????????????????????????1????????????????????????:
               /* empty */;
-          6'h29, 6'h2a:
+          52'b??????????????????????????1?????????????????????????:
               /* empty */;
-          6'h28:
+          52'b?????????????????????????1??????????????????????????:
               /* empty */;
-          6'h2b:
-              \$293  = exec_o[0];
+          52'b????????????????????????1???????????????????????????:
+              /* empty */;
+          52'b???????????????????????1????????????????????????????:
+              /* empty */;
+          52'b??????????????????????1?????????????????????????????:
+              /* empty */;
+          52'b?????????????????????1??????????????????????????????:
+              /* empty */;
+          52'b????????????????????1???????????????????????????????:
+              \$395  = state__x;
         endcase
       end
     end
     if (con_rst) begin
-      \$293  = 1'h0;
+      \$395  = 8'hff;
     end
     if (rst) begin
-      \$293  = 1'h0;
+      \$395  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$294  = flag_i;
+    \$396  = flag_c;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             /* empty */;
-        6'h01:
+        38'b????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        38'b???????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        38'b??????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        38'b?????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        38'b????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        38'b???????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        38'b??????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        38'b?????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        38'b????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
+        38'b???????????????????????????1??????????:
             /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
+        38'b??????????????????????????1???????????:
             if (advance) begin
-              \$294  = 1'h1;
+              \$396  = mod_c;
             end
-        6'h16, 6'h23:
+        38'b?????????????????????????1????????????:
             /* empty */;
-        6'h17, 6'h24:
+        38'b????????????????????????1?????????????:
             /* empty */;
-        6'h18:
+        38'b???????????????????????1??????????????:
             /* empty */;
-        6'h19:
+        38'b??????????????????????1???????????????:
             /* empty */;
-        6'h1a, 6'h1e:
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
             /* empty */;
-        6'h1b, 6'h1f:
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
             /* empty */;
-        6'h1c:
+        38'b???????????????????1??????????????????:
             /* empty */;
-        6'h1d:
+        38'b????????????????1?????????????????????:
+            /* empty */;
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
+            /* empty */;
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
+            /* empty */;
+        38'b?????????????1????????????????????????:
+            /* empty */;
+        38'b????????????1?????????????????????????:
+            /* empty */;
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
+            /* empty */;
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
+            /* empty */;
+        38'b?????????1????????????????????????????:
+            /* empty */;
+        38'b????????1?????????????????????????????:
             if (advance) begin
-              \$294  = din[2];
+              \$396  = din[0];
             end
       endcase
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
               /* empty */;
-          6'h02:
+          52'b?????????????????????????????????????????????????1??:
               /* empty */;
-          6'h03:
+          52'b????????????????????????????????????????????????1???:
               /* empty */;
-          6'h04:
+          52'b???????????????????????????????????????????????1????:
               /* empty */;
-          6'h05:
+          52'b??????????????????????????????????????????????1?????:
               /* empty */;
-          6'h06:
+          52'b?????????????????????????????????????????????1??????:
               /* empty */;
-          6'h07:
+          52'b????????????????????????????????????????????1???????:
               /* empty */;
-          6'h08:
+          52'b???????????????????????????????????????????1????????:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$396  = \$294 ;
+              end else begin
+                \$396  = bsum[8];
+              end
+          52'b??????????????????????????????????????????1?????????:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$396  = bsum[8];
+              end else begin
+                \$396  = bsum[8];
+              end
+          52'b?????????????????????????????????????????1??????????:
+              \$396  = \$308 ;
+          52'b????????????????????????????????????????1???????????:
+              \$396  = \$310 ;
+          52'b???????????????????????????????????????1????????????:
+              \$396  = \$312 ;
+          52'b??????????????????????????????????????1?????????????:
               /* empty */;
-          6'h09:
+          52'b?????????????????????????????????????1??????????????:
+              \$396  = \$320 [7];
+          52'b????????????????????????????????????1???????????????:
+              \$396  = \$323 [0];
+          52'b???????????????????????????????????1????????????????:
+              \$396  = arr[10];
+          52'b??????????????????????????????????1?????????????????:
               /* empty */;
-          6'h0a:
+          52'b?????????????????????????????????1??????????????????:
               /* empty */;
-          6'h0b:
+          52'b????????????????????????????????1???????????????????:
+              \$396  = \$346 ;
+          52'b???????????????????????????????1????????????????????:
               /* empty */;
-          6'h0c:
+          52'b??????????????????????????????1?????????????????????:
               /* empty */;
-          6'h0d:
+          52'b?????????????????????????????1??????????????????????:
+              \$396  = state__a[7];
+          52'b????????????????????????????1???????????????????????:
+              \$396  = state__a[0];
+          52'b???????????????????????????1????????????????????????:
+              \$396  = state__a[7];
+          52'b??????????????????????????1?????????????????????????:
+              \$396  = state__a[0];
+          52'b?????????????????????????1??????????????????????????:
               /* empty */;
-          6'h0e:
+          52'b????????????????????????1???????????????????????????:
               /* empty */;
-          6'h0f:
+          52'b???????????????????????1????????????????????????????:
               /* empty */;
-          6'h10:
+          52'b??????????????????????1?????????????????????????????:
               /* empty */;
-          6'h11:
+          52'b?????????????????????1??????????????????????????????:
               /* empty */;
-          6'h12:
+          52'b????????????????????1???????????????????????????????:
               /* empty */;
-          6'h13:
+          52'b???????????????????1????????????????????????????????:
               /* empty */;
-          6'h14:
+          52'b??????????????????1?????????????????????????????????:
               /* empty */;
-          6'h15:
+          52'b?????????????????1??????????????????????????????????:
               /* empty */;
-          6'h16:
+          52'b????????????????1???????????????????????????????????:
               /* empty */;
-          6'h17:
+          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
+              \$396  = opB_1h[37];
+          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
               /* empty */;
-          6'h18:
+          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
               /* empty */;
-          6'h19:
+          52'b???????????1????????????????????????????????????????:
               /* empty */;
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24, 6'h25:
-              /* empty */;
-          6'h26, 6'h27:
-              \$294  = \$283 ;
-          6'h29, 6'h2a:
-              /* empty */;
-          6'h28:
-              /* empty */;
-          6'h2b:
-              \$294  = exec_o[2];
+          52'b????????1???????????????????????????????????????????:
+              \$396  = oB[0];
         endcase
       end
     end
     if (con_rst) begin
-      \$294  = 1'h0;
+      \$396  = 1'h0;
     end
     if (rst) begin
-      \$294  = 1'h0;
+      \$396  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$295  = flag_z;
+    \$397  = flag_i;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             /* empty */;
-        6'h01:
+        38'b????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        38'b???????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        38'b??????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        38'b?????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        38'b????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        38'b???????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        38'b??????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        38'b?????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        38'b????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
+        38'b???????????????????????????1??????????:
             /* empty */;
-        6'h0b:
+        38'b??????????????????????????1???????????:
             /* empty */;
-        6'h0c:
+        38'b?????????????????????????1????????????:
             /* empty */;
-        6'h0d:
+        38'b????????????????????????1?????????????:
             /* empty */;
-        6'h0e:
+        38'b???????????????????????1??????????????:
             /* empty */;
-        6'h0f:
+        38'b??????????????????????1???????????????:
             /* empty */;
-        6'h10, 6'h13:
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
             /* empty */;
-        6'h11, 6'h14:
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
             /* empty */;
-        6'h12:
+        38'b???????????????????1??????????????????:
             /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
+        38'b????????????????1?????????????????????:
             if (advance) begin
-              \$295  = din[1];
+              \$397  = 1'h1;
+            end
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
+            /* empty */;
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
+            /* empty */;
+        38'b?????????????1????????????????????????:
+            /* empty */;
+        38'b????????????1?????????????????????????:
+            /* empty */;
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
+            /* empty */;
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
+            /* empty */;
+        38'b?????????1????????????????????????????:
+            /* empty */;
+        38'b????????1?????????????????????????????:
+            if (advance) begin
+              \$397  = din[2];
             end
       endcase
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
-              \$295  = \$158 ;
-          6'h02:
-              \$295  = \$159 ;
-          6'h03:
-              \$295  = \$160 ;
-          6'h04:
-              \$295  = \$161 ;
-          6'h05:
-              \$295  = \$165 ;
-          6'h06:
-              \$295  = \$169 ;
-          6'h07:
-              \$295  = \$173 ;
-          6'h08:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$295  = \$177 ;
-              end else begin
-                \$295  = \$183 ;
-              end
-          6'h09:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$295  = \$187 ;
-              end else begin
-                \$295  = \$192 ;
-              end
-          6'h0a:
-              \$295  = \$194 ;
-          6'h0b:
-              \$295  = \$196 ;
-          6'h0c:
-              \$295  = \$198 ;
-          6'h0d:
-              \$295  = \$200 ;
-          6'h0e:
-              \$295  = \$204 ;
-          6'h0f:
-              \$295  = \$211 ;
-          6'h10:
-              (* full_case = 32'd1 *)
-              if (\$212 ) begin
-                \$295  = \$213 ;
-              end else begin
-                \$295  = \$215 ;
-              end
-          6'h11:
-              \$295  = \$232 ;
-          6'h12:
-              \$295  = \$241 ;
-          6'h13:
-              \$295  = \$243 ;
-          6'h14:
-              \$295  = \$249 ;
-          6'h15:
-              \$295  = \$250 ;
-          6'h16:
-              \$295  = \$254 ;
-          6'h17:
-              \$295  = \$258 ;
-          6'h18:
-              \$295  = \$259 ;
-          6'h19:
-              \$295  = \$260 ;
-          6'h1a:
-              \$295  = \$261 ;
-          6'h1b:
-              \$295  = \$262 ;
-          6'h1c:
-              \$295  = \$263 ;
-          6'h1d:
-              \$295  = \$264 ;
-          6'h1e:
-              \$295  = \$265 ;
-          6'h1f:
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
               /* empty */;
-          6'h20:
-              \$295  = \$269 ;
-          6'h21:
-              \$295  = \$273 ;
-          6'h22:
-              \$295  = \$277 ;
-          6'h23:
-              \$295  = \$281 ;
-          6'h24, 6'h25:
+          52'b?????????????????????????????????????????????????1??:
               /* empty */;
-          6'h26, 6'h27:
+          52'b????????????????????????????????????????????????1???:
               /* empty */;
-          6'h29, 6'h2a:
+          52'b???????????????????????????????????????????????1????:
               /* empty */;
-          6'h28:
+          52'b??????????????????????????????????????????????1?????:
               /* empty */;
-          6'h2b:
-              \$295  = exec_o[1];
+          52'b?????????????????????????????????????????????1??????:
+              /* empty */;
+          52'b????????????????????????????????????????????1???????:
+              /* empty */;
+          52'b???????????????????????????????????????????1????????:
+              /* empty */;
+          52'b??????????????????????????????????????????1?????????:
+              /* empty */;
+          52'b?????????????????????????????????????????1??????????:
+              /* empty */;
+          52'b????????????????????????????????????????1???????????:
+              /* empty */;
+          52'b???????????????????????????????????????1????????????:
+              /* empty */;
+          52'b??????????????????????????????????????1?????????????:
+              /* empty */;
+          52'b?????????????????????????????????????1??????????????:
+              /* empty */;
+          52'b????????????????????????????????????1???????????????:
+              /* empty */;
+          52'b???????????????????????????????????1????????????????:
+              /* empty */;
+          52'b??????????????????????????????????1?????????????????:
+              /* empty */;
+          52'b?????????????????????????????????1??????????????????:
+              /* empty */;
+          52'b????????????????????????????????1???????????????????:
+              /* empty */;
+          52'b???????????????????????????????1????????????????????:
+              /* empty */;
+          52'b??????????????????????????????1?????????????????????:
+              /* empty */;
+          52'b?????????????????????????????1??????????????????????:
+              /* empty */;
+          52'b????????????????????????????1???????????????????????:
+              /* empty */;
+          52'b???????????????????????????1????????????????????????:
+              /* empty */;
+          52'b??????????????????????????1?????????????????????????:
+              /* empty */;
+          52'b?????????????????????????1??????????????????????????:
+              /* empty */;
+          52'b????????????????????????1???????????????????????????:
+              /* empty */;
+          52'b???????????????????????1????????????????????????????:
+              /* empty */;
+          52'b??????????????????????1?????????????????????????????:
+              /* empty */;
+          52'b?????????????????????1??????????????????????????????:
+              /* empty */;
+          52'b????????????????????1???????????????????????????????:
+              /* empty */;
+          52'b???????????????????1????????????????????????????????:
+              /* empty */;
+          52'b??????????????????1?????????????????????????????????:
+              /* empty */;
+          52'b?????????????????1??????????????????????????????????:
+              /* empty */;
+          52'b????????????????1???????????????????????????????????:
+              /* empty */;
+          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
+              /* empty */;
+          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
+              \$397  = opB_1h[39];
+          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
+              /* empty */;
+          52'b???????????1????????????????????????????????????????:
+              /* empty */;
+          52'b????????1???????????????????????????????????????????:
+              \$397  = oB[2];
         endcase
       end
     end
     if (con_rst) begin
-      \$295  = 1'h0;
+      \$397  = 1'h0;
     end
     if (rst) begin
-      \$295  = 1'h0;
+      \$397  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$296  = flag_d;
+    \$398  = flag_z;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             /* empty */;
-        6'h01:
+        38'b????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        38'b???????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        38'b??????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        38'b?????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        38'b????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        38'b???????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        38'b??????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        38'b?????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        38'b????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
+        38'b???????????????????????????1??????????:
             /* empty */;
-        6'h0b:
+        38'b??????????????????????????1???????????:
             /* empty */;
-        6'h0c:
+        38'b?????????????????????????1????????????:
             /* empty */;
-        6'h0d:
+        38'b????????????????????????1?????????????:
             /* empty */;
-        6'h0e:
+        38'b???????????????????????1??????????????:
             /* empty */;
-        6'h0f:
+        38'b??????????????????????1???????????????:
             /* empty */;
-        6'h10, 6'h13:
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
             /* empty */;
-        6'h11, 6'h14:
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
             /* empty */;
-        6'h12:
+        38'b???????????????????1??????????????????:
             /* empty */;
-        6'h15:
+        38'b????????????????1?????????????????????:
             /* empty */;
-        6'h16, 6'h23:
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
             /* empty */;
-        6'h17, 6'h24:
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
             /* empty */;
-        6'h18:
+        38'b?????????????1????????????????????????:
             /* empty */;
-        6'h19:
+        38'b????????????1?????????????????????????:
             /* empty */;
-        6'h1a, 6'h1e:
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
             /* empty */;
-        6'h1b, 6'h1f:
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
             /* empty */;
-        6'h1c:
+        38'b?????????1????????????????????????????:
             /* empty */;
-        6'h1d:
+        38'b????????1?????????????????????????????:
             if (advance) begin
-              \$296  = din[3];
+              \$398  = din[1];
             end
       endcase
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
+              \$398  = \$275 ;
+          52'b?????????????????????????????????????????????????1??:
+              \$398  = \$276 ;
+          52'b????????????????????????????????????????????????1???:
+              \$398  = \$277 ;
+          52'b???????????????????????????????????????????????1????:
+              \$398  = \$278 ;
+          52'b??????????????????????????????????????????????1?????:
+              \$398  = \$282 ;
+          52'b?????????????????????????????????????????????1??????:
+              \$398  = \$286 ;
+          52'b????????????????????????????????????????????1???????:
+              \$398  = \$290 ;
+          52'b???????????????????????????????????????????1????????:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$398  = \out$70 [8];
+              end else begin
+                \$398  = \$299 ;
+              end
+          52'b??????????????????????????????????????????1?????????:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$398  = sbc_t[8];
+              end else begin
+                \$398  = \$307 ;
+              end
+          52'b?????????????????????????????????????????1??????????:
+              \$398  = \$309 ;
+          52'b????????????????????????????????????????1???????????:
+              \$398  = \$311 ;
+          52'b???????????????????????????????????????1????????????:
+              \$398  = \$313 ;
+          52'b??????????????????????????????????????1?????????????:
+              \$398  = \$315 ;
+          52'b?????????????????????????????????????1??????????????:
+              \$398  = \$319 ;
+          52'b????????????????????????????????????1???????????????:
+              \$398  = \$326 ;
+          52'b???????????????????????????????????1????????????????:
+              \$398  = arr[9];
+          52'b??????????????????????????????????1?????????????????:
+              \$398  = \$336 ;
+          52'b?????????????????????????????????1??????????????????:
+              \$398  = \$345 ;
+          52'b????????????????????????????????1???????????????????:
+              \$398  = \$347 ;
+          52'b???????????????????????????????1????????????????????:
+              \$398  = \$353 ;
+          52'b??????????????????????????????1?????????????????????:
+              \$398  = \$354 ;
+          52'b?????????????????????????????1??????????????????????:
+              \$398  = \$358 ;
+          52'b????????????????????????????1???????????????????????:
+              \$398  = \$362 ;
+          52'b???????????????????????????1????????????????????????:
+              \$398  = \$363 ;
+          52'b??????????????????????????1?????????????????????????:
+              \$398  = \$364 ;
+          52'b?????????????????????????1??????????????????????????:
+              \$398  = \$365 ;
+          52'b????????????????????????1???????????????????????????:
+              \$398  = \$366 ;
+          52'b???????????????????????1????????????????????????????:
+              \$398  = \$367 ;
+          52'b??????????????????????1?????????????????????????????:
+              \$398  = \$368 ;
+          52'b?????????????????????1??????????????????????????????:
+              \$398  = \$369 ;
+          52'b????????????????????1???????????????????????????????:
               /* empty */;
-          6'h02:
+          52'b???????????????????1????????????????????????????????:
+              \$398  = \$373 ;
+          52'b??????????????????1?????????????????????????????????:
+              \$398  = \$377 ;
+          52'b?????????????????1??????????????????????????????????:
+              \$398  = \$381 ;
+          52'b????????????????1???????????????????????????????????:
+              \$398  = \$385 ;
+          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
               /* empty */;
-          6'h03:
+          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
               /* empty */;
-          6'h04:
+          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
               /* empty */;
-          6'h05:
+          52'b???????????1????????????????????????????????????????:
               /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h10:
-              /* empty */;
-          6'h11:
-              /* empty */;
-          6'h12:
-              /* empty */;
-          6'h13:
-              /* empty */;
-          6'h14:
-              /* empty */;
-          6'h15:
-              /* empty */;
-          6'h16:
-              /* empty */;
-          6'h17:
-              /* empty */;
-          6'h18:
-              /* empty */;
-          6'h19:
-              /* empty */;
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24, 6'h25:
-              /* empty */;
-          6'h26, 6'h27:
-              /* empty */;
-          6'h29, 6'h2a:
-              \$296  = \$284 ;
-          6'h28:
-              /* empty */;
-          6'h2b:
-              \$296  = exec_o[3];
+          52'b????????1???????????????????????????????????????????:
+              \$398  = oB[1];
         endcase
       end
     end
     if (con_rst) begin
-      \$296  = 1'h0;
+      \$398  = 1'h0;
     end
     if (rst) begin
-      \$296  = 1'h0;
+      \$398  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$297  = flag_v;
+    \$399  = flag_d;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             /* empty */;
-        6'h01:
+        38'b????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        38'b???????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        38'b??????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        38'b?????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        38'b????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        38'b???????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        38'b??????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        38'b?????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        38'b????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
+        38'b???????????????????????????1??????????:
             /* empty */;
-        6'h0b:
+        38'b??????????????????????????1???????????:
             /* empty */;
-        6'h0c:
+        38'b?????????????????????????1????????????:
             /* empty */;
-        6'h0d:
+        38'b????????????????????????1?????????????:
             /* empty */;
-        6'h0e:
+        38'b???????????????????????1??????????????:
             /* empty */;
-        6'h0f:
+        38'b??????????????????????1???????????????:
             /* empty */;
-        6'h10, 6'h13:
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
             /* empty */;
-        6'h11, 6'h14:
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
             /* empty */;
-        6'h12:
+        38'b???????????????????1??????????????????:
             /* empty */;
-        6'h15:
+        38'b????????????????1?????????????????????:
             /* empty */;
-        6'h16, 6'h23:
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
             /* empty */;
-        6'h17, 6'h24:
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
             /* empty */;
-        6'h18:
+        38'b?????????????1????????????????????????:
             /* empty */;
-        6'h19:
+        38'b????????????1?????????????????????????:
             /* empty */;
-        6'h1a, 6'h1e:
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
             /* empty */;
-        6'h1b, 6'h1f:
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
             /* empty */;
-        6'h1c:
+        38'b?????????1????????????????????????????:
             /* empty */;
-        6'h1d:
+        38'b????????1?????????????????????????????:
             if (advance) begin
-              \$297  = din[6];
+              \$399  = din[3];
             end
       endcase
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
               /* empty */;
-          6'h02:
+          52'b?????????????????????????????????????????????????1??:
               /* empty */;
-          6'h03:
+          52'b????????????????????????????????????????????????1???:
               /* empty */;
-          6'h04:
+          52'b???????????????????????????????????????????????1????:
               /* empty */;
-          6'h05:
+          52'b??????????????????????????????????????????????1?????:
               /* empty */;
-          6'h06:
+          52'b?????????????????????????????????????????????1??????:
               /* empty */;
-          6'h07:
+          52'b????????????????????????????????????????????1???????:
               /* empty */;
-          6'h08:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$297  = \$176 [7];
-              end else begin
-                \$297  = \$182 [7];
-              end
-          6'h09:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$297  = \$186 [7];
-              end else begin
-                \$297  = \$191 [7];
-              end
-          6'h0a:
+          52'b???????????????????????????????????????????1????????:
               /* empty */;
-          6'h0b:
+          52'b??????????????????????????????????????????1?????????:
               /* empty */;
-          6'h0c:
+          52'b?????????????????????????????????????????1??????????:
               /* empty */;
-          6'h0d:
-              \$297  = exec_o[6];
-          6'h0e:
+          52'b????????????????????????????????????????1???????????:
               /* empty */;
-          6'h0f:
+          52'b???????????????????????????????????????1????????????:
               /* empty */;
-          6'h10:
-              (* full_case = 32'd1 *)
-              if (\$212 ) begin
-                \$297  = \$214 ;
-              end else begin
-                \$297  = \$216 [6];
-              end
-          6'h11:
+          52'b??????????????????????????????????????1?????????????:
               /* empty */;
-          6'h12:
+          52'b?????????????????????????????????????1??????????????:
               /* empty */;
-          6'h13:
+          52'b????????????????????????????????????1???????????????:
               /* empty */;
-          6'h14:
+          52'b???????????????????????????????????1????????????????:
               /* empty */;
-          6'h15:
+          52'b??????????????????????????????????1?????????????????:
               /* empty */;
-          6'h16:
+          52'b?????????????????????????????????1??????????????????:
               /* empty */;
-          6'h17:
+          52'b????????????????????????????????1???????????????????:
               /* empty */;
-          6'h18:
+          52'b???????????????????????????????1????????????????????:
               /* empty */;
-          6'h19:
+          52'b??????????????????????????????1?????????????????????:
               /* empty */;
-          6'h1a:
+          52'b?????????????????????????????1??????????????????????:
               /* empty */;
-          6'h1b:
+          52'b????????????????????????????1???????????????????????:
               /* empty */;
-          6'h1c:
+          52'b???????????????????????????1????????????????????????:
               /* empty */;
-          6'h1d:
+          52'b??????????????????????????1?????????????????????????:
               /* empty */;
-          6'h1e:
+          52'b?????????????????????????1??????????????????????????:
               /* empty */;
-          6'h1f:
+          52'b????????????????????????1???????????????????????????:
               /* empty */;
-          6'h20:
+          52'b???????????????????????1????????????????????????????:
               /* empty */;
-          6'h21:
+          52'b??????????????????????1?????????????????????????????:
               /* empty */;
-          6'h22:
+          52'b?????????????????????1??????????????????????????????:
               /* empty */;
-          6'h23:
+          52'b????????????????????1???????????????????????????????:
               /* empty */;
-          6'h24, 6'h25:
+          52'b???????????????????1????????????????????????????????:
               /* empty */;
-          6'h26, 6'h27:
+          52'b??????????????????1?????????????????????????????????:
               /* empty */;
-          6'h29, 6'h2a:
+          52'b?????????????????1??????????????????????????????????:
               /* empty */;
-          6'h28:
-              \$297  = 1'h0;
-          6'h2b:
-              \$297  = exec_o[6];
+          52'b????????????????1???????????????????????????????????:
+              /* empty */;
+          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
+              /* empty */;
+          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
+              /* empty */;
+          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
+              \$399  = opB_1h[42];
+          52'b???????????1????????????????????????????????????????:
+              /* empty */;
+          52'b????????1???????????????????????????????????????????:
+              \$399  = oB[3];
         endcase
       end
     end
     if (con_rst) begin
-      \$297  = 1'h0;
+      \$399  = 1'h0;
     end
     if (rst) begin
-      \$297  = 1'h0;
+      \$399  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$298  = flag_n;
+    \$400  = flag_v;
     if (con_ce) begin
-      casez (state)
-        6'h00:
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
             /* empty */;
-        6'h01:
+        38'b????????????????????????????????????1?:
             /* empty */;
-        6'h02:
+        38'b???????????????????????????????????1??:
             /* empty */;
-        6'h03:
+        38'b??????????????????????????????????1???:
             /* empty */;
-        6'h04:
+        38'b?????????????????????????????????1????:
             /* empty */;
-        6'h05:
+        38'b????????????????????????????????1?????:
             /* empty */;
-        6'h06:
+        38'b???????????????????????????????1??????:
             /* empty */;
-        6'h07:
+        38'b??????????????????????????????1???????:
             /* empty */;
-        6'h08:
+        38'b?????????????????????????????1????????:
             /* empty */;
-        6'h09:
+        38'b????????????????????????????1?????????:
             /* empty */;
-        6'h0a:
+        38'b???????????????????????????1??????????:
             /* empty */;
-        6'h0b:
+        38'b??????????????????????????1???????????:
             /* empty */;
-        6'h0c:
+        38'b?????????????????????????1????????????:
             /* empty */;
-        6'h0d:
+        38'b????????????????????????1?????????????:
             /* empty */;
-        6'h0e:
+        38'b???????????????????????1??????????????:
             /* empty */;
-        6'h0f:
+        38'b??????????????????????1???????????????:
             /* empty */;
-        6'h10, 6'h13:
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
             /* empty */;
-        6'h11, 6'h14:
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
             /* empty */;
-        6'h12:
+        38'b???????????????????1??????????????????:
             /* empty */;
-        6'h15:
+        38'b????????????????1?????????????????????:
             /* empty */;
-        6'h16, 6'h23:
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
             /* empty */;
-        6'h17, 6'h24:
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
             /* empty */;
-        6'h18:
+        38'b?????????????1????????????????????????:
             /* empty */;
-        6'h19:
+        38'b????????????1?????????????????????????:
             /* empty */;
-        6'h1a, 6'h1e:
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
             /* empty */;
-        6'h1b, 6'h1f:
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
             /* empty */;
-        6'h1c:
+        38'b?????????1????????????????????????????:
             /* empty */;
-        6'h1d:
+        38'b????????1?????????????????????????????:
             if (advance) begin
-              \$298  = din[7];
+              \$400  = din[6];
             end
       endcase
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
-              \$298  = exec_o[7];
-          6'h02:
-              \$298  = exec_o[7];
-          6'h03:
-              \$298  = exec_o[7];
-          6'h04:
-              \$298  = exec_o[7];
-          6'h05:
-              \$298  = \$163 [7];
-          6'h06:
-              \$298  = \$167 [7];
-          6'h07:
-              \$298  = \$171 [7];
-          6'h08:
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
+              /* empty */;
+          52'b?????????????????????????????????????????????????1??:
+              /* empty */;
+          52'b????????????????????????????????????????????????1???:
+              /* empty */;
+          52'b???????????????????????????????????????????????1????:
+              /* empty */;
+          52'b??????????????????????????????????????????????1?????:
+              /* empty */;
+          52'b?????????????????????????????????????????????1??????:
+              /* empty */;
+          52'b????????????????????????????????????????????1???????:
+              /* empty */;
+          52'b???????????????????????????????????????????1????????:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$298  = tens[3];
+                \$400  = \$293 [7];
               end else begin
-                \$298  = \$44 [7];
+                \$400  = \$298 [7];
               end
-          6'h09:
+          52'b??????????????????????????????????????????1?????????:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$298  = sbc_r[7];
+                \$400  = \$302 [7];
               end else begin
-                \$298  = \$44 [7];
+                \$400  = \$306 [7];
               end
-          6'h0a:
-              \$298  = diff[7];
-          6'h0b:
-              \$298  = \diff$61 [7];
-          6'h0c:
-              \$298  = \diff$62 [7];
-          6'h0d:
-              \$298  = exec_o[7];
-          6'h0e:
-              \$298  = \$202 [7];
-          6'h0f:
-              \$298  = 1'h0;
-          6'h10:
-              (* full_case = 32'd1 *)
-              if (\$212 ) begin
-                \$298  = r[7];
-              end else begin
-                \$298  = flag_c;
-              end
-          6'h11:
-              \$298  = \$228 [7];
-          6'h12:
-              \$298  = \$238 [7];
-          6'h13:
-              \$298  = \diff$66 [7];
-          6'h14:
-              \$298  = \$247 [7];
-          6'h15:
-              \$298  = exec_o[7];
-          6'h16:
-              \$298  = \$252 [7];
-          6'h17:
-              \$298  = \$256 [7];
-          6'h18:
-              \$298  = state__a[6];
-          6'h19:
-              \$298  = flag_c;
-          6'h1a:
-              \$298  = state__a[7];
-          6'h1b:
-              \$298  = state__a[7];
-          6'h1c:
-              \$298  = state__x[7];
-          6'h1d:
-              \$298  = state__y[7];
-          6'h1e:
-              \$298  = state__sp[7];
-          6'h1f:
+          52'b?????????????????????????????????????????1??????????:
               /* empty */;
-          6'h20:
-              \$298  = \$267 [7];
-          6'h21:
-              \$298  = \$271 [7];
-          6'h22:
-              \$298  = \$275 [7];
-          6'h23:
-              \$298  = \$279 [7];
-          6'h24, 6'h25:
+          52'b????????????????????????????????????????1???????????:
               /* empty */;
-          6'h26, 6'h27:
+          52'b???????????????????????????????????????1????????????:
               /* empty */;
-          6'h29, 6'h2a:
+          52'b??????????????????????????????????????1?????????????:
+              \$400  = oB[6];
+          52'b?????????????????????????????????????1??????????????:
               /* empty */;
-          6'h28:
+          52'b????????????????????????????????????1???????????????:
               /* empty */;
-          6'h2b:
-              \$298  = exec_o[7];
+          52'b???????????????????????????????????1????????????????:
+              \$400  = arr[11];
+          52'b??????????????????????????????????1?????????????????:
+              /* empty */;
+          52'b?????????????????????????????????1??????????????????:
+              /* empty */;
+          52'b????????????????????????????????1???????????????????:
+              /* empty */;
+          52'b???????????????????????????????1????????????????????:
+              /* empty */;
+          52'b??????????????????????????????1?????????????????????:
+              /* empty */;
+          52'b?????????????????????????????1??????????????????????:
+              /* empty */;
+          52'b????????????????????????????1???????????????????????:
+              /* empty */;
+          52'b???????????????????????????1????????????????????????:
+              /* empty */;
+          52'b??????????????????????????1?????????????????????????:
+              /* empty */;
+          52'b?????????????????????????1??????????????????????????:
+              /* empty */;
+          52'b????????????????????????1???????????????????????????:
+              /* empty */;
+          52'b???????????????????????1????????????????????????????:
+              /* empty */;
+          52'b??????????????????????1?????????????????????????????:
+              /* empty */;
+          52'b?????????????????????1??????????????????????????????:
+              /* empty */;
+          52'b????????????????????1???????????????????????????????:
+              /* empty */;
+          52'b???????????????????1????????????????????????????????:
+              /* empty */;
+          52'b??????????????????1?????????????????????????????????:
+              /* empty */;
+          52'b?????????????????1??????????????????????????????????:
+              /* empty */;
+          52'b????????????????1???????????????????????????????????:
+              /* empty */;
+          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
+              /* empty */;
+          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
+              /* empty */;
+          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
+              /* empty */;
+          52'b???????????1????????????????????????????????????????:
+              \$400  = 1'h0;
+          52'b????????1???????????????????????????????????????????:
+              \$400  = oB[6];
         endcase
       end
     end
     if (con_rst) begin
-      \$298  = 1'h0;
+      \$400  = 1'h0;
     end
     if (rst) begin
-      \$298  = 1'h0;
+      \$400  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$299  = state__a;
+    \$401  = flag_n;
     if (con_ce) begin
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
-              \$299  = exec_o;
-          6'h02:
-              /* empty */;
-          6'h03:
-              /* empty */;
-          6'h04:
-              \$299  = exec_o;
-          6'h05:
-              \$299  = \$162 ;
-          6'h06:
-              \$299  = \$166 ;
-          6'h07:
-              \$299  = \$170 ;
-          6'h08:
+      casez (state_1h)
+        38'b?????????????????????????????????????1:
+            /* empty */;
+        38'b????????????????????????????????????1?:
+            /* empty */;
+        38'b???????????????????????????????????1??:
+            /* empty */;
+        38'b??????????????????????????????????1???:
+            /* empty */;
+        38'b?????????????????????????????????1????:
+            /* empty */;
+        38'b????????????????????????????????1?????:
+            /* empty */;
+        38'b???????????????????????????????1??????:
+            /* empty */;
+        38'b??????????????????????????????1???????:
+            /* empty */;
+        38'b?????????????????????????????1????????:
+            /* empty */;
+        38'b????????????????????????????1?????????:
+            /* empty */;
+        38'b???????????????????????????1??????????:
+            /* empty */;
+        38'b??????????????????????????1???????????:
+            /* empty */;
+        38'b?????????????????????????1????????????:
+            /* empty */;
+        38'b????????????????????????1?????????????:
+            /* empty */;
+        38'b???????????????????????1??????????????:
+            /* empty */;
+        38'b??????????????????????1???????????????:
+            /* empty */;
+        38'b?????????????????????1????????????????, 38'b??????????????????1???????????????????:
+            /* empty */;
+        38'b????????????????????1?????????????????, 38'b?????????????????1????????????????????:
+            /* empty */;
+        38'b???????????????????1??????????????????:
+            /* empty */;
+        38'b????????????????1?????????????????????:
+            /* empty */;
+        38'b???????????????1??????????????????????, 38'b??1???????????????????????????????????:
+            /* empty */;
+        38'b??????????????1???????????????????????, 38'b?1????????????????????????????????????:
+            /* empty */;
+        38'b?????????????1????????????????????????:
+            /* empty */;
+        38'b????????????1?????????????????????????:
+            /* empty */;
+        38'b???????????1??????????????????????????, 38'b???????1??????????????????????????????:
+            /* empty */;
+        38'b??????????1???????????????????????????, 38'b??????1???????????????????????????????:
+            /* empty */;
+        38'b?????????1????????????????????????????:
+            /* empty */;
+        38'b????????1?????????????????????????????:
+            if (advance) begin
+              \$401  = din[7];
+            end
+      endcase
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
+              \$401  = oB[7];
+          52'b?????????????????????????????????????????????????1??:
+              \$401  = oB[7];
+          52'b????????????????????????????????????????????????1???:
+              \$401  = oB[7];
+          52'b???????????????????????????????????????????????1????:
+              \$401  = oB[7];
+          52'b??????????????????????????????????????????????1?????:
+              \$401  = \$280 [7];
+          52'b?????????????????????????????????????????????1??????:
+              \$401  = \$284 [7];
+          52'b????????????????????????????????????????????1???????:
+              \$401  = \$288 [7];
+          52'b???????????????????????????????????????????1????????:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$299  = { tens, \$73 [3:0] };
+                \$401  = \out$70 [7];
               end else begin
-                \$299  = \$44 [7:0];
+                \$401  = bsum[7];
               end
-          6'h09:
+          52'b??????????????????????????????????????????1?????????:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$299  = sbc_r;
+                \$401  = sbc_t[7];
               end else begin
-                \$299  = \$44 [7:0];
+                \$401  = bsum[7];
               end
-          6'h0a:
+          52'b?????????????????????????????????????????1??????????:
+              \$401  = diff[7];
+          52'b????????????????????????????????????????1???????????:
+              \$401  = \diff$77 [7];
+          52'b???????????????????????????????????????1????????????:
+              \$401  = \diff$78 [7];
+          52'b??????????????????????????????????????1?????????????:
+              \$401  = oB[7];
+          52'b?????????????????????????????????????1??????????????:
+              \$401  = \$317 [7];
+          52'b????????????????????????????????????1???????????????:
+              \$401  = 1'h0;
+          52'b???????????????????????????????????1????????????????:
+              \$401  = arr[8];
+          52'b??????????????????????????????????1?????????????????:
+              \$401  = \$332 [7];
+          52'b?????????????????????????????????1??????????????????:
+              \$401  = \$342 [7];
+          52'b????????????????????????????????1???????????????????:
+              \$401  = \diff$79 [7];
+          52'b???????????????????????????????1????????????????????:
+              \$401  = \$351 [7];
+          52'b??????????????????????????????1?????????????????????:
+              \$401  = oB[7];
+          52'b?????????????????????????????1??????????????????????:
+              \$401  = \$356 [7];
+          52'b????????????????????????????1???????????????????????:
+              \$401  = \$360 [7];
+          52'b???????????????????????????1????????????????????????:
+              \$401  = state__a[6];
+          52'b??????????????????????????1?????????????????????????:
+              \$401  = flag_c;
+          52'b?????????????????????????1??????????????????????????:
+              \$401  = state__a[7];
+          52'b????????????????????????1???????????????????????????:
+              \$401  = state__a[7];
+          52'b???????????????????????1????????????????????????????:
+              \$401  = state__x[7];
+          52'b??????????????????????1?????????????????????????????:
+              \$401  = state__y[7];
+          52'b?????????????????????1??????????????????????????????:
+              \$401  = state__sp[7];
+          52'b????????????????????1???????????????????????????????:
               /* empty */;
-          6'h0b:
+          52'b???????????????????1????????????????????????????????:
+              \$401  = \$371 [7];
+          52'b??????????????????1?????????????????????????????????:
+              \$401  = \$375 [7];
+          52'b?????????????????1??????????????????????????????????:
+              \$401  = \$379 [7];
+          52'b????????????????1???????????????????????????????????:
+              \$401  = \$383 [7];
+          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
               /* empty */;
-          6'h0c:
+          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
               /* empty */;
-          6'h0d:
+          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
               /* empty */;
-          6'h0e:
-              \$299  = \$201 ;
-          6'h0f:
-              \$299  = \$207 ;
-          6'h10:
-              (* full_case = 32'd1 *)
-              if (\$212 ) begin
-                \$299  = r;
-              end else begin
-                \$299  = \$222 ;
-              end
-          6'h11:
-              \$299  = \$225 ;
-          6'h12:
-              \$299  = \$234 ;
-          6'h13:
+          52'b???????????1????????????????????????????????????????:
               /* empty */;
-          6'h14:
-              \$299  = \$244 ;
-          6'h15:
-              /* empty */;
-          6'h16:
-              \$299  = \$251 [7:0];
-          6'h17:
-              \$299  = \$255 ;
-          6'h18:
-              \$299  = { state__a[6:0], flag_c };
-          6'h19:
-              \$299  = { flag_c, state__a[7:1] };
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              \$299  = state__x;
-          6'h1d:
-              \$299  = state__y;
+          52'b????????1???????????????????????????????????????????:
+              \$401  = oB[7];
         endcase
       end
     end
     if (con_rst) begin
-      \$299  = 8'h00;
+      \$401  = 1'h0;
     end
     if (rst) begin
-      \$299  = 8'h00;
+      \$401  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$300  = state__x;
+    \$402  = \$signal$85 ;
     if (con_ce) begin
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
-              /* empty */;
-          6'h02:
-              \$300  = exec_o;
-          6'h03:
-              /* empty */;
-          6'h04:
-              \$300  = exec_o;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h10:
-              /* empty */;
-          6'h11:
-              /* empty */;
-          6'h12:
-              \$300  = \$236 ;
-          6'h13:
-              \$300  = \diff$66 [7:0];
-          6'h14:
-              \$300  = \$245 ;
-          6'h15:
-              /* empty */;
-          6'h16:
-              /* empty */;
-          6'h17:
-              /* empty */;
-          6'h18:
-              /* empty */;
-          6'h19:
-              /* empty */;
-          6'h1a:
-              \$300  = state__a;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              \$300  = state__sp;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              \$300  = \$266 [7:0];
-          6'h21:
-              /* empty */;
-          6'h22:
-              \$300  = \$274 [7:0];
-        endcase
-      end
+      \$402  = \$208 ;
     end
     if (con_rst) begin
-      \$300  = 8'h00;
+      \$402  = 1'h0;
     end
     if (rst) begin
-      \$300  = 8'h00;
+      \$402  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$301  = state__y;
+    \$403  = \$signal$86 ;
     if (con_ce) begin
-      if (exec_en) begin
-        casez (dec[14:9])
-          6'h01:
+      \$403  = dec[14:9];
+    end
+    if (con_rst) begin
+      \$403  = 6'h00;
+    end
+    if (rst) begin
+      \$403  = 6'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$404  = \$signal ;
+    if (con_ce) begin
+      \$404  = exec_o;
+    end
+    if (con_rst) begin
+      \$404  = 8'h00;
+    end
+    if (rst) begin
+      \$404  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$405  = \$signal$87 ;
+    if (con_ce) begin
+      \$405  = \$210 ;
+    end
+    if (con_rst) begin
+      \$405  = 1'h0;
+    end
+    if (rst) begin
+      \$405  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$406  = \$signal$88 ;
+    if (con_ce) begin
+      \$406  = \$signal$86 ;
+    end
+    if (con_rst) begin
+      \$406  = 6'h00;
+    end
+    if (rst) begin
+      \$406  = 6'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$407  = \$signal$60 ;
+    if (con_ce) begin
+      \$407  = \$signal ;
+    end
+    if (con_rst) begin
+      \$407  = 8'h00;
+    end
+    if (rst) begin
+      \$407  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$408  = enB;
+    if (con_ce) begin
+      \$408  = \$212 ;
+    end
+    if (con_rst) begin
+      \$408  = 1'h0;
+    end
+    if (rst) begin
+      \$408  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$409  = opB;
+    if (con_ce) begin
+      \$409  = \$signal$88 ;
+    end
+    if (con_rst) begin
+      \$409  = 6'h00;
+    end
+    if (rst) begin
+      \$409  = 6'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$410  = oB;
+    if (con_ce) begin
+      \$410  = \$signal$60 ;
+    end
+    if (con_rst) begin
+      \$410  = 8'h00;
+    end
+    if (rst) begin
+      \$410  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$411  = \$signal$57 ;
+    if (con_ce) begin
+      \$411  = out;
+    end
+    if (con_rst) begin
+      \$411  = 8'h00;
+    end
+    if (rst) begin
+      \$411  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$412  = bin_o;
+    if (con_ce) begin
+      \$412  = \out$55 ;
+    end
+    if (con_rst) begin
+      \$412  = 8'h00;
+    end
+    if (rst) begin
+      \$412  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$413  = bsum;
+    if (con_ce) begin
+      \$413  = \$217 [8:0];
+    end
+    if (con_rst) begin
+      \$413  = 9'h000;
+    end
+    if (rst) begin
+      \$413  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$414  = \$signal$69 ;
+    if (con_ce) begin
+      \$414  = \$219 [8:0];
+    end
+    if (con_rst) begin
+      \$414  = 9'h000;
+    end
+    if (rst) begin
+      \$414  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$415  = dadj;
+    if (con_ce) begin
+      \$415  = \$222 [9:0];
+    end
+    if (con_rst) begin
+      \$415  = 10'h000;
+    end
+    if (rst) begin
+      \$415  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$416  = arr;
+    if (con_ce) begin
+      \$416  = \out$63 ;
+    end
+    if (con_rst) begin
+      \$416  = 12'h000;
+    end
+    if (rst) begin
+      \$416  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$417  = opB_1h;
+    if (con_ce) begin
+      \$417  = { \$274 , \$273 , \$272 , \$271 , \$270 , \$269 , \$268 , \$267 , \$266 , \$265 , \$264 , \$263 , \$262 , \$261 , \$260 , \$259 , \$258 , \$257 , \$256 , \$255 , \$254 , \$253 , \$252 , \$251 , \$250 , \$249 , \$248 , \$247 , \$246 , \$245 , \$244 , \$243 , \$242 , \$241 , \$240 , \$239 , \$238 , \$237 , \$236 , \$235 , \$234 , \$233 , \$232 , \$231 , \$230 , \$229 , \$228 , \$227 , \$226 , \$225 , \$224 , \$223  };
+    end
+    if (con_rst) begin
+      \$417  = 52'h0000000000001;
+    end
+    if (rst) begin
+      \$417  = 52'h0000000000001;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$418  = state__a;
+    if (con_ce) begin
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
+              \$418  = oB;
+          52'b?????????????????????????????????????????????????1??:
               /* empty */;
-          6'h02:
+          52'b????????????????????????????????????????????????1???:
               /* empty */;
-          6'h03:
-              \$301  = exec_o;
-          6'h04:
+          52'b???????????????????????????????????????????????1????:
+              \$418  = oB;
+          52'b??????????????????????????????????????????????1?????:
+              \$418  = \$279 ;
+          52'b?????????????????????????????????????????????1??????:
+              \$418  = \$283 ;
+          52'b????????????????????????????????????????????1???????:
+              \$418  = \$287 ;
+          52'b???????????????????????????????????????????1????????:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$418  = \out$70 [7:0];
+              end else begin
+                \$418  = bsum[7:0];
+              end
+          52'b??????????????????????????????????????????1?????????:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$418  = sbc_t[7:0];
+              end else begin
+                \$418  = bsum[7:0];
+              end
+          52'b?????????????????????????????????????????1??????????:
               /* empty */;
-          6'h05:
+          52'b????????????????????????????????????????1???????????:
               /* empty */;
-          6'h06:
+          52'b???????????????????????????????????????1????????????:
               /* empty */;
-          6'h07:
+          52'b??????????????????????????????????????1?????????????:
               /* empty */;
-          6'h08:
+          52'b?????????????????????????????????????1??????????????:
+              \$418  = \$316 ;
+          52'b????????????????????????????????????1???????????????:
+              \$418  = \$322 ;
+          52'b???????????????????????????????????1????????????????:
+              \$418  = arr[7:0];
+          52'b??????????????????????????????????1?????????????????:
+              \$418  = \$329 ;
+          52'b?????????????????????????????????1??????????????????:
+              \$418  = \$338 ;
+          52'b????????????????????????????????1???????????????????:
               /* empty */;
-          6'h09:
+          52'b???????????????????????????????1????????????????????:
+              \$418  = \$348 ;
+          52'b??????????????????????????????1?????????????????????:
               /* empty */;
-          6'h0a:
+          52'b?????????????????????????????1??????????????????????:
+              \$418  = \$355 [7:0];
+          52'b????????????????????????????1???????????????????????:
+              \$418  = \$359 ;
+          52'b???????????????????????????1????????????????????????:
+              \$418  = { state__a[6:0], flag_c };
+          52'b??????????????????????????1?????????????????????????:
+              \$418  = { flag_c, state__a[7:1] };
+          52'b?????????????????????????1??????????????????????????:
               /* empty */;
-          6'h0b:
+          52'b????????????????????????1???????????????????????????:
               /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h10:
-              /* empty */;
-          6'h11:
-              /* empty */;
-          6'h12:
-              /* empty */;
-          6'h13:
-              /* empty */;
-          6'h14:
-              /* empty */;
-          6'h15:
-              /* empty */;
-          6'h16:
-              /* empty */;
-          6'h17:
-              /* empty */;
-          6'h18:
-              /* empty */;
-          6'h19:
-              /* empty */;
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              \$301  = state__a;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              \$301  = \$270 [7:0];
-          6'h22:
-              /* empty */;
-          6'h23:
-              \$301  = \$278 [7:0];
+          52'b???????????????????????1????????????????????????????:
+              \$418  = state__x;
+          52'b??????????????????????1?????????????????????????????:
+              \$418  = state__y;
         endcase
       end
     end
     if (con_rst) begin
-      \$301  = 8'h00;
+      \$418  = 8'h00;
     end
     if (rst) begin
-      \$301  = 8'h00;
+      \$418  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$419  = state__x;
+    if (con_ce) begin
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
+              /* empty */;
+          52'b?????????????????????????????????????????????????1??:
+              \$419  = oB;
+          52'b????????????????????????????????????????????????1???:
+              /* empty */;
+          52'b???????????????????????????????????????????????1????:
+              \$419  = oB;
+          52'b??????????????????????????????????????????????1?????:
+              /* empty */;
+          52'b?????????????????????????????????????????????1??????:
+              /* empty */;
+          52'b????????????????????????????????????????????1???????:
+              /* empty */;
+          52'b???????????????????????????????????????????1????????:
+              /* empty */;
+          52'b??????????????????????????????????????????1?????????:
+              /* empty */;
+          52'b?????????????????????????????????????????1??????????:
+              /* empty */;
+          52'b????????????????????????????????????????1???????????:
+              /* empty */;
+          52'b???????????????????????????????????????1????????????:
+              /* empty */;
+          52'b??????????????????????????????????????1?????????????:
+              /* empty */;
+          52'b?????????????????????????????????????1??????????????:
+              /* empty */;
+          52'b????????????????????????????????????1???????????????:
+              /* empty */;
+          52'b???????????????????????????????????1????????????????:
+              /* empty */;
+          52'b??????????????????????????????????1?????????????????:
+              /* empty */;
+          52'b?????????????????????????????????1??????????????????:
+              \$419  = \$340 ;
+          52'b????????????????????????????????1???????????????????:
+              \$419  = \diff$79 [7:0];
+          52'b???????????????????????????????1????????????????????:
+              \$419  = \$349 ;
+          52'b??????????????????????????????1?????????????????????:
+              /* empty */;
+          52'b?????????????????????????????1??????????????????????:
+              /* empty */;
+          52'b????????????????????????????1???????????????????????:
+              /* empty */;
+          52'b???????????????????????????1????????????????????????:
+              /* empty */;
+          52'b??????????????????????????1?????????????????????????:
+              /* empty */;
+          52'b?????????????????????????1??????????????????????????:
+              \$419  = state__a;
+          52'b????????????????????????1???????????????????????????:
+              /* empty */;
+          52'b???????????????????????1????????????????????????????:
+              /* empty */;
+          52'b??????????????????????1?????????????????????????????:
+              /* empty */;
+          52'b?????????????????????1??????????????????????????????:
+              \$419  = state__sp;
+          52'b????????????????????1???????????????????????????????:
+              /* empty */;
+          52'b???????????????????1????????????????????????????????:
+              \$419  = \$370 [7:0];
+          52'b??????????????????1?????????????????????????????????:
+              /* empty */;
+          52'b?????????????????1??????????????????????????????????:
+              \$419  = \$378 [7:0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$419  = 8'h00;
+    end
+    if (rst) begin
+      \$419  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$420  = state__y;
+    if (con_ce) begin
+      if (enB) begin
+        casez (opB_1h)
+          52'b??????????????????????????????????????????????????1?:
+              /* empty */;
+          52'b?????????????????????????????????????????????????1??:
+              /* empty */;
+          52'b????????????????????????????????????????????????1???:
+              \$420  = oB;
+          52'b???????????????????????????????????????????????1????:
+              /* empty */;
+          52'b??????????????????????????????????????????????1?????:
+              /* empty */;
+          52'b?????????????????????????????????????????????1??????:
+              /* empty */;
+          52'b????????????????????????????????????????????1???????:
+              /* empty */;
+          52'b???????????????????????????????????????????1????????:
+              /* empty */;
+          52'b??????????????????????????????????????????1?????????:
+              /* empty */;
+          52'b?????????????????????????????????????????1??????????:
+              /* empty */;
+          52'b????????????????????????????????????????1???????????:
+              /* empty */;
+          52'b???????????????????????????????????????1????????????:
+              /* empty */;
+          52'b??????????????????????????????????????1?????????????:
+              /* empty */;
+          52'b?????????????????????????????????????1??????????????:
+              /* empty */;
+          52'b????????????????????????????????????1???????????????:
+              /* empty */;
+          52'b???????????????????????????????????1????????????????:
+              /* empty */;
+          52'b??????????????????????????????????1?????????????????:
+              /* empty */;
+          52'b?????????????????????????????????1??????????????????:
+              /* empty */;
+          52'b????????????????????????????????1???????????????????:
+              /* empty */;
+          52'b???????????????????????????????1????????????????????:
+              /* empty */;
+          52'b??????????????????????????????1?????????????????????:
+              /* empty */;
+          52'b?????????????????????????????1??????????????????????:
+              /* empty */;
+          52'b????????????????????????????1???????????????????????:
+              /* empty */;
+          52'b???????????????????????????1????????????????????????:
+              /* empty */;
+          52'b??????????????????????????1?????????????????????????:
+              /* empty */;
+          52'b?????????????????????????1??????????????????????????:
+              /* empty */;
+          52'b????????????????????????1???????????????????????????:
+              \$420  = state__a;
+          52'b???????????????????????1????????????????????????????:
+              /* empty */;
+          52'b??????????????????????1?????????????????????????????:
+              /* empty */;
+          52'b?????????????????????1??????????????????????????????:
+              /* empty */;
+          52'b????????????????????1???????????????????????????????:
+              /* empty */;
+          52'b???????????????????1????????????????????????????????:
+              /* empty */;
+          52'b??????????????????1?????????????????????????????????:
+              \$420  = \$374 [7:0];
+          52'b?????????????????1??????????????????????????????????:
+              /* empty */;
+          52'b????????????????1???????????????????????????????????:
+              \$420  = \$382 [7:0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$420  = 8'h00;
+    end
+    if (rst) begin
+      \$420  = 8'h00;
     end
   end
   assign a = state__a;
@@ -10587,25 +14194,21 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   assign exec_op = dec[14:9];
   assign h1 = \$6 [7:0];
   assign branch_target = \$16 [15:0];
-  assign bsum = \$44 [8:0];
-  assign out = \$48 [7:0];
-  assign \out$47  = \$52 [7:0];
-  assign dsum = \$54 [8:0];
-  assign u = \$60 [6:0];
-  assign ones = \$73 [3:0];
-  assign adc_r = { tens, \$73 [3:0] };
-  assign ddiff = \$76 [9:0];
-  assign dadj = \$79 [9:0];
-  assign \out$55  = \$83 [7:0];
-  assign \u$56  = \$89 [6:0];
-  assign \ones$58  = \$102 [3:0];
+  assign ddiff = \$103 [9:0];
+  assign r = { flag_c, t[7:1] };
+  assign \$signal$68  = bsum;
   assign load_en = 1'h0;
+  assign load__pc = 16'h0000;
   assign load__a = 8'h00;
   assign load__x = 8'h00;
   assign load__y = 8'h00;
   assign load__sp = 8'h00;
-  assign load__pc = 16'h0000;
   assign load__p = 8'h00;
+  assign \dec_din.mode  = dec_din[4:0];
+  assign \dec_din.kind  = dec_din[6:5];
+  assign \dec_din.idx  = dec_din[8:7];
+  assign \dec_din.alu  = dec_din[14:9];
+  assign \dec_din.rmw  = dec_din[17:15];
   assign \dec.mode  = dec[4:0];
   assign \dec.kind  = dec[6:5];
   assign \dec.idx  = dec[8:7];
@@ -10613,91 +14216,129 @@ module \instance.console.cpu (rst, con_ce, ce, rdy, jammed, con_rst, din, addr, 
   assign \dec.rmw  = dec[17:15];
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
-  assign \$45  = { state__a[7:4], 3'h0 };
-  assign \$46  = { state__a[7:4], 1'h0 };
-  assign \$49  = { exec_o[7:4], 3'h0 };
-  assign \$50  = { exec_o[7:4], 1'h0 };
-  assign \$70  = { tens, 3'h0 };
-  assign \$71  = { tens, 1'h0 };
-  assign \$80  = { \$79 [7:4], 3'h0 };
-  assign \$81  = { \$79 [7:4], 1'h0 };
-  assign \$99  = { \tens$57 , 3'h0 };
-  assign \$100  = { \tens$57 , 1'h0 };
-  assign \$207  = { 1'h0, \$206 [7:1] };
-  assign \$210  = { 1'h0, \$209 [7:1] };
-  assign { \$223 [4], \$223 [0] } = { state__a[4], state__a[0] };
-  assign { \$223 [7:5], \$223 [3:1] } = 6'h3f;
-  assign { \$226 [4], \$226 [0] } = { state__a[4], state__a[0] };
-  assign { \$226 [7:5], \$226 [3:1] } = 6'h3f;
-  assign { \$229 [4], \$229 [0] } = { state__a[4], state__a[0] };
-  assign { \$229 [7:5], \$229 [3:1] } = 6'h3f;
-  assign { \$233 [4], \$233 [0] } = { state__a[4], state__a[0] };
-  assign { \$233 [7:5], \$233 [3:1] } = 6'h3f;
-  assign { \$235 [4], \$235 [0] } = { state__a[4], state__a[0] };
-  assign { \$235 [7:5], \$235 [3:1] } = 6'h3f;
-  assign { \$237 [4], \$237 [0] } = { state__a[4], state__a[0] };
-  assign { \$237 [7:5], \$237 [3:1] } = 6'h3f;
-  assign { \$239 [4], \$239 [0] } = { state__a[4], state__a[0] };
-  assign { \$239 [7:5], \$239 [3:1] } = 6'h3f;
-  assign \$251  = { state__a, 1'h0 };
-  assign \$252  = { state__a, 1'h0 };
-  assign \$253  = { state__a, 1'h0 };
-  assign \$255  = { 1'h0, state__a[7:1] };
-  assign \$256  = { 1'h0, state__a[7:1] };
-  assign \$257  = { 1'h0, state__a[7:1] };
+  assign \$207  = 1'h1;
+  assign \$208  = exec_en;
+  assign \$209  = 1'h1;
+  assign \$210  = \$signal$85 ;
+  assign \$211  = 1'h1;
+  assign \$212  = \$signal$87 ;
+  assign \$322  = { 1'h0, \$321 [7:1] };
+  assign \$325  = { 1'h0, \$324 [7:1] };
+  assign { \$327 [4], \$327 [0] } = { state__a[4], state__a[0] };
+  assign { \$327 [7:5], \$327 [3:1] } = 6'h3f;
+  assign { \$330 [4], \$330 [0] } = { state__a[4], state__a[0] };
+  assign { \$330 [7:5], \$330 [3:1] } = 6'h3f;
+  assign { \$333 [4], \$333 [0] } = { state__a[4], state__a[0] };
+  assign { \$333 [7:5], \$333 [3:1] } = 6'h3f;
+  assign { \$337 [4], \$337 [0] } = { state__a[4], state__a[0] };
+  assign { \$337 [7:5], \$337 [3:1] } = 6'h3f;
+  assign { \$339 [4], \$339 [0] } = { state__a[4], state__a[0] };
+  assign { \$339 [7:5], \$339 [3:1] } = 6'h3f;
+  assign { \$341 [4], \$341 [0] } = { state__a[4], state__a[0] };
+  assign { \$341 [7:5], \$341 [3:1] } = 6'h3f;
+  assign { \$343 [4], \$343 [0] } = { state__a[4], state__a[0] };
+  assign { \$343 [7:5], \$343 [3:1] } = 6'h3f;
+  assign \$355  = { state__a, 1'h0 };
+  assign \$356  = { state__a, 1'h0 };
+  assign \$357  = { state__a, 1'h0 };
+  assign \$359  = { 1'h0, state__a[7:1] };
+  assign \$360  = { 1'h0, state__a[7:1] };
+  assign \$361  = { 1'h0, state__a[7:1] };
 endmodule
 
-module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host_rdata, con_rst, hp__addr, host_wdata, host_we, timer_init, addr, wdata, cyc, rdata, frame_start, swcha, swchb, clk);
+module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, write, host_rdata, con_rst, hp__addr, host_wdata, host_we, timer_init, addr, wdata, rdata, swcha, swchb, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$45  = 0;
   wire \$1 ;
-  wire \$10 ;
-  wire \$11 ;
+  wire [7:0] \$10 ;
+  wire [7:0] \$11 ;
   wire \$12 ;
-  wire [32:0] \$13 ;
-  wire [32:0] \$14 ;
-  wire [22:0] \$15 ;
-  wire [32:0] \$16 ;
-  wire [33:0] \$17 ;
-  wire [32:0] \$18 ;
-  wire [33:0] \$19 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire [31:0] \$15 ;
+  wire [31:0] \$16 ;
+  wire [31:0] \$17 ;
+  wire [31:0] \$18 ;
+  wire [31:0] \$19 ;
   wire \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire [7:0] \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire [32:0] \$3 ;
-  wire \$30 ;
-  wire \$31 ;
-  wire \$32 ;
-  wire \$33 ;
-  wire \$34 ;
-  wire \$35 ;
-  wire \$36 ;
-  wire \$37 ;
-  wire [32:0] \$38 ;
-  wire [32:0] \$39 ;
-  wire [32:0] \$4 ;
+  wire [31:0] \$20 ;
+  wire [31:0] \$21 ;
+  wire [22:0] \$22 ;
+  wire [14:0] \$23 ;
+  wire [22:0] \$24 ;
+  wire [10:0] \$25 ;
+  wire [8:0] \$26 ;
+  wire [10:0] \$27 ;
+  wire [22:0] \$28 ;
+  wire [32:0] \$29 ;
+  wire \$3 ;
+  wire [31:0] \$30 ;
+  wire [32:0] \$31 ;
+  wire [31:0] \$32 ;
+  wire [32:0] \$33 ;
+  wire [8:0] \$34 ;
+  wire [9:0] \$35 ;
+  wire [10:0] \$36 ;
+  wire [8:0] \$37 ;
+  wire [9:0] \$38 ;
+  wire [10:0] \$39 ;
+  wire \$4 ;
   wire [32:0] \$40 ;
-  wire [32:0] \$41 ;
+  wire \$41 ;
   wire \$42 ;
-  reg [7:0] \$43 ;
-  reg \$44 ;
-  reg [7:0] \$45 ;
-  reg [31:0] \$46 ;
-  reg \$47 ;
-  reg [3:0] \$48 ;
-  reg [31:0] \$49 ;
-  wire [33:0] \$5 ;
-  wire [22:0] \$6 ;
-  wire [32:0] \$7 ;
-  wire [33:0] \$8 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire \$64 ;
+  wire \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire \$69 ;
+  wire \$7 ;
+  wire \$70 ;
+  wire \$71 ;
+  wire \$72 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  reg [7:0] \$78 ;
+  reg \$79 ;
+  wire \$8 ;
+  reg [31:0] \$80 ;
+  reg [17:0] \$81 ;
+  reg [31:0] \$82 ;
+  reg [31:0] \$83 ;
+  reg [31:0] \$84 ;
+  reg [7:0] \$85 ;
+  reg [7:0] \$86 ;
+  reg [31:0] \$87 ;
+  reg \$88 ;
+  reg [1:0] \$89 ;
   wire \$9 ;
+  reg [31:0] \$90 ;
+  reg [7:0] \$91 ;
   wire [6:0] \$signal ;
   input [9:0] addr;
   wire [9:0] addr;
@@ -10708,13 +14349,12 @@ module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host
   wire con_ce;
   input con_rst;
   wire con_rst;
-  input [31:0] cyc;
-  wire [31:0] cyc;
+  input cycle_end;
+  wire cycle_end;
   reg [7:0] ddra = 8'h00;
-  wire [31:0] delta;
-  wire [31:0] dsh;
-  input frame_start;
-  wire frame_start;
+  reg [31:0] delta = 32'd0;
+  reg [31:0] delta1 = 32'd0;
+  reg [31:0] dsh = 32'd0;
   wire [6:0] host_addr;
   output [7:0] host_rdata;
   wire [7:0] host_rdata;
@@ -10726,8 +14366,7 @@ module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host
   wire [6:0] hp__addr;
   wire [7:0] hp__data;
   wire [7:0] intim;
-  reg [31:0] irq_reset_cyc = 32'd0;
-  wire [31:0] offset;
+  reg [31:0] r_cyc = 32'd0;
   output [7:0] rdata;
   reg [7:0] rdata;
   reg read_after_irq = 1'h0;
@@ -10739,8 +14378,7 @@ module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host
   wire sel_io;
   input sel_ram;
   wire sel_ram;
-  reg [31:0] set_cyc = 32'd0;
-  reg [3:0] shift = 4'h6;
+  reg [1:0] shift_sel = 2'h2;
   reg started = 1'h0;
   input strobe;
   wire strobe;
@@ -10748,18 +14386,20 @@ module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host
   wire [7:0] swcha;
   input [7:0] swchb;
   wire [7:0] swchb;
-  wire [31:0] t1;
-  wire [31:0] t2;
-  wire [31:0] t3;
+  reg [31:0] t1 = 32'd0;
+  reg [31:0] t2 = 32'd0;
+  reg [7:0] t3_old = 8'h00;
+  reg [7:0] t3_rai = 8'h00;
   input [7:0] timer_init;
   wire [7:0] timer_init;
   reg [7:0] timer_reg = 8'h00;
   wire timint;
+  reg [17:0] tsh = 18'h00000;
   input [7:0] wdata;
   wire [7:0] wdata;
-  reg [6:0] wp__addr;
-  reg [7:0] wp__data;
-  reg wp__en;
+  wire [6:0] wp__addr;
+  wire [7:0] wp__data;
+  wire wp__en;
   input write;
   wire write;
   reg [7:0] ram [127:0];
@@ -10768,98 +14408,113 @@ module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host
     for (ram__i = 0; ram__i < 128; ram__i = ram__i + 1) ram[ram__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$42 )
+    if (\$77 )
       ram[wp__addr] <= wp__data;
   end
   assign host_rdata = ram[hp__addr];
   assign rp__data = ram[addr[6:0]];
+  assign \$6  = t2 != 32'd4294967295;
+  assign \$7  = \$5  & \$6 ;
+  assign \$8  = ~ read_after_irq;
+  assign becomes_rai = \$7  & \$8 ;
+  assign \$9  = ~ t1[31];
+  assign \$10  = read_after_irq ? t3_old : t1[7:0];
+  assign \$11  = becomes_rai ? t3_rai : \$10 ;
+  assign intim = t1[31] ? \$11  : t1[7:0];
+  assign \$12  = ~ t1[31];
+  assign \$13  = \$12  | read_after_irq;
+  assign timint = ~ \$13 ;
+  assign \$14  = ~ started;
+  assign \$17  = shift_sel[0] ? \$15  : \$16 ;
+  assign \$20  = shift_sel[0] ? \$18  : \$19 ;
+  assign \$21  = shift_sel[1] ? \$17  : \$20 ;
+  assign \$24  = shift_sel[0] ? \$22  : { 8'h00, \$23  };
+  assign \$27  = shift_sel[0] ? \$25  : { 2'h0, \$26  };
+  assign \$28  = shift_sel[1] ? \$24  : { 12'h000, \$27  };
+  assign \$29  = delta + 1'h1;
+  assign \$30  = ~ dsh;
+  assign \$31  = timer_reg + \$30 ;
+  assign \$32  = ~ delta;
+  assign \$33  = tsh + \$32 ;
+  assign \$34  = timer_reg + tsh[7:0];
+  assign \$35  = \$34  - dsh[7:0];
+  assign \$36  = $signed(\$35 ) - $signed({ 1'h0, delta1[7:0] });
+  assign \$37  = timer_reg + tsh[7:0];
+  assign \$38  = \$37  - dsh[7:0];
+  assign \$39  = $signed(\$38 ) - $signed({ 1'h0, r_cyc[7:0] });
+  assign \$40  = delta + 1'h1;
+  assign \$41  = sel_io & strobe;
+  assign \$42  = \$41  & write;
+  assign \$43  = addr[2:0] != 1'h1;
+  assign \$44  = \$42  & \$43 ;
+  assign \$45  = | addr[2:0];
+  assign \$46  = \$44  & \$45 ;
+  assign \$47  = addr[2:0] != 2'h2;
+  assign \$48  = \$46  & \$47 ;
+  assign \$49  = addr[2:0] != 2'h3;
+  assign \$50  = \$48  & \$49 ;
+  assign \$51  = \$50  & addr[4];
+  assign \$52  = \$51  & addr[2];
+  assign \$53  = sel_io & strobe;
+  assign \$54  = ~ write;
+  assign \$55  = \$53  & \$54 ;
+  assign \$56  = addr[2:0] == 3'h4;
+  assign \$57  = addr[2:0] == 3'h6;
+  assign \$58  = \$56  | \$57 ;
+  assign \$59  = \$55  & \$58 ;
+  assign \$60  = \$59  & becomes_rai;
+  assign \$61  = sel_io & strobe;
+  assign \$62  = \$61  & write;
+  assign \$63  = addr[2:0] == 1'h1;
+  assign \$64  = \$62  & \$63 ;
+  assign \$65  = sel_io & strobe;
+  assign \$66  = \$65  & write;
+  assign \$67  = addr[2:0] != 1'h1;
+  assign \$68  = \$66  & \$67 ;
+  assign \$69  = | addr[2:0];
+  assign \$70  = \$68  & \$69 ;
+  assign \$71  = addr[2:0] != 2'h2;
+  assign \$72  = \$70  & \$71 ;
+  assign \$73  = addr[2:0] != 2'h3;
+  assign \$74  = \$72  & \$73 ;
+  assign \$75  = \$74  & addr[4];
+  assign \$76  = \$75  & addr[2];
+  assign \$77  = con_ce ? wp__en : 1'h0;
   always @(posedge clk)
-    timer_reg <= \$43 ;
+    timer_reg <= \$78 ;
   always @(posedge clk)
-    started <= \$44 ;
+    started <= \$79 ;
   always @(posedge clk)
-    ddra <= \$45 ;
+    dsh <= \$80 ;
   always @(posedge clk)
-    set_cyc <= \$46 ;
+    tsh <= \$81 ;
   always @(posedge clk)
-    read_after_irq <= \$47 ;
+    delta1 <= \$82 ;
   always @(posedge clk)
-    shift <= \$48 ;
+    t1 <= \$83 ;
   always @(posedge clk)
-    irq_reset_cyc <= \$49 ;
+    t2 <= \$84 ;
+  always @(posedge clk)
+    t3_rai <= \$85 ;
+  always @(posedge clk)
+    t3_old <= \$86 ;
+  always @(posedge clk)
+    delta <= \$87 ;
+  always @(posedge clk)
+    read_after_irq <= \$88 ;
+  always @(posedge clk)
+    shift_sel <= \$89 ;
+  always @(posedge clk)
+    r_cyc <= \$90 ;
+  always @(posedge clk)
+    ddra <= \$91 ;
+  assign wp__addr = host_we ? hp__addr : addr[6:0];
+  assign wp__data = host_we ? host_wdata : wdata;
   assign \$1  = sel_ram & write;
   assign \$2  = \$1  & strobe;
-  assign \$3  = cyc - set_cyc;
-  assign dsh = \$3 [31:0] >> shift;
-  assign \$4  = timer_reg - dsh;
-  assign \$5  = $signed(\$4 ) - $signed(2'h1);
-  assign \$6  = timer_reg << shift;
-  assign \$7  = \$6  - \$3 [31:0];
-  assign \$8  = $signed(\$7 ) - $signed(2'h1);
-  assign \$9  = $signed(\$5 [31:0]) < $signed(1'h0);
-  assign \$10  = $signed(\$8 [31:0]) <= $signed(2'h2);
-  assign \$11  = \$9  & \$10 ;
-  assign \$12  = ~ read_after_irq;
-  assign becomes_rai = \$11  & \$12 ;
-  assign \$13  = cyc + 1'h1;
-  assign \$14  = becomes_rai ? \$13  : { 1'h0, irq_reset_cyc };
-  assign \$15  = timer_reg << shift;
-  assign \$16  = set_cyc + \$15 ;
-  assign \$17  = \$14  - \$16 ;
-  assign \$18  = timer_reg - dsh;
-  assign \$19  = $signed(\$18 ) - $signed({ 1'h0, \$17 [31:0] });
-  assign \$20  = $signed(\$5 [31:0]) >= $signed(1'h0);
-  assign \$21  = read_after_irq | becomes_rai;
-  assign \$22  = \$21  ? \$19 [7:0] : \$5 [7:0];
-  assign intim = \$20  ? \$5 [7:0] : \$22 ;
-  assign \$23  = $signed(\$5 [31:0]) >= $signed(1'h0);
-  assign \$24  = \$23  | read_after_irq;
-  assign timint = ~ \$24 ;
-  assign \$25  = ~ started;
-  assign \$26  = sel_io & strobe;
-  assign \$27  = addr[2:0] == 3'h4;
-  assign \$28  = addr[2:0] == 3'h6;
-  assign \$29  = \$27  | \$28 ;
-  assign \$30  = addr[2:0] == 1'h1;
-  assign \$31  = | addr[2:0];
-  assign \$32  = addr[2:0] != 2'h2;
-  assign \$33  = \$31  & \$32 ;
-  assign \$34  = addr[2:0] != 2'h3;
-  assign \$35  = \$33  & \$34 ;
-  assign \$36  = \$35  & addr[4];
-  assign \$37  = \$36  & addr[2];
-  assign \$38  = cyc + 1'h1;
-  assign \$39  = cyc + 1'h1;
-  assign \$40  = set_cyc - cyc;
-  assign \$41  = irq_reset_cyc - cyc;
-  assign \$42  = con_ce ? wp__en : 1'h0;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    wp__addr = 7'h00;
-    if (host_we) begin
-      wp__addr = hp__addr;
-    end else if (\$2 ) begin
-      wp__addr = addr[6:0];
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    wp__data = 8'h00;
-    if (host_we) begin
-      wp__data = host_wdata;
-    end else if (\$2 ) begin
-      wp__data = wdata;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    wp__en = 1'h0;
-    if (host_we) begin
-      wp__en = 1'h1;
-    end else if (\$2 ) begin
-      wp__en = 1'h1;
-    end
-  end
+  assign wp__en = host_we | \$2 ;
+  assign \$3  = ~ t1[31];
+  assign \$5  = \$4  & t2[31];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     (* full_case = 32'd1 *)
@@ -10885,178 +14540,230 @@ module \instance.console.riot (rst, con_ce, strobe, sel_ram, sel_io, write, host
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$43  = timer_reg;
+    \$78  = timer_reg;
     if (con_ce) begin
-      if (\$25 ) begin
-        \$43  = timer_init;
+      if (\$14 ) begin
+        \$78  = timer_init;
       end
-      if (\$26 ) begin
-        if (write) begin
-          if (\$30 ) begin
-          end else if (\$37 ) begin
-            \$43  = wdata;
-          end
-        end
+      if (\$76 ) begin
+        \$78  = wdata;
       end
     end
     if (con_rst) begin
-      \$43  = 8'h00;
+      \$78  = 8'h00;
     end
     if (rst) begin
-      \$43  = 8'h00;
+      \$78  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$44  = started;
+    \$79  = started;
     if (con_ce) begin
-      if (\$25 ) begin
-        \$44  = 1'h1;
+      if (\$14 ) begin
+        \$79  = 1'h1;
       end
     end
     if (con_rst) begin
-      \$44  = 1'h0;
+      \$79  = 1'h0;
     end
     if (rst) begin
-      \$44  = 1'h0;
+      \$79  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$45  = ddra;
+    \$80  = dsh;
     if (con_ce) begin
-      if (\$26 ) begin
-        if (write) begin
-          if (\$30 ) begin
-            \$45  = wdata;
-          end
-        end
-      end
+      \$80  = \$21 ;
     end
     if (con_rst) begin
-      \$45  = 8'h00;
+      \$80  = 32'd0;
     end
     if (rst) begin
-      \$45  = 8'h00;
+      \$80  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$46  = set_cyc;
+    \$81  = tsh;
     if (con_ce) begin
-      if (\$26 ) begin
-        if (write) begin
-          if (\$30 ) begin
-          end else if (\$37 ) begin
-            \$46  = \$38 [31:0];
-          end
-        end
-      end
-      if (frame_start) begin
-        \$46  = \$40 [31:0];
-      end
+      \$81  = \$28 [17:0];
     end
     if (con_rst) begin
-      \$46  = 32'd0;
+      \$81  = 18'h00000;
     end
     if (rst) begin
-      \$46  = 32'd0;
+      \$81  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$47  = read_after_irq;
+    \$82  = delta1;
     if (con_ce) begin
-      if (\$26 ) begin
-        if (write) begin
-          if (\$30 ) begin
-          end else if (\$37 ) begin
-            \$47  = 1'h0;
-          end
-        end else if (\$29 ) begin
-          if (becomes_rai) begin
-            \$47  = 1'h1;
-          end
-        end
-      end
+      \$82  = \$29 [31:0];
     end
     if (con_rst) begin
-      \$47  = 1'h0;
+      \$82  = 32'd0;
     end
     if (rst) begin
-      \$47  = 1'h0;
+      \$82  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$48  = shift;
+    \$83  = t1;
     if (con_ce) begin
-      if (\$26 ) begin
-        if (write) begin
-          if (\$30 ) begin
-          end else if (\$37 ) begin
-            (* full_case = 32'd1 *)
-            casez (addr[1:0])
-              2'h0:
-                  \$48  = 4'h0;
-              2'h1:
-                  \$48  = 4'h3;
-              2'h2:
-                  \$48  = 4'h6;
-              2'h3:
-                  \$48  = 4'ha;
-            endcase
-          end
-        end
-      end
+      \$83  = \$31 [31:0];
     end
     if (con_rst) begin
-      \$48  = 4'h6;
+      \$83  = 32'd0;
     end
     if (rst) begin
-      \$48  = 4'h6;
+      \$83  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$49  = irq_reset_cyc;
+    \$84  = t2;
     if (con_ce) begin
-      if (\$26 ) begin
-        if (write) begin
-        end else if (\$29 ) begin
-          if (becomes_rai) begin
-            \$49  = \$39 [31:0];
-          end
-        end
+      \$84  = \$33 [31:0];
+    end
+    if (con_rst) begin
+      \$84  = 32'd0;
+    end
+    if (rst) begin
+      \$84  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$85  = t3_rai;
+    if (con_ce) begin
+      \$85  = \$36 [7:0];
+    end
+    if (con_rst) begin
+      \$85  = 8'h00;
+    end
+    if (rst) begin
+      \$85  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$86  = t3_old;
+    if (con_ce) begin
+      \$86  = \$39 [7:0];
+    end
+    if (con_rst) begin
+      \$86  = 8'h00;
+    end
+    if (rst) begin
+      \$86  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$87  = delta;
+    if (con_ce) begin
+      if (cycle_end) begin
+        \$87  = \$40 [31:0];
       end
-      if (frame_start) begin
-        \$49  = \$41 [31:0];
+      if (\$52 ) begin
+        \$87  = 32'd0;
       end
     end
     if (con_rst) begin
-      \$49  = 32'd0;
+      \$87  = 32'd0;
     end
     if (rst) begin
-      \$49  = 32'd0;
+      \$87  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$88  = read_after_irq;
+    if (con_ce) begin
+      if (\$52 ) begin
+        \$88  = 1'h0;
+      end
+      if (\$60 ) begin
+        \$88  = 1'h1;
+      end
+    end
+    if (con_rst) begin
+      \$88  = 1'h0;
+    end
+    if (rst) begin
+      \$88  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$89  = shift_sel;
+    if (con_ce) begin
+      if (\$52 ) begin
+        \$89  = addr[1:0];
+      end
+    end
+    if (con_rst) begin
+      \$89  = 2'h2;
+    end
+    if (rst) begin
+      \$89  = 2'h2;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$90  = r_cyc;
+    if (con_ce) begin
+      if (\$60 ) begin
+        \$90  = delta1;
+      end
+    end
+    if (con_rst) begin
+      \$90  = 32'd0;
+    end
+    if (rst) begin
+      \$90  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$91  = ddra;
+    if (con_ce) begin
+      if (\$64 ) begin
+        \$91  = wdata;
+      end
+    end
+    if (con_rst) begin
+      \$91  = 8'h00;
+    end
+    if (rst) begin
+      \$91  = 8'h00;
     end
   end
   assign rp__addr = addr[6:0];
   assign host_addr = hp__addr;
   assign hp__data = host_rdata;
-  assign delta = \$3 [31:0];
-  assign t1 = \$5 [31:0];
-  assign t2 = \$8 [31:0];
-  assign offset = \$17 [31:0];
-  assign t3 = \$19 [31:0];
   assign \$signal  = 7'h00;
+  assign \$4  = t1[31];
+  assign \$15  = { 10'h000, delta[31:10] };
+  assign \$16  = { 6'h00, delta[31:6] };
+  assign \$18  = { 3'h0, delta[31:3] };
+  assign \$19  = delta;
+  assign \$22  = { 5'h00, timer_reg, 10'h000 };
+  assign \$23  = { 1'h0, timer_reg, 6'h00 };
+  assign \$25  = { timer_reg, 3'h0 };
+  assign \$26  = { 1'h0, timer_reg };
 endmodule
 
-module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$4396$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
+module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$5662$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
 , frame_end, frame_start, paddle_needed0, paddle_needed1, paddle_needed2, paddle_needed3, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$46  = 0;
   wire \$1 ;
   wire \$10 ;
-  wire [9:0] \$100 ;
+  wire \$100 ;
   wire \$1000 ;
   wire \$1001 ;
   wire \$1002 ;
@@ -11078,7 +14785,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1017 ;
   wire \$1018 ;
   wire \$1019 ;
-  wire \$102 ;
+  wire [4:0] \$102 ;
   wire \$1020 ;
   wire \$1021 ;
   wire \$1022 ;
@@ -11095,12 +14802,12 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1032 ;
   wire \$1033 ;
   wire \$1034 ;
-  wire \$1035 ;
+  wire [10:0] \$1035 ;
   wire \$1036 ;
-  wire \$1037 ;
-  wire \$1038 ;
+  wire [10:0] \$1037 ;
+  wire [10:0] \$1038 ;
   wire \$1039 ;
-  wire [4:0] \$104 ;
+  wire [8:0] \$104 ;
   wire \$1040 ;
   wire \$1041 ;
   wire \$1042 ;
@@ -11111,18 +14818,18 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1047 ;
   wire \$1048 ;
   wire \$1049 ;
-  wire [8:0] \$105 ;
+  wire [9:0] \$105 ;
   wire \$1050 ;
   wire \$1051 ;
   wire \$1052 ;
-  wire [10:0] \$1053 ;
+  wire \$1053 ;
   wire \$1054 ;
-  wire [10:0] \$1055 ;
-  wire [10:0] \$1056 ;
+  wire \$1055 ;
+  wire \$1056 ;
   wire \$1057 ;
   wire \$1058 ;
   wire \$1059 ;
-  wire [9:0] \$106 ;
+  wire \$106 ;
   wire \$1060 ;
   wire \$1061 ;
   wire \$1062 ;
@@ -11144,7 +14851,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1077 ;
   wire \$1078 ;
   wire \$1079 ;
-  wire \$108 ;
+  wire [4:0] \$108 ;
   wire \$1080 ;
   wire \$1081 ;
   wire \$1082 ;
@@ -11155,7 +14862,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1087 ;
   wire \$1088 ;
   wire \$1089 ;
-  wire \$109 ;
+  wire [4:0] \$109 ;
   wire \$1090 ;
   wire \$1091 ;
   wire \$1092 ;
@@ -11166,8 +14873,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1097 ;
   wire \$1098 ;
   wire \$1099 ;
-  wire [7:0] \$11 ;
-  wire \$110 ;
+  wire \$11 ;
+  wire [8:0] \$110 ;
   wire \$1100 ;
   wire \$1101 ;
   wire \$1102 ;
@@ -11178,7 +14885,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1107 ;
   wire \$1108 ;
   wire \$1109 ;
-  wire \$111 ;
+  wire [9:0] \$111 ;
   wire \$1110 ;
   wire \$1111 ;
   wire \$1112 ;
@@ -11189,7 +14896,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1117 ;
   wire \$1118 ;
   wire \$1119 ;
-  wire [4:0] \$112 ;
+  wire \$112 ;
   wire \$1120 ;
   wire \$1121 ;
   wire \$1122 ;
@@ -11200,7 +14907,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1127 ;
   wire \$1128 ;
   wire \$1129 ;
-  wire [4:0] \$113 ;
+  wire \$113 ;
   wire \$1130 ;
   wire \$1131 ;
   wire \$1132 ;
@@ -11211,7 +14918,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1137 ;
   wire \$1138 ;
   wire \$1139 ;
-  wire [8:0] \$114 ;
+  wire \$114 ;
   wire \$1140 ;
   wire \$1141 ;
   wire \$1142 ;
@@ -11234,338 +14941,326 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1158 ;
   wire \$1159 ;
   wire \$116 ;
-  wire \$1160 ;
-  wire \$1161 ;
-  wire \$1162 ;
-  wire \$1163 ;
+  wire [16:0] \$1160 ;
+  wire [2:0] \$1161 ;
+  reg [7:0] \$1162 ;
+  wire [10:0] \$1163 ;
   wire \$1164 ;
   wire \$1165 ;
   wire \$1166 ;
   wire \$1167 ;
   wire \$1168 ;
   wire \$1169 ;
-  wire \$117 ;
+  wire [4:0] \$117 ;
   wire \$1170 ;
   wire \$1171 ;
   wire \$1172 ;
   wire \$1173 ;
   wire \$1174 ;
-  wire \$1175 ;
-  wire \$1176 ;
+  reg [3:0] \$1175 ;
+  wire [3:0] \$1176 ;
   wire \$1177 ;
-  wire [16:0] \$1178 ;
-  wire [2:0] \$1179 ;
+  wire [3:0] \$1178 ;
+  reg [3:0] \$1179 ;
   wire [4:0] \$118 ;
-  reg [7:0] \$1180 ;
-  wire [10:0] \$1181 ;
-  wire \$1182 ;
-  wire \$1183 ;
+  wire [3:0] \$1180 ;
+  wire [4:0] \$1181 ;
+  reg [3:0] \$1182 ;
+  wire [3:0] \$1183 ;
   wire \$1184 ;
-  wire \$1185 ;
-  wire \$1186 ;
-  wire \$1187 ;
-  wire \$1188 ;
-  wire \$1189 ;
-  wire [4:0] \$119 ;
-  wire \$1190 ;
+  wire [3:0] \$1185 ;
+  reg [3:0] \$1186 ;
+  wire [4:0] \$1187 ;
+  wire [4:0] \$1188 ;
+  wire [5:0] \$1189 ;
+  wire [8:0] \$119 ;
+  wire [10:0] \$1190 ;
   wire \$1191 ;
   wire \$1192 ;
-  reg [3:0] \$1193 ;
-  wire [3:0] \$1194 ;
-  wire \$1195 ;
+  wire \$1193 ;
+  wire \$1194 ;
+  reg [3:0] \$1195 ;
   wire [3:0] \$1196 ;
-  reg [3:0] \$1197 ;
+  wire \$1197 ;
   wire [3:0] \$1198 ;
-  wire [4:0] \$1199 ;
-  wire [7:0] \$12 ;
-  wire [8:0] \$120 ;
-  reg [3:0] \$1200 ;
-  wire [3:0] \$1201 ;
-  wire \$1202 ;
+  reg [3:0] \$1199 ;
+  wire [2:0] \$12 ;
+  wire \$120 ;
+  wire [3:0] \$1200 ;
+  wire [4:0] \$1201 ;
+  reg [3:0] \$1202 ;
   wire [3:0] \$1203 ;
-  reg [3:0] \$1204 ;
-  wire [4:0] \$1205 ;
-  wire [4:0] \$1206 ;
-  wire [5:0] \$1207 ;
-  wire [10:0] \$1208 ;
-  wire \$1209 ;
-  wire [9:0] \$121 ;
-  wire \$1210 ;
+  wire \$1204 ;
+  wire [3:0] \$1205 ;
+  reg [3:0] \$1206 ;
+  wire [4:0] \$1207 ;
+  wire [4:0] \$1208 ;
+  wire [5:0] \$1209 ;
+  wire \$121 ;
+  wire [10:0] \$1210 ;
   wire \$1211 ;
   wire \$1212 ;
-  reg [3:0] \$1213 ;
-  wire [3:0] \$1214 ;
-  wire \$1215 ;
+  wire \$1213 ;
+  wire \$1214 ;
+  reg [3:0] \$1215 ;
   wire [3:0] \$1216 ;
-  reg [3:0] \$1217 ;
+  wire \$1217 ;
   wire [3:0] \$1218 ;
-  wire [4:0] \$1219 ;
+  reg [3:0] \$1219 ;
   wire \$122 ;
-  reg [3:0] \$1220 ;
-  wire [3:0] \$1221 ;
-  wire \$1222 ;
+  wire [3:0] \$1220 ;
+  wire [4:0] \$1221 ;
+  reg [3:0] \$1222 ;
   wire [3:0] \$1223 ;
-  reg [3:0] \$1224 ;
-  wire [4:0] \$1225 ;
-  wire [4:0] \$1226 ;
-  wire [5:0] \$1227 ;
-  wire [10:0] \$1228 ;
-  wire \$1229 ;
-  wire \$123 ;
-  wire \$1230 ;
+  wire \$1224 ;
+  wire [3:0] \$1225 ;
+  reg [3:0] \$1226 ;
+  wire [4:0] \$1227 ;
+  wire [4:0] \$1228 ;
+  wire [5:0] \$1229 ;
+  wire [4:0] \$123 ;
+  wire [10:0] \$1230 ;
   wire \$1231 ;
   wire \$1232 ;
-  reg [3:0] \$1233 ;
-  wire [3:0] \$1234 ;
-  wire \$1235 ;
+  wire \$1233 ;
+  wire \$1234 ;
+  reg [3:0] \$1235 ;
   wire [3:0] \$1236 ;
-  reg [3:0] \$1237 ;
+  wire \$1237 ;
   wire [3:0] \$1238 ;
-  wire [4:0] \$1239 ;
+  reg [3:0] \$1239 ;
   wire [4:0] \$124 ;
-  reg [3:0] \$1240 ;
-  wire [3:0] \$1241 ;
-  wire \$1242 ;
+  wire [3:0] \$1240 ;
+  wire [4:0] \$1241 ;
+  reg [3:0] \$1242 ;
   wire [3:0] \$1243 ;
-  reg [3:0] \$1244 ;
-  wire [4:0] \$1245 ;
-  wire [4:0] \$1246 ;
-  wire [5:0] \$1247 ;
-  wire [10:0] \$1248 ;
-  wire \$1249 ;
-  wire [4:0] \$125 ;
-  wire \$1250 ;
+  wire \$1244 ;
+  wire [3:0] \$1245 ;
+  reg [3:0] \$1246 ;
+  wire [4:0] \$1247 ;
+  wire [4:0] \$1248 ;
+  wire [5:0] \$1249 ;
+  wire [8:0] \$125 ;
+  wire [10:0] \$1250 ;
   wire \$1251 ;
   wire \$1252 ;
-  reg [3:0] \$1253 ;
-  wire [3:0] \$1254 ;
-  wire \$1255 ;
+  wire \$1253 ;
+  wire \$1254 ;
+  reg [3:0] \$1255 ;
   wire [3:0] \$1256 ;
-  reg [3:0] \$1257 ;
+  wire \$1257 ;
   wire [3:0] \$1258 ;
-  wire [4:0] \$1259 ;
-  wire [8:0] \$126 ;
-  reg [3:0] \$1260 ;
-  wire [3:0] \$1261 ;
-  wire \$1262 ;
+  reg [3:0] \$1259 ;
+  wire [9:0] \$126 ;
+  wire [3:0] \$1260 ;
+  wire [4:0] \$1261 ;
+  reg [3:0] \$1262 ;
   wire [3:0] \$1263 ;
-  reg [3:0] \$1264 ;
-  wire [4:0] \$1265 ;
-  wire [4:0] \$1266 ;
-  wire [5:0] \$1267 ;
-  wire [10:0] \$1268 ;
-  wire \$1269 ;
-  wire [9:0] \$127 ;
-  wire \$1270 ;
+  wire \$1264 ;
+  wire [3:0] \$1265 ;
+  reg [3:0] \$1266 ;
+  wire [4:0] \$1267 ;
+  wire [4:0] \$1268 ;
+  wire [5:0] \$1269 ;
+  wire \$127 ;
+  wire [10:0] \$1270 ;
   wire \$1271 ;
-  wire \$1272 ;
-  reg [3:0] \$1273 ;
-  wire [3:0] \$1274 ;
+  wire [8:0] \$1272 ;
+  wire \$1273 ;
+  wire \$1274 ;
   wire \$1275 ;
-  wire [3:0] \$1276 ;
-  reg [3:0] \$1277 ;
-  wire [3:0] \$1278 ;
-  wire [4:0] \$1279 ;
+  reg [7:0] \$1276 ;
+  reg [31:0] \$1277 ;
+  reg [31:0] \$1278 ;
+  reg [31:0] \$1279 ;
   wire \$128 ;
-  reg [3:0] \$1280 ;
-  wire [3:0] \$1281 ;
-  wire \$1282 ;
-  wire [3:0] \$1283 ;
-  reg [3:0] \$1284 ;
-  wire [4:0] \$1285 ;
-  wire [4:0] \$1286 ;
-  wire [5:0] \$1287 ;
-  wire [10:0] \$1288 ;
-  wire \$1289 ;
-  wire \$129 ;
-  wire [8:0] \$1290 ;
-  wire \$1291 ;
-  wire \$1292 ;
-  wire \$1293 ;
-  reg [7:0] \$1294 ;
-  reg [7:0] \$1295 ;
-  reg [1:0] \$1296 ;
-  reg [6:0] \$1297 ;
-  reg [7:0] \$1298 ;
-  reg [7:0] \$1299 ;
-  wire [7:0] \$13 ;
-  wire \$130 ;
-  reg [3:0] \$1300 ;
+  reg [31:0] \$1280 ;
+  reg [14:0] \$1281 ;
+  reg [5:0] \$1282 ;
+  reg [7:0] \$1283 ;
+  reg [1:0] \$1284 ;
+  reg [6:0] \$1285 ;
+  reg [7:0] \$1286 ;
+  reg [7:0] \$1287 ;
+  reg [3:0] \$1288 ;
+  reg [7:0] \$1289 ;
+  wire [4:0] \$129 ;
+  reg [7:0] \$1290 ;
+  reg [14:0] \$1291 ;
+  reg \$1292 ;
+  reg \$1293 ;
+  reg \$1294 ;
+  reg [1:0] \$1295 ;
+  reg [7:0] \$1296 ;
+  reg [1:0] \$1297 ;
+  reg \$1298 ;
+  reg [3:0] \$1299 ;
+  wire [2:0] \$13 ;
+  wire [4:0] \$130 ;
+  reg \$1300 ;
   reg [7:0] \$1301 ;
   reg [7:0] \$1302 ;
-  reg [14:0] \$1303 ;
-  reg \$1304 ;
-  reg \$1305 ;
-  reg \$1306 ;
-  reg [1:0] \$1307 ;
+  reg [7:0] \$1303 ;
+  reg [6:0] \$1304 ;
+  reg [6:0] \$1305 ;
+  reg [6:0] \$1306 ;
+  reg [6:0] \$1307 ;
   reg [7:0] \$1308 ;
-  reg [1:0] \$1309 ;
-  wire \$131 ;
+  reg \$1309 ;
+  wire [8:0] \$131 ;
   reg \$1310 ;
-  reg [3:0] \$1311 ;
-  reg \$1312 ;
+  reg [19:0] \$1311 ;
+  reg [7:0] \$1312 ;
   reg [7:0] \$1313 ;
   reg [7:0] \$1314 ;
   reg [7:0] \$1315 ;
-  reg [6:0] \$1316 ;
-  reg [6:0] \$1317 ;
-  reg [6:0] \$1318 ;
-  reg [6:0] \$1319 ;
-  wire \$132 ;
-  reg [7:0] \$1320 ;
+  reg [7:0] \$1316 ;
+  reg [7:0] \$1317 ;
+  reg \$1318 ;
+  reg \$1319 ;
+  wire [9:0] \$132 ;
+  reg \$1320 ;
   reg \$1321 ;
-  reg \$1322 ;
-  reg [19:0] \$1323 ;
-  reg [7:0] \$1324 ;
-  reg [7:0] \$1325 ;
-  reg [7:0] \$1326 ;
-  reg [7:0] \$1327 ;
-  reg [7:0] \$1328 ;
-  reg [7:0] \$1329 ;
-  wire [10:0] \$133 ;
+  reg [3:0] \$1322 ;
+  reg [3:0] \$1323 ;
+  reg [3:0] \$1324 ;
+  reg \$1325 ;
+  reg [3:0] \$1326 ;
+  reg [3:0] \$1327 ;
+  reg \$1328 ;
+  reg \$1329 ;
+  wire \$133 ;
   reg \$1330 ;
   reg \$1331 ;
   reg \$1332 ;
-  reg \$1333 ;
-  reg [3:0] \$1334 ;
+  reg [7:0] \$1333 ;
+  reg [7:0] \$1334 ;
   reg [3:0] \$1335 ;
-  reg [3:0] \$1336 ;
-  reg \$1337 ;
-  reg [3:0] \$1338 ;
-  reg [3:0] \$1339 ;
+  reg \$1336 ;
+  reg [3:0] \$1337 ;
+  reg \$1338 ;
+  reg \$1339 ;
   wire \$134 ;
   reg \$1340 ;
-  reg \$1341 ;
+  reg [31:0] \$1341 ;
   reg \$1342 ;
   reg \$1343 ;
-  reg \$1344 ;
-  reg [7:0] \$1345 ;
+  reg [7:0] \$1344 ;
+  reg \$1345 ;
   reg [7:0] \$1346 ;
-  reg [3:0] \$1347 ;
-  reg \$1348 ;
-  reg [3:0] \$1349 ;
-  wire [10:0] \$135 ;
-  reg \$1350 ;
-  reg \$1351 ;
-  reg \$1352 ;
-  reg [31:0] \$1353 ;
-  reg \$1354 ;
-  reg \$1355 ;
-  reg [7:0] \$1356 ;
-  reg \$1357 ;
-  reg [7:0] \$1358 ;
-  reg \$1359 ;
-  wire [10:0] \$136 ;
-  reg [5:0] \$1360 ;
-  reg [7:0] \$1361 ;
-  reg [7:0] \$1362 ;
-  reg [6:0] \$1363 ;
-  reg [7:0] \$1364 ;
-  reg [7:0] \$1365 ;
-  wire [10:0] \$137 ;
-  wire \$138 ;
-  wire [10:0] \$139 ;
+  reg \$1347 ;
+  reg [5:0] \$1348 ;
+  reg [7:0] \$1349 ;
+  wire \$135 ;
+  reg [7:0] \$1350 ;
+  reg [6:0] \$1351 ;
+  reg [7:0] \$1352 ;
+  reg [7:0] \$1353 ;
+  wire \$136 ;
+  wire \$137 ;
+  wire [10:0] \$138 ;
+  wire \$139 ;
   wire \$14 ;
-  wire \$140 ;
+  wire [10:0] \$140 ;
   wire [10:0] \$141 ;
   wire [10:0] \$142 ;
-  wire [10:0] \$143 ;
-  wire \$144 ;
-  wire [10:0] \$145 ;
-  wire \$146 ;
+  wire \$143 ;
+  wire [10:0] \$144 ;
+  wire \$145 ;
+  wire [10:0] \$146 ;
   wire [10:0] \$147 ;
   wire [10:0] \$148 ;
-  wire [10:0] \$149 ;
-  wire [8:0] \$15 ;
-  wire \$150 ;
-  wire [10:0] \$151 ;
-  wire \$152 ;
+  wire \$149 ;
+  wire \$15 ;
+  wire [10:0] \$150 ;
+  wire \$151 ;
+  wire [10:0] \$152 ;
   wire [10:0] \$153 ;
   wire [10:0] \$154 ;
-  wire [10:0] \$155 ;
-  wire \$156 ;
-  wire [10:0] \$157 ;
-  wire \$158 ;
+  wire \$155 ;
+  wire [10:0] \$156 ;
+  wire \$157 ;
+  wire [10:0] \$158 ;
   wire [10:0] \$159 ;
-  wire [9:0] \$16 ;
+  wire [7:0] \$16 ;
   wire [10:0] \$160 ;
-  wire [10:0] \$161 ;
-  wire \$162 ;
-  wire [4:0] \$163 ;
-  wire \$164 ;
-  wire [4:0] \$165 ;
-  wire \$166 ;
+  wire \$161 ;
+  wire [10:0] \$162 ;
+  wire \$163 ;
+  wire [10:0] \$164 ;
+  wire [10:0] \$165 ;
+  wire [10:0] \$166 ;
   wire \$167 ;
-  wire \$168 ;
+  wire [4:0] \$168 ;
   wire \$169 ;
-  wire \$17 ;
-  wire \$170 ;
+  wire [7:0] \$17 ;
+  wire [4:0] \$170 ;
   wire \$171 ;
   wire \$172 ;
   wire \$173 ;
-  wire [32:0] \$174 ;
+  wire \$174 ;
   wire \$175 ;
   wire \$176 ;
   wire \$177 ;
   wire \$178 ;
-  wire \$179 ;
-  wire [8:0] \$18 ;
-  wire [3:0] \$180 ;
+  wire [32:0] \$179 ;
+  wire [7:0] \$18 ;
+  wire \$180 ;
   wire \$181 ;
-  wire [3:0] \$182 ;
-  wire [4:0] \$183 ;
+  wire \$182 ;
+  wire \$183 ;
   wire \$184 ;
-  wire \$185 ;
+  wire [3:0] \$185 ;
   wire \$186 ;
-  wire \$187 ;
-  wire \$188 ;
-  wire [3:0] \$189 ;
-  wire [9:0] \$19 ;
+  wire [3:0] \$187 ;
+  wire [4:0] \$188 ;
+  wire \$189 ;
+  wire \$19 ;
   wire \$190 ;
-  wire [3:0] \$191 ;
-  wire [4:0] \$192 ;
+  wire \$191 ;
+  wire \$192 ;
   wire \$193 ;
-  wire \$194 ;
+  wire [3:0] \$194 ;
   wire \$195 ;
-  wire \$196 ;
-  wire \$197 ;
+  wire [3:0] \$196 ;
+  wire [4:0] \$197 ;
   wire \$198 ;
   wire \$199 ;
   wire [8:0] \$2 ;
-  wire [10:0] \$20 ;
+  wire [8:0] \$20 ;
   wire \$200 ;
-  wire [3:0] \$201 ;
+  wire \$201 ;
   wire \$202 ;
-  wire [4:0] \$203 ;
-  wire [4:0] \$204 ;
+  wire \$203 ;
+  wire \$204 ;
   wire \$205 ;
-  wire \$206 ;
-  wire [32:0] \$207 ;
-  wire [10:0] \$208 ;
-  wire \$209 ;
-  wire [8:0] \$21 ;
-  wire [10:0] \$210 ;
-  wire [10:0] \$211 ;
-  wire \$212 ;
-  wire \$213 ;
+  wire [3:0] \$206 ;
+  wire \$207 ;
+  wire [4:0] \$208 ;
+  wire [4:0] \$209 ;
+  wire [9:0] \$21 ;
+  wire \$210 ;
+  wire \$211 ;
+  wire [32:0] \$212 ;
+  wire [10:0] \$213 ;
   wire \$214 ;
-  wire \$215 ;
-  wire \$216 ;
+  wire [10:0] \$215 ;
+  wire [10:0] \$216 ;
   wire \$217 ;
   wire \$218 ;
   wire \$219 ;
-  wire [9:0] \$22 ;
+  wire \$22 ;
   wire \$220 ;
   wire \$221 ;
-  wire [8:0] \$222 ;
-  wire [8:0] \$223 ;
+  wire \$222 ;
+  wire \$223 ;
   wire \$224 ;
   wire \$225 ;
   wire \$226 ;
-  wire \$227 ;
-  wire \$228 ;
+  wire [8:0] \$227 ;
+  wire [8:0] \$228 ;
   wire \$229 ;
-  wire [10:0] \$23 ;
+  wire [8:0] \$23 ;
   wire \$230 ;
   wire \$231 ;
   wire \$232 ;
@@ -11574,20 +15269,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$235 ;
   wire \$236 ;
   wire \$237 ;
-  wire [8:0] \$238 ;
+  wire \$238 ;
   wire \$239 ;
-  wire [10:0] \$24 ;
+  wire [9:0] \$24 ;
   wire \$240 ;
   wire \$241 ;
-  wire [8:0] \$242 ;
+  wire \$242 ;
   wire [8:0] \$243 ;
-  wire [8:0] \$244 ;
+  wire \$244 ;
   wire \$245 ;
   wire \$246 ;
-  wire \$247 ;
-  wire \$248 ;
-  wire \$249 ;
-  wire \$25 ;
+  wire [8:0] \$247 ;
+  wire [8:0] \$248 ;
+  wire [8:0] \$249 ;
+  wire [10:0] \$25 ;
   wire \$250 ;
   wire \$251 ;
   wire \$252 ;
@@ -11597,20 +15292,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$256 ;
   wire \$257 ;
   wire \$258 ;
-  wire [8:0] \$259 ;
+  wire \$259 ;
   wire [8:0] \$26 ;
   wire \$260 ;
   wire \$261 ;
   wire \$262 ;
-  wire [8:0] \$263 ;
+  wire \$263 ;
   wire [8:0] \$264 ;
-  wire [8:0] \$265 ;
+  wire \$265 ;
   wire \$266 ;
   wire \$267 ;
-  wire \$268 ;
-  wire \$269 ;
+  wire [8:0] \$268 ;
+  wire [8:0] \$269 ;
   wire [9:0] \$27 ;
-  wire \$270 ;
+  wire [8:0] \$270 ;
   wire \$271 ;
   wire \$272 ;
   wire \$273 ;
@@ -11620,31 +15315,31 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$277 ;
   wire \$278 ;
   wire \$279 ;
-  wire \$28 ;
+  wire [10:0] \$28 ;
   wire \$280 ;
   wire \$281 ;
   wire \$282 ;
   wire \$283 ;
-  wire [8:0] \$284 ;
+  wire \$284 ;
   wire \$285 ;
   wire \$286 ;
   wire \$287 ;
-  wire [8:0] \$288 ;
-  wire \$289 ;
-  wire [8:0] \$29 ;
+  wire \$288 ;
+  wire [8:0] \$289 ;
+  wire [10:0] \$29 ;
   wire \$290 ;
   wire \$291 ;
-  wire [8:0] \$292 ;
+  wire \$292 ;
   wire [8:0] \$293 ;
-  wire [8:0] \$294 ;
-  wire [8:0] \$295 ;
+  wire \$294 ;
+  wire \$295 ;
   wire \$296 ;
-  wire \$297 ;
-  wire \$298 ;
-  wire \$299 ;
+  wire [8:0] \$297 ;
+  wire [8:0] \$298 ;
+  wire [8:0] \$299 ;
   wire [8:0] \$3 ;
-  wire [9:0] \$30 ;
-  wire \$300 ;
+  wire \$30 ;
+  wire [8:0] \$300 ;
   wire \$301 ;
   wire \$302 ;
   wire \$303 ;
@@ -11654,29 +15349,29 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$307 ;
   wire \$308 ;
   wire \$309 ;
-  wire [10:0] \$31 ;
-  wire [8:0] \$310 ;
+  wire [8:0] \$31 ;
+  wire \$310 ;
   wire \$311 ;
   wire \$312 ;
   wire \$313 ;
-  wire [8:0] \$314 ;
+  wire \$314 ;
   wire [8:0] \$315 ;
-  wire [8:0] \$316 ;
-  wire [8:0] \$317 ;
+  wire \$316 ;
+  wire \$317 ;
   wire \$318 ;
-  wire \$319 ;
-  wire [8:0] \$32 ;
-  wire \$320 ;
-  wire \$321 ;
-  wire \$322 ;
-  wire [7:0] \$323 ;
+  wire [8:0] \$319 ;
+  wire [9:0] \$32 ;
+  wire [8:0] \$320 ;
+  wire [8:0] \$321 ;
+  wire [8:0] \$322 ;
+  wire \$323 ;
   wire \$324 ;
   wire \$325 ;
   wire \$326 ;
   wire \$327 ;
-  wire \$328 ;
+  wire [7:0] \$328 ;
   wire \$329 ;
-  wire [9:0] \$33 ;
+  wire \$33 ;
   wire \$330 ;
   wire \$331 ;
   wire \$332 ;
@@ -11687,118 +15382,118 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$337 ;
   wire \$338 ;
   wire \$339 ;
-  wire [10:0] \$34 ;
+  wire [8:0] \$34 ;
   wire \$340 ;
   wire \$341 ;
-  wire [8:0] \$342 ;
+  wire \$342 ;
   wire \$343 ;
   wire \$344 ;
   wire \$345 ;
-  wire [8:0] \$346 ;
-  wire \$347 ;
+  wire \$346 ;
+  wire [8:0] \$347 ;
   wire \$348 ;
   wire \$349 ;
-  wire [10:0] \$35 ;
-  wire [8:0] \$350 ;
+  wire [9:0] \$35 ;
+  wire \$350 ;
   wire [8:0] \$351 ;
-  wire [8:0] \$352 ;
-  wire [8:0] \$353 ;
-  wire [8:0] \$354 ;
-  wire \$355 ;
-  wire \$356 ;
-  wire \$357 ;
-  wire \$358 ;
-  wire \$359 ;
-  wire \$36 ;
-  wire [7:0] \$360 ;
-  wire [7:0] \$361 ;
-  wire [7:0] \$362 ;
-  wire [7:0] \$363 ;
-  wire [7:0] \$364 ;
+  wire \$352 ;
+  wire \$353 ;
+  wire \$354 ;
+  wire [8:0] \$355 ;
+  wire [8:0] \$356 ;
+  wire [8:0] \$357 ;
+  wire [8:0] \$358 ;
+  wire [8:0] \$359 ;
+  wire [10:0] \$36 ;
+  wire \$360 ;
+  wire \$361 ;
+  wire \$362 ;
+  wire \$363 ;
+  wire \$364 ;
   wire [7:0] \$365 ;
   wire [7:0] \$366 ;
   wire [7:0] \$367 ;
   wire [7:0] \$368 ;
   wire [7:0] \$369 ;
-  wire [4:0] \$37 ;
+  wire [8:0] \$37 ;
   wire [7:0] \$370 ;
-  wire [2:0] \$371 ;
-  wire \$372 ;
-  wire [10:0] \$373 ;
-  wire \$374 ;
-  wire [10:0] \$375 ;
-  wire [10:0] \$376 ;
+  wire [7:0] \$371 ;
+  wire [7:0] \$372 ;
+  wire [7:0] \$373 ;
+  wire [7:0] \$374 ;
+  wire [7:0] \$375 ;
+  wire [2:0] \$376 ;
   wire \$377 ;
-  wire \$378 ;
+  wire [10:0] \$378 ;
   wire \$379 ;
-  wire [4:0] \$38 ;
-  wire \$380 ;
-  wire \$381 ;
+  wire [9:0] \$38 ;
+  wire [10:0] \$380 ;
+  wire [10:0] \$381 ;
   wire \$382 ;
   wire \$383 ;
   wire \$384 ;
   wire \$385 ;
   wire \$386 ;
-  wire [8:0] \$387 ;
-  wire [8:0] \$388 ;
+  wire \$387 ;
+  wire \$388 ;
   wire \$389 ;
-  wire \$39 ;
+  wire [10:0] \$39 ;
   wire \$390 ;
   wire \$391 ;
-  wire \$392 ;
-  wire \$393 ;
+  wire [8:0] \$392 ;
+  wire [8:0] \$393 ;
   wire \$394 ;
   wire \$395 ;
   wire \$396 ;
   wire \$397 ;
   wire \$398 ;
   wire \$399 ;
-  wire \$4 ;
-  wire \$40 ;
+  wire [32:0] \$4 ;
+  wire [10:0] \$40 ;
   wire \$400 ;
   wire \$401 ;
   wire \$402 ;
-  wire [8:0] \$403 ;
+  wire \$403 ;
   wire \$404 ;
   wire \$405 ;
   wire \$406 ;
-  wire [8:0] \$407 ;
+  wire \$407 ;
   wire [8:0] \$408 ;
-  wire [8:0] \$409 ;
-  wire [8:0] \$41 ;
+  wire \$409 ;
+  wire \$41 ;
   wire \$410 ;
   wire \$411 ;
-  wire \$412 ;
-  wire \$413 ;
-  wire \$414 ;
+  wire [8:0] \$412 ;
+  wire [8:0] \$413 ;
+  wire [8:0] \$414 ;
   wire \$415 ;
   wire \$416 ;
   wire \$417 ;
   wire \$418 ;
   wire \$419 ;
-  wire \$42 ;
+  wire [4:0] \$42 ;
   wire \$420 ;
   wire \$421 ;
   wire \$422 ;
   wire \$423 ;
-  wire [8:0] \$424 ;
+  wire \$424 ;
   wire \$425 ;
   wire \$426 ;
   wire \$427 ;
-  wire [8:0] \$428 ;
+  wire \$428 ;
   wire [8:0] \$429 ;
-  wire \$43 ;
-  wire [8:0] \$430 ;
+  wire [4:0] \$43 ;
+  wire \$430 ;
   wire \$431 ;
   wire \$432 ;
-  wire \$433 ;
-  wire \$434 ;
-  wire \$435 ;
+  wire [8:0] \$433 ;
+  wire [8:0] \$434 ;
+  wire [8:0] \$435 ;
   wire \$436 ;
   wire \$437 ;
   wire \$438 ;
   wire \$439 ;
-  wire [8:0] \$44 ;
+  wire \$44 ;
   wire \$440 ;
   wire \$441 ;
   wire \$442 ;
@@ -11808,64 +15503,64 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$446 ;
   wire \$447 ;
   wire \$448 ;
-  wire [8:0] \$449 ;
-  wire [14:0] \$45 ;
+  wire \$449 ;
+  wire \$45 ;
   wire \$450 ;
   wire \$451 ;
   wire \$452 ;
-  wire [8:0] \$453 ;
-  wire \$454 ;
+  wire \$453 ;
+  wire [8:0] \$454 ;
   wire \$455 ;
   wire \$456 ;
-  wire [8:0] \$457 ;
+  wire \$457 ;
   wire [8:0] \$458 ;
-  wire [8:0] \$459 ;
-  wire \$46 ;
-  wire [8:0] \$460 ;
+  wire \$459 ;
+  wire [8:0] \$46 ;
+  wire \$460 ;
   wire \$461 ;
-  wire \$462 ;
-  wire \$463 ;
-  wire \$464 ;
-  wire \$465 ;
+  wire [8:0] \$462 ;
+  wire [8:0] \$463 ;
+  wire [8:0] \$464 ;
+  wire [8:0] \$465 ;
   wire \$466 ;
   wire \$467 ;
   wire \$468 ;
   wire \$469 ;
-  wire [10:0] \$47 ;
+  wire \$47 ;
   wire \$470 ;
   wire \$471 ;
   wire \$472 ;
   wire \$473 ;
   wire \$474 ;
-  wire [8:0] \$475 ;
+  wire \$475 ;
   wire \$476 ;
   wire \$477 ;
   wire \$478 ;
-  wire [8:0] \$479 ;
-  wire [10:0] \$48 ;
+  wire \$479 ;
+  wire \$48 ;
   wire [8:0] \$480 ;
-  wire [8:0] \$481 ;
-  wire [8:0] \$482 ;
+  wire \$481 ;
+  wire \$482 ;
   wire \$483 ;
-  wire \$484 ;
-  wire \$485 ;
-  wire \$486 ;
-  wire \$487 ;
-  wire [7:0] \$488 ;
+  wire [8:0] \$484 ;
+  wire [8:0] \$485 ;
+  wire [8:0] \$486 ;
+  wire [8:0] \$487 ;
+  wire \$488 ;
   wire \$489 ;
-  wire \$49 ;
+  wire [8:0] \$49 ;
   wire \$490 ;
   wire \$491 ;
   wire \$492 ;
-  wire \$493 ;
+  wire [7:0] \$493 ;
   wire \$494 ;
   wire \$495 ;
   wire \$496 ;
   wire \$497 ;
   wire \$498 ;
   wire \$499 ;
-  wire \$5 ;
-  wire \$50 ;
+  wire [32:0] \$5 ;
+  wire [14:0] \$50 ;
   wire \$500 ;
   wire \$501 ;
   wire \$502 ;
@@ -11873,79 +15568,79 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$504 ;
   wire \$505 ;
   wire \$506 ;
-  wire [8:0] \$507 ;
+  wire \$507 ;
   wire \$508 ;
   wire \$509 ;
-  wire [1:0] \$51 ;
+  wire \$51 ;
   wire \$510 ;
-  wire [8:0] \$511 ;
-  wire \$512 ;
+  wire \$511 ;
+  wire [8:0] \$512 ;
   wire \$513 ;
   wire \$514 ;
-  wire [8:0] \$515 ;
+  wire \$515 ;
   wire [8:0] \$516 ;
-  wire [8:0] \$517 ;
-  wire [8:0] \$518 ;
-  wire [8:0] \$519 ;
-  wire [1:0] \$52 ;
-  wire \$520 ;
-  wire \$521 ;
-  wire \$522 ;
-  wire \$523 ;
-  wire \$524 ;
-  wire [7:0] \$525 ;
-  wire [7:0] \$526 ;
-  wire [7:0] \$527 ;
-  wire [7:0] \$528 ;
-  wire [7:0] \$529 ;
-  wire \$53 ;
+  wire \$517 ;
+  wire \$518 ;
+  wire \$519 ;
+  wire [10:0] \$52 ;
+  wire [8:0] \$520 ;
+  wire [8:0] \$521 ;
+  wire [8:0] \$522 ;
+  wire [8:0] \$523 ;
+  wire [8:0] \$524 ;
+  wire \$525 ;
+  wire \$526 ;
+  wire \$527 ;
+  wire \$528 ;
+  wire \$529 ;
+  wire [10:0] \$53 ;
   wire [7:0] \$530 ;
   wire [7:0] \$531 ;
   wire [7:0] \$532 ;
   wire [7:0] \$533 ;
   wire [7:0] \$534 ;
   wire [7:0] \$535 ;
-  wire [2:0] \$536 ;
-  wire \$537 ;
-  wire [10:0] \$538 ;
-  wire \$539 ;
+  wire [7:0] \$536 ;
+  wire [7:0] \$537 ;
+  wire [7:0] \$538 ;
+  wire [7:0] \$539 ;
   wire \$54 ;
-  wire [10:0] \$540 ;
-  wire [10:0] \$541 ;
+  wire [7:0] \$540 ;
+  wire [2:0] \$541 ;
   wire \$542 ;
-  wire [8:0] \$543 ;
+  wire [10:0] \$543 ;
   wire \$544 ;
-  wire [6:0] \$545 ;
-  wire \$546 ;
+  wire [10:0] \$545 ;
+  wire [10:0] \$546 ;
   wire \$547 ;
-  wire \$548 ;
-  wire [6:0] \$549 ;
-  wire [4:0] \$55 ;
-  wire \$550 ;
+  wire [8:0] \$548 ;
+  wire \$549 ;
+  wire \$55 ;
+  wire [6:0] \$550 ;
   wire \$551 ;
   wire \$552 ;
-  wire [6:0] \$553 ;
-  wire \$554 ;
+  wire \$553 ;
+  wire [6:0] \$554 ;
   wire \$555 ;
   wire \$556 ;
   wire \$557 ;
   wire [6:0] \$558 ;
   wire \$559 ;
-  wire \$56 ;
+  wire [1:0] \$56 ;
   wire \$560 ;
   wire \$561 ;
-  wire [6:0] \$562 ;
-  wire \$563 ;
+  wire \$562 ;
+  wire [6:0] \$563 ;
   wire \$564 ;
   wire \$565 ;
   wire \$566 ;
   wire [6:0] \$567 ;
   wire \$568 ;
   wire \$569 ;
-  wire \$57 ;
+  wire [1:0] \$57 ;
   wire \$570 ;
-  wire [6:0] \$571 ;
-  wire \$572 ;
+  wire \$571 ;
+  wire [6:0] \$572 ;
   wire \$573 ;
   wire \$574 ;
   wire \$575 ;
@@ -11959,63 +15654,63 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$582 ;
   wire \$583 ;
   wire \$584 ;
-  wire [7:0] \$585 ;
-  wire \$586 ;
+  wire \$585 ;
+  wire [6:0] \$586 ;
   wire \$587 ;
   wire \$588 ;
   wire \$589 ;
   wire \$59 ;
-  wire [6:0] \$590 ;
+  wire [7:0] \$590 ;
   wire \$591 ;
   wire \$592 ;
   wire \$593 ;
-  wire [6:0] \$594 ;
-  wire \$595 ;
+  wire \$594 ;
+  wire [6:0] \$595 ;
   wire \$596 ;
   wire \$597 ;
-  wire [6:0] \$598 ;
-  wire \$599 ;
-  wire \$6 ;
-  wire \$60 ;
+  wire \$598 ;
+  wire [6:0] \$599 ;
+  wire [32:0] \$6 ;
+  wire [4:0] \$60 ;
   wire \$600 ;
   wire \$601 ;
   wire \$602 ;
-  wire [7:0] \$603 ;
+  wire [6:0] \$603 ;
   wire \$604 ;
   wire \$605 ;
   wire \$606 ;
   wire \$607 ;
-  wire [6:0] \$608 ;
+  wire [7:0] \$608 ;
   wire \$609 ;
   wire \$61 ;
   wire \$610 ;
-  wire [10:0] \$611 ;
+  wire \$611 ;
   wire \$612 ;
-  wire [10:0] \$613 ;
-  wire [10:0] \$614 ;
-  wire [8:0] \$615 ;
-  wire \$616 ;
-  wire [6:0] \$617 ;
-  wire \$618 ;
-  wire \$619 ;
+  wire [6:0] \$613 ;
+  wire \$614 ;
+  wire \$615 ;
+  wire [10:0] \$616 ;
+  wire \$617 ;
+  wire [10:0] \$618 ;
+  wire [10:0] \$619 ;
   wire \$62 ;
-  wire \$620 ;
-  wire [6:0] \$621 ;
-  wire \$622 ;
+  wire [8:0] \$620 ;
+  wire \$621 ;
+  wire [6:0] \$622 ;
   wire \$623 ;
   wire \$624 ;
-  wire [6:0] \$625 ;
-  wire \$626 ;
+  wire \$625 ;
+  wire [6:0] \$626 ;
   wire \$627 ;
   wire \$628 ;
   wire \$629 ;
-  wire [7:0] \$63 ;
+  wire \$63 ;
   wire [6:0] \$630 ;
   wire \$631 ;
   wire \$632 ;
   wire \$633 ;
-  wire [6:0] \$634 ;
-  wire \$635 ;
+  wire \$634 ;
+  wire [6:0] \$635 ;
   wire \$636 ;
   wire \$637 ;
   wire \$638 ;
@@ -12024,8 +15719,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$640 ;
   wire \$641 ;
   wire \$642 ;
-  wire [6:0] \$643 ;
-  wire \$644 ;
+  wire \$643 ;
+  wire [6:0] \$644 ;
   wire \$645 ;
   wire \$646 ;
   wire \$647 ;
@@ -12039,84 +15734,84 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$654 ;
   wire \$655 ;
   wire \$656 ;
-  wire [7:0] \$657 ;
-  wire \$658 ;
+  wire \$657 ;
+  wire [6:0] \$658 ;
   wire \$659 ;
   wire \$66 ;
   wire \$660 ;
   wire \$661 ;
-  wire [6:0] \$662 ;
+  wire [7:0] \$662 ;
   wire \$663 ;
   wire \$664 ;
   wire \$665 ;
-  wire [6:0] \$666 ;
-  wire \$667 ;
+  wire \$666 ;
+  wire [6:0] \$667 ;
   wire \$668 ;
   wire \$669 ;
   wire \$67 ;
-  wire [6:0] \$670 ;
-  wire \$671 ;
+  wire \$670 ;
+  wire [6:0] \$671 ;
   wire \$672 ;
   wire \$673 ;
   wire \$674 ;
-  wire [7:0] \$675 ;
+  wire [6:0] \$675 ;
   wire \$676 ;
   wire \$677 ;
   wire \$678 ;
   wire \$679 ;
-  wire \$68 ;
-  wire [6:0] \$680 ;
+  wire [7:0] \$68 ;
+  wire [7:0] \$680 ;
   wire \$681 ;
   wire \$682 ;
-  wire [10:0] \$683 ;
+  wire \$683 ;
   wire \$684 ;
-  wire [10:0] \$685 ;
-  wire [10:0] \$686 ;
-  wire [8:0] \$687 ;
-  wire [7:0] \$688 ;
+  wire [6:0] \$685 ;
+  wire \$686 ;
+  wire \$687 ;
+  wire [10:0] \$688 ;
   wire \$689 ;
   wire \$69 ;
-  wire [6:0] \$690 ;
-  wire [6:0] \$691 ;
-  wire [6:0] \$692 ;
-  wire [6:0] \$693 ;
+  wire [10:0] \$690 ;
+  wire [10:0] \$691 ;
+  wire [8:0] \$692 ;
+  wire [7:0] \$693 ;
   wire \$694 ;
-  wire \$695 ;
-  wire \$696 ;
-  wire [5:0] \$697 ;
-  wire [5:0] \$698 ;
+  wire [6:0] \$695 ;
+  wire [6:0] \$696 ;
+  wire [6:0] \$697 ;
+  wire [6:0] \$698 ;
   wire \$699 ;
-  wire [2:0] \$7 ;
+  wire [32:0] \$7 ;
   wire \$70 ;
-  wire [7:0] \$700 ;
-  wire [7:0] \$701 ;
-  wire [7:0] \$702 ;
-  wire [7:0] \$703 ;
-  wire [7:0] \$704 ;
+  wire \$700 ;
+  wire \$701 ;
+  wire [5:0] \$702 ;
+  wire [5:0] \$703 ;
+  wire \$704 ;
   wire [7:0] \$705 ;
   wire [7:0] \$706 ;
   wire [7:0] \$707 ;
   wire [7:0] \$708 ;
   wire [7:0] \$709 ;
   wire \$71 ;
-  wire \$710 ;
-  wire \$711 ;
+  wire [7:0] \$710 ;
+  wire [7:0] \$711 ;
   wire [7:0] \$712 ;
   wire [7:0] \$713 ;
   wire [7:0] \$714 ;
-  wire [7:0] \$715 ;
-  wire [7:0] \$716 ;
+  wire \$715 ;
+  wire \$716 ;
   wire [7:0] \$717 ;
   wire [7:0] \$718 ;
   wire [7:0] \$719 ;
   wire \$72 ;
   wire [7:0] \$720 ;
   wire [7:0] \$721 ;
-  wire \$722 ;
-  wire \$723 ;
-  wire \$724 ;
-  wire \$725 ;
-  wire \$726 ;
+  wire [7:0] \$722 ;
+  wire [7:0] \$723 ;
+  wire [7:0] \$724 ;
+  wire [7:0] \$725 ;
+  wire [7:0] \$726 ;
   wire \$727 ;
   wire \$728 ;
   wire \$729 ;
@@ -12128,14 +15823,14 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$734 ;
   wire \$735 ;
   wire \$736 ;
-  wire [1:0] \$737 ;
-  wire [1:0] \$738 ;
+  wire \$737 ;
+  wire \$738 ;
   wire \$739 ;
   wire \$74 ;
   wire \$740 ;
   wire \$741 ;
-  wire \$742 ;
-  wire \$743 ;
+  wire [1:0] \$742 ;
+  wire [1:0] \$743 ;
   wire \$744 ;
   wire \$745 ;
   wire \$746 ;
@@ -12150,19 +15845,19 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$754 ;
   wire \$755 ;
   wire \$756 ;
-  wire [1:0] \$757 ;
-  wire [1:0] \$758 ;
+  wire \$757 ;
+  wire \$758 ;
   wire \$759 ;
   wire \$76 ;
   wire \$760 ;
   wire \$761 ;
-  wire \$762 ;
+  wire [1:0] \$762 ;
   wire [1:0] \$763 ;
   wire \$764 ;
   wire \$765 ;
   wire \$766 ;
   wire \$767 ;
-  wire \$768 ;
+  wire [1:0] \$768 ;
   wire \$769 ;
   wire \$77 ;
   wire \$770 ;
@@ -12173,18 +15868,18 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$775 ;
   wire \$776 ;
   wire \$777 ;
-  wire [1:0] \$778 ;
+  wire \$778 ;
   wire \$779 ;
   wire \$78 ;
   wire \$780 ;
   wire \$781 ;
   wire \$782 ;
-  reg [6:0] \$783 ;
+  wire [1:0] \$783 ;
   wire \$784 ;
   wire \$785 ;
   wire \$786 ;
   wire \$787 ;
-  wire \$788 ;
+  reg [6:0] \$788 ;
   wire \$789 ;
   wire \$79 ;
   wire \$790 ;
@@ -12197,7 +15892,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$797 ;
   wire \$798 ;
   wire \$799 ;
-  wire [2:0] \$8 ;
+  wire [14:0] \$8 ;
   wire \$80 ;
   wire \$800 ;
   wire \$801 ;
@@ -12277,29 +15972,29 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$869 ;
   wire \$87 ;
   wire \$870 ;
-  wire [14:0] \$871 ;
-  wire [14:0] \$872 ;
-  wire [14:0] \$873 ;
-  wire [14:0] \$874 ;
-  wire [14:0] \$875 ;
-  wire [14:0] \$876 ;
-  wire [14:0] \$877 ;
-  wire [14:0] \$878 ;
-  wire [14:0] \$879 ;
+  wire \$871 ;
+  wire \$872 ;
+  wire \$873 ;
+  wire \$874 ;
+  wire \$875 ;
+  wire \$876 ;
+  wire \$877 ;
+  wire \$878 ;
+  wire \$879 ;
   wire \$88 ;
-  wire [14:0] \$880 ;
-  wire [14:0] \$881 ;
-  wire [14:0] \$882 ;
-  wire [14:0] \$883 ;
-  wire [14:0] \$884 ;
-  wire [14:0] \$885 ;
+  wire \$880 ;
+  wire \$881 ;
+  wire \$882 ;
+  wire \$883 ;
+  wire \$884 ;
+  wire \$885 ;
   wire \$886 ;
   wire \$887 ;
   wire \$888 ;
   wire \$889 ;
   wire \$89 ;
-  wire [32:0] \$890 ;
-  wire [32:0] \$891 ;
+  wire \$890 ;
+  wire \$891 ;
   wire \$892 ;
   wire \$893 ;
   wire \$894 ;
@@ -12307,45 +16002,45 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$896 ;
   wire \$897 ;
   wire \$898 ;
-  wire [32:0] \$899 ;
+  wire \$899 ;
   wire \$9 ;
   wire \$90 ;
-  wire [32:0] \$900 ;
+  wire \$900 ;
   wire \$901 ;
   wire \$902 ;
   wire \$903 ;
   wire \$904 ;
-  wire \$905 ;
-  wire \$906 ;
-  wire \$907 ;
-  wire [32:0] \$908 ;
-  wire [32:0] \$909 ;
-  wire [4:0] \$91 ;
+  wire [8:0] \$905 ;
+  wire [8:0] \$906 ;
+  reg [3:0] \$907 ;
+  reg [3:0] \$908 ;
+  reg [3:0] \$909 ;
+  wire \$91 ;
   wire \$910 ;
-  wire \$911 ;
+  wire [10:0] \$911 ;
   wire \$912 ;
-  wire \$913 ;
-  wire \$914 ;
+  wire [10:0] \$913 ;
+  wire [10:0] \$914 ;
   wire \$915 ;
   wire \$916 ;
-  wire [32:0] \$917 ;
-  wire [32:0] \$918 ;
+  wire \$917 ;
+  wire \$918 ;
   wire \$919 ;
-  wire [4:0] \$92 ;
+  wire \$92 ;
   wire \$920 ;
   wire \$921 ;
   wire \$922 ;
-  wire [8:0] \$923 ;
-  wire [8:0] \$924 ;
-  reg [3:0] \$925 ;
-  reg [3:0] \$926 ;
-  reg [3:0] \$927 ;
+  wire \$923 ;
+  wire \$924 ;
+  wire \$925 ;
+  wire \$926 ;
+  wire \$927 ;
   wire \$928 ;
-  wire [10:0] \$929 ;
-  wire [8:0] \$93 ;
+  wire \$929 ;
+  wire \$93 ;
   wire \$930 ;
-  wire [10:0] \$931 ;
-  wire [10:0] \$932 ;
+  wire \$931 ;
+  wire \$932 ;
   wire \$933 ;
   wire \$934 ;
   wire \$935 ;
@@ -12375,7 +16070,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$957 ;
   wire \$958 ;
   wire \$959 ;
-  wire \$96 ;
+  wire [4:0] \$96 ;
   wire \$960 ;
   wire \$961 ;
   wire \$962 ;
@@ -12397,7 +16092,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$977 ;
   wire \$978 ;
   wire \$979 ;
-  wire [4:0] \$98 ;
+  wire [8:0] \$98 ;
   wire \$980 ;
   wire \$981 ;
   wire \$982 ;
@@ -12408,7 +16103,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$987 ;
   wire \$988 ;
   wire \$989 ;
-  wire [8:0] \$99 ;
+  wire \$99 ;
   wire \$990 ;
   wire \$991 ;
   wire \$992 ;
@@ -12449,7 +16144,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   reg [7:0] ap_resm;
   reg [7:0] ap_since;
   wire \bit ;
-  wire \bit$125 ;
+  wire \bit$138 ;
   input [5:0] bus_addr;
   wire [5:0] bus_addr;
   input [7:0] bus_last;
@@ -12461,13 +16156,11 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   input bus_write;
   wire bus_write;
   reg [1:0] c0;
-  reg charged;
-  reg \charged$153 ;
-  reg \charged$156 ;
-  reg \charged$159 ;
+  wire [3:0] charged;
   input clk;
   wire clk;
   wire [14:0] coll_now;
+  reg [14:0] coll_read = 15'h0000;
   wire [14:0] coll_vis;
   reg [14:0] collision = 15'h0000;
   reg [1:0] color;
@@ -12493,31 +16186,31 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   input cycle_end;
   wire cycle_end;
   wire [7:0] d;
-  wire [7:0] \d$120 ;
-  wire [7:0] \d$127 ;
-  wire [7:0] \d$132 ;
-  wire [7:0] \d$137 ;
-  wire [7:0] \d$168 ;
-  wire [7:0] \d$170 ;
+  wire [7:0] \d$133 ;
+  wire [7:0] \d$140 ;
+  wire [7:0] \d$145 ;
+  wire [7:0] \d$150 ;
+  wire [7:0] \d$171 ;
+  wire [7:0] \d$173 ;
   reg [3:0] delay;
   reg denabl = 1'h0;
   reg [7:0] dgrp0 = 8'h00;
   reg [7:0] dgrp1 = 8'h00;
   wire [9:0] diff;
-  wire [9:0] \diff$119 ;
-  wire [9:0] \diff$126 ;
-  wire [9:0] \diff$131 ;
-  wire [9:0] \diff$136 ;
-  wire [9:0] \diff$167 ;
-  wire [9:0] \diff$169 ;
+  wire [9:0] \diff$132 ;
+  wire [9:0] \diff$139 ;
+  wire [9:0] \diff$144 ;
+  wire [9:0] \diff$149 ;
+  wire [9:0] \diff$170 ;
+  wire [9:0] \diff$172 ;
   reg disp;
-  reg \disp$100 ;
+  reg \disp$113 ;
   reg dly;
-  reg \dly$101 ;
+  reg \dly$114 ;
   reg [7:0] dm1;
-  reg [7:0] \dm1$117 ;
-  reg [7:0] \dm1$123 ;
-  reg [7:0] \dm1$124 ;
+  reg [7:0] \dm1$130 ;
+  reg [7:0] \dm1$136 ;
+  reg [7:0] \dm1$137 ;
   input drawn;
   wire drawn;
   reg [31:0] dump_disabled_cycle = 32'd0;
@@ -12534,34 +16227,35 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   reg [7:0] grp0 = 8'h00;
   reg [7:0] grp1 = 8'h00;
   reg hit;
-  reg \hit$121 ;
-  reg \hit$130 ;
-  reg \hit$135 ;
+  reg \hit$134 ;
+  reg \hit$143 ;
+  reg \hit$148 ;
   reg [3:0] hmbl = 4'h0;
   reg [3:0] hmm0 = 4'h0;
   reg [3:0] hmm1 = 4'h0;
   reg hmove_blank = 1'h0;
   wire hmove_blanks;
   reg [5:0] hmove_mv;
-  reg [5:0] \hmove_mv$176 ;
-  reg [5:0] \hmove_mv$177 ;
-  reg [5:0] \hmove_mv$178 ;
   reg [5:0] \hmove_mv$179 ;
+  reg [5:0] \hmove_mv$180 ;
+  reg [5:0] \hmove_mv$181 ;
+  reg [5:0] \hmove_mv$182 ;
   reg [9:0] hmove_sum;
-  reg [9:0] \hmove_sum$74 ;
-  reg [9:0] \hmove_sum$75 ;
-  reg [9:0] \hmove_sum$76 ;
-  reg [9:0] \hmove_sum$77 ;
+  reg [9:0] \hmove_sum$88 ;
+  reg [9:0] \hmove_sum$89 ;
+  reg [9:0] \hmove_sum$90 ;
+  reg [9:0] \hmove_sum$91 ;
   reg [3:0] hmp0 = 4'h0;
   reg [3:0] hmp1 = 4'h0;
   input [7:0] hpos;
   wire [7:0] hpos;
   reg [2:0] idx;
-  reg [2:0] \idx$122 ;
+  reg [2:0] \idx$135 ;
   input inpt4;
   wire inpt4;
   input inpt5;
   wire inpt5;
+  reg [5:0] inpt_read = 6'h00;
   reg [7:0] jump;
   wire [5:0] k;
   wire [4:0] kk;
@@ -12593,6 +16287,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire odd_last_frame;
   reg p0_skip = 1'h0;
   reg p1_skip = 1'h0;
+  reg [31:0] paddle0_charge_at = 32'd0;
+  reg [31:0] paddle1_charge_at = 32'd0;
+  reg [31:0] paddle2_charge_at = 32'd0;
+  reg [31:0] paddle3_charge_at = 32'd0;
   input [1:0] paddle_mode0;
   wire [1:0] paddle_mode0;
   input [1:0] paddle_mode1;
@@ -12624,8 +16322,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [4:0] pfidx;
   output [7:0] pixel;
   wire [7:0] pixel;
-  input [1:0] \port$4396$4 ;
-  wire [1:0] \port$4396$4 ;
+  input [1:0] \port$5662$4 ;
+  wire [1:0] \port$5662$4 ;
   reg [7:0] posbl = 8'h00;
   reg [7:0] posm0 = 8'h00;
   reg [7:0] posm1 = 8'h00;
@@ -12650,7 +16348,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire rst;
   reg [7:0] since_hmove = 8'hff;
   wire [1:0] size;
-  wire [1:0] \size$133 ;
+  wire [1:0] \size$146 ;
   reg [7:0] vblank = 8'h00;
   reg vblank_dump = 1'h0;
   reg vdelbl = 1'h0;
@@ -12659,8 +16357,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   reg vsync_armed = 1'h0;
   reg [7:0] vsync_count = 8'h00;
   wire [5:0] width;
-  wire [5:0] \width$134 ;
-  wire [5:0] \width$138 ;
+  wire [5:0] \width$147 ;
+  wire [5:0] \width$151 ;
   reg [3:0] wm = 4'h0;
   reg [6:0] wr_cycle = 7'h00;
   reg [7:0] wr_hpos = 8'h01;
@@ -12673,1352 +16371,1346 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$1  = hpos == 8'he3;
   assign \$2  = x + 1'h1;
   assign \$3  = \$1  ? 9'h0bc : \$2 ;
-  assign \$4  = wr_hpos == 8'he3;
-  assign \$5  = wr_phase == 2'h2;
-  assign \$6  = \$4  | \$5 ;
-  assign \$7  = wr_phase + 1'h1;
-  assign \$8  = \$6  ? 3'h0 : \$7 ;
+  assign \$4  = dump_disabled_cycle + paddle_needed0;
+  assign \$5  = dump_disabled_cycle + paddle_needed1;
+  assign \$6  = dump_disabled_cycle + paddle_needed2;
+  assign \$7  = dump_disabled_cycle + paddle_needed3;
+  assign \$8  = collision | coll_vis;
   assign \$9  = wr_hpos == 8'he3;
   assign \$10  = wr_phase == 2'h2;
-  assign \$11  = wr_cycle + 1'h1;
-  assign \$12  = \$10  ? \$11  : { 1'h0, wr_cycle };
-  assign \$13  = \$9  ? 8'h00 : \$12 ;
-  assign \$14  = \$924 [7:0] < 7'h44;
-  assign \$15  = \$924 [7:0] - 7'h44;
-  assign \$16  = $signed(\$15 ) + $signed(4'h4);
-  assign \$17  = $signed(\$16 ) >= $signed(9'h0a0);
-  assign \$18  = \$924 [7:0] - 7'h44;
-  assign \$19  = $signed(\$18 ) + $signed(4'h4);
-  assign \$20  = $signed(\$19 ) - $signed(9'h0a0);
-  assign \$21  = \$924 [7:0] - 7'h44;
-  assign \$22  = $signed(\$21 ) + $signed(4'h4);
-  assign \$23  = \$17  ? \$20  : { \$22 [9], \$22  };
-  assign \$24  = \$14  ? 11'h002 : \$23 ;
-  assign \$25  = \$924 [7:0] < 7'h44;
-  assign \$26  = \$924 [7:0] - 7'h44;
-  assign \$27  = $signed(\$26 ) + $signed(4'h5);
-  assign \$28  = $signed(\$27 ) >= $signed(9'h0a0);
-  assign \$29  = \$924 [7:0] - 7'h44;
-  assign \$30  = $signed(\$29 ) + $signed(4'h5);
-  assign \$31  = $signed(\$30 ) - $signed(9'h0a0);
-  assign \$32  = \$924 [7:0] - 7'h44;
-  assign \$33  = $signed(\$32 ) + $signed(4'h5);
-  assign \$34  = \$28  ? \$31  : { \$33 [9], \$33  };
-  assign \$35  = \$25  ? 11'h003 : \$34 ;
-  assign \$36  = | wm;
-  assign \$37  = wm - 1'h1;
-  assign \$38  = \$36  ? \$37  : 5'h00;
-  assign \$39  = since_hmove != 8'hff;
-  assign \$40  = cycle_end & \$39 ;
-  assign \$41  = since_hmove + 1'h1;
-  assign \$42  = vsync_count != 8'hff;
-  assign \$43  = cycle_end & \$42 ;
-  assign \$44  = vsync_count + 1'h1;
-  assign \$45  = collision | coll_vis;
-  assign \$46  = $signed(mv) < $signed(1'h0);
-  assign \$47  = $signed(mv) + $signed(9'h0a0);
-  assign \$48  = \$46  ? \$47  : { mv[9], mv };
-  assign \$49  = nc == 1'h1;
-  assign \$50  = nc == 2'h2;
-  assign \$51  = \$50  ? 2'h2 : 2'h0;
-  assign \$52  = \$49  ? 2'h1 : \$51 ;
-  assign \$53  = x == 3'h7;
-  assign \$54  = drawn & \$53 ;
-  assign \$55  = pend_cnt - 1'h1;
-  assign \$56  = pend_cnt == 1'h1;
-  assign \$57  = ap_hpos < 8'h93;
-  assign \$58  = ap_addr == 5'h12;
-  assign \$59  = ap_addr == 5'h13;
-  assign \$60  = ap_since == 5'h14;
-  assign \$61  = ap_hpos == 7'h45;
-  assign \$62  = \$60  & \$61 ;
-  assign \$63  = \$62  ? 8'h08 : ap_resm;
-  assign \$64  = ap_since == 2'h3;
-  assign \$65  = ap_hpos == 5'h12;
-  assign \$66  = \$64  & \$65 ;
-  assign \$67  = ap_since == 5'h12;
-  assign \$68  = ap_hpos == 6'h3c;
-  assign \$69  = ap_hpos == 7'h45;
-  assign \$70  = \$68  | \$69 ;
-  assign \$71  = \$67  & \$70 ;
-  assign \$72  = ap_since == 2'h3;
-  assign \$73  = ap_hpos == 5'h12;
-  assign \$74  = \$72  & \$73 ;
-  assign \$75  = ap_since == 3'h7;
-  assign \$76  = ap_hpos == 5'h1e;
-  assign \$77  = \$75  & \$76 ;
-  assign \$78  = ap_since == 3'h6;
-  assign \$79  = ap_hpos == 5'h1b;
-  assign \$80  = \$78  & \$79 ;
-  assign \$81  = ap_since == 5'h15;
-  assign \$82  = hmm0 == 3'h7;
-  assign \$83  = \$81  & \$82 ;
-  assign \$84  = ap_data[7:4] == 3'h6;
+  assign \$11  = \$9  | \$10 ;
+  assign \$12  = wr_phase + 1'h1;
+  assign \$13  = \$11  ? 3'h0 : \$12 ;
+  assign \$14  = wr_hpos == 8'he3;
+  assign \$15  = wr_phase == 2'h2;
+  assign \$16  = wr_cycle + 1'h1;
+  assign \$17  = \$15  ? \$16  : { 1'h0, wr_cycle };
+  assign \$18  = \$14  ? 8'h00 : \$17 ;
+  assign \$19  = \$906 [7:0] < 7'h44;
+  assign \$20  = \$906 [7:0] - 7'h44;
+  assign \$21  = $signed(\$20 ) + $signed(4'h4);
+  assign \$22  = $signed(\$21 ) >= $signed(9'h0a0);
+  assign \$23  = \$906 [7:0] - 7'h44;
+  assign \$24  = $signed(\$23 ) + $signed(4'h4);
+  assign \$25  = $signed(\$24 ) - $signed(9'h0a0);
+  assign \$26  = \$906 [7:0] - 7'h44;
+  assign \$27  = $signed(\$26 ) + $signed(4'h4);
+  assign \$28  = \$22  ? \$25  : { \$27 [9], \$27  };
+  assign \$29  = \$19  ? 11'h002 : \$28 ;
+  assign \$30  = \$906 [7:0] < 7'h44;
+  assign \$31  = \$906 [7:0] - 7'h44;
+  assign \$32  = $signed(\$31 ) + $signed(4'h5);
+  assign \$33  = $signed(\$32 ) >= $signed(9'h0a0);
+  assign \$34  = \$906 [7:0] - 7'h44;
+  assign \$35  = $signed(\$34 ) + $signed(4'h5);
+  assign \$36  = $signed(\$35 ) - $signed(9'h0a0);
+  assign \$37  = \$906 [7:0] - 7'h44;
+  assign \$38  = $signed(\$37 ) + $signed(4'h5);
+  assign \$39  = \$33  ? \$36  : { \$38 [9], \$38  };
+  assign \$40  = \$30  ? 11'h003 : \$39 ;
+  assign \$41  = | wm;
+  assign \$42  = wm - 1'h1;
+  assign \$43  = \$41  ? \$42  : 5'h00;
+  assign \$44  = since_hmove != 8'hff;
+  assign \$45  = cycle_end & \$44 ;
+  assign \$46  = since_hmove + 1'h1;
+  assign \$47  = vsync_count != 8'hff;
+  assign \$48  = cycle_end & \$47 ;
+  assign \$49  = vsync_count + 1'h1;
+  assign \$50  = collision | coll_vis;
+  assign \$51  = $signed(mv) < $signed(1'h0);
+  assign \$52  = $signed(mv) + $signed(9'h0a0);
+  assign \$53  = \$51  ? \$52  : { mv[9], mv };
+  assign \$54  = nc == 1'h1;
+  assign \$55  = nc == 2'h2;
+  assign \$56  = \$55  ? 2'h2 : 2'h0;
+  assign \$57  = \$54  ? 2'h1 : \$56 ;
+  assign \$58  = x == 3'h7;
+  assign \$59  = drawn & \$58 ;
+  assign \$60  = pend_cnt - 1'h1;
+  assign \$61  = pend_cnt == 1'h1;
+  assign \$62  = ap_hpos < 8'h93;
+  assign \$63  = ap_addr == 5'h12;
+  assign \$64  = ap_addr == 5'h13;
+  assign \$65  = ap_since == 5'h14;
+  assign \$66  = ap_hpos == 7'h45;
+  assign \$67  = \$65  & \$66 ;
+  assign \$68  = \$67  ? 8'h08 : ap_resm;
+  assign \$69  = ap_since == 2'h3;
+  assign \$70  = ap_hpos == 5'h12;
+  assign \$71  = \$69  & \$70 ;
+  assign \$72  = ap_since == 5'h12;
+  assign \$73  = ap_hpos == 6'h3c;
+  assign \$74  = ap_hpos == 7'h45;
+  assign \$75  = \$73  | \$74 ;
+  assign \$76  = \$72  & \$75 ;
+  assign \$77  = ap_since == 2'h3;
+  assign \$78  = ap_hpos == 5'h12;
+  assign \$79  = \$77  & \$78 ;
+  assign \$80  = ap_since == 3'h7;
+  assign \$81  = ap_hpos == 5'h1e;
+  assign \$82  = \$80  & \$81 ;
+  assign \$83  = ap_since == 3'h6;
+  assign \$84  = ap_hpos == 5'h1b;
   assign \$85  = \$83  & \$84 ;
-  assign \$86  = ap_addr == 6'h28;
-  assign \$87  = ~ ap_data[1];
-  assign \$88  = resmp0 & \$87 ;
-  assign \$89  = nusiz0[2:0] == 3'h5;
-  assign \$90  = nusiz0[2:0] == 3'h7;
-  assign \$91  = \$90  ? 5'h10 : 5'h04;
-  assign \$92  = \$89  ? 5'h08 : \$91 ;
-  assign \$93  = posp0 + \$92 ;
-  assign \$94  = \$93  >= 8'ha0;
-  assign \$95  = nusiz0[2:0] == 3'h5;
-  assign \$96  = nusiz0[2:0] == 3'h7;
-  assign \$97  = \$96  ? 5'h10 : 5'h04;
-  assign \$98  = \$95  ? 5'h08 : \$97 ;
-  assign \$99  = posp0 + \$98 ;
-  assign \$100  = \$99  - 8'ha0;
-  assign \$101  = nusiz0[2:0] == 3'h5;
-  assign \$102  = nusiz0[2:0] == 3'h7;
-  assign \$103  = \$102  ? 5'h10 : 5'h04;
-  assign \$104  = \$101  ? 5'h08 : \$103 ;
-  assign \$105  = posp0 + \$104 ;
-  assign \$106  = \$94  ? \$100  : { 1'h0, \$105  };
-  assign \$107  = ap_addr == 6'h29;
-  assign \$108  = ~ ap_data[1];
-  assign \$109  = resmp1 & \$108 ;
-  assign \$110  = nusiz1[2:0] == 3'h5;
-  assign \$111  = nusiz1[2:0] == 3'h7;
-  assign \$112  = \$111  ? 5'h10 : 5'h04;
-  assign \$113  = \$110  ? 5'h08 : \$112 ;
-  assign \$114  = posp1 + \$113 ;
-  assign \$115  = \$114  >= 8'ha0;
-  assign \$116  = nusiz1[2:0] == 3'h5;
-  assign \$117  = nusiz1[2:0] == 3'h7;
-  assign \$118  = \$117  ? 5'h10 : 5'h04;
-  assign \$119  = \$116  ? 5'h08 : \$118 ;
-  assign \$120  = posp1 + \$119 ;
-  assign \$121  = \$120  - 8'ha0;
-  assign \$122  = nusiz1[2:0] == 3'h5;
-  assign \$123  = nusiz1[2:0] == 3'h7;
-  assign \$124  = \$123  ? 5'h10 : 5'h04;
-  assign \$125  = \$122  ? 5'h08 : \$124 ;
-  assign \$126  = posp1 + \$125 ;
-  assign \$127  = \$115  ? \$121  : { 1'h0, \$126  };
-  assign \$128  = ap_cycle <= 5'h14;
-  assign \$129  = ap_cycle == 7'h4b;
-  assign \$130  = \$128  | \$129 ;
-  assign \$131  = \port$4396$4 [1] & \$130 ;
-  assign \$132  = $signed(hmove_sum) >= $signed(9'h0a0);
-  assign \$133  = $signed(hmove_sum) - $signed(9'h0a0);
-  assign \$134  = $signed(hmove_sum) < $signed(1'h0);
-  assign \$135  = $signed(hmove_sum) + $signed(9'h0a0);
-  assign \$136  = \$134  ? \$135  : { hmove_sum[9], hmove_sum };
-  assign \$137  = \$132  ? \$133  : \$136 ;
-  assign \$138  = $signed(\hmove_sum$74 ) >= $signed(9'h0a0);
-  assign \$139  = $signed(\hmove_sum$74 ) - $signed(9'h0a0);
-  assign \$140  = $signed(\hmove_sum$74 ) < $signed(1'h0);
-  assign \$141  = $signed(\hmove_sum$74 ) + $signed(9'h0a0);
-  assign \$142  = \$140  ? \$141  : { \hmove_sum$74 [9], \hmove_sum$74  };
-  assign \$143  = \$138  ? \$139  : \$142 ;
-  assign \$144  = $signed(\hmove_sum$75 ) >= $signed(9'h0a0);
-  assign \$145  = $signed(\hmove_sum$75 ) - $signed(9'h0a0);
-  assign \$146  = $signed(\hmove_sum$75 ) < $signed(1'h0);
-  assign \$147  = $signed(\hmove_sum$75 ) + $signed(9'h0a0);
-  assign \$148  = \$146  ? \$147  : { \hmove_sum$75 [9], \hmove_sum$75  };
-  assign \$149  = \$144  ? \$145  : \$148 ;
-  assign \$150  = $signed(\hmove_sum$76 ) >= $signed(9'h0a0);
-  assign \$151  = $signed(\hmove_sum$76 ) - $signed(9'h0a0);
-  assign \$152  = $signed(\hmove_sum$76 ) < $signed(1'h0);
-  assign \$153  = $signed(\hmove_sum$76 ) + $signed(9'h0a0);
-  assign \$154  = \$152  ? \$153  : { \hmove_sum$76 [9], \hmove_sum$76  };
-  assign \$155  = \$150  ? \$151  : \$154 ;
-  assign \$156  = $signed(\hmove_sum$77 ) >= $signed(9'h0a0);
-  assign \$157  = $signed(\hmove_sum$77 ) - $signed(9'h0a0);
-  assign \$158  = $signed(\hmove_sum$77 ) < $signed(1'h0);
-  assign \$159  = $signed(\hmove_sum$77 ) + $signed(9'h0a0);
-  assign \$160  = \$158  ? \$159  : { \hmove_sum$77 [9], \hmove_sum$77  };
-  assign \$161  = \$156  ? \$157  : \$160 ;
-  assign \$162  = ap_addr == 6'h2c;
-  assign \$163  = rp0_cnt - 1'h1;
-  assign \$164  = rp0_cnt == 1'h1;
-  assign \$165  = rp1_cnt - 1'h1;
-  assign \$166  = rp1_cnt == 1'h1;
-  assign \$167  = bus_strobe & bus_write;
-  assign \$168  = vsync_count >= 7'h4c;
-  assign \$169  = vsync_armed & \$168 ;
-  assign \$170  = ~ vblank_dump;
-  assign \$171  = \$170  & bus_wdata[7];
-  assign \$172  = ~ bus_wdata[7];
-  assign \$173  = vblank_dump & \$172 ;
-  assign \$174  = cyc + 1'h1;
-  assign \$175  = | wr_hpos;
-  assign \$176  = last_was_read & \$175 ;
-  assign \$177  = ! bus_addr[0];
-  assign \$178  = | wm;
-  assign \$179  = wm > 4'hb;
-  assign \$180  = \$179  ? wm : 4'hb;
-  assign \$181  = wm > 4'hb;
-  assign \$182  = \$181  ? wm : 4'hb;
-  assign \$183  = \$182  - 1'h1;
-  assign \$184  = ~ dly;
-  assign \$185  = ~ dly;
-  assign \$187  = | wm;
-  assign \$188  = wm > 4'hb;
-  assign \$189  = \$188  ? wm : 4'hb;
-  assign \$190  = wm > 4'hb;
-  assign \$191  = \$190  ? wm : 4'hb;
-  assign \$192  = \$191  - 1'h1;
-  assign \$193  = ~ \dly$101 ;
-  assign \$194  = ~ \dly$101 ;
-  assign \$195  = bus_addr != 5'h10;
-  assign \$196  = bus_addr != 5'h11;
-  assign \$197  = \$195  & \$196 ;
-  assign \$198  = | eff;
-  assign \$199  = \$198  | fire;
-  assign \$200  = ! eff;
-  assign \$201  = \$200  ? 4'h1 : eff;
-  assign \$202  = ! eff;
-  assign \$203  = eff - 1'h1;
-  assign \$204  = \$202  ? 5'h00 : \$203 ;
-  assign \$205  = hpos == 8'he3;
-  assign \$206  = wsync & \$205 ;
-  assign \$207  = dump_disabled_cycle - cyc;
-  assign \$208  = x - posp0;
-  assign \$209  = $signed(\$208 [9:0]) < $signed(1'h0);
-  assign \$210  = $signed(\$208 [9:0]) + $signed(9'h0a0);
-  assign \$211  = \$209  ? \$210  : { \$208 [9], \$208 [9:0] };
-  assign \$212  = \$211 [7:0] >= 1'h0;
-  assign \$213  = \$211 [7:0] < 4'h8;
-  assign \$214  = \$212  & \$213 ;
-  assign \$215  = ~ p0_skip;
-  assign \$216  = \$214  & \$215 ;
-  assign \$217  = \$211 [7:0] >= 1'h0;
-  assign \$218  = \$211 [7:0] < 4'h8;
+  assign \$86  = ap_since == 5'h15;
+  assign \$87  = hmm0 == 3'h7;
+  assign \$88  = \$86  & \$87 ;
+  assign \$89  = ap_data[7:4] == 3'h6;
+  assign \$90  = \$88  & \$89 ;
+  assign \$91  = ap_addr == 6'h28;
+  assign \$92  = ~ ap_data[1];
+  assign \$93  = resmp0 & \$92 ;
+  assign \$94  = nusiz0[2:0] == 3'h5;
+  assign \$95  = nusiz0[2:0] == 3'h7;
+  assign \$96  = \$95  ? 5'h10 : 5'h04;
+  assign \$97  = \$94  ? 5'h08 : \$96 ;
+  assign \$98  = posp0 + \$97 ;
+  assign \$99  = \$98  >= 8'ha0;
+  assign \$100  = nusiz0[2:0] == 3'h5;
+  assign \$101  = nusiz0[2:0] == 3'h7;
+  assign \$102  = \$101  ? 5'h10 : 5'h04;
+  assign \$103  = \$100  ? 5'h08 : \$102 ;
+  assign \$104  = posp0 + \$103 ;
+  assign \$105  = \$104  - 8'ha0;
+  assign \$106  = nusiz0[2:0] == 3'h5;
+  assign \$107  = nusiz0[2:0] == 3'h7;
+  assign \$108  = \$107  ? 5'h10 : 5'h04;
+  assign \$109  = \$106  ? 5'h08 : \$108 ;
+  assign \$110  = posp0 + \$109 ;
+  assign \$111  = \$99  ? \$105  : { 1'h0, \$110  };
+  assign \$112  = ap_addr == 6'h29;
+  assign \$113  = ~ ap_data[1];
+  assign \$114  = resmp1 & \$113 ;
+  assign \$115  = nusiz1[2:0] == 3'h5;
+  assign \$116  = nusiz1[2:0] == 3'h7;
+  assign \$117  = \$116  ? 5'h10 : 5'h04;
+  assign \$118  = \$115  ? 5'h08 : \$117 ;
+  assign \$119  = posp1 + \$118 ;
+  assign \$120  = \$119  >= 8'ha0;
+  assign \$121  = nusiz1[2:0] == 3'h5;
+  assign \$122  = nusiz1[2:0] == 3'h7;
+  assign \$123  = \$122  ? 5'h10 : 5'h04;
+  assign \$124  = \$121  ? 5'h08 : \$123 ;
+  assign \$125  = posp1 + \$124 ;
+  assign \$126  = \$125  - 8'ha0;
+  assign \$127  = nusiz1[2:0] == 3'h5;
+  assign \$128  = nusiz1[2:0] == 3'h7;
+  assign \$129  = \$128  ? 5'h10 : 5'h04;
+  assign \$130  = \$127  ? 5'h08 : \$129 ;
+  assign \$131  = posp1 + \$130 ;
+  assign \$132  = \$120  ? \$126  : { 1'h0, \$131  };
+  assign \$133  = ap_cycle <= 5'h14;
+  assign \$134  = ap_cycle == 7'h4b;
+  assign \$135  = \$133  | \$134 ;
+  assign \$136  = \port$5662$4 [1] & \$135 ;
+  assign \$137  = $signed(hmove_sum) >= $signed(9'h0a0);
+  assign \$138  = $signed(hmove_sum) - $signed(9'h0a0);
+  assign \$139  = $signed(hmove_sum) < $signed(1'h0);
+  assign \$140  = $signed(hmove_sum) + $signed(9'h0a0);
+  assign \$141  = \$139  ? \$140  : { hmove_sum[9], hmove_sum };
+  assign \$142  = \$137  ? \$138  : \$141 ;
+  assign \$143  = $signed(\hmove_sum$88 ) >= $signed(9'h0a0);
+  assign \$144  = $signed(\hmove_sum$88 ) - $signed(9'h0a0);
+  assign \$145  = $signed(\hmove_sum$88 ) < $signed(1'h0);
+  assign \$146  = $signed(\hmove_sum$88 ) + $signed(9'h0a0);
+  assign \$147  = \$145  ? \$146  : { \hmove_sum$88 [9], \hmove_sum$88  };
+  assign \$148  = \$143  ? \$144  : \$147 ;
+  assign \$149  = $signed(\hmove_sum$89 ) >= $signed(9'h0a0);
+  assign \$150  = $signed(\hmove_sum$89 ) - $signed(9'h0a0);
+  assign \$151  = $signed(\hmove_sum$89 ) < $signed(1'h0);
+  assign \$152  = $signed(\hmove_sum$89 ) + $signed(9'h0a0);
+  assign \$153  = \$151  ? \$152  : { \hmove_sum$89 [9], \hmove_sum$89  };
+  assign \$154  = \$149  ? \$150  : \$153 ;
+  assign \$155  = $signed(\hmove_sum$90 ) >= $signed(9'h0a0);
+  assign \$156  = $signed(\hmove_sum$90 ) - $signed(9'h0a0);
+  assign \$157  = $signed(\hmove_sum$90 ) < $signed(1'h0);
+  assign \$158  = $signed(\hmove_sum$90 ) + $signed(9'h0a0);
+  assign \$159  = \$157  ? \$158  : { \hmove_sum$90 [9], \hmove_sum$90  };
+  assign \$160  = \$155  ? \$156  : \$159 ;
+  assign \$161  = $signed(\hmove_sum$91 ) >= $signed(9'h0a0);
+  assign \$162  = $signed(\hmove_sum$91 ) - $signed(9'h0a0);
+  assign \$163  = $signed(\hmove_sum$91 ) < $signed(1'h0);
+  assign \$164  = $signed(\hmove_sum$91 ) + $signed(9'h0a0);
+  assign \$165  = \$163  ? \$164  : { \hmove_sum$91 [9], \hmove_sum$91  };
+  assign \$166  = \$161  ? \$162  : \$165 ;
+  assign \$167  = ap_addr == 6'h2c;
+  assign \$168  = rp0_cnt - 1'h1;
+  assign \$169  = rp0_cnt == 1'h1;
+  assign \$170  = rp1_cnt - 1'h1;
+  assign \$171  = rp1_cnt == 1'h1;
+  assign \$172  = bus_strobe & bus_write;
+  assign \$173  = vsync_count >= 7'h4c;
+  assign \$174  = vsync_armed & \$173 ;
+  assign \$175  = ~ vblank_dump;
+  assign \$176  = \$175  & bus_wdata[7];
+  assign \$177  = ~ bus_wdata[7];
+  assign \$178  = vblank_dump & \$177 ;
+  assign \$179  = cyc + 1'h1;
+  assign \$180  = | wr_hpos;
+  assign \$181  = last_was_read & \$180 ;
+  assign \$182  = ! bus_addr[0];
+  assign \$183  = | wm;
+  assign \$184  = wm > 4'hb;
+  assign \$185  = \$184  ? wm : 4'hb;
+  assign \$186  = wm > 4'hb;
+  assign \$187  = \$186  ? wm : 4'hb;
+  assign \$188  = \$187  - 1'h1;
+  assign \$189  = ~ dly;
+  assign \$190  = ~ dly;
+  assign \$192  = | wm;
+  assign \$193  = wm > 4'hb;
+  assign \$194  = \$193  ? wm : 4'hb;
+  assign \$195  = wm > 4'hb;
+  assign \$196  = \$195  ? wm : 4'hb;
+  assign \$197  = \$196  - 1'h1;
+  assign \$198  = ~ \dly$114 ;
+  assign \$199  = ~ \dly$114 ;
+  assign \$200  = bus_addr != 5'h10;
+  assign \$201  = bus_addr != 5'h11;
+  assign \$202  = \$200  & \$201 ;
+  assign \$203  = | eff;
+  assign \$204  = \$203  | fire;
+  assign \$205  = ! eff;
+  assign \$206  = \$205  ? 4'h1 : eff;
+  assign \$207  = ! eff;
+  assign \$208  = eff - 1'h1;
+  assign \$209  = \$207  ? 5'h00 : \$208 ;
+  assign \$210  = hpos == 8'he3;
+  assign \$211  = wsync & \$210 ;
+  assign \$212  = dump_disabled_cycle - cyc;
+  assign \$213  = x - posp0;
+  assign \$214  = $signed(\$213 [9:0]) < $signed(1'h0);
+  assign \$215  = $signed(\$213 [9:0]) + $signed(9'h0a0);
+  assign \$216  = \$214  ? \$215  : { \$213 [9], \$213 [9:0] };
+  assign \$217  = \$216 [7:0] >= 1'h0;
+  assign \$218  = \$216 [7:0] < 4'h8;
   assign \$219  = \$217  & \$218 ;
   assign \$220  = ~ p0_skip;
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \$211 [7:0] - 1'h0;
-  assign \$223  = \$221  ? \$222  : 9'h000;
-  assign \$224  = \$211 [7:0] >= 1'h0;
-  assign \$225  = \$211 [7:0] < 4'h8;
+  assign \$222  = \$216 [7:0] >= 1'h0;
+  assign \$223  = \$216 [7:0] < 4'h8;
+  assign \$224  = \$222  & \$223 ;
+  assign \$225  = ~ p0_skip;
   assign \$226  = \$224  & \$225 ;
-  assign \$227  = ~ p0_skip;
-  assign \$228  = \$226  & \$227 ;
-  assign \$229  = \$211 [7:0] >= 5'h10;
-  assign \$230  = \$211 [7:0] < 5'h18;
+  assign \$227  = \$216 [7:0] - 1'h0;
+  assign \$228  = \$226  ? \$227  : 9'h000;
+  assign \$229  = \$216 [7:0] >= 1'h0;
+  assign \$230  = \$216 [7:0] < 4'h8;
   assign \$231  = \$229  & \$230 ;
-  assign \$232  = \$228  | \$231 ;
-  assign \$233  = \$211 [7:0] >= 1'h0;
-  assign \$234  = \$211 [7:0] < 4'h8;
-  assign \$235  = \$233  & \$234 ;
-  assign \$236  = ~ p0_skip;
-  assign \$237  = \$235  & \$236 ;
-  assign \$238  = \$211 [7:0] - 1'h0;
-  assign \$239  = \$211 [7:0] >= 5'h10;
-  assign \$240  = \$211 [7:0] < 5'h18;
-  assign \$241  = \$239  & \$240 ;
-  assign \$242  = \$211 [7:0] - 5'h10;
-  assign \$243  = \$241  ? \$242  : 9'h000;
-  assign \$244  = \$237  ? \$238  : \$243 ;
-  assign \$245  = \$211 [7:0] >= 1'h0;
-  assign \$246  = \$211 [7:0] < 4'h8;
-  assign \$247  = \$245  & \$246 ;
-  assign \$248  = ~ p0_skip;
-  assign \$249  = \$247  & \$248 ;
-  assign \$250  = \$211 [7:0] >= 6'h20;
-  assign \$251  = \$211 [7:0] < 6'h28;
+  assign \$232  = ~ p0_skip;
+  assign \$233  = \$231  & \$232 ;
+  assign \$234  = \$216 [7:0] >= 5'h10;
+  assign \$235  = \$216 [7:0] < 5'h18;
+  assign \$236  = \$234  & \$235 ;
+  assign \$237  = \$233  | \$236 ;
+  assign \$238  = \$216 [7:0] >= 1'h0;
+  assign \$239  = \$216 [7:0] < 4'h8;
+  assign \$240  = \$238  & \$239 ;
+  assign \$241  = ~ p0_skip;
+  assign \$242  = \$240  & \$241 ;
+  assign \$243  = \$216 [7:0] - 1'h0;
+  assign \$244  = \$216 [7:0] >= 5'h10;
+  assign \$245  = \$216 [7:0] < 5'h18;
+  assign \$246  = \$244  & \$245 ;
+  assign \$247  = \$216 [7:0] - 5'h10;
+  assign \$248  = \$246  ? \$247  : 9'h000;
+  assign \$249  = \$242  ? \$243  : \$248 ;
+  assign \$250  = \$216 [7:0] >= 1'h0;
+  assign \$251  = \$216 [7:0] < 4'h8;
   assign \$252  = \$250  & \$251 ;
-  assign \$253  = \$249  | \$252 ;
-  assign \$254  = \$211 [7:0] >= 1'h0;
-  assign \$255  = \$211 [7:0] < 4'h8;
-  assign \$256  = \$254  & \$255 ;
-  assign \$257  = ~ p0_skip;
-  assign \$258  = \$256  & \$257 ;
-  assign \$259  = \$211 [7:0] - 1'h0;
-  assign \$260  = \$211 [7:0] >= 6'h20;
-  assign \$261  = \$211 [7:0] < 6'h28;
-  assign \$262  = \$260  & \$261 ;
-  assign \$263  = \$211 [7:0] - 6'h20;
-  assign \$264  = \$262  ? \$263  : 9'h000;
-  assign \$265  = \$258  ? \$259  : \$264 ;
-  assign \$266  = \$211 [7:0] >= 1'h0;
-  assign \$267  = \$211 [7:0] < 4'h8;
-  assign \$268  = \$266  & \$267 ;
-  assign \$269  = ~ p0_skip;
-  assign \$270  = \$268  & \$269 ;
-  assign \$271  = \$211 [7:0] >= 5'h10;
-  assign \$272  = \$211 [7:0] < 5'h18;
+  assign \$253  = ~ p0_skip;
+  assign \$254  = \$252  & \$253 ;
+  assign \$255  = \$216 [7:0] >= 6'h20;
+  assign \$256  = \$216 [7:0] < 6'h28;
+  assign \$257  = \$255  & \$256 ;
+  assign \$258  = \$254  | \$257 ;
+  assign \$259  = \$216 [7:0] >= 1'h0;
+  assign \$260  = \$216 [7:0] < 4'h8;
+  assign \$261  = \$259  & \$260 ;
+  assign \$262  = ~ p0_skip;
+  assign \$263  = \$261  & \$262 ;
+  assign \$264  = \$216 [7:0] - 1'h0;
+  assign \$265  = \$216 [7:0] >= 6'h20;
+  assign \$266  = \$216 [7:0] < 6'h28;
+  assign \$267  = \$265  & \$266 ;
+  assign \$268  = \$216 [7:0] - 6'h20;
+  assign \$269  = \$267  ? \$268  : 9'h000;
+  assign \$270  = \$263  ? \$264  : \$269 ;
+  assign \$271  = \$216 [7:0] >= 1'h0;
+  assign \$272  = \$216 [7:0] < 4'h8;
   assign \$273  = \$271  & \$272 ;
-  assign \$274  = \$270  | \$273 ;
-  assign \$275  = \$211 [7:0] >= 6'h20;
-  assign \$276  = \$211 [7:0] < 6'h28;
-  assign \$277  = \$275  & \$276 ;
-  assign \$278  = \$274  | \$277 ;
-  assign \$279  = \$211 [7:0] >= 1'h0;
-  assign \$280  = \$211 [7:0] < 4'h8;
-  assign \$281  = \$279  & \$280 ;
-  assign \$282  = ~ p0_skip;
-  assign \$283  = \$281  & \$282 ;
-  assign \$284  = \$211 [7:0] - 1'h0;
-  assign \$285  = \$211 [7:0] >= 5'h10;
-  assign \$286  = \$211 [7:0] < 5'h18;
-  assign \$287  = \$285  & \$286 ;
-  assign \$288  = \$211 [7:0] - 5'h10;
-  assign \$289  = \$211 [7:0] >= 6'h20;
-  assign \$290  = \$211 [7:0] < 6'h28;
-  assign \$291  = \$289  & \$290 ;
-  assign \$292  = \$211 [7:0] - 6'h20;
-  assign \$293  = \$291  ? \$292  : 9'h000;
-  assign \$294  = \$287  ? \$288  : \$293 ;
-  assign \$295  = \$283  ? \$284  : \$294 ;
-  assign \$296  = \$211 [7:0] >= 1'h0;
-  assign \$297  = \$211 [7:0] < 4'h8;
-  assign \$298  = \$296  & \$297 ;
-  assign \$299  = ~ p0_skip;
-  assign \$300  = \$298  & \$299 ;
-  assign \$301  = \$211 [7:0] >= 7'h40;
-  assign \$302  = \$211 [7:0] < 7'h48;
+  assign \$274  = ~ p0_skip;
+  assign \$275  = \$273  & \$274 ;
+  assign \$276  = \$216 [7:0] >= 5'h10;
+  assign \$277  = \$216 [7:0] < 5'h18;
+  assign \$278  = \$276  & \$277 ;
+  assign \$279  = \$275  | \$278 ;
+  assign \$280  = \$216 [7:0] >= 6'h20;
+  assign \$281  = \$216 [7:0] < 6'h28;
+  assign \$282  = \$280  & \$281 ;
+  assign \$283  = \$279  | \$282 ;
+  assign \$284  = \$216 [7:0] >= 1'h0;
+  assign \$285  = \$216 [7:0] < 4'h8;
+  assign \$286  = \$284  & \$285 ;
+  assign \$287  = ~ p0_skip;
+  assign \$288  = \$286  & \$287 ;
+  assign \$289  = \$216 [7:0] - 1'h0;
+  assign \$290  = \$216 [7:0] >= 5'h10;
+  assign \$291  = \$216 [7:0] < 5'h18;
+  assign \$292  = \$290  & \$291 ;
+  assign \$293  = \$216 [7:0] - 5'h10;
+  assign \$294  = \$216 [7:0] >= 6'h20;
+  assign \$295  = \$216 [7:0] < 6'h28;
+  assign \$296  = \$294  & \$295 ;
+  assign \$297  = \$216 [7:0] - 6'h20;
+  assign \$298  = \$296  ? \$297  : 9'h000;
+  assign \$299  = \$292  ? \$293  : \$298 ;
+  assign \$300  = \$288  ? \$289  : \$299 ;
+  assign \$301  = \$216 [7:0] >= 1'h0;
+  assign \$302  = \$216 [7:0] < 4'h8;
   assign \$303  = \$301  & \$302 ;
-  assign \$304  = \$300  | \$303 ;
-  assign \$305  = \$211 [7:0] >= 1'h0;
-  assign \$306  = \$211 [7:0] < 4'h8;
-  assign \$307  = \$305  & \$306 ;
-  assign \$308  = ~ p0_skip;
-  assign \$309  = \$307  & \$308 ;
-  assign \$310  = \$211 [7:0] - 1'h0;
-  assign \$311  = \$211 [7:0] >= 7'h40;
-  assign \$312  = \$211 [7:0] < 7'h48;
-  assign \$313  = \$311  & \$312 ;
-  assign \$314  = \$211 [7:0] - 7'h40;
-  assign \$315  = \$313  ? \$314  : 9'h000;
-  assign \$316  = \$309  ? \$310  : \$315 ;
-  assign \$317  = \$211 [7:0] - 1'h1;
-  assign \$318  = ~ p0_skip;
-  assign \$319  = \$211 [7:0] > 1'h0;
-  assign \$320  = \$318  & \$319 ;
-  assign \$321  = \$211 [7:0] <= 5'h10;
-  assign \$322  = \$320  & \$321 ;
-  assign \$324  = \$211 [7:0] >= 1'h0;
-  assign \$325  = \$211 [7:0] < 4'h8;
-  assign \$326  = \$324  & \$325 ;
-  assign \$327  = ~ p0_skip;
-  assign \$328  = \$326  & \$327 ;
-  assign \$329  = \$211 [7:0] >= 6'h20;
-  assign \$330  = \$211 [7:0] < 6'h28;
+  assign \$304  = ~ p0_skip;
+  assign \$305  = \$303  & \$304 ;
+  assign \$306  = \$216 [7:0] >= 7'h40;
+  assign \$307  = \$216 [7:0] < 7'h48;
+  assign \$308  = \$306  & \$307 ;
+  assign \$309  = \$305  | \$308 ;
+  assign \$310  = \$216 [7:0] >= 1'h0;
+  assign \$311  = \$216 [7:0] < 4'h8;
+  assign \$312  = \$310  & \$311 ;
+  assign \$313  = ~ p0_skip;
+  assign \$314  = \$312  & \$313 ;
+  assign \$315  = \$216 [7:0] - 1'h0;
+  assign \$316  = \$216 [7:0] >= 7'h40;
+  assign \$317  = \$216 [7:0] < 7'h48;
+  assign \$318  = \$316  & \$317 ;
+  assign \$319  = \$216 [7:0] - 7'h40;
+  assign \$320  = \$318  ? \$319  : 9'h000;
+  assign \$321  = \$314  ? \$315  : \$320 ;
+  assign \$322  = \$216 [7:0] - 1'h1;
+  assign \$323  = ~ p0_skip;
+  assign \$324  = \$216 [7:0] > 1'h0;
+  assign \$325  = \$323  & \$324 ;
+  assign \$326  = \$216 [7:0] <= 5'h10;
+  assign \$327  = \$325  & \$326 ;
+  assign \$329  = \$216 [7:0] >= 1'h0;
+  assign \$330  = \$216 [7:0] < 4'h8;
   assign \$331  = \$329  & \$330 ;
-  assign \$332  = \$328  | \$331 ;
-  assign \$333  = \$211 [7:0] >= 7'h40;
-  assign \$334  = \$211 [7:0] < 7'h48;
-  assign \$335  = \$333  & \$334 ;
-  assign \$336  = \$332  | \$335 ;
-  assign \$337  = \$211 [7:0] >= 1'h0;
-  assign \$338  = \$211 [7:0] < 4'h8;
-  assign \$339  = \$337  & \$338 ;
-  assign \$340  = ~ p0_skip;
-  assign \$341  = \$339  & \$340 ;
-  assign \$342  = \$211 [7:0] - 1'h0;
-  assign \$343  = \$211 [7:0] >= 6'h20;
-  assign \$344  = \$211 [7:0] < 6'h28;
-  assign \$345  = \$343  & \$344 ;
-  assign \$346  = \$211 [7:0] - 6'h20;
-  assign \$347  = \$211 [7:0] >= 7'h40;
-  assign \$348  = \$211 [7:0] < 7'h48;
-  assign \$349  = \$347  & \$348 ;
-  assign \$350  = \$211 [7:0] - 7'h40;
-  assign \$351  = \$349  ? \$350  : 9'h000;
-  assign \$352  = \$345  ? \$346  : \$351 ;
-  assign \$353  = \$341  ? \$342  : \$352 ;
-  assign \$354  = \$211 [7:0] - 1'h1;
-  assign \$355  = ~ p0_skip;
-  assign \$356  = \$211 [7:0] > 1'h0;
-  assign \$357  = \$355  & \$356 ;
-  assign \$358  = \$211 [7:0] <= 6'h20;
-  assign \$359  = \$357  & \$358 ;
-  assign \$361  = vdelp0 ? dgrp0 : grp0;
-  assign \$362  = vdelp0 ? dgrp0 : grp0;
-  assign \$363  = vdelp0 ? dgrp0 : grp0;
-  assign \$364  = vdelp0 ? dgrp0 : grp0;
-  assign \$365  = vdelp0 ? dgrp0 : grp0;
+  assign \$332  = ~ p0_skip;
+  assign \$333  = \$331  & \$332 ;
+  assign \$334  = \$216 [7:0] >= 6'h20;
+  assign \$335  = \$216 [7:0] < 6'h28;
+  assign \$336  = \$334  & \$335 ;
+  assign \$337  = \$333  | \$336 ;
+  assign \$338  = \$216 [7:0] >= 7'h40;
+  assign \$339  = \$216 [7:0] < 7'h48;
+  assign \$340  = \$338  & \$339 ;
+  assign \$341  = \$337  | \$340 ;
+  assign \$342  = \$216 [7:0] >= 1'h0;
+  assign \$343  = \$216 [7:0] < 4'h8;
+  assign \$344  = \$342  & \$343 ;
+  assign \$345  = ~ p0_skip;
+  assign \$346  = \$344  & \$345 ;
+  assign \$347  = \$216 [7:0] - 1'h0;
+  assign \$348  = \$216 [7:0] >= 6'h20;
+  assign \$349  = \$216 [7:0] < 6'h28;
+  assign \$350  = \$348  & \$349 ;
+  assign \$351  = \$216 [7:0] - 6'h20;
+  assign \$352  = \$216 [7:0] >= 7'h40;
+  assign \$353  = \$216 [7:0] < 7'h48;
+  assign \$354  = \$352  & \$353 ;
+  assign \$355  = \$216 [7:0] - 7'h40;
+  assign \$356  = \$354  ? \$355  : 9'h000;
+  assign \$357  = \$350  ? \$351  : \$356 ;
+  assign \$358  = \$346  ? \$347  : \$357 ;
+  assign \$359  = \$216 [7:0] - 1'h1;
+  assign \$360  = ~ p0_skip;
+  assign \$361  = \$216 [7:0] > 1'h0;
+  assign \$362  = \$360  & \$361 ;
+  assign \$363  = \$216 [7:0] <= 6'h20;
+  assign \$364  = \$362  & \$363 ;
   assign \$366  = vdelp0 ? dgrp0 : grp0;
   assign \$367  = vdelp0 ? dgrp0 : grp0;
   assign \$368  = vdelp0 ? dgrp0 : grp0;
   assign \$369  = vdelp0 ? dgrp0 : grp0;
-  assign \$370  = refp0 ? { \$368 [0], \$367 [1], \$366 [2], \$365 [3], \$364 [4], \$363 [5], \$362 [6], \$361 [7] } : \$369 ;
-  assign \$371  = ~ idx;
-  assign \$372  = \$370  >> \$371 ;
-  assign \bit  = hit & \$372 ;
-  assign \$373  = x - posp1;
-  assign \$374  = $signed(\$373 [9:0]) < $signed(1'h0);
-  assign \$375  = $signed(\$373 [9:0]) + $signed(9'h0a0);
-  assign \$376  = \$374  ? \$375  : { \$373 [9], \$373 [9:0] };
-  assign \$377  = \$376 [7:0] >= 1'h0;
-  assign \$378  = \$376 [7:0] < 4'h8;
-  assign \$379  = \$377  & \$378 ;
-  assign \$380  = ~ p1_skip;
-  assign \$381  = \$379  & \$380 ;
-  assign \$382  = \$376 [7:0] >= 1'h0;
-  assign \$383  = \$376 [7:0] < 4'h8;
+  assign \$370  = vdelp0 ? dgrp0 : grp0;
+  assign \$371  = vdelp0 ? dgrp0 : grp0;
+  assign \$372  = vdelp0 ? dgrp0 : grp0;
+  assign \$373  = vdelp0 ? dgrp0 : grp0;
+  assign \$374  = vdelp0 ? dgrp0 : grp0;
+  assign \$375  = refp0 ? { \$373 [0], \$372 [1], \$371 [2], \$370 [3], \$369 [4], \$368 [5], \$367 [6], \$366 [7] } : \$374 ;
+  assign \$376  = ~ idx;
+  assign \$377  = \$375  >> \$376 ;
+  assign \bit  = hit & \$377 ;
+  assign \$378  = x - posp1;
+  assign \$379  = $signed(\$378 [9:0]) < $signed(1'h0);
+  assign \$380  = $signed(\$378 [9:0]) + $signed(9'h0a0);
+  assign \$381  = \$379  ? \$380  : { \$378 [9], \$378 [9:0] };
+  assign \$382  = \$381 [7:0] >= 1'h0;
+  assign \$383  = \$381 [7:0] < 4'h8;
   assign \$384  = \$382  & \$383 ;
   assign \$385  = ~ p1_skip;
   assign \$386  = \$384  & \$385 ;
-  assign \$387  = \$376 [7:0] - 1'h0;
-  assign \$388  = \$386  ? \$387  : 9'h000;
-  assign \$389  = \$376 [7:0] >= 1'h0;
-  assign \$390  = \$376 [7:0] < 4'h8;
+  assign \$387  = \$381 [7:0] >= 1'h0;
+  assign \$388  = \$381 [7:0] < 4'h8;
+  assign \$389  = \$387  & \$388 ;
+  assign \$390  = ~ p1_skip;
   assign \$391  = \$389  & \$390 ;
-  assign \$392  = ~ p1_skip;
-  assign \$393  = \$391  & \$392 ;
-  assign \$394  = \$376 [7:0] >= 5'h10;
-  assign \$395  = \$376 [7:0] < 5'h18;
+  assign \$392  = \$381 [7:0] - 1'h0;
+  assign \$393  = \$391  ? \$392  : 9'h000;
+  assign \$394  = \$381 [7:0] >= 1'h0;
+  assign \$395  = \$381 [7:0] < 4'h8;
   assign \$396  = \$394  & \$395 ;
-  assign \$397  = \$393  | \$396 ;
-  assign \$398  = \$376 [7:0] >= 1'h0;
-  assign \$399  = \$376 [7:0] < 4'h8;
-  assign \$400  = \$398  & \$399 ;
-  assign \$401  = ~ p1_skip;
-  assign \$402  = \$400  & \$401 ;
-  assign \$403  = \$376 [7:0] - 1'h0;
-  assign \$404  = \$376 [7:0] >= 5'h10;
-  assign \$405  = \$376 [7:0] < 5'h18;
-  assign \$406  = \$404  & \$405 ;
-  assign \$407  = \$376 [7:0] - 5'h10;
-  assign \$408  = \$406  ? \$407  : 9'h000;
-  assign \$409  = \$402  ? \$403  : \$408 ;
-  assign \$410  = \$376 [7:0] >= 1'h0;
-  assign \$411  = \$376 [7:0] < 4'h8;
-  assign \$412  = \$410  & \$411 ;
-  assign \$413  = ~ p1_skip;
-  assign \$414  = \$412  & \$413 ;
-  assign \$415  = \$376 [7:0] >= 6'h20;
-  assign \$416  = \$376 [7:0] < 6'h28;
+  assign \$397  = ~ p1_skip;
+  assign \$398  = \$396  & \$397 ;
+  assign \$399  = \$381 [7:0] >= 5'h10;
+  assign \$400  = \$381 [7:0] < 5'h18;
+  assign \$401  = \$399  & \$400 ;
+  assign \$402  = \$398  | \$401 ;
+  assign \$403  = \$381 [7:0] >= 1'h0;
+  assign \$404  = \$381 [7:0] < 4'h8;
+  assign \$405  = \$403  & \$404 ;
+  assign \$406  = ~ p1_skip;
+  assign \$407  = \$405  & \$406 ;
+  assign \$408  = \$381 [7:0] - 1'h0;
+  assign \$409  = \$381 [7:0] >= 5'h10;
+  assign \$410  = \$381 [7:0] < 5'h18;
+  assign \$411  = \$409  & \$410 ;
+  assign \$412  = \$381 [7:0] - 5'h10;
+  assign \$413  = \$411  ? \$412  : 9'h000;
+  assign \$414  = \$407  ? \$408  : \$413 ;
+  assign \$415  = \$381 [7:0] >= 1'h0;
+  assign \$416  = \$381 [7:0] < 4'h8;
   assign \$417  = \$415  & \$416 ;
-  assign \$418  = \$414  | \$417 ;
-  assign \$419  = \$376 [7:0] >= 1'h0;
-  assign \$420  = \$376 [7:0] < 4'h8;
-  assign \$421  = \$419  & \$420 ;
-  assign \$422  = ~ p1_skip;
-  assign \$423  = \$421  & \$422 ;
-  assign \$424  = \$376 [7:0] - 1'h0;
-  assign \$425  = \$376 [7:0] >= 6'h20;
-  assign \$426  = \$376 [7:0] < 6'h28;
-  assign \$427  = \$425  & \$426 ;
-  assign \$428  = \$376 [7:0] - 6'h20;
-  assign \$429  = \$427  ? \$428  : 9'h000;
-  assign \$430  = \$423  ? \$424  : \$429 ;
-  assign \$431  = \$376 [7:0] >= 1'h0;
-  assign \$432  = \$376 [7:0] < 4'h8;
-  assign \$433  = \$431  & \$432 ;
-  assign \$434  = ~ p1_skip;
-  assign \$435  = \$433  & \$434 ;
-  assign \$436  = \$376 [7:0] >= 5'h10;
-  assign \$437  = \$376 [7:0] < 5'h18;
+  assign \$418  = ~ p1_skip;
+  assign \$419  = \$417  & \$418 ;
+  assign \$420  = \$381 [7:0] >= 6'h20;
+  assign \$421  = \$381 [7:0] < 6'h28;
+  assign \$422  = \$420  & \$421 ;
+  assign \$423  = \$419  | \$422 ;
+  assign \$424  = \$381 [7:0] >= 1'h0;
+  assign \$425  = \$381 [7:0] < 4'h8;
+  assign \$426  = \$424  & \$425 ;
+  assign \$427  = ~ p1_skip;
+  assign \$428  = \$426  & \$427 ;
+  assign \$429  = \$381 [7:0] - 1'h0;
+  assign \$430  = \$381 [7:0] >= 6'h20;
+  assign \$431  = \$381 [7:0] < 6'h28;
+  assign \$432  = \$430  & \$431 ;
+  assign \$433  = \$381 [7:0] - 6'h20;
+  assign \$434  = \$432  ? \$433  : 9'h000;
+  assign \$435  = \$428  ? \$429  : \$434 ;
+  assign \$436  = \$381 [7:0] >= 1'h0;
+  assign \$437  = \$381 [7:0] < 4'h8;
   assign \$438  = \$436  & \$437 ;
-  assign \$439  = \$435  | \$438 ;
-  assign \$440  = \$376 [7:0] >= 6'h20;
-  assign \$441  = \$376 [7:0] < 6'h28;
-  assign \$442  = \$440  & \$441 ;
-  assign \$443  = \$439  | \$442 ;
-  assign \$444  = \$376 [7:0] >= 1'h0;
-  assign \$445  = \$376 [7:0] < 4'h8;
-  assign \$446  = \$444  & \$445 ;
-  assign \$447  = ~ p1_skip;
-  assign \$448  = \$446  & \$447 ;
-  assign \$449  = \$376 [7:0] - 1'h0;
-  assign \$450  = \$376 [7:0] >= 5'h10;
-  assign \$451  = \$376 [7:0] < 5'h18;
-  assign \$452  = \$450  & \$451 ;
-  assign \$453  = \$376 [7:0] - 5'h10;
-  assign \$454  = \$376 [7:0] >= 6'h20;
-  assign \$455  = \$376 [7:0] < 6'h28;
-  assign \$456  = \$454  & \$455 ;
-  assign \$457  = \$376 [7:0] - 6'h20;
-  assign \$458  = \$456  ? \$457  : 9'h000;
-  assign \$459  = \$452  ? \$453  : \$458 ;
-  assign \$460  = \$448  ? \$449  : \$459 ;
-  assign \$461  = \$376 [7:0] >= 1'h0;
-  assign \$462  = \$376 [7:0] < 4'h8;
-  assign \$463  = \$461  & \$462 ;
-  assign \$464  = ~ p1_skip;
-  assign \$465  = \$463  & \$464 ;
-  assign \$466  = \$376 [7:0] >= 7'h40;
-  assign \$467  = \$376 [7:0] < 7'h48;
+  assign \$439  = ~ p1_skip;
+  assign \$440  = \$438  & \$439 ;
+  assign \$441  = \$381 [7:0] >= 5'h10;
+  assign \$442  = \$381 [7:0] < 5'h18;
+  assign \$443  = \$441  & \$442 ;
+  assign \$444  = \$440  | \$443 ;
+  assign \$445  = \$381 [7:0] >= 6'h20;
+  assign \$446  = \$381 [7:0] < 6'h28;
+  assign \$447  = \$445  & \$446 ;
+  assign \$448  = \$444  | \$447 ;
+  assign \$449  = \$381 [7:0] >= 1'h0;
+  assign \$450  = \$381 [7:0] < 4'h8;
+  assign \$451  = \$449  & \$450 ;
+  assign \$452  = ~ p1_skip;
+  assign \$453  = \$451  & \$452 ;
+  assign \$454  = \$381 [7:0] - 1'h0;
+  assign \$455  = \$381 [7:0] >= 5'h10;
+  assign \$456  = \$381 [7:0] < 5'h18;
+  assign \$457  = \$455  & \$456 ;
+  assign \$458  = \$381 [7:0] - 5'h10;
+  assign \$459  = \$381 [7:0] >= 6'h20;
+  assign \$460  = \$381 [7:0] < 6'h28;
+  assign \$461  = \$459  & \$460 ;
+  assign \$462  = \$381 [7:0] - 6'h20;
+  assign \$463  = \$461  ? \$462  : 9'h000;
+  assign \$464  = \$457  ? \$458  : \$463 ;
+  assign \$465  = \$453  ? \$454  : \$464 ;
+  assign \$466  = \$381 [7:0] >= 1'h0;
+  assign \$467  = \$381 [7:0] < 4'h8;
   assign \$468  = \$466  & \$467 ;
-  assign \$469  = \$465  | \$468 ;
-  assign \$470  = \$376 [7:0] >= 1'h0;
-  assign \$471  = \$376 [7:0] < 4'h8;
-  assign \$472  = \$470  & \$471 ;
-  assign \$473  = ~ p1_skip;
-  assign \$474  = \$472  & \$473 ;
-  assign \$475  = \$376 [7:0] - 1'h0;
-  assign \$476  = \$376 [7:0] >= 7'h40;
-  assign \$477  = \$376 [7:0] < 7'h48;
-  assign \$478  = \$476  & \$477 ;
-  assign \$479  = \$376 [7:0] - 7'h40;
-  assign \$480  = \$478  ? \$479  : 9'h000;
-  assign \$481  = \$474  ? \$475  : \$480 ;
-  assign \$482  = \$376 [7:0] - 1'h1;
-  assign \$483  = ~ p1_skip;
-  assign \$484  = \$376 [7:0] > 1'h0;
-  assign \$485  = \$483  & \$484 ;
-  assign \$486  = \$376 [7:0] <= 5'h10;
-  assign \$487  = \$485  & \$486 ;
-  assign \$489  = \$376 [7:0] >= 1'h0;
-  assign \$490  = \$376 [7:0] < 4'h8;
-  assign \$491  = \$489  & \$490 ;
-  assign \$492  = ~ p1_skip;
-  assign \$493  = \$491  & \$492 ;
-  assign \$494  = \$376 [7:0] >= 6'h20;
-  assign \$495  = \$376 [7:0] < 6'h28;
+  assign \$469  = ~ p1_skip;
+  assign \$470  = \$468  & \$469 ;
+  assign \$471  = \$381 [7:0] >= 7'h40;
+  assign \$472  = \$381 [7:0] < 7'h48;
+  assign \$473  = \$471  & \$472 ;
+  assign \$474  = \$470  | \$473 ;
+  assign \$475  = \$381 [7:0] >= 1'h0;
+  assign \$476  = \$381 [7:0] < 4'h8;
+  assign \$477  = \$475  & \$476 ;
+  assign \$478  = ~ p1_skip;
+  assign \$479  = \$477  & \$478 ;
+  assign \$480  = \$381 [7:0] - 1'h0;
+  assign \$481  = \$381 [7:0] >= 7'h40;
+  assign \$482  = \$381 [7:0] < 7'h48;
+  assign \$483  = \$481  & \$482 ;
+  assign \$484  = \$381 [7:0] - 7'h40;
+  assign \$485  = \$483  ? \$484  : 9'h000;
+  assign \$486  = \$479  ? \$480  : \$485 ;
+  assign \$487  = \$381 [7:0] - 1'h1;
+  assign \$488  = ~ p1_skip;
+  assign \$489  = \$381 [7:0] > 1'h0;
+  assign \$490  = \$488  & \$489 ;
+  assign \$491  = \$381 [7:0] <= 5'h10;
+  assign \$492  = \$490  & \$491 ;
+  assign \$494  = \$381 [7:0] >= 1'h0;
+  assign \$495  = \$381 [7:0] < 4'h8;
   assign \$496  = \$494  & \$495 ;
-  assign \$497  = \$493  | \$496 ;
-  assign \$498  = \$376 [7:0] >= 7'h40;
-  assign \$499  = \$376 [7:0] < 7'h48;
-  assign \$500  = \$498  & \$499 ;
-  assign \$501  = \$497  | \$500 ;
-  assign \$502  = \$376 [7:0] >= 1'h0;
-  assign \$503  = \$376 [7:0] < 4'h8;
-  assign \$504  = \$502  & \$503 ;
-  assign \$505  = ~ p1_skip;
-  assign \$506  = \$504  & \$505 ;
-  assign \$507  = \$376 [7:0] - 1'h0;
-  assign \$508  = \$376 [7:0] >= 6'h20;
-  assign \$509  = \$376 [7:0] < 6'h28;
-  assign \$510  = \$508  & \$509 ;
-  assign \$511  = \$376 [7:0] - 6'h20;
-  assign \$512  = \$376 [7:0] >= 7'h40;
-  assign \$513  = \$376 [7:0] < 7'h48;
-  assign \$514  = \$512  & \$513 ;
-  assign \$515  = \$376 [7:0] - 7'h40;
-  assign \$516  = \$514  ? \$515  : 9'h000;
-  assign \$517  = \$510  ? \$511  : \$516 ;
-  assign \$518  = \$506  ? \$507  : \$517 ;
-  assign \$519  = \$376 [7:0] - 1'h1;
-  assign \$520  = ~ p1_skip;
-  assign \$521  = \$376 [7:0] > 1'h0;
-  assign \$522  = \$520  & \$521 ;
-  assign \$523  = \$376 [7:0] <= 6'h20;
-  assign \$524  = \$522  & \$523 ;
-  assign \$526  = vdelp1 ? dgrp1 : grp1;
-  assign \$527  = vdelp1 ? dgrp1 : grp1;
-  assign \$528  = vdelp1 ? dgrp1 : grp1;
-  assign \$529  = vdelp1 ? dgrp1 : grp1;
-  assign \$530  = vdelp1 ? dgrp1 : grp1;
+  assign \$497  = ~ p1_skip;
+  assign \$498  = \$496  & \$497 ;
+  assign \$499  = \$381 [7:0] >= 6'h20;
+  assign \$500  = \$381 [7:0] < 6'h28;
+  assign \$501  = \$499  & \$500 ;
+  assign \$502  = \$498  | \$501 ;
+  assign \$503  = \$381 [7:0] >= 7'h40;
+  assign \$504  = \$381 [7:0] < 7'h48;
+  assign \$505  = \$503  & \$504 ;
+  assign \$506  = \$502  | \$505 ;
+  assign \$507  = \$381 [7:0] >= 1'h0;
+  assign \$508  = \$381 [7:0] < 4'h8;
+  assign \$509  = \$507  & \$508 ;
+  assign \$510  = ~ p1_skip;
+  assign \$511  = \$509  & \$510 ;
+  assign \$512  = \$381 [7:0] - 1'h0;
+  assign \$513  = \$381 [7:0] >= 6'h20;
+  assign \$514  = \$381 [7:0] < 6'h28;
+  assign \$515  = \$513  & \$514 ;
+  assign \$516  = \$381 [7:0] - 6'h20;
+  assign \$517  = \$381 [7:0] >= 7'h40;
+  assign \$518  = \$381 [7:0] < 7'h48;
+  assign \$519  = \$517  & \$518 ;
+  assign \$520  = \$381 [7:0] - 7'h40;
+  assign \$521  = \$519  ? \$520  : 9'h000;
+  assign \$522  = \$515  ? \$516  : \$521 ;
+  assign \$523  = \$511  ? \$512  : \$522 ;
+  assign \$524  = \$381 [7:0] - 1'h1;
+  assign \$525  = ~ p1_skip;
+  assign \$526  = \$381 [7:0] > 1'h0;
+  assign \$527  = \$525  & \$526 ;
+  assign \$528  = \$381 [7:0] <= 6'h20;
+  assign \$529  = \$527  & \$528 ;
   assign \$531  = vdelp1 ? dgrp1 : grp1;
   assign \$532  = vdelp1 ? dgrp1 : grp1;
   assign \$533  = vdelp1 ? dgrp1 : grp1;
   assign \$534  = vdelp1 ? dgrp1 : grp1;
-  assign \$535  = refp1 ? { \$533 [0], \$532 [1], \$531 [2], \$530 [3], \$529 [4], \$528 [5], \$527 [6], \$526 [7] } : \$534 ;
-  assign \$536  = ~ \idx$122 ;
-  assign \$537  = \$535  >> \$536 ;
-  assign \bit$125  = \hit$121  & \$537 ;
-  assign \$538  = x - posm0;
-  assign \$539  = $signed(\$538 [9:0]) < $signed(1'h0);
-  assign \$540  = $signed(\$538 [9:0]) + $signed(9'h0a0);
-  assign \$541  = \$539  ? \$540  : { \$538 [9], \$538 [9:0] };
-  assign \$542  = m0_mode == 1'h1;
-  assign size = nusiz0[5:4] | { 1'h0, \$542  };
-  assign \$543  = 1'h1 << size;
-  assign \$544  = \$541 [7:0] >= 1'h0;
-  assign \$545  = 1'h0 + \$543 [5:0];
-  assign \$546  = \$541 [7:0] < \$545 ;
-  assign \$547  = \$544  & \$546 ;
-  assign \$548  = \$541 [7:0] >= 1'h0;
-  assign \$549  = 1'h0 + \$543 [5:0];
-  assign \$550  = \$541 [7:0] < \$549 ;
-  assign \$551  = \$548  & \$550 ;
-  assign \$552  = \$541 [7:0] >= 5'h10;
-  assign \$553  = 5'h10 + \$543 [5:0];
-  assign \$554  = \$541 [7:0] < \$553 ;
-  assign \$555  = \$552  & \$554 ;
-  assign \$556  = \$551  | \$555 ;
-  assign \$557  = \$541 [7:0] >= 1'h0;
-  assign \$558  = 1'h0 + \$543 [5:0];
-  assign \$559  = \$541 [7:0] < \$558 ;
+  assign \$535  = vdelp1 ? dgrp1 : grp1;
+  assign \$536  = vdelp1 ? dgrp1 : grp1;
+  assign \$537  = vdelp1 ? dgrp1 : grp1;
+  assign \$538  = vdelp1 ? dgrp1 : grp1;
+  assign \$539  = vdelp1 ? dgrp1 : grp1;
+  assign \$540  = refp1 ? { \$538 [0], \$537 [1], \$536 [2], \$535 [3], \$534 [4], \$533 [5], \$532 [6], \$531 [7] } : \$539 ;
+  assign \$541  = ~ \idx$135 ;
+  assign \$542  = \$540  >> \$541 ;
+  assign \bit$138  = \hit$134  & \$542 ;
+  assign \$543  = x - posm0;
+  assign \$544  = $signed(\$543 [9:0]) < $signed(1'h0);
+  assign \$545  = $signed(\$543 [9:0]) + $signed(9'h0a0);
+  assign \$546  = \$544  ? \$545  : { \$543 [9], \$543 [9:0] };
+  assign \$547  = m0_mode == 1'h1;
+  assign size = nusiz0[5:4] | { 1'h0, \$547  };
+  assign \$548  = 1'h1 << size;
+  assign \$549  = \$546 [7:0] >= 1'h0;
+  assign \$550  = 1'h0 + \$548 [5:0];
+  assign \$551  = \$546 [7:0] < \$550 ;
+  assign \$552  = \$549  & \$551 ;
+  assign \$553  = \$546 [7:0] >= 1'h0;
+  assign \$554  = 1'h0 + \$548 [5:0];
+  assign \$555  = \$546 [7:0] < \$554 ;
+  assign \$556  = \$553  & \$555 ;
+  assign \$557  = \$546 [7:0] >= 5'h10;
+  assign \$558  = 5'h10 + \$548 [5:0];
+  assign \$559  = \$546 [7:0] < \$558 ;
   assign \$560  = \$557  & \$559 ;
-  assign \$561  = \$541 [7:0] >= 6'h20;
-  assign \$562  = 6'h20 + \$543 [5:0];
-  assign \$563  = \$541 [7:0] < \$562 ;
-  assign \$564  = \$561  & \$563 ;
-  assign \$565  = \$560  | \$564 ;
-  assign \$566  = \$541 [7:0] >= 1'h0;
-  assign \$567  = 1'h0 + \$543 [5:0];
-  assign \$568  = \$541 [7:0] < \$567 ;
+  assign \$561  = \$556  | \$560 ;
+  assign \$562  = \$546 [7:0] >= 1'h0;
+  assign \$563  = 1'h0 + \$548 [5:0];
+  assign \$564  = \$546 [7:0] < \$563 ;
+  assign \$565  = \$562  & \$564 ;
+  assign \$566  = \$546 [7:0] >= 6'h20;
+  assign \$567  = 6'h20 + \$548 [5:0];
+  assign \$568  = \$546 [7:0] < \$567 ;
   assign \$569  = \$566  & \$568 ;
-  assign \$570  = \$541 [7:0] >= 5'h10;
-  assign \$571  = 5'h10 + \$543 [5:0];
-  assign \$572  = \$541 [7:0] < \$571 ;
-  assign \$573  = \$570  & \$572 ;
-  assign \$574  = \$569  | \$573 ;
-  assign \$575  = \$541 [7:0] >= 6'h20;
-  assign \$576  = 6'h20 + \$543 [5:0];
-  assign \$577  = \$541 [7:0] < \$576 ;
+  assign \$570  = \$565  | \$569 ;
+  assign \$571  = \$546 [7:0] >= 1'h0;
+  assign \$572  = 1'h0 + \$548 [5:0];
+  assign \$573  = \$546 [7:0] < \$572 ;
+  assign \$574  = \$571  & \$573 ;
+  assign \$575  = \$546 [7:0] >= 5'h10;
+  assign \$576  = 5'h10 + \$548 [5:0];
+  assign \$577  = \$546 [7:0] < \$576 ;
   assign \$578  = \$575  & \$577 ;
   assign \$579  = \$574  | \$578 ;
-  assign \$580  = \$541 [7:0] >= 1'h0;
-  assign \$581  = 1'h0 + \$543 [5:0];
-  assign \$582  = \$541 [7:0] < \$581 ;
+  assign \$580  = \$546 [7:0] >= 6'h20;
+  assign \$581  = 6'h20 + \$548 [5:0];
+  assign \$582  = \$546 [7:0] < \$581 ;
   assign \$583  = \$580  & \$582 ;
-  assign \$584  = \$541 [7:0] >= 7'h40;
-  assign \$585  = 7'h40 + \$543 [5:0];
-  assign \$586  = \$541 [7:0] < \$585 ;
-  assign \$587  = \$584  & \$586 ;
-  assign \$588  = \$583  | \$587 ;
-  assign \$589  = \$541 [7:0] >= 1'h0;
-  assign \$590  = 1'h0 + \$543 [5:0];
-  assign \$591  = \$541 [7:0] < \$590 ;
+  assign \$584  = \$579  | \$583 ;
+  assign \$585  = \$546 [7:0] >= 1'h0;
+  assign \$586  = 1'h0 + \$548 [5:0];
+  assign \$587  = \$546 [7:0] < \$586 ;
+  assign \$588  = \$585  & \$587 ;
+  assign \$589  = \$546 [7:0] >= 7'h40;
+  assign \$590  = 7'h40 + \$548 [5:0];
+  assign \$591  = \$546 [7:0] < \$590 ;
   assign \$592  = \$589  & \$591 ;
-  assign \$593  = \$541 [7:0] >= 1'h0;
-  assign \$594  = 1'h0 + \$543 [5:0];
-  assign \$595  = \$541 [7:0] < \$594 ;
-  assign \$596  = \$593  & \$595 ;
-  assign \$597  = \$541 [7:0] >= 6'h20;
-  assign \$598  = 6'h20 + \$543 [5:0];
-  assign \$599  = \$541 [7:0] < \$598 ;
-  assign \$600  = \$597  & \$599 ;
-  assign \$601  = \$596  | \$600 ;
-  assign \$602  = \$541 [7:0] >= 7'h40;
-  assign \$603  = 7'h40 + \$543 [5:0];
-  assign \$604  = \$541 [7:0] < \$603 ;
+  assign \$593  = \$588  | \$592 ;
+  assign \$594  = \$546 [7:0] >= 1'h0;
+  assign \$595  = 1'h0 + \$548 [5:0];
+  assign \$596  = \$546 [7:0] < \$595 ;
+  assign \$597  = \$594  & \$596 ;
+  assign \$598  = \$546 [7:0] >= 1'h0;
+  assign \$599  = 1'h0 + \$548 [5:0];
+  assign \$600  = \$546 [7:0] < \$599 ;
+  assign \$601  = \$598  & \$600 ;
+  assign \$602  = \$546 [7:0] >= 6'h20;
+  assign \$603  = 6'h20 + \$548 [5:0];
+  assign \$604  = \$546 [7:0] < \$603 ;
   assign \$605  = \$602  & \$604 ;
   assign \$606  = \$601  | \$605 ;
-  assign \$607  = \$541 [7:0] >= 1'h0;
-  assign \$608  = 1'h0 + \$543 [5:0];
-  assign \$609  = \$541 [7:0] < \$608 ;
+  assign \$607  = \$546 [7:0] >= 7'h40;
+  assign \$608  = 7'h40 + \$548 [5:0];
+  assign \$609  = \$546 [7:0] < \$608 ;
   assign \$610  = \$607  & \$609 ;
-  assign \$611  = x - posm1;
-  assign \$612  = $signed(\$611 [9:0]) < $signed(1'h0);
-  assign \$613  = $signed(\$611 [9:0]) + $signed(9'h0a0);
-  assign \$614  = \$612  ? \$613  : { \$611 [9], \$611 [9:0] };
-  assign \$615  = 1'h1 << \size$133 ;
-  assign \$616  = \$614 [7:0] >= 1'h0;
-  assign \$617  = 1'h0 + \$615 [5:0];
-  assign \$618  = \$614 [7:0] < \$617 ;
-  assign \$619  = \$616  & \$618 ;
-  assign \$620  = \$614 [7:0] >= 1'h0;
-  assign \$621  = 1'h0 + \$615 [5:0];
-  assign \$622  = \$614 [7:0] < \$621 ;
-  assign \$623  = \$620  & \$622 ;
-  assign \$624  = \$614 [7:0] >= 5'h10;
-  assign \$625  = 5'h10 + \$615 [5:0];
-  assign \$626  = \$614 [7:0] < \$625 ;
-  assign \$627  = \$624  & \$626 ;
-  assign \$628  = \$623  | \$627 ;
-  assign \$629  = \$614 [7:0] >= 1'h0;
-  assign \$630  = 1'h0 + \$615 [5:0];
-  assign \$631  = \$614 [7:0] < \$630 ;
+  assign \$611  = \$606  | \$610 ;
+  assign \$612  = \$546 [7:0] >= 1'h0;
+  assign \$613  = 1'h0 + \$548 [5:0];
+  assign \$614  = \$546 [7:0] < \$613 ;
+  assign \$615  = \$612  & \$614 ;
+  assign \$616  = x - posm1;
+  assign \$617  = $signed(\$616 [9:0]) < $signed(1'h0);
+  assign \$618  = $signed(\$616 [9:0]) + $signed(9'h0a0);
+  assign \$619  = \$617  ? \$618  : { \$616 [9], \$616 [9:0] };
+  assign \$620  = 1'h1 << \size$146 ;
+  assign \$621  = \$619 [7:0] >= 1'h0;
+  assign \$622  = 1'h0 + \$620 [5:0];
+  assign \$623  = \$619 [7:0] < \$622 ;
+  assign \$624  = \$621  & \$623 ;
+  assign \$625  = \$619 [7:0] >= 1'h0;
+  assign \$626  = 1'h0 + \$620 [5:0];
+  assign \$627  = \$619 [7:0] < \$626 ;
+  assign \$628  = \$625  & \$627 ;
+  assign \$629  = \$619 [7:0] >= 5'h10;
+  assign \$630  = 5'h10 + \$620 [5:0];
+  assign \$631  = \$619 [7:0] < \$630 ;
   assign \$632  = \$629  & \$631 ;
-  assign \$633  = \$614 [7:0] >= 6'h20;
-  assign \$634  = 6'h20 + \$615 [5:0];
-  assign \$635  = \$614 [7:0] < \$634 ;
-  assign \$636  = \$633  & \$635 ;
-  assign \$637  = \$632  | \$636 ;
-  assign \$638  = \$614 [7:0] >= 1'h0;
-  assign \$639  = 1'h0 + \$615 [5:0];
-  assign \$640  = \$614 [7:0] < \$639 ;
+  assign \$633  = \$628  | \$632 ;
+  assign \$634  = \$619 [7:0] >= 1'h0;
+  assign \$635  = 1'h0 + \$620 [5:0];
+  assign \$636  = \$619 [7:0] < \$635 ;
+  assign \$637  = \$634  & \$636 ;
+  assign \$638  = \$619 [7:0] >= 6'h20;
+  assign \$639  = 6'h20 + \$620 [5:0];
+  assign \$640  = \$619 [7:0] < \$639 ;
   assign \$641  = \$638  & \$640 ;
-  assign \$642  = \$614 [7:0] >= 5'h10;
-  assign \$643  = 5'h10 + \$615 [5:0];
-  assign \$644  = \$614 [7:0] < \$643 ;
-  assign \$645  = \$642  & \$644 ;
-  assign \$646  = \$641  | \$645 ;
-  assign \$647  = \$614 [7:0] >= 6'h20;
-  assign \$648  = 6'h20 + \$615 [5:0];
-  assign \$649  = \$614 [7:0] < \$648 ;
+  assign \$642  = \$637  | \$641 ;
+  assign \$643  = \$619 [7:0] >= 1'h0;
+  assign \$644  = 1'h0 + \$620 [5:0];
+  assign \$645  = \$619 [7:0] < \$644 ;
+  assign \$646  = \$643  & \$645 ;
+  assign \$647  = \$619 [7:0] >= 5'h10;
+  assign \$648  = 5'h10 + \$620 [5:0];
+  assign \$649  = \$619 [7:0] < \$648 ;
   assign \$650  = \$647  & \$649 ;
   assign \$651  = \$646  | \$650 ;
-  assign \$652  = \$614 [7:0] >= 1'h0;
-  assign \$653  = 1'h0 + \$615 [5:0];
-  assign \$654  = \$614 [7:0] < \$653 ;
+  assign \$652  = \$619 [7:0] >= 6'h20;
+  assign \$653  = 6'h20 + \$620 [5:0];
+  assign \$654  = \$619 [7:0] < \$653 ;
   assign \$655  = \$652  & \$654 ;
-  assign \$656  = \$614 [7:0] >= 7'h40;
-  assign \$657  = 7'h40 + \$615 [5:0];
-  assign \$658  = \$614 [7:0] < \$657 ;
-  assign \$659  = \$656  & \$658 ;
-  assign \$660  = \$655  | \$659 ;
-  assign \$661  = \$614 [7:0] >= 1'h0;
-  assign \$662  = 1'h0 + \$615 [5:0];
-  assign \$663  = \$614 [7:0] < \$662 ;
+  assign \$656  = \$651  | \$655 ;
+  assign \$657  = \$619 [7:0] >= 1'h0;
+  assign \$658  = 1'h0 + \$620 [5:0];
+  assign \$659  = \$619 [7:0] < \$658 ;
+  assign \$660  = \$657  & \$659 ;
+  assign \$661  = \$619 [7:0] >= 7'h40;
+  assign \$662  = 7'h40 + \$620 [5:0];
+  assign \$663  = \$619 [7:0] < \$662 ;
   assign \$664  = \$661  & \$663 ;
-  assign \$665  = \$614 [7:0] >= 1'h0;
-  assign \$666  = 1'h0 + \$615 [5:0];
-  assign \$667  = \$614 [7:0] < \$666 ;
-  assign \$668  = \$665  & \$667 ;
-  assign \$669  = \$614 [7:0] >= 6'h20;
-  assign \$670  = 6'h20 + \$615 [5:0];
-  assign \$671  = \$614 [7:0] < \$670 ;
-  assign \$672  = \$669  & \$671 ;
-  assign \$673  = \$668  | \$672 ;
-  assign \$674  = \$614 [7:0] >= 7'h40;
-  assign \$675  = 7'h40 + \$615 [5:0];
-  assign \$676  = \$614 [7:0] < \$675 ;
+  assign \$665  = \$660  | \$664 ;
+  assign \$666  = \$619 [7:0] >= 1'h0;
+  assign \$667  = 1'h0 + \$620 [5:0];
+  assign \$668  = \$619 [7:0] < \$667 ;
+  assign \$669  = \$666  & \$668 ;
+  assign \$670  = \$619 [7:0] >= 1'h0;
+  assign \$671  = 1'h0 + \$620 [5:0];
+  assign \$672  = \$619 [7:0] < \$671 ;
+  assign \$673  = \$670  & \$672 ;
+  assign \$674  = \$619 [7:0] >= 6'h20;
+  assign \$675  = 6'h20 + \$620 [5:0];
+  assign \$676  = \$619 [7:0] < \$675 ;
   assign \$677  = \$674  & \$676 ;
   assign \$678  = \$673  | \$677 ;
-  assign \$679  = \$614 [7:0] >= 1'h0;
-  assign \$680  = 1'h0 + \$615 [5:0];
-  assign \$681  = \$614 [7:0] < \$680 ;
+  assign \$679  = \$619 [7:0] >= 7'h40;
+  assign \$680  = 7'h40 + \$620 [5:0];
+  assign \$681  = \$619 [7:0] < \$680 ;
   assign \$682  = \$679  & \$681 ;
-  assign \$683  = x - posbl;
-  assign \$684  = $signed(\$683 [9:0]) < $signed(1'h0);
-  assign \$685  = $signed(\$683 [9:0]) + $signed(9'h0a0);
-  assign \$686  = \$684  ? \$685  : { \$683 [9], \$683 [9:0] };
-  assign \$687  = 1'h1 << ctrlpf[5:4];
-  assign \$689  = \$688 [5:0] < 5'h14;
-  assign \$690  = 6'h27 - \$688 [5:0];
-  assign \$691  = \$688 [5:0] - 5'h14;
-  assign \$692  = pf_reflect ? \$690  : \$691 ;
-  assign \$693  = \$689  ? { 1'h0, \$688 [5:0] } : \$692 ;
-  assign \$694  = \$693 [4:0] < 3'h4;
-  assign \$695  = \$693 [4:0] >= 4'hc;
-  assign \$696  = \$694  | \$695 ;
-  assign \$697  = 4'hf - \$693 [4:0];
-  assign \$698  = \$696  ? { 1'h0, \$693 [4:0] } : \$697 ;
-  assign pfb = pf >> \$698 [4:0];
-  assign \$699  = | pf;
-  assign \$700  = vdelp0 ? dgrp0 : grp0;
-  assign \$701  = vdelp0 ? dgrp0 : grp0;
-  assign \$702  = vdelp0 ? dgrp0 : grp0;
-  assign \$703  = vdelp0 ? dgrp0 : grp0;
-  assign \$704  = vdelp0 ? dgrp0 : grp0;
+  assign \$683  = \$678  | \$682 ;
+  assign \$684  = \$619 [7:0] >= 1'h0;
+  assign \$685  = 1'h0 + \$620 [5:0];
+  assign \$686  = \$619 [7:0] < \$685 ;
+  assign \$687  = \$684  & \$686 ;
+  assign \$688  = x - posbl;
+  assign \$689  = $signed(\$688 [9:0]) < $signed(1'h0);
+  assign \$690  = $signed(\$688 [9:0]) + $signed(9'h0a0);
+  assign \$691  = \$689  ? \$690  : { \$688 [9], \$688 [9:0] };
+  assign \$692  = 1'h1 << ctrlpf[5:4];
+  assign \$694  = \$693 [5:0] < 5'h14;
+  assign \$695  = 6'h27 - \$693 [5:0];
+  assign \$696  = \$693 [5:0] - 5'h14;
+  assign \$697  = pf_reflect ? \$695  : \$696 ;
+  assign \$698  = \$694  ? { 1'h0, \$693 [5:0] } : \$697 ;
+  assign \$699  = \$698 [4:0] < 3'h4;
+  assign \$700  = \$698 [4:0] >= 4'hc;
+  assign \$701  = \$699  | \$700 ;
+  assign \$702  = 4'hf - \$698 [4:0];
+  assign \$703  = \$701  ? { 1'h0, \$698 [4:0] } : \$702 ;
+  assign pfb = pf >> \$703 [4:0];
+  assign \$704  = | pf;
   assign \$705  = vdelp0 ? dgrp0 : grp0;
   assign \$706  = vdelp0 ? dgrp0 : grp0;
   assign \$707  = vdelp0 ? dgrp0 : grp0;
   assign \$708  = vdelp0 ? dgrp0 : grp0;
-  assign \$709  = refp0 ? { \$707 [0], \$706 [1], \$705 [2], \$704 [3], \$703 [4], \$702 [5], \$701 [6], \$700 [7] } : \$708 ;
-  assign \$710  = ! \$709 ;
-  assign \$711  = \$699  & \$710 ;
-  assign \$712  = vdelp1 ? dgrp1 : grp1;
-  assign \$713  = vdelp1 ? dgrp1 : grp1;
-  assign \$714  = vdelp1 ? dgrp1 : grp1;
-  assign \$715  = vdelp1 ? dgrp1 : grp1;
-  assign \$716  = vdelp1 ? dgrp1 : grp1;
+  assign \$709  = vdelp0 ? dgrp0 : grp0;
+  assign \$710  = vdelp0 ? dgrp0 : grp0;
+  assign \$711  = vdelp0 ? dgrp0 : grp0;
+  assign \$712  = vdelp0 ? dgrp0 : grp0;
+  assign \$713  = vdelp0 ? dgrp0 : grp0;
+  assign \$714  = refp0 ? { \$712 [0], \$711 [1], \$710 [2], \$709 [3], \$708 [4], \$707 [5], \$706 [6], \$705 [7] } : \$713 ;
+  assign \$715  = ! \$714 ;
+  assign \$716  = \$704  & \$715 ;
   assign \$717  = vdelp1 ? dgrp1 : grp1;
   assign \$718  = vdelp1 ? dgrp1 : grp1;
   assign \$719  = vdelp1 ? dgrp1 : grp1;
   assign \$720  = vdelp1 ? dgrp1 : grp1;
-  assign \$721  = refp1 ? { \$719 [0], \$718 [1], \$717 [2], \$716 [3], \$715 [4], \$714 [5], \$713 [6], \$712 [7] } : \$720 ;
-  assign \$722  = ! \$721 ;
-  assign \$723  = \$711  & \$722 ;
-  assign \$724  = ~ resmp0;
-  assign \$725  = enam0 & \$724 ;
-  assign \$726  = ~ \$725 ;
-  assign \$727  = \$723  & \$726 ;
-  assign \$728  = ~ resmp1;
-  assign \$729  = enam1 & \$728 ;
-  assign \$730  = ~ \$729 ;
-  assign \$731  = \$727  & \$730 ;
-  assign \$732  = vdelbl ? denabl : enabl;
-  assign \$733  = ~ \$732 ;
-  assign \$734  = \$731  & \$733 ;
-  assign \$735  = \$734  & ctrlpf[1];
-  assign \$736  = x < 7'h50;
-  assign \$737  = \$736  ? 2'h2 : 2'h3;
-  assign \$738  = pfb ? \$737  : 2'h0;
-  assign \$739  = \$686 [7:0] < \$687 [5:0];
-  assign \$740  = vdelbl ? denabl : enabl;
-  assign \$741  = \$739  & \$740 ;
-  assign \$742  = pfb | \$741 ;
-  assign \$743  = ~ resmp0;
-  assign \$744  = enam0 & \$743 ;
-  assign \$745  = \hit$130  & \$744 ;
-  assign \$746  = m0_mode == 2'h2;
-  assign \$747  = ~ \$746 ;
-  assign \$748  = \$745  & \$747 ;
-  assign \$749  = \bit  | \$748 ;
-  assign \$750  = ~ resmp1;
-  assign \$751  = enam1 & \$750 ;
-  assign \$752  = \hit$135  & \$751 ;
-  assign \$755  = \bit$125  | \$754 ;
-  assign \$756  = x < 7'h50;
-  assign \$757  = \$756  ? 2'h2 : 2'h3;
-  assign \$758  = ctrlpf[1] ? \$757  : 2'h1;
-  assign \$759  = \$686 [7:0] < \$687 [5:0];
-  assign \$760  = vdelbl ? denabl : enabl;
-  assign \$761  = \$759  & \$760 ;
-  assign \$762  = \$761  ? 1'h1 : 1'h0;
-  assign \$763  = pfb ? \$758  : { 1'h0, \$762  };
-  assign \$764  = ~ resmp0;
-  assign \$765  = enam0 & \$764 ;
-  assign \$766  = \hit$130  & \$765 ;
-  assign \$767  = m0_mode == 2'h2;
-  assign \$768  = ~ \$767 ;
-  assign \$769  = \$766  & \$768 ;
-  assign \$770  = \bit  | \$769 ;
-  assign \$771  = ~ resmp1;
-  assign \$772  = enam1 & \$771 ;
-  assign \$773  = \hit$135  & \$772 ;
-  assign \$776  = \bit$125  | \$775 ;
-  assign \$777  = c0 == 2'h2;
-  assign \$778  = \$777  ? 2'h2 : 2'h3;
-  assign \$779  = x < 4'h8;
-  assign \$780  = hmove_blank & \$779 ;
-  assign \$781  = vblank[1] | \$780 ;
-  assign \$782  = \port$4396$4 [0] & odd_last_frame;
-  assign pixel = \$781  ? 8'h00 : { \$783 , \$782  };
-  assign \$784  = ~ resmp0;
-  assign \$785  = enam0 & \$784 ;
-  assign \$786  = \hit$130  & \$785 ;
-  assign \$787  = m0_mode == 2'h2;
-  assign \$788  = ~ \$787 ;
-  assign \$789  = \$786  & \$788 ;
-  assign \$790  = \$789  & \bit$125 ;
-  assign \$791  = ~ resmp0;
-  assign \$792  = enam0 & \$791 ;
-  assign \$793  = \hit$130  & \$792 ;
-  assign \$794  = m0_mode == 2'h2;
-  assign \$795  = ~ \$794 ;
-  assign \$796  = \$793  & \$795 ;
-  assign \$797  = \$796  & \bit ;
-  assign \$798  = ~ resmp1;
-  assign \$799  = enam1 & \$798 ;
-  assign \$800  = \hit$135  & \$799 ;
-  assign \$803  = \$802  & \bit ;
-  assign \$804  = ~ resmp1;
-  assign \$805  = enam1 & \$804 ;
-  assign \$806  = \hit$135  & \$805 ;
-  assign \$809  = \$808  & \bit$125 ;
-  assign \$810  = \bit  & pfb;
-  assign \$811  = \$686 [7:0] < \$687 [5:0];
-  assign \$812  = vdelbl ? denabl : enabl;
-  assign \$813  = \$811  & \$812 ;
-  assign \$814  = \bit  & \$813 ;
-  assign \$815  = \bit$125  & pfb;
-  assign \$816  = \$686 [7:0] < \$687 [5:0];
+  assign \$721  = vdelp1 ? dgrp1 : grp1;
+  assign \$722  = vdelp1 ? dgrp1 : grp1;
+  assign \$723  = vdelp1 ? dgrp1 : grp1;
+  assign \$724  = vdelp1 ? dgrp1 : grp1;
+  assign \$725  = vdelp1 ? dgrp1 : grp1;
+  assign \$726  = refp1 ? { \$724 [0], \$723 [1], \$722 [2], \$721 [3], \$720 [4], \$719 [5], \$718 [6], \$717 [7] } : \$725 ;
+  assign \$727  = ! \$726 ;
+  assign \$728  = \$716  & \$727 ;
+  assign \$729  = ~ resmp0;
+  assign \$730  = enam0 & \$729 ;
+  assign \$731  = ~ \$730 ;
+  assign \$732  = \$728  & \$731 ;
+  assign \$733  = ~ resmp1;
+  assign \$734  = enam1 & \$733 ;
+  assign \$735  = ~ \$734 ;
+  assign \$736  = \$732  & \$735 ;
+  assign \$737  = vdelbl ? denabl : enabl;
+  assign \$738  = ~ \$737 ;
+  assign \$739  = \$736  & \$738 ;
+  assign \$740  = \$739  & ctrlpf[1];
+  assign \$741  = x < 7'h50;
+  assign \$742  = \$741  ? 2'h2 : 2'h3;
+  assign \$743  = pfb ? \$742  : 2'h0;
+  assign \$744  = \$691 [7:0] < \$692 [5:0];
+  assign \$745  = vdelbl ? denabl : enabl;
+  assign \$746  = \$744  & \$745 ;
+  assign \$747  = pfb | \$746 ;
+  assign \$748  = ~ resmp0;
+  assign \$749  = enam0 & \$748 ;
+  assign \$750  = \hit$143  & \$749 ;
+  assign \$751  = m0_mode == 2'h2;
+  assign \$752  = ~ \$751 ;
+  assign \$753  = \$750  & \$752 ;
+  assign \$754  = \bit  | \$753 ;
+  assign \$755  = ~ resmp1;
+  assign \$756  = enam1 & \$755 ;
+  assign \$757  = \hit$148  & \$756 ;
+  assign \$760  = \bit$138  | \$759 ;
+  assign \$761  = x < 7'h50;
+  assign \$762  = \$761  ? 2'h2 : 2'h3;
+  assign \$763  = ctrlpf[1] ? \$762  : 2'h1;
+  assign \$764  = \$691 [7:0] < \$692 [5:0];
+  assign \$765  = vdelbl ? denabl : enabl;
+  assign \$766  = \$764  & \$765 ;
+  assign \$767  = \$766  ? 1'h1 : 1'h0;
+  assign \$768  = pfb ? \$763  : { 1'h0, \$767  };
+  assign \$769  = ~ resmp0;
+  assign \$770  = enam0 & \$769 ;
+  assign \$771  = \hit$143  & \$770 ;
+  assign \$772  = m0_mode == 2'h2;
+  assign \$773  = ~ \$772 ;
+  assign \$774  = \$771  & \$773 ;
+  assign \$775  = \bit  | \$774 ;
+  assign \$776  = ~ resmp1;
+  assign \$777  = enam1 & \$776 ;
+  assign \$778  = \hit$148  & \$777 ;
+  assign \$781  = \bit$138  | \$780 ;
+  assign \$782  = c0 == 2'h2;
+  assign \$783  = \$782  ? 2'h2 : 2'h3;
+  assign \$784  = x < 4'h8;
+  assign \$785  = hmove_blank & \$784 ;
+  assign \$786  = vblank[1] | \$785 ;
+  assign \$787  = \port$5662$4 [0] & odd_last_frame;
+  assign pixel = \$786  ? 8'h00 : { \$788 , \$787  };
+  assign \$789  = ~ resmp0;
+  assign \$790  = enam0 & \$789 ;
+  assign \$791  = \hit$143  & \$790 ;
+  assign \$792  = m0_mode == 2'h2;
+  assign \$793  = ~ \$792 ;
+  assign \$794  = \$791  & \$793 ;
+  assign \$795  = \$794  & \bit$138 ;
+  assign \$796  = ~ resmp0;
+  assign \$797  = enam0 & \$796 ;
+  assign \$798  = \hit$143  & \$797 ;
+  assign \$799  = m0_mode == 2'h2;
+  assign \$800  = ~ \$799 ;
+  assign \$801  = \$798  & \$800 ;
+  assign \$802  = \$801  & \bit ;
+  assign \$803  = ~ resmp1;
+  assign \$804  = enam1 & \$803 ;
+  assign \$805  = \hit$148  & \$804 ;
+  assign \$808  = \$807  & \bit ;
+  assign \$809  = ~ resmp1;
+  assign \$810  = enam1 & \$809 ;
+  assign \$811  = \hit$148  & \$810 ;
+  assign \$814  = \$813  & \bit$138 ;
+  assign \$815  = \bit  & pfb;
+  assign \$816  = \$691 [7:0] < \$692 [5:0];
   assign \$817  = vdelbl ? denabl : enabl;
   assign \$818  = \$816  & \$817 ;
-  assign \$819  = \bit$125  & \$818 ;
-  assign \$820  = ~ resmp0;
-  assign \$821  = enam0 & \$820 ;
-  assign \$822  = \hit$130  & \$821 ;
-  assign \$823  = m0_mode == 2'h2;
-  assign \$824  = ~ \$823 ;
-  assign \$825  = \$822  & \$824 ;
-  assign \$826  = \$825  & pfb;
-  assign \$827  = ~ resmp0;
-  assign \$828  = enam0 & \$827 ;
-  assign \$829  = \hit$130  & \$828 ;
-  assign \$830  = m0_mode == 2'h2;
-  assign \$831  = ~ \$830 ;
-  assign \$832  = \$829  & \$831 ;
-  assign \$833  = \$686 [7:0] < \$687 [5:0];
-  assign \$834  = vdelbl ? denabl : enabl;
-  assign \$835  = \$833  & \$834 ;
-  assign \$836  = \$832  & \$835 ;
-  assign \$837  = ~ resmp1;
-  assign \$838  = enam1 & \$837 ;
-  assign \$839  = \hit$135  & \$838 ;
-  assign \$842  = \$841  & pfb;
-  assign \$843  = ~ resmp1;
-  assign \$844  = enam1 & \$843 ;
-  assign \$845  = \hit$135  & \$844 ;
-  assign \$848  = \$686 [7:0] < \$687 [5:0];
-  assign \$849  = vdelbl ? denabl : enabl;
-  assign \$850  = \$848  & \$849 ;
-  assign \$851  = \$847  & \$850 ;
-  assign \$852  = \$686 [7:0] < \$687 [5:0];
-  assign \$853  = vdelbl ? denabl : enabl;
-  assign \$854  = \$852  & \$853 ;
-  assign \$855  = \$854  & pfb;
-  assign \$856  = \bit  & \bit$125 ;
-  assign \$857  = ~ resmp0;
-  assign \$858  = enam0 & \$857 ;
-  assign \$859  = \hit$130  & \$858 ;
-  assign \$860  = m0_mode == 2'h2;
-  assign \$861  = ~ \$860 ;
-  assign \$862  = \$859  & \$861 ;
-  assign \$863  = ~ resmp1;
-  assign \$864  = enam1 & \$863 ;
-  assign \$865  = \hit$135  & \$864 ;
-  assign \$868  = \$862  & \$867 ;
-  assign \$869  = ~ vblank[1];
-  assign \$870  = drawn & \$869 ;
-  assign coll_vis = \$870  ? { \$868 , \$856 , \$855 , \$851 , \$842 , \$836 , \$826 , \$819 , \$815 , \$814 , \$810 , \$809 , \$803 , \$797 , \$790  } : 15'h0000;
-  assign \$871  = collision | coll_vis;
-  assign \$872  = collision | coll_vis;
-  assign \$873  = collision | coll_vis;
-  assign \$874  = collision | coll_vis;
-  assign \$875  = collision | coll_vis;
-  assign \$876  = collision | coll_vis;
-  assign \$877  = collision | coll_vis;
-  assign \$878  = collision | coll_vis;
-  assign \$879  = collision | coll_vis;
-  assign \$880  = collision | coll_vis;
-  assign \$881  = collision | coll_vis;
-  assign \$882  = collision | coll_vis;
-  assign \$883  = collision | coll_vis;
-  assign \$884  = collision | coll_vis;
-  assign \$885  = collision | coll_vis;
-  assign \$886  = paddle_mode0 == 1'h1;
-  assign \$887  = ! paddle_mode0;
-  assign \$888  = ~ dump_enabled;
-  assign \$889  = \$887  & \$888 ;
-  assign \$890  = cyc + 1'h1;
-  assign \$891  = dump_disabled_cycle + paddle_needed0;
-  assign \$892  = \$890  > \$891 [31:0];
-  assign \$893  = \$889  & \$892 ;
-  assign \$894  = \$886  | \$893 ;
-  assign \$895  = paddle_mode1 == 1'h1;
-  assign \$896  = ! paddle_mode1;
-  assign \$897  = ~ dump_enabled;
-  assign \$898  = \$896  & \$897 ;
-  assign \$899  = cyc + 1'h1;
-  assign \$900  = dump_disabled_cycle + paddle_needed1;
-  assign \$901  = \$899  > \$900 [31:0];
-  assign \$902  = \$898  & \$901 ;
-  assign \$903  = \$895  | \$902 ;
-  assign \$904  = paddle_mode2 == 1'h1;
-  assign \$905  = ! paddle_mode2;
-  assign \$906  = ~ dump_enabled;
-  assign \$907  = \$905  & \$906 ;
-  assign \$908  = cyc + 1'h1;
-  assign \$909  = dump_disabled_cycle + paddle_needed2;
-  assign \$910  = \$908  > \$909 [31:0];
-  assign \$911  = \$907  & \$910 ;
-  assign \$912  = \$904  | \$911 ;
-  assign \$913  = paddle_mode3 == 1'h1;
-  assign \$914  = ! paddle_mode3;
-  assign \$915  = ~ dump_enabled;
-  assign \$916  = \$914  & \$915 ;
-  assign \$917  = cyc + 1'h1;
-  assign \$918  = dump_disabled_cycle + paddle_needed3;
-  assign \$919  = \$917  > \$918 [31:0];
-  assign \$920  = \$916  & \$919 ;
-  assign \$921  = \$913  | \$920 ;
-  assign \$922  = wr_hpos == 8'he3;
-  assign \$923  = wr_hpos + 1'h1;
-  assign \$924  = \$922  ? 9'h000 : \$923 ;
-  assign \$928  = wm > delay;
-  assign eff = \$928  ? wm : delay;
-  assign \$929  = wr_resp - posp0;
-  assign \$930  = $signed(\$929 [9:0]) < $signed(1'h0);
-  assign \$931  = $signed(\$929 [9:0]) + $signed(9'h0a0);
-  assign \$932  = \$930  ? \$931  : { \$929 [9], \$929 [9:0] };
-  assign \$933  = \$932 [7:0] >= 1'h0;
-  assign \$934  = \$932 [7:0] < 3'h4;
-  assign \$935  = \$933  & \$934 ;
-  assign \$937  = \$932 [7:0] >= 3'h4;
-  assign \$938  = \$932 [7:0] < 4'hc;
-  assign \$939  = \$937  & \$938 ;
-  assign \$941  = \$932 [7:0] >= 1'h0;
-  assign \$942  = \$932 [7:0] < 3'h4;
-  assign \$943  = \$941  & \$942 ;
-  assign \$945  = \$932 [7:0] >= 5'h10;
-  assign \$946  = \$932 [7:0] < 5'h14;
-  assign \$947  = \$945  & \$946 ;
-  assign \$948  = \$944  | \$947 ;
-  assign \$949  = \$932 [7:0] >= 3'h4;
-  assign \$950  = \$932 [7:0] < 4'hc;
-  assign \$951  = \$949  & \$950 ;
-  assign \$953  = \$932 [7:0] >= 5'h14;
-  assign \$954  = \$932 [7:0] < 5'h1c;
-  assign \$955  = \$953  & \$954 ;
-  assign \$956  = \$952  | \$955 ;
-  assign \$957  = \$932 [7:0] >= 1'h0;
-  assign \$958  = \$932 [7:0] < 3'h4;
-  assign \$959  = \$957  & \$958 ;
-  assign \$961  = \$932 [7:0] >= 6'h20;
-  assign \$962  = \$932 [7:0] < 6'h24;
-  assign \$963  = \$961  & \$962 ;
-  assign \$964  = \$960  | \$963 ;
-  assign \$965  = \$932 [7:0] >= 3'h4;
-  assign \$966  = \$932 [7:0] < 4'hc;
-  assign \$967  = \$965  & \$966 ;
-  assign \$969  = \$932 [7:0] >= 6'h24;
-  assign \$970  = \$932 [7:0] < 6'h2c;
-  assign \$971  = \$969  & \$970 ;
-  assign \$972  = \$968  | \$971 ;
-  assign \$973  = \$932 [7:0] >= 1'h0;
-  assign \$974  = \$932 [7:0] < 3'h4;
-  assign \$975  = \$973  & \$974 ;
-  assign \$977  = \$932 [7:0] >= 5'h10;
-  assign \$978  = \$932 [7:0] < 5'h14;
-  assign \$979  = \$977  & \$978 ;
-  assign \$980  = \$976  | \$979 ;
-  assign \$981  = \$932 [7:0] >= 6'h20;
-  assign \$982  = \$932 [7:0] < 6'h24;
-  assign \$983  = \$981  & \$982 ;
-  assign \$984  = \$980  | \$983 ;
-  assign \$985  = \$932 [7:0] >= 3'h4;
-  assign \$986  = \$932 [7:0] < 4'hc;
-  assign \$987  = \$985  & \$986 ;
-  assign \$989  = \$932 [7:0] >= 5'h14;
-  assign \$990  = \$932 [7:0] < 5'h1c;
-  assign \$991  = \$989  & \$990 ;
-  assign \$992  = \$988  | \$991 ;
-  assign \$993  = \$932 [7:0] >= 6'h24;
-  assign \$994  = \$932 [7:0] < 6'h2c;
-  assign \$995  = \$993  & \$994 ;
-  assign \$996  = \$992  | \$995 ;
-  assign \$997  = \$932 [7:0] >= 1'h0;
-  assign \$998  = \$932 [7:0] < 3'h4;
-  assign \$999  = \$997  & \$998 ;
-  assign \$1001  = \$932 [7:0] >= 7'h40;
-  assign \$1002  = \$932 [7:0] < 7'h44;
-  assign \$1003  = \$1001  & \$1002 ;
-  assign \$1004  = \$1000  | \$1003 ;
-  assign \$1005  = \$932 [7:0] >= 3'h4;
-  assign \$1006  = \$932 [7:0] < 4'hc;
-  assign \$1007  = \$1005  & \$1006 ;
-  assign \$1009  = \$932 [7:0] >= 7'h44;
-  assign \$1010  = \$932 [7:0] < 7'h4c;
-  assign \$1011  = \$1009  & \$1010 ;
-  assign \$1012  = \$1008  | \$1011 ;
-  assign \$1013  = \$932 [7:0] >= 1'h0;
-  assign \$1014  = \$932 [7:0] < 3'h4;
-  assign \$1015  = \$1013  & \$1014 ;
-  assign \$1017  = \$932 [7:0] >= 3'h4;
-  assign \$1018  = \$932 [7:0] < 5'h14;
-  assign \$1019  = \$1017  & \$1018 ;
-  assign \$1021  = \$932 [7:0] >= 1'h0;
-  assign \$1022  = \$932 [7:0] < 3'h4;
-  assign \$1023  = \$1021  & \$1022 ;
-  assign \$1025  = \$932 [7:0] >= 6'h20;
-  assign \$1026  = \$932 [7:0] < 6'h24;
-  assign \$1027  = \$1025  & \$1026 ;
-  assign \$1028  = \$1024  | \$1027 ;
-  assign \$1029  = \$932 [7:0] >= 7'h40;
-  assign \$1030  = \$932 [7:0] < 7'h44;
-  assign \$1031  = \$1029  & \$1030 ;
-  assign \$1032  = \$1028  | \$1031 ;
-  assign \$1033  = \$932 [7:0] >= 3'h4;
-  assign \$1034  = \$932 [7:0] < 4'hc;
-  assign \$1035  = \$1033  & \$1034 ;
-  assign \$1037  = \$932 [7:0] >= 6'h24;
-  assign \$1038  = \$932 [7:0] < 6'h2c;
-  assign \$1039  = \$1037  & \$1038 ;
-  assign \$1040  = \$1036  | \$1039 ;
-  assign \$1041  = \$932 [7:0] >= 7'h44;
-  assign \$1042  = \$932 [7:0] < 7'h4c;
-  assign \$1043  = \$1041  & \$1042 ;
-  assign \$1044  = \$1040  | \$1043 ;
-  assign \$1045  = \$932 [7:0] >= 1'h0;
-  assign \$1046  = \$932 [7:0] < 3'h4;
-  assign \$1047  = \$1045  & \$1046 ;
-  assign \$1049  = \$932 [7:0] >= 3'h4;
-  assign \$1050  = \$932 [7:0] < 6'h24;
-  assign \$1051  = \$1049  & \$1050 ;
-  assign \$1053  = wr_resp - posp1;
-  assign \$1054  = $signed(\$1053 [9:0]) < $signed(1'h0);
-  assign \$1055  = $signed(\$1053 [9:0]) + $signed(9'h0a0);
-  assign \$1056  = \$1054  ? \$1055  : { \$1053 [9], \$1053 [9:0] };
-  assign \$1057  = \$1056 [7:0] >= 1'h0;
-  assign \$1058  = \$1056 [7:0] < 3'h4;
-  assign \$1059  = \$1057  & \$1058 ;
-  assign \$1061  = \$1056 [7:0] >= 3'h4;
-  assign \$1062  = \$1056 [7:0] < 4'hc;
-  assign \$1063  = \$1061  & \$1062 ;
-  assign \$1065  = \$1056 [7:0] >= 1'h0;
-  assign \$1066  = \$1056 [7:0] < 3'h4;
-  assign \$1067  = \$1065  & \$1066 ;
-  assign \$1069  = \$1056 [7:0] >= 5'h10;
-  assign \$1070  = \$1056 [7:0] < 5'h14;
-  assign \$1071  = \$1069  & \$1070 ;
-  assign \$1072  = \$1068  | \$1071 ;
-  assign \$1073  = \$1056 [7:0] >= 3'h4;
-  assign \$1074  = \$1056 [7:0] < 4'hc;
-  assign \$1075  = \$1073  & \$1074 ;
-  assign \$1077  = \$1056 [7:0] >= 5'h14;
-  assign \$1078  = \$1056 [7:0] < 5'h1c;
-  assign \$1079  = \$1077  & \$1078 ;
-  assign \$1080  = \$1076  | \$1079 ;
-  assign \$1081  = \$1056 [7:0] >= 1'h0;
-  assign \$1082  = \$1056 [7:0] < 3'h4;
-  assign \$1083  = \$1081  & \$1082 ;
-  assign \$1085  = \$1056 [7:0] >= 6'h20;
-  assign \$1086  = \$1056 [7:0] < 6'h24;
-  assign \$1087  = \$1085  & \$1086 ;
-  assign \$1088  = \$1084  | \$1087 ;
-  assign \$1089  = \$1056 [7:0] >= 3'h4;
-  assign \$1090  = \$1056 [7:0] < 4'hc;
-  assign \$1091  = \$1089  & \$1090 ;
-  assign \$1093  = \$1056 [7:0] >= 6'h24;
-  assign \$1094  = \$1056 [7:0] < 6'h2c;
-  assign \$1095  = \$1093  & \$1094 ;
-  assign \$1096  = \$1092  | \$1095 ;
-  assign \$1097  = \$1056 [7:0] >= 1'h0;
-  assign \$1098  = \$1056 [7:0] < 3'h4;
-  assign \$1099  = \$1097  & \$1098 ;
-  assign \$1101  = \$1056 [7:0] >= 5'h10;
-  assign \$1102  = \$1056 [7:0] < 5'h14;
-  assign \$1103  = \$1101  & \$1102 ;
-  assign \$1104  = \$1100  | \$1103 ;
-  assign \$1105  = \$1056 [7:0] >= 6'h20;
-  assign \$1106  = \$1056 [7:0] < 6'h24;
-  assign \$1107  = \$1105  & \$1106 ;
-  assign \$1108  = \$1104  | \$1107 ;
-  assign \$1109  = \$1056 [7:0] >= 3'h4;
-  assign \$1110  = \$1056 [7:0] < 4'hc;
-  assign \$1111  = \$1109  & \$1110 ;
-  assign \$1113  = \$1056 [7:0] >= 5'h14;
-  assign \$1114  = \$1056 [7:0] < 5'h1c;
-  assign \$1115  = \$1113  & \$1114 ;
-  assign \$1116  = \$1112  | \$1115 ;
-  assign \$1117  = \$1056 [7:0] >= 6'h24;
-  assign \$1118  = \$1056 [7:0] < 6'h2c;
-  assign \$1119  = \$1117  & \$1118 ;
-  assign \$1120  = \$1116  | \$1119 ;
-  assign \$1121  = \$1056 [7:0] >= 1'h0;
-  assign \$1122  = \$1056 [7:0] < 3'h4;
-  assign \$1123  = \$1121  & \$1122 ;
-  assign \$1125  = \$1056 [7:0] >= 7'h40;
-  assign \$1126  = \$1056 [7:0] < 7'h44;
-  assign \$1127  = \$1125  & \$1126 ;
-  assign \$1128  = \$1124  | \$1127 ;
-  assign \$1129  = \$1056 [7:0] >= 3'h4;
-  assign \$1130  = \$1056 [7:0] < 4'hc;
-  assign \$1131  = \$1129  & \$1130 ;
-  assign \$1133  = \$1056 [7:0] >= 7'h44;
-  assign \$1134  = \$1056 [7:0] < 7'h4c;
-  assign \$1135  = \$1133  & \$1134 ;
-  assign \$1136  = \$1132  | \$1135 ;
-  assign \$1137  = \$1056 [7:0] >= 1'h0;
-  assign \$1138  = \$1056 [7:0] < 3'h4;
-  assign \$1139  = \$1137  & \$1138 ;
-  assign \$1141  = \$1056 [7:0] >= 3'h4;
-  assign \$1142  = \$1056 [7:0] < 5'h14;
-  assign \$1143  = \$1141  & \$1142 ;
-  assign \$1145  = \$1056 [7:0] >= 1'h0;
-  assign \$1146  = \$1056 [7:0] < 3'h4;
-  assign \$1147  = \$1145  & \$1146 ;
-  assign \$1149  = \$1056 [7:0] >= 6'h20;
-  assign \$1150  = \$1056 [7:0] < 6'h24;
-  assign \$1151  = \$1149  & \$1150 ;
-  assign \$1152  = \$1148  | \$1151 ;
-  assign \$1153  = \$1056 [7:0] >= 7'h40;
-  assign \$1154  = \$1056 [7:0] < 7'h44;
-  assign \$1155  = \$1153  & \$1154 ;
-  assign \$1156  = \$1152  | \$1155 ;
-  assign \$1157  = \$1056 [7:0] >= 3'h4;
-  assign \$1158  = \$1056 [7:0] < 4'hc;
-  assign \$1159  = \$1157  & \$1158 ;
-  assign \$1161  = \$1056 [7:0] >= 6'h24;
-  assign \$1162  = \$1056 [7:0] < 6'h2c;
-  assign \$1163  = \$1161  & \$1162 ;
-  assign \$1164  = \$1160  | \$1163 ;
-  assign \$1165  = \$1056 [7:0] >= 7'h44;
-  assign \$1166  = \$1056 [7:0] < 7'h4c;
+  assign \$819  = \bit  & \$818 ;
+  assign \$820  = \bit$138  & pfb;
+  assign \$821  = \$691 [7:0] < \$692 [5:0];
+  assign \$822  = vdelbl ? denabl : enabl;
+  assign \$823  = \$821  & \$822 ;
+  assign \$824  = \bit$138  & \$823 ;
+  assign \$825  = ~ resmp0;
+  assign \$826  = enam0 & \$825 ;
+  assign \$827  = \hit$143  & \$826 ;
+  assign \$828  = m0_mode == 2'h2;
+  assign \$829  = ~ \$828 ;
+  assign \$830  = \$827  & \$829 ;
+  assign \$831  = \$830  & pfb;
+  assign \$832  = ~ resmp0;
+  assign \$833  = enam0 & \$832 ;
+  assign \$834  = \hit$143  & \$833 ;
+  assign \$835  = m0_mode == 2'h2;
+  assign \$836  = ~ \$835 ;
+  assign \$837  = \$834  & \$836 ;
+  assign \$838  = \$691 [7:0] < \$692 [5:0];
+  assign \$839  = vdelbl ? denabl : enabl;
+  assign \$840  = \$838  & \$839 ;
+  assign \$841  = \$837  & \$840 ;
+  assign \$842  = ~ resmp1;
+  assign \$843  = enam1 & \$842 ;
+  assign \$844  = \hit$148  & \$843 ;
+  assign \$847  = \$846  & pfb;
+  assign \$848  = ~ resmp1;
+  assign \$849  = enam1 & \$848 ;
+  assign \$850  = \hit$148  & \$849 ;
+  assign \$853  = \$691 [7:0] < \$692 [5:0];
+  assign \$854  = vdelbl ? denabl : enabl;
+  assign \$855  = \$853  & \$854 ;
+  assign \$856  = \$852  & \$855 ;
+  assign \$857  = \$691 [7:0] < \$692 [5:0];
+  assign \$858  = vdelbl ? denabl : enabl;
+  assign \$859  = \$857  & \$858 ;
+  assign \$860  = \$859  & pfb;
+  assign \$861  = \bit  & \bit$138 ;
+  assign \$862  = ~ resmp0;
+  assign \$863  = enam0 & \$862 ;
+  assign \$864  = \hit$143  & \$863 ;
+  assign \$865  = m0_mode == 2'h2;
+  assign \$866  = ~ \$865 ;
+  assign \$867  = \$864  & \$866 ;
+  assign \$868  = ~ resmp1;
+  assign \$869  = enam1 & \$868 ;
+  assign \$870  = \hit$148  & \$869 ;
+  assign \$873  = \$867  & \$872 ;
+  assign \$874  = ~ vblank[1];
+  assign \$875  = drawn & \$874 ;
+  assign coll_vis = \$875  ? { \$873 , \$861 , \$860 , \$856 , \$847 , \$841 , \$831 , \$824 , \$820 , \$819 , \$815 , \$814 , \$808 , \$802 , \$795  } : 15'h0000;
+  assign \$876  = paddle_mode0 == 1'h1;
+  assign \$877  = ! paddle_mode0;
+  assign \$878  = ~ dump_enabled;
+  assign \$879  = \$877  & \$878 ;
+  assign \$880  = cyc >= paddle0_charge_at;
+  assign \$881  = \$879  & \$880 ;
+  assign \$882  = \$876  | \$881 ;
+  assign \$883  = paddle_mode1 == 1'h1;
+  assign \$884  = ! paddle_mode1;
+  assign \$885  = ~ dump_enabled;
+  assign \$886  = \$884  & \$885 ;
+  assign \$887  = cyc >= paddle1_charge_at;
+  assign \$888  = \$886  & \$887 ;
+  assign \$889  = \$883  | \$888 ;
+  assign \$890  = paddle_mode2 == 1'h1;
+  assign \$891  = ! paddle_mode2;
+  assign \$892  = ~ dump_enabled;
+  assign \$893  = \$891  & \$892 ;
+  assign \$894  = cyc >= paddle2_charge_at;
+  assign \$895  = \$893  & \$894 ;
+  assign \$896  = \$890  | \$895 ;
+  assign \$897  = paddle_mode3 == 1'h1;
+  assign \$898  = ! paddle_mode3;
+  assign \$899  = ~ dump_enabled;
+  assign \$900  = \$898  & \$899 ;
+  assign \$901  = cyc >= paddle3_charge_at;
+  assign \$902  = \$900  & \$901 ;
+  assign \$903  = \$897  | \$902 ;
+  assign \$904  = wr_hpos == 8'he3;
+  assign \$905  = wr_hpos + 1'h1;
+  assign \$906  = \$904  ? 9'h000 : \$905 ;
+  assign \$910  = wm > delay;
+  assign eff = \$910  ? wm : delay;
+  assign \$911  = wr_resp - posp0;
+  assign \$912  = $signed(\$911 [9:0]) < $signed(1'h0);
+  assign \$913  = $signed(\$911 [9:0]) + $signed(9'h0a0);
+  assign \$914  = \$912  ? \$913  : { \$911 [9], \$911 [9:0] };
+  assign \$915  = \$914 [7:0] >= 1'h0;
+  assign \$916  = \$914 [7:0] < 3'h4;
+  assign \$917  = \$915  & \$916 ;
+  assign \$919  = \$914 [7:0] >= 3'h4;
+  assign \$920  = \$914 [7:0] < 4'hc;
+  assign \$921  = \$919  & \$920 ;
+  assign \$923  = \$914 [7:0] >= 1'h0;
+  assign \$924  = \$914 [7:0] < 3'h4;
+  assign \$925  = \$923  & \$924 ;
+  assign \$927  = \$914 [7:0] >= 5'h10;
+  assign \$928  = \$914 [7:0] < 5'h14;
+  assign \$929  = \$927  & \$928 ;
+  assign \$930  = \$926  | \$929 ;
+  assign \$931  = \$914 [7:0] >= 3'h4;
+  assign \$932  = \$914 [7:0] < 4'hc;
+  assign \$933  = \$931  & \$932 ;
+  assign \$935  = \$914 [7:0] >= 5'h14;
+  assign \$936  = \$914 [7:0] < 5'h1c;
+  assign \$937  = \$935  & \$936 ;
+  assign \$938  = \$934  | \$937 ;
+  assign \$939  = \$914 [7:0] >= 1'h0;
+  assign \$940  = \$914 [7:0] < 3'h4;
+  assign \$941  = \$939  & \$940 ;
+  assign \$943  = \$914 [7:0] >= 6'h20;
+  assign \$944  = \$914 [7:0] < 6'h24;
+  assign \$945  = \$943  & \$944 ;
+  assign \$946  = \$942  | \$945 ;
+  assign \$947  = \$914 [7:0] >= 3'h4;
+  assign \$948  = \$914 [7:0] < 4'hc;
+  assign \$949  = \$947  & \$948 ;
+  assign \$951  = \$914 [7:0] >= 6'h24;
+  assign \$952  = \$914 [7:0] < 6'h2c;
+  assign \$953  = \$951  & \$952 ;
+  assign \$954  = \$950  | \$953 ;
+  assign \$955  = \$914 [7:0] >= 1'h0;
+  assign \$956  = \$914 [7:0] < 3'h4;
+  assign \$957  = \$955  & \$956 ;
+  assign \$959  = \$914 [7:0] >= 5'h10;
+  assign \$960  = \$914 [7:0] < 5'h14;
+  assign \$961  = \$959  & \$960 ;
+  assign \$962  = \$958  | \$961 ;
+  assign \$963  = \$914 [7:0] >= 6'h20;
+  assign \$964  = \$914 [7:0] < 6'h24;
+  assign \$965  = \$963  & \$964 ;
+  assign \$966  = \$962  | \$965 ;
+  assign \$967  = \$914 [7:0] >= 3'h4;
+  assign \$968  = \$914 [7:0] < 4'hc;
+  assign \$969  = \$967  & \$968 ;
+  assign \$971  = \$914 [7:0] >= 5'h14;
+  assign \$972  = \$914 [7:0] < 5'h1c;
+  assign \$973  = \$971  & \$972 ;
+  assign \$974  = \$970  | \$973 ;
+  assign \$975  = \$914 [7:0] >= 6'h24;
+  assign \$976  = \$914 [7:0] < 6'h2c;
+  assign \$977  = \$975  & \$976 ;
+  assign \$978  = \$974  | \$977 ;
+  assign \$979  = \$914 [7:0] >= 1'h0;
+  assign \$980  = \$914 [7:0] < 3'h4;
+  assign \$981  = \$979  & \$980 ;
+  assign \$983  = \$914 [7:0] >= 7'h40;
+  assign \$984  = \$914 [7:0] < 7'h44;
+  assign \$985  = \$983  & \$984 ;
+  assign \$986  = \$982  | \$985 ;
+  assign \$987  = \$914 [7:0] >= 3'h4;
+  assign \$988  = \$914 [7:0] < 4'hc;
+  assign \$989  = \$987  & \$988 ;
+  assign \$991  = \$914 [7:0] >= 7'h44;
+  assign \$992  = \$914 [7:0] < 7'h4c;
+  assign \$993  = \$991  & \$992 ;
+  assign \$994  = \$990  | \$993 ;
+  assign \$995  = \$914 [7:0] >= 1'h0;
+  assign \$996  = \$914 [7:0] < 3'h4;
+  assign \$997  = \$995  & \$996 ;
+  assign \$999  = \$914 [7:0] >= 3'h4;
+  assign \$1000  = \$914 [7:0] < 5'h14;
+  assign \$1001  = \$999  & \$1000 ;
+  assign \$1003  = \$914 [7:0] >= 1'h0;
+  assign \$1004  = \$914 [7:0] < 3'h4;
+  assign \$1005  = \$1003  & \$1004 ;
+  assign \$1007  = \$914 [7:0] >= 6'h20;
+  assign \$1008  = \$914 [7:0] < 6'h24;
+  assign \$1009  = \$1007  & \$1008 ;
+  assign \$1010  = \$1006  | \$1009 ;
+  assign \$1011  = \$914 [7:0] >= 7'h40;
+  assign \$1012  = \$914 [7:0] < 7'h44;
+  assign \$1013  = \$1011  & \$1012 ;
+  assign \$1014  = \$1010  | \$1013 ;
+  assign \$1015  = \$914 [7:0] >= 3'h4;
+  assign \$1016  = \$914 [7:0] < 4'hc;
+  assign \$1017  = \$1015  & \$1016 ;
+  assign \$1019  = \$914 [7:0] >= 6'h24;
+  assign \$1020  = \$914 [7:0] < 6'h2c;
+  assign \$1021  = \$1019  & \$1020 ;
+  assign \$1022  = \$1018  | \$1021 ;
+  assign \$1023  = \$914 [7:0] >= 7'h44;
+  assign \$1024  = \$914 [7:0] < 7'h4c;
+  assign \$1025  = \$1023  & \$1024 ;
+  assign \$1026  = \$1022  | \$1025 ;
+  assign \$1027  = \$914 [7:0] >= 1'h0;
+  assign \$1028  = \$914 [7:0] < 3'h4;
+  assign \$1029  = \$1027  & \$1028 ;
+  assign \$1031  = \$914 [7:0] >= 3'h4;
+  assign \$1032  = \$914 [7:0] < 6'h24;
+  assign \$1033  = \$1031  & \$1032 ;
+  assign \$1035  = wr_resp - posp1;
+  assign \$1036  = $signed(\$1035 [9:0]) < $signed(1'h0);
+  assign \$1037  = $signed(\$1035 [9:0]) + $signed(9'h0a0);
+  assign \$1038  = \$1036  ? \$1037  : { \$1035 [9], \$1035 [9:0] };
+  assign \$1039  = \$1038 [7:0] >= 1'h0;
+  assign \$1040  = \$1038 [7:0] < 3'h4;
+  assign \$1041  = \$1039  & \$1040 ;
+  assign \$1043  = \$1038 [7:0] >= 3'h4;
+  assign \$1044  = \$1038 [7:0] < 4'hc;
+  assign \$1045  = \$1043  & \$1044 ;
+  assign \$1047  = \$1038 [7:0] >= 1'h0;
+  assign \$1048  = \$1038 [7:0] < 3'h4;
+  assign \$1049  = \$1047  & \$1048 ;
+  assign \$1051  = \$1038 [7:0] >= 5'h10;
+  assign \$1052  = \$1038 [7:0] < 5'h14;
+  assign \$1053  = \$1051  & \$1052 ;
+  assign \$1054  = \$1050  | \$1053 ;
+  assign \$1055  = \$1038 [7:0] >= 3'h4;
+  assign \$1056  = \$1038 [7:0] < 4'hc;
+  assign \$1057  = \$1055  & \$1056 ;
+  assign \$1059  = \$1038 [7:0] >= 5'h14;
+  assign \$1060  = \$1038 [7:0] < 5'h1c;
+  assign \$1061  = \$1059  & \$1060 ;
+  assign \$1062  = \$1058  | \$1061 ;
+  assign \$1063  = \$1038 [7:0] >= 1'h0;
+  assign \$1064  = \$1038 [7:0] < 3'h4;
+  assign \$1065  = \$1063  & \$1064 ;
+  assign \$1067  = \$1038 [7:0] >= 6'h20;
+  assign \$1068  = \$1038 [7:0] < 6'h24;
+  assign \$1069  = \$1067  & \$1068 ;
+  assign \$1070  = \$1066  | \$1069 ;
+  assign \$1071  = \$1038 [7:0] >= 3'h4;
+  assign \$1072  = \$1038 [7:0] < 4'hc;
+  assign \$1073  = \$1071  & \$1072 ;
+  assign \$1075  = \$1038 [7:0] >= 6'h24;
+  assign \$1076  = \$1038 [7:0] < 6'h2c;
+  assign \$1077  = \$1075  & \$1076 ;
+  assign \$1078  = \$1074  | \$1077 ;
+  assign \$1079  = \$1038 [7:0] >= 1'h0;
+  assign \$1080  = \$1038 [7:0] < 3'h4;
+  assign \$1081  = \$1079  & \$1080 ;
+  assign \$1083  = \$1038 [7:0] >= 5'h10;
+  assign \$1084  = \$1038 [7:0] < 5'h14;
+  assign \$1085  = \$1083  & \$1084 ;
+  assign \$1086  = \$1082  | \$1085 ;
+  assign \$1087  = \$1038 [7:0] >= 6'h20;
+  assign \$1088  = \$1038 [7:0] < 6'h24;
+  assign \$1089  = \$1087  & \$1088 ;
+  assign \$1090  = \$1086  | \$1089 ;
+  assign \$1091  = \$1038 [7:0] >= 3'h4;
+  assign \$1092  = \$1038 [7:0] < 4'hc;
+  assign \$1093  = \$1091  & \$1092 ;
+  assign \$1095  = \$1038 [7:0] >= 5'h14;
+  assign \$1096  = \$1038 [7:0] < 5'h1c;
+  assign \$1097  = \$1095  & \$1096 ;
+  assign \$1098  = \$1094  | \$1097 ;
+  assign \$1099  = \$1038 [7:0] >= 6'h24;
+  assign \$1100  = \$1038 [7:0] < 6'h2c;
+  assign \$1101  = \$1099  & \$1100 ;
+  assign \$1102  = \$1098  | \$1101 ;
+  assign \$1103  = \$1038 [7:0] >= 1'h0;
+  assign \$1104  = \$1038 [7:0] < 3'h4;
+  assign \$1105  = \$1103  & \$1104 ;
+  assign \$1107  = \$1038 [7:0] >= 7'h40;
+  assign \$1108  = \$1038 [7:0] < 7'h44;
+  assign \$1109  = \$1107  & \$1108 ;
+  assign \$1110  = \$1106  | \$1109 ;
+  assign \$1111  = \$1038 [7:0] >= 3'h4;
+  assign \$1112  = \$1038 [7:0] < 4'hc;
+  assign \$1113  = \$1111  & \$1112 ;
+  assign \$1115  = \$1038 [7:0] >= 7'h44;
+  assign \$1116  = \$1038 [7:0] < 7'h4c;
+  assign \$1117  = \$1115  & \$1116 ;
+  assign \$1118  = \$1114  | \$1117 ;
+  assign \$1119  = \$1038 [7:0] >= 1'h0;
+  assign \$1120  = \$1038 [7:0] < 3'h4;
+  assign \$1121  = \$1119  & \$1120 ;
+  assign \$1123  = \$1038 [7:0] >= 3'h4;
+  assign \$1124  = \$1038 [7:0] < 5'h14;
+  assign \$1125  = \$1123  & \$1124 ;
+  assign \$1127  = \$1038 [7:0] >= 1'h0;
+  assign \$1128  = \$1038 [7:0] < 3'h4;
+  assign \$1129  = \$1127  & \$1128 ;
+  assign \$1131  = \$1038 [7:0] >= 6'h20;
+  assign \$1132  = \$1038 [7:0] < 6'h24;
+  assign \$1133  = \$1131  & \$1132 ;
+  assign \$1134  = \$1130  | \$1133 ;
+  assign \$1135  = \$1038 [7:0] >= 7'h40;
+  assign \$1136  = \$1038 [7:0] < 7'h44;
+  assign \$1137  = \$1135  & \$1136 ;
+  assign \$1138  = \$1134  | \$1137 ;
+  assign \$1139  = \$1038 [7:0] >= 3'h4;
+  assign \$1140  = \$1038 [7:0] < 4'hc;
+  assign \$1141  = \$1139  & \$1140 ;
+  assign \$1143  = \$1038 [7:0] >= 6'h24;
+  assign \$1144  = \$1038 [7:0] < 6'h2c;
+  assign \$1145  = \$1143  & \$1144 ;
+  assign \$1146  = \$1142  | \$1145 ;
+  assign \$1147  = \$1038 [7:0] >= 7'h44;
+  assign \$1148  = \$1038 [7:0] < 7'h4c;
+  assign \$1149  = \$1147  & \$1148 ;
+  assign \$1150  = \$1146  | \$1149 ;
+  assign \$1151  = \$1038 [7:0] >= 1'h0;
+  assign \$1152  = \$1038 [7:0] < 3'h4;
+  assign \$1153  = \$1151  & \$1152 ;
+  assign \$1155  = \$1038 [7:0] >= 3'h4;
+  assign \$1156  = \$1038 [7:0] < 6'h24;
+  assign \$1157  = \$1155  & \$1156 ;
+  assign \$1159  = hpos == 8'he3;
+  assign \$1160  = line + \$1159 ;
+  assign \$1161  = cosmic_cnt + 1'h1;
+  assign \$1163  = posm0 - jump;
+  assign \$1164  = pend_cnt == 1'h1;
+  assign fire = pend & \$1164 ;
+  assign \$1165  = bus_strobe & bus_write;
+  assign \$1166  = bus_addr != 5'h10;
   assign \$1167  = \$1165  & \$1166 ;
-  assign \$1168  = \$1164  | \$1167 ;
-  assign \$1169  = \$1056 [7:0] >= 1'h0;
-  assign \$1170  = \$1056 [7:0] < 3'h4;
-  assign \$1171  = \$1169  & \$1170 ;
-  assign \$1173  = \$1056 [7:0] >= 3'h4;
-  assign \$1174  = \$1056 [7:0] < 6'h24;
-  assign \$1175  = \$1173  & \$1174 ;
-  assign \$1177  = hpos == 8'he3;
-  assign \$1178  = line + \$1177 ;
-  assign \$1179  = cosmic_cnt + 1'h1;
-  assign \$1181  = posm0 - jump;
-  assign \$1182  = pend_cnt == 1'h1;
-  assign fire = pend & \$1182 ;
-  assign \$1183  = bus_strobe & bus_write;
-  assign \$1184  = bus_addr != 5'h10;
-  assign \$1185  = \$1183  & \$1184 ;
-  assign \$1186  = bus_addr != 5'h11;
-  assign new_generic = \$1185  & \$1186 ;
-  assign \$1187  = ! eff;
-  assign \$1188  = new_generic & \$1187 ;
-  assign \$1189  = ap_cycle <= 5'h14;
-  assign \$1190  = ap_cycle == 7'h4b;
-  assign \$1191  = \$1189  | \$1190 ;
-  assign \$1192  = ap_cycle >= 6'h36;
-  assign \$1195  = \$1193  > \$1194 ;
-  assign \$1198  = \$1195  ? \$1196  : \$1197 ;
-  assign \$1199  = 4'h8 - \$1198 ;
-  assign \$1202  = \$1200  < \$1201 ;
-  assign \$1205  = \$1203  - \$1204 ;
-  assign \$1206  = \$1202  ? \$1205  : 5'h00;
-  assign \$1207  = - $signed(\$1206 );
-  assign \$1208  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
-  assign \$1209  = ap_cycle <= 5'h14;
-  assign \$1210  = ap_cycle == 7'h4b;
-  assign \$1211  = \$1209  | \$1210 ;
-  assign \$1212  = ap_cycle >= 6'h36;
-  assign \$1215  = \$1213  > \$1214 ;
-  assign \$1218  = \$1215  ? \$1216  : \$1217 ;
-  assign \$1219  = 4'h8 - \$1218 ;
-  assign \$1222  = \$1220  < \$1221 ;
-  assign \$1225  = \$1223  - \$1224 ;
-  assign \$1226  = \$1222  ? \$1225  : 5'h00;
-  assign \$1227  = - $signed(\$1226 );
-  assign \$1228  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$176 );
-  assign \$1229  = ap_cycle <= 5'h14;
-  assign \$1230  = ap_cycle == 7'h4b;
-  assign \$1231  = \$1229  | \$1230 ;
-  assign \$1232  = ap_cycle >= 6'h36;
-  assign \$1235  = \$1233  > \$1234 ;
-  assign \$1238  = \$1235  ? \$1236  : \$1237 ;
-  assign \$1239  = 4'h8 - \$1238 ;
-  assign \$1242  = \$1240  < \$1241 ;
-  assign \$1245  = \$1243  - \$1244 ;
-  assign \$1246  = \$1242  ? \$1245  : 5'h00;
-  assign \$1247  = - $signed(\$1246 );
-  assign \$1248  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$177 );
-  assign \$1249  = ap_cycle <= 5'h14;
-  assign \$1250  = ap_cycle == 7'h4b;
-  assign \$1251  = \$1249  | \$1250 ;
-  assign \$1252  = ap_cycle >= 6'h36;
-  assign \$1255  = \$1253  > \$1254 ;
-  assign \$1258  = \$1255  ? \$1256  : \$1257 ;
-  assign \$1259  = 4'h8 - \$1258 ;
-  assign \$1262  = \$1260  < \$1261 ;
-  assign \$1265  = \$1263  - \$1264 ;
-  assign \$1266  = \$1262  ? \$1265  : 5'h00;
-  assign \$1267  = - $signed(\$1266 );
-  assign \$1268  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$178 );
-  assign \$1269  = ap_cycle <= 5'h14;
-  assign \$1270  = ap_cycle == 7'h4b;
-  assign \$1271  = \$1269  | \$1270 ;
-  assign \$1272  = ap_cycle >= 6'h36;
-  assign \$1275  = \$1273  > \$1274 ;
-  assign \$1278  = \$1275  ? \$1276  : \$1277 ;
-  assign \$1279  = 4'h8 - \$1278 ;
-  assign \$1282  = \$1280  < \$1281 ;
-  assign \$1285  = \$1283  - \$1284 ;
-  assign \$1286  = \$1282  ? \$1285  : 5'h00;
-  assign \$1287  = - $signed(\$1286 );
-  assign \$1288  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$179 );
-  assign \$1289  = bus_strobe & bus_write;
-  assign \$1290  = \port$4396$4 [0] ? 9'h156 : 9'h122;
-  assign \$1291  = \$1178 [15:0] > \$1290 ;
-  assign \$1292  = vsync_count >= 7'h4c;
-  assign \$1293  = vsync_armed & \$1292 ;
+  assign \$1168  = bus_addr != 5'h11;
+  assign new_generic = \$1167  & \$1168 ;
+  assign \$1169  = ! eff;
+  assign \$1170  = new_generic & \$1169 ;
+  assign \$1171  = ap_cycle <= 5'h14;
+  assign \$1172  = ap_cycle == 7'h4b;
+  assign \$1173  = \$1171  | \$1172 ;
+  assign \$1174  = ap_cycle >= 6'h36;
+  assign \$1177  = \$1175  > \$1176 ;
+  assign \$1180  = \$1177  ? \$1178  : \$1179 ;
+  assign \$1181  = 4'h8 - \$1180 ;
+  assign \$1184  = \$1182  < \$1183 ;
+  assign \$1187  = \$1185  - \$1186 ;
+  assign \$1188  = \$1184  ? \$1187  : 5'h00;
+  assign \$1189  = - $signed(\$1188 );
+  assign \$1190  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
+  assign \$1191  = ap_cycle <= 5'h14;
+  assign \$1192  = ap_cycle == 7'h4b;
+  assign \$1193  = \$1191  | \$1192 ;
+  assign \$1194  = ap_cycle >= 6'h36;
+  assign \$1197  = \$1195  > \$1196 ;
+  assign \$1200  = \$1197  ? \$1198  : \$1199 ;
+  assign \$1201  = 4'h8 - \$1200 ;
+  assign \$1204  = \$1202  < \$1203 ;
+  assign \$1207  = \$1205  - \$1206 ;
+  assign \$1208  = \$1204  ? \$1207  : 5'h00;
+  assign \$1209  = - $signed(\$1208 );
+  assign \$1210  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$179 );
+  assign \$1211  = ap_cycle <= 5'h14;
+  assign \$1212  = ap_cycle == 7'h4b;
+  assign \$1213  = \$1211  | \$1212 ;
+  assign \$1214  = ap_cycle >= 6'h36;
+  assign \$1217  = \$1215  > \$1216 ;
+  assign \$1220  = \$1217  ? \$1218  : \$1219 ;
+  assign \$1221  = 4'h8 - \$1220 ;
+  assign \$1224  = \$1222  < \$1223 ;
+  assign \$1227  = \$1225  - \$1226 ;
+  assign \$1228  = \$1224  ? \$1227  : 5'h00;
+  assign \$1229  = - $signed(\$1228 );
+  assign \$1230  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$180 );
+  assign \$1231  = ap_cycle <= 5'h14;
+  assign \$1232  = ap_cycle == 7'h4b;
+  assign \$1233  = \$1231  | \$1232 ;
+  assign \$1234  = ap_cycle >= 6'h36;
+  assign \$1237  = \$1235  > \$1236 ;
+  assign \$1240  = \$1237  ? \$1238  : \$1239 ;
+  assign \$1241  = 4'h8 - \$1240 ;
+  assign \$1244  = \$1242  < \$1243 ;
+  assign \$1247  = \$1245  - \$1246 ;
+  assign \$1248  = \$1244  ? \$1247  : 5'h00;
+  assign \$1249  = - $signed(\$1248 );
+  assign \$1250  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$181 );
+  assign \$1251  = ap_cycle <= 5'h14;
+  assign \$1252  = ap_cycle == 7'h4b;
+  assign \$1253  = \$1251  | \$1252 ;
+  assign \$1254  = ap_cycle >= 6'h36;
+  assign \$1257  = \$1255  > \$1256 ;
+  assign \$1260  = \$1257  ? \$1258  : \$1259 ;
+  assign \$1261  = 4'h8 - \$1260 ;
+  assign \$1264  = \$1262  < \$1263 ;
+  assign \$1267  = \$1265  - \$1266 ;
+  assign \$1268  = \$1264  ? \$1267  : 5'h00;
+  assign \$1269  = - $signed(\$1268 );
+  assign \$1270  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$182 );
+  assign \$1271  = bus_strobe & bus_write;
+  assign \$1272  = \port$5662$4 [0] ? 9'h156 : 9'h122;
+  assign \$1273  = \$1160 [15:0] > \$1272 ;
+  assign \$1274  = vsync_count >= 7'h4c;
+  assign \$1275  = vsync_armed & \$1274 ;
   always @(posedge clk)
-    x <= \$1294 ;
+    x <= \$1276 ;
   always @(posedge clk)
-    wr_hpos <= \$1295 ;
+    paddle0_charge_at <= \$1277 ;
   always @(posedge clk)
-    wr_phase <= \$1296 ;
+    paddle1_charge_at <= \$1278 ;
   always @(posedge clk)
-    wr_cycle <= \$1297 ;
+    paddle2_charge_at <= \$1279 ;
   always @(posedge clk)
-    wr_resm <= \$1298 ;
+    paddle3_charge_at <= \$1280 ;
   always @(posedge clk)
-    wr_resp <= \$1299 ;
+    coll_read <= \$1281 ;
   always @(posedge clk)
-    wm <= \$1300 ;
+    inpt_read <= \$1282 ;
   always @(posedge clk)
-    since_hmove <= \$1301 ;
+    wr_hpos <= \$1283 ;
   always @(posedge clk)
-    vsync_count <= \$1302 ;
+    wr_phase <= \$1284 ;
   always @(posedge clk)
-    collision <= \$1303 ;
+    wr_cycle <= \$1285 ;
   always @(posedge clk)
-    p0_skip <= \$1304 ;
+    wr_resm <= \$1286 ;
   always @(posedge clk)
-    p1_skip <= \$1305 ;
+    wr_resp <= \$1287 ;
   always @(posedge clk)
-    pf_reflect <= \$1306 ;
+    wm <= \$1288 ;
   always @(posedge clk)
-    cosmic_cnt <= \$1307 ;
+    since_hmove <= \$1289 ;
   always @(posedge clk)
-    posm0 <= \$1308 ;
+    vsync_count <= \$1290 ;
   always @(posedge clk)
-    m0_mode <= \$1309 ;
+    collision <= \$1291 ;
   always @(posedge clk)
-    hmove_blank <= \$1310 ;
+    p0_skip <= \$1292 ;
   always @(posedge clk)
-    pend_cnt <= \$1311 ;
+    p1_skip <= \$1293 ;
   always @(posedge clk)
-    pend <= \$1312 ;
+    pf_reflect <= \$1294 ;
   always @(posedge clk)
-    vblank <= \$1313 ;
+    cosmic_cnt <= \$1295 ;
   always @(posedge clk)
-    nusiz0 <= \$1314 ;
+    posm0 <= \$1296 ;
   always @(posedge clk)
-    nusiz1 <= \$1315 ;
+    m0_mode <= \$1297 ;
   always @(posedge clk)
-    colup0 <= \$1316 ;
+    hmove_blank <= \$1298 ;
   always @(posedge clk)
-    colup1 <= \$1317 ;
+    pend_cnt <= \$1299 ;
   always @(posedge clk)
-    colupf <= \$1318 ;
+    pend <= \$1300 ;
   always @(posedge clk)
-    colubk <= \$1319 ;
+    vblank <= \$1301 ;
   always @(posedge clk)
-    ctrlpf <= \$1320 ;
+    nusiz0 <= \$1302 ;
   always @(posedge clk)
-    refp0 <= \$1321 ;
+    nusiz1 <= \$1303 ;
   always @(posedge clk)
-    refp1 <= \$1322 ;
+    colup0 <= \$1304 ;
   always @(posedge clk)
-    pf <= \$1323 ;
+    colup1 <= \$1305 ;
   always @(posedge clk)
-    posm1 <= \$1324 ;
+    colupf <= \$1306 ;
   always @(posedge clk)
-    posbl <= \$1325 ;
+    colubk <= \$1307 ;
   always @(posedge clk)
-    grp0 <= \$1326 ;
+    ctrlpf <= \$1308 ;
   always @(posedge clk)
-    dgrp1 <= \$1327 ;
+    refp0 <= \$1309 ;
   always @(posedge clk)
-    grp1 <= \$1328 ;
+    refp1 <= \$1310 ;
   always @(posedge clk)
-    dgrp0 <= \$1329 ;
+    pf <= \$1311 ;
   always @(posedge clk)
-    denabl <= \$1330 ;
+    posm1 <= \$1312 ;
   always @(posedge clk)
-    enam0 <= \$1331 ;
+    posbl <= \$1313 ;
   always @(posedge clk)
-    enam1 <= \$1332 ;
+    grp0 <= \$1314 ;
   always @(posedge clk)
-    enabl <= \$1333 ;
+    dgrp1 <= \$1315 ;
   always @(posedge clk)
-    hmp0 <= \$1334 ;
+    grp1 <= \$1316 ;
   always @(posedge clk)
-    hmp1 <= \$1335 ;
+    dgrp0 <= \$1317 ;
   always @(posedge clk)
-    hmm0 <= \$1336 ;
+    denabl <= \$1318 ;
   always @(posedge clk)
-    cosmic <= \$1337 ;
+    enam0 <= \$1319 ;
   always @(posedge clk)
-    hmm1 <= \$1338 ;
+    enam1 <= \$1320 ;
   always @(posedge clk)
-    hmbl <= \$1339 ;
+    enabl <= \$1321 ;
   always @(posedge clk)
-    vdelp0 <= \$1340 ;
+    hmp0 <= \$1322 ;
   always @(posedge clk)
-    vdelp1 <= \$1341 ;
+    hmp1 <= \$1323 ;
   always @(posedge clk)
-    vdelbl <= \$1342 ;
+    hmm0 <= \$1324 ;
   always @(posedge clk)
-    resmp0 <= \$1343 ;
+    cosmic <= \$1325 ;
   always @(posedge clk)
-    resmp1 <= \$1344 ;
+    hmm1 <= \$1326 ;
   always @(posedge clk)
-    posp0 <= \$1345 ;
+    hmbl <= \$1327 ;
   always @(posedge clk)
-    posp1 <= \$1346 ;
+    vdelp0 <= \$1328 ;
   always @(posedge clk)
-    rp0_cnt <= \$1347 ;
+    vdelp1 <= \$1329 ;
   always @(posedge clk)
-    rp0_valid <= \$1348 ;
+    vdelbl <= \$1330 ;
   always @(posedge clk)
-    rp1_cnt <= \$1349 ;
+    resmp0 <= \$1331 ;
   always @(posedge clk)
-    rp1_valid <= \$1350 ;
+    resmp1 <= \$1332 ;
   always @(posedge clk)
-    vsync_armed <= \$1351 ;
+    posp0 <= \$1333 ;
   always @(posedge clk)
-    dump_enabled <= \$1352 ;
+    posp1 <= \$1334 ;
   always @(posedge clk)
-    dump_disabled_cycle <= \$1353 ;
+    rp0_cnt <= \$1335 ;
   always @(posedge clk)
-    vblank_dump <= \$1354 ;
+    rp0_valid <= \$1336 ;
   always @(posedge clk)
-    wsync <= \$1355 ;
+    rp1_cnt <= \$1337 ;
   always @(posedge clk)
-    rp0_x <= \$1356 ;
+    rp1_valid <= \$1338 ;
   always @(posedge clk)
-    rp0_skip <= \$1357 ;
+    vsync_armed <= \$1339 ;
   always @(posedge clk)
-    rp1_x <= \$1358 ;
+    dump_enabled <= \$1340 ;
   always @(posedge clk)
-    rp1_skip <= \$1359 ;
+    dump_disabled_cycle <= \$1341 ;
   always @(posedge clk)
-    pend_addr <= \$1360 ;
+    vblank_dump <= \$1342 ;
   always @(posedge clk)
-    pend_data <= \$1361 ;
+    wsync <= \$1343 ;
   always @(posedge clk)
-    pend_hpos <= \$1362 ;
+    rp0_x <= \$1344 ;
   always @(posedge clk)
-    pend_cycle <= \$1363 ;
+    rp0_skip <= \$1345 ;
   always @(posedge clk)
-    pend_resm <= \$1364 ;
+    rp1_x <= \$1346 ;
   always @(posedge clk)
-    pend_since <= \$1365 ;
+    rp1_skip <= \$1347 ;
+  always @(posedge clk)
+    pend_addr <= \$1348 ;
+  always @(posedge clk)
+    pend_data <= \$1349 ;
+  always @(posedge clk)
+    pend_hpos <= \$1350 ;
+  always @(posedge clk)
+    pend_cycle <= \$1351 ;
+  always @(posedge clk)
+    pend_resm <= \$1352 ;
+  always @(posedge clk)
+    pend_since <= \$1353 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ hmp0[3];
   assign \$auto$rtlil.cc:2739:Not$12  = ~ hmp1[3];
   assign \$auto$rtlil.cc:2739:Not$14  = ~ hmp1[3];
@@ -14044,13 +17736,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (color)
       2'h0:
-          \$783  = colubk;
+          \$788  = colubk;
       2'h1:
-          \$783  = colupf;
+          \$788  = colupf;
       2'h2:
-          \$783  = colup0;
+          \$788  = colup0;
       2'h3:
-          \$783  = colup1;
+          \$788  = colup1;
     endcase
   end
   always @* begin
@@ -14058,13 +17750,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (wr_cycle[1:0])
       2'h0:
-          \$925  = 4'h4;
+          \$907  = 4'h4;
       2'h1:
-          \$925  = 4'h5;
+          \$907  = 4'h5;
       2'h2:
-          \$925  = 4'h2;
+          \$907  = 4'h2;
       2'h3:
-          \$925  = 4'h3;
+          \$907  = 4'h3;
     endcase
   end
   always @* begin
@@ -14072,13 +17764,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (wr_cycle[1:0])
       2'h0:
-          \$926  = 4'h4;
+          \$908  = 4'h4;
       2'h1:
-          \$926  = 4'h5;
+          \$908  = 4'h5;
       2'h2:
-          \$926  = 4'h2;
+          \$908  = 4'h2;
       2'h3:
-          \$926  = 4'h3;
+          \$908  = 4'h3;
     endcase
   end
   always @* begin
@@ -14086,13 +17778,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (wr_cycle[1:0])
       2'h0:
-          \$927  = 4'h4;
+          \$909  = 4'h4;
       2'h1:
-          \$927  = 4'h5;
+          \$909  = 4'h5;
       2'h2:
-          \$927  = 4'h2;
+          \$909  = 4'h2;
       2'h3:
-          \$927  = 4'h3;
+          \$909  = 4'h3;
     endcase
   end
   always @* begin
@@ -14100,13 +17792,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nc)
       2'h0:
-          \$1180  = 8'h12;
+          \$1162  = 8'h12;
       2'h1:
-          \$1180  = 8'h21;
+          \$1162  = 8'h21;
       2'h2:
-          \$1180  = 8'h00;
+          \$1162  = 8'h00;
       2'h3:
-          \$1180  = 8'h11;
+          \$1162  = 8'h11;
     endcase
   end
   always @* begin
@@ -14114,261 +17806,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1193  = 4'hf;
+          \$1175  = 4'hf;
       7'h01:
-          \$1193  = 4'hf;
+          \$1175  = 4'hf;
       7'h02:
-          \$1193  = 4'hf;
+          \$1175  = 4'hf;
       7'h03:
-          \$1193  = 4'hf;
+          \$1175  = 4'hf;
       7'h04:
-          \$1193  = 4'he;
+          \$1175  = 4'he;
       7'h05:
-          \$1193  = 4'hd;
+          \$1175  = 4'hd;
       7'h06:
-          \$1193  = 4'hd;
+          \$1175  = 4'hd;
       7'h07:
-          \$1193  = 4'hc;
+          \$1175  = 4'hc;
       7'h08:
-          \$1193  = 4'hb;
+          \$1175  = 4'hb;
       7'h09:
-          \$1193  = 4'ha;
+          \$1175  = 4'ha;
       7'h0a:
-          \$1193  = 4'ha;
+          \$1175  = 4'ha;
       7'h0b:
-          \$1193  = 4'h9;
+          \$1175  = 4'h9;
       7'h0c:
-          \$1193  = 4'h8;
+          \$1175  = 4'h8;
       7'h0d:
-          \$1193  = 4'h7;
+          \$1175  = 4'h7;
       7'h0e:
-          \$1193  = 4'h7;
+          \$1175  = 4'h7;
       7'h0f:
-          \$1193  = 4'h6;
+          \$1175  = 4'h6;
       7'h10:
-          \$1193  = 4'h5;
+          \$1175  = 4'h5;
       7'h11:
-          \$1193  = 4'h4;
+          \$1175  = 4'h4;
       7'h12:
-          \$1193  = 4'h4;
+          \$1175  = 4'h4;
       7'h13:
-          \$1193  = 4'h3;
+          \$1175  = 4'h3;
       7'h14:
-          \$1193  = 4'h2;
+          \$1175  = 4'h2;
       7'h15:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h16:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h17:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h18:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h19:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h1a:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h1b:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h1c:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h1d:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h1e:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h1f:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h20:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h21:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h22:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h23:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h24:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h25:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h26:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h27:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h28:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h29:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h2a:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h2b:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h2c:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h2d:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h2e:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h2f:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h30:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h31:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h32:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h33:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h34:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h35:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h36:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h37:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h38:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h39:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h3a:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h3b:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h3c:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h3d:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h3e:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h3f:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h40:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h41:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h42:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h43:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h44:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h45:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h46:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h47:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h48:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h49:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h4a:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h4b:
-          \$1193  = 4'hf;
+          \$1175  = 4'hf;
       7'h4c:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h4d:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h4e:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h4f:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h50:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h51:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h52:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h53:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h54:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h55:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h56:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h57:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h58:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h59:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h5a:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h5b:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h5c:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h5d:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h5e:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h5f:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h60:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h61:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h62:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h63:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h64:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h65:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h66:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h67:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h68:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h69:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h6a:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h6b:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h6c:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h6d:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h6e:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h6f:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h70:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h71:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h72:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h73:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h74:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h75:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h76:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h77:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h78:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h79:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h7a:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h7b:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h7c:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h7d:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h7e:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
       7'h7f:
-          \$1193  = 4'h0;
+          \$1175  = 4'h0;
     endcase
   end
   always @* begin
@@ -14376,261 +18068,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1197  = 4'hf;
+          \$1179  = 4'hf;
       7'h01:
-          \$1197  = 4'hf;
+          \$1179  = 4'hf;
       7'h02:
-          \$1197  = 4'hf;
+          \$1179  = 4'hf;
       7'h03:
-          \$1197  = 4'hf;
+          \$1179  = 4'hf;
       7'h04:
-          \$1197  = 4'he;
+          \$1179  = 4'he;
       7'h05:
-          \$1197  = 4'hd;
+          \$1179  = 4'hd;
       7'h06:
-          \$1197  = 4'hd;
+          \$1179  = 4'hd;
       7'h07:
-          \$1197  = 4'hc;
+          \$1179  = 4'hc;
       7'h08:
-          \$1197  = 4'hb;
+          \$1179  = 4'hb;
       7'h09:
-          \$1197  = 4'ha;
+          \$1179  = 4'ha;
       7'h0a:
-          \$1197  = 4'ha;
+          \$1179  = 4'ha;
       7'h0b:
-          \$1197  = 4'h9;
+          \$1179  = 4'h9;
       7'h0c:
-          \$1197  = 4'h8;
+          \$1179  = 4'h8;
       7'h0d:
-          \$1197  = 4'h7;
+          \$1179  = 4'h7;
       7'h0e:
-          \$1197  = 4'h7;
+          \$1179  = 4'h7;
       7'h0f:
-          \$1197  = 4'h6;
+          \$1179  = 4'h6;
       7'h10:
-          \$1197  = 4'h5;
+          \$1179  = 4'h5;
       7'h11:
-          \$1197  = 4'h4;
+          \$1179  = 4'h4;
       7'h12:
-          \$1197  = 4'h4;
+          \$1179  = 4'h4;
       7'h13:
-          \$1197  = 4'h3;
+          \$1179  = 4'h3;
       7'h14:
-          \$1197  = 4'h2;
+          \$1179  = 4'h2;
       7'h15:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h16:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h17:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h18:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h19:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h1a:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h1b:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h1c:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h1d:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h1e:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h1f:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h20:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h21:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h22:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h23:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h24:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h25:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h26:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h27:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h28:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h29:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h2a:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h2b:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h2c:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h2d:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h2e:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h2f:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h30:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h31:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h32:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h33:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h34:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h35:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h36:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h37:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h38:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h39:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h3a:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h3b:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h3c:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h3d:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h3e:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h3f:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h40:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h41:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h42:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h43:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h44:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h45:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h46:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h47:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h48:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h49:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h4a:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h4b:
-          \$1197  = 4'hf;
+          \$1179  = 4'hf;
       7'h4c:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h4d:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h4e:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h4f:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h50:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h51:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h52:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h53:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h54:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h55:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h56:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h57:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h58:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h59:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h5a:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h5b:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h5c:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h5d:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h5e:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h5f:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h60:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h61:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h62:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h63:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h64:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h65:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h66:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h67:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h68:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h69:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h6a:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h6b:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h6c:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h6d:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h6e:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h6f:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h70:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h71:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h72:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h73:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h74:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h75:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h76:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h77:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h78:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h79:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h7a:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h7b:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h7c:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h7d:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h7e:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
       7'h7f:
-          \$1197  = 4'h0;
+          \$1179  = 4'h0;
     endcase
   end
   always @* begin
@@ -14638,261 +18330,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h01:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h02:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h03:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h04:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h05:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h06:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h07:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h08:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h09:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h0a:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h0b:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h0c:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h0d:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h0e:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h0f:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h10:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h11:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h12:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h13:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h14:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h15:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h16:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h17:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h18:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h19:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h1a:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h1b:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h1c:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h1d:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h1e:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h1f:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h20:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h21:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h22:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h23:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h24:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h25:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h26:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h27:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h28:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h29:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h2a:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h2b:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h2c:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h2d:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h2e:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h2f:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h30:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h31:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h32:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h33:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h34:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h35:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h36:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h37:
-          \$1200  = 4'he;
+          \$1182  = 4'he;
       7'h38:
-          \$1200  = 4'hd;
+          \$1182  = 4'hd;
       7'h39:
-          \$1200  = 4'hc;
+          \$1182  = 4'hc;
       7'h3a:
-          \$1200  = 4'hc;
+          \$1182  = 4'hc;
       7'h3b:
-          \$1200  = 4'hb;
+          \$1182  = 4'hb;
       7'h3c:
-          \$1200  = 4'ha;
+          \$1182  = 4'ha;
       7'h3d:
-          \$1200  = 4'h9;
+          \$1182  = 4'h9;
       7'h3e:
-          \$1200  = 4'h9;
+          \$1182  = 4'h9;
       7'h3f:
-          \$1200  = 4'h8;
+          \$1182  = 4'h8;
       7'h40:
-          \$1200  = 4'h7;
+          \$1182  = 4'h7;
       7'h41:
-          \$1200  = 4'h6;
+          \$1182  = 4'h6;
       7'h42:
-          \$1200  = 4'h6;
+          \$1182  = 4'h6;
       7'h43:
-          \$1200  = 4'h5;
+          \$1182  = 4'h5;
       7'h44:
-          \$1200  = 4'h4;
+          \$1182  = 4'h4;
       7'h45:
-          \$1200  = 4'h3;
+          \$1182  = 4'h3;
       7'h46:
-          \$1200  = 4'h3;
+          \$1182  = 4'h3;
       7'h47:
-          \$1200  = 4'h2;
+          \$1182  = 4'h2;
       7'h48:
-          \$1200  = 4'h1;
+          \$1182  = 4'h1;
       7'h49:
-          \$1200  = 4'h0;
+          \$1182  = 4'h0;
       7'h4a:
-          \$1200  = 4'h0;
+          \$1182  = 4'h0;
       7'h4b:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h4c:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h4d:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h4e:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h4f:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h50:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h51:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h52:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h53:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h54:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h55:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h56:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h57:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h58:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h59:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h5a:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h5b:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h5c:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h5d:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h5e:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h5f:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h60:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h61:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h62:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h63:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h64:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h65:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h66:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h67:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h68:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h69:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h6a:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h6b:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h6c:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h6d:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h6e:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h6f:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h70:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h71:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h72:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h73:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h74:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h75:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h76:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h77:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h78:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h79:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h7a:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h7b:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h7c:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h7d:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h7e:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
       7'h7f:
-          \$1200  = 4'hf;
+          \$1182  = 4'hf;
     endcase
   end
   always @* begin
@@ -14900,261 +18592,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h01:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h02:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h03:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h04:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h05:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h06:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h07:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h08:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h09:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h0a:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h0b:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h0c:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h0d:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h0e:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h0f:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h10:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h11:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h12:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h13:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h14:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h15:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h16:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h17:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h18:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h19:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h1a:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h1b:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h1c:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h1d:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h1e:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h1f:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h20:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h21:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h22:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h23:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h24:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h25:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h26:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h27:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h28:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h29:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h2a:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h2b:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h2c:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h2d:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h2e:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h2f:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h30:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h31:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h32:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h33:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h34:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h35:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h36:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h37:
-          \$1204  = 4'he;
+          \$1186  = 4'he;
       7'h38:
-          \$1204  = 4'hd;
+          \$1186  = 4'hd;
       7'h39:
-          \$1204  = 4'hc;
+          \$1186  = 4'hc;
       7'h3a:
-          \$1204  = 4'hc;
+          \$1186  = 4'hc;
       7'h3b:
-          \$1204  = 4'hb;
+          \$1186  = 4'hb;
       7'h3c:
-          \$1204  = 4'ha;
+          \$1186  = 4'ha;
       7'h3d:
-          \$1204  = 4'h9;
+          \$1186  = 4'h9;
       7'h3e:
-          \$1204  = 4'h9;
+          \$1186  = 4'h9;
       7'h3f:
-          \$1204  = 4'h8;
+          \$1186  = 4'h8;
       7'h40:
-          \$1204  = 4'h7;
+          \$1186  = 4'h7;
       7'h41:
-          \$1204  = 4'h6;
+          \$1186  = 4'h6;
       7'h42:
-          \$1204  = 4'h6;
+          \$1186  = 4'h6;
       7'h43:
-          \$1204  = 4'h5;
+          \$1186  = 4'h5;
       7'h44:
-          \$1204  = 4'h4;
+          \$1186  = 4'h4;
       7'h45:
-          \$1204  = 4'h3;
+          \$1186  = 4'h3;
       7'h46:
-          \$1204  = 4'h3;
+          \$1186  = 4'h3;
       7'h47:
-          \$1204  = 4'h2;
+          \$1186  = 4'h2;
       7'h48:
-          \$1204  = 4'h1;
+          \$1186  = 4'h1;
       7'h49:
-          \$1204  = 4'h0;
+          \$1186  = 4'h0;
       7'h4a:
-          \$1204  = 4'h0;
+          \$1186  = 4'h0;
       7'h4b:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h4c:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h4d:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h4e:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h4f:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h50:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h51:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h52:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h53:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h54:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h55:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h56:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h57:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h58:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h59:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h5a:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h5b:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h5c:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h5d:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h5e:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h5f:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h60:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h61:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h62:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h63:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h64:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h65:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h66:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h67:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h68:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h69:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h6a:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h6b:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h6c:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h6d:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h6e:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h6f:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h70:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h71:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h72:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h73:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h74:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h75:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h76:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h77:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h78:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h79:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h7a:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h7b:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h7c:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h7d:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h7e:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
       7'h7f:
-          \$1204  = 4'hf;
+          \$1186  = 4'hf;
     endcase
   end
   always @* begin
@@ -15162,261 +18854,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1213  = 4'hf;
+          \$1195  = 4'hf;
       7'h01:
-          \$1213  = 4'hf;
+          \$1195  = 4'hf;
       7'h02:
-          \$1213  = 4'hf;
+          \$1195  = 4'hf;
       7'h03:
-          \$1213  = 4'hf;
+          \$1195  = 4'hf;
       7'h04:
-          \$1213  = 4'he;
+          \$1195  = 4'he;
       7'h05:
-          \$1213  = 4'hd;
+          \$1195  = 4'hd;
       7'h06:
-          \$1213  = 4'hd;
+          \$1195  = 4'hd;
       7'h07:
-          \$1213  = 4'hc;
+          \$1195  = 4'hc;
       7'h08:
-          \$1213  = 4'hb;
+          \$1195  = 4'hb;
       7'h09:
-          \$1213  = 4'ha;
+          \$1195  = 4'ha;
       7'h0a:
-          \$1213  = 4'ha;
+          \$1195  = 4'ha;
       7'h0b:
-          \$1213  = 4'h9;
+          \$1195  = 4'h9;
       7'h0c:
-          \$1213  = 4'h8;
+          \$1195  = 4'h8;
       7'h0d:
-          \$1213  = 4'h7;
+          \$1195  = 4'h7;
       7'h0e:
-          \$1213  = 4'h7;
+          \$1195  = 4'h7;
       7'h0f:
-          \$1213  = 4'h6;
+          \$1195  = 4'h6;
       7'h10:
-          \$1213  = 4'h5;
+          \$1195  = 4'h5;
       7'h11:
-          \$1213  = 4'h4;
+          \$1195  = 4'h4;
       7'h12:
-          \$1213  = 4'h4;
+          \$1195  = 4'h4;
       7'h13:
-          \$1213  = 4'h3;
+          \$1195  = 4'h3;
       7'h14:
-          \$1213  = 4'h2;
+          \$1195  = 4'h2;
       7'h15:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h16:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h17:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h18:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h19:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h1a:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h1b:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h1c:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h1d:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h1e:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h1f:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h20:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h21:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h22:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h23:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h24:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h25:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h26:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h27:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h28:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h29:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h2a:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h2b:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h2c:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h2d:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h2e:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h2f:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h30:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h31:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h32:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h33:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h34:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h35:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h36:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h37:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h38:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h39:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h3a:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h3b:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h3c:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h3d:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h3e:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h3f:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h40:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h41:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h42:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h43:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h44:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h45:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h46:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h47:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h48:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h49:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h4a:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h4b:
-          \$1213  = 4'hf;
+          \$1195  = 4'hf;
       7'h4c:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h4d:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h4e:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h4f:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h50:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h51:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h52:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h53:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h54:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h55:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h56:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h57:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h58:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h59:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h5a:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h5b:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h5c:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h5d:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h5e:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h5f:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h60:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h61:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h62:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h63:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h64:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h65:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h66:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h67:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h68:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h69:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h6a:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h6b:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h6c:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h6d:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h6e:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h6f:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h70:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h71:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h72:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h73:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h74:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h75:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h76:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h77:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h78:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h79:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h7a:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h7b:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h7c:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h7d:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h7e:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
       7'h7f:
-          \$1213  = 4'h0;
+          \$1195  = 4'h0;
     endcase
   end
   always @* begin
@@ -15424,261 +19116,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1217  = 4'hf;
+          \$1199  = 4'hf;
       7'h01:
-          \$1217  = 4'hf;
+          \$1199  = 4'hf;
       7'h02:
-          \$1217  = 4'hf;
+          \$1199  = 4'hf;
       7'h03:
-          \$1217  = 4'hf;
+          \$1199  = 4'hf;
       7'h04:
-          \$1217  = 4'he;
+          \$1199  = 4'he;
       7'h05:
-          \$1217  = 4'hd;
+          \$1199  = 4'hd;
       7'h06:
-          \$1217  = 4'hd;
+          \$1199  = 4'hd;
       7'h07:
-          \$1217  = 4'hc;
+          \$1199  = 4'hc;
       7'h08:
-          \$1217  = 4'hb;
+          \$1199  = 4'hb;
       7'h09:
-          \$1217  = 4'ha;
+          \$1199  = 4'ha;
       7'h0a:
-          \$1217  = 4'ha;
+          \$1199  = 4'ha;
       7'h0b:
-          \$1217  = 4'h9;
+          \$1199  = 4'h9;
       7'h0c:
-          \$1217  = 4'h8;
+          \$1199  = 4'h8;
       7'h0d:
-          \$1217  = 4'h7;
+          \$1199  = 4'h7;
       7'h0e:
-          \$1217  = 4'h7;
+          \$1199  = 4'h7;
       7'h0f:
-          \$1217  = 4'h6;
+          \$1199  = 4'h6;
       7'h10:
-          \$1217  = 4'h5;
+          \$1199  = 4'h5;
       7'h11:
-          \$1217  = 4'h4;
+          \$1199  = 4'h4;
       7'h12:
-          \$1217  = 4'h4;
+          \$1199  = 4'h4;
       7'h13:
-          \$1217  = 4'h3;
+          \$1199  = 4'h3;
       7'h14:
-          \$1217  = 4'h2;
+          \$1199  = 4'h2;
       7'h15:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h16:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h17:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h18:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h19:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h1a:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h1b:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h1c:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h1d:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h1e:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h1f:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h20:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h21:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h22:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h23:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h24:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h25:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h26:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h27:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h28:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h29:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h2a:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h2b:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h2c:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h2d:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h2e:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h2f:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h30:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h31:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h32:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h33:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h34:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h35:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h36:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h37:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h38:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h39:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h3a:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h3b:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h3c:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h3d:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h3e:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h3f:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h40:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h41:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h42:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h43:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h44:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h45:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h46:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h47:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h48:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h49:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h4a:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h4b:
-          \$1217  = 4'hf;
+          \$1199  = 4'hf;
       7'h4c:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h4d:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h4e:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h4f:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h50:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h51:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h52:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h53:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h54:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h55:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h56:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h57:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h58:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h59:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h5a:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h5b:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h5c:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h5d:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h5e:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h5f:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h60:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h61:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h62:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h63:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h64:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h65:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h66:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h67:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h68:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h69:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h6a:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h6b:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h6c:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h6d:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h6e:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h6f:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h70:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h71:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h72:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h73:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h74:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h75:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h76:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h77:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h78:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h79:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h7a:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h7b:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h7c:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h7d:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h7e:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
       7'h7f:
-          \$1217  = 4'h0;
+          \$1199  = 4'h0;
     endcase
   end
   always @* begin
@@ -15686,261 +19378,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h01:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h02:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h03:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h04:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h05:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h06:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h07:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h08:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h09:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h0a:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h0b:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h0c:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h0d:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h0e:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h0f:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h10:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h11:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h12:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h13:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h14:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h15:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h16:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h17:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h18:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h19:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h1a:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h1b:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h1c:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h1d:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h1e:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h1f:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h20:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h21:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h22:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h23:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h24:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h25:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h26:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h27:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h28:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h29:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h2a:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h2b:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h2c:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h2d:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h2e:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h2f:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h30:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h31:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h32:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h33:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h34:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h35:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h36:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h37:
-          \$1220  = 4'he;
+          \$1202  = 4'he;
       7'h38:
-          \$1220  = 4'hd;
+          \$1202  = 4'hd;
       7'h39:
-          \$1220  = 4'hc;
+          \$1202  = 4'hc;
       7'h3a:
-          \$1220  = 4'hc;
+          \$1202  = 4'hc;
       7'h3b:
-          \$1220  = 4'hb;
+          \$1202  = 4'hb;
       7'h3c:
-          \$1220  = 4'ha;
+          \$1202  = 4'ha;
       7'h3d:
-          \$1220  = 4'h9;
+          \$1202  = 4'h9;
       7'h3e:
-          \$1220  = 4'h9;
+          \$1202  = 4'h9;
       7'h3f:
-          \$1220  = 4'h8;
+          \$1202  = 4'h8;
       7'h40:
-          \$1220  = 4'h7;
+          \$1202  = 4'h7;
       7'h41:
-          \$1220  = 4'h6;
+          \$1202  = 4'h6;
       7'h42:
-          \$1220  = 4'h6;
+          \$1202  = 4'h6;
       7'h43:
-          \$1220  = 4'h5;
+          \$1202  = 4'h5;
       7'h44:
-          \$1220  = 4'h4;
+          \$1202  = 4'h4;
       7'h45:
-          \$1220  = 4'h3;
+          \$1202  = 4'h3;
       7'h46:
-          \$1220  = 4'h3;
+          \$1202  = 4'h3;
       7'h47:
-          \$1220  = 4'h2;
+          \$1202  = 4'h2;
       7'h48:
-          \$1220  = 4'h1;
+          \$1202  = 4'h1;
       7'h49:
-          \$1220  = 4'h0;
+          \$1202  = 4'h0;
       7'h4a:
-          \$1220  = 4'h0;
+          \$1202  = 4'h0;
       7'h4b:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h4c:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h4d:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h4e:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h4f:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h50:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h51:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h52:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h53:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h54:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h55:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h56:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h57:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h58:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h59:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h5a:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h5b:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h5c:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h5d:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h5e:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h5f:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h60:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h61:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h62:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h63:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h64:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h65:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h66:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h67:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h68:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h69:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h6a:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h6b:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h6c:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h6d:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h6e:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h6f:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h70:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h71:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h72:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h73:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h74:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h75:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h76:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h77:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h78:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h79:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h7a:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h7b:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h7c:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h7d:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h7e:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
       7'h7f:
-          \$1220  = 4'hf;
+          \$1202  = 4'hf;
     endcase
   end
   always @* begin
@@ -15948,261 +19640,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h01:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h02:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h03:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h04:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h05:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h06:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h07:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h08:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h09:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h0a:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h0b:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h0c:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h0d:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h0e:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h0f:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h10:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h11:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h12:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h13:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h14:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h15:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h16:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h17:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h18:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h19:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h1a:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h1b:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h1c:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h1d:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h1e:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h1f:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h20:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h21:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h22:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h23:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h24:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h25:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h26:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h27:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h28:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h29:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h2a:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h2b:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h2c:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h2d:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h2e:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h2f:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h30:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h31:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h32:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h33:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h34:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h35:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h36:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h37:
-          \$1224  = 4'he;
+          \$1206  = 4'he;
       7'h38:
-          \$1224  = 4'hd;
+          \$1206  = 4'hd;
       7'h39:
-          \$1224  = 4'hc;
+          \$1206  = 4'hc;
       7'h3a:
-          \$1224  = 4'hc;
+          \$1206  = 4'hc;
       7'h3b:
-          \$1224  = 4'hb;
+          \$1206  = 4'hb;
       7'h3c:
-          \$1224  = 4'ha;
+          \$1206  = 4'ha;
       7'h3d:
-          \$1224  = 4'h9;
+          \$1206  = 4'h9;
       7'h3e:
-          \$1224  = 4'h9;
+          \$1206  = 4'h9;
       7'h3f:
-          \$1224  = 4'h8;
+          \$1206  = 4'h8;
       7'h40:
-          \$1224  = 4'h7;
+          \$1206  = 4'h7;
       7'h41:
-          \$1224  = 4'h6;
+          \$1206  = 4'h6;
       7'h42:
-          \$1224  = 4'h6;
+          \$1206  = 4'h6;
       7'h43:
-          \$1224  = 4'h5;
+          \$1206  = 4'h5;
       7'h44:
-          \$1224  = 4'h4;
+          \$1206  = 4'h4;
       7'h45:
-          \$1224  = 4'h3;
+          \$1206  = 4'h3;
       7'h46:
-          \$1224  = 4'h3;
+          \$1206  = 4'h3;
       7'h47:
-          \$1224  = 4'h2;
+          \$1206  = 4'h2;
       7'h48:
-          \$1224  = 4'h1;
+          \$1206  = 4'h1;
       7'h49:
-          \$1224  = 4'h0;
+          \$1206  = 4'h0;
       7'h4a:
-          \$1224  = 4'h0;
+          \$1206  = 4'h0;
       7'h4b:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h4c:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h4d:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h4e:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h4f:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h50:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h51:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h52:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h53:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h54:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h55:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h56:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h57:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h58:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h59:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h5a:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h5b:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h5c:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h5d:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h5e:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h5f:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h60:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h61:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h62:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h63:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h64:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h65:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h66:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h67:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h68:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h69:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h6a:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h6b:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h6c:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h6d:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h6e:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h6f:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h70:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h71:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h72:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h73:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h74:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h75:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h76:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h77:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h78:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h79:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h7a:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h7b:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h7c:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h7d:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h7e:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
       7'h7f:
-          \$1224  = 4'hf;
+          \$1206  = 4'hf;
     endcase
   end
   always @* begin
@@ -16210,261 +19902,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1233  = 4'hf;
+          \$1215  = 4'hf;
       7'h01:
-          \$1233  = 4'hf;
+          \$1215  = 4'hf;
       7'h02:
-          \$1233  = 4'hf;
+          \$1215  = 4'hf;
       7'h03:
-          \$1233  = 4'hf;
+          \$1215  = 4'hf;
       7'h04:
-          \$1233  = 4'he;
+          \$1215  = 4'he;
       7'h05:
-          \$1233  = 4'hd;
+          \$1215  = 4'hd;
       7'h06:
-          \$1233  = 4'hd;
+          \$1215  = 4'hd;
       7'h07:
-          \$1233  = 4'hc;
+          \$1215  = 4'hc;
       7'h08:
-          \$1233  = 4'hb;
+          \$1215  = 4'hb;
       7'h09:
-          \$1233  = 4'ha;
+          \$1215  = 4'ha;
       7'h0a:
-          \$1233  = 4'ha;
+          \$1215  = 4'ha;
       7'h0b:
-          \$1233  = 4'h9;
+          \$1215  = 4'h9;
       7'h0c:
-          \$1233  = 4'h8;
+          \$1215  = 4'h8;
       7'h0d:
-          \$1233  = 4'h7;
+          \$1215  = 4'h7;
       7'h0e:
-          \$1233  = 4'h7;
+          \$1215  = 4'h7;
       7'h0f:
-          \$1233  = 4'h6;
+          \$1215  = 4'h6;
       7'h10:
-          \$1233  = 4'h5;
+          \$1215  = 4'h5;
       7'h11:
-          \$1233  = 4'h4;
+          \$1215  = 4'h4;
       7'h12:
-          \$1233  = 4'h4;
+          \$1215  = 4'h4;
       7'h13:
-          \$1233  = 4'h3;
+          \$1215  = 4'h3;
       7'h14:
-          \$1233  = 4'h2;
+          \$1215  = 4'h2;
       7'h15:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h16:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h17:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h18:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h19:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h1a:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h1b:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h1c:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h1d:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h1e:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h1f:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h20:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h21:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h22:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h23:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h24:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h25:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h26:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h27:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h28:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h29:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h2a:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h2b:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h2c:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h2d:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h2e:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h2f:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h30:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h31:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h32:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h33:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h34:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h35:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h36:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h37:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h38:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h39:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h3a:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h3b:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h3c:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h3d:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h3e:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h3f:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h40:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h41:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h42:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h43:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h44:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h45:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h46:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h47:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h48:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h49:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h4a:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h4b:
-          \$1233  = 4'hf;
+          \$1215  = 4'hf;
       7'h4c:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h4d:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h4e:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h4f:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h50:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h51:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h52:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h53:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h54:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h55:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h56:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h57:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h58:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h59:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h5a:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h5b:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h5c:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h5d:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h5e:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h5f:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h60:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h61:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h62:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h63:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h64:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h65:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h66:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h67:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h68:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h69:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h6a:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h6b:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h6c:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h6d:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h6e:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h6f:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h70:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h71:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h72:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h73:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h74:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h75:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h76:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h77:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h78:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h79:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h7a:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h7b:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h7c:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h7d:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h7e:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
       7'h7f:
-          \$1233  = 4'h0;
+          \$1215  = 4'h0;
     endcase
   end
   always @* begin
@@ -16472,261 +20164,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1237  = 4'hf;
+          \$1219  = 4'hf;
       7'h01:
-          \$1237  = 4'hf;
+          \$1219  = 4'hf;
       7'h02:
-          \$1237  = 4'hf;
+          \$1219  = 4'hf;
       7'h03:
-          \$1237  = 4'hf;
+          \$1219  = 4'hf;
       7'h04:
-          \$1237  = 4'he;
+          \$1219  = 4'he;
       7'h05:
-          \$1237  = 4'hd;
+          \$1219  = 4'hd;
       7'h06:
-          \$1237  = 4'hd;
+          \$1219  = 4'hd;
       7'h07:
-          \$1237  = 4'hc;
+          \$1219  = 4'hc;
       7'h08:
-          \$1237  = 4'hb;
+          \$1219  = 4'hb;
       7'h09:
-          \$1237  = 4'ha;
+          \$1219  = 4'ha;
       7'h0a:
-          \$1237  = 4'ha;
+          \$1219  = 4'ha;
       7'h0b:
-          \$1237  = 4'h9;
+          \$1219  = 4'h9;
       7'h0c:
-          \$1237  = 4'h8;
+          \$1219  = 4'h8;
       7'h0d:
-          \$1237  = 4'h7;
+          \$1219  = 4'h7;
       7'h0e:
-          \$1237  = 4'h7;
+          \$1219  = 4'h7;
       7'h0f:
-          \$1237  = 4'h6;
+          \$1219  = 4'h6;
       7'h10:
-          \$1237  = 4'h5;
+          \$1219  = 4'h5;
       7'h11:
-          \$1237  = 4'h4;
+          \$1219  = 4'h4;
       7'h12:
-          \$1237  = 4'h4;
+          \$1219  = 4'h4;
       7'h13:
-          \$1237  = 4'h3;
+          \$1219  = 4'h3;
       7'h14:
-          \$1237  = 4'h2;
+          \$1219  = 4'h2;
       7'h15:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h16:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h17:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h18:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h19:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h1a:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h1b:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h1c:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h1d:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h1e:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h1f:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h20:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h21:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h22:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h23:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h24:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h25:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h26:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h27:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h28:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h29:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h2a:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h2b:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h2c:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h2d:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h2e:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h2f:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h30:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h31:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h32:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h33:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h34:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h35:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h36:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h37:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h38:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h39:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h3a:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h3b:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h3c:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h3d:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h3e:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h3f:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h40:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h41:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h42:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h43:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h44:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h45:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h46:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h47:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h48:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h49:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h4a:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h4b:
-          \$1237  = 4'hf;
+          \$1219  = 4'hf;
       7'h4c:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h4d:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h4e:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h4f:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h50:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h51:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h52:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h53:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h54:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h55:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h56:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h57:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h58:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h59:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h5a:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h5b:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h5c:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h5d:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h5e:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h5f:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h60:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h61:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h62:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h63:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h64:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h65:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h66:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h67:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h68:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h69:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h6a:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h6b:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h6c:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h6d:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h6e:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h6f:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h70:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h71:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h72:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h73:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h74:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h75:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h76:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h77:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h78:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h79:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h7a:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h7b:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h7c:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h7d:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h7e:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
       7'h7f:
-          \$1237  = 4'h0;
+          \$1219  = 4'h0;
     endcase
   end
   always @* begin
@@ -16734,261 +20426,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h01:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h02:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h03:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h04:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h05:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h06:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h07:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h08:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h09:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h0a:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h0b:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h0c:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h0d:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h0e:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h0f:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h10:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h11:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h12:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h13:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h14:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h15:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h16:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h17:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h18:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h19:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h1a:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h1b:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h1c:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h1d:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h1e:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h1f:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h20:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h21:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h22:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h23:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h24:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h25:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h26:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h27:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h28:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h29:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h2a:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h2b:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h2c:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h2d:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h2e:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h2f:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h30:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h31:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h32:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h33:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h34:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h35:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h36:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h37:
-          \$1240  = 4'he;
+          \$1222  = 4'he;
       7'h38:
-          \$1240  = 4'hd;
+          \$1222  = 4'hd;
       7'h39:
-          \$1240  = 4'hc;
+          \$1222  = 4'hc;
       7'h3a:
-          \$1240  = 4'hc;
+          \$1222  = 4'hc;
       7'h3b:
-          \$1240  = 4'hb;
+          \$1222  = 4'hb;
       7'h3c:
-          \$1240  = 4'ha;
+          \$1222  = 4'ha;
       7'h3d:
-          \$1240  = 4'h9;
+          \$1222  = 4'h9;
       7'h3e:
-          \$1240  = 4'h9;
+          \$1222  = 4'h9;
       7'h3f:
-          \$1240  = 4'h8;
+          \$1222  = 4'h8;
       7'h40:
-          \$1240  = 4'h7;
+          \$1222  = 4'h7;
       7'h41:
-          \$1240  = 4'h6;
+          \$1222  = 4'h6;
       7'h42:
-          \$1240  = 4'h6;
+          \$1222  = 4'h6;
       7'h43:
-          \$1240  = 4'h5;
+          \$1222  = 4'h5;
       7'h44:
-          \$1240  = 4'h4;
+          \$1222  = 4'h4;
       7'h45:
-          \$1240  = 4'h3;
+          \$1222  = 4'h3;
       7'h46:
-          \$1240  = 4'h3;
+          \$1222  = 4'h3;
       7'h47:
-          \$1240  = 4'h2;
+          \$1222  = 4'h2;
       7'h48:
-          \$1240  = 4'h1;
+          \$1222  = 4'h1;
       7'h49:
-          \$1240  = 4'h0;
+          \$1222  = 4'h0;
       7'h4a:
-          \$1240  = 4'h0;
+          \$1222  = 4'h0;
       7'h4b:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h4c:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h4d:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h4e:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h4f:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h50:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h51:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h52:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h53:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h54:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h55:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h56:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h57:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h58:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h59:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h5a:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h5b:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h5c:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h5d:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h5e:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h5f:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h60:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h61:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h62:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h63:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h64:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h65:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h66:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h67:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h68:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h69:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h6a:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h6b:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h6c:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h6d:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h6e:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h6f:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h70:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h71:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h72:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h73:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h74:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h75:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h76:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h77:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h78:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h79:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h7a:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h7b:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h7c:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h7d:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h7e:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
       7'h7f:
-          \$1240  = 4'hf;
+          \$1222  = 4'hf;
     endcase
   end
   always @* begin
@@ -16996,261 +20688,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h01:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h02:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h03:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h04:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h05:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h06:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h07:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h08:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h09:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h0a:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h0b:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h0c:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h0d:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h0e:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h0f:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h10:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h11:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h12:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h13:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h14:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h15:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h16:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h17:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h18:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h19:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h1a:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h1b:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h1c:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h1d:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h1e:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h1f:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h20:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h21:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h22:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h23:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h24:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h25:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h26:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h27:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h28:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h29:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h2a:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h2b:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h2c:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h2d:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h2e:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h2f:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h30:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h31:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h32:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h33:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h34:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h35:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h36:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h37:
-          \$1244  = 4'he;
+          \$1226  = 4'he;
       7'h38:
-          \$1244  = 4'hd;
+          \$1226  = 4'hd;
       7'h39:
-          \$1244  = 4'hc;
+          \$1226  = 4'hc;
       7'h3a:
-          \$1244  = 4'hc;
+          \$1226  = 4'hc;
       7'h3b:
-          \$1244  = 4'hb;
+          \$1226  = 4'hb;
       7'h3c:
-          \$1244  = 4'ha;
+          \$1226  = 4'ha;
       7'h3d:
-          \$1244  = 4'h9;
+          \$1226  = 4'h9;
       7'h3e:
-          \$1244  = 4'h9;
+          \$1226  = 4'h9;
       7'h3f:
-          \$1244  = 4'h8;
+          \$1226  = 4'h8;
       7'h40:
-          \$1244  = 4'h7;
+          \$1226  = 4'h7;
       7'h41:
-          \$1244  = 4'h6;
+          \$1226  = 4'h6;
       7'h42:
-          \$1244  = 4'h6;
+          \$1226  = 4'h6;
       7'h43:
-          \$1244  = 4'h5;
+          \$1226  = 4'h5;
       7'h44:
-          \$1244  = 4'h4;
+          \$1226  = 4'h4;
       7'h45:
-          \$1244  = 4'h3;
+          \$1226  = 4'h3;
       7'h46:
-          \$1244  = 4'h3;
+          \$1226  = 4'h3;
       7'h47:
-          \$1244  = 4'h2;
+          \$1226  = 4'h2;
       7'h48:
-          \$1244  = 4'h1;
+          \$1226  = 4'h1;
       7'h49:
-          \$1244  = 4'h0;
+          \$1226  = 4'h0;
       7'h4a:
-          \$1244  = 4'h0;
+          \$1226  = 4'h0;
       7'h4b:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h4c:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h4d:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h4e:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h4f:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h50:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h51:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h52:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h53:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h54:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h55:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h56:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h57:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h58:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h59:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h5a:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h5b:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h5c:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h5d:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h5e:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h5f:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h60:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h61:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h62:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h63:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h64:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h65:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h66:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h67:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h68:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h69:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h6a:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h6b:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h6c:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h6d:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h6e:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h6f:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h70:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h71:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h72:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h73:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h74:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h75:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h76:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h77:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h78:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h79:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h7a:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h7b:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h7c:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h7d:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h7e:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
       7'h7f:
-          \$1244  = 4'hf;
+          \$1226  = 4'hf;
     endcase
   end
   always @* begin
@@ -17258,261 +20950,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1253  = 4'hf;
+          \$1235  = 4'hf;
       7'h01:
-          \$1253  = 4'hf;
+          \$1235  = 4'hf;
       7'h02:
-          \$1253  = 4'hf;
+          \$1235  = 4'hf;
       7'h03:
-          \$1253  = 4'hf;
+          \$1235  = 4'hf;
       7'h04:
-          \$1253  = 4'he;
+          \$1235  = 4'he;
       7'h05:
-          \$1253  = 4'hd;
+          \$1235  = 4'hd;
       7'h06:
-          \$1253  = 4'hd;
+          \$1235  = 4'hd;
       7'h07:
-          \$1253  = 4'hc;
+          \$1235  = 4'hc;
       7'h08:
-          \$1253  = 4'hb;
+          \$1235  = 4'hb;
       7'h09:
-          \$1253  = 4'ha;
+          \$1235  = 4'ha;
       7'h0a:
-          \$1253  = 4'ha;
+          \$1235  = 4'ha;
       7'h0b:
-          \$1253  = 4'h9;
+          \$1235  = 4'h9;
       7'h0c:
-          \$1253  = 4'h8;
+          \$1235  = 4'h8;
       7'h0d:
-          \$1253  = 4'h7;
+          \$1235  = 4'h7;
       7'h0e:
-          \$1253  = 4'h7;
+          \$1235  = 4'h7;
       7'h0f:
-          \$1253  = 4'h6;
+          \$1235  = 4'h6;
       7'h10:
-          \$1253  = 4'h5;
+          \$1235  = 4'h5;
       7'h11:
-          \$1253  = 4'h4;
+          \$1235  = 4'h4;
       7'h12:
-          \$1253  = 4'h4;
+          \$1235  = 4'h4;
       7'h13:
-          \$1253  = 4'h3;
+          \$1235  = 4'h3;
       7'h14:
-          \$1253  = 4'h2;
+          \$1235  = 4'h2;
       7'h15:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h16:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h17:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h18:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h19:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h1a:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h1b:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h1c:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h1d:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h1e:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h1f:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h20:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h21:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h22:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h23:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h24:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h25:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h26:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h27:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h28:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h29:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h2a:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h2b:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h2c:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h2d:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h2e:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h2f:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h30:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h31:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h32:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h33:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h34:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h35:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h36:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h37:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h38:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h39:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h3a:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h3b:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h3c:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h3d:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h3e:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h3f:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h40:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h41:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h42:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h43:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h44:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h45:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h46:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h47:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h48:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h49:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h4a:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h4b:
-          \$1253  = 4'hf;
+          \$1235  = 4'hf;
       7'h4c:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h4d:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h4e:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h4f:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h50:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h51:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h52:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h53:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h54:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h55:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h56:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h57:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h58:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h59:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h5a:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h5b:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h5c:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h5d:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h5e:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h5f:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h60:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h61:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h62:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h63:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h64:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h65:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h66:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h67:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h68:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h69:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h6a:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h6b:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h6c:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h6d:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h6e:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h6f:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h70:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h71:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h72:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h73:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h74:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h75:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h76:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h77:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h78:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h79:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h7a:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h7b:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h7c:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h7d:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h7e:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
       7'h7f:
-          \$1253  = 4'h0;
+          \$1235  = 4'h0;
     endcase
   end
   always @* begin
@@ -17520,261 +21212,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1257  = 4'hf;
+          \$1239  = 4'hf;
       7'h01:
-          \$1257  = 4'hf;
+          \$1239  = 4'hf;
       7'h02:
-          \$1257  = 4'hf;
+          \$1239  = 4'hf;
       7'h03:
-          \$1257  = 4'hf;
+          \$1239  = 4'hf;
       7'h04:
-          \$1257  = 4'he;
+          \$1239  = 4'he;
       7'h05:
-          \$1257  = 4'hd;
+          \$1239  = 4'hd;
       7'h06:
-          \$1257  = 4'hd;
+          \$1239  = 4'hd;
       7'h07:
-          \$1257  = 4'hc;
+          \$1239  = 4'hc;
       7'h08:
-          \$1257  = 4'hb;
+          \$1239  = 4'hb;
       7'h09:
-          \$1257  = 4'ha;
+          \$1239  = 4'ha;
       7'h0a:
-          \$1257  = 4'ha;
+          \$1239  = 4'ha;
       7'h0b:
-          \$1257  = 4'h9;
+          \$1239  = 4'h9;
       7'h0c:
-          \$1257  = 4'h8;
+          \$1239  = 4'h8;
       7'h0d:
-          \$1257  = 4'h7;
+          \$1239  = 4'h7;
       7'h0e:
-          \$1257  = 4'h7;
+          \$1239  = 4'h7;
       7'h0f:
-          \$1257  = 4'h6;
+          \$1239  = 4'h6;
       7'h10:
-          \$1257  = 4'h5;
+          \$1239  = 4'h5;
       7'h11:
-          \$1257  = 4'h4;
+          \$1239  = 4'h4;
       7'h12:
-          \$1257  = 4'h4;
+          \$1239  = 4'h4;
       7'h13:
-          \$1257  = 4'h3;
+          \$1239  = 4'h3;
       7'h14:
-          \$1257  = 4'h2;
+          \$1239  = 4'h2;
       7'h15:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h16:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h17:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h18:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h19:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h1a:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h1b:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h1c:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h1d:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h1e:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h1f:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h20:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h21:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h22:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h23:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h24:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h25:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h26:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h27:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h28:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h29:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h2a:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h2b:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h2c:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h2d:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h2e:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h2f:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h30:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h31:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h32:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h33:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h34:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h35:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h36:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h37:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h38:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h39:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h3a:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h3b:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h3c:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h3d:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h3e:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h3f:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h40:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h41:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h42:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h43:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h44:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h45:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h46:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h47:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h48:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h49:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h4a:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h4b:
-          \$1257  = 4'hf;
+          \$1239  = 4'hf;
       7'h4c:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h4d:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h4e:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h4f:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h50:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h51:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h52:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h53:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h54:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h55:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h56:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h57:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h58:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h59:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h5a:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h5b:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h5c:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h5d:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h5e:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h5f:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h60:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h61:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h62:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h63:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h64:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h65:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h66:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h67:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h68:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h69:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h6a:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h6b:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h6c:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h6d:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h6e:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h6f:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h70:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h71:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h72:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h73:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h74:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h75:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h76:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h77:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h78:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h79:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h7a:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h7b:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h7c:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h7d:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h7e:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
       7'h7f:
-          \$1257  = 4'h0;
+          \$1239  = 4'h0;
     endcase
   end
   always @* begin
@@ -17782,261 +21474,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h01:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h02:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h03:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h04:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h05:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h06:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h07:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h08:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h09:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h0a:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h0b:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h0c:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h0d:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h0e:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h0f:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h10:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h11:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h12:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h13:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h14:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h15:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h16:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h17:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h18:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h19:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h1a:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h1b:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h1c:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h1d:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h1e:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h1f:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h20:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h21:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h22:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h23:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h24:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h25:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h26:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h27:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h28:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h29:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h2a:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h2b:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h2c:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h2d:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h2e:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h2f:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h30:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h31:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h32:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h33:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h34:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h35:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h36:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h37:
-          \$1260  = 4'he;
+          \$1242  = 4'he;
       7'h38:
-          \$1260  = 4'hd;
+          \$1242  = 4'hd;
       7'h39:
-          \$1260  = 4'hc;
+          \$1242  = 4'hc;
       7'h3a:
-          \$1260  = 4'hc;
+          \$1242  = 4'hc;
       7'h3b:
-          \$1260  = 4'hb;
+          \$1242  = 4'hb;
       7'h3c:
-          \$1260  = 4'ha;
+          \$1242  = 4'ha;
       7'h3d:
-          \$1260  = 4'h9;
+          \$1242  = 4'h9;
       7'h3e:
-          \$1260  = 4'h9;
+          \$1242  = 4'h9;
       7'h3f:
-          \$1260  = 4'h8;
+          \$1242  = 4'h8;
       7'h40:
-          \$1260  = 4'h7;
+          \$1242  = 4'h7;
       7'h41:
-          \$1260  = 4'h6;
+          \$1242  = 4'h6;
       7'h42:
-          \$1260  = 4'h6;
+          \$1242  = 4'h6;
       7'h43:
-          \$1260  = 4'h5;
+          \$1242  = 4'h5;
       7'h44:
-          \$1260  = 4'h4;
+          \$1242  = 4'h4;
       7'h45:
-          \$1260  = 4'h3;
+          \$1242  = 4'h3;
       7'h46:
-          \$1260  = 4'h3;
+          \$1242  = 4'h3;
       7'h47:
-          \$1260  = 4'h2;
+          \$1242  = 4'h2;
       7'h48:
-          \$1260  = 4'h1;
+          \$1242  = 4'h1;
       7'h49:
-          \$1260  = 4'h0;
+          \$1242  = 4'h0;
       7'h4a:
-          \$1260  = 4'h0;
+          \$1242  = 4'h0;
       7'h4b:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h4c:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h4d:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h4e:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h4f:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h50:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h51:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h52:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h53:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h54:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h55:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h56:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h57:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h58:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h59:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h5a:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h5b:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h5c:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h5d:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h5e:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h5f:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h60:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h61:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h62:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h63:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h64:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h65:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h66:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h67:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h68:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h69:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h6a:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h6b:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h6c:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h6d:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h6e:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h6f:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h70:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h71:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h72:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h73:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h74:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h75:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h76:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h77:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h78:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h79:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h7a:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h7b:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h7c:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h7d:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h7e:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
       7'h7f:
-          \$1260  = 4'hf;
+          \$1242  = 4'hf;
     endcase
   end
   always @* begin
@@ -18044,261 +21736,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h01:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h02:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h03:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h04:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h05:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h06:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h07:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h08:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h09:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h0a:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h0b:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h0c:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h0d:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h0e:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h0f:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h10:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h11:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h12:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h13:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h14:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h15:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h16:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h17:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h18:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h19:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h1a:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h1b:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h1c:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h1d:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h1e:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h1f:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h20:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h21:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h22:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h23:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h24:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h25:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h26:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h27:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h28:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h29:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h2a:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h2b:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h2c:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h2d:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h2e:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h2f:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h30:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h31:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h32:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h33:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h34:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h35:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h36:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h37:
-          \$1264  = 4'he;
+          \$1246  = 4'he;
       7'h38:
-          \$1264  = 4'hd;
+          \$1246  = 4'hd;
       7'h39:
-          \$1264  = 4'hc;
+          \$1246  = 4'hc;
       7'h3a:
-          \$1264  = 4'hc;
+          \$1246  = 4'hc;
       7'h3b:
-          \$1264  = 4'hb;
+          \$1246  = 4'hb;
       7'h3c:
-          \$1264  = 4'ha;
+          \$1246  = 4'ha;
       7'h3d:
-          \$1264  = 4'h9;
+          \$1246  = 4'h9;
       7'h3e:
-          \$1264  = 4'h9;
+          \$1246  = 4'h9;
       7'h3f:
-          \$1264  = 4'h8;
+          \$1246  = 4'h8;
       7'h40:
-          \$1264  = 4'h7;
+          \$1246  = 4'h7;
       7'h41:
-          \$1264  = 4'h6;
+          \$1246  = 4'h6;
       7'h42:
-          \$1264  = 4'h6;
+          \$1246  = 4'h6;
       7'h43:
-          \$1264  = 4'h5;
+          \$1246  = 4'h5;
       7'h44:
-          \$1264  = 4'h4;
+          \$1246  = 4'h4;
       7'h45:
-          \$1264  = 4'h3;
+          \$1246  = 4'h3;
       7'h46:
-          \$1264  = 4'h3;
+          \$1246  = 4'h3;
       7'h47:
-          \$1264  = 4'h2;
+          \$1246  = 4'h2;
       7'h48:
-          \$1264  = 4'h1;
+          \$1246  = 4'h1;
       7'h49:
-          \$1264  = 4'h0;
+          \$1246  = 4'h0;
       7'h4a:
-          \$1264  = 4'h0;
+          \$1246  = 4'h0;
       7'h4b:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h4c:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h4d:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h4e:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h4f:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h50:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h51:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h52:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h53:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h54:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h55:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h56:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h57:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h58:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h59:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h5a:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h5b:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h5c:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h5d:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h5e:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h5f:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h60:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h61:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h62:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h63:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h64:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h65:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h66:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h67:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h68:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h69:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h6a:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h6b:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h6c:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h6d:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h6e:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h6f:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h70:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h71:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h72:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h73:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h74:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h75:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h76:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h77:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h78:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h79:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h7a:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h7b:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h7c:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h7d:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h7e:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
       7'h7f:
-          \$1264  = 4'hf;
+          \$1246  = 4'hf;
     endcase
   end
   always @* begin
@@ -18306,261 +21998,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1273  = 4'hf;
+          \$1255  = 4'hf;
       7'h01:
-          \$1273  = 4'hf;
+          \$1255  = 4'hf;
       7'h02:
-          \$1273  = 4'hf;
+          \$1255  = 4'hf;
       7'h03:
-          \$1273  = 4'hf;
+          \$1255  = 4'hf;
       7'h04:
-          \$1273  = 4'he;
+          \$1255  = 4'he;
       7'h05:
-          \$1273  = 4'hd;
+          \$1255  = 4'hd;
       7'h06:
-          \$1273  = 4'hd;
+          \$1255  = 4'hd;
       7'h07:
-          \$1273  = 4'hc;
+          \$1255  = 4'hc;
       7'h08:
-          \$1273  = 4'hb;
+          \$1255  = 4'hb;
       7'h09:
-          \$1273  = 4'ha;
+          \$1255  = 4'ha;
       7'h0a:
-          \$1273  = 4'ha;
+          \$1255  = 4'ha;
       7'h0b:
-          \$1273  = 4'h9;
+          \$1255  = 4'h9;
       7'h0c:
-          \$1273  = 4'h8;
+          \$1255  = 4'h8;
       7'h0d:
-          \$1273  = 4'h7;
+          \$1255  = 4'h7;
       7'h0e:
-          \$1273  = 4'h7;
+          \$1255  = 4'h7;
       7'h0f:
-          \$1273  = 4'h6;
+          \$1255  = 4'h6;
       7'h10:
-          \$1273  = 4'h5;
+          \$1255  = 4'h5;
       7'h11:
-          \$1273  = 4'h4;
+          \$1255  = 4'h4;
       7'h12:
-          \$1273  = 4'h4;
+          \$1255  = 4'h4;
       7'h13:
-          \$1273  = 4'h3;
+          \$1255  = 4'h3;
       7'h14:
-          \$1273  = 4'h2;
+          \$1255  = 4'h2;
       7'h15:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h16:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h17:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h18:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h19:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h1a:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h1b:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h1c:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h1d:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h1e:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h1f:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h20:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h21:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h22:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h23:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h24:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h25:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h26:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h27:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h28:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h29:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h2a:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h2b:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h2c:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h2d:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h2e:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h2f:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h30:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h31:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h32:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h33:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h34:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h35:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h36:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h37:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h38:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h39:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h3a:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h3b:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h3c:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h3d:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h3e:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h3f:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h40:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h41:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h42:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h43:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h44:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h45:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h46:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h47:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h48:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h49:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h4a:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h4b:
-          \$1273  = 4'hf;
+          \$1255  = 4'hf;
       7'h4c:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h4d:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h4e:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h4f:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h50:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h51:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h52:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h53:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h54:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h55:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h56:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h57:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h58:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h59:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h5a:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h5b:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h5c:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h5d:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h5e:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h5f:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h60:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h61:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h62:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h63:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h64:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h65:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h66:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h67:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h68:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h69:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h6a:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h6b:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h6c:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h6d:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h6e:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h6f:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h70:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h71:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h72:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h73:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h74:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h75:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h76:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h77:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h78:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h79:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h7a:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h7b:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h7c:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h7d:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h7e:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
       7'h7f:
-          \$1273  = 4'h0;
+          \$1255  = 4'h0;
     endcase
   end
   always @* begin
@@ -18568,261 +22260,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1277  = 4'hf;
+          \$1259  = 4'hf;
       7'h01:
-          \$1277  = 4'hf;
+          \$1259  = 4'hf;
       7'h02:
-          \$1277  = 4'hf;
+          \$1259  = 4'hf;
       7'h03:
-          \$1277  = 4'hf;
+          \$1259  = 4'hf;
       7'h04:
-          \$1277  = 4'he;
+          \$1259  = 4'he;
       7'h05:
-          \$1277  = 4'hd;
+          \$1259  = 4'hd;
       7'h06:
-          \$1277  = 4'hd;
+          \$1259  = 4'hd;
       7'h07:
-          \$1277  = 4'hc;
+          \$1259  = 4'hc;
       7'h08:
-          \$1277  = 4'hb;
+          \$1259  = 4'hb;
       7'h09:
-          \$1277  = 4'ha;
+          \$1259  = 4'ha;
       7'h0a:
-          \$1277  = 4'ha;
+          \$1259  = 4'ha;
       7'h0b:
-          \$1277  = 4'h9;
+          \$1259  = 4'h9;
       7'h0c:
-          \$1277  = 4'h8;
+          \$1259  = 4'h8;
       7'h0d:
-          \$1277  = 4'h7;
+          \$1259  = 4'h7;
       7'h0e:
-          \$1277  = 4'h7;
+          \$1259  = 4'h7;
       7'h0f:
-          \$1277  = 4'h6;
+          \$1259  = 4'h6;
       7'h10:
-          \$1277  = 4'h5;
+          \$1259  = 4'h5;
       7'h11:
-          \$1277  = 4'h4;
+          \$1259  = 4'h4;
       7'h12:
-          \$1277  = 4'h4;
+          \$1259  = 4'h4;
       7'h13:
-          \$1277  = 4'h3;
+          \$1259  = 4'h3;
       7'h14:
-          \$1277  = 4'h2;
+          \$1259  = 4'h2;
       7'h15:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h16:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h17:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h18:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h19:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h1a:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h1b:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h1c:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h1d:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h1e:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h1f:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h20:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h21:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h22:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h23:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h24:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h25:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h26:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h27:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h28:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h29:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h2a:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h2b:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h2c:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h2d:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h2e:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h2f:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h30:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h31:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h32:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h33:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h34:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h35:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h36:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h37:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h38:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h39:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h3a:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h3b:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h3c:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h3d:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h3e:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h3f:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h40:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h41:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h42:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h43:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h44:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h45:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h46:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h47:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h48:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h49:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h4a:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h4b:
-          \$1277  = 4'hf;
+          \$1259  = 4'hf;
       7'h4c:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h4d:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h4e:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h4f:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h50:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h51:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h52:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h53:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h54:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h55:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h56:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h57:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h58:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h59:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h5a:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h5b:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h5c:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h5d:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h5e:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h5f:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h60:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h61:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h62:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h63:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h64:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h65:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h66:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h67:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h68:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h69:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h6a:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h6b:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h6c:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h6d:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h6e:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h6f:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h70:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h71:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h72:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h73:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h74:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h75:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h76:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h77:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h78:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h79:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h7a:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h7b:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h7c:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h7d:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h7e:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
       7'h7f:
-          \$1277  = 4'h0;
+          \$1259  = 4'h0;
     endcase
   end
   always @* begin
@@ -18830,261 +22522,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h01:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h02:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h03:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h04:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h05:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h06:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h07:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h08:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h09:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h0a:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h0b:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h0c:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h0d:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h0e:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h0f:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h10:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h11:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h12:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h13:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h14:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h15:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h16:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h17:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h18:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h19:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h1a:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h1b:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h1c:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h1d:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h1e:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h1f:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h20:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h21:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h22:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h23:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h24:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h25:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h26:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h27:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h28:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h29:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h2a:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h2b:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h2c:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h2d:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h2e:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h2f:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h30:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h31:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h32:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h33:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h34:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h35:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h36:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h37:
-          \$1280  = 4'he;
+          \$1262  = 4'he;
       7'h38:
-          \$1280  = 4'hd;
+          \$1262  = 4'hd;
       7'h39:
-          \$1280  = 4'hc;
+          \$1262  = 4'hc;
       7'h3a:
-          \$1280  = 4'hc;
+          \$1262  = 4'hc;
       7'h3b:
-          \$1280  = 4'hb;
+          \$1262  = 4'hb;
       7'h3c:
-          \$1280  = 4'ha;
+          \$1262  = 4'ha;
       7'h3d:
-          \$1280  = 4'h9;
+          \$1262  = 4'h9;
       7'h3e:
-          \$1280  = 4'h9;
+          \$1262  = 4'h9;
       7'h3f:
-          \$1280  = 4'h8;
+          \$1262  = 4'h8;
       7'h40:
-          \$1280  = 4'h7;
+          \$1262  = 4'h7;
       7'h41:
-          \$1280  = 4'h6;
+          \$1262  = 4'h6;
       7'h42:
-          \$1280  = 4'h6;
+          \$1262  = 4'h6;
       7'h43:
-          \$1280  = 4'h5;
+          \$1262  = 4'h5;
       7'h44:
-          \$1280  = 4'h4;
+          \$1262  = 4'h4;
       7'h45:
-          \$1280  = 4'h3;
+          \$1262  = 4'h3;
       7'h46:
-          \$1280  = 4'h3;
+          \$1262  = 4'h3;
       7'h47:
-          \$1280  = 4'h2;
+          \$1262  = 4'h2;
       7'h48:
-          \$1280  = 4'h1;
+          \$1262  = 4'h1;
       7'h49:
-          \$1280  = 4'h0;
+          \$1262  = 4'h0;
       7'h4a:
-          \$1280  = 4'h0;
+          \$1262  = 4'h0;
       7'h4b:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h4c:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h4d:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h4e:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h4f:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h50:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h51:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h52:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h53:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h54:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h55:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h56:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h57:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h58:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h59:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h5a:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h5b:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h5c:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h5d:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h5e:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h5f:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h60:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h61:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h62:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h63:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h64:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h65:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h66:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h67:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h68:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h69:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h6a:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h6b:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h6c:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h6d:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h6e:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h6f:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h70:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h71:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h72:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h73:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h74:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h75:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h76:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h77:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h78:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h79:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h7a:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h7b:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h7c:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h7d:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h7e:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
       7'h7f:
-          \$1280  = 4'hf;
+          \$1262  = 4'hf;
     endcase
   end
   always @* begin
@@ -19092,359 +22784,437 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h01:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h02:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h03:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h04:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h05:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h06:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h07:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h08:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h09:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h0a:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h0b:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h0c:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h0d:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h0e:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h0f:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h10:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h11:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h12:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h13:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h14:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h15:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h16:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h17:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h18:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h19:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h1a:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h1b:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h1c:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h1d:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h1e:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h1f:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h20:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h21:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h22:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h23:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h24:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h25:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h26:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h27:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h28:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h29:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h2a:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h2b:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h2c:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h2d:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h2e:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h2f:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h30:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h31:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h32:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h33:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h34:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h35:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h36:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h37:
-          \$1284  = 4'he;
+          \$1266  = 4'he;
       7'h38:
-          \$1284  = 4'hd;
+          \$1266  = 4'hd;
       7'h39:
-          \$1284  = 4'hc;
+          \$1266  = 4'hc;
       7'h3a:
-          \$1284  = 4'hc;
+          \$1266  = 4'hc;
       7'h3b:
-          \$1284  = 4'hb;
+          \$1266  = 4'hb;
       7'h3c:
-          \$1284  = 4'ha;
+          \$1266  = 4'ha;
       7'h3d:
-          \$1284  = 4'h9;
+          \$1266  = 4'h9;
       7'h3e:
-          \$1284  = 4'h9;
+          \$1266  = 4'h9;
       7'h3f:
-          \$1284  = 4'h8;
+          \$1266  = 4'h8;
       7'h40:
-          \$1284  = 4'h7;
+          \$1266  = 4'h7;
       7'h41:
-          \$1284  = 4'h6;
+          \$1266  = 4'h6;
       7'h42:
-          \$1284  = 4'h6;
+          \$1266  = 4'h6;
       7'h43:
-          \$1284  = 4'h5;
+          \$1266  = 4'h5;
       7'h44:
-          \$1284  = 4'h4;
+          \$1266  = 4'h4;
       7'h45:
-          \$1284  = 4'h3;
+          \$1266  = 4'h3;
       7'h46:
-          \$1284  = 4'h3;
+          \$1266  = 4'h3;
       7'h47:
-          \$1284  = 4'h2;
+          \$1266  = 4'h2;
       7'h48:
-          \$1284  = 4'h1;
+          \$1266  = 4'h1;
       7'h49:
-          \$1284  = 4'h0;
+          \$1266  = 4'h0;
       7'h4a:
-          \$1284  = 4'h0;
+          \$1266  = 4'h0;
       7'h4b:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h4c:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h4d:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h4e:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h4f:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h50:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h51:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h52:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h53:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h54:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h55:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h56:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h57:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h58:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h59:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h5a:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h5b:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h5c:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h5d:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h5e:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h5f:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h60:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h61:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h62:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h63:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h64:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h65:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h66:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h67:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h68:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h69:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h6a:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h6b:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h6c:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h6d:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h6e:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h6f:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h70:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h71:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h72:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h73:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h74:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h75:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h76:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h77:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h78:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h79:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h7a:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h7b:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h7c:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h7d:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h7e:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
       7'h7f:
-          \$1284  = 4'hf;
+          \$1266  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1294  = x;
+    \$1276  = x;
     if (con_ce) begin
       if (advance) begin
-        \$1294  = \$3 [7:0];
+        \$1276  = \$3 [7:0];
       end
     end
     if (con_rst) begin
-      \$1294  = 8'hbc;
+      \$1276  = 8'hbc;
     end
     if (rst) begin
-      \$1294  = 8'hbc;
+      \$1276  = 8'hbc;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1295  = wr_hpos;
+    \$1277  = paddle0_charge_at;
+    if (con_ce) begin
+      \$1277  = \$4 [31:0];
+    end
+    if (con_rst) begin
+      \$1277  = 32'd0;
+    end
+    if (rst) begin
+      \$1277  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1278  = paddle1_charge_at;
+    if (con_ce) begin
+      \$1278  = \$5 [31:0];
+    end
+    if (con_rst) begin
+      \$1278  = 32'd0;
+    end
+    if (rst) begin
+      \$1278  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1279  = paddle2_charge_at;
+    if (con_ce) begin
+      \$1279  = \$6 [31:0];
+    end
+    if (con_rst) begin
+      \$1279  = 32'd0;
+    end
+    if (rst) begin
+      \$1279  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1280  = paddle3_charge_at;
+    if (con_ce) begin
+      \$1280  = \$7 [31:0];
+    end
+    if (con_rst) begin
+      \$1280  = 32'd0;
+    end
+    if (rst) begin
+      \$1280  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1281  = coll_read;
+    if (con_ce) begin
+      \$1281  = \$8 ;
+    end
+    if (con_rst) begin
+      \$1281  = 15'h0000;
+    end
+    if (rst) begin
+      \$1281  = 15'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1282  = inpt_read;
+    if (con_ce) begin
+      \$1282  = { inpt5, inpt4, charged };
+    end
+    if (con_rst) begin
+      \$1282  = 6'h00;
+    end
+    if (rst) begin
+      \$1282  = 6'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1283  = wr_hpos;
     if (con_ce) begin
       if (advance) begin
-        \$1295  = \$924 [7:0];
+        \$1283  = \$906 [7:0];
       end
     end
     if (con_rst) begin
-      \$1295  = 8'h01;
+      \$1283  = 8'h01;
     end
     if (rst) begin
-      \$1295  = 8'h01;
+      \$1283  = 8'h01;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1296  = wr_phase;
+    \$1284  = wr_phase;
     if (con_ce) begin
       if (advance) begin
-        \$1296  = \$8 [1:0];
+        \$1284  = \$13 [1:0];
       end
     end
     if (con_rst) begin
-      \$1296  = 2'h1;
+      \$1284  = 2'h1;
     end
     if (rst) begin
-      \$1296  = 2'h1;
+      \$1284  = 2'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1297  = wr_cycle;
+    \$1285  = wr_cycle;
     if (con_ce) begin
       if (advance) begin
-        \$1297  = \$13 [6:0];
+        \$1285  = \$18 [6:0];
       end
     end
     if (con_rst) begin
-      \$1297  = 7'h00;
+      \$1285  = 7'h00;
     end
     if (rst) begin
-      \$1297  = 7'h00;
+      \$1285  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1298  = wr_resm;
+    \$1286  = wr_resm;
     if (con_ce) begin
       if (advance) begin
-        \$1298  = \$24 [7:0];
+        \$1286  = \$29 [7:0];
       end
     end
     if (con_rst) begin
-      \$1298  = 8'h02;
+      \$1286  = 8'h02;
     end
     if (rst) begin
-      \$1298  = 8'h02;
+      \$1286  = 8'h02;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1299  = wr_resp;
+    \$1287  = wr_resp;
     if (con_ce) begin
       if (advance) begin
-        \$1299  = \$35 [7:0];
+        \$1287  = \$40 [7:0];
       end
     end
     if (con_rst) begin
-      \$1299  = 8'h03;
+      \$1287  = 8'h03;
     end
     if (rst) begin
-      \$1299  = 8'h03;
+      \$1287  = 8'h03;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1300  = wm;
+    \$1288  = wm;
     if (con_ce) begin
-      \$1300  = \$38 [3:0];
-      if (\$167 ) begin
+      \$1288  = \$43 [3:0];
+      if (\$172 ) begin
         casez (bus_addr)
           6'h00:
               /* empty */;
@@ -19454,38 +23224,38 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h10, 6'h11:
             begin
-              if (\$177 ) begin
+              if (\$182 ) begin
                 if (disp) begin
-                  \$1300  = \$183 [3:0];
+                  \$1288  = \$188 [3:0];
                 end
               end
-              if (\$186 ) begin
-                if (\disp$100 ) begin
-                  \$1300  = \$192 [3:0];
+              if (\$191 ) begin
+                if (\disp$113 ) begin
+                  \$1288  = \$197 [3:0];
                 end
               end
             end
         endcase
-        if (\$197 ) begin
-          if (\$199 ) begin
-            \$1300  = \$204 [3:0];
+        if (\$202 ) begin
+          if (\$204 ) begin
+            \$1288  = \$209 [3:0];
           end
         end
       end
     end
     if (con_rst) begin
-      \$1300  = 4'h0;
+      \$1288  = 4'h0;
     end
     if (rst) begin
-      \$1300  = 4'h0;
+      \$1288  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1301  = since_hmove;
+    \$1289  = since_hmove;
     if (con_ce) begin
-      if (\$40 ) begin
-        \$1301  = \$41 [7:0];
+      if (\$45 ) begin
+        \$1289  = \$46 [7:0];
       end
       if (ap_en) begin
         casez (ap_addr)
@@ -19546,71 +23316,71 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1301  = 8'h01;
+              \$1289  = 8'h01;
         endcase
       end
     end
     if (con_rst) begin
-      \$1301  = 8'hff;
+      \$1289  = 8'hff;
     end
     if (rst) begin
-      \$1301  = 8'hff;
+      \$1289  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1302  = vsync_count;
+    \$1290  = vsync_count;
     if (con_ce) begin
-      if (\$43 ) begin
-        \$1302  = \$44 [7:0];
+      if (\$48 ) begin
+        \$1290  = \$49 [7:0];
       end
-      if (\$167 ) begin
+      if (\$172 ) begin
         casez (bus_addr)
           6'h00:
               if (bus_wdata[1]) begin
-                \$1302  = 8'h01;
+                \$1290  = 8'h01;
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1302  = 8'h00;
+      \$1290  = 8'h00;
     end
     if (rst) begin
-      \$1302  = 8'h00;
+      \$1290  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1303  = collision;
+    \$1291  = collision;
     if (con_ce) begin
-      \$1303  = \$45 ;
+      \$1291  = \$50 ;
       if (ap_en) begin
-        if (\$162 ) begin
-          \$1303  = 15'h0000;
+        if (\$167 ) begin
+          \$1291  = 15'h0000;
         end
       end
     end
     if (con_rst) begin
-      \$1303  = 15'h0000;
+      \$1291  = 15'h0000;
     end
     if (rst) begin
-      \$1303  = 15'h0000;
+      \$1291  = 15'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1304  = p0_skip;
+    \$1292  = p0_skip;
     if (con_ce) begin
       if (line_end_drawn) begin
-        \$1304  = 1'h0;
+        \$1292  = 1'h0;
       end
       if (ap_en) begin
         casez (ap_addr)
           6'h01:
               /* empty */;
           6'h04:
-              \$1304  = 1'h0;
+              \$1292  = 1'h0;
           6'h05:
               /* empty */;
           6'h06:
@@ -19664,15 +23434,15 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1304  = 1'h0;
+              \$1292  = 1'h0;
         endcase
       end
       if (rp0_valid) begin
-        if (\$164 ) begin
-          \$1304  = rp0_skip;
+        if (\$169 ) begin
+          \$1292  = rp0_skip;
         end
       end
-      if (\$167 ) begin
+      if (\$172 ) begin
         casez (bus_addr)
           6'h00:
               /* empty */;
@@ -19681,30 +23451,30 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$177 ) begin
+              if (\$182 ) begin
                 (* full_case = 32'd1 *)
                 if (disp) begin
-                end else if (\$178 ) begin
+                end else if (\$183 ) begin
                 end else begin
-                  \$1304  = \$185 ;
+                  \$1292  = \$190 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1304  = 1'h0;
+      \$1292  = 1'h0;
     end
     if (rst) begin
-      \$1304  = 1'h0;
+      \$1292  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1305  = p1_skip;
+    \$1293  = p1_skip;
     if (con_ce) begin
       if (line_end_drawn) begin
-        \$1305  = 1'h0;
+        \$1293  = 1'h0;
       end
       if (ap_en) begin
         casez (ap_addr)
@@ -19713,7 +23483,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h04:
               /* empty */;
           6'h05:
-              \$1305  = 1'h0;
+              \$1293  = 1'h0;
           6'h06:
               /* empty */;
           6'h07:
@@ -19765,15 +23535,15 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1305  = 1'h0;
+              \$1293  = 1'h0;
         endcase
       end
       if (rp1_valid) begin
-        if (\$166 ) begin
-          \$1305  = rp1_skip;
+        if (\$171 ) begin
+          \$1293  = rp1_skip;
         end
       end
-      if (\$167 ) begin
+      if (\$172 ) begin
         casez (bus_addr)
           6'h00:
               /* empty */;
@@ -19782,30 +23552,30 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$186 ) begin
+              if (\$191 ) begin
                 (* full_case = 32'd1 *)
-                if (\disp$100 ) begin
-                end else if (\$187 ) begin
+                if (\disp$113 ) begin
+                end else if (\$192 ) begin
                 end else begin
-                  \$1305  = \$194 ;
+                  \$1293  = \$199 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1305  = 1'h0;
+      \$1293  = 1'h0;
     end
     if (rst) begin
-      \$1305  = 1'h0;
+      \$1293  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1306  = pf_reflect;
+    \$1294  = pf_reflect;
     if (con_ce) begin
       if (line_end_drawn) begin
-        \$1306  = ctrlpf[0];
+        \$1294  = ctrlpf[0];
       end
       if (ap_en) begin
         casez (ap_addr)
@@ -19824,26 +23594,26 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h09:
               /* empty */;
           6'h0a:
-              if (\$57 ) begin
-                \$1306  = ap_data[0];
+              if (\$62 ) begin
+                \$1294  = ap_data[0];
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1306  = 1'h0;
+      \$1294  = 1'h0;
     end
     if (rst) begin
-      \$1306  = 1'h0;
+      \$1294  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1307  = cosmic_cnt;
+    \$1295  = cosmic_cnt;
     if (con_ce) begin
       if (line_end_drawn) begin
         if (cosmic) begin
-          \$1307  = nc;
+          \$1295  = nc;
         end
       end
       if (ap_en) begin
@@ -19891,26 +23661,26 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h21:
               /* empty */;
           6'h22:
-              if (\$85 ) begin
-                \$1307  = 2'h0;
+              if (\$90 ) begin
+                \$1295  = 2'h0;
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1307  = 2'h0;
+      \$1295  = 2'h0;
     end
     if (rst) begin
-      \$1307  = 2'h0;
+      \$1295  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1308  = posm0;
+    \$1296  = posm0;
     if (con_ce) begin
       if (line_end_drawn) begin
         if (cosmic) begin
-          \$1308  = \$48 [7:0];
+          \$1296  = \$53 [7:0];
         end
       end
       if (ap_en) begin
@@ -19942,8 +23712,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h0f:
               /* empty */;
           6'h12, 6'h13, 6'h14:
-              if (\$58 ) begin
-                \$1308  = \$63 ;
+              if (\$63 ) begin
+                \$1296  = \$68 ;
               end
           6'h1b:
               /* empty */;
@@ -19972,13 +23742,423 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h27:
               /* empty */;
           6'h28, 6'h29:
-              if (\$86 ) begin
-                if (\$88 ) begin
-                  \$1308  = \$106 [7:0];
+              if (\$91 ) begin
+                if (\$93 ) begin
+                  \$1296  = \$111 [7:0];
                 end
               end
           6'h2a:
-              \$1308  = \$149 [7:0];
+              \$1296  = \$154 [7:0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1296  = 8'h00;
+    end
+    if (rst) begin
+      \$1296  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1297  = m0_mode;
+    if (con_ce) begin
+      if (line_end_drawn) begin
+        if (cosmic) begin
+          \$1297  = \$57 ;
+        end
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              \$1297  = 2'h0;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              if (\$63 ) begin
+                \$1297  = 2'h0;
+              end
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$91 ) begin
+                if (\$93 ) begin
+                  \$1297  = 2'h0;
+                end
+              end
+          6'h2a:
+              \$1297  = 2'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1297  = 2'h0;
+    end
+    if (rst) begin
+      \$1297  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1298  = hmove_blank;
+    if (con_ce) begin
+      if (\$59 ) begin
+        \$1298  = 1'h0;
+      end
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              if (\$136 ) begin
+                \$1298  = 1'h1;
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1298  = 1'h0;
+    end
+    if (rst) begin
+      \$1298  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1299  = pend_cnt;
+    if (con_ce) begin
+      if (pend) begin
+        \$1299  = \$60 [3:0];
+      end
+      if (\$172 ) begin
+        if (\$202 ) begin
+          if (\$204 ) begin
+            \$1299  = \$206 ;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1299  = 4'h0;
+    end
+    if (rst) begin
+      \$1299  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1300  = pend;
+    if (con_ce) begin
+      if (pend) begin
+        if (\$61 ) begin
+          \$1300  = 1'h0;
+        end
+      end
+      if (\$172 ) begin
+        if (\$202 ) begin
+          if (\$204 ) begin
+            \$1300  = 1'h1;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1300  = 1'h0;
+    end
+    if (rst) begin
+      \$1300  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1301  = vblank;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              \$1301  = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1301  = 8'h00;
+    end
+    if (rst) begin
+      \$1301  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1302  = nusiz0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              \$1302  = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1302  = 8'h00;
+    end
+    if (rst) begin
+      \$1302  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1303  = nusiz1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              \$1303  = ap_data;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1303  = 8'h00;
+    end
+    if (rst) begin
+      \$1303  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1304  = colup0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              \$1304  = ap_data[7:1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1304  = 7'h00;
+    end
+    if (rst) begin
+      \$1304  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1305  = colup1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              \$1305  = ap_data[7:1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1305  = 7'h00;
+    end
+    if (rst) begin
+      \$1305  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1306  = colupf;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              \$1306  = ap_data[7:1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1306  = 7'h00;
+    end
+    if (rst) begin
+      \$1306  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1307  = colubk;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              \$1307  = ap_data[7:1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1307  = 7'h00;
+    end
+    if (rst) begin
+      \$1307  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1308  = ctrlpf;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              \$1308  = ap_data;
         endcase
       end
     end
@@ -19991,19 +24171,14 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1309  = m0_mode;
+    \$1309  = refp0;
     if (con_ce) begin
-      if (line_end_drawn) begin
-        if (cosmic) begin
-          \$1309  = \$52 ;
-        end
-      end
       if (ap_en) begin
         casez (ap_addr)
           6'h01:
               /* empty */;
           6'h04:
-              \$1309  = 2'h0;
+              /* empty */;
           6'h05:
               /* empty */;
           6'h06:
@@ -20017,70 +24192,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h0a:
               /* empty */;
           6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              if (\$58 ) begin
-                \$1309  = 2'h0;
-              end
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              if (\$86 ) begin
-                if (\$88 ) begin
-                  \$1309  = 2'h0;
-                end
-              end
-          6'h2a:
-              \$1309  = 2'h0;
+              \$1309  = ap_data[3];
         endcase
       end
     end
     if (con_rst) begin
-      \$1309  = 2'h0;
+      \$1309  = 1'h0;
     end
     if (rst) begin
-      \$1309  = 2'h0;
+      \$1309  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1310  = hmove_blank;
+    \$1310  = refp1;
     if (con_ce) begin
-      if (\$54 ) begin
-        \$1310  = 1'h0;
-      end
       if (ap_en) begin
         casez (ap_addr)
           6'h01:
@@ -20102,47 +24228,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h0b:
               /* empty */;
           6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              if (\$131 ) begin
-                \$1310  = 1'h1;
-              end
+              \$1310  = ap_data[3];
         endcase
       end
     end
@@ -20155,323 +24241,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1311  = pend_cnt;
-    if (con_ce) begin
-      if (pend) begin
-        \$1311  = \$55 [3:0];
-      end
-      if (\$167 ) begin
-        if (\$197 ) begin
-          if (\$199 ) begin
-            \$1311  = \$201 ;
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1311  = 4'h0;
-    end
-    if (rst) begin
-      \$1311  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1312  = pend;
-    if (con_ce) begin
-      if (pend) begin
-        if (\$56 ) begin
-          \$1312  = 1'h0;
-        end
-      end
-      if (\$167 ) begin
-        if (\$197 ) begin
-          if (\$199 ) begin
-            \$1312  = 1'h1;
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1312  = 1'h0;
-    end
-    if (rst) begin
-      \$1312  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1313  = vblank;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              \$1313  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1313  = 8'h00;
-    end
-    if (rst) begin
-      \$1313  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1314  = nusiz0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              \$1314  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1314  = 8'h00;
-    end
-    if (rst) begin
-      \$1314  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1315  = nusiz1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              \$1315  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1315  = 8'h00;
-    end
-    if (rst) begin
-      \$1315  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1316  = colup0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              \$1316  = ap_data[7:1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1316  = 7'h00;
-    end
-    if (rst) begin
-      \$1316  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1317  = colup1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              \$1317  = ap_data[7:1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1317  = 7'h00;
-    end
-    if (rst) begin
-      \$1317  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1318  = colupf;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              \$1318  = ap_data[7:1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1318  = 7'h00;
-    end
-    if (rst) begin
-      \$1318  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1319  = colubk;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              \$1319  = ap_data[7:1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1319  = 7'h00;
-    end
-    if (rst) begin
-      \$1319  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1320  = ctrlpf;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              \$1320  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1320  = 8'h00;
-    end
-    if (rst) begin
-      \$1320  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1321  = refp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              \$1321  = ap_data[3];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1321  = 1'h0;
-    end
-    if (rst) begin
-      \$1321  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1322  = refp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              \$1322  = ap_data[3];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1322  = 1'h0;
-    end
-    if (rst) begin
-      \$1322  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1323  = pf;
+    \$1311  = pf;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -20496,24 +24266,24 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h0c:
               /* empty */;
           6'h0d:
-              \$1323 [3:0] = ap_data[7:4];
+              \$1311 [3:0] = ap_data[7:4];
           6'h0e:
-              \$1323 [11:4] = ap_data;
+              \$1311 [11:4] = ap_data;
           6'h0f:
-              \$1323 [19:12] = ap_data;
+              \$1311 [19:12] = ap_data;
         endcase
       end
     end
     if (con_rst) begin
-      \$1323  = 20'h00000;
+      \$1311  = 20'h00000;
     end
     if (rst) begin
-      \$1323  = 20'h00000;
+      \$1311  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1324  = posm1;
+    \$1312  = posm1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -20544,13 +24314,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h0f:
               /* empty */;
           6'h12, 6'h13, 6'h14:
-              if (\$58 ) begin
-              end else if (\$59 ) begin
+              if (\$63 ) begin
+              end else if (\$64 ) begin
                 (* full_case = 32'd1 *)
-                if (\$66 ) begin
-                  \$1324  = 8'h03;
+                if (\$71 ) begin
+                  \$1312  = 8'h03;
                 end else begin
-                  \$1324  = ap_resm;
+                  \$1312  = ap_resm;
                 end
               end
           6'h1b:
@@ -20580,26 +24350,26 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h27:
               /* empty */;
           6'h28, 6'h29:
-              if (\$107 ) begin
-                if (\$109 ) begin
-                  \$1324  = \$127 [7:0];
+              if (\$112 ) begin
+                if (\$114 ) begin
+                  \$1312  = \$132 [7:0];
                 end
               end
           6'h2a:
-              \$1324  = \$155 [7:0];
+              \$1312  = \$160 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1324  = 8'h00;
+      \$1312  = 8'h00;
     end
     if (rst) begin
-      \$1324  = 8'h00;
+      \$1312  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1325  = posbl;
+    \$1313  = posbl;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -20631,20 +24401,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h12, 6'h13, 6'h14:
               (* full_case = 32'd1 *)
-              if (\$58 ) begin
-              end else if (\$59 ) begin
+              if (\$63 ) begin
+              end else if (\$64 ) begin
               end else begin
                 (* full_case = 32'd1 *)
-                if (\$71 ) begin
-                  \$1325  = 8'h0a;
-                end else if (\$74 ) begin
-                  \$1325  = 8'h03;
-                end else if (\$77 ) begin
-                  \$1325  = 8'h06;
-                end else if (\$80 ) begin
-                  \$1325  = 8'h05;
+                if (\$76 ) begin
+                  \$1313  = 8'h0a;
+                end else if (\$79 ) begin
+                  \$1313  = 8'h03;
+                end else if (\$82 ) begin
+                  \$1313  = 8'h06;
+                end else if (\$85 ) begin
+                  \$1313  = 8'h05;
                 end else begin
-                  \$1325  = ap_resm;
+                  \$1313  = ap_resm;
                 end
               end
           6'h1b:
@@ -20676,20 +24446,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1325  = \$161 [7:0];
+              \$1313  = \$166 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1325  = 8'h00;
+      \$1313  = 8'h00;
     end
     if (rst) begin
-      \$1325  = 8'h00;
+      \$1313  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1326  = grp0;
+    \$1314  = grp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -20722,20 +24492,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h12, 6'h13, 6'h14:
               /* empty */;
           6'h1b:
-              \$1326  = ap_data;
+              \$1314  = ap_data;
         endcase
       end
     end
     if (con_rst) begin
-      \$1326  = 8'h00;
+      \$1314  = 8'h00;
     end
     if (rst) begin
-      \$1326  = 8'h00;
+      \$1314  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1327  = dgrp1;
+    \$1315  = dgrp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -20768,68 +24538,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h12, 6'h13, 6'h14:
               /* empty */;
           6'h1b:
-              \$1327  = grp1;
+              \$1315  = grp1;
         endcase
       end
     end
     if (con_rst) begin
-      \$1327  = 8'h00;
+      \$1315  = 8'h00;
     end
     if (rst) begin
-      \$1327  = 8'h00;
+      \$1315  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1328  = grp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              \$1328  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1328  = 8'h00;
-    end
-    if (rst) begin
-      \$1328  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1329  = dgrp0;
+    \$1316  = grp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -20864,20 +24586,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h1b:
               /* empty */;
           6'h1c:
-              \$1329  = grp0;
+              \$1316  = ap_data;
         endcase
       end
     end
     if (con_rst) begin
-      \$1329  = 8'h00;
+      \$1316  = 8'h00;
     end
     if (rst) begin
-      \$1329  = 8'h00;
+      \$1316  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1330  = denabl;
+    \$1317  = dgrp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -20912,7 +24634,871 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h1b:
               /* empty */;
           6'h1c:
-              \$1330  = enabl;
+              \$1317  = grp0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1317  = 8'h00;
+    end
+    if (rst) begin
+      \$1317  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1318  = denabl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              \$1318  = enabl;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1318  = 1'h0;
+    end
+    if (rst) begin
+      \$1318  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1319  = enam0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              \$1319  = ap_data[1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1319  = 1'h0;
+    end
+    if (rst) begin
+      \$1319  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1320  = enam1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              \$1320  = ap_data[1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1320  = 1'h0;
+    end
+    if (rst) begin
+      \$1320  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1321  = enabl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              \$1321  = ap_data[1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1321  = 1'h0;
+    end
+    if (rst) begin
+      \$1321  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1322  = hmp0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              \$1322  = ap_data[7:4];
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1322  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1322  = 4'h0;
+    end
+    if (rst) begin
+      \$1322  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1323  = hmp1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              \$1323  = ap_data[7:4];
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1323  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1323  = 4'h0;
+    end
+    if (rst) begin
+      \$1323  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1324  = hmm0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              \$1324  = ap_data[7:4];
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1324  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1324  = 4'h0;
+    end
+    if (rst) begin
+      \$1324  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1325  = cosmic;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              if (\$90 ) begin
+                \$1325  = 1'h1;
+              end
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1325  = 1'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1325  = 1'h0;
+    end
+    if (rst) begin
+      \$1325  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1326  = hmm1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              \$1326  = ap_data[7:4];
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1326  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1326  = 4'h0;
+    end
+    if (rst) begin
+      \$1326  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1327  = hmbl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              \$1327  = ap_data[7:4];
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1327  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1327  = 4'h0;
+    end
+    if (rst) begin
+      \$1327  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1328  = vdelp0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              \$1328  = ap_data[0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1328  = 1'h0;
+    end
+    if (rst) begin
+      \$1328  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1329  = vdelp1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              \$1329  = ap_data[0];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1329  = 1'h0;
+    end
+    if (rst) begin
+      \$1329  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1330  = vdelbl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              \$1330  = ap_data[0];
         endcase
       end
     end
@@ -20925,7 +25511,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1331  = enam0;
+    \$1331  = resmp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -20962,7 +25548,31 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h1c:
               /* empty */;
           6'h1d:
-              \$1331  = ap_data[1];
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$91 ) begin
+                \$1331  = ap_data[1];
+              end
         endcase
       end
     end
@@ -20975,7 +25585,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1332  = enam1;
+    \$1332  = resmp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -21014,7 +25624,29 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h1d:
               /* empty */;
           6'h1e:
-              \$1332  = ap_data[1];
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$112 ) begin
+                \$1332  = ap_data[1];
+              end
         endcase
       end
     end
@@ -21027,869 +25659,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1333  = enabl;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              \$1333  = ap_data[1];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1333  = 1'h0;
-    end
-    if (rst) begin
-      \$1333  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1334  = hmp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              \$1334  = ap_data[7:4];
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1334  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1334  = 4'h0;
-    end
-    if (rst) begin
-      \$1334  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1335  = hmp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              \$1335  = ap_data[7:4];
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1335  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1335  = 4'h0;
-    end
-    if (rst) begin
-      \$1335  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1336  = hmm0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              \$1336  = ap_data[7:4];
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1336  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1336  = 4'h0;
-    end
-    if (rst) begin
-      \$1336  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1337  = cosmic;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              if (\$85 ) begin
-                \$1337  = 1'h1;
-              end
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              \$1337  = 1'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1337  = 1'h0;
-    end
-    if (rst) begin
-      \$1337  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1338  = hmm1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              \$1338  = ap_data[7:4];
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1338  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1338  = 4'h0;
-    end
-    if (rst) begin
-      \$1338  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1339  = hmbl;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              \$1339  = ap_data[7:4];
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              /* empty */;
-          6'h2a:
-              /* empty */;
-          6'h2b:
-              \$1339  = 4'h0;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1339  = 4'h0;
-    end
-    if (rst) begin
-      \$1339  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1340  = vdelp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              \$1340  = ap_data[0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1340  = 1'h0;
-    end
-    if (rst) begin
-      \$1340  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1341  = vdelp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              \$1341  = ap_data[0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1341  = 1'h0;
-    end
-    if (rst) begin
-      \$1341  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1342  = vdelbl;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              \$1342  = ap_data[0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1342  = 1'h0;
-    end
-    if (rst) begin
-      \$1342  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1343  = resmp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              if (\$86 ) begin
-                \$1343  = ap_data[1];
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1343  = 1'h0;
-    end
-    if (rst) begin
-      \$1343  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1344  = resmp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24:
-              /* empty */;
-          6'h25:
-              /* empty */;
-          6'h26:
-              /* empty */;
-          6'h27:
-              /* empty */;
-          6'h28, 6'h29:
-              if (\$107 ) begin
-                \$1344  = ap_data[1];
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1344  = 1'h0;
-    end
-    if (rst) begin
-      \$1344  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1345  = posp0;
+    \$1333  = posp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -21950,15 +25720,15 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1345  = \$137 [7:0];
+              \$1333  = \$142 [7:0];
         endcase
       end
       if (rp0_valid) begin
-        if (\$164 ) begin
-          \$1345  = rp0_x;
+        if (\$169 ) begin
+          \$1333  = rp0_x;
         end
       end
-      if (\$167 ) begin
+      if (\$172 ) begin
         casez (bus_addr)
           6'h00:
               /* empty */;
@@ -21967,27 +25737,27 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$177 ) begin
+              if (\$182 ) begin
                 (* full_case = 32'd1 *)
                 if (disp) begin
-                end else if (\$178 ) begin
+                end else if (\$183 ) begin
                 end else begin
-                  \$1345  = wr_resp;
+                  \$1333  = wr_resp;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1345  = 8'h00;
+      \$1333  = 8'h00;
     end
     if (rst) begin
-      \$1345  = 8'h00;
+      \$1333  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1346  = posp1;
+    \$1334  = posp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -22048,15 +25818,15 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1346  = \$143 [7:0];
+              \$1334  = \$148 [7:0];
         endcase
       end
       if (rp1_valid) begin
-        if (\$166 ) begin
-          \$1346  = rp1_x;
+        if (\$171 ) begin
+          \$1334  = rp1_x;
         end
       end
-      if (\$167 ) begin
+      if (\$172 ) begin
         casez (bus_addr)
           6'h00:
               /* empty */;
@@ -22065,11 +25835,358 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$186 ) begin
+              if (\$191 ) begin
                 (* full_case = 32'd1 *)
-                if (\disp$100 ) begin
-                end else if (\$187 ) begin
+                if (\disp$113 ) begin
+                end else if (\$192 ) begin
                 end else begin
+                  \$1334  = wr_resp;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1334  = 8'h00;
+    end
+    if (rst) begin
+      \$1334  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1335  = rp0_cnt;
+    if (con_ce) begin
+      if (rp0_valid) begin
+        \$1335  = \$168 [3:0];
+      end
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$182 ) begin
+                if (disp) begin
+                  \$1335  = \$185 ;
+                end else if (\$183 ) begin
+                  \$1335  = wm;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1335  = 4'h0;
+    end
+    if (rst) begin
+      \$1335  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1336  = rp0_valid;
+    if (con_ce) begin
+      if (rp0_valid) begin
+        if (\$169 ) begin
+          \$1336  = 1'h0;
+        end
+      end
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$182 ) begin
+                if (disp) begin
+                  \$1336  = 1'h1;
+                end else if (\$183 ) begin
+                  \$1336  = 1'h1;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1336  = 1'h0;
+    end
+    if (rst) begin
+      \$1336  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1337  = rp1_cnt;
+    if (con_ce) begin
+      if (rp1_valid) begin
+        \$1337  = \$170 [3:0];
+      end
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$191 ) begin
+                if (\disp$113 ) begin
+                  \$1337  = \$194 ;
+                end else if (\$192 ) begin
+                  \$1337  = wm;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1337  = 4'h0;
+    end
+    if (rst) begin
+      \$1337  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1338  = rp1_valid;
+    if (con_ce) begin
+      if (rp1_valid) begin
+        if (\$171 ) begin
+          \$1338  = 1'h0;
+        end
+      end
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$191 ) begin
+                if (\disp$113 ) begin
+                  \$1338  = 1'h1;
+                end else if (\$192 ) begin
+                  \$1338  = 1'h1;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1338  = 1'h0;
+    end
+    if (rst) begin
+      \$1338  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1339  = vsync_armed;
+    if (con_ce) begin
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              if (bus_wdata[1]) begin
+                \$1339  = 1'h1;
+              end else if (\$174 ) begin
+                \$1339  = 1'h0;
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1339  = 1'h0;
+    end
+    if (rst) begin
+      \$1339  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1340  = dump_enabled;
+    if (con_ce) begin
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+            begin
+              if (\$176 ) begin
+                \$1340  = 1'h1;
+              end
+              if (\$178 ) begin
+                \$1340  = 1'h0;
+              end
+            end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1340  = 1'h0;
+    end
+    if (rst) begin
+      \$1340  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1341  = dump_disabled_cycle;
+    if (con_ce) begin
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              if (\$178 ) begin
+                \$1341  = \$179 [31:0];
+              end
+        endcase
+      end
+      if (frame_start) begin
+        \$1341  = \$212 [31:0];
+      end
+    end
+    if (con_rst) begin
+      \$1341  = 32'd0;
+    end
+    if (rst) begin
+      \$1341  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1342  = vblank_dump;
+    if (con_ce) begin
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              \$1342  = bus_wdata[7];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1342  = 1'h0;
+    end
+    if (rst) begin
+      \$1342  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1343  = wsync;
+    if (con_ce) begin
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              if (\$181 ) begin
+                \$1343  = 1'h1;
+              end
+        endcase
+      end
+      if (\$211 ) begin
+        \$1343  = 1'h0;
+      end
+    end
+    if (con_rst) begin
+      \$1343  = 1'h0;
+    end
+    if (rst) begin
+      \$1343  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1344  = rp0_x;
+    if (con_ce) begin
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$182 ) begin
+                if (disp) begin
+                  \$1344  = wr_resp;
+                end else if (\$183 ) begin
+                  \$1344  = wr_resp;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1344  = 8'h00;
+    end
+    if (rst) begin
+      \$1344  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1345  = rp0_skip;
+    if (con_ce) begin
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$182 ) begin
+                if (disp) begin
+                  \$1345  = 1'h1;
+                end else if (\$183 ) begin
+                  \$1345  = \$189 ;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1345  = 1'h0;
+    end
+    if (rst) begin
+      \$1345  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1346  = rp1_x;
+    if (con_ce) begin
+      if (\$172 ) begin
+        casez (bus_addr)
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$191 ) begin
+                if (\disp$113 ) begin
+                  \$1346  = wr_resp;
+                end else if (\$192 ) begin
                   \$1346  = wr_resp;
                 end
               end
@@ -22085,12 +26202,9 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1347  = rp0_cnt;
+    \$1347  = rp1_skip;
     if (con_ce) begin
-      if (rp0_valid) begin
-        \$1347  = \$163 [3:0];
-      end
-      if (\$167 ) begin
+      if (\$172 ) begin
         casez (bus_addr)
           6'h00:
               /* empty */;
@@ -22099,479 +26213,135 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$177 ) begin
-                if (disp) begin
-                  \$1347  = \$180 ;
-                end else if (\$178 ) begin
-                  \$1347  = wm;
+              if (\$191 ) begin
+                if (\disp$113 ) begin
+                  \$1347  = 1'h1;
+                end else if (\$192 ) begin
+                  \$1347  = \$198 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1347  = 4'h0;
+      \$1347  = 1'h0;
     end
     if (rst) begin
-      \$1347  = 4'h0;
+      \$1347  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1348  = rp0_valid;
+    \$1348  = pend_addr;
     if (con_ce) begin
-      if (rp0_valid) begin
-        if (\$164 ) begin
-          \$1348  = 1'h0;
-        end
-      end
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$177 ) begin
-                if (disp) begin
-                  \$1348  = 1'h1;
-                end else if (\$178 ) begin
-                  \$1348  = 1'h1;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1348  = 1'h0;
-    end
-    if (rst) begin
-      \$1348  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1349  = rp1_cnt;
-    if (con_ce) begin
-      if (rp1_valid) begin
-        \$1349  = \$165 [3:0];
-      end
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$186 ) begin
-                if (\disp$100 ) begin
-                  \$1349  = \$189 ;
-                end else if (\$187 ) begin
-                  \$1349  = wm;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1349  = 4'h0;
-    end
-    if (rst) begin
-      \$1349  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1350  = rp1_valid;
-    if (con_ce) begin
-      if (rp1_valid) begin
-        if (\$166 ) begin
-          \$1350  = 1'h0;
-        end
-      end
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$186 ) begin
-                if (\disp$100 ) begin
-                  \$1350  = 1'h1;
-                end else if (\$187 ) begin
-                  \$1350  = 1'h1;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1350  = 1'h0;
-    end
-    if (rst) begin
-      \$1350  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1351  = vsync_armed;
-    if (con_ce) begin
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              if (bus_wdata[1]) begin
-                \$1351  = 1'h1;
-              end else if (\$169 ) begin
-                \$1351  = 1'h0;
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1351  = 1'h0;
-    end
-    if (rst) begin
-      \$1351  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1352  = dump_enabled;
-    if (con_ce) begin
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-            begin
-              if (\$171 ) begin
-                \$1352  = 1'h1;
-              end
-              if (\$173 ) begin
-                \$1352  = 1'h0;
-              end
-            end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1352  = 1'h0;
-    end
-    if (rst) begin
-      \$1352  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1353  = dump_disabled_cycle;
-    if (con_ce) begin
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              if (\$173 ) begin
-                \$1353  = \$174 [31:0];
-              end
-        endcase
-      end
-      if (frame_start) begin
-        \$1353  = \$207 [31:0];
-      end
-    end
-    if (con_rst) begin
-      \$1353  = 32'd0;
-    end
-    if (rst) begin
-      \$1353  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1354  = vblank_dump;
-    if (con_ce) begin
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              \$1354  = bus_wdata[7];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1354  = 1'h0;
-    end
-    if (rst) begin
-      \$1354  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1355  = wsync;
-    if (con_ce) begin
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              if (\$176 ) begin
-                \$1355  = 1'h1;
-              end
-        endcase
-      end
-      if (\$206 ) begin
-        \$1355  = 1'h0;
-      end
-    end
-    if (con_rst) begin
-      \$1355  = 1'h0;
-    end
-    if (rst) begin
-      \$1355  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1356  = rp0_x;
-    if (con_ce) begin
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$177 ) begin
-                if (disp) begin
-                  \$1356  = wr_resp;
-                end else if (\$178 ) begin
-                  \$1356  = wr_resp;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1356  = 8'h00;
-    end
-    if (rst) begin
-      \$1356  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1357  = rp0_skip;
-    if (con_ce) begin
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$177 ) begin
-                if (disp) begin
-                  \$1357  = 1'h1;
-                end else if (\$178 ) begin
-                  \$1357  = \$184 ;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1357  = 1'h0;
-    end
-    if (rst) begin
-      \$1357  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1358  = rp1_x;
-    if (con_ce) begin
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$186 ) begin
-                if (\disp$100 ) begin
-                  \$1358  = wr_resp;
-                end else if (\$187 ) begin
-                  \$1358  = wr_resp;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1358  = 8'h00;
-    end
-    if (rst) begin
-      \$1358  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1359  = rp1_skip;
-    if (con_ce) begin
-      if (\$167 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$186 ) begin
-                if (\disp$100 ) begin
-                  \$1359  = 1'h1;
-                end else if (\$187 ) begin
-                  \$1359  = \$193 ;
-                end
-              end
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1359  = 1'h0;
-    end
-    if (rst) begin
-      \$1359  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1360  = pend_addr;
-    if (con_ce) begin
-      if (\$167 ) begin
-        if (\$197 ) begin
-          if (\$199 ) begin
-            \$1360  = bus_addr;
+      if (\$172 ) begin
+        if (\$202 ) begin
+          if (\$204 ) begin
+            \$1348  = bus_addr;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1360  = 6'h00;
+      \$1348  = 6'h00;
     end
     if (rst) begin
-      \$1360  = 6'h00;
+      \$1348  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1361  = pend_data;
+    \$1349  = pend_data;
     if (con_ce) begin
-      if (\$167 ) begin
-        if (\$197 ) begin
-          if (\$199 ) begin
-            \$1361  = bus_wdata;
+      if (\$172 ) begin
+        if (\$202 ) begin
+          if (\$204 ) begin
+            \$1349  = bus_wdata;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1361  = 8'h00;
+      \$1349  = 8'h00;
     end
     if (rst) begin
-      \$1361  = 8'h00;
+      \$1349  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1362  = pend_hpos;
+    \$1350  = pend_hpos;
     if (con_ce) begin
-      if (\$167 ) begin
-        if (\$197 ) begin
-          if (\$199 ) begin
-            \$1362  = wr_hpos;
+      if (\$172 ) begin
+        if (\$202 ) begin
+          if (\$204 ) begin
+            \$1350  = wr_hpos;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1362  = 8'h00;
+      \$1350  = 8'h00;
     end
     if (rst) begin
-      \$1362  = 8'h00;
+      \$1350  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1363  = pend_cycle;
+    \$1351  = pend_cycle;
     if (con_ce) begin
-      if (\$167 ) begin
-        if (\$197 ) begin
-          if (\$199 ) begin
-            \$1363  = wr_cycle;
+      if (\$172 ) begin
+        if (\$202 ) begin
+          if (\$204 ) begin
+            \$1351  = wr_cycle;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1363  = 7'h00;
+      \$1351  = 7'h00;
     end
     if (rst) begin
-      \$1363  = 7'h00;
+      \$1351  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1364  = pend_resm;
+    \$1352  = pend_resm;
     if (con_ce) begin
-      if (\$167 ) begin
-        if (\$197 ) begin
-          if (\$199 ) begin
-            \$1364  = wr_resm;
+      if (\$172 ) begin
+        if (\$202 ) begin
+          if (\$204 ) begin
+            \$1352  = wr_resm;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1364  = 8'h00;
+      \$1352  = 8'h00;
     end
     if (rst) begin
-      \$1364  = 8'h00;
+      \$1352  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1365  = pend_since;
+    \$1353  = pend_since;
     if (con_ce) begin
-      if (\$167 ) begin
-        if (\$197 ) begin
-          if (\$199 ) begin
-            \$1365  = since_hmove;
+      if (\$172 ) begin
+        if (\$202 ) begin
+          if (\$204 ) begin
+            \$1353  = since_hmove;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1365  = 8'h00;
+      \$1353  = 8'h00;
     end
     if (rst) begin
-      \$1365  = 8'h00;
+      \$1353  = 8'h00;
     end
   end
   always @* begin
@@ -22579,21 +26349,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          hit = \$216 ;
+          hit = \$221 ;
       3'h1:
-          hit = \$232 ;
+          hit = \$237 ;
       3'h2:
-          hit = \$253 ;
+          hit = \$258 ;
       3'h3:
-          hit = \$278 ;
+          hit = \$283 ;
       3'h4:
-          hit = \$304 ;
+          hit = \$309 ;
       3'h5:
-          hit = \$322 ;
+          hit = \$327 ;
       3'h6:
-          hit = \$336 ;
+          hit = \$341 ;
       3'h7:
-          hit = \$359 ;
+          hit = \$364 ;
     endcase
   end
   always @* begin
@@ -22601,21 +26371,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          idx = \$223 [2:0];
+          idx = \$228 [2:0];
       3'h1:
-          idx = \$244 [2:0];
+          idx = \$249 [2:0];
       3'h2:
-          idx = \$265 [2:0];
+          idx = \$270 [2:0];
       3'h3:
-          idx = \$295 [2:0];
+          idx = \$300 [2:0];
       3'h4:
-          idx = \$316 [2:0];
+          idx = \$321 [2:0];
       3'h5:
-          idx = \$323 [2:0];
+          idx = \$328 [2:0];
       3'h6:
-          idx = \$353 [2:0];
+          idx = \$358 [2:0];
       3'h7:
-          idx = \$360 [2:0];
+          idx = \$365 [2:0];
     endcase
   end
   always @* begin
@@ -22633,12 +26403,12 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
       3'h4:
           /* empty */;
       3'h5:
-          dm1 = \$317 [7:0];
+          dm1 = \$322 [7:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$117  = 8'h00;
+    \dm1$130  = 8'h00;
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
@@ -22656,7 +26426,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
       3'h6:
           /* empty */;
       3'h7:
-          \dm1$117  = \$354 [7:0];
+          \dm1$130  = \$359 [7:0];
     endcase
   end
   always @* begin
@@ -22664,21 +26434,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \hit$121  = \$381 ;
+          \hit$134  = \$386 ;
       3'h1:
-          \hit$121  = \$397 ;
+          \hit$134  = \$402 ;
       3'h2:
-          \hit$121  = \$418 ;
+          \hit$134  = \$423 ;
       3'h3:
-          \hit$121  = \$443 ;
+          \hit$134  = \$448 ;
       3'h4:
-          \hit$121  = \$469 ;
+          \hit$134  = \$474 ;
       3'h5:
-          \hit$121  = \$487 ;
+          \hit$134  = \$492 ;
       3'h6:
-          \hit$121  = \$501 ;
+          \hit$134  = \$506 ;
       3'h7:
-          \hit$121  = \$524 ;
+          \hit$134  = \$529 ;
     endcase
   end
   always @* begin
@@ -22686,26 +26456,26 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \idx$122  = \$388 [2:0];
+          \idx$135  = \$393 [2:0];
       3'h1:
-          \idx$122  = \$409 [2:0];
+          \idx$135  = \$414 [2:0];
       3'h2:
-          \idx$122  = \$430 [2:0];
+          \idx$135  = \$435 [2:0];
       3'h3:
-          \idx$122  = \$460 [2:0];
+          \idx$135  = \$465 [2:0];
       3'h4:
-          \idx$122  = \$481 [2:0];
+          \idx$135  = \$486 [2:0];
       3'h5:
-          \idx$122  = \$488 [2:0];
+          \idx$135  = \$493 [2:0];
       3'h6:
-          \idx$122  = \$518 [2:0];
+          \idx$135  = \$523 [2:0];
       3'h7:
-          \idx$122  = \$525 [2:0];
+          \idx$135  = \$530 [2:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$123  = 8'h00;
+    \dm1$136  = 8'h00;
     casez (nusiz1[2:0])
       3'h0:
           /* empty */;
@@ -22718,12 +26488,12 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
       3'h4:
           /* empty */;
       3'h5:
-          \dm1$123  = \$482 [7:0];
+          \dm1$136  = \$487 [7:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$124  = 8'h00;
+    \dm1$137  = 8'h00;
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
@@ -22741,7 +26511,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
       3'h6:
           /* empty */;
       3'h7:
-          \dm1$124  = \$519 [7:0];
+          \dm1$137  = \$524 [7:0];
     endcase
   end
   always @* begin
@@ -22749,21 +26519,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          \hit$130  = \$547 ;
+          \hit$143  = \$552 ;
       3'h1:
-          \hit$130  = \$556 ;
+          \hit$143  = \$561 ;
       3'h2:
-          \hit$130  = \$565 ;
+          \hit$143  = \$570 ;
       3'h3:
-          \hit$130  = \$579 ;
+          \hit$143  = \$584 ;
       3'h4:
-          \hit$130  = \$588 ;
+          \hit$143  = \$593 ;
       3'h5:
-          \hit$130  = \$592 ;
+          \hit$143  = \$597 ;
       3'h6:
-          \hit$130  = \$606 ;
+          \hit$143  = \$611 ;
       3'h7:
-          \hit$130  = \$610 ;
+          \hit$143  = \$615 ;
     endcase
   end
   always @* begin
@@ -22771,43 +26541,43 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \hit$135  = \$619 ;
+          \hit$148  = \$624 ;
       3'h1:
-          \hit$135  = \$628 ;
+          \hit$148  = \$633 ;
       3'h2:
-          \hit$135  = \$637 ;
+          \hit$148  = \$642 ;
       3'h3:
-          \hit$135  = \$651 ;
+          \hit$148  = \$656 ;
       3'h4:
-          \hit$135  = \$660 ;
+          \hit$148  = \$665 ;
       3'h5:
-          \hit$135  = \$664 ;
+          \hit$148  = \$669 ;
       3'h6:
-          \hit$135  = \$678 ;
+          \hit$148  = \$683 ;
       3'h7:
-          \hit$135  = \$682 ;
+          \hit$148  = \$687 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     color = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$735 ) begin
-      color = \$738 ;
+    if (\$740 ) begin
+      color = \$743 ;
     end else if (ctrlpf[2]) begin
-      if (\$742 ) begin
+      if (\$747 ) begin
         color = 2'h1;
-      end else if (\$749 ) begin
+      end else if (\$754 ) begin
         color = 2'h2;
-      end else if (\$755 ) begin
+      end else if (\$760 ) begin
         color = 2'h3;
       end
     end else begin
       (* full_case = 32'd1 *)
-      if (\$770 ) begin
+      if (\$775 ) begin
         color = 2'h2;
-      end else if (\$776 ) begin
-        color = \$778 ;
+      end else if (\$781 ) begin
+        color = \$783 ;
       end else begin
         color = c0;
       end
@@ -22817,10 +26587,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     c0 = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$735 ) begin
+    if (\$740 ) begin
     end else if (ctrlpf[2]) begin
     end else begin
-      c0 = \$763 ;
+      c0 = \$768 ;
     end
   end
   always @* begin
@@ -22828,141 +26598,33 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     rd = 2'h0;
     casez (bus_addr[3:0])
       4'h0:
-          rd = { \$872 [0], \$871 [1] };
+          rd = { coll_read[0], coll_read[1] };
       4'h1:
-          rd = { \$874 [2], \$873 [3] };
+          rd = { coll_read[2], coll_read[3] };
       4'h2:
-          rd = { \$876 [4], \$875 [5] };
+          rd = { coll_read[4], coll_read[5] };
       4'h3:
-          rd = { \$878 [6], \$877 [7] };
+          rd = { coll_read[6], coll_read[7] };
       4'h4:
-          rd = { \$880 [8], \$879 [9] };
+          rd = { coll_read[8], coll_read[9] };
       4'h5:
-          rd = { \$882 [10], \$881 [11] };
+          rd = { coll_read[10], coll_read[11] };
       4'h6:
-          rd = { \$883 [12], 1'h0 };
+          rd = { coll_read[12], 1'h0 };
       4'h7:
-          rd = { \$885 [13], \$884 [14] };
+          rd = { coll_read[13], coll_read[14] };
       4'h8:
-          rd = { charged, 1'h0 };
+          rd = { inpt_read[0], 1'h0 };
       4'h9:
-          rd = { \charged$153 , 1'h0 };
+          rd = { inpt_read[1], 1'h0 };
       4'ha:
-          rd = { \charged$156 , 1'h0 };
+          rd = { inpt_read[2], 1'h0 };
       4'hb:
-          rd = { \charged$159 , 1'h0 };
+          rd = { inpt_read[3], 1'h0 };
       4'hc:
-          rd = { inpt4, 1'h0 };
+          rd = { inpt_read[4], 1'h0 };
       4'hd:
-          rd = { inpt5, 1'h0 };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    charged = 1'h0;
-    casez (bus_addr[3:0])
-      4'h0:
-          /* empty */;
-      4'h1:
-          /* empty */;
-      4'h2:
-          /* empty */;
-      4'h3:
-          /* empty */;
-      4'h4:
-          /* empty */;
-      4'h5:
-          /* empty */;
-      4'h6:
-          /* empty */;
-      4'h7:
-          /* empty */;
-      4'h8:
-          charged = \$894 ;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \charged$153  = 1'h0;
-    casez (bus_addr[3:0])
-      4'h0:
-          /* empty */;
-      4'h1:
-          /* empty */;
-      4'h2:
-          /* empty */;
-      4'h3:
-          /* empty */;
-      4'h4:
-          /* empty */;
-      4'h5:
-          /* empty */;
-      4'h6:
-          /* empty */;
-      4'h7:
-          /* empty */;
-      4'h8:
-          /* empty */;
-      4'h9:
-          \charged$153  = \$903 ;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \charged$156  = 1'h0;
-    casez (bus_addr[3:0])
-      4'h0:
-          /* empty */;
-      4'h1:
-          /* empty */;
-      4'h2:
-          /* empty */;
-      4'h3:
-          /* empty */;
-      4'h4:
-          /* empty */;
-      4'h5:
-          /* empty */;
-      4'h6:
-          /* empty */;
-      4'h7:
-          /* empty */;
-      4'h8:
-          /* empty */;
-      4'h9:
-          /* empty */;
-      4'ha:
-          \charged$156  = \$912 ;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \charged$159  = 1'h0;
-    casez (bus_addr[3:0])
-      4'h0:
-          /* empty */;
-      4'h1:
-          /* empty */;
-      4'h2:
-          /* empty */;
-      4'h3:
-          /* empty */;
-      4'h4:
-          /* empty */;
-      4'h5:
-          /* empty */;
-      4'h6:
-          /* empty */;
-      4'h7:
-          /* empty */;
-      4'h8:
-          /* empty */;
-      4'h9:
-          /* empty */;
-      4'ha:
-          /* empty */;
-      4'hb:
-          \charged$159  = \$921 ;
+          rd = { inpt_read[5], 1'h0 };
     endcase
   end
   always @* begin
@@ -22980,11 +26642,11 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
       6'h0c:
           delay = 4'h1;
       6'h0d:
-          delay = \$925 ;
+          delay = \$907 ;
       6'h0e:
-          delay = \$926 ;
+          delay = \$908 ;
       6'h0f:
-          delay = \$927 ;
+          delay = \$909 ;
       6'h12:
           delay = 4'h8;
       6'h13:
@@ -23000,21 +26662,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          dly = \$936 ;
+          dly = \$918 ;
       3'h1:
-          dly = \$948 ;
+          dly = \$930 ;
       3'h2:
-          dly = \$964 ;
+          dly = \$946 ;
       3'h3:
-          dly = \$984 ;
+          dly = \$966 ;
       3'h4:
-          dly = \$1004 ;
+          dly = \$986 ;
       3'h5:
-          dly = \$1016 ;
+          dly = \$998 ;
       3'h6:
-          dly = \$1032 ;
+          dly = \$1014 ;
       3'h7:
-          dly = \$1048 ;
+          dly = \$1030 ;
     endcase
   end
   always @* begin
@@ -23022,21 +26684,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          disp = \$940 ;
+          disp = \$922 ;
       3'h1:
-          disp = \$956 ;
+          disp = \$938 ;
       3'h2:
-          disp = \$972 ;
+          disp = \$954 ;
       3'h3:
-          disp = \$996 ;
+          disp = \$978 ;
       3'h4:
-          disp = \$1012 ;
+          disp = \$994 ;
       3'h5:
-          disp = \$1020 ;
+          disp = \$1002 ;
       3'h6:
-          disp = \$1044 ;
+          disp = \$1026 ;
       3'h7:
-          disp = \$1052 ;
+          disp = \$1034 ;
     endcase
   end
   always @* begin
@@ -23044,21 +26706,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \dly$101  = \$1060 ;
+          \dly$114  = \$1042 ;
       3'h1:
-          \dly$101  = \$1072 ;
+          \dly$114  = \$1054 ;
       3'h2:
-          \dly$101  = \$1088 ;
+          \dly$114  = \$1070 ;
       3'h3:
-          \dly$101  = \$1108 ;
+          \dly$114  = \$1090 ;
       3'h4:
-          \dly$101  = \$1128 ;
+          \dly$114  = \$1110 ;
       3'h5:
-          \dly$101  = \$1140 ;
+          \dly$114  = \$1122 ;
       3'h6:
-          \dly$101  = \$1156 ;
+          \dly$114  = \$1138 ;
       3'h7:
-          \dly$101  = \$1172 ;
+          \dly$114  = \$1154 ;
     endcase
   end
   always @* begin
@@ -23066,21 +26728,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \disp$100  = \$1064 ;
+          \disp$113  = \$1046 ;
       3'h1:
-          \disp$100  = \$1080 ;
+          \disp$113  = \$1062 ;
       3'h2:
-          \disp$100  = \$1096 ;
+          \disp$113  = \$1078 ;
       3'h3:
-          \disp$100  = \$1120 ;
+          \disp$113  = \$1102 ;
       3'h4:
-          \disp$100  = \$1136 ;
+          \disp$113  = \$1118 ;
       3'h5:
-          \disp$100  = \$1144 ;
+          \disp$113  = \$1126 ;
       3'h6:
-          \disp$100  = \$1168 ;
+          \disp$113  = \$1150 ;
       3'h7:
-          \disp$100  = \$1176 ;
+          \disp$113  = \$1158 ;
     endcase
   end
   always @* begin
@@ -23088,7 +26750,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     nc = 2'h0;
     if (line_end_drawn) begin
       if (cosmic) begin
-        nc = \$1179 [1:0];
+        nc = \$1161 [1:0];
       end
     end
   end
@@ -23097,7 +26759,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     jump = 8'h00;
     if (line_end_drawn) begin
       if (cosmic) begin
-        jump = \$1180 ;
+        jump = \$1162 ;
       end
     end
   end
@@ -23106,7 +26768,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     mv = 10'h000;
     if (line_end_drawn) begin
       if (cosmic) begin
-        mv = \$1181 [9:0];
+        mv = \$1163 [9:0];
       end
     end
   end
@@ -23115,7 +26777,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_en = 1'h0;
     if (fire) begin
       ap_en = 1'h1;
-    end else if (\$1188 ) begin
+    end else if (\$1170 ) begin
       ap_en = 1'h1;
     end
   end
@@ -23124,7 +26786,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_addr = 6'h00;
     if (fire) begin
       ap_addr = pend_addr;
-    end else if (\$1188 ) begin
+    end else if (\$1170 ) begin
       ap_addr = bus_addr;
     end
   end
@@ -23133,7 +26795,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_data = 8'h00;
     if (fire) begin
       ap_data = pend_data;
-    end else if (\$1188 ) begin
+    end else if (\$1170 ) begin
       ap_data = bus_wdata;
     end
   end
@@ -23142,7 +26804,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_hpos = 8'h00;
     if (fire) begin
       ap_hpos = pend_hpos;
-    end else if (\$1188 ) begin
+    end else if (\$1170 ) begin
       ap_hpos = wr_hpos;
     end
   end
@@ -23151,7 +26813,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_cycle = 7'h00;
     if (fire) begin
       ap_cycle = pend_cycle;
-    end else if (\$1188 ) begin
+    end else if (\$1170 ) begin
       ap_cycle = wr_cycle;
     end
   end
@@ -23160,7 +26822,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_resm = 8'h00;
     if (fire) begin
       ap_resm = pend_resm;
-    end else if (\$1188 ) begin
+    end else if (\$1170 ) begin
       ap_resm = wr_resm;
     end
   end
@@ -23169,7 +26831,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_since = 8'h00;
     if (fire) begin
       ap_since = pend_since;
-    end else if (\$1188 ) begin
+    end else if (\$1170 ) begin
       ap_since = since_hmove;
     end
   end
@@ -23235,10 +26897,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1191 ) begin
-              hmove_mv = { \$1199 [4], \$1199  };
-            end else if (\$1192 ) begin
-              hmove_mv = \$1207 ;
+            if (\$1173 ) begin
+              hmove_mv = { \$1181 [4], \$1181  };
+            end else if (\$1174 ) begin
+              hmove_mv = \$1189 ;
             end
       endcase
     end
@@ -23305,415 +26967,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            hmove_sum = \$1208 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$176  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1211 ) begin
-              \hmove_mv$176  = { \$1219 [4], \$1219  };
-            end else if (\$1212 ) begin
-              \hmove_mv$176  = \$1227 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$74  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$74  = \$1228 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$177  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1231 ) begin
-              \hmove_mv$177  = { \$1239 [4], \$1239  };
-            end else if (\$1232 ) begin
-              \hmove_mv$177  = \$1247 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$75  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$75  = \$1248 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$178  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1251 ) begin
-              \hmove_mv$178  = { \$1259 [4], \$1259  };
-            end else if (\$1252 ) begin
-              \hmove_mv$178  = \$1267 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$76  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$76  = \$1268 [9:0];
+            hmove_sum = \$1190 [9:0];
       endcase
     end
   end
@@ -23779,17 +27033,17 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1271 ) begin
-              \hmove_mv$179  = { \$1279 [4], \$1279  };
-            end else if (\$1272 ) begin
-              \hmove_mv$179  = \$1287 ;
+            if (\$1193 ) begin
+              \hmove_mv$179  = { \$1201 [4], \$1201  };
+            end else if (\$1194 ) begin
+              \hmove_mv$179  = \$1209 ;
             end
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$77  = 10'h000;
+    \hmove_sum$88  = 10'h000;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -23849,53 +27103,461 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$77  = \$1288 [9:0];
+            \hmove_sum$88  = \$1210 [9:0];
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \hmove_mv$180  = 6'h00;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            if (\$1213 ) begin
+              \hmove_mv$180  = { \$1221 [4], \$1221  };
+            end else if (\$1214 ) begin
+              \hmove_mv$180  = \$1229 ;
+            end
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \hmove_sum$89  = 10'h000;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \hmove_sum$89  = \$1230 [9:0];
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \hmove_mv$181  = 6'h00;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            if (\$1233 ) begin
+              \hmove_mv$181  = { \$1241 [4], \$1241  };
+            end else if (\$1234 ) begin
+              \hmove_mv$181  = \$1249 ;
+            end
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \hmove_sum$90  = 10'h000;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \hmove_sum$90  = \$1250 [9:0];
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \hmove_mv$182  = 6'h00;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            if (\$1253 ) begin
+              \hmove_mv$182  = { \$1261 [4], \$1261  };
+            end else if (\$1254 ) begin
+              \hmove_mv$182  = \$1269 ;
+            end
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \hmove_sum$91  = 10'h000;
+    if (ap_en) begin
+      casez (ap_addr)
+        6'h01:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h12, 6'h13, 6'h14:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24:
+            /* empty */;
+        6'h25:
+            /* empty */;
+        6'h26:
+            /* empty */;
+        6'h27:
+            /* empty */;
+        6'h28, 6'h29:
+            /* empty */;
+        6'h2a:
+            \hmove_sum$91  = \$1270 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     frame_end = 1'h0;
-    if (\$1289 ) begin
-      if (\$1291 ) begin
+    if (\$1271 ) begin
+      if (\$1273 ) begin
         frame_end = 1'h1;
       end
       casez (bus_addr)
         6'h00:
             if (bus_wdata[1]) begin
-            end else if (\$1293 ) begin
+            end else if (\$1275 ) begin
               frame_end = 1'h1;
             end
       endcase
     end
   end
-  assign nxt_hpos = \$924 [7:0];
-  assign hmove_blanks = \port$4396$4 [1];
+  assign nxt_hpos = \$906 [7:0];
+  assign hmove_blanks = \port$5662$4 [1];
   assign newx = wr_resp;
-  assign diff = \$208 [9:0];
-  assign d = \$211 [7:0];
-  assign \diff$119  = \$373 [9:0];
-  assign \d$120  = \$376 [7:0];
-  assign \diff$126  = \$538 [9:0];
-  assign \d$127  = \$541 [7:0];
-  assign width = \$543 [5:0];
-  assign \diff$131  = \$611 [9:0];
-  assign \d$132  = \$614 [7:0];
-  assign \width$134  = \$615 [5:0];
-  assign \diff$136  = \$683 [9:0];
-  assign \d$137  = \$686 [7:0];
-  assign \width$138  = \$687 [5:0];
-  assign k = \$688 [5:0];
-  assign kk = \$693 [4:0];
-  assign pfidx = \$698 [4:0];
-  assign pal = \port$4396$4 [0];
-  assign coll_now = { \$868 , \$856 , \$855 , \$851 , \$842 , \$836 , \$826 , \$819 , \$815 , \$814 , \$810 , \$809 , \$803 , \$797 , \$790  };
+  assign diff = \$213 [9:0];
+  assign d = \$216 [7:0];
+  assign \diff$132  = \$378 [9:0];
+  assign \d$133  = \$381 [7:0];
+  assign \diff$139  = \$543 [9:0];
+  assign \d$140  = \$546 [7:0];
+  assign width = \$548 [5:0];
+  assign \diff$144  = \$616 [9:0];
+  assign \d$145  = \$619 [7:0];
+  assign \width$147  = \$620 [5:0];
+  assign \diff$149  = \$688 [9:0];
+  assign \d$150  = \$691 [7:0];
+  assign \width$151  = \$692 [5:0];
+  assign k = \$693 [5:0];
+  assign kk = \$698 [4:0];
+  assign pfidx = \$703 [4:0];
+  assign pal = \port$5662$4 [0];
+  assign coll_now = { \$873 , \$861 , \$860 , \$856 , \$847 , \$841 , \$831 , \$824 , \$820 , \$819 , \$815 , \$814 , \$808 , \$802 , \$795  };
   assign rdata = { rd, bus_last[5:0] };
-  assign \diff$167  = \$929 [9:0];
-  assign \d$168  = \$932 [7:0];
-  assign \diff$169  = \$1053 [9:0];
-  assign \d$170  = \$1056 [7:0];
-  assign line_at_write = \$1178 [15:0];
+  assign \diff$170  = \$911 [9:0];
+  assign \d$171  = \$914 [7:0];
+  assign \diff$172  = \$1035 [9:0];
+  assign \d$173  = \$1038 [7:0];
+  assign line_at_write = \$1160 [15:0];
   assign \ctrlpf.reflect  = ctrlpf[0];
   assign \ctrlpf.score  = ctrlpf[1];
   assign \ctrlpf.priority  = ctrlpf[2];
@@ -23910,102 +27572,106 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \nusiz1.unused3  = nusiz1[3];
   assign \nusiz1.missile_size  = nusiz1[5:4];
   assign \nusiz1.unused6  = nusiz1[7:6];
-  assign \$801  = 1'h1;
-  assign \$802  = \$800 ;
-  assign \$807  = 1'h1;
-  assign \$808  = \$806 ;
-  assign \$688  = { 2'h0, x[7:2] };
-  assign \$840  = 1'h1;
-  assign \$841  = \$839 ;
-  assign \$846  = 1'h1;
-  assign \$847  = \$845 ;
-  assign \$866  = 1'h1;
-  assign \$867  = \$865 ;
-  assign \$186  = bus_addr[0];
-  assign \$323  = { 1'h0, dm1[7:1] };
-  assign \$360  = { 2'h0, \dm1$117 [7:2] };
-  assign \$488  = { 1'h0, \dm1$123 [7:1] };
-  assign \$525  = { 2'h0, \dm1$124 [7:2] };
-  assign \size$133  = nusiz1[5:4];
-  assign \$753  = 1'h1;
-  assign \$754  = \$752 ;
-  assign \$774  = 1'h1;
-  assign \$775  = \$773 ;
-  assign \$936  = \$935 ;
-  assign \$940  = \$939 ;
-  assign \$944  = \$943 ;
-  assign \$952  = \$951 ;
-  assign \$960  = \$959 ;
-  assign \$968  = \$967 ;
-  assign \$976  = \$975 ;
-  assign \$988  = \$987 ;
-  assign \$1000  = \$999 ;
-  assign \$1008  = \$1007 ;
-  assign \$1016  = \$1015 ;
-  assign \$1020  = \$1019 ;
-  assign \$1024  = \$1023 ;
-  assign \$1036  = \$1035 ;
-  assign \$1048  = \$1047 ;
-  assign \$1052  = \$1051 ;
-  assign \$1060  = \$1059 ;
-  assign \$1064  = \$1063 ;
-  assign \$1068  = \$1067 ;
-  assign \$1076  = \$1075 ;
-  assign \$1084  = \$1083 ;
-  assign \$1092  = \$1091 ;
-  assign \$1100  = \$1099 ;
-  assign \$1112  = \$1111 ;
-  assign \$1124  = \$1123 ;
-  assign \$1132  = \$1131 ;
-  assign \$1140  = \$1139 ;
-  assign \$1144  = \$1143 ;
-  assign \$1148  = \$1147 ;
-  assign \$1160  = \$1159 ;
-  assign \$1172  = \$1171 ;
-  assign \$1176  = \$1175 ;
-  assign \$1194 [2:0] = hmp0[2:0];
-  assign \$1194 [3] = \$auto$rtlil.cc:2739:Not$2 ;
-  assign \$1196 [2:0] = hmp0[2:0];
-  assign \$1196 [3] = \$auto$rtlil.cc:2739:Not$4 ;
-  assign \$1201 [2:0] = hmp0[2:0];
-  assign \$1201 [3] = \$auto$rtlil.cc:2739:Not$6 ;
-  assign \$1203 [2:0] = hmp0[2:0];
-  assign \$1203 [3] = \$auto$rtlil.cc:2739:Not$8 ;
-  assign \$1214 [2:0] = hmp1[2:0];
-  assign \$1214 [3] = \$auto$rtlil.cc:2739:Not$10 ;
-  assign \$1216 [2:0] = hmp1[2:0];
-  assign \$1216 [3] = \$auto$rtlil.cc:2739:Not$12 ;
-  assign \$1221 [2:0] = hmp1[2:0];
-  assign \$1221 [3] = \$auto$rtlil.cc:2739:Not$14 ;
-  assign \$1223 [2:0] = hmp1[2:0];
-  assign \$1223 [3] = \$auto$rtlil.cc:2739:Not$16 ;
-  assign \$1234 [2:0] = hmm0[2:0];
-  assign \$1234 [3] = \$auto$rtlil.cc:2739:Not$18 ;
-  assign \$1236 [2:0] = hmm0[2:0];
-  assign \$1236 [3] = \$auto$rtlil.cc:2739:Not$20 ;
-  assign \$1241 [2:0] = hmm0[2:0];
-  assign \$1241 [3] = \$auto$rtlil.cc:2739:Not$22 ;
-  assign \$1243 [2:0] = hmm0[2:0];
-  assign \$1243 [3] = \$auto$rtlil.cc:2739:Not$24 ;
-  assign \$1254 [2:0] = hmm1[2:0];
-  assign \$1254 [3] = \$auto$rtlil.cc:2739:Not$26 ;
-  assign \$1256 [2:0] = hmm1[2:0];
-  assign \$1256 [3] = \$auto$rtlil.cc:2739:Not$28 ;
-  assign \$1261 [2:0] = hmm1[2:0];
-  assign \$1261 [3] = \$auto$rtlil.cc:2739:Not$30 ;
-  assign \$1263 [2:0] = hmm1[2:0];
-  assign \$1263 [3] = \$auto$rtlil.cc:2739:Not$32 ;
-  assign \$1274 [2:0] = hmbl[2:0];
-  assign \$1274 [3] = \$auto$rtlil.cc:2739:Not$34 ;
-  assign \$1276 [2:0] = hmbl[2:0];
-  assign \$1276 [3] = \$auto$rtlil.cc:2739:Not$36 ;
-  assign \$1281 [2:0] = hmbl[2:0];
-  assign \$1281 [3] = \$auto$rtlil.cc:2739:Not$38 ;
-  assign \$1283 [2:0] = hmbl[2:0];
-  assign \$1283 [3] = \$auto$rtlil.cc:2739:Not$40 ;
+  assign charged[3] = \$903 ;
+  assign charged[2] = \$896 ;
+  assign charged[1] = \$889 ;
+  assign charged[0] = \$882 ;
+  assign \$806  = 1'h1;
+  assign \$807  = \$805 ;
+  assign \$812  = 1'h1;
+  assign \$813  = \$811 ;
+  assign \$693  = { 2'h0, x[7:2] };
+  assign \$845  = 1'h1;
+  assign \$846  = \$844 ;
+  assign \$851  = 1'h1;
+  assign \$852  = \$850 ;
+  assign \$871  = 1'h1;
+  assign \$872  = \$870 ;
+  assign \$191  = bus_addr[0];
+  assign \$328  = { 1'h0, dm1[7:1] };
+  assign \$365  = { 2'h0, \dm1$130 [7:2] };
+  assign \$493  = { 1'h0, \dm1$136 [7:1] };
+  assign \$530  = { 2'h0, \dm1$137 [7:2] };
+  assign \size$146  = nusiz1[5:4];
+  assign \$758  = 1'h1;
+  assign \$759  = \$757 ;
+  assign \$779  = 1'h1;
+  assign \$780  = \$778 ;
+  assign \$918  = \$917 ;
+  assign \$922  = \$921 ;
+  assign \$926  = \$925 ;
+  assign \$934  = \$933 ;
+  assign \$942  = \$941 ;
+  assign \$950  = \$949 ;
+  assign \$958  = \$957 ;
+  assign \$970  = \$969 ;
+  assign \$982  = \$981 ;
+  assign \$990  = \$989 ;
+  assign \$998  = \$997 ;
+  assign \$1002  = \$1001 ;
+  assign \$1006  = \$1005 ;
+  assign \$1018  = \$1017 ;
+  assign \$1030  = \$1029 ;
+  assign \$1034  = \$1033 ;
+  assign \$1042  = \$1041 ;
+  assign \$1046  = \$1045 ;
+  assign \$1050  = \$1049 ;
+  assign \$1058  = \$1057 ;
+  assign \$1066  = \$1065 ;
+  assign \$1074  = \$1073 ;
+  assign \$1082  = \$1081 ;
+  assign \$1094  = \$1093 ;
+  assign \$1106  = \$1105 ;
+  assign \$1114  = \$1113 ;
+  assign \$1122  = \$1121 ;
+  assign \$1126  = \$1125 ;
+  assign \$1130  = \$1129 ;
+  assign \$1142  = \$1141 ;
+  assign \$1154  = \$1153 ;
+  assign \$1158  = \$1157 ;
+  assign \$1176 [2:0] = hmp0[2:0];
+  assign \$1176 [3] = \$auto$rtlil.cc:2739:Not$2 ;
+  assign \$1178 [2:0] = hmp0[2:0];
+  assign \$1178 [3] = \$auto$rtlil.cc:2739:Not$4 ;
+  assign \$1183 [2:0] = hmp0[2:0];
+  assign \$1183 [3] = \$auto$rtlil.cc:2739:Not$6 ;
+  assign \$1185 [2:0] = hmp0[2:0];
+  assign \$1185 [3] = \$auto$rtlil.cc:2739:Not$8 ;
+  assign \$1196 [2:0] = hmp1[2:0];
+  assign \$1196 [3] = \$auto$rtlil.cc:2739:Not$10 ;
+  assign \$1198 [2:0] = hmp1[2:0];
+  assign \$1198 [3] = \$auto$rtlil.cc:2739:Not$12 ;
+  assign \$1203 [2:0] = hmp1[2:0];
+  assign \$1203 [3] = \$auto$rtlil.cc:2739:Not$14 ;
+  assign \$1205 [2:0] = hmp1[2:0];
+  assign \$1205 [3] = \$auto$rtlil.cc:2739:Not$16 ;
+  assign \$1216 [2:0] = hmm0[2:0];
+  assign \$1216 [3] = \$auto$rtlil.cc:2739:Not$18 ;
+  assign \$1218 [2:0] = hmm0[2:0];
+  assign \$1218 [3] = \$auto$rtlil.cc:2739:Not$20 ;
+  assign \$1223 [2:0] = hmm0[2:0];
+  assign \$1223 [3] = \$auto$rtlil.cc:2739:Not$22 ;
+  assign \$1225 [2:0] = hmm0[2:0];
+  assign \$1225 [3] = \$auto$rtlil.cc:2739:Not$24 ;
+  assign \$1236 [2:0] = hmm1[2:0];
+  assign \$1236 [3] = \$auto$rtlil.cc:2739:Not$26 ;
+  assign \$1238 [2:0] = hmm1[2:0];
+  assign \$1238 [3] = \$auto$rtlil.cc:2739:Not$28 ;
+  assign \$1243 [2:0] = hmm1[2:0];
+  assign \$1243 [3] = \$auto$rtlil.cc:2739:Not$30 ;
+  assign \$1245 [2:0] = hmm1[2:0];
+  assign \$1245 [3] = \$auto$rtlil.cc:2739:Not$32 ;
+  assign \$1256 [2:0] = hmbl[2:0];
+  assign \$1256 [3] = \$auto$rtlil.cc:2739:Not$34 ;
+  assign \$1258 [2:0] = hmbl[2:0];
+  assign \$1258 [3] = \$auto$rtlil.cc:2739:Not$36 ;
+  assign \$1263 [2:0] = hmbl[2:0];
+  assign \$1263 [3] = \$auto$rtlil.cc:2739:Not$38 ;
+  assign \$1265 [2:0] = hmbl[2:0];
+  assign \$1265 [3] = \$auto$rtlil.cc:2739:Not$40 ;
 endmodule
 
-module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$4398$0 , episode_frames, \port$4404$0 , reward, \port$4408$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
+module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5664$0 , episode_frames, \port$5670$0 , reward, \port$5674$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
 , man_needed__2, man_needed__3, pre__obs_valid, values_valid, select_index, select_valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine_start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__paddle_needed__0, drive__paddle_needed__1, drive__paddle_needed__2
 , drive__paddle_needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__swcha, drive__swchb, drive__inpt4, drive__inpt5, drive__paddle_mode__0, drive__paddle_mode__1, drive__paddle_mode__2, drive__paddle_mode__3, frame_status, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$47  = 0;
@@ -24353,12 +28019,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   (* enum_value_11 = "MANUAL" *)
   output [1:0] phase;
   reg [1:0] phase = 2'h0;
-  input [23:0] \port$4398$0 ;
-  wire [23:0] \port$4398$0 ;
-  input [25:0] \port$4404$0 ;
-  wire [25:0] \port$4404$0 ;
-  input [9:0] \port$4408$0 ;
-  wire [9:0] \port$4408$0 ;
+  input [23:0] \port$5664$0 ;
+  wire [23:0] \port$5664$0 ;
+  input [25:0] \port$5670$0 ;
+  wire [25:0] \port$5670$0 ;
+  input [9:0] \port$5674$0 ;
+  wire [9:0] \port$5674$0 ;
   output pre__clear;
   reg pre__clear;
   input pre__obs_valid;
@@ -24422,12 +28088,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$16  = phase == 2'h2;
   assign \$17  = \$15  | \$16 ;
   assign \$18  = ! phase;
-  assign \$19  = ~ \port$4398$0 [10];
+  assign \$19  = ~ \port$5664$0 [10];
   assign \$20  = \$18  & \$19 ;
   assign push_run = \$17  | \$20 ;
   assign remaining = episode_frames - frames;
-  assign \$21  = remaining < \port$4398$0 [23:16];
-  assign \$22  = \$21  ? remaining : { 17'h00000, \port$4398$0 [23:16] };
+  assign \$21  = remaining < \port$5664$0 [23:16];
+  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5664$0 [23:16] };
   assign \$23  = ~ set_needed;
   assign \$24  = ~ partial;
   assign \$25  = ~ started;
@@ -24453,8 +28119,8 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$45  = cycles_infer + 1'h1;
   assign \$46  = cycles_select + 1'h1;
   assign \$47  = cycles_ctrl + 1'h1;
-  assign \$48  = \port$4408$0 [1] ? paddle_fixed_needed : \$13 [31:0];
-  assign \$49  = \port$4408$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
+  assign \$48  = \port$5674$0 [1] ? paddle_fixed_needed : \$13 [31:0];
+  assign \$49  = \port$5674$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
   assign \$50  = phase == 2'h3;
   assign \$54  = insns + 1'h1;
   assign \$55  = ~ stop;
@@ -24471,7 +28137,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$66  = $signed(episode_return) + $signed(reward);
   assign \$67  = ~ is_last;
   assign \$68  = ! phase;
-  assign \$69  = \$68  & \port$4398$0 [10];
+  assign \$69  = \$68  & \port$5664$0 [10];
   assign \$70  = frames >= episode_frames;
   assign \$71  = run_i + 1'h1;
   assign \$72  = decisions + 1'h1;
@@ -25063,7 +28729,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$4408$0 [0]) begin
+            if (\port$5674$0 [0]) begin
               \$79  = 1'h1;
             end
           end
@@ -25079,7 +28745,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$80  = drive__paddle_needed__0;
     if (set_needed) begin
-      if (\port$4408$0 [0]) begin
+      if (\port$5674$0 [0]) begin
         \$80  = \$48 ;
       end
     end
@@ -25104,7 +28770,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$81  = drive__paddle_needed__1;
     if (set_needed) begin
-      if (\port$4408$0 [0]) begin
+      if (\port$5674$0 [0]) begin
         \$81  = \$49 ;
       end
     end
@@ -25129,7 +28795,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$82  = drive__paddle_needed__2;
     if (set_needed) begin
-      if (\port$4408$0 [0]) begin
+      if (\port$5674$0 [0]) begin
         \$82  = 32'd0;
       end
     end
@@ -25154,7 +28820,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$83  = drive__paddle_needed__3;
     if (set_needed) begin
-      if (\port$4408$0 [0]) begin
+      if (\port$5674$0 [0]) begin
         \$83  = 32'd0;
       end
     end
@@ -25443,7 +29109,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$4408$0 [0]) begin
+            if (\port$5674$0 [0]) begin
               \$91  = \$11 [19:0];
             end
           end
@@ -25495,7 +29161,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$93  = \port$4398$0 [9:5];
+            \$93  = \port$5664$0 [9:5];
           end
       4'h1:
           /* empty */;
@@ -25508,7 +29174,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$93  = \port$4398$0 [15:11];
+              \$93  = \port$5664$0 [15:11];
             end
           end
       4'h5:
@@ -25566,7 +29232,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$95  = { 3'h0, \port$4398$0 [4:0] };
+            \$95  = { 3'h0, \port$5664$0 [4:0] };
           end
       4'h1:
           /* empty */;
@@ -25579,7 +29245,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$95  = \port$4398$0 [23:16];
+              \$95  = \port$5664$0 [23:16];
             end
           end
       4'h5:
@@ -25606,7 +29272,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$96  = \port$4404$0 [7:0];
+            \$96  = \port$5670$0 [7:0];
           end else begin
             \$96  = \$51 ;
           end
@@ -25626,9 +29292,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$97  = \port$4404$0 [15:8];
+            \$97  = \port$5670$0 [15:8];
           end else begin
-            \$97  = \port$4404$0 [15:8];
+            \$97  = \port$5670$0 [15:8];
           end
     endcase
     if (rst) begin
@@ -25646,7 +29312,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$98  = \port$4404$0 [16];
+            \$98  = \port$5670$0 [16];
           end else begin
             \$98  = \$52 ;
           end
@@ -25666,7 +29332,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$99  = \port$4404$0 [17];
+            \$99  = \port$5670$0 [17];
           end else begin
             \$99  = \$53 ;
           end
@@ -25686,9 +29352,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$100  = \port$4404$0 [19:18];
+            \$100  = \port$5670$0 [19:18];
           end else begin
-            \$100  = \port$4408$0 [3:2];
+            \$100  = \port$5674$0 [3:2];
           end
     endcase
     if (rst) begin
@@ -25706,9 +29372,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$101  = \port$4404$0 [21:20];
+            \$101  = \port$5670$0 [21:20];
           end else begin
-            \$101  = \port$4408$0 [5:4];
+            \$101  = \port$5674$0 [5:4];
           end
     endcase
     if (rst) begin
@@ -25726,9 +29392,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$102  = \port$4404$0 [23:22];
+            \$102  = \port$5670$0 [23:22];
           end else begin
-            \$102  = \port$4408$0 [7:6];
+            \$102  = \port$5674$0 [7:6];
           end
     endcase
     if (rst) begin
@@ -25746,9 +29412,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$103  = \port$4404$0 [25:24];
+            \$103  = \port$5670$0 [25:24];
           end else begin
-            \$103  = \port$4408$0 [9:8];
+            \$103  = \port$5674$0 [9:8];
           end
     endcase
     if (rst) begin
@@ -25897,27 +29563,27 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign mode3 = drive__paddle_mode__3;
   assign r_next = \$11 [19:0];
   assign r_needed = \$13 [31:0];
-  assign fire_en = \port$4398$0 [10];
+  assign fire_en = \port$5664$0 [10];
   assign step_len = \$22 [7:0];
-  assign frame_skip = \port$4398$0 [23:16];
-  assign paddle_en = \port$4408$0 [0];
-  assign paddle_swap = \port$4408$0 [1];
-  assign noop_index = \port$4398$0 [9:5];
-  assign noops = \port$4398$0 [4:0];
-  assign man_swcha = \port$4404$0 [7:0];
-  assign man_swchb = \port$4404$0 [15:8];
-  assign man_inpt4 = \port$4404$0 [16];
-  assign man_inpt5 = \port$4404$0 [17];
-  assign man_mode__0 = \port$4404$0 [19:18];
-  assign man_mode__1 = \port$4404$0 [21:20];
-  assign man_mode__2 = \port$4404$0 [23:22];
-  assign man_mode__3 = \port$4404$0 [25:24];
-  assign swchb = \port$4404$0 [15:8];
-  assign paddle_mode__0 = \port$4408$0 [3:2];
-  assign paddle_mode__1 = \port$4408$0 [5:4];
-  assign paddle_mode__2 = \port$4408$0 [7:6];
-  assign paddle_mode__3 = \port$4408$0 [9:8];
-  assign fire_index = \port$4398$0 [15:11];
+  assign frame_skip = \port$5664$0 [23:16];
+  assign paddle_en = \port$5674$0 [0];
+  assign paddle_swap = \port$5674$0 [1];
+  assign noop_index = \port$5664$0 [9:5];
+  assign noops = \port$5664$0 [4:0];
+  assign man_swcha = \port$5670$0 [7:0];
+  assign man_swchb = \port$5670$0 [15:8];
+  assign man_inpt4 = \port$5670$0 [16];
+  assign man_inpt5 = \port$5670$0 [17];
+  assign man_mode__0 = \port$5670$0 [19:18];
+  assign man_mode__1 = \port$5670$0 [21:20];
+  assign man_mode__2 = \port$5670$0 [23:22];
+  assign man_mode__3 = \port$5670$0 [25:24];
+  assign swchb = \port$5670$0 [15:8];
+  assign paddle_mode__0 = \port$5674$0 [3:2];
+  assign paddle_mode__1 = \port$5674$0 [5:4];
+  assign paddle_mode__2 = \port$5674$0 [7:6];
+  assign paddle_mode__3 = \port$5674$0 [9:8];
+  assign fire_index = \port$5664$0 [15:11];
   assign \actions[0]  = actions[11:0];
   assign \actions[0].swcha  = actions[7:0];
   assign \actions[0].inpt4  = actions[8];

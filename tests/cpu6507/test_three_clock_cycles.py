@@ -1,0 +1,102 @@
+"""The console's CPU configuration (``Cpu6507(clocks_per_cycle=3)``, ``ce`` every third clock) against
+ALE's reference model (``hls_models.cpu6507``): the pipelined operation unit must give every
+write (stores of A/X, PHP's status byte, RMW results) the model gives, on random programs of
+the operations it pipelines (ADC/SBC in both decimal and binary mode with random operands and
+carries, compares, ARR/ANC/ALR/SBX/LAX, shifts and RMW, transfers, INC/DEC, branches on the flags).
+
+Amaranth's own simulator runs the core; memory is a Python dict served at each clock.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+from amaranth.sim import Simulator
+
+from hls_models.cpu6507 import Cpu6507Model
+from hw.cpu6507 import Cpu6507
+
+ORG = 0x1000
+
+
+def _program(rng: random.Random, n: int) -> list[int]:
+    """n random operations, each followed by PHP and stores of A and X to zero page."""
+    code: list[int] = []
+    for i in range(n):
+        if rng.random() < 0.25:
+            code += [rng.choice([0x18, 0x38]), rng.choice([0xF8, 0xD8])]   # CLC/SEC, SED/CLD
+        v = rng.randrange(256)
+        zp = 0x80 + rng.randrange(16)
+        op = rng.choice([
+            [0xA9, v], [0x69, v], [0xE9, v], [0x65, zp], [0xE5, zp], [0xC9, v], [0xE0, v], [0xC0, v],
+            [0x6B, v], [0x0B, v], [0x4B, v], [0xCB, v], [0xA7, zp], [0x2A], [0x6A], [0x0A], [0x4A],
+            [0x26, zp], [0x66, zp], [0xE6, zp], [0xC6, zp], [0x67, zp], [0xE7, zp], [0x07, zp],
+            [0xAA], [0xA8], [0x8A], [0x98], [0xE8], [0xC8], [0xCA], [0x88], [0x24, zp], [0xA2, v],
+            [0xA0, v], [0x29, v], [0x09, v], [0x49, v], [0xB8],
+        ])
+        code += op
+        branch = rng.choice([0x10, 0x30, 0x50, 0x70, 0x90, 0xB0, 0xD0, 0xF0])
+        code += [branch, 0x00]                                  # taken or not, to the next byte
+        code += [0x08, 0x85, 0x90 + (i % 16), 0x86, 0xA0 + (i % 16)]   # PHP, STA zp, STX zp
+    return code + [0x4C, 0xFF, 0x1F]   # JMP $1FFF (stop marker)
+
+
+def _model_writes(mem: bytearray, insns: int) -> list[tuple[int, int]]:
+    cpu = Cpu6507Model(mem)
+    cpu.reset()
+    writes = []
+    for _ in range(insns):
+        if cpu.pc == 0x1FFF:
+            break
+        cpu.step()
+        writes += cpu.writes
+    return writes
+
+
+def _rtl_writes(mem: bytearray, max_clocks: int) -> list[tuple[int, int]]:
+    dut = Cpu6507(clocks_per_cycle=3)
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    mem = bytearray(mem)
+    writes = []
+
+    async def bench(ctx):
+        ce = 0
+        for clk in range(max_clocks):
+            ce = int(clk % 3 == 2)
+            ctx.set(dut.ce, ce)
+            addr = ctx.get(dut.addr)
+            if addr == 0x1FFF and ctx.get(dut.sync):
+                break
+            ctx.set(dut.din, mem[addr])
+            if ce and not ctx.get(dut.rw) and not ctx.get(dut.dummy):
+                value = ctx.get(dut.dout)
+                writes.append((addr, value))
+                mem[addr] = value
+            elif ce and not ctx.get(dut.rw):
+                mem[addr] = ctx.get(dut.dout)
+            await ctx.tick()
+
+    sim.add_testbench(bench)
+    sim.run()
+    return writes
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_three_clock_cycles_match_ale_model(seed):
+    rng = random.Random(seed)
+    code = _program(rng, 60)
+    mem = bytearray(rng.randrange(256) for _ in range(65536))
+    mem[ORG:ORG + len(code)] = bytes(code)
+    mem[0xFFFC], mem[0xFFFD] = ORG & 0xFF, ORG >> 8
+    expected = _model_writes(bytearray(mem), 100_000)
+    got = _rtl_writes(mem, 3 * 8 * 60 * 12)
+    assert len(expected) > 150
+    assert got == expected
+
+
+def test_three_clock_cycles_rejects_bad_configuration():
+    with pytest.raises(ValueError, match="clocks_per_cycle"):
+        Cpu6507(clocks_per_cycle=2)
+    with pytest.raises(ValueError, match="ALE's decimal rule"):
+        Cpu6507(decimal="nmos", clocks_per_cycle=3)
