@@ -270,15 +270,14 @@ class _Probe:
 
     Control flow (``If``/``Switch``...) goes to the real module; a ``sync`` assignment to a
     signal of ``targets`` (or a slice of it) becomes a ``comb`` assignment to the signal it maps
-    to, other ``sync`` assignments are dropped (all are kept with ``keep_sync``), and so are
+    to, other ``sync`` assignments are dropped, and so are
     ``comb`` assignments to the shared signals in ``drop`` (driven by another elaboration);
     local ``comb`` signals stay. With targets it gives the registers' next value as comb logic,
     without a second copy of them.
     """
 
-    def __init__(self, m, targets, drop, keep_sync=False):   # targets: [(register, comb signal)]
+    def __init__(self, m, targets, drop):   # targets: [(register, comb signal)]
         self._m = m
-        self._keep_sync = keep_sync
         self._targets = {id(k): v for k, v in targets}
         self._drop = {id(v) for v in drop}
         probe = self
@@ -308,9 +307,7 @@ class _Probe:
                 if id(lhs) not in self._drop:
                     self._m.d.comb += st
                 continue
-            if self._keep_sync:
-                self._m.d.sync += st
-            elif id(lhs) in self._targets:
+            if id(lhs) in self._targets:
                 self._m.d.comb += self._targets[id(lhs)].eq(st.rhs)
             elif isinstance(lhs, Slice) and id(lhs.value) in self._targets:
                 self._m.d.comb += self._targets[id(lhs.value)][lhs.start:lhs.stop].eq(st.rhs)
@@ -771,14 +768,9 @@ class Cpu6507(wiring.Component):
                     m.d.comb += self.dummy.eq(1)
 
         binary = _Binary(state)
-        if self.clocks_per_cycle == 1:
-            fsm(m, advance, binary)
-        else:
-            # the registers' updates from a one-hot copy of the state (registered one clock after
-            # it changes, ce comes two clocks later), the bus outputs from the state itself
-            fsm(_Probe(m, [], [self.addr, rd, self.dout, self.dummy, self.sync], keep_sync=True), advance,
-                _one_hot(m, state, State, State.RST0, "state_1h"))
-            fsm(_Probe(m, [], [exec_en, exec_o]), advance, binary)
+        # (a one-hot copy of the state for the registers' updates was tried and measured worse:
+        # Yosys turns a Switch over one-hot wildcard patterns into a priority chain per register)
+        fsm(m, advance, binary)
         # probes: the same state machine, evaluated into comb signals only
         #  * fetch_next: the cycle after this one is an opcode fetch if the core advances at its
         #    end (a function of registers only: no transition into FETCH depends on din)
