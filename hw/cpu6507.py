@@ -378,8 +378,23 @@ class Cpu6507(wiring.Component):
       load_en=1 (ce not needed) the registers take ``load`` and the core restarts with
       an opcode fetch at ``load.pc`` (used by harnesses and to seed from an ALE state).
 
+    * ``fetch_next`` (out, 1): the cycle after this one is an opcode fetch if the core
+      advances at this cycle's end (a function of the registers only; the console reads it
+      before the cycle ends). ``pc_next`` (out, 16): the program counter after this edge.
+
     Args:
         decimal: ``"ale"`` (ALE's BCD rule: N and Z from the BCD result) or ``"nmos"``.
+        clocks_per_cycle: 1 (``ce`` may be high on every clock) or 3 (``ce`` is high at most
+            every third clock, as in the one-colour-clock console): the operation requested at
+            a cycle's edge is carried out over three register stages (its operand and the
+            operation, one-hot; ALE's BCD-to-binary values of A and the operand, by table; the
+            binary and decimal sums and ARR's result) and A, X, Y, S and P are written at the
+            third clock after that edge, before anything reads them (the next instruction's
+            first use is two cycles later). ALE's decimal rule only.
+
+    Raises:
+        ValueError: a bad ``decimal`` or ``clocks_per_cycle``, or ``clocks_per_cycle=3`` with
+            ``decimal="nmos"``.
     """
 
     addr: Out(16)
