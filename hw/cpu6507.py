@@ -239,32 +239,6 @@ class _Binary:
         return self.sig == member
 
 
-class _OneHot:
-    """Cases of an enum's one-hot copy (bit v set for the member of value v)."""
-
-    def __init__(self, sig):
-        self.sig = sig
-
-    def switch(self, m):
-        return m.Switch(self.sig)
-
-    def case(self, m, *members):
-        n = len(self.sig)
-        return m.Case(*("".join("1" if j == mb.value else "-" for j in reversed(range(n))) for mb in members))
-
-    def is_(self, member):
-        return self.sig[member.value]
-
-
-def _one_hot(m, sig, enum_cls, init, name):
-    """A register holding the one-hot copy of ``sig`` (one clock late); ``init`` its member at reset."""
-    n = max(mb.value for mb in enum_cls) + 1
-    raw = sig.as_value() if hasattr(sig, "as_value") else sig
-    out = Signal(n, init=1 << init.value, name=name)
-    m.d.sync += out.eq(Cat(raw == v for v in range(n)))
-    return _OneHot(out)
-
-
 class _Probe:
     """A stand-in for the Module while the bus state machine is elaborated a second time.
 
@@ -387,10 +361,12 @@ class Cpu6507(wiring.Component):
         clocks_per_cycle: 1 (``ce`` may be high on every clock) or 3 (``ce`` is high at most
             every third clock, as in the one-colour-clock console): the operation requested at
             a cycle's edge is carried out over three register stages (its operand and the
-            operation, one-hot; ALE's BCD-to-binary values of A and the operand, by table; the
-            binary and decimal sums and ARR's result) and A, X, Y, S and P are written at the
-            third clock after that edge, before anything reads them (the next instruction's
-            first use is two cycles later). ALE's decimal rule only.
+            operation; ALE's BCD-to-binary values of A and the operand, by table; the binary and
+            decimal sums and ARR's result) and A, X, Y, S and P are written at the third clock
+            after that edge, before anything reads them (the next instruction's first use is two
+            cycles later); the state machine's sums (PC + 1, the branch target, S +/- 1, the
+            indexed address bytes) are registered one clock after their inputs change.
+            ALE's decimal rule only.
 
     Raises:
         ValueError: a bad ``decimal`` or ``clocks_per_cycle``, or ``clocks_per_cycle=3`` with
@@ -540,12 +516,24 @@ class Cpu6507(wiring.Component):
             with m.Case(Rmw.DEC):
                 m.d.comb += [modified.eq(dl - 1), mod_c.eq(fc)]
 
-        pc_inc = (pc + 1)[0:16]
-        branch_target = Signal(16)
-        m.d.comb += branch_target.eq(pc + Cat(dl, dl[7].replicate(8)))
+        def derived(registered):
+            """Sums the state machine's updates use: combinational, or (``registered``, with
+            ``clocks_per_cycle=3``) registered at every clock, one clock after their inputs change
+            (at a cycle's edge, or the operation unit's write, which falls on one), two clocks
+            before the next edge uses them."""
+            vals = {"pc_inc": (pc + 1)[0:16], "bt": (pc + Cat(dl, dl[7].replicate(8)))[0:16],
+                    "s_inc": (s + 1)[0:8], "s_dec": (s - 1)[0:8], "ad_idx": ad[0:8] + idx,
+                    "ad_x": (ad[0:8] + x)[0:8], "ad_1": (ad[0:8] + 1)[0:8], "tmp_y": tmp + y,
+                    "adh_ixc": (ad[8:16] + ixc)[0:8]}
+            out = {}
+            for name, v in vals.items():
+                sig = Signal(len(v), name=name + ("_r" if registered else ""))
+                (m.d.sync if registered else m.d.comb).__iadd__(sig.eq(v))
+                out[name] = sig
+            return out
 
         # ---------------------------------------------------------------- bus FSM
-        def fsm(m, advance, st):
+        def fsm(m, advance, st, dv):
             """The bus state machine over the state view ``st``; called for the registers, the bus
             outputs and once per probe (_Probe)."""
             m.d.comb += [self.addr.eq(pc), rd.eq(1)]
@@ -553,7 +541,7 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.FETCH):
                     m.d.comb += self.sync.eq(1)
                     with m.If(advance):
-                        m.d.sync += [ir.eq(self.din), dec.eq(dec_din), pc.eq(pc_inc), state.eq(State.T1)]
+                        m.d.sync += [ir.eq(self.din), dec.eq(dec_din), pc.eq(dv["pc_inc"]), state.eq(State.T1)]
 
                 with st.case(m, State.T1):
                     no_inc = Signal()
@@ -562,7 +550,7 @@ class Cpu6507(wiring.Component):
                     m.d.comb += self.dummy.eq(no_inc)
                     with m.If(advance):
                         with m.If(~no_inc):
-                            m.d.sync += pc.eq(pc_inc)
+                            m.d.sync += pc.eq(dv["pc_inc"])
                         with m.Switch(dec.mode):
                             with m.Case(Mode.IMP, Mode.IMM):
                                 m.d.comb += exec_en.eq(1)
@@ -592,11 +580,11 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.ZPIDX):
                     m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
                     with m.If(advance):
-                        m.d.sync += [ad[0:8].eq(ad[0:8] + idx), state.eq(State.EA)]
+                        m.d.sync += [ad[0:8].eq(dv["ad_idx"]), state.eq(State.EA)]
 
                 with st.case(m, State.ADH):
                     with m.If(advance):
-                        m.d.sync += pc.eq(pc_inc)
+                        m.d.sync += pc.eq(dv["pc_inc"])
                         with m.Switch(dec.mode):
                             with m.Case(Mode.ABS):
                                 m.d.sync += [ad[8:16].eq(self.din), state.eq(State.EA)]
@@ -605,7 +593,7 @@ class Cpu6507(wiring.Component):
                             with m.Case(Mode.IND):
                                 m.d.sync += [ad[8:16].eq(self.din), state.eq(State.JI0)]
                             with m.Default():  # ABI
-                                sum9 = ad[0:8] + idx
+                                sum9 = dv["ad_idx"]
                                 m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
                                              state.eq(State.IDXFIX)]
 
@@ -617,17 +605,17 @@ class Cpu6507(wiring.Component):
                             m.d.comb += exec_en.eq(1)
                             m.d.sync += state.eq(State.FETCH)
                         with m.Else():
-                            m.d.sync += [ad[8:16].eq(ad[8:16] + ixc), state.eq(State.EA)]
+                            m.d.sync += [ad[8:16].eq(dv["adh_ixc"]), state.eq(State.EA)]
 
                 with st.case(m, State.IZX0):
                     m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
                     with m.If(advance):
-                        m.d.sync += [ad[0:8].eq(ad[0:8] + x), state.eq(State.IZX1)]
+                        m.d.sync += [ad[0:8].eq(dv["ad_x"]), state.eq(State.IZX1)]
 
                 with st.case(m, State.IZX1):
                     m.d.comb += self.addr.eq(zp_ad)
                     with m.If(advance):
-                        m.d.sync += [tmp.eq(self.din), ad[0:8].eq(ad[0:8] + 1), state.eq(State.IZX2)]
+                        m.d.sync += [tmp.eq(self.din), ad[0:8].eq(dv["ad_1"]), state.eq(State.IZX2)]
 
                 with st.case(m, State.IZX2):
                     m.d.comb += self.addr.eq(zp_ad)
@@ -637,12 +625,12 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.IZY0):
                     m.d.comb += self.addr.eq(zp_ad)
                     with m.If(advance):
-                        m.d.sync += [tmp.eq(self.din), ad[0:8].eq(ad[0:8] + 1), state.eq(State.IZY1)]
+                        m.d.sync += [tmp.eq(self.din), ad[0:8].eq(dv["ad_1"]), state.eq(State.IZY1)]
 
                 with st.case(m, State.IZY1):
                     m.d.comb += self.addr.eq(zp_ad)
                     with m.If(advance):
-                        sum9 = tmp + y
+                        sum9 = dv["tmp_y"]
                         m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
                                      state.eq(State.IDXFIX)]
 
@@ -677,10 +665,10 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.BR1):
                     m.d.comb += self.dummy.eq(1)
                     with m.If(advance):
-                        with m.If(branch_target[8:16] == pc[8:16]):
-                            m.d.sync += [pc.eq(branch_target), state.eq(State.FETCH)]
+                        with m.If(dv["bt"][8:16] == pc[8:16]):
+                            m.d.sync += [pc.eq(dv["bt"]), state.eq(State.FETCH)]
                         with m.Else():
-                            m.d.sync += [pc[0:8].eq(branch_target[0:8]), ad[8:16].eq(branch_target[8:16]),
+                            m.d.sync += [pc[0:8].eq(dv["bt"][0:8]), ad[8:16].eq(dv["bt"][8:16]),
                                          state.eq(State.BR2)]
 
                 with st.case(m, State.BR2):
@@ -696,12 +684,12 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.JSR2, State.BRK1):
                     m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[8:16])]
                     with m.If(advance):
-                        m.d.sync += [s.eq(s - 1), state.eq(Mux(state == State.JSR2, State.JSR3, State.BRK2))]
+                        m.d.sync += [s.eq(dv["s_dec"]), state.eq(Mux(state == State.JSR2, State.JSR3, State.BRK2))]
 
                 with st.case(m, State.JSR3, State.BRK2):
                     m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[0:8])]
                     with m.If(advance):
-                        m.d.sync += [s.eq(s - 1), state.eq(Mux(state == State.JSR3, State.JSR4, State.BRK3))]
+                        m.d.sync += [s.eq(dv["s_dec"]), state.eq(Mux(state == State.JSR3, State.JSR4, State.BRK3))]
 
                 with st.case(m, State.JSR4):
                     with m.If(advance):
@@ -710,7 +698,7 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.BRK3):
                     m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(p)]
                     with m.If(advance):
-                        m.d.sync += [s.eq(s - 1), fi.eq(1), state.eq(State.BRK4)]
+                        m.d.sync += [s.eq(dv["s_dec"]), fi.eq(1), state.eq(State.BRK4)]
 
                 with st.case(m, State.BRK4, State.RST0):
                     m.d.comb += self.addr.eq(Mux(state == State.BRK4, 0xFFFE, 0xFFFC))
@@ -726,7 +714,7 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.STKINC):
                     m.d.comb += self.addr.eq(stack)
                     with m.If(advance):
-                        m.d.sync += s.eq(s + 1)
+                        m.d.sync += s.eq(dv["s_inc"])
                         with m.Switch(dec.mode):
                             with m.Case(Mode.PUL):
                                 m.d.sync += state.eq(State.PUL2)
@@ -744,7 +732,7 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.RTS2, State.RTI3):
                     m.d.comb += self.addr.eq(stack)
                     with m.If(advance):
-                        m.d.sync += [ad[0:8].eq(self.din), s.eq(s + 1),
+                        m.d.sync += [ad[0:8].eq(self.din), s.eq(dv["s_inc"]),
                                      state.eq(Mux(state == State.RTS2, State.RTS3, State.RTI4))]
 
                 with st.case(m, State.RTS3, State.RTI4):
@@ -755,19 +743,19 @@ class Cpu6507(wiring.Component):
 
                 with st.case(m, State.RTS4):
                     with m.If(advance):
-                        m.d.sync += [pc.eq(pc_inc), state.eq(State.FETCH)]
+                        m.d.sync += [pc.eq(dv["pc_inc"]), state.eq(State.FETCH)]
 
                 with st.case(m, State.RTI2):
                     m.d.comb += self.addr.eq(stack)
                     with m.If(advance):
-                        m.d.sync += [s.eq(s + 1), state.eq(State.RTI3)]
+                        m.d.sync += [s.eq(dv["s_inc"]), state.eq(State.RTI3)]
                         m.d.sync += [fc.eq(self.din[0]), fz.eq(self.din[1]), fi.eq(self.din[2]),
                                      fd.eq(self.din[3]), fv.eq(self.din[6]), fn.eq(self.din[7])]
 
                 with st.case(m, State.PSH1):
                     m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(Mux(ir[6], a, p))]
                     with m.If(advance):
-                        m.d.sync += [s.eq(s - 1), state.eq(State.FETCH)]
+                        m.d.sync += [s.eq(dv["s_dec"]), state.eq(State.FETCH)]
 
                 with st.case(m, State.JI0):
                     m.d.comb += self.addr.eq(ad)
@@ -783,17 +771,18 @@ class Cpu6507(wiring.Component):
                     m.d.comb += self.dummy.eq(1)
 
         binary = _Binary(state)
-        # (a one-hot copy of the state for the registers' updates was tried and measured worse:
-        # Yosys turns a Switch over one-hot wildcard patterns into a priority chain per register)
-        fsm(m, advance, binary)
+        # (one-hot copies of the state and of the operation were tried and measured deeper: Yosys
+        # turns a Switch over one-hot wildcard patterns into a priority chain per register)
+        comb_dv = derived(False)
+        fsm(m, advance, binary, derived(True) if self.clocks_per_cycle == 3 else comb_dv)
         # probes: the same state machine, evaluated into comb signals only
         #  * fetch_next: the cycle after this one is an opcode fetch if the core advances at its
         #    end (a function of registers only: no transition into FETCH depends on din)
         #  * pc_next: the program counter after this edge (pc when the core does not advance)
         state_adv = Signal(State.as_shape())
         m.d.comb += [state_adv.eq(state), self.pc_next.eq(pc)]
-        fsm(_Probe(m, [(state, state_adv)], self._bus_outputs(rd, exec_en, exec_o)), Const(1), binary)
-        fsm(_Probe(m, [(pc, self.pc_next)], self._bus_outputs(rd, exec_en, exec_o)), advance, binary)
+        fsm(_Probe(m, [(state, state_adv)], self._bus_outputs(rd, exec_en, exec_o)), Const(1), binary, comb_dv)
+        fsm(_Probe(m, [(pc, self.pc_next)], self._bus_outputs(rd, exec_en, exec_o)), advance, binary, comb_dv)
         m.d.comb += self.fetch_next.eq(state_adv == State.FETCH)
 
         # ---------------------------------------------------------------- operations
@@ -817,7 +806,7 @@ class Cpu6507(wiring.Component):
             arr = Signal(12)
             m.d.sync += [bsum.eq(a + Mux(opA == Alu.SBC, ~oA, oA) + fc), dsum.eq(bin_a + bin_o + fc),
                          dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, oA, fd, fc))]
-            self._operations(m, enB, _one_hot(m, opA, Alu, Alu.NOP, "opB_1h"), oB, a, x, y, s, fn, fv, fd, fi, fz, fc,
+            self._operations(m, enB, _Binary(opB), oB, a, x, y, s, fn, fv, fd, fi, fz, fc,
                              pre={"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr})
 
         # ---------------------------------------------------------------- state load

@@ -5,19 +5,19 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
   wire [7:0] \$10 ;
-  wire [7:0] \$100 ;
-  wire [8:0] \$101 ;
-  wire [8:0] \$102 ;
-  wire [9:0] \$103 ;
-  wire \$104 ;
-  wire [8:0] \$105 ;
+  wire [6:0] \$100 ;
+  wire [4:0] \$101 ;
+  wire [7:0] \$102 ;
+  wire [8:0] \$103 ;
+  wire [8:0] \$104 ;
+  wire [9:0] \$105 ;
   wire \$106 ;
   wire [8:0] \$107 ;
-  wire [8:0] \$108 ;
+  wire \$108 ;
   wire [8:0] \$109 ;
   wire [7:0] \$11 ;
-  wire \$110 ;
-  wire \$111 ;
+  wire [8:0] \$110 ;
+  wire [8:0] \$111 ;
   wire \$112 ;
   wire \$113 ;
   wire \$114 ;
@@ -25,31 +25,31 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$116 ;
   wire \$117 ;
   wire \$118 ;
-  wire [6:0] \$119 ;
+  wire \$119 ;
   wire [8:0] \$12 ;
-  wire [4:0] \$120 ;
-  wire [7:0] \$121 ;
-  wire [8:0] \$122 ;
-  wire [9:0] \$123 ;
-  wire \$124 ;
-  wire [10:0] \$125 ;
+  wire \$120 ;
+  wire [6:0] \$121 ;
+  wire [4:0] \$122 ;
+  wire [7:0] \$123 ;
+  wire [8:0] \$124 ;
+  wire [9:0] \$125 ;
   wire \$126 ;
   wire [10:0] \$127 ;
-  wire [10:0] \$128 ;
-  wire [6:0] \$129 ;
+  wire \$128 ;
+  wire [10:0] \$129 ;
   wire [7:0] \$13 ;
-  wire [4:0] \$130 ;
-  wire [7:0] \$131 ;
-  wire [8:0] \$132 ;
-  wire \$133 ;
+  wire [10:0] \$130 ;
+  wire [6:0] \$131 ;
+  wire [4:0] \$132 ;
+  wire [7:0] \$133 ;
   wire [8:0] \$134 ;
   wire \$135 ;
   wire [8:0] \$136 ;
-  wire [8:0] \$137 ;
+  wire \$137 ;
   wire [8:0] \$138 ;
-  wire \$139 ;
+  wire [8:0] \$139 ;
   wire [8:0] \$14 ;
-  wire \$140 ;
+  wire [8:0] \$140 ;
   wire \$141 ;
   wire \$142 ;
   wire \$143 ;
@@ -57,89 +57,89 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
-  wire [6:0] \$148 ;
-  wire [4:0] \$149 ;
+  wire \$148 ;
+  wire \$149 ;
   wire [8:0] \$15 ;
-  wire [7:0] \$150 ;
-  wire [8:0] \$151 ;
-  wire \$152 ;
+  wire [6:0] \$150 ;
+  wire [4:0] \$151 ;
+  wire [7:0] \$152 ;
   wire [8:0] \$153 ;
-  wire [8:0] \$154 ;
+  wire \$154 ;
   wire [8:0] \$155 ;
-  wire [7:0] \$156 ;
-  wire [4:0] \$157 ;
-  wire \$158 ;
+  wire [8:0] \$156 ;
+  wire [8:0] \$157 ;
+  wire [7:0] \$158 ;
   wire [4:0] \$159 ;
   wire [16:0] \$16 ;
-  wire [7:0] \$160 ;
-  wire \$161 ;
-  wire \$162 ;
+  wire \$160 ;
+  wire [4:0] \$161 ;
+  wire [7:0] \$162 ;
   wire \$163 ;
-  wire [4:0] \$164 ;
+  wire \$164 ;
   wire \$165 ;
-  wire [8:0] \$166 ;
-  wire [7:0] \$167 ;
-  wire \$168 ;
-  wire [4:0] \$169 ;
-  wire \$17 ;
+  wire [4:0] \$166 ;
+  wire \$167 ;
+  wire [8:0] \$168 ;
+  wire [7:0] \$169 ;
+  wire [16:0] \$17 ;
   wire \$170 ;
-  wire [7:0] \$171 ;
-  wire [7:0] \$172 ;
-  wire [8:0] \$173 ;
-  wire [16:0] \$174 ;
-  wire \$175 ;
-  wire [16:0] \$176 ;
+  wire [4:0] \$171 ;
+  wire \$172 ;
+  wire [7:0] \$173 ;
+  wire [7:0] \$174 ;
+  wire [8:0] \$175 ;
+  wire \$176 ;
   wire \$177 ;
   wire [5:0] \$178 ;
   wire \$179 ;
-  wire \$18 ;
+  wire [8:0] \$18 ;
   wire \$180 ;
   wire \$181 ;
   wire \$182 ;
   wire [5:0] \$183 ;
-  wire [8:0] \$184 ;
-  wire [16:0] \$185 ;
-  wire [8:0] \$186 ;
-  wire [8:0] \$187 ;
-  wire \$188 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  wire [7:0] \$188 ;
   wire \$189 ;
-  wire \$19 ;
+  wire [8:0] \$19 ;
   wire \$190 ;
-  wire [8:0] \$191 ;
-  wire [8:0] \$192 ;
-  wire [8:0] \$193 ;
-  wire [8:0] \$194 ;
-  wire [8:0] \$195 ;
-  wire [8:0] \$196 ;
-  wire \$197 ;
-  wire [7:0] \$198 ;
-  wire \$199 ;
+  wire [5:0] \$191 ;
+  wire \$192 ;
+  wire [5:0] \$193 ;
+  wire \$194 ;
+  wire [5:0] \$195 ;
+  wire \$196 ;
+  wire [5:0] \$197 ;
+  wire \$198 ;
+  wire [5:0] \$199 ;
   wire \$2 ;
-  wire \$20 ;
-  wire [8:0] \$200 ;
+  wire [8:0] \$20 ;
+  wire \$200 ;
   wire \$201 ;
-  wire [5:0] \$202 ;
-  wire [8:0] \$203 ;
-  wire \$204 ;
-  wire [5:0] \$205 ;
-  wire [8:0] \$206 ;
+  wire \$202 ;
+  wire \$203 ;
+  wire [7:0] \$204 ;
+  wire [7:0] \$205 ;
+  wire [7:0] \$206 ;
   wire \$207 ;
-  wire [5:0] \$208 ;
-  wire [8:0] \$209 ;
-  wire \$21 ;
-  wire [8:0] \$210 ;
+  wire [7:0] \$208 ;
+  wire [7:0] \$209 ;
+  wire [8:0] \$21 ;
+  wire [7:0] \$210 ;
   wire \$211 ;
-  wire [5:0] \$212 ;
-  wire \$213 ;
-  wire [5:0] \$214 ;
-  wire [16:0] \$215 ;
-  wire [8:0] \$216 ;
-  wire [8:0] \$217 ;
-  wire \$218 ;
+  wire [7:0] \$212 ;
+  wire [7:0] \$213 ;
+  wire [7:0] \$214 ;
+  wire \$215 ;
+  wire [7:0] \$216 ;
+  wire [7:0] \$217 ;
+  wire [7:0] \$218 ;
   wire \$219 ;
-  wire \$22 ;
+  wire [8:0] \$22 ;
   wire \$220 ;
-  wire \$221 ;
+  wire [7:0] \$221 ;
   wire [7:0] \$222 ;
   wire [7:0] \$223 ;
   wire [7:0] \$224 ;
@@ -152,41 +152,41 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire [7:0] \$230 ;
   wire [7:0] \$231 ;
   wire [7:0] \$232 ;
-  wire \$233 ;
-  wire [7:0] \$234 ;
-  wire [7:0] \$235 ;
-  wire [7:0] \$236 ;
+  wire [7:0] \$233 ;
+  wire \$234 ;
+  wire \$235 ;
+  wire \$236 ;
   wire \$237 ;
   wire \$238 ;
-  wire [7:0] \$239 ;
+  wire \$239 ;
   wire \$24 ;
-  wire [7:0] \$240 ;
+  wire \$240 ;
   wire [7:0] \$241 ;
-  wire [7:0] \$242 ;
-  wire \$243 ;
+  wire \$242 ;
+  wire [7:0] \$243 ;
   wire [7:0] \$244 ;
   wire [7:0] \$245 ;
-  wire [7:0] \$246 ;
-  wire \$247 ;
+  wire \$246 ;
+  wire [7:0] \$247 ;
   wire [7:0] \$248 ;
   wire [7:0] \$249 ;
   wire \$25 ;
   wire [7:0] \$250 ;
   wire [7:0] \$251 ;
-  wire \$252 ;
+  wire [7:0] \$252 ;
   wire \$253 ;
-  wire \$254 ;
-  wire \$255 ;
-  wire \$256 ;
-  wire \$257 ;
-  wire \$258 ;
+  wire [7:0] \$254 ;
+  wire [7:0] \$255 ;
+  wire [7:0] \$256 ;
+  wire [7:0] \$257 ;
+  wire [7:0] \$258 ;
   wire [7:0] \$259 ;
   wire \$26 ;
-  wire \$260 ;
+  wire [7:0] \$260 ;
   wire [7:0] \$261 ;
   wire [7:0] \$262 ;
-  wire [7:0] \$263 ;
-  wire \$264 ;
+  wire \$263 ;
+  wire [7:0] \$264 ;
   wire [7:0] \$265 ;
   wire [7:0] \$266 ;
   wire [7:0] \$267 ;
@@ -194,108 +194,90 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire [7:0] \$269 ;
   wire \$27 ;
   wire [7:0] \$270 ;
-  wire \$271 ;
-  wire [7:0] \$272 ;
-  wire [7:0] \$273 ;
-  wire [7:0] \$274 ;
+  wire [7:0] \$271 ;
+  wire \$272 ;
+  wire \$273 ;
+  wire \$274 ;
   wire [7:0] \$275 ;
   wire [7:0] \$276 ;
   wire [7:0] \$277 ;
   wire [7:0] \$278 ;
   wire [7:0] \$279 ;
   wire \$28 ;
-  wire [7:0] \$280 ;
+  wire \$280 ;
   wire \$281 ;
-  wire [7:0] \$282 ;
-  wire [7:0] \$283 ;
-  wire [7:0] \$284 ;
-  wire [7:0] \$285 ;
+  wire [8:0] \$282 ;
+  wire [8:0] \$283 ;
+  wire [8:0] \$284 ;
+  wire \$285 ;
   wire [7:0] \$286 ;
   wire [7:0] \$287 ;
   wire [7:0] \$288 ;
-  wire [7:0] \$289 ;
+  wire \$289 ;
   wire \$29 ;
   wire \$290 ;
   wire \$291 ;
   wire \$292 ;
-  wire [7:0] \$293 ;
-  wire [7:0] \$294 ;
-  wire [7:0] \$295 ;
-  wire [7:0] \$296 ;
-  wire [7:0] \$297 ;
-  wire \$298 ;
-  wire \$299 ;
+  wire \$293 ;
+  wire \$294 ;
+  wire \$295 ;
+  wire \$296 ;
+  wire [8:0] \$297 ;
+  wire [8:0] \$298 ;
+  wire [8:0] \$299 ;
   wire \$3 ;
   wire \$30 ;
-  wire [8:0] \$300 ;
+  wire \$300 ;
   wire [8:0] \$301 ;
   wire [8:0] \$302 ;
-  wire \$303 ;
-  wire [7:0] \$304 ;
-  wire [7:0] \$305 ;
-  wire [7:0] \$306 ;
-  wire \$307 ;
+  wire [8:0] \$303 ;
+  wire \$304 ;
+  wire [8:0] \$305 ;
+  wire [8:0] \$306 ;
+  wire [8:0] \$307 ;
   wire \$308 ;
-  wire \$309 ;
+  wire [8:0] \$309 ;
   wire \$31 ;
-  wire \$310 ;
-  wire \$311 ;
+  wire [8:0] \$310 ;
+  wire [8:0] \$311 ;
   wire \$312 ;
   wire \$313 ;
   wire \$314 ;
-  wire [8:0] \$315 ;
-  wire [8:0] \$316 ;
-  wire [8:0] \$317 ;
-  wire \$318 ;
-  wire [8:0] \$319 ;
+  wire \$315 ;
+  reg [7:0] \$316 ;
+  reg [17:0] \$317 ;
+  reg [15:0] \$318 ;
+  reg [5:0] \$319 ;
   wire \$32 ;
-  wire [8:0] \$320 ;
-  wire [8:0] \$321 ;
-  wire \$322 ;
-  wire [8:0] \$323 ;
-  wire [8:0] \$324 ;
-  wire [8:0] \$325 ;
-  wire \$326 ;
-  wire [8:0] \$327 ;
-  wire [8:0] \$328 ;
-  wire [8:0] \$329 ;
+  reg [15:0] \$320 ;
+  reg [7:0] \$321 ;
+  reg \$322 ;
+  reg [7:0] \$323 ;
+  reg [7:0] \$324 ;
+  reg \$325 ;
+  reg \$326 ;
+  reg \$327 ;
+  reg \$328 ;
+  reg \$329 ;
   wire \$33 ;
-  wire \$330 ;
-  wire \$331 ;
-  wire \$332 ;
-  wire \$333 ;
-  reg [7:0] \$334 ;
-  reg [17:0] \$335 ;
-  reg [15:0] \$336 ;
-  reg [5:0] \$337 ;
-  reg [15:0] \$338 ;
-  reg [7:0] \$339 ;
+  reg \$330 ;
+  reg [7:0] \$331 ;
+  reg [7:0] \$332 ;
+  reg [7:0] \$333 ;
   wire \$34 ;
-  reg \$340 ;
-  reg [7:0] \$341 ;
-  reg [7:0] \$342 ;
-  reg \$343 ;
-  reg \$344 ;
-  reg \$345 ;
-  reg \$346 ;
-  reg \$347 ;
-  reg \$348 ;
-  reg [7:0] \$349 ;
   wire \$35 ;
-  reg [7:0] \$350 ;
-  reg [7:0] \$351 ;
-  wire [15:0] \$36 ;
+  wire \$36 ;
   wire \$37 ;
-  wire [15:0] \$38 ;
-  wire [7:0] \$39 ;
+  wire \$38 ;
+  wire \$39 ;
   wire \$4 ;
-  wire [8:0] \$40 ;
+  wire \$40 ;
   wire \$41 ;
-  wire \$42 ;
+  wire [15:0] \$42 ;
   wire \$43 ;
-  wire \$44 ;
-  wire \$45 ;
-  wire \$46 ;
+  wire [15:0] \$44 ;
+  wire [7:0] \$45 ;
+  wire [8:0] \$46 ;
   wire \$47 ;
   wire \$48 ;
   wire \$49 ;
@@ -303,13 +285,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$50 ;
   wire \$51 ;
   wire \$52 ;
-  wire [5:0] \$53 ;
+  wire \$53 ;
   wire \$54 ;
   wire \$55 ;
   wire \$56 ;
   wire \$57 ;
-  wire [5:0] \$58 ;
-  wire \$59 ;
+  wire \$58 ;
+  wire [5:0] \$59 ;
   wire [8:0] \$6 ;
   wire \$60 ;
   wire \$61 ;
@@ -317,20 +299,20 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$63 ;
   wire [5:0] \$64 ;
   wire \$65 ;
-  wire [5:0] \$66 ;
+  wire \$66 ;
   wire \$67 ;
-  wire [5:0] \$68 ;
+  wire \$68 ;
   wire \$69 ;
   wire [7:0] \$7 ;
   wire [5:0] \$70 ;
   wire \$71 ;
   wire [5:0] \$72 ;
-  wire [16:0] \$73 ;
-  wire \$74 ;
+  wire \$73 ;
+  wire [5:0] \$74 ;
   wire \$75 ;
-  wire \$76 ;
+  wire [5:0] \$76 ;
   wire \$77 ;
-  wire \$78 ;
+  wire [5:0] \$78 ;
   wire \$79 ;
   wire [7:0] \$8 ;
   wire \$80 ;
@@ -339,31 +321,35 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$83 ;
   wire \$84 ;
   wire \$85 ;
-  wire [16:0] \$86 ;
-  wire [16:0] \$87 ;
+  wire \$86 ;
+  wire \$87 ;
   wire \$88 ;
-  wire [16:0] \$89 ;
+  wire \$89 ;
   wire [7:0] \$9 ;
   wire \$90 ;
-  wire [7:0] \$91 ;
-  wire [8:0] \$92 ;
-  wire [9:0] \$93 ;
-  wire [6:0] \$94 ;
-  wire [4:0] \$95 ;
-  wire [7:0] \$96 ;
-  wire [8:0] \$97 ;
-  wire [6:0] \$98 ;
-  wire [4:0] \$99 ;
+  wire \$91 ;
+  wire \$92 ;
+  wire [7:0] \$93 ;
+  wire [8:0] \$94 ;
+  wire [9:0] \$95 ;
+  wire [6:0] \$96 ;
+  wire [4:0] \$97 ;
+  wire [7:0] \$98 ;
+  wire [8:0] \$99 ;
   (* init = 8'h00 *)
   wire [7:0] a;
   reg [15:0] ad = 16'h0000;
+  wire [7:0] ad_1;
+  wire [8:0] ad_idx;
+  wire [7:0] ad_x;
   wire [7:0] adc_r;
   wire [7:0] addend;
   output [15:0] addr;
   reg [15:0] addr;
+  wire [7:0] adh_ixc;
   wire advance;
-  wire [15:0] branch_target;
   wire [8:0] bsum;
+  wire [15:0] bt;
   input ce;
   wire ce;
   input clk;
@@ -557,9 +543,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   (* enum_value_101 = "DEC" *)
   wire [2:0] \dec_din.rmw ;
   reg [8:0] diff;
-  reg [8:0] \diff$77 ;
-  reg [8:0] \diff$78 ;
-  reg [8:0] \diff$83 ;
+  reg [8:0] \diff$85 ;
+  reg [8:0] \diff$86 ;
+  reg [8:0] \diff$91 ;
   input [7:0] din;
   wire [7:0] din;
   reg [7:0] dl = 8'h00;
@@ -655,16 +641,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   reg mod_c;
   reg [7:0] modified;
   reg no_inc;
-  reg \no_inc$57 ;
-  reg \no_inc$58 ;
+  reg \no_inc$66 ;
+  reg \no_inc$67 ;
   wire [3:0] ones;
-  wire [3:0] \ones$74 ;
+  wire [3:0] \ones$82 ;
   wire [7:0] out;
-  wire [7:0] \out$63 ;
   wire [7:0] \out$71 ;
-  reg [11:0] \out$82 ;
+  wire [7:0] \out$79 ;
+  reg [11:0] \out$90 ;
   (* init = 16'h0000 *)
   wire [15:0] pc;
+  wire [15:0] pc_inc;
   output [15:0] pc_next;
   reg [15:0] pc_next;
   reg [7:0] r;
@@ -678,6 +665,8 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   reg rw;
   (* init = 8'hff *)
   wire [7:0] s;
+  wire [7:0] s_dec;
+  wire [7:0] s_inc;
   wire [7:0] sbc_r;
   reg [5:0] state = 6'h23;
   output [7:0] state__a;
@@ -698,10 +687,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   reg sync;
   reg [7:0] t;
   reg [3:0] tens;
-  reg [3:0] \tens$73 ;
+  reg [3:0] \tens$81 ;
   reg [7:0] tmp = 8'h00;
+  wire [8:0] tmp_y;
   wire [6:0] u;
-  wire [6:0] \u$72 ;
+  wire [6:0] \u$80 ;
   (* init = 8'h00 *)
   wire [7:0] x;
   (* init = 8'h00 *)
@@ -722,160 +712,162 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$11  = state__y & \$6 [7:0];
   assign \$14  = dl + 1'h1;
   assign \$15  = dl - 1'h1;
-  assign \$16  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
-  assign \$17  = ! dec[4:0];
-  assign \$18  = dec[4:0] == 4'hd;
-  assign \$19  = \$17  | \$18 ;
-  assign \$20  = dec[4:0] == 4'he;
-  assign \$21  = \$19  | \$20 ;
-  assign \$22  = dec[4:0] == 4'hf;
-  assign \$23  = \$21  | \$22 ;
-  assign \$24  = dec[4:0] == 5'h10;
+  assign \$16  = state__pc + 1'h1;
+  assign \$17  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
+  assign \$18  = state__sp + 1'h1;
+  assign \$19  = state__sp - 1'h1;
+  assign ad_idx = ad[7:0] + idx;
+  assign \$20  = ad[7:0] + state__x;
+  assign \$21  = ad[7:0] + 1'h1;
+  assign tmp_y = tmp + state__y;
+  assign \$22  = ad[15:8] + ixc;
+  assign \$23  = ! dec[4:0];
+  assign \$24  = dec[4:0] == 4'hd;
   assign \$25  = \$23  | \$24 ;
-  assign \$26  = dec[4:0] == 5'h11;
+  assign \$26  = dec[4:0] == 4'he;
   assign \$27  = \$25  | \$26 ;
-  assign \$28  = ! dec[6:5];
-  assign \$29  = ~ ixc;
-  assign \$30  = \$28  & \$29 ;
-  assign \$31  = ~ \$30 ;
-  assign \$32  = ! dec[6:5];
-  assign \$33  = ~ ixc;
-  assign \$34  = \$32  & \$33 ;
-  assign \$35  = state == 5'h16;
-  assign \$36  = \$35  ? 16'hfffe : 16'hfffc;
-  assign \$37  = state == 5'h17;
-  assign \$38  = \$37  ? 16'hffff : 16'hfffd;
-  assign \$39  = ir[6] ? state__a : { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
-  assign \$40  = ad[7:0] + 1'h1;
-  assign \$41  = ! dec[4:0];
-  assign \$42  = dec[4:0] == 4'hd;
-  assign \$43  = \$41  | \$42 ;
-  assign \$44  = dec[4:0] == 4'he;
-  assign \$45  = \$43  | \$44 ;
-  assign \$46  = dec[4:0] == 4'hf;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = dec[4:0] == 5'h10;
+  assign \$28  = dec[4:0] == 4'hf;
+  assign \$29  = \$27  | \$28 ;
+  assign \$30  = dec[4:0] == 5'h10;
+  assign \$31  = \$29  | \$30 ;
+  assign \$32  = dec[4:0] == 5'h11;
+  assign \$33  = \$31  | \$32 ;
+  assign \$34  = ! dec[6:5];
+  assign \$35  = ~ ixc;
+  assign \$36  = \$34  & \$35 ;
+  assign \$37  = ~ \$36 ;
+  assign \$38  = ! dec[6:5];
+  assign \$39  = ~ ixc;
+  assign \$40  = \$38  & \$39 ;
+  assign \$41  = state == 5'h16;
+  assign \$42  = \$41  ? 16'hfffe : 16'hfffc;
+  assign \$43  = state == 5'h17;
+  assign \$44  = \$43  ? 16'hffff : 16'hfffd;
+  assign \$45  = ir[6] ? state__a : { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+  assign \$46  = ad[7:0] + 1'h1;
+  assign \$47  = ! dec[4:0];
+  assign \$48  = dec[4:0] == 4'hd;
   assign \$49  = \$47  | \$48 ;
-  assign \$50  = dec[4:0] == 5'h11;
+  assign \$50  = dec[4:0] == 4'he;
   assign \$51  = \$49  | \$50 ;
-  assign \$52  = dec[4:0] == 4'hc;
-  assign \$53  = \$52  ? 6'h0f : 6'h03;
-  assign \$54  = ir[6] ? flag_z : flag_c;
-  assign \$55  = ir[6] ? flag_v : flag_n;
-  assign \$56  = ir[7] ? \$54  : \$55 ;
-  assign \$57  = \$56  == ir[5];
-  assign \$58  = \$57  ? 6'h0d : 6'h00;
-  assign \$59  = ! dec[6:5];
-  assign \$60  = ~ ixc;
-  assign \$61  = \$59  & \$60 ;
-  assign \$62  = \$16 [15:8] == state__pc[15:8];
-  assign \$63  = state == 5'h10;
-  assign \$64  = \$63  ? 6'h11 : 6'h14;
-  assign \$65  = state == 5'h11;
-  assign \$66  = \$65  ? 6'h12 : 6'h15;
-  assign \$67  = state == 5'h16;
-  assign \$68  = \$67  ? 6'h17 : 6'h24;
-  assign \$69  = state == 5'h1a;
-  assign \$70  = \$69  ? 6'h1b : 6'h1f;
-  assign \$71  = state == 5'h1b;
-  assign \$72  = \$71  ? 6'h1c : 6'h00;
-  assign \$73  = state__pc + 1'h1;
-  assign \$74  = ! dec[4:0];
-  assign \$75  = dec[4:0] == 4'hd;
-  assign \$76  = \$74  | \$75 ;
-  assign \$77  = dec[4:0] == 4'he;
-  assign \$78  = \$76  | \$77 ;
-  assign \$79  = dec[4:0] == 4'hf;
-  assign \$80  = \$78  | \$79 ;
-  assign \$81  = dec[4:0] == 5'h10;
-  assign \$82  = \$80  | \$81 ;
-  assign \$83  = dec[4:0] == 5'h11;
-  assign \$84  = \$82  | \$83 ;
-  assign \$85  = ~ \no_inc$58 ;
-  assign \$86  = state__pc + 1'h1;
-  assign \$87  = state__pc + 1'h1;
-  assign \$88  = \$16 [15:8] == state__pc[15:8];
-  assign \$89  = state__pc + 1'h1;
+  assign \$52  = dec[4:0] == 4'hf;
+  assign \$53  = \$51  | \$52 ;
+  assign \$54  = dec[4:0] == 5'h10;
+  assign \$55  = \$53  | \$54 ;
+  assign \$56  = dec[4:0] == 5'h11;
+  assign \$57  = \$55  | \$56 ;
+  assign \$58  = dec[4:0] == 4'hc;
+  assign \$59  = \$58  ? 6'h0f : 6'h03;
+  assign \$60  = ir[6] ? flag_z : flag_c;
+  assign \$61  = ir[6] ? flag_v : flag_n;
+  assign \$62  = ir[7] ? \$60  : \$61 ;
+  assign \$63  = \$62  == ir[5];
+  assign \$64  = \$63  ? 6'h0d : 6'h00;
+  assign \$65  = ! dec[6:5];
+  assign \$66  = ~ ixc;
+  assign \$67  = \$65  & \$66 ;
+  assign \$68  = \$17 [15:8] == state__pc[15:8];
+  assign \$69  = state == 5'h10;
+  assign \$70  = \$69  ? 6'h11 : 6'h14;
+  assign \$71  = state == 5'h11;
+  assign \$72  = \$71  ? 6'h12 : 6'h15;
+  assign \$73  = state == 5'h16;
+  assign \$74  = \$73  ? 6'h17 : 6'h24;
+  assign \$75  = state == 5'h1a;
+  assign \$76  = \$75  ? 6'h1b : 6'h1f;
+  assign \$77  = state == 5'h1b;
+  assign \$78  = \$77  ? 6'h1c : 6'h00;
+  assign \$79  = ! dec[4:0];
+  assign \$80  = dec[4:0] == 4'hd;
+  assign \$81  = \$79  | \$80 ;
+  assign \$82  = dec[4:0] == 4'he;
+  assign \$83  = \$81  | \$82 ;
+  assign \$84  = dec[4:0] == 4'hf;
+  assign \$85  = \$83  | \$84 ;
+  assign \$86  = dec[4:0] == 5'h10;
+  assign \$87  = \$85  | \$86 ;
+  assign \$88  = dec[4:0] == 5'h11;
+  assign \$89  = \$87  | \$88 ;
+  assign \$90  = ~ \no_inc$67 ;
+  assign \$91  = \$17 [15:8] == state__pc[15:8];
   assign fetch_next = ! state_adv;
-  assign \$90  = dec[14:9] == 4'h9;
-  assign \$91  = ~ exec_o;
-  assign addend = \$90  ? \$91  : exec_o;
-  assign \$92  = state__a + addend;
-  assign \$93  = \$92  + flag_c;
-  assign \$96  = \$94  + \$95 ;
-  assign \$97  = \$96  + state__a[3:0];
-  assign \$100  = \$98  + \$99 ;
-  assign \$101  = \$100  + exec_o[3:0];
-  assign \$102  = \$97 [7:0] + \$101 [7:0];
-  assign \$103  = \$102  + flag_c;
-  assign \$104  = \$103 [7:0] >= 8'hc8;
-  assign \$105  = \$103 [7:0] - 8'hc8;
-  assign \$106  = \$103 [7:0] >= 7'h64;
-  assign \$107  = \$103 [7:0] - 7'h64;
-  assign \$108  = \$106  ? \$107  : { 1'h0, \$103 [7:0] };
-  assign \$109  = \$104  ? \$105  : \$108 ;
-  assign \$110  = \$109 [6:0] >= 4'ha;
-  assign \$111  = \$109 [6:0] >= 5'h14;
-  assign \$112  = \$109 [6:0] >= 5'h1e;
-  assign \$113  = \$109 [6:0] >= 6'h28;
-  assign \$114  = \$109 [6:0] >= 6'h32;
-  assign \$115  = \$109 [6:0] >= 6'h3c;
-  assign \$116  = \$109 [6:0] >= 7'h46;
-  assign \$117  = \$109 [6:0] >= 7'h50;
-  assign \$118  = \$109 [6:0] >= 7'h5a;
-  assign \$121  = \$119  + \$120 ;
-  assign \$122  = \$109 [6:0] - \$121 ;
-  assign \$123  = \$97 [7:0] - \$101 [7:0];
-  assign \$124  = ~ flag_c;
-  assign \$125  = $signed(\$123 ) - $signed({ 1'h0, \$124  });
-  assign \$126  = $signed(\$125 [9:0]) < $signed(1'h0);
-  assign \$127  = $signed(\$125 [9:0]) + $signed(8'h64);
-  assign \$128  = \$126  ? \$127  : { \$125 [9], \$125 [9:0] };
-  assign \$131  = \$129  + \$130 ;
-  assign \$132  = \$131  + \$128 [3:0];
-  assign \$133  = \$128 [7:0] >= 8'hc8;
-  assign \$134  = \$128 [7:0] - 8'hc8;
-  assign \$135  = \$128 [7:0] >= 7'h64;
-  assign \$136  = \$128 [7:0] - 7'h64;
-  assign \$137  = \$135  ? \$136  : { 1'h0, \$128 [7:0] };
-  assign \$138  = \$133  ? \$134  : \$137 ;
-  assign \$139  = \$138 [6:0] >= 4'ha;
-  assign \$140  = \$138 [6:0] >= 5'h14;
-  assign \$141  = \$138 [6:0] >= 5'h1e;
-  assign \$142  = \$138 [6:0] >= 6'h28;
-  assign \$143  = \$138 [6:0] >= 6'h32;
-  assign \$144  = \$138 [6:0] >= 6'h3c;
-  assign \$145  = \$138 [6:0] >= 7'h46;
-  assign \$146  = \$138 [6:0] >= 7'h50;
-  assign \$147  = \$138 [6:0] >= 7'h5a;
-  assign \$150  = \$148  + \$149 ;
-  assign \$151  = \$138 [6:0] - \$150 ;
-  assign \$152  = $signed(\$128 [9:0]) < $signed(1'h0);
-  assign sbc_r = \$152  ? \$132 [7:0] : { \tens$73 , \$151 [3:0] };
-  assign \$153  = state__a - exec_o;
-  assign \$154  = state__x - exec_o;
-  assign \$155  = state__y - exec_o;
-  assign \$156  = state__a & exec_o;
-  assign \$157  = t[3:0] + t[0];
-  assign \$158  = \$157  > 3'h5;
-  assign \$159  = r[3:0] + 3'h6;
-  assign \$160  = \$158  ? { r[7:4], \$159 [3:0] } : r;
-  assign \$161  = ~ flag_d;
-  assign \$162  = ! r;
-  assign \$163  = r[6] ^ r[5];
-  assign \$164  = t[7:4] + t[4];
-  assign \$165  = \$164  > 3'h5;
-  assign \$166  = r_lo + 7'h60;
-  assign \$167  = \$165  ? \$166 [7:0] : r_lo;
-  assign \$168  = ! r;
-  assign \$169  = t[7:4] + t[4];
-  assign \$170  = \$169  > 3'h5;
-  assign \$171  = t ^ r;
-  assign \$172  = state__a & state__x;
-  assign \$173  = \$172  - exec_o;
-  assign \$174  = state__pc + 1'h1;
-  assign \$175  = ~ no_inc;
-  assign \$176  = state__pc + 1'h1;
+  assign \$92  = dec[14:9] == 4'h9;
+  assign \$93  = ~ exec_o;
+  assign addend = \$92  ? \$93  : exec_o;
+  assign \$94  = state__a + addend;
+  assign \$95  = \$94  + flag_c;
+  assign \$98  = \$96  + \$97 ;
+  assign \$99  = \$98  + state__a[3:0];
+  assign \$102  = \$100  + \$101 ;
+  assign \$103  = \$102  + exec_o[3:0];
+  assign \$104  = \$99 [7:0] + \$103 [7:0];
+  assign \$105  = \$104  + flag_c;
+  assign \$106  = \$105 [7:0] >= 8'hc8;
+  assign \$107  = \$105 [7:0] - 8'hc8;
+  assign \$108  = \$105 [7:0] >= 7'h64;
+  assign \$109  = \$105 [7:0] - 7'h64;
+  assign \$110  = \$108  ? \$109  : { 1'h0, \$105 [7:0] };
+  assign \$111  = \$106  ? \$107  : \$110 ;
+  assign \$112  = \$111 [6:0] >= 4'ha;
+  assign \$113  = \$111 [6:0] >= 5'h14;
+  assign \$114  = \$111 [6:0] >= 5'h1e;
+  assign \$115  = \$111 [6:0] >= 6'h28;
+  assign \$116  = \$111 [6:0] >= 6'h32;
+  assign \$117  = \$111 [6:0] >= 6'h3c;
+  assign \$118  = \$111 [6:0] >= 7'h46;
+  assign \$119  = \$111 [6:0] >= 7'h50;
+  assign \$120  = \$111 [6:0] >= 7'h5a;
+  assign \$123  = \$121  + \$122 ;
+  assign \$124  = \$111 [6:0] - \$123 ;
+  assign \$125  = \$99 [7:0] - \$103 [7:0];
+  assign \$126  = ~ flag_c;
+  assign \$127  = $signed(\$125 ) - $signed({ 1'h0, \$126  });
+  assign \$128  = $signed(\$127 [9:0]) < $signed(1'h0);
+  assign \$129  = $signed(\$127 [9:0]) + $signed(8'h64);
+  assign \$130  = \$128  ? \$129  : { \$127 [9], \$127 [9:0] };
+  assign \$133  = \$131  + \$132 ;
+  assign \$134  = \$133  + \$130 [3:0];
+  assign \$135  = \$130 [7:0] >= 8'hc8;
+  assign \$136  = \$130 [7:0] - 8'hc8;
+  assign \$137  = \$130 [7:0] >= 7'h64;
+  assign \$138  = \$130 [7:0] - 7'h64;
+  assign \$139  = \$137  ? \$138  : { 1'h0, \$130 [7:0] };
+  assign \$140  = \$135  ? \$136  : \$139 ;
+  assign \$141  = \$140 [6:0] >= 4'ha;
+  assign \$142  = \$140 [6:0] >= 5'h14;
+  assign \$143  = \$140 [6:0] >= 5'h1e;
+  assign \$144  = \$140 [6:0] >= 6'h28;
+  assign \$145  = \$140 [6:0] >= 6'h32;
+  assign \$146  = \$140 [6:0] >= 6'h3c;
+  assign \$147  = \$140 [6:0] >= 7'h46;
+  assign \$148  = \$140 [6:0] >= 7'h50;
+  assign \$149  = \$140 [6:0] >= 7'h5a;
+  assign \$152  = \$150  + \$151 ;
+  assign \$153  = \$140 [6:0] - \$152 ;
+  assign \$154  = $signed(\$130 [9:0]) < $signed(1'h0);
+  assign sbc_r = \$154  ? \$134 [7:0] : { \tens$81 , \$153 [3:0] };
+  assign \$155  = state__a - exec_o;
+  assign \$156  = state__x - exec_o;
+  assign \$157  = state__y - exec_o;
+  assign \$158  = state__a & exec_o;
+  assign \$159  = t[3:0] + t[0];
+  assign \$160  = \$159  > 3'h5;
+  assign \$161  = r[3:0] + 3'h6;
+  assign \$162  = \$160  ? { r[7:4], \$161 [3:0] } : r;
+  assign \$163  = ~ flag_d;
+  assign \$164  = ! r;
+  assign \$165  = r[6] ^ r[5];
+  assign \$166  = t[7:4] + t[4];
+  assign \$167  = \$166  > 3'h5;
+  assign \$168  = r_lo + 7'h60;
+  assign \$169  = \$167  ? \$168 [7:0] : r_lo;
+  assign \$170  = ! r;
+  assign \$171  = t[7:4] + t[4];
+  assign \$172  = \$171  > 3'h5;
+  assign \$173  = t ^ r;
+  assign \$174  = state__a & state__x;
+  assign \$175  = \$174  - exec_o;
+  assign \$176  = ~ no_inc;
   assign \$177  = dec[4:0] == 4'hc;
   assign \$178  = \$177  ? 6'h0f : 6'h03;
   assign \$179  = ir[6] ? flag_z : flag_c;
@@ -883,177 +875,159 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$181  = ir[7] ? \$179  : \$180 ;
   assign \$182  = \$181  == ir[5];
   assign \$183  = \$182  ? 6'h0d : 6'h00;
-  assign \$184  = ad[7:0] + idx;
-  assign \$185  = state__pc + 1'h1;
-  assign \$186  = ad[7:0] + idx;
-  assign \$187  = ad[7:0] + idx;
-  assign \$188  = ! dec[6:5];
-  assign \$189  = ~ ixc;
-  assign \$190  = \$188  & \$189 ;
-  assign \$191  = ad[15:8] + ixc;
-  assign \$192  = ad[7:0] + state__x;
-  assign \$193  = ad[7:0] + 1'h1;
-  assign \$194  = ad[7:0] + 1'h1;
-  assign \$195  = tmp + state__y;
-  assign \$196  = tmp + state__y;
-  assign \$197  = dec[14:9] == 6'h33;
-  assign \$198  = state__a & state__x;
-  assign \$199  = \$16 [15:8] == state__pc[15:8];
-  assign \$200  = state__sp - 1'h1;
-  assign \$201  = state == 5'h10;
-  assign \$202  = \$201  ? 6'h11 : 6'h14;
-  assign \$203  = state__sp - 1'h1;
-  assign \$204  = state == 5'h11;
-  assign \$205  = \$204  ? 6'h12 : 6'h15;
-  assign \$206  = state__sp - 1'h1;
-  assign \$207  = state == 5'h16;
-  assign \$208  = \$207  ? 6'h17 : 6'h24;
-  assign \$209  = state__sp + 1'h1;
-  assign \$210  = state__sp + 1'h1;
-  assign \$211  = state == 5'h1a;
-  assign \$212  = \$211  ? 6'h1b : 6'h1f;
-  assign \$213  = state == 5'h1b;
-  assign \$214  = \$213  ? 6'h1c : 6'h00;
-  assign \$215  = state__pc + 1'h1;
-  assign \$216  = state__sp + 1'h1;
-  assign \$217  = state__sp - 1'h1;
-  assign \$218  = ! exec_o;
-  assign \$219  = ! exec_o;
-  assign \$220  = ! exec_o;
-  assign \$221  = ! exec_o;
-  assign \$222  = state__a | exec_o;
-  assign \$223  = state__a | exec_o;
-  assign \$224  = state__a | exec_o;
-  assign \$225  = ! \$224 ;
-  assign \$226  = state__a & exec_o;
-  assign \$227  = state__a & exec_o;
-  assign \$228  = state__a & exec_o;
-  assign \$229  = ! \$228 ;
-  assign \$230  = state__a ^ exec_o;
-  assign \$231  = state__a ^ exec_o;
-  assign \$232  = state__a ^ exec_o;
-  assign \$233  = ! \$232 ;
-  assign \$234  = state__a ^ { tens, \$122 [3:0] };
-  assign \$235  = { tens, \$122 [3:0] } ^ exec_o;
-  assign \$236  = \$234  & \$235 ;
-  assign \$237  = ! { tens, \$122 [3:0] };
-  assign \$238  = \$103 [8:0] > 7'h63;
-  assign \$239  = state__a ^ addend;
-  assign \$240  = ~ \$239 ;
-  assign \$241  = state__a ^ \$93 [7:0];
-  assign \$242  = \$240  & \$241 ;
-  assign \$243  = ! \$93 [7:0];
-  assign \$244  = state__a ^ sbc_r;
-  assign \$245  = sbc_r ^ exec_o;
-  assign \$246  = \$244  & \$245 ;
-  assign \$247  = ! sbc_r;
-  assign \$248  = state__a ^ addend;
-  assign \$249  = ~ \$248 ;
-  assign \$250  = state__a ^ \$93 [7:0];
-  assign \$251  = \$249  & \$250 ;
-  assign \$252  = ! \$93 [7:0];
-  assign \$253  = ~ diff[8];
-  assign \$254  = ! diff[7:0];
-  assign \$255  = ~ \diff$77 [8];
-  assign \$256  = ! \diff$77 [7:0];
-  assign \$257  = ~ \diff$78 [8];
-  assign \$258  = ! \diff$78 [7:0];
-  assign \$259  = state__a & exec_o;
-  assign \$260  = ! \$259 ;
-  assign \$261  = state__a & exec_o;
-  assign \$262  = state__a & exec_o;
-  assign \$263  = state__a & exec_o;
-  assign \$264  = ! \$263 ;
-  assign \$265  = state__a & exec_o;
-  assign \$266  = state__a & exec_o;
-  assign \$268  = state__a & exec_o;
-  assign \$269  = state__a & exec_o;
-  assign \$271  = ! \$270 ;
-  assign \$273  = \$272  & state__x;
-  assign \$274  = \$273  & exec_o;
-  assign \$276  = \$275  & state__x;
-  assign \$277  = \$276  & exec_o;
-  assign \$279  = \$278  & state__x;
-  assign \$280  = \$279  & exec_o;
-  assign \$281  = ! \$280 ;
-  assign \$283  = \$282  & exec_o;
-  assign \$285  = \$284  & exec_o;
-  assign \$287  = \$286  & exec_o;
-  assign \$289  = \$288  & exec_o;
-  assign \$290  = ! \$289 ;
-  assign \$291  = ~ \diff$83 [8];
-  assign \$292  = ! \diff$83 [7:0];
-  assign \$293  = state__sp & exec_o;
-  assign \$294  = state__sp & exec_o;
-  assign \$295  = state__sp & exec_o;
-  assign \$296  = state__sp & exec_o;
-  assign \$297  = state__sp & exec_o;
-  assign \$298  = ! \$297 ;
-  assign \$299  = ! exec_o;
-  assign \$303  = ! \$302 [7:0];
-  assign \$307  = ! \$306 ;
-  assign \$308  = ! { state__a[6:0], flag_c };
-  assign \$309  = ! { flag_c, state__a[7:1] };
-  assign \$310  = ! state__a;
-  assign \$311  = ! state__a;
-  assign \$312  = ! state__x;
-  assign \$313  = ! state__y;
-  assign \$314  = ! state__sp;
-  assign \$315  = state__x + 1'h1;
-  assign \$316  = state__x + 1'h1;
-  assign \$317  = state__x + 1'h1;
-  assign \$318  = ! \$317 [7:0];
-  assign \$319  = state__y + 1'h1;
-  assign \$320  = state__y + 1'h1;
-  assign \$321  = state__y + 1'h1;
-  assign \$322  = ! \$321 [7:0];
-  assign \$323  = state__x - 1'h1;
-  assign \$324  = state__x - 1'h1;
-  assign \$325  = state__x - 1'h1;
-  assign \$326  = ! \$325 [7:0];
-  assign \$327  = state__y - 1'h1;
-  assign \$328  = state__y - 1'h1;
-  assign \$329  = state__y - 1'h1;
-  assign \$330  = ! \$329 [7:0];
-  assign \$331  = dec[14:9] == 6'h25;
-  assign \$332  = dec[14:9] == 6'h27;
-  assign \$333  = dec[14:9] == 6'h2a;
+  assign \$184  = ! dec[6:5];
+  assign \$185  = ~ ixc;
+  assign \$186  = \$184  & \$185 ;
+  assign \$187  = dec[14:9] == 6'h33;
+  assign \$188  = state__a & state__x;
+  assign \$189  = \$17 [15:8] == state__pc[15:8];
+  assign \$190  = state == 5'h10;
+  assign \$191  = \$190  ? 6'h11 : 6'h14;
+  assign \$192  = state == 5'h11;
+  assign \$193  = \$192  ? 6'h12 : 6'h15;
+  assign \$194  = state == 5'h16;
+  assign \$195  = \$194  ? 6'h17 : 6'h24;
+  assign \$196  = state == 5'h1a;
+  assign \$197  = \$196  ? 6'h1b : 6'h1f;
+  assign \$198  = state == 5'h1b;
+  assign \$199  = \$198  ? 6'h1c : 6'h00;
+  assign \$200  = ! exec_o;
+  assign \$201  = ! exec_o;
+  assign \$202  = ! exec_o;
+  assign \$203  = ! exec_o;
+  assign \$204  = state__a | exec_o;
+  assign \$205  = state__a | exec_o;
+  assign \$206  = state__a | exec_o;
+  assign \$207  = ! \$206 ;
+  assign \$208  = state__a & exec_o;
+  assign \$209  = state__a & exec_o;
+  assign \$210  = state__a & exec_o;
+  assign \$211  = ! \$210 ;
+  assign \$212  = state__a ^ exec_o;
+  assign \$213  = state__a ^ exec_o;
+  assign \$214  = state__a ^ exec_o;
+  assign \$215  = ! \$214 ;
+  assign \$216  = state__a ^ { tens, \$124 [3:0] };
+  assign \$217  = { tens, \$124 [3:0] } ^ exec_o;
+  assign \$218  = \$216  & \$217 ;
+  assign \$219  = ! { tens, \$124 [3:0] };
+  assign \$220  = \$105 [8:0] > 7'h63;
+  assign \$221  = state__a ^ addend;
+  assign \$222  = ~ \$221 ;
+  assign \$223  = state__a ^ \$95 [7:0];
+  assign \$224  = \$222  & \$223 ;
+  assign \$225  = ! \$95 [7:0];
+  assign \$226  = state__a ^ sbc_r;
+  assign \$227  = sbc_r ^ exec_o;
+  assign \$228  = \$226  & \$227 ;
+  assign \$229  = ! sbc_r;
+  assign \$230  = state__a ^ addend;
+  assign \$231  = ~ \$230 ;
+  assign \$232  = state__a ^ \$95 [7:0];
+  assign \$233  = \$231  & \$232 ;
+  assign \$234  = ! \$95 [7:0];
+  assign \$235  = ~ diff[8];
+  assign \$236  = ! diff[7:0];
+  assign \$237  = ~ \diff$85 [8];
+  assign \$238  = ! \diff$85 [7:0];
+  assign \$239  = ~ \diff$86 [8];
+  assign \$240  = ! \diff$86 [7:0];
+  assign \$241  = state__a & exec_o;
+  assign \$242  = ! \$241 ;
+  assign \$243  = state__a & exec_o;
+  assign \$244  = state__a & exec_o;
+  assign \$245  = state__a & exec_o;
+  assign \$246  = ! \$245 ;
+  assign \$247  = state__a & exec_o;
+  assign \$248  = state__a & exec_o;
+  assign \$250  = state__a & exec_o;
+  assign \$251  = state__a & exec_o;
+  assign \$253  = ! \$252 ;
+  assign \$255  = \$254  & state__x;
+  assign \$256  = \$255  & exec_o;
+  assign \$258  = \$257  & state__x;
+  assign \$259  = \$258  & exec_o;
+  assign \$261  = \$260  & state__x;
+  assign \$262  = \$261  & exec_o;
+  assign \$263  = ! \$262 ;
+  assign \$265  = \$264  & exec_o;
+  assign \$267  = \$266  & exec_o;
+  assign \$269  = \$268  & exec_o;
+  assign \$271  = \$270  & exec_o;
+  assign \$272  = ! \$271 ;
+  assign \$273  = ~ \diff$91 [8];
+  assign \$274  = ! \diff$91 [7:0];
+  assign \$275  = state__sp & exec_o;
+  assign \$276  = state__sp & exec_o;
+  assign \$277  = state__sp & exec_o;
+  assign \$278  = state__sp & exec_o;
+  assign \$279  = state__sp & exec_o;
+  assign \$280  = ! \$279 ;
+  assign \$281  = ! exec_o;
+  assign \$285  = ! \$284 [7:0];
+  assign \$289  = ! \$288 ;
+  assign \$290  = ! { state__a[6:0], flag_c };
+  assign \$291  = ! { flag_c, state__a[7:1] };
+  assign \$292  = ! state__a;
+  assign \$293  = ! state__a;
+  assign \$294  = ! state__x;
+  assign \$295  = ! state__y;
+  assign \$296  = ! state__sp;
+  assign \$297  = state__x + 1'h1;
+  assign \$298  = state__x + 1'h1;
+  assign \$299  = state__x + 1'h1;
+  assign \$300  = ! \$299 [7:0];
+  assign \$301  = state__y + 1'h1;
+  assign \$302  = state__y + 1'h1;
+  assign \$303  = state__y + 1'h1;
+  assign \$304  = ! \$303 [7:0];
+  assign \$305  = state__x - 1'h1;
+  assign \$306  = state__x - 1'h1;
+  assign \$307  = state__x - 1'h1;
+  assign \$308  = ! \$307 [7:0];
+  assign \$309  = state__y - 1'h1;
+  assign \$310  = state__y - 1'h1;
+  assign \$311  = state__y - 1'h1;
+  assign \$312  = ! \$311 [7:0];
+  assign \$313  = dec[14:9] == 6'h25;
+  assign \$314  = dec[14:9] == 6'h27;
+  assign \$315  = dec[14:9] == 6'h2a;
   always @(posedge clk)
-    ir <= \$334 ;
+    ir <= \$316 ;
   always @(posedge clk)
-    dec <= \$335 ;
+    dec <= \$317 ;
   always @(posedge clk)
-    state__pc <= \$336 ;
+    state__pc <= \$318 ;
   always @(posedge clk)
-    state <= \$337 ;
+    state <= \$319 ;
   always @(posedge clk)
-    ad <= \$338 ;
+    ad <= \$320 ;
   always @(posedge clk)
-    dl <= \$339 ;
+    dl <= \$321 ;
   always @(posedge clk)
-    ixc <= \$340 ;
+    ixc <= \$322 ;
   always @(posedge clk)
-    tmp <= \$341 ;
+    tmp <= \$323 ;
   always @(posedge clk)
-    state__sp <= \$342 ;
+    state__sp <= \$324 ;
   always @(posedge clk)
-    flag_c <= \$343 ;
+    flag_c <= \$325 ;
   always @(posedge clk)
-    flag_i <= \$344 ;
+    flag_i <= \$326 ;
   always @(posedge clk)
-    flag_z <= \$345 ;
+    flag_z <= \$327 ;
   always @(posedge clk)
-    flag_d <= \$346 ;
+    flag_d <= \$328 ;
   always @(posedge clk)
-    flag_v <= \$347 ;
+    flag_v <= \$329 ;
   always @(posedge clk)
-    flag_n <= \$348 ;
+    flag_n <= \$330 ;
   always @(posedge clk)
-    state__a <= \$349 ;
+    state__a <= \$331 ;
   always @(posedge clk)
-    state__x <= \$350 ;
+    state__x <= \$332 ;
   always @(posedge clk)
-    state__y <= \$351 ;
+    state__y <= \$333 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -1705,9 +1679,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h15:
           addr = { 8'h01, state__sp };
       6'h16, 6'h23:
-          addr = \$36 ;
+          addr = \$42 ;
       6'h17, 6'h24:
-          addr = \$38 ;
+          addr = \$44 ;
       6'h18:
           addr = { 8'h01, state__sp };
       6'h19:
@@ -1725,7 +1699,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h21:
           addr = ad;
       6'h22:
-          addr = { ad[15:8], \$40 [7:0] };
+          addr = { ad[15:8], \$46 [7:0] };
     endcase
   end
   always @* begin
@@ -1812,7 +1786,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h00:
           /* empty */;
       6'h01:
-          no_inc = \$27 ;
+          no_inc = \$33 ;
     endcase
   end
   always @* begin
@@ -1828,7 +1802,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h03:
           /* empty */;
       6'h04:
-          dummy = \$31 ;
+          dummy = \$37 ;
       6'h05:
           dummy = 1'h1;
       6'h06:
@@ -1904,7 +1878,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h04:
           if (advance) begin
-            if (\$34 ) begin
+            if (\$40 ) begin
               exec_en = 1'h1;
             end
           end
@@ -2023,7 +1997,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h1d:
           /* empty */;
       6'h20:
-          dout = \$39 ;
+          dout = \$45 ;
     endcase
   end
   always @* begin
@@ -2041,13 +2015,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
             5'h03:
                 state_adv = 6'h02;
             5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                state_adv = \$53 ;
+                state_adv = \$59 ;
             5'h06:
                 state_adv = 6'h05;
             5'h07:
                 state_adv = 6'h08;
             5'h08:
-                state_adv = \$58 ;
+                state_adv = \$64 ;
             5'h0b:
                 state_adv = 6'h13;
             5'h0d, 5'h0e, 5'h10:
@@ -2073,7 +2047,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           endcase
       6'h04:
           (* full_case = 32'd1 *)
-          if (\$61 ) begin
+          if (\$67 ) begin
             state_adv = 6'h00;
           end else begin
             state_adv = 6'h0a;
@@ -2104,7 +2078,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           state_adv = 6'h00;
       6'h0d:
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$68 ) begin
             state_adv = 6'h00;
           end else begin
             state_adv = 6'h0e;
@@ -2114,15 +2088,15 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0f:
           state_adv = 6'h10;
       6'h10, 6'h13:
-          state_adv = \$64 ;
+          state_adv = \$70 ;
       6'h11, 6'h14:
-          state_adv = \$66 ;
+          state_adv = \$72 ;
       6'h12:
           state_adv = 6'h00;
       6'h15:
           state_adv = 6'h16;
       6'h16, 6'h23:
-          state_adv = \$68 ;
+          state_adv = \$74 ;
       6'h17, 6'h24:
           state_adv = 6'h00;
       6'h18:
@@ -2138,9 +2112,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h19:
           state_adv = 6'h00;
       6'h1a, 6'h1e:
-          state_adv = \$70 ;
+          state_adv = \$76 ;
       6'h1b, 6'h1f:
-          state_adv = \$72 ;
+          state_adv = \$78 ;
       6'h1c:
           state_adv = 6'h00;
       6'h1d:
@@ -2162,19 +2136,19 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
     casez (state)
       6'h00:
           if (advance) begin
-            pc_next = \$73 [15:0];
+            pc_next = \$16 [15:0];
           end
       6'h01:
           if (advance) begin
-            if (\$85 ) begin
-              pc_next = \$86 [15:0];
+            if (\$90 ) begin
+              pc_next = \$16 [15:0];
             end
           end
       6'h02:
           /* empty */;
       6'h03:
           if (advance) begin
-            pc_next = \$87 [15:0];
+            pc_next = \$16 [15:0];
             casez (dec[4:0])
               5'h04:
                   /* empty */;
@@ -2203,10 +2177,10 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$88 ) begin
-              pc_next = \$16 [15:0];
+            if (\$91 ) begin
+              pc_next = \$17 [15:0];
             end else begin
-              pc_next[7:0] = \$16 [7:0];
+              pc_next[7:0] = \$17 [7:0];
             end
           end
       6'h0e:
@@ -2243,7 +2217,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           end
       6'h1c:
           if (advance) begin
-            pc_next = \$89 [15:0];
+            pc_next = \$16 [15:0];
           end
       6'h1d:
           /* empty */;
@@ -2262,84 +2236,84 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \no_inc$57  = 1'h0;
+    \no_inc$66  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$57  = \$51 ;
+          \no_inc$66  = \$57 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \no_inc$58  = 1'h0;
+    \no_inc$67  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$58  = \$84 ;
+          \no_inc$67  = \$89 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     tens = 4'h0;
-    if (\$110 ) begin
+    if (\$112 ) begin
       tens = 4'h1;
     end
-    if (\$111 ) begin
+    if (\$113 ) begin
       tens = 4'h2;
     end
-    if (\$112 ) begin
+    if (\$114 ) begin
       tens = 4'h3;
     end
-    if (\$113 ) begin
+    if (\$115 ) begin
       tens = 4'h4;
     end
-    if (\$114 ) begin
+    if (\$116 ) begin
       tens = 4'h5;
     end
-    if (\$115 ) begin
+    if (\$117 ) begin
       tens = 4'h6;
     end
-    if (\$116 ) begin
+    if (\$118 ) begin
       tens = 4'h7;
     end
-    if (\$117 ) begin
+    if (\$119 ) begin
       tens = 4'h8;
     end
-    if (\$118 ) begin
+    if (\$120 ) begin
       tens = 4'h9;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \tens$73  = 4'h0;
-    if (\$139 ) begin
-      \tens$73  = 4'h1;
-    end
-    if (\$140 ) begin
-      \tens$73  = 4'h2;
-    end
+    \tens$81  = 4'h0;
     if (\$141 ) begin
-      \tens$73  = 4'h3;
+      \tens$81  = 4'h1;
     end
     if (\$142 ) begin
-      \tens$73  = 4'h4;
+      \tens$81  = 4'h2;
     end
     if (\$143 ) begin
-      \tens$73  = 4'h5;
+      \tens$81  = 4'h3;
     end
     if (\$144 ) begin
-      \tens$73  = 4'h6;
+      \tens$81  = 4'h4;
     end
     if (\$145 ) begin
-      \tens$73  = 4'h7;
+      \tens$81  = 4'h5;
     end
     if (\$146 ) begin
-      \tens$73  = 4'h8;
+      \tens$81  = 4'h6;
     end
     if (\$147 ) begin
-      \tens$73  = 4'h9;
+      \tens$81  = 4'h7;
+    end
+    if (\$148 ) begin
+      \tens$81  = 4'h8;
+    end
+    if (\$149 ) begin
+      \tens$81  = 4'h9;
     end
   end
   always @* begin
@@ -2366,13 +2340,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h09:
             /* empty */;
         6'h0a:
-            diff = \$153 ;
+            diff = \$155 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \diff$77  = 9'h000;
+    \diff$85  = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -2396,13 +2370,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0a:
             /* empty */;
         6'h0b:
-            \diff$77  = \$154 ;
+            \diff$85  = \$156 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \diff$78  = 9'h000;
+    \diff$86  = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -2428,7 +2402,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0b:
             /* empty */;
         6'h0c:
-            \diff$78  = \$155 ;
+            \diff$86  = \$157 ;
       endcase
     end
   end
@@ -2468,7 +2442,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            t = \$156 ;
+            t = \$158 ;
       endcase
     end
   end
@@ -2548,13 +2522,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            r_lo = \$160 ;
+            r_lo = \$162 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \out$82  = 12'h000;
+    \out$90  = 12'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -2589,17 +2563,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
             /* empty */;
         6'h10:
             (* full_case = 32'd1 *)
-            if (\$161 ) begin
-              \out$82  = { \$163 , r[6], \$162 , r[7], r };
+            if (\$163 ) begin
+              \out$90  = { \$165 , r[6], \$164 , r[7], r };
             end else begin
-              \out$82  = { \$171 [6], \$170 , \$168 , flag_c, \$167  };
+              \out$90  = { \$173 [6], \$172 , \$170 , flag_c, \$169  };
             end
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \diff$83  = 9'h000;
+    \diff$91  = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -2639,60 +2613,60 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h12:
             /* empty */;
         6'h13:
-            \diff$83  = \$173 ;
+            \diff$91  = \$175 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$334  = ir;
+    \$316  = ir;
     casez (state)
       6'h00:
           if (advance) begin
-            \$334  = din;
+            \$316  = din;
           end
     endcase
     if (rst) begin
-      \$334  = 8'h00;
+      \$316  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$335  = dec;
+    \$317  = dec;
     casez (state)
       6'h00:
           if (advance) begin
-            \$335  = dec_din;
+            \$317  = dec_din;
           end
     endcase
     if (rst) begin
-      \$335  = 18'h0000b;
+      \$317  = 18'h0000b;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$336  = state__pc;
+    \$318  = state__pc;
     casez (state)
       6'h00:
           if (advance) begin
-            \$336  = \$174 [15:0];
+            \$318  = \$16 [15:0];
           end
       6'h01:
           if (advance) begin
-            if (\$175 ) begin
-              \$336  = \$176 [15:0];
+            if (\$176 ) begin
+              \$318  = \$16 [15:0];
             end
           end
       6'h02:
           /* empty */;
       6'h03:
           if (advance) begin
-            \$336  = \$185 [15:0];
+            \$318  = \$16 [15:0];
             casez (dec[4:0])
               5'h04:
                   /* empty */;
               5'h09:
-                  \$336  = { din, ad[7:0] };
+                  \$318  = { din, ad[7:0] };
             endcase
           end
       6'h04:
@@ -2716,15 +2690,15 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$199 ) begin
-              \$336  = \$16 [15:0];
+            if (\$189 ) begin
+              \$318  = \$17 [15:0];
             end else begin
-              \$336 [7:0] = \$16 [7:0];
+              \$318 [7:0] = \$17 [7:0];
             end
           end
       6'h0e:
           if (advance) begin
-            \$336 [15:8] = ad[15:8];
+            \$318 [15:8] = ad[15:8];
           end
       6'h0f:
           /* empty */;
@@ -2734,7 +2708,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h12:
           if (advance) begin
-            \$336  = { din, ad[7:0] };
+            \$318  = { din, ad[7:0] };
           end
       6'h15:
           /* empty */;
@@ -2742,7 +2716,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h17, 6'h24:
           if (advance) begin
-            \$336  = { din, ad[7:0] };
+            \$318  = { din, ad[7:0] };
           end
       6'h18:
           /* empty */;
@@ -2752,11 +2726,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1b, 6'h1f:
           if (advance) begin
-            \$336  = { din, ad[7:0] };
+            \$318  = { din, ad[7:0] };
           end
       6'h1c:
           if (advance) begin
-            \$336  = \$215 [15:0];
+            \$318  = \$16 [15:0];
           end
       6'h1d:
           /* empty */;
@@ -2766,218 +2740,218 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h22:
           if (advance) begin
-            \$336  = { din, tmp };
+            \$318  = { din, tmp };
           end
     endcase
     if (load_en) begin
-      \$336  = load__pc;
+      \$318  = load__pc;
     end
     if (rst) begin
-      \$336  = 16'h0000;
+      \$318  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$337  = state;
+    \$319  = state;
     casez (state)
       6'h00:
           if (advance) begin
-            \$337  = 6'h01;
+            \$319  = 6'h01;
           end
       6'h01:
           if (advance) begin
             casez (dec[4:0])
               5'h00, 5'h01:
-                  \$337  = 6'h00;
+                  \$319  = 6'h00;
               5'h02:
-                  \$337  = 6'h0a;
+                  \$319  = 6'h0a;
               5'h03:
-                  \$337  = 6'h02;
+                  \$319  = 6'h02;
               5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$337  = \$178 ;
+                  \$319  = \$178 ;
               5'h06:
-                  \$337  = 6'h05;
+                  \$319  = 6'h05;
               5'h07:
-                  \$337  = 6'h08;
+                  \$319  = 6'h08;
               5'h08:
-                  \$337  = \$183 ;
+                  \$319  = \$183 ;
               5'h0b:
-                  \$337  = 6'h13;
+                  \$319  = 6'h13;
               5'h0d, 5'h0e, 5'h10:
-                  \$337  = 6'h18;
+                  \$319  = 6'h18;
               5'h0f:
-                  \$337  = 6'h20;
+                  \$319  = 6'h20;
               5'h11:
-                  \$337  = 6'h25;
+                  \$319  = 6'h25;
             endcase
           end
       6'h02:
           if (advance) begin
-            \$337  = 6'h0a;
+            \$319  = 6'h0a;
           end
       6'h03:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h04:
-                  \$337  = 6'h0a;
+                  \$319  = 6'h0a;
               5'h09:
-                  \$337  = 6'h00;
+                  \$319  = 6'h00;
               5'h0a:
-                  \$337  = 6'h21;
+                  \$319  = 6'h21;
               default:
-                  \$337  = 6'h04;
+                  \$319  = 6'h04;
             endcase
           end
       6'h04:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$190 ) begin
-              \$337  = 6'h00;
+            if (\$186 ) begin
+              \$319  = 6'h00;
             end else begin
-              \$337  = 6'h0a;
+              \$319  = 6'h0a;
             end
           end
       6'h05:
           if (advance) begin
-            \$337  = 6'h06;
+            \$319  = 6'h06;
           end
       6'h06:
           if (advance) begin
-            \$337  = 6'h07;
+            \$319  = 6'h07;
           end
       6'h07:
           if (advance) begin
-            \$337  = 6'h0a;
+            \$319  = 6'h0a;
           end
       6'h08:
           if (advance) begin
-            \$337  = 6'h09;
+            \$319  = 6'h09;
           end
       6'h09:
           if (advance) begin
-            \$337  = 6'h04;
+            \$319  = 6'h04;
           end
       6'h0a:
           (* full_case = 32'd1 *)
           casez (dec[6:5])
             2'h0:
                 if (advance) begin
-                  \$337  = 6'h00;
+                  \$319  = 6'h00;
                 end
             2'h1:
                 if (advance) begin
-                  \$337  = 6'h00;
+                  \$319  = 6'h00;
                 end
             default:
                 if (advance) begin
-                  \$337  = 6'h0b;
+                  \$319  = 6'h0b;
                 end
           endcase
       6'h0b:
           if (advance) begin
-            \$337  = 6'h0c;
+            \$319  = 6'h0c;
           end
       6'h0c:
           if (advance) begin
-            \$337  = 6'h00;
+            \$319  = 6'h00;
           end
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$199 ) begin
-              \$337  = 6'h00;
+            if (\$189 ) begin
+              \$319  = 6'h00;
             end else begin
-              \$337  = 6'h0e;
+              \$319  = 6'h0e;
             end
           end
       6'h0e:
           if (advance) begin
-            \$337  = 6'h00;
+            \$319  = 6'h00;
           end
       6'h0f:
           if (advance) begin
-            \$337  = 6'h10;
+            \$319  = 6'h10;
           end
       6'h10, 6'h13:
           if (advance) begin
-            \$337  = \$202 ;
+            \$319  = \$191 ;
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$337  = \$205 ;
+            \$319  = \$193 ;
           end
       6'h12:
           if (advance) begin
-            \$337  = 6'h00;
+            \$319  = 6'h00;
           end
       6'h15:
           if (advance) begin
-            \$337  = 6'h16;
+            \$319  = 6'h16;
           end
       6'h16, 6'h23:
           if (advance) begin
-            \$337  = \$208 ;
+            \$319  = \$195 ;
           end
       6'h17, 6'h24:
           if (advance) begin
-            \$337  = 6'h00;
+            \$319  = 6'h00;
           end
       6'h18:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h10:
-                  \$337  = 6'h19;
+                  \$319  = 6'h19;
               5'h0d:
-                  \$337  = 6'h1a;
+                  \$319  = 6'h1a;
               default:
-                  \$337  = 6'h1d;
+                  \$319  = 6'h1d;
             endcase
           end
       6'h19:
           if (advance) begin
-            \$337  = 6'h00;
+            \$319  = 6'h00;
           end
       6'h1a, 6'h1e:
           if (advance) begin
-            \$337  = \$212 ;
+            \$319  = \$197 ;
           end
       6'h1b, 6'h1f:
           if (advance) begin
-            \$337  = \$214 ;
+            \$319  = \$199 ;
           end
       6'h1c:
           if (advance) begin
-            \$337  = 6'h00;
+            \$319  = 6'h00;
           end
       6'h1d:
           if (advance) begin
-            \$337  = 6'h1e;
+            \$319  = 6'h1e;
           end
       6'h20:
           if (advance) begin
-            \$337  = 6'h00;
+            \$319  = 6'h00;
           end
       6'h21:
           if (advance) begin
-            \$337  = 6'h22;
+            \$319  = 6'h22;
           end
       6'h22:
           if (advance) begin
-            \$337  = 6'h00;
+            \$319  = 6'h00;
           end
     endcase
     if (load_en) begin
-      \$337  = 6'h00;
+      \$319  = 6'h00;
     end
     if (rst) begin
-      \$337  = 6'h23;
+      \$319  = 6'h23;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$338  = ad;
+    \$320  = ad;
     casez (state)
       6'h00:
           /* empty */;
@@ -2987,62 +2961,62 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h00, 5'h01:
                   /* empty */;
               5'h02:
-                  \$338  = { 8'h00, din };
+                  \$320  = { 8'h00, din };
               5'h03:
-                  \$338  = { 8'h00, din };
+                  \$320  = { 8'h00, din };
               5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$338 [7:0] = din;
+                  \$320 [7:0] = din;
               5'h06:
-                  \$338  = { 8'h00, din };
+                  \$320  = { 8'h00, din };
               5'h07:
-                  \$338  = { 8'h00, din };
+                  \$320  = { 8'h00, din };
             endcase
           end
       6'h02:
           if (advance) begin
-            \$338 [7:0] = \$184 [7:0];
+            \$320 [7:0] = ad_idx[7:0];
           end
       6'h03:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h04:
-                  \$338 [15:8] = din;
+                  \$320 [15:8] = din;
               5'h09:
                   /* empty */;
               5'h0a:
-                  \$338 [15:8] = din;
+                  \$320 [15:8] = din;
               default:
-                  \$338  = { din, \$186 [7:0] };
+                  \$320  = { din, ad_idx[7:0] };
             endcase
           end
       6'h04:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$190 ) begin
+            if (\$186 ) begin
             end else begin
-              \$338 [15:8] = \$191 [7:0];
+              \$320 [15:8] = \$22 [7:0];
             end
           end
       6'h05:
           if (advance) begin
-            \$338 [7:0] = \$192 [7:0];
+            \$320 [7:0] = \$20 [7:0];
           end
       6'h06:
           if (advance) begin
-            \$338 [7:0] = \$193 [7:0];
+            \$320 [7:0] = \$21 [7:0];
           end
       6'h07:
           if (advance) begin
-            \$338  = { din, tmp };
+            \$320  = { din, tmp };
           end
       6'h08:
           if (advance) begin
-            \$338 [7:0] = \$194 [7:0];
+            \$320 [7:0] = \$21 [7:0];
           end
       6'h09:
           if (advance) begin
-            \$338  = { din, \$195 [7:0] };
+            \$320  = { din, tmp_y[7:0] };
           end
       6'h0a:
           /* empty */;
@@ -3053,9 +3027,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$199 ) begin
+            if (\$189 ) begin
             end else begin
-              \$338 [15:8] = \$16 [15:8];
+              \$320 [15:8] = \$17 [15:8];
             end
           end
       6'h0e:
@@ -3072,7 +3046,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h16, 6'h23:
           if (advance) begin
-            \$338 [7:0] = din;
+            \$320 [7:0] = din;
           end
       6'h17, 6'h24:
           /* empty */;
@@ -3082,16 +3056,16 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$338 [7:0] = din;
+            \$320 [7:0] = din;
           end
     endcase
     if (rst) begin
-      \$338  = 16'h0000;
+      \$320  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$339  = dl;
+    \$321  = dl;
     casez (state)
       6'h00:
           /* empty */;
@@ -3111,7 +3085,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h07:
                   /* empty */;
               5'h08:
-                  \$339  = din;
+                  \$321  = din;
             endcase
           end
       6'h02:
@@ -3139,21 +3113,21 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
                 /* empty */;
             default:
                 if (advance) begin
-                  \$339  = din;
+                  \$321  = din;
                 end
           endcase
       6'h0b:
           if (advance) begin
-            \$339  = modified;
+            \$321  = modified;
           end
     endcase
     if (rst) begin
-      \$339  = 8'h00;
+      \$321  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$340  = ixc;
+    \$322  = ixc;
     casez (state)
       6'h00:
           /* empty */;
@@ -3172,7 +3146,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h0a:
                   /* empty */;
               default:
-                  \$340  = \$187 [8];
+                  \$322  = ad_idx[8];
             endcase
           end
       6'h04:
@@ -3187,16 +3161,16 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h09:
           if (advance) begin
-            \$340  = \$196 [8];
+            \$322  = tmp_y[8];
           end
     endcase
     if (rst) begin
-      \$340  = 1'h0;
+      \$322  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$341  = tmp;
+    \$323  = tmp;
     casez (state)
       6'h00:
           /* empty */;
@@ -3212,13 +3186,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h06:
           if (advance) begin
-            \$341  = din;
+            \$323  = din;
           end
       6'h07:
           /* empty */;
       6'h08:
           if (advance) begin
-            \$341  = din;
+            \$323  = din;
           end
       6'h09:
           /* empty */;
@@ -3262,16 +3236,16 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h21:
           if (advance) begin
-            \$341  = din;
+            \$323  = din;
           end
     endcase
     if (rst) begin
-      \$341  = 8'h00;
+      \$323  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$342  = state__sp;
+    \$324  = state__sp;
     casez (state)
       6'h00:
           /* empty */;
@@ -3299,8 +3273,8 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
                 /* empty */;
             2'h1:
                 if (advance) begin
-                  if (\$197 ) begin
-                    \$342  = \$198 ;
+                  if (\$187 ) begin
+                    \$324  = \$188 ;
                   end
                 end
           endcase
@@ -3316,17 +3290,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h10, 6'h13:
           if (advance) begin
-            \$342  = \$200 [7:0];
+            \$324  = \$19 [7:0];
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$342  = \$203 [7:0];
+            \$324  = \$19 [7:0];
           end
       6'h12:
           /* empty */;
       6'h15:
           if (advance) begin
-            \$342  = \$206 [7:0];
+            \$324  = \$19 [7:0];
           end
       6'h16, 6'h23:
           /* empty */;
@@ -3334,13 +3308,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h18:
           if (advance) begin
-            \$342  = \$209 [7:0];
+            \$324  = \$18 [7:0];
           end
       6'h19:
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$342  = \$210 [7:0];
+            \$324  = \$18 [7:0];
           end
       6'h1b, 6'h1f:
           /* empty */;
@@ -3348,11 +3322,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$342  = \$216 [7:0];
+            \$324  = \$18 [7:0];
           end
       6'h20:
           if (advance) begin
-            \$342  = \$217 [7:0];
+            \$324  = \$19 [7:0];
           end
     endcase
     if (exec_en) begin
@@ -3396,7 +3370,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h13:
             /* empty */;
         6'h14:
-            \$342  = \$295 ;
+            \$324  = \$277 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -3418,19 +3392,19 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1e:
             /* empty */;
         6'h1f:
-            \$342  = state__x;
+            \$324  = state__x;
       endcase
     end
     if (load_en) begin
-      \$342  = load__sp;
+      \$324  = load__sp;
     end
     if (rst) begin
-      \$342  = 8'hff;
+      \$324  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$343  = flag_c;
+    \$325  = flag_c;
     casez (state)
       6'h00:
           /* empty */;
@@ -3456,7 +3430,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h0b:
           if (advance) begin
-            \$343  = mod_c;
+            \$325  = mod_c;
           end
       6'h0c:
           /* empty */;
@@ -3490,7 +3464,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$343  = din[0];
+            \$325  = din[0];
           end
     endcase
     if (exec_en) begin
@@ -3512,205 +3486,49 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h08:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$343  = \$238 ;
+              \$325  = \$220 ;
             end else begin
-              \$343  = \$93 [8];
+              \$325  = \$95 [8];
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$343  = \$93 [8];
+              \$325  = \$95 [8];
             end else begin
-              \$343  = \$93 [8];
+              \$325  = \$95 [8];
             end
         6'h0a:
-            \$343  = \$253 ;
+            \$325  = \$235 ;
         6'h0b:
-            \$343  = \$255 ;
+            \$325  = \$237 ;
         6'h0c:
-            \$343  = \$257 ;
+            \$325  = \$239 ;
         6'h0d:
             /* empty */;
         6'h0e:
-            \$343  = \$265 [7];
+            \$325  = \$247 [7];
         6'h0f:
-            \$343  = \$268 [0];
+            \$325  = \$250 [0];
         6'h10:
-            \$343  = \out$82 [10];
+            \$325  = \out$90 [10];
         6'h11:
             /* empty */;
         6'h12:
             /* empty */;
         6'h13:
-            \$343  = \$291 ;
+            \$325  = \$273 ;
         6'h14:
             /* empty */;
         6'h15:
             /* empty */;
         6'h16:
-            \$343  = state__a[7];
+            \$325  = state__a[7];
         6'h17:
-            \$343  = state__a[0];
+            \$325  = state__a[0];
         6'h18:
-            \$343  = state__a[7];
+            \$325  = state__a[7];
         6'h19:
-            \$343  = state__a[0];
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            \$343  = \$331 ;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$343  = exec_o[0];
-      endcase
-    end
-    if (load_en) begin
-      \$343  = load__p[0];
-    end
-    if (rst) begin
-      \$343  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$344  = flag_i;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          if (advance) begin
-            \$344  = 1'h1;
-          end
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$344  = din[2];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
+            \$325  = state__a[0];
         6'h1a:
             /* empty */;
         6'h1b:
@@ -3732,27 +3550,27 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h23:
             /* empty */;
         6'h24, 6'h25:
-            /* empty */;
+            \$325  = \$313 ;
         6'h26, 6'h27:
-            \$344  = \$332 ;
+            /* empty */;
         6'h29, 6'h2a:
             /* empty */;
         6'h28:
             /* empty */;
         6'h2b:
-            \$344  = exec_o[2];
+            \$325  = exec_o[0];
       endcase
     end
     if (load_en) begin
-      \$344  = load__p[2];
+      \$325  = load__p[0];
     end
     if (rst) begin
-      \$344  = 1'h0;
+      \$325  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$345  = flag_z;
+    \$326  = flag_i;
     casez (state)
       6'h00:
           /* empty */;
@@ -3793,171 +3611,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h12:
           /* empty */;
       6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
           if (advance) begin
-            \$345  = din[1];
+            \$326  = 1'h1;
           end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            \$345  = \$218 ;
-        6'h02:
-            \$345  = \$219 ;
-        6'h03:
-            \$345  = \$220 ;
-        6'h04:
-            \$345  = \$221 ;
-        6'h05:
-            \$345  = \$225 ;
-        6'h06:
-            \$345  = \$229 ;
-        6'h07:
-            \$345  = \$233 ;
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$345  = \$237 ;
-            end else begin
-              \$345  = \$243 ;
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$345  = \$247 ;
-            end else begin
-              \$345  = \$252 ;
-            end
-        6'h0a:
-            \$345  = \$254 ;
-        6'h0b:
-            \$345  = \$256 ;
-        6'h0c:
-            \$345  = \$258 ;
-        6'h0d:
-            \$345  = \$260 ;
-        6'h0e:
-            \$345  = \$264 ;
-        6'h0f:
-            \$345  = \$271 ;
-        6'h10:
-            \$345  = \out$82 [9];
-        6'h11:
-            \$345  = \$281 ;
-        6'h12:
-            \$345  = \$290 ;
-        6'h13:
-            \$345  = \$292 ;
-        6'h14:
-            \$345  = \$298 ;
-        6'h15:
-            \$345  = \$299 ;
-        6'h16:
-            \$345  = \$303 ;
-        6'h17:
-            \$345  = \$307 ;
-        6'h18:
-            \$345  = \$308 ;
-        6'h19:
-            \$345  = \$309 ;
-        6'h1a:
-            \$345  = \$310 ;
-        6'h1b:
-            \$345  = \$311 ;
-        6'h1c:
-            \$345  = \$312 ;
-        6'h1d:
-            \$345  = \$313 ;
-        6'h1e:
-            \$345  = \$314 ;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            \$345  = \$318 ;
-        6'h21:
-            \$345  = \$322 ;
-        6'h22:
-            \$345  = \$326 ;
-        6'h23:
-            \$345  = \$330 ;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$345  = exec_o[1];
-      endcase
-    end
-    if (load_en) begin
-      \$345  = load__p[1];
-    end
-    if (rst) begin
-      \$345  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$346  = flag_d;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
       6'h16, 6'h23:
           /* empty */;
       6'h17, 6'h24:
@@ -3974,7 +3630,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$346  = din[3];
+            \$326  = din[2];
           end
     endcase
     if (exec_en) begin
@@ -4052,25 +3708,25 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h24, 6'h25:
             /* empty */;
         6'h26, 6'h27:
-            /* empty */;
+            \$326  = \$314 ;
         6'h29, 6'h2a:
-            \$346  = \$333 ;
+            /* empty */;
         6'h28:
             /* empty */;
         6'h2b:
-            \$346  = exec_o[3];
+            \$326  = exec_o[2];
       endcase
     end
     if (load_en) begin
-      \$346  = load__p[3];
+      \$326  = load__p[2];
     end
     if (rst) begin
-      \$346  = 1'h0;
+      \$326  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$347  = flag_v;
+    \$327  = flag_z;
     casez (state)
       6'h00:
           /* empty */;
@@ -4128,91 +3784,91 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$347  = din[6];
+            \$327  = din[1];
           end
     endcase
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
-            /* empty */;
+            \$327  = \$200 ;
         6'h02:
-            /* empty */;
+            \$327  = \$201 ;
         6'h03:
-            /* empty */;
+            \$327  = \$202 ;
         6'h04:
-            /* empty */;
+            \$327  = \$203 ;
         6'h05:
-            /* empty */;
+            \$327  = \$207 ;
         6'h06:
-            /* empty */;
+            \$327  = \$211 ;
         6'h07:
-            /* empty */;
+            \$327  = \$215 ;
         6'h08:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$347  = \$236 [7];
+              \$327  = \$219 ;
             end else begin
-              \$347  = \$242 [7];
+              \$327  = \$225 ;
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$347  = \$246 [7];
+              \$327  = \$229 ;
             end else begin
-              \$347  = \$251 [7];
+              \$327  = \$234 ;
             end
         6'h0a:
-            /* empty */;
+            \$327  = \$236 ;
         6'h0b:
-            /* empty */;
+            \$327  = \$238 ;
         6'h0c:
-            /* empty */;
+            \$327  = \$240 ;
         6'h0d:
-            \$347  = exec_o[6];
+            \$327  = \$242 ;
         6'h0e:
-            /* empty */;
+            \$327  = \$246 ;
         6'h0f:
-            /* empty */;
+            \$327  = \$253 ;
         6'h10:
-            \$347  = \out$82 [11];
+            \$327  = \out$90 [9];
         6'h11:
-            /* empty */;
+            \$327  = \$263 ;
         6'h12:
-            /* empty */;
+            \$327  = \$272 ;
         6'h13:
-            /* empty */;
+            \$327  = \$274 ;
         6'h14:
-            /* empty */;
+            \$327  = \$280 ;
         6'h15:
-            /* empty */;
+            \$327  = \$281 ;
         6'h16:
-            /* empty */;
+            \$327  = \$285 ;
         6'h17:
-            /* empty */;
+            \$327  = \$289 ;
         6'h18:
-            /* empty */;
+            \$327  = \$290 ;
         6'h19:
-            /* empty */;
+            \$327  = \$291 ;
         6'h1a:
-            /* empty */;
+            \$327  = \$292 ;
         6'h1b:
-            /* empty */;
+            \$327  = \$293 ;
         6'h1c:
-            /* empty */;
+            \$327  = \$294 ;
         6'h1d:
-            /* empty */;
+            \$327  = \$295 ;
         6'h1e:
-            /* empty */;
+            \$327  = \$296 ;
         6'h1f:
             /* empty */;
         6'h20:
-            /* empty */;
+            \$327  = \$300 ;
         6'h21:
-            /* empty */;
+            \$327  = \$304 ;
         6'h22:
-            /* empty */;
+            \$327  = \$308 ;
         6'h23:
-            /* empty */;
+            \$327  = \$312 ;
         6'h24, 6'h25:
             /* empty */;
         6'h26, 6'h27:
@@ -4220,21 +3876,21 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h29, 6'h2a:
             /* empty */;
         6'h28:
-            \$347  = 1'h0;
+            /* empty */;
         6'h2b:
-            \$347  = exec_o[6];
+            \$327  = exec_o[1];
       endcase
     end
     if (load_en) begin
-      \$347  = load__p[6];
+      \$327  = load__p[1];
     end
     if (rst) begin
-      \$347  = 1'h0;
+      \$327  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$348  = flag_n;
+    \$328  = flag_d;
     casez (state)
       6'h00:
           /* empty */;
@@ -4292,91 +3948,409 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$348  = din[7];
+            \$328  = din[3];
           end
     endcase
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
-            \$348  = exec_o[7];
+            /* empty */;
         6'h02:
-            \$348  = exec_o[7];
+            /* empty */;
         6'h03:
-            \$348  = exec_o[7];
+            /* empty */;
         6'h04:
-            \$348  = exec_o[7];
+            /* empty */;
         6'h05:
-            \$348  = \$223 [7];
+            /* empty */;
         6'h06:
-            \$348  = \$227 [7];
+            /* empty */;
         6'h07:
-            \$348  = \$231 [7];
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h10:
+            /* empty */;
+        6'h11:
+            /* empty */;
+        6'h12:
+            /* empty */;
+        6'h13:
+            /* empty */;
+        6'h14:
+            /* empty */;
+        6'h15:
+            /* empty */;
+        6'h16:
+            /* empty */;
+        6'h17:
+            /* empty */;
+        6'h18:
+            /* empty */;
+        6'h19:
+            /* empty */;
+        6'h1a:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            /* empty */;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            /* empty */;
+        6'h21:
+            /* empty */;
+        6'h22:
+            /* empty */;
+        6'h23:
+            /* empty */;
+        6'h24, 6'h25:
+            /* empty */;
+        6'h26, 6'h27:
+            /* empty */;
+        6'h29, 6'h2a:
+            \$328  = \$315 ;
+        6'h28:
+            /* empty */;
+        6'h2b:
+            \$328  = exec_o[3];
+      endcase
+    end
+    if (load_en) begin
+      \$328  = load__p[3];
+    end
+    if (rst) begin
+      \$328  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$329  = flag_v;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          /* empty */;
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          /* empty */;
+      6'h1c:
+          /* empty */;
+      6'h1d:
+          if (advance) begin
+            \$329  = din[6];
+          end
+    endcase
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h03:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
         6'h08:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$348  = tens[3];
+              \$329  = \$218 [7];
             end else begin
-              \$348  = \$93 [7];
+              \$329  = \$224 [7];
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$348  = sbc_r[7];
+              \$329  = \$228 [7];
             end else begin
-              \$348  = \$93 [7];
+              \$329  = \$233 [7];
             end
         6'h0a:
-            \$348  = diff[7];
+            /* empty */;
         6'h0b:
-            \$348  = \diff$77 [7];
+            /* empty */;
         6'h0c:
-            \$348  = \diff$78 [7];
+            /* empty */;
         6'h0d:
-            \$348  = exec_o[7];
+            \$329  = exec_o[6];
         6'h0e:
-            \$348  = \$262 [7];
+            /* empty */;
         6'h0f:
-            \$348  = 1'h0;
+            /* empty */;
         6'h10:
-            \$348  = \out$82 [8];
+            \$329  = \out$90 [11];
         6'h11:
-            \$348  = \$277 [7];
+            /* empty */;
         6'h12:
-            \$348  = \$287 [7];
+            /* empty */;
         6'h13:
-            \$348  = \diff$83 [7];
+            /* empty */;
         6'h14:
-            \$348  = \$296 [7];
+            /* empty */;
         6'h15:
-            \$348  = exec_o[7];
+            /* empty */;
         6'h16:
-            \$348  = \$301 [7];
+            /* empty */;
         6'h17:
-            \$348  = \$305 [7];
+            /* empty */;
         6'h18:
-            \$348  = state__a[6];
+            /* empty */;
         6'h19:
-            \$348  = flag_c;
+            /* empty */;
         6'h1a:
-            \$348  = state__a[7];
+            /* empty */;
         6'h1b:
-            \$348  = state__a[7];
+            /* empty */;
         6'h1c:
-            \$348  = state__x[7];
+            /* empty */;
         6'h1d:
-            \$348  = state__y[7];
+            /* empty */;
         6'h1e:
-            \$348  = state__sp[7];
+            /* empty */;
         6'h1f:
             /* empty */;
         6'h20:
-            \$348  = \$316 [7];
+            /* empty */;
         6'h21:
-            \$348  = \$320 [7];
+            /* empty */;
         6'h22:
-            \$348  = \$324 [7];
+            /* empty */;
         6'h23:
-            \$348  = \$328 [7];
+            /* empty */;
+        6'h24, 6'h25:
+            /* empty */;
+        6'h26, 6'h27:
+            /* empty */;
+        6'h29, 6'h2a:
+            /* empty */;
+        6'h28:
+            \$329  = 1'h0;
+        6'h2b:
+            \$329  = exec_o[6];
+      endcase
+    end
+    if (load_en) begin
+      \$329  = load__p[6];
+    end
+    if (rst) begin
+      \$329  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$330  = flag_n;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          /* empty */;
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          /* empty */;
+      6'h1c:
+          /* empty */;
+      6'h1d:
+          if (advance) begin
+            \$330  = din[7];
+          end
+    endcase
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+            \$330  = exec_o[7];
+        6'h02:
+            \$330  = exec_o[7];
+        6'h03:
+            \$330  = exec_o[7];
+        6'h04:
+            \$330  = exec_o[7];
+        6'h05:
+            \$330  = \$205 [7];
+        6'h06:
+            \$330  = \$209 [7];
+        6'h07:
+            \$330  = \$213 [7];
+        6'h08:
+            (* full_case = 32'd1 *)
+            if (flag_d) begin
+              \$330  = tens[3];
+            end else begin
+              \$330  = \$95 [7];
+            end
+        6'h09:
+            (* full_case = 32'd1 *)
+            if (flag_d) begin
+              \$330  = sbc_r[7];
+            end else begin
+              \$330  = \$95 [7];
+            end
+        6'h0a:
+            \$330  = diff[7];
+        6'h0b:
+            \$330  = \diff$85 [7];
+        6'h0c:
+            \$330  = \diff$86 [7];
+        6'h0d:
+            \$330  = exec_o[7];
+        6'h0e:
+            \$330  = \$244 [7];
+        6'h0f:
+            \$330  = 1'h0;
+        6'h10:
+            \$330  = \out$90 [8];
+        6'h11:
+            \$330  = \$259 [7];
+        6'h12:
+            \$330  = \$269 [7];
+        6'h13:
+            \$330  = \diff$91 [7];
+        6'h14:
+            \$330  = \$278 [7];
+        6'h15:
+            \$330  = exec_o[7];
+        6'h16:
+            \$330  = \$283 [7];
+        6'h17:
+            \$330  = \$287 [7];
+        6'h18:
+            \$330  = state__a[6];
+        6'h19:
+            \$330  = flag_c;
+        6'h1a:
+            \$330  = state__a[7];
+        6'h1b:
+            \$330  = state__a[7];
+        6'h1c:
+            \$330  = state__x[7];
+        6'h1d:
+            \$330  = state__y[7];
+        6'h1e:
+            \$330  = state__sp[7];
+        6'h1f:
+            /* empty */;
+        6'h20:
+            \$330  = \$298 [7];
+        6'h21:
+            \$330  = \$302 [7];
+        6'h22:
+            \$330  = \$306 [7];
+        6'h23:
+            \$330  = \$310 [7];
         6'h24, 6'h25:
             /* empty */;
         6'h26, 6'h27:
@@ -4386,48 +4360,48 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h28:
             /* empty */;
         6'h2b:
-            \$348  = exec_o[7];
+            \$330  = exec_o[7];
       endcase
     end
     if (load_en) begin
-      \$348  = load__p[7];
+      \$330  = load__p[7];
     end
     if (rst) begin
-      \$348  = 1'h0;
+      \$330  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$349  = state__a;
+    \$331  = state__a;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
-            \$349  = exec_o;
+            \$331  = exec_o;
         6'h02:
             /* empty */;
         6'h03:
             /* empty */;
         6'h04:
-            \$349  = exec_o;
+            \$331  = exec_o;
         6'h05:
-            \$349  = \$222 ;
+            \$331  = \$204 ;
         6'h06:
-            \$349  = \$226 ;
+            \$331  = \$208 ;
         6'h07:
-            \$349  = \$230 ;
+            \$331  = \$212 ;
         6'h08:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$349  = { tens, \$122 [3:0] };
+              \$331  = { tens, \$124 [3:0] };
             end else begin
-              \$349  = \$93 [7:0];
+              \$331  = \$95 [7:0];
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (flag_d) begin
-              \$349  = sbc_r;
+              \$331  = sbc_r;
             end else begin
-              \$349  = \$93 [7:0];
+              \$331  = \$95 [7:0];
             end
         6'h0a:
             /* empty */;
@@ -4438,59 +4412,59 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0d:
             /* empty */;
         6'h0e:
-            \$349  = \$261 ;
+            \$331  = \$243 ;
         6'h0f:
-            \$349  = \$267 ;
+            \$331  = \$249 ;
         6'h10:
-            \$349  = \out$82 [7:0];
+            \$331  = \out$90 [7:0];
         6'h11:
-            \$349  = \$274 ;
+            \$331  = \$256 ;
         6'h12:
-            \$349  = \$283 ;
+            \$331  = \$265 ;
         6'h13:
             /* empty */;
         6'h14:
-            \$349  = \$293 ;
+            \$331  = \$275 ;
         6'h15:
             /* empty */;
         6'h16:
-            \$349  = \$300 [7:0];
+            \$331  = \$282 [7:0];
         6'h17:
-            \$349  = \$304 ;
+            \$331  = \$286 ;
         6'h18:
-            \$349  = { state__a[6:0], flag_c };
+            \$331  = { state__a[6:0], flag_c };
         6'h19:
-            \$349  = { flag_c, state__a[7:1] };
+            \$331  = { flag_c, state__a[7:1] };
         6'h1a:
             /* empty */;
         6'h1b:
             /* empty */;
         6'h1c:
-            \$349  = state__x;
+            \$331  = state__x;
         6'h1d:
-            \$349  = state__y;
+            \$331  = state__y;
       endcase
     end
     if (load_en) begin
-      \$349  = load__a;
+      \$331  = load__a;
     end
     if (rst) begin
-      \$349  = 8'h00;
+      \$331  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$350  = state__x;
+    \$332  = state__x;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
             /* empty */;
         6'h02:
-            \$350  = exec_o;
+            \$332  = exec_o;
         6'h03:
             /* empty */;
         6'h04:
-            \$350  = exec_o;
+            \$332  = exec_o;
         6'h05:
             /* empty */;
         6'h06:
@@ -4518,11 +4492,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h11:
             /* empty */;
         6'h12:
-            \$350  = \$285 ;
+            \$332  = \$267 ;
         6'h13:
-            \$350  = \diff$83 [7:0];
+            \$332  = \diff$91 [7:0];
         6'h14:
-            \$350  = \$294 ;
+            \$332  = \$276 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -4534,7 +4508,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h19:
             /* empty */;
         6'h1a:
-            \$350  = state__a;
+            \$332  = state__a;
         6'h1b:
             /* empty */;
         6'h1c:
@@ -4542,27 +4516,27 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1d:
             /* empty */;
         6'h1e:
-            \$350  = state__sp;
+            \$332  = state__sp;
         6'h1f:
             /* empty */;
         6'h20:
-            \$350  = \$315 [7:0];
+            \$332  = \$297 [7:0];
         6'h21:
             /* empty */;
         6'h22:
-            \$350  = \$323 [7:0];
+            \$332  = \$305 [7:0];
       endcase
     end
     if (load_en) begin
-      \$350  = load__x;
+      \$332  = load__x;
     end
     if (rst) begin
-      \$350  = 8'h00;
+      \$332  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$351  = state__y;
+    \$333  = state__y;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -4570,7 +4544,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h02:
             /* empty */;
         6'h03:
-            \$351  = exec_o;
+            \$333  = exec_o;
         6'h04:
             /* empty */;
         6'h05:
@@ -4618,7 +4592,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1a:
             /* empty */;
         6'h1b:
-            \$351  = state__a;
+            \$333  = state__a;
         6'h1c:
             /* empty */;
         6'h1d:
@@ -4630,18 +4604,18 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h20:
             /* empty */;
         6'h21:
-            \$351  = \$319 [7:0];
+            \$333  = \$301 [7:0];
         6'h22:
             /* empty */;
         6'h23:
-            \$351  = \$327 [7:0];
+            \$333  = \$309 [7:0];
       endcase
     end
     if (load_en) begin
-      \$351  = load__y;
+      \$333  = load__y;
     end
     if (rst) begin
-      \$351  = 8'h00;
+      \$333  = 8'h00;
     end
   end
   assign a = state__a;
@@ -4652,19 +4626,25 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign rd = rw;
   assign exec_op = dec[14:9];
   assign h1 = \$6 [7:0];
-  assign branch_target = \$16 [15:0];
-  assign bsum = \$93 [8:0];
-  assign out = \$97 [7:0];
-  assign \out$63  = \$101 [7:0];
-  assign dsum = \$103 [8:0];
-  assign u = \$109 [6:0];
-  assign ones = \$122 [3:0];
-  assign adc_r = { tens, \$122 [3:0] };
-  assign ddiff = \$125 [9:0];
-  assign dadj = \$128 [9:0];
-  assign \out$71  = \$132 [7:0];
-  assign \u$72  = \$138 [6:0];
-  assign \ones$74  = \$151 [3:0];
+  assign pc_inc = \$16 [15:0];
+  assign bt = \$17 [15:0];
+  assign s_inc = \$18 [7:0];
+  assign s_dec = \$19 [7:0];
+  assign ad_x = \$20 [7:0];
+  assign ad_1 = \$21 [7:0];
+  assign adh_ixc = \$22 [7:0];
+  assign bsum = \$95 [8:0];
+  assign out = \$99 [7:0];
+  assign \out$71  = \$103 [7:0];
+  assign dsum = \$105 [8:0];
+  assign u = \$111 [6:0];
+  assign ones = \$124 [3:0];
+  assign adc_r = { tens, \$124 [3:0] };
+  assign ddiff = \$127 [9:0];
+  assign dadj = \$130 [9:0];
+  assign \out$79  = \$134 [7:0];
+  assign \u$80  = \$140 [6:0];
+  assign \ones$82  = \$153 [3:0];
   assign state__p = { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
   assign \dec_din.mode  = dec_din[4:0];
   assign \dec_din.kind  = dec_din[6:5];
@@ -4678,36 +4658,36 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \dec.rmw  = dec[17:15];
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
-  assign \$94  = { state__a[7:4], 3'h0 };
-  assign \$95  = { state__a[7:4], 1'h0 };
-  assign \$98  = { exec_o[7:4], 3'h0 };
-  assign \$99  = { exec_o[7:4], 1'h0 };
-  assign \$119  = { tens, 3'h0 };
-  assign \$120  = { tens, 1'h0 };
-  assign \$129  = { \$128 [7:4], 3'h0 };
-  assign \$130  = { \$128 [7:4], 1'h0 };
-  assign \$148  = { \tens$73 , 3'h0 };
-  assign \$149  = { \tens$73 , 1'h0 };
-  assign \$267  = { 1'h0, \$266 [7:1] };
-  assign \$270  = { 1'h0, \$269 [7:1] };
-  assign { \$272 [4], \$272 [0] } = { state__a[4], state__a[0] };
-  assign { \$272 [7:5], \$272 [3:1] } = 6'h3f;
-  assign { \$275 [4], \$275 [0] } = { state__a[4], state__a[0] };
-  assign { \$275 [7:5], \$275 [3:1] } = 6'h3f;
-  assign { \$278 [4], \$278 [0] } = { state__a[4], state__a[0] };
-  assign { \$278 [7:5], \$278 [3:1] } = 6'h3f;
-  assign { \$282 [4], \$282 [0] } = { state__a[4], state__a[0] };
-  assign { \$282 [7:5], \$282 [3:1] } = 6'h3f;
-  assign { \$284 [4], \$284 [0] } = { state__a[4], state__a[0] };
-  assign { \$284 [7:5], \$284 [3:1] } = 6'h3f;
-  assign { \$286 [4], \$286 [0] } = { state__a[4], state__a[0] };
-  assign { \$286 [7:5], \$286 [3:1] } = 6'h3f;
-  assign { \$288 [4], \$288 [0] } = { state__a[4], state__a[0] };
-  assign { \$288 [7:5], \$288 [3:1] } = 6'h3f;
-  assign \$300  = { state__a, 1'h0 };
-  assign \$301  = { state__a, 1'h0 };
-  assign \$302  = { state__a, 1'h0 };
-  assign \$304  = { 1'h0, state__a[7:1] };
-  assign \$305  = { 1'h0, state__a[7:1] };
-  assign \$306  = { 1'h0, state__a[7:1] };
+  assign \$96  = { state__a[7:4], 3'h0 };
+  assign \$97  = { state__a[7:4], 1'h0 };
+  assign \$100  = { exec_o[7:4], 3'h0 };
+  assign \$101  = { exec_o[7:4], 1'h0 };
+  assign \$121  = { tens, 3'h0 };
+  assign \$122  = { tens, 1'h0 };
+  assign \$131  = { \$130 [7:4], 3'h0 };
+  assign \$132  = { \$130 [7:4], 1'h0 };
+  assign \$150  = { \tens$81 , 3'h0 };
+  assign \$151  = { \tens$81 , 1'h0 };
+  assign \$249  = { 1'h0, \$248 [7:1] };
+  assign \$252  = { 1'h0, \$251 [7:1] };
+  assign { \$254 [4], \$254 [0] } = { state__a[4], state__a[0] };
+  assign { \$254 [7:5], \$254 [3:1] } = 6'h3f;
+  assign { \$257 [4], \$257 [0] } = { state__a[4], state__a[0] };
+  assign { \$257 [7:5], \$257 [3:1] } = 6'h3f;
+  assign { \$260 [4], \$260 [0] } = { state__a[4], state__a[0] };
+  assign { \$260 [7:5], \$260 [3:1] } = 6'h3f;
+  assign { \$264 [4], \$264 [0] } = { state__a[4], state__a[0] };
+  assign { \$264 [7:5], \$264 [3:1] } = 6'h3f;
+  assign { \$266 [4], \$266 [0] } = { state__a[4], state__a[0] };
+  assign { \$266 [7:5], \$266 [3:1] } = 6'h3f;
+  assign { \$268 [4], \$268 [0] } = { state__a[4], state__a[0] };
+  assign { \$268 [7:5], \$268 [3:1] } = 6'h3f;
+  assign { \$270 [4], \$270 [0] } = { state__a[4], state__a[0] };
+  assign { \$270 [7:5], \$270 [3:1] } = 6'h3f;
+  assign \$282  = { state__a, 1'h0 };
+  assign \$283  = { state__a, 1'h0 };
+  assign \$284  = { state__a, 1'h0 };
+  assign \$286  = { 1'h0, state__a[7:1] };
+  assign \$287  = { 1'h0, state__a[7:1] };
+  assign \$288  = { 1'h0, state__a[7:1] };
 endmodule

@@ -922,7 +922,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_needed3(paddle3_needed),
     .pixel(stream__pixel),
     .pixels__line_end(stream__line_end),
-    .\port$5578$0 (\$signal ),
+    .\port$5523$0 (\$signal ),
     .rst(rst),
     .start_frame(stream__frame_end),
     .swcha(swcha),
@@ -976,9 +976,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_r(paddle_r),
     .paddle_start(paddle_start),
     .phase(phase),
-    .\port$5580$0 (\$signal$96 [23:0]),
-    .\port$5586$0 (inputs),
-    .\port$5590$0 (\$signal$110 ),
+    .\port$5525$0 (\$signal$96 [23:0]),
+    .\port$5531$0 (inputs),
+    .\port$5535$0 (\$signal$110 ),
     .pre__clear(clear),
     .pre__obs_valid(pre__obs_valid),
     .pre__push(push),
@@ -3942,7 +3942,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign actions[7:0] = action0[7:0];
 endmodule
 
-module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$98 , host_wdata, host_we_rom, host_we_ram, host_we, \port$5578$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
+module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$98 , host_wdata, host_we_rom, host_we_ram, host_we, \port$5523$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
 , paddle_needed2, paddle_needed3, swcha, swchb, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
@@ -4179,8 +4179,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire pixels__line_end;
   wire [7:0] pixels__pixel;
   wire pixels__visible;
-  input [23:0] \port$5578$0 ;
-  wire [23:0] \port$5578$0 ;
+  input [23:0] \port$5523$0 ;
+  wire [23:0] \port$5523$0 ;
   reg primed = 1'h0;
   wire [7:0] rdata;
   wire [7:0] \rdata$121 ;
@@ -4245,8 +4245,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$29  = \$27  | \$28 ;
   assign strobe = \$26  & \$29 ;
   assign line = start_frame ? 16'h0000 : frame_line;
-  assign \$30  = line >= \port$5578$0 [14:6];
-  assign \$31  = \port$5578$0 [14:6] + \port$5578$0 [23:15];
+  assign \$30  = line >= \port$5523$0 [14:6];
+  assign \$31  = \port$5523$0 [14:6] + \port$5523$0 [23:15];
   assign \$32  = line < \$31 ;
   assign \$33  = \$30  & \$32 ;
   assign \$34  = counting & \$33 ;
@@ -4257,8 +4257,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$38  = \$36  & \$37 ;
   assign bus_strobe = strobe & \$38 ;
   assign bus_write = ~ bus_rw;
-  assign \$39  = line >= \port$5578$0 [14:6];
-  assign \$40  = \port$5578$0 [14:6] + \port$5578$0 [23:15];
+  assign \$39  = line >= \port$5523$0 [14:6];
+  assign \$40  = \port$5523$0 [14:6] + \port$5523$0 [23:15];
   assign \$41  = line < \$40 ;
   assign \$42  = \$39  & \$41 ;
   assign \$43  = counting & \$42 ;
@@ -4283,15 +4283,15 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$56  = \$54  & \$55 ;
   assign insn_start = \$56  & counting;
   assign \$57  = hpos - 7'h44;
-  assign \$58  = line - \port$5578$0 [14:6];
+  assign \$58  = line - \port$5523$0 [14:6];
   assign at_boundary = insn_start & pending;
   assign pc = ce ? pc_next : state__pc;
   assign \$59  = ~ bus_addr[12];
   assign \$60  = ~ bus_addr[7];
   assign \$61  = \$59  & \$60 ;
   assign tia_touch = strobe & \$61 ;
-  assign \$62  = line >= \port$5578$0 [14:6];
-  assign \$63  = \port$5578$0 [14:6] + \port$5578$0 [23:15];
+  assign \$62  = line >= \port$5523$0 [14:6];
+  assign \$63  = \port$5523$0 [14:6] + \port$5523$0 [23:15];
   assign \$64  = line < \$63 ;
   assign \$65  = \$62  & \$64 ;
   assign \$66  = counting & \$65 ;
@@ -4353,8 +4353,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .con_rst(con_rst),
     .host_rdata(host_cart_rdata),
     .host_we_ram(host_we_ram),
-    .mapper(\port$5578$0 [3:0]),
-    .\port$5664$0 (bus_addr),
+    .mapper(\port$5523$0 [3:0]),
+    .\port$5609$0 (bus_addr),
     .rdata(\rdata$121 ),
     .rom_w__addr(\host_addr$98 ),
     .rom_w__data(host_wdata),
@@ -4434,7 +4434,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .paddle_needed2(paddle_needed2),
     .paddle_needed3(paddle_needed3),
     .pixel(pixel),
-    .\port$5578$4 (\port$5578$0 [5:4]),
+    .\port$5523$4 (\port$5523$0 [5:4]),
     .rd(\$87 ),
     .rst(rst),
     .wsync(wsync)
@@ -4731,8 +4731,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     end
   end
   assign rdy = rdy_seen;
-  assign ystart = \port$5578$0 [14:6];
-  assign height = \port$5578$0 [23:15];
+  assign ystart = \port$5523$0 [14:6];
+  assign height = \port$5523$0 [23:15];
   assign \cycle_end$44  = cycle_end;
   assign \bus_addr$46  = bus_addr[5:0];
   assign bus_wdata = bus_dout;
@@ -4744,10 +4744,10 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \cyc$54  = cyc;
   assign frame_start = start_frame;
   assign \line$56  = line;
-  assign pal = \port$5578$0 [4];
-  assign \pal$58  = \port$5578$0 [4];
-  assign hmove_blanks = \port$5578$0 [5];
-  assign \hmove_blanks$60  = \port$5578$0 [5];
+  assign pal = \port$5523$0 [4];
+  assign \pal$58  = \port$5523$0 [4];
+  assign hmove_blanks = \port$5523$0 [5];
+  assign \hmove_blanks$60  = \port$5523$0 [5];
   assign \inpt4$62  = inpt4;
   assign \inpt5$64  = inpt5;
   assign odd_last_frame = odd_last;
@@ -4770,8 +4770,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign host_addr = \host_addr$98 [6:0];
   assign \host_wdata$100  = host_wdata;
   assign host_rdata = host_riot_rdata;
-  assign mapper = \port$5578$0 [3:0];
-  assign \mapper$104  = \port$5578$0 [3:0];
+  assign mapper = \port$5523$0 [3:0];
+  assign \mapper$104  = \port$5523$0 [3:0];
   assign sel = bus_addr[12];
   assign \addr$106  = bus_addr[12:0];
   assign a13 = bus_addr[13];
@@ -4800,7 +4800,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$8  = wsync;
 endmodule
 
-module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$5664$0 , wdata, bank, clk);
+module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$5609$0 , wdata, bank, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$43  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -5108,8 +5108,8 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
   reg [7:0] other_seen = 8'h00;
-  input [13:0] \port$5664$0 ;
-  wire [13:0] \port$5664$0 ;
+  input [13:0] \port$5609$0 ;
+  wire [13:0] \port$5609$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
@@ -5153,7 +5153,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       ram[ram_w__addr] <= ram_w__data;
   end
   assign host_rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$5664$0 [6:0]];
+  assign ram_r__data = ram[\port$5609$0 [6:0]];
   reg [7:0] rom [16383:0];
   integer rom__i;
   initial begin
@@ -5175,44 +5175,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$5664$0 [11:0] == 12'hff8;
-  assign \$7  = \port$5664$0 [11:0] == 12'hff9;
+  assign \$6  = \port$5609$0 [11:0] == 12'hff8;
+  assign \$7  = \port$5609$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$5664$0 [11:0] - 12'hff8;
+  assign \$10  = \port$5609$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$5664$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$5609$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$5664$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$5609$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$5664$0 [11:0] - 12'hff6;
+  assign \$18  = \port$5609$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$5664$0 [12] & \$19 ;
-  assign \$21  = \port$5664$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$5609$0 [12] & \$19 ;
+  assign \$21  = \port$5609$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$5664$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$5609$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$5664$0 [12] & \$25 ;
-  assign \$27  = \port$5664$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$5609$0 [12] & \$25 ;
+  assign \$27  = \port$5609$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$5664$0 [11:0] < 12'hff0;
+  assign \$29  = \port$5609$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$5664$0 [12] & \$31 ;
-  assign \$33  = \port$5664$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$5609$0 [12] & \$31 ;
+  assign \$33  = \port$5609$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$5664$0 [11:0] < 12'hff8;
+  assign \$35  = \port$5609$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$5664$0 [2:0] >= 3'h5;
-  assign \$47  = \port$5664$0 [2:0] - 3'h5;
+  assign \$46  = \port$5609$0 [2:0] >= 3'h5;
+  assign \$47  = \port$5609$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -5221,35 +5221,35 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$5664$0 [12];
+  assign \$57  = \$56  & \port$5609$0 [12];
   assign \$58  = ~ write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$5664$0 [11:0] < 7'h40;
+  assign \$60  = \port$5609$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$5664$0 [5:3] == 1'h1;
-  assign \$63  = \port$5664$0 [5:3] == 2'h2;
+  assign \$62  = \port$5609$0 [5:3] == 1'h1;
+  assign \$63  = \port$5609$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$5664$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$5664$0 [11:10];
-  assign \$68  = \port$5664$0 [11:10] == 1'h1;
+  assign \$66  = \port$5609$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$5609$0 [11:10];
+  assign \$68  = \port$5609$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$5664$0 [13];
-  assign \$73  = \port$5664$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$5609$0 [13];
+  assign \$73  = \port$5609$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
   assign \$75  = rom_r__data & flag_seen;
   assign \$76  = masked_seen ? \$75  : rom_r__data;
   assign rdata = rom_seen ? \$76  : other_seen;
-  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$5664$0 [6:0];
+  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$5609$0 [6:0];
   assign ram_w__data = host_we_ram ? rom_w__data : wdata;
-  assign \$77  = \port$5664$0 [12] & strobe;
+  assign \$77  = \port$5609$0 [12] & strobe;
   assign \$78  = \$77  & write;
   assign \$79  = mapper == 3'h4;
   assign \$80  = mapper == 3'h5;
   assign \$81  = \$79  | \$80 ;
-  assign \$82  = ! \port$5664$0 [11:7];
+  assign \$82  = ! \port$5609$0 [11:7];
   assign \$83  = \$81  & \$82 ;
   assign \$84  = \$78  & \$83 ;
   assign ram_w__en = host_we_ram | \$84 ;
@@ -5260,106 +5260,106 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$89  = mapper == 4'h8;
   assign \$90  = \$88  | \$89 ;
   assign \$91  = \$90  ? 1'h1 : 1'h0;
-  assign \$92  = \port$5664$0 [12] & strobe;
+  assign \$92  = \port$5609$0 [12] & strobe;
   assign \$93  = \$92  & init_done;
   assign \$94  = mapper == 4'h8;
-  assign \$95  = \port$5664$0 [12] & strobe;
+  assign \$95  = \port$5609$0 [12] & strobe;
   assign \$96  = \$94  & \$95 ;
   assign \$97  = ~ write;
-  assign \$98  = \port$5664$0 [12] & \$97 ;
-  assign \$99  = \port$5664$0 [11:0] < 8'h80;
-  assign \$100  = \port$5664$0 [11:0] >= 12'hfc0;
+  assign \$98  = \port$5609$0 [12] & \$97 ;
+  assign \$99  = \port$5609$0 [11:0] < 8'h80;
+  assign \$100  = \port$5609$0 [11:0] >= 12'hfc0;
   assign \$101  = \$99  | \$100 ;
   assign \$102  = \$98  & \$101 ;
-  assign \$103  = \port$5664$0 [12] & write;
+  assign \$103  = \port$5609$0 [12] & write;
   assign \$104  = \$102  | \$103 ;
   assign \$105  = \$96  & \$104 ;
   assign \$106  = mapper == 4'h8;
-  assign \$107  = \port$5664$0 [12] & strobe;
+  assign \$107  = \port$5609$0 [12] & strobe;
   assign \$108  = \$106  & \$107 ;
   assign \$109  = mapper == 4'h8;
-  assign \$110  = \$109  & \port$5664$0 [12];
+  assign \$110  = \$109  & \port$5609$0 [12];
   assign \$111  = ~ write;
   assign \$112  = \$110  & \$111 ;
-  assign \$113  = \port$5664$0 [11:0] < 7'h40;
+  assign \$113  = \port$5609$0 [11:0] < 7'h40;
   assign \$114  = \$112  & \$113 ;
   assign \$115  = \$108  & \$114 ;
-  assign \$116  = ! \port$5664$0 [2:0];
+  assign \$116  = ! \port$5609$0 [2:0];
   assign \$117  = dpc_counter0 - 1'h1;
-  assign \$118  = \port$5664$0 [2:0] == 1'h1;
+  assign \$118  = \port$5609$0 [2:0] == 1'h1;
   assign \$119  = dpc_counter1 - 1'h1;
-  assign \$120  = \port$5664$0 [2:0] == 2'h2;
+  assign \$120  = \port$5609$0 [2:0] == 2'h2;
   assign \$121  = dpc_counter2 - 1'h1;
-  assign \$122  = \port$5664$0 [2:0] == 2'h3;
+  assign \$122  = \port$5609$0 [2:0] == 2'h3;
   assign \$123  = dpc_counter3 - 1'h1;
-  assign \$124  = \port$5664$0 [2:0] == 3'h4;
+  assign \$124  = \port$5609$0 [2:0] == 3'h4;
   assign \$125  = dpc_counter4 - 1'h1;
-  assign \$126  = \port$5664$0 [2:0] == 3'h5;
+  assign \$126  = \port$5609$0 [2:0] == 3'h5;
   assign \$127  = ~ dpc_music0;
   assign \$128  = dpc_counter5 - 1'h1;
-  assign \$129  = \port$5664$0 [2:0] == 3'h6;
+  assign \$129  = \port$5609$0 [2:0] == 3'h6;
   assign \$130  = ~ dpc_music1;
   assign \$131  = dpc_counter6 - 1'h1;
-  assign \$132  = \port$5664$0 [2:0] == 3'h7;
+  assign \$132  = \port$5609$0 [2:0] == 3'h7;
   assign \$133  = ~ dpc_music2;
   assign \$134  = dpc_counter7 - 1'h1;
   assign \$135  = mapper == 4'h8;
-  assign \$136  = \port$5664$0 [12] & strobe;
+  assign \$136  = \port$5609$0 [12] & strobe;
   assign \$137  = \$135  & \$136 ;
   assign \$138  = \$137  & write;
-  assign \$139  = \port$5664$0 [11:0] >= 7'h40;
+  assign \$139  = \port$5609$0 [11:0] >= 7'h40;
   assign \$140  = \$138  & \$139 ;
-  assign \$141  = \port$5664$0 [11:0] < 8'h80;
+  assign \$141  = \port$5609$0 [11:0] < 8'h80;
   assign \$142  = \$140  & \$141 ;
-  assign \$143  = ! \port$5664$0 [2:0];
-  assign \$144  = \port$5664$0 [2:0] == 1'h1;
-  assign \$145  = \port$5664$0 [2:0] == 2'h2;
-  assign \$146  = \port$5664$0 [2:0] == 2'h3;
-  assign \$147  = \port$5664$0 [2:0] == 3'h4;
-  assign \$148  = \port$5664$0 [2:0] == 3'h5;
+  assign \$143  = ! \port$5609$0 [2:0];
+  assign \$144  = \port$5609$0 [2:0] == 1'h1;
+  assign \$145  = \port$5609$0 [2:0] == 2'h2;
+  assign \$146  = \port$5609$0 [2:0] == 2'h3;
+  assign \$147  = \port$5609$0 [2:0] == 3'h4;
+  assign \$148  = \port$5609$0 [2:0] == 3'h5;
   assign \$149  = dpc_music0 ? dpc_top5 : wdata;
-  assign \$150  = \port$5664$0 [2:0] == 3'h6;
+  assign \$150  = \port$5609$0 [2:0] == 3'h6;
   assign \$151  = dpc_music1 ? dpc_top6 : wdata;
-  assign \$152  = \port$5664$0 [2:0] == 3'h7;
+  assign \$152  = \port$5609$0 [2:0] == 3'h7;
   assign \$153  = dpc_music2 ? dpc_top7 : wdata;
   assign \$154  = mapper == 3'h4;
   assign \$155  = mapper == 3'h5;
   assign \$156  = \$154  | \$155 ;
-  assign \$157  = \port$5664$0 [11:7] == 1'h1;
+  assign \$157  = \port$5609$0 [11:7] == 1'h1;
   assign \$158  = \$156  & \$157 ;
   assign \$159  = \$158  ? ram_r__data : dpc_rdata;
   assign \$160  = mapper == 3'h4;
   assign \$161  = mapper == 3'h5;
   assign \$162  = \$160  | \$161 ;
-  assign \$163  = \port$5664$0 [11:7] == 1'h1;
+  assign \$163  = \port$5609$0 [11:7] == 1'h1;
   assign \$164  = \$162  & \$163 ;
   assign \$165  = ~ \$164 ;
   assign \$166  = mapper == 4'h8;
-  assign \$167  = \$166  & \port$5664$0 [12];
+  assign \$167  = \$166  & \port$5609$0 [12];
   assign \$168  = ~ write;
   assign \$169  = \$167  & \$168 ;
-  assign \$170  = \port$5664$0 [11:0] < 7'h40;
+  assign \$170  = \port$5609$0 [11:0] < 7'h40;
   assign \$171  = \$169  & \$170 ;
   assign \$172  = ~ \$171 ;
   assign \$173  = mapper == 4'h8;
-  assign \$174  = \$173  & \port$5664$0 [12];
+  assign \$174  = \$173  & \port$5609$0 [12];
   assign \$175  = ~ write;
   assign \$176  = \$174  & \$175 ;
-  assign \$177  = \port$5664$0 [11:0] < 7'h40;
+  assign \$177  = \port$5609$0 [11:0] < 7'h40;
   assign \$178  = \$176  & \$177 ;
-  assign \$179  = \port$5664$0 [5:3] == 1'h1;
-  assign \$180  = \port$5664$0 [5:3] == 2'h2;
+  assign \$179  = \port$5609$0 [5:3] == 1'h1;
+  assign \$180  = \port$5609$0 [5:3] == 2'h2;
   assign \$181  = \$179  | \$180 ;
   assign \$182  = \$178  & \$181 ;
   assign \$183  = \$172  | \$182 ;
   assign \$184  = \$165  & \$183 ;
   assign \$185  = mapper == 4'h8;
-  assign \$186  = \$185  & \port$5664$0 [12];
+  assign \$186  = \$185  & \port$5609$0 [12];
   assign \$187  = ~ write;
   assign \$188  = \$186  & \$187 ;
-  assign \$189  = \port$5664$0 [11:0] < 7'h40;
+  assign \$189  = \port$5609$0 [11:0] < 7'h40;
   assign \$190  = \$188  & \$189 ;
-  assign \$191  = \port$5664$0 [5:3] == 2'h2;
+  assign \$191  = \port$5609$0 [5:3] == 2'h2;
   assign \$192  = \$190  & \$191 ;
   assign \$193  = con_ce ? rom_w__en : 1'h0;
   assign \$195  = con_ce ? ram_w__en : 1'h0;
@@ -5456,7 +5456,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5664$0 [2:0])
+    casez (\port$5609$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -5478,7 +5478,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5664$0 [2:0])
+    casez (\port$5609$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -5500,7 +5500,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5664$0 [2:0])
+    casez (\port$5609$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -5522,7 +5522,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5664$0 [2:0])
+    casez (\port$5609$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -5544,7 +5544,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5664$0 [2:0])
+    casez (\port$5609$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -5588,7 +5588,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5664$0 [2:0])
+    casez (\port$5609$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -5610,7 +5610,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_bank = bank;
-    if (\port$5664$0 [12]) begin
+    if (\port$5609$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -5623,44 +5623,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$5664$0 [2:0];
+      new_slice0 = \port$5609$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$5664$0 [2:0];
+      new_slice1 = \port$5609$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$5664$0 [2:0];
+      new_slice2 = \port$5609$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$5664$0 [10:0] };
+      rom_addr = { 3'h0, \port$5609$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$5664$0 [11:0] };
+      rom_addr = { 2'h0, \port$5609$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$5664$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$5609$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$5664$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$5609$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$5664$0 [11:0] };
+      rom_addr = { new_bank, \port$5609$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$5664$0 [5:3])
+    casez (\port$5609$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
       3'h7:
@@ -5763,7 +5763,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5777,7 +5777,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$144 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5791,7 +5791,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$145 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5805,7 +5805,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$146 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5819,7 +5819,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$147 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5833,7 +5833,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$148 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5847,7 +5847,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$150 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5861,7 +5861,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$152 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5888,7 +5888,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$202  = 8'h00;
           endcase
@@ -5907,7 +5907,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5932,7 +5932,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$204  = 8'h00;
           endcase
@@ -5951,7 +5951,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5976,7 +5976,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$206  = 8'h00;
           endcase
@@ -5995,7 +5995,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6020,7 +6020,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$208  = 8'h00;
           endcase
@@ -6039,7 +6039,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6064,7 +6064,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$210  = 8'h00;
           endcase
@@ -6083,7 +6083,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6108,7 +6108,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$212  = 8'h00;
           endcase
@@ -6129,7 +6129,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6154,7 +6154,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$214  = 8'h00;
           endcase
@@ -6175,7 +6175,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6200,7 +6200,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$216  = 8'h00;
           endcase
@@ -6221,7 +6221,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6241,7 +6241,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$218  = wdata;
           endcase
@@ -6255,7 +6255,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6271,7 +6271,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$220  = wdata;
           endcase
@@ -6285,7 +6285,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6301,7 +6301,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$222  = wdata;
           endcase
@@ -6315,7 +6315,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6331,7 +6331,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$224  = wdata;
           endcase
@@ -6345,7 +6345,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6361,7 +6361,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$226  = wdata;
           endcase
@@ -6375,7 +6375,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6391,7 +6391,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$228  = wdata;
           endcase
@@ -6405,7 +6405,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6421,7 +6421,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6441,7 +6441,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$231  = wdata;
           endcase
@@ -6455,7 +6455,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6471,7 +6471,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6491,7 +6491,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 \$234  = wdata;
           endcase
@@ -6505,7 +6505,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6521,7 +6521,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5664$0 [5:3])
+          casez (\port$5609$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6592,13 +6592,13 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign host_we_rom = rom_w__en;
   assign ram_h__addr = rom_w__addr[6:0];
   assign ram_h__data = host_rdata;
-  assign sel = \port$5664$0 [12];
-  assign addr = \port$5664$0 [12:0];
+  assign sel = \port$5609$0 [12];
+  assign addr = \port$5609$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$5664$0 [13];
+  assign a13 = \port$5609$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$5664$0 [6:0];
+  assign ram_r__addr = \port$5609$0 [6:0];
   assign \$194  = con_ce;
 endmodule
 
@@ -6607,315 +6607,266 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire \$1 ;
   wire [7:0] \$10 ;
   wire \$100 ;
-  wire [8:0] \$101 ;
-  wire [7:0] \$102 ;
-  wire \$103 ;
-  wire [4:0] \$104 ;
+  wire [4:0] \$101 ;
+  wire \$102 ;
+  wire [8:0] \$103 ;
+  wire [7:0] \$104 ;
   wire \$105 ;
-  wire [7:0] \$106 ;
-  wire [7:0] \$107 ;
-  wire \$108 ;
-  wire [8:0] \$109 ;
+  wire [4:0] \$106 ;
+  wire \$107 ;
+  wire [7:0] \$108 ;
+  wire \$109 ;
   wire [7:0] \$11 ;
-  wire [8:0] \$110 ;
-  wire [8:0] \$111 ;
-  wire [7:0] \$112 ;
+  wire [7:0] \$110 ;
+  wire \$111 ;
+  wire [8:0] \$112 ;
   wire [8:0] \$113 ;
-  wire [16:0] \$114 ;
-  wire \$115 ;
-  wire [16:0] \$116 ;
-  wire \$117 ;
-  wire [5:0] \$118 ;
-  wire \$119 ;
+  wire [8:0] \$114 ;
+  wire [7:0] \$115 ;
+  wire [8:0] \$116 ;
+  wire [16:0] \$117 ;
+  wire [16:0] \$118 ;
+  wire [8:0] \$119 ;
   wire [8:0] \$12 ;
-  wire \$120 ;
-  wire \$121 ;
-  wire \$122 ;
-  wire [5:0] \$123 ;
+  wire [8:0] \$120 ;
+  wire [8:0] \$121 ;
+  wire [8:0] \$122 ;
+  wire [8:0] \$123 ;
   wire [8:0] \$124 ;
-  wire [16:0] \$125 ;
-  wire [8:0] \$126 ;
-  wire [8:0] \$127 ;
-  wire \$128 ;
+  wire [8:0] \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire [5:0] \$128 ;
   wire \$129 ;
   wire [7:0] \$13 ;
   wire \$130 ;
-  wire [8:0] \$131 ;
-  wire [8:0] \$132 ;
-  wire [8:0] \$133 ;
-  wire [8:0] \$134 ;
-  wire [8:0] \$135 ;
-  wire [8:0] \$136 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire [5:0] \$133 ;
+  wire \$134 ;
+  wire \$135 ;
+  wire \$136 ;
   wire \$137 ;
   wire [7:0] \$138 ;
   wire \$139 ;
   wire [8:0] \$14 ;
-  wire [8:0] \$140 ;
-  wire \$141 ;
-  wire [5:0] \$142 ;
-  wire [8:0] \$143 ;
+  wire \$140 ;
+  wire [5:0] \$141 ;
+  wire \$142 ;
+  wire [5:0] \$143 ;
   wire \$144 ;
   wire [5:0] \$145 ;
-  wire [8:0] \$146 ;
-  wire \$147 ;
-  wire [5:0] \$148 ;
-  wire [8:0] \$149 ;
+  wire \$146 ;
+  wire [5:0] \$147 ;
+  wire \$148 ;
+  wire [5:0] \$149 ;
   wire [8:0] \$15 ;
-  wire [8:0] \$150 ;
+  wire \$150 ;
   wire \$151 ;
-  wire [5:0] \$152 ;
+  wire \$152 ;
   wire \$153 ;
-  wire [5:0] \$154 ;
-  wire [16:0] \$155 ;
-  wire [8:0] \$156 ;
-  wire [8:0] \$157 ;
-  wire \$158 ;
-  wire \$159 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
+  wire [7:0] \$157 ;
+  wire [7:0] \$158 ;
+  wire [8:0] \$159 ;
   wire [16:0] \$16 ;
-  wire \$160 ;
-  wire \$161 ;
-  wire \$162 ;
+  wire [9:0] \$160 ;
+  wire [8:0] \$161 ;
+  wire [9:0] \$162 ;
   wire \$163 ;
-  wire \$164 ;
-  wire [7:0] \$165 ;
-  wire [7:0] \$166 ;
-  wire [8:0] \$167 ;
-  wire [9:0] \$168 ;
-  wire [8:0] \$169 ;
-  wire \$17 ;
-  wire [9:0] \$170 ;
-  wire \$171 ;
-  wire [10:0] \$172 ;
-  wire [10:0] \$173 ;
-  wire \$174 ;
-  wire \$175 ;
-  wire \$176 ;
+  wire [10:0] \$164 ;
+  wire [10:0] \$165 ;
+  wire \$166 ;
+  wire \$167 ;
+  wire \$168 ;
+  wire \$169 ;
+  wire [16:0] \$17 ;
+  wire [7:0] \$170 ;
+  wire [7:0] \$171 ;
+  wire [7:0] \$172 ;
+  wire \$173 ;
+  wire [7:0] \$174 ;
+  wire [7:0] \$175 ;
+  wire [7:0] \$176 ;
   wire \$177 ;
-  wire \$178 ;
-  wire \$179 ;
-  wire \$18 ;
-  wire \$180 ;
+  wire [7:0] \$178 ;
+  wire [7:0] \$179 ;
+  wire [8:0] \$18 ;
+  wire [7:0] \$180 ;
   wire \$181 ;
-  wire \$182 ;
-  wire \$183 ;
-  wire \$184 ;
+  wire [7:0] \$182 ;
+  wire [7:0] \$183 ;
+  wire [7:0] \$184 ;
   wire \$185 ;
-  wire \$186 ;
-  wire \$187 ;
-  wire \$188 ;
-  wire \$189 ;
-  wire \$19 ;
+  wire [7:0] \$186 ;
+  wire [7:0] \$187 ;
+  wire [7:0] \$188 ;
+  wire [7:0] \$189 ;
+  wire [8:0] \$19 ;
   wire \$190 ;
-  wire \$191 ;
-  wire \$192 ;
-  wire \$193 ;
-  wire \$194 ;
-  wire \$195 ;
-  wire \$196 ;
-  wire \$197 ;
+  wire [7:0] \$191 ;
+  wire [7:0] \$192 ;
+  wire [7:0] \$193 ;
+  wire [7:0] \$194 ;
+  wire [7:0] \$195 ;
+  wire [7:0] \$196 ;
+  wire [7:0] \$197 ;
   wire \$198 ;
   wire \$199 ;
   wire \$2 ;
-  wire \$20 ;
+  wire [8:0] \$20 ;
   wire \$200 ;
   wire \$201 ;
   wire \$202 ;
   wire \$203 ;
   wire \$204 ;
-  wire \$205 ;
+  wire [7:0] \$205 ;
   wire \$206 ;
-  wire \$207 ;
-  wire \$208 ;
-  wire \$209 ;
-  wire \$21 ;
+  wire [7:0] \$207 ;
+  wire [7:0] \$208 ;
+  wire [7:0] \$209 ;
+  wire [8:0] \$21 ;
   wire \$210 ;
-  wire \$211 ;
-  wire \$212 ;
-  wire \$213 ;
-  wire \$214 ;
-  wire \$215 ;
-  wire \$216 ;
+  wire [7:0] \$211 ;
+  wire [7:0] \$212 ;
+  wire [7:0] \$213 ;
+  wire [7:0] \$214 ;
+  wire [7:0] \$215 ;
+  wire [7:0] \$216 ;
   wire \$217 ;
-  wire \$218 ;
-  wire \$219 ;
-  wire \$22 ;
-  wire \$220 ;
-  wire \$221 ;
-  wire \$222 ;
-  wire \$223 ;
-  wire \$224 ;
-  wire \$225 ;
-  wire \$226 ;
+  wire [7:0] \$218 ;
+  wire [7:0] \$219 ;
+  wire [8:0] \$22 ;
+  wire [7:0] \$220 ;
+  wire [7:0] \$221 ;
+  wire [7:0] \$222 ;
+  wire [7:0] \$223 ;
+  wire [7:0] \$224 ;
+  wire [7:0] \$225 ;
+  wire [7:0] \$226 ;
   wire \$227 ;
-  wire \$228 ;
-  wire \$229 ;
+  wire [7:0] \$228 ;
+  wire [7:0] \$229 ;
   wire \$23 ;
   wire [7:0] \$230 ;
   wire [7:0] \$231 ;
   wire [7:0] \$232 ;
-  wire \$233 ;
+  wire [7:0] \$233 ;
   wire [7:0] \$234 ;
   wire [7:0] \$235 ;
-  wire [7:0] \$236 ;
+  wire \$236 ;
   wire \$237 ;
-  wire [7:0] \$238 ;
+  wire \$238 ;
   wire [7:0] \$239 ;
   wire \$24 ;
   wire [7:0] \$240 ;
-  wire \$241 ;
+  wire [7:0] \$241 ;
   wire [7:0] \$242 ;
   wire [7:0] \$243 ;
-  wire [7:0] \$244 ;
+  wire \$244 ;
   wire \$245 ;
-  wire [7:0] \$246 ;
-  wire [7:0] \$247 ;
-  wire [7:0] \$248 ;
-  wire [7:0] \$249 ;
+  wire [8:0] \$246 ;
+  wire [8:0] \$247 ;
+  wire [8:0] \$248 ;
+  wire \$249 ;
   wire \$25 ;
-  wire \$250 ;
+  wire [7:0] \$250 ;
   wire [7:0] \$251 ;
   wire [7:0] \$252 ;
-  wire [7:0] \$253 ;
-  wire [7:0] \$254 ;
-  wire [7:0] \$255 ;
-  wire [7:0] \$256 ;
-  wire [7:0] \$257 ;
+  wire \$253 ;
+  wire \$254 ;
+  wire \$255 ;
+  wire \$256 ;
+  wire \$257 ;
   wire \$258 ;
   wire \$259 ;
   wire \$26 ;
   wire \$260 ;
-  wire \$261 ;
-  wire \$262 ;
-  wire \$263 ;
+  wire [8:0] \$261 ;
+  wire [8:0] \$262 ;
+  wire [8:0] \$263 ;
   wire \$264 ;
-  wire [7:0] \$265 ;
-  wire \$266 ;
-  wire [7:0] \$267 ;
-  wire [7:0] \$268 ;
-  wire [7:0] \$269 ;
+  wire [8:0] \$265 ;
+  wire [8:0] \$266 ;
+  wire [8:0] \$267 ;
+  wire \$268 ;
+  wire [8:0] \$269 ;
   wire \$27 ;
-  wire \$270 ;
-  wire [7:0] \$271 ;
-  wire [7:0] \$272 ;
-  wire [7:0] \$273 ;
-  wire [7:0] \$274 ;
-  wire [7:0] \$275 ;
-  wire [7:0] \$276 ;
+  wire [8:0] \$270 ;
+  wire [8:0] \$271 ;
+  wire \$272 ;
+  wire [8:0] \$273 ;
+  wire [8:0] \$274 ;
+  wire [8:0] \$275 ;
+  wire \$276 ;
   wire \$277 ;
-  wire [7:0] \$278 ;
-  wire [7:0] \$279 ;
+  wire \$278 ;
+  wire \$279 ;
   wire \$28 ;
-  wire [7:0] \$280 ;
-  wire [7:0] \$281 ;
-  wire [7:0] \$282 ;
-  wire [7:0] \$283 ;
-  wire [7:0] \$284 ;
-  wire [7:0] \$285 ;
-  wire [7:0] \$286 ;
-  wire \$287 ;
-  wire [7:0] \$288 ;
-  wire [7:0] \$289 ;
+  reg [15:0] \$280 ;
+  reg [15:0] \$281 ;
+  reg [7:0] \$282 ;
+  reg [7:0] \$283 ;
+  reg [8:0] \$284 ;
+  reg [7:0] \$285 ;
+  reg [7:0] \$286 ;
+  reg [8:0] \$287 ;
+  reg [7:0] \$288 ;
+  reg [7:0] \$289 ;
   wire \$29 ;
-  wire [7:0] \$290 ;
-  wire [7:0] \$291 ;
-  wire [7:0] \$292 ;
-  wire [7:0] \$293 ;
-  wire [7:0] \$294 ;
-  wire [7:0] \$295 ;
-  wire \$296 ;
-  wire \$297 ;
-  wire \$298 ;
-  wire [7:0] \$299 ;
+  reg [17:0] \$290 ;
+  reg [15:0] \$291 ;
+  reg [5:0] \$292 ;
+  reg [15:0] \$293 ;
+  reg [7:0] \$294 ;
+  reg \$295 ;
+  reg [7:0] \$296 ;
+  reg [7:0] \$297 ;
+  reg \$298 ;
+  reg \$299 ;
   wire \$3 ;
   wire \$30 ;
-  wire [7:0] \$300 ;
-  wire [7:0] \$301 ;
-  wire [7:0] \$302 ;
-  wire [7:0] \$303 ;
-  wire \$304 ;
-  wire \$305 ;
-  wire [8:0] \$306 ;
-  wire [8:0] \$307 ;
-  wire [8:0] \$308 ;
-  wire \$309 ;
+  reg \$300 ;
+  reg \$301 ;
+  reg \$302 ;
+  reg \$303 ;
+  reg \$304 ;
+  reg [5:0] \$305 ;
+  reg [7:0] \$306 ;
+  reg \$307 ;
+  reg [5:0] \$308 ;
+  reg [7:0] \$309 ;
   wire \$31 ;
-  wire [7:0] \$310 ;
-  wire [7:0] \$311 ;
-  wire [7:0] \$312 ;
-  wire \$313 ;
-  wire \$314 ;
-  wire \$315 ;
-  wire \$316 ;
-  wire \$317 ;
-  wire \$318 ;
-  wire \$319 ;
+  reg \$310 ;
+  reg [5:0] \$311 ;
+  reg [7:0] \$312 ;
+  reg [7:0] \$313 ;
+  reg [7:0] \$314 ;
+  reg [8:0] \$315 ;
+  reg [8:0] \$316 ;
+  reg [9:0] \$317 ;
+  reg [11:0] \$318 ;
+  reg [7:0] \$319 ;
   wire \$32 ;
-  wire \$320 ;
-  wire [8:0] \$321 ;
-  wire [8:0] \$322 ;
-  wire [8:0] \$323 ;
-  wire \$324 ;
-  wire [8:0] \$325 ;
-  wire [8:0] \$326 ;
-  wire [8:0] \$327 ;
-  wire \$328 ;
-  wire [8:0] \$329 ;
+  reg [7:0] \$320 ;
+  reg [7:0] \$321 ;
   wire \$33 ;
-  wire [8:0] \$330 ;
-  wire [8:0] \$331 ;
-  wire \$332 ;
-  wire [8:0] \$333 ;
-  wire [8:0] \$334 ;
-  wire [8:0] \$335 ;
-  wire \$336 ;
-  reg [7:0] \$337 ;
-  reg [17:0] \$338 ;
-  reg [15:0] \$339 ;
   wire \$34 ;
-  reg [5:0] \$340 ;
-  reg [15:0] \$341 ;
-  reg [7:0] \$342 ;
-  reg \$343 ;
-  reg [7:0] \$344 ;
-  reg [7:0] \$345 ;
-  reg \$346 ;
-  reg \$347 ;
-  reg \$348 ;
-  reg \$349 ;
   wire \$35 ;
-  reg \$350 ;
-  reg \$351 ;
-  reg \$352 ;
-  reg [5:0] \$353 ;
-  reg [7:0] \$354 ;
-  reg \$355 ;
-  reg [5:0] \$356 ;
-  reg [7:0] \$357 ;
-  reg \$358 ;
-  reg [5:0] \$359 ;
-  wire [15:0] \$36 ;
-  reg [7:0] \$360 ;
-  reg [7:0] \$361 ;
-  reg [7:0] \$362 ;
-  reg [8:0] \$363 ;
-  reg [8:0] \$364 ;
-  reg [9:0] \$365 ;
-  reg [11:0] \$366 ;
-  reg [51:0] \$367 ;
-  reg [7:0] \$368 ;
-  reg [7:0] \$369 ;
+  wire \$36 ;
   wire \$37 ;
-  reg [7:0] \$370 ;
-  wire [15:0] \$38 ;
-  wire [7:0] \$39 ;
+  wire \$38 ;
+  wire \$39 ;
   wire \$4 ;
-  wire [8:0] \$40 ;
+  wire \$40 ;
   wire \$41 ;
-  wire \$42 ;
+  wire [15:0] \$42 ;
   wire \$43 ;
-  wire \$44 ;
-  wire \$45 ;
-  wire \$46 ;
+  wire [15:0] \$44 ;
+  wire [7:0] \$45 ;
+  wire [8:0] \$46 ;
   wire \$47 ;
   wire \$48 ;
   wire \$49 ;
@@ -6923,13 +6874,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire \$50 ;
   wire \$51 ;
   wire \$52 ;
-  wire [5:0] \$53 ;
+  wire \$53 ;
   wire \$54 ;
   wire \$55 ;
   wire \$56 ;
   wire \$57 ;
-  wire [5:0] \$58 ;
-  wire \$59 ;
+  wire \$58 ;
+  wire [5:0] \$59 ;
   wire [8:0] \$6 ;
   wire \$60 ;
   wire \$61 ;
@@ -6937,20 +6888,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire \$63 ;
   wire [5:0] \$64 ;
   wire \$65 ;
-  wire [5:0] \$66 ;
+  wire \$66 ;
   wire \$67 ;
-  wire [5:0] \$68 ;
+  wire \$68 ;
   wire \$69 ;
   wire [7:0] \$7 ;
   wire [5:0] \$70 ;
   wire \$71 ;
   wire [5:0] \$72 ;
-  wire [16:0] \$73 ;
-  wire \$74 ;
+  wire \$73 ;
+  wire [5:0] \$74 ;
   wire \$75 ;
-  wire \$76 ;
+  wire [5:0] \$76 ;
   wire \$77 ;
-  wire \$78 ;
+  wire [5:0] \$78 ;
   wire \$79 ;
   wire [7:0] \$8 ;
   wire \$80 ;
@@ -6959,148 +6910,157 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire \$83 ;
   wire \$84 ;
   wire \$85 ;
-  wire [16:0] \$86 ;
-  wire [16:0] \$87 ;
+  wire \$86 ;
+  wire \$87 ;
   wire \$88 ;
-  wire [16:0] \$89 ;
+  wire \$89 ;
   wire [7:0] \$9 ;
-  wire [9:0] \$90 ;
+  wire \$90 ;
   wire \$91 ;
-  wire [10:0] \$92 ;
-  wire [4:0] \$93 ;
-  wire \$94 ;
+  wire [9:0] \$92 ;
+  wire \$93 ;
+  wire [10:0] \$94 ;
   wire [4:0] \$95 ;
   wire \$96 ;
-  wire \$97 ;
+  wire [4:0] \$97 ;
   wire \$98 ;
-  wire [4:0] \$99 ;
+  wire \$99 ;
   reg [7:0] \$signal  = 8'h00;
-  reg [7:0] \$signal$55  = 8'h00;
-  reg [7:0] \$signal$58  = 8'h00;
+  reg \$signal$100  = 1'h0;
+  (* enum_base_type = "Alu" *)
+  (* enum_value_000000 = "NOP" *)
+  (* enum_value_000001 = "LDA" *)
+  (* enum_value_000010 = "LDX" *)
+  (* enum_value_000011 = "LDY" *)
+  (* enum_value_000100 = "LAX" *)
+  (* enum_value_000101 = "ORA" *)
+  (* enum_value_000110 = "AND" *)
+  (* enum_value_000111 = "EOR" *)
+  (* enum_value_001000 = "ADC" *)
+  (* enum_value_001001 = "SBC" *)
+  (* enum_value_001010 = "CMP" *)
+  (* enum_value_001011 = "CPX" *)
+  (* enum_value_001100 = "CPY" *)
+  (* enum_value_001101 = "BIT" *)
+  (* enum_value_001110 = "ANC" *)
+  (* enum_value_001111 = "ALR" *)
+  (* enum_value_010000 = "ARR" *)
+  (* enum_value_010001 = "ANE" *)
+  (* enum_value_010010 = "LXA" *)
+  (* enum_value_010011 = "SBX" *)
+  (* enum_value_010100 = "LAS" *)
+  (* enum_value_010101 = "NZ" *)
+  (* enum_value_010110 = "ASLA" *)
+  (* enum_value_010111 = "LSRA" *)
+  (* enum_value_011000 = "ROLA" *)
+  (* enum_value_011001 = "RORA" *)
+  (* enum_value_011010 = "TAX" *)
+  (* enum_value_011011 = "TAY" *)
+  (* enum_value_011100 = "TXA" *)
+  (* enum_value_011101 = "TYA" *)
+  (* enum_value_011110 = "TSX" *)
+  (* enum_value_011111 = "TXS" *)
+  (* enum_value_100000 = "INX" *)
+  (* enum_value_100001 = "INY" *)
+  (* enum_value_100010 = "DEX" *)
+  (* enum_value_100011 = "DEY" *)
+  (* enum_value_100100 = "CLC" *)
+  (* enum_value_100101 = "SEC" *)
+  (* enum_value_100110 = "CLI" *)
+  (* enum_value_100111 = "SEI" *)
+  (* enum_value_101000 = "CLV" *)
+  (* enum_value_101001 = "CLD" *)
+  (* enum_value_101010 = "SED" *)
+  (* enum_value_101011 = "PLP" *)
+  (* enum_value_101100 = "STA" *)
+  (* enum_value_101101 = "STX" *)
+  (* enum_value_101110 = "STY" *)
+  (* enum_value_101111 = "SAX" *)
+  (* enum_value_110000 = "SHA" *)
+  (* enum_value_110001 = "SHX" *)
+  (* enum_value_110010 = "SHY" *)
+  (* enum_value_110011 = "SHS" *)
+  reg [5:0] \$signal$101  = 6'h00;
+  reg \$signal$102  = 1'h0;
+  (* enum_base_type = "Alu" *)
+  (* enum_value_000000 = "NOP" *)
+  (* enum_value_000001 = "LDA" *)
+  (* enum_value_000010 = "LDX" *)
+  (* enum_value_000011 = "LDY" *)
+  (* enum_value_000100 = "LAX" *)
+  (* enum_value_000101 = "ORA" *)
+  (* enum_value_000110 = "AND" *)
+  (* enum_value_000111 = "EOR" *)
+  (* enum_value_001000 = "ADC" *)
+  (* enum_value_001001 = "SBC" *)
+  (* enum_value_001010 = "CMP" *)
+  (* enum_value_001011 = "CPX" *)
+  (* enum_value_001100 = "CPY" *)
+  (* enum_value_001101 = "BIT" *)
+  (* enum_value_001110 = "ANC" *)
+  (* enum_value_001111 = "ALR" *)
+  (* enum_value_010000 = "ARR" *)
+  (* enum_value_010001 = "ANE" *)
+  (* enum_value_010010 = "LXA" *)
+  (* enum_value_010011 = "SBX" *)
+  (* enum_value_010100 = "LAS" *)
+  (* enum_value_010101 = "NZ" *)
+  (* enum_value_010110 = "ASLA" *)
+  (* enum_value_010111 = "LSRA" *)
+  (* enum_value_011000 = "ROLA" *)
+  (* enum_value_011001 = "RORA" *)
+  (* enum_value_011010 = "TAX" *)
+  (* enum_value_011011 = "TAY" *)
+  (* enum_value_011100 = "TXA" *)
+  (* enum_value_011101 = "TYA" *)
+  (* enum_value_011110 = "TSX" *)
+  (* enum_value_011111 = "TXS" *)
+  (* enum_value_100000 = "INX" *)
+  (* enum_value_100001 = "INY" *)
+  (* enum_value_100010 = "DEX" *)
+  (* enum_value_100011 = "DEY" *)
+  (* enum_value_100100 = "CLC" *)
+  (* enum_value_100101 = "SEC" *)
+  (* enum_value_100110 = "CLI" *)
+  (* enum_value_100111 = "SEI" *)
+  (* enum_value_101000 = "CLV" *)
+  (* enum_value_101001 = "CLD" *)
+  (* enum_value_101010 = "SED" *)
+  (* enum_value_101011 = "PLP" *)
+  (* enum_value_101100 = "STA" *)
+  (* enum_value_101101 = "STX" *)
+  (* enum_value_101110 = "STY" *)
+  (* enum_value_101111 = "SAX" *)
+  (* enum_value_110000 = "SHA" *)
+  (* enum_value_110001 = "SHX" *)
+  (* enum_value_110010 = "SHY" *)
+  (* enum_value_110011 = "SHS" *)
+  reg [5:0] \$signal$103  = 6'h00;
+  reg [7:0] \$signal$63  = 8'h00;
+  reg [7:0] \$signal$66  = 8'h00;
   (* init = 9'h000 *)
-  wire [8:0] \$signal$66 ;
-  reg [8:0] \$signal$67  = 9'h000;
-  reg \$signal$83  = 1'h0;
-  (* enum_base_type = "Alu" *)
-  (* enum_value_000000 = "NOP" *)
-  (* enum_value_000001 = "LDA" *)
-  (* enum_value_000010 = "LDX" *)
-  (* enum_value_000011 = "LDY" *)
-  (* enum_value_000100 = "LAX" *)
-  (* enum_value_000101 = "ORA" *)
-  (* enum_value_000110 = "AND" *)
-  (* enum_value_000111 = "EOR" *)
-  (* enum_value_001000 = "ADC" *)
-  (* enum_value_001001 = "SBC" *)
-  (* enum_value_001010 = "CMP" *)
-  (* enum_value_001011 = "CPX" *)
-  (* enum_value_001100 = "CPY" *)
-  (* enum_value_001101 = "BIT" *)
-  (* enum_value_001110 = "ANC" *)
-  (* enum_value_001111 = "ALR" *)
-  (* enum_value_010000 = "ARR" *)
-  (* enum_value_010001 = "ANE" *)
-  (* enum_value_010010 = "LXA" *)
-  (* enum_value_010011 = "SBX" *)
-  (* enum_value_010100 = "LAS" *)
-  (* enum_value_010101 = "NZ" *)
-  (* enum_value_010110 = "ASLA" *)
-  (* enum_value_010111 = "LSRA" *)
-  (* enum_value_011000 = "ROLA" *)
-  (* enum_value_011001 = "RORA" *)
-  (* enum_value_011010 = "TAX" *)
-  (* enum_value_011011 = "TAY" *)
-  (* enum_value_011100 = "TXA" *)
-  (* enum_value_011101 = "TYA" *)
-  (* enum_value_011110 = "TSX" *)
-  (* enum_value_011111 = "TXS" *)
-  (* enum_value_100000 = "INX" *)
-  (* enum_value_100001 = "INY" *)
-  (* enum_value_100010 = "DEX" *)
-  (* enum_value_100011 = "DEY" *)
-  (* enum_value_100100 = "CLC" *)
-  (* enum_value_100101 = "SEC" *)
-  (* enum_value_100110 = "CLI" *)
-  (* enum_value_100111 = "SEI" *)
-  (* enum_value_101000 = "CLV" *)
-  (* enum_value_101001 = "CLD" *)
-  (* enum_value_101010 = "SED" *)
-  (* enum_value_101011 = "PLP" *)
-  (* enum_value_101100 = "STA" *)
-  (* enum_value_101101 = "STX" *)
-  (* enum_value_101110 = "STY" *)
-  (* enum_value_101111 = "SAX" *)
-  (* enum_value_110000 = "SHA" *)
-  (* enum_value_110001 = "SHX" *)
-  (* enum_value_110010 = "SHY" *)
-  (* enum_value_110011 = "SHS" *)
-  reg [5:0] \$signal$84  = 6'h00;
-  reg \$signal$85  = 1'h0;
-  (* enum_base_type = "Alu" *)
-  (* enum_value_000000 = "NOP" *)
-  (* enum_value_000001 = "LDA" *)
-  (* enum_value_000010 = "LDX" *)
-  (* enum_value_000011 = "LDY" *)
-  (* enum_value_000100 = "LAX" *)
-  (* enum_value_000101 = "ORA" *)
-  (* enum_value_000110 = "AND" *)
-  (* enum_value_000111 = "EOR" *)
-  (* enum_value_001000 = "ADC" *)
-  (* enum_value_001001 = "SBC" *)
-  (* enum_value_001010 = "CMP" *)
-  (* enum_value_001011 = "CPX" *)
-  (* enum_value_001100 = "CPY" *)
-  (* enum_value_001101 = "BIT" *)
-  (* enum_value_001110 = "ANC" *)
-  (* enum_value_001111 = "ALR" *)
-  (* enum_value_010000 = "ARR" *)
-  (* enum_value_010001 = "ANE" *)
-  (* enum_value_010010 = "LXA" *)
-  (* enum_value_010011 = "SBX" *)
-  (* enum_value_010100 = "LAS" *)
-  (* enum_value_010101 = "NZ" *)
-  (* enum_value_010110 = "ASLA" *)
-  (* enum_value_010111 = "LSRA" *)
-  (* enum_value_011000 = "ROLA" *)
-  (* enum_value_011001 = "RORA" *)
-  (* enum_value_011010 = "TAX" *)
-  (* enum_value_011011 = "TAY" *)
-  (* enum_value_011100 = "TXA" *)
-  (* enum_value_011101 = "TYA" *)
-  (* enum_value_011110 = "TSX" *)
-  (* enum_value_011111 = "TXS" *)
-  (* enum_value_100000 = "INX" *)
-  (* enum_value_100001 = "INY" *)
-  (* enum_value_100010 = "DEX" *)
-  (* enum_value_100011 = "DEY" *)
-  (* enum_value_100100 = "CLC" *)
-  (* enum_value_100101 = "SEC" *)
-  (* enum_value_100110 = "CLI" *)
-  (* enum_value_100111 = "SEI" *)
-  (* enum_value_101000 = "CLV" *)
-  (* enum_value_101001 = "CLD" *)
-  (* enum_value_101010 = "SED" *)
-  (* enum_value_101011 = "PLP" *)
-  (* enum_value_101100 = "STA" *)
-  (* enum_value_101101 = "STX" *)
-  (* enum_value_101110 = "STY" *)
-  (* enum_value_101111 = "SAX" *)
-  (* enum_value_110000 = "SHA" *)
-  (* enum_value_110001 = "SHX" *)
-  (* enum_value_110010 = "SHY" *)
-  (* enum_value_110011 = "SHS" *)
-  reg [5:0] \$signal$86  = 6'h00;
+  wire [8:0] \$signal$74 ;
+  reg [8:0] \$signal$75  = 9'h000;
   (* init = 8'h00 *)
   wire [7:0] a;
   reg [15:0] ad = 16'h0000;
+  wire [7:0] ad_1;
+  reg [7:0] ad_1_r = 8'h00;
+  wire [8:0] ad_idx;
+  reg [8:0] ad_idx_r = 9'h000;
+  wire [7:0] ad_x;
+  reg [7:0] ad_x_r = 8'h00;
   wire [7:0] addend;
   output [15:0] addr;
   reg [15:0] addr;
+  wire [7:0] adh_ixc;
+  reg [7:0] adh_ixc_r = 8'h00;
   wire advance;
   reg [11:0] arr = 12'h000;
   reg [7:0] bin_o = 8'h00;
-  wire [15:0] branch_target;
   reg [8:0] bsum = 9'h000;
+  wire [15:0] bt;
+  reg [15:0] bt_r = 16'h0000;
   input ce;
   wire ce;
   input clk;
@@ -7298,9 +7258,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   (* enum_value_101 = "DEC" *)
   wire [2:0] \dec_din.rmw ;
   reg [8:0] diff;
-  reg [8:0] \diff$75 ;
-  reg [8:0] \diff$76 ;
-  reg [8:0] \diff$77 ;
+  reg [8:0] \diff$83 ;
+  reg [8:0] \diff$84 ;
+  reg [8:0] \diff$85 ;
   input [7:0] din;
   wire [7:0] din;
   reg [7:0] dl = 8'h00;
@@ -7389,8 +7349,8 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   reg mod_c;
   reg [7:0] modified;
   reg no_inc;
-  reg \no_inc$47 ;
-  reg \no_inc$48 ;
+  reg \no_inc$56 ;
+  reg \no_inc$57 ;
   reg [7:0] oB = 8'h00;
   (* enum_base_type = "Alu" *)
   (* enum_value_000000 = "NOP" *)
@@ -7446,15 +7406,16 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   (* enum_value_110010 = "SHY" *)
   (* enum_value_110011 = "SHS" *)
   reg [5:0] opB = 6'h00;
-  reg [51:0] opB_1h = 52'h0000000000001;
   reg [7:0] out;
-  reg [7:0] \out$53 ;
-  reg [11:0] \out$61 ;
-  reg [8:0] \out$68 ;
-  reg [8:0] \out$70 ;
-  reg [8:0] \out$71 ;
+  reg [7:0] \out$61 ;
+  reg [11:0] \out$69 ;
+  reg [8:0] \out$76 ;
+  reg [8:0] \out$78 ;
+  reg [8:0] \out$79 ;
   (* init = 16'h0000 *)
   wire [15:0] pc;
+  wire [15:0] pc_inc;
+  reg [15:0] pc_inc_r = 16'h0000;
   output [15:0] pc_next;
   reg [15:0] pc_next;
   wire [7:0] r;
@@ -7468,6 +7429,10 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   reg rw;
   (* init = 8'hff *)
   wire [7:0] s;
+  wire [7:0] s_dec;
+  reg [7:0] s_dec_r = 8'h00;
+  wire [7:0] s_inc;
+  reg [7:0] s_inc_r = 8'h00;
   wire [8:0] sbc_t;
   reg [5:0] state = 6'h23;
   reg [7:0] state__a = 8'h00;
@@ -7483,6 +7448,8 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   reg sync;
   wire [7:0] t;
   reg [7:0] tmp = 8'h00;
+  wire [8:0] tmp_y;
+  reg [8:0] tmp_y_r = 9'h000;
   (* init = 8'h00 *)
   wire [7:0] x;
   (* init = 8'h00 *)
@@ -7503,379 +7470,340 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign \$11  = state__y & \$6 [7:0];
   assign \$14  = dl + 1'h1;
   assign \$15  = dl - 1'h1;
-  assign \$16  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
-  assign \$17  = ! dec[4:0];
-  assign \$18  = dec[4:0] == 4'hd;
-  assign \$19  = \$17  | \$18 ;
-  assign \$20  = dec[4:0] == 4'he;
-  assign \$21  = \$19  | \$20 ;
-  assign \$22  = dec[4:0] == 4'hf;
-  assign \$23  = \$21  | \$22 ;
-  assign \$24  = dec[4:0] == 5'h10;
+  assign \$16  = state__pc + 1'h1;
+  assign \$17  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
+  assign \$18  = state__sp + 1'h1;
+  assign \$19  = state__sp - 1'h1;
+  assign ad_idx = ad[7:0] + idx;
+  assign \$20  = ad[7:0] + state__x;
+  assign \$21  = ad[7:0] + 1'h1;
+  assign tmp_y = tmp + state__y;
+  assign \$22  = ad[15:8] + ixc;
+  assign \$23  = ! dec[4:0];
+  assign \$24  = dec[4:0] == 4'hd;
   assign \$25  = \$23  | \$24 ;
-  assign \$26  = dec[4:0] == 5'h11;
+  assign \$26  = dec[4:0] == 4'he;
   assign \$27  = \$25  | \$26 ;
-  assign \$28  = ! dec[6:5];
-  assign \$29  = ~ ixc;
-  assign \$30  = \$28  & \$29 ;
-  assign \$31  = ~ \$30 ;
-  assign \$32  = ! dec[6:5];
-  assign \$33  = ~ ixc;
-  assign \$34  = \$32  & \$33 ;
-  assign \$35  = state == 5'h16;
-  assign \$36  = \$35  ? 16'hfffe : 16'hfffc;
-  assign \$37  = state == 5'h17;
-  assign \$38  = \$37  ? 16'hffff : 16'hfffd;
-  assign \$39  = ir[6] ? state__a : { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
-  assign \$40  = ad[7:0] + 1'h1;
-  assign \$41  = ! dec[4:0];
-  assign \$42  = dec[4:0] == 4'hd;
-  assign \$43  = \$41  | \$42 ;
-  assign \$44  = dec[4:0] == 4'he;
-  assign \$45  = \$43  | \$44 ;
-  assign \$46  = dec[4:0] == 4'hf;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = dec[4:0] == 5'h10;
+  assign \$28  = dec[4:0] == 4'hf;
+  assign \$29  = \$27  | \$28 ;
+  assign \$30  = dec[4:0] == 5'h10;
+  assign \$31  = \$29  | \$30 ;
+  assign \$32  = dec[4:0] == 5'h11;
+  assign \$33  = \$31  | \$32 ;
+  assign \$34  = ! dec[6:5];
+  assign \$35  = ~ ixc;
+  assign \$36  = \$34  & \$35 ;
+  assign \$37  = ~ \$36 ;
+  assign \$38  = ! dec[6:5];
+  assign \$39  = ~ ixc;
+  assign \$40  = \$38  & \$39 ;
+  assign \$41  = state == 5'h16;
+  assign \$42  = \$41  ? 16'hfffe : 16'hfffc;
+  assign \$43  = state == 5'h17;
+  assign \$44  = \$43  ? 16'hffff : 16'hfffd;
+  assign \$45  = ir[6] ? state__a : { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+  assign \$46  = ad[7:0] + 1'h1;
+  assign \$47  = ! dec[4:0];
+  assign \$48  = dec[4:0] == 4'hd;
   assign \$49  = \$47  | \$48 ;
-  assign \$50  = dec[4:0] == 5'h11;
+  assign \$50  = dec[4:0] == 4'he;
   assign \$51  = \$49  | \$50 ;
-  assign \$52  = dec[4:0] == 4'hc;
-  assign \$53  = \$52  ? 6'h0f : 6'h03;
-  assign \$54  = ir[6] ? flag_z : flag_c;
-  assign \$55  = ir[6] ? flag_v : flag_n;
-  assign \$56  = ir[7] ? \$54  : \$55 ;
-  assign \$57  = \$56  == ir[5];
-  assign \$58  = \$57  ? 6'h0d : 6'h00;
-  assign \$59  = ! dec[6:5];
-  assign \$60  = ~ ixc;
-  assign \$61  = \$59  & \$60 ;
-  assign \$62  = \$16 [15:8] == state__pc[15:8];
-  assign \$63  = state == 5'h10;
-  assign \$64  = \$63  ? 6'h11 : 6'h14;
-  assign \$65  = state == 5'h11;
-  assign \$66  = \$65  ? 6'h12 : 6'h15;
-  assign \$67  = state == 5'h16;
-  assign \$68  = \$67  ? 6'h17 : 6'h24;
-  assign \$69  = state == 5'h1a;
-  assign \$70  = \$69  ? 6'h1b : 6'h1f;
-  assign \$71  = state == 5'h1b;
-  assign \$72  = \$71  ? 6'h1c : 6'h00;
-  assign \$73  = state__pc + 1'h1;
-  assign \$74  = ! dec[4:0];
-  assign \$75  = dec[4:0] == 4'hd;
-  assign \$76  = \$74  | \$75 ;
-  assign \$77  = dec[4:0] == 4'he;
-  assign \$78  = \$76  | \$77 ;
-  assign \$79  = dec[4:0] == 4'hf;
-  assign \$80  = \$78  | \$79 ;
-  assign \$81  = dec[4:0] == 5'h10;
-  assign \$82  = \$80  | \$81 ;
-  assign \$83  = dec[4:0] == 5'h11;
-  assign \$84  = \$82  | \$83 ;
-  assign \$85  = ~ \no_inc$48 ;
-  assign \$86  = state__pc + 1'h1;
-  assign \$87  = state__pc + 1'h1;
-  assign \$88  = \$16 [15:8] == state__pc[15:8];
-  assign \$89  = state__pc + 1'h1;
+  assign \$52  = dec[4:0] == 4'hf;
+  assign \$53  = \$51  | \$52 ;
+  assign \$54  = dec[4:0] == 5'h10;
+  assign \$55  = \$53  | \$54 ;
+  assign \$56  = dec[4:0] == 5'h11;
+  assign \$57  = \$55  | \$56 ;
+  assign \$58  = dec[4:0] == 4'hc;
+  assign \$59  = \$58  ? 6'h0f : 6'h03;
+  assign \$60  = ir[6] ? flag_z : flag_c;
+  assign \$61  = ir[6] ? flag_v : flag_n;
+  assign \$62  = ir[7] ? \$60  : \$61 ;
+  assign \$63  = \$62  == ir[5];
+  assign \$64  = \$63  ? 6'h0d : 6'h00;
+  assign \$65  = ! dec[6:5];
+  assign \$66  = ~ ixc;
+  assign \$67  = \$65  & \$66 ;
+  assign \$68  = \$17 [15:8] == state__pc[15:8];
+  assign \$69  = state == 5'h10;
+  assign \$70  = \$69  ? 6'h11 : 6'h14;
+  assign \$71  = state == 5'h11;
+  assign \$72  = \$71  ? 6'h12 : 6'h15;
+  assign \$73  = state == 5'h16;
+  assign \$74  = \$73  ? 6'h17 : 6'h24;
+  assign \$75  = state == 5'h1a;
+  assign \$76  = \$75  ? 6'h1b : 6'h1f;
+  assign \$77  = state == 5'h1b;
+  assign \$78  = \$77  ? 6'h1c : 6'h00;
+  assign \$79  = ! dec[4:0];
+  assign \$80  = dec[4:0] == 4'hd;
+  assign \$81  = \$79  | \$80 ;
+  assign \$82  = dec[4:0] == 4'he;
+  assign \$83  = \$81  | \$82 ;
+  assign \$84  = dec[4:0] == 4'hf;
+  assign \$85  = \$83  | \$84 ;
+  assign \$86  = dec[4:0] == 5'h10;
+  assign \$87  = \$85  | \$86 ;
+  assign \$88  = dec[4:0] == 5'h11;
+  assign \$89  = \$87  | \$88 ;
+  assign \$90  = ~ \no_inc$57 ;
+  assign \$91  = \$17 [15:8] == state__pc[15:8];
   assign fetch_next = ! state_adv;
-  assign \$90  = \$signal$55  - bin_o;
-  assign \$91  = ~ flag_c;
-  assign \$92  = $signed(\$90 ) - $signed({ 1'h0, \$91  });
-  assign t = state__a & \$signal$58 ;
-  assign \$93  = t[3:0] + t[0];
-  assign \$94  = \$93  > 3'h5;
-  assign \$95  = t[4:1] + 3'h6;
-  assign r_lo = \$94  ? { flag_c, t[7:5], \$95 [3:0] } : { flag_c, t[7:1] };
-  assign \$96  = ~ flag_d;
-  assign \$97  = ! { flag_c, t[7:1] };
-  assign \$98  = t[7] ^ t[6];
-  assign \$99  = t[7:4] + t[4];
-  assign \$100  = \$99  > 3'h5;
-  assign \$101  = r_lo + 7'h60;
-  assign \$102  = \$100  ? \$101 [7:0] : r_lo;
-  assign \$103  = ! { flag_c, t[7:1] };
-  assign \$104  = t[7:4] + t[4];
-  assign \$105  = \$104  > 3'h5;
-  assign \$106  = t ^ { flag_c, t[7:1] };
-  assign \$107  = ~ oB;
-  assign addend = opB_1h[9] ? \$107  : oB;
-  assign \$108  = $signed(dadj) < $signed(1'h0);
-  assign sbc_t = \$108  ? \out$70  : \out$71 ;
-  assign \$109  = state__a - oB;
-  assign \$110  = state__x - oB;
-  assign \$111  = state__y - oB;
-  assign \$112  = state__a & state__x;
-  assign \$113  = \$112  - oB;
-  assign \$114  = state__pc + 1'h1;
-  assign \$115  = ~ no_inc;
-  assign \$116  = state__pc + 1'h1;
-  assign \$117  = dec[4:0] == 4'hc;
-  assign \$118  = \$117  ? 6'h0f : 6'h03;
-  assign \$119  = ir[6] ? flag_z : flag_c;
-  assign \$120  = ir[6] ? flag_v : flag_n;
-  assign \$121  = ir[7] ? \$119  : \$120 ;
-  assign \$122  = \$121  == ir[5];
-  assign \$123  = \$122  ? 6'h0d : 6'h00;
-  assign \$124  = ad[7:0] + idx;
-  assign \$125  = state__pc + 1'h1;
-  assign \$126  = ad[7:0] + idx;
-  assign \$127  = ad[7:0] + idx;
-  assign \$128  = ! dec[6:5];
-  assign \$129  = ~ ixc;
-  assign \$130  = \$128  & \$129 ;
-  assign \$131  = ad[15:8] + ixc;
-  assign \$132  = ad[7:0] + state__x;
-  assign \$133  = ad[7:0] + 1'h1;
-  assign \$134  = ad[7:0] + 1'h1;
-  assign \$135  = tmp + state__y;
-  assign \$136  = tmp + state__y;
+  assign \$92  = \$signal$63  - bin_o;
+  assign \$93  = ~ flag_c;
+  assign \$94  = $signed(\$92 ) - $signed({ 1'h0, \$93  });
+  assign t = state__a & \$signal$66 ;
+  assign \$95  = t[3:0] + t[0];
+  assign \$96  = \$95  > 3'h5;
+  assign \$97  = t[4:1] + 3'h6;
+  assign r_lo = \$96  ? { flag_c, t[7:5], \$97 [3:0] } : { flag_c, t[7:1] };
+  assign \$98  = ~ flag_d;
+  assign \$99  = ! { flag_c, t[7:1] };
+  assign \$100  = t[7] ^ t[6];
+  assign \$101  = t[7:4] + t[4];
+  assign \$102  = \$101  > 3'h5;
+  assign \$103  = r_lo + 7'h60;
+  assign \$104  = \$102  ? \$103 [7:0] : r_lo;
+  assign \$105  = ! { flag_c, t[7:1] };
+  assign \$106  = t[7:4] + t[4];
+  assign \$107  = \$106  > 3'h5;
+  assign \$108  = t ^ { flag_c, t[7:1] };
+  assign \$109  = opB == 4'h9;
+  assign \$110  = ~ oB;
+  assign addend = \$109  ? \$110  : oB;
+  assign \$111  = $signed(dadj) < $signed(1'h0);
+  assign sbc_t = \$111  ? \out$78  : \out$79 ;
+  assign \$112  = state__a - oB;
+  assign \$113  = state__x - oB;
+  assign \$114  = state__y - oB;
+  assign \$115  = state__a & state__x;
+  assign \$116  = \$115  - oB;
+  assign \$117  = state__pc + 1'h1;
+  assign \$118  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
+  assign \$119  = state__sp + 1'h1;
+  assign \$120  = state__sp - 1'h1;
+  assign \$121  = ad[7:0] + idx;
+  assign \$122  = ad[7:0] + state__x;
+  assign \$123  = ad[7:0] + 1'h1;
+  assign \$124  = tmp + state__y;
+  assign \$125  = ad[15:8] + ixc;
+  assign \$126  = ~ no_inc;
+  assign \$127  = dec[4:0] == 4'hc;
+  assign \$128  = \$127  ? 6'h0f : 6'h03;
+  assign \$129  = ir[6] ? flag_z : flag_c;
+  assign \$130  = ir[6] ? flag_v : flag_n;
+  assign \$131  = ir[7] ? \$129  : \$130 ;
+  assign \$132  = \$131  == ir[5];
+  assign \$133  = \$132  ? 6'h0d : 6'h00;
+  assign \$134  = ! dec[6:5];
+  assign \$135  = ~ ixc;
+  assign \$136  = \$134  & \$135 ;
   assign \$137  = dec[14:9] == 6'h33;
   assign \$138  = state__a & state__x;
-  assign \$139  = \$16 [15:8] == state__pc[15:8];
-  assign \$140  = state__sp - 1'h1;
-  assign \$141  = state == 5'h10;
-  assign \$142  = \$141  ? 6'h11 : 6'h14;
-  assign \$143  = state__sp - 1'h1;
-  assign \$144  = state == 5'h11;
-  assign \$145  = \$144  ? 6'h12 : 6'h15;
-  assign \$146  = state__sp - 1'h1;
-  assign \$147  = state == 5'h16;
-  assign \$148  = \$147  ? 6'h17 : 6'h24;
-  assign \$149  = state__sp + 1'h1;
-  assign \$150  = state__sp + 1'h1;
-  assign \$151  = state == 5'h1a;
-  assign \$152  = \$151  ? 6'h1b : 6'h1f;
-  assign \$153  = state == 5'h1b;
-  assign \$154  = \$153  ? 6'h1c : 6'h00;
-  assign \$155  = state__pc + 1'h1;
-  assign \$156  = state__sp + 1'h1;
-  assign \$157  = state__sp - 1'h1;
-  assign \$164  = \$signal$86  == 4'h9;
-  assign \$165  = ~ \$signal$58 ;
-  assign \$166  = \$164  ? \$165  : \$signal$58 ;
-  assign \$167  = state__a + \$166 ;
-  assign \$168  = \$167  + flag_c;
-  assign \$169  = \$signal$55  + bin_o;
-  assign \$170  = \$169  + flag_c;
-  assign \$171  = $signed(\$92 [9:0]) < $signed(1'h0);
-  assign \$172  = $signed(\$92 [9:0]) + $signed(8'h64);
-  assign \$173  = \$171  ? \$172  : { \$92 [9], \$92 [9:0] };
-  assign \$174  = ! \$signal$86 ;
-  assign \$175  = \$signal$86  == 1'h1;
-  assign \$176  = \$signal$86  == 2'h2;
-  assign \$177  = \$signal$86  == 2'h3;
-  assign \$178  = \$signal$86  == 3'h4;
-  assign \$179  = \$signal$86  == 3'h5;
-  assign \$180  = \$signal$86  == 3'h6;
-  assign \$181  = \$signal$86  == 3'h7;
-  assign \$182  = \$signal$86  == 4'h8;
-  assign \$183  = \$signal$86  == 4'h9;
-  assign \$184  = \$signal$86  == 4'ha;
-  assign \$185  = \$signal$86  == 4'hb;
-  assign \$186  = \$signal$86  == 4'hc;
-  assign \$187  = \$signal$86  == 4'hd;
-  assign \$188  = \$signal$86  == 4'he;
-  assign \$189  = \$signal$86  == 4'hf;
-  assign \$190  = \$signal$86  == 5'h10;
-  assign \$191  = \$signal$86  == 5'h11;
-  assign \$192  = \$signal$86  == 5'h12;
-  assign \$193  = \$signal$86  == 5'h13;
-  assign \$194  = \$signal$86  == 5'h14;
-  assign \$195  = \$signal$86  == 5'h15;
-  assign \$196  = \$signal$86  == 5'h16;
-  assign \$197  = \$signal$86  == 5'h17;
-  assign \$198  = \$signal$86  == 5'h18;
-  assign \$199  = \$signal$86  == 5'h19;
-  assign \$200  = \$signal$86  == 5'h1a;
-  assign \$201  = \$signal$86  == 5'h1b;
-  assign \$202  = \$signal$86  == 5'h1c;
-  assign \$203  = \$signal$86  == 5'h1d;
-  assign \$204  = \$signal$86  == 5'h1e;
-  assign \$205  = \$signal$86  == 5'h1f;
-  assign \$206  = \$signal$86  == 6'h20;
-  assign \$207  = \$signal$86  == 6'h21;
-  assign \$208  = \$signal$86  == 6'h22;
-  assign \$209  = \$signal$86  == 6'h23;
-  assign \$210  = \$signal$86  == 6'h24;
-  assign \$211  = \$signal$86  == 6'h25;
-  assign \$212  = \$signal$86  == 6'h26;
-  assign \$213  = \$signal$86  == 6'h27;
-  assign \$214  = \$signal$86  == 6'h28;
-  assign \$215  = \$signal$86  == 6'h29;
-  assign \$216  = \$signal$86  == 6'h2a;
-  assign \$217  = \$signal$86  == 6'h2b;
-  assign \$218  = \$signal$86  == 6'h2c;
-  assign \$219  = \$signal$86  == 6'h2d;
-  assign \$220  = \$signal$86  == 6'h2e;
-  assign \$221  = \$signal$86  == 6'h2f;
-  assign \$222  = \$signal$86  == 6'h30;
-  assign \$223  = \$signal$86  == 6'h31;
-  assign \$224  = \$signal$86  == 6'h32;
-  assign \$225  = \$signal$86  == 6'h33;
-  assign \$226  = ! oB;
-  assign \$227  = ! oB;
-  assign \$228  = ! oB;
-  assign \$229  = ! oB;
-  assign \$230  = state__a | oB;
-  assign \$231  = state__a | oB;
-  assign \$232  = state__a | oB;
-  assign \$233  = ! \$232 ;
-  assign \$234  = state__a & oB;
-  assign \$235  = state__a & oB;
-  assign \$236  = state__a & oB;
-  assign \$237  = ! \$236 ;
-  assign \$238  = state__a ^ oB;
-  assign \$239  = state__a ^ oB;
-  assign \$240  = state__a ^ oB;
-  assign \$241  = ! \$240 ;
-  assign \$242  = state__a ^ \out$68 [7:0];
-  assign \$243  = \out$68 [7:0] ^ oB;
-  assign \$244  = \$242  & \$243 ;
-  assign \$245  = \$signal$67  > 7'h63;
-  assign \$246  = state__a ^ addend;
-  assign \$247  = ~ \$246 ;
-  assign \$248  = state__a ^ bsum[7:0];
-  assign \$249  = \$247  & \$248 ;
-  assign \$250  = ! bsum[7:0];
-  assign \$251  = state__a ^ sbc_t[7:0];
-  assign \$252  = sbc_t[7:0] ^ oB;
-  assign \$253  = \$251  & \$252 ;
-  assign \$254  = state__a ^ addend;
-  assign \$255  = ~ \$254 ;
-  assign \$256  = state__a ^ bsum[7:0];
-  assign \$257  = \$255  & \$256 ;
-  assign \$258  = ! bsum[7:0];
-  assign \$259  = ~ diff[8];
-  assign \$260  = ! diff[7:0];
-  assign \$261  = ~ \diff$75 [8];
-  assign \$262  = ! \diff$75 [7:0];
-  assign \$263  = ~ \diff$76 [8];
-  assign \$264  = ! \diff$76 [7:0];
-  assign \$265  = state__a & oB;
-  assign \$266  = ! \$265 ;
-  assign \$267  = state__a & oB;
-  assign \$268  = state__a & oB;
-  assign \$269  = state__a & oB;
-  assign \$270  = ! \$269 ;
-  assign \$271  = state__a & oB;
-  assign \$272  = state__a & oB;
-  assign \$274  = state__a & oB;
-  assign \$275  = state__a & oB;
-  assign \$277  = ! \$276 ;
-  assign \$279  = \$278  & state__x;
-  assign \$280  = \$279  & oB;
-  assign \$282  = \$281  & state__x;
-  assign \$283  = \$282  & oB;
-  assign \$285  = \$284  & state__x;
-  assign \$286  = \$285  & oB;
-  assign \$287  = ! \$286 ;
-  assign \$289  = \$288  & oB;
-  assign \$291  = \$290  & oB;
-  assign \$293  = \$292  & oB;
-  assign \$295  = \$294  & oB;
-  assign \$296  = ! \$295 ;
-  assign \$297  = ~ \diff$77 [8];
-  assign \$298  = ! \diff$77 [7:0];
-  assign \$299  = state__sp & oB;
-  assign \$300  = state__sp & oB;
-  assign \$301  = state__sp & oB;
-  assign \$302  = state__sp & oB;
-  assign \$303  = state__sp & oB;
-  assign \$304  = ! \$303 ;
-  assign \$305  = ! oB;
-  assign \$309  = ! \$308 [7:0];
-  assign \$313  = ! \$312 ;
-  assign \$314  = ! { state__a[6:0], flag_c };
-  assign \$315  = ! { flag_c, state__a[7:1] };
-  assign \$316  = ! state__a;
-  assign \$317  = ! state__a;
-  assign \$318  = ! state__x;
-  assign \$319  = ! state__y;
-  assign \$320  = ! state__sp;
-  assign \$321  = state__x + 1'h1;
-  assign \$322  = state__x + 1'h1;
-  assign \$323  = state__x + 1'h1;
-  assign \$324  = ! \$323 [7:0];
-  assign \$325  = state__y + 1'h1;
-  assign \$326  = state__y + 1'h1;
-  assign \$327  = state__y + 1'h1;
-  assign \$328  = ! \$327 [7:0];
-  assign \$329  = state__x - 1'h1;
-  assign \$330  = state__x - 1'h1;
-  assign \$331  = state__x - 1'h1;
-  assign \$332  = ! \$331 [7:0];
-  assign \$333  = state__y - 1'h1;
-  assign \$334  = state__y - 1'h1;
-  assign \$335  = state__y - 1'h1;
-  assign \$336  = ! \$335 [7:0];
+  assign \$139  = bt_r[15:8] == state__pc[15:8];
+  assign \$140  = state == 5'h10;
+  assign \$141  = \$140  ? 6'h11 : 6'h14;
+  assign \$142  = state == 5'h11;
+  assign \$143  = \$142  ? 6'h12 : 6'h15;
+  assign \$144  = state == 5'h16;
+  assign \$145  = \$144  ? 6'h17 : 6'h24;
+  assign \$146  = state == 5'h1a;
+  assign \$147  = \$146  ? 6'h1b : 6'h1f;
+  assign \$148  = state == 5'h1b;
+  assign \$149  = \$148  ? 6'h1c : 6'h00;
+  assign \$156  = \$signal$103  == 4'h9;
+  assign \$157  = ~ \$signal$66 ;
+  assign \$158  = \$156  ? \$157  : \$signal$66 ;
+  assign \$159  = state__a + \$158 ;
+  assign \$160  = \$159  + flag_c;
+  assign \$161  = \$signal$63  + bin_o;
+  assign \$162  = \$161  + flag_c;
+  assign \$163  = $signed(\$94 [9:0]) < $signed(1'h0);
+  assign \$164  = $signed(\$94 [9:0]) + $signed(8'h64);
+  assign \$165  = \$163  ? \$164  : { \$94 [9], \$94 [9:0] };
+  assign \$166  = ! oB;
+  assign \$167  = ! oB;
+  assign \$168  = ! oB;
+  assign \$169  = ! oB;
+  assign \$170  = state__a | oB;
+  assign \$171  = state__a | oB;
+  assign \$172  = state__a | oB;
+  assign \$173  = ! \$172 ;
+  assign \$174  = state__a & oB;
+  assign \$175  = state__a & oB;
+  assign \$176  = state__a & oB;
+  assign \$177  = ! \$176 ;
+  assign \$178  = state__a ^ oB;
+  assign \$179  = state__a ^ oB;
+  assign \$180  = state__a ^ oB;
+  assign \$181  = ! \$180 ;
+  assign \$182  = state__a ^ \out$76 [7:0];
+  assign \$183  = \out$76 [7:0] ^ oB;
+  assign \$184  = \$182  & \$183 ;
+  assign \$185  = \$signal$75  > 7'h63;
+  assign \$186  = state__a ^ addend;
+  assign \$187  = ~ \$186 ;
+  assign \$188  = state__a ^ bsum[7:0];
+  assign \$189  = \$187  & \$188 ;
+  assign \$190  = ! bsum[7:0];
+  assign \$191  = state__a ^ sbc_t[7:0];
+  assign \$192  = sbc_t[7:0] ^ oB;
+  assign \$193  = \$191  & \$192 ;
+  assign \$194  = state__a ^ addend;
+  assign \$195  = ~ \$194 ;
+  assign \$196  = state__a ^ bsum[7:0];
+  assign \$197  = \$195  & \$196 ;
+  assign \$198  = ! bsum[7:0];
+  assign \$199  = ~ diff[8];
+  assign \$200  = ! diff[7:0];
+  assign \$201  = ~ \diff$83 [8];
+  assign \$202  = ! \diff$83 [7:0];
+  assign \$203  = ~ \diff$84 [8];
+  assign \$204  = ! \diff$84 [7:0];
+  assign \$205  = state__a & oB;
+  assign \$206  = ! \$205 ;
+  assign \$207  = state__a & oB;
+  assign \$208  = state__a & oB;
+  assign \$209  = state__a & oB;
+  assign \$210  = ! \$209 ;
+  assign \$211  = state__a & oB;
+  assign \$212  = state__a & oB;
+  assign \$214  = state__a & oB;
+  assign \$215  = state__a & oB;
+  assign \$217  = ! \$216 ;
+  assign \$219  = \$218  & state__x;
+  assign \$220  = \$219  & oB;
+  assign \$222  = \$221  & state__x;
+  assign \$223  = \$222  & oB;
+  assign \$225  = \$224  & state__x;
+  assign \$226  = \$225  & oB;
+  assign \$227  = ! \$226 ;
+  assign \$229  = \$228  & oB;
+  assign \$231  = \$230  & oB;
+  assign \$233  = \$232  & oB;
+  assign \$235  = \$234  & oB;
+  assign \$236  = ! \$235 ;
+  assign \$237  = ~ \diff$85 [8];
+  assign \$238  = ! \diff$85 [7:0];
+  assign \$239  = state__sp & oB;
+  assign \$240  = state__sp & oB;
+  assign \$241  = state__sp & oB;
+  assign \$242  = state__sp & oB;
+  assign \$243  = state__sp & oB;
+  assign \$244  = ! \$243 ;
+  assign \$245  = ! oB;
+  assign \$249  = ! \$248 [7:0];
+  assign \$253  = ! \$252 ;
+  assign \$254  = ! { state__a[6:0], flag_c };
+  assign \$255  = ! { flag_c, state__a[7:1] };
+  assign \$256  = ! state__a;
+  assign \$257  = ! state__a;
+  assign \$258  = ! state__x;
+  assign \$259  = ! state__y;
+  assign \$260  = ! state__sp;
+  assign \$261  = state__x + 1'h1;
+  assign \$262  = state__x + 1'h1;
+  assign \$263  = state__x + 1'h1;
+  assign \$264  = ! \$263 [7:0];
+  assign \$265  = state__y + 1'h1;
+  assign \$266  = state__y + 1'h1;
+  assign \$267  = state__y + 1'h1;
+  assign \$268  = ! \$267 [7:0];
+  assign \$269  = state__x - 1'h1;
+  assign \$270  = state__x - 1'h1;
+  assign \$271  = state__x - 1'h1;
+  assign \$272  = ! \$271 [7:0];
+  assign \$273  = state__y - 1'h1;
+  assign \$274  = state__y - 1'h1;
+  assign \$275  = state__y - 1'h1;
+  assign \$276  = ! \$275 [7:0];
+  assign \$277  = opB == 6'h25;
+  assign \$278  = opB == 6'h27;
+  assign \$279  = opB == 6'h2a;
   always @(posedge clk)
-    ir <= \$337 ;
+    pc_inc_r <= \$280 ;
   always @(posedge clk)
-    dec <= \$338 ;
+    bt_r <= \$281 ;
   always @(posedge clk)
-    state__pc <= \$339 ;
+    s_inc_r <= \$282 ;
   always @(posedge clk)
-    state <= \$340 ;
+    s_dec_r <= \$283 ;
   always @(posedge clk)
-    ad <= \$341 ;
+    ad_idx_r <= \$284 ;
   always @(posedge clk)
-    dl <= \$342 ;
+    ad_x_r <= \$285 ;
   always @(posedge clk)
-    ixc <= \$343 ;
+    ad_1_r <= \$286 ;
   always @(posedge clk)
-    tmp <= \$344 ;
+    tmp_y_r <= \$287 ;
   always @(posedge clk)
-    state__sp <= \$345 ;
+    adh_ixc_r <= \$288 ;
   always @(posedge clk)
-    flag_c <= \$346 ;
+    ir <= \$289 ;
   always @(posedge clk)
-    flag_i <= \$347 ;
+    dec <= \$290 ;
   always @(posedge clk)
-    flag_z <= \$348 ;
+    state__pc <= \$291 ;
   always @(posedge clk)
-    flag_d <= \$349 ;
+    state <= \$292 ;
   always @(posedge clk)
-    flag_v <= \$350 ;
+    ad <= \$293 ;
   always @(posedge clk)
-    flag_n <= \$351 ;
+    dl <= \$294 ;
   always @(posedge clk)
-    \$signal$83  <= \$352 ;
+    ixc <= \$295 ;
   always @(posedge clk)
-    \$signal$84  <= \$353 ;
+    tmp <= \$296 ;
   always @(posedge clk)
-    \$signal  <= \$354 ;
+    state__sp <= \$297 ;
   always @(posedge clk)
-    \$signal$85  <= \$355 ;
+    flag_c <= \$298 ;
   always @(posedge clk)
-    \$signal$86  <= \$356 ;
+    flag_i <= \$299 ;
   always @(posedge clk)
-    \$signal$58  <= \$357 ;
+    flag_z <= \$300 ;
   always @(posedge clk)
-    enB <= \$358 ;
+    flag_d <= \$301 ;
   always @(posedge clk)
-    opB <= \$359 ;
+    flag_v <= \$302 ;
   always @(posedge clk)
-    oB <= \$360 ;
+    flag_n <= \$303 ;
   always @(posedge clk)
-    \$signal$55  <= \$361 ;
+    \$signal$100  <= \$304 ;
   always @(posedge clk)
-    bin_o <= \$362 ;
+    \$signal$101  <= \$305 ;
   always @(posedge clk)
-    bsum <= \$363 ;
+    \$signal  <= \$306 ;
   always @(posedge clk)
-    \$signal$67  <= \$364 ;
+    \$signal$102  <= \$307 ;
   always @(posedge clk)
-    dadj <= \$365 ;
+    \$signal$103  <= \$308 ;
   always @(posedge clk)
-    arr <= \$366 ;
+    \$signal$66  <= \$309 ;
   always @(posedge clk)
-    opB_1h <= \$367 ;
+    enB <= \$310 ;
   always @(posedge clk)
-    state__a <= \$368 ;
+    opB <= \$311 ;
   always @(posedge clk)
-    state__x <= \$369 ;
+    oB <= \$312 ;
   always @(posedge clk)
-    state__y <= \$370 ;
+    \$signal$63  <= \$313 ;
+  always @(posedge clk)
+    bin_o <= \$314 ;
+  always @(posedge clk)
+    bsum <= \$315 ;
+  always @(posedge clk)
+    \$signal$75  <= \$316 ;
+  always @(posedge clk)
+    dadj <= \$317 ;
+  always @(posedge clk)
+    arr <= \$318 ;
+  always @(posedge clk)
+    state__a <= \$319 ;
+  always @(posedge clk)
+    state__x <= \$320 ;
+  always @(posedge clk)
+    state__y <= \$321 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     (* full_case = 32'd1 *)
@@ -8527,9 +8455,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       6'h15:
           addr = { 8'h01, state__sp };
       6'h16, 6'h23:
-          addr = \$36 ;
+          addr = \$42 ;
       6'h17, 6'h24:
-          addr = \$38 ;
+          addr = \$44 ;
       6'h18:
           addr = { 8'h01, state__sp };
       6'h19:
@@ -8547,7 +8475,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       6'h21:
           addr = ad;
       6'h22:
-          addr = { ad[15:8], \$40 [7:0] };
+          addr = { ad[15:8], \$46 [7:0] };
     endcase
   end
   always @* begin
@@ -8634,7 +8562,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       6'h00:
           /* empty */;
       6'h01:
-          no_inc = \$27 ;
+          no_inc = \$33 ;
     endcase
   end
   always @* begin
@@ -8650,7 +8578,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       6'h03:
           /* empty */;
       6'h04:
-          dummy = \$31 ;
+          dummy = \$37 ;
       6'h05:
           dummy = 1'h1;
       6'h06:
@@ -8726,7 +8654,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           /* empty */;
       6'h04:
           if (advance) begin
-            if (\$34 ) begin
+            if (\$40 ) begin
               exec_en = 1'h1;
             end
           end
@@ -8845,7 +8773,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       6'h1d:
           /* empty */;
       6'h20:
-          dout = \$39 ;
+          dout = \$45 ;
     endcase
   end
   always @* begin
@@ -8863,13 +8791,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             5'h03:
                 state_adv = 6'h02;
             5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                state_adv = \$53 ;
+                state_adv = \$59 ;
             5'h06:
                 state_adv = 6'h05;
             5'h07:
                 state_adv = 6'h08;
             5'h08:
-                state_adv = \$58 ;
+                state_adv = \$64 ;
             5'h0b:
                 state_adv = 6'h13;
             5'h0d, 5'h0e, 5'h10:
@@ -8895,7 +8823,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           endcase
       6'h04:
           (* full_case = 32'd1 *)
-          if (\$61 ) begin
+          if (\$67 ) begin
             state_adv = 6'h00;
           end else begin
             state_adv = 6'h0a;
@@ -8926,7 +8854,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           state_adv = 6'h00;
       6'h0d:
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$68 ) begin
             state_adv = 6'h00;
           end else begin
             state_adv = 6'h0e;
@@ -8936,15 +8864,15 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       6'h0f:
           state_adv = 6'h10;
       6'h10, 6'h13:
-          state_adv = \$64 ;
+          state_adv = \$70 ;
       6'h11, 6'h14:
-          state_adv = \$66 ;
+          state_adv = \$72 ;
       6'h12:
           state_adv = 6'h00;
       6'h15:
           state_adv = 6'h16;
       6'h16, 6'h23:
-          state_adv = \$68 ;
+          state_adv = \$74 ;
       6'h17, 6'h24:
           state_adv = 6'h00;
       6'h18:
@@ -8960,9 +8888,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       6'h19:
           state_adv = 6'h00;
       6'h1a, 6'h1e:
-          state_adv = \$70 ;
+          state_adv = \$76 ;
       6'h1b, 6'h1f:
-          state_adv = \$72 ;
+          state_adv = \$78 ;
       6'h1c:
           state_adv = 6'h00;
       6'h1d:
@@ -8981,19 +8909,19 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
     casez (state)
       6'h00:
           if (advance) begin
-            pc_next = \$73 [15:0];
+            pc_next = \$16 [15:0];
           end
       6'h01:
           if (advance) begin
-            if (\$85 ) begin
-              pc_next = \$86 [15:0];
+            if (\$90 ) begin
+              pc_next = \$16 [15:0];
             end
           end
       6'h02:
           /* empty */;
       6'h03:
           if (advance) begin
-            pc_next = \$87 [15:0];
+            pc_next = \$16 [15:0];
             casez (dec[4:0])
               5'h04:
                   /* empty */;
@@ -9022,10 +8950,10 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$88 ) begin
-              pc_next = \$16 [15:0];
+            if (\$91 ) begin
+              pc_next = \$17 [15:0];
             end else begin
-              pc_next[7:0] = \$16 [7:0];
+              pc_next[7:0] = \$17 [7:0];
             end
           end
       6'h0e:
@@ -9062,7 +8990,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           end
       6'h1c:
           if (advance) begin
-            pc_next = \$89 [15:0];
+            pc_next = \$16 [15:0];
           end
       6'h1d:
           /* empty */;
@@ -9078,22 +9006,22 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \no_inc$47  = 1'h0;
+    \no_inc$56  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$47  = \$51 ;
+          \no_inc$56  = \$57 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \no_inc$48  = 1'h0;
+    \no_inc$57  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$48  = \$84 ;
+          \no_inc$57  = \$89 ;
     endcase
   end
   always @* begin
@@ -9619,1044 +9547,1044 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
     (* full_case = 32'd1 *)
     casez (\$signal )
       8'h00:
-          \out$53  = 8'h00;
+          \out$61  = 8'h00;
       8'h01:
-          \out$53  = 8'h01;
+          \out$61  = 8'h01;
       8'h02:
-          \out$53  = 8'h02;
+          \out$61  = 8'h02;
       8'h03:
-          \out$53  = 8'h03;
+          \out$61  = 8'h03;
       8'h04:
-          \out$53  = 8'h04;
+          \out$61  = 8'h04;
       8'h05:
-          \out$53  = 8'h05;
+          \out$61  = 8'h05;
       8'h06:
-          \out$53  = 8'h06;
+          \out$61  = 8'h06;
       8'h07:
-          \out$53  = 8'h07;
+          \out$61  = 8'h07;
       8'h08:
-          \out$53  = 8'h08;
+          \out$61  = 8'h08;
       8'h09:
-          \out$53  = 8'h09;
+          \out$61  = 8'h09;
       8'h0a:
-          \out$53  = 8'h0a;
+          \out$61  = 8'h0a;
       8'h0b:
-          \out$53  = 8'h0b;
+          \out$61  = 8'h0b;
       8'h0c:
-          \out$53  = 8'h0c;
+          \out$61  = 8'h0c;
       8'h0d:
-          \out$53  = 8'h0d;
+          \out$61  = 8'h0d;
       8'h0e:
-          \out$53  = 8'h0e;
+          \out$61  = 8'h0e;
       8'h0f:
-          \out$53  = 8'h0f;
+          \out$61  = 8'h0f;
       8'h10:
-          \out$53  = 8'h0a;
+          \out$61  = 8'h0a;
       8'h11:
-          \out$53  = 8'h0b;
+          \out$61  = 8'h0b;
       8'h12:
-          \out$53  = 8'h0c;
+          \out$61  = 8'h0c;
       8'h13:
-          \out$53  = 8'h0d;
+          \out$61  = 8'h0d;
       8'h14:
-          \out$53  = 8'h0e;
+          \out$61  = 8'h0e;
       8'h15:
-          \out$53  = 8'h0f;
+          \out$61  = 8'h0f;
       8'h16:
-          \out$53  = 8'h10;
+          \out$61  = 8'h10;
       8'h17:
-          \out$53  = 8'h11;
+          \out$61  = 8'h11;
       8'h18:
-          \out$53  = 8'h12;
+          \out$61  = 8'h12;
       8'h19:
-          \out$53  = 8'h13;
+          \out$61  = 8'h13;
       8'h1a:
-          \out$53  = 8'h14;
+          \out$61  = 8'h14;
       8'h1b:
-          \out$53  = 8'h15;
+          \out$61  = 8'h15;
       8'h1c:
-          \out$53  = 8'h16;
+          \out$61  = 8'h16;
       8'h1d:
-          \out$53  = 8'h17;
+          \out$61  = 8'h17;
       8'h1e:
-          \out$53  = 8'h18;
+          \out$61  = 8'h18;
       8'h1f:
-          \out$53  = 8'h19;
+          \out$61  = 8'h19;
       8'h20:
-          \out$53  = 8'h14;
+          \out$61  = 8'h14;
       8'h21:
-          \out$53  = 8'h15;
+          \out$61  = 8'h15;
       8'h22:
-          \out$53  = 8'h16;
+          \out$61  = 8'h16;
       8'h23:
-          \out$53  = 8'h17;
+          \out$61  = 8'h17;
       8'h24:
-          \out$53  = 8'h18;
+          \out$61  = 8'h18;
       8'h25:
-          \out$53  = 8'h19;
+          \out$61  = 8'h19;
       8'h26:
-          \out$53  = 8'h1a;
+          \out$61  = 8'h1a;
       8'h27:
-          \out$53  = 8'h1b;
+          \out$61  = 8'h1b;
       8'h28:
-          \out$53  = 8'h1c;
+          \out$61  = 8'h1c;
       8'h29:
-          \out$53  = 8'h1d;
+          \out$61  = 8'h1d;
       8'h2a:
-          \out$53  = 8'h1e;
+          \out$61  = 8'h1e;
       8'h2b:
-          \out$53  = 8'h1f;
+          \out$61  = 8'h1f;
       8'h2c:
-          \out$53  = 8'h20;
+          \out$61  = 8'h20;
       8'h2d:
-          \out$53  = 8'h21;
+          \out$61  = 8'h21;
       8'h2e:
-          \out$53  = 8'h22;
+          \out$61  = 8'h22;
       8'h2f:
-          \out$53  = 8'h23;
+          \out$61  = 8'h23;
       8'h30:
-          \out$53  = 8'h1e;
+          \out$61  = 8'h1e;
       8'h31:
-          \out$53  = 8'h1f;
+          \out$61  = 8'h1f;
       8'h32:
-          \out$53  = 8'h20;
+          \out$61  = 8'h20;
       8'h33:
-          \out$53  = 8'h21;
+          \out$61  = 8'h21;
       8'h34:
-          \out$53  = 8'h22;
+          \out$61  = 8'h22;
       8'h35:
-          \out$53  = 8'h23;
+          \out$61  = 8'h23;
       8'h36:
-          \out$53  = 8'h24;
+          \out$61  = 8'h24;
       8'h37:
-          \out$53  = 8'h25;
+          \out$61  = 8'h25;
       8'h38:
-          \out$53  = 8'h26;
+          \out$61  = 8'h26;
       8'h39:
-          \out$53  = 8'h27;
+          \out$61  = 8'h27;
       8'h3a:
-          \out$53  = 8'h28;
+          \out$61  = 8'h28;
       8'h3b:
-          \out$53  = 8'h29;
+          \out$61  = 8'h29;
       8'h3c:
-          \out$53  = 8'h2a;
+          \out$61  = 8'h2a;
       8'h3d:
-          \out$53  = 8'h2b;
+          \out$61  = 8'h2b;
       8'h3e:
-          \out$53  = 8'h2c;
+          \out$61  = 8'h2c;
       8'h3f:
-          \out$53  = 8'h2d;
+          \out$61  = 8'h2d;
       8'h40:
-          \out$53  = 8'h28;
+          \out$61  = 8'h28;
       8'h41:
-          \out$53  = 8'h29;
+          \out$61  = 8'h29;
       8'h42:
-          \out$53  = 8'h2a;
+          \out$61  = 8'h2a;
       8'h43:
-          \out$53  = 8'h2b;
+          \out$61  = 8'h2b;
       8'h44:
-          \out$53  = 8'h2c;
+          \out$61  = 8'h2c;
       8'h45:
-          \out$53  = 8'h2d;
+          \out$61  = 8'h2d;
       8'h46:
-          \out$53  = 8'h2e;
+          \out$61  = 8'h2e;
       8'h47:
-          \out$53  = 8'h2f;
+          \out$61  = 8'h2f;
       8'h48:
-          \out$53  = 8'h30;
+          \out$61  = 8'h30;
       8'h49:
-          \out$53  = 8'h31;
+          \out$61  = 8'h31;
       8'h4a:
-          \out$53  = 8'h32;
+          \out$61  = 8'h32;
       8'h4b:
-          \out$53  = 8'h33;
+          \out$61  = 8'h33;
       8'h4c:
-          \out$53  = 8'h34;
+          \out$61  = 8'h34;
       8'h4d:
-          \out$53  = 8'h35;
+          \out$61  = 8'h35;
       8'h4e:
-          \out$53  = 8'h36;
+          \out$61  = 8'h36;
       8'h4f:
-          \out$53  = 8'h37;
+          \out$61  = 8'h37;
       8'h50:
-          \out$53  = 8'h32;
+          \out$61  = 8'h32;
       8'h51:
-          \out$53  = 8'h33;
+          \out$61  = 8'h33;
       8'h52:
-          \out$53  = 8'h34;
+          \out$61  = 8'h34;
       8'h53:
-          \out$53  = 8'h35;
+          \out$61  = 8'h35;
       8'h54:
-          \out$53  = 8'h36;
+          \out$61  = 8'h36;
       8'h55:
-          \out$53  = 8'h37;
+          \out$61  = 8'h37;
       8'h56:
-          \out$53  = 8'h38;
+          \out$61  = 8'h38;
       8'h57:
-          \out$53  = 8'h39;
+          \out$61  = 8'h39;
       8'h58:
-          \out$53  = 8'h3a;
+          \out$61  = 8'h3a;
       8'h59:
-          \out$53  = 8'h3b;
+          \out$61  = 8'h3b;
       8'h5a:
-          \out$53  = 8'h3c;
+          \out$61  = 8'h3c;
       8'h5b:
-          \out$53  = 8'h3d;
+          \out$61  = 8'h3d;
       8'h5c:
-          \out$53  = 8'h3e;
+          \out$61  = 8'h3e;
       8'h5d:
-          \out$53  = 8'h3f;
+          \out$61  = 8'h3f;
       8'h5e:
-          \out$53  = 8'h40;
+          \out$61  = 8'h40;
       8'h5f:
-          \out$53  = 8'h41;
+          \out$61  = 8'h41;
       8'h60:
-          \out$53  = 8'h3c;
+          \out$61  = 8'h3c;
       8'h61:
-          \out$53  = 8'h3d;
+          \out$61  = 8'h3d;
       8'h62:
-          \out$53  = 8'h3e;
+          \out$61  = 8'h3e;
       8'h63:
-          \out$53  = 8'h3f;
+          \out$61  = 8'h3f;
       8'h64:
-          \out$53  = 8'h40;
+          \out$61  = 8'h40;
       8'h65:
-          \out$53  = 8'h41;
+          \out$61  = 8'h41;
       8'h66:
-          \out$53  = 8'h42;
+          \out$61  = 8'h42;
       8'h67:
-          \out$53  = 8'h43;
+          \out$61  = 8'h43;
       8'h68:
-          \out$53  = 8'h44;
+          \out$61  = 8'h44;
       8'h69:
-          \out$53  = 8'h45;
+          \out$61  = 8'h45;
       8'h6a:
-          \out$53  = 8'h46;
+          \out$61  = 8'h46;
       8'h6b:
-          \out$53  = 8'h47;
+          \out$61  = 8'h47;
       8'h6c:
-          \out$53  = 8'h48;
+          \out$61  = 8'h48;
       8'h6d:
-          \out$53  = 8'h49;
+          \out$61  = 8'h49;
       8'h6e:
-          \out$53  = 8'h4a;
+          \out$61  = 8'h4a;
       8'h6f:
-          \out$53  = 8'h4b;
+          \out$61  = 8'h4b;
       8'h70:
-          \out$53  = 8'h46;
+          \out$61  = 8'h46;
       8'h71:
-          \out$53  = 8'h47;
+          \out$61  = 8'h47;
       8'h72:
-          \out$53  = 8'h48;
+          \out$61  = 8'h48;
       8'h73:
-          \out$53  = 8'h49;
+          \out$61  = 8'h49;
       8'h74:
-          \out$53  = 8'h4a;
+          \out$61  = 8'h4a;
       8'h75:
-          \out$53  = 8'h4b;
+          \out$61  = 8'h4b;
       8'h76:
-          \out$53  = 8'h4c;
+          \out$61  = 8'h4c;
       8'h77:
-          \out$53  = 8'h4d;
+          \out$61  = 8'h4d;
       8'h78:
-          \out$53  = 8'h4e;
+          \out$61  = 8'h4e;
       8'h79:
-          \out$53  = 8'h4f;
+          \out$61  = 8'h4f;
       8'h7a:
-          \out$53  = 8'h50;
+          \out$61  = 8'h50;
       8'h7b:
-          \out$53  = 8'h51;
+          \out$61  = 8'h51;
       8'h7c:
-          \out$53  = 8'h52;
+          \out$61  = 8'h52;
       8'h7d:
-          \out$53  = 8'h53;
+          \out$61  = 8'h53;
       8'h7e:
-          \out$53  = 8'h54;
+          \out$61  = 8'h54;
       8'h7f:
-          \out$53  = 8'h55;
+          \out$61  = 8'h55;
       8'h80:
-          \out$53  = 8'h50;
+          \out$61  = 8'h50;
       8'h81:
-          \out$53  = 8'h51;
+          \out$61  = 8'h51;
       8'h82:
-          \out$53  = 8'h52;
+          \out$61  = 8'h52;
       8'h83:
-          \out$53  = 8'h53;
+          \out$61  = 8'h53;
       8'h84:
-          \out$53  = 8'h54;
+          \out$61  = 8'h54;
       8'h85:
-          \out$53  = 8'h55;
+          \out$61  = 8'h55;
       8'h86:
-          \out$53  = 8'h56;
+          \out$61  = 8'h56;
       8'h87:
-          \out$53  = 8'h57;
+          \out$61  = 8'h57;
       8'h88:
-          \out$53  = 8'h58;
+          \out$61  = 8'h58;
       8'h89:
-          \out$53  = 8'h59;
+          \out$61  = 8'h59;
       8'h8a:
-          \out$53  = 8'h5a;
+          \out$61  = 8'h5a;
       8'h8b:
-          \out$53  = 8'h5b;
+          \out$61  = 8'h5b;
       8'h8c:
-          \out$53  = 8'h5c;
+          \out$61  = 8'h5c;
       8'h8d:
-          \out$53  = 8'h5d;
+          \out$61  = 8'h5d;
       8'h8e:
-          \out$53  = 8'h5e;
+          \out$61  = 8'h5e;
       8'h8f:
-          \out$53  = 8'h5f;
+          \out$61  = 8'h5f;
       8'h90:
-          \out$53  = 8'h5a;
+          \out$61  = 8'h5a;
       8'h91:
-          \out$53  = 8'h5b;
+          \out$61  = 8'h5b;
       8'h92:
-          \out$53  = 8'h5c;
+          \out$61  = 8'h5c;
       8'h93:
-          \out$53  = 8'h5d;
+          \out$61  = 8'h5d;
       8'h94:
-          \out$53  = 8'h5e;
+          \out$61  = 8'h5e;
       8'h95:
-          \out$53  = 8'h5f;
+          \out$61  = 8'h5f;
       8'h96:
-          \out$53  = 8'h60;
+          \out$61  = 8'h60;
       8'h97:
-          \out$53  = 8'h61;
+          \out$61  = 8'h61;
       8'h98:
-          \out$53  = 8'h62;
+          \out$61  = 8'h62;
       8'h99:
-          \out$53  = 8'h63;
+          \out$61  = 8'h63;
       8'h9a:
-          \out$53  = 8'h64;
+          \out$61  = 8'h64;
       8'h9b:
-          \out$53  = 8'h65;
+          \out$61  = 8'h65;
       8'h9c:
-          \out$53  = 8'h66;
+          \out$61  = 8'h66;
       8'h9d:
-          \out$53  = 8'h67;
+          \out$61  = 8'h67;
       8'h9e:
-          \out$53  = 8'h68;
+          \out$61  = 8'h68;
       8'h9f:
-          \out$53  = 8'h69;
+          \out$61  = 8'h69;
       8'ha0:
-          \out$53  = 8'h64;
+          \out$61  = 8'h64;
       8'ha1:
-          \out$53  = 8'h65;
+          \out$61  = 8'h65;
       8'ha2:
-          \out$53  = 8'h66;
+          \out$61  = 8'h66;
       8'ha3:
-          \out$53  = 8'h67;
+          \out$61  = 8'h67;
       8'ha4:
-          \out$53  = 8'h68;
+          \out$61  = 8'h68;
       8'ha5:
-          \out$53  = 8'h69;
+          \out$61  = 8'h69;
       8'ha6:
-          \out$53  = 8'h6a;
+          \out$61  = 8'h6a;
       8'ha7:
-          \out$53  = 8'h6b;
+          \out$61  = 8'h6b;
       8'ha8:
-          \out$53  = 8'h6c;
+          \out$61  = 8'h6c;
       8'ha9:
-          \out$53  = 8'h6d;
+          \out$61  = 8'h6d;
       8'haa:
-          \out$53  = 8'h6e;
+          \out$61  = 8'h6e;
       8'hab:
-          \out$53  = 8'h6f;
+          \out$61  = 8'h6f;
       8'hac:
-          \out$53  = 8'h70;
+          \out$61  = 8'h70;
       8'had:
-          \out$53  = 8'h71;
+          \out$61  = 8'h71;
       8'hae:
-          \out$53  = 8'h72;
+          \out$61  = 8'h72;
       8'haf:
-          \out$53  = 8'h73;
+          \out$61  = 8'h73;
       8'hb0:
-          \out$53  = 8'h6e;
+          \out$61  = 8'h6e;
       8'hb1:
-          \out$53  = 8'h6f;
+          \out$61  = 8'h6f;
       8'hb2:
-          \out$53  = 8'h70;
+          \out$61  = 8'h70;
       8'hb3:
-          \out$53  = 8'h71;
+          \out$61  = 8'h71;
       8'hb4:
-          \out$53  = 8'h72;
+          \out$61  = 8'h72;
       8'hb5:
-          \out$53  = 8'h73;
+          \out$61  = 8'h73;
       8'hb6:
-          \out$53  = 8'h74;
+          \out$61  = 8'h74;
       8'hb7:
-          \out$53  = 8'h75;
+          \out$61  = 8'h75;
       8'hb8:
-          \out$53  = 8'h76;
+          \out$61  = 8'h76;
       8'hb9:
-          \out$53  = 8'h77;
+          \out$61  = 8'h77;
       8'hba:
-          \out$53  = 8'h78;
+          \out$61  = 8'h78;
       8'hbb:
-          \out$53  = 8'h79;
+          \out$61  = 8'h79;
       8'hbc:
-          \out$53  = 8'h7a;
+          \out$61  = 8'h7a;
       8'hbd:
-          \out$53  = 8'h7b;
+          \out$61  = 8'h7b;
       8'hbe:
-          \out$53  = 8'h7c;
+          \out$61  = 8'h7c;
       8'hbf:
-          \out$53  = 8'h7d;
+          \out$61  = 8'h7d;
       8'hc0:
-          \out$53  = 8'h78;
+          \out$61  = 8'h78;
       8'hc1:
-          \out$53  = 8'h79;
+          \out$61  = 8'h79;
       8'hc2:
-          \out$53  = 8'h7a;
+          \out$61  = 8'h7a;
       8'hc3:
-          \out$53  = 8'h7b;
+          \out$61  = 8'h7b;
       8'hc4:
-          \out$53  = 8'h7c;
+          \out$61  = 8'h7c;
       8'hc5:
-          \out$53  = 8'h7d;
+          \out$61  = 8'h7d;
       8'hc6:
-          \out$53  = 8'h7e;
+          \out$61  = 8'h7e;
       8'hc7:
-          \out$53  = 8'h7f;
+          \out$61  = 8'h7f;
       8'hc8:
-          \out$53  = 8'h80;
+          \out$61  = 8'h80;
       8'hc9:
-          \out$53  = 8'h81;
+          \out$61  = 8'h81;
       8'hca:
-          \out$53  = 8'h82;
+          \out$61  = 8'h82;
       8'hcb:
-          \out$53  = 8'h83;
+          \out$61  = 8'h83;
       8'hcc:
-          \out$53  = 8'h84;
+          \out$61  = 8'h84;
       8'hcd:
-          \out$53  = 8'h85;
+          \out$61  = 8'h85;
       8'hce:
-          \out$53  = 8'h86;
+          \out$61  = 8'h86;
       8'hcf:
-          \out$53  = 8'h87;
+          \out$61  = 8'h87;
       8'hd0:
-          \out$53  = 8'h82;
+          \out$61  = 8'h82;
       8'hd1:
-          \out$53  = 8'h83;
+          \out$61  = 8'h83;
       8'hd2:
-          \out$53  = 8'h84;
+          \out$61  = 8'h84;
       8'hd3:
-          \out$53  = 8'h85;
+          \out$61  = 8'h85;
       8'hd4:
-          \out$53  = 8'h86;
+          \out$61  = 8'h86;
       8'hd5:
-          \out$53  = 8'h87;
+          \out$61  = 8'h87;
       8'hd6:
-          \out$53  = 8'h88;
+          \out$61  = 8'h88;
       8'hd7:
-          \out$53  = 8'h89;
+          \out$61  = 8'h89;
       8'hd8:
-          \out$53  = 8'h8a;
+          \out$61  = 8'h8a;
       8'hd9:
-          \out$53  = 8'h8b;
+          \out$61  = 8'h8b;
       8'hda:
-          \out$53  = 8'h8c;
+          \out$61  = 8'h8c;
       8'hdb:
-          \out$53  = 8'h8d;
+          \out$61  = 8'h8d;
       8'hdc:
-          \out$53  = 8'h8e;
+          \out$61  = 8'h8e;
       8'hdd:
-          \out$53  = 8'h8f;
+          \out$61  = 8'h8f;
       8'hde:
-          \out$53  = 8'h90;
+          \out$61  = 8'h90;
       8'hdf:
-          \out$53  = 8'h91;
+          \out$61  = 8'h91;
       8'he0:
-          \out$53  = 8'h8c;
+          \out$61  = 8'h8c;
       8'he1:
-          \out$53  = 8'h8d;
+          \out$61  = 8'h8d;
       8'he2:
-          \out$53  = 8'h8e;
+          \out$61  = 8'h8e;
       8'he3:
-          \out$53  = 8'h8f;
+          \out$61  = 8'h8f;
       8'he4:
-          \out$53  = 8'h90;
+          \out$61  = 8'h90;
       8'he5:
-          \out$53  = 8'h91;
+          \out$61  = 8'h91;
       8'he6:
-          \out$53  = 8'h92;
+          \out$61  = 8'h92;
       8'he7:
-          \out$53  = 8'h93;
+          \out$61  = 8'h93;
       8'he8:
-          \out$53  = 8'h94;
+          \out$61  = 8'h94;
       8'he9:
-          \out$53  = 8'h95;
+          \out$61  = 8'h95;
       8'hea:
-          \out$53  = 8'h96;
+          \out$61  = 8'h96;
       8'heb:
-          \out$53  = 8'h97;
+          \out$61  = 8'h97;
       8'hec:
-          \out$53  = 8'h98;
+          \out$61  = 8'h98;
       8'hed:
-          \out$53  = 8'h99;
+          \out$61  = 8'h99;
       8'hee:
-          \out$53  = 8'h9a;
+          \out$61  = 8'h9a;
       8'hef:
-          \out$53  = 8'h9b;
+          \out$61  = 8'h9b;
       8'hf0:
-          \out$53  = 8'h96;
+          \out$61  = 8'h96;
       8'hf1:
-          \out$53  = 8'h97;
+          \out$61  = 8'h97;
       8'hf2:
-          \out$53  = 8'h98;
+          \out$61  = 8'h98;
       8'hf3:
-          \out$53  = 8'h99;
+          \out$61  = 8'h99;
       8'hf4:
-          \out$53  = 8'h9a;
+          \out$61  = 8'h9a;
       8'hf5:
-          \out$53  = 8'h9b;
+          \out$61  = 8'h9b;
       8'hf6:
-          \out$53  = 8'h9c;
+          \out$61  = 8'h9c;
       8'hf7:
-          \out$53  = 8'h9d;
+          \out$61  = 8'h9d;
       8'hf8:
-          \out$53  = 8'h9e;
+          \out$61  = 8'h9e;
       8'hf9:
-          \out$53  = 8'h9f;
+          \out$61  = 8'h9f;
       8'hfa:
-          \out$53  = 8'ha0;
+          \out$61  = 8'ha0;
       8'hfb:
-          \out$53  = 8'ha1;
+          \out$61  = 8'ha1;
       8'hfc:
-          \out$53  = 8'ha2;
+          \out$61  = 8'ha2;
       8'hfd:
-          \out$53  = 8'ha3;
+          \out$61  = 8'ha3;
       8'hfe:
-          \out$53  = 8'ha4;
+          \out$61  = 8'ha4;
       8'hff:
-          \out$53  = 8'ha5;
+          \out$61  = 8'ha5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     (* full_case = 32'd1 *)
-    if (\$96 ) begin
-      \out$61  = { \$98 , t[7], \$97 , flag_c, flag_c, t[7:1] };
+    if (\$98 ) begin
+      \out$69  = { \$100 , t[7], \$99 , flag_c, flag_c, t[7:1] };
     end else begin
-      \out$61  = { \$106 [6], \$105 , \$103 , flag_c, \$102  };
+      \out$69  = { \$108 [6], \$107 , \$105 , flag_c, \$104  };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$signal$67 [7:0])
+    casez (\$signal$75 [7:0])
       8'h00:
-          \out$68  = 9'h100;
+          \out$76  = 9'h100;
       8'h01:
-          \out$68  = 9'h001;
+          \out$76  = 9'h001;
       8'h02:
-          \out$68  = 9'h002;
+          \out$76  = 9'h002;
       8'h03:
-          \out$68  = 9'h003;
+          \out$76  = 9'h003;
       8'h04:
-          \out$68  = 9'h004;
+          \out$76  = 9'h004;
       8'h05:
-          \out$68  = 9'h005;
+          \out$76  = 9'h005;
       8'h06:
-          \out$68  = 9'h006;
+          \out$76  = 9'h006;
       8'h07:
-          \out$68  = 9'h007;
+          \out$76  = 9'h007;
       8'h08:
-          \out$68  = 9'h008;
+          \out$76  = 9'h008;
       8'h09:
-          \out$68  = 9'h009;
+          \out$76  = 9'h009;
       8'h0a:
-          \out$68  = 9'h010;
+          \out$76  = 9'h010;
       8'h0b:
-          \out$68  = 9'h011;
+          \out$76  = 9'h011;
       8'h0c:
-          \out$68  = 9'h012;
+          \out$76  = 9'h012;
       8'h0d:
-          \out$68  = 9'h013;
+          \out$76  = 9'h013;
       8'h0e:
-          \out$68  = 9'h014;
+          \out$76  = 9'h014;
       8'h0f:
-          \out$68  = 9'h015;
+          \out$76  = 9'h015;
       8'h10:
-          \out$68  = 9'h016;
+          \out$76  = 9'h016;
       8'h11:
-          \out$68  = 9'h017;
+          \out$76  = 9'h017;
       8'h12:
-          \out$68  = 9'h018;
+          \out$76  = 9'h018;
       8'h13:
-          \out$68  = 9'h019;
+          \out$76  = 9'h019;
       8'h14:
-          \out$68  = 9'h020;
+          \out$76  = 9'h020;
       8'h15:
-          \out$68  = 9'h021;
+          \out$76  = 9'h021;
       8'h16:
-          \out$68  = 9'h022;
+          \out$76  = 9'h022;
       8'h17:
-          \out$68  = 9'h023;
+          \out$76  = 9'h023;
       8'h18:
-          \out$68  = 9'h024;
+          \out$76  = 9'h024;
       8'h19:
-          \out$68  = 9'h025;
+          \out$76  = 9'h025;
       8'h1a:
-          \out$68  = 9'h026;
+          \out$76  = 9'h026;
       8'h1b:
-          \out$68  = 9'h027;
+          \out$76  = 9'h027;
       8'h1c:
-          \out$68  = 9'h028;
+          \out$76  = 9'h028;
       8'h1d:
-          \out$68  = 9'h029;
+          \out$76  = 9'h029;
       8'h1e:
-          \out$68  = 9'h030;
+          \out$76  = 9'h030;
       8'h1f:
-          \out$68  = 9'h031;
+          \out$76  = 9'h031;
       8'h20:
-          \out$68  = 9'h032;
+          \out$76  = 9'h032;
       8'h21:
-          \out$68  = 9'h033;
+          \out$76  = 9'h033;
       8'h22:
-          \out$68  = 9'h034;
+          \out$76  = 9'h034;
       8'h23:
-          \out$68  = 9'h035;
+          \out$76  = 9'h035;
       8'h24:
-          \out$68  = 9'h036;
+          \out$76  = 9'h036;
       8'h25:
-          \out$68  = 9'h037;
+          \out$76  = 9'h037;
       8'h26:
-          \out$68  = 9'h038;
+          \out$76  = 9'h038;
       8'h27:
-          \out$68  = 9'h039;
+          \out$76  = 9'h039;
       8'h28:
-          \out$68  = 9'h040;
+          \out$76  = 9'h040;
       8'h29:
-          \out$68  = 9'h041;
+          \out$76  = 9'h041;
       8'h2a:
-          \out$68  = 9'h042;
+          \out$76  = 9'h042;
       8'h2b:
-          \out$68  = 9'h043;
+          \out$76  = 9'h043;
       8'h2c:
-          \out$68  = 9'h044;
+          \out$76  = 9'h044;
       8'h2d:
-          \out$68  = 9'h045;
+          \out$76  = 9'h045;
       8'h2e:
-          \out$68  = 9'h046;
+          \out$76  = 9'h046;
       8'h2f:
-          \out$68  = 9'h047;
+          \out$76  = 9'h047;
       8'h30:
-          \out$68  = 9'h048;
+          \out$76  = 9'h048;
       8'h31:
-          \out$68  = 9'h049;
+          \out$76  = 9'h049;
       8'h32:
-          \out$68  = 9'h050;
+          \out$76  = 9'h050;
       8'h33:
-          \out$68  = 9'h051;
+          \out$76  = 9'h051;
       8'h34:
-          \out$68  = 9'h052;
+          \out$76  = 9'h052;
       8'h35:
-          \out$68  = 9'h053;
+          \out$76  = 9'h053;
       8'h36:
-          \out$68  = 9'h054;
+          \out$76  = 9'h054;
       8'h37:
-          \out$68  = 9'h055;
+          \out$76  = 9'h055;
       8'h38:
-          \out$68  = 9'h056;
+          \out$76  = 9'h056;
       8'h39:
-          \out$68  = 9'h057;
+          \out$76  = 9'h057;
       8'h3a:
-          \out$68  = 9'h058;
+          \out$76  = 9'h058;
       8'h3b:
-          \out$68  = 9'h059;
+          \out$76  = 9'h059;
       8'h3c:
-          \out$68  = 9'h060;
+          \out$76  = 9'h060;
       8'h3d:
-          \out$68  = 9'h061;
+          \out$76  = 9'h061;
       8'h3e:
-          \out$68  = 9'h062;
+          \out$76  = 9'h062;
       8'h3f:
-          \out$68  = 9'h063;
+          \out$76  = 9'h063;
       8'h40:
-          \out$68  = 9'h064;
+          \out$76  = 9'h064;
       8'h41:
-          \out$68  = 9'h065;
+          \out$76  = 9'h065;
       8'h42:
-          \out$68  = 9'h066;
+          \out$76  = 9'h066;
       8'h43:
-          \out$68  = 9'h067;
+          \out$76  = 9'h067;
       8'h44:
-          \out$68  = 9'h068;
+          \out$76  = 9'h068;
       8'h45:
-          \out$68  = 9'h069;
+          \out$76  = 9'h069;
       8'h46:
-          \out$68  = 9'h070;
+          \out$76  = 9'h070;
       8'h47:
-          \out$68  = 9'h071;
+          \out$76  = 9'h071;
       8'h48:
-          \out$68  = 9'h072;
+          \out$76  = 9'h072;
       8'h49:
-          \out$68  = 9'h073;
+          \out$76  = 9'h073;
       8'h4a:
-          \out$68  = 9'h074;
+          \out$76  = 9'h074;
       8'h4b:
-          \out$68  = 9'h075;
+          \out$76  = 9'h075;
       8'h4c:
-          \out$68  = 9'h076;
+          \out$76  = 9'h076;
       8'h4d:
-          \out$68  = 9'h077;
+          \out$76  = 9'h077;
       8'h4e:
-          \out$68  = 9'h078;
+          \out$76  = 9'h078;
       8'h4f:
-          \out$68  = 9'h079;
+          \out$76  = 9'h079;
       8'h50:
-          \out$68  = 9'h080;
+          \out$76  = 9'h080;
       8'h51:
-          \out$68  = 9'h081;
+          \out$76  = 9'h081;
       8'h52:
-          \out$68  = 9'h082;
+          \out$76  = 9'h082;
       8'h53:
-          \out$68  = 9'h083;
+          \out$76  = 9'h083;
       8'h54:
-          \out$68  = 9'h084;
+          \out$76  = 9'h084;
       8'h55:
-          \out$68  = 9'h085;
+          \out$76  = 9'h085;
       8'h56:
-          \out$68  = 9'h086;
+          \out$76  = 9'h086;
       8'h57:
-          \out$68  = 9'h087;
+          \out$76  = 9'h087;
       8'h58:
-          \out$68  = 9'h088;
+          \out$76  = 9'h088;
       8'h59:
-          \out$68  = 9'h089;
+          \out$76  = 9'h089;
       8'h5a:
-          \out$68  = 9'h090;
+          \out$76  = 9'h090;
       8'h5b:
-          \out$68  = 9'h091;
+          \out$76  = 9'h091;
       8'h5c:
-          \out$68  = 9'h092;
+          \out$76  = 9'h092;
       8'h5d:
-          \out$68  = 9'h093;
+          \out$76  = 9'h093;
       8'h5e:
-          \out$68  = 9'h094;
+          \out$76  = 9'h094;
       8'h5f:
-          \out$68  = 9'h095;
+          \out$76  = 9'h095;
       8'h60:
-          \out$68  = 9'h096;
+          \out$76  = 9'h096;
       8'h61:
-          \out$68  = 9'h097;
+          \out$76  = 9'h097;
       8'h62:
-          \out$68  = 9'h098;
+          \out$76  = 9'h098;
       8'h63:
-          \out$68  = 9'h099;
+          \out$76  = 9'h099;
       8'h64:
-          \out$68  = 9'h100;
+          \out$76  = 9'h100;
       8'h65:
-          \out$68  = 9'h001;
+          \out$76  = 9'h001;
       8'h66:
-          \out$68  = 9'h002;
+          \out$76  = 9'h002;
       8'h67:
-          \out$68  = 9'h003;
+          \out$76  = 9'h003;
       8'h68:
-          \out$68  = 9'h004;
+          \out$76  = 9'h004;
       8'h69:
-          \out$68  = 9'h005;
+          \out$76  = 9'h005;
       8'h6a:
-          \out$68  = 9'h006;
+          \out$76  = 9'h006;
       8'h6b:
-          \out$68  = 9'h007;
+          \out$76  = 9'h007;
       8'h6c:
-          \out$68  = 9'h008;
+          \out$76  = 9'h008;
       8'h6d:
-          \out$68  = 9'h009;
+          \out$76  = 9'h009;
       8'h6e:
-          \out$68  = 9'h010;
+          \out$76  = 9'h010;
       8'h6f:
-          \out$68  = 9'h011;
+          \out$76  = 9'h011;
       8'h70:
-          \out$68  = 9'h012;
+          \out$76  = 9'h012;
       8'h71:
-          \out$68  = 9'h013;
+          \out$76  = 9'h013;
       8'h72:
-          \out$68  = 9'h014;
+          \out$76  = 9'h014;
       8'h73:
-          \out$68  = 9'h015;
+          \out$76  = 9'h015;
       8'h74:
-          \out$68  = 9'h016;
+          \out$76  = 9'h016;
       8'h75:
-          \out$68  = 9'h017;
+          \out$76  = 9'h017;
       8'h76:
-          \out$68  = 9'h018;
+          \out$76  = 9'h018;
       8'h77:
-          \out$68  = 9'h019;
+          \out$76  = 9'h019;
       8'h78:
-          \out$68  = 9'h020;
+          \out$76  = 9'h020;
       8'h79:
-          \out$68  = 9'h021;
+          \out$76  = 9'h021;
       8'h7a:
-          \out$68  = 9'h022;
+          \out$76  = 9'h022;
       8'h7b:
-          \out$68  = 9'h023;
+          \out$76  = 9'h023;
       8'h7c:
-          \out$68  = 9'h024;
+          \out$76  = 9'h024;
       8'h7d:
-          \out$68  = 9'h025;
+          \out$76  = 9'h025;
       8'h7e:
-          \out$68  = 9'h026;
+          \out$76  = 9'h026;
       8'h7f:
-          \out$68  = 9'h027;
+          \out$76  = 9'h027;
       8'h80:
-          \out$68  = 9'h028;
+          \out$76  = 9'h028;
       8'h81:
-          \out$68  = 9'h029;
+          \out$76  = 9'h029;
       8'h82:
-          \out$68  = 9'h030;
+          \out$76  = 9'h030;
       8'h83:
-          \out$68  = 9'h031;
+          \out$76  = 9'h031;
       8'h84:
-          \out$68  = 9'h032;
+          \out$76  = 9'h032;
       8'h85:
-          \out$68  = 9'h033;
+          \out$76  = 9'h033;
       8'h86:
-          \out$68  = 9'h034;
+          \out$76  = 9'h034;
       8'h87:
-          \out$68  = 9'h035;
+          \out$76  = 9'h035;
       8'h88:
-          \out$68  = 9'h036;
+          \out$76  = 9'h036;
       8'h89:
-          \out$68  = 9'h037;
+          \out$76  = 9'h037;
       8'h8a:
-          \out$68  = 9'h038;
+          \out$76  = 9'h038;
       8'h8b:
-          \out$68  = 9'h039;
+          \out$76  = 9'h039;
       8'h8c:
-          \out$68  = 9'h040;
+          \out$76  = 9'h040;
       8'h8d:
-          \out$68  = 9'h041;
+          \out$76  = 9'h041;
       8'h8e:
-          \out$68  = 9'h042;
+          \out$76  = 9'h042;
       8'h8f:
-          \out$68  = 9'h043;
+          \out$76  = 9'h043;
       8'h90:
-          \out$68  = 9'h044;
+          \out$76  = 9'h044;
       8'h91:
-          \out$68  = 9'h045;
+          \out$76  = 9'h045;
       8'h92:
-          \out$68  = 9'h046;
+          \out$76  = 9'h046;
       8'h93:
-          \out$68  = 9'h047;
+          \out$76  = 9'h047;
       8'h94:
-          \out$68  = 9'h048;
+          \out$76  = 9'h048;
       8'h95:
-          \out$68  = 9'h049;
+          \out$76  = 9'h049;
       8'h96:
-          \out$68  = 9'h050;
+          \out$76  = 9'h050;
       8'h97:
-          \out$68  = 9'h051;
+          \out$76  = 9'h051;
       8'h98:
-          \out$68  = 9'h052;
+          \out$76  = 9'h052;
       8'h99:
-          \out$68  = 9'h053;
+          \out$76  = 9'h053;
       8'h9a:
-          \out$68  = 9'h054;
+          \out$76  = 9'h054;
       8'h9b:
-          \out$68  = 9'h055;
+          \out$76  = 9'h055;
       8'h9c:
-          \out$68  = 9'h056;
+          \out$76  = 9'h056;
       8'h9d:
-          \out$68  = 9'h057;
+          \out$76  = 9'h057;
       8'h9e:
-          \out$68  = 9'h058;
+          \out$76  = 9'h058;
       8'h9f:
-          \out$68  = 9'h059;
+          \out$76  = 9'h059;
       8'ha0:
-          \out$68  = 9'h060;
+          \out$76  = 9'h060;
       8'ha1:
-          \out$68  = 9'h061;
+          \out$76  = 9'h061;
       8'ha2:
-          \out$68  = 9'h062;
+          \out$76  = 9'h062;
       8'ha3:
-          \out$68  = 9'h063;
+          \out$76  = 9'h063;
       8'ha4:
-          \out$68  = 9'h064;
+          \out$76  = 9'h064;
       8'ha5:
-          \out$68  = 9'h065;
+          \out$76  = 9'h065;
       8'ha6:
-          \out$68  = 9'h066;
+          \out$76  = 9'h066;
       8'ha7:
-          \out$68  = 9'h067;
+          \out$76  = 9'h067;
       8'ha8:
-          \out$68  = 9'h068;
+          \out$76  = 9'h068;
       8'ha9:
-          \out$68  = 9'h069;
+          \out$76  = 9'h069;
       8'haa:
-          \out$68  = 9'h070;
+          \out$76  = 9'h070;
       8'hab:
-          \out$68  = 9'h071;
+          \out$76  = 9'h071;
       8'hac:
-          \out$68  = 9'h072;
+          \out$76  = 9'h072;
       8'had:
-          \out$68  = 9'h073;
+          \out$76  = 9'h073;
       8'hae:
-          \out$68  = 9'h074;
+          \out$76  = 9'h074;
       8'haf:
-          \out$68  = 9'h075;
+          \out$76  = 9'h075;
       8'hb0:
-          \out$68  = 9'h076;
+          \out$76  = 9'h076;
       8'hb1:
-          \out$68  = 9'h077;
+          \out$76  = 9'h077;
       8'hb2:
-          \out$68  = 9'h078;
+          \out$76  = 9'h078;
       8'hb3:
-          \out$68  = 9'h079;
+          \out$76  = 9'h079;
       8'hb4:
-          \out$68  = 9'h080;
+          \out$76  = 9'h080;
       8'hb5:
-          \out$68  = 9'h081;
+          \out$76  = 9'h081;
       8'hb6:
-          \out$68  = 9'h082;
+          \out$76  = 9'h082;
       8'hb7:
-          \out$68  = 9'h083;
+          \out$76  = 9'h083;
       8'hb8:
-          \out$68  = 9'h084;
+          \out$76  = 9'h084;
       8'hb9:
-          \out$68  = 9'h085;
+          \out$76  = 9'h085;
       8'hba:
-          \out$68  = 9'h086;
+          \out$76  = 9'h086;
       8'hbb:
-          \out$68  = 9'h087;
+          \out$76  = 9'h087;
       8'hbc:
-          \out$68  = 9'h088;
+          \out$76  = 9'h088;
       8'hbd:
-          \out$68  = 9'h089;
+          \out$76  = 9'h089;
       8'hbe:
-          \out$68  = 9'h090;
+          \out$76  = 9'h090;
       8'hbf:
-          \out$68  = 9'h091;
+          \out$76  = 9'h091;
       8'hc0:
-          \out$68  = 9'h092;
+          \out$76  = 9'h092;
       8'hc1:
-          \out$68  = 9'h093;
+          \out$76  = 9'h093;
       8'hc2:
-          \out$68  = 9'h094;
+          \out$76  = 9'h094;
       8'hc3:
-          \out$68  = 9'h095;
+          \out$76  = 9'h095;
       8'hc4:
-          \out$68  = 9'h096;
+          \out$76  = 9'h096;
       8'hc5:
-          \out$68  = 9'h097;
+          \out$76  = 9'h097;
       8'hc6:
-          \out$68  = 9'h098;
+          \out$76  = 9'h098;
       8'hc7:
-          \out$68  = 9'h099;
+          \out$76  = 9'h099;
       8'hc8:
-          \out$68  = 9'h100;
+          \out$76  = 9'h100;
       8'hc9:
-          \out$68  = 9'h001;
+          \out$76  = 9'h001;
       8'hca:
-          \out$68  = 9'h002;
+          \out$76  = 9'h002;
       8'hcb:
-          \out$68  = 9'h003;
+          \out$76  = 9'h003;
       8'hcc:
-          \out$68  = 9'h004;
+          \out$76  = 9'h004;
       8'hcd:
-          \out$68  = 9'h005;
+          \out$76  = 9'h005;
       8'hce:
-          \out$68  = 9'h006;
+          \out$76  = 9'h006;
       8'hcf:
-          \out$68  = 9'h007;
+          \out$76  = 9'h007;
       8'hd0:
-          \out$68  = 9'h008;
+          \out$76  = 9'h008;
       8'hd1:
-          \out$68  = 9'h009;
+          \out$76  = 9'h009;
       8'hd2:
-          \out$68  = 9'h010;
+          \out$76  = 9'h010;
       8'hd3:
-          \out$68  = 9'h011;
+          \out$76  = 9'h011;
       8'hd4:
-          \out$68  = 9'h012;
+          \out$76  = 9'h012;
       8'hd5:
-          \out$68  = 9'h013;
+          \out$76  = 9'h013;
       8'hd6:
-          \out$68  = 9'h014;
+          \out$76  = 9'h014;
       8'hd7:
-          \out$68  = 9'h015;
+          \out$76  = 9'h015;
       8'hd8:
-          \out$68  = 9'h016;
+          \out$76  = 9'h016;
       8'hd9:
-          \out$68  = 9'h017;
+          \out$76  = 9'h017;
       8'hda:
-          \out$68  = 9'h018;
+          \out$76  = 9'h018;
       8'hdb:
-          \out$68  = 9'h019;
+          \out$76  = 9'h019;
       8'hdc:
-          \out$68  = 9'h020;
+          \out$76  = 9'h020;
       8'hdd:
-          \out$68  = 9'h021;
+          \out$76  = 9'h021;
       8'hde:
-          \out$68  = 9'h022;
+          \out$76  = 9'h022;
       8'hdf:
-          \out$68  = 9'h023;
+          \out$76  = 9'h023;
       8'he0:
-          \out$68  = 9'h024;
+          \out$76  = 9'h024;
       8'he1:
-          \out$68  = 9'h025;
+          \out$76  = 9'h025;
       8'he2:
-          \out$68  = 9'h026;
+          \out$76  = 9'h026;
       8'he3:
-          \out$68  = 9'h027;
+          \out$76  = 9'h027;
       8'he4:
-          \out$68  = 9'h028;
+          \out$76  = 9'h028;
       8'he5:
-          \out$68  = 9'h029;
+          \out$76  = 9'h029;
       8'he6:
-          \out$68  = 9'h030;
+          \out$76  = 9'h030;
       8'he7:
-          \out$68  = 9'h031;
+          \out$76  = 9'h031;
       8'he8:
-          \out$68  = 9'h032;
+          \out$76  = 9'h032;
       8'he9:
-          \out$68  = 9'h033;
+          \out$76  = 9'h033;
       8'hea:
-          \out$68  = 9'h034;
+          \out$76  = 9'h034;
       8'heb:
-          \out$68  = 9'h035;
+          \out$76  = 9'h035;
       8'hec:
-          \out$68  = 9'h036;
+          \out$76  = 9'h036;
       8'hed:
-          \out$68  = 9'h037;
+          \out$76  = 9'h037;
       8'hee:
-          \out$68  = 9'h038;
+          \out$76  = 9'h038;
       8'hef:
-          \out$68  = 9'h039;
+          \out$76  = 9'h039;
       8'hf0:
-          \out$68  = 9'h040;
+          \out$76  = 9'h040;
       8'hf1:
-          \out$68  = 9'h041;
+          \out$76  = 9'h041;
       8'hf2:
-          \out$68  = 9'h042;
+          \out$76  = 9'h042;
       8'hf3:
-          \out$68  = 9'h043;
+          \out$76  = 9'h043;
       8'hf4:
-          \out$68  = 9'h044;
+          \out$76  = 9'h044;
       8'hf5:
-          \out$68  = 9'h045;
+          \out$76  = 9'h045;
       8'hf6:
-          \out$68  = 9'h046;
+          \out$76  = 9'h046;
       8'hf7:
-          \out$68  = 9'h047;
+          \out$76  = 9'h047;
       8'hf8:
-          \out$68  = 9'h048;
+          \out$76  = 9'h048;
       8'hf9:
-          \out$68  = 9'h049;
+          \out$76  = 9'h049;
       8'hfa:
-          \out$68  = 9'h050;
+          \out$76  = 9'h050;
       8'hfb:
-          \out$68  = 9'h051;
+          \out$76  = 9'h051;
       8'hfc:
-          \out$68  = 9'h052;
+          \out$76  = 9'h052;
       8'hfd:
-          \out$68  = 9'h053;
+          \out$76  = 9'h053;
       8'hfe:
-          \out$68  = 9'h054;
+          \out$76  = 9'h054;
       8'hff:
-          \out$68  = 9'h055;
+          \out$76  = 9'h055;
     endcase
   end
   always @* begin
@@ -10664,517 +10592,517 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
     (* full_case = 32'd1 *)
     casez (dadj[7:0])
       8'h00:
-          \out$70  = 9'h100;
+          \out$78  = 9'h100;
       8'h01:
-          \out$70  = 9'h001;
+          \out$78  = 9'h001;
       8'h02:
-          \out$70  = 9'h002;
+          \out$78  = 9'h002;
       8'h03:
-          \out$70  = 9'h003;
+          \out$78  = 9'h003;
       8'h04:
-          \out$70  = 9'h004;
+          \out$78  = 9'h004;
       8'h05:
-          \out$70  = 9'h005;
+          \out$78  = 9'h005;
       8'h06:
-          \out$70  = 9'h006;
+          \out$78  = 9'h006;
       8'h07:
-          \out$70  = 9'h007;
+          \out$78  = 9'h007;
       8'h08:
-          \out$70  = 9'h008;
+          \out$78  = 9'h008;
       8'h09:
-          \out$70  = 9'h009;
+          \out$78  = 9'h009;
       8'h0a:
-          \out$70  = 9'h00a;
+          \out$78  = 9'h00a;
       8'h0b:
-          \out$70  = 9'h00b;
+          \out$78  = 9'h00b;
       8'h0c:
-          \out$70  = 9'h00c;
+          \out$78  = 9'h00c;
       8'h0d:
-          \out$70  = 9'h00d;
+          \out$78  = 9'h00d;
       8'h0e:
-          \out$70  = 9'h00e;
+          \out$78  = 9'h00e;
       8'h0f:
-          \out$70  = 9'h00f;
+          \out$78  = 9'h00f;
       8'h10:
-          \out$70  = 9'h00a;
+          \out$78  = 9'h00a;
       8'h11:
-          \out$70  = 9'h00b;
+          \out$78  = 9'h00b;
       8'h12:
-          \out$70  = 9'h00c;
+          \out$78  = 9'h00c;
       8'h13:
-          \out$70  = 9'h00d;
+          \out$78  = 9'h00d;
       8'h14:
-          \out$70  = 9'h00e;
+          \out$78  = 9'h00e;
       8'h15:
-          \out$70  = 9'h00f;
+          \out$78  = 9'h00f;
       8'h16:
-          \out$70  = 9'h010;
+          \out$78  = 9'h010;
       8'h17:
-          \out$70  = 9'h011;
+          \out$78  = 9'h011;
       8'h18:
-          \out$70  = 9'h012;
+          \out$78  = 9'h012;
       8'h19:
-          \out$70  = 9'h013;
+          \out$78  = 9'h013;
       8'h1a:
-          \out$70  = 9'h014;
+          \out$78  = 9'h014;
       8'h1b:
-          \out$70  = 9'h015;
+          \out$78  = 9'h015;
       8'h1c:
-          \out$70  = 9'h016;
+          \out$78  = 9'h016;
       8'h1d:
-          \out$70  = 9'h017;
+          \out$78  = 9'h017;
       8'h1e:
-          \out$70  = 9'h018;
+          \out$78  = 9'h018;
       8'h1f:
-          \out$70  = 9'h019;
+          \out$78  = 9'h019;
       8'h20:
-          \out$70  = 9'h014;
+          \out$78  = 9'h014;
       8'h21:
-          \out$70  = 9'h015;
+          \out$78  = 9'h015;
       8'h22:
-          \out$70  = 9'h016;
+          \out$78  = 9'h016;
       8'h23:
-          \out$70  = 9'h017;
+          \out$78  = 9'h017;
       8'h24:
-          \out$70  = 9'h018;
+          \out$78  = 9'h018;
       8'h25:
-          \out$70  = 9'h019;
+          \out$78  = 9'h019;
       8'h26:
-          \out$70  = 9'h01a;
+          \out$78  = 9'h01a;
       8'h27:
-          \out$70  = 9'h01b;
+          \out$78  = 9'h01b;
       8'h28:
-          \out$70  = 9'h01c;
+          \out$78  = 9'h01c;
       8'h29:
-          \out$70  = 9'h01d;
+          \out$78  = 9'h01d;
       8'h2a:
-          \out$70  = 9'h01e;
+          \out$78  = 9'h01e;
       8'h2b:
-          \out$70  = 9'h01f;
+          \out$78  = 9'h01f;
       8'h2c:
-          \out$70  = 9'h020;
+          \out$78  = 9'h020;
       8'h2d:
-          \out$70  = 9'h021;
+          \out$78  = 9'h021;
       8'h2e:
-          \out$70  = 9'h022;
+          \out$78  = 9'h022;
       8'h2f:
-          \out$70  = 9'h023;
+          \out$78  = 9'h023;
       8'h30:
-          \out$70  = 9'h01e;
+          \out$78  = 9'h01e;
       8'h31:
-          \out$70  = 9'h01f;
+          \out$78  = 9'h01f;
       8'h32:
-          \out$70  = 9'h020;
+          \out$78  = 9'h020;
       8'h33:
-          \out$70  = 9'h021;
+          \out$78  = 9'h021;
       8'h34:
-          \out$70  = 9'h022;
+          \out$78  = 9'h022;
       8'h35:
-          \out$70  = 9'h023;
+          \out$78  = 9'h023;
       8'h36:
-          \out$70  = 9'h024;
+          \out$78  = 9'h024;
       8'h37:
-          \out$70  = 9'h025;
+          \out$78  = 9'h025;
       8'h38:
-          \out$70  = 9'h026;
+          \out$78  = 9'h026;
       8'h39:
-          \out$70  = 9'h027;
+          \out$78  = 9'h027;
       8'h3a:
-          \out$70  = 9'h028;
+          \out$78  = 9'h028;
       8'h3b:
-          \out$70  = 9'h029;
+          \out$78  = 9'h029;
       8'h3c:
-          \out$70  = 9'h02a;
+          \out$78  = 9'h02a;
       8'h3d:
-          \out$70  = 9'h02b;
+          \out$78  = 9'h02b;
       8'h3e:
-          \out$70  = 9'h02c;
+          \out$78  = 9'h02c;
       8'h3f:
-          \out$70  = 9'h02d;
+          \out$78  = 9'h02d;
       8'h40:
-          \out$70  = 9'h028;
+          \out$78  = 9'h028;
       8'h41:
-          \out$70  = 9'h029;
+          \out$78  = 9'h029;
       8'h42:
-          \out$70  = 9'h02a;
+          \out$78  = 9'h02a;
       8'h43:
-          \out$70  = 9'h02b;
+          \out$78  = 9'h02b;
       8'h44:
-          \out$70  = 9'h02c;
+          \out$78  = 9'h02c;
       8'h45:
-          \out$70  = 9'h02d;
+          \out$78  = 9'h02d;
       8'h46:
-          \out$70  = 9'h02e;
+          \out$78  = 9'h02e;
       8'h47:
-          \out$70  = 9'h02f;
+          \out$78  = 9'h02f;
       8'h48:
-          \out$70  = 9'h030;
+          \out$78  = 9'h030;
       8'h49:
-          \out$70  = 9'h031;
+          \out$78  = 9'h031;
       8'h4a:
-          \out$70  = 9'h032;
+          \out$78  = 9'h032;
       8'h4b:
-          \out$70  = 9'h033;
+          \out$78  = 9'h033;
       8'h4c:
-          \out$70  = 9'h034;
+          \out$78  = 9'h034;
       8'h4d:
-          \out$70  = 9'h035;
+          \out$78  = 9'h035;
       8'h4e:
-          \out$70  = 9'h036;
+          \out$78  = 9'h036;
       8'h4f:
-          \out$70  = 9'h037;
+          \out$78  = 9'h037;
       8'h50:
-          \out$70  = 9'h032;
+          \out$78  = 9'h032;
       8'h51:
-          \out$70  = 9'h033;
+          \out$78  = 9'h033;
       8'h52:
-          \out$70  = 9'h034;
+          \out$78  = 9'h034;
       8'h53:
-          \out$70  = 9'h035;
+          \out$78  = 9'h035;
       8'h54:
-          \out$70  = 9'h036;
+          \out$78  = 9'h036;
       8'h55:
-          \out$70  = 9'h037;
+          \out$78  = 9'h037;
       8'h56:
-          \out$70  = 9'h038;
+          \out$78  = 9'h038;
       8'h57:
-          \out$70  = 9'h039;
+          \out$78  = 9'h039;
       8'h58:
-          \out$70  = 9'h03a;
+          \out$78  = 9'h03a;
       8'h59:
-          \out$70  = 9'h03b;
+          \out$78  = 9'h03b;
       8'h5a:
-          \out$70  = 9'h03c;
+          \out$78  = 9'h03c;
       8'h5b:
-          \out$70  = 9'h03d;
+          \out$78  = 9'h03d;
       8'h5c:
-          \out$70  = 9'h03e;
+          \out$78  = 9'h03e;
       8'h5d:
-          \out$70  = 9'h03f;
+          \out$78  = 9'h03f;
       8'h5e:
-          \out$70  = 9'h040;
+          \out$78  = 9'h040;
       8'h5f:
-          \out$70  = 9'h041;
+          \out$78  = 9'h041;
       8'h60:
-          \out$70  = 9'h03c;
+          \out$78  = 9'h03c;
       8'h61:
-          \out$70  = 9'h03d;
+          \out$78  = 9'h03d;
       8'h62:
-          \out$70  = 9'h03e;
+          \out$78  = 9'h03e;
       8'h63:
-          \out$70  = 9'h03f;
+          \out$78  = 9'h03f;
       8'h64:
-          \out$70  = 9'h040;
+          \out$78  = 9'h040;
       8'h65:
-          \out$70  = 9'h041;
+          \out$78  = 9'h041;
       8'h66:
-          \out$70  = 9'h042;
+          \out$78  = 9'h042;
       8'h67:
-          \out$70  = 9'h043;
+          \out$78  = 9'h043;
       8'h68:
-          \out$70  = 9'h044;
+          \out$78  = 9'h044;
       8'h69:
-          \out$70  = 9'h045;
+          \out$78  = 9'h045;
       8'h6a:
-          \out$70  = 9'h046;
+          \out$78  = 9'h046;
       8'h6b:
-          \out$70  = 9'h047;
+          \out$78  = 9'h047;
       8'h6c:
-          \out$70  = 9'h048;
+          \out$78  = 9'h048;
       8'h6d:
-          \out$70  = 9'h049;
+          \out$78  = 9'h049;
       8'h6e:
-          \out$70  = 9'h04a;
+          \out$78  = 9'h04a;
       8'h6f:
-          \out$70  = 9'h04b;
+          \out$78  = 9'h04b;
       8'h70:
-          \out$70  = 9'h046;
+          \out$78  = 9'h046;
       8'h71:
-          \out$70  = 9'h047;
+          \out$78  = 9'h047;
       8'h72:
-          \out$70  = 9'h048;
+          \out$78  = 9'h048;
       8'h73:
-          \out$70  = 9'h049;
+          \out$78  = 9'h049;
       8'h74:
-          \out$70  = 9'h04a;
+          \out$78  = 9'h04a;
       8'h75:
-          \out$70  = 9'h04b;
+          \out$78  = 9'h04b;
       8'h76:
-          \out$70  = 9'h04c;
+          \out$78  = 9'h04c;
       8'h77:
-          \out$70  = 9'h04d;
+          \out$78  = 9'h04d;
       8'h78:
-          \out$70  = 9'h04e;
+          \out$78  = 9'h04e;
       8'h79:
-          \out$70  = 9'h04f;
+          \out$78  = 9'h04f;
       8'h7a:
-          \out$70  = 9'h050;
+          \out$78  = 9'h050;
       8'h7b:
-          \out$70  = 9'h051;
+          \out$78  = 9'h051;
       8'h7c:
-          \out$70  = 9'h052;
+          \out$78  = 9'h052;
       8'h7d:
-          \out$70  = 9'h053;
+          \out$78  = 9'h053;
       8'h7e:
-          \out$70  = 9'h054;
+          \out$78  = 9'h054;
       8'h7f:
-          \out$70  = 9'h055;
+          \out$78  = 9'h055;
       8'h80:
-          \out$70  = 9'h050;
+          \out$78  = 9'h050;
       8'h81:
-          \out$70  = 9'h051;
+          \out$78  = 9'h051;
       8'h82:
-          \out$70  = 9'h052;
+          \out$78  = 9'h052;
       8'h83:
-          \out$70  = 9'h053;
+          \out$78  = 9'h053;
       8'h84:
-          \out$70  = 9'h054;
+          \out$78  = 9'h054;
       8'h85:
-          \out$70  = 9'h055;
+          \out$78  = 9'h055;
       8'h86:
-          \out$70  = 9'h056;
+          \out$78  = 9'h056;
       8'h87:
-          \out$70  = 9'h057;
+          \out$78  = 9'h057;
       8'h88:
-          \out$70  = 9'h058;
+          \out$78  = 9'h058;
       8'h89:
-          \out$70  = 9'h059;
+          \out$78  = 9'h059;
       8'h8a:
-          \out$70  = 9'h05a;
+          \out$78  = 9'h05a;
       8'h8b:
-          \out$70  = 9'h05b;
+          \out$78  = 9'h05b;
       8'h8c:
-          \out$70  = 9'h05c;
+          \out$78  = 9'h05c;
       8'h8d:
-          \out$70  = 9'h05d;
+          \out$78  = 9'h05d;
       8'h8e:
-          \out$70  = 9'h05e;
+          \out$78  = 9'h05e;
       8'h8f:
-          \out$70  = 9'h05f;
+          \out$78  = 9'h05f;
       8'h90:
-          \out$70  = 9'h05a;
+          \out$78  = 9'h05a;
       8'h91:
-          \out$70  = 9'h05b;
+          \out$78  = 9'h05b;
       8'h92:
-          \out$70  = 9'h05c;
+          \out$78  = 9'h05c;
       8'h93:
-          \out$70  = 9'h05d;
+          \out$78  = 9'h05d;
       8'h94:
-          \out$70  = 9'h05e;
+          \out$78  = 9'h05e;
       8'h95:
-          \out$70  = 9'h05f;
+          \out$78  = 9'h05f;
       8'h96:
-          \out$70  = 9'h060;
+          \out$78  = 9'h060;
       8'h97:
-          \out$70  = 9'h061;
+          \out$78  = 9'h061;
       8'h98:
-          \out$70  = 9'h062;
+          \out$78  = 9'h062;
       8'h99:
-          \out$70  = 9'h063;
+          \out$78  = 9'h063;
       8'h9a:
-          \out$70  = 9'h064;
+          \out$78  = 9'h064;
       8'h9b:
-          \out$70  = 9'h065;
+          \out$78  = 9'h065;
       8'h9c:
-          \out$70  = 9'h066;
+          \out$78  = 9'h066;
       8'h9d:
-          \out$70  = 9'h067;
+          \out$78  = 9'h067;
       8'h9e:
-          \out$70  = 9'h068;
+          \out$78  = 9'h068;
       8'h9f:
-          \out$70  = 9'h069;
+          \out$78  = 9'h069;
       8'ha0:
-          \out$70  = 9'h064;
+          \out$78  = 9'h064;
       8'ha1:
-          \out$70  = 9'h065;
+          \out$78  = 9'h065;
       8'ha2:
-          \out$70  = 9'h066;
+          \out$78  = 9'h066;
       8'ha3:
-          \out$70  = 9'h067;
+          \out$78  = 9'h067;
       8'ha4:
-          \out$70  = 9'h068;
+          \out$78  = 9'h068;
       8'ha5:
-          \out$70  = 9'h069;
+          \out$78  = 9'h069;
       8'ha6:
-          \out$70  = 9'h06a;
+          \out$78  = 9'h06a;
       8'ha7:
-          \out$70  = 9'h06b;
+          \out$78  = 9'h06b;
       8'ha8:
-          \out$70  = 9'h06c;
+          \out$78  = 9'h06c;
       8'ha9:
-          \out$70  = 9'h06d;
+          \out$78  = 9'h06d;
       8'haa:
-          \out$70  = 9'h06e;
+          \out$78  = 9'h06e;
       8'hab:
-          \out$70  = 9'h06f;
+          \out$78  = 9'h06f;
       8'hac:
-          \out$70  = 9'h070;
+          \out$78  = 9'h070;
       8'had:
-          \out$70  = 9'h071;
+          \out$78  = 9'h071;
       8'hae:
-          \out$70  = 9'h072;
+          \out$78  = 9'h072;
       8'haf:
-          \out$70  = 9'h073;
+          \out$78  = 9'h073;
       8'hb0:
-          \out$70  = 9'h06e;
+          \out$78  = 9'h06e;
       8'hb1:
-          \out$70  = 9'h06f;
+          \out$78  = 9'h06f;
       8'hb2:
-          \out$70  = 9'h070;
+          \out$78  = 9'h070;
       8'hb3:
-          \out$70  = 9'h071;
+          \out$78  = 9'h071;
       8'hb4:
-          \out$70  = 9'h072;
+          \out$78  = 9'h072;
       8'hb5:
-          \out$70  = 9'h073;
+          \out$78  = 9'h073;
       8'hb6:
-          \out$70  = 9'h074;
+          \out$78  = 9'h074;
       8'hb7:
-          \out$70  = 9'h075;
+          \out$78  = 9'h075;
       8'hb8:
-          \out$70  = 9'h076;
+          \out$78  = 9'h076;
       8'hb9:
-          \out$70  = 9'h077;
+          \out$78  = 9'h077;
       8'hba:
-          \out$70  = 9'h078;
+          \out$78  = 9'h078;
       8'hbb:
-          \out$70  = 9'h079;
+          \out$78  = 9'h079;
       8'hbc:
-          \out$70  = 9'h07a;
+          \out$78  = 9'h07a;
       8'hbd:
-          \out$70  = 9'h07b;
+          \out$78  = 9'h07b;
       8'hbe:
-          \out$70  = 9'h07c;
+          \out$78  = 9'h07c;
       8'hbf:
-          \out$70  = 9'h07d;
+          \out$78  = 9'h07d;
       8'hc0:
-          \out$70  = 9'h078;
+          \out$78  = 9'h078;
       8'hc1:
-          \out$70  = 9'h079;
+          \out$78  = 9'h079;
       8'hc2:
-          \out$70  = 9'h07a;
+          \out$78  = 9'h07a;
       8'hc3:
-          \out$70  = 9'h07b;
+          \out$78  = 9'h07b;
       8'hc4:
-          \out$70  = 9'h07c;
+          \out$78  = 9'h07c;
       8'hc5:
-          \out$70  = 9'h07d;
+          \out$78  = 9'h07d;
       8'hc6:
-          \out$70  = 9'h07e;
+          \out$78  = 9'h07e;
       8'hc7:
-          \out$70  = 9'h07f;
+          \out$78  = 9'h07f;
       8'hc8:
-          \out$70  = 9'h080;
+          \out$78  = 9'h080;
       8'hc9:
-          \out$70  = 9'h081;
+          \out$78  = 9'h081;
       8'hca:
-          \out$70  = 9'h082;
+          \out$78  = 9'h082;
       8'hcb:
-          \out$70  = 9'h083;
+          \out$78  = 9'h083;
       8'hcc:
-          \out$70  = 9'h084;
+          \out$78  = 9'h084;
       8'hcd:
-          \out$70  = 9'h085;
+          \out$78  = 9'h085;
       8'hce:
-          \out$70  = 9'h086;
+          \out$78  = 9'h086;
       8'hcf:
-          \out$70  = 9'h087;
+          \out$78  = 9'h087;
       8'hd0:
-          \out$70  = 9'h082;
+          \out$78  = 9'h082;
       8'hd1:
-          \out$70  = 9'h083;
+          \out$78  = 9'h083;
       8'hd2:
-          \out$70  = 9'h084;
+          \out$78  = 9'h084;
       8'hd3:
-          \out$70  = 9'h085;
+          \out$78  = 9'h085;
       8'hd4:
-          \out$70  = 9'h086;
+          \out$78  = 9'h086;
       8'hd5:
-          \out$70  = 9'h087;
+          \out$78  = 9'h087;
       8'hd6:
-          \out$70  = 9'h088;
+          \out$78  = 9'h088;
       8'hd7:
-          \out$70  = 9'h089;
+          \out$78  = 9'h089;
       8'hd8:
-          \out$70  = 9'h08a;
+          \out$78  = 9'h08a;
       8'hd9:
-          \out$70  = 9'h08b;
+          \out$78  = 9'h08b;
       8'hda:
-          \out$70  = 9'h08c;
+          \out$78  = 9'h08c;
       8'hdb:
-          \out$70  = 9'h08d;
+          \out$78  = 9'h08d;
       8'hdc:
-          \out$70  = 9'h08e;
+          \out$78  = 9'h08e;
       8'hdd:
-          \out$70  = 9'h08f;
+          \out$78  = 9'h08f;
       8'hde:
-          \out$70  = 9'h090;
+          \out$78  = 9'h090;
       8'hdf:
-          \out$70  = 9'h091;
+          \out$78  = 9'h091;
       8'he0:
-          \out$70  = 9'h08c;
+          \out$78  = 9'h08c;
       8'he1:
-          \out$70  = 9'h08d;
+          \out$78  = 9'h08d;
       8'he2:
-          \out$70  = 9'h08e;
+          \out$78  = 9'h08e;
       8'he3:
-          \out$70  = 9'h08f;
+          \out$78  = 9'h08f;
       8'he4:
-          \out$70  = 9'h090;
+          \out$78  = 9'h090;
       8'he5:
-          \out$70  = 9'h091;
+          \out$78  = 9'h091;
       8'he6:
-          \out$70  = 9'h092;
+          \out$78  = 9'h092;
       8'he7:
-          \out$70  = 9'h093;
+          \out$78  = 9'h093;
       8'he8:
-          \out$70  = 9'h094;
+          \out$78  = 9'h094;
       8'he9:
-          \out$70  = 9'h095;
+          \out$78  = 9'h095;
       8'hea:
-          \out$70  = 9'h096;
+          \out$78  = 9'h096;
       8'heb:
-          \out$70  = 9'h097;
+          \out$78  = 9'h097;
       8'hec:
-          \out$70  = 9'h098;
+          \out$78  = 9'h098;
       8'hed:
-          \out$70  = 9'h099;
+          \out$78  = 9'h099;
       8'hee:
-          \out$70  = 9'h09a;
+          \out$78  = 9'h09a;
       8'hef:
-          \out$70  = 9'h09b;
+          \out$78  = 9'h09b;
       8'hf0:
-          \out$70  = 9'h096;
+          \out$78  = 9'h096;
       8'hf1:
-          \out$70  = 9'h097;
+          \out$78  = 9'h097;
       8'hf2:
-          \out$70  = 9'h098;
+          \out$78  = 9'h098;
       8'hf3:
-          \out$70  = 9'h099;
+          \out$78  = 9'h099;
       8'hf4:
-          \out$70  = 9'h09a;
+          \out$78  = 9'h09a;
       8'hf5:
-          \out$70  = 9'h09b;
+          \out$78  = 9'h09b;
       8'hf6:
-          \out$70  = 9'h09c;
+          \out$78  = 9'h09c;
       8'hf7:
-          \out$70  = 9'h09d;
+          \out$78  = 9'h09d;
       8'hf8:
-          \out$70  = 9'h09e;
+          \out$78  = 9'h09e;
       8'hf9:
-          \out$70  = 9'h09f;
+          \out$78  = 9'h09f;
       8'hfa:
-          \out$70  = 9'h0a0;
+          \out$78  = 9'h0a0;
       8'hfb:
-          \out$70  = 9'h0a1;
+          \out$78  = 9'h0a1;
       8'hfc:
-          \out$70  = 9'h0a2;
+          \out$78  = 9'h0a2;
       8'hfd:
-          \out$70  = 9'h0a3;
+          \out$78  = 9'h0a3;
       8'hfe:
-          \out$70  = 9'h0a4;
+          \out$78  = 9'h0a4;
       8'hff:
-          \out$70  = 9'h0a5;
+          \out$78  = 9'h0a5;
     endcase
   end
   always @* begin
@@ -11182,716 +11110,833 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
     (* full_case = 32'd1 *)
     casez (dadj[7:0])
       8'h00:
-          \out$71  = 9'h100;
+          \out$79  = 9'h100;
       8'h01:
-          \out$71  = 9'h001;
+          \out$79  = 9'h001;
       8'h02:
-          \out$71  = 9'h002;
+          \out$79  = 9'h002;
       8'h03:
-          \out$71  = 9'h003;
+          \out$79  = 9'h003;
       8'h04:
-          \out$71  = 9'h004;
+          \out$79  = 9'h004;
       8'h05:
-          \out$71  = 9'h005;
+          \out$79  = 9'h005;
       8'h06:
-          \out$71  = 9'h006;
+          \out$79  = 9'h006;
       8'h07:
-          \out$71  = 9'h007;
+          \out$79  = 9'h007;
       8'h08:
-          \out$71  = 9'h008;
+          \out$79  = 9'h008;
       8'h09:
-          \out$71  = 9'h009;
+          \out$79  = 9'h009;
       8'h0a:
-          \out$71  = 9'h010;
+          \out$79  = 9'h010;
       8'h0b:
-          \out$71  = 9'h011;
+          \out$79  = 9'h011;
       8'h0c:
-          \out$71  = 9'h012;
+          \out$79  = 9'h012;
       8'h0d:
-          \out$71  = 9'h013;
+          \out$79  = 9'h013;
       8'h0e:
-          \out$71  = 9'h014;
+          \out$79  = 9'h014;
       8'h0f:
-          \out$71  = 9'h015;
+          \out$79  = 9'h015;
       8'h10:
-          \out$71  = 9'h016;
+          \out$79  = 9'h016;
       8'h11:
-          \out$71  = 9'h017;
+          \out$79  = 9'h017;
       8'h12:
-          \out$71  = 9'h018;
+          \out$79  = 9'h018;
       8'h13:
-          \out$71  = 9'h019;
+          \out$79  = 9'h019;
       8'h14:
-          \out$71  = 9'h020;
+          \out$79  = 9'h020;
       8'h15:
-          \out$71  = 9'h021;
+          \out$79  = 9'h021;
       8'h16:
-          \out$71  = 9'h022;
+          \out$79  = 9'h022;
       8'h17:
-          \out$71  = 9'h023;
+          \out$79  = 9'h023;
       8'h18:
-          \out$71  = 9'h024;
+          \out$79  = 9'h024;
       8'h19:
-          \out$71  = 9'h025;
+          \out$79  = 9'h025;
       8'h1a:
-          \out$71  = 9'h026;
+          \out$79  = 9'h026;
       8'h1b:
-          \out$71  = 9'h027;
+          \out$79  = 9'h027;
       8'h1c:
-          \out$71  = 9'h028;
+          \out$79  = 9'h028;
       8'h1d:
-          \out$71  = 9'h029;
+          \out$79  = 9'h029;
       8'h1e:
-          \out$71  = 9'h030;
+          \out$79  = 9'h030;
       8'h1f:
-          \out$71  = 9'h031;
+          \out$79  = 9'h031;
       8'h20:
-          \out$71  = 9'h032;
+          \out$79  = 9'h032;
       8'h21:
-          \out$71  = 9'h033;
+          \out$79  = 9'h033;
       8'h22:
-          \out$71  = 9'h034;
+          \out$79  = 9'h034;
       8'h23:
-          \out$71  = 9'h035;
+          \out$79  = 9'h035;
       8'h24:
-          \out$71  = 9'h036;
+          \out$79  = 9'h036;
       8'h25:
-          \out$71  = 9'h037;
+          \out$79  = 9'h037;
       8'h26:
-          \out$71  = 9'h038;
+          \out$79  = 9'h038;
       8'h27:
-          \out$71  = 9'h039;
+          \out$79  = 9'h039;
       8'h28:
-          \out$71  = 9'h040;
+          \out$79  = 9'h040;
       8'h29:
-          \out$71  = 9'h041;
+          \out$79  = 9'h041;
       8'h2a:
-          \out$71  = 9'h042;
+          \out$79  = 9'h042;
       8'h2b:
-          \out$71  = 9'h043;
+          \out$79  = 9'h043;
       8'h2c:
-          \out$71  = 9'h044;
+          \out$79  = 9'h044;
       8'h2d:
-          \out$71  = 9'h045;
+          \out$79  = 9'h045;
       8'h2e:
-          \out$71  = 9'h046;
+          \out$79  = 9'h046;
       8'h2f:
-          \out$71  = 9'h047;
+          \out$79  = 9'h047;
       8'h30:
-          \out$71  = 9'h048;
+          \out$79  = 9'h048;
       8'h31:
-          \out$71  = 9'h049;
+          \out$79  = 9'h049;
       8'h32:
-          \out$71  = 9'h050;
+          \out$79  = 9'h050;
       8'h33:
-          \out$71  = 9'h051;
+          \out$79  = 9'h051;
       8'h34:
-          \out$71  = 9'h052;
+          \out$79  = 9'h052;
       8'h35:
-          \out$71  = 9'h053;
+          \out$79  = 9'h053;
       8'h36:
-          \out$71  = 9'h054;
+          \out$79  = 9'h054;
       8'h37:
-          \out$71  = 9'h055;
+          \out$79  = 9'h055;
       8'h38:
-          \out$71  = 9'h056;
+          \out$79  = 9'h056;
       8'h39:
-          \out$71  = 9'h057;
+          \out$79  = 9'h057;
       8'h3a:
-          \out$71  = 9'h058;
+          \out$79  = 9'h058;
       8'h3b:
-          \out$71  = 9'h059;
+          \out$79  = 9'h059;
       8'h3c:
-          \out$71  = 9'h060;
+          \out$79  = 9'h060;
       8'h3d:
-          \out$71  = 9'h061;
+          \out$79  = 9'h061;
       8'h3e:
-          \out$71  = 9'h062;
+          \out$79  = 9'h062;
       8'h3f:
-          \out$71  = 9'h063;
+          \out$79  = 9'h063;
       8'h40:
-          \out$71  = 9'h064;
+          \out$79  = 9'h064;
       8'h41:
-          \out$71  = 9'h065;
+          \out$79  = 9'h065;
       8'h42:
-          \out$71  = 9'h066;
+          \out$79  = 9'h066;
       8'h43:
-          \out$71  = 9'h067;
+          \out$79  = 9'h067;
       8'h44:
-          \out$71  = 9'h068;
+          \out$79  = 9'h068;
       8'h45:
-          \out$71  = 9'h069;
+          \out$79  = 9'h069;
       8'h46:
-          \out$71  = 9'h070;
+          \out$79  = 9'h070;
       8'h47:
-          \out$71  = 9'h071;
+          \out$79  = 9'h071;
       8'h48:
-          \out$71  = 9'h072;
+          \out$79  = 9'h072;
       8'h49:
-          \out$71  = 9'h073;
+          \out$79  = 9'h073;
       8'h4a:
-          \out$71  = 9'h074;
+          \out$79  = 9'h074;
       8'h4b:
-          \out$71  = 9'h075;
+          \out$79  = 9'h075;
       8'h4c:
-          \out$71  = 9'h076;
+          \out$79  = 9'h076;
       8'h4d:
-          \out$71  = 9'h077;
+          \out$79  = 9'h077;
       8'h4e:
-          \out$71  = 9'h078;
+          \out$79  = 9'h078;
       8'h4f:
-          \out$71  = 9'h079;
+          \out$79  = 9'h079;
       8'h50:
-          \out$71  = 9'h080;
+          \out$79  = 9'h080;
       8'h51:
-          \out$71  = 9'h081;
+          \out$79  = 9'h081;
       8'h52:
-          \out$71  = 9'h082;
+          \out$79  = 9'h082;
       8'h53:
-          \out$71  = 9'h083;
+          \out$79  = 9'h083;
       8'h54:
-          \out$71  = 9'h084;
+          \out$79  = 9'h084;
       8'h55:
-          \out$71  = 9'h085;
+          \out$79  = 9'h085;
       8'h56:
-          \out$71  = 9'h086;
+          \out$79  = 9'h086;
       8'h57:
-          \out$71  = 9'h087;
+          \out$79  = 9'h087;
       8'h58:
-          \out$71  = 9'h088;
+          \out$79  = 9'h088;
       8'h59:
-          \out$71  = 9'h089;
+          \out$79  = 9'h089;
       8'h5a:
-          \out$71  = 9'h090;
+          \out$79  = 9'h090;
       8'h5b:
-          \out$71  = 9'h091;
+          \out$79  = 9'h091;
       8'h5c:
-          \out$71  = 9'h092;
+          \out$79  = 9'h092;
       8'h5d:
-          \out$71  = 9'h093;
+          \out$79  = 9'h093;
       8'h5e:
-          \out$71  = 9'h094;
+          \out$79  = 9'h094;
       8'h5f:
-          \out$71  = 9'h095;
+          \out$79  = 9'h095;
       8'h60:
-          \out$71  = 9'h096;
+          \out$79  = 9'h096;
       8'h61:
-          \out$71  = 9'h097;
+          \out$79  = 9'h097;
       8'h62:
-          \out$71  = 9'h098;
+          \out$79  = 9'h098;
       8'h63:
-          \out$71  = 9'h099;
+          \out$79  = 9'h099;
       8'h64:
-          \out$71  = 9'h100;
+          \out$79  = 9'h100;
       8'h65:
-          \out$71  = 9'h001;
+          \out$79  = 9'h001;
       8'h66:
-          \out$71  = 9'h002;
+          \out$79  = 9'h002;
       8'h67:
-          \out$71  = 9'h003;
+          \out$79  = 9'h003;
       8'h68:
-          \out$71  = 9'h004;
+          \out$79  = 9'h004;
       8'h69:
-          \out$71  = 9'h005;
+          \out$79  = 9'h005;
       8'h6a:
-          \out$71  = 9'h006;
+          \out$79  = 9'h006;
       8'h6b:
-          \out$71  = 9'h007;
+          \out$79  = 9'h007;
       8'h6c:
-          \out$71  = 9'h008;
+          \out$79  = 9'h008;
       8'h6d:
-          \out$71  = 9'h009;
+          \out$79  = 9'h009;
       8'h6e:
-          \out$71  = 9'h010;
+          \out$79  = 9'h010;
       8'h6f:
-          \out$71  = 9'h011;
+          \out$79  = 9'h011;
       8'h70:
-          \out$71  = 9'h012;
+          \out$79  = 9'h012;
       8'h71:
-          \out$71  = 9'h013;
+          \out$79  = 9'h013;
       8'h72:
-          \out$71  = 9'h014;
+          \out$79  = 9'h014;
       8'h73:
-          \out$71  = 9'h015;
+          \out$79  = 9'h015;
       8'h74:
-          \out$71  = 9'h016;
+          \out$79  = 9'h016;
       8'h75:
-          \out$71  = 9'h017;
+          \out$79  = 9'h017;
       8'h76:
-          \out$71  = 9'h018;
+          \out$79  = 9'h018;
       8'h77:
-          \out$71  = 9'h019;
+          \out$79  = 9'h019;
       8'h78:
-          \out$71  = 9'h020;
+          \out$79  = 9'h020;
       8'h79:
-          \out$71  = 9'h021;
+          \out$79  = 9'h021;
       8'h7a:
-          \out$71  = 9'h022;
+          \out$79  = 9'h022;
       8'h7b:
-          \out$71  = 9'h023;
+          \out$79  = 9'h023;
       8'h7c:
-          \out$71  = 9'h024;
+          \out$79  = 9'h024;
       8'h7d:
-          \out$71  = 9'h025;
+          \out$79  = 9'h025;
       8'h7e:
-          \out$71  = 9'h026;
+          \out$79  = 9'h026;
       8'h7f:
-          \out$71  = 9'h027;
+          \out$79  = 9'h027;
       8'h80:
-          \out$71  = 9'h028;
+          \out$79  = 9'h028;
       8'h81:
-          \out$71  = 9'h029;
+          \out$79  = 9'h029;
       8'h82:
-          \out$71  = 9'h030;
+          \out$79  = 9'h030;
       8'h83:
-          \out$71  = 9'h031;
+          \out$79  = 9'h031;
       8'h84:
-          \out$71  = 9'h032;
+          \out$79  = 9'h032;
       8'h85:
-          \out$71  = 9'h033;
+          \out$79  = 9'h033;
       8'h86:
-          \out$71  = 9'h034;
+          \out$79  = 9'h034;
       8'h87:
-          \out$71  = 9'h035;
+          \out$79  = 9'h035;
       8'h88:
-          \out$71  = 9'h036;
+          \out$79  = 9'h036;
       8'h89:
-          \out$71  = 9'h037;
+          \out$79  = 9'h037;
       8'h8a:
-          \out$71  = 9'h038;
+          \out$79  = 9'h038;
       8'h8b:
-          \out$71  = 9'h039;
+          \out$79  = 9'h039;
       8'h8c:
-          \out$71  = 9'h040;
+          \out$79  = 9'h040;
       8'h8d:
-          \out$71  = 9'h041;
+          \out$79  = 9'h041;
       8'h8e:
-          \out$71  = 9'h042;
+          \out$79  = 9'h042;
       8'h8f:
-          \out$71  = 9'h043;
+          \out$79  = 9'h043;
       8'h90:
-          \out$71  = 9'h044;
+          \out$79  = 9'h044;
       8'h91:
-          \out$71  = 9'h045;
+          \out$79  = 9'h045;
       8'h92:
-          \out$71  = 9'h046;
+          \out$79  = 9'h046;
       8'h93:
-          \out$71  = 9'h047;
+          \out$79  = 9'h047;
       8'h94:
-          \out$71  = 9'h048;
+          \out$79  = 9'h048;
       8'h95:
-          \out$71  = 9'h049;
+          \out$79  = 9'h049;
       8'h96:
-          \out$71  = 9'h050;
+          \out$79  = 9'h050;
       8'h97:
-          \out$71  = 9'h051;
+          \out$79  = 9'h051;
       8'h98:
-          \out$71  = 9'h052;
+          \out$79  = 9'h052;
       8'h99:
-          \out$71  = 9'h053;
+          \out$79  = 9'h053;
       8'h9a:
-          \out$71  = 9'h054;
+          \out$79  = 9'h054;
       8'h9b:
-          \out$71  = 9'h055;
+          \out$79  = 9'h055;
       8'h9c:
-          \out$71  = 9'h056;
+          \out$79  = 9'h056;
       8'h9d:
-          \out$71  = 9'h057;
+          \out$79  = 9'h057;
       8'h9e:
-          \out$71  = 9'h058;
+          \out$79  = 9'h058;
       8'h9f:
-          \out$71  = 9'h059;
+          \out$79  = 9'h059;
       8'ha0:
-          \out$71  = 9'h060;
+          \out$79  = 9'h060;
       8'ha1:
-          \out$71  = 9'h061;
+          \out$79  = 9'h061;
       8'ha2:
-          \out$71  = 9'h062;
+          \out$79  = 9'h062;
       8'ha3:
-          \out$71  = 9'h063;
+          \out$79  = 9'h063;
       8'ha4:
-          \out$71  = 9'h064;
+          \out$79  = 9'h064;
       8'ha5:
-          \out$71  = 9'h065;
+          \out$79  = 9'h065;
       8'ha6:
-          \out$71  = 9'h066;
+          \out$79  = 9'h066;
       8'ha7:
-          \out$71  = 9'h067;
+          \out$79  = 9'h067;
       8'ha8:
-          \out$71  = 9'h068;
+          \out$79  = 9'h068;
       8'ha9:
-          \out$71  = 9'h069;
+          \out$79  = 9'h069;
       8'haa:
-          \out$71  = 9'h070;
+          \out$79  = 9'h070;
       8'hab:
-          \out$71  = 9'h071;
+          \out$79  = 9'h071;
       8'hac:
-          \out$71  = 9'h072;
+          \out$79  = 9'h072;
       8'had:
-          \out$71  = 9'h073;
+          \out$79  = 9'h073;
       8'hae:
-          \out$71  = 9'h074;
+          \out$79  = 9'h074;
       8'haf:
-          \out$71  = 9'h075;
+          \out$79  = 9'h075;
       8'hb0:
-          \out$71  = 9'h076;
+          \out$79  = 9'h076;
       8'hb1:
-          \out$71  = 9'h077;
+          \out$79  = 9'h077;
       8'hb2:
-          \out$71  = 9'h078;
+          \out$79  = 9'h078;
       8'hb3:
-          \out$71  = 9'h079;
+          \out$79  = 9'h079;
       8'hb4:
-          \out$71  = 9'h080;
+          \out$79  = 9'h080;
       8'hb5:
-          \out$71  = 9'h081;
+          \out$79  = 9'h081;
       8'hb6:
-          \out$71  = 9'h082;
+          \out$79  = 9'h082;
       8'hb7:
-          \out$71  = 9'h083;
+          \out$79  = 9'h083;
       8'hb8:
-          \out$71  = 9'h084;
+          \out$79  = 9'h084;
       8'hb9:
-          \out$71  = 9'h085;
+          \out$79  = 9'h085;
       8'hba:
-          \out$71  = 9'h086;
+          \out$79  = 9'h086;
       8'hbb:
-          \out$71  = 9'h087;
+          \out$79  = 9'h087;
       8'hbc:
-          \out$71  = 9'h088;
+          \out$79  = 9'h088;
       8'hbd:
-          \out$71  = 9'h089;
+          \out$79  = 9'h089;
       8'hbe:
-          \out$71  = 9'h090;
+          \out$79  = 9'h090;
       8'hbf:
-          \out$71  = 9'h091;
+          \out$79  = 9'h091;
       8'hc0:
-          \out$71  = 9'h092;
+          \out$79  = 9'h092;
       8'hc1:
-          \out$71  = 9'h093;
+          \out$79  = 9'h093;
       8'hc2:
-          \out$71  = 9'h094;
+          \out$79  = 9'h094;
       8'hc3:
-          \out$71  = 9'h095;
+          \out$79  = 9'h095;
       8'hc4:
-          \out$71  = 9'h096;
+          \out$79  = 9'h096;
       8'hc5:
-          \out$71  = 9'h097;
+          \out$79  = 9'h097;
       8'hc6:
-          \out$71  = 9'h098;
+          \out$79  = 9'h098;
       8'hc7:
-          \out$71  = 9'h099;
+          \out$79  = 9'h099;
       8'hc8:
-          \out$71  = 9'h100;
+          \out$79  = 9'h100;
       8'hc9:
-          \out$71  = 9'h001;
+          \out$79  = 9'h001;
       8'hca:
-          \out$71  = 9'h002;
+          \out$79  = 9'h002;
       8'hcb:
-          \out$71  = 9'h003;
+          \out$79  = 9'h003;
       8'hcc:
-          \out$71  = 9'h004;
+          \out$79  = 9'h004;
       8'hcd:
-          \out$71  = 9'h005;
+          \out$79  = 9'h005;
       8'hce:
-          \out$71  = 9'h006;
+          \out$79  = 9'h006;
       8'hcf:
-          \out$71  = 9'h007;
+          \out$79  = 9'h007;
       8'hd0:
-          \out$71  = 9'h008;
+          \out$79  = 9'h008;
       8'hd1:
-          \out$71  = 9'h009;
+          \out$79  = 9'h009;
       8'hd2:
-          \out$71  = 9'h010;
+          \out$79  = 9'h010;
       8'hd3:
-          \out$71  = 9'h011;
+          \out$79  = 9'h011;
       8'hd4:
-          \out$71  = 9'h012;
+          \out$79  = 9'h012;
       8'hd5:
-          \out$71  = 9'h013;
+          \out$79  = 9'h013;
       8'hd6:
-          \out$71  = 9'h014;
+          \out$79  = 9'h014;
       8'hd7:
-          \out$71  = 9'h015;
+          \out$79  = 9'h015;
       8'hd8:
-          \out$71  = 9'h016;
+          \out$79  = 9'h016;
       8'hd9:
-          \out$71  = 9'h017;
+          \out$79  = 9'h017;
       8'hda:
-          \out$71  = 9'h018;
+          \out$79  = 9'h018;
       8'hdb:
-          \out$71  = 9'h019;
+          \out$79  = 9'h019;
       8'hdc:
-          \out$71  = 9'h020;
+          \out$79  = 9'h020;
       8'hdd:
-          \out$71  = 9'h021;
+          \out$79  = 9'h021;
       8'hde:
-          \out$71  = 9'h022;
+          \out$79  = 9'h022;
       8'hdf:
-          \out$71  = 9'h023;
+          \out$79  = 9'h023;
       8'he0:
-          \out$71  = 9'h024;
+          \out$79  = 9'h024;
       8'he1:
-          \out$71  = 9'h025;
+          \out$79  = 9'h025;
       8'he2:
-          \out$71  = 9'h026;
+          \out$79  = 9'h026;
       8'he3:
-          \out$71  = 9'h027;
+          \out$79  = 9'h027;
       8'he4:
-          \out$71  = 9'h028;
+          \out$79  = 9'h028;
       8'he5:
-          \out$71  = 9'h029;
+          \out$79  = 9'h029;
       8'he6:
-          \out$71  = 9'h030;
+          \out$79  = 9'h030;
       8'he7:
-          \out$71  = 9'h031;
+          \out$79  = 9'h031;
       8'he8:
-          \out$71  = 9'h032;
+          \out$79  = 9'h032;
       8'he9:
-          \out$71  = 9'h033;
+          \out$79  = 9'h033;
       8'hea:
-          \out$71  = 9'h034;
+          \out$79  = 9'h034;
       8'heb:
-          \out$71  = 9'h035;
+          \out$79  = 9'h035;
       8'hec:
-          \out$71  = 9'h036;
+          \out$79  = 9'h036;
       8'hed:
-          \out$71  = 9'h037;
+          \out$79  = 9'h037;
       8'hee:
-          \out$71  = 9'h038;
+          \out$79  = 9'h038;
       8'hef:
-          \out$71  = 9'h039;
+          \out$79  = 9'h039;
       8'hf0:
-          \out$71  = 9'h040;
+          \out$79  = 9'h040;
       8'hf1:
-          \out$71  = 9'h041;
+          \out$79  = 9'h041;
       8'hf2:
-          \out$71  = 9'h042;
+          \out$79  = 9'h042;
       8'hf3:
-          \out$71  = 9'h043;
+          \out$79  = 9'h043;
       8'hf4:
-          \out$71  = 9'h044;
+          \out$79  = 9'h044;
       8'hf5:
-          \out$71  = 9'h045;
+          \out$79  = 9'h045;
       8'hf6:
-          \out$71  = 9'h046;
+          \out$79  = 9'h046;
       8'hf7:
-          \out$71  = 9'h047;
+          \out$79  = 9'h047;
       8'hf8:
-          \out$71  = 9'h048;
+          \out$79  = 9'h048;
       8'hf9:
-          \out$71  = 9'h049;
+          \out$79  = 9'h049;
       8'hfa:
-          \out$71  = 9'h050;
+          \out$79  = 9'h050;
       8'hfb:
-          \out$71  = 9'h051;
+          \out$79  = 9'h051;
       8'hfc:
-          \out$71  = 9'h052;
+          \out$79  = 9'h052;
       8'hfd:
-          \out$71  = 9'h053;
+          \out$79  = 9'h053;
       8'hfe:
-          \out$71  = 9'h054;
+          \out$79  = 9'h054;
       8'hff:
-          \out$71  = 9'h055;
+          \out$79  = 9'h055;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     diff = 9'h000;
     if (enB) begin
-      casez (opB_1h)
-        52'b??????????????????????????????????????????????????1?:
+      casez (opB)
+        6'h01:
             /* empty */;
-        52'b?????????????????????????????????????????????????1??:
+        6'h02:
             /* empty */;
-        52'b????????????????????????????????????????????????1???:
+        6'h03:
             /* empty */;
-        52'b???????????????????????????????????????????????1????:
+        6'h04:
             /* empty */;
-        52'b??????????????????????????????????????????????1?????:
+        6'h05:
             /* empty */;
-        52'b?????????????????????????????????????????????1??????:
+        6'h06:
             /* empty */;
-        52'b????????????????????????????????????????????1???????:
+        6'h07:
             /* empty */;
-        52'b???????????????????????????????????????????1????????:
+        6'h08:
             /* empty */;
-        52'b??????????????????????????????????????????1?????????:
+        6'h09:
             /* empty */;
-        52'b?????????????????????????????????????????1??????????:
-            diff = \$109 ;
+        6'h0a:
+            diff = \$112 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$75  = 9'h000;
+    \diff$83  = 9'h000;
     if (enB) begin
-      casez (opB_1h)
-        52'b??????????????????????????????????????????????????1?:
+      casez (opB)
+        6'h01:
             /* empty */;
-        52'b?????????????????????????????????????????????????1??:
+        6'h02:
             /* empty */;
-        52'b????????????????????????????????????????????????1???:
+        6'h03:
             /* empty */;
-        52'b???????????????????????????????????????????????1????:
+        6'h04:
             /* empty */;
-        52'b??????????????????????????????????????????????1?????:
+        6'h05:
             /* empty */;
-        52'b?????????????????????????????????????????????1??????:
+        6'h06:
             /* empty */;
-        52'b????????????????????????????????????????????1???????:
+        6'h07:
             /* empty */;
-        52'b???????????????????????????????????????????1????????:
+        6'h08:
             /* empty */;
-        52'b??????????????????????????????????????????1?????????:
+        6'h09:
             /* empty */;
-        52'b?????????????????????????????????????????1??????????:
+        6'h0a:
             /* empty */;
-        52'b????????????????????????????????????????1???????????:
-            \diff$75  = \$110 ;
+        6'h0b:
+            \diff$83  = \$113 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$76  = 9'h000;
+    \diff$84  = 9'h000;
     if (enB) begin
-      casez (opB_1h)
-        52'b??????????????????????????????????????????????????1?:
+      casez (opB)
+        6'h01:
             /* empty */;
-        52'b?????????????????????????????????????????????????1??:
+        6'h02:
             /* empty */;
-        52'b????????????????????????????????????????????????1???:
+        6'h03:
             /* empty */;
-        52'b???????????????????????????????????????????????1????:
+        6'h04:
             /* empty */;
-        52'b??????????????????????????????????????????????1?????:
+        6'h05:
             /* empty */;
-        52'b?????????????????????????????????????????????1??????:
+        6'h06:
             /* empty */;
-        52'b????????????????????????????????????????????1???????:
+        6'h07:
             /* empty */;
-        52'b???????????????????????????????????????????1????????:
+        6'h08:
             /* empty */;
-        52'b??????????????????????????????????????????1?????????:
+        6'h09:
             /* empty */;
-        52'b?????????????????????????????????????????1??????????:
+        6'h0a:
             /* empty */;
-        52'b????????????????????????????????????????1???????????:
+        6'h0b:
             /* empty */;
-        52'b???????????????????????????????????????1????????????:
-            \diff$76  = \$111 ;
+        6'h0c:
+            \diff$84  = \$114 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$77  = 9'h000;
+    \diff$85  = 9'h000;
     if (enB) begin
-      casez (opB_1h)
-        52'b??????????????????????????????????????????????????1?:
+      casez (opB)
+        6'h01:
             /* empty */;
-        52'b?????????????????????????????????????????????????1??:
+        6'h02:
             /* empty */;
-        52'b????????????????????????????????????????????????1???:
+        6'h03:
             /* empty */;
-        52'b???????????????????????????????????????????????1????:
+        6'h04:
             /* empty */;
-        52'b??????????????????????????????????????????????1?????:
+        6'h05:
             /* empty */;
-        52'b?????????????????????????????????????????????1??????:
+        6'h06:
             /* empty */;
-        52'b????????????????????????????????????????????1???????:
+        6'h07:
             /* empty */;
-        52'b???????????????????????????????????????????1????????:
+        6'h08:
             /* empty */;
-        52'b??????????????????????????????????????????1?????????:
+        6'h09:
             /* empty */;
-        52'b?????????????????????????????????????????1??????????:
+        6'h0a:
             /* empty */;
-        52'b????????????????????????????????????????1???????????:
+        6'h0b:
             /* empty */;
-        52'b???????????????????????????????????????1????????????:
+        6'h0c:
             /* empty */;
-        52'b??????????????????????????????????????1?????????????:
+        6'h0d:
             /* empty */;
-        52'b?????????????????????????????????????1??????????????:
+        6'h0e:
             /* empty */;
-        52'b????????????????????????????????????1???????????????:
+        6'h0f:
             /* empty */;
-        52'b???????????????????????????????????1????????????????:
+        6'h10:
             /* empty */;
-        52'b??????????????????????????????????1?????????????????:
+        6'h11:
             /* empty */;
-        52'b?????????????????????????????????1??????????????????:
+        6'h12:
             /* empty */;
-        52'b????????????????????????????????1???????????????????:
-            \diff$77  = \$113 ;
+        6'h13:
+            \diff$85  = \$116 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$337  = ir;
+    \$280  = pc_inc_r;
+    if (con_ce) begin
+      \$280  = \$117 [15:0];
+    end
+    if (con_rst) begin
+      \$280  = 16'h0000;
+    end
+    if (rst) begin
+      \$280  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$281  = bt_r;
+    if (con_ce) begin
+      \$281  = \$118 [15:0];
+    end
+    if (con_rst) begin
+      \$281  = 16'h0000;
+    end
+    if (rst) begin
+      \$281  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$282  = s_inc_r;
+    if (con_ce) begin
+      \$282  = \$119 [7:0];
+    end
+    if (con_rst) begin
+      \$282  = 8'h00;
+    end
+    if (rst) begin
+      \$282  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$283  = s_dec_r;
+    if (con_ce) begin
+      \$283  = \$120 [7:0];
+    end
+    if (con_rst) begin
+      \$283  = 8'h00;
+    end
+    if (rst) begin
+      \$283  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$284  = ad_idx_r;
+    if (con_ce) begin
+      \$284  = \$121 ;
+    end
+    if (con_rst) begin
+      \$284  = 9'h000;
+    end
+    if (rst) begin
+      \$284  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$285  = ad_x_r;
+    if (con_ce) begin
+      \$285  = \$122 [7:0];
+    end
+    if (con_rst) begin
+      \$285  = 8'h00;
+    end
+    if (rst) begin
+      \$285  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$286  = ad_1_r;
+    if (con_ce) begin
+      \$286  = \$123 [7:0];
+    end
+    if (con_rst) begin
+      \$286  = 8'h00;
+    end
+    if (rst) begin
+      \$286  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$287  = tmp_y_r;
+    if (con_ce) begin
+      \$287  = \$124 ;
+    end
+    if (con_rst) begin
+      \$287  = 9'h000;
+    end
+    if (rst) begin
+      \$287  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$288  = adh_ixc_r;
+    if (con_ce) begin
+      \$288  = \$125 [7:0];
+    end
+    if (con_rst) begin
+      \$288  = 8'h00;
+    end
+    if (rst) begin
+      \$288  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$289  = ir;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$337  = din;
+              \$289  = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$337  = 8'h00;
+      \$289  = 8'h00;
     end
     if (rst) begin
-      \$337  = 8'h00;
+      \$289  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$338  = dec;
+    \$290  = dec;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$338  = dec_din;
+              \$290  = dec_din;
             end
       endcase
     end
     if (con_rst) begin
-      \$338  = 18'h0000b;
+      \$290  = 18'h0000b;
     end
     if (rst) begin
-      \$338  = 18'h0000b;
+      \$290  = 18'h0000b;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$339  = state__pc;
+    \$291  = state__pc;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$339  = \$114 [15:0];
+              \$291  = pc_inc_r;
             end
         6'h01:
             if (advance) begin
-              if (\$115 ) begin
-                \$339  = \$116 [15:0];
+              if (\$126 ) begin
+                \$291  = pc_inc_r;
               end
             end
         6'h02:
             /* empty */;
         6'h03:
             if (advance) begin
-              \$339  = \$125 [15:0];
+              \$291  = pc_inc_r;
               casez (dec[4:0])
                 5'h04:
                     /* empty */;
                 5'h09:
-                    \$339  = { din, ad[7:0] };
+                    \$291  = { din, ad[7:0] };
               endcase
             end
         6'h04:
@@ -11916,14 +11961,14 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             if (advance) begin
               (* full_case = 32'd1 *)
               if (\$139 ) begin
-                \$339  = \$16 [15:0];
+                \$291  = bt_r;
               end else begin
-                \$339 [7:0] = \$16 [7:0];
+                \$291 [7:0] = bt_r[7:0];
               end
             end
         6'h0e:
             if (advance) begin
-              \$339 [15:8] = ad[15:8];
+              \$291 [15:8] = ad[15:8];
             end
         6'h0f:
             /* empty */;
@@ -11933,7 +11978,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h12:
             if (advance) begin
-              \$339  = { din, ad[7:0] };
+              \$291  = { din, ad[7:0] };
             end
         6'h15:
             /* empty */;
@@ -11941,7 +11986,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h17, 6'h24:
             if (advance) begin
-              \$339  = { din, ad[7:0] };
+              \$291  = { din, ad[7:0] };
             end
         6'h18:
             /* empty */;
@@ -11951,11 +11996,11 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1b, 6'h1f:
             if (advance) begin
-              \$339  = { din, ad[7:0] };
+              \$291  = { din, ad[7:0] };
             end
         6'h1c:
             if (advance) begin
-              \$339  = \$155 [15:0];
+              \$291  = pc_inc_r;
             end
         6'h1d:
             /* empty */;
@@ -11965,221 +12010,221 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h22:
             if (advance) begin
-              \$339  = { din, tmp };
+              \$291  = { din, tmp };
             end
       endcase
     end
     if (con_rst) begin
-      \$339  = 16'h0000;
+      \$291  = 16'h0000;
     end
     if (rst) begin
-      \$339  = 16'h0000;
+      \$291  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$340  = state;
+    \$292  = state;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$340  = 6'h01;
+              \$292  = 6'h01;
             end
         6'h01:
             if (advance) begin
               casez (dec[4:0])
                 5'h00, 5'h01:
-                    \$340  = 6'h00;
+                    \$292  = 6'h00;
                 5'h02:
-                    \$340  = 6'h0a;
+                    \$292  = 6'h0a;
                 5'h03:
-                    \$340  = 6'h02;
+                    \$292  = 6'h02;
                 5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                    \$340  = \$118 ;
+                    \$292  = \$128 ;
                 5'h06:
-                    \$340  = 6'h05;
+                    \$292  = 6'h05;
                 5'h07:
-                    \$340  = 6'h08;
+                    \$292  = 6'h08;
                 5'h08:
-                    \$340  = \$123 ;
+                    \$292  = \$133 ;
                 5'h0b:
-                    \$340  = 6'h13;
+                    \$292  = 6'h13;
                 5'h0d, 5'h0e, 5'h10:
-                    \$340  = 6'h18;
+                    \$292  = 6'h18;
                 5'h0f:
-                    \$340  = 6'h20;
+                    \$292  = 6'h20;
                 5'h11:
-                    \$340  = 6'h25;
+                    \$292  = 6'h25;
               endcase
             end
         6'h02:
             if (advance) begin
-              \$340  = 6'h0a;
+              \$292  = 6'h0a;
             end
         6'h03:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h04:
-                    \$340  = 6'h0a;
+                    \$292  = 6'h0a;
                 5'h09:
-                    \$340  = 6'h00;
+                    \$292  = 6'h00;
                 5'h0a:
-                    \$340  = 6'h21;
+                    \$292  = 6'h21;
                 default:
-                    \$340  = 6'h04;
+                    \$292  = 6'h04;
               endcase
             end
         6'h04:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$130 ) begin
-                \$340  = 6'h00;
+              if (\$136 ) begin
+                \$292  = 6'h00;
               end else begin
-                \$340  = 6'h0a;
+                \$292  = 6'h0a;
               end
             end
         6'h05:
             if (advance) begin
-              \$340  = 6'h06;
+              \$292  = 6'h06;
             end
         6'h06:
             if (advance) begin
-              \$340  = 6'h07;
+              \$292  = 6'h07;
             end
         6'h07:
             if (advance) begin
-              \$340  = 6'h0a;
+              \$292  = 6'h0a;
             end
         6'h08:
             if (advance) begin
-              \$340  = 6'h09;
+              \$292  = 6'h09;
             end
         6'h09:
             if (advance) begin
-              \$340  = 6'h04;
+              \$292  = 6'h04;
             end
         6'h0a:
             (* full_case = 32'd1 *)
             casez (dec[6:5])
               2'h0:
                   if (advance) begin
-                    \$340  = 6'h00;
+                    \$292  = 6'h00;
                   end
               2'h1:
                   if (advance) begin
-                    \$340  = 6'h00;
+                    \$292  = 6'h00;
                   end
               default:
                   if (advance) begin
-                    \$340  = 6'h0b;
+                    \$292  = 6'h0b;
                   end
             endcase
         6'h0b:
             if (advance) begin
-              \$340  = 6'h0c;
+              \$292  = 6'h0c;
             end
         6'h0c:
             if (advance) begin
-              \$340  = 6'h00;
+              \$292  = 6'h00;
             end
         6'h0d:
             if (advance) begin
               (* full_case = 32'd1 *)
               if (\$139 ) begin
-                \$340  = 6'h00;
+                \$292  = 6'h00;
               end else begin
-                \$340  = 6'h0e;
+                \$292  = 6'h0e;
               end
             end
         6'h0e:
             if (advance) begin
-              \$340  = 6'h00;
+              \$292  = 6'h00;
             end
         6'h0f:
             if (advance) begin
-              \$340  = 6'h10;
+              \$292  = 6'h10;
             end
         6'h10, 6'h13:
             if (advance) begin
-              \$340  = \$142 ;
+              \$292  = \$141 ;
             end
         6'h11, 6'h14:
             if (advance) begin
-              \$340  = \$145 ;
+              \$292  = \$143 ;
             end
         6'h12:
             if (advance) begin
-              \$340  = 6'h00;
+              \$292  = 6'h00;
             end
         6'h15:
             if (advance) begin
-              \$340  = 6'h16;
+              \$292  = 6'h16;
             end
         6'h16, 6'h23:
             if (advance) begin
-              \$340  = \$148 ;
+              \$292  = \$145 ;
             end
         6'h17, 6'h24:
             if (advance) begin
-              \$340  = 6'h00;
+              \$292  = 6'h00;
             end
         6'h18:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h10:
-                    \$340  = 6'h19;
+                    \$292  = 6'h19;
                 5'h0d:
-                    \$340  = 6'h1a;
+                    \$292  = 6'h1a;
                 default:
-                    \$340  = 6'h1d;
+                    \$292  = 6'h1d;
               endcase
             end
         6'h19:
             if (advance) begin
-              \$340  = 6'h00;
+              \$292  = 6'h00;
             end
         6'h1a, 6'h1e:
             if (advance) begin
-              \$340  = \$152 ;
+              \$292  = \$147 ;
             end
         6'h1b, 6'h1f:
             if (advance) begin
-              \$340  = \$154 ;
+              \$292  = \$149 ;
             end
         6'h1c:
             if (advance) begin
-              \$340  = 6'h00;
+              \$292  = 6'h00;
             end
         6'h1d:
             if (advance) begin
-              \$340  = 6'h1e;
+              \$292  = 6'h1e;
             end
         6'h20:
             if (advance) begin
-              \$340  = 6'h00;
+              \$292  = 6'h00;
             end
         6'h21:
             if (advance) begin
-              \$340  = 6'h22;
+              \$292  = 6'h22;
             end
         6'h22:
             if (advance) begin
-              \$340  = 6'h00;
+              \$292  = 6'h00;
             end
       endcase
     end
     if (con_rst) begin
-      \$340  = 6'h23;
+      \$292  = 6'h23;
     end
     if (rst) begin
-      \$340  = 6'h23;
+      \$292  = 6'h23;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$341  = ad;
+    \$293  = ad;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12190,62 +12235,62 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                 5'h00, 5'h01:
                     /* empty */;
                 5'h02:
-                    \$341  = { 8'h00, din };
+                    \$293  = { 8'h00, din };
                 5'h03:
-                    \$341  = { 8'h00, din };
+                    \$293  = { 8'h00, din };
                 5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                    \$341 [7:0] = din;
+                    \$293 [7:0] = din;
                 5'h06:
-                    \$341  = { 8'h00, din };
+                    \$293  = { 8'h00, din };
                 5'h07:
-                    \$341  = { 8'h00, din };
+                    \$293  = { 8'h00, din };
               endcase
             end
         6'h02:
             if (advance) begin
-              \$341 [7:0] = \$124 [7:0];
+              \$293 [7:0] = ad_idx_r[7:0];
             end
         6'h03:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h04:
-                    \$341 [15:8] = din;
+                    \$293 [15:8] = din;
                 5'h09:
                     /* empty */;
                 5'h0a:
-                    \$341 [15:8] = din;
+                    \$293 [15:8] = din;
                 default:
-                    \$341  = { din, \$126 [7:0] };
+                    \$293  = { din, ad_idx_r[7:0] };
               endcase
             end
         6'h04:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$130 ) begin
+              if (\$136 ) begin
               end else begin
-                \$341 [15:8] = \$131 [7:0];
+                \$293 [15:8] = adh_ixc_r;
               end
             end
         6'h05:
             if (advance) begin
-              \$341 [7:0] = \$132 [7:0];
+              \$293 [7:0] = ad_x_r;
             end
         6'h06:
             if (advance) begin
-              \$341 [7:0] = \$133 [7:0];
+              \$293 [7:0] = ad_1_r;
             end
         6'h07:
             if (advance) begin
-              \$341  = { din, tmp };
+              \$293  = { din, tmp };
             end
         6'h08:
             if (advance) begin
-              \$341 [7:0] = \$134 [7:0];
+              \$293 [7:0] = ad_1_r;
             end
         6'h09:
             if (advance) begin
-              \$341  = { din, \$135 [7:0] };
+              \$293  = { din, tmp_y_r[7:0] };
             end
         6'h0a:
             /* empty */;
@@ -12258,7 +12303,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
               (* full_case = 32'd1 *)
               if (\$139 ) begin
               end else begin
-                \$341 [15:8] = \$16 [15:8];
+                \$293 [15:8] = bt_r[15:8];
               end
             end
         6'h0e:
@@ -12275,7 +12320,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h16, 6'h23:
             if (advance) begin
-              \$341 [7:0] = din;
+              \$293 [7:0] = din;
             end
         6'h17, 6'h24:
             /* empty */;
@@ -12285,20 +12330,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1a, 6'h1e:
             if (advance) begin
-              \$341 [7:0] = din;
+              \$293 [7:0] = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$341  = 16'h0000;
+      \$293  = 16'h0000;
     end
     if (rst) begin
-      \$341  = 16'h0000;
+      \$293  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$342  = dl;
+    \$294  = dl;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12319,7 +12364,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                 5'h07:
                     /* empty */;
                 5'h08:
-                    \$342  = din;
+                    \$294  = din;
               endcase
             end
         6'h02:
@@ -12347,25 +12392,25 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                   /* empty */;
               default:
                   if (advance) begin
-                    \$342  = din;
+                    \$294  = din;
                   end
             endcase
         6'h0b:
             if (advance) begin
-              \$342  = modified;
+              \$294  = modified;
             end
       endcase
     end
     if (con_rst) begin
-      \$342  = 8'h00;
+      \$294  = 8'h00;
     end
     if (rst) begin
-      \$342  = 8'h00;
+      \$294  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$343  = ixc;
+    \$295  = ixc;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12385,7 +12430,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                 5'h0a:
                     /* empty */;
                 default:
-                    \$343  = \$127 [8];
+                    \$295  = ad_idx_r[8];
               endcase
             end
         6'h04:
@@ -12400,20 +12445,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h09:
             if (advance) begin
-              \$343  = \$136 [8];
+              \$295  = tmp_y_r[8];
             end
       endcase
     end
     if (con_rst) begin
-      \$343  = 1'h0;
+      \$295  = 1'h0;
     end
     if (rst) begin
-      \$343  = 1'h0;
+      \$295  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$344  = tmp;
+    \$296  = tmp;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12430,13 +12475,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h06:
             if (advance) begin
-              \$344  = din;
+              \$296  = din;
             end
         6'h07:
             /* empty */;
         6'h08:
             if (advance) begin
-              \$344  = din;
+              \$296  = din;
             end
         6'h09:
             /* empty */;
@@ -12480,20 +12525,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h21:
             if (advance) begin
-              \$344  = din;
+              \$296  = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$344  = 8'h00;
+      \$296  = 8'h00;
     end
     if (rst) begin
-      \$344  = 8'h00;
+      \$296  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$345  = state__sp;
+    \$297  = state__sp;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12523,7 +12568,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
               2'h1:
                   if (advance) begin
                     if (\$137 ) begin
-                      \$345  = \$138 ;
+                      \$297  = \$138 ;
                     end
                   end
             endcase
@@ -12539,17 +12584,17 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h10, 6'h13:
             if (advance) begin
-              \$345  = \$140 [7:0];
+              \$297  = s_dec_r;
             end
         6'h11, 6'h14:
             if (advance) begin
-              \$345  = \$143 [7:0];
+              \$297  = s_dec_r;
             end
         6'h12:
             /* empty */;
         6'h15:
             if (advance) begin
-              \$345  = \$146 [7:0];
+              \$297  = s_dec_r;
             end
         6'h16, 6'h23:
             /* empty */;
@@ -12557,13 +12602,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h18:
             if (advance) begin
-              \$345  = \$149 [7:0];
+              \$297  = s_inc_r;
             end
         6'h19:
             /* empty */;
         6'h1a, 6'h1e:
             if (advance) begin
-              \$345  = \$150 [7:0];
+              \$297  = s_inc_r;
             end
         6'h1b, 6'h1f:
             /* empty */;
@@ -12571,90 +12616,90 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$345  = \$156 [7:0];
+              \$297  = s_inc_r;
             end
         6'h20:
             if (advance) begin
-              \$345  = \$157 [7:0];
+              \$297  = s_dec_r;
             end
       endcase
       if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
+        casez (opB)
+          6'h01:
               /* empty */;
-          52'b?????????????????????????????????????????????????1??:
+          6'h02:
               /* empty */;
-          52'b????????????????????????????????????????????????1???:
+          6'h03:
               /* empty */;
-          52'b???????????????????????????????????????????????1????:
+          6'h04:
               /* empty */;
-          52'b??????????????????????????????????????????????1?????:
+          6'h05:
               /* empty */;
-          52'b?????????????????????????????????????????????1??????:
+          6'h06:
               /* empty */;
-          52'b????????????????????????????????????????????1???????:
+          6'h07:
               /* empty */;
-          52'b???????????????????????????????????????????1????????:
+          6'h08:
               /* empty */;
-          52'b??????????????????????????????????????????1?????????:
+          6'h09:
               /* empty */;
-          52'b?????????????????????????????????????????1??????????:
+          6'h0a:
               /* empty */;
-          52'b????????????????????????????????????????1???????????:
+          6'h0b:
               /* empty */;
-          52'b???????????????????????????????????????1????????????:
+          6'h0c:
               /* empty */;
-          52'b??????????????????????????????????????1?????????????:
+          6'h0d:
               /* empty */;
-          52'b?????????????????????????????????????1??????????????:
+          6'h0e:
               /* empty */;
-          52'b????????????????????????????????????1???????????????:
+          6'h0f:
               /* empty */;
-          52'b???????????????????????????????????1????????????????:
+          6'h10:
               /* empty */;
-          52'b??????????????????????????????????1?????????????????:
+          6'h11:
               /* empty */;
-          52'b?????????????????????????????????1??????????????????:
+          6'h12:
               /* empty */;
-          52'b????????????????????????????????1???????????????????:
+          6'h13:
               /* empty */;
-          52'b???????????????????????????????1????????????????????:
-              \$345  = \$301 ;
-          52'b??????????????????????????????1?????????????????????:
+          6'h14:
+              \$297  = \$241 ;
+          6'h15:
               /* empty */;
-          52'b?????????????????????????????1??????????????????????:
+          6'h16:
               /* empty */;
-          52'b????????????????????????????1???????????????????????:
+          6'h17:
               /* empty */;
-          52'b???????????????????????????1????????????????????????:
+          6'h18:
               /* empty */;
-          52'b??????????????????????????1?????????????????????????:
+          6'h19:
               /* empty */;
-          52'b?????????????????????????1??????????????????????????:
+          6'h1a:
               /* empty */;
-          52'b????????????????????????1???????????????????????????:
+          6'h1b:
               /* empty */;
-          52'b???????????????????????1????????????????????????????:
+          6'h1c:
               /* empty */;
-          52'b??????????????????????1?????????????????????????????:
+          6'h1d:
               /* empty */;
-          52'b?????????????????????1??????????????????????????????:
+          6'h1e:
               /* empty */;
-          52'b????????????????????1???????????????????????????????:
-              \$345  = state__x;
+          6'h1f:
+              \$297  = state__x;
         endcase
       end
     end
     if (con_rst) begin
-      \$345  = 8'hff;
+      \$297  = 8'hff;
     end
     if (rst) begin
-      \$345  = 8'hff;
+      \$297  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$346  = flag_c;
+    \$298  = flag_c;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12681,7 +12726,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h0b:
             if (advance) begin
-              \$346  = mod_c;
+              \$298  = mod_c;
             end
         6'h0c:
             /* empty */;
@@ -12715,272 +12760,114 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$346  = din[0];
+              \$298  = din[0];
             end
       endcase
       if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
+        casez (opB)
+          6'h01:
               /* empty */;
-          52'b?????????????????????????????????????????????????1??:
+          6'h02:
               /* empty */;
-          52'b????????????????????????????????????????????????1???:
+          6'h03:
               /* empty */;
-          52'b???????????????????????????????????????????????1????:
+          6'h04:
               /* empty */;
-          52'b??????????????????????????????????????????????1?????:
+          6'h05:
               /* empty */;
-          52'b?????????????????????????????????????????????1??????:
+          6'h06:
               /* empty */;
-          52'b????????????????????????????????????????????1???????:
+          6'h07:
               /* empty */;
-          52'b???????????????????????????????????????????1????????:
+          6'h08:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$346  = \$245 ;
+                \$298  = \$185 ;
               end else begin
-                \$346  = bsum[8];
+                \$298  = bsum[8];
               end
-          52'b??????????????????????????????????????????1?????????:
+          6'h09:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$346  = bsum[8];
+                \$298  = bsum[8];
               end else begin
-                \$346  = bsum[8];
+                \$298  = bsum[8];
               end
-          52'b?????????????????????????????????????????1??????????:
-              \$346  = \$259 ;
-          52'b????????????????????????????????????????1???????????:
-              \$346  = \$261 ;
-          52'b???????????????????????????????????????1????????????:
-              \$346  = \$263 ;
-          52'b??????????????????????????????????????1?????????????:
+          6'h0a:
+              \$298  = \$199 ;
+          6'h0b:
+              \$298  = \$201 ;
+          6'h0c:
+              \$298  = \$203 ;
+          6'h0d:
               /* empty */;
-          52'b?????????????????????????????????????1??????????????:
-              \$346  = \$271 [7];
-          52'b????????????????????????????????????1???????????????:
-              \$346  = \$274 [0];
-          52'b???????????????????????????????????1????????????????:
-              \$346  = arr[10];
-          52'b??????????????????????????????????1?????????????????:
+          6'h0e:
+              \$298  = \$211 [7];
+          6'h0f:
+              \$298  = \$214 [0];
+          6'h10:
+              \$298  = arr[10];
+          6'h11:
               /* empty */;
-          52'b?????????????????????????????????1??????????????????:
+          6'h12:
               /* empty */;
-          52'b????????????????????????????????1???????????????????:
-              \$346  = \$297 ;
-          52'b???????????????????????????????1????????????????????:
+          6'h13:
+              \$298  = \$237 ;
+          6'h14:
               /* empty */;
-          52'b??????????????????????????????1?????????????????????:
+          6'h15:
               /* empty */;
-          52'b?????????????????????????????1??????????????????????:
-              \$346  = state__a[7];
-          52'b????????????????????????????1???????????????????????:
-              \$346  = state__a[0];
-          52'b???????????????????????????1????????????????????????:
-              \$346  = state__a[7];
-          52'b??????????????????????????1?????????????????????????:
-              \$346  = state__a[0];
-          52'b?????????????????????????1??????????????????????????:
+          6'h16:
+              \$298  = state__a[7];
+          6'h17:
+              \$298  = state__a[0];
+          6'h18:
+              \$298  = state__a[7];
+          6'h19:
+              \$298  = state__a[0];
+          6'h1a:
               /* empty */;
-          52'b????????????????????????1???????????????????????????:
+          6'h1b:
               /* empty */;
-          52'b???????????????????????1????????????????????????????:
+          6'h1c:
               /* empty */;
-          52'b??????????????????????1?????????????????????????????:
+          6'h1d:
               /* empty */;
-          52'b?????????????????????1??????????????????????????????:
+          6'h1e:
               /* empty */;
-          52'b????????????????????1???????????????????????????????:
+          6'h1f:
               /* empty */;
-          52'b???????????????????1????????????????????????????????:
+          6'h20:
               /* empty */;
-          52'b??????????????????1?????????????????????????????????:
+          6'h21:
               /* empty */;
-          52'b?????????????????1??????????????????????????????????:
+          6'h22:
               /* empty */;
-          52'b????????????????1???????????????????????????????????:
+          6'h23:
               /* empty */;
-          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
-              \$346  = opB_1h[37];
-          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
+          6'h24, 6'h25:
+              \$298  = \$277 ;
+          6'h26, 6'h27:
               /* empty */;
-          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
+          6'h29, 6'h2a:
               /* empty */;
-          52'b???????????1????????????????????????????????????????:
+          6'h28:
               /* empty */;
-          52'b????????1???????????????????????????????????????????:
-              \$346  = oB[0];
+          6'h2b:
+              \$298  = oB[0];
         endcase
       end
     end
     if (con_rst) begin
-      \$346  = 1'h0;
+      \$298  = 1'h0;
     end
     if (rst) begin
-      \$346  = 1'h0;
+      \$298  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$347  = flag_i;
-    if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            if (advance) begin
-              \$347  = 1'h1;
-            end
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$347  = din[2];
-            end
-      endcase
-      if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
-              /* empty */;
-          52'b?????????????????????????????????????????????????1??:
-              /* empty */;
-          52'b????????????????????????????????????????????????1???:
-              /* empty */;
-          52'b???????????????????????????????????????????????1????:
-              /* empty */;
-          52'b??????????????????????????????????????????????1?????:
-              /* empty */;
-          52'b?????????????????????????????????????????????1??????:
-              /* empty */;
-          52'b????????????????????????????????????????????1???????:
-              /* empty */;
-          52'b???????????????????????????????????????????1????????:
-              /* empty */;
-          52'b??????????????????????????????????????????1?????????:
-              /* empty */;
-          52'b?????????????????????????????????????????1??????????:
-              /* empty */;
-          52'b????????????????????????????????????????1???????????:
-              /* empty */;
-          52'b???????????????????????????????????????1????????????:
-              /* empty */;
-          52'b??????????????????????????????????????1?????????????:
-              /* empty */;
-          52'b?????????????????????????????????????1??????????????:
-              /* empty */;
-          52'b????????????????????????????????????1???????????????:
-              /* empty */;
-          52'b???????????????????????????????????1????????????????:
-              /* empty */;
-          52'b??????????????????????????????????1?????????????????:
-              /* empty */;
-          52'b?????????????????????????????????1??????????????????:
-              /* empty */;
-          52'b????????????????????????????????1???????????????????:
-              /* empty */;
-          52'b???????????????????????????????1????????????????????:
-              /* empty */;
-          52'b??????????????????????????????1?????????????????????:
-              /* empty */;
-          52'b?????????????????????????????1??????????????????????:
-              /* empty */;
-          52'b????????????????????????????1???????????????????????:
-              /* empty */;
-          52'b???????????????????????????1????????????????????????:
-              /* empty */;
-          52'b??????????????????????????1?????????????????????????:
-              /* empty */;
-          52'b?????????????????????????1??????????????????????????:
-              /* empty */;
-          52'b????????????????????????1???????????????????????????:
-              /* empty */;
-          52'b???????????????????????1????????????????????????????:
-              /* empty */;
-          52'b??????????????????????1?????????????????????????????:
-              /* empty */;
-          52'b?????????????????????1??????????????????????????????:
-              /* empty */;
-          52'b????????????????????1???????????????????????????????:
-              /* empty */;
-          52'b???????????????????1????????????????????????????????:
-              /* empty */;
-          52'b??????????????????1?????????????????????????????????:
-              /* empty */;
-          52'b?????????????????1??????????????????????????????????:
-              /* empty */;
-          52'b????????????????1???????????????????????????????????:
-              /* empty */;
-          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
-              /* empty */;
-          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
-              \$347  = opB_1h[39];
-          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
-              /* empty */;
-          52'b???????????1????????????????????????????????????????:
-              /* empty */;
-          52'b????????1???????????????????????????????????????????:
-              \$347  = oB[2];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$347  = 1'h0;
-    end
-    if (rst) begin
-      \$347  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$348  = flag_z;
+    \$299  = flag_i;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -13022,7 +12909,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h12:
             /* empty */;
         6'h15:
-            /* empty */;
+            if (advance) begin
+              \$299  = 1'h1;
+            end
         6'h16, 6'h23:
             /* empty */;
         6'h17, 6'h24:
@@ -13039,114 +12928,104 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$348  = din[1];
+              \$299  = din[2];
             end
       endcase
       if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
-              \$348  = \$226 ;
-          52'b?????????????????????????????????????????????????1??:
-              \$348  = \$227 ;
-          52'b????????????????????????????????????????????????1???:
-              \$348  = \$228 ;
-          52'b???????????????????????????????????????????????1????:
-              \$348  = \$229 ;
-          52'b??????????????????????????????????????????????1?????:
-              \$348  = \$233 ;
-          52'b?????????????????????????????????????????????1??????:
-              \$348  = \$237 ;
-          52'b????????????????????????????????????????????1???????:
-              \$348  = \$241 ;
-          52'b???????????????????????????????????????????1????????:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$348  = \out$68 [8];
-              end else begin
-                \$348  = \$250 ;
-              end
-          52'b??????????????????????????????????????????1?????????:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$348  = sbc_t[8];
-              end else begin
-                \$348  = \$258 ;
-              end
-          52'b?????????????????????????????????????????1??????????:
-              \$348  = \$260 ;
-          52'b????????????????????????????????????????1???????????:
-              \$348  = \$262 ;
-          52'b???????????????????????????????????????1????????????:
-              \$348  = \$264 ;
-          52'b??????????????????????????????????????1?????????????:
-              \$348  = \$266 ;
-          52'b?????????????????????????????????????1??????????????:
-              \$348  = \$270 ;
-          52'b????????????????????????????????????1???????????????:
-              \$348  = \$277 ;
-          52'b???????????????????????????????????1????????????????:
-              \$348  = arr[9];
-          52'b??????????????????????????????????1?????????????????:
-              \$348  = \$287 ;
-          52'b?????????????????????????????????1??????????????????:
-              \$348  = \$296 ;
-          52'b????????????????????????????????1???????????????????:
-              \$348  = \$298 ;
-          52'b???????????????????????????????1????????????????????:
-              \$348  = \$304 ;
-          52'b??????????????????????????????1?????????????????????:
-              \$348  = \$305 ;
-          52'b?????????????????????????????1??????????????????????:
-              \$348  = \$309 ;
-          52'b????????????????????????????1???????????????????????:
-              \$348  = \$313 ;
-          52'b???????????????????????????1????????????????????????:
-              \$348  = \$314 ;
-          52'b??????????????????????????1?????????????????????????:
-              \$348  = \$315 ;
-          52'b?????????????????????????1??????????????????????????:
-              \$348  = \$316 ;
-          52'b????????????????????????1???????????????????????????:
-              \$348  = \$317 ;
-          52'b???????????????????????1????????????????????????????:
-              \$348  = \$318 ;
-          52'b??????????????????????1?????????????????????????????:
-              \$348  = \$319 ;
-          52'b?????????????????????1??????????????????????????????:
-              \$348  = \$320 ;
-          52'b????????????????????1???????????????????????????????:
+        casez (opB)
+          6'h01:
               /* empty */;
-          52'b???????????????????1????????????????????????????????:
-              \$348  = \$324 ;
-          52'b??????????????????1?????????????????????????????????:
-              \$348  = \$328 ;
-          52'b?????????????????1??????????????????????????????????:
-              \$348  = \$332 ;
-          52'b????????????????1???????????????????????????????????:
-              \$348  = \$336 ;
-          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
+          6'h02:
               /* empty */;
-          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
+          6'h03:
               /* empty */;
-          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
+          6'h04:
               /* empty */;
-          52'b???????????1????????????????????????????????????????:
+          6'h05:
               /* empty */;
-          52'b????????1???????????????????????????????????????????:
-              \$348  = oB[1];
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h10:
+              /* empty */;
+          6'h11:
+              /* empty */;
+          6'h12:
+              /* empty */;
+          6'h13:
+              /* empty */;
+          6'h14:
+              /* empty */;
+          6'h15:
+              /* empty */;
+          6'h16:
+              /* empty */;
+          6'h17:
+              /* empty */;
+          6'h18:
+              /* empty */;
+          6'h19:
+              /* empty */;
+          6'h1a:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24, 6'h25:
+              /* empty */;
+          6'h26, 6'h27:
+              \$299  = \$278 ;
+          6'h29, 6'h2a:
+              /* empty */;
+          6'h28:
+              /* empty */;
+          6'h2b:
+              \$299  = oB[2];
         endcase
       end
     end
     if (con_rst) begin
-      \$348  = 1'h0;
+      \$299  = 1'h0;
     end
     if (rst) begin
-      \$348  = 1'h0;
+      \$299  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$349  = flag_d;
+    \$300  = flag_z;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -13205,104 +13084,114 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$349  = din[3];
+              \$300  = din[1];
             end
       endcase
       if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
+        casez (opB)
+          6'h01:
+              \$300  = \$166 ;
+          6'h02:
+              \$300  = \$167 ;
+          6'h03:
+              \$300  = \$168 ;
+          6'h04:
+              \$300  = \$169 ;
+          6'h05:
+              \$300  = \$173 ;
+          6'h06:
+              \$300  = \$177 ;
+          6'h07:
+              \$300  = \$181 ;
+          6'h08:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$300  = \out$76 [8];
+              end else begin
+                \$300  = \$190 ;
+              end
+          6'h09:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$300  = sbc_t[8];
+              end else begin
+                \$300  = \$198 ;
+              end
+          6'h0a:
+              \$300  = \$200 ;
+          6'h0b:
+              \$300  = \$202 ;
+          6'h0c:
+              \$300  = \$204 ;
+          6'h0d:
+              \$300  = \$206 ;
+          6'h0e:
+              \$300  = \$210 ;
+          6'h0f:
+              \$300  = \$217 ;
+          6'h10:
+              \$300  = arr[9];
+          6'h11:
+              \$300  = \$227 ;
+          6'h12:
+              \$300  = \$236 ;
+          6'h13:
+              \$300  = \$238 ;
+          6'h14:
+              \$300  = \$244 ;
+          6'h15:
+              \$300  = \$245 ;
+          6'h16:
+              \$300  = \$249 ;
+          6'h17:
+              \$300  = \$253 ;
+          6'h18:
+              \$300  = \$254 ;
+          6'h19:
+              \$300  = \$255 ;
+          6'h1a:
+              \$300  = \$256 ;
+          6'h1b:
+              \$300  = \$257 ;
+          6'h1c:
+              \$300  = \$258 ;
+          6'h1d:
+              \$300  = \$259 ;
+          6'h1e:
+              \$300  = \$260 ;
+          6'h1f:
               /* empty */;
-          52'b?????????????????????????????????????????????????1??:
+          6'h20:
+              \$300  = \$264 ;
+          6'h21:
+              \$300  = \$268 ;
+          6'h22:
+              \$300  = \$272 ;
+          6'h23:
+              \$300  = \$276 ;
+          6'h24, 6'h25:
               /* empty */;
-          52'b????????????????????????????????????????????????1???:
+          6'h26, 6'h27:
               /* empty */;
-          52'b???????????????????????????????????????????????1????:
+          6'h29, 6'h2a:
               /* empty */;
-          52'b??????????????????????????????????????????????1?????:
+          6'h28:
               /* empty */;
-          52'b?????????????????????????????????????????????1??????:
-              /* empty */;
-          52'b????????????????????????????????????????????1???????:
-              /* empty */;
-          52'b???????????????????????????????????????????1????????:
-              /* empty */;
-          52'b??????????????????????????????????????????1?????????:
-              /* empty */;
-          52'b?????????????????????????????????????????1??????????:
-              /* empty */;
-          52'b????????????????????????????????????????1???????????:
-              /* empty */;
-          52'b???????????????????????????????????????1????????????:
-              /* empty */;
-          52'b??????????????????????????????????????1?????????????:
-              /* empty */;
-          52'b?????????????????????????????????????1??????????????:
-              /* empty */;
-          52'b????????????????????????????????????1???????????????:
-              /* empty */;
-          52'b???????????????????????????????????1????????????????:
-              /* empty */;
-          52'b??????????????????????????????????1?????????????????:
-              /* empty */;
-          52'b?????????????????????????????????1??????????????????:
-              /* empty */;
-          52'b????????????????????????????????1???????????????????:
-              /* empty */;
-          52'b???????????????????????????????1????????????????????:
-              /* empty */;
-          52'b??????????????????????????????1?????????????????????:
-              /* empty */;
-          52'b?????????????????????????????1??????????????????????:
-              /* empty */;
-          52'b????????????????????????????1???????????????????????:
-              /* empty */;
-          52'b???????????????????????????1????????????????????????:
-              /* empty */;
-          52'b??????????????????????????1?????????????????????????:
-              /* empty */;
-          52'b?????????????????????????1??????????????????????????:
-              /* empty */;
-          52'b????????????????????????1???????????????????????????:
-              /* empty */;
-          52'b???????????????????????1????????????????????????????:
-              /* empty */;
-          52'b??????????????????????1?????????????????????????????:
-              /* empty */;
-          52'b?????????????????????1??????????????????????????????:
-              /* empty */;
-          52'b????????????????????1???????????????????????????????:
-              /* empty */;
-          52'b???????????????????1????????????????????????????????:
-              /* empty */;
-          52'b??????????????????1?????????????????????????????????:
-              /* empty */;
-          52'b?????????????????1??????????????????????????????????:
-              /* empty */;
-          52'b????????????????1???????????????????????????????????:
-              /* empty */;
-          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
-              /* empty */;
-          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
-              /* empty */;
-          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
-              \$349  = opB_1h[42];
-          52'b???????????1????????????????????????????????????????:
-              /* empty */;
-          52'b????????1???????????????????????????????????????????:
-              \$349  = oB[3];
+          6'h2b:
+              \$300  = oB[1];
         endcase
       end
     end
     if (con_rst) begin
-      \$349  = 1'h0;
+      \$300  = 1'h0;
     end
     if (rst) begin
-      \$349  = 1'h0;
+      \$300  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$350  = flag_v;
+    \$301  = flag_d;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -13361,114 +13250,104 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$350  = din[6];
+              \$301  = din[3];
             end
       endcase
       if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
+        casez (opB)
+          6'h01:
               /* empty */;
-          52'b?????????????????????????????????????????????????1??:
+          6'h02:
               /* empty */;
-          52'b????????????????????????????????????????????????1???:
+          6'h03:
               /* empty */;
-          52'b???????????????????????????????????????????????1????:
+          6'h04:
               /* empty */;
-          52'b??????????????????????????????????????????????1?????:
+          6'h05:
               /* empty */;
-          52'b?????????????????????????????????????????????1??????:
+          6'h06:
               /* empty */;
-          52'b????????????????????????????????????????????1???????:
+          6'h07:
               /* empty */;
-          52'b???????????????????????????????????????????1????????:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$350  = \$244 [7];
-              end else begin
-                \$350  = \$249 [7];
-              end
-          52'b??????????????????????????????????????????1?????????:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$350  = \$253 [7];
-              end else begin
-                \$350  = \$257 [7];
-              end
-          52'b?????????????????????????????????????????1??????????:
+          6'h08:
               /* empty */;
-          52'b????????????????????????????????????????1???????????:
+          6'h09:
               /* empty */;
-          52'b???????????????????????????????????????1????????????:
+          6'h0a:
               /* empty */;
-          52'b??????????????????????????????????????1?????????????:
-              \$350  = oB[6];
-          52'b?????????????????????????????????????1??????????????:
+          6'h0b:
               /* empty */;
-          52'b????????????????????????????????????1???????????????:
+          6'h0c:
               /* empty */;
-          52'b???????????????????????????????????1????????????????:
-              \$350  = arr[11];
-          52'b??????????????????????????????????1?????????????????:
+          6'h0d:
               /* empty */;
-          52'b?????????????????????????????????1??????????????????:
+          6'h0e:
               /* empty */;
-          52'b????????????????????????????????1???????????????????:
+          6'h0f:
               /* empty */;
-          52'b???????????????????????????????1????????????????????:
+          6'h10:
               /* empty */;
-          52'b??????????????????????????????1?????????????????????:
+          6'h11:
               /* empty */;
-          52'b?????????????????????????????1??????????????????????:
+          6'h12:
               /* empty */;
-          52'b????????????????????????????1???????????????????????:
+          6'h13:
               /* empty */;
-          52'b???????????????????????????1????????????????????????:
+          6'h14:
               /* empty */;
-          52'b??????????????????????????1?????????????????????????:
+          6'h15:
               /* empty */;
-          52'b?????????????????????????1??????????????????????????:
+          6'h16:
               /* empty */;
-          52'b????????????????????????1???????????????????????????:
+          6'h17:
               /* empty */;
-          52'b???????????????????????1????????????????????????????:
+          6'h18:
               /* empty */;
-          52'b??????????????????????1?????????????????????????????:
+          6'h19:
               /* empty */;
-          52'b?????????????????????1??????????????????????????????:
+          6'h1a:
               /* empty */;
-          52'b????????????????????1???????????????????????????????:
+          6'h1b:
               /* empty */;
-          52'b???????????????????1????????????????????????????????:
+          6'h1c:
               /* empty */;
-          52'b??????????????????1?????????????????????????????????:
+          6'h1d:
               /* empty */;
-          52'b?????????????????1??????????????????????????????????:
+          6'h1e:
               /* empty */;
-          52'b????????????????1???????????????????????????????????:
+          6'h1f:
               /* empty */;
-          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
+          6'h20:
               /* empty */;
-          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
+          6'h21:
               /* empty */;
-          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
+          6'h22:
               /* empty */;
-          52'b???????????1????????????????????????????????????????:
-              \$350  = 1'h0;
-          52'b????????1???????????????????????????????????????????:
-              \$350  = oB[6];
+          6'h23:
+              /* empty */;
+          6'h24, 6'h25:
+              /* empty */;
+          6'h26, 6'h27:
+              /* empty */;
+          6'h29, 6'h2a:
+              \$301  = \$279 ;
+          6'h28:
+              /* empty */;
+          6'h2b:
+              \$301  = oB[3];
         endcase
       end
     end
     if (con_rst) begin
-      \$350  = 1'h0;
+      \$301  = 1'h0;
     end
     if (rst) begin
-      \$350  = 1'h0;
+      \$301  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$351  = flag_n;
+    \$302  = flag_v;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -13527,571 +13406,724 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$351  = din[7];
+              \$302  = din[6];
             end
       endcase
       if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
-              \$351  = oB[7];
-          52'b?????????????????????????????????????????????????1??:
-              \$351  = oB[7];
-          52'b????????????????????????????????????????????????1???:
-              \$351  = oB[7];
-          52'b???????????????????????????????????????????????1????:
-              \$351  = oB[7];
-          52'b??????????????????????????????????????????????1?????:
-              \$351  = \$231 [7];
-          52'b?????????????????????????????????????????????1??????:
-              \$351  = \$235 [7];
-          52'b????????????????????????????????????????????1???????:
-              \$351  = \$239 [7];
-          52'b???????????????????????????????????????????1????????:
+        casez (opB)
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h03:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$351  = \out$68 [7];
+                \$302  = \$184 [7];
               end else begin
-                \$351  = bsum[7];
+                \$302  = \$189 [7];
               end
-          52'b??????????????????????????????????????????1?????????:
+          6'h09:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$351  = sbc_t[7];
+                \$302  = \$193 [7];
               end else begin
-                \$351  = bsum[7];
+                \$302  = \$197 [7];
               end
-          52'b?????????????????????????????????????????1??????????:
-              \$351  = diff[7];
-          52'b????????????????????????????????????????1???????????:
-              \$351  = \diff$75 [7];
-          52'b???????????????????????????????????????1????????????:
-              \$351  = \diff$76 [7];
-          52'b??????????????????????????????????????1?????????????:
-              \$351  = oB[7];
-          52'b?????????????????????????????????????1??????????????:
-              \$351  = \$268 [7];
-          52'b????????????????????????????????????1???????????????:
-              \$351  = 1'h0;
-          52'b???????????????????????????????????1????????????????:
-              \$351  = arr[8];
-          52'b??????????????????????????????????1?????????????????:
-              \$351  = \$283 [7];
-          52'b?????????????????????????????????1??????????????????:
-              \$351  = \$293 [7];
-          52'b????????????????????????????????1???????????????????:
-              \$351  = \diff$77 [7];
-          52'b???????????????????????????????1????????????????????:
-              \$351  = \$302 [7];
-          52'b??????????????????????????????1?????????????????????:
-              \$351  = oB[7];
-          52'b?????????????????????????????1??????????????????????:
-              \$351  = \$307 [7];
-          52'b????????????????????????????1???????????????????????:
-              \$351  = \$311 [7];
-          52'b???????????????????????????1????????????????????????:
-              \$351  = state__a[6];
-          52'b??????????????????????????1?????????????????????????:
-              \$351  = flag_c;
-          52'b?????????????????????????1??????????????????????????:
-              \$351  = state__a[7];
-          52'b????????????????????????1???????????????????????????:
-              \$351  = state__a[7];
-          52'b???????????????????????1????????????????????????????:
-              \$351  = state__x[7];
-          52'b??????????????????????1?????????????????????????????:
-              \$351  = state__y[7];
-          52'b?????????????????????1??????????????????????????????:
-              \$351  = state__sp[7];
-          52'b????????????????????1???????????????????????????????:
+          6'h0a:
               /* empty */;
-          52'b???????????????????1????????????????????????????????:
-              \$351  = \$322 [7];
-          52'b??????????????????1?????????????????????????????????:
-              \$351  = \$326 [7];
-          52'b?????????????????1??????????????????????????????????:
-              \$351  = \$330 [7];
-          52'b????????????????1???????????????????????????????????:
-              \$351  = \$334 [7];
-          52'b???????????????1????????????????????????????????????, 52'b??????????????1?????????????????????????????????????:
+          6'h0b:
               /* empty */;
-          52'b?????????????1??????????????????????????????????????, 52'b????????????1???????????????????????????????????????:
+          6'h0c:
               /* empty */;
-          52'b??????????1?????????????????????????????????????????, 52'b?????????1??????????????????????????????????????????:
+          6'h0d:
+              \$302  = oB[6];
+          6'h0e:
               /* empty */;
-          52'b???????????1????????????????????????????????????????:
+          6'h0f:
               /* empty */;
-          52'b????????1???????????????????????????????????????????:
-              \$351  = oB[7];
+          6'h10:
+              \$302  = arr[11];
+          6'h11:
+              /* empty */;
+          6'h12:
+              /* empty */;
+          6'h13:
+              /* empty */;
+          6'h14:
+              /* empty */;
+          6'h15:
+              /* empty */;
+          6'h16:
+              /* empty */;
+          6'h17:
+              /* empty */;
+          6'h18:
+              /* empty */;
+          6'h19:
+              /* empty */;
+          6'h1a:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24, 6'h25:
+              /* empty */;
+          6'h26, 6'h27:
+              /* empty */;
+          6'h29, 6'h2a:
+              /* empty */;
+          6'h28:
+              \$302  = 1'h0;
+          6'h2b:
+              \$302  = oB[6];
         endcase
       end
     end
     if (con_rst) begin
-      \$351  = 1'h0;
+      \$302  = 1'h0;
     end
     if (rst) begin
-      \$351  = 1'h0;
+      \$302  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$352  = \$signal$83 ;
+    \$303  = flag_n;
     if (con_ce) begin
-      \$352  = \$159 ;
+      casez (state)
+        6'h00:
+            /* empty */;
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h03:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h10, 6'h13:
+            /* empty */;
+        6'h11, 6'h14:
+            /* empty */;
+        6'h12:
+            /* empty */;
+        6'h15:
+            /* empty */;
+        6'h16, 6'h23:
+            /* empty */;
+        6'h17, 6'h24:
+            /* empty */;
+        6'h18:
+            /* empty */;
+        6'h19:
+            /* empty */;
+        6'h1a, 6'h1e:
+            /* empty */;
+        6'h1b, 6'h1f:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            if (advance) begin
+              \$303  = din[7];
+            end
+      endcase
+      if (enB) begin
+        casez (opB)
+          6'h01:
+              \$303  = oB[7];
+          6'h02:
+              \$303  = oB[7];
+          6'h03:
+              \$303  = oB[7];
+          6'h04:
+              \$303  = oB[7];
+          6'h05:
+              \$303  = \$171 [7];
+          6'h06:
+              \$303  = \$175 [7];
+          6'h07:
+              \$303  = \$179 [7];
+          6'h08:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$303  = \out$76 [7];
+              end else begin
+                \$303  = bsum[7];
+              end
+          6'h09:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$303  = sbc_t[7];
+              end else begin
+                \$303  = bsum[7];
+              end
+          6'h0a:
+              \$303  = diff[7];
+          6'h0b:
+              \$303  = \diff$83 [7];
+          6'h0c:
+              \$303  = \diff$84 [7];
+          6'h0d:
+              \$303  = oB[7];
+          6'h0e:
+              \$303  = \$208 [7];
+          6'h0f:
+              \$303  = 1'h0;
+          6'h10:
+              \$303  = arr[8];
+          6'h11:
+              \$303  = \$223 [7];
+          6'h12:
+              \$303  = \$233 [7];
+          6'h13:
+              \$303  = \diff$85 [7];
+          6'h14:
+              \$303  = \$242 [7];
+          6'h15:
+              \$303  = oB[7];
+          6'h16:
+              \$303  = \$247 [7];
+          6'h17:
+              \$303  = \$251 [7];
+          6'h18:
+              \$303  = state__a[6];
+          6'h19:
+              \$303  = flag_c;
+          6'h1a:
+              \$303  = state__a[7];
+          6'h1b:
+              \$303  = state__a[7];
+          6'h1c:
+              \$303  = state__x[7];
+          6'h1d:
+              \$303  = state__y[7];
+          6'h1e:
+              \$303  = state__sp[7];
+          6'h1f:
+              /* empty */;
+          6'h20:
+              \$303  = \$262 [7];
+          6'h21:
+              \$303  = \$266 [7];
+          6'h22:
+              \$303  = \$270 [7];
+          6'h23:
+              \$303  = \$274 [7];
+          6'h24, 6'h25:
+              /* empty */;
+          6'h26, 6'h27:
+              /* empty */;
+          6'h29, 6'h2a:
+              /* empty */;
+          6'h28:
+              /* empty */;
+          6'h2b:
+              \$303  = oB[7];
+        endcase
+      end
     end
     if (con_rst) begin
-      \$352  = 1'h0;
+      \$303  = 1'h0;
     end
     if (rst) begin
-      \$352  = 1'h0;
+      \$303  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$353  = \$signal$84 ;
+    \$304  = \$signal$100 ;
     if (con_ce) begin
-      \$353  = dec[14:9];
+      \$304  = \$151 ;
     end
     if (con_rst) begin
-      \$353  = 6'h00;
+      \$304  = 1'h0;
     end
     if (rst) begin
-      \$353  = 6'h00;
+      \$304  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$354  = \$signal ;
+    \$305  = \$signal$101 ;
     if (con_ce) begin
-      \$354  = exec_o;
+      \$305  = dec[14:9];
     end
     if (con_rst) begin
-      \$354  = 8'h00;
+      \$305  = 6'h00;
     end
     if (rst) begin
-      \$354  = 8'h00;
+      \$305  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$355  = \$signal$85 ;
+    \$306  = \$signal ;
     if (con_ce) begin
-      \$355  = \$161 ;
+      \$306  = exec_o;
     end
     if (con_rst) begin
-      \$355  = 1'h0;
+      \$306  = 8'h00;
     end
     if (rst) begin
-      \$355  = 1'h0;
+      \$306  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$356  = \$signal$86 ;
+    \$307  = \$signal$102 ;
     if (con_ce) begin
-      \$356  = \$signal$84 ;
+      \$307  = \$153 ;
     end
     if (con_rst) begin
-      \$356  = 6'h00;
+      \$307  = 1'h0;
     end
     if (rst) begin
-      \$356  = 6'h00;
+      \$307  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$357  = \$signal$58 ;
+    \$308  = \$signal$103 ;
     if (con_ce) begin
-      \$357  = \$signal ;
+      \$308  = \$signal$101 ;
     end
     if (con_rst) begin
-      \$357  = 8'h00;
+      \$308  = 6'h00;
     end
     if (rst) begin
-      \$357  = 8'h00;
+      \$308  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$358  = enB;
+    \$309  = \$signal$66 ;
     if (con_ce) begin
-      \$358  = \$163 ;
+      \$309  = \$signal ;
     end
     if (con_rst) begin
-      \$358  = 1'h0;
+      \$309  = 8'h00;
     end
     if (rst) begin
-      \$358  = 1'h0;
+      \$309  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$359  = opB;
+    \$310  = enB;
     if (con_ce) begin
-      \$359  = \$signal$86 ;
+      \$310  = \$155 ;
     end
     if (con_rst) begin
-      \$359  = 6'h00;
+      \$310  = 1'h0;
     end
     if (rst) begin
-      \$359  = 6'h00;
+      \$310  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$360  = oB;
+    \$311  = opB;
     if (con_ce) begin
-      \$360  = \$signal$58 ;
+      \$311  = \$signal$103 ;
     end
     if (con_rst) begin
-      \$360  = 8'h00;
+      \$311  = 6'h00;
     end
     if (rst) begin
-      \$360  = 8'h00;
+      \$311  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$361  = \$signal$55 ;
+    \$312  = oB;
     if (con_ce) begin
-      \$361  = out;
+      \$312  = \$signal$66 ;
     end
     if (con_rst) begin
-      \$361  = 8'h00;
+      \$312  = 8'h00;
     end
     if (rst) begin
-      \$361  = 8'h00;
+      \$312  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$362  = bin_o;
+    \$313  = \$signal$63 ;
     if (con_ce) begin
-      \$362  = \out$53 ;
+      \$313  = out;
     end
     if (con_rst) begin
-      \$362  = 8'h00;
+      \$313  = 8'h00;
     end
     if (rst) begin
-      \$362  = 8'h00;
+      \$313  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$363  = bsum;
+    \$314  = bin_o;
     if (con_ce) begin
-      \$363  = \$168 [8:0];
+      \$314  = \out$61 ;
     end
     if (con_rst) begin
-      \$363  = 9'h000;
+      \$314  = 8'h00;
     end
     if (rst) begin
-      \$363  = 9'h000;
+      \$314  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$364  = \$signal$67 ;
+    \$315  = bsum;
     if (con_ce) begin
-      \$364  = \$170 [8:0];
+      \$315  = \$160 [8:0];
     end
     if (con_rst) begin
-      \$364  = 9'h000;
+      \$315  = 9'h000;
     end
     if (rst) begin
-      \$364  = 9'h000;
+      \$315  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$365  = dadj;
+    \$316  = \$signal$75 ;
     if (con_ce) begin
-      \$365  = \$173 [9:0];
+      \$316  = \$162 [8:0];
     end
     if (con_rst) begin
-      \$365  = 10'h000;
+      \$316  = 9'h000;
     end
     if (rst) begin
-      \$365  = 10'h000;
+      \$316  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$366  = arr;
+    \$317  = dadj;
     if (con_ce) begin
-      \$366  = \out$61 ;
+      \$317  = \$165 [9:0];
     end
     if (con_rst) begin
-      \$366  = 12'h000;
+      \$317  = 10'h000;
     end
     if (rst) begin
-      \$366  = 12'h000;
+      \$317  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$367  = opB_1h;
+    \$318  = arr;
     if (con_ce) begin
-      \$367  = { \$225 , \$224 , \$223 , \$222 , \$221 , \$220 , \$219 , \$218 , \$217 , \$216 , \$215 , \$214 , \$213 , \$212 , \$211 , \$210 , \$209 , \$208 , \$207 , \$206 , \$205 , \$204 , \$203 , \$202 , \$201 , \$200 , \$199 , \$198 , \$197 , \$196 , \$195 , \$194 , \$193 , \$192 , \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185 , \$184 , \$183 , \$182 , \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174  };
+      \$318  = \out$69 ;
     end
     if (con_rst) begin
-      \$367  = 52'h0000000000001;
+      \$318  = 12'h000;
     end
     if (rst) begin
-      \$367  = 52'h0000000000001;
+      \$318  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$368  = state__a;
+    \$319  = state__a;
     if (con_ce) begin
       if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
-              \$368  = oB;
-          52'b?????????????????????????????????????????????????1??:
+        casez (opB)
+          6'h01:
+              \$319  = oB;
+          6'h02:
               /* empty */;
-          52'b????????????????????????????????????????????????1???:
+          6'h03:
               /* empty */;
-          52'b???????????????????????????????????????????????1????:
-              \$368  = oB;
-          52'b??????????????????????????????????????????????1?????:
-              \$368  = \$230 ;
-          52'b?????????????????????????????????????????????1??????:
-              \$368  = \$234 ;
-          52'b????????????????????????????????????????????1???????:
-              \$368  = \$238 ;
-          52'b???????????????????????????????????????????1????????:
+          6'h04:
+              \$319  = oB;
+          6'h05:
+              \$319  = \$170 ;
+          6'h06:
+              \$319  = \$174 ;
+          6'h07:
+              \$319  = \$178 ;
+          6'h08:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$368  = \out$68 [7:0];
+                \$319  = \out$76 [7:0];
               end else begin
-                \$368  = bsum[7:0];
+                \$319  = bsum[7:0];
               end
-          52'b??????????????????????????????????????????1?????????:
+          6'h09:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$368  = sbc_t[7:0];
+                \$319  = sbc_t[7:0];
               end else begin
-                \$368  = bsum[7:0];
+                \$319  = bsum[7:0];
               end
-          52'b?????????????????????????????????????????1??????????:
+          6'h0a:
               /* empty */;
-          52'b????????????????????????????????????????1???????????:
+          6'h0b:
               /* empty */;
-          52'b???????????????????????????????????????1????????????:
+          6'h0c:
               /* empty */;
-          52'b??????????????????????????????????????1?????????????:
+          6'h0d:
               /* empty */;
-          52'b?????????????????????????????????????1??????????????:
-              \$368  = \$267 ;
-          52'b????????????????????????????????????1???????????????:
-              \$368  = \$273 ;
-          52'b???????????????????????????????????1????????????????:
-              \$368  = arr[7:0];
-          52'b??????????????????????????????????1?????????????????:
-              \$368  = \$280 ;
-          52'b?????????????????????????????????1??????????????????:
-              \$368  = \$289 ;
-          52'b????????????????????????????????1???????????????????:
+          6'h0e:
+              \$319  = \$207 ;
+          6'h0f:
+              \$319  = \$213 ;
+          6'h10:
+              \$319  = arr[7:0];
+          6'h11:
+              \$319  = \$220 ;
+          6'h12:
+              \$319  = \$229 ;
+          6'h13:
               /* empty */;
-          52'b???????????????????????????????1????????????????????:
-              \$368  = \$299 ;
-          52'b??????????????????????????????1?????????????????????:
+          6'h14:
+              \$319  = \$239 ;
+          6'h15:
               /* empty */;
-          52'b?????????????????????????????1??????????????????????:
-              \$368  = \$306 [7:0];
-          52'b????????????????????????????1???????????????????????:
-              \$368  = \$310 ;
-          52'b???????????????????????????1????????????????????????:
-              \$368  = { state__a[6:0], flag_c };
-          52'b??????????????????????????1?????????????????????????:
-              \$368  = { flag_c, state__a[7:1] };
-          52'b?????????????????????????1??????????????????????????:
+          6'h16:
+              \$319  = \$246 [7:0];
+          6'h17:
+              \$319  = \$250 ;
+          6'h18:
+              \$319  = { state__a[6:0], flag_c };
+          6'h19:
+              \$319  = { flag_c, state__a[7:1] };
+          6'h1a:
               /* empty */;
-          52'b????????????????????????1???????????????????????????:
+          6'h1b:
               /* empty */;
-          52'b???????????????????????1????????????????????????????:
-              \$368  = state__x;
-          52'b??????????????????????1?????????????????????????????:
-              \$368  = state__y;
+          6'h1c:
+              \$319  = state__x;
+          6'h1d:
+              \$319  = state__y;
         endcase
       end
     end
     if (con_rst) begin
-      \$368  = 8'h00;
+      \$319  = 8'h00;
     end
     if (rst) begin
-      \$368  = 8'h00;
+      \$319  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$369  = state__x;
+    \$320  = state__x;
     if (con_ce) begin
       if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
+        casez (opB)
+          6'h01:
               /* empty */;
-          52'b?????????????????????????????????????????????????1??:
-              \$369  = oB;
-          52'b????????????????????????????????????????????????1???:
+          6'h02:
+              \$320  = oB;
+          6'h03:
               /* empty */;
-          52'b???????????????????????????????????????????????1????:
-              \$369  = oB;
-          52'b??????????????????????????????????????????????1?????:
+          6'h04:
+              \$320  = oB;
+          6'h05:
               /* empty */;
-          52'b?????????????????????????????????????????????1??????:
+          6'h06:
               /* empty */;
-          52'b????????????????????????????????????????????1???????:
+          6'h07:
               /* empty */;
-          52'b???????????????????????????????????????????1????????:
+          6'h08:
               /* empty */;
-          52'b??????????????????????????????????????????1?????????:
+          6'h09:
               /* empty */;
-          52'b?????????????????????????????????????????1??????????:
+          6'h0a:
               /* empty */;
-          52'b????????????????????????????????????????1???????????:
+          6'h0b:
               /* empty */;
-          52'b???????????????????????????????????????1????????????:
+          6'h0c:
               /* empty */;
-          52'b??????????????????????????????????????1?????????????:
+          6'h0d:
               /* empty */;
-          52'b?????????????????????????????????????1??????????????:
+          6'h0e:
               /* empty */;
-          52'b????????????????????????????????????1???????????????:
+          6'h0f:
               /* empty */;
-          52'b???????????????????????????????????1????????????????:
+          6'h10:
               /* empty */;
-          52'b??????????????????????????????????1?????????????????:
+          6'h11:
               /* empty */;
-          52'b?????????????????????????????????1??????????????????:
-              \$369  = \$291 ;
-          52'b????????????????????????????????1???????????????????:
-              \$369  = \diff$77 [7:0];
-          52'b???????????????????????????????1????????????????????:
-              \$369  = \$300 ;
-          52'b??????????????????????????????1?????????????????????:
+          6'h12:
+              \$320  = \$231 ;
+          6'h13:
+              \$320  = \diff$85 [7:0];
+          6'h14:
+              \$320  = \$240 ;
+          6'h15:
               /* empty */;
-          52'b?????????????????????????????1??????????????????????:
+          6'h16:
               /* empty */;
-          52'b????????????????????????????1???????????????????????:
+          6'h17:
               /* empty */;
-          52'b???????????????????????????1????????????????????????:
+          6'h18:
               /* empty */;
-          52'b??????????????????????????1?????????????????????????:
+          6'h19:
               /* empty */;
-          52'b?????????????????????????1??????????????????????????:
-              \$369  = state__a;
-          52'b????????????????????????1???????????????????????????:
+          6'h1a:
+              \$320  = state__a;
+          6'h1b:
               /* empty */;
-          52'b???????????????????????1????????????????????????????:
+          6'h1c:
               /* empty */;
-          52'b??????????????????????1?????????????????????????????:
+          6'h1d:
               /* empty */;
-          52'b?????????????????????1??????????????????????????????:
-              \$369  = state__sp;
-          52'b????????????????????1???????????????????????????????:
+          6'h1e:
+              \$320  = state__sp;
+          6'h1f:
               /* empty */;
-          52'b???????????????????1????????????????????????????????:
-              \$369  = \$321 [7:0];
-          52'b??????????????????1?????????????????????????????????:
+          6'h20:
+              \$320  = \$261 [7:0];
+          6'h21:
               /* empty */;
-          52'b?????????????????1??????????????????????????????????:
-              \$369  = \$329 [7:0];
+          6'h22:
+              \$320  = \$269 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$369  = 8'h00;
+      \$320  = 8'h00;
     end
     if (rst) begin
-      \$369  = 8'h00;
+      \$320  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$370  = state__y;
+    \$321  = state__y;
     if (con_ce) begin
       if (enB) begin
-        casez (opB_1h)
-          52'b??????????????????????????????????????????????????1?:
+        casez (opB)
+          6'h01:
               /* empty */;
-          52'b?????????????????????????????????????????????????1??:
+          6'h02:
               /* empty */;
-          52'b????????????????????????????????????????????????1???:
-              \$370  = oB;
-          52'b???????????????????????????????????????????????1????:
+          6'h03:
+              \$321  = oB;
+          6'h04:
               /* empty */;
-          52'b??????????????????????????????????????????????1?????:
+          6'h05:
               /* empty */;
-          52'b?????????????????????????????????????????????1??????:
+          6'h06:
               /* empty */;
-          52'b????????????????????????????????????????????1???????:
+          6'h07:
               /* empty */;
-          52'b???????????????????????????????????????????1????????:
+          6'h08:
               /* empty */;
-          52'b??????????????????????????????????????????1?????????:
+          6'h09:
               /* empty */;
-          52'b?????????????????????????????????????????1??????????:
+          6'h0a:
               /* empty */;
-          52'b????????????????????????????????????????1???????????:
+          6'h0b:
               /* empty */;
-          52'b???????????????????????????????????????1????????????:
+          6'h0c:
               /* empty */;
-          52'b??????????????????????????????????????1?????????????:
+          6'h0d:
               /* empty */;
-          52'b?????????????????????????????????????1??????????????:
+          6'h0e:
               /* empty */;
-          52'b????????????????????????????????????1???????????????:
+          6'h0f:
               /* empty */;
-          52'b???????????????????????????????????1????????????????:
+          6'h10:
               /* empty */;
-          52'b??????????????????????????????????1?????????????????:
+          6'h11:
               /* empty */;
-          52'b?????????????????????????????????1??????????????????:
+          6'h12:
               /* empty */;
-          52'b????????????????????????????????1???????????????????:
+          6'h13:
               /* empty */;
-          52'b???????????????????????????????1????????????????????:
+          6'h14:
               /* empty */;
-          52'b??????????????????????????????1?????????????????????:
+          6'h15:
               /* empty */;
-          52'b?????????????????????????????1??????????????????????:
+          6'h16:
               /* empty */;
-          52'b????????????????????????????1???????????????????????:
+          6'h17:
               /* empty */;
-          52'b???????????????????????????1????????????????????????:
+          6'h18:
               /* empty */;
-          52'b??????????????????????????1?????????????????????????:
+          6'h19:
               /* empty */;
-          52'b?????????????????????????1??????????????????????????:
+          6'h1a:
               /* empty */;
-          52'b????????????????????????1???????????????????????????:
-              \$370  = state__a;
-          52'b???????????????????????1????????????????????????????:
+          6'h1b:
+              \$321  = state__a;
+          6'h1c:
               /* empty */;
-          52'b??????????????????????1?????????????????????????????:
+          6'h1d:
               /* empty */;
-          52'b?????????????????????1??????????????????????????????:
+          6'h1e:
               /* empty */;
-          52'b????????????????????1???????????????????????????????:
+          6'h1f:
               /* empty */;
-          52'b???????????????????1????????????????????????????????:
+          6'h20:
               /* empty */;
-          52'b??????????????????1?????????????????????????????????:
-              \$370  = \$325 [7:0];
-          52'b?????????????????1??????????????????????????????????:
+          6'h21:
+              \$321  = \$265 [7:0];
+          6'h22:
               /* empty */;
-          52'b????????????????1???????????????????????????????????:
-              \$370  = \$333 [7:0];
+          6'h23:
+              \$321  = \$273 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$370  = 8'h00;
+      \$321  = 8'h00;
     end
     if (rst) begin
-      \$370  = 8'h00;
+      \$321  = 8'h00;
     end
   end
   assign a = state__a;
@@ -14103,10 +14135,16 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign rd = rw;
   assign exec_op = dec[14:9];
   assign h1 = \$6 [7:0];
-  assign branch_target = \$16 [15:0];
-  assign ddiff = \$92 [9:0];
+  assign pc_inc = \$16 [15:0];
+  assign bt = \$17 [15:0];
+  assign s_inc = \$18 [7:0];
+  assign s_dec = \$19 [7:0];
+  assign ad_x = \$20 [7:0];
+  assign ad_1 = \$21 [7:0];
+  assign adh_ixc = \$22 [7:0];
+  assign ddiff = \$94 [9:0];
   assign r = { flag_c, t[7:1] };
-  assign \$signal$66  = bsum;
+  assign \$signal$74  = bsum;
   assign load_en = 1'h0;
   assign load__pc = 16'h0000;
   assign load__a = 8'h00;
@@ -14126,34 +14164,34 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign \dec.rmw  = dec[17:15];
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
-  assign \$158  = 1'h1;
-  assign \$159  = exec_en;
-  assign \$160  = 1'h1;
-  assign \$161  = \$signal$83 ;
-  assign \$162  = 1'h1;
-  assign \$163  = \$signal$85 ;
-  assign \$273  = { 1'h0, \$272 [7:1] };
-  assign \$276  = { 1'h0, \$275 [7:1] };
-  assign { \$278 [4], \$278 [0] } = { state__a[4], state__a[0] };
-  assign { \$278 [7:5], \$278 [3:1] } = 6'h3f;
-  assign { \$281 [4], \$281 [0] } = { state__a[4], state__a[0] };
-  assign { \$281 [7:5], \$281 [3:1] } = 6'h3f;
-  assign { \$284 [4], \$284 [0] } = { state__a[4], state__a[0] };
-  assign { \$284 [7:5], \$284 [3:1] } = 6'h3f;
-  assign { \$288 [4], \$288 [0] } = { state__a[4], state__a[0] };
-  assign { \$288 [7:5], \$288 [3:1] } = 6'h3f;
-  assign { \$290 [4], \$290 [0] } = { state__a[4], state__a[0] };
-  assign { \$290 [7:5], \$290 [3:1] } = 6'h3f;
-  assign { \$292 [4], \$292 [0] } = { state__a[4], state__a[0] };
-  assign { \$292 [7:5], \$292 [3:1] } = 6'h3f;
-  assign { \$294 [4], \$294 [0] } = { state__a[4], state__a[0] };
-  assign { \$294 [7:5], \$294 [3:1] } = 6'h3f;
-  assign \$306  = { state__a, 1'h0 };
-  assign \$307  = { state__a, 1'h0 };
-  assign \$308  = { state__a, 1'h0 };
-  assign \$310  = { 1'h0, state__a[7:1] };
-  assign \$311  = { 1'h0, state__a[7:1] };
-  assign \$312  = { 1'h0, state__a[7:1] };
+  assign \$150  = 1'h1;
+  assign \$151  = exec_en;
+  assign \$152  = 1'h1;
+  assign \$153  = \$signal$100 ;
+  assign \$154  = 1'h1;
+  assign \$155  = \$signal$102 ;
+  assign \$213  = { 1'h0, \$212 [7:1] };
+  assign \$216  = { 1'h0, \$215 [7:1] };
+  assign { \$218 [4], \$218 [0] } = { state__a[4], state__a[0] };
+  assign { \$218 [7:5], \$218 [3:1] } = 6'h3f;
+  assign { \$221 [4], \$221 [0] } = { state__a[4], state__a[0] };
+  assign { \$221 [7:5], \$221 [3:1] } = 6'h3f;
+  assign { \$224 [4], \$224 [0] } = { state__a[4], state__a[0] };
+  assign { \$224 [7:5], \$224 [3:1] } = 6'h3f;
+  assign { \$228 [4], \$228 [0] } = { state__a[4], state__a[0] };
+  assign { \$228 [7:5], \$228 [3:1] } = 6'h3f;
+  assign { \$230 [4], \$230 [0] } = { state__a[4], state__a[0] };
+  assign { \$230 [7:5], \$230 [3:1] } = 6'h3f;
+  assign { \$232 [4], \$232 [0] } = { state__a[4], state__a[0] };
+  assign { \$232 [7:5], \$232 [3:1] } = 6'h3f;
+  assign { \$234 [4], \$234 [0] } = { state__a[4], state__a[0] };
+  assign { \$234 [7:5], \$234 [3:1] } = 6'h3f;
+  assign \$246  = { state__a, 1'h0 };
+  assign \$247  = { state__a, 1'h0 };
+  assign \$248  = { state__a, 1'h0 };
+  assign \$250  = { 1'h0, state__a[7:1] };
+  assign \$251  = { 1'h0, state__a[7:1] };
+  assign \$252  = { 1'h0, state__a[7:1] };
 endmodule
 
 module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, write, host_rdata, con_rst, hp__addr, host_wdata, host_we, timer_init, addr, wdata, rdata, swcha, swchb, clk);
@@ -14668,7 +14706,7 @@ module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, 
   assign \$26  = { 1'h0, timer_reg };
 endmodule
 
-module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$5578$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
+module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$5523$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
 , frame_end, frame_start, paddle_needed0, paddle_needed1, paddle_needed2, paddle_needed3, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$46  = 0;
   wire \$1 ;
@@ -16232,8 +16270,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [4:0] pfidx;
   output [7:0] pixel;
   wire [7:0] pixel;
-  input [1:0] \port$5578$4 ;
-  wire [1:0] \port$5578$4 ;
+  input [1:0] \port$5523$4 ;
+  wire [1:0] \port$5523$4 ;
   reg [7:0] posbl = 8'h00;
   reg [7:0] posm0 = 8'h00;
   reg [7:0] posm1 = 8'h00;
@@ -16413,7 +16451,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$133  = ap_cycle <= 5'h14;
   assign \$134  = ap_cycle == 7'h4b;
   assign \$135  = \$133  | \$134 ;
-  assign \$136  = \port$5578$4 [1] & \$135 ;
+  assign \$136  = \port$5523$4 [1] & \$135 ;
   assign \$137  = $signed(hmove_sum) >= $signed(9'h0a0);
   assign \$138  = $signed(hmove_sum) - $signed(9'h0a0);
   assign \$139  = $signed(hmove_sum) < $signed(1'h0);
@@ -17058,7 +17096,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$784  = x < 4'h8;
   assign \$785  = hmove_blank & \$784 ;
   assign \$786  = vblank[1] | \$785 ;
-  assign \$787  = \port$5578$4 [0] & odd_last_frame;
+  assign \$787  = \port$5523$4 [0] & odd_last_frame;
   assign pixel = \$786  ? 8'h00 : { \$788 , \$787  };
   assign \$789  = ~ resmp0;
   assign \$790  = enam0 & \$789 ;
@@ -17461,7 +17499,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$1269  = - $signed(\$1268 );
   assign \$1270  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$182 );
   assign \$1271  = bus_strobe & bus_write;
-  assign \$1272  = \port$5578$4 [0] ? 9'h156 : 9'h122;
+  assign \$1272  = \port$5523$4 [0] ? 9'h156 : 9'h122;
   assign \$1273  = \$1160 [15:0] > \$1272 ;
   assign \$1274  = vsync_count >= 7'h4c;
   assign \$1275  = vsync_armed & \$1274 ;
@@ -27442,7 +27480,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     end
   end
   assign nxt_hpos = \$906 [7:0];
-  assign hmove_blanks = \port$5578$4 [1];
+  assign hmove_blanks = \port$5523$4 [1];
   assign newx = wr_resp;
   assign diff = \$213 [9:0];
   assign d = \$216 [7:0];
@@ -27460,7 +27498,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign k = \$693 [5:0];
   assign kk = \$698 [4:0];
   assign pfidx = \$703 [4:0];
-  assign pal = \port$5578$4 [0];
+  assign pal = \port$5523$4 [0];
   assign coll_now = { \$873 , \$861 , \$860 , \$856 , \$847 , \$841 , \$831 , \$824 , \$820 , \$819 , \$815 , \$814 , \$808 , \$802 , \$795  };
   assign rdata = { rd, bus_last[5:0] };
   assign \diff$170  = \$911 [9:0];
@@ -27581,7 +27619,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$1265 [3] = \$auto$rtlil.cc:2739:Not$40 ;
 endmodule
 
-module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5580$0 , episode_frames, \port$5586$0 , reward, \port$5590$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
+module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5525$0 , episode_frames, \port$5531$0 , reward, \port$5535$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
 , man_needed__2, man_needed__3, pre__obs_valid, values_valid, select_index, select_valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine_start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__paddle_needed__0, drive__paddle_needed__1, drive__paddle_needed__2
 , drive__paddle_needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__swcha, drive__swchb, drive__inpt4, drive__inpt5, drive__paddle_mode__0, drive__paddle_mode__1, drive__paddle_mode__2, drive__paddle_mode__3, frame_status, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$47  = 0;
@@ -27929,12 +27967,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   (* enum_value_11 = "MANUAL" *)
   output [1:0] phase;
   reg [1:0] phase = 2'h0;
-  input [23:0] \port$5580$0 ;
-  wire [23:0] \port$5580$0 ;
-  input [25:0] \port$5586$0 ;
-  wire [25:0] \port$5586$0 ;
-  input [9:0] \port$5590$0 ;
-  wire [9:0] \port$5590$0 ;
+  input [23:0] \port$5525$0 ;
+  wire [23:0] \port$5525$0 ;
+  input [25:0] \port$5531$0 ;
+  wire [25:0] \port$5531$0 ;
+  input [9:0] \port$5535$0 ;
+  wire [9:0] \port$5535$0 ;
   output pre__clear;
   reg pre__clear;
   input pre__obs_valid;
@@ -27998,12 +28036,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$16  = phase == 2'h2;
   assign \$17  = \$15  | \$16 ;
   assign \$18  = ! phase;
-  assign \$19  = ~ \port$5580$0 [10];
+  assign \$19  = ~ \port$5525$0 [10];
   assign \$20  = \$18  & \$19 ;
   assign push_run = \$17  | \$20 ;
   assign remaining = episode_frames - frames;
-  assign \$21  = remaining < \port$5580$0 [23:16];
-  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5580$0 [23:16] };
+  assign \$21  = remaining < \port$5525$0 [23:16];
+  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5525$0 [23:16] };
   assign \$23  = ~ set_needed;
   assign \$24  = ~ partial;
   assign \$25  = ~ started;
@@ -28029,8 +28067,8 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$45  = cycles_infer + 1'h1;
   assign \$46  = cycles_select + 1'h1;
   assign \$47  = cycles_ctrl + 1'h1;
-  assign \$48  = \port$5590$0 [1] ? paddle_fixed_needed : \$13 [31:0];
-  assign \$49  = \port$5590$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
+  assign \$48  = \port$5535$0 [1] ? paddle_fixed_needed : \$13 [31:0];
+  assign \$49  = \port$5535$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
   assign \$50  = phase == 2'h3;
   assign \$54  = insns + 1'h1;
   assign \$55  = ~ stop;
@@ -28047,7 +28085,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$66  = $signed(episode_return) + $signed(reward);
   assign \$67  = ~ is_last;
   assign \$68  = ! phase;
-  assign \$69  = \$68  & \port$5580$0 [10];
+  assign \$69  = \$68  & \port$5525$0 [10];
   assign \$70  = frames >= episode_frames;
   assign \$71  = run_i + 1'h1;
   assign \$72  = decisions + 1'h1;
@@ -28639,7 +28677,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5590$0 [0]) begin
+            if (\port$5535$0 [0]) begin
               \$79  = 1'h1;
             end
           end
@@ -28655,7 +28693,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$80  = drive__paddle_needed__0;
     if (set_needed) begin
-      if (\port$5590$0 [0]) begin
+      if (\port$5535$0 [0]) begin
         \$80  = \$48 ;
       end
     end
@@ -28680,7 +28718,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$81  = drive__paddle_needed__1;
     if (set_needed) begin
-      if (\port$5590$0 [0]) begin
+      if (\port$5535$0 [0]) begin
         \$81  = \$49 ;
       end
     end
@@ -28705,7 +28743,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$82  = drive__paddle_needed__2;
     if (set_needed) begin
-      if (\port$5590$0 [0]) begin
+      if (\port$5535$0 [0]) begin
         \$82  = 32'd0;
       end
     end
@@ -28730,7 +28768,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$83  = drive__paddle_needed__3;
     if (set_needed) begin
-      if (\port$5590$0 [0]) begin
+      if (\port$5535$0 [0]) begin
         \$83  = 32'd0;
       end
     end
@@ -29019,7 +29057,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5590$0 [0]) begin
+            if (\port$5535$0 [0]) begin
               \$91  = \$11 [19:0];
             end
           end
@@ -29071,7 +29109,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$93  = \port$5580$0 [9:5];
+            \$93  = \port$5525$0 [9:5];
           end
       4'h1:
           /* empty */;
@@ -29084,7 +29122,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$93  = \port$5580$0 [15:11];
+              \$93  = \port$5525$0 [15:11];
             end
           end
       4'h5:
@@ -29142,7 +29180,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$95  = { 3'h0, \port$5580$0 [4:0] };
+            \$95  = { 3'h0, \port$5525$0 [4:0] };
           end
       4'h1:
           /* empty */;
@@ -29155,7 +29193,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$95  = \port$5580$0 [23:16];
+              \$95  = \port$5525$0 [23:16];
             end
           end
       4'h5:
@@ -29182,7 +29220,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$96  = \port$5586$0 [7:0];
+            \$96  = \port$5531$0 [7:0];
           end else begin
             \$96  = \$51 ;
           end
@@ -29202,9 +29240,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$97  = \port$5586$0 [15:8];
+            \$97  = \port$5531$0 [15:8];
           end else begin
-            \$97  = \port$5586$0 [15:8];
+            \$97  = \port$5531$0 [15:8];
           end
     endcase
     if (rst) begin
@@ -29222,7 +29260,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$98  = \port$5586$0 [16];
+            \$98  = \port$5531$0 [16];
           end else begin
             \$98  = \$52 ;
           end
@@ -29242,7 +29280,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$99  = \port$5586$0 [17];
+            \$99  = \port$5531$0 [17];
           end else begin
             \$99  = \$53 ;
           end
@@ -29262,9 +29300,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$100  = \port$5586$0 [19:18];
+            \$100  = \port$5531$0 [19:18];
           end else begin
-            \$100  = \port$5590$0 [3:2];
+            \$100  = \port$5535$0 [3:2];
           end
     endcase
     if (rst) begin
@@ -29282,9 +29320,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$101  = \port$5586$0 [21:20];
+            \$101  = \port$5531$0 [21:20];
           end else begin
-            \$101  = \port$5590$0 [5:4];
+            \$101  = \port$5535$0 [5:4];
           end
     endcase
     if (rst) begin
@@ -29302,9 +29340,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$102  = \port$5586$0 [23:22];
+            \$102  = \port$5531$0 [23:22];
           end else begin
-            \$102  = \port$5590$0 [7:6];
+            \$102  = \port$5535$0 [7:6];
           end
     endcase
     if (rst) begin
@@ -29322,9 +29360,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$103  = \port$5586$0 [25:24];
+            \$103  = \port$5531$0 [25:24];
           end else begin
-            \$103  = \port$5590$0 [9:8];
+            \$103  = \port$5535$0 [9:8];
           end
     endcase
     if (rst) begin
@@ -29473,27 +29511,27 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign mode3 = drive__paddle_mode__3;
   assign r_next = \$11 [19:0];
   assign r_needed = \$13 [31:0];
-  assign fire_en = \port$5580$0 [10];
+  assign fire_en = \port$5525$0 [10];
   assign step_len = \$22 [7:0];
-  assign frame_skip = \port$5580$0 [23:16];
-  assign paddle_en = \port$5590$0 [0];
-  assign paddle_swap = \port$5590$0 [1];
-  assign noop_index = \port$5580$0 [9:5];
-  assign noops = \port$5580$0 [4:0];
-  assign man_swcha = \port$5586$0 [7:0];
-  assign man_swchb = \port$5586$0 [15:8];
-  assign man_inpt4 = \port$5586$0 [16];
-  assign man_inpt5 = \port$5586$0 [17];
-  assign man_mode__0 = \port$5586$0 [19:18];
-  assign man_mode__1 = \port$5586$0 [21:20];
-  assign man_mode__2 = \port$5586$0 [23:22];
-  assign man_mode__3 = \port$5586$0 [25:24];
-  assign swchb = \port$5586$0 [15:8];
-  assign paddle_mode__0 = \port$5590$0 [3:2];
-  assign paddle_mode__1 = \port$5590$0 [5:4];
-  assign paddle_mode__2 = \port$5590$0 [7:6];
-  assign paddle_mode__3 = \port$5590$0 [9:8];
-  assign fire_index = \port$5580$0 [15:11];
+  assign frame_skip = \port$5525$0 [23:16];
+  assign paddle_en = \port$5535$0 [0];
+  assign paddle_swap = \port$5535$0 [1];
+  assign noop_index = \port$5525$0 [9:5];
+  assign noops = \port$5525$0 [4:0];
+  assign man_swcha = \port$5531$0 [7:0];
+  assign man_swchb = \port$5531$0 [15:8];
+  assign man_inpt4 = \port$5531$0 [16];
+  assign man_inpt5 = \port$5531$0 [17];
+  assign man_mode__0 = \port$5531$0 [19:18];
+  assign man_mode__1 = \port$5531$0 [21:20];
+  assign man_mode__2 = \port$5531$0 [23:22];
+  assign man_mode__3 = \port$5531$0 [25:24];
+  assign swchb = \port$5531$0 [15:8];
+  assign paddle_mode__0 = \port$5535$0 [3:2];
+  assign paddle_mode__1 = \port$5535$0 [5:4];
+  assign paddle_mode__2 = \port$5535$0 [7:6];
+  assign paddle_mode__3 = \port$5535$0 [9:8];
+  assign fire_index = \port$5525$0 [15:11];
   assign \actions[0]  = actions[11:0];
   assign \actions[0].swcha  = actions[7:0];
   assign \actions[0].inpt4  = actions[8];
