@@ -362,7 +362,7 @@ class Cpu6507(wiring.Component):
             every third clock, as in the one-colour-clock console): the operation requested at
             a cycle's edge is carried out over three register stages (its operand and the
             operation; ALE's BCD-to-binary values of A and the operand, by table; the binary and
-            decimal sums and ARR's result) and A, X, Y, S and P are written at the third clock
+            decimal sums, the compares' differences and ARR's result) and A, X, Y, S and P are written at the third clock
             after that edge, before anything reads them (the next instruction's first use is two
             cycles later); the state machine's sums (PC + 1, the branch target, S +/- 1, the
             indexed address bytes) are registered one clock after their inputs change.
@@ -804,10 +804,13 @@ class Cpu6507(wiring.Component):
             ddiff = Signal(signed(10))
             m.d.comb += ddiff.eq(_nonneg(bin_a) - _nonneg(bin_o) - _nonneg(~fc))
             arr = Signal(12)
+            cmp = Signal(9)     # CMP/CPX/CPY/SBX: register - operand
+            cmp_reg = Mux(opA == Alu.CPX, x, Mux(opA == Alu.CPY, y, Mux(opA == Alu.SBX, a & x, a)))
+            m.d.sync += cmp.eq(cmp_reg - oA)
             m.d.sync += [bsum.eq(a + Mux(opA == Alu.SBC, ~oA, oA) + fc), dsum.eq(bin_a + bin_o + fc),
                          dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, oA, fd, fc))]
             self._operations(m, enB, _Binary(opB), oB, a, x, y, s, fn, fv, fd, fi, fz, fc,
-                             pre={"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr})
+                             pre={"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr, "cmp": cmp})
 
         # ---------------------------------------------------------------- state load
         with m.If(self.load_en):
@@ -824,7 +827,8 @@ class Cpu6507(wiring.Component):
         """Register updates of the operation requested in this cycle (ALE's rules).
 
         ``pre``: the binary sum ``bsum`` (9 bits), ALE's decimal sum ``dsum`` (9 bits),
-        adjusted difference ``dadj`` (signed 10) and ARR's result ``arr`` (:meth:`_arr_values`)
+        adjusted difference ``dadj`` (signed 10), ARR's result ``arr`` (:meth:`_arr_values`) and
+        the compare's difference ``cmp`` (9 bits: A, X, Y or A AND X minus the operand)
         from registers (``clocks_per_cycle=3``), else None (all computed here from ``a``, ``o`` and C).
         """
         def nz(value):
@@ -899,7 +903,7 @@ class Cpu6507(wiring.Component):
 
         def compare(reg):
             diff = Signal(9)
-            m.d.comb += diff.eq(reg - o)
+            m.d.comb += diff.eq(reg - o if pre is None else pre["cmp"])
             m.d.sync += [fc.eq(~diff[8]), *nz(diff[0:8])]
 
         with m.If(exec_en):
@@ -945,7 +949,7 @@ class Cpu6507(wiring.Component):
                     m.d.sync += [a.eq(r), x.eq(r), *nz(r)]
                 with op.case(m, Alu.SBX):
                     diff = Signal(9)
-                    m.d.comb += diff.eq((a & x) - o)
+                    m.d.comb += diff.eq((a & x) - o if pre is None else pre["cmp"])
                     m.d.sync += [x.eq(diff[0:8]), fc.eq(~diff[8]), *nz(diff[0:8])]
                 with op.case(m, Alu.LAS):
                     r = s & o

@@ -922,7 +922,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_needed3(paddle3_needed),
     .pixel(stream__pixel),
     .pixels__line_end(stream__line_end),
-    .\port$5523$0 (\$signal ),
+    .\port$5526$0 (\$signal ),
     .rst(rst),
     .start_frame(stream__frame_end),
     .swcha(swcha),
@@ -976,9 +976,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_r(paddle_r),
     .paddle_start(paddle_start),
     .phase(phase),
-    .\port$5525$0 (\$signal$96 [23:0]),
-    .\port$5531$0 (inputs),
-    .\port$5535$0 (\$signal$110 ),
+    .\port$5528$0 (\$signal$96 [23:0]),
+    .\port$5534$0 (inputs),
+    .\port$5538$0 (\$signal$110 ),
     .pre__clear(clear),
     .pre__obs_valid(pre__obs_valid),
     .pre__push(push),
@@ -3942,7 +3942,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign actions[7:0] = action0[7:0];
 endmodule
 
-module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$98 , host_wdata, host_we_rom, host_we_ram, host_we, \port$5523$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
+module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$98 , host_wdata, host_we_rom, host_we_ram, host_we, \port$5526$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
 , paddle_needed2, paddle_needed3, swcha, swchb, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
@@ -4179,8 +4179,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire pixels__line_end;
   wire [7:0] pixels__pixel;
   wire pixels__visible;
-  input [23:0] \port$5523$0 ;
-  wire [23:0] \port$5523$0 ;
+  input [23:0] \port$5526$0 ;
+  wire [23:0] \port$5526$0 ;
   reg primed = 1'h0;
   wire [7:0] rdata;
   wire [7:0] \rdata$121 ;
@@ -4245,8 +4245,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$29  = \$27  | \$28 ;
   assign strobe = \$26  & \$29 ;
   assign line = start_frame ? 16'h0000 : frame_line;
-  assign \$30  = line >= \port$5523$0 [14:6];
-  assign \$31  = \port$5523$0 [14:6] + \port$5523$0 [23:15];
+  assign \$30  = line >= \port$5526$0 [14:6];
+  assign \$31  = \port$5526$0 [14:6] + \port$5526$0 [23:15];
   assign \$32  = line < \$31 ;
   assign \$33  = \$30  & \$32 ;
   assign \$34  = counting & \$33 ;
@@ -4257,8 +4257,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$38  = \$36  & \$37 ;
   assign bus_strobe = strobe & \$38 ;
   assign bus_write = ~ bus_rw;
-  assign \$39  = line >= \port$5523$0 [14:6];
-  assign \$40  = \port$5523$0 [14:6] + \port$5523$0 [23:15];
+  assign \$39  = line >= \port$5526$0 [14:6];
+  assign \$40  = \port$5526$0 [14:6] + \port$5526$0 [23:15];
   assign \$41  = line < \$40 ;
   assign \$42  = \$39  & \$41 ;
   assign \$43  = counting & \$42 ;
@@ -4283,15 +4283,15 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$56  = \$54  & \$55 ;
   assign insn_start = \$56  & counting;
   assign \$57  = hpos - 7'h44;
-  assign \$58  = line - \port$5523$0 [14:6];
+  assign \$58  = line - \port$5526$0 [14:6];
   assign at_boundary = insn_start & pending;
   assign pc = ce ? pc_next : state__pc;
   assign \$59  = ~ bus_addr[12];
   assign \$60  = ~ bus_addr[7];
   assign \$61  = \$59  & \$60 ;
   assign tia_touch = strobe & \$61 ;
-  assign \$62  = line >= \port$5523$0 [14:6];
-  assign \$63  = \port$5523$0 [14:6] + \port$5523$0 [23:15];
+  assign \$62  = line >= \port$5526$0 [14:6];
+  assign \$63  = \port$5526$0 [14:6] + \port$5526$0 [23:15];
   assign \$64  = line < \$63 ;
   assign \$65  = \$62  & \$64 ;
   assign \$66  = counting & \$65 ;
@@ -4353,8 +4353,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .con_rst(con_rst),
     .host_rdata(host_cart_rdata),
     .host_we_ram(host_we_ram),
-    .mapper(\port$5523$0 [3:0]),
-    .\port$5609$0 (bus_addr),
+    .mapper(\port$5526$0 [3:0]),
+    .\port$5612$0 (bus_addr),
     .rdata(\rdata$121 ),
     .rom_w__addr(\host_addr$98 ),
     .rom_w__data(host_wdata),
@@ -4434,7 +4434,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .paddle_needed2(paddle_needed2),
     .paddle_needed3(paddle_needed3),
     .pixel(pixel),
-    .\port$5523$4 (\port$5523$0 [5:4]),
+    .\port$5526$4 (\port$5526$0 [5:4]),
     .rd(\$87 ),
     .rst(rst),
     .wsync(wsync)
@@ -4731,8 +4731,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     end
   end
   assign rdy = rdy_seen;
-  assign ystart = \port$5523$0 [14:6];
-  assign height = \port$5523$0 [23:15];
+  assign ystart = \port$5526$0 [14:6];
+  assign height = \port$5526$0 [23:15];
   assign \cycle_end$44  = cycle_end;
   assign \bus_addr$46  = bus_addr[5:0];
   assign bus_wdata = bus_dout;
@@ -4744,10 +4744,10 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \cyc$54  = cyc;
   assign frame_start = start_frame;
   assign \line$56  = line;
-  assign pal = \port$5523$0 [4];
-  assign \pal$58  = \port$5523$0 [4];
-  assign hmove_blanks = \port$5523$0 [5];
-  assign \hmove_blanks$60  = \port$5523$0 [5];
+  assign pal = \port$5526$0 [4];
+  assign \pal$58  = \port$5526$0 [4];
+  assign hmove_blanks = \port$5526$0 [5];
+  assign \hmove_blanks$60  = \port$5526$0 [5];
   assign \inpt4$62  = inpt4;
   assign \inpt5$64  = inpt5;
   assign odd_last_frame = odd_last;
@@ -4770,8 +4770,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign host_addr = \host_addr$98 [6:0];
   assign \host_wdata$100  = host_wdata;
   assign host_rdata = host_riot_rdata;
-  assign mapper = \port$5523$0 [3:0];
-  assign \mapper$104  = \port$5523$0 [3:0];
+  assign mapper = \port$5526$0 [3:0];
+  assign \mapper$104  = \port$5526$0 [3:0];
   assign sel = bus_addr[12];
   assign \addr$106  = bus_addr[12:0];
   assign a13 = bus_addr[13];
@@ -4800,7 +4800,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$8  = wsync;
 endmodule
 
-module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$5609$0 , wdata, bank, clk);
+module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$5612$0 , wdata, bank, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$43  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -5108,8 +5108,8 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
   reg [7:0] other_seen = 8'h00;
-  input [13:0] \port$5609$0 ;
-  wire [13:0] \port$5609$0 ;
+  input [13:0] \port$5612$0 ;
+  wire [13:0] \port$5612$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
@@ -5153,7 +5153,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       ram[ram_w__addr] <= ram_w__data;
   end
   assign host_rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$5609$0 [6:0]];
+  assign ram_r__data = ram[\port$5612$0 [6:0]];
   reg [7:0] rom [16383:0];
   integer rom__i;
   initial begin
@@ -5175,44 +5175,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$5609$0 [11:0] == 12'hff8;
-  assign \$7  = \port$5609$0 [11:0] == 12'hff9;
+  assign \$6  = \port$5612$0 [11:0] == 12'hff8;
+  assign \$7  = \port$5612$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$5609$0 [11:0] - 12'hff8;
+  assign \$10  = \port$5612$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$5609$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$5612$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$5609$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$5612$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$5609$0 [11:0] - 12'hff6;
+  assign \$18  = \port$5612$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$5609$0 [12] & \$19 ;
-  assign \$21  = \port$5609$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$5612$0 [12] & \$19 ;
+  assign \$21  = \port$5612$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$5609$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$5612$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$5609$0 [12] & \$25 ;
-  assign \$27  = \port$5609$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$5612$0 [12] & \$25 ;
+  assign \$27  = \port$5612$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$5609$0 [11:0] < 12'hff0;
+  assign \$29  = \port$5612$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$5609$0 [12] & \$31 ;
-  assign \$33  = \port$5609$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$5612$0 [12] & \$31 ;
+  assign \$33  = \port$5612$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$5609$0 [11:0] < 12'hff8;
+  assign \$35  = \port$5612$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$5609$0 [2:0] >= 3'h5;
-  assign \$47  = \port$5609$0 [2:0] - 3'h5;
+  assign \$46  = \port$5612$0 [2:0] >= 3'h5;
+  assign \$47  = \port$5612$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -5221,35 +5221,35 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$5609$0 [12];
+  assign \$57  = \$56  & \port$5612$0 [12];
   assign \$58  = ~ write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$5609$0 [11:0] < 7'h40;
+  assign \$60  = \port$5612$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$5609$0 [5:3] == 1'h1;
-  assign \$63  = \port$5609$0 [5:3] == 2'h2;
+  assign \$62  = \port$5612$0 [5:3] == 1'h1;
+  assign \$63  = \port$5612$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$5609$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$5609$0 [11:10];
-  assign \$68  = \port$5609$0 [11:10] == 1'h1;
+  assign \$66  = \port$5612$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$5612$0 [11:10];
+  assign \$68  = \port$5612$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$5609$0 [13];
-  assign \$73  = \port$5609$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$5612$0 [13];
+  assign \$73  = \port$5612$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
   assign \$75  = rom_r__data & flag_seen;
   assign \$76  = masked_seen ? \$75  : rom_r__data;
   assign rdata = rom_seen ? \$76  : other_seen;
-  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$5609$0 [6:0];
+  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$5612$0 [6:0];
   assign ram_w__data = host_we_ram ? rom_w__data : wdata;
-  assign \$77  = \port$5609$0 [12] & strobe;
+  assign \$77  = \port$5612$0 [12] & strobe;
   assign \$78  = \$77  & write;
   assign \$79  = mapper == 3'h4;
   assign \$80  = mapper == 3'h5;
   assign \$81  = \$79  | \$80 ;
-  assign \$82  = ! \port$5609$0 [11:7];
+  assign \$82  = ! \port$5612$0 [11:7];
   assign \$83  = \$81  & \$82 ;
   assign \$84  = \$78  & \$83 ;
   assign ram_w__en = host_we_ram | \$84 ;
@@ -5260,106 +5260,106 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$89  = mapper == 4'h8;
   assign \$90  = \$88  | \$89 ;
   assign \$91  = \$90  ? 1'h1 : 1'h0;
-  assign \$92  = \port$5609$0 [12] & strobe;
+  assign \$92  = \port$5612$0 [12] & strobe;
   assign \$93  = \$92  & init_done;
   assign \$94  = mapper == 4'h8;
-  assign \$95  = \port$5609$0 [12] & strobe;
+  assign \$95  = \port$5612$0 [12] & strobe;
   assign \$96  = \$94  & \$95 ;
   assign \$97  = ~ write;
-  assign \$98  = \port$5609$0 [12] & \$97 ;
-  assign \$99  = \port$5609$0 [11:0] < 8'h80;
-  assign \$100  = \port$5609$0 [11:0] >= 12'hfc0;
+  assign \$98  = \port$5612$0 [12] & \$97 ;
+  assign \$99  = \port$5612$0 [11:0] < 8'h80;
+  assign \$100  = \port$5612$0 [11:0] >= 12'hfc0;
   assign \$101  = \$99  | \$100 ;
   assign \$102  = \$98  & \$101 ;
-  assign \$103  = \port$5609$0 [12] & write;
+  assign \$103  = \port$5612$0 [12] & write;
   assign \$104  = \$102  | \$103 ;
   assign \$105  = \$96  & \$104 ;
   assign \$106  = mapper == 4'h8;
-  assign \$107  = \port$5609$0 [12] & strobe;
+  assign \$107  = \port$5612$0 [12] & strobe;
   assign \$108  = \$106  & \$107 ;
   assign \$109  = mapper == 4'h8;
-  assign \$110  = \$109  & \port$5609$0 [12];
+  assign \$110  = \$109  & \port$5612$0 [12];
   assign \$111  = ~ write;
   assign \$112  = \$110  & \$111 ;
-  assign \$113  = \port$5609$0 [11:0] < 7'h40;
+  assign \$113  = \port$5612$0 [11:0] < 7'h40;
   assign \$114  = \$112  & \$113 ;
   assign \$115  = \$108  & \$114 ;
-  assign \$116  = ! \port$5609$0 [2:0];
+  assign \$116  = ! \port$5612$0 [2:0];
   assign \$117  = dpc_counter0 - 1'h1;
-  assign \$118  = \port$5609$0 [2:0] == 1'h1;
+  assign \$118  = \port$5612$0 [2:0] == 1'h1;
   assign \$119  = dpc_counter1 - 1'h1;
-  assign \$120  = \port$5609$0 [2:0] == 2'h2;
+  assign \$120  = \port$5612$0 [2:0] == 2'h2;
   assign \$121  = dpc_counter2 - 1'h1;
-  assign \$122  = \port$5609$0 [2:0] == 2'h3;
+  assign \$122  = \port$5612$0 [2:0] == 2'h3;
   assign \$123  = dpc_counter3 - 1'h1;
-  assign \$124  = \port$5609$0 [2:0] == 3'h4;
+  assign \$124  = \port$5612$0 [2:0] == 3'h4;
   assign \$125  = dpc_counter4 - 1'h1;
-  assign \$126  = \port$5609$0 [2:0] == 3'h5;
+  assign \$126  = \port$5612$0 [2:0] == 3'h5;
   assign \$127  = ~ dpc_music0;
   assign \$128  = dpc_counter5 - 1'h1;
-  assign \$129  = \port$5609$0 [2:0] == 3'h6;
+  assign \$129  = \port$5612$0 [2:0] == 3'h6;
   assign \$130  = ~ dpc_music1;
   assign \$131  = dpc_counter6 - 1'h1;
-  assign \$132  = \port$5609$0 [2:0] == 3'h7;
+  assign \$132  = \port$5612$0 [2:0] == 3'h7;
   assign \$133  = ~ dpc_music2;
   assign \$134  = dpc_counter7 - 1'h1;
   assign \$135  = mapper == 4'h8;
-  assign \$136  = \port$5609$0 [12] & strobe;
+  assign \$136  = \port$5612$0 [12] & strobe;
   assign \$137  = \$135  & \$136 ;
   assign \$138  = \$137  & write;
-  assign \$139  = \port$5609$0 [11:0] >= 7'h40;
+  assign \$139  = \port$5612$0 [11:0] >= 7'h40;
   assign \$140  = \$138  & \$139 ;
-  assign \$141  = \port$5609$0 [11:0] < 8'h80;
+  assign \$141  = \port$5612$0 [11:0] < 8'h80;
   assign \$142  = \$140  & \$141 ;
-  assign \$143  = ! \port$5609$0 [2:0];
-  assign \$144  = \port$5609$0 [2:0] == 1'h1;
-  assign \$145  = \port$5609$0 [2:0] == 2'h2;
-  assign \$146  = \port$5609$0 [2:0] == 2'h3;
-  assign \$147  = \port$5609$0 [2:0] == 3'h4;
-  assign \$148  = \port$5609$0 [2:0] == 3'h5;
+  assign \$143  = ! \port$5612$0 [2:0];
+  assign \$144  = \port$5612$0 [2:0] == 1'h1;
+  assign \$145  = \port$5612$0 [2:0] == 2'h2;
+  assign \$146  = \port$5612$0 [2:0] == 2'h3;
+  assign \$147  = \port$5612$0 [2:0] == 3'h4;
+  assign \$148  = \port$5612$0 [2:0] == 3'h5;
   assign \$149  = dpc_music0 ? dpc_top5 : wdata;
-  assign \$150  = \port$5609$0 [2:0] == 3'h6;
+  assign \$150  = \port$5612$0 [2:0] == 3'h6;
   assign \$151  = dpc_music1 ? dpc_top6 : wdata;
-  assign \$152  = \port$5609$0 [2:0] == 3'h7;
+  assign \$152  = \port$5612$0 [2:0] == 3'h7;
   assign \$153  = dpc_music2 ? dpc_top7 : wdata;
   assign \$154  = mapper == 3'h4;
   assign \$155  = mapper == 3'h5;
   assign \$156  = \$154  | \$155 ;
-  assign \$157  = \port$5609$0 [11:7] == 1'h1;
+  assign \$157  = \port$5612$0 [11:7] == 1'h1;
   assign \$158  = \$156  & \$157 ;
   assign \$159  = \$158  ? ram_r__data : dpc_rdata;
   assign \$160  = mapper == 3'h4;
   assign \$161  = mapper == 3'h5;
   assign \$162  = \$160  | \$161 ;
-  assign \$163  = \port$5609$0 [11:7] == 1'h1;
+  assign \$163  = \port$5612$0 [11:7] == 1'h1;
   assign \$164  = \$162  & \$163 ;
   assign \$165  = ~ \$164 ;
   assign \$166  = mapper == 4'h8;
-  assign \$167  = \$166  & \port$5609$0 [12];
+  assign \$167  = \$166  & \port$5612$0 [12];
   assign \$168  = ~ write;
   assign \$169  = \$167  & \$168 ;
-  assign \$170  = \port$5609$0 [11:0] < 7'h40;
+  assign \$170  = \port$5612$0 [11:0] < 7'h40;
   assign \$171  = \$169  & \$170 ;
   assign \$172  = ~ \$171 ;
   assign \$173  = mapper == 4'h8;
-  assign \$174  = \$173  & \port$5609$0 [12];
+  assign \$174  = \$173  & \port$5612$0 [12];
   assign \$175  = ~ write;
   assign \$176  = \$174  & \$175 ;
-  assign \$177  = \port$5609$0 [11:0] < 7'h40;
+  assign \$177  = \port$5612$0 [11:0] < 7'h40;
   assign \$178  = \$176  & \$177 ;
-  assign \$179  = \port$5609$0 [5:3] == 1'h1;
-  assign \$180  = \port$5609$0 [5:3] == 2'h2;
+  assign \$179  = \port$5612$0 [5:3] == 1'h1;
+  assign \$180  = \port$5612$0 [5:3] == 2'h2;
   assign \$181  = \$179  | \$180 ;
   assign \$182  = \$178  & \$181 ;
   assign \$183  = \$172  | \$182 ;
   assign \$184  = \$165  & \$183 ;
   assign \$185  = mapper == 4'h8;
-  assign \$186  = \$185  & \port$5609$0 [12];
+  assign \$186  = \$185  & \port$5612$0 [12];
   assign \$187  = ~ write;
   assign \$188  = \$186  & \$187 ;
-  assign \$189  = \port$5609$0 [11:0] < 7'h40;
+  assign \$189  = \port$5612$0 [11:0] < 7'h40;
   assign \$190  = \$188  & \$189 ;
-  assign \$191  = \port$5609$0 [5:3] == 2'h2;
+  assign \$191  = \port$5612$0 [5:3] == 2'h2;
   assign \$192  = \$190  & \$191 ;
   assign \$193  = con_ce ? rom_w__en : 1'h0;
   assign \$195  = con_ce ? ram_w__en : 1'h0;
@@ -5456,7 +5456,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5609$0 [2:0])
+    casez (\port$5612$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -5478,7 +5478,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5609$0 [2:0])
+    casez (\port$5612$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -5500,7 +5500,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5609$0 [2:0])
+    casez (\port$5612$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -5522,7 +5522,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5609$0 [2:0])
+    casez (\port$5612$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -5544,7 +5544,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5609$0 [2:0])
+    casez (\port$5612$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -5588,7 +5588,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5609$0 [2:0])
+    casez (\port$5612$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -5610,7 +5610,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_bank = bank;
-    if (\port$5609$0 [12]) begin
+    if (\port$5612$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -5623,44 +5623,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$5609$0 [2:0];
+      new_slice0 = \port$5612$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$5609$0 [2:0];
+      new_slice1 = \port$5612$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$5609$0 [2:0];
+      new_slice2 = \port$5612$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$5609$0 [10:0] };
+      rom_addr = { 3'h0, \port$5612$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$5609$0 [11:0] };
+      rom_addr = { 2'h0, \port$5612$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$5609$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$5612$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$5609$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$5612$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$5609$0 [11:0] };
+      rom_addr = { new_bank, \port$5612$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$5609$0 [5:3])
+    casez (\port$5612$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
       3'h7:
@@ -5763,7 +5763,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5777,7 +5777,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$144 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5791,7 +5791,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$145 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5805,7 +5805,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$146 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5819,7 +5819,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$147 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5833,7 +5833,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$148 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5847,7 +5847,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$150 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5861,7 +5861,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$152 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5888,7 +5888,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$202  = 8'h00;
           endcase
@@ -5907,7 +5907,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5932,7 +5932,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$204  = 8'h00;
           endcase
@@ -5951,7 +5951,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5976,7 +5976,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$206  = 8'h00;
           endcase
@@ -5995,7 +5995,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6020,7 +6020,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$208  = 8'h00;
           endcase
@@ -6039,7 +6039,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6064,7 +6064,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$210  = 8'h00;
           endcase
@@ -6083,7 +6083,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6108,7 +6108,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$212  = 8'h00;
           endcase
@@ -6129,7 +6129,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6154,7 +6154,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$214  = 8'h00;
           endcase
@@ -6175,7 +6175,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6200,7 +6200,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$216  = 8'h00;
           endcase
@@ -6221,7 +6221,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6241,7 +6241,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$218  = wdata;
           endcase
@@ -6255,7 +6255,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6271,7 +6271,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$220  = wdata;
           endcase
@@ -6285,7 +6285,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6301,7 +6301,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$222  = wdata;
           endcase
@@ -6315,7 +6315,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6331,7 +6331,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$224  = wdata;
           endcase
@@ -6345,7 +6345,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6361,7 +6361,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$226  = wdata;
           endcase
@@ -6375,7 +6375,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6391,7 +6391,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$228  = wdata;
           endcase
@@ -6405,7 +6405,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6421,7 +6421,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6441,7 +6441,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$231  = wdata;
           endcase
@@ -6455,7 +6455,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6471,7 +6471,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6491,7 +6491,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 \$234  = wdata;
           endcase
@@ -6505,7 +6505,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6521,7 +6521,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5609$0 [5:3])
+          casez (\port$5612$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6592,13 +6592,13 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign host_we_rom = rom_w__en;
   assign ram_h__addr = rom_w__addr[6:0];
   assign ram_h__data = host_rdata;
-  assign sel = \port$5609$0 [12];
-  assign addr = \port$5609$0 [12:0];
+  assign sel = \port$5612$0 [12];
+  assign addr = \port$5612$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$5609$0 [13];
+  assign a13 = \port$5612$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$5609$0 [6:0];
+  assign ram_r__addr = \port$5612$0 [6:0];
   assign \$194  = con_ce;
 endmodule
 
@@ -6619,21 +6619,21 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire [7:0] \$11 ;
   wire [7:0] \$110 ;
   wire \$111 ;
-  wire [8:0] \$112 ;
-  wire [8:0] \$113 ;
+  wire [16:0] \$112 ;
+  wire [16:0] \$113 ;
   wire [8:0] \$114 ;
-  wire [7:0] \$115 ;
+  wire [8:0] \$115 ;
   wire [8:0] \$116 ;
-  wire [16:0] \$117 ;
-  wire [16:0] \$118 ;
+  wire [8:0] \$117 ;
+  wire [8:0] \$118 ;
   wire [8:0] \$119 ;
   wire [8:0] \$12 ;
   wire [8:0] \$120 ;
-  wire [8:0] \$121 ;
-  wire [8:0] \$122 ;
-  wire [8:0] \$123 ;
-  wire [8:0] \$124 ;
-  wire [8:0] \$125 ;
+  wire \$121 ;
+  wire \$122 ;
+  wire [5:0] \$123 ;
+  wire \$124 ;
+  wire \$125 ;
   wire \$126 ;
   wire \$127 ;
   wire [5:0] \$128 ;
@@ -6642,199 +6642,199 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire \$130 ;
   wire \$131 ;
   wire \$132 ;
-  wire [5:0] \$133 ;
+  wire [7:0] \$133 ;
   wire \$134 ;
   wire \$135 ;
-  wire \$136 ;
+  wire [5:0] \$136 ;
   wire \$137 ;
-  wire [7:0] \$138 ;
+  wire [5:0] \$138 ;
   wire \$139 ;
   wire [8:0] \$14 ;
-  wire \$140 ;
-  wire [5:0] \$141 ;
-  wire \$142 ;
-  wire [5:0] \$143 ;
-  wire \$144 ;
-  wire [5:0] \$145 ;
+  wire [5:0] \$140 ;
+  wire \$141 ;
+  wire [5:0] \$142 ;
+  wire \$143 ;
+  wire [5:0] \$144 ;
+  wire \$145 ;
   wire \$146 ;
-  wire [5:0] \$147 ;
+  wire \$147 ;
   wire \$148 ;
-  wire [5:0] \$149 ;
+  wire \$149 ;
   wire [8:0] \$15 ;
   wire \$150 ;
   wire \$151 ;
   wire \$152 ;
   wire \$153 ;
-  wire \$154 ;
-  wire \$155 ;
-  wire \$156 ;
+  wire [7:0] \$154 ;
+  wire [7:0] \$155 ;
+  wire [7:0] \$156 ;
   wire [7:0] \$157 ;
-  wire [7:0] \$158 ;
-  wire [8:0] \$159 ;
+  wire [8:0] \$158 ;
+  wire \$159 ;
   wire [16:0] \$16 ;
-  wire [9:0] \$160 ;
-  wire [8:0] \$161 ;
-  wire [9:0] \$162 ;
-  wire \$163 ;
-  wire [10:0] \$164 ;
-  wire [10:0] \$165 ;
+  wire [7:0] \$160 ;
+  wire [7:0] \$161 ;
+  wire [8:0] \$162 ;
+  wire [9:0] \$163 ;
+  wire [8:0] \$164 ;
+  wire [9:0] \$165 ;
   wire \$166 ;
-  wire \$167 ;
-  wire \$168 ;
+  wire [10:0] \$167 ;
+  wire [10:0] \$168 ;
   wire \$169 ;
   wire [16:0] \$17 ;
-  wire [7:0] \$170 ;
-  wire [7:0] \$171 ;
-  wire [7:0] \$172 ;
-  wire \$173 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire \$172 ;
+  wire [7:0] \$173 ;
   wire [7:0] \$174 ;
   wire [7:0] \$175 ;
-  wire [7:0] \$176 ;
-  wire \$177 ;
+  wire \$176 ;
+  wire [7:0] \$177 ;
   wire [7:0] \$178 ;
   wire [7:0] \$179 ;
   wire [8:0] \$18 ;
-  wire [7:0] \$180 ;
-  wire \$181 ;
+  wire \$180 ;
+  wire [7:0] \$181 ;
   wire [7:0] \$182 ;
   wire [7:0] \$183 ;
-  wire [7:0] \$184 ;
-  wire \$185 ;
+  wire \$184 ;
+  wire [7:0] \$185 ;
   wire [7:0] \$186 ;
   wire [7:0] \$187 ;
-  wire [7:0] \$188 ;
+  wire \$188 ;
   wire [7:0] \$189 ;
   wire [8:0] \$19 ;
-  wire \$190 ;
+  wire [7:0] \$190 ;
   wire [7:0] \$191 ;
   wire [7:0] \$192 ;
-  wire [7:0] \$193 ;
+  wire \$193 ;
   wire [7:0] \$194 ;
   wire [7:0] \$195 ;
   wire [7:0] \$196 ;
   wire [7:0] \$197 ;
-  wire \$198 ;
-  wire \$199 ;
+  wire [7:0] \$198 ;
+  wire [7:0] \$199 ;
   wire \$2 ;
   wire [8:0] \$20 ;
-  wire \$200 ;
+  wire [7:0] \$200 ;
   wire \$201 ;
   wire \$202 ;
   wire \$203 ;
   wire \$204 ;
-  wire [7:0] \$205 ;
+  wire \$205 ;
   wire \$206 ;
-  wire [7:0] \$207 ;
+  wire \$207 ;
   wire [7:0] \$208 ;
-  wire [7:0] \$209 ;
+  wire \$209 ;
   wire [8:0] \$21 ;
-  wire \$210 ;
+  wire [7:0] \$210 ;
   wire [7:0] \$211 ;
   wire [7:0] \$212 ;
-  wire [7:0] \$213 ;
+  wire \$213 ;
   wire [7:0] \$214 ;
   wire [7:0] \$215 ;
   wire [7:0] \$216 ;
-  wire \$217 ;
+  wire [7:0] \$217 ;
   wire [7:0] \$218 ;
   wire [7:0] \$219 ;
   wire [8:0] \$22 ;
-  wire [7:0] \$220 ;
+  wire \$220 ;
   wire [7:0] \$221 ;
   wire [7:0] \$222 ;
   wire [7:0] \$223 ;
   wire [7:0] \$224 ;
   wire [7:0] \$225 ;
   wire [7:0] \$226 ;
-  wire \$227 ;
+  wire [7:0] \$227 ;
   wire [7:0] \$228 ;
   wire [7:0] \$229 ;
   wire \$23 ;
-  wire [7:0] \$230 ;
+  wire \$230 ;
   wire [7:0] \$231 ;
   wire [7:0] \$232 ;
   wire [7:0] \$233 ;
   wire [7:0] \$234 ;
   wire [7:0] \$235 ;
-  wire \$236 ;
-  wire \$237 ;
-  wire \$238 ;
-  wire [7:0] \$239 ;
+  wire [7:0] \$236 ;
+  wire [7:0] \$237 ;
+  wire [7:0] \$238 ;
+  wire \$239 ;
   wire \$24 ;
-  wire [7:0] \$240 ;
-  wire [7:0] \$241 ;
+  wire \$240 ;
+  wire \$241 ;
   wire [7:0] \$242 ;
   wire [7:0] \$243 ;
-  wire \$244 ;
-  wire \$245 ;
-  wire [8:0] \$246 ;
-  wire [8:0] \$247 ;
-  wire [8:0] \$248 ;
-  wire \$249 ;
+  wire [7:0] \$244 ;
+  wire [7:0] \$245 ;
+  wire [7:0] \$246 ;
+  wire \$247 ;
+  wire \$248 ;
+  wire [8:0] \$249 ;
   wire \$25 ;
-  wire [7:0] \$250 ;
-  wire [7:0] \$251 ;
-  wire [7:0] \$252 ;
-  wire \$253 ;
-  wire \$254 ;
-  wire \$255 ;
+  wire [8:0] \$250 ;
+  wire [8:0] \$251 ;
+  wire \$252 ;
+  wire [7:0] \$253 ;
+  wire [7:0] \$254 ;
+  wire [7:0] \$255 ;
   wire \$256 ;
   wire \$257 ;
   wire \$258 ;
   wire \$259 ;
   wire \$26 ;
   wire \$260 ;
-  wire [8:0] \$261 ;
-  wire [8:0] \$262 ;
-  wire [8:0] \$263 ;
-  wire \$264 ;
+  wire \$261 ;
+  wire \$262 ;
+  wire \$263 ;
+  wire [8:0] \$264 ;
   wire [8:0] \$265 ;
   wire [8:0] \$266 ;
-  wire [8:0] \$267 ;
-  wire \$268 ;
+  wire \$267 ;
+  wire [8:0] \$268 ;
   wire [8:0] \$269 ;
   wire \$27 ;
   wire [8:0] \$270 ;
-  wire [8:0] \$271 ;
-  wire \$272 ;
+  wire \$271 ;
+  wire [8:0] \$272 ;
   wire [8:0] \$273 ;
   wire [8:0] \$274 ;
-  wire [8:0] \$275 ;
-  wire \$276 ;
-  wire \$277 ;
-  wire \$278 ;
+  wire \$275 ;
+  wire [8:0] \$276 ;
+  wire [8:0] \$277 ;
+  wire [8:0] \$278 ;
   wire \$279 ;
   wire \$28 ;
-  reg [15:0] \$280 ;
-  reg [15:0] \$281 ;
-  reg [7:0] \$282 ;
-  reg [7:0] \$283 ;
-  reg [8:0] \$284 ;
+  wire \$280 ;
+  wire \$281 ;
+  wire \$282 ;
+  reg [15:0] \$283 ;
+  reg [15:0] \$284 ;
   reg [7:0] \$285 ;
   reg [7:0] \$286 ;
   reg [8:0] \$287 ;
   reg [7:0] \$288 ;
   reg [7:0] \$289 ;
   wire \$29 ;
-  reg [17:0] \$290 ;
-  reg [15:0] \$291 ;
-  reg [5:0] \$292 ;
-  reg [15:0] \$293 ;
-  reg [7:0] \$294 ;
-  reg \$295 ;
-  reg [7:0] \$296 ;
+  reg [8:0] \$290 ;
+  reg [7:0] \$291 ;
+  reg [7:0] \$292 ;
+  reg [17:0] \$293 ;
+  reg [15:0] \$294 ;
+  reg [5:0] \$295 ;
+  reg [15:0] \$296 ;
   reg [7:0] \$297 ;
   reg \$298 ;
-  reg \$299 ;
+  reg [7:0] \$299 ;
   wire \$3 ;
   wire \$30 ;
-  reg \$300 ;
+  reg [7:0] \$300 ;
   reg \$301 ;
   reg \$302 ;
   reg \$303 ;
   reg \$304 ;
-  reg [5:0] \$305 ;
-  reg [7:0] \$306 ;
+  reg \$305 ;
+  reg \$306 ;
   reg \$307 ;
   reg [5:0] \$308 ;
   reg [7:0] \$309 ;
@@ -6842,16 +6842,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   reg \$310 ;
   reg [5:0] \$311 ;
   reg [7:0] \$312 ;
-  reg [7:0] \$313 ;
-  reg [7:0] \$314 ;
-  reg [8:0] \$315 ;
-  reg [8:0] \$316 ;
-  reg [9:0] \$317 ;
-  reg [11:0] \$318 ;
-  reg [7:0] \$319 ;
+  reg \$313 ;
+  reg [5:0] \$314 ;
+  reg [7:0] \$315 ;
+  reg [7:0] \$316 ;
+  reg [7:0] \$317 ;
+  reg [8:0] \$318 ;
+  reg [8:0] \$319 ;
   wire \$32 ;
-  reg [7:0] \$320 ;
-  reg [7:0] \$321 ;
+  reg [8:0] \$320 ;
+  reg [9:0] \$321 ;
+  reg [11:0] \$322 ;
+  reg [7:0] \$323 ;
+  reg [7:0] \$324 ;
+  reg [7:0] \$325 ;
   wire \$33 ;
   wire \$34 ;
   wire \$35 ;
@@ -6926,7 +6930,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire \$98 ;
   wire \$99 ;
   reg [7:0] \$signal  = 8'h00;
-  reg \$signal$100  = 1'h0;
+  reg \$signal$101  = 1'h0;
   (* enum_base_type = "Alu" *)
   (* enum_value_000000 = "NOP" *)
   (* enum_value_000001 = "LDA" *)
@@ -6980,8 +6984,8 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   (* enum_value_110001 = "SHX" *)
   (* enum_value_110010 = "SHY" *)
   (* enum_value_110011 = "SHS" *)
-  reg [5:0] \$signal$101  = 6'h00;
-  reg \$signal$102  = 1'h0;
+  reg [5:0] \$signal$102  = 6'h00;
+  reg \$signal$103  = 1'h0;
   (* enum_base_type = "Alu" *)
   (* enum_value_000000 = "NOP" *)
   (* enum_value_000001 = "LDA" *)
@@ -7035,7 +7039,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   (* enum_value_110001 = "SHX" *)
   (* enum_value_110010 = "SHY" *)
   (* enum_value_110011 = "SHS" *)
-  reg [5:0] \$signal$103  = 6'h00;
+  reg [5:0] \$signal$104  = 6'h00;
   reg [7:0] \$signal$63  = 8'h00;
   reg [7:0] \$signal$66  = 8'h00;
   (* init = 9'h000 *)
@@ -7065,6 +7069,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire ce;
   input clk;
   wire clk;
+  reg [8:0] cmp = 9'h000;
   input con_ce;
   wire con_ce;
   input con_rst;
@@ -7258,9 +7263,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   (* enum_value_101 = "DEC" *)
   wire [2:0] \dec_din.rmw ;
   reg [8:0] diff;
-  reg [8:0] \diff$83 ;
   reg [8:0] \diff$84 ;
   reg [8:0] \diff$85 ;
+  reg [8:0] \diff$86 ;
   input [7:0] din;
   wire [7:0] din;
   reg [7:0] dl = 8'h00;
@@ -7573,237 +7578,242 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign addend = \$109  ? \$110  : oB;
   assign \$111  = $signed(dadj) < $signed(1'h0);
   assign sbc_t = \$111  ? \out$78  : \out$79 ;
-  assign \$112  = state__a - oB;
-  assign \$113  = state__x - oB;
-  assign \$114  = state__y - oB;
-  assign \$115  = state__a & state__x;
-  assign \$116  = \$115  - oB;
-  assign \$117  = state__pc + 1'h1;
-  assign \$118  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
-  assign \$119  = state__sp + 1'h1;
-  assign \$120  = state__sp - 1'h1;
-  assign \$121  = ad[7:0] + idx;
-  assign \$122  = ad[7:0] + state__x;
-  assign \$123  = ad[7:0] + 1'h1;
-  assign \$124  = tmp + state__y;
-  assign \$125  = ad[15:8] + ixc;
-  assign \$126  = ~ no_inc;
-  assign \$127  = dec[4:0] == 4'hc;
-  assign \$128  = \$127  ? 6'h0f : 6'h03;
-  assign \$129  = ir[6] ? flag_z : flag_c;
-  assign \$130  = ir[6] ? flag_v : flag_n;
-  assign \$131  = ir[7] ? \$129  : \$130 ;
-  assign \$132  = \$131  == ir[5];
-  assign \$133  = \$132  ? 6'h0d : 6'h00;
-  assign \$134  = ! dec[6:5];
-  assign \$135  = ~ ixc;
-  assign \$136  = \$134  & \$135 ;
-  assign \$137  = dec[14:9] == 6'h33;
-  assign \$138  = state__a & state__x;
-  assign \$139  = bt_r[15:8] == state__pc[15:8];
-  assign \$140  = state == 5'h10;
-  assign \$141  = \$140  ? 6'h11 : 6'h14;
-  assign \$142  = state == 5'h11;
-  assign \$143  = \$142  ? 6'h12 : 6'h15;
-  assign \$144  = state == 5'h16;
-  assign \$145  = \$144  ? 6'h17 : 6'h24;
-  assign \$146  = state == 5'h1a;
-  assign \$147  = \$146  ? 6'h1b : 6'h1f;
-  assign \$148  = state == 5'h1b;
-  assign \$149  = \$148  ? 6'h1c : 6'h00;
-  assign \$156  = \$signal$103  == 4'h9;
-  assign \$157  = ~ \$signal$66 ;
-  assign \$158  = \$156  ? \$157  : \$signal$66 ;
-  assign \$159  = state__a + \$158 ;
-  assign \$160  = \$159  + flag_c;
-  assign \$161  = \$signal$63  + bin_o;
-  assign \$162  = \$161  + flag_c;
-  assign \$163  = $signed(\$94 [9:0]) < $signed(1'h0);
-  assign \$164  = $signed(\$94 [9:0]) + $signed(8'h64);
-  assign \$165  = \$163  ? \$164  : { \$94 [9], \$94 [9:0] };
-  assign \$166  = ! oB;
-  assign \$167  = ! oB;
-  assign \$168  = ! oB;
+  assign \$112  = state__pc + 1'h1;
+  assign \$113  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
+  assign \$114  = state__sp + 1'h1;
+  assign \$115  = state__sp - 1'h1;
+  assign \$116  = ad[7:0] + idx;
+  assign \$117  = ad[7:0] + state__x;
+  assign \$118  = ad[7:0] + 1'h1;
+  assign \$119  = tmp + state__y;
+  assign \$120  = ad[15:8] + ixc;
+  assign \$121  = ~ no_inc;
+  assign \$122  = dec[4:0] == 4'hc;
+  assign \$123  = \$122  ? 6'h0f : 6'h03;
+  assign \$124  = ir[6] ? flag_z : flag_c;
+  assign \$125  = ir[6] ? flag_v : flag_n;
+  assign \$126  = ir[7] ? \$124  : \$125 ;
+  assign \$127  = \$126  == ir[5];
+  assign \$128  = \$127  ? 6'h0d : 6'h00;
+  assign \$129  = ! dec[6:5];
+  assign \$130  = ~ ixc;
+  assign \$131  = \$129  & \$130 ;
+  assign \$132  = dec[14:9] == 6'h33;
+  assign \$133  = state__a & state__x;
+  assign \$134  = bt_r[15:8] == state__pc[15:8];
+  assign \$135  = state == 5'h10;
+  assign \$136  = \$135  ? 6'h11 : 6'h14;
+  assign \$137  = state == 5'h11;
+  assign \$138  = \$137  ? 6'h12 : 6'h15;
+  assign \$139  = state == 5'h16;
+  assign \$140  = \$139  ? 6'h17 : 6'h24;
+  assign \$141  = state == 5'h1a;
+  assign \$142  = \$141  ? 6'h1b : 6'h1f;
+  assign \$143  = state == 5'h1b;
+  assign \$144  = \$143  ? 6'h1c : 6'h00;
+  assign \$151  = \$signal$104  == 4'hb;
+  assign \$152  = \$signal$104  == 4'hc;
+  assign \$153  = \$signal$104  == 5'h13;
+  assign \$154  = state__a & state__x;
+  assign \$155  = \$153  ? \$154  : state__a;
+  assign \$156  = \$152  ? state__y : \$155 ;
+  assign \$157  = \$151  ? state__x : \$156 ;
+  assign \$158  = \$157  - \$signal$66 ;
+  assign \$159  = \$signal$104  == 4'h9;
+  assign \$160  = ~ \$signal$66 ;
+  assign \$161  = \$159  ? \$160  : \$signal$66 ;
+  assign \$162  = state__a + \$161 ;
+  assign \$163  = \$162  + flag_c;
+  assign \$164  = \$signal$63  + bin_o;
+  assign \$165  = \$164  + flag_c;
+  assign \$166  = $signed(\$94 [9:0]) < $signed(1'h0);
+  assign \$167  = $signed(\$94 [9:0]) + $signed(8'h64);
+  assign \$168  = \$166  ? \$167  : { \$94 [9], \$94 [9:0] };
   assign \$169  = ! oB;
-  assign \$170  = state__a | oB;
-  assign \$171  = state__a | oB;
-  assign \$172  = state__a | oB;
-  assign \$173  = ! \$172 ;
-  assign \$174  = state__a & oB;
-  assign \$175  = state__a & oB;
-  assign \$176  = state__a & oB;
-  assign \$177  = ! \$176 ;
-  assign \$178  = state__a ^ oB;
-  assign \$179  = state__a ^ oB;
-  assign \$180  = state__a ^ oB;
-  assign \$181  = ! \$180 ;
-  assign \$182  = state__a ^ \out$76 [7:0];
-  assign \$183  = \out$76 [7:0] ^ oB;
-  assign \$184  = \$182  & \$183 ;
-  assign \$185  = \$signal$75  > 7'h63;
-  assign \$186  = state__a ^ addend;
-  assign \$187  = ~ \$186 ;
-  assign \$188  = state__a ^ bsum[7:0];
-  assign \$189  = \$187  & \$188 ;
-  assign \$190  = ! bsum[7:0];
-  assign \$191  = state__a ^ sbc_t[7:0];
-  assign \$192  = sbc_t[7:0] ^ oB;
-  assign \$193  = \$191  & \$192 ;
-  assign \$194  = state__a ^ addend;
-  assign \$195  = ~ \$194 ;
-  assign \$196  = state__a ^ bsum[7:0];
-  assign \$197  = \$195  & \$196 ;
-  assign \$198  = ! bsum[7:0];
-  assign \$199  = ~ diff[8];
-  assign \$200  = ! diff[7:0];
-  assign \$201  = ~ \diff$83 [8];
-  assign \$202  = ! \diff$83 [7:0];
-  assign \$203  = ~ \diff$84 [8];
-  assign \$204  = ! \diff$84 [7:0];
-  assign \$205  = state__a & oB;
-  assign \$206  = ! \$205 ;
-  assign \$207  = state__a & oB;
+  assign \$170  = ! oB;
+  assign \$171  = ! oB;
+  assign \$172  = ! oB;
+  assign \$173  = state__a | oB;
+  assign \$174  = state__a | oB;
+  assign \$175  = state__a | oB;
+  assign \$176  = ! \$175 ;
+  assign \$177  = state__a & oB;
+  assign \$178  = state__a & oB;
+  assign \$179  = state__a & oB;
+  assign \$180  = ! \$179 ;
+  assign \$181  = state__a ^ oB;
+  assign \$182  = state__a ^ oB;
+  assign \$183  = state__a ^ oB;
+  assign \$184  = ! \$183 ;
+  assign \$185  = state__a ^ \out$76 [7:0];
+  assign \$186  = \out$76 [7:0] ^ oB;
+  assign \$187  = \$185  & \$186 ;
+  assign \$188  = \$signal$75  > 7'h63;
+  assign \$189  = state__a ^ addend;
+  assign \$190  = ~ \$189 ;
+  assign \$191  = state__a ^ bsum[7:0];
+  assign \$192  = \$190  & \$191 ;
+  assign \$193  = ! bsum[7:0];
+  assign \$194  = state__a ^ sbc_t[7:0];
+  assign \$195  = sbc_t[7:0] ^ oB;
+  assign \$196  = \$194  & \$195 ;
+  assign \$197  = state__a ^ addend;
+  assign \$198  = ~ \$197 ;
+  assign \$199  = state__a ^ bsum[7:0];
+  assign \$200  = \$198  & \$199 ;
+  assign \$201  = ! bsum[7:0];
+  assign \$202  = ~ diff[8];
+  assign \$203  = ! diff[7:0];
+  assign \$204  = ~ \diff$84 [8];
+  assign \$205  = ! \diff$84 [7:0];
+  assign \$206  = ~ \diff$85 [8];
+  assign \$207  = ! \diff$85 [7:0];
   assign \$208  = state__a & oB;
-  assign \$209  = state__a & oB;
-  assign \$210  = ! \$209 ;
+  assign \$209  = ! \$208 ;
+  assign \$210  = state__a & oB;
   assign \$211  = state__a & oB;
   assign \$212  = state__a & oB;
+  assign \$213  = ! \$212 ;
   assign \$214  = state__a & oB;
   assign \$215  = state__a & oB;
-  assign \$217  = ! \$216 ;
-  assign \$219  = \$218  & state__x;
-  assign \$220  = \$219  & oB;
+  assign \$217  = state__a & oB;
+  assign \$218  = state__a & oB;
+  assign \$220  = ! \$219 ;
   assign \$222  = \$221  & state__x;
   assign \$223  = \$222  & oB;
   assign \$225  = \$224  & state__x;
   assign \$226  = \$225  & oB;
-  assign \$227  = ! \$226 ;
+  assign \$228  = \$227  & state__x;
   assign \$229  = \$228  & oB;
-  assign \$231  = \$230  & oB;
-  assign \$233  = \$232  & oB;
-  assign \$235  = \$234  & oB;
-  assign \$236  = ! \$235 ;
-  assign \$237  = ~ \diff$85 [8];
-  assign \$238  = ! \diff$85 [7:0];
-  assign \$239  = state__sp & oB;
-  assign \$240  = state__sp & oB;
-  assign \$241  = state__sp & oB;
+  assign \$230  = ! \$229 ;
+  assign \$232  = \$231  & oB;
+  assign \$234  = \$233  & oB;
+  assign \$236  = \$235  & oB;
+  assign \$238  = \$237  & oB;
+  assign \$239  = ! \$238 ;
+  assign \$240  = ~ \diff$86 [8];
+  assign \$241  = ! \diff$86 [7:0];
   assign \$242  = state__sp & oB;
   assign \$243  = state__sp & oB;
-  assign \$244  = ! \$243 ;
-  assign \$245  = ! oB;
-  assign \$249  = ! \$248 [7:0];
-  assign \$253  = ! \$252 ;
-  assign \$254  = ! { state__a[6:0], flag_c };
-  assign \$255  = ! { flag_c, state__a[7:1] };
-  assign \$256  = ! state__a;
-  assign \$257  = ! state__a;
-  assign \$258  = ! state__x;
-  assign \$259  = ! state__y;
-  assign \$260  = ! state__sp;
-  assign \$261  = state__x + 1'h1;
-  assign \$262  = state__x + 1'h1;
-  assign \$263  = state__x + 1'h1;
-  assign \$264  = ! \$263 [7:0];
-  assign \$265  = state__y + 1'h1;
-  assign \$266  = state__y + 1'h1;
-  assign \$267  = state__y + 1'h1;
-  assign \$268  = ! \$267 [7:0];
-  assign \$269  = state__x - 1'h1;
-  assign \$270  = state__x - 1'h1;
-  assign \$271  = state__x - 1'h1;
-  assign \$272  = ! \$271 [7:0];
-  assign \$273  = state__y - 1'h1;
-  assign \$274  = state__y - 1'h1;
-  assign \$275  = state__y - 1'h1;
-  assign \$276  = ! \$275 [7:0];
-  assign \$277  = opB == 6'h25;
-  assign \$278  = opB == 6'h27;
-  assign \$279  = opB == 6'h2a;
+  assign \$244  = state__sp & oB;
+  assign \$245  = state__sp & oB;
+  assign \$246  = state__sp & oB;
+  assign \$247  = ! \$246 ;
+  assign \$248  = ! oB;
+  assign \$252  = ! \$251 [7:0];
+  assign \$256  = ! \$255 ;
+  assign \$257  = ! { state__a[6:0], flag_c };
+  assign \$258  = ! { flag_c, state__a[7:1] };
+  assign \$259  = ! state__a;
+  assign \$260  = ! state__a;
+  assign \$261  = ! state__x;
+  assign \$262  = ! state__y;
+  assign \$263  = ! state__sp;
+  assign \$264  = state__x + 1'h1;
+  assign \$265  = state__x + 1'h1;
+  assign \$266  = state__x + 1'h1;
+  assign \$267  = ! \$266 [7:0];
+  assign \$268  = state__y + 1'h1;
+  assign \$269  = state__y + 1'h1;
+  assign \$270  = state__y + 1'h1;
+  assign \$271  = ! \$270 [7:0];
+  assign \$272  = state__x - 1'h1;
+  assign \$273  = state__x - 1'h1;
+  assign \$274  = state__x - 1'h1;
+  assign \$275  = ! \$274 [7:0];
+  assign \$276  = state__y - 1'h1;
+  assign \$277  = state__y - 1'h1;
+  assign \$278  = state__y - 1'h1;
+  assign \$279  = ! \$278 [7:0];
+  assign \$280  = opB == 6'h25;
+  assign \$281  = opB == 6'h27;
+  assign \$282  = opB == 6'h2a;
   always @(posedge clk)
-    pc_inc_r <= \$280 ;
+    pc_inc_r <= \$283 ;
   always @(posedge clk)
-    bt_r <= \$281 ;
+    bt_r <= \$284 ;
   always @(posedge clk)
-    s_inc_r <= \$282 ;
+    s_inc_r <= \$285 ;
   always @(posedge clk)
-    s_dec_r <= \$283 ;
+    s_dec_r <= \$286 ;
   always @(posedge clk)
-    ad_idx_r <= \$284 ;
+    ad_idx_r <= \$287 ;
   always @(posedge clk)
-    ad_x_r <= \$285 ;
+    ad_x_r <= \$288 ;
   always @(posedge clk)
-    ad_1_r <= \$286 ;
+    ad_1_r <= \$289 ;
   always @(posedge clk)
-    tmp_y_r <= \$287 ;
+    tmp_y_r <= \$290 ;
   always @(posedge clk)
-    adh_ixc_r <= \$288 ;
+    adh_ixc_r <= \$291 ;
   always @(posedge clk)
-    ir <= \$289 ;
+    ir <= \$292 ;
   always @(posedge clk)
-    dec <= \$290 ;
+    dec <= \$293 ;
   always @(posedge clk)
-    state__pc <= \$291 ;
+    state__pc <= \$294 ;
   always @(posedge clk)
-    state <= \$292 ;
+    state <= \$295 ;
   always @(posedge clk)
-    ad <= \$293 ;
+    ad <= \$296 ;
   always @(posedge clk)
-    dl <= \$294 ;
+    dl <= \$297 ;
   always @(posedge clk)
-    ixc <= \$295 ;
+    ixc <= \$298 ;
   always @(posedge clk)
-    tmp <= \$296 ;
+    tmp <= \$299 ;
   always @(posedge clk)
-    state__sp <= \$297 ;
+    state__sp <= \$300 ;
   always @(posedge clk)
-    flag_c <= \$298 ;
+    flag_c <= \$301 ;
   always @(posedge clk)
-    flag_i <= \$299 ;
+    flag_i <= \$302 ;
   always @(posedge clk)
-    flag_z <= \$300 ;
+    flag_z <= \$303 ;
   always @(posedge clk)
-    flag_d <= \$301 ;
+    flag_d <= \$304 ;
   always @(posedge clk)
-    flag_v <= \$302 ;
+    flag_v <= \$305 ;
   always @(posedge clk)
-    flag_n <= \$303 ;
+    flag_n <= \$306 ;
   always @(posedge clk)
-    \$signal$100  <= \$304 ;
+    \$signal$101  <= \$307 ;
   always @(posedge clk)
-    \$signal$101  <= \$305 ;
+    \$signal$102  <= \$308 ;
   always @(posedge clk)
-    \$signal  <= \$306 ;
+    \$signal  <= \$309 ;
   always @(posedge clk)
-    \$signal$102  <= \$307 ;
+    \$signal$103  <= \$310 ;
   always @(posedge clk)
-    \$signal$103  <= \$308 ;
+    \$signal$104  <= \$311 ;
   always @(posedge clk)
-    \$signal$66  <= \$309 ;
+    \$signal$66  <= \$312 ;
   always @(posedge clk)
-    enB <= \$310 ;
+    enB <= \$313 ;
   always @(posedge clk)
-    opB <= \$311 ;
+    opB <= \$314 ;
   always @(posedge clk)
-    oB <= \$312 ;
+    oB <= \$315 ;
   always @(posedge clk)
-    \$signal$63  <= \$313 ;
+    \$signal$63  <= \$316 ;
   always @(posedge clk)
-    bin_o <= \$314 ;
+    bin_o <= \$317 ;
   always @(posedge clk)
-    bsum <= \$315 ;
+    cmp <= \$318 ;
   always @(posedge clk)
-    \$signal$75  <= \$316 ;
+    bsum <= \$319 ;
   always @(posedge clk)
-    dadj <= \$317 ;
+    \$signal$75  <= \$320 ;
   always @(posedge clk)
-    arr <= \$318 ;
+    dadj <= \$321 ;
   always @(posedge clk)
-    state__a <= \$319 ;
+    arr <= \$322 ;
   always @(posedge clk)
-    state__x <= \$320 ;
+    state__a <= \$323 ;
   always @(posedge clk)
-    state__y <= \$321 ;
+    state__x <= \$324 ;
+  always @(posedge clk)
+    state__y <= \$325 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     (* full_case = 32'd1 *)
@@ -11647,37 +11657,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h09:
             /* empty */;
         6'h0a:
-            diff = \$112 ;
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$83  = 9'h000;
-    if (enB) begin
-      casez (opB)
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            \diff$83  = \$113 ;
+            diff = cmp;
       endcase
     end
   end
@@ -11707,15 +11687,45 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h0a:
             /* empty */;
         6'h0b:
-            /* empty */;
-        6'h0c:
-            \diff$84  = \$114 ;
+            \diff$84  = cmp;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     \diff$85  = 9'h000;
+    if (enB) begin
+      casez (opB)
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h03:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            \diff$85  = cmp;
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \diff$86  = 9'h000;
     if (enB) begin
       casez (opB)
         6'h01:
@@ -11755,80 +11765,41 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h12:
             /* empty */;
         6'h13:
-            \diff$85  = \$116 ;
+            \diff$86  = cmp;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$280  = pc_inc_r;
+    \$283  = pc_inc_r;
     if (con_ce) begin
-      \$280  = \$117 [15:0];
+      \$283  = \$112 [15:0];
     end
     if (con_rst) begin
-      \$280  = 16'h0000;
+      \$283  = 16'h0000;
     end
     if (rst) begin
-      \$280  = 16'h0000;
+      \$283  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$281  = bt_r;
+    \$284  = bt_r;
     if (con_ce) begin
-      \$281  = \$118 [15:0];
+      \$284  = \$113 [15:0];
     end
     if (con_rst) begin
-      \$281  = 16'h0000;
+      \$284  = 16'h0000;
     end
     if (rst) begin
-      \$281  = 16'h0000;
+      \$284  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$282  = s_inc_r;
+    \$285  = s_inc_r;
     if (con_ce) begin
-      \$282  = \$119 [7:0];
-    end
-    if (con_rst) begin
-      \$282  = 8'h00;
-    end
-    if (rst) begin
-      \$282  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$283  = s_dec_r;
-    if (con_ce) begin
-      \$283  = \$120 [7:0];
-    end
-    if (con_rst) begin
-      \$283  = 8'h00;
-    end
-    if (rst) begin
-      \$283  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$284  = ad_idx_r;
-    if (con_ce) begin
-      \$284  = \$121 ;
-    end
-    if (con_rst) begin
-      \$284  = 9'h000;
-    end
-    if (rst) begin
-      \$284  = 9'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$285  = ad_x_r;
-    if (con_ce) begin
-      \$285  = \$122 [7:0];
+      \$285  = \$114 [7:0];
     end
     if (con_rst) begin
       \$285  = 8'h00;
@@ -11839,9 +11810,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$286  = ad_1_r;
+    \$286  = s_dec_r;
     if (con_ce) begin
-      \$286  = \$123 [7:0];
+      \$286  = \$115 [7:0];
     end
     if (con_rst) begin
       \$286  = 8'h00;
@@ -11852,9 +11823,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$287  = tmp_y_r;
+    \$287  = ad_idx_r;
     if (con_ce) begin
-      \$287  = \$124 ;
+      \$287  = \$116 ;
     end
     if (con_rst) begin
       \$287  = 9'h000;
@@ -11865,9 +11836,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$288  = adh_ixc_r;
+    \$288  = ad_x_r;
     if (con_ce) begin
-      \$288  = \$125 [7:0];
+      \$288  = \$117 [7:0];
     end
     if (con_rst) begin
       \$288  = 8'h00;
@@ -11878,14 +11849,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$289  = ir;
+    \$289  = ad_1_r;
     if (con_ce) begin
-      casez (state)
-        6'h00:
-            if (advance) begin
-              \$289  = din;
-            end
-      endcase
+      \$289  = \$118 [7:0];
     end
     if (con_rst) begin
       \$289  = 8'h00;
@@ -11896,47 +11862,91 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$290  = dec;
+    \$290  = tmp_y_r;
     if (con_ce) begin
-      casez (state)
-        6'h00:
-            if (advance) begin
-              \$290  = dec_din;
-            end
-      endcase
+      \$290  = \$119 ;
     end
     if (con_rst) begin
-      \$290  = 18'h0000b;
+      \$290  = 9'h000;
     end
     if (rst) begin
-      \$290  = 18'h0000b;
+      \$290  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$291  = state__pc;
+    \$291  = adh_ixc_r;
+    if (con_ce) begin
+      \$291  = \$120 [7:0];
+    end
+    if (con_rst) begin
+      \$291  = 8'h00;
+    end
+    if (rst) begin
+      \$291  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$292  = ir;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$291  = pc_inc_r;
+              \$292  = din;
+            end
+      endcase
+    end
+    if (con_rst) begin
+      \$292  = 8'h00;
+    end
+    if (rst) begin
+      \$292  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$293  = dec;
+    if (con_ce) begin
+      casez (state)
+        6'h00:
+            if (advance) begin
+              \$293  = dec_din;
+            end
+      endcase
+    end
+    if (con_rst) begin
+      \$293  = 18'h0000b;
+    end
+    if (rst) begin
+      \$293  = 18'h0000b;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$294  = state__pc;
+    if (con_ce) begin
+      casez (state)
+        6'h00:
+            if (advance) begin
+              \$294  = pc_inc_r;
             end
         6'h01:
             if (advance) begin
-              if (\$126 ) begin
-                \$291  = pc_inc_r;
+              if (\$121 ) begin
+                \$294  = pc_inc_r;
               end
             end
         6'h02:
             /* empty */;
         6'h03:
             if (advance) begin
-              \$291  = pc_inc_r;
+              \$294  = pc_inc_r;
               casez (dec[4:0])
                 5'h04:
                     /* empty */;
                 5'h09:
-                    \$291  = { din, ad[7:0] };
+                    \$294  = { din, ad[7:0] };
               endcase
             end
         6'h04:
@@ -11960,15 +11970,15 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h0d:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$139 ) begin
-                \$291  = bt_r;
+              if (\$134 ) begin
+                \$294  = bt_r;
               end else begin
-                \$291 [7:0] = bt_r[7:0];
+                \$294 [7:0] = bt_r[7:0];
               end
             end
         6'h0e:
             if (advance) begin
-              \$291 [15:8] = ad[15:8];
+              \$294 [15:8] = ad[15:8];
             end
         6'h0f:
             /* empty */;
@@ -11978,7 +11988,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h12:
             if (advance) begin
-              \$291  = { din, ad[7:0] };
+              \$294  = { din, ad[7:0] };
             end
         6'h15:
             /* empty */;
@@ -11986,7 +11996,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h17, 6'h24:
             if (advance) begin
-              \$291  = { din, ad[7:0] };
+              \$294  = { din, ad[7:0] };
             end
         6'h18:
             /* empty */;
@@ -11996,11 +12006,11 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1b, 6'h1f:
             if (advance) begin
-              \$291  = { din, ad[7:0] };
+              \$294  = { din, ad[7:0] };
             end
         6'h1c:
             if (advance) begin
-              \$291  = pc_inc_r;
+              \$294  = pc_inc_r;
             end
         6'h1d:
             /* empty */;
@@ -12010,221 +12020,221 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h22:
             if (advance) begin
-              \$291  = { din, tmp };
+              \$294  = { din, tmp };
             end
       endcase
     end
     if (con_rst) begin
-      \$291  = 16'h0000;
+      \$294  = 16'h0000;
     end
     if (rst) begin
-      \$291  = 16'h0000;
+      \$294  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$292  = state;
+    \$295  = state;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$292  = 6'h01;
+              \$295  = 6'h01;
             end
         6'h01:
             if (advance) begin
               casez (dec[4:0])
                 5'h00, 5'h01:
-                    \$292  = 6'h00;
+                    \$295  = 6'h00;
                 5'h02:
-                    \$292  = 6'h0a;
+                    \$295  = 6'h0a;
                 5'h03:
-                    \$292  = 6'h02;
+                    \$295  = 6'h02;
                 5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                    \$292  = \$128 ;
+                    \$295  = \$123 ;
                 5'h06:
-                    \$292  = 6'h05;
+                    \$295  = 6'h05;
                 5'h07:
-                    \$292  = 6'h08;
+                    \$295  = 6'h08;
                 5'h08:
-                    \$292  = \$133 ;
+                    \$295  = \$128 ;
                 5'h0b:
-                    \$292  = 6'h13;
+                    \$295  = 6'h13;
                 5'h0d, 5'h0e, 5'h10:
-                    \$292  = 6'h18;
+                    \$295  = 6'h18;
                 5'h0f:
-                    \$292  = 6'h20;
+                    \$295  = 6'h20;
                 5'h11:
-                    \$292  = 6'h25;
+                    \$295  = 6'h25;
               endcase
             end
         6'h02:
             if (advance) begin
-              \$292  = 6'h0a;
+              \$295  = 6'h0a;
             end
         6'h03:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h04:
-                    \$292  = 6'h0a;
+                    \$295  = 6'h0a;
                 5'h09:
-                    \$292  = 6'h00;
+                    \$295  = 6'h00;
                 5'h0a:
-                    \$292  = 6'h21;
+                    \$295  = 6'h21;
                 default:
-                    \$292  = 6'h04;
+                    \$295  = 6'h04;
               endcase
             end
         6'h04:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$136 ) begin
-                \$292  = 6'h00;
+              if (\$131 ) begin
+                \$295  = 6'h00;
               end else begin
-                \$292  = 6'h0a;
+                \$295  = 6'h0a;
               end
             end
         6'h05:
             if (advance) begin
-              \$292  = 6'h06;
+              \$295  = 6'h06;
             end
         6'h06:
             if (advance) begin
-              \$292  = 6'h07;
+              \$295  = 6'h07;
             end
         6'h07:
             if (advance) begin
-              \$292  = 6'h0a;
+              \$295  = 6'h0a;
             end
         6'h08:
             if (advance) begin
-              \$292  = 6'h09;
+              \$295  = 6'h09;
             end
         6'h09:
             if (advance) begin
-              \$292  = 6'h04;
+              \$295  = 6'h04;
             end
         6'h0a:
             (* full_case = 32'd1 *)
             casez (dec[6:5])
               2'h0:
                   if (advance) begin
-                    \$292  = 6'h00;
+                    \$295  = 6'h00;
                   end
               2'h1:
                   if (advance) begin
-                    \$292  = 6'h00;
+                    \$295  = 6'h00;
                   end
               default:
                   if (advance) begin
-                    \$292  = 6'h0b;
+                    \$295  = 6'h0b;
                   end
             endcase
         6'h0b:
             if (advance) begin
-              \$292  = 6'h0c;
+              \$295  = 6'h0c;
             end
         6'h0c:
             if (advance) begin
-              \$292  = 6'h00;
+              \$295  = 6'h00;
             end
         6'h0d:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$139 ) begin
-                \$292  = 6'h00;
+              if (\$134 ) begin
+                \$295  = 6'h00;
               end else begin
-                \$292  = 6'h0e;
+                \$295  = 6'h0e;
               end
             end
         6'h0e:
             if (advance) begin
-              \$292  = 6'h00;
+              \$295  = 6'h00;
             end
         6'h0f:
             if (advance) begin
-              \$292  = 6'h10;
+              \$295  = 6'h10;
             end
         6'h10, 6'h13:
             if (advance) begin
-              \$292  = \$141 ;
+              \$295  = \$136 ;
             end
         6'h11, 6'h14:
             if (advance) begin
-              \$292  = \$143 ;
+              \$295  = \$138 ;
             end
         6'h12:
             if (advance) begin
-              \$292  = 6'h00;
+              \$295  = 6'h00;
             end
         6'h15:
             if (advance) begin
-              \$292  = 6'h16;
+              \$295  = 6'h16;
             end
         6'h16, 6'h23:
             if (advance) begin
-              \$292  = \$145 ;
+              \$295  = \$140 ;
             end
         6'h17, 6'h24:
             if (advance) begin
-              \$292  = 6'h00;
+              \$295  = 6'h00;
             end
         6'h18:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h10:
-                    \$292  = 6'h19;
+                    \$295  = 6'h19;
                 5'h0d:
-                    \$292  = 6'h1a;
+                    \$295  = 6'h1a;
                 default:
-                    \$292  = 6'h1d;
+                    \$295  = 6'h1d;
               endcase
             end
         6'h19:
             if (advance) begin
-              \$292  = 6'h00;
+              \$295  = 6'h00;
             end
         6'h1a, 6'h1e:
             if (advance) begin
-              \$292  = \$147 ;
+              \$295  = \$142 ;
             end
         6'h1b, 6'h1f:
             if (advance) begin
-              \$292  = \$149 ;
+              \$295  = \$144 ;
             end
         6'h1c:
             if (advance) begin
-              \$292  = 6'h00;
+              \$295  = 6'h00;
             end
         6'h1d:
             if (advance) begin
-              \$292  = 6'h1e;
+              \$295  = 6'h1e;
             end
         6'h20:
             if (advance) begin
-              \$292  = 6'h00;
+              \$295  = 6'h00;
             end
         6'h21:
             if (advance) begin
-              \$292  = 6'h22;
+              \$295  = 6'h22;
             end
         6'h22:
             if (advance) begin
-              \$292  = 6'h00;
+              \$295  = 6'h00;
             end
       endcase
     end
     if (con_rst) begin
-      \$292  = 6'h23;
+      \$295  = 6'h23;
     end
     if (rst) begin
-      \$292  = 6'h23;
+      \$295  = 6'h23;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$293  = ad;
+    \$296  = ad;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12235,62 +12245,62 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                 5'h00, 5'h01:
                     /* empty */;
                 5'h02:
-                    \$293  = { 8'h00, din };
+                    \$296  = { 8'h00, din };
                 5'h03:
-                    \$293  = { 8'h00, din };
+                    \$296  = { 8'h00, din };
                 5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                    \$293 [7:0] = din;
+                    \$296 [7:0] = din;
                 5'h06:
-                    \$293  = { 8'h00, din };
+                    \$296  = { 8'h00, din };
                 5'h07:
-                    \$293  = { 8'h00, din };
+                    \$296  = { 8'h00, din };
               endcase
             end
         6'h02:
             if (advance) begin
-              \$293 [7:0] = ad_idx_r[7:0];
+              \$296 [7:0] = ad_idx_r[7:0];
             end
         6'h03:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h04:
-                    \$293 [15:8] = din;
+                    \$296 [15:8] = din;
                 5'h09:
                     /* empty */;
                 5'h0a:
-                    \$293 [15:8] = din;
+                    \$296 [15:8] = din;
                 default:
-                    \$293  = { din, ad_idx_r[7:0] };
+                    \$296  = { din, ad_idx_r[7:0] };
               endcase
             end
         6'h04:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$136 ) begin
+              if (\$131 ) begin
               end else begin
-                \$293 [15:8] = adh_ixc_r;
+                \$296 [15:8] = adh_ixc_r;
               end
             end
         6'h05:
             if (advance) begin
-              \$293 [7:0] = ad_x_r;
+              \$296 [7:0] = ad_x_r;
             end
         6'h06:
             if (advance) begin
-              \$293 [7:0] = ad_1_r;
+              \$296 [7:0] = ad_1_r;
             end
         6'h07:
             if (advance) begin
-              \$293  = { din, tmp };
+              \$296  = { din, tmp };
             end
         6'h08:
             if (advance) begin
-              \$293 [7:0] = ad_1_r;
+              \$296 [7:0] = ad_1_r;
             end
         6'h09:
             if (advance) begin
-              \$293  = { din, tmp_y_r[7:0] };
+              \$296  = { din, tmp_y_r[7:0] };
             end
         6'h0a:
             /* empty */;
@@ -12301,9 +12311,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h0d:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$139 ) begin
+              if (\$134 ) begin
               end else begin
-                \$293 [15:8] = bt_r[15:8];
+                \$296 [15:8] = bt_r[15:8];
               end
             end
         6'h0e:
@@ -12320,7 +12330,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h16, 6'h23:
             if (advance) begin
-              \$293 [7:0] = din;
+              \$296 [7:0] = din;
             end
         6'h17, 6'h24:
             /* empty */;
@@ -12330,20 +12340,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1a, 6'h1e:
             if (advance) begin
-              \$293 [7:0] = din;
+              \$296 [7:0] = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$293  = 16'h0000;
+      \$296  = 16'h0000;
     end
     if (rst) begin
-      \$293  = 16'h0000;
+      \$296  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$294  = dl;
+    \$297  = dl;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12364,7 +12374,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                 5'h07:
                     /* empty */;
                 5'h08:
-                    \$294  = din;
+                    \$297  = din;
               endcase
             end
         6'h02:
@@ -12392,25 +12402,25 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                   /* empty */;
               default:
                   if (advance) begin
-                    \$294  = din;
+                    \$297  = din;
                   end
             endcase
         6'h0b:
             if (advance) begin
-              \$294  = modified;
+              \$297  = modified;
             end
       endcase
     end
     if (con_rst) begin
-      \$294  = 8'h00;
+      \$297  = 8'h00;
     end
     if (rst) begin
-      \$294  = 8'h00;
+      \$297  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$295  = ixc;
+    \$298  = ixc;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12430,7 +12440,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                 5'h0a:
                     /* empty */;
                 default:
-                    \$295  = ad_idx_r[8];
+                    \$298  = ad_idx_r[8];
               endcase
             end
         6'h04:
@@ -12445,20 +12455,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h09:
             if (advance) begin
-              \$295  = tmp_y_r[8];
+              \$298  = tmp_y_r[8];
             end
       endcase
     end
     if (con_rst) begin
-      \$295  = 1'h0;
+      \$298  = 1'h0;
     end
     if (rst) begin
-      \$295  = 1'h0;
+      \$298  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$296  = tmp;
+    \$299  = tmp;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12475,13 +12485,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h06:
             if (advance) begin
-              \$296  = din;
+              \$299  = din;
             end
         6'h07:
             /* empty */;
         6'h08:
             if (advance) begin
-              \$296  = din;
+              \$299  = din;
             end
         6'h09:
             /* empty */;
@@ -12525,20 +12535,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h21:
             if (advance) begin
-              \$296  = din;
+              \$299  = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$296  = 8'h00;
+      \$299  = 8'h00;
     end
     if (rst) begin
-      \$296  = 8'h00;
+      \$299  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$297  = state__sp;
+    \$300  = state__sp;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12567,8 +12577,8 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                   /* empty */;
               2'h1:
                   if (advance) begin
-                    if (\$137 ) begin
-                      \$297  = \$138 ;
+                    if (\$132 ) begin
+                      \$300  = \$133 ;
                     end
                   end
             endcase
@@ -12584,17 +12594,17 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h10, 6'h13:
             if (advance) begin
-              \$297  = s_dec_r;
+              \$300  = s_dec_r;
             end
         6'h11, 6'h14:
             if (advance) begin
-              \$297  = s_dec_r;
+              \$300  = s_dec_r;
             end
         6'h12:
             /* empty */;
         6'h15:
             if (advance) begin
-              \$297  = s_dec_r;
+              \$300  = s_dec_r;
             end
         6'h16, 6'h23:
             /* empty */;
@@ -12602,13 +12612,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h18:
             if (advance) begin
-              \$297  = s_inc_r;
+              \$300  = s_inc_r;
             end
         6'h19:
             /* empty */;
         6'h1a, 6'h1e:
             if (advance) begin
-              \$297  = s_inc_r;
+              \$300  = s_inc_r;
             end
         6'h1b, 6'h1f:
             /* empty */;
@@ -12616,11 +12626,11 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$297  = s_inc_r;
+              \$300  = s_inc_r;
             end
         6'h20:
             if (advance) begin
-              \$297  = s_dec_r;
+              \$300  = s_dec_r;
             end
       endcase
       if (enB) begin
@@ -12663,535 +12673,43 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
               /* empty */;
           6'h13:
               /* empty */;
-          6'h14:
-              \$297  = \$241 ;
-          6'h15:
-              /* empty */;
-          6'h16:
-              /* empty */;
-          6'h17:
-              /* empty */;
-          6'h18:
-              /* empty */;
-          6'h19:
-              /* empty */;
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              \$297  = state__x;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$297  = 8'hff;
-    end
-    if (rst) begin
-      \$297  = 8'hff;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$298  = flag_c;
-    if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            if (advance) begin
-              \$298  = mod_c;
-            end
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$298  = din[0];
-            end
-      endcase
-      if (enB) begin
-        casez (opB)
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h03:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$298  = \$185 ;
-              end else begin
-                \$298  = bsum[8];
-              end
-          6'h09:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$298  = bsum[8];
-              end else begin
-                \$298  = bsum[8];
-              end
-          6'h0a:
-              \$298  = \$199 ;
-          6'h0b:
-              \$298  = \$201 ;
-          6'h0c:
-              \$298  = \$203 ;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              \$298  = \$211 [7];
-          6'h0f:
-              \$298  = \$214 [0];
-          6'h10:
-              \$298  = arr[10];
-          6'h11:
-              /* empty */;
-          6'h12:
-              /* empty */;
-          6'h13:
-              \$298  = \$237 ;
-          6'h14:
-              /* empty */;
-          6'h15:
-              /* empty */;
-          6'h16:
-              \$298  = state__a[7];
-          6'h17:
-              \$298  = state__a[0];
-          6'h18:
-              \$298  = state__a[7];
-          6'h19:
-              \$298  = state__a[0];
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24, 6'h25:
-              \$298  = \$277 ;
-          6'h26, 6'h27:
-              /* empty */;
-          6'h29, 6'h2a:
-              /* empty */;
-          6'h28:
-              /* empty */;
-          6'h2b:
-              \$298  = oB[0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$298  = 1'h0;
-    end
-    if (rst) begin
-      \$298  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$299  = flag_i;
-    if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            if (advance) begin
-              \$299  = 1'h1;
-            end
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$299  = din[2];
-            end
-      endcase
-      if (enB) begin
-        casez (opB)
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h03:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h10:
-              /* empty */;
-          6'h11:
-              /* empty */;
-          6'h12:
-              /* empty */;
-          6'h13:
-              /* empty */;
-          6'h14:
-              /* empty */;
-          6'h15:
-              /* empty */;
-          6'h16:
-              /* empty */;
-          6'h17:
-              /* empty */;
-          6'h18:
-              /* empty */;
-          6'h19:
-              /* empty */;
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24, 6'h25:
-              /* empty */;
-          6'h26, 6'h27:
-              \$299  = \$278 ;
-          6'h29, 6'h2a:
-              /* empty */;
-          6'h28:
-              /* empty */;
-          6'h2b:
-              \$299  = oB[2];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$299  = 1'h0;
-    end
-    if (rst) begin
-      \$299  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$300  = flag_z;
-    if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$300  = din[1];
-            end
-      endcase
-      if (enB) begin
-        casez (opB)
-          6'h01:
-              \$300  = \$166 ;
-          6'h02:
-              \$300  = \$167 ;
-          6'h03:
-              \$300  = \$168 ;
-          6'h04:
-              \$300  = \$169 ;
-          6'h05:
-              \$300  = \$173 ;
-          6'h06:
-              \$300  = \$177 ;
-          6'h07:
-              \$300  = \$181 ;
-          6'h08:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$300  = \out$76 [8];
-              end else begin
-                \$300  = \$190 ;
-              end
-          6'h09:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$300  = sbc_t[8];
-              end else begin
-                \$300  = \$198 ;
-              end
-          6'h0a:
-              \$300  = \$200 ;
-          6'h0b:
-              \$300  = \$202 ;
-          6'h0c:
-              \$300  = \$204 ;
-          6'h0d:
-              \$300  = \$206 ;
-          6'h0e:
-              \$300  = \$210 ;
-          6'h0f:
-              \$300  = \$217 ;
-          6'h10:
-              \$300  = arr[9];
-          6'h11:
-              \$300  = \$227 ;
-          6'h12:
-              \$300  = \$236 ;
-          6'h13:
-              \$300  = \$238 ;
           6'h14:
               \$300  = \$244 ;
           6'h15:
-              \$300  = \$245 ;
+              /* empty */;
           6'h16:
-              \$300  = \$249 ;
+              /* empty */;
           6'h17:
-              \$300  = \$253 ;
+              /* empty */;
           6'h18:
-              \$300  = \$254 ;
+              /* empty */;
           6'h19:
-              \$300  = \$255 ;
+              /* empty */;
           6'h1a:
-              \$300  = \$256 ;
+              /* empty */;
           6'h1b:
-              \$300  = \$257 ;
+              /* empty */;
           6'h1c:
-              \$300  = \$258 ;
+              /* empty */;
           6'h1d:
-              \$300  = \$259 ;
+              /* empty */;
           6'h1e:
-              \$300  = \$260 ;
+              /* empty */;
           6'h1f:
-              /* empty */;
-          6'h20:
-              \$300  = \$264 ;
-          6'h21:
-              \$300  = \$268 ;
-          6'h22:
-              \$300  = \$272 ;
-          6'h23:
-              \$300  = \$276 ;
-          6'h24, 6'h25:
-              /* empty */;
-          6'h26, 6'h27:
-              /* empty */;
-          6'h29, 6'h2a:
-              /* empty */;
-          6'h28:
-              /* empty */;
-          6'h2b:
-              \$300  = oB[1];
+              \$300  = state__x;
         endcase
       end
     end
     if (con_rst) begin
-      \$300  = 1'h0;
+      \$300  = 8'hff;
     end
     if (rst) begin
-      \$300  = 1'h0;
+      \$300  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$301  = flag_d;
+    \$301  = flag_c;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -13217,7 +12735,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h0a:
             /* empty */;
         6'h0b:
-            /* empty */;
+            if (advance) begin
+              \$301  = mod_c;
+            end
         6'h0c:
             /* empty */;
         6'h0d:
@@ -13250,7 +12770,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$301  = din[3];
+              \$301  = din[0];
             end
       endcase
       if (enB) begin
@@ -13270,41 +12790,51 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h07:
               /* empty */;
           6'h08:
-              /* empty */;
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$301  = \$188 ;
+              end else begin
+                \$301  = bsum[8];
+              end
           6'h09:
-              /* empty */;
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$301  = bsum[8];
+              end else begin
+                \$301  = bsum[8];
+              end
           6'h0a:
-              /* empty */;
+              \$301  = \$202 ;
           6'h0b:
-              /* empty */;
+              \$301  = \$204 ;
           6'h0c:
-              /* empty */;
+              \$301  = \$206 ;
           6'h0d:
               /* empty */;
           6'h0e:
-              /* empty */;
+              \$301  = \$214 [7];
           6'h0f:
-              /* empty */;
+              \$301  = \$217 [0];
           6'h10:
-              /* empty */;
+              \$301  = arr[10];
           6'h11:
               /* empty */;
           6'h12:
               /* empty */;
           6'h13:
-              /* empty */;
+              \$301  = \$240 ;
           6'h14:
               /* empty */;
           6'h15:
               /* empty */;
           6'h16:
-              /* empty */;
+              \$301  = state__a[7];
           6'h17:
-              /* empty */;
+              \$301  = state__a[0];
           6'h18:
-              /* empty */;
+              \$301  = state__a[7];
           6'h19:
-              /* empty */;
+              \$301  = state__a[0];
           6'h1a:
               /* empty */;
           6'h1b:
@@ -13326,15 +12856,15 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h23:
               /* empty */;
           6'h24, 6'h25:
-              /* empty */;
+              \$301  = \$280 ;
           6'h26, 6'h27:
               /* empty */;
           6'h29, 6'h2a:
-              \$301  = \$279 ;
+              /* empty */;
           6'h28:
               /* empty */;
           6'h2b:
-              \$301  = oB[3];
+              \$301  = oB[0];
         endcase
       end
     end
@@ -13347,7 +12877,165 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$302  = flag_v;
+    \$302  = flag_i;
+    if (con_ce) begin
+      casez (state)
+        6'h00:
+            /* empty */;
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h03:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h10, 6'h13:
+            /* empty */;
+        6'h11, 6'h14:
+            /* empty */;
+        6'h12:
+            /* empty */;
+        6'h15:
+            if (advance) begin
+              \$302  = 1'h1;
+            end
+        6'h16, 6'h23:
+            /* empty */;
+        6'h17, 6'h24:
+            /* empty */;
+        6'h18:
+            /* empty */;
+        6'h19:
+            /* empty */;
+        6'h1a, 6'h1e:
+            /* empty */;
+        6'h1b, 6'h1f:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            if (advance) begin
+              \$302  = din[2];
+            end
+      endcase
+      if (enB) begin
+        casez (opB)
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h03:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h10:
+              /* empty */;
+          6'h11:
+              /* empty */;
+          6'h12:
+              /* empty */;
+          6'h13:
+              /* empty */;
+          6'h14:
+              /* empty */;
+          6'h15:
+              /* empty */;
+          6'h16:
+              /* empty */;
+          6'h17:
+              /* empty */;
+          6'h18:
+              /* empty */;
+          6'h19:
+              /* empty */;
+          6'h1a:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24, 6'h25:
+              /* empty */;
+          6'h26, 6'h27:
+              \$302  = \$281 ;
+          6'h29, 6'h2a:
+              /* empty */;
+          6'h28:
+              /* empty */;
+          6'h2b:
+              \$302  = oB[2];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$302  = 1'h0;
+    end
+    if (rst) begin
+      \$302  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$303  = flag_z;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -13406,91 +13094,91 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$302  = din[6];
+              \$303  = din[1];
             end
       endcase
       if (enB) begin
         casez (opB)
           6'h01:
-              /* empty */;
+              \$303  = \$169 ;
           6'h02:
-              /* empty */;
+              \$303  = \$170 ;
           6'h03:
-              /* empty */;
+              \$303  = \$171 ;
           6'h04:
-              /* empty */;
+              \$303  = \$172 ;
           6'h05:
-              /* empty */;
+              \$303  = \$176 ;
           6'h06:
-              /* empty */;
+              \$303  = \$180 ;
           6'h07:
-              /* empty */;
+              \$303  = \$184 ;
           6'h08:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$302  = \$184 [7];
+                \$303  = \out$76 [8];
               end else begin
-                \$302  = \$189 [7];
+                \$303  = \$193 ;
               end
           6'h09:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$302  = \$193 [7];
+                \$303  = sbc_t[8];
               end else begin
-                \$302  = \$197 [7];
+                \$303  = \$201 ;
               end
           6'h0a:
-              /* empty */;
+              \$303  = \$203 ;
           6'h0b:
-              /* empty */;
+              \$303  = \$205 ;
           6'h0c:
-              /* empty */;
+              \$303  = \$207 ;
           6'h0d:
-              \$302  = oB[6];
+              \$303  = \$209 ;
           6'h0e:
-              /* empty */;
+              \$303  = \$213 ;
           6'h0f:
-              /* empty */;
+              \$303  = \$220 ;
           6'h10:
-              \$302  = arr[11];
+              \$303  = arr[9];
           6'h11:
-              /* empty */;
+              \$303  = \$230 ;
           6'h12:
-              /* empty */;
+              \$303  = \$239 ;
           6'h13:
-              /* empty */;
+              \$303  = \$241 ;
           6'h14:
-              /* empty */;
+              \$303  = \$247 ;
           6'h15:
-              /* empty */;
+              \$303  = \$248 ;
           6'h16:
-              /* empty */;
+              \$303  = \$252 ;
           6'h17:
-              /* empty */;
+              \$303  = \$256 ;
           6'h18:
-              /* empty */;
+              \$303  = \$257 ;
           6'h19:
-              /* empty */;
+              \$303  = \$258 ;
           6'h1a:
-              /* empty */;
+              \$303  = \$259 ;
           6'h1b:
-              /* empty */;
+              \$303  = \$260 ;
           6'h1c:
-              /* empty */;
+              \$303  = \$261 ;
           6'h1d:
-              /* empty */;
+              \$303  = \$262 ;
           6'h1e:
-              /* empty */;
+              \$303  = \$263 ;
           6'h1f:
               /* empty */;
           6'h20:
-              /* empty */;
+              \$303  = \$267 ;
           6'h21:
-              /* empty */;
+              \$303  = \$271 ;
           6'h22:
-              /* empty */;
+              \$303  = \$275 ;
           6'h23:
-              /* empty */;
+              \$303  = \$279 ;
           6'h24, 6'h25:
               /* empty */;
           6'h26, 6'h27:
@@ -13498,22 +13186,22 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h29, 6'h2a:
               /* empty */;
           6'h28:
-              \$302  = 1'h0;
+              /* empty */;
           6'h2b:
-              \$302  = oB[6];
+              \$303  = oB[1];
         endcase
       end
     end
     if (con_rst) begin
-      \$302  = 1'h0;
+      \$303  = 1'h0;
     end
     if (rst) begin
-      \$302  = 1'h0;
+      \$303  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$303  = flag_n;
+    \$304  = flag_d;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -13572,91 +13260,413 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$303  = din[7];
+              \$304  = din[3];
             end
       endcase
       if (enB) begin
         casez (opB)
           6'h01:
-              \$303  = oB[7];
+              /* empty */;
           6'h02:
-              \$303  = oB[7];
+              /* empty */;
           6'h03:
-              \$303  = oB[7];
+              /* empty */;
           6'h04:
-              \$303  = oB[7];
+              /* empty */;
           6'h05:
-              \$303  = \$171 [7];
+              /* empty */;
           6'h06:
-              \$303  = \$175 [7];
+              /* empty */;
           6'h07:
-              \$303  = \$179 [7];
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h10:
+              /* empty */;
+          6'h11:
+              /* empty */;
+          6'h12:
+              /* empty */;
+          6'h13:
+              /* empty */;
+          6'h14:
+              /* empty */;
+          6'h15:
+              /* empty */;
+          6'h16:
+              /* empty */;
+          6'h17:
+              /* empty */;
+          6'h18:
+              /* empty */;
+          6'h19:
+              /* empty */;
+          6'h1a:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24, 6'h25:
+              /* empty */;
+          6'h26, 6'h27:
+              /* empty */;
+          6'h29, 6'h2a:
+              \$304  = \$282 ;
+          6'h28:
+              /* empty */;
+          6'h2b:
+              \$304  = oB[3];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$304  = 1'h0;
+    end
+    if (rst) begin
+      \$304  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$305  = flag_v;
+    if (con_ce) begin
+      casez (state)
+        6'h00:
+            /* empty */;
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h03:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h10, 6'h13:
+            /* empty */;
+        6'h11, 6'h14:
+            /* empty */;
+        6'h12:
+            /* empty */;
+        6'h15:
+            /* empty */;
+        6'h16, 6'h23:
+            /* empty */;
+        6'h17, 6'h24:
+            /* empty */;
+        6'h18:
+            /* empty */;
+        6'h19:
+            /* empty */;
+        6'h1a, 6'h1e:
+            /* empty */;
+        6'h1b, 6'h1f:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            if (advance) begin
+              \$305  = din[6];
+            end
+      endcase
+      if (enB) begin
+        casez (opB)
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h03:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
           6'h08:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$303  = \out$76 [7];
+                \$305  = \$187 [7];
               end else begin
-                \$303  = bsum[7];
+                \$305  = \$192 [7];
               end
           6'h09:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$303  = sbc_t[7];
+                \$305  = \$196 [7];
               end else begin
-                \$303  = bsum[7];
+                \$305  = \$200 [7];
               end
           6'h0a:
-              \$303  = diff[7];
+              /* empty */;
           6'h0b:
-              \$303  = \diff$83 [7];
+              /* empty */;
           6'h0c:
-              \$303  = \diff$84 [7];
+              /* empty */;
           6'h0d:
-              \$303  = oB[7];
+              \$305  = oB[6];
           6'h0e:
-              \$303  = \$208 [7];
+              /* empty */;
           6'h0f:
-              \$303  = 1'h0;
+              /* empty */;
           6'h10:
-              \$303  = arr[8];
+              \$305  = arr[11];
           6'h11:
-              \$303  = \$223 [7];
+              /* empty */;
           6'h12:
-              \$303  = \$233 [7];
+              /* empty */;
           6'h13:
-              \$303  = \diff$85 [7];
+              /* empty */;
           6'h14:
-              \$303  = \$242 [7];
+              /* empty */;
           6'h15:
-              \$303  = oB[7];
+              /* empty */;
           6'h16:
-              \$303  = \$247 [7];
+              /* empty */;
           6'h17:
-              \$303  = \$251 [7];
+              /* empty */;
           6'h18:
-              \$303  = state__a[6];
+              /* empty */;
           6'h19:
-              \$303  = flag_c;
+              /* empty */;
           6'h1a:
-              \$303  = state__a[7];
+              /* empty */;
           6'h1b:
-              \$303  = state__a[7];
+              /* empty */;
           6'h1c:
-              \$303  = state__x[7];
+              /* empty */;
           6'h1d:
-              \$303  = state__y[7];
+              /* empty */;
           6'h1e:
-              \$303  = state__sp[7];
+              /* empty */;
           6'h1f:
               /* empty */;
           6'h20:
-              \$303  = \$262 [7];
+              /* empty */;
           6'h21:
-              \$303  = \$266 [7];
+              /* empty */;
           6'h22:
-              \$303  = \$270 [7];
+              /* empty */;
           6'h23:
-              \$303  = \$274 [7];
+              /* empty */;
+          6'h24, 6'h25:
+              /* empty */;
+          6'h26, 6'h27:
+              /* empty */;
+          6'h29, 6'h2a:
+              /* empty */;
+          6'h28:
+              \$305  = 1'h0;
+          6'h2b:
+              \$305  = oB[6];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$305  = 1'h0;
+    end
+    if (rst) begin
+      \$305  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$306  = flag_n;
+    if (con_ce) begin
+      casez (state)
+        6'h00:
+            /* empty */;
+        6'h01:
+            /* empty */;
+        6'h02:
+            /* empty */;
+        6'h03:
+            /* empty */;
+        6'h04:
+            /* empty */;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h10, 6'h13:
+            /* empty */;
+        6'h11, 6'h14:
+            /* empty */;
+        6'h12:
+            /* empty */;
+        6'h15:
+            /* empty */;
+        6'h16, 6'h23:
+            /* empty */;
+        6'h17, 6'h24:
+            /* empty */;
+        6'h18:
+            /* empty */;
+        6'h19:
+            /* empty */;
+        6'h1a, 6'h1e:
+            /* empty */;
+        6'h1b, 6'h1f:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            if (advance) begin
+              \$306  = din[7];
+            end
+      endcase
+      if (enB) begin
+        casez (opB)
+          6'h01:
+              \$306  = oB[7];
+          6'h02:
+              \$306  = oB[7];
+          6'h03:
+              \$306  = oB[7];
+          6'h04:
+              \$306  = oB[7];
+          6'h05:
+              \$306  = \$174 [7];
+          6'h06:
+              \$306  = \$178 [7];
+          6'h07:
+              \$306  = \$182 [7];
+          6'h08:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$306  = \out$76 [7];
+              end else begin
+                \$306  = bsum[7];
+              end
+          6'h09:
+              (* full_case = 32'd1 *)
+              if (flag_d) begin
+                \$306  = sbc_t[7];
+              end else begin
+                \$306  = bsum[7];
+              end
+          6'h0a:
+              \$306  = diff[7];
+          6'h0b:
+              \$306  = \diff$84 [7];
+          6'h0c:
+              \$306  = \diff$85 [7];
+          6'h0d:
+              \$306  = oB[7];
+          6'h0e:
+              \$306  = \$211 [7];
+          6'h0f:
+              \$306  = 1'h0;
+          6'h10:
+              \$306  = arr[8];
+          6'h11:
+              \$306  = \$226 [7];
+          6'h12:
+              \$306  = \$236 [7];
+          6'h13:
+              \$306  = \diff$86 [7];
+          6'h14:
+              \$306  = \$245 [7];
+          6'h15:
+              \$306  = oB[7];
+          6'h16:
+              \$306  = \$250 [7];
+          6'h17:
+              \$306  = \$254 [7];
+          6'h18:
+              \$306  = state__a[6];
+          6'h19:
+              \$306  = flag_c;
+          6'h1a:
+              \$306  = state__a[7];
+          6'h1b:
+              \$306  = state__a[7];
+          6'h1c:
+              \$306  = state__x[7];
+          6'h1d:
+              \$306  = state__y[7];
+          6'h1e:
+              \$306  = state__sp[7];
+          6'h1f:
+              /* empty */;
+          6'h20:
+              \$306  = \$265 [7];
+          6'h21:
+              \$306  = \$269 [7];
+          6'h22:
+              \$306  = \$273 [7];
+          6'h23:
+              \$306  = \$277 [7];
           6'h24, 6'h25:
               /* empty */;
           6'h26, 6'h27:
@@ -13666,61 +13676,22 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h28:
               /* empty */;
           6'h2b:
-              \$303  = oB[7];
+              \$306  = oB[7];
         endcase
       end
     end
     if (con_rst) begin
-      \$303  = 1'h0;
+      \$306  = 1'h0;
     end
     if (rst) begin
-      \$303  = 1'h0;
+      \$306  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$304  = \$signal$100 ;
+    \$307  = \$signal$101 ;
     if (con_ce) begin
-      \$304  = \$151 ;
-    end
-    if (con_rst) begin
-      \$304  = 1'h0;
-    end
-    if (rst) begin
-      \$304  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$305  = \$signal$101 ;
-    if (con_ce) begin
-      \$305  = dec[14:9];
-    end
-    if (con_rst) begin
-      \$305  = 6'h00;
-    end
-    if (rst) begin
-      \$305  = 6'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$306  = \$signal ;
-    if (con_ce) begin
-      \$306  = exec_o;
-    end
-    if (con_rst) begin
-      \$306  = 8'h00;
-    end
-    if (rst) begin
-      \$306  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$307  = \$signal$102 ;
-    if (con_ce) begin
-      \$307  = \$153 ;
+      \$307  = \$146 ;
     end
     if (con_rst) begin
       \$307  = 1'h0;
@@ -13731,9 +13702,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$308  = \$signal$103 ;
+    \$308  = \$signal$102 ;
     if (con_ce) begin
-      \$308  = \$signal$101 ;
+      \$308  = dec[14:9];
     end
     if (con_rst) begin
       \$308  = 6'h00;
@@ -13744,9 +13715,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$309  = \$signal$66 ;
+    \$309  = \$signal ;
     if (con_ce) begin
-      \$309  = \$signal ;
+      \$309  = exec_o;
     end
     if (con_rst) begin
       \$309  = 8'h00;
@@ -13757,9 +13728,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$310  = enB;
+    \$310  = \$signal$103 ;
     if (con_ce) begin
-      \$310  = \$155 ;
+      \$310  = \$148 ;
     end
     if (con_rst) begin
       \$310  = 1'h0;
@@ -13770,9 +13741,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$311  = opB;
+    \$311  = \$signal$104 ;
     if (con_ce) begin
-      \$311  = \$signal$103 ;
+      \$311  = \$signal$102 ;
     end
     if (con_rst) begin
       \$311  = 6'h00;
@@ -13783,9 +13754,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$312  = oB;
+    \$312  = \$signal$66 ;
     if (con_ce) begin
-      \$312  = \$signal$66 ;
+      \$312  = \$signal ;
     end
     if (con_rst) begin
       \$312  = 8'h00;
@@ -13796,115 +13767,167 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$313  = \$signal$63 ;
+    \$313  = enB;
     if (con_ce) begin
-      \$313  = out;
+      \$313  = \$150 ;
     end
     if (con_rst) begin
-      \$313  = 8'h00;
+      \$313  = 1'h0;
     end
     if (rst) begin
-      \$313  = 8'h00;
+      \$313  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$314  = bin_o;
+    \$314  = opB;
     if (con_ce) begin
-      \$314  = \out$61 ;
+      \$314  = \$signal$104 ;
     end
     if (con_rst) begin
-      \$314  = 8'h00;
+      \$314  = 6'h00;
     end
     if (rst) begin
-      \$314  = 8'h00;
+      \$314  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$315  = bsum;
+    \$315  = oB;
     if (con_ce) begin
-      \$315  = \$160 [8:0];
+      \$315  = \$signal$66 ;
     end
     if (con_rst) begin
-      \$315  = 9'h000;
+      \$315  = 8'h00;
     end
     if (rst) begin
-      \$315  = 9'h000;
+      \$315  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$316  = \$signal$75 ;
+    \$316  = \$signal$63 ;
     if (con_ce) begin
-      \$316  = \$162 [8:0];
+      \$316  = out;
     end
     if (con_rst) begin
-      \$316  = 9'h000;
+      \$316  = 8'h00;
     end
     if (rst) begin
-      \$316  = 9'h000;
+      \$316  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$317  = dadj;
+    \$317  = bin_o;
     if (con_ce) begin
-      \$317  = \$165 [9:0];
+      \$317  = \out$61 ;
     end
     if (con_rst) begin
-      \$317  = 10'h000;
+      \$317  = 8'h00;
     end
     if (rst) begin
-      \$317  = 10'h000;
+      \$317  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$318  = arr;
+    \$318  = cmp;
     if (con_ce) begin
-      \$318  = \out$69 ;
+      \$318  = \$158 ;
     end
     if (con_rst) begin
-      \$318  = 12'h000;
+      \$318  = 9'h000;
     end
     if (rst) begin
-      \$318  = 12'h000;
+      \$318  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$319  = state__a;
+    \$319  = bsum;
+    if (con_ce) begin
+      \$319  = \$163 [8:0];
+    end
+    if (con_rst) begin
+      \$319  = 9'h000;
+    end
+    if (rst) begin
+      \$319  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$320  = \$signal$75 ;
+    if (con_ce) begin
+      \$320  = \$165 [8:0];
+    end
+    if (con_rst) begin
+      \$320  = 9'h000;
+    end
+    if (rst) begin
+      \$320  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$321  = dadj;
+    if (con_ce) begin
+      \$321  = \$168 [9:0];
+    end
+    if (con_rst) begin
+      \$321  = 10'h000;
+    end
+    if (rst) begin
+      \$321  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$322  = arr;
+    if (con_ce) begin
+      \$322  = \out$69 ;
+    end
+    if (con_rst) begin
+      \$322  = 12'h000;
+    end
+    if (rst) begin
+      \$322  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$323  = state__a;
     if (con_ce) begin
       if (enB) begin
         casez (opB)
           6'h01:
-              \$319  = oB;
+              \$323  = oB;
           6'h02:
               /* empty */;
           6'h03:
               /* empty */;
           6'h04:
-              \$319  = oB;
+              \$323  = oB;
           6'h05:
-              \$319  = \$170 ;
+              \$323  = \$173 ;
           6'h06:
-              \$319  = \$174 ;
+              \$323  = \$177 ;
           6'h07:
-              \$319  = \$178 ;
+              \$323  = \$181 ;
           6'h08:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$319  = \out$76 [7:0];
+                \$323  = \out$76 [7:0];
               end else begin
-                \$319  = bsum[7:0];
+                \$323  = bsum[7:0];
               end
           6'h09:
               (* full_case = 32'd1 *)
               if (flag_d) begin
-                \$319  = sbc_t[7:0];
+                \$323  = sbc_t[7:0];
               end else begin
-                \$319  = bsum[7:0];
+                \$323  = bsum[7:0];
               end
           6'h0a:
               /* empty */;
@@ -13915,61 +13938,61 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h0d:
               /* empty */;
           6'h0e:
-              \$319  = \$207 ;
+              \$323  = \$210 ;
           6'h0f:
-              \$319  = \$213 ;
+              \$323  = \$216 ;
           6'h10:
-              \$319  = arr[7:0];
+              \$323  = arr[7:0];
           6'h11:
-              \$319  = \$220 ;
+              \$323  = \$223 ;
           6'h12:
-              \$319  = \$229 ;
+              \$323  = \$232 ;
           6'h13:
               /* empty */;
           6'h14:
-              \$319  = \$239 ;
+              \$323  = \$242 ;
           6'h15:
               /* empty */;
           6'h16:
-              \$319  = \$246 [7:0];
+              \$323  = \$249 [7:0];
           6'h17:
-              \$319  = \$250 ;
+              \$323  = \$253 ;
           6'h18:
-              \$319  = { state__a[6:0], flag_c };
+              \$323  = { state__a[6:0], flag_c };
           6'h19:
-              \$319  = { flag_c, state__a[7:1] };
+              \$323  = { flag_c, state__a[7:1] };
           6'h1a:
               /* empty */;
           6'h1b:
               /* empty */;
           6'h1c:
-              \$319  = state__x;
+              \$323  = state__x;
           6'h1d:
-              \$319  = state__y;
+              \$323  = state__y;
         endcase
       end
     end
     if (con_rst) begin
-      \$319  = 8'h00;
+      \$323  = 8'h00;
     end
     if (rst) begin
-      \$319  = 8'h00;
+      \$323  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$320  = state__x;
+    \$324  = state__x;
     if (con_ce) begin
       if (enB) begin
         casez (opB)
           6'h01:
               /* empty */;
           6'h02:
-              \$320  = oB;
+              \$324  = oB;
           6'h03:
               /* empty */;
           6'h04:
-              \$320  = oB;
+              \$324  = oB;
           6'h05:
               /* empty */;
           6'h06:
@@ -13997,11 +14020,11 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h11:
               /* empty */;
           6'h12:
-              \$320  = \$231 ;
+              \$324  = \$234 ;
           6'h13:
-              \$320  = \diff$85 [7:0];
+              \$324  = \diff$86 [7:0];
           6'h14:
-              \$320  = \$240 ;
+              \$324  = \$243 ;
           6'h15:
               /* empty */;
           6'h16:
@@ -14013,7 +14036,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h19:
               /* empty */;
           6'h1a:
-              \$320  = state__a;
+              \$324  = state__a;
           6'h1b:
               /* empty */;
           6'h1c:
@@ -14021,28 +14044,28 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h1d:
               /* empty */;
           6'h1e:
-              \$320  = state__sp;
+              \$324  = state__sp;
           6'h1f:
               /* empty */;
           6'h20:
-              \$320  = \$261 [7:0];
+              \$324  = \$264 [7:0];
           6'h21:
               /* empty */;
           6'h22:
-              \$320  = \$269 [7:0];
+              \$324  = \$272 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$320  = 8'h00;
+      \$324  = 8'h00;
     end
     if (rst) begin
-      \$320  = 8'h00;
+      \$324  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$321  = state__y;
+    \$325  = state__y;
     if (con_ce) begin
       if (enB) begin
         casez (opB)
@@ -14051,7 +14074,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h02:
               /* empty */;
           6'h03:
-              \$321  = oB;
+              \$325  = oB;
           6'h04:
               /* empty */;
           6'h05:
@@ -14099,7 +14122,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h1a:
               /* empty */;
           6'h1b:
-              \$321  = state__a;
+              \$325  = state__a;
           6'h1c:
               /* empty */;
           6'h1d:
@@ -14111,19 +14134,19 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h20:
               /* empty */;
           6'h21:
-              \$321  = \$265 [7:0];
+              \$325  = \$268 [7:0];
           6'h22:
               /* empty */;
           6'h23:
-              \$321  = \$273 [7:0];
+              \$325  = \$276 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$321  = 8'h00;
+      \$325  = 8'h00;
     end
     if (rst) begin
-      \$321  = 8'h00;
+      \$325  = 8'h00;
     end
   end
   assign a = state__a;
@@ -14164,34 +14187,34 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign \dec.rmw  = dec[17:15];
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
-  assign \$150  = 1'h1;
-  assign \$151  = exec_en;
-  assign \$152  = 1'h1;
-  assign \$153  = \$signal$100 ;
-  assign \$154  = 1'h1;
-  assign \$155  = \$signal$102 ;
-  assign \$213  = { 1'h0, \$212 [7:1] };
+  assign \$145  = 1'h1;
+  assign \$146  = exec_en;
+  assign \$147  = 1'h1;
+  assign \$148  = \$signal$101 ;
+  assign \$149  = 1'h1;
+  assign \$150  = \$signal$103 ;
   assign \$216  = { 1'h0, \$215 [7:1] };
-  assign { \$218 [4], \$218 [0] } = { state__a[4], state__a[0] };
-  assign { \$218 [7:5], \$218 [3:1] } = 6'h3f;
+  assign \$219  = { 1'h0, \$218 [7:1] };
   assign { \$221 [4], \$221 [0] } = { state__a[4], state__a[0] };
   assign { \$221 [7:5], \$221 [3:1] } = 6'h3f;
   assign { \$224 [4], \$224 [0] } = { state__a[4], state__a[0] };
   assign { \$224 [7:5], \$224 [3:1] } = 6'h3f;
-  assign { \$228 [4], \$228 [0] } = { state__a[4], state__a[0] };
-  assign { \$228 [7:5], \$228 [3:1] } = 6'h3f;
-  assign { \$230 [4], \$230 [0] } = { state__a[4], state__a[0] };
-  assign { \$230 [7:5], \$230 [3:1] } = 6'h3f;
-  assign { \$232 [4], \$232 [0] } = { state__a[4], state__a[0] };
-  assign { \$232 [7:5], \$232 [3:1] } = 6'h3f;
-  assign { \$234 [4], \$234 [0] } = { state__a[4], state__a[0] };
-  assign { \$234 [7:5], \$234 [3:1] } = 6'h3f;
-  assign \$246  = { state__a, 1'h0 };
-  assign \$247  = { state__a, 1'h0 };
-  assign \$248  = { state__a, 1'h0 };
-  assign \$250  = { 1'h0, state__a[7:1] };
-  assign \$251  = { 1'h0, state__a[7:1] };
-  assign \$252  = { 1'h0, state__a[7:1] };
+  assign { \$227 [4], \$227 [0] } = { state__a[4], state__a[0] };
+  assign { \$227 [7:5], \$227 [3:1] } = 6'h3f;
+  assign { \$231 [4], \$231 [0] } = { state__a[4], state__a[0] };
+  assign { \$231 [7:5], \$231 [3:1] } = 6'h3f;
+  assign { \$233 [4], \$233 [0] } = { state__a[4], state__a[0] };
+  assign { \$233 [7:5], \$233 [3:1] } = 6'h3f;
+  assign { \$235 [4], \$235 [0] } = { state__a[4], state__a[0] };
+  assign { \$235 [7:5], \$235 [3:1] } = 6'h3f;
+  assign { \$237 [4], \$237 [0] } = { state__a[4], state__a[0] };
+  assign { \$237 [7:5], \$237 [3:1] } = 6'h3f;
+  assign \$249  = { state__a, 1'h0 };
+  assign \$250  = { state__a, 1'h0 };
+  assign \$251  = { state__a, 1'h0 };
+  assign \$253  = { 1'h0, state__a[7:1] };
+  assign \$254  = { 1'h0, state__a[7:1] };
+  assign \$255  = { 1'h0, state__a[7:1] };
 endmodule
 
 module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, write, host_rdata, con_rst, hp__addr, host_wdata, host_we, timer_init, addr, wdata, rdata, swcha, swchb, clk);
@@ -14706,7 +14729,7 @@ module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, 
   assign \$26  = { 1'h0, timer_reg };
 endmodule
 
-module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$5523$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
+module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$5526$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
 , frame_end, frame_start, paddle_needed0, paddle_needed1, paddle_needed2, paddle_needed3, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$46  = 0;
   wire \$1 ;
@@ -16270,8 +16293,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [4:0] pfidx;
   output [7:0] pixel;
   wire [7:0] pixel;
-  input [1:0] \port$5523$4 ;
-  wire [1:0] \port$5523$4 ;
+  input [1:0] \port$5526$4 ;
+  wire [1:0] \port$5526$4 ;
   reg [7:0] posbl = 8'h00;
   reg [7:0] posm0 = 8'h00;
   reg [7:0] posm1 = 8'h00;
@@ -16451,7 +16474,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$133  = ap_cycle <= 5'h14;
   assign \$134  = ap_cycle == 7'h4b;
   assign \$135  = \$133  | \$134 ;
-  assign \$136  = \port$5523$4 [1] & \$135 ;
+  assign \$136  = \port$5526$4 [1] & \$135 ;
   assign \$137  = $signed(hmove_sum) >= $signed(9'h0a0);
   assign \$138  = $signed(hmove_sum) - $signed(9'h0a0);
   assign \$139  = $signed(hmove_sum) < $signed(1'h0);
@@ -17096,7 +17119,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$784  = x < 4'h8;
   assign \$785  = hmove_blank & \$784 ;
   assign \$786  = vblank[1] | \$785 ;
-  assign \$787  = \port$5523$4 [0] & odd_last_frame;
+  assign \$787  = \port$5526$4 [0] & odd_last_frame;
   assign pixel = \$786  ? 8'h00 : { \$788 , \$787  };
   assign \$789  = ~ resmp0;
   assign \$790  = enam0 & \$789 ;
@@ -17499,7 +17522,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$1269  = - $signed(\$1268 );
   assign \$1270  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$182 );
   assign \$1271  = bus_strobe & bus_write;
-  assign \$1272  = \port$5523$4 [0] ? 9'h156 : 9'h122;
+  assign \$1272  = \port$5526$4 [0] ? 9'h156 : 9'h122;
   assign \$1273  = \$1160 [15:0] > \$1272 ;
   assign \$1274  = vsync_count >= 7'h4c;
   assign \$1275  = vsync_armed & \$1274 ;
@@ -27480,7 +27503,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     end
   end
   assign nxt_hpos = \$906 [7:0];
-  assign hmove_blanks = \port$5523$4 [1];
+  assign hmove_blanks = \port$5526$4 [1];
   assign newx = wr_resp;
   assign diff = \$213 [9:0];
   assign d = \$216 [7:0];
@@ -27498,7 +27521,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign k = \$693 [5:0];
   assign kk = \$698 [4:0];
   assign pfidx = \$703 [4:0];
-  assign pal = \port$5523$4 [0];
+  assign pal = \port$5526$4 [0];
   assign coll_now = { \$873 , \$861 , \$860 , \$856 , \$847 , \$841 , \$831 , \$824 , \$820 , \$819 , \$815 , \$814 , \$808 , \$802 , \$795  };
   assign rdata = { rd, bus_last[5:0] };
   assign \diff$170  = \$911 [9:0];
@@ -27619,7 +27642,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$1265 [3] = \$auto$rtlil.cc:2739:Not$40 ;
 endmodule
 
-module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5525$0 , episode_frames, \port$5531$0 , reward, \port$5535$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
+module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5528$0 , episode_frames, \port$5534$0 , reward, \port$5538$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
 , man_needed__2, man_needed__3, pre__obs_valid, values_valid, select_index, select_valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine_start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__paddle_needed__0, drive__paddle_needed__1, drive__paddle_needed__2
 , drive__paddle_needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__swcha, drive__swchb, drive__inpt4, drive__inpt5, drive__paddle_mode__0, drive__paddle_mode__1, drive__paddle_mode__2, drive__paddle_mode__3, frame_status, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$47  = 0;
@@ -27967,12 +27990,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   (* enum_value_11 = "MANUAL" *)
   output [1:0] phase;
   reg [1:0] phase = 2'h0;
-  input [23:0] \port$5525$0 ;
-  wire [23:0] \port$5525$0 ;
-  input [25:0] \port$5531$0 ;
-  wire [25:0] \port$5531$0 ;
-  input [9:0] \port$5535$0 ;
-  wire [9:0] \port$5535$0 ;
+  input [23:0] \port$5528$0 ;
+  wire [23:0] \port$5528$0 ;
+  input [25:0] \port$5534$0 ;
+  wire [25:0] \port$5534$0 ;
+  input [9:0] \port$5538$0 ;
+  wire [9:0] \port$5538$0 ;
   output pre__clear;
   reg pre__clear;
   input pre__obs_valid;
@@ -28036,12 +28059,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$16  = phase == 2'h2;
   assign \$17  = \$15  | \$16 ;
   assign \$18  = ! phase;
-  assign \$19  = ~ \port$5525$0 [10];
+  assign \$19  = ~ \port$5528$0 [10];
   assign \$20  = \$18  & \$19 ;
   assign push_run = \$17  | \$20 ;
   assign remaining = episode_frames - frames;
-  assign \$21  = remaining < \port$5525$0 [23:16];
-  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5525$0 [23:16] };
+  assign \$21  = remaining < \port$5528$0 [23:16];
+  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5528$0 [23:16] };
   assign \$23  = ~ set_needed;
   assign \$24  = ~ partial;
   assign \$25  = ~ started;
@@ -28067,8 +28090,8 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$45  = cycles_infer + 1'h1;
   assign \$46  = cycles_select + 1'h1;
   assign \$47  = cycles_ctrl + 1'h1;
-  assign \$48  = \port$5535$0 [1] ? paddle_fixed_needed : \$13 [31:0];
-  assign \$49  = \port$5535$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
+  assign \$48  = \port$5538$0 [1] ? paddle_fixed_needed : \$13 [31:0];
+  assign \$49  = \port$5538$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
   assign \$50  = phase == 2'h3;
   assign \$54  = insns + 1'h1;
   assign \$55  = ~ stop;
@@ -28085,7 +28108,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$66  = $signed(episode_return) + $signed(reward);
   assign \$67  = ~ is_last;
   assign \$68  = ! phase;
-  assign \$69  = \$68  & \port$5525$0 [10];
+  assign \$69  = \$68  & \port$5528$0 [10];
   assign \$70  = frames >= episode_frames;
   assign \$71  = run_i + 1'h1;
   assign \$72  = decisions + 1'h1;
@@ -28677,7 +28700,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5535$0 [0]) begin
+            if (\port$5538$0 [0]) begin
               \$79  = 1'h1;
             end
           end
@@ -28693,7 +28716,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$80  = drive__paddle_needed__0;
     if (set_needed) begin
-      if (\port$5535$0 [0]) begin
+      if (\port$5538$0 [0]) begin
         \$80  = \$48 ;
       end
     end
@@ -28718,7 +28741,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$81  = drive__paddle_needed__1;
     if (set_needed) begin
-      if (\port$5535$0 [0]) begin
+      if (\port$5538$0 [0]) begin
         \$81  = \$49 ;
       end
     end
@@ -28743,7 +28766,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$82  = drive__paddle_needed__2;
     if (set_needed) begin
-      if (\port$5535$0 [0]) begin
+      if (\port$5538$0 [0]) begin
         \$82  = 32'd0;
       end
     end
@@ -28768,7 +28791,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$83  = drive__paddle_needed__3;
     if (set_needed) begin
-      if (\port$5535$0 [0]) begin
+      if (\port$5538$0 [0]) begin
         \$83  = 32'd0;
       end
     end
@@ -29057,7 +29080,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5535$0 [0]) begin
+            if (\port$5538$0 [0]) begin
               \$91  = \$11 [19:0];
             end
           end
@@ -29109,7 +29132,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$93  = \port$5525$0 [9:5];
+            \$93  = \port$5528$0 [9:5];
           end
       4'h1:
           /* empty */;
@@ -29122,7 +29145,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$93  = \port$5525$0 [15:11];
+              \$93  = \port$5528$0 [15:11];
             end
           end
       4'h5:
@@ -29180,7 +29203,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$95  = { 3'h0, \port$5525$0 [4:0] };
+            \$95  = { 3'h0, \port$5528$0 [4:0] };
           end
       4'h1:
           /* empty */;
@@ -29193,7 +29216,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$95  = \port$5525$0 [23:16];
+              \$95  = \port$5528$0 [23:16];
             end
           end
       4'h5:
@@ -29220,7 +29243,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$96  = \port$5531$0 [7:0];
+            \$96  = \port$5534$0 [7:0];
           end else begin
             \$96  = \$51 ;
           end
@@ -29240,9 +29263,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$97  = \port$5531$0 [15:8];
+            \$97  = \port$5534$0 [15:8];
           end else begin
-            \$97  = \port$5531$0 [15:8];
+            \$97  = \port$5534$0 [15:8];
           end
     endcase
     if (rst) begin
@@ -29260,7 +29283,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$98  = \port$5531$0 [16];
+            \$98  = \port$5534$0 [16];
           end else begin
             \$98  = \$52 ;
           end
@@ -29280,7 +29303,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$99  = \port$5531$0 [17];
+            \$99  = \port$5534$0 [17];
           end else begin
             \$99  = \$53 ;
           end
@@ -29300,9 +29323,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$100  = \port$5531$0 [19:18];
+            \$100  = \port$5534$0 [19:18];
           end else begin
-            \$100  = \port$5535$0 [3:2];
+            \$100  = \port$5538$0 [3:2];
           end
     endcase
     if (rst) begin
@@ -29320,9 +29343,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$101  = \port$5531$0 [21:20];
+            \$101  = \port$5534$0 [21:20];
           end else begin
-            \$101  = \port$5535$0 [5:4];
+            \$101  = \port$5538$0 [5:4];
           end
     endcase
     if (rst) begin
@@ -29340,9 +29363,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$102  = \port$5531$0 [23:22];
+            \$102  = \port$5534$0 [23:22];
           end else begin
-            \$102  = \port$5535$0 [7:6];
+            \$102  = \port$5538$0 [7:6];
           end
     endcase
     if (rst) begin
@@ -29360,9 +29383,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$103  = \port$5531$0 [25:24];
+            \$103  = \port$5534$0 [25:24];
           end else begin
-            \$103  = \port$5535$0 [9:8];
+            \$103  = \port$5538$0 [9:8];
           end
     endcase
     if (rst) begin
@@ -29511,27 +29534,27 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign mode3 = drive__paddle_mode__3;
   assign r_next = \$11 [19:0];
   assign r_needed = \$13 [31:0];
-  assign fire_en = \port$5525$0 [10];
+  assign fire_en = \port$5528$0 [10];
   assign step_len = \$22 [7:0];
-  assign frame_skip = \port$5525$0 [23:16];
-  assign paddle_en = \port$5535$0 [0];
-  assign paddle_swap = \port$5535$0 [1];
-  assign noop_index = \port$5525$0 [9:5];
-  assign noops = \port$5525$0 [4:0];
-  assign man_swcha = \port$5531$0 [7:0];
-  assign man_swchb = \port$5531$0 [15:8];
-  assign man_inpt4 = \port$5531$0 [16];
-  assign man_inpt5 = \port$5531$0 [17];
-  assign man_mode__0 = \port$5531$0 [19:18];
-  assign man_mode__1 = \port$5531$0 [21:20];
-  assign man_mode__2 = \port$5531$0 [23:22];
-  assign man_mode__3 = \port$5531$0 [25:24];
-  assign swchb = \port$5531$0 [15:8];
-  assign paddle_mode__0 = \port$5535$0 [3:2];
-  assign paddle_mode__1 = \port$5535$0 [5:4];
-  assign paddle_mode__2 = \port$5535$0 [7:6];
-  assign paddle_mode__3 = \port$5535$0 [9:8];
-  assign fire_index = \port$5525$0 [15:11];
+  assign frame_skip = \port$5528$0 [23:16];
+  assign paddle_en = \port$5538$0 [0];
+  assign paddle_swap = \port$5538$0 [1];
+  assign noop_index = \port$5528$0 [9:5];
+  assign noops = \port$5528$0 [4:0];
+  assign man_swcha = \port$5534$0 [7:0];
+  assign man_swchb = \port$5534$0 [15:8];
+  assign man_inpt4 = \port$5534$0 [16];
+  assign man_inpt5 = \port$5534$0 [17];
+  assign man_mode__0 = \port$5534$0 [19:18];
+  assign man_mode__1 = \port$5534$0 [21:20];
+  assign man_mode__2 = \port$5534$0 [23:22];
+  assign man_mode__3 = \port$5534$0 [25:24];
+  assign swchb = \port$5534$0 [15:8];
+  assign paddle_mode__0 = \port$5538$0 [3:2];
+  assign paddle_mode__1 = \port$5538$0 [5:4];
+  assign paddle_mode__2 = \port$5538$0 [7:6];
+  assign paddle_mode__3 = \port$5538$0 [9:8];
+  assign fire_index = \port$5528$0 [15:11];
   assign \actions[0]  = actions[11:0];
   assign \actions[0].swcha  = actions[7:0];
   assign \actions[0].inpt4  = actions[8];
