@@ -7,11 +7,18 @@ from the TIA's WSYNC), :class:`hw.tia.Tia`, :class:`hw.riot.Riot` and :class:`hw
 together with the 2600's address decode (13 address bits: A12 cartridge, else A7 = 0 TIA,
 else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stella 2.4.2):
 
-* The CPU's bus outputs (address, read/write, data out, dummy mark) are registered once per
-  colour clock: they hold for the whole CPU cycle, so the registered copy is valid from the
-  cycle's second colour clock, before the access takes effect and before the CPU samples the
-  read data on the third; decode, TIA/RIOT/cartridge accesses and the read multiplexer start
-  from it (the cartridge's synchronous ROM read sees the address in the second clock).
+* Timing (one colour clock per clock; issue 16): a CPU cycle is colour clocks 0, 1, 2 and its
+  access completes at the end of clock 2 (the strobe: writes, bank switching, timer side
+  effects, Stella's colour clock of the write). The CPU runs one clock behind that grid: its
+  cycle edge (``ce``) is at the end of the next cycle's clock 0, with the RDY of clock 2 and
+  the read data formed in clock 0 from what was registered at the strobe's edge (TIA
+  collision and input latches, the RIOT's value, the cartridge's byte source and DPC flag) and
+  the ROM's synchronous read addressed in clock 2. Its bus outputs (address, read/write, data
+  out, dummy mark) are registered every clock and so valid from clock 2 to the next clock 0:
+  decode, the TIA/RIOT/cartridge accesses and the read multiplexer start from these
+  registers. Whether a cycle is an opcode fetch is decided at the previous cycle's clock 2
+  from the CPU's registers (``fetch_next``), so ``insn_start``/``at_boundary`` stay at clock
+  0 of the fetch; ``pc`` there is the CPU's program counter after its coming edge.
 * Only the accesses ALE's CPU performs take effect: cycles the CPU marks ``dummy`` and
   read cycles held by RDY touch nothing (no bank switch, no timer side effect).
 * The CPU's reset vector reads do not count: the colour-clock grid (``hpos``), Stella's
