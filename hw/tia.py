@@ -46,7 +46,14 @@ of the frame; ``advance`` is high on the edges where the console moves ``hpos`` 
 keeps, beside ``hpos``, registers derived from it that would otherwise start its longest paths
 (the write's colour clock ``hpos + 1 mod 228``, its CPU cycle of the line, the RESPx and RESMx
 positions it gives, the pixel column ``hpos - 68``): they advance with ``advance`` and equal
-the formulas at every clock (both start at ``hpos = 0`` after reset). ``cyc`` is Stella's CPU cycle count of the frame for the current cycle minus 1.
+the formulas at every clock (both start at ``hpos = 0`` after reset). ``cyc`` is Stella's CPU
+cycle count of the frame for the current cycle minus 1.
+
+One colour clock is one application of :meth:`Tia._step` (state + the clock's ports -> next
+state). ``Tia(colour_clocks=3)`` applies it three times per clock, chained combinationally, with
+the ports of each of the three colour clocks in ``clocks[k]``: the same behaviour as three clocks
+of ``Tia()`` fed the same ports (tested on random register traffic and by ``nc2600 lockstep
+--colour-clocks-per-cycle 3``), one CPU cycle per clock.
 """
 from __future__ import annotations
 
