@@ -82,8 +82,9 @@ def _tia_trace(colour_clocks: int, stim, start_line: int = 30):
     """Run :class:`hw.tia.Tia` (1 or 3 colour clocks per clock) in Amaranth's simulator on
     ``stim`` (one entry per CPU cycle: ``("w", addr, data)`` a write, ``("r", addr)`` a read,
     completing at the cycle's third colour clock) from ``hpos = 0`` of scanline ``start_line``;
-    returns per colour clock the pixel, and per CPU cycle the read data, WSYNC, the collision
-    latches and the frame-end strobe."""
+    returns per colour clock the pixel, and per CPU cycle the read data (with one colour clock
+    per clock it is formed in the clock after the access, :meth:`hw.tia.Tia._read`), the
+    frame-end strobe, WSYNC and the collision latches after the cycle."""
     from amaranth.sim import Simulator
 
     from hw.tia import Tia
@@ -113,10 +114,10 @@ def _tia_trace(colour_clocks: int, stim, start_line: int = 30):
                 if colour_clocks == 1:
                     pixels.append(ctx.get(clk.pixel))
                     if k == 2:
-                        cycles.append((ctx.get(clk.rdata), ctx.get(clk.frame_end)))
+                        frame_end = ctx.get(clk.frame_end)
                     await ctx.tick()
-                    if k == 2:
-                        cycles[-1] += (ctx.get(tia.wsync), ctx.get(tia.collision))
+                    if k == 2:   # one colour clock per clock: read data formed in the clock after the access
+                        cycles.append((ctx.get(clk.rdata), frame_end, ctx.get(tia.wsync), ctx.get(tia.collision)))
                 hpos += 1
                 if hpos == 228:
                     hpos, line = 0, line + 1
