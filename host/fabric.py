@@ -24,12 +24,11 @@ word) when it changes.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from hls_models.frame_skip import FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, noop_frames, paddle_needed
+from hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_needed
 
 # register map (hw.instance.REGISTERS; repeated here so that the driver needs no hw import)
 ID, STATUS, CONTROL, CONSOLE_CFG, EP_CFG, EP_FRAMES, TIMER_INIT, INPUTS = 0x0, 0x4, 0x8, 0xC, 0x10, 0x14, 0x18, 0x1C

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from amaranth import Array, Cat, Const, EnableInserter, Module, Mux, ResetInserter, Signal, signed
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib.wiring import In
 
 from hls_models.action_select import MAX_ACTIONS
 from hw import reproducible

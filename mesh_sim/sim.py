@@ -601,7 +601,7 @@ class _GatherState:
 
 def report(sim: FabricSim) -> dict:
     """The figures of a finished simulation (see ``nc2600 mesh --help`` for each field)."""
-    w, topo, np_ = sim.w, sim.topo, sim.np_
+    w, np_ = sim.w, sim.np_
     counts = np.bincount(np.asarray(sim.accept_log, dtype=np.int64), minlength=w.n_evaluations) \
         if sim.accept_log else np.zeros(w.n_evaluations, dtype=np.int64)
     lost = int(np.count_nonzero(counts == 0))

@@ -173,7 +173,7 @@ class MeshTopology:
         """I/O node of each card, indexed by card (sorted by card index)."""
         cx, cy, cz = self.card_dims
         X, Y, Z = self.shape
-        gx, gy, gz = X // cx, Y // cy, Z // cz
+        gx, gy = X // cx, Y // cy
         out = []
         for k in range(self.cards):
             kx, ky, kz = k % gx, (k // gx) % gy, k // (gx * gy)
