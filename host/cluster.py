@@ -395,17 +395,23 @@ class NodeEvaluator:
         table = np.array([[r.episode_return, r.frames, r.steps, r.reset_frames] for r in results], np.float64)
         return table, time.perf_counter() - t0
 
-    def _genome_params(self, genomes: list) -> tuple[list, float]:
-        """The policies of seed-list genomes, rebuilt here (:class:`host.noise.GenomeBuilder`; int8:
-        quantised as the driver does, :func:`host.run.Run._policy_for`); and the seconds spent."""
+    def _genome_spec_checked(self) -> dict:
+        """The genome specification this evaluator was started with, its
+        :class:`host.noise.GenomeBuilder` made on first use. Raises RuntimeError without one."""
         from host.noise import GenomeBuilder
-        t0 = time.perf_counter()
         spec = self.genome_spec
         if spec is None:
             raise RuntimeError("this evaluator was started without a genome specification")
         if self._builder is None:
             self._builder = GenomeBuilder(spec["n_actions"], spec["sigma"], spec["noise_size"], spec["noise_seed"],
                                           self.network)
+        return spec
+
+    def _genome_params(self, genomes: list) -> tuple[list, float]:
+        """The policies of seed-list genomes, rebuilt here (:class:`host.noise.GenomeBuilder`; int8:
+        quantised as the driver does, :func:`host.run.Run._policy_for`); and the seconds spent."""
+        t0 = time.perf_counter()
+        spec = self._genome_spec_checked()
         params = [self._builder.params(g) for g in genomes]
         if self.policy == "int8":
             from hls_models.policy_int8 import quantize_network
@@ -417,14 +423,8 @@ class NodeEvaluator:
         (:func:`host.algorithms.es_individual`, the driver's own operations); int8 quantised as
         the driver does. Returns the policies and the seconds spent."""
         from host.algorithms import es_individual
-        from host.noise import GenomeBuilder
         t0 = time.perf_counter()
-        spec = self.genome_spec
-        if spec is None:
-            raise RuntimeError("this evaluator was started without a genome specification")
-        if self._builder is None:
-            self._builder = GenomeBuilder(spec["n_actions"], spec["sigma"], spec["noise_size"], spec["noise_seed"],
-                                          self.network)
+        spec = self._genome_spec_checked()
         centre = np.asarray(centre, np.float32)
         params = [es_individual(centre, int(seed), int(sign), spec["sigma"], self._builder.noise)
                   for seed, sign in perturbations]
