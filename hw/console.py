@@ -129,6 +129,14 @@ PixelStream3Signature = wiring.Signature({
 })
 
 
+
+def chip_selects(a):
+    """The 2600's chip selects from the 13-bit address ``a``: (cartridge, TIA, RIOT RAM, RIOT I/O
+    and timer), each a 1-bit Amaranth value. A12 selects the cartridge; below it A7 = 0 is the
+    TIA, A7 = 1 the RIOT, whose A9 picks RAM (0) or I/O and timer (1) (Stella 2.4.2's
+    ``System``/``M6532`` mapping; 6532 data sheet chip-select pins)."""
+    return a[12], ~a[12] & ~a[7], ~a[12] & a[7] & ~a[9], ~a[12] & a[7] & a[9]
+
 class Console(wiring.Component):
     """The whole console (see the module docstring for the ports' meaning).
 
@@ -227,10 +235,7 @@ class Console(wiring.Component):
                 m.d.sync += frame_line.eq(0)
 
         a = bus_addr[0:13]
-        sel_cart = a[12]
-        sel_tia = ~a[12] & ~a[7]
-        sel_ram = ~a[12] & a[7] & ~a[9]
-        sel_io = ~a[12] & a[7] & a[9]
+        sel_cart, sel_tia, sel_ram, sel_io = chip_selects(a)
         last_bus = Signal(8)
         last_was_read = Signal()
         odd_last = Signal()
@@ -356,10 +361,7 @@ class Console(wiring.Component):
             m.d.sync += odd_last.eq(frame_line[0])
 
         a = bus_addr[0:13]
-        sel_cart = a[12]
-        sel_tia = ~a[12] & ~a[7]
-        sel_ram = ~a[12] & a[7] & ~a[9]
-        sel_io = ~a[12] & a[7] & a[9]
+        sel_cart, sel_tia, sel_ram, sel_io = chip_selects(a)
         last_bus = Signal(8)
         last_was_read = Signal()
 
