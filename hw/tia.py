@@ -358,63 +358,27 @@ class Tia(Elaboratable):
         """Drawing: the objects' bits at this clock's pixel, priority and colour (``clk.pixel``),
         the pixel column register's step; returns the clock's visible collisions (15 bits, in
         the CXxx latch order)."""
-        vblank = S.vblank
-        nusiz0 = S.nusiz0
-        nusiz1 = S.nusiz1
-        colup0 = S.colup0
-        colup1 = S.colup1
-        colupf = S.colupf
-        colubk = S.colubk
-        ctrlpf = S.ctrlpf
-        refp0 = S.refp0
-        refp1 = S.refp1
-        pf = S.pf
-        grp0 = S.grp0
-        grp1 = S.grp1
-        dgrp0 = S.dgrp0
-        dgrp1 = S.dgrp1
-        enam0 = S.enam0
-        enam1 = S.enam1
-        enabl = S.enabl
-        denabl = S.denabl
-        vdelp0 = S.vdelp0
-        vdelp1 = S.vdelp1
-        vdelbl = S.vdelbl
-        resmp0 = S.resmp0
-        resmp1 = S.resmp1
-        posp0 = S.posp0
-        posp1 = S.posp1
-        posm0 = S.posm0
-        posm1 = S.posm1
-        posbl = S.posbl
-        p0_skip = S.p0_skip
-        p1_skip = S.p1_skip
-        pf_reflect = S.pf_reflect
-        hmove_blank = S.hmove_blank
-        m0_mode = S.m0_mode
-        x = S.x
 
         def reflect8(v):
             return Cat(*[v[7 - i] for i in range(8)])
 
-        g0 = Mux(vdelp0, dgrp0, grp0)
-        g1 = Mux(vdelp1, dgrp1, grp1)
-        cur_grp0 = Mux(refp0, reflect8(g0), g0)
-        cur_grp1 = Mux(refp1, reflect8(g1), g1)
-        ball_en = Mux(vdelbl, denabl, enabl)
-        m0_en = enam0 & ~resmp0
-        m1_en = enam1 & ~resmp1
+        g0 = Mux(S.vdelp0, S.dgrp0, S.grp0)
+        g1 = Mux(S.vdelp1, S.dgrp1, S.grp1)
+        cur_grp0 = Mux(S.refp0, reflect8(g0), g0)
+        cur_grp1 = Mux(S.refp1, reflect8(g1), g1)
+        ball_en = Mux(S.vdelbl, S.denabl, S.enabl)
+        m0_en = S.enam0 & ~S.resmp0
+        m1_en = S.enam1 & ~S.resmp1
 
         # the pixel column hpos - 68 (mod 256) as a register beside hpos: no subtract in front of
         # the five object distances
         with m.If(clk.advance):
-            m.d[dom] += N.x.eq(Mux(clk.hpos == 227, (0 - 68) % 256, x + 1))
+            m.d[dom] += N.x.eq(Mux(clk.hpos == 227, (0 - 68) % 256, S.x + 1))
 
         def dist(pos):
             d = Signal(8)
             diff = Signal(signed(10))
-            m.d.comb += diff.eq(x.as_signed() - pos.as_signed() if False else
-                                Cat(x, Const(0, 2)).as_signed() - Cat(pos, Const(0, 2)).as_signed())
+            m.d.comb += diff.eq(Cat(S.x, Const(0, 2)).as_signed() - Cat(pos, Const(0, 2)).as_signed())
             m.d.comb += d.eq(Mux(diff < 0, diff + 160, diff))
             return d
 
@@ -467,31 +431,31 @@ class Tia(Elaboratable):
             return hit & en & ~off
 
         def ball_bit():
-            d = dist(posbl)
+            d = dist(S.posbl)
             width = Signal(6)
-            m.d.comb += width.eq(Const(1, 6) << ctrlpf.ball_size)
+            m.d.comb += width.eq(Const(1, 6) << S.ctrlpf.ball_size)
             return (d < width) & ball_en
 
-        p0 = player_bit(posp0, nusiz0.mode, p0_skip, cur_grp0)
-        p1 = player_bit(posp1, nusiz1.mode, p1_skip, cur_grp1)
-        m0 = missile_bit(posm0, nusiz0, m0_en, widen=(m0_mode == 1), off=(m0_mode == 2))
-        m1 = missile_bit(posm1, nusiz1, m1_en)
+        p0 = player_bit(S.posp0, S.nusiz0.mode, S.p0_skip, cur_grp0)
+        p1 = player_bit(S.posp1, S.nusiz1.mode, S.p1_skip, cur_grp1)
+        m0 = missile_bit(S.posm0, S.nusiz0, m0_en, widen=(S.m0_mode == 1), off=(S.m0_mode == 2))
+        m1 = missile_bit(S.posm1, S.nusiz1, m1_en)
         bl = ball_bit()
 
         # playfield bit for this pixel
         k = Signal(6)
         kk = Signal(5)
         pfidx = Signal(5)
-        m.d.comb += k.eq(x >> 2)
-        m.d.comb += kk.eq(Mux(k < 20, k, Mux(pf_reflect, 39 - k, k - 20)))
+        m.d.comb += k.eq(S.x >> 2)
+        m.d.comb += kk.eq(Mux(k < 20, k, Mux(S.pf_reflect, 39 - k, k - 20)))
         m.d.comb += pfidx.eq(Mux((kk < 4) | (kk >= 12), kk, 15 - kk))
         pfb = Signal()
-        m.d.comb += pfb.eq(pf.bit_select(pfidx, 1))
+        m.d.comb += pfb.eq(S.pf.bit_select(pfidx, 1))
 
-        score = ctrlpf.score
-        prio = ctrlpf.priority
-        left = x < 80
-        only_pf = (pf != 0) & (cur_grp0 == 0) & (cur_grp1 == 0) & ~m0_en & ~m1_en & ~ball_en
+        score = S.ctrlpf.score
+        prio = S.ctrlpf.priority
+        left = S.x < 80
+        only_pf = (S.pf != 0) & (cur_grp0 == 0) & (cur_grp1 == 0) & ~m0_en & ~m1_en & ~ball_en
         color = Signal(2)   # 0 BK, 1 PF, 2 P0, 3 P1
         with m.If(only_pf & score):
             m.d.comb += color.eq(Mux(pfb, Mux(left, 2, 3), 0))
@@ -511,9 +475,9 @@ class Tia(Elaboratable):
                 m.d.comb += color.eq(Mux(c0 == 2, 2, 3))
             with m.Else():
                 m.d.comb += color.eq(c0)
-        colreg = Array([colubk, colupf, colup0, colup1])[color]
+        colreg = Array([S.colubk, S.colupf, S.colup0, S.colup1])[color]
         loss = self.pal & clk.odd_last_frame
-        blanked = vblank[1] | (hmove_blank & (x < 8))
+        blanked = S.vblank[1] | (S.hmove_blank & (S.x < 8))
         m.d.comb += clk.pixel.eq(Mux(blanked, 0, Cat(loss, colreg)))
 
         coll_now = Signal(15)
@@ -523,7 +487,7 @@ class Tia(Elaboratable):
             m0 & pfb, m0 & bl, m1 & pfb, m1 & bl,
             bl & pfb, p0 & p1, m0 & m1))
         coll_vis = Signal(15)
-        m.d.comb += coll_vis.eq(Mux(clk.drawn & ~vblank[1], coll_now, 0))
+        m.d.comb += coll_vis.eq(Mux(clk.drawn & ~S.vblank[1], coll_now, 0))
         return coll_vis
 
     def _read(self, m: Module, S: _TiaState, clk: TiaClock, coll_vis) -> None:
@@ -538,9 +502,6 @@ class Tia(Elaboratable):
         ``cyc + 1 > (dump_disabled_cycle + needed) mod 2^32``, i.e. ``cyc >=`` that sum, which is
         registered too (dump_disabled_cycle changes at a cycle's last edge or at a frame start,
         two clocks before the next read's edge; needed only between frames)."""
-        dump_enabled = S.dump_enabled
-        dump_disabled_cycle = S.dump_disabled_cycle
-        collision = S.collision
         registered = self.colour_clocks == 1
 
         charged = Signal(4, name="charged" + clk.sfx)
@@ -548,17 +509,17 @@ class Tia(Elaboratable):
             mode = self.paddle_mode[i]
             if registered:
                 charge_at = Signal(32, name=f"paddle{i}_charge_at")
-                m.d.sync += charge_at.eq(dump_disabled_cycle + self.paddle_needed[i])
+                m.d.sync += charge_at.eq(S.dump_disabled_cycle + self.paddle_needed[i])
                 due = clk.cyc >= charge_at
             else:
-                due = (clk.cyc + 1) > (dump_disabled_cycle + self.paddle_needed[i])[0:32]
-            m.d.comb += charged[i].eq((mode == 1) | ((mode == 0) & ~dump_enabled & due))
+                due = (clk.cyc + 1) > (S.dump_disabled_cycle + self.paddle_needed[i])[0:32]
+            m.d.comb += charged[i].eq((mode == 1) | ((mode == 0) & ~S.dump_enabled & due))
         c = Signal(15, name="coll_read" + clk.sfx)
         inpt = Signal(6, name="inpt_read" + clk.sfx)
         if registered:
-            m.d.sync += [c.eq(collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
+            m.d.sync += [c.eq(S.collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
         else:
-            m.d.comb += [c.eq(collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
+            m.d.comb += [c.eq(S.collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
         noise = self.bus_last[0:6]
         rd = Signal(2, name="rd" + clk.sfx)
         with m.Switch(self.bus_addr[0:4]):
@@ -580,36 +541,6 @@ class Tia(Elaboratable):
         """Writes and the clocked bookkeeping: the write's colour-clock registers, the delayed
         write and delayed RESPx, collisions, end-of-line and HMOVE-blank rules, VSYNC/VBLANK/WSYNC
         and the frame end (``clk.frame_end``)."""
-        vblank_dump = S.vblank_dump
-        dump_disabled_cycle = S.dump_disabled_cycle
-        nusiz0 = S.nusiz0
-        nusiz1 = S.nusiz1
-        ctrlpf = S.ctrlpf
-        collision = S.collision
-        posp0 = S.posp0
-        posp1 = S.posp1
-        posm0 = S.posm0
-        since_hmove = S.since_hmove
-        vsync_armed = S.vsync_armed
-        cosmic = S.cosmic
-        cosmic_cnt = S.cosmic_cnt
-        vsync_count = S.vsync_count
-        x = S.x
-        wr_hpos = S.wr_hpos
-        wr_phase = S.wr_phase
-        wr_cycle = S.wr_cycle
-        wr_resm = S.wr_resm
-        wr_resp = S.wr_resp
-        pend = S.pend
-        pend_addr = S.pend_addr
-        pend_data = S.pend_data
-        pend_hpos = S.pend_hpos
-        pend_cycle = S.pend_cycle
-        pend_resm = S.pend_resm
-        pend_cnt = S.pend_cnt
-        pend_since = S.pend_since
-        wm = S.wm
-        wsync = S.wsync
         rp_valid = [S.rp0_valid, S.rp1_valid]
         rp_cnt = [S.rp0_cnt, S.rp1_cnt]
         rp_x = [S.rp0_x, S.rp1_x]
@@ -624,12 +555,12 @@ class Tia(Elaboratable):
         # and the RESMx position it gives), so that no write path starts with an add, a divide by
         # 3 or a wrap from hpos (the console's critical path before)
         nxt_hpos = Signal(8)
-        m.d.comb += nxt_hpos.eq(Mux(wr_hpos == 227, 0, wr_hpos + 1))
+        m.d.comb += nxt_hpos.eq(Mux(S.wr_hpos == 227, 0, S.wr_hpos + 1))
         with m.If(clk.advance):
             m.d[dom] += [
                 N.wr_hpos.eq(nxt_hpos),
-                N.wr_phase.eq(Mux((wr_hpos == 227) | (wr_phase == 2), 0, wr_phase + 1)),
-                N.wr_cycle.eq(Mux(wr_hpos == 227, 0, Mux(wr_phase == 2, wr_cycle + 1, wr_cycle))),
+                N.wr_phase.eq(Mux((S.wr_hpos == 227) | (S.wr_phase == 2), 0, S.wr_phase + 1)),
+                N.wr_cycle.eq(Mux(S.wr_hpos == 227, 0, Mux(S.wr_phase == 2, S.wr_cycle + 1, S.wr_cycle))),
                 N.wr_resm.eq(Mux(nxt_hpos < 68, 2, Mux(nxt_hpos - 68 + 4 >= 160, nxt_hpos - 68 + 4 - 160,
                                                      nxt_hpos - 68 + 4))),
                 N.wr_resp.eq(Mux(nxt_hpos < 68, 3, Mux(nxt_hpos - 68 + 5 >= 160, nxt_hpos - 68 + 5 - 160,
@@ -641,25 +572,25 @@ class Tia(Elaboratable):
         # pending (delayed) generic write
         # pending RESPx during a drawn copy (+11)
 
-        m.d[dom] += N.wm.eq(Mux(wm != 0, wm - 1, 0))
-        with m.If(clk.cycle_end & (since_hmove != 255)):
-            m.d[dom] += N.since_hmove.eq(since_hmove + 1)
-        with m.If(clk.cycle_end & (vsync_count != 255)):
-            m.d[dom] += N.vsync_count.eq(vsync_count + 1)
+        m.d[dom] += N.wm.eq(Mux(S.wm != 0, S.wm - 1, 0))
+        with m.If(clk.cycle_end & (S.since_hmove != 255)):
+            m.d[dom] += N.since_hmove.eq(S.since_hmove + 1)
+        with m.If(clk.cycle_end & (S.vsync_count != 255)):
+            m.d[dom] += N.vsync_count.eq(S.vsync_count + 1)
 
         # delay of this write
-        pf_d = Array([Const(4, 4), Const(5, 4), Const(2, 4), Const(3, 4)])[wr_cycle[0:2]]
+        pf_d = Array([Const(4, 4), Const(5, 4), Const(2, 4), Const(3, 4)])[S.wr_cycle[0:2]]
         delay = Signal(4)
         with m.Switch(waddr):
             for a, dl in POKE_DELAY.items():
                 with m.Case(a):
                     m.d.comb += delay.eq(pf_d if dl < 0 else dl)
         eff = Signal(4)
-        m.d.comb += eff.eq(Mux(wm > delay, wm, delay))
+        m.d.comb += eff.eq(Mux(S.wm > delay, S.wm, delay))
 
         # RESPx: when-condition at the write
         newx = Signal(8)
-        m.d.comb += newx.eq(wr_resp)
+        m.d.comb += newx.eq(S.wr_resp)
 
         def when_of(oldx, mode):
             d = Signal(8)
@@ -680,8 +611,8 @@ class Tia(Elaboratable):
                         m.d.comb += [dly.eq(dc), disp.eq(pc)]
             return disp, dly   # disp: when == 1, dly (and not disp): when == -1
 
-        w0 = when_of(posp0, nusiz0.mode)
-        w1 = when_of(posp1, nusiz1.mode)
+        w0 = when_of(S.posp0, S.nusiz0.mode)
+        w1 = when_of(S.posp1, S.nusiz1.mode)
 
         frame_end = clk.frame_end
         maxlines = Mux(self.pal, 342, 290)
@@ -689,29 +620,29 @@ class Tia(Elaboratable):
         m.d.comb += line_at_write.eq(clk.line + (clk.hpos == 227))
 
         # collisions accumulate every drawn clock (CXCLR applied below wins)
-        m.d[dom] += N.collision.eq(collision | coll_vis)
+        m.d[dom] += N.collision.eq(S.collision | coll_vis)
 
         # end of a drawn line: Stella resets the first-copy skip and the PF reflection
         with m.If(clk.line_end_drawn):
-            m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.pf_reflect.eq(ctrlpf.reflect)]
+            m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.pf_reflect.eq(S.ctrlpf.reflect)]
             # Stella's Cosmic Ark bug: missile 0 jumps by 18, 33, 0, 17 pixels left per line
-            with m.If(cosmic):
+            with m.If(S.cosmic):
                 nc = Signal(2)
                 jump = Signal(8)
                 mv = Signal(signed(10))
-                m.d.comb += [nc.eq(cosmic_cnt + 1),
+                m.d.comb += [nc.eq(S.cosmic_cnt + 1),
                              jump.eq(Array([Const(18, 8), Const(33, 8), Const(0, 8), Const(17, 8)])[nc]),
-                             mv.eq(Cat(posm0, Const(0, 2)).as_signed() - jump)]
+                             mv.eq(Cat(S.posm0, Const(0, 2)).as_signed() - jump)]
                 m.d[dom] += [N.cosmic_cnt.eq(nc), N.posm0.eq(Mux(mv < 0, mv + 160, mv)),
                              N.m0_mode.eq(Mux(nc == 1, 1, Mux(nc == 2, 2, 0)))]
         # HMOVE blank ends after the 8th drawn pixel
-        with m.If(clk.drawn & (x == 7)):
+        with m.If(clk.drawn & (S.x == 7)):
             m.d[dom] += N.hmove_blank.eq(0)
 
         # One apply path: the delayed write when it fires, else an immediate new write (a new
         # immediate write on the very clock a delayed one fires is applied one clock later).
         fire = Signal()
-        m.d.comb += fire.eq(pend & (pend_cnt == 1))
+        m.d.comb += fire.eq(S.pend & (S.pend_cnt == 1))
         new_generic = Signal()
         m.d.comb += new_generic.eq(is_write & (waddr != TiaWrite.RESP0) & (waddr != TiaWrite.RESP1))
         ap_en = Signal()
@@ -722,14 +653,14 @@ class Tia(Elaboratable):
         ap_resm = Signal(8)
         ap_since = Signal(8)
         with m.If(fire):
-            m.d.comb += [ap_en.eq(1), ap_addr.eq(pend_addr), ap_data.eq(pend_data), ap_hpos.eq(pend_hpos), ap_cycle.eq(pend_cycle), ap_resm.eq(pend_resm),
-                         ap_since.eq(pend_since)]
+            m.d.comb += [ap_en.eq(1), ap_addr.eq(S.pend_addr), ap_data.eq(S.pend_data), ap_hpos.eq(S.pend_hpos), ap_cycle.eq(S.pend_cycle), ap_resm.eq(S.pend_resm),
+                         ap_since.eq(S.pend_since)]
         with m.Elif(new_generic & (eff == 0)):
-            m.d.comb += [ap_en.eq(1), ap_addr.eq(waddr), ap_data.eq(self.bus_wdata), ap_hpos.eq(wr_hpos), ap_cycle.eq(wr_cycle), ap_resm.eq(wr_resm),
-                         ap_since.eq(since_hmove)]
-        with m.If(pend):
-            m.d[dom] += N.pend_cnt.eq(pend_cnt - 1)
-            with m.If(pend_cnt == 1):
+            m.d.comb += [ap_en.eq(1), ap_addr.eq(waddr), ap_data.eq(self.bus_wdata), ap_hpos.eq(S.wr_hpos), ap_cycle.eq(S.wr_cycle), ap_resm.eq(S.wr_resm),
+                         ap_since.eq(S.since_hmove)]
+        with m.If(S.pend):
+            m.d[dom] += N.pend_cnt.eq(S.pend_cnt - 1)
+            with m.If(S.pend_cnt == 1):
                 m.d[dom] += N.pend.eq(0)
         with m.If(ap_en):
             self._apply(m, S, N, dom, ap_addr, ap_data, ap_hpos, ap_cycle, ap_resm, ap_since)
@@ -750,69 +681,52 @@ class Tia(Elaboratable):
                 with m.Case(TiaWrite.VSYNC):
                     with m.If(self.bus_wdata[1]):
                         m.d[dom] += [N.vsync_armed.eq(1), N.vsync_count.eq(1)]
-                    with m.Elif(vsync_armed & (vsync_count >= 76)):
+                    with m.Elif(S.vsync_armed & (S.vsync_count >= 76)):
                         m.d[dom] += N.vsync_armed.eq(0)
                         m.d.comb += frame_end.eq(1)
                 with m.Case(TiaWrite.VBLANK):
-                    with m.If(~vblank_dump & self.bus_wdata[7]):
+                    with m.If(~S.vblank_dump & self.bus_wdata[7]):
                         m.d[dom] += N.dump_enabled.eq(1)
-                    with m.If(vblank_dump & ~self.bus_wdata[7]):
+                    with m.If(S.vblank_dump & ~self.bus_wdata[7]):
                         m.d[dom] += [N.dump_enabled.eq(0), N.dump_disabled_cycle.eq(clk.cyc + 1)]
                     m.d[dom] += N.vblank_dump.eq(self.bus_wdata[7])
                 with m.Case(TiaWrite.WSYNC):
-                    with m.If(self.last_was_read & (wr_hpos != 0)):
+                    with m.If(self.last_was_read & (S.wr_hpos != 0)):
                         m.d[dom] += N.wsync.eq(1)
                 with m.Case(TiaWrite.RESP0, TiaWrite.RESP1):
                     for i, (w, pos, skip) in enumerate(((w0, N.posp0, N.p0_skip), (w1, N.posp1, N.p1_skip))):
                         with m.If(waddr[0] == i):
                             disp, dly = w
                             with m.If(disp):
-                                cnt = Mux(wm > 11, wm, 11)
+                                cnt = Mux(S.wm > 11, S.wm, 11)
                                 m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(cnt), n_rp_x[i].eq(newx),
                                              n_rp_skip[i].eq(1)]
                                 m.d[dom] += N.wm.eq(cnt - 1)
-                            with m.Elif(wm != 0):
-                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(wm), n_rp_x[i].eq(newx),
+                            with m.Elif(S.wm != 0):
+                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(S.wm), n_rp_x[i].eq(newx),
                                              n_rp_skip[i].eq(~dly)]
                             with m.Else():
                                 m.d[dom] += [pos.eq(newx), skip.eq(~dly)]
             with m.If((waddr != TiaWrite.RESP0) & (waddr != TiaWrite.RESP1)):
                 with m.If((eff != 0) | fire):
                     m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(self.bus_wdata),
-                                 N.pend_hpos.eq(wr_hpos), N.pend_cycle.eq(wr_cycle), N.pend_resm.eq(wr_resm),
-                                 N.pend_since.eq(since_hmove),
+                                 N.pend_hpos.eq(S.wr_hpos), N.pend_cycle.eq(S.wr_cycle), N.pend_resm.eq(S.wr_resm),
+                                 N.pend_since.eq(S.since_hmove),
                                  N.pend_cnt.eq(Mux(eff == 0, 1, eff)),
                                  N.wm.eq(Mux(eff == 0, 0, eff - 1))]
 
-        with m.If(wsync & (clk.hpos == 227)):
+        with m.If(S.wsync & (clk.hpos == 227)):
             m.d[dom] += N.wsync.eq(0)
 
         # Stella resets its cycle counter at each frame start
         with m.If(clk.frame_start):
-            m.d[dom] += N.dump_disabled_cycle.eq(dump_disabled_cycle - clk.cyc)
+            m.d[dom] += N.dump_disabled_cycle.eq(S.dump_disabled_cycle - clk.cyc)
 
     def _apply(self, m: Module, S: _TiaState, N: _TiaState, dom: str, addr, data, hpos_w, cyc_w, resm_x,
                since) -> None:
         """A register write taking effect (immediate or delayed): ``addr`` (A5..A0), ``data``,
         the write's colour clock ``hpos_w``, CPU cycle of the line ``cyc_w``, RESMx/RESBL
         position ``resm_x`` and CPU cycles since HMOVE ``since``."""
-        nusiz0 = S.nusiz0
-        nusiz1 = S.nusiz1
-        grp0 = S.grp0
-        grp1 = S.grp1
-        enabl = S.enabl
-        hmp0 = S.hmp0
-        hmp1 = S.hmp1
-        hmm0 = S.hmm0
-        hmm1 = S.hmm1
-        hmbl = S.hmbl
-        resmp0 = S.resmp0
-        resmp1 = S.resmp1
-        posp0 = S.posp0
-        posp1 = S.posp1
-        posm0 = S.posm0
-        posm1 = S.posm1
-        posbl = S.posbl
         with m.Switch(addr):
             with m.Case(TiaWrite.VBLANK):
                 m.d[dom] += N.vblank.eq(data)
@@ -864,9 +778,9 @@ class Tia(Elaboratable):
                     with m.Else():
                         m.d[dom] += N.posbl.eq(p)
             with m.Case(TiaWrite.GRP0):
-                m.d[dom] += [N.grp0.eq(data), N.dgrp1.eq(grp1)]
+                m.d[dom] += [N.grp0.eq(data), N.dgrp1.eq(S.grp1)]
             with m.Case(TiaWrite.GRP1):
-                m.d[dom] += [N.grp1.eq(data), N.dgrp0.eq(grp0), N.denabl.eq(enabl)]
+                m.d[dom] += [N.grp1.eq(data), N.dgrp0.eq(S.grp0), N.denabl.eq(S.enabl)]
             with m.Case(TiaWrite.ENAM0):
                 m.d[dom] += N.enam0.eq(data[1])
             with m.Case(TiaWrite.ENAM1):
@@ -879,7 +793,7 @@ class Tia(Elaboratable):
                 m.d[dom] += N.hmp1.eq(data[4:8])
             with m.Case(TiaWrite.HMM0):
                 m.d[dom] += N.hmm0.eq(data[4:8])
-                with m.If((since == 21) & (hmm0 == 7) & (data[4:8] == 6)):
+                with m.If((since == 21) & (S.hmm0 == 7) & (data[4:8] == 6)):
                     m.d[dom] += [N.cosmic.eq(1), N.cosmic_cnt.eq(0)]
             with m.Case(TiaWrite.HMM1):
                 m.d[dom] += N.hmm1.eq(data[4:8])
@@ -892,8 +806,8 @@ class Tia(Elaboratable):
             with m.Case(TiaWrite.VDELBL):
                 m.d[dom] += N.vdelbl.eq(data[0])
             with m.Case(TiaWrite.RESMP0, TiaWrite.RESMP1):
-                for (reg, posm, posp, nus, resmp) in ((TiaWrite.RESMP0, N.posm0, posp0, nusiz0, resmp0),
-                                                      (TiaWrite.RESMP1, N.posm1, posp1, nusiz1, resmp1)):
+                for (reg, posm, posp, nus, resmp) in ((TiaWrite.RESMP0, N.posm0, S.posp0, S.nusiz0, S.resmp0),
+                                                      (TiaWrite.RESMP1, N.posm1, S.posp1, S.nusiz1, S.resmp1)):
                     n_resmp = N.resmp0 if reg == TiaWrite.RESMP0 else N.resmp1
                     with m.If(addr == reg):
                         with m.If(resmp & ~data[1]):
@@ -906,8 +820,8 @@ class Tia(Elaboratable):
             with m.Case(TiaWrite.HMOVE):
                 with m.If(self.hmove_blanks & ((cyc_w <= 20) | (cyc_w == 75))):
                     m.d[dom] += N.hmove_blank.eq(1)
-                for pos, hm, n_pos in ((posp0, hmp0, N.posp0), (posp1, hmp1, N.posp1), (posm0, hmm0, N.posm0),
-                                    (posm1, hmm1, N.posm1), (posbl, hmbl, N.posbl)):
+                for pos, hm, n_pos in ((S.posp0, S.hmp0, N.posp0), (S.posp1, S.hmp1, N.posp1), (S.posm0, S.hmm0, N.posm0),
+                                    (S.posm1, S.hmm1, N.posm1), (S.posbl, S.hmbl, N.posbl)):
                     mv = Signal(signed(6), name="hmove_mv")
                     extra = hm ^ 8
                     with m.If((cyc_w <= 20) | (cyc_w == 75)):
