@@ -150,6 +150,7 @@ class RtlConsole:
         self.rng = _Mt(seed)
         self.sim = ConsoleSim(colour_clocks_per_cycle) if sim is None else sim
         self.frames = 0
+        self.frames_run = 0          #: ``update()`` calls since construction (power-on and reset included)
         self.last: FrameResult | None = None
         self.paddles = cs.paddles
         self.paddle: list[int] | None = None     # ALE's paddle positions (None: events unset)
@@ -184,6 +185,7 @@ class RtlConsole:
         else:
             self.sim.set_inputs(**joystick_inputs(action, self.settings.swap_ports, self.swchb))
         self.swchb = swchb
+        self.frames_run += 1
         self.last = self.sim.run_frame()
         return self.last
 
@@ -280,6 +282,26 @@ class RtlConsole:
         for a in self.starting_actions:
             self.frame(a)
         self.frames = 0
+
+    # -- snapshots (simulation only) ------------------------------------------------
+    def save_state(self):
+        """Snapshot the console between frames: the Verilated model and harness
+        (:meth:`hwtools.console_harness.ConsoleSim.save_state`) and this object's own state (the
+        system RNG, paddle positions, switches, frame count), as ALE's ``cloneState`` takes
+        it. Needs a :class:`~hwtools.console_harness.ConsoleSim` (not a fabric port)."""
+        import copy
+        return (self.sim.save_state(), copy.deepcopy((self.rng, self.paddle, self.swchb, self.frames, self.last)))
+
+    def restore_state(self, state) -> None:
+        """Put the console back into a :meth:`save_state` snapshot (the snapshot stays usable).
+
+        Raises:
+            ValueError: the snapshot comes from another console build.
+        """
+        import copy
+        sim_state, own = state
+        self.sim.restore_state(sim_state)
+        self.rng, self.paddle, self.swchb, self.frames, self.last = copy.deepcopy(own)
 
     # -- per-frame interface --------------------------------------------------------
     def act(self, action: int) -> FrameResult:

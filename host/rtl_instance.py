@@ -4,10 +4,13 @@ An :class:`RtlInstance` plays one game on the Verilated console (:class:`host.rt
 under exactly the protocol of :class:`host.instance.AleInstance` (frame skip, no-op starts,
 FIRE at reset, sticky actions from the episode seed, episode cap, max-pooled grey frames):
 
-- episode start: the console is powered on and taken through ALE's load and reset sequence
-  (``power_on``), then ``reset_game`` once more, which is the state ``AleInstance`` captures
-  after ``loadROM`` + ``reset_game`` and restores for every episode (the RTL harness has no
-  state snapshot yet, so the sequence is replayed per episode: about 270 frames of RTL time);
+- episode start: for the first episode the console is powered on and taken through ALE's load
+  and reset sequence (``power_on``), then ``reset_game`` once more, which is the state
+  ``AleInstance`` captures after ``loadROM`` + ``reset_game`` and restores for every episode;
+  that state is saved then (the harness's Verilator snapshot with the console object's own
+  state, :meth:`host.rtl_console.RtlConsole.save_state`) and restored for every later episode,
+  as ``AleInstance`` does, instead of replaying the sequence (about 270 frames of RTL time:
+  ``reset_frames`` counts the frames the replay ran, once per instance);
 - reward, game over and lives come from the RIOT (and SuperChip) RAM after every frame through
   the game rules table (:mod:`hls_models.game_rules`), as a fabric node would compute them,
   not from ALE;
@@ -45,6 +48,8 @@ class RtlInstance(ProtocolInstance):
         ids = list(info.minimal_actions)
         super().__init__(ids, ids, (info.screen_height, info.screen_width), frame_skip, sticky, episode_frames)
         self.console = None
+        self._start = None
+        self.reset_frames = 0       #: RTL frames run by the power-on/reset replay (first episode only)
         self._rules = None
         self._terminal = False
         self.lives = 0
@@ -55,9 +60,14 @@ class RtlInstance(ProtocolInstance):
     def _start_episode(self) -> None:
         from hls_models.game_rules import RuleState
         from host.rtl_console import RtlConsole
-        self.console = RtlConsole(self.game, self.rom_path)
-        self.console.power_on()        # ALE loadROM (includes one reset_game)
-        self.console.reset_game()      # AleInstance's own reset_game before its snapshot
+        if self._start is None:
+            self.console = RtlConsole(self.game, self.rom_path)
+            self.console.power_on()        # ALE loadROM (includes one reset_game)
+            self.console.reset_game()      # AleInstance's own reset_game before its snapshot
+            self.reset_frames = self.console.frames_run
+            self._start = self.console.save_state()
+        else:
+            self.console.restore_state(self._start)
         self._rules = RuleState(self.rule)
         _, terminal, self.lives = self._rules.reset(self.console.ram(), self._xram())
         self._terminal = bool(terminal)

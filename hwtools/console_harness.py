@@ -9,6 +9,8 @@ build by content hash, so only the first use in a checkout compiles (a few minut
 controller inputs, run one ALE ``update()`` (:meth:`ConsoleSim.run_frame`), read the
 frame buffer (``height x 160`` palette indices, uint8), the RIOT RAM (128 bytes) and the
 cartridge RAM (128 bytes). The ALE power-on/reset sequence is :mod:`host.rtl_console`.
+:meth:`ConsoleSim.save_state` / :meth:`ConsoleSim.restore_state` snapshot the whole model and
+the harness's frame state in memory (Verilator's ``--savable``; a simulation facility).
 
 Example::
 
@@ -27,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from hw.cart import MAPPER_CODES
+from hwtools.verilator_build import ModelState, bind_snapshots, restore_model, save_model
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "console_harness.cpp"
 MAX_INSTRUCTIONS = 25000   #: ALE's M6502::execute(25000) per TIA::update()
@@ -45,18 +48,19 @@ def build(colour_clocks_per_cycle: int = 1) -> Path:
     """
     from hw.console import Console
     from hw import reproducible
-    from hwtools.verilator_build import build_shared_lib
+    from hwtools.verilator_build import SAVABLE_ARGS, build_shared_lib, savable_harness
     if colour_clocks_per_cycle not in CONFIGS:
         raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
     top, prelude = CONFIGS[colour_clocks_per_cycle]
     verilog = reproducible.convert(Console(colour_clocks_per_cycle=colour_clocks_per_cycle), top)
-    return build_shared_lib(top, verilog, top, prelude + HARNESS_CPP.read_text(),
-                            extra_verilator_args=("-CFLAGS", "-O3"))
+    return build_shared_lib(top, verilog, top, savable_harness(prelude + HARNESS_CPP.read_text()),
+                            extra_verilator_args=("-CFLAGS", "-O3", *SAVABLE_ARGS))
 
 
 def _lib(colour_clocks_per_cycle: int = 1) -> ctypes.CDLL:
     if colour_clocks_per_cycle not in _LIBS:
-        lib = ctypes.CDLL(str(build(colour_clocks_per_cycle)))
+        path = build(colour_clocks_per_cycle)
+        lib = ctypes.CDLL(str(path))
         vp, i32, u8p = ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)
         lib.con_new.restype = vp
         lib.con_free.argtypes = [vp]
@@ -68,6 +72,7 @@ def _lib(colour_clocks_per_cycle: int = 1) -> ctypes.CDLL:
                                    ctypes.POINTER(ctypes.c_int32)]
         lib.con_run_frame.argtypes = [vp, u8p, ctypes.POINTER(ctypes.c_int64), i32]
         lib.con_run_frame.restype = i32
+        bind_snapshots(lib, "con", path)
         _LIBS[colour_clocks_per_cycle] = lib
     return _LIBS[colour_clocks_per_cycle]
 
@@ -161,6 +166,22 @@ class ConsoleSim:
                                      max_instructions)
         i = self._info
         return FrameResult(int(st), int(i[0]), int(i[1]), int(i[2]), int(i[3]), int(i[4]))
+
+    def save_state(self) -> ModelState:
+        """Snapshot the console between frames: every register and memory of the design (ROM,
+        RAMs, inputs included), the harness's frame buffers and partial-frame state, and the
+        last screen (about 0.2 MB)."""
+        return save_model(self._lib, "con", self._h, extra=(self.height, self.screen.copy()))
+
+    def restore_state(self, state: ModelState) -> None:
+        """Put the console back into a :meth:`save_state` snapshot.
+
+        Raises:
+            ValueError: the snapshot is not a :class:`ModelState` of this same build.
+        """
+        restore_model(self._lib, "con", self._h, state, "console")
+        self.height = state.extra[0]
+        self.screen = state.extra[1].copy()
 
     def riot_ram(self) -> np.ndarray:
         """The 128 bytes of RIOT RAM ($80-$FF), uint8."""

