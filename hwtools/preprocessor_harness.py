@@ -29,18 +29,27 @@ class PreprocessorRTL:
         fmt: ``"NTSC"`` or ``"PAL"``.
         lines_total: scanlines per frame fed (default 262 NTSC, 312 PAL-height screens).
         ystart: scanline of the first screen row (ALE ``YStart``, default 34).
+        pixels_per_cycle: 1 (``rtl/preprocessor.v``, one colour clock per beat) or 3
+            (``preprocessor3``: three colour clocks per beat, 76 beats per scanline, the
+            three-colour-clock console's stream).
     """
 
     def __init__(self, height: int = 210, fmt: str = "NTSC", lines_total: int | None = None,
-                 ystart: int = DEFAULT_YSTART):
+                 ystart: int = DEFAULT_YSTART, pixels_per_cycle: int = 1):
         self.height = check_height(height)
+        self.pixels_per_cycle = pixels_per_cycle
         self.ystart = int(ystart)
         self.lines_total = int(lines_total or (262 if ystart + height <= 262 else 312))
         if self.ystart + self.height > self.lines_total:
             raise ValueError(f"screen rows {ystart}..{ystart + height - 1} do not fit in {self.lines_total} lines")
-        verilog = generate(self.height, fmt)["preprocessor.v"]
-        lib_path = verilator_build.build_shared_lib(f"preprocessor_{self.height}_{fmt.lower()}", verilog,
-                                                    "preprocessor", HARNESS_CPP.read_text())
+        files = generate(self.height, fmt, pixels_per_cycle)
+        top = "preprocessor" if pixels_per_cycle == 1 else f"preprocessor{pixels_per_cycle}"
+        harness = HARNESS_CPP.read_text()
+        if pixels_per_cycle != 1:
+            harness = (f"#define NC_PIXELS_PER_CYCLE {pixels_per_cycle}\n"
+                       + harness.replace("Vpreprocessor", f"V{top}"))
+        lib_path = verilator_build.build_shared_lib(f"{top}_{self.height}_{fmt.lower()}", files[f"{top}.v"],
+                                                    top, harness)
         lib = self._lib = verilator_build.load(lib_path)
         lib.pp_new.restype = ctypes.c_void_p
         lib.pp_free.argtypes = [ctypes.c_void_p]
@@ -109,5 +118,5 @@ class PreprocessorRTL:
 
     @property
     def cycles(self) -> int:
-        """Clock cycles (colour clocks) simulated so far."""
+        """Clock cycles (beats: colour clocks, or CPU cycles with three pixels per cycle) simulated so far."""
         return int(self._lib.pp_cycles(self._h))

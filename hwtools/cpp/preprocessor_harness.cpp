@@ -6,7 +6,12 @@
 #include "verilated.h"
 #include "Vpreprocessor.h"
 
+#ifndef NC_PIXELS_PER_CYCLE
+#define NC_PIXELS_PER_CYCLE 1         // 3: the three-pixel stream (module preprocessor3)
+#endif
+
 namespace {
+constexpr int kP = NC_PIXELS_PER_CYCLE;  // colour clocks (pixels) per beat
 constexpr int kClocksPerLine = 228;   // colour clocks per scanline
 constexpr int kFirstVisible = 68;     // first visible colour clock (after horizontal blank)
 constexpr int kWidth = 160;
@@ -75,8 +80,10 @@ int pp_sync_error(void* p) { return static_cast<Harness*>(p)->top->sync_error; }
 int pp_obs_valid(void* p) { return static_cast<Harness*>(p)->top->obs_valid; }
 
 // Feed one frame of `lines_total` scanlines; rows ystart..ystart+height-1 carry the
-// `height` x 160 palette indices of `screen` at colour clocks 68..227. line_end is on the
-// last colour clock of every line, frame_end on the last colour clock of the frame.
+// `height` x 160 palette indices of `screen` at colour clocks 68..227. One beat carries kP
+// colour clocks (beat i of a line: clocks kP*i .. kP*i+kP-1, element k in pixel bits 8k..8k+7
+// and visible bit k, as the three-colour-clock console's stream). line_end is on the last beat
+// of every line, frame_end on the last beat of the frame.
 // Returns the cycles from the cycle carrying the last visible pixel to the first cycle in
 // which obs_valid rises (low -> high) after it, or -1 if it did not rise before the frame ended.
 int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int lines_total, int push) {
@@ -89,13 +96,21 @@ int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int li
   for (int line = 0; line < lines_total; ++line) {
     const bool vis_line = line >= ystart && line < ystart + height;
     const uint8_t* row = vis_line ? screen + (size_t)(line - ystart) * kWidth : nullptr;
-    for (int clk = 0; clk < kClocksPerLine; ++clk) {
-      const bool vis = vis_line && clk >= kFirstVisible;
+    for (int clk0 = 0; clk0 < kClocksPerLine; clk0 += kP) {
+      uint32_t pixel = 0, vis = 0;
+      for (int k = 0; k < kP; ++k) {
+        const int clk = clk0 + k;
+        if (vis_line && clk >= kFirstVisible) {
+          vis |= 1u << k;
+          pixel |= (uint32_t)row[clk - kFirstVisible] << (8 * k);
+        }
+      }
+      const bool line_last = clk0 + kP == kClocksPerLine;
       t->stream___05Fvisible = vis;
-      t->stream___05Fpixel = vis ? row[clk - kFirstVisible] : 0;
-      t->stream___05Fline_end = clk == kClocksPerLine - 1;
-      t->stream___05Fframe_end = (line == lines_total - 1) && (clk == kClocksPerLine - 1);
-      if (vis && line == ystart + height - 1 && clk == kClocksPerLine - 1) last_pixel_cycle = (int64_t)h->cycles;
+      t->stream___05Fpixel = pixel;
+      t->stream___05Fline_end = line_last;
+      t->stream___05Fframe_end = (line == lines_total - 1) && line_last;
+      if (vis && line == ystart + height - 1 && line_last) last_pixel_cycle = (int64_t)h->cycles;
       tick(h);
       if (latency < 0 && last_pixel_cycle >= 0 && t->obs_valid && !was_valid)
         latency = (int)((int64_t)h->cycles - last_pixel_cycle);

