@@ -22,8 +22,11 @@ The report gathers, per game:
 * frames/s per instance at ``clock_mhz`` (one colour clock per cycle), computed from the
   instance's measured phases when they exist, else from the block figures above, and at the console's Fmax **measured by place and route** on an ECP5-85 (a proxy
   device, not the Zynq-7045) when ``nc2600 synth --pnr`` has placed this exact console
-  (the result is looked up in its cache; the report never runs place and route itself); and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
-  the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling.
+  (the result is looked up in its cache; the report never runs place and route itself), and the
+  same at the three-colour-clock console's measured Fmax (``console3``: a frame in a third of
+  the clocks) with the ratio of the two; and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
+  the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling, for
+  one and for three colour clocks per clock (``mesh_sim`` ``colour_clocks_per_cycle``) at the same clock.
 
 Per decision (``frame_skip`` frames) an instance spends, in cycles::
 
@@ -132,6 +135,8 @@ class Inputs:
     mesh: dict = field(default_factory=dict)   # game -> mesh_sim.project.simulate report
     console_pnr: dict | None = None            # hwtools.timing.pnr_block of the console's current Verilog
     console_pnr_missing: str = ""
+    console3_pnr: dict | None = None           # the same for the three-colour-clock console (console3)
+    console3_pnr_missing: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,6 +210,18 @@ def compute(inp: Inputs) -> dict:
                            float(pnr["fmax_mhz"]), "MHz", PNR,
                            f"nextpnr-ecp5 on {pnr['device']} speed {pnr['speed']}, seed {pnr['seed']}; critical path "
                            f"{cp.get('from')} -> {cp.get('to')}, {cp.get('delay_ns')} ns", pnr_cmd))
+    pnr3 = inp.console3_pnr
+    pnr3_cmd = "nc2600 synth --block console3 --pnr"
+    if pnr3 is None:
+        figs.append(Figure(sect_rtl, "three-colour-clock console Fmax (place and route, ECP5-85)", None, None, "MHz",
+                           MISSING, inp.console3_pnr_missing or f"no place-and-route result for this console ({pnr3_cmd})"))
+    else:
+        cp = pnr3.get("critical_path") or {}
+        figs.append(Figure(sect_rtl, "three-colour-clock console Fmax (place and route, ECP5-85; not the Zynq-7045)",
+                           None, float(pnr3["fmax_mhz"]), "MHz", PNR,
+                           f"console3 (one CPU cycle per clock): nextpnr-ecp5 on {pnr3['device']} speed {pnr3['speed']}, "
+                           f"seed {pnr3['seed']}; critical path {cp.get('from')} -> {cp.get('to')}, "
+                           f"{cp.get('delay_ns')} ns", pnr3_cmd))
     for g in inp.games:
         row: dict = {"colour_clocks": None, "cycles": None, "mesh": None, "nominal_frame": False}
         per_game[g.game] = row
@@ -253,6 +270,19 @@ def compute(inp: Inputs) -> dict:
                                pnr["fmax_mhz"] * 1e6 / ccpf, "frames/s", DERIVED if ccpf_kind == RTL else MODEL,
                                f"Fmax {pnr['fmax_mhz']:g} MHz measured by place and route on {pnr['device']} (a "
                                f"proxy device, not the Zynq-7045) / {ccpf:,.1f} colour clocks per frame", pnr_cmd))
+        if pnr3 is not None:
+            fps3 = pnr3["fmax_mhz"] * 1e6 * 3 / ccpf
+            figs.append(Figure(sect_inst, "frames/s at the three-colour-clock console's ECP5-85 Fmax (emulation only)",
+                               g.game, fps3, "frames/s", DERIVED if ccpf_kind == RTL else MODEL,
+                               f"Fmax {pnr3['fmax_mhz']:g} MHz measured by place and route on {pnr3['device']} (a "
+                               f"proxy device, not the Zynq-7045) / ({ccpf:,.1f} colour clocks per frame / 3 "
+                               "colour clocks per clock)", pnr3_cmd))
+            if pnr is not None:
+                figs.append(Figure(sect_inst, "three vs one colour clock per clock, frames/s at each one's ECP5-85 Fmax",
+                                   g.game, pnr3["fmax_mhz"] * 3 / pnr["fmax_mhz"], "x",
+                                   DERIVED if ccpf_kind == RTL else MODEL,
+                                   f"3 x {pnr3['fmax_mhz']:g} MHz / {pnr['fmax_mhz']:g} MHz (emulation only; the same "
+                                   "frames, a third of the clocks each)", f"{pnr_cmd}; {pnr3_cmd}"))
         m = g.instance
         if m is None:
             figs.append(Figure(sect_inst, "fabric instance cycles by phase (Verilated RTL)", g.game, None, "cycles",
@@ -304,7 +334,10 @@ def compute(inp: Inputs) -> dict:
                                  "time_fractions": mesh["time_fractions"], "gap_fps": mesh["gap_fps"],
                                  "instances": mesh["topology"]["instances"]}
             inst, o = mesh["instance"], mesh["options"]
+            ccpc = inst.get("colour_clocks_per_cycle", 1)
             cmd = (f"nc2600 mesh --clock-mhz {inp.clock_mhz:g} --n-actions {g.n_actions} --lanes {inp.lanes} "
+                   + ("" if ccpc == 1 else f"--colour-clocks-per-cycle {ccpc} ")
+                   + 
                    f"--generations {o['generations']} --episode-steps {o['episode_steps']} "
                    f"--elite-episodes {o['elite_episodes']}" + ("" if row["nominal_frame"] and m is None else
                                          f" --colour-clocks-per-frame {inst['colour_clocks_per_frame']}")
@@ -314,6 +347,8 @@ def compute(inp: Inputs) -> dict:
                    f"generations of population {o['population']}, episodes {o['episode_steps']} steps, "
                    f"{o['elite_episodes']} elite episodes, {mesh['schedule']} schedule; "
                    f"{inst['colour_clocks_per_frame']} colour clocks/frame ({inst['colour_clocks_source']})"
+                   + ("" if ccpc == 1 else f" at {ccpc} colour clocks per clock (the three-colour-clock console; "
+                      "the decision path in clocks as measured for the one-colour-clock instance)")
                    + (f"; {inst['inference_cycles']} decision-path cycles ({inst['inference_source']})"
                       if "inference_cycles" in inst else ""))
             figs.append(Figure(sect_fab, f"projected fabric frames/s, {case}", g.game, mesh["projected_fps"],
@@ -540,9 +575,11 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
     try:   # the console's place-and-route result, if one was made for exactly this Verilog (never runs P&R)
         from hw.console import generate as console_verilog
         from hwtools.timing import cached_pnr
-        inp.console_pnr = cached_pnr("console", console_verilog()["console.v"])
+        consoles = console_verilog()
+        inp.console_pnr = cached_pnr("console", consoles["console.v"])
+        inp.console3_pnr = cached_pnr("console3", consoles["console3.v"])
     except Exception as exc:
-        inp.console_pnr_missing = f"{type(exc).__name__}: {exc}"
+        inp.console_pnr_missing = inp.console3_pnr_missing = f"{type(exc).__name__}: {exc}"
     step("action select: latency on the RTL (Amaranth simulator)")
     try:
         inp.action_select_latency = measure_action_select_latency()
@@ -574,9 +611,11 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
         timing = {"colour_clocks_per_frame": None if cc is None else int(round(float(np.mean(cc))))}
         if gi.instance is not None:
             timing = instance_mesh_timing(gi.instance, frame_skip)
-        inp.mesh[info.name] = {case: simulate(replace(
-            opts, clock_mhz=clock_mhz, lanes=lanes, n_actions=gi.n_actions, frame_skip=frame_skip, **timing))
-            for case, opts in mesh_cases().items()}
+        inp.mesh[info.name] = {
+            ("" if ccpc == 1 else "3 colour clocks per clock, ") + case: simulate(replace(
+                opts, clock_mhz=clock_mhz, lanes=lanes, n_actions=gi.n_actions, frame_skip=frame_skip,
+                colour_clocks_per_cycle=ccpc, **timing))
+            for ccpc in (1, 3) for case, opts in mesh_cases().items()}
         inp.games.append(gi)
     return inp
 

@@ -10,8 +10,10 @@ busy with one evaluation is::
            + steps * t_inference                             policy forward passes
            + t_weight_load   (when the individual changes)   ARM rebuilds weights, AXI load
 
-with ``t_frame = colour_clocks_per_frame / clock_hz`` (one colour clock per fabric cycle,
-see ``shared/reference/architecture.md``) and ``t_inference = inference_cycles / clock_hz``.
+with ``t_frame = colour_clocks_per_frame / colour_clocks_per_cycle / clock_hz`` (one colour clock
+per fabric cycle in the published design, ``shared/reference/architecture.md``; three with the
+three-colour-clock console, ``hw.console.Console(colour_clocks_per_cycle=3)``, one CPU cycle per
+clock) and ``t_inference = inference_cycles / clock_hz``.
 ``frames`` are the frames the launcher counted for the episode (frame skip and no-op starts
 included); ``ale_reset_frames`` is ALE's reset sequence that nobody counts (ALE 0.12
 ``reset_game``: 60 NOOP frames, RESET held 4 frames, RESET held 4 frames again = 68 frames,
@@ -22,8 +24,8 @@ How inference meets emulation (``inference_pipelined``):
 * ``True`` (default, the published design: "preprocessing and inference are pipelined in
   the fabric"): the policy engine works on the last observation while the console goes on
   emulating the next frame-skip period, so the console only stalls when a forward pass is
-  longer than a period: ``stall = max(0, inference_cycles - frame_skip * colour_clocks_per_frame)``
-  cycles per decision. (The new action then takes effect one period later.)
+  longer than a period: ``stall = max(0, inference_cycles - frame_skip * cycles_per_frame)``
+  cycles per decision (``cycles_per_frame = colour_clocks_per_frame / colour_clocks_per_cycle``). (The new action then takes effect one period later.)
 * ``False``: Such et al.'s exact semantics, the console waits for every decision:
   ``stall = inference_cycles``.
 """
@@ -97,8 +99,9 @@ def inference_cycles(n_actions: int, lanes: int, network: str = "small") -> tupl
 class NodeParams:
     """Timing parameters of a worker node and its instances.
 
-    ``clock_hz``                 fabric clock (published: 150 MHz); one colour clock per cycle
+    ``clock_hz``                 fabric clock (published: 150 MHz)
     ``colour_clocks_per_frame``  59,736 (NTSC 262 x 228) unless a per-game figure is given
+    ``colour_clocks_per_cycle``  the console's colour clocks per fabric clock: 1 (published) or 3
     ``inference_cycles``         cycles of one forward pass (see :func:`inference_cycles`)
     ``ale_reset_frames``         uncounted frames of a reset (ALE's sequence, 68)
     ``weight_load_s``            seconds to rebuild and load one individual's weights: the ARM
@@ -116,17 +119,27 @@ class NodeParams:
     weight_load_s: float = such_network_params(18) * (1e-9 + 1 / 1.2e9)
     frame_skip: int = 4
     inference_pipelined: bool = True
+    colour_clocks_per_cycle: int = 1
+
+    def __post_init__(self):
+        if self.colour_clocks_per_cycle not in (1, 3):
+            raise ValueError(f"colour clocks per cycle must be 1 or 3, got {self.colour_clocks_per_cycle}")
+
+    @property
+    def cycles_per_frame(self) -> float:
+        """Fabric clocks per emulated frame."""
+        return self.colour_clocks_per_frame / self.colour_clocks_per_cycle
 
     @property
     def frame_s(self) -> float:
         """Seconds per emulated frame."""
-        return self.colour_clocks_per_frame / self.clock_hz
+        return self.cycles_per_frame / self.clock_hz
 
     @property
     def inference_stall_cycles(self) -> int:
         """Cycles per policy decision that the console waits for the policy engine."""
         if self.inference_pipelined:
-            return max(0, self.inference_cycles - self.frame_skip * self.colour_clocks_per_frame)
+            return max(0, int(self.inference_cycles - self.frame_skip * self.cycles_per_frame))
         return self.inference_cycles
 
     @property
@@ -137,7 +150,7 @@ class NodeParams:
     @property
     def instance_fps(self) -> float:
         """Frames/s of one instance doing nothing but emulation (the ceiling's unit)."""
-        return self.clock_hz / self.colour_clocks_per_frame
+        return self.clock_hz / self.cycles_per_frame
 
     def eval_parts(self, frames: int, steps: int, new_individual: bool) -> tuple[float, float, float, float]:
         """Busy seconds of one evaluation split as ``(emulation, reset, inference, weights)``.

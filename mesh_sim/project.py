@@ -39,6 +39,8 @@ class MeshOptions:
 
     Machine: ``cards``, ``nodes_per_card``, ``instances_per_node``, ``mesh`` (X, Y, Z or None),
     ``clock_mhz``, ``colour_clocks_per_frame`` (None: the run's figure or 59,736),
+    ``colour_clocks_per_cycle`` (the console's configuration: 1, or 3 for the three-colour-clock
+    console, whose frame takes a third of the clocks),
     ``lanes`` (policy engine MACs/cycle), ``n_actions`` (None: the run's or 18),
     ``reset_frames`` (uncounted reset frames; ALE's 68; 1 models a snapshot restore),
     ``inference_cycles`` (None: the engine's cycle model for ``lanes`` and the action count;
@@ -67,6 +69,7 @@ class MeshOptions:
     mesh: tuple[int, int, int] | None = None
     clock_mhz: float = 150.0
     colour_clocks_per_frame: int | None = None
+    colour_clocks_per_cycle: int = 1
     lanes: int = 16
     n_actions: int | None = None
     reset_frames: int = ALE_RESET_FRAMES
@@ -111,6 +114,8 @@ def build(opts: MeshOptions):
             raise ValueError(f"{name.replace('_', ' ')} must be positive, got {v}")
     if opts.inference not in ("pipelined", "serial"):
         raise ValueError(f"inference must be pipelined or serial, got {opts.inference!r}")
+    if opts.colour_clocks_per_cycle not in (1, 3):
+        raise ValueError(f"colour clocks per cycle must be 1 or 3, got {opts.colour_clocks_per_cycle}")
     if opts.reset_frames < 0:
         raise ValueError("reset frames must be >= 0")
     if opts.inference_cycles is not None and opts.inference_cycles < 0:
@@ -146,7 +151,8 @@ def build(opts: MeshOptions):
              else opts.weight_load_ms * 1e-3)
     node = NodeParams(clock_hz=opts.clock_mhz * 1e6, colour_clocks_per_frame=int(ccpf), inference_cycles=cycles,
                       ale_reset_frames=opts.reset_frames, weight_load_s=wload, frame_skip=wl.frame_skip,
-                      inference_pipelined=opts.inference == "pipelined")
+                      inference_pipelined=opts.inference == "pipelined",
+                      colour_clocks_per_cycle=opts.colour_clocks_per_cycle)
     links = LinkParams(latency_s=opts.link_latency_us * 1e-6, bandwidth_Bps=opts.link_gbytes_s * 1e9)
     cfg = SimConfig(schedule=opts.schedule, detect_s=opts.detect_ms * 1e-3)
     info = {
@@ -155,6 +161,8 @@ def build(opts: MeshOptions):
                      "worker_nodes": len(topo.worker_nodes), "io_nodes": len(topo.io_nodes),
                      "instances": topo.n_slots, "diameter_hops": topo.diameter, "entry_node": topo.entry_node},
         "instance": {"clock_mhz": opts.clock_mhz, "colour_clocks_per_frame": int(ccpf),
+                     "colour_clocks_per_cycle": opts.colour_clocks_per_cycle,
+                     "cycles_per_frame": node.cycles_per_frame,
                      "colour_clocks_source": ccpf_src, "frame_time_us": node.frame_s * 1e6,
                      "instance_fps": node.instance_fps, "n_actions": n_actions, "lanes": lanes, "network": network,
                      "inference_cycles": cycles, "inference_source": cyc_src,

@@ -5,7 +5,8 @@ with ``--calibrate``) and prints the report: one JSON object with ``--json``, el
 summary. Main fields:
 
 ``projected_fps``            counted frames (frame skip and no-op starts included) / makespan
-``ceiling_fps``              instances x clock / colour clocks per frame (2.09 M published)
+``ceiling_fps``              instances x clock / clocks per frame (2.09 M published; clocks per frame =
+                             colour clocks per frame / ``--colour-clocks-per-cycle``)
 ``utilization``              projected_fps / ceiling_fps
 ``lost_evaluations``         planned (generation, kind, individual, episode) never accepted (must be 0)
 ``duplicated_evaluations``   extra acceptances of an evaluation (must be 0)
@@ -67,9 +68,12 @@ def register(subparsers, groups):
     m.add_argument("--mesh", type=_shape, default=None, metavar="XxYxZ",
                    help="node mesh shape (default: cards in a square grid, 16 cards -> 12x12x3)")
     m.add_argument("--clock-mhz", type=float_range(0, 10_000, lo_open=True), default=150.0, metavar="F",
-                   help="fabric clock; one colour clock per cycle")
+                   help="fabric clock")
     m.add_argument("--colour-clocks-per-frame", type=int_range(1, 10**7), default=None, metavar="CC",
                    help="per-game frame length (default: the run's figure or 262 x 228 = 59736)")
+    m.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=1, metavar="{1,3}",
+                   help="console configuration: colour clocks per fabric clock (3: the three-colour-clock "
+                        "console, one CPU cycle per clock, a frame in a third of the clocks)")
     m.add_argument("--lanes", type=int_range(1, 4096), default=16, metavar="L", help="policy engine MAC lanes")
     m.add_argument("--inference-cycles", type=int_range(0, 10**9), default=None, metavar="N",
                    help="cycles per decision the console waits for the decision path (default: the engine's cycle "
@@ -139,6 +143,7 @@ def _options(args):
     return MeshOptions(
         cards=args.cards, nodes_per_card=args.nodes_per_card, instances_per_node=args.instances_per_node,
         mesh=args.mesh, clock_mhz=args.clock_mhz, colour_clocks_per_frame=args.colour_clocks_per_frame,
+        colour_clocks_per_cycle=args.colour_clocks_per_cycle,
         lanes=args.lanes, n_actions=args.n_actions, reset_frames=args.reset_frames, inference=args.inference,
         inference_cycles=args.inference_cycles, timing_source=args.timing_source,
         link_latency_us=args.link_latency_us, link_gbytes_s=args.link_gbytes_s,
@@ -161,7 +166,8 @@ def _summary(rep: dict) -> str:
     lines = [
         f"mesh {t['mesh']} ({t['cards']} cards of {t['card_shape']}), {t['nodes']} nodes, {t['links']} links, "
         f"{t['instances']} instances, diameter {t['diameter_hops']} hops",
-        f"instance: {i['clock_mhz']:g} MHz, {i['colour_clocks_per_frame']} colour clocks/frame "
+        f"instance: {i['clock_mhz']:g} MHz, {i['colour_clocks_per_cycle']} colour clock(s) per clock, "
+        f"{i['colour_clocks_per_frame']} colour clocks/frame = {i['cycles_per_frame']:,.0f} clocks "
         f"({i['instance_fps']:.0f} frames/s), inference {i['inference_cycles']} cycles [{i['inference_source']}], "
         f"{i['inference']}",
         f"workload: {rep['workload']['evaluations']} evaluations, {rep['generations']} generation(s); "

@@ -131,6 +131,12 @@ def test_cli_end_to_end(tmp_path, capsys):
     opts = rp.mesh_cases()["headline"]
     want = simulate(replace(opts, clock_mhz=100.0, lanes=16, n_actions=6, colour_clocks_per_frame=cc))
     assert find(figs, "projected fabric frames/s, headline", "pong").value == pytest.approx(want["projected_fps"])
+    # and the three-colour-clock console's case: the same options at 3 colour clocks per clock
+    want3 = simulate(replace(opts, clock_mhz=100.0, lanes=16, n_actions=6, colour_clocks_per_frame=cc,
+                             colour_clocks_per_cycle=3))
+    three = find(figs, "projected fabric frames/s, 3 colour clocks per clock, headline", "pong")
+    assert three.value == pytest.approx(want3["projected_fps"]) and "--colour-clocks-per-cycle 3" in three.command
+    assert want3["ceiling_fps"] == pytest.approx(3 * want["ceiling_fps"])
     assert (out / "report.html").exists() and (out / "report.md").exists()
     err = capsys.readouterr().err
     assert "[1/4]" in err and "[4/4]" in err
@@ -228,3 +234,22 @@ def test_console_fmax_from_place_and_route():
     assert "LFE5UM-85F" in at.source
     # the nominal-frame game is a model figure
     assert find(figs, "frames/s at the console's ECP5-85 Fmax", "breakout").kind == rp.MODEL
+
+
+def test_three_colour_clock_console_at_its_fmax():
+    """The three-colour-clock console's frames/s at its own P&R Fmax: hand-worked 12 MHz x 3 / 59,736
+    (a frame in a third of the clocks), and the ratio to the one-colour-clock console at 20 MHz:
+    3 x 12 / 20 = 1.8."""
+    inp = small_inputs()
+    figs = rp.compute(inp)["figures"]
+    assert find(figs, "three-colour-clock console Fmax", None).kind == rp.MISSING
+    inp.console_pnr = {"fmax_mhz": 20.0, "device": "LFE5UM-85F", "speed": 6, "seed": 1, "critical_path": {}}
+    inp.console3_pnr = {"fmax_mhz": 12.0, "device": "LFE5UM-85F", "speed": 6, "seed": 1,
+                        "critical_path": {"from": "cpu.ir", "to": "tia.posm0", "delay_ns": 83.3}}
+    figs = rp.compute(inp)["figures"]
+    fm = find(figs, "three-colour-clock console Fmax", None)
+    assert fm.value == 12.0 and fm.kind == rp.PNR and "console3 --pnr" in fm.command
+    at = find(figs, "frames/s at the three-colour-clock console's ECP5-85 Fmax", "pong")
+    assert at.value == pytest.approx(12e6 * 3 / 59736) and at.kind == rp.DERIVED
+    ratio = find(figs, "three vs one colour clock per clock", "pong")
+    assert ratio.value == pytest.approx(1.8) and ratio.unit == "x"
