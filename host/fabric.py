@@ -287,6 +287,7 @@ class FabricEpisodeRunner:
         self._loaded = None
         self.restore = bool(restore)
         self._snapshot = self._snapshot_loaded = self._console = None
+        self._trace = None
 
     def _table(self, console) -> None:
         from host.rtl_console import joystick_inputs, paddle_inputs
@@ -315,6 +316,19 @@ class FabricEpisodeRunner:
         else:
             self.d._write(PADDLE_CFG, 0)
         self.d._write(INPUTS, 0xFF | console.swchb << 8 | 3 << 16 | 0xAA << 18)
+
+    def trace_next_episode(self, path, cycles: int, after: int = 0) -> None:
+        """Record a waveform of the next episode (:meth:`hwtools.instance_harness.InstanceSim.trace`):
+        ``cycles`` clocks from ``after`` clocks past the episode's start command (after the reset
+        replay or restore and the parameter load), into ``path``.
+
+        Raises:
+            RuntimeError: the MMIO object cannot record waveforms (a board, a node window, or a
+                simulation built without tracing).
+        """
+        if not getattr(self.d.mmio, "traceable", False):
+            raise RuntimeError("this MMIO object cannot record waveforms (needs InstanceSim(trace=True))")
+        self._trace = (path, int(cycles), int(after))
 
     def run(self, episode_seed: int, policy, record_actions: bool = False) -> FabricEpisode:
         """One episode with ``policy`` (a :class:`hls_models.policy_int8.QuantizedPolicy`, loaded
@@ -359,6 +373,10 @@ class FabricEpisodeRunner:
                | (self.ids.index(1) if fire else 0) << 11 | self.frame_skip << 16 | len(self.ids) << 24)
         d._write(EP_CFG, cfg)
         d._write(EP_FRAMES, self.episode_frames)
+        if self._trace is not None:
+            path, n, after = self._trace
+            self._trace = None
+            d.mmio.trace(path, n, after)
         d._write(CONTROL, C_START)
         actions, reads = [], 0
         while True:

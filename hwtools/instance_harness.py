@@ -20,7 +20,7 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-from hwtools.verilator_build import (SAVABLE_ARGS, ModelState, bind_snapshots, restore_model, save_model,
+from hwtools.verilator_build import (SAVABLE_ARGS, ModelState, bind_snapshots, fst_link_args, lz4_shim_args, restore_model, save_model,
                                       savable_harness)
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "instance_harness.cpp"
@@ -42,13 +42,25 @@ class BusTimeout(RuntimeError):
     """An AXI4-Lite handshake did not complete within its clock limit."""
 
 
-def build(height: int = 210, fmt: str = "NTSC") -> Path:
-    """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration."""
+def build(height: int = 210, fmt: str = "NTSC", trace: bool = False) -> Path:
+    """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration;
+    ``trace``: the build that can record an FST waveform (:meth:`InstanceSim.trace`; Verilator
+    ``--trace-fst``, slower to build and, while recording, to run)."""
     from hw.instance import generate
     from hwtools.verilator_build import build_shared_lib
     verilog = generate(height, fmt)["instance.v"]
-    return build_shared_lib(f"instance{height}{fmt.lower()}", verilog, "instance", savable_harness(HARNESS_CPP.read_text()),
-                            extra_verilator_args=("-CFLAGS", "-O2", *SAVABLE_ARGS))
+    return build_shared_lib(f"instance{height}{fmt.lower()}{'-trace' if trace else ''}", verilog, "instance",
+                            savable_harness(_prelude(trace) + HARNESS_CPP.read_text()),
+                            extra_verilator_args=("-CFLAGS", "-O2", *SAVABLE_ARGS, *_trace_args(trace)),
+                            link_args=fst_link_args() if trace else ())
+
+
+def _prelude(trace: bool) -> str:
+    return "#define NC_TRACE 1\n" if trace else ""
+
+
+def _trace_args(trace: bool) -> tuple[str, ...]:
+    return ("--trace-fst", *lz4_shim_args()) if trace else ()
 
 
 def build_node(height: int = 210, fmt: str = "NTSC") -> Path:
@@ -62,10 +74,10 @@ def build_node(height: int = 210, fmt: str = "NTSC") -> Path:
                             extra_verilator_args=("-CFLAGS", "-O2", *SAVABLE_ARGS))
 
 
-def _lib(height: int, fmt: str, node: bool = False) -> ctypes.CDLL:
-    key = (height, fmt, node)
+def _lib(height: int, fmt: str, node: bool = False, trace: bool = False) -> ctypes.CDLL:
+    key = (height, fmt, node, trace)
     if key not in _LIBS:
-        path = build_node(height, fmt) if node else build(height, fmt)
+        path = build_node(height, fmt) if node else build(height, fmt, trace)
         lib = ctypes.CDLL(str(path))
         vp, u32, u64, i32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
         lib.inst_new.restype = vp
@@ -79,6 +91,9 @@ def _lib(height: int, fmt: str, node: bool = False) -> ctypes.CDLL:
         lib.inst_read.restype = i32
         lib.inst_poll.argtypes = [vp, u32, u32, u32, u64, u64, i32]
         lib.inst_poll.restype = ctypes.c_int64
+        lib.inst_trace.argtypes = [vp, ctypes.c_char_p, u64, u64]
+        lib.inst_trace.restype = i32
+        lib.inst_trace_stop.argtypes = [vp]
         bind_snapshots(lib, "inst", path)
         _LIBS[key] = lib
     return _LIBS[key]
@@ -91,10 +106,16 @@ class InstanceSim:
         height, fmt: the game's screen height and palette (the preprocessor's configuration).
         node: the two-instance node (:mod:`hw.node`, 18-bit addresses: instance ``i`` at
             ``i * 0x20000``; :class:`MmioWindow` gives one instance's view) instead of one instance.
+        trace: use the build that can record a waveform (:meth:`trace`; one instance only).
+    Raises:
+        ValueError: ``trace`` with ``node``.
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC", node: bool = False):
-        self._lib = _lib(height, fmt, node)
+    def __init__(self, height: int = 210, fmt: str = "NTSC", node: bool = False, trace: bool = False):
+        if trace and node:
+            raise ValueError("waveform tracing is built for one instance, not the node")
+        self.traceable = bool(trace)
+        self._lib = _lib(height, fmt, node, bool(trace))
         self._h = self._lib.inst_new()
         self._word = ctypes.c_uint32()
 
@@ -144,6 +165,31 @@ class InstanceSim:
         if r == -2:
             raise BusError("read", offset, 2)
         return None if r < 0 else int(r)
+
+    def trace(self, path, cycles: int, after: int = 0) -> None:
+        """Record an FST waveform of every signal of the instance at ``path`` over clocks
+        ``[now + after, now + after + cycles)`` (time unit: half a clock; clock ``c`` of
+        :attr:`cycles` is at times ``2c+1`` (after its rising edge) and ``2c+2``); the file is
+        complete when the window has run, at :meth:`trace_stop`, or at :meth:`close`. One
+        waveform per simulation.
+
+        Raises:
+            RuntimeError: this simulation was not built with ``trace=True``, it has recorded a
+                waveform already, or the file cannot be created.
+            ValueError: ``cycles`` < 1 or ``after`` < 0.
+        """
+        if not self.traceable:
+            raise RuntimeError("this instance simulation was built without waveform tracing (trace=True)")
+        if int(cycles) < 1 or int(after) < 0:
+            raise ValueError(f"trace window: cycles must be >= 1 and after >= 0, not {cycles}, {after}")
+        if self._lib.inst_trace(self._h, str(path).encode(), int(after), int(cycles)) != 0:
+            raise RuntimeError(f"cannot record a waveform at {path} (one waveform per simulation; "
+                               "is the folder writable?)")
+
+    def trace_stop(self) -> None:
+        """End the waveform now (the file is complete); nothing when none is being recorded."""
+        if self.traceable:
+            self._lib.inst_trace_stop(self._h)
 
     def save_state(self) -> ModelState:
         """Snapshot the whole model (between bus transactions); about 1-2 MB (the engine's

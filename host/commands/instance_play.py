@@ -9,11 +9,17 @@ episode, as a board does). ``--ale`` plays the same episodes on ALE with the sam
 and compares (return, frames, CPU seconds). The parameters (a float vector, e.g. a
 run's ``best_params.npy``) are quantised to int8 exactly as ``nc2600 run --policy int8`` does
 (shifts from 32 random-play observations, run seed ``--calib-seed``). Prints one line per
-episode and the cycles per decision by phase.
+episode and the cycles per decision by phase. ``--fst PATH`` records a waveform of every signal
+of the instance over ``--fst-cycles`` clocks of the first episode, from ``--fst-after`` clocks
+past its start command (the simulation is then built with Verilator ``--trace-fst``, once; the
+file appears under its name only when complete, ``PATH.partial`` until then).
 """
 from __future__ import annotations
 
 import json
+import os
+import sys
+from pathlib import Path
 
 from host.errors import UserError
 
@@ -35,7 +41,6 @@ def run(args) -> int:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
     info = game_info(name, path)
     n_actions = len(info.minimal_actions)
-    from pathlib import Path
     if not Path(args.params).is_file():
         raise UserError(f"--params: {args.params} is not a readable .npy file")
     try:
@@ -49,10 +54,18 @@ def run(args) -> int:
         raise UserError("--episodes and --episode-frames must be positive")
     qp = quantize(flat.astype(np.float32), n_actions,
                   calibration_observations(path, 4, args.episode_frames, args.calib_seed, 32))
+    fst = partial = None
+    if args.fst is not None:
+        fst = Path(args.fst)
+        if fst.is_dir() or not fst.parent.is_dir() or not os.access(fst.parent, os.W_OK):
+            raise UserError(f"--fst: {args.fst} is not a writable file path")
+        partial = fst.with_name(fst.name + ".partial")
     from hwtools.instance_harness import InstanceSim
-    sim = InstanceSim(info.screen_height, info.display)
+    sim = InstanceSim(info.screen_height, info.display, trace=fst is not None)
     runner = FabricEpisodeRunner(FabricDriver(sim), name, path, 4, args.episode_frames,
                                  restore=not args.replay_reset)
+    if fst is not None:
+        runner.trace_next_episode(partial, args.fst_cycles, args.fst_after)
     import time
     ale = None
     if args.ale:
@@ -95,22 +108,29 @@ def run(args) -> int:
                 a = rec["ale"]
                 print(f"  ALE --policy int8: return {a['return']:g}  frames {a['frames']}  "
                       f"{'equal' if a['equal'] else 'DIFFERENT'}; CPU {cpu:.1f} s instance, {a['cpu_s']:.2f} s ALE")
+    if fst is not None:
+        sim.trace_stop()
+        os.replace(partial, fst)
+        print(f"waveform: {fst} (clocks {args.fst_after:,}..{args.fst_after + args.fst_cycles - 1:,} after the first "
+              f"episode's start command, at most; FST, time unit half a clock)", file=sys.stderr)
     if differ:
         print(f"nc2600 instance-play: {differ} of {args.episodes} episodes differ from ALE --policy int8",
-              file=__import__("sys").stderr)
+              file=sys.stderr)
         return 1
     return 0
 
 
 def register(subparsers, groups) -> None:
-    from host.errors import non_negative_int, positive_int
+    from host.errors import int_range, non_negative_int, positive_int
     p = subparsers.add_parser("instance-play", help="play episodes of one individual on the fabric instance RTL",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="ALE ROM id")
     p.add_argument("--params", required=True, metavar="P.npy", help="float parameter vector (e.g. a run's best_params.npy)")
     p.add_argument("--episodes", type=positive_int, default=1, metavar="N", help="episodes (default 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first episode seed (default 0)")
-    p.add_argument("--episode-frames", type=positive_int, default=2000, metavar="F", help="episode cap (default 2000)")
+    p.add_argument("--episode-frames", type=int_range(35, 10**9), default=2000, metavar="F",
+                   help="episode cap, at least 35 frames as in nc2600 run (up to 30 no-op frames and FIRE start an episode; "
+                        "default 2000)")
     p.add_argument("--calib-seed", type=non_negative_int, default=0, metavar="S",
                    help="run seed of the int8 calibration observations (default 0, as nc2600 run --seed 0)")
     p.add_argument("--replay-reset", action="store_true",
@@ -120,4 +140,10 @@ def register(subparsers, groups) -> None:
                    help="also play each episode on ALE with the same int8 network (nc2600 run --backend ale --policy "
                         "int8): return, frames and CPU seconds beside the instance's; exit 1 when one differs")
     p.add_argument("--json", action="store_true", help="one JSON record per episode")
+    p.add_argument("--fst", metavar="PATH", help="record an FST waveform of the first episode (every signal of the "
+                   "instance; builds the traced simulation once)")
+    p.add_argument("--fst-cycles", type=int_range(1, 100_000_000), default=500_000, metavar="N",
+                   help="clocks in the waveform (default 500,000: about 8 frames of emulation)")
+    p.add_argument("--fst-after", type=int_range(0, 10**10), default=0, metavar="C",
+                   help="start the waveform C clocks after the episode's start command (default 0)")
     p.set_defaults(func=run)

@@ -5,12 +5,18 @@
 // Each call fails (returns -1) when a handshake takes more than `limit` clocks.
 // Built with --savable: inst_save / inst_restore snapshot the whole model (every register and
 // memory of the design, the bus inputs included) to memory, the harness's episode start state.
+// Built with NC_TRACE defined (and --trace-fst): inst_trace records an FST waveform of every
+// signal over a window of clocks (time 2c+1 after the rising edge of clock c, 2c+2 after the
+// falling edge, c counted from the harness's start as inst_cycles counts).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 #include "Vinstance.h"
 #include "verilated.h"
+#ifdef NC_TRACE
+#include "verilated_fst_c.h"
+#endif
 
 namespace {
 using nc2600::MemRestore;
@@ -21,7 +27,21 @@ struct Harness {
     Vinstance* top;
     uint64_t cycles = 0;
     std::vector<uint8_t> snap;
+#ifdef NC_TRACE
+    VerilatedFstC* tfp = nullptr;
+    bool traced = false;                     // one waveform per harness
+    uint64_t trace_from = 0, trace_to = 0;   // clocks [trace_from, trace_to) are recorded
+    void trace_close() {
+        if (!tfp) return;
+        tfp->close();
+        delete tfp;
+        tfp = nullptr;
+    }
+#endif
     Harness() {
+#ifdef NC_TRACE
+        ctx.traceEverOn(true);
+#endif
         top = new Vinstance{&ctx};
         top->clk = 0;
         top->rst = 1;
@@ -32,14 +52,27 @@ struct Harness {
         top->eval();
     }
     ~Harness() {
+#ifdef NC_TRACE
+        trace_close();
+#endif
         top->final();
         delete top;
     }
     inline void edge() {
         top->clk = 1;
         top->eval();
+#ifdef NC_TRACE
+        const bool rec = tfp && cycles >= trace_from;
+        if (rec) tfp->dump(2 * cycles + 1);
+#endif
         top->clk = 0;
         top->eval();
+#ifdef NC_TRACE
+        if (rec) {
+            tfp->dump(2 * cycles + 2);
+            if (cycles + 1 >= trace_to) trace_close();
+        }
+#endif
         ++cycles;
     }
 };
@@ -48,6 +81,41 @@ struct Harness {
 extern "C" {
 
 void* inst_new() { return new Harness(); }
+
+// Starts an FST waveform at `path` of clocks [now + after, now + after + n); returns 0, or -1
+// when this build has no tracing (built without NC_TRACE), a waveform was started before (one
+// per harness), or the file cannot be opened. The file is complete when the window has run, at
+// inst_trace_stop, or when the harness is freed.
+int inst_trace(void* p, const char* path, uint64_t after, uint64_t n) {
+#ifdef NC_TRACE
+    Harness* h = static_cast<Harness*>(p);
+    if (h->traced) return -1;
+    h->traced = true;
+    h->tfp = new VerilatedFstC;
+    h->top->trace(h->tfp, 99);
+    h->tfp->open(path);
+    if (!h->tfp->isOpen()) {
+        delete h->tfp;
+        h->tfp = nullptr;
+        return -1;
+    }
+    h->trace_from = h->cycles + after;
+    h->trace_to = h->trace_from + n;
+    return 0;
+#else
+    (void)p; (void)path; (void)after; (void)n;
+    return -1;
+#endif
+}
+
+// Ends the waveform now (the file is complete).
+void inst_trace_stop(void* p) {
+#ifdef NC_TRACE
+    static_cast<Harness*>(p)->trace_close();
+#else
+    (void)p;
+#endif
+}
 void inst_free(void* p) { delete static_cast<Harness*>(p); }
 
 uint64_t inst_cycles(void* p) { return static_cast<Harness*>(p)->cycles; }
