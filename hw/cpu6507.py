@@ -68,9 +68,24 @@ def _table(m, value, fn, width: int = 8):
     return out
 
 
-def _nonneg(value):
-    """A non-negative signed view of an unsigned value (one zero bit on top)."""
-    return Cat(value, Const(0, 1)).as_signed()
+#: The processor status P as a byte (6502 programming manual; ALE's ``M6502::PS()``): bit 0 C
+#: (carry), 1 Z (zero), 2 I (interrupt disable), 3 D (decimal), 4 B (break), 5 unused, 6 V
+#: (overflow), 7 N (negative). In the core B and bit 5 are never written: they read 1, as ALE's
+#: P does (PHP and BRK push them as 1; PLP, RTI and a state load leave them alone).
+Flags = data.StructLayout({"c": 1, "z": 1, "i": 1, "d": 1, "b": 1, "unused": 1, "v": 1, "n": 1})
+
+#: The six flags that PLP, RTI and a state load take from a byte (B and bit 5 are not stored).
+_LOADED_FLAGS = ("c", "z", "i", "d", "v", "n")
+
+
+def _flags_from(p, byte):
+    """Statements that load the P register view ``p`` (:data:`Flags`) from an 8-bit ``byte``."""
+    src = Flags(byte)
+    return [getattr(p, name).eq(getattr(src, name)) for name in _LOADED_FLAGS]
+
+
+#: ARR's result (:meth:`Cpu6507._arr_values`): the new A and the four flags it sets.
+ArrResult = data.StructLayout({"a": 8, "n": 1, "z": 1, "c": 1, "v": 1})
 
 
 #: Programmer-visible registers: a, x, y, sp, p (8 bits; p bits 5 and 4 read 1), pc (16).
@@ -433,7 +448,7 @@ class Cpu6507(wiring.Component):
         y = Signal(8)
         s = Signal(8, init=0xFF)
         pc = Signal(16)
-        fn, fv, fd, fi, fz, fc = (Signal(name=f"flag_{f}") for f in "nvdizc")
+        p = Signal(Flags, init={"b": 1, "unused": 1})   # the status register P
         ir = Signal(8)
         state = Signal(State.as_shape(), init=State.RST0.value)
         ad = Signal(16)        # effective / pointer address latch
@@ -441,7 +456,6 @@ class Cpu6507(wiring.Component):
         dl = Signal(8)         # RMW data latch, branch offset
         ixc = Signal()         # carry out of the index addition
 
-        p = Cat(fc, fz, fi, fd, Const(1, 1), Const(1, 1), fv, fn)
         m.d.comb += [
             self.state.a.eq(a), self.state.x.eq(x), self.state.y.eq(y), self.state.sp.eq(s),
             self.state.p.eq(p), self.state.pc.eq(pc),
@@ -476,7 +490,7 @@ class Cpu6507(wiring.Component):
         m.d.comb += [exec_op.eq(dec.alu), exec_o.eq(self.din)]
 
         # Branch condition: ir[7:6] picks N, V, C, Z; ir[5] the value that takes it.
-        flag_sel = Mux(ir[7], Mux(ir[6], fz, fc), Mux(ir[6], fv, fn))
+        flag_sel = Mux(ir[7], Mux(ir[6], p.z, p.c), Mux(ir[6], p.v, p.n))
         taken = flag_sel == ir[5]
 
         # Store value (Kind.W), ALE's SHA/SHX/SHY/SHS use (final address high byte + 1).
@@ -508,20 +522,20 @@ class Cpu6507(wiring.Component):
             with m.Case(Rmw.LSR):
                 m.d.comb += [modified.eq(dl >> 1), mod_c.eq(dl[0])]
             with m.Case(Rmw.ROL):
-                m.d.comb += [modified.eq(Cat(fc, dl[0:7])), mod_c.eq(dl[7])]
+                m.d.comb += [modified.eq(Cat(p.c, dl[0:7])), mod_c.eq(dl[7])]
             with m.Case(Rmw.ROR):
-                m.d.comb += [modified.eq(Cat(dl[1:8], fc)), mod_c.eq(dl[0])]
+                m.d.comb += [modified.eq(Cat(dl[1:8], p.c)), mod_c.eq(dl[0])]
             with m.Case(Rmw.INC):
-                m.d.comb += [modified.eq(dl + 1), mod_c.eq(fc)]
+                m.d.comb += [modified.eq(dl + 1), mod_c.eq(p.c)]
             with m.Case(Rmw.DEC):
-                m.d.comb += [modified.eq(dl - 1), mod_c.eq(fc)]
+                m.d.comb += [modified.eq(dl - 1), mod_c.eq(p.c)]
 
         def derived(registered):
             """Sums the state machine's updates use: combinational, or (``registered``, with
             ``clocks_per_cycle=3``) registered at every clock, one clock after their inputs change
             (at a cycle's edge, or the operation unit's write, which falls on one), two clocks
             before the next edge uses them."""
-            vals = {"pc_inc": (pc + 1)[0:16], "bt": (pc + Cat(dl, dl[7].replicate(8)))[0:16],
+            vals = {"pc_inc": (pc + 1)[0:16], "bt": (pc + dl.as_signed())[0:16],
                     "s_inc": (s + 1)[0:8], "s_dec": (s - 1)[0:8], "ad_idx": ad[0:8] + idx,
                     "ad_x": (ad[0:8] + x)[0:8], "ad_1": (ad[0:8] + 1)[0:8], "tmp_y": tmp + y,
                     "adh_ixc": (ad[8:16] + ixc)[0:8]}
@@ -654,7 +668,7 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.RMW1):
                     m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), self.dummy.eq(1)]
                     with m.If(advance):
-                        m.d.sync += [dl.eq(modified), fc.eq(mod_c), state.eq(State.RMW2)]
+                        m.d.sync += [dl.eq(modified), p.c.eq(mod_c), state.eq(State.RMW2)]
 
                 with st.case(m, State.RMW2):
                     m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), exec_o.eq(dl)]
@@ -698,7 +712,7 @@ class Cpu6507(wiring.Component):
                 with st.case(m, State.BRK3):
                     m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(p)]
                     with m.If(advance):
-                        m.d.sync += [s.eq(dv["s_dec"]), fi.eq(1), state.eq(State.BRK4)]
+                        m.d.sync += [s.eq(dv["s_dec"]), p.i.eq(1), state.eq(State.BRK4)]
 
                 with st.case(m, State.BRK4, State.RST0):
                     m.d.comb += self.addr.eq(Mux(state == State.BRK4, 0xFFFE, 0xFFFC))
@@ -749,11 +763,10 @@ class Cpu6507(wiring.Component):
                     m.d.comb += self.addr.eq(stack)
                     with m.If(advance):
                         m.d.sync += [s.eq(dv["s_inc"]), state.eq(State.RTI3)]
-                        m.d.sync += [fc.eq(self.din[0]), fz.eq(self.din[1]), fi.eq(self.din[2]),
-                                     fd.eq(self.din[3]), fv.eq(self.din[6]), fn.eq(self.din[7])]
+                        m.d.sync += _flags_from(p, self.din)
 
                 with st.case(m, State.PSH1):
-                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(Mux(ir[6], a, p))]
+                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(Mux(ir[6], a, p.as_value()))]
                     with m.If(advance):
                         m.d.sync += [s.eq(dv["s_dec"]), state.eq(State.FETCH)]
 
@@ -787,7 +800,7 @@ class Cpu6507(wiring.Component):
 
         # ---------------------------------------------------------------- operations
         if self.clocks_per_cycle == 1:
-            self._operations(m, exec_en, _Binary(exec_op), exec_o, a, x, y, s, fn, fv, fd, fi, fz, fc)
+            self._operations(m, exec_en, _Binary(exec_op), exec_o, a, x, y, s, p)
         else:
             # three register stages: the operation and its operand at the cycle's edge (0), the
             # operands' binary values of ALE's BCD rule (A), the binary and decimal sums (B); the
@@ -802,44 +815,43 @@ class Cpu6507(wiring.Component):
             m.d.sync += [bin_a.eq(_table(m, a, _bcd_to_binary_int)), bin_o.eq(_table(m, o0, _bcd_to_binary_int))]
             bsum, dsum, dadj = Signal(9), Signal(9), Signal(signed(10))
             ddiff = Signal(signed(10))
-            m.d.comb += ddiff.eq(_nonneg(bin_a) - _nonneg(bin_o) - _nonneg(~fc))
-            arr = Signal(12)
+            m.d.comb += ddiff.eq(bin_a - bin_o - ~p.c)   # unsigned - unsigned is signed
+            arr = Signal(ArrResult)
             cmp = Signal(9)     # CMP/CPX/CPY/SBX: register - operand
             cmp_reg = Mux(opA == Alu.CPX, x, Mux(opA == Alu.CPY, y, Mux(opA == Alu.SBX, a & x, a)))
             m.d.sync += cmp.eq(cmp_reg - oA)
-            m.d.sync += [bsum.eq(a + Mux(opA == Alu.SBC, ~oA, oA) + fc), dsum.eq(bin_a + bin_o + fc),
-                         dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, oA, fd, fc))]
-            self._operations(m, enB, _Binary(opB), oB, a, x, y, s, fn, fv, fd, fi, fz, fc,
+            m.d.sync += [bsum.eq(a + Mux(opA == Alu.SBC, ~oA, oA) + p.c), dsum.eq(bin_a + bin_o + p.c),
+                         dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, oA, p))]
+            self._operations(m, enB, _Binary(opB), oB, a, x, y, s, p,
                              pre={"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr, "cmp": cmp})
 
         # ---------------------------------------------------------------- state load
         with m.If(self.load_en):
-            lp = self.load.p
             m.d.sync += [
                 a.eq(self.load.a), x.eq(self.load.x), y.eq(self.load.y), s.eq(self.load.sp),
-                pc.eq(self.load.pc), state.eq(State.FETCH),
-                fc.eq(lp[0]), fz.eq(lp[1]), fi.eq(lp[2]), fd.eq(lp[3]), fv.eq(lp[6]), fn.eq(lp[7]),
+                pc.eq(self.load.pc), state.eq(State.FETCH), *_flags_from(p, self.load.p),
             ]
             m.d.comb += [self.pc_next.eq(self.load.pc), state_adv.eq(State.FETCH)]
         return m
 
-    def _operations(self, m, exec_en, op, o, a, x, y, s, fn, fv, fd, fi, fz, fc, pre=None):
+    def _operations(self, m, exec_en, op, o, a, x, y, s, p, pre=None):
         """Register updates of the operation requested in this cycle (ALE's rules).
 
+        ``p``: the status register (:data:`Flags`).
         ``pre``: the binary sum ``bsum`` (9 bits), ALE's decimal sum ``dsum`` (9 bits),
-        adjusted difference ``dadj`` (signed 10), ARR's result ``arr`` (:meth:`_arr_values`) and
+        adjusted difference ``dadj`` (signed 10), ARR's result ``arr`` (:data:`ArrResult`) and
         the compare's difference ``cmp`` (9 bits: A, X, Y or A AND X minus the operand)
         from registers (``clocks_per_cycle=3``), else None (all computed here from ``a``, ``o`` and C).
         """
         def nz(value):
-            return [fn.eq(value[7]), fz.eq(value == 0)]
+            return [p.n.eq(value[7]), p.z.eq(value == 0)]
 
         # Binary adder shared by ADC and SBC (SBC adds the complement).
         is_sbc = op.is_(Alu.SBC)
         addend = Signal(8)
         m.d.comb += addend.eq(Mux(is_sbc, ~o, o))
         bsum = Signal(9)
-        m.d.comb += bsum.eq(a + addend + fc if pre is None else pre["bsum"])
+        m.d.comb += bsum.eq(a + addend + p.c if pre is None else pre["bsum"])
         bres = bsum[0:8]
         bv = (~(a ^ addend) & (a ^ bres))[7]
 
@@ -859,12 +871,12 @@ class Cpu6507(wiring.Component):
             bin_a = self._bcd_to_binary(m, a)
             bin_o = self._bcd_to_binary(m, o)
             dsum = Signal(9)
-            m.d.comb += dsum.eq(bin_a + bin_o + fc)
+            m.d.comb += dsum.eq(bin_a + bin_o + p.c)
             adc_r = Signal(8)
             m.d.comb += adc_r.eq(self._binary_to_bcd(m, dsum[0:8]))
             adc_flags = (adc_r[7], ((a ^ adc_r) & (adc_r ^ o))[7], adc_r == 0, dsum > 99)
             ddiff = Signal(signed(10))
-            m.d.comb += ddiff.eq(_nonneg(bin_a) - _nonneg(bin_o) - _nonneg(~fc))
+            m.d.comb += ddiff.eq(bin_a - bin_o - ~p.c)   # unsigned - unsigned is signed
             dadj = Signal(signed(10))
             m.d.comb += dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff))
             sbc_r = Signal(8)
@@ -874,21 +886,21 @@ class Cpu6507(wiring.Component):
             sbc_flags = (sbc_r[7], ((a ^ sbc_r) & (sbc_r ^ o))[7], sbc_r == 0, bsum[8])
         else:
             lo = Signal(6)
-            m.d.comb += lo.eq(a[0:4] + o[0:4] + fc)
+            m.d.comb += lo.eq(a[0:4] + o[0:4] + p.c)
             lo_adj = Signal(6)
             m.d.comb += lo_adj.eq(Mux(lo >= 10, ((lo + 6) & 0xF) + 0x10, lo))
             hs = Signal(9)
-            m.d.comb += hs.eq(Cat(Const(0, 4), a[4:8]) + Cat(Const(0, 4), o[4:8]) + lo_adj)
+            m.d.comb += hs.eq((a & 0xF0) + (o & 0xF0) + lo_adj)
             hs_adj = Signal(10)
             m.d.comb += hs_adj.eq(Mux(hs >= 0xA0, hs + 0x60, hs))
             adc_r = hs_adj[0:8]
             adc_flags = (hs[7], (~(a ^ o) & (a ^ hs[0:8]))[7], bres == 0, hs_adj >= 0x100)
             slo = Signal(signed(7))
-            m.d.comb += slo.eq(_nonneg(a[0:4]) - _nonneg(o[0:4]) + _nonneg(fc) - 1)
+            m.d.comb += slo.eq(a[0:4] - o[0:4] + p.c - 1)   # unsigned - unsigned is signed
             slo_adj = Signal(signed(7))
-            m.d.comb += slo_adj.eq(Mux(slo < 0, _nonneg(((slo - 6) & 0xF)[0:4]) - 0x10, slo))
+            m.d.comb += slo_adj.eq(Mux(slo < 0, ((slo - 6) & 0xF)[0:4] - 0x10, slo))
             shs = Signal(signed(10))
-            m.d.comb += shs.eq(_nonneg(Cat(Const(0, 4), a[4:8])) - _nonneg(Cat(Const(0, 4), o[4:8])) + slo_adj)
+            m.d.comb += shs.eq((a & 0xF0) - (o & 0xF0) + slo_adj)
             shs_adj = Signal(signed(10))
             m.d.comb += shs_adj.eq(Mux(shs < 0, shs - 0x60, shs))
             sbc_r = shs_adj[0:8]
@@ -896,15 +908,15 @@ class Cpu6507(wiring.Component):
 
         def add_like(is_sub):
             r, (dn, dv, dz, dc) = (sbc_r, sbc_flags) if is_sub else (adc_r, adc_flags)
-            with m.If(fd):
-                m.d.sync += [a.eq(r), fn.eq(dn), fv.eq(dv), fz.eq(dz), fc.eq(dc)]
+            with m.If(p.d):
+                m.d.sync += [a.eq(r), p.n.eq(dn), p.v.eq(dv), p.z.eq(dz), p.c.eq(dc)]
             with m.Else():
-                m.d.sync += [a.eq(bres), fc.eq(bsum[8]), fv.eq(bv), *nz(bres)]
+                m.d.sync += [a.eq(bres), p.c.eq(bsum[8]), p.v.eq(bv), *nz(bres)]
 
         def compare(reg):
             diff = Signal(9)
             m.d.comb += diff.eq(reg - o if pre is None else pre["cmp"])
-            m.d.sync += [fc.eq(~diff[8]), *nz(diff[0:8])]
+            m.d.sync += [p.c.eq(~diff[8]), *nz(diff[0:8])]
 
         with m.If(exec_en):
             with op.switch(m):
@@ -933,14 +945,15 @@ class Cpu6507(wiring.Component):
                 with op.case(m, Alu.CPY):
                     compare(y)
                 with op.case(m, Alu.BIT):
-                    m.d.sync += [fz.eq((a & o) == 0), fn.eq(o[7]), fv.eq(o[6])]
+                    m.d.sync += [p.z.eq((a & o) == 0), p.n.eq(o[7]), p.v.eq(o[6])]
                 with op.case(m, Alu.ANC):
-                    m.d.sync += [a.eq(a & o), *nz(a & o), fc.eq((a & o)[7])]
+                    m.d.sync += [a.eq(a & o), *nz(a & o), p.c.eq((a & o)[7])]
                 with op.case(m, Alu.ALR):
                     t = a & o
-                    m.d.sync += [a.eq(t >> 1), fc.eq(t[0]), fn.eq(0), fz.eq((t >> 1) == 0)]
+                    m.d.sync += [a.eq(t >> 1), p.c.eq(t[0]), p.n.eq(0), p.z.eq((t >> 1) == 0)]
                 with op.case(m, Alu.ARR):
-                    self._arr(m, self._arr_values(m, a, o, fd, fc) if pre is None else pre["arr"], a, fn, fv, fz, fc)
+                    arr = self._arr_values(m, a, o, p) if pre is None else pre["arr"]
+                    m.d.sync += [a.eq(arr.a), p.n.eq(arr.n), p.z.eq(arr.z), p.c.eq(arr.c), p.v.eq(arr.v)]
                 with op.case(m, Alu.ANE):
                     r = (a | 0xEE) & x & o
                     m.d.sync += [a.eq(r), *nz(r)]
@@ -950,7 +963,7 @@ class Cpu6507(wiring.Component):
                 with op.case(m, Alu.SBX):
                     diff = Signal(9)
                     m.d.comb += diff.eq((a & x) - o if pre is None else pre["cmp"])
-                    m.d.sync += [x.eq(diff[0:8]), fc.eq(~diff[8]), *nz(diff[0:8])]
+                    m.d.sync += [x.eq(diff[0:8]), p.c.eq(~diff[8]), *nz(diff[0:8])]
                 with op.case(m, Alu.LAS):
                     r = s & o
                     m.d.sync += [a.eq(r), x.eq(r), s.eq(r), *nz(r)]
@@ -958,16 +971,16 @@ class Cpu6507(wiring.Component):
                     m.d.sync += nz(o)
                 with op.case(m, Alu.ASLA):
                     r = (a << 1)[0:8]
-                    m.d.sync += [a.eq(r), fc.eq(a[7]), *nz(r)]
+                    m.d.sync += [a.eq(r), p.c.eq(a[7]), *nz(r)]
                 with op.case(m, Alu.LSRA):
                     r = a >> 1
-                    m.d.sync += [a.eq(r), fc.eq(a[0]), *nz(r)]
+                    m.d.sync += [a.eq(r), p.c.eq(a[0]), *nz(r)]
                 with op.case(m, Alu.ROLA):
-                    r = Cat(fc, a[0:7])
-                    m.d.sync += [a.eq(r), fc.eq(a[7]), *nz(r)]
+                    r = Cat(p.c, a[0:7])
+                    m.d.sync += [a.eq(r), p.c.eq(a[7]), *nz(r)]
                 with op.case(m, Alu.RORA):
-                    r = Cat(a[1:8], fc)
-                    m.d.sync += [a.eq(r), fc.eq(a[0]), *nz(r)]
+                    r = Cat(a[1:8], p.c)
+                    m.d.sync += [a.eq(r), p.c.eq(a[0]), *nz(r)]
                 with op.case(m, Alu.TAX):
                     m.d.sync += [x.eq(a), *nz(a)]
                 with op.case(m, Alu.TAY):
@@ -993,39 +1006,35 @@ class Cpu6507(wiring.Component):
                     r = (y - 1)[0:8]
                     m.d.sync += [y.eq(r), *nz(r)]
                 with op.case(m, Alu.CLC, Alu.SEC):
-                    m.d.sync += fc.eq(op.is_(Alu.SEC))
+                    m.d.sync += p.c.eq(op.is_(Alu.SEC))
                 with op.case(m, Alu.CLI, Alu.SEI):
-                    m.d.sync += fi.eq(op.is_(Alu.SEI))
+                    m.d.sync += p.i.eq(op.is_(Alu.SEI))
                 with op.case(m, Alu.CLD, Alu.SED):
-                    m.d.sync += fd.eq(op.is_(Alu.SED))
+                    m.d.sync += p.d.eq(op.is_(Alu.SED))
                 with op.case(m, Alu.CLV):
-                    m.d.sync += fv.eq(0)
+                    m.d.sync += p.v.eq(0)
                 with op.case(m, Alu.PLP):
-                    m.d.sync += [fc.eq(o[0]), fz.eq(o[1]), fi.eq(o[2]), fd.eq(o[3]),
-                                 fv.eq(o[6]), fn.eq(o[7])]
+                    m.d.sync += _flags_from(p, o)
 
     @staticmethod
-    def _arr_values(m, a, o, fd, fc):
-        """ARR (AND then ROR) with ALE's binary and decimal (64doc) paths: a Signal of 12 bits,
-        the new A in bits 0..7 and N, Z, C, V in bits 8..11."""
+    def _arr_values(m, a, o, p):
+        """ARR (AND then ROR) with ALE's binary and decimal (64doc) paths, from A, the operand and
+        P's D and C: a Signal of :data:`ArrResult` (the new A and N, Z, C, V)."""
         t = Signal(8)
         m.d.comb += t.eq(a & o)
         r = Signal(8)
-        m.d.comb += r.eq(Cat(t[1:8], fc))
+        m.d.comb += r.eq(Cat(t[1:8], p.c))
         r_lo = Signal(8)
         m.d.comb += r_lo.eq(Mux(t[0:4] + t[0] > 5, Cat((r[0:4] + 6)[0:4], r[4:8]), r))
         hi_fix = t[4:8] + t[4] > 5
-        out = Signal(12)
-        with m.If(~fd):
-            m.d.comb += out.eq(Cat(r, r[7], r == 0, r[6], r[6] ^ r[5]))
+        out = Signal(ArrResult)
+        m.d.comb += out.z.eq(r == 0)
+        with m.If(~p.d):
+            m.d.comb += [out.a.eq(r), out.n.eq(r[7]), out.c.eq(r[6]), out.v.eq(r[6] ^ r[5])]
         with m.Else():
-            m.d.comb += out.eq(Cat(Mux(hi_fix, (r_lo + 0x60)[0:8], r_lo), fc, r == 0, hi_fix, (t ^ r)[6]))
+            m.d.comb += [out.a.eq(Mux(hi_fix, (r_lo + 0x60)[0:8], r_lo)), out.n.eq(p.c),
+                         out.c.eq(hi_fix), out.v.eq((t ^ r)[6])]
         return out
-
-    @staticmethod
-    def _arr(m, arr, a, fn, fv, fz, fc):
-        """Write ARR's result (:meth:`_arr_values`) to A and the flags."""
-        m.d.sync += [a.eq(arr[0:8]), fn.eq(arr[8]), fz.eq(arr[9]), fc.eq(arr[10]), fv.eq(arr[11])]
 
 
 def generate(decimal: str = "ale") -> dict[str, str]:

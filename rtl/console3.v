@@ -461,7 +461,7 @@ module console3(pal, hmove_blanks, ystart, height, timer_init, swcha, swchb, inp
     .host_rdata(host_cart_rdata),
     .host_we_ram(host_we_ram),
     .mapper(mapper),
-    .\port$6791$0 (addr[13:0]),
+    .\port$6790$0 (addr[13:0]),
     .rdata(rdata),
     .rom_w__addr(host_addr),
     .rom_w__data(host_wdata),
@@ -730,7 +730,7 @@ module console3(pal, hmove_blanks, ystart, height, timer_init, swcha, swchb, inp
   assign pixels__pixel[7:0] = pixel;
 endmodule
 
-module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst, strobe, write, rdata, host_rdata, \port$6791$0 , wdata, bank, mapper);
+module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rst, strobe, write, rdata, host_rdata, \port$6790$0 , wdata, bank, mapper);
   reg \$auto$verilog_backend.cc:2355:dump_module$122  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -1024,8 +1024,8 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
   wire [7:0] other_seen;
-  input [13:0] \port$6791$0 ;
-  wire [13:0] \port$6791$0 ;
+  input [13:0] \port$6790$0 ;
+  wire [13:0] \port$6790$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
@@ -1195,7 +1195,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
       ram[ram_w__addr] <= ram_w__data;
   end
   assign host_rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$6791$0 [6:0]];
+  assign ram_r__data = ram[\port$6790$0 [6:0]];
   reg [7:0] rom [16383:0];
   initial begin
     rom[0] = 8'h00;
@@ -17593,44 +17593,44 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$6791$0 [11:0] == 12'hff8;
-  assign \$7  = \port$6791$0 [11:0] == 12'hff9;
+  assign \$6  = \port$6790$0 [11:0] == 12'hff8;
+  assign \$7  = \port$6790$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$6791$0 [11:0] - 12'hff8;
+  assign \$10  = \port$6790$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$6791$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$6790$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$6791$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$6790$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$6791$0 [11:0] - 12'hff6;
+  assign \$18  = \port$6790$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$6791$0 [12] & \$19 ;
-  assign \$21  = \port$6791$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$6790$0 [12] & \$19 ;
+  assign \$21  = \port$6790$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$6791$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$6790$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$6791$0 [12] & \$25 ;
-  assign \$27  = \port$6791$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$6790$0 [12] & \$25 ;
+  assign \$27  = \port$6790$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$6791$0 [11:0] < 12'hff0;
+  assign \$29  = \port$6790$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$6791$0 [12] & \$31 ;
-  assign \$33  = \port$6791$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$6790$0 [12] & \$31 ;
+  assign \$33  = \port$6790$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$6791$0 [11:0] < 12'hff8;
+  assign \$35  = \port$6790$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$6791$0 [2:0] >= 3'h5;
-  assign \$47  = \port$6791$0 [2:0] - 3'h5;
+  assign \$46  = \port$6790$0 [2:0] >= 3'h5;
+  assign \$47  = \port$6790$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -17639,74 +17639,74 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$6791$0 [12];
+  assign \$57  = \$56  & \port$6790$0 [12];
   assign \$58  = ~ write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$6791$0 [11:0] < 7'h40;
+  assign \$60  = \port$6790$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$6791$0 [5:3] == 1'h1;
-  assign \$63  = \port$6791$0 [5:3] == 2'h2;
+  assign \$62  = \port$6790$0 [5:3] == 1'h1;
+  assign \$63  = \port$6790$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$6791$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$6791$0 [11:10];
-  assign \$68  = \port$6791$0 [11:10] == 1'h1;
+  assign \$66  = \port$6790$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$6790$0 [11:10];
+  assign \$68  = \port$6790$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$6791$0 [13];
-  assign \$73  = \port$6791$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$6790$0 [13];
+  assign \$73  = \port$6790$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
   assign \$75  = mapper == 3'h4;
   assign \$76  = mapper == 3'h5;
   assign \$77  = \$75  | \$76 ;
-  assign \$78  = \port$6791$0 [11:7] == 1'h1;
+  assign \$78  = \port$6790$0 [11:7] == 1'h1;
   assign \$79  = \$77  & \$78 ;
   assign other_seen = \$79  ? ram_r__data : dpc_rdata;
   assign \$80  = mapper == 3'h4;
   assign \$81  = mapper == 3'h5;
   assign \$82  = \$80  | \$81 ;
-  assign \$83  = \port$6791$0 [11:7] == 1'h1;
+  assign \$83  = \port$6790$0 [11:7] == 1'h1;
   assign \$84  = \$82  & \$83 ;
   assign \$85  = ~ \$84 ;
   assign \$86  = mapper == 4'h8;
-  assign \$87  = \$86  & \port$6791$0 [12];
+  assign \$87  = \$86  & \port$6790$0 [12];
   assign \$88  = ~ write;
   assign \$89  = \$87  & \$88 ;
-  assign \$90  = \port$6791$0 [11:0] < 7'h40;
+  assign \$90  = \port$6790$0 [11:0] < 7'h40;
   assign \$91  = \$89  & \$90 ;
   assign \$92  = ~ \$91 ;
   assign \$93  = mapper == 4'h8;
-  assign \$94  = \$93  & \port$6791$0 [12];
+  assign \$94  = \$93  & \port$6790$0 [12];
   assign \$95  = ~ write;
   assign \$96  = \$94  & \$95 ;
-  assign \$97  = \port$6791$0 [11:0] < 7'h40;
+  assign \$97  = \port$6790$0 [11:0] < 7'h40;
   assign \$98  = \$96  & \$97 ;
-  assign \$99  = \port$6791$0 [5:3] == 1'h1;
-  assign \$100  = \port$6791$0 [5:3] == 2'h2;
+  assign \$99  = \port$6790$0 [5:3] == 1'h1;
+  assign \$100  = \port$6790$0 [5:3] == 2'h2;
   assign \$101  = \$99  | \$100 ;
   assign \$102  = \$98  & \$101 ;
   assign \$103  = \$92  | \$102 ;
   assign rom_seen = \$85  & \$103 ;
   assign \$104  = mapper == 4'h8;
-  assign \$105  = \$104  & \port$6791$0 [12];
+  assign \$105  = \$104  & \port$6790$0 [12];
   assign \$106  = ~ write;
   assign \$107  = \$105  & \$106 ;
-  assign \$108  = \port$6791$0 [11:0] < 7'h40;
+  assign \$108  = \port$6790$0 [11:0] < 7'h40;
   assign \$109  = \$107  & \$108 ;
-  assign \$110  = \port$6791$0 [5:3] == 2'h2;
+  assign \$110  = \port$6790$0 [5:3] == 2'h2;
   assign masked_seen = \$109  & \$110 ;
   assign \$111  = rom_r__data & flag_new;
   assign \$112  = masked_seen ? \$111  : rom_r__data;
   assign rdata = rom_seen ? \$112  : other_seen;
-  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$6791$0 [6:0];
+  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$6790$0 [6:0];
   assign ram_w__data = host_we_ram ? rom_w__data : wdata;
-  assign \$113  = \port$6791$0 [12] & strobe;
+  assign \$113  = \port$6790$0 [12] & strobe;
   assign \$114  = \$113  & write;
   assign \$115  = mapper == 3'h4;
   assign \$116  = mapper == 3'h5;
   assign \$117  = \$115  | \$116 ;
-  assign \$118  = ! \port$6791$0 [11:7];
+  assign \$118  = ! \port$6790$0 [11:7];
   assign \$119  = \$117  & \$118 ;
   assign \$120  = \$114  & \$119 ;
   assign ram_w__en = host_we_ram | \$120 ;
@@ -17717,67 +17717,67 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   assign \$125  = mapper == 4'h8;
   assign \$126  = \$124  | \$125 ;
   assign \$127  = \$126  ? 1'h1 : 1'h0;
-  assign \$128  = \port$6791$0 [12] & strobe;
+  assign \$128  = \port$6790$0 [12] & strobe;
   assign \$129  = \$128  & init_done;
   assign \$130  = mapper == 4'h8;
-  assign \$131  = \port$6791$0 [12] & strobe;
+  assign \$131  = \port$6790$0 [12] & strobe;
   assign \$132  = \$130  & \$131 ;
   assign \$133  = ~ write;
-  assign \$134  = \port$6791$0 [12] & \$133 ;
-  assign \$135  = \port$6791$0 [11:0] < 8'h80;
-  assign \$136  = \port$6791$0 [11:0] >= 12'hfc0;
+  assign \$134  = \port$6790$0 [12] & \$133 ;
+  assign \$135  = \port$6790$0 [11:0] < 8'h80;
+  assign \$136  = \port$6790$0 [11:0] >= 12'hfc0;
   assign \$137  = \$135  | \$136 ;
   assign \$138  = \$134  & \$137 ;
-  assign \$139  = \port$6791$0 [12] & write;
+  assign \$139  = \port$6790$0 [12] & write;
   assign \$140  = \$138  | \$139 ;
   assign \$141  = \$132  & \$140 ;
   assign \$142  = mapper == 4'h8;
-  assign \$143  = \port$6791$0 [12] & strobe;
+  assign \$143  = \port$6790$0 [12] & strobe;
   assign \$144  = \$142  & \$143 ;
   assign \$145  = mapper == 4'h8;
-  assign \$146  = \$145  & \port$6791$0 [12];
+  assign \$146  = \$145  & \port$6790$0 [12];
   assign \$147  = ~ write;
   assign \$148  = \$146  & \$147 ;
-  assign \$149  = \port$6791$0 [11:0] < 7'h40;
+  assign \$149  = \port$6790$0 [11:0] < 7'h40;
   assign \$150  = \$148  & \$149 ;
   assign \$151  = \$144  & \$150 ;
-  assign \$152  = ! \port$6791$0 [2:0];
+  assign \$152  = ! \port$6790$0 [2:0];
   assign \$153  = dpc_counter0 - 1'h1;
-  assign \$154  = \port$6791$0 [2:0] == 1'h1;
+  assign \$154  = \port$6790$0 [2:0] == 1'h1;
   assign \$155  = dpc_counter1 - 1'h1;
-  assign \$156  = \port$6791$0 [2:0] == 2'h2;
+  assign \$156  = \port$6790$0 [2:0] == 2'h2;
   assign \$157  = dpc_counter2 - 1'h1;
-  assign \$158  = \port$6791$0 [2:0] == 2'h3;
+  assign \$158  = \port$6790$0 [2:0] == 2'h3;
   assign \$159  = dpc_counter3 - 1'h1;
-  assign \$160  = \port$6791$0 [2:0] == 3'h4;
+  assign \$160  = \port$6790$0 [2:0] == 3'h4;
   assign \$161  = dpc_counter4 - 1'h1;
-  assign \$162  = \port$6791$0 [2:0] == 3'h5;
+  assign \$162  = \port$6790$0 [2:0] == 3'h5;
   assign \$163  = ~ dpc_music0;
   assign \$164  = dpc_counter5 - 1'h1;
-  assign \$165  = \port$6791$0 [2:0] == 3'h6;
+  assign \$165  = \port$6790$0 [2:0] == 3'h6;
   assign \$166  = ~ dpc_music1;
   assign \$167  = dpc_counter6 - 1'h1;
-  assign \$168  = \port$6791$0 [2:0] == 3'h7;
+  assign \$168  = \port$6790$0 [2:0] == 3'h7;
   assign \$169  = ~ dpc_music2;
   assign \$170  = dpc_counter7 - 1'h1;
   assign \$171  = mapper == 4'h8;
-  assign \$172  = \port$6791$0 [12] & strobe;
+  assign \$172  = \port$6790$0 [12] & strobe;
   assign \$173  = \$171  & \$172 ;
   assign \$174  = \$173  & write;
-  assign \$175  = \port$6791$0 [11:0] >= 7'h40;
+  assign \$175  = \port$6790$0 [11:0] >= 7'h40;
   assign \$176  = \$174  & \$175 ;
-  assign \$177  = \port$6791$0 [11:0] < 8'h80;
+  assign \$177  = \port$6790$0 [11:0] < 8'h80;
   assign \$178  = \$176  & \$177 ;
-  assign \$179  = ! \port$6791$0 [2:0];
-  assign \$180  = \port$6791$0 [2:0] == 1'h1;
-  assign \$181  = \port$6791$0 [2:0] == 2'h2;
-  assign \$182  = \port$6791$0 [2:0] == 2'h3;
-  assign \$183  = \port$6791$0 [2:0] == 3'h4;
-  assign \$184  = \port$6791$0 [2:0] == 3'h5;
+  assign \$179  = ! \port$6790$0 [2:0];
+  assign \$180  = \port$6790$0 [2:0] == 1'h1;
+  assign \$181  = \port$6790$0 [2:0] == 2'h2;
+  assign \$182  = \port$6790$0 [2:0] == 2'h3;
+  assign \$183  = \port$6790$0 [2:0] == 3'h4;
+  assign \$184  = \port$6790$0 [2:0] == 3'h5;
   assign \$185  = dpc_music0 ? dpc_top5 : wdata;
-  assign \$186  = \port$6791$0 [2:0] == 3'h6;
+  assign \$186  = \port$6790$0 [2:0] == 3'h6;
   assign \$187  = dpc_music1 ? dpc_top6 : wdata;
-  assign \$188  = \port$6791$0 [2:0] == 3'h7;
+  assign \$188  = \port$6790$0 [2:0] == 3'h7;
   assign \$189  = dpc_music2 ? dpc_top7 : wdata;
   always @(posedge clk)
     init_done <= \$190 ;
@@ -17864,7 +17864,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$6791$0 [2:0])
+    casez (\port$6790$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -17886,7 +17886,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$6791$0 [2:0])
+    casez (\port$6790$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -17908,7 +17908,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$6791$0 [2:0])
+    casez (\port$6790$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -17930,7 +17930,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$6791$0 [2:0])
+    casez (\port$6790$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -17952,7 +17952,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$6791$0 [2:0])
+    casez (\port$6790$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -17996,7 +17996,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$6791$0 [2:0])
+    casez (\port$6790$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -18018,7 +18018,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     new_bank = bank;
-    if (\port$6791$0 [12]) begin
+    if (\port$6790$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -18031,44 +18031,44 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$6791$0 [2:0];
+      new_slice0 = \port$6790$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$6791$0 [2:0];
+      new_slice1 = \port$6790$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$6791$0 [2:0];
+      new_slice2 = \port$6790$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$6791$0 [10:0] };
+      rom_addr = { 3'h0, \port$6790$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$6791$0 [11:0] };
+      rom_addr = { 2'h0, \port$6790$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$6791$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$6790$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$6791$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$6790$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$6791$0 [11:0] };
+      rom_addr = { new_bank, \port$6790$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$122 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$6791$0 [5:3])
+    casez (\port$6790$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
       3'h7:
@@ -18145,7 +18145,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$179 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18159,7 +18159,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
         endcase
       end
       if (\$180 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18173,7 +18173,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
         endcase
       end
       if (\$181 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18187,7 +18187,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
         endcase
       end
       if (\$182 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18201,7 +18201,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
         endcase
       end
       if (\$183 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18215,7 +18215,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
         endcase
       end
       if (\$184 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18229,7 +18229,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
         endcase
       end
       if (\$186 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18243,7 +18243,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
         endcase
       end
       if (\$188 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18268,7 +18268,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$179 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$196  = 8'h00;
         endcase
@@ -18285,7 +18285,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$179 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18308,7 +18308,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$180 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$198  = 8'h00;
         endcase
@@ -18325,7 +18325,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$180 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18348,7 +18348,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$181 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$200  = 8'h00;
         endcase
@@ -18365,7 +18365,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$181 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18388,7 +18388,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$182 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$202  = 8'h00;
         endcase
@@ -18405,7 +18405,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$182 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18428,7 +18428,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$183 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$204  = 8'h00;
         endcase
@@ -18445,7 +18445,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$183 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18468,7 +18468,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$184 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$206  = 8'h00;
         endcase
@@ -18487,7 +18487,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$184 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18510,7 +18510,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$186 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$208  = 8'h00;
         endcase
@@ -18529,7 +18529,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$186 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18552,7 +18552,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$188 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$210  = 8'h00;
         endcase
@@ -18571,7 +18571,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     end
     if (\$178 ) begin
       if (\$188 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18589,7 +18589,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$212  = dpc_top0;
     if (\$178 ) begin
       if (\$179 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$212  = wdata;
         endcase
@@ -18601,7 +18601,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$213  = dpc_bottom0;
     if (\$178 ) begin
       if (\$179 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18615,7 +18615,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$214  = dpc_top1;
     if (\$178 ) begin
       if (\$180 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$214  = wdata;
         endcase
@@ -18627,7 +18627,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$215  = dpc_bottom1;
     if (\$178 ) begin
       if (\$180 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18641,7 +18641,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$216  = dpc_top2;
     if (\$178 ) begin
       if (\$181 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$216  = wdata;
         endcase
@@ -18653,7 +18653,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$217  = dpc_bottom2;
     if (\$178 ) begin
       if (\$181 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18667,7 +18667,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$218  = dpc_top3;
     if (\$178 ) begin
       if (\$182 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$218  = wdata;
         endcase
@@ -18679,7 +18679,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$219  = dpc_bottom3;
     if (\$178 ) begin
       if (\$182 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18693,7 +18693,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$220  = dpc_top4;
     if (\$178 ) begin
       if (\$183 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$220  = wdata;
         endcase
@@ -18705,7 +18705,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$221  = dpc_bottom4;
     if (\$178 ) begin
       if (\$183 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18719,7 +18719,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$222  = dpc_top5;
     if (\$178 ) begin
       if (\$184 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$222  = wdata;
         endcase
@@ -18731,7 +18731,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$223  = dpc_bottom5;
     if (\$178 ) begin
       if (\$184 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18745,7 +18745,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$224  = dpc_music0;
     if (\$178 ) begin
       if (\$184 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18763,7 +18763,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$225  = dpc_top6;
     if (\$178 ) begin
       if (\$186 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$225  = wdata;
         endcase
@@ -18775,7 +18775,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$226  = dpc_bottom6;
     if (\$178 ) begin
       if (\$186 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18789,7 +18789,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$227  = dpc_music1;
     if (\$178 ) begin
       if (\$186 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18807,7 +18807,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$228  = dpc_top7;
     if (\$178 ) begin
       if (\$188 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               \$228  = wdata;
         endcase
@@ -18819,7 +18819,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$229  = dpc_bottom7;
     if (\$178 ) begin
       if (\$188 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18833,7 +18833,7 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
     \$230  = dpc_music2;
     if (\$178 ) begin
       if (\$188 ) begin
-        casez (\port$6791$0 [5:3])
+        casez (\port$6790$0 [5:3])
           3'h0:
               /* empty */;
           3'h1:
@@ -18851,13 +18851,13 @@ module \console3.cart (rom_w__en, host_we_ram, rom_w__addr, rom_w__data, clk, rs
   assign host_we_rom = rom_w__en;
   assign ram_h__addr = rom_w__addr[6:0];
   assign ram_h__data = host_rdata;
-  assign sel = \port$6791$0 [12];
-  assign addr = \port$6791$0 [12:0];
+  assign sel = \port$6790$0 [12];
+  assign addr = \port$6790$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$6791$0 [13];
+  assign a13 = \port$6790$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$6791$0 [6:0];
+  assign ram_r__addr = \port$6790$0 [6:0];
   assign flag_seen = flag_new;
 endmodule
 
@@ -18892,24 +18892,24 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   wire [4:0] \$122 ;
   wire [7:0] \$123 ;
   wire [8:0] \$124 ;
-  wire [9:0] \$125 ;
+  wire [8:0] \$125 ;
   wire \$126 ;
-  wire [10:0] \$127 ;
-  wire \$128 ;
+  wire \$127 ;
+  wire [10:0] \$128 ;
   wire [10:0] \$129 ;
   wire [7:0] \$13 ;
-  wire [10:0] \$130 ;
-  wire [6:0] \$131 ;
-  wire [4:0] \$132 ;
-  wire [7:0] \$133 ;
-  wire [8:0] \$134 ;
-  wire \$135 ;
-  wire [8:0] \$136 ;
-  wire \$137 ;
+  wire [6:0] \$130 ;
+  wire [4:0] \$131 ;
+  wire [7:0] \$132 ;
+  wire [8:0] \$133 ;
+  wire \$134 ;
+  wire [8:0] \$135 ;
+  wire \$136 ;
+  wire [8:0] \$137 ;
   wire [8:0] \$138 ;
   wire [8:0] \$139 ;
   wire [8:0] \$14 ;
-  wire [8:0] \$140 ;
+  wire \$140 ;
   wire \$141 ;
   wire \$142 ;
   wire \$143 ;
@@ -18918,51 +18918,51 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   wire \$146 ;
   wire \$147 ;
   wire \$148 ;
-  wire \$149 ;
+  wire [6:0] \$149 ;
   wire [8:0] \$15 ;
-  wire [6:0] \$150 ;
-  wire [4:0] \$151 ;
-  wire [7:0] \$152 ;
-  wire [8:0] \$153 ;
-  wire \$154 ;
+  wire [4:0] \$150 ;
+  wire [7:0] \$151 ;
+  wire [8:0] \$152 ;
+  wire \$153 ;
+  wire [8:0] \$154 ;
   wire [8:0] \$155 ;
   wire [8:0] \$156 ;
-  wire [8:0] \$157 ;
-  wire [7:0] \$158 ;
-  wire [4:0] \$159 ;
+  wire [7:0] \$157 ;
+  wire [4:0] \$158 ;
+  wire \$159 ;
   wire [16:0] \$16 ;
-  wire \$160 ;
-  wire [4:0] \$161 ;
-  wire [7:0] \$162 ;
+  wire [4:0] \$160 ;
+  wire [7:0] \$161 ;
+  wire \$162 ;
   wire \$163 ;
   wire \$164 ;
-  wire \$165 ;
-  wire [4:0] \$166 ;
-  wire \$167 ;
-  wire [8:0] \$168 ;
-  wire [7:0] \$169 ;
-  wire [16:0] \$17 ;
+  wire [4:0] \$165 ;
+  wire \$166 ;
+  wire [8:0] \$167 ;
+  wire [7:0] \$168 ;
+  wire [4:0] \$169 ;
+  wire [17:0] \$17 ;
   wire \$170 ;
-  wire [4:0] \$171 ;
-  wire \$172 ;
-  wire [7:0] \$173 ;
-  wire [7:0] \$174 ;
-  wire [8:0] \$175 ;
-  wire \$176 ;
+  wire [7:0] \$171 ;
+  wire [7:0] \$172 ;
+  wire [8:0] \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire [5:0] \$176 ;
   wire \$177 ;
-  wire [5:0] \$178 ;
+  wire \$178 ;
   wire \$179 ;
   wire [8:0] \$18 ;
   wire \$180 ;
-  wire \$181 ;
+  wire [5:0] \$181 ;
   wire \$182 ;
-  wire [5:0] \$183 ;
+  wire \$183 ;
   wire \$184 ;
   wire \$185 ;
-  wire \$186 ;
+  wire [7:0] \$186 ;
   wire \$187 ;
-  wire [7:0] \$188 ;
-  wire \$189 ;
+  wire \$188 ;
+  wire [5:0] \$189 ;
   wire [8:0] \$19 ;
   wire \$190 ;
   wire [5:0] \$191 ;
@@ -18973,68 +18973,68 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   wire \$196 ;
   wire [5:0] \$197 ;
   wire \$198 ;
-  wire [5:0] \$199 ;
+  wire \$199 ;
   wire \$2 ;
   wire [8:0] \$20 ;
   wire \$200 ;
   wire \$201 ;
-  wire \$202 ;
-  wire \$203 ;
+  wire [7:0] \$202 ;
+  wire [7:0] \$203 ;
   wire [7:0] \$204 ;
-  wire [7:0] \$205 ;
+  wire \$205 ;
   wire [7:0] \$206 ;
-  wire \$207 ;
+  wire [7:0] \$207 ;
   wire [7:0] \$208 ;
-  wire [7:0] \$209 ;
+  wire \$209 ;
   wire [8:0] \$21 ;
   wire [7:0] \$210 ;
-  wire \$211 ;
+  wire [7:0] \$211 ;
   wire [7:0] \$212 ;
-  wire [7:0] \$213 ;
+  wire \$213 ;
   wire [7:0] \$214 ;
-  wire \$215 ;
+  wire [7:0] \$215 ;
   wire [7:0] \$216 ;
-  wire [7:0] \$217 ;
-  wire [7:0] \$218 ;
-  wire \$219 ;
+  wire \$217 ;
+  wire \$218 ;
+  wire [7:0] \$219 ;
   wire [8:0] \$22 ;
-  wire \$220 ;
+  wire [7:0] \$220 ;
   wire [7:0] \$221 ;
   wire [7:0] \$222 ;
-  wire [7:0] \$223 ;
+  wire \$223 ;
   wire [7:0] \$224 ;
-  wire \$225 ;
+  wire [7:0] \$225 ;
   wire [7:0] \$226 ;
-  wire [7:0] \$227 ;
+  wire \$227 ;
   wire [7:0] \$228 ;
-  wire \$229 ;
+  wire [7:0] \$229 ;
   wire \$23 ;
   wire [7:0] \$230 ;
   wire [7:0] \$231 ;
-  wire [7:0] \$232 ;
-  wire [7:0] \$233 ;
+  wire \$232 ;
+  wire \$233 ;
   wire \$234 ;
   wire \$235 ;
   wire \$236 ;
   wire \$237 ;
   wire \$238 ;
-  wire \$239 ;
+  wire [7:0] \$239 ;
   wire \$24 ;
   wire \$240 ;
   wire [7:0] \$241 ;
-  wire \$242 ;
+  wire [7:0] \$242 ;
   wire [7:0] \$243 ;
-  wire [7:0] \$244 ;
+  wire \$244 ;
   wire [7:0] \$245 ;
-  wire \$246 ;
+  wire [7:0] \$246 ;
   wire [7:0] \$247 ;
   wire [7:0] \$248 ;
   wire [7:0] \$249 ;
   wire \$25 ;
   wire [7:0] \$250 ;
-  wire [7:0] \$251 ;
+  wire \$251 ;
   wire [7:0] \$252 ;
-  wire \$253 ;
+  wire [7:0] \$253 ;
   wire [7:0] \$254 ;
   wire [7:0] \$255 ;
   wire [7:0] \$256 ;
@@ -19043,9 +19043,9 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   wire [7:0] \$259 ;
   wire \$26 ;
   wire [7:0] \$260 ;
-  wire [7:0] \$261 ;
+  wire \$261 ;
   wire [7:0] \$262 ;
-  wire \$263 ;
+  wire [7:0] \$263 ;
   wire [7:0] \$264 ;
   wire [7:0] \$265 ;
   wire [7:0] \$266 ;
@@ -19053,26 +19053,26 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   wire [7:0] \$268 ;
   wire [7:0] \$269 ;
   wire \$27 ;
-  wire [7:0] \$270 ;
-  wire [7:0] \$271 ;
+  wire \$270 ;
+  wire \$271 ;
   wire \$272 ;
-  wire \$273 ;
-  wire \$274 ;
+  wire [7:0] \$273 ;
+  wire [7:0] \$274 ;
   wire [7:0] \$275 ;
   wire [7:0] \$276 ;
   wire [7:0] \$277 ;
-  wire [7:0] \$278 ;
-  wire [7:0] \$279 ;
+  wire \$278 ;
+  wire \$279 ;
   wire \$28 ;
-  wire \$280 ;
-  wire \$281 ;
+  wire [8:0] \$280 ;
+  wire [8:0] \$281 ;
   wire [8:0] \$282 ;
-  wire [8:0] \$283 ;
-  wire [8:0] \$284 ;
-  wire \$285 ;
+  wire \$283 ;
+  wire [7:0] \$284 ;
+  wire [7:0] \$285 ;
   wire [7:0] \$286 ;
-  wire [7:0] \$287 ;
-  wire [7:0] \$288 ;
+  wire \$287 ;
+  wire \$288 ;
   wire \$289 ;
   wire \$29 ;
   wire \$290 ;
@@ -19080,50 +19080,43 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   wire \$292 ;
   wire \$293 ;
   wire \$294 ;
-  wire \$295 ;
-  wire \$296 ;
+  wire [8:0] \$295 ;
+  wire [8:0] \$296 ;
   wire [8:0] \$297 ;
-  wire [8:0] \$298 ;
+  wire \$298 ;
   wire [8:0] \$299 ;
   wire \$3 ;
   wire \$30 ;
-  wire \$300 ;
+  wire [8:0] \$300 ;
   wire [8:0] \$301 ;
-  wire [8:0] \$302 ;
+  wire \$302 ;
   wire [8:0] \$303 ;
-  wire \$304 ;
+  wire [8:0] \$304 ;
   wire [8:0] \$305 ;
-  wire [8:0] \$306 ;
+  wire \$306 ;
   wire [8:0] \$307 ;
-  wire \$308 ;
+  wire [8:0] \$308 ;
   wire [8:0] \$309 ;
   wire \$31 ;
-  wire [8:0] \$310 ;
-  wire [8:0] \$311 ;
+  wire \$310 ;
+  wire \$311 ;
   wire \$312 ;
   wire \$313 ;
-  wire \$314 ;
-  wire \$315 ;
-  reg [7:0] \$316 ;
-  reg [17:0] \$317 ;
+  reg [7:0] \$314 ;
+  reg [17:0] \$315 ;
+  reg [15:0] \$316 ;
+  reg [5:0] \$317 ;
   reg [15:0] \$318 ;
-  reg [5:0] \$319 ;
+  reg [7:0] \$319 ;
   wire \$32 ;
-  reg [15:0] \$320 ;
+  reg \$320 ;
   reg [7:0] \$321 ;
-  reg \$322 ;
+  reg [7:0] \$322 ;
   reg [7:0] \$323 ;
   reg [7:0] \$324 ;
-  reg \$325 ;
-  reg \$326 ;
-  reg \$327 ;
-  reg \$328 ;
-  reg \$329 ;
+  reg [7:0] \$325 ;
+  reg [7:0] \$326 ;
   wire \$33 ;
-  reg \$330 ;
-  reg [7:0] \$331 ;
-  reg [7:0] \$332 ;
-  reg [7:0] \$333 ;
   wire \$34 ;
   wire \$35 ;
   wire \$36 ;
@@ -19403,9 +19396,9 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   (* enum_value_101 = "DEC" *)
   wire [2:0] \dec_din.rmw ;
   reg [8:0] diff;
-  reg [8:0] \diff$76 ;
+  reg [8:0] \diff$71 ;
+  reg [8:0] \diff$72 ;
   reg [8:0] \diff$77 ;
-  reg [8:0] \diff$82 ;
   input [7:0] din;
   wire [7:0] din;
   reg [7:0] dl = 8'h00;
@@ -19471,12 +19464,6 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   (* enum_value_110011 = "SHS" *)
   wire [5:0] exec_op;
   wire fetch_next;
-  reg flag_c = 1'h0;
-  reg flag_d = 1'h0;
-  reg flag_i = 1'h0;
-  reg flag_n = 1'h0;
-  reg flag_v = 1'h0;
-  reg flag_z = 1'h0;
   wire [7:0] h1;
   wire [7:0] idx;
   reg [7:0] ir = 8'h00;
@@ -19493,14 +19480,29 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   reg mod_c;
   reg [7:0] modified;
   reg no_inc;
-  reg \no_inc$56 ;
-  reg \no_inc$57 ;
+  reg \no_inc$51 ;
+  reg \no_inc$52 ;
   wire [3:0] ones;
-  wire [3:0] \ones$73 ;
+  wire [3:0] \ones$68 ;
   wire [7:0] out;
-  wire [7:0] \out$62 ;
-  wire [7:0] \out$70 ;
-  reg [11:0] \out$81 ;
+  wire [7:0] \out$57 ;
+  wire [7:0] \out$65 ;
+  reg [11:0] \out$76 ;
+  wire [7:0] \out$76.a ;
+  wire \out$76.c ;
+  wire \out$76.n ;
+  wire \out$76.v ;
+  wire \out$76.z ;
+  (* init = 8'h30 *)
+  wire [7:0] p;
+  wire \p.b ;
+  wire \p.c ;
+  wire \p.d ;
+  wire \p.i ;
+  wire \p.n ;
+  wire \p.unused ;
+  wire \p.v ;
+  wire \p.z ;
   (* init = 16'h0000 *)
   wire [15:0] pc;
   wire [15:0] pc_inc;
@@ -19521,7 +19523,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   wire [7:0] sbc_r;
   reg [5:0] state = 6'h23;
   reg [7:0] state__a = 8'h00;
-  wire [7:0] state__p;
+  reg [7:0] state__p = 8'h30;
   output [15:0] state__pc;
   reg [15:0] state__pc = 16'h0000;
   reg [7:0] state__sp = 8'hff;
@@ -19533,11 +19535,11 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   reg sync;
   reg [7:0] t;
   reg [3:0] tens;
-  reg [3:0] \tens$72 ;
+  reg [3:0] \tens$67 ;
   reg [7:0] tmp = 8'h00;
   wire [8:0] tmp_y;
   wire [6:0] u;
-  wire [6:0] \u$71 ;
+  wire [6:0] \u$66 ;
   (* init = 8'h00 *)
   wire [7:0] x;
   (* init = 8'h00 *)
@@ -19559,7 +19561,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   assign \$14  = dl + 1'h1;
   assign \$15  = dl - 1'h1;
   assign \$16  = state__pc + 1'h1;
-  assign \$17  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
+  assign \$17  = $signed({ 1'h0, state__pc }) + $signed(dl);
   assign \$18  = state__sp + 1'h1;
   assign \$19  = state__sp - 1'h1;
   assign ad_idx = ad[7:0] + idx;
@@ -19589,7 +19591,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   assign \$42  = \$41  ? 16'hfffe : 16'hfffc;
   assign \$43  = state == 5'h17;
   assign \$44  = \$43  ? 16'hffff : 16'hfffd;
-  assign \$45  = ir[6] ? state__a : { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+  assign \$45  = ir[6] ? state__a : state__p;
   assign \$46  = ad[7:0] + 1'h1;
   assign \$47  = ! dec[4:0];
   assign \$48  = dec[4:0] == 4'hd;
@@ -19604,8 +19606,8 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   assign \$57  = \$55  | \$56 ;
   assign \$58  = dec[4:0] == 4'hc;
   assign \$59  = \$58  ? 6'h0f : 6'h03;
-  assign \$60  = ir[6] ? flag_z : flag_c;
-  assign \$61  = ir[6] ? flag_v : flag_n;
+  assign \$60  = ir[6] ? state__p[1] : state__p[0];
+  assign \$61  = ir[6] ? state__p[6] : state__p[7];
   assign \$62  = ir[7] ? \$60  : \$61 ;
   assign \$63  = \$62  == ir[5];
   assign \$64  = \$63  ? 6'h0d : 6'h00;
@@ -19634,20 +19636,20 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   assign \$87  = \$85  | \$86 ;
   assign \$88  = dec[4:0] == 5'h11;
   assign \$89  = \$87  | \$88 ;
-  assign \$90  = ~ \no_inc$57 ;
+  assign \$90  = ~ \no_inc$52 ;
   assign \$91  = \$17 [15:8] == state__pc[15:8];
   assign fetch_next = ! state_adv;
   assign \$92  = dec[14:9] == 4'h9;
   assign \$93  = ~ exec_o;
   assign addend = \$92  ? \$93  : exec_o;
   assign \$94  = state__a + addend;
-  assign \$95  = \$94  + flag_c;
+  assign \$95  = \$94  + state__p[0];
   assign \$98  = \$96  + \$97 ;
   assign \$99  = \$98  + state__a[3:0];
   assign \$102  = \$100  + \$101 ;
   assign \$103  = \$102  + exec_o[3:0];
   assign \$104  = \$99 [7:0] + \$103 [7:0];
-  assign \$105  = \$104  + flag_c;
+  assign \$105  = \$104  + state__p[0];
   assign \$106  = \$105 [7:0] >= 8'hc8;
   assign \$107  = \$105 [7:0] - 8'hc8;
   assign \$108  = \$105 [7:0] >= 7'h64;
@@ -19666,214 +19668,203 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   assign \$123  = \$121  + \$122 ;
   assign \$124  = \$111 [6:0] - \$123 ;
   assign \$125  = \$99 [7:0] - \$103 [7:0];
-  assign \$126  = ~ flag_c;
-  assign \$127  = $signed(\$125 ) - $signed({ 1'h0, \$126  });
-  assign \$128  = $signed(\$127 [9:0]) < $signed(1'h0);
-  assign \$129  = $signed(\$127 [9:0]) + $signed(8'h64);
-  assign \$130  = \$128  ? \$129  : { \$127 [9], \$127 [9:0] };
-  assign \$133  = \$131  + \$132 ;
-  assign \$134  = \$133  + \$130 [3:0];
-  assign \$135  = \$130 [7:0] >= 8'hc8;
-  assign \$136  = \$130 [7:0] - 8'hc8;
-  assign \$137  = \$130 [7:0] >= 7'h64;
-  assign \$138  = \$130 [7:0] - 7'h64;
-  assign \$139  = \$137  ? \$138  : { 1'h0, \$130 [7:0] };
-  assign \$140  = \$135  ? \$136  : \$139 ;
-  assign \$141  = \$140 [6:0] >= 4'ha;
-  assign \$142  = \$140 [6:0] >= 5'h14;
-  assign \$143  = \$140 [6:0] >= 5'h1e;
-  assign \$144  = \$140 [6:0] >= 6'h28;
-  assign \$145  = \$140 [6:0] >= 6'h32;
-  assign \$146  = \$140 [6:0] >= 6'h3c;
-  assign \$147  = \$140 [6:0] >= 7'h46;
-  assign \$148  = \$140 [6:0] >= 7'h50;
-  assign \$149  = \$140 [6:0] >= 7'h5a;
-  assign \$152  = \$150  + \$151 ;
-  assign \$153  = \$140 [6:0] - \$152 ;
-  assign \$154  = $signed(\$130 [9:0]) < $signed(1'h0);
-  assign sbc_r = \$154  ? \$134 [7:0] : { \tens$72 , \$153 [3:0] };
-  assign \$155  = state__a - exec_o;
-  assign \$156  = state__x - exec_o;
-  assign \$157  = state__y - exec_o;
-  assign \$158  = state__a & exec_o;
-  assign \$159  = t[3:0] + t[0];
-  assign \$160  = \$159  > 3'h5;
-  assign \$161  = r[3:0] + 3'h6;
-  assign \$162  = \$160  ? { r[7:4], \$161 [3:0] } : r;
-  assign \$163  = ~ flag_d;
-  assign \$164  = ! r;
-  assign \$165  = r[6] ^ r[5];
-  assign \$166  = t[7:4] + t[4];
-  assign \$167  = \$166  > 3'h5;
-  assign \$168  = r_lo + 7'h60;
-  assign \$169  = \$167  ? \$168 [7:0] : r_lo;
-  assign \$170  = ! r;
-  assign \$171  = t[7:4] + t[4];
-  assign \$172  = \$171  > 3'h5;
-  assign \$173  = t ^ r;
-  assign \$174  = state__a & state__x;
-  assign \$175  = \$174  - exec_o;
-  assign \$176  = ~ no_inc;
-  assign \$177  = dec[4:0] == 4'hc;
-  assign \$178  = \$177  ? 6'h0f : 6'h03;
-  assign \$179  = ir[6] ? flag_z : flag_c;
-  assign \$180  = ir[6] ? flag_v : flag_n;
-  assign \$181  = ir[7] ? \$179  : \$180 ;
-  assign \$182  = \$181  == ir[5];
-  assign \$183  = \$182  ? 6'h0d : 6'h00;
-  assign \$184  = ! dec[6:5];
-  assign \$185  = ~ ixc;
-  assign \$186  = \$184  & \$185 ;
-  assign \$187  = dec[14:9] == 6'h33;
-  assign \$188  = state__a & state__x;
-  assign \$189  = \$17 [15:8] == state__pc[15:8];
-  assign \$190  = state == 5'h10;
-  assign \$191  = \$190  ? 6'h11 : 6'h14;
-  assign \$192  = state == 5'h11;
-  assign \$193  = \$192  ? 6'h12 : 6'h15;
-  assign \$194  = state == 5'h16;
-  assign \$195  = \$194  ? 6'h17 : 6'h24;
-  assign \$196  = state == 5'h1a;
-  assign \$197  = \$196  ? 6'h1b : 6'h1f;
-  assign \$198  = state == 5'h1b;
-  assign \$199  = \$198  ? 6'h1c : 6'h00;
+  assign \$126  = ~ state__p[0];
+  assign ddiff = $signed(\$125 ) - $signed({ 1'h0, \$126  });
+  assign \$127  = $signed(ddiff) < $signed(1'h0);
+  assign \$128  = $signed(ddiff) + $signed(8'h64);
+  assign \$129  = \$127  ? \$128  : { ddiff[9], ddiff };
+  assign \$132  = \$130  + \$131 ;
+  assign \$133  = \$132  + \$129 [3:0];
+  assign \$134  = \$129 [7:0] >= 8'hc8;
+  assign \$135  = \$129 [7:0] - 8'hc8;
+  assign \$136  = \$129 [7:0] >= 7'h64;
+  assign \$137  = \$129 [7:0] - 7'h64;
+  assign \$138  = \$136  ? \$137  : { 1'h0, \$129 [7:0] };
+  assign \$139  = \$134  ? \$135  : \$138 ;
+  assign \$140  = \$139 [6:0] >= 4'ha;
+  assign \$141  = \$139 [6:0] >= 5'h14;
+  assign \$142  = \$139 [6:0] >= 5'h1e;
+  assign \$143  = \$139 [6:0] >= 6'h28;
+  assign \$144  = \$139 [6:0] >= 6'h32;
+  assign \$145  = \$139 [6:0] >= 6'h3c;
+  assign \$146  = \$139 [6:0] >= 7'h46;
+  assign \$147  = \$139 [6:0] >= 7'h50;
+  assign \$148  = \$139 [6:0] >= 7'h5a;
+  assign \$151  = \$149  + \$150 ;
+  assign \$152  = \$139 [6:0] - \$151 ;
+  assign \$153  = $signed(\$129 [9:0]) < $signed(1'h0);
+  assign sbc_r = \$153  ? \$133 [7:0] : { \tens$67 , \$152 [3:0] };
+  assign \$154  = state__a - exec_o;
+  assign \$155  = state__x - exec_o;
+  assign \$156  = state__y - exec_o;
+  assign \$157  = state__a & exec_o;
+  assign \$158  = t[3:0] + t[0];
+  assign \$159  = \$158  > 3'h5;
+  assign \$160  = r[3:0] + 3'h6;
+  assign \$161  = \$159  ? { r[7:4], \$160 [3:0] } : r;
+  assign \$162  = ! r;
+  assign \$163  = ~ state__p[3];
+  assign \$164  = r[6] ^ r[5];
+  assign \$165  = t[7:4] + t[4];
+  assign \$166  = \$165  > 3'h5;
+  assign \$167  = r_lo + 7'h60;
+  assign \$168  = \$166  ? \$167 [7:0] : r_lo;
+  assign \$169  = t[7:4] + t[4];
+  assign \$170  = \$169  > 3'h5;
+  assign \$171  = t ^ r;
+  assign \$172  = state__a & state__x;
+  assign \$173  = \$172  - exec_o;
+  assign \$174  = ~ no_inc;
+  assign \$175  = dec[4:0] == 4'hc;
+  assign \$176  = \$175  ? 6'h0f : 6'h03;
+  assign \$177  = ir[6] ? state__p[1] : state__p[0];
+  assign \$178  = ir[6] ? state__p[6] : state__p[7];
+  assign \$179  = ir[7] ? \$177  : \$178 ;
+  assign \$180  = \$179  == ir[5];
+  assign \$181  = \$180  ? 6'h0d : 6'h00;
+  assign \$182  = ! dec[6:5];
+  assign \$183  = ~ ixc;
+  assign \$184  = \$182  & \$183 ;
+  assign \$185  = dec[14:9] == 6'h33;
+  assign \$186  = state__a & state__x;
+  assign \$187  = \$17 [15:8] == state__pc[15:8];
+  assign \$188  = state == 5'h10;
+  assign \$189  = \$188  ? 6'h11 : 6'h14;
+  assign \$190  = state == 5'h11;
+  assign \$191  = \$190  ? 6'h12 : 6'h15;
+  assign \$192  = state == 5'h16;
+  assign \$193  = \$192  ? 6'h17 : 6'h24;
+  assign \$194  = state == 5'h1a;
+  assign \$195  = \$194  ? 6'h1b : 6'h1f;
+  assign \$196  = state == 5'h1b;
+  assign \$197  = \$196  ? 6'h1c : 6'h00;
+  assign \$198  = ! exec_o;
+  assign \$199  = ! exec_o;
   assign \$200  = ! exec_o;
   assign \$201  = ! exec_o;
-  assign \$202  = ! exec_o;
-  assign \$203  = ! exec_o;
+  assign \$202  = state__a | exec_o;
+  assign \$203  = state__a | exec_o;
   assign \$204  = state__a | exec_o;
-  assign \$205  = state__a | exec_o;
-  assign \$206  = state__a | exec_o;
-  assign \$207  = ! \$206 ;
+  assign \$205  = ! \$204 ;
+  assign \$206  = state__a & exec_o;
+  assign \$207  = state__a & exec_o;
   assign \$208  = state__a & exec_o;
-  assign \$209  = state__a & exec_o;
-  assign \$210  = state__a & exec_o;
-  assign \$211  = ! \$210 ;
+  assign \$209  = ! \$208 ;
+  assign \$210  = state__a ^ exec_o;
+  assign \$211  = state__a ^ exec_o;
   assign \$212  = state__a ^ exec_o;
-  assign \$213  = state__a ^ exec_o;
-  assign \$214  = state__a ^ exec_o;
-  assign \$215  = ! \$214 ;
-  assign \$216  = state__a ^ { tens, \$124 [3:0] };
-  assign \$217  = { tens, \$124 [3:0] } ^ exec_o;
-  assign \$218  = \$216  & \$217 ;
-  assign \$219  = ! { tens, \$124 [3:0] };
-  assign \$220  = \$105 [8:0] > 7'h63;
-  assign \$221  = state__a ^ addend;
-  assign \$222  = ~ \$221 ;
-  assign \$223  = state__a ^ \$95 [7:0];
-  assign \$224  = \$222  & \$223 ;
-  assign \$225  = ! \$95 [7:0];
-  assign \$226  = state__a ^ sbc_r;
-  assign \$227  = sbc_r ^ exec_o;
-  assign \$228  = \$226  & \$227 ;
-  assign \$229  = ! sbc_r;
-  assign \$230  = state__a ^ addend;
-  assign \$231  = ~ \$230 ;
-  assign \$232  = state__a ^ \$95 [7:0];
-  assign \$233  = \$231  & \$232 ;
-  assign \$234  = ! \$95 [7:0];
-  assign \$235  = ~ diff[8];
-  assign \$236  = ! diff[7:0];
-  assign \$237  = ~ \diff$76 [8];
-  assign \$238  = ! \diff$76 [7:0];
-  assign \$239  = ~ \diff$77 [8];
-  assign \$240  = ! \diff$77 [7:0];
+  assign \$213  = ! \$212 ;
+  assign \$214  = state__a ^ { tens, \$124 [3:0] };
+  assign \$215  = { tens, \$124 [3:0] } ^ exec_o;
+  assign \$216  = \$214  & \$215 ;
+  assign \$217  = ! { tens, \$124 [3:0] };
+  assign \$218  = \$105 [8:0] > 7'h63;
+  assign \$219  = state__a ^ addend;
+  assign \$220  = ~ \$219 ;
+  assign \$221  = state__a ^ \$95 [7:0];
+  assign \$222  = \$220  & \$221 ;
+  assign \$223  = ! \$95 [7:0];
+  assign \$224  = state__a ^ sbc_r;
+  assign \$225  = sbc_r ^ exec_o;
+  assign \$226  = \$224  & \$225 ;
+  assign \$227  = ! sbc_r;
+  assign \$228  = state__a ^ addend;
+  assign \$229  = ~ \$228 ;
+  assign \$230  = state__a ^ \$95 [7:0];
+  assign \$231  = \$229  & \$230 ;
+  assign \$232  = ! \$95 [7:0];
+  assign \$233  = ~ diff[8];
+  assign \$234  = ! diff[7:0];
+  assign \$235  = ~ \diff$71 [8];
+  assign \$236  = ! \diff$71 [7:0];
+  assign \$237  = ~ \diff$72 [8];
+  assign \$238  = ! \diff$72 [7:0];
+  assign \$239  = state__a & exec_o;
+  assign \$240  = ! \$239 ;
   assign \$241  = state__a & exec_o;
-  assign \$242  = ! \$241 ;
+  assign \$242  = state__a & exec_o;
   assign \$243  = state__a & exec_o;
-  assign \$244  = state__a & exec_o;
+  assign \$244  = ! \$243 ;
   assign \$245  = state__a & exec_o;
-  assign \$246  = ! \$245 ;
-  assign \$247  = state__a & exec_o;
+  assign \$246  = state__a & exec_o;
   assign \$248  = state__a & exec_o;
-  assign \$250  = state__a & exec_o;
-  assign \$251  = state__a & exec_o;
-  assign \$253  = ! \$252 ;
-  assign \$255  = \$254  & state__x;
-  assign \$256  = \$255  & exec_o;
-  assign \$258  = \$257  & state__x;
-  assign \$259  = \$258  & exec_o;
-  assign \$261  = \$260  & state__x;
-  assign \$262  = \$261  & exec_o;
-  assign \$263  = ! \$262 ;
+  assign \$249  = state__a & exec_o;
+  assign \$251  = ! \$250 ;
+  assign \$253  = \$252  & state__x;
+  assign \$254  = \$253  & exec_o;
+  assign \$256  = \$255  & state__x;
+  assign \$257  = \$256  & exec_o;
+  assign \$259  = \$258  & state__x;
+  assign \$260  = \$259  & exec_o;
+  assign \$261  = ! \$260 ;
+  assign \$263  = \$262  & exec_o;
   assign \$265  = \$264  & exec_o;
   assign \$267  = \$266  & exec_o;
   assign \$269  = \$268  & exec_o;
-  assign \$271  = \$270  & exec_o;
-  assign \$272  = ! \$271 ;
-  assign \$273  = ~ \diff$82 [8];
-  assign \$274  = ! \diff$82 [7:0];
+  assign \$270  = ! \$269 ;
+  assign \$271  = ~ \diff$77 [8];
+  assign \$272  = ! \diff$77 [7:0];
+  assign \$273  = state__sp & exec_o;
+  assign \$274  = state__sp & exec_o;
   assign \$275  = state__sp & exec_o;
   assign \$276  = state__sp & exec_o;
   assign \$277  = state__sp & exec_o;
-  assign \$278  = state__sp & exec_o;
-  assign \$279  = state__sp & exec_o;
-  assign \$280  = ! \$279 ;
-  assign \$281  = ! exec_o;
-  assign \$285  = ! \$284 [7:0];
-  assign \$289  = ! \$288 ;
-  assign \$290  = ! { state__a[6:0], flag_c };
-  assign \$291  = ! { flag_c, state__a[7:1] };
-  assign \$292  = ! state__a;
-  assign \$293  = ! state__a;
-  assign \$294  = ! state__x;
-  assign \$295  = ! state__y;
-  assign \$296  = ! state__sp;
+  assign \$278  = ! \$277 ;
+  assign \$279  = ! exec_o;
+  assign \$283  = ! \$282 [7:0];
+  assign \$287  = ! \$286 ;
+  assign \$288  = ! { state__a[6:0], state__p[0] };
+  assign \$289  = ! { state__p[0], state__a[7:1] };
+  assign \$290  = ! state__a;
+  assign \$291  = ! state__a;
+  assign \$292  = ! state__x;
+  assign \$293  = ! state__y;
+  assign \$294  = ! state__sp;
+  assign \$295  = state__x + 1'h1;
+  assign \$296  = state__x + 1'h1;
   assign \$297  = state__x + 1'h1;
-  assign \$298  = state__x + 1'h1;
-  assign \$299  = state__x + 1'h1;
-  assign \$300  = ! \$299 [7:0];
+  assign \$298  = ! \$297 [7:0];
+  assign \$299  = state__y + 1'h1;
+  assign \$300  = state__y + 1'h1;
   assign \$301  = state__y + 1'h1;
-  assign \$302  = state__y + 1'h1;
-  assign \$303  = state__y + 1'h1;
-  assign \$304  = ! \$303 [7:0];
+  assign \$302  = ! \$301 [7:0];
+  assign \$303  = state__x - 1'h1;
+  assign \$304  = state__x - 1'h1;
   assign \$305  = state__x - 1'h1;
-  assign \$306  = state__x - 1'h1;
-  assign \$307  = state__x - 1'h1;
-  assign \$308  = ! \$307 [7:0];
+  assign \$306  = ! \$305 [7:0];
+  assign \$307  = state__y - 1'h1;
+  assign \$308  = state__y - 1'h1;
   assign \$309  = state__y - 1'h1;
-  assign \$310  = state__y - 1'h1;
-  assign \$311  = state__y - 1'h1;
-  assign \$312  = ! \$311 [7:0];
-  assign \$313  = dec[14:9] == 6'h25;
-  assign \$314  = dec[14:9] == 6'h27;
-  assign \$315  = dec[14:9] == 6'h2a;
+  assign \$310  = ! \$309 [7:0];
+  assign \$311  = dec[14:9] == 6'h25;
+  assign \$312  = dec[14:9] == 6'h27;
+  assign \$313  = dec[14:9] == 6'h2a;
   always @(posedge clk)
-    ir <= \$316 ;
+    ir <= \$314 ;
   always @(posedge clk)
-    dec <= \$317 ;
+    dec <= \$315 ;
   always @(posedge clk)
-    state__pc <= \$318 ;
+    state__pc <= \$316 ;
   always @(posedge clk)
-    state <= \$319 ;
+    state <= \$317 ;
   always @(posedge clk)
-    ad <= \$320 ;
+    ad <= \$318 ;
   always @(posedge clk)
-    dl <= \$321 ;
+    dl <= \$319 ;
   always @(posedge clk)
-    ixc <= \$322 ;
+    ixc <= \$320 ;
   always @(posedge clk)
-    tmp <= \$323 ;
+    tmp <= \$321 ;
   always @(posedge clk)
-    state__sp <= \$324 ;
+    state__sp <= \$322 ;
   always @(posedge clk)
-    flag_c <= \$325 ;
+    state__p <= \$323 ;
   always @(posedge clk)
-    flag_i <= \$326 ;
+    state__a <= \$324 ;
   always @(posedge clk)
-    flag_z <= \$327 ;
+    state__x <= \$325 ;
   always @(posedge clk)
-    flag_d <= \$328 ;
-  always @(posedge clk)
-    flag_v <= \$329 ;
-  always @(posedge clk)
-    flag_n <= \$330 ;
-  always @(posedge clk)
-    state__a <= \$331 ;
-  always @(posedge clk)
-    state__x <= \$332 ;
-  always @(posedge clk)
-    state__y <= \$333 ;
+    state__y <= \$326 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
     (* full_case = 32'd1 *)
@@ -20453,9 +20444,9 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
       3'h1:
           modified = \$13 ;
       3'h2:
-          modified = { dl[6:0], flag_c };
+          modified = { dl[6:0], state__p[0] };
       3'h3:
-          modified = { flag_c, dl[7:1] };
+          modified = { state__p[0], dl[7:1] };
       3'h4:
           modified = \$14 [7:0];
       3'h5:
@@ -20475,9 +20466,9 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
       3'h3:
           mod_c = dl[0];
       3'h4:
-          mod_c = flag_c;
+          mod_c = state__p[0];
       3'h5:
-          mod_c = flag_c;
+          mod_c = state__p[0];
     endcase
   end
   always @* begin
@@ -20825,7 +20816,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
       6'h12:
           /* empty */;
       6'h15:
-          dout = { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+          dout = state__p;
       6'h16, 6'h23:
           /* empty */;
       6'h17, 6'h24:
@@ -21076,22 +21067,22 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \no_inc$56  = 1'h0;
+    \no_inc$51  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$56  = \$57 ;
+          \no_inc$51  = \$57 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \no_inc$57  = 1'h0;
+    \no_inc$52  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$57  = \$89 ;
+          \no_inc$52  = \$89 ;
     endcase
   end
   always @* begin
@@ -21127,33 +21118,33 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \tens$72  = 4'h0;
+    \tens$67  = 4'h0;
+    if (\$140 ) begin
+      \tens$67  = 4'h1;
+    end
     if (\$141 ) begin
-      \tens$72  = 4'h1;
+      \tens$67  = 4'h2;
     end
     if (\$142 ) begin
-      \tens$72  = 4'h2;
+      \tens$67  = 4'h3;
     end
     if (\$143 ) begin
-      \tens$72  = 4'h3;
+      \tens$67  = 4'h4;
     end
     if (\$144 ) begin
-      \tens$72  = 4'h4;
+      \tens$67  = 4'h5;
     end
     if (\$145 ) begin
-      \tens$72  = 4'h5;
+      \tens$67  = 4'h6;
     end
     if (\$146 ) begin
-      \tens$72  = 4'h6;
+      \tens$67  = 4'h7;
     end
     if (\$147 ) begin
-      \tens$72  = 4'h7;
+      \tens$67  = 4'h8;
     end
     if (\$148 ) begin
-      \tens$72  = 4'h8;
-    end
-    if (\$149 ) begin
-      \tens$72  = 4'h9;
+      \tens$67  = 4'h9;
     end
   end
   always @* begin
@@ -21180,13 +21171,13 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h09:
             /* empty */;
         6'h0a:
-            diff = \$155 ;
+            diff = \$154 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \diff$76  = 9'h000;
+    \diff$71  = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -21210,13 +21201,13 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h0a:
             /* empty */;
         6'h0b:
-            \diff$76  = \$156 ;
+            \diff$71  = \$155 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \diff$77  = 9'h000;
+    \diff$72  = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -21242,7 +21233,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h0b:
             /* empty */;
         6'h0c:
-            \diff$77  = \$157 ;
+            \diff$72  = \$156 ;
       endcase
     end
   end
@@ -21282,7 +21273,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h0f:
             /* empty */;
         6'h10:
-            t = \$158 ;
+            t = \$157 ;
       endcase
     end
   end
@@ -21322,7 +21313,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h0f:
             /* empty */;
         6'h10:
-            r = { flag_c, t[7:1] };
+            r = { state__p[0], t[7:1] };
       endcase
     end
   end
@@ -21362,13 +21353,13 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h0f:
             /* empty */;
         6'h10:
-            r_lo = \$162 ;
+            r_lo = \$161 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \out$81  = 12'h000;
+    \out$76  = 12'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -21402,18 +21393,27 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h0f:
             /* empty */;
         6'h10:
+          begin
+            \out$76 [9] = \$162 ;
             (* full_case = 32'd1 *)
             if (\$163 ) begin
-              \out$81  = { \$165 , r[6], \$164 , r[7], r };
+              \out$76 [7:0] = r;
+              \out$76 [8] = r[7];
+              \out$76 [10] = r[6];
+              \out$76 [11] = \$164 ;
             end else begin
-              \out$81  = { \$173 [6], \$172 , \$170 , flag_c, \$169  };
+              \out$76 [7:0] = \$168 ;
+              \out$76 [8] = state__p[0];
+              \out$76 [10] = \$170 ;
+              \out$76 [11] = \$171 [6];
             end
+          end
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \diff$82  = 9'h000;
+    \diff$77  = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -21453,60 +21453,60 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h12:
             /* empty */;
         6'h13:
-            \diff$82  = \$175 ;
+            \diff$77  = \$173 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$316  = ir;
+    \$314  = ir;
     casez (state)
       6'h00:
           if (advance) begin
-            \$316  = din;
+            \$314  = din;
           end
     endcase
     if (rst) begin
-      \$316  = 8'h00;
+      \$314  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$317  = dec;
+    \$315  = dec;
     casez (state)
       6'h00:
           if (advance) begin
-            \$317  = dec_din;
+            \$315  = dec_din;
           end
     endcase
     if (rst) begin
-      \$317  = 18'h0000b;
+      \$315  = 18'h0000b;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$318  = state__pc;
+    \$316  = state__pc;
     casez (state)
       6'h00:
           if (advance) begin
-            \$318  = \$16 [15:0];
+            \$316  = \$16 [15:0];
           end
       6'h01:
           if (advance) begin
-            if (\$176 ) begin
-              \$318  = \$16 [15:0];
+            if (\$174 ) begin
+              \$316  = \$16 [15:0];
             end
           end
       6'h02:
           /* empty */;
       6'h03:
           if (advance) begin
-            \$318  = \$16 [15:0];
+            \$316  = \$16 [15:0];
             casez (dec[4:0])
               5'h04:
                   /* empty */;
               5'h09:
-                  \$318  = { din, ad[7:0] };
+                  \$316  = { din, ad[7:0] };
             endcase
           end
       6'h04:
@@ -21530,15 +21530,15 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$189 ) begin
-              \$318  = \$17 [15:0];
+            if (\$187 ) begin
+              \$316  = \$17 [15:0];
             end else begin
-              \$318 [7:0] = \$17 [7:0];
+              \$316 [7:0] = \$17 [7:0];
             end
           end
       6'h0e:
           if (advance) begin
-            \$318 [15:8] = ad[15:8];
+            \$316 [15:8] = ad[15:8];
           end
       6'h0f:
           /* empty */;
@@ -21548,7 +21548,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
           /* empty */;
       6'h12:
           if (advance) begin
-            \$318  = { din, ad[7:0] };
+            \$316  = { din, ad[7:0] };
           end
       6'h15:
           /* empty */;
@@ -21556,7 +21556,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
           /* empty */;
       6'h17, 6'h24:
           if (advance) begin
-            \$318  = { din, ad[7:0] };
+            \$316  = { din, ad[7:0] };
           end
       6'h18:
           /* empty */;
@@ -21566,11 +21566,11 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
           /* empty */;
       6'h1b, 6'h1f:
           if (advance) begin
-            \$318  = { din, ad[7:0] };
+            \$316  = { din, ad[7:0] };
           end
       6'h1c:
           if (advance) begin
-            \$318  = \$16 [15:0];
+            \$316  = \$16 [15:0];
           end
       6'h1d:
           /* empty */;
@@ -21580,7 +21580,317 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
           /* empty */;
       6'h22:
           if (advance) begin
+            \$316  = { din, tmp };
+          end
+    endcase
+    if (rst) begin
+      \$316  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
+    \$317  = state;
+    casez (state)
+      6'h00:
+          if (advance) begin
+            \$317  = 6'h01;
+          end
+      6'h01:
+          if (advance) begin
+            casez (dec[4:0])
+              5'h00, 5'h01:
+                  \$317  = 6'h00;
+              5'h02:
+                  \$317  = 6'h0a;
+              5'h03:
+                  \$317  = 6'h02;
+              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
+                  \$317  = \$176 ;
+              5'h06:
+                  \$317  = 6'h05;
+              5'h07:
+                  \$317  = 6'h08;
+              5'h08:
+                  \$317  = \$181 ;
+              5'h0b:
+                  \$317  = 6'h13;
+              5'h0d, 5'h0e, 5'h10:
+                  \$317  = 6'h18;
+              5'h0f:
+                  \$317  = 6'h20;
+              5'h11:
+                  \$317  = 6'h25;
+            endcase
+          end
+      6'h02:
+          if (advance) begin
+            \$317  = 6'h0a;
+          end
+      6'h03:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            casez (dec[4:0])
+              5'h04:
+                  \$317  = 6'h0a;
+              5'h09:
+                  \$317  = 6'h00;
+              5'h0a:
+                  \$317  = 6'h21;
+              default:
+                  \$317  = 6'h04;
+            endcase
+          end
+      6'h04:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$184 ) begin
+              \$317  = 6'h00;
+            end else begin
+              \$317  = 6'h0a;
+            end
+          end
+      6'h05:
+          if (advance) begin
+            \$317  = 6'h06;
+          end
+      6'h06:
+          if (advance) begin
+            \$317  = 6'h07;
+          end
+      6'h07:
+          if (advance) begin
+            \$317  = 6'h0a;
+          end
+      6'h08:
+          if (advance) begin
+            \$317  = 6'h09;
+          end
+      6'h09:
+          if (advance) begin
+            \$317  = 6'h04;
+          end
+      6'h0a:
+          (* full_case = 32'd1 *)
+          casez (dec[6:5])
+            2'h0:
+                if (advance) begin
+                  \$317  = 6'h00;
+                end
+            2'h1:
+                if (advance) begin
+                  \$317  = 6'h00;
+                end
+            default:
+                if (advance) begin
+                  \$317  = 6'h0b;
+                end
+          endcase
+      6'h0b:
+          if (advance) begin
+            \$317  = 6'h0c;
+          end
+      6'h0c:
+          if (advance) begin
+            \$317  = 6'h00;
+          end
+      6'h0d:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$187 ) begin
+              \$317  = 6'h00;
+            end else begin
+              \$317  = 6'h0e;
+            end
+          end
+      6'h0e:
+          if (advance) begin
+            \$317  = 6'h00;
+          end
+      6'h0f:
+          if (advance) begin
+            \$317  = 6'h10;
+          end
+      6'h10, 6'h13:
+          if (advance) begin
+            \$317  = \$189 ;
+          end
+      6'h11, 6'h14:
+          if (advance) begin
+            \$317  = \$191 ;
+          end
+      6'h12:
+          if (advance) begin
+            \$317  = 6'h00;
+          end
+      6'h15:
+          if (advance) begin
+            \$317  = 6'h16;
+          end
+      6'h16, 6'h23:
+          if (advance) begin
+            \$317  = \$193 ;
+          end
+      6'h17, 6'h24:
+          if (advance) begin
+            \$317  = 6'h00;
+          end
+      6'h18:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            casez (dec[4:0])
+              5'h10:
+                  \$317  = 6'h19;
+              5'h0d:
+                  \$317  = 6'h1a;
+              default:
+                  \$317  = 6'h1d;
+            endcase
+          end
+      6'h19:
+          if (advance) begin
+            \$317  = 6'h00;
+          end
+      6'h1a, 6'h1e:
+          if (advance) begin
+            \$317  = \$195 ;
+          end
+      6'h1b, 6'h1f:
+          if (advance) begin
+            \$317  = \$197 ;
+          end
+      6'h1c:
+          if (advance) begin
+            \$317  = 6'h00;
+          end
+      6'h1d:
+          if (advance) begin
+            \$317  = 6'h1e;
+          end
+      6'h20:
+          if (advance) begin
+            \$317  = 6'h00;
+          end
+      6'h21:
+          if (advance) begin
+            \$317  = 6'h22;
+          end
+      6'h22:
+          if (advance) begin
+            \$317  = 6'h00;
+          end
+    endcase
+    if (rst) begin
+      \$317  = 6'h23;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
+    \$318  = ad;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          if (advance) begin
+            casez (dec[4:0])
+              5'h00, 5'h01:
+                  /* empty */;
+              5'h02:
+                  \$318  = { 8'h00, din };
+              5'h03:
+                  \$318  = { 8'h00, din };
+              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
+                  \$318 [7:0] = din;
+              5'h06:
+                  \$318  = { 8'h00, din };
+              5'h07:
+                  \$318  = { 8'h00, din };
+            endcase
+          end
+      6'h02:
+          if (advance) begin
+            \$318 [7:0] = ad_idx[7:0];
+          end
+      6'h03:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            casez (dec[4:0])
+              5'h04:
+                  \$318 [15:8] = din;
+              5'h09:
+                  /* empty */;
+              5'h0a:
+                  \$318 [15:8] = din;
+              default:
+                  \$318  = { din, ad_idx[7:0] };
+            endcase
+          end
+      6'h04:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$184 ) begin
+            end else begin
+              \$318 [15:8] = \$22 [7:0];
+            end
+          end
+      6'h05:
+          if (advance) begin
+            \$318 [7:0] = \$20 [7:0];
+          end
+      6'h06:
+          if (advance) begin
+            \$318 [7:0] = \$21 [7:0];
+          end
+      6'h07:
+          if (advance) begin
             \$318  = { din, tmp };
+          end
+      6'h08:
+          if (advance) begin
+            \$318 [7:0] = \$21 [7:0];
+          end
+      6'h09:
+          if (advance) begin
+            \$318  = { din, tmp_y[7:0] };
+          end
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$187 ) begin
+            end else begin
+              \$318 [15:8] = \$17 [15:8];
+            end
+          end
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          if (advance) begin
+            \$318 [7:0] = din;
+          end
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          if (advance) begin
+            \$318 [7:0] = din;
           end
     endcase
     if (rst) begin
@@ -21589,370 +21899,178 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$319  = state;
+    \$319  = dl;
     casez (state)
       6'h00:
-          if (advance) begin
-            \$319  = 6'h01;
-          end
+          /* empty */;
       6'h01:
           if (advance) begin
             casez (dec[4:0])
               5'h00, 5'h01:
-                  \$319  = 6'h00;
+                  /* empty */;
               5'h02:
-                  \$319  = 6'h0a;
+                  /* empty */;
               5'h03:
-                  \$319  = 6'h02;
+                  /* empty */;
               5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$319  = \$178 ;
+                  /* empty */;
               5'h06:
-                  \$319  = 6'h05;
+                  /* empty */;
               5'h07:
-                  \$319  = 6'h08;
+                  /* empty */;
               5'h08:
-                  \$319  = \$183 ;
-              5'h0b:
-                  \$319  = 6'h13;
-              5'h0d, 5'h0e, 5'h10:
-                  \$319  = 6'h18;
-              5'h0f:
-                  \$319  = 6'h20;
-              5'h11:
-                  \$319  = 6'h25;
+                  \$319  = din;
             endcase
           end
       6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          (* full_case = 32'd1 *)
+          casez (dec[6:5])
+            2'h0:
+                /* empty */;
+            2'h1:
+                /* empty */;
+            default:
+                if (advance) begin
+                  \$319  = din;
+                end
+          endcase
+      6'h0b:
           if (advance) begin
-            \$319  = 6'h0a;
+            \$319  = modified;
           end
+    endcase
+    if (rst) begin
+      \$319  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
+    \$320  = ixc;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
       6'h03:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h04:
-                  \$319  = 6'h0a;
+                  /* empty */;
               5'h09:
-                  \$319  = 6'h00;
+                  /* empty */;
               5'h0a:
-                  \$319  = 6'h21;
+                  /* empty */;
               default:
-                  \$319  = 6'h04;
+                  \$320  = ad_idx[8];
             endcase
           end
       6'h04:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            if (\$186 ) begin
-              \$319  = 6'h00;
-            end else begin
-              \$319  = 6'h0a;
-            end
-          end
+          /* empty */;
       6'h05:
-          if (advance) begin
-            \$319  = 6'h06;
-          end
+          /* empty */;
       6'h06:
-          if (advance) begin
-            \$319  = 6'h07;
-          end
+          /* empty */;
       6'h07:
-          if (advance) begin
-            \$319  = 6'h0a;
-          end
+          /* empty */;
       6'h08:
-          if (advance) begin
-            \$319  = 6'h09;
-          end
+          /* empty */;
       6'h09:
           if (advance) begin
-            \$319  = 6'h04;
+            \$320  = tmp_y[8];
           end
+    endcase
+    if (rst) begin
+      \$320  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
+    \$321  = tmp;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          if (advance) begin
+            \$321  = din;
+          end
+      6'h07:
+          /* empty */;
+      6'h08:
+          if (advance) begin
+            \$321  = din;
+          end
+      6'h09:
+          /* empty */;
       6'h0a:
-          (* full_case = 32'd1 *)
-          casez (dec[6:5])
-            2'h0:
-                if (advance) begin
-                  \$319  = 6'h00;
-                end
-            2'h1:
-                if (advance) begin
-                  \$319  = 6'h00;
-                end
-            default:
-                if (advance) begin
-                  \$319  = 6'h0b;
-                end
-          endcase
+          /* empty */;
       6'h0b:
-          if (advance) begin
-            \$319  = 6'h0c;
-          end
+          /* empty */;
       6'h0c:
-          if (advance) begin
-            \$319  = 6'h00;
-          end
+          /* empty */;
       6'h0d:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            if (\$189 ) begin
-              \$319  = 6'h00;
-            end else begin
-              \$319  = 6'h0e;
-            end
-          end
+          /* empty */;
       6'h0e:
-          if (advance) begin
-            \$319  = 6'h00;
-          end
+          /* empty */;
       6'h0f:
-          if (advance) begin
-            \$319  = 6'h10;
-          end
+          /* empty */;
       6'h10, 6'h13:
-          if (advance) begin
-            \$319  = \$191 ;
-          end
+          /* empty */;
       6'h11, 6'h14:
-          if (advance) begin
-            \$319  = \$193 ;
-          end
+          /* empty */;
       6'h12:
-          if (advance) begin
-            \$319  = 6'h00;
-          end
+          /* empty */;
       6'h15:
-          if (advance) begin
-            \$319  = 6'h16;
-          end
+          /* empty */;
       6'h16, 6'h23:
-          if (advance) begin
-            \$319  = \$195 ;
-          end
+          /* empty */;
       6'h17, 6'h24:
-          if (advance) begin
-            \$319  = 6'h00;
-          end
+          /* empty */;
       6'h18:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            casez (dec[4:0])
-              5'h10:
-                  \$319  = 6'h19;
-              5'h0d:
-                  \$319  = 6'h1a;
-              default:
-                  \$319  = 6'h1d;
-            endcase
-          end
+          /* empty */;
       6'h19:
-          if (advance) begin
-            \$319  = 6'h00;
-          end
+          /* empty */;
       6'h1a, 6'h1e:
-          if (advance) begin
-            \$319  = \$197 ;
-          end
+          /* empty */;
       6'h1b, 6'h1f:
-          if (advance) begin
-            \$319  = \$199 ;
-          end
+          /* empty */;
       6'h1c:
-          if (advance) begin
-            \$319  = 6'h00;
-          end
+          /* empty */;
       6'h1d:
-          if (advance) begin
-            \$319  = 6'h1e;
-          end
+          /* empty */;
       6'h20:
-          if (advance) begin
-            \$319  = 6'h00;
-          end
+          /* empty */;
       6'h21:
           if (advance) begin
-            \$319  = 6'h22;
-          end
-      6'h22:
-          if (advance) begin
-            \$319  = 6'h00;
-          end
-    endcase
-    if (rst) begin
-      \$319  = 6'h23;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$320  = ad;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          if (advance) begin
-            casez (dec[4:0])
-              5'h00, 5'h01:
-                  /* empty */;
-              5'h02:
-                  \$320  = { 8'h00, din };
-              5'h03:
-                  \$320  = { 8'h00, din };
-              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$320 [7:0] = din;
-              5'h06:
-                  \$320  = { 8'h00, din };
-              5'h07:
-                  \$320  = { 8'h00, din };
-            endcase
-          end
-      6'h02:
-          if (advance) begin
-            \$320 [7:0] = ad_idx[7:0];
-          end
-      6'h03:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            casez (dec[4:0])
-              5'h04:
-                  \$320 [15:8] = din;
-              5'h09:
-                  /* empty */;
-              5'h0a:
-                  \$320 [15:8] = din;
-              default:
-                  \$320  = { din, ad_idx[7:0] };
-            endcase
-          end
-      6'h04:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            if (\$186 ) begin
-            end else begin
-              \$320 [15:8] = \$22 [7:0];
-            end
-          end
-      6'h05:
-          if (advance) begin
-            \$320 [7:0] = \$20 [7:0];
-          end
-      6'h06:
-          if (advance) begin
-            \$320 [7:0] = \$21 [7:0];
-          end
-      6'h07:
-          if (advance) begin
-            \$320  = { din, tmp };
-          end
-      6'h08:
-          if (advance) begin
-            \$320 [7:0] = \$21 [7:0];
-          end
-      6'h09:
-          if (advance) begin
-            \$320  = { din, tmp_y[7:0] };
-          end
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            if (\$189 ) begin
-            end else begin
-              \$320 [15:8] = \$17 [15:8];
-            end
-          end
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          if (advance) begin
-            \$320 [7:0] = din;
-          end
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          if (advance) begin
-            \$320 [7:0] = din;
-          end
-    endcase
-    if (rst) begin
-      \$320  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$321  = dl;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          if (advance) begin
-            casez (dec[4:0])
-              5'h00, 5'h01:
-                  /* empty */;
-              5'h02:
-                  /* empty */;
-              5'h03:
-                  /* empty */;
-              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  /* empty */;
-              5'h06:
-                  /* empty */;
-              5'h07:
-                  /* empty */;
-              5'h08:
-                  \$321  = din;
-            endcase
-          end
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          (* full_case = 32'd1 *)
-          casez (dec[6:5])
-            2'h0:
-                /* empty */;
-            2'h1:
-                /* empty */;
-            default:
-                if (advance) begin
-                  \$321  = din;
-                end
-          endcase
-      6'h0b:
-          if (advance) begin
-            \$321  = modified;
+            \$321  = din;
           end
     endcase
     if (rst) begin
@@ -21961,125 +22079,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$322  = ixc;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            casez (dec[4:0])
-              5'h04:
-                  /* empty */;
-              5'h09:
-                  /* empty */;
-              5'h0a:
-                  /* empty */;
-              default:
-                  \$322  = ad_idx[8];
-            endcase
-          end
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          if (advance) begin
-            \$322  = tmp_y[8];
-          end
-    endcase
-    if (rst) begin
-      \$322  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$323  = tmp;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          if (advance) begin
-            \$323  = din;
-          end
-      6'h07:
-          /* empty */;
-      6'h08:
-          if (advance) begin
-            \$323  = din;
-          end
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          /* empty */;
-      6'h20:
-          /* empty */;
-      6'h21:
-          if (advance) begin
-            \$323  = din;
-          end
-    endcase
-    if (rst) begin
-      \$323  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$324  = state__sp;
+    \$322  = state__sp;
     casez (state)
       6'h00:
           /* empty */;
@@ -22107,8 +22107,8 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
                 /* empty */;
             2'h1:
                 if (advance) begin
-                  if (\$187 ) begin
-                    \$324  = \$188 ;
+                  if (\$185 ) begin
+                    \$322  = \$186 ;
                   end
                 end
           endcase
@@ -22124,17 +22124,17 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
           /* empty */;
       6'h10, 6'h13:
           if (advance) begin
-            \$324  = \$19 [7:0];
+            \$322  = \$19 [7:0];
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$324  = \$19 [7:0];
+            \$322  = \$19 [7:0];
           end
       6'h12:
           /* empty */;
       6'h15:
           if (advance) begin
-            \$324  = \$19 [7:0];
+            \$322  = \$19 [7:0];
           end
       6'h16, 6'h23:
           /* empty */;
@@ -22142,13 +22142,13 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
           /* empty */;
       6'h18:
           if (advance) begin
-            \$324  = \$18 [7:0];
+            \$322  = \$18 [7:0];
           end
       6'h19:
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$324  = \$18 [7:0];
+            \$322  = \$18 [7:0];
           end
       6'h1b, 6'h1f:
           /* empty */;
@@ -22156,11 +22156,11 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$324  = \$18 [7:0];
+            \$322  = \$18 [7:0];
           end
       6'h20:
           if (advance) begin
-            \$324  = \$19 [7:0];
+            \$322  = \$19 [7:0];
           end
     endcase
     if (exec_en) begin
@@ -22204,7 +22204,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h13:
             /* empty */;
         6'h14:
-            \$324  = \$277 ;
+            \$322  = \$275 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -22226,78 +22226,472 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h1e:
             /* empty */;
         6'h1f:
+            \$322  = state__x;
+      endcase
+    end
+    if (rst) begin
+      \$322  = 8'hff;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
+    \$323  = state__p;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          if (advance) begin
+            \$323 [0] = mod_c;
+          end
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          /* empty */;
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          if (advance) begin
+            \$323 [2] = 1'h1;
+          end
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          /* empty */;
+      6'h1c:
+          /* empty */;
+      6'h1d:
+          if (advance) begin
+            \$323 [0] = din[0];
+            \$323 [1] = din[1];
+            \$323 [2] = din[2];
+            \$323 [3] = din[3];
+            \$323 [6] = din[6];
+            \$323 [7] = din[7];
+          end
+    endcase
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$198 ;
+          end
+        6'h02:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$199 ;
+          end
+        6'h03:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$200 ;
+          end
+        6'h04:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$201 ;
+          end
+        6'h05:
+          begin
+            \$323 [7] = \$203 [7];
+            \$323 [1] = \$205 ;
+          end
+        6'h06:
+          begin
+            \$323 [7] = \$207 [7];
+            \$323 [1] = \$209 ;
+          end
+        6'h07:
+          begin
+            \$323 [7] = \$211 [7];
+            \$323 [1] = \$213 ;
+          end
+        6'h08:
+            (* full_case = 32'd1 *)
+            if (state__p[3]) begin
+              \$323 [7] = tens[3];
+              \$323 [6] = \$216 [7];
+              \$323 [1] = \$217 ;
+              \$323 [0] = \$218 ;
+            end else begin
+              \$323 [0] = \$95 [8];
+              \$323 [6] = \$222 [7];
+              \$323 [7] = \$95 [7];
+              \$323 [1] = \$223 ;
+            end
+        6'h09:
+            (* full_case = 32'd1 *)
+            if (state__p[3]) begin
+              \$323 [7] = sbc_r[7];
+              \$323 [6] = \$226 [7];
+              \$323 [1] = \$227 ;
+              \$323 [0] = \$95 [8];
+            end else begin
+              \$323 [0] = \$95 [8];
+              \$323 [6] = \$231 [7];
+              \$323 [7] = \$95 [7];
+              \$323 [1] = \$232 ;
+            end
+        6'h0a:
+          begin
+            \$323 [0] = \$233 ;
+            \$323 [7] = diff[7];
+            \$323 [1] = \$234 ;
+          end
+        6'h0b:
+          begin
+            \$323 [0] = \$235 ;
+            \$323 [7] = \diff$71 [7];
+            \$323 [1] = \$236 ;
+          end
+        6'h0c:
+          begin
+            \$323 [0] = \$237 ;
+            \$323 [7] = \diff$72 [7];
+            \$323 [1] = \$238 ;
+          end
+        6'h0d:
+          begin
+            \$323 [1] = \$240 ;
+            \$323 [7] = exec_o[7];
+            \$323 [6] = exec_o[6];
+          end
+        6'h0e:
+          begin
+            \$323 [7] = \$242 [7];
+            \$323 [1] = \$244 ;
+            \$323 [0] = \$245 [7];
+          end
+        6'h0f:
+          begin
+            \$323 [0] = \$248 [0];
+            \$323 [7] = 1'h0;
+            \$323 [1] = \$251 ;
+          end
+        6'h10:
+          begin
+            \$323 [7] = \out$76 [8];
+            \$323 [1] = \out$76 [9];
+            \$323 [0] = \out$76 [10];
+            \$323 [6] = \out$76 [11];
+          end
+        6'h11:
+          begin
+            \$323 [7] = \$257 [7];
+            \$323 [1] = \$261 ;
+          end
+        6'h12:
+          begin
+            \$323 [7] = \$267 [7];
+            \$323 [1] = \$270 ;
+          end
+        6'h13:
+          begin
+            \$323 [0] = \$271 ;
+            \$323 [7] = \diff$77 [7];
+            \$323 [1] = \$272 ;
+          end
+        6'h14:
+          begin
+            \$323 [7] = \$276 [7];
+            \$323 [1] = \$278 ;
+          end
+        6'h15:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$279 ;
+          end
+        6'h16:
+          begin
+            \$323 [0] = state__a[7];
+            \$323 [7] = \$281 [7];
+            \$323 [1] = \$283 ;
+          end
+        6'h17:
+          begin
+            \$323 [0] = state__a[0];
+            \$323 [7] = \$285 [7];
+            \$323 [1] = \$287 ;
+          end
+        6'h18:
+          begin
+            \$323 [0] = state__a[7];
+            \$323 [7] = state__a[6];
+            \$323 [1] = \$288 ;
+          end
+        6'h19:
+          begin
+            \$323 [0] = state__a[0];
+            \$323 [7] = state__p[0];
+            \$323 [1] = \$289 ;
+          end
+        6'h1a:
+          begin
+            \$323 [7] = state__a[7];
+            \$323 [1] = \$290 ;
+          end
+        6'h1b:
+          begin
+            \$323 [7] = state__a[7];
+            \$323 [1] = \$291 ;
+          end
+        6'h1c:
+          begin
+            \$323 [7] = state__x[7];
+            \$323 [1] = \$292 ;
+          end
+        6'h1d:
+          begin
+            \$323 [7] = state__y[7];
+            \$323 [1] = \$293 ;
+          end
+        6'h1e:
+          begin
+            \$323 [7] = state__sp[7];
+            \$323 [1] = \$294 ;
+          end
+        6'h1f:
+            /* empty */;
+        6'h20:
+          begin
+            \$323 [7] = \$296 [7];
+            \$323 [1] = \$298 ;
+          end
+        6'h21:
+          begin
+            \$323 [7] = \$300 [7];
+            \$323 [1] = \$302 ;
+          end
+        6'h22:
+          begin
+            \$323 [7] = \$304 [7];
+            \$323 [1] = \$306 ;
+          end
+        6'h23:
+          begin
+            \$323 [7] = \$308 [7];
+            \$323 [1] = \$310 ;
+          end
+        6'h24, 6'h25:
+            \$323 [0] = \$311 ;
+        6'h26, 6'h27:
+            \$323 [2] = \$312 ;
+        6'h29, 6'h2a:
+            \$323 [3] = \$313 ;
+        6'h28:
+            \$323 [6] = 1'h0;
+        6'h2b:
+          begin
+            \$323 [0] = exec_o[0];
+            \$323 [1] = exec_o[1];
+            \$323 [2] = exec_o[2];
+            \$323 [3] = exec_o[3];
+            \$323 [6] = exec_o[6];
+            \$323 [7] = exec_o[7];
+          end
+      endcase
+    end
+    if (rst) begin
+      \$323  = 8'h30;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
+    \$324  = state__a;
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+            \$324  = exec_o;
+        6'h02:
+            /* empty */;
+        6'h03:
+            /* empty */;
+        6'h04:
+            \$324  = exec_o;
+        6'h05:
+            \$324  = \$202 ;
+        6'h06:
+            \$324  = \$206 ;
+        6'h07:
+            \$324  = \$210 ;
+        6'h08:
+            (* full_case = 32'd1 *)
+            if (state__p[3]) begin
+              \$324  = { tens, \$124 [3:0] };
+            end else begin
+              \$324  = \$95 [7:0];
+            end
+        6'h09:
+            (* full_case = 32'd1 *)
+            if (state__p[3]) begin
+              \$324  = sbc_r;
+            end else begin
+              \$324  = \$95 [7:0];
+            end
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            \$324  = \$241 ;
+        6'h0f:
+            \$324  = \$247 ;
+        6'h10:
+            \$324  = \out$76 [7:0];
+        6'h11:
+            \$324  = \$254 ;
+        6'h12:
+            \$324  = \$263 ;
+        6'h13:
+            /* empty */;
+        6'h14:
+            \$324  = \$273 ;
+        6'h15:
+            /* empty */;
+        6'h16:
+            \$324  = \$280 [7:0];
+        6'h17:
+            \$324  = \$284 ;
+        6'h18:
+            \$324  = { state__a[6:0], state__p[0] };
+        6'h19:
+            \$324  = { state__p[0], state__a[7:1] };
+        6'h1a:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
             \$324  = state__x;
+        6'h1d:
+            \$324  = state__y;
       endcase
     end
     if (rst) begin
-      \$324  = 8'hff;
+      \$324  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$325  = flag_c;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          if (advance) begin
-            \$325  = mod_c;
-          end
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$325  = din[0];
-          end
-    endcase
+    \$325  = state__x;
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+            /* empty */;
+        6'h02:
+            \$325  = exec_o;
+        6'h03:
+            /* empty */;
+        6'h04:
+            \$325  = exec_o;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h10:
+            /* empty */;
+        6'h11:
+            /* empty */;
+        6'h12:
+            \$325  = \$265 ;
+        6'h13:
+            \$325  = \diff$77 [7:0];
+        6'h14:
+            \$325  = \$274 ;
+        6'h15:
+            /* empty */;
+        6'h16:
+            /* empty */;
+        6'h17:
+            /* empty */;
+        6'h18:
+            /* empty */;
+        6'h19:
+            /* empty */;
+        6'h1a:
+            \$325  = state__a;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            \$325  = state__sp;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            \$325  = \$295 [7:0];
+        6'h21:
+            /* empty */;
+        6'h22:
+            \$325  = \$303 [7:0];
+      endcase
+    end
+    if (rst) begin
+      \$325  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
+    \$326  = state__y;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -22305,7 +22699,7 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h02:
             /* empty */;
         6'h03:
-            /* empty */;
+            \$326  = exec_o;
         6'h04:
             /* empty */;
         6'h05:
@@ -22315,55 +22709,45 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h07:
             /* empty */;
         6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$325  = \$220 ;
-            end else begin
-              \$325  = \$95 [8];
-            end
+            /* empty */;
         6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$325  = \$95 [8];
-            end else begin
-              \$325  = \$95 [8];
-            end
+            /* empty */;
         6'h0a:
-            \$325  = \$235 ;
+            /* empty */;
         6'h0b:
-            \$325  = \$237 ;
+            /* empty */;
         6'h0c:
-            \$325  = \$239 ;
+            /* empty */;
         6'h0d:
             /* empty */;
         6'h0e:
-            \$325  = \$247 [7];
+            /* empty */;
         6'h0f:
-            \$325  = \$250 [0];
+            /* empty */;
         6'h10:
-            \$325  = \out$81 [10];
+            /* empty */;
         6'h11:
             /* empty */;
         6'h12:
             /* empty */;
         6'h13:
-            \$325  = \$273 ;
+            /* empty */;
         6'h14:
             /* empty */;
         6'h15:
             /* empty */;
         6'h16:
-            \$325  = state__a[7];
+            /* empty */;
         6'h17:
-            \$325  = state__a[0];
+            /* empty */;
         6'h18:
-            \$325  = state__a[7];
+            /* empty */;
         6'h19:
-            \$325  = state__a[0];
+            /* empty */;
         6'h1a:
             /* empty */;
         6'h1b:
-            /* empty */;
+            \$326  = state__a;
         6'h1c:
             /* empty */;
         6'h1d:
@@ -22375,1058 +22759,22 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
         6'h20:
             /* empty */;
         6'h21:
-            /* empty */;
+            \$326  = \$299 [7:0];
         6'h22:
             /* empty */;
         6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            \$325  = \$313 ;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$325  = exec_o[0];
+            \$326  = \$307 [7:0];
       endcase
     end
     if (rst) begin
-      \$325  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$326  = flag_i;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          if (advance) begin
-            \$326  = 1'h1;
-          end
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$326  = din[2];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            \$326  = \$314 ;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$326  = exec_o[2];
-      endcase
-    end
-    if (rst) begin
-      \$326  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$327  = flag_z;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$327  = din[1];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            \$327  = \$200 ;
-        6'h02:
-            \$327  = \$201 ;
-        6'h03:
-            \$327  = \$202 ;
-        6'h04:
-            \$327  = \$203 ;
-        6'h05:
-            \$327  = \$207 ;
-        6'h06:
-            \$327  = \$211 ;
-        6'h07:
-            \$327  = \$215 ;
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$327  = \$219 ;
-            end else begin
-              \$327  = \$225 ;
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$327  = \$229 ;
-            end else begin
-              \$327  = \$234 ;
-            end
-        6'h0a:
-            \$327  = \$236 ;
-        6'h0b:
-            \$327  = \$238 ;
-        6'h0c:
-            \$327  = \$240 ;
-        6'h0d:
-            \$327  = \$242 ;
-        6'h0e:
-            \$327  = \$246 ;
-        6'h0f:
-            \$327  = \$253 ;
-        6'h10:
-            \$327  = \out$81 [9];
-        6'h11:
-            \$327  = \$263 ;
-        6'h12:
-            \$327  = \$272 ;
-        6'h13:
-            \$327  = \$274 ;
-        6'h14:
-            \$327  = \$280 ;
-        6'h15:
-            \$327  = \$281 ;
-        6'h16:
-            \$327  = \$285 ;
-        6'h17:
-            \$327  = \$289 ;
-        6'h18:
-            \$327  = \$290 ;
-        6'h19:
-            \$327  = \$291 ;
-        6'h1a:
-            \$327  = \$292 ;
-        6'h1b:
-            \$327  = \$293 ;
-        6'h1c:
-            \$327  = \$294 ;
-        6'h1d:
-            \$327  = \$295 ;
-        6'h1e:
-            \$327  = \$296 ;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            \$327  = \$300 ;
-        6'h21:
-            \$327  = \$304 ;
-        6'h22:
-            \$327  = \$308 ;
-        6'h23:
-            \$327  = \$312 ;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$327  = exec_o[1];
-      endcase
-    end
-    if (rst) begin
-      \$327  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$328  = flag_d;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$328  = din[3];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            \$328  = \$315 ;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$328  = exec_o[3];
-      endcase
-    end
-    if (rst) begin
-      \$328  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$329  = flag_v;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$329  = din[6];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$329  = \$218 [7];
-            end else begin
-              \$329  = \$224 [7];
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$329  = \$228 [7];
-            end else begin
-              \$329  = \$233 [7];
-            end
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            \$329  = exec_o[6];
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            \$329  = \out$81 [11];
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            \$329  = 1'h0;
-        6'h2b:
-            \$329  = exec_o[6];
-      endcase
-    end
-    if (rst) begin
-      \$329  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$330  = flag_n;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$330  = din[7];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            \$330  = exec_o[7];
-        6'h02:
-            \$330  = exec_o[7];
-        6'h03:
-            \$330  = exec_o[7];
-        6'h04:
-            \$330  = exec_o[7];
-        6'h05:
-            \$330  = \$205 [7];
-        6'h06:
-            \$330  = \$209 [7];
-        6'h07:
-            \$330  = \$213 [7];
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$330  = tens[3];
-            end else begin
-              \$330  = \$95 [7];
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$330  = sbc_r[7];
-            end else begin
-              \$330  = \$95 [7];
-            end
-        6'h0a:
-            \$330  = diff[7];
-        6'h0b:
-            \$330  = \diff$76 [7];
-        6'h0c:
-            \$330  = \diff$77 [7];
-        6'h0d:
-            \$330  = exec_o[7];
-        6'h0e:
-            \$330  = \$244 [7];
-        6'h0f:
-            \$330  = 1'h0;
-        6'h10:
-            \$330  = \out$81 [8];
-        6'h11:
-            \$330  = \$259 [7];
-        6'h12:
-            \$330  = \$269 [7];
-        6'h13:
-            \$330  = \diff$82 [7];
-        6'h14:
-            \$330  = \$278 [7];
-        6'h15:
-            \$330  = exec_o[7];
-        6'h16:
-            \$330  = \$283 [7];
-        6'h17:
-            \$330  = \$287 [7];
-        6'h18:
-            \$330  = state__a[6];
-        6'h19:
-            \$330  = flag_c;
-        6'h1a:
-            \$330  = state__a[7];
-        6'h1b:
-            \$330  = state__a[7];
-        6'h1c:
-            \$330  = state__x[7];
-        6'h1d:
-            \$330  = state__y[7];
-        6'h1e:
-            \$330  = state__sp[7];
-        6'h1f:
-            /* empty */;
-        6'h20:
-            \$330  = \$298 [7];
-        6'h21:
-            \$330  = \$302 [7];
-        6'h22:
-            \$330  = \$306 [7];
-        6'h23:
-            \$330  = \$310 [7];
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$330  = exec_o[7];
-      endcase
-    end
-    if (rst) begin
-      \$330  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$331  = state__a;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            \$331  = exec_o;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            \$331  = exec_o;
-        6'h05:
-            \$331  = \$204 ;
-        6'h06:
-            \$331  = \$208 ;
-        6'h07:
-            \$331  = \$212 ;
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$331  = { tens, \$124 [3:0] };
-            end else begin
-              \$331  = \$95 [7:0];
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$331  = sbc_r;
-            end else begin
-              \$331  = \$95 [7:0];
-            end
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            \$331  = \$243 ;
-        6'h0f:
-            \$331  = \$249 ;
-        6'h10:
-            \$331  = \out$81 [7:0];
-        6'h11:
-            \$331  = \$256 ;
-        6'h12:
-            \$331  = \$265 ;
-        6'h13:
-            /* empty */;
-        6'h14:
-            \$331  = \$275 ;
-        6'h15:
-            /* empty */;
-        6'h16:
-            \$331  = \$282 [7:0];
-        6'h17:
-            \$331  = \$286 ;
-        6'h18:
-            \$331  = { state__a[6:0], flag_c };
-        6'h19:
-            \$331  = { flag_c, state__a[7:1] };
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            \$331  = state__x;
-        6'h1d:
-            \$331  = state__y;
-      endcase
-    end
-    if (rst) begin
-      \$331  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$332  = state__x;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            \$332  = exec_o;
-        6'h03:
-            /* empty */;
-        6'h04:
-            \$332  = exec_o;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            \$332  = \$267 ;
-        6'h13:
-            \$332  = \diff$82 [7:0];
-        6'h14:
-            \$332  = \$276 ;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            \$332  = state__a;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            \$332  = state__sp;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            \$332  = \$297 [7:0];
-        6'h21:
-            /* empty */;
-        6'h22:
-            \$332  = \$305 [7:0];
-      endcase
-    end
-    if (rst) begin
-      \$332  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$123 ) begin end
-    \$333  = state__y;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            \$333  = exec_o;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            \$333  = state__a;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            \$333  = \$301 [7:0];
-        6'h22:
-            /* empty */;
-        6'h23:
-            \$333  = \$309 [7:0];
-      endcase
-    end
-    if (rst) begin
-      \$333  = 8'h00;
+      \$326  = 8'h00;
     end
   end
   assign a = state__a;
   assign x = state__x;
   assign y = state__y;
   assign s = state__sp;
-  assign state__p = { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+  assign p = state__p;
   assign pc = state__pc;
   assign rd = rw;
   assign exec_op = dec[14:9];
@@ -23440,16 +22788,15 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   assign adh_ixc = \$22 [7:0];
   assign bsum = \$95 [8:0];
   assign out = \$99 [7:0];
-  assign \out$62  = \$103 [7:0];
+  assign \out$57  = \$103 [7:0];
   assign dsum = \$105 [8:0];
   assign u = \$111 [6:0];
   assign ones = \$124 [3:0];
   assign adc_r = { tens, \$124 [3:0] };
-  assign ddiff = \$127 [9:0];
-  assign dadj = \$130 [9:0];
-  assign \out$70  = \$134 [7:0];
-  assign \u$71  = \$140 [6:0];
-  assign \ones$73  = \$153 [3:0];
+  assign dadj = \$129 [9:0];
+  assign \out$65  = \$133 [7:0];
+  assign \u$66  = \$139 [6:0];
+  assign \ones$68  = \$152 [3:0];
   assign load_en = 1'h0;
   assign load__pc = 16'h0000;
   assign load__a = 8'h00;
@@ -23457,6 +22804,14 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   assign load__y = 8'h00;
   assign load__sp = 8'h00;
   assign load__p = 8'h00;
+  assign \p.c  = state__p[0];
+  assign \p.z  = state__p[1];
+  assign \p.i  = state__p[2];
+  assign \p.d  = state__p[3];
+  assign \p.b  = state__p[4];
+  assign \p.unused  = state__p[5];
+  assign \p.v  = state__p[6];
+  assign \p.n  = state__p[7];
   assign \dec_din.mode  = dec_din[4:0];
   assign \dec_din.kind  = dec_din[6:5];
   assign \dec_din.idx  = dec_din[8:7];
@@ -23467,6 +22822,11 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   assign \dec.idx  = dec[8:7];
   assign \dec.alu  = dec[14:9];
   assign \dec.rmw  = dec[17:15];
+  assign \out$76.a  = \out$76 [7:0];
+  assign \out$76.n  = \out$76 [8];
+  assign \out$76.z  = \out$76 [9];
+  assign \out$76.c  = \out$76 [10];
+  assign \out$76.v  = \out$76 [11];
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
   assign \$96  = { state__a[7:4], 3'h0 };
@@ -23475,32 +22835,32 @@ module \console3.cpu (rst, rdy, jammed, din, ce, addr, rw, sync, dummy, dout, st
   assign \$101  = { exec_o[7:4], 1'h0 };
   assign \$121  = { tens, 3'h0 };
   assign \$122  = { tens, 1'h0 };
-  assign \$131  = { \$130 [7:4], 3'h0 };
-  assign \$132  = { \$130 [7:4], 1'h0 };
-  assign \$150  = { \tens$72 , 3'h0 };
-  assign \$151  = { \tens$72 , 1'h0 };
-  assign \$249  = { 1'h0, \$248 [7:1] };
-  assign \$252  = { 1'h0, \$251 [7:1] };
-  assign { \$254 [4], \$254 [0] } = { state__a[4], state__a[0] };
-  assign { \$254 [7:5], \$254 [3:1] } = 6'h3f;
-  assign { \$257 [4], \$257 [0] } = { state__a[4], state__a[0] };
-  assign { \$257 [7:5], \$257 [3:1] } = 6'h3f;
-  assign { \$260 [4], \$260 [0] } = { state__a[4], state__a[0] };
-  assign { \$260 [7:5], \$260 [3:1] } = 6'h3f;
+  assign \$130  = { \$129 [7:4], 3'h0 };
+  assign \$131  = { \$129 [7:4], 1'h0 };
+  assign \$149  = { \tens$67 , 3'h0 };
+  assign \$150  = { \tens$67 , 1'h0 };
+  assign \$247  = { 1'h0, \$246 [7:1] };
+  assign \$250  = { 1'h0, \$249 [7:1] };
+  assign { \$252 [4], \$252 [0] } = { state__a[4], state__a[0] };
+  assign { \$252 [7:5], \$252 [3:1] } = 6'h3f;
+  assign { \$255 [4], \$255 [0] } = { state__a[4], state__a[0] };
+  assign { \$255 [7:5], \$255 [3:1] } = 6'h3f;
+  assign { \$258 [4], \$258 [0] } = { state__a[4], state__a[0] };
+  assign { \$258 [7:5], \$258 [3:1] } = 6'h3f;
+  assign { \$262 [4], \$262 [0] } = { state__a[4], state__a[0] };
+  assign { \$262 [7:5], \$262 [3:1] } = 6'h3f;
   assign { \$264 [4], \$264 [0] } = { state__a[4], state__a[0] };
   assign { \$264 [7:5], \$264 [3:1] } = 6'h3f;
   assign { \$266 [4], \$266 [0] } = { state__a[4], state__a[0] };
   assign { \$266 [7:5], \$266 [3:1] } = 6'h3f;
   assign { \$268 [4], \$268 [0] } = { state__a[4], state__a[0] };
   assign { \$268 [7:5], \$268 [3:1] } = 6'h3f;
-  assign { \$270 [4], \$270 [0] } = { state__a[4], state__a[0] };
-  assign { \$270 [7:5], \$270 [3:1] } = 6'h3f;
+  assign \$280  = { state__a, 1'h0 };
+  assign \$281  = { state__a, 1'h0 };
   assign \$282  = { state__a, 1'h0 };
-  assign \$283  = { state__a, 1'h0 };
-  assign \$284  = { state__a, 1'h0 };
+  assign \$284  = { 1'h0, state__a[7:1] };
+  assign \$285  = { 1'h0, state__a[7:1] };
   assign \$286  = { 1'h0, state__a[7:1] };
-  assign \$287  = { 1'h0, state__a[7:1] };
-  assign \$288  = { 1'h0, state__a[7:1] };
 endmodule
 
 module \console3.riot (swcha, swchb, frame_start, host_we, hp__addr, host_wdata, clk, rst, strobe, sel_ram, sel_io, write, host_rdata, cyc, addr, wdata, rdata, timer_init);

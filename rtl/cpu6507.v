@@ -32,24 +32,24 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire [4:0] \$122 ;
   wire [7:0] \$123 ;
   wire [8:0] \$124 ;
-  wire [9:0] \$125 ;
+  wire [8:0] \$125 ;
   wire \$126 ;
-  wire [10:0] \$127 ;
-  wire \$128 ;
+  wire \$127 ;
+  wire [10:0] \$128 ;
   wire [10:0] \$129 ;
   wire [7:0] \$13 ;
-  wire [10:0] \$130 ;
-  wire [6:0] \$131 ;
-  wire [4:0] \$132 ;
-  wire [7:0] \$133 ;
-  wire [8:0] \$134 ;
-  wire \$135 ;
-  wire [8:0] \$136 ;
-  wire \$137 ;
+  wire [6:0] \$130 ;
+  wire [4:0] \$131 ;
+  wire [7:0] \$132 ;
+  wire [8:0] \$133 ;
+  wire \$134 ;
+  wire [8:0] \$135 ;
+  wire \$136 ;
+  wire [8:0] \$137 ;
   wire [8:0] \$138 ;
   wire [8:0] \$139 ;
   wire [8:0] \$14 ;
-  wire [8:0] \$140 ;
+  wire \$140 ;
   wire \$141 ;
   wire \$142 ;
   wire \$143 ;
@@ -58,51 +58,51 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$146 ;
   wire \$147 ;
   wire \$148 ;
-  wire \$149 ;
+  wire [6:0] \$149 ;
   wire [8:0] \$15 ;
-  wire [6:0] \$150 ;
-  wire [4:0] \$151 ;
-  wire [7:0] \$152 ;
-  wire [8:0] \$153 ;
-  wire \$154 ;
+  wire [4:0] \$150 ;
+  wire [7:0] \$151 ;
+  wire [8:0] \$152 ;
+  wire \$153 ;
+  wire [8:0] \$154 ;
   wire [8:0] \$155 ;
   wire [8:0] \$156 ;
-  wire [8:0] \$157 ;
-  wire [7:0] \$158 ;
-  wire [4:0] \$159 ;
+  wire [7:0] \$157 ;
+  wire [4:0] \$158 ;
+  wire \$159 ;
   wire [16:0] \$16 ;
-  wire \$160 ;
-  wire [4:0] \$161 ;
-  wire [7:0] \$162 ;
+  wire [4:0] \$160 ;
+  wire [7:0] \$161 ;
+  wire \$162 ;
   wire \$163 ;
   wire \$164 ;
-  wire \$165 ;
-  wire [4:0] \$166 ;
-  wire \$167 ;
-  wire [8:0] \$168 ;
-  wire [7:0] \$169 ;
-  wire [16:0] \$17 ;
+  wire [4:0] \$165 ;
+  wire \$166 ;
+  wire [8:0] \$167 ;
+  wire [7:0] \$168 ;
+  wire [4:0] \$169 ;
+  wire [17:0] \$17 ;
   wire \$170 ;
-  wire [4:0] \$171 ;
-  wire \$172 ;
-  wire [7:0] \$173 ;
-  wire [7:0] \$174 ;
-  wire [8:0] \$175 ;
-  wire \$176 ;
+  wire [7:0] \$171 ;
+  wire [7:0] \$172 ;
+  wire [8:0] \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire [5:0] \$176 ;
   wire \$177 ;
-  wire [5:0] \$178 ;
+  wire \$178 ;
   wire \$179 ;
   wire [8:0] \$18 ;
   wire \$180 ;
-  wire \$181 ;
+  wire [5:0] \$181 ;
   wire \$182 ;
-  wire [5:0] \$183 ;
+  wire \$183 ;
   wire \$184 ;
   wire \$185 ;
-  wire \$186 ;
+  wire [7:0] \$186 ;
   wire \$187 ;
-  wire [7:0] \$188 ;
-  wire \$189 ;
+  wire \$188 ;
+  wire [5:0] \$189 ;
   wire [8:0] \$19 ;
   wire \$190 ;
   wire [5:0] \$191 ;
@@ -113,68 +113,68 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$196 ;
   wire [5:0] \$197 ;
   wire \$198 ;
-  wire [5:0] \$199 ;
+  wire \$199 ;
   wire \$2 ;
   wire [8:0] \$20 ;
   wire \$200 ;
   wire \$201 ;
-  wire \$202 ;
-  wire \$203 ;
+  wire [7:0] \$202 ;
+  wire [7:0] \$203 ;
   wire [7:0] \$204 ;
-  wire [7:0] \$205 ;
+  wire \$205 ;
   wire [7:0] \$206 ;
-  wire \$207 ;
+  wire [7:0] \$207 ;
   wire [7:0] \$208 ;
-  wire [7:0] \$209 ;
+  wire \$209 ;
   wire [8:0] \$21 ;
   wire [7:0] \$210 ;
-  wire \$211 ;
+  wire [7:0] \$211 ;
   wire [7:0] \$212 ;
-  wire [7:0] \$213 ;
+  wire \$213 ;
   wire [7:0] \$214 ;
-  wire \$215 ;
+  wire [7:0] \$215 ;
   wire [7:0] \$216 ;
-  wire [7:0] \$217 ;
-  wire [7:0] \$218 ;
-  wire \$219 ;
+  wire \$217 ;
+  wire \$218 ;
+  wire [7:0] \$219 ;
   wire [8:0] \$22 ;
-  wire \$220 ;
+  wire [7:0] \$220 ;
   wire [7:0] \$221 ;
   wire [7:0] \$222 ;
-  wire [7:0] \$223 ;
+  wire \$223 ;
   wire [7:0] \$224 ;
-  wire \$225 ;
+  wire [7:0] \$225 ;
   wire [7:0] \$226 ;
-  wire [7:0] \$227 ;
+  wire \$227 ;
   wire [7:0] \$228 ;
-  wire \$229 ;
+  wire [7:0] \$229 ;
   wire \$23 ;
   wire [7:0] \$230 ;
   wire [7:0] \$231 ;
-  wire [7:0] \$232 ;
-  wire [7:0] \$233 ;
+  wire \$232 ;
+  wire \$233 ;
   wire \$234 ;
   wire \$235 ;
   wire \$236 ;
   wire \$237 ;
   wire \$238 ;
-  wire \$239 ;
+  wire [7:0] \$239 ;
   wire \$24 ;
   wire \$240 ;
   wire [7:0] \$241 ;
-  wire \$242 ;
+  wire [7:0] \$242 ;
   wire [7:0] \$243 ;
-  wire [7:0] \$244 ;
+  wire \$244 ;
   wire [7:0] \$245 ;
-  wire \$246 ;
+  wire [7:0] \$246 ;
   wire [7:0] \$247 ;
   wire [7:0] \$248 ;
   wire [7:0] \$249 ;
   wire \$25 ;
   wire [7:0] \$250 ;
-  wire [7:0] \$251 ;
+  wire \$251 ;
   wire [7:0] \$252 ;
-  wire \$253 ;
+  wire [7:0] \$253 ;
   wire [7:0] \$254 ;
   wire [7:0] \$255 ;
   wire [7:0] \$256 ;
@@ -183,9 +183,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire [7:0] \$259 ;
   wire \$26 ;
   wire [7:0] \$260 ;
-  wire [7:0] \$261 ;
+  wire \$261 ;
   wire [7:0] \$262 ;
-  wire \$263 ;
+  wire [7:0] \$263 ;
   wire [7:0] \$264 ;
   wire [7:0] \$265 ;
   wire [7:0] \$266 ;
@@ -193,26 +193,26 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire [7:0] \$268 ;
   wire [7:0] \$269 ;
   wire \$27 ;
-  wire [7:0] \$270 ;
-  wire [7:0] \$271 ;
+  wire \$270 ;
+  wire \$271 ;
   wire \$272 ;
-  wire \$273 ;
-  wire \$274 ;
+  wire [7:0] \$273 ;
+  wire [7:0] \$274 ;
   wire [7:0] \$275 ;
   wire [7:0] \$276 ;
   wire [7:0] \$277 ;
-  wire [7:0] \$278 ;
-  wire [7:0] \$279 ;
+  wire \$278 ;
+  wire \$279 ;
   wire \$28 ;
-  wire \$280 ;
-  wire \$281 ;
+  wire [8:0] \$280 ;
+  wire [8:0] \$281 ;
   wire [8:0] \$282 ;
-  wire [8:0] \$283 ;
-  wire [8:0] \$284 ;
-  wire \$285 ;
+  wire \$283 ;
+  wire [7:0] \$284 ;
+  wire [7:0] \$285 ;
   wire [7:0] \$286 ;
-  wire [7:0] \$287 ;
-  wire [7:0] \$288 ;
+  wire \$287 ;
+  wire \$288 ;
   wire \$289 ;
   wire \$29 ;
   wire \$290 ;
@@ -220,50 +220,43 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$292 ;
   wire \$293 ;
   wire \$294 ;
-  wire \$295 ;
-  wire \$296 ;
+  wire [8:0] \$295 ;
+  wire [8:0] \$296 ;
   wire [8:0] \$297 ;
-  wire [8:0] \$298 ;
+  wire \$298 ;
   wire [8:0] \$299 ;
   wire \$3 ;
   wire \$30 ;
-  wire \$300 ;
+  wire [8:0] \$300 ;
   wire [8:0] \$301 ;
-  wire [8:0] \$302 ;
+  wire \$302 ;
   wire [8:0] \$303 ;
-  wire \$304 ;
+  wire [8:0] \$304 ;
   wire [8:0] \$305 ;
-  wire [8:0] \$306 ;
+  wire \$306 ;
   wire [8:0] \$307 ;
-  wire \$308 ;
+  wire [8:0] \$308 ;
   wire [8:0] \$309 ;
   wire \$31 ;
-  wire [8:0] \$310 ;
-  wire [8:0] \$311 ;
+  wire \$310 ;
+  wire \$311 ;
   wire \$312 ;
   wire \$313 ;
-  wire \$314 ;
-  wire \$315 ;
-  reg [7:0] \$316 ;
-  reg [17:0] \$317 ;
+  reg [7:0] \$314 ;
+  reg [17:0] \$315 ;
+  reg [15:0] \$316 ;
+  reg [5:0] \$317 ;
   reg [15:0] \$318 ;
-  reg [5:0] \$319 ;
+  reg [7:0] \$319 ;
   wire \$32 ;
-  reg [15:0] \$320 ;
+  reg \$320 ;
   reg [7:0] \$321 ;
-  reg \$322 ;
+  reg [7:0] \$322 ;
   reg [7:0] \$323 ;
   reg [7:0] \$324 ;
-  reg \$325 ;
-  reg \$326 ;
-  reg \$327 ;
-  reg \$328 ;
-  reg \$329 ;
+  reg [7:0] \$325 ;
+  reg [7:0] \$326 ;
   wire \$33 ;
-  reg \$330 ;
-  reg [7:0] \$331 ;
-  reg [7:0] \$332 ;
-  reg [7:0] \$333 ;
   wire \$34 ;
   wire \$35 ;
   wire \$36 ;
@@ -543,9 +536,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   (* enum_value_101 = "DEC" *)
   wire [2:0] \dec_din.rmw ;
   reg [8:0] diff;
-  reg [8:0] \diff$85 ;
+  reg [8:0] \diff$80 ;
+  reg [8:0] \diff$81 ;
   reg [8:0] \diff$86 ;
-  reg [8:0] \diff$91 ;
   input [7:0] din;
   wire [7:0] din;
   reg [7:0] dl = 8'h00;
@@ -612,12 +605,6 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire [5:0] exec_op;
   output fetch_next;
   wire fetch_next;
-  reg flag_c = 1'h0;
-  reg flag_d = 1'h0;
-  reg flag_i = 1'h0;
-  reg flag_n = 1'h0;
-  reg flag_v = 1'h0;
-  reg flag_z = 1'h0;
   wire [7:0] h1;
   wire [7:0] idx;
   reg [7:0] ir = 8'h00;
@@ -641,14 +628,29 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   reg mod_c;
   reg [7:0] modified;
   reg no_inc;
-  reg \no_inc$66 ;
-  reg \no_inc$67 ;
+  reg \no_inc$61 ;
+  reg \no_inc$62 ;
   wire [3:0] ones;
-  wire [3:0] \ones$82 ;
+  wire [3:0] \ones$77 ;
   wire [7:0] out;
-  wire [7:0] \out$71 ;
-  wire [7:0] \out$79 ;
-  reg [11:0] \out$90 ;
+  wire [7:0] \out$66 ;
+  wire [7:0] \out$74 ;
+  reg [11:0] \out$85 ;
+  wire [7:0] \out$85.a ;
+  wire \out$85.c ;
+  wire \out$85.n ;
+  wire \out$85.v ;
+  wire \out$85.z ;
+  (* init = 8'h30 *)
+  wire [7:0] p;
+  wire \p.b ;
+  wire \p.c ;
+  wire \p.d ;
+  wire \p.i ;
+  wire \p.n ;
+  wire \p.unused ;
+  wire \p.v ;
+  wire \p.z ;
   (* init = 16'h0000 *)
   wire [15:0] pc;
   wire [15:0] pc_inc;
@@ -672,7 +674,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   output [7:0] state__a;
   reg [7:0] state__a = 8'h00;
   output [7:0] state__p;
-  wire [7:0] state__p;
+  reg [7:0] state__p = 8'h30;
   output [15:0] state__pc;
   reg [15:0] state__pc = 16'h0000;
   output [7:0] state__sp;
@@ -687,11 +689,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   reg sync;
   reg [7:0] t;
   reg [3:0] tens;
-  reg [3:0] \tens$81 ;
+  reg [3:0] \tens$76 ;
   reg [7:0] tmp = 8'h00;
   wire [8:0] tmp_y;
   wire [6:0] u;
-  wire [6:0] \u$80 ;
+  wire [6:0] \u$75 ;
   (* init = 8'h00 *)
   wire [7:0] x;
   (* init = 8'h00 *)
@@ -713,7 +715,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$14  = dl + 1'h1;
   assign \$15  = dl - 1'h1;
   assign \$16  = state__pc + 1'h1;
-  assign \$17  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
+  assign \$17  = $signed({ 1'h0, state__pc }) + $signed(dl);
   assign \$18  = state__sp + 1'h1;
   assign \$19  = state__sp - 1'h1;
   assign ad_idx = ad[7:0] + idx;
@@ -743,7 +745,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$42  = \$41  ? 16'hfffe : 16'hfffc;
   assign \$43  = state == 5'h17;
   assign \$44  = \$43  ? 16'hffff : 16'hfffd;
-  assign \$45  = ir[6] ? state__a : { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+  assign \$45  = ir[6] ? state__a : state__p;
   assign \$46  = ad[7:0] + 1'h1;
   assign \$47  = ! dec[4:0];
   assign \$48  = dec[4:0] == 4'hd;
@@ -758,8 +760,8 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$57  = \$55  | \$56 ;
   assign \$58  = dec[4:0] == 4'hc;
   assign \$59  = \$58  ? 6'h0f : 6'h03;
-  assign \$60  = ir[6] ? flag_z : flag_c;
-  assign \$61  = ir[6] ? flag_v : flag_n;
+  assign \$60  = ir[6] ? state__p[1] : state__p[0];
+  assign \$61  = ir[6] ? state__p[6] : state__p[7];
   assign \$62  = ir[7] ? \$60  : \$61 ;
   assign \$63  = \$62  == ir[5];
   assign \$64  = \$63  ? 6'h0d : 6'h00;
@@ -788,20 +790,20 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$87  = \$85  | \$86 ;
   assign \$88  = dec[4:0] == 5'h11;
   assign \$89  = \$87  | \$88 ;
-  assign \$90  = ~ \no_inc$67 ;
+  assign \$90  = ~ \no_inc$62 ;
   assign \$91  = \$17 [15:8] == state__pc[15:8];
   assign fetch_next = ! state_adv;
   assign \$92  = dec[14:9] == 4'h9;
   assign \$93  = ~ exec_o;
   assign addend = \$92  ? \$93  : exec_o;
   assign \$94  = state__a + addend;
-  assign \$95  = \$94  + flag_c;
+  assign \$95  = \$94  + state__p[0];
   assign \$98  = \$96  + \$97 ;
   assign \$99  = \$98  + state__a[3:0];
   assign \$102  = \$100  + \$101 ;
   assign \$103  = \$102  + exec_o[3:0];
   assign \$104  = \$99 [7:0] + \$103 [7:0];
-  assign \$105  = \$104  + flag_c;
+  assign \$105  = \$104  + state__p[0];
   assign \$106  = \$105 [7:0] >= 8'hc8;
   assign \$107  = \$105 [7:0] - 8'hc8;
   assign \$108  = \$105 [7:0] >= 7'h64;
@@ -820,214 +822,203 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$123  = \$121  + \$122 ;
   assign \$124  = \$111 [6:0] - \$123 ;
   assign \$125  = \$99 [7:0] - \$103 [7:0];
-  assign \$126  = ~ flag_c;
-  assign \$127  = $signed(\$125 ) - $signed({ 1'h0, \$126  });
-  assign \$128  = $signed(\$127 [9:0]) < $signed(1'h0);
-  assign \$129  = $signed(\$127 [9:0]) + $signed(8'h64);
-  assign \$130  = \$128  ? \$129  : { \$127 [9], \$127 [9:0] };
-  assign \$133  = \$131  + \$132 ;
-  assign \$134  = \$133  + \$130 [3:0];
-  assign \$135  = \$130 [7:0] >= 8'hc8;
-  assign \$136  = \$130 [7:0] - 8'hc8;
-  assign \$137  = \$130 [7:0] >= 7'h64;
-  assign \$138  = \$130 [7:0] - 7'h64;
-  assign \$139  = \$137  ? \$138  : { 1'h0, \$130 [7:0] };
-  assign \$140  = \$135  ? \$136  : \$139 ;
-  assign \$141  = \$140 [6:0] >= 4'ha;
-  assign \$142  = \$140 [6:0] >= 5'h14;
-  assign \$143  = \$140 [6:0] >= 5'h1e;
-  assign \$144  = \$140 [6:0] >= 6'h28;
-  assign \$145  = \$140 [6:0] >= 6'h32;
-  assign \$146  = \$140 [6:0] >= 6'h3c;
-  assign \$147  = \$140 [6:0] >= 7'h46;
-  assign \$148  = \$140 [6:0] >= 7'h50;
-  assign \$149  = \$140 [6:0] >= 7'h5a;
-  assign \$152  = \$150  + \$151 ;
-  assign \$153  = \$140 [6:0] - \$152 ;
-  assign \$154  = $signed(\$130 [9:0]) < $signed(1'h0);
-  assign sbc_r = \$154  ? \$134 [7:0] : { \tens$81 , \$153 [3:0] };
-  assign \$155  = state__a - exec_o;
-  assign \$156  = state__x - exec_o;
-  assign \$157  = state__y - exec_o;
-  assign \$158  = state__a & exec_o;
-  assign \$159  = t[3:0] + t[0];
-  assign \$160  = \$159  > 3'h5;
-  assign \$161  = r[3:0] + 3'h6;
-  assign \$162  = \$160  ? { r[7:4], \$161 [3:0] } : r;
-  assign \$163  = ~ flag_d;
-  assign \$164  = ! r;
-  assign \$165  = r[6] ^ r[5];
-  assign \$166  = t[7:4] + t[4];
-  assign \$167  = \$166  > 3'h5;
-  assign \$168  = r_lo + 7'h60;
-  assign \$169  = \$167  ? \$168 [7:0] : r_lo;
-  assign \$170  = ! r;
-  assign \$171  = t[7:4] + t[4];
-  assign \$172  = \$171  > 3'h5;
-  assign \$173  = t ^ r;
-  assign \$174  = state__a & state__x;
-  assign \$175  = \$174  - exec_o;
-  assign \$176  = ~ no_inc;
-  assign \$177  = dec[4:0] == 4'hc;
-  assign \$178  = \$177  ? 6'h0f : 6'h03;
-  assign \$179  = ir[6] ? flag_z : flag_c;
-  assign \$180  = ir[6] ? flag_v : flag_n;
-  assign \$181  = ir[7] ? \$179  : \$180 ;
-  assign \$182  = \$181  == ir[5];
-  assign \$183  = \$182  ? 6'h0d : 6'h00;
-  assign \$184  = ! dec[6:5];
-  assign \$185  = ~ ixc;
-  assign \$186  = \$184  & \$185 ;
-  assign \$187  = dec[14:9] == 6'h33;
-  assign \$188  = state__a & state__x;
-  assign \$189  = \$17 [15:8] == state__pc[15:8];
-  assign \$190  = state == 5'h10;
-  assign \$191  = \$190  ? 6'h11 : 6'h14;
-  assign \$192  = state == 5'h11;
-  assign \$193  = \$192  ? 6'h12 : 6'h15;
-  assign \$194  = state == 5'h16;
-  assign \$195  = \$194  ? 6'h17 : 6'h24;
-  assign \$196  = state == 5'h1a;
-  assign \$197  = \$196  ? 6'h1b : 6'h1f;
-  assign \$198  = state == 5'h1b;
-  assign \$199  = \$198  ? 6'h1c : 6'h00;
+  assign \$126  = ~ state__p[0];
+  assign ddiff = $signed(\$125 ) - $signed({ 1'h0, \$126  });
+  assign \$127  = $signed(ddiff) < $signed(1'h0);
+  assign \$128  = $signed(ddiff) + $signed(8'h64);
+  assign \$129  = \$127  ? \$128  : { ddiff[9], ddiff };
+  assign \$132  = \$130  + \$131 ;
+  assign \$133  = \$132  + \$129 [3:0];
+  assign \$134  = \$129 [7:0] >= 8'hc8;
+  assign \$135  = \$129 [7:0] - 8'hc8;
+  assign \$136  = \$129 [7:0] >= 7'h64;
+  assign \$137  = \$129 [7:0] - 7'h64;
+  assign \$138  = \$136  ? \$137  : { 1'h0, \$129 [7:0] };
+  assign \$139  = \$134  ? \$135  : \$138 ;
+  assign \$140  = \$139 [6:0] >= 4'ha;
+  assign \$141  = \$139 [6:0] >= 5'h14;
+  assign \$142  = \$139 [6:0] >= 5'h1e;
+  assign \$143  = \$139 [6:0] >= 6'h28;
+  assign \$144  = \$139 [6:0] >= 6'h32;
+  assign \$145  = \$139 [6:0] >= 6'h3c;
+  assign \$146  = \$139 [6:0] >= 7'h46;
+  assign \$147  = \$139 [6:0] >= 7'h50;
+  assign \$148  = \$139 [6:0] >= 7'h5a;
+  assign \$151  = \$149  + \$150 ;
+  assign \$152  = \$139 [6:0] - \$151 ;
+  assign \$153  = $signed(\$129 [9:0]) < $signed(1'h0);
+  assign sbc_r = \$153  ? \$133 [7:0] : { \tens$76 , \$152 [3:0] };
+  assign \$154  = state__a - exec_o;
+  assign \$155  = state__x - exec_o;
+  assign \$156  = state__y - exec_o;
+  assign \$157  = state__a & exec_o;
+  assign \$158  = t[3:0] + t[0];
+  assign \$159  = \$158  > 3'h5;
+  assign \$160  = r[3:0] + 3'h6;
+  assign \$161  = \$159  ? { r[7:4], \$160 [3:0] } : r;
+  assign \$162  = ! r;
+  assign \$163  = ~ state__p[3];
+  assign \$164  = r[6] ^ r[5];
+  assign \$165  = t[7:4] + t[4];
+  assign \$166  = \$165  > 3'h5;
+  assign \$167  = r_lo + 7'h60;
+  assign \$168  = \$166  ? \$167 [7:0] : r_lo;
+  assign \$169  = t[7:4] + t[4];
+  assign \$170  = \$169  > 3'h5;
+  assign \$171  = t ^ r;
+  assign \$172  = state__a & state__x;
+  assign \$173  = \$172  - exec_o;
+  assign \$174  = ~ no_inc;
+  assign \$175  = dec[4:0] == 4'hc;
+  assign \$176  = \$175  ? 6'h0f : 6'h03;
+  assign \$177  = ir[6] ? state__p[1] : state__p[0];
+  assign \$178  = ir[6] ? state__p[6] : state__p[7];
+  assign \$179  = ir[7] ? \$177  : \$178 ;
+  assign \$180  = \$179  == ir[5];
+  assign \$181  = \$180  ? 6'h0d : 6'h00;
+  assign \$182  = ! dec[6:5];
+  assign \$183  = ~ ixc;
+  assign \$184  = \$182  & \$183 ;
+  assign \$185  = dec[14:9] == 6'h33;
+  assign \$186  = state__a & state__x;
+  assign \$187  = \$17 [15:8] == state__pc[15:8];
+  assign \$188  = state == 5'h10;
+  assign \$189  = \$188  ? 6'h11 : 6'h14;
+  assign \$190  = state == 5'h11;
+  assign \$191  = \$190  ? 6'h12 : 6'h15;
+  assign \$192  = state == 5'h16;
+  assign \$193  = \$192  ? 6'h17 : 6'h24;
+  assign \$194  = state == 5'h1a;
+  assign \$195  = \$194  ? 6'h1b : 6'h1f;
+  assign \$196  = state == 5'h1b;
+  assign \$197  = \$196  ? 6'h1c : 6'h00;
+  assign \$198  = ! exec_o;
+  assign \$199  = ! exec_o;
   assign \$200  = ! exec_o;
   assign \$201  = ! exec_o;
-  assign \$202  = ! exec_o;
-  assign \$203  = ! exec_o;
+  assign \$202  = state__a | exec_o;
+  assign \$203  = state__a | exec_o;
   assign \$204  = state__a | exec_o;
-  assign \$205  = state__a | exec_o;
-  assign \$206  = state__a | exec_o;
-  assign \$207  = ! \$206 ;
+  assign \$205  = ! \$204 ;
+  assign \$206  = state__a & exec_o;
+  assign \$207  = state__a & exec_o;
   assign \$208  = state__a & exec_o;
-  assign \$209  = state__a & exec_o;
-  assign \$210  = state__a & exec_o;
-  assign \$211  = ! \$210 ;
+  assign \$209  = ! \$208 ;
+  assign \$210  = state__a ^ exec_o;
+  assign \$211  = state__a ^ exec_o;
   assign \$212  = state__a ^ exec_o;
-  assign \$213  = state__a ^ exec_o;
-  assign \$214  = state__a ^ exec_o;
-  assign \$215  = ! \$214 ;
-  assign \$216  = state__a ^ { tens, \$124 [3:0] };
-  assign \$217  = { tens, \$124 [3:0] } ^ exec_o;
-  assign \$218  = \$216  & \$217 ;
-  assign \$219  = ! { tens, \$124 [3:0] };
-  assign \$220  = \$105 [8:0] > 7'h63;
-  assign \$221  = state__a ^ addend;
-  assign \$222  = ~ \$221 ;
-  assign \$223  = state__a ^ \$95 [7:0];
-  assign \$224  = \$222  & \$223 ;
-  assign \$225  = ! \$95 [7:0];
-  assign \$226  = state__a ^ sbc_r;
-  assign \$227  = sbc_r ^ exec_o;
-  assign \$228  = \$226  & \$227 ;
-  assign \$229  = ! sbc_r;
-  assign \$230  = state__a ^ addend;
-  assign \$231  = ~ \$230 ;
-  assign \$232  = state__a ^ \$95 [7:0];
-  assign \$233  = \$231  & \$232 ;
-  assign \$234  = ! \$95 [7:0];
-  assign \$235  = ~ diff[8];
-  assign \$236  = ! diff[7:0];
-  assign \$237  = ~ \diff$85 [8];
-  assign \$238  = ! \diff$85 [7:0];
-  assign \$239  = ~ \diff$86 [8];
-  assign \$240  = ! \diff$86 [7:0];
+  assign \$213  = ! \$212 ;
+  assign \$214  = state__a ^ { tens, \$124 [3:0] };
+  assign \$215  = { tens, \$124 [3:0] } ^ exec_o;
+  assign \$216  = \$214  & \$215 ;
+  assign \$217  = ! { tens, \$124 [3:0] };
+  assign \$218  = \$105 [8:0] > 7'h63;
+  assign \$219  = state__a ^ addend;
+  assign \$220  = ~ \$219 ;
+  assign \$221  = state__a ^ \$95 [7:0];
+  assign \$222  = \$220  & \$221 ;
+  assign \$223  = ! \$95 [7:0];
+  assign \$224  = state__a ^ sbc_r;
+  assign \$225  = sbc_r ^ exec_o;
+  assign \$226  = \$224  & \$225 ;
+  assign \$227  = ! sbc_r;
+  assign \$228  = state__a ^ addend;
+  assign \$229  = ~ \$228 ;
+  assign \$230  = state__a ^ \$95 [7:0];
+  assign \$231  = \$229  & \$230 ;
+  assign \$232  = ! \$95 [7:0];
+  assign \$233  = ~ diff[8];
+  assign \$234  = ! diff[7:0];
+  assign \$235  = ~ \diff$80 [8];
+  assign \$236  = ! \diff$80 [7:0];
+  assign \$237  = ~ \diff$81 [8];
+  assign \$238  = ! \diff$81 [7:0];
+  assign \$239  = state__a & exec_o;
+  assign \$240  = ! \$239 ;
   assign \$241  = state__a & exec_o;
-  assign \$242  = ! \$241 ;
+  assign \$242  = state__a & exec_o;
   assign \$243  = state__a & exec_o;
-  assign \$244  = state__a & exec_o;
+  assign \$244  = ! \$243 ;
   assign \$245  = state__a & exec_o;
-  assign \$246  = ! \$245 ;
-  assign \$247  = state__a & exec_o;
+  assign \$246  = state__a & exec_o;
   assign \$248  = state__a & exec_o;
-  assign \$250  = state__a & exec_o;
-  assign \$251  = state__a & exec_o;
-  assign \$253  = ! \$252 ;
-  assign \$255  = \$254  & state__x;
-  assign \$256  = \$255  & exec_o;
-  assign \$258  = \$257  & state__x;
-  assign \$259  = \$258  & exec_o;
-  assign \$261  = \$260  & state__x;
-  assign \$262  = \$261  & exec_o;
-  assign \$263  = ! \$262 ;
+  assign \$249  = state__a & exec_o;
+  assign \$251  = ! \$250 ;
+  assign \$253  = \$252  & state__x;
+  assign \$254  = \$253  & exec_o;
+  assign \$256  = \$255  & state__x;
+  assign \$257  = \$256  & exec_o;
+  assign \$259  = \$258  & state__x;
+  assign \$260  = \$259  & exec_o;
+  assign \$261  = ! \$260 ;
+  assign \$263  = \$262  & exec_o;
   assign \$265  = \$264  & exec_o;
   assign \$267  = \$266  & exec_o;
   assign \$269  = \$268  & exec_o;
-  assign \$271  = \$270  & exec_o;
-  assign \$272  = ! \$271 ;
-  assign \$273  = ~ \diff$91 [8];
-  assign \$274  = ! \diff$91 [7:0];
+  assign \$270  = ! \$269 ;
+  assign \$271  = ~ \diff$86 [8];
+  assign \$272  = ! \diff$86 [7:0];
+  assign \$273  = state__sp & exec_o;
+  assign \$274  = state__sp & exec_o;
   assign \$275  = state__sp & exec_o;
   assign \$276  = state__sp & exec_o;
   assign \$277  = state__sp & exec_o;
-  assign \$278  = state__sp & exec_o;
-  assign \$279  = state__sp & exec_o;
-  assign \$280  = ! \$279 ;
-  assign \$281  = ! exec_o;
-  assign \$285  = ! \$284 [7:0];
-  assign \$289  = ! \$288 ;
-  assign \$290  = ! { state__a[6:0], flag_c };
-  assign \$291  = ! { flag_c, state__a[7:1] };
-  assign \$292  = ! state__a;
-  assign \$293  = ! state__a;
-  assign \$294  = ! state__x;
-  assign \$295  = ! state__y;
-  assign \$296  = ! state__sp;
+  assign \$278  = ! \$277 ;
+  assign \$279  = ! exec_o;
+  assign \$283  = ! \$282 [7:0];
+  assign \$287  = ! \$286 ;
+  assign \$288  = ! { state__a[6:0], state__p[0] };
+  assign \$289  = ! { state__p[0], state__a[7:1] };
+  assign \$290  = ! state__a;
+  assign \$291  = ! state__a;
+  assign \$292  = ! state__x;
+  assign \$293  = ! state__y;
+  assign \$294  = ! state__sp;
+  assign \$295  = state__x + 1'h1;
+  assign \$296  = state__x + 1'h1;
   assign \$297  = state__x + 1'h1;
-  assign \$298  = state__x + 1'h1;
-  assign \$299  = state__x + 1'h1;
-  assign \$300  = ! \$299 [7:0];
+  assign \$298  = ! \$297 [7:0];
+  assign \$299  = state__y + 1'h1;
+  assign \$300  = state__y + 1'h1;
   assign \$301  = state__y + 1'h1;
-  assign \$302  = state__y + 1'h1;
-  assign \$303  = state__y + 1'h1;
-  assign \$304  = ! \$303 [7:0];
+  assign \$302  = ! \$301 [7:0];
+  assign \$303  = state__x - 1'h1;
+  assign \$304  = state__x - 1'h1;
   assign \$305  = state__x - 1'h1;
-  assign \$306  = state__x - 1'h1;
-  assign \$307  = state__x - 1'h1;
-  assign \$308  = ! \$307 [7:0];
+  assign \$306  = ! \$305 [7:0];
+  assign \$307  = state__y - 1'h1;
+  assign \$308  = state__y - 1'h1;
   assign \$309  = state__y - 1'h1;
-  assign \$310  = state__y - 1'h1;
-  assign \$311  = state__y - 1'h1;
-  assign \$312  = ! \$311 [7:0];
-  assign \$313  = dec[14:9] == 6'h25;
-  assign \$314  = dec[14:9] == 6'h27;
-  assign \$315  = dec[14:9] == 6'h2a;
+  assign \$310  = ! \$309 [7:0];
+  assign \$311  = dec[14:9] == 6'h25;
+  assign \$312  = dec[14:9] == 6'h27;
+  assign \$313  = dec[14:9] == 6'h2a;
   always @(posedge clk)
-    ir <= \$316 ;
+    ir <= \$314 ;
   always @(posedge clk)
-    dec <= \$317 ;
+    dec <= \$315 ;
   always @(posedge clk)
-    state__pc <= \$318 ;
+    state__pc <= \$316 ;
   always @(posedge clk)
-    state <= \$319 ;
+    state <= \$317 ;
   always @(posedge clk)
-    ad <= \$320 ;
+    ad <= \$318 ;
   always @(posedge clk)
-    dl <= \$321 ;
+    dl <= \$319 ;
   always @(posedge clk)
-    ixc <= \$322 ;
+    ixc <= \$320 ;
   always @(posedge clk)
-    tmp <= \$323 ;
+    tmp <= \$321 ;
   always @(posedge clk)
-    state__sp <= \$324 ;
+    state__sp <= \$322 ;
   always @(posedge clk)
-    flag_c <= \$325 ;
+    state__p <= \$323 ;
   always @(posedge clk)
-    flag_i <= \$326 ;
+    state__a <= \$324 ;
   always @(posedge clk)
-    flag_z <= \$327 ;
+    state__x <= \$325 ;
   always @(posedge clk)
-    flag_d <= \$328 ;
-  always @(posedge clk)
-    flag_v <= \$329 ;
-  always @(posedge clk)
-    flag_n <= \$330 ;
-  always @(posedge clk)
-    state__a <= \$331 ;
-  always @(posedge clk)
-    state__x <= \$332 ;
-  always @(posedge clk)
-    state__y <= \$333 ;
+    state__y <= \$326 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -1607,9 +1598,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       3'h1:
           modified = \$13 ;
       3'h2:
-          modified = { dl[6:0], flag_c };
+          modified = { dl[6:0], state__p[0] };
       3'h3:
-          modified = { flag_c, dl[7:1] };
+          modified = { state__p[0], dl[7:1] };
       3'h4:
           modified = \$14 [7:0];
       3'h5:
@@ -1629,9 +1620,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       3'h3:
           mod_c = dl[0];
       3'h4:
-          mod_c = flag_c;
+          mod_c = state__p[0];
       3'h5:
-          mod_c = flag_c;
+          mod_c = state__p[0];
     endcase
   end
   always @* begin
@@ -1979,7 +1970,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h12:
           /* empty */;
       6'h15:
-          dout = { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+          dout = state__p;
       6'h16, 6'h23:
           /* empty */;
       6'h17, 6'h24:
@@ -2236,22 +2227,22 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \no_inc$66  = 1'h0;
+    \no_inc$61  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$66  = \$57 ;
+          \no_inc$61  = \$57 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \no_inc$67  = 1'h0;
+    \no_inc$62  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$67  = \$89 ;
+          \no_inc$62  = \$89 ;
     endcase
   end
   always @* begin
@@ -2287,33 +2278,33 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \tens$81  = 4'h0;
+    \tens$76  = 4'h0;
+    if (\$140 ) begin
+      \tens$76  = 4'h1;
+    end
     if (\$141 ) begin
-      \tens$81  = 4'h1;
+      \tens$76  = 4'h2;
     end
     if (\$142 ) begin
-      \tens$81  = 4'h2;
+      \tens$76  = 4'h3;
     end
     if (\$143 ) begin
-      \tens$81  = 4'h3;
+      \tens$76  = 4'h4;
     end
     if (\$144 ) begin
-      \tens$81  = 4'h4;
+      \tens$76  = 4'h5;
     end
     if (\$145 ) begin
-      \tens$81  = 4'h5;
+      \tens$76  = 4'h6;
     end
     if (\$146 ) begin
-      \tens$81  = 4'h6;
+      \tens$76  = 4'h7;
     end
     if (\$147 ) begin
-      \tens$81  = 4'h7;
+      \tens$76  = 4'h8;
     end
     if (\$148 ) begin
-      \tens$81  = 4'h8;
-    end
-    if (\$149 ) begin
-      \tens$81  = 4'h9;
+      \tens$76  = 4'h9;
     end
   end
   always @* begin
@@ -2340,13 +2331,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h09:
             /* empty */;
         6'h0a:
-            diff = \$155 ;
+            diff = \$154 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \diff$85  = 9'h000;
+    \diff$80  = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -2370,13 +2361,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0a:
             /* empty */;
         6'h0b:
-            \diff$85  = \$156 ;
+            \diff$80  = \$155 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \diff$86  = 9'h000;
+    \diff$81  = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -2402,7 +2393,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0b:
             /* empty */;
         6'h0c:
-            \diff$86  = \$157 ;
+            \diff$81  = \$156 ;
       endcase
     end
   end
@@ -2442,7 +2433,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            t = \$158 ;
+            t = \$157 ;
       endcase
     end
   end
@@ -2482,7 +2473,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            r = { flag_c, t[7:1] };
+            r = { state__p[0], t[7:1] };
       endcase
     end
   end
@@ -2522,13 +2513,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            r_lo = \$162 ;
+            r_lo = \$161 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \out$90  = 12'h000;
+    \out$85  = 12'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -2562,18 +2553,27 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
+          begin
+            \out$85 [9] = \$162 ;
             (* full_case = 32'd1 *)
             if (\$163 ) begin
-              \out$90  = { \$165 , r[6], \$164 , r[7], r };
+              \out$85 [7:0] = r;
+              \out$85 [8] = r[7];
+              \out$85 [10] = r[6];
+              \out$85 [11] = \$164 ;
             end else begin
-              \out$90  = { \$173 [6], \$172 , \$170 , flag_c, \$169  };
+              \out$85 [7:0] = \$168 ;
+              \out$85 [8] = state__p[0];
+              \out$85 [10] = \$170 ;
+              \out$85 [11] = \$171 [6];
             end
+          end
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \diff$91  = 9'h000;
+    \diff$86  = 9'h000;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -2613,60 +2613,60 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h12:
             /* empty */;
         6'h13:
-            \diff$91  = \$175 ;
+            \diff$86  = \$173 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$316  = ir;
+    \$314  = ir;
     casez (state)
       6'h00:
           if (advance) begin
-            \$316  = din;
+            \$314  = din;
           end
     endcase
     if (rst) begin
-      \$316  = 8'h00;
+      \$314  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$317  = dec;
+    \$315  = dec;
     casez (state)
       6'h00:
           if (advance) begin
-            \$317  = dec_din;
+            \$315  = dec_din;
           end
     endcase
     if (rst) begin
-      \$317  = 18'h0000b;
+      \$315  = 18'h0000b;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$318  = state__pc;
+    \$316  = state__pc;
     casez (state)
       6'h00:
           if (advance) begin
-            \$318  = \$16 [15:0];
+            \$316  = \$16 [15:0];
           end
       6'h01:
           if (advance) begin
-            if (\$176 ) begin
-              \$318  = \$16 [15:0];
+            if (\$174 ) begin
+              \$316  = \$16 [15:0];
             end
           end
       6'h02:
           /* empty */;
       6'h03:
           if (advance) begin
-            \$318  = \$16 [15:0];
+            \$316  = \$16 [15:0];
             casez (dec[4:0])
               5'h04:
                   /* empty */;
               5'h09:
-                  \$318  = { din, ad[7:0] };
+                  \$316  = { din, ad[7:0] };
             endcase
           end
       6'h04:
@@ -2690,15 +2690,15 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$189 ) begin
-              \$318  = \$17 [15:0];
+            if (\$187 ) begin
+              \$316  = \$17 [15:0];
             end else begin
-              \$318 [7:0] = \$17 [7:0];
+              \$316 [7:0] = \$17 [7:0];
             end
           end
       6'h0e:
           if (advance) begin
-            \$318 [15:8] = ad[15:8];
+            \$316 [15:8] = ad[15:8];
           end
       6'h0f:
           /* empty */;
@@ -2708,7 +2708,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h12:
           if (advance) begin
-            \$318  = { din, ad[7:0] };
+            \$316  = { din, ad[7:0] };
           end
       6'h15:
           /* empty */;
@@ -2716,7 +2716,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h17, 6'h24:
           if (advance) begin
-            \$318  = { din, ad[7:0] };
+            \$316  = { din, ad[7:0] };
           end
       6'h18:
           /* empty */;
@@ -2726,11 +2726,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1b, 6'h1f:
           if (advance) begin
-            \$318  = { din, ad[7:0] };
+            \$316  = { din, ad[7:0] };
           end
       6'h1c:
           if (advance) begin
-            \$318  = \$16 [15:0];
+            \$316  = \$16 [15:0];
           end
       6'h1d:
           /* empty */;
@@ -2740,218 +2740,218 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h22:
           if (advance) begin
-            \$318  = { din, tmp };
+            \$316  = { din, tmp };
           end
     endcase
     if (load_en) begin
-      \$318  = load__pc;
+      \$316  = load__pc;
     end
     if (rst) begin
-      \$318  = 16'h0000;
+      \$316  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$319  = state;
+    \$317  = state;
     casez (state)
       6'h00:
           if (advance) begin
-            \$319  = 6'h01;
+            \$317  = 6'h01;
           end
       6'h01:
           if (advance) begin
             casez (dec[4:0])
               5'h00, 5'h01:
-                  \$319  = 6'h00;
+                  \$317  = 6'h00;
               5'h02:
-                  \$319  = 6'h0a;
+                  \$317  = 6'h0a;
               5'h03:
-                  \$319  = 6'h02;
+                  \$317  = 6'h02;
               5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$319  = \$178 ;
+                  \$317  = \$176 ;
               5'h06:
-                  \$319  = 6'h05;
+                  \$317  = 6'h05;
               5'h07:
-                  \$319  = 6'h08;
+                  \$317  = 6'h08;
               5'h08:
-                  \$319  = \$183 ;
+                  \$317  = \$181 ;
               5'h0b:
-                  \$319  = 6'h13;
+                  \$317  = 6'h13;
               5'h0d, 5'h0e, 5'h10:
-                  \$319  = 6'h18;
+                  \$317  = 6'h18;
               5'h0f:
-                  \$319  = 6'h20;
+                  \$317  = 6'h20;
               5'h11:
-                  \$319  = 6'h25;
+                  \$317  = 6'h25;
             endcase
           end
       6'h02:
           if (advance) begin
-            \$319  = 6'h0a;
+            \$317  = 6'h0a;
           end
       6'h03:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h04:
-                  \$319  = 6'h0a;
+                  \$317  = 6'h0a;
               5'h09:
-                  \$319  = 6'h00;
+                  \$317  = 6'h00;
               5'h0a:
-                  \$319  = 6'h21;
+                  \$317  = 6'h21;
               default:
-                  \$319  = 6'h04;
+                  \$317  = 6'h04;
             endcase
           end
       6'h04:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$186 ) begin
-              \$319  = 6'h00;
+            if (\$184 ) begin
+              \$317  = 6'h00;
             end else begin
-              \$319  = 6'h0a;
+              \$317  = 6'h0a;
             end
           end
       6'h05:
           if (advance) begin
-            \$319  = 6'h06;
+            \$317  = 6'h06;
           end
       6'h06:
           if (advance) begin
-            \$319  = 6'h07;
+            \$317  = 6'h07;
           end
       6'h07:
           if (advance) begin
-            \$319  = 6'h0a;
+            \$317  = 6'h0a;
           end
       6'h08:
           if (advance) begin
-            \$319  = 6'h09;
+            \$317  = 6'h09;
           end
       6'h09:
           if (advance) begin
-            \$319  = 6'h04;
+            \$317  = 6'h04;
           end
       6'h0a:
           (* full_case = 32'd1 *)
           casez (dec[6:5])
             2'h0:
                 if (advance) begin
-                  \$319  = 6'h00;
+                  \$317  = 6'h00;
                 end
             2'h1:
                 if (advance) begin
-                  \$319  = 6'h00;
+                  \$317  = 6'h00;
                 end
             default:
                 if (advance) begin
-                  \$319  = 6'h0b;
+                  \$317  = 6'h0b;
                 end
           endcase
       6'h0b:
           if (advance) begin
-            \$319  = 6'h0c;
+            \$317  = 6'h0c;
           end
       6'h0c:
           if (advance) begin
-            \$319  = 6'h00;
+            \$317  = 6'h00;
           end
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$189 ) begin
-              \$319  = 6'h00;
+            if (\$187 ) begin
+              \$317  = 6'h00;
             end else begin
-              \$319  = 6'h0e;
+              \$317  = 6'h0e;
             end
           end
       6'h0e:
           if (advance) begin
-            \$319  = 6'h00;
+            \$317  = 6'h00;
           end
       6'h0f:
           if (advance) begin
-            \$319  = 6'h10;
+            \$317  = 6'h10;
           end
       6'h10, 6'h13:
           if (advance) begin
-            \$319  = \$191 ;
+            \$317  = \$189 ;
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$319  = \$193 ;
+            \$317  = \$191 ;
           end
       6'h12:
           if (advance) begin
-            \$319  = 6'h00;
+            \$317  = 6'h00;
           end
       6'h15:
           if (advance) begin
-            \$319  = 6'h16;
+            \$317  = 6'h16;
           end
       6'h16, 6'h23:
           if (advance) begin
-            \$319  = \$195 ;
+            \$317  = \$193 ;
           end
       6'h17, 6'h24:
           if (advance) begin
-            \$319  = 6'h00;
+            \$317  = 6'h00;
           end
       6'h18:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h10:
-                  \$319  = 6'h19;
+                  \$317  = 6'h19;
               5'h0d:
-                  \$319  = 6'h1a;
+                  \$317  = 6'h1a;
               default:
-                  \$319  = 6'h1d;
+                  \$317  = 6'h1d;
             endcase
           end
       6'h19:
           if (advance) begin
-            \$319  = 6'h00;
+            \$317  = 6'h00;
           end
       6'h1a, 6'h1e:
           if (advance) begin
-            \$319  = \$197 ;
+            \$317  = \$195 ;
           end
       6'h1b, 6'h1f:
           if (advance) begin
-            \$319  = \$199 ;
+            \$317  = \$197 ;
           end
       6'h1c:
           if (advance) begin
-            \$319  = 6'h00;
+            \$317  = 6'h00;
           end
       6'h1d:
           if (advance) begin
-            \$319  = 6'h1e;
+            \$317  = 6'h1e;
           end
       6'h20:
           if (advance) begin
-            \$319  = 6'h00;
+            \$317  = 6'h00;
           end
       6'h21:
           if (advance) begin
-            \$319  = 6'h22;
+            \$317  = 6'h22;
           end
       6'h22:
           if (advance) begin
-            \$319  = 6'h00;
+            \$317  = 6'h00;
           end
     endcase
     if (load_en) begin
-      \$319  = 6'h00;
+      \$317  = 6'h00;
     end
     if (rst) begin
-      \$319  = 6'h23;
+      \$317  = 6'h23;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$320  = ad;
+    \$318  = ad;
     casez (state)
       6'h00:
           /* empty */;
@@ -2961,62 +2961,62 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h00, 5'h01:
                   /* empty */;
               5'h02:
-                  \$320  = { 8'h00, din };
+                  \$318  = { 8'h00, din };
               5'h03:
-                  \$320  = { 8'h00, din };
+                  \$318  = { 8'h00, din };
               5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$320 [7:0] = din;
+                  \$318 [7:0] = din;
               5'h06:
-                  \$320  = { 8'h00, din };
+                  \$318  = { 8'h00, din };
               5'h07:
-                  \$320  = { 8'h00, din };
+                  \$318  = { 8'h00, din };
             endcase
           end
       6'h02:
           if (advance) begin
-            \$320 [7:0] = ad_idx[7:0];
+            \$318 [7:0] = ad_idx[7:0];
           end
       6'h03:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h04:
-                  \$320 [15:8] = din;
+                  \$318 [15:8] = din;
               5'h09:
                   /* empty */;
               5'h0a:
-                  \$320 [15:8] = din;
+                  \$318 [15:8] = din;
               default:
-                  \$320  = { din, ad_idx[7:0] };
+                  \$318  = { din, ad_idx[7:0] };
             endcase
           end
       6'h04:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$186 ) begin
+            if (\$184 ) begin
             end else begin
-              \$320 [15:8] = \$22 [7:0];
+              \$318 [15:8] = \$22 [7:0];
             end
           end
       6'h05:
           if (advance) begin
-            \$320 [7:0] = \$20 [7:0];
+            \$318 [7:0] = \$20 [7:0];
           end
       6'h06:
           if (advance) begin
-            \$320 [7:0] = \$21 [7:0];
+            \$318 [7:0] = \$21 [7:0];
           end
       6'h07:
           if (advance) begin
-            \$320  = { din, tmp };
+            \$318  = { din, tmp };
           end
       6'h08:
           if (advance) begin
-            \$320 [7:0] = \$21 [7:0];
+            \$318 [7:0] = \$21 [7:0];
           end
       6'h09:
           if (advance) begin
-            \$320  = { din, tmp_y[7:0] };
+            \$318  = { din, tmp_y[7:0] };
           end
       6'h0a:
           /* empty */;
@@ -3027,9 +3027,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$189 ) begin
+            if (\$187 ) begin
             end else begin
-              \$320 [15:8] = \$17 [15:8];
+              \$318 [15:8] = \$17 [15:8];
             end
           end
       6'h0e:
@@ -3046,7 +3046,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h16, 6'h23:
           if (advance) begin
-            \$320 [7:0] = din;
+            \$318 [7:0] = din;
           end
       6'h17, 6'h24:
           /* empty */;
@@ -3056,16 +3056,16 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$320 [7:0] = din;
+            \$318 [7:0] = din;
           end
     endcase
     if (rst) begin
-      \$320  = 16'h0000;
+      \$318  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$321  = dl;
+    \$319  = dl;
     casez (state)
       6'h00:
           /* empty */;
@@ -3085,7 +3085,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h07:
                   /* empty */;
               5'h08:
-                  \$321  = din;
+                  \$319  = din;
             endcase
           end
       6'h02:
@@ -3113,12 +3113,130 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
                 /* empty */;
             default:
                 if (advance) begin
-                  \$321  = din;
+                  \$319  = din;
                 end
           endcase
       6'h0b:
           if (advance) begin
-            \$321  = modified;
+            \$319  = modified;
+          end
+    endcase
+    if (rst) begin
+      \$319  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$320  = ixc;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            casez (dec[4:0])
+              5'h04:
+                  /* empty */;
+              5'h09:
+                  /* empty */;
+              5'h0a:
+                  /* empty */;
+              default:
+                  \$320  = ad_idx[8];
+            endcase
+          end
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          if (advance) begin
+            \$320  = tmp_y[8];
+          end
+    endcase
+    if (rst) begin
+      \$320  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$321  = tmp;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          if (advance) begin
+            \$321  = din;
+          end
+      6'h07:
+          /* empty */;
+      6'h08:
+          if (advance) begin
+            \$321  = din;
+          end
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          /* empty */;
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          /* empty */;
+      6'h1c:
+          /* empty */;
+      6'h1d:
+          /* empty */;
+      6'h20:
+          /* empty */;
+      6'h21:
+          if (advance) begin
+            \$321  = din;
           end
     endcase
     if (rst) begin
@@ -3127,125 +3245,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$322  = ixc;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            casez (dec[4:0])
-              5'h04:
-                  /* empty */;
-              5'h09:
-                  /* empty */;
-              5'h0a:
-                  /* empty */;
-              default:
-                  \$322  = ad_idx[8];
-            endcase
-          end
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          if (advance) begin
-            \$322  = tmp_y[8];
-          end
-    endcase
-    if (rst) begin
-      \$322  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$323  = tmp;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          if (advance) begin
-            \$323  = din;
-          end
-      6'h07:
-          /* empty */;
-      6'h08:
-          if (advance) begin
-            \$323  = din;
-          end
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          /* empty */;
-      6'h20:
-          /* empty */;
-      6'h21:
-          if (advance) begin
-            \$323  = din;
-          end
-    endcase
-    if (rst) begin
-      \$323  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$324  = state__sp;
+    \$322  = state__sp;
     casez (state)
       6'h00:
           /* empty */;
@@ -3273,8 +3273,8 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
                 /* empty */;
             2'h1:
                 if (advance) begin
-                  if (\$187 ) begin
-                    \$324  = \$188 ;
+                  if (\$185 ) begin
+                    \$322  = \$186 ;
                   end
                 end
           endcase
@@ -3290,17 +3290,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h10, 6'h13:
           if (advance) begin
-            \$324  = \$19 [7:0];
+            \$322  = \$19 [7:0];
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$324  = \$19 [7:0];
+            \$322  = \$19 [7:0];
           end
       6'h12:
           /* empty */;
       6'h15:
           if (advance) begin
-            \$324  = \$19 [7:0];
+            \$322  = \$19 [7:0];
           end
       6'h16, 6'h23:
           /* empty */;
@@ -3308,13 +3308,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h18:
           if (advance) begin
-            \$324  = \$18 [7:0];
+            \$322  = \$18 [7:0];
           end
       6'h19:
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$324  = \$18 [7:0];
+            \$322  = \$18 [7:0];
           end
       6'h1b, 6'h1f:
           /* empty */;
@@ -3322,11 +3322,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$324  = \$18 [7:0];
+            \$322  = \$18 [7:0];
           end
       6'h20:
           if (advance) begin
-            \$324  = \$19 [7:0];
+            \$322  = \$19 [7:0];
           end
     endcase
     if (exec_en) begin
@@ -3370,7 +3370,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h13:
             /* empty */;
         6'h14:
-            \$324  = \$277 ;
+            \$322  = \$275 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -3392,81 +3392,489 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1e:
             /* empty */;
         6'h1f:
+            \$322  = state__x;
+      endcase
+    end
+    if (load_en) begin
+      \$322  = load__sp;
+    end
+    if (rst) begin
+      \$322  = 8'hff;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$323  = state__p;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          if (advance) begin
+            \$323 [0] = mod_c;
+          end
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          /* empty */;
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          if (advance) begin
+            \$323 [2] = 1'h1;
+          end
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          /* empty */;
+      6'h1c:
+          /* empty */;
+      6'h1d:
+          if (advance) begin
+            \$323 [0] = din[0];
+            \$323 [1] = din[1];
+            \$323 [2] = din[2];
+            \$323 [3] = din[3];
+            \$323 [6] = din[6];
+            \$323 [7] = din[7];
+          end
+    endcase
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$198 ;
+          end
+        6'h02:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$199 ;
+          end
+        6'h03:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$200 ;
+          end
+        6'h04:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$201 ;
+          end
+        6'h05:
+          begin
+            \$323 [7] = \$203 [7];
+            \$323 [1] = \$205 ;
+          end
+        6'h06:
+          begin
+            \$323 [7] = \$207 [7];
+            \$323 [1] = \$209 ;
+          end
+        6'h07:
+          begin
+            \$323 [7] = \$211 [7];
+            \$323 [1] = \$213 ;
+          end
+        6'h08:
+            (* full_case = 32'd1 *)
+            if (state__p[3]) begin
+              \$323 [7] = tens[3];
+              \$323 [6] = \$216 [7];
+              \$323 [1] = \$217 ;
+              \$323 [0] = \$218 ;
+            end else begin
+              \$323 [0] = \$95 [8];
+              \$323 [6] = \$222 [7];
+              \$323 [7] = \$95 [7];
+              \$323 [1] = \$223 ;
+            end
+        6'h09:
+            (* full_case = 32'd1 *)
+            if (state__p[3]) begin
+              \$323 [7] = sbc_r[7];
+              \$323 [6] = \$226 [7];
+              \$323 [1] = \$227 ;
+              \$323 [0] = \$95 [8];
+            end else begin
+              \$323 [0] = \$95 [8];
+              \$323 [6] = \$231 [7];
+              \$323 [7] = \$95 [7];
+              \$323 [1] = \$232 ;
+            end
+        6'h0a:
+          begin
+            \$323 [0] = \$233 ;
+            \$323 [7] = diff[7];
+            \$323 [1] = \$234 ;
+          end
+        6'h0b:
+          begin
+            \$323 [0] = \$235 ;
+            \$323 [7] = \diff$80 [7];
+            \$323 [1] = \$236 ;
+          end
+        6'h0c:
+          begin
+            \$323 [0] = \$237 ;
+            \$323 [7] = \diff$81 [7];
+            \$323 [1] = \$238 ;
+          end
+        6'h0d:
+          begin
+            \$323 [1] = \$240 ;
+            \$323 [7] = exec_o[7];
+            \$323 [6] = exec_o[6];
+          end
+        6'h0e:
+          begin
+            \$323 [7] = \$242 [7];
+            \$323 [1] = \$244 ;
+            \$323 [0] = \$245 [7];
+          end
+        6'h0f:
+          begin
+            \$323 [0] = \$248 [0];
+            \$323 [7] = 1'h0;
+            \$323 [1] = \$251 ;
+          end
+        6'h10:
+          begin
+            \$323 [7] = \out$85 [8];
+            \$323 [1] = \out$85 [9];
+            \$323 [0] = \out$85 [10];
+            \$323 [6] = \out$85 [11];
+          end
+        6'h11:
+          begin
+            \$323 [7] = \$257 [7];
+            \$323 [1] = \$261 ;
+          end
+        6'h12:
+          begin
+            \$323 [7] = \$267 [7];
+            \$323 [1] = \$270 ;
+          end
+        6'h13:
+          begin
+            \$323 [0] = \$271 ;
+            \$323 [7] = \diff$86 [7];
+            \$323 [1] = \$272 ;
+          end
+        6'h14:
+          begin
+            \$323 [7] = \$276 [7];
+            \$323 [1] = \$278 ;
+          end
+        6'h15:
+          begin
+            \$323 [7] = exec_o[7];
+            \$323 [1] = \$279 ;
+          end
+        6'h16:
+          begin
+            \$323 [0] = state__a[7];
+            \$323 [7] = \$281 [7];
+            \$323 [1] = \$283 ;
+          end
+        6'h17:
+          begin
+            \$323 [0] = state__a[0];
+            \$323 [7] = \$285 [7];
+            \$323 [1] = \$287 ;
+          end
+        6'h18:
+          begin
+            \$323 [0] = state__a[7];
+            \$323 [7] = state__a[6];
+            \$323 [1] = \$288 ;
+          end
+        6'h19:
+          begin
+            \$323 [0] = state__a[0];
+            \$323 [7] = state__p[0];
+            \$323 [1] = \$289 ;
+          end
+        6'h1a:
+          begin
+            \$323 [7] = state__a[7];
+            \$323 [1] = \$290 ;
+          end
+        6'h1b:
+          begin
+            \$323 [7] = state__a[7];
+            \$323 [1] = \$291 ;
+          end
+        6'h1c:
+          begin
+            \$323 [7] = state__x[7];
+            \$323 [1] = \$292 ;
+          end
+        6'h1d:
+          begin
+            \$323 [7] = state__y[7];
+            \$323 [1] = \$293 ;
+          end
+        6'h1e:
+          begin
+            \$323 [7] = state__sp[7];
+            \$323 [1] = \$294 ;
+          end
+        6'h1f:
+            /* empty */;
+        6'h20:
+          begin
+            \$323 [7] = \$296 [7];
+            \$323 [1] = \$298 ;
+          end
+        6'h21:
+          begin
+            \$323 [7] = \$300 [7];
+            \$323 [1] = \$302 ;
+          end
+        6'h22:
+          begin
+            \$323 [7] = \$304 [7];
+            \$323 [1] = \$306 ;
+          end
+        6'h23:
+          begin
+            \$323 [7] = \$308 [7];
+            \$323 [1] = \$310 ;
+          end
+        6'h24, 6'h25:
+            \$323 [0] = \$311 ;
+        6'h26, 6'h27:
+            \$323 [2] = \$312 ;
+        6'h29, 6'h2a:
+            \$323 [3] = \$313 ;
+        6'h28:
+            \$323 [6] = 1'h0;
+        6'h2b:
+          begin
+            \$323 [0] = exec_o[0];
+            \$323 [1] = exec_o[1];
+            \$323 [2] = exec_o[2];
+            \$323 [3] = exec_o[3];
+            \$323 [6] = exec_o[6];
+            \$323 [7] = exec_o[7];
+          end
+      endcase
+    end
+    if (load_en) begin
+      \$323 [0] = load__p[0];
+      \$323 [1] = load__p[1];
+      \$323 [2] = load__p[2];
+      \$323 [3] = load__p[3];
+      \$323 [6] = load__p[6];
+      \$323 [7] = load__p[7];
+    end
+    if (rst) begin
+      \$323  = 8'h30;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$324  = state__a;
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+            \$324  = exec_o;
+        6'h02:
+            /* empty */;
+        6'h03:
+            /* empty */;
+        6'h04:
+            \$324  = exec_o;
+        6'h05:
+            \$324  = \$202 ;
+        6'h06:
+            \$324  = \$206 ;
+        6'h07:
+            \$324  = \$210 ;
+        6'h08:
+            (* full_case = 32'd1 *)
+            if (state__p[3]) begin
+              \$324  = { tens, \$124 [3:0] };
+            end else begin
+              \$324  = \$95 [7:0];
+            end
+        6'h09:
+            (* full_case = 32'd1 *)
+            if (state__p[3]) begin
+              \$324  = sbc_r;
+            end else begin
+              \$324  = \$95 [7:0];
+            end
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            \$324  = \$241 ;
+        6'h0f:
+            \$324  = \$247 ;
+        6'h10:
+            \$324  = \out$85 [7:0];
+        6'h11:
+            \$324  = \$254 ;
+        6'h12:
+            \$324  = \$263 ;
+        6'h13:
+            /* empty */;
+        6'h14:
+            \$324  = \$273 ;
+        6'h15:
+            /* empty */;
+        6'h16:
+            \$324  = \$280 [7:0];
+        6'h17:
+            \$324  = \$284 ;
+        6'h18:
+            \$324  = { state__a[6:0], state__p[0] };
+        6'h19:
+            \$324  = { state__p[0], state__a[7:1] };
+        6'h1a:
+            /* empty */;
+        6'h1b:
+            /* empty */;
+        6'h1c:
             \$324  = state__x;
+        6'h1d:
+            \$324  = state__y;
       endcase
     end
     if (load_en) begin
-      \$324  = load__sp;
+      \$324  = load__a;
     end
     if (rst) begin
-      \$324  = 8'hff;
+      \$324  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$325  = flag_c;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          if (advance) begin
-            \$325  = mod_c;
-          end
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$325  = din[0];
-          end
-    endcase
+    \$325  = state__x;
+    if (exec_en) begin
+      casez (dec[14:9])
+        6'h01:
+            /* empty */;
+        6'h02:
+            \$325  = exec_o;
+        6'h03:
+            /* empty */;
+        6'h04:
+            \$325  = exec_o;
+        6'h05:
+            /* empty */;
+        6'h06:
+            /* empty */;
+        6'h07:
+            /* empty */;
+        6'h08:
+            /* empty */;
+        6'h09:
+            /* empty */;
+        6'h0a:
+            /* empty */;
+        6'h0b:
+            /* empty */;
+        6'h0c:
+            /* empty */;
+        6'h0d:
+            /* empty */;
+        6'h0e:
+            /* empty */;
+        6'h0f:
+            /* empty */;
+        6'h10:
+            /* empty */;
+        6'h11:
+            /* empty */;
+        6'h12:
+            \$325  = \$265 ;
+        6'h13:
+            \$325  = \diff$86 [7:0];
+        6'h14:
+            \$325  = \$274 ;
+        6'h15:
+            /* empty */;
+        6'h16:
+            /* empty */;
+        6'h17:
+            /* empty */;
+        6'h18:
+            /* empty */;
+        6'h19:
+            /* empty */;
+        6'h1a:
+            \$325  = state__a;
+        6'h1b:
+            /* empty */;
+        6'h1c:
+            /* empty */;
+        6'h1d:
+            /* empty */;
+        6'h1e:
+            \$325  = state__sp;
+        6'h1f:
+            /* empty */;
+        6'h20:
+            \$325  = \$295 [7:0];
+        6'h21:
+            /* empty */;
+        6'h22:
+            \$325  = \$303 [7:0];
+      endcase
+    end
+    if (load_en) begin
+      \$325  = load__x;
+    end
+    if (rst) begin
+      \$325  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$326  = state__y;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -3474,7 +3882,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h02:
             /* empty */;
         6'h03:
-            /* empty */;
+            \$326  = exec_o;
         6'h04:
             /* empty */;
         6'h05:
@@ -3484,55 +3892,45 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h07:
             /* empty */;
         6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$325  = \$220 ;
-            end else begin
-              \$325  = \$95 [8];
-            end
+            /* empty */;
         6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$325  = \$95 [8];
-            end else begin
-              \$325  = \$95 [8];
-            end
+            /* empty */;
         6'h0a:
-            \$325  = \$235 ;
+            /* empty */;
         6'h0b:
-            \$325  = \$237 ;
+            /* empty */;
         6'h0c:
-            \$325  = \$239 ;
+            /* empty */;
         6'h0d:
             /* empty */;
         6'h0e:
-            \$325  = \$247 [7];
+            /* empty */;
         6'h0f:
-            \$325  = \$250 [0];
+            /* empty */;
         6'h10:
-            \$325  = \out$90 [10];
+            /* empty */;
         6'h11:
             /* empty */;
         6'h12:
             /* empty */;
         6'h13:
-            \$325  = \$273 ;
+            /* empty */;
         6'h14:
             /* empty */;
         6'h15:
             /* empty */;
         6'h16:
-            \$325  = state__a[7];
+            /* empty */;
         6'h17:
-            \$325  = state__a[0];
+            /* empty */;
         6'h18:
-            \$325  = state__a[7];
+            /* empty */;
         6'h19:
-            \$325  = state__a[0];
+            /* empty */;
         6'h1a:
             /* empty */;
         6'h1b:
-            /* empty */;
+            \$326  = state__a;
         6'h1c:
             /* empty */;
         6'h1d:
@@ -3544,1084 +3942,25 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h20:
             /* empty */;
         6'h21:
-            /* empty */;
+            \$326  = \$299 [7:0];
         6'h22:
             /* empty */;
         6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            \$325  = \$313 ;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$325  = exec_o[0];
+            \$326  = \$307 [7:0];
       endcase
     end
     if (load_en) begin
-      \$325  = load__p[0];
+      \$326  = load__y;
     end
     if (rst) begin
-      \$325  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$326  = flag_i;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          if (advance) begin
-            \$326  = 1'h1;
-          end
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$326  = din[2];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            \$326  = \$314 ;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$326  = exec_o[2];
-      endcase
-    end
-    if (load_en) begin
-      \$326  = load__p[2];
-    end
-    if (rst) begin
-      \$326  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$327  = flag_z;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$327  = din[1];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            \$327  = \$200 ;
-        6'h02:
-            \$327  = \$201 ;
-        6'h03:
-            \$327  = \$202 ;
-        6'h04:
-            \$327  = \$203 ;
-        6'h05:
-            \$327  = \$207 ;
-        6'h06:
-            \$327  = \$211 ;
-        6'h07:
-            \$327  = \$215 ;
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$327  = \$219 ;
-            end else begin
-              \$327  = \$225 ;
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$327  = \$229 ;
-            end else begin
-              \$327  = \$234 ;
-            end
-        6'h0a:
-            \$327  = \$236 ;
-        6'h0b:
-            \$327  = \$238 ;
-        6'h0c:
-            \$327  = \$240 ;
-        6'h0d:
-            \$327  = \$242 ;
-        6'h0e:
-            \$327  = \$246 ;
-        6'h0f:
-            \$327  = \$253 ;
-        6'h10:
-            \$327  = \out$90 [9];
-        6'h11:
-            \$327  = \$263 ;
-        6'h12:
-            \$327  = \$272 ;
-        6'h13:
-            \$327  = \$274 ;
-        6'h14:
-            \$327  = \$280 ;
-        6'h15:
-            \$327  = \$281 ;
-        6'h16:
-            \$327  = \$285 ;
-        6'h17:
-            \$327  = \$289 ;
-        6'h18:
-            \$327  = \$290 ;
-        6'h19:
-            \$327  = \$291 ;
-        6'h1a:
-            \$327  = \$292 ;
-        6'h1b:
-            \$327  = \$293 ;
-        6'h1c:
-            \$327  = \$294 ;
-        6'h1d:
-            \$327  = \$295 ;
-        6'h1e:
-            \$327  = \$296 ;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            \$327  = \$300 ;
-        6'h21:
-            \$327  = \$304 ;
-        6'h22:
-            \$327  = \$308 ;
-        6'h23:
-            \$327  = \$312 ;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$327  = exec_o[1];
-      endcase
-    end
-    if (load_en) begin
-      \$327  = load__p[1];
-    end
-    if (rst) begin
-      \$327  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$328  = flag_d;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$328  = din[3];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            \$328  = \$315 ;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$328  = exec_o[3];
-      endcase
-    end
-    if (load_en) begin
-      \$328  = load__p[3];
-    end
-    if (rst) begin
-      \$328  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$329  = flag_v;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$329  = din[6];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$329  = \$218 [7];
-            end else begin
-              \$329  = \$224 [7];
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$329  = \$228 [7];
-            end else begin
-              \$329  = \$233 [7];
-            end
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            \$329  = exec_o[6];
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            \$329  = \out$90 [11];
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            \$329  = 1'h0;
-        6'h2b:
-            \$329  = exec_o[6];
-      endcase
-    end
-    if (load_en) begin
-      \$329  = load__p[6];
-    end
-    if (rst) begin
-      \$329  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$330  = flag_n;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          if (advance) begin
-            \$330  = din[7];
-          end
-    endcase
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            \$330  = exec_o[7];
-        6'h02:
-            \$330  = exec_o[7];
-        6'h03:
-            \$330  = exec_o[7];
-        6'h04:
-            \$330  = exec_o[7];
-        6'h05:
-            \$330  = \$205 [7];
-        6'h06:
-            \$330  = \$209 [7];
-        6'h07:
-            \$330  = \$213 [7];
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$330  = tens[3];
-            end else begin
-              \$330  = \$95 [7];
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$330  = sbc_r[7];
-            end else begin
-              \$330  = \$95 [7];
-            end
-        6'h0a:
-            \$330  = diff[7];
-        6'h0b:
-            \$330  = \diff$85 [7];
-        6'h0c:
-            \$330  = \diff$86 [7];
-        6'h0d:
-            \$330  = exec_o[7];
-        6'h0e:
-            \$330  = \$244 [7];
-        6'h0f:
-            \$330  = 1'h0;
-        6'h10:
-            \$330  = \out$90 [8];
-        6'h11:
-            \$330  = \$259 [7];
-        6'h12:
-            \$330  = \$269 [7];
-        6'h13:
-            \$330  = \diff$91 [7];
-        6'h14:
-            \$330  = \$278 [7];
-        6'h15:
-            \$330  = exec_o[7];
-        6'h16:
-            \$330  = \$283 [7];
-        6'h17:
-            \$330  = \$287 [7];
-        6'h18:
-            \$330  = state__a[6];
-        6'h19:
-            \$330  = flag_c;
-        6'h1a:
-            \$330  = state__a[7];
-        6'h1b:
-            \$330  = state__a[7];
-        6'h1c:
-            \$330  = state__x[7];
-        6'h1d:
-            \$330  = state__y[7];
-        6'h1e:
-            \$330  = state__sp[7];
-        6'h1f:
-            /* empty */;
-        6'h20:
-            \$330  = \$298 [7];
-        6'h21:
-            \$330  = \$302 [7];
-        6'h22:
-            \$330  = \$306 [7];
-        6'h23:
-            \$330  = \$310 [7];
-        6'h24, 6'h25:
-            /* empty */;
-        6'h26, 6'h27:
-            /* empty */;
-        6'h29, 6'h2a:
-            /* empty */;
-        6'h28:
-            /* empty */;
-        6'h2b:
-            \$330  = exec_o[7];
-      endcase
-    end
-    if (load_en) begin
-      \$330  = load__p[7];
-    end
-    if (rst) begin
-      \$330  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$331  = state__a;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            \$331  = exec_o;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            \$331  = exec_o;
-        6'h05:
-            \$331  = \$204 ;
-        6'h06:
-            \$331  = \$208 ;
-        6'h07:
-            \$331  = \$212 ;
-        6'h08:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$331  = { tens, \$124 [3:0] };
-            end else begin
-              \$331  = \$95 [7:0];
-            end
-        6'h09:
-            (* full_case = 32'd1 *)
-            if (flag_d) begin
-              \$331  = sbc_r;
-            end else begin
-              \$331  = \$95 [7:0];
-            end
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            \$331  = \$243 ;
-        6'h0f:
-            \$331  = \$249 ;
-        6'h10:
-            \$331  = \out$90 [7:0];
-        6'h11:
-            \$331  = \$256 ;
-        6'h12:
-            \$331  = \$265 ;
-        6'h13:
-            /* empty */;
-        6'h14:
-            \$331  = \$275 ;
-        6'h15:
-            /* empty */;
-        6'h16:
-            \$331  = \$282 [7:0];
-        6'h17:
-            \$331  = \$286 ;
-        6'h18:
-            \$331  = { state__a[6:0], flag_c };
-        6'h19:
-            \$331  = { flag_c, state__a[7:1] };
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            \$331  = state__x;
-        6'h1d:
-            \$331  = state__y;
-      endcase
-    end
-    if (load_en) begin
-      \$331  = load__a;
-    end
-    if (rst) begin
-      \$331  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$332  = state__x;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            \$332  = exec_o;
-        6'h03:
-            /* empty */;
-        6'h04:
-            \$332  = exec_o;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            \$332  = \$267 ;
-        6'h13:
-            \$332  = \diff$91 [7:0];
-        6'h14:
-            \$332  = \$276 ;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            \$332  = state__a;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            \$332  = state__sp;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            \$332  = \$297 [7:0];
-        6'h21:
-            /* empty */;
-        6'h22:
-            \$332  = \$305 [7:0];
-      endcase
-    end
-    if (load_en) begin
-      \$332  = load__x;
-    end
-    if (rst) begin
-      \$332  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$333  = state__y;
-    if (exec_en) begin
-      casez (dec[14:9])
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            \$333  = exec_o;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10:
-            /* empty */;
-        6'h11:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h13:
-            /* empty */;
-        6'h14:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16:
-            /* empty */;
-        6'h17:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a:
-            /* empty */;
-        6'h1b:
-            \$333  = state__a;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            \$333  = \$301 [7:0];
-        6'h22:
-            /* empty */;
-        6'h23:
-            \$333  = \$309 [7:0];
-      endcase
-    end
-    if (load_en) begin
-      \$333  = load__y;
-    end
-    if (rst) begin
-      \$333  = 8'h00;
+      \$326  = 8'h00;
     end
   end
   assign a = state__a;
   assign x = state__x;
   assign y = state__y;
   assign s = state__sp;
+  assign p = state__p;
   assign pc = state__pc;
   assign rd = rw;
   assign exec_op = dec[14:9];
@@ -4635,17 +3974,23 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign adh_ixc = \$22 [7:0];
   assign bsum = \$95 [8:0];
   assign out = \$99 [7:0];
-  assign \out$71  = \$103 [7:0];
+  assign \out$66  = \$103 [7:0];
   assign dsum = \$105 [8:0];
   assign u = \$111 [6:0];
   assign ones = \$124 [3:0];
   assign adc_r = { tens, \$124 [3:0] };
-  assign ddiff = \$127 [9:0];
-  assign dadj = \$130 [9:0];
-  assign \out$79  = \$134 [7:0];
-  assign \u$80  = \$140 [6:0];
-  assign \ones$82  = \$153 [3:0];
-  assign state__p = { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+  assign dadj = \$129 [9:0];
+  assign \out$74  = \$133 [7:0];
+  assign \u$75  = \$139 [6:0];
+  assign \ones$77  = \$152 [3:0];
+  assign \p.c  = state__p[0];
+  assign \p.z  = state__p[1];
+  assign \p.i  = state__p[2];
+  assign \p.d  = state__p[3];
+  assign \p.b  = state__p[4];
+  assign \p.unused  = state__p[5];
+  assign \p.v  = state__p[6];
+  assign \p.n  = state__p[7];
   assign \dec_din.mode  = dec_din[4:0];
   assign \dec_din.kind  = dec_din[6:5];
   assign \dec_din.idx  = dec_din[8:7];
@@ -4656,6 +4001,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \dec.idx  = dec[8:7];
   assign \dec.alu  = dec[14:9];
   assign \dec.rmw  = dec[17:15];
+  assign \out$85.a  = \out$85 [7:0];
+  assign \out$85.n  = \out$85 [8];
+  assign \out$85.z  = \out$85 [9];
+  assign \out$85.c  = \out$85 [10];
+  assign \out$85.v  = \out$85 [11];
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
   assign \$96  = { state__a[7:4], 3'h0 };
@@ -4664,30 +4014,30 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$101  = { exec_o[7:4], 1'h0 };
   assign \$121  = { tens, 3'h0 };
   assign \$122  = { tens, 1'h0 };
-  assign \$131  = { \$130 [7:4], 3'h0 };
-  assign \$132  = { \$130 [7:4], 1'h0 };
-  assign \$150  = { \tens$81 , 3'h0 };
-  assign \$151  = { \tens$81 , 1'h0 };
-  assign \$249  = { 1'h0, \$248 [7:1] };
-  assign \$252  = { 1'h0, \$251 [7:1] };
-  assign { \$254 [4], \$254 [0] } = { state__a[4], state__a[0] };
-  assign { \$254 [7:5], \$254 [3:1] } = 6'h3f;
-  assign { \$257 [4], \$257 [0] } = { state__a[4], state__a[0] };
-  assign { \$257 [7:5], \$257 [3:1] } = 6'h3f;
-  assign { \$260 [4], \$260 [0] } = { state__a[4], state__a[0] };
-  assign { \$260 [7:5], \$260 [3:1] } = 6'h3f;
+  assign \$130  = { \$129 [7:4], 3'h0 };
+  assign \$131  = { \$129 [7:4], 1'h0 };
+  assign \$149  = { \tens$76 , 3'h0 };
+  assign \$150  = { \tens$76 , 1'h0 };
+  assign \$247  = { 1'h0, \$246 [7:1] };
+  assign \$250  = { 1'h0, \$249 [7:1] };
+  assign { \$252 [4], \$252 [0] } = { state__a[4], state__a[0] };
+  assign { \$252 [7:5], \$252 [3:1] } = 6'h3f;
+  assign { \$255 [4], \$255 [0] } = { state__a[4], state__a[0] };
+  assign { \$255 [7:5], \$255 [3:1] } = 6'h3f;
+  assign { \$258 [4], \$258 [0] } = { state__a[4], state__a[0] };
+  assign { \$258 [7:5], \$258 [3:1] } = 6'h3f;
+  assign { \$262 [4], \$262 [0] } = { state__a[4], state__a[0] };
+  assign { \$262 [7:5], \$262 [3:1] } = 6'h3f;
   assign { \$264 [4], \$264 [0] } = { state__a[4], state__a[0] };
   assign { \$264 [7:5], \$264 [3:1] } = 6'h3f;
   assign { \$266 [4], \$266 [0] } = { state__a[4], state__a[0] };
   assign { \$266 [7:5], \$266 [3:1] } = 6'h3f;
   assign { \$268 [4], \$268 [0] } = { state__a[4], state__a[0] };
   assign { \$268 [7:5], \$268 [3:1] } = 6'h3f;
-  assign { \$270 [4], \$270 [0] } = { state__a[4], state__a[0] };
-  assign { \$270 [7:5], \$270 [3:1] } = 6'h3f;
+  assign \$280  = { state__a, 1'h0 };
+  assign \$281  = { state__a, 1'h0 };
   assign \$282  = { state__a, 1'h0 };
-  assign \$283  = { state__a, 1'h0 };
-  assign \$284  = { state__a, 1'h0 };
+  assign \$284  = { 1'h0, state__a[7:1] };
+  assign \$285  = { 1'h0, state__a[7:1] };
   assign \$286  = { 1'h0, state__a[7:1] };
-  assign \$287  = { 1'h0, state__a[7:1] };
-  assign \$288  = { 1'h0, state__a[7:1] };
 endmodule

@@ -922,7 +922,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_needed3(paddle3_needed),
     .pixel(stream__pixel),
     .pixels__line_end(stream__line_end),
-    .\port$5526$0 (\$signal ),
+    .\port$5525$0 (\$signal ),
     .rst(rst),
     .start_frame(stream__frame_end),
     .swcha(swcha),
@@ -976,9 +976,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_r(paddle_r),
     .paddle_start(paddle_start),
     .phase(phase),
-    .\port$5528$0 (\$signal$96 [23:0]),
-    .\port$5534$0 (inputs),
-    .\port$5538$0 (\$signal$110 ),
+    .\port$5527$0 (\$signal$96 [23:0]),
+    .\port$5533$0 (inputs),
+    .\port$5537$0 (\$signal$110 ),
     .pre__clear(clear),
     .pre__obs_valid(pre__obs_valid),
     .pre__push(push),
@@ -3942,7 +3942,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign actions[7:0] = action0[7:0];
 endmodule
 
-module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$98 , host_wdata, host_we_rom, host_we_ram, host_we, \port$5526$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
+module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$98 , host_wdata, host_we_rom, host_we_ram, host_we, \port$5525$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
 , paddle_needed2, paddle_needed3, swcha, swchb, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
@@ -4179,8 +4179,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire pixels__line_end;
   wire [7:0] pixels__pixel;
   wire pixels__visible;
-  input [23:0] \port$5526$0 ;
-  wire [23:0] \port$5526$0 ;
+  input [23:0] \port$5525$0 ;
+  wire [23:0] \port$5525$0 ;
   reg primed = 1'h0;
   wire [7:0] rdata;
   wire [7:0] \rdata$121 ;
@@ -4245,8 +4245,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$29  = \$27  | \$28 ;
   assign strobe = \$26  & \$29 ;
   assign line = start_frame ? 16'h0000 : frame_line;
-  assign \$30  = line >= \port$5526$0 [14:6];
-  assign \$31  = \port$5526$0 [14:6] + \port$5526$0 [23:15];
+  assign \$30  = line >= \port$5525$0 [14:6];
+  assign \$31  = \port$5525$0 [14:6] + \port$5525$0 [23:15];
   assign \$32  = line < \$31 ;
   assign \$33  = \$30  & \$32 ;
   assign \$34  = counting & \$33 ;
@@ -4257,8 +4257,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$38  = \$36  & \$37 ;
   assign bus_strobe = strobe & \$38 ;
   assign bus_write = ~ bus_rw;
-  assign \$39  = line >= \port$5526$0 [14:6];
-  assign \$40  = \port$5526$0 [14:6] + \port$5526$0 [23:15];
+  assign \$39  = line >= \port$5525$0 [14:6];
+  assign \$40  = \port$5525$0 [14:6] + \port$5525$0 [23:15];
   assign \$41  = line < \$40 ;
   assign \$42  = \$39  & \$41 ;
   assign \$43  = counting & \$42 ;
@@ -4283,15 +4283,15 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$56  = \$54  & \$55 ;
   assign insn_start = \$56  & counting;
   assign \$57  = hpos - 7'h44;
-  assign \$58  = line - \port$5526$0 [14:6];
+  assign \$58  = line - \port$5525$0 [14:6];
   assign at_boundary = insn_start & pending;
   assign pc = ce ? pc_next : state__pc;
   assign \$59  = ~ bus_addr[12];
   assign \$60  = ~ bus_addr[7];
   assign \$61  = \$59  & \$60 ;
   assign tia_touch = strobe & \$61 ;
-  assign \$62  = line >= \port$5526$0 [14:6];
-  assign \$63  = \port$5526$0 [14:6] + \port$5526$0 [23:15];
+  assign \$62  = line >= \port$5525$0 [14:6];
+  assign \$63  = \port$5525$0 [14:6] + \port$5525$0 [23:15];
   assign \$64  = line < \$63 ;
   assign \$65  = \$62  & \$64 ;
   assign \$66  = counting & \$65 ;
@@ -4353,8 +4353,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .con_rst(con_rst),
     .host_rdata(host_cart_rdata),
     .host_we_ram(host_we_ram),
-    .mapper(\port$5526$0 [3:0]),
-    .\port$5612$0 (bus_addr),
+    .mapper(\port$5525$0 [3:0]),
+    .\port$5611$0 (bus_addr),
     .rdata(\rdata$121 ),
     .rom_w__addr(\host_addr$98 ),
     .rom_w__data(host_wdata),
@@ -4434,7 +4434,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .paddle_needed2(paddle_needed2),
     .paddle_needed3(paddle_needed3),
     .pixel(pixel),
-    .\port$5526$4 (\port$5526$0 [5:4]),
+    .\port$5525$4 (\port$5525$0 [5:4]),
     .rd(\$87 ),
     .rst(rst),
     .wsync(wsync)
@@ -4731,8 +4731,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     end
   end
   assign rdy = rdy_seen;
-  assign ystart = \port$5526$0 [14:6];
-  assign height = \port$5526$0 [23:15];
+  assign ystart = \port$5525$0 [14:6];
+  assign height = \port$5525$0 [23:15];
   assign \cycle_end$44  = cycle_end;
   assign \bus_addr$46  = bus_addr[5:0];
   assign bus_wdata = bus_dout;
@@ -4744,10 +4744,10 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \cyc$54  = cyc;
   assign frame_start = start_frame;
   assign \line$56  = line;
-  assign pal = \port$5526$0 [4];
-  assign \pal$58  = \port$5526$0 [4];
-  assign hmove_blanks = \port$5526$0 [5];
-  assign \hmove_blanks$60  = \port$5526$0 [5];
+  assign pal = \port$5525$0 [4];
+  assign \pal$58  = \port$5525$0 [4];
+  assign hmove_blanks = \port$5525$0 [5];
+  assign \hmove_blanks$60  = \port$5525$0 [5];
   assign \inpt4$62  = inpt4;
   assign \inpt5$64  = inpt5;
   assign odd_last_frame = odd_last;
@@ -4770,8 +4770,8 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign host_addr = \host_addr$98 [6:0];
   assign \host_wdata$100  = host_wdata;
   assign host_rdata = host_riot_rdata;
-  assign mapper = \port$5526$0 [3:0];
-  assign \mapper$104  = \port$5526$0 [3:0];
+  assign mapper = \port$5525$0 [3:0];
+  assign \mapper$104  = \port$5525$0 [3:0];
   assign sel = bus_addr[12];
   assign \addr$106  = bus_addr[12:0];
   assign a13 = bus_addr[13];
@@ -4800,7 +4800,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$8  = wsync;
 endmodule
 
-module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$5612$0 , wdata, bank, clk);
+module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$5611$0 , wdata, bank, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$43  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -5108,8 +5108,8 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
   reg [7:0] other_seen = 8'h00;
-  input [13:0] \port$5612$0 ;
-  wire [13:0] \port$5612$0 ;
+  input [13:0] \port$5611$0 ;
+  wire [13:0] \port$5611$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
@@ -5153,7 +5153,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       ram[ram_w__addr] <= ram_w__data;
   end
   assign host_rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$5612$0 [6:0]];
+  assign ram_r__data = ram[\port$5611$0 [6:0]];
   reg [7:0] rom [16383:0];
   integer rom__i;
   initial begin
@@ -5175,44 +5175,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$5612$0 [11:0] == 12'hff8;
-  assign \$7  = \port$5612$0 [11:0] == 12'hff9;
+  assign \$6  = \port$5611$0 [11:0] == 12'hff8;
+  assign \$7  = \port$5611$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$5612$0 [11:0] - 12'hff8;
+  assign \$10  = \port$5611$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$5612$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$5611$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$5612$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$5611$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$5612$0 [11:0] - 12'hff6;
+  assign \$18  = \port$5611$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$5612$0 [12] & \$19 ;
-  assign \$21  = \port$5612$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$5611$0 [12] & \$19 ;
+  assign \$21  = \port$5611$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$5612$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$5611$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$5612$0 [12] & \$25 ;
-  assign \$27  = \port$5612$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$5611$0 [12] & \$25 ;
+  assign \$27  = \port$5611$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$5612$0 [11:0] < 12'hff0;
+  assign \$29  = \port$5611$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$5612$0 [12] & \$31 ;
-  assign \$33  = \port$5612$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$5611$0 [12] & \$31 ;
+  assign \$33  = \port$5611$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$5612$0 [11:0] < 12'hff8;
+  assign \$35  = \port$5611$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$5612$0 [2:0] >= 3'h5;
-  assign \$47  = \port$5612$0 [2:0] - 3'h5;
+  assign \$46  = \port$5611$0 [2:0] >= 3'h5;
+  assign \$47  = \port$5611$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -5221,35 +5221,35 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$5612$0 [12];
+  assign \$57  = \$56  & \port$5611$0 [12];
   assign \$58  = ~ write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$5612$0 [11:0] < 7'h40;
+  assign \$60  = \port$5611$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$5612$0 [5:3] == 1'h1;
-  assign \$63  = \port$5612$0 [5:3] == 2'h2;
+  assign \$62  = \port$5611$0 [5:3] == 1'h1;
+  assign \$63  = \port$5611$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$5612$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$5612$0 [11:10];
-  assign \$68  = \port$5612$0 [11:10] == 1'h1;
+  assign \$66  = \port$5611$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$5611$0 [11:10];
+  assign \$68  = \port$5611$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$5612$0 [13];
-  assign \$73  = \port$5612$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$5611$0 [13];
+  assign \$73  = \port$5611$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
   assign \$75  = rom_r__data & flag_seen;
   assign \$76  = masked_seen ? \$75  : rom_r__data;
   assign rdata = rom_seen ? \$76  : other_seen;
-  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$5612$0 [6:0];
+  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$5611$0 [6:0];
   assign ram_w__data = host_we_ram ? rom_w__data : wdata;
-  assign \$77  = \port$5612$0 [12] & strobe;
+  assign \$77  = \port$5611$0 [12] & strobe;
   assign \$78  = \$77  & write;
   assign \$79  = mapper == 3'h4;
   assign \$80  = mapper == 3'h5;
   assign \$81  = \$79  | \$80 ;
-  assign \$82  = ! \port$5612$0 [11:7];
+  assign \$82  = ! \port$5611$0 [11:7];
   assign \$83  = \$81  & \$82 ;
   assign \$84  = \$78  & \$83 ;
   assign ram_w__en = host_we_ram | \$84 ;
@@ -5260,106 +5260,106 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$89  = mapper == 4'h8;
   assign \$90  = \$88  | \$89 ;
   assign \$91  = \$90  ? 1'h1 : 1'h0;
-  assign \$92  = \port$5612$0 [12] & strobe;
+  assign \$92  = \port$5611$0 [12] & strobe;
   assign \$93  = \$92  & init_done;
   assign \$94  = mapper == 4'h8;
-  assign \$95  = \port$5612$0 [12] & strobe;
+  assign \$95  = \port$5611$0 [12] & strobe;
   assign \$96  = \$94  & \$95 ;
   assign \$97  = ~ write;
-  assign \$98  = \port$5612$0 [12] & \$97 ;
-  assign \$99  = \port$5612$0 [11:0] < 8'h80;
-  assign \$100  = \port$5612$0 [11:0] >= 12'hfc0;
+  assign \$98  = \port$5611$0 [12] & \$97 ;
+  assign \$99  = \port$5611$0 [11:0] < 8'h80;
+  assign \$100  = \port$5611$0 [11:0] >= 12'hfc0;
   assign \$101  = \$99  | \$100 ;
   assign \$102  = \$98  & \$101 ;
-  assign \$103  = \port$5612$0 [12] & write;
+  assign \$103  = \port$5611$0 [12] & write;
   assign \$104  = \$102  | \$103 ;
   assign \$105  = \$96  & \$104 ;
   assign \$106  = mapper == 4'h8;
-  assign \$107  = \port$5612$0 [12] & strobe;
+  assign \$107  = \port$5611$0 [12] & strobe;
   assign \$108  = \$106  & \$107 ;
   assign \$109  = mapper == 4'h8;
-  assign \$110  = \$109  & \port$5612$0 [12];
+  assign \$110  = \$109  & \port$5611$0 [12];
   assign \$111  = ~ write;
   assign \$112  = \$110  & \$111 ;
-  assign \$113  = \port$5612$0 [11:0] < 7'h40;
+  assign \$113  = \port$5611$0 [11:0] < 7'h40;
   assign \$114  = \$112  & \$113 ;
   assign \$115  = \$108  & \$114 ;
-  assign \$116  = ! \port$5612$0 [2:0];
+  assign \$116  = ! \port$5611$0 [2:0];
   assign \$117  = dpc_counter0 - 1'h1;
-  assign \$118  = \port$5612$0 [2:0] == 1'h1;
+  assign \$118  = \port$5611$0 [2:0] == 1'h1;
   assign \$119  = dpc_counter1 - 1'h1;
-  assign \$120  = \port$5612$0 [2:0] == 2'h2;
+  assign \$120  = \port$5611$0 [2:0] == 2'h2;
   assign \$121  = dpc_counter2 - 1'h1;
-  assign \$122  = \port$5612$0 [2:0] == 2'h3;
+  assign \$122  = \port$5611$0 [2:0] == 2'h3;
   assign \$123  = dpc_counter3 - 1'h1;
-  assign \$124  = \port$5612$0 [2:0] == 3'h4;
+  assign \$124  = \port$5611$0 [2:0] == 3'h4;
   assign \$125  = dpc_counter4 - 1'h1;
-  assign \$126  = \port$5612$0 [2:0] == 3'h5;
+  assign \$126  = \port$5611$0 [2:0] == 3'h5;
   assign \$127  = ~ dpc_music0;
   assign \$128  = dpc_counter5 - 1'h1;
-  assign \$129  = \port$5612$0 [2:0] == 3'h6;
+  assign \$129  = \port$5611$0 [2:0] == 3'h6;
   assign \$130  = ~ dpc_music1;
   assign \$131  = dpc_counter6 - 1'h1;
-  assign \$132  = \port$5612$0 [2:0] == 3'h7;
+  assign \$132  = \port$5611$0 [2:0] == 3'h7;
   assign \$133  = ~ dpc_music2;
   assign \$134  = dpc_counter7 - 1'h1;
   assign \$135  = mapper == 4'h8;
-  assign \$136  = \port$5612$0 [12] & strobe;
+  assign \$136  = \port$5611$0 [12] & strobe;
   assign \$137  = \$135  & \$136 ;
   assign \$138  = \$137  & write;
-  assign \$139  = \port$5612$0 [11:0] >= 7'h40;
+  assign \$139  = \port$5611$0 [11:0] >= 7'h40;
   assign \$140  = \$138  & \$139 ;
-  assign \$141  = \port$5612$0 [11:0] < 8'h80;
+  assign \$141  = \port$5611$0 [11:0] < 8'h80;
   assign \$142  = \$140  & \$141 ;
-  assign \$143  = ! \port$5612$0 [2:0];
-  assign \$144  = \port$5612$0 [2:0] == 1'h1;
-  assign \$145  = \port$5612$0 [2:0] == 2'h2;
-  assign \$146  = \port$5612$0 [2:0] == 2'h3;
-  assign \$147  = \port$5612$0 [2:0] == 3'h4;
-  assign \$148  = \port$5612$0 [2:0] == 3'h5;
+  assign \$143  = ! \port$5611$0 [2:0];
+  assign \$144  = \port$5611$0 [2:0] == 1'h1;
+  assign \$145  = \port$5611$0 [2:0] == 2'h2;
+  assign \$146  = \port$5611$0 [2:0] == 2'h3;
+  assign \$147  = \port$5611$0 [2:0] == 3'h4;
+  assign \$148  = \port$5611$0 [2:0] == 3'h5;
   assign \$149  = dpc_music0 ? dpc_top5 : wdata;
-  assign \$150  = \port$5612$0 [2:0] == 3'h6;
+  assign \$150  = \port$5611$0 [2:0] == 3'h6;
   assign \$151  = dpc_music1 ? dpc_top6 : wdata;
-  assign \$152  = \port$5612$0 [2:0] == 3'h7;
+  assign \$152  = \port$5611$0 [2:0] == 3'h7;
   assign \$153  = dpc_music2 ? dpc_top7 : wdata;
   assign \$154  = mapper == 3'h4;
   assign \$155  = mapper == 3'h5;
   assign \$156  = \$154  | \$155 ;
-  assign \$157  = \port$5612$0 [11:7] == 1'h1;
+  assign \$157  = \port$5611$0 [11:7] == 1'h1;
   assign \$158  = \$156  & \$157 ;
   assign \$159  = \$158  ? ram_r__data : dpc_rdata;
   assign \$160  = mapper == 3'h4;
   assign \$161  = mapper == 3'h5;
   assign \$162  = \$160  | \$161 ;
-  assign \$163  = \port$5612$0 [11:7] == 1'h1;
+  assign \$163  = \port$5611$0 [11:7] == 1'h1;
   assign \$164  = \$162  & \$163 ;
   assign \$165  = ~ \$164 ;
   assign \$166  = mapper == 4'h8;
-  assign \$167  = \$166  & \port$5612$0 [12];
+  assign \$167  = \$166  & \port$5611$0 [12];
   assign \$168  = ~ write;
   assign \$169  = \$167  & \$168 ;
-  assign \$170  = \port$5612$0 [11:0] < 7'h40;
+  assign \$170  = \port$5611$0 [11:0] < 7'h40;
   assign \$171  = \$169  & \$170 ;
   assign \$172  = ~ \$171 ;
   assign \$173  = mapper == 4'h8;
-  assign \$174  = \$173  & \port$5612$0 [12];
+  assign \$174  = \$173  & \port$5611$0 [12];
   assign \$175  = ~ write;
   assign \$176  = \$174  & \$175 ;
-  assign \$177  = \port$5612$0 [11:0] < 7'h40;
+  assign \$177  = \port$5611$0 [11:0] < 7'h40;
   assign \$178  = \$176  & \$177 ;
-  assign \$179  = \port$5612$0 [5:3] == 1'h1;
-  assign \$180  = \port$5612$0 [5:3] == 2'h2;
+  assign \$179  = \port$5611$0 [5:3] == 1'h1;
+  assign \$180  = \port$5611$0 [5:3] == 2'h2;
   assign \$181  = \$179  | \$180 ;
   assign \$182  = \$178  & \$181 ;
   assign \$183  = \$172  | \$182 ;
   assign \$184  = \$165  & \$183 ;
   assign \$185  = mapper == 4'h8;
-  assign \$186  = \$185  & \port$5612$0 [12];
+  assign \$186  = \$185  & \port$5611$0 [12];
   assign \$187  = ~ write;
   assign \$188  = \$186  & \$187 ;
-  assign \$189  = \port$5612$0 [11:0] < 7'h40;
+  assign \$189  = \port$5611$0 [11:0] < 7'h40;
   assign \$190  = \$188  & \$189 ;
-  assign \$191  = \port$5612$0 [5:3] == 2'h2;
+  assign \$191  = \port$5611$0 [5:3] == 2'h2;
   assign \$192  = \$190  & \$191 ;
   assign \$193  = con_ce ? rom_w__en : 1'h0;
   assign \$195  = con_ce ? ram_w__en : 1'h0;
@@ -5456,7 +5456,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5612$0 [2:0])
+    casez (\port$5611$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -5478,7 +5478,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5612$0 [2:0])
+    casez (\port$5611$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -5500,7 +5500,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5612$0 [2:0])
+    casez (\port$5611$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -5522,7 +5522,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5612$0 [2:0])
+    casez (\port$5611$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -5544,7 +5544,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5612$0 [2:0])
+    casez (\port$5611$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -5588,7 +5588,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5612$0 [2:0])
+    casez (\port$5611$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -5610,7 +5610,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_bank = bank;
-    if (\port$5612$0 [12]) begin
+    if (\port$5611$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -5623,44 +5623,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$5612$0 [2:0];
+      new_slice0 = \port$5611$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$5612$0 [2:0];
+      new_slice1 = \port$5611$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$5612$0 [2:0];
+      new_slice2 = \port$5611$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$5612$0 [10:0] };
+      rom_addr = { 3'h0, \port$5611$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$5612$0 [11:0] };
+      rom_addr = { 2'h0, \port$5611$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$5612$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$5611$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$5612$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$5611$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$5612$0 [11:0] };
+      rom_addr = { new_bank, \port$5611$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$5612$0 [5:3])
+    casez (\port$5611$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
       3'h7:
@@ -5763,7 +5763,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5777,7 +5777,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$144 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5791,7 +5791,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$145 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5805,7 +5805,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$146 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5819,7 +5819,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$147 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5833,7 +5833,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$148 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5847,7 +5847,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$150 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5861,7 +5861,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$152 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5888,7 +5888,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$202  = 8'h00;
           endcase
@@ -5907,7 +5907,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5932,7 +5932,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$204  = 8'h00;
           endcase
@@ -5951,7 +5951,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5976,7 +5976,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$206  = 8'h00;
           endcase
@@ -5995,7 +5995,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6020,7 +6020,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$208  = 8'h00;
           endcase
@@ -6039,7 +6039,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6064,7 +6064,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$210  = 8'h00;
           endcase
@@ -6083,7 +6083,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6108,7 +6108,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$212  = 8'h00;
           endcase
@@ -6129,7 +6129,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6154,7 +6154,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$214  = 8'h00;
           endcase
@@ -6175,7 +6175,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6200,7 +6200,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$216  = 8'h00;
           endcase
@@ -6221,7 +6221,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6241,7 +6241,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$218  = wdata;
           endcase
@@ -6255,7 +6255,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6271,7 +6271,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$220  = wdata;
           endcase
@@ -6285,7 +6285,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6301,7 +6301,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$222  = wdata;
           endcase
@@ -6315,7 +6315,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6331,7 +6331,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$224  = wdata;
           endcase
@@ -6345,7 +6345,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6361,7 +6361,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$226  = wdata;
           endcase
@@ -6375,7 +6375,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6391,7 +6391,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$228  = wdata;
           endcase
@@ -6405,7 +6405,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6421,7 +6421,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6441,7 +6441,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$231  = wdata;
           endcase
@@ -6455,7 +6455,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6471,7 +6471,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6491,7 +6491,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 \$234  = wdata;
           endcase
@@ -6505,7 +6505,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6521,7 +6521,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5612$0 [5:3])
+          casez (\port$5611$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6592,13 +6592,13 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign host_we_rom = rom_w__en;
   assign ram_h__addr = rom_w__addr[6:0];
   assign ram_h__data = host_rdata;
-  assign sel = \port$5612$0 [12];
-  assign addr = \port$5612$0 [12:0];
+  assign sel = \port$5611$0 [12];
+  assign addr = \port$5611$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$5612$0 [13];
+  assign a13 = \port$5611$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$5612$0 [6:0];
+  assign ram_r__addr = \port$5611$0 [6:0];
   assign \$194  = con_ce;
 endmodule
 
@@ -6606,44 +6606,44 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   reg \$auto$verilog_backend.cc:2355:dump_module$44  = 0;
   wire \$1 ;
   wire [7:0] \$10 ;
-  wire \$100 ;
-  wire [4:0] \$101 ;
-  wire \$102 ;
-  wire [8:0] \$103 ;
-  wire [7:0] \$104 ;
+  wire [4:0] \$100 ;
+  wire \$101 ;
+  wire [8:0] \$102 ;
+  wire [7:0] \$103 ;
+  wire [4:0] \$104 ;
   wire \$105 ;
-  wire [4:0] \$106 ;
+  wire [7:0] \$106 ;
   wire \$107 ;
   wire [7:0] \$108 ;
   wire \$109 ;
   wire [7:0] \$11 ;
-  wire [7:0] \$110 ;
-  wire \$111 ;
-  wire [16:0] \$112 ;
-  wire [16:0] \$113 ;
+  wire [16:0] \$110 ;
+  wire [17:0] \$111 ;
+  wire [8:0] \$112 ;
+  wire [8:0] \$113 ;
   wire [8:0] \$114 ;
   wire [8:0] \$115 ;
   wire [8:0] \$116 ;
   wire [8:0] \$117 ;
   wire [8:0] \$118 ;
-  wire [8:0] \$119 ;
+  wire \$119 ;
   wire [8:0] \$12 ;
-  wire [8:0] \$120 ;
-  wire \$121 ;
+  wire \$120 ;
+  wire [5:0] \$121 ;
   wire \$122 ;
-  wire [5:0] \$123 ;
+  wire \$123 ;
   wire \$124 ;
   wire \$125 ;
-  wire \$126 ;
+  wire [5:0] \$126 ;
   wire \$127 ;
-  wire [5:0] \$128 ;
+  wire \$128 ;
   wire \$129 ;
   wire [7:0] \$13 ;
   wire \$130 ;
-  wire \$131 ;
+  wire [7:0] \$131 ;
   wire \$132 ;
-  wire [7:0] \$133 ;
-  wire \$134 ;
+  wire \$133 ;
+  wire [5:0] \$134 ;
   wire \$135 ;
   wire [5:0] \$136 ;
   wire \$137 ;
@@ -6654,7 +6654,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire \$141 ;
   wire [5:0] \$142 ;
   wire \$143 ;
-  wire [5:0] \$144 ;
+  wire \$144 ;
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
@@ -6663,83 +6663,83 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire [8:0] \$15 ;
   wire \$150 ;
   wire \$151 ;
-  wire \$152 ;
-  wire \$153 ;
+  wire [7:0] \$152 ;
+  wire [7:0] \$153 ;
   wire [7:0] \$154 ;
   wire [7:0] \$155 ;
-  wire [7:0] \$156 ;
-  wire [7:0] \$157 ;
-  wire [8:0] \$158 ;
-  wire \$159 ;
+  wire [8:0] \$156 ;
+  wire \$157 ;
+  wire [7:0] \$158 ;
+  wire [7:0] \$159 ;
   wire [16:0] \$16 ;
-  wire [7:0] \$160 ;
-  wire [7:0] \$161 ;
+  wire [8:0] \$160 ;
+  wire [9:0] \$161 ;
   wire [8:0] \$162 ;
   wire [9:0] \$163 ;
-  wire [8:0] \$164 ;
-  wire [9:0] \$165 ;
-  wire \$166 ;
-  wire [10:0] \$167 ;
-  wire [10:0] \$168 ;
+  wire \$164 ;
+  wire [10:0] \$165 ;
+  wire [10:0] \$166 ;
+  wire \$167 ;
+  wire \$168 ;
   wire \$169 ;
-  wire [16:0] \$17 ;
+  wire [17:0] \$17 ;
   wire \$170 ;
-  wire \$171 ;
-  wire \$172 ;
+  wire [7:0] \$171 ;
+  wire [7:0] \$172 ;
   wire [7:0] \$173 ;
-  wire [7:0] \$174 ;
+  wire \$174 ;
   wire [7:0] \$175 ;
-  wire \$176 ;
+  wire [7:0] \$176 ;
   wire [7:0] \$177 ;
-  wire [7:0] \$178 ;
+  wire \$178 ;
   wire [7:0] \$179 ;
   wire [8:0] \$18 ;
-  wire \$180 ;
+  wire [7:0] \$180 ;
   wire [7:0] \$181 ;
-  wire [7:0] \$182 ;
+  wire \$182 ;
   wire [7:0] \$183 ;
-  wire \$184 ;
+  wire [7:0] \$184 ;
   wire [7:0] \$185 ;
-  wire [7:0] \$186 ;
+  wire \$186 ;
   wire [7:0] \$187 ;
-  wire \$188 ;
+  wire [7:0] \$188 ;
   wire [7:0] \$189 ;
   wire [8:0] \$19 ;
   wire [7:0] \$190 ;
-  wire [7:0] \$191 ;
+  wire \$191 ;
   wire [7:0] \$192 ;
-  wire \$193 ;
+  wire [7:0] \$193 ;
   wire [7:0] \$194 ;
   wire [7:0] \$195 ;
   wire [7:0] \$196 ;
   wire [7:0] \$197 ;
   wire [7:0] \$198 ;
-  wire [7:0] \$199 ;
+  wire \$199 ;
   wire \$2 ;
   wire [8:0] \$20 ;
-  wire [7:0] \$200 ;
+  wire \$200 ;
   wire \$201 ;
   wire \$202 ;
   wire \$203 ;
   wire \$204 ;
   wire \$205 ;
-  wire \$206 ;
+  wire [7:0] \$206 ;
   wire \$207 ;
   wire [7:0] \$208 ;
-  wire \$209 ;
+  wire [7:0] \$209 ;
   wire [8:0] \$21 ;
   wire [7:0] \$210 ;
-  wire [7:0] \$211 ;
+  wire \$211 ;
   wire [7:0] \$212 ;
-  wire \$213 ;
+  wire [7:0] \$213 ;
   wire [7:0] \$214 ;
   wire [7:0] \$215 ;
   wire [7:0] \$216 ;
   wire [7:0] \$217 ;
-  wire [7:0] \$218 ;
+  wire \$218 ;
   wire [7:0] \$219 ;
   wire [8:0] \$22 ;
-  wire \$220 ;
+  wire [7:0] \$220 ;
   wire [7:0] \$221 ;
   wire [7:0] \$222 ;
   wire [7:0] \$223 ;
@@ -6747,37 +6747,37 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire [7:0] \$225 ;
   wire [7:0] \$226 ;
   wire [7:0] \$227 ;
-  wire [7:0] \$228 ;
+  wire \$228 ;
   wire [7:0] \$229 ;
   wire \$23 ;
-  wire \$230 ;
+  wire [7:0] \$230 ;
   wire [7:0] \$231 ;
   wire [7:0] \$232 ;
   wire [7:0] \$233 ;
   wire [7:0] \$234 ;
   wire [7:0] \$235 ;
   wire [7:0] \$236 ;
-  wire [7:0] \$237 ;
-  wire [7:0] \$238 ;
+  wire \$237 ;
+  wire \$238 ;
   wire \$239 ;
   wire \$24 ;
-  wire \$240 ;
-  wire \$241 ;
+  wire [7:0] \$240 ;
+  wire [7:0] \$241 ;
   wire [7:0] \$242 ;
   wire [7:0] \$243 ;
   wire [7:0] \$244 ;
-  wire [7:0] \$245 ;
-  wire [7:0] \$246 ;
-  wire \$247 ;
-  wire \$248 ;
+  wire \$245 ;
+  wire \$246 ;
+  wire [8:0] \$247 ;
+  wire [8:0] \$248 ;
   wire [8:0] \$249 ;
   wire \$25 ;
-  wire [8:0] \$250 ;
-  wire [8:0] \$251 ;
-  wire \$252 ;
+  wire \$250 ;
+  wire [7:0] \$251 ;
+  wire [7:0] \$252 ;
   wire [7:0] \$253 ;
-  wire [7:0] \$254 ;
-  wire [7:0] \$255 ;
+  wire \$254 ;
+  wire \$255 ;
   wire \$256 ;
   wire \$257 ;
   wire \$258 ;
@@ -6785,77 +6785,70 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire \$26 ;
   wire \$260 ;
   wire \$261 ;
-  wire \$262 ;
-  wire \$263 ;
+  wire [8:0] \$262 ;
+  wire [8:0] \$263 ;
   wire [8:0] \$264 ;
-  wire [8:0] \$265 ;
+  wire \$265 ;
   wire [8:0] \$266 ;
-  wire \$267 ;
+  wire [8:0] \$267 ;
   wire [8:0] \$268 ;
-  wire [8:0] \$269 ;
+  wire \$269 ;
   wire \$27 ;
   wire [8:0] \$270 ;
-  wire \$271 ;
+  wire [8:0] \$271 ;
   wire [8:0] \$272 ;
-  wire [8:0] \$273 ;
+  wire \$273 ;
   wire [8:0] \$274 ;
-  wire \$275 ;
+  wire [8:0] \$275 ;
   wire [8:0] \$276 ;
-  wire [8:0] \$277 ;
-  wire [8:0] \$278 ;
+  wire \$277 ;
+  wire \$278 ;
   wire \$279 ;
   wire \$28 ;
   wire \$280 ;
-  wire \$281 ;
-  wire \$282 ;
-  reg [15:0] \$283 ;
-  reg [15:0] \$284 ;
-  reg [7:0] \$285 ;
+  reg [15:0] \$281 ;
+  reg [15:0] \$282 ;
+  reg [7:0] \$283 ;
+  reg [7:0] \$284 ;
+  reg [8:0] \$285 ;
   reg [7:0] \$286 ;
-  reg [8:0] \$287 ;
-  reg [7:0] \$288 ;
+  reg [7:0] \$287 ;
+  reg [8:0] \$288 ;
   reg [7:0] \$289 ;
   wire \$29 ;
-  reg [8:0] \$290 ;
-  reg [7:0] \$291 ;
-  reg [7:0] \$292 ;
-  reg [17:0] \$293 ;
+  reg [7:0] \$290 ;
+  reg [17:0] \$291 ;
+  reg [15:0] \$292 ;
+  reg [5:0] \$293 ;
   reg [15:0] \$294 ;
-  reg [5:0] \$295 ;
-  reg [15:0] \$296 ;
+  reg [7:0] \$295 ;
+  reg \$296 ;
   reg [7:0] \$297 ;
-  reg \$298 ;
+  reg [7:0] \$298 ;
   reg [7:0] \$299 ;
   wire \$3 ;
   wire \$30 ;
-  reg [7:0] \$300 ;
-  reg \$301 ;
-  reg \$302 ;
+  reg \$300 ;
+  reg [5:0] \$301 ;
+  reg [7:0] \$302 ;
   reg \$303 ;
-  reg \$304 ;
-  reg \$305 ;
+  reg [5:0] \$304 ;
+  reg [7:0] \$305 ;
   reg \$306 ;
-  reg \$307 ;
-  reg [5:0] \$308 ;
+  reg [5:0] \$307 ;
+  reg [7:0] \$308 ;
   reg [7:0] \$309 ;
   wire \$31 ;
-  reg \$310 ;
-  reg [5:0] \$311 ;
-  reg [7:0] \$312 ;
-  reg \$313 ;
-  reg [5:0] \$314 ;
-  reg [7:0] \$315 ;
+  reg [7:0] \$310 ;
+  reg [8:0] \$311 ;
+  reg [8:0] \$312 ;
+  reg [8:0] \$313 ;
+  reg [9:0] \$314 ;
+  reg [11:0] \$315 ;
   reg [7:0] \$316 ;
   reg [7:0] \$317 ;
-  reg [8:0] \$318 ;
-  reg [8:0] \$319 ;
+  reg [7:0] \$318 ;
   wire \$32 ;
-  reg [8:0] \$320 ;
-  reg [9:0] \$321 ;
-  reg [11:0] \$322 ;
-  reg [7:0] \$323 ;
-  reg [7:0] \$324 ;
-  reg [7:0] \$325 ;
   wire \$33 ;
   wire \$34 ;
   wire \$35 ;
@@ -6921,130 +6914,130 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire [7:0] \$9 ;
   wire \$90 ;
   wire \$91 ;
-  wire [9:0] \$92 ;
+  wire [8:0] \$92 ;
   wire \$93 ;
-  wire [10:0] \$94 ;
-  wire [4:0] \$95 ;
-  wire \$96 ;
-  wire [4:0] \$97 ;
+  wire [4:0] \$94 ;
+  wire \$95 ;
+  wire [4:0] \$96 ;
+  wire \$97 ;
   wire \$98 ;
   wire \$99 ;
   reg [7:0] \$signal  = 8'h00;
-  reg \$signal$101  = 1'h0;
-  (* enum_base_type = "Alu" *)
-  (* enum_value_000000 = "NOP" *)
-  (* enum_value_000001 = "LDA" *)
-  (* enum_value_000010 = "LDX" *)
-  (* enum_value_000011 = "LDY" *)
-  (* enum_value_000100 = "LAX" *)
-  (* enum_value_000101 = "ORA" *)
-  (* enum_value_000110 = "AND" *)
-  (* enum_value_000111 = "EOR" *)
-  (* enum_value_001000 = "ADC" *)
-  (* enum_value_001001 = "SBC" *)
-  (* enum_value_001010 = "CMP" *)
-  (* enum_value_001011 = "CPX" *)
-  (* enum_value_001100 = "CPY" *)
-  (* enum_value_001101 = "BIT" *)
-  (* enum_value_001110 = "ANC" *)
-  (* enum_value_001111 = "ALR" *)
-  (* enum_value_010000 = "ARR" *)
-  (* enum_value_010001 = "ANE" *)
-  (* enum_value_010010 = "LXA" *)
-  (* enum_value_010011 = "SBX" *)
-  (* enum_value_010100 = "LAS" *)
-  (* enum_value_010101 = "NZ" *)
-  (* enum_value_010110 = "ASLA" *)
-  (* enum_value_010111 = "LSRA" *)
-  (* enum_value_011000 = "ROLA" *)
-  (* enum_value_011001 = "RORA" *)
-  (* enum_value_011010 = "TAX" *)
-  (* enum_value_011011 = "TAY" *)
-  (* enum_value_011100 = "TXA" *)
-  (* enum_value_011101 = "TYA" *)
-  (* enum_value_011110 = "TSX" *)
-  (* enum_value_011111 = "TXS" *)
-  (* enum_value_100000 = "INX" *)
-  (* enum_value_100001 = "INY" *)
-  (* enum_value_100010 = "DEX" *)
-  (* enum_value_100011 = "DEY" *)
-  (* enum_value_100100 = "CLC" *)
-  (* enum_value_100101 = "SEC" *)
-  (* enum_value_100110 = "CLI" *)
-  (* enum_value_100111 = "SEI" *)
-  (* enum_value_101000 = "CLV" *)
-  (* enum_value_101001 = "CLD" *)
-  (* enum_value_101010 = "SED" *)
-  (* enum_value_101011 = "PLP" *)
-  (* enum_value_101100 = "STA" *)
-  (* enum_value_101101 = "STX" *)
-  (* enum_value_101110 = "STY" *)
-  (* enum_value_101111 = "SAX" *)
-  (* enum_value_110000 = "SHA" *)
-  (* enum_value_110001 = "SHX" *)
-  (* enum_value_110010 = "SHY" *)
-  (* enum_value_110011 = "SHS" *)
-  reg [5:0] \$signal$102  = 6'h00;
-  reg \$signal$103  = 1'h0;
-  (* enum_base_type = "Alu" *)
-  (* enum_value_000000 = "NOP" *)
-  (* enum_value_000001 = "LDA" *)
-  (* enum_value_000010 = "LDX" *)
-  (* enum_value_000011 = "LDY" *)
-  (* enum_value_000100 = "LAX" *)
-  (* enum_value_000101 = "ORA" *)
-  (* enum_value_000110 = "AND" *)
-  (* enum_value_000111 = "EOR" *)
-  (* enum_value_001000 = "ADC" *)
-  (* enum_value_001001 = "SBC" *)
-  (* enum_value_001010 = "CMP" *)
-  (* enum_value_001011 = "CPX" *)
-  (* enum_value_001100 = "CPY" *)
-  (* enum_value_001101 = "BIT" *)
-  (* enum_value_001110 = "ANC" *)
-  (* enum_value_001111 = "ALR" *)
-  (* enum_value_010000 = "ARR" *)
-  (* enum_value_010001 = "ANE" *)
-  (* enum_value_010010 = "LXA" *)
-  (* enum_value_010011 = "SBX" *)
-  (* enum_value_010100 = "LAS" *)
-  (* enum_value_010101 = "NZ" *)
-  (* enum_value_010110 = "ASLA" *)
-  (* enum_value_010111 = "LSRA" *)
-  (* enum_value_011000 = "ROLA" *)
-  (* enum_value_011001 = "RORA" *)
-  (* enum_value_011010 = "TAX" *)
-  (* enum_value_011011 = "TAY" *)
-  (* enum_value_011100 = "TXA" *)
-  (* enum_value_011101 = "TYA" *)
-  (* enum_value_011110 = "TSX" *)
-  (* enum_value_011111 = "TXS" *)
-  (* enum_value_100000 = "INX" *)
-  (* enum_value_100001 = "INY" *)
-  (* enum_value_100010 = "DEX" *)
-  (* enum_value_100011 = "DEY" *)
-  (* enum_value_100100 = "CLC" *)
-  (* enum_value_100101 = "SEC" *)
-  (* enum_value_100110 = "CLI" *)
-  (* enum_value_100111 = "SEI" *)
-  (* enum_value_101000 = "CLV" *)
-  (* enum_value_101001 = "CLD" *)
-  (* enum_value_101010 = "SED" *)
-  (* enum_value_101011 = "PLP" *)
-  (* enum_value_101100 = "STA" *)
-  (* enum_value_101101 = "STX" *)
-  (* enum_value_101110 = "STY" *)
-  (* enum_value_101111 = "SAX" *)
-  (* enum_value_110000 = "SHA" *)
-  (* enum_value_110001 = "SHX" *)
-  (* enum_value_110010 = "SHY" *)
-  (* enum_value_110011 = "SHS" *)
-  reg [5:0] \$signal$104  = 6'h00;
-  reg [7:0] \$signal$63  = 8'h00;
-  reg [7:0] \$signal$66  = 8'h00;
+  reg [7:0] \$signal$58  = 8'h00;
+  reg [7:0] \$signal$61  = 8'h00;
   (* init = 9'h000 *)
-  wire [8:0] \$signal$74 ;
-  reg [8:0] \$signal$75  = 9'h000;
+  wire [8:0] \$signal$69 ;
+  reg [8:0] \$signal$70  = 9'h000;
+  reg \$signal$96  = 1'h0;
+  (* enum_base_type = "Alu" *)
+  (* enum_value_000000 = "NOP" *)
+  (* enum_value_000001 = "LDA" *)
+  (* enum_value_000010 = "LDX" *)
+  (* enum_value_000011 = "LDY" *)
+  (* enum_value_000100 = "LAX" *)
+  (* enum_value_000101 = "ORA" *)
+  (* enum_value_000110 = "AND" *)
+  (* enum_value_000111 = "EOR" *)
+  (* enum_value_001000 = "ADC" *)
+  (* enum_value_001001 = "SBC" *)
+  (* enum_value_001010 = "CMP" *)
+  (* enum_value_001011 = "CPX" *)
+  (* enum_value_001100 = "CPY" *)
+  (* enum_value_001101 = "BIT" *)
+  (* enum_value_001110 = "ANC" *)
+  (* enum_value_001111 = "ALR" *)
+  (* enum_value_010000 = "ARR" *)
+  (* enum_value_010001 = "ANE" *)
+  (* enum_value_010010 = "LXA" *)
+  (* enum_value_010011 = "SBX" *)
+  (* enum_value_010100 = "LAS" *)
+  (* enum_value_010101 = "NZ" *)
+  (* enum_value_010110 = "ASLA" *)
+  (* enum_value_010111 = "LSRA" *)
+  (* enum_value_011000 = "ROLA" *)
+  (* enum_value_011001 = "RORA" *)
+  (* enum_value_011010 = "TAX" *)
+  (* enum_value_011011 = "TAY" *)
+  (* enum_value_011100 = "TXA" *)
+  (* enum_value_011101 = "TYA" *)
+  (* enum_value_011110 = "TSX" *)
+  (* enum_value_011111 = "TXS" *)
+  (* enum_value_100000 = "INX" *)
+  (* enum_value_100001 = "INY" *)
+  (* enum_value_100010 = "DEX" *)
+  (* enum_value_100011 = "DEY" *)
+  (* enum_value_100100 = "CLC" *)
+  (* enum_value_100101 = "SEC" *)
+  (* enum_value_100110 = "CLI" *)
+  (* enum_value_100111 = "SEI" *)
+  (* enum_value_101000 = "CLV" *)
+  (* enum_value_101001 = "CLD" *)
+  (* enum_value_101010 = "SED" *)
+  (* enum_value_101011 = "PLP" *)
+  (* enum_value_101100 = "STA" *)
+  (* enum_value_101101 = "STX" *)
+  (* enum_value_101110 = "STY" *)
+  (* enum_value_101111 = "SAX" *)
+  (* enum_value_110000 = "SHA" *)
+  (* enum_value_110001 = "SHX" *)
+  (* enum_value_110010 = "SHY" *)
+  (* enum_value_110011 = "SHS" *)
+  reg [5:0] \$signal$97  = 6'h00;
+  reg \$signal$98  = 1'h0;
+  (* enum_base_type = "Alu" *)
+  (* enum_value_000000 = "NOP" *)
+  (* enum_value_000001 = "LDA" *)
+  (* enum_value_000010 = "LDX" *)
+  (* enum_value_000011 = "LDY" *)
+  (* enum_value_000100 = "LAX" *)
+  (* enum_value_000101 = "ORA" *)
+  (* enum_value_000110 = "AND" *)
+  (* enum_value_000111 = "EOR" *)
+  (* enum_value_001000 = "ADC" *)
+  (* enum_value_001001 = "SBC" *)
+  (* enum_value_001010 = "CMP" *)
+  (* enum_value_001011 = "CPX" *)
+  (* enum_value_001100 = "CPY" *)
+  (* enum_value_001101 = "BIT" *)
+  (* enum_value_001110 = "ANC" *)
+  (* enum_value_001111 = "ALR" *)
+  (* enum_value_010000 = "ARR" *)
+  (* enum_value_010001 = "ANE" *)
+  (* enum_value_010010 = "LXA" *)
+  (* enum_value_010011 = "SBX" *)
+  (* enum_value_010100 = "LAS" *)
+  (* enum_value_010101 = "NZ" *)
+  (* enum_value_010110 = "ASLA" *)
+  (* enum_value_010111 = "LSRA" *)
+  (* enum_value_011000 = "ROLA" *)
+  (* enum_value_011001 = "RORA" *)
+  (* enum_value_011010 = "TAX" *)
+  (* enum_value_011011 = "TAY" *)
+  (* enum_value_011100 = "TXA" *)
+  (* enum_value_011101 = "TYA" *)
+  (* enum_value_011110 = "TSX" *)
+  (* enum_value_011111 = "TXS" *)
+  (* enum_value_100000 = "INX" *)
+  (* enum_value_100001 = "INY" *)
+  (* enum_value_100010 = "DEX" *)
+  (* enum_value_100011 = "DEY" *)
+  (* enum_value_100100 = "CLC" *)
+  (* enum_value_100101 = "SEC" *)
+  (* enum_value_100110 = "CLI" *)
+  (* enum_value_100111 = "SEI" *)
+  (* enum_value_101000 = "CLV" *)
+  (* enum_value_101001 = "CLD" *)
+  (* enum_value_101010 = "SED" *)
+  (* enum_value_101011 = "PLP" *)
+  (* enum_value_101100 = "STA" *)
+  (* enum_value_101101 = "STX" *)
+  (* enum_value_101110 = "STY" *)
+  (* enum_value_101111 = "SAX" *)
+  (* enum_value_110000 = "SHA" *)
+  (* enum_value_110001 = "SHX" *)
+  (* enum_value_110010 = "SHY" *)
+  (* enum_value_110011 = "SHS" *)
+  reg [5:0] \$signal$99  = 6'h00;
   (* init = 8'h00 *)
   wire [7:0] a;
   reg [15:0] ad = 16'h0000;
@@ -7061,6 +7054,11 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   reg [7:0] adh_ixc_r = 8'h00;
   wire advance;
   reg [11:0] arr = 12'h000;
+  wire [7:0] \arr.a ;
+  wire \arr.c ;
+  wire \arr.n ;
+  wire \arr.v ;
+  wire \arr.z ;
   reg [7:0] bin_o = 8'h00;
   reg [8:0] bsum = 9'h000;
   wire [15:0] bt;
@@ -7263,9 +7261,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   (* enum_value_101 = "DEC" *)
   wire [2:0] \dec_din.rmw ;
   reg [8:0] diff;
-  reg [8:0] \diff$84 ;
-  reg [8:0] \diff$85 ;
-  reg [8:0] \diff$86 ;
+  reg [8:0] \diff$79 ;
+  reg [8:0] \diff$80 ;
+  reg [8:0] \diff$81 ;
   input [7:0] din;
   wire [7:0] din;
   reg [7:0] dl = 8'h00;
@@ -7332,12 +7330,6 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire [5:0] exec_op;
   output fetch_next;
   wire fetch_next;
-  reg flag_c = 1'h0;
-  reg flag_d = 1'h0;
-  reg flag_i = 1'h0;
-  reg flag_n = 1'h0;
-  reg flag_v = 1'h0;
-  reg flag_z = 1'h0;
   wire [7:0] h1;
   wire [7:0] idx;
   reg [7:0] ir = 8'h00;
@@ -7354,8 +7346,8 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   reg mod_c;
   reg [7:0] modified;
   reg no_inc;
-  reg \no_inc$56 ;
-  reg \no_inc$57 ;
+  reg \no_inc$51 ;
+  reg \no_inc$52 ;
   reg [7:0] oB = 8'h00;
   (* enum_base_type = "Alu" *)
   (* enum_value_000000 = "NOP" *)
@@ -7412,11 +7404,26 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   (* enum_value_110011 = "SHS" *)
   reg [5:0] opB = 6'h00;
   reg [7:0] out;
-  reg [7:0] \out$61 ;
-  reg [11:0] \out$69 ;
-  reg [8:0] \out$76 ;
-  reg [8:0] \out$78 ;
-  reg [8:0] \out$79 ;
+  reg [7:0] \out$56 ;
+  reg [11:0] \out$64 ;
+  wire [7:0] \out$64.a ;
+  wire \out$64.c ;
+  wire \out$64.n ;
+  wire \out$64.v ;
+  wire \out$64.z ;
+  reg [8:0] \out$71 ;
+  reg [8:0] \out$73 ;
+  reg [8:0] \out$74 ;
+  (* init = 8'h30 *)
+  wire [7:0] p;
+  wire \p.b ;
+  wire \p.c ;
+  wire \p.d ;
+  wire \p.i ;
+  wire \p.n ;
+  wire \p.unused ;
+  wire \p.v ;
+  wire \p.z ;
   (* init = 16'h0000 *)
   wire [15:0] pc;
   wire [15:0] pc_inc;
@@ -7441,7 +7448,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   wire [8:0] sbc_t;
   reg [5:0] state = 6'h23;
   reg [7:0] state__a = 8'h00;
-  wire [7:0] state__p;
+  reg [7:0] state__p = 8'h30;
   output [15:0] state__pc;
   reg [15:0] state__pc = 16'h0000;
   reg [7:0] state__sp = 8'hff;
@@ -7476,7 +7483,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign \$14  = dl + 1'h1;
   assign \$15  = dl - 1'h1;
   assign \$16  = state__pc + 1'h1;
-  assign \$17  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
+  assign \$17  = $signed({ 1'h0, state__pc }) + $signed(dl);
   assign \$18  = state__sp + 1'h1;
   assign \$19  = state__sp - 1'h1;
   assign ad_idx = ad[7:0] + idx;
@@ -7506,7 +7513,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign \$42  = \$41  ? 16'hfffe : 16'hfffc;
   assign \$43  = state == 5'h17;
   assign \$44  = \$43  ? 16'hffff : 16'hfffd;
-  assign \$45  = ir[6] ? state__a : { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+  assign \$45  = ir[6] ? state__a : state__p;
   assign \$46  = ad[7:0] + 1'h1;
   assign \$47  = ! dec[4:0];
   assign \$48  = dec[4:0] == 4'hd;
@@ -7521,8 +7528,8 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign \$57  = \$55  | \$56 ;
   assign \$58  = dec[4:0] == 4'hc;
   assign \$59  = \$58  ? 6'h0f : 6'h03;
-  assign \$60  = ir[6] ? flag_z : flag_c;
-  assign \$61  = ir[6] ? flag_v : flag_n;
+  assign \$60  = ir[6] ? state__p[1] : state__p[0];
+  assign \$61  = ir[6] ? state__p[6] : state__p[7];
   assign \$62  = ir[7] ? \$60  : \$61 ;
   assign \$63  = \$62  == ir[5];
   assign \$64  = \$63  ? 6'h0d : 6'h00;
@@ -7551,269 +7558,258 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign \$87  = \$85  | \$86 ;
   assign \$88  = dec[4:0] == 5'h11;
   assign \$89  = \$87  | \$88 ;
-  assign \$90  = ~ \no_inc$57 ;
+  assign \$90  = ~ \no_inc$52 ;
   assign \$91  = \$17 [15:8] == state__pc[15:8];
   assign fetch_next = ! state_adv;
-  assign \$92  = \$signal$63  - bin_o;
-  assign \$93  = ~ flag_c;
-  assign \$94  = $signed(\$92 ) - $signed({ 1'h0, \$93  });
-  assign t = state__a & \$signal$66 ;
-  assign \$95  = t[3:0] + t[0];
-  assign \$96  = \$95  > 3'h5;
-  assign \$97  = t[4:1] + 3'h6;
-  assign r_lo = \$96  ? { flag_c, t[7:5], \$97 [3:0] } : { flag_c, t[7:1] };
-  assign \$98  = ~ flag_d;
-  assign \$99  = ! { flag_c, t[7:1] };
-  assign \$100  = t[7] ^ t[6];
-  assign \$101  = t[7:4] + t[4];
-  assign \$102  = \$101  > 3'h5;
-  assign \$103  = r_lo + 7'h60;
-  assign \$104  = \$102  ? \$103 [7:0] : r_lo;
-  assign \$105  = ! { flag_c, t[7:1] };
-  assign \$106  = t[7:4] + t[4];
-  assign \$107  = \$106  > 3'h5;
-  assign \$108  = t ^ { flag_c, t[7:1] };
-  assign \$109  = opB == 4'h9;
-  assign \$110  = ~ oB;
-  assign addend = \$109  ? \$110  : oB;
-  assign \$111  = $signed(dadj) < $signed(1'h0);
-  assign sbc_t = \$111  ? \out$78  : \out$79 ;
-  assign \$112  = state__pc + 1'h1;
-  assign \$113  = state__pc + { dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl[7], dl };
-  assign \$114  = state__sp + 1'h1;
-  assign \$115  = state__sp - 1'h1;
-  assign \$116  = ad[7:0] + idx;
-  assign \$117  = ad[7:0] + state__x;
-  assign \$118  = ad[7:0] + 1'h1;
-  assign \$119  = tmp + state__y;
-  assign \$120  = ad[15:8] + ixc;
-  assign \$121  = ~ no_inc;
-  assign \$122  = dec[4:0] == 4'hc;
-  assign \$123  = \$122  ? 6'h0f : 6'h03;
-  assign \$124  = ir[6] ? flag_z : flag_c;
-  assign \$125  = ir[6] ? flag_v : flag_n;
-  assign \$126  = ir[7] ? \$124  : \$125 ;
-  assign \$127  = \$126  == ir[5];
-  assign \$128  = \$127  ? 6'h0d : 6'h00;
-  assign \$129  = ! dec[6:5];
-  assign \$130  = ~ ixc;
-  assign \$131  = \$129  & \$130 ;
-  assign \$132  = dec[14:9] == 6'h33;
-  assign \$133  = state__a & state__x;
-  assign \$134  = bt_r[15:8] == state__pc[15:8];
-  assign \$135  = state == 5'h10;
-  assign \$136  = \$135  ? 6'h11 : 6'h14;
-  assign \$137  = state == 5'h11;
-  assign \$138  = \$137  ? 6'h12 : 6'h15;
-  assign \$139  = state == 5'h16;
-  assign \$140  = \$139  ? 6'h17 : 6'h24;
-  assign \$141  = state == 5'h1a;
-  assign \$142  = \$141  ? 6'h1b : 6'h1f;
-  assign \$143  = state == 5'h1b;
-  assign \$144  = \$143  ? 6'h1c : 6'h00;
-  assign \$151  = \$signal$104  == 4'hb;
-  assign \$152  = \$signal$104  == 4'hc;
-  assign \$153  = \$signal$104  == 5'h13;
-  assign \$154  = state__a & state__x;
-  assign \$155  = \$153  ? \$154  : state__a;
-  assign \$156  = \$152  ? state__y : \$155 ;
-  assign \$157  = \$151  ? state__x : \$156 ;
-  assign \$158  = \$157  - \$signal$66 ;
-  assign \$159  = \$signal$104  == 4'h9;
-  assign \$160  = ~ \$signal$66 ;
-  assign \$161  = \$159  ? \$160  : \$signal$66 ;
-  assign \$162  = state__a + \$161 ;
-  assign \$163  = \$162  + flag_c;
-  assign \$164  = \$signal$63  + bin_o;
-  assign \$165  = \$164  + flag_c;
-  assign \$166  = $signed(\$94 [9:0]) < $signed(1'h0);
-  assign \$167  = $signed(\$94 [9:0]) + $signed(8'h64);
-  assign \$168  = \$166  ? \$167  : { \$94 [9], \$94 [9:0] };
+  assign \$92  = \$signal$58  - bin_o;
+  assign \$93  = ~ state__p[0];
+  assign ddiff = $signed(\$92 ) - $signed({ 1'h0, \$93  });
+  assign t = state__a & \$signal$61 ;
+  assign \$94  = t[3:0] + t[0];
+  assign \$95  = \$94  > 3'h5;
+  assign \$96  = t[4:1] + 3'h6;
+  assign r_lo = \$95  ? { state__p[0], t[7:5], \$96 [3:0] } : { state__p[0], t[7:1] };
+  assign \$97  = ! { state__p[0], t[7:1] };
+  assign \$98  = ~ state__p[3];
+  assign \$99  = t[7] ^ t[6];
+  assign \$100  = t[7:4] + t[4];
+  assign \$101  = \$100  > 3'h5;
+  assign \$102  = r_lo + 7'h60;
+  assign \$103  = \$101  ? \$102 [7:0] : r_lo;
+  assign \$104  = t[7:4] + t[4];
+  assign \$105  = \$104  > 3'h5;
+  assign \$106  = t ^ { state__p[0], t[7:1] };
+  assign \$107  = opB == 4'h9;
+  assign \$108  = ~ oB;
+  assign addend = \$107  ? \$108  : oB;
+  assign \$109  = $signed(dadj) < $signed(1'h0);
+  assign sbc_t = \$109  ? \out$73  : \out$74 ;
+  assign \$110  = state__pc + 1'h1;
+  assign \$111  = $signed({ 1'h0, state__pc }) + $signed(dl);
+  assign \$112  = state__sp + 1'h1;
+  assign \$113  = state__sp - 1'h1;
+  assign \$114  = ad[7:0] + idx;
+  assign \$115  = ad[7:0] + state__x;
+  assign \$116  = ad[7:0] + 1'h1;
+  assign \$117  = tmp + state__y;
+  assign \$118  = ad[15:8] + ixc;
+  assign \$119  = ~ no_inc;
+  assign \$120  = dec[4:0] == 4'hc;
+  assign \$121  = \$120  ? 6'h0f : 6'h03;
+  assign \$122  = ir[6] ? state__p[1] : state__p[0];
+  assign \$123  = ir[6] ? state__p[6] : state__p[7];
+  assign \$124  = ir[7] ? \$122  : \$123 ;
+  assign \$125  = \$124  == ir[5];
+  assign \$126  = \$125  ? 6'h0d : 6'h00;
+  assign \$127  = ! dec[6:5];
+  assign \$128  = ~ ixc;
+  assign \$129  = \$127  & \$128 ;
+  assign \$130  = dec[14:9] == 6'h33;
+  assign \$131  = state__a & state__x;
+  assign \$132  = bt_r[15:8] == state__pc[15:8];
+  assign \$133  = state == 5'h10;
+  assign \$134  = \$133  ? 6'h11 : 6'h14;
+  assign \$135  = state == 5'h11;
+  assign \$136  = \$135  ? 6'h12 : 6'h15;
+  assign \$137  = state == 5'h16;
+  assign \$138  = \$137  ? 6'h17 : 6'h24;
+  assign \$139  = state == 5'h1a;
+  assign \$140  = \$139  ? 6'h1b : 6'h1f;
+  assign \$141  = state == 5'h1b;
+  assign \$142  = \$141  ? 6'h1c : 6'h00;
+  assign \$149  = \$signal$99  == 4'hb;
+  assign \$150  = \$signal$99  == 4'hc;
+  assign \$151  = \$signal$99  == 5'h13;
+  assign \$152  = state__a & state__x;
+  assign \$153  = \$151  ? \$152  : state__a;
+  assign \$154  = \$150  ? state__y : \$153 ;
+  assign \$155  = \$149  ? state__x : \$154 ;
+  assign \$156  = \$155  - \$signal$61 ;
+  assign \$157  = \$signal$99  == 4'h9;
+  assign \$158  = ~ \$signal$61 ;
+  assign \$159  = \$157  ? \$158  : \$signal$61 ;
+  assign \$160  = state__a + \$159 ;
+  assign \$161  = \$160  + state__p[0];
+  assign \$162  = \$signal$58  + bin_o;
+  assign \$163  = \$162  + state__p[0];
+  assign \$164  = $signed(ddiff) < $signed(1'h0);
+  assign \$165  = $signed(ddiff) + $signed(8'h64);
+  assign \$166  = \$164  ? \$165  : { ddiff[9], ddiff };
+  assign \$167  = ! oB;
+  assign \$168  = ! oB;
   assign \$169  = ! oB;
   assign \$170  = ! oB;
-  assign \$171  = ! oB;
-  assign \$172  = ! oB;
+  assign \$171  = state__a | oB;
+  assign \$172  = state__a | oB;
   assign \$173  = state__a | oB;
-  assign \$174  = state__a | oB;
-  assign \$175  = state__a | oB;
-  assign \$176  = ! \$175 ;
+  assign \$174  = ! \$173 ;
+  assign \$175  = state__a & oB;
+  assign \$176  = state__a & oB;
   assign \$177  = state__a & oB;
-  assign \$178  = state__a & oB;
-  assign \$179  = state__a & oB;
-  assign \$180  = ! \$179 ;
+  assign \$178  = ! \$177 ;
+  assign \$179  = state__a ^ oB;
+  assign \$180  = state__a ^ oB;
   assign \$181  = state__a ^ oB;
-  assign \$182  = state__a ^ oB;
-  assign \$183  = state__a ^ oB;
-  assign \$184  = ! \$183 ;
-  assign \$185  = state__a ^ \out$76 [7:0];
-  assign \$186  = \out$76 [7:0] ^ oB;
-  assign \$187  = \$185  & \$186 ;
-  assign \$188  = \$signal$75  > 7'h63;
-  assign \$189  = state__a ^ addend;
-  assign \$190  = ~ \$189 ;
-  assign \$191  = state__a ^ bsum[7:0];
-  assign \$192  = \$190  & \$191 ;
-  assign \$193  = ! bsum[7:0];
-  assign \$194  = state__a ^ sbc_t[7:0];
-  assign \$195  = sbc_t[7:0] ^ oB;
-  assign \$196  = \$194  & \$195 ;
-  assign \$197  = state__a ^ addend;
-  assign \$198  = ~ \$197 ;
-  assign \$199  = state__a ^ bsum[7:0];
-  assign \$200  = \$198  & \$199 ;
-  assign \$201  = ! bsum[7:0];
-  assign \$202  = ~ diff[8];
-  assign \$203  = ! diff[7:0];
-  assign \$204  = ~ \diff$84 [8];
-  assign \$205  = ! \diff$84 [7:0];
-  assign \$206  = ~ \diff$85 [8];
-  assign \$207  = ! \diff$85 [7:0];
+  assign \$182  = ! \$181 ;
+  assign \$183  = state__a ^ \out$71 [7:0];
+  assign \$184  = \out$71 [7:0] ^ oB;
+  assign \$185  = \$183  & \$184 ;
+  assign \$186  = \$signal$70  > 7'h63;
+  assign \$187  = state__a ^ addend;
+  assign \$188  = ~ \$187 ;
+  assign \$189  = state__a ^ bsum[7:0];
+  assign \$190  = \$188  & \$189 ;
+  assign \$191  = ! bsum[7:0];
+  assign \$192  = state__a ^ sbc_t[7:0];
+  assign \$193  = sbc_t[7:0] ^ oB;
+  assign \$194  = \$192  & \$193 ;
+  assign \$195  = state__a ^ addend;
+  assign \$196  = ~ \$195 ;
+  assign \$197  = state__a ^ bsum[7:0];
+  assign \$198  = \$196  & \$197 ;
+  assign \$199  = ! bsum[7:0];
+  assign \$200  = ~ diff[8];
+  assign \$201  = ! diff[7:0];
+  assign \$202  = ~ \diff$79 [8];
+  assign \$203  = ! \diff$79 [7:0];
+  assign \$204  = ~ \diff$80 [8];
+  assign \$205  = ! \diff$80 [7:0];
+  assign \$206  = state__a & oB;
+  assign \$207  = ! \$206 ;
   assign \$208  = state__a & oB;
-  assign \$209  = ! \$208 ;
+  assign \$209  = state__a & oB;
   assign \$210  = state__a & oB;
-  assign \$211  = state__a & oB;
+  assign \$211  = ! \$210 ;
   assign \$212  = state__a & oB;
-  assign \$213  = ! \$212 ;
-  assign \$214  = state__a & oB;
+  assign \$213  = state__a & oB;
   assign \$215  = state__a & oB;
-  assign \$217  = state__a & oB;
-  assign \$218  = state__a & oB;
-  assign \$220  = ! \$219 ;
-  assign \$222  = \$221  & state__x;
-  assign \$223  = \$222  & oB;
-  assign \$225  = \$224  & state__x;
-  assign \$226  = \$225  & oB;
-  assign \$228  = \$227  & state__x;
-  assign \$229  = \$228  & oB;
-  assign \$230  = ! \$229 ;
+  assign \$216  = state__a & oB;
+  assign \$218  = ! \$217 ;
+  assign \$220  = \$219  & state__x;
+  assign \$221  = \$220  & oB;
+  assign \$223  = \$222  & state__x;
+  assign \$224  = \$223  & oB;
+  assign \$226  = \$225  & state__x;
+  assign \$227  = \$226  & oB;
+  assign \$228  = ! \$227 ;
+  assign \$230  = \$229  & oB;
   assign \$232  = \$231  & oB;
   assign \$234  = \$233  & oB;
   assign \$236  = \$235  & oB;
-  assign \$238  = \$237  & oB;
-  assign \$239  = ! \$238 ;
-  assign \$240  = ~ \diff$86 [8];
-  assign \$241  = ! \diff$86 [7:0];
+  assign \$237  = ! \$236 ;
+  assign \$238  = ~ \diff$81 [8];
+  assign \$239  = ! \diff$81 [7:0];
+  assign \$240  = state__sp & oB;
+  assign \$241  = state__sp & oB;
   assign \$242  = state__sp & oB;
   assign \$243  = state__sp & oB;
   assign \$244  = state__sp & oB;
-  assign \$245  = state__sp & oB;
-  assign \$246  = state__sp & oB;
-  assign \$247  = ! \$246 ;
-  assign \$248  = ! oB;
-  assign \$252  = ! \$251 [7:0];
-  assign \$256  = ! \$255 ;
-  assign \$257  = ! { state__a[6:0], flag_c };
-  assign \$258  = ! { flag_c, state__a[7:1] };
-  assign \$259  = ! state__a;
-  assign \$260  = ! state__a;
-  assign \$261  = ! state__x;
-  assign \$262  = ! state__y;
-  assign \$263  = ! state__sp;
+  assign \$245  = ! \$244 ;
+  assign \$246  = ! oB;
+  assign \$250  = ! \$249 [7:0];
+  assign \$254  = ! \$253 ;
+  assign \$255  = ! { state__a[6:0], state__p[0] };
+  assign \$256  = ! { state__p[0], state__a[7:1] };
+  assign \$257  = ! state__a;
+  assign \$258  = ! state__a;
+  assign \$259  = ! state__x;
+  assign \$260  = ! state__y;
+  assign \$261  = ! state__sp;
+  assign \$262  = state__x + 1'h1;
+  assign \$263  = state__x + 1'h1;
   assign \$264  = state__x + 1'h1;
-  assign \$265  = state__x + 1'h1;
-  assign \$266  = state__x + 1'h1;
-  assign \$267  = ! \$266 [7:0];
+  assign \$265  = ! \$264 [7:0];
+  assign \$266  = state__y + 1'h1;
+  assign \$267  = state__y + 1'h1;
   assign \$268  = state__y + 1'h1;
-  assign \$269  = state__y + 1'h1;
-  assign \$270  = state__y + 1'h1;
-  assign \$271  = ! \$270 [7:0];
+  assign \$269  = ! \$268 [7:0];
+  assign \$270  = state__x - 1'h1;
+  assign \$271  = state__x - 1'h1;
   assign \$272  = state__x - 1'h1;
-  assign \$273  = state__x - 1'h1;
-  assign \$274  = state__x - 1'h1;
-  assign \$275  = ! \$274 [7:0];
+  assign \$273  = ! \$272 [7:0];
+  assign \$274  = state__y - 1'h1;
+  assign \$275  = state__y - 1'h1;
   assign \$276  = state__y - 1'h1;
-  assign \$277  = state__y - 1'h1;
-  assign \$278  = state__y - 1'h1;
-  assign \$279  = ! \$278 [7:0];
-  assign \$280  = opB == 6'h25;
-  assign \$281  = opB == 6'h27;
-  assign \$282  = opB == 6'h2a;
+  assign \$277  = ! \$276 [7:0];
+  assign \$278  = opB == 6'h25;
+  assign \$279  = opB == 6'h27;
+  assign \$280  = opB == 6'h2a;
   always @(posedge clk)
-    pc_inc_r <= \$283 ;
+    pc_inc_r <= \$281 ;
   always @(posedge clk)
-    bt_r <= \$284 ;
+    bt_r <= \$282 ;
   always @(posedge clk)
-    s_inc_r <= \$285 ;
+    s_inc_r <= \$283 ;
   always @(posedge clk)
-    s_dec_r <= \$286 ;
+    s_dec_r <= \$284 ;
   always @(posedge clk)
-    ad_idx_r <= \$287 ;
+    ad_idx_r <= \$285 ;
   always @(posedge clk)
-    ad_x_r <= \$288 ;
+    ad_x_r <= \$286 ;
   always @(posedge clk)
-    ad_1_r <= \$289 ;
+    ad_1_r <= \$287 ;
   always @(posedge clk)
-    tmp_y_r <= \$290 ;
+    tmp_y_r <= \$288 ;
   always @(posedge clk)
-    adh_ixc_r <= \$291 ;
+    adh_ixc_r <= \$289 ;
   always @(posedge clk)
-    ir <= \$292 ;
+    ir <= \$290 ;
   always @(posedge clk)
-    dec <= \$293 ;
+    dec <= \$291 ;
   always @(posedge clk)
-    state__pc <= \$294 ;
+    state__pc <= \$292 ;
   always @(posedge clk)
-    state <= \$295 ;
+    state <= \$293 ;
   always @(posedge clk)
-    ad <= \$296 ;
+    ad <= \$294 ;
   always @(posedge clk)
-    dl <= \$297 ;
+    dl <= \$295 ;
   always @(posedge clk)
-    ixc <= \$298 ;
+    ixc <= \$296 ;
   always @(posedge clk)
-    tmp <= \$299 ;
+    tmp <= \$297 ;
   always @(posedge clk)
-    state__sp <= \$300 ;
+    state__sp <= \$298 ;
   always @(posedge clk)
-    flag_c <= \$301 ;
+    state__p <= \$299 ;
   always @(posedge clk)
-    flag_i <= \$302 ;
+    \$signal$96  <= \$300 ;
   always @(posedge clk)
-    flag_z <= \$303 ;
+    \$signal$97  <= \$301 ;
   always @(posedge clk)
-    flag_d <= \$304 ;
+    \$signal  <= \$302 ;
   always @(posedge clk)
-    flag_v <= \$305 ;
+    \$signal$98  <= \$303 ;
   always @(posedge clk)
-    flag_n <= \$306 ;
+    \$signal$99  <= \$304 ;
   always @(posedge clk)
-    \$signal$101  <= \$307 ;
+    \$signal$61  <= \$305 ;
   always @(posedge clk)
-    \$signal$102  <= \$308 ;
+    enB <= \$306 ;
   always @(posedge clk)
-    \$signal  <= \$309 ;
+    opB <= \$307 ;
   always @(posedge clk)
-    \$signal$103  <= \$310 ;
+    oB <= \$308 ;
   always @(posedge clk)
-    \$signal$104  <= \$311 ;
+    \$signal$58  <= \$309 ;
   always @(posedge clk)
-    \$signal$66  <= \$312 ;
+    bin_o <= \$310 ;
   always @(posedge clk)
-    enB <= \$313 ;
+    cmp <= \$311 ;
   always @(posedge clk)
-    opB <= \$314 ;
+    bsum <= \$312 ;
   always @(posedge clk)
-    oB <= \$315 ;
+    \$signal$70  <= \$313 ;
   always @(posedge clk)
-    \$signal$63  <= \$316 ;
+    dadj <= \$314 ;
   always @(posedge clk)
-    bin_o <= \$317 ;
+    arr <= \$315 ;
   always @(posedge clk)
-    cmp <= \$318 ;
+    state__a <= \$316 ;
   always @(posedge clk)
-    bsum <= \$319 ;
+    state__x <= \$317 ;
   always @(posedge clk)
-    \$signal$75  <= \$320 ;
-  always @(posedge clk)
-    dadj <= \$321 ;
-  always @(posedge clk)
-    arr <= \$322 ;
-  always @(posedge clk)
-    state__a <= \$323 ;
-  always @(posedge clk)
-    state__x <= \$324 ;
-  always @(posedge clk)
-    state__y <= \$325 ;
+    state__y <= \$318 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     (* full_case = 32'd1 *)
@@ -8393,9 +8389,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       3'h1:
           modified = \$13 ;
       3'h2:
-          modified = { dl[6:0], flag_c };
+          modified = { dl[6:0], state__p[0] };
       3'h3:
-          modified = { flag_c, dl[7:1] };
+          modified = { state__p[0], dl[7:1] };
       3'h4:
           modified = \$14 [7:0];
       3'h5:
@@ -8415,9 +8411,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       3'h3:
           mod_c = dl[0];
       3'h4:
-          mod_c = flag_c;
+          mod_c = state__p[0];
       3'h5:
-          mod_c = flag_c;
+          mod_c = state__p[0];
     endcase
   end
   always @* begin
@@ -8765,7 +8761,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
       6'h12:
           /* empty */;
       6'h15:
-          dout = { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+          dout = state__p;
       6'h16, 6'h23:
           /* empty */;
       6'h17, 6'h24:
@@ -9016,22 +9012,22 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \no_inc$56  = 1'h0;
+    \no_inc$51  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$56  = \$57 ;
+          \no_inc$51  = \$57 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \no_inc$57  = 1'h0;
+    \no_inc$52  = 1'h0;
     casez (state)
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$57  = \$89 ;
+          \no_inc$52  = \$89 ;
     endcase
   end
   always @* begin
@@ -9557,1044 +9553,1050 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
     (* full_case = 32'd1 *)
     casez (\$signal )
       8'h00:
-          \out$61  = 8'h00;
+          \out$56  = 8'h00;
       8'h01:
-          \out$61  = 8'h01;
+          \out$56  = 8'h01;
       8'h02:
-          \out$61  = 8'h02;
+          \out$56  = 8'h02;
       8'h03:
-          \out$61  = 8'h03;
+          \out$56  = 8'h03;
       8'h04:
-          \out$61  = 8'h04;
+          \out$56  = 8'h04;
       8'h05:
-          \out$61  = 8'h05;
+          \out$56  = 8'h05;
       8'h06:
-          \out$61  = 8'h06;
+          \out$56  = 8'h06;
       8'h07:
-          \out$61  = 8'h07;
+          \out$56  = 8'h07;
       8'h08:
-          \out$61  = 8'h08;
+          \out$56  = 8'h08;
       8'h09:
-          \out$61  = 8'h09;
+          \out$56  = 8'h09;
       8'h0a:
-          \out$61  = 8'h0a;
+          \out$56  = 8'h0a;
       8'h0b:
-          \out$61  = 8'h0b;
+          \out$56  = 8'h0b;
       8'h0c:
-          \out$61  = 8'h0c;
+          \out$56  = 8'h0c;
       8'h0d:
-          \out$61  = 8'h0d;
+          \out$56  = 8'h0d;
       8'h0e:
-          \out$61  = 8'h0e;
+          \out$56  = 8'h0e;
       8'h0f:
-          \out$61  = 8'h0f;
+          \out$56  = 8'h0f;
       8'h10:
-          \out$61  = 8'h0a;
+          \out$56  = 8'h0a;
       8'h11:
-          \out$61  = 8'h0b;
+          \out$56  = 8'h0b;
       8'h12:
-          \out$61  = 8'h0c;
+          \out$56  = 8'h0c;
       8'h13:
-          \out$61  = 8'h0d;
+          \out$56  = 8'h0d;
       8'h14:
-          \out$61  = 8'h0e;
+          \out$56  = 8'h0e;
       8'h15:
-          \out$61  = 8'h0f;
+          \out$56  = 8'h0f;
       8'h16:
-          \out$61  = 8'h10;
+          \out$56  = 8'h10;
       8'h17:
-          \out$61  = 8'h11;
+          \out$56  = 8'h11;
       8'h18:
-          \out$61  = 8'h12;
+          \out$56  = 8'h12;
       8'h19:
-          \out$61  = 8'h13;
+          \out$56  = 8'h13;
       8'h1a:
-          \out$61  = 8'h14;
+          \out$56  = 8'h14;
       8'h1b:
-          \out$61  = 8'h15;
+          \out$56  = 8'h15;
       8'h1c:
-          \out$61  = 8'h16;
+          \out$56  = 8'h16;
       8'h1d:
-          \out$61  = 8'h17;
+          \out$56  = 8'h17;
       8'h1e:
-          \out$61  = 8'h18;
+          \out$56  = 8'h18;
       8'h1f:
-          \out$61  = 8'h19;
+          \out$56  = 8'h19;
       8'h20:
-          \out$61  = 8'h14;
+          \out$56  = 8'h14;
       8'h21:
-          \out$61  = 8'h15;
+          \out$56  = 8'h15;
       8'h22:
-          \out$61  = 8'h16;
+          \out$56  = 8'h16;
       8'h23:
-          \out$61  = 8'h17;
+          \out$56  = 8'h17;
       8'h24:
-          \out$61  = 8'h18;
+          \out$56  = 8'h18;
       8'h25:
-          \out$61  = 8'h19;
+          \out$56  = 8'h19;
       8'h26:
-          \out$61  = 8'h1a;
+          \out$56  = 8'h1a;
       8'h27:
-          \out$61  = 8'h1b;
+          \out$56  = 8'h1b;
       8'h28:
-          \out$61  = 8'h1c;
+          \out$56  = 8'h1c;
       8'h29:
-          \out$61  = 8'h1d;
+          \out$56  = 8'h1d;
       8'h2a:
-          \out$61  = 8'h1e;
+          \out$56  = 8'h1e;
       8'h2b:
-          \out$61  = 8'h1f;
+          \out$56  = 8'h1f;
       8'h2c:
-          \out$61  = 8'h20;
+          \out$56  = 8'h20;
       8'h2d:
-          \out$61  = 8'h21;
+          \out$56  = 8'h21;
       8'h2e:
-          \out$61  = 8'h22;
+          \out$56  = 8'h22;
       8'h2f:
-          \out$61  = 8'h23;
+          \out$56  = 8'h23;
       8'h30:
-          \out$61  = 8'h1e;
+          \out$56  = 8'h1e;
       8'h31:
-          \out$61  = 8'h1f;
+          \out$56  = 8'h1f;
       8'h32:
-          \out$61  = 8'h20;
+          \out$56  = 8'h20;
       8'h33:
-          \out$61  = 8'h21;
+          \out$56  = 8'h21;
       8'h34:
-          \out$61  = 8'h22;
+          \out$56  = 8'h22;
       8'h35:
-          \out$61  = 8'h23;
+          \out$56  = 8'h23;
       8'h36:
-          \out$61  = 8'h24;
+          \out$56  = 8'h24;
       8'h37:
-          \out$61  = 8'h25;
+          \out$56  = 8'h25;
       8'h38:
-          \out$61  = 8'h26;
+          \out$56  = 8'h26;
       8'h39:
-          \out$61  = 8'h27;
+          \out$56  = 8'h27;
       8'h3a:
-          \out$61  = 8'h28;
+          \out$56  = 8'h28;
       8'h3b:
-          \out$61  = 8'h29;
+          \out$56  = 8'h29;
       8'h3c:
-          \out$61  = 8'h2a;
+          \out$56  = 8'h2a;
       8'h3d:
-          \out$61  = 8'h2b;
+          \out$56  = 8'h2b;
       8'h3e:
-          \out$61  = 8'h2c;
+          \out$56  = 8'h2c;
       8'h3f:
-          \out$61  = 8'h2d;
+          \out$56  = 8'h2d;
       8'h40:
-          \out$61  = 8'h28;
+          \out$56  = 8'h28;
       8'h41:
-          \out$61  = 8'h29;
+          \out$56  = 8'h29;
       8'h42:
-          \out$61  = 8'h2a;
+          \out$56  = 8'h2a;
       8'h43:
-          \out$61  = 8'h2b;
+          \out$56  = 8'h2b;
       8'h44:
-          \out$61  = 8'h2c;
+          \out$56  = 8'h2c;
       8'h45:
-          \out$61  = 8'h2d;
+          \out$56  = 8'h2d;
       8'h46:
-          \out$61  = 8'h2e;
+          \out$56  = 8'h2e;
       8'h47:
-          \out$61  = 8'h2f;
+          \out$56  = 8'h2f;
       8'h48:
-          \out$61  = 8'h30;
+          \out$56  = 8'h30;
       8'h49:
-          \out$61  = 8'h31;
+          \out$56  = 8'h31;
       8'h4a:
-          \out$61  = 8'h32;
+          \out$56  = 8'h32;
       8'h4b:
-          \out$61  = 8'h33;
+          \out$56  = 8'h33;
       8'h4c:
-          \out$61  = 8'h34;
+          \out$56  = 8'h34;
       8'h4d:
-          \out$61  = 8'h35;
+          \out$56  = 8'h35;
       8'h4e:
-          \out$61  = 8'h36;
+          \out$56  = 8'h36;
       8'h4f:
-          \out$61  = 8'h37;
+          \out$56  = 8'h37;
       8'h50:
-          \out$61  = 8'h32;
+          \out$56  = 8'h32;
       8'h51:
-          \out$61  = 8'h33;
+          \out$56  = 8'h33;
       8'h52:
-          \out$61  = 8'h34;
+          \out$56  = 8'h34;
       8'h53:
-          \out$61  = 8'h35;
+          \out$56  = 8'h35;
       8'h54:
-          \out$61  = 8'h36;
+          \out$56  = 8'h36;
       8'h55:
-          \out$61  = 8'h37;
+          \out$56  = 8'h37;
       8'h56:
-          \out$61  = 8'h38;
+          \out$56  = 8'h38;
       8'h57:
-          \out$61  = 8'h39;
+          \out$56  = 8'h39;
       8'h58:
-          \out$61  = 8'h3a;
+          \out$56  = 8'h3a;
       8'h59:
-          \out$61  = 8'h3b;
+          \out$56  = 8'h3b;
       8'h5a:
-          \out$61  = 8'h3c;
+          \out$56  = 8'h3c;
       8'h5b:
-          \out$61  = 8'h3d;
+          \out$56  = 8'h3d;
       8'h5c:
-          \out$61  = 8'h3e;
+          \out$56  = 8'h3e;
       8'h5d:
-          \out$61  = 8'h3f;
+          \out$56  = 8'h3f;
       8'h5e:
-          \out$61  = 8'h40;
+          \out$56  = 8'h40;
       8'h5f:
-          \out$61  = 8'h41;
+          \out$56  = 8'h41;
       8'h60:
-          \out$61  = 8'h3c;
+          \out$56  = 8'h3c;
       8'h61:
-          \out$61  = 8'h3d;
+          \out$56  = 8'h3d;
       8'h62:
-          \out$61  = 8'h3e;
+          \out$56  = 8'h3e;
       8'h63:
-          \out$61  = 8'h3f;
+          \out$56  = 8'h3f;
       8'h64:
-          \out$61  = 8'h40;
+          \out$56  = 8'h40;
       8'h65:
-          \out$61  = 8'h41;
+          \out$56  = 8'h41;
       8'h66:
-          \out$61  = 8'h42;
+          \out$56  = 8'h42;
       8'h67:
-          \out$61  = 8'h43;
+          \out$56  = 8'h43;
       8'h68:
-          \out$61  = 8'h44;
+          \out$56  = 8'h44;
       8'h69:
-          \out$61  = 8'h45;
+          \out$56  = 8'h45;
       8'h6a:
-          \out$61  = 8'h46;
+          \out$56  = 8'h46;
       8'h6b:
-          \out$61  = 8'h47;
+          \out$56  = 8'h47;
       8'h6c:
-          \out$61  = 8'h48;
+          \out$56  = 8'h48;
       8'h6d:
-          \out$61  = 8'h49;
+          \out$56  = 8'h49;
       8'h6e:
-          \out$61  = 8'h4a;
+          \out$56  = 8'h4a;
       8'h6f:
-          \out$61  = 8'h4b;
+          \out$56  = 8'h4b;
       8'h70:
-          \out$61  = 8'h46;
+          \out$56  = 8'h46;
       8'h71:
-          \out$61  = 8'h47;
+          \out$56  = 8'h47;
       8'h72:
-          \out$61  = 8'h48;
+          \out$56  = 8'h48;
       8'h73:
-          \out$61  = 8'h49;
+          \out$56  = 8'h49;
       8'h74:
-          \out$61  = 8'h4a;
+          \out$56  = 8'h4a;
       8'h75:
-          \out$61  = 8'h4b;
+          \out$56  = 8'h4b;
       8'h76:
-          \out$61  = 8'h4c;
+          \out$56  = 8'h4c;
       8'h77:
-          \out$61  = 8'h4d;
+          \out$56  = 8'h4d;
       8'h78:
-          \out$61  = 8'h4e;
+          \out$56  = 8'h4e;
       8'h79:
-          \out$61  = 8'h4f;
+          \out$56  = 8'h4f;
       8'h7a:
-          \out$61  = 8'h50;
+          \out$56  = 8'h50;
       8'h7b:
-          \out$61  = 8'h51;
+          \out$56  = 8'h51;
       8'h7c:
-          \out$61  = 8'h52;
+          \out$56  = 8'h52;
       8'h7d:
-          \out$61  = 8'h53;
+          \out$56  = 8'h53;
       8'h7e:
-          \out$61  = 8'h54;
+          \out$56  = 8'h54;
       8'h7f:
-          \out$61  = 8'h55;
+          \out$56  = 8'h55;
       8'h80:
-          \out$61  = 8'h50;
+          \out$56  = 8'h50;
       8'h81:
-          \out$61  = 8'h51;
+          \out$56  = 8'h51;
       8'h82:
-          \out$61  = 8'h52;
+          \out$56  = 8'h52;
       8'h83:
-          \out$61  = 8'h53;
+          \out$56  = 8'h53;
       8'h84:
-          \out$61  = 8'h54;
+          \out$56  = 8'h54;
       8'h85:
-          \out$61  = 8'h55;
+          \out$56  = 8'h55;
       8'h86:
-          \out$61  = 8'h56;
+          \out$56  = 8'h56;
       8'h87:
-          \out$61  = 8'h57;
+          \out$56  = 8'h57;
       8'h88:
-          \out$61  = 8'h58;
+          \out$56  = 8'h58;
       8'h89:
-          \out$61  = 8'h59;
+          \out$56  = 8'h59;
       8'h8a:
-          \out$61  = 8'h5a;
+          \out$56  = 8'h5a;
       8'h8b:
-          \out$61  = 8'h5b;
+          \out$56  = 8'h5b;
       8'h8c:
-          \out$61  = 8'h5c;
+          \out$56  = 8'h5c;
       8'h8d:
-          \out$61  = 8'h5d;
+          \out$56  = 8'h5d;
       8'h8e:
-          \out$61  = 8'h5e;
+          \out$56  = 8'h5e;
       8'h8f:
-          \out$61  = 8'h5f;
+          \out$56  = 8'h5f;
       8'h90:
-          \out$61  = 8'h5a;
+          \out$56  = 8'h5a;
       8'h91:
-          \out$61  = 8'h5b;
+          \out$56  = 8'h5b;
       8'h92:
-          \out$61  = 8'h5c;
+          \out$56  = 8'h5c;
       8'h93:
-          \out$61  = 8'h5d;
+          \out$56  = 8'h5d;
       8'h94:
-          \out$61  = 8'h5e;
+          \out$56  = 8'h5e;
       8'h95:
-          \out$61  = 8'h5f;
+          \out$56  = 8'h5f;
       8'h96:
-          \out$61  = 8'h60;
+          \out$56  = 8'h60;
       8'h97:
-          \out$61  = 8'h61;
+          \out$56  = 8'h61;
       8'h98:
-          \out$61  = 8'h62;
+          \out$56  = 8'h62;
       8'h99:
-          \out$61  = 8'h63;
+          \out$56  = 8'h63;
       8'h9a:
-          \out$61  = 8'h64;
+          \out$56  = 8'h64;
       8'h9b:
-          \out$61  = 8'h65;
+          \out$56  = 8'h65;
       8'h9c:
-          \out$61  = 8'h66;
+          \out$56  = 8'h66;
       8'h9d:
-          \out$61  = 8'h67;
+          \out$56  = 8'h67;
       8'h9e:
-          \out$61  = 8'h68;
+          \out$56  = 8'h68;
       8'h9f:
-          \out$61  = 8'h69;
+          \out$56  = 8'h69;
       8'ha0:
-          \out$61  = 8'h64;
+          \out$56  = 8'h64;
       8'ha1:
-          \out$61  = 8'h65;
+          \out$56  = 8'h65;
       8'ha2:
-          \out$61  = 8'h66;
+          \out$56  = 8'h66;
       8'ha3:
-          \out$61  = 8'h67;
+          \out$56  = 8'h67;
       8'ha4:
-          \out$61  = 8'h68;
+          \out$56  = 8'h68;
       8'ha5:
-          \out$61  = 8'h69;
+          \out$56  = 8'h69;
       8'ha6:
-          \out$61  = 8'h6a;
+          \out$56  = 8'h6a;
       8'ha7:
-          \out$61  = 8'h6b;
+          \out$56  = 8'h6b;
       8'ha8:
-          \out$61  = 8'h6c;
+          \out$56  = 8'h6c;
       8'ha9:
-          \out$61  = 8'h6d;
+          \out$56  = 8'h6d;
       8'haa:
-          \out$61  = 8'h6e;
+          \out$56  = 8'h6e;
       8'hab:
-          \out$61  = 8'h6f;
+          \out$56  = 8'h6f;
       8'hac:
-          \out$61  = 8'h70;
+          \out$56  = 8'h70;
       8'had:
-          \out$61  = 8'h71;
+          \out$56  = 8'h71;
       8'hae:
-          \out$61  = 8'h72;
+          \out$56  = 8'h72;
       8'haf:
-          \out$61  = 8'h73;
+          \out$56  = 8'h73;
       8'hb0:
-          \out$61  = 8'h6e;
+          \out$56  = 8'h6e;
       8'hb1:
-          \out$61  = 8'h6f;
+          \out$56  = 8'h6f;
       8'hb2:
-          \out$61  = 8'h70;
+          \out$56  = 8'h70;
       8'hb3:
-          \out$61  = 8'h71;
+          \out$56  = 8'h71;
       8'hb4:
-          \out$61  = 8'h72;
+          \out$56  = 8'h72;
       8'hb5:
-          \out$61  = 8'h73;
+          \out$56  = 8'h73;
       8'hb6:
-          \out$61  = 8'h74;
+          \out$56  = 8'h74;
       8'hb7:
-          \out$61  = 8'h75;
+          \out$56  = 8'h75;
       8'hb8:
-          \out$61  = 8'h76;
+          \out$56  = 8'h76;
       8'hb9:
-          \out$61  = 8'h77;
+          \out$56  = 8'h77;
       8'hba:
-          \out$61  = 8'h78;
+          \out$56  = 8'h78;
       8'hbb:
-          \out$61  = 8'h79;
+          \out$56  = 8'h79;
       8'hbc:
-          \out$61  = 8'h7a;
+          \out$56  = 8'h7a;
       8'hbd:
-          \out$61  = 8'h7b;
+          \out$56  = 8'h7b;
       8'hbe:
-          \out$61  = 8'h7c;
+          \out$56  = 8'h7c;
       8'hbf:
-          \out$61  = 8'h7d;
+          \out$56  = 8'h7d;
       8'hc0:
-          \out$61  = 8'h78;
+          \out$56  = 8'h78;
       8'hc1:
-          \out$61  = 8'h79;
+          \out$56  = 8'h79;
       8'hc2:
-          \out$61  = 8'h7a;
+          \out$56  = 8'h7a;
       8'hc3:
-          \out$61  = 8'h7b;
+          \out$56  = 8'h7b;
       8'hc4:
-          \out$61  = 8'h7c;
+          \out$56  = 8'h7c;
       8'hc5:
-          \out$61  = 8'h7d;
+          \out$56  = 8'h7d;
       8'hc6:
-          \out$61  = 8'h7e;
+          \out$56  = 8'h7e;
       8'hc7:
-          \out$61  = 8'h7f;
+          \out$56  = 8'h7f;
       8'hc8:
-          \out$61  = 8'h80;
+          \out$56  = 8'h80;
       8'hc9:
-          \out$61  = 8'h81;
+          \out$56  = 8'h81;
       8'hca:
-          \out$61  = 8'h82;
+          \out$56  = 8'h82;
       8'hcb:
-          \out$61  = 8'h83;
+          \out$56  = 8'h83;
       8'hcc:
-          \out$61  = 8'h84;
+          \out$56  = 8'h84;
       8'hcd:
-          \out$61  = 8'h85;
+          \out$56  = 8'h85;
       8'hce:
-          \out$61  = 8'h86;
+          \out$56  = 8'h86;
       8'hcf:
-          \out$61  = 8'h87;
+          \out$56  = 8'h87;
       8'hd0:
-          \out$61  = 8'h82;
+          \out$56  = 8'h82;
       8'hd1:
-          \out$61  = 8'h83;
+          \out$56  = 8'h83;
       8'hd2:
-          \out$61  = 8'h84;
+          \out$56  = 8'h84;
       8'hd3:
-          \out$61  = 8'h85;
+          \out$56  = 8'h85;
       8'hd4:
-          \out$61  = 8'h86;
+          \out$56  = 8'h86;
       8'hd5:
-          \out$61  = 8'h87;
+          \out$56  = 8'h87;
       8'hd6:
-          \out$61  = 8'h88;
+          \out$56  = 8'h88;
       8'hd7:
-          \out$61  = 8'h89;
+          \out$56  = 8'h89;
       8'hd8:
-          \out$61  = 8'h8a;
+          \out$56  = 8'h8a;
       8'hd9:
-          \out$61  = 8'h8b;
+          \out$56  = 8'h8b;
       8'hda:
-          \out$61  = 8'h8c;
+          \out$56  = 8'h8c;
       8'hdb:
-          \out$61  = 8'h8d;
+          \out$56  = 8'h8d;
       8'hdc:
-          \out$61  = 8'h8e;
+          \out$56  = 8'h8e;
       8'hdd:
-          \out$61  = 8'h8f;
+          \out$56  = 8'h8f;
       8'hde:
-          \out$61  = 8'h90;
+          \out$56  = 8'h90;
       8'hdf:
-          \out$61  = 8'h91;
+          \out$56  = 8'h91;
       8'he0:
-          \out$61  = 8'h8c;
+          \out$56  = 8'h8c;
       8'he1:
-          \out$61  = 8'h8d;
+          \out$56  = 8'h8d;
       8'he2:
-          \out$61  = 8'h8e;
+          \out$56  = 8'h8e;
       8'he3:
-          \out$61  = 8'h8f;
+          \out$56  = 8'h8f;
       8'he4:
-          \out$61  = 8'h90;
+          \out$56  = 8'h90;
       8'he5:
-          \out$61  = 8'h91;
+          \out$56  = 8'h91;
       8'he6:
-          \out$61  = 8'h92;
+          \out$56  = 8'h92;
       8'he7:
-          \out$61  = 8'h93;
+          \out$56  = 8'h93;
       8'he8:
-          \out$61  = 8'h94;
+          \out$56  = 8'h94;
       8'he9:
-          \out$61  = 8'h95;
+          \out$56  = 8'h95;
       8'hea:
-          \out$61  = 8'h96;
+          \out$56  = 8'h96;
       8'heb:
-          \out$61  = 8'h97;
+          \out$56  = 8'h97;
       8'hec:
-          \out$61  = 8'h98;
+          \out$56  = 8'h98;
       8'hed:
-          \out$61  = 8'h99;
+          \out$56  = 8'h99;
       8'hee:
-          \out$61  = 8'h9a;
+          \out$56  = 8'h9a;
       8'hef:
-          \out$61  = 8'h9b;
+          \out$56  = 8'h9b;
       8'hf0:
-          \out$61  = 8'h96;
+          \out$56  = 8'h96;
       8'hf1:
-          \out$61  = 8'h97;
+          \out$56  = 8'h97;
       8'hf2:
-          \out$61  = 8'h98;
+          \out$56  = 8'h98;
       8'hf3:
-          \out$61  = 8'h99;
+          \out$56  = 8'h99;
       8'hf4:
-          \out$61  = 8'h9a;
+          \out$56  = 8'h9a;
       8'hf5:
-          \out$61  = 8'h9b;
+          \out$56  = 8'h9b;
       8'hf6:
-          \out$61  = 8'h9c;
+          \out$56  = 8'h9c;
       8'hf7:
-          \out$61  = 8'h9d;
+          \out$56  = 8'h9d;
       8'hf8:
-          \out$61  = 8'h9e;
+          \out$56  = 8'h9e;
       8'hf9:
-          \out$61  = 8'h9f;
+          \out$56  = 8'h9f;
       8'hfa:
-          \out$61  = 8'ha0;
+          \out$56  = 8'ha0;
       8'hfb:
-          \out$61  = 8'ha1;
+          \out$56  = 8'ha1;
       8'hfc:
-          \out$61  = 8'ha2;
+          \out$56  = 8'ha2;
       8'hfd:
-          \out$61  = 8'ha3;
+          \out$56  = 8'ha3;
       8'hfe:
-          \out$61  = 8'ha4;
+          \out$56  = 8'ha4;
       8'hff:
-          \out$61  = 8'ha5;
+          \out$56  = 8'ha5;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     (* full_case = 32'd1 *)
     if (\$98 ) begin
-      \out$69  = { \$100 , t[7], \$99 , flag_c, flag_c, t[7:1] };
+      \out$64 [7:0] = { state__p[0], t[7:1] };
+      \out$64 [8] = state__p[0];
+      \out$64 [10] = t[7];
+      \out$64 [11] = \$99 ;
     end else begin
-      \out$69  = { \$108 [6], \$107 , \$105 , flag_c, \$104  };
+      \out$64 [7:0] = \$103 ;
+      \out$64 [8] = state__p[0];
+      \out$64 [10] = \$105 ;
+      \out$64 [11] = \$106 [6];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$signal$75 [7:0])
+    casez (\$signal$70 [7:0])
       8'h00:
-          \out$76  = 9'h100;
+          \out$71  = 9'h100;
       8'h01:
-          \out$76  = 9'h001;
+          \out$71  = 9'h001;
       8'h02:
-          \out$76  = 9'h002;
+          \out$71  = 9'h002;
       8'h03:
-          \out$76  = 9'h003;
+          \out$71  = 9'h003;
       8'h04:
-          \out$76  = 9'h004;
+          \out$71  = 9'h004;
       8'h05:
-          \out$76  = 9'h005;
+          \out$71  = 9'h005;
       8'h06:
-          \out$76  = 9'h006;
+          \out$71  = 9'h006;
       8'h07:
-          \out$76  = 9'h007;
+          \out$71  = 9'h007;
       8'h08:
-          \out$76  = 9'h008;
+          \out$71  = 9'h008;
       8'h09:
-          \out$76  = 9'h009;
+          \out$71  = 9'h009;
       8'h0a:
-          \out$76  = 9'h010;
+          \out$71  = 9'h010;
       8'h0b:
-          \out$76  = 9'h011;
+          \out$71  = 9'h011;
       8'h0c:
-          \out$76  = 9'h012;
+          \out$71  = 9'h012;
       8'h0d:
-          \out$76  = 9'h013;
+          \out$71  = 9'h013;
       8'h0e:
-          \out$76  = 9'h014;
+          \out$71  = 9'h014;
       8'h0f:
-          \out$76  = 9'h015;
+          \out$71  = 9'h015;
       8'h10:
-          \out$76  = 9'h016;
+          \out$71  = 9'h016;
       8'h11:
-          \out$76  = 9'h017;
+          \out$71  = 9'h017;
       8'h12:
-          \out$76  = 9'h018;
+          \out$71  = 9'h018;
       8'h13:
-          \out$76  = 9'h019;
+          \out$71  = 9'h019;
       8'h14:
-          \out$76  = 9'h020;
+          \out$71  = 9'h020;
       8'h15:
-          \out$76  = 9'h021;
+          \out$71  = 9'h021;
       8'h16:
-          \out$76  = 9'h022;
+          \out$71  = 9'h022;
       8'h17:
-          \out$76  = 9'h023;
+          \out$71  = 9'h023;
       8'h18:
-          \out$76  = 9'h024;
+          \out$71  = 9'h024;
       8'h19:
-          \out$76  = 9'h025;
+          \out$71  = 9'h025;
       8'h1a:
-          \out$76  = 9'h026;
+          \out$71  = 9'h026;
       8'h1b:
-          \out$76  = 9'h027;
+          \out$71  = 9'h027;
       8'h1c:
-          \out$76  = 9'h028;
+          \out$71  = 9'h028;
       8'h1d:
-          \out$76  = 9'h029;
+          \out$71  = 9'h029;
       8'h1e:
-          \out$76  = 9'h030;
+          \out$71  = 9'h030;
       8'h1f:
-          \out$76  = 9'h031;
+          \out$71  = 9'h031;
       8'h20:
-          \out$76  = 9'h032;
+          \out$71  = 9'h032;
       8'h21:
-          \out$76  = 9'h033;
+          \out$71  = 9'h033;
       8'h22:
-          \out$76  = 9'h034;
+          \out$71  = 9'h034;
       8'h23:
-          \out$76  = 9'h035;
+          \out$71  = 9'h035;
       8'h24:
-          \out$76  = 9'h036;
+          \out$71  = 9'h036;
       8'h25:
-          \out$76  = 9'h037;
+          \out$71  = 9'h037;
       8'h26:
-          \out$76  = 9'h038;
+          \out$71  = 9'h038;
       8'h27:
-          \out$76  = 9'h039;
+          \out$71  = 9'h039;
       8'h28:
-          \out$76  = 9'h040;
+          \out$71  = 9'h040;
       8'h29:
-          \out$76  = 9'h041;
+          \out$71  = 9'h041;
       8'h2a:
-          \out$76  = 9'h042;
+          \out$71  = 9'h042;
       8'h2b:
-          \out$76  = 9'h043;
+          \out$71  = 9'h043;
       8'h2c:
-          \out$76  = 9'h044;
+          \out$71  = 9'h044;
       8'h2d:
-          \out$76  = 9'h045;
+          \out$71  = 9'h045;
       8'h2e:
-          \out$76  = 9'h046;
+          \out$71  = 9'h046;
       8'h2f:
-          \out$76  = 9'h047;
+          \out$71  = 9'h047;
       8'h30:
-          \out$76  = 9'h048;
+          \out$71  = 9'h048;
       8'h31:
-          \out$76  = 9'h049;
+          \out$71  = 9'h049;
       8'h32:
-          \out$76  = 9'h050;
+          \out$71  = 9'h050;
       8'h33:
-          \out$76  = 9'h051;
+          \out$71  = 9'h051;
       8'h34:
-          \out$76  = 9'h052;
+          \out$71  = 9'h052;
       8'h35:
-          \out$76  = 9'h053;
+          \out$71  = 9'h053;
       8'h36:
-          \out$76  = 9'h054;
+          \out$71  = 9'h054;
       8'h37:
-          \out$76  = 9'h055;
+          \out$71  = 9'h055;
       8'h38:
-          \out$76  = 9'h056;
+          \out$71  = 9'h056;
       8'h39:
-          \out$76  = 9'h057;
+          \out$71  = 9'h057;
       8'h3a:
-          \out$76  = 9'h058;
+          \out$71  = 9'h058;
       8'h3b:
-          \out$76  = 9'h059;
+          \out$71  = 9'h059;
       8'h3c:
-          \out$76  = 9'h060;
+          \out$71  = 9'h060;
       8'h3d:
-          \out$76  = 9'h061;
+          \out$71  = 9'h061;
       8'h3e:
-          \out$76  = 9'h062;
+          \out$71  = 9'h062;
       8'h3f:
-          \out$76  = 9'h063;
+          \out$71  = 9'h063;
       8'h40:
-          \out$76  = 9'h064;
+          \out$71  = 9'h064;
       8'h41:
-          \out$76  = 9'h065;
+          \out$71  = 9'h065;
       8'h42:
-          \out$76  = 9'h066;
+          \out$71  = 9'h066;
       8'h43:
-          \out$76  = 9'h067;
+          \out$71  = 9'h067;
       8'h44:
-          \out$76  = 9'h068;
+          \out$71  = 9'h068;
       8'h45:
-          \out$76  = 9'h069;
+          \out$71  = 9'h069;
       8'h46:
-          \out$76  = 9'h070;
+          \out$71  = 9'h070;
       8'h47:
-          \out$76  = 9'h071;
+          \out$71  = 9'h071;
       8'h48:
-          \out$76  = 9'h072;
+          \out$71  = 9'h072;
       8'h49:
-          \out$76  = 9'h073;
+          \out$71  = 9'h073;
       8'h4a:
-          \out$76  = 9'h074;
+          \out$71  = 9'h074;
       8'h4b:
-          \out$76  = 9'h075;
+          \out$71  = 9'h075;
       8'h4c:
-          \out$76  = 9'h076;
+          \out$71  = 9'h076;
       8'h4d:
-          \out$76  = 9'h077;
+          \out$71  = 9'h077;
       8'h4e:
-          \out$76  = 9'h078;
+          \out$71  = 9'h078;
       8'h4f:
-          \out$76  = 9'h079;
+          \out$71  = 9'h079;
       8'h50:
-          \out$76  = 9'h080;
+          \out$71  = 9'h080;
       8'h51:
-          \out$76  = 9'h081;
+          \out$71  = 9'h081;
       8'h52:
-          \out$76  = 9'h082;
+          \out$71  = 9'h082;
       8'h53:
-          \out$76  = 9'h083;
+          \out$71  = 9'h083;
       8'h54:
-          \out$76  = 9'h084;
+          \out$71  = 9'h084;
       8'h55:
-          \out$76  = 9'h085;
+          \out$71  = 9'h085;
       8'h56:
-          \out$76  = 9'h086;
+          \out$71  = 9'h086;
       8'h57:
-          \out$76  = 9'h087;
+          \out$71  = 9'h087;
       8'h58:
-          \out$76  = 9'h088;
+          \out$71  = 9'h088;
       8'h59:
-          \out$76  = 9'h089;
+          \out$71  = 9'h089;
       8'h5a:
-          \out$76  = 9'h090;
+          \out$71  = 9'h090;
       8'h5b:
-          \out$76  = 9'h091;
+          \out$71  = 9'h091;
       8'h5c:
-          \out$76  = 9'h092;
+          \out$71  = 9'h092;
       8'h5d:
-          \out$76  = 9'h093;
+          \out$71  = 9'h093;
       8'h5e:
-          \out$76  = 9'h094;
+          \out$71  = 9'h094;
       8'h5f:
-          \out$76  = 9'h095;
+          \out$71  = 9'h095;
       8'h60:
-          \out$76  = 9'h096;
+          \out$71  = 9'h096;
       8'h61:
-          \out$76  = 9'h097;
+          \out$71  = 9'h097;
       8'h62:
-          \out$76  = 9'h098;
+          \out$71  = 9'h098;
       8'h63:
-          \out$76  = 9'h099;
+          \out$71  = 9'h099;
       8'h64:
-          \out$76  = 9'h100;
+          \out$71  = 9'h100;
       8'h65:
-          \out$76  = 9'h001;
+          \out$71  = 9'h001;
       8'h66:
-          \out$76  = 9'h002;
+          \out$71  = 9'h002;
       8'h67:
-          \out$76  = 9'h003;
+          \out$71  = 9'h003;
       8'h68:
-          \out$76  = 9'h004;
+          \out$71  = 9'h004;
       8'h69:
-          \out$76  = 9'h005;
+          \out$71  = 9'h005;
       8'h6a:
-          \out$76  = 9'h006;
+          \out$71  = 9'h006;
       8'h6b:
-          \out$76  = 9'h007;
+          \out$71  = 9'h007;
       8'h6c:
-          \out$76  = 9'h008;
+          \out$71  = 9'h008;
       8'h6d:
-          \out$76  = 9'h009;
+          \out$71  = 9'h009;
       8'h6e:
-          \out$76  = 9'h010;
+          \out$71  = 9'h010;
       8'h6f:
-          \out$76  = 9'h011;
+          \out$71  = 9'h011;
       8'h70:
-          \out$76  = 9'h012;
+          \out$71  = 9'h012;
       8'h71:
-          \out$76  = 9'h013;
+          \out$71  = 9'h013;
       8'h72:
-          \out$76  = 9'h014;
+          \out$71  = 9'h014;
       8'h73:
-          \out$76  = 9'h015;
+          \out$71  = 9'h015;
       8'h74:
-          \out$76  = 9'h016;
+          \out$71  = 9'h016;
       8'h75:
-          \out$76  = 9'h017;
+          \out$71  = 9'h017;
       8'h76:
-          \out$76  = 9'h018;
+          \out$71  = 9'h018;
       8'h77:
-          \out$76  = 9'h019;
+          \out$71  = 9'h019;
       8'h78:
-          \out$76  = 9'h020;
+          \out$71  = 9'h020;
       8'h79:
-          \out$76  = 9'h021;
+          \out$71  = 9'h021;
       8'h7a:
-          \out$76  = 9'h022;
+          \out$71  = 9'h022;
       8'h7b:
-          \out$76  = 9'h023;
+          \out$71  = 9'h023;
       8'h7c:
-          \out$76  = 9'h024;
+          \out$71  = 9'h024;
       8'h7d:
-          \out$76  = 9'h025;
+          \out$71  = 9'h025;
       8'h7e:
-          \out$76  = 9'h026;
+          \out$71  = 9'h026;
       8'h7f:
-          \out$76  = 9'h027;
+          \out$71  = 9'h027;
       8'h80:
-          \out$76  = 9'h028;
+          \out$71  = 9'h028;
       8'h81:
-          \out$76  = 9'h029;
+          \out$71  = 9'h029;
       8'h82:
-          \out$76  = 9'h030;
+          \out$71  = 9'h030;
       8'h83:
-          \out$76  = 9'h031;
+          \out$71  = 9'h031;
       8'h84:
-          \out$76  = 9'h032;
+          \out$71  = 9'h032;
       8'h85:
-          \out$76  = 9'h033;
+          \out$71  = 9'h033;
       8'h86:
-          \out$76  = 9'h034;
+          \out$71  = 9'h034;
       8'h87:
-          \out$76  = 9'h035;
+          \out$71  = 9'h035;
       8'h88:
-          \out$76  = 9'h036;
+          \out$71  = 9'h036;
       8'h89:
-          \out$76  = 9'h037;
+          \out$71  = 9'h037;
       8'h8a:
-          \out$76  = 9'h038;
+          \out$71  = 9'h038;
       8'h8b:
-          \out$76  = 9'h039;
+          \out$71  = 9'h039;
       8'h8c:
-          \out$76  = 9'h040;
+          \out$71  = 9'h040;
       8'h8d:
-          \out$76  = 9'h041;
+          \out$71  = 9'h041;
       8'h8e:
-          \out$76  = 9'h042;
+          \out$71  = 9'h042;
       8'h8f:
-          \out$76  = 9'h043;
+          \out$71  = 9'h043;
       8'h90:
-          \out$76  = 9'h044;
+          \out$71  = 9'h044;
       8'h91:
-          \out$76  = 9'h045;
+          \out$71  = 9'h045;
       8'h92:
-          \out$76  = 9'h046;
+          \out$71  = 9'h046;
       8'h93:
-          \out$76  = 9'h047;
+          \out$71  = 9'h047;
       8'h94:
-          \out$76  = 9'h048;
+          \out$71  = 9'h048;
       8'h95:
-          \out$76  = 9'h049;
+          \out$71  = 9'h049;
       8'h96:
-          \out$76  = 9'h050;
+          \out$71  = 9'h050;
       8'h97:
-          \out$76  = 9'h051;
+          \out$71  = 9'h051;
       8'h98:
-          \out$76  = 9'h052;
+          \out$71  = 9'h052;
       8'h99:
-          \out$76  = 9'h053;
+          \out$71  = 9'h053;
       8'h9a:
-          \out$76  = 9'h054;
+          \out$71  = 9'h054;
       8'h9b:
-          \out$76  = 9'h055;
+          \out$71  = 9'h055;
       8'h9c:
-          \out$76  = 9'h056;
+          \out$71  = 9'h056;
       8'h9d:
-          \out$76  = 9'h057;
+          \out$71  = 9'h057;
       8'h9e:
-          \out$76  = 9'h058;
+          \out$71  = 9'h058;
       8'h9f:
-          \out$76  = 9'h059;
+          \out$71  = 9'h059;
       8'ha0:
-          \out$76  = 9'h060;
+          \out$71  = 9'h060;
       8'ha1:
-          \out$76  = 9'h061;
+          \out$71  = 9'h061;
       8'ha2:
-          \out$76  = 9'h062;
+          \out$71  = 9'h062;
       8'ha3:
-          \out$76  = 9'h063;
+          \out$71  = 9'h063;
       8'ha4:
-          \out$76  = 9'h064;
+          \out$71  = 9'h064;
       8'ha5:
-          \out$76  = 9'h065;
+          \out$71  = 9'h065;
       8'ha6:
-          \out$76  = 9'h066;
+          \out$71  = 9'h066;
       8'ha7:
-          \out$76  = 9'h067;
+          \out$71  = 9'h067;
       8'ha8:
-          \out$76  = 9'h068;
+          \out$71  = 9'h068;
       8'ha9:
-          \out$76  = 9'h069;
+          \out$71  = 9'h069;
       8'haa:
-          \out$76  = 9'h070;
+          \out$71  = 9'h070;
       8'hab:
-          \out$76  = 9'h071;
+          \out$71  = 9'h071;
       8'hac:
-          \out$76  = 9'h072;
+          \out$71  = 9'h072;
       8'had:
-          \out$76  = 9'h073;
+          \out$71  = 9'h073;
       8'hae:
-          \out$76  = 9'h074;
+          \out$71  = 9'h074;
       8'haf:
-          \out$76  = 9'h075;
+          \out$71  = 9'h075;
       8'hb0:
-          \out$76  = 9'h076;
+          \out$71  = 9'h076;
       8'hb1:
-          \out$76  = 9'h077;
+          \out$71  = 9'h077;
       8'hb2:
-          \out$76  = 9'h078;
+          \out$71  = 9'h078;
       8'hb3:
-          \out$76  = 9'h079;
+          \out$71  = 9'h079;
       8'hb4:
-          \out$76  = 9'h080;
+          \out$71  = 9'h080;
       8'hb5:
-          \out$76  = 9'h081;
+          \out$71  = 9'h081;
       8'hb6:
-          \out$76  = 9'h082;
+          \out$71  = 9'h082;
       8'hb7:
-          \out$76  = 9'h083;
+          \out$71  = 9'h083;
       8'hb8:
-          \out$76  = 9'h084;
+          \out$71  = 9'h084;
       8'hb9:
-          \out$76  = 9'h085;
+          \out$71  = 9'h085;
       8'hba:
-          \out$76  = 9'h086;
+          \out$71  = 9'h086;
       8'hbb:
-          \out$76  = 9'h087;
+          \out$71  = 9'h087;
       8'hbc:
-          \out$76  = 9'h088;
+          \out$71  = 9'h088;
       8'hbd:
-          \out$76  = 9'h089;
+          \out$71  = 9'h089;
       8'hbe:
-          \out$76  = 9'h090;
+          \out$71  = 9'h090;
       8'hbf:
-          \out$76  = 9'h091;
+          \out$71  = 9'h091;
       8'hc0:
-          \out$76  = 9'h092;
+          \out$71  = 9'h092;
       8'hc1:
-          \out$76  = 9'h093;
+          \out$71  = 9'h093;
       8'hc2:
-          \out$76  = 9'h094;
+          \out$71  = 9'h094;
       8'hc3:
-          \out$76  = 9'h095;
+          \out$71  = 9'h095;
       8'hc4:
-          \out$76  = 9'h096;
+          \out$71  = 9'h096;
       8'hc5:
-          \out$76  = 9'h097;
+          \out$71  = 9'h097;
       8'hc6:
-          \out$76  = 9'h098;
+          \out$71  = 9'h098;
       8'hc7:
-          \out$76  = 9'h099;
+          \out$71  = 9'h099;
       8'hc8:
-          \out$76  = 9'h100;
+          \out$71  = 9'h100;
       8'hc9:
-          \out$76  = 9'h001;
+          \out$71  = 9'h001;
       8'hca:
-          \out$76  = 9'h002;
+          \out$71  = 9'h002;
       8'hcb:
-          \out$76  = 9'h003;
+          \out$71  = 9'h003;
       8'hcc:
-          \out$76  = 9'h004;
+          \out$71  = 9'h004;
       8'hcd:
-          \out$76  = 9'h005;
+          \out$71  = 9'h005;
       8'hce:
-          \out$76  = 9'h006;
+          \out$71  = 9'h006;
       8'hcf:
-          \out$76  = 9'h007;
+          \out$71  = 9'h007;
       8'hd0:
-          \out$76  = 9'h008;
+          \out$71  = 9'h008;
       8'hd1:
-          \out$76  = 9'h009;
+          \out$71  = 9'h009;
       8'hd2:
-          \out$76  = 9'h010;
+          \out$71  = 9'h010;
       8'hd3:
-          \out$76  = 9'h011;
+          \out$71  = 9'h011;
       8'hd4:
-          \out$76  = 9'h012;
+          \out$71  = 9'h012;
       8'hd5:
-          \out$76  = 9'h013;
+          \out$71  = 9'h013;
       8'hd6:
-          \out$76  = 9'h014;
+          \out$71  = 9'h014;
       8'hd7:
-          \out$76  = 9'h015;
+          \out$71  = 9'h015;
       8'hd8:
-          \out$76  = 9'h016;
+          \out$71  = 9'h016;
       8'hd9:
-          \out$76  = 9'h017;
+          \out$71  = 9'h017;
       8'hda:
-          \out$76  = 9'h018;
+          \out$71  = 9'h018;
       8'hdb:
-          \out$76  = 9'h019;
+          \out$71  = 9'h019;
       8'hdc:
-          \out$76  = 9'h020;
+          \out$71  = 9'h020;
       8'hdd:
-          \out$76  = 9'h021;
+          \out$71  = 9'h021;
       8'hde:
-          \out$76  = 9'h022;
+          \out$71  = 9'h022;
       8'hdf:
-          \out$76  = 9'h023;
+          \out$71  = 9'h023;
       8'he0:
-          \out$76  = 9'h024;
+          \out$71  = 9'h024;
       8'he1:
-          \out$76  = 9'h025;
+          \out$71  = 9'h025;
       8'he2:
-          \out$76  = 9'h026;
+          \out$71  = 9'h026;
       8'he3:
-          \out$76  = 9'h027;
+          \out$71  = 9'h027;
       8'he4:
-          \out$76  = 9'h028;
+          \out$71  = 9'h028;
       8'he5:
-          \out$76  = 9'h029;
+          \out$71  = 9'h029;
       8'he6:
-          \out$76  = 9'h030;
+          \out$71  = 9'h030;
       8'he7:
-          \out$76  = 9'h031;
+          \out$71  = 9'h031;
       8'he8:
-          \out$76  = 9'h032;
+          \out$71  = 9'h032;
       8'he9:
-          \out$76  = 9'h033;
+          \out$71  = 9'h033;
       8'hea:
-          \out$76  = 9'h034;
+          \out$71  = 9'h034;
       8'heb:
-          \out$76  = 9'h035;
+          \out$71  = 9'h035;
       8'hec:
-          \out$76  = 9'h036;
+          \out$71  = 9'h036;
       8'hed:
-          \out$76  = 9'h037;
+          \out$71  = 9'h037;
       8'hee:
-          \out$76  = 9'h038;
+          \out$71  = 9'h038;
       8'hef:
-          \out$76  = 9'h039;
+          \out$71  = 9'h039;
       8'hf0:
-          \out$76  = 9'h040;
+          \out$71  = 9'h040;
       8'hf1:
-          \out$76  = 9'h041;
+          \out$71  = 9'h041;
       8'hf2:
-          \out$76  = 9'h042;
+          \out$71  = 9'h042;
       8'hf3:
-          \out$76  = 9'h043;
+          \out$71  = 9'h043;
       8'hf4:
-          \out$76  = 9'h044;
+          \out$71  = 9'h044;
       8'hf5:
-          \out$76  = 9'h045;
+          \out$71  = 9'h045;
       8'hf6:
-          \out$76  = 9'h046;
+          \out$71  = 9'h046;
       8'hf7:
-          \out$76  = 9'h047;
+          \out$71  = 9'h047;
       8'hf8:
-          \out$76  = 9'h048;
+          \out$71  = 9'h048;
       8'hf9:
-          \out$76  = 9'h049;
+          \out$71  = 9'h049;
       8'hfa:
-          \out$76  = 9'h050;
+          \out$71  = 9'h050;
       8'hfb:
-          \out$76  = 9'h051;
+          \out$71  = 9'h051;
       8'hfc:
-          \out$76  = 9'h052;
+          \out$71  = 9'h052;
       8'hfd:
-          \out$76  = 9'h053;
+          \out$71  = 9'h053;
       8'hfe:
-          \out$76  = 9'h054;
+          \out$71  = 9'h054;
       8'hff:
-          \out$76  = 9'h055;
+          \out$71  = 9'h055;
     endcase
   end
   always @* begin
@@ -10602,517 +10604,517 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
     (* full_case = 32'd1 *)
     casez (dadj[7:0])
       8'h00:
-          \out$78  = 9'h100;
+          \out$73  = 9'h100;
       8'h01:
-          \out$78  = 9'h001;
+          \out$73  = 9'h001;
       8'h02:
-          \out$78  = 9'h002;
+          \out$73  = 9'h002;
       8'h03:
-          \out$78  = 9'h003;
+          \out$73  = 9'h003;
       8'h04:
-          \out$78  = 9'h004;
+          \out$73  = 9'h004;
       8'h05:
-          \out$78  = 9'h005;
+          \out$73  = 9'h005;
       8'h06:
-          \out$78  = 9'h006;
+          \out$73  = 9'h006;
       8'h07:
-          \out$78  = 9'h007;
+          \out$73  = 9'h007;
       8'h08:
-          \out$78  = 9'h008;
+          \out$73  = 9'h008;
       8'h09:
-          \out$78  = 9'h009;
+          \out$73  = 9'h009;
       8'h0a:
-          \out$78  = 9'h00a;
+          \out$73  = 9'h00a;
       8'h0b:
-          \out$78  = 9'h00b;
+          \out$73  = 9'h00b;
       8'h0c:
-          \out$78  = 9'h00c;
+          \out$73  = 9'h00c;
       8'h0d:
-          \out$78  = 9'h00d;
+          \out$73  = 9'h00d;
       8'h0e:
-          \out$78  = 9'h00e;
+          \out$73  = 9'h00e;
       8'h0f:
-          \out$78  = 9'h00f;
+          \out$73  = 9'h00f;
       8'h10:
-          \out$78  = 9'h00a;
+          \out$73  = 9'h00a;
       8'h11:
-          \out$78  = 9'h00b;
+          \out$73  = 9'h00b;
       8'h12:
-          \out$78  = 9'h00c;
+          \out$73  = 9'h00c;
       8'h13:
-          \out$78  = 9'h00d;
+          \out$73  = 9'h00d;
       8'h14:
-          \out$78  = 9'h00e;
+          \out$73  = 9'h00e;
       8'h15:
-          \out$78  = 9'h00f;
+          \out$73  = 9'h00f;
       8'h16:
-          \out$78  = 9'h010;
+          \out$73  = 9'h010;
       8'h17:
-          \out$78  = 9'h011;
+          \out$73  = 9'h011;
       8'h18:
-          \out$78  = 9'h012;
+          \out$73  = 9'h012;
       8'h19:
-          \out$78  = 9'h013;
+          \out$73  = 9'h013;
       8'h1a:
-          \out$78  = 9'h014;
+          \out$73  = 9'h014;
       8'h1b:
-          \out$78  = 9'h015;
+          \out$73  = 9'h015;
       8'h1c:
-          \out$78  = 9'h016;
+          \out$73  = 9'h016;
       8'h1d:
-          \out$78  = 9'h017;
+          \out$73  = 9'h017;
       8'h1e:
-          \out$78  = 9'h018;
+          \out$73  = 9'h018;
       8'h1f:
-          \out$78  = 9'h019;
+          \out$73  = 9'h019;
       8'h20:
-          \out$78  = 9'h014;
+          \out$73  = 9'h014;
       8'h21:
-          \out$78  = 9'h015;
+          \out$73  = 9'h015;
       8'h22:
-          \out$78  = 9'h016;
+          \out$73  = 9'h016;
       8'h23:
-          \out$78  = 9'h017;
+          \out$73  = 9'h017;
       8'h24:
-          \out$78  = 9'h018;
+          \out$73  = 9'h018;
       8'h25:
-          \out$78  = 9'h019;
+          \out$73  = 9'h019;
       8'h26:
-          \out$78  = 9'h01a;
+          \out$73  = 9'h01a;
       8'h27:
-          \out$78  = 9'h01b;
+          \out$73  = 9'h01b;
       8'h28:
-          \out$78  = 9'h01c;
+          \out$73  = 9'h01c;
       8'h29:
-          \out$78  = 9'h01d;
+          \out$73  = 9'h01d;
       8'h2a:
-          \out$78  = 9'h01e;
+          \out$73  = 9'h01e;
       8'h2b:
-          \out$78  = 9'h01f;
+          \out$73  = 9'h01f;
       8'h2c:
-          \out$78  = 9'h020;
+          \out$73  = 9'h020;
       8'h2d:
-          \out$78  = 9'h021;
+          \out$73  = 9'h021;
       8'h2e:
-          \out$78  = 9'h022;
+          \out$73  = 9'h022;
       8'h2f:
-          \out$78  = 9'h023;
+          \out$73  = 9'h023;
       8'h30:
-          \out$78  = 9'h01e;
+          \out$73  = 9'h01e;
       8'h31:
-          \out$78  = 9'h01f;
+          \out$73  = 9'h01f;
       8'h32:
-          \out$78  = 9'h020;
+          \out$73  = 9'h020;
       8'h33:
-          \out$78  = 9'h021;
+          \out$73  = 9'h021;
       8'h34:
-          \out$78  = 9'h022;
+          \out$73  = 9'h022;
       8'h35:
-          \out$78  = 9'h023;
+          \out$73  = 9'h023;
       8'h36:
-          \out$78  = 9'h024;
+          \out$73  = 9'h024;
       8'h37:
-          \out$78  = 9'h025;
+          \out$73  = 9'h025;
       8'h38:
-          \out$78  = 9'h026;
+          \out$73  = 9'h026;
       8'h39:
-          \out$78  = 9'h027;
+          \out$73  = 9'h027;
       8'h3a:
-          \out$78  = 9'h028;
+          \out$73  = 9'h028;
       8'h3b:
-          \out$78  = 9'h029;
+          \out$73  = 9'h029;
       8'h3c:
-          \out$78  = 9'h02a;
+          \out$73  = 9'h02a;
       8'h3d:
-          \out$78  = 9'h02b;
+          \out$73  = 9'h02b;
       8'h3e:
-          \out$78  = 9'h02c;
+          \out$73  = 9'h02c;
       8'h3f:
-          \out$78  = 9'h02d;
+          \out$73  = 9'h02d;
       8'h40:
-          \out$78  = 9'h028;
+          \out$73  = 9'h028;
       8'h41:
-          \out$78  = 9'h029;
+          \out$73  = 9'h029;
       8'h42:
-          \out$78  = 9'h02a;
+          \out$73  = 9'h02a;
       8'h43:
-          \out$78  = 9'h02b;
+          \out$73  = 9'h02b;
       8'h44:
-          \out$78  = 9'h02c;
+          \out$73  = 9'h02c;
       8'h45:
-          \out$78  = 9'h02d;
+          \out$73  = 9'h02d;
       8'h46:
-          \out$78  = 9'h02e;
+          \out$73  = 9'h02e;
       8'h47:
-          \out$78  = 9'h02f;
+          \out$73  = 9'h02f;
       8'h48:
-          \out$78  = 9'h030;
+          \out$73  = 9'h030;
       8'h49:
-          \out$78  = 9'h031;
+          \out$73  = 9'h031;
       8'h4a:
-          \out$78  = 9'h032;
+          \out$73  = 9'h032;
       8'h4b:
-          \out$78  = 9'h033;
+          \out$73  = 9'h033;
       8'h4c:
-          \out$78  = 9'h034;
+          \out$73  = 9'h034;
       8'h4d:
-          \out$78  = 9'h035;
+          \out$73  = 9'h035;
       8'h4e:
-          \out$78  = 9'h036;
+          \out$73  = 9'h036;
       8'h4f:
-          \out$78  = 9'h037;
+          \out$73  = 9'h037;
       8'h50:
-          \out$78  = 9'h032;
+          \out$73  = 9'h032;
       8'h51:
-          \out$78  = 9'h033;
+          \out$73  = 9'h033;
       8'h52:
-          \out$78  = 9'h034;
+          \out$73  = 9'h034;
       8'h53:
-          \out$78  = 9'h035;
+          \out$73  = 9'h035;
       8'h54:
-          \out$78  = 9'h036;
+          \out$73  = 9'h036;
       8'h55:
-          \out$78  = 9'h037;
+          \out$73  = 9'h037;
       8'h56:
-          \out$78  = 9'h038;
+          \out$73  = 9'h038;
       8'h57:
-          \out$78  = 9'h039;
+          \out$73  = 9'h039;
       8'h58:
-          \out$78  = 9'h03a;
+          \out$73  = 9'h03a;
       8'h59:
-          \out$78  = 9'h03b;
+          \out$73  = 9'h03b;
       8'h5a:
-          \out$78  = 9'h03c;
+          \out$73  = 9'h03c;
       8'h5b:
-          \out$78  = 9'h03d;
+          \out$73  = 9'h03d;
       8'h5c:
-          \out$78  = 9'h03e;
+          \out$73  = 9'h03e;
       8'h5d:
-          \out$78  = 9'h03f;
+          \out$73  = 9'h03f;
       8'h5e:
-          \out$78  = 9'h040;
+          \out$73  = 9'h040;
       8'h5f:
-          \out$78  = 9'h041;
+          \out$73  = 9'h041;
       8'h60:
-          \out$78  = 9'h03c;
+          \out$73  = 9'h03c;
       8'h61:
-          \out$78  = 9'h03d;
+          \out$73  = 9'h03d;
       8'h62:
-          \out$78  = 9'h03e;
+          \out$73  = 9'h03e;
       8'h63:
-          \out$78  = 9'h03f;
+          \out$73  = 9'h03f;
       8'h64:
-          \out$78  = 9'h040;
+          \out$73  = 9'h040;
       8'h65:
-          \out$78  = 9'h041;
+          \out$73  = 9'h041;
       8'h66:
-          \out$78  = 9'h042;
+          \out$73  = 9'h042;
       8'h67:
-          \out$78  = 9'h043;
+          \out$73  = 9'h043;
       8'h68:
-          \out$78  = 9'h044;
+          \out$73  = 9'h044;
       8'h69:
-          \out$78  = 9'h045;
+          \out$73  = 9'h045;
       8'h6a:
-          \out$78  = 9'h046;
+          \out$73  = 9'h046;
       8'h6b:
-          \out$78  = 9'h047;
+          \out$73  = 9'h047;
       8'h6c:
-          \out$78  = 9'h048;
+          \out$73  = 9'h048;
       8'h6d:
-          \out$78  = 9'h049;
+          \out$73  = 9'h049;
       8'h6e:
-          \out$78  = 9'h04a;
+          \out$73  = 9'h04a;
       8'h6f:
-          \out$78  = 9'h04b;
+          \out$73  = 9'h04b;
       8'h70:
-          \out$78  = 9'h046;
+          \out$73  = 9'h046;
       8'h71:
-          \out$78  = 9'h047;
+          \out$73  = 9'h047;
       8'h72:
-          \out$78  = 9'h048;
+          \out$73  = 9'h048;
       8'h73:
-          \out$78  = 9'h049;
+          \out$73  = 9'h049;
       8'h74:
-          \out$78  = 9'h04a;
+          \out$73  = 9'h04a;
       8'h75:
-          \out$78  = 9'h04b;
+          \out$73  = 9'h04b;
       8'h76:
-          \out$78  = 9'h04c;
+          \out$73  = 9'h04c;
       8'h77:
-          \out$78  = 9'h04d;
+          \out$73  = 9'h04d;
       8'h78:
-          \out$78  = 9'h04e;
+          \out$73  = 9'h04e;
       8'h79:
-          \out$78  = 9'h04f;
+          \out$73  = 9'h04f;
       8'h7a:
-          \out$78  = 9'h050;
+          \out$73  = 9'h050;
       8'h7b:
-          \out$78  = 9'h051;
+          \out$73  = 9'h051;
       8'h7c:
-          \out$78  = 9'h052;
+          \out$73  = 9'h052;
       8'h7d:
-          \out$78  = 9'h053;
+          \out$73  = 9'h053;
       8'h7e:
-          \out$78  = 9'h054;
+          \out$73  = 9'h054;
       8'h7f:
-          \out$78  = 9'h055;
+          \out$73  = 9'h055;
       8'h80:
-          \out$78  = 9'h050;
+          \out$73  = 9'h050;
       8'h81:
-          \out$78  = 9'h051;
+          \out$73  = 9'h051;
       8'h82:
-          \out$78  = 9'h052;
+          \out$73  = 9'h052;
       8'h83:
-          \out$78  = 9'h053;
+          \out$73  = 9'h053;
       8'h84:
-          \out$78  = 9'h054;
+          \out$73  = 9'h054;
       8'h85:
-          \out$78  = 9'h055;
+          \out$73  = 9'h055;
       8'h86:
-          \out$78  = 9'h056;
+          \out$73  = 9'h056;
       8'h87:
-          \out$78  = 9'h057;
+          \out$73  = 9'h057;
       8'h88:
-          \out$78  = 9'h058;
+          \out$73  = 9'h058;
       8'h89:
-          \out$78  = 9'h059;
+          \out$73  = 9'h059;
       8'h8a:
-          \out$78  = 9'h05a;
+          \out$73  = 9'h05a;
       8'h8b:
-          \out$78  = 9'h05b;
+          \out$73  = 9'h05b;
       8'h8c:
-          \out$78  = 9'h05c;
+          \out$73  = 9'h05c;
       8'h8d:
-          \out$78  = 9'h05d;
+          \out$73  = 9'h05d;
       8'h8e:
-          \out$78  = 9'h05e;
+          \out$73  = 9'h05e;
       8'h8f:
-          \out$78  = 9'h05f;
+          \out$73  = 9'h05f;
       8'h90:
-          \out$78  = 9'h05a;
+          \out$73  = 9'h05a;
       8'h91:
-          \out$78  = 9'h05b;
+          \out$73  = 9'h05b;
       8'h92:
-          \out$78  = 9'h05c;
+          \out$73  = 9'h05c;
       8'h93:
-          \out$78  = 9'h05d;
+          \out$73  = 9'h05d;
       8'h94:
-          \out$78  = 9'h05e;
+          \out$73  = 9'h05e;
       8'h95:
-          \out$78  = 9'h05f;
+          \out$73  = 9'h05f;
       8'h96:
-          \out$78  = 9'h060;
+          \out$73  = 9'h060;
       8'h97:
-          \out$78  = 9'h061;
+          \out$73  = 9'h061;
       8'h98:
-          \out$78  = 9'h062;
+          \out$73  = 9'h062;
       8'h99:
-          \out$78  = 9'h063;
+          \out$73  = 9'h063;
       8'h9a:
-          \out$78  = 9'h064;
+          \out$73  = 9'h064;
       8'h9b:
-          \out$78  = 9'h065;
+          \out$73  = 9'h065;
       8'h9c:
-          \out$78  = 9'h066;
+          \out$73  = 9'h066;
       8'h9d:
-          \out$78  = 9'h067;
+          \out$73  = 9'h067;
       8'h9e:
-          \out$78  = 9'h068;
+          \out$73  = 9'h068;
       8'h9f:
-          \out$78  = 9'h069;
+          \out$73  = 9'h069;
       8'ha0:
-          \out$78  = 9'h064;
+          \out$73  = 9'h064;
       8'ha1:
-          \out$78  = 9'h065;
+          \out$73  = 9'h065;
       8'ha2:
-          \out$78  = 9'h066;
+          \out$73  = 9'h066;
       8'ha3:
-          \out$78  = 9'h067;
+          \out$73  = 9'h067;
       8'ha4:
-          \out$78  = 9'h068;
+          \out$73  = 9'h068;
       8'ha5:
-          \out$78  = 9'h069;
+          \out$73  = 9'h069;
       8'ha6:
-          \out$78  = 9'h06a;
+          \out$73  = 9'h06a;
       8'ha7:
-          \out$78  = 9'h06b;
+          \out$73  = 9'h06b;
       8'ha8:
-          \out$78  = 9'h06c;
+          \out$73  = 9'h06c;
       8'ha9:
-          \out$78  = 9'h06d;
+          \out$73  = 9'h06d;
       8'haa:
-          \out$78  = 9'h06e;
+          \out$73  = 9'h06e;
       8'hab:
-          \out$78  = 9'h06f;
+          \out$73  = 9'h06f;
       8'hac:
-          \out$78  = 9'h070;
+          \out$73  = 9'h070;
       8'had:
-          \out$78  = 9'h071;
+          \out$73  = 9'h071;
       8'hae:
-          \out$78  = 9'h072;
+          \out$73  = 9'h072;
       8'haf:
-          \out$78  = 9'h073;
+          \out$73  = 9'h073;
       8'hb0:
-          \out$78  = 9'h06e;
+          \out$73  = 9'h06e;
       8'hb1:
-          \out$78  = 9'h06f;
+          \out$73  = 9'h06f;
       8'hb2:
-          \out$78  = 9'h070;
+          \out$73  = 9'h070;
       8'hb3:
-          \out$78  = 9'h071;
+          \out$73  = 9'h071;
       8'hb4:
-          \out$78  = 9'h072;
+          \out$73  = 9'h072;
       8'hb5:
-          \out$78  = 9'h073;
+          \out$73  = 9'h073;
       8'hb6:
-          \out$78  = 9'h074;
+          \out$73  = 9'h074;
       8'hb7:
-          \out$78  = 9'h075;
+          \out$73  = 9'h075;
       8'hb8:
-          \out$78  = 9'h076;
+          \out$73  = 9'h076;
       8'hb9:
-          \out$78  = 9'h077;
+          \out$73  = 9'h077;
       8'hba:
-          \out$78  = 9'h078;
+          \out$73  = 9'h078;
       8'hbb:
-          \out$78  = 9'h079;
+          \out$73  = 9'h079;
       8'hbc:
-          \out$78  = 9'h07a;
+          \out$73  = 9'h07a;
       8'hbd:
-          \out$78  = 9'h07b;
+          \out$73  = 9'h07b;
       8'hbe:
-          \out$78  = 9'h07c;
+          \out$73  = 9'h07c;
       8'hbf:
-          \out$78  = 9'h07d;
+          \out$73  = 9'h07d;
       8'hc0:
-          \out$78  = 9'h078;
+          \out$73  = 9'h078;
       8'hc1:
-          \out$78  = 9'h079;
+          \out$73  = 9'h079;
       8'hc2:
-          \out$78  = 9'h07a;
+          \out$73  = 9'h07a;
       8'hc3:
-          \out$78  = 9'h07b;
+          \out$73  = 9'h07b;
       8'hc4:
-          \out$78  = 9'h07c;
+          \out$73  = 9'h07c;
       8'hc5:
-          \out$78  = 9'h07d;
+          \out$73  = 9'h07d;
       8'hc6:
-          \out$78  = 9'h07e;
+          \out$73  = 9'h07e;
       8'hc7:
-          \out$78  = 9'h07f;
+          \out$73  = 9'h07f;
       8'hc8:
-          \out$78  = 9'h080;
+          \out$73  = 9'h080;
       8'hc9:
-          \out$78  = 9'h081;
+          \out$73  = 9'h081;
       8'hca:
-          \out$78  = 9'h082;
+          \out$73  = 9'h082;
       8'hcb:
-          \out$78  = 9'h083;
+          \out$73  = 9'h083;
       8'hcc:
-          \out$78  = 9'h084;
+          \out$73  = 9'h084;
       8'hcd:
-          \out$78  = 9'h085;
+          \out$73  = 9'h085;
       8'hce:
-          \out$78  = 9'h086;
+          \out$73  = 9'h086;
       8'hcf:
-          \out$78  = 9'h087;
+          \out$73  = 9'h087;
       8'hd0:
-          \out$78  = 9'h082;
+          \out$73  = 9'h082;
       8'hd1:
-          \out$78  = 9'h083;
+          \out$73  = 9'h083;
       8'hd2:
-          \out$78  = 9'h084;
+          \out$73  = 9'h084;
       8'hd3:
-          \out$78  = 9'h085;
+          \out$73  = 9'h085;
       8'hd4:
-          \out$78  = 9'h086;
+          \out$73  = 9'h086;
       8'hd5:
-          \out$78  = 9'h087;
+          \out$73  = 9'h087;
       8'hd6:
-          \out$78  = 9'h088;
+          \out$73  = 9'h088;
       8'hd7:
-          \out$78  = 9'h089;
+          \out$73  = 9'h089;
       8'hd8:
-          \out$78  = 9'h08a;
+          \out$73  = 9'h08a;
       8'hd9:
-          \out$78  = 9'h08b;
+          \out$73  = 9'h08b;
       8'hda:
-          \out$78  = 9'h08c;
+          \out$73  = 9'h08c;
       8'hdb:
-          \out$78  = 9'h08d;
+          \out$73  = 9'h08d;
       8'hdc:
-          \out$78  = 9'h08e;
+          \out$73  = 9'h08e;
       8'hdd:
-          \out$78  = 9'h08f;
+          \out$73  = 9'h08f;
       8'hde:
-          \out$78  = 9'h090;
+          \out$73  = 9'h090;
       8'hdf:
-          \out$78  = 9'h091;
+          \out$73  = 9'h091;
       8'he0:
-          \out$78  = 9'h08c;
+          \out$73  = 9'h08c;
       8'he1:
-          \out$78  = 9'h08d;
+          \out$73  = 9'h08d;
       8'he2:
-          \out$78  = 9'h08e;
+          \out$73  = 9'h08e;
       8'he3:
-          \out$78  = 9'h08f;
+          \out$73  = 9'h08f;
       8'he4:
-          \out$78  = 9'h090;
+          \out$73  = 9'h090;
       8'he5:
-          \out$78  = 9'h091;
+          \out$73  = 9'h091;
       8'he6:
-          \out$78  = 9'h092;
+          \out$73  = 9'h092;
       8'he7:
-          \out$78  = 9'h093;
+          \out$73  = 9'h093;
       8'he8:
-          \out$78  = 9'h094;
+          \out$73  = 9'h094;
       8'he9:
-          \out$78  = 9'h095;
+          \out$73  = 9'h095;
       8'hea:
-          \out$78  = 9'h096;
+          \out$73  = 9'h096;
       8'heb:
-          \out$78  = 9'h097;
+          \out$73  = 9'h097;
       8'hec:
-          \out$78  = 9'h098;
+          \out$73  = 9'h098;
       8'hed:
-          \out$78  = 9'h099;
+          \out$73  = 9'h099;
       8'hee:
-          \out$78  = 9'h09a;
+          \out$73  = 9'h09a;
       8'hef:
-          \out$78  = 9'h09b;
+          \out$73  = 9'h09b;
       8'hf0:
-          \out$78  = 9'h096;
+          \out$73  = 9'h096;
       8'hf1:
-          \out$78  = 9'h097;
+          \out$73  = 9'h097;
       8'hf2:
-          \out$78  = 9'h098;
+          \out$73  = 9'h098;
       8'hf3:
-          \out$78  = 9'h099;
+          \out$73  = 9'h099;
       8'hf4:
-          \out$78  = 9'h09a;
+          \out$73  = 9'h09a;
       8'hf5:
-          \out$78  = 9'h09b;
+          \out$73  = 9'h09b;
       8'hf6:
-          \out$78  = 9'h09c;
+          \out$73  = 9'h09c;
       8'hf7:
-          \out$78  = 9'h09d;
+          \out$73  = 9'h09d;
       8'hf8:
-          \out$78  = 9'h09e;
+          \out$73  = 9'h09e;
       8'hf9:
-          \out$78  = 9'h09f;
+          \out$73  = 9'h09f;
       8'hfa:
-          \out$78  = 9'h0a0;
+          \out$73  = 9'h0a0;
       8'hfb:
-          \out$78  = 9'h0a1;
+          \out$73  = 9'h0a1;
       8'hfc:
-          \out$78  = 9'h0a2;
+          \out$73  = 9'h0a2;
       8'hfd:
-          \out$78  = 9'h0a3;
+          \out$73  = 9'h0a3;
       8'hfe:
-          \out$78  = 9'h0a4;
+          \out$73  = 9'h0a4;
       8'hff:
-          \out$78  = 9'h0a5;
+          \out$73  = 9'h0a5;
     endcase
   end
   always @* begin
@@ -11120,517 +11122,517 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
     (* full_case = 32'd1 *)
     casez (dadj[7:0])
       8'h00:
-          \out$79  = 9'h100;
+          \out$74  = 9'h100;
       8'h01:
-          \out$79  = 9'h001;
+          \out$74  = 9'h001;
       8'h02:
-          \out$79  = 9'h002;
+          \out$74  = 9'h002;
       8'h03:
-          \out$79  = 9'h003;
+          \out$74  = 9'h003;
       8'h04:
-          \out$79  = 9'h004;
+          \out$74  = 9'h004;
       8'h05:
-          \out$79  = 9'h005;
+          \out$74  = 9'h005;
       8'h06:
-          \out$79  = 9'h006;
+          \out$74  = 9'h006;
       8'h07:
-          \out$79  = 9'h007;
+          \out$74  = 9'h007;
       8'h08:
-          \out$79  = 9'h008;
+          \out$74  = 9'h008;
       8'h09:
-          \out$79  = 9'h009;
+          \out$74  = 9'h009;
       8'h0a:
-          \out$79  = 9'h010;
+          \out$74  = 9'h010;
       8'h0b:
-          \out$79  = 9'h011;
+          \out$74  = 9'h011;
       8'h0c:
-          \out$79  = 9'h012;
+          \out$74  = 9'h012;
       8'h0d:
-          \out$79  = 9'h013;
+          \out$74  = 9'h013;
       8'h0e:
-          \out$79  = 9'h014;
+          \out$74  = 9'h014;
       8'h0f:
-          \out$79  = 9'h015;
+          \out$74  = 9'h015;
       8'h10:
-          \out$79  = 9'h016;
+          \out$74  = 9'h016;
       8'h11:
-          \out$79  = 9'h017;
+          \out$74  = 9'h017;
       8'h12:
-          \out$79  = 9'h018;
+          \out$74  = 9'h018;
       8'h13:
-          \out$79  = 9'h019;
+          \out$74  = 9'h019;
       8'h14:
-          \out$79  = 9'h020;
+          \out$74  = 9'h020;
       8'h15:
-          \out$79  = 9'h021;
+          \out$74  = 9'h021;
       8'h16:
-          \out$79  = 9'h022;
+          \out$74  = 9'h022;
       8'h17:
-          \out$79  = 9'h023;
+          \out$74  = 9'h023;
       8'h18:
-          \out$79  = 9'h024;
+          \out$74  = 9'h024;
       8'h19:
-          \out$79  = 9'h025;
+          \out$74  = 9'h025;
       8'h1a:
-          \out$79  = 9'h026;
+          \out$74  = 9'h026;
       8'h1b:
-          \out$79  = 9'h027;
+          \out$74  = 9'h027;
       8'h1c:
-          \out$79  = 9'h028;
+          \out$74  = 9'h028;
       8'h1d:
-          \out$79  = 9'h029;
+          \out$74  = 9'h029;
       8'h1e:
-          \out$79  = 9'h030;
+          \out$74  = 9'h030;
       8'h1f:
-          \out$79  = 9'h031;
+          \out$74  = 9'h031;
       8'h20:
-          \out$79  = 9'h032;
+          \out$74  = 9'h032;
       8'h21:
-          \out$79  = 9'h033;
+          \out$74  = 9'h033;
       8'h22:
-          \out$79  = 9'h034;
+          \out$74  = 9'h034;
       8'h23:
-          \out$79  = 9'h035;
+          \out$74  = 9'h035;
       8'h24:
-          \out$79  = 9'h036;
+          \out$74  = 9'h036;
       8'h25:
-          \out$79  = 9'h037;
+          \out$74  = 9'h037;
       8'h26:
-          \out$79  = 9'h038;
+          \out$74  = 9'h038;
       8'h27:
-          \out$79  = 9'h039;
+          \out$74  = 9'h039;
       8'h28:
-          \out$79  = 9'h040;
+          \out$74  = 9'h040;
       8'h29:
-          \out$79  = 9'h041;
+          \out$74  = 9'h041;
       8'h2a:
-          \out$79  = 9'h042;
+          \out$74  = 9'h042;
       8'h2b:
-          \out$79  = 9'h043;
+          \out$74  = 9'h043;
       8'h2c:
-          \out$79  = 9'h044;
+          \out$74  = 9'h044;
       8'h2d:
-          \out$79  = 9'h045;
+          \out$74  = 9'h045;
       8'h2e:
-          \out$79  = 9'h046;
+          \out$74  = 9'h046;
       8'h2f:
-          \out$79  = 9'h047;
+          \out$74  = 9'h047;
       8'h30:
-          \out$79  = 9'h048;
+          \out$74  = 9'h048;
       8'h31:
-          \out$79  = 9'h049;
+          \out$74  = 9'h049;
       8'h32:
-          \out$79  = 9'h050;
+          \out$74  = 9'h050;
       8'h33:
-          \out$79  = 9'h051;
+          \out$74  = 9'h051;
       8'h34:
-          \out$79  = 9'h052;
+          \out$74  = 9'h052;
       8'h35:
-          \out$79  = 9'h053;
+          \out$74  = 9'h053;
       8'h36:
-          \out$79  = 9'h054;
+          \out$74  = 9'h054;
       8'h37:
-          \out$79  = 9'h055;
+          \out$74  = 9'h055;
       8'h38:
-          \out$79  = 9'h056;
+          \out$74  = 9'h056;
       8'h39:
-          \out$79  = 9'h057;
+          \out$74  = 9'h057;
       8'h3a:
-          \out$79  = 9'h058;
+          \out$74  = 9'h058;
       8'h3b:
-          \out$79  = 9'h059;
+          \out$74  = 9'h059;
       8'h3c:
-          \out$79  = 9'h060;
+          \out$74  = 9'h060;
       8'h3d:
-          \out$79  = 9'h061;
+          \out$74  = 9'h061;
       8'h3e:
-          \out$79  = 9'h062;
+          \out$74  = 9'h062;
       8'h3f:
-          \out$79  = 9'h063;
+          \out$74  = 9'h063;
       8'h40:
-          \out$79  = 9'h064;
+          \out$74  = 9'h064;
       8'h41:
-          \out$79  = 9'h065;
+          \out$74  = 9'h065;
       8'h42:
-          \out$79  = 9'h066;
+          \out$74  = 9'h066;
       8'h43:
-          \out$79  = 9'h067;
+          \out$74  = 9'h067;
       8'h44:
-          \out$79  = 9'h068;
+          \out$74  = 9'h068;
       8'h45:
-          \out$79  = 9'h069;
+          \out$74  = 9'h069;
       8'h46:
-          \out$79  = 9'h070;
+          \out$74  = 9'h070;
       8'h47:
-          \out$79  = 9'h071;
+          \out$74  = 9'h071;
       8'h48:
-          \out$79  = 9'h072;
+          \out$74  = 9'h072;
       8'h49:
-          \out$79  = 9'h073;
+          \out$74  = 9'h073;
       8'h4a:
-          \out$79  = 9'h074;
+          \out$74  = 9'h074;
       8'h4b:
-          \out$79  = 9'h075;
+          \out$74  = 9'h075;
       8'h4c:
-          \out$79  = 9'h076;
+          \out$74  = 9'h076;
       8'h4d:
-          \out$79  = 9'h077;
+          \out$74  = 9'h077;
       8'h4e:
-          \out$79  = 9'h078;
+          \out$74  = 9'h078;
       8'h4f:
-          \out$79  = 9'h079;
+          \out$74  = 9'h079;
       8'h50:
-          \out$79  = 9'h080;
+          \out$74  = 9'h080;
       8'h51:
-          \out$79  = 9'h081;
+          \out$74  = 9'h081;
       8'h52:
-          \out$79  = 9'h082;
+          \out$74  = 9'h082;
       8'h53:
-          \out$79  = 9'h083;
+          \out$74  = 9'h083;
       8'h54:
-          \out$79  = 9'h084;
+          \out$74  = 9'h084;
       8'h55:
-          \out$79  = 9'h085;
+          \out$74  = 9'h085;
       8'h56:
-          \out$79  = 9'h086;
+          \out$74  = 9'h086;
       8'h57:
-          \out$79  = 9'h087;
+          \out$74  = 9'h087;
       8'h58:
-          \out$79  = 9'h088;
+          \out$74  = 9'h088;
       8'h59:
-          \out$79  = 9'h089;
+          \out$74  = 9'h089;
       8'h5a:
-          \out$79  = 9'h090;
+          \out$74  = 9'h090;
       8'h5b:
-          \out$79  = 9'h091;
+          \out$74  = 9'h091;
       8'h5c:
-          \out$79  = 9'h092;
+          \out$74  = 9'h092;
       8'h5d:
-          \out$79  = 9'h093;
+          \out$74  = 9'h093;
       8'h5e:
-          \out$79  = 9'h094;
+          \out$74  = 9'h094;
       8'h5f:
-          \out$79  = 9'h095;
+          \out$74  = 9'h095;
       8'h60:
-          \out$79  = 9'h096;
+          \out$74  = 9'h096;
       8'h61:
-          \out$79  = 9'h097;
+          \out$74  = 9'h097;
       8'h62:
-          \out$79  = 9'h098;
+          \out$74  = 9'h098;
       8'h63:
-          \out$79  = 9'h099;
+          \out$74  = 9'h099;
       8'h64:
-          \out$79  = 9'h100;
+          \out$74  = 9'h100;
       8'h65:
-          \out$79  = 9'h001;
+          \out$74  = 9'h001;
       8'h66:
-          \out$79  = 9'h002;
+          \out$74  = 9'h002;
       8'h67:
-          \out$79  = 9'h003;
+          \out$74  = 9'h003;
       8'h68:
-          \out$79  = 9'h004;
+          \out$74  = 9'h004;
       8'h69:
-          \out$79  = 9'h005;
+          \out$74  = 9'h005;
       8'h6a:
-          \out$79  = 9'h006;
+          \out$74  = 9'h006;
       8'h6b:
-          \out$79  = 9'h007;
+          \out$74  = 9'h007;
       8'h6c:
-          \out$79  = 9'h008;
+          \out$74  = 9'h008;
       8'h6d:
-          \out$79  = 9'h009;
+          \out$74  = 9'h009;
       8'h6e:
-          \out$79  = 9'h010;
+          \out$74  = 9'h010;
       8'h6f:
-          \out$79  = 9'h011;
+          \out$74  = 9'h011;
       8'h70:
-          \out$79  = 9'h012;
+          \out$74  = 9'h012;
       8'h71:
-          \out$79  = 9'h013;
+          \out$74  = 9'h013;
       8'h72:
-          \out$79  = 9'h014;
+          \out$74  = 9'h014;
       8'h73:
-          \out$79  = 9'h015;
+          \out$74  = 9'h015;
       8'h74:
-          \out$79  = 9'h016;
+          \out$74  = 9'h016;
       8'h75:
-          \out$79  = 9'h017;
+          \out$74  = 9'h017;
       8'h76:
-          \out$79  = 9'h018;
+          \out$74  = 9'h018;
       8'h77:
-          \out$79  = 9'h019;
+          \out$74  = 9'h019;
       8'h78:
-          \out$79  = 9'h020;
+          \out$74  = 9'h020;
       8'h79:
-          \out$79  = 9'h021;
+          \out$74  = 9'h021;
       8'h7a:
-          \out$79  = 9'h022;
+          \out$74  = 9'h022;
       8'h7b:
-          \out$79  = 9'h023;
+          \out$74  = 9'h023;
       8'h7c:
-          \out$79  = 9'h024;
+          \out$74  = 9'h024;
       8'h7d:
-          \out$79  = 9'h025;
+          \out$74  = 9'h025;
       8'h7e:
-          \out$79  = 9'h026;
+          \out$74  = 9'h026;
       8'h7f:
-          \out$79  = 9'h027;
+          \out$74  = 9'h027;
       8'h80:
-          \out$79  = 9'h028;
+          \out$74  = 9'h028;
       8'h81:
-          \out$79  = 9'h029;
+          \out$74  = 9'h029;
       8'h82:
-          \out$79  = 9'h030;
+          \out$74  = 9'h030;
       8'h83:
-          \out$79  = 9'h031;
+          \out$74  = 9'h031;
       8'h84:
-          \out$79  = 9'h032;
+          \out$74  = 9'h032;
       8'h85:
-          \out$79  = 9'h033;
+          \out$74  = 9'h033;
       8'h86:
-          \out$79  = 9'h034;
+          \out$74  = 9'h034;
       8'h87:
-          \out$79  = 9'h035;
+          \out$74  = 9'h035;
       8'h88:
-          \out$79  = 9'h036;
+          \out$74  = 9'h036;
       8'h89:
-          \out$79  = 9'h037;
+          \out$74  = 9'h037;
       8'h8a:
-          \out$79  = 9'h038;
+          \out$74  = 9'h038;
       8'h8b:
-          \out$79  = 9'h039;
+          \out$74  = 9'h039;
       8'h8c:
-          \out$79  = 9'h040;
+          \out$74  = 9'h040;
       8'h8d:
-          \out$79  = 9'h041;
+          \out$74  = 9'h041;
       8'h8e:
-          \out$79  = 9'h042;
+          \out$74  = 9'h042;
       8'h8f:
-          \out$79  = 9'h043;
+          \out$74  = 9'h043;
       8'h90:
-          \out$79  = 9'h044;
+          \out$74  = 9'h044;
       8'h91:
-          \out$79  = 9'h045;
+          \out$74  = 9'h045;
       8'h92:
-          \out$79  = 9'h046;
+          \out$74  = 9'h046;
       8'h93:
-          \out$79  = 9'h047;
+          \out$74  = 9'h047;
       8'h94:
-          \out$79  = 9'h048;
+          \out$74  = 9'h048;
       8'h95:
-          \out$79  = 9'h049;
+          \out$74  = 9'h049;
       8'h96:
-          \out$79  = 9'h050;
+          \out$74  = 9'h050;
       8'h97:
-          \out$79  = 9'h051;
+          \out$74  = 9'h051;
       8'h98:
-          \out$79  = 9'h052;
+          \out$74  = 9'h052;
       8'h99:
-          \out$79  = 9'h053;
+          \out$74  = 9'h053;
       8'h9a:
-          \out$79  = 9'h054;
+          \out$74  = 9'h054;
       8'h9b:
-          \out$79  = 9'h055;
+          \out$74  = 9'h055;
       8'h9c:
-          \out$79  = 9'h056;
+          \out$74  = 9'h056;
       8'h9d:
-          \out$79  = 9'h057;
+          \out$74  = 9'h057;
       8'h9e:
-          \out$79  = 9'h058;
+          \out$74  = 9'h058;
       8'h9f:
-          \out$79  = 9'h059;
+          \out$74  = 9'h059;
       8'ha0:
-          \out$79  = 9'h060;
+          \out$74  = 9'h060;
       8'ha1:
-          \out$79  = 9'h061;
+          \out$74  = 9'h061;
       8'ha2:
-          \out$79  = 9'h062;
+          \out$74  = 9'h062;
       8'ha3:
-          \out$79  = 9'h063;
+          \out$74  = 9'h063;
       8'ha4:
-          \out$79  = 9'h064;
+          \out$74  = 9'h064;
       8'ha5:
-          \out$79  = 9'h065;
+          \out$74  = 9'h065;
       8'ha6:
-          \out$79  = 9'h066;
+          \out$74  = 9'h066;
       8'ha7:
-          \out$79  = 9'h067;
+          \out$74  = 9'h067;
       8'ha8:
-          \out$79  = 9'h068;
+          \out$74  = 9'h068;
       8'ha9:
-          \out$79  = 9'h069;
+          \out$74  = 9'h069;
       8'haa:
-          \out$79  = 9'h070;
+          \out$74  = 9'h070;
       8'hab:
-          \out$79  = 9'h071;
+          \out$74  = 9'h071;
       8'hac:
-          \out$79  = 9'h072;
+          \out$74  = 9'h072;
       8'had:
-          \out$79  = 9'h073;
+          \out$74  = 9'h073;
       8'hae:
-          \out$79  = 9'h074;
+          \out$74  = 9'h074;
       8'haf:
-          \out$79  = 9'h075;
+          \out$74  = 9'h075;
       8'hb0:
-          \out$79  = 9'h076;
+          \out$74  = 9'h076;
       8'hb1:
-          \out$79  = 9'h077;
+          \out$74  = 9'h077;
       8'hb2:
-          \out$79  = 9'h078;
+          \out$74  = 9'h078;
       8'hb3:
-          \out$79  = 9'h079;
+          \out$74  = 9'h079;
       8'hb4:
-          \out$79  = 9'h080;
+          \out$74  = 9'h080;
       8'hb5:
-          \out$79  = 9'h081;
+          \out$74  = 9'h081;
       8'hb6:
-          \out$79  = 9'h082;
+          \out$74  = 9'h082;
       8'hb7:
-          \out$79  = 9'h083;
+          \out$74  = 9'h083;
       8'hb8:
-          \out$79  = 9'h084;
+          \out$74  = 9'h084;
       8'hb9:
-          \out$79  = 9'h085;
+          \out$74  = 9'h085;
       8'hba:
-          \out$79  = 9'h086;
+          \out$74  = 9'h086;
       8'hbb:
-          \out$79  = 9'h087;
+          \out$74  = 9'h087;
       8'hbc:
-          \out$79  = 9'h088;
+          \out$74  = 9'h088;
       8'hbd:
-          \out$79  = 9'h089;
+          \out$74  = 9'h089;
       8'hbe:
-          \out$79  = 9'h090;
+          \out$74  = 9'h090;
       8'hbf:
-          \out$79  = 9'h091;
+          \out$74  = 9'h091;
       8'hc0:
-          \out$79  = 9'h092;
+          \out$74  = 9'h092;
       8'hc1:
-          \out$79  = 9'h093;
+          \out$74  = 9'h093;
       8'hc2:
-          \out$79  = 9'h094;
+          \out$74  = 9'h094;
       8'hc3:
-          \out$79  = 9'h095;
+          \out$74  = 9'h095;
       8'hc4:
-          \out$79  = 9'h096;
+          \out$74  = 9'h096;
       8'hc5:
-          \out$79  = 9'h097;
+          \out$74  = 9'h097;
       8'hc6:
-          \out$79  = 9'h098;
+          \out$74  = 9'h098;
       8'hc7:
-          \out$79  = 9'h099;
+          \out$74  = 9'h099;
       8'hc8:
-          \out$79  = 9'h100;
+          \out$74  = 9'h100;
       8'hc9:
-          \out$79  = 9'h001;
+          \out$74  = 9'h001;
       8'hca:
-          \out$79  = 9'h002;
+          \out$74  = 9'h002;
       8'hcb:
-          \out$79  = 9'h003;
+          \out$74  = 9'h003;
       8'hcc:
-          \out$79  = 9'h004;
+          \out$74  = 9'h004;
       8'hcd:
-          \out$79  = 9'h005;
+          \out$74  = 9'h005;
       8'hce:
-          \out$79  = 9'h006;
+          \out$74  = 9'h006;
       8'hcf:
-          \out$79  = 9'h007;
+          \out$74  = 9'h007;
       8'hd0:
-          \out$79  = 9'h008;
+          \out$74  = 9'h008;
       8'hd1:
-          \out$79  = 9'h009;
+          \out$74  = 9'h009;
       8'hd2:
-          \out$79  = 9'h010;
+          \out$74  = 9'h010;
       8'hd3:
-          \out$79  = 9'h011;
+          \out$74  = 9'h011;
       8'hd4:
-          \out$79  = 9'h012;
+          \out$74  = 9'h012;
       8'hd5:
-          \out$79  = 9'h013;
+          \out$74  = 9'h013;
       8'hd6:
-          \out$79  = 9'h014;
+          \out$74  = 9'h014;
       8'hd7:
-          \out$79  = 9'h015;
+          \out$74  = 9'h015;
       8'hd8:
-          \out$79  = 9'h016;
+          \out$74  = 9'h016;
       8'hd9:
-          \out$79  = 9'h017;
+          \out$74  = 9'h017;
       8'hda:
-          \out$79  = 9'h018;
+          \out$74  = 9'h018;
       8'hdb:
-          \out$79  = 9'h019;
+          \out$74  = 9'h019;
       8'hdc:
-          \out$79  = 9'h020;
+          \out$74  = 9'h020;
       8'hdd:
-          \out$79  = 9'h021;
+          \out$74  = 9'h021;
       8'hde:
-          \out$79  = 9'h022;
+          \out$74  = 9'h022;
       8'hdf:
-          \out$79  = 9'h023;
+          \out$74  = 9'h023;
       8'he0:
-          \out$79  = 9'h024;
+          \out$74  = 9'h024;
       8'he1:
-          \out$79  = 9'h025;
+          \out$74  = 9'h025;
       8'he2:
-          \out$79  = 9'h026;
+          \out$74  = 9'h026;
       8'he3:
-          \out$79  = 9'h027;
+          \out$74  = 9'h027;
       8'he4:
-          \out$79  = 9'h028;
+          \out$74  = 9'h028;
       8'he5:
-          \out$79  = 9'h029;
+          \out$74  = 9'h029;
       8'he6:
-          \out$79  = 9'h030;
+          \out$74  = 9'h030;
       8'he7:
-          \out$79  = 9'h031;
+          \out$74  = 9'h031;
       8'he8:
-          \out$79  = 9'h032;
+          \out$74  = 9'h032;
       8'he9:
-          \out$79  = 9'h033;
+          \out$74  = 9'h033;
       8'hea:
-          \out$79  = 9'h034;
+          \out$74  = 9'h034;
       8'heb:
-          \out$79  = 9'h035;
+          \out$74  = 9'h035;
       8'hec:
-          \out$79  = 9'h036;
+          \out$74  = 9'h036;
       8'hed:
-          \out$79  = 9'h037;
+          \out$74  = 9'h037;
       8'hee:
-          \out$79  = 9'h038;
+          \out$74  = 9'h038;
       8'hef:
-          \out$79  = 9'h039;
+          \out$74  = 9'h039;
       8'hf0:
-          \out$79  = 9'h040;
+          \out$74  = 9'h040;
       8'hf1:
-          \out$79  = 9'h041;
+          \out$74  = 9'h041;
       8'hf2:
-          \out$79  = 9'h042;
+          \out$74  = 9'h042;
       8'hf3:
-          \out$79  = 9'h043;
+          \out$74  = 9'h043;
       8'hf4:
-          \out$79  = 9'h044;
+          \out$74  = 9'h044;
       8'hf5:
-          \out$79  = 9'h045;
+          \out$74  = 9'h045;
       8'hf6:
-          \out$79  = 9'h046;
+          \out$74  = 9'h046;
       8'hf7:
-          \out$79  = 9'h047;
+          \out$74  = 9'h047;
       8'hf8:
-          \out$79  = 9'h048;
+          \out$74  = 9'h048;
       8'hf9:
-          \out$79  = 9'h049;
+          \out$74  = 9'h049;
       8'hfa:
-          \out$79  = 9'h050;
+          \out$74  = 9'h050;
       8'hfb:
-          \out$79  = 9'h051;
+          \out$74  = 9'h051;
       8'hfc:
-          \out$79  = 9'h052;
+          \out$74  = 9'h052;
       8'hfd:
-          \out$79  = 9'h053;
+          \out$74  = 9'h053;
       8'hfe:
-          \out$79  = 9'h054;
+          \out$74  = 9'h054;
       8'hff:
-          \out$79  = 9'h055;
+          \out$74  = 9'h055;
     endcase
   end
   always @* begin
@@ -11663,7 +11665,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$84  = 9'h000;
+    \diff$79  = 9'h000;
     if (enB) begin
       casez (opB)
         6'h01:
@@ -11687,13 +11689,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h0a:
             /* empty */;
         6'h0b:
-            \diff$84  = cmp;
+            \diff$79  = cmp;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$85  = 9'h000;
+    \diff$80  = 9'h000;
     if (enB) begin
       casez (opB)
         6'h01:
@@ -11719,13 +11721,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h0b:
             /* empty */;
         6'h0c:
-            \diff$85  = cmp;
+            \diff$80  = cmp;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \diff$86  = 9'h000;
+    \diff$81  = 9'h000;
     if (enB) begin
       casez (opB)
         6'h01:
@@ -11765,52 +11767,78 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h12:
             /* empty */;
         6'h13:
-            \diff$86  = cmp;
+            \diff$81  = cmp;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$283  = pc_inc_r;
+    \$281  = pc_inc_r;
     if (con_ce) begin
-      \$283  = \$112 [15:0];
+      \$281  = \$110 [15:0];
     end
     if (con_rst) begin
-      \$283  = 16'h0000;
+      \$281  = 16'h0000;
     end
     if (rst) begin
-      \$283  = 16'h0000;
+      \$281  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$284  = bt_r;
+    \$282  = bt_r;
     if (con_ce) begin
-      \$284  = \$113 [15:0];
+      \$282  = \$111 [15:0];
     end
     if (con_rst) begin
-      \$284  = 16'h0000;
+      \$282  = 16'h0000;
     end
     if (rst) begin
-      \$284  = 16'h0000;
+      \$282  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$285  = s_inc_r;
+    \$283  = s_inc_r;
     if (con_ce) begin
-      \$285  = \$114 [7:0];
+      \$283  = \$112 [7:0];
     end
     if (con_rst) begin
-      \$285  = 8'h00;
+      \$283  = 8'h00;
     end
     if (rst) begin
-      \$285  = 8'h00;
+      \$283  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$286  = s_dec_r;
+    \$284  = s_dec_r;
+    if (con_ce) begin
+      \$284  = \$113 [7:0];
+    end
+    if (con_rst) begin
+      \$284  = 8'h00;
+    end
+    if (rst) begin
+      \$284  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$285  = ad_idx_r;
+    if (con_ce) begin
+      \$285  = \$114 ;
+    end
+    if (con_rst) begin
+      \$285  = 9'h000;
+    end
+    if (rst) begin
+      \$285  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$286  = ad_x_r;
     if (con_ce) begin
       \$286  = \$115 [7:0];
     end
@@ -11823,33 +11851,33 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$287  = ad_idx_r;
+    \$287  = ad_1_r;
     if (con_ce) begin
-      \$287  = \$116 ;
+      \$287  = \$116 [7:0];
     end
     if (con_rst) begin
-      \$287  = 9'h000;
+      \$287  = 8'h00;
     end
     if (rst) begin
-      \$287  = 9'h000;
+      \$287  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$288  = ad_x_r;
+    \$288  = tmp_y_r;
     if (con_ce) begin
-      \$288  = \$117 [7:0];
+      \$288  = \$117 ;
     end
     if (con_rst) begin
-      \$288  = 8'h00;
+      \$288  = 9'h000;
     end
     if (rst) begin
-      \$288  = 8'h00;
+      \$288  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$289  = ad_1_r;
+    \$289  = adh_ixc_r;
     if (con_ce) begin
       \$289  = \$118 [7:0];
     end
@@ -11862,91 +11890,65 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$290  = tmp_y_r;
-    if (con_ce) begin
-      \$290  = \$119 ;
-    end
-    if (con_rst) begin
-      \$290  = 9'h000;
-    end
-    if (rst) begin
-      \$290  = 9'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$291  = adh_ixc_r;
-    if (con_ce) begin
-      \$291  = \$120 [7:0];
-    end
-    if (con_rst) begin
-      \$291  = 8'h00;
-    end
-    if (rst) begin
-      \$291  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$292  = ir;
+    \$290  = ir;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$292  = din;
+              \$290  = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$292  = 8'h00;
+      \$290  = 8'h00;
     end
     if (rst) begin
-      \$292  = 8'h00;
+      \$290  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$293  = dec;
+    \$291  = dec;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$293  = dec_din;
+              \$291  = dec_din;
             end
       endcase
     end
     if (con_rst) begin
-      \$293  = 18'h0000b;
+      \$291  = 18'h0000b;
     end
     if (rst) begin
-      \$293  = 18'h0000b;
+      \$291  = 18'h0000b;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$294  = state__pc;
+    \$292  = state__pc;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$294  = pc_inc_r;
+              \$292  = pc_inc_r;
             end
         6'h01:
             if (advance) begin
-              if (\$121 ) begin
-                \$294  = pc_inc_r;
+              if (\$119 ) begin
+                \$292  = pc_inc_r;
               end
             end
         6'h02:
             /* empty */;
         6'h03:
             if (advance) begin
-              \$294  = pc_inc_r;
+              \$292  = pc_inc_r;
               casez (dec[4:0])
                 5'h04:
                     /* empty */;
                 5'h09:
-                    \$294  = { din, ad[7:0] };
+                    \$292  = { din, ad[7:0] };
               endcase
             end
         6'h04:
@@ -11970,15 +11972,15 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h0d:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$134 ) begin
-                \$294  = bt_r;
+              if (\$132 ) begin
+                \$292  = bt_r;
               end else begin
-                \$294 [7:0] = bt_r[7:0];
+                \$292 [7:0] = bt_r[7:0];
               end
             end
         6'h0e:
             if (advance) begin
-              \$294 [15:8] = ad[15:8];
+              \$292 [15:8] = ad[15:8];
             end
         6'h0f:
             /* empty */;
@@ -11988,7 +11990,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h12:
             if (advance) begin
-              \$294  = { din, ad[7:0] };
+              \$292  = { din, ad[7:0] };
             end
         6'h15:
             /* empty */;
@@ -11996,7 +11998,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h17, 6'h24:
             if (advance) begin
-              \$294  = { din, ad[7:0] };
+              \$292  = { din, ad[7:0] };
             end
         6'h18:
             /* empty */;
@@ -12006,11 +12008,11 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1b, 6'h1f:
             if (advance) begin
-              \$294  = { din, ad[7:0] };
+              \$292  = { din, ad[7:0] };
             end
         6'h1c:
             if (advance) begin
-              \$294  = pc_inc_r;
+              \$292  = pc_inc_r;
             end
         6'h1d:
             /* empty */;
@@ -12020,221 +12022,221 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h22:
             if (advance) begin
-              \$294  = { din, tmp };
+              \$292  = { din, tmp };
             end
       endcase
     end
     if (con_rst) begin
-      \$294  = 16'h0000;
+      \$292  = 16'h0000;
     end
     if (rst) begin
-      \$294  = 16'h0000;
+      \$292  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$295  = state;
+    \$293  = state;
     if (con_ce) begin
       casez (state)
         6'h00:
             if (advance) begin
-              \$295  = 6'h01;
+              \$293  = 6'h01;
             end
         6'h01:
             if (advance) begin
               casez (dec[4:0])
                 5'h00, 5'h01:
-                    \$295  = 6'h00;
+                    \$293  = 6'h00;
                 5'h02:
-                    \$295  = 6'h0a;
+                    \$293  = 6'h0a;
                 5'h03:
-                    \$295  = 6'h02;
+                    \$293  = 6'h02;
                 5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                    \$295  = \$123 ;
+                    \$293  = \$121 ;
                 5'h06:
-                    \$295  = 6'h05;
+                    \$293  = 6'h05;
                 5'h07:
-                    \$295  = 6'h08;
+                    \$293  = 6'h08;
                 5'h08:
-                    \$295  = \$128 ;
+                    \$293  = \$126 ;
                 5'h0b:
-                    \$295  = 6'h13;
+                    \$293  = 6'h13;
                 5'h0d, 5'h0e, 5'h10:
-                    \$295  = 6'h18;
+                    \$293  = 6'h18;
                 5'h0f:
-                    \$295  = 6'h20;
+                    \$293  = 6'h20;
                 5'h11:
-                    \$295  = 6'h25;
+                    \$293  = 6'h25;
               endcase
             end
         6'h02:
             if (advance) begin
-              \$295  = 6'h0a;
+              \$293  = 6'h0a;
             end
         6'h03:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h04:
-                    \$295  = 6'h0a;
+                    \$293  = 6'h0a;
                 5'h09:
-                    \$295  = 6'h00;
+                    \$293  = 6'h00;
                 5'h0a:
-                    \$295  = 6'h21;
+                    \$293  = 6'h21;
                 default:
-                    \$295  = 6'h04;
+                    \$293  = 6'h04;
               endcase
             end
         6'h04:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$131 ) begin
-                \$295  = 6'h00;
+              if (\$129 ) begin
+                \$293  = 6'h00;
               end else begin
-                \$295  = 6'h0a;
+                \$293  = 6'h0a;
               end
             end
         6'h05:
             if (advance) begin
-              \$295  = 6'h06;
+              \$293  = 6'h06;
             end
         6'h06:
             if (advance) begin
-              \$295  = 6'h07;
+              \$293  = 6'h07;
             end
         6'h07:
             if (advance) begin
-              \$295  = 6'h0a;
+              \$293  = 6'h0a;
             end
         6'h08:
             if (advance) begin
-              \$295  = 6'h09;
+              \$293  = 6'h09;
             end
         6'h09:
             if (advance) begin
-              \$295  = 6'h04;
+              \$293  = 6'h04;
             end
         6'h0a:
             (* full_case = 32'd1 *)
             casez (dec[6:5])
               2'h0:
                   if (advance) begin
-                    \$295  = 6'h00;
+                    \$293  = 6'h00;
                   end
               2'h1:
                   if (advance) begin
-                    \$295  = 6'h00;
+                    \$293  = 6'h00;
                   end
               default:
                   if (advance) begin
-                    \$295  = 6'h0b;
+                    \$293  = 6'h0b;
                   end
             endcase
         6'h0b:
             if (advance) begin
-              \$295  = 6'h0c;
+              \$293  = 6'h0c;
             end
         6'h0c:
             if (advance) begin
-              \$295  = 6'h00;
+              \$293  = 6'h00;
             end
         6'h0d:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$134 ) begin
-                \$295  = 6'h00;
+              if (\$132 ) begin
+                \$293  = 6'h00;
               end else begin
-                \$295  = 6'h0e;
+                \$293  = 6'h0e;
               end
             end
         6'h0e:
             if (advance) begin
-              \$295  = 6'h00;
+              \$293  = 6'h00;
             end
         6'h0f:
             if (advance) begin
-              \$295  = 6'h10;
+              \$293  = 6'h10;
             end
         6'h10, 6'h13:
             if (advance) begin
-              \$295  = \$136 ;
+              \$293  = \$134 ;
             end
         6'h11, 6'h14:
             if (advance) begin
-              \$295  = \$138 ;
+              \$293  = \$136 ;
             end
         6'h12:
             if (advance) begin
-              \$295  = 6'h00;
+              \$293  = 6'h00;
             end
         6'h15:
             if (advance) begin
-              \$295  = 6'h16;
+              \$293  = 6'h16;
             end
         6'h16, 6'h23:
             if (advance) begin
-              \$295  = \$140 ;
+              \$293  = \$138 ;
             end
         6'h17, 6'h24:
             if (advance) begin
-              \$295  = 6'h00;
+              \$293  = 6'h00;
             end
         6'h18:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h10:
-                    \$295  = 6'h19;
+                    \$293  = 6'h19;
                 5'h0d:
-                    \$295  = 6'h1a;
+                    \$293  = 6'h1a;
                 default:
-                    \$295  = 6'h1d;
+                    \$293  = 6'h1d;
               endcase
             end
         6'h19:
             if (advance) begin
-              \$295  = 6'h00;
+              \$293  = 6'h00;
             end
         6'h1a, 6'h1e:
             if (advance) begin
-              \$295  = \$142 ;
+              \$293  = \$140 ;
             end
         6'h1b, 6'h1f:
             if (advance) begin
-              \$295  = \$144 ;
+              \$293  = \$142 ;
             end
         6'h1c:
             if (advance) begin
-              \$295  = 6'h00;
+              \$293  = 6'h00;
             end
         6'h1d:
             if (advance) begin
-              \$295  = 6'h1e;
+              \$293  = 6'h1e;
             end
         6'h20:
             if (advance) begin
-              \$295  = 6'h00;
+              \$293  = 6'h00;
             end
         6'h21:
             if (advance) begin
-              \$295  = 6'h22;
+              \$293  = 6'h22;
             end
         6'h22:
             if (advance) begin
-              \$295  = 6'h00;
+              \$293  = 6'h00;
             end
       endcase
     end
     if (con_rst) begin
-      \$295  = 6'h23;
+      \$293  = 6'h23;
     end
     if (rst) begin
-      \$295  = 6'h23;
+      \$293  = 6'h23;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$296  = ad;
+    \$294  = ad;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12245,62 +12247,62 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                 5'h00, 5'h01:
                     /* empty */;
                 5'h02:
-                    \$296  = { 8'h00, din };
+                    \$294  = { 8'h00, din };
                 5'h03:
-                    \$296  = { 8'h00, din };
+                    \$294  = { 8'h00, din };
                 5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                    \$296 [7:0] = din;
+                    \$294 [7:0] = din;
                 5'h06:
-                    \$296  = { 8'h00, din };
+                    \$294  = { 8'h00, din };
                 5'h07:
-                    \$296  = { 8'h00, din };
+                    \$294  = { 8'h00, din };
               endcase
             end
         6'h02:
             if (advance) begin
-              \$296 [7:0] = ad_idx_r[7:0];
+              \$294 [7:0] = ad_idx_r[7:0];
             end
         6'h03:
             if (advance) begin
               (* full_case = 32'd1 *)
               casez (dec[4:0])
                 5'h04:
-                    \$296 [15:8] = din;
+                    \$294 [15:8] = din;
                 5'h09:
                     /* empty */;
                 5'h0a:
-                    \$296 [15:8] = din;
+                    \$294 [15:8] = din;
                 default:
-                    \$296  = { din, ad_idx_r[7:0] };
+                    \$294  = { din, ad_idx_r[7:0] };
               endcase
             end
         6'h04:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$131 ) begin
+              if (\$129 ) begin
               end else begin
-                \$296 [15:8] = adh_ixc_r;
+                \$294 [15:8] = adh_ixc_r;
               end
             end
         6'h05:
             if (advance) begin
-              \$296 [7:0] = ad_x_r;
+              \$294 [7:0] = ad_x_r;
             end
         6'h06:
             if (advance) begin
-              \$296 [7:0] = ad_1_r;
+              \$294 [7:0] = ad_1_r;
             end
         6'h07:
             if (advance) begin
-              \$296  = { din, tmp };
+              \$294  = { din, tmp };
             end
         6'h08:
             if (advance) begin
-              \$296 [7:0] = ad_1_r;
+              \$294 [7:0] = ad_1_r;
             end
         6'h09:
             if (advance) begin
-              \$296  = { din, tmp_y_r[7:0] };
+              \$294  = { din, tmp_y_r[7:0] };
             end
         6'h0a:
             /* empty */;
@@ -12311,9 +12313,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h0d:
             if (advance) begin
               (* full_case = 32'd1 *)
-              if (\$134 ) begin
+              if (\$132 ) begin
               end else begin
-                \$296 [15:8] = bt_r[15:8];
+                \$294 [15:8] = bt_r[15:8];
               end
             end
         6'h0e:
@@ -12330,7 +12332,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h16, 6'h23:
             if (advance) begin
-              \$296 [7:0] = din;
+              \$294 [7:0] = din;
             end
         6'h17, 6'h24:
             /* empty */;
@@ -12340,20 +12342,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1a, 6'h1e:
             if (advance) begin
-              \$296 [7:0] = din;
+              \$294 [7:0] = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$296  = 16'h0000;
+      \$294  = 16'h0000;
     end
     if (rst) begin
-      \$296  = 16'h0000;
+      \$294  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$297  = dl;
+    \$295  = dl;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12374,7 +12376,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                 5'h07:
                     /* empty */;
                 5'h08:
-                    \$297  = din;
+                    \$295  = din;
               endcase
             end
         6'h02:
@@ -12402,25 +12404,25 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                   /* empty */;
               default:
                   if (advance) begin
-                    \$297  = din;
+                    \$295  = din;
                   end
             endcase
         6'h0b:
             if (advance) begin
-              \$297  = modified;
+              \$295  = modified;
             end
       endcase
     end
     if (con_rst) begin
-      \$297  = 8'h00;
+      \$295  = 8'h00;
     end
     if (rst) begin
-      \$297  = 8'h00;
+      \$295  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$298  = ixc;
+    \$296  = ixc;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12440,7 +12442,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                 5'h0a:
                     /* empty */;
                 default:
-                    \$298  = ad_idx_r[8];
+                    \$296  = ad_idx_r[8];
               endcase
             end
         6'h04:
@@ -12455,20 +12457,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h09:
             if (advance) begin
-              \$298  = tmp_y_r[8];
+              \$296  = tmp_y_r[8];
             end
       endcase
     end
     if (con_rst) begin
-      \$298  = 1'h0;
+      \$296  = 1'h0;
     end
     if (rst) begin
-      \$298  = 1'h0;
+      \$296  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$299  = tmp;
+    \$297  = tmp;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12485,13 +12487,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h06:
             if (advance) begin
-              \$299  = din;
+              \$297  = din;
             end
         6'h07:
             /* empty */;
         6'h08:
             if (advance) begin
-              \$299  = din;
+              \$297  = din;
             end
         6'h09:
             /* empty */;
@@ -12535,20 +12537,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h21:
             if (advance) begin
-              \$299  = din;
+              \$297  = din;
             end
       endcase
     end
     if (con_rst) begin
-      \$299  = 8'h00;
+      \$297  = 8'h00;
     end
     if (rst) begin
-      \$299  = 8'h00;
+      \$297  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$300  = state__sp;
+    \$298  = state__sp;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12577,8 +12579,8 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
                   /* empty */;
               2'h1:
                   if (advance) begin
-                    if (\$132 ) begin
-                      \$300  = \$133 ;
+                    if (\$130 ) begin
+                      \$298  = \$131 ;
                     end
                   end
             endcase
@@ -12594,17 +12596,17 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h10, 6'h13:
             if (advance) begin
-              \$300  = s_dec_r;
+              \$298  = s_dec_r;
             end
         6'h11, 6'h14:
             if (advance) begin
-              \$300  = s_dec_r;
+              \$298  = s_dec_r;
             end
         6'h12:
             /* empty */;
         6'h15:
             if (advance) begin
-              \$300  = s_dec_r;
+              \$298  = s_dec_r;
             end
         6'h16, 6'h23:
             /* empty */;
@@ -12612,13 +12614,13 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h18:
             if (advance) begin
-              \$300  = s_inc_r;
+              \$298  = s_inc_r;
             end
         6'h19:
             /* empty */;
         6'h1a, 6'h1e:
             if (advance) begin
-              \$300  = s_inc_r;
+              \$298  = s_inc_r;
             end
         6'h1b, 6'h1f:
             /* empty */;
@@ -12626,11 +12628,11 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$300  = s_inc_r;
+              \$298  = s_inc_r;
             end
         6'h20:
             if (advance) begin
-              \$300  = s_dec_r;
+              \$298  = s_dec_r;
             end
       endcase
       if (enB) begin
@@ -12674,7 +12676,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h13:
               /* empty */;
           6'h14:
-              \$300  = \$244 ;
+              \$298  = \$242 ;
           6'h15:
               /* empty */;
           6'h16:
@@ -12696,20 +12698,20 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h1e:
               /* empty */;
           6'h1f:
-              \$300  = state__x;
+              \$298  = state__x;
         endcase
       end
     end
     if (con_rst) begin
-      \$300  = 8'hff;
+      \$298  = 8'hff;
     end
     if (rst) begin
-      \$300  = 8'hff;
+      \$298  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$301  = flag_c;
+    \$299  = state__p;
     if (con_ce) begin
       casez (state)
         6'h00:
@@ -12736,7 +12738,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h0b:
             if (advance) begin
-              \$301  = mod_c;
+              \$299 [0] = mod_c;
             end
         6'h0c:
             /* empty */;
@@ -12753,7 +12755,9 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
         6'h12:
             /* empty */;
         6'h15:
-            /* empty */;
+            if (advance) begin
+              \$299 [2] = 1'h1;
+            end
         6'h16, 6'h23:
             /* empty */;
         6'h17, 6'h24:
@@ -12770,427 +12774,289 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
             /* empty */;
         6'h1d:
             if (advance) begin
-              \$301  = din[0];
+              \$299 [0] = din[0];
+              \$299 [1] = din[1];
+              \$299 [2] = din[2];
+              \$299 [3] = din[3];
+              \$299 [6] = din[6];
+              \$299 [7] = din[7];
             end
       endcase
       if (enB) begin
         casez (opB)
           6'h01:
-              /* empty */;
+            begin
+              \$299 [7] = oB[7];
+              \$299 [1] = \$167 ;
+            end
           6'h02:
-              /* empty */;
+            begin
+              \$299 [7] = oB[7];
+              \$299 [1] = \$168 ;
+            end
           6'h03:
-              /* empty */;
+            begin
+              \$299 [7] = oB[7];
+              \$299 [1] = \$169 ;
+            end
           6'h04:
-              /* empty */;
+            begin
+              \$299 [7] = oB[7];
+              \$299 [1] = \$170 ;
+            end
           6'h05:
-              /* empty */;
+            begin
+              \$299 [7] = \$172 [7];
+              \$299 [1] = \$174 ;
+            end
           6'h06:
-              /* empty */;
+            begin
+              \$299 [7] = \$176 [7];
+              \$299 [1] = \$178 ;
+            end
           6'h07:
-              /* empty */;
+            begin
+              \$299 [7] = \$180 [7];
+              \$299 [1] = \$182 ;
+            end
           6'h08:
               (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$301  = \$188 ;
+              if (state__p[3]) begin
+                \$299 [7] = \out$71 [7];
+                \$299 [6] = \$185 [7];
+                \$299 [1] = \out$71 [8];
+                \$299 [0] = \$186 ;
               end else begin
-                \$301  = bsum[8];
+                \$299 [0] = bsum[8];
+                \$299 [6] = \$190 [7];
+                \$299 [7] = bsum[7];
+                \$299 [1] = \$191 ;
               end
           6'h09:
               (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$301  = bsum[8];
+              if (state__p[3]) begin
+                \$299 [7] = sbc_t[7];
+                \$299 [6] = \$194 [7];
+                \$299 [1] = sbc_t[8];
+                \$299 [0] = bsum[8];
               end else begin
-                \$301  = bsum[8];
+                \$299 [0] = bsum[8];
+                \$299 [6] = \$198 [7];
+                \$299 [7] = bsum[7];
+                \$299 [1] = \$199 ;
               end
           6'h0a:
-              \$301  = \$202 ;
+            begin
+              \$299 [0] = \$200 ;
+              \$299 [7] = diff[7];
+              \$299 [1] = \$201 ;
+            end
           6'h0b:
-              \$301  = \$204 ;
+            begin
+              \$299 [0] = \$202 ;
+              \$299 [7] = \diff$79 [7];
+              \$299 [1] = \$203 ;
+            end
           6'h0c:
-              \$301  = \$206 ;
+            begin
+              \$299 [0] = \$204 ;
+              \$299 [7] = \diff$80 [7];
+              \$299 [1] = \$205 ;
+            end
           6'h0d:
-              /* empty */;
+            begin
+              \$299 [1] = \$207 ;
+              \$299 [7] = oB[7];
+              \$299 [6] = oB[6];
+            end
           6'h0e:
-              \$301  = \$214 [7];
+            begin
+              \$299 [7] = \$209 [7];
+              \$299 [1] = \$211 ;
+              \$299 [0] = \$212 [7];
+            end
           6'h0f:
-              \$301  = \$217 [0];
+            begin
+              \$299 [0] = \$215 [0];
+              \$299 [7] = 1'h0;
+              \$299 [1] = \$218 ;
+            end
           6'h10:
-              \$301  = arr[10];
+            begin
+              \$299 [7] = arr[8];
+              \$299 [1] = arr[9];
+              \$299 [0] = arr[10];
+              \$299 [6] = arr[11];
+            end
           6'h11:
-              /* empty */;
+            begin
+              \$299 [7] = \$224 [7];
+              \$299 [1] = \$228 ;
+            end
           6'h12:
-              /* empty */;
+            begin
+              \$299 [7] = \$234 [7];
+              \$299 [1] = \$237 ;
+            end
           6'h13:
-              \$301  = \$240 ;
+            begin
+              \$299 [0] = \$238 ;
+              \$299 [7] = \diff$81 [7];
+              \$299 [1] = \$239 ;
+            end
           6'h14:
-              /* empty */;
+            begin
+              \$299 [7] = \$243 [7];
+              \$299 [1] = \$245 ;
+            end
           6'h15:
-              /* empty */;
+            begin
+              \$299 [7] = oB[7];
+              \$299 [1] = \$246 ;
+            end
           6'h16:
-              \$301  = state__a[7];
+            begin
+              \$299 [0] = state__a[7];
+              \$299 [7] = \$248 [7];
+              \$299 [1] = \$250 ;
+            end
           6'h17:
-              \$301  = state__a[0];
+            begin
+              \$299 [0] = state__a[0];
+              \$299 [7] = \$252 [7];
+              \$299 [1] = \$254 ;
+            end
           6'h18:
-              \$301  = state__a[7];
+            begin
+              \$299 [0] = state__a[7];
+              \$299 [7] = state__a[6];
+              \$299 [1] = \$255 ;
+            end
           6'h19:
-              \$301  = state__a[0];
+            begin
+              \$299 [0] = state__a[0];
+              \$299 [7] = state__p[0];
+              \$299 [1] = \$256 ;
+            end
           6'h1a:
-              /* empty */;
+            begin
+              \$299 [7] = state__a[7];
+              \$299 [1] = \$257 ;
+            end
           6'h1b:
-              /* empty */;
+            begin
+              \$299 [7] = state__a[7];
+              \$299 [1] = \$258 ;
+            end
           6'h1c:
-              /* empty */;
+            begin
+              \$299 [7] = state__x[7];
+              \$299 [1] = \$259 ;
+            end
           6'h1d:
-              /* empty */;
+            begin
+              \$299 [7] = state__y[7];
+              \$299 [1] = \$260 ;
+            end
           6'h1e:
-              /* empty */;
+            begin
+              \$299 [7] = state__sp[7];
+              \$299 [1] = \$261 ;
+            end
           6'h1f:
               /* empty */;
           6'h20:
-              /* empty */;
+            begin
+              \$299 [7] = \$263 [7];
+              \$299 [1] = \$265 ;
+            end
           6'h21:
-              /* empty */;
+            begin
+              \$299 [7] = \$267 [7];
+              \$299 [1] = \$269 ;
+            end
           6'h22:
-              /* empty */;
+            begin
+              \$299 [7] = \$271 [7];
+              \$299 [1] = \$273 ;
+            end
           6'h23:
-              /* empty */;
+            begin
+              \$299 [7] = \$275 [7];
+              \$299 [1] = \$277 ;
+            end
           6'h24, 6'h25:
-              \$301  = \$280 ;
+              \$299 [0] = \$278 ;
           6'h26, 6'h27:
-              /* empty */;
+              \$299 [2] = \$279 ;
           6'h29, 6'h2a:
-              /* empty */;
+              \$299 [3] = \$280 ;
           6'h28:
-              /* empty */;
+              \$299 [6] = 1'h0;
           6'h2b:
-              \$301  = oB[0];
+            begin
+              \$299 [0] = oB[0];
+              \$299 [1] = oB[1];
+              \$299 [2] = oB[2];
+              \$299 [3] = oB[3];
+              \$299 [6] = oB[6];
+              \$299 [7] = oB[7];
+            end
         endcase
       end
     end
     if (con_rst) begin
-      \$301  = 1'h0;
+      \$299 [3:0] = 4'h0;
+      \$299 [7:6] = 2'h0;
     end
     if (rst) begin
-      \$301  = 1'h0;
+      \$299  = 8'h30;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$302  = flag_i;
+    \$300  = \$signal$96 ;
     if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            if (advance) begin
-              \$302  = 1'h1;
-            end
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$302  = din[2];
-            end
-      endcase
-      if (enB) begin
-        casez (opB)
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h03:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h10:
-              /* empty */;
-          6'h11:
-              /* empty */;
-          6'h12:
-              /* empty */;
-          6'h13:
-              /* empty */;
-          6'h14:
-              /* empty */;
-          6'h15:
-              /* empty */;
-          6'h16:
-              /* empty */;
-          6'h17:
-              /* empty */;
-          6'h18:
-              /* empty */;
-          6'h19:
-              /* empty */;
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24, 6'h25:
-              /* empty */;
-          6'h26, 6'h27:
-              \$302  = \$281 ;
-          6'h29, 6'h2a:
-              /* empty */;
-          6'h28:
-              /* empty */;
-          6'h2b:
-              \$302  = oB[2];
-        endcase
-      end
+      \$300  = \$144 ;
     end
     if (con_rst) begin
-      \$302  = 1'h0;
+      \$300  = 1'h0;
     end
     if (rst) begin
-      \$302  = 1'h0;
+      \$300  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$303  = flag_z;
+    \$301  = \$signal$97 ;
     if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$303  = din[1];
-            end
-      endcase
-      if (enB) begin
-        casez (opB)
-          6'h01:
-              \$303  = \$169 ;
-          6'h02:
-              \$303  = \$170 ;
-          6'h03:
-              \$303  = \$171 ;
-          6'h04:
-              \$303  = \$172 ;
-          6'h05:
-              \$303  = \$176 ;
-          6'h06:
-              \$303  = \$180 ;
-          6'h07:
-              \$303  = \$184 ;
-          6'h08:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$303  = \out$76 [8];
-              end else begin
-                \$303  = \$193 ;
-              end
-          6'h09:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$303  = sbc_t[8];
-              end else begin
-                \$303  = \$201 ;
-              end
-          6'h0a:
-              \$303  = \$203 ;
-          6'h0b:
-              \$303  = \$205 ;
-          6'h0c:
-              \$303  = \$207 ;
-          6'h0d:
-              \$303  = \$209 ;
-          6'h0e:
-              \$303  = \$213 ;
-          6'h0f:
-              \$303  = \$220 ;
-          6'h10:
-              \$303  = arr[9];
-          6'h11:
-              \$303  = \$230 ;
-          6'h12:
-              \$303  = \$239 ;
-          6'h13:
-              \$303  = \$241 ;
-          6'h14:
-              \$303  = \$247 ;
-          6'h15:
-              \$303  = \$248 ;
-          6'h16:
-              \$303  = \$252 ;
-          6'h17:
-              \$303  = \$256 ;
-          6'h18:
-              \$303  = \$257 ;
-          6'h19:
-              \$303  = \$258 ;
-          6'h1a:
-              \$303  = \$259 ;
-          6'h1b:
-              \$303  = \$260 ;
-          6'h1c:
-              \$303  = \$261 ;
-          6'h1d:
-              \$303  = \$262 ;
-          6'h1e:
-              \$303  = \$263 ;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              \$303  = \$267 ;
-          6'h21:
-              \$303  = \$271 ;
-          6'h22:
-              \$303  = \$275 ;
-          6'h23:
-              \$303  = \$279 ;
-          6'h24, 6'h25:
-              /* empty */;
-          6'h26, 6'h27:
-              /* empty */;
-          6'h29, 6'h2a:
-              /* empty */;
-          6'h28:
-              /* empty */;
-          6'h2b:
-              \$303  = oB[1];
-        endcase
-      end
+      \$301  = dec[14:9];
+    end
+    if (con_rst) begin
+      \$301  = 6'h00;
+    end
+    if (rst) begin
+      \$301  = 6'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$302  = \$signal ;
+    if (con_ce) begin
+      \$302  = exec_o;
+    end
+    if (con_rst) begin
+      \$302  = 8'h00;
+    end
+    if (rst) begin
+      \$302  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
+    \$303  = \$signal$98 ;
+    if (con_ce) begin
+      \$303  = \$146 ;
     end
     if (con_rst) begin
       \$303  = 1'h0;
@@ -13201,484 +13067,35 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$304  = flag_d;
+    \$304  = \$signal$99 ;
     if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$304  = din[3];
-            end
-      endcase
-      if (enB) begin
-        casez (opB)
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h03:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h10:
-              /* empty */;
-          6'h11:
-              /* empty */;
-          6'h12:
-              /* empty */;
-          6'h13:
-              /* empty */;
-          6'h14:
-              /* empty */;
-          6'h15:
-              /* empty */;
-          6'h16:
-              /* empty */;
-          6'h17:
-              /* empty */;
-          6'h18:
-              /* empty */;
-          6'h19:
-              /* empty */;
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24, 6'h25:
-              /* empty */;
-          6'h26, 6'h27:
-              /* empty */;
-          6'h29, 6'h2a:
-              \$304  = \$282 ;
-          6'h28:
-              /* empty */;
-          6'h2b:
-              \$304  = oB[3];
-        endcase
-      end
+      \$304  = \$signal$97 ;
     end
     if (con_rst) begin
-      \$304  = 1'h0;
+      \$304  = 6'h00;
     end
     if (rst) begin
-      \$304  = 1'h0;
+      \$304  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$305  = flag_v;
+    \$305  = \$signal$61 ;
     if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$305  = din[6];
-            end
-      endcase
-      if (enB) begin
-        casez (opB)
-          6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h03:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$305  = \$187 [7];
-              end else begin
-                \$305  = \$192 [7];
-              end
-          6'h09:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$305  = \$196 [7];
-              end else begin
-                \$305  = \$200 [7];
-              end
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              \$305  = oB[6];
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h10:
-              \$305  = arr[11];
-          6'h11:
-              /* empty */;
-          6'h12:
-              /* empty */;
-          6'h13:
-              /* empty */;
-          6'h14:
-              /* empty */;
-          6'h15:
-              /* empty */;
-          6'h16:
-              /* empty */;
-          6'h17:
-              /* empty */;
-          6'h18:
-              /* empty */;
-          6'h19:
-              /* empty */;
-          6'h1a:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              /* empty */;
-          6'h20:
-              /* empty */;
-          6'h21:
-              /* empty */;
-          6'h22:
-              /* empty */;
-          6'h23:
-              /* empty */;
-          6'h24, 6'h25:
-              /* empty */;
-          6'h26, 6'h27:
-              /* empty */;
-          6'h29, 6'h2a:
-              /* empty */;
-          6'h28:
-              \$305  = 1'h0;
-          6'h2b:
-              \$305  = oB[6];
-        endcase
-      end
+      \$305  = \$signal ;
     end
     if (con_rst) begin
-      \$305  = 1'h0;
+      \$305  = 8'h00;
     end
     if (rst) begin
-      \$305  = 1'h0;
+      \$305  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$306  = flag_n;
+    \$306  = enB;
     if (con_ce) begin
-      casez (state)
-        6'h00:
-            /* empty */;
-        6'h01:
-            /* empty */;
-        6'h02:
-            /* empty */;
-        6'h03:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h10, 6'h13:
-            /* empty */;
-        6'h11, 6'h14:
-            /* empty */;
-        6'h12:
-            /* empty */;
-        6'h15:
-            /* empty */;
-        6'h16, 6'h23:
-            /* empty */;
-        6'h17, 6'h24:
-            /* empty */;
-        6'h18:
-            /* empty */;
-        6'h19:
-            /* empty */;
-        6'h1a, 6'h1e:
-            /* empty */;
-        6'h1b, 6'h1f:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            if (advance) begin
-              \$306  = din[7];
-            end
-      endcase
-      if (enB) begin
-        casez (opB)
-          6'h01:
-              \$306  = oB[7];
-          6'h02:
-              \$306  = oB[7];
-          6'h03:
-              \$306  = oB[7];
-          6'h04:
-              \$306  = oB[7];
-          6'h05:
-              \$306  = \$174 [7];
-          6'h06:
-              \$306  = \$178 [7];
-          6'h07:
-              \$306  = \$182 [7];
-          6'h08:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$306  = \out$76 [7];
-              end else begin
-                \$306  = bsum[7];
-              end
-          6'h09:
-              (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$306  = sbc_t[7];
-              end else begin
-                \$306  = bsum[7];
-              end
-          6'h0a:
-              \$306  = diff[7];
-          6'h0b:
-              \$306  = \diff$84 [7];
-          6'h0c:
-              \$306  = \diff$85 [7];
-          6'h0d:
-              \$306  = oB[7];
-          6'h0e:
-              \$306  = \$211 [7];
-          6'h0f:
-              \$306  = 1'h0;
-          6'h10:
-              \$306  = arr[8];
-          6'h11:
-              \$306  = \$226 [7];
-          6'h12:
-              \$306  = \$236 [7];
-          6'h13:
-              \$306  = \diff$86 [7];
-          6'h14:
-              \$306  = \$245 [7];
-          6'h15:
-              \$306  = oB[7];
-          6'h16:
-              \$306  = \$250 [7];
-          6'h17:
-              \$306  = \$254 [7];
-          6'h18:
-              \$306  = state__a[6];
-          6'h19:
-              \$306  = flag_c;
-          6'h1a:
-              \$306  = state__a[7];
-          6'h1b:
-              \$306  = state__a[7];
-          6'h1c:
-              \$306  = state__x[7];
-          6'h1d:
-              \$306  = state__y[7];
-          6'h1e:
-              \$306  = state__sp[7];
-          6'h1f:
-              /* empty */;
-          6'h20:
-              \$306  = \$265 [7];
-          6'h21:
-              \$306  = \$269 [7];
-          6'h22:
-              \$306  = \$273 [7];
-          6'h23:
-              \$306  = \$277 [7];
-          6'h24, 6'h25:
-              /* empty */;
-          6'h26, 6'h27:
-              /* empty */;
-          6'h29, 6'h2a:
-              /* empty */;
-          6'h28:
-              /* empty */;
-          6'h2b:
-              \$306  = oB[7];
-        endcase
-      end
+      \$306  = \$148 ;
     end
     if (con_rst) begin
       \$306  = 1'h0;
@@ -13689,35 +13106,35 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$307  = \$signal$101 ;
+    \$307  = opB;
     if (con_ce) begin
-      \$307  = \$146 ;
+      \$307  = \$signal$99 ;
     end
     if (con_rst) begin
-      \$307  = 1'h0;
+      \$307  = 6'h00;
     end
     if (rst) begin
-      \$307  = 1'h0;
+      \$307  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$308  = \$signal$102 ;
+    \$308  = oB;
     if (con_ce) begin
-      \$308  = dec[14:9];
+      \$308  = \$signal$61 ;
     end
     if (con_rst) begin
-      \$308  = 6'h00;
+      \$308  = 8'h00;
     end
     if (rst) begin
-      \$308  = 6'h00;
+      \$308  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$309  = \$signal ;
+    \$309  = \$signal$58 ;
     if (con_ce) begin
-      \$309  = exec_o;
+      \$309  = out;
     end
     if (con_rst) begin
       \$309  = 8'h00;
@@ -13728,206 +13145,115 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$310  = \$signal$103 ;
+    \$310  = bin_o;
     if (con_ce) begin
-      \$310  = \$148 ;
+      \$310  = \out$56 ;
     end
     if (con_rst) begin
-      \$310  = 1'h0;
+      \$310  = 8'h00;
     end
     if (rst) begin
-      \$310  = 1'h0;
+      \$310  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$311  = \$signal$104 ;
+    \$311  = cmp;
     if (con_ce) begin
-      \$311  = \$signal$102 ;
+      \$311  = \$156 ;
     end
     if (con_rst) begin
-      \$311  = 6'h00;
+      \$311  = 9'h000;
     end
     if (rst) begin
-      \$311  = 6'h00;
+      \$311  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$312  = \$signal$66 ;
+    \$312  = bsum;
     if (con_ce) begin
-      \$312  = \$signal ;
+      \$312  = \$161 [8:0];
     end
     if (con_rst) begin
-      \$312  = 8'h00;
+      \$312  = 9'h000;
     end
     if (rst) begin
-      \$312  = 8'h00;
+      \$312  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$313  = enB;
+    \$313  = \$signal$70 ;
     if (con_ce) begin
-      \$313  = \$150 ;
+      \$313  = \$163 [8:0];
     end
     if (con_rst) begin
-      \$313  = 1'h0;
+      \$313  = 9'h000;
     end
     if (rst) begin
-      \$313  = 1'h0;
+      \$313  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$314  = opB;
+    \$314  = dadj;
     if (con_ce) begin
-      \$314  = \$signal$104 ;
+      \$314  = \$166 [9:0];
     end
     if (con_rst) begin
-      \$314  = 6'h00;
+      \$314  = 10'h000;
     end
     if (rst) begin
-      \$314  = 6'h00;
+      \$314  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$315  = oB;
+    \$315  = arr;
     if (con_ce) begin
-      \$315  = \$signal$66 ;
+      \$315  = \out$64 ;
     end
     if (con_rst) begin
-      \$315  = 8'h00;
+      \$315  = 12'h000;
     end
     if (rst) begin
-      \$315  = 8'h00;
+      \$315  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$316  = \$signal$63 ;
-    if (con_ce) begin
-      \$316  = out;
-    end
-    if (con_rst) begin
-      \$316  = 8'h00;
-    end
-    if (rst) begin
-      \$316  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$317  = bin_o;
-    if (con_ce) begin
-      \$317  = \out$61 ;
-    end
-    if (con_rst) begin
-      \$317  = 8'h00;
-    end
-    if (rst) begin
-      \$317  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$318  = cmp;
-    if (con_ce) begin
-      \$318  = \$158 ;
-    end
-    if (con_rst) begin
-      \$318  = 9'h000;
-    end
-    if (rst) begin
-      \$318  = 9'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$319  = bsum;
-    if (con_ce) begin
-      \$319  = \$163 [8:0];
-    end
-    if (con_rst) begin
-      \$319  = 9'h000;
-    end
-    if (rst) begin
-      \$319  = 9'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$320  = \$signal$75 ;
-    if (con_ce) begin
-      \$320  = \$165 [8:0];
-    end
-    if (con_rst) begin
-      \$320  = 9'h000;
-    end
-    if (rst) begin
-      \$320  = 9'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$321  = dadj;
-    if (con_ce) begin
-      \$321  = \$168 [9:0];
-    end
-    if (con_rst) begin
-      \$321  = 10'h000;
-    end
-    if (rst) begin
-      \$321  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$322  = arr;
-    if (con_ce) begin
-      \$322  = \out$69 ;
-    end
-    if (con_rst) begin
-      \$322  = 12'h000;
-    end
-    if (rst) begin
-      \$322  = 12'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$323  = state__a;
+    \$316  = state__a;
     if (con_ce) begin
       if (enB) begin
         casez (opB)
           6'h01:
-              \$323  = oB;
+              \$316  = oB;
           6'h02:
               /* empty */;
           6'h03:
               /* empty */;
           6'h04:
-              \$323  = oB;
+              \$316  = oB;
           6'h05:
-              \$323  = \$173 ;
+              \$316  = \$171 ;
           6'h06:
-              \$323  = \$177 ;
+              \$316  = \$175 ;
           6'h07:
-              \$323  = \$181 ;
+              \$316  = \$179 ;
           6'h08:
               (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$323  = \out$76 [7:0];
+              if (state__p[3]) begin
+                \$316  = \out$71 [7:0];
               end else begin
-                \$323  = bsum[7:0];
+                \$316  = bsum[7:0];
               end
           6'h09:
               (* full_case = 32'd1 *)
-              if (flag_d) begin
-                \$323  = sbc_t[7:0];
+              if (state__p[3]) begin
+                \$316  = sbc_t[7:0];
               end else begin
-                \$323  = bsum[7:0];
+                \$316  = bsum[7:0];
               end
           6'h0a:
               /* empty */;
@@ -13938,61 +13264,61 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h0d:
               /* empty */;
           6'h0e:
-              \$323  = \$210 ;
+              \$316  = \$208 ;
           6'h0f:
-              \$323  = \$216 ;
+              \$316  = \$214 ;
           6'h10:
-              \$323  = arr[7:0];
+              \$316  = arr[7:0];
           6'h11:
-              \$323  = \$223 ;
+              \$316  = \$221 ;
           6'h12:
-              \$323  = \$232 ;
+              \$316  = \$230 ;
           6'h13:
               /* empty */;
           6'h14:
-              \$323  = \$242 ;
+              \$316  = \$240 ;
           6'h15:
               /* empty */;
           6'h16:
-              \$323  = \$249 [7:0];
+              \$316  = \$247 [7:0];
           6'h17:
-              \$323  = \$253 ;
+              \$316  = \$251 ;
           6'h18:
-              \$323  = { state__a[6:0], flag_c };
+              \$316  = { state__a[6:0], state__p[0] };
           6'h19:
-              \$323  = { flag_c, state__a[7:1] };
+              \$316  = { state__p[0], state__a[7:1] };
           6'h1a:
               /* empty */;
           6'h1b:
               /* empty */;
           6'h1c:
-              \$323  = state__x;
+              \$316  = state__x;
           6'h1d:
-              \$323  = state__y;
+              \$316  = state__y;
         endcase
       end
     end
     if (con_rst) begin
-      \$323  = 8'h00;
+      \$316  = 8'h00;
     end
     if (rst) begin
-      \$323  = 8'h00;
+      \$316  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$324  = state__x;
+    \$317  = state__x;
     if (con_ce) begin
       if (enB) begin
         casez (opB)
           6'h01:
               /* empty */;
           6'h02:
-              \$324  = oB;
+              \$317  = oB;
           6'h03:
               /* empty */;
           6'h04:
-              \$324  = oB;
+              \$317  = oB;
           6'h05:
               /* empty */;
           6'h06:
@@ -14020,11 +13346,11 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h11:
               /* empty */;
           6'h12:
-              \$324  = \$234 ;
+              \$317  = \$232 ;
           6'h13:
-              \$324  = \diff$86 [7:0];
+              \$317  = \diff$81 [7:0];
           6'h14:
-              \$324  = \$243 ;
+              \$317  = \$241 ;
           6'h15:
               /* empty */;
           6'h16:
@@ -14036,7 +13362,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h19:
               /* empty */;
           6'h1a:
-              \$324  = state__a;
+              \$317  = state__a;
           6'h1b:
               /* empty */;
           6'h1c:
@@ -14044,28 +13370,28 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h1d:
               /* empty */;
           6'h1e:
-              \$324  = state__sp;
+              \$317  = state__sp;
           6'h1f:
               /* empty */;
           6'h20:
-              \$324  = \$264 [7:0];
+              \$317  = \$262 [7:0];
           6'h21:
               /* empty */;
           6'h22:
-              \$324  = \$272 [7:0];
+              \$317  = \$270 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$324  = 8'h00;
+      \$317  = 8'h00;
     end
     if (rst) begin
-      \$324  = 8'h00;
+      \$317  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$44 ) begin end
-    \$325  = state__y;
+    \$318  = state__y;
     if (con_ce) begin
       if (enB) begin
         casez (opB)
@@ -14074,7 +13400,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h02:
               /* empty */;
           6'h03:
-              \$325  = oB;
+              \$318  = oB;
           6'h04:
               /* empty */;
           6'h05:
@@ -14122,7 +13448,7 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h1a:
               /* empty */;
           6'h1b:
-              \$325  = state__a;
+              \$318  = state__a;
           6'h1c:
               /* empty */;
           6'h1d:
@@ -14134,26 +13460,26 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
           6'h20:
               /* empty */;
           6'h21:
-              \$325  = \$268 [7:0];
+              \$318  = \$266 [7:0];
           6'h22:
               /* empty */;
           6'h23:
-              \$325  = \$276 [7:0];
+              \$318  = \$274 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$325  = 8'h00;
+      \$318  = 8'h00;
     end
     if (rst) begin
-      \$325  = 8'h00;
+      \$318  = 8'h00;
     end
   end
   assign a = state__a;
   assign x = state__x;
   assign y = state__y;
   assign s = state__sp;
-  assign state__p = { flag_n, flag_v, 2'h3, flag_d, flag_i, flag_z, flag_c };
+  assign p = state__p;
   assign pc = state__pc;
   assign rd = rw;
   assign exec_op = dec[14:9];
@@ -14165,9 +13491,8 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign ad_x = \$20 [7:0];
   assign ad_1 = \$21 [7:0];
   assign adh_ixc = \$22 [7:0];
-  assign ddiff = \$94 [9:0];
-  assign r = { flag_c, t[7:1] };
-  assign \$signal$74  = bsum;
+  assign r = { state__p[0], t[7:1] };
+  assign \$signal$69  = bsum;
   assign load_en = 1'h0;
   assign load__pc = 16'h0000;
   assign load__a = 8'h00;
@@ -14175,6 +13500,14 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign load__y = 8'h00;
   assign load__sp = 8'h00;
   assign load__p = 8'h00;
+  assign \p.c  = state__p[0];
+  assign \p.z  = state__p[1];
+  assign \p.i  = state__p[2];
+  assign \p.d  = state__p[3];
+  assign \p.b  = state__p[4];
+  assign \p.unused  = state__p[5];
+  assign \p.v  = state__p[6];
+  assign \p.n  = state__p[7];
   assign \dec_din.mode  = dec_din[4:0];
   assign \dec_din.kind  = dec_din[6:5];
   assign \dec_din.idx  = dec_din[8:7];
@@ -14185,36 +13518,48 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign \dec.idx  = dec[8:7];
   assign \dec.alu  = dec[14:9];
   assign \dec.rmw  = dec[17:15];
+  assign \out$64.a  = \out$64 [7:0];
+  assign \out$64.n  = \out$64 [8];
+  assign \out$64.z  = \out$64 [9];
+  assign \out$64.c  = \out$64 [10];
+  assign \out$64.v  = \out$64 [11];
+  assign \arr.a  = arr[7:0];
+  assign \arr.n  = arr[8];
+  assign \arr.z  = arr[9];
+  assign \arr.c  = arr[10];
+  assign \arr.v  = arr[11];
+  always @*
+    \out$64 [9] = \$97 ;
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
+  assign \$143  = 1'h1;
+  assign \$144  = exec_en;
   assign \$145  = 1'h1;
-  assign \$146  = exec_en;
+  assign \$146  = \$signal$96 ;
   assign \$147  = 1'h1;
-  assign \$148  = \$signal$101 ;
-  assign \$149  = 1'h1;
-  assign \$150  = \$signal$103 ;
-  assign \$216  = { 1'h0, \$215 [7:1] };
-  assign \$219  = { 1'h0, \$218 [7:1] };
-  assign { \$221 [4], \$221 [0] } = { state__a[4], state__a[0] };
-  assign { \$221 [7:5], \$221 [3:1] } = 6'h3f;
-  assign { \$224 [4], \$224 [0] } = { state__a[4], state__a[0] };
-  assign { \$224 [7:5], \$224 [3:1] } = 6'h3f;
-  assign { \$227 [4], \$227 [0] } = { state__a[4], state__a[0] };
-  assign { \$227 [7:5], \$227 [3:1] } = 6'h3f;
+  assign \$148  = \$signal$98 ;
+  assign \$214  = { 1'h0, \$213 [7:1] };
+  assign \$217  = { 1'h0, \$216 [7:1] };
+  assign { \$219 [4], \$219 [0] } = { state__a[4], state__a[0] };
+  assign { \$219 [7:5], \$219 [3:1] } = 6'h3f;
+  assign { \$222 [4], \$222 [0] } = { state__a[4], state__a[0] };
+  assign { \$222 [7:5], \$222 [3:1] } = 6'h3f;
+  assign { \$225 [4], \$225 [0] } = { state__a[4], state__a[0] };
+  assign { \$225 [7:5], \$225 [3:1] } = 6'h3f;
+  assign { \$229 [4], \$229 [0] } = { state__a[4], state__a[0] };
+  assign { \$229 [7:5], \$229 [3:1] } = 6'h3f;
   assign { \$231 [4], \$231 [0] } = { state__a[4], state__a[0] };
   assign { \$231 [7:5], \$231 [3:1] } = 6'h3f;
   assign { \$233 [4], \$233 [0] } = { state__a[4], state__a[0] };
   assign { \$233 [7:5], \$233 [3:1] } = 6'h3f;
   assign { \$235 [4], \$235 [0] } = { state__a[4], state__a[0] };
   assign { \$235 [7:5], \$235 [3:1] } = 6'h3f;
-  assign { \$237 [4], \$237 [0] } = { state__a[4], state__a[0] };
-  assign { \$237 [7:5], \$237 [3:1] } = 6'h3f;
+  assign \$247  = { state__a, 1'h0 };
+  assign \$248  = { state__a, 1'h0 };
   assign \$249  = { state__a, 1'h0 };
-  assign \$250  = { state__a, 1'h0 };
-  assign \$251  = { state__a, 1'h0 };
+  assign \$251  = { 1'h0, state__a[7:1] };
+  assign \$252  = { 1'h0, state__a[7:1] };
   assign \$253  = { 1'h0, state__a[7:1] };
-  assign \$254  = { 1'h0, state__a[7:1] };
-  assign \$255  = { 1'h0, state__a[7:1] };
 endmodule
 
 module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, write, host_rdata, con_rst, hp__addr, host_wdata, host_we, timer_init, addr, wdata, rdata, swcha, swchb, clk);
@@ -14729,7 +14074,7 @@ module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, 
   assign \$26  = { 1'h0, timer_reg };
 endmodule
 
-module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$5526$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
+module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$5525$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
 , frame_end, frame_start, paddle_needed0, paddle_needed1, paddle_needed2, paddle_needed3, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$46  = 0;
   wire \$1 ;
@@ -16293,8 +15638,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [4:0] pfidx;
   output [7:0] pixel;
   wire [7:0] pixel;
-  input [1:0] \port$5526$4 ;
-  wire [1:0] \port$5526$4 ;
+  input [1:0] \port$5525$4 ;
+  wire [1:0] \port$5525$4 ;
   reg [7:0] posbl = 8'h00;
   reg [7:0] posm0 = 8'h00;
   reg [7:0] posm1 = 8'h00;
@@ -16474,7 +15819,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$133  = ap_cycle <= 5'h14;
   assign \$134  = ap_cycle == 7'h4b;
   assign \$135  = \$133  | \$134 ;
-  assign \$136  = \port$5526$4 [1] & \$135 ;
+  assign \$136  = \port$5525$4 [1] & \$135 ;
   assign \$137  = $signed(hmove_sum) >= $signed(9'h0a0);
   assign \$138  = $signed(hmove_sum) - $signed(9'h0a0);
   assign \$139  = $signed(hmove_sum) < $signed(1'h0);
@@ -17119,7 +16464,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$784  = x < 4'h8;
   assign \$785  = hmove_blank & \$784 ;
   assign \$786  = vblank[1] | \$785 ;
-  assign \$787  = \port$5526$4 [0] & odd_last_frame;
+  assign \$787  = \port$5525$4 [0] & odd_last_frame;
   assign pixel = \$786  ? 8'h00 : { \$788 , \$787  };
   assign \$789  = ~ resmp0;
   assign \$790  = enam0 & \$789 ;
@@ -17522,7 +16867,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$1269  = - $signed(\$1268 );
   assign \$1270  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$182 );
   assign \$1271  = bus_strobe & bus_write;
-  assign \$1272  = \port$5526$4 [0] ? 9'h156 : 9'h122;
+  assign \$1272  = \port$5525$4 [0] ? 9'h156 : 9'h122;
   assign \$1273  = \$1160 [15:0] > \$1272 ;
   assign \$1274  = vsync_count >= 7'h4c;
   assign \$1275  = vsync_armed & \$1274 ;
@@ -27503,7 +26848,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     end
   end
   assign nxt_hpos = \$906 [7:0];
-  assign hmove_blanks = \port$5526$4 [1];
+  assign hmove_blanks = \port$5525$4 [1];
   assign newx = wr_resp;
   assign diff = \$213 [9:0];
   assign d = \$216 [7:0];
@@ -27521,7 +26866,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign k = \$693 [5:0];
   assign kk = \$698 [4:0];
   assign pfidx = \$703 [4:0];
-  assign pal = \port$5526$4 [0];
+  assign pal = \port$5525$4 [0];
   assign coll_now = { \$873 , \$861 , \$860 , \$856 , \$847 , \$841 , \$831 , \$824 , \$820 , \$819 , \$815 , \$814 , \$808 , \$802 , \$795  };
   assign rdata = { rd, bus_last[5:0] };
   assign \diff$170  = \$911 [9:0];
@@ -27642,7 +26987,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$1265 [3] = \$auto$rtlil.cc:2739:Not$40 ;
 endmodule
 
-module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5528$0 , episode_frames, \port$5534$0 , reward, \port$5538$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
+module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5527$0 , episode_frames, \port$5533$0 , reward, \port$5537$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
 , man_needed__2, man_needed__3, pre__obs_valid, values_valid, select_index, select_valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine_start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__paddle_needed__0, drive__paddle_needed__1, drive__paddle_needed__2
 , drive__paddle_needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__swcha, drive__swchb, drive__inpt4, drive__inpt5, drive__paddle_mode__0, drive__paddle_mode__1, drive__paddle_mode__2, drive__paddle_mode__3, frame_status, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$47  = 0;
@@ -27990,12 +27335,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   (* enum_value_11 = "MANUAL" *)
   output [1:0] phase;
   reg [1:0] phase = 2'h0;
-  input [23:0] \port$5528$0 ;
-  wire [23:0] \port$5528$0 ;
-  input [25:0] \port$5534$0 ;
-  wire [25:0] \port$5534$0 ;
-  input [9:0] \port$5538$0 ;
-  wire [9:0] \port$5538$0 ;
+  input [23:0] \port$5527$0 ;
+  wire [23:0] \port$5527$0 ;
+  input [25:0] \port$5533$0 ;
+  wire [25:0] \port$5533$0 ;
+  input [9:0] \port$5537$0 ;
+  wire [9:0] \port$5537$0 ;
   output pre__clear;
   reg pre__clear;
   input pre__obs_valid;
@@ -28059,12 +27404,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$16  = phase == 2'h2;
   assign \$17  = \$15  | \$16 ;
   assign \$18  = ! phase;
-  assign \$19  = ~ \port$5528$0 [10];
+  assign \$19  = ~ \port$5527$0 [10];
   assign \$20  = \$18  & \$19 ;
   assign push_run = \$17  | \$20 ;
   assign remaining = episode_frames - frames;
-  assign \$21  = remaining < \port$5528$0 [23:16];
-  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5528$0 [23:16] };
+  assign \$21  = remaining < \port$5527$0 [23:16];
+  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5527$0 [23:16] };
   assign \$23  = ~ set_needed;
   assign \$24  = ~ partial;
   assign \$25  = ~ started;
@@ -28090,8 +27435,8 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$45  = cycles_infer + 1'h1;
   assign \$46  = cycles_select + 1'h1;
   assign \$47  = cycles_ctrl + 1'h1;
-  assign \$48  = \port$5538$0 [1] ? paddle_fixed_needed : \$13 [31:0];
-  assign \$49  = \port$5538$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
+  assign \$48  = \port$5537$0 [1] ? paddle_fixed_needed : \$13 [31:0];
+  assign \$49  = \port$5537$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
   assign \$50  = phase == 2'h3;
   assign \$54  = insns + 1'h1;
   assign \$55  = ~ stop;
@@ -28108,7 +27453,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$66  = $signed(episode_return) + $signed(reward);
   assign \$67  = ~ is_last;
   assign \$68  = ! phase;
-  assign \$69  = \$68  & \port$5528$0 [10];
+  assign \$69  = \$68  & \port$5527$0 [10];
   assign \$70  = frames >= episode_frames;
   assign \$71  = run_i + 1'h1;
   assign \$72  = decisions + 1'h1;
@@ -28700,7 +28045,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5538$0 [0]) begin
+            if (\port$5537$0 [0]) begin
               \$79  = 1'h1;
             end
           end
@@ -28716,7 +28061,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$80  = drive__paddle_needed__0;
     if (set_needed) begin
-      if (\port$5538$0 [0]) begin
+      if (\port$5537$0 [0]) begin
         \$80  = \$48 ;
       end
     end
@@ -28741,7 +28086,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$81  = drive__paddle_needed__1;
     if (set_needed) begin
-      if (\port$5538$0 [0]) begin
+      if (\port$5537$0 [0]) begin
         \$81  = \$49 ;
       end
     end
@@ -28766,7 +28111,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$82  = drive__paddle_needed__2;
     if (set_needed) begin
-      if (\port$5538$0 [0]) begin
+      if (\port$5537$0 [0]) begin
         \$82  = 32'd0;
       end
     end
@@ -28791,7 +28136,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$83  = drive__paddle_needed__3;
     if (set_needed) begin
-      if (\port$5538$0 [0]) begin
+      if (\port$5537$0 [0]) begin
         \$83  = 32'd0;
       end
     end
@@ -29080,7 +28425,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5538$0 [0]) begin
+            if (\port$5537$0 [0]) begin
               \$91  = \$11 [19:0];
             end
           end
@@ -29132,7 +28477,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$93  = \port$5528$0 [9:5];
+            \$93  = \port$5527$0 [9:5];
           end
       4'h1:
           /* empty */;
@@ -29145,7 +28490,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$93  = \port$5528$0 [15:11];
+              \$93  = \port$5527$0 [15:11];
             end
           end
       4'h5:
@@ -29203,7 +28548,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$95  = { 3'h0, \port$5528$0 [4:0] };
+            \$95  = { 3'h0, \port$5527$0 [4:0] };
           end
       4'h1:
           /* empty */;
@@ -29216,7 +28561,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$95  = \port$5528$0 [23:16];
+              \$95  = \port$5527$0 [23:16];
             end
           end
       4'h5:
@@ -29243,7 +28588,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$96  = \port$5534$0 [7:0];
+            \$96  = \port$5533$0 [7:0];
           end else begin
             \$96  = \$51 ;
           end
@@ -29263,9 +28608,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$97  = \port$5534$0 [15:8];
+            \$97  = \port$5533$0 [15:8];
           end else begin
-            \$97  = \port$5534$0 [15:8];
+            \$97  = \port$5533$0 [15:8];
           end
     endcase
     if (rst) begin
@@ -29283,7 +28628,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$98  = \port$5534$0 [16];
+            \$98  = \port$5533$0 [16];
           end else begin
             \$98  = \$52 ;
           end
@@ -29303,7 +28648,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$99  = \port$5534$0 [17];
+            \$99  = \port$5533$0 [17];
           end else begin
             \$99  = \$53 ;
           end
@@ -29323,9 +28668,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$100  = \port$5534$0 [19:18];
+            \$100  = \port$5533$0 [19:18];
           end else begin
-            \$100  = \port$5538$0 [3:2];
+            \$100  = \port$5537$0 [3:2];
           end
     endcase
     if (rst) begin
@@ -29343,9 +28688,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$101  = \port$5534$0 [21:20];
+            \$101  = \port$5533$0 [21:20];
           end else begin
-            \$101  = \port$5538$0 [5:4];
+            \$101  = \port$5537$0 [5:4];
           end
     endcase
     if (rst) begin
@@ -29363,9 +28708,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$102  = \port$5534$0 [23:22];
+            \$102  = \port$5533$0 [23:22];
           end else begin
-            \$102  = \port$5538$0 [7:6];
+            \$102  = \port$5537$0 [7:6];
           end
     endcase
     if (rst) begin
@@ -29383,9 +28728,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$103  = \port$5534$0 [25:24];
+            \$103  = \port$5533$0 [25:24];
           end else begin
-            \$103  = \port$5538$0 [9:8];
+            \$103  = \port$5537$0 [9:8];
           end
     endcase
     if (rst) begin
@@ -29534,27 +28879,27 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign mode3 = drive__paddle_mode__3;
   assign r_next = \$11 [19:0];
   assign r_needed = \$13 [31:0];
-  assign fire_en = \port$5528$0 [10];
+  assign fire_en = \port$5527$0 [10];
   assign step_len = \$22 [7:0];
-  assign frame_skip = \port$5528$0 [23:16];
-  assign paddle_en = \port$5538$0 [0];
-  assign paddle_swap = \port$5538$0 [1];
-  assign noop_index = \port$5528$0 [9:5];
-  assign noops = \port$5528$0 [4:0];
-  assign man_swcha = \port$5534$0 [7:0];
-  assign man_swchb = \port$5534$0 [15:8];
-  assign man_inpt4 = \port$5534$0 [16];
-  assign man_inpt5 = \port$5534$0 [17];
-  assign man_mode__0 = \port$5534$0 [19:18];
-  assign man_mode__1 = \port$5534$0 [21:20];
-  assign man_mode__2 = \port$5534$0 [23:22];
-  assign man_mode__3 = \port$5534$0 [25:24];
-  assign swchb = \port$5534$0 [15:8];
-  assign paddle_mode__0 = \port$5538$0 [3:2];
-  assign paddle_mode__1 = \port$5538$0 [5:4];
-  assign paddle_mode__2 = \port$5538$0 [7:6];
-  assign paddle_mode__3 = \port$5538$0 [9:8];
-  assign fire_index = \port$5528$0 [15:11];
+  assign frame_skip = \port$5527$0 [23:16];
+  assign paddle_en = \port$5537$0 [0];
+  assign paddle_swap = \port$5537$0 [1];
+  assign noop_index = \port$5527$0 [9:5];
+  assign noops = \port$5527$0 [4:0];
+  assign man_swcha = \port$5533$0 [7:0];
+  assign man_swchb = \port$5533$0 [15:8];
+  assign man_inpt4 = \port$5533$0 [16];
+  assign man_inpt5 = \port$5533$0 [17];
+  assign man_mode__0 = \port$5533$0 [19:18];
+  assign man_mode__1 = \port$5533$0 [21:20];
+  assign man_mode__2 = \port$5533$0 [23:22];
+  assign man_mode__3 = \port$5533$0 [25:24];
+  assign swchb = \port$5533$0 [15:8];
+  assign paddle_mode__0 = \port$5537$0 [3:2];
+  assign paddle_mode__1 = \port$5537$0 [5:4];
+  assign paddle_mode__2 = \port$5537$0 [7:6];
+  assign paddle_mode__3 = \port$5537$0 [9:8];
+  assign fire_index = \port$5527$0 [15:11];
   assign \actions[0]  = actions[11:0];
   assign \actions[0].swcha  = actions[7:0];
   assign \actions[0].inpt4  = actions[8];
