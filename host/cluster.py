@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
+from hls_models.platform import FRAME_SKIP
 from host.errors import UserError
 
 if TYPE_CHECKING:
@@ -247,7 +248,7 @@ class RayCluster:
         where = "embedded local Ray" if self.started_here else f"Ray cluster {self.address}"
         return f"{where}: {len(self.nodes)} node(s), {self.cpus} CPUs"
 
-    def evaluator(self, rom_path, envs_per_block: int, frame_skip: int = 4, sticky: float = 0.0,
+    def evaluator(self, rom_path, envs_per_block: int, frame_skip: int = FRAME_SKIP, sticky: float = 0.0,
                   episode_frames: int = 20_000, backend: str = "ale", policy: str = "float",
                   chunk_rounds: int = CHUNK_ROUNDS, network: str = "small",
                   genome_spec: dict | None = None) -> "RayEvaluator":
@@ -504,7 +505,7 @@ class RayEvaluator:
             busiest node waited on Ray (scheduling, transfers, the driver).
     """
 
-    def __init__(self, cluster: RayCluster, rom_path, envs_per_block: int, frame_skip: int = 4,
+    def __init__(self, cluster: RayCluster, rom_path, envs_per_block: int, frame_skip: int = FRAME_SKIP,
                  sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
                  policy: str = "float", chunk_rounds: int = CHUNK_ROUNDS, network: str = "small",
                  genome_spec: dict | None = None):

@@ -53,6 +53,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from hls_models import preprocessor
+from hls_models.platform import FRAME_SKIP
 from host.policy import make_slot_weights
 
 
@@ -380,7 +381,7 @@ class Evaluator:
     Use as a context manager; :meth:`close` stops the workers and frees shared memory.
     """
 
-    def __init__(self, rom_path, n_workers: int, envs_per_block: int, frame_skip: int = 4,
+    def __init__(self, rom_path, n_workers: int, envs_per_block: int, frame_skip: int = FRAME_SKIP,
                  sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
                  policy: str = "float", network: str = "small"):
         self.n_workers, self.k = int(n_workers), int(envs_per_block)

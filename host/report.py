@@ -58,7 +58,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hls_models.platform import NTSC_COLOUR_CLOCKS_PER_FRAME
+from hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME
 
 RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", "quoted from a publication",
                                   "missing")
@@ -127,7 +127,7 @@ class Inputs:
     games: list[GameInputs]
     clock_mhz: float = 150.0
     lanes: int = 16
-    frame_skip: int = 4
+    frame_skip: int = FRAME_SKIP
     action_select_latency: int | None = None
     action_select_missing: str = ""
     frames: int = 400
@@ -144,7 +144,7 @@ class Inputs:
 # ---------------------------------------------------------------------------------------------
 
 def decision_cycles(colour_clocks_per_frame: float, pp_latency: int, forward_cycles: int, as_latency: int,
-                    frame_skip: int = 4) -> dict:
+                    frame_skip: int = FRAME_SKIP) -> dict:
     """Cycles of one decision: ``{"emulation", "preprocessing", "forward", "action_select", "path",
     "serial", "pipelined", "stall_pipelined"}`` (module doc)."""
     emu = frame_skip * colour_clocks_per_frame
@@ -164,7 +164,7 @@ INSTANCE_PHASES = (("emulation_per_frame", "emulation per frame", "cycles"),
                    ("reset_replay", "reset replay per episode", "cycles"))
 
 
-def instance_decision_cycles(m: dict, frame_skip: int = 4) -> dict:
+def instance_decision_cycles(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
     """Cycles of one decision from the fabric instance's measured phases ``m``
     (:func:`measure_instance_cycles`): the keys of :func:`decision_cycles` plus ``host_rules``.
     ``serial`` is what the instance RTL does (the console waits for the decision path);
@@ -453,7 +453,7 @@ def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[n
     return cc.astype(np.int64), "", cmd
 
 
-def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: int = 4) -> tuple[list | None, str, str]:
+def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[list | None, str, str]:
     """Preprocessor RTL latency on the game's own ALE frames: one observation per decision.
 
     Returns ``(latencies or None, reason when None, screen description)``.
@@ -484,7 +484,7 @@ INSTANCE_LANES = 16     #: the MAC lanes of the instance harness's build (hw.ins
 INSTANCE_NETWORK_SEED = 1   #: the measured network: init_params(1, A), quantised as instance-play does
 
 
-def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int = 4) -> tuple[dict | None, str, str]:
+def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[dict | None, str, str]:
     """Cycles by phase of one episode (cap ``frames``, episode seed ``seed``) on the Verilated
     fabric instance (:class:`host.fabric.FabricEpisodeRunner`, start state replayed), with the
     network ``init_params(1, A)`` quantised on 32 random-play observations (run seed 0), as
@@ -530,7 +530,7 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
             "reset_replay": ep.reset_cycles}, "", cmd
 
 
-def instance_mesh_timing(m: dict, frame_skip: int = 4) -> dict:
+def instance_mesh_timing(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
     """mesh_sim options from the instance's measured phases: ``colour_clocks_per_frame`` = the
     emulation + host-rules cycles per frame (rounded), ``inference_cycles`` = the decision path
     (preprocessor + inference + action select per decision, rounded), with their label."""
@@ -551,7 +551,7 @@ def mesh_cases(generations: int = 2) -> dict:
 
 
 def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: int = 400, seed: int = 0,
-           frame_skip: int = 4, work: Path | None = None, progress=print, instance: bool = True) -> Inputs:
+           frame_skip: int = FRAME_SKIP, work: Path | None = None, progress=print, instance: bool = True) -> Inputs:
     """Measure everything :func:`compute` needs (RTL runs, models, mesh_sim). ``progress(str)`` reports
     steps; ``instance`` False leaves out the fabric instance's episode (reported missing)."""
     from host.games import game_info, resolve_rom

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hls_models.platform import NTSC_COLOUR_CLOCKS_PER_FRAME  # 262 scanlines x 228 colour clocks
+from hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME  # 262 scanlines x 228 colour clocks
 
 #: ALE 0.12 environment reset: 60 NOOP frames + 4 frames RESET + 4 frames RESET.
 ALE_RESET_FRAMES = 60 + 4 + 4
@@ -117,7 +117,7 @@ class NodeParams:
     inference_cycles: int = fallback_inference_cycles(18, 16)
     ale_reset_frames: int = ALE_RESET_FRAMES
     weight_load_s: float = such_network_params(18) * (1e-9 + 1 / 1.2e9)
-    frame_skip: int = 4
+    frame_skip: int = FRAME_SKIP
     inference_pipelined: bool = True
     colour_clocks_per_cycle: int = 1
 

@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from hls_models.platform import FRAME_SKIP
+
 from .faults import parse_faults, random_faults
 from .links import LinkParams
 from .node import ALE_RESET_FRAMES, NTSC_COLOUR_CLOCKS_PER_FRAME, NodeParams, inference_cycles, such_network_params
@@ -87,7 +89,7 @@ class MeshOptions:
     test_episodes: int = 0
     episode_steps: str = "lognormal:2500:0.8"
     episode_frames: int = 20_000
-    frame_skip: int = 4
+    frame_skip: int = FRAME_SKIP
     seed: int = 0
     run_dir: str | None = None
     schedule: str = "static"

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hls_models.platform import FRAME_SKIP
+
 KINDS = ("train", "elite", "test")
 
 
@@ -108,7 +110,7 @@ class Workload:
     phases: list[np.ndarray]
     phase_generation: list[int]
     source: str
-    frame_skip: int = 4
+    frame_skip: int = FRAME_SKIP
     n_actions: int | None = None
     game: str | None = None
     population: int = 0
@@ -153,7 +155,7 @@ def _build(rows: list[tuple[int, int, int, int, int, int, int]], **kw) -> Worklo
 
 def synthetic_workload(population: int = 1000, generations: int = 1, *, episodes_per_individual: int = 1,
                        elite_candidates: int = 10, elite_episodes: int = 30, test_episodes: int = 0,
-                       frame_skip: int = 4, episode_frames: int = 20_000,
+                       frame_skip: int = FRAME_SKIP, episode_frames: int = 20_000,
                        distribution: EpisodeDistribution | None = None, seed: int = 0) -> Workload:
     """Evaluations of a Such et al. style GA with episode lengths drawn from a distribution.
 
@@ -276,7 +278,7 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
         raise ValueError(f"{ep_path} holds no episode records")
     n_actions = config.get("n_actions")
     w = _build(rows, source=f"recorded episodes of {os.path.abspath(run_dir)}",
-               frame_skip=int(config.get("frame_skip", 4)),
+               frame_skip=int(config.get("frame_skip", FRAME_SKIP)),
                n_actions=int(n_actions) if isinstance(n_actions, int) else None,
                game=config.get("game"), population=int(config.get("population", 0) or 0))
     ccpf = config.get("colour_clocks_per_frame")

@@ -37,6 +37,7 @@ import sys
 import time
 from pathlib import Path
 
+from hls_models.platform import FRAME_SKIP
 from host.errors import UserError, float_range, int_range, seed_int
 
 
@@ -108,7 +109,7 @@ def register(subparsers, groups):
                    help="policy steps per episode: fixed:N, uniform:LO:HI or lognormal:MEDIAN:SIGMA")
     g.add_argument("--episode-frames", type=int_range(1, 10**9), default=20000, metavar="F",
                    help="episode cap in frames (Such et al.: 5000 steps x 4)")
-    g.add_argument("--frame-skip", type=int_range(1, 64), default=4, metavar="K", help="frames per policy decision")
+    g.add_argument("--frame-skip", type=int_range(1, 64), default=FRAME_SKIP, metavar="K", help="frames per policy decision")
     g.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the episode lengths")
     s = p.add_argument_group("schedule and faults")
     s.add_argument("--schedule", choices=("static", "pull", "async"), default="static",
