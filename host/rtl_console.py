@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hls_models.frame_skip import PADDLE_DELTA
+from hls_models.frame_skip import PADDLE_DELTA, paddle_needed
 from hwtools.console_harness import ConsoleSim, FrameResult
 
 __all__ = ["RtlConsole", "SYSTEM_SEED", "joystick_inputs", "paddle_inputs"]
@@ -61,12 +61,6 @@ def joystick_inputs(action: int, swap_ports: bool = False, swchb: int = 0x3F) ->
     if swap_ports:
         return {"swcha": swcha, "swchb": swchb, "inpt4": 1, "inpt5": fire}
     return {"swcha": swcha, "swchb": swchb, "inpt4": fire, "inpt5": 1}
-
-
-def paddle_needed(resistance: int) -> int:
-    """CPU cycles after the dump is released until a paddle of ``resistance`` ohms reads
-    charged: Stella 2.4.2's ``(uint32)(1.6 * r * 0.01e-6 * 1.19e6)`` in doubles."""
-    return int(1.6 * resistance * 0.01E-6 * 1.19E6)
 
 
 def paddle_inputs(action: int, resistance: tuple[int, int] | None, swap: bool = False,

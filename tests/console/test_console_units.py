@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from host.rtl_console import _Mt, joystick_inputs, paddle_needed, paddle_inputs
+from hls_models.frame_skip import paddle_needed
+from host.rtl_console import _Mt, joystick_inputs, paddle_inputs
 from hw.tia import hmove_motion
 
 
