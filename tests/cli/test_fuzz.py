@@ -147,7 +147,7 @@ def _set(argv: list[str], opt: str, value: str) -> list[str]:
 
 
 def _stubs(monkeypatch):
-    import host.commands.bench_host as bench_host
+    import host.evaluator_bench
     import host.play
     import host.report
     import host.rtl_console
@@ -156,7 +156,7 @@ def _stubs(monkeypatch):
     monkeypatch.setattr(host.play, "evaluate", _stub)
     monkeypatch.setattr(host.report, "gather", _stub)
     monkeypatch.setattr(host.rtl_console, "RtlConsole", _stub)
-    monkeypatch.setattr(bench_host, "raw_fps", _stub)
+    monkeypatch.setattr(host.evaluator_bench, "raw_fps", _stub)
     import hwtools.synth
     import hwtools.verilator_build
     monkeypatch.setattr(hwtools.verilator_build, "build_shared_lib", _stub)
