@@ -1,5 +1,4 @@
 """Unit checks of the console's ALE-derived rules against independent references."""
-import numpy as np
 import pytest
 
 from hls_models.frame_skip import paddle_needed
