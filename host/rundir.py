@@ -207,6 +207,15 @@ class RunFolder:
 
 
 # -- output folders and files of the other commands (report, synth, mesh, play, rtl-play) --
+def _write_probe(folder: Path) -> None:
+    """Write and remove a one-byte probe file in ``folder``: the check that it is writable.
+    Raises OSError where that fails."""
+    probe = folder / f".nc2600-write-test-{os.getpid()}"
+    with open(probe, "wb") as fh:
+        fh.write(b"x")
+    os.unlink(probe)
+
+
 def prepare_output_folder(path, option: str = "--out") -> Path:
     """Check and create an output folder before any work: a non-empty name, not an existing
     file, creatable and writable (a temp file is made and removed), so that a command fails in
@@ -223,10 +232,7 @@ def prepare_output_folder(path, option: str = "--out") -> Path:
         raise UserError(f"{option} {text!r} exists and is not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".nc2600-write-test-{os.getpid()}"
-        with open(probe, "wb") as fh:
-            fh.write(b"x")
-        os.unlink(probe)
+        _write_probe(out)
     except OSError as exc:
         raise fs_error(exc, f"write into {option}", out) from None
     return out
@@ -244,11 +250,8 @@ def check_output_file(path, option: str = "--out") -> Path:
     folder = p.parent if str(p.parent) else Path(".")
     if not folder.is_dir():
         raise UserError(f"{option} {text!r}: folder {str(folder)!r} does not exist")
-    probe = folder / f".nc2600-write-test-{os.getpid()}"
     try:
-        with open(probe, "wb") as fh:
-            fh.write(b"x")
-        os.unlink(probe)
+        _write_probe(folder)
     except OSError as exc:
         raise fs_error(exc, f"write {option}", p) from None
     return p
