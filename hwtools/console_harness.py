@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from hw.cart import MAPPER_CODES
-from hwtools.verilator_build import ModelState, bind_snapshots, restore_model, save_model
+from hwtools.verilator_build import ModelState, VerilatedModel, bind_snapshots, restore_model, save_model
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "console_harness.cpp"
 MAX_INSTRUCTIONS = 25000   #: ALE's M6502::execute(25000) per TIA::update()
@@ -96,13 +96,15 @@ def _u8p(a: np.ndarray):
     return a.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))
 
 
-class ConsoleSim:
+class ConsoleSim(VerilatedModel):
     """One Verilated console (see the module docstring); ``colour_clocks_per_cycle`` 1 or 3
     chooses the configuration (:class:`hw.console.Console`; same results, by construction).
 
     Raises:
         ValueError: ``colour_clocks_per_cycle`` is not 1 or 3.
     """
+
+    FREE = "con_free"
 
     def __init__(self, colour_clocks_per_cycle: int = 1):
         self.colour_clocks_per_cycle = colour_clocks_per_cycle
@@ -111,12 +113,6 @@ class ConsoleSim:
         self.height = 210
         self.screen = np.zeros((self.height, 160), np.uint8)
         self._info = np.zeros(8, np.int64)
-
-    def __del__(self):
-        h = getattr(self, "_h", None)
-        if h:
-            self._lib.con_free(h)
-            self._h = None
 
     def configure(self, mapper: str, pal: bool, hmove_blanks: bool, ystart: int, height: int) -> None:
         """Set the mapper (:data:`hw.cart.MAPPER_CODES`), PAL (342-line limit, colour loss),

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from hls_models.cpu6507 import Cpu6507Registers
+from hwtools.verilator_build import VerilatedModel
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "cpu6507_harness.cpp"
 
@@ -123,7 +124,7 @@ class BusCycle:
     sync: bool
 
 
-class Cpu6507Harness:
+class Cpu6507Harness(VerilatedModel):
     """The RTL 6507 (Verilated) with a flat 64 KiB RAM, for tests, ``cpu-run`` and benchmarks.
 
     Several harnesses may exist in one process, but calls must not run concurrently from
@@ -145,15 +146,13 @@ class Cpu6507Harness:
         self._log_buf = None
         self._state_buf = (ctypes.c_int32 * 8)()
 
+    FREE = "cpu_free"
+
     def close(self) -> None:
-        """Free the C++ model (also done on garbage collection)."""
+        """Free the C++ model (also done on garbage collection); ``memory`` goes with it."""
         if getattr(self, "_h", None):
             self.memory = None
-            self._lib.cpu_free(self._h)
-            self._h = None
-
-    def __del__(self):
-        self.close()
+        super().close()
 
     def reset(self) -> None:
         """Pulse RES: registers take ALE's reset values; the next 2 cycles read $FFFC/$FFFD."""

@@ -20,8 +20,8 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-from hwtools.verilator_build import (SAVABLE_ARGS, ModelState, bind_snapshots, fst_link_args, lz4_shim_args, restore_model, save_model,
-                                      savable_harness)
+from hwtools.verilator_build import (SAVABLE_ARGS, ModelState, VerilatedModel, bind_snapshots, fst_link_args,
+                                      lz4_shim_args, restore_model, save_model, savable_harness)
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "instance_harness.cpp"
 HANDSHAKE_LIMIT = 1000          #: clocks a single AXI handshake may take
@@ -99,7 +99,7 @@ def _lib(height: int, fmt: str, node: bool = False, trace: bool = False) -> ctyp
     return _LIBS[key]
 
 
-class InstanceSim:
+class InstanceSim(VerilatedModel):
     """One Verilated instance behind a PYNQ-shaped MMIO interface (see module doc).
 
     Args:
@@ -111,6 +111,8 @@ class InstanceSim:
         ValueError: ``trace`` with ``node``.
     """
 
+    FREE = "inst_free"
+
     def __init__(self, height: int = 210, fmt: str = "NTSC", node: bool = False, trace: bool = False):
         if trace and node:
             raise ValueError("waveform tracing is built for one instance, not the node")
@@ -118,14 +120,6 @@ class InstanceSim:
         self._lib = _lib(height, fmt, node, bool(trace))
         self._h = self._lib.inst_new()
         self._word = ctypes.c_uint32()
-
-    def close(self) -> None:
-        if getattr(self, "_h", None):
-            self._lib.inst_free(self._h)
-            self._h = None
-
-    def __del__(self):
-        self.close()
 
     # -- pynq.MMIO's interface ---------------------------------------------------------------
     def read(self, offset: int, length: int = 4) -> int:

@@ -21,12 +21,14 @@ from hw.policy_engine import generate
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "policy_engine_harness.cpp"
 
 
-class PolicyEngineRTL:
+class PolicyEngineRTL(verilator_build.VerilatedModel):
     """The policy engine with ``lanes`` MAC lanes (and 18 action registers) in Verilator.
 
     Raises:
         ValueError: ``lanes`` outside the supported range (at elaboration).
     """
+
+    FREE = "pe_free"
 
     def __init__(self, lanes: int = 16):
         self.lanes = model.check_lanes(lanes)
@@ -45,18 +47,6 @@ class PolicyEngineRTL:
         self.n_actions: int | None = None
         self.last_cycles: int | None = None
         self.last_load_cycles: int | None = None
-
-    def close(self) -> None:
-        """Free the Verilated model."""
-        if self._h:
-            self._lib.pe_free(self._h)
-            self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
 
     @property
     def cycles(self) -> int:

@@ -21,7 +21,7 @@ HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "preprocessor_harness.cp
 DEFAULT_YSTART = 34   #: ALE's default first screen row (scanline)
 
 
-class PreprocessorRTL:
+class PreprocessorRTL(verilator_build.VerilatedModel):
     """The preprocessor RTL for screen height ``height`` and palette ``fmt`` in Verilator.
 
     Args:
@@ -33,6 +33,8 @@ class PreprocessorRTL:
             (``preprocessor3``: three colour clocks per beat, 76 beats per scanline, the
             three-colour-clock console's stream).
     """
+
+    FREE = "pp_free"
 
     def __init__(self, height: int = 210, fmt: str = "NTSC", lines_total: int | None = None,
                  ystart: int = DEFAULT_YSTART, pixels_per_cycle: int = 1):
@@ -62,18 +64,6 @@ class PreprocessorRTL:
                                       ctypes.c_int, ctypes.c_int]
         lib.pp_read_stack.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         self._h = ctypes.c_void_p(lib.pp_new())
-
-    def close(self) -> None:
-        """Free the Verilated model."""
-        if self._h:
-            self._lib.pp_free(self._h)
-            self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
 
     def clear(self) -> None:
         """Pulse ``clear`` for one cycle (empty stack, ``obs_valid`` and ``sync_error`` low)."""

@@ -42,6 +42,30 @@ MEM_SERIALIZE_H = Path(__file__).resolve().parent / "cpp" / "mem_serialize.h"
 SAVABLE_ARGS = ("--savable",)
 
 
+class VerilatedModel:
+    """Base of the ctypes harnesses' model objects: one C++ model, the handle ``self._h`` from the
+    harness library ``self._lib``, freed by the library function named in ``FREE``.
+
+    :meth:`close` frees it once (later calls do nothing); ``__del__`` closes, also for an object
+    whose ``__init__`` stopped before the handle existed, and ignores errors at interpreter exit.
+    """
+
+    FREE = ""   #: the harness library's free function, e.g. ``"con_free"``
+
+    def close(self) -> None:
+        """Free the C++ model (also done on garbage collection)."""
+        h = getattr(self, "_h", None)
+        if h:
+            getattr(self._lib, self.FREE)(h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
+
 def savable_harness(harness_cpp: str) -> str:
     """``harness_cpp`` with the memory (de)serialiser in front (for builds with ``--savable``)."""
     return MEM_SERIALIZE_H.read_text() + harness_cpp
