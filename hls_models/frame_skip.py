@@ -77,6 +77,19 @@ def paddle_needed(resistance: int) -> int:
     return (int(resistance) * PADDLE_MULT) >> PADDLE_SHIFT
 
 
+#: ALE action ids that turn paddle 0 right (resistance down): RIGHT, UPRIGHT, DOWNRIGHT and their
+#: FIRE forms; and left (resistance up). ALE 0.12 ``ALEState::applyActionPaddles``.
+PADDLE_RIGHT_ACTIONS = frozenset((3, 6, 8, 11, 14, 16))
+PADDLE_LEFT_ACTIONS = frozenset((4, 7, 9, 12, 15, 17))
+
+
+def paddle_direction(action: int) -> int:
+    """How ALE action id ``action`` (0..17) moves paddle 0: -1 right, +1 left, 0 not at all (the
+    ``direction`` of :func:`paddle_step`)."""
+    a = int(action)
+    return -1 if a in PADDLE_RIGHT_ACTIONS else 1 if a in PADDLE_LEFT_ACTIONS else 0
+
+
 def paddle_step(resistance: int, direction: int, lo: int, hi: int) -> int:
     """Paddle 0's resistance after one frame of an action moving it ``direction``
     (-1 right, 0 none, +1 left), clamped to ``lo..hi`` ohms (ALE 0.12)."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_needed
+from hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_direction, paddle_needed
 
 # register map (hw.instance.REGISTERS; repeated here so that the driver needs no hw import)
 ID, STATUS, CONTROL, CONSOLE_CFG, EP_CFG, EP_FRAMES, TIMER_INIT, INPUTS = 0x0, 0x4, 0x8, 0xC, 0x10, 0x14, 0x18, 0x1C
@@ -292,13 +292,11 @@ class FabricEpisodeRunner:
     def _table(self, console) -> None:
         from host.rtl_console import joystick_inputs, paddle_inputs
         cs = console.settings
-        right = (3, 6, 8, 11, 14, 16)
-        left = (4, 7, 9, 12, 15, 17)
         for i, a in enumerate(self.ids):
             if console.paddles:
                 inp = paddle_inputs(a, tuple(console.paddle), swap=cs.swap_paddles,
                                     right_paddles=cs.right_paddles, swchb=console.swchb)
-                direction = 2 if a in right else 1 if a in left else 0
+                direction = {-1: 2, 1: 1, 0: 0}[paddle_direction(a)]   # the table's code: 1 left +, 2 right -
             else:
                 inp = joystick_inputs(a, cs.swap_ports, console.swchb)
                 direction = 0

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hls_models.frame_skip import PADDLE_DELTA, paddle_needed
+from hls_models.frame_skip import paddle_direction, paddle_needed, paddle_step
 from hwtools.console_harness import ConsoleSim, FrameResult
 
 __all__ = ["RtlConsole", "SYSTEM_SEED", "joystick_inputs", "paddle_inputs"]
@@ -168,11 +168,8 @@ class RtlConsole:
             self.swchb &= ~0x02
         if self.paddles:
             if self.paddle is not None:
-                a = int(action)
-                delta = -PADDLE_DELTA if a in (3, 6, 8, 11, 14, 16) else \
-                    PADDLE_DELTA if a in (4, 7, 9, 12, 15, 17) else 0
                 lo, hi = self.paddle_range
-                self.paddle[0] = min(max(self.paddle[0] + delta, lo), hi)
+                self.paddle[0] = paddle_step(self.paddle[0], paddle_direction(action), lo, hi)
             self.sim.set_inputs(**paddle_inputs(action, None if self.paddle is None else tuple(self.paddle),
                                                 swap=self.settings.swap_paddles,
                                                 right_paddles=self.settings.right_paddles, swchb=self.swchb))

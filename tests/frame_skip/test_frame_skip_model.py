@@ -82,6 +82,14 @@ def test_paddle_needed_equals_stellas_doubles_exhaustively():
         fs.paddle_needed(fs.PADDLE_R_MAX + 1)
 
 
+def test_paddle_direction_from_ales_action_names():
+    # ALE's own names: an action whose name says RIGHT turns the paddle right (-1), LEFT left (+1)
+    import ale_py
+    for action in list(ale_py.Action)[:18]:
+        want = -1 if "RIGHT" in action.name else 1 if "LEFT" in action.name else 0
+        assert fs.paddle_direction(action.value) == want, action.name
+
+
 def test_paddle_step_clamps():
     assert fs.paddle_step(30000, -1, 27450, 790196) == 27450
     assert fs.paddle_step(780000, +1, 27450, 790196) == 790196
