@@ -73,7 +73,7 @@ def paddle_inputs(action: int, resistance: tuple[int, int] | None, swap: bool = 
     (infinite resistance, never charged)."""
     a = int(action)
     swcha = 0xFF
-    if a == 1 or 10 <= a <= 17:
+    if "F" in _DIRS.get(a, ""):            # FIRE and the 8 direction+FIRE actions
         swcha &= ~(0x40 if swap else 0x80)
     if a == RESET_ACTION:
         swchb &= ~0x01
