@@ -37,6 +37,8 @@ TIA register 0 in a 2600. ALE's reference model is ``hls_models/cpu6507.py``.
 """
 
 
+from types import SimpleNamespace
+
 from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
@@ -493,337 +495,34 @@ class Cpu6507(wiring.Component):
         flag_sel = Mux(ir[7], Mux(ir[6], p.z, p.c), Mux(ir[6], p.v, p.n))
         taken = flag_sel == ir[5]
 
-        # Store value (Kind.W), ALE's SHA/SHX/SHY/SHS use (final address high byte + 1).
-        h1 = Signal(8)
-        m.d.comb += h1.eq(ad[8:16] + 1)
-        store = Signal(8)
-        with m.Switch(dec.alu):
-            with m.Case(Alu.STA):
-                m.d.comb += store.eq(a)
-            with m.Case(Alu.STX):
-                m.d.comb += store.eq(x)
-            with m.Case(Alu.STY):
-                m.d.comb += store.eq(y)
-            with m.Case(Alu.SAX):
-                m.d.comb += store.eq(a & x)
-            with m.Case(Alu.SHA, Alu.SHS):
-                m.d.comb += store.eq(a & x & h1)
-            with m.Case(Alu.SHX):
-                m.d.comb += store.eq(x & h1)
-            with m.Case(Alu.SHY):
-                m.d.comb += store.eq(y & h1)
-
-        # RMW modify step on dl.
-        modified = Signal(8)
-        mod_c = Signal()
-        with m.Switch(dec.rmw):
-            with m.Case(Rmw.ASL):
-                m.d.comb += [modified.eq(dl << 1), mod_c.eq(dl[7])]
-            with m.Case(Rmw.LSR):
-                m.d.comb += [modified.eq(dl >> 1), mod_c.eq(dl[0])]
-            with m.Case(Rmw.ROL):
-                m.d.comb += [modified.eq(Cat(p.c, dl[0:7])), mod_c.eq(dl[7])]
-            with m.Case(Rmw.ROR):
-                m.d.comb += [modified.eq(Cat(dl[1:8], p.c)), mod_c.eq(dl[0])]
-            with m.Case(Rmw.INC):
-                m.d.comb += [modified.eq(dl + 1), mod_c.eq(p.c)]
-            with m.Case(Rmw.DEC):
-                m.d.comb += [modified.eq(dl - 1), mod_c.eq(p.c)]
-
-        def derived(registered):
-            """Sums the state machine's updates use: combinational, or (``registered``, with
-            ``clocks_per_cycle=3``) registered at every clock, one clock after their inputs change
-            (at a cycle's edge, or the operation unit's write, which falls on one), two clocks
-            before the next edge uses them."""
-            vals = {"pc_inc": (pc + 1)[0:16], "bt": (pc + dl.as_signed())[0:16],
-                    "s_inc": (s + 1)[0:8], "s_dec": (s - 1)[0:8], "ad_idx": ad[0:8] + idx,
-                    "ad_x": (ad[0:8] + x)[0:8], "ad_1": (ad[0:8] + 1)[0:8], "tmp_y": tmp + y,
-                    "adh_ixc": (ad[8:16] + ixc)[0:8]}
-            out = {}
-            for name, v in vals.items():
-                sig = Signal(len(v), name=name + ("_r" if registered else ""))
-                (m.d.sync if registered else m.d.comb).__iadd__(sig.eq(v))
-                out[name] = sig
-            return out
-
-        # ---------------------------------------------------------------- bus FSM
-        def fsm(m, advance, st, dv):
-            """The bus state machine over the state view ``st``; called for the registers, the bus
-            outputs and once per probe (_Probe)."""
-            m.d.comb += [self.addr.eq(pc), rd.eq(1)]
-            with st.switch(m):
-                with st.case(m, State.FETCH):
-                    m.d.comb += self.sync.eq(1)
-                    with m.If(advance):
-                        m.d.sync += [ir.eq(self.din), dec.eq(dec_din), pc.eq(dv["pc_inc"]), state.eq(State.T1)]
-
-                with st.case(m, State.T1):
-                    no_inc = Signal()
-                    m.d.comb += no_inc.eq((dec.mode == Mode.IMP) | (dec.mode == Mode.RTS) | (dec.mode == Mode.RTI)
-                                          | (dec.mode == Mode.PSH) | (dec.mode == Mode.PUL) | (dec.mode == Mode.JAM))
-                    m.d.comb += self.dummy.eq(no_inc)
-                    with m.If(advance):
-                        with m.If(~no_inc):
-                            m.d.sync += pc.eq(dv["pc_inc"])
-                        with m.Switch(dec.mode):
-                            with m.Case(Mode.IMP, Mode.IMM):
-                                m.d.comb += exec_en.eq(1)
-                                m.d.sync += state.eq(State.FETCH)
-                            with m.Case(Mode.ZP):
-                                m.d.sync += [ad.eq(self.din), state.eq(State.EA)]
-                            with m.Case(Mode.ZPI):
-                                m.d.sync += [ad.eq(self.din), state.eq(State.ZPIDX)]
-                            with m.Case(Mode.ABS, Mode.ABI, Mode.JMP, Mode.IND, Mode.JSR):
-                                m.d.sync += ad[0:8].eq(self.din)
-                                m.d.sync += state.eq(Mux(dec.mode == Mode.JSR, State.JSR1, State.ADH))
-                            with m.Case(Mode.IZX):
-                                m.d.sync += [ad.eq(self.din), state.eq(State.IZX0)]
-                            with m.Case(Mode.IZY):
-                                m.d.sync += [ad.eq(self.din), state.eq(State.IZY0)]
-                            with m.Case(Mode.REL):
-                                m.d.sync += [dl.eq(self.din), state.eq(Mux(taken, State.BR1, State.FETCH))]
-                            with m.Case(Mode.BRK):
-                                m.d.sync += state.eq(State.BRK1)
-                            with m.Case(Mode.RTS, Mode.RTI, Mode.PUL):
-                                m.d.sync += state.eq(State.STKINC)
-                            with m.Case(Mode.PSH):
-                                m.d.sync += state.eq(State.PSH1)
-                            with m.Case(Mode.JAM):
-                                m.d.sync += state.eq(State.JAMMED)
-
-                with st.case(m, State.ZPIDX):
-                    m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
-                    with m.If(advance):
-                        m.d.sync += [ad[0:8].eq(dv["ad_idx"]), state.eq(State.EA)]
-
-                with st.case(m, State.ADH):
-                    with m.If(advance):
-                        m.d.sync += pc.eq(dv["pc_inc"])
-                        with m.Switch(dec.mode):
-                            with m.Case(Mode.ABS):
-                                m.d.sync += [ad[8:16].eq(self.din), state.eq(State.EA)]
-                            with m.Case(Mode.JMP):
-                                m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
-                            with m.Case(Mode.IND):
-                                m.d.sync += [ad[8:16].eq(self.din), state.eq(State.JI0)]
-                            with m.Default():  # ABI
-                                sum9 = dv["ad_idx"]
-                                m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
-                                             state.eq(State.IDXFIX)]
-
-                with st.case(m, State.IDXFIX):
-                    final = (dec.kind == Kind.R) & ~ixc
-                    m.d.comb += [self.addr.eq(ad), self.dummy.eq(~final)]
-                    with m.If(advance):
-                        with m.If(final):
-                            m.d.comb += exec_en.eq(1)
-                            m.d.sync += state.eq(State.FETCH)
-                        with m.Else():
-                            m.d.sync += [ad[8:16].eq(dv["adh_ixc"]), state.eq(State.EA)]
-
-                with st.case(m, State.IZX0):
-                    m.d.comb += [self.addr.eq(zp_ad), self.dummy.eq(1)]
-                    with m.If(advance):
-                        m.d.sync += [ad[0:8].eq(dv["ad_x"]), state.eq(State.IZX1)]
-
-                with st.case(m, State.IZX1):
-                    m.d.comb += self.addr.eq(zp_ad)
-                    with m.If(advance):
-                        m.d.sync += [tmp.eq(self.din), ad[0:8].eq(dv["ad_1"]), state.eq(State.IZX2)]
-
-                with st.case(m, State.IZX2):
-                    m.d.comb += self.addr.eq(zp_ad)
-                    with m.If(advance):
-                        m.d.sync += [ad.eq(Cat(tmp, self.din)), state.eq(State.EA)]
-
-                with st.case(m, State.IZY0):
-                    m.d.comb += self.addr.eq(zp_ad)
-                    with m.If(advance):
-                        m.d.sync += [tmp.eq(self.din), ad[0:8].eq(dv["ad_1"]), state.eq(State.IZY1)]
-
-                with st.case(m, State.IZY1):
-                    m.d.comb += self.addr.eq(zp_ad)
-                    with m.If(advance):
-                        sum9 = dv["tmp_y"]
-                        m.d.sync += [ad.eq(Cat(sum9[0:8], self.din)), ixc.eq(sum9[8]),
-                                     state.eq(State.IDXFIX)]
-
-                with st.case(m, State.EA):
-                    m.d.comb += self.addr.eq(ad)
-                    with m.Switch(dec.kind):
-                        with m.Case(Kind.R):
-                            with m.If(advance):
-                                m.d.comb += exec_en.eq(1)
-                                m.d.sync += state.eq(State.FETCH)
-                        with m.Case(Kind.W):
-                            m.d.comb += [rd.eq(0), self.dout.eq(store)]
-                            with m.If(advance):
-                                m.d.sync += state.eq(State.FETCH)
-                                with m.If(dec.alu == Alu.SHS):
-                                    m.d.sync += s.eq(a & x)
-                        with m.Default():  # Kind.M
-                            with m.If(advance):
-                                m.d.sync += [dl.eq(self.din), state.eq(State.RMW1)]
-
-                with st.case(m, State.RMW1):
-                    m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), self.dummy.eq(1)]
-                    with m.If(advance):
-                        m.d.sync += [dl.eq(modified), p.c.eq(mod_c), state.eq(State.RMW2)]
-
-                with st.case(m, State.RMW2):
-                    m.d.comb += [self.addr.eq(ad), rd.eq(0), self.dout.eq(dl), exec_o.eq(dl)]
-                    with m.If(advance):
-                        m.d.comb += exec_en.eq(1)
-                        m.d.sync += state.eq(State.FETCH)
-
-                with st.case(m, State.BR1):
-                    m.d.comb += self.dummy.eq(1)
-                    with m.If(advance):
-                        with m.If(dv["bt"][8:16] == pc[8:16]):
-                            m.d.sync += [pc.eq(dv["bt"]), state.eq(State.FETCH)]
-                        with m.Else():
-                            m.d.sync += [pc[0:8].eq(dv["bt"][0:8]), ad[8:16].eq(dv["bt"][8:16]),
-                                         state.eq(State.BR2)]
-
-                with st.case(m, State.BR2):
-                    m.d.comb += self.dummy.eq(1)
-                    with m.If(advance):
-                        m.d.sync += [pc[8:16].eq(ad[8:16]), state.eq(State.FETCH)]
-
-                with st.case(m, State.JSR1):
-                    m.d.comb += self.addr.eq(stack)
-                    with m.If(advance):
-                        m.d.sync += state.eq(State.JSR2)
-
-                with st.case(m, State.JSR2, State.BRK1):
-                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[8:16])]
-                    with m.If(advance):
-                        m.d.sync += [s.eq(dv["s_dec"]), state.eq(Mux(state == State.JSR2, State.JSR3, State.BRK2))]
-
-                with st.case(m, State.JSR3, State.BRK2):
-                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(pc[0:8])]
-                    with m.If(advance):
-                        m.d.sync += [s.eq(dv["s_dec"]), state.eq(Mux(state == State.JSR3, State.JSR4, State.BRK3))]
-
-                with st.case(m, State.JSR4):
-                    with m.If(advance):
-                        m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
-
-                with st.case(m, State.BRK3):
-                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(p)]
-                    with m.If(advance):
-                        m.d.sync += [s.eq(dv["s_dec"]), p.i.eq(1), state.eq(State.BRK4)]
-
-                with st.case(m, State.BRK4, State.RST0):
-                    m.d.comb += self.addr.eq(Mux(state == State.BRK4, 0xFFFE, 0xFFFC))
-                    with m.If(advance):
-                        m.d.sync += [ad[0:8].eq(self.din),
-                                     state.eq(Mux(state == State.BRK4, State.BRK5, State.RST1))]
-
-                with st.case(m, State.BRK5, State.RST1):
-                    m.d.comb += self.addr.eq(Mux(state == State.BRK5, 0xFFFF, 0xFFFD))
-                    with m.If(advance):
-                        m.d.sync += [pc.eq(Cat(ad[0:8], self.din)), state.eq(State.FETCH)]
-
-                with st.case(m, State.STKINC):
-                    m.d.comb += self.addr.eq(stack)
-                    with m.If(advance):
-                        m.d.sync += s.eq(dv["s_inc"])
-                        with m.Switch(dec.mode):
-                            with m.Case(Mode.PUL):
-                                m.d.sync += state.eq(State.PUL2)
-                            with m.Case(Mode.RTS):
-                                m.d.sync += state.eq(State.RTS2)
-                            with m.Default():
-                                m.d.sync += state.eq(State.RTI2)
-
-                with st.case(m, State.PUL2):
-                    m.d.comb += self.addr.eq(stack)
-                    with m.If(advance):
-                        m.d.comb += exec_en.eq(1)
-                        m.d.sync += state.eq(State.FETCH)
-
-                with st.case(m, State.RTS2, State.RTI3):
-                    m.d.comb += self.addr.eq(stack)
-                    with m.If(advance):
-                        m.d.sync += [ad[0:8].eq(self.din), s.eq(dv["s_inc"]),
-                                     state.eq(Mux(state == State.RTS2, State.RTS3, State.RTI4))]
-
-                with st.case(m, State.RTS3, State.RTI4):
-                    m.d.comb += self.addr.eq(stack)
-                    with m.If(advance):
-                        m.d.sync += [pc.eq(Cat(ad[0:8], self.din)),
-                                     state.eq(Mux(state == State.RTS3, State.RTS4, State.FETCH))]
-
-                with st.case(m, State.RTS4):
-                    with m.If(advance):
-                        m.d.sync += [pc.eq(dv["pc_inc"]), state.eq(State.FETCH)]
-
-                with st.case(m, State.RTI2):
-                    m.d.comb += self.addr.eq(stack)
-                    with m.If(advance):
-                        m.d.sync += [s.eq(dv["s_inc"]), state.eq(State.RTI3)]
-                        m.d.sync += _flags_from(p, self.din)
-
-                with st.case(m, State.PSH1):
-                    m.d.comb += [self.addr.eq(stack), rd.eq(0), self.dout.eq(Mux(ir[6], a, p.as_value()))]
-                    with m.If(advance):
-                        m.d.sync += [s.eq(dv["s_dec"]), state.eq(State.FETCH)]
-
-                with st.case(m, State.JI0):
-                    m.d.comb += self.addr.eq(ad)
-                    with m.If(advance):
-                        m.d.sync += [tmp.eq(self.din), state.eq(State.JI1)]
-
-                with st.case(m, State.JI1):
-                    m.d.comb += self.addr.eq(Cat((ad[0:8] + 1)[0:8], ad[8:16]))  # NMOS page-wrap bug
-                    with m.If(advance):
-                        m.d.sync += [pc.eq(Cat(tmp, self.din)), state.eq(State.FETCH)]
-
-                with st.case(m, State.JAMMED):
-                    m.d.comb += self.dummy.eq(1)
+        # the registers and wires the parts below share (store value, RMW modify, sums, bus FSM)
+        r = SimpleNamespace(a=a, x=x, y=y, s=s, pc=pc, p=p, ir=ir, state=state, ad=ad, tmp=tmp, dl=dl, ixc=ixc,
+                            dec=dec, dec_din=dec_din, rd=rd, exec_en=exec_en, exec_o=exec_o, idx=idx, stack=stack,
+                            zp_ad=zp_ad, taken=taken)
+        r.store = self._store_value(m, r)
+        r.modified, r.mod_c = self._rmw_modify(m, r)
 
         binary = _Binary(state)
         # (one-hot copies of the state and of the operation were tried and measured deeper: Yosys
         # turns a Switch over one-hot wildcard patterns into a priority chain per register)
-        comb_dv = derived(False)
-        fsm(m, advance, binary, derived(True) if self.clocks_per_cycle == 3 else comb_dv)
+        comb_dv = self._derived(m, r, False)
+        self._bus_fsm(m, r, advance, binary, self._derived(m, r, True) if self.clocks_per_cycle == 3 else comb_dv)
         # probes: the same state machine, evaluated into comb signals only
         #  * fetch_next: the cycle after this one is an opcode fetch if the core advances at its
         #    end (a function of registers only: no transition into FETCH depends on din)
         #  * pc_next: the program counter after this edge (pc when the core does not advance)
         state_adv = Signal(State.as_shape())
         m.d.comb += [state_adv.eq(state), self.pc_next.eq(pc)]
-        fsm(_Probe(m, [(state, state_adv)], self._bus_outputs(rd, exec_en, exec_o)), Const(1), binary, comb_dv)
-        fsm(_Probe(m, [(pc, self.pc_next)], self._bus_outputs(rd, exec_en, exec_o)), advance, binary, comb_dv)
+        shared = self._bus_outputs(rd, exec_en, exec_o)
+        self._bus_fsm(_Probe(m, [(state, state_adv)], shared), r, Const(1), binary, comb_dv)
+        self._bus_fsm(_Probe(m, [(pc, self.pc_next)], shared), r, advance, binary, comb_dv)
         m.d.comb += self.fetch_next.eq(state_adv == State.FETCH)
 
         # ---------------------------------------------------------------- operations
         if self.clocks_per_cycle == 1:
             self._operations(m, exec_en, _Binary(exec_op), exec_o, a, x, y, s, p)
         else:
-            # three register stages: the operation and its operand at the cycle's edge (0), the
-            # operands' binary values of ALE's BCD rule (A), the binary and decimal sums (B); the
-            # registers are written at the third clock after the edge (C)
-            en0, enA, enB = Signal(), Signal(), Signal()
-            op0, opA, opB = Signal(Alu), Signal(Alu), Signal(Alu)
-            o0, oA, oB = Signal(8), Signal(8), Signal(8)
-            m.d.sync += [en0.eq(exec_en & ~self.load_en), op0.eq(exec_op), o0.eq(exec_o),
-                         enA.eq(en0 & ~self.load_en), opA.eq(op0), oA.eq(o0),
-                         enB.eq(enA & ~self.load_en), opB.eq(opA), oB.eq(oA)]
-            bin_a, bin_o = Signal(8), Signal(8)
-            m.d.sync += [bin_a.eq(_table(m, a, _bcd_to_binary_int)), bin_o.eq(_table(m, o0, _bcd_to_binary_int))]
-            bsum, dsum, dadj = Signal(9), Signal(9), Signal(signed(10))
-            ddiff = Signal(signed(10))
-            m.d.comb += ddiff.eq(bin_a - bin_o - ~p.c)   # unsigned - unsigned is signed
-            arr = Signal(ArrResult)
-            cmp = Signal(9)     # CMP/CPX/CPY/SBX: register - operand
-            cmp_reg = Mux(opA == Alu.CPX, x, Mux(opA == Alu.CPY, y, Mux(opA == Alu.SBX, a & x, a)))
-            m.d.sync += cmp.eq(cmp_reg - oA)
-            m.d.sync += [bsum.eq(a + Mux(opA == Alu.SBC, ~oA, oA) + p.c), dsum.eq(bin_a + bin_o + p.c),
-                         dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, oA, p))]
-            self._operations(m, enB, _Binary(opB), oB, a, x, y, s, p,
-                             pre={"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr, "cmp": cmp})
+            self._staged_operations(m, exec_en, exec_op, exec_o, a, x, y, s, p)
 
         # ---------------------------------------------------------------- state load
         with m.If(self.load_en):
@@ -833,6 +532,327 @@ class Cpu6507(wiring.Component):
             ]
             m.d.comb += [self.pc_next.eq(self.load.pc), state_adv.eq(State.FETCH)]
         return m
+
+    def _staged_operations(self, m, exec_en, exec_op, exec_o, a, x, y, s, p):
+        """``clocks_per_cycle=3``: the operation requested at a cycle's edge carried out over three
+        register stages: the operation and its operand at the edge (0), the operands' binary values
+        of ALE's BCD rule (A), the binary and decimal sums (B); :meth:`_operations` writes the
+        registers at the third clock after the edge (C)."""
+        en0, enA, enB = Signal(), Signal(), Signal()
+        op0, opA, opB = Signal(Alu), Signal(Alu), Signal(Alu)
+        o0, oA, oB = Signal(8), Signal(8), Signal(8)
+        m.d.sync += [en0.eq(exec_en & ~self.load_en), op0.eq(exec_op), o0.eq(exec_o),
+                     enA.eq(en0 & ~self.load_en), opA.eq(op0), oA.eq(o0),
+                     enB.eq(enA & ~self.load_en), opB.eq(opA), oB.eq(oA)]
+        bin_a, bin_o = Signal(8), Signal(8)
+        m.d.sync += [bin_a.eq(_table(m, a, _bcd_to_binary_int)), bin_o.eq(_table(m, o0, _bcd_to_binary_int))]
+        bsum, dsum, dadj = Signal(9), Signal(9), Signal(signed(10))
+        ddiff = Signal(signed(10))
+        m.d.comb += ddiff.eq(bin_a - bin_o - ~p.c)   # unsigned - unsigned is signed
+        arr = Signal(ArrResult)
+        cmp = Signal(9)     # CMP/CPX/CPY/SBX: register - operand
+        cmp_reg = Mux(opA == Alu.CPX, x, Mux(opA == Alu.CPY, y, Mux(opA == Alu.SBX, a & x, a)))
+        m.d.sync += cmp.eq(cmp_reg - oA)
+        m.d.sync += [bsum.eq(a + Mux(opA == Alu.SBC, ~oA, oA) + p.c), dsum.eq(bin_a + bin_o + p.c),
+                     dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, oA, p))]
+        self._operations(m, enB, _Binary(opB), oB, a, x, y, s, p,
+                         pre={"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr, "cmp": cmp})
+
+    def _store_value(self, m, r):
+        """The store value of ``Kind.W`` (STA, STX, STY, SAX; ALE's SHA/SHX/SHY/SHS use the final
+        address's high byte + 1): an 8-bit Signal."""
+        h1 = Signal(8)
+        m.d.comb += h1.eq(r.ad[8:16] + 1)
+        store = Signal(8)
+        with m.Switch(r.dec.alu):
+            with m.Case(Alu.STA):
+                m.d.comb += store.eq(r.a)
+            with m.Case(Alu.STX):
+                m.d.comb += store.eq(r.x)
+            with m.Case(Alu.STY):
+                m.d.comb += store.eq(r.y)
+            with m.Case(Alu.SAX):
+                m.d.comb += store.eq(r.a & r.x)
+            with m.Case(Alu.SHA, Alu.SHS):
+                m.d.comb += store.eq(r.a & r.x & h1)
+            with m.Case(Alu.SHX):
+                m.d.comb += store.eq(r.x & h1)
+            with m.Case(Alu.SHY):
+                m.d.comb += store.eq(r.y & h1)
+        return store
+
+    def _rmw_modify(self, m, r):
+        """The modify step of a read-modify-write instruction on ``dl``: (the 8-bit result, its
+        carry out)."""
+        modified = Signal(8)
+        mod_c = Signal()
+        with m.Switch(r.dec.rmw):
+            with m.Case(Rmw.ASL):
+                m.d.comb += [modified.eq(r.dl << 1), mod_c.eq(r.dl[7])]
+            with m.Case(Rmw.LSR):
+                m.d.comb += [modified.eq(r.dl >> 1), mod_c.eq(r.dl[0])]
+            with m.Case(Rmw.ROL):
+                m.d.comb += [modified.eq(Cat(r.p.c, r.dl[0:7])), mod_c.eq(r.dl[7])]
+            with m.Case(Rmw.ROR):
+                m.d.comb += [modified.eq(Cat(r.dl[1:8], r.p.c)), mod_c.eq(r.dl[0])]
+            with m.Case(Rmw.INC):
+                m.d.comb += [modified.eq(r.dl + 1), mod_c.eq(r.p.c)]
+            with m.Case(Rmw.DEC):
+                m.d.comb += [modified.eq(r.dl - 1), mod_c.eq(r.p.c)]
+        return modified, mod_c
+
+    def _derived(self, m, r, registered):
+        """Sums the state machine's updates use: combinational, or (``registered``, with
+        ``clocks_per_cycle=3``) registered at every clock, one clock after their inputs change
+        (at a cycle's edge, or the operation unit's write, which falls on one), two clocks
+        before the next edge uses them."""
+        vals = {"pc_inc": (r.pc + 1)[0:16], "bt": (r.pc + r.dl.as_signed())[0:16],
+                "s_inc": (r.s + 1)[0:8], "s_dec": (r.s - 1)[0:8], "ad_idx": r.ad[0:8] + r.idx,
+                "ad_x": (r.ad[0:8] + r.x)[0:8], "ad_1": (r.ad[0:8] + 1)[0:8], "tmp_y": r.tmp + r.y,
+                "adh_ixc": (r.ad[8:16] + r.ixc)[0:8]}
+        out = {}
+        for name, v in vals.items():
+            sig = Signal(len(v), name=name + ("_r" if registered else ""))
+            (m.d.sync if registered else m.d.comb).__iadd__(sig.eq(v))
+            out[name] = sig
+        return out
+
+    # ---------------------------------------------------------------- bus FSM
+    def _bus_fsm(self, m, r, advance, st, dv):
+        """The bus state machine over the state view ``st`` and the sums ``dv`` (:meth:`_derived`);
+        called for the registers, the bus outputs and once per probe (:class:`_Probe`)."""
+        m.d.comb += [self.addr.eq(r.pc), r.rd.eq(1)]
+        with st.switch(m):
+            with st.case(m, State.FETCH):
+                m.d.comb += self.sync.eq(1)
+                with m.If(advance):
+                    m.d.sync += [r.ir.eq(self.din), r.dec.eq(r.dec_din), r.pc.eq(dv["pc_inc"]), r.state.eq(State.T1)]
+
+            with st.case(m, State.T1):
+                no_inc = Signal()
+                m.d.comb += no_inc.eq((r.dec.mode == Mode.IMP) | (r.dec.mode == Mode.RTS) | (r.dec.mode == Mode.RTI)
+                                      | (r.dec.mode == Mode.PSH) | (r.dec.mode == Mode.PUL) | (r.dec.mode == Mode.JAM))
+                m.d.comb += self.dummy.eq(no_inc)
+                with m.If(advance):
+                    with m.If(~no_inc):
+                        m.d.sync += r.pc.eq(dv["pc_inc"])
+                    with m.Switch(r.dec.mode):
+                        with m.Case(Mode.IMP, Mode.IMM):
+                            m.d.comb += r.exec_en.eq(1)
+                            m.d.sync += r.state.eq(State.FETCH)
+                        with m.Case(Mode.ZP):
+                            m.d.sync += [r.ad.eq(self.din), r.state.eq(State.EA)]
+                        with m.Case(Mode.ZPI):
+                            m.d.sync += [r.ad.eq(self.din), r.state.eq(State.ZPIDX)]
+                        with m.Case(Mode.ABS, Mode.ABI, Mode.JMP, Mode.IND, Mode.JSR):
+                            m.d.sync += r.ad[0:8].eq(self.din)
+                            m.d.sync += r.state.eq(Mux(r.dec.mode == Mode.JSR, State.JSR1, State.ADH))
+                        with m.Case(Mode.IZX):
+                            m.d.sync += [r.ad.eq(self.din), r.state.eq(State.IZX0)]
+                        with m.Case(Mode.IZY):
+                            m.d.sync += [r.ad.eq(self.din), r.state.eq(State.IZY0)]
+                        with m.Case(Mode.REL):
+                            m.d.sync += [r.dl.eq(self.din), r.state.eq(Mux(r.taken, State.BR1, State.FETCH))]
+                        with m.Case(Mode.BRK):
+                            m.d.sync += r.state.eq(State.BRK1)
+                        with m.Case(Mode.RTS, Mode.RTI, Mode.PUL):
+                            m.d.sync += r.state.eq(State.STKINC)
+                        with m.Case(Mode.PSH):
+                            m.d.sync += r.state.eq(State.PSH1)
+                        with m.Case(Mode.JAM):
+                            m.d.sync += r.state.eq(State.JAMMED)
+
+            with st.case(m, State.ZPIDX):
+                m.d.comb += [self.addr.eq(r.zp_ad), self.dummy.eq(1)]
+                with m.If(advance):
+                    m.d.sync += [r.ad[0:8].eq(dv["ad_idx"]), r.state.eq(State.EA)]
+
+            with st.case(m, State.ADH):
+                with m.If(advance):
+                    m.d.sync += r.pc.eq(dv["pc_inc"])
+                    with m.Switch(r.dec.mode):
+                        with m.Case(Mode.ABS):
+                            m.d.sync += [r.ad[8:16].eq(self.din), r.state.eq(State.EA)]
+                        with m.Case(Mode.JMP):
+                            m.d.sync += [r.pc.eq(Cat(r.ad[0:8], self.din)), r.state.eq(State.FETCH)]
+                        with m.Case(Mode.IND):
+                            m.d.sync += [r.ad[8:16].eq(self.din), r.state.eq(State.JI0)]
+                        with m.Default():  # ABI
+                            sum9 = dv["ad_idx"]
+                            m.d.sync += [r.ad.eq(Cat(sum9[0:8], self.din)), r.ixc.eq(sum9[8]),
+                                         r.state.eq(State.IDXFIX)]
+
+            with st.case(m, State.IDXFIX):
+                final = (r.dec.kind == Kind.R) & ~r.ixc
+                m.d.comb += [self.addr.eq(r.ad), self.dummy.eq(~final)]
+                with m.If(advance):
+                    with m.If(final):
+                        m.d.comb += r.exec_en.eq(1)
+                        m.d.sync += r.state.eq(State.FETCH)
+                    with m.Else():
+                        m.d.sync += [r.ad[8:16].eq(dv["adh_ixc"]), r.state.eq(State.EA)]
+
+            with st.case(m, State.IZX0):
+                m.d.comb += [self.addr.eq(r.zp_ad), self.dummy.eq(1)]
+                with m.If(advance):
+                    m.d.sync += [r.ad[0:8].eq(dv["ad_x"]), r.state.eq(State.IZX1)]
+
+            with st.case(m, State.IZX1):
+                m.d.comb += self.addr.eq(r.zp_ad)
+                with m.If(advance):
+                    m.d.sync += [r.tmp.eq(self.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZX2)]
+
+            with st.case(m, State.IZX2):
+                m.d.comb += self.addr.eq(r.zp_ad)
+                with m.If(advance):
+                    m.d.sync += [r.ad.eq(Cat(r.tmp, self.din)), r.state.eq(State.EA)]
+
+            with st.case(m, State.IZY0):
+                m.d.comb += self.addr.eq(r.zp_ad)
+                with m.If(advance):
+                    m.d.sync += [r.tmp.eq(self.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZY1)]
+
+            with st.case(m, State.IZY1):
+                m.d.comb += self.addr.eq(r.zp_ad)
+                with m.If(advance):
+                    sum9 = dv["tmp_y"]
+                    m.d.sync += [r.ad.eq(Cat(sum9[0:8], self.din)), r.ixc.eq(sum9[8]),
+                                 r.state.eq(State.IDXFIX)]
+
+            with st.case(m, State.EA):
+                m.d.comb += self.addr.eq(r.ad)
+                with m.Switch(r.dec.kind):
+                    with m.Case(Kind.R):
+                        with m.If(advance):
+                            m.d.comb += r.exec_en.eq(1)
+                            m.d.sync += r.state.eq(State.FETCH)
+                    with m.Case(Kind.W):
+                        m.d.comb += [r.rd.eq(0), self.dout.eq(r.store)]
+                        with m.If(advance):
+                            m.d.sync += r.state.eq(State.FETCH)
+                            with m.If(r.dec.alu == Alu.SHS):
+                                m.d.sync += r.s.eq(r.a & r.x)
+                    with m.Default():  # Kind.M
+                        with m.If(advance):
+                            m.d.sync += [r.dl.eq(self.din), r.state.eq(State.RMW1)]
+
+            with st.case(m, State.RMW1):
+                m.d.comb += [self.addr.eq(r.ad), r.rd.eq(0), self.dout.eq(r.dl), self.dummy.eq(1)]
+                with m.If(advance):
+                    m.d.sync += [r.dl.eq(r.modified), r.p.c.eq(r.mod_c), r.state.eq(State.RMW2)]
+
+            with st.case(m, State.RMW2):
+                m.d.comb += [self.addr.eq(r.ad), r.rd.eq(0), self.dout.eq(r.dl), r.exec_o.eq(r.dl)]
+                with m.If(advance):
+                    m.d.comb += r.exec_en.eq(1)
+                    m.d.sync += r.state.eq(State.FETCH)
+
+            with st.case(m, State.BR1):
+                m.d.comb += self.dummy.eq(1)
+                with m.If(advance):
+                    with m.If(dv["bt"][8:16] == r.pc[8:16]):
+                        m.d.sync += [r.pc.eq(dv["bt"]), r.state.eq(State.FETCH)]
+                    with m.Else():
+                        m.d.sync += [r.pc[0:8].eq(dv["bt"][0:8]), r.ad[8:16].eq(dv["bt"][8:16]),
+                                     r.state.eq(State.BR2)]
+
+            with st.case(m, State.BR2):
+                m.d.comb += self.dummy.eq(1)
+                with m.If(advance):
+                    m.d.sync += [r.pc[8:16].eq(r.ad[8:16]), r.state.eq(State.FETCH)]
+
+            with st.case(m, State.JSR1):
+                m.d.comb += self.addr.eq(r.stack)
+                with m.If(advance):
+                    m.d.sync += r.state.eq(State.JSR2)
+
+            with st.case(m, State.JSR2, State.BRK1):
+                m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.pc[8:16])]
+                with m.If(advance):
+                    m.d.sync += [r.s.eq(dv["s_dec"]), r.state.eq(Mux(r.state == State.JSR2, State.JSR3, State.BRK2))]
+
+            with st.case(m, State.JSR3, State.BRK2):
+                m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.pc[0:8])]
+                with m.If(advance):
+                    m.d.sync += [r.s.eq(dv["s_dec"]), r.state.eq(Mux(r.state == State.JSR3, State.JSR4, State.BRK3))]
+
+            with st.case(m, State.JSR4):
+                with m.If(advance):
+                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], self.din)), r.state.eq(State.FETCH)]
+
+            with st.case(m, State.BRK3):
+                m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.p)]
+                with m.If(advance):
+                    m.d.sync += [r.s.eq(dv["s_dec"]), r.p.i.eq(1), r.state.eq(State.BRK4)]
+
+            with st.case(m, State.BRK4, State.RST0):
+                m.d.comb += self.addr.eq(Mux(r.state == State.BRK4, 0xFFFE, 0xFFFC))
+                with m.If(advance):
+                    m.d.sync += [r.ad[0:8].eq(self.din),
+                                 r.state.eq(Mux(r.state == State.BRK4, State.BRK5, State.RST1))]
+
+            with st.case(m, State.BRK5, State.RST1):
+                m.d.comb += self.addr.eq(Mux(r.state == State.BRK5, 0xFFFF, 0xFFFD))
+                with m.If(advance):
+                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], self.din)), r.state.eq(State.FETCH)]
+
+            with st.case(m, State.STKINC):
+                m.d.comb += self.addr.eq(r.stack)
+                with m.If(advance):
+                    m.d.sync += r.s.eq(dv["s_inc"])
+                    with m.Switch(r.dec.mode):
+                        with m.Case(Mode.PUL):
+                            m.d.sync += r.state.eq(State.PUL2)
+                        with m.Case(Mode.RTS):
+                            m.d.sync += r.state.eq(State.RTS2)
+                        with m.Default():
+                            m.d.sync += r.state.eq(State.RTI2)
+
+            with st.case(m, State.PUL2):
+                m.d.comb += self.addr.eq(r.stack)
+                with m.If(advance):
+                    m.d.comb += r.exec_en.eq(1)
+                    m.d.sync += r.state.eq(State.FETCH)
+
+            with st.case(m, State.RTS2, State.RTI3):
+                m.d.comb += self.addr.eq(r.stack)
+                with m.If(advance):
+                    m.d.sync += [r.ad[0:8].eq(self.din), r.s.eq(dv["s_inc"]),
+                                 r.state.eq(Mux(r.state == State.RTS2, State.RTS3, State.RTI4))]
+
+            with st.case(m, State.RTS3, State.RTI4):
+                m.d.comb += self.addr.eq(r.stack)
+                with m.If(advance):
+                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], self.din)),
+                                 r.state.eq(Mux(r.state == State.RTS3, State.RTS4, State.FETCH))]
+
+            with st.case(m, State.RTS4):
+                with m.If(advance):
+                    m.d.sync += [r.pc.eq(dv["pc_inc"]), r.state.eq(State.FETCH)]
+
+            with st.case(m, State.RTI2):
+                m.d.comb += self.addr.eq(r.stack)
+                with m.If(advance):
+                    m.d.sync += [r.s.eq(dv["s_inc"]), r.state.eq(State.RTI3)]
+                    m.d.sync += _flags_from(r.p, self.din)
+
+            with st.case(m, State.PSH1):
+                m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(Mux(r.ir[6], r.a, r.p.as_value()))]
+                with m.If(advance):
+                    m.d.sync += [r.s.eq(dv["s_dec"]), r.state.eq(State.FETCH)]
+
+            with st.case(m, State.JI0):
+                m.d.comb += self.addr.eq(r.ad)
+                with m.If(advance):
+                    m.d.sync += [r.tmp.eq(self.din), r.state.eq(State.JI1)]
+
+            with st.case(m, State.JI1):
+                m.d.comb += self.addr.eq(Cat((r.ad[0:8] + 1)[0:8], r.ad[8:16]))  # NMOS page-wrap bug
+                with m.If(advance):
+                    m.d.sync += [r.pc.eq(Cat(r.tmp, self.din)), r.state.eq(State.FETCH)]
+
+            with st.case(m, State.JAMMED):
+                m.d.comb += self.dummy.eq(1)
 
     def _operations(self, m, exec_en, op, o, a, x, y, s, p, pre=None):
         """Register updates of the operation requested in this cycle (ALE's rules).
