@@ -1,6 +1,6 @@
 """Cartridge mappers of ALE's ROM set as Amaranth logic (Stella 2.4.2 bank-switching rules).
 
-The ROM image lives in a 16 KiB memory loaded by the host (``host_*`` ports); the mapper is
+The ROM image lives in a 16 KiB memory loaded by the host (``host_rom`` port); the mapper is
 a run-time input (``mapper``, codes in :data:`MAPPER_CODES`), chosen by the host from the
 ROM with :func:`hls_models.cartridge.detect_mapper` (ALE's auto-detection), never from the
 file name. Rules (read from Stella 2.4.2's ``Cart*.cxx``):
@@ -33,31 +33,39 @@ file name. Rules (read from Stella 2.4.2's ``Cart*.cxx``):
 from __future__ import annotations
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal
-from amaranth.hdl import Elaboratable
+from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from hw.bus import CpuBusSignature, HostLoadSignature
 
 __all__ = ["Cart", "MAPPER_CODES"]
 
 MAPPER_CODES = {"2K": 0, "4K": 1, "F8": 2, "F6": 3, "F8SC": 4, "F6SC": 5, "E0": 6, "FE": 7, "DPC": 8}
 
 
-class Cart(Elaboratable):
+class Cart(wiring.Component):
     """Bank-switching logic, ROM and SuperChip RAM.
 
-    Bus: ``sel`` (A12 = 1), ``addr[13]`` (A12..A0), ``write``, ``wdata``, ``strobe`` (the
-    access completes at this edge, non-dummy), ``rdata``. ``rdata`` is the read data of the
-    access that completed at the previous clock edge, valid in the clock after it while
-    ``addr`` still holds that access: the 16 KiB ROM is read synchronously (a block RAM,
-    4 BRAM36 on 7-series) with the address (bank, E0 slice, DPC fetcher) of the access's last
-    clock; the byte's source (ROM, ROM AND the DPC flag, or the other byte: SuperChip RAM, DPC
-    random number or flag) and the DPC flag the access saw are registered at that edge. The
-    console's CPU samples it one clock after its cycle's last colour clock.
-    Host: ``host_we_rom``, ``host_we_ram``, ``host_addr[14]``, ``host_wdata``,
-    ``host_rdata`` (cart RAM byte at ``host_addr``).
+    Ports:
+        bus: In(:data:`hw.bus.CpuBusSignature`): ``sel`` the cartridge's chip select (A12 = 1),
+            ``addr`` A12..A0, ``strobe`` (the access completes at this edge, non-dummy).
+            ``bus.rdata`` is the read data of the access that completed at the previous clock
+            edge, valid in the clock after it while ``addr`` still holds that access: the 16 KiB
+            ROM is read synchronously (a block RAM, 4 BRAM36 on 7-series) with the address (bank,
+            E0 slice, DPC fetcher) of the access's last clock; the byte's source (ROM, ROM AND
+            the DPC flag, or the other byte: SuperChip RAM, DPC random number or flag) and the
+            DPC flag the access saw are registered at that edge. The console's CPU samples it one
+            clock after its cycle's last colour clock.
+        a13: In(1), A13 of the CPU's 16-bit address (the FE mapper's bank, Stella's rule).
+        mapper: In(4), :data:`MAPPER_CODES`.
+        host_rom, host_ram: In(:data:`hw.bus.HostLoadSignature`), the ROM image (write only:
+            ``host_rom.rdata`` is 0) and the SuperChip RAM (``addr[0:7]``).
+        bank: Out(2), the F8/F6 bank (for the host's view).
 
     ``rom_read="comb"`` reads the ROM combinationally instead (for a console that runs one CPU
     cycle per clock, where the address is not known a clock ahead: distributed RAM/LUTs instead
-    of block RAM on an FPGA); ``rdata`` is then the read data of the access in its own clock.
+    of block RAM on an FPGA); ``bus.rdata`` is then the read data of the access in its own clock.
 
     Raises:
         ValueError: ``rom_read`` is not ``"sync"`` or ``"comb"``.
@@ -65,22 +73,17 @@ class Cart(Elaboratable):
 
     def __init__(self, rom_read: str = "sync"):
         if rom_read not in ("sync", "comb"):
+            self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise ValueError(f"rom_read must be 'sync' or 'comb', not {rom_read!r}")
         self.rom_read = rom_read
-        self.mapper = Signal(4)
-        self.sel = Signal()
-        self.addr = Signal(13)
-        self.a13 = Signal()
-        self.write = Signal()
-        self.wdata = Signal(8)
-        self.strobe = Signal()
-        self.rdata = Signal(8)
-        self.host_we_rom = Signal()
-        self.host_we_ram = Signal()
-        self.host_addr = Signal(14)
-        self.host_wdata = Signal(8)
-        self.host_rdata = Signal(8)
-        self.bank = Signal(2)
+        super().__init__({
+            "bus": In(CpuBusSignature),
+            "a13": In(1),
+            "mapper": In(4),
+            "host_rom": In(HostLoadSignature),
+            "host_ram": In(HostLoadSignature),
+            "bank": Out(2),
+        })
 
     def elaborate(self, platform):
         m = Module()
@@ -95,12 +98,13 @@ class Cart(Elaboratable):
         ram_r = ram.read_port(domain="comb")
         ram_h = ram.read_port(domain="comb")
         ram_w = ram.write_port()
-        m.d.comb += [rom_w.addr.eq(self.host_addr), rom_w.data.eq(self.host_wdata),
-                     rom_w.en.eq(self.host_we_rom),
-                     ram_h.addr.eq(self.host_addr[0:7]), self.host_rdata.eq(ram_h.data)]
+        bus, host_rom, host_ram = self.bus, self.host_rom, self.host_ram
+        m.d.comb += [rom_w.addr.eq(host_rom.addr), rom_w.data.eq(host_rom.wdata),
+                     rom_w.en.eq(host_rom.we),
+                     ram_h.addr.eq(host_ram.addr[0:7]), host_ram.rdata.eq(ram_h.data)]
 
         mp = self.mapper
-        a = self.addr[0:12]
+        a = bus.addr[0:12]
         bank = self.bank
         init_done = Signal()
         slices = [Signal(3, name=f"slice{i}") for i in range(3)]
@@ -110,7 +114,7 @@ class Cart(Elaboratable):
                                     (mp == MAPPER_CODES["DPC"]), 1, 0))
             m.d.sync += [slices[0].eq(4), slices[1].eq(5), slices[2].eq(6)]
 
-        access = self.sel & self.strobe
+        access = bus.sel & bus.strobe
         f8 = (mp == MAPPER_CODES["F8"]) | (mp == MAPPER_CODES["F8SC"])
         f6 = (mp == MAPPER_CODES["F6"]) | (mp == MAPPER_CODES["F6SC"])
         sc = (mp == MAPPER_CODES["F8SC"]) | (mp == MAPPER_CODES["F6SC"])
@@ -121,7 +125,7 @@ class Cart(Elaboratable):
         # bank after this access (hotspot reads return the new bank's byte)
         new_bank = Signal(2)
         m.d.comb += new_bank.eq(bank)
-        with m.If(self.sel):
+        with m.If(bus.sel):
             with m.If(f8 & ((a == 0xFF8) | (a == 0xFF9))):
                 m.d.comb += new_bank.eq(a - 0xFF8)
             with m.If(f6 & (a >= 0xFF6) & (a <= 0xFF9)):
@@ -129,7 +133,7 @@ class Cart(Elaboratable):
         new_slices = [Signal(3, name=f"new_slice{i}") for i in range(3)]
         for i in range(3):
             m.d.comb += new_slices[i].eq(slices[i])
-            with m.If(self.sel & e0 & (a >= 0xFE0 + 8 * i) & (a < 0xFE8 + 8 * i)):
+            with m.If(bus.sel & e0 & (a >= 0xFE0 + 8 * i) & (a < 0xFE8 + 8 * i)):
                 m.d.comb += new_slices[i].eq(a[0:3])
         with m.If(access & init_done):
             m.d.sync += bank.eq(new_bank)
@@ -147,8 +151,8 @@ class Cart(Elaboratable):
         fb = Const(0b1001011001101001, 16)   # Stella's feedback table, bit i = f[i]
         rng_next = Signal(8)
         m.d.comb += rng_next.eq(Cat(fb.bit_select(Cat(rng[3:6], rng[7]), 1), rng[0:7]))
-        dev_read = self.sel & ~self.write & ((a < 0x080) | (a >= 0xFC0))
-        dev_access = dev_read | (self.sel & self.write)
+        dev_read = bus.sel & ~bus.write & ((a < 0x080) | (a >= 0xFC0))
+        dev_access = dev_read | (bus.sel & bus.write)
         idx = a[0:3]
         func = a[3:6]
         cnt_i = Array(counters)[idx]
@@ -159,7 +163,7 @@ class Cart(Elaboratable):
         m.d.comb += flag_new.eq(Mux(cnt_i[0:8] == top_i, 0xFF, Mux(cnt_i[0:8] == bot_i, 0, flag_i)))
         music_i = Signal()
         m.d.comb += music_i.eq(Mux(idx >= 5, Array(music + [Const(0, 1)] * 5)[idx - 5], 0))
-        dpc_reg_read = dpc & self.sel & ~self.write & (a < 0x040)
+        dpc_reg_read = dpc & bus.sel & ~bus.write & (a < 0x040)
         dpc_rdata = Signal(8)
         disp_addr = Signal(14)
         m.d.comb += disp_addr.eq(8192 + (2047 - cnt_i))
@@ -174,23 +178,23 @@ class Cart(Elaboratable):
                     else:
                         with m.If(~music[i - 5]):
                             m.d.sync += counters[i].eq(counters[i] - 1)
-        with m.If(dpc & access & self.write & (a >= 0x040) & (a < 0x080)):
+        with m.If(dpc & access & bus.write & (a >= 0x040) & (a < 0x080)):
             for i in range(8):
                 with m.If(idx == i):
                     with m.Switch(func):
                         with m.Case(0):
-                            m.d.sync += [tops[i].eq(self.wdata), flags[i].eq(0)]
+                            m.d.sync += [tops[i].eq(bus.wdata), flags[i].eq(0)]
                         with m.Case(1):
-                            m.d.sync += bottoms[i].eq(self.wdata)
+                            m.d.sync += bottoms[i].eq(bus.wdata)
                         with m.Case(2):
                             if i >= 5:
-                                m.d.sync += counters[i][0:8].eq(Mux(music[i - 5], tops[i], self.wdata))
+                                m.d.sync += counters[i][0:8].eq(Mux(music[i - 5], tops[i], bus.wdata))
                             else:
-                                m.d.sync += counters[i][0:8].eq(self.wdata)
+                                m.d.sync += counters[i][0:8].eq(bus.wdata)
                         with m.Case(3):
-                            m.d.sync += counters[i][8:11].eq(self.wdata[0:3])
+                            m.d.sync += counters[i][8:11].eq(bus.wdata[0:3])
                             if i >= 5:
-                                m.d.sync += music[i - 5].eq(self.wdata[4])
+                                m.d.sync += music[i - 5].eq(bus.wdata[4])
                         with m.Case(6):
                             m.d.sync += rng.eq(1)
 
@@ -232,9 +236,9 @@ class Cart(Elaboratable):
         dpc_rom = dpc_reg_read & ((func == 1) | (func == 2))
         seen += [flag_seen.eq(flag_new), other_seen.eq(Mux(ram_read, ram_r.data, dpc_rdata)),
                      rom_seen.eq(~ram_read & (~dpc_reg_read | dpc_rom)), masked_seen.eq(dpc_reg_read & (func == 2))]
-        m.d.comb += self.rdata.eq(Mux(rom_seen, Mux(masked_seen, rom_r.data & flag_seen, rom_r.data), other_seen))
+        m.d.comb += bus.rdata.eq(Mux(rom_seen, Mux(masked_seen, rom_r.data & flag_seen, rom_r.data), other_seen))
         # the write port's address and data do not depend on the strobe (only its enable does)
-        m.d.comb += [ram_w.addr.eq(Mux(self.host_we_ram, self.host_addr[0:7], a[0:7])),
-                     ram_w.data.eq(Mux(self.host_we_ram, self.host_wdata, self.wdata)),
-                     ram_w.en.eq(self.host_we_ram | (access & self.write & ram_write))]
+        m.d.comb += [ram_w.addr.eq(Mux(host_ram.we, host_ram.addr[0:7], a[0:7])),
+                     ram_w.data.eq(Mux(host_ram.we, host_ram.wdata, bus.wdata)),
+                     ram_w.en.eq(host_ram.we | (access & bus.write & ram_write))]
         return m

@@ -37,10 +37,14 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
 
 Configuration inputs (set before reset): ``mapper`` (:data:`hw.cart.MAPPER_CODES`),
 ``pal``, ``hmove_blanks``, ``ystart``, ``height``, ``timer_init`` (ALE's RNG draw for the
-RIOT timer). Controllers: ``swcha``, ``swchb``, ``inpt4``, ``inpt5``,
-``paddle{i}_needed`` (CPU cycles for the paddle capacitor), ``paddle{i}_mode``.
-Host port: ``host_we_rom``/``host_we_ram``/``host_we_riot``, ``host_addr``,
-``host_wdata``; ``host_riot_rdata``/``host_cart_rdata`` read RAM combinationally.
+RIOT timer). Controllers: ``controllers`` (:data:`ControllerSignature`: SWCHA, SWCHB, INPT4,
+INPT5 and the four paddles, :data:`hw.tia.PaddlesSignature`). Host ports (:data:`hw.bus.HostLoadSignature`,
+written while the console is held in reset): ``host_rom`` (the cartridge ROM image), ``host_ram``
+(the SuperChip RAM) and ``host_riot`` (the RIOT RAM); the RAMs read combinationally.
+
+Inside, the CPU bus reaches each chip as one :data:`hw.bus.CpuBusSignature` (its chip select
+from :func:`chip_selects`), joined with ``wiring.connect``; the registered parts of the path
+(the one-colour-clock console's bus registers and read-data stage) stay explicit.
 
 Pixel stream (``pixels``, :data:`PixelStreamSignature`, one beat per colour clock; what the
 preprocessor consumes with ``wiring.connect``): ``pixel`` the palette index of this colour
@@ -55,12 +59,14 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw import reproducible
+from hw.bus import CpuBusSignature, HostLoadSignature
 from hw.cart import MAPPER_CODES, Cart
 from hw.cpu6507 import Cpu6507
 from hw.riot import Riot
-from hw.tia import Tia
+from hw.tia import PaddlesSignature, Tia
 
-__all__ = ["Console", "PixelStreamSignature", "PixelStream3Signature", "SUPPORTED", "generate"]
+__all__ = ["Console", "ControllerSignature", "PixelStreamSignature", "PixelStream3Signature", "SUPPORTED",
+           "chip_selects", "generate"]
 
 #: Mappers the console implements (see :mod:`hw.cart`).
 SUPPORTED = tuple(MAPPER_CODES)
@@ -73,6 +79,20 @@ PixelStreamSignature = wiring.Signature({
     "frame_end": Out(1),    # strobe: ALE's frame boundary (the clock that starts the next frame)
 })
 
+#: The console's controller inputs, Stella's pins (producer: whoever plays: the frame-skip
+#: controller's drive, :data:`hw.frame_skip.ConsoleDriveSignature`, or a harness; consumer: the
+#: console, which passes SWCHA/SWCHB to the RIOT and the fire buttons and paddles to the TIA).
+#: Initial values: nothing pressed, switches as ALE leaves them, no paddle attached.
+ControllerSignature = wiring.Signature({
+    "swcha": Out(8, init=0xFF),   # joystick directions of both ports (bits 7..4 left port: right, left,
+                                  # down, up; 3..0 right port), paddle fire buttons; active low
+    "swchb": Out(8, init=0x3F),   # console switches: 0 reset, 1 select (active low), 3 colour,
+                                  # 6/7 left/right difficulty (0 = B)
+    "inpt4": Out(1, init=1),      # left joystick fire (INPT4 bit 7), active low
+    "inpt5": Out(1, init=1),      # right joystick fire (INPT5 bit 7), active low
+    "paddles": Out(PaddlesSignature),   # paddles 0..3 (INPT0..3)
+})
+
 
 #: The console's ports for one colour clock per cycle (see the module docstring), in order.
 _PORTS = {
@@ -82,26 +102,11 @@ _PORTS = {
     "ystart": In(9),
     "height": In(9),
     "timer_init": In(8),
-    "swcha": In(8),
-    "swchb": In(8),
-    "inpt4": In(1),
-    "inpt5": In(1),
-    "paddle0_needed": In(32),
-    "paddle1_needed": In(32),
-    "paddle2_needed": In(32),
-    "paddle3_needed": In(32),
-    "paddle0_mode": In(2),
-    "paddle1_mode": In(2),
-    "paddle2_mode": In(2),
-    "paddle3_mode": In(2),
+    "controllers": In(ControllerSignature),
     "start_frame": In(1),
-    "host_we_rom": In(1),
-    "host_we_ram": In(1),
-    "host_we_riot": In(1),
-    "host_addr": In(14),
-    "host_wdata": In(8),
-    "host_riot_rdata": Out(8),
-    "host_cart_rdata": Out(8),
+    "host_rom": In(HostLoadSignature),
+    "host_ram": In(HostLoadSignature),
+    "host_riot": In(HostLoadSignature),
     "pixel": Out(8),
     "drawn": Out(1),
     "pixel_x": Out(8),
@@ -131,11 +136,57 @@ PixelStream3Signature = wiring.Signature({
 
 
 def chip_selects(a):
-    """The 2600's chip selects from the 13-bit address ``a``: (cartridge, TIA, RIOT RAM, RIOT I/O
-    and timer), each a 1-bit Amaranth value. A12 selects the cartridge; below it A7 = 0 is the
-    TIA, A7 = 1 the RIOT, whose A9 picks RAM (0) or I/O and timer (1) (Stella 2.4.2's
+    """The 2600's chip selects from the 13-bit address ``a``: (cartridge, TIA, RIOT), each a
+    1-bit Amaranth value. A12 selects the cartridge; below it A7 = 0 is the TIA, A7 = 1 the RIOT
+    (whose A9 picks RAM or I/O and timer inside it: :class:`hw.riot.Riot`) (Stella 2.4.2's
     ``System``/``M6532`` mapping; 6532 data sheet chip-select pins)."""
-    return a[12], ~a[12] & ~a[7], ~a[12] & a[7] & ~a[9], ~a[12] & a[7] & a[9]
+    return a[12], ~a[12] & ~a[7], ~a[12] & a[7]
+
+
+def _chip_buses(m, a, write, wdata, strobe, cycle_end):
+    """The CPU bus as each chip sees it: three :data:`hw.bus.CpuBusSignature` interfaces
+    (cartridge, TIA, RIOT), each with its chip select from :func:`chip_selects` and the shared
+    address ``a`` (A12..A0), ``write``, ``wdata``, ``strobe`` and ``cycle_end``; the chips are
+    joined to them with ``wiring.connect`` and their ``rdata`` read back here."""
+    buses = []
+    for name, sel in zip(("cart_bus", "tia_bus", "riot_bus"), chip_selects(a)):
+        bus = CpuBusSignature.create(path=(name,))
+        m.d.comb += [bus.sel.eq(sel), bus.addr.eq(a), bus.write.eq(write), bus.wdata.eq(wdata),
+                     bus.strobe.eq(strobe), bus.cycle_end.eq(cycle_end)]
+        buses.append(bus)
+    return buses
+
+
+def _read_data(m, cart_bus, tia_bus, riot_rdata):
+    """The CPU's read data: the selected chip's ``rdata`` (``riot_rdata``: the RIOT's, possibly
+    registered by the caller); returns an 8-bit Signal."""
+    din = Signal(8)
+    with m.If(cart_bus.sel):
+        m.d.comb += din.eq(cart_bus.rdata)
+    with m.Elif(tia_bus.sel):
+        m.d.comb += din.eq(tia_bus.rdata)
+    with m.Else():
+        m.d.comb += din.eq(riot_rdata)
+    return din
+
+def _connect_chips(m, console, tia, riot, cart, buses):
+    """The plain arrows between the console's ports, its CPU bus and the chips: the chip buses,
+    the host load ports, the paddles; SWCHA/SWCHB go to the RIOT and the fire buttons to the
+    TIA (the controller port split between the two chips)."""
+    cart_bus, tia_bus, riot_bus = buses
+    wiring.connect(m, cart_bus, cart.bus)
+    wiring.connect(m, tia_bus, tia.bus)
+    wiring.connect(m, riot_bus, riot.bus)
+    wiring.connect(m, wiring.flipped(console.host_rom), cart.host_rom)
+    wiring.connect(m, wiring.flipped(console.host_ram), cart.host_ram)
+    wiring.connect(m, wiring.flipped(console.host_riot), riot.host)
+    ctl = console.controllers
+    wiring.connect(m, wiring.flipped(ctl.paddles), tia.paddles)
+    m.d.comb += [riot.swcha.eq(ctl.swcha), riot.swchb.eq(ctl.swchb),
+                 tia.inpt4.eq(ctl.inpt4), tia.inpt5.eq(ctl.inpt5),
+                 tia.pal.eq(console.pal), tia.hmove_blanks.eq(console.hmove_blanks),
+                 riot.timer_init.eq(console.timer_init), cart.mapper.eq(console.mapper),
+                 console.bank.eq(cart.bank)]
 
 class Console(wiring.Component):
     """The whole console (see the module docstring for the ports' meaning).
@@ -235,7 +286,10 @@ class Console(wiring.Component):
                 m.d.sync += frame_line.eq(0)
 
         a = bus_addr[0:13]
-        sel_cart, sel_tia, sel_ram, sel_io = chip_selects(a)
+        buses = _chip_buses(m, a, ~bus_rw, bus_dout, strobe, cycle_end)
+        cart_bus, tia_bus, riot_bus = buses
+        _connect_chips(m, self, tia, riot, cart, buses)
+        m.d.comb += cart.a13.eq(bus_addr[13])
         last_bus = Signal(8)
         last_was_read = Signal()
         odd_last = Signal()
@@ -244,54 +298,28 @@ class Console(wiring.Component):
         drawn = Signal()
         m.d.comb += drawn.eq(counting & in_window & (hpos >= 68))
 
+        clk = tia.clocks[0]
         m.d.comb += [
-            tia.bus_strobe.eq(strobe & sel_tia), tia.cycle_end.eq(cycle_end),
-            tia.bus_write.eq(~bus_rw), tia.bus_addr.eq(a[0:6]), tia.bus_wdata.eq(bus_dout),
             tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read),
-            tia.hpos.eq(hpos), tia.advance.eq(counting), tia.drawn.eq(drawn),
-            tia.line_end_drawn.eq(counting & in_window & (hpos == 227)),
-            tia.cyc.eq(cyc), tia.frame_start.eq(self.start_frame),
-            tia.line.eq(line), tia.pal.eq(self.pal), tia.hmove_blanks.eq(self.hmove_blanks),
-            tia.inpt4.eq(self.inpt4), tia.inpt5.eq(self.inpt5), tia.odd_last_frame.eq(odd_last),
-        ]
-        for i in range(4):
-            m.d.comb += [tia.paddle_needed[i].eq(getattr(self, f"paddle{i}_needed")),
-                         tia.paddle_mode[i].eq(getattr(self, f"paddle{i}_mode"))]
-        m.d.comb += [
-            riot.sel_ram.eq(sel_ram), riot.sel_io.eq(sel_io), riot.addr.eq(a[0:10]),
-            riot.write.eq(~bus_rw), riot.wdata.eq(bus_dout), riot.strobe.eq(strobe),
-            riot.cycle_end.eq(cycle_end),
-            riot.timer_init.eq(self.timer_init), riot.swcha.eq(self.swcha), riot.swchb.eq(self.swchb),
-            riot.host_we.eq(self.host_we_riot), riot.host_addr.eq(self.host_addr[0:7]),
-            riot.host_wdata.eq(self.host_wdata), self.host_riot_rdata.eq(riot.host_rdata),
-        ]
-        m.d.comb += [
-            cart.mapper.eq(self.mapper), cart.sel.eq(sel_cart), cart.addr.eq(a), cart.a13.eq(bus_addr[13]),
-            cart.write.eq(~bus_rw), cart.wdata.eq(bus_dout), cart.strobe.eq(strobe & counting),
-            cart.host_we_rom.eq(self.host_we_rom), cart.host_we_ram.eq(self.host_we_ram),
-            cart.host_addr.eq(self.host_addr), cart.host_wdata.eq(self.host_wdata),
-            self.host_cart_rdata.eq(cart.host_rdata), self.bank.eq(cart.bank),
+            clk.hpos.eq(hpos), clk.advance.eq(counting), clk.drawn.eq(drawn),
+            clk.line_end_drawn.eq(counting & in_window & (hpos == 227)),
+            clk.cyc.eq(cyc), clk.frame_start.eq(self.start_frame),
+            clk.line.eq(line), clk.odd_last_frame.eq(odd_last),
         ]
         # read data of the access that completed at the previous edge, formed in the clock after it
         # (the CPU samples it there): the ROM's synchronous read, the SuperChip RAM and the TIA's
         # latches from the address still held in bus_addr, the RIOT's value registered at the edge
         riot_seen = Signal(8)
-        m.d.sync += riot_seen.eq(riot.rdata)
+        m.d.sync += riot_seen.eq(riot_bus.rdata)
         strobe_seen = Signal()
         m.d.sync += strobe_seen.eq(strobe)
-        din = Signal(8)
-        with m.If(sel_cart):
-            m.d.comb += din.eq(cart.rdata)
-        with m.Elif(sel_tia):
-            m.d.comb += din.eq(tia.rdata)
-        with m.Else():
-            m.d.comb += din.eq(riot_seen)
+        din = _read_data(m, cart_bus, tia_bus, riot_seen)
         m.d.comb += cpu.din.eq(din)
         with m.If(strobe_seen):
             m.d.sync += [last_bus.eq(Mux(bus_rw, din, bus_dout)), last_was_read.eq(bus_rw)]
 
         pending = Signal()
-        with m.If(tia.frame_end):
+        with m.If(clk.frame_end):
             m.d.sync += pending.eq(1)
         with m.If(self.start_frame):
             m.d.sync += [pending.eq(0), odd_last.eq(frame_line[0])]
@@ -299,13 +327,13 @@ class Console(wiring.Component):
         m.d.comb += insn_start.eq((ph == 0) & cycle_sync & rdy & counting)
 
         m.d.comb += [
-            self.pixel.eq(tia.pixel), self.drawn.eq(drawn), self.pixel_x.eq(hpos - 68),
+            self.pixel.eq(clk.pixel), self.drawn.eq(drawn), self.pixel_x.eq(hpos - 68),
             self.row.eq(line - self.ystart), self.hpos.eq(hpos), self.line.eq(line),
             self.cyc.eq(cyc), self.insn_start.eq(insn_start),
             self.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
             self.jammed.eq(cpu.jammed), self.pc.eq(Mux(cpu.ce, cpu.pc_next, cpu.state.pc)),
-            self.tia_touch.eq(strobe & sel_tia),
-            self.pixels.pixel.eq(tia.pixel), self.pixels.visible.eq(drawn),
+            self.tia_touch.eq(strobe & tia_bus.sel),
+            self.pixels.pixel.eq(clk.pixel), self.pixels.visible.eq(drawn),
             self.pixels.line_end.eq(counting & in_window & (hpos == 227)),
             self.pixels.frame_end.eq(self.start_frame),
         ]
@@ -361,19 +389,15 @@ class Console(wiring.Component):
             m.d.sync += odd_last.eq(frame_line[0])
 
         a = bus_addr[0:13]
-        sel_cart, sel_tia, sel_ram, sel_io = chip_selects(a)
+        # every clock ends a CPU cycle once the console counts
+        buses = _chip_buses(m, a, ~bus_rw, bus_dout, strobe, counting)
+        cart_bus, tia_bus, riot_bus = buses
+        _connect_chips(m, self, tia, riot, cart, buses)
+        m.d.comb += [cart.a13.eq(bus_addr[13]), riot.cyc.eq(cyc), riot.frame_start.eq(sf)]
         last_bus = Signal(8)
         last_was_read = Signal()
 
-        m.d.comb += [
-            tia.bus_write.eq(~bus_rw), tia.bus_addr.eq(a[0:6]), tia.bus_wdata.eq(bus_dout),
-            tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read),
-            tia.pal.eq(self.pal), tia.hmove_blanks.eq(self.hmove_blanks),
-            tia.inpt4.eq(self.inpt4), tia.inpt5.eq(self.inpt5),
-        ]
-        for i in range(4):
-            m.d.comb += [tia.paddle_needed[i].eq(getattr(self, f"paddle{i}_needed")),
-                         tia.paddle_mode[i].eq(getattr(self, f"paddle{i}_mode"))]
+        m.d.comb += [tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read)]
         # the scanline is the same in the cycle's three colour clocks (a line ends at clock 2)
         line = fl_after0
         in_window = (line >= self.ystart) & (line < self.ystart + self.height)
@@ -384,8 +408,6 @@ class Console(wiring.Component):
             m.d.comb += d.eq(counting & in_window & (hpos + k >= 68))
             drawn.append(d)
             m.d.comb += [
-                clk.bus_strobe.eq(strobe & sel_tia if k == 2 else 0),
-                clk.cycle_end.eq(counting if k == 2 else 0),
                 clk.hpos.eq(hpos + k), clk.advance.eq(counting), clk.drawn.eq(d),
                 clk.line_end_drawn.eq(counting & in_window & (hpos + k == 227)),
                 clk.cyc.eq(cyc if k == 0 else cyc_after0),
@@ -395,28 +417,7 @@ class Console(wiring.Component):
             ]
             if k == 2:
                 m.d.comb += line_end.eq(counting & in_window & (hpos + k == 227))
-        m.d.comb += [
-            riot.sel_ram.eq(sel_ram), riot.sel_io.eq(sel_io), riot.addr.eq(a[0:10]),
-            riot.write.eq(~bus_rw), riot.wdata.eq(bus_dout), riot.strobe.eq(strobe),
-            riot.cyc.eq(cyc), riot.frame_start.eq(sf),
-            riot.timer_init.eq(self.timer_init), riot.swcha.eq(self.swcha), riot.swchb.eq(self.swchb),
-            riot.host_we.eq(self.host_we_riot), riot.host_addr.eq(self.host_addr[0:7]),
-            riot.host_wdata.eq(self.host_wdata), self.host_riot_rdata.eq(riot.host_rdata),
-        ]
-        m.d.comb += [
-            cart.mapper.eq(self.mapper), cart.sel.eq(sel_cart), cart.addr.eq(a), cart.a13.eq(bus_addr[13]),
-            cart.write.eq(~bus_rw), cart.wdata.eq(bus_dout), cart.strobe.eq(strobe),
-            cart.host_we_rom.eq(self.host_we_rom), cart.host_we_ram.eq(self.host_we_ram),
-            cart.host_addr.eq(self.host_addr), cart.host_wdata.eq(self.host_wdata),
-            self.host_cart_rdata.eq(cart.host_rdata), self.bank.eq(cart.bank),
-        ]
-        din = Signal(8)
-        with m.If(sel_cart):
-            m.d.comb += din.eq(cart.rdata)
-        with m.Elif(sel_tia):
-            m.d.comb += din.eq(tia.clocks[2].rdata)
-        with m.Else():
-            m.d.comb += din.eq(riot.rdata)
+        din = _read_data(m, cart_bus, tia_bus, riot_bus.rdata)
         m.d.comb += cpu.din.eq(din)
         with m.If(strobe):
             m.d.sync += [last_bus.eq(Mux(bus_rw, din, bus_dout)), last_was_read.eq(bus_rw)]
@@ -433,7 +434,7 @@ class Console(wiring.Component):
             self.cyc.eq(cyc), self.insn_start.eq(insn_start),
             self.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
             self.jammed.eq(cpu.jammed), self.pc.eq(cpu.state.pc),
-            self.tia_touch.eq(strobe & sel_tia),
+            self.tia_touch.eq(strobe & tia_bus.sel),
             self.pixels.visible.eq(Cat(*drawn)), self.pixels.line_end.eq(line_end),
             self.pixels.frame_end.eq(sf),
         ]

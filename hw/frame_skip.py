@@ -40,6 +40,7 @@ from amaranth.lib.wiring import In, Out
 from hls_models.action_select import MAX_ACTIONS
 from hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, PADDLE_MULT,
                                    PADDLE_R_MAX, PADDLE_SHIFT)
+from hw.console import ControllerSignature
 
 MAX_INSTRUCTIONS = 25000      #: ALE's M6502::execute(25000) per TIA::update()
 PADDLE_BITS = PADDLE_R_MAX.bit_length()
@@ -52,12 +53,13 @@ ActionEntry = data.StructLayout({
     "paddle": 2,      # paddle 0 per frame: 0 still, 1 left (+DELTA ohms), 2 right (-DELTA ohms)
 })
 
-#: The controller's drive of the console (producer: the controller).
+#: The controller's drive of the console (producer: the controller): its clock enable, the frame
+#: start and the frame's stop conditions, and the controller inputs
+#: (:data:`hw.console.ControllerSignature`, the console's own, joined with ``wiring.connect``).
 ConsoleDriveSignature = wiring.Signature({
     "ce": Out(1),             # the console's clock enable (it runs this cycle)
     "start_frame": Out(1),    # first clock of a new frame
-    "swcha": Out(8), "swchb": Out(8), "inpt4": Out(1), "inpt5": Out(1),
-    "paddle_needed": Out(32).array(4), "paddle_mode": Out(2).array(4),
+    "controllers": Out(ControllerSignature),
     "at_boundary": In(1), "insn_start": In(1), "jammed": In(1),
 })
 
@@ -142,13 +144,13 @@ class FrameSkip(wiring.Component):
         table = Array(self.actions[i] for i in range(self.n_actions))
         entry = table[act]
 
-        # console inputs: registered at SETUP, held through the frame
-        swcha, swchb, inpt4, inpt5 = Signal(8, init=0xFF), Signal(8, init=0x3F), Signal(1, init=1), Signal(1, init=1)
-        needed = Array(Signal(32, name=f"needed{i}") for i in range(4))
-        mode = Array(Signal(2, name=f"mode{i}", init=2) for i in range(4))
-        m.d.comb += [d.swcha.eq(swcha), d.swchb.eq(swchb), d.inpt4.eq(inpt4), d.inpt5.eq(inpt5)]
-        for i in range(4):
-            m.d.comb += [d.paddle_needed[i].eq(needed[i]), d.paddle_mode[i].eq(mode[i])]
+        # console inputs: registered at SETUP, held through the frame (initial values: the
+        # signature's, nothing pressed and no paddle)
+        held = ControllerSignature.create(path=("held",))
+        wiring.connect(m, held, wiring.flipped(d.controllers))
+        swcha, swchb, inpt4, inpt5 = held.swcha, held.swchb, held.inpt4, held.inpt5
+        needed = Array(held.paddles.needed)
+        mode = Array(held.paddles.mode)
 
         # paddle 0: r' = clamp(r +/- DELTA); charge time by multiply and shift
         r = self.paddle_r

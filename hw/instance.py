@@ -10,8 +10,8 @@ Blocks and arrows (each arrow a ``wiring.Signature`` defined next to its produce
 - the engine's action values (:func:`hw.policy_engine.action_values_signature`, a stream) ->
   :class:`hw.action_select.ActionSelect`, ``wiring.connect``;
 - the chosen action -> :class:`hw.frame_skip.FrameSkip`, which drives the console
-  (:data:`hw.frame_skip.ConsoleDriveSignature`: clock enable, frame start, joystick, paddles,
-  switches) and the preprocessor (:data:`hw.frame_skip.PreprocessorControlSignature`).
+  (:data:`hw.frame_skip.ConsoleDriveSignature`: clock enable, frame start, and the controller
+  inputs :data:`hw.console.ControllerSignature` joined with ``wiring.connect``) and the preprocessor (:data:`hw.frame_skip.PreprocessorControlSignature`).
 
 The console runs under a clock enable (``EnableInserter``) that the controller holds low
 between frames (at ALE's frame boundary, where the pixel stream is idle), so the episode
@@ -135,13 +135,11 @@ class GameInstance(wiring.Component):
         m.d.comb += [pre.push.eq(ctrl.pre.push), pre.zero_prev.eq(ctrl.pre.zero_prev),
                      pre.clear.eq(ctrl.pre.clear), ctrl.pre.obs_valid.eq(pre.obs_valid)]
         d = ctrl.drive
-        m.d.comb += [console.start_frame.eq(d.start_frame), console.swcha.eq(d.swcha), console.swchb.eq(d.swchb),
-                     console.inpt4.eq(d.inpt4), console.inpt5.eq(d.inpt5),
+        wiring.connect(m, d.controllers, console.controllers)
+        # the frame start and stop conditions (ce drives the console's EnableInserter below)
+        m.d.comb += [console.start_frame.eq(d.start_frame),
                      d.at_boundary.eq(console.at_boundary), d.insn_start.eq(console.insn_start),
                      d.jammed.eq(console.jammed)]
-        for i in range(4):
-            m.d.comb += [getattr(console, f"paddle{i}_needed").eq(d.paddle_needed[i]),
-                         getattr(console, f"paddle{i}_mode").eq(d.paddle_mode[i])]
 
         # ---- registers -----------------------------------------------------------------
         console_cfg, ep_cfg, ep_frames = Signal(24), Signal(29), Signal(24)
@@ -199,7 +197,10 @@ class GameInstance(wiring.Component):
         bresp, rresp = Signal(2), Signal(2)
         k = Signal(3)                       # byte counter of multi-cycle accesses
         host_addr = Signal(14)
-        m.d.comb += console.host_addr.eq(host_addr)
+        host_wdata = Signal(8)
+        host_we = Signal(3)         # one-hot by MEM_SEL: ROM, SuperChip RAM, RIOT RAM
+        for i, port in enumerate((console.host_rom, console.host_ram, console.host_riot)):
+            m.d.comb += [port.addr.eq(host_addr), port.wdata.eq(host_wdata), port.we.eq(host_we[i])]
         m.d.comb += con_ce.eq(d.ce | con_rst)
 
         def wr(name, off=0):
@@ -304,9 +305,8 @@ class GameInstance(wiring.Component):
             with m.State("MEMW"):
                 # one byte per cycle, the console held in reset (as its harness does)
                 m.d.comb += [con_rst.eq(1), host_addr.eq(mem_addr + k),
-                             console.host_wdata.eq(wdata.word_select(k[0:2], 8)),
-                             console.host_we_rom.eq(mem_sel == 0), console.host_we_ram.eq(mem_sel == 1),
-                             console.host_we_riot.eq(mem_sel == 2)]
+                             host_wdata.eq(wdata.word_select(k[0:2], 8)),
+                             host_we.eq(Cat(mem_sel == 0, mem_sel == 1, mem_sel == 2))]
                 m.d.sync += k.eq(k + 1)
                 with m.If(k == 3):
                     m.d.sync += mem_addr.eq(mem_addr + 4)
@@ -348,7 +348,7 @@ class GameInstance(wiring.Component):
             with m.State("RAM"):
                 # RIOT / SuperChip RAM: combinational host read port, one byte per cycle
                 m.d.comb += host_addr.eq(Cat(k[0:2], raddr[2:7]))
-                rb = Mux(raddr[7], console.host_cart_rdata, console.host_riot_rdata)
+                rb = Mux(raddr[7], console.host_ram.rdata, console.host_riot.rdata)
                 m.d.sync += [rdata.eq(Cat(rdata[8:32], rb)), k.eq(k + 1)]
                 with m.If(k == 3):
                     m.next = "RRESP"

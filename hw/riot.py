@@ -19,25 +19,33 @@
 from __future__ import annotations
 
 from amaranth import Cat, Module, Mux, Signal, signed
-from amaranth.hdl import Elaboratable
+from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In
+
+from hw.bus import CpuBusSignature, HostLoadSignature
 
 __all__ = ["Riot"]
 
 
-class Riot(Elaboratable):
+class Riot(wiring.Component):
     """RIOT RAM, timer and ports.
 
-    Bus (one access per CPU cycle): ``sel_ram``/``sel_io`` decode, ``addr[10]``
-    (A9..A0), ``write``, ``wdata[8]``, ``strobe`` (the access completes at this clock
-    edge, non-dummy); ``rdata[8]`` is valid combinationally for reads at the access's last
-    clock.
+    Ports:
+        bus: In(:data:`hw.bus.CpuBusSignature`), one access per CPU cycle: ``sel`` the RIOT's
+            chip select (A12 = 0, A7 = 1), whose A9 picks RAM (0) or I/O and timer (1);
+            ``addr`` A9..A0 used; ``rdata`` is valid combinationally for reads at the access's
+            last clock.
+        host: In(:data:`hw.bus.HostLoadSignature`), the RAM ($80 + ``addr[0:7]``).
+        timer_init: In(8), the timer's value after reset (ALE's RNG draw).
+        swcha, swchb: In(8), the joystick and console-switch inputs (SWCHA/SWCHB reads).
+        cyc: In(32), frame_start: In(1): see ``read_clocks``.
 
     Args:
         read_clocks: 1 (the timer's read value from its state in the same clock: ``cyc[32]``
             is Stella's cycle count minus 1 for the current CPU cycle and ``frame_start``
             subtracts it from the stored cycle stamps, Stella's resetCycles) or 3 (the
-            console with three colour clocks per CPU cycle: ``cycle_end`` marks every edge
+            console with three colour clocks per CPU cycle: ``bus.cycle_end`` marks every edge
             that ends a CPU cycle, strobe or not, and the read value is formed in three register
             stages from a state that changes only at those edges; the timer keeps cycle
             differences, which resetCycles leaves unchanged, so ``cyc`` and ``frame_start``
@@ -49,38 +57,34 @@ class Riot(Elaboratable):
 
     def __init__(self, read_clocks: int = 1):
         if read_clocks not in (1, 3):
+            self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise ValueError(f"read_clocks must be 1 or 3, not {read_clocks!r}")
         self.read_clocks = read_clocks
-        self.sel_ram = Signal()
-        self.sel_io = Signal()
-        self.addr = Signal(10)
-        self.write = Signal()
-        self.wdata = Signal(8)
-        self.strobe = Signal()
-        self.rdata = Signal(8)
-        self.cyc = Signal(32)
-        self.frame_start = Signal()
-        self.cycle_end = Signal()
-        self.timer_init = Signal(8)
-        self.swcha = Signal(8, init=0xFF)
-        self.swchb = Signal(8, init=0x3F)
-        self.host_we = Signal()
-        self.host_addr = Signal(7)
-        self.host_wdata = Signal(8)
-        self.host_rdata = Signal(8)
+        super().__init__({
+            "bus": In(CpuBusSignature),
+            "host": In(HostLoadSignature),
+            "cyc": In(32),
+            "frame_start": In(1),
+            "timer_init": In(8),
+            "swcha": In(8, init=0xFF),
+            "swchb": In(8, init=0x3F),
+        })
 
     def elaborate(self, platform):
         m = Module()
+        bus, host = self.bus, self.host
+        sel_ram = bus.sel & ~bus.addr[9]
+        sel_io = bus.sel & bus.addr[9]
         m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
         rp = ram.read_port(domain="comb")
         hp = ram.read_port(domain="comb")
         wp = ram.write_port()
-        m.d.comb += [rp.addr.eq(self.addr[0:7]), hp.addr.eq(self.host_addr),
-                     self.host_rdata.eq(hp.data)]
+        m.d.comb += [rp.addr.eq(bus.addr[0:7]), hp.addr.eq(host.addr[0:7]),
+                     host.rdata.eq(hp.data)]
         # the write port's address and data do not depend on the strobe (only its enable does)
-        m.d.comb += [wp.addr.eq(Mux(self.host_we, self.host_addr, self.addr[0:7])),
-                     wp.data.eq(Mux(self.host_we, self.host_wdata, self.wdata)),
-                     wp.en.eq(self.host_we | (self.sel_ram & self.write & self.strobe))]
+        m.d.comb += [wp.addr.eq(Mux(host.we, host.addr[0:7], bus.addr[0:7])),
+                     wp.data.eq(Mux(host.we, host.wdata, bus.wdata)),
+                     wp.en.eq(host.we | (sel_ram & bus.write & bus.strobe))]
 
         ddra = Signal(8)
         # reset value of the timer comes from the host (the RNG draw)
@@ -89,34 +93,34 @@ class Riot(Elaboratable):
         with m.If(~started):
             m.d.sync += [timer_reg.eq(self.timer_init), started.eq(1)]
 
-        a = self.addr
-        io = self.sel_io & self.strobe
-        timer_write = io & self.write & (a[0:3] != 1) & (a[0:3] != 0) & (a[0:3] != 2) & (a[0:3] != 3) & a[4] & a[2]
-        intim_read = io & ~self.write & ((a[0:3] == 4) | (a[0:3] == 6))
+        a = bus.addr
+        io = sel_io & bus.strobe
+        timer_write = io & bus.write & (a[0:3] != 1) & (a[0:3] != 0) & (a[0:3] != 2) & (a[0:3] != 3) & a[4] & a[2]
+        intim_read = io & ~bus.write & ((a[0:3] == 4) | (a[0:3] == 6))
         timer = self._timer_staged if self.read_clocks == 3 else self._timer_same_clock
         intim, timint = timer(m, timer_reg, timer_write, intim_read)
 
-        with m.If(self.sel_ram):
-            m.d.comb += self.rdata.eq(rp.data)
+        with m.If(~a[9]):           # RAM (A9 = 0)
+            m.d.comb += bus.rdata.eq(rp.data)
         with m.Else():
             with m.Switch(a[0:3]):
                 with m.Case(0):
-                    m.d.comb += self.rdata.eq(self.swcha)
+                    m.d.comb += bus.rdata.eq(self.swcha)
                 with m.Case(1):
-                    m.d.comb += self.rdata.eq(ddra)
+                    m.d.comb += bus.rdata.eq(ddra)
                 with m.Case(2):
-                    m.d.comb += self.rdata.eq(self.swchb)
+                    m.d.comb += bus.rdata.eq(self.swchb)
                 with m.Case(3):
-                    m.d.comb += self.rdata.eq(0)
+                    m.d.comb += bus.rdata.eq(0)
                 with m.Case(4, 6):
-                    m.d.comb += self.rdata.eq(intim)
+                    m.d.comb += bus.rdata.eq(intim)
                 with m.Case(5, 7):
-                    m.d.comb += self.rdata.eq(Cat(Signal(7), timint))
+                    m.d.comb += bus.rdata.eq(Cat(Signal(7), timint))
 
-        with m.If(io & self.write & (a[0:3] == 1)):
-            m.d.sync += ddra.eq(self.wdata)
+        with m.If(io & bus.write & (a[0:3] == 1)):
+            m.d.sync += ddra.eq(bus.wdata)
         with m.If(timer_write):
-            m.d.sync += timer_reg.eq(self.wdata)
+            m.d.sync += timer_reg.eq(bus.wdata)
         return m
 
     def _timer_same_clock(self, m, timer_reg, timer_write, intim_read):
@@ -148,7 +152,7 @@ class Riot(Elaboratable):
 
         with m.If(timer_write):
             m.d.sync += [set_cyc.eq(c + 1), read_after_irq.eq(0)]
-            with m.Switch(self.addr[0:2]):
+            with m.Switch(self.bus.addr[0:2]):
                 with m.Case(0):
                     m.d.sync += shift.eq(0)
                 with m.Case(1):
@@ -201,10 +205,10 @@ class Riot(Elaboratable):
         timint = Signal()
         m.d.comb += timint.eq(~(t1_nonneg | read_after_irq))
 
-        with m.If(self.cycle_end):
+        with m.If(self.bus.cycle_end):
             m.d.sync += delta.eq(delta + 1)
         with m.If(timer_write):
-            m.d.sync += [delta.eq(0), read_after_irq.eq(0), shift_sel.eq(self.addr[0:2])]
+            m.d.sync += [delta.eq(0), read_after_irq.eq(0), shift_sel.eq(self.bus.addr[0:2])]
         with m.If(intim_read & becomes_rai):
             m.d.sync += [read_after_irq.eq(1), r_cyc.eq(delta1)]
         return intim, timint

@@ -39,8 +39,8 @@ against (``shared/reference/ale-oracle-facts.md``). The rules, read from Stella 
   RESM1 3, 18 -> 3 (Pitfall II); RESBL 18, 60 or 69 -> 10 (Escape from the Mindmaster),
   3, 18 -> 3 (Decathlon), 7, 30 -> 6 (Robot Tank), 6, 27 -> 5 (Hole Hunter).
 
-Timing contract with :class:`hw.console.Console`: ``bus_*`` describe a completed CPU access
-at the clock edge where ``bus_strobe`` is high (the last colour clock of the CPU cycle);
+Timing contract with :class:`hw.console.Console`: ``bus`` describes a completed CPU access
+at the clock edge where ``bus.strobe`` and ``bus.sel`` are high (the last colour clock of the CPU cycle);
 ``hpos`` is the colour clock in the line (0..227, HBLANK is 0..67), ``line`` the scanline
 of the frame; ``advance`` is high on the edges where the console moves ``hpos`` on. The TIA
 keeps, beside ``hpos``, registers derived from it that would otherwise start its longest paths
@@ -51,17 +51,20 @@ cycle count of the frame for the current cycle minus 1.
 
 One colour clock is one application of :meth:`Tia._step` (state + the clock's ports -> next
 state). ``Tia(colour_clocks=3)`` applies it three times per clock, chained combinationally, with
-the ports of each of the three colour clocks in ``clocks[k]``: the same behaviour as three clocks
+the ports of each of the three colour clocks in ``clocks[k]`` (:data:`TiaClockSignature`; the CPU
+bus, :data:`hw.bus.CpuBusSignature`, acts at the last of them): the same behaviour as three clocks
 of ``Tia()`` fed the same ports (tested on random register traffic and by ``nc2600 lockstep
 --colour-clocks-per-cycle 3``), one CPU cycle per clock.
 """
 from __future__ import annotations
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
-from amaranth.hdl import Elaboratable
-from amaranth.lib import data, enum
+from amaranth.lib import data, enum, wiring
+from amaranth.lib.wiring import In, Out
 
-__all__ = ["Tia", "TiaClock", "TiaWrite", "TiaRead", "NusizLayout", "CtrlpfLayout", "hmove_motion", "POKE_DELAY"]
+from hw.bus import CpuBusSignature
+
+__all__ = ["Tia", "TiaClockSignature", "PaddlesSignature", "TiaWrite", "TiaRead", "NusizLayout", "CtrlpfLayout", "hmove_motion", "POKE_DELAY"]
 
 class TiaWrite(enum.Enum, shape=6):
     """TIA write registers by address (A5..A0), by their names in Stella and the Stella
@@ -238,60 +241,53 @@ class _TiaState:
         return [getattr(self, name) for name, _, _ in _STATE]
 
 
-class TiaClock:
-    """The ports of one colour clock of a :class:`Tia` cycle (``k`` of ``n``).
+#: The four paddles' drive of the TIA's INPT0..3 dump-capacitor rule, paddle ``i`` at index ``i``
+#: (producer: the console's controllers, :data:`hw.console.ControllerSignature`; consumer: the TIA).
+PaddlesSignature = wiring.Signature({
+    "needed": Out(32).array(4),        # CPU cycles from the dump's release until the capacitor is charged
+    "mode": Out(2, init=2).array(4),   # 0 the timing rule, 1 always charged, 2 never charged (no paddle)
+})
 
-    Inputs: ``bus_strobe`` (a CPU access completes at the end of this clock), ``cycle_end``
-    (last colour clock of every CPU cycle, held ones too), ``hpos`` (colour clock of the line,
-    0..227), ``advance`` (the console is counting: hpos moves on after this clock), ``drawn``
-    (a drawn pixel: window, hpos >= 68), ``line_end_drawn`` (last clock of a drawn scanline),
-    ``cyc[32]`` (Stella's CPU cycle count of the frame for this clock's cycle, minus 1),
-    ``frame_start`` (the new frame begins at this clock), ``line[16]`` (scanline of the frame),
-    ``odd_last_frame`` (the last frame had an odd number of scanlines: PAL colour loss).
-    Outputs: ``pixel[8]`` (palette index of this clock, valid when ``drawn``), ``frame_end``
-    (the write at the end of this clock ends the frame), ``rdata[8]`` (a TIA read completing
-    at the end of this clock returns this; with one colour clock per clock it is formed in the
-    clock after the access, see :meth:`Tia._read`).
-    """
-
-    def __init__(self, k: int = 0, n: int = 1):
-        sfx = "" if n == 1 else f"_c{k}"
-        self.sfx = sfx
-        self.bus_strobe = Signal(name="bus_strobe" + sfx)
-        self.cycle_end = Signal(name="cycle_end" + sfx)
-        self.hpos = Signal(8, name="hpos" + sfx)
-        self.advance = Signal(name="advance" + sfx)
-        self.drawn = Signal(name="drawn" + sfx)
-        self.line_end_drawn = Signal(name="line_end_drawn" + sfx)
-        self.cyc = Signal(32, name="cyc" + sfx)
-        self.frame_start = Signal(name="frame_start" + sfx)
-        self.line = Signal(16, name="line" + sfx)
-        self.odd_last_frame = Signal(name="odd_last_frame" + sfx)
-        self.rdata = Signal(8, name="rdata" + sfx)
-        self.pixel = Signal(8, name="pixel" + sfx)
-        self.frame_end = Signal(name="frame_end" + sfx)
+#: The ports of one colour clock of a :class:`Tia` cycle (producer: the console's beam and frame
+#: bookkeeping). The CPU bus (:data:`hw.bus.CpuBusSignature`) acts at the cycle's last colour clock.
+TiaClockSignature = wiring.Signature({
+    "hpos": Out(8),           # colour clock of the line, 0..227 (HBLANK 0..67)
+    "advance": Out(1),        # the console is counting: hpos moves on after this clock
+    "drawn": Out(1),          # a drawn pixel (inside ALE's window, hpos >= 68)
+    "line_end_drawn": Out(1), # last colour clock of a drawn scanline
+    "cyc": Out(32),           # Stella's CPU cycle count of the frame for this clock's cycle, minus 1
+    "frame_start": Out(1),    # the new frame begins at this clock
+    "line": Out(16),          # scanline of the frame
+    "odd_last_frame": Out(1), # the last frame had an odd number of scanlines (PAL colour loss)
+    "pixel": In(8),           # palette index of this clock, valid when drawn
+    "frame_end": In(1),       # the write at the end of this clock ends the frame
+})
 
 
-class Tia(Elaboratable):
+class Tia(wiring.Component):
     """TIA registers, object drawing, collisions and reads (see the module docstring), advancing
     ``colour_clocks`` colour clocks per clock (1 or 3).
 
     The per-colour-clock behaviour is written once, as a step (:meth:`_step`) from the TIA's
-    state (:data:`_STATE`) and one colour clock's inputs (:class:`TiaClock`) to the next state.
-    With ``colour_clocks = 1`` the step's assignments go straight to the registers (``sync``).
-    With ``colour_clocks = 3`` (one CPU cycle per clock) the step is applied three times in a
-    chain of combinational logic, clock ``k``'s next state feeding clock ``k + 1``, and the
-    registers take the third's; ``clocks[k]`` are the ports of colour clock ``k`` of the cycle
+    state (:data:`_STATE`) and one colour clock's inputs (:data:`TiaClockSignature`) to the next
+    state. With ``colour_clocks = 1`` the step's assignments go straight to the registers
+    (``sync``). With ``colour_clocks = 3`` (one CPU cycle per clock) the step is applied three
+    times in a chain of combinational logic, clock ``k``'s next state feeding clock ``k + 1``, and
+    the registers take the third's; ``clocks[k]`` are the ports of colour clock ``k`` of the cycle
     (CPU accesses complete at the end of clock 2).
 
-    Per-cycle inputs: bus_write, bus_addr[6] (write: A5..A0; read: A3..A0 used), bus_wdata[8],
-    bus_last[8] (data bus before this access), last_was_read; configuration pal, hmove_blanks;
-    controllers inpt4, inpt5 (1 = button up), paddle_needed[4] (32 bits, CPU cycles),
-    paddle_mode[4] (0 timing rule, 1 always charged, 2 never charged).
-    Per-colour-clock ports: :class:`TiaClock` (``clocks``; with one colour clock per cycle
-    they are also attributes of the Tia: ``tia.hpos`` is ``tia.clocks[0].hpos``).
-    State outputs: wsync (the CPU must wait for the start of the next line), collision[15],
-    posp0..posbl (object positions, for debugging).
+    Ports:
+        bus: In(:data:`hw.bus.CpuBusSignature`): write A5..A0, read A3..A0; ``strobe`` and
+            ``cycle_end`` act at the cycle's last colour clock. ``bus.rdata``: a TIA read
+            completing at the end of that clock returns this; with one colour clock per clock it
+            is formed in the clock after the access (see :meth:`_read`).
+        bus_last: In(8), the data bus before this access; last_was_read: In(1).
+        pal, hmove_blanks: In(1), configuration.
+        inpt4, inpt5: In(1), the fire buttons (1 = up).
+        paddles: In(:data:`PaddlesSignature`), INPT0..3.
+        clocks: In(:data:`TiaClockSignature`) x ``colour_clocks``.
+        wsync: Out(1), the CPU must wait for the start of the next line; collision: Out(15);
+        posp0..posbl: Out(8), object positions (for debugging).
 
     Raises:
         ValueError: ``colour_clocks`` is not 1 or 3.
@@ -302,59 +298,50 @@ class Tia(Elaboratable):
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise ValueError(f"colour_clocks must be 1 or 3, not {colour_clocks!r}")
         self.colour_clocks = colour_clocks
-        self.bus_write = Signal()
-        self.bus_addr = Signal(6)
-        self.bus_wdata = Signal(8)
-        self.bus_last = Signal(8)
-        self.last_was_read = Signal()
-        self.pal = Signal()
-        self.hmove_blanks = Signal()
-        self.inpt4 = Signal(init=1)
-        self.inpt5 = Signal(init=1)
-        self.paddle_needed = Array(Signal(32, name=f"paddle_needed{i}") for i in range(4))
-        self.paddle_mode = Array(Signal(2, name=f"paddle_mode{i}", init=2) for i in range(4))
-        self.clocks = [TiaClock(k, colour_clocks) for k in range(colour_clocks)]
-        if colour_clocks == 1:
-            c = self.clocks[0]
-            for name in ("bus_strobe", "cycle_end", "hpos", "advance", "drawn", "line_end_drawn", "cyc",
-                         "frame_start", "line", "odd_last_frame", "rdata", "pixel", "frame_end"):
-                setattr(self, name, getattr(c, name))
-
-        self.wsync = Signal()
-        self.collision = Signal(15)
-        # registers visible for debugging
-        self.posp0 = Signal(8)
-        self.posp1 = Signal(8)
-        self.posm0 = Signal(8)
-        self.posm1 = Signal(8)
-        self.posbl = Signal(8)
+        super().__init__({
+            "bus": In(CpuBusSignature),
+            "bus_last": In(8),
+            "last_was_read": In(1),
+            "pal": In(1),
+            "hmove_blanks": In(1),
+            "inpt4": In(1, init=1),
+            "inpt5": In(1, init=1),
+            "paddles": In(PaddlesSignature),
+            "clocks": In(TiaClockSignature).array(colour_clocks),
+            "wsync": Out(1),
+            "collision": Out(15),
+            "posp0": Out(8), "posp1": Out(8), "posm0": Out(8), "posm1": Out(8), "posbl": Out(8),
+        })
 
     def elaborate(self, platform):
         m = Module()
         ports = {name: getattr(self, name) for name in ("wsync", "collision", "posp0", "posp1", "posm0",
                                                         "posm1", "posbl")}
         regs = _TiaState(given=ports)
+        last = self.colour_clocks - 1
         if self.colour_clocks == 1:
-            self._step(m, regs, regs, "sync", self.clocks[0])
+            self._step(m, regs, regs, "sync", self.clocks[0], True)
             return m
         cur = regs
         for k, clk in enumerate(self.clocks):
             nxt = _TiaState(suffix=f"_n{k}")
             m.d.comb += [n.eq(c) for n, c in zip(nxt.fields(), cur.fields())]
-            self._step(m, cur, nxt, "comb", clk)
+            self._step(m, cur, nxt, "comb", clk, k == last)
             cur = nxt
         m.d.sync += [r.eq(c) for r, c in zip(regs.fields(), cur.fields())]
         return m
 
-    def _step(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk: TiaClock) -> None:
-        """One colour clock: logic from the state ``S`` and the clock's ports ``clk`` to the
-        next state ``N``, assigned in domain ``dom`` (``sync`` with ``N`` the registers
-        themselves, or ``comb`` into next-state signals that default to ``S``)."""
+    def _step(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, bus_clock: bool) -> None:
+        """One colour clock: logic from the state ``S`` and the clock's ports ``clk``
+        (:data:`TiaClockSignature`) to the next state ``N``, assigned in domain ``dom`` (``sync``
+        with ``N`` the registers themselves, or ``comb`` into next-state signals that default to
+        ``S``); ``bus_clock``: the CPU bus acts at this clock (the cycle's last colour clock)."""
         coll_vis = self._draw(m, S, N, dom, clk)
-        self._read(m, S, clk, coll_vis)
-        self._write(m, S, N, dom, clk, coll_vis)
+        if bus_clock:
+            self._read(m, S, clk, coll_vis)
+        self._write(m, S, N, dom, clk, coll_vis, bus_clock)
 
-    def _draw(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk: TiaClock):
+    def _draw(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk):
         """Drawing: the objects' bits at this clock's pixel, priority and colour (``clk.pixel``),
         the pixel column register's step; returns the clock's visible collisions (15 bits, in
         the CXxx latch order)."""
@@ -490,8 +477,8 @@ class Tia(Elaboratable):
         m.d.comb += coll_vis.eq(Mux(clk.drawn & ~S.vblank[1], coll_now, 0))
         return coll_vis
 
-    def _read(self, m: Module, S: _TiaState, clk: TiaClock, coll_vis) -> None:
-        """Reads (``clk.rdata``): collision latches with this clock's collisions in bits 7/6,
+    def _read(self, m: Module, S: _TiaState, clk, coll_vis) -> None:
+        """Reads (``bus.rdata``, at the bus's colour clock): collision latches with this clock's collisions in bits 7/6,
         INPT0..3 by the paddle dump-capacitor rule, INPT4/5; bits 5..0 the data bus's last value.
 
         With one colour clock per clock the read data of an access completing at edge E is formed
@@ -504,25 +491,25 @@ class Tia(Elaboratable):
         two clocks before the next read's edge; needed only between frames)."""
         registered = self.colour_clocks == 1
 
-        charged = Signal(4, name="charged" + clk.sfx)
+        charged = Signal(4, name="charged")
         for i in range(4):
-            mode = self.paddle_mode[i]
+            mode = self.paddles.mode[i]
             if registered:
                 charge_at = Signal(32, name=f"paddle{i}_charge_at")
-                m.d.sync += charge_at.eq(S.dump_disabled_cycle + self.paddle_needed[i])
+                m.d.sync += charge_at.eq(S.dump_disabled_cycle + self.paddles.needed[i])
                 due = clk.cyc >= charge_at
             else:
-                due = (clk.cyc + 1) > (S.dump_disabled_cycle + self.paddle_needed[i])[0:32]
+                due = (clk.cyc + 1) > (S.dump_disabled_cycle + self.paddles.needed[i])[0:32]
             m.d.comb += charged[i].eq((mode == 1) | ((mode == 0) & ~S.dump_enabled & due))
-        c = Signal(15, name="coll_read" + clk.sfx)
-        inpt = Signal(6, name="inpt_read" + clk.sfx)
+        c = Signal(15, name="coll_read")
+        inpt = Signal(6, name="inpt_read")
         if registered:
             m.d.sync += [c.eq(S.collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
         else:
             m.d.comb += [c.eq(S.collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
         noise = self.bus_last[0:6]
-        rd = Signal(2, name="rd" + clk.sfx)
-        with m.Switch(self.bus_addr[0:4]):
+        rd = Signal(2, name="rd")
+        with m.Switch(self.bus.addr[0:4]):
             for i in range(8):
                 with m.Case(TiaRead(i)):
                     if i < 6:
@@ -535,9 +522,9 @@ class Tia(Elaboratable):
             for i in range(6):
                 with m.Case(TiaRead(TiaRead.INPT0.value + i)):
                     m.d.comb += rd.eq(Cat(Const(0, 1), inpt[i]))
-        m.d.comb += clk.rdata.eq(Cat(noise, rd))
+        m.d.comb += self.bus.rdata.eq(Cat(noise, rd))
 
-    def _write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk: TiaClock, coll_vis) -> None:
+    def _write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, coll_vis, bus_clock: bool) -> None:
         """Writes and the clocked bookkeeping: the write's colour-clock registers, the delayed
         write and delayed RESPx, collisions, end-of-line and HMOVE-blank rules, VSYNC/VBLANK/WSYNC
         and the frame end (``clk.frame_end``)."""
@@ -566,16 +553,19 @@ class Tia(Elaboratable):
                 N.wr_resp.eq(Mux(nxt_hpos < 68, 3, Mux(nxt_hpos - 68 + 5 >= 160, nxt_hpos - 68 + 5 - 160,
                                                      nxt_hpos - 68 + 5))),
             ]
-        is_write = clk.bus_strobe & self.bus_write
-        waddr = self.bus_addr
+        bus = self.bus
+        # the CPU bus acts at the cycle's last colour clock only
+        is_write = (bus.strobe & bus.sel & bus.write) if bus_clock else Const(0, 1)
+        cycle_end = bus.cycle_end if bus_clock else Const(0, 1)
+        waddr = bus.addr[0:6]
 
         # pending (delayed) generic write
         # pending RESPx during a drawn copy (+11)
 
         m.d[dom] += N.wm.eq(Mux(S.wm != 0, S.wm - 1, 0))
-        with m.If(clk.cycle_end & (S.since_hmove != 255)):
+        with m.If(cycle_end & (S.since_hmove != 255)):
             m.d[dom] += N.since_hmove.eq(S.since_hmove + 1)
-        with m.If(clk.cycle_end & (S.vsync_count != 255)):
+        with m.If(cycle_end & (S.vsync_count != 255)):
             m.d[dom] += N.vsync_count.eq(S.vsync_count + 1)
 
         # delay of this write
@@ -656,7 +646,7 @@ class Tia(Elaboratable):
             m.d.comb += [ap_en.eq(1), ap_addr.eq(S.pend_addr), ap_data.eq(S.pend_data), ap_hpos.eq(S.pend_hpos), ap_cycle.eq(S.pend_cycle), ap_resm.eq(S.pend_resm),
                          ap_since.eq(S.pend_since)]
         with m.Elif(new_generic & (eff == 0)):
-            m.d.comb += [ap_en.eq(1), ap_addr.eq(waddr), ap_data.eq(self.bus_wdata), ap_hpos.eq(S.wr_hpos), ap_cycle.eq(S.wr_cycle), ap_resm.eq(S.wr_resm),
+            m.d.comb += [ap_en.eq(1), ap_addr.eq(waddr), ap_data.eq(bus.wdata), ap_hpos.eq(S.wr_hpos), ap_cycle.eq(S.wr_cycle), ap_resm.eq(S.wr_resm),
                          ap_since.eq(S.since_hmove)]
         with m.If(S.pend):
             m.d[dom] += N.pend_cnt.eq(S.pend_cnt - 1)
@@ -679,17 +669,17 @@ class Tia(Elaboratable):
                 m.d.comb += frame_end.eq(1)
             with m.Switch(waddr):
                 with m.Case(TiaWrite.VSYNC):
-                    with m.If(self.bus_wdata[1]):
+                    with m.If(bus.wdata[1]):
                         m.d[dom] += [N.vsync_armed.eq(1), N.vsync_count.eq(1)]
                     with m.Elif(S.vsync_armed & (S.vsync_count >= 76)):
                         m.d[dom] += N.vsync_armed.eq(0)
                         m.d.comb += frame_end.eq(1)
                 with m.Case(TiaWrite.VBLANK):
-                    with m.If(~S.vblank_dump & self.bus_wdata[7]):
+                    with m.If(~S.vblank_dump & bus.wdata[7]):
                         m.d[dom] += N.dump_enabled.eq(1)
-                    with m.If(S.vblank_dump & ~self.bus_wdata[7]):
+                    with m.If(S.vblank_dump & ~bus.wdata[7]):
                         m.d[dom] += [N.dump_enabled.eq(0), N.dump_disabled_cycle.eq(clk.cyc + 1)]
-                    m.d[dom] += N.vblank_dump.eq(self.bus_wdata[7])
+                    m.d[dom] += N.vblank_dump.eq(bus.wdata[7])
                 with m.Case(TiaWrite.WSYNC):
                     with m.If(self.last_was_read & (S.wr_hpos != 0)):
                         m.d[dom] += N.wsync.eq(1)
@@ -709,7 +699,7 @@ class Tia(Elaboratable):
                                 m.d[dom] += [pos.eq(newx), skip.eq(~dly)]
             with m.If((waddr != TiaWrite.RESP0) & (waddr != TiaWrite.RESP1)):
                 with m.If((eff != 0) | fire):
-                    m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(self.bus_wdata),
+                    m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(bus.wdata),
                                  N.pend_hpos.eq(S.wr_hpos), N.pend_cycle.eq(S.wr_cycle), N.pend_resm.eq(S.wr_resm),
                                  N.pend_since.eq(S.since_hmove),
                                  N.pend_cnt.eq(Mux(eff == 0, 1, eff)),

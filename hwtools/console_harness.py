@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from hw.cart import MAPPER_CODES
+from hw.console import ControllerSignature
 from hwtools.verilator_build import ModelState, VerilatedModel, bind_snapshots, restore_model, save_model
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "console_harness.cpp"
@@ -37,6 +38,10 @@ MAX_INSTRUCTIONS = 25000   #: ALE's M6502::execute(25000) per TIA::update()
 #: The console configurations: colour clocks per clock -> (Verilator top module, harness prelude).
 CONFIGS = {1: ("console", ""), 3: ("console3", "#define NC_CC3 1\n")}
 _LIBS: dict[int, ctypes.CDLL] = {}
+#: The controller inputs' released state (nothing pressed, no paddle): the initial values of
+#: :data:`hw.console.ControllerSignature`, whose members :meth:`ConsoleSim.set_inputs` sets.
+RELEASED = {name: ControllerSignature.members[name].init for name in ("swcha", "swchb", "inpt4", "inpt5")}
+RELEASED["paddle_mode"] = ControllerSignature.members["paddles"].signature.members["mode"].init
 
 
 def build(colour_clocks_per_cycle: int = 1) -> Path:
@@ -146,9 +151,12 @@ class ConsoleSim(VerilatedModel):
         """Stella's ``System::reset``: registers to power-on values, RIOT timer = timer_init."""
         self._lib.con_reset(self._h, int(timer_init))
 
-    def set_inputs(self, swcha: int = 0xFF, swchb: int = 0x3F, inpt4: int = 1, inpt5: int = 1,
-                   paddle_needed=(0, 0, 0, 0), paddle_mode=(2, 2, 2, 2)) -> None:
-        """Controller and switch inputs for the next frames (active-low joystick bits)."""
+    def set_inputs(self, swcha: int = RELEASED["swcha"], swchb: int = RELEASED["swchb"],
+                   inpt4: int = RELEASED["inpt4"], inpt5: int = RELEASED["inpt5"],
+                   paddle_needed=(0, 0, 0, 0), paddle_mode=(RELEASED["paddle_mode"],) * 4) -> None:
+        """Controller and switch inputs for the next frames: the console's ``controllers`` port
+        (:data:`hw.console.ControllerSignature`; active-low joystick bits, paddle ``i``'s charge
+        time in CPU cycles and mode); the defaults are the signature's released state."""
         n = np.asarray(paddle_needed, np.uint32)
         md = np.asarray(paddle_mode, np.int32)
         self._lib.con_inputs(self._h, swcha, swchb, inpt4, inpt5,

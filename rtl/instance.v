@@ -238,13 +238,13 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [19:0] \$signal$117 ;
   (* init = 32'd0 *)
   wire [31:0] \$signal$119 ;
-  reg [16:0] \$signal$174  = 17'h00000;
-  reg [31:0] \$signal$181  = 32'd0;
-  reg [14:0] \$signal$187  = 15'h0000;
-  reg [1:0] \$signal$191  = 2'h0;
-  reg [1:0] \$signal$194  = 2'h0;
-  reg [16:0] \$signal$195  = 17'h00000;
-  reg [1:0] \$signal$197  = 2'h0;
+  reg [16:0] \$signal$184  = 17'h00000;
+  reg [31:0] \$signal$191  = 32'd0;
+  reg [14:0] \$signal$197  = 15'h0000;
+  reg [1:0] \$signal$199  = 2'h0;
+  reg [1:0] \$signal$200  = 2'h0;
+  reg [16:0] \$signal$201  = 17'h00000;
+  reg [1:0] \$signal$203  = 2'h0;
   (* init = 8'h00 *)
   wire [7:0] \$signal$94 ;
   reg [28:0] \$signal$96  = 29'h00000000;
@@ -447,6 +447,18 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire clk;
   wire con_ce;
   reg con_rst;
+  wire controllers__inpt4;
+  wire controllers__inpt5;
+  wire [1:0] controllers__paddles__mode__0;
+  wire [1:0] controllers__paddles__mode__1;
+  wire [1:0] controllers__paddles__mode__2;
+  wire [1:0] controllers__paddles__mode__3;
+  wire [31:0] controllers__paddles__needed__0;
+  wire [31:0] controllers__paddles__needed__1;
+  wire [31:0] controllers__paddles__needed__2;
+  wire [31:0] controllers__paddles__needed__3;
+  wire [7:0] controllers__swcha;
+  wire [7:0] controllers__swchb;
   reg [31:0] cycle = 32'd0;
   wire [31:0] cycles_ctrl;
   wire [31:0] cycles_emu;
@@ -459,21 +471,21 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire \done$161 ;
   wire drive__at_boundary;
   wire drive__ce;
-  wire drive__inpt4;
-  wire drive__inpt5;
+  wire drive__controllers__inpt4;
+  wire drive__controllers__inpt5;
+  wire [1:0] drive__controllers__paddles__mode__0;
+  wire [1:0] drive__controllers__paddles__mode__1;
+  wire [1:0] drive__controllers__paddles__mode__2;
+  wire [1:0] drive__controllers__paddles__mode__3;
+  wire [31:0] drive__controllers__paddles__needed__0;
+  wire [31:0] drive__controllers__paddles__needed__1;
+  wire [31:0] drive__controllers__paddles__needed__2;
+  wire [31:0] drive__controllers__paddles__needed__3;
+  wire [7:0] drive__controllers__swcha;
+  wire [7:0] drive__controllers__swchb;
   wire drive__insn_start;
   wire drive__jammed;
-  wire [1:0] drive__paddle_mode__0;
-  wire [1:0] drive__paddle_mode__1;
-  wire [1:0] drive__paddle_mode__2;
-  wire [1:0] drive__paddle_mode__3;
-  wire [31:0] drive__paddle_needed__0;
-  wire [31:0] drive__paddle_needed__1;
-  wire [31:0] drive__paddle_needed__2;
-  wire [31:0] drive__paddle_needed__3;
   wire drive__start_frame;
-  wire [7:0] drive__swcha;
-  wire [7:0] drive__swchb;
   wire engine_start;
   (* init = 24'h000000 *)
   wire [23:0] ep_frames;
@@ -488,18 +500,22 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire game_over;
   wire [8:0] height;
   wire hmove_blanks;
-  reg [13:0] host_addr;
-  wire [13:0] \host_addr$169 ;
-  wire [7:0] host_cart_rdata;
-  wire [7:0] host_riot_rdata;
+  wire [13:0] host_addr;
+  wire [13:0] host_ram__addr;
+  wire [7:0] host_ram__rdata;
+  wire [7:0] host_ram__wdata;
+  wire host_ram__we;
+  wire [13:0] host_riot__addr;
+  wire [7:0] host_riot__rdata;
+  wire [7:0] host_riot__wdata;
+  wire host_riot__we;
+  reg [13:0] host_rom__addr;
+  reg [7:0] host_rom__wdata;
+  wire host_rom__we;
   wire host_turn;
-  reg [7:0] host_wdata;
-  reg host_we_ram;
-  reg host_we_riot;
-  reg host_we_rom;
+  wire [7:0] host_wdata;
+  reg [2:0] host_we;
   wire [4:0] index;
-  wire inpt4;
-  wire inpt5;
   reg [25:0] inputs = 26'h2ab3fff;
   wire insn_start;
   wire jammed;
@@ -532,14 +548,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [1:0] obs__frame;
   wire [12:0] obs__index;
   wire obs_valid;
-  wire [1:0] paddle0_mode;
-  wire [31:0] paddle0_needed;
-  wire [1:0] paddle1_mode;
-  wire [31:0] paddle1_needed;
-  wire [1:0] paddle2_mode;
-  wire [31:0] paddle2_needed;
-  wire [1:0] paddle3_mode;
-  wire [31:0] paddle3_needed;
   wire paddle_en;
   reg [31:0] paddle_fixed_needed = 32'd0;
   reg [19:0] paddle_hi = 20'h00000;
@@ -592,7 +600,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [4:0] select_index;
   wire select_valid;
   wire start;
-  reg \start$185 ;
+  reg \start$195 ;
   wire start_frame;
   (* enum_base_type = "State" *)
   (* enum_value_0000 = "IDLE" *)
@@ -610,9 +618,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire stream__line_end;
   wire [7:0] stream__pixel;
   wire stream__visible;
-  wire [7:0] swcha;
   wire [7:0] swchb;
-  wire [7:0] \swchb$103 ;
   wire sync_error;
   reg terminal;
   reg [7:0] timer_init = 8'h00;
@@ -625,54 +631,54 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign host_turn = \$1  | \$2 ;
   assign con_ce = drive__ce | con_rst;
   assign \$3  = bus__awvalid & bus__wvalid;
-  assign \$4  = \$signal$174  == 4'hc;
-  assign \$5  = \$signal$174  == 5'h10;
-  assign \$6  = \$signal$174  == 5'h14;
-  assign \$7  = \$signal$174  == 5'h18;
-  assign \$8  = \$signal$174  == 5'h1c;
-  assign \$9  = \$signal$174  == 6'h34;
-  assign \$10  = \$signal$174  == 6'h38;
-  assign \$11  = \$signal$174  == 6'h3c;
-  assign \$12  = \$signal$174  == 7'h40;
-  assign \$13  = \$signal$174  == 7'h44;
-  assign \$14  = \$signal$174  == 7'h48;
-  assign \$15  = \$signal$174  == 7'h4c;
-  assign \$16  = \$signal$174  == 7'h50;
-  assign \$17  = \$signal$174  == 6'h20;
-  assign \$18  = \$signal$174  == 6'h24;
-  assign \$19  = \$signal$174  == 6'h28;
-  assign \$20  = \$signal$174  == 6'h2c;
-  assign \$21  = \$signal$174  >= 8'hc0;
-  assign \$22  = \$signal$174  < 9'h108;
+  assign \$4  = \$signal$184  == 4'hc;
+  assign \$5  = \$signal$184  == 5'h10;
+  assign \$6  = \$signal$184  == 5'h14;
+  assign \$7  = \$signal$184  == 5'h18;
+  assign \$8  = \$signal$184  == 5'h1c;
+  assign \$9  = \$signal$184  == 6'h34;
+  assign \$10  = \$signal$184  == 6'h38;
+  assign \$11  = \$signal$184  == 6'h3c;
+  assign \$12  = \$signal$184  == 7'h40;
+  assign \$13  = \$signal$184  == 7'h44;
+  assign \$14  = \$signal$184  == 7'h48;
+  assign \$15  = \$signal$184  == 7'h4c;
+  assign \$16  = \$signal$184  == 7'h50;
+  assign \$17  = \$signal$184  == 6'h20;
+  assign \$18  = \$signal$184  == 6'h24;
+  assign \$19  = \$signal$184  == 6'h28;
+  assign \$20  = \$signal$184  == 6'h2c;
+  assign \$21  = \$signal$184  >= 8'hc0;
+  assign \$22  = \$signal$184  < 9'h108;
   assign \$23  = \$21  & \$22 ;
-  assign \$24  = ! \$signal$174 [1:0];
+  assign \$24  = ! \$signal$184 [1:0];
   assign \$25  = \$23  & \$24 ;
-  assign \$26  = \$signal$174  == 9'h190;
-  assign \$27  = \$signal$174  == 9'h194;
-  assign \$28  = \$signal$174  == 7'h58;
-  assign \$29  = \$signal$174  == 7'h54;
-  assign \$30  = \$signal$174  == 6'h30;
-  assign \$31  = \$signal$174  == 4'h8;
+  assign \$26  = \$signal$184  == 9'h190;
+  assign \$27  = \$signal$184  == 9'h194;
+  assign \$28  = \$signal$184  == 7'h58;
+  assign \$29  = \$signal$184  == 7'h54;
+  assign \$30  = \$signal$184  == 6'h30;
+  assign \$31  = \$signal$184  == 4'h8;
   assign \$32  = ! state;
   assign \$33  = ~ busy;
   assign \$34  = \$32  & \$33 ;
   assign \$35  = state == 3'h4;
-  assign \$36  = | \$signal$181 [2:0];
+  assign \$36  = | \$signal$191 [2:0];
   assign \$37  = ! state;
-  assign \$38  = \$37  | \$signal$181 [3];
+  assign \$38  = \$37  | \$signal$191 [3];
   assign \$39  = ~ \$38 ;
   assign \$40  = \$36  & \$39 ;
-  assign \$41  = | \$signal$181 [1:0];
+  assign \$41  = | \$signal$191 [1:0];
   assign \$42  = ~ rom_loaded;
   assign \$43  = \$41  & \$42 ;
-  assign \$44  = ~ \$signal$181 [0];
-  assign \$45  = \$signal$181 [1] & \$44 ;
-  assign \$46  = \$signal$187  + k;
+  assign \$44  = ~ \$signal$191 [0];
+  assign \$45  = \$signal$191 [1] & \$44 ;
+  assign \$46  = \$signal$197  + k;
   assign \$274  = k[1:0] * 4'h8;
-  assign \$47  = \$signal$181  >> \$274 ;
-  assign \$48  = ! \$signal$191 ;
-  assign \$49  = \$signal$191  == 1'h1;
-  assign \$50  = \$signal$191  == 2'h2;
+  assign \$47  = \$signal$191  >> \$274 ;
+  assign \$48  = ! \$signal$199 ;
+  assign \$49  = \$signal$199  == 1'h1;
+  assign \$50  = \$signal$199  == 2'h2;
   assign \$51  = ! axi_state;
   assign \$52  = axi_state == 1'h1;
   assign \$53  = axi_state == 2'h2;
@@ -684,35 +690,35 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign \$59  = state == 2'h3;
   assign \$60  = drive__jammed & \$59 ;
   assign \$61  = bus__awvalid & bus__wvalid;
-  assign \$62  = \$signal$174  == 4'hc;
-  assign \$63  = \$signal$174  == 5'h10;
-  assign \$64  = \$signal$174  == 5'h14;
-  assign \$65  = \$signal$174  == 5'h18;
-  assign \$66  = \$signal$174  == 5'h1c;
-  assign \$67  = \$signal$174  == 6'h34;
-  assign \$68  = \$signal$174  == 6'h38;
-  assign \$69  = \$signal$174  == 6'h3c;
-  assign \$70  = \$signal$174  == 7'h40;
-  assign \$71  = \$signal$174  == 7'h44;
-  assign \$72  = \$signal$174  == 7'h48;
-  assign \$73  = \$signal$174  == 7'h4c;
-  assign \$74  = \$signal$174  == 7'h50;
-  assign \$75  = \$signal$174  == 6'h20;
-  assign \$76  = \$signal$174  == 6'h24;
-  assign \$77  = \$signal$174  == 6'h28;
-  assign \$78  = \$signal$174  == 6'h2c;
-  assign \$79  = \$signal$174  >= 8'hc0;
-  assign \$80  = \$signal$174  < 9'h108;
+  assign \$62  = \$signal$184  == 4'hc;
+  assign \$63  = \$signal$184  == 5'h10;
+  assign \$64  = \$signal$184  == 5'h14;
+  assign \$65  = \$signal$184  == 5'h18;
+  assign \$66  = \$signal$184  == 5'h1c;
+  assign \$67  = \$signal$184  == 6'h34;
+  assign \$68  = \$signal$184  == 6'h38;
+  assign \$69  = \$signal$184  == 6'h3c;
+  assign \$70  = \$signal$184  == 7'h40;
+  assign \$71  = \$signal$184  == 7'h44;
+  assign \$72  = \$signal$184  == 7'h48;
+  assign \$73  = \$signal$184  == 7'h4c;
+  assign \$74  = \$signal$184  == 7'h50;
+  assign \$75  = \$signal$184  == 6'h20;
+  assign \$76  = \$signal$184  == 6'h24;
+  assign \$77  = \$signal$184  == 6'h28;
+  assign \$78  = \$signal$184  == 6'h2c;
+  assign \$79  = \$signal$184  >= 8'hc0;
+  assign \$80  = \$signal$184  < 9'h108;
   assign \$81  = \$79  & \$80 ;
-  assign \$82  = ! \$signal$174 [1:0];
+  assign \$82  = ! \$signal$184 [1:0];
   assign \$83  = \$81  & \$82 ;
-  assign \$84  = \$signal$174  == 9'h190;
-  assign \$85  = \$signal$174  == 9'h194;
-  assign \$86  = \$signal$174  == 7'h58;
-  assign \$87  = \$signal$174  == 7'h54;
-  assign \$88  = \$signal$174  == 6'h30;
-  assign \$89  = \$signal$174  == 4'h8;
-  assign \$90  = \$signal$174  - 8'hc0;
+  assign \$84  = \$signal$184  == 9'h190;
+  assign \$85  = \$signal$184  == 9'h194;
+  assign \$86  = \$signal$184  == 7'h58;
+  assign \$87  = \$signal$184  == 7'h54;
+  assign \$88  = \$signal$184  == 6'h30;
+  assign \$89  = \$signal$184  == 4'h8;
+  assign \$90  = \$signal$184  - 8'hc0;
   assign \$91  = ! state;
   assign \$92  = ~ busy;
   assign \$93  = \$91  & \$92 ;
@@ -724,79 +730,79 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign \$99  = ! param_addr[27:26];
   assign \$100  = \$99  ? 3'h4 : 3'h1;
   assign \$101  = param_addr[7:0] + \$100 ;
-  assign \$102  = ! \$signal$181 [10:0];
-  assign \$103  = | \$signal$181 ;
+  assign \$102  = ! \$signal$191 [10:0];
+  assign \$103  = | \$signal$191 ;
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \$signal$181  <= 15'h4000;
+  assign \$105  = \$signal$191  <= 15'h4000;
   assign \$106  = \$104  & \$105 ;
   assign \$107  = ! state;
   assign \$108  = ~ \$107 ;
-  assign \$109  = \$signal$187  + 3'h4;
-  assign \$110  = ! \$signal$191 ;
+  assign \$109  = \$signal$197  + 3'h4;
+  assign \$110  = ! \$signal$199 ;
   assign \$111  = \$110  ? rom_size : 15'h0080;
   assign \$112  = \$109  > \$111 ;
   assign \$113  = state == 3'h4;
-  assign \$114  = | \$signal$181 [2:0];
+  assign \$114  = | \$signal$191 [2:0];
   assign \$115  = ! state;
-  assign \$116  = \$115  | \$signal$181 [3];
+  assign \$116  = \$115  | \$signal$191 [3];
   assign \$117  = ~ \$116 ;
   assign \$118  = \$114  & \$117 ;
-  assign \$119  = | \$signal$181 [1:0];
+  assign \$119  = | \$signal$191 [1:0];
   assign \$120  = ~ rom_loaded;
   assign \$121  = \$119  & \$120 ;
   assign \$122  = k + 1'h1;
   assign \$123  = k == 2'h3;
-  assign \$124  = \$signal$187  + 3'h4;
-  assign \$125  = ! \$signal$191 ;
-  assign \$126  = \$signal$187  + 3'h4;
+  assign \$124  = \$signal$197  + 3'h4;
+  assign \$125  = ! \$signal$199 ;
+  assign \$126  = \$signal$197  + 3'h4;
   assign \$127  = \$126  >= rom_size;
   assign \$128  = \$125  & \$127 ;
-  assign \$129  = ! \$signal$195 ;
-  assign \$130  = \$signal$195  == 3'h4;
-  assign \$131  = \$signal$195  == 4'hc;
-  assign \$132  = \$signal$195  == 5'h10;
-  assign \$133  = \$signal$195  == 5'h14;
-  assign \$134  = \$signal$195  == 5'h18;
-  assign \$135  = \$signal$195  == 5'h1c;
-  assign \$136  = \$signal$195  == 6'h34;
-  assign \$137  = \$signal$195  == 6'h38;
-  assign \$138  = \$signal$195  == 6'h3c;
-  assign \$139  = \$signal$195  == 7'h40;
-  assign \$140  = \$signal$195  == 7'h44;
-  assign \$141  = \$signal$195  == 7'h48;
-  assign \$142  = \$signal$195  == 7'h4c;
-  assign \$143  = \$signal$195  == 7'h50;
-  assign \$144  = \$signal$195  == 7'h58;
-  assign \$145  = \$signal$195  == 9'h190;
-  assign \$146  = \$signal$195  == 7'h60;
-  assign \$147  = \$signal$195  == 7'h64;
-  assign \$148  = \$signal$195  == 7'h68;
-  assign \$149  = \$signal$195  == 7'h6c;
-  assign \$150  = \$signal$195  == 7'h70;
-  assign \$151  = \$signal$195  == 7'h74;
-  assign \$152  = \$signal$195  == 8'h80;
-  assign \$153  = \$signal$195  == 8'h84;
-  assign \$154  = \$signal$195  == 8'h88;
-  assign \$155  = \$signal$195  == 8'h8c;
-  assign \$156  = \$signal$195  == 8'h90;
-  assign \$157  = \$signal$195  == 8'h94;
-  assign \$158  = \$signal$195  == 8'h98;
-  assign \$159  = \$signal$195  == 6'h20;
-  assign \$160  = \$signal$195  == 6'h24;
-  assign \$161  = \$signal$195  == 6'h28;
-  assign \$162  = \$signal$195  == 6'h2c;
-  assign \$163  = \$signal$195  >= 8'hc0;
-  assign \$164  = \$signal$195  < 9'h108;
+  assign \$129  = ! \$signal$201 ;
+  assign \$130  = \$signal$201  == 3'h4;
+  assign \$131  = \$signal$201  == 4'hc;
+  assign \$132  = \$signal$201  == 5'h10;
+  assign \$133  = \$signal$201  == 5'h14;
+  assign \$134  = \$signal$201  == 5'h18;
+  assign \$135  = \$signal$201  == 5'h1c;
+  assign \$136  = \$signal$201  == 6'h34;
+  assign \$137  = \$signal$201  == 6'h38;
+  assign \$138  = \$signal$201  == 6'h3c;
+  assign \$139  = \$signal$201  == 7'h40;
+  assign \$140  = \$signal$201  == 7'h44;
+  assign \$141  = \$signal$201  == 7'h48;
+  assign \$142  = \$signal$201  == 7'h4c;
+  assign \$143  = \$signal$201  == 7'h50;
+  assign \$144  = \$signal$201  == 7'h58;
+  assign \$145  = \$signal$201  == 9'h190;
+  assign \$146  = \$signal$201  == 7'h60;
+  assign \$147  = \$signal$201  == 7'h64;
+  assign \$148  = \$signal$201  == 7'h68;
+  assign \$149  = \$signal$201  == 7'h6c;
+  assign \$150  = \$signal$201  == 7'h70;
+  assign \$151  = \$signal$201  == 7'h74;
+  assign \$152  = \$signal$201  == 8'h80;
+  assign \$153  = \$signal$201  == 8'h84;
+  assign \$154  = \$signal$201  == 8'h88;
+  assign \$155  = \$signal$201  == 8'h8c;
+  assign \$156  = \$signal$201  == 8'h90;
+  assign \$157  = \$signal$201  == 8'h94;
+  assign \$158  = \$signal$201  == 8'h98;
+  assign \$159  = \$signal$201  == 6'h20;
+  assign \$160  = \$signal$201  == 6'h24;
+  assign \$161  = \$signal$201  == 6'h28;
+  assign \$162  = \$signal$201  == 6'h2c;
+  assign \$163  = \$signal$201  >= 8'hc0;
+  assign \$164  = \$signal$201  < 9'h108;
   assign \$165  = \$163  & \$164 ;
-  assign \$166  = ! \$signal$195 [1:0];
+  assign \$166  = ! \$signal$201 [1:0];
   assign \$167  = \$165  & \$166 ;
-  assign \$168  = \$signal$195  >= 10'h200;
-  assign \$169  = \$signal$195  < 10'h300;
+  assign \$168  = \$signal$201  >= 10'h200;
+  assign \$169  = \$signal$201  < 10'h300;
   assign \$170  = \$168  & \$169 ;
-  assign \$171  = ! \$signal$195 [1:0];
+  assign \$171  = ! \$signal$201 [1:0];
   assign \$172  = \$170  & \$171 ;
-  assign \$173  = \$signal$195  - 8'hc0;
-  assign \$175  = \$signal$195 [7] ? host_cart_rdata : host_riot_rdata;
+  assign \$173  = \$signal$201  - 8'hc0;
+  assign \$175  = \$signal$201 [7] ? host_ram__rdata : host_riot__rdata;
   assign \$176  = k + 1'h1;
   assign \$177  = k == 2'h3;
   always @(posedge clk)
@@ -804,19 +810,19 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   always @(posedge clk)
     errors <= \$179 ;
   always @(posedge clk)
-    \$signal$174  <= \$180 ;
+    \$signal$184  <= \$180 ;
   always @(posedge clk)
-    \$signal$181  <= \$181 ;
+    \$signal$191  <= \$181 ;
   always @(posedge clk)
     k <= \$182 ;
   always @(posedge clk)
     axi_state <= \$183 ;
   always @(posedge clk)
-    \$signal$195  <= \$184 ;
+    \$signal$201  <= \$184 ;
   always @(posedge clk)
     rdata <= \$185 ;
   always @(posedge clk)
-    \$signal$194  <= \$186 ;
+    \$signal$200  <= \$186 ;
   always @(posedge clk)
     \$signal  <= \$187 ;
   always @(posedge clk)
@@ -840,9 +846,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   always @(posedge clk)
     paddle_fixed_needed <= \$197 ;
   always @(posedge clk)
-    \$signal$191  <= \$198 ;
+    \$signal$199  <= \$198 ;
   always @(posedge clk)
-    \$signal$187  <= \$199 ;
+    \$signal$197  <= \$199 ;
   always @(posedge clk)
     man_needed__0 <= \$200 ;
   always @(posedge clk)
@@ -894,39 +900,37 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   always @(posedge clk)
     rom_size <= \$224 ;
   always @(posedge clk)
-    \$signal$197  <= \$225 ;
+    \$signal$203  <= \$225 ;
   \instance.console  console (
     .at_boundary(drive__at_boundary),
     .clk(clk),
     .con_ce(con_ce),
     .con_rst(con_rst),
     .drawn(stream__visible),
-    .\host_addr$98 (host_addr),
-    .host_cart_rdata(host_cart_rdata),
-    .host_riot_rdata(host_riot_rdata),
-    .host_wdata(host_wdata),
-    .host_we(host_we_riot),
-    .host_we_ram(host_we_ram),
-    .host_we_rom(host_we_rom),
-    .inpt4(inpt4),
-    .inpt5(inpt5),
+    .host_ram__rdata(host_ram__rdata),
+    .host_riot__rdata(host_riot__rdata),
+    .host_rom__addr(host_rom__addr),
+    .host_rom__wdata(host_rom__wdata),
+    .inpt4(controllers__inpt4),
+    .inpt5(controllers__inpt5),
     .insn_start(drive__insn_start),
     .jammed(drive__jammed),
-    .paddle_mode0(paddle0_mode),
-    .paddle_mode1(paddle1_mode),
-    .paddle_mode2(paddle2_mode),
-    .paddle_mode3(paddle3_mode),
-    .paddle_needed0(paddle0_needed),
-    .paddle_needed1(paddle1_needed),
-    .paddle_needed2(paddle2_needed),
-    .paddle_needed3(paddle3_needed),
+    .paddles__mode__0(controllers__paddles__mode__0),
+    .paddles__mode__1(controllers__paddles__mode__1),
+    .paddles__mode__2(controllers__paddles__mode__2),
+    .paddles__mode__3(controllers__paddles__mode__3),
+    .paddles__needed__0(controllers__paddles__needed__0),
+    .paddles__needed__1(controllers__paddles__needed__1),
+    .paddles__needed__2(controllers__paddles__needed__2),
+    .paddles__needed__3(controllers__paddles__needed__3),
     .pixel(stream__pixel),
     .pixels__line_end(stream__line_end),
-    .\port$5525$0 (\$signal ),
+    .\port$5493$0 (host_we),
+    .\port$5520$0 (\$signal ),
     .rst(rst),
     .start_frame(stream__frame_end),
-    .swcha(swcha),
-    .swchb(swchb),
+    .swcha(controllers__swcha),
+    .swchb(controllers__swchb),
     .timer_init(timer_init)
   );
   \instance.ctrl  ctrl (
@@ -944,21 +948,21 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .done(\done$161 ),
     .drive__at_boundary(drive__at_boundary),
     .drive__ce(drive__ce),
-    .drive__inpt4(inpt4),
-    .drive__inpt5(inpt5),
+    .drive__controllers__inpt4(controllers__inpt4),
+    .drive__controllers__inpt5(controllers__inpt5),
+    .drive__controllers__paddles__mode__0(controllers__paddles__mode__0),
+    .drive__controllers__paddles__mode__1(controllers__paddles__mode__1),
+    .drive__controllers__paddles__mode__2(controllers__paddles__mode__2),
+    .drive__controllers__paddles__mode__3(controllers__paddles__mode__3),
+    .drive__controllers__paddles__needed__0(controllers__paddles__needed__0),
+    .drive__controllers__paddles__needed__1(controllers__paddles__needed__1),
+    .drive__controllers__paddles__needed__2(controllers__paddles__needed__2),
+    .drive__controllers__paddles__needed__3(controllers__paddles__needed__3),
+    .drive__controllers__swcha(controllers__swcha),
+    .drive__controllers__swchb(controllers__swchb),
     .drive__insn_start(drive__insn_start),
     .drive__jammed(drive__jammed),
-    .drive__paddle_mode__0(paddle0_mode),
-    .drive__paddle_mode__1(paddle1_mode),
-    .drive__paddle_mode__2(paddle2_mode),
-    .drive__paddle_mode__3(paddle3_mode),
-    .drive__paddle_needed__0(paddle0_needed),
-    .drive__paddle_needed__1(paddle1_needed),
-    .drive__paddle_needed__2(paddle2_needed),
-    .drive__paddle_needed__3(paddle3_needed),
     .drive__start_frame(stream__frame_end),
-    .drive__swcha(swcha),
-    .drive__swchb(swchb),
     .engine_start(start),
     .episode_frames(episode_frames),
     .episode_return(episode_return),
@@ -976,9 +980,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_r(paddle_r),
     .paddle_start(paddle_start),
     .phase(phase),
-    .\port$5527$0 (\$signal$96 [23:0]),
-    .\port$5533$0 (inputs),
-    .\port$5537$0 (\$signal$110 ),
+    .\port$5522$0 (\$signal$96 [23:0]),
+    .\port$5528$0 (inputs),
+    .\port$5532$0 (\$signal$110 ),
     .pre__clear(clear),
     .pre__obs_valid(pre__obs_valid),
     .pre__push(push),
@@ -988,7 +992,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .rules_ack(rules_ack),
     .select_index(select_index),
     .select_valid(select_valid),
-    .start(\start$185 ),
+    .start(\start$195 ),
     .state(state),
     .terminal(terminal),
     .values_valid(values_valid)
@@ -1114,7 +1118,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1148,7 +1152,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1182,7 +1186,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1216,7 +1220,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1250,7 +1254,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1272,7 +1276,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$26 ) begin
           end else if (\$27 ) begin
             if (\$34 ) begin
-              params__data = \$signal$181 ;
+              params__data = \$signal$191 ;
             end
           end
     endcase
@@ -1284,7 +1288,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1321,7 +1325,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1346,7 +1350,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$29 ) begin
           end else if (\$30 ) begin
             if (\$35 ) begin
-              terminal = \$signal$181 [0];
+              terminal = \$signal$191 [0];
             end
           end
     endcase
@@ -1358,7 +1362,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1383,7 +1387,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$29 ) begin
           end else if (\$30 ) begin
           end else if (\$31 ) begin
-            if (\$signal$181 [3]) begin
+            if (\$signal$191 [3]) begin
               abort = 1'h1;
             end
           end
@@ -1391,12 +1395,12 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \start$185  = 1'h0;
+    \start$195  = 1'h0;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1425,7 +1429,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
             if (\$40 ) begin
             end else if (\$43 ) begin
             end else begin
-              \start$185  = \$signal$181 [0];
+              \start$195  = \$signal$191 [0];
             end
           end
     endcase
@@ -1437,7 +1441,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1478,7 +1482,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1507,7 +1511,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
             if (\$40 ) begin
             end else if (\$43 ) begin
             end else begin
-              con_rst = \$signal$181 [2];
+              con_rst = \$signal$191 [2];
             end
           end
       3'h4:
@@ -1516,68 +1520,44 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    host_addr = 14'h0000;
+    host_rom__addr = 14'h0000;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
           /* empty */;
       3'h4:
-          host_addr = \$46 [13:0];
+          host_rom__addr = \$46 [13:0];
       3'h3:
           /* empty */;
       3'h2:
           /* empty */;
       3'h6:
-          host_addr = { 7'h00, \$signal$195 [6:2], k[1:0] };
+          host_rom__addr = { 7'h00, \$signal$201 [6:2], k[1:0] };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    host_wdata = 8'h00;
+    host_rom__wdata = 8'h00;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
           /* empty */;
       3'h4:
-          host_wdata = \$47 ;
+          host_rom__wdata = \$47 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    host_we_rom = 1'h0;
+    host_we = 3'h0;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
           /* empty */;
       3'h4:
-          host_we_rom = \$48 ;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    host_we_ram = 1'h0;
-    casez (axi_state)
-      3'h0:
-          /* empty */;
-      3'h1:
-          /* empty */;
-      3'h4:
-          host_we_ram = \$49 ;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    host_we_riot = 1'h0;
-    casez (axi_state)
-      3'h0:
-          /* empty */;
-      3'h1:
-          /* empty */;
-      3'h4:
-          host_we_riot = \$50 ;
+          host_we = { \$50 , \$49 , \$48  };
     endcase
   end
   always @* begin
@@ -1605,7 +1585,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h4:
           /* empty */;
       3'h3:
-          bus__bresp = \$signal$194 ;
+          bus__bresp = \$signal$200 ;
     endcase
   end
   always @* begin
@@ -1665,7 +1645,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h6:
           /* empty */;
       3'h5:
-          bus__rresp = \$signal$197 ;
+          bus__rresp = \$signal$203 ;
     endcase
   end
   always @* begin
@@ -1685,7 +1665,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -1730,7 +1710,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               \$179 [6] = 1'h1;
             end
           end else if (\$89 ) begin
-            if (\$signal$181 [4]) begin
+            if (\$signal$191 [4]) begin
               \$179  = 7'h00;
             end
             if (\$118 ) begin
@@ -1746,7 +1726,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$180  = \$signal$174 ;
+    \$180  = \$signal$184 ;
     casez (axi_state)
       3'h0:
           if (\$61 ) begin
@@ -1759,7 +1739,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$181  = \$signal$181 ;
+    \$181  = \$signal$191 ;
     casez (axi_state)
       3'h0:
           if (\$61 ) begin
@@ -1808,7 +1788,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h1:
         begin
           \$183  = 3'h3;
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -1850,7 +1830,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h2:
         begin
           \$183  = 3'h5;
-          if (\$signal$195 [16]) begin
+          if (\$signal$201 [16]) begin
           end else if (\$129 ) begin
           end else if (\$130 ) begin
           end else if (\$131 ) begin
@@ -1905,7 +1885,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$184  = \$signal$195 ;
+    \$184  = \$signal$201 ;
     casez (axi_state)
       3'h0:
           if (\$61 ) begin
@@ -1933,7 +1913,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h3:
           /* empty */;
       3'h2:
-          if (\$signal$195 [16]) begin
+          if (\$signal$201 [16]) begin
           end else if (\$129 ) begin
             \$185  = 32'd1313026614;
           end else if (\$130 ) begin
@@ -1961,9 +1941,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$141 ) begin
             \$185  = paddle_fixed_needed;
           end else if (\$142 ) begin
-            \$185  = { 30'h00000000, \$signal$191  };
+            \$185  = { 30'h00000000, \$signal$199  };
           end else if (\$143 ) begin
-            \$185  = { 17'h00000, \$signal$187  };
+            \$185  = { 17'h00000, \$signal$197  };
           end else if (\$144 ) begin
             \$185  = { 17'h00000, rom_size };
           end else if (\$145 ) begin
@@ -2014,13 +1994,13 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$186  = \$signal$194 ;
+    \$186  = \$signal$200 ;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
           (* full_case = 32'd1 *)
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
             \$186  = 2'h3;
           end else if (\$62 ) begin
             \$186  = 2'h0;
@@ -2114,9 +2094,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
-            \$187  = \$signal$181 [23:0];
+            \$187  = \$signal$191 [23:0];
           end
     endcase
     if (rst) begin
@@ -2130,10 +2110,10 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
-            \$188  = \$signal$181 [28:0];
+            \$188  = \$signal$191 [28:0];
           end
     endcase
     if (rst) begin
@@ -2147,11 +2127,11 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
-            \$189  = \$signal$181 [23:0];
+            \$189  = \$signal$191 [23:0];
           end
     endcase
     if (rst) begin
@@ -2165,12 +2145,12 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
           end else if (\$65 ) begin
-            \$190  = \$signal$181 [7:0];
+            \$190  = \$signal$191 [7:0];
           end
     endcase
     if (rst) begin
@@ -2184,13 +2164,13 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
           end else if (\$65 ) begin
           end else if (\$66 ) begin
-            \$191  = \$signal$181 [25:0];
+            \$191  = \$signal$191 [25:0];
           end
     endcase
     if (rst) begin
@@ -2204,14 +2184,14 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
           end else if (\$65 ) begin
           end else if (\$66 ) begin
           end else if (\$67 ) begin
-            \$192  = \$signal$181 ;
+            \$192  = \$signal$191 ;
           end
     endcase
     if (rst) begin
@@ -2225,7 +2205,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2233,7 +2213,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$66 ) begin
           end else if (\$67 ) begin
           end else if (\$68 ) begin
-            \$193  = \$signal$181 [9:0];
+            \$193  = \$signal$191 [9:0];
           end
     endcase
     if (rst) begin
@@ -2247,7 +2227,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2256,7 +2236,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$67 ) begin
           end else if (\$68 ) begin
           end else if (\$69 ) begin
-            \$194  = \$signal$181 [19:0];
+            \$194  = \$signal$191 [19:0];
           end
     endcase
     if (rst) begin
@@ -2270,7 +2250,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2280,7 +2260,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$68 ) begin
           end else if (\$69 ) begin
           end else if (\$70 ) begin
-            \$195  = \$signal$181 [19:0];
+            \$195  = \$signal$191 [19:0];
           end
     endcase
     if (rst) begin
@@ -2294,7 +2274,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2305,7 +2285,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$69 ) begin
           end else if (\$70 ) begin
           end else if (\$71 ) begin
-            \$196  = \$signal$181 [19:0];
+            \$196  = \$signal$191 [19:0];
           end
     endcase
     if (rst) begin
@@ -2319,7 +2299,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2331,7 +2311,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$70 ) begin
           end else if (\$71 ) begin
           end else if (\$72 ) begin
-            \$197  = \$signal$181 ;
+            \$197  = \$signal$191 ;
           end
     endcase
     if (rst) begin
@@ -2340,12 +2320,12 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$198  = \$signal$191 ;
+    \$198  = \$signal$199 ;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2358,7 +2338,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$71 ) begin
           end else if (\$72 ) begin
           end else if (\$73 ) begin
-            \$198  = \$signal$181 [1:0];
+            \$198  = \$signal$191 [1:0];
           end
     endcase
     if (rst) begin
@@ -2367,12 +2347,12 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$199  = \$signal$187 ;
+    \$199  = \$signal$197 ;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2386,7 +2366,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$72 ) begin
           end else if (\$73 ) begin
           end else if (\$74 ) begin
-            \$199  = \$signal$181 [14:0];
+            \$199  = \$signal$191 [14:0];
           end
       3'h4:
           if (\$123 ) begin
@@ -2404,7 +2384,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2419,7 +2399,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$73 ) begin
           end else if (\$74 ) begin
           end else if (\$75 ) begin
-            \$200  = \$signal$181 ;
+            \$200  = \$signal$191 ;
           end
     endcase
     if (rst) begin
@@ -2433,7 +2413,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2449,7 +2429,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$74 ) begin
           end else if (\$75 ) begin
           end else if (\$76 ) begin
-            \$201  = \$signal$181 ;
+            \$201  = \$signal$191 ;
           end
     endcase
     if (rst) begin
@@ -2463,7 +2443,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2480,7 +2460,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$75 ) begin
           end else if (\$76 ) begin
           end else if (\$77 ) begin
-            \$202  = \$signal$181 ;
+            \$202  = \$signal$191 ;
           end
     endcase
     if (rst) begin
@@ -2494,7 +2474,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2512,7 +2492,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$76 ) begin
           end else if (\$77 ) begin
           end else if (\$78 ) begin
-            \$203  = \$signal$181 ;
+            \$203  = \$signal$191 ;
           end
     endcase
     if (rst) begin
@@ -2526,7 +2506,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2547,7 +2527,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$83 ) begin
             casez (\$90 [6:2])
               5'h00:
-                  \$204  = \$signal$181 [11:0];
+                  \$204  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2562,7 +2542,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2585,7 +2565,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h00:
                   /* empty */;
               5'h01:
-                  \$205  = \$signal$181 [11:0];
+                  \$205  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2600,7 +2580,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2625,7 +2605,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h01:
                   /* empty */;
               5'h02:
-                  \$206  = \$signal$181 [11:0];
+                  \$206  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2640,7 +2620,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2667,7 +2647,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h02:
                   /* empty */;
               5'h03:
-                  \$207  = \$signal$181 [11:0];
+                  \$207  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2682,7 +2662,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2711,7 +2691,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h03:
                   /* empty */;
               5'h04:
-                  \$208  = \$signal$181 [11:0];
+                  \$208  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2726,7 +2706,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2757,7 +2737,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h04:
                   /* empty */;
               5'h05:
-                  \$209  = \$signal$181 [11:0];
+                  \$209  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2772,7 +2752,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2805,7 +2785,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h05:
                   /* empty */;
               5'h06:
-                  \$210  = \$signal$181 [11:0];
+                  \$210  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2820,7 +2800,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2855,7 +2835,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h06:
                   /* empty */;
               5'h07:
-                  \$211  = \$signal$181 [11:0];
+                  \$211  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2870,7 +2850,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2907,7 +2887,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h07:
                   /* empty */;
               5'h08:
-                  \$212  = \$signal$181 [11:0];
+                  \$212  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2922,7 +2902,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2961,7 +2941,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h08:
                   /* empty */;
               5'h09:
-                  \$213  = \$signal$181 [11:0];
+                  \$213  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -2976,7 +2956,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3017,7 +2997,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h09:
                   /* empty */;
               5'h0a:
-                  \$214  = \$signal$181 [11:0];
+                  \$214  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -3032,7 +3012,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3075,7 +3055,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0a:
                   /* empty */;
               5'h0b:
-                  \$215  = \$signal$181 [11:0];
+                  \$215  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -3090,7 +3070,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3135,7 +3115,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0b:
                   /* empty */;
               5'h0c:
-                  \$216  = \$signal$181 [11:0];
+                  \$216  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -3150,7 +3130,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3197,7 +3177,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0c:
                   /* empty */;
               5'h0d:
-                  \$217  = \$signal$181 [11:0];
+                  \$217  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -3212,7 +3192,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3261,7 +3241,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0d:
                   /* empty */;
               5'h0e:
-                  \$218  = \$signal$181 [11:0];
+                  \$218  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -3276,7 +3256,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3327,7 +3307,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0e:
                   /* empty */;
               5'h0f:
-                  \$219  = \$signal$181 [11:0];
+                  \$219  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -3342,7 +3322,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3395,7 +3375,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0f:
                   /* empty */;
               5'h10:
-                  \$220  = \$signal$181 [11:0];
+                  \$220  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -3410,7 +3390,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3465,7 +3445,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h10:
                   /* empty */;
               5'h11:
-                  \$221  = \$signal$181 [11:0];
+                  \$221  = \$signal$191 [11:0];
             endcase
           end
     endcase
@@ -3480,7 +3460,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3500,7 +3480,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$78 ) begin
           end else if (\$83 ) begin
           end else if (\$84 ) begin
-            \$222  = \$signal$181 [27:0];
+            \$222  = \$signal$191 [27:0];
           end else if (\$85 ) begin
             if (\$93 ) begin
               (* full_case = 32'd1 *)
@@ -3524,7 +3504,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3566,7 +3546,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$174 [16]) begin
+          if (\$signal$184 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3590,7 +3570,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$86 ) begin
             (* full_case = 32'd1 *)
             if (\$106 ) begin
-              \$224  = \$signal$181 [14:0];
+              \$224  = \$signal$191 [14:0];
             end else begin
               \$224  = 15'h0000;
             end
@@ -3602,7 +3582,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$225  = \$signal$197 ;
+    \$225  = \$signal$203 ;
     casez (axi_state)
       3'h0:
           /* empty */;
@@ -3616,7 +3596,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
         begin
           \$225  = 2'h0;
           (* full_case = 32'd1 *)
-          if (\$signal$195 [16]) begin
+          if (\$signal$201 [16]) begin
             \$225  = 2'h3;
           end else if (\$129 ) begin
           end else if (\$130 ) begin
@@ -3682,23 +3662,23 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign pre__zero_prev = zero_prev;
   assign pre__clear = clear;
   assign obs_valid = pre__obs_valid;
+  assign drive__controllers__inpt4 = controllers__inpt4;
+  assign drive__controllers__inpt5 = controllers__inpt5;
+  assign drive__controllers__paddles__mode__0 = controllers__paddles__mode__0;
+  assign drive__controllers__paddles__mode__1 = controllers__paddles__mode__1;
+  assign drive__controllers__paddles__mode__2 = controllers__paddles__mode__2;
+  assign drive__controllers__paddles__mode__3 = controllers__paddles__mode__3;
+  assign drive__controllers__paddles__needed__0 = controllers__paddles__needed__0;
+  assign drive__controllers__paddles__needed__1 = controllers__paddles__needed__1;
+  assign drive__controllers__paddles__needed__2 = controllers__paddles__needed__2;
+  assign drive__controllers__paddles__needed__3 = controllers__paddles__needed__3;
+  assign drive__controllers__swcha = controllers__swcha;
+  assign drive__controllers__swchb = controllers__swchb;
   assign start_frame = stream__frame_end;
   assign drive__start_frame = stream__frame_end;
-  assign drive__swcha = swcha;
-  assign drive__swchb = swchb;
-  assign drive__inpt4 = inpt4;
-  assign drive__inpt5 = inpt5;
   assign at_boundary = drive__at_boundary;
   assign insn_start = drive__insn_start;
   assign jammed = drive__jammed;
-  assign drive__paddle_needed__0 = paddle0_needed;
-  assign drive__paddle_mode__0 = paddle0_mode;
-  assign drive__paddle_needed__1 = paddle1_needed;
-  assign drive__paddle_mode__1 = paddle1_mode;
-  assign drive__paddle_needed__2 = paddle2_needed;
-  assign drive__paddle_mode__2 = paddle2_mode;
-  assign drive__paddle_needed__3 = paddle3_needed;
-  assign drive__paddle_mode__3 = paddle3_mode;
   assign mapper = \$signal [3:0];
   assign pal = \$signal [4];
   assign hmove_blanks = \$signal [5];
@@ -3711,7 +3691,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign fire_index = \$signal$96 [15:11];
   assign frame_skip = \$signal$96 [23:16];
   assign ep_frames = episode_frames;
-  assign \swchb$103  = inputs[15:8];
+  assign swchb = inputs[15:8];
   assign man_swcha = inputs[7:0];
   assign man_swchb = inputs[15:8];
   assign man_inpt4 = inputs[16];
@@ -3737,7 +3717,15 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign paddle_mode__3 = \$signal$110 [9:8];
   assign status = { 9'h000, errors[6:4], status_sync, errors[2:0], 5'h00, host_turn, busy, rom_loaded, game_over, \done$161 , phase, state };
   assign sync_error = status_sync;
-  assign \host_addr$169  = host_addr;
+  assign host_addr = host_rom__addr;
+  assign host_wdata = host_rom__wdata;
+  assign host_rom__we = host_we[0];
+  assign host_ram__addr = host_rom__addr;
+  assign host_ram__wdata = host_rom__wdata;
+  assign host_ram__we = host_we[1];
+  assign host_riot__addr = host_rom__addr;
+  assign host_riot__wdata = host_rom__wdata;
+  assign host_riot__we = host_we[2];
   assign \action_values__payload.values  = action_values__payload[575:0];
   assign \action_values__payload.values[0]  = action_values__payload[31:0];
   assign \action_values__payload.values[1]  = action_values__payload[63:32];
@@ -3942,8 +3930,8 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign actions[7:0] = action0[7:0];
 endmodule
 
-module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot_rdata, host_cart_rdata, con_rst, \host_addr$98 , host_wdata, host_we_rom, host_we_ram, host_we, \port$5525$0 , timer_init, start_frame, paddle_needed0, paddle_needed1
-, paddle_needed2, paddle_needed3, swcha, swchb, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
+module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot__rdata, host_ram__rdata, con_rst, host_rom__addr, host_rom__wdata, \port$5493$0 , \port$5520$0 , timer_init, start_frame, paddles__needed__0, paddles__needed__1, paddles__needed__2, paddles__needed__3
+, swcha, swchb, inpt4, inpt5, paddles__mode__0, paddles__mode__1, paddles__mode__2, paddles__mode__3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3969,10 +3957,10 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire \$29 ;
   wire [2:0] \$3 ;
   wire \$30 ;
-  wire [9:0] \$31 ;
+  wire \$31 ;
   wire \$32 ;
   wire \$33 ;
-  wire \$34 ;
+  wire [9:0] \$34 ;
   wire \$35 ;
   wire \$36 ;
   wire \$37 ;
@@ -3988,252 +3976,262 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire \$46 ;
   wire \$47 ;
   wire \$48 ;
-  wire \$49 ;
+  wire [8:0] \$49 ;
   wire \$5 ;
-  wire \$50 ;
+  wire [16:0] \$50 ;
   wire \$51 ;
-  wire \$52 ;
+  wire [9:0] \$52 ;
   wire \$53 ;
   wire \$54 ;
   wire \$55 ;
   wire \$56 ;
-  wire [8:0] \$57 ;
-  wire [16:0] \$58 ;
-  wire \$59 ;
+  reg [1:0] \$57 ;
+  reg \$58 ;
+  reg \$59 ;
   wire \$6 ;
-  wire \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire [9:0] \$63 ;
-  wire \$64 ;
-  wire \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  reg [1:0] \$68 ;
-  reg \$69 ;
+  reg [13:0] \$60 ;
+  reg \$61 ;
+  reg [7:0] \$62 ;
+  reg \$63 ;
+  reg \$64 ;
+  reg \$65 ;
+  reg \$66 ;
+  reg [7:0] \$67 ;
+  reg [15:0] \$68 ;
+  reg [31:0] \$69 ;
   wire \$7 ;
-  reg \$70 ;
-  reg [13:0] \$71 ;
-  reg \$72 ;
-  reg [7:0] \$73 ;
+  reg [7:0] \$70 ;
+  reg \$71 ;
+  reg [7:0] \$72 ;
+  reg \$73 ;
   reg \$74 ;
   reg \$75 ;
-  reg \$76 ;
-  reg \$77 ;
-  reg [7:0] \$78 ;
-  reg [15:0] \$79 ;
+  wire [1:0] \$76 ;
   wire \$8 ;
-  reg [31:0] \$80 ;
-  reg [7:0] \$81 ;
-  reg \$82 ;
-  reg [7:0] \$83 ;
-  reg \$84 ;
-  reg \$85 ;
-  reg \$86 ;
-  wire [1:0] \$87 ;
   wire \$9 ;
   wire a13;
   wire [15:0] addr;
-  wire [12:0] \addr$106 ;
-  wire [9:0] \addr$84 ;
-  wire advance;
   output at_boundary;
   wire at_boundary;
   wire [1:0] bank;
-  wire [1:0] \bank$120 ;
+  wire [1:0] \bank$138 ;
+  wire [12:0] bus__addr;
+  wire [12:0] \bus__addr$66 ;
+  wire [12:0] \bus__addr$74 ;
+  wire bus__cycle_end;
+  wire \bus__cycle_end$67 ;
+  wire \bus__cycle_end$75 ;
+  wire [7:0] bus__rdata;
+  wire [7:0] \bus__rdata$69 ;
+  wire [7:0] \bus__rdata$76 ;
+  wire bus__sel;
+  wire \bus__sel$70 ;
+  wire \bus__sel$77 ;
+  wire bus__strobe;
+  wire \bus__strobe$71 ;
+  wire \bus__strobe$78 ;
+  (* init = 8'h00 *)
+  wire [7:0] bus__wdata;
+  (* init = 8'h00 *)
+  wire [7:0] \bus__wdata$72 ;
+  (* init = 8'h00 *)
+  wire [7:0] \bus__wdata$79 ;
+  wire bus__write;
+  wire \bus__write$73 ;
+  wire \bus__write$80 ;
   reg [13:0] bus_addr = 14'h0000;
-  wire [5:0] \bus_addr$46 ;
   reg [7:0] bus_dout = 8'h00;
   reg bus_dummy = 1'h0;
   (* init = 8'h00 *)
   wire [7:0] bus_last;
   reg bus_rw = 1'h1;
-  wire bus_strobe;
+  wire [12:0] cart_bus__addr;
+  wire cart_bus__cycle_end;
+  wire [7:0] cart_bus__rdata;
+  wire cart_bus__sel;
+  wire cart_bus__strobe;
   (* init = 8'h00 *)
-  wire [7:0] bus_wdata;
-  wire bus_write;
+  wire [7:0] cart_bus__wdata;
+  wire cart_bus__write;
   wire ce;
   input clk;
   wire clk;
+  wire clocks__0__advance;
+  (* init = 32'd0 *)
+  wire [31:0] clocks__0__cyc;
+  wire clocks__0__drawn;
+  wire clocks__0__frame_end;
+  wire clocks__0__frame_start;
+  (* init = 8'h00 *)
+  wire [7:0] clocks__0__hpos;
+  wire [15:0] clocks__0__line;
+  wire clocks__0__line_end_drawn;
+  (* init = 1'h0 *)
+  wire clocks__0__odd_last_frame;
+  wire [7:0] clocks__0__pixel;
   input con_ce;
   wire con_ce;
   input con_rst;
   wire con_rst;
+  wire controllers__inpt4;
+  wire controllers__inpt5;
+  wire [1:0] controllers__paddles__mode__0;
+  wire [1:0] controllers__paddles__mode__1;
+  wire [1:0] controllers__paddles__mode__2;
+  wire [1:0] controllers__paddles__mode__3;
+  wire [31:0] controllers__paddles__needed__0;
+  wire [31:0] controllers__paddles__needed__1;
+  wire [31:0] controllers__paddles__needed__2;
+  wire [31:0] controllers__paddles__needed__3;
+  wire [7:0] controllers__swcha;
+  wire [7:0] controllers__swchb;
   wire counting;
   reg [31:0] cyc = 32'd0;
   (* init = 32'd0 *)
-  wire [31:0] \cyc$132 ;
-  (* init = 32'd0 *)
-  wire [31:0] \cyc$54 ;
+  wire [31:0] \cyc$162 ;
   wire cycle_end;
-  wire \cycle_end$44 ;
-  wire \cycle_end$88 ;
   reg cycle_sync = 1'h0;
   reg [7:0] din;
-  wire [7:0] \din$123 ;
+  wire [7:0] \din$153 ;
   wire [7:0] dout;
   output drawn;
   wire drawn;
-  wire \drawn$127 ;
-  wire \drawn$52 ;
+  wire \drawn$157 ;
   wire dummy;
   reg fetch_next = 1'h0;
   wire \fetch_next$16 ;
-  wire frame_end;
   reg [15:0] frame_line = 16'h0000;
   (* init = 1'h0 *)
   wire frame_pending;
-  wire frame_start;
   wire [8:0] height;
   wire hmove_blanks;
-  wire \hmove_blanks$60 ;
-  wire [6:0] host_addr;
-  wire [13:0] \host_addr$115 ;
-  input [13:0] \host_addr$98 ;
-  wire [13:0] \host_addr$98 ;
-  output [7:0] host_cart_rdata;
-  wire [7:0] host_cart_rdata;
-  wire [7:0] host_rdata;
-  wire [7:0] \host_rdata$118 ;
-  output [7:0] host_riot_rdata;
-  wire [7:0] host_riot_rdata;
-  input [7:0] host_wdata;
-  wire [7:0] host_wdata;
-  wire [7:0] \host_wdata$100 ;
-  wire [7:0] \host_wdata$116 ;
-  input host_we;
-  wire host_we;
-  input host_we_ram;
-  wire host_we_ram;
-  wire \host_we_ram$114 ;
-  wire host_we_riot;
-  input host_we_rom;
-  wire host_we_rom;
-  wire \host_we_rom$112 ;
+  wire \hmove_blanks$132 ;
+  wire [13:0] host__addr;
+  wire [7:0] host__rdata;
+  wire [7:0] host__wdata;
+  wire host__we;
+  wire [13:0] host_ram__addr;
+  wire [13:0] \host_ram__addr$90 ;
+  output [7:0] host_ram__rdata;
+  wire [7:0] host_ram__rdata;
+  wire [7:0] \host_ram__rdata$92 ;
+  wire [7:0] host_ram__wdata;
+  wire [7:0] \host_ram__wdata$94 ;
+  wire host_ram__we;
+  wire \host_ram__we$96 ;
+  wire [13:0] host_riot__addr;
+  output [7:0] host_riot__rdata;
+  wire [7:0] host_riot__rdata;
+  wire [7:0] host_riot__wdata;
+  wire host_riot__we;
+  input [13:0] host_rom__addr;
+  wire [13:0] host_rom__addr;
+  wire [13:0] \host_rom__addr$82 ;
+  wire [7:0] host_rom__rdata;
+  wire [7:0] \host_rom__rdata$84 ;
+  input [7:0] host_rom__wdata;
+  wire [7:0] host_rom__wdata;
+  wire [7:0] \host_rom__wdata$86 ;
+  wire host_rom__we;
+  wire \host_rom__we$88 ;
   reg [7:0] hpos = 8'h00;
   (* init = 8'h00 *)
-  wire [7:0] \hpos$130 ;
-  (* init = 8'h00 *)
-  wire [7:0] \hpos$50 ;
+  wire [7:0] \hpos$160 ;
   input inpt4;
   wire inpt4;
-  wire \inpt4$62 ;
   input inpt5;
   wire inpt5;
-  wire \inpt5$64 ;
   output insn_start;
   wire insn_start;
-  wire \insn_start$133 ;
+  wire \insn_start$163 ;
   output jammed;
   wire jammed;
-  wire \jammed$137 ;
+  wire \jammed$167 ;
   reg [7:0] last_bus = 8'h00;
   reg last_was_read = 1'h0;
   (* init = 1'h0 *)
-  wire \last_was_read$49 ;
+  wire \last_was_read$144 ;
   wire [15:0] line;
-  wire [15:0] \line$131 ;
-  wire [15:0] \line$56 ;
-  wire line_end_drawn;
+  wire [15:0] \line$161 ;
   wire [3:0] mapper;
-  wire [3:0] \mapper$104 ;
+  wire [3:0] \mapper$136 ;
   reg odd_last = 1'h0;
-  (* init = 1'h0 *)
-  wire odd_last_frame;
-  wire [1:0] paddle0_mode;
-  wire [31:0] paddle0_needed;
-  wire [1:0] paddle1_mode;
-  wire [31:0] paddle1_needed;
-  wire [1:0] paddle2_mode;
-  wire [31:0] paddle2_needed;
-  wire [1:0] paddle3_mode;
-  wire [31:0] paddle3_needed;
-  input [1:0] paddle_mode0;
-  wire [1:0] paddle_mode0;
-  input [1:0] paddle_mode1;
-  wire [1:0] paddle_mode1;
-  input [1:0] paddle_mode2;
-  wire [1:0] paddle_mode2;
-  input [1:0] paddle_mode3;
-  wire [1:0] paddle_mode3;
-  input [31:0] paddle_needed0;
-  wire [31:0] paddle_needed0;
-  input [31:0] paddle_needed1;
-  wire [31:0] paddle_needed1;
-  input [31:0] paddle_needed2;
-  wire [31:0] paddle_needed2;
-  input [31:0] paddle_needed3;
-  wire [31:0] paddle_needed3;
+  input [1:0] paddles__mode__0;
+  wire [1:0] paddles__mode__0;
+  input [1:0] paddles__mode__1;
+  wire [1:0] paddles__mode__1;
+  input [1:0] paddles__mode__2;
+  wire [1:0] paddles__mode__2;
+  input [1:0] paddles__mode__3;
+  wire [1:0] paddles__mode__3;
+  input [31:0] paddles__needed__0;
+  wire [31:0] paddles__needed__0;
+  input [31:0] paddles__needed__1;
+  wire [31:0] paddles__needed__1;
+  input [31:0] paddles__needed__2;
+  wire [31:0] paddles__needed__2;
+  input [31:0] paddles__needed__3;
+  wire [31:0] paddles__needed__3;
   wire pal;
-  wire \pal$58 ;
+  wire \pal$130 ;
   wire [15:0] pc;
   wire [15:0] pc_next;
   reg pending = 1'h0;
   reg [1:0] ph = 2'h0;
   output [7:0] pixel;
   wire [7:0] pixel;
-  wire [7:0] \pixel$126 ;
   wire [7:0] pixel_x;
   wire pixels__frame_end;
   output pixels__line_end;
   wire pixels__line_end;
   wire [7:0] pixels__pixel;
   wire pixels__visible;
-  input [23:0] \port$5525$0 ;
-  wire [23:0] \port$5525$0 ;
+  input [2:0] \port$5493$0 ;
+  wire [2:0] \port$5493$0 ;
+  input [23:0] \port$5520$0 ;
+  wire [23:0] \port$5520$0 ;
   reg primed = 1'h0;
-  wire [7:0] rdata;
-  wire [7:0] \rdata$121 ;
-  wire [7:0] \rdata$122 ;
   (* init = 1'h1 *)
   wire rdy;
   reg rdy_seen = 1'h1;
+  wire [12:0] riot_bus__addr;
+  wire riot_bus__cycle_end;
+  wire [7:0] riot_bus__rdata;
+  wire riot_bus__sel;
+  wire riot_bus__strobe;
+  (* init = 8'h00 *)
+  wire [7:0] riot_bus__wdata;
+  wire riot_bus__write;
   reg [7:0] riot_seen = 8'h00;
   wire [8:0] row;
   input rst;
   wire rst;
   wire rw;
-  wire sel;
-  wire sel_io;
-  wire sel_ram;
   input start_frame;
   wire start_frame;
   reg started = 1'h0;
   wire [15:0] state__pc;
   wire strobe;
-  wire \strobe$110 ;
-  wire \strobe$87 ;
   reg strobe_seen = 1'h0;
   input [7:0] swcha;
   wire [7:0] swcha;
-  wire [7:0] \swcha$92 ;
   input [7:0] swchb;
   wire [7:0] swchb;
-  wire [7:0] \swchb$94 ;
   wire sync;
+  wire [12:0] tia_bus__addr;
+  wire tia_bus__cycle_end;
+  wire [7:0] tia_bus__rdata;
+  wire tia_bus__sel;
+  wire tia_bus__strobe;
+  (* init = 8'h00 *)
+  wire [7:0] tia_bus__wdata;
+  wire tia_bus__write;
   wire tia_touch;
   input [7:0] timer_init;
   wire [7:0] timer_init;
-  wire [7:0] \timer_init$90 ;
-  (* init = 8'h00 *)
-  wire [7:0] wdata;
-  (* init = 8'h00 *)
-  wire [7:0] \wdata$109 ;
-  wire write;
-  wire \write$108 ;
+  wire [7:0] \timer_init$134 ;
   wire wsync;
   wire [8:0] ystart;
-  assign \$13  = \$11  ? 9'h000 : \$12 ;
-  assign \$14  = hpos == 8'he3;
-  assign \$15  = frame_line != 16'hffff;
-  assign \$16  = \$14  & \$15 ;
-  assign \$17  = line + 1'h1;
-  assign \$18  = cyc + 1'h1;
-  assign \$19  = hpos == 8'he3;
-  assign \$20  = \$19  & counting;
-  assign \$21  = ~ \$20 ;
-  assign \$22  = bus_rw ? din : bus_dout;
-  assign \$23  = ! ph;
   assign ce = \$23  & primed;
   assign counting = started | cycle_sync;
   assign \$24  = ph == 2'h2;
@@ -4245,96 +4243,83 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$29  = \$27  | \$28 ;
   assign strobe = \$26  & \$29 ;
   assign line = start_frame ? 16'h0000 : frame_line;
-  assign \$30  = line >= \port$5525$0 [14:6];
-  assign \$31  = \port$5525$0 [14:6] + \port$5525$0 [23:15];
-  assign \$32  = line < \$31 ;
-  assign \$33  = \$30  & \$32 ;
-  assign \$34  = counting & \$33 ;
-  assign \$35  = hpos >= 7'h44;
-  assign drawn = \$34  & \$35 ;
-  assign \$36  = ~ bus_addr[12];
-  assign \$37  = ~ bus_addr[7];
-  assign \$38  = \$36  & \$37 ;
-  assign bus_strobe = strobe & \$38 ;
-  assign bus_write = ~ bus_rw;
-  assign \$39  = line >= \port$5525$0 [14:6];
-  assign \$40  = \port$5525$0 [14:6] + \port$5525$0 [23:15];
+  assign cart_bus__write = ~ bus_rw;
+  assign \$30  = ~ bus_addr[12];
+  assign \$31  = ~ bus_addr[7];
+  assign tia_bus__sel = \$30  & \$31 ;
+  assign tia_bus__write = ~ bus_rw;
+  assign \$32  = ~ bus_addr[12];
+  assign riot_bus__sel = \$32  & bus_addr[7];
+  assign riot_bus__write = ~ bus_rw;
+  assign \$33  = line >= \port$5520$0 [14:6];
+  assign \$34  = \port$5520$0 [14:6] + \port$5520$0 [23:15];
+  assign \$35  = line < \$34 ;
+  assign \$36  = \$33  & \$35 ;
+  assign \$37  = counting & \$36 ;
+  assign \$38  = hpos >= 7'h44;
+  assign drawn = \$37  & \$38 ;
+  assign \$39  = line >= \port$5520$0 [14:6];
+  assign \$40  = \port$5520$0 [14:6] + \port$5520$0 [23:15];
   assign \$41  = line < \$40 ;
   assign \$42  = \$39  & \$41 ;
   assign \$43  = counting & \$42 ;
   assign \$44  = hpos == 8'he3;
-  assign line_end_drawn = \$43  & \$44 ;
-  assign \$45  = ~ bus_addr[12];
-  assign \$46  = \$45  & bus_addr[7];
-  assign \$47  = ~ bus_addr[9];
-  assign sel_ram = \$46  & \$47 ;
-  assign \$48  = ~ bus_addr[12];
-  assign \$49  = \$48  & bus_addr[7];
-  assign sel_io = \$49  & bus_addr[9];
-  assign write = ~ bus_rw;
-  assign \write$108  = ~ bus_rw;
-  assign \strobe$110  = strobe & counting;
-  assign \$50  = ~ bus_addr[12];
-  assign \$51  = ~ bus_addr[7];
-  assign \$52  = \$50  & \$51 ;
-  assign \$53  = ! ph;
-  assign \$54  = \$53  & cycle_sync;
-  assign \$55  = ~ wsync;
-  assign \$56  = \$54  & \$55 ;
-  assign insn_start = \$56  & counting;
-  assign \$57  = hpos - 7'h44;
-  assign \$58  = line - \port$5525$0 [14:6];
+  assign clocks__0__line_end_drawn = \$43  & \$44 ;
+  assign \$45  = ! ph;
+  assign \$46  = \$45  & cycle_sync;
+  assign \$47  = ~ wsync;
+  assign \$48  = \$46  & \$47 ;
+  assign insn_start = \$48  & counting;
+  assign \$49  = hpos - 7'h44;
+  assign \$50  = line - \port$5520$0 [14:6];
   assign at_boundary = insn_start & pending;
   assign pc = ce ? pc_next : state__pc;
-  assign \$59  = ~ bus_addr[12];
-  assign \$60  = ~ bus_addr[7];
-  assign \$61  = \$59  & \$60 ;
-  assign tia_touch = strobe & \$61 ;
-  assign \$62  = line >= \port$5525$0 [14:6];
-  assign \$63  = \port$5525$0 [14:6] + \port$5525$0 [23:15];
-  assign \$64  = line < \$63 ;
-  assign \$65  = \$62  & \$64 ;
-  assign \$66  = counting & \$65 ;
-  assign \$67  = hpos == 8'he3;
-  assign pixels__line_end = \$66  & \$67 ;
+  assign tia_touch = strobe & tia_bus__sel;
+  assign \$51  = line >= \port$5520$0 [14:6];
+  assign \$52  = \port$5520$0 [14:6] + \port$5520$0 [23:15];
+  assign \$53  = line < \$52 ;
+  assign \$54  = \$51  & \$53 ;
+  assign \$55  = counting & \$54 ;
+  assign \$56  = hpos == 8'he3;
+  assign pixels__line_end = \$55  & \$56 ;
   always @(posedge clk)
-    ph <= \$68 ;
+    ph <= \$57 ;
   always @(posedge clk)
-    rdy_seen <= \$69 ;
+    rdy_seen <= \$58 ;
   always @(posedge clk)
-    primed <= \$70 ;
+    primed <= \$59 ;
   always @(posedge clk)
-    bus_addr <= \$71 ;
+    bus_addr <= \$60 ;
   always @(posedge clk)
-    bus_rw <= \$72 ;
+    bus_rw <= \$61 ;
   always @(posedge clk)
-    bus_dout <= \$73 ;
+    bus_dout <= \$62 ;
   always @(posedge clk)
-    bus_dummy <= \$74 ;
+    bus_dummy <= \$63 ;
   always @(posedge clk)
-    fetch_next <= \$75 ;
+    fetch_next <= \$64 ;
   always @(posedge clk)
-    cycle_sync <= \$76 ;
+    cycle_sync <= \$65 ;
   always @(posedge clk)
-    started <= \$77 ;
+    started <= \$66 ;
   always @(posedge clk)
-    hpos <= \$78 ;
+    hpos <= \$67 ;
   always @(posedge clk)
-    frame_line <= \$79 ;
+    frame_line <= \$68 ;
   always @(posedge clk)
-    cyc <= \$80 ;
+    cyc <= \$69 ;
   always @(posedge clk)
-    riot_seen <= \$81 ;
+    riot_seen <= \$70 ;
   always @(posedge clk)
-    strobe_seen <= \$82 ;
+    strobe_seen <= \$71 ;
   always @(posedge clk)
-    last_bus <= \$83 ;
+    last_bus <= \$72 ;
   always @(posedge clk)
-    last_was_read <= \$84 ;
+    last_was_read <= \$73 ;
   always @(posedge clk)
-    pending <= \$85 ;
+    pending <= \$74 ;
   always @(posedge clk)
-    odd_last <= \$86 ;
+    odd_last <= \$75 ;
   assign \$1  = ph == 2'h2;
   assign \$2  = ph + 1'h1;
   assign \$3  = \$1  ? 3'h0 : \$2 ;
@@ -4346,23 +4331,33 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$10  = \$9  ? sync : fetch_next;
   assign \$11  = hpos == 8'he3;
   assign \$12  = hpos + 1'h1;
+  assign \$13  = \$11  ? 9'h000 : \$12 ;
+  assign \$14  = hpos == 8'he3;
+  assign \$15  = frame_line != 16'hffff;
+  assign \$16  = \$14  & \$15 ;
+  assign \$17  = line + 1'h1;
+  assign \$18  = cyc + 1'h1;
+  assign \$19  = hpos == 8'he3;
+  assign \$20  = \$19  & counting;
+  assign \$21  = ~ \$20 ;
+  assign \$22  = bus_rw ? din : bus_dout;
+  assign \$23  = ! ph;
   \instance.console.cart  cart (
     .bank(bank),
+    .bus__rdata(cart_bus__rdata),
+    .bus__strobe(strobe),
+    .bus__wdata(bus_dout),
+    .bus__write(cart_bus__write),
     .clk(clk),
     .con_ce(con_ce),
     .con_rst(con_rst),
-    .host_rdata(host_cart_rdata),
-    .host_we_ram(host_we_ram),
-    .mapper(\port$5525$0 [3:0]),
-    .\port$5611$0 (bus_addr),
-    .rdata(\rdata$121 ),
-    .rom_w__addr(\host_addr$98 ),
-    .rom_w__data(host_wdata),
-    .rom_w__en(host_we_rom),
-    .rst(rst),
-    .strobe(\strobe$110 ),
-    .wdata(bus_dout),
-    .write(\write$108 )
+    .host_ram__rdata(host_ram__rdata),
+    .mapper(\port$5520$0 [3:0]),
+    .\port$5493$0 (\port$5493$0 [1:0]),
+    .\port$5606$0 (bus_addr),
+    .rom_w__addr(host_rom__addr),
+    .rom_w__data(host_rom__wdata),
+    .rst(rst)
   );
   \instance.console.cpu  cpu (
     .addr(addr),
@@ -4383,424 +4378,459 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .sync(sync)
   );
   \instance.console.riot  riot (
-    .addr(bus_addr[9:0]),
+    .bus__addr(bus_addr[12:0]),
+    .bus__cycle_end(cycle_end),
+    .bus__rdata(riot_bus__rdata),
+    .bus__sel(riot_bus__sel),
+    .bus__strobe(strobe),
+    .bus__wdata(bus_dout),
+    .bus__write(riot_bus__write),
     .clk(clk),
     .con_ce(con_ce),
     .con_rst(con_rst),
-    .cycle_end(cycle_end),
-    .host_rdata(host_riot_rdata),
-    .host_wdata(host_wdata),
-    .host_we(host_we),
-    .hp__addr(\host_addr$98 [6:0]),
-    .rdata(rdata),
+    .host__addr(host_rom__addr),
+    .host__rdata(host_riot__rdata),
+    .host__wdata(host_rom__wdata),
+    .host__we(\port$5493$0 [2]),
     .rst(rst),
-    .sel_io(sel_io),
-    .sel_ram(sel_ram),
-    .strobe(strobe),
     .swcha(swcha),
     .swchb(swchb),
-    .timer_init(timer_init),
-    .wdata(bus_dout),
-    .write(write)
+    .timer_init(timer_init)
   );
   \instance.console.tia  tia (
-    .advance(counting),
-    .bus_addr(bus_addr[5:0]),
+    .bus__addr(bus_addr[12:0]),
+    .bus__cycle_end(cycle_end),
+    .bus__sel(tia_bus__sel),
+    .bus__strobe(strobe),
+    .bus__wdata(bus_dout),
+    .bus__write(tia_bus__write),
     .bus_last(last_bus),
-    .bus_strobe(bus_strobe),
-    .bus_wdata(bus_dout),
-    .bus_write(bus_write),
     .clk(clk),
+    .clocks__0__advance(counting),
+    .clocks__0__cyc(cyc),
+    .clocks__0__drawn(drawn),
+    .clocks__0__frame_end(clocks__0__frame_end),
+    .clocks__0__frame_start(start_frame),
+    .clocks__0__hpos(hpos),
+    .clocks__0__line(line),
+    .clocks__0__line_end_drawn(clocks__0__line_end_drawn),
+    .clocks__0__odd_last_frame(odd_last),
+    .clocks__0__pixel(pixel),
     .con_ce(con_ce),
     .con_rst(con_rst),
-    .cyc(cyc),
-    .cycle_end(cycle_end),
-    .drawn(drawn),
-    .frame_end(frame_end),
-    .frame_start(start_frame),
-    .hpos(hpos),
     .inpt4(inpt4),
     .inpt5(inpt5),
     .last_was_read(last_was_read),
-    .line(line),
-    .line_end_drawn(line_end_drawn),
-    .odd_last_frame(odd_last),
-    .paddle_mode0(paddle_mode0),
-    .paddle_mode1(paddle_mode1),
-    .paddle_mode2(paddle_mode2),
-    .paddle_mode3(paddle_mode3),
-    .paddle_needed0(paddle_needed0),
-    .paddle_needed1(paddle_needed1),
-    .paddle_needed2(paddle_needed2),
-    .paddle_needed3(paddle_needed3),
-    .pixel(pixel),
-    .\port$5525$4 (\port$5525$0 [5:4]),
-    .rd(\$87 ),
+    .paddles__mode__0(paddles__mode__0),
+    .paddles__mode__1(paddles__mode__1),
+    .paddles__mode__2(paddles__mode__2),
+    .paddles__mode__3(paddles__mode__3),
+    .paddles__needed__0(paddles__needed__0),
+    .paddles__needed__1(paddles__needed__1),
+    .paddles__needed__2(paddles__needed__2),
+    .paddles__needed__3(paddles__needed__3),
+    .\port$5520$4 (\port$5520$0 [5:4]),
+    .rd(\$76 ),
     .rst(rst),
     .wsync(wsync)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$68  = ph;
+    \$57  = ph;
     if (con_ce) begin
-      \$68  = \$3 [1:0];
+      \$57  = \$3 [1:0];
     end
     if (con_rst) begin
-      \$68  = 2'h0;
+      \$57  = 2'h0;
     end
     if (rst) begin
-      \$68  = 2'h0;
+      \$57  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$69  = rdy_seen;
+    \$58  = rdy_seen;
     if (con_ce) begin
-      \$69  = \$4 ;
+      \$58  = \$4 ;
     end
     if (con_rst) begin
-      \$69  = 1'h1;
+      \$58  = 1'h1;
     end
     if (rst) begin
-      \$69  = 1'h1;
+      \$58  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$70  = primed;
+    \$59  = primed;
     if (con_ce) begin
       if (\$5 ) begin
-        \$70  = 1'h1;
+        \$59  = 1'h1;
       end
     end
     if (con_rst) begin
-      \$70  = 1'h0;
+      \$59  = 1'h0;
     end
     if (rst) begin
-      \$70  = 1'h0;
+      \$59  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$71  = bus_addr;
+    \$60  = bus_addr;
     if (con_ce) begin
-      \$71  = addr[13:0];
+      \$60  = addr[13:0];
     end
     if (con_rst) begin
-      \$71  = 14'h0000;
+      \$60  = 14'h0000;
     end
     if (rst) begin
-      \$71  = 14'h0000;
+      \$60  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$72  = bus_rw;
+    \$61  = bus_rw;
     if (con_ce) begin
-      \$72  = rw;
+      \$61  = rw;
     end
     if (con_rst) begin
-      \$72  = 1'h1;
+      \$61  = 1'h1;
     end
     if (rst) begin
-      \$72  = 1'h1;
+      \$61  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$73  = bus_dout;
+    \$62  = bus_dout;
     if (con_ce) begin
-      \$73  = dout;
+      \$62  = dout;
     end
     if (con_rst) begin
-      \$73  = 8'h00;
+      \$62  = 8'h00;
     end
     if (rst) begin
-      \$73  = 8'h00;
+      \$62  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$74  = bus_dummy;
+    \$63  = bus_dummy;
     if (con_ce) begin
-      \$74  = dummy;
+      \$63  = dummy;
     end
     if (con_rst) begin
-      \$74  = 1'h0;
+      \$63  = 1'h0;
     end
     if (rst) begin
-      \$74  = 1'h0;
+      \$63  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$75  = fetch_next;
+    \$64  = fetch_next;
     if (con_ce) begin
-      \$75  = \fetch_next$16 ;
+      \$64  = \fetch_next$16 ;
     end
     if (con_rst) begin
-      \$75  = 1'h0;
+      \$64  = 1'h0;
     end
     if (rst) begin
-      \$75  = 1'h0;
+      \$64  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$76  = cycle_sync;
+    \$65  = cycle_sync;
     if (con_ce) begin
       if (\$6 ) begin
-        \$76  = \$10 ;
+        \$65  = \$10 ;
       end
     end
     if (con_rst) begin
-      \$76  = 1'h0;
+      \$65  = 1'h0;
     end
     if (rst) begin
-      \$76  = 1'h0;
+      \$65  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$77  = started;
+    \$66  = started;
     if (con_ce) begin
       if (cycle_sync) begin
-        \$77  = 1'h1;
+        \$66  = 1'h1;
       end
     end
     if (con_rst) begin
-      \$77  = 1'h0;
+      \$66  = 1'h0;
     end
     if (rst) begin
-      \$77  = 1'h0;
+      \$66  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$78  = hpos;
+    \$67  = hpos;
     if (con_ce) begin
       if (counting) begin
-        \$78  = \$13 [7:0];
+        \$67  = \$13 [7:0];
       end
     end
     if (con_rst) begin
-      \$78  = 8'h00;
+      \$67  = 8'h00;
     end
     if (rst) begin
-      \$78  = 8'h00;
+      \$67  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$79  = frame_line;
+    \$68  = frame_line;
     if (con_ce) begin
       if (counting) begin
         if (\$16 ) begin
-          \$79  = \$17 [15:0];
+          \$68  = \$17 [15:0];
         end
       end
       if (start_frame) begin
         if (\$21 ) begin
-          \$79  = 16'h0000;
+          \$68  = 16'h0000;
         end
       end
     end
     if (con_rst) begin
-      \$79  = 16'h0000;
+      \$68  = 16'h0000;
     end
     if (rst) begin
-      \$79  = 16'h0000;
+      \$68  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$80  = cyc;
+    \$69  = cyc;
     if (con_ce) begin
       if (cycle_end) begin
-        \$80  = \$18 [31:0];
+        \$69  = \$18 [31:0];
       end
       if (start_frame) begin
-        \$80  = 32'd0;
+        \$69  = 32'd0;
       end
     end
     if (con_rst) begin
-      \$80  = 32'd0;
+      \$69  = 32'd0;
     end
     if (rst) begin
-      \$80  = 32'd0;
+      \$69  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$81  = riot_seen;
+    \$70  = riot_seen;
     if (con_ce) begin
-      \$81  = rdata;
+      \$70  = riot_bus__rdata;
     end
     if (con_rst) begin
-      \$81  = 8'h00;
+      \$70  = 8'h00;
     end
     if (rst) begin
-      \$81  = 8'h00;
+      \$70  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$82  = strobe_seen;
+    \$71  = strobe_seen;
     if (con_ce) begin
-      \$82  = strobe;
+      \$71  = strobe;
     end
     if (con_rst) begin
-      \$82  = 1'h0;
+      \$71  = 1'h0;
     end
     if (rst) begin
-      \$82  = 1'h0;
+      \$71  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$83  = last_bus;
+    \$72  = last_bus;
     if (con_ce) begin
       if (strobe_seen) begin
-        \$83  = \$22 ;
+        \$72  = \$22 ;
       end
     end
     if (con_rst) begin
-      \$83  = 8'h00;
+      \$72  = 8'h00;
     end
     if (rst) begin
-      \$83  = 8'h00;
+      \$72  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$84  = last_was_read;
+    \$73  = last_was_read;
     if (con_ce) begin
       if (strobe_seen) begin
-        \$84  = bus_rw;
+        \$73  = bus_rw;
       end
     end
     if (con_rst) begin
-      \$84  = 1'h0;
+      \$73  = 1'h0;
     end
     if (rst) begin
-      \$84  = 1'h0;
+      \$73  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$85  = pending;
+    \$74  = pending;
     if (con_ce) begin
-      if (frame_end) begin
-        \$85  = 1'h1;
+      if (clocks__0__frame_end) begin
+        \$74  = 1'h1;
       end
       if (start_frame) begin
-        \$85  = 1'h0;
+        \$74  = 1'h0;
       end
     end
     if (con_rst) begin
-      \$85  = 1'h0;
+      \$74  = 1'h0;
     end
     if (rst) begin
-      \$85  = 1'h0;
+      \$74  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$86  = odd_last;
+    \$75  = odd_last;
     if (con_ce) begin
       if (start_frame) begin
-        \$86  = frame_line[0];
+        \$75  = frame_line[0];
       end
     end
     if (con_rst) begin
-      \$86  = 1'h0;
+      \$75  = 1'h0;
     end
     if (rst) begin
-      \$86  = 1'h0;
+      \$75  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     (* full_case = 32'd1 *)
     if (bus_addr[12]) begin
-      din = \rdata$121 ;
-    end else if (\$52 ) begin
-      din = { \$87 , last_bus[5:0] };
+      din = cart_bus__rdata;
+    end else if (tia_bus__sel) begin
+      din = { \$76 , last_bus[5:0] };
     end else begin
       din = riot_seen;
     end
   end
   assign rdy = rdy_seen;
-  assign ystart = \port$5525$0 [14:6];
-  assign height = \port$5525$0 [23:15];
-  assign \cycle_end$44  = cycle_end;
-  assign \bus_addr$46  = bus_addr[5:0];
-  assign bus_wdata = bus_dout;
-  assign bus_last = last_bus;
-  assign \last_was_read$49  = last_was_read;
-  assign \hpos$50  = hpos;
-  assign advance = counting;
-  assign \drawn$52  = drawn;
-  assign \cyc$54  = cyc;
-  assign frame_start = start_frame;
-  assign \line$56  = line;
-  assign pal = \port$5525$0 [4];
-  assign \pal$58  = \port$5525$0 [4];
-  assign hmove_blanks = \port$5525$0 [5];
-  assign \hmove_blanks$60  = \port$5525$0 [5];
-  assign \inpt4$62  = inpt4;
-  assign \inpt5$64  = inpt5;
-  assign odd_last_frame = odd_last;
-  assign paddle0_needed = paddle_needed0;
-  assign paddle0_mode = paddle_mode0;
-  assign paddle1_needed = paddle_needed1;
-  assign paddle1_mode = paddle_mode1;
-  assign paddle2_needed = paddle_needed2;
-  assign paddle2_mode = paddle_mode2;
-  assign paddle3_needed = paddle_needed3;
-  assign paddle3_mode = paddle_mode3;
-  assign \addr$84  = bus_addr[9:0];
-  assign wdata = bus_dout;
-  assign \strobe$87  = strobe;
-  assign \cycle_end$88  = cycle_end;
-  assign \timer_init$90  = timer_init;
-  assign \swcha$92  = swcha;
-  assign \swchb$94  = swchb;
-  assign host_we_riot = host_we;
-  assign host_addr = \host_addr$98 [6:0];
-  assign \host_wdata$100  = host_wdata;
-  assign host_rdata = host_riot_rdata;
-  assign mapper = \port$5525$0 [3:0];
-  assign \mapper$104  = \port$5525$0 [3:0];
-  assign sel = bus_addr[12];
-  assign \addr$106  = bus_addr[12:0];
+  assign cart_bus__sel = bus_addr[12];
+  assign cart_bus__addr = bus_addr[12:0];
+  assign cart_bus__wdata = bus_dout;
+  assign cart_bus__strobe = strobe;
+  assign cart_bus__cycle_end = cycle_end;
+  assign tia_bus__addr = bus_addr[12:0];
+  assign tia_bus__wdata = bus_dout;
+  assign tia_bus__strobe = strobe;
+  assign tia_bus__cycle_end = cycle_end;
+  assign riot_bus__addr = bus_addr[12:0];
+  assign riot_bus__wdata = bus_dout;
+  assign riot_bus__strobe = strobe;
+  assign riot_bus__cycle_end = cycle_end;
+  assign bus__addr = bus_addr[12:0];
+  assign bus__cycle_end = cycle_end;
+  assign bus__rdata = cart_bus__rdata;
+  assign bus__sel = bus_addr[12];
+  assign bus__strobe = strobe;
+  assign bus__wdata = bus_dout;
+  assign bus__write = cart_bus__write;
+  assign \bus__addr$66  = bus_addr[12:0];
+  assign \bus__cycle_end$67  = cycle_end;
+  assign tia_bus__rdata = { \$76 , last_bus[5:0] };
+  assign \bus__rdata$69  = { \$76 , last_bus[5:0] };
+  assign \bus__sel$70  = tia_bus__sel;
+  assign \bus__strobe$71  = strobe;
+  assign \bus__wdata$72  = bus_dout;
+  assign \bus__write$73  = tia_bus__write;
+  assign \bus__addr$74  = bus_addr[12:0];
+  assign \bus__cycle_end$75  = cycle_end;
+  assign \bus__rdata$76  = riot_bus__rdata;
+  assign \bus__sel$77  = riot_bus__sel;
+  assign \bus__strobe$78  = strobe;
+  assign \bus__wdata$79  = bus_dout;
+  assign \bus__write$80  = riot_bus__write;
+  assign \host_rom__addr$82  = host_rom__addr;
+  assign host_rom__rdata = 8'h00;
+  assign \host_rom__rdata$84  = 8'h00;
+  assign \host_rom__wdata$86  = host_rom__wdata;
+  assign host_rom__we = \port$5493$0 [0];
+  assign \host_rom__we$88  = \port$5493$0 [0];
+  assign host_ram__addr = host_rom__addr;
+  assign \host_ram__addr$90  = host_rom__addr;
+  assign \host_ram__rdata$92  = host_ram__rdata;
+  assign host_ram__wdata = host_rom__wdata;
+  assign \host_ram__wdata$94  = host_rom__wdata;
+  assign host_ram__we = \port$5493$0 [1];
+  assign \host_ram__we$96  = \port$5493$0 [1];
+  assign host__addr = host_rom__addr;
+  assign host_riot__addr = host_rom__addr;
+  assign host__rdata = host_riot__rdata;
+  assign host__wdata = host_rom__wdata;
+  assign host_riot__wdata = host_rom__wdata;
+  assign host__we = \port$5493$0 [2];
+  assign host_riot__we = \port$5493$0 [2];
+  assign controllers__paddles__mode__0 = paddles__mode__0;
+  assign controllers__paddles__mode__1 = paddles__mode__1;
+  assign controllers__paddles__mode__2 = paddles__mode__2;
+  assign controllers__paddles__mode__3 = paddles__mode__3;
+  assign controllers__paddles__needed__0 = paddles__needed__0;
+  assign controllers__paddles__needed__1 = paddles__needed__1;
+  assign controllers__paddles__needed__2 = paddles__needed__2;
+  assign controllers__paddles__needed__3 = paddles__needed__3;
+  assign controllers__swcha = swcha;
+  assign controllers__swchb = swchb;
+  assign controllers__inpt4 = inpt4;
+  assign controllers__inpt5 = inpt5;
+  assign pal = \port$5520$0 [4];
+  assign \pal$130  = \port$5520$0 [4];
+  assign hmove_blanks = \port$5520$0 [5];
+  assign \hmove_blanks$132  = \port$5520$0 [5];
+  assign \timer_init$134  = timer_init;
+  assign mapper = \port$5520$0 [3:0];
+  assign \mapper$136  = \port$5520$0 [3:0];
+  assign \bank$138  = bank;
   assign a13 = bus_addr[13];
-  assign \wdata$109  = bus_dout;
-  assign \host_we_rom$112  = host_we_rom;
-  assign \host_we_ram$114  = host_we_ram;
-  assign \host_addr$115  = \host_addr$98 ;
-  assign \host_wdata$116  = host_wdata;
-  assign \host_rdata$118  = host_cart_rdata;
-  assign \bank$120  = bank;
-  assign \rdata$122  = { \$87 , last_bus[5:0] };
-  assign \din$123  = din;
-  assign \pixel$126  = pixel;
-  assign \drawn$127  = drawn;
-  assign pixel_x = \$57 [7:0];
-  assign row = \$58 [8:0];
-  assign \hpos$130  = hpos;
-  assign \line$131  = line;
-  assign \cyc$132  = cyc;
-  assign \insn_start$133  = insn_start;
+  assign ystart = \port$5520$0 [14:6];
+  assign height = \port$5520$0 [23:15];
+  assign bus_last = last_bus;
+  assign \last_was_read$144  = last_was_read;
+  assign clocks__0__hpos = hpos;
+  assign clocks__0__advance = counting;
+  assign clocks__0__drawn = drawn;
+  assign clocks__0__cyc = cyc;
+  assign clocks__0__frame_start = start_frame;
+  assign clocks__0__line = line;
+  assign clocks__0__odd_last_frame = odd_last;
+  assign \din$153  = din;
+  assign clocks__0__pixel = pixel;
+  assign \drawn$157  = drawn;
+  assign pixel_x = \$49 [7:0];
+  assign row = \$50 [8:0];
+  assign \hpos$160  = hpos;
+  assign \line$161  = line;
+  assign \cyc$162  = cyc;
+  assign \insn_start$163  = insn_start;
   assign frame_pending = pending;
-  assign \jammed$137  = jammed;
+  assign \jammed$167  = jammed;
   assign pixels__pixel = pixel;
   assign pixels__visible = drawn;
   assign pixels__frame_end = start_frame;
   assign \$8  = wsync;
 endmodule
 
-module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, con_rst, rom_w__addr, rom_w__data, rom_w__en, host_we_ram, mapper, \port$5611$0 , wdata, bank, clk);
+module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata, host_ram__rdata, con_rst, rom_w__addr, rom_w__data, \port$5493$0 , mapper, \port$5606$0 , bus__wdata, bank, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$43  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -5043,9 +5073,18 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   wire \$98 ;
   wire \$99 ;
   wire a13;
-  wire [12:0] addr;
   output [1:0] bank;
   reg [1:0] bank = 2'h0;
+  wire [12:0] bus__addr;
+  output [7:0] bus__rdata;
+  wire [7:0] bus__rdata;
+  wire bus__sel;
+  input bus__strobe;
+  wire bus__strobe;
+  input [7:0] bus__wdata;
+  wire [7:0] bus__wdata;
+  input bus__write;
+  wire bus__write;
   input clk;
   wire clk;
   input con_ce;
@@ -5091,13 +5130,14 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   reg [7:0] dpc_top7 = 8'h00;
   wire [7:0] flag_new;
   reg [7:0] flag_seen = 8'h00;
-  wire [13:0] host_addr;
-  output [7:0] host_rdata;
-  wire [7:0] host_rdata;
-  wire [7:0] host_wdata;
-  input host_we_ram;
-  wire host_we_ram;
-  wire host_we_rom;
+  wire [13:0] host_ram__addr;
+  output [7:0] host_ram__rdata;
+  wire [7:0] host_ram__rdata;
+  wire [7:0] host_ram__wdata;
+  wire host_ram__we;
+  wire [13:0] host_rom__addr;
+  wire [7:0] host_rom__wdata;
+  wire host_rom__we;
   reg init_done = 1'h0;
   input [3:0] mapper;
   wire [3:0] mapper;
@@ -5108,8 +5148,10 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
   reg [7:0] other_seen = 8'h00;
-  input [13:0] \port$5611$0 ;
-  wire [13:0] \port$5611$0 ;
+  input [1:0] \port$5493$0 ;
+  wire [1:0] \port$5493$0 ;
+  input [13:0] \port$5606$0 ;
+  wire [13:0] \port$5606$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
@@ -5117,8 +5159,6 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   wire [6:0] ram_w__addr;
   wire [7:0] ram_w__data;
   wire ram_w__en;
-  output [7:0] rdata;
-  wire [7:0] rdata;
   reg [7:0] rng = 8'h01;
   wire [7:0] rng_next;
   reg [13:0] rom_addr;
@@ -5129,20 +5169,12 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   wire [13:0] rom_w__addr;
   input [7:0] rom_w__data;
   wire [7:0] rom_w__data;
-  input rom_w__en;
   wire rom_w__en;
   input rst;
   wire rst;
-  wire sel;
   reg [2:0] slice0 = 3'h0;
   reg [2:0] slice1 = 3'h0;
   reg [2:0] slice2 = 3'h0;
-  input strobe;
-  wire strobe;
-  input [7:0] wdata;
-  wire [7:0] wdata;
-  input write;
-  wire write;
   reg [7:0] ram [127:0];
   integer ram__i;
   initial begin
@@ -5152,8 +5184,8 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (\$195 )
       ram[ram_w__addr] <= ram_w__data;
   end
-  assign host_rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$5611$0 [6:0]];
+  assign host_ram__rdata = ram[rom_w__addr[6:0]];
+  assign ram_r__data = ram[\port$5606$0 [6:0]];
   reg [7:0] rom [16383:0];
   integer rom__i;
   initial begin
@@ -5175,44 +5207,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$5611$0 [11:0] == 12'hff8;
-  assign \$7  = \port$5611$0 [11:0] == 12'hff9;
+  assign \$6  = \port$5606$0 [11:0] == 12'hff8;
+  assign \$7  = \port$5606$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$5611$0 [11:0] - 12'hff8;
+  assign \$10  = \port$5606$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$5611$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$5606$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$5611$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$5606$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$5611$0 [11:0] - 12'hff6;
+  assign \$18  = \port$5606$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$5611$0 [12] & \$19 ;
-  assign \$21  = \port$5611$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$5606$0 [12] & \$19 ;
+  assign \$21  = \port$5606$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$5611$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$5606$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$5611$0 [12] & \$25 ;
-  assign \$27  = \port$5611$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$5606$0 [12] & \$25 ;
+  assign \$27  = \port$5606$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$5611$0 [11:0] < 12'hff0;
+  assign \$29  = \port$5606$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$5611$0 [12] & \$31 ;
-  assign \$33  = \port$5611$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$5606$0 [12] & \$31 ;
+  assign \$33  = \port$5606$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$5611$0 [11:0] < 12'hff8;
+  assign \$35  = \port$5606$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$5611$0 [2:0] >= 3'h5;
-  assign \$47  = \port$5611$0 [2:0] - 3'h5;
+  assign \$46  = \port$5606$0 [2:0] >= 3'h5;
+  assign \$47  = \port$5606$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -5221,38 +5253,38 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$5611$0 [12];
-  assign \$58  = ~ write;
+  assign \$57  = \$56  & \port$5606$0 [12];
+  assign \$58  = ~ bus__write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$5611$0 [11:0] < 7'h40;
+  assign \$60  = \port$5606$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$5611$0 [5:3] == 1'h1;
-  assign \$63  = \port$5611$0 [5:3] == 2'h2;
+  assign \$62  = \port$5606$0 [5:3] == 1'h1;
+  assign \$63  = \port$5606$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$5611$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$5611$0 [11:10];
-  assign \$68  = \port$5611$0 [11:10] == 1'h1;
+  assign \$66  = \port$5606$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$5606$0 [11:10];
+  assign \$68  = \port$5606$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$5611$0 [13];
-  assign \$73  = \port$5611$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$5606$0 [13];
+  assign \$73  = \port$5606$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
   assign \$75  = rom_r__data & flag_seen;
   assign \$76  = masked_seen ? \$75  : rom_r__data;
-  assign rdata = rom_seen ? \$76  : other_seen;
-  assign ram_w__addr = host_we_ram ? rom_w__addr[6:0] : \port$5611$0 [6:0];
-  assign ram_w__data = host_we_ram ? rom_w__data : wdata;
-  assign \$77  = \port$5611$0 [12] & strobe;
-  assign \$78  = \$77  & write;
+  assign bus__rdata = rom_seen ? \$76  : other_seen;
+  assign ram_w__addr = \port$5493$0 [1] ? rom_w__addr[6:0] : \port$5606$0 [6:0];
+  assign ram_w__data = \port$5493$0 [1] ? rom_w__data : bus__wdata;
+  assign \$77  = \port$5606$0 [12] & bus__strobe;
+  assign \$78  = \$77  & bus__write;
   assign \$79  = mapper == 3'h4;
   assign \$80  = mapper == 3'h5;
   assign \$81  = \$79  | \$80 ;
-  assign \$82  = ! \port$5611$0 [11:7];
+  assign \$82  = ! \port$5606$0 [11:7];
   assign \$83  = \$81  & \$82 ;
   assign \$84  = \$78  & \$83 ;
-  assign ram_w__en = host_we_ram | \$84 ;
+  assign ram_w__en = \port$5493$0 [1] | \$84 ;
   assign \$85  = ~ init_done;
   assign \$86  = mapper == 2'h2;
   assign \$87  = mapper == 3'h4;
@@ -5260,108 +5292,108 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   assign \$89  = mapper == 4'h8;
   assign \$90  = \$88  | \$89 ;
   assign \$91  = \$90  ? 1'h1 : 1'h0;
-  assign \$92  = \port$5611$0 [12] & strobe;
+  assign \$92  = \port$5606$0 [12] & bus__strobe;
   assign \$93  = \$92  & init_done;
   assign \$94  = mapper == 4'h8;
-  assign \$95  = \port$5611$0 [12] & strobe;
+  assign \$95  = \port$5606$0 [12] & bus__strobe;
   assign \$96  = \$94  & \$95 ;
-  assign \$97  = ~ write;
-  assign \$98  = \port$5611$0 [12] & \$97 ;
-  assign \$99  = \port$5611$0 [11:0] < 8'h80;
-  assign \$100  = \port$5611$0 [11:0] >= 12'hfc0;
+  assign \$97  = ~ bus__write;
+  assign \$98  = \port$5606$0 [12] & \$97 ;
+  assign \$99  = \port$5606$0 [11:0] < 8'h80;
+  assign \$100  = \port$5606$0 [11:0] >= 12'hfc0;
   assign \$101  = \$99  | \$100 ;
   assign \$102  = \$98  & \$101 ;
-  assign \$103  = \port$5611$0 [12] & write;
+  assign \$103  = \port$5606$0 [12] & bus__write;
   assign \$104  = \$102  | \$103 ;
   assign \$105  = \$96  & \$104 ;
   assign \$106  = mapper == 4'h8;
-  assign \$107  = \port$5611$0 [12] & strobe;
+  assign \$107  = \port$5606$0 [12] & bus__strobe;
   assign \$108  = \$106  & \$107 ;
   assign \$109  = mapper == 4'h8;
-  assign \$110  = \$109  & \port$5611$0 [12];
-  assign \$111  = ~ write;
+  assign \$110  = \$109  & \port$5606$0 [12];
+  assign \$111  = ~ bus__write;
   assign \$112  = \$110  & \$111 ;
-  assign \$113  = \port$5611$0 [11:0] < 7'h40;
+  assign \$113  = \port$5606$0 [11:0] < 7'h40;
   assign \$114  = \$112  & \$113 ;
   assign \$115  = \$108  & \$114 ;
-  assign \$116  = ! \port$5611$0 [2:0];
+  assign \$116  = ! \port$5606$0 [2:0];
   assign \$117  = dpc_counter0 - 1'h1;
-  assign \$118  = \port$5611$0 [2:0] == 1'h1;
+  assign \$118  = \port$5606$0 [2:0] == 1'h1;
   assign \$119  = dpc_counter1 - 1'h1;
-  assign \$120  = \port$5611$0 [2:0] == 2'h2;
+  assign \$120  = \port$5606$0 [2:0] == 2'h2;
   assign \$121  = dpc_counter2 - 1'h1;
-  assign \$122  = \port$5611$0 [2:0] == 2'h3;
+  assign \$122  = \port$5606$0 [2:0] == 2'h3;
   assign \$123  = dpc_counter3 - 1'h1;
-  assign \$124  = \port$5611$0 [2:0] == 3'h4;
+  assign \$124  = \port$5606$0 [2:0] == 3'h4;
   assign \$125  = dpc_counter4 - 1'h1;
-  assign \$126  = \port$5611$0 [2:0] == 3'h5;
+  assign \$126  = \port$5606$0 [2:0] == 3'h5;
   assign \$127  = ~ dpc_music0;
   assign \$128  = dpc_counter5 - 1'h1;
-  assign \$129  = \port$5611$0 [2:0] == 3'h6;
+  assign \$129  = \port$5606$0 [2:0] == 3'h6;
   assign \$130  = ~ dpc_music1;
   assign \$131  = dpc_counter6 - 1'h1;
-  assign \$132  = \port$5611$0 [2:0] == 3'h7;
+  assign \$132  = \port$5606$0 [2:0] == 3'h7;
   assign \$133  = ~ dpc_music2;
   assign \$134  = dpc_counter7 - 1'h1;
   assign \$135  = mapper == 4'h8;
-  assign \$136  = \port$5611$0 [12] & strobe;
+  assign \$136  = \port$5606$0 [12] & bus__strobe;
   assign \$137  = \$135  & \$136 ;
-  assign \$138  = \$137  & write;
-  assign \$139  = \port$5611$0 [11:0] >= 7'h40;
+  assign \$138  = \$137  & bus__write;
+  assign \$139  = \port$5606$0 [11:0] >= 7'h40;
   assign \$140  = \$138  & \$139 ;
-  assign \$141  = \port$5611$0 [11:0] < 8'h80;
+  assign \$141  = \port$5606$0 [11:0] < 8'h80;
   assign \$142  = \$140  & \$141 ;
-  assign \$143  = ! \port$5611$0 [2:0];
-  assign \$144  = \port$5611$0 [2:0] == 1'h1;
-  assign \$145  = \port$5611$0 [2:0] == 2'h2;
-  assign \$146  = \port$5611$0 [2:0] == 2'h3;
-  assign \$147  = \port$5611$0 [2:0] == 3'h4;
-  assign \$148  = \port$5611$0 [2:0] == 3'h5;
-  assign \$149  = dpc_music0 ? dpc_top5 : wdata;
-  assign \$150  = \port$5611$0 [2:0] == 3'h6;
-  assign \$151  = dpc_music1 ? dpc_top6 : wdata;
-  assign \$152  = \port$5611$0 [2:0] == 3'h7;
-  assign \$153  = dpc_music2 ? dpc_top7 : wdata;
+  assign \$143  = ! \port$5606$0 [2:0];
+  assign \$144  = \port$5606$0 [2:0] == 1'h1;
+  assign \$145  = \port$5606$0 [2:0] == 2'h2;
+  assign \$146  = \port$5606$0 [2:0] == 2'h3;
+  assign \$147  = \port$5606$0 [2:0] == 3'h4;
+  assign \$148  = \port$5606$0 [2:0] == 3'h5;
+  assign \$149  = dpc_music0 ? dpc_top5 : bus__wdata;
+  assign \$150  = \port$5606$0 [2:0] == 3'h6;
+  assign \$151  = dpc_music1 ? dpc_top6 : bus__wdata;
+  assign \$152  = \port$5606$0 [2:0] == 3'h7;
+  assign \$153  = dpc_music2 ? dpc_top7 : bus__wdata;
   assign \$154  = mapper == 3'h4;
   assign \$155  = mapper == 3'h5;
   assign \$156  = \$154  | \$155 ;
-  assign \$157  = \port$5611$0 [11:7] == 1'h1;
+  assign \$157  = \port$5606$0 [11:7] == 1'h1;
   assign \$158  = \$156  & \$157 ;
   assign \$159  = \$158  ? ram_r__data : dpc_rdata;
   assign \$160  = mapper == 3'h4;
   assign \$161  = mapper == 3'h5;
   assign \$162  = \$160  | \$161 ;
-  assign \$163  = \port$5611$0 [11:7] == 1'h1;
+  assign \$163  = \port$5606$0 [11:7] == 1'h1;
   assign \$164  = \$162  & \$163 ;
   assign \$165  = ~ \$164 ;
   assign \$166  = mapper == 4'h8;
-  assign \$167  = \$166  & \port$5611$0 [12];
-  assign \$168  = ~ write;
+  assign \$167  = \$166  & \port$5606$0 [12];
+  assign \$168  = ~ bus__write;
   assign \$169  = \$167  & \$168 ;
-  assign \$170  = \port$5611$0 [11:0] < 7'h40;
+  assign \$170  = \port$5606$0 [11:0] < 7'h40;
   assign \$171  = \$169  & \$170 ;
   assign \$172  = ~ \$171 ;
   assign \$173  = mapper == 4'h8;
-  assign \$174  = \$173  & \port$5611$0 [12];
-  assign \$175  = ~ write;
+  assign \$174  = \$173  & \port$5606$0 [12];
+  assign \$175  = ~ bus__write;
   assign \$176  = \$174  & \$175 ;
-  assign \$177  = \port$5611$0 [11:0] < 7'h40;
+  assign \$177  = \port$5606$0 [11:0] < 7'h40;
   assign \$178  = \$176  & \$177 ;
-  assign \$179  = \port$5611$0 [5:3] == 1'h1;
-  assign \$180  = \port$5611$0 [5:3] == 2'h2;
+  assign \$179  = \port$5606$0 [5:3] == 1'h1;
+  assign \$180  = \port$5606$0 [5:3] == 2'h2;
   assign \$181  = \$179  | \$180 ;
   assign \$182  = \$178  & \$181 ;
   assign \$183  = \$172  | \$182 ;
   assign \$184  = \$165  & \$183 ;
   assign \$185  = mapper == 4'h8;
-  assign \$186  = \$185  & \port$5611$0 [12];
-  assign \$187  = ~ write;
+  assign \$186  = \$185  & \port$5606$0 [12];
+  assign \$187  = ~ bus__write;
   assign \$188  = \$186  & \$187 ;
-  assign \$189  = \port$5611$0 [11:0] < 7'h40;
+  assign \$189  = \port$5606$0 [11:0] < 7'h40;
   assign \$190  = \$188  & \$189 ;
-  assign \$191  = \port$5611$0 [5:3] == 2'h2;
+  assign \$191  = \port$5606$0 [5:3] == 2'h2;
   assign \$192  = \$190  & \$191 ;
-  assign \$193  = con_ce ? rom_w__en : 1'h0;
+  assign \$193  = con_ce ? \port$5493$0 [0] : 1'h0;
   assign \$195  = con_ce ? ram_w__en : 1'h0;
   always @(posedge clk)
     init_done <= \$196 ;
@@ -5456,7 +5488,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5611$0 [2:0])
+    casez (\port$5606$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -5478,7 +5510,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5611$0 [2:0])
+    casez (\port$5606$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -5500,7 +5532,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5611$0 [2:0])
+    casez (\port$5606$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -5522,7 +5554,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5611$0 [2:0])
+    casez (\port$5606$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -5544,7 +5576,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5611$0 [2:0])
+    casez (\port$5606$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -5588,7 +5620,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5611$0 [2:0])
+    casez (\port$5606$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -5610,7 +5642,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_bank = bank;
-    if (\port$5611$0 [12]) begin
+    if (\port$5606$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -5623,44 +5655,44 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$5611$0 [2:0];
+      new_slice0 = \port$5606$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$5611$0 [2:0];
+      new_slice1 = \port$5606$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$5611$0 [2:0];
+      new_slice2 = \port$5606$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$5611$0 [10:0] };
+      rom_addr = { 3'h0, \port$5606$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$5611$0 [11:0] };
+      rom_addr = { 2'h0, \port$5606$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$5611$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$5606$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$5611$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$5606$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$5611$0 [11:0] };
+      rom_addr = { new_bank, \port$5606$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$5611$0 [5:3])
+    casez (\port$5606$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
       3'h7:
@@ -5763,7 +5795,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5777,7 +5809,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$144 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5791,7 +5823,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$145 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5805,7 +5837,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$146 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5819,7 +5851,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$147 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5833,7 +5865,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$148 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5847,7 +5879,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$150 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5861,7 +5893,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
           endcase
         end
         if (\$152 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5888,7 +5920,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 \$202  = 8'h00;
           endcase
@@ -5907,15 +5939,15 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
                 /* empty */;
             3'h2:
-                \$203 [7:0] = wdata;
+                \$203 [7:0] = bus__wdata;
             3'h3:
-                \$203 [10:8] = wdata[2:0];
+                \$203 [10:8] = bus__wdata[2:0];
           endcase
         end
       end
@@ -5932,7 +5964,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 \$204  = 8'h00;
           endcase
@@ -5951,15 +5983,15 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
                 /* empty */;
             3'h2:
-                \$205 [7:0] = wdata;
+                \$205 [7:0] = bus__wdata;
             3'h3:
-                \$205 [10:8] = wdata[2:0];
+                \$205 [10:8] = bus__wdata[2:0];
           endcase
         end
       end
@@ -5976,7 +6008,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 \$206  = 8'h00;
           endcase
@@ -5995,15 +6027,15 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
                 /* empty */;
             3'h2:
-                \$207 [7:0] = wdata;
+                \$207 [7:0] = bus__wdata;
             3'h3:
-                \$207 [10:8] = wdata[2:0];
+                \$207 [10:8] = bus__wdata[2:0];
           endcase
         end
       end
@@ -6020,7 +6052,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 \$208  = 8'h00;
           endcase
@@ -6039,15 +6071,15 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
                 /* empty */;
             3'h2:
-                \$209 [7:0] = wdata;
+                \$209 [7:0] = bus__wdata;
             3'h3:
-                \$209 [10:8] = wdata[2:0];
+                \$209 [10:8] = bus__wdata[2:0];
           endcase
         end
       end
@@ -6064,7 +6096,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 \$210  = 8'h00;
           endcase
@@ -6083,15 +6115,15 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
                 /* empty */;
             3'h2:
-                \$211 [7:0] = wdata;
+                \$211 [7:0] = bus__wdata;
             3'h3:
-                \$211 [10:8] = wdata[2:0];
+                \$211 [10:8] = bus__wdata[2:0];
           endcase
         end
       end
@@ -6108,7 +6140,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 \$212  = 8'h00;
           endcase
@@ -6129,7 +6161,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6137,7 +6169,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
             3'h2:
                 \$213 [7:0] = \$149 ;
             3'h3:
-                \$213 [10:8] = wdata[2:0];
+                \$213 [10:8] = bus__wdata[2:0];
           endcase
         end
       end
@@ -6154,7 +6186,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 \$214  = 8'h00;
           endcase
@@ -6175,7 +6207,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6183,7 +6215,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
             3'h2:
                 \$215 [7:0] = \$151 ;
             3'h3:
-                \$215 [10:8] = wdata[2:0];
+                \$215 [10:8] = bus__wdata[2:0];
           endcase
         end
       end
@@ -6200,7 +6232,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 \$216  = 8'h00;
           endcase
@@ -6221,7 +6253,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6229,7 +6261,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
             3'h2:
                 \$217 [7:0] = \$153 ;
             3'h3:
-                \$217 [10:8] = wdata[2:0];
+                \$217 [10:8] = bus__wdata[2:0];
           endcase
         end
       end
@@ -6241,9 +6273,9 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
-                \$218  = wdata;
+                \$218  = bus__wdata;
           endcase
         end
       end
@@ -6255,11 +6287,11 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
-                \$219  = wdata;
+                \$219  = bus__wdata;
           endcase
         end
       end
@@ -6271,9 +6303,9 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
-                \$220  = wdata;
+                \$220  = bus__wdata;
           endcase
         end
       end
@@ -6285,11 +6317,11 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
-                \$221  = wdata;
+                \$221  = bus__wdata;
           endcase
         end
       end
@@ -6301,9 +6333,9 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
-                \$222  = wdata;
+                \$222  = bus__wdata;
           endcase
         end
       end
@@ -6315,11 +6347,11 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
-                \$223  = wdata;
+                \$223  = bus__wdata;
           endcase
         end
       end
@@ -6331,9 +6363,9 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
-                \$224  = wdata;
+                \$224  = bus__wdata;
           endcase
         end
       end
@@ -6345,11 +6377,11 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
-                \$225  = wdata;
+                \$225  = bus__wdata;
           endcase
         end
       end
@@ -6361,9 +6393,9 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
-                \$226  = wdata;
+                \$226  = bus__wdata;
           endcase
         end
       end
@@ -6375,11 +6407,11 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
-                \$227  = wdata;
+                \$227  = bus__wdata;
           endcase
         end
       end
@@ -6391,9 +6423,9 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
-                \$228  = wdata;
+                \$228  = bus__wdata;
           endcase
         end
       end
@@ -6405,11 +6437,11 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
-                \$229  = wdata;
+                \$229  = bus__wdata;
           endcase
         end
       end
@@ -6421,7 +6453,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6429,7 +6461,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
             3'h2:
                 /* empty */;
             3'h3:
-                \$230  = wdata[4];
+                \$230  = bus__wdata[4];
           endcase
         end
       end
@@ -6441,9 +6473,9 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
-                \$231  = wdata;
+                \$231  = bus__wdata;
           endcase
         end
       end
@@ -6455,11 +6487,11 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
-                \$232  = wdata;
+                \$232  = bus__wdata;
           endcase
         end
       end
@@ -6471,7 +6503,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6479,7 +6511,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
             3'h2:
                 /* empty */;
             3'h3:
-                \$233  = wdata[4];
+                \$233  = bus__wdata[4];
           endcase
         end
       end
@@ -6491,9 +6523,9 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
-                \$234  = wdata;
+                \$234  = bus__wdata;
           endcase
         end
       end
@@ -6505,11 +6537,11 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
-                \$235  = wdata;
+                \$235  = bus__wdata;
           endcase
         end
       end
@@ -6521,7 +6553,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5611$0 [5:3])
+          casez (\port$5606$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6529,7 +6561,7 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
             3'h2:
                 /* empty */;
             3'h3:
-                \$236  = wdata[4];
+                \$236  = bus__wdata[4];
           endcase
         end
       end
@@ -6587,18 +6619,22 @@ module \instance.console.cart (rst, con_ce, write, strobe, rdata, host_rdata, co
       \$240  = 1'h0;
     end
   end
-  assign host_addr = rom_w__addr;
-  assign host_wdata = rom_w__data;
-  assign host_we_rom = rom_w__en;
+  assign host_rom__addr = rom_w__addr;
+  assign host_rom__wdata = rom_w__data;
+  assign rom_w__en = \port$5493$0 [0];
+  assign host_rom__we = \port$5493$0 [0];
   assign ram_h__addr = rom_w__addr[6:0];
-  assign ram_h__data = host_rdata;
-  assign sel = \port$5611$0 [12];
-  assign addr = \port$5611$0 [12:0];
+  assign host_ram__addr = rom_w__addr;
+  assign ram_h__data = host_ram__rdata;
+  assign bus__sel = \port$5606$0 [12];
+  assign bus__addr = \port$5606$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$5611$0 [13];
+  assign a13 = \port$5606$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$5611$0 [6:0];
+  assign ram_r__addr = \port$5606$0 [6:0];
+  assign host_ram__we = \port$5493$0 [1];
+  assign host_ram__wdata = rom_w__data;
   assign \$194  = con_ce;
 endmodule
 
@@ -13562,46 +13598,46 @@ module \instance.console.cpu (rst, con_ce, ce, jammed, fetch_next, con_rst, rdy,
   assign \$253  = { 1'h0, state__a[7:1] };
 endmodule
 
-module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, write, host_rdata, con_rst, hp__addr, host_wdata, host_we, timer_init, addr, wdata, rdata, swcha, swchb, clk);
+module \instance.console.riot (rst, con_ce, bus__cycle_end, bus__strobe, bus__sel, bus__write, host__rdata, con_rst, host__addr, host__wdata, host__we, timer_init, bus__addr, bus__wdata, bus__rdata, swcha, swchb, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$45  = 0;
   wire \$1 ;
-  wire [7:0] \$10 ;
-  wire [7:0] \$11 ;
-  wire \$12 ;
-  wire \$13 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire [7:0] \$12 ;
+  wire [7:0] \$13 ;
   wire \$14 ;
-  wire [31:0] \$15 ;
-  wire [31:0] \$16 ;
-  wire [31:0] \$17 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
   wire [31:0] \$18 ;
   wire [31:0] \$19 ;
   wire \$2 ;
   wire [31:0] \$20 ;
   wire [31:0] \$21 ;
-  wire [22:0] \$22 ;
-  wire [14:0] \$23 ;
-  wire [22:0] \$24 ;
-  wire [10:0] \$25 ;
-  wire [8:0] \$26 ;
-  wire [10:0] \$27 ;
-  wire [22:0] \$28 ;
-  wire [32:0] \$29 ;
+  wire [31:0] \$22 ;
+  wire [31:0] \$23 ;
+  wire [31:0] \$24 ;
+  wire [22:0] \$25 ;
+  wire [14:0] \$26 ;
+  wire [22:0] \$27 ;
+  wire [10:0] \$28 ;
+  wire [8:0] \$29 ;
   wire \$3 ;
-  wire [31:0] \$30 ;
-  wire [32:0] \$31 ;
-  wire [31:0] \$32 ;
-  wire [32:0] \$33 ;
-  wire [8:0] \$34 ;
-  wire [9:0] \$35 ;
-  wire [10:0] \$36 ;
+  wire [10:0] \$30 ;
+  wire [22:0] \$31 ;
+  wire [32:0] \$32 ;
+  wire [31:0] \$33 ;
+  wire [32:0] \$34 ;
+  wire [31:0] \$35 ;
+  wire [32:0] \$36 ;
   wire [8:0] \$37 ;
   wire [9:0] \$38 ;
   wire [10:0] \$39 ;
   wire \$4 ;
-  wire [32:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
+  wire [8:0] \$40 ;
+  wire [9:0] \$41 ;
+  wire [10:0] \$42 ;
+  wire [32:0] \$43 ;
   wire \$44 ;
   wire \$45 ;
   wire \$46 ;
@@ -13639,65 +13675,74 @@ module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, 
   wire \$75 ;
   wire \$76 ;
   wire \$77 ;
-  reg [7:0] \$78 ;
-  reg \$79 ;
+  wire \$78 ;
+  wire \$79 ;
   wire \$8 ;
-  reg [31:0] \$80 ;
-  reg [17:0] \$81 ;
-  reg [31:0] \$82 ;
-  reg [31:0] \$83 ;
-  reg [31:0] \$84 ;
+  wire \$80 ;
+  wire \$81 ;
+  wire \$82 ;
+  wire \$83 ;
+  wire \$84 ;
   reg [7:0] \$85 ;
-  reg [7:0] \$86 ;
+  reg \$86 ;
   reg [31:0] \$87 ;
-  reg \$88 ;
-  reg [1:0] \$89 ;
+  reg [17:0] \$88 ;
+  reg [31:0] \$89 ;
   wire \$9 ;
   reg [31:0] \$90 ;
-  reg [7:0] \$91 ;
+  reg [31:0] \$91 ;
+  reg [7:0] \$92 ;
+  reg [7:0] \$93 ;
+  reg [31:0] \$94 ;
+  reg \$95 ;
+  reg [1:0] \$96 ;
+  reg [31:0] \$97 ;
+  reg [7:0] \$98 ;
   wire [6:0] \$signal ;
-  input [9:0] addr;
-  wire [9:0] addr;
   wire becomes_rai;
+  input [12:0] bus__addr;
+  wire [12:0] bus__addr;
+  input bus__cycle_end;
+  wire bus__cycle_end;
+  output [7:0] bus__rdata;
+  reg [7:0] bus__rdata;
+  input bus__sel;
+  wire bus__sel;
+  input bus__strobe;
+  wire bus__strobe;
+  input [7:0] bus__wdata;
+  wire [7:0] bus__wdata;
+  input bus__write;
+  wire bus__write;
   input clk;
   wire clk;
   input con_ce;
   wire con_ce;
   input con_rst;
   wire con_rst;
-  input cycle_end;
-  wire cycle_end;
   reg [7:0] ddra = 8'h00;
   reg [31:0] delta = 32'd0;
   reg [31:0] delta1 = 32'd0;
   reg [31:0] dsh = 32'd0;
-  wire [6:0] host_addr;
-  output [7:0] host_rdata;
-  wire [7:0] host_rdata;
-  input [7:0] host_wdata;
-  wire [7:0] host_wdata;
-  input host_we;
-  wire host_we;
-  input [6:0] hp__addr;
+  input [13:0] host__addr;
+  wire [13:0] host__addr;
+  output [7:0] host__rdata;
+  wire [7:0] host__rdata;
+  input [7:0] host__wdata;
+  wire [7:0] host__wdata;
+  input host__we;
+  wire host__we;
   wire [6:0] hp__addr;
   wire [7:0] hp__data;
   wire [7:0] intim;
   reg [31:0] r_cyc = 32'd0;
-  output [7:0] rdata;
-  reg [7:0] rdata;
   reg read_after_irq = 1'h0;
   wire [6:0] rp__addr;
   wire [7:0] rp__data;
   input rst;
   wire rst;
-  input sel_io;
-  wire sel_io;
-  input sel_ram;
-  wire sel_ram;
   reg [1:0] shift_sel = 2'h2;
   reg started = 1'h0;
-  input strobe;
-  wire strobe;
   input [7:0] swcha;
   wire [7:0] swcha;
   input [7:0] swchb;
@@ -13711,252 +13756,162 @@ module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, 
   reg [7:0] timer_reg = 8'h00;
   wire timint;
   reg [17:0] tsh = 18'h00000;
-  input [7:0] wdata;
-  wire [7:0] wdata;
   wire [6:0] wp__addr;
   wire [7:0] wp__data;
   wire wp__en;
-  input write;
-  wire write;
   reg [7:0] ram [127:0];
   integer ram__i;
   initial begin
     for (ram__i = 0; ram__i < 128; ram__i = ram__i + 1) ram[ram__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$77 )
+    if (\$84 )
       ram[wp__addr] <= wp__data;
   end
-  assign host_rdata = ram[hp__addr];
-  assign rp__data = ram[addr[6:0]];
-  assign \$6  = t2 != 32'd4294967295;
-  assign \$7  = \$5  & \$6 ;
-  assign \$8  = ~ read_after_irq;
-  assign becomes_rai = \$7  & \$8 ;
-  assign \$9  = ~ t1[31];
-  assign \$10  = read_after_irq ? t3_old : t1[7:0];
-  assign \$11  = becomes_rai ? t3_rai : \$10 ;
-  assign intim = t1[31] ? \$11  : t1[7:0];
-  assign \$12  = ~ t1[31];
-  assign \$13  = \$12  | read_after_irq;
-  assign timint = ~ \$13 ;
-  assign \$14  = ~ started;
-  assign \$17  = shift_sel[0] ? \$15  : \$16 ;
+  assign host__rdata = ram[host__addr[6:0]];
+  assign rp__data = ram[bus__addr[6:0]];
+  assign wp__data = host__we ? host__wdata : bus__wdata;
+  assign \$1  = ~ bus__addr[9];
+  assign \$2  = bus__sel & \$1 ;
+  assign \$3  = \$2  & bus__write;
+  assign \$4  = \$3  & bus__strobe;
+  assign wp__en = host__we | \$4 ;
+  assign \$5  = ~ t1[31];
+  assign \$7  = \$6  & t2[31];
+  assign \$8  = t2 != 32'd4294967295;
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = ~ read_after_irq;
+  assign becomes_rai = \$9  & \$10 ;
+  assign \$11  = ~ t1[31];
+  assign \$12  = read_after_irq ? t3_old : t1[7:0];
+  assign \$13  = becomes_rai ? t3_rai : \$12 ;
+  assign intim = t1[31] ? \$13  : t1[7:0];
+  assign \$14  = ~ t1[31];
+  assign \$15  = \$14  | read_after_irq;
+  assign timint = ~ \$15 ;
+  assign \$16  = ~ bus__addr[9];
+  assign \$17  = ~ started;
   assign \$20  = shift_sel[0] ? \$18  : \$19 ;
-  assign \$21  = shift_sel[1] ? \$17  : \$20 ;
-  assign \$24  = shift_sel[0] ? \$22  : { 8'h00, \$23  };
-  assign \$27  = shift_sel[0] ? \$25  : { 2'h0, \$26  };
-  assign \$28  = shift_sel[1] ? \$24  : { 12'h000, \$27  };
-  assign \$29  = delta + 1'h1;
-  assign \$30  = ~ dsh;
-  assign \$31  = timer_reg + \$30 ;
-  assign \$32  = ~ delta;
-  assign \$33  = tsh + \$32 ;
-  assign \$34  = timer_reg + tsh[7:0];
-  assign \$35  = \$34  - dsh[7:0];
-  assign \$36  = $signed(\$35 ) - $signed({ 1'h0, delta1[7:0] });
+  assign \$23  = shift_sel[0] ? \$21  : \$22 ;
+  assign \$24  = shift_sel[1] ? \$20  : \$23 ;
+  assign \$27  = shift_sel[0] ? \$25  : { 8'h00, \$26  };
+  assign \$30  = shift_sel[0] ? \$28  : { 2'h0, \$29  };
+  assign \$31  = shift_sel[1] ? \$27  : { 12'h000, \$30  };
+  assign \$32  = delta + 1'h1;
+  assign \$33  = ~ dsh;
+  assign \$34  = timer_reg + \$33 ;
+  assign \$35  = ~ delta;
+  assign \$36  = tsh + \$35 ;
   assign \$37  = timer_reg + tsh[7:0];
   assign \$38  = \$37  - dsh[7:0];
-  assign \$39  = $signed(\$38 ) - $signed({ 1'h0, r_cyc[7:0] });
-  assign \$40  = delta + 1'h1;
-  assign \$41  = sel_io & strobe;
-  assign \$42  = \$41  & write;
-  assign \$43  = addr[2:0] != 1'h1;
-  assign \$44  = \$42  & \$43 ;
-  assign \$45  = | addr[2:0];
-  assign \$46  = \$44  & \$45 ;
-  assign \$47  = addr[2:0] != 2'h2;
+  assign \$39  = $signed(\$38 ) - $signed({ 1'h0, delta1[7:0] });
+  assign \$40  = timer_reg + tsh[7:0];
+  assign \$41  = \$40  - dsh[7:0];
+  assign \$42  = $signed(\$41 ) - $signed({ 1'h0, r_cyc[7:0] });
+  assign \$43  = delta + 1'h1;
+  assign \$44  = bus__sel & bus__addr[9];
+  assign \$45  = \$44  & bus__strobe;
+  assign \$46  = \$45  & bus__write;
+  assign \$47  = bus__addr[2:0] != 1'h1;
   assign \$48  = \$46  & \$47 ;
-  assign \$49  = addr[2:0] != 2'h3;
+  assign \$49  = | bus__addr[2:0];
   assign \$50  = \$48  & \$49 ;
-  assign \$51  = \$50  & addr[4];
-  assign \$52  = \$51  & addr[2];
-  assign \$53  = sel_io & strobe;
-  assign \$54  = ~ write;
-  assign \$55  = \$53  & \$54 ;
-  assign \$56  = addr[2:0] == 3'h4;
-  assign \$57  = addr[2:0] == 3'h6;
-  assign \$58  = \$56  | \$57 ;
-  assign \$59  = \$55  & \$58 ;
-  assign \$60  = \$59  & becomes_rai;
-  assign \$61  = sel_io & strobe;
-  assign \$62  = \$61  & write;
-  assign \$63  = addr[2:0] == 1'h1;
-  assign \$64  = \$62  & \$63 ;
-  assign \$65  = sel_io & strobe;
-  assign \$66  = \$65  & write;
-  assign \$67  = addr[2:0] != 1'h1;
-  assign \$68  = \$66  & \$67 ;
-  assign \$69  = | addr[2:0];
+  assign \$51  = bus__addr[2:0] != 2'h2;
+  assign \$52  = \$50  & \$51 ;
+  assign \$53  = bus__addr[2:0] != 2'h3;
+  assign \$54  = \$52  & \$53 ;
+  assign \$55  = \$54  & bus__addr[4];
+  assign \$56  = \$55  & bus__addr[2];
+  assign \$57  = bus__sel & bus__addr[9];
+  assign \$58  = \$57  & bus__strobe;
+  assign \$59  = ~ bus__write;
+  assign \$60  = \$58  & \$59 ;
+  assign \$61  = bus__addr[2:0] == 3'h4;
+  assign \$62  = bus__addr[2:0] == 3'h6;
+  assign \$63  = \$61  | \$62 ;
+  assign \$64  = \$60  & \$63 ;
+  assign \$65  = \$64  & becomes_rai;
+  assign \$66  = bus__sel & bus__addr[9];
+  assign \$67  = \$66  & bus__strobe;
+  assign \$68  = \$67  & bus__write;
+  assign \$69  = bus__addr[2:0] == 1'h1;
   assign \$70  = \$68  & \$69 ;
-  assign \$71  = addr[2:0] != 2'h2;
-  assign \$72  = \$70  & \$71 ;
-  assign \$73  = addr[2:0] != 2'h3;
-  assign \$74  = \$72  & \$73 ;
-  assign \$75  = \$74  & addr[4];
-  assign \$76  = \$75  & addr[2];
-  assign \$77  = con_ce ? wp__en : 1'h0;
+  assign \$71  = bus__sel & bus__addr[9];
+  assign \$72  = \$71  & bus__strobe;
+  assign \$73  = \$72  & bus__write;
+  assign \$74  = bus__addr[2:0] != 1'h1;
+  assign \$75  = \$73  & \$74 ;
+  assign \$76  = | bus__addr[2:0];
+  assign \$77  = \$75  & \$76 ;
+  assign \$78  = bus__addr[2:0] != 2'h2;
+  assign \$79  = \$77  & \$78 ;
+  assign \$80  = bus__addr[2:0] != 2'h3;
+  assign \$81  = \$79  & \$80 ;
+  assign \$82  = \$81  & bus__addr[4];
+  assign \$83  = \$82  & bus__addr[2];
+  assign \$84  = con_ce ? wp__en : 1'h0;
   always @(posedge clk)
-    timer_reg <= \$78 ;
+    timer_reg <= \$85 ;
   always @(posedge clk)
-    started <= \$79 ;
+    started <= \$86 ;
   always @(posedge clk)
-    dsh <= \$80 ;
+    dsh <= \$87 ;
   always @(posedge clk)
-    tsh <= \$81 ;
+    tsh <= \$88 ;
   always @(posedge clk)
-    delta1 <= \$82 ;
+    delta1 <= \$89 ;
   always @(posedge clk)
-    t1 <= \$83 ;
+    t1 <= \$90 ;
   always @(posedge clk)
-    t2 <= \$84 ;
+    t2 <= \$91 ;
   always @(posedge clk)
-    t3_rai <= \$85 ;
+    t3_rai <= \$92 ;
   always @(posedge clk)
-    t3_old <= \$86 ;
+    t3_old <= \$93 ;
   always @(posedge clk)
-    delta <= \$87 ;
+    delta <= \$94 ;
   always @(posedge clk)
-    read_after_irq <= \$88 ;
+    read_after_irq <= \$95 ;
   always @(posedge clk)
-    shift_sel <= \$89 ;
+    shift_sel <= \$96 ;
   always @(posedge clk)
-    r_cyc <= \$90 ;
+    r_cyc <= \$97 ;
   always @(posedge clk)
-    ddra <= \$91 ;
-  assign wp__addr = host_we ? hp__addr : addr[6:0];
-  assign wp__data = host_we ? host_wdata : wdata;
-  assign \$1  = sel_ram & write;
-  assign \$2  = \$1  & strobe;
-  assign wp__en = host_we | \$2 ;
-  assign \$3  = ~ t1[31];
-  assign \$5  = \$4  & t2[31];
+    ddra <= \$98 ;
+  assign wp__addr = host__we ? host__addr[6:0] : bus__addr[6:0];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
     (* full_case = 32'd1 *)
-    if (sel_ram) begin
-      rdata = rp__data;
+    if (\$16 ) begin
+      bus__rdata = rp__data;
     end else begin
       (* full_case = 32'd1 *)
-      casez (addr[2:0])
+      casez (bus__addr[2:0])
         3'h0:
-            rdata = swcha;
+            bus__rdata = swcha;
         3'h1:
-            rdata = ddra;
+            bus__rdata = ddra;
         3'h2:
-            rdata = swchb;
+            bus__rdata = swchb;
         3'h3:
-            rdata = 8'h00;
+            bus__rdata = 8'h00;
         3'h4, 3'h6:
-            rdata = intim;
+            bus__rdata = intim;
         3'h5, 3'h7:
-            rdata = { timint, 7'h00 };
+            bus__rdata = { timint, 7'h00 };
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$78  = timer_reg;
+    \$85  = timer_reg;
     if (con_ce) begin
-      if (\$14 ) begin
-        \$78  = timer_init;
+      if (\$17 ) begin
+        \$85  = timer_init;
       end
-      if (\$76 ) begin
-        \$78  = wdata;
+      if (\$83 ) begin
+        \$85  = bus__wdata;
       end
-    end
-    if (con_rst) begin
-      \$78  = 8'h00;
-    end
-    if (rst) begin
-      \$78  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$79  = started;
-    if (con_ce) begin
-      if (\$14 ) begin
-        \$79  = 1'h1;
-      end
-    end
-    if (con_rst) begin
-      \$79  = 1'h0;
-    end
-    if (rst) begin
-      \$79  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$80  = dsh;
-    if (con_ce) begin
-      \$80  = \$21 ;
-    end
-    if (con_rst) begin
-      \$80  = 32'd0;
-    end
-    if (rst) begin
-      \$80  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$81  = tsh;
-    if (con_ce) begin
-      \$81  = \$28 [17:0];
-    end
-    if (con_rst) begin
-      \$81  = 18'h00000;
-    end
-    if (rst) begin
-      \$81  = 18'h00000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$82  = delta1;
-    if (con_ce) begin
-      \$82  = \$29 [31:0];
-    end
-    if (con_rst) begin
-      \$82  = 32'd0;
-    end
-    if (rst) begin
-      \$82  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$83  = t1;
-    if (con_ce) begin
-      \$83  = \$31 [31:0];
-    end
-    if (con_rst) begin
-      \$83  = 32'd0;
-    end
-    if (rst) begin
-      \$83  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$84  = t2;
-    if (con_ce) begin
-      \$84  = \$33 [31:0];
-    end
-    if (con_rst) begin
-      \$84  = 32'd0;
-    end
-    if (rst) begin
-      \$84  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$85  = t3_rai;
-    if (con_ce) begin
-      \$85  = \$36 [7:0];
     end
     if (con_rst) begin
       \$85  = 8'h00;
@@ -13967,27 +13922,24 @@ module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$86  = t3_old;
+    \$86  = started;
     if (con_ce) begin
-      \$86  = \$39 [7:0];
+      if (\$17 ) begin
+        \$86  = 1'h1;
+      end
     end
     if (con_rst) begin
-      \$86  = 8'h00;
+      \$86  = 1'h0;
     end
     if (rst) begin
-      \$86  = 8'h00;
+      \$86  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$87  = delta;
+    \$87  = dsh;
     if (con_ce) begin
-      if (cycle_end) begin
-        \$87  = \$40 [31:0];
-      end
-      if (\$52 ) begin
-        \$87  = 32'd0;
-      end
+      \$87  = \$24 ;
     end
     if (con_rst) begin
       \$87  = 32'd0;
@@ -13998,44 +13950,35 @@ module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$88  = read_after_irq;
+    \$88  = tsh;
     if (con_ce) begin
-      if (\$52 ) begin
-        \$88  = 1'h0;
-      end
-      if (\$60 ) begin
-        \$88  = 1'h1;
-      end
+      \$88  = \$31 [17:0];
     end
     if (con_rst) begin
-      \$88  = 1'h0;
+      \$88  = 18'h00000;
     end
     if (rst) begin
-      \$88  = 1'h0;
+      \$88  = 18'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$89  = shift_sel;
+    \$89  = delta1;
     if (con_ce) begin
-      if (\$52 ) begin
-        \$89  = addr[1:0];
-      end
+      \$89  = \$32 [31:0];
     end
     if (con_rst) begin
-      \$89  = 2'h2;
+      \$89  = 32'd0;
     end
     if (rst) begin
-      \$89  = 2'h2;
+      \$89  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$90  = r_cyc;
+    \$90  = t1;
     if (con_ce) begin
-      if (\$60 ) begin
-        \$90  = delta1;
-      end
+      \$90  = \$34 [31:0];
     end
     if (con_rst) begin
       \$90  = 32'd0;
@@ -14046,36 +13989,141 @@ module \instance.console.riot (rst, con_ce, cycle_end, strobe, sel_ram, sel_io, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
-    \$91  = ddra;
+    \$91  = t2;
     if (con_ce) begin
-      if (\$64 ) begin
-        \$91  = wdata;
+      \$91  = \$36 [31:0];
+    end
+    if (con_rst) begin
+      \$91  = 32'd0;
+    end
+    if (rst) begin
+      \$91  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$92  = t3_rai;
+    if (con_ce) begin
+      \$92  = \$39 [7:0];
+    end
+    if (con_rst) begin
+      \$92  = 8'h00;
+    end
+    if (rst) begin
+      \$92  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$93  = t3_old;
+    if (con_ce) begin
+      \$93  = \$42 [7:0];
+    end
+    if (con_rst) begin
+      \$93  = 8'h00;
+    end
+    if (rst) begin
+      \$93  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$94  = delta;
+    if (con_ce) begin
+      if (bus__cycle_end) begin
+        \$94  = \$43 [31:0];
+      end
+      if (\$56 ) begin
+        \$94  = 32'd0;
       end
     end
     if (con_rst) begin
-      \$91  = 8'h00;
+      \$94  = 32'd0;
     end
     if (rst) begin
-      \$91  = 8'h00;
+      \$94  = 32'd0;
     end
   end
-  assign rp__addr = addr[6:0];
-  assign host_addr = hp__addr;
-  assign hp__data = host_rdata;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$95  = read_after_irq;
+    if (con_ce) begin
+      if (\$56 ) begin
+        \$95  = 1'h0;
+      end
+      if (\$65 ) begin
+        \$95  = 1'h1;
+      end
+    end
+    if (con_rst) begin
+      \$95  = 1'h0;
+    end
+    if (rst) begin
+      \$95  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$96  = shift_sel;
+    if (con_ce) begin
+      if (\$56 ) begin
+        \$96  = bus__addr[1:0];
+      end
+    end
+    if (con_rst) begin
+      \$96  = 2'h2;
+    end
+    if (rst) begin
+      \$96  = 2'h2;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$97  = r_cyc;
+    if (con_ce) begin
+      if (\$65 ) begin
+        \$97  = delta1;
+      end
+    end
+    if (con_rst) begin
+      \$97  = 32'd0;
+    end
+    if (rst) begin
+      \$97  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$45 ) begin end
+    \$98  = ddra;
+    if (con_ce) begin
+      if (\$70 ) begin
+        \$98  = bus__wdata;
+      end
+    end
+    if (con_rst) begin
+      \$98  = 8'h00;
+    end
+    if (rst) begin
+      \$98  = 8'h00;
+    end
+  end
+  assign rp__addr = bus__addr[6:0];
+  assign hp__addr = host__addr[6:0];
+  assign hp__data = host__rdata;
   assign \$signal  = 7'h00;
-  assign \$4  = t1[31];
-  assign \$15  = { 10'h000, delta[31:10] };
-  assign \$16  = { 6'h00, delta[31:6] };
-  assign \$18  = { 3'h0, delta[31:3] };
-  assign \$19  = delta;
-  assign \$22  = { 5'h00, timer_reg, 10'h000 };
-  assign \$23  = { 1'h0, timer_reg, 6'h00 };
-  assign \$25  = { timer_reg, 3'h0 };
-  assign \$26  = { 1'h0, timer_reg };
+  assign \$6  = t1[31];
+  assign \$18  = { 10'h000, delta[31:10] };
+  assign \$19  = { 6'h00, delta[31:6] };
+  assign \$21  = { 3'h0, delta[31:3] };
+  assign \$22  = delta;
+  assign \$25  = { 5'h00, timer_reg, 10'h000 };
+  assign \$26  = { 1'h0, timer_reg, 6'h00 };
+  assign \$28  = { timer_reg, 3'h0 };
+  assign \$29  = { 1'h0, timer_reg };
 endmodule
 
-module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_strobe, bus_write, line_end_drawn, pixel, con_rst, \port$5525$4 , bus_addr, bus_wdata, hpos, cyc, bus_last, last_was_read, odd_last_frame, wsync, rd
-, frame_end, frame_start, paddle_needed0, paddle_needed1, paddle_needed2, paddle_needed3, inpt4, inpt5, paddle_mode0, paddle_mode1, paddle_mode2, paddle_mode3, clk);
+module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, bus__strobe, clocks__0__line, bus__sel, bus__write, clocks__0__drawn, clocks__0__line_end_drawn, clocks__0__pixel, con_rst, \port$5520$4 , bus__addr, bus__wdata, clocks__0__hpos, clocks__0__cyc, bus_last, last_was_read, clocks__0__odd_last_frame, wsync
+, rd, clocks__0__frame_end, clocks__0__frame_start, paddles__needed__0, paddles__needed__1, paddles__needed__2, paddles__needed__3, inpt4, inpt5, paddles__mode__0, paddles__mode__1, paddles__mode__2, paddles__mode__3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$46  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -14118,11 +14166,11 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1032 ;
   wire \$1033 ;
   wire \$1034 ;
-  wire [10:0] \$1035 ;
-  wire \$1036 ;
-  wire [10:0] \$1037 ;
+  wire \$1035 ;
+  wire [10:0] \$1036 ;
+  wire \$1037 ;
   wire [10:0] \$1038 ;
-  wire \$1039 ;
+  wire [10:0] \$1039 ;
   wire [8:0] \$104 ;
   wire \$1040 ;
   wire \$1041 ;
@@ -14257,11 +14305,11 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1158 ;
   wire \$1159 ;
   wire \$116 ;
-  wire [16:0] \$1160 ;
-  wire [2:0] \$1161 ;
-  reg [7:0] \$1162 ;
-  wire [10:0] \$1163 ;
-  wire \$1164 ;
+  wire \$1160 ;
+  wire [16:0] \$1161 ;
+  wire [2:0] \$1162 ;
+  reg [7:0] \$1163 ;
+  wire [10:0] \$1164 ;
   wire \$1165 ;
   wire \$1166 ;
   wire \$1167 ;
@@ -14273,205 +14321,208 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$1172 ;
   wire \$1173 ;
   wire \$1174 ;
-  reg [3:0] \$1175 ;
-  wire [3:0] \$1176 ;
-  wire \$1177 ;
+  wire \$1175 ;
+  wire \$1176 ;
+  reg [3:0] \$1177 ;
   wire [3:0] \$1178 ;
-  reg [3:0] \$1179 ;
+  wire \$1179 ;
   wire [4:0] \$118 ;
   wire [3:0] \$1180 ;
-  wire [4:0] \$1181 ;
-  reg [3:0] \$1182 ;
-  wire [3:0] \$1183 ;
-  wire \$1184 ;
+  reg [3:0] \$1181 ;
+  wire [3:0] \$1182 ;
+  wire [4:0] \$1183 ;
+  reg [3:0] \$1184 ;
   wire [3:0] \$1185 ;
-  reg [3:0] \$1186 ;
-  wire [4:0] \$1187 ;
-  wire [4:0] \$1188 ;
-  wire [5:0] \$1189 ;
+  wire \$1186 ;
+  wire [3:0] \$1187 ;
+  reg [3:0] \$1188 ;
+  wire [4:0] \$1189 ;
   wire [8:0] \$119 ;
-  wire [10:0] \$1190 ;
-  wire \$1191 ;
-  wire \$1192 ;
+  wire [4:0] \$1190 ;
+  wire [5:0] \$1191 ;
+  wire [10:0] \$1192 ;
   wire \$1193 ;
   wire \$1194 ;
-  reg [3:0] \$1195 ;
-  wire [3:0] \$1196 ;
-  wire \$1197 ;
+  wire \$1195 ;
+  wire \$1196 ;
+  reg [3:0] \$1197 ;
   wire [3:0] \$1198 ;
-  reg [3:0] \$1199 ;
+  wire \$1199 ;
   wire [2:0] \$12 ;
   wire \$120 ;
   wire [3:0] \$1200 ;
-  wire [4:0] \$1201 ;
-  reg [3:0] \$1202 ;
-  wire [3:0] \$1203 ;
-  wire \$1204 ;
+  reg [3:0] \$1201 ;
+  wire [3:0] \$1202 ;
+  wire [4:0] \$1203 ;
+  reg [3:0] \$1204 ;
   wire [3:0] \$1205 ;
-  reg [3:0] \$1206 ;
-  wire [4:0] \$1207 ;
-  wire [4:0] \$1208 ;
-  wire [5:0] \$1209 ;
+  wire \$1206 ;
+  wire [3:0] \$1207 ;
+  reg [3:0] \$1208 ;
+  wire [4:0] \$1209 ;
   wire \$121 ;
-  wire [10:0] \$1210 ;
-  wire \$1211 ;
-  wire \$1212 ;
+  wire [4:0] \$1210 ;
+  wire [5:0] \$1211 ;
+  wire [10:0] \$1212 ;
   wire \$1213 ;
   wire \$1214 ;
-  reg [3:0] \$1215 ;
-  wire [3:0] \$1216 ;
-  wire \$1217 ;
+  wire \$1215 ;
+  wire \$1216 ;
+  reg [3:0] \$1217 ;
   wire [3:0] \$1218 ;
-  reg [3:0] \$1219 ;
+  wire \$1219 ;
   wire \$122 ;
   wire [3:0] \$1220 ;
-  wire [4:0] \$1221 ;
-  reg [3:0] \$1222 ;
-  wire [3:0] \$1223 ;
-  wire \$1224 ;
+  reg [3:0] \$1221 ;
+  wire [3:0] \$1222 ;
+  wire [4:0] \$1223 ;
+  reg [3:0] \$1224 ;
   wire [3:0] \$1225 ;
-  reg [3:0] \$1226 ;
-  wire [4:0] \$1227 ;
-  wire [4:0] \$1228 ;
-  wire [5:0] \$1229 ;
+  wire \$1226 ;
+  wire [3:0] \$1227 ;
+  reg [3:0] \$1228 ;
+  wire [4:0] \$1229 ;
   wire [4:0] \$123 ;
-  wire [10:0] \$1230 ;
-  wire \$1231 ;
-  wire \$1232 ;
+  wire [4:0] \$1230 ;
+  wire [5:0] \$1231 ;
+  wire [10:0] \$1232 ;
   wire \$1233 ;
   wire \$1234 ;
-  reg [3:0] \$1235 ;
-  wire [3:0] \$1236 ;
-  wire \$1237 ;
+  wire \$1235 ;
+  wire \$1236 ;
+  reg [3:0] \$1237 ;
   wire [3:0] \$1238 ;
-  reg [3:0] \$1239 ;
+  wire \$1239 ;
   wire [4:0] \$124 ;
   wire [3:0] \$1240 ;
-  wire [4:0] \$1241 ;
-  reg [3:0] \$1242 ;
-  wire [3:0] \$1243 ;
-  wire \$1244 ;
+  reg [3:0] \$1241 ;
+  wire [3:0] \$1242 ;
+  wire [4:0] \$1243 ;
+  reg [3:0] \$1244 ;
   wire [3:0] \$1245 ;
-  reg [3:0] \$1246 ;
-  wire [4:0] \$1247 ;
-  wire [4:0] \$1248 ;
-  wire [5:0] \$1249 ;
+  wire \$1246 ;
+  wire [3:0] \$1247 ;
+  reg [3:0] \$1248 ;
+  wire [4:0] \$1249 ;
   wire [8:0] \$125 ;
-  wire [10:0] \$1250 ;
-  wire \$1251 ;
-  wire \$1252 ;
+  wire [4:0] \$1250 ;
+  wire [5:0] \$1251 ;
+  wire [10:0] \$1252 ;
   wire \$1253 ;
   wire \$1254 ;
-  reg [3:0] \$1255 ;
-  wire [3:0] \$1256 ;
-  wire \$1257 ;
+  wire \$1255 ;
+  wire \$1256 ;
+  reg [3:0] \$1257 ;
   wire [3:0] \$1258 ;
-  reg [3:0] \$1259 ;
+  wire \$1259 ;
   wire [9:0] \$126 ;
   wire [3:0] \$1260 ;
-  wire [4:0] \$1261 ;
-  reg [3:0] \$1262 ;
-  wire [3:0] \$1263 ;
-  wire \$1264 ;
+  reg [3:0] \$1261 ;
+  wire [3:0] \$1262 ;
+  wire [4:0] \$1263 ;
+  reg [3:0] \$1264 ;
   wire [3:0] \$1265 ;
-  reg [3:0] \$1266 ;
-  wire [4:0] \$1267 ;
-  wire [4:0] \$1268 ;
-  wire [5:0] \$1269 ;
+  wire \$1266 ;
+  wire [3:0] \$1267 ;
+  reg [3:0] \$1268 ;
+  wire [4:0] \$1269 ;
   wire \$127 ;
-  wire [10:0] \$1270 ;
-  wire \$1271 ;
-  wire [8:0] \$1272 ;
+  wire [4:0] \$1270 ;
+  wire [5:0] \$1271 ;
+  wire [10:0] \$1272 ;
   wire \$1273 ;
   wire \$1274 ;
-  wire \$1275 ;
-  reg [7:0] \$1276 ;
-  reg [31:0] \$1277 ;
-  reg [31:0] \$1278 ;
-  reg [31:0] \$1279 ;
+  wire [8:0] \$1275 ;
+  wire \$1276 ;
+  wire \$1277 ;
+  wire \$1278 ;
+  reg [7:0] \$1279 ;
   wire \$128 ;
   reg [31:0] \$1280 ;
-  reg [14:0] \$1281 ;
-  reg [5:0] \$1282 ;
-  reg [7:0] \$1283 ;
-  reg [1:0] \$1284 ;
-  reg [6:0] \$1285 ;
+  reg [31:0] \$1281 ;
+  reg [31:0] \$1282 ;
+  reg [31:0] \$1283 ;
+  reg [14:0] \$1284 ;
+  reg [5:0] \$1285 ;
   reg [7:0] \$1286 ;
-  reg [7:0] \$1287 ;
-  reg [3:0] \$1288 ;
+  reg [1:0] \$1287 ;
+  reg [6:0] \$1288 ;
   reg [7:0] \$1289 ;
   wire [4:0] \$129 ;
   reg [7:0] \$1290 ;
-  reg [14:0] \$1291 ;
-  reg \$1292 ;
-  reg \$1293 ;
-  reg \$1294 ;
-  reg [1:0] \$1295 ;
-  reg [7:0] \$1296 ;
-  reg [1:0] \$1297 ;
-  reg \$1298 ;
-  reg [3:0] \$1299 ;
+  reg [3:0] \$1291 ;
+  reg [7:0] \$1292 ;
+  reg [7:0] \$1293 ;
+  reg [14:0] \$1294 ;
+  reg \$1295 ;
+  reg \$1296 ;
+  reg \$1297 ;
+  reg [1:0] \$1298 ;
+  reg [7:0] \$1299 ;
   wire [2:0] \$13 ;
   wire [4:0] \$130 ;
-  reg \$1300 ;
-  reg [7:0] \$1301 ;
-  reg [7:0] \$1302 ;
-  reg [7:0] \$1303 ;
-  reg [6:0] \$1304 ;
-  reg [6:0] \$1305 ;
-  reg [6:0] \$1306 ;
+  reg [1:0] \$1300 ;
+  reg \$1301 ;
+  reg [3:0] \$1302 ;
+  reg \$1303 ;
+  reg [7:0] \$1304 ;
+  reg [7:0] \$1305 ;
+  reg [7:0] \$1306 ;
   reg [6:0] \$1307 ;
-  reg [7:0] \$1308 ;
-  reg \$1309 ;
+  reg [6:0] \$1308 ;
+  reg [6:0] \$1309 ;
   wire [8:0] \$131 ;
-  reg \$1310 ;
-  reg [19:0] \$1311 ;
-  reg [7:0] \$1312 ;
-  reg [7:0] \$1313 ;
-  reg [7:0] \$1314 ;
+  reg [6:0] \$1310 ;
+  reg [7:0] \$1311 ;
+  reg \$1312 ;
+  reg \$1313 ;
+  reg [19:0] \$1314 ;
   reg [7:0] \$1315 ;
   reg [7:0] \$1316 ;
   reg [7:0] \$1317 ;
-  reg \$1318 ;
-  reg \$1319 ;
+  reg [7:0] \$1318 ;
+  reg [7:0] \$1319 ;
   wire [9:0] \$132 ;
-  reg \$1320 ;
+  reg [7:0] \$1320 ;
   reg \$1321 ;
-  reg [3:0] \$1322 ;
-  reg [3:0] \$1323 ;
-  reg [3:0] \$1324 ;
-  reg \$1325 ;
+  reg \$1322 ;
+  reg \$1323 ;
+  reg \$1324 ;
+  reg [3:0] \$1325 ;
   reg [3:0] \$1326 ;
   reg [3:0] \$1327 ;
   reg \$1328 ;
-  reg \$1329 ;
+  reg [3:0] \$1329 ;
   wire \$133 ;
-  reg \$1330 ;
+  reg [3:0] \$1330 ;
   reg \$1331 ;
   reg \$1332 ;
-  reg [7:0] \$1333 ;
-  reg [7:0] \$1334 ;
-  reg [3:0] \$1335 ;
-  reg \$1336 ;
-  reg [3:0] \$1337 ;
-  reg \$1338 ;
+  reg \$1333 ;
+  reg \$1334 ;
+  reg \$1335 ;
+  reg [7:0] \$1336 ;
+  reg [7:0] \$1337 ;
+  reg [3:0] \$1338 ;
   reg \$1339 ;
   wire \$134 ;
-  reg \$1340 ;
-  reg [31:0] \$1341 ;
+  reg [3:0] \$1340 ;
+  reg \$1341 ;
   reg \$1342 ;
   reg \$1343 ;
-  reg [7:0] \$1344 ;
+  reg [31:0] \$1344 ;
   reg \$1345 ;
-  reg [7:0] \$1346 ;
-  reg \$1347 ;
-  reg [5:0] \$1348 ;
+  reg \$1346 ;
+  reg [7:0] \$1347 ;
+  reg \$1348 ;
   reg [7:0] \$1349 ;
   wire \$135 ;
-  reg [7:0] \$1350 ;
-  reg [6:0] \$1351 ;
+  reg \$1350 ;
+  reg [5:0] \$1351 ;
   reg [7:0] \$1352 ;
   reg [7:0] \$1353 ;
+  reg [6:0] \$1354 ;
+  reg [7:0] \$1355 ;
+  reg [7:0] \$1356 ;
   wire \$136 ;
   wire \$137 ;
   wire [10:0] \$138 ;
@@ -14519,28 +14570,28 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$176 ;
   wire \$177 ;
   wire \$178 ;
-  wire [32:0] \$179 ;
+  wire \$179 ;
   wire [7:0] \$18 ;
-  wire \$180 ;
+  wire [32:0] \$180 ;
   wire \$181 ;
   wire \$182 ;
   wire \$183 ;
   wire \$184 ;
-  wire [3:0] \$185 ;
-  wire \$186 ;
-  wire [3:0] \$187 ;
-  wire [4:0] \$188 ;
-  wire \$189 ;
+  wire \$185 ;
+  wire [3:0] \$186 ;
+  wire \$187 ;
+  wire [3:0] \$188 ;
+  wire [4:0] \$189 ;
   wire \$19 ;
   wire \$190 ;
   wire \$191 ;
   wire \$192 ;
   wire \$193 ;
-  wire [3:0] \$194 ;
-  wire \$195 ;
-  wire [3:0] \$196 ;
-  wire [4:0] \$197 ;
-  wire \$198 ;
+  wire \$194 ;
+  wire [3:0] \$195 ;
+  wire \$196 ;
+  wire [3:0] \$197 ;
+  wire [4:0] \$198 ;
   wire \$199 ;
   wire [8:0] \$2 ;
   wire [8:0] \$20 ;
@@ -14550,19 +14601,19 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$203 ;
   wire \$204 ;
   wire \$205 ;
-  wire [3:0] \$206 ;
-  wire \$207 ;
-  wire [4:0] \$208 ;
+  wire \$206 ;
+  wire [3:0] \$207 ;
+  wire \$208 ;
   wire [4:0] \$209 ;
   wire [9:0] \$21 ;
-  wire \$210 ;
+  wire [4:0] \$210 ;
   wire \$211 ;
-  wire [32:0] \$212 ;
-  wire [10:0] \$213 ;
-  wire \$214 ;
-  wire [10:0] \$215 ;
+  wire \$212 ;
+  wire [32:0] \$213 ;
+  wire [10:0] \$214 ;
+  wire \$215 ;
   wire [10:0] \$216 ;
-  wire \$217 ;
+  wire [10:0] \$217 ;
   wire \$218 ;
   wire \$219 ;
   wire \$22 ;
@@ -14573,9 +14624,9 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$224 ;
   wire \$225 ;
   wire \$226 ;
-  wire [8:0] \$227 ;
+  wire \$227 ;
   wire [8:0] \$228 ;
-  wire \$229 ;
+  wire [8:0] \$229 ;
   wire [8:0] \$23 ;
   wire \$230 ;
   wire \$231 ;
@@ -14591,15 +14642,15 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$240 ;
   wire \$241 ;
   wire \$242 ;
-  wire [8:0] \$243 ;
-  wire \$244 ;
+  wire \$243 ;
+  wire [8:0] \$244 ;
   wire \$245 ;
   wire \$246 ;
-  wire [8:0] \$247 ;
+  wire \$247 ;
   wire [8:0] \$248 ;
   wire [8:0] \$249 ;
   wire [10:0] \$25 ;
-  wire \$250 ;
+  wire [8:0] \$250 ;
   wire \$251 ;
   wire \$252 ;
   wire \$253 ;
@@ -14614,15 +14665,15 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$261 ;
   wire \$262 ;
   wire \$263 ;
-  wire [8:0] \$264 ;
-  wire \$265 ;
+  wire \$264 ;
+  wire [8:0] \$265 ;
   wire \$266 ;
   wire \$267 ;
-  wire [8:0] \$268 ;
+  wire \$268 ;
   wire [8:0] \$269 ;
   wire [9:0] \$27 ;
   wire [8:0] \$270 ;
-  wire \$271 ;
+  wire [8:0] \$271 ;
   wire \$272 ;
   wire \$273 ;
   wire \$274 ;
@@ -14641,22 +14692,22 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$286 ;
   wire \$287 ;
   wire \$288 ;
-  wire [8:0] \$289 ;
+  wire \$289 ;
   wire [10:0] \$29 ;
-  wire \$290 ;
+  wire [8:0] \$290 ;
   wire \$291 ;
   wire \$292 ;
-  wire [8:0] \$293 ;
-  wire \$294 ;
+  wire \$293 ;
+  wire [8:0] \$294 ;
   wire \$295 ;
   wire \$296 ;
-  wire [8:0] \$297 ;
+  wire \$297 ;
   wire [8:0] \$298 ;
   wire [8:0] \$299 ;
   wire [8:0] \$3 ;
   wire \$30 ;
   wire [8:0] \$300 ;
-  wire \$301 ;
+  wire [8:0] \$301 ;
   wire \$302 ;
   wire \$303 ;
   wire \$304 ;
@@ -14671,22 +14722,22 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$312 ;
   wire \$313 ;
   wire \$314 ;
-  wire [8:0] \$315 ;
-  wire \$316 ;
+  wire \$315 ;
+  wire [8:0] \$316 ;
   wire \$317 ;
   wire \$318 ;
-  wire [8:0] \$319 ;
+  wire \$319 ;
   wire [9:0] \$32 ;
   wire [8:0] \$320 ;
   wire [8:0] \$321 ;
   wire [8:0] \$322 ;
-  wire \$323 ;
+  wire [8:0] \$323 ;
   wire \$324 ;
   wire \$325 ;
   wire \$326 ;
   wire \$327 ;
-  wire [7:0] \$328 ;
-  wire \$329 ;
+  wire \$328 ;
+  wire [7:0] \$329 ;
   wire \$33 ;
   wire \$330 ;
   wire \$331 ;
@@ -14706,27 +14757,27 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$344 ;
   wire \$345 ;
   wire \$346 ;
-  wire [8:0] \$347 ;
-  wire \$348 ;
+  wire \$347 ;
+  wire [8:0] \$348 ;
   wire \$349 ;
   wire [9:0] \$35 ;
   wire \$350 ;
-  wire [8:0] \$351 ;
-  wire \$352 ;
+  wire \$351 ;
+  wire [8:0] \$352 ;
   wire \$353 ;
   wire \$354 ;
-  wire [8:0] \$355 ;
+  wire \$355 ;
   wire [8:0] \$356 ;
   wire [8:0] \$357 ;
   wire [8:0] \$358 ;
   wire [8:0] \$359 ;
   wire [10:0] \$36 ;
-  wire \$360 ;
+  wire [8:0] \$360 ;
   wire \$361 ;
   wire \$362 ;
   wire \$363 ;
   wire \$364 ;
-  wire [7:0] \$365 ;
+  wire \$365 ;
   wire [7:0] \$366 ;
   wire [7:0] \$367 ;
   wire [7:0] \$368 ;
@@ -14738,14 +14789,14 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [7:0] \$373 ;
   wire [7:0] \$374 ;
   wire [7:0] \$375 ;
-  wire [2:0] \$376 ;
-  wire \$377 ;
-  wire [10:0] \$378 ;
-  wire \$379 ;
+  wire [7:0] \$376 ;
+  wire [2:0] \$377 ;
+  wire \$378 ;
+  wire [10:0] \$379 ;
   wire [9:0] \$38 ;
-  wire [10:0] \$380 ;
+  wire \$380 ;
   wire [10:0] \$381 ;
-  wire \$382 ;
+  wire [10:0] \$382 ;
   wire \$383 ;
   wire \$384 ;
   wire \$385 ;
@@ -14756,9 +14807,9 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [10:0] \$39 ;
   wire \$390 ;
   wire \$391 ;
-  wire [8:0] \$392 ;
+  wire \$392 ;
   wire [8:0] \$393 ;
-  wire \$394 ;
+  wire [8:0] \$394 ;
   wire \$395 ;
   wire \$396 ;
   wire \$397 ;
@@ -14774,15 +14825,15 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$405 ;
   wire \$406 ;
   wire \$407 ;
-  wire [8:0] \$408 ;
-  wire \$409 ;
+  wire \$408 ;
+  wire [8:0] \$409 ;
   wire \$41 ;
   wire \$410 ;
   wire \$411 ;
-  wire [8:0] \$412 ;
+  wire \$412 ;
   wire [8:0] \$413 ;
   wire [8:0] \$414 ;
-  wire \$415 ;
+  wire [8:0] \$415 ;
   wire \$416 ;
   wire \$417 ;
   wire \$418 ;
@@ -14797,15 +14848,15 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$426 ;
   wire \$427 ;
   wire \$428 ;
-  wire [8:0] \$429 ;
+  wire \$429 ;
   wire [4:0] \$43 ;
-  wire \$430 ;
+  wire [8:0] \$430 ;
   wire \$431 ;
   wire \$432 ;
-  wire [8:0] \$433 ;
+  wire \$433 ;
   wire [8:0] \$434 ;
   wire [8:0] \$435 ;
-  wire \$436 ;
+  wire [8:0] \$436 ;
   wire \$437 ;
   wire \$438 ;
   wire \$439 ;
@@ -14825,20 +14876,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$451 ;
   wire \$452 ;
   wire \$453 ;
-  wire [8:0] \$454 ;
-  wire \$455 ;
+  wire \$454 ;
+  wire [8:0] \$455 ;
   wire \$456 ;
   wire \$457 ;
-  wire [8:0] \$458 ;
-  wire \$459 ;
+  wire \$458 ;
+  wire [8:0] \$459 ;
   wire [8:0] \$46 ;
   wire \$460 ;
   wire \$461 ;
-  wire [8:0] \$462 ;
+  wire \$462 ;
   wire [8:0] \$463 ;
   wire [8:0] \$464 ;
   wire [8:0] \$465 ;
-  wire \$466 ;
+  wire [8:0] \$466 ;
   wire \$467 ;
   wire \$468 ;
   wire \$469 ;
@@ -14854,22 +14905,22 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$478 ;
   wire \$479 ;
   wire \$48 ;
-  wire [8:0] \$480 ;
-  wire \$481 ;
+  wire \$480 ;
+  wire [8:0] \$481 ;
   wire \$482 ;
   wire \$483 ;
-  wire [8:0] \$484 ;
+  wire \$484 ;
   wire [8:0] \$485 ;
   wire [8:0] \$486 ;
   wire [8:0] \$487 ;
-  wire \$488 ;
+  wire [8:0] \$488 ;
   wire \$489 ;
   wire [8:0] \$49 ;
   wire \$490 ;
   wire \$491 ;
   wire \$492 ;
-  wire [7:0] \$493 ;
-  wire \$494 ;
+  wire \$493 ;
+  wire [7:0] \$494 ;
   wire \$495 ;
   wire \$496 ;
   wire \$497 ;
@@ -14890,27 +14941,27 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$51 ;
   wire \$510 ;
   wire \$511 ;
-  wire [8:0] \$512 ;
-  wire \$513 ;
+  wire \$512 ;
+  wire [8:0] \$513 ;
   wire \$514 ;
   wire \$515 ;
-  wire [8:0] \$516 ;
-  wire \$517 ;
+  wire \$516 ;
+  wire [8:0] \$517 ;
   wire \$518 ;
   wire \$519 ;
   wire [10:0] \$52 ;
-  wire [8:0] \$520 ;
+  wire \$520 ;
   wire [8:0] \$521 ;
   wire [8:0] \$522 ;
   wire [8:0] \$523 ;
   wire [8:0] \$524 ;
-  wire \$525 ;
+  wire [8:0] \$525 ;
   wire \$526 ;
   wire \$527 ;
   wire \$528 ;
   wire \$529 ;
   wire [10:0] \$53 ;
-  wire [7:0] \$530 ;
+  wire \$530 ;
   wire [7:0] \$531 ;
   wire [7:0] \$532 ;
   wire [7:0] \$533 ;
@@ -14922,189 +14973,189 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [7:0] \$539 ;
   wire \$54 ;
   wire [7:0] \$540 ;
-  wire [2:0] \$541 ;
-  wire \$542 ;
-  wire [10:0] \$543 ;
-  wire \$544 ;
-  wire [10:0] \$545 ;
+  wire [7:0] \$541 ;
+  wire [2:0] \$542 ;
+  wire \$543 ;
+  wire [10:0] \$544 ;
+  wire \$545 ;
   wire [10:0] \$546 ;
-  wire \$547 ;
-  wire [8:0] \$548 ;
-  wire \$549 ;
+  wire [10:0] \$547 ;
+  wire \$548 ;
+  wire [8:0] \$549 ;
   wire \$55 ;
-  wire [6:0] \$550 ;
-  wire \$551 ;
+  wire \$550 ;
+  wire [6:0] \$551 ;
   wire \$552 ;
   wire \$553 ;
-  wire [6:0] \$554 ;
-  wire \$555 ;
+  wire \$554 ;
+  wire [6:0] \$555 ;
   wire \$556 ;
   wire \$557 ;
-  wire [6:0] \$558 ;
-  wire \$559 ;
+  wire \$558 ;
+  wire [6:0] \$559 ;
   wire [1:0] \$56 ;
   wire \$560 ;
   wire \$561 ;
   wire \$562 ;
-  wire [6:0] \$563 ;
-  wire \$564 ;
+  wire \$563 ;
+  wire [6:0] \$564 ;
   wire \$565 ;
   wire \$566 ;
-  wire [6:0] \$567 ;
-  wire \$568 ;
+  wire \$567 ;
+  wire [6:0] \$568 ;
   wire \$569 ;
   wire [1:0] \$57 ;
   wire \$570 ;
   wire \$571 ;
-  wire [6:0] \$572 ;
-  wire \$573 ;
+  wire \$572 ;
+  wire [6:0] \$573 ;
   wire \$574 ;
   wire \$575 ;
-  wire [6:0] \$576 ;
-  wire \$577 ;
+  wire \$576 ;
+  wire [6:0] \$577 ;
   wire \$578 ;
   wire \$579 ;
   wire \$58 ;
   wire \$580 ;
-  wire [6:0] \$581 ;
-  wire \$582 ;
+  wire \$581 ;
+  wire [6:0] \$582 ;
   wire \$583 ;
   wire \$584 ;
   wire \$585 ;
-  wire [6:0] \$586 ;
-  wire \$587 ;
+  wire \$586 ;
+  wire [6:0] \$587 ;
   wire \$588 ;
   wire \$589 ;
   wire \$59 ;
-  wire [7:0] \$590 ;
-  wire \$591 ;
+  wire \$590 ;
+  wire [7:0] \$591 ;
   wire \$592 ;
   wire \$593 ;
   wire \$594 ;
-  wire [6:0] \$595 ;
-  wire \$596 ;
+  wire \$595 ;
+  wire [6:0] \$596 ;
   wire \$597 ;
   wire \$598 ;
-  wire [6:0] \$599 ;
+  wire \$599 ;
   wire [32:0] \$6 ;
   wire [4:0] \$60 ;
-  wire \$600 ;
+  wire [6:0] \$600 ;
   wire \$601 ;
   wire \$602 ;
-  wire [6:0] \$603 ;
-  wire \$604 ;
+  wire \$603 ;
+  wire [6:0] \$604 ;
   wire \$605 ;
   wire \$606 ;
   wire \$607 ;
-  wire [7:0] \$608 ;
-  wire \$609 ;
+  wire \$608 ;
+  wire [7:0] \$609 ;
   wire \$61 ;
   wire \$610 ;
   wire \$611 ;
   wire \$612 ;
-  wire [6:0] \$613 ;
-  wire \$614 ;
+  wire \$613 ;
+  wire [6:0] \$614 ;
   wire \$615 ;
-  wire [10:0] \$616 ;
-  wire \$617 ;
-  wire [10:0] \$618 ;
+  wire \$616 ;
+  wire [10:0] \$617 ;
+  wire \$618 ;
   wire [10:0] \$619 ;
   wire \$62 ;
-  wire [8:0] \$620 ;
-  wire \$621 ;
-  wire [6:0] \$622 ;
-  wire \$623 ;
+  wire [10:0] \$620 ;
+  wire [8:0] \$621 ;
+  wire \$622 ;
+  wire [6:0] \$623 ;
   wire \$624 ;
   wire \$625 ;
-  wire [6:0] \$626 ;
-  wire \$627 ;
+  wire \$626 ;
+  wire [6:0] \$627 ;
   wire \$628 ;
   wire \$629 ;
   wire \$63 ;
-  wire [6:0] \$630 ;
-  wire \$631 ;
+  wire \$630 ;
+  wire [6:0] \$631 ;
   wire \$632 ;
   wire \$633 ;
   wire \$634 ;
-  wire [6:0] \$635 ;
-  wire \$636 ;
+  wire \$635 ;
+  wire [6:0] \$636 ;
   wire \$637 ;
   wire \$638 ;
-  wire [6:0] \$639 ;
+  wire \$639 ;
   wire \$64 ;
-  wire \$640 ;
+  wire [6:0] \$640 ;
   wire \$641 ;
   wire \$642 ;
   wire \$643 ;
-  wire [6:0] \$644 ;
-  wire \$645 ;
+  wire \$644 ;
+  wire [6:0] \$645 ;
   wire \$646 ;
   wire \$647 ;
-  wire [6:0] \$648 ;
-  wire \$649 ;
+  wire \$648 ;
+  wire [6:0] \$649 ;
   wire \$65 ;
   wire \$650 ;
   wire \$651 ;
   wire \$652 ;
-  wire [6:0] \$653 ;
-  wire \$654 ;
+  wire \$653 ;
+  wire [6:0] \$654 ;
   wire \$655 ;
   wire \$656 ;
   wire \$657 ;
-  wire [6:0] \$658 ;
-  wire \$659 ;
+  wire \$658 ;
+  wire [6:0] \$659 ;
   wire \$66 ;
   wire \$660 ;
   wire \$661 ;
-  wire [7:0] \$662 ;
-  wire \$663 ;
+  wire \$662 ;
+  wire [7:0] \$663 ;
   wire \$664 ;
   wire \$665 ;
   wire \$666 ;
-  wire [6:0] \$667 ;
-  wire \$668 ;
+  wire \$667 ;
+  wire [6:0] \$668 ;
   wire \$669 ;
   wire \$67 ;
   wire \$670 ;
-  wire [6:0] \$671 ;
-  wire \$672 ;
+  wire \$671 ;
+  wire [6:0] \$672 ;
   wire \$673 ;
   wire \$674 ;
-  wire [6:0] \$675 ;
-  wire \$676 ;
+  wire \$675 ;
+  wire [6:0] \$676 ;
   wire \$677 ;
   wire \$678 ;
   wire \$679 ;
   wire [7:0] \$68 ;
-  wire [7:0] \$680 ;
-  wire \$681 ;
+  wire \$680 ;
+  wire [7:0] \$681 ;
   wire \$682 ;
   wire \$683 ;
   wire \$684 ;
-  wire [6:0] \$685 ;
-  wire \$686 ;
+  wire \$685 ;
+  wire [6:0] \$686 ;
   wire \$687 ;
-  wire [10:0] \$688 ;
-  wire \$689 ;
+  wire \$688 ;
+  wire [10:0] \$689 ;
   wire \$69 ;
-  wire [10:0] \$690 ;
+  wire \$690 ;
   wire [10:0] \$691 ;
-  wire [8:0] \$692 ;
-  wire [7:0] \$693 ;
-  wire \$694 ;
-  wire [6:0] \$695 ;
+  wire [10:0] \$692 ;
+  wire [8:0] \$693 ;
+  wire [7:0] \$694 ;
+  wire \$695 ;
   wire [6:0] \$696 ;
   wire [6:0] \$697 ;
   wire [6:0] \$698 ;
-  wire \$699 ;
+  wire [6:0] \$699 ;
   wire [32:0] \$7 ;
   wire \$70 ;
   wire \$700 ;
   wire \$701 ;
-  wire [5:0] \$702 ;
+  wire \$702 ;
   wire [5:0] \$703 ;
-  wire \$704 ;
-  wire [7:0] \$705 ;
+  wire [5:0] \$704 ;
+  wire \$705 ;
   wire [7:0] \$706 ;
   wire [7:0] \$707 ;
   wire [7:0] \$708 ;
@@ -15115,9 +15166,9 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [7:0] \$712 ;
   wire [7:0] \$713 ;
   wire [7:0] \$714 ;
-  wire \$715 ;
+  wire [7:0] \$715 ;
   wire \$716 ;
-  wire [7:0] \$717 ;
+  wire \$717 ;
   wire [7:0] \$718 ;
   wire [7:0] \$719 ;
   wire \$72 ;
@@ -15128,7 +15179,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [7:0] \$724 ;
   wire [7:0] \$725 ;
   wire [7:0] \$726 ;
-  wire \$727 ;
+  wire [7:0] \$727 ;
   wire \$728 ;
   wire \$729 ;
   wire \$73 ;
@@ -15145,9 +15196,9 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$74 ;
   wire \$740 ;
   wire \$741 ;
-  wire [1:0] \$742 ;
+  wire \$742 ;
   wire [1:0] \$743 ;
-  wire \$744 ;
+  wire [1:0] \$744 ;
   wire \$745 ;
   wire \$746 ;
   wire \$747 ;
@@ -15167,14 +15218,14 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$76 ;
   wire \$760 ;
   wire \$761 ;
-  wire [1:0] \$762 ;
+  wire \$762 ;
   wire [1:0] \$763 ;
-  wire \$764 ;
+  wire [1:0] \$764 ;
   wire \$765 ;
   wire \$766 ;
   wire \$767 ;
-  wire [1:0] \$768 ;
-  wire \$769 ;
+  wire \$768 ;
+  wire [1:0] \$769 ;
   wire \$77 ;
   wire \$770 ;
   wire \$771 ;
@@ -15190,13 +15241,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$780 ;
   wire \$781 ;
   wire \$782 ;
-  wire [1:0] \$783 ;
-  wire \$784 ;
+  wire \$783 ;
+  wire [1:0] \$784 ;
   wire \$785 ;
   wire \$786 ;
   wire \$787 ;
-  reg [6:0] \$788 ;
-  wire \$789 ;
+  wire \$788 ;
+  reg [6:0] \$789 ;
   wire \$79 ;
   wire \$790 ;
   wire \$791 ;
@@ -15326,18 +15377,18 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$902 ;
   wire \$903 ;
   wire \$904 ;
-  wire [8:0] \$905 ;
+  wire \$905 ;
   wire [8:0] \$906 ;
-  reg [3:0] \$907 ;
+  wire [8:0] \$907 ;
   reg [3:0] \$908 ;
   reg [3:0] \$909 ;
   wire \$91 ;
-  wire \$910 ;
-  wire [10:0] \$911 ;
-  wire \$912 ;
-  wire [10:0] \$913 ;
+  reg [3:0] \$910 ;
+  wire \$911 ;
+  wire [10:0] \$912 ;
+  wire \$913 ;
   wire [10:0] \$914 ;
-  wire \$915 ;
+  wire [10:0] \$915 ;
   wire \$916 ;
   wire \$917 ;
   wire \$918 ;
@@ -15450,8 +15501,6 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \$auto$rtlil.cc:2739:Not$40 ;
   wire \$auto$rtlil.cc:2739:Not$6 ;
   wire \$auto$rtlil.cc:2739:Not$8 ;
-  input advance;
-  wire advance;
   reg [5:0] ap_addr;
   reg [6:0] ap_cycle;
   reg [7:0] ap_data;
@@ -15460,21 +15509,46 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   reg [7:0] ap_resm;
   reg [7:0] ap_since;
   wire \bit ;
-  wire \bit$138 ;
-  input [5:0] bus_addr;
-  wire [5:0] bus_addr;
+  wire \bit$139 ;
+  input [12:0] bus__addr;
+  wire [12:0] bus__addr;
+  input bus__cycle_end;
+  wire bus__cycle_end;
+  wire [7:0] bus__rdata;
+  input bus__sel;
+  wire bus__sel;
+  input bus__strobe;
+  wire bus__strobe;
+  input [7:0] bus__wdata;
+  wire [7:0] bus__wdata;
+  input bus__write;
+  wire bus__write;
   input [7:0] bus_last;
   wire [7:0] bus_last;
-  input bus_strobe;
-  wire bus_strobe;
-  input [7:0] bus_wdata;
-  wire [7:0] bus_wdata;
-  input bus_write;
-  wire bus_write;
   reg [1:0] c0;
   wire [3:0] charged;
   input clk;
   wire clk;
+  input clocks__0__advance;
+  wire clocks__0__advance;
+  input [31:0] clocks__0__cyc;
+  wire [31:0] clocks__0__cyc;
+  input clocks__0__drawn;
+  wire clocks__0__drawn;
+  output clocks__0__frame_end;
+  reg clocks__0__frame_end;
+  input clocks__0__frame_start;
+  wire clocks__0__frame_start;
+  input [7:0] clocks__0__hpos;
+  wire [7:0] clocks__0__hpos;
+  input [15:0] clocks__0__line;
+  wire [15:0] clocks__0__line;
+  input clocks__0__line_end_drawn;
+  wire clocks__0__line_end_drawn;
+  input clocks__0__odd_last_frame;
+  wire clocks__0__odd_last_frame;
+  output [7:0] clocks__0__pixel;
+  wire [7:0] clocks__0__pixel;
   wire [14:0] coll_now;
   reg [14:0] coll_read = 15'h0000;
   wire [14:0] coll_vis;
@@ -15497,38 +15571,32 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \ctrlpf.score ;
   wire \ctrlpf.unused3 ;
   wire [1:0] \ctrlpf.unused6 ;
-  input [31:0] cyc;
-  wire [31:0] cyc;
-  input cycle_end;
-  wire cycle_end;
   wire [7:0] d;
-  wire [7:0] \d$133 ;
-  wire [7:0] \d$140 ;
-  wire [7:0] \d$145 ;
-  wire [7:0] \d$150 ;
-  wire [7:0] \d$171 ;
-  wire [7:0] \d$173 ;
+  wire [7:0] \d$134 ;
+  wire [7:0] \d$141 ;
+  wire [7:0] \d$146 ;
+  wire [7:0] \d$151 ;
+  wire [7:0] \d$172 ;
+  wire [7:0] \d$174 ;
   reg [3:0] delay;
   reg denabl = 1'h0;
   reg [7:0] dgrp0 = 8'h00;
   reg [7:0] dgrp1 = 8'h00;
   wire [9:0] diff;
-  wire [9:0] \diff$132 ;
-  wire [9:0] \diff$139 ;
-  wire [9:0] \diff$144 ;
-  wire [9:0] \diff$149 ;
-  wire [9:0] \diff$170 ;
-  wire [9:0] \diff$172 ;
+  wire [9:0] \diff$133 ;
+  wire [9:0] \diff$140 ;
+  wire [9:0] \diff$145 ;
+  wire [9:0] \diff$150 ;
+  wire [9:0] \diff$171 ;
+  wire [9:0] \diff$173 ;
   reg disp;
-  reg \disp$113 ;
+  reg \disp$114 ;
   reg dly;
-  reg \dly$114 ;
+  reg \dly$115 ;
   reg [7:0] dm1;
-  reg [7:0] \dm1$130 ;
-  reg [7:0] \dm1$136 ;
+  reg [7:0] \dm1$131 ;
   reg [7:0] \dm1$137 ;
-  input drawn;
-  wire drawn;
+  reg [7:0] \dm1$138 ;
   reg [31:0] dump_disabled_cycle = 32'd0;
   reg dump_enabled = 1'h0;
   wire [3:0] eff;
@@ -15536,26 +15604,22 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   reg enam0 = 1'h0;
   reg enam1 = 1'h0;
   wire fire;
-  output frame_end;
-  reg frame_end;
-  input frame_start;
-  wire frame_start;
   reg [7:0] grp0 = 8'h00;
   reg [7:0] grp1 = 8'h00;
   reg hit;
-  reg \hit$134 ;
-  reg \hit$143 ;
-  reg \hit$148 ;
+  reg \hit$135 ;
+  reg \hit$144 ;
+  reg \hit$149 ;
   reg [3:0] hmbl = 4'h0;
   reg [3:0] hmm0 = 4'h0;
   reg [3:0] hmm1 = 4'h0;
   reg hmove_blank = 1'h0;
   wire hmove_blanks;
   reg [5:0] hmove_mv;
-  reg [5:0] \hmove_mv$179 ;
   reg [5:0] \hmove_mv$180 ;
   reg [5:0] \hmove_mv$181 ;
   reg [5:0] \hmove_mv$182 ;
+  reg [5:0] \hmove_mv$183 ;
   reg [9:0] hmove_sum;
   reg [9:0] \hmove_sum$88 ;
   reg [9:0] \hmove_sum$89 ;
@@ -15563,10 +15627,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   reg [9:0] \hmove_sum$91 ;
   reg [3:0] hmp0 = 4'h0;
   reg [3:0] hmp1 = 4'h0;
-  input [7:0] hpos;
-  wire [7:0] hpos;
   reg [2:0] idx;
-  reg [2:0] \idx$135 ;
+  reg [2:0] \idx$136 ;
   input inpt4;
   wire inpt4;
   input inpt5;
@@ -15577,11 +15639,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire [4:0] kk;
   input last_was_read;
   wire last_was_read;
-  input [15:0] line;
-  wire [15:0] line;
   wire [15:0] line_at_write;
-  input line_end_drawn;
-  wire line_end_drawn;
   reg [1:0] m0_mode = 2'h0;
   reg [9:0] mv;
   reg [1:0] nc;
@@ -15599,30 +15657,28 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire \nusiz1.unused3 ;
   wire [1:0] \nusiz1.unused6 ;
   wire [7:0] nxt_hpos;
-  input odd_last_frame;
-  wire odd_last_frame;
   reg p0_skip = 1'h0;
   reg p1_skip = 1'h0;
   reg [31:0] paddle0_charge_at = 32'd0;
   reg [31:0] paddle1_charge_at = 32'd0;
   reg [31:0] paddle2_charge_at = 32'd0;
   reg [31:0] paddle3_charge_at = 32'd0;
-  input [1:0] paddle_mode0;
-  wire [1:0] paddle_mode0;
-  input [1:0] paddle_mode1;
-  wire [1:0] paddle_mode1;
-  input [1:0] paddle_mode2;
-  wire [1:0] paddle_mode2;
-  input [1:0] paddle_mode3;
-  wire [1:0] paddle_mode3;
-  input [31:0] paddle_needed0;
-  wire [31:0] paddle_needed0;
-  input [31:0] paddle_needed1;
-  wire [31:0] paddle_needed1;
-  input [31:0] paddle_needed2;
-  wire [31:0] paddle_needed2;
-  input [31:0] paddle_needed3;
-  wire [31:0] paddle_needed3;
+  input [1:0] paddles__mode__0;
+  wire [1:0] paddles__mode__0;
+  input [1:0] paddles__mode__1;
+  wire [1:0] paddles__mode__1;
+  input [1:0] paddles__mode__2;
+  wire [1:0] paddles__mode__2;
+  input [1:0] paddles__mode__3;
+  wire [1:0] paddles__mode__3;
+  input [31:0] paddles__needed__0;
+  wire [31:0] paddles__needed__0;
+  input [31:0] paddles__needed__1;
+  wire [31:0] paddles__needed__1;
+  input [31:0] paddles__needed__2;
+  wire [31:0] paddles__needed__2;
+  input [31:0] paddles__needed__3;
+  wire [31:0] paddles__needed__3;
   wire pal;
   reg pend = 1'h0;
   reg [5:0] pend_addr = 6'h00;
@@ -15636,10 +15692,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   reg pf_reflect = 1'h0;
   wire pfb;
   wire [4:0] pfidx;
-  output [7:0] pixel;
-  wire [7:0] pixel;
-  input [1:0] \port$5525$4 ;
-  wire [1:0] \port$5525$4 ;
+  input [1:0] \port$5520$4 ;
+  wire [1:0] \port$5520$4 ;
   reg [7:0] posbl = 8'h00;
   reg [7:0] posm0 = 8'h00;
   reg [7:0] posm1 = 8'h00;
@@ -15647,7 +15701,6 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   reg [7:0] posp1 = 8'h00;
   output [1:0] rd;
   reg [1:0] rd;
-  wire [7:0] rdata;
   reg refp0 = 1'h0;
   reg refp1 = 1'h0;
   reg resmp0 = 1'h0;
@@ -15664,7 +15717,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   wire rst;
   reg [7:0] since_hmove = 8'hff;
   wire [1:0] size;
-  wire [1:0] \size$146 ;
+  wire [1:0] \size$147 ;
   reg [7:0] vblank = 8'h00;
   reg vblank_dump = 1'h0;
   reg vdelbl = 1'h0;
@@ -15673,8 +15726,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   reg vsync_armed = 1'h0;
   reg [7:0] vsync_count = 8'h00;
   wire [5:0] width;
-  wire [5:0] \width$147 ;
-  wire [5:0] \width$151 ;
+  wire [5:0] \width$148 ;
+  wire [5:0] \width$152 ;
   reg [3:0] wm = 4'h0;
   reg [6:0] wr_cycle = 7'h00;
   reg [7:0] wr_hpos = 8'h01;
@@ -15684,13 +15737,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   output wsync;
   reg wsync = 1'h0;
   reg [7:0] x = 8'hbc;
-  assign \$1  = hpos == 8'he3;
+  assign \$1  = clocks__0__hpos == 8'he3;
   assign \$2  = x + 1'h1;
   assign \$3  = \$1  ? 9'h0bc : \$2 ;
-  assign \$4  = dump_disabled_cycle + paddle_needed0;
-  assign \$5  = dump_disabled_cycle + paddle_needed1;
-  assign \$6  = dump_disabled_cycle + paddle_needed2;
-  assign \$7  = dump_disabled_cycle + paddle_needed3;
+  assign \$4  = dump_disabled_cycle + paddles__needed__0;
+  assign \$5  = dump_disabled_cycle + paddles__needed__1;
+  assign \$6  = dump_disabled_cycle + paddles__needed__2;
+  assign \$7  = dump_disabled_cycle + paddles__needed__3;
   assign \$8  = collision | coll_vis;
   assign \$9  = wr_hpos == 8'he3;
   assign \$10  = wr_phase == 2'h2;
@@ -15702,25 +15755,25 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$16  = wr_cycle + 1'h1;
   assign \$17  = \$15  ? \$16  : { 1'h0, wr_cycle };
   assign \$18  = \$14  ? 8'h00 : \$17 ;
-  assign \$19  = \$906 [7:0] < 7'h44;
-  assign \$20  = \$906 [7:0] - 7'h44;
+  assign \$19  = \$907 [7:0] < 7'h44;
+  assign \$20  = \$907 [7:0] - 7'h44;
   assign \$21  = $signed(\$20 ) + $signed(4'h4);
   assign \$22  = $signed(\$21 ) >= $signed(9'h0a0);
-  assign \$23  = \$906 [7:0] - 7'h44;
+  assign \$23  = \$907 [7:0] - 7'h44;
   assign \$24  = $signed(\$23 ) + $signed(4'h4);
   assign \$25  = $signed(\$24 ) - $signed(9'h0a0);
-  assign \$26  = \$906 [7:0] - 7'h44;
+  assign \$26  = \$907 [7:0] - 7'h44;
   assign \$27  = $signed(\$26 ) + $signed(4'h4);
   assign \$28  = \$22  ? \$25  : { \$27 [9], \$27  };
   assign \$29  = \$19  ? 11'h002 : \$28 ;
-  assign \$30  = \$906 [7:0] < 7'h44;
-  assign \$31  = \$906 [7:0] - 7'h44;
+  assign \$30  = \$907 [7:0] < 7'h44;
+  assign \$31  = \$907 [7:0] - 7'h44;
   assign \$32  = $signed(\$31 ) + $signed(4'h5);
   assign \$33  = $signed(\$32 ) >= $signed(9'h0a0);
-  assign \$34  = \$906 [7:0] - 7'h44;
+  assign \$34  = \$907 [7:0] - 7'h44;
   assign \$35  = $signed(\$34 ) + $signed(4'h5);
   assign \$36  = $signed(\$35 ) - $signed(9'h0a0);
-  assign \$37  = \$906 [7:0] - 7'h44;
+  assign \$37  = \$907 [7:0] - 7'h44;
   assign \$38  = $signed(\$37 ) + $signed(4'h5);
   assign \$39  = \$33  ? \$36  : { \$38 [9], \$38  };
   assign \$40  = \$30  ? 11'h003 : \$39 ;
@@ -15728,10 +15781,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$42  = wm - 1'h1;
   assign \$43  = \$41  ? \$42  : 5'h00;
   assign \$44  = since_hmove != 8'hff;
-  assign \$45  = cycle_end & \$44 ;
+  assign \$45  = bus__cycle_end & \$44 ;
   assign \$46  = since_hmove + 1'h1;
   assign \$47  = vsync_count != 8'hff;
-  assign \$48  = cycle_end & \$47 ;
+  assign \$48  = bus__cycle_end & \$47 ;
   assign \$49  = vsync_count + 1'h1;
   assign \$50  = collision | coll_vis;
   assign \$51  = $signed(mv) < $signed(1'h0);
@@ -15742,7 +15795,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$56  = \$55  ? 2'h2 : 2'h0;
   assign \$57  = \$54  ? 2'h1 : \$56 ;
   assign \$58  = x == 3'h7;
-  assign \$59  = drawn & \$58 ;
+  assign \$59  = clocks__0__drawn & \$58 ;
   assign \$60  = pend_cnt - 1'h1;
   assign \$61  = pend_cnt == 1'h1;
   assign \$62  = ap_hpos < 8'h93;
@@ -15819,7 +15872,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$133  = ap_cycle <= 5'h14;
   assign \$134  = ap_cycle == 7'h4b;
   assign \$135  = \$133  | \$134 ;
-  assign \$136  = \port$5525$4 [1] & \$135 ;
+  assign \$136  = \port$5520$4 [1] & \$135 ;
   assign \$137  = $signed(hmove_sum) >= $signed(9'h0a0);
   assign \$138  = $signed(hmove_sum) - $signed(9'h0a0);
   assign \$139  = $signed(hmove_sum) < $signed(1'h0);
@@ -15855,198 +15908,198 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$169  = rp0_cnt == 1'h1;
   assign \$170  = rp1_cnt - 1'h1;
   assign \$171  = rp1_cnt == 1'h1;
-  assign \$172  = bus_strobe & bus_write;
-  assign \$173  = vsync_count >= 7'h4c;
-  assign \$174  = vsync_armed & \$173 ;
-  assign \$175  = ~ vblank_dump;
-  assign \$176  = \$175  & bus_wdata[7];
-  assign \$177  = ~ bus_wdata[7];
-  assign \$178  = vblank_dump & \$177 ;
-  assign \$179  = cyc + 1'h1;
-  assign \$180  = | wr_hpos;
-  assign \$181  = last_was_read & \$180 ;
-  assign \$182  = ! bus_addr[0];
-  assign \$183  = | wm;
-  assign \$184  = wm > 4'hb;
-  assign \$185  = \$184  ? wm : 4'hb;
-  assign \$186  = wm > 4'hb;
-  assign \$187  = \$186  ? wm : 4'hb;
-  assign \$188  = \$187  - 1'h1;
-  assign \$189  = ~ dly;
+  assign \$172  = bus__strobe & bus__sel;
+  assign \$173  = \$172  & bus__write;
+  assign \$174  = vsync_count >= 7'h4c;
+  assign \$175  = vsync_armed & \$174 ;
+  assign \$176  = ~ vblank_dump;
+  assign \$177  = \$176  & bus__wdata[7];
+  assign \$178  = ~ bus__wdata[7];
+  assign \$179  = vblank_dump & \$178 ;
+  assign \$180  = clocks__0__cyc + 1'h1;
+  assign \$181  = | wr_hpos;
+  assign \$182  = last_was_read & \$181 ;
+  assign \$183  = ! bus__addr[0];
+  assign \$184  = | wm;
+  assign \$185  = wm > 4'hb;
+  assign \$186  = \$185  ? wm : 4'hb;
+  assign \$187  = wm > 4'hb;
+  assign \$188  = \$187  ? wm : 4'hb;
+  assign \$189  = \$188  - 1'h1;
   assign \$190  = ~ dly;
-  assign \$192  = | wm;
-  assign \$193  = wm > 4'hb;
-  assign \$194  = \$193  ? wm : 4'hb;
-  assign \$195  = wm > 4'hb;
-  assign \$196  = \$195  ? wm : 4'hb;
-  assign \$197  = \$196  - 1'h1;
-  assign \$198  = ~ \dly$114 ;
-  assign \$199  = ~ \dly$114 ;
-  assign \$200  = bus_addr != 5'h10;
-  assign \$201  = bus_addr != 5'h11;
-  assign \$202  = \$200  & \$201 ;
-  assign \$203  = | eff;
-  assign \$204  = \$203  | fire;
-  assign \$205  = ! eff;
-  assign \$206  = \$205  ? 4'h1 : eff;
-  assign \$207  = ! eff;
-  assign \$208  = eff - 1'h1;
-  assign \$209  = \$207  ? 5'h00 : \$208 ;
-  assign \$210  = hpos == 8'he3;
-  assign \$211  = wsync & \$210 ;
-  assign \$212  = dump_disabled_cycle - cyc;
-  assign \$213  = x - posp0;
-  assign \$214  = $signed(\$213 [9:0]) < $signed(1'h0);
-  assign \$215  = $signed(\$213 [9:0]) + $signed(9'h0a0);
-  assign \$216  = \$214  ? \$215  : { \$213 [9], \$213 [9:0] };
-  assign \$217  = \$216 [7:0] >= 1'h0;
-  assign \$218  = \$216 [7:0] < 4'h8;
-  assign \$219  = \$217  & \$218 ;
-  assign \$220  = ~ p0_skip;
-  assign \$221  = \$219  & \$220 ;
-  assign \$222  = \$216 [7:0] >= 1'h0;
-  assign \$223  = \$216 [7:0] < 4'h8;
-  assign \$224  = \$222  & \$223 ;
-  assign \$225  = ~ p0_skip;
-  assign \$226  = \$224  & \$225 ;
-  assign \$227  = \$216 [7:0] - 1'h0;
-  assign \$228  = \$226  ? \$227  : 9'h000;
-  assign \$229  = \$216 [7:0] >= 1'h0;
-  assign \$230  = \$216 [7:0] < 4'h8;
-  assign \$231  = \$229  & \$230 ;
-  assign \$232  = ~ p0_skip;
-  assign \$233  = \$231  & \$232 ;
-  assign \$234  = \$216 [7:0] >= 5'h10;
-  assign \$235  = \$216 [7:0] < 5'h18;
-  assign \$236  = \$234  & \$235 ;
-  assign \$237  = \$233  | \$236 ;
-  assign \$238  = \$216 [7:0] >= 1'h0;
-  assign \$239  = \$216 [7:0] < 4'h8;
-  assign \$240  = \$238  & \$239 ;
-  assign \$241  = ~ p0_skip;
-  assign \$242  = \$240  & \$241 ;
-  assign \$243  = \$216 [7:0] - 1'h0;
-  assign \$244  = \$216 [7:0] >= 5'h10;
-  assign \$245  = \$216 [7:0] < 5'h18;
-  assign \$246  = \$244  & \$245 ;
-  assign \$247  = \$216 [7:0] - 5'h10;
-  assign \$248  = \$246  ? \$247  : 9'h000;
-  assign \$249  = \$242  ? \$243  : \$248 ;
-  assign \$250  = \$216 [7:0] >= 1'h0;
-  assign \$251  = \$216 [7:0] < 4'h8;
-  assign \$252  = \$250  & \$251 ;
-  assign \$253  = ~ p0_skip;
-  assign \$254  = \$252  & \$253 ;
-  assign \$255  = \$216 [7:0] >= 6'h20;
-  assign \$256  = \$216 [7:0] < 6'h28;
-  assign \$257  = \$255  & \$256 ;
-  assign \$258  = \$254  | \$257 ;
-  assign \$259  = \$216 [7:0] >= 1'h0;
-  assign \$260  = \$216 [7:0] < 4'h8;
-  assign \$261  = \$259  & \$260 ;
-  assign \$262  = ~ p0_skip;
-  assign \$263  = \$261  & \$262 ;
-  assign \$264  = \$216 [7:0] - 1'h0;
-  assign \$265  = \$216 [7:0] >= 6'h20;
-  assign \$266  = \$216 [7:0] < 6'h28;
-  assign \$267  = \$265  & \$266 ;
-  assign \$268  = \$216 [7:0] - 6'h20;
-  assign \$269  = \$267  ? \$268  : 9'h000;
-  assign \$270  = \$263  ? \$264  : \$269 ;
-  assign \$271  = \$216 [7:0] >= 1'h0;
-  assign \$272  = \$216 [7:0] < 4'h8;
-  assign \$273  = \$271  & \$272 ;
-  assign \$274  = ~ p0_skip;
-  assign \$275  = \$273  & \$274 ;
-  assign \$276  = \$216 [7:0] >= 5'h10;
-  assign \$277  = \$216 [7:0] < 5'h18;
-  assign \$278  = \$276  & \$277 ;
-  assign \$279  = \$275  | \$278 ;
-  assign \$280  = \$216 [7:0] >= 6'h20;
-  assign \$281  = \$216 [7:0] < 6'h28;
-  assign \$282  = \$280  & \$281 ;
-  assign \$283  = \$279  | \$282 ;
-  assign \$284  = \$216 [7:0] >= 1'h0;
-  assign \$285  = \$216 [7:0] < 4'h8;
-  assign \$286  = \$284  & \$285 ;
-  assign \$287  = ~ p0_skip;
-  assign \$288  = \$286  & \$287 ;
-  assign \$289  = \$216 [7:0] - 1'h0;
-  assign \$290  = \$216 [7:0] >= 5'h10;
-  assign \$291  = \$216 [7:0] < 5'h18;
-  assign \$292  = \$290  & \$291 ;
-  assign \$293  = \$216 [7:0] - 5'h10;
-  assign \$294  = \$216 [7:0] >= 6'h20;
-  assign \$295  = \$216 [7:0] < 6'h28;
-  assign \$296  = \$294  & \$295 ;
-  assign \$297  = \$216 [7:0] - 6'h20;
-  assign \$298  = \$296  ? \$297  : 9'h000;
-  assign \$299  = \$292  ? \$293  : \$298 ;
-  assign \$300  = \$288  ? \$289  : \$299 ;
-  assign \$301  = \$216 [7:0] >= 1'h0;
-  assign \$302  = \$216 [7:0] < 4'h8;
-  assign \$303  = \$301  & \$302 ;
-  assign \$304  = ~ p0_skip;
-  assign \$305  = \$303  & \$304 ;
-  assign \$306  = \$216 [7:0] >= 7'h40;
-  assign \$307  = \$216 [7:0] < 7'h48;
-  assign \$308  = \$306  & \$307 ;
-  assign \$309  = \$305  | \$308 ;
-  assign \$310  = \$216 [7:0] >= 1'h0;
-  assign \$311  = \$216 [7:0] < 4'h8;
-  assign \$312  = \$310  & \$311 ;
-  assign \$313  = ~ p0_skip;
-  assign \$314  = \$312  & \$313 ;
-  assign \$315  = \$216 [7:0] - 1'h0;
-  assign \$316  = \$216 [7:0] >= 7'h40;
-  assign \$317  = \$216 [7:0] < 7'h48;
-  assign \$318  = \$316  & \$317 ;
-  assign \$319  = \$216 [7:0] - 7'h40;
-  assign \$320  = \$318  ? \$319  : 9'h000;
-  assign \$321  = \$314  ? \$315  : \$320 ;
-  assign \$322  = \$216 [7:0] - 1'h1;
-  assign \$323  = ~ p0_skip;
-  assign \$324  = \$216 [7:0] > 1'h0;
-  assign \$325  = \$323  & \$324 ;
-  assign \$326  = \$216 [7:0] <= 5'h10;
-  assign \$327  = \$325  & \$326 ;
-  assign \$329  = \$216 [7:0] >= 1'h0;
-  assign \$330  = \$216 [7:0] < 4'h8;
-  assign \$331  = \$329  & \$330 ;
-  assign \$332  = ~ p0_skip;
-  assign \$333  = \$331  & \$332 ;
-  assign \$334  = \$216 [7:0] >= 6'h20;
-  assign \$335  = \$216 [7:0] < 6'h28;
-  assign \$336  = \$334  & \$335 ;
-  assign \$337  = \$333  | \$336 ;
-  assign \$338  = \$216 [7:0] >= 7'h40;
-  assign \$339  = \$216 [7:0] < 7'h48;
-  assign \$340  = \$338  & \$339 ;
-  assign \$341  = \$337  | \$340 ;
-  assign \$342  = \$216 [7:0] >= 1'h0;
-  assign \$343  = \$216 [7:0] < 4'h8;
-  assign \$344  = \$342  & \$343 ;
-  assign \$345  = ~ p0_skip;
-  assign \$346  = \$344  & \$345 ;
-  assign \$347  = \$216 [7:0] - 1'h0;
-  assign \$348  = \$216 [7:0] >= 6'h20;
-  assign \$349  = \$216 [7:0] < 6'h28;
-  assign \$350  = \$348  & \$349 ;
-  assign \$351  = \$216 [7:0] - 6'h20;
-  assign \$352  = \$216 [7:0] >= 7'h40;
-  assign \$353  = \$216 [7:0] < 7'h48;
-  assign \$354  = \$352  & \$353 ;
-  assign \$355  = \$216 [7:0] - 7'h40;
-  assign \$356  = \$354  ? \$355  : 9'h000;
-  assign \$357  = \$350  ? \$351  : \$356 ;
-  assign \$358  = \$346  ? \$347  : \$357 ;
-  assign \$359  = \$216 [7:0] - 1'h1;
-  assign \$360  = ~ p0_skip;
-  assign \$361  = \$216 [7:0] > 1'h0;
-  assign \$362  = \$360  & \$361 ;
-  assign \$363  = \$216 [7:0] <= 6'h20;
-  assign \$364  = \$362  & \$363 ;
-  assign \$366  = vdelp0 ? dgrp0 : grp0;
+  assign \$191  = ~ dly;
+  assign \$193  = | wm;
+  assign \$194  = wm > 4'hb;
+  assign \$195  = \$194  ? wm : 4'hb;
+  assign \$196  = wm > 4'hb;
+  assign \$197  = \$196  ? wm : 4'hb;
+  assign \$198  = \$197  - 1'h1;
+  assign \$199  = ~ \dly$115 ;
+  assign \$200  = ~ \dly$115 ;
+  assign \$201  = bus__addr[5:0] != 5'h10;
+  assign \$202  = bus__addr[5:0] != 5'h11;
+  assign \$203  = \$201  & \$202 ;
+  assign \$204  = | eff;
+  assign \$205  = \$204  | fire;
+  assign \$206  = ! eff;
+  assign \$207  = \$206  ? 4'h1 : eff;
+  assign \$208  = ! eff;
+  assign \$209  = eff - 1'h1;
+  assign \$210  = \$208  ? 5'h00 : \$209 ;
+  assign \$211  = clocks__0__hpos == 8'he3;
+  assign \$212  = wsync & \$211 ;
+  assign \$213  = dump_disabled_cycle - clocks__0__cyc;
+  assign \$214  = x - posp0;
+  assign \$215  = $signed(\$214 [9:0]) < $signed(1'h0);
+  assign \$216  = $signed(\$214 [9:0]) + $signed(9'h0a0);
+  assign \$217  = \$215  ? \$216  : { \$214 [9], \$214 [9:0] };
+  assign \$218  = \$217 [7:0] >= 1'h0;
+  assign \$219  = \$217 [7:0] < 4'h8;
+  assign \$220  = \$218  & \$219 ;
+  assign \$221  = ~ p0_skip;
+  assign \$222  = \$220  & \$221 ;
+  assign \$223  = \$217 [7:0] >= 1'h0;
+  assign \$224  = \$217 [7:0] < 4'h8;
+  assign \$225  = \$223  & \$224 ;
+  assign \$226  = ~ p0_skip;
+  assign \$227  = \$225  & \$226 ;
+  assign \$228  = \$217 [7:0] - 1'h0;
+  assign \$229  = \$227  ? \$228  : 9'h000;
+  assign \$230  = \$217 [7:0] >= 1'h0;
+  assign \$231  = \$217 [7:0] < 4'h8;
+  assign \$232  = \$230  & \$231 ;
+  assign \$233  = ~ p0_skip;
+  assign \$234  = \$232  & \$233 ;
+  assign \$235  = \$217 [7:0] >= 5'h10;
+  assign \$236  = \$217 [7:0] < 5'h18;
+  assign \$237  = \$235  & \$236 ;
+  assign \$238  = \$234  | \$237 ;
+  assign \$239  = \$217 [7:0] >= 1'h0;
+  assign \$240  = \$217 [7:0] < 4'h8;
+  assign \$241  = \$239  & \$240 ;
+  assign \$242  = ~ p0_skip;
+  assign \$243  = \$241  & \$242 ;
+  assign \$244  = \$217 [7:0] - 1'h0;
+  assign \$245  = \$217 [7:0] >= 5'h10;
+  assign \$246  = \$217 [7:0] < 5'h18;
+  assign \$247  = \$245  & \$246 ;
+  assign \$248  = \$217 [7:0] - 5'h10;
+  assign \$249  = \$247  ? \$248  : 9'h000;
+  assign \$250  = \$243  ? \$244  : \$249 ;
+  assign \$251  = \$217 [7:0] >= 1'h0;
+  assign \$252  = \$217 [7:0] < 4'h8;
+  assign \$253  = \$251  & \$252 ;
+  assign \$254  = ~ p0_skip;
+  assign \$255  = \$253  & \$254 ;
+  assign \$256  = \$217 [7:0] >= 6'h20;
+  assign \$257  = \$217 [7:0] < 6'h28;
+  assign \$258  = \$256  & \$257 ;
+  assign \$259  = \$255  | \$258 ;
+  assign \$260  = \$217 [7:0] >= 1'h0;
+  assign \$261  = \$217 [7:0] < 4'h8;
+  assign \$262  = \$260  & \$261 ;
+  assign \$263  = ~ p0_skip;
+  assign \$264  = \$262  & \$263 ;
+  assign \$265  = \$217 [7:0] - 1'h0;
+  assign \$266  = \$217 [7:0] >= 6'h20;
+  assign \$267  = \$217 [7:0] < 6'h28;
+  assign \$268  = \$266  & \$267 ;
+  assign \$269  = \$217 [7:0] - 6'h20;
+  assign \$270  = \$268  ? \$269  : 9'h000;
+  assign \$271  = \$264  ? \$265  : \$270 ;
+  assign \$272  = \$217 [7:0] >= 1'h0;
+  assign \$273  = \$217 [7:0] < 4'h8;
+  assign \$274  = \$272  & \$273 ;
+  assign \$275  = ~ p0_skip;
+  assign \$276  = \$274  & \$275 ;
+  assign \$277  = \$217 [7:0] >= 5'h10;
+  assign \$278  = \$217 [7:0] < 5'h18;
+  assign \$279  = \$277  & \$278 ;
+  assign \$280  = \$276  | \$279 ;
+  assign \$281  = \$217 [7:0] >= 6'h20;
+  assign \$282  = \$217 [7:0] < 6'h28;
+  assign \$283  = \$281  & \$282 ;
+  assign \$284  = \$280  | \$283 ;
+  assign \$285  = \$217 [7:0] >= 1'h0;
+  assign \$286  = \$217 [7:0] < 4'h8;
+  assign \$287  = \$285  & \$286 ;
+  assign \$288  = ~ p0_skip;
+  assign \$289  = \$287  & \$288 ;
+  assign \$290  = \$217 [7:0] - 1'h0;
+  assign \$291  = \$217 [7:0] >= 5'h10;
+  assign \$292  = \$217 [7:0] < 5'h18;
+  assign \$293  = \$291  & \$292 ;
+  assign \$294  = \$217 [7:0] - 5'h10;
+  assign \$295  = \$217 [7:0] >= 6'h20;
+  assign \$296  = \$217 [7:0] < 6'h28;
+  assign \$297  = \$295  & \$296 ;
+  assign \$298  = \$217 [7:0] - 6'h20;
+  assign \$299  = \$297  ? \$298  : 9'h000;
+  assign \$300  = \$293  ? \$294  : \$299 ;
+  assign \$301  = \$289  ? \$290  : \$300 ;
+  assign \$302  = \$217 [7:0] >= 1'h0;
+  assign \$303  = \$217 [7:0] < 4'h8;
+  assign \$304  = \$302  & \$303 ;
+  assign \$305  = ~ p0_skip;
+  assign \$306  = \$304  & \$305 ;
+  assign \$307  = \$217 [7:0] >= 7'h40;
+  assign \$308  = \$217 [7:0] < 7'h48;
+  assign \$309  = \$307  & \$308 ;
+  assign \$310  = \$306  | \$309 ;
+  assign \$311  = \$217 [7:0] >= 1'h0;
+  assign \$312  = \$217 [7:0] < 4'h8;
+  assign \$313  = \$311  & \$312 ;
+  assign \$314  = ~ p0_skip;
+  assign \$315  = \$313  & \$314 ;
+  assign \$316  = \$217 [7:0] - 1'h0;
+  assign \$317  = \$217 [7:0] >= 7'h40;
+  assign \$318  = \$217 [7:0] < 7'h48;
+  assign \$319  = \$317  & \$318 ;
+  assign \$320  = \$217 [7:0] - 7'h40;
+  assign \$321  = \$319  ? \$320  : 9'h000;
+  assign \$322  = \$315  ? \$316  : \$321 ;
+  assign \$323  = \$217 [7:0] - 1'h1;
+  assign \$324  = ~ p0_skip;
+  assign \$325  = \$217 [7:0] > 1'h0;
+  assign \$326  = \$324  & \$325 ;
+  assign \$327  = \$217 [7:0] <= 5'h10;
+  assign \$328  = \$326  & \$327 ;
+  assign \$330  = \$217 [7:0] >= 1'h0;
+  assign \$331  = \$217 [7:0] < 4'h8;
+  assign \$332  = \$330  & \$331 ;
+  assign \$333  = ~ p0_skip;
+  assign \$334  = \$332  & \$333 ;
+  assign \$335  = \$217 [7:0] >= 6'h20;
+  assign \$336  = \$217 [7:0] < 6'h28;
+  assign \$337  = \$335  & \$336 ;
+  assign \$338  = \$334  | \$337 ;
+  assign \$339  = \$217 [7:0] >= 7'h40;
+  assign \$340  = \$217 [7:0] < 7'h48;
+  assign \$341  = \$339  & \$340 ;
+  assign \$342  = \$338  | \$341 ;
+  assign \$343  = \$217 [7:0] >= 1'h0;
+  assign \$344  = \$217 [7:0] < 4'h8;
+  assign \$345  = \$343  & \$344 ;
+  assign \$346  = ~ p0_skip;
+  assign \$347  = \$345  & \$346 ;
+  assign \$348  = \$217 [7:0] - 1'h0;
+  assign \$349  = \$217 [7:0] >= 6'h20;
+  assign \$350  = \$217 [7:0] < 6'h28;
+  assign \$351  = \$349  & \$350 ;
+  assign \$352  = \$217 [7:0] - 6'h20;
+  assign \$353  = \$217 [7:0] >= 7'h40;
+  assign \$354  = \$217 [7:0] < 7'h48;
+  assign \$355  = \$353  & \$354 ;
+  assign \$356  = \$217 [7:0] - 7'h40;
+  assign \$357  = \$355  ? \$356  : 9'h000;
+  assign \$358  = \$351  ? \$352  : \$357 ;
+  assign \$359  = \$347  ? \$348  : \$358 ;
+  assign \$360  = \$217 [7:0] - 1'h1;
+  assign \$361  = ~ p0_skip;
+  assign \$362  = \$217 [7:0] > 1'h0;
+  assign \$363  = \$361  & \$362 ;
+  assign \$364  = \$217 [7:0] <= 6'h20;
+  assign \$365  = \$363  & \$364 ;
   assign \$367  = vdelp0 ? dgrp0 : grp0;
   assign \$368  = vdelp0 ? dgrp0 : grp0;
   assign \$369  = vdelp0 ? dgrp0 : grp0;
@@ -16055,162 +16108,162 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$372  = vdelp0 ? dgrp0 : grp0;
   assign \$373  = vdelp0 ? dgrp0 : grp0;
   assign \$374  = vdelp0 ? dgrp0 : grp0;
-  assign \$375  = refp0 ? { \$373 [0], \$372 [1], \$371 [2], \$370 [3], \$369 [4], \$368 [5], \$367 [6], \$366 [7] } : \$374 ;
-  assign \$376  = ~ idx;
-  assign \$377  = \$375  >> \$376 ;
-  assign \bit  = hit & \$377 ;
-  assign \$378  = x - posp1;
-  assign \$379  = $signed(\$378 [9:0]) < $signed(1'h0);
-  assign \$380  = $signed(\$378 [9:0]) + $signed(9'h0a0);
-  assign \$381  = \$379  ? \$380  : { \$378 [9], \$378 [9:0] };
-  assign \$382  = \$381 [7:0] >= 1'h0;
-  assign \$383  = \$381 [7:0] < 4'h8;
-  assign \$384  = \$382  & \$383 ;
-  assign \$385  = ~ p1_skip;
-  assign \$386  = \$384  & \$385 ;
-  assign \$387  = \$381 [7:0] >= 1'h0;
-  assign \$388  = \$381 [7:0] < 4'h8;
-  assign \$389  = \$387  & \$388 ;
-  assign \$390  = ~ p1_skip;
-  assign \$391  = \$389  & \$390 ;
-  assign \$392  = \$381 [7:0] - 1'h0;
-  assign \$393  = \$391  ? \$392  : 9'h000;
-  assign \$394  = \$381 [7:0] >= 1'h0;
-  assign \$395  = \$381 [7:0] < 4'h8;
-  assign \$396  = \$394  & \$395 ;
-  assign \$397  = ~ p1_skip;
-  assign \$398  = \$396  & \$397 ;
-  assign \$399  = \$381 [7:0] >= 5'h10;
-  assign \$400  = \$381 [7:0] < 5'h18;
-  assign \$401  = \$399  & \$400 ;
-  assign \$402  = \$398  | \$401 ;
-  assign \$403  = \$381 [7:0] >= 1'h0;
-  assign \$404  = \$381 [7:0] < 4'h8;
-  assign \$405  = \$403  & \$404 ;
-  assign \$406  = ~ p1_skip;
-  assign \$407  = \$405  & \$406 ;
-  assign \$408  = \$381 [7:0] - 1'h0;
-  assign \$409  = \$381 [7:0] >= 5'h10;
-  assign \$410  = \$381 [7:0] < 5'h18;
-  assign \$411  = \$409  & \$410 ;
-  assign \$412  = \$381 [7:0] - 5'h10;
-  assign \$413  = \$411  ? \$412  : 9'h000;
-  assign \$414  = \$407  ? \$408  : \$413 ;
-  assign \$415  = \$381 [7:0] >= 1'h0;
-  assign \$416  = \$381 [7:0] < 4'h8;
-  assign \$417  = \$415  & \$416 ;
-  assign \$418  = ~ p1_skip;
-  assign \$419  = \$417  & \$418 ;
-  assign \$420  = \$381 [7:0] >= 6'h20;
-  assign \$421  = \$381 [7:0] < 6'h28;
-  assign \$422  = \$420  & \$421 ;
-  assign \$423  = \$419  | \$422 ;
-  assign \$424  = \$381 [7:0] >= 1'h0;
-  assign \$425  = \$381 [7:0] < 4'h8;
-  assign \$426  = \$424  & \$425 ;
-  assign \$427  = ~ p1_skip;
-  assign \$428  = \$426  & \$427 ;
-  assign \$429  = \$381 [7:0] - 1'h0;
-  assign \$430  = \$381 [7:0] >= 6'h20;
-  assign \$431  = \$381 [7:0] < 6'h28;
-  assign \$432  = \$430  & \$431 ;
-  assign \$433  = \$381 [7:0] - 6'h20;
-  assign \$434  = \$432  ? \$433  : 9'h000;
-  assign \$435  = \$428  ? \$429  : \$434 ;
-  assign \$436  = \$381 [7:0] >= 1'h0;
-  assign \$437  = \$381 [7:0] < 4'h8;
-  assign \$438  = \$436  & \$437 ;
-  assign \$439  = ~ p1_skip;
-  assign \$440  = \$438  & \$439 ;
-  assign \$441  = \$381 [7:0] >= 5'h10;
-  assign \$442  = \$381 [7:0] < 5'h18;
-  assign \$443  = \$441  & \$442 ;
-  assign \$444  = \$440  | \$443 ;
-  assign \$445  = \$381 [7:0] >= 6'h20;
-  assign \$446  = \$381 [7:0] < 6'h28;
-  assign \$447  = \$445  & \$446 ;
-  assign \$448  = \$444  | \$447 ;
-  assign \$449  = \$381 [7:0] >= 1'h0;
-  assign \$450  = \$381 [7:0] < 4'h8;
-  assign \$451  = \$449  & \$450 ;
-  assign \$452  = ~ p1_skip;
-  assign \$453  = \$451  & \$452 ;
-  assign \$454  = \$381 [7:0] - 1'h0;
-  assign \$455  = \$381 [7:0] >= 5'h10;
-  assign \$456  = \$381 [7:0] < 5'h18;
-  assign \$457  = \$455  & \$456 ;
-  assign \$458  = \$381 [7:0] - 5'h10;
-  assign \$459  = \$381 [7:0] >= 6'h20;
-  assign \$460  = \$381 [7:0] < 6'h28;
-  assign \$461  = \$459  & \$460 ;
-  assign \$462  = \$381 [7:0] - 6'h20;
-  assign \$463  = \$461  ? \$462  : 9'h000;
-  assign \$464  = \$457  ? \$458  : \$463 ;
-  assign \$465  = \$453  ? \$454  : \$464 ;
-  assign \$466  = \$381 [7:0] >= 1'h0;
-  assign \$467  = \$381 [7:0] < 4'h8;
-  assign \$468  = \$466  & \$467 ;
-  assign \$469  = ~ p1_skip;
-  assign \$470  = \$468  & \$469 ;
-  assign \$471  = \$381 [7:0] >= 7'h40;
-  assign \$472  = \$381 [7:0] < 7'h48;
-  assign \$473  = \$471  & \$472 ;
-  assign \$474  = \$470  | \$473 ;
-  assign \$475  = \$381 [7:0] >= 1'h0;
-  assign \$476  = \$381 [7:0] < 4'h8;
-  assign \$477  = \$475  & \$476 ;
-  assign \$478  = ~ p1_skip;
-  assign \$479  = \$477  & \$478 ;
-  assign \$480  = \$381 [7:0] - 1'h0;
-  assign \$481  = \$381 [7:0] >= 7'h40;
-  assign \$482  = \$381 [7:0] < 7'h48;
-  assign \$483  = \$481  & \$482 ;
-  assign \$484  = \$381 [7:0] - 7'h40;
-  assign \$485  = \$483  ? \$484  : 9'h000;
-  assign \$486  = \$479  ? \$480  : \$485 ;
-  assign \$487  = \$381 [7:0] - 1'h1;
-  assign \$488  = ~ p1_skip;
-  assign \$489  = \$381 [7:0] > 1'h0;
-  assign \$490  = \$488  & \$489 ;
-  assign \$491  = \$381 [7:0] <= 5'h10;
-  assign \$492  = \$490  & \$491 ;
-  assign \$494  = \$381 [7:0] >= 1'h0;
-  assign \$495  = \$381 [7:0] < 4'h8;
-  assign \$496  = \$494  & \$495 ;
-  assign \$497  = ~ p1_skip;
-  assign \$498  = \$496  & \$497 ;
-  assign \$499  = \$381 [7:0] >= 6'h20;
-  assign \$500  = \$381 [7:0] < 6'h28;
-  assign \$501  = \$499  & \$500 ;
-  assign \$502  = \$498  | \$501 ;
-  assign \$503  = \$381 [7:0] >= 7'h40;
-  assign \$504  = \$381 [7:0] < 7'h48;
-  assign \$505  = \$503  & \$504 ;
-  assign \$506  = \$502  | \$505 ;
-  assign \$507  = \$381 [7:0] >= 1'h0;
-  assign \$508  = \$381 [7:0] < 4'h8;
-  assign \$509  = \$507  & \$508 ;
-  assign \$510  = ~ p1_skip;
-  assign \$511  = \$509  & \$510 ;
-  assign \$512  = \$381 [7:0] - 1'h0;
-  assign \$513  = \$381 [7:0] >= 6'h20;
-  assign \$514  = \$381 [7:0] < 6'h28;
-  assign \$515  = \$513  & \$514 ;
-  assign \$516  = \$381 [7:0] - 6'h20;
-  assign \$517  = \$381 [7:0] >= 7'h40;
-  assign \$518  = \$381 [7:0] < 7'h48;
-  assign \$519  = \$517  & \$518 ;
-  assign \$520  = \$381 [7:0] - 7'h40;
-  assign \$521  = \$519  ? \$520  : 9'h000;
-  assign \$522  = \$515  ? \$516  : \$521 ;
-  assign \$523  = \$511  ? \$512  : \$522 ;
-  assign \$524  = \$381 [7:0] - 1'h1;
-  assign \$525  = ~ p1_skip;
-  assign \$526  = \$381 [7:0] > 1'h0;
-  assign \$527  = \$525  & \$526 ;
-  assign \$528  = \$381 [7:0] <= 6'h20;
-  assign \$529  = \$527  & \$528 ;
-  assign \$531  = vdelp1 ? dgrp1 : grp1;
+  assign \$375  = vdelp0 ? dgrp0 : grp0;
+  assign \$376  = refp0 ? { \$374 [0], \$373 [1], \$372 [2], \$371 [3], \$370 [4], \$369 [5], \$368 [6], \$367 [7] } : \$375 ;
+  assign \$377  = ~ idx;
+  assign \$378  = \$376  >> \$377 ;
+  assign \bit  = hit & \$378 ;
+  assign \$379  = x - posp1;
+  assign \$380  = $signed(\$379 [9:0]) < $signed(1'h0);
+  assign \$381  = $signed(\$379 [9:0]) + $signed(9'h0a0);
+  assign \$382  = \$380  ? \$381  : { \$379 [9], \$379 [9:0] };
+  assign \$383  = \$382 [7:0] >= 1'h0;
+  assign \$384  = \$382 [7:0] < 4'h8;
+  assign \$385  = \$383  & \$384 ;
+  assign \$386  = ~ p1_skip;
+  assign \$387  = \$385  & \$386 ;
+  assign \$388  = \$382 [7:0] >= 1'h0;
+  assign \$389  = \$382 [7:0] < 4'h8;
+  assign \$390  = \$388  & \$389 ;
+  assign \$391  = ~ p1_skip;
+  assign \$392  = \$390  & \$391 ;
+  assign \$393  = \$382 [7:0] - 1'h0;
+  assign \$394  = \$392  ? \$393  : 9'h000;
+  assign \$395  = \$382 [7:0] >= 1'h0;
+  assign \$396  = \$382 [7:0] < 4'h8;
+  assign \$397  = \$395  & \$396 ;
+  assign \$398  = ~ p1_skip;
+  assign \$399  = \$397  & \$398 ;
+  assign \$400  = \$382 [7:0] >= 5'h10;
+  assign \$401  = \$382 [7:0] < 5'h18;
+  assign \$402  = \$400  & \$401 ;
+  assign \$403  = \$399  | \$402 ;
+  assign \$404  = \$382 [7:0] >= 1'h0;
+  assign \$405  = \$382 [7:0] < 4'h8;
+  assign \$406  = \$404  & \$405 ;
+  assign \$407  = ~ p1_skip;
+  assign \$408  = \$406  & \$407 ;
+  assign \$409  = \$382 [7:0] - 1'h0;
+  assign \$410  = \$382 [7:0] >= 5'h10;
+  assign \$411  = \$382 [7:0] < 5'h18;
+  assign \$412  = \$410  & \$411 ;
+  assign \$413  = \$382 [7:0] - 5'h10;
+  assign \$414  = \$412  ? \$413  : 9'h000;
+  assign \$415  = \$408  ? \$409  : \$414 ;
+  assign \$416  = \$382 [7:0] >= 1'h0;
+  assign \$417  = \$382 [7:0] < 4'h8;
+  assign \$418  = \$416  & \$417 ;
+  assign \$419  = ~ p1_skip;
+  assign \$420  = \$418  & \$419 ;
+  assign \$421  = \$382 [7:0] >= 6'h20;
+  assign \$422  = \$382 [7:0] < 6'h28;
+  assign \$423  = \$421  & \$422 ;
+  assign \$424  = \$420  | \$423 ;
+  assign \$425  = \$382 [7:0] >= 1'h0;
+  assign \$426  = \$382 [7:0] < 4'h8;
+  assign \$427  = \$425  & \$426 ;
+  assign \$428  = ~ p1_skip;
+  assign \$429  = \$427  & \$428 ;
+  assign \$430  = \$382 [7:0] - 1'h0;
+  assign \$431  = \$382 [7:0] >= 6'h20;
+  assign \$432  = \$382 [7:0] < 6'h28;
+  assign \$433  = \$431  & \$432 ;
+  assign \$434  = \$382 [7:0] - 6'h20;
+  assign \$435  = \$433  ? \$434  : 9'h000;
+  assign \$436  = \$429  ? \$430  : \$435 ;
+  assign \$437  = \$382 [7:0] >= 1'h0;
+  assign \$438  = \$382 [7:0] < 4'h8;
+  assign \$439  = \$437  & \$438 ;
+  assign \$440  = ~ p1_skip;
+  assign \$441  = \$439  & \$440 ;
+  assign \$442  = \$382 [7:0] >= 5'h10;
+  assign \$443  = \$382 [7:0] < 5'h18;
+  assign \$444  = \$442  & \$443 ;
+  assign \$445  = \$441  | \$444 ;
+  assign \$446  = \$382 [7:0] >= 6'h20;
+  assign \$447  = \$382 [7:0] < 6'h28;
+  assign \$448  = \$446  & \$447 ;
+  assign \$449  = \$445  | \$448 ;
+  assign \$450  = \$382 [7:0] >= 1'h0;
+  assign \$451  = \$382 [7:0] < 4'h8;
+  assign \$452  = \$450  & \$451 ;
+  assign \$453  = ~ p1_skip;
+  assign \$454  = \$452  & \$453 ;
+  assign \$455  = \$382 [7:0] - 1'h0;
+  assign \$456  = \$382 [7:0] >= 5'h10;
+  assign \$457  = \$382 [7:0] < 5'h18;
+  assign \$458  = \$456  & \$457 ;
+  assign \$459  = \$382 [7:0] - 5'h10;
+  assign \$460  = \$382 [7:0] >= 6'h20;
+  assign \$461  = \$382 [7:0] < 6'h28;
+  assign \$462  = \$460  & \$461 ;
+  assign \$463  = \$382 [7:0] - 6'h20;
+  assign \$464  = \$462  ? \$463  : 9'h000;
+  assign \$465  = \$458  ? \$459  : \$464 ;
+  assign \$466  = \$454  ? \$455  : \$465 ;
+  assign \$467  = \$382 [7:0] >= 1'h0;
+  assign \$468  = \$382 [7:0] < 4'h8;
+  assign \$469  = \$467  & \$468 ;
+  assign \$470  = ~ p1_skip;
+  assign \$471  = \$469  & \$470 ;
+  assign \$472  = \$382 [7:0] >= 7'h40;
+  assign \$473  = \$382 [7:0] < 7'h48;
+  assign \$474  = \$472  & \$473 ;
+  assign \$475  = \$471  | \$474 ;
+  assign \$476  = \$382 [7:0] >= 1'h0;
+  assign \$477  = \$382 [7:0] < 4'h8;
+  assign \$478  = \$476  & \$477 ;
+  assign \$479  = ~ p1_skip;
+  assign \$480  = \$478  & \$479 ;
+  assign \$481  = \$382 [7:0] - 1'h0;
+  assign \$482  = \$382 [7:0] >= 7'h40;
+  assign \$483  = \$382 [7:0] < 7'h48;
+  assign \$484  = \$482  & \$483 ;
+  assign \$485  = \$382 [7:0] - 7'h40;
+  assign \$486  = \$484  ? \$485  : 9'h000;
+  assign \$487  = \$480  ? \$481  : \$486 ;
+  assign \$488  = \$382 [7:0] - 1'h1;
+  assign \$489  = ~ p1_skip;
+  assign \$490  = \$382 [7:0] > 1'h0;
+  assign \$491  = \$489  & \$490 ;
+  assign \$492  = \$382 [7:0] <= 5'h10;
+  assign \$493  = \$491  & \$492 ;
+  assign \$495  = \$382 [7:0] >= 1'h0;
+  assign \$496  = \$382 [7:0] < 4'h8;
+  assign \$497  = \$495  & \$496 ;
+  assign \$498  = ~ p1_skip;
+  assign \$499  = \$497  & \$498 ;
+  assign \$500  = \$382 [7:0] >= 6'h20;
+  assign \$501  = \$382 [7:0] < 6'h28;
+  assign \$502  = \$500  & \$501 ;
+  assign \$503  = \$499  | \$502 ;
+  assign \$504  = \$382 [7:0] >= 7'h40;
+  assign \$505  = \$382 [7:0] < 7'h48;
+  assign \$506  = \$504  & \$505 ;
+  assign \$507  = \$503  | \$506 ;
+  assign \$508  = \$382 [7:0] >= 1'h0;
+  assign \$509  = \$382 [7:0] < 4'h8;
+  assign \$510  = \$508  & \$509 ;
+  assign \$511  = ~ p1_skip;
+  assign \$512  = \$510  & \$511 ;
+  assign \$513  = \$382 [7:0] - 1'h0;
+  assign \$514  = \$382 [7:0] >= 6'h20;
+  assign \$515  = \$382 [7:0] < 6'h28;
+  assign \$516  = \$514  & \$515 ;
+  assign \$517  = \$382 [7:0] - 6'h20;
+  assign \$518  = \$382 [7:0] >= 7'h40;
+  assign \$519  = \$382 [7:0] < 7'h48;
+  assign \$520  = \$518  & \$519 ;
+  assign \$521  = \$382 [7:0] - 7'h40;
+  assign \$522  = \$520  ? \$521  : 9'h000;
+  assign \$523  = \$516  ? \$517  : \$522 ;
+  assign \$524  = \$512  ? \$513  : \$523 ;
+  assign \$525  = \$382 [7:0] - 1'h1;
+  assign \$526  = ~ p1_skip;
+  assign \$527  = \$382 [7:0] > 1'h0;
+  assign \$528  = \$526  & \$527 ;
+  assign \$529  = \$382 [7:0] <= 6'h20;
+  assign \$530  = \$528  & \$529 ;
   assign \$532  = vdelp1 ? dgrp1 : grp1;
   assign \$533  = vdelp1 ? dgrp1 : grp1;
   assign \$534  = vdelp1 ? dgrp1 : grp1;
@@ -16219,174 +16272,174 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$537  = vdelp1 ? dgrp1 : grp1;
   assign \$538  = vdelp1 ? dgrp1 : grp1;
   assign \$539  = vdelp1 ? dgrp1 : grp1;
-  assign \$540  = refp1 ? { \$538 [0], \$537 [1], \$536 [2], \$535 [3], \$534 [4], \$533 [5], \$532 [6], \$531 [7] } : \$539 ;
-  assign \$541  = ~ \idx$135 ;
-  assign \$542  = \$540  >> \$541 ;
-  assign \bit$138  = \hit$134  & \$542 ;
-  assign \$543  = x - posm0;
-  assign \$544  = $signed(\$543 [9:0]) < $signed(1'h0);
-  assign \$545  = $signed(\$543 [9:0]) + $signed(9'h0a0);
-  assign \$546  = \$544  ? \$545  : { \$543 [9], \$543 [9:0] };
-  assign \$547  = m0_mode == 1'h1;
-  assign size = nusiz0[5:4] | { 1'h0, \$547  };
-  assign \$548  = 1'h1 << size;
-  assign \$549  = \$546 [7:0] >= 1'h0;
-  assign \$550  = 1'h0 + \$548 [5:0];
-  assign \$551  = \$546 [7:0] < \$550 ;
-  assign \$552  = \$549  & \$551 ;
-  assign \$553  = \$546 [7:0] >= 1'h0;
-  assign \$554  = 1'h0 + \$548 [5:0];
-  assign \$555  = \$546 [7:0] < \$554 ;
-  assign \$556  = \$553  & \$555 ;
-  assign \$557  = \$546 [7:0] >= 5'h10;
-  assign \$558  = 5'h10 + \$548 [5:0];
-  assign \$559  = \$546 [7:0] < \$558 ;
-  assign \$560  = \$557  & \$559 ;
-  assign \$561  = \$556  | \$560 ;
-  assign \$562  = \$546 [7:0] >= 1'h0;
-  assign \$563  = 1'h0 + \$548 [5:0];
-  assign \$564  = \$546 [7:0] < \$563 ;
-  assign \$565  = \$562  & \$564 ;
-  assign \$566  = \$546 [7:0] >= 6'h20;
-  assign \$567  = 6'h20 + \$548 [5:0];
-  assign \$568  = \$546 [7:0] < \$567 ;
-  assign \$569  = \$566  & \$568 ;
-  assign \$570  = \$565  | \$569 ;
-  assign \$571  = \$546 [7:0] >= 1'h0;
-  assign \$572  = 1'h0 + \$548 [5:0];
-  assign \$573  = \$546 [7:0] < \$572 ;
-  assign \$574  = \$571  & \$573 ;
-  assign \$575  = \$546 [7:0] >= 5'h10;
-  assign \$576  = 5'h10 + \$548 [5:0];
-  assign \$577  = \$546 [7:0] < \$576 ;
-  assign \$578  = \$575  & \$577 ;
-  assign \$579  = \$574  | \$578 ;
-  assign \$580  = \$546 [7:0] >= 6'h20;
-  assign \$581  = 6'h20 + \$548 [5:0];
-  assign \$582  = \$546 [7:0] < \$581 ;
-  assign \$583  = \$580  & \$582 ;
-  assign \$584  = \$579  | \$583 ;
-  assign \$585  = \$546 [7:0] >= 1'h0;
-  assign \$586  = 1'h0 + \$548 [5:0];
-  assign \$587  = \$546 [7:0] < \$586 ;
-  assign \$588  = \$585  & \$587 ;
-  assign \$589  = \$546 [7:0] >= 7'h40;
-  assign \$590  = 7'h40 + \$548 [5:0];
-  assign \$591  = \$546 [7:0] < \$590 ;
-  assign \$592  = \$589  & \$591 ;
-  assign \$593  = \$588  | \$592 ;
-  assign \$594  = \$546 [7:0] >= 1'h0;
-  assign \$595  = 1'h0 + \$548 [5:0];
-  assign \$596  = \$546 [7:0] < \$595 ;
-  assign \$597  = \$594  & \$596 ;
-  assign \$598  = \$546 [7:0] >= 1'h0;
-  assign \$599  = 1'h0 + \$548 [5:0];
-  assign \$600  = \$546 [7:0] < \$599 ;
-  assign \$601  = \$598  & \$600 ;
-  assign \$602  = \$546 [7:0] >= 6'h20;
-  assign \$603  = 6'h20 + \$548 [5:0];
-  assign \$604  = \$546 [7:0] < \$603 ;
-  assign \$605  = \$602  & \$604 ;
-  assign \$606  = \$601  | \$605 ;
-  assign \$607  = \$546 [7:0] >= 7'h40;
-  assign \$608  = 7'h40 + \$548 [5:0];
-  assign \$609  = \$546 [7:0] < \$608 ;
-  assign \$610  = \$607  & \$609 ;
-  assign \$611  = \$606  | \$610 ;
-  assign \$612  = \$546 [7:0] >= 1'h0;
-  assign \$613  = 1'h0 + \$548 [5:0];
-  assign \$614  = \$546 [7:0] < \$613 ;
-  assign \$615  = \$612  & \$614 ;
-  assign \$616  = x - posm1;
-  assign \$617  = $signed(\$616 [9:0]) < $signed(1'h0);
-  assign \$618  = $signed(\$616 [9:0]) + $signed(9'h0a0);
-  assign \$619  = \$617  ? \$618  : { \$616 [9], \$616 [9:0] };
-  assign \$620  = 1'h1 << \size$146 ;
-  assign \$621  = \$619 [7:0] >= 1'h0;
-  assign \$622  = 1'h0 + \$620 [5:0];
-  assign \$623  = \$619 [7:0] < \$622 ;
-  assign \$624  = \$621  & \$623 ;
-  assign \$625  = \$619 [7:0] >= 1'h0;
-  assign \$626  = 1'h0 + \$620 [5:0];
-  assign \$627  = \$619 [7:0] < \$626 ;
-  assign \$628  = \$625  & \$627 ;
-  assign \$629  = \$619 [7:0] >= 5'h10;
-  assign \$630  = 5'h10 + \$620 [5:0];
-  assign \$631  = \$619 [7:0] < \$630 ;
-  assign \$632  = \$629  & \$631 ;
-  assign \$633  = \$628  | \$632 ;
-  assign \$634  = \$619 [7:0] >= 1'h0;
-  assign \$635  = 1'h0 + \$620 [5:0];
-  assign \$636  = \$619 [7:0] < \$635 ;
-  assign \$637  = \$634  & \$636 ;
-  assign \$638  = \$619 [7:0] >= 6'h20;
-  assign \$639  = 6'h20 + \$620 [5:0];
-  assign \$640  = \$619 [7:0] < \$639 ;
-  assign \$641  = \$638  & \$640 ;
-  assign \$642  = \$637  | \$641 ;
-  assign \$643  = \$619 [7:0] >= 1'h0;
-  assign \$644  = 1'h0 + \$620 [5:0];
-  assign \$645  = \$619 [7:0] < \$644 ;
-  assign \$646  = \$643  & \$645 ;
-  assign \$647  = \$619 [7:0] >= 5'h10;
-  assign \$648  = 5'h10 + \$620 [5:0];
-  assign \$649  = \$619 [7:0] < \$648 ;
-  assign \$650  = \$647  & \$649 ;
-  assign \$651  = \$646  | \$650 ;
-  assign \$652  = \$619 [7:0] >= 6'h20;
-  assign \$653  = 6'h20 + \$620 [5:0];
-  assign \$654  = \$619 [7:0] < \$653 ;
-  assign \$655  = \$652  & \$654 ;
-  assign \$656  = \$651  | \$655 ;
-  assign \$657  = \$619 [7:0] >= 1'h0;
-  assign \$658  = 1'h0 + \$620 [5:0];
-  assign \$659  = \$619 [7:0] < \$658 ;
-  assign \$660  = \$657  & \$659 ;
-  assign \$661  = \$619 [7:0] >= 7'h40;
-  assign \$662  = 7'h40 + \$620 [5:0];
-  assign \$663  = \$619 [7:0] < \$662 ;
-  assign \$664  = \$661  & \$663 ;
-  assign \$665  = \$660  | \$664 ;
-  assign \$666  = \$619 [7:0] >= 1'h0;
-  assign \$667  = 1'h0 + \$620 [5:0];
-  assign \$668  = \$619 [7:0] < \$667 ;
-  assign \$669  = \$666  & \$668 ;
-  assign \$670  = \$619 [7:0] >= 1'h0;
-  assign \$671  = 1'h0 + \$620 [5:0];
-  assign \$672  = \$619 [7:0] < \$671 ;
-  assign \$673  = \$670  & \$672 ;
-  assign \$674  = \$619 [7:0] >= 6'h20;
-  assign \$675  = 6'h20 + \$620 [5:0];
-  assign \$676  = \$619 [7:0] < \$675 ;
-  assign \$677  = \$674  & \$676 ;
-  assign \$678  = \$673  | \$677 ;
-  assign \$679  = \$619 [7:0] >= 7'h40;
-  assign \$680  = 7'h40 + \$620 [5:0];
-  assign \$681  = \$619 [7:0] < \$680 ;
-  assign \$682  = \$679  & \$681 ;
-  assign \$683  = \$678  | \$682 ;
-  assign \$684  = \$619 [7:0] >= 1'h0;
-  assign \$685  = 1'h0 + \$620 [5:0];
-  assign \$686  = \$619 [7:0] < \$685 ;
-  assign \$687  = \$684  & \$686 ;
-  assign \$688  = x - posbl;
-  assign \$689  = $signed(\$688 [9:0]) < $signed(1'h0);
-  assign \$690  = $signed(\$688 [9:0]) + $signed(9'h0a0);
-  assign \$691  = \$689  ? \$690  : { \$688 [9], \$688 [9:0] };
-  assign \$692  = 1'h1 << ctrlpf[5:4];
-  assign \$694  = \$693 [5:0] < 5'h14;
-  assign \$695  = 6'h27 - \$693 [5:0];
-  assign \$696  = \$693 [5:0] - 5'h14;
-  assign \$697  = pf_reflect ? \$695  : \$696 ;
-  assign \$698  = \$694  ? { 1'h0, \$693 [5:0] } : \$697 ;
-  assign \$699  = \$698 [4:0] < 3'h4;
-  assign \$700  = \$698 [4:0] >= 4'hc;
-  assign \$701  = \$699  | \$700 ;
-  assign \$702  = 4'hf - \$698 [4:0];
-  assign \$703  = \$701  ? { 1'h0, \$698 [4:0] } : \$702 ;
-  assign pfb = pf >> \$703 [4:0];
-  assign \$704  = | pf;
-  assign \$705  = vdelp0 ? dgrp0 : grp0;
+  assign \$540  = vdelp1 ? dgrp1 : grp1;
+  assign \$541  = refp1 ? { \$539 [0], \$538 [1], \$537 [2], \$536 [3], \$535 [4], \$534 [5], \$533 [6], \$532 [7] } : \$540 ;
+  assign \$542  = ~ \idx$136 ;
+  assign \$543  = \$541  >> \$542 ;
+  assign \bit$139  = \hit$135  & \$543 ;
+  assign \$544  = x - posm0;
+  assign \$545  = $signed(\$544 [9:0]) < $signed(1'h0);
+  assign \$546  = $signed(\$544 [9:0]) + $signed(9'h0a0);
+  assign \$547  = \$545  ? \$546  : { \$544 [9], \$544 [9:0] };
+  assign \$548  = m0_mode == 1'h1;
+  assign size = nusiz0[5:4] | { 1'h0, \$548  };
+  assign \$549  = 1'h1 << size;
+  assign \$550  = \$547 [7:0] >= 1'h0;
+  assign \$551  = 1'h0 + \$549 [5:0];
+  assign \$552  = \$547 [7:0] < \$551 ;
+  assign \$553  = \$550  & \$552 ;
+  assign \$554  = \$547 [7:0] >= 1'h0;
+  assign \$555  = 1'h0 + \$549 [5:0];
+  assign \$556  = \$547 [7:0] < \$555 ;
+  assign \$557  = \$554  & \$556 ;
+  assign \$558  = \$547 [7:0] >= 5'h10;
+  assign \$559  = 5'h10 + \$549 [5:0];
+  assign \$560  = \$547 [7:0] < \$559 ;
+  assign \$561  = \$558  & \$560 ;
+  assign \$562  = \$557  | \$561 ;
+  assign \$563  = \$547 [7:0] >= 1'h0;
+  assign \$564  = 1'h0 + \$549 [5:0];
+  assign \$565  = \$547 [7:0] < \$564 ;
+  assign \$566  = \$563  & \$565 ;
+  assign \$567  = \$547 [7:0] >= 6'h20;
+  assign \$568  = 6'h20 + \$549 [5:0];
+  assign \$569  = \$547 [7:0] < \$568 ;
+  assign \$570  = \$567  & \$569 ;
+  assign \$571  = \$566  | \$570 ;
+  assign \$572  = \$547 [7:0] >= 1'h0;
+  assign \$573  = 1'h0 + \$549 [5:0];
+  assign \$574  = \$547 [7:0] < \$573 ;
+  assign \$575  = \$572  & \$574 ;
+  assign \$576  = \$547 [7:0] >= 5'h10;
+  assign \$577  = 5'h10 + \$549 [5:0];
+  assign \$578  = \$547 [7:0] < \$577 ;
+  assign \$579  = \$576  & \$578 ;
+  assign \$580  = \$575  | \$579 ;
+  assign \$581  = \$547 [7:0] >= 6'h20;
+  assign \$582  = 6'h20 + \$549 [5:0];
+  assign \$583  = \$547 [7:0] < \$582 ;
+  assign \$584  = \$581  & \$583 ;
+  assign \$585  = \$580  | \$584 ;
+  assign \$586  = \$547 [7:0] >= 1'h0;
+  assign \$587  = 1'h0 + \$549 [5:0];
+  assign \$588  = \$547 [7:0] < \$587 ;
+  assign \$589  = \$586  & \$588 ;
+  assign \$590  = \$547 [7:0] >= 7'h40;
+  assign \$591  = 7'h40 + \$549 [5:0];
+  assign \$592  = \$547 [7:0] < \$591 ;
+  assign \$593  = \$590  & \$592 ;
+  assign \$594  = \$589  | \$593 ;
+  assign \$595  = \$547 [7:0] >= 1'h0;
+  assign \$596  = 1'h0 + \$549 [5:0];
+  assign \$597  = \$547 [7:0] < \$596 ;
+  assign \$598  = \$595  & \$597 ;
+  assign \$599  = \$547 [7:0] >= 1'h0;
+  assign \$600  = 1'h0 + \$549 [5:0];
+  assign \$601  = \$547 [7:0] < \$600 ;
+  assign \$602  = \$599  & \$601 ;
+  assign \$603  = \$547 [7:0] >= 6'h20;
+  assign \$604  = 6'h20 + \$549 [5:0];
+  assign \$605  = \$547 [7:0] < \$604 ;
+  assign \$606  = \$603  & \$605 ;
+  assign \$607  = \$602  | \$606 ;
+  assign \$608  = \$547 [7:0] >= 7'h40;
+  assign \$609  = 7'h40 + \$549 [5:0];
+  assign \$610  = \$547 [7:0] < \$609 ;
+  assign \$611  = \$608  & \$610 ;
+  assign \$612  = \$607  | \$611 ;
+  assign \$613  = \$547 [7:0] >= 1'h0;
+  assign \$614  = 1'h0 + \$549 [5:0];
+  assign \$615  = \$547 [7:0] < \$614 ;
+  assign \$616  = \$613  & \$615 ;
+  assign \$617  = x - posm1;
+  assign \$618  = $signed(\$617 [9:0]) < $signed(1'h0);
+  assign \$619  = $signed(\$617 [9:0]) + $signed(9'h0a0);
+  assign \$620  = \$618  ? \$619  : { \$617 [9], \$617 [9:0] };
+  assign \$621  = 1'h1 << \size$147 ;
+  assign \$622  = \$620 [7:0] >= 1'h0;
+  assign \$623  = 1'h0 + \$621 [5:0];
+  assign \$624  = \$620 [7:0] < \$623 ;
+  assign \$625  = \$622  & \$624 ;
+  assign \$626  = \$620 [7:0] >= 1'h0;
+  assign \$627  = 1'h0 + \$621 [5:0];
+  assign \$628  = \$620 [7:0] < \$627 ;
+  assign \$629  = \$626  & \$628 ;
+  assign \$630  = \$620 [7:0] >= 5'h10;
+  assign \$631  = 5'h10 + \$621 [5:0];
+  assign \$632  = \$620 [7:0] < \$631 ;
+  assign \$633  = \$630  & \$632 ;
+  assign \$634  = \$629  | \$633 ;
+  assign \$635  = \$620 [7:0] >= 1'h0;
+  assign \$636  = 1'h0 + \$621 [5:0];
+  assign \$637  = \$620 [7:0] < \$636 ;
+  assign \$638  = \$635  & \$637 ;
+  assign \$639  = \$620 [7:0] >= 6'h20;
+  assign \$640  = 6'h20 + \$621 [5:0];
+  assign \$641  = \$620 [7:0] < \$640 ;
+  assign \$642  = \$639  & \$641 ;
+  assign \$643  = \$638  | \$642 ;
+  assign \$644  = \$620 [7:0] >= 1'h0;
+  assign \$645  = 1'h0 + \$621 [5:0];
+  assign \$646  = \$620 [7:0] < \$645 ;
+  assign \$647  = \$644  & \$646 ;
+  assign \$648  = \$620 [7:0] >= 5'h10;
+  assign \$649  = 5'h10 + \$621 [5:0];
+  assign \$650  = \$620 [7:0] < \$649 ;
+  assign \$651  = \$648  & \$650 ;
+  assign \$652  = \$647  | \$651 ;
+  assign \$653  = \$620 [7:0] >= 6'h20;
+  assign \$654  = 6'h20 + \$621 [5:0];
+  assign \$655  = \$620 [7:0] < \$654 ;
+  assign \$656  = \$653  & \$655 ;
+  assign \$657  = \$652  | \$656 ;
+  assign \$658  = \$620 [7:0] >= 1'h0;
+  assign \$659  = 1'h0 + \$621 [5:0];
+  assign \$660  = \$620 [7:0] < \$659 ;
+  assign \$661  = \$658  & \$660 ;
+  assign \$662  = \$620 [7:0] >= 7'h40;
+  assign \$663  = 7'h40 + \$621 [5:0];
+  assign \$664  = \$620 [7:0] < \$663 ;
+  assign \$665  = \$662  & \$664 ;
+  assign \$666  = \$661  | \$665 ;
+  assign \$667  = \$620 [7:0] >= 1'h0;
+  assign \$668  = 1'h0 + \$621 [5:0];
+  assign \$669  = \$620 [7:0] < \$668 ;
+  assign \$670  = \$667  & \$669 ;
+  assign \$671  = \$620 [7:0] >= 1'h0;
+  assign \$672  = 1'h0 + \$621 [5:0];
+  assign \$673  = \$620 [7:0] < \$672 ;
+  assign \$674  = \$671  & \$673 ;
+  assign \$675  = \$620 [7:0] >= 6'h20;
+  assign \$676  = 6'h20 + \$621 [5:0];
+  assign \$677  = \$620 [7:0] < \$676 ;
+  assign \$678  = \$675  & \$677 ;
+  assign \$679  = \$674  | \$678 ;
+  assign \$680  = \$620 [7:0] >= 7'h40;
+  assign \$681  = 7'h40 + \$621 [5:0];
+  assign \$682  = \$620 [7:0] < \$681 ;
+  assign \$683  = \$680  & \$682 ;
+  assign \$684  = \$679  | \$683 ;
+  assign \$685  = \$620 [7:0] >= 1'h0;
+  assign \$686  = 1'h0 + \$621 [5:0];
+  assign \$687  = \$620 [7:0] < \$686 ;
+  assign \$688  = \$685  & \$687 ;
+  assign \$689  = x - posbl;
+  assign \$690  = $signed(\$689 [9:0]) < $signed(1'h0);
+  assign \$691  = $signed(\$689 [9:0]) + $signed(9'h0a0);
+  assign \$692  = \$690  ? \$691  : { \$689 [9], \$689 [9:0] };
+  assign \$693  = 1'h1 << ctrlpf[5:4];
+  assign \$695  = \$694 [5:0] < 5'h14;
+  assign \$696  = 6'h27 - \$694 [5:0];
+  assign \$697  = \$694 [5:0] - 5'h14;
+  assign \$698  = pf_reflect ? \$696  : \$697 ;
+  assign \$699  = \$695  ? { 1'h0, \$694 [5:0] } : \$698 ;
+  assign \$700  = \$699 [4:0] < 3'h4;
+  assign \$701  = \$699 [4:0] >= 4'hc;
+  assign \$702  = \$700  | \$701 ;
+  assign \$703  = 4'hf - \$699 [4:0];
+  assign \$704  = \$702  ? { 1'h0, \$699 [4:0] } : \$703 ;
+  assign pfb = pf >> \$704 [4:0];
+  assign \$705  = | pf;
   assign \$706  = vdelp0 ? dgrp0 : grp0;
   assign \$707  = vdelp0 ? dgrp0 : grp0;
   assign \$708  = vdelp0 ? dgrp0 : grp0;
@@ -16395,10 +16448,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$711  = vdelp0 ? dgrp0 : grp0;
   assign \$712  = vdelp0 ? dgrp0 : grp0;
   assign \$713  = vdelp0 ? dgrp0 : grp0;
-  assign \$714  = refp0 ? { \$712 [0], \$711 [1], \$710 [2], \$709 [3], \$708 [4], \$707 [5], \$706 [6], \$705 [7] } : \$713 ;
-  assign \$715  = ! \$714 ;
-  assign \$716  = \$704  & \$715 ;
-  assign \$717  = vdelp1 ? dgrp1 : grp1;
+  assign \$714  = vdelp0 ? dgrp0 : grp0;
+  assign \$715  = refp0 ? { \$713 [0], \$712 [1], \$711 [2], \$710 [3], \$709 [4], \$708 [5], \$707 [6], \$706 [7] } : \$714 ;
+  assign \$716  = ! \$715 ;
+  assign \$717  = \$705  & \$716 ;
   assign \$718  = vdelp1 ? dgrp1 : grp1;
   assign \$719  = vdelp1 ? dgrp1 : grp1;
   assign \$720  = vdelp1 ? dgrp1 : grp1;
@@ -16407,626 +16460,629 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \$723  = vdelp1 ? dgrp1 : grp1;
   assign \$724  = vdelp1 ? dgrp1 : grp1;
   assign \$725  = vdelp1 ? dgrp1 : grp1;
-  assign \$726  = refp1 ? { \$724 [0], \$723 [1], \$722 [2], \$721 [3], \$720 [4], \$719 [5], \$718 [6], \$717 [7] } : \$725 ;
-  assign \$727  = ! \$726 ;
-  assign \$728  = \$716  & \$727 ;
-  assign \$729  = ~ resmp0;
-  assign \$730  = enam0 & \$729 ;
-  assign \$731  = ~ \$730 ;
-  assign \$732  = \$728  & \$731 ;
-  assign \$733  = ~ resmp1;
-  assign \$734  = enam1 & \$733 ;
-  assign \$735  = ~ \$734 ;
-  assign \$736  = \$732  & \$735 ;
-  assign \$737  = vdelbl ? denabl : enabl;
-  assign \$738  = ~ \$737 ;
-  assign \$739  = \$736  & \$738 ;
-  assign \$740  = \$739  & ctrlpf[1];
-  assign \$741  = x < 7'h50;
-  assign \$742  = \$741  ? 2'h2 : 2'h3;
-  assign \$743  = pfb ? \$742  : 2'h0;
-  assign \$744  = \$691 [7:0] < \$692 [5:0];
-  assign \$745  = vdelbl ? denabl : enabl;
-  assign \$746  = \$744  & \$745 ;
-  assign \$747  = pfb | \$746 ;
-  assign \$748  = ~ resmp0;
-  assign \$749  = enam0 & \$748 ;
-  assign \$750  = \hit$143  & \$749 ;
-  assign \$751  = m0_mode == 2'h2;
-  assign \$752  = ~ \$751 ;
-  assign \$753  = \$750  & \$752 ;
-  assign \$754  = \bit  | \$753 ;
-  assign \$755  = ~ resmp1;
-  assign \$756  = enam1 & \$755 ;
-  assign \$757  = \hit$148  & \$756 ;
-  assign \$760  = \bit$138  | \$759 ;
-  assign \$761  = x < 7'h50;
-  assign \$762  = \$761  ? 2'h2 : 2'h3;
-  assign \$763  = ctrlpf[1] ? \$762  : 2'h1;
-  assign \$764  = \$691 [7:0] < \$692 [5:0];
-  assign \$765  = vdelbl ? denabl : enabl;
-  assign \$766  = \$764  & \$765 ;
-  assign \$767  = \$766  ? 1'h1 : 1'h0;
-  assign \$768  = pfb ? \$763  : { 1'h0, \$767  };
-  assign \$769  = ~ resmp0;
-  assign \$770  = enam0 & \$769 ;
-  assign \$771  = \hit$143  & \$770 ;
-  assign \$772  = m0_mode == 2'h2;
-  assign \$773  = ~ \$772 ;
-  assign \$774  = \$771  & \$773 ;
-  assign \$775  = \bit  | \$774 ;
-  assign \$776  = ~ resmp1;
-  assign \$777  = enam1 & \$776 ;
-  assign \$778  = \hit$148  & \$777 ;
-  assign \$781  = \bit$138  | \$780 ;
-  assign \$782  = c0 == 2'h2;
-  assign \$783  = \$782  ? 2'h2 : 2'h3;
-  assign \$784  = x < 4'h8;
-  assign \$785  = hmove_blank & \$784 ;
-  assign \$786  = vblank[1] | \$785 ;
-  assign \$787  = \port$5525$4 [0] & odd_last_frame;
-  assign pixel = \$786  ? 8'h00 : { \$788 , \$787  };
-  assign \$789  = ~ resmp0;
-  assign \$790  = enam0 & \$789 ;
-  assign \$791  = \hit$143  & \$790 ;
-  assign \$792  = m0_mode == 2'h2;
-  assign \$793  = ~ \$792 ;
-  assign \$794  = \$791  & \$793 ;
-  assign \$795  = \$794  & \bit$138 ;
-  assign \$796  = ~ resmp0;
-  assign \$797  = enam0 & \$796 ;
-  assign \$798  = \hit$143  & \$797 ;
-  assign \$799  = m0_mode == 2'h2;
-  assign \$800  = ~ \$799 ;
-  assign \$801  = \$798  & \$800 ;
-  assign \$802  = \$801  & \bit ;
-  assign \$803  = ~ resmp1;
-  assign \$804  = enam1 & \$803 ;
-  assign \$805  = \hit$148  & \$804 ;
-  assign \$808  = \$807  & \bit ;
-  assign \$809  = ~ resmp1;
-  assign \$810  = enam1 & \$809 ;
-  assign \$811  = \hit$148  & \$810 ;
-  assign \$814  = \$813  & \bit$138 ;
-  assign \$815  = \bit  & pfb;
-  assign \$816  = \$691 [7:0] < \$692 [5:0];
-  assign \$817  = vdelbl ? denabl : enabl;
-  assign \$818  = \$816  & \$817 ;
-  assign \$819  = \bit  & \$818 ;
-  assign \$820  = \bit$138  & pfb;
-  assign \$821  = \$691 [7:0] < \$692 [5:0];
-  assign \$822  = vdelbl ? denabl : enabl;
-  assign \$823  = \$821  & \$822 ;
-  assign \$824  = \bit$138  & \$823 ;
-  assign \$825  = ~ resmp0;
-  assign \$826  = enam0 & \$825 ;
-  assign \$827  = \hit$143  & \$826 ;
-  assign \$828  = m0_mode == 2'h2;
-  assign \$829  = ~ \$828 ;
-  assign \$830  = \$827  & \$829 ;
-  assign \$831  = \$830  & pfb;
-  assign \$832  = ~ resmp0;
-  assign \$833  = enam0 & \$832 ;
-  assign \$834  = \hit$143  & \$833 ;
-  assign \$835  = m0_mode == 2'h2;
-  assign \$836  = ~ \$835 ;
-  assign \$837  = \$834  & \$836 ;
-  assign \$838  = \$691 [7:0] < \$692 [5:0];
-  assign \$839  = vdelbl ? denabl : enabl;
-  assign \$840  = \$838  & \$839 ;
-  assign \$841  = \$837  & \$840 ;
-  assign \$842  = ~ resmp1;
-  assign \$843  = enam1 & \$842 ;
-  assign \$844  = \hit$148  & \$843 ;
-  assign \$847  = \$846  & pfb;
-  assign \$848  = ~ resmp1;
-  assign \$849  = enam1 & \$848 ;
-  assign \$850  = \hit$148  & \$849 ;
-  assign \$853  = \$691 [7:0] < \$692 [5:0];
-  assign \$854  = vdelbl ? denabl : enabl;
-  assign \$855  = \$853  & \$854 ;
-  assign \$856  = \$852  & \$855 ;
-  assign \$857  = \$691 [7:0] < \$692 [5:0];
-  assign \$858  = vdelbl ? denabl : enabl;
-  assign \$859  = \$857  & \$858 ;
-  assign \$860  = \$859  & pfb;
-  assign \$861  = \bit  & \bit$138 ;
-  assign \$862  = ~ resmp0;
-  assign \$863  = enam0 & \$862 ;
-  assign \$864  = \hit$143  & \$863 ;
-  assign \$865  = m0_mode == 2'h2;
-  assign \$866  = ~ \$865 ;
-  assign \$867  = \$864  & \$866 ;
-  assign \$868  = ~ resmp1;
-  assign \$869  = enam1 & \$868 ;
-  assign \$870  = \hit$148  & \$869 ;
-  assign \$873  = \$867  & \$872 ;
-  assign \$874  = ~ vblank[1];
-  assign \$875  = drawn & \$874 ;
-  assign coll_vis = \$875  ? { \$873 , \$861 , \$860 , \$856 , \$847 , \$841 , \$831 , \$824 , \$820 , \$819 , \$815 , \$814 , \$808 , \$802 , \$795  } : 15'h0000;
-  assign \$876  = paddle_mode0 == 1'h1;
-  assign \$877  = ! paddle_mode0;
-  assign \$878  = ~ dump_enabled;
-  assign \$879  = \$877  & \$878 ;
-  assign \$880  = cyc >= paddle0_charge_at;
-  assign \$881  = \$879  & \$880 ;
-  assign \$882  = \$876  | \$881 ;
-  assign \$883  = paddle_mode1 == 1'h1;
-  assign \$884  = ! paddle_mode1;
-  assign \$885  = ~ dump_enabled;
-  assign \$886  = \$884  & \$885 ;
-  assign \$887  = cyc >= paddle1_charge_at;
-  assign \$888  = \$886  & \$887 ;
-  assign \$889  = \$883  | \$888 ;
-  assign \$890  = paddle_mode2 == 1'h1;
-  assign \$891  = ! paddle_mode2;
-  assign \$892  = ~ dump_enabled;
-  assign \$893  = \$891  & \$892 ;
-  assign \$894  = cyc >= paddle2_charge_at;
-  assign \$895  = \$893  & \$894 ;
-  assign \$896  = \$890  | \$895 ;
-  assign \$897  = paddle_mode3 == 1'h1;
-  assign \$898  = ! paddle_mode3;
-  assign \$899  = ~ dump_enabled;
-  assign \$900  = \$898  & \$899 ;
-  assign \$901  = cyc >= paddle3_charge_at;
-  assign \$902  = \$900  & \$901 ;
-  assign \$903  = \$897  | \$902 ;
-  assign \$904  = wr_hpos == 8'he3;
-  assign \$905  = wr_hpos + 1'h1;
-  assign \$906  = \$904  ? 9'h000 : \$905 ;
-  assign \$910  = wm > delay;
-  assign eff = \$910  ? wm : delay;
-  assign \$911  = wr_resp - posp0;
-  assign \$912  = $signed(\$911 [9:0]) < $signed(1'h0);
-  assign \$913  = $signed(\$911 [9:0]) + $signed(9'h0a0);
-  assign \$914  = \$912  ? \$913  : { \$911 [9], \$911 [9:0] };
-  assign \$915  = \$914 [7:0] >= 1'h0;
-  assign \$916  = \$914 [7:0] < 3'h4;
-  assign \$917  = \$915  & \$916 ;
-  assign \$919  = \$914 [7:0] >= 3'h4;
-  assign \$920  = \$914 [7:0] < 4'hc;
-  assign \$921  = \$919  & \$920 ;
-  assign \$923  = \$914 [7:0] >= 1'h0;
-  assign \$924  = \$914 [7:0] < 3'h4;
-  assign \$925  = \$923  & \$924 ;
-  assign \$927  = \$914 [7:0] >= 5'h10;
-  assign \$928  = \$914 [7:0] < 5'h14;
-  assign \$929  = \$927  & \$928 ;
-  assign \$930  = \$926  | \$929 ;
-  assign \$931  = \$914 [7:0] >= 3'h4;
-  assign \$932  = \$914 [7:0] < 4'hc;
-  assign \$933  = \$931  & \$932 ;
-  assign \$935  = \$914 [7:0] >= 5'h14;
-  assign \$936  = \$914 [7:0] < 5'h1c;
-  assign \$937  = \$935  & \$936 ;
-  assign \$938  = \$934  | \$937 ;
-  assign \$939  = \$914 [7:0] >= 1'h0;
-  assign \$940  = \$914 [7:0] < 3'h4;
-  assign \$941  = \$939  & \$940 ;
-  assign \$943  = \$914 [7:0] >= 6'h20;
-  assign \$944  = \$914 [7:0] < 6'h24;
-  assign \$945  = \$943  & \$944 ;
-  assign \$946  = \$942  | \$945 ;
-  assign \$947  = \$914 [7:0] >= 3'h4;
-  assign \$948  = \$914 [7:0] < 4'hc;
-  assign \$949  = \$947  & \$948 ;
-  assign \$951  = \$914 [7:0] >= 6'h24;
-  assign \$952  = \$914 [7:0] < 6'h2c;
-  assign \$953  = \$951  & \$952 ;
-  assign \$954  = \$950  | \$953 ;
-  assign \$955  = \$914 [7:0] >= 1'h0;
-  assign \$956  = \$914 [7:0] < 3'h4;
-  assign \$957  = \$955  & \$956 ;
-  assign \$959  = \$914 [7:0] >= 5'h10;
-  assign \$960  = \$914 [7:0] < 5'h14;
-  assign \$961  = \$959  & \$960 ;
-  assign \$962  = \$958  | \$961 ;
-  assign \$963  = \$914 [7:0] >= 6'h20;
-  assign \$964  = \$914 [7:0] < 6'h24;
-  assign \$965  = \$963  & \$964 ;
-  assign \$966  = \$962  | \$965 ;
-  assign \$967  = \$914 [7:0] >= 3'h4;
-  assign \$968  = \$914 [7:0] < 4'hc;
-  assign \$969  = \$967  & \$968 ;
-  assign \$971  = \$914 [7:0] >= 5'h14;
-  assign \$972  = \$914 [7:0] < 5'h1c;
-  assign \$973  = \$971  & \$972 ;
-  assign \$974  = \$970  | \$973 ;
-  assign \$975  = \$914 [7:0] >= 6'h24;
-  assign \$976  = \$914 [7:0] < 6'h2c;
-  assign \$977  = \$975  & \$976 ;
-  assign \$978  = \$974  | \$977 ;
-  assign \$979  = \$914 [7:0] >= 1'h0;
-  assign \$980  = \$914 [7:0] < 3'h4;
-  assign \$981  = \$979  & \$980 ;
-  assign \$983  = \$914 [7:0] >= 7'h40;
-  assign \$984  = \$914 [7:0] < 7'h44;
-  assign \$985  = \$983  & \$984 ;
-  assign \$986  = \$982  | \$985 ;
-  assign \$987  = \$914 [7:0] >= 3'h4;
-  assign \$988  = \$914 [7:0] < 4'hc;
-  assign \$989  = \$987  & \$988 ;
-  assign \$991  = \$914 [7:0] >= 7'h44;
-  assign \$992  = \$914 [7:0] < 7'h4c;
-  assign \$993  = \$991  & \$992 ;
-  assign \$994  = \$990  | \$993 ;
-  assign \$995  = \$914 [7:0] >= 1'h0;
-  assign \$996  = \$914 [7:0] < 3'h4;
-  assign \$997  = \$995  & \$996 ;
-  assign \$999  = \$914 [7:0] >= 3'h4;
-  assign \$1000  = \$914 [7:0] < 5'h14;
-  assign \$1001  = \$999  & \$1000 ;
-  assign \$1003  = \$914 [7:0] >= 1'h0;
-  assign \$1004  = \$914 [7:0] < 3'h4;
-  assign \$1005  = \$1003  & \$1004 ;
-  assign \$1007  = \$914 [7:0] >= 6'h20;
-  assign \$1008  = \$914 [7:0] < 6'h24;
-  assign \$1009  = \$1007  & \$1008 ;
-  assign \$1010  = \$1006  | \$1009 ;
-  assign \$1011  = \$914 [7:0] >= 7'h40;
-  assign \$1012  = \$914 [7:0] < 7'h44;
-  assign \$1013  = \$1011  & \$1012 ;
-  assign \$1014  = \$1010  | \$1013 ;
-  assign \$1015  = \$914 [7:0] >= 3'h4;
-  assign \$1016  = \$914 [7:0] < 4'hc;
-  assign \$1017  = \$1015  & \$1016 ;
-  assign \$1019  = \$914 [7:0] >= 6'h24;
-  assign \$1020  = \$914 [7:0] < 6'h2c;
-  assign \$1021  = \$1019  & \$1020 ;
-  assign \$1022  = \$1018  | \$1021 ;
-  assign \$1023  = \$914 [7:0] >= 7'h44;
-  assign \$1024  = \$914 [7:0] < 7'h4c;
-  assign \$1025  = \$1023  & \$1024 ;
-  assign \$1026  = \$1022  | \$1025 ;
-  assign \$1027  = \$914 [7:0] >= 1'h0;
-  assign \$1028  = \$914 [7:0] < 3'h4;
-  assign \$1029  = \$1027  & \$1028 ;
-  assign \$1031  = \$914 [7:0] >= 3'h4;
-  assign \$1032  = \$914 [7:0] < 6'h24;
-  assign \$1033  = \$1031  & \$1032 ;
-  assign \$1035  = wr_resp - posp1;
-  assign \$1036  = $signed(\$1035 [9:0]) < $signed(1'h0);
-  assign \$1037  = $signed(\$1035 [9:0]) + $signed(9'h0a0);
-  assign \$1038  = \$1036  ? \$1037  : { \$1035 [9], \$1035 [9:0] };
-  assign \$1039  = \$1038 [7:0] >= 1'h0;
-  assign \$1040  = \$1038 [7:0] < 3'h4;
-  assign \$1041  = \$1039  & \$1040 ;
-  assign \$1043  = \$1038 [7:0] >= 3'h4;
-  assign \$1044  = \$1038 [7:0] < 4'hc;
-  assign \$1045  = \$1043  & \$1044 ;
-  assign \$1047  = \$1038 [7:0] >= 1'h0;
-  assign \$1048  = \$1038 [7:0] < 3'h4;
-  assign \$1049  = \$1047  & \$1048 ;
-  assign \$1051  = \$1038 [7:0] >= 5'h10;
-  assign \$1052  = \$1038 [7:0] < 5'h14;
-  assign \$1053  = \$1051  & \$1052 ;
-  assign \$1054  = \$1050  | \$1053 ;
-  assign \$1055  = \$1038 [7:0] >= 3'h4;
-  assign \$1056  = \$1038 [7:0] < 4'hc;
-  assign \$1057  = \$1055  & \$1056 ;
-  assign \$1059  = \$1038 [7:0] >= 5'h14;
-  assign \$1060  = \$1038 [7:0] < 5'h1c;
-  assign \$1061  = \$1059  & \$1060 ;
-  assign \$1062  = \$1058  | \$1061 ;
-  assign \$1063  = \$1038 [7:0] >= 1'h0;
-  assign \$1064  = \$1038 [7:0] < 3'h4;
-  assign \$1065  = \$1063  & \$1064 ;
-  assign \$1067  = \$1038 [7:0] >= 6'h20;
-  assign \$1068  = \$1038 [7:0] < 6'h24;
-  assign \$1069  = \$1067  & \$1068 ;
-  assign \$1070  = \$1066  | \$1069 ;
-  assign \$1071  = \$1038 [7:0] >= 3'h4;
-  assign \$1072  = \$1038 [7:0] < 4'hc;
-  assign \$1073  = \$1071  & \$1072 ;
-  assign \$1075  = \$1038 [7:0] >= 6'h24;
-  assign \$1076  = \$1038 [7:0] < 6'h2c;
-  assign \$1077  = \$1075  & \$1076 ;
-  assign \$1078  = \$1074  | \$1077 ;
-  assign \$1079  = \$1038 [7:0] >= 1'h0;
-  assign \$1080  = \$1038 [7:0] < 3'h4;
-  assign \$1081  = \$1079  & \$1080 ;
-  assign \$1083  = \$1038 [7:0] >= 5'h10;
-  assign \$1084  = \$1038 [7:0] < 5'h14;
-  assign \$1085  = \$1083  & \$1084 ;
-  assign \$1086  = \$1082  | \$1085 ;
-  assign \$1087  = \$1038 [7:0] >= 6'h20;
-  assign \$1088  = \$1038 [7:0] < 6'h24;
-  assign \$1089  = \$1087  & \$1088 ;
-  assign \$1090  = \$1086  | \$1089 ;
-  assign \$1091  = \$1038 [7:0] >= 3'h4;
-  assign \$1092  = \$1038 [7:0] < 4'hc;
-  assign \$1093  = \$1091  & \$1092 ;
-  assign \$1095  = \$1038 [7:0] >= 5'h14;
-  assign \$1096  = \$1038 [7:0] < 5'h1c;
-  assign \$1097  = \$1095  & \$1096 ;
-  assign \$1098  = \$1094  | \$1097 ;
-  assign \$1099  = \$1038 [7:0] >= 6'h24;
-  assign \$1100  = \$1038 [7:0] < 6'h2c;
-  assign \$1101  = \$1099  & \$1100 ;
-  assign \$1102  = \$1098  | \$1101 ;
-  assign \$1103  = \$1038 [7:0] >= 1'h0;
-  assign \$1104  = \$1038 [7:0] < 3'h4;
-  assign \$1105  = \$1103  & \$1104 ;
-  assign \$1107  = \$1038 [7:0] >= 7'h40;
-  assign \$1108  = \$1038 [7:0] < 7'h44;
-  assign \$1109  = \$1107  & \$1108 ;
-  assign \$1110  = \$1106  | \$1109 ;
-  assign \$1111  = \$1038 [7:0] >= 3'h4;
-  assign \$1112  = \$1038 [7:0] < 4'hc;
-  assign \$1113  = \$1111  & \$1112 ;
-  assign \$1115  = \$1038 [7:0] >= 7'h44;
-  assign \$1116  = \$1038 [7:0] < 7'h4c;
-  assign \$1117  = \$1115  & \$1116 ;
-  assign \$1118  = \$1114  | \$1117 ;
-  assign \$1119  = \$1038 [7:0] >= 1'h0;
-  assign \$1120  = \$1038 [7:0] < 3'h4;
-  assign \$1121  = \$1119  & \$1120 ;
-  assign \$1123  = \$1038 [7:0] >= 3'h4;
-  assign \$1124  = \$1038 [7:0] < 5'h14;
-  assign \$1125  = \$1123  & \$1124 ;
-  assign \$1127  = \$1038 [7:0] >= 1'h0;
-  assign \$1128  = \$1038 [7:0] < 3'h4;
-  assign \$1129  = \$1127  & \$1128 ;
-  assign \$1131  = \$1038 [7:0] >= 6'h20;
-  assign \$1132  = \$1038 [7:0] < 6'h24;
-  assign \$1133  = \$1131  & \$1132 ;
-  assign \$1134  = \$1130  | \$1133 ;
-  assign \$1135  = \$1038 [7:0] >= 7'h40;
-  assign \$1136  = \$1038 [7:0] < 7'h44;
-  assign \$1137  = \$1135  & \$1136 ;
-  assign \$1138  = \$1134  | \$1137 ;
-  assign \$1139  = \$1038 [7:0] >= 3'h4;
-  assign \$1140  = \$1038 [7:0] < 4'hc;
-  assign \$1141  = \$1139  & \$1140 ;
-  assign \$1143  = \$1038 [7:0] >= 6'h24;
-  assign \$1144  = \$1038 [7:0] < 6'h2c;
-  assign \$1145  = \$1143  & \$1144 ;
-  assign \$1146  = \$1142  | \$1145 ;
-  assign \$1147  = \$1038 [7:0] >= 7'h44;
-  assign \$1148  = \$1038 [7:0] < 7'h4c;
-  assign \$1149  = \$1147  & \$1148 ;
-  assign \$1150  = \$1146  | \$1149 ;
-  assign \$1151  = \$1038 [7:0] >= 1'h0;
-  assign \$1152  = \$1038 [7:0] < 3'h4;
-  assign \$1153  = \$1151  & \$1152 ;
-  assign \$1155  = \$1038 [7:0] >= 3'h4;
-  assign \$1156  = \$1038 [7:0] < 6'h24;
-  assign \$1157  = \$1155  & \$1156 ;
-  assign \$1159  = hpos == 8'he3;
-  assign \$1160  = line + \$1159 ;
-  assign \$1161  = cosmic_cnt + 1'h1;
-  assign \$1163  = posm0 - jump;
-  assign \$1164  = pend_cnt == 1'h1;
-  assign fire = pend & \$1164 ;
-  assign \$1165  = bus_strobe & bus_write;
-  assign \$1166  = bus_addr != 5'h10;
-  assign \$1167  = \$1165  & \$1166 ;
-  assign \$1168  = bus_addr != 5'h11;
-  assign new_generic = \$1167  & \$1168 ;
-  assign \$1169  = ! eff;
-  assign \$1170  = new_generic & \$1169 ;
-  assign \$1171  = ap_cycle <= 5'h14;
-  assign \$1172  = ap_cycle == 7'h4b;
-  assign \$1173  = \$1171  | \$1172 ;
-  assign \$1174  = ap_cycle >= 6'h36;
-  assign \$1177  = \$1175  > \$1176 ;
-  assign \$1180  = \$1177  ? \$1178  : \$1179 ;
-  assign \$1181  = 4'h8 - \$1180 ;
-  assign \$1184  = \$1182  < \$1183 ;
-  assign \$1187  = \$1185  - \$1186 ;
-  assign \$1188  = \$1184  ? \$1187  : 5'h00;
-  assign \$1189  = - $signed(\$1188 );
-  assign \$1190  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
-  assign \$1191  = ap_cycle <= 5'h14;
-  assign \$1192  = ap_cycle == 7'h4b;
-  assign \$1193  = \$1191  | \$1192 ;
-  assign \$1194  = ap_cycle >= 6'h36;
-  assign \$1197  = \$1195  > \$1196 ;
-  assign \$1200  = \$1197  ? \$1198  : \$1199 ;
-  assign \$1201  = 4'h8 - \$1200 ;
-  assign \$1204  = \$1202  < \$1203 ;
-  assign \$1207  = \$1205  - \$1206 ;
-  assign \$1208  = \$1204  ? \$1207  : 5'h00;
-  assign \$1209  = - $signed(\$1208 );
-  assign \$1210  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$179 );
-  assign \$1211  = ap_cycle <= 5'h14;
-  assign \$1212  = ap_cycle == 7'h4b;
-  assign \$1213  = \$1211  | \$1212 ;
-  assign \$1214  = ap_cycle >= 6'h36;
-  assign \$1217  = \$1215  > \$1216 ;
-  assign \$1220  = \$1217  ? \$1218  : \$1219 ;
-  assign \$1221  = 4'h8 - \$1220 ;
-  assign \$1224  = \$1222  < \$1223 ;
-  assign \$1227  = \$1225  - \$1226 ;
-  assign \$1228  = \$1224  ? \$1227  : 5'h00;
-  assign \$1229  = - $signed(\$1228 );
-  assign \$1230  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$180 );
-  assign \$1231  = ap_cycle <= 5'h14;
-  assign \$1232  = ap_cycle == 7'h4b;
-  assign \$1233  = \$1231  | \$1232 ;
-  assign \$1234  = ap_cycle >= 6'h36;
-  assign \$1237  = \$1235  > \$1236 ;
-  assign \$1240  = \$1237  ? \$1238  : \$1239 ;
-  assign \$1241  = 4'h8 - \$1240 ;
-  assign \$1244  = \$1242  < \$1243 ;
-  assign \$1247  = \$1245  - \$1246 ;
-  assign \$1248  = \$1244  ? \$1247  : 5'h00;
-  assign \$1249  = - $signed(\$1248 );
-  assign \$1250  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$181 );
-  assign \$1251  = ap_cycle <= 5'h14;
-  assign \$1252  = ap_cycle == 7'h4b;
-  assign \$1253  = \$1251  | \$1252 ;
-  assign \$1254  = ap_cycle >= 6'h36;
-  assign \$1257  = \$1255  > \$1256 ;
-  assign \$1260  = \$1257  ? \$1258  : \$1259 ;
-  assign \$1261  = 4'h8 - \$1260 ;
-  assign \$1264  = \$1262  < \$1263 ;
-  assign \$1267  = \$1265  - \$1266 ;
-  assign \$1268  = \$1264  ? \$1267  : 5'h00;
-  assign \$1269  = - $signed(\$1268 );
-  assign \$1270  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$182 );
-  assign \$1271  = bus_strobe & bus_write;
-  assign \$1272  = \port$5525$4 [0] ? 9'h156 : 9'h122;
-  assign \$1273  = \$1160 [15:0] > \$1272 ;
-  assign \$1274  = vsync_count >= 7'h4c;
-  assign \$1275  = vsync_armed & \$1274 ;
-  always @(posedge clk)
-    x <= \$1276 ;
-  always @(posedge clk)
-    paddle0_charge_at <= \$1277 ;
-  always @(posedge clk)
-    paddle1_charge_at <= \$1278 ;
-  always @(posedge clk)
-    paddle2_charge_at <= \$1279 ;
-  always @(posedge clk)
-    paddle3_charge_at <= \$1280 ;
-  always @(posedge clk)
-    coll_read <= \$1281 ;
-  always @(posedge clk)
-    inpt_read <= \$1282 ;
-  always @(posedge clk)
-    wr_hpos <= \$1283 ;
-  always @(posedge clk)
-    wr_phase <= \$1284 ;
-  always @(posedge clk)
-    wr_cycle <= \$1285 ;
-  always @(posedge clk)
-    wr_resm <= \$1286 ;
-  always @(posedge clk)
-    wr_resp <= \$1287 ;
-  always @(posedge clk)
-    wm <= \$1288 ;
-  always @(posedge clk)
-    since_hmove <= \$1289 ;
-  always @(posedge clk)
-    vsync_count <= \$1290 ;
-  always @(posedge clk)
-    collision <= \$1291 ;
-  always @(posedge clk)
-    p0_skip <= \$1292 ;
-  always @(posedge clk)
-    p1_skip <= \$1293 ;
-  always @(posedge clk)
-    pf_reflect <= \$1294 ;
-  always @(posedge clk)
-    cosmic_cnt <= \$1295 ;
-  always @(posedge clk)
-    posm0 <= \$1296 ;
-  always @(posedge clk)
-    m0_mode <= \$1297 ;
-  always @(posedge clk)
-    hmove_blank <= \$1298 ;
-  always @(posedge clk)
-    pend_cnt <= \$1299 ;
-  always @(posedge clk)
-    pend <= \$1300 ;
-  always @(posedge clk)
-    vblank <= \$1301 ;
-  always @(posedge clk)
-    nusiz0 <= \$1302 ;
-  always @(posedge clk)
-    nusiz1 <= \$1303 ;
-  always @(posedge clk)
-    colup0 <= \$1304 ;
-  always @(posedge clk)
-    colup1 <= \$1305 ;
-  always @(posedge clk)
-    colupf <= \$1306 ;
-  always @(posedge clk)
-    colubk <= \$1307 ;
-  always @(posedge clk)
-    ctrlpf <= \$1308 ;
-  always @(posedge clk)
-    refp0 <= \$1309 ;
-  always @(posedge clk)
-    refp1 <= \$1310 ;
-  always @(posedge clk)
-    pf <= \$1311 ;
-  always @(posedge clk)
-    posm1 <= \$1312 ;
-  always @(posedge clk)
-    posbl <= \$1313 ;
-  always @(posedge clk)
-    grp0 <= \$1314 ;
-  always @(posedge clk)
-    dgrp1 <= \$1315 ;
-  always @(posedge clk)
-    grp1 <= \$1316 ;
-  always @(posedge clk)
-    dgrp0 <= \$1317 ;
-  always @(posedge clk)
-    denabl <= \$1318 ;
-  always @(posedge clk)
-    enam0 <= \$1319 ;
-  always @(posedge clk)
-    enam1 <= \$1320 ;
-  always @(posedge clk)
-    enabl <= \$1321 ;
-  always @(posedge clk)
-    hmp0 <= \$1322 ;
-  always @(posedge clk)
-    hmp1 <= \$1323 ;
-  always @(posedge clk)
-    hmm0 <= \$1324 ;
-  always @(posedge clk)
-    cosmic <= \$1325 ;
-  always @(posedge clk)
-    hmm1 <= \$1326 ;
-  always @(posedge clk)
-    hmbl <= \$1327 ;
-  always @(posedge clk)
-    vdelp0 <= \$1328 ;
-  always @(posedge clk)
-    vdelp1 <= \$1329 ;
-  always @(posedge clk)
-    vdelbl <= \$1330 ;
-  always @(posedge clk)
-    resmp0 <= \$1331 ;
-  always @(posedge clk)
-    resmp1 <= \$1332 ;
-  always @(posedge clk)
-    posp0 <= \$1333 ;
-  always @(posedge clk)
-    posp1 <= \$1334 ;
-  always @(posedge clk)
-    rp0_cnt <= \$1335 ;
-  always @(posedge clk)
-    rp0_valid <= \$1336 ;
-  always @(posedge clk)
-    rp1_cnt <= \$1337 ;
-  always @(posedge clk)
-    rp1_valid <= \$1338 ;
-  always @(posedge clk)
-    vsync_armed <= \$1339 ;
-  always @(posedge clk)
-    dump_enabled <= \$1340 ;
-  always @(posedge clk)
-    dump_disabled_cycle <= \$1341 ;
-  always @(posedge clk)
-    vblank_dump <= \$1342 ;
-  always @(posedge clk)
-    wsync <= \$1343 ;
-  always @(posedge clk)
-    rp0_x <= \$1344 ;
-  always @(posedge clk)
-    rp0_skip <= \$1345 ;
-  always @(posedge clk)
-    rp1_x <= \$1346 ;
-  always @(posedge clk)
-    rp1_skip <= \$1347 ;
-  always @(posedge clk)
-    pend_addr <= \$1348 ;
-  always @(posedge clk)
-    pend_data <= \$1349 ;
-  always @(posedge clk)
-    pend_hpos <= \$1350 ;
-  always @(posedge clk)
-    pend_cycle <= \$1351 ;
-  always @(posedge clk)
-    pend_resm <= \$1352 ;
-  always @(posedge clk)
-    pend_since <= \$1353 ;
+  assign \$726  = vdelp1 ? dgrp1 : grp1;
+  assign \$727  = refp1 ? { \$725 [0], \$724 [1], \$723 [2], \$722 [3], \$721 [4], \$720 [5], \$719 [6], \$718 [7] } : \$726 ;
+  assign \$728  = ! \$727 ;
+  assign \$729  = \$717  & \$728 ;
+  assign \$730  = ~ resmp0;
+  assign \$731  = enam0 & \$730 ;
+  assign \$732  = ~ \$731 ;
+  assign \$733  = \$729  & \$732 ;
+  assign \$734  = ~ resmp1;
+  assign \$735  = enam1 & \$734 ;
+  assign \$736  = ~ \$735 ;
+  assign \$737  = \$733  & \$736 ;
+  assign \$738  = vdelbl ? denabl : enabl;
+  assign \$739  = ~ \$738 ;
+  assign \$740  = \$737  & \$739 ;
+  assign \$741  = \$740  & ctrlpf[1];
+  assign \$742  = x < 7'h50;
+  assign \$743  = \$742  ? 2'h2 : 2'h3;
+  assign \$744  = pfb ? \$743  : 2'h0;
+  assign \$745  = \$692 [7:0] < \$693 [5:0];
+  assign \$746  = vdelbl ? denabl : enabl;
+  assign \$747  = \$745  & \$746 ;
+  assign \$748  = pfb | \$747 ;
+  assign \$749  = ~ resmp0;
+  assign \$750  = enam0 & \$749 ;
+  assign \$751  = \hit$144  & \$750 ;
+  assign \$752  = m0_mode == 2'h2;
+  assign \$753  = ~ \$752 ;
+  assign \$754  = \$751  & \$753 ;
+  assign \$755  = \bit  | \$754 ;
+  assign \$756  = ~ resmp1;
+  assign \$757  = enam1 & \$756 ;
+  assign \$758  = \hit$149  & \$757 ;
+  assign \$761  = \bit$139  | \$760 ;
+  assign \$762  = x < 7'h50;
+  assign \$763  = \$762  ? 2'h2 : 2'h3;
+  assign \$764  = ctrlpf[1] ? \$763  : 2'h1;
+  assign \$765  = \$692 [7:0] < \$693 [5:0];
+  assign \$766  = vdelbl ? denabl : enabl;
+  assign \$767  = \$765  & \$766 ;
+  assign \$768  = \$767  ? 1'h1 : 1'h0;
+  assign \$769  = pfb ? \$764  : { 1'h0, \$768  };
+  assign \$770  = ~ resmp0;
+  assign \$771  = enam0 & \$770 ;
+  assign \$772  = \hit$144  & \$771 ;
+  assign \$773  = m0_mode == 2'h2;
+  assign \$774  = ~ \$773 ;
+  assign \$775  = \$772  & \$774 ;
+  assign \$776  = \bit  | \$775 ;
+  assign \$777  = ~ resmp1;
+  assign \$778  = enam1 & \$777 ;
+  assign \$779  = \hit$149  & \$778 ;
+  assign \$782  = \bit$139  | \$781 ;
+  assign \$783  = c0 == 2'h2;
+  assign \$784  = \$783  ? 2'h2 : 2'h3;
+  assign \$785  = x < 4'h8;
+  assign \$786  = hmove_blank & \$785 ;
+  assign \$787  = vblank[1] | \$786 ;
+  assign \$788  = \port$5520$4 [0] & clocks__0__odd_last_frame;
+  assign clocks__0__pixel = \$787  ? 8'h00 : { \$789 , \$788  };
+  assign \$790  = ~ resmp0;
+  assign \$791  = enam0 & \$790 ;
+  assign \$792  = \hit$144  & \$791 ;
+  assign \$793  = m0_mode == 2'h2;
+  assign \$794  = ~ \$793 ;
+  assign \$795  = \$792  & \$794 ;
+  assign \$796  = \$795  & \bit$139 ;
+  assign \$797  = ~ resmp0;
+  assign \$798  = enam0 & \$797 ;
+  assign \$799  = \hit$144  & \$798 ;
+  assign \$800  = m0_mode == 2'h2;
+  assign \$801  = ~ \$800 ;
+  assign \$802  = \$799  & \$801 ;
+  assign \$803  = \$802  & \bit ;
+  assign \$804  = ~ resmp1;
+  assign \$805  = enam1 & \$804 ;
+  assign \$806  = \hit$149  & \$805 ;
+  assign \$809  = \$808  & \bit ;
+  assign \$810  = ~ resmp1;
+  assign \$811  = enam1 & \$810 ;
+  assign \$812  = \hit$149  & \$811 ;
+  assign \$815  = \$814  & \bit$139 ;
+  assign \$816  = \bit  & pfb;
+  assign \$817  = \$692 [7:0] < \$693 [5:0];
+  assign \$818  = vdelbl ? denabl : enabl;
+  assign \$819  = \$817  & \$818 ;
+  assign \$820  = \bit  & \$819 ;
+  assign \$821  = \bit$139  & pfb;
+  assign \$822  = \$692 [7:0] < \$693 [5:0];
+  assign \$823  = vdelbl ? denabl : enabl;
+  assign \$824  = \$822  & \$823 ;
+  assign \$825  = \bit$139  & \$824 ;
+  assign \$826  = ~ resmp0;
+  assign \$827  = enam0 & \$826 ;
+  assign \$828  = \hit$144  & \$827 ;
+  assign \$829  = m0_mode == 2'h2;
+  assign \$830  = ~ \$829 ;
+  assign \$831  = \$828  & \$830 ;
+  assign \$832  = \$831  & pfb;
+  assign \$833  = ~ resmp0;
+  assign \$834  = enam0 & \$833 ;
+  assign \$835  = \hit$144  & \$834 ;
+  assign \$836  = m0_mode == 2'h2;
+  assign \$837  = ~ \$836 ;
+  assign \$838  = \$835  & \$837 ;
+  assign \$839  = \$692 [7:0] < \$693 [5:0];
+  assign \$840  = vdelbl ? denabl : enabl;
+  assign \$841  = \$839  & \$840 ;
+  assign \$842  = \$838  & \$841 ;
+  assign \$843  = ~ resmp1;
+  assign \$844  = enam1 & \$843 ;
+  assign \$845  = \hit$149  & \$844 ;
+  assign \$848  = \$847  & pfb;
+  assign \$849  = ~ resmp1;
+  assign \$850  = enam1 & \$849 ;
+  assign \$851  = \hit$149  & \$850 ;
+  assign \$854  = \$692 [7:0] < \$693 [5:0];
+  assign \$855  = vdelbl ? denabl : enabl;
+  assign \$856  = \$854  & \$855 ;
+  assign \$857  = \$853  & \$856 ;
+  assign \$858  = \$692 [7:0] < \$693 [5:0];
+  assign \$859  = vdelbl ? denabl : enabl;
+  assign \$860  = \$858  & \$859 ;
+  assign \$861  = \$860  & pfb;
+  assign \$862  = \bit  & \bit$139 ;
+  assign \$863  = ~ resmp0;
+  assign \$864  = enam0 & \$863 ;
+  assign \$865  = \hit$144  & \$864 ;
+  assign \$866  = m0_mode == 2'h2;
+  assign \$867  = ~ \$866 ;
+  assign \$868  = \$865  & \$867 ;
+  assign \$869  = ~ resmp1;
+  assign \$870  = enam1 & \$869 ;
+  assign \$871  = \hit$149  & \$870 ;
+  assign \$874  = \$868  & \$873 ;
+  assign \$875  = ~ vblank[1];
+  assign \$876  = clocks__0__drawn & \$875 ;
+  assign coll_vis = \$876  ? { \$874 , \$862 , \$861 , \$857 , \$848 , \$842 , \$832 , \$825 , \$821 , \$820 , \$816 , \$815 , \$809 , \$803 , \$796  } : 15'h0000;
+  assign \$877  = paddles__mode__0 == 1'h1;
+  assign \$878  = ! paddles__mode__0;
+  assign \$879  = ~ dump_enabled;
+  assign \$880  = \$878  & \$879 ;
+  assign \$881  = clocks__0__cyc >= paddle0_charge_at;
+  assign \$882  = \$880  & \$881 ;
+  assign \$883  = \$877  | \$882 ;
+  assign \$884  = paddles__mode__1 == 1'h1;
+  assign \$885  = ! paddles__mode__1;
+  assign \$886  = ~ dump_enabled;
+  assign \$887  = \$885  & \$886 ;
+  assign \$888  = clocks__0__cyc >= paddle1_charge_at;
+  assign \$889  = \$887  & \$888 ;
+  assign \$890  = \$884  | \$889 ;
+  assign \$891  = paddles__mode__2 == 1'h1;
+  assign \$892  = ! paddles__mode__2;
+  assign \$893  = ~ dump_enabled;
+  assign \$894  = \$892  & \$893 ;
+  assign \$895  = clocks__0__cyc >= paddle2_charge_at;
+  assign \$896  = \$894  & \$895 ;
+  assign \$897  = \$891  | \$896 ;
+  assign \$898  = paddles__mode__3 == 1'h1;
+  assign \$899  = ! paddles__mode__3;
+  assign \$900  = ~ dump_enabled;
+  assign \$901  = \$899  & \$900 ;
+  assign \$902  = clocks__0__cyc >= paddle3_charge_at;
+  assign \$903  = \$901  & \$902 ;
+  assign \$904  = \$898  | \$903 ;
+  assign \$905  = wr_hpos == 8'he3;
+  assign \$906  = wr_hpos + 1'h1;
+  assign \$907  = \$905  ? 9'h000 : \$906 ;
+  assign \$911  = wm > delay;
+  assign eff = \$911  ? wm : delay;
+  assign \$912  = wr_resp - posp0;
+  assign \$913  = $signed(\$912 [9:0]) < $signed(1'h0);
+  assign \$914  = $signed(\$912 [9:0]) + $signed(9'h0a0);
+  assign \$915  = \$913  ? \$914  : { \$912 [9], \$912 [9:0] };
+  assign \$916  = \$915 [7:0] >= 1'h0;
+  assign \$917  = \$915 [7:0] < 3'h4;
+  assign \$918  = \$916  & \$917 ;
+  assign \$920  = \$915 [7:0] >= 3'h4;
+  assign \$921  = \$915 [7:0] < 4'hc;
+  assign \$922  = \$920  & \$921 ;
+  assign \$924  = \$915 [7:0] >= 1'h0;
+  assign \$925  = \$915 [7:0] < 3'h4;
+  assign \$926  = \$924  & \$925 ;
+  assign \$928  = \$915 [7:0] >= 5'h10;
+  assign \$929  = \$915 [7:0] < 5'h14;
+  assign \$930  = \$928  & \$929 ;
+  assign \$931  = \$927  | \$930 ;
+  assign \$932  = \$915 [7:0] >= 3'h4;
+  assign \$933  = \$915 [7:0] < 4'hc;
+  assign \$934  = \$932  & \$933 ;
+  assign \$936  = \$915 [7:0] >= 5'h14;
+  assign \$937  = \$915 [7:0] < 5'h1c;
+  assign \$938  = \$936  & \$937 ;
+  assign \$939  = \$935  | \$938 ;
+  assign \$940  = \$915 [7:0] >= 1'h0;
+  assign \$941  = \$915 [7:0] < 3'h4;
+  assign \$942  = \$940  & \$941 ;
+  assign \$944  = \$915 [7:0] >= 6'h20;
+  assign \$945  = \$915 [7:0] < 6'h24;
+  assign \$946  = \$944  & \$945 ;
+  assign \$947  = \$943  | \$946 ;
+  assign \$948  = \$915 [7:0] >= 3'h4;
+  assign \$949  = \$915 [7:0] < 4'hc;
+  assign \$950  = \$948  & \$949 ;
+  assign \$952  = \$915 [7:0] >= 6'h24;
+  assign \$953  = \$915 [7:0] < 6'h2c;
+  assign \$954  = \$952  & \$953 ;
+  assign \$955  = \$951  | \$954 ;
+  assign \$956  = \$915 [7:0] >= 1'h0;
+  assign \$957  = \$915 [7:0] < 3'h4;
+  assign \$958  = \$956  & \$957 ;
+  assign \$960  = \$915 [7:0] >= 5'h10;
+  assign \$961  = \$915 [7:0] < 5'h14;
+  assign \$962  = \$960  & \$961 ;
+  assign \$963  = \$959  | \$962 ;
+  assign \$964  = \$915 [7:0] >= 6'h20;
+  assign \$965  = \$915 [7:0] < 6'h24;
+  assign \$966  = \$964  & \$965 ;
+  assign \$967  = \$963  | \$966 ;
+  assign \$968  = \$915 [7:0] >= 3'h4;
+  assign \$969  = \$915 [7:0] < 4'hc;
+  assign \$970  = \$968  & \$969 ;
+  assign \$972  = \$915 [7:0] >= 5'h14;
+  assign \$973  = \$915 [7:0] < 5'h1c;
+  assign \$974  = \$972  & \$973 ;
+  assign \$975  = \$971  | \$974 ;
+  assign \$976  = \$915 [7:0] >= 6'h24;
+  assign \$977  = \$915 [7:0] < 6'h2c;
+  assign \$978  = \$976  & \$977 ;
+  assign \$979  = \$975  | \$978 ;
+  assign \$980  = \$915 [7:0] >= 1'h0;
+  assign \$981  = \$915 [7:0] < 3'h4;
+  assign \$982  = \$980  & \$981 ;
+  assign \$984  = \$915 [7:0] >= 7'h40;
+  assign \$985  = \$915 [7:0] < 7'h44;
+  assign \$986  = \$984  & \$985 ;
+  assign \$987  = \$983  | \$986 ;
+  assign \$988  = \$915 [7:0] >= 3'h4;
+  assign \$989  = \$915 [7:0] < 4'hc;
+  assign \$990  = \$988  & \$989 ;
+  assign \$992  = \$915 [7:0] >= 7'h44;
+  assign \$993  = \$915 [7:0] < 7'h4c;
+  assign \$994  = \$992  & \$993 ;
+  assign \$995  = \$991  | \$994 ;
+  assign \$996  = \$915 [7:0] >= 1'h0;
+  assign \$997  = \$915 [7:0] < 3'h4;
+  assign \$998  = \$996  & \$997 ;
+  assign \$1000  = \$915 [7:0] >= 3'h4;
+  assign \$1001  = \$915 [7:0] < 5'h14;
+  assign \$1002  = \$1000  & \$1001 ;
+  assign \$1004  = \$915 [7:0] >= 1'h0;
+  assign \$1005  = \$915 [7:0] < 3'h4;
+  assign \$1006  = \$1004  & \$1005 ;
+  assign \$1008  = \$915 [7:0] >= 6'h20;
+  assign \$1009  = \$915 [7:0] < 6'h24;
+  assign \$1010  = \$1008  & \$1009 ;
+  assign \$1011  = \$1007  | \$1010 ;
+  assign \$1012  = \$915 [7:0] >= 7'h40;
+  assign \$1013  = \$915 [7:0] < 7'h44;
+  assign \$1014  = \$1012  & \$1013 ;
+  assign \$1015  = \$1011  | \$1014 ;
+  assign \$1016  = \$915 [7:0] >= 3'h4;
+  assign \$1017  = \$915 [7:0] < 4'hc;
+  assign \$1018  = \$1016  & \$1017 ;
+  assign \$1020  = \$915 [7:0] >= 6'h24;
+  assign \$1021  = \$915 [7:0] < 6'h2c;
+  assign \$1022  = \$1020  & \$1021 ;
+  assign \$1023  = \$1019  | \$1022 ;
+  assign \$1024  = \$915 [7:0] >= 7'h44;
+  assign \$1025  = \$915 [7:0] < 7'h4c;
+  assign \$1026  = \$1024  & \$1025 ;
+  assign \$1027  = \$1023  | \$1026 ;
+  assign \$1028  = \$915 [7:0] >= 1'h0;
+  assign \$1029  = \$915 [7:0] < 3'h4;
+  assign \$1030  = \$1028  & \$1029 ;
+  assign \$1032  = \$915 [7:0] >= 3'h4;
+  assign \$1033  = \$915 [7:0] < 6'h24;
+  assign \$1034  = \$1032  & \$1033 ;
+  assign \$1036  = wr_resp - posp1;
+  assign \$1037  = $signed(\$1036 [9:0]) < $signed(1'h0);
+  assign \$1038  = $signed(\$1036 [9:0]) + $signed(9'h0a0);
+  assign \$1039  = \$1037  ? \$1038  : { \$1036 [9], \$1036 [9:0] };
+  assign \$1040  = \$1039 [7:0] >= 1'h0;
+  assign \$1041  = \$1039 [7:0] < 3'h4;
+  assign \$1042  = \$1040  & \$1041 ;
+  assign \$1044  = \$1039 [7:0] >= 3'h4;
+  assign \$1045  = \$1039 [7:0] < 4'hc;
+  assign \$1046  = \$1044  & \$1045 ;
+  assign \$1048  = \$1039 [7:0] >= 1'h0;
+  assign \$1049  = \$1039 [7:0] < 3'h4;
+  assign \$1050  = \$1048  & \$1049 ;
+  assign \$1052  = \$1039 [7:0] >= 5'h10;
+  assign \$1053  = \$1039 [7:0] < 5'h14;
+  assign \$1054  = \$1052  & \$1053 ;
+  assign \$1055  = \$1051  | \$1054 ;
+  assign \$1056  = \$1039 [7:0] >= 3'h4;
+  assign \$1057  = \$1039 [7:0] < 4'hc;
+  assign \$1058  = \$1056  & \$1057 ;
+  assign \$1060  = \$1039 [7:0] >= 5'h14;
+  assign \$1061  = \$1039 [7:0] < 5'h1c;
+  assign \$1062  = \$1060  & \$1061 ;
+  assign \$1063  = \$1059  | \$1062 ;
+  assign \$1064  = \$1039 [7:0] >= 1'h0;
+  assign \$1065  = \$1039 [7:0] < 3'h4;
+  assign \$1066  = \$1064  & \$1065 ;
+  assign \$1068  = \$1039 [7:0] >= 6'h20;
+  assign \$1069  = \$1039 [7:0] < 6'h24;
+  assign \$1070  = \$1068  & \$1069 ;
+  assign \$1071  = \$1067  | \$1070 ;
+  assign \$1072  = \$1039 [7:0] >= 3'h4;
+  assign \$1073  = \$1039 [7:0] < 4'hc;
+  assign \$1074  = \$1072  & \$1073 ;
+  assign \$1076  = \$1039 [7:0] >= 6'h24;
+  assign \$1077  = \$1039 [7:0] < 6'h2c;
+  assign \$1078  = \$1076  & \$1077 ;
+  assign \$1079  = \$1075  | \$1078 ;
+  assign \$1080  = \$1039 [7:0] >= 1'h0;
+  assign \$1081  = \$1039 [7:0] < 3'h4;
+  assign \$1082  = \$1080  & \$1081 ;
+  assign \$1084  = \$1039 [7:0] >= 5'h10;
+  assign \$1085  = \$1039 [7:0] < 5'h14;
+  assign \$1086  = \$1084  & \$1085 ;
+  assign \$1087  = \$1083  | \$1086 ;
+  assign \$1088  = \$1039 [7:0] >= 6'h20;
+  assign \$1089  = \$1039 [7:0] < 6'h24;
+  assign \$1090  = \$1088  & \$1089 ;
+  assign \$1091  = \$1087  | \$1090 ;
+  assign \$1092  = \$1039 [7:0] >= 3'h4;
+  assign \$1093  = \$1039 [7:0] < 4'hc;
+  assign \$1094  = \$1092  & \$1093 ;
+  assign \$1096  = \$1039 [7:0] >= 5'h14;
+  assign \$1097  = \$1039 [7:0] < 5'h1c;
+  assign \$1098  = \$1096  & \$1097 ;
+  assign \$1099  = \$1095  | \$1098 ;
+  assign \$1100  = \$1039 [7:0] >= 6'h24;
+  assign \$1101  = \$1039 [7:0] < 6'h2c;
+  assign \$1102  = \$1100  & \$1101 ;
+  assign \$1103  = \$1099  | \$1102 ;
+  assign \$1104  = \$1039 [7:0] >= 1'h0;
+  assign \$1105  = \$1039 [7:0] < 3'h4;
+  assign \$1106  = \$1104  & \$1105 ;
+  assign \$1108  = \$1039 [7:0] >= 7'h40;
+  assign \$1109  = \$1039 [7:0] < 7'h44;
+  assign \$1110  = \$1108  & \$1109 ;
+  assign \$1111  = \$1107  | \$1110 ;
+  assign \$1112  = \$1039 [7:0] >= 3'h4;
+  assign \$1113  = \$1039 [7:0] < 4'hc;
+  assign \$1114  = \$1112  & \$1113 ;
+  assign \$1116  = \$1039 [7:0] >= 7'h44;
+  assign \$1117  = \$1039 [7:0] < 7'h4c;
+  assign \$1118  = \$1116  & \$1117 ;
+  assign \$1119  = \$1115  | \$1118 ;
+  assign \$1120  = \$1039 [7:0] >= 1'h0;
+  assign \$1121  = \$1039 [7:0] < 3'h4;
+  assign \$1122  = \$1120  & \$1121 ;
+  assign \$1124  = \$1039 [7:0] >= 3'h4;
+  assign \$1125  = \$1039 [7:0] < 5'h14;
+  assign \$1126  = \$1124  & \$1125 ;
+  assign \$1128  = \$1039 [7:0] >= 1'h0;
+  assign \$1129  = \$1039 [7:0] < 3'h4;
+  assign \$1130  = \$1128  & \$1129 ;
+  assign \$1132  = \$1039 [7:0] >= 6'h20;
+  assign \$1133  = \$1039 [7:0] < 6'h24;
+  assign \$1134  = \$1132  & \$1133 ;
+  assign \$1135  = \$1131  | \$1134 ;
+  assign \$1136  = \$1039 [7:0] >= 7'h40;
+  assign \$1137  = \$1039 [7:0] < 7'h44;
+  assign \$1138  = \$1136  & \$1137 ;
+  assign \$1139  = \$1135  | \$1138 ;
+  assign \$1140  = \$1039 [7:0] >= 3'h4;
+  assign \$1141  = \$1039 [7:0] < 4'hc;
+  assign \$1142  = \$1140  & \$1141 ;
+  assign \$1144  = \$1039 [7:0] >= 6'h24;
+  assign \$1145  = \$1039 [7:0] < 6'h2c;
+  assign \$1146  = \$1144  & \$1145 ;
+  assign \$1147  = \$1143  | \$1146 ;
+  assign \$1148  = \$1039 [7:0] >= 7'h44;
+  assign \$1149  = \$1039 [7:0] < 7'h4c;
+  assign \$1150  = \$1148  & \$1149 ;
+  assign \$1151  = \$1147  | \$1150 ;
+  assign \$1152  = \$1039 [7:0] >= 1'h0;
+  assign \$1153  = \$1039 [7:0] < 3'h4;
+  assign \$1154  = \$1152  & \$1153 ;
+  assign \$1156  = \$1039 [7:0] >= 3'h4;
+  assign \$1157  = \$1039 [7:0] < 6'h24;
+  assign \$1158  = \$1156  & \$1157 ;
+  assign \$1160  = clocks__0__hpos == 8'he3;
+  assign \$1161  = clocks__0__line + \$1160 ;
+  assign \$1162  = cosmic_cnt + 1'h1;
+  assign \$1164  = posm0 - jump;
+  assign \$1165  = pend_cnt == 1'h1;
+  assign fire = pend & \$1165 ;
+  assign \$1166  = bus__strobe & bus__sel;
+  assign \$1167  = \$1166  & bus__write;
+  assign \$1168  = bus__addr[5:0] != 5'h10;
+  assign \$1169  = \$1167  & \$1168 ;
+  assign \$1170  = bus__addr[5:0] != 5'h11;
+  assign new_generic = \$1169  & \$1170 ;
+  assign \$1171  = ! eff;
+  assign \$1172  = new_generic & \$1171 ;
+  assign \$1173  = ap_cycle <= 5'h14;
+  assign \$1174  = ap_cycle == 7'h4b;
+  assign \$1175  = \$1173  | \$1174 ;
+  assign \$1176  = ap_cycle >= 6'h36;
+  assign \$1179  = \$1177  > \$1178 ;
+  assign \$1182  = \$1179  ? \$1180  : \$1181 ;
+  assign \$1183  = 4'h8 - \$1182 ;
+  assign \$1186  = \$1184  < \$1185 ;
+  assign \$1189  = \$1187  - \$1188 ;
+  assign \$1190  = \$1186  ? \$1189  : 5'h00;
+  assign \$1191  = - $signed(\$1190 );
+  assign \$1192  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
+  assign \$1193  = ap_cycle <= 5'h14;
+  assign \$1194  = ap_cycle == 7'h4b;
+  assign \$1195  = \$1193  | \$1194 ;
+  assign \$1196  = ap_cycle >= 6'h36;
+  assign \$1199  = \$1197  > \$1198 ;
+  assign \$1202  = \$1199  ? \$1200  : \$1201 ;
+  assign \$1203  = 4'h8 - \$1202 ;
+  assign \$1206  = \$1204  < \$1205 ;
+  assign \$1209  = \$1207  - \$1208 ;
+  assign \$1210  = \$1206  ? \$1209  : 5'h00;
+  assign \$1211  = - $signed(\$1210 );
+  assign \$1212  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$180 );
+  assign \$1213  = ap_cycle <= 5'h14;
+  assign \$1214  = ap_cycle == 7'h4b;
+  assign \$1215  = \$1213  | \$1214 ;
+  assign \$1216  = ap_cycle >= 6'h36;
+  assign \$1219  = \$1217  > \$1218 ;
+  assign \$1222  = \$1219  ? \$1220  : \$1221 ;
+  assign \$1223  = 4'h8 - \$1222 ;
+  assign \$1226  = \$1224  < \$1225 ;
+  assign \$1229  = \$1227  - \$1228 ;
+  assign \$1230  = \$1226  ? \$1229  : 5'h00;
+  assign \$1231  = - $signed(\$1230 );
+  assign \$1232  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$181 );
+  assign \$1233  = ap_cycle <= 5'h14;
+  assign \$1234  = ap_cycle == 7'h4b;
+  assign \$1235  = \$1233  | \$1234 ;
+  assign \$1236  = ap_cycle >= 6'h36;
+  assign \$1239  = \$1237  > \$1238 ;
+  assign \$1242  = \$1239  ? \$1240  : \$1241 ;
+  assign \$1243  = 4'h8 - \$1242 ;
+  assign \$1246  = \$1244  < \$1245 ;
+  assign \$1249  = \$1247  - \$1248 ;
+  assign \$1250  = \$1246  ? \$1249  : 5'h00;
+  assign \$1251  = - $signed(\$1250 );
+  assign \$1252  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$182 );
+  assign \$1253  = ap_cycle <= 5'h14;
+  assign \$1254  = ap_cycle == 7'h4b;
+  assign \$1255  = \$1253  | \$1254 ;
+  assign \$1256  = ap_cycle >= 6'h36;
+  assign \$1259  = \$1257  > \$1258 ;
+  assign \$1262  = \$1259  ? \$1260  : \$1261 ;
+  assign \$1263  = 4'h8 - \$1262 ;
+  assign \$1266  = \$1264  < \$1265 ;
+  assign \$1269  = \$1267  - \$1268 ;
+  assign \$1270  = \$1266  ? \$1269  : 5'h00;
+  assign \$1271  = - $signed(\$1270 );
+  assign \$1272  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$183 );
+  assign \$1273  = bus__strobe & bus__sel;
+  assign \$1274  = \$1273  & bus__write;
+  assign \$1275  = \port$5520$4 [0] ? 9'h156 : 9'h122;
+  assign \$1276  = \$1161 [15:0] > \$1275 ;
+  assign \$1277  = vsync_count >= 7'h4c;
+  assign \$1278  = vsync_armed & \$1277 ;
+  always @(posedge clk)
+    x <= \$1279 ;
+  always @(posedge clk)
+    paddle0_charge_at <= \$1280 ;
+  always @(posedge clk)
+    paddle1_charge_at <= \$1281 ;
+  always @(posedge clk)
+    paddle2_charge_at <= \$1282 ;
+  always @(posedge clk)
+    paddle3_charge_at <= \$1283 ;
+  always @(posedge clk)
+    coll_read <= \$1284 ;
+  always @(posedge clk)
+    inpt_read <= \$1285 ;
+  always @(posedge clk)
+    wr_hpos <= \$1286 ;
+  always @(posedge clk)
+    wr_phase <= \$1287 ;
+  always @(posedge clk)
+    wr_cycle <= \$1288 ;
+  always @(posedge clk)
+    wr_resm <= \$1289 ;
+  always @(posedge clk)
+    wr_resp <= \$1290 ;
+  always @(posedge clk)
+    wm <= \$1291 ;
+  always @(posedge clk)
+    since_hmove <= \$1292 ;
+  always @(posedge clk)
+    vsync_count <= \$1293 ;
+  always @(posedge clk)
+    collision <= \$1294 ;
+  always @(posedge clk)
+    p0_skip <= \$1295 ;
+  always @(posedge clk)
+    p1_skip <= \$1296 ;
+  always @(posedge clk)
+    pf_reflect <= \$1297 ;
+  always @(posedge clk)
+    cosmic_cnt <= \$1298 ;
+  always @(posedge clk)
+    posm0 <= \$1299 ;
+  always @(posedge clk)
+    m0_mode <= \$1300 ;
+  always @(posedge clk)
+    hmove_blank <= \$1301 ;
+  always @(posedge clk)
+    pend_cnt <= \$1302 ;
+  always @(posedge clk)
+    pend <= \$1303 ;
+  always @(posedge clk)
+    vblank <= \$1304 ;
+  always @(posedge clk)
+    nusiz0 <= \$1305 ;
+  always @(posedge clk)
+    nusiz1 <= \$1306 ;
+  always @(posedge clk)
+    colup0 <= \$1307 ;
+  always @(posedge clk)
+    colup1 <= \$1308 ;
+  always @(posedge clk)
+    colupf <= \$1309 ;
+  always @(posedge clk)
+    colubk <= \$1310 ;
+  always @(posedge clk)
+    ctrlpf <= \$1311 ;
+  always @(posedge clk)
+    refp0 <= \$1312 ;
+  always @(posedge clk)
+    refp1 <= \$1313 ;
+  always @(posedge clk)
+    pf <= \$1314 ;
+  always @(posedge clk)
+    posm1 <= \$1315 ;
+  always @(posedge clk)
+    posbl <= \$1316 ;
+  always @(posedge clk)
+    grp0 <= \$1317 ;
+  always @(posedge clk)
+    dgrp1 <= \$1318 ;
+  always @(posedge clk)
+    grp1 <= \$1319 ;
+  always @(posedge clk)
+    dgrp0 <= \$1320 ;
+  always @(posedge clk)
+    denabl <= \$1321 ;
+  always @(posedge clk)
+    enam0 <= \$1322 ;
+  always @(posedge clk)
+    enam1 <= \$1323 ;
+  always @(posedge clk)
+    enabl <= \$1324 ;
+  always @(posedge clk)
+    hmp0 <= \$1325 ;
+  always @(posedge clk)
+    hmp1 <= \$1326 ;
+  always @(posedge clk)
+    hmm0 <= \$1327 ;
+  always @(posedge clk)
+    cosmic <= \$1328 ;
+  always @(posedge clk)
+    hmm1 <= \$1329 ;
+  always @(posedge clk)
+    hmbl <= \$1330 ;
+  always @(posedge clk)
+    vdelp0 <= \$1331 ;
+  always @(posedge clk)
+    vdelp1 <= \$1332 ;
+  always @(posedge clk)
+    vdelbl <= \$1333 ;
+  always @(posedge clk)
+    resmp0 <= \$1334 ;
+  always @(posedge clk)
+    resmp1 <= \$1335 ;
+  always @(posedge clk)
+    posp0 <= \$1336 ;
+  always @(posedge clk)
+    posp1 <= \$1337 ;
+  always @(posedge clk)
+    rp0_cnt <= \$1338 ;
+  always @(posedge clk)
+    rp0_valid <= \$1339 ;
+  always @(posedge clk)
+    rp1_cnt <= \$1340 ;
+  always @(posedge clk)
+    rp1_valid <= \$1341 ;
+  always @(posedge clk)
+    vsync_armed <= \$1342 ;
+  always @(posedge clk)
+    dump_enabled <= \$1343 ;
+  always @(posedge clk)
+    dump_disabled_cycle <= \$1344 ;
+  always @(posedge clk)
+    vblank_dump <= \$1345 ;
+  always @(posedge clk)
+    wsync <= \$1346 ;
+  always @(posedge clk)
+    rp0_x <= \$1347 ;
+  always @(posedge clk)
+    rp0_skip <= \$1348 ;
+  always @(posedge clk)
+    rp1_x <= \$1349 ;
+  always @(posedge clk)
+    rp1_skip <= \$1350 ;
+  always @(posedge clk)
+    pend_addr <= \$1351 ;
+  always @(posedge clk)
+    pend_data <= \$1352 ;
+  always @(posedge clk)
+    pend_hpos <= \$1353 ;
+  always @(posedge clk)
+    pend_cycle <= \$1354 ;
+  always @(posedge clk)
+    pend_resm <= \$1355 ;
+  always @(posedge clk)
+    pend_since <= \$1356 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ hmp0[3];
   assign \$auto$rtlil.cc:2739:Not$12  = ~ hmp1[3];
   assign \$auto$rtlil.cc:2739:Not$14  = ~ hmp1[3];
@@ -17052,27 +17108,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (color)
       2'h0:
-          \$788  = colubk;
+          \$789  = colubk;
       2'h1:
-          \$788  = colupf;
+          \$789  = colupf;
       2'h2:
-          \$788  = colup0;
+          \$789  = colup0;
       2'h3:
-          \$788  = colup1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    (* full_case = 32'd1 *)
-    casez (wr_cycle[1:0])
-      2'h0:
-          \$907  = 4'h4;
-      2'h1:
-          \$907  = 4'h5;
-      2'h2:
-          \$907  = 4'h2;
-      2'h3:
-          \$907  = 4'h3;
+          \$789  = colup1;
     endcase
   end
   always @* begin
@@ -17106,15 +17148,29 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
+    casez (wr_cycle[1:0])
+      2'h0:
+          \$910  = 4'h4;
+      2'h1:
+          \$910  = 4'h5;
+      2'h2:
+          \$910  = 4'h2;
+      2'h3:
+          \$910  = 4'h3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    (* full_case = 32'd1 *)
     casez (nc)
       2'h0:
-          \$1162  = 8'h12;
+          \$1163  = 8'h12;
       2'h1:
-          \$1162  = 8'h21;
+          \$1163  = 8'h21;
       2'h2:
-          \$1162  = 8'h00;
+          \$1163  = 8'h00;
       2'h3:
-          \$1162  = 8'h11;
+          \$1163  = 8'h11;
     endcase
   end
   always @* begin
@@ -17122,261 +17178,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1175  = 4'hf;
+          \$1177  = 4'hf;
       7'h01:
-          \$1175  = 4'hf;
+          \$1177  = 4'hf;
       7'h02:
-          \$1175  = 4'hf;
+          \$1177  = 4'hf;
       7'h03:
-          \$1175  = 4'hf;
+          \$1177  = 4'hf;
       7'h04:
-          \$1175  = 4'he;
+          \$1177  = 4'he;
       7'h05:
-          \$1175  = 4'hd;
+          \$1177  = 4'hd;
       7'h06:
-          \$1175  = 4'hd;
+          \$1177  = 4'hd;
       7'h07:
-          \$1175  = 4'hc;
+          \$1177  = 4'hc;
       7'h08:
-          \$1175  = 4'hb;
+          \$1177  = 4'hb;
       7'h09:
-          \$1175  = 4'ha;
+          \$1177  = 4'ha;
       7'h0a:
-          \$1175  = 4'ha;
+          \$1177  = 4'ha;
       7'h0b:
-          \$1175  = 4'h9;
+          \$1177  = 4'h9;
       7'h0c:
-          \$1175  = 4'h8;
+          \$1177  = 4'h8;
       7'h0d:
-          \$1175  = 4'h7;
+          \$1177  = 4'h7;
       7'h0e:
-          \$1175  = 4'h7;
+          \$1177  = 4'h7;
       7'h0f:
-          \$1175  = 4'h6;
+          \$1177  = 4'h6;
       7'h10:
-          \$1175  = 4'h5;
+          \$1177  = 4'h5;
       7'h11:
-          \$1175  = 4'h4;
+          \$1177  = 4'h4;
       7'h12:
-          \$1175  = 4'h4;
+          \$1177  = 4'h4;
       7'h13:
-          \$1175  = 4'h3;
+          \$1177  = 4'h3;
       7'h14:
-          \$1175  = 4'h2;
+          \$1177  = 4'h2;
       7'h15:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h16:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h17:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h18:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h19:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h1a:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h1b:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h1c:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h1d:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h1e:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h1f:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h20:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h21:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h22:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h23:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h24:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h25:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h26:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h27:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h28:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h29:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h2a:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h2b:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h2c:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h2d:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h2e:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h2f:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h30:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h31:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h32:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h33:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h34:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h35:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h36:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h37:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h38:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h39:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h3a:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h3b:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h3c:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h3d:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h3e:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h3f:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h40:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h41:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h42:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h43:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h44:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h45:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h46:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h47:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h48:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h49:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h4a:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h4b:
-          \$1175  = 4'hf;
+          \$1177  = 4'hf;
       7'h4c:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h4d:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h4e:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h4f:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h50:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h51:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h52:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h53:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h54:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h55:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h56:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h57:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h58:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h59:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h5a:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h5b:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h5c:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h5d:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h5e:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h5f:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h60:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h61:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h62:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h63:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h64:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h65:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h66:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h67:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h68:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h69:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h6a:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h6b:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h6c:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h6d:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h6e:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h6f:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h70:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h71:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h72:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h73:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h74:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h75:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h76:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h77:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h78:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h79:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h7a:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h7b:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h7c:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h7d:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h7e:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
       7'h7f:
-          \$1175  = 4'h0;
+          \$1177  = 4'h0;
     endcase
   end
   always @* begin
@@ -17384,261 +17440,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1179  = 4'hf;
+          \$1181  = 4'hf;
       7'h01:
-          \$1179  = 4'hf;
+          \$1181  = 4'hf;
       7'h02:
-          \$1179  = 4'hf;
+          \$1181  = 4'hf;
       7'h03:
-          \$1179  = 4'hf;
+          \$1181  = 4'hf;
       7'h04:
-          \$1179  = 4'he;
+          \$1181  = 4'he;
       7'h05:
-          \$1179  = 4'hd;
+          \$1181  = 4'hd;
       7'h06:
-          \$1179  = 4'hd;
+          \$1181  = 4'hd;
       7'h07:
-          \$1179  = 4'hc;
+          \$1181  = 4'hc;
       7'h08:
-          \$1179  = 4'hb;
+          \$1181  = 4'hb;
       7'h09:
-          \$1179  = 4'ha;
+          \$1181  = 4'ha;
       7'h0a:
-          \$1179  = 4'ha;
+          \$1181  = 4'ha;
       7'h0b:
-          \$1179  = 4'h9;
+          \$1181  = 4'h9;
       7'h0c:
-          \$1179  = 4'h8;
+          \$1181  = 4'h8;
       7'h0d:
-          \$1179  = 4'h7;
+          \$1181  = 4'h7;
       7'h0e:
-          \$1179  = 4'h7;
+          \$1181  = 4'h7;
       7'h0f:
-          \$1179  = 4'h6;
+          \$1181  = 4'h6;
       7'h10:
-          \$1179  = 4'h5;
+          \$1181  = 4'h5;
       7'h11:
-          \$1179  = 4'h4;
+          \$1181  = 4'h4;
       7'h12:
-          \$1179  = 4'h4;
+          \$1181  = 4'h4;
       7'h13:
-          \$1179  = 4'h3;
+          \$1181  = 4'h3;
       7'h14:
-          \$1179  = 4'h2;
+          \$1181  = 4'h2;
       7'h15:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h16:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h17:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h18:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h19:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h1a:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h1b:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h1c:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h1d:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h1e:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h1f:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h20:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h21:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h22:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h23:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h24:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h25:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h26:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h27:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h28:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h29:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h2a:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h2b:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h2c:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h2d:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h2e:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h2f:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h30:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h31:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h32:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h33:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h34:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h35:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h36:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h37:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h38:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h39:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h3a:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h3b:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h3c:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h3d:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h3e:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h3f:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h40:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h41:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h42:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h43:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h44:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h45:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h46:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h47:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h48:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h49:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h4a:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h4b:
-          \$1179  = 4'hf;
+          \$1181  = 4'hf;
       7'h4c:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h4d:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h4e:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h4f:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h50:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h51:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h52:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h53:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h54:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h55:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h56:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h57:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h58:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h59:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h5a:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h5b:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h5c:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h5d:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h5e:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h5f:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h60:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h61:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h62:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h63:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h64:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h65:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h66:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h67:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h68:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h69:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h6a:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h6b:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h6c:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h6d:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h6e:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h6f:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h70:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h71:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h72:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h73:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h74:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h75:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h76:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h77:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h78:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h79:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h7a:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h7b:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h7c:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h7d:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h7e:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
       7'h7f:
-          \$1179  = 4'h0;
+          \$1181  = 4'h0;
     endcase
   end
   always @* begin
@@ -17646,261 +17702,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h01:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h02:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h03:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h04:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h05:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h06:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h07:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h08:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h09:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h0a:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h0b:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h0c:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h0d:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h0e:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h0f:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h10:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h11:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h12:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h13:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h14:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h15:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h16:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h17:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h18:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h19:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h1a:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h1b:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h1c:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h1d:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h1e:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h1f:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h20:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h21:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h22:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h23:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h24:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h25:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h26:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h27:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h28:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h29:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h2a:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h2b:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h2c:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h2d:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h2e:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h2f:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h30:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h31:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h32:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h33:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h34:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h35:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h36:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h37:
-          \$1182  = 4'he;
+          \$1184  = 4'he;
       7'h38:
-          \$1182  = 4'hd;
+          \$1184  = 4'hd;
       7'h39:
-          \$1182  = 4'hc;
+          \$1184  = 4'hc;
       7'h3a:
-          \$1182  = 4'hc;
+          \$1184  = 4'hc;
       7'h3b:
-          \$1182  = 4'hb;
+          \$1184  = 4'hb;
       7'h3c:
-          \$1182  = 4'ha;
+          \$1184  = 4'ha;
       7'h3d:
-          \$1182  = 4'h9;
+          \$1184  = 4'h9;
       7'h3e:
-          \$1182  = 4'h9;
+          \$1184  = 4'h9;
       7'h3f:
-          \$1182  = 4'h8;
+          \$1184  = 4'h8;
       7'h40:
-          \$1182  = 4'h7;
+          \$1184  = 4'h7;
       7'h41:
-          \$1182  = 4'h6;
+          \$1184  = 4'h6;
       7'h42:
-          \$1182  = 4'h6;
+          \$1184  = 4'h6;
       7'h43:
-          \$1182  = 4'h5;
+          \$1184  = 4'h5;
       7'h44:
-          \$1182  = 4'h4;
+          \$1184  = 4'h4;
       7'h45:
-          \$1182  = 4'h3;
+          \$1184  = 4'h3;
       7'h46:
-          \$1182  = 4'h3;
+          \$1184  = 4'h3;
       7'h47:
-          \$1182  = 4'h2;
+          \$1184  = 4'h2;
       7'h48:
-          \$1182  = 4'h1;
+          \$1184  = 4'h1;
       7'h49:
-          \$1182  = 4'h0;
+          \$1184  = 4'h0;
       7'h4a:
-          \$1182  = 4'h0;
+          \$1184  = 4'h0;
       7'h4b:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h4c:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h4d:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h4e:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h4f:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h50:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h51:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h52:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h53:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h54:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h55:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h56:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h57:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h58:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h59:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h5a:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h5b:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h5c:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h5d:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h5e:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h5f:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h60:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h61:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h62:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h63:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h64:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h65:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h66:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h67:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h68:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h69:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h6a:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h6b:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h6c:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h6d:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h6e:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h6f:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h70:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h71:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h72:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h73:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h74:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h75:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h76:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h77:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h78:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h79:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h7a:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h7b:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h7c:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h7d:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h7e:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
       7'h7f:
-          \$1182  = 4'hf;
+          \$1184  = 4'hf;
     endcase
   end
   always @* begin
@@ -17908,261 +17964,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h01:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h02:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h03:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h04:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h05:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h06:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h07:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h08:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h09:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h0a:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h0b:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h0c:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h0d:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h0e:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h0f:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h10:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h11:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h12:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h13:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h14:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h15:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h16:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h17:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h18:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h19:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h1a:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h1b:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h1c:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h1d:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h1e:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h1f:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h20:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h21:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h22:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h23:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h24:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h25:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h26:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h27:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h28:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h29:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h2a:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h2b:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h2c:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h2d:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h2e:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h2f:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h30:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h31:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h32:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h33:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h34:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h35:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h36:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h37:
-          \$1186  = 4'he;
+          \$1188  = 4'he;
       7'h38:
-          \$1186  = 4'hd;
+          \$1188  = 4'hd;
       7'h39:
-          \$1186  = 4'hc;
+          \$1188  = 4'hc;
       7'h3a:
-          \$1186  = 4'hc;
+          \$1188  = 4'hc;
       7'h3b:
-          \$1186  = 4'hb;
+          \$1188  = 4'hb;
       7'h3c:
-          \$1186  = 4'ha;
+          \$1188  = 4'ha;
       7'h3d:
-          \$1186  = 4'h9;
+          \$1188  = 4'h9;
       7'h3e:
-          \$1186  = 4'h9;
+          \$1188  = 4'h9;
       7'h3f:
-          \$1186  = 4'h8;
+          \$1188  = 4'h8;
       7'h40:
-          \$1186  = 4'h7;
+          \$1188  = 4'h7;
       7'h41:
-          \$1186  = 4'h6;
+          \$1188  = 4'h6;
       7'h42:
-          \$1186  = 4'h6;
+          \$1188  = 4'h6;
       7'h43:
-          \$1186  = 4'h5;
+          \$1188  = 4'h5;
       7'h44:
-          \$1186  = 4'h4;
+          \$1188  = 4'h4;
       7'h45:
-          \$1186  = 4'h3;
+          \$1188  = 4'h3;
       7'h46:
-          \$1186  = 4'h3;
+          \$1188  = 4'h3;
       7'h47:
-          \$1186  = 4'h2;
+          \$1188  = 4'h2;
       7'h48:
-          \$1186  = 4'h1;
+          \$1188  = 4'h1;
       7'h49:
-          \$1186  = 4'h0;
+          \$1188  = 4'h0;
       7'h4a:
-          \$1186  = 4'h0;
+          \$1188  = 4'h0;
       7'h4b:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h4c:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h4d:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h4e:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h4f:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h50:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h51:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h52:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h53:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h54:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h55:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h56:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h57:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h58:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h59:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h5a:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h5b:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h5c:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h5d:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h5e:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h5f:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h60:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h61:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h62:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h63:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h64:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h65:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h66:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h67:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h68:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h69:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h6a:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h6b:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h6c:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h6d:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h6e:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h6f:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h70:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h71:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h72:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h73:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h74:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h75:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h76:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h77:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h78:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h79:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h7a:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h7b:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h7c:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h7d:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h7e:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
       7'h7f:
-          \$1186  = 4'hf;
+          \$1188  = 4'hf;
     endcase
   end
   always @* begin
@@ -18170,261 +18226,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1195  = 4'hf;
+          \$1197  = 4'hf;
       7'h01:
-          \$1195  = 4'hf;
+          \$1197  = 4'hf;
       7'h02:
-          \$1195  = 4'hf;
+          \$1197  = 4'hf;
       7'h03:
-          \$1195  = 4'hf;
+          \$1197  = 4'hf;
       7'h04:
-          \$1195  = 4'he;
+          \$1197  = 4'he;
       7'h05:
-          \$1195  = 4'hd;
+          \$1197  = 4'hd;
       7'h06:
-          \$1195  = 4'hd;
+          \$1197  = 4'hd;
       7'h07:
-          \$1195  = 4'hc;
+          \$1197  = 4'hc;
       7'h08:
-          \$1195  = 4'hb;
+          \$1197  = 4'hb;
       7'h09:
-          \$1195  = 4'ha;
+          \$1197  = 4'ha;
       7'h0a:
-          \$1195  = 4'ha;
+          \$1197  = 4'ha;
       7'h0b:
-          \$1195  = 4'h9;
+          \$1197  = 4'h9;
       7'h0c:
-          \$1195  = 4'h8;
+          \$1197  = 4'h8;
       7'h0d:
-          \$1195  = 4'h7;
+          \$1197  = 4'h7;
       7'h0e:
-          \$1195  = 4'h7;
+          \$1197  = 4'h7;
       7'h0f:
-          \$1195  = 4'h6;
+          \$1197  = 4'h6;
       7'h10:
-          \$1195  = 4'h5;
+          \$1197  = 4'h5;
       7'h11:
-          \$1195  = 4'h4;
+          \$1197  = 4'h4;
       7'h12:
-          \$1195  = 4'h4;
+          \$1197  = 4'h4;
       7'h13:
-          \$1195  = 4'h3;
+          \$1197  = 4'h3;
       7'h14:
-          \$1195  = 4'h2;
+          \$1197  = 4'h2;
       7'h15:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h16:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h17:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h18:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h19:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h1a:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h1b:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h1c:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h1d:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h1e:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h1f:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h20:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h21:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h22:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h23:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h24:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h25:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h26:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h27:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h28:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h29:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h2a:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h2b:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h2c:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h2d:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h2e:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h2f:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h30:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h31:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h32:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h33:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h34:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h35:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h36:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h37:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h38:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h39:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h3a:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h3b:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h3c:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h3d:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h3e:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h3f:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h40:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h41:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h42:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h43:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h44:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h45:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h46:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h47:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h48:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h49:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h4a:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h4b:
-          \$1195  = 4'hf;
+          \$1197  = 4'hf;
       7'h4c:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h4d:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h4e:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h4f:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h50:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h51:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h52:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h53:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h54:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h55:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h56:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h57:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h58:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h59:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h5a:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h5b:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h5c:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h5d:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h5e:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h5f:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h60:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h61:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h62:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h63:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h64:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h65:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h66:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h67:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h68:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h69:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h6a:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h6b:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h6c:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h6d:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h6e:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h6f:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h70:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h71:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h72:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h73:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h74:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h75:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h76:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h77:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h78:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h79:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h7a:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h7b:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h7c:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h7d:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h7e:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
       7'h7f:
-          \$1195  = 4'h0;
+          \$1197  = 4'h0;
     endcase
   end
   always @* begin
@@ -18432,261 +18488,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1199  = 4'hf;
+          \$1201  = 4'hf;
       7'h01:
-          \$1199  = 4'hf;
+          \$1201  = 4'hf;
       7'h02:
-          \$1199  = 4'hf;
+          \$1201  = 4'hf;
       7'h03:
-          \$1199  = 4'hf;
+          \$1201  = 4'hf;
       7'h04:
-          \$1199  = 4'he;
+          \$1201  = 4'he;
       7'h05:
-          \$1199  = 4'hd;
+          \$1201  = 4'hd;
       7'h06:
-          \$1199  = 4'hd;
+          \$1201  = 4'hd;
       7'h07:
-          \$1199  = 4'hc;
+          \$1201  = 4'hc;
       7'h08:
-          \$1199  = 4'hb;
+          \$1201  = 4'hb;
       7'h09:
-          \$1199  = 4'ha;
+          \$1201  = 4'ha;
       7'h0a:
-          \$1199  = 4'ha;
+          \$1201  = 4'ha;
       7'h0b:
-          \$1199  = 4'h9;
+          \$1201  = 4'h9;
       7'h0c:
-          \$1199  = 4'h8;
+          \$1201  = 4'h8;
       7'h0d:
-          \$1199  = 4'h7;
+          \$1201  = 4'h7;
       7'h0e:
-          \$1199  = 4'h7;
+          \$1201  = 4'h7;
       7'h0f:
-          \$1199  = 4'h6;
+          \$1201  = 4'h6;
       7'h10:
-          \$1199  = 4'h5;
+          \$1201  = 4'h5;
       7'h11:
-          \$1199  = 4'h4;
+          \$1201  = 4'h4;
       7'h12:
-          \$1199  = 4'h4;
+          \$1201  = 4'h4;
       7'h13:
-          \$1199  = 4'h3;
+          \$1201  = 4'h3;
       7'h14:
-          \$1199  = 4'h2;
+          \$1201  = 4'h2;
       7'h15:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h16:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h17:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h18:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h19:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h1a:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h1b:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h1c:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h1d:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h1e:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h1f:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h20:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h21:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h22:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h23:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h24:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h25:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h26:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h27:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h28:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h29:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h2a:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h2b:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h2c:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h2d:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h2e:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h2f:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h30:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h31:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h32:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h33:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h34:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h35:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h36:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h37:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h38:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h39:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h3a:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h3b:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h3c:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h3d:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h3e:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h3f:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h40:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h41:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h42:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h43:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h44:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h45:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h46:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h47:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h48:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h49:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h4a:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h4b:
-          \$1199  = 4'hf;
+          \$1201  = 4'hf;
       7'h4c:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h4d:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h4e:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h4f:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h50:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h51:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h52:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h53:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h54:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h55:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h56:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h57:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h58:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h59:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h5a:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h5b:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h5c:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h5d:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h5e:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h5f:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h60:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h61:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h62:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h63:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h64:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h65:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h66:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h67:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h68:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h69:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h6a:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h6b:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h6c:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h6d:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h6e:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h6f:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h70:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h71:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h72:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h73:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h74:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h75:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h76:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h77:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h78:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h79:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h7a:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h7b:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h7c:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h7d:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h7e:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
       7'h7f:
-          \$1199  = 4'h0;
+          \$1201  = 4'h0;
     endcase
   end
   always @* begin
@@ -18694,261 +18750,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h01:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h02:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h03:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h04:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h05:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h06:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h07:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h08:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h09:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h0a:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h0b:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h0c:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h0d:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h0e:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h0f:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h10:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h11:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h12:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h13:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h14:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h15:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h16:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h17:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h18:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h19:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h1a:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h1b:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h1c:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h1d:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h1e:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h1f:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h20:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h21:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h22:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h23:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h24:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h25:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h26:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h27:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h28:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h29:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h2a:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h2b:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h2c:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h2d:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h2e:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h2f:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h30:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h31:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h32:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h33:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h34:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h35:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h36:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h37:
-          \$1202  = 4'he;
+          \$1204  = 4'he;
       7'h38:
-          \$1202  = 4'hd;
+          \$1204  = 4'hd;
       7'h39:
-          \$1202  = 4'hc;
+          \$1204  = 4'hc;
       7'h3a:
-          \$1202  = 4'hc;
+          \$1204  = 4'hc;
       7'h3b:
-          \$1202  = 4'hb;
+          \$1204  = 4'hb;
       7'h3c:
-          \$1202  = 4'ha;
+          \$1204  = 4'ha;
       7'h3d:
-          \$1202  = 4'h9;
+          \$1204  = 4'h9;
       7'h3e:
-          \$1202  = 4'h9;
+          \$1204  = 4'h9;
       7'h3f:
-          \$1202  = 4'h8;
+          \$1204  = 4'h8;
       7'h40:
-          \$1202  = 4'h7;
+          \$1204  = 4'h7;
       7'h41:
-          \$1202  = 4'h6;
+          \$1204  = 4'h6;
       7'h42:
-          \$1202  = 4'h6;
+          \$1204  = 4'h6;
       7'h43:
-          \$1202  = 4'h5;
+          \$1204  = 4'h5;
       7'h44:
-          \$1202  = 4'h4;
+          \$1204  = 4'h4;
       7'h45:
-          \$1202  = 4'h3;
+          \$1204  = 4'h3;
       7'h46:
-          \$1202  = 4'h3;
+          \$1204  = 4'h3;
       7'h47:
-          \$1202  = 4'h2;
+          \$1204  = 4'h2;
       7'h48:
-          \$1202  = 4'h1;
+          \$1204  = 4'h1;
       7'h49:
-          \$1202  = 4'h0;
+          \$1204  = 4'h0;
       7'h4a:
-          \$1202  = 4'h0;
+          \$1204  = 4'h0;
       7'h4b:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h4c:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h4d:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h4e:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h4f:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h50:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h51:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h52:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h53:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h54:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h55:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h56:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h57:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h58:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h59:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h5a:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h5b:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h5c:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h5d:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h5e:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h5f:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h60:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h61:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h62:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h63:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h64:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h65:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h66:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h67:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h68:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h69:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h6a:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h6b:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h6c:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h6d:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h6e:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h6f:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h70:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h71:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h72:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h73:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h74:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h75:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h76:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h77:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h78:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h79:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h7a:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h7b:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h7c:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h7d:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h7e:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
       7'h7f:
-          \$1202  = 4'hf;
+          \$1204  = 4'hf;
     endcase
   end
   always @* begin
@@ -18956,261 +19012,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h01:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h02:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h03:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h04:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h05:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h06:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h07:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h08:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h09:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h0a:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h0b:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h0c:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h0d:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h0e:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h0f:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h10:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h11:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h12:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h13:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h14:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h15:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h16:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h17:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h18:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h19:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h1a:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h1b:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h1c:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h1d:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h1e:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h1f:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h20:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h21:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h22:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h23:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h24:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h25:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h26:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h27:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h28:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h29:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h2a:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h2b:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h2c:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h2d:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h2e:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h2f:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h30:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h31:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h32:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h33:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h34:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h35:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h36:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h37:
-          \$1206  = 4'he;
+          \$1208  = 4'he;
       7'h38:
-          \$1206  = 4'hd;
+          \$1208  = 4'hd;
       7'h39:
-          \$1206  = 4'hc;
+          \$1208  = 4'hc;
       7'h3a:
-          \$1206  = 4'hc;
+          \$1208  = 4'hc;
       7'h3b:
-          \$1206  = 4'hb;
+          \$1208  = 4'hb;
       7'h3c:
-          \$1206  = 4'ha;
+          \$1208  = 4'ha;
       7'h3d:
-          \$1206  = 4'h9;
+          \$1208  = 4'h9;
       7'h3e:
-          \$1206  = 4'h9;
+          \$1208  = 4'h9;
       7'h3f:
-          \$1206  = 4'h8;
+          \$1208  = 4'h8;
       7'h40:
-          \$1206  = 4'h7;
+          \$1208  = 4'h7;
       7'h41:
-          \$1206  = 4'h6;
+          \$1208  = 4'h6;
       7'h42:
-          \$1206  = 4'h6;
+          \$1208  = 4'h6;
       7'h43:
-          \$1206  = 4'h5;
+          \$1208  = 4'h5;
       7'h44:
-          \$1206  = 4'h4;
+          \$1208  = 4'h4;
       7'h45:
-          \$1206  = 4'h3;
+          \$1208  = 4'h3;
       7'h46:
-          \$1206  = 4'h3;
+          \$1208  = 4'h3;
       7'h47:
-          \$1206  = 4'h2;
+          \$1208  = 4'h2;
       7'h48:
-          \$1206  = 4'h1;
+          \$1208  = 4'h1;
       7'h49:
-          \$1206  = 4'h0;
+          \$1208  = 4'h0;
       7'h4a:
-          \$1206  = 4'h0;
+          \$1208  = 4'h0;
       7'h4b:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h4c:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h4d:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h4e:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h4f:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h50:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h51:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h52:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h53:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h54:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h55:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h56:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h57:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h58:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h59:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h5a:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h5b:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h5c:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h5d:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h5e:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h5f:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h60:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h61:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h62:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h63:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h64:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h65:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h66:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h67:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h68:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h69:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h6a:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h6b:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h6c:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h6d:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h6e:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h6f:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h70:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h71:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h72:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h73:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h74:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h75:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h76:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h77:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h78:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h79:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h7a:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h7b:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h7c:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h7d:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h7e:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
       7'h7f:
-          \$1206  = 4'hf;
+          \$1208  = 4'hf;
     endcase
   end
   always @* begin
@@ -19218,261 +19274,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1215  = 4'hf;
+          \$1217  = 4'hf;
       7'h01:
-          \$1215  = 4'hf;
+          \$1217  = 4'hf;
       7'h02:
-          \$1215  = 4'hf;
+          \$1217  = 4'hf;
       7'h03:
-          \$1215  = 4'hf;
+          \$1217  = 4'hf;
       7'h04:
-          \$1215  = 4'he;
+          \$1217  = 4'he;
       7'h05:
-          \$1215  = 4'hd;
+          \$1217  = 4'hd;
       7'h06:
-          \$1215  = 4'hd;
+          \$1217  = 4'hd;
       7'h07:
-          \$1215  = 4'hc;
+          \$1217  = 4'hc;
       7'h08:
-          \$1215  = 4'hb;
+          \$1217  = 4'hb;
       7'h09:
-          \$1215  = 4'ha;
+          \$1217  = 4'ha;
       7'h0a:
-          \$1215  = 4'ha;
+          \$1217  = 4'ha;
       7'h0b:
-          \$1215  = 4'h9;
+          \$1217  = 4'h9;
       7'h0c:
-          \$1215  = 4'h8;
+          \$1217  = 4'h8;
       7'h0d:
-          \$1215  = 4'h7;
+          \$1217  = 4'h7;
       7'h0e:
-          \$1215  = 4'h7;
+          \$1217  = 4'h7;
       7'h0f:
-          \$1215  = 4'h6;
+          \$1217  = 4'h6;
       7'h10:
-          \$1215  = 4'h5;
+          \$1217  = 4'h5;
       7'h11:
-          \$1215  = 4'h4;
+          \$1217  = 4'h4;
       7'h12:
-          \$1215  = 4'h4;
+          \$1217  = 4'h4;
       7'h13:
-          \$1215  = 4'h3;
+          \$1217  = 4'h3;
       7'h14:
-          \$1215  = 4'h2;
+          \$1217  = 4'h2;
       7'h15:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h16:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h17:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h18:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h19:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h1a:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h1b:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h1c:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h1d:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h1e:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h1f:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h20:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h21:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h22:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h23:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h24:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h25:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h26:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h27:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h28:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h29:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h2a:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h2b:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h2c:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h2d:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h2e:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h2f:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h30:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h31:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h32:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h33:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h34:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h35:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h36:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h37:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h38:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h39:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h3a:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h3b:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h3c:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h3d:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h3e:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h3f:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h40:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h41:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h42:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h43:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h44:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h45:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h46:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h47:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h48:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h49:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h4a:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h4b:
-          \$1215  = 4'hf;
+          \$1217  = 4'hf;
       7'h4c:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h4d:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h4e:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h4f:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h50:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h51:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h52:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h53:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h54:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h55:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h56:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h57:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h58:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h59:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h5a:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h5b:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h5c:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h5d:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h5e:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h5f:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h60:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h61:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h62:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h63:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h64:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h65:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h66:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h67:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h68:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h69:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h6a:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h6b:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h6c:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h6d:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h6e:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h6f:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h70:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h71:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h72:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h73:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h74:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h75:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h76:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h77:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h78:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h79:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h7a:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h7b:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h7c:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h7d:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h7e:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
       7'h7f:
-          \$1215  = 4'h0;
+          \$1217  = 4'h0;
     endcase
   end
   always @* begin
@@ -19480,261 +19536,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1219  = 4'hf;
+          \$1221  = 4'hf;
       7'h01:
-          \$1219  = 4'hf;
+          \$1221  = 4'hf;
       7'h02:
-          \$1219  = 4'hf;
+          \$1221  = 4'hf;
       7'h03:
-          \$1219  = 4'hf;
+          \$1221  = 4'hf;
       7'h04:
-          \$1219  = 4'he;
+          \$1221  = 4'he;
       7'h05:
-          \$1219  = 4'hd;
+          \$1221  = 4'hd;
       7'h06:
-          \$1219  = 4'hd;
+          \$1221  = 4'hd;
       7'h07:
-          \$1219  = 4'hc;
+          \$1221  = 4'hc;
       7'h08:
-          \$1219  = 4'hb;
+          \$1221  = 4'hb;
       7'h09:
-          \$1219  = 4'ha;
+          \$1221  = 4'ha;
       7'h0a:
-          \$1219  = 4'ha;
+          \$1221  = 4'ha;
       7'h0b:
-          \$1219  = 4'h9;
+          \$1221  = 4'h9;
       7'h0c:
-          \$1219  = 4'h8;
+          \$1221  = 4'h8;
       7'h0d:
-          \$1219  = 4'h7;
+          \$1221  = 4'h7;
       7'h0e:
-          \$1219  = 4'h7;
+          \$1221  = 4'h7;
       7'h0f:
-          \$1219  = 4'h6;
+          \$1221  = 4'h6;
       7'h10:
-          \$1219  = 4'h5;
+          \$1221  = 4'h5;
       7'h11:
-          \$1219  = 4'h4;
+          \$1221  = 4'h4;
       7'h12:
-          \$1219  = 4'h4;
+          \$1221  = 4'h4;
       7'h13:
-          \$1219  = 4'h3;
+          \$1221  = 4'h3;
       7'h14:
-          \$1219  = 4'h2;
+          \$1221  = 4'h2;
       7'h15:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h16:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h17:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h18:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h19:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h1a:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h1b:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h1c:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h1d:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h1e:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h1f:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h20:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h21:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h22:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h23:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h24:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h25:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h26:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h27:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h28:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h29:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h2a:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h2b:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h2c:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h2d:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h2e:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h2f:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h30:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h31:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h32:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h33:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h34:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h35:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h36:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h37:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h38:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h39:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h3a:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h3b:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h3c:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h3d:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h3e:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h3f:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h40:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h41:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h42:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h43:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h44:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h45:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h46:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h47:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h48:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h49:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h4a:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h4b:
-          \$1219  = 4'hf;
+          \$1221  = 4'hf;
       7'h4c:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h4d:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h4e:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h4f:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h50:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h51:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h52:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h53:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h54:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h55:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h56:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h57:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h58:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h59:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h5a:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h5b:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h5c:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h5d:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h5e:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h5f:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h60:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h61:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h62:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h63:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h64:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h65:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h66:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h67:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h68:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h69:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h6a:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h6b:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h6c:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h6d:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h6e:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h6f:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h70:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h71:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h72:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h73:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h74:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h75:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h76:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h77:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h78:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h79:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h7a:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h7b:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h7c:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h7d:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h7e:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
       7'h7f:
-          \$1219  = 4'h0;
+          \$1221  = 4'h0;
     endcase
   end
   always @* begin
@@ -19742,261 +19798,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h01:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h02:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h03:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h04:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h05:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h06:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h07:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h08:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h09:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h0a:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h0b:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h0c:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h0d:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h0e:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h0f:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h10:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h11:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h12:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h13:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h14:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h15:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h16:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h17:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h18:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h19:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h1a:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h1b:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h1c:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h1d:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h1e:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h1f:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h20:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h21:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h22:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h23:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h24:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h25:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h26:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h27:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h28:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h29:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h2a:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h2b:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h2c:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h2d:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h2e:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h2f:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h30:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h31:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h32:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h33:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h34:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h35:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h36:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h37:
-          \$1222  = 4'he;
+          \$1224  = 4'he;
       7'h38:
-          \$1222  = 4'hd;
+          \$1224  = 4'hd;
       7'h39:
-          \$1222  = 4'hc;
+          \$1224  = 4'hc;
       7'h3a:
-          \$1222  = 4'hc;
+          \$1224  = 4'hc;
       7'h3b:
-          \$1222  = 4'hb;
+          \$1224  = 4'hb;
       7'h3c:
-          \$1222  = 4'ha;
+          \$1224  = 4'ha;
       7'h3d:
-          \$1222  = 4'h9;
+          \$1224  = 4'h9;
       7'h3e:
-          \$1222  = 4'h9;
+          \$1224  = 4'h9;
       7'h3f:
-          \$1222  = 4'h8;
+          \$1224  = 4'h8;
       7'h40:
-          \$1222  = 4'h7;
+          \$1224  = 4'h7;
       7'h41:
-          \$1222  = 4'h6;
+          \$1224  = 4'h6;
       7'h42:
-          \$1222  = 4'h6;
+          \$1224  = 4'h6;
       7'h43:
-          \$1222  = 4'h5;
+          \$1224  = 4'h5;
       7'h44:
-          \$1222  = 4'h4;
+          \$1224  = 4'h4;
       7'h45:
-          \$1222  = 4'h3;
+          \$1224  = 4'h3;
       7'h46:
-          \$1222  = 4'h3;
+          \$1224  = 4'h3;
       7'h47:
-          \$1222  = 4'h2;
+          \$1224  = 4'h2;
       7'h48:
-          \$1222  = 4'h1;
+          \$1224  = 4'h1;
       7'h49:
-          \$1222  = 4'h0;
+          \$1224  = 4'h0;
       7'h4a:
-          \$1222  = 4'h0;
+          \$1224  = 4'h0;
       7'h4b:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h4c:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h4d:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h4e:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h4f:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h50:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h51:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h52:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h53:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h54:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h55:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h56:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h57:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h58:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h59:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h5a:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h5b:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h5c:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h5d:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h5e:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h5f:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h60:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h61:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h62:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h63:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h64:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h65:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h66:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h67:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h68:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h69:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h6a:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h6b:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h6c:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h6d:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h6e:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h6f:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h70:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h71:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h72:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h73:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h74:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h75:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h76:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h77:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h78:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h79:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h7a:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h7b:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h7c:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h7d:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h7e:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
       7'h7f:
-          \$1222  = 4'hf;
+          \$1224  = 4'hf;
     endcase
   end
   always @* begin
@@ -20004,261 +20060,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h01:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h02:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h03:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h04:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h05:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h06:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h07:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h08:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h09:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h0a:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h0b:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h0c:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h0d:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h0e:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h0f:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h10:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h11:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h12:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h13:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h14:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h15:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h16:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h17:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h18:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h19:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h1a:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h1b:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h1c:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h1d:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h1e:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h1f:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h20:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h21:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h22:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h23:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h24:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h25:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h26:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h27:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h28:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h29:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h2a:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h2b:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h2c:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h2d:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h2e:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h2f:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h30:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h31:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h32:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h33:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h34:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h35:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h36:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h37:
-          \$1226  = 4'he;
+          \$1228  = 4'he;
       7'h38:
-          \$1226  = 4'hd;
+          \$1228  = 4'hd;
       7'h39:
-          \$1226  = 4'hc;
+          \$1228  = 4'hc;
       7'h3a:
-          \$1226  = 4'hc;
+          \$1228  = 4'hc;
       7'h3b:
-          \$1226  = 4'hb;
+          \$1228  = 4'hb;
       7'h3c:
-          \$1226  = 4'ha;
+          \$1228  = 4'ha;
       7'h3d:
-          \$1226  = 4'h9;
+          \$1228  = 4'h9;
       7'h3e:
-          \$1226  = 4'h9;
+          \$1228  = 4'h9;
       7'h3f:
-          \$1226  = 4'h8;
+          \$1228  = 4'h8;
       7'h40:
-          \$1226  = 4'h7;
+          \$1228  = 4'h7;
       7'h41:
-          \$1226  = 4'h6;
+          \$1228  = 4'h6;
       7'h42:
-          \$1226  = 4'h6;
+          \$1228  = 4'h6;
       7'h43:
-          \$1226  = 4'h5;
+          \$1228  = 4'h5;
       7'h44:
-          \$1226  = 4'h4;
+          \$1228  = 4'h4;
       7'h45:
-          \$1226  = 4'h3;
+          \$1228  = 4'h3;
       7'h46:
-          \$1226  = 4'h3;
+          \$1228  = 4'h3;
       7'h47:
-          \$1226  = 4'h2;
+          \$1228  = 4'h2;
       7'h48:
-          \$1226  = 4'h1;
+          \$1228  = 4'h1;
       7'h49:
-          \$1226  = 4'h0;
+          \$1228  = 4'h0;
       7'h4a:
-          \$1226  = 4'h0;
+          \$1228  = 4'h0;
       7'h4b:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h4c:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h4d:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h4e:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h4f:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h50:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h51:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h52:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h53:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h54:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h55:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h56:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h57:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h58:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h59:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h5a:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h5b:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h5c:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h5d:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h5e:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h5f:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h60:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h61:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h62:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h63:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h64:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h65:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h66:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h67:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h68:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h69:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h6a:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h6b:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h6c:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h6d:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h6e:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h6f:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h70:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h71:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h72:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h73:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h74:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h75:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h76:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h77:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h78:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h79:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h7a:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h7b:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h7c:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h7d:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h7e:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
       7'h7f:
-          \$1226  = 4'hf;
+          \$1228  = 4'hf;
     endcase
   end
   always @* begin
@@ -20266,261 +20322,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1235  = 4'hf;
+          \$1237  = 4'hf;
       7'h01:
-          \$1235  = 4'hf;
+          \$1237  = 4'hf;
       7'h02:
-          \$1235  = 4'hf;
+          \$1237  = 4'hf;
       7'h03:
-          \$1235  = 4'hf;
+          \$1237  = 4'hf;
       7'h04:
-          \$1235  = 4'he;
+          \$1237  = 4'he;
       7'h05:
-          \$1235  = 4'hd;
+          \$1237  = 4'hd;
       7'h06:
-          \$1235  = 4'hd;
+          \$1237  = 4'hd;
       7'h07:
-          \$1235  = 4'hc;
+          \$1237  = 4'hc;
       7'h08:
-          \$1235  = 4'hb;
+          \$1237  = 4'hb;
       7'h09:
-          \$1235  = 4'ha;
+          \$1237  = 4'ha;
       7'h0a:
-          \$1235  = 4'ha;
+          \$1237  = 4'ha;
       7'h0b:
-          \$1235  = 4'h9;
+          \$1237  = 4'h9;
       7'h0c:
-          \$1235  = 4'h8;
+          \$1237  = 4'h8;
       7'h0d:
-          \$1235  = 4'h7;
+          \$1237  = 4'h7;
       7'h0e:
-          \$1235  = 4'h7;
+          \$1237  = 4'h7;
       7'h0f:
-          \$1235  = 4'h6;
+          \$1237  = 4'h6;
       7'h10:
-          \$1235  = 4'h5;
+          \$1237  = 4'h5;
       7'h11:
-          \$1235  = 4'h4;
+          \$1237  = 4'h4;
       7'h12:
-          \$1235  = 4'h4;
+          \$1237  = 4'h4;
       7'h13:
-          \$1235  = 4'h3;
+          \$1237  = 4'h3;
       7'h14:
-          \$1235  = 4'h2;
+          \$1237  = 4'h2;
       7'h15:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h16:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h17:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h18:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h19:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h1a:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h1b:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h1c:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h1d:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h1e:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h1f:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h20:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h21:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h22:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h23:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h24:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h25:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h26:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h27:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h28:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h29:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h2a:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h2b:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h2c:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h2d:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h2e:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h2f:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h30:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h31:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h32:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h33:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h34:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h35:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h36:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h37:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h38:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h39:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h3a:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h3b:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h3c:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h3d:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h3e:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h3f:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h40:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h41:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h42:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h43:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h44:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h45:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h46:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h47:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h48:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h49:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h4a:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h4b:
-          \$1235  = 4'hf;
+          \$1237  = 4'hf;
       7'h4c:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h4d:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h4e:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h4f:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h50:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h51:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h52:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h53:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h54:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h55:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h56:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h57:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h58:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h59:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h5a:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h5b:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h5c:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h5d:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h5e:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h5f:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h60:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h61:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h62:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h63:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h64:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h65:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h66:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h67:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h68:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h69:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h6a:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h6b:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h6c:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h6d:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h6e:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h6f:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h70:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h71:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h72:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h73:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h74:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h75:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h76:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h77:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h78:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h79:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h7a:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h7b:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h7c:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h7d:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h7e:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
       7'h7f:
-          \$1235  = 4'h0;
+          \$1237  = 4'h0;
     endcase
   end
   always @* begin
@@ -20528,261 +20584,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1239  = 4'hf;
+          \$1241  = 4'hf;
       7'h01:
-          \$1239  = 4'hf;
+          \$1241  = 4'hf;
       7'h02:
-          \$1239  = 4'hf;
+          \$1241  = 4'hf;
       7'h03:
-          \$1239  = 4'hf;
+          \$1241  = 4'hf;
       7'h04:
-          \$1239  = 4'he;
+          \$1241  = 4'he;
       7'h05:
-          \$1239  = 4'hd;
+          \$1241  = 4'hd;
       7'h06:
-          \$1239  = 4'hd;
+          \$1241  = 4'hd;
       7'h07:
-          \$1239  = 4'hc;
+          \$1241  = 4'hc;
       7'h08:
-          \$1239  = 4'hb;
+          \$1241  = 4'hb;
       7'h09:
-          \$1239  = 4'ha;
+          \$1241  = 4'ha;
       7'h0a:
-          \$1239  = 4'ha;
+          \$1241  = 4'ha;
       7'h0b:
-          \$1239  = 4'h9;
+          \$1241  = 4'h9;
       7'h0c:
-          \$1239  = 4'h8;
+          \$1241  = 4'h8;
       7'h0d:
-          \$1239  = 4'h7;
+          \$1241  = 4'h7;
       7'h0e:
-          \$1239  = 4'h7;
+          \$1241  = 4'h7;
       7'h0f:
-          \$1239  = 4'h6;
+          \$1241  = 4'h6;
       7'h10:
-          \$1239  = 4'h5;
+          \$1241  = 4'h5;
       7'h11:
-          \$1239  = 4'h4;
+          \$1241  = 4'h4;
       7'h12:
-          \$1239  = 4'h4;
+          \$1241  = 4'h4;
       7'h13:
-          \$1239  = 4'h3;
+          \$1241  = 4'h3;
       7'h14:
-          \$1239  = 4'h2;
+          \$1241  = 4'h2;
       7'h15:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h16:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h17:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h18:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h19:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h1a:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h1b:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h1c:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h1d:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h1e:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h1f:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h20:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h21:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h22:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h23:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h24:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h25:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h26:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h27:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h28:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h29:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h2a:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h2b:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h2c:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h2d:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h2e:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h2f:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h30:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h31:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h32:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h33:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h34:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h35:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h36:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h37:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h38:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h39:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h3a:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h3b:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h3c:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h3d:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h3e:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h3f:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h40:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h41:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h42:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h43:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h44:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h45:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h46:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h47:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h48:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h49:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h4a:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h4b:
-          \$1239  = 4'hf;
+          \$1241  = 4'hf;
       7'h4c:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h4d:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h4e:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h4f:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h50:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h51:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h52:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h53:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h54:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h55:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h56:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h57:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h58:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h59:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h5a:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h5b:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h5c:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h5d:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h5e:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h5f:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h60:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h61:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h62:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h63:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h64:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h65:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h66:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h67:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h68:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h69:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h6a:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h6b:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h6c:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h6d:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h6e:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h6f:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h70:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h71:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h72:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h73:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h74:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h75:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h76:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h77:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h78:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h79:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h7a:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h7b:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h7c:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h7d:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h7e:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
       7'h7f:
-          \$1239  = 4'h0;
+          \$1241  = 4'h0;
     endcase
   end
   always @* begin
@@ -20790,261 +20846,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h01:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h02:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h03:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h04:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h05:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h06:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h07:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h08:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h09:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h0a:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h0b:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h0c:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h0d:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h0e:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h0f:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h10:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h11:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h12:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h13:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h14:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h15:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h16:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h17:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h18:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h19:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h1a:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h1b:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h1c:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h1d:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h1e:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h1f:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h20:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h21:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h22:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h23:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h24:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h25:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h26:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h27:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h28:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h29:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h2a:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h2b:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h2c:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h2d:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h2e:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h2f:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h30:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h31:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h32:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h33:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h34:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h35:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h36:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h37:
-          \$1242  = 4'he;
+          \$1244  = 4'he;
       7'h38:
-          \$1242  = 4'hd;
+          \$1244  = 4'hd;
       7'h39:
-          \$1242  = 4'hc;
+          \$1244  = 4'hc;
       7'h3a:
-          \$1242  = 4'hc;
+          \$1244  = 4'hc;
       7'h3b:
-          \$1242  = 4'hb;
+          \$1244  = 4'hb;
       7'h3c:
-          \$1242  = 4'ha;
+          \$1244  = 4'ha;
       7'h3d:
-          \$1242  = 4'h9;
+          \$1244  = 4'h9;
       7'h3e:
-          \$1242  = 4'h9;
+          \$1244  = 4'h9;
       7'h3f:
-          \$1242  = 4'h8;
+          \$1244  = 4'h8;
       7'h40:
-          \$1242  = 4'h7;
+          \$1244  = 4'h7;
       7'h41:
-          \$1242  = 4'h6;
+          \$1244  = 4'h6;
       7'h42:
-          \$1242  = 4'h6;
+          \$1244  = 4'h6;
       7'h43:
-          \$1242  = 4'h5;
+          \$1244  = 4'h5;
       7'h44:
-          \$1242  = 4'h4;
+          \$1244  = 4'h4;
       7'h45:
-          \$1242  = 4'h3;
+          \$1244  = 4'h3;
       7'h46:
-          \$1242  = 4'h3;
+          \$1244  = 4'h3;
       7'h47:
-          \$1242  = 4'h2;
+          \$1244  = 4'h2;
       7'h48:
-          \$1242  = 4'h1;
+          \$1244  = 4'h1;
       7'h49:
-          \$1242  = 4'h0;
+          \$1244  = 4'h0;
       7'h4a:
-          \$1242  = 4'h0;
+          \$1244  = 4'h0;
       7'h4b:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h4c:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h4d:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h4e:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h4f:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h50:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h51:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h52:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h53:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h54:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h55:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h56:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h57:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h58:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h59:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h5a:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h5b:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h5c:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h5d:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h5e:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h5f:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h60:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h61:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h62:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h63:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h64:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h65:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h66:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h67:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h68:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h69:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h6a:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h6b:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h6c:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h6d:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h6e:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h6f:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h70:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h71:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h72:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h73:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h74:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h75:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h76:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h77:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h78:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h79:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h7a:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h7b:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h7c:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h7d:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h7e:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
       7'h7f:
-          \$1242  = 4'hf;
+          \$1244  = 4'hf;
     endcase
   end
   always @* begin
@@ -21052,261 +21108,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h01:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h02:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h03:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h04:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h05:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h06:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h07:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h08:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h09:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h0a:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h0b:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h0c:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h0d:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h0e:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h0f:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h10:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h11:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h12:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h13:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h14:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h15:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h16:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h17:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h18:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h19:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h1a:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h1b:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h1c:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h1d:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h1e:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h1f:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h20:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h21:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h22:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h23:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h24:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h25:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h26:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h27:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h28:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h29:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h2a:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h2b:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h2c:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h2d:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h2e:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h2f:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h30:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h31:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h32:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h33:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h34:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h35:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h36:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h37:
-          \$1246  = 4'he;
+          \$1248  = 4'he;
       7'h38:
-          \$1246  = 4'hd;
+          \$1248  = 4'hd;
       7'h39:
-          \$1246  = 4'hc;
+          \$1248  = 4'hc;
       7'h3a:
-          \$1246  = 4'hc;
+          \$1248  = 4'hc;
       7'h3b:
-          \$1246  = 4'hb;
+          \$1248  = 4'hb;
       7'h3c:
-          \$1246  = 4'ha;
+          \$1248  = 4'ha;
       7'h3d:
-          \$1246  = 4'h9;
+          \$1248  = 4'h9;
       7'h3e:
-          \$1246  = 4'h9;
+          \$1248  = 4'h9;
       7'h3f:
-          \$1246  = 4'h8;
+          \$1248  = 4'h8;
       7'h40:
-          \$1246  = 4'h7;
+          \$1248  = 4'h7;
       7'h41:
-          \$1246  = 4'h6;
+          \$1248  = 4'h6;
       7'h42:
-          \$1246  = 4'h6;
+          \$1248  = 4'h6;
       7'h43:
-          \$1246  = 4'h5;
+          \$1248  = 4'h5;
       7'h44:
-          \$1246  = 4'h4;
+          \$1248  = 4'h4;
       7'h45:
-          \$1246  = 4'h3;
+          \$1248  = 4'h3;
       7'h46:
-          \$1246  = 4'h3;
+          \$1248  = 4'h3;
       7'h47:
-          \$1246  = 4'h2;
+          \$1248  = 4'h2;
       7'h48:
-          \$1246  = 4'h1;
+          \$1248  = 4'h1;
       7'h49:
-          \$1246  = 4'h0;
+          \$1248  = 4'h0;
       7'h4a:
-          \$1246  = 4'h0;
+          \$1248  = 4'h0;
       7'h4b:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h4c:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h4d:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h4e:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h4f:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h50:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h51:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h52:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h53:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h54:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h55:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h56:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h57:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h58:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h59:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h5a:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h5b:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h5c:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h5d:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h5e:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h5f:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h60:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h61:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h62:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h63:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h64:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h65:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h66:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h67:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h68:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h69:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h6a:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h6b:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h6c:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h6d:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h6e:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h6f:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h70:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h71:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h72:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h73:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h74:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h75:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h76:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h77:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h78:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h79:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h7a:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h7b:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h7c:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h7d:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h7e:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
       7'h7f:
-          \$1246  = 4'hf;
+          \$1248  = 4'hf;
     endcase
   end
   always @* begin
@@ -21314,261 +21370,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1255  = 4'hf;
+          \$1257  = 4'hf;
       7'h01:
-          \$1255  = 4'hf;
+          \$1257  = 4'hf;
       7'h02:
-          \$1255  = 4'hf;
+          \$1257  = 4'hf;
       7'h03:
-          \$1255  = 4'hf;
+          \$1257  = 4'hf;
       7'h04:
-          \$1255  = 4'he;
+          \$1257  = 4'he;
       7'h05:
-          \$1255  = 4'hd;
+          \$1257  = 4'hd;
       7'h06:
-          \$1255  = 4'hd;
+          \$1257  = 4'hd;
       7'h07:
-          \$1255  = 4'hc;
+          \$1257  = 4'hc;
       7'h08:
-          \$1255  = 4'hb;
+          \$1257  = 4'hb;
       7'h09:
-          \$1255  = 4'ha;
+          \$1257  = 4'ha;
       7'h0a:
-          \$1255  = 4'ha;
+          \$1257  = 4'ha;
       7'h0b:
-          \$1255  = 4'h9;
+          \$1257  = 4'h9;
       7'h0c:
-          \$1255  = 4'h8;
+          \$1257  = 4'h8;
       7'h0d:
-          \$1255  = 4'h7;
+          \$1257  = 4'h7;
       7'h0e:
-          \$1255  = 4'h7;
+          \$1257  = 4'h7;
       7'h0f:
-          \$1255  = 4'h6;
+          \$1257  = 4'h6;
       7'h10:
-          \$1255  = 4'h5;
+          \$1257  = 4'h5;
       7'h11:
-          \$1255  = 4'h4;
+          \$1257  = 4'h4;
       7'h12:
-          \$1255  = 4'h4;
+          \$1257  = 4'h4;
       7'h13:
-          \$1255  = 4'h3;
+          \$1257  = 4'h3;
       7'h14:
-          \$1255  = 4'h2;
+          \$1257  = 4'h2;
       7'h15:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h16:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h17:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h18:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h19:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h1a:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h1b:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h1c:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h1d:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h1e:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h1f:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h20:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h21:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h22:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h23:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h24:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h25:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h26:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h27:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h28:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h29:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h2a:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h2b:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h2c:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h2d:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h2e:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h2f:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h30:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h31:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h32:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h33:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h34:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h35:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h36:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h37:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h38:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h39:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h3a:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h3b:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h3c:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h3d:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h3e:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h3f:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h40:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h41:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h42:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h43:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h44:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h45:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h46:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h47:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h48:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h49:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h4a:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h4b:
-          \$1255  = 4'hf;
+          \$1257  = 4'hf;
       7'h4c:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h4d:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h4e:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h4f:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h50:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h51:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h52:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h53:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h54:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h55:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h56:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h57:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h58:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h59:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h5a:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h5b:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h5c:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h5d:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h5e:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h5f:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h60:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h61:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h62:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h63:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h64:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h65:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h66:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h67:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h68:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h69:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h6a:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h6b:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h6c:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h6d:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h6e:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h6f:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h70:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h71:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h72:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h73:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h74:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h75:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h76:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h77:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h78:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h79:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h7a:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h7b:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h7c:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h7d:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h7e:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
       7'h7f:
-          \$1255  = 4'h0;
+          \$1257  = 4'h0;
     endcase
   end
   always @* begin
@@ -21576,261 +21632,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1259  = 4'hf;
+          \$1261  = 4'hf;
       7'h01:
-          \$1259  = 4'hf;
+          \$1261  = 4'hf;
       7'h02:
-          \$1259  = 4'hf;
+          \$1261  = 4'hf;
       7'h03:
-          \$1259  = 4'hf;
+          \$1261  = 4'hf;
       7'h04:
-          \$1259  = 4'he;
+          \$1261  = 4'he;
       7'h05:
-          \$1259  = 4'hd;
+          \$1261  = 4'hd;
       7'h06:
-          \$1259  = 4'hd;
+          \$1261  = 4'hd;
       7'h07:
-          \$1259  = 4'hc;
+          \$1261  = 4'hc;
       7'h08:
-          \$1259  = 4'hb;
+          \$1261  = 4'hb;
       7'h09:
-          \$1259  = 4'ha;
+          \$1261  = 4'ha;
       7'h0a:
-          \$1259  = 4'ha;
+          \$1261  = 4'ha;
       7'h0b:
-          \$1259  = 4'h9;
+          \$1261  = 4'h9;
       7'h0c:
-          \$1259  = 4'h8;
+          \$1261  = 4'h8;
       7'h0d:
-          \$1259  = 4'h7;
+          \$1261  = 4'h7;
       7'h0e:
-          \$1259  = 4'h7;
+          \$1261  = 4'h7;
       7'h0f:
-          \$1259  = 4'h6;
+          \$1261  = 4'h6;
       7'h10:
-          \$1259  = 4'h5;
+          \$1261  = 4'h5;
       7'h11:
-          \$1259  = 4'h4;
+          \$1261  = 4'h4;
       7'h12:
-          \$1259  = 4'h4;
+          \$1261  = 4'h4;
       7'h13:
-          \$1259  = 4'h3;
+          \$1261  = 4'h3;
       7'h14:
-          \$1259  = 4'h2;
+          \$1261  = 4'h2;
       7'h15:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h16:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h17:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h18:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h19:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h1a:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h1b:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h1c:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h1d:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h1e:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h1f:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h20:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h21:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h22:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h23:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h24:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h25:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h26:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h27:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h28:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h29:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h2a:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h2b:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h2c:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h2d:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h2e:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h2f:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h30:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h31:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h32:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h33:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h34:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h35:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h36:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h37:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h38:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h39:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h3a:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h3b:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h3c:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h3d:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h3e:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h3f:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h40:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h41:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h42:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h43:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h44:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h45:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h46:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h47:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h48:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h49:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h4a:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h4b:
-          \$1259  = 4'hf;
+          \$1261  = 4'hf;
       7'h4c:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h4d:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h4e:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h4f:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h50:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h51:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h52:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h53:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h54:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h55:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h56:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h57:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h58:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h59:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h5a:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h5b:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h5c:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h5d:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h5e:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h5f:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h60:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h61:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h62:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h63:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h64:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h65:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h66:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h67:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h68:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h69:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h6a:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h6b:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h6c:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h6d:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h6e:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h6f:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h70:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h71:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h72:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h73:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h74:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h75:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h76:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h77:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h78:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h79:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h7a:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h7b:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h7c:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h7d:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h7e:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
       7'h7f:
-          \$1259  = 4'h0;
+          \$1261  = 4'h0;
     endcase
   end
   always @* begin
@@ -21838,261 +21894,261 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h01:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h02:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h03:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h04:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h05:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h06:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h07:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h08:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h09:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h0a:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h0b:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h0c:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h0d:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h0e:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h0f:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h10:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h11:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h12:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h13:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h14:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h15:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h16:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h17:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h18:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h19:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h1a:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h1b:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h1c:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h1d:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h1e:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h1f:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h20:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h21:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h22:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h23:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h24:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h25:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h26:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h27:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h28:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h29:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h2a:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h2b:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h2c:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h2d:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h2e:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h2f:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h30:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h31:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h32:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h33:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h34:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h35:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h36:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h37:
-          \$1262  = 4'he;
+          \$1264  = 4'he;
       7'h38:
-          \$1262  = 4'hd;
+          \$1264  = 4'hd;
       7'h39:
-          \$1262  = 4'hc;
+          \$1264  = 4'hc;
       7'h3a:
-          \$1262  = 4'hc;
+          \$1264  = 4'hc;
       7'h3b:
-          \$1262  = 4'hb;
+          \$1264  = 4'hb;
       7'h3c:
-          \$1262  = 4'ha;
+          \$1264  = 4'ha;
       7'h3d:
-          \$1262  = 4'h9;
+          \$1264  = 4'h9;
       7'h3e:
-          \$1262  = 4'h9;
+          \$1264  = 4'h9;
       7'h3f:
-          \$1262  = 4'h8;
+          \$1264  = 4'h8;
       7'h40:
-          \$1262  = 4'h7;
+          \$1264  = 4'h7;
       7'h41:
-          \$1262  = 4'h6;
+          \$1264  = 4'h6;
       7'h42:
-          \$1262  = 4'h6;
+          \$1264  = 4'h6;
       7'h43:
-          \$1262  = 4'h5;
+          \$1264  = 4'h5;
       7'h44:
-          \$1262  = 4'h4;
+          \$1264  = 4'h4;
       7'h45:
-          \$1262  = 4'h3;
+          \$1264  = 4'h3;
       7'h46:
-          \$1262  = 4'h3;
+          \$1264  = 4'h3;
       7'h47:
-          \$1262  = 4'h2;
+          \$1264  = 4'h2;
       7'h48:
-          \$1262  = 4'h1;
+          \$1264  = 4'h1;
       7'h49:
-          \$1262  = 4'h0;
+          \$1264  = 4'h0;
       7'h4a:
-          \$1262  = 4'h0;
+          \$1264  = 4'h0;
       7'h4b:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h4c:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h4d:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h4e:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h4f:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h50:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h51:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h52:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h53:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h54:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h55:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h56:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h57:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h58:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h59:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h5a:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h5b:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h5c:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h5d:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h5e:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h5f:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h60:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h61:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h62:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h63:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h64:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h65:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h66:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h67:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h68:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h69:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h6a:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h6b:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h6c:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h6d:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h6e:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h6f:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h70:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h71:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h72:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h73:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h74:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h75:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h76:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h77:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h78:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h79:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h7a:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h7b:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h7c:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h7d:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h7e:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
       7'h7f:
-          \$1262  = 4'hf;
+          \$1264  = 4'hf;
     endcase
   end
   always @* begin
@@ -22100,322 +22156,283 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (ap_cycle)
       7'h00:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h01:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h02:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h03:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h04:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h05:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h06:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h07:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h08:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h09:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h0a:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h0b:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h0c:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h0d:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h0e:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h0f:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h10:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h11:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h12:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h13:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h14:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h15:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h16:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h17:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h18:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h19:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h1a:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h1b:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h1c:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h1d:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h1e:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h1f:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h20:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h21:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h22:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h23:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h24:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h25:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h26:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h27:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h28:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h29:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h2a:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h2b:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h2c:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h2d:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h2e:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h2f:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h30:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h31:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h32:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h33:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h34:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h35:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h36:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h37:
-          \$1266  = 4'he;
+          \$1268  = 4'he;
       7'h38:
-          \$1266  = 4'hd;
+          \$1268  = 4'hd;
       7'h39:
-          \$1266  = 4'hc;
+          \$1268  = 4'hc;
       7'h3a:
-          \$1266  = 4'hc;
+          \$1268  = 4'hc;
       7'h3b:
-          \$1266  = 4'hb;
+          \$1268  = 4'hb;
       7'h3c:
-          \$1266  = 4'ha;
+          \$1268  = 4'ha;
       7'h3d:
-          \$1266  = 4'h9;
+          \$1268  = 4'h9;
       7'h3e:
-          \$1266  = 4'h9;
+          \$1268  = 4'h9;
       7'h3f:
-          \$1266  = 4'h8;
+          \$1268  = 4'h8;
       7'h40:
-          \$1266  = 4'h7;
+          \$1268  = 4'h7;
       7'h41:
-          \$1266  = 4'h6;
+          \$1268  = 4'h6;
       7'h42:
-          \$1266  = 4'h6;
+          \$1268  = 4'h6;
       7'h43:
-          \$1266  = 4'h5;
+          \$1268  = 4'h5;
       7'h44:
-          \$1266  = 4'h4;
+          \$1268  = 4'h4;
       7'h45:
-          \$1266  = 4'h3;
+          \$1268  = 4'h3;
       7'h46:
-          \$1266  = 4'h3;
+          \$1268  = 4'h3;
       7'h47:
-          \$1266  = 4'h2;
+          \$1268  = 4'h2;
       7'h48:
-          \$1266  = 4'h1;
+          \$1268  = 4'h1;
       7'h49:
-          \$1266  = 4'h0;
+          \$1268  = 4'h0;
       7'h4a:
-          \$1266  = 4'h0;
+          \$1268  = 4'h0;
       7'h4b:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h4c:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h4d:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h4e:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h4f:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h50:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h51:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h52:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h53:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h54:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h55:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h56:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h57:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h58:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h59:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h5a:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h5b:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h5c:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h5d:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h5e:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h5f:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h60:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h61:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h62:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h63:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h64:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h65:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h66:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h67:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h68:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h69:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h6a:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h6b:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h6c:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h6d:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h6e:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h6f:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h70:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h71:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h72:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h73:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h74:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h75:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h76:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h77:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h78:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h79:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h7a:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h7b:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h7c:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h7d:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h7e:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
       7'h7f:
-          \$1266  = 4'hf;
+          \$1268  = 4'hf;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1276  = x;
+    \$1279  = x;
     if (con_ce) begin
-      if (advance) begin
-        \$1276  = \$3 [7:0];
+      if (clocks__0__advance) begin
+        \$1279  = \$3 [7:0];
       end
     end
     if (con_rst) begin
-      \$1276  = 8'hbc;
+      \$1279  = 8'hbc;
     end
     if (rst) begin
-      \$1276  = 8'hbc;
+      \$1279  = 8'hbc;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1277  = paddle0_charge_at;
+    \$1280  = paddle0_charge_at;
     if (con_ce) begin
-      \$1277  = \$4 [31:0];
-    end
-    if (con_rst) begin
-      \$1277  = 32'd0;
-    end
-    if (rst) begin
-      \$1277  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1278  = paddle1_charge_at;
-    if (con_ce) begin
-      \$1278  = \$5 [31:0];
-    end
-    if (con_rst) begin
-      \$1278  = 32'd0;
-    end
-    if (rst) begin
-      \$1278  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1279  = paddle2_charge_at;
-    if (con_ce) begin
-      \$1279  = \$6 [31:0];
-    end
-    if (con_rst) begin
-      \$1279  = 32'd0;
-    end
-    if (rst) begin
-      \$1279  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1280  = paddle3_charge_at;
-    if (con_ce) begin
-      \$1280  = \$7 [31:0];
+      \$1280  = \$4 [31:0];
     end
     if (con_rst) begin
       \$1280  = 32'd0;
@@ -22426,112 +22443,151 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1281  = coll_read;
+    \$1281  = paddle1_charge_at;
     if (con_ce) begin
-      \$1281  = \$8 ;
+      \$1281  = \$5 [31:0];
     end
     if (con_rst) begin
-      \$1281  = 15'h0000;
+      \$1281  = 32'd0;
     end
     if (rst) begin
-      \$1281  = 15'h0000;
+      \$1281  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1282  = inpt_read;
+    \$1282  = paddle2_charge_at;
     if (con_ce) begin
-      \$1282  = { inpt5, inpt4, charged };
+      \$1282  = \$6 [31:0];
     end
     if (con_rst) begin
-      \$1282  = 6'h00;
+      \$1282  = 32'd0;
     end
     if (rst) begin
-      \$1282  = 6'h00;
+      \$1282  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1283  = wr_hpos;
+    \$1283  = paddle3_charge_at;
     if (con_ce) begin
-      if (advance) begin
-        \$1283  = \$906 [7:0];
+      \$1283  = \$7 [31:0];
+    end
+    if (con_rst) begin
+      \$1283  = 32'd0;
+    end
+    if (rst) begin
+      \$1283  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1284  = coll_read;
+    if (con_ce) begin
+      \$1284  = \$8 ;
+    end
+    if (con_rst) begin
+      \$1284  = 15'h0000;
+    end
+    if (rst) begin
+      \$1284  = 15'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1285  = inpt_read;
+    if (con_ce) begin
+      \$1285  = { inpt5, inpt4, charged };
+    end
+    if (con_rst) begin
+      \$1285  = 6'h00;
+    end
+    if (rst) begin
+      \$1285  = 6'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1286  = wr_hpos;
+    if (con_ce) begin
+      if (clocks__0__advance) begin
+        \$1286  = \$907 [7:0];
       end
     end
     if (con_rst) begin
-      \$1283  = 8'h01;
+      \$1286  = 8'h01;
     end
     if (rst) begin
-      \$1283  = 8'h01;
+      \$1286  = 8'h01;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1284  = wr_phase;
+    \$1287  = wr_phase;
     if (con_ce) begin
-      if (advance) begin
-        \$1284  = \$13 [1:0];
+      if (clocks__0__advance) begin
+        \$1287  = \$13 [1:0];
       end
     end
     if (con_rst) begin
-      \$1284  = 2'h1;
+      \$1287  = 2'h1;
     end
     if (rst) begin
-      \$1284  = 2'h1;
+      \$1287  = 2'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1285  = wr_cycle;
+    \$1288  = wr_cycle;
     if (con_ce) begin
-      if (advance) begin
-        \$1285  = \$18 [6:0];
+      if (clocks__0__advance) begin
+        \$1288  = \$18 [6:0];
       end
     end
     if (con_rst) begin
-      \$1285  = 7'h00;
+      \$1288  = 7'h00;
     end
     if (rst) begin
-      \$1285  = 7'h00;
+      \$1288  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1286  = wr_resm;
+    \$1289  = wr_resm;
     if (con_ce) begin
-      if (advance) begin
-        \$1286  = \$29 [7:0];
+      if (clocks__0__advance) begin
+        \$1289  = \$29 [7:0];
       end
     end
     if (con_rst) begin
-      \$1286  = 8'h02;
+      \$1289  = 8'h02;
     end
     if (rst) begin
-      \$1286  = 8'h02;
+      \$1289  = 8'h02;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1287  = wr_resp;
+    \$1290  = wr_resp;
     if (con_ce) begin
-      if (advance) begin
-        \$1287  = \$40 [7:0];
+      if (clocks__0__advance) begin
+        \$1290  = \$40 [7:0];
       end
     end
     if (con_rst) begin
-      \$1287  = 8'h03;
+      \$1290  = 8'h03;
     end
     if (rst) begin
-      \$1287  = 8'h03;
+      \$1290  = 8'h03;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1288  = wm;
+    \$1291  = wm;
     if (con_ce) begin
-      \$1288  = \$43 [3:0];
-      if (\$172 ) begin
-        casez (bus_addr)
+      \$1291  = \$43 [3:0];
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -22540,38 +22596,38 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h10, 6'h11:
             begin
-              if (\$182 ) begin
+              if (\$183 ) begin
                 if (disp) begin
-                  \$1288  = \$188 [3:0];
+                  \$1291  = \$189 [3:0];
                 end
               end
-              if (\$191 ) begin
-                if (\disp$113 ) begin
-                  \$1288  = \$197 [3:0];
+              if (\$192 ) begin
+                if (\disp$114 ) begin
+                  \$1291  = \$198 [3:0];
                 end
               end
             end
         endcase
-        if (\$202 ) begin
-          if (\$204 ) begin
-            \$1288  = \$209 [3:0];
+        if (\$203 ) begin
+          if (\$205 ) begin
+            \$1291  = \$210 [3:0];
           end
         end
       end
     end
     if (con_rst) begin
-      \$1288  = 4'h0;
+      \$1291  = 4'h0;
     end
     if (rst) begin
-      \$1288  = 4'h0;
+      \$1291  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1289  = since_hmove;
+    \$1292  = since_hmove;
     if (con_ce) begin
       if (\$45 ) begin
-        \$1289  = \$46 [7:0];
+        \$1292  = \$46 [7:0];
       end
       if (ap_en) begin
         casez (ap_addr)
@@ -22632,71 +22688,71 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1289  = 8'h01;
+              \$1292  = 8'h01;
         endcase
       end
     end
     if (con_rst) begin
-      \$1289  = 8'hff;
+      \$1292  = 8'hff;
     end
     if (rst) begin
-      \$1289  = 8'hff;
+      \$1292  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1290  = vsync_count;
+    \$1293  = vsync_count;
     if (con_ce) begin
       if (\$48 ) begin
-        \$1290  = \$49 [7:0];
+        \$1293  = \$49 [7:0];
       end
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
-              if (bus_wdata[1]) begin
-                \$1290  = 8'h01;
+              if (bus__wdata[1]) begin
+                \$1293  = 8'h01;
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1290  = 8'h00;
+      \$1293  = 8'h00;
     end
     if (rst) begin
-      \$1290  = 8'h00;
+      \$1293  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1291  = collision;
+    \$1294  = collision;
     if (con_ce) begin
-      \$1291  = \$50 ;
+      \$1294  = \$50 ;
       if (ap_en) begin
         if (\$167 ) begin
-          \$1291  = 15'h0000;
+          \$1294  = 15'h0000;
         end
       end
     end
     if (con_rst) begin
-      \$1291  = 15'h0000;
+      \$1294  = 15'h0000;
     end
     if (rst) begin
-      \$1291  = 15'h0000;
+      \$1294  = 15'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1292  = p0_skip;
+    \$1295  = p0_skip;
     if (con_ce) begin
-      if (line_end_drawn) begin
-        \$1292  = 1'h0;
+      if (clocks__0__line_end_drawn) begin
+        \$1295  = 1'h0;
       end
       if (ap_en) begin
         casez (ap_addr)
           6'h01:
               /* empty */;
           6'h04:
-              \$1292  = 1'h0;
+              \$1295  = 1'h0;
           6'h05:
               /* empty */;
           6'h06:
@@ -22750,16 +22806,16 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1292  = 1'h0;
+              \$1295  = 1'h0;
         endcase
       end
       if (rp0_valid) begin
         if (\$169 ) begin
-          \$1292  = rp0_skip;
+          \$1295  = rp0_skip;
         end
       end
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -22767,30 +22823,30 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$182 ) begin
+              if (\$183 ) begin
                 (* full_case = 32'd1 *)
                 if (disp) begin
-                end else if (\$183 ) begin
+                end else if (\$184 ) begin
                 end else begin
-                  \$1292  = \$190 ;
+                  \$1295  = \$191 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1292  = 1'h0;
+      \$1295  = 1'h0;
     end
     if (rst) begin
-      \$1292  = 1'h0;
+      \$1295  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1293  = p1_skip;
+    \$1296  = p1_skip;
     if (con_ce) begin
-      if (line_end_drawn) begin
-        \$1293  = 1'h0;
+      if (clocks__0__line_end_drawn) begin
+        \$1296  = 1'h0;
       end
       if (ap_en) begin
         casez (ap_addr)
@@ -22799,7 +22855,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h04:
               /* empty */;
           6'h05:
-              \$1293  = 1'h0;
+              \$1296  = 1'h0;
           6'h06:
               /* empty */;
           6'h07:
@@ -22851,16 +22907,16 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1293  = 1'h0;
+              \$1296  = 1'h0;
         endcase
       end
       if (rp1_valid) begin
         if (\$171 ) begin
-          \$1293  = rp1_skip;
+          \$1296  = rp1_skip;
         end
       end
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -22868,30 +22924,30 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$191 ) begin
+              if (\$192 ) begin
                 (* full_case = 32'd1 *)
-                if (\disp$113 ) begin
-                end else if (\$192 ) begin
+                if (\disp$114 ) begin
+                end else if (\$193 ) begin
                 end else begin
-                  \$1293  = \$199 ;
+                  \$1296  = \$200 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1293  = 1'h0;
+      \$1296  = 1'h0;
     end
     if (rst) begin
-      \$1293  = 1'h0;
+      \$1296  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1294  = pf_reflect;
+    \$1297  = pf_reflect;
     if (con_ce) begin
-      if (line_end_drawn) begin
-        \$1294  = ctrlpf[0];
+      if (clocks__0__line_end_drawn) begin
+        \$1297  = ctrlpf[0];
       end
       if (ap_en) begin
         casez (ap_addr)
@@ -22911,25 +22967,25 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h0a:
               if (\$62 ) begin
-                \$1294  = ap_data[0];
+                \$1297  = ap_data[0];
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1294  = 1'h0;
+      \$1297  = 1'h0;
     end
     if (rst) begin
-      \$1294  = 1'h0;
+      \$1297  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1295  = cosmic_cnt;
+    \$1298  = cosmic_cnt;
     if (con_ce) begin
-      if (line_end_drawn) begin
+      if (clocks__0__line_end_drawn) begin
         if (cosmic) begin
-          \$1295  = nc;
+          \$1298  = nc;
         end
       end
       if (ap_en) begin
@@ -22978,25 +23034,25 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h22:
               if (\$90 ) begin
-                \$1295  = 2'h0;
+                \$1298  = 2'h0;
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1295  = 2'h0;
+      \$1298  = 2'h0;
     end
     if (rst) begin
-      \$1295  = 2'h0;
+      \$1298  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1296  = posm0;
+    \$1299  = posm0;
     if (con_ce) begin
-      if (line_end_drawn) begin
+      if (clocks__0__line_end_drawn) begin
         if (cosmic) begin
-          \$1296  = \$53 [7:0];
+          \$1299  = \$53 [7:0];
         end
       end
       if (ap_en) begin
@@ -23029,7 +23085,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h12, 6'h13, 6'h14:
               if (\$63 ) begin
-                \$1296  = \$68 ;
+                \$1299  = \$68 ;
               end
           6'h1b:
               /* empty */;
@@ -23060,28 +23116,28 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               if (\$91 ) begin
                 if (\$93 ) begin
-                  \$1296  = \$111 [7:0];
+                  \$1299  = \$111 [7:0];
                 end
               end
           6'h2a:
-              \$1296  = \$154 [7:0];
+              \$1299  = \$154 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1296  = 8'h00;
+      \$1299  = 8'h00;
     end
     if (rst) begin
-      \$1296  = 8'h00;
+      \$1299  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1297  = m0_mode;
+    \$1300  = m0_mode;
     if (con_ce) begin
-      if (line_end_drawn) begin
+      if (clocks__0__line_end_drawn) begin
         if (cosmic) begin
-          \$1297  = \$57 ;
+          \$1300  = \$57 ;
         end
       end
       if (ap_en) begin
@@ -23089,7 +23145,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h01:
               /* empty */;
           6'h04:
-              \$1297  = 2'h0;
+              \$1300  = 2'h0;
           6'h05:
               /* empty */;
           6'h06:
@@ -23114,7 +23170,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h12, 6'h13, 6'h14:
               if (\$63 ) begin
-                \$1297  = 2'h0;
+                \$1300  = 2'h0;
               end
           6'h1b:
               /* empty */;
@@ -23145,27 +23201,27 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               if (\$91 ) begin
                 if (\$93 ) begin
-                  \$1297  = 2'h0;
+                  \$1300  = 2'h0;
                 end
               end
           6'h2a:
-              \$1297  = 2'h0;
+              \$1300  = 2'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1297  = 2'h0;
+      \$1300  = 2'h0;
     end
     if (rst) begin
-      \$1297  = 2'h0;
+      \$1300  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1298  = hmove_blank;
+    \$1301  = hmove_blank;
     if (con_ce) begin
       if (\$59 ) begin
-        \$1298  = 1'h0;
+        \$1301  = 1'h0;
       end
       if (ap_en) begin
         casez (ap_addr)
@@ -23227,105 +23283,105 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h2a:
               if (\$136 ) begin
-                \$1298  = 1'h1;
+                \$1301  = 1'h1;
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1298  = 1'h0;
+      \$1301  = 1'h0;
     end
     if (rst) begin
-      \$1298  = 1'h0;
+      \$1301  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1299  = pend_cnt;
+    \$1302  = pend_cnt;
     if (con_ce) begin
       if (pend) begin
-        \$1299  = \$60 [3:0];
+        \$1302  = \$60 [3:0];
       end
-      if (\$172 ) begin
-        if (\$202 ) begin
-          if (\$204 ) begin
-            \$1299  = \$206 ;
+      if (\$173 ) begin
+        if (\$203 ) begin
+          if (\$205 ) begin
+            \$1302  = \$207 ;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1299  = 4'h0;
+      \$1302  = 4'h0;
     end
     if (rst) begin
-      \$1299  = 4'h0;
+      \$1302  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1300  = pend;
+    \$1303  = pend;
     if (con_ce) begin
       if (pend) begin
         if (\$61 ) begin
-          \$1300  = 1'h0;
+          \$1303  = 1'h0;
         end
       end
-      if (\$172 ) begin
-        if (\$202 ) begin
-          if (\$204 ) begin
-            \$1300  = 1'h1;
+      if (\$173 ) begin
+        if (\$203 ) begin
+          if (\$205 ) begin
+            \$1303  = 1'h1;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1300  = 1'h0;
+      \$1303  = 1'h0;
     end
     if (rst) begin
-      \$1300  = 1'h0;
+      \$1303  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1301  = vblank;
+    \$1304  = vblank;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
           6'h01:
-              \$1301  = ap_data;
+              \$1304  = ap_data;
         endcase
       end
     end
     if (con_rst) begin
-      \$1301  = 8'h00;
+      \$1304  = 8'h00;
     end
     if (rst) begin
-      \$1301  = 8'h00;
+      \$1304  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1302  = nusiz0;
+    \$1305  = nusiz0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
           6'h01:
               /* empty */;
           6'h04:
-              \$1302  = ap_data;
+              \$1305  = ap_data;
         endcase
       end
     end
     if (con_rst) begin
-      \$1302  = 8'h00;
+      \$1305  = 8'h00;
     end
     if (rst) begin
-      \$1302  = 8'h00;
+      \$1305  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1303  = nusiz1;
+    \$1306  = nusiz1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23334,20 +23390,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h04:
               /* empty */;
           6'h05:
-              \$1303  = ap_data;
+              \$1306  = ap_data;
         endcase
       end
     end
     if (con_rst) begin
-      \$1303  = 8'h00;
+      \$1306  = 8'h00;
     end
     if (rst) begin
-      \$1303  = 8'h00;
+      \$1306  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1304  = colup0;
+    \$1307  = colup0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23358,20 +23414,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h05:
               /* empty */;
           6'h06:
-              \$1304  = ap_data[7:1];
+              \$1307  = ap_data[7:1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1304  = 7'h00;
+      \$1307  = 7'h00;
     end
     if (rst) begin
-      \$1304  = 7'h00;
+      \$1307  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1305  = colup1;
+    \$1308  = colup1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23384,20 +23440,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h06:
               /* empty */;
           6'h07:
-              \$1305  = ap_data[7:1];
+              \$1308  = ap_data[7:1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1305  = 7'h00;
+      \$1308  = 7'h00;
     end
     if (rst) begin
-      \$1305  = 7'h00;
+      \$1308  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1306  = colupf;
+    \$1309  = colupf;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23412,20 +23468,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h07:
               /* empty */;
           6'h08:
-              \$1306  = ap_data[7:1];
+              \$1309  = ap_data[7:1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1306  = 7'h00;
+      \$1309  = 7'h00;
     end
     if (rst) begin
-      \$1306  = 7'h00;
+      \$1309  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1307  = colubk;
+    \$1310  = colubk;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23442,20 +23498,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h08:
               /* empty */;
           6'h09:
-              \$1307  = ap_data[7:1];
+              \$1310  = ap_data[7:1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1307  = 7'h00;
+      \$1310  = 7'h00;
     end
     if (rst) begin
-      \$1307  = 7'h00;
+      \$1310  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1308  = ctrlpf;
+    \$1311  = ctrlpf;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23474,20 +23530,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h09:
               /* empty */;
           6'h0a:
-              \$1308  = ap_data;
+              \$1311  = ap_data;
         endcase
       end
     end
     if (con_rst) begin
-      \$1308  = 8'h00;
+      \$1311  = 8'h00;
     end
     if (rst) begin
-      \$1308  = 8'h00;
+      \$1311  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1309  = refp0;
+    \$1312  = refp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23508,20 +23564,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h0a:
               /* empty */;
           6'h0b:
-              \$1309  = ap_data[3];
+              \$1312  = ap_data[3];
         endcase
       end
     end
     if (con_rst) begin
-      \$1309  = 1'h0;
+      \$1312  = 1'h0;
     end
     if (rst) begin
-      \$1309  = 1'h0;
+      \$1312  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1310  = refp1;
+    \$1313  = refp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23544,20 +23600,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h0b:
               /* empty */;
           6'h0c:
-              \$1310  = ap_data[3];
+              \$1313  = ap_data[3];
         endcase
       end
     end
     if (con_rst) begin
-      \$1310  = 1'h0;
+      \$1313  = 1'h0;
     end
     if (rst) begin
-      \$1310  = 1'h0;
+      \$1313  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1311  = pf;
+    \$1314  = pf;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23582,24 +23638,24 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h0c:
               /* empty */;
           6'h0d:
-              \$1311 [3:0] = ap_data[7:4];
+              \$1314 [3:0] = ap_data[7:4];
           6'h0e:
-              \$1311 [11:4] = ap_data;
+              \$1314 [11:4] = ap_data;
           6'h0f:
-              \$1311 [19:12] = ap_data;
+              \$1314 [19:12] = ap_data;
         endcase
       end
     end
     if (con_rst) begin
-      \$1311  = 20'h00000;
+      \$1314  = 20'h00000;
     end
     if (rst) begin
-      \$1311  = 20'h00000;
+      \$1314  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1312  = posm1;
+    \$1315  = posm1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23634,9 +23690,9 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               end else if (\$64 ) begin
                 (* full_case = 32'd1 *)
                 if (\$71 ) begin
-                  \$1312  = 8'h03;
+                  \$1315  = 8'h03;
                 end else begin
-                  \$1312  = ap_resm;
+                  \$1315  = ap_resm;
                 end
               end
           6'h1b:
@@ -23668,24 +23724,24 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               if (\$112 ) begin
                 if (\$114 ) begin
-                  \$1312  = \$132 [7:0];
+                  \$1315  = \$132 [7:0];
                 end
               end
           6'h2a:
-              \$1312  = \$160 [7:0];
+              \$1315  = \$160 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1312  = 8'h00;
+      \$1315  = 8'h00;
     end
     if (rst) begin
-      \$1312  = 8'h00;
+      \$1315  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1313  = posbl;
+    \$1316  = posbl;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23722,15 +23778,15 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               end else begin
                 (* full_case = 32'd1 *)
                 if (\$76 ) begin
-                  \$1313  = 8'h0a;
+                  \$1316  = 8'h0a;
                 end else if (\$79 ) begin
-                  \$1313  = 8'h03;
+                  \$1316  = 8'h03;
                 end else if (\$82 ) begin
-                  \$1313  = 8'h06;
+                  \$1316  = 8'h06;
                 end else if (\$85 ) begin
-                  \$1313  = 8'h05;
+                  \$1316  = 8'h05;
                 end else begin
-                  \$1313  = ap_resm;
+                  \$1316  = ap_resm;
                 end
               end
           6'h1b:
@@ -23762,147 +23818,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1313  = \$166 [7:0];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1313  = 8'h00;
-    end
-    if (rst) begin
-      \$1313  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1314  = grp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              \$1314  = ap_data;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1314  = 8'h00;
-    end
-    if (rst) begin
-      \$1314  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1315  = dgrp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              \$1315  = grp1;
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1315  = 8'h00;
-    end
-    if (rst) begin
-      \$1315  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1316  = grp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
-          6'h01:
-              /* empty */;
-          6'h04:
-              /* empty */;
-          6'h05:
-              /* empty */;
-          6'h06:
-              /* empty */;
-          6'h07:
-              /* empty */;
-          6'h08:
-              /* empty */;
-          6'h09:
-              /* empty */;
-          6'h0a:
-              /* empty */;
-          6'h0b:
-              /* empty */;
-          6'h0c:
-              /* empty */;
-          6'h0d:
-              /* empty */;
-          6'h0e:
-              /* empty */;
-          6'h0f:
-              /* empty */;
-          6'h12, 6'h13, 6'h14:
-              /* empty */;
-          6'h1b:
-              /* empty */;
-          6'h1c:
-              \$1316  = ap_data;
+              \$1316  = \$166 [7:0];
         endcase
       end
     end
@@ -23915,7 +23831,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1317  = dgrp0;
+    \$1317  = grp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23948,9 +23864,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h12, 6'h13, 6'h14:
               /* empty */;
           6'h1b:
-              /* empty */;
-          6'h1c:
-              \$1317  = grp0;
+              \$1317  = ap_data;
         endcase
       end
     end
@@ -23963,7 +23877,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1318  = denabl;
+    \$1318  = dgrp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -23996,22 +23910,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h12, 6'h13, 6'h14:
               /* empty */;
           6'h1b:
-              /* empty */;
-          6'h1c:
-              \$1318  = enabl;
+              \$1318  = grp1;
         endcase
       end
     end
     if (con_rst) begin
-      \$1318  = 1'h0;
+      \$1318  = 8'h00;
     end
     if (rst) begin
-      \$1318  = 1'h0;
+      \$1318  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1319  = enam0;
+    \$1319  = grp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24046,22 +23958,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h1b:
               /* empty */;
           6'h1c:
-              /* empty */;
-          6'h1d:
-              \$1319  = ap_data[1];
+              \$1319  = ap_data;
         endcase
       end
     end
     if (con_rst) begin
-      \$1319  = 1'h0;
+      \$1319  = 8'h00;
     end
     if (rst) begin
-      \$1319  = 1'h0;
+      \$1319  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1320  = enam1;
+    \$1320  = dgrp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24096,24 +24006,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h1b:
               /* empty */;
           6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              \$1320  = ap_data[1];
+              \$1320  = grp0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1320  = 1'h0;
+      \$1320  = 8'h00;
     end
     if (rst) begin
-      \$1320  = 1'h0;
+      \$1320  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1321  = enabl;
+    \$1321  = denabl;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24148,13 +24054,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h1b:
               /* empty */;
           6'h1c:
-              /* empty */;
-          6'h1d:
-              /* empty */;
-          6'h1e:
-              /* empty */;
-          6'h1f:
-              \$1321  = ap_data[1];
+              \$1321  = enabl;
         endcase
       end
     end
@@ -24167,7 +24067,163 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1322  = hmp0;
+    \$1322  = enam0;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              \$1322  = ap_data[1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1322  = 1'h0;
+    end
+    if (rst) begin
+      \$1322  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1323  = enam1;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              \$1323  = ap_data[1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1323  = 1'h0;
+    end
+    if (rst) begin
+      \$1323  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1324  = enabl;
+    if (con_ce) begin
+      if (ap_en) begin
+        casez (ap_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              \$1324  = ap_data[1];
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1324  = 1'h0;
+    end
+    if (rst) begin
+      \$1324  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1325  = hmp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24210,7 +24266,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h1f:
               /* empty */;
           6'h20:
-              \$1322  = ap_data[7:4];
+              \$1325  = ap_data[7:4];
           6'h21:
               /* empty */;
           6'h22:
@@ -24230,20 +24286,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1322  = 4'h0;
+              \$1325  = 4'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1322  = 4'h0;
+      \$1325  = 4'h0;
     end
     if (rst) begin
-      \$1322  = 4'h0;
+      \$1325  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1323  = hmp1;
+    \$1326  = hmp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24288,7 +24344,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h20:
               /* empty */;
           6'h21:
-              \$1323  = ap_data[7:4];
+              \$1326  = ap_data[7:4];
           6'h22:
               /* empty */;
           6'h23:
@@ -24306,20 +24362,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1323  = 4'h0;
+              \$1326  = 4'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1323  = 4'h0;
+      \$1326  = 4'h0;
     end
     if (rst) begin
-      \$1323  = 4'h0;
+      \$1326  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1324  = hmm0;
+    \$1327  = hmm0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24366,7 +24422,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h21:
               /* empty */;
           6'h22:
-              \$1324  = ap_data[7:4];
+              \$1327  = ap_data[7:4];
           6'h23:
               /* empty */;
           6'h24:
@@ -24382,20 +24438,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1324  = 4'h0;
+              \$1327  = 4'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1324  = 4'h0;
+      \$1327  = 4'h0;
     end
     if (rst) begin
-      \$1324  = 4'h0;
+      \$1327  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1325  = cosmic;
+    \$1328  = cosmic;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24443,7 +24499,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h22:
               if (\$90 ) begin
-                \$1325  = 1'h1;
+                \$1328  = 1'h1;
               end
           6'h23:
               /* empty */;
@@ -24458,20 +24514,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1325  = 1'h0;
+              \$1328  = 1'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1325  = 1'h0;
+      \$1328  = 1'h0;
     end
     if (rst) begin
-      \$1325  = 1'h0;
+      \$1328  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1326  = hmm1;
+    \$1329  = hmm1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24520,7 +24576,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h22:
               /* empty */;
           6'h23:
-              \$1326  = ap_data[7:4];
+              \$1329  = ap_data[7:4];
           6'h24:
               /* empty */;
           6'h25:
@@ -24534,20 +24590,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1326  = 4'h0;
+              \$1329  = 4'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1326  = 4'h0;
+      \$1329  = 4'h0;
     end
     if (rst) begin
-      \$1326  = 4'h0;
+      \$1329  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1327  = hmbl;
+    \$1330  = hmbl;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24598,7 +24654,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h23:
               /* empty */;
           6'h24:
-              \$1327  = ap_data[7:4];
+              \$1330  = ap_data[7:4];
           6'h25:
               /* empty */;
           6'h26:
@@ -24610,20 +24666,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1327  = 4'h0;
+              \$1330  = 4'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1327  = 4'h0;
+      \$1330  = 4'h0;
     end
     if (rst) begin
-      \$1327  = 4'h0;
+      \$1330  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1328  = vdelp0;
+    \$1331  = vdelp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24676,20 +24732,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h24:
               /* empty */;
           6'h25:
-              \$1328  = ap_data[0];
+              \$1331  = ap_data[0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1328  = 1'h0;
+      \$1331  = 1'h0;
     end
     if (rst) begin
-      \$1328  = 1'h0;
+      \$1331  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1329  = vdelp1;
+    \$1332  = vdelp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24744,20 +24800,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h25:
               /* empty */;
           6'h26:
-              \$1329  = ap_data[0];
+              \$1332  = ap_data[0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1329  = 1'h0;
+      \$1332  = 1'h0;
     end
     if (rst) begin
-      \$1329  = 1'h0;
+      \$1332  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1330  = vdelbl;
+    \$1333  = vdelbl;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24814,20 +24870,20 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h26:
               /* empty */;
           6'h27:
-              \$1330  = ap_data[0];
+              \$1333  = ap_data[0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1330  = 1'h0;
+      \$1333  = 1'h0;
     end
     if (rst) begin
-      \$1330  = 1'h0;
+      \$1333  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1331  = resmp0;
+    \$1334  = resmp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24887,21 +24943,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h28, 6'h29:
               if (\$91 ) begin
-                \$1331  = ap_data[1];
+                \$1334  = ap_data[1];
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1331  = 1'h0;
+      \$1334  = 1'h0;
     end
     if (rst) begin
-      \$1331  = 1'h0;
+      \$1334  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1332  = resmp1;
+    \$1335  = resmp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -24961,21 +25017,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
               /* empty */;
           6'h28, 6'h29:
               if (\$112 ) begin
-                \$1332  = ap_data[1];
+                \$1335  = ap_data[1];
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1332  = 1'h0;
+      \$1335  = 1'h0;
     end
     if (rst) begin
-      \$1332  = 1'h0;
+      \$1335  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1333  = posp0;
+    \$1336  = posp0;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -25036,16 +25092,16 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1333  = \$142 [7:0];
+              \$1336  = \$142 [7:0];
         endcase
       end
       if (rp0_valid) begin
         if (\$169 ) begin
-          \$1333  = rp0_x;
+          \$1336  = rp0_x;
         end
       end
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -25053,27 +25109,27 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$182 ) begin
+              if (\$183 ) begin
                 (* full_case = 32'd1 *)
                 if (disp) begin
-                end else if (\$183 ) begin
+                end else if (\$184 ) begin
                 end else begin
-                  \$1333  = wr_resp;
+                  \$1336  = wr_resp;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1333  = 8'h00;
+      \$1336  = 8'h00;
     end
     if (rst) begin
-      \$1333  = 8'h00;
+      \$1336  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1334  = posp1;
+    \$1337  = posp1;
     if (con_ce) begin
       if (ap_en) begin
         casez (ap_addr)
@@ -25134,16 +25190,16 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1334  = \$148 [7:0];
+              \$1337  = \$148 [7:0];
         endcase
       end
       if (rp1_valid) begin
         if (\$171 ) begin
-          \$1334  = rp1_x;
+          \$1337  = rp1_x;
         end
       end
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -25151,33 +25207,33 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$191 ) begin
+              if (\$192 ) begin
                 (* full_case = 32'd1 *)
-                if (\disp$113 ) begin
-                end else if (\$192 ) begin
+                if (\disp$114 ) begin
+                end else if (\$193 ) begin
                 end else begin
-                  \$1334  = wr_resp;
+                  \$1337  = wr_resp;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1334  = 8'h00;
+      \$1337  = 8'h00;
     end
     if (rst) begin
-      \$1334  = 8'h00;
+      \$1337  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1335  = rp0_cnt;
+    \$1338  = rp0_cnt;
     if (con_ce) begin
       if (rp0_valid) begin
-        \$1335  = \$168 [3:0];
+        \$1338  = \$168 [3:0];
       end
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -25185,34 +25241,34 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$182 ) begin
+              if (\$183 ) begin
                 if (disp) begin
-                  \$1335  = \$185 ;
-                end else if (\$183 ) begin
-                  \$1335  = wm;
+                  \$1338  = \$186 ;
+                end else if (\$184 ) begin
+                  \$1338  = wm;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1335  = 4'h0;
+      \$1338  = 4'h0;
     end
     if (rst) begin
-      \$1335  = 4'h0;
+      \$1338  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1336  = rp0_valid;
+    \$1339  = rp0_valid;
     if (con_ce) begin
       if (rp0_valid) begin
         if (\$169 ) begin
-          \$1336  = 1'h0;
+          \$1339  = 1'h0;
         end
       end
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -25220,32 +25276,32 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$182 ) begin
+              if (\$183 ) begin
                 if (disp) begin
-                  \$1336  = 1'h1;
-                end else if (\$183 ) begin
-                  \$1336  = 1'h1;
+                  \$1339  = 1'h1;
+                end else if (\$184 ) begin
+                  \$1339  = 1'h1;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1336  = 1'h0;
+      \$1339  = 1'h0;
     end
     if (rst) begin
-      \$1336  = 1'h0;
+      \$1339  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1337  = rp1_cnt;
+    \$1340  = rp1_cnt;
     if (con_ce) begin
       if (rp1_valid) begin
-        \$1337  = \$170 [3:0];
+        \$1340  = \$170 [3:0];
       end
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -25253,34 +25309,34 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$191 ) begin
-                if (\disp$113 ) begin
-                  \$1337  = \$194 ;
-                end else if (\$192 ) begin
-                  \$1337  = wm;
+              if (\$192 ) begin
+                if (\disp$114 ) begin
+                  \$1340  = \$195 ;
+                end else if (\$193 ) begin
+                  \$1340  = wm;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1337  = 4'h0;
+      \$1340  = 4'h0;
     end
     if (rst) begin
-      \$1337  = 4'h0;
+      \$1340  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1338  = rp1_valid;
+    \$1341  = rp1_valid;
     if (con_ce) begin
       if (rp1_valid) begin
         if (\$171 ) begin
-          \$1338  = 1'h0;
+          \$1341  = 1'h0;
         end
       end
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -25288,138 +25344,66 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$191 ) begin
-                if (\disp$113 ) begin
-                  \$1338  = 1'h1;
-                end else if (\$192 ) begin
-                  \$1338  = 1'h1;
+              if (\$192 ) begin
+                if (\disp$114 ) begin
+                  \$1341  = 1'h1;
+                end else if (\$193 ) begin
+                  \$1341  = 1'h1;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1338  = 1'h0;
+      \$1341  = 1'h0;
     end
     if (rst) begin
-      \$1338  = 1'h0;
+      \$1341  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1339  = vsync_armed;
+    \$1342  = vsync_armed;
     if (con_ce) begin
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
-              if (bus_wdata[1]) begin
-                \$1339  = 1'h1;
-              end else if (\$174 ) begin
-                \$1339  = 1'h0;
+              if (bus__wdata[1]) begin
+                \$1342  = 1'h1;
+              end else if (\$175 ) begin
+                \$1342  = 1'h0;
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1339  = 1'h0;
+      \$1342  = 1'h0;
     end
     if (rst) begin
-      \$1339  = 1'h0;
+      \$1342  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1340  = dump_enabled;
+    \$1343  = dump_enabled;
     if (con_ce) begin
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
             begin
-              if (\$176 ) begin
-                \$1340  = 1'h1;
+              if (\$177 ) begin
+                \$1343  = 1'h1;
               end
-              if (\$178 ) begin
-                \$1340  = 1'h0;
+              if (\$179 ) begin
+                \$1343  = 1'h0;
               end
             end
         endcase
       end
     end
     if (con_rst) begin
-      \$1340  = 1'h0;
-    end
-    if (rst) begin
-      \$1340  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1341  = dump_disabled_cycle;
-    if (con_ce) begin
-      if (\$172 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              if (\$178 ) begin
-                \$1341  = \$179 [31:0];
-              end
-        endcase
-      end
-      if (frame_start) begin
-        \$1341  = \$212 [31:0];
-      end
-    end
-    if (con_rst) begin
-      \$1341  = 32'd0;
-    end
-    if (rst) begin
-      \$1341  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1342  = vblank_dump;
-    if (con_ce) begin
-      if (\$172 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              \$1342  = bus_wdata[7];
-        endcase
-      end
-    end
-    if (con_rst) begin
-      \$1342  = 1'h0;
-    end
-    if (rst) begin
-      \$1342  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1343  = wsync;
-    if (con_ce) begin
-      if (\$172 ) begin
-        casez (bus_addr)
-          6'h00:
-              /* empty */;
-          6'h01:
-              /* empty */;
-          6'h02:
-              if (\$181 ) begin
-                \$1343  = 1'h1;
-              end
-        endcase
-      end
-      if (\$211 ) begin
-        \$1343  = 1'h0;
-      end
-    end
-    if (con_rst) begin
       \$1343  = 1'h0;
     end
     if (rst) begin
@@ -25428,54 +25412,39 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1344  = rp0_x;
+    \$1344  = dump_disabled_cycle;
     if (con_ce) begin
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$182 ) begin
-                if (disp) begin
-                  \$1344  = wr_resp;
-                end else if (\$183 ) begin
-                  \$1344  = wr_resp;
-                end
+              if (\$179 ) begin
+                \$1344  = \$180 [31:0];
               end
         endcase
       end
+      if (clocks__0__frame_start) begin
+        \$1344  = \$213 [31:0];
+      end
     end
     if (con_rst) begin
-      \$1344  = 8'h00;
+      \$1344  = 32'd0;
     end
     if (rst) begin
-      \$1344  = 8'h00;
+      \$1344  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1345  = rp0_skip;
+    \$1345  = vblank_dump;
     if (con_ce) begin
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
-              /* empty */;
-          6'h02:
-              /* empty */;
-          6'h10, 6'h11:
-              if (\$182 ) begin
-                if (disp) begin
-                  \$1345  = 1'h1;
-                end else if (\$183 ) begin
-                  \$1345  = \$189 ;
-                end
-              end
+              \$1345  = bus__wdata[7];
         endcase
       end
     end
@@ -25488,10 +25457,37 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1346  = rp1_x;
+    \$1346  = wsync;
     if (con_ce) begin
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              if (\$182 ) begin
+                \$1346  = 1'h1;
+              end
+        endcase
+      end
+      if (\$212 ) begin
+        \$1346  = 1'h0;
+      end
+    end
+    if (con_rst) begin
+      \$1346  = 1'h0;
+    end
+    if (rst) begin
+      \$1346  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1347  = rp0_x;
+    if (con_ce) begin
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -25499,29 +25495,29 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$191 ) begin
-                if (\disp$113 ) begin
-                  \$1346  = wr_resp;
-                end else if (\$192 ) begin
-                  \$1346  = wr_resp;
+              if (\$183 ) begin
+                if (disp) begin
+                  \$1347  = wr_resp;
+                end else if (\$184 ) begin
+                  \$1347  = wr_resp;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1346  = 8'h00;
+      \$1347  = 8'h00;
     end
     if (rst) begin
-      \$1346  = 8'h00;
+      \$1347  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1347  = rp1_skip;
+    \$1348  = rp0_skip;
     if (con_ce) begin
-      if (\$172 ) begin
-        casez (bus_addr)
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
@@ -25529,52 +25525,44 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$191 ) begin
-                if (\disp$113 ) begin
-                  \$1347  = 1'h1;
-                end else if (\$192 ) begin
-                  \$1347  = \$198 ;
+              if (\$183 ) begin
+                if (disp) begin
+                  \$1348  = 1'h1;
+                end else if (\$184 ) begin
+                  \$1348  = \$190 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1347  = 1'h0;
+      \$1348  = 1'h0;
     end
     if (rst) begin
-      \$1347  = 1'h0;
+      \$1348  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1348  = pend_addr;
+    \$1349  = rp1_x;
     if (con_ce) begin
-      if (\$172 ) begin
-        if (\$202 ) begin
-          if (\$204 ) begin
-            \$1348  = bus_addr;
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1348  = 6'h00;
-    end
-    if (rst) begin
-      \$1348  = 6'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1349  = pend_data;
-    if (con_ce) begin
-      if (\$172 ) begin
-        if (\$202 ) begin
-          if (\$204 ) begin
-            \$1349  = bus_wdata;
-          end
-        end
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$192 ) begin
+                if (\disp$114 ) begin
+                  \$1349  = wr_resp;
+                end else if (\$193 ) begin
+                  \$1349  = wr_resp;
+                end
+              end
+        endcase
       end
     end
     if (con_rst) begin
@@ -25586,50 +25574,61 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1350  = pend_hpos;
+    \$1350  = rp1_skip;
     if (con_ce) begin
-      if (\$172 ) begin
-        if (\$202 ) begin
-          if (\$204 ) begin
-            \$1350  = wr_hpos;
+      if (\$173 ) begin
+        casez (bus__addr[5:0])
+          6'h00:
+              /* empty */;
+          6'h01:
+              /* empty */;
+          6'h02:
+              /* empty */;
+          6'h10, 6'h11:
+              if (\$192 ) begin
+                if (\disp$114 ) begin
+                  \$1350  = 1'h1;
+                end else if (\$193 ) begin
+                  \$1350  = \$199 ;
+                end
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1350  = 1'h0;
+    end
+    if (rst) begin
+      \$1350  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1351  = pend_addr;
+    if (con_ce) begin
+      if (\$173 ) begin
+        if (\$203 ) begin
+          if (\$205 ) begin
+            \$1351  = bus__addr[5:0];
           end
         end
       end
     end
     if (con_rst) begin
-      \$1350  = 8'h00;
+      \$1351  = 6'h00;
     end
     if (rst) begin
-      \$1350  = 8'h00;
+      \$1351  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1351  = pend_cycle;
+    \$1352  = pend_data;
     if (con_ce) begin
-      if (\$172 ) begin
-        if (\$202 ) begin
-          if (\$204 ) begin
-            \$1351  = wr_cycle;
-          end
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1351  = 7'h00;
-    end
-    if (rst) begin
-      \$1351  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1352  = pend_resm;
-    if (con_ce) begin
-      if (\$172 ) begin
-        if (\$202 ) begin
-          if (\$204 ) begin
-            \$1352  = wr_resm;
+      if (\$173 ) begin
+        if (\$203 ) begin
+          if (\$205 ) begin
+            \$1352  = bus__wdata;
           end
         end
       end
@@ -25643,12 +25642,12 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1353  = pend_since;
+    \$1353  = pend_hpos;
     if (con_ce) begin
-      if (\$172 ) begin
-        if (\$202 ) begin
-          if (\$204 ) begin
-            \$1353  = since_hmove;
+      if (\$173 ) begin
+        if (\$203 ) begin
+          if (\$205 ) begin
+            \$1353  = wr_hpos;
           end
         end
       end
@@ -25658,6 +25657,63 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     end
     if (rst) begin
       \$1353  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1354  = pend_cycle;
+    if (con_ce) begin
+      if (\$173 ) begin
+        if (\$203 ) begin
+          if (\$205 ) begin
+            \$1354  = wr_cycle;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1354  = 7'h00;
+    end
+    if (rst) begin
+      \$1354  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1355  = pend_resm;
+    if (con_ce) begin
+      if (\$173 ) begin
+        if (\$203 ) begin
+          if (\$205 ) begin
+            \$1355  = wr_resm;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1355  = 8'h00;
+    end
+    if (rst) begin
+      \$1355  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1356  = pend_since;
+    if (con_ce) begin
+      if (\$173 ) begin
+        if (\$203 ) begin
+          if (\$205 ) begin
+            \$1356  = since_hmove;
+          end
+        end
+      end
+    end
+    if (con_rst) begin
+      \$1356  = 8'h00;
+    end
+    if (rst) begin
+      \$1356  = 8'h00;
     end
   end
   always @* begin
@@ -25665,21 +25721,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          hit = \$221 ;
+          hit = \$222 ;
       3'h1:
-          hit = \$237 ;
+          hit = \$238 ;
       3'h2:
-          hit = \$258 ;
+          hit = \$259 ;
       3'h3:
-          hit = \$283 ;
+          hit = \$284 ;
       3'h4:
-          hit = \$309 ;
+          hit = \$310 ;
       3'h5:
-          hit = \$327 ;
+          hit = \$328 ;
       3'h6:
-          hit = \$341 ;
+          hit = \$342 ;
       3'h7:
-          hit = \$364 ;
+          hit = \$365 ;
     endcase
   end
   always @* begin
@@ -25687,21 +25743,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          idx = \$228 [2:0];
+          idx = \$229 [2:0];
       3'h1:
-          idx = \$249 [2:0];
+          idx = \$250 [2:0];
       3'h2:
-          idx = \$270 [2:0];
+          idx = \$271 [2:0];
       3'h3:
-          idx = \$300 [2:0];
+          idx = \$301 [2:0];
       3'h4:
-          idx = \$321 [2:0];
+          idx = \$322 [2:0];
       3'h5:
-          idx = \$328 [2:0];
+          idx = \$329 [2:0];
       3'h6:
-          idx = \$358 [2:0];
+          idx = \$359 [2:0];
       3'h7:
-          idx = \$365 [2:0];
+          idx = \$366 [2:0];
     endcase
   end
   always @* begin
@@ -25719,12 +25775,12 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
       3'h4:
           /* empty */;
       3'h5:
-          dm1 = \$322 [7:0];
+          dm1 = \$323 [7:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$130  = 8'h00;
+    \dm1$131  = 8'h00;
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
@@ -25742,7 +25798,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
       3'h6:
           /* empty */;
       3'h7:
-          \dm1$130  = \$359 [7:0];
+          \dm1$131  = \$360 [7:0];
     endcase
   end
   always @* begin
@@ -25750,21 +25806,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \hit$134  = \$386 ;
+          \hit$135  = \$387 ;
       3'h1:
-          \hit$134  = \$402 ;
+          \hit$135  = \$403 ;
       3'h2:
-          \hit$134  = \$423 ;
+          \hit$135  = \$424 ;
       3'h3:
-          \hit$134  = \$448 ;
+          \hit$135  = \$449 ;
       3'h4:
-          \hit$134  = \$474 ;
+          \hit$135  = \$475 ;
       3'h5:
-          \hit$134  = \$492 ;
+          \hit$135  = \$493 ;
       3'h6:
-          \hit$134  = \$506 ;
+          \hit$135  = \$507 ;
       3'h7:
-          \hit$134  = \$529 ;
+          \hit$135  = \$530 ;
     endcase
   end
   always @* begin
@@ -25772,44 +25828,44 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \idx$135  = \$393 [2:0];
+          \idx$136  = \$394 [2:0];
       3'h1:
-          \idx$135  = \$414 [2:0];
+          \idx$136  = \$415 [2:0];
       3'h2:
-          \idx$135  = \$435 [2:0];
+          \idx$136  = \$436 [2:0];
       3'h3:
-          \idx$135  = \$465 [2:0];
+          \idx$136  = \$466 [2:0];
       3'h4:
-          \idx$135  = \$486 [2:0];
+          \idx$136  = \$487 [2:0];
       3'h5:
-          \idx$135  = \$493 [2:0];
+          \idx$136  = \$494 [2:0];
       3'h6:
-          \idx$135  = \$523 [2:0];
+          \idx$136  = \$524 [2:0];
       3'h7:
-          \idx$135  = \$530 [2:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$136  = 8'h00;
-    casez (nusiz1[2:0])
-      3'h0:
-          /* empty */;
-      3'h1:
-          /* empty */;
-      3'h2:
-          /* empty */;
-      3'h3:
-          /* empty */;
-      3'h4:
-          /* empty */;
-      3'h5:
-          \dm1$136  = \$487 [7:0];
+          \idx$136  = \$531 [2:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     \dm1$137  = 8'h00;
+    casez (nusiz1[2:0])
+      3'h0:
+          /* empty */;
+      3'h1:
+          /* empty */;
+      3'h2:
+          /* empty */;
+      3'h3:
+          /* empty */;
+      3'h4:
+          /* empty */;
+      3'h5:
+          \dm1$137  = \$488 [7:0];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \dm1$138  = 8'h00;
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
@@ -25827,7 +25883,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
       3'h6:
           /* empty */;
       3'h7:
-          \dm1$137  = \$524 [7:0];
+          \dm1$138  = \$525 [7:0];
     endcase
   end
   always @* begin
@@ -25835,21 +25891,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          \hit$143  = \$552 ;
+          \hit$144  = \$553 ;
       3'h1:
-          \hit$143  = \$561 ;
+          \hit$144  = \$562 ;
       3'h2:
-          \hit$143  = \$570 ;
+          \hit$144  = \$571 ;
       3'h3:
-          \hit$143  = \$584 ;
+          \hit$144  = \$585 ;
       3'h4:
-          \hit$143  = \$593 ;
+          \hit$144  = \$594 ;
       3'h5:
-          \hit$143  = \$597 ;
+          \hit$144  = \$598 ;
       3'h6:
-          \hit$143  = \$611 ;
+          \hit$144  = \$612 ;
       3'h7:
-          \hit$143  = \$615 ;
+          \hit$144  = \$616 ;
     endcase
   end
   always @* begin
@@ -25857,43 +25913,43 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \hit$148  = \$624 ;
+          \hit$149  = \$625 ;
       3'h1:
-          \hit$148  = \$633 ;
+          \hit$149  = \$634 ;
       3'h2:
-          \hit$148  = \$642 ;
+          \hit$149  = \$643 ;
       3'h3:
-          \hit$148  = \$656 ;
+          \hit$149  = \$657 ;
       3'h4:
-          \hit$148  = \$665 ;
+          \hit$149  = \$666 ;
       3'h5:
-          \hit$148  = \$669 ;
+          \hit$149  = \$670 ;
       3'h6:
-          \hit$148  = \$683 ;
+          \hit$149  = \$684 ;
       3'h7:
-          \hit$148  = \$687 ;
+          \hit$149  = \$688 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     color = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$740 ) begin
-      color = \$743 ;
+    if (\$741 ) begin
+      color = \$744 ;
     end else if (ctrlpf[2]) begin
-      if (\$747 ) begin
+      if (\$748 ) begin
         color = 2'h1;
-      end else if (\$754 ) begin
+      end else if (\$755 ) begin
         color = 2'h2;
-      end else if (\$760 ) begin
+      end else if (\$761 ) begin
         color = 2'h3;
       end
     end else begin
       (* full_case = 32'd1 *)
-      if (\$775 ) begin
+      if (\$776 ) begin
         color = 2'h2;
-      end else if (\$781 ) begin
-        color = \$783 ;
+      end else if (\$782 ) begin
+        color = \$784 ;
       end else begin
         color = c0;
       end
@@ -25903,16 +25959,16 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     c0 = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$740 ) begin
+    if (\$741 ) begin
     end else if (ctrlpf[2]) begin
     end else begin
-      c0 = \$768 ;
+      c0 = \$769 ;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     rd = 2'h0;
-    casez (bus_addr[3:0])
+    casez (bus__addr[3:0])
       4'h0:
           rd = { coll_read[0], coll_read[1] };
       4'h1:
@@ -25946,7 +26002,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     delay = 4'h0;
-    casez (bus_addr)
+    casez (bus__addr[5:0])
       6'h01:
           delay = 4'h1;
       6'h04:
@@ -25958,11 +26014,11 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
       6'h0c:
           delay = 4'h1;
       6'h0d:
-          delay = \$907 ;
-      6'h0e:
           delay = \$908 ;
-      6'h0f:
+      6'h0e:
           delay = \$909 ;
+      6'h0f:
+          delay = \$910 ;
       6'h12:
           delay = 4'h8;
       6'h13:
@@ -25978,21 +26034,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          dly = \$918 ;
+          dly = \$919 ;
       3'h1:
-          dly = \$930 ;
+          dly = \$931 ;
       3'h2:
-          dly = \$946 ;
+          dly = \$947 ;
       3'h3:
-          dly = \$966 ;
+          dly = \$967 ;
       3'h4:
-          dly = \$986 ;
+          dly = \$987 ;
       3'h5:
-          dly = \$998 ;
+          dly = \$999 ;
       3'h6:
-          dly = \$1014 ;
+          dly = \$1015 ;
       3'h7:
-          dly = \$1030 ;
+          dly = \$1031 ;
     endcase
   end
   always @* begin
@@ -26000,21 +26056,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          disp = \$922 ;
+          disp = \$923 ;
       3'h1:
-          disp = \$938 ;
+          disp = \$939 ;
       3'h2:
-          disp = \$954 ;
+          disp = \$955 ;
       3'h3:
-          disp = \$978 ;
+          disp = \$979 ;
       3'h4:
-          disp = \$994 ;
+          disp = \$995 ;
       3'h5:
-          disp = \$1002 ;
+          disp = \$1003 ;
       3'h6:
-          disp = \$1026 ;
+          disp = \$1027 ;
       3'h7:
-          disp = \$1034 ;
+          disp = \$1035 ;
     endcase
   end
   always @* begin
@@ -26022,21 +26078,21 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \dly$114  = \$1042 ;
+          \dly$115  = \$1043 ;
       3'h1:
-          \dly$114  = \$1054 ;
+          \dly$115  = \$1055 ;
       3'h2:
-          \dly$114  = \$1070 ;
+          \dly$115  = \$1071 ;
       3'h3:
-          \dly$114  = \$1090 ;
+          \dly$115  = \$1091 ;
       3'h4:
-          \dly$114  = \$1110 ;
+          \dly$115  = \$1111 ;
       3'h5:
-          \dly$114  = \$1122 ;
+          \dly$115  = \$1123 ;
       3'h6:
-          \dly$114  = \$1138 ;
+          \dly$115  = \$1139 ;
       3'h7:
-          \dly$114  = \$1154 ;
+          \dly$115  = \$1155 ;
     endcase
   end
   always @* begin
@@ -26044,47 +26100,47 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \disp$113  = \$1046 ;
+          \disp$114  = \$1047 ;
       3'h1:
-          \disp$113  = \$1062 ;
+          \disp$114  = \$1063 ;
       3'h2:
-          \disp$113  = \$1078 ;
+          \disp$114  = \$1079 ;
       3'h3:
-          \disp$113  = \$1102 ;
+          \disp$114  = \$1103 ;
       3'h4:
-          \disp$113  = \$1118 ;
+          \disp$114  = \$1119 ;
       3'h5:
-          \disp$113  = \$1126 ;
+          \disp$114  = \$1127 ;
       3'h6:
-          \disp$113  = \$1150 ;
+          \disp$114  = \$1151 ;
       3'h7:
-          \disp$113  = \$1158 ;
+          \disp$114  = \$1159 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     nc = 2'h0;
-    if (line_end_drawn) begin
+    if (clocks__0__line_end_drawn) begin
       if (cosmic) begin
-        nc = \$1161 [1:0];
+        nc = \$1162 [1:0];
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     jump = 8'h00;
-    if (line_end_drawn) begin
+    if (clocks__0__line_end_drawn) begin
       if (cosmic) begin
-        jump = \$1162 ;
+        jump = \$1163 ;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     mv = 10'h000;
-    if (line_end_drawn) begin
+    if (clocks__0__line_end_drawn) begin
       if (cosmic) begin
-        mv = \$1163 [9:0];
+        mv = \$1164 [9:0];
       end
     end
   end
@@ -26093,7 +26149,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_en = 1'h0;
     if (fire) begin
       ap_en = 1'h1;
-    end else if (\$1170 ) begin
+    end else if (\$1172 ) begin
       ap_en = 1'h1;
     end
   end
@@ -26102,8 +26158,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_addr = 6'h00;
     if (fire) begin
       ap_addr = pend_addr;
-    end else if (\$1170 ) begin
-      ap_addr = bus_addr;
+    end else if (\$1172 ) begin
+      ap_addr = bus__addr[5:0];
     end
   end
   always @* begin
@@ -26111,8 +26167,8 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_data = 8'h00;
     if (fire) begin
       ap_data = pend_data;
-    end else if (\$1170 ) begin
-      ap_data = bus_wdata;
+    end else if (\$1172 ) begin
+      ap_data = bus__wdata;
     end
   end
   always @* begin
@@ -26120,7 +26176,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_hpos = 8'h00;
     if (fire) begin
       ap_hpos = pend_hpos;
-    end else if (\$1170 ) begin
+    end else if (\$1172 ) begin
       ap_hpos = wr_hpos;
     end
   end
@@ -26129,7 +26185,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_cycle = 7'h00;
     if (fire) begin
       ap_cycle = pend_cycle;
-    end else if (\$1170 ) begin
+    end else if (\$1172 ) begin
       ap_cycle = wr_cycle;
     end
   end
@@ -26138,7 +26194,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_resm = 8'h00;
     if (fire) begin
       ap_resm = pend_resm;
-    end else if (\$1170 ) begin
+    end else if (\$1172 ) begin
       ap_resm = wr_resm;
     end
   end
@@ -26147,7 +26203,7 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
     ap_since = 8'h00;
     if (fire) begin
       ap_since = pend_since;
-    end else if (\$1170 ) begin
+    end else if (\$1172 ) begin
       ap_since = since_hmove;
     end
   end
@@ -26213,10 +26269,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1173 ) begin
-              hmove_mv = { \$1181 [4], \$1181  };
-            end else if (\$1174 ) begin
-              hmove_mv = \$1189 ;
+            if (\$1175 ) begin
+              hmove_mv = { \$1183 [4], \$1183  };
+            end else if (\$1176 ) begin
+              hmove_mv = \$1191 ;
             end
       endcase
     end
@@ -26283,13 +26339,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            hmove_sum = \$1190 [9:0];
+            hmove_sum = \$1192 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$179  = 6'h00;
+    \hmove_mv$180  = 6'h00;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -26349,10 +26405,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1193 ) begin
-              \hmove_mv$179  = { \$1201 [4], \$1201  };
-            end else if (\$1194 ) begin
-              \hmove_mv$179  = \$1209 ;
+            if (\$1195 ) begin
+              \hmove_mv$180  = { \$1203 [4], \$1203  };
+            end else if (\$1196 ) begin
+              \hmove_mv$180  = \$1211 ;
             end
       endcase
     end
@@ -26419,13 +26475,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$88  = \$1210 [9:0];
+            \hmove_sum$88  = \$1212 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$180  = 6'h00;
+    \hmove_mv$181  = 6'h00;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -26485,10 +26541,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1213 ) begin
-              \hmove_mv$180  = { \$1221 [4], \$1221  };
-            end else if (\$1214 ) begin
-              \hmove_mv$180  = \$1229 ;
+            if (\$1215 ) begin
+              \hmove_mv$181  = { \$1223 [4], \$1223  };
+            end else if (\$1216 ) begin
+              \hmove_mv$181  = \$1231 ;
             end
       endcase
     end
@@ -26555,13 +26611,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$89  = \$1230 [9:0];
+            \hmove_sum$89  = \$1232 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$181  = 6'h00;
+    \hmove_mv$182  = 6'h00;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -26621,10 +26677,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1233 ) begin
-              \hmove_mv$181  = { \$1241 [4], \$1241  };
-            end else if (\$1234 ) begin
-              \hmove_mv$181  = \$1249 ;
+            if (\$1235 ) begin
+              \hmove_mv$182  = { \$1243 [4], \$1243  };
+            end else if (\$1236 ) begin
+              \hmove_mv$182  = \$1251 ;
             end
       endcase
     end
@@ -26691,13 +26747,13 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$90  = \$1250 [9:0];
+            \hmove_sum$90  = \$1252 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$182  = 6'h00;
+    \hmove_mv$183  = 6'h00;
     if (ap_en) begin
       casez (ap_addr)
         6'h01:
@@ -26757,10 +26813,10 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            if (\$1253 ) begin
-              \hmove_mv$182  = { \$1261 [4], \$1261  };
-            end else if (\$1254 ) begin
-              \hmove_mv$182  = \$1269 ;
+            if (\$1255 ) begin
+              \hmove_mv$183  = { \$1263 [4], \$1263  };
+            end else if (\$1256 ) begin
+              \hmove_mv$183  = \$1271 ;
             end
       endcase
     end
@@ -26827,53 +26883,53 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
         6'h28, 6'h29:
             /* empty */;
         6'h2a:
-            \hmove_sum$91  = \$1270 [9:0];
+            \hmove_sum$91  = \$1272 [9:0];
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    frame_end = 1'h0;
-    if (\$1271 ) begin
-      if (\$1273 ) begin
-        frame_end = 1'h1;
+    clocks__0__frame_end = 1'h0;
+    if (\$1274 ) begin
+      if (\$1276 ) begin
+        clocks__0__frame_end = 1'h1;
       end
-      casez (bus_addr)
+      casez (bus__addr[5:0])
         6'h00:
-            if (bus_wdata[1]) begin
-            end else if (\$1275 ) begin
-              frame_end = 1'h1;
+            if (bus__wdata[1]) begin
+            end else if (\$1278 ) begin
+              clocks__0__frame_end = 1'h1;
             end
       endcase
     end
   end
-  assign nxt_hpos = \$906 [7:0];
-  assign hmove_blanks = \port$5525$4 [1];
+  assign nxt_hpos = \$907 [7:0];
+  assign hmove_blanks = \port$5520$4 [1];
   assign newx = wr_resp;
-  assign diff = \$213 [9:0];
-  assign d = \$216 [7:0];
-  assign \diff$132  = \$378 [9:0];
-  assign \d$133  = \$381 [7:0];
-  assign \diff$139  = \$543 [9:0];
-  assign \d$140  = \$546 [7:0];
-  assign width = \$548 [5:0];
-  assign \diff$144  = \$616 [9:0];
-  assign \d$145  = \$619 [7:0];
-  assign \width$147  = \$620 [5:0];
-  assign \diff$149  = \$688 [9:0];
-  assign \d$150  = \$691 [7:0];
-  assign \width$151  = \$692 [5:0];
-  assign k = \$693 [5:0];
-  assign kk = \$698 [4:0];
-  assign pfidx = \$703 [4:0];
-  assign pal = \port$5525$4 [0];
-  assign coll_now = { \$873 , \$861 , \$860 , \$856 , \$847 , \$841 , \$831 , \$824 , \$820 , \$819 , \$815 , \$814 , \$808 , \$802 , \$795  };
-  assign rdata = { rd, bus_last[5:0] };
-  assign \diff$170  = \$911 [9:0];
-  assign \d$171  = \$914 [7:0];
-  assign \diff$172  = \$1035 [9:0];
-  assign \d$173  = \$1038 [7:0];
-  assign line_at_write = \$1160 [15:0];
+  assign diff = \$214 [9:0];
+  assign d = \$217 [7:0];
+  assign \diff$133  = \$379 [9:0];
+  assign \d$134  = \$382 [7:0];
+  assign \diff$140  = \$544 [9:0];
+  assign \d$141  = \$547 [7:0];
+  assign width = \$549 [5:0];
+  assign \diff$145  = \$617 [9:0];
+  assign \d$146  = \$620 [7:0];
+  assign \width$148  = \$621 [5:0];
+  assign \diff$150  = \$689 [9:0];
+  assign \d$151  = \$692 [7:0];
+  assign \width$152  = \$693 [5:0];
+  assign k = \$694 [5:0];
+  assign kk = \$699 [4:0];
+  assign pfidx = \$704 [4:0];
+  assign pal = \port$5520$4 [0];
+  assign coll_now = { \$874 , \$862 , \$861 , \$857 , \$848 , \$842 , \$832 , \$825 , \$821 , \$820 , \$816 , \$815 , \$809 , \$803 , \$796  };
+  assign bus__rdata = { rd, bus_last[5:0] };
+  assign \diff$171  = \$912 [9:0];
+  assign \d$172  = \$915 [7:0];
+  assign \diff$173  = \$1036 [9:0];
+  assign \d$174  = \$1039 [7:0];
+  assign line_at_write = \$1161 [15:0];
   assign \ctrlpf.reflect  = ctrlpf[0];
   assign \ctrlpf.score  = ctrlpf[1];
   assign \ctrlpf.priority  = ctrlpf[2];
@@ -26888,108 +26944,108 @@ module \instance.console.tia (rst, con_ce, advance, cycle_end, line, drawn, bus_
   assign \nusiz1.unused3  = nusiz1[3];
   assign \nusiz1.missile_size  = nusiz1[5:4];
   assign \nusiz1.unused6  = nusiz1[7:6];
-  assign charged[3] = \$903 ;
-  assign charged[2] = \$896 ;
-  assign charged[1] = \$889 ;
-  assign charged[0] = \$882 ;
-  assign \$806  = 1'h1;
-  assign \$807  = \$805 ;
-  assign \$812  = 1'h1;
-  assign \$813  = \$811 ;
-  assign \$693  = { 2'h0, x[7:2] };
-  assign \$845  = 1'h1;
-  assign \$846  = \$844 ;
-  assign \$851  = 1'h1;
-  assign \$852  = \$850 ;
-  assign \$871  = 1'h1;
-  assign \$872  = \$870 ;
-  assign \$191  = bus_addr[0];
-  assign \$328  = { 1'h0, dm1[7:1] };
-  assign \$365  = { 2'h0, \dm1$130 [7:2] };
-  assign \$493  = { 1'h0, \dm1$136 [7:1] };
-  assign \$530  = { 2'h0, \dm1$137 [7:2] };
-  assign \size$146  = nusiz1[5:4];
-  assign \$758  = 1'h1;
-  assign \$759  = \$757 ;
-  assign \$779  = 1'h1;
-  assign \$780  = \$778 ;
-  assign \$918  = \$917 ;
-  assign \$922  = \$921 ;
-  assign \$926  = \$925 ;
-  assign \$934  = \$933 ;
-  assign \$942  = \$941 ;
-  assign \$950  = \$949 ;
-  assign \$958  = \$957 ;
-  assign \$970  = \$969 ;
-  assign \$982  = \$981 ;
-  assign \$990  = \$989 ;
-  assign \$998  = \$997 ;
-  assign \$1002  = \$1001 ;
-  assign \$1006  = \$1005 ;
-  assign \$1018  = \$1017 ;
-  assign \$1030  = \$1029 ;
-  assign \$1034  = \$1033 ;
-  assign \$1042  = \$1041 ;
-  assign \$1046  = \$1045 ;
-  assign \$1050  = \$1049 ;
-  assign \$1058  = \$1057 ;
-  assign \$1066  = \$1065 ;
-  assign \$1074  = \$1073 ;
-  assign \$1082  = \$1081 ;
-  assign \$1094  = \$1093 ;
-  assign \$1106  = \$1105 ;
-  assign \$1114  = \$1113 ;
-  assign \$1122  = \$1121 ;
-  assign \$1126  = \$1125 ;
-  assign \$1130  = \$1129 ;
-  assign \$1142  = \$1141 ;
-  assign \$1154  = \$1153 ;
-  assign \$1158  = \$1157 ;
-  assign \$1176 [2:0] = hmp0[2:0];
-  assign \$1176 [3] = \$auto$rtlil.cc:2739:Not$2 ;
+  assign charged[3] = \$904 ;
+  assign charged[2] = \$897 ;
+  assign charged[1] = \$890 ;
+  assign charged[0] = \$883 ;
+  assign \$807  = 1'h1;
+  assign \$808  = \$806 ;
+  assign \$813  = 1'h1;
+  assign \$814  = \$812 ;
+  assign \$694  = { 2'h0, x[7:2] };
+  assign \$846  = 1'h1;
+  assign \$847  = \$845 ;
+  assign \$852  = 1'h1;
+  assign \$853  = \$851 ;
+  assign \$872  = 1'h1;
+  assign \$873  = \$871 ;
+  assign \$192  = bus__addr[0];
+  assign \$329  = { 1'h0, dm1[7:1] };
+  assign \$366  = { 2'h0, \dm1$131 [7:2] };
+  assign \$494  = { 1'h0, \dm1$137 [7:1] };
+  assign \$531  = { 2'h0, \dm1$138 [7:2] };
+  assign \size$147  = nusiz1[5:4];
+  assign \$759  = 1'h1;
+  assign \$760  = \$758 ;
+  assign \$780  = 1'h1;
+  assign \$781  = \$779 ;
+  assign \$919  = \$918 ;
+  assign \$923  = \$922 ;
+  assign \$927  = \$926 ;
+  assign \$935  = \$934 ;
+  assign \$943  = \$942 ;
+  assign \$951  = \$950 ;
+  assign \$959  = \$958 ;
+  assign \$971  = \$970 ;
+  assign \$983  = \$982 ;
+  assign \$991  = \$990 ;
+  assign \$999  = \$998 ;
+  assign \$1003  = \$1002 ;
+  assign \$1007  = \$1006 ;
+  assign \$1019  = \$1018 ;
+  assign \$1031  = \$1030 ;
+  assign \$1035  = \$1034 ;
+  assign \$1043  = \$1042 ;
+  assign \$1047  = \$1046 ;
+  assign \$1051  = \$1050 ;
+  assign \$1059  = \$1058 ;
+  assign \$1067  = \$1066 ;
+  assign \$1075  = \$1074 ;
+  assign \$1083  = \$1082 ;
+  assign \$1095  = \$1094 ;
+  assign \$1107  = \$1106 ;
+  assign \$1115  = \$1114 ;
+  assign \$1123  = \$1122 ;
+  assign \$1127  = \$1126 ;
+  assign \$1131  = \$1130 ;
+  assign \$1143  = \$1142 ;
+  assign \$1155  = \$1154 ;
+  assign \$1159  = \$1158 ;
   assign \$1178 [2:0] = hmp0[2:0];
-  assign \$1178 [3] = \$auto$rtlil.cc:2739:Not$4 ;
-  assign \$1183 [2:0] = hmp0[2:0];
-  assign \$1183 [3] = \$auto$rtlil.cc:2739:Not$6 ;
+  assign \$1178 [3] = \$auto$rtlil.cc:2739:Not$2 ;
+  assign \$1180 [2:0] = hmp0[2:0];
+  assign \$1180 [3] = \$auto$rtlil.cc:2739:Not$4 ;
   assign \$1185 [2:0] = hmp0[2:0];
-  assign \$1185 [3] = \$auto$rtlil.cc:2739:Not$8 ;
-  assign \$1196 [2:0] = hmp1[2:0];
-  assign \$1196 [3] = \$auto$rtlil.cc:2739:Not$10 ;
+  assign \$1185 [3] = \$auto$rtlil.cc:2739:Not$6 ;
+  assign \$1187 [2:0] = hmp0[2:0];
+  assign \$1187 [3] = \$auto$rtlil.cc:2739:Not$8 ;
   assign \$1198 [2:0] = hmp1[2:0];
-  assign \$1198 [3] = \$auto$rtlil.cc:2739:Not$12 ;
-  assign \$1203 [2:0] = hmp1[2:0];
-  assign \$1203 [3] = \$auto$rtlil.cc:2739:Not$14 ;
+  assign \$1198 [3] = \$auto$rtlil.cc:2739:Not$10 ;
+  assign \$1200 [2:0] = hmp1[2:0];
+  assign \$1200 [3] = \$auto$rtlil.cc:2739:Not$12 ;
   assign \$1205 [2:0] = hmp1[2:0];
-  assign \$1205 [3] = \$auto$rtlil.cc:2739:Not$16 ;
-  assign \$1216 [2:0] = hmm0[2:0];
-  assign \$1216 [3] = \$auto$rtlil.cc:2739:Not$18 ;
+  assign \$1205 [3] = \$auto$rtlil.cc:2739:Not$14 ;
+  assign \$1207 [2:0] = hmp1[2:0];
+  assign \$1207 [3] = \$auto$rtlil.cc:2739:Not$16 ;
   assign \$1218 [2:0] = hmm0[2:0];
-  assign \$1218 [3] = \$auto$rtlil.cc:2739:Not$20 ;
-  assign \$1223 [2:0] = hmm0[2:0];
-  assign \$1223 [3] = \$auto$rtlil.cc:2739:Not$22 ;
+  assign \$1218 [3] = \$auto$rtlil.cc:2739:Not$18 ;
+  assign \$1220 [2:0] = hmm0[2:0];
+  assign \$1220 [3] = \$auto$rtlil.cc:2739:Not$20 ;
   assign \$1225 [2:0] = hmm0[2:0];
-  assign \$1225 [3] = \$auto$rtlil.cc:2739:Not$24 ;
-  assign \$1236 [2:0] = hmm1[2:0];
-  assign \$1236 [3] = \$auto$rtlil.cc:2739:Not$26 ;
+  assign \$1225 [3] = \$auto$rtlil.cc:2739:Not$22 ;
+  assign \$1227 [2:0] = hmm0[2:0];
+  assign \$1227 [3] = \$auto$rtlil.cc:2739:Not$24 ;
   assign \$1238 [2:0] = hmm1[2:0];
-  assign \$1238 [3] = \$auto$rtlil.cc:2739:Not$28 ;
-  assign \$1243 [2:0] = hmm1[2:0];
-  assign \$1243 [3] = \$auto$rtlil.cc:2739:Not$30 ;
+  assign \$1238 [3] = \$auto$rtlil.cc:2739:Not$26 ;
+  assign \$1240 [2:0] = hmm1[2:0];
+  assign \$1240 [3] = \$auto$rtlil.cc:2739:Not$28 ;
   assign \$1245 [2:0] = hmm1[2:0];
-  assign \$1245 [3] = \$auto$rtlil.cc:2739:Not$32 ;
-  assign \$1256 [2:0] = hmbl[2:0];
-  assign \$1256 [3] = \$auto$rtlil.cc:2739:Not$34 ;
+  assign \$1245 [3] = \$auto$rtlil.cc:2739:Not$30 ;
+  assign \$1247 [2:0] = hmm1[2:0];
+  assign \$1247 [3] = \$auto$rtlil.cc:2739:Not$32 ;
   assign \$1258 [2:0] = hmbl[2:0];
-  assign \$1258 [3] = \$auto$rtlil.cc:2739:Not$36 ;
-  assign \$1263 [2:0] = hmbl[2:0];
-  assign \$1263 [3] = \$auto$rtlil.cc:2739:Not$38 ;
+  assign \$1258 [3] = \$auto$rtlil.cc:2739:Not$34 ;
+  assign \$1260 [2:0] = hmbl[2:0];
+  assign \$1260 [3] = \$auto$rtlil.cc:2739:Not$36 ;
   assign \$1265 [2:0] = hmbl[2:0];
-  assign \$1265 [3] = \$auto$rtlil.cc:2739:Not$40 ;
+  assign \$1265 [3] = \$auto$rtlil.cc:2739:Not$38 ;
+  assign \$1267 [2:0] = hmbl[2:0];
+  assign \$1267 [3] = \$auto$rtlil.cc:2739:Not$40 ;
 endmodule
 
-module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5527$0 , episode_frames, \port$5533$0 , reward, \port$5537$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
-, man_needed__2, man_needed__3, pre__obs_valid, values_valid, select_index, select_valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine_start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__paddle_needed__0, drive__paddle_needed__1, drive__paddle_needed__2
-, drive__paddle_needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__swcha, drive__swchb, drive__inpt4, drive__inpt5, drive__paddle_mode__0, drive__paddle_mode__1, drive__paddle_mode__2, drive__paddle_mode__3, frame_status, clk);
+module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5522$0 , episode_frames, \port$5528$0 , reward, \port$5532$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
+, man_needed__2, man_needed__3, pre__obs_valid, values_valid, select_index, select_valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine_start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__controllers__paddles__needed__0, drive__controllers__paddles__needed__1, drive__controllers__paddles__needed__2
+, drive__controllers__paddles__needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__controllers__swcha, drive__controllers__swchb, drive__controllers__inpt4, drive__controllers__inpt5, drive__controllers__paddles__mode__0, drive__controllers__paddles__mode__1, drive__controllers__paddles__mode__2, drive__controllers__paddles__mode__3, frame_status, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$47  = 0;
   reg [1:0] \$1 ;
   wire [21:0] \$10 ;
@@ -27098,14 +27154,6 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   reg [7:0] \$97 ;
   reg \$98 ;
   reg \$99 ;
-  (* init = 8'hff *)
-  wire [7:0] \$signal ;
-  (* init = 8'h3f *)
-  wire [7:0] \$signal$3 ;
-  (* init = 1'h1 *)
-  wire \$signal$5 ;
-  (* init = 1'h1 *)
-  wire \$signal$7 ;
   input abort;
   wire abort;
   output [4:0] action;
@@ -27224,36 +27272,36 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   wire drive__at_boundary;
   output drive__ce;
   reg drive__ce;
-  output drive__inpt4;
-  reg drive__inpt4 = 1'h1;
-  output drive__inpt5;
-  reg drive__inpt5 = 1'h1;
+  output drive__controllers__inpt4;
+  reg drive__controllers__inpt4 = 1'h1;
+  output drive__controllers__inpt5;
+  reg drive__controllers__inpt5 = 1'h1;
+  output [1:0] drive__controllers__paddles__mode__0;
+  reg [1:0] drive__controllers__paddles__mode__0 = 2'h2;
+  output [1:0] drive__controllers__paddles__mode__1;
+  reg [1:0] drive__controllers__paddles__mode__1 = 2'h2;
+  output [1:0] drive__controllers__paddles__mode__2;
+  reg [1:0] drive__controllers__paddles__mode__2 = 2'h2;
+  output [1:0] drive__controllers__paddles__mode__3;
+  reg [1:0] drive__controllers__paddles__mode__3 = 2'h2;
+  output [31:0] drive__controllers__paddles__needed__0;
+  reg [31:0] drive__controllers__paddles__needed__0 = 32'd0;
+  output [31:0] drive__controllers__paddles__needed__1;
+  reg [31:0] drive__controllers__paddles__needed__1 = 32'd0;
+  output [31:0] drive__controllers__paddles__needed__2;
+  reg [31:0] drive__controllers__paddles__needed__2 = 32'd0;
+  output [31:0] drive__controllers__paddles__needed__3;
+  reg [31:0] drive__controllers__paddles__needed__3 = 32'd0;
+  output [7:0] drive__controllers__swcha;
+  reg [7:0] drive__controllers__swcha = 8'hff;
+  output [7:0] drive__controllers__swchb;
+  reg [7:0] drive__controllers__swchb = 8'h3f;
   input drive__insn_start;
   wire drive__insn_start;
   input drive__jammed;
   wire drive__jammed;
-  output [1:0] drive__paddle_mode__0;
-  reg [1:0] drive__paddle_mode__0 = 2'h2;
-  output [1:0] drive__paddle_mode__1;
-  reg [1:0] drive__paddle_mode__1 = 2'h2;
-  output [1:0] drive__paddle_mode__2;
-  reg [1:0] drive__paddle_mode__2 = 2'h2;
-  output [1:0] drive__paddle_mode__3;
-  reg [1:0] drive__paddle_mode__3 = 2'h2;
-  output [31:0] drive__paddle_needed__0;
-  reg [31:0] drive__paddle_needed__0 = 32'd0;
-  output [31:0] drive__paddle_needed__1;
-  reg [31:0] drive__paddle_needed__1 = 32'd0;
-  output [31:0] drive__paddle_needed__2;
-  reg [31:0] drive__paddle_needed__2 = 32'd0;
-  output [31:0] drive__paddle_needed__3;
-  reg [31:0] drive__paddle_needed__3 = 32'd0;
   output drive__start_frame;
   reg drive__start_frame;
-  output [7:0] drive__swcha;
-  reg [7:0] drive__swcha = 8'hff;
-  output [7:0] drive__swchb;
-  reg [7:0] drive__swchb = 8'h3f;
   output engine_start;
   reg engine_start;
   input [23:0] episode_frames;
@@ -27272,6 +27320,30 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   output game_over;
   reg game_over = 1'h0;
   reg go;
+  (* init = 1'h1 *)
+  wire held__inpt4;
+  (* init = 1'h1 *)
+  wire held__inpt5;
+  (* init = 2'h2 *)
+  wire [1:0] held__paddles__mode__0;
+  (* init = 2'h2 *)
+  wire [1:0] held__paddles__mode__1;
+  (* init = 2'h2 *)
+  wire [1:0] held__paddles__mode__2;
+  (* init = 2'h2 *)
+  wire [1:0] held__paddles__mode__3;
+  (* init = 32'd0 *)
+  wire [31:0] held__paddles__needed__0;
+  (* init = 32'd0 *)
+  wire [31:0] held__paddles__needed__1;
+  (* init = 32'd0 *)
+  wire [31:0] held__paddles__needed__2;
+  (* init = 32'd0 *)
+  wire [31:0] held__paddles__needed__3;
+  (* init = 8'hff *)
+  wire [7:0] held__swcha;
+  (* init = 8'h3f *)
+  wire [7:0] held__swchb;
   reg [14:0] insns = 15'h0000;
   wire is_last;
   wire man_inpt4;
@@ -27292,23 +27364,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   wire [7:0] man_swchb;
   input manual;
   wire manual;
-  (* init = 2'h2 *)
-  wire [1:0] mode0;
-  (* init = 2'h2 *)
-  wire [1:0] mode1;
-  (* init = 2'h2 *)
-  wire [1:0] mode2;
-  (* init = 2'h2 *)
-  wire [1:0] mode3;
   wire [21:0] moved;
-  (* init = 32'd0 *)
-  wire [31:0] needed0;
-  (* init = 32'd0 *)
-  wire [31:0] needed1;
-  (* init = 32'd0 *)
-  wire [31:0] needed2;
-  (* init = 32'd0 *)
-  wire [31:0] needed3;
   wire [4:0] noop_index;
   wire [4:0] noops;
   wire paddle_en;
@@ -27335,12 +27391,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   (* enum_value_11 = "MANUAL" *)
   output [1:0] phase;
   reg [1:0] phase = 2'h0;
-  input [23:0] \port$5527$0 ;
-  wire [23:0] \port$5527$0 ;
-  input [25:0] \port$5533$0 ;
-  wire [25:0] \port$5533$0 ;
-  input [9:0] \port$5537$0 ;
-  wire [9:0] \port$5537$0 ;
+  input [23:0] \port$5522$0 ;
+  wire [23:0] \port$5522$0 ;
+  input [25:0] \port$5528$0 ;
+  wire [25:0] \port$5528$0 ;
+  input [9:0] \port$5532$0 ;
+  wire [9:0] \port$5532$0 ;
   output pre__clear;
   reg pre__clear;
   input pre__obs_valid;
@@ -27404,12 +27460,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$16  = phase == 2'h2;
   assign \$17  = \$15  | \$16 ;
   assign \$18  = ! phase;
-  assign \$19  = ~ \port$5527$0 [10];
+  assign \$19  = ~ \port$5522$0 [10];
   assign \$20  = \$18  & \$19 ;
   assign push_run = \$17  | \$20 ;
   assign remaining = episode_frames - frames;
-  assign \$21  = remaining < \port$5527$0 [23:16];
-  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5527$0 [23:16] };
+  assign \$21  = remaining < \port$5522$0 [23:16];
+  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5522$0 [23:16] };
   assign \$23  = ~ set_needed;
   assign \$24  = ~ partial;
   assign \$25  = ~ started;
@@ -27435,8 +27491,8 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$45  = cycles_infer + 1'h1;
   assign \$46  = cycles_select + 1'h1;
   assign \$47  = cycles_ctrl + 1'h1;
-  assign \$48  = \port$5537$0 [1] ? paddle_fixed_needed : \$13 [31:0];
-  assign \$49  = \port$5537$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
+  assign \$48  = \port$5532$0 [1] ? paddle_fixed_needed : \$13 [31:0];
+  assign \$49  = \port$5532$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
   assign \$50  = phase == 2'h3;
   assign \$54  = insns + 1'h1;
   assign \$55  = ~ stop;
@@ -27453,7 +27509,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$66  = $signed(episode_return) + $signed(reward);
   assign \$67  = ~ is_last;
   assign \$68  = ! phase;
-  assign \$69  = \$68  & \port$5527$0 [10];
+  assign \$69  = \$68  & \port$5522$0 [10];
   assign \$70  = frames >= episode_frames;
   assign \$71  = run_i + 1'h1;
   assign \$72  = decisions + 1'h1;
@@ -27472,13 +27528,13 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   always @(posedge clk)
     set_needed <= \$79 ;
   always @(posedge clk)
-    drive__paddle_needed__0 <= \$80 ;
+    drive__controllers__paddles__needed__0 <= \$80 ;
   always @(posedge clk)
-    drive__paddle_needed__1 <= \$81 ;
+    drive__controllers__paddles__needed__1 <= \$81 ;
   always @(posedge clk)
-    drive__paddle_needed__2 <= \$82 ;
+    drive__controllers__paddles__needed__2 <= \$82 ;
   always @(posedge clk)
-    drive__paddle_needed__3 <= \$83 ;
+    drive__controllers__paddles__needed__3 <= \$83 ;
   always @(posedge clk)
     state <= \$84 ;
   always @(posedge clk)
@@ -27504,21 +27560,21 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   always @(posedge clk)
     run_n <= \$95 ;
   always @(posedge clk)
-    drive__swcha <= \$96 ;
+    drive__controllers__swcha <= \$96 ;
   always @(posedge clk)
-    drive__swchb <= \$97 ;
+    drive__controllers__swchb <= \$97 ;
   always @(posedge clk)
-    drive__inpt4 <= \$98 ;
+    drive__controllers__inpt4 <= \$98 ;
   always @(posedge clk)
-    drive__inpt5 <= \$99 ;
+    drive__controllers__inpt5 <= \$99 ;
   always @(posedge clk)
-    drive__paddle_mode__0 <= \$100 ;
+    drive__controllers__paddles__mode__0 <= \$100 ;
   always @(posedge clk)
-    drive__paddle_mode__1 <= \$101 ;
+    drive__controllers__paddles__mode__1 <= \$101 ;
   always @(posedge clk)
-    drive__paddle_mode__2 <= \$102 ;
+    drive__controllers__paddles__mode__2 <= \$102 ;
   always @(posedge clk)
-    drive__paddle_mode__3 <= \$103 ;
+    drive__controllers__paddles__mode__3 <= \$103 ;
   always @(posedge clk)
     insns <= \$104 ;
   always @(posedge clk)
@@ -28045,7 +28101,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5537$0 [0]) begin
+            if (\port$5532$0 [0]) begin
               \$79  = 1'h1;
             end
           end
@@ -28059,9 +28115,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$80  = drive__paddle_needed__0;
+    \$80  = drive__controllers__paddles__needed__0;
     if (set_needed) begin
-      if (\port$5537$0 [0]) begin
+      if (\port$5532$0 [0]) begin
         \$80  = \$48 ;
       end
     end
@@ -28084,9 +28140,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$81  = drive__paddle_needed__1;
+    \$81  = drive__controllers__paddles__needed__1;
     if (set_needed) begin
-      if (\port$5537$0 [0]) begin
+      if (\port$5532$0 [0]) begin
         \$81  = \$49 ;
       end
     end
@@ -28109,9 +28165,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$82  = drive__paddle_needed__2;
+    \$82  = drive__controllers__paddles__needed__2;
     if (set_needed) begin
-      if (\port$5537$0 [0]) begin
+      if (\port$5532$0 [0]) begin
         \$82  = 32'd0;
       end
     end
@@ -28134,9 +28190,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$83  = drive__paddle_needed__3;
+    \$83  = drive__controllers__paddles__needed__3;
     if (set_needed) begin
-      if (\port$5537$0 [0]) begin
+      if (\port$5532$0 [0]) begin
         \$83  = 32'd0;
       end
     end
@@ -28425,7 +28481,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5537$0 [0]) begin
+            if (\port$5532$0 [0]) begin
               \$91  = \$11 [19:0];
             end
           end
@@ -28477,7 +28533,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$93  = \port$5527$0 [9:5];
+            \$93  = \port$5522$0 [9:5];
           end
       4'h1:
           /* empty */;
@@ -28490,7 +28546,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$93  = \port$5527$0 [15:11];
+              \$93  = \port$5522$0 [15:11];
             end
           end
       4'h5:
@@ -28548,7 +28604,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$95  = { 3'h0, \port$5527$0 [4:0] };
+            \$95  = { 3'h0, \port$5522$0 [4:0] };
           end
       4'h1:
           /* empty */;
@@ -28561,7 +28617,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$95  = \port$5527$0 [23:16];
+              \$95  = \port$5522$0 [23:16];
             end
           end
       4'h5:
@@ -28579,7 +28635,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$96  = drive__swcha;
+    \$96  = drive__controllers__swcha;
     casez (state)
       4'h0:
           /* empty */;
@@ -28588,7 +28644,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$96  = \port$5533$0 [7:0];
+            \$96  = \port$5528$0 [7:0];
           end else begin
             \$96  = \$51 ;
           end
@@ -28599,7 +28655,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$97  = drive__swchb;
+    \$97  = drive__controllers__swchb;
     casez (state)
       4'h0:
           /* empty */;
@@ -28608,9 +28664,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$97  = \port$5533$0 [15:8];
+            \$97  = \port$5528$0 [15:8];
           end else begin
-            \$97  = \port$5533$0 [15:8];
+            \$97  = \port$5528$0 [15:8];
           end
     endcase
     if (rst) begin
@@ -28619,7 +28675,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$98  = drive__inpt4;
+    \$98  = drive__controllers__inpt4;
     casez (state)
       4'h0:
           /* empty */;
@@ -28628,7 +28684,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$98  = \port$5533$0 [16];
+            \$98  = \port$5528$0 [16];
           end else begin
             \$98  = \$52 ;
           end
@@ -28639,7 +28695,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$99  = drive__inpt5;
+    \$99  = drive__controllers__inpt5;
     casez (state)
       4'h0:
           /* empty */;
@@ -28648,7 +28704,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$99  = \port$5533$0 [17];
+            \$99  = \port$5528$0 [17];
           end else begin
             \$99  = \$53 ;
           end
@@ -28659,7 +28715,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$100  = drive__paddle_mode__0;
+    \$100  = drive__controllers__paddles__mode__0;
     casez (state)
       4'h0:
           /* empty */;
@@ -28668,9 +28724,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$100  = \port$5533$0 [19:18];
+            \$100  = \port$5528$0 [19:18];
           end else begin
-            \$100  = \port$5537$0 [3:2];
+            \$100  = \port$5532$0 [3:2];
           end
     endcase
     if (rst) begin
@@ -28679,7 +28735,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$101  = drive__paddle_mode__1;
+    \$101  = drive__controllers__paddles__mode__1;
     casez (state)
       4'h0:
           /* empty */;
@@ -28688,9 +28744,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$101  = \port$5533$0 [21:20];
+            \$101  = \port$5528$0 [21:20];
           end else begin
-            \$101  = \port$5537$0 [5:4];
+            \$101  = \port$5532$0 [5:4];
           end
     endcase
     if (rst) begin
@@ -28699,7 +28755,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$102  = drive__paddle_mode__2;
+    \$102  = drive__controllers__paddles__mode__2;
     casez (state)
       4'h0:
           /* empty */;
@@ -28708,9 +28764,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$102  = \port$5533$0 [23:22];
+            \$102  = \port$5528$0 [23:22];
           end else begin
-            \$102  = \port$5537$0 [7:6];
+            \$102  = \port$5532$0 [7:6];
           end
     endcase
     if (rst) begin
@@ -28719,7 +28775,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    \$103  = drive__paddle_mode__3;
+    \$103  = drive__controllers__paddles__mode__3;
     casez (state)
       4'h0:
           /* empty */;
@@ -28728,9 +28784,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$103  = \port$5533$0 [25:24];
+            \$103  = \port$5528$0 [25:24];
           end else begin
-            \$103  = \port$5537$0 [9:8];
+            \$103  = \port$5532$0 [9:8];
           end
     endcase
     if (rst) begin
@@ -28865,41 +28921,41 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       \$107  = 1'h0;
     end
   end
-  assign \$signal  = drive__swcha;
-  assign \$signal$3  = drive__swchb;
-  assign \$signal$5  = drive__inpt4;
-  assign \$signal$7  = drive__inpt5;
-  assign needed0 = drive__paddle_needed__0;
-  assign mode0 = drive__paddle_mode__0;
-  assign needed1 = drive__paddle_needed__1;
-  assign mode1 = drive__paddle_mode__1;
-  assign needed2 = drive__paddle_needed__2;
-  assign mode2 = drive__paddle_mode__2;
-  assign needed3 = drive__paddle_needed__3;
-  assign mode3 = drive__paddle_mode__3;
+  assign held__inpt4 = drive__controllers__inpt4;
+  assign held__inpt5 = drive__controllers__inpt5;
+  assign held__paddles__mode__0 = drive__controllers__paddles__mode__0;
+  assign held__paddles__mode__1 = drive__controllers__paddles__mode__1;
+  assign held__paddles__mode__2 = drive__controllers__paddles__mode__2;
+  assign held__paddles__mode__3 = drive__controllers__paddles__mode__3;
+  assign held__paddles__needed__0 = drive__controllers__paddles__needed__0;
+  assign held__paddles__needed__1 = drive__controllers__paddles__needed__1;
+  assign held__paddles__needed__2 = drive__controllers__paddles__needed__2;
+  assign held__paddles__needed__3 = drive__controllers__paddles__needed__3;
+  assign held__swcha = drive__controllers__swcha;
+  assign held__swchb = drive__controllers__swchb;
   assign r_next = \$11 [19:0];
   assign r_needed = \$13 [31:0];
-  assign fire_en = \port$5527$0 [10];
+  assign fire_en = \port$5522$0 [10];
   assign step_len = \$22 [7:0];
-  assign frame_skip = \port$5527$0 [23:16];
-  assign paddle_en = \port$5537$0 [0];
-  assign paddle_swap = \port$5537$0 [1];
-  assign noop_index = \port$5527$0 [9:5];
-  assign noops = \port$5527$0 [4:0];
-  assign man_swcha = \port$5533$0 [7:0];
-  assign man_swchb = \port$5533$0 [15:8];
-  assign man_inpt4 = \port$5533$0 [16];
-  assign man_inpt5 = \port$5533$0 [17];
-  assign man_mode__0 = \port$5533$0 [19:18];
-  assign man_mode__1 = \port$5533$0 [21:20];
-  assign man_mode__2 = \port$5533$0 [23:22];
-  assign man_mode__3 = \port$5533$0 [25:24];
-  assign swchb = \port$5533$0 [15:8];
-  assign paddle_mode__0 = \port$5537$0 [3:2];
-  assign paddle_mode__1 = \port$5537$0 [5:4];
-  assign paddle_mode__2 = \port$5537$0 [7:6];
-  assign paddle_mode__3 = \port$5537$0 [9:8];
-  assign fire_index = \port$5527$0 [15:11];
+  assign frame_skip = \port$5522$0 [23:16];
+  assign paddle_en = \port$5532$0 [0];
+  assign paddle_swap = \port$5532$0 [1];
+  assign noop_index = \port$5522$0 [9:5];
+  assign noops = \port$5522$0 [4:0];
+  assign man_swcha = \port$5528$0 [7:0];
+  assign man_swchb = \port$5528$0 [15:8];
+  assign man_inpt4 = \port$5528$0 [16];
+  assign man_inpt5 = \port$5528$0 [17];
+  assign man_mode__0 = \port$5528$0 [19:18];
+  assign man_mode__1 = \port$5528$0 [21:20];
+  assign man_mode__2 = \port$5528$0 [23:22];
+  assign man_mode__3 = \port$5528$0 [25:24];
+  assign swchb = \port$5528$0 [15:8];
+  assign paddle_mode__0 = \port$5532$0 [3:2];
+  assign paddle_mode__1 = \port$5532$0 [5:4];
+  assign paddle_mode__2 = \port$5532$0 [7:6];
+  assign paddle_mode__3 = \port$5532$0 [9:8];
+  assign fire_index = \port$5522$0 [15:11];
   assign \actions[0]  = actions[11:0];
   assign \actions[0].swcha  = actions[7:0];
   assign \actions[0].inpt4  = actions[8];

@@ -2,7 +2,7 @@
 //
 // One clock edge = one colour clock (console.v), or one CPU cycle of three colour clocks when
 // NC_CC3 is defined (console3.v: Console(colour_clocks_per_cycle=3), three pixels per edge in
-// pixels___05Fpixel/pixels___05Fvisible). A call to con_run_frame runs the console until the
+// the pixels stream's pixel/visible). A call to con_run_frame runs the console until the
 // frame ends (the console's at_boundary: the frame-ending write was made and the CPU is at
 // the next instruction it will really execute), as ALE's TIA::update() does, or until ALE's
 // 25,000-instruction limit of one update() call (a partial frame: the frame buffer's rows
@@ -20,6 +20,10 @@
 // Built with --savable (hwtools/cpp/mem_serialize.h in front): con_save / con_restore snapshot
 // the whole model and the harness's own frame state (frame buffers, lazy-draw shadow, partial
 // frame flag, drawn window) to memory, the RTL backend's episode start state.
+//
+// Ports of the console's interfaces (hw.console.Console: controllers, host_rom/host_ram/host_riot,
+// pixels) are Amaranth's flattened names `iface__member`, which Verilator writes with `__` as
+// `___05F`: PORT(controllers, swcha) is `controllers___05Fswcha`.
 #include <cstdint>
 #include <cstring>
 #include "verilated.h"
@@ -42,6 +46,8 @@ bool Vconsole___024root___eval_phase__nba(Vconsole___024root* vlSelf);
 #define EVAL_PHASE_NBA Vconsole___024root___eval_phase__nba
 constexpr int CLOCKS_PER_EDGE = 1;
 #endif
+
+#define PORT(iface, member) iface##___05F##member
 
 namespace {
 
@@ -166,14 +172,14 @@ void con_write_mem(void* p, int which, const uint8_t* data, int n) {
     uint8_t old_rst = t->rst;
     t->rst = 1;
     for (int i = 0; i < n; ++i) {
-        t->host_addr = i;
-        t->host_wdata = data[i];
-        t->host_we_rom = which == 0;
-        t->host_we_ram = which == 1;
-        t->host_we_riot = which == 2;
+        t->PORT(host_rom, addr) = t->PORT(host_ram, addr) = t->PORT(host_riot, addr) = i;
+        t->PORT(host_rom, wdata) = t->PORT(host_ram, wdata) = t->PORT(host_riot, wdata) = data[i];
+        t->PORT(host_rom, we) = which == 0;
+        t->PORT(host_ram, we) = which == 1;
+        t->PORT(host_riot, we) = which == 2;
         h->slow_edge();
     }
-    t->host_we_rom = t->host_we_ram = t->host_we_riot = 0;
+    t->PORT(host_rom, we) = t->PORT(host_ram, we) = t->PORT(host_riot, we) = 0;
     t->rst = old_rst;
     t->eval();
 }
@@ -183,9 +189,9 @@ void con_read_ram(void* p, int which, uint8_t* out, int n) {
     Harness* h = static_cast<Harness*>(p);
     Vconsole* t = h->top;
     for (int i = 0; i < n; ++i) {
-        t->host_addr = i;
+        t->PORT(host_ram, addr) = t->PORT(host_riot, addr) = i;
         t->eval();
-        out[i] = which == 1 ? t->host_cart_rdata : t->host_riot_rdata;
+        out[i] = which == 1 ? t->PORT(host_ram, rdata) : t->PORT(host_riot, rdata);
     }
 }
 
@@ -207,18 +213,18 @@ void con_inputs(void* p, int swcha, int swchb, int inpt4, int inpt5, const uint3
                 const int32_t* modes) {
     Harness* h = static_cast<Harness*>(p);
     Vconsole* t = h->top;
-    t->swcha = swcha;
-    t->swchb = swchb;
-    t->inpt4 = inpt4;
-    t->inpt5 = inpt5;
-    t->paddle0_needed = needed[0];
-    t->paddle1_needed = needed[1];
-    t->paddle2_needed = needed[2];
-    t->paddle3_needed = needed[3];
-    t->paddle0_mode = modes[0];
-    t->paddle1_mode = modes[1];
-    t->paddle2_mode = modes[2];
-    t->paddle3_mode = modes[3];
+    t->PORT(controllers, swcha) = swcha;
+    t->PORT(controllers, swchb) = swchb;
+    t->PORT(controllers, inpt4) = inpt4;
+    t->PORT(controllers, inpt5) = inpt5;
+    t->PORT(controllers, paddles___05Fneeded___05F0) = needed[0];
+    t->PORT(controllers, paddles___05Fneeded___05F1) = needed[1];
+    t->PORT(controllers, paddles___05Fneeded___05F2) = needed[2];
+    t->PORT(controllers, paddles___05Fneeded___05F3) = needed[3];
+    t->PORT(controllers, paddles___05Fmode___05F0) = modes[0];
+    t->PORT(controllers, paddles___05Fmode___05F1) = modes[1];
+    t->PORT(controllers, paddles___05Fmode___05F2) = modes[2];
+    t->PORT(controllers, paddles___05Fmode___05F3) = modes[3];
     t->eval();
 }
 
@@ -240,9 +246,9 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         t->eval();
 #ifdef NC_CC3
         for (int k = 0; k < 3; ++k)
-            if ((t->pixels___05Fvisible >> k) & 1)
+            if ((t->PORT(pixels, visible) >> k) & 1)
                 h->fb[h->cur][(t->row % FB_ROWS) * 160 + uint8_t(t->pixel_x + k)] =
-                    uint8_t(t->pixels___05Fpixel >> (8 * k));
+                    uint8_t(t->PORT(pixels, pixel) >> (8 * k));
 #else
         if (t->drawn) h->fb[h->cur][(t->row % FB_ROWS) * 160 + t->pixel_x] = t->pixel;
 #endif
@@ -261,10 +267,10 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         }
         if (t->jammed) { status = 2; break; }
 #ifdef NC_CC3
-        if (unsigned vis = t->pixels___05Fvisible) {
+        if (unsigned vis = t->PORT(pixels, visible)) {
             unsigned row = t->row;
             if (row < FB_ROWS) {
-                uint32_t pix = t->pixels___05Fpixel;
+                uint32_t pix = t->PORT(pixels, pixel);
                 for (int k = 0; k < 3; ++k) {
                     if (!((vis >> k) & 1)) continue;
                     int i = int(row * 160 + uint8_t(t->pixel_x + k));

@@ -96,15 +96,18 @@ def _tia_trace(colour_clocks: int, stim, start_line: int = 30):
     async def bench(ctx):
         ctx.set(tia.hmove_blanks, 1)
         hpos, line = 0, start_line
+        ctx.set(tia.bus.sel, 1)
         for cyc, op in enumerate(stim):
-            ctx.set(tia.bus_write, op[0] == "w")
-            ctx.set(tia.bus_addr, op[1])
-            ctx.set(tia.bus_wdata, op[2] if op[0] == "w" else 0)
+            ctx.set(tia.bus.write, op[0] == "w")
+            ctx.set(tia.bus.addr, op[1])
+            ctx.set(tia.bus.wdata, op[2] if op[0] == "w" else 0)
             ctx.set(tia.last_was_read, 1)
             for k in range(3):
                 clk = tia.clocks[k if colour_clocks == 3 else 0]
-                ctx.set(clk.bus_strobe, k == 2)
-                ctx.set(clk.cycle_end, k == 2)
+                # the access completes at the cycle's last colour clock (with three colour clocks
+                # per clock the TIA applies the bus at its clocks[2])
+                ctx.set(tia.bus.strobe, k == 2 or colour_clocks == 3)
+                ctx.set(tia.bus.cycle_end, k == 2 or colour_clocks == 3)
                 ctx.set(clk.hpos, hpos)
                 ctx.set(clk.advance, 1)
                 ctx.set(clk.drawn, hpos >= 68)
@@ -117,13 +120,13 @@ def _tia_trace(colour_clocks: int, stim, start_line: int = 30):
                         frame_end = ctx.get(clk.frame_end)
                     await ctx.tick()
                     if k == 2:   # one colour clock per clock: read data formed in the clock after the access
-                        cycles.append((ctx.get(clk.rdata), frame_end, ctx.get(tia.wsync), ctx.get(tia.collision)))
+                        cycles.append((ctx.get(tia.bus.rdata), frame_end, ctx.get(tia.wsync), ctx.get(tia.collision)))
                 hpos += 1
                 if hpos == 228:
                     hpos, line = 0, line + 1
             if colour_clocks == 3:
                 pixels.extend(ctx.get(tia.clocks[k].pixel) for k in range(3))
-                cycles.append((ctx.get(tia.clocks[2].rdata), ctx.get(tia.clocks[2].frame_end)))
+                cycles.append((ctx.get(tia.bus.rdata), ctx.get(tia.clocks[2].frame_end)))
                 await ctx.tick()
                 cycles[-1] += (ctx.get(tia.wsync), ctx.get(tia.collision))
 

@@ -68,7 +68,7 @@ def _rtl(cfg, over_at, choices, rewards, frame_clocks=5):
                     ctx.set(dut.select_index, pending[1])
                     pending = []
             if ctx.get(dut.drive.start_frame):
-                got["frames"].append((ctx.get(dut.drive.swcha), bool(ctx.get(dut.pre.push)),
+                got["frames"].append((ctx.get(dut.drive.controllers.swcha), bool(ctx.get(dut.pre.push)),
                                       bool(ctx.get(dut.pre.zero_prev))))
                 clocks = 1
             elif ctx.get(dut.drive.ce):
