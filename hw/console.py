@@ -86,8 +86,8 @@ PixelStreamSignature = wiring.Signature({
 ControllerSignature = wiring.Signature({
     "swcha": Out(8, init=0xFF),   # joystick directions of both ports (bits 7..4 left port: right, left,
                                   # down, up; 3..0 right port), paddle fire buttons; active low
-    "swchb": Out(8, init=0x3F),   # console switches: 0 reset, 1 select (active low), 3 colour,
-                                  # 6/7 left/right difficulty (0 = B)
+    "swchb": Out(8, init=0x3F),   # console switches: 0 reset, 1 select (both active low), 3 colour
+                                  # (0 = black and white), 6/7 left/right difficulty (0 = B)
     "inpt4": Out(1, init=1),      # left joystick fire (INPT4 bit 7), active low
     "inpt5": Out(1, init=1),      # right joystick fire (INPT5 bit 7), active low
     "paddles": Out(PaddlesSignature),   # paddles 0..3 (INPT0..3)
