@@ -6,7 +6,6 @@ one change after a chosen frame: one RIOT RAM byte flipped in the console itself
 carries it on), one pixel of the reported screen flipped, or one SuperChip RAM byte flipped.
 The oracle is ALE (through :func:`host.lockstep.lockstep_game`); without the fault the same
 runs match (``tests/console/test_lockstep.py``)."""
-import numpy as np
 import pytest
 
 from host.lockstep import lockstep_game

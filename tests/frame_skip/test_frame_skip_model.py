@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from hls_models import frame_skip as fs
-from hls_models.frame_skip import Decide, EpisodeConfig, Frame, Outcome, episode_schedule
+from hls_models.frame_skip import EpisodeConfig, Frame, Outcome, episode_schedule
 
 
 def _drive(cfg, over_at=None, actions=None):

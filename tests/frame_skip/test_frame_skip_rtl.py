@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hls_models.frame_skip import Decide, EpisodeConfig, Frame, episode_schedule
+from hls_models.frame_skip import EpisodeConfig, Frame, episode_schedule
 from hw.frame_skip import FrameSkip, State
 
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from host.algorithms import DeepGA, OpenAIES, RandomSearch, centered_ranks, select_elite, truncation_order
-from host.noise import NoiseTable, genome_params, mutate
+from host.noise import NoiseTable, genome_params
 from host.policy import init_params, n_params
 
 A = 4

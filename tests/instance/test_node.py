@@ -32,7 +32,7 @@ def test_node_windows_are_separate_instances(node):
 def test_node_second_instance_episode_equals_ale_int8(node):
     from host.games import resolve_rom
     from hwtools.instance_harness import MmioWindow
-    from tests.instance.test_instance import _ale_int8_episode, _varied_policy
+    from tests.instance.test_instance import _varied_policy
     _, rom = resolve_rom(game="boxing")
     runner = FabricEpisodeRunner(FabricDriver(MmioWindow(node, 0x20000)), "boxing", rom, episode_frames=40)
     qp, (ref_actions, ref_ret, ref_frames) = _varied_policy(rom, 18, 7, 40)
