@@ -3,7 +3,8 @@
 
 Blocks and arrows (each arrow a ``wiring.Signature`` defined next to its producer):
 
-- :class:`hw.console.Console` ``pixels`` (:data:`hw.console.PixelStreamSignature`) ->
+- :class:`hw.console.Console` ``pixels`` (:data:`hw.console.PixelStreamSignature`, or
+  :data:`hw.console.PixelStream3Signature` with three colour clocks per cycle) ->
   :class:`hw.preprocessor.Preprocessor` ``stream``, joined with ``wiring.connect``;
 - the engine's observation read port (:data:`hw.preprocessor.ObservationReadSignature`) ->
   the preprocessor's stack, ``wiring.connect``;
@@ -108,21 +109,31 @@ class GameInstance(wiring.Component):
         height: the game's screen height (rows; the preprocessor's frame size).
         fmt: ``"NTSC"`` or ``"PAL"`` (the preprocessor's grey table).
         lanes: the engine's MAC lanes.
+        colour_clocks_per_cycle: the console's configuration, 1 or 3
+            (``Console(colour_clocks_per_cycle=3)``: one CPU cycle per clock, its three-pixel
+            stream into ``Preprocessor(pixels_per_cycle=3)``); the ``CYCLES_*`` registers count
+            fabric clocks either way.
+    Raises:
+        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3.
     Ports:
         bus: In(:func:`hw.axi_lite.AxiLiteSignature` (17)), the host interface.
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16):
+    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16, colour_clocks_per_cycle: int = 1):
+        if colour_clocks_per_cycle not in (1, 3):
+            self._MustUse__silence = True   # not built: no unused-elaboratable warning
+            raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
         self.height, self.fmt, self.lanes = height, fmt, lanes
+        self.colour_clocks_per_cycle = colour_clocks_per_cycle
         super().__init__({"bus": In(AxiLiteSignature(ADDR_WIDTH))})
 
     def elaborate(self, platform):
         m = Module()
         con_ce = Signal()
         con_rst = Signal()
-        console = Console()
+        console = Console(self.colour_clocks_per_cycle)
         m.submodules.console = ResetInserter({"sync": con_rst})(EnableInserter({"sync": con_ce})(console))
-        m.submodules.pre = pre = Preprocessor(self.height, self.fmt)
+        m.submodules.pre = pre = Preprocessor(self.height, self.fmt, self.colour_clocks_per_cycle)
         m.submodules.engine = engine = PolicyEngine(self.lanes, MAX_ACTIONS)
         m.submodules.select = select = ActionSelect(MAX_ACTIONS, 32)
         m.submodules.ctrl = ctrl = FrameSkip(MAX_ACTIONS)
@@ -359,7 +370,9 @@ class GameInstance(wiring.Component):
         return m
 
 
-def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16) -> dict[str, str]:
-    """``{"instance.v": Verilog}`` of :class:`GameInstance` (module ``instance``), reproducible."""
-    text = reproducible.convert(GameInstance(height, fmt, lanes), "instance")
-    return {"instance.v": reproducible.tidy_memories(text)}
+def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16, colour_clocks_per_cycle: int = 1) -> dict[str, str]:
+    """``{"instance.v": Verilog}`` of :class:`GameInstance` (module ``instance``), reproducible; with
+    ``colour_clocks_per_cycle=3`` ``{"instance3.v": ...}`` (module ``instance3``, not in ``rtl/``)."""
+    name = "instance" if colour_clocks_per_cycle == 1 else f"instance{colour_clocks_per_cycle}"
+    text = reproducible.convert(GameInstance(height, fmt, lanes, colour_clocks_per_cycle), name)
+    return {f"{name}.v": reproducible.tidy_memories(text)}

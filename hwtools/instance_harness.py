@@ -42,15 +42,18 @@ class BusTimeout(RuntimeError):
     """An AXI4-Lite handshake did not complete within its clock limit."""
 
 
-def build(height: int = 210, fmt: str = "NTSC", trace: bool = False) -> Path:
-    """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration;
+def build(height: int = 210, fmt: str = "NTSC", trace: bool = False, colour_clocks_per_cycle: int = 1) -> Path:
+    """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration and
+    console configuration (colour clocks per cycle, 1 or 3: module ``instance`` or ``instance3``);
     ``trace``: the build that can record an FST waveform (:meth:`InstanceSim.trace`; Verilator
     ``--trace-fst``, slower to build and, while recording, to run)."""
     from hw.instance import generate
     from hwtools.verilator_build import build_shared_lib
-    verilog = generate(height, fmt)["instance.v"]
-    return build_shared_lib(f"instance{height}{fmt.lower()}{'-trace' if trace else ''}", verilog, "instance",
-                            savable_harness(_prelude(trace) + HARNESS_CPP.read_text()),
+    top = "instance" if colour_clocks_per_cycle == 1 else f"instance{colour_clocks_per_cycle}"
+    verilog = generate(height, fmt, colour_clocks_per_cycle=colour_clocks_per_cycle)[f"{top}.v"]
+    harness = HARNESS_CPP.read_text().replace("Vinstance", f"V{top}")
+    return build_shared_lib(f"{top}{height}{fmt.lower()}{'-trace' if trace else ''}", verilog, top,
+                            savable_harness(_prelude(trace) + harness),
                             extra_verilator_args=("-CFLAGS", "-O2", *SAVABLE_ARGS, *_trace_args(trace)),
                             link_args=fst_link_args() if trace else ())
 
@@ -74,10 +77,11 @@ def build_node(height: int = 210, fmt: str = "NTSC") -> Path:
                             extra_verilator_args=("-CFLAGS", "-O2", *SAVABLE_ARGS))
 
 
-def _lib(height: int, fmt: str, node: bool = False, trace: bool = False) -> ctypes.CDLL:
-    key = (height, fmt, node, trace)
+def _lib(height: int, fmt: str, node: bool = False, trace: bool = False,
+         colour_clocks_per_cycle: int = 1) -> ctypes.CDLL:
+    key = (height, fmt, node, trace, colour_clocks_per_cycle)
     if key not in _LIBS:
-        path = build_node(height, fmt) if node else build(height, fmt, trace)
+        path = build_node(height, fmt) if node else build(height, fmt, trace, colour_clocks_per_cycle)
         lib = ctypes.CDLL(str(path))
         vp, u32, u64, i32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
         lib.inst_new.restype = vp
@@ -107,17 +111,21 @@ class InstanceSim(VerilatedModel):
         node: the two-instance node (:mod:`hw.node`, 18-bit addresses: instance ``i`` at
             ``i * 0x20000``; :class:`MmioWindow` gives one instance's view) instead of one instance.
         trace: use the build that can record a waveform (:meth:`trace`; one instance only).
+        colour_clocks_per_cycle: the instance's console configuration (1 or 3, one instance only).
     Raises:
-        ValueError: ``trace`` with ``node``.
+        ValueError: ``trace`` with ``node``; ``colour_clocks_per_cycle`` not 1 or 3, or 3 with ``node``.
     """
 
     FREE = "inst_free"
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC", node: bool = False, trace: bool = False):
+    def __init__(self, height: int = 210, fmt: str = "NTSC", node: bool = False, trace: bool = False,
+                 colour_clocks_per_cycle: int = 1):
         if trace and node:
             raise ValueError("waveform tracing is built for one instance, not the node")
+        if colour_clocks_per_cycle not in (1, 3) or (node and colour_clocks_per_cycle != 1):
+            raise ValueError(f"colour_clocks_per_cycle must be 1 or 3 (1 for a node), not {colour_clocks_per_cycle!r}")
         self.traceable = bool(trace)
-        self._lib = _lib(height, fmt, node, bool(trace))
+        self._lib = _lib(height, fmt, node, bool(trace), colour_clocks_per_cycle)
         self._h = self._lib.inst_new()
         self._word = ctypes.c_uint32()
 

@@ -100,14 +100,14 @@ def _varied_policy(rom, n_actions, seed, cap):
     pytest.skip("no network with varied actions among init_params(0..9), plain or centred")
 
 
-def _check_episode(game, seed, cap):
+def _check_episode(game, seed, cap, colour_clocks_per_cycle=1):
     """The episode ``seed`` (start state replayed), then ``seed + 1`` and ``seed`` again (start
     state restored from the harness's snapshot): each equal to ALE int8 decision by decision."""
     from host.games import game_info, resolve_rom
     from hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game=game)
     info = game_info(game, rom)
-    d = FabricDriver(InstanceSim(info.screen_height, info.display))
+    d = FabricDriver(InstanceSim(info.screen_height, info.display, colour_clocks_per_cycle=colour_clocks_per_cycle))
     runner = FabricEpisodeRunner(d, game, rom, episode_frames=cap)
     qp, ref = _varied_policy(rom, len(runner.ids), seed, cap)
     refs = {seed: ref, seed + 1: _ale_int8_episode(rom, qp, seed + 1, cap)}
@@ -116,7 +116,8 @@ def _check_episode(game, seed, cap):
         ref_actions, ref_ret, ref_frames = refs[s]
         ep = runner.run(s, qp, record_actions=True)
         assert ep.restored == (i > 0)
-        assert (ep.reset_cycles > 10_000_000) == (i == 0)    # the replay: about 196 frames
+        # the replay: about 196 frames (59,736 clocks each, 19,912 with three colour clocks per clock)
+        assert (ep.reset_cycles > 10_000_000 // colour_clocks_per_cycle) == (i == 0)
         assert ep.actions == ref_actions
         assert ep.episode_return == ref_ret
         assert ep.frames == ref_frames
@@ -131,6 +132,15 @@ def test_episode_equals_ale_int8_boxing():
     """Every decision's action, the return and the frame count of short Boxing episodes
     (replayed and restored start state)."""
     _check_episode("boxing", 7, 60)
+
+
+def test_episode_equals_ale_int8_boxing_three_colour_clocks():
+    """The same with the three-colour-clock console (one CPU cycle per clock) and the
+    preprocessor taking its three pixels per clock: every decision, the return and the frames."""
+    ep = _check_episode("boxing", 7, 60, colour_clocks_per_cycle=3)
+    # one CPU cycle per clock: Boxing's 262-line frames are 262 x 76 = 19,912 clocks of emulation
+    # (59,736 colour clocks / 3), within a scanline per frame for the controller's boundaries
+    assert abs(ep.cycles["emulation"] / ep.frames - 262 * 76) <= 76
 
 
 def test_restored_start_state_reloads_other_parameters():
@@ -152,6 +162,15 @@ def test_restored_start_state_reloads_other_parameters():
     again = runner.run(3, qa)
     assert again.restored and again.load_cycles < 10      # qa is in the snapshot: no reload (one CYCLE read)
     assert (again.episode_return, again.frames, again.cycles) == (first.episode_return, first.frames, first.cycles)
+
+
+def test_bad_colour_clocks_per_cycle_is_refused():
+    from hw.instance import GameInstance
+    from hwtools.instance_harness import InstanceSim
+    with pytest.raises(ValueError, match="colour_clocks_per_cycle must be 1 or 3"):
+        GameInstance(colour_clocks_per_cycle=2)
+    with pytest.raises(ValueError, match="colour_clocks_per_cycle must be 1 or 3"):
+        InstanceSim(210, "NTSC", colour_clocks_per_cycle=2)
 
 
 def test_model_state_of_another_build_is_refused():
