@@ -25,6 +25,17 @@ def test_mesh_json_fields(capsys):
     assert rep["evaluations"] == 200 + 10 * 5
 
 
+def test_mesh_three_colour_clocks_per_cycle(capsys):
+    """--colour-clocks-per-cycle 3: a frame in 59,736 / 3 = 19,912 clocks, so 3x the ceiling
+    (832 x 150 MHz / 19,912 = 6.268 M frames/s, hand-worked)."""
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "200", "--elite-episodes", "5",
+                           "--colour-clocks-per-cycle", "3")
+    assert rc == 0, err
+    rep = json.loads(out)
+    assert rep["instance"]["colour_clocks_per_cycle"] == 3 and rep["instance"]["cycles_per_frame"] == 19912
+    assert rep["ceiling_fps"] == pytest.approx(832 * 150e6 / 19912)
+
+
 def test_mesh_faults_and_out_file(capsys, tmp_path):
     out_file = tmp_path / "mesh.json"
     rc, out, err = run_cli(capsys, "mesh", "--schedule", "pull", "--population", "300", "--fail-nodes", "8",
@@ -40,7 +51,7 @@ def test_mesh_faults_and_out_file(capsys, tmp_path):
     ["--mesh", "10x10x3"], ["--mesh", "12x12"], ["--cards", "-1"], ["--population", "0"],
     ["--fail-nodes", "500"], ["--fail-links", "5000"], ["--run", "/nonexistent/run"],
     ["--episode-steps", "weird"], ["--faults", "node:0@1"], ["--schedule", "random"],
-    ["--clock-mhz", "-5"], ["--nodes-per-card", "27", "--mesh", "12x12x4"],
+    ["--clock-mhz", "-5"], ["--nodes-per-card", "27", "--mesh", "12x12x4"], ["--colour-clocks-per-cycle", "2"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as exc:
