@@ -294,7 +294,18 @@ class Console(wiring.Component):
         last_was_read = Signal()
         odd_last = Signal()
 
-        in_window = (line >= self.ystart) & (line < self.ystart + self.height)
+        # Inside ALE's screen window (scanlines ystart .. ystart + height - 1). Only read where
+        # hpos >= 68 (drawn) or hpos == 227 (a drawn line's end), so from registers: the compare of
+        # the scanline register is registered every clock (stale only in the clock after the
+        # scanline changes: at hpos 0 after a line end, or after start_frame, where line 0's
+        # flag from the configuration is used), no adder and compare in front of the TIA's
+        # drawing and end-of-line rules (issue 16's depth).
+        def window(v):
+            return (v >= self.ystart) & (v < self.ystart + self.height)
+        win_line = Signal()        # window(frame_line) one clock ago
+        after_start = Signal()     # start_frame was high in the previous clock
+        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(self.start_frame)]
+        in_window = Mux(self.start_frame | after_start, window(0), win_line)
         drawn = Signal()
         m.d.comb += drawn.eq(counting & in_window & (hpos >= 68))
 

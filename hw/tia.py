@@ -172,6 +172,29 @@ def hmove_motion(cycle: int, hm: int) -> int:
     return -max(0, extra - k)
 
 
+def _cmp_const(v, c: int):
+    """(v > c, v == c) for an unsigned Amaranth value ``v`` and a constant ``0 <= c < 2**len(v)``,
+    as a balanced tree of AND/OR terms over ``v``'s bits (no adder: synth_xilinx maps a compare
+    to a CARRY4 chain, one logic level per 4 bits, where this is a few LUTs)."""
+    if len(v) == 1:
+        return (v if c == 0 else Const(0, 1)), (v if c == 1 else ~v)
+    mid = len(v) // 2
+    gt_h, eq_h = _cmp_const(v[mid:], c >> mid)
+    gt_l, eq_l = _cmp_const(v[:mid], c & ((1 << mid) - 1))
+    return gt_h | (eq_h & gt_l), eq_h & eq_l
+
+
+def _ge_const(v, c: int):
+    """``v >= c`` for an unsigned Amaranth value ``v`` and an integer constant ``c``, by
+    :func:`_cmp_const`."""
+    if c <= 0:
+        return Const(1, 1)
+    if c >= 1 << len(v):
+        return Const(0, 1)
+    gt, eq = _cmp_const(v, c)
+    return gt | eq
+
+
 def _copy_offsets(mode: int) -> tuple[int, ...]:
     return {0: (0,), 1: (0, 16), 2: (0, 32), 3: (0, 16, 32), 4: (0, 64), 5: (0,), 6: (0, 32, 64),
             7: (0,)}[mode]
@@ -185,8 +208,21 @@ def _hm_k(cycle: int) -> int:
     return 15 - _ceil_div4(3 * cycle - 162)
 
 
-_HM_CAP = Array([Const(_hm_cap(c) if (c <= 20 or c == 75) else 0, 4) for c in range(128)])
-_HM_K = Array([Const(_hm_k(c) if 54 <= c <= 74 else 15, 4) for c in range(128)])
+def _hm_code(cycle: int) -> int:
+    """HMOVE's motion rule for a write on CPU cycle ``cycle`` of the line as 6 bits: [3:0] the
+    limit (``cap`` in HBLANK, ``k`` late; see :func:`hmove_motion`), bit 4 HBLANK (cycles 0..20
+    or 75), bit 5 late (cycles 54..74); kept in registers beside the write's cycle."""
+    if cycle <= 20 or cycle == 75:
+        return _hm_cap(cycle) | 16
+    if 54 <= cycle <= 74:
+        return _hm_k(cycle) | 32
+    return 0
+
+
+_HM_CODE = Array([Const(_hm_code(c), 6) for c in range(128)])
+#: HMOVE's motion by (extra, limit) (index extra | limit << 4): in HBLANK and late in the line.
+_HM_EARLY = Array([Const(8 - min(i & 15, i >> 4), signed(6)) for i in range(256)])
+_HM_LATE = Array([Const(-max(0, (i & 15) - (i >> 4)), signed(6)) for i in range(256)])
 
 
 
@@ -215,8 +251,9 @@ _STATE = (
     # beside the console's hpos (hpos + 1 mod 228, its CPU cycle of the line and the RESMx/RESPx
     # positions it gives), so that no write path starts with an add, a divide by 3 or a wrap
     ("wr_hpos", 8, 1), ("wr_phase", 2, 1), ("wr_cycle", 7, 0), ("wr_resm", 8, 2), ("wr_resp", 8, 3),
+    ("wr_hm", 6, _hm_code(0)),  # HMOVE's motion rule for the write's cycle (_hm_code)
     # the pending (delayed) generic write
-    ("pend", 1, 0), ("pend_addr", 6, 0), ("pend_data", 8, 0), ("pend_hpos", 8, 0), ("pend_cycle", 7, 0),
+    ("pend", 1, 0), ("pend_addr", 6, 0), ("pend_data", 8, 0), ("pend_hpos", 8, 0), ("pend_hm", 6, 0),
     ("pend_resm", 8, 0), ("pend_cnt", 4, 0),
     ("pend_since", 8, 0),      # CPU cycles since HMOVE at the write (Stella's RESMx/RESBL cases)
     ("wm", 4, 0),              # clocks Stella has already drawn ahead of now
@@ -543,11 +580,13 @@ class Tia(wiring.Component):
         # 3 or a wrap from hpos (the console's critical path before)
         nxt_hpos = Signal(8)
         m.d.comb += nxt_hpos.eq(Mux(S.wr_hpos == 227, 0, S.wr_hpos + 1))
+        nxt_cycle = Signal(7)
+        m.d.comb += nxt_cycle.eq(Mux(S.wr_hpos == 227, 0, Mux(S.wr_phase == 2, S.wr_cycle + 1, S.wr_cycle)))
         with m.If(clk.advance):
             m.d[dom] += [
                 N.wr_hpos.eq(nxt_hpos),
                 N.wr_phase.eq(Mux((S.wr_hpos == 227) | (S.wr_phase == 2), 0, S.wr_phase + 1)),
-                N.wr_cycle.eq(Mux(S.wr_hpos == 227, 0, Mux(S.wr_phase == 2, S.wr_cycle + 1, S.wr_cycle))),
+                N.wr_cycle.eq(nxt_cycle), N.wr_hm.eq(_HM_CODE[nxt_cycle]),
                 N.wr_resm.eq(Mux(nxt_hpos < 68, 2, Mux(nxt_hpos - 68 + 4 >= 160, nxt_hpos - 68 + 4 - 160,
                                                      nxt_hpos - 68 + 4))),
                 N.wr_resp.eq(Mux(nxt_hpos < 68, 3, Mux(nxt_hpos - 68 + 5 >= 160, nxt_hpos - 68 + 5 - 160,
@@ -577,6 +616,13 @@ class Tia(wiring.Component):
                     m.d.comb += delay.eq(pf_d if dl < 0 else dl)
         eff = Signal(4)
         m.d.comb += eff.eq(Mux(S.wm > delay, S.wm, delay))
+        # eff == 0 without the compare: nothing drawn ahead and a register without a delay
+        now = Signal()
+        with m.Switch(waddr):
+            with m.Case(*POKE_DELAY):
+                m.d.comb += now.eq(0)
+            with m.Default():
+                m.d.comb += now.eq(S.wm == 0)
 
         # RESPx: when-condition at the write
         newx = Signal(8)
@@ -605,9 +651,13 @@ class Tia(wiring.Component):
         w1 = when_of(S.posp1, S.nusiz1.mode)
 
         frame_end = clk.frame_end
-        maxlines = Mux(self.pal, 342, 290)
-        line_at_write = Signal(16)
-        m.d.comb += line_at_write.eq(clk.line + (clk.hpos == 227))
+        # a write past the frame's last scanline: line + (hpos == 227) > 290 (342 on PAL), the
+        # 16-bit sum not wrapping; tested on the line itself (constant compares, no adder)
+        past_end = Signal()
+        for pal, maxlines in ((0, 290), (1, 342)):
+            with m.If(self.pal == pal):
+                m.d.comb += past_end.eq(Mux(clk.hpos == 227, _ge_const(clk.line, maxlines) & (clk.line != 0xFFFF),
+                                            _ge_const(clk.line, maxlines + 1)))
 
         # collisions accumulate every drawn clock (CXCLR applied below wins)
         m.d[dom] += N.collision.eq(S.collision | coll_vis)
@@ -629,33 +679,38 @@ class Tia(wiring.Component):
         with m.If(clk.drawn & (S.x == 7)):
             m.d[dom] += N.hmove_blank.eq(0)
 
-        # One apply path: the delayed write when it fires, else an immediate new write (a new
-        # immediate write on the very clock a delayed one fires is applied one clock later).
+        # The delayed write when it fires, else an immediate new write (a new immediate write on
+        # the very clock a delayed one fires is applied one clock later). The two sources are
+        # applied by two copies of the apply logic, each fed straight from its registers (the
+        # pending slot, or the bus and the write's colour-clock registers), and the priority
+        # selects their results: no multiplexer between the write decode and the position
+        # arithmetic (issue 16's depth).
         fire = Signal()
         m.d.comb += fire.eq(S.pend & (S.pend_cnt == 1))
         new_generic = Signal()
         m.d.comb += new_generic.eq(is_write & (waddr != TiaWrite.RESP0) & (waddr != TiaWrite.RESP1))
-        ap_en = Signal()
-        ap_addr = Signal(6)
-        ap_data = Signal(8)
-        ap_hpos = Signal(8)
-        ap_cycle = Signal(7)
-        ap_resm = Signal(8)
-        ap_since = Signal(8)
-        with m.If(fire):
-            m.d.comb += [ap_en.eq(1), ap_addr.eq(S.pend_addr), ap_data.eq(S.pend_data), ap_hpos.eq(S.pend_hpos), ap_cycle.eq(S.pend_cycle), ap_resm.eq(S.pend_resm),
-                         ap_since.eq(S.pend_since)]
-        with m.Elif(new_generic & (eff == 0)):
-            m.d.comb += [ap_en.eq(1), ap_addr.eq(waddr), ap_data.eq(bus.wdata), ap_hpos.eq(S.wr_hpos), ap_cycle.eq(S.wr_cycle), ap_resm.eq(S.wr_resm),
-                         ap_since.eq(S.since_hmove)]
         with m.If(S.pend):
             m.d[dom] += N.pend_cnt.eq(S.pend_cnt - 1)
             with m.If(S.pend_cnt == 1):
                 m.d[dom] += N.pend.eq(0)
-        with m.If(ap_en):
-            self._apply(m, S, N, dom, ap_addr, ap_data, ap_hpos, ap_cycle, ap_resm, ap_since)
-            with m.If(ap_addr == TiaWrite.CXCLR):
-                m.d[dom] += N.collision.eq(0)
+        # HMOVE's new positions, computed once for whichever write applies: the motion of each
+        # source from its registers, the source picked by ``fire`` alone, one add with the two
+        # wrap-arounds beside it (a selected operand rather than shared adders behind the
+        # write decode)
+        hm_pos = []
+        for pos, hm in ((S.posp0, S.hmp0), (S.posp1, S.hmp1), (S.posm0, S.hmm0), (S.posm1, S.hmm1),
+                        (S.posbl, S.hmbl)):
+            mv = Signal(signed(6), name="hmove_mv")
+            m.d.comb += mv.eq(Mux(fire, self._hmove_mv(S.pend_hm, hm), self._hmove_mv(S.wr_hm, hm)))
+            p = Signal(8, name="hmove_pos")
+            m.d.comb += p.eq(self._hmove_position(pos, mv))
+            hm_pos.append(p)
+        with m.If(fire):
+            self._apply(m, S, N, dom, S.pend_addr, S.pend_data, S.pend_hpos, S.pend_hm, S.pend_resm,
+                        S.pend_since, hm_pos)
+        with m.Elif(new_generic & now):
+            self._apply(m, S, N, dom, waddr, bus.wdata, S.wr_hpos, S.wr_hm, S.wr_resm, S.since_hmove,
+                        hm_pos)
         # delayed RESPx fires
         for i, (pos, skip) in enumerate(((N.posp0, N.p0_skip), (N.posp1, N.p1_skip))):
             with m.If(rp_valid[i]):
@@ -665,7 +720,7 @@ class Tia(wiring.Component):
 
         # a new write at this edge
         with m.If(is_write):
-            with m.If(line_at_write > maxlines):
+            with m.If(past_end):
                 m.d.comb += frame_end.eq(1)
             with m.Switch(waddr):
                 with m.Case(TiaWrite.VSYNC):
@@ -698,9 +753,9 @@ class Tia(wiring.Component):
                             with m.Else():
                                 m.d[dom] += [pos.eq(newx), skip.eq(~dly)]
             with m.If((waddr != TiaWrite.RESP0) & (waddr != TiaWrite.RESP1)):
-                with m.If((eff != 0) | fire):
+                with m.If(~now | fire):
                     m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(bus.wdata),
-                                 N.pend_hpos.eq(S.wr_hpos), N.pend_cycle.eq(S.wr_cycle), N.pend_resm.eq(S.wr_resm),
+                                 N.pend_hpos.eq(S.wr_hpos), N.pend_hm.eq(S.wr_hm), N.pend_resm.eq(S.wr_resm),
                                  N.pend_since.eq(S.since_hmove),
                                  N.pend_cnt.eq(Mux(eff == 0, 1, eff)),
                                  N.wm.eq(Mux(eff == 0, 0, eff - 1))]
@@ -712,10 +767,30 @@ class Tia(wiring.Component):
         with m.If(clk.frame_start):
             m.d[dom] += N.dump_disabled_cycle.eq(S.dump_disabled_cycle - clk.cyc)
 
-    def _apply(self, m: Module, S: _TiaState, N: _TiaState, dom: str, addr, data, hpos_w, cyc_w, resm_x,
-               since) -> None:
+    @staticmethod
+    def _hmove_mv(hm_code, hm):
+        """Pixels HMOVE moves an object with motion nibble ``hm`` (signed 6 bits, positive: right)
+        under the rule ``hm_code`` of the write's CPU cycle (:func:`_hm_code`; as
+        :func:`hmove_motion`): ``8 - min(extra, lim)`` in HBLANK, ``-max(0, extra - lim)`` late,
+        with ``extra = hm ^ 8``, read from two 256-entry tables (LUTs rather than compare and
+        subtract chains)."""
+        lim, early, late = hm_code[0:4], hm_code[4], hm_code[5]
+        ix = Cat(hm ^ 8, lim)
+        return Mux(early, _HM_EARLY[ix], Mux(late, _HM_LATE[ix], 0))
+
+    @staticmethod
+    def _hmove_position(pos, mv):
+        """``(pos + mv) mod 160`` for a position ``pos`` (0..159) and a motion ``mv`` (-15..8): the
+        sum and both wrap-arounds added side by side (the constant on the position's side, off the
+        motion's longer path), picked by their signs."""
+        s, above, below = pos + mv, (pos - 160) + mv, (pos + 160) + mv
+        return Mux(above >= 0, above, Mux(s < 0, below, s))
+
+    def _apply(self, m: Module, S: _TiaState, N: _TiaState, dom: str, addr, data, hpos_w, hm_code, resm_x,
+               since, hm_pos) -> None:
         """A register write taking effect (immediate or delayed): ``addr`` (A5..A0), ``data``,
-        the write's colour clock ``hpos_w``, CPU cycle of the line ``cyc_w``, RESMx/RESBL
+        the write's colour clock ``hpos_w``, HMOVE's rule for its CPU cycle of the line ``hm_code``
+        (:func:`_hm_code`), HMOVE's new positions ``hm_pos`` (P0, P1, M0, M1, BL), RESMx/RESBL
         position ``resm_x`` and CPU cycles since HMOVE ``since``."""
         with m.Switch(addr):
             with m.Case(TiaWrite.VBLANK):
@@ -808,21 +883,12 @@ class Tia(wiring.Component):
                                 m.d[dom] += N.m0_mode.eq(0)
                         m.d[dom] += n_resmp.eq(data[1])
             with m.Case(TiaWrite.HMOVE):
-                with m.If(self.hmove_blanks & ((cyc_w <= 20) | (cyc_w == 75))):
+                with m.If(self.hmove_blanks & hm_code[4]):
                     m.d[dom] += N.hmove_blank.eq(1)
-                for pos, hm, n_pos in ((S.posp0, S.hmp0, N.posp0), (S.posp1, S.hmp1, N.posp1), (S.posm0, S.hmm0, N.posm0),
-                                    (S.posm1, S.hmm1, N.posm1), (S.posbl, S.hmbl, N.posbl)):
-                    mv = Signal(signed(6), name="hmove_mv")
-                    extra = hm ^ 8
-                    with m.If((cyc_w <= 20) | (cyc_w == 75)):
-                        cap = _HM_CAP[cyc_w]
-                        m.d.comb += mv.eq(8 - Mux(extra < cap, extra, cap))
-                    with m.Elif(cyc_w >= 54):
-                        kk_ = _HM_K[cyc_w]
-                        m.d.comb += mv.eq(-Mux(extra > kk_, extra - kk_, 0))
-                    s = Signal(signed(10), name="hmove_sum")
-                    m.d.comb += s.eq(Cat(pos, Const(0, 2)).as_signed() + mv)
-                    m.d[dom] += n_pos.eq(Mux(s >= 160, s - 160, Mux(s < 0, s + 160, s)))
+                m.d[dom] += [N.posp0.eq(hm_pos[0]), N.posp1.eq(hm_pos[1]), N.posm0.eq(hm_pos[2]),
+                             N.posm1.eq(hm_pos[3]), N.posbl.eq(hm_pos[4])]
                 m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.since_hmove.eq(1), N.cosmic.eq(0), N.m0_mode.eq(0)]
             with m.Case(TiaWrite.HMCLR):
                 m.d[dom] += [N.hmp0.eq(0), N.hmp1.eq(0), N.hmm0.eq(0), N.hmm1.eq(0), N.hmbl.eq(0)]
+            with m.Case(TiaWrite.CXCLR):
+                m.d[dom] += N.collision.eq(0)

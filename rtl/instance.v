@@ -925,8 +925,8 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddles__needed__3(controllers__paddles__needed__3),
     .pixel(stream__pixel),
     .pixels__line_end(stream__line_end),
-    .\port$5493$0 (host_we),
-    .\port$5520$0 (\$signal ),
+    .\port$11032$0 (host_we),
+    .\port$11059$0 (\$signal ),
     .rst(rst),
     .start_frame(stream__frame_end),
     .swcha(controllers__swcha),
@@ -980,9 +980,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_r(paddle_r),
     .paddle_start(paddle_start),
     .phase(phase),
-    .\port$5522$0 (\$signal$96 [23:0]),
-    .\port$5528$0 (inputs),
-    .\port$5532$0 (\$signal$110 ),
+    .\port$11061$0 (\$signal$96 [23:0]),
+    .\port$11067$0 (inputs),
+    .\port$11071$0 (\$signal$110 ),
     .pre__clear(clear),
     .pre__obs_valid(pre__obs_valid),
     .pre__push(push),
@@ -3930,7 +3930,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign actions[7:0] = action0[7:0];
 endmodule
 
-module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot__rdata, host_ram__rdata, con_rst, host_rom__addr, host_rom__wdata, \port$5493$0 , \port$5520$0 , timer_init, start_frame, paddles__needed__0, paddles__needed__1, paddles__needed__2, paddles__needed__3
+module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot__rdata, host_ram__rdata, con_rst, host_rom__addr, host_rom__wdata, \port$11032$0 , \port$11059$0 , timer_init, start_frame, paddles__needed__0, paddles__needed__1, paddles__needed__2, paddles__needed__3
 , swcha, swchb, inpt4, inpt5, paddles__mode__0, paddles__mode__1, paddles__mode__2, paddles__mode__3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
@@ -3947,11 +3947,11 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire [2:0] \$2 ;
   wire \$20 ;
   wire \$21 ;
-  wire [7:0] \$22 ;
-  wire \$23 ;
+  wire \$22 ;
+  wire [9:0] \$23 ;
   wire \$24 ;
   wire \$25 ;
-  wire \$26 ;
+  wire [7:0] \$26 ;
   wire \$27 ;
   wire \$28 ;
   wire \$29 ;
@@ -3960,85 +3960,98 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire \$31 ;
   wire \$32 ;
   wire \$33 ;
-  wire [9:0] \$34 ;
+  wire \$34 ;
   wire \$35 ;
   wire \$36 ;
   wire \$37 ;
   wire \$38 ;
-  wire \$39 ;
+  wire [9:0] \$39 ;
   wire \$4 ;
-  wire [9:0] \$40 ;
+  wire \$40 ;
   wire \$41 ;
   wire \$42 ;
   wire \$43 ;
   wire \$44 ;
   wire \$45 ;
   wire \$46 ;
-  wire \$47 ;
+  wire [9:0] \$47 ;
   wire \$48 ;
-  wire [8:0] \$49 ;
+  wire \$49 ;
   wire \$5 ;
-  wire [16:0] \$50 ;
+  wire \$50 ;
   wire \$51 ;
-  wire [9:0] \$52 ;
+  wire \$52 ;
   wire \$53 ;
   wire \$54 ;
   wire \$55 ;
   wire \$56 ;
-  reg [1:0] \$57 ;
-  reg \$58 ;
-  reg \$59 ;
+  wire [8:0] \$57 ;
+  wire [16:0] \$58 ;
+  wire \$59 ;
   wire \$6 ;
-  reg [13:0] \$60 ;
-  reg \$61 ;
-  reg [7:0] \$62 ;
-  reg \$63 ;
-  reg \$64 ;
-  reg \$65 ;
-  reg \$66 ;
-  reg [7:0] \$67 ;
-  reg [15:0] \$68 ;
-  reg [31:0] \$69 ;
+  wire \$60 ;
+  wire [9:0] \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire \$64 ;
+  wire \$65 ;
+  wire \$66 ;
+  reg [1:0] \$67 ;
+  reg \$68 ;
+  reg \$69 ;
   wire \$7 ;
-  reg [7:0] \$70 ;
+  reg [13:0] \$70 ;
   reg \$71 ;
   reg [7:0] \$72 ;
   reg \$73 ;
   reg \$74 ;
   reg \$75 ;
-  wire [1:0] \$76 ;
+  reg \$76 ;
+  reg [7:0] \$77 ;
+  reg [15:0] \$78 ;
+  reg [31:0] \$79 ;
   wire \$8 ;
+  reg \$80 ;
+  reg \$81 ;
+  reg [7:0] \$82 ;
+  reg \$83 ;
+  reg [7:0] \$84 ;
+  reg \$85 ;
+  reg \$86 ;
+  reg \$87 ;
+  wire [1:0] \$88 ;
   wire \$9 ;
   wire a13;
   wire [15:0] addr;
+  reg after_start = 1'h0;
   output at_boundary;
   wire at_boundary;
   wire [1:0] bank;
-  wire [1:0] \bank$138 ;
+  wire [1:0] \bank$142 ;
   wire [12:0] bus__addr;
-  wire [12:0] \bus__addr$66 ;
-  wire [12:0] \bus__addr$74 ;
+  wire [12:0] \bus__addr$70 ;
+  wire [12:0] \bus__addr$78 ;
   wire bus__cycle_end;
-  wire \bus__cycle_end$67 ;
-  wire \bus__cycle_end$75 ;
+  wire \bus__cycle_end$71 ;
+  wire \bus__cycle_end$79 ;
   wire [7:0] bus__rdata;
-  wire [7:0] \bus__rdata$69 ;
-  wire [7:0] \bus__rdata$76 ;
+  wire [7:0] \bus__rdata$73 ;
+  wire [7:0] \bus__rdata$80 ;
   wire bus__sel;
-  wire \bus__sel$70 ;
-  wire \bus__sel$77 ;
+  wire \bus__sel$74 ;
+  wire \bus__sel$81 ;
   wire bus__strobe;
-  wire \bus__strobe$71 ;
-  wire \bus__strobe$78 ;
+  wire \bus__strobe$75 ;
+  wire \bus__strobe$82 ;
   (* init = 8'h00 *)
   wire [7:0] bus__wdata;
   (* init = 8'h00 *)
-  wire [7:0] \bus__wdata$72 ;
+  wire [7:0] \bus__wdata$76 ;
   (* init = 8'h00 *)
-  wire [7:0] \bus__wdata$79 ;
+  wire [7:0] \bus__wdata$83 ;
   wire bus__write;
-  wire \bus__write$73 ;
-  wire \bus__write$80 ;
+  wire \bus__write$77 ;
+  wire \bus__write$84 ;
   reg [13:0] bus_addr = 14'h0000;
   reg [7:0] bus_dout = 8'h00;
   reg bus_dummy = 1'h0;
@@ -4088,15 +4101,15 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire counting;
   reg [31:0] cyc = 32'd0;
   (* init = 32'd0 *)
-  wire [31:0] \cyc$162 ;
+  wire [31:0] \cyc$164 ;
   wire cycle_end;
   reg cycle_sync = 1'h0;
   reg [7:0] din;
-  wire [7:0] \din$153 ;
+  wire [7:0] \din$155 ;
   wire [7:0] dout;
   output drawn;
   wire drawn;
-  wire \drawn$157 ;
+  wire \drawn$159 ;
   wire dummy;
   reg fetch_next = 1'h0;
   wire \fetch_next$16 ;
@@ -4105,20 +4118,20 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire frame_pending;
   wire [8:0] height;
   wire hmove_blanks;
-  wire \hmove_blanks$132 ;
+  wire \hmove_blanks$136 ;
   wire [13:0] host__addr;
   wire [7:0] host__rdata;
   wire [7:0] host__wdata;
   wire host__we;
   wire [13:0] host_ram__addr;
-  wire [13:0] \host_ram__addr$90 ;
+  wire [13:0] \host_ram__addr$94 ;
   output [7:0] host_ram__rdata;
   wire [7:0] host_ram__rdata;
-  wire [7:0] \host_ram__rdata$92 ;
+  wire [7:0] \host_ram__rdata$96 ;
   wire [7:0] host_ram__wdata;
-  wire [7:0] \host_ram__wdata$94 ;
+  wire [7:0] \host_ram__wdata$98 ;
   wire host_ram__we;
-  wire \host_ram__we$96 ;
+  wire \host_ram__we$100 ;
   wire [13:0] host_riot__addr;
   output [7:0] host_riot__rdata;
   wire [7:0] host_riot__rdata;
@@ -4126,35 +4139,35 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire host_riot__we;
   input [13:0] host_rom__addr;
   wire [13:0] host_rom__addr;
-  wire [13:0] \host_rom__addr$82 ;
+  wire [13:0] \host_rom__addr$86 ;
   wire [7:0] host_rom__rdata;
-  wire [7:0] \host_rom__rdata$84 ;
+  wire [7:0] \host_rom__rdata$88 ;
   input [7:0] host_rom__wdata;
   wire [7:0] host_rom__wdata;
-  wire [7:0] \host_rom__wdata$86 ;
+  wire [7:0] \host_rom__wdata$90 ;
   wire host_rom__we;
-  wire \host_rom__we$88 ;
+  wire \host_rom__we$92 ;
   reg [7:0] hpos = 8'h00;
   (* init = 8'h00 *)
-  wire [7:0] \hpos$160 ;
+  wire [7:0] \hpos$162 ;
   input inpt4;
   wire inpt4;
   input inpt5;
   wire inpt5;
   output insn_start;
   wire insn_start;
-  wire \insn_start$163 ;
+  wire \insn_start$165 ;
   output jammed;
   wire jammed;
-  wire \jammed$167 ;
+  wire \jammed$169 ;
   reg [7:0] last_bus = 8'h00;
   reg last_was_read = 1'h0;
   (* init = 1'h0 *)
-  wire \last_was_read$144 ;
+  wire \last_was_read$146 ;
   wire [15:0] line;
-  wire [15:0] \line$161 ;
+  wire [15:0] \line$163 ;
   wire [3:0] mapper;
-  wire [3:0] \mapper$136 ;
+  wire [3:0] \mapper$140 ;
   reg odd_last = 1'h0;
   input [1:0] paddles__mode__0;
   wire [1:0] paddles__mode__0;
@@ -4173,7 +4186,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   input [31:0] paddles__needed__3;
   wire [31:0] paddles__needed__3;
   wire pal;
-  wire \pal$130 ;
+  wire \pal$134 ;
   wire [15:0] pc;
   wire [15:0] pc_next;
   reg pending = 1'h0;
@@ -4186,10 +4199,10 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire pixels__line_end;
   wire [7:0] pixels__pixel;
   wire pixels__visible;
-  input [2:0] \port$5493$0 ;
-  wire [2:0] \port$5493$0 ;
-  input [23:0] \port$5520$0 ;
-  wire [23:0] \port$5520$0 ;
+  input [2:0] \port$11032$0 ;
+  wire [2:0] \port$11032$0 ;
+  input [23:0] \port$11059$0 ;
+  wire [23:0] \port$11059$0 ;
   reg primed = 1'h0;
   (* init = 1'h1 *)
   wire rdy;
@@ -4229,107 +4242,10 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire tia_touch;
   input [7:0] timer_init;
   wire [7:0] timer_init;
-  wire [7:0] \timer_init$134 ;
+  wire [7:0] \timer_init$138 ;
+  reg win_line = 1'h0;
   wire wsync;
   wire [8:0] ystart;
-  assign ce = \$23  & primed;
-  assign counting = started | cycle_sync;
-  assign \$24  = ph == 2'h2;
-  assign cycle_end = \$24  & counting;
-  assign \$25  = ~ bus_dummy;
-  assign \$26  = cycle_end & \$25 ;
-  assign \$27  = ~ bus_rw;
-  assign \$28  = ~ wsync;
-  assign \$29  = \$27  | \$28 ;
-  assign strobe = \$26  & \$29 ;
-  assign line = start_frame ? 16'h0000 : frame_line;
-  assign cart_bus__write = ~ bus_rw;
-  assign \$30  = ~ bus_addr[12];
-  assign \$31  = ~ bus_addr[7];
-  assign tia_bus__sel = \$30  & \$31 ;
-  assign tia_bus__write = ~ bus_rw;
-  assign \$32  = ~ bus_addr[12];
-  assign riot_bus__sel = \$32  & bus_addr[7];
-  assign riot_bus__write = ~ bus_rw;
-  assign \$33  = line >= \port$5520$0 [14:6];
-  assign \$34  = \port$5520$0 [14:6] + \port$5520$0 [23:15];
-  assign \$35  = line < \$34 ;
-  assign \$36  = \$33  & \$35 ;
-  assign \$37  = counting & \$36 ;
-  assign \$38  = hpos >= 7'h44;
-  assign drawn = \$37  & \$38 ;
-  assign \$39  = line >= \port$5520$0 [14:6];
-  assign \$40  = \port$5520$0 [14:6] + \port$5520$0 [23:15];
-  assign \$41  = line < \$40 ;
-  assign \$42  = \$39  & \$41 ;
-  assign \$43  = counting & \$42 ;
-  assign \$44  = hpos == 8'he3;
-  assign clocks__0__line_end_drawn = \$43  & \$44 ;
-  assign \$45  = ! ph;
-  assign \$46  = \$45  & cycle_sync;
-  assign \$47  = ~ wsync;
-  assign \$48  = \$46  & \$47 ;
-  assign insn_start = \$48  & counting;
-  assign \$49  = hpos - 7'h44;
-  assign \$50  = line - \port$5520$0 [14:6];
-  assign at_boundary = insn_start & pending;
-  assign pc = ce ? pc_next : state__pc;
-  assign tia_touch = strobe & tia_bus__sel;
-  assign \$51  = line >= \port$5520$0 [14:6];
-  assign \$52  = \port$5520$0 [14:6] + \port$5520$0 [23:15];
-  assign \$53  = line < \$52 ;
-  assign \$54  = \$51  & \$53 ;
-  assign \$55  = counting & \$54 ;
-  assign \$56  = hpos == 8'he3;
-  assign pixels__line_end = \$55  & \$56 ;
-  always @(posedge clk)
-    ph <= \$57 ;
-  always @(posedge clk)
-    rdy_seen <= \$58 ;
-  always @(posedge clk)
-    primed <= \$59 ;
-  always @(posedge clk)
-    bus_addr <= \$60 ;
-  always @(posedge clk)
-    bus_rw <= \$61 ;
-  always @(posedge clk)
-    bus_dout <= \$62 ;
-  always @(posedge clk)
-    bus_dummy <= \$63 ;
-  always @(posedge clk)
-    fetch_next <= \$64 ;
-  always @(posedge clk)
-    cycle_sync <= \$65 ;
-  always @(posedge clk)
-    started <= \$66 ;
-  always @(posedge clk)
-    hpos <= \$67 ;
-  always @(posedge clk)
-    frame_line <= \$68 ;
-  always @(posedge clk)
-    cyc <= \$69 ;
-  always @(posedge clk)
-    riot_seen <= \$70 ;
-  always @(posedge clk)
-    strobe_seen <= \$71 ;
-  always @(posedge clk)
-    last_bus <= \$72 ;
-  always @(posedge clk)
-    last_was_read <= \$73 ;
-  always @(posedge clk)
-    pending <= \$74 ;
-  always @(posedge clk)
-    odd_last <= \$75 ;
-  assign \$1  = ph == 2'h2;
-  assign \$2  = ph + 1'h1;
-  assign \$3  = \$1  ? 3'h0 : \$2 ;
-  assign \$4  = ~ wsync;
-  assign \$5  = ph == 2'h2;
-  assign \$6  = ph == 2'h2;
-  assign \$7  = ~ wsync;
-  assign \$9  = rw & \$8 ;
-  assign \$10  = \$9  ? sync : fetch_next;
-  assign \$11  = hpos == 8'he3;
   assign \$12  = hpos + 1'h1;
   assign \$13  = \$11  ? 9'h000 : \$12 ;
   assign \$14  = hpos == 8'he3;
@@ -4340,8 +4256,120 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$19  = hpos == 8'he3;
   assign \$20  = \$19  & counting;
   assign \$21  = ~ \$20 ;
-  assign \$22  = bus_rw ? din : bus_dout;
-  assign \$23  = ! ph;
+  assign \$22  = frame_line >= \port$11059$0 [14:6];
+  assign \$23  = \port$11059$0 [14:6] + \port$11059$0 [23:15];
+  assign \$24  = frame_line < \$23 ;
+  assign \$25  = \$22  & \$24 ;
+  assign \$26  = bus_rw ? din : bus_dout;
+  assign \$27  = ! ph;
+  assign ce = \$27  & primed;
+  assign counting = started | cycle_sync;
+  assign \$28  = ph == 2'h2;
+  assign cycle_end = \$28  & counting;
+  assign \$29  = ~ bus_dummy;
+  assign \$30  = cycle_end & \$29 ;
+  assign \$31  = ~ bus_rw;
+  assign \$32  = ~ wsync;
+  assign \$33  = \$31  | \$32 ;
+  assign strobe = \$30  & \$33 ;
+  assign line = start_frame ? 16'h0000 : frame_line;
+  assign cart_bus__write = ~ bus_rw;
+  assign \$34  = ~ bus_addr[12];
+  assign \$35  = ~ bus_addr[7];
+  assign tia_bus__sel = \$34  & \$35 ;
+  assign tia_bus__write = ~ bus_rw;
+  assign \$36  = ~ bus_addr[12];
+  assign riot_bus__sel = \$36  & bus_addr[7];
+  assign riot_bus__write = ~ bus_rw;
+  assign \$37  = start_frame | after_start;
+  assign \$38  = \port$11059$0 [14:6] <= 1'h0;
+  assign \$39  = \port$11059$0 [14:6] + \port$11059$0 [23:15];
+  assign \$40  = \$39  > 1'h0;
+  assign \$41  = \$38  & \$40 ;
+  assign \$42  = \$37  ? \$41  : win_line;
+  assign \$43  = counting & \$42 ;
+  assign \$44  = hpos >= 7'h44;
+  assign drawn = \$43  & \$44 ;
+  assign \$45  = start_frame | after_start;
+  assign \$46  = \port$11059$0 [14:6] <= 1'h0;
+  assign \$47  = \port$11059$0 [14:6] + \port$11059$0 [23:15];
+  assign \$48  = \$47  > 1'h0;
+  assign \$49  = \$46  & \$48 ;
+  assign \$50  = \$45  ? \$49  : win_line;
+  assign \$51  = counting & \$50 ;
+  assign \$52  = hpos == 8'he3;
+  assign clocks__0__line_end_drawn = \$51  & \$52 ;
+  assign \$53  = ! ph;
+  assign \$54  = \$53  & cycle_sync;
+  assign \$55  = ~ wsync;
+  assign \$56  = \$54  & \$55 ;
+  assign insn_start = \$56  & counting;
+  assign \$57  = hpos - 7'h44;
+  assign \$58  = line - \port$11059$0 [14:6];
+  assign at_boundary = insn_start & pending;
+  assign pc = ce ? pc_next : state__pc;
+  assign tia_touch = strobe & tia_bus__sel;
+  assign \$59  = start_frame | after_start;
+  assign \$60  = \port$11059$0 [14:6] <= 1'h0;
+  assign \$61  = \port$11059$0 [14:6] + \port$11059$0 [23:15];
+  assign \$62  = \$61  > 1'h0;
+  assign \$63  = \$60  & \$62 ;
+  assign \$64  = \$59  ? \$63  : win_line;
+  assign \$65  = counting & \$64 ;
+  assign \$66  = hpos == 8'he3;
+  assign pixels__line_end = \$65  & \$66 ;
+  always @(posedge clk)
+    ph <= \$67 ;
+  always @(posedge clk)
+    rdy_seen <= \$68 ;
+  always @(posedge clk)
+    primed <= \$69 ;
+  always @(posedge clk)
+    bus_addr <= \$70 ;
+  always @(posedge clk)
+    bus_rw <= \$71 ;
+  always @(posedge clk)
+    bus_dout <= \$72 ;
+  always @(posedge clk)
+    bus_dummy <= \$73 ;
+  always @(posedge clk)
+    fetch_next <= \$74 ;
+  always @(posedge clk)
+    cycle_sync <= \$75 ;
+  always @(posedge clk)
+    started <= \$76 ;
+  always @(posedge clk)
+    hpos <= \$77 ;
+  always @(posedge clk)
+    frame_line <= \$78 ;
+  always @(posedge clk)
+    cyc <= \$79 ;
+  always @(posedge clk)
+    win_line <= \$80 ;
+  always @(posedge clk)
+    after_start <= \$81 ;
+  always @(posedge clk)
+    riot_seen <= \$82 ;
+  always @(posedge clk)
+    strobe_seen <= \$83 ;
+  always @(posedge clk)
+    last_bus <= \$84 ;
+  always @(posedge clk)
+    last_was_read <= \$85 ;
+  always @(posedge clk)
+    pending <= \$86 ;
+  always @(posedge clk)
+    odd_last <= \$87 ;
+  assign \$1  = ph == 2'h2;
+  assign \$2  = ph + 1'h1;
+  assign \$3  = \$1  ? 3'h0 : \$2 ;
+  assign \$4  = ~ wsync;
+  assign \$5  = ph == 2'h2;
+  assign \$6  = ph == 2'h2;
+  assign \$7  = ~ wsync;
+  assign \$9  = rw & \$8 ;
+  assign \$10  = \$9  ? sync : fetch_next;
+  assign \$11  = hpos == 8'he3;
   \instance.console.cart  cart (
     .bank(bank),
     .bus__rdata(cart_bus__rdata),
@@ -4352,9 +4380,9 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .con_ce(con_ce),
     .con_rst(con_rst),
     .host_ram__rdata(host_ram__rdata),
-    .mapper(\port$5520$0 [3:0]),
-    .\port$5493$0 (\port$5493$0 [1:0]),
-    .\port$5606$0 (bus_addr),
+    .mapper(\port$11059$0 [3:0]),
+    .\port$11032$0 (\port$11032$0 [1:0]),
+    .\port$11145$0 (bus_addr),
     .rom_w__addr(host_rom__addr),
     .rom_w__data(host_rom__wdata),
     .rst(rst)
@@ -4391,7 +4419,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .host__addr(host_rom__addr),
     .host__rdata(host_riot__rdata),
     .host__wdata(host_rom__wdata),
-    .host__we(\port$5493$0 [2]),
+    .host__we(\port$11032$0 [2]),
     .rst(rst),
     .swcha(swcha),
     .swchb(swchb),
@@ -4429,289 +4457,315 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .paddles__needed__1(paddles__needed__1),
     .paddles__needed__2(paddles__needed__2),
     .paddles__needed__3(paddles__needed__3),
-    .\port$5520$4 (\port$5520$0 [5:4]),
-    .rd(\$76 ),
+    .\port$11059$4 (\port$11059$0 [5:4]),
+    .rd(\$88 ),
     .rst(rst),
     .wsync(wsync)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$57  = ph;
+    \$67  = ph;
     if (con_ce) begin
-      \$57  = \$3 [1:0];
+      \$67  = \$3 [1:0];
     end
     if (con_rst) begin
-      \$57  = 2'h0;
+      \$67  = 2'h0;
     end
     if (rst) begin
-      \$57  = 2'h0;
+      \$67  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$58  = rdy_seen;
+    \$68  = rdy_seen;
     if (con_ce) begin
-      \$58  = \$4 ;
+      \$68  = \$4 ;
     end
     if (con_rst) begin
-      \$58  = 1'h1;
+      \$68  = 1'h1;
     end
     if (rst) begin
-      \$58  = 1'h1;
+      \$68  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$59  = primed;
+    \$69  = primed;
     if (con_ce) begin
       if (\$5 ) begin
-        \$59  = 1'h1;
+        \$69  = 1'h1;
       end
     end
     if (con_rst) begin
-      \$59  = 1'h0;
+      \$69  = 1'h0;
     end
     if (rst) begin
-      \$59  = 1'h0;
+      \$69  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$60  = bus_addr;
+    \$70  = bus_addr;
     if (con_ce) begin
-      \$60  = addr[13:0];
+      \$70  = addr[13:0];
     end
     if (con_rst) begin
-      \$60  = 14'h0000;
+      \$70  = 14'h0000;
     end
     if (rst) begin
-      \$60  = 14'h0000;
+      \$70  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$61  = bus_rw;
+    \$71  = bus_rw;
     if (con_ce) begin
-      \$61  = rw;
+      \$71  = rw;
     end
     if (con_rst) begin
-      \$61  = 1'h1;
+      \$71  = 1'h1;
     end
     if (rst) begin
-      \$61  = 1'h1;
+      \$71  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$62  = bus_dout;
+    \$72  = bus_dout;
     if (con_ce) begin
-      \$62  = dout;
+      \$72  = dout;
     end
     if (con_rst) begin
-      \$62  = 8'h00;
+      \$72  = 8'h00;
     end
     if (rst) begin
-      \$62  = 8'h00;
+      \$72  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$63  = bus_dummy;
+    \$73  = bus_dummy;
     if (con_ce) begin
-      \$63  = dummy;
+      \$73  = dummy;
     end
     if (con_rst) begin
-      \$63  = 1'h0;
+      \$73  = 1'h0;
     end
     if (rst) begin
-      \$63  = 1'h0;
+      \$73  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$64  = fetch_next;
+    \$74  = fetch_next;
     if (con_ce) begin
-      \$64  = \fetch_next$16 ;
+      \$74  = \fetch_next$16 ;
     end
     if (con_rst) begin
-      \$64  = 1'h0;
+      \$74  = 1'h0;
     end
     if (rst) begin
-      \$64  = 1'h0;
+      \$74  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$65  = cycle_sync;
+    \$75  = cycle_sync;
     if (con_ce) begin
       if (\$6 ) begin
-        \$65  = \$10 ;
+        \$75  = \$10 ;
       end
     end
     if (con_rst) begin
-      \$65  = 1'h0;
+      \$75  = 1'h0;
     end
     if (rst) begin
-      \$65  = 1'h0;
+      \$75  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$66  = started;
+    \$76  = started;
     if (con_ce) begin
       if (cycle_sync) begin
-        \$66  = 1'h1;
+        \$76  = 1'h1;
       end
     end
     if (con_rst) begin
-      \$66  = 1'h0;
+      \$76  = 1'h0;
     end
     if (rst) begin
-      \$66  = 1'h0;
+      \$76  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$67  = hpos;
+    \$77  = hpos;
     if (con_ce) begin
       if (counting) begin
-        \$67  = \$13 [7:0];
+        \$77  = \$13 [7:0];
       end
     end
     if (con_rst) begin
-      \$67  = 8'h00;
+      \$77  = 8'h00;
     end
     if (rst) begin
-      \$67  = 8'h00;
+      \$77  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$68  = frame_line;
+    \$78  = frame_line;
     if (con_ce) begin
       if (counting) begin
         if (\$16 ) begin
-          \$68  = \$17 [15:0];
+          \$78  = \$17 [15:0];
         end
       end
       if (start_frame) begin
         if (\$21 ) begin
-          \$68  = 16'h0000;
+          \$78  = 16'h0000;
         end
       end
     end
     if (con_rst) begin
-      \$68  = 16'h0000;
+      \$78  = 16'h0000;
     end
     if (rst) begin
-      \$68  = 16'h0000;
+      \$78  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$69  = cyc;
+    \$79  = cyc;
     if (con_ce) begin
       if (cycle_end) begin
-        \$69  = \$18 [31:0];
+        \$79  = \$18 [31:0];
       end
       if (start_frame) begin
-        \$69  = 32'd0;
+        \$79  = 32'd0;
       end
     end
     if (con_rst) begin
-      \$69  = 32'd0;
+      \$79  = 32'd0;
     end
     if (rst) begin
-      \$69  = 32'd0;
+      \$79  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$70  = riot_seen;
+    \$80  = win_line;
     if (con_ce) begin
-      \$70  = riot_bus__rdata;
+      \$80  = \$25 ;
     end
     if (con_rst) begin
-      \$70  = 8'h00;
+      \$80  = 1'h0;
     end
     if (rst) begin
-      \$70  = 8'h00;
+      \$80  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$71  = strobe_seen;
+    \$81  = after_start;
     if (con_ce) begin
-      \$71  = strobe;
+      \$81  = start_frame;
     end
     if (con_rst) begin
-      \$71  = 1'h0;
+      \$81  = 1'h0;
     end
     if (rst) begin
-      \$71  = 1'h0;
+      \$81  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$72  = last_bus;
+    \$82  = riot_seen;
+    if (con_ce) begin
+      \$82  = riot_bus__rdata;
+    end
+    if (con_rst) begin
+      \$82  = 8'h00;
+    end
+    if (rst) begin
+      \$82  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$83  = strobe_seen;
+    if (con_ce) begin
+      \$83  = strobe;
+    end
+    if (con_rst) begin
+      \$83  = 1'h0;
+    end
+    if (rst) begin
+      \$83  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
+    \$84  = last_bus;
     if (con_ce) begin
       if (strobe_seen) begin
-        \$72  = \$22 ;
+        \$84  = \$26 ;
       end
     end
     if (con_rst) begin
-      \$72  = 8'h00;
+      \$84  = 8'h00;
     end
     if (rst) begin
-      \$72  = 8'h00;
+      \$84  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$73  = last_was_read;
+    \$85  = last_was_read;
     if (con_ce) begin
       if (strobe_seen) begin
-        \$73  = bus_rw;
+        \$85  = bus_rw;
       end
     end
     if (con_rst) begin
-      \$73  = 1'h0;
+      \$85  = 1'h0;
     end
     if (rst) begin
-      \$73  = 1'h0;
+      \$85  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$74  = pending;
+    \$86  = pending;
     if (con_ce) begin
       if (clocks__0__frame_end) begin
-        \$74  = 1'h1;
+        \$86  = 1'h1;
       end
       if (start_frame) begin
-        \$74  = 1'h0;
+        \$86  = 1'h0;
       end
     end
     if (con_rst) begin
-      \$74  = 1'h0;
+      \$86  = 1'h0;
     end
     if (rst) begin
-      \$74  = 1'h0;
+      \$86  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
-    \$75  = odd_last;
+    \$87  = odd_last;
     if (con_ce) begin
       if (start_frame) begin
-        \$75  = frame_line[0];
+        \$87  = frame_line[0];
       end
     end
     if (con_rst) begin
-      \$75  = 1'h0;
+      \$87  = 1'h0;
     end
     if (rst) begin
-      \$75  = 1'h0;
+      \$87  = 1'h0;
     end
   end
   always @* begin
@@ -4720,11 +4774,13 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     if (bus_addr[12]) begin
       din = cart_bus__rdata;
     end else if (tia_bus__sel) begin
-      din = { \$76 , last_bus[5:0] };
+      din = { \$88 , last_bus[5:0] };
     end else begin
       din = riot_seen;
     end
   end
+  assign ystart = \port$11059$0 [14:6];
+  assign height = \port$11059$0 [23:15];
   assign rdy = rdy_seen;
   assign cart_bus__sel = bus_addr[12];
   assign cart_bus__addr = bus_addr[12:0];
@@ -4746,41 +4802,41 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign bus__strobe = strobe;
   assign bus__wdata = bus_dout;
   assign bus__write = cart_bus__write;
-  assign \bus__addr$66  = bus_addr[12:0];
-  assign \bus__cycle_end$67  = cycle_end;
-  assign tia_bus__rdata = { \$76 , last_bus[5:0] };
-  assign \bus__rdata$69  = { \$76 , last_bus[5:0] };
-  assign \bus__sel$70  = tia_bus__sel;
-  assign \bus__strobe$71  = strobe;
-  assign \bus__wdata$72  = bus_dout;
-  assign \bus__write$73  = tia_bus__write;
-  assign \bus__addr$74  = bus_addr[12:0];
-  assign \bus__cycle_end$75  = cycle_end;
-  assign \bus__rdata$76  = riot_bus__rdata;
-  assign \bus__sel$77  = riot_bus__sel;
-  assign \bus__strobe$78  = strobe;
-  assign \bus__wdata$79  = bus_dout;
-  assign \bus__write$80  = riot_bus__write;
-  assign \host_rom__addr$82  = host_rom__addr;
+  assign \bus__addr$70  = bus_addr[12:0];
+  assign \bus__cycle_end$71  = cycle_end;
+  assign tia_bus__rdata = { \$88 , last_bus[5:0] };
+  assign \bus__rdata$73  = { \$88 , last_bus[5:0] };
+  assign \bus__sel$74  = tia_bus__sel;
+  assign \bus__strobe$75  = strobe;
+  assign \bus__wdata$76  = bus_dout;
+  assign \bus__write$77  = tia_bus__write;
+  assign \bus__addr$78  = bus_addr[12:0];
+  assign \bus__cycle_end$79  = cycle_end;
+  assign \bus__rdata$80  = riot_bus__rdata;
+  assign \bus__sel$81  = riot_bus__sel;
+  assign \bus__strobe$82  = strobe;
+  assign \bus__wdata$83  = bus_dout;
+  assign \bus__write$84  = riot_bus__write;
+  assign \host_rom__addr$86  = host_rom__addr;
   assign host_rom__rdata = 8'h00;
-  assign \host_rom__rdata$84  = 8'h00;
-  assign \host_rom__wdata$86  = host_rom__wdata;
-  assign host_rom__we = \port$5493$0 [0];
-  assign \host_rom__we$88  = \port$5493$0 [0];
+  assign \host_rom__rdata$88  = 8'h00;
+  assign \host_rom__wdata$90  = host_rom__wdata;
+  assign host_rom__we = \port$11032$0 [0];
+  assign \host_rom__we$92  = \port$11032$0 [0];
   assign host_ram__addr = host_rom__addr;
-  assign \host_ram__addr$90  = host_rom__addr;
-  assign \host_ram__rdata$92  = host_ram__rdata;
+  assign \host_ram__addr$94  = host_rom__addr;
+  assign \host_ram__rdata$96  = host_ram__rdata;
   assign host_ram__wdata = host_rom__wdata;
-  assign \host_ram__wdata$94  = host_rom__wdata;
-  assign host_ram__we = \port$5493$0 [1];
-  assign \host_ram__we$96  = \port$5493$0 [1];
+  assign \host_ram__wdata$98  = host_rom__wdata;
+  assign host_ram__we = \port$11032$0 [1];
+  assign \host_ram__we$100  = \port$11032$0 [1];
   assign host__addr = host_rom__addr;
   assign host_riot__addr = host_rom__addr;
   assign host__rdata = host_riot__rdata;
   assign host__wdata = host_rom__wdata;
   assign host_riot__wdata = host_rom__wdata;
-  assign host__we = \port$5493$0 [2];
-  assign host_riot__we = \port$5493$0 [2];
+  assign host__we = \port$11032$0 [2];
+  assign host_riot__we = \port$11032$0 [2];
   assign controllers__paddles__mode__0 = paddles__mode__0;
   assign controllers__paddles__mode__1 = paddles__mode__1;
   assign controllers__paddles__mode__2 = paddles__mode__2;
@@ -4793,19 +4849,17 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign controllers__swchb = swchb;
   assign controllers__inpt4 = inpt4;
   assign controllers__inpt5 = inpt5;
-  assign pal = \port$5520$0 [4];
-  assign \pal$130  = \port$5520$0 [4];
-  assign hmove_blanks = \port$5520$0 [5];
-  assign \hmove_blanks$132  = \port$5520$0 [5];
-  assign \timer_init$134  = timer_init;
-  assign mapper = \port$5520$0 [3:0];
-  assign \mapper$136  = \port$5520$0 [3:0];
-  assign \bank$138  = bank;
+  assign pal = \port$11059$0 [4];
+  assign \pal$134  = \port$11059$0 [4];
+  assign hmove_blanks = \port$11059$0 [5];
+  assign \hmove_blanks$136  = \port$11059$0 [5];
+  assign \timer_init$138  = timer_init;
+  assign mapper = \port$11059$0 [3:0];
+  assign \mapper$140  = \port$11059$0 [3:0];
+  assign \bank$142  = bank;
   assign a13 = bus_addr[13];
-  assign ystart = \port$5520$0 [14:6];
-  assign height = \port$5520$0 [23:15];
   assign bus_last = last_bus;
-  assign \last_was_read$144  = last_was_read;
+  assign \last_was_read$146  = last_was_read;
   assign clocks__0__hpos = hpos;
   assign clocks__0__advance = counting;
   assign clocks__0__drawn = drawn;
@@ -4813,24 +4867,24 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign clocks__0__frame_start = start_frame;
   assign clocks__0__line = line;
   assign clocks__0__odd_last_frame = odd_last;
-  assign \din$153  = din;
+  assign \din$155  = din;
   assign clocks__0__pixel = pixel;
-  assign \drawn$157  = drawn;
-  assign pixel_x = \$49 [7:0];
-  assign row = \$50 [8:0];
-  assign \hpos$160  = hpos;
-  assign \line$161  = line;
-  assign \cyc$162  = cyc;
-  assign \insn_start$163  = insn_start;
+  assign \drawn$159  = drawn;
+  assign pixel_x = \$57 [7:0];
+  assign row = \$58 [8:0];
+  assign \hpos$162  = hpos;
+  assign \line$163  = line;
+  assign \cyc$164  = cyc;
+  assign \insn_start$165  = insn_start;
   assign frame_pending = pending;
-  assign \jammed$167  = jammed;
+  assign \jammed$169  = jammed;
   assign pixels__pixel = pixel;
   assign pixels__visible = drawn;
   assign pixels__frame_end = start_frame;
   assign \$8  = wsync;
 endmodule
 
-module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata, host_ram__rdata, con_rst, rom_w__addr, rom_w__data, \port$5493$0 , mapper, \port$5606$0 , bus__wdata, bank, clk);
+module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata, host_ram__rdata, con_rst, rom_w__addr, rom_w__data, \port$11032$0 , mapper, \port$11145$0 , bus__wdata, bank, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$43  = 0;
   wire \$1 ;
   wire [12:0] \$10 ;
@@ -5148,10 +5202,10 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   reg [2:0] new_slice1;
   reg [2:0] new_slice2;
   reg [7:0] other_seen = 8'h00;
-  input [1:0] \port$5493$0 ;
-  wire [1:0] \port$5493$0 ;
-  input [13:0] \port$5606$0 ;
-  wire [13:0] \port$5606$0 ;
+  input [1:0] \port$11032$0 ;
+  wire [1:0] \port$11032$0 ;
+  input [13:0] \port$11145$0 ;
+  wire [13:0] \port$11145$0 ;
   wire [6:0] ram_h__addr;
   wire [7:0] ram_h__data;
   wire [6:0] ram_r__addr;
@@ -5185,7 +5239,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       ram[ram_w__addr] <= ram_w__data;
   end
   assign host_ram__rdata = ram[rom_w__addr[6:0]];
-  assign ram_r__data = ram[\port$5606$0 [6:0]];
+  assign ram_r__data = ram[\port$11145$0 [6:0]];
   reg [7:0] rom [16383:0];
   integer rom__i;
   initial begin
@@ -5207,44 +5261,44 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   assign \$3  = \$1  | \$2 ;
   assign \$4  = mapper == 4'h8;
   assign \$5  = \$3  | \$4 ;
-  assign \$6  = \port$5606$0 [11:0] == 12'hff8;
-  assign \$7  = \port$5606$0 [11:0] == 12'hff9;
+  assign \$6  = \port$11145$0 [11:0] == 12'hff8;
+  assign \$7  = \port$11145$0 [11:0] == 12'hff9;
   assign \$8  = \$6  | \$7 ;
   assign \$9  = \$5  & \$8 ;
-  assign \$10  = \port$5606$0 [11:0] - 12'hff8;
+  assign \$10  = \port$11145$0 [11:0] - 12'hff8;
   assign \$11  = mapper == 2'h3;
   assign \$12  = mapper == 3'h5;
   assign \$13  = \$11  | \$12 ;
-  assign \$14  = \port$5606$0 [11:0] >= 12'hff6;
+  assign \$14  = \port$11145$0 [11:0] >= 12'hff6;
   assign \$15  = \$13  & \$14 ;
-  assign \$16  = \port$5606$0 [11:0] <= 12'hff9;
+  assign \$16  = \port$11145$0 [11:0] <= 12'hff9;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = \port$5606$0 [11:0] - 12'hff6;
+  assign \$18  = \port$11145$0 [11:0] - 12'hff6;
   assign \$19  = mapper == 3'h6;
-  assign \$20  = \port$5606$0 [12] & \$19 ;
-  assign \$21  = \port$5606$0 [11:0] >= 12'hfe0;
+  assign \$20  = \port$11145$0 [12] & \$19 ;
+  assign \$21  = \port$11145$0 [11:0] >= 12'hfe0;
   assign \$22  = \$20  & \$21 ;
-  assign \$23  = \port$5606$0 [11:0] < 12'hfe8;
+  assign \$23  = \port$11145$0 [11:0] < 12'hfe8;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = mapper == 3'h6;
-  assign \$26  = \port$5606$0 [12] & \$25 ;
-  assign \$27  = \port$5606$0 [11:0] >= 12'hfe8;
+  assign \$26  = \port$11145$0 [12] & \$25 ;
+  assign \$27  = \port$11145$0 [11:0] >= 12'hfe8;
   assign \$28  = \$26  & \$27 ;
-  assign \$29  = \port$5606$0 [11:0] < 12'hff0;
+  assign \$29  = \port$11145$0 [11:0] < 12'hff0;
   assign \$30  = \$28  & \$29 ;
   assign \$31  = mapper == 3'h6;
-  assign \$32  = \port$5606$0 [12] & \$31 ;
-  assign \$33  = \port$5606$0 [11:0] >= 12'hff0;
+  assign \$32  = \port$11145$0 [12] & \$31 ;
+  assign \$33  = \port$11145$0 [11:0] >= 12'hff0;
   assign \$34  = \$32  & \$33 ;
-  assign \$35  = \port$5606$0 [11:0] < 12'hff8;
+  assign \$35  = \port$11145$0 [11:0] < 12'hff8;
   assign \$36  = \$34  & \$35 ;
   assign \$37  = 16'h9669 >> { rng[7], rng[5:3] };
   assign \$40  = \$38  == \$39 ;
   assign \$43  = \$41  == \$42 ;
   assign \$45  = \$43  ? 8'h00 : \$44 ;
   assign flag_new = \$40  ? 8'hff : \$45 ;
-  assign \$46  = \port$5606$0 [2:0] >= 3'h5;
-  assign \$47  = \port$5606$0 [2:0] - 3'h5;
+  assign \$46  = \port$11145$0 [2:0] >= 3'h5;
+  assign \$47  = \port$11145$0 [2:0] - 3'h5;
   assign music_i = \$46  ? \$48  : 1'h0;
   assign \$50  = 11'h7ff - \$49 ;
   assign \$51  = $signed(15'h2000) + $signed(\$50 );
@@ -5253,38 +5307,38 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   assign \$54  = mapper == 3'h6;
   assign \$55  = mapper == 3'h7;
   assign \$56  = mapper == 4'h8;
-  assign \$57  = \$56  & \port$5606$0 [12];
+  assign \$57  = \$56  & \port$11145$0 [12];
   assign \$58  = ~ bus__write;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = \port$5606$0 [11:0] < 7'h40;
+  assign \$60  = \port$11145$0 [11:0] < 7'h40;
   assign \$61  = \$59  & \$60 ;
-  assign \$62  = \port$5606$0 [5:3] == 1'h1;
-  assign \$63  = \port$5606$0 [5:3] == 2'h2;
+  assign \$62  = \port$11145$0 [5:3] == 1'h1;
+  assign \$63  = \port$11145$0 [5:3] == 2'h2;
   assign \$64  = \$62  | \$63 ;
   assign \$65  = \$61  & \$64 ;
-  assign \$66  = \port$5606$0 [11:10] == 2'h3;
-  assign \$67  = ! \port$5606$0 [11:10];
-  assign \$68  = \port$5606$0 [11:10] == 1'h1;
+  assign \$66  = \port$11145$0 [11:10] == 2'h3;
+  assign \$67  = ! \port$11145$0 [11:10];
+  assign \$68  = \port$11145$0 [11:10] == 1'h1;
   assign \$69  = \$68  ? new_slice1 : new_slice2;
   assign \$70  = \$67  ? new_slice0 : \$69 ;
   assign \$71  = \$66  ? 3'h7 : \$70 ;
-  assign \$72  = ~ \port$5606$0 [13];
-  assign \$73  = \port$5606$0 [2:0] < 3'h4;
+  assign \$72  = ~ \port$11145$0 [13];
+  assign \$73  = \port$11145$0 [2:0] < 3'h4;
   assign \$74  = \$73  ? { rng[6:0], \$37  } : 8'h00;
   assign \$75  = rom_r__data & flag_seen;
   assign \$76  = masked_seen ? \$75  : rom_r__data;
   assign bus__rdata = rom_seen ? \$76  : other_seen;
-  assign ram_w__addr = \port$5493$0 [1] ? rom_w__addr[6:0] : \port$5606$0 [6:0];
-  assign ram_w__data = \port$5493$0 [1] ? rom_w__data : bus__wdata;
-  assign \$77  = \port$5606$0 [12] & bus__strobe;
+  assign ram_w__addr = \port$11032$0 [1] ? rom_w__addr[6:0] : \port$11145$0 [6:0];
+  assign ram_w__data = \port$11032$0 [1] ? rom_w__data : bus__wdata;
+  assign \$77  = \port$11145$0 [12] & bus__strobe;
   assign \$78  = \$77  & bus__write;
   assign \$79  = mapper == 3'h4;
   assign \$80  = mapper == 3'h5;
   assign \$81  = \$79  | \$80 ;
-  assign \$82  = ! \port$5606$0 [11:7];
+  assign \$82  = ! \port$11145$0 [11:7];
   assign \$83  = \$81  & \$82 ;
   assign \$84  = \$78  & \$83 ;
-  assign ram_w__en = \port$5493$0 [1] | \$84 ;
+  assign ram_w__en = \port$11032$0 [1] | \$84 ;
   assign \$85  = ~ init_done;
   assign \$86  = mapper == 2'h2;
   assign \$87  = mapper == 3'h4;
@@ -5292,108 +5346,108 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   assign \$89  = mapper == 4'h8;
   assign \$90  = \$88  | \$89 ;
   assign \$91  = \$90  ? 1'h1 : 1'h0;
-  assign \$92  = \port$5606$0 [12] & bus__strobe;
+  assign \$92  = \port$11145$0 [12] & bus__strobe;
   assign \$93  = \$92  & init_done;
   assign \$94  = mapper == 4'h8;
-  assign \$95  = \port$5606$0 [12] & bus__strobe;
+  assign \$95  = \port$11145$0 [12] & bus__strobe;
   assign \$96  = \$94  & \$95 ;
   assign \$97  = ~ bus__write;
-  assign \$98  = \port$5606$0 [12] & \$97 ;
-  assign \$99  = \port$5606$0 [11:0] < 8'h80;
-  assign \$100  = \port$5606$0 [11:0] >= 12'hfc0;
+  assign \$98  = \port$11145$0 [12] & \$97 ;
+  assign \$99  = \port$11145$0 [11:0] < 8'h80;
+  assign \$100  = \port$11145$0 [11:0] >= 12'hfc0;
   assign \$101  = \$99  | \$100 ;
   assign \$102  = \$98  & \$101 ;
-  assign \$103  = \port$5606$0 [12] & bus__write;
+  assign \$103  = \port$11145$0 [12] & bus__write;
   assign \$104  = \$102  | \$103 ;
   assign \$105  = \$96  & \$104 ;
   assign \$106  = mapper == 4'h8;
-  assign \$107  = \port$5606$0 [12] & bus__strobe;
+  assign \$107  = \port$11145$0 [12] & bus__strobe;
   assign \$108  = \$106  & \$107 ;
   assign \$109  = mapper == 4'h8;
-  assign \$110  = \$109  & \port$5606$0 [12];
+  assign \$110  = \$109  & \port$11145$0 [12];
   assign \$111  = ~ bus__write;
   assign \$112  = \$110  & \$111 ;
-  assign \$113  = \port$5606$0 [11:0] < 7'h40;
+  assign \$113  = \port$11145$0 [11:0] < 7'h40;
   assign \$114  = \$112  & \$113 ;
   assign \$115  = \$108  & \$114 ;
-  assign \$116  = ! \port$5606$0 [2:0];
+  assign \$116  = ! \port$11145$0 [2:0];
   assign \$117  = dpc_counter0 - 1'h1;
-  assign \$118  = \port$5606$0 [2:0] == 1'h1;
+  assign \$118  = \port$11145$0 [2:0] == 1'h1;
   assign \$119  = dpc_counter1 - 1'h1;
-  assign \$120  = \port$5606$0 [2:0] == 2'h2;
+  assign \$120  = \port$11145$0 [2:0] == 2'h2;
   assign \$121  = dpc_counter2 - 1'h1;
-  assign \$122  = \port$5606$0 [2:0] == 2'h3;
+  assign \$122  = \port$11145$0 [2:0] == 2'h3;
   assign \$123  = dpc_counter3 - 1'h1;
-  assign \$124  = \port$5606$0 [2:0] == 3'h4;
+  assign \$124  = \port$11145$0 [2:0] == 3'h4;
   assign \$125  = dpc_counter4 - 1'h1;
-  assign \$126  = \port$5606$0 [2:0] == 3'h5;
+  assign \$126  = \port$11145$0 [2:0] == 3'h5;
   assign \$127  = ~ dpc_music0;
   assign \$128  = dpc_counter5 - 1'h1;
-  assign \$129  = \port$5606$0 [2:0] == 3'h6;
+  assign \$129  = \port$11145$0 [2:0] == 3'h6;
   assign \$130  = ~ dpc_music1;
   assign \$131  = dpc_counter6 - 1'h1;
-  assign \$132  = \port$5606$0 [2:0] == 3'h7;
+  assign \$132  = \port$11145$0 [2:0] == 3'h7;
   assign \$133  = ~ dpc_music2;
   assign \$134  = dpc_counter7 - 1'h1;
   assign \$135  = mapper == 4'h8;
-  assign \$136  = \port$5606$0 [12] & bus__strobe;
+  assign \$136  = \port$11145$0 [12] & bus__strobe;
   assign \$137  = \$135  & \$136 ;
   assign \$138  = \$137  & bus__write;
-  assign \$139  = \port$5606$0 [11:0] >= 7'h40;
+  assign \$139  = \port$11145$0 [11:0] >= 7'h40;
   assign \$140  = \$138  & \$139 ;
-  assign \$141  = \port$5606$0 [11:0] < 8'h80;
+  assign \$141  = \port$11145$0 [11:0] < 8'h80;
   assign \$142  = \$140  & \$141 ;
-  assign \$143  = ! \port$5606$0 [2:0];
-  assign \$144  = \port$5606$0 [2:0] == 1'h1;
-  assign \$145  = \port$5606$0 [2:0] == 2'h2;
-  assign \$146  = \port$5606$0 [2:0] == 2'h3;
-  assign \$147  = \port$5606$0 [2:0] == 3'h4;
-  assign \$148  = \port$5606$0 [2:0] == 3'h5;
+  assign \$143  = ! \port$11145$0 [2:0];
+  assign \$144  = \port$11145$0 [2:0] == 1'h1;
+  assign \$145  = \port$11145$0 [2:0] == 2'h2;
+  assign \$146  = \port$11145$0 [2:0] == 2'h3;
+  assign \$147  = \port$11145$0 [2:0] == 3'h4;
+  assign \$148  = \port$11145$0 [2:0] == 3'h5;
   assign \$149  = dpc_music0 ? dpc_top5 : bus__wdata;
-  assign \$150  = \port$5606$0 [2:0] == 3'h6;
+  assign \$150  = \port$11145$0 [2:0] == 3'h6;
   assign \$151  = dpc_music1 ? dpc_top6 : bus__wdata;
-  assign \$152  = \port$5606$0 [2:0] == 3'h7;
+  assign \$152  = \port$11145$0 [2:0] == 3'h7;
   assign \$153  = dpc_music2 ? dpc_top7 : bus__wdata;
   assign \$154  = mapper == 3'h4;
   assign \$155  = mapper == 3'h5;
   assign \$156  = \$154  | \$155 ;
-  assign \$157  = \port$5606$0 [11:7] == 1'h1;
+  assign \$157  = \port$11145$0 [11:7] == 1'h1;
   assign \$158  = \$156  & \$157 ;
   assign \$159  = \$158  ? ram_r__data : dpc_rdata;
   assign \$160  = mapper == 3'h4;
   assign \$161  = mapper == 3'h5;
   assign \$162  = \$160  | \$161 ;
-  assign \$163  = \port$5606$0 [11:7] == 1'h1;
+  assign \$163  = \port$11145$0 [11:7] == 1'h1;
   assign \$164  = \$162  & \$163 ;
   assign \$165  = ~ \$164 ;
   assign \$166  = mapper == 4'h8;
-  assign \$167  = \$166  & \port$5606$0 [12];
+  assign \$167  = \$166  & \port$11145$0 [12];
   assign \$168  = ~ bus__write;
   assign \$169  = \$167  & \$168 ;
-  assign \$170  = \port$5606$0 [11:0] < 7'h40;
+  assign \$170  = \port$11145$0 [11:0] < 7'h40;
   assign \$171  = \$169  & \$170 ;
   assign \$172  = ~ \$171 ;
   assign \$173  = mapper == 4'h8;
-  assign \$174  = \$173  & \port$5606$0 [12];
+  assign \$174  = \$173  & \port$11145$0 [12];
   assign \$175  = ~ bus__write;
   assign \$176  = \$174  & \$175 ;
-  assign \$177  = \port$5606$0 [11:0] < 7'h40;
+  assign \$177  = \port$11145$0 [11:0] < 7'h40;
   assign \$178  = \$176  & \$177 ;
-  assign \$179  = \port$5606$0 [5:3] == 1'h1;
-  assign \$180  = \port$5606$0 [5:3] == 2'h2;
+  assign \$179  = \port$11145$0 [5:3] == 1'h1;
+  assign \$180  = \port$11145$0 [5:3] == 2'h2;
   assign \$181  = \$179  | \$180 ;
   assign \$182  = \$178  & \$181 ;
   assign \$183  = \$172  | \$182 ;
   assign \$184  = \$165  & \$183 ;
   assign \$185  = mapper == 4'h8;
-  assign \$186  = \$185  & \port$5606$0 [12];
+  assign \$186  = \$185  & \port$11145$0 [12];
   assign \$187  = ~ bus__write;
   assign \$188  = \$186  & \$187 ;
-  assign \$189  = \port$5606$0 [11:0] < 7'h40;
+  assign \$189  = \port$11145$0 [11:0] < 7'h40;
   assign \$190  = \$188  & \$189 ;
-  assign \$191  = \port$5606$0 [5:3] == 2'h2;
+  assign \$191  = \port$11145$0 [5:3] == 2'h2;
   assign \$192  = \$190  & \$191 ;
-  assign \$193  = con_ce ? \port$5493$0 [0] : 1'h0;
+  assign \$193  = con_ce ? \port$11032$0 [0] : 1'h0;
   assign \$195  = con_ce ? ram_w__en : 1'h0;
   always @(posedge clk)
     init_done <= \$196 ;
@@ -5488,7 +5542,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5606$0 [2:0])
+    casez (\port$11145$0 [2:0])
       3'h0:
           \$38  = dpc_top0;
       3'h1:
@@ -5510,7 +5564,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5606$0 [2:0])
+    casez (\port$11145$0 [2:0])
       3'h0:
           \$39  = dpc_counter0[7:0];
       3'h1:
@@ -5532,7 +5586,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5606$0 [2:0])
+    casez (\port$11145$0 [2:0])
       3'h0:
           \$41  = dpc_bottom0;
       3'h1:
@@ -5554,7 +5608,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5606$0 [2:0])
+    casez (\port$11145$0 [2:0])
       3'h0:
           \$42  = dpc_counter0[7:0];
       3'h1:
@@ -5576,7 +5630,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5606$0 [2:0])
+    casez (\port$11145$0 [2:0])
       3'h0:
           \$44  = dpc_flag0;
       3'h1:
@@ -5620,7 +5674,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
-    casez (\port$5606$0 [2:0])
+    casez (\port$11145$0 [2:0])
       3'h0:
           \$49  = dpc_counter0;
       3'h1:
@@ -5642,7 +5696,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_bank = bank;
-    if (\port$5606$0 [12]) begin
+    if (\port$11145$0 [12]) begin
       if (\$9 ) begin
         new_bank = \$10 [1:0];
       end
@@ -5655,44 +5709,44 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice0 = slice0;
     if (\$24 ) begin
-      new_slice0 = \port$5606$0 [2:0];
+      new_slice0 = \port$11145$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice1 = slice1;
     if (\$30 ) begin
-      new_slice1 = \port$5606$0 [2:0];
+      new_slice1 = \port$11145$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     new_slice2 = slice2;
     if (\$36 ) begin
-      new_slice2 = \port$5606$0 [2:0];
+      new_slice2 = \port$11145$0 [2:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     (* full_case = 32'd1 *)
     if (\$52 ) begin
-      rom_addr = { 3'h0, \port$5606$0 [10:0] };
+      rom_addr = { 3'h0, \port$11145$0 [10:0] };
     end else if (\$53 ) begin
-      rom_addr = { 2'h0, \port$5606$0 [11:0] };
+      rom_addr = { 2'h0, \port$11145$0 [11:0] };
     end else if (\$54 ) begin
-      rom_addr = { 1'h0, \$71 , \port$5606$0 [9:0] };
+      rom_addr = { 1'h0, \$71 , \port$11145$0 [9:0] };
     end else if (\$55 ) begin
-      rom_addr = { 1'h0, \$72 , \port$5606$0 [11:0] };
+      rom_addr = { 1'h0, \$72 , \port$11145$0 [11:0] };
     end else if (\$65 ) begin
       rom_addr = \$51 [13:0];
     end else begin
-      rom_addr = { new_bank, \port$5606$0 [11:0] };
+      rom_addr = { new_bank, \port$11145$0 [11:0] };
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$43 ) begin end
     dpc_rdata = 8'h00;
-    casez (\port$5606$0 [5:3])
+    casez (\port$11145$0 [5:3])
       3'h0:
           dpc_rdata = \$74 ;
       3'h7:
@@ -5795,7 +5849,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5809,7 +5863,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
           endcase
         end
         if (\$144 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5823,7 +5877,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
           endcase
         end
         if (\$145 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5837,7 +5891,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
           endcase
         end
         if (\$146 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5851,7 +5905,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
           endcase
         end
         if (\$147 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5865,7 +5919,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
           endcase
         end
         if (\$148 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5879,7 +5933,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
           endcase
         end
         if (\$150 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5893,7 +5947,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
           endcase
         end
         if (\$152 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5920,7 +5974,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$202  = 8'h00;
           endcase
@@ -5939,7 +5993,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -5964,7 +6018,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$204  = 8'h00;
           endcase
@@ -5983,7 +6037,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6008,7 +6062,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$206  = 8'h00;
           endcase
@@ -6027,7 +6081,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6052,7 +6106,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$208  = 8'h00;
           endcase
@@ -6071,7 +6125,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6096,7 +6150,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$210  = 8'h00;
           endcase
@@ -6115,7 +6169,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6140,7 +6194,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$212  = 8'h00;
           endcase
@@ -6161,7 +6215,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6186,7 +6240,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$214  = 8'h00;
           endcase
@@ -6207,7 +6261,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6232,7 +6286,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$216  = 8'h00;
           endcase
@@ -6253,7 +6307,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
       end
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6273,7 +6327,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$218  = bus__wdata;
           endcase
@@ -6287,7 +6341,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$143 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6303,7 +6357,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$220  = bus__wdata;
           endcase
@@ -6317,7 +6371,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$144 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6333,7 +6387,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$222  = bus__wdata;
           endcase
@@ -6347,7 +6401,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$145 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6363,7 +6417,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$224  = bus__wdata;
           endcase
@@ -6377,7 +6431,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$146 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6393,7 +6447,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$226  = bus__wdata;
           endcase
@@ -6407,7 +6461,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$147 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6423,7 +6477,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$228  = bus__wdata;
           endcase
@@ -6437,7 +6491,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6453,7 +6507,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$148 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6473,7 +6527,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$231  = bus__wdata;
           endcase
@@ -6487,7 +6541,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6503,7 +6557,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$150 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6523,7 +6577,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 \$234  = bus__wdata;
           endcase
@@ -6537,7 +6591,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6553,7 +6607,7 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
     if (con_ce) begin
       if (\$142 ) begin
         if (\$152 ) begin
-          casez (\port$5606$0 [5:3])
+          casez (\port$11145$0 [5:3])
             3'h0:
                 /* empty */;
             3'h1:
@@ -6621,19 +6675,19 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   end
   assign host_rom__addr = rom_w__addr;
   assign host_rom__wdata = rom_w__data;
-  assign rom_w__en = \port$5493$0 [0];
-  assign host_rom__we = \port$5493$0 [0];
+  assign rom_w__en = \port$11032$0 [0];
+  assign host_rom__we = \port$11032$0 [0];
   assign ram_h__addr = rom_w__addr[6:0];
   assign host_ram__addr = rom_w__addr;
   assign ram_h__data = host_ram__rdata;
-  assign bus__sel = \port$5606$0 [12];
-  assign bus__addr = \port$5606$0 [12:0];
+  assign bus__sel = \port$11145$0 [12];
+  assign bus__addr = \port$11145$0 [12:0];
   assign rng_next = { rng[6:0], \$37  };
   assign disp_addr = \$51 [13:0];
-  assign a13 = \port$5606$0 [13];
+  assign a13 = \port$11145$0 [13];
   assign rom_r__addr = rom_addr;
-  assign ram_r__addr = \port$5606$0 [6:0];
-  assign host_ram__we = \port$5493$0 [1];
+  assign ram_r__addr = \port$11145$0 [6:0];
+  assign host_ram__we = \port$11032$0 [1];
   assign host_ram__wdata = rom_w__data;
   assign \$194  = con_ce;
 endmodule
@@ -14122,12 +14176,12 @@ module \instance.console.riot (rst, con_ce, bus__cycle_end, bus__strobe, bus__se
   assign \$29  = { 1'h0, timer_reg };
 endmodule
 
-module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, bus__strobe, clocks__0__line, bus__sel, bus__write, clocks__0__drawn, clocks__0__line_end_drawn, clocks__0__pixel, con_rst, \port$5520$4 , bus__addr, bus__wdata, clocks__0__hpos, clocks__0__cyc, bus_last, last_was_read, clocks__0__odd_last_frame, wsync
+module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, bus__strobe, clocks__0__line, bus__sel, bus__write, clocks__0__drawn, clocks__0__line_end_drawn, clocks__0__pixel, con_rst, \port$11059$4 , bus__addr, bus__wdata, clocks__0__hpos, clocks__0__cyc, bus_last, last_was_read, clocks__0__odd_last_frame, wsync
 , rd, clocks__0__frame_end, clocks__0__frame_start, paddles__needed__0, paddles__needed__1, paddles__needed__2, paddles__needed__3, inpt4, inpt5, paddles__mode__0, paddles__mode__1, paddles__mode__2, paddles__mode__3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$46  = 0;
   wire \$1 ;
   wire \$10 ;
-  wire \$100 ;
+  wire [4:0] \$100 ;
   wire \$1000 ;
   wire \$1001 ;
   wire \$1002 ;
@@ -14138,7 +14192,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1007 ;
   wire \$1008 ;
   wire \$1009 ;
-  wire \$101 ;
+  wire [8:0] \$101 ;
   wire \$1010 ;
   wire \$1011 ;
   wire \$1012 ;
@@ -14149,7 +14203,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1017 ;
   wire \$1018 ;
   wire \$1019 ;
-  wire [4:0] \$102 ;
+  wire [9:0] \$102 ;
   wire \$1020 ;
   wire \$1021 ;
   wire \$1022 ;
@@ -14160,18 +14214,18 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1027 ;
   wire \$1028 ;
   wire \$1029 ;
-  wire [4:0] \$103 ;
+  wire \$103 ;
   wire \$1030 ;
   wire \$1031 ;
   wire \$1032 ;
   wire \$1033 ;
   wire \$1034 ;
   wire \$1035 ;
-  wire [10:0] \$1036 ;
+  wire \$1036 ;
   wire \$1037 ;
-  wire [10:0] \$1038 ;
-  wire [10:0] \$1039 ;
-  wire [8:0] \$104 ;
+  wire \$1038 ;
+  wire \$1039 ;
+  wire \$104 ;
   wire \$1040 ;
   wire \$1041 ;
   wire \$1042 ;
@@ -14182,7 +14236,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1047 ;
   wire \$1048 ;
   wire \$1049 ;
-  wire [9:0] \$105 ;
+  wire [4:0] \$105 ;
   wire \$1050 ;
   wire \$1051 ;
   wire \$1052 ;
@@ -14193,7 +14247,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1057 ;
   wire \$1058 ;
   wire \$1059 ;
-  wire \$106 ;
+  wire [4:0] \$106 ;
   wire \$1060 ;
   wire \$1061 ;
   wire \$1062 ;
@@ -14204,7 +14258,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1067 ;
   wire \$1068 ;
   wire \$1069 ;
-  wire \$107 ;
+  wire [8:0] \$107 ;
   wire \$1070 ;
   wire \$1071 ;
   wire \$1072 ;
@@ -14212,11 +14266,11 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1074 ;
   wire \$1075 ;
   wire \$1076 ;
-  wire \$1077 ;
+  wire [10:0] \$1077 ;
   wire \$1078 ;
-  wire \$1079 ;
-  wire [4:0] \$108 ;
-  wire \$1080 ;
+  wire [10:0] \$1079 ;
+  wire [9:0] \$108 ;
+  wire [10:0] \$1080 ;
   wire \$1081 ;
   wire \$1082 ;
   wire \$1083 ;
@@ -14226,7 +14280,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1087 ;
   wire \$1088 ;
   wire \$1089 ;
-  wire [4:0] \$109 ;
+  wire \$109 ;
   wire \$1090 ;
   wire \$1091 ;
   wire \$1092 ;
@@ -14238,7 +14292,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1098 ;
   wire \$1099 ;
   wire \$11 ;
-  wire [8:0] \$110 ;
+  wire \$110 ;
   wire \$1100 ;
   wire \$1101 ;
   wire \$1102 ;
@@ -14249,7 +14303,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1107 ;
   wire \$1108 ;
   wire \$1109 ;
-  wire [9:0] \$111 ;
+  wire \$111 ;
   wire \$1110 ;
   wire \$1111 ;
   wire \$1112 ;
@@ -14282,7 +14336,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1137 ;
   wire \$1138 ;
   wire \$1139 ;
-  wire \$114 ;
+  wire [4:0] \$114 ;
   wire \$1140 ;
   wire \$1141 ;
   wire \$1142 ;
@@ -14293,7 +14347,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1147 ;
   wire \$1148 ;
   wire \$1149 ;
-  wire \$115 ;
+  wire [4:0] \$115 ;
   wire \$1150 ;
   wire \$1151 ;
   wire \$1152 ;
@@ -14304,18 +14358,18 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1157 ;
   wire \$1158 ;
   wire \$1159 ;
-  wire \$116 ;
+  wire [8:0] \$116 ;
   wire \$1160 ;
-  wire [16:0] \$1161 ;
-  wire [2:0] \$1162 ;
-  reg [7:0] \$1163 ;
-  wire [10:0] \$1164 ;
+  wire \$1161 ;
+  wire \$1162 ;
+  wire \$1163 ;
+  wire \$1164 ;
   wire \$1165 ;
   wire \$1166 ;
   wire \$1167 ;
   wire \$1168 ;
   wire \$1169 ;
-  wire [4:0] \$117 ;
+  wire \$117 ;
   wire \$1170 ;
   wire \$1171 ;
   wire \$1172 ;
@@ -14323,336 +14377,808 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$1174 ;
   wire \$1175 ;
   wire \$1176 ;
-  reg [3:0] \$1177 ;
-  wire [3:0] \$1178 ;
+  wire \$1177 ;
+  wire \$1178 ;
   wire \$1179 ;
-  wire [4:0] \$118 ;
-  wire [3:0] \$1180 ;
-  reg [3:0] \$1181 ;
-  wire [3:0] \$1182 ;
-  wire [4:0] \$1183 ;
-  reg [3:0] \$1184 ;
-  wire [3:0] \$1185 ;
+  wire \$118 ;
+  wire \$1180 ;
+  wire \$1181 ;
+  wire \$1182 ;
+  wire \$1183 ;
+  wire \$1184 ;
+  wire \$1185 ;
   wire \$1186 ;
-  wire [3:0] \$1187 ;
-  reg [3:0] \$1188 ;
-  wire [4:0] \$1189 ;
-  wire [8:0] \$119 ;
-  wire [4:0] \$1190 ;
-  wire [5:0] \$1191 ;
-  wire [10:0] \$1192 ;
+  wire \$1187 ;
+  wire \$1188 ;
+  wire \$1189 ;
+  wire \$119 ;
+  wire \$1190 ;
+  wire \$1191 ;
+  wire \$1192 ;
   wire \$1193 ;
   wire \$1194 ;
   wire \$1195 ;
   wire \$1196 ;
-  reg [3:0] \$1197 ;
-  wire [3:0] \$1198 ;
+  wire \$1197 ;
+  wire \$1198 ;
   wire \$1199 ;
   wire [2:0] \$12 ;
-  wire \$120 ;
-  wire [3:0] \$1200 ;
-  reg [3:0] \$1201 ;
-  wire [3:0] \$1202 ;
-  wire [4:0] \$1203 ;
-  reg [3:0] \$1204 ;
-  wire [3:0] \$1205 ;
+  wire [4:0] \$120 ;
+  wire \$1200 ;
+  wire \$1201 ;
+  wire \$1202 ;
+  wire \$1203 ;
+  wire \$1204 ;
+  wire \$1205 ;
   wire \$1206 ;
-  wire [3:0] \$1207 ;
-  reg [3:0] \$1208 ;
-  wire [4:0] \$1209 ;
-  wire \$121 ;
-  wire [4:0] \$1210 ;
-  wire [5:0] \$1211 ;
-  wire [10:0] \$1212 ;
+  wire \$1207 ;
+  wire \$1208 ;
+  wire \$1209 ;
+  wire [4:0] \$121 ;
+  wire \$1210 ;
+  wire \$1211 ;
+  wire \$1212 ;
   wire \$1213 ;
   wire \$1214 ;
   wire \$1215 ;
   wire \$1216 ;
-  reg [3:0] \$1217 ;
-  wire [3:0] \$1218 ;
+  wire \$1217 ;
+  wire \$1218 ;
   wire \$1219 ;
-  wire \$122 ;
-  wire [3:0] \$1220 ;
-  reg [3:0] \$1221 ;
-  wire [3:0] \$1222 ;
-  wire [4:0] \$1223 ;
-  reg [3:0] \$1224 ;
-  wire [3:0] \$1225 ;
+  wire [8:0] \$122 ;
+  wire \$1220 ;
+  wire \$1221 ;
+  wire \$1222 ;
+  wire \$1223 ;
+  wire \$1224 ;
+  wire \$1225 ;
   wire \$1226 ;
-  wire [3:0] \$1227 ;
-  reg [3:0] \$1228 ;
-  wire [4:0] \$1229 ;
-  wire [4:0] \$123 ;
-  wire [4:0] \$1230 ;
-  wire [5:0] \$1231 ;
-  wire [10:0] \$1232 ;
+  wire \$1227 ;
+  wire \$1228 ;
+  wire \$1229 ;
+  wire [9:0] \$123 ;
+  wire \$1230 ;
+  wire \$1231 ;
+  wire \$1232 ;
   wire \$1233 ;
   wire \$1234 ;
   wire \$1235 ;
   wire \$1236 ;
-  reg [3:0] \$1237 ;
-  wire [3:0] \$1238 ;
+  wire \$1237 ;
+  wire \$1238 ;
   wire \$1239 ;
-  wire [4:0] \$124 ;
-  wire [3:0] \$1240 ;
-  reg [3:0] \$1241 ;
-  wire [3:0] \$1242 ;
-  wire [4:0] \$1243 ;
-  reg [3:0] \$1244 ;
-  wire [3:0] \$1245 ;
+  wire \$124 ;
+  wire \$1240 ;
+  wire \$1241 ;
+  wire \$1242 ;
+  wire \$1243 ;
+  wire \$1244 ;
+  wire \$1245 ;
   wire \$1246 ;
-  wire [3:0] \$1247 ;
-  reg [3:0] \$1248 ;
-  wire [4:0] \$1249 ;
-  wire [8:0] \$125 ;
-  wire [4:0] \$1250 ;
-  wire [5:0] \$1251 ;
-  wire [10:0] \$1252 ;
+  wire \$1247 ;
+  wire \$1248 ;
+  wire \$1249 ;
+  wire \$125 ;
+  wire \$1250 ;
+  wire \$1251 ;
+  wire \$1252 ;
   wire \$1253 ;
   wire \$1254 ;
   wire \$1255 ;
   wire \$1256 ;
-  reg [3:0] \$1257 ;
-  wire [3:0] \$1258 ;
+  wire \$1257 ;
+  wire \$1258 ;
   wire \$1259 ;
-  wire [9:0] \$126 ;
-  wire [3:0] \$1260 ;
-  reg [3:0] \$1261 ;
-  wire [3:0] \$1262 ;
-  wire [4:0] \$1263 ;
-  reg [3:0] \$1264 ;
-  wire [3:0] \$1265 ;
+  wire [4:0] \$126 ;
+  wire \$1260 ;
+  wire \$1261 ;
+  wire \$1262 ;
+  wire \$1263 ;
+  wire \$1264 ;
+  wire \$1265 ;
   wire \$1266 ;
-  wire [3:0] \$1267 ;
-  reg [3:0] \$1268 ;
-  wire [4:0] \$1269 ;
-  wire \$127 ;
-  wire [4:0] \$1270 ;
-  wire [5:0] \$1271 ;
-  wire [10:0] \$1272 ;
+  wire \$1267 ;
+  wire \$1268 ;
+  wire \$1269 ;
+  wire [4:0] \$127 ;
+  wire \$1270 ;
+  wire \$1271 ;
+  wire \$1272 ;
   wire \$1273 ;
   wire \$1274 ;
-  wire [8:0] \$1275 ;
+  wire \$1275 ;
   wire \$1276 ;
   wire \$1277 ;
   wire \$1278 ;
-  reg [7:0] \$1279 ;
-  wire \$128 ;
-  reg [31:0] \$1280 ;
-  reg [31:0] \$1281 ;
-  reg [31:0] \$1282 ;
-  reg [31:0] \$1283 ;
-  reg [14:0] \$1284 ;
-  reg [5:0] \$1285 ;
-  reg [7:0] \$1286 ;
-  reg [1:0] \$1287 ;
-  reg [6:0] \$1288 ;
-  reg [7:0] \$1289 ;
-  wire [4:0] \$129 ;
-  reg [7:0] \$1290 ;
-  reg [3:0] \$1291 ;
-  reg [7:0] \$1292 ;
-  reg [7:0] \$1293 ;
-  reg [14:0] \$1294 ;
-  reg \$1295 ;
-  reg \$1296 ;
-  reg \$1297 ;
-  reg [1:0] \$1298 ;
-  reg [7:0] \$1299 ;
+  wire \$1279 ;
+  wire [8:0] \$128 ;
+  wire \$1280 ;
+  wire \$1281 ;
+  wire \$1282 ;
+  wire \$1283 ;
+  wire \$1284 ;
+  wire \$1285 ;
+  wire \$1286 ;
+  wire \$1287 ;
+  wire \$1288 ;
+  wire \$1289 ;
+  wire [9:0] \$129 ;
+  wire \$1290 ;
+  wire \$1291 ;
+  wire \$1292 ;
+  wire \$1293 ;
+  wire \$1294 ;
+  wire \$1295 ;
+  wire \$1296 ;
+  wire \$1297 ;
+  wire \$1298 ;
+  wire \$1299 ;
   wire [2:0] \$13 ;
-  wire [4:0] \$130 ;
-  reg [1:0] \$1300 ;
-  reg \$1301 ;
-  reg [3:0] \$1302 ;
-  reg \$1303 ;
-  reg [7:0] \$1304 ;
-  reg [7:0] \$1305 ;
-  reg [7:0] \$1306 ;
-  reg [6:0] \$1307 ;
-  reg [6:0] \$1308 ;
-  reg [6:0] \$1309 ;
-  wire [8:0] \$131 ;
-  reg [6:0] \$1310 ;
-  reg [7:0] \$1311 ;
-  reg \$1312 ;
-  reg \$1313 ;
-  reg [19:0] \$1314 ;
-  reg [7:0] \$1315 ;
-  reg [7:0] \$1316 ;
-  reg [7:0] \$1317 ;
-  reg [7:0] \$1318 ;
-  reg [7:0] \$1319 ;
-  wire [9:0] \$132 ;
-  reg [7:0] \$1320 ;
-  reg \$1321 ;
-  reg \$1322 ;
-  reg \$1323 ;
-  reg \$1324 ;
-  reg [3:0] \$1325 ;
-  reg [3:0] \$1326 ;
-  reg [3:0] \$1327 ;
-  reg \$1328 ;
-  reg [3:0] \$1329 ;
+  wire \$130 ;
+  wire \$1300 ;
+  wire \$1301 ;
+  wire \$1302 ;
+  wire \$1303 ;
+  wire \$1304 ;
+  wire \$1305 ;
+  wire \$1306 ;
+  wire \$1307 ;
+  wire \$1308 ;
+  wire \$1309 ;
+  wire \$131 ;
+  wire \$1310 ;
+  wire \$1311 ;
+  wire \$1312 ;
+  wire \$1313 ;
+  wire \$1314 ;
+  wire \$1315 ;
+  wire \$1316 ;
+  wire \$1317 ;
+  wire \$1318 ;
+  wire \$1319 ;
+  wire \$132 ;
+  wire \$1320 ;
+  wire \$1321 ;
+  wire \$1322 ;
+  wire \$1323 ;
+  wire \$1324 ;
+  wire \$1325 ;
+  wire \$1326 ;
+  wire \$1327 ;
+  wire \$1328 ;
+  wire \$1329 ;
   wire \$133 ;
-  reg [3:0] \$1330 ;
-  reg \$1331 ;
-  reg \$1332 ;
-  reg \$1333 ;
-  reg \$1334 ;
-  reg \$1335 ;
-  reg [7:0] \$1336 ;
-  reg [7:0] \$1337 ;
-  reg [3:0] \$1338 ;
-  reg \$1339 ;
+  wire \$1330 ;
+  wire \$1331 ;
+  wire \$1332 ;
+  wire \$1333 ;
+  wire \$1334 ;
+  wire \$1335 ;
+  wire \$1336 ;
+  wire \$1337 ;
+  wire \$1338 ;
+  wire \$1339 ;
   wire \$134 ;
-  reg [3:0] \$1340 ;
-  reg \$1341 ;
-  reg \$1342 ;
-  reg \$1343 ;
-  reg [31:0] \$1344 ;
-  reg \$1345 ;
-  reg \$1346 ;
-  reg [7:0] \$1347 ;
-  reg \$1348 ;
-  reg [7:0] \$1349 ;
+  wire \$1340 ;
+  wire \$1341 ;
+  wire \$1342 ;
+  wire \$1343 ;
+  wire \$1344 ;
+  wire \$1345 ;
+  wire \$1346 ;
+  wire \$1347 ;
+  wire \$1348 ;
+  wire \$1349 ;
   wire \$135 ;
-  reg \$1350 ;
-  reg [5:0] \$1351 ;
-  reg [7:0] \$1352 ;
-  reg [7:0] \$1353 ;
-  reg [6:0] \$1354 ;
-  reg [7:0] \$1355 ;
-  reg [7:0] \$1356 ;
+  wire \$1350 ;
+  wire \$1351 ;
+  wire \$1352 ;
+  wire \$1353 ;
+  wire \$1354 ;
+  wire \$1355 ;
+  wire \$1356 ;
+  wire \$1357 ;
+  wire \$1358 ;
+  wire \$1359 ;
   wire \$136 ;
-  wire \$137 ;
-  wire [10:0] \$138 ;
+  wire \$1360 ;
+  wire \$1361 ;
+  wire \$1362 ;
+  wire \$1363 ;
+  wire \$1364 ;
+  wire \$1365 ;
+  wire \$1366 ;
+  wire \$1367 ;
+  wire \$1368 ;
+  wire \$1369 ;
+  wire [7:0] \$137 ;
+  wire \$1370 ;
+  wire \$1371 ;
+  wire \$1372 ;
+  wire \$1373 ;
+  wire \$1374 ;
+  wire \$1375 ;
+  wire \$1376 ;
+  wire \$1377 ;
+  wire \$1378 ;
+  wire \$1379 ;
+  wire \$138 ;
+  wire \$1380 ;
+  wire \$1381 ;
+  wire \$1382 ;
+  wire \$1383 ;
+  wire \$1384 ;
+  wire \$1385 ;
+  wire \$1386 ;
+  wire \$1387 ;
+  wire \$1388 ;
+  wire \$1389 ;
   wire \$139 ;
-  wire \$14 ;
-  wire [10:0] \$140 ;
-  wire [10:0] \$141 ;
-  wire [10:0] \$142 ;
+  wire \$1390 ;
+  wire \$1391 ;
+  wire \$1392 ;
+  wire \$1393 ;
+  wire \$1394 ;
+  wire \$1395 ;
+  wire \$1396 ;
+  wire \$1397 ;
+  wire \$1398 ;
+  wire \$1399 ;
+  reg [5:0] \$14 ;
+  wire \$140 ;
+  wire \$1400 ;
+  wire \$1401 ;
+  wire \$1402 ;
+  wire \$1403 ;
+  wire \$1404 ;
+  wire \$1405 ;
+  wire \$1406 ;
+  wire \$1407 ;
+  wire \$1408 ;
+  wire \$1409 ;
+  wire \$141 ;
+  wire \$1410 ;
+  wire \$1411 ;
+  wire \$1412 ;
+  wire \$1413 ;
+  wire \$1414 ;
+  wire \$1415 ;
+  wire \$1416 ;
+  wire \$1417 ;
+  wire \$1418 ;
+  wire \$1419 ;
+  wire \$142 ;
+  wire \$1420 ;
+  wire \$1421 ;
+  wire \$1422 ;
+  wire \$1423 ;
+  wire \$1424 ;
+  wire \$1425 ;
+  wire \$1426 ;
+  wire \$1427 ;
+  wire \$1428 ;
+  wire \$1429 ;
   wire \$143 ;
-  wire [10:0] \$144 ;
+  wire \$1430 ;
+  wire \$1431 ;
+  wire \$1432 ;
+  wire \$1433 ;
+  wire \$1434 ;
+  wire \$1435 ;
+  wire \$1436 ;
+  wire \$1437 ;
+  wire \$1438 ;
+  wire \$1439 ;
+  wire \$144 ;
+  wire \$1440 ;
+  wire \$1441 ;
+  wire \$1442 ;
+  wire \$1443 ;
+  wire \$1444 ;
+  wire \$1445 ;
+  wire \$1446 ;
+  wire \$1447 ;
+  wire \$1448 ;
+  wire \$1449 ;
   wire \$145 ;
-  wire [10:0] \$146 ;
-  wire [10:0] \$147 ;
-  wire [10:0] \$148 ;
+  wire \$1450 ;
+  wire \$1451 ;
+  wire \$1452 ;
+  wire \$1453 ;
+  wire \$1454 ;
+  wire \$1455 ;
+  wire \$1456 ;
+  wire \$1457 ;
+  wire \$1458 ;
+  wire \$1459 ;
+  wire \$146 ;
+  wire \$1460 ;
+  wire \$1461 ;
+  wire \$1462 ;
+  wire \$1463 ;
+  wire \$1464 ;
+  wire \$1465 ;
+  wire \$1466 ;
+  wire \$1467 ;
+  wire \$1468 ;
+  wire \$1469 ;
+  wire \$147 ;
+  wire \$1470 ;
+  wire \$1471 ;
+  wire \$1472 ;
+  wire \$1473 ;
+  wire \$1474 ;
+  wire \$1475 ;
+  wire \$1476 ;
+  wire \$1477 ;
+  wire \$1478 ;
+  wire \$1479 ;
+  wire \$148 ;
+  wire \$1480 ;
+  wire \$1481 ;
+  wire \$1482 ;
+  wire \$1483 ;
+  wire \$1484 ;
+  wire \$1485 ;
+  wire \$1486 ;
+  wire \$1487 ;
+  wire \$1488 ;
+  wire \$1489 ;
   wire \$149 ;
+  wire \$1490 ;
+  wire \$1491 ;
+  wire \$1492 ;
+  wire \$1493 ;
+  wire \$1494 ;
+  wire \$1495 ;
+  wire \$1496 ;
+  wire \$1497 ;
+  wire \$1498 ;
+  wire \$1499 ;
   wire \$15 ;
-  wire [10:0] \$150 ;
+  wire \$150 ;
+  wire \$1500 ;
+  wire \$1501 ;
+  wire \$1502 ;
+  wire \$1503 ;
+  wire \$1504 ;
+  wire \$1505 ;
+  wire \$1506 ;
+  wire \$1507 ;
+  wire \$1508 ;
+  wire \$1509 ;
   wire \$151 ;
-  wire [10:0] \$152 ;
-  wire [10:0] \$153 ;
-  wire [10:0] \$154 ;
+  wire \$1510 ;
+  wire \$1511 ;
+  wire \$1512 ;
+  wire \$1513 ;
+  wire \$1514 ;
+  wire \$1515 ;
+  wire \$1516 ;
+  wire \$1517 ;
+  wire \$1518 ;
+  wire \$1519 ;
+  wire \$152 ;
+  wire \$1520 ;
+  wire \$1521 ;
+  wire \$1522 ;
+  wire \$1523 ;
+  wire \$1524 ;
+  wire \$1525 ;
+  wire \$1526 ;
+  wire \$1527 ;
+  wire \$1528 ;
+  wire \$1529 ;
+  wire \$153 ;
+  wire \$1530 ;
+  wire \$1531 ;
+  wire \$1532 ;
+  wire \$1533 ;
+  wire \$1534 ;
+  wire \$1535 ;
+  wire \$1536 ;
+  wire \$1537 ;
+  wire \$1538 ;
+  wire \$1539 ;
+  wire \$154 ;
+  wire \$1540 ;
+  wire \$1541 ;
+  wire \$1542 ;
+  wire \$1543 ;
+  wire \$1544 ;
+  wire \$1545 ;
+  wire \$1546 ;
+  wire \$1547 ;
+  wire \$1548 ;
+  wire \$1549 ;
   wire \$155 ;
-  wire [10:0] \$156 ;
+  wire \$1550 ;
+  wire \$1551 ;
+  wire \$1552 ;
+  wire \$1553 ;
+  wire \$1554 ;
+  wire \$1555 ;
+  wire \$1556 ;
+  wire \$1557 ;
+  wire \$1558 ;
+  wire \$1559 ;
+  wire \$156 ;
+  wire \$1560 ;
+  wire \$1561 ;
+  wire \$1562 ;
+  wire \$1563 ;
+  wire \$1564 ;
+  wire \$1565 ;
+  wire \$1566 ;
+  wire \$1567 ;
+  wire \$1568 ;
+  wire \$1569 ;
   wire \$157 ;
-  wire [10:0] \$158 ;
-  wire [10:0] \$159 ;
-  wire [7:0] \$16 ;
-  wire [10:0] \$160 ;
+  wire \$1570 ;
+  wire \$1571 ;
+  wire \$1572 ;
+  wire \$1573 ;
+  wire \$1574 ;
+  wire \$1575 ;
+  wire \$1576 ;
+  wire \$1577 ;
+  wire \$1578 ;
+  wire \$1579 ;
+  wire \$158 ;
+  wire \$1580 ;
+  wire \$1581 ;
+  wire \$1582 ;
+  wire \$1583 ;
+  wire \$1584 ;
+  wire \$1585 ;
+  wire \$1586 ;
+  wire \$1587 ;
+  wire \$1588 ;
+  wire \$1589 ;
+  wire \$159 ;
+  wire \$1590 ;
+  wire \$1591 ;
+  wire \$1592 ;
+  wire \$1593 ;
+  wire \$1594 ;
+  wire \$1595 ;
+  wire \$1596 ;
+  wire \$1597 ;
+  wire \$1598 ;
+  wire \$1599 ;
+  wire [8:0] \$16 ;
+  wire \$160 ;
+  wire \$1600 ;
+  wire \$1601 ;
+  wire \$1602 ;
+  wire \$1603 ;
+  wire \$1604 ;
+  wire \$1605 ;
+  wire \$1606 ;
+  wire \$1607 ;
+  wire \$1608 ;
+  wire \$1609 ;
   wire \$161 ;
-  wire [10:0] \$162 ;
+  wire \$1610 ;
+  wire \$1611 ;
+  wire \$1612 ;
+  wire \$1613 ;
+  wire \$1614 ;
+  wire \$1615 ;
+  wire \$1616 ;
+  wire [2:0] \$1617 ;
+  reg [7:0] \$1618 ;
+  wire [10:0] \$1619 ;
+  wire \$162 ;
+  wire \$1620 ;
+  wire \$1621 ;
+  wire \$1622 ;
+  wire \$1623 ;
+  wire \$1624 ;
+  wire \$1625 ;
+  wire [3:0] \$1626 ;
+  reg [5:0] \$1627 ;
+  wire [3:0] \$1628 ;
+  reg [5:0] \$1629 ;
   wire \$163 ;
-  wire [10:0] \$164 ;
-  wire [10:0] \$165 ;
-  wire [10:0] \$166 ;
-  wire \$167 ;
-  wire [4:0] \$168 ;
+  wire [5:0] \$1630 ;
+  wire [5:0] \$1631 ;
+  wire [3:0] \$1632 ;
+  reg [5:0] \$1633 ;
+  wire [3:0] \$1634 ;
+  reg [5:0] \$1635 ;
+  wire [5:0] \$1636 ;
+  wire [5:0] \$1637 ;
+  wire [8:0] \$1638 ;
+  wire [9:0] \$1639 ;
+  wire \$164 ;
+  wire \$1640 ;
+  wire [8:0] \$1641 ;
+  wire [9:0] \$1642 ;
+  wire [9:0] \$1643 ;
+  wire \$1644 ;
+  wire [8:0] \$1645 ;
+  wire [10:0] \$1646 ;
+  wire [9:0] \$1647 ;
+  wire [10:0] \$1648 ;
+  wire [10:0] \$1649 ;
+  wire [4:0] \$165 ;
+  wire [3:0] \$1650 ;
+  reg [5:0] \$1651 ;
+  wire [3:0] \$1652 ;
+  reg [5:0] \$1653 ;
+  wire [5:0] \$1654 ;
+  wire [5:0] \$1655 ;
+  wire [3:0] \$1656 ;
+  reg [5:0] \$1657 ;
+  wire [3:0] \$1658 ;
+  reg [5:0] \$1659 ;
+  wire [4:0] \$166 ;
+  wire [5:0] \$1660 ;
+  wire [5:0] \$1661 ;
+  wire [8:0] \$1662 ;
+  wire [9:0] \$1663 ;
+  wire \$1664 ;
+  wire [8:0] \$1665 ;
+  wire [9:0] \$1666 ;
+  wire [9:0] \$1667 ;
+  wire \$1668 ;
+  wire [8:0] \$1669 ;
+  wire [8:0] \$167 ;
+  wire [10:0] \$1670 ;
+  wire [9:0] \$1671 ;
+  wire [10:0] \$1672 ;
+  wire [10:0] \$1673 ;
+  wire [3:0] \$1674 ;
+  reg [5:0] \$1675 ;
+  wire [3:0] \$1676 ;
+  reg [5:0] \$1677 ;
+  wire [5:0] \$1678 ;
+  wire [5:0] \$1679 ;
+  wire \$168 ;
+  wire [3:0] \$1680 ;
+  reg [5:0] \$1681 ;
+  wire [3:0] \$1682 ;
+  reg [5:0] \$1683 ;
+  wire [5:0] \$1684 ;
+  wire [5:0] \$1685 ;
+  wire [8:0] \$1686 ;
+  wire [9:0] \$1687 ;
+  wire \$1688 ;
+  wire [8:0] \$1689 ;
   wire \$169 ;
-  wire [7:0] \$17 ;
-  wire [4:0] \$170 ;
-  wire \$171 ;
-  wire \$172 ;
-  wire \$173 ;
-  wire \$174 ;
+  wire [9:0] \$1690 ;
+  wire [9:0] \$1691 ;
+  wire \$1692 ;
+  wire [8:0] \$1693 ;
+  wire [10:0] \$1694 ;
+  wire [9:0] \$1695 ;
+  wire [10:0] \$1696 ;
+  wire [10:0] \$1697 ;
+  wire [3:0] \$1698 ;
+  reg [5:0] \$1699 ;
+  wire [9:0] \$17 ;
+  wire \$170 ;
+  wire [3:0] \$1700 ;
+  reg [5:0] \$1701 ;
+  wire [5:0] \$1702 ;
+  wire [5:0] \$1703 ;
+  wire [3:0] \$1704 ;
+  reg [5:0] \$1705 ;
+  wire [3:0] \$1706 ;
+  reg [5:0] \$1707 ;
+  wire [5:0] \$1708 ;
+  wire [5:0] \$1709 ;
+  wire [4:0] \$171 ;
+  wire [8:0] \$1710 ;
+  wire [9:0] \$1711 ;
+  wire \$1712 ;
+  wire [8:0] \$1713 ;
+  wire [9:0] \$1714 ;
+  wire [9:0] \$1715 ;
+  wire \$1716 ;
+  wire [8:0] \$1717 ;
+  wire [10:0] \$1718 ;
+  wire [9:0] \$1719 ;
+  wire [4:0] \$172 ;
+  wire [10:0] \$1720 ;
+  wire [10:0] \$1721 ;
+  wire [3:0] \$1722 ;
+  reg [5:0] \$1723 ;
+  wire [3:0] \$1724 ;
+  reg [5:0] \$1725 ;
+  wire [5:0] \$1726 ;
+  wire [5:0] \$1727 ;
+  wire [3:0] \$1728 ;
+  reg [5:0] \$1729 ;
+  wire [8:0] \$173 ;
+  wire [3:0] \$1730 ;
+  reg [5:0] \$1731 ;
+  wire [5:0] \$1732 ;
+  wire [5:0] \$1733 ;
+  wire [8:0] \$1734 ;
+  wire [9:0] \$1735 ;
+  wire \$1736 ;
+  wire [8:0] \$1737 ;
+  wire [9:0] \$1738 ;
+  wire [9:0] \$1739 ;
+  wire [9:0] \$174 ;
+  wire \$1740 ;
+  wire [8:0] \$1741 ;
+  wire [10:0] \$1742 ;
+  wire [9:0] \$1743 ;
+  wire [10:0] \$1744 ;
+  wire [10:0] \$1745 ;
+  wire \$1746 ;
+  wire \$1747 ;
+  wire \$1748 ;
+  wire \$1749 ;
   wire \$175 ;
+  reg [7:0] \$1750 ;
+  reg [31:0] \$1751 ;
+  reg [31:0] \$1752 ;
+  reg [31:0] \$1753 ;
+  reg [31:0] \$1754 ;
+  reg [14:0] \$1755 ;
+  reg [5:0] \$1756 ;
+  reg [7:0] \$1757 ;
+  reg [1:0] \$1758 ;
+  reg [6:0] \$1759 ;
   wire \$176 ;
-  wire \$177 ;
-  wire \$178 ;
-  wire \$179 ;
-  wire [7:0] \$18 ;
-  wire [32:0] \$180 ;
+  reg [5:0] \$1760 ;
+  reg [7:0] \$1761 ;
+  reg [7:0] \$1762 ;
+  reg [3:0] \$1763 ;
+  reg [7:0] \$1764 ;
+  reg [7:0] \$1765 ;
+  reg [14:0] \$1766 ;
+  reg \$1767 ;
+  reg \$1768 ;
+  reg \$1769 ;
+  wire [4:0] \$177 ;
+  reg [1:0] \$1770 ;
+  reg [7:0] \$1771 ;
+  reg [1:0] \$1772 ;
+  reg \$1773 ;
+  reg [3:0] \$1774 ;
+  reg \$1775 ;
+  reg [7:0] \$1776 ;
+  reg [7:0] \$1777 ;
+  reg [7:0] \$1778 ;
+  reg [6:0] \$1779 ;
+  wire [4:0] \$178 ;
+  reg [6:0] \$1780 ;
+  reg [6:0] \$1781 ;
+  reg [6:0] \$1782 ;
+  reg [7:0] \$1783 ;
+  reg \$1784 ;
+  reg \$1785 ;
+  reg [19:0] \$1786 ;
+  reg [7:0] \$1787 ;
+  reg [7:0] \$1788 ;
+  reg [7:0] \$1789 ;
+  wire [8:0] \$179 ;
+  reg [7:0] \$1790 ;
+  reg [7:0] \$1791 ;
+  reg [7:0] \$1792 ;
+  reg \$1793 ;
+  reg \$1794 ;
+  reg \$1795 ;
+  reg \$1796 ;
+  reg [3:0] \$1797 ;
+  reg [3:0] \$1798 ;
+  reg [3:0] \$1799 ;
+  wire \$18 ;
+  wire [9:0] \$180 ;
+  reg \$1800 ;
+  reg [3:0] \$1801 ;
+  reg [3:0] \$1802 ;
+  reg \$1803 ;
+  reg \$1804 ;
+  reg \$1805 ;
+  reg \$1806 ;
+  reg \$1807 ;
+  reg [7:0] \$1808 ;
+  reg [7:0] \$1809 ;
   wire \$181 ;
+  reg [3:0] \$1810 ;
+  reg \$1811 ;
+  reg [3:0] \$1812 ;
+  reg \$1813 ;
+  reg \$1814 ;
+  reg \$1815 ;
+  reg [31:0] \$1816 ;
+  reg \$1817 ;
+  reg \$1818 ;
+  reg [7:0] \$1819 ;
   wire \$182 ;
+  reg \$1820 ;
+  reg [7:0] \$1821 ;
+  reg \$1822 ;
+  reg [5:0] \$1823 ;
+  reg [7:0] \$1824 ;
+  reg [7:0] \$1825 ;
+  reg [5:0] \$1826 ;
+  reg [7:0] \$1827 ;
+  reg [7:0] \$1828 ;
   wire \$183 ;
   wire \$184 ;
   wire \$185 ;
-  wire [3:0] \$186 ;
-  wire \$187 ;
-  wire [3:0] \$188 ;
-  wire [4:0] \$189 ;
-  wire \$19 ;
+  wire [4:0] \$186 ;
+  wire [4:0] \$187 ;
+  wire [8:0] \$188 ;
+  wire \$189 ;
+  wire [8:0] \$19 ;
   wire \$190 ;
   wire \$191 ;
-  wire \$192 ;
-  wire \$193 ;
-  wire \$194 ;
-  wire [3:0] \$195 ;
+  wire [4:0] \$192 ;
+  wire [4:0] \$193 ;
+  wire [8:0] \$194 ;
+  wire [9:0] \$195 ;
   wire \$196 ;
-  wire [3:0] \$197 ;
+  wire \$197 ;
   wire [4:0] \$198 ;
-  wire \$199 ;
+  wire [4:0] \$199 ;
   wire [8:0] \$2 ;
-  wire [8:0] \$20 ;
-  wire \$200 ;
-  wire \$201 ;
+  wire [9:0] \$20 ;
+  wire [8:0] \$200 ;
+  wire [9:0] \$201 ;
   wire \$202 ;
-  wire \$203 ;
+  wire [4:0] \$203 ;
   wire \$204 ;
-  wire \$205 ;
+  wire [4:0] \$205 ;
   wire \$206 ;
-  wire [3:0] \$207 ;
+  wire \$207 ;
   wire \$208 ;
-  wire [4:0] \$209 ;
-  wire [9:0] \$21 ;
-  wire [4:0] \$210 ;
+  wire \$209 ;
+  wire [10:0] \$21 ;
+  wire \$210 ;
   wire \$211 ;
   wire \$212 ;
-  wire [32:0] \$213 ;
-  wire [10:0] \$214 ;
-  wire \$215 ;
-  wire [10:0] \$216 ;
-  wire [10:0] \$217 ;
+  wire \$213 ;
+  wire \$214 ;
+  wire [32:0] \$215 ;
+  wire \$216 ;
+  wire \$217 ;
   wire \$218 ;
   wire \$219 ;
-  wire \$22 ;
+  wire [8:0] \$22 ;
   wire \$220 ;
-  wire \$221 ;
+  wire [3:0] \$221 ;
   wire \$222 ;
-  wire \$223 ;
-  wire \$224 ;
+  wire [3:0] \$223 ;
+  wire [4:0] \$224 ;
   wire \$225 ;
   wire \$226 ;
   wire \$227 ;
-  wire [8:0] \$228 ;
-  wire [8:0] \$229 ;
-  wire [8:0] \$23 ;
-  wire \$230 ;
+  wire \$228 ;
+  wire \$229 ;
+  wire [9:0] \$23 ;
+  wire [3:0] \$230 ;
   wire \$231 ;
-  wire \$232 ;
-  wire \$233 ;
+  wire [3:0] \$232 ;
+  wire [4:0] \$233 ;
   wire \$234 ;
   wire \$235 ;
   wire \$236 ;
   wire \$237 ;
   wire \$238 ;
   wire \$239 ;
-  wire [9:0] \$24 ;
+  wire [10:0] \$24 ;
   wire \$240 ;
   wire \$241 ;
-  wire \$242 ;
+  wire [3:0] \$242 ;
   wire \$243 ;
-  wire [8:0] \$244 ;
-  wire \$245 ;
+  wire [4:0] \$244 ;
+  wire [4:0] \$245 ;
   wire \$246 ;
   wire \$247 ;
-  wire [8:0] \$248 ;
-  wire [8:0] \$249 ;
+  wire [32:0] \$248 ;
+  wire [10:0] \$249 ;
   wire [10:0] \$25 ;
-  wire [8:0] \$250 ;
-  wire \$251 ;
-  wire \$252 ;
+  wire \$250 ;
+  wire [10:0] \$251 ;
+  wire [10:0] \$252 ;
   wire \$253 ;
   wire \$254 ;
   wire \$255 ;
@@ -14660,20 +15186,20 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$257 ;
   wire \$258 ;
   wire \$259 ;
-  wire [8:0] \$26 ;
+  wire \$26 ;
   wire \$260 ;
   wire \$261 ;
   wire \$262 ;
-  wire \$263 ;
-  wire \$264 ;
-  wire [8:0] \$265 ;
+  wire [8:0] \$263 ;
+  wire [8:0] \$264 ;
+  wire \$265 ;
   wire \$266 ;
   wire \$267 ;
   wire \$268 ;
-  wire [8:0] \$269 ;
-  wire [9:0] \$27 ;
-  wire [8:0] \$270 ;
-  wire [8:0] \$271 ;
+  wire \$269 ;
+  wire [8:0] \$27 ;
+  wire \$270 ;
+  wire \$271 ;
   wire \$272 ;
   wire \$273 ;
   wire \$274 ;
@@ -14681,75 +15207,75 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$276 ;
   wire \$277 ;
   wire \$278 ;
-  wire \$279 ;
-  wire [10:0] \$28 ;
+  wire [8:0] \$279 ;
+  wire [9:0] \$28 ;
   wire \$280 ;
   wire \$281 ;
   wire \$282 ;
-  wire \$283 ;
-  wire \$284 ;
-  wire \$285 ;
+  wire [8:0] \$283 ;
+  wire [8:0] \$284 ;
+  wire [8:0] \$285 ;
   wire \$286 ;
   wire \$287 ;
   wire \$288 ;
   wire \$289 ;
-  wire [10:0] \$29 ;
-  wire [8:0] \$290 ;
+  wire \$29 ;
+  wire \$290 ;
   wire \$291 ;
   wire \$292 ;
   wire \$293 ;
-  wire [8:0] \$294 ;
+  wire \$294 ;
   wire \$295 ;
   wire \$296 ;
   wire \$297 ;
-  wire [8:0] \$298 ;
-  wire [8:0] \$299 ;
+  wire \$298 ;
+  wire \$299 ;
   wire [8:0] \$3 ;
-  wire \$30 ;
+  wire [8:0] \$30 ;
   wire [8:0] \$300 ;
-  wire [8:0] \$301 ;
+  wire \$301 ;
   wire \$302 ;
   wire \$303 ;
-  wire \$304 ;
-  wire \$305 ;
-  wire \$306 ;
+  wire [8:0] \$304 ;
+  wire [8:0] \$305 ;
+  wire [8:0] \$306 ;
   wire \$307 ;
   wire \$308 ;
   wire \$309 ;
-  wire [8:0] \$31 ;
+  wire [9:0] \$31 ;
   wire \$310 ;
   wire \$311 ;
   wire \$312 ;
   wire \$313 ;
   wire \$314 ;
   wire \$315 ;
-  wire [8:0] \$316 ;
+  wire \$316 ;
   wire \$317 ;
   wire \$318 ;
   wire \$319 ;
-  wire [9:0] \$32 ;
-  wire [8:0] \$320 ;
-  wire [8:0] \$321 ;
-  wire [8:0] \$322 ;
-  wire [8:0] \$323 ;
+  wire [10:0] \$32 ;
+  wire \$320 ;
+  wire \$321 ;
+  wire \$322 ;
+  wire \$323 ;
   wire \$324 ;
-  wire \$325 ;
+  wire [8:0] \$325 ;
   wire \$326 ;
   wire \$327 ;
   wire \$328 ;
-  wire [7:0] \$329 ;
-  wire \$33 ;
+  wire [8:0] \$329 ;
+  wire [8:0] \$33 ;
   wire \$330 ;
   wire \$331 ;
   wire \$332 ;
-  wire \$333 ;
-  wire \$334 ;
-  wire \$335 ;
-  wire \$336 ;
+  wire [8:0] \$333 ;
+  wire [8:0] \$334 ;
+  wire [8:0] \$335 ;
+  wire [8:0] \$336 ;
   wire \$337 ;
   wire \$338 ;
   wire \$339 ;
-  wire [8:0] \$34 ;
+  wire [9:0] \$34 ;
   wire \$340 ;
   wire \$341 ;
   wire \$342 ;
@@ -14758,87 +15284,87 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$345 ;
   wire \$346 ;
   wire \$347 ;
-  wire [8:0] \$348 ;
+  wire \$348 ;
   wire \$349 ;
-  wire [9:0] \$35 ;
+  wire [10:0] \$35 ;
   wire \$350 ;
-  wire \$351 ;
-  wire [8:0] \$352 ;
+  wire [8:0] \$351 ;
+  wire \$352 ;
   wire \$353 ;
   wire \$354 ;
-  wire \$355 ;
+  wire [8:0] \$355 ;
   wire [8:0] \$356 ;
   wire [8:0] \$357 ;
   wire [8:0] \$358 ;
-  wire [8:0] \$359 ;
+  wire \$359 ;
   wire [10:0] \$36 ;
-  wire [8:0] \$360 ;
+  wire \$360 ;
   wire \$361 ;
   wire \$362 ;
   wire \$363 ;
-  wire \$364 ;
+  wire [7:0] \$364 ;
   wire \$365 ;
-  wire [7:0] \$366 ;
-  wire [7:0] \$367 ;
-  wire [7:0] \$368 ;
-  wire [7:0] \$369 ;
-  wire [8:0] \$37 ;
-  wire [7:0] \$370 ;
-  wire [7:0] \$371 ;
-  wire [7:0] \$372 ;
-  wire [7:0] \$373 ;
-  wire [7:0] \$374 ;
-  wire [7:0] \$375 ;
-  wire [7:0] \$376 ;
-  wire [2:0] \$377 ;
+  wire \$366 ;
+  wire \$367 ;
+  wire \$368 ;
+  wire \$369 ;
+  wire \$37 ;
+  wire \$370 ;
+  wire \$371 ;
+  wire \$372 ;
+  wire \$373 ;
+  wire \$374 ;
+  wire \$375 ;
+  wire \$376 ;
+  wire \$377 ;
   wire \$378 ;
-  wire [10:0] \$379 ;
-  wire [9:0] \$38 ;
+  wire \$379 ;
+  wire [4:0] \$38 ;
   wire \$380 ;
-  wire [10:0] \$381 ;
-  wire [10:0] \$382 ;
-  wire \$383 ;
+  wire \$381 ;
+  wire \$382 ;
+  wire [8:0] \$383 ;
   wire \$384 ;
   wire \$385 ;
   wire \$386 ;
-  wire \$387 ;
+  wire [8:0] \$387 ;
   wire \$388 ;
   wire \$389 ;
-  wire [10:0] \$39 ;
+  wire [4:0] \$39 ;
   wire \$390 ;
-  wire \$391 ;
-  wire \$392 ;
+  wire [8:0] \$391 ;
+  wire [8:0] \$392 ;
   wire [8:0] \$393 ;
   wire [8:0] \$394 ;
-  wire \$395 ;
+  wire [8:0] \$395 ;
   wire \$396 ;
   wire \$397 ;
   wire \$398 ;
   wire \$399 ;
   wire [32:0] \$4 ;
-  wire [10:0] \$40 ;
+  wire \$40 ;
   wire \$400 ;
-  wire \$401 ;
-  wire \$402 ;
-  wire \$403 ;
-  wire \$404 ;
-  wire \$405 ;
-  wire \$406 ;
-  wire \$407 ;
-  wire \$408 ;
-  wire [8:0] \$409 ;
+  wire [7:0] \$401 ;
+  wire [7:0] \$402 ;
+  wire [7:0] \$403 ;
+  wire [7:0] \$404 ;
+  wire [7:0] \$405 ;
+  wire [7:0] \$406 ;
+  wire [7:0] \$407 ;
+  wire [7:0] \$408 ;
+  wire [7:0] \$409 ;
   wire \$41 ;
-  wire \$410 ;
-  wire \$411 ;
-  wire \$412 ;
-  wire [8:0] \$413 ;
-  wire [8:0] \$414 ;
-  wire [8:0] \$415 ;
-  wire \$416 ;
-  wire \$417 ;
+  wire [7:0] \$410 ;
+  wire [7:0] \$411 ;
+  wire [2:0] \$412 ;
+  wire \$413 ;
+  wire [10:0] \$414 ;
+  wire \$415 ;
+  wire [10:0] \$416 ;
+  wire [10:0] \$417 ;
   wire \$418 ;
   wire \$419 ;
-  wire [4:0] \$42 ;
+  wire [8:0] \$42 ;
   wire \$420 ;
   wire \$421 ;
   wire \$422 ;
@@ -14847,16 +15373,16 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$425 ;
   wire \$426 ;
   wire \$427 ;
-  wire \$428 ;
-  wire \$429 ;
-  wire [4:0] \$43 ;
-  wire [8:0] \$430 ;
+  wire [8:0] \$428 ;
+  wire [8:0] \$429 ;
+  wire \$43 ;
+  wire \$430 ;
   wire \$431 ;
   wire \$432 ;
   wire \$433 ;
-  wire [8:0] \$434 ;
-  wire [8:0] \$435 ;
-  wire [8:0] \$436 ;
+  wire \$434 ;
+  wire \$435 ;
+  wire \$436 ;
   wire \$437 ;
   wire \$438 ;
   wire \$439 ;
@@ -14865,37 +15391,37 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$441 ;
   wire \$442 ;
   wire \$443 ;
-  wire \$444 ;
+  wire [8:0] \$444 ;
   wire \$445 ;
   wire \$446 ;
   wire \$447 ;
-  wire \$448 ;
-  wire \$449 ;
-  wire \$45 ;
-  wire \$450 ;
+  wire [8:0] \$448 ;
+  wire [8:0] \$449 ;
+  wire [8:0] \$45 ;
+  wire [8:0] \$450 ;
   wire \$451 ;
   wire \$452 ;
   wire \$453 ;
   wire \$454 ;
-  wire [8:0] \$455 ;
+  wire \$455 ;
   wire \$456 ;
   wire \$457 ;
   wire \$458 ;
-  wire [8:0] \$459 ;
-  wire [8:0] \$46 ;
+  wire \$459 ;
+  wire [14:0] \$46 ;
   wire \$460 ;
   wire \$461 ;
   wire \$462 ;
-  wire [8:0] \$463 ;
-  wire [8:0] \$464 ;
+  wire \$463 ;
+  wire \$464 ;
   wire [8:0] \$465 ;
-  wire [8:0] \$466 ;
+  wire \$466 ;
   wire \$467 ;
   wire \$468 ;
-  wire \$469 ;
+  wire [8:0] \$469 ;
   wire \$47 ;
-  wire \$470 ;
-  wire \$471 ;
+  wire [8:0] \$470 ;
+  wire [8:0] \$471 ;
   wire \$472 ;
   wire \$473 ;
   wire \$474 ;
@@ -14904,32 +15430,32 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$477 ;
   wire \$478 ;
   wire \$479 ;
-  wire \$48 ;
+  wire [10:0] \$48 ;
   wire \$480 ;
-  wire [8:0] \$481 ;
+  wire \$481 ;
   wire \$482 ;
   wire \$483 ;
   wire \$484 ;
-  wire [8:0] \$485 ;
-  wire [8:0] \$486 ;
-  wire [8:0] \$487 ;
-  wire [8:0] \$488 ;
+  wire \$485 ;
+  wire \$486 ;
+  wire \$487 ;
+  wire \$488 ;
   wire \$489 ;
-  wire [8:0] \$49 ;
-  wire \$490 ;
+  wire [10:0] \$49 ;
+  wire [8:0] \$490 ;
   wire \$491 ;
   wire \$492 ;
   wire \$493 ;
-  wire [7:0] \$494 ;
+  wire [8:0] \$494 ;
   wire \$495 ;
   wire \$496 ;
   wire \$497 ;
-  wire \$498 ;
-  wire \$499 ;
+  wire [8:0] \$498 ;
+  wire [8:0] \$499 ;
   wire [32:0] \$5 ;
-  wire [14:0] \$50 ;
-  wire \$500 ;
-  wire \$501 ;
+  wire \$50 ;
+  wire [8:0] \$500 ;
+  wire [8:0] \$501 ;
   wire \$502 ;
   wire \$503 ;
   wire \$504 ;
@@ -14942,133 +15468,133 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$510 ;
   wire \$511 ;
   wire \$512 ;
-  wire [8:0] \$513 ;
+  wire \$513 ;
   wire \$514 ;
   wire \$515 ;
-  wire \$516 ;
-  wire [8:0] \$517 ;
+  wire [8:0] \$516 ;
+  wire \$517 ;
   wire \$518 ;
   wire \$519 ;
-  wire [10:0] \$52 ;
-  wire \$520 ;
+  wire [1:0] \$52 ;
+  wire [8:0] \$520 ;
   wire [8:0] \$521 ;
   wire [8:0] \$522 ;
   wire [8:0] \$523 ;
-  wire [8:0] \$524 ;
-  wire [8:0] \$525 ;
+  wire \$524 ;
+  wire \$525 ;
   wire \$526 ;
   wire \$527 ;
   wire \$528 ;
-  wire \$529 ;
-  wire [10:0] \$53 ;
+  wire [7:0] \$529 ;
+  wire [1:0] \$53 ;
   wire \$530 ;
-  wire [7:0] \$531 ;
-  wire [7:0] \$532 ;
-  wire [7:0] \$533 ;
-  wire [7:0] \$534 ;
-  wire [7:0] \$535 ;
-  wire [7:0] \$536 ;
-  wire [7:0] \$537 ;
-  wire [7:0] \$538 ;
-  wire [7:0] \$539 ;
+  wire \$531 ;
+  wire \$532 ;
+  wire \$533 ;
+  wire \$534 ;
+  wire \$535 ;
+  wire \$536 ;
+  wire \$537 ;
+  wire \$538 ;
+  wire \$539 ;
   wire \$54 ;
-  wire [7:0] \$540 ;
-  wire [7:0] \$541 ;
-  wire [2:0] \$542 ;
+  wire \$540 ;
+  wire \$541 ;
+  wire \$542 ;
   wire \$543 ;
-  wire [10:0] \$544 ;
+  wire \$544 ;
   wire \$545 ;
-  wire [10:0] \$546 ;
-  wire [10:0] \$547 ;
-  wire \$548 ;
-  wire [8:0] \$549 ;
+  wire \$546 ;
+  wire \$547 ;
+  wire [8:0] \$548 ;
+  wire \$549 ;
   wire \$55 ;
   wire \$550 ;
-  wire [6:0] \$551 ;
-  wire \$552 ;
+  wire \$551 ;
+  wire [8:0] \$552 ;
   wire \$553 ;
   wire \$554 ;
-  wire [6:0] \$555 ;
-  wire \$556 ;
-  wire \$557 ;
-  wire \$558 ;
-  wire [6:0] \$559 ;
-  wire [1:0] \$56 ;
-  wire \$560 ;
+  wire \$555 ;
+  wire [8:0] \$556 ;
+  wire [8:0] \$557 ;
+  wire [8:0] \$558 ;
+  wire [8:0] \$559 ;
+  wire [4:0] \$56 ;
+  wire [8:0] \$560 ;
   wire \$561 ;
   wire \$562 ;
   wire \$563 ;
-  wire [6:0] \$564 ;
+  wire \$564 ;
   wire \$565 ;
-  wire \$566 ;
-  wire \$567 ;
-  wire [6:0] \$568 ;
-  wire \$569 ;
-  wire [1:0] \$57 ;
-  wire \$570 ;
-  wire \$571 ;
-  wire \$572 ;
-  wire [6:0] \$573 ;
-  wire \$574 ;
-  wire \$575 ;
-  wire \$576 ;
-  wire [6:0] \$577 ;
+  wire [7:0] \$566 ;
+  wire [7:0] \$567 ;
+  wire [7:0] \$568 ;
+  wire [7:0] \$569 ;
+  wire \$57 ;
+  wire [7:0] \$570 ;
+  wire [7:0] \$571 ;
+  wire [7:0] \$572 ;
+  wire [7:0] \$573 ;
+  wire [7:0] \$574 ;
+  wire [7:0] \$575 ;
+  wire [7:0] \$576 ;
+  wire [2:0] \$577 ;
   wire \$578 ;
-  wire \$579 ;
+  wire [10:0] \$579 ;
   wire \$58 ;
   wire \$580 ;
-  wire \$581 ;
-  wire [6:0] \$582 ;
+  wire [10:0] \$581 ;
+  wire [10:0] \$582 ;
   wire \$583 ;
-  wire \$584 ;
+  wire [8:0] \$584 ;
   wire \$585 ;
-  wire \$586 ;
-  wire [6:0] \$587 ;
+  wire [6:0] \$586 ;
+  wire \$587 ;
   wire \$588 ;
   wire \$589 ;
   wire \$59 ;
-  wire \$590 ;
-  wire [7:0] \$591 ;
+  wire [6:0] \$590 ;
+  wire \$591 ;
   wire \$592 ;
   wire \$593 ;
-  wire \$594 ;
+  wire [6:0] \$594 ;
   wire \$595 ;
-  wire [6:0] \$596 ;
+  wire \$596 ;
   wire \$597 ;
   wire \$598 ;
-  wire \$599 ;
+  wire [6:0] \$599 ;
   wire [32:0] \$6 ;
-  wire [4:0] \$60 ;
-  wire [6:0] \$600 ;
+  wire \$60 ;
+  wire \$600 ;
   wire \$601 ;
   wire \$602 ;
-  wire \$603 ;
-  wire [6:0] \$604 ;
+  wire [6:0] \$603 ;
+  wire \$604 ;
   wire \$605 ;
   wire \$606 ;
   wire \$607 ;
-  wire \$608 ;
-  wire [7:0] \$609 ;
+  wire [6:0] \$608 ;
+  wire \$609 ;
   wire \$61 ;
   wire \$610 ;
   wire \$611 ;
-  wire \$612 ;
+  wire [6:0] \$612 ;
   wire \$613 ;
-  wire [6:0] \$614 ;
+  wire \$614 ;
   wire \$615 ;
   wire \$616 ;
-  wire [10:0] \$617 ;
+  wire [6:0] \$617 ;
   wire \$618 ;
-  wire [10:0] \$619 ;
+  wire \$619 ;
   wire \$62 ;
-  wire [10:0] \$620 ;
-  wire [8:0] \$621 ;
-  wire \$622 ;
-  wire [6:0] \$623 ;
+  wire \$620 ;
+  wire \$621 ;
+  wire [6:0] \$622 ;
+  wire \$623 ;
   wire \$624 ;
   wire \$625 ;
-  wire \$626 ;
-  wire [6:0] \$627 ;
+  wire [7:0] \$626 ;
+  wire \$627 ;
   wire \$628 ;
   wire \$629 ;
   wire \$63 ;
@@ -15077,155 +15603,155 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$632 ;
   wire \$633 ;
   wire \$634 ;
-  wire \$635 ;
-  wire [6:0] \$636 ;
+  wire [6:0] \$635 ;
+  wire \$636 ;
   wire \$637 ;
   wire \$638 ;
-  wire \$639 ;
+  wire [6:0] \$639 ;
   wire \$64 ;
-  wire [6:0] \$640 ;
+  wire \$640 ;
   wire \$641 ;
   wire \$642 ;
   wire \$643 ;
-  wire \$644 ;
-  wire [6:0] \$645 ;
+  wire [7:0] \$644 ;
+  wire \$645 ;
   wire \$646 ;
   wire \$647 ;
   wire \$648 ;
   wire [6:0] \$649 ;
-  wire \$65 ;
+  wire [7:0] \$65 ;
   wire \$650 ;
   wire \$651 ;
-  wire \$652 ;
+  wire [10:0] \$652 ;
   wire \$653 ;
-  wire [6:0] \$654 ;
-  wire \$655 ;
-  wire \$656 ;
+  wire [10:0] \$654 ;
+  wire [10:0] \$655 ;
+  wire [8:0] \$656 ;
   wire \$657 ;
-  wire \$658 ;
-  wire [6:0] \$659 ;
+  wire [6:0] \$658 ;
+  wire \$659 ;
   wire \$66 ;
   wire \$660 ;
   wire \$661 ;
-  wire \$662 ;
-  wire [7:0] \$663 ;
+  wire [6:0] \$662 ;
+  wire \$663 ;
   wire \$664 ;
   wire \$665 ;
-  wire \$666 ;
+  wire [6:0] \$666 ;
   wire \$667 ;
-  wire [6:0] \$668 ;
+  wire \$668 ;
   wire \$669 ;
   wire \$67 ;
   wire \$670 ;
-  wire \$671 ;
-  wire [6:0] \$672 ;
+  wire [6:0] \$671 ;
+  wire \$672 ;
   wire \$673 ;
   wire \$674 ;
-  wire \$675 ;
-  wire [6:0] \$676 ;
+  wire [6:0] \$675 ;
+  wire \$676 ;
   wire \$677 ;
   wire \$678 ;
   wire \$679 ;
-  wire [7:0] \$68 ;
-  wire \$680 ;
-  wire [7:0] \$681 ;
+  wire \$68 ;
+  wire [6:0] \$680 ;
+  wire \$681 ;
   wire \$682 ;
   wire \$683 ;
-  wire \$684 ;
+  wire [6:0] \$684 ;
   wire \$685 ;
-  wire [6:0] \$686 ;
+  wire \$686 ;
   wire \$687 ;
   wire \$688 ;
-  wire [10:0] \$689 ;
+  wire [6:0] \$689 ;
   wire \$69 ;
   wire \$690 ;
-  wire [10:0] \$691 ;
-  wire [10:0] \$692 ;
-  wire [8:0] \$693 ;
-  wire [7:0] \$694 ;
+  wire \$691 ;
+  wire \$692 ;
+  wire \$693 ;
+  wire [6:0] \$694 ;
   wire \$695 ;
-  wire [6:0] \$696 ;
-  wire [6:0] \$697 ;
-  wire [6:0] \$698 ;
-  wire [6:0] \$699 ;
+  wire \$696 ;
+  wire \$697 ;
+  wire [7:0] \$698 ;
+  wire \$699 ;
   wire [32:0] \$7 ;
   wire \$70 ;
   wire \$700 ;
   wire \$701 ;
   wire \$702 ;
-  wire [5:0] \$703 ;
-  wire [5:0] \$704 ;
+  wire [6:0] \$703 ;
+  wire \$704 ;
   wire \$705 ;
-  wire [7:0] \$706 ;
-  wire [7:0] \$707 ;
-  wire [7:0] \$708 ;
-  wire [7:0] \$709 ;
+  wire \$706 ;
+  wire [6:0] \$707 ;
+  wire \$708 ;
+  wire \$709 ;
   wire \$71 ;
-  wire [7:0] \$710 ;
-  wire [7:0] \$711 ;
-  wire [7:0] \$712 ;
-  wire [7:0] \$713 ;
-  wire [7:0] \$714 ;
-  wire [7:0] \$715 ;
-  wire \$716 ;
+  wire \$710 ;
+  wire [6:0] \$711 ;
+  wire \$712 ;
+  wire \$713 ;
+  wire \$714 ;
+  wire \$715 ;
+  wire [7:0] \$716 ;
   wire \$717 ;
-  wire [7:0] \$718 ;
-  wire [7:0] \$719 ;
+  wire \$718 ;
+  wire \$719 ;
   wire \$72 ;
-  wire [7:0] \$720 ;
-  wire [7:0] \$721 ;
-  wire [7:0] \$722 ;
-  wire [7:0] \$723 ;
-  wire [7:0] \$724 ;
-  wire [7:0] \$725 ;
-  wire [7:0] \$726 ;
-  wire [7:0] \$727 ;
-  wire \$728 ;
-  wire \$729 ;
+  wire \$720 ;
+  wire [6:0] \$721 ;
+  wire \$722 ;
+  wire \$723 ;
+  wire [10:0] \$724 ;
+  wire \$725 ;
+  wire [10:0] \$726 ;
+  wire [10:0] \$727 ;
+  wire [8:0] \$728 ;
+  wire [7:0] \$729 ;
   wire \$73 ;
   wire \$730 ;
-  wire \$731 ;
-  wire \$732 ;
-  wire \$733 ;
-  wire \$734 ;
+  wire [6:0] \$731 ;
+  wire [6:0] \$732 ;
+  wire [6:0] \$733 ;
+  wire [6:0] \$734 ;
   wire \$735 ;
   wire \$736 ;
   wire \$737 ;
-  wire \$738 ;
-  wire \$739 ;
+  wire [5:0] \$738 ;
+  wire [5:0] \$739 ;
   wire \$74 ;
   wire \$740 ;
-  wire \$741 ;
-  wire \$742 ;
-  wire [1:0] \$743 ;
-  wire [1:0] \$744 ;
-  wire \$745 ;
-  wire \$746 ;
-  wire \$747 ;
-  wire \$748 ;
-  wire \$749 ;
+  wire [7:0] \$741 ;
+  wire [7:0] \$742 ;
+  wire [7:0] \$743 ;
+  wire [7:0] \$744 ;
+  wire [7:0] \$745 ;
+  wire [7:0] \$746 ;
+  wire [7:0] \$747 ;
+  wire [7:0] \$748 ;
+  wire [7:0] \$749 ;
   wire \$75 ;
-  wire \$750 ;
+  wire [7:0] \$750 ;
   wire \$751 ;
   wire \$752 ;
-  wire \$753 ;
-  wire \$754 ;
-  wire \$755 ;
-  wire \$756 ;
-  wire \$757 ;
-  wire \$758 ;
-  wire \$759 ;
+  wire [7:0] \$753 ;
+  wire [7:0] \$754 ;
+  wire [7:0] \$755 ;
+  wire [7:0] \$756 ;
+  wire [7:0] \$757 ;
+  wire [7:0] \$758 ;
+  wire [7:0] \$759 ;
   wire \$76 ;
-  wire \$760 ;
-  wire \$761 ;
-  wire \$762 ;
-  wire [1:0] \$763 ;
-  wire [1:0] \$764 ;
+  wire [7:0] \$760 ;
+  wire [7:0] \$761 ;
+  wire [7:0] \$762 ;
+  wire \$763 ;
+  wire \$764 ;
   wire \$765 ;
   wire \$766 ;
   wire \$767 ;
   wire \$768 ;
-  wire [1:0] \$769 ;
+  wire \$769 ;
   wire \$77 ;
   wire \$770 ;
   wire \$771 ;
@@ -15235,19 +15761,19 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$775 ;
   wire \$776 ;
   wire \$777 ;
-  wire \$778 ;
-  wire \$779 ;
+  wire [1:0] \$778 ;
+  wire [1:0] \$779 ;
   wire \$78 ;
   wire \$780 ;
   wire \$781 ;
   wire \$782 ;
   wire \$783 ;
-  wire [1:0] \$784 ;
+  wire \$784 ;
   wire \$785 ;
   wire \$786 ;
   wire \$787 ;
   wire \$788 ;
-  reg [6:0] \$789 ;
+  wire \$789 ;
   wire \$79 ;
   wire \$790 ;
   wire \$791 ;
@@ -15257,15 +15783,15 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$795 ;
   wire \$796 ;
   wire \$797 ;
-  wire \$798 ;
-  wire \$799 ;
+  wire [1:0] \$798 ;
+  wire [1:0] \$799 ;
   wire [14:0] \$8 ;
   wire \$80 ;
   wire \$800 ;
   wire \$801 ;
   wire \$802 ;
   wire \$803 ;
-  wire \$804 ;
+  wire [1:0] \$804 ;
   wire \$805 ;
   wire \$806 ;
   wire \$807 ;
@@ -15281,13 +15807,13 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$816 ;
   wire \$817 ;
   wire \$818 ;
-  wire \$819 ;
+  wire [1:0] \$819 ;
   wire \$82 ;
   wire \$820 ;
   wire \$821 ;
   wire \$822 ;
   wire \$823 ;
-  wire \$824 ;
+  reg [6:0] \$824 ;
   wire \$825 ;
   wire \$826 ;
   wire \$827 ;
@@ -15378,17 +15904,17 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$903 ;
   wire \$904 ;
   wire \$905 ;
-  wire [8:0] \$906 ;
-  wire [8:0] \$907 ;
-  reg [3:0] \$908 ;
-  reg [3:0] \$909 ;
+  wire \$906 ;
+  wire \$907 ;
+  wire \$908 ;
+  wire \$909 ;
   wire \$91 ;
-  reg [3:0] \$910 ;
+  wire \$910 ;
   wire \$911 ;
-  wire [10:0] \$912 ;
+  wire \$912 ;
   wire \$913 ;
-  wire [10:0] \$914 ;
-  wire [10:0] \$915 ;
+  wire \$914 ;
+  wire \$915 ;
   wire \$916 ;
   wire \$917 ;
   wire \$918 ;
@@ -15404,7 +15930,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$927 ;
   wire \$928 ;
   wire \$929 ;
-  wire \$93 ;
+  wire [4:0] \$93 ;
   wire \$930 ;
   wire \$931 ;
   wire \$932 ;
@@ -15415,29 +15941,29 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$937 ;
   wire \$938 ;
   wire \$939 ;
-  wire \$94 ;
+  wire [4:0] \$94 ;
   wire \$940 ;
-  wire \$941 ;
-  wire \$942 ;
+  wire [8:0] \$941 ;
+  wire [8:0] \$942 ;
   wire \$943 ;
   wire \$944 ;
-  wire \$945 ;
-  wire \$946 ;
-  wire \$947 ;
-  wire \$948 ;
-  wire \$949 ;
-  wire \$95 ;
-  wire \$950 ;
+  wire [7:0] \$945 ;
+  wire [7:0] \$946 ;
+  wire [7:0] \$947 ;
+  reg [3:0] \$948 ;
+  reg [3:0] \$949 ;
+  wire [8:0] \$95 ;
+  reg [3:0] \$950 ;
   wire \$951 ;
   wire \$952 ;
-  wire \$953 ;
+  wire [10:0] \$953 ;
   wire \$954 ;
-  wire \$955 ;
-  wire \$956 ;
+  wire [10:0] \$955 ;
+  wire [10:0] \$956 ;
   wire \$957 ;
   wire \$958 ;
   wire \$959 ;
-  wire [4:0] \$96 ;
+  wire \$96 ;
   wire \$960 ;
   wire \$961 ;
   wire \$962 ;
@@ -15448,7 +15974,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$967 ;
   wire \$968 ;
   wire \$969 ;
-  wire [4:0] \$97 ;
+  wire \$97 ;
   wire \$970 ;
   wire \$971 ;
   wire \$972 ;
@@ -15459,7 +15985,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$977 ;
   wire \$978 ;
   wire \$979 ;
-  wire [8:0] \$98 ;
+  wire \$98 ;
   wire \$980 ;
   wire \$981 ;
   wire \$982 ;
@@ -15470,7 +15996,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$987 ;
   wire \$988 ;
   wire \$989 ;
-  wire \$99 ;
+  wire [4:0] \$99 ;
   wire \$990 ;
   wire \$991 ;
   wire \$992 ;
@@ -15501,15 +16027,8 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \$auto$rtlil.cc:2739:Not$40 ;
   wire \$auto$rtlil.cc:2739:Not$6 ;
   wire \$auto$rtlil.cc:2739:Not$8 ;
-  reg [5:0] ap_addr;
-  reg [6:0] ap_cycle;
-  reg [7:0] ap_data;
-  reg ap_en;
-  reg [7:0] ap_hpos;
-  reg [7:0] ap_resm;
-  reg [7:0] ap_since;
   wire \bit ;
-  wire \bit$139 ;
+  wire \bit$136 ;
   input [12:0] bus__addr;
   wire [12:0] bus__addr;
   input bus__cycle_end;
@@ -15572,31 +16091,31 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire \ctrlpf.unused3 ;
   wire [1:0] \ctrlpf.unused6 ;
   wire [7:0] d;
-  wire [7:0] \d$134 ;
-  wire [7:0] \d$141 ;
-  wire [7:0] \d$146 ;
-  wire [7:0] \d$151 ;
-  wire [7:0] \d$172 ;
-  wire [7:0] \d$174 ;
+  wire [7:0] \d$131 ;
+  wire [7:0] \d$138 ;
+  wire [7:0] \d$143 ;
+  wire [7:0] \d$148 ;
+  wire [7:0] \d$169 ;
+  wire [7:0] \d$171 ;
   reg [3:0] delay;
   reg denabl = 1'h0;
   reg [7:0] dgrp0 = 8'h00;
   reg [7:0] dgrp1 = 8'h00;
   wire [9:0] diff;
-  wire [9:0] \diff$133 ;
-  wire [9:0] \diff$140 ;
-  wire [9:0] \diff$145 ;
-  wire [9:0] \diff$150 ;
-  wire [9:0] \diff$171 ;
-  wire [9:0] \diff$173 ;
+  wire [9:0] \diff$130 ;
+  wire [9:0] \diff$137 ;
+  wire [9:0] \diff$142 ;
+  wire [9:0] \diff$147 ;
+  wire [9:0] \diff$168 ;
+  wire [9:0] \diff$170 ;
   reg disp;
-  reg \disp$114 ;
+  reg \disp$118 ;
   reg dly;
-  reg \dly$115 ;
+  reg \dly$119 ;
   reg [7:0] dm1;
-  reg [7:0] \dm1$131 ;
-  reg [7:0] \dm1$137 ;
-  reg [7:0] \dm1$138 ;
+  reg [7:0] \dm1$128 ;
+  reg [7:0] \dm1$134 ;
+  reg [7:0] \dm1$135 ;
   reg [31:0] dump_disabled_cycle = 32'd0;
   reg dump_enabled = 1'h0;
   wire [3:0] eff;
@@ -15607,28 +16126,28 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   reg [7:0] grp0 = 8'h00;
   reg [7:0] grp1 = 8'h00;
   reg hit;
-  reg \hit$135 ;
-  reg \hit$144 ;
-  reg \hit$149 ;
+  reg \hit$132 ;
+  reg \hit$141 ;
+  reg \hit$146 ;
   reg [3:0] hmbl = 4'h0;
   reg [3:0] hmm0 = 4'h0;
   reg [3:0] hmm1 = 4'h0;
   reg hmove_blank = 1'h0;
   wire hmove_blanks;
-  reg [5:0] hmove_mv;
-  reg [5:0] \hmove_mv$180 ;
-  reg [5:0] \hmove_mv$181 ;
-  reg [5:0] \hmove_mv$182 ;
-  reg [5:0] \hmove_mv$183 ;
-  reg [9:0] hmove_sum;
-  reg [9:0] \hmove_sum$88 ;
-  reg [9:0] \hmove_sum$89 ;
-  reg [9:0] \hmove_sum$90 ;
-  reg [9:0] \hmove_sum$91 ;
+  wire [5:0] hmove_mv;
+  wire [5:0] \hmove_mv$176 ;
+  wire [5:0] \hmove_mv$177 ;
+  wire [5:0] \hmove_mv$178 ;
+  wire [5:0] \hmove_mv$179 ;
+  wire [7:0] hmove_pos;
+  wire [7:0] \hmove_pos$92 ;
+  wire [7:0] \hmove_pos$93 ;
+  wire [7:0] \hmove_pos$94 ;
+  wire [7:0] \hmove_pos$95 ;
   reg [3:0] hmp0 = 4'h0;
   reg [3:0] hmp1 = 4'h0;
   reg [2:0] idx;
-  reg [2:0] \idx$136 ;
+  reg [2:0] \idx$133 ;
   input inpt4;
   wire inpt4;
   input inpt5;
@@ -15639,13 +16158,13 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire [4:0] kk;
   input last_was_read;
   wire last_was_read;
-  wire [15:0] line_at_write;
   reg [1:0] m0_mode = 2'h0;
   reg [9:0] mv;
   reg [1:0] nc;
   wire new_generic;
   (* init = 8'h03 *)
   wire [7:0] newx;
+  reg now;
   reg [7:0] nusiz0 = 8'h00;
   wire [1:0] \nusiz0.missile_size ;
   wire [2:0] \nusiz0.mode ;
@@ -15656,6 +16175,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire [2:0] \nusiz1.mode ;
   wire \nusiz1.unused3 ;
   wire [1:0] \nusiz1.unused6 ;
+  wire [6:0] nxt_cycle;
   wire [7:0] nxt_hpos;
   reg p0_skip = 1'h0;
   reg p1_skip = 1'h0;
@@ -15680,11 +16200,12 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   input [31:0] paddles__needed__3;
   wire [31:0] paddles__needed__3;
   wire pal;
+  reg past_end;
   reg pend = 1'h0;
   reg [5:0] pend_addr = 6'h00;
   reg [3:0] pend_cnt = 4'h0;
-  reg [6:0] pend_cycle = 7'h00;
   reg [7:0] pend_data = 8'h00;
+  reg [5:0] pend_hm = 6'h00;
   reg [7:0] pend_hpos = 8'h00;
   reg [7:0] pend_resm = 8'h00;
   reg [7:0] pend_since = 8'h00;
@@ -15692,8 +16213,8 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   reg pf_reflect = 1'h0;
   wire pfb;
   wire [4:0] pfidx;
-  input [1:0] \port$5520$4 ;
-  wire [1:0] \port$5520$4 ;
+  input [1:0] \port$11059$4 ;
+  wire [1:0] \port$11059$4 ;
   reg [7:0] posbl = 8'h00;
   reg [7:0] posm0 = 8'h00;
   reg [7:0] posm1 = 8'h00;
@@ -15717,7 +16238,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   wire rst;
   reg [7:0] since_hmove = 8'hff;
   wire [1:0] size;
-  wire [1:0] \size$147 ;
+  wire [1:0] \size$144 ;
   reg [7:0] vblank = 8'h00;
   reg vblank_dump = 1'h0;
   reg vdelbl = 1'h0;
@@ -15726,10 +16247,11 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   reg vsync_armed = 1'h0;
   reg [7:0] vsync_count = 8'h00;
   wire [5:0] width;
-  wire [5:0] \width$148 ;
-  wire [5:0] \width$152 ;
+  wire [5:0] \width$145 ;
+  wire [5:0] \width$149 ;
   reg [3:0] wm = 4'h0;
   reg [6:0] wr_cycle = 7'h00;
+  reg [5:0] wr_hm = 6'h1f;
   reg [7:0] wr_hpos = 8'h01;
   reg [1:0] wr_phase = 2'h1;
   reg [7:0] wr_resm = 8'h02;
@@ -15750,1339 +16272,1783 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   assign \$11  = \$9  | \$10 ;
   assign \$12  = wr_phase + 1'h1;
   assign \$13  = \$11  ? 3'h0 : \$12 ;
-  assign \$14  = wr_hpos == 8'he3;
-  assign \$15  = wr_phase == 2'h2;
-  assign \$16  = wr_cycle + 1'h1;
-  assign \$17  = \$15  ? \$16  : { 1'h0, wr_cycle };
-  assign \$18  = \$14  ? 8'h00 : \$17 ;
-  assign \$19  = \$907 [7:0] < 7'h44;
-  assign \$20  = \$907 [7:0] - 7'h44;
-  assign \$21  = $signed(\$20 ) + $signed(4'h4);
-  assign \$22  = $signed(\$21 ) >= $signed(9'h0a0);
-  assign \$23  = \$907 [7:0] - 7'h44;
-  assign \$24  = $signed(\$23 ) + $signed(4'h4);
-  assign \$25  = $signed(\$24 ) - $signed(9'h0a0);
-  assign \$26  = \$907 [7:0] - 7'h44;
-  assign \$27  = $signed(\$26 ) + $signed(4'h4);
-  assign \$28  = \$22  ? \$25  : { \$27 [9], \$27  };
-  assign \$29  = \$19  ? 11'h002 : \$28 ;
-  assign \$30  = \$907 [7:0] < 7'h44;
-  assign \$31  = \$907 [7:0] - 7'h44;
-  assign \$32  = $signed(\$31 ) + $signed(4'h5);
-  assign \$33  = $signed(\$32 ) >= $signed(9'h0a0);
-  assign \$34  = \$907 [7:0] - 7'h44;
-  assign \$35  = $signed(\$34 ) + $signed(4'h5);
-  assign \$36  = $signed(\$35 ) - $signed(9'h0a0);
-  assign \$37  = \$907 [7:0] - 7'h44;
-  assign \$38  = $signed(\$37 ) + $signed(4'h5);
-  assign \$39  = \$33  ? \$36  : { \$38 [9], \$38  };
-  assign \$40  = \$30  ? 11'h003 : \$39 ;
-  assign \$41  = | wm;
-  assign \$42  = wm - 1'h1;
-  assign \$43  = \$41  ? \$42  : 5'h00;
-  assign \$44  = since_hmove != 8'hff;
-  assign \$45  = bus__cycle_end & \$44 ;
-  assign \$46  = since_hmove + 1'h1;
-  assign \$47  = vsync_count != 8'hff;
-  assign \$48  = bus__cycle_end & \$47 ;
-  assign \$49  = vsync_count + 1'h1;
-  assign \$50  = collision | coll_vis;
-  assign \$51  = $signed(mv) < $signed(1'h0);
-  assign \$52  = $signed(mv) + $signed(9'h0a0);
-  assign \$53  = \$51  ? \$52  : { mv[9], mv };
-  assign \$54  = nc == 1'h1;
-  assign \$55  = nc == 2'h2;
-  assign \$56  = \$55  ? 2'h2 : 2'h0;
-  assign \$57  = \$54  ? 2'h1 : \$56 ;
-  assign \$58  = x == 3'h7;
-  assign \$59  = clocks__0__drawn & \$58 ;
-  assign \$60  = pend_cnt - 1'h1;
-  assign \$61  = pend_cnt == 1'h1;
-  assign \$62  = ap_hpos < 8'h93;
-  assign \$63  = ap_addr == 5'h12;
-  assign \$64  = ap_addr == 5'h13;
-  assign \$65  = ap_since == 5'h14;
-  assign \$66  = ap_hpos == 7'h45;
-  assign \$67  = \$65  & \$66 ;
-  assign \$68  = \$67  ? 8'h08 : ap_resm;
-  assign \$69  = ap_since == 2'h3;
-  assign \$70  = ap_hpos == 5'h12;
-  assign \$71  = \$69  & \$70 ;
-  assign \$72  = ap_since == 5'h12;
-  assign \$73  = ap_hpos == 6'h3c;
-  assign \$74  = ap_hpos == 7'h45;
-  assign \$75  = \$73  | \$74 ;
-  assign \$76  = \$72  & \$75 ;
-  assign \$77  = ap_since == 2'h3;
-  assign \$78  = ap_hpos == 5'h12;
+  assign \$15  = \$942 [7:0] < 7'h44;
+  assign \$16  = \$942 [7:0] - 7'h44;
+  assign \$17  = $signed(\$16 ) + $signed(4'h4);
+  assign \$18  = $signed(\$17 ) >= $signed(9'h0a0);
+  assign \$19  = \$942 [7:0] - 7'h44;
+  assign \$20  = $signed(\$19 ) + $signed(4'h4);
+  assign \$21  = $signed(\$20 ) - $signed(9'h0a0);
+  assign \$22  = \$942 [7:0] - 7'h44;
+  assign \$23  = $signed(\$22 ) + $signed(4'h4);
+  assign \$24  = \$18  ? \$21  : { \$23 [9], \$23  };
+  assign \$25  = \$15  ? 11'h002 : \$24 ;
+  assign \$26  = \$942 [7:0] < 7'h44;
+  assign \$27  = \$942 [7:0] - 7'h44;
+  assign \$28  = $signed(\$27 ) + $signed(4'h5);
+  assign \$29  = $signed(\$28 ) >= $signed(9'h0a0);
+  assign \$30  = \$942 [7:0] - 7'h44;
+  assign \$31  = $signed(\$30 ) + $signed(4'h5);
+  assign \$32  = $signed(\$31 ) - $signed(9'h0a0);
+  assign \$33  = \$942 [7:0] - 7'h44;
+  assign \$34  = $signed(\$33 ) + $signed(4'h5);
+  assign \$35  = \$29  ? \$32  : { \$34 [9], \$34  };
+  assign \$36  = \$26  ? 11'h003 : \$35 ;
+  assign \$37  = | wm;
+  assign \$38  = wm - 1'h1;
+  assign \$39  = \$37  ? \$38  : 5'h00;
+  assign \$40  = since_hmove != 8'hff;
+  assign \$41  = bus__cycle_end & \$40 ;
+  assign \$42  = since_hmove + 1'h1;
+  assign \$43  = vsync_count != 8'hff;
+  assign \$44  = bus__cycle_end & \$43 ;
+  assign \$45  = vsync_count + 1'h1;
+  assign \$46  = collision | coll_vis;
+  assign \$47  = $signed(mv) < $signed(1'h0);
+  assign \$48  = $signed(mv) + $signed(9'h0a0);
+  assign \$49  = \$47  ? \$48  : { mv[9], mv };
+  assign \$50  = nc == 1'h1;
+  assign \$51  = nc == 2'h2;
+  assign \$52  = \$51  ? 2'h2 : 2'h0;
+  assign \$53  = \$50  ? 2'h1 : \$52 ;
+  assign \$54  = x == 3'h7;
+  assign \$55  = clocks__0__drawn & \$54 ;
+  assign \$56  = pend_cnt - 1'h1;
+  assign \$57  = pend_cnt == 1'h1;
+  assign \$58  = new_generic & now;
+  assign \$59  = pend_hpos < 8'h93;
+  assign \$60  = pend_addr == 5'h12;
+  assign \$61  = pend_addr == 5'h13;
+  assign \$62  = pend_since == 5'h14;
+  assign \$63  = pend_hpos == 7'h45;
+  assign \$64  = \$62  & \$63 ;
+  assign \$65  = \$64  ? 8'h08 : pend_resm;
+  assign \$66  = pend_since == 2'h3;
+  assign \$67  = pend_hpos == 5'h12;
+  assign \$68  = \$66  & \$67 ;
+  assign \$69  = pend_since == 5'h12;
+  assign \$70  = pend_hpos == 6'h3c;
+  assign \$71  = pend_hpos == 7'h45;
+  assign \$72  = \$70  | \$71 ;
+  assign \$73  = \$69  & \$72 ;
+  assign \$74  = pend_since == 2'h3;
+  assign \$75  = pend_hpos == 5'h12;
+  assign \$76  = \$74  & \$75 ;
+  assign \$77  = pend_since == 3'h7;
+  assign \$78  = pend_hpos == 5'h1e;
   assign \$79  = \$77  & \$78 ;
-  assign \$80  = ap_since == 3'h7;
-  assign \$81  = ap_hpos == 5'h1e;
+  assign \$80  = pend_since == 3'h6;
+  assign \$81  = pend_hpos == 5'h1b;
   assign \$82  = \$80  & \$81 ;
-  assign \$83  = ap_since == 3'h6;
-  assign \$84  = ap_hpos == 5'h1b;
+  assign \$83  = pend_since == 5'h15;
+  assign \$84  = hmm0 == 3'h7;
   assign \$85  = \$83  & \$84 ;
-  assign \$86  = ap_since == 5'h15;
-  assign \$87  = hmm0 == 3'h7;
-  assign \$88  = \$86  & \$87 ;
-  assign \$89  = ap_data[7:4] == 3'h6;
-  assign \$90  = \$88  & \$89 ;
-  assign \$91  = ap_addr == 6'h28;
-  assign \$92  = ~ ap_data[1];
-  assign \$93  = resmp0 & \$92 ;
-  assign \$94  = nusiz0[2:0] == 3'h5;
-  assign \$95  = nusiz0[2:0] == 3'h7;
-  assign \$96  = \$95  ? 5'h10 : 5'h04;
-  assign \$97  = \$94  ? 5'h08 : \$96 ;
-  assign \$98  = posp0 + \$97 ;
-  assign \$99  = \$98  >= 8'ha0;
-  assign \$100  = nusiz0[2:0] == 3'h5;
-  assign \$101  = nusiz0[2:0] == 3'h7;
-  assign \$102  = \$101  ? 5'h10 : 5'h04;
-  assign \$103  = \$100  ? 5'h08 : \$102 ;
-  assign \$104  = posp0 + \$103 ;
-  assign \$105  = \$104  - 8'ha0;
-  assign \$106  = nusiz0[2:0] == 3'h5;
-  assign \$107  = nusiz0[2:0] == 3'h7;
-  assign \$108  = \$107  ? 5'h10 : 5'h04;
-  assign \$109  = \$106  ? 5'h08 : \$108 ;
-  assign \$110  = posp0 + \$109 ;
-  assign \$111  = \$99  ? \$105  : { 1'h0, \$110  };
-  assign \$112  = ap_addr == 6'h29;
-  assign \$113  = ~ ap_data[1];
-  assign \$114  = resmp1 & \$113 ;
-  assign \$115  = nusiz1[2:0] == 3'h5;
-  assign \$116  = nusiz1[2:0] == 3'h7;
-  assign \$117  = \$116  ? 5'h10 : 5'h04;
-  assign \$118  = \$115  ? 5'h08 : \$117 ;
-  assign \$119  = posp1 + \$118 ;
-  assign \$120  = \$119  >= 8'ha0;
-  assign \$121  = nusiz1[2:0] == 3'h5;
-  assign \$122  = nusiz1[2:0] == 3'h7;
-  assign \$123  = \$122  ? 5'h10 : 5'h04;
-  assign \$124  = \$121  ? 5'h08 : \$123 ;
-  assign \$125  = posp1 + \$124 ;
-  assign \$126  = \$125  - 8'ha0;
-  assign \$127  = nusiz1[2:0] == 3'h5;
-  assign \$128  = nusiz1[2:0] == 3'h7;
-  assign \$129  = \$128  ? 5'h10 : 5'h04;
-  assign \$130  = \$127  ? 5'h08 : \$129 ;
-  assign \$131  = posp1 + \$130 ;
-  assign \$132  = \$120  ? \$126  : { 1'h0, \$131  };
-  assign \$133  = ap_cycle <= 5'h14;
-  assign \$134  = ap_cycle == 7'h4b;
-  assign \$135  = \$133  | \$134 ;
-  assign \$136  = \port$5520$4 [1] & \$135 ;
-  assign \$137  = $signed(hmove_sum) >= $signed(9'h0a0);
-  assign \$138  = $signed(hmove_sum) - $signed(9'h0a0);
-  assign \$139  = $signed(hmove_sum) < $signed(1'h0);
-  assign \$140  = $signed(hmove_sum) + $signed(9'h0a0);
-  assign \$141  = \$139  ? \$140  : { hmove_sum[9], hmove_sum };
-  assign \$142  = \$137  ? \$138  : \$141 ;
-  assign \$143  = $signed(\hmove_sum$88 ) >= $signed(9'h0a0);
-  assign \$144  = $signed(\hmove_sum$88 ) - $signed(9'h0a0);
-  assign \$145  = $signed(\hmove_sum$88 ) < $signed(1'h0);
-  assign \$146  = $signed(\hmove_sum$88 ) + $signed(9'h0a0);
-  assign \$147  = \$145  ? \$146  : { \hmove_sum$88 [9], \hmove_sum$88  };
-  assign \$148  = \$143  ? \$144  : \$147 ;
-  assign \$149  = $signed(\hmove_sum$89 ) >= $signed(9'h0a0);
-  assign \$150  = $signed(\hmove_sum$89 ) - $signed(9'h0a0);
-  assign \$151  = $signed(\hmove_sum$89 ) < $signed(1'h0);
-  assign \$152  = $signed(\hmove_sum$89 ) + $signed(9'h0a0);
-  assign \$153  = \$151  ? \$152  : { \hmove_sum$89 [9], \hmove_sum$89  };
-  assign \$154  = \$149  ? \$150  : \$153 ;
-  assign \$155  = $signed(\hmove_sum$90 ) >= $signed(9'h0a0);
-  assign \$156  = $signed(\hmove_sum$90 ) - $signed(9'h0a0);
-  assign \$157  = $signed(\hmove_sum$90 ) < $signed(1'h0);
-  assign \$158  = $signed(\hmove_sum$90 ) + $signed(9'h0a0);
-  assign \$159  = \$157  ? \$158  : { \hmove_sum$90 [9], \hmove_sum$90  };
-  assign \$160  = \$155  ? \$156  : \$159 ;
-  assign \$161  = $signed(\hmove_sum$91 ) >= $signed(9'h0a0);
-  assign \$162  = $signed(\hmove_sum$91 ) - $signed(9'h0a0);
-  assign \$163  = $signed(\hmove_sum$91 ) < $signed(1'h0);
-  assign \$164  = $signed(\hmove_sum$91 ) + $signed(9'h0a0);
-  assign \$165  = \$163  ? \$164  : { \hmove_sum$91 [9], \hmove_sum$91  };
-  assign \$166  = \$161  ? \$162  : \$165 ;
-  assign \$167  = ap_addr == 6'h2c;
-  assign \$168  = rp0_cnt - 1'h1;
-  assign \$169  = rp0_cnt == 1'h1;
-  assign \$170  = rp1_cnt - 1'h1;
-  assign \$171  = rp1_cnt == 1'h1;
-  assign \$172  = bus__strobe & bus__sel;
-  assign \$173  = \$172  & bus__write;
-  assign \$174  = vsync_count >= 7'h4c;
-  assign \$175  = vsync_armed & \$174 ;
-  assign \$176  = ~ vblank_dump;
-  assign \$177  = \$176  & bus__wdata[7];
-  assign \$178  = ~ bus__wdata[7];
-  assign \$179  = vblank_dump & \$178 ;
-  assign \$180  = clocks__0__cyc + 1'h1;
-  assign \$181  = | wr_hpos;
-  assign \$182  = last_was_read & \$181 ;
-  assign \$183  = ! bus__addr[0];
-  assign \$184  = | wm;
-  assign \$185  = wm > 4'hb;
-  assign \$186  = \$185  ? wm : 4'hb;
-  assign \$187  = wm > 4'hb;
-  assign \$188  = \$187  ? wm : 4'hb;
-  assign \$189  = \$188  - 1'h1;
-  assign \$190  = ~ dly;
-  assign \$191  = ~ dly;
-  assign \$193  = | wm;
-  assign \$194  = wm > 4'hb;
-  assign \$195  = \$194  ? wm : 4'hb;
-  assign \$196  = wm > 4'hb;
-  assign \$197  = \$196  ? wm : 4'hb;
-  assign \$198  = \$197  - 1'h1;
-  assign \$199  = ~ \dly$115 ;
-  assign \$200  = ~ \dly$115 ;
-  assign \$201  = bus__addr[5:0] != 5'h10;
-  assign \$202  = bus__addr[5:0] != 5'h11;
-  assign \$203  = \$201  & \$202 ;
-  assign \$204  = | eff;
-  assign \$205  = \$204  | fire;
-  assign \$206  = ! eff;
-  assign \$207  = \$206  ? 4'h1 : eff;
-  assign \$208  = ! eff;
-  assign \$209  = eff - 1'h1;
-  assign \$210  = \$208  ? 5'h00 : \$209 ;
-  assign \$211  = clocks__0__hpos == 8'he3;
-  assign \$212  = wsync & \$211 ;
-  assign \$213  = dump_disabled_cycle - clocks__0__cyc;
-  assign \$214  = x - posp0;
-  assign \$215  = $signed(\$214 [9:0]) < $signed(1'h0);
-  assign \$216  = $signed(\$214 [9:0]) + $signed(9'h0a0);
-  assign \$217  = \$215  ? \$216  : { \$214 [9], \$214 [9:0] };
-  assign \$218  = \$217 [7:0] >= 1'h0;
-  assign \$219  = \$217 [7:0] < 4'h8;
-  assign \$220  = \$218  & \$219 ;
-  assign \$221  = ~ p0_skip;
-  assign \$222  = \$220  & \$221 ;
-  assign \$223  = \$217 [7:0] >= 1'h0;
-  assign \$224  = \$217 [7:0] < 4'h8;
-  assign \$225  = \$223  & \$224 ;
-  assign \$226  = ~ p0_skip;
-  assign \$227  = \$225  & \$226 ;
-  assign \$228  = \$217 [7:0] - 1'h0;
-  assign \$229  = \$227  ? \$228  : 9'h000;
-  assign \$230  = \$217 [7:0] >= 1'h0;
-  assign \$231  = \$217 [7:0] < 4'h8;
-  assign \$232  = \$230  & \$231 ;
-  assign \$233  = ~ p0_skip;
-  assign \$234  = \$232  & \$233 ;
-  assign \$235  = \$217 [7:0] >= 5'h10;
-  assign \$236  = \$217 [7:0] < 5'h18;
-  assign \$237  = \$235  & \$236 ;
-  assign \$238  = \$234  | \$237 ;
-  assign \$239  = \$217 [7:0] >= 1'h0;
-  assign \$240  = \$217 [7:0] < 4'h8;
-  assign \$241  = \$239  & \$240 ;
-  assign \$242  = ~ p0_skip;
-  assign \$243  = \$241  & \$242 ;
-  assign \$244  = \$217 [7:0] - 1'h0;
-  assign \$245  = \$217 [7:0] >= 5'h10;
-  assign \$246  = \$217 [7:0] < 5'h18;
-  assign \$247  = \$245  & \$246 ;
-  assign \$248  = \$217 [7:0] - 5'h10;
-  assign \$249  = \$247  ? \$248  : 9'h000;
-  assign \$250  = \$243  ? \$244  : \$249 ;
-  assign \$251  = \$217 [7:0] >= 1'h0;
-  assign \$252  = \$217 [7:0] < 4'h8;
-  assign \$253  = \$251  & \$252 ;
-  assign \$254  = ~ p0_skip;
+  assign \$86  = pend_data[7:4] == 3'h6;
+  assign \$87  = \$85  & \$86 ;
+  assign \$88  = pend_addr == 6'h28;
+  assign \$89  = ~ pend_data[1];
+  assign \$90  = resmp0 & \$89 ;
+  assign \$91  = nusiz0[2:0] == 3'h5;
+  assign \$92  = nusiz0[2:0] == 3'h7;
+  assign \$93  = \$92  ? 5'h10 : 5'h04;
+  assign \$94  = \$91  ? 5'h08 : \$93 ;
+  assign \$95  = posp0 + \$94 ;
+  assign \$96  = \$95  >= 8'ha0;
+  assign \$97  = nusiz0[2:0] == 3'h5;
+  assign \$98  = nusiz0[2:0] == 3'h7;
+  assign \$99  = \$98  ? 5'h10 : 5'h04;
+  assign \$100  = \$97  ? 5'h08 : \$99 ;
+  assign \$101  = posp0 + \$100 ;
+  assign \$102  = \$101  - 8'ha0;
+  assign \$103  = nusiz0[2:0] == 3'h5;
+  assign \$104  = nusiz0[2:0] == 3'h7;
+  assign \$105  = \$104  ? 5'h10 : 5'h04;
+  assign \$106  = \$103  ? 5'h08 : \$105 ;
+  assign \$107  = posp0 + \$106 ;
+  assign \$108  = \$96  ? \$102  : { 1'h0, \$107  };
+  assign \$109  = pend_addr == 6'h29;
+  assign \$110  = ~ pend_data[1];
+  assign \$111  = resmp1 & \$110 ;
+  assign \$112  = nusiz1[2:0] == 3'h5;
+  assign \$113  = nusiz1[2:0] == 3'h7;
+  assign \$114  = \$113  ? 5'h10 : 5'h04;
+  assign \$115  = \$112  ? 5'h08 : \$114 ;
+  assign \$116  = posp1 + \$115 ;
+  assign \$117  = \$116  >= 8'ha0;
+  assign \$118  = nusiz1[2:0] == 3'h5;
+  assign \$119  = nusiz1[2:0] == 3'h7;
+  assign \$120  = \$119  ? 5'h10 : 5'h04;
+  assign \$121  = \$118  ? 5'h08 : \$120 ;
+  assign \$122  = posp1 + \$121 ;
+  assign \$123  = \$122  - 8'ha0;
+  assign \$124  = nusiz1[2:0] == 3'h5;
+  assign \$125  = nusiz1[2:0] == 3'h7;
+  assign \$126  = \$125  ? 5'h10 : 5'h04;
+  assign \$127  = \$124  ? 5'h08 : \$126 ;
+  assign \$128  = posp1 + \$127 ;
+  assign \$129  = \$117  ? \$123  : { 1'h0, \$128  };
+  assign \$130  = \port$11059$4 [1] & pend_hm[4];
+  assign \$131  = wr_hpos < 8'h93;
+  assign \$132  = bus__addr[5:0] == 5'h12;
+  assign \$133  = bus__addr[5:0] == 5'h13;
+  assign \$134  = since_hmove == 5'h14;
+  assign \$135  = wr_hpos == 7'h45;
+  assign \$136  = \$134  & \$135 ;
+  assign \$137  = \$136  ? 8'h08 : wr_resm;
+  assign \$138  = since_hmove == 2'h3;
+  assign \$139  = wr_hpos == 5'h12;
+  assign \$140  = \$138  & \$139 ;
+  assign \$141  = since_hmove == 5'h12;
+  assign \$142  = wr_hpos == 6'h3c;
+  assign \$143  = wr_hpos == 7'h45;
+  assign \$144  = \$142  | \$143 ;
+  assign \$145  = \$141  & \$144 ;
+  assign \$146  = since_hmove == 2'h3;
+  assign \$147  = wr_hpos == 5'h12;
+  assign \$148  = \$146  & \$147 ;
+  assign \$149  = since_hmove == 3'h7;
+  assign \$150  = wr_hpos == 5'h1e;
+  assign \$151  = \$149  & \$150 ;
+  assign \$152  = since_hmove == 3'h6;
+  assign \$153  = wr_hpos == 5'h1b;
+  assign \$154  = \$152  & \$153 ;
+  assign \$155  = since_hmove == 5'h15;
+  assign \$156  = hmm0 == 3'h7;
+  assign \$157  = \$155  & \$156 ;
+  assign \$158  = bus__wdata[7:4] == 3'h6;
+  assign \$159  = \$157  & \$158 ;
+  assign \$160  = bus__addr[5:0] == 6'h28;
+  assign \$161  = ~ bus__wdata[1];
+  assign \$162  = resmp0 & \$161 ;
+  assign \$163  = nusiz0[2:0] == 3'h5;
+  assign \$164  = nusiz0[2:0] == 3'h7;
+  assign \$165  = \$164  ? 5'h10 : 5'h04;
+  assign \$166  = \$163  ? 5'h08 : \$165 ;
+  assign \$167  = posp0 + \$166 ;
+  assign \$168  = \$167  >= 8'ha0;
+  assign \$169  = nusiz0[2:0] == 3'h5;
+  assign \$170  = nusiz0[2:0] == 3'h7;
+  assign \$171  = \$170  ? 5'h10 : 5'h04;
+  assign \$172  = \$169  ? 5'h08 : \$171 ;
+  assign \$173  = posp0 + \$172 ;
+  assign \$174  = \$173  - 8'ha0;
+  assign \$175  = nusiz0[2:0] == 3'h5;
+  assign \$176  = nusiz0[2:0] == 3'h7;
+  assign \$177  = \$176  ? 5'h10 : 5'h04;
+  assign \$178  = \$175  ? 5'h08 : \$177 ;
+  assign \$179  = posp0 + \$178 ;
+  assign \$180  = \$168  ? \$174  : { 1'h0, \$179  };
+  assign \$181  = bus__addr[5:0] == 6'h29;
+  assign \$182  = ~ bus__wdata[1];
+  assign \$183  = resmp1 & \$182 ;
+  assign \$184  = nusiz1[2:0] == 3'h5;
+  assign \$185  = nusiz1[2:0] == 3'h7;
+  assign \$186  = \$185  ? 5'h10 : 5'h04;
+  assign \$187  = \$184  ? 5'h08 : \$186 ;
+  assign \$188  = posp1 + \$187 ;
+  assign \$189  = \$188  >= 8'ha0;
+  assign \$190  = nusiz1[2:0] == 3'h5;
+  assign \$191  = nusiz1[2:0] == 3'h7;
+  assign \$192  = \$191  ? 5'h10 : 5'h04;
+  assign \$193  = \$190  ? 5'h08 : \$192 ;
+  assign \$194  = posp1 + \$193 ;
+  assign \$195  = \$194  - 8'ha0;
+  assign \$196  = nusiz1[2:0] == 3'h5;
+  assign \$197  = nusiz1[2:0] == 3'h7;
+  assign \$198  = \$197  ? 5'h10 : 5'h04;
+  assign \$199  = \$196  ? 5'h08 : \$198 ;
+  assign \$200  = posp1 + \$199 ;
+  assign \$201  = \$189  ? \$195  : { 1'h0, \$200  };
+  assign \$202  = \port$11059$4 [1] & wr_hm[4];
+  assign \$203  = rp0_cnt - 1'h1;
+  assign \$204  = rp0_cnt == 1'h1;
+  assign \$205  = rp1_cnt - 1'h1;
+  assign \$206  = rp1_cnt == 1'h1;
+  assign \$207  = bus__strobe & bus__sel;
+  assign \$208  = \$207  & bus__write;
+  assign \$209  = vsync_count >= 7'h4c;
+  assign \$210  = vsync_armed & \$209 ;
+  assign \$211  = ~ vblank_dump;
+  assign \$212  = \$211  & bus__wdata[7];
+  assign \$213  = ~ bus__wdata[7];
+  assign \$214  = vblank_dump & \$213 ;
+  assign \$215  = clocks__0__cyc + 1'h1;
+  assign \$216  = | wr_hpos;
+  assign \$217  = last_was_read & \$216 ;
+  assign \$218  = ! bus__addr[0];
+  assign \$219  = | wm;
+  assign \$220  = wm > 4'hb;
+  assign \$221  = \$220  ? wm : 4'hb;
+  assign \$222  = wm > 4'hb;
+  assign \$223  = \$222  ? wm : 4'hb;
+  assign \$224  = \$223  - 1'h1;
+  assign \$225  = ~ dly;
+  assign \$226  = ~ dly;
+  assign \$228  = | wm;
+  assign \$229  = wm > 4'hb;
+  assign \$230  = \$229  ? wm : 4'hb;
+  assign \$231  = wm > 4'hb;
+  assign \$232  = \$231  ? wm : 4'hb;
+  assign \$233  = \$232  - 1'h1;
+  assign \$234  = ~ \dly$119 ;
+  assign \$235  = ~ \dly$119 ;
+  assign \$236  = bus__addr[5:0] != 5'h10;
+  assign \$237  = bus__addr[5:0] != 5'h11;
+  assign \$238  = \$236  & \$237 ;
+  assign \$239  = ~ now;
+  assign \$240  = \$239  | fire;
+  assign \$241  = ! eff;
+  assign \$242  = \$241  ? 4'h1 : eff;
+  assign \$243  = ! eff;
+  assign \$244  = eff - 1'h1;
+  assign \$245  = \$243  ? 5'h00 : \$244 ;
+  assign \$246  = clocks__0__hpos == 8'he3;
+  assign \$247  = wsync & \$246 ;
+  assign \$248  = dump_disabled_cycle - clocks__0__cyc;
+  assign \$249  = x - posp0;
+  assign \$250  = $signed(\$249 [9:0]) < $signed(1'h0);
+  assign \$251  = $signed(\$249 [9:0]) + $signed(9'h0a0);
+  assign \$252  = \$250  ? \$251  : { \$249 [9], \$249 [9:0] };
+  assign \$253  = \$252 [7:0] >= 1'h0;
+  assign \$254  = \$252 [7:0] < 4'h8;
   assign \$255  = \$253  & \$254 ;
-  assign \$256  = \$217 [7:0] >= 6'h20;
-  assign \$257  = \$217 [7:0] < 6'h28;
-  assign \$258  = \$256  & \$257 ;
-  assign \$259  = \$255  | \$258 ;
-  assign \$260  = \$217 [7:0] >= 1'h0;
-  assign \$261  = \$217 [7:0] < 4'h8;
+  assign \$256  = ~ p0_skip;
+  assign \$257  = \$255  & \$256 ;
+  assign \$258  = \$252 [7:0] >= 1'h0;
+  assign \$259  = \$252 [7:0] < 4'h8;
+  assign \$260  = \$258  & \$259 ;
+  assign \$261  = ~ p0_skip;
   assign \$262  = \$260  & \$261 ;
-  assign \$263  = ~ p0_skip;
-  assign \$264  = \$262  & \$263 ;
-  assign \$265  = \$217 [7:0] - 1'h0;
-  assign \$266  = \$217 [7:0] >= 6'h20;
-  assign \$267  = \$217 [7:0] < 6'h28;
-  assign \$268  = \$266  & \$267 ;
-  assign \$269  = \$217 [7:0] - 6'h20;
-  assign \$270  = \$268  ? \$269  : 9'h000;
-  assign \$271  = \$264  ? \$265  : \$270 ;
-  assign \$272  = \$217 [7:0] >= 1'h0;
-  assign \$273  = \$217 [7:0] < 4'h8;
-  assign \$274  = \$272  & \$273 ;
-  assign \$275  = ~ p0_skip;
+  assign \$263  = \$252 [7:0] - 1'h0;
+  assign \$264  = \$262  ? \$263  : 9'h000;
+  assign \$265  = \$252 [7:0] >= 1'h0;
+  assign \$266  = \$252 [7:0] < 4'h8;
+  assign \$267  = \$265  & \$266 ;
+  assign \$268  = ~ p0_skip;
+  assign \$269  = \$267  & \$268 ;
+  assign \$270  = \$252 [7:0] >= 5'h10;
+  assign \$271  = \$252 [7:0] < 5'h18;
+  assign \$272  = \$270  & \$271 ;
+  assign \$273  = \$269  | \$272 ;
+  assign \$274  = \$252 [7:0] >= 1'h0;
+  assign \$275  = \$252 [7:0] < 4'h8;
   assign \$276  = \$274  & \$275 ;
-  assign \$277  = \$217 [7:0] >= 5'h10;
-  assign \$278  = \$217 [7:0] < 5'h18;
-  assign \$279  = \$277  & \$278 ;
-  assign \$280  = \$276  | \$279 ;
-  assign \$281  = \$217 [7:0] >= 6'h20;
-  assign \$282  = \$217 [7:0] < 6'h28;
-  assign \$283  = \$281  & \$282 ;
-  assign \$284  = \$280  | \$283 ;
-  assign \$285  = \$217 [7:0] >= 1'h0;
-  assign \$286  = \$217 [7:0] < 4'h8;
-  assign \$287  = \$285  & \$286 ;
-  assign \$288  = ~ p0_skip;
-  assign \$289  = \$287  & \$288 ;
-  assign \$290  = \$217 [7:0] - 1'h0;
-  assign \$291  = \$217 [7:0] >= 5'h10;
-  assign \$292  = \$217 [7:0] < 5'h18;
+  assign \$277  = ~ p0_skip;
+  assign \$278  = \$276  & \$277 ;
+  assign \$279  = \$252 [7:0] - 1'h0;
+  assign \$280  = \$252 [7:0] >= 5'h10;
+  assign \$281  = \$252 [7:0] < 5'h18;
+  assign \$282  = \$280  & \$281 ;
+  assign \$283  = \$252 [7:0] - 5'h10;
+  assign \$284  = \$282  ? \$283  : 9'h000;
+  assign \$285  = \$278  ? \$279  : \$284 ;
+  assign \$286  = \$252 [7:0] >= 1'h0;
+  assign \$287  = \$252 [7:0] < 4'h8;
+  assign \$288  = \$286  & \$287 ;
+  assign \$289  = ~ p0_skip;
+  assign \$290  = \$288  & \$289 ;
+  assign \$291  = \$252 [7:0] >= 6'h20;
+  assign \$292  = \$252 [7:0] < 6'h28;
   assign \$293  = \$291  & \$292 ;
-  assign \$294  = \$217 [7:0] - 5'h10;
-  assign \$295  = \$217 [7:0] >= 6'h20;
-  assign \$296  = \$217 [7:0] < 6'h28;
+  assign \$294  = \$290  | \$293 ;
+  assign \$295  = \$252 [7:0] >= 1'h0;
+  assign \$296  = \$252 [7:0] < 4'h8;
   assign \$297  = \$295  & \$296 ;
-  assign \$298  = \$217 [7:0] - 6'h20;
-  assign \$299  = \$297  ? \$298  : 9'h000;
-  assign \$300  = \$293  ? \$294  : \$299 ;
-  assign \$301  = \$289  ? \$290  : \$300 ;
-  assign \$302  = \$217 [7:0] >= 1'h0;
-  assign \$303  = \$217 [7:0] < 4'h8;
-  assign \$304  = \$302  & \$303 ;
-  assign \$305  = ~ p0_skip;
-  assign \$306  = \$304  & \$305 ;
-  assign \$307  = \$217 [7:0] >= 7'h40;
-  assign \$308  = \$217 [7:0] < 7'h48;
+  assign \$298  = ~ p0_skip;
+  assign \$299  = \$297  & \$298 ;
+  assign \$300  = \$252 [7:0] - 1'h0;
+  assign \$301  = \$252 [7:0] >= 6'h20;
+  assign \$302  = \$252 [7:0] < 6'h28;
+  assign \$303  = \$301  & \$302 ;
+  assign \$304  = \$252 [7:0] - 6'h20;
+  assign \$305  = \$303  ? \$304  : 9'h000;
+  assign \$306  = \$299  ? \$300  : \$305 ;
+  assign \$307  = \$252 [7:0] >= 1'h0;
+  assign \$308  = \$252 [7:0] < 4'h8;
   assign \$309  = \$307  & \$308 ;
-  assign \$310  = \$306  | \$309 ;
-  assign \$311  = \$217 [7:0] >= 1'h0;
-  assign \$312  = \$217 [7:0] < 4'h8;
-  assign \$313  = \$311  & \$312 ;
-  assign \$314  = ~ p0_skip;
-  assign \$315  = \$313  & \$314 ;
-  assign \$316  = \$217 [7:0] - 1'h0;
-  assign \$317  = \$217 [7:0] >= 7'h40;
-  assign \$318  = \$217 [7:0] < 7'h48;
-  assign \$319  = \$317  & \$318 ;
-  assign \$320  = \$217 [7:0] - 7'h40;
-  assign \$321  = \$319  ? \$320  : 9'h000;
-  assign \$322  = \$315  ? \$316  : \$321 ;
-  assign \$323  = \$217 [7:0] - 1'h1;
-  assign \$324  = ~ p0_skip;
-  assign \$325  = \$217 [7:0] > 1'h0;
-  assign \$326  = \$324  & \$325 ;
-  assign \$327  = \$217 [7:0] <= 5'h10;
+  assign \$310  = ~ p0_skip;
+  assign \$311  = \$309  & \$310 ;
+  assign \$312  = \$252 [7:0] >= 5'h10;
+  assign \$313  = \$252 [7:0] < 5'h18;
+  assign \$314  = \$312  & \$313 ;
+  assign \$315  = \$311  | \$314 ;
+  assign \$316  = \$252 [7:0] >= 6'h20;
+  assign \$317  = \$252 [7:0] < 6'h28;
+  assign \$318  = \$316  & \$317 ;
+  assign \$319  = \$315  | \$318 ;
+  assign \$320  = \$252 [7:0] >= 1'h0;
+  assign \$321  = \$252 [7:0] < 4'h8;
+  assign \$322  = \$320  & \$321 ;
+  assign \$323  = ~ p0_skip;
+  assign \$324  = \$322  & \$323 ;
+  assign \$325  = \$252 [7:0] - 1'h0;
+  assign \$326  = \$252 [7:0] >= 5'h10;
+  assign \$327  = \$252 [7:0] < 5'h18;
   assign \$328  = \$326  & \$327 ;
-  assign \$330  = \$217 [7:0] >= 1'h0;
-  assign \$331  = \$217 [7:0] < 4'h8;
+  assign \$329  = \$252 [7:0] - 5'h10;
+  assign \$330  = \$252 [7:0] >= 6'h20;
+  assign \$331  = \$252 [7:0] < 6'h28;
   assign \$332  = \$330  & \$331 ;
-  assign \$333  = ~ p0_skip;
-  assign \$334  = \$332  & \$333 ;
-  assign \$335  = \$217 [7:0] >= 6'h20;
-  assign \$336  = \$217 [7:0] < 6'h28;
-  assign \$337  = \$335  & \$336 ;
-  assign \$338  = \$334  | \$337 ;
-  assign \$339  = \$217 [7:0] >= 7'h40;
-  assign \$340  = \$217 [7:0] < 7'h48;
+  assign \$333  = \$252 [7:0] - 6'h20;
+  assign \$334  = \$332  ? \$333  : 9'h000;
+  assign \$335  = \$328  ? \$329  : \$334 ;
+  assign \$336  = \$324  ? \$325  : \$335 ;
+  assign \$337  = \$252 [7:0] >= 1'h0;
+  assign \$338  = \$252 [7:0] < 4'h8;
+  assign \$339  = \$337  & \$338 ;
+  assign \$340  = ~ p0_skip;
   assign \$341  = \$339  & \$340 ;
-  assign \$342  = \$338  | \$341 ;
-  assign \$343  = \$217 [7:0] >= 1'h0;
-  assign \$344  = \$217 [7:0] < 4'h8;
-  assign \$345  = \$343  & \$344 ;
-  assign \$346  = ~ p0_skip;
-  assign \$347  = \$345  & \$346 ;
-  assign \$348  = \$217 [7:0] - 1'h0;
-  assign \$349  = \$217 [7:0] >= 6'h20;
-  assign \$350  = \$217 [7:0] < 6'h28;
-  assign \$351  = \$349  & \$350 ;
-  assign \$352  = \$217 [7:0] - 6'h20;
-  assign \$353  = \$217 [7:0] >= 7'h40;
-  assign \$354  = \$217 [7:0] < 7'h48;
-  assign \$355  = \$353  & \$354 ;
-  assign \$356  = \$217 [7:0] - 7'h40;
-  assign \$357  = \$355  ? \$356  : 9'h000;
-  assign \$358  = \$351  ? \$352  : \$357 ;
-  assign \$359  = \$347  ? \$348  : \$358 ;
-  assign \$360  = \$217 [7:0] - 1'h1;
-  assign \$361  = ~ p0_skip;
-  assign \$362  = \$217 [7:0] > 1'h0;
+  assign \$342  = \$252 [7:0] >= 7'h40;
+  assign \$343  = \$252 [7:0] < 7'h48;
+  assign \$344  = \$342  & \$343 ;
+  assign \$345  = \$341  | \$344 ;
+  assign \$346  = \$252 [7:0] >= 1'h0;
+  assign \$347  = \$252 [7:0] < 4'h8;
+  assign \$348  = \$346  & \$347 ;
+  assign \$349  = ~ p0_skip;
+  assign \$350  = \$348  & \$349 ;
+  assign \$351  = \$252 [7:0] - 1'h0;
+  assign \$352  = \$252 [7:0] >= 7'h40;
+  assign \$353  = \$252 [7:0] < 7'h48;
+  assign \$354  = \$352  & \$353 ;
+  assign \$355  = \$252 [7:0] - 7'h40;
+  assign \$356  = \$354  ? \$355  : 9'h000;
+  assign \$357  = \$350  ? \$351  : \$356 ;
+  assign \$358  = \$252 [7:0] - 1'h1;
+  assign \$359  = ~ p0_skip;
+  assign \$360  = \$252 [7:0] > 1'h0;
+  assign \$361  = \$359  & \$360 ;
+  assign \$362  = \$252 [7:0] <= 5'h10;
   assign \$363  = \$361  & \$362 ;
-  assign \$364  = \$217 [7:0] <= 6'h20;
-  assign \$365  = \$363  & \$364 ;
-  assign \$367  = vdelp0 ? dgrp0 : grp0;
-  assign \$368  = vdelp0 ? dgrp0 : grp0;
-  assign \$369  = vdelp0 ? dgrp0 : grp0;
-  assign \$370  = vdelp0 ? dgrp0 : grp0;
-  assign \$371  = vdelp0 ? dgrp0 : grp0;
-  assign \$372  = vdelp0 ? dgrp0 : grp0;
-  assign \$373  = vdelp0 ? dgrp0 : grp0;
-  assign \$374  = vdelp0 ? dgrp0 : grp0;
-  assign \$375  = vdelp0 ? dgrp0 : grp0;
-  assign \$376  = refp0 ? { \$374 [0], \$373 [1], \$372 [2], \$371 [3], \$370 [4], \$369 [5], \$368 [6], \$367 [7] } : \$375 ;
-  assign \$377  = ~ idx;
-  assign \$378  = \$376  >> \$377 ;
-  assign \bit  = hit & \$378 ;
-  assign \$379  = x - posp1;
-  assign \$380  = $signed(\$379 [9:0]) < $signed(1'h0);
-  assign \$381  = $signed(\$379 [9:0]) + $signed(9'h0a0);
-  assign \$382  = \$380  ? \$381  : { \$379 [9], \$379 [9:0] };
-  assign \$383  = \$382 [7:0] >= 1'h0;
-  assign \$384  = \$382 [7:0] < 4'h8;
-  assign \$385  = \$383  & \$384 ;
-  assign \$386  = ~ p1_skip;
-  assign \$387  = \$385  & \$386 ;
-  assign \$388  = \$382 [7:0] >= 1'h0;
-  assign \$389  = \$382 [7:0] < 4'h8;
+  assign \$365  = \$252 [7:0] >= 1'h0;
+  assign \$366  = \$252 [7:0] < 4'h8;
+  assign \$367  = \$365  & \$366 ;
+  assign \$368  = ~ p0_skip;
+  assign \$369  = \$367  & \$368 ;
+  assign \$370  = \$252 [7:0] >= 6'h20;
+  assign \$371  = \$252 [7:0] < 6'h28;
+  assign \$372  = \$370  & \$371 ;
+  assign \$373  = \$369  | \$372 ;
+  assign \$374  = \$252 [7:0] >= 7'h40;
+  assign \$375  = \$252 [7:0] < 7'h48;
+  assign \$376  = \$374  & \$375 ;
+  assign \$377  = \$373  | \$376 ;
+  assign \$378  = \$252 [7:0] >= 1'h0;
+  assign \$379  = \$252 [7:0] < 4'h8;
+  assign \$380  = \$378  & \$379 ;
+  assign \$381  = ~ p0_skip;
+  assign \$382  = \$380  & \$381 ;
+  assign \$383  = \$252 [7:0] - 1'h0;
+  assign \$384  = \$252 [7:0] >= 6'h20;
+  assign \$385  = \$252 [7:0] < 6'h28;
+  assign \$386  = \$384  & \$385 ;
+  assign \$387  = \$252 [7:0] - 6'h20;
+  assign \$388  = \$252 [7:0] >= 7'h40;
+  assign \$389  = \$252 [7:0] < 7'h48;
   assign \$390  = \$388  & \$389 ;
-  assign \$391  = ~ p1_skip;
-  assign \$392  = \$390  & \$391 ;
-  assign \$393  = \$382 [7:0] - 1'h0;
-  assign \$394  = \$392  ? \$393  : 9'h000;
-  assign \$395  = \$382 [7:0] >= 1'h0;
-  assign \$396  = \$382 [7:0] < 4'h8;
-  assign \$397  = \$395  & \$396 ;
-  assign \$398  = ~ p1_skip;
-  assign \$399  = \$397  & \$398 ;
-  assign \$400  = \$382 [7:0] >= 5'h10;
-  assign \$401  = \$382 [7:0] < 5'h18;
-  assign \$402  = \$400  & \$401 ;
-  assign \$403  = \$399  | \$402 ;
-  assign \$404  = \$382 [7:0] >= 1'h0;
-  assign \$405  = \$382 [7:0] < 4'h8;
-  assign \$406  = \$404  & \$405 ;
-  assign \$407  = ~ p1_skip;
-  assign \$408  = \$406  & \$407 ;
-  assign \$409  = \$382 [7:0] - 1'h0;
-  assign \$410  = \$382 [7:0] >= 5'h10;
-  assign \$411  = \$382 [7:0] < 5'h18;
-  assign \$412  = \$410  & \$411 ;
-  assign \$413  = \$382 [7:0] - 5'h10;
-  assign \$414  = \$412  ? \$413  : 9'h000;
-  assign \$415  = \$408  ? \$409  : \$414 ;
-  assign \$416  = \$382 [7:0] >= 1'h0;
-  assign \$417  = \$382 [7:0] < 4'h8;
-  assign \$418  = \$416  & \$417 ;
-  assign \$419  = ~ p1_skip;
+  assign \$391  = \$252 [7:0] - 7'h40;
+  assign \$392  = \$390  ? \$391  : 9'h000;
+  assign \$393  = \$386  ? \$387  : \$392 ;
+  assign \$394  = \$382  ? \$383  : \$393 ;
+  assign \$395  = \$252 [7:0] - 1'h1;
+  assign \$396  = ~ p0_skip;
+  assign \$397  = \$252 [7:0] > 1'h0;
+  assign \$398  = \$396  & \$397 ;
+  assign \$399  = \$252 [7:0] <= 6'h20;
+  assign \$400  = \$398  & \$399 ;
+  assign \$402  = vdelp0 ? dgrp0 : grp0;
+  assign \$403  = vdelp0 ? dgrp0 : grp0;
+  assign \$404  = vdelp0 ? dgrp0 : grp0;
+  assign \$405  = vdelp0 ? dgrp0 : grp0;
+  assign \$406  = vdelp0 ? dgrp0 : grp0;
+  assign \$407  = vdelp0 ? dgrp0 : grp0;
+  assign \$408  = vdelp0 ? dgrp0 : grp0;
+  assign \$409  = vdelp0 ? dgrp0 : grp0;
+  assign \$410  = vdelp0 ? dgrp0 : grp0;
+  assign \$411  = refp0 ? { \$409 [0], \$408 [1], \$407 [2], \$406 [3], \$405 [4], \$404 [5], \$403 [6], \$402 [7] } : \$410 ;
+  assign \$412  = ~ idx;
+  assign \$413  = \$411  >> \$412 ;
+  assign \bit  = hit & \$413 ;
+  assign \$414  = x - posp1;
+  assign \$415  = $signed(\$414 [9:0]) < $signed(1'h0);
+  assign \$416  = $signed(\$414 [9:0]) + $signed(9'h0a0);
+  assign \$417  = \$415  ? \$416  : { \$414 [9], \$414 [9:0] };
+  assign \$418  = \$417 [7:0] >= 1'h0;
+  assign \$419  = \$417 [7:0] < 4'h8;
   assign \$420  = \$418  & \$419 ;
-  assign \$421  = \$382 [7:0] >= 6'h20;
-  assign \$422  = \$382 [7:0] < 6'h28;
-  assign \$423  = \$421  & \$422 ;
-  assign \$424  = \$420  | \$423 ;
-  assign \$425  = \$382 [7:0] >= 1'h0;
-  assign \$426  = \$382 [7:0] < 4'h8;
+  assign \$421  = ~ p1_skip;
+  assign \$422  = \$420  & \$421 ;
+  assign \$423  = \$417 [7:0] >= 1'h0;
+  assign \$424  = \$417 [7:0] < 4'h8;
+  assign \$425  = \$423  & \$424 ;
+  assign \$426  = ~ p1_skip;
   assign \$427  = \$425  & \$426 ;
-  assign \$428  = ~ p1_skip;
-  assign \$429  = \$427  & \$428 ;
-  assign \$430  = \$382 [7:0] - 1'h0;
-  assign \$431  = \$382 [7:0] >= 6'h20;
-  assign \$432  = \$382 [7:0] < 6'h28;
-  assign \$433  = \$431  & \$432 ;
-  assign \$434  = \$382 [7:0] - 6'h20;
-  assign \$435  = \$433  ? \$434  : 9'h000;
-  assign \$436  = \$429  ? \$430  : \$435 ;
-  assign \$437  = \$382 [7:0] >= 1'h0;
-  assign \$438  = \$382 [7:0] < 4'h8;
-  assign \$439  = \$437  & \$438 ;
-  assign \$440  = ~ p1_skip;
+  assign \$428  = \$417 [7:0] - 1'h0;
+  assign \$429  = \$427  ? \$428  : 9'h000;
+  assign \$430  = \$417 [7:0] >= 1'h0;
+  assign \$431  = \$417 [7:0] < 4'h8;
+  assign \$432  = \$430  & \$431 ;
+  assign \$433  = ~ p1_skip;
+  assign \$434  = \$432  & \$433 ;
+  assign \$435  = \$417 [7:0] >= 5'h10;
+  assign \$436  = \$417 [7:0] < 5'h18;
+  assign \$437  = \$435  & \$436 ;
+  assign \$438  = \$434  | \$437 ;
+  assign \$439  = \$417 [7:0] >= 1'h0;
+  assign \$440  = \$417 [7:0] < 4'h8;
   assign \$441  = \$439  & \$440 ;
-  assign \$442  = \$382 [7:0] >= 5'h10;
-  assign \$443  = \$382 [7:0] < 5'h18;
-  assign \$444  = \$442  & \$443 ;
-  assign \$445  = \$441  | \$444 ;
-  assign \$446  = \$382 [7:0] >= 6'h20;
-  assign \$447  = \$382 [7:0] < 6'h28;
-  assign \$448  = \$446  & \$447 ;
-  assign \$449  = \$445  | \$448 ;
-  assign \$450  = \$382 [7:0] >= 1'h0;
-  assign \$451  = \$382 [7:0] < 4'h8;
-  assign \$452  = \$450  & \$451 ;
-  assign \$453  = ~ p1_skip;
-  assign \$454  = \$452  & \$453 ;
-  assign \$455  = \$382 [7:0] - 1'h0;
-  assign \$456  = \$382 [7:0] >= 5'h10;
-  assign \$457  = \$382 [7:0] < 5'h18;
+  assign \$442  = ~ p1_skip;
+  assign \$443  = \$441  & \$442 ;
+  assign \$444  = \$417 [7:0] - 1'h0;
+  assign \$445  = \$417 [7:0] >= 5'h10;
+  assign \$446  = \$417 [7:0] < 5'h18;
+  assign \$447  = \$445  & \$446 ;
+  assign \$448  = \$417 [7:0] - 5'h10;
+  assign \$449  = \$447  ? \$448  : 9'h000;
+  assign \$450  = \$443  ? \$444  : \$449 ;
+  assign \$451  = \$417 [7:0] >= 1'h0;
+  assign \$452  = \$417 [7:0] < 4'h8;
+  assign \$453  = \$451  & \$452 ;
+  assign \$454  = ~ p1_skip;
+  assign \$455  = \$453  & \$454 ;
+  assign \$456  = \$417 [7:0] >= 6'h20;
+  assign \$457  = \$417 [7:0] < 6'h28;
   assign \$458  = \$456  & \$457 ;
-  assign \$459  = \$382 [7:0] - 5'h10;
-  assign \$460  = \$382 [7:0] >= 6'h20;
-  assign \$461  = \$382 [7:0] < 6'h28;
+  assign \$459  = \$455  | \$458 ;
+  assign \$460  = \$417 [7:0] >= 1'h0;
+  assign \$461  = \$417 [7:0] < 4'h8;
   assign \$462  = \$460  & \$461 ;
-  assign \$463  = \$382 [7:0] - 6'h20;
-  assign \$464  = \$462  ? \$463  : 9'h000;
-  assign \$465  = \$458  ? \$459  : \$464 ;
-  assign \$466  = \$454  ? \$455  : \$465 ;
-  assign \$467  = \$382 [7:0] >= 1'h0;
-  assign \$468  = \$382 [7:0] < 4'h8;
-  assign \$469  = \$467  & \$468 ;
-  assign \$470  = ~ p1_skip;
-  assign \$471  = \$469  & \$470 ;
-  assign \$472  = \$382 [7:0] >= 7'h40;
-  assign \$473  = \$382 [7:0] < 7'h48;
+  assign \$463  = ~ p1_skip;
+  assign \$464  = \$462  & \$463 ;
+  assign \$465  = \$417 [7:0] - 1'h0;
+  assign \$466  = \$417 [7:0] >= 6'h20;
+  assign \$467  = \$417 [7:0] < 6'h28;
+  assign \$468  = \$466  & \$467 ;
+  assign \$469  = \$417 [7:0] - 6'h20;
+  assign \$470  = \$468  ? \$469  : 9'h000;
+  assign \$471  = \$464  ? \$465  : \$470 ;
+  assign \$472  = \$417 [7:0] >= 1'h0;
+  assign \$473  = \$417 [7:0] < 4'h8;
   assign \$474  = \$472  & \$473 ;
-  assign \$475  = \$471  | \$474 ;
-  assign \$476  = \$382 [7:0] >= 1'h0;
-  assign \$477  = \$382 [7:0] < 4'h8;
-  assign \$478  = \$476  & \$477 ;
-  assign \$479  = ~ p1_skip;
-  assign \$480  = \$478  & \$479 ;
-  assign \$481  = \$382 [7:0] - 1'h0;
-  assign \$482  = \$382 [7:0] >= 7'h40;
-  assign \$483  = \$382 [7:0] < 7'h48;
-  assign \$484  = \$482  & \$483 ;
-  assign \$485  = \$382 [7:0] - 7'h40;
-  assign \$486  = \$484  ? \$485  : 9'h000;
-  assign \$487  = \$480  ? \$481  : \$486 ;
-  assign \$488  = \$382 [7:0] - 1'h1;
-  assign \$489  = ~ p1_skip;
-  assign \$490  = \$382 [7:0] > 1'h0;
-  assign \$491  = \$489  & \$490 ;
-  assign \$492  = \$382 [7:0] <= 5'h10;
+  assign \$475  = ~ p1_skip;
+  assign \$476  = \$474  & \$475 ;
+  assign \$477  = \$417 [7:0] >= 5'h10;
+  assign \$478  = \$417 [7:0] < 5'h18;
+  assign \$479  = \$477  & \$478 ;
+  assign \$480  = \$476  | \$479 ;
+  assign \$481  = \$417 [7:0] >= 6'h20;
+  assign \$482  = \$417 [7:0] < 6'h28;
+  assign \$483  = \$481  & \$482 ;
+  assign \$484  = \$480  | \$483 ;
+  assign \$485  = \$417 [7:0] >= 1'h0;
+  assign \$486  = \$417 [7:0] < 4'h8;
+  assign \$487  = \$485  & \$486 ;
+  assign \$488  = ~ p1_skip;
+  assign \$489  = \$487  & \$488 ;
+  assign \$490  = \$417 [7:0] - 1'h0;
+  assign \$491  = \$417 [7:0] >= 5'h10;
+  assign \$492  = \$417 [7:0] < 5'h18;
   assign \$493  = \$491  & \$492 ;
-  assign \$495  = \$382 [7:0] >= 1'h0;
-  assign \$496  = \$382 [7:0] < 4'h8;
+  assign \$494  = \$417 [7:0] - 5'h10;
+  assign \$495  = \$417 [7:0] >= 6'h20;
+  assign \$496  = \$417 [7:0] < 6'h28;
   assign \$497  = \$495  & \$496 ;
-  assign \$498  = ~ p1_skip;
-  assign \$499  = \$497  & \$498 ;
-  assign \$500  = \$382 [7:0] >= 6'h20;
-  assign \$501  = \$382 [7:0] < 6'h28;
-  assign \$502  = \$500  & \$501 ;
-  assign \$503  = \$499  | \$502 ;
-  assign \$504  = \$382 [7:0] >= 7'h40;
-  assign \$505  = \$382 [7:0] < 7'h48;
+  assign \$498  = \$417 [7:0] - 6'h20;
+  assign \$499  = \$497  ? \$498  : 9'h000;
+  assign \$500  = \$493  ? \$494  : \$499 ;
+  assign \$501  = \$489  ? \$490  : \$500 ;
+  assign \$502  = \$417 [7:0] >= 1'h0;
+  assign \$503  = \$417 [7:0] < 4'h8;
+  assign \$504  = \$502  & \$503 ;
+  assign \$505  = ~ p1_skip;
   assign \$506  = \$504  & \$505 ;
-  assign \$507  = \$503  | \$506 ;
-  assign \$508  = \$382 [7:0] >= 1'h0;
-  assign \$509  = \$382 [7:0] < 4'h8;
-  assign \$510  = \$508  & \$509 ;
-  assign \$511  = ~ p1_skip;
-  assign \$512  = \$510  & \$511 ;
-  assign \$513  = \$382 [7:0] - 1'h0;
-  assign \$514  = \$382 [7:0] >= 6'h20;
-  assign \$515  = \$382 [7:0] < 6'h28;
-  assign \$516  = \$514  & \$515 ;
-  assign \$517  = \$382 [7:0] - 6'h20;
-  assign \$518  = \$382 [7:0] >= 7'h40;
-  assign \$519  = \$382 [7:0] < 7'h48;
-  assign \$520  = \$518  & \$519 ;
-  assign \$521  = \$382 [7:0] - 7'h40;
-  assign \$522  = \$520  ? \$521  : 9'h000;
-  assign \$523  = \$516  ? \$517  : \$522 ;
-  assign \$524  = \$512  ? \$513  : \$523 ;
-  assign \$525  = \$382 [7:0] - 1'h1;
-  assign \$526  = ~ p1_skip;
-  assign \$527  = \$382 [7:0] > 1'h0;
+  assign \$507  = \$417 [7:0] >= 7'h40;
+  assign \$508  = \$417 [7:0] < 7'h48;
+  assign \$509  = \$507  & \$508 ;
+  assign \$510  = \$506  | \$509 ;
+  assign \$511  = \$417 [7:0] >= 1'h0;
+  assign \$512  = \$417 [7:0] < 4'h8;
+  assign \$513  = \$511  & \$512 ;
+  assign \$514  = ~ p1_skip;
+  assign \$515  = \$513  & \$514 ;
+  assign \$516  = \$417 [7:0] - 1'h0;
+  assign \$517  = \$417 [7:0] >= 7'h40;
+  assign \$518  = \$417 [7:0] < 7'h48;
+  assign \$519  = \$517  & \$518 ;
+  assign \$520  = \$417 [7:0] - 7'h40;
+  assign \$521  = \$519  ? \$520  : 9'h000;
+  assign \$522  = \$515  ? \$516  : \$521 ;
+  assign \$523  = \$417 [7:0] - 1'h1;
+  assign \$524  = ~ p1_skip;
+  assign \$525  = \$417 [7:0] > 1'h0;
+  assign \$526  = \$524  & \$525 ;
+  assign \$527  = \$417 [7:0] <= 5'h10;
   assign \$528  = \$526  & \$527 ;
-  assign \$529  = \$382 [7:0] <= 6'h20;
-  assign \$530  = \$528  & \$529 ;
-  assign \$532  = vdelp1 ? dgrp1 : grp1;
-  assign \$533  = vdelp1 ? dgrp1 : grp1;
-  assign \$534  = vdelp1 ? dgrp1 : grp1;
-  assign \$535  = vdelp1 ? dgrp1 : grp1;
-  assign \$536  = vdelp1 ? dgrp1 : grp1;
-  assign \$537  = vdelp1 ? dgrp1 : grp1;
-  assign \$538  = vdelp1 ? dgrp1 : grp1;
-  assign \$539  = vdelp1 ? dgrp1 : grp1;
-  assign \$540  = vdelp1 ? dgrp1 : grp1;
-  assign \$541  = refp1 ? { \$539 [0], \$538 [1], \$537 [2], \$536 [3], \$535 [4], \$534 [5], \$533 [6], \$532 [7] } : \$540 ;
-  assign \$542  = ~ \idx$136 ;
-  assign \$543  = \$541  >> \$542 ;
-  assign \bit$139  = \hit$135  & \$543 ;
-  assign \$544  = x - posm0;
-  assign \$545  = $signed(\$544 [9:0]) < $signed(1'h0);
-  assign \$546  = $signed(\$544 [9:0]) + $signed(9'h0a0);
-  assign \$547  = \$545  ? \$546  : { \$544 [9], \$544 [9:0] };
-  assign \$548  = m0_mode == 1'h1;
-  assign size = nusiz0[5:4] | { 1'h0, \$548  };
-  assign \$549  = 1'h1 << size;
-  assign \$550  = \$547 [7:0] >= 1'h0;
-  assign \$551  = 1'h0 + \$549 [5:0];
-  assign \$552  = \$547 [7:0] < \$551 ;
-  assign \$553  = \$550  & \$552 ;
-  assign \$554  = \$547 [7:0] >= 1'h0;
-  assign \$555  = 1'h0 + \$549 [5:0];
-  assign \$556  = \$547 [7:0] < \$555 ;
-  assign \$557  = \$554  & \$556 ;
-  assign \$558  = \$547 [7:0] >= 5'h10;
-  assign \$559  = 5'h10 + \$549 [5:0];
-  assign \$560  = \$547 [7:0] < \$559 ;
-  assign \$561  = \$558  & \$560 ;
-  assign \$562  = \$557  | \$561 ;
-  assign \$563  = \$547 [7:0] >= 1'h0;
-  assign \$564  = 1'h0 + \$549 [5:0];
-  assign \$565  = \$547 [7:0] < \$564 ;
-  assign \$566  = \$563  & \$565 ;
-  assign \$567  = \$547 [7:0] >= 6'h20;
-  assign \$568  = 6'h20 + \$549 [5:0];
-  assign \$569  = \$547 [7:0] < \$568 ;
-  assign \$570  = \$567  & \$569 ;
-  assign \$571  = \$566  | \$570 ;
-  assign \$572  = \$547 [7:0] >= 1'h0;
-  assign \$573  = 1'h0 + \$549 [5:0];
-  assign \$574  = \$547 [7:0] < \$573 ;
-  assign \$575  = \$572  & \$574 ;
-  assign \$576  = \$547 [7:0] >= 5'h10;
-  assign \$577  = 5'h10 + \$549 [5:0];
-  assign \$578  = \$547 [7:0] < \$577 ;
-  assign \$579  = \$576  & \$578 ;
-  assign \$580  = \$575  | \$579 ;
-  assign \$581  = \$547 [7:0] >= 6'h20;
-  assign \$582  = 6'h20 + \$549 [5:0];
-  assign \$583  = \$547 [7:0] < \$582 ;
-  assign \$584  = \$581  & \$583 ;
-  assign \$585  = \$580  | \$584 ;
-  assign \$586  = \$547 [7:0] >= 1'h0;
-  assign \$587  = 1'h0 + \$549 [5:0];
-  assign \$588  = \$547 [7:0] < \$587 ;
-  assign \$589  = \$586  & \$588 ;
-  assign \$590  = \$547 [7:0] >= 7'h40;
-  assign \$591  = 7'h40 + \$549 [5:0];
-  assign \$592  = \$547 [7:0] < \$591 ;
-  assign \$593  = \$590  & \$592 ;
-  assign \$594  = \$589  | \$593 ;
-  assign \$595  = \$547 [7:0] >= 1'h0;
-  assign \$596  = 1'h0 + \$549 [5:0];
-  assign \$597  = \$547 [7:0] < \$596 ;
-  assign \$598  = \$595  & \$597 ;
-  assign \$599  = \$547 [7:0] >= 1'h0;
-  assign \$600  = 1'h0 + \$549 [5:0];
-  assign \$601  = \$547 [7:0] < \$600 ;
-  assign \$602  = \$599  & \$601 ;
-  assign \$603  = \$547 [7:0] >= 6'h20;
-  assign \$604  = 6'h20 + \$549 [5:0];
-  assign \$605  = \$547 [7:0] < \$604 ;
-  assign \$606  = \$603  & \$605 ;
-  assign \$607  = \$602  | \$606 ;
-  assign \$608  = \$547 [7:0] >= 7'h40;
-  assign \$609  = 7'h40 + \$549 [5:0];
-  assign \$610  = \$547 [7:0] < \$609 ;
-  assign \$611  = \$608  & \$610 ;
-  assign \$612  = \$607  | \$611 ;
-  assign \$613  = \$547 [7:0] >= 1'h0;
-  assign \$614  = 1'h0 + \$549 [5:0];
-  assign \$615  = \$547 [7:0] < \$614 ;
-  assign \$616  = \$613  & \$615 ;
-  assign \$617  = x - posm1;
-  assign \$618  = $signed(\$617 [9:0]) < $signed(1'h0);
-  assign \$619  = $signed(\$617 [9:0]) + $signed(9'h0a0);
-  assign \$620  = \$618  ? \$619  : { \$617 [9], \$617 [9:0] };
-  assign \$621  = 1'h1 << \size$147 ;
-  assign \$622  = \$620 [7:0] >= 1'h0;
-  assign \$623  = 1'h0 + \$621 [5:0];
-  assign \$624  = \$620 [7:0] < \$623 ;
-  assign \$625  = \$622  & \$624 ;
-  assign \$626  = \$620 [7:0] >= 1'h0;
-  assign \$627  = 1'h0 + \$621 [5:0];
-  assign \$628  = \$620 [7:0] < \$627 ;
-  assign \$629  = \$626  & \$628 ;
-  assign \$630  = \$620 [7:0] >= 5'h10;
-  assign \$631  = 5'h10 + \$621 [5:0];
-  assign \$632  = \$620 [7:0] < \$631 ;
+  assign \$530  = \$417 [7:0] >= 1'h0;
+  assign \$531  = \$417 [7:0] < 4'h8;
+  assign \$532  = \$530  & \$531 ;
+  assign \$533  = ~ p1_skip;
+  assign \$534  = \$532  & \$533 ;
+  assign \$535  = \$417 [7:0] >= 6'h20;
+  assign \$536  = \$417 [7:0] < 6'h28;
+  assign \$537  = \$535  & \$536 ;
+  assign \$538  = \$534  | \$537 ;
+  assign \$539  = \$417 [7:0] >= 7'h40;
+  assign \$540  = \$417 [7:0] < 7'h48;
+  assign \$541  = \$539  & \$540 ;
+  assign \$542  = \$538  | \$541 ;
+  assign \$543  = \$417 [7:0] >= 1'h0;
+  assign \$544  = \$417 [7:0] < 4'h8;
+  assign \$545  = \$543  & \$544 ;
+  assign \$546  = ~ p1_skip;
+  assign \$547  = \$545  & \$546 ;
+  assign \$548  = \$417 [7:0] - 1'h0;
+  assign \$549  = \$417 [7:0] >= 6'h20;
+  assign \$550  = \$417 [7:0] < 6'h28;
+  assign \$551  = \$549  & \$550 ;
+  assign \$552  = \$417 [7:0] - 6'h20;
+  assign \$553  = \$417 [7:0] >= 7'h40;
+  assign \$554  = \$417 [7:0] < 7'h48;
+  assign \$555  = \$553  & \$554 ;
+  assign \$556  = \$417 [7:0] - 7'h40;
+  assign \$557  = \$555  ? \$556  : 9'h000;
+  assign \$558  = \$551  ? \$552  : \$557 ;
+  assign \$559  = \$547  ? \$548  : \$558 ;
+  assign \$560  = \$417 [7:0] - 1'h1;
+  assign \$561  = ~ p1_skip;
+  assign \$562  = \$417 [7:0] > 1'h0;
+  assign \$563  = \$561  & \$562 ;
+  assign \$564  = \$417 [7:0] <= 6'h20;
+  assign \$565  = \$563  & \$564 ;
+  assign \$567  = vdelp1 ? dgrp1 : grp1;
+  assign \$568  = vdelp1 ? dgrp1 : grp1;
+  assign \$569  = vdelp1 ? dgrp1 : grp1;
+  assign \$570  = vdelp1 ? dgrp1 : grp1;
+  assign \$571  = vdelp1 ? dgrp1 : grp1;
+  assign \$572  = vdelp1 ? dgrp1 : grp1;
+  assign \$573  = vdelp1 ? dgrp1 : grp1;
+  assign \$574  = vdelp1 ? dgrp1 : grp1;
+  assign \$575  = vdelp1 ? dgrp1 : grp1;
+  assign \$576  = refp1 ? { \$574 [0], \$573 [1], \$572 [2], \$571 [3], \$570 [4], \$569 [5], \$568 [6], \$567 [7] } : \$575 ;
+  assign \$577  = ~ \idx$133 ;
+  assign \$578  = \$576  >> \$577 ;
+  assign \bit$136  = \hit$132  & \$578 ;
+  assign \$579  = x - posm0;
+  assign \$580  = $signed(\$579 [9:0]) < $signed(1'h0);
+  assign \$581  = $signed(\$579 [9:0]) + $signed(9'h0a0);
+  assign \$582  = \$580  ? \$581  : { \$579 [9], \$579 [9:0] };
+  assign \$583  = m0_mode == 1'h1;
+  assign size = nusiz0[5:4] | { 1'h0, \$583  };
+  assign \$584  = 1'h1 << size;
+  assign \$585  = \$582 [7:0] >= 1'h0;
+  assign \$586  = 1'h0 + \$584 [5:0];
+  assign \$587  = \$582 [7:0] < \$586 ;
+  assign \$588  = \$585  & \$587 ;
+  assign \$589  = \$582 [7:0] >= 1'h0;
+  assign \$590  = 1'h0 + \$584 [5:0];
+  assign \$591  = \$582 [7:0] < \$590 ;
+  assign \$592  = \$589  & \$591 ;
+  assign \$593  = \$582 [7:0] >= 5'h10;
+  assign \$594  = 5'h10 + \$584 [5:0];
+  assign \$595  = \$582 [7:0] < \$594 ;
+  assign \$596  = \$593  & \$595 ;
+  assign \$597  = \$592  | \$596 ;
+  assign \$598  = \$582 [7:0] >= 1'h0;
+  assign \$599  = 1'h0 + \$584 [5:0];
+  assign \$600  = \$582 [7:0] < \$599 ;
+  assign \$601  = \$598  & \$600 ;
+  assign \$602  = \$582 [7:0] >= 6'h20;
+  assign \$603  = 6'h20 + \$584 [5:0];
+  assign \$604  = \$582 [7:0] < \$603 ;
+  assign \$605  = \$602  & \$604 ;
+  assign \$606  = \$601  | \$605 ;
+  assign \$607  = \$582 [7:0] >= 1'h0;
+  assign \$608  = 1'h0 + \$584 [5:0];
+  assign \$609  = \$582 [7:0] < \$608 ;
+  assign \$610  = \$607  & \$609 ;
+  assign \$611  = \$582 [7:0] >= 5'h10;
+  assign \$612  = 5'h10 + \$584 [5:0];
+  assign \$613  = \$582 [7:0] < \$612 ;
+  assign \$614  = \$611  & \$613 ;
+  assign \$615  = \$610  | \$614 ;
+  assign \$616  = \$582 [7:0] >= 6'h20;
+  assign \$617  = 6'h20 + \$584 [5:0];
+  assign \$618  = \$582 [7:0] < \$617 ;
+  assign \$619  = \$616  & \$618 ;
+  assign \$620  = \$615  | \$619 ;
+  assign \$621  = \$582 [7:0] >= 1'h0;
+  assign \$622  = 1'h0 + \$584 [5:0];
+  assign \$623  = \$582 [7:0] < \$622 ;
+  assign \$624  = \$621  & \$623 ;
+  assign \$625  = \$582 [7:0] >= 7'h40;
+  assign \$626  = 7'h40 + \$584 [5:0];
+  assign \$627  = \$582 [7:0] < \$626 ;
+  assign \$628  = \$625  & \$627 ;
+  assign \$629  = \$624  | \$628 ;
+  assign \$630  = \$582 [7:0] >= 1'h0;
+  assign \$631  = 1'h0 + \$584 [5:0];
+  assign \$632  = \$582 [7:0] < \$631 ;
   assign \$633  = \$630  & \$632 ;
-  assign \$634  = \$629  | \$633 ;
-  assign \$635  = \$620 [7:0] >= 1'h0;
-  assign \$636  = 1'h0 + \$621 [5:0];
-  assign \$637  = \$620 [7:0] < \$636 ;
-  assign \$638  = \$635  & \$637 ;
-  assign \$639  = \$620 [7:0] >= 6'h20;
-  assign \$640  = 6'h20 + \$621 [5:0];
-  assign \$641  = \$620 [7:0] < \$640 ;
-  assign \$642  = \$639  & \$641 ;
-  assign \$643  = \$638  | \$642 ;
-  assign \$644  = \$620 [7:0] >= 1'h0;
-  assign \$645  = 1'h0 + \$621 [5:0];
-  assign \$646  = \$620 [7:0] < \$645 ;
-  assign \$647  = \$644  & \$646 ;
-  assign \$648  = \$620 [7:0] >= 5'h10;
-  assign \$649  = 5'h10 + \$621 [5:0];
-  assign \$650  = \$620 [7:0] < \$649 ;
+  assign \$634  = \$582 [7:0] >= 1'h0;
+  assign \$635  = 1'h0 + \$584 [5:0];
+  assign \$636  = \$582 [7:0] < \$635 ;
+  assign \$637  = \$634  & \$636 ;
+  assign \$638  = \$582 [7:0] >= 6'h20;
+  assign \$639  = 6'h20 + \$584 [5:0];
+  assign \$640  = \$582 [7:0] < \$639 ;
+  assign \$641  = \$638  & \$640 ;
+  assign \$642  = \$637  | \$641 ;
+  assign \$643  = \$582 [7:0] >= 7'h40;
+  assign \$644  = 7'h40 + \$584 [5:0];
+  assign \$645  = \$582 [7:0] < \$644 ;
+  assign \$646  = \$643  & \$645 ;
+  assign \$647  = \$642  | \$646 ;
+  assign \$648  = \$582 [7:0] >= 1'h0;
+  assign \$649  = 1'h0 + \$584 [5:0];
+  assign \$650  = \$582 [7:0] < \$649 ;
   assign \$651  = \$648  & \$650 ;
-  assign \$652  = \$647  | \$651 ;
-  assign \$653  = \$620 [7:0] >= 6'h20;
-  assign \$654  = 6'h20 + \$621 [5:0];
-  assign \$655  = \$620 [7:0] < \$654 ;
-  assign \$656  = \$653  & \$655 ;
-  assign \$657  = \$652  | \$656 ;
-  assign \$658  = \$620 [7:0] >= 1'h0;
-  assign \$659  = 1'h0 + \$621 [5:0];
-  assign \$660  = \$620 [7:0] < \$659 ;
-  assign \$661  = \$658  & \$660 ;
-  assign \$662  = \$620 [7:0] >= 7'h40;
-  assign \$663  = 7'h40 + \$621 [5:0];
-  assign \$664  = \$620 [7:0] < \$663 ;
-  assign \$665  = \$662  & \$664 ;
-  assign \$666  = \$661  | \$665 ;
-  assign \$667  = \$620 [7:0] >= 1'h0;
-  assign \$668  = 1'h0 + \$621 [5:0];
-  assign \$669  = \$620 [7:0] < \$668 ;
-  assign \$670  = \$667  & \$669 ;
-  assign \$671  = \$620 [7:0] >= 1'h0;
-  assign \$672  = 1'h0 + \$621 [5:0];
-  assign \$673  = \$620 [7:0] < \$672 ;
-  assign \$674  = \$671  & \$673 ;
-  assign \$675  = \$620 [7:0] >= 6'h20;
-  assign \$676  = 6'h20 + \$621 [5:0];
-  assign \$677  = \$620 [7:0] < \$676 ;
-  assign \$678  = \$675  & \$677 ;
-  assign \$679  = \$674  | \$678 ;
-  assign \$680  = \$620 [7:0] >= 7'h40;
-  assign \$681  = 7'h40 + \$621 [5:0];
-  assign \$682  = \$620 [7:0] < \$681 ;
-  assign \$683  = \$680  & \$682 ;
-  assign \$684  = \$679  | \$683 ;
-  assign \$685  = \$620 [7:0] >= 1'h0;
-  assign \$686  = 1'h0 + \$621 [5:0];
-  assign \$687  = \$620 [7:0] < \$686 ;
-  assign \$688  = \$685  & \$687 ;
-  assign \$689  = x - posbl;
-  assign \$690  = $signed(\$689 [9:0]) < $signed(1'h0);
-  assign \$691  = $signed(\$689 [9:0]) + $signed(9'h0a0);
-  assign \$692  = \$690  ? \$691  : { \$689 [9], \$689 [9:0] };
-  assign \$693  = 1'h1 << ctrlpf[5:4];
-  assign \$695  = \$694 [5:0] < 5'h14;
-  assign \$696  = 6'h27 - \$694 [5:0];
-  assign \$697  = \$694 [5:0] - 5'h14;
-  assign \$698  = pf_reflect ? \$696  : \$697 ;
-  assign \$699  = \$695  ? { 1'h0, \$694 [5:0] } : \$698 ;
-  assign \$700  = \$699 [4:0] < 3'h4;
-  assign \$701  = \$699 [4:0] >= 4'hc;
-  assign \$702  = \$700  | \$701 ;
-  assign \$703  = 4'hf - \$699 [4:0];
-  assign \$704  = \$702  ? { 1'h0, \$699 [4:0] } : \$703 ;
-  assign pfb = pf >> \$704 [4:0];
-  assign \$705  = | pf;
-  assign \$706  = vdelp0 ? dgrp0 : grp0;
-  assign \$707  = vdelp0 ? dgrp0 : grp0;
-  assign \$708  = vdelp0 ? dgrp0 : grp0;
-  assign \$709  = vdelp0 ? dgrp0 : grp0;
-  assign \$710  = vdelp0 ? dgrp0 : grp0;
-  assign \$711  = vdelp0 ? dgrp0 : grp0;
-  assign \$712  = vdelp0 ? dgrp0 : grp0;
-  assign \$713  = vdelp0 ? dgrp0 : grp0;
-  assign \$714  = vdelp0 ? dgrp0 : grp0;
-  assign \$715  = refp0 ? { \$713 [0], \$712 [1], \$711 [2], \$710 [3], \$709 [4], \$708 [5], \$707 [6], \$706 [7] } : \$714 ;
-  assign \$716  = ! \$715 ;
-  assign \$717  = \$705  & \$716 ;
-  assign \$718  = vdelp1 ? dgrp1 : grp1;
-  assign \$719  = vdelp1 ? dgrp1 : grp1;
-  assign \$720  = vdelp1 ? dgrp1 : grp1;
-  assign \$721  = vdelp1 ? dgrp1 : grp1;
-  assign \$722  = vdelp1 ? dgrp1 : grp1;
-  assign \$723  = vdelp1 ? dgrp1 : grp1;
-  assign \$724  = vdelp1 ? dgrp1 : grp1;
-  assign \$725  = vdelp1 ? dgrp1 : grp1;
-  assign \$726  = vdelp1 ? dgrp1 : grp1;
-  assign \$727  = refp1 ? { \$725 [0], \$724 [1], \$723 [2], \$722 [3], \$721 [4], \$720 [5], \$719 [6], \$718 [7] } : \$726 ;
-  assign \$728  = ! \$727 ;
-  assign \$729  = \$717  & \$728 ;
-  assign \$730  = ~ resmp0;
-  assign \$731  = enam0 & \$730 ;
-  assign \$732  = ~ \$731 ;
-  assign \$733  = \$729  & \$732 ;
-  assign \$734  = ~ resmp1;
-  assign \$735  = enam1 & \$734 ;
-  assign \$736  = ~ \$735 ;
-  assign \$737  = \$733  & \$736 ;
-  assign \$738  = vdelbl ? denabl : enabl;
-  assign \$739  = ~ \$738 ;
-  assign \$740  = \$737  & \$739 ;
-  assign \$741  = \$740  & ctrlpf[1];
-  assign \$742  = x < 7'h50;
-  assign \$743  = \$742  ? 2'h2 : 2'h3;
-  assign \$744  = pfb ? \$743  : 2'h0;
-  assign \$745  = \$692 [7:0] < \$693 [5:0];
-  assign \$746  = vdelbl ? denabl : enabl;
-  assign \$747  = \$745  & \$746 ;
-  assign \$748  = pfb | \$747 ;
-  assign \$749  = ~ resmp0;
-  assign \$750  = enam0 & \$749 ;
-  assign \$751  = \hit$144  & \$750 ;
-  assign \$752  = m0_mode == 2'h2;
-  assign \$753  = ~ \$752 ;
-  assign \$754  = \$751  & \$753 ;
-  assign \$755  = \bit  | \$754 ;
-  assign \$756  = ~ resmp1;
-  assign \$757  = enam1 & \$756 ;
-  assign \$758  = \hit$149  & \$757 ;
-  assign \$761  = \bit$139  | \$760 ;
-  assign \$762  = x < 7'h50;
-  assign \$763  = \$762  ? 2'h2 : 2'h3;
-  assign \$764  = ctrlpf[1] ? \$763  : 2'h1;
-  assign \$765  = \$692 [7:0] < \$693 [5:0];
-  assign \$766  = vdelbl ? denabl : enabl;
-  assign \$767  = \$765  & \$766 ;
-  assign \$768  = \$767  ? 1'h1 : 1'h0;
-  assign \$769  = pfb ? \$764  : { 1'h0, \$768  };
-  assign \$770  = ~ resmp0;
-  assign \$771  = enam0 & \$770 ;
-  assign \$772  = \hit$144  & \$771 ;
-  assign \$773  = m0_mode == 2'h2;
+  assign \$652  = x - posm1;
+  assign \$653  = $signed(\$652 [9:0]) < $signed(1'h0);
+  assign \$654  = $signed(\$652 [9:0]) + $signed(9'h0a0);
+  assign \$655  = \$653  ? \$654  : { \$652 [9], \$652 [9:0] };
+  assign \$656  = 1'h1 << \size$144 ;
+  assign \$657  = \$655 [7:0] >= 1'h0;
+  assign \$658  = 1'h0 + \$656 [5:0];
+  assign \$659  = \$655 [7:0] < \$658 ;
+  assign \$660  = \$657  & \$659 ;
+  assign \$661  = \$655 [7:0] >= 1'h0;
+  assign \$662  = 1'h0 + \$656 [5:0];
+  assign \$663  = \$655 [7:0] < \$662 ;
+  assign \$664  = \$661  & \$663 ;
+  assign \$665  = \$655 [7:0] >= 5'h10;
+  assign \$666  = 5'h10 + \$656 [5:0];
+  assign \$667  = \$655 [7:0] < \$666 ;
+  assign \$668  = \$665  & \$667 ;
+  assign \$669  = \$664  | \$668 ;
+  assign \$670  = \$655 [7:0] >= 1'h0;
+  assign \$671  = 1'h0 + \$656 [5:0];
+  assign \$672  = \$655 [7:0] < \$671 ;
+  assign \$673  = \$670  & \$672 ;
+  assign \$674  = \$655 [7:0] >= 6'h20;
+  assign \$675  = 6'h20 + \$656 [5:0];
+  assign \$676  = \$655 [7:0] < \$675 ;
+  assign \$677  = \$674  & \$676 ;
+  assign \$678  = \$673  | \$677 ;
+  assign \$679  = \$655 [7:0] >= 1'h0;
+  assign \$680  = 1'h0 + \$656 [5:0];
+  assign \$681  = \$655 [7:0] < \$680 ;
+  assign \$682  = \$679  & \$681 ;
+  assign \$683  = \$655 [7:0] >= 5'h10;
+  assign \$684  = 5'h10 + \$656 [5:0];
+  assign \$685  = \$655 [7:0] < \$684 ;
+  assign \$686  = \$683  & \$685 ;
+  assign \$687  = \$682  | \$686 ;
+  assign \$688  = \$655 [7:0] >= 6'h20;
+  assign \$689  = 6'h20 + \$656 [5:0];
+  assign \$690  = \$655 [7:0] < \$689 ;
+  assign \$691  = \$688  & \$690 ;
+  assign \$692  = \$687  | \$691 ;
+  assign \$693  = \$655 [7:0] >= 1'h0;
+  assign \$694  = 1'h0 + \$656 [5:0];
+  assign \$695  = \$655 [7:0] < \$694 ;
+  assign \$696  = \$693  & \$695 ;
+  assign \$697  = \$655 [7:0] >= 7'h40;
+  assign \$698  = 7'h40 + \$656 [5:0];
+  assign \$699  = \$655 [7:0] < \$698 ;
+  assign \$700  = \$697  & \$699 ;
+  assign \$701  = \$696  | \$700 ;
+  assign \$702  = \$655 [7:0] >= 1'h0;
+  assign \$703  = 1'h0 + \$656 [5:0];
+  assign \$704  = \$655 [7:0] < \$703 ;
+  assign \$705  = \$702  & \$704 ;
+  assign \$706  = \$655 [7:0] >= 1'h0;
+  assign \$707  = 1'h0 + \$656 [5:0];
+  assign \$708  = \$655 [7:0] < \$707 ;
+  assign \$709  = \$706  & \$708 ;
+  assign \$710  = \$655 [7:0] >= 6'h20;
+  assign \$711  = 6'h20 + \$656 [5:0];
+  assign \$712  = \$655 [7:0] < \$711 ;
+  assign \$713  = \$710  & \$712 ;
+  assign \$714  = \$709  | \$713 ;
+  assign \$715  = \$655 [7:0] >= 7'h40;
+  assign \$716  = 7'h40 + \$656 [5:0];
+  assign \$717  = \$655 [7:0] < \$716 ;
+  assign \$718  = \$715  & \$717 ;
+  assign \$719  = \$714  | \$718 ;
+  assign \$720  = \$655 [7:0] >= 1'h0;
+  assign \$721  = 1'h0 + \$656 [5:0];
+  assign \$722  = \$655 [7:0] < \$721 ;
+  assign \$723  = \$720  & \$722 ;
+  assign \$724  = x - posbl;
+  assign \$725  = $signed(\$724 [9:0]) < $signed(1'h0);
+  assign \$726  = $signed(\$724 [9:0]) + $signed(9'h0a0);
+  assign \$727  = \$725  ? \$726  : { \$724 [9], \$724 [9:0] };
+  assign \$728  = 1'h1 << ctrlpf[5:4];
+  assign \$730  = \$729 [5:0] < 5'h14;
+  assign \$731  = 6'h27 - \$729 [5:0];
+  assign \$732  = \$729 [5:0] - 5'h14;
+  assign \$733  = pf_reflect ? \$731  : \$732 ;
+  assign \$734  = \$730  ? { 1'h0, \$729 [5:0] } : \$733 ;
+  assign \$735  = \$734 [4:0] < 3'h4;
+  assign \$736  = \$734 [4:0] >= 4'hc;
+  assign \$737  = \$735  | \$736 ;
+  assign \$738  = 4'hf - \$734 [4:0];
+  assign \$739  = \$737  ? { 1'h0, \$734 [4:0] } : \$738 ;
+  assign pfb = pf >> \$739 [4:0];
+  assign \$740  = | pf;
+  assign \$741  = vdelp0 ? dgrp0 : grp0;
+  assign \$742  = vdelp0 ? dgrp0 : grp0;
+  assign \$743  = vdelp0 ? dgrp0 : grp0;
+  assign \$744  = vdelp0 ? dgrp0 : grp0;
+  assign \$745  = vdelp0 ? dgrp0 : grp0;
+  assign \$746  = vdelp0 ? dgrp0 : grp0;
+  assign \$747  = vdelp0 ? dgrp0 : grp0;
+  assign \$748  = vdelp0 ? dgrp0 : grp0;
+  assign \$749  = vdelp0 ? dgrp0 : grp0;
+  assign \$750  = refp0 ? { \$748 [0], \$747 [1], \$746 [2], \$745 [3], \$744 [4], \$743 [5], \$742 [6], \$741 [7] } : \$749 ;
+  assign \$751  = ! \$750 ;
+  assign \$752  = \$740  & \$751 ;
+  assign \$753  = vdelp1 ? dgrp1 : grp1;
+  assign \$754  = vdelp1 ? dgrp1 : grp1;
+  assign \$755  = vdelp1 ? dgrp1 : grp1;
+  assign \$756  = vdelp1 ? dgrp1 : grp1;
+  assign \$757  = vdelp1 ? dgrp1 : grp1;
+  assign \$758  = vdelp1 ? dgrp1 : grp1;
+  assign \$759  = vdelp1 ? dgrp1 : grp1;
+  assign \$760  = vdelp1 ? dgrp1 : grp1;
+  assign \$761  = vdelp1 ? dgrp1 : grp1;
+  assign \$762  = refp1 ? { \$760 [0], \$759 [1], \$758 [2], \$757 [3], \$756 [4], \$755 [5], \$754 [6], \$753 [7] } : \$761 ;
+  assign \$763  = ! \$762 ;
+  assign \$764  = \$752  & \$763 ;
+  assign \$765  = ~ resmp0;
+  assign \$766  = enam0 & \$765 ;
+  assign \$767  = ~ \$766 ;
+  assign \$768  = \$764  & \$767 ;
+  assign \$769  = ~ resmp1;
+  assign \$770  = enam1 & \$769 ;
+  assign \$771  = ~ \$770 ;
+  assign \$772  = \$768  & \$771 ;
+  assign \$773  = vdelbl ? denabl : enabl;
   assign \$774  = ~ \$773 ;
   assign \$775  = \$772  & \$774 ;
-  assign \$776  = \bit  | \$775 ;
-  assign \$777  = ~ resmp1;
-  assign \$778  = enam1 & \$777 ;
-  assign \$779  = \hit$149  & \$778 ;
-  assign \$782  = \bit$139  | \$781 ;
-  assign \$783  = c0 == 2'h2;
-  assign \$784  = \$783  ? 2'h2 : 2'h3;
-  assign \$785  = x < 4'h8;
-  assign \$786  = hmove_blank & \$785 ;
-  assign \$787  = vblank[1] | \$786 ;
-  assign \$788  = \port$5520$4 [0] & clocks__0__odd_last_frame;
-  assign clocks__0__pixel = \$787  ? 8'h00 : { \$789 , \$788  };
-  assign \$790  = ~ resmp0;
-  assign \$791  = enam0 & \$790 ;
-  assign \$792  = \hit$144  & \$791 ;
-  assign \$793  = m0_mode == 2'h2;
-  assign \$794  = ~ \$793 ;
-  assign \$795  = \$792  & \$794 ;
-  assign \$796  = \$795  & \bit$139 ;
-  assign \$797  = ~ resmp0;
-  assign \$798  = enam0 & \$797 ;
-  assign \$799  = \hit$144  & \$798 ;
-  assign \$800  = m0_mode == 2'h2;
-  assign \$801  = ~ \$800 ;
-  assign \$802  = \$799  & \$801 ;
-  assign \$803  = \$802  & \bit ;
-  assign \$804  = ~ resmp1;
-  assign \$805  = enam1 & \$804 ;
-  assign \$806  = \hit$149  & \$805 ;
-  assign \$809  = \$808  & \bit ;
-  assign \$810  = ~ resmp1;
-  assign \$811  = enam1 & \$810 ;
-  assign \$812  = \hit$149  & \$811 ;
-  assign \$815  = \$814  & \bit$139 ;
-  assign \$816  = \bit  & pfb;
-  assign \$817  = \$692 [7:0] < \$693 [5:0];
-  assign \$818  = vdelbl ? denabl : enabl;
-  assign \$819  = \$817  & \$818 ;
-  assign \$820  = \bit  & \$819 ;
-  assign \$821  = \bit$139  & pfb;
-  assign \$822  = \$692 [7:0] < \$693 [5:0];
-  assign \$823  = vdelbl ? denabl : enabl;
-  assign \$824  = \$822  & \$823 ;
-  assign \$825  = \bit$139  & \$824 ;
-  assign \$826  = ~ resmp0;
-  assign \$827  = enam0 & \$826 ;
-  assign \$828  = \hit$144  & \$827 ;
-  assign \$829  = m0_mode == 2'h2;
-  assign \$830  = ~ \$829 ;
-  assign \$831  = \$828  & \$830 ;
-  assign \$832  = \$831  & pfb;
-  assign \$833  = ~ resmp0;
-  assign \$834  = enam0 & \$833 ;
-  assign \$835  = \hit$144  & \$834 ;
-  assign \$836  = m0_mode == 2'h2;
-  assign \$837  = ~ \$836 ;
-  assign \$838  = \$835  & \$837 ;
-  assign \$839  = \$692 [7:0] < \$693 [5:0];
-  assign \$840  = vdelbl ? denabl : enabl;
-  assign \$841  = \$839  & \$840 ;
-  assign \$842  = \$838  & \$841 ;
-  assign \$843  = ~ resmp1;
-  assign \$844  = enam1 & \$843 ;
-  assign \$845  = \hit$149  & \$844 ;
-  assign \$848  = \$847  & pfb;
-  assign \$849  = ~ resmp1;
-  assign \$850  = enam1 & \$849 ;
-  assign \$851  = \hit$149  & \$850 ;
-  assign \$854  = \$692 [7:0] < \$693 [5:0];
-  assign \$855  = vdelbl ? denabl : enabl;
-  assign \$856  = \$854  & \$855 ;
-  assign \$857  = \$853  & \$856 ;
-  assign \$858  = \$692 [7:0] < \$693 [5:0];
-  assign \$859  = vdelbl ? denabl : enabl;
-  assign \$860  = \$858  & \$859 ;
-  assign \$861  = \$860  & pfb;
-  assign \$862  = \bit  & \bit$139 ;
-  assign \$863  = ~ resmp0;
-  assign \$864  = enam0 & \$863 ;
-  assign \$865  = \hit$144  & \$864 ;
-  assign \$866  = m0_mode == 2'h2;
-  assign \$867  = ~ \$866 ;
-  assign \$868  = \$865  & \$867 ;
-  assign \$869  = ~ resmp1;
-  assign \$870  = enam1 & \$869 ;
-  assign \$871  = \hit$149  & \$870 ;
-  assign \$874  = \$868  & \$873 ;
-  assign \$875  = ~ vblank[1];
-  assign \$876  = clocks__0__drawn & \$875 ;
-  assign coll_vis = \$876  ? { \$874 , \$862 , \$861 , \$857 , \$848 , \$842 , \$832 , \$825 , \$821 , \$820 , \$816 , \$815 , \$809 , \$803 , \$796  } : 15'h0000;
-  assign \$877  = paddles__mode__0 == 1'h1;
-  assign \$878  = ! paddles__mode__0;
-  assign \$879  = ~ dump_enabled;
-  assign \$880  = \$878  & \$879 ;
-  assign \$881  = clocks__0__cyc >= paddle0_charge_at;
-  assign \$882  = \$880  & \$881 ;
-  assign \$883  = \$877  | \$882 ;
-  assign \$884  = paddles__mode__1 == 1'h1;
-  assign \$885  = ! paddles__mode__1;
-  assign \$886  = ~ dump_enabled;
-  assign \$887  = \$885  & \$886 ;
-  assign \$888  = clocks__0__cyc >= paddle1_charge_at;
-  assign \$889  = \$887  & \$888 ;
-  assign \$890  = \$884  | \$889 ;
-  assign \$891  = paddles__mode__2 == 1'h1;
-  assign \$892  = ! paddles__mode__2;
-  assign \$893  = ~ dump_enabled;
-  assign \$894  = \$892  & \$893 ;
-  assign \$895  = clocks__0__cyc >= paddle2_charge_at;
-  assign \$896  = \$894  & \$895 ;
-  assign \$897  = \$891  | \$896 ;
-  assign \$898  = paddles__mode__3 == 1'h1;
-  assign \$899  = ! paddles__mode__3;
-  assign \$900  = ~ dump_enabled;
-  assign \$901  = \$899  & \$900 ;
-  assign \$902  = clocks__0__cyc >= paddle3_charge_at;
-  assign \$903  = \$901  & \$902 ;
-  assign \$904  = \$898  | \$903 ;
-  assign \$905  = wr_hpos == 8'he3;
-  assign \$906  = wr_hpos + 1'h1;
-  assign \$907  = \$905  ? 9'h000 : \$906 ;
-  assign \$911  = wm > delay;
-  assign eff = \$911  ? wm : delay;
-  assign \$912  = wr_resp - posp0;
-  assign \$913  = $signed(\$912 [9:0]) < $signed(1'h0);
-  assign \$914  = $signed(\$912 [9:0]) + $signed(9'h0a0);
-  assign \$915  = \$913  ? \$914  : { \$912 [9], \$912 [9:0] };
-  assign \$916  = \$915 [7:0] >= 1'h0;
-  assign \$917  = \$915 [7:0] < 3'h4;
-  assign \$918  = \$916  & \$917 ;
-  assign \$920  = \$915 [7:0] >= 3'h4;
-  assign \$921  = \$915 [7:0] < 4'hc;
+  assign \$776  = \$775  & ctrlpf[1];
+  assign \$777  = x < 7'h50;
+  assign \$778  = \$777  ? 2'h2 : 2'h3;
+  assign \$779  = pfb ? \$778  : 2'h0;
+  assign \$780  = \$727 [7:0] < \$728 [5:0];
+  assign \$781  = vdelbl ? denabl : enabl;
+  assign \$782  = \$780  & \$781 ;
+  assign \$783  = pfb | \$782 ;
+  assign \$784  = ~ resmp0;
+  assign \$785  = enam0 & \$784 ;
+  assign \$786  = \hit$141  & \$785 ;
+  assign \$787  = m0_mode == 2'h2;
+  assign \$788  = ~ \$787 ;
+  assign \$789  = \$786  & \$788 ;
+  assign \$790  = \bit  | \$789 ;
+  assign \$791  = ~ resmp1;
+  assign \$792  = enam1 & \$791 ;
+  assign \$793  = \hit$146  & \$792 ;
+  assign \$796  = \bit$136  | \$795 ;
+  assign \$797  = x < 7'h50;
+  assign \$798  = \$797  ? 2'h2 : 2'h3;
+  assign \$799  = ctrlpf[1] ? \$798  : 2'h1;
+  assign \$800  = \$727 [7:0] < \$728 [5:0];
+  assign \$801  = vdelbl ? denabl : enabl;
+  assign \$802  = \$800  & \$801 ;
+  assign \$803  = \$802  ? 1'h1 : 1'h0;
+  assign \$804  = pfb ? \$799  : { 1'h0, \$803  };
+  assign \$805  = ~ resmp0;
+  assign \$806  = enam0 & \$805 ;
+  assign \$807  = \hit$141  & \$806 ;
+  assign \$808  = m0_mode == 2'h2;
+  assign \$809  = ~ \$808 ;
+  assign \$810  = \$807  & \$809 ;
+  assign \$811  = \bit  | \$810 ;
+  assign \$812  = ~ resmp1;
+  assign \$813  = enam1 & \$812 ;
+  assign \$814  = \hit$146  & \$813 ;
+  assign \$817  = \bit$136  | \$816 ;
+  assign \$818  = c0 == 2'h2;
+  assign \$819  = \$818  ? 2'h2 : 2'h3;
+  assign \$820  = x < 4'h8;
+  assign \$821  = hmove_blank & \$820 ;
+  assign \$822  = vblank[1] | \$821 ;
+  assign \$823  = \port$11059$4 [0] & clocks__0__odd_last_frame;
+  assign clocks__0__pixel = \$822  ? 8'h00 : { \$824 , \$823  };
+  assign \$825  = ~ resmp0;
+  assign \$826  = enam0 & \$825 ;
+  assign \$827  = \hit$141  & \$826 ;
+  assign \$828  = m0_mode == 2'h2;
+  assign \$829  = ~ \$828 ;
+  assign \$830  = \$827  & \$829 ;
+  assign \$831  = \$830  & \bit$136 ;
+  assign \$832  = ~ resmp0;
+  assign \$833  = enam0 & \$832 ;
+  assign \$834  = \hit$141  & \$833 ;
+  assign \$835  = m0_mode == 2'h2;
+  assign \$836  = ~ \$835 ;
+  assign \$837  = \$834  & \$836 ;
+  assign \$838  = \$837  & \bit ;
+  assign \$839  = ~ resmp1;
+  assign \$840  = enam1 & \$839 ;
+  assign \$841  = \hit$146  & \$840 ;
+  assign \$844  = \$843  & \bit ;
+  assign \$845  = ~ resmp1;
+  assign \$846  = enam1 & \$845 ;
+  assign \$847  = \hit$146  & \$846 ;
+  assign \$850  = \$849  & \bit$136 ;
+  assign \$851  = \bit  & pfb;
+  assign \$852  = \$727 [7:0] < \$728 [5:0];
+  assign \$853  = vdelbl ? denabl : enabl;
+  assign \$854  = \$852  & \$853 ;
+  assign \$855  = \bit  & \$854 ;
+  assign \$856  = \bit$136  & pfb;
+  assign \$857  = \$727 [7:0] < \$728 [5:0];
+  assign \$858  = vdelbl ? denabl : enabl;
+  assign \$859  = \$857  & \$858 ;
+  assign \$860  = \bit$136  & \$859 ;
+  assign \$861  = ~ resmp0;
+  assign \$862  = enam0 & \$861 ;
+  assign \$863  = \hit$141  & \$862 ;
+  assign \$864  = m0_mode == 2'h2;
+  assign \$865  = ~ \$864 ;
+  assign \$866  = \$863  & \$865 ;
+  assign \$867  = \$866  & pfb;
+  assign \$868  = ~ resmp0;
+  assign \$869  = enam0 & \$868 ;
+  assign \$870  = \hit$141  & \$869 ;
+  assign \$871  = m0_mode == 2'h2;
+  assign \$872  = ~ \$871 ;
+  assign \$873  = \$870  & \$872 ;
+  assign \$874  = \$727 [7:0] < \$728 [5:0];
+  assign \$875  = vdelbl ? denabl : enabl;
+  assign \$876  = \$874  & \$875 ;
+  assign \$877  = \$873  & \$876 ;
+  assign \$878  = ~ resmp1;
+  assign \$879  = enam1 & \$878 ;
+  assign \$880  = \hit$146  & \$879 ;
+  assign \$883  = \$882  & pfb;
+  assign \$884  = ~ resmp1;
+  assign \$885  = enam1 & \$884 ;
+  assign \$886  = \hit$146  & \$885 ;
+  assign \$889  = \$727 [7:0] < \$728 [5:0];
+  assign \$890  = vdelbl ? denabl : enabl;
+  assign \$891  = \$889  & \$890 ;
+  assign \$892  = \$888  & \$891 ;
+  assign \$893  = \$727 [7:0] < \$728 [5:0];
+  assign \$894  = vdelbl ? denabl : enabl;
+  assign \$895  = \$893  & \$894 ;
+  assign \$896  = \$895  & pfb;
+  assign \$897  = \bit  & \bit$136 ;
+  assign \$898  = ~ resmp0;
+  assign \$899  = enam0 & \$898 ;
+  assign \$900  = \hit$141  & \$899 ;
+  assign \$901  = m0_mode == 2'h2;
+  assign \$902  = ~ \$901 ;
+  assign \$903  = \$900  & \$902 ;
+  assign \$904  = ~ resmp1;
+  assign \$905  = enam1 & \$904 ;
+  assign \$906  = \hit$146  & \$905 ;
+  assign \$909  = \$903  & \$908 ;
+  assign \$910  = ~ vblank[1];
+  assign \$911  = clocks__0__drawn & \$910 ;
+  assign coll_vis = \$911  ? { \$909 , \$897 , \$896 , \$892 , \$883 , \$877 , \$867 , \$860 , \$856 , \$855 , \$851 , \$850 , \$844 , \$838 , \$831  } : 15'h0000;
+  assign \$912  = paddles__mode__0 == 1'h1;
+  assign \$913  = ! paddles__mode__0;
+  assign \$914  = ~ dump_enabled;
+  assign \$915  = \$913  & \$914 ;
+  assign \$916  = clocks__0__cyc >= paddle0_charge_at;
+  assign \$917  = \$915  & \$916 ;
+  assign \$918  = \$912  | \$917 ;
+  assign \$919  = paddles__mode__1 == 1'h1;
+  assign \$920  = ! paddles__mode__1;
+  assign \$921  = ~ dump_enabled;
   assign \$922  = \$920  & \$921 ;
-  assign \$924  = \$915 [7:0] >= 1'h0;
-  assign \$925  = \$915 [7:0] < 3'h4;
-  assign \$926  = \$924  & \$925 ;
-  assign \$928  = \$915 [7:0] >= 5'h10;
-  assign \$929  = \$915 [7:0] < 5'h14;
-  assign \$930  = \$928  & \$929 ;
-  assign \$931  = \$927  | \$930 ;
-  assign \$932  = \$915 [7:0] >= 3'h4;
-  assign \$933  = \$915 [7:0] < 4'hc;
-  assign \$934  = \$932  & \$933 ;
-  assign \$936  = \$915 [7:0] >= 5'h14;
-  assign \$937  = \$915 [7:0] < 5'h1c;
+  assign \$923  = clocks__0__cyc >= paddle1_charge_at;
+  assign \$924  = \$922  & \$923 ;
+  assign \$925  = \$919  | \$924 ;
+  assign \$926  = paddles__mode__2 == 1'h1;
+  assign \$927  = ! paddles__mode__2;
+  assign \$928  = ~ dump_enabled;
+  assign \$929  = \$927  & \$928 ;
+  assign \$930  = clocks__0__cyc >= paddle2_charge_at;
+  assign \$931  = \$929  & \$930 ;
+  assign \$932  = \$926  | \$931 ;
+  assign \$933  = paddles__mode__3 == 1'h1;
+  assign \$934  = ! paddles__mode__3;
+  assign \$935  = ~ dump_enabled;
+  assign \$936  = \$934  & \$935 ;
+  assign \$937  = clocks__0__cyc >= paddle3_charge_at;
   assign \$938  = \$936  & \$937 ;
-  assign \$939  = \$935  | \$938 ;
-  assign \$940  = \$915 [7:0] >= 1'h0;
-  assign \$941  = \$915 [7:0] < 3'h4;
-  assign \$942  = \$940  & \$941 ;
-  assign \$944  = \$915 [7:0] >= 6'h20;
-  assign \$945  = \$915 [7:0] < 6'h24;
-  assign \$946  = \$944  & \$945 ;
-  assign \$947  = \$943  | \$946 ;
-  assign \$948  = \$915 [7:0] >= 3'h4;
-  assign \$949  = \$915 [7:0] < 4'hc;
-  assign \$950  = \$948  & \$949 ;
-  assign \$952  = \$915 [7:0] >= 6'h24;
-  assign \$953  = \$915 [7:0] < 6'h2c;
-  assign \$954  = \$952  & \$953 ;
-  assign \$955  = \$951  | \$954 ;
-  assign \$956  = \$915 [7:0] >= 1'h0;
-  assign \$957  = \$915 [7:0] < 3'h4;
-  assign \$958  = \$956  & \$957 ;
-  assign \$960  = \$915 [7:0] >= 5'h10;
-  assign \$961  = \$915 [7:0] < 5'h14;
-  assign \$962  = \$960  & \$961 ;
-  assign \$963  = \$959  | \$962 ;
-  assign \$964  = \$915 [7:0] >= 6'h20;
-  assign \$965  = \$915 [7:0] < 6'h24;
-  assign \$966  = \$964  & \$965 ;
-  assign \$967  = \$963  | \$966 ;
-  assign \$968  = \$915 [7:0] >= 3'h4;
-  assign \$969  = \$915 [7:0] < 4'hc;
-  assign \$970  = \$968  & \$969 ;
-  assign \$972  = \$915 [7:0] >= 5'h14;
-  assign \$973  = \$915 [7:0] < 5'h1c;
-  assign \$974  = \$972  & \$973 ;
-  assign \$975  = \$971  | \$974 ;
-  assign \$976  = \$915 [7:0] >= 6'h24;
-  assign \$977  = \$915 [7:0] < 6'h2c;
-  assign \$978  = \$976  & \$977 ;
-  assign \$979  = \$975  | \$978 ;
-  assign \$980  = \$915 [7:0] >= 1'h0;
-  assign \$981  = \$915 [7:0] < 3'h4;
-  assign \$982  = \$980  & \$981 ;
-  assign \$984  = \$915 [7:0] >= 7'h40;
-  assign \$985  = \$915 [7:0] < 7'h44;
-  assign \$986  = \$984  & \$985 ;
-  assign \$987  = \$983  | \$986 ;
-  assign \$988  = \$915 [7:0] >= 3'h4;
-  assign \$989  = \$915 [7:0] < 4'hc;
-  assign \$990  = \$988  & \$989 ;
-  assign \$992  = \$915 [7:0] >= 7'h44;
-  assign \$993  = \$915 [7:0] < 7'h4c;
-  assign \$994  = \$992  & \$993 ;
-  assign \$995  = \$991  | \$994 ;
-  assign \$996  = \$915 [7:0] >= 1'h0;
-  assign \$997  = \$915 [7:0] < 3'h4;
-  assign \$998  = \$996  & \$997 ;
-  assign \$1000  = \$915 [7:0] >= 3'h4;
-  assign \$1001  = \$915 [7:0] < 5'h14;
-  assign \$1002  = \$1000  & \$1001 ;
-  assign \$1004  = \$915 [7:0] >= 1'h0;
-  assign \$1005  = \$915 [7:0] < 3'h4;
-  assign \$1006  = \$1004  & \$1005 ;
-  assign \$1008  = \$915 [7:0] >= 6'h20;
-  assign \$1009  = \$915 [7:0] < 6'h24;
-  assign \$1010  = \$1008  & \$1009 ;
-  assign \$1011  = \$1007  | \$1010 ;
-  assign \$1012  = \$915 [7:0] >= 7'h40;
-  assign \$1013  = \$915 [7:0] < 7'h44;
-  assign \$1014  = \$1012  & \$1013 ;
-  assign \$1015  = \$1011  | \$1014 ;
-  assign \$1016  = \$915 [7:0] >= 3'h4;
-  assign \$1017  = \$915 [7:0] < 4'hc;
-  assign \$1018  = \$1016  & \$1017 ;
-  assign \$1020  = \$915 [7:0] >= 6'h24;
-  assign \$1021  = \$915 [7:0] < 6'h2c;
-  assign \$1022  = \$1020  & \$1021 ;
-  assign \$1023  = \$1019  | \$1022 ;
-  assign \$1024  = \$915 [7:0] >= 7'h44;
-  assign \$1025  = \$915 [7:0] < 7'h4c;
-  assign \$1026  = \$1024  & \$1025 ;
-  assign \$1027  = \$1023  | \$1026 ;
-  assign \$1028  = \$915 [7:0] >= 1'h0;
-  assign \$1029  = \$915 [7:0] < 3'h4;
-  assign \$1030  = \$1028  & \$1029 ;
-  assign \$1032  = \$915 [7:0] >= 3'h4;
-  assign \$1033  = \$915 [7:0] < 6'h24;
-  assign \$1034  = \$1032  & \$1033 ;
-  assign \$1036  = wr_resp - posp1;
-  assign \$1037  = $signed(\$1036 [9:0]) < $signed(1'h0);
-  assign \$1038  = $signed(\$1036 [9:0]) + $signed(9'h0a0);
-  assign \$1039  = \$1037  ? \$1038  : { \$1036 [9], \$1036 [9:0] };
-  assign \$1040  = \$1039 [7:0] >= 1'h0;
-  assign \$1041  = \$1039 [7:0] < 3'h4;
-  assign \$1042  = \$1040  & \$1041 ;
-  assign \$1044  = \$1039 [7:0] >= 3'h4;
-  assign \$1045  = \$1039 [7:0] < 4'hc;
-  assign \$1046  = \$1044  & \$1045 ;
-  assign \$1048  = \$1039 [7:0] >= 1'h0;
-  assign \$1049  = \$1039 [7:0] < 3'h4;
-  assign \$1050  = \$1048  & \$1049 ;
-  assign \$1052  = \$1039 [7:0] >= 5'h10;
-  assign \$1053  = \$1039 [7:0] < 5'h14;
-  assign \$1054  = \$1052  & \$1053 ;
-  assign \$1055  = \$1051  | \$1054 ;
-  assign \$1056  = \$1039 [7:0] >= 3'h4;
-  assign \$1057  = \$1039 [7:0] < 4'hc;
-  assign \$1058  = \$1056  & \$1057 ;
-  assign \$1060  = \$1039 [7:0] >= 5'h14;
-  assign \$1061  = \$1039 [7:0] < 5'h1c;
-  assign \$1062  = \$1060  & \$1061 ;
-  assign \$1063  = \$1059  | \$1062 ;
-  assign \$1064  = \$1039 [7:0] >= 1'h0;
-  assign \$1065  = \$1039 [7:0] < 3'h4;
-  assign \$1066  = \$1064  & \$1065 ;
-  assign \$1068  = \$1039 [7:0] >= 6'h20;
-  assign \$1069  = \$1039 [7:0] < 6'h24;
-  assign \$1070  = \$1068  & \$1069 ;
-  assign \$1071  = \$1067  | \$1070 ;
-  assign \$1072  = \$1039 [7:0] >= 3'h4;
-  assign \$1073  = \$1039 [7:0] < 4'hc;
-  assign \$1074  = \$1072  & \$1073 ;
-  assign \$1076  = \$1039 [7:0] >= 6'h24;
-  assign \$1077  = \$1039 [7:0] < 6'h2c;
-  assign \$1078  = \$1076  & \$1077 ;
-  assign \$1079  = \$1075  | \$1078 ;
-  assign \$1080  = \$1039 [7:0] >= 1'h0;
-  assign \$1081  = \$1039 [7:0] < 3'h4;
-  assign \$1082  = \$1080  & \$1081 ;
-  assign \$1084  = \$1039 [7:0] >= 5'h10;
-  assign \$1085  = \$1039 [7:0] < 5'h14;
-  assign \$1086  = \$1084  & \$1085 ;
-  assign \$1087  = \$1083  | \$1086 ;
-  assign \$1088  = \$1039 [7:0] >= 6'h20;
-  assign \$1089  = \$1039 [7:0] < 6'h24;
-  assign \$1090  = \$1088  & \$1089 ;
-  assign \$1091  = \$1087  | \$1090 ;
-  assign \$1092  = \$1039 [7:0] >= 3'h4;
-  assign \$1093  = \$1039 [7:0] < 4'hc;
-  assign \$1094  = \$1092  & \$1093 ;
-  assign \$1096  = \$1039 [7:0] >= 5'h14;
-  assign \$1097  = \$1039 [7:0] < 5'h1c;
-  assign \$1098  = \$1096  & \$1097 ;
-  assign \$1099  = \$1095  | \$1098 ;
-  assign \$1100  = \$1039 [7:0] >= 6'h24;
-  assign \$1101  = \$1039 [7:0] < 6'h2c;
-  assign \$1102  = \$1100  & \$1101 ;
-  assign \$1103  = \$1099  | \$1102 ;
-  assign \$1104  = \$1039 [7:0] >= 1'h0;
-  assign \$1105  = \$1039 [7:0] < 3'h4;
-  assign \$1106  = \$1104  & \$1105 ;
-  assign \$1108  = \$1039 [7:0] >= 7'h40;
-  assign \$1109  = \$1039 [7:0] < 7'h44;
-  assign \$1110  = \$1108  & \$1109 ;
-  assign \$1111  = \$1107  | \$1110 ;
-  assign \$1112  = \$1039 [7:0] >= 3'h4;
-  assign \$1113  = \$1039 [7:0] < 4'hc;
-  assign \$1114  = \$1112  & \$1113 ;
-  assign \$1116  = \$1039 [7:0] >= 7'h44;
-  assign \$1117  = \$1039 [7:0] < 7'h4c;
-  assign \$1118  = \$1116  & \$1117 ;
-  assign \$1119  = \$1115  | \$1118 ;
-  assign \$1120  = \$1039 [7:0] >= 1'h0;
-  assign \$1121  = \$1039 [7:0] < 3'h4;
-  assign \$1122  = \$1120  & \$1121 ;
-  assign \$1124  = \$1039 [7:0] >= 3'h4;
-  assign \$1125  = \$1039 [7:0] < 5'h14;
-  assign \$1126  = \$1124  & \$1125 ;
-  assign \$1128  = \$1039 [7:0] >= 1'h0;
-  assign \$1129  = \$1039 [7:0] < 3'h4;
-  assign \$1130  = \$1128  & \$1129 ;
-  assign \$1132  = \$1039 [7:0] >= 6'h20;
-  assign \$1133  = \$1039 [7:0] < 6'h24;
-  assign \$1134  = \$1132  & \$1133 ;
-  assign \$1135  = \$1131  | \$1134 ;
-  assign \$1136  = \$1039 [7:0] >= 7'h40;
-  assign \$1137  = \$1039 [7:0] < 7'h44;
-  assign \$1138  = \$1136  & \$1137 ;
-  assign \$1139  = \$1135  | \$1138 ;
-  assign \$1140  = \$1039 [7:0] >= 3'h4;
-  assign \$1141  = \$1039 [7:0] < 4'hc;
-  assign \$1142  = \$1140  & \$1141 ;
-  assign \$1144  = \$1039 [7:0] >= 6'h24;
-  assign \$1145  = \$1039 [7:0] < 6'h2c;
-  assign \$1146  = \$1144  & \$1145 ;
-  assign \$1147  = \$1143  | \$1146 ;
-  assign \$1148  = \$1039 [7:0] >= 7'h44;
-  assign \$1149  = \$1039 [7:0] < 7'h4c;
-  assign \$1150  = \$1148  & \$1149 ;
-  assign \$1151  = \$1147  | \$1150 ;
-  assign \$1152  = \$1039 [7:0] >= 1'h0;
-  assign \$1153  = \$1039 [7:0] < 3'h4;
-  assign \$1154  = \$1152  & \$1153 ;
-  assign \$1156  = \$1039 [7:0] >= 3'h4;
-  assign \$1157  = \$1039 [7:0] < 6'h24;
-  assign \$1158  = \$1156  & \$1157 ;
-  assign \$1160  = clocks__0__hpos == 8'he3;
-  assign \$1161  = clocks__0__line + \$1160 ;
-  assign \$1162  = cosmic_cnt + 1'h1;
-  assign \$1164  = posm0 - jump;
-  assign \$1165  = pend_cnt == 1'h1;
-  assign fire = pend & \$1165 ;
-  assign \$1166  = bus__strobe & bus__sel;
-  assign \$1167  = \$1166  & bus__write;
-  assign \$1168  = bus__addr[5:0] != 5'h10;
-  assign \$1169  = \$1167  & \$1168 ;
-  assign \$1170  = bus__addr[5:0] != 5'h11;
-  assign new_generic = \$1169  & \$1170 ;
-  assign \$1171  = ! eff;
-  assign \$1172  = new_generic & \$1171 ;
-  assign \$1173  = ap_cycle <= 5'h14;
-  assign \$1174  = ap_cycle == 7'h4b;
-  assign \$1175  = \$1173  | \$1174 ;
-  assign \$1176  = ap_cycle >= 6'h36;
-  assign \$1179  = \$1177  > \$1178 ;
-  assign \$1182  = \$1179  ? \$1180  : \$1181 ;
-  assign \$1183  = 4'h8 - \$1182 ;
-  assign \$1186  = \$1184  < \$1185 ;
-  assign \$1189  = \$1187  - \$1188 ;
-  assign \$1190  = \$1186  ? \$1189  : 5'h00;
-  assign \$1191  = - $signed(\$1190 );
-  assign \$1192  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
-  assign \$1193  = ap_cycle <= 5'h14;
-  assign \$1194  = ap_cycle == 7'h4b;
-  assign \$1195  = \$1193  | \$1194 ;
-  assign \$1196  = ap_cycle >= 6'h36;
-  assign \$1199  = \$1197  > \$1198 ;
-  assign \$1202  = \$1199  ? \$1200  : \$1201 ;
-  assign \$1203  = 4'h8 - \$1202 ;
-  assign \$1206  = \$1204  < \$1205 ;
-  assign \$1209  = \$1207  - \$1208 ;
-  assign \$1210  = \$1206  ? \$1209  : 5'h00;
-  assign \$1211  = - $signed(\$1210 );
-  assign \$1212  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$180 );
-  assign \$1213  = ap_cycle <= 5'h14;
-  assign \$1214  = ap_cycle == 7'h4b;
-  assign \$1215  = \$1213  | \$1214 ;
-  assign \$1216  = ap_cycle >= 6'h36;
-  assign \$1219  = \$1217  > \$1218 ;
-  assign \$1222  = \$1219  ? \$1220  : \$1221 ;
-  assign \$1223  = 4'h8 - \$1222 ;
-  assign \$1226  = \$1224  < \$1225 ;
-  assign \$1229  = \$1227  - \$1228 ;
-  assign \$1230  = \$1226  ? \$1229  : 5'h00;
-  assign \$1231  = - $signed(\$1230 );
-  assign \$1232  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$181 );
-  assign \$1233  = ap_cycle <= 5'h14;
-  assign \$1234  = ap_cycle == 7'h4b;
-  assign \$1235  = \$1233  | \$1234 ;
-  assign \$1236  = ap_cycle >= 6'h36;
-  assign \$1239  = \$1237  > \$1238 ;
-  assign \$1242  = \$1239  ? \$1240  : \$1241 ;
-  assign \$1243  = 4'h8 - \$1242 ;
-  assign \$1246  = \$1244  < \$1245 ;
-  assign \$1249  = \$1247  - \$1248 ;
-  assign \$1250  = \$1246  ? \$1249  : 5'h00;
-  assign \$1251  = - $signed(\$1250 );
-  assign \$1252  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$182 );
-  assign \$1253  = ap_cycle <= 5'h14;
-  assign \$1254  = ap_cycle == 7'h4b;
-  assign \$1255  = \$1253  | \$1254 ;
-  assign \$1256  = ap_cycle >= 6'h36;
-  assign \$1259  = \$1257  > \$1258 ;
-  assign \$1262  = \$1259  ? \$1260  : \$1261 ;
-  assign \$1263  = 4'h8 - \$1262 ;
-  assign \$1266  = \$1264  < \$1265 ;
-  assign \$1269  = \$1267  - \$1268 ;
-  assign \$1270  = \$1266  ? \$1269  : 5'h00;
-  assign \$1271  = - $signed(\$1270 );
-  assign \$1272  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$183 );
-  assign \$1273  = bus__strobe & bus__sel;
-  assign \$1274  = \$1273  & bus__write;
-  assign \$1275  = \port$5520$4 [0] ? 9'h156 : 9'h122;
-  assign \$1276  = \$1161 [15:0] > \$1275 ;
-  assign \$1277  = vsync_count >= 7'h4c;
-  assign \$1278  = vsync_armed & \$1277 ;
-  always @(posedge clk)
-    x <= \$1279 ;
-  always @(posedge clk)
-    paddle0_charge_at <= \$1280 ;
-  always @(posedge clk)
-    paddle1_charge_at <= \$1281 ;
-  always @(posedge clk)
-    paddle2_charge_at <= \$1282 ;
-  always @(posedge clk)
-    paddle3_charge_at <= \$1283 ;
-  always @(posedge clk)
-    coll_read <= \$1284 ;
-  always @(posedge clk)
-    inpt_read <= \$1285 ;
-  always @(posedge clk)
-    wr_hpos <= \$1286 ;
-  always @(posedge clk)
-    wr_phase <= \$1287 ;
-  always @(posedge clk)
-    wr_cycle <= \$1288 ;
-  always @(posedge clk)
-    wr_resm <= \$1289 ;
-  always @(posedge clk)
-    wr_resp <= \$1290 ;
-  always @(posedge clk)
-    wm <= \$1291 ;
-  always @(posedge clk)
-    since_hmove <= \$1292 ;
-  always @(posedge clk)
-    vsync_count <= \$1293 ;
-  always @(posedge clk)
-    collision <= \$1294 ;
-  always @(posedge clk)
-    p0_skip <= \$1295 ;
-  always @(posedge clk)
-    p1_skip <= \$1296 ;
-  always @(posedge clk)
-    pf_reflect <= \$1297 ;
-  always @(posedge clk)
-    cosmic_cnt <= \$1298 ;
-  always @(posedge clk)
-    posm0 <= \$1299 ;
-  always @(posedge clk)
-    m0_mode <= \$1300 ;
-  always @(posedge clk)
-    hmove_blank <= \$1301 ;
-  always @(posedge clk)
-    pend_cnt <= \$1302 ;
-  always @(posedge clk)
-    pend <= \$1303 ;
-  always @(posedge clk)
-    vblank <= \$1304 ;
-  always @(posedge clk)
-    nusiz0 <= \$1305 ;
-  always @(posedge clk)
-    nusiz1 <= \$1306 ;
-  always @(posedge clk)
-    colup0 <= \$1307 ;
-  always @(posedge clk)
-    colup1 <= \$1308 ;
-  always @(posedge clk)
-    colupf <= \$1309 ;
-  always @(posedge clk)
-    colubk <= \$1310 ;
-  always @(posedge clk)
-    ctrlpf <= \$1311 ;
-  always @(posedge clk)
-    refp0 <= \$1312 ;
-  always @(posedge clk)
-    refp1 <= \$1313 ;
-  always @(posedge clk)
-    pf <= \$1314 ;
-  always @(posedge clk)
-    posm1 <= \$1315 ;
-  always @(posedge clk)
-    posbl <= \$1316 ;
-  always @(posedge clk)
-    grp0 <= \$1317 ;
-  always @(posedge clk)
-    dgrp1 <= \$1318 ;
-  always @(posedge clk)
-    grp1 <= \$1319 ;
-  always @(posedge clk)
-    dgrp0 <= \$1320 ;
-  always @(posedge clk)
-    denabl <= \$1321 ;
-  always @(posedge clk)
-    enam0 <= \$1322 ;
-  always @(posedge clk)
-    enam1 <= \$1323 ;
-  always @(posedge clk)
-    enabl <= \$1324 ;
-  always @(posedge clk)
-    hmp0 <= \$1325 ;
-  always @(posedge clk)
-    hmp1 <= \$1326 ;
-  always @(posedge clk)
-    hmm0 <= \$1327 ;
-  always @(posedge clk)
-    cosmic <= \$1328 ;
-  always @(posedge clk)
-    hmm1 <= \$1329 ;
-  always @(posedge clk)
-    hmbl <= \$1330 ;
-  always @(posedge clk)
-    vdelp0 <= \$1331 ;
-  always @(posedge clk)
-    vdelp1 <= \$1332 ;
-  always @(posedge clk)
-    vdelbl <= \$1333 ;
-  always @(posedge clk)
-    resmp0 <= \$1334 ;
-  always @(posedge clk)
-    resmp1 <= \$1335 ;
-  always @(posedge clk)
-    posp0 <= \$1336 ;
-  always @(posedge clk)
-    posp1 <= \$1337 ;
-  always @(posedge clk)
-    rp0_cnt <= \$1338 ;
-  always @(posedge clk)
-    rp0_valid <= \$1339 ;
-  always @(posedge clk)
-    rp1_cnt <= \$1340 ;
-  always @(posedge clk)
-    rp1_valid <= \$1341 ;
-  always @(posedge clk)
-    vsync_armed <= \$1342 ;
-  always @(posedge clk)
-    dump_enabled <= \$1343 ;
-  always @(posedge clk)
-    dump_disabled_cycle <= \$1344 ;
-  always @(posedge clk)
-    vblank_dump <= \$1345 ;
-  always @(posedge clk)
-    wsync <= \$1346 ;
-  always @(posedge clk)
-    rp0_x <= \$1347 ;
-  always @(posedge clk)
-    rp0_skip <= \$1348 ;
-  always @(posedge clk)
-    rp1_x <= \$1349 ;
-  always @(posedge clk)
-    rp1_skip <= \$1350 ;
-  always @(posedge clk)
-    pend_addr <= \$1351 ;
-  always @(posedge clk)
-    pend_data <= \$1352 ;
-  always @(posedge clk)
-    pend_hpos <= \$1353 ;
-  always @(posedge clk)
-    pend_cycle <= \$1354 ;
-  always @(posedge clk)
-    pend_resm <= \$1355 ;
-  always @(posedge clk)
-    pend_since <= \$1356 ;
+  assign \$939  = \$933  | \$938 ;
+  assign \$940  = wr_hpos == 8'he3;
+  assign \$941  = wr_hpos + 1'h1;
+  assign \$942  = \$940  ? 9'h000 : \$941 ;
+  assign \$943  = wr_hpos == 8'he3;
+  assign \$944  = wr_phase == 2'h2;
+  assign \$945  = wr_cycle + 1'h1;
+  assign \$946  = \$944  ? \$945  : { 1'h0, wr_cycle };
+  assign \$947  = \$943  ? 8'h00 : \$946 ;
+  assign \$951  = wm > delay;
+  assign eff = \$951  ? wm : delay;
+  assign \$952  = ! wm;
+  assign \$953  = wr_resp - posp0;
+  assign \$954  = $signed(\$953 [9:0]) < $signed(1'h0);
+  assign \$955  = $signed(\$953 [9:0]) + $signed(9'h0a0);
+  assign \$956  = \$954  ? \$955  : { \$953 [9], \$953 [9:0] };
+  assign \$957  = \$956 [7:0] >= 1'h0;
+  assign \$958  = \$956 [7:0] < 3'h4;
+  assign \$959  = \$957  & \$958 ;
+  assign \$961  = \$956 [7:0] >= 3'h4;
+  assign \$962  = \$956 [7:0] < 4'hc;
+  assign \$963  = \$961  & \$962 ;
+  assign \$965  = \$956 [7:0] >= 1'h0;
+  assign \$966  = \$956 [7:0] < 3'h4;
+  assign \$967  = \$965  & \$966 ;
+  assign \$969  = \$956 [7:0] >= 5'h10;
+  assign \$970  = \$956 [7:0] < 5'h14;
+  assign \$971  = \$969  & \$970 ;
+  assign \$972  = \$968  | \$971 ;
+  assign \$973  = \$956 [7:0] >= 3'h4;
+  assign \$974  = \$956 [7:0] < 4'hc;
+  assign \$975  = \$973  & \$974 ;
+  assign \$977  = \$956 [7:0] >= 5'h14;
+  assign \$978  = \$956 [7:0] < 5'h1c;
+  assign \$979  = \$977  & \$978 ;
+  assign \$980  = \$976  | \$979 ;
+  assign \$981  = \$956 [7:0] >= 1'h0;
+  assign \$982  = \$956 [7:0] < 3'h4;
+  assign \$983  = \$981  & \$982 ;
+  assign \$985  = \$956 [7:0] >= 6'h20;
+  assign \$986  = \$956 [7:0] < 6'h24;
+  assign \$987  = \$985  & \$986 ;
+  assign \$988  = \$984  | \$987 ;
+  assign \$989  = \$956 [7:0] >= 3'h4;
+  assign \$990  = \$956 [7:0] < 4'hc;
+  assign \$991  = \$989  & \$990 ;
+  assign \$993  = \$956 [7:0] >= 6'h24;
+  assign \$994  = \$956 [7:0] < 6'h2c;
+  assign \$995  = \$993  & \$994 ;
+  assign \$996  = \$992  | \$995 ;
+  assign \$997  = \$956 [7:0] >= 1'h0;
+  assign \$998  = \$956 [7:0] < 3'h4;
+  assign \$999  = \$997  & \$998 ;
+  assign \$1001  = \$956 [7:0] >= 5'h10;
+  assign \$1002  = \$956 [7:0] < 5'h14;
+  assign \$1003  = \$1001  & \$1002 ;
+  assign \$1004  = \$1000  | \$1003 ;
+  assign \$1005  = \$956 [7:0] >= 6'h20;
+  assign \$1006  = \$956 [7:0] < 6'h24;
+  assign \$1007  = \$1005  & \$1006 ;
+  assign \$1008  = \$1004  | \$1007 ;
+  assign \$1009  = \$956 [7:0] >= 3'h4;
+  assign \$1010  = \$956 [7:0] < 4'hc;
+  assign \$1011  = \$1009  & \$1010 ;
+  assign \$1013  = \$956 [7:0] >= 5'h14;
+  assign \$1014  = \$956 [7:0] < 5'h1c;
+  assign \$1015  = \$1013  & \$1014 ;
+  assign \$1016  = \$1012  | \$1015 ;
+  assign \$1017  = \$956 [7:0] >= 6'h24;
+  assign \$1018  = \$956 [7:0] < 6'h2c;
+  assign \$1019  = \$1017  & \$1018 ;
+  assign \$1020  = \$1016  | \$1019 ;
+  assign \$1021  = \$956 [7:0] >= 1'h0;
+  assign \$1022  = \$956 [7:0] < 3'h4;
+  assign \$1023  = \$1021  & \$1022 ;
+  assign \$1025  = \$956 [7:0] >= 7'h40;
+  assign \$1026  = \$956 [7:0] < 7'h44;
+  assign \$1027  = \$1025  & \$1026 ;
+  assign \$1028  = \$1024  | \$1027 ;
+  assign \$1029  = \$956 [7:0] >= 3'h4;
+  assign \$1030  = \$956 [7:0] < 4'hc;
+  assign \$1031  = \$1029  & \$1030 ;
+  assign \$1033  = \$956 [7:0] >= 7'h44;
+  assign \$1034  = \$956 [7:0] < 7'h4c;
+  assign \$1035  = \$1033  & \$1034 ;
+  assign \$1036  = \$1032  | \$1035 ;
+  assign \$1037  = \$956 [7:0] >= 1'h0;
+  assign \$1038  = \$956 [7:0] < 3'h4;
+  assign \$1039  = \$1037  & \$1038 ;
+  assign \$1041  = \$956 [7:0] >= 3'h4;
+  assign \$1042  = \$956 [7:0] < 5'h14;
+  assign \$1043  = \$1041  & \$1042 ;
+  assign \$1045  = \$956 [7:0] >= 1'h0;
+  assign \$1046  = \$956 [7:0] < 3'h4;
+  assign \$1047  = \$1045  & \$1046 ;
+  assign \$1049  = \$956 [7:0] >= 6'h20;
+  assign \$1050  = \$956 [7:0] < 6'h24;
+  assign \$1051  = \$1049  & \$1050 ;
+  assign \$1052  = \$1048  | \$1051 ;
+  assign \$1053  = \$956 [7:0] >= 7'h40;
+  assign \$1054  = \$956 [7:0] < 7'h44;
+  assign \$1055  = \$1053  & \$1054 ;
+  assign \$1056  = \$1052  | \$1055 ;
+  assign \$1057  = \$956 [7:0] >= 3'h4;
+  assign \$1058  = \$956 [7:0] < 4'hc;
+  assign \$1059  = \$1057  & \$1058 ;
+  assign \$1061  = \$956 [7:0] >= 6'h24;
+  assign \$1062  = \$956 [7:0] < 6'h2c;
+  assign \$1063  = \$1061  & \$1062 ;
+  assign \$1064  = \$1060  | \$1063 ;
+  assign \$1065  = \$956 [7:0] >= 7'h44;
+  assign \$1066  = \$956 [7:0] < 7'h4c;
+  assign \$1067  = \$1065  & \$1066 ;
+  assign \$1068  = \$1064  | \$1067 ;
+  assign \$1069  = \$956 [7:0] >= 1'h0;
+  assign \$1070  = \$956 [7:0] < 3'h4;
+  assign \$1071  = \$1069  & \$1070 ;
+  assign \$1073  = \$956 [7:0] >= 3'h4;
+  assign \$1074  = \$956 [7:0] < 6'h24;
+  assign \$1075  = \$1073  & \$1074 ;
+  assign \$1077  = wr_resp - posp1;
+  assign \$1078  = $signed(\$1077 [9:0]) < $signed(1'h0);
+  assign \$1079  = $signed(\$1077 [9:0]) + $signed(9'h0a0);
+  assign \$1080  = \$1078  ? \$1079  : { \$1077 [9], \$1077 [9:0] };
+  assign \$1081  = \$1080 [7:0] >= 1'h0;
+  assign \$1082  = \$1080 [7:0] < 3'h4;
+  assign \$1083  = \$1081  & \$1082 ;
+  assign \$1085  = \$1080 [7:0] >= 3'h4;
+  assign \$1086  = \$1080 [7:0] < 4'hc;
+  assign \$1087  = \$1085  & \$1086 ;
+  assign \$1089  = \$1080 [7:0] >= 1'h0;
+  assign \$1090  = \$1080 [7:0] < 3'h4;
+  assign \$1091  = \$1089  & \$1090 ;
+  assign \$1093  = \$1080 [7:0] >= 5'h10;
+  assign \$1094  = \$1080 [7:0] < 5'h14;
+  assign \$1095  = \$1093  & \$1094 ;
+  assign \$1096  = \$1092  | \$1095 ;
+  assign \$1097  = \$1080 [7:0] >= 3'h4;
+  assign \$1098  = \$1080 [7:0] < 4'hc;
+  assign \$1099  = \$1097  & \$1098 ;
+  assign \$1101  = \$1080 [7:0] >= 5'h14;
+  assign \$1102  = \$1080 [7:0] < 5'h1c;
+  assign \$1103  = \$1101  & \$1102 ;
+  assign \$1104  = \$1100  | \$1103 ;
+  assign \$1105  = \$1080 [7:0] >= 1'h0;
+  assign \$1106  = \$1080 [7:0] < 3'h4;
+  assign \$1107  = \$1105  & \$1106 ;
+  assign \$1109  = \$1080 [7:0] >= 6'h20;
+  assign \$1110  = \$1080 [7:0] < 6'h24;
+  assign \$1111  = \$1109  & \$1110 ;
+  assign \$1112  = \$1108  | \$1111 ;
+  assign \$1113  = \$1080 [7:0] >= 3'h4;
+  assign \$1114  = \$1080 [7:0] < 4'hc;
+  assign \$1115  = \$1113  & \$1114 ;
+  assign \$1117  = \$1080 [7:0] >= 6'h24;
+  assign \$1118  = \$1080 [7:0] < 6'h2c;
+  assign \$1119  = \$1117  & \$1118 ;
+  assign \$1120  = \$1116  | \$1119 ;
+  assign \$1121  = \$1080 [7:0] >= 1'h0;
+  assign \$1122  = \$1080 [7:0] < 3'h4;
+  assign \$1123  = \$1121  & \$1122 ;
+  assign \$1125  = \$1080 [7:0] >= 5'h10;
+  assign \$1126  = \$1080 [7:0] < 5'h14;
+  assign \$1127  = \$1125  & \$1126 ;
+  assign \$1128  = \$1124  | \$1127 ;
+  assign \$1129  = \$1080 [7:0] >= 6'h20;
+  assign \$1130  = \$1080 [7:0] < 6'h24;
+  assign \$1131  = \$1129  & \$1130 ;
+  assign \$1132  = \$1128  | \$1131 ;
+  assign \$1133  = \$1080 [7:0] >= 3'h4;
+  assign \$1134  = \$1080 [7:0] < 4'hc;
+  assign \$1135  = \$1133  & \$1134 ;
+  assign \$1137  = \$1080 [7:0] >= 5'h14;
+  assign \$1138  = \$1080 [7:0] < 5'h1c;
+  assign \$1139  = \$1137  & \$1138 ;
+  assign \$1140  = \$1136  | \$1139 ;
+  assign \$1141  = \$1080 [7:0] >= 6'h24;
+  assign \$1142  = \$1080 [7:0] < 6'h2c;
+  assign \$1143  = \$1141  & \$1142 ;
+  assign \$1144  = \$1140  | \$1143 ;
+  assign \$1145  = \$1080 [7:0] >= 1'h0;
+  assign \$1146  = \$1080 [7:0] < 3'h4;
+  assign \$1147  = \$1145  & \$1146 ;
+  assign \$1149  = \$1080 [7:0] >= 7'h40;
+  assign \$1150  = \$1080 [7:0] < 7'h44;
+  assign \$1151  = \$1149  & \$1150 ;
+  assign \$1152  = \$1148  | \$1151 ;
+  assign \$1153  = \$1080 [7:0] >= 3'h4;
+  assign \$1154  = \$1080 [7:0] < 4'hc;
+  assign \$1155  = \$1153  & \$1154 ;
+  assign \$1157  = \$1080 [7:0] >= 7'h44;
+  assign \$1158  = \$1080 [7:0] < 7'h4c;
+  assign \$1159  = \$1157  & \$1158 ;
+  assign \$1160  = \$1156  | \$1159 ;
+  assign \$1161  = \$1080 [7:0] >= 1'h0;
+  assign \$1162  = \$1080 [7:0] < 3'h4;
+  assign \$1163  = \$1161  & \$1162 ;
+  assign \$1165  = \$1080 [7:0] >= 3'h4;
+  assign \$1166  = \$1080 [7:0] < 5'h14;
+  assign \$1167  = \$1165  & \$1166 ;
+  assign \$1169  = \$1080 [7:0] >= 1'h0;
+  assign \$1170  = \$1080 [7:0] < 3'h4;
+  assign \$1171  = \$1169  & \$1170 ;
+  assign \$1173  = \$1080 [7:0] >= 6'h20;
+  assign \$1174  = \$1080 [7:0] < 6'h24;
+  assign \$1175  = \$1173  & \$1174 ;
+  assign \$1176  = \$1172  | \$1175 ;
+  assign \$1177  = \$1080 [7:0] >= 7'h40;
+  assign \$1178  = \$1080 [7:0] < 7'h44;
+  assign \$1179  = \$1177  & \$1178 ;
+  assign \$1180  = \$1176  | \$1179 ;
+  assign \$1181  = \$1080 [7:0] >= 3'h4;
+  assign \$1182  = \$1080 [7:0] < 4'hc;
+  assign \$1183  = \$1181  & \$1182 ;
+  assign \$1185  = \$1080 [7:0] >= 6'h24;
+  assign \$1186  = \$1080 [7:0] < 6'h2c;
+  assign \$1187  = \$1185  & \$1186 ;
+  assign \$1188  = \$1184  | \$1187 ;
+  assign \$1189  = \$1080 [7:0] >= 7'h44;
+  assign \$1190  = \$1080 [7:0] < 7'h4c;
+  assign \$1191  = \$1189  & \$1190 ;
+  assign \$1192  = \$1188  | \$1191 ;
+  assign \$1193  = \$1080 [7:0] >= 1'h0;
+  assign \$1194  = \$1080 [7:0] < 3'h4;
+  assign \$1195  = \$1193  & \$1194 ;
+  assign \$1197  = \$1080 [7:0] >= 3'h4;
+  assign \$1198  = \$1080 [7:0] < 6'h24;
+  assign \$1199  = \$1197  & \$1198 ;
+  assign \$1201  = ! \port$11059$4 [0];
+  assign \$1202  = clocks__0__hpos == 8'he3;
+  assign \$1203  = ~ clocks__0__line[15];
+  assign \$1204  = \$1203  & clocks__0__line[14];
+  assign \$1205  = clocks__0__line[15] | \$1204 ;
+  assign \$1206  = ~ clocks__0__line[15];
+  assign \$1207  = ~ clocks__0__line[14];
+  assign \$1208  = \$1206  & \$1207 ;
+  assign \$1209  = ~ clocks__0__line[13];
+  assign \$1210  = \$1209  & clocks__0__line[12];
+  assign \$1211  = clocks__0__line[13] | \$1210 ;
+  assign \$1212  = \$1208  & \$1211 ;
+  assign \$1213  = \$1205  | \$1212 ;
+  assign \$1214  = ~ clocks__0__line[15];
+  assign \$1215  = ~ clocks__0__line[14];
+  assign \$1216  = \$1214  & \$1215 ;
+  assign \$1217  = ~ clocks__0__line[13];
+  assign \$1218  = ~ clocks__0__line[12];
+  assign \$1219  = \$1217  & \$1218 ;
+  assign \$1220  = \$1216  & \$1219 ;
+  assign \$1221  = ~ clocks__0__line[11];
+  assign \$1222  = \$1221  & clocks__0__line[10];
+  assign \$1223  = clocks__0__line[11] | \$1222 ;
+  assign \$1224  = ~ clocks__0__line[11];
+  assign \$1225  = ~ clocks__0__line[10];
+  assign \$1226  = \$1224  & \$1225 ;
+  assign \$1227  = ~ clocks__0__line[9];
+  assign \$1230  = \$1226  & \$1229 ;
+  assign \$1231  = \$1223  | \$1230 ;
+  assign \$1232  = \$1220  & \$1231 ;
+  assign \$1233  = \$1213  | \$1232 ;
+  assign \$1234  = ~ clocks__0__line[15];
+  assign \$1235  = ~ clocks__0__line[14];
+  assign \$1236  = \$1234  & \$1235 ;
+  assign \$1237  = ~ clocks__0__line[13];
+  assign \$1238  = ~ clocks__0__line[12];
+  assign \$1239  = \$1237  & \$1238 ;
+  assign \$1240  = \$1236  & \$1239 ;
+  assign \$1241  = ~ clocks__0__line[11];
+  assign \$1242  = ~ clocks__0__line[10];
+  assign \$1243  = \$1241  & \$1242 ;
+  assign \$1244  = ~ clocks__0__line[9];
+  assign \$1245  = \$1244  & clocks__0__line[8];
+  assign \$1246  = \$1243  & \$1245 ;
+  assign \$1247  = \$1240  & \$1246 ;
+  assign \$1248  = ~ clocks__0__line[7];
+  assign \$1249  = \$1248  & clocks__0__line[6];
+  assign \$1250  = clocks__0__line[7] | \$1249 ;
+  assign \$1251  = ~ clocks__0__line[7];
+  assign \$1252  = ~ clocks__0__line[6];
+  assign \$1253  = \$1251  & \$1252 ;
+  assign \$1254  = clocks__0__line[5] & clocks__0__line[4];
+  assign \$1256  = \$1253  & \$1255 ;
+  assign \$1257  = \$1250  | \$1256 ;
+  assign \$1258  = ~ clocks__0__line[7];
+  assign \$1259  = ~ clocks__0__line[6];
+  assign \$1260  = \$1258  & \$1259 ;
+  assign \$1261  = ~ clocks__0__line[4];
+  assign \$1262  = clocks__0__line[5] & \$1261 ;
+  assign \$1263  = \$1260  & \$1262 ;
+  assign \$1264  = ~ clocks__0__line[3];
+  assign \$1265  = \$1264  & clocks__0__line[2];
+  assign \$1266  = clocks__0__line[3] | \$1265 ;
+  assign \$1267  = ~ clocks__0__line[3];
+  assign \$1268  = ~ clocks__0__line[2];
+  assign \$1269  = \$1267  & \$1268 ;
+  assign \$1270  = clocks__0__line[1] & clocks__0__line[0];
+  assign \$1272  = \$1269  & \$1271 ;
+  assign \$1273  = \$1266  | \$1272 ;
+  assign \$1274  = \$1263  & \$1273 ;
+  assign \$1275  = \$1257  | \$1274 ;
+  assign \$1276  = \$1247  & \$1275 ;
+  assign \$1277  = \$1233  | \$1276 ;
+  assign \$1278  = ~ clocks__0__line[15];
+  assign \$1279  = ~ clocks__0__line[14];
+  assign \$1280  = \$1278  & \$1279 ;
+  assign \$1281  = ~ clocks__0__line[13];
+  assign \$1282  = ~ clocks__0__line[12];
+  assign \$1283  = \$1281  & \$1282 ;
+  assign \$1284  = \$1280  & \$1283 ;
+  assign \$1285  = ~ clocks__0__line[11];
+  assign \$1286  = ~ clocks__0__line[10];
+  assign \$1287  = \$1285  & \$1286 ;
+  assign \$1288  = ~ clocks__0__line[9];
+  assign \$1289  = \$1288  & clocks__0__line[8];
+  assign \$1290  = \$1287  & \$1289 ;
+  assign \$1291  = \$1284  & \$1290 ;
+  assign \$1292  = ~ clocks__0__line[7];
+  assign \$1293  = ~ clocks__0__line[6];
+  assign \$1294  = \$1292  & \$1293 ;
+  assign \$1295  = ~ clocks__0__line[4];
+  assign \$1296  = clocks__0__line[5] & \$1295 ;
+  assign \$1297  = \$1294  & \$1296 ;
+  assign \$1298  = ~ clocks__0__line[3];
+  assign \$1299  = ~ clocks__0__line[2];
+  assign \$1300  = \$1298  & \$1299 ;
+  assign \$1301  = ~ clocks__0__line[0];
+  assign \$1302  = clocks__0__line[1] & \$1301 ;
+  assign \$1303  = \$1300  & \$1302 ;
+  assign \$1304  = \$1297  & \$1303 ;
+  assign \$1305  = \$1291  & \$1304 ;
+  assign \$1306  = \$1277  | \$1305 ;
+  assign \$1307  = clocks__0__line != 16'hffff;
+  assign \$1308  = \$1306  & \$1307 ;
+  assign \$1309  = ~ clocks__0__line[15];
+  assign \$1310  = \$1309  & clocks__0__line[14];
+  assign \$1311  = clocks__0__line[15] | \$1310 ;
+  assign \$1312  = ~ clocks__0__line[15];
+  assign \$1313  = ~ clocks__0__line[14];
+  assign \$1314  = \$1312  & \$1313 ;
+  assign \$1315  = ~ clocks__0__line[13];
+  assign \$1316  = \$1315  & clocks__0__line[12];
+  assign \$1317  = clocks__0__line[13] | \$1316 ;
+  assign \$1318  = \$1314  & \$1317 ;
+  assign \$1319  = \$1311  | \$1318 ;
+  assign \$1320  = ~ clocks__0__line[15];
+  assign \$1321  = ~ clocks__0__line[14];
+  assign \$1322  = \$1320  & \$1321 ;
+  assign \$1323  = ~ clocks__0__line[13];
+  assign \$1324  = ~ clocks__0__line[12];
+  assign \$1325  = \$1323  & \$1324 ;
+  assign \$1326  = \$1322  & \$1325 ;
+  assign \$1327  = ~ clocks__0__line[11];
+  assign \$1328  = \$1327  & clocks__0__line[10];
+  assign \$1329  = clocks__0__line[11] | \$1328 ;
+  assign \$1330  = ~ clocks__0__line[11];
+  assign \$1331  = ~ clocks__0__line[10];
+  assign \$1332  = \$1330  & \$1331 ;
+  assign \$1333  = ~ clocks__0__line[9];
+  assign \$1336  = \$1332  & \$1335 ;
+  assign \$1337  = \$1329  | \$1336 ;
+  assign \$1338  = \$1326  & \$1337 ;
+  assign \$1339  = \$1319  | \$1338 ;
+  assign \$1340  = ~ clocks__0__line[15];
+  assign \$1341  = ~ clocks__0__line[14];
+  assign \$1342  = \$1340  & \$1341 ;
+  assign \$1343  = ~ clocks__0__line[13];
+  assign \$1344  = ~ clocks__0__line[12];
+  assign \$1345  = \$1343  & \$1344 ;
+  assign \$1346  = \$1342  & \$1345 ;
+  assign \$1347  = ~ clocks__0__line[11];
+  assign \$1348  = ~ clocks__0__line[10];
+  assign \$1349  = \$1347  & \$1348 ;
+  assign \$1350  = ~ clocks__0__line[9];
+  assign \$1351  = \$1350  & clocks__0__line[8];
+  assign \$1352  = \$1349  & \$1351 ;
+  assign \$1353  = \$1346  & \$1352 ;
+  assign \$1354  = ~ clocks__0__line[7];
+  assign \$1355  = \$1354  & clocks__0__line[6];
+  assign \$1356  = clocks__0__line[7] | \$1355 ;
+  assign \$1357  = ~ clocks__0__line[7];
+  assign \$1358  = ~ clocks__0__line[6];
+  assign \$1359  = \$1357  & \$1358 ;
+  assign \$1360  = clocks__0__line[5] & clocks__0__line[4];
+  assign \$1362  = \$1359  & \$1361 ;
+  assign \$1363  = \$1356  | \$1362 ;
+  assign \$1364  = ~ clocks__0__line[7];
+  assign \$1365  = ~ clocks__0__line[6];
+  assign \$1366  = \$1364  & \$1365 ;
+  assign \$1367  = ~ clocks__0__line[4];
+  assign \$1368  = clocks__0__line[5] & \$1367 ;
+  assign \$1369  = \$1366  & \$1368 ;
+  assign \$1370  = ~ clocks__0__line[3];
+  assign \$1371  = \$1370  & clocks__0__line[2];
+  assign \$1372  = clocks__0__line[3] | \$1371 ;
+  assign \$1373  = ~ clocks__0__line[3];
+  assign \$1374  = ~ clocks__0__line[2];
+  assign \$1375  = \$1373  & \$1374 ;
+  assign \$1380  = \$1369  & \$1379 ;
+  assign \$1381  = \$1363  | \$1380 ;
+  assign \$1382  = \$1353  & \$1381 ;
+  assign \$1383  = \$1339  | \$1382 ;
+  assign \$1384  = ~ clocks__0__line[15];
+  assign \$1385  = ~ clocks__0__line[14];
+  assign \$1386  = \$1384  & \$1385 ;
+  assign \$1387  = ~ clocks__0__line[13];
+  assign \$1388  = ~ clocks__0__line[12];
+  assign \$1389  = \$1387  & \$1388 ;
+  assign \$1390  = \$1386  & \$1389 ;
+  assign \$1391  = ~ clocks__0__line[11];
+  assign \$1392  = ~ clocks__0__line[10];
+  assign \$1393  = \$1391  & \$1392 ;
+  assign \$1394  = ~ clocks__0__line[9];
+  assign \$1395  = \$1394  & clocks__0__line[8];
+  assign \$1396  = \$1393  & \$1395 ;
+  assign \$1397  = \$1390  & \$1396 ;
+  assign \$1398  = ~ clocks__0__line[7];
+  assign \$1399  = ~ clocks__0__line[6];
+  assign \$1400  = \$1398  & \$1399 ;
+  assign \$1401  = ~ clocks__0__line[4];
+  assign \$1402  = clocks__0__line[5] & \$1401 ;
+  assign \$1403  = \$1400  & \$1402 ;
+  assign \$1404  = ~ clocks__0__line[3];
+  assign \$1405  = ~ clocks__0__line[2];
+  assign \$1406  = \$1404  & \$1405 ;
+  assign \$1407  = clocks__0__line[1] & clocks__0__line[0];
+  assign \$1408  = \$1406  & \$1407 ;
+  assign \$1409  = \$1403  & \$1408 ;
+  assign \$1410  = \$1397  & \$1409 ;
+  assign \$1411  = \$1383  | \$1410 ;
+  assign \$1412  = \$1202  ? \$1308  : \$1411 ;
+  assign \$1414  = clocks__0__hpos == 8'he3;
+  assign \$1415  = ~ clocks__0__line[15];
+  assign \$1416  = \$1415  & clocks__0__line[14];
+  assign \$1417  = clocks__0__line[15] | \$1416 ;
+  assign \$1418  = ~ clocks__0__line[15];
+  assign \$1419  = ~ clocks__0__line[14];
+  assign \$1420  = \$1418  & \$1419 ;
+  assign \$1421  = ~ clocks__0__line[13];
+  assign \$1422  = \$1421  & clocks__0__line[12];
+  assign \$1423  = clocks__0__line[13] | \$1422 ;
+  assign \$1424  = \$1420  & \$1423 ;
+  assign \$1425  = \$1417  | \$1424 ;
+  assign \$1426  = ~ clocks__0__line[15];
+  assign \$1427  = ~ clocks__0__line[14];
+  assign \$1428  = \$1426  & \$1427 ;
+  assign \$1429  = ~ clocks__0__line[13];
+  assign \$1430  = ~ clocks__0__line[12];
+  assign \$1431  = \$1429  & \$1430 ;
+  assign \$1432  = \$1428  & \$1431 ;
+  assign \$1433  = ~ clocks__0__line[11];
+  assign \$1434  = \$1433  & clocks__0__line[10];
+  assign \$1435  = clocks__0__line[11] | \$1434 ;
+  assign \$1436  = ~ clocks__0__line[11];
+  assign \$1437  = ~ clocks__0__line[10];
+  assign \$1438  = \$1436  & \$1437 ;
+  assign \$1439  = ~ clocks__0__line[9];
+  assign \$1442  = \$1438  & \$1441 ;
+  assign \$1443  = \$1435  | \$1442 ;
+  assign \$1444  = \$1432  & \$1443 ;
+  assign \$1445  = \$1425  | \$1444 ;
+  assign \$1446  = ~ clocks__0__line[15];
+  assign \$1447  = ~ clocks__0__line[14];
+  assign \$1448  = \$1446  & \$1447 ;
+  assign \$1449  = ~ clocks__0__line[13];
+  assign \$1450  = ~ clocks__0__line[12];
+  assign \$1451  = \$1449  & \$1450 ;
+  assign \$1452  = \$1448  & \$1451 ;
+  assign \$1453  = ~ clocks__0__line[11];
+  assign \$1454  = ~ clocks__0__line[10];
+  assign \$1455  = \$1453  & \$1454 ;
+  assign \$1456  = ~ clocks__0__line[9];
+  assign \$1457  = \$1456  & clocks__0__line[8];
+  assign \$1458  = \$1455  & \$1457 ;
+  assign \$1459  = \$1452  & \$1458 ;
+  assign \$1460  = ~ clocks__0__line[7];
+  assign \$1463  = ~ clocks__0__line[7];
+  assign \$1464  = \$1463  & clocks__0__line[6];
+  assign \$1465  = ~ clocks__0__line[5];
+  assign \$1468  = \$1464  & \$1467 ;
+  assign \$1469  = \$1462  | \$1468 ;
+  assign \$1470  = ~ clocks__0__line[7];
+  assign \$1471  = \$1470  & clocks__0__line[6];
+  assign \$1472  = ~ clocks__0__line[5];
+  assign \$1473  = \$1472  & clocks__0__line[4];
+  assign \$1474  = \$1471  & \$1473 ;
+  assign \$1475  = ~ clocks__0__line[3];
+  assign \$1478  = ~ clocks__0__line[3];
+  assign \$1479  = \$1478  & clocks__0__line[2];
+  assign \$1480  = clocks__0__line[1] & clocks__0__line[0];
+  assign \$1482  = \$1479  & \$1481 ;
+  assign \$1483  = \$1477  | \$1482 ;
+  assign \$1484  = \$1474  & \$1483 ;
+  assign \$1485  = \$1469  | \$1484 ;
+  assign \$1486  = \$1459  & \$1485 ;
+  assign \$1487  = \$1445  | \$1486 ;
+  assign \$1488  = ~ clocks__0__line[15];
+  assign \$1489  = ~ clocks__0__line[14];
+  assign \$1490  = \$1488  & \$1489 ;
+  assign \$1491  = ~ clocks__0__line[13];
+  assign \$1492  = ~ clocks__0__line[12];
+  assign \$1493  = \$1491  & \$1492 ;
+  assign \$1494  = \$1490  & \$1493 ;
+  assign \$1495  = ~ clocks__0__line[11];
+  assign \$1496  = ~ clocks__0__line[10];
+  assign \$1497  = \$1495  & \$1496 ;
+  assign \$1498  = ~ clocks__0__line[9];
+  assign \$1499  = \$1498  & clocks__0__line[8];
+  assign \$1500  = \$1497  & \$1499 ;
+  assign \$1501  = \$1494  & \$1500 ;
+  assign \$1502  = ~ clocks__0__line[7];
+  assign \$1503  = \$1502  & clocks__0__line[6];
+  assign \$1504  = ~ clocks__0__line[5];
+  assign \$1505  = \$1504  & clocks__0__line[4];
+  assign \$1506  = \$1503  & \$1505 ;
+  assign \$1507  = ~ clocks__0__line[3];
+  assign \$1508  = \$1507  & clocks__0__line[2];
+  assign \$1509  = ~ clocks__0__line[0];
+  assign \$1510  = clocks__0__line[1] & \$1509 ;
+  assign \$1511  = \$1508  & \$1510 ;
+  assign \$1512  = \$1506  & \$1511 ;
+  assign \$1513  = \$1501  & \$1512 ;
+  assign \$1514  = \$1487  | \$1513 ;
+  assign \$1515  = clocks__0__line != 16'hffff;
+  assign \$1516  = \$1514  & \$1515 ;
+  assign \$1517  = ~ clocks__0__line[15];
+  assign \$1518  = \$1517  & clocks__0__line[14];
+  assign \$1519  = clocks__0__line[15] | \$1518 ;
+  assign \$1520  = ~ clocks__0__line[15];
+  assign \$1521  = ~ clocks__0__line[14];
+  assign \$1522  = \$1520  & \$1521 ;
+  assign \$1523  = ~ clocks__0__line[13];
+  assign \$1524  = \$1523  & clocks__0__line[12];
+  assign \$1525  = clocks__0__line[13] | \$1524 ;
+  assign \$1526  = \$1522  & \$1525 ;
+  assign \$1527  = \$1519  | \$1526 ;
+  assign \$1528  = ~ clocks__0__line[15];
+  assign \$1529  = ~ clocks__0__line[14];
+  assign \$1530  = \$1528  & \$1529 ;
+  assign \$1531  = ~ clocks__0__line[13];
+  assign \$1532  = ~ clocks__0__line[12];
+  assign \$1533  = \$1531  & \$1532 ;
+  assign \$1534  = \$1530  & \$1533 ;
+  assign \$1535  = ~ clocks__0__line[11];
+  assign \$1536  = \$1535  & clocks__0__line[10];
+  assign \$1537  = clocks__0__line[11] | \$1536 ;
+  assign \$1538  = ~ clocks__0__line[11];
+  assign \$1539  = ~ clocks__0__line[10];
+  assign \$1540  = \$1538  & \$1539 ;
+  assign \$1541  = ~ clocks__0__line[9];
+  assign \$1544  = \$1540  & \$1543 ;
+  assign \$1545  = \$1537  | \$1544 ;
+  assign \$1546  = \$1534  & \$1545 ;
+  assign \$1547  = \$1527  | \$1546 ;
+  assign \$1548  = ~ clocks__0__line[15];
+  assign \$1549  = ~ clocks__0__line[14];
+  assign \$1550  = \$1548  & \$1549 ;
+  assign \$1551  = ~ clocks__0__line[13];
+  assign \$1552  = ~ clocks__0__line[12];
+  assign \$1553  = \$1551  & \$1552 ;
+  assign \$1554  = \$1550  & \$1553 ;
+  assign \$1555  = ~ clocks__0__line[11];
+  assign \$1556  = ~ clocks__0__line[10];
+  assign \$1557  = \$1555  & \$1556 ;
+  assign \$1558  = ~ clocks__0__line[9];
+  assign \$1559  = \$1558  & clocks__0__line[8];
+  assign \$1560  = \$1557  & \$1559 ;
+  assign \$1561  = \$1554  & \$1560 ;
+  assign \$1562  = ~ clocks__0__line[7];
+  assign \$1565  = ~ clocks__0__line[7];
+  assign \$1566  = \$1565  & clocks__0__line[6];
+  assign \$1567  = ~ clocks__0__line[5];
+  assign \$1570  = \$1566  & \$1569 ;
+  assign \$1571  = \$1564  | \$1570 ;
+  assign \$1572  = ~ clocks__0__line[7];
+  assign \$1573  = \$1572  & clocks__0__line[6];
+  assign \$1574  = ~ clocks__0__line[5];
+  assign \$1575  = \$1574  & clocks__0__line[4];
+  assign \$1576  = \$1573  & \$1575 ;
+  assign \$1577  = ~ clocks__0__line[3];
+  assign \$1580  = ~ clocks__0__line[3];
+  assign \$1581  = \$1580  & clocks__0__line[2];
+  assign \$1586  = \$1576  & \$1585 ;
+  assign \$1587  = \$1571  | \$1586 ;
+  assign \$1588  = \$1561  & \$1587 ;
+  assign \$1589  = \$1547  | \$1588 ;
+  assign \$1590  = ~ clocks__0__line[15];
+  assign \$1591  = ~ clocks__0__line[14];
+  assign \$1592  = \$1590  & \$1591 ;
+  assign \$1593  = ~ clocks__0__line[13];
+  assign \$1594  = ~ clocks__0__line[12];
+  assign \$1595  = \$1593  & \$1594 ;
+  assign \$1596  = \$1592  & \$1595 ;
+  assign \$1597  = ~ clocks__0__line[11];
+  assign \$1598  = ~ clocks__0__line[10];
+  assign \$1599  = \$1597  & \$1598 ;
+  assign \$1600  = ~ clocks__0__line[9];
+  assign \$1601  = \$1600  & clocks__0__line[8];
+  assign \$1602  = \$1599  & \$1601 ;
+  assign \$1603  = \$1596  & \$1602 ;
+  assign \$1604  = ~ clocks__0__line[7];
+  assign \$1605  = \$1604  & clocks__0__line[6];
+  assign \$1606  = ~ clocks__0__line[5];
+  assign \$1607  = \$1606  & clocks__0__line[4];
+  assign \$1608  = \$1605  & \$1607 ;
+  assign \$1609  = ~ clocks__0__line[3];
+  assign \$1610  = \$1609  & clocks__0__line[2];
+  assign \$1611  = clocks__0__line[1] & clocks__0__line[0];
+  assign \$1612  = \$1610  & \$1611 ;
+  assign \$1613  = \$1608  & \$1612 ;
+  assign \$1614  = \$1603  & \$1613 ;
+  assign \$1615  = \$1589  | \$1614 ;
+  assign \$1616  = \$1414  ? \$1516  : \$1615 ;
+  assign \$1617  = cosmic_cnt + 1'h1;
+  assign \$1619  = posm0 - jump;
+  assign \$1620  = pend_cnt == 1'h1;
+  assign fire = pend & \$1620 ;
+  assign \$1621  = bus__strobe & bus__sel;
+  assign \$1622  = \$1621  & bus__write;
+  assign \$1623  = bus__addr[5:0] != 5'h10;
+  assign \$1624  = \$1622  & \$1623 ;
+  assign \$1625  = bus__addr[5:0] != 5'h11;
+  assign new_generic = \$1624  & \$1625 ;
+  assign \$1630  = pend_hm[5] ? \$1629  : 6'h00;
+  assign \$1631  = pend_hm[4] ? \$1627  : \$1630 ;
+  assign \$1636  = wr_hm[5] ? \$1635  : 6'h00;
+  assign \$1637  = wr_hm[4] ? \$1633  : \$1636 ;
+  assign hmove_mv = fire ? \$1631  : \$1637 ;
+  assign \$1638  = posp0 - 8'ha0;
+  assign \$1639  = $signed(\$1638 ) + $signed(hmove_mv);
+  assign \$1640  = $signed(\$1639 ) >= $signed(1'h0);
+  assign \$1641  = posp0 - 8'ha0;
+  assign \$1642  = $signed(\$1641 ) + $signed(hmove_mv);
+  assign \$1643  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
+  assign \$1644  = $signed(\$1643 ) < $signed(1'h0);
+  assign \$1645  = posp0 + 8'ha0;
+  assign \$1646  = $signed({ 1'h0, \$1645  }) + $signed(hmove_mv);
+  assign \$1647  = $signed({ 1'h0, posp0 }) + $signed(hmove_mv);
+  assign \$1648  = \$1644  ? \$1646  : { \$1647 [9], \$1647  };
+  assign \$1649  = \$1640  ? { \$1642 [9], \$1642  } : \$1648 ;
+  assign \$1654  = pend_hm[5] ? \$1653  : 6'h00;
+  assign \$1655  = pend_hm[4] ? \$1651  : \$1654 ;
+  assign \$1660  = wr_hm[5] ? \$1659  : 6'h00;
+  assign \$1661  = wr_hm[4] ? \$1657  : \$1660 ;
+  assign \hmove_mv$176  = fire ? \$1655  : \$1661 ;
+  assign \$1662  = posp1 - 8'ha0;
+  assign \$1663  = $signed(\$1662 ) + $signed(\hmove_mv$176 );
+  assign \$1664  = $signed(\$1663 ) >= $signed(1'h0);
+  assign \$1665  = posp1 - 8'ha0;
+  assign \$1666  = $signed(\$1665 ) + $signed(\hmove_mv$176 );
+  assign \$1667  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$176 );
+  assign \$1668  = $signed(\$1667 ) < $signed(1'h0);
+  assign \$1669  = posp1 + 8'ha0;
+  assign \$1670  = $signed({ 1'h0, \$1669  }) + $signed(\hmove_mv$176 );
+  assign \$1671  = $signed({ 1'h0, posp1 }) + $signed(\hmove_mv$176 );
+  assign \$1672  = \$1668  ? \$1670  : { \$1671 [9], \$1671  };
+  assign \$1673  = \$1664  ? { \$1666 [9], \$1666  } : \$1672 ;
+  assign \$1678  = pend_hm[5] ? \$1677  : 6'h00;
+  assign \$1679  = pend_hm[4] ? \$1675  : \$1678 ;
+  assign \$1684  = wr_hm[5] ? \$1683  : 6'h00;
+  assign \$1685  = wr_hm[4] ? \$1681  : \$1684 ;
+  assign \hmove_mv$177  = fire ? \$1679  : \$1685 ;
+  assign \$1686  = posm0 - 8'ha0;
+  assign \$1687  = $signed(\$1686 ) + $signed(\hmove_mv$177 );
+  assign \$1688  = $signed(\$1687 ) >= $signed(1'h0);
+  assign \$1689  = posm0 - 8'ha0;
+  assign \$1690  = $signed(\$1689 ) + $signed(\hmove_mv$177 );
+  assign \$1691  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$177 );
+  assign \$1692  = $signed(\$1691 ) < $signed(1'h0);
+  assign \$1693  = posm0 + 8'ha0;
+  assign \$1694  = $signed({ 1'h0, \$1693  }) + $signed(\hmove_mv$177 );
+  assign \$1695  = $signed({ 1'h0, posm0 }) + $signed(\hmove_mv$177 );
+  assign \$1696  = \$1692  ? \$1694  : { \$1695 [9], \$1695  };
+  assign \$1697  = \$1688  ? { \$1690 [9], \$1690  } : \$1696 ;
+  assign \$1702  = pend_hm[5] ? \$1701  : 6'h00;
+  assign \$1703  = pend_hm[4] ? \$1699  : \$1702 ;
+  assign \$1708  = wr_hm[5] ? \$1707  : 6'h00;
+  assign \$1709  = wr_hm[4] ? \$1705  : \$1708 ;
+  assign \hmove_mv$178  = fire ? \$1703  : \$1709 ;
+  assign \$1710  = posm1 - 8'ha0;
+  assign \$1711  = $signed(\$1710 ) + $signed(\hmove_mv$178 );
+  assign \$1712  = $signed(\$1711 ) >= $signed(1'h0);
+  assign \$1713  = posm1 - 8'ha0;
+  assign \$1714  = $signed(\$1713 ) + $signed(\hmove_mv$178 );
+  assign \$1715  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$178 );
+  assign \$1716  = $signed(\$1715 ) < $signed(1'h0);
+  assign \$1717  = posm1 + 8'ha0;
+  assign \$1718  = $signed({ 1'h0, \$1717  }) + $signed(\hmove_mv$178 );
+  assign \$1719  = $signed({ 1'h0, posm1 }) + $signed(\hmove_mv$178 );
+  assign \$1720  = \$1716  ? \$1718  : { \$1719 [9], \$1719  };
+  assign \$1721  = \$1712  ? { \$1714 [9], \$1714  } : \$1720 ;
+  assign \$1726  = pend_hm[5] ? \$1725  : 6'h00;
+  assign \$1727  = pend_hm[4] ? \$1723  : \$1726 ;
+  assign \$1732  = wr_hm[5] ? \$1731  : 6'h00;
+  assign \$1733  = wr_hm[4] ? \$1729  : \$1732 ;
+  assign \hmove_mv$179  = fire ? \$1727  : \$1733 ;
+  assign \$1734  = posbl - 8'ha0;
+  assign \$1735  = $signed(\$1734 ) + $signed(\hmove_mv$179 );
+  assign \$1736  = $signed(\$1735 ) >= $signed(1'h0);
+  assign \$1737  = posbl - 8'ha0;
+  assign \$1738  = $signed(\$1737 ) + $signed(\hmove_mv$179 );
+  assign \$1739  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$179 );
+  assign \$1740  = $signed(\$1739 ) < $signed(1'h0);
+  assign \$1741  = posbl + 8'ha0;
+  assign \$1742  = $signed({ 1'h0, \$1741  }) + $signed(\hmove_mv$179 );
+  assign \$1743  = $signed({ 1'h0, posbl }) + $signed(\hmove_mv$179 );
+  assign \$1744  = \$1740  ? \$1742  : { \$1743 [9], \$1743  };
+  assign \$1745  = \$1736  ? { \$1738 [9], \$1738  } : \$1744 ;
+  assign \$1746  = bus__strobe & bus__sel;
+  assign \$1747  = \$1746  & bus__write;
+  assign \$1748  = vsync_count >= 7'h4c;
+  assign \$1749  = vsync_armed & \$1748 ;
+  always @(posedge clk)
+    x <= \$1750 ;
+  always @(posedge clk)
+    paddle0_charge_at <= \$1751 ;
+  always @(posedge clk)
+    paddle1_charge_at <= \$1752 ;
+  always @(posedge clk)
+    paddle2_charge_at <= \$1753 ;
+  always @(posedge clk)
+    paddle3_charge_at <= \$1754 ;
+  always @(posedge clk)
+    coll_read <= \$1755 ;
+  always @(posedge clk)
+    inpt_read <= \$1756 ;
+  always @(posedge clk)
+    wr_hpos <= \$1757 ;
+  always @(posedge clk)
+    wr_phase <= \$1758 ;
+  always @(posedge clk)
+    wr_cycle <= \$1759 ;
+  always @(posedge clk)
+    wr_hm <= \$1760 ;
+  always @(posedge clk)
+    wr_resm <= \$1761 ;
+  always @(posedge clk)
+    wr_resp <= \$1762 ;
+  always @(posedge clk)
+    wm <= \$1763 ;
+  always @(posedge clk)
+    since_hmove <= \$1764 ;
+  always @(posedge clk)
+    vsync_count <= \$1765 ;
+  always @(posedge clk)
+    collision <= \$1766 ;
+  always @(posedge clk)
+    p0_skip <= \$1767 ;
+  always @(posedge clk)
+    p1_skip <= \$1768 ;
+  always @(posedge clk)
+    pf_reflect <= \$1769 ;
+  always @(posedge clk)
+    cosmic_cnt <= \$1770 ;
+  always @(posedge clk)
+    posm0 <= \$1771 ;
+  always @(posedge clk)
+    m0_mode <= \$1772 ;
+  always @(posedge clk)
+    hmove_blank <= \$1773 ;
+  always @(posedge clk)
+    pend_cnt <= \$1774 ;
+  always @(posedge clk)
+    pend <= \$1775 ;
+  always @(posedge clk)
+    vblank <= \$1776 ;
+  always @(posedge clk)
+    nusiz0 <= \$1777 ;
+  always @(posedge clk)
+    nusiz1 <= \$1778 ;
+  always @(posedge clk)
+    colup0 <= \$1779 ;
+  always @(posedge clk)
+    colup1 <= \$1780 ;
+  always @(posedge clk)
+    colupf <= \$1781 ;
+  always @(posedge clk)
+    colubk <= \$1782 ;
+  always @(posedge clk)
+    ctrlpf <= \$1783 ;
+  always @(posedge clk)
+    refp0 <= \$1784 ;
+  always @(posedge clk)
+    refp1 <= \$1785 ;
+  always @(posedge clk)
+    pf <= \$1786 ;
+  always @(posedge clk)
+    posm1 <= \$1787 ;
+  always @(posedge clk)
+    posbl <= \$1788 ;
+  always @(posedge clk)
+    grp0 <= \$1789 ;
+  always @(posedge clk)
+    dgrp1 <= \$1790 ;
+  always @(posedge clk)
+    grp1 <= \$1791 ;
+  always @(posedge clk)
+    dgrp0 <= \$1792 ;
+  always @(posedge clk)
+    denabl <= \$1793 ;
+  always @(posedge clk)
+    enam0 <= \$1794 ;
+  always @(posedge clk)
+    enam1 <= \$1795 ;
+  always @(posedge clk)
+    enabl <= \$1796 ;
+  always @(posedge clk)
+    hmp0 <= \$1797 ;
+  always @(posedge clk)
+    hmp1 <= \$1798 ;
+  always @(posedge clk)
+    hmm0 <= \$1799 ;
+  always @(posedge clk)
+    cosmic <= \$1800 ;
+  always @(posedge clk)
+    hmm1 <= \$1801 ;
+  always @(posedge clk)
+    hmbl <= \$1802 ;
+  always @(posedge clk)
+    vdelp0 <= \$1803 ;
+  always @(posedge clk)
+    vdelp1 <= \$1804 ;
+  always @(posedge clk)
+    vdelbl <= \$1805 ;
+  always @(posedge clk)
+    resmp0 <= \$1806 ;
+  always @(posedge clk)
+    resmp1 <= \$1807 ;
+  always @(posedge clk)
+    posp0 <= \$1808 ;
+  always @(posedge clk)
+    posp1 <= \$1809 ;
+  always @(posedge clk)
+    rp0_cnt <= \$1810 ;
+  always @(posedge clk)
+    rp0_valid <= \$1811 ;
+  always @(posedge clk)
+    rp1_cnt <= \$1812 ;
+  always @(posedge clk)
+    rp1_valid <= \$1813 ;
+  always @(posedge clk)
+    vsync_armed <= \$1814 ;
+  always @(posedge clk)
+    dump_enabled <= \$1815 ;
+  always @(posedge clk)
+    dump_disabled_cycle <= \$1816 ;
+  always @(posedge clk)
+    vblank_dump <= \$1817 ;
+  always @(posedge clk)
+    wsync <= \$1818 ;
+  always @(posedge clk)
+    rp0_x <= \$1819 ;
+  always @(posedge clk)
+    rp0_skip <= \$1820 ;
+  always @(posedge clk)
+    rp1_x <= \$1821 ;
+  always @(posedge clk)
+    rp1_skip <= \$1822 ;
+  always @(posedge clk)
+    pend_addr <= \$1823 ;
+  always @(posedge clk)
+    pend_data <= \$1824 ;
+  always @(posedge clk)
+    pend_hpos <= \$1825 ;
+  always @(posedge clk)
+    pend_hm <= \$1826 ;
+  always @(posedge clk)
+    pend_resm <= \$1827 ;
+  always @(posedge clk)
+    pend_since <= \$1828 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ hmp0[3];
   assign \$auto$rtlil.cc:2739:Not$12  = ~ hmp1[3];
   assign \$auto$rtlil.cc:2739:Not$14  = ~ hmp1[3];
@@ -17106,15 +18072,277 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
+    casez (\$947 [6:0])
+      7'h00:
+          \$14  = 6'h1f;
+      7'h01:
+          \$14  = 6'h1f;
+      7'h02:
+          \$14  = 6'h1f;
+      7'h03:
+          \$14  = 6'h1f;
+      7'h04:
+          \$14  = 6'h1e;
+      7'h05:
+          \$14  = 6'h1d;
+      7'h06:
+          \$14  = 6'h1d;
+      7'h07:
+          \$14  = 6'h1c;
+      7'h08:
+          \$14  = 6'h1b;
+      7'h09:
+          \$14  = 6'h1a;
+      7'h0a:
+          \$14  = 6'h1a;
+      7'h0b:
+          \$14  = 6'h19;
+      7'h0c:
+          \$14  = 6'h18;
+      7'h0d:
+          \$14  = 6'h17;
+      7'h0e:
+          \$14  = 6'h17;
+      7'h0f:
+          \$14  = 6'h16;
+      7'h10:
+          \$14  = 6'h15;
+      7'h11:
+          \$14  = 6'h14;
+      7'h12:
+          \$14  = 6'h14;
+      7'h13:
+          \$14  = 6'h13;
+      7'h14:
+          \$14  = 6'h12;
+      7'h15:
+          \$14  = 6'h00;
+      7'h16:
+          \$14  = 6'h00;
+      7'h17:
+          \$14  = 6'h00;
+      7'h18:
+          \$14  = 6'h00;
+      7'h19:
+          \$14  = 6'h00;
+      7'h1a:
+          \$14  = 6'h00;
+      7'h1b:
+          \$14  = 6'h00;
+      7'h1c:
+          \$14  = 6'h00;
+      7'h1d:
+          \$14  = 6'h00;
+      7'h1e:
+          \$14  = 6'h00;
+      7'h1f:
+          \$14  = 6'h00;
+      7'h20:
+          \$14  = 6'h00;
+      7'h21:
+          \$14  = 6'h00;
+      7'h22:
+          \$14  = 6'h00;
+      7'h23:
+          \$14  = 6'h00;
+      7'h24:
+          \$14  = 6'h00;
+      7'h25:
+          \$14  = 6'h00;
+      7'h26:
+          \$14  = 6'h00;
+      7'h27:
+          \$14  = 6'h00;
+      7'h28:
+          \$14  = 6'h00;
+      7'h29:
+          \$14  = 6'h00;
+      7'h2a:
+          \$14  = 6'h00;
+      7'h2b:
+          \$14  = 6'h00;
+      7'h2c:
+          \$14  = 6'h00;
+      7'h2d:
+          \$14  = 6'h00;
+      7'h2e:
+          \$14  = 6'h00;
+      7'h2f:
+          \$14  = 6'h00;
+      7'h30:
+          \$14  = 6'h00;
+      7'h31:
+          \$14  = 6'h00;
+      7'h32:
+          \$14  = 6'h00;
+      7'h33:
+          \$14  = 6'h00;
+      7'h34:
+          \$14  = 6'h00;
+      7'h35:
+          \$14  = 6'h00;
+      7'h36:
+          \$14  = 6'h2f;
+      7'h37:
+          \$14  = 6'h2e;
+      7'h38:
+          \$14  = 6'h2d;
+      7'h39:
+          \$14  = 6'h2c;
+      7'h3a:
+          \$14  = 6'h2c;
+      7'h3b:
+          \$14  = 6'h2b;
+      7'h3c:
+          \$14  = 6'h2a;
+      7'h3d:
+          \$14  = 6'h29;
+      7'h3e:
+          \$14  = 6'h29;
+      7'h3f:
+          \$14  = 6'h28;
+      7'h40:
+          \$14  = 6'h27;
+      7'h41:
+          \$14  = 6'h26;
+      7'h42:
+          \$14  = 6'h26;
+      7'h43:
+          \$14  = 6'h25;
+      7'h44:
+          \$14  = 6'h24;
+      7'h45:
+          \$14  = 6'h23;
+      7'h46:
+          \$14  = 6'h23;
+      7'h47:
+          \$14  = 6'h22;
+      7'h48:
+          \$14  = 6'h21;
+      7'h49:
+          \$14  = 6'h20;
+      7'h4a:
+          \$14  = 6'h20;
+      7'h4b:
+          \$14  = 6'h1f;
+      7'h4c:
+          \$14  = 6'h00;
+      7'h4d:
+          \$14  = 6'h00;
+      7'h4e:
+          \$14  = 6'h00;
+      7'h4f:
+          \$14  = 6'h00;
+      7'h50:
+          \$14  = 6'h00;
+      7'h51:
+          \$14  = 6'h00;
+      7'h52:
+          \$14  = 6'h00;
+      7'h53:
+          \$14  = 6'h00;
+      7'h54:
+          \$14  = 6'h00;
+      7'h55:
+          \$14  = 6'h00;
+      7'h56:
+          \$14  = 6'h00;
+      7'h57:
+          \$14  = 6'h00;
+      7'h58:
+          \$14  = 6'h00;
+      7'h59:
+          \$14  = 6'h00;
+      7'h5a:
+          \$14  = 6'h00;
+      7'h5b:
+          \$14  = 6'h00;
+      7'h5c:
+          \$14  = 6'h00;
+      7'h5d:
+          \$14  = 6'h00;
+      7'h5e:
+          \$14  = 6'h00;
+      7'h5f:
+          \$14  = 6'h00;
+      7'h60:
+          \$14  = 6'h00;
+      7'h61:
+          \$14  = 6'h00;
+      7'h62:
+          \$14  = 6'h00;
+      7'h63:
+          \$14  = 6'h00;
+      7'h64:
+          \$14  = 6'h00;
+      7'h65:
+          \$14  = 6'h00;
+      7'h66:
+          \$14  = 6'h00;
+      7'h67:
+          \$14  = 6'h00;
+      7'h68:
+          \$14  = 6'h00;
+      7'h69:
+          \$14  = 6'h00;
+      7'h6a:
+          \$14  = 6'h00;
+      7'h6b:
+          \$14  = 6'h00;
+      7'h6c:
+          \$14  = 6'h00;
+      7'h6d:
+          \$14  = 6'h00;
+      7'h6e:
+          \$14  = 6'h00;
+      7'h6f:
+          \$14  = 6'h00;
+      7'h70:
+          \$14  = 6'h00;
+      7'h71:
+          \$14  = 6'h00;
+      7'h72:
+          \$14  = 6'h00;
+      7'h73:
+          \$14  = 6'h00;
+      7'h74:
+          \$14  = 6'h00;
+      7'h75:
+          \$14  = 6'h00;
+      7'h76:
+          \$14  = 6'h00;
+      7'h77:
+          \$14  = 6'h00;
+      7'h78:
+          \$14  = 6'h00;
+      7'h79:
+          \$14  = 6'h00;
+      7'h7a:
+          \$14  = 6'h00;
+      7'h7b:
+          \$14  = 6'h00;
+      7'h7c:
+          \$14  = 6'h00;
+      7'h7d:
+          \$14  = 6'h00;
+      7'h7e:
+          \$14  = 6'h00;
+      7'h7f:
+          \$14  = 6'h00;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    (* full_case = 32'd1 *)
     casez (color)
       2'h0:
-          \$789  = colubk;
+          \$824  = colubk;
       2'h1:
-          \$789  = colupf;
+          \$824  = colupf;
       2'h2:
-          \$789  = colup0;
+          \$824  = colup0;
       2'h3:
-          \$789  = colup1;
+          \$824  = colup1;
     endcase
   end
   always @* begin
@@ -17122,13 +18350,13 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (wr_cycle[1:0])
       2'h0:
-          \$908  = 4'h4;
+          \$948  = 4'h4;
       2'h1:
-          \$908  = 4'h5;
+          \$948  = 4'h5;
       2'h2:
-          \$908  = 4'h2;
+          \$948  = 4'h2;
       2'h3:
-          \$908  = 4'h3;
+          \$948  = 4'h3;
     endcase
   end
   always @* begin
@@ -17136,13 +18364,13 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (wr_cycle[1:0])
       2'h0:
-          \$909  = 4'h4;
+          \$949  = 4'h4;
       2'h1:
-          \$909  = 4'h5;
+          \$949  = 4'h5;
       2'h2:
-          \$909  = 4'h2;
+          \$949  = 4'h2;
       2'h3:
-          \$909  = 4'h3;
+          \$949  = 4'h3;
     endcase
   end
   always @* begin
@@ -17150,13 +18378,13 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (wr_cycle[1:0])
       2'h0:
-          \$910  = 4'h4;
+          \$950  = 4'h4;
       2'h1:
-          \$910  = 4'h5;
+          \$950  = 4'h5;
       2'h2:
-          \$910  = 4'h2;
+          \$950  = 4'h2;
       2'h3:
-          \$910  = 4'h3;
+          \$950  = 4'h3;
     endcase
   end
   always @* begin
@@ -17164,5429 +18392,10564 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nc)
       2'h0:
-          \$1163  = 8'h12;
+          \$1618  = 8'h12;
       2'h1:
-          \$1163  = 8'h21;
+          \$1618  = 8'h21;
       2'h2:
-          \$1163  = 8'h00;
+          \$1618  = 8'h00;
       2'h3:
-          \$1163  = 8'h11;
+          \$1618  = 8'h11;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1177  = 4'hf;
-      7'h01:
-          \$1177  = 4'hf;
-      7'h02:
-          \$1177  = 4'hf;
-      7'h03:
-          \$1177  = 4'hf;
-      7'h04:
-          \$1177  = 4'he;
-      7'h05:
-          \$1177  = 4'hd;
-      7'h06:
-          \$1177  = 4'hd;
-      7'h07:
-          \$1177  = 4'hc;
-      7'h08:
-          \$1177  = 4'hb;
-      7'h09:
-          \$1177  = 4'ha;
-      7'h0a:
-          \$1177  = 4'ha;
-      7'h0b:
-          \$1177  = 4'h9;
-      7'h0c:
-          \$1177  = 4'h8;
-      7'h0d:
-          \$1177  = 4'h7;
-      7'h0e:
-          \$1177  = 4'h7;
-      7'h0f:
-          \$1177  = 4'h6;
-      7'h10:
-          \$1177  = 4'h5;
-      7'h11:
-          \$1177  = 4'h4;
-      7'h12:
-          \$1177  = 4'h4;
-      7'h13:
-          \$1177  = 4'h3;
-      7'h14:
-          \$1177  = 4'h2;
-      7'h15:
-          \$1177  = 4'h0;
-      7'h16:
-          \$1177  = 4'h0;
-      7'h17:
-          \$1177  = 4'h0;
-      7'h18:
-          \$1177  = 4'h0;
-      7'h19:
-          \$1177  = 4'h0;
-      7'h1a:
-          \$1177  = 4'h0;
-      7'h1b:
-          \$1177  = 4'h0;
-      7'h1c:
-          \$1177  = 4'h0;
-      7'h1d:
-          \$1177  = 4'h0;
-      7'h1e:
-          \$1177  = 4'h0;
-      7'h1f:
-          \$1177  = 4'h0;
-      7'h20:
-          \$1177  = 4'h0;
-      7'h21:
-          \$1177  = 4'h0;
-      7'h22:
-          \$1177  = 4'h0;
-      7'h23:
-          \$1177  = 4'h0;
-      7'h24:
-          \$1177  = 4'h0;
-      7'h25:
-          \$1177  = 4'h0;
-      7'h26:
-          \$1177  = 4'h0;
-      7'h27:
-          \$1177  = 4'h0;
-      7'h28:
-          \$1177  = 4'h0;
-      7'h29:
-          \$1177  = 4'h0;
-      7'h2a:
-          \$1177  = 4'h0;
-      7'h2b:
-          \$1177  = 4'h0;
-      7'h2c:
-          \$1177  = 4'h0;
-      7'h2d:
-          \$1177  = 4'h0;
-      7'h2e:
-          \$1177  = 4'h0;
-      7'h2f:
-          \$1177  = 4'h0;
-      7'h30:
-          \$1177  = 4'h0;
-      7'h31:
-          \$1177  = 4'h0;
-      7'h32:
-          \$1177  = 4'h0;
-      7'h33:
-          \$1177  = 4'h0;
-      7'h34:
-          \$1177  = 4'h0;
-      7'h35:
-          \$1177  = 4'h0;
-      7'h36:
-          \$1177  = 4'h0;
-      7'h37:
-          \$1177  = 4'h0;
-      7'h38:
-          \$1177  = 4'h0;
-      7'h39:
-          \$1177  = 4'h0;
-      7'h3a:
-          \$1177  = 4'h0;
-      7'h3b:
-          \$1177  = 4'h0;
-      7'h3c:
-          \$1177  = 4'h0;
-      7'h3d:
-          \$1177  = 4'h0;
-      7'h3e:
-          \$1177  = 4'h0;
-      7'h3f:
-          \$1177  = 4'h0;
-      7'h40:
-          \$1177  = 4'h0;
-      7'h41:
-          \$1177  = 4'h0;
-      7'h42:
-          \$1177  = 4'h0;
-      7'h43:
-          \$1177  = 4'h0;
-      7'h44:
-          \$1177  = 4'h0;
-      7'h45:
-          \$1177  = 4'h0;
-      7'h46:
-          \$1177  = 4'h0;
-      7'h47:
-          \$1177  = 4'h0;
-      7'h48:
-          \$1177  = 4'h0;
-      7'h49:
-          \$1177  = 4'h0;
-      7'h4a:
-          \$1177  = 4'h0;
-      7'h4b:
-          \$1177  = 4'hf;
-      7'h4c:
-          \$1177  = 4'h0;
-      7'h4d:
-          \$1177  = 4'h0;
-      7'h4e:
-          \$1177  = 4'h0;
-      7'h4f:
-          \$1177  = 4'h0;
-      7'h50:
-          \$1177  = 4'h0;
-      7'h51:
-          \$1177  = 4'h0;
-      7'h52:
-          \$1177  = 4'h0;
-      7'h53:
-          \$1177  = 4'h0;
-      7'h54:
-          \$1177  = 4'h0;
-      7'h55:
-          \$1177  = 4'h0;
-      7'h56:
-          \$1177  = 4'h0;
-      7'h57:
-          \$1177  = 4'h0;
-      7'h58:
-          \$1177  = 4'h0;
-      7'h59:
-          \$1177  = 4'h0;
-      7'h5a:
-          \$1177  = 4'h0;
-      7'h5b:
-          \$1177  = 4'h0;
-      7'h5c:
-          \$1177  = 4'h0;
-      7'h5d:
-          \$1177  = 4'h0;
-      7'h5e:
-          \$1177  = 4'h0;
-      7'h5f:
-          \$1177  = 4'h0;
-      7'h60:
-          \$1177  = 4'h0;
-      7'h61:
-          \$1177  = 4'h0;
-      7'h62:
-          \$1177  = 4'h0;
-      7'h63:
-          \$1177  = 4'h0;
-      7'h64:
-          \$1177  = 4'h0;
-      7'h65:
-          \$1177  = 4'h0;
-      7'h66:
-          \$1177  = 4'h0;
-      7'h67:
-          \$1177  = 4'h0;
-      7'h68:
-          \$1177  = 4'h0;
-      7'h69:
-          \$1177  = 4'h0;
-      7'h6a:
-          \$1177  = 4'h0;
-      7'h6b:
-          \$1177  = 4'h0;
-      7'h6c:
-          \$1177  = 4'h0;
-      7'h6d:
-          \$1177  = 4'h0;
-      7'h6e:
-          \$1177  = 4'h0;
-      7'h6f:
-          \$1177  = 4'h0;
-      7'h70:
-          \$1177  = 4'h0;
-      7'h71:
-          \$1177  = 4'h0;
-      7'h72:
-          \$1177  = 4'h0;
-      7'h73:
-          \$1177  = 4'h0;
-      7'h74:
-          \$1177  = 4'h0;
-      7'h75:
-          \$1177  = 4'h0;
-      7'h76:
-          \$1177  = 4'h0;
-      7'h77:
-          \$1177  = 4'h0;
-      7'h78:
-          \$1177  = 4'h0;
-      7'h79:
-          \$1177  = 4'h0;
-      7'h7a:
-          \$1177  = 4'h0;
-      7'h7b:
-          \$1177  = 4'h0;
-      7'h7c:
-          \$1177  = 4'h0;
-      7'h7d:
-          \$1177  = 4'h0;
-      7'h7e:
-          \$1177  = 4'h0;
-      7'h7f:
-          \$1177  = 4'h0;
+    casez ({ pend_hm[3:0], \$1626  })
+      8'h00:
+          \$1627  = 6'h08;
+      8'h01:
+          \$1627  = 6'h08;
+      8'h02:
+          \$1627  = 6'h08;
+      8'h03:
+          \$1627  = 6'h08;
+      8'h04:
+          \$1627  = 6'h08;
+      8'h05:
+          \$1627  = 6'h08;
+      8'h06:
+          \$1627  = 6'h08;
+      8'h07:
+          \$1627  = 6'h08;
+      8'h08:
+          \$1627  = 6'h08;
+      8'h09:
+          \$1627  = 6'h08;
+      8'h0a:
+          \$1627  = 6'h08;
+      8'h0b:
+          \$1627  = 6'h08;
+      8'h0c:
+          \$1627  = 6'h08;
+      8'h0d:
+          \$1627  = 6'h08;
+      8'h0e:
+          \$1627  = 6'h08;
+      8'h0f:
+          \$1627  = 6'h08;
+      8'h10:
+          \$1627  = 6'h08;
+      8'h11:
+          \$1627  = 6'h07;
+      8'h12:
+          \$1627  = 6'h07;
+      8'h13:
+          \$1627  = 6'h07;
+      8'h14:
+          \$1627  = 6'h07;
+      8'h15:
+          \$1627  = 6'h07;
+      8'h16:
+          \$1627  = 6'h07;
+      8'h17:
+          \$1627  = 6'h07;
+      8'h18:
+          \$1627  = 6'h07;
+      8'h19:
+          \$1627  = 6'h07;
+      8'h1a:
+          \$1627  = 6'h07;
+      8'h1b:
+          \$1627  = 6'h07;
+      8'h1c:
+          \$1627  = 6'h07;
+      8'h1d:
+          \$1627  = 6'h07;
+      8'h1e:
+          \$1627  = 6'h07;
+      8'h1f:
+          \$1627  = 6'h07;
+      8'h20:
+          \$1627  = 6'h08;
+      8'h21:
+          \$1627  = 6'h07;
+      8'h22:
+          \$1627  = 6'h06;
+      8'h23:
+          \$1627  = 6'h06;
+      8'h24:
+          \$1627  = 6'h06;
+      8'h25:
+          \$1627  = 6'h06;
+      8'h26:
+          \$1627  = 6'h06;
+      8'h27:
+          \$1627  = 6'h06;
+      8'h28:
+          \$1627  = 6'h06;
+      8'h29:
+          \$1627  = 6'h06;
+      8'h2a:
+          \$1627  = 6'h06;
+      8'h2b:
+          \$1627  = 6'h06;
+      8'h2c:
+          \$1627  = 6'h06;
+      8'h2d:
+          \$1627  = 6'h06;
+      8'h2e:
+          \$1627  = 6'h06;
+      8'h2f:
+          \$1627  = 6'h06;
+      8'h30:
+          \$1627  = 6'h08;
+      8'h31:
+          \$1627  = 6'h07;
+      8'h32:
+          \$1627  = 6'h06;
+      8'h33:
+          \$1627  = 6'h05;
+      8'h34:
+          \$1627  = 6'h05;
+      8'h35:
+          \$1627  = 6'h05;
+      8'h36:
+          \$1627  = 6'h05;
+      8'h37:
+          \$1627  = 6'h05;
+      8'h38:
+          \$1627  = 6'h05;
+      8'h39:
+          \$1627  = 6'h05;
+      8'h3a:
+          \$1627  = 6'h05;
+      8'h3b:
+          \$1627  = 6'h05;
+      8'h3c:
+          \$1627  = 6'h05;
+      8'h3d:
+          \$1627  = 6'h05;
+      8'h3e:
+          \$1627  = 6'h05;
+      8'h3f:
+          \$1627  = 6'h05;
+      8'h40:
+          \$1627  = 6'h08;
+      8'h41:
+          \$1627  = 6'h07;
+      8'h42:
+          \$1627  = 6'h06;
+      8'h43:
+          \$1627  = 6'h05;
+      8'h44:
+          \$1627  = 6'h04;
+      8'h45:
+          \$1627  = 6'h04;
+      8'h46:
+          \$1627  = 6'h04;
+      8'h47:
+          \$1627  = 6'h04;
+      8'h48:
+          \$1627  = 6'h04;
+      8'h49:
+          \$1627  = 6'h04;
+      8'h4a:
+          \$1627  = 6'h04;
+      8'h4b:
+          \$1627  = 6'h04;
+      8'h4c:
+          \$1627  = 6'h04;
+      8'h4d:
+          \$1627  = 6'h04;
+      8'h4e:
+          \$1627  = 6'h04;
+      8'h4f:
+          \$1627  = 6'h04;
+      8'h50:
+          \$1627  = 6'h08;
+      8'h51:
+          \$1627  = 6'h07;
+      8'h52:
+          \$1627  = 6'h06;
+      8'h53:
+          \$1627  = 6'h05;
+      8'h54:
+          \$1627  = 6'h04;
+      8'h55:
+          \$1627  = 6'h03;
+      8'h56:
+          \$1627  = 6'h03;
+      8'h57:
+          \$1627  = 6'h03;
+      8'h58:
+          \$1627  = 6'h03;
+      8'h59:
+          \$1627  = 6'h03;
+      8'h5a:
+          \$1627  = 6'h03;
+      8'h5b:
+          \$1627  = 6'h03;
+      8'h5c:
+          \$1627  = 6'h03;
+      8'h5d:
+          \$1627  = 6'h03;
+      8'h5e:
+          \$1627  = 6'h03;
+      8'h5f:
+          \$1627  = 6'h03;
+      8'h60:
+          \$1627  = 6'h08;
+      8'h61:
+          \$1627  = 6'h07;
+      8'h62:
+          \$1627  = 6'h06;
+      8'h63:
+          \$1627  = 6'h05;
+      8'h64:
+          \$1627  = 6'h04;
+      8'h65:
+          \$1627  = 6'h03;
+      8'h66:
+          \$1627  = 6'h02;
+      8'h67:
+          \$1627  = 6'h02;
+      8'h68:
+          \$1627  = 6'h02;
+      8'h69:
+          \$1627  = 6'h02;
+      8'h6a:
+          \$1627  = 6'h02;
+      8'h6b:
+          \$1627  = 6'h02;
+      8'h6c:
+          \$1627  = 6'h02;
+      8'h6d:
+          \$1627  = 6'h02;
+      8'h6e:
+          \$1627  = 6'h02;
+      8'h6f:
+          \$1627  = 6'h02;
+      8'h70:
+          \$1627  = 6'h08;
+      8'h71:
+          \$1627  = 6'h07;
+      8'h72:
+          \$1627  = 6'h06;
+      8'h73:
+          \$1627  = 6'h05;
+      8'h74:
+          \$1627  = 6'h04;
+      8'h75:
+          \$1627  = 6'h03;
+      8'h76:
+          \$1627  = 6'h02;
+      8'h77:
+          \$1627  = 6'h01;
+      8'h78:
+          \$1627  = 6'h01;
+      8'h79:
+          \$1627  = 6'h01;
+      8'h7a:
+          \$1627  = 6'h01;
+      8'h7b:
+          \$1627  = 6'h01;
+      8'h7c:
+          \$1627  = 6'h01;
+      8'h7d:
+          \$1627  = 6'h01;
+      8'h7e:
+          \$1627  = 6'h01;
+      8'h7f:
+          \$1627  = 6'h01;
+      8'h80:
+          \$1627  = 6'h08;
+      8'h81:
+          \$1627  = 6'h07;
+      8'h82:
+          \$1627  = 6'h06;
+      8'h83:
+          \$1627  = 6'h05;
+      8'h84:
+          \$1627  = 6'h04;
+      8'h85:
+          \$1627  = 6'h03;
+      8'h86:
+          \$1627  = 6'h02;
+      8'h87:
+          \$1627  = 6'h01;
+      8'h88:
+          \$1627  = 6'h00;
+      8'h89:
+          \$1627  = 6'h00;
+      8'h8a:
+          \$1627  = 6'h00;
+      8'h8b:
+          \$1627  = 6'h00;
+      8'h8c:
+          \$1627  = 6'h00;
+      8'h8d:
+          \$1627  = 6'h00;
+      8'h8e:
+          \$1627  = 6'h00;
+      8'h8f:
+          \$1627  = 6'h00;
+      8'h90:
+          \$1627  = 6'h08;
+      8'h91:
+          \$1627  = 6'h07;
+      8'h92:
+          \$1627  = 6'h06;
+      8'h93:
+          \$1627  = 6'h05;
+      8'h94:
+          \$1627  = 6'h04;
+      8'h95:
+          \$1627  = 6'h03;
+      8'h96:
+          \$1627  = 6'h02;
+      8'h97:
+          \$1627  = 6'h01;
+      8'h98:
+          \$1627  = 6'h00;
+      8'h99:
+          \$1627  = 6'h3f;
+      8'h9a:
+          \$1627  = 6'h3f;
+      8'h9b:
+          \$1627  = 6'h3f;
+      8'h9c:
+          \$1627  = 6'h3f;
+      8'h9d:
+          \$1627  = 6'h3f;
+      8'h9e:
+          \$1627  = 6'h3f;
+      8'h9f:
+          \$1627  = 6'h3f;
+      8'ha0:
+          \$1627  = 6'h08;
+      8'ha1:
+          \$1627  = 6'h07;
+      8'ha2:
+          \$1627  = 6'h06;
+      8'ha3:
+          \$1627  = 6'h05;
+      8'ha4:
+          \$1627  = 6'h04;
+      8'ha5:
+          \$1627  = 6'h03;
+      8'ha6:
+          \$1627  = 6'h02;
+      8'ha7:
+          \$1627  = 6'h01;
+      8'ha8:
+          \$1627  = 6'h00;
+      8'ha9:
+          \$1627  = 6'h3f;
+      8'haa:
+          \$1627  = 6'h3e;
+      8'hab:
+          \$1627  = 6'h3e;
+      8'hac:
+          \$1627  = 6'h3e;
+      8'had:
+          \$1627  = 6'h3e;
+      8'hae:
+          \$1627  = 6'h3e;
+      8'haf:
+          \$1627  = 6'h3e;
+      8'hb0:
+          \$1627  = 6'h08;
+      8'hb1:
+          \$1627  = 6'h07;
+      8'hb2:
+          \$1627  = 6'h06;
+      8'hb3:
+          \$1627  = 6'h05;
+      8'hb4:
+          \$1627  = 6'h04;
+      8'hb5:
+          \$1627  = 6'h03;
+      8'hb6:
+          \$1627  = 6'h02;
+      8'hb7:
+          \$1627  = 6'h01;
+      8'hb8:
+          \$1627  = 6'h00;
+      8'hb9:
+          \$1627  = 6'h3f;
+      8'hba:
+          \$1627  = 6'h3e;
+      8'hbb:
+          \$1627  = 6'h3d;
+      8'hbc:
+          \$1627  = 6'h3d;
+      8'hbd:
+          \$1627  = 6'h3d;
+      8'hbe:
+          \$1627  = 6'h3d;
+      8'hbf:
+          \$1627  = 6'h3d;
+      8'hc0:
+          \$1627  = 6'h08;
+      8'hc1:
+          \$1627  = 6'h07;
+      8'hc2:
+          \$1627  = 6'h06;
+      8'hc3:
+          \$1627  = 6'h05;
+      8'hc4:
+          \$1627  = 6'h04;
+      8'hc5:
+          \$1627  = 6'h03;
+      8'hc6:
+          \$1627  = 6'h02;
+      8'hc7:
+          \$1627  = 6'h01;
+      8'hc8:
+          \$1627  = 6'h00;
+      8'hc9:
+          \$1627  = 6'h3f;
+      8'hca:
+          \$1627  = 6'h3e;
+      8'hcb:
+          \$1627  = 6'h3d;
+      8'hcc:
+          \$1627  = 6'h3c;
+      8'hcd:
+          \$1627  = 6'h3c;
+      8'hce:
+          \$1627  = 6'h3c;
+      8'hcf:
+          \$1627  = 6'h3c;
+      8'hd0:
+          \$1627  = 6'h08;
+      8'hd1:
+          \$1627  = 6'h07;
+      8'hd2:
+          \$1627  = 6'h06;
+      8'hd3:
+          \$1627  = 6'h05;
+      8'hd4:
+          \$1627  = 6'h04;
+      8'hd5:
+          \$1627  = 6'h03;
+      8'hd6:
+          \$1627  = 6'h02;
+      8'hd7:
+          \$1627  = 6'h01;
+      8'hd8:
+          \$1627  = 6'h00;
+      8'hd9:
+          \$1627  = 6'h3f;
+      8'hda:
+          \$1627  = 6'h3e;
+      8'hdb:
+          \$1627  = 6'h3d;
+      8'hdc:
+          \$1627  = 6'h3c;
+      8'hdd:
+          \$1627  = 6'h3b;
+      8'hde:
+          \$1627  = 6'h3b;
+      8'hdf:
+          \$1627  = 6'h3b;
+      8'he0:
+          \$1627  = 6'h08;
+      8'he1:
+          \$1627  = 6'h07;
+      8'he2:
+          \$1627  = 6'h06;
+      8'he3:
+          \$1627  = 6'h05;
+      8'he4:
+          \$1627  = 6'h04;
+      8'he5:
+          \$1627  = 6'h03;
+      8'he6:
+          \$1627  = 6'h02;
+      8'he7:
+          \$1627  = 6'h01;
+      8'he8:
+          \$1627  = 6'h00;
+      8'he9:
+          \$1627  = 6'h3f;
+      8'hea:
+          \$1627  = 6'h3e;
+      8'heb:
+          \$1627  = 6'h3d;
+      8'hec:
+          \$1627  = 6'h3c;
+      8'hed:
+          \$1627  = 6'h3b;
+      8'hee:
+          \$1627  = 6'h3a;
+      8'hef:
+          \$1627  = 6'h3a;
+      8'hf0:
+          \$1627  = 6'h08;
+      8'hf1:
+          \$1627  = 6'h07;
+      8'hf2:
+          \$1627  = 6'h06;
+      8'hf3:
+          \$1627  = 6'h05;
+      8'hf4:
+          \$1627  = 6'h04;
+      8'hf5:
+          \$1627  = 6'h03;
+      8'hf6:
+          \$1627  = 6'h02;
+      8'hf7:
+          \$1627  = 6'h01;
+      8'hf8:
+          \$1627  = 6'h00;
+      8'hf9:
+          \$1627  = 6'h3f;
+      8'hfa:
+          \$1627  = 6'h3e;
+      8'hfb:
+          \$1627  = 6'h3d;
+      8'hfc:
+          \$1627  = 6'h3c;
+      8'hfd:
+          \$1627  = 6'h3b;
+      8'hfe:
+          \$1627  = 6'h3a;
+      8'hff:
+          \$1627  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1181  = 4'hf;
-      7'h01:
-          \$1181  = 4'hf;
-      7'h02:
-          \$1181  = 4'hf;
-      7'h03:
-          \$1181  = 4'hf;
-      7'h04:
-          \$1181  = 4'he;
-      7'h05:
-          \$1181  = 4'hd;
-      7'h06:
-          \$1181  = 4'hd;
-      7'h07:
-          \$1181  = 4'hc;
-      7'h08:
-          \$1181  = 4'hb;
-      7'h09:
-          \$1181  = 4'ha;
-      7'h0a:
-          \$1181  = 4'ha;
-      7'h0b:
-          \$1181  = 4'h9;
-      7'h0c:
-          \$1181  = 4'h8;
-      7'h0d:
-          \$1181  = 4'h7;
-      7'h0e:
-          \$1181  = 4'h7;
-      7'h0f:
-          \$1181  = 4'h6;
-      7'h10:
-          \$1181  = 4'h5;
-      7'h11:
-          \$1181  = 4'h4;
-      7'h12:
-          \$1181  = 4'h4;
-      7'h13:
-          \$1181  = 4'h3;
-      7'h14:
-          \$1181  = 4'h2;
-      7'h15:
-          \$1181  = 4'h0;
-      7'h16:
-          \$1181  = 4'h0;
-      7'h17:
-          \$1181  = 4'h0;
-      7'h18:
-          \$1181  = 4'h0;
-      7'h19:
-          \$1181  = 4'h0;
-      7'h1a:
-          \$1181  = 4'h0;
-      7'h1b:
-          \$1181  = 4'h0;
-      7'h1c:
-          \$1181  = 4'h0;
-      7'h1d:
-          \$1181  = 4'h0;
-      7'h1e:
-          \$1181  = 4'h0;
-      7'h1f:
-          \$1181  = 4'h0;
-      7'h20:
-          \$1181  = 4'h0;
-      7'h21:
-          \$1181  = 4'h0;
-      7'h22:
-          \$1181  = 4'h0;
-      7'h23:
-          \$1181  = 4'h0;
-      7'h24:
-          \$1181  = 4'h0;
-      7'h25:
-          \$1181  = 4'h0;
-      7'h26:
-          \$1181  = 4'h0;
-      7'h27:
-          \$1181  = 4'h0;
-      7'h28:
-          \$1181  = 4'h0;
-      7'h29:
-          \$1181  = 4'h0;
-      7'h2a:
-          \$1181  = 4'h0;
-      7'h2b:
-          \$1181  = 4'h0;
-      7'h2c:
-          \$1181  = 4'h0;
-      7'h2d:
-          \$1181  = 4'h0;
-      7'h2e:
-          \$1181  = 4'h0;
-      7'h2f:
-          \$1181  = 4'h0;
-      7'h30:
-          \$1181  = 4'h0;
-      7'h31:
-          \$1181  = 4'h0;
-      7'h32:
-          \$1181  = 4'h0;
-      7'h33:
-          \$1181  = 4'h0;
-      7'h34:
-          \$1181  = 4'h0;
-      7'h35:
-          \$1181  = 4'h0;
-      7'h36:
-          \$1181  = 4'h0;
-      7'h37:
-          \$1181  = 4'h0;
-      7'h38:
-          \$1181  = 4'h0;
-      7'h39:
-          \$1181  = 4'h0;
-      7'h3a:
-          \$1181  = 4'h0;
-      7'h3b:
-          \$1181  = 4'h0;
-      7'h3c:
-          \$1181  = 4'h0;
-      7'h3d:
-          \$1181  = 4'h0;
-      7'h3e:
-          \$1181  = 4'h0;
-      7'h3f:
-          \$1181  = 4'h0;
-      7'h40:
-          \$1181  = 4'h0;
-      7'h41:
-          \$1181  = 4'h0;
-      7'h42:
-          \$1181  = 4'h0;
-      7'h43:
-          \$1181  = 4'h0;
-      7'h44:
-          \$1181  = 4'h0;
-      7'h45:
-          \$1181  = 4'h0;
-      7'h46:
-          \$1181  = 4'h0;
-      7'h47:
-          \$1181  = 4'h0;
-      7'h48:
-          \$1181  = 4'h0;
-      7'h49:
-          \$1181  = 4'h0;
-      7'h4a:
-          \$1181  = 4'h0;
-      7'h4b:
-          \$1181  = 4'hf;
-      7'h4c:
-          \$1181  = 4'h0;
-      7'h4d:
-          \$1181  = 4'h0;
-      7'h4e:
-          \$1181  = 4'h0;
-      7'h4f:
-          \$1181  = 4'h0;
-      7'h50:
-          \$1181  = 4'h0;
-      7'h51:
-          \$1181  = 4'h0;
-      7'h52:
-          \$1181  = 4'h0;
-      7'h53:
-          \$1181  = 4'h0;
-      7'h54:
-          \$1181  = 4'h0;
-      7'h55:
-          \$1181  = 4'h0;
-      7'h56:
-          \$1181  = 4'h0;
-      7'h57:
-          \$1181  = 4'h0;
-      7'h58:
-          \$1181  = 4'h0;
-      7'h59:
-          \$1181  = 4'h0;
-      7'h5a:
-          \$1181  = 4'h0;
-      7'h5b:
-          \$1181  = 4'h0;
-      7'h5c:
-          \$1181  = 4'h0;
-      7'h5d:
-          \$1181  = 4'h0;
-      7'h5e:
-          \$1181  = 4'h0;
-      7'h5f:
-          \$1181  = 4'h0;
-      7'h60:
-          \$1181  = 4'h0;
-      7'h61:
-          \$1181  = 4'h0;
-      7'h62:
-          \$1181  = 4'h0;
-      7'h63:
-          \$1181  = 4'h0;
-      7'h64:
-          \$1181  = 4'h0;
-      7'h65:
-          \$1181  = 4'h0;
-      7'h66:
-          \$1181  = 4'h0;
-      7'h67:
-          \$1181  = 4'h0;
-      7'h68:
-          \$1181  = 4'h0;
-      7'h69:
-          \$1181  = 4'h0;
-      7'h6a:
-          \$1181  = 4'h0;
-      7'h6b:
-          \$1181  = 4'h0;
-      7'h6c:
-          \$1181  = 4'h0;
-      7'h6d:
-          \$1181  = 4'h0;
-      7'h6e:
-          \$1181  = 4'h0;
-      7'h6f:
-          \$1181  = 4'h0;
-      7'h70:
-          \$1181  = 4'h0;
-      7'h71:
-          \$1181  = 4'h0;
-      7'h72:
-          \$1181  = 4'h0;
-      7'h73:
-          \$1181  = 4'h0;
-      7'h74:
-          \$1181  = 4'h0;
-      7'h75:
-          \$1181  = 4'h0;
-      7'h76:
-          \$1181  = 4'h0;
-      7'h77:
-          \$1181  = 4'h0;
-      7'h78:
-          \$1181  = 4'h0;
-      7'h79:
-          \$1181  = 4'h0;
-      7'h7a:
-          \$1181  = 4'h0;
-      7'h7b:
-          \$1181  = 4'h0;
-      7'h7c:
-          \$1181  = 4'h0;
-      7'h7d:
-          \$1181  = 4'h0;
-      7'h7e:
-          \$1181  = 4'h0;
-      7'h7f:
-          \$1181  = 4'h0;
+    casez ({ pend_hm[3:0], \$1628  })
+      8'h00:
+          \$1629  = 6'h00;
+      8'h01:
+          \$1629  = 6'h3f;
+      8'h02:
+          \$1629  = 6'h3e;
+      8'h03:
+          \$1629  = 6'h3d;
+      8'h04:
+          \$1629  = 6'h3c;
+      8'h05:
+          \$1629  = 6'h3b;
+      8'h06:
+          \$1629  = 6'h3a;
+      8'h07:
+          \$1629  = 6'h39;
+      8'h08:
+          \$1629  = 6'h38;
+      8'h09:
+          \$1629  = 6'h37;
+      8'h0a:
+          \$1629  = 6'h36;
+      8'h0b:
+          \$1629  = 6'h35;
+      8'h0c:
+          \$1629  = 6'h34;
+      8'h0d:
+          \$1629  = 6'h33;
+      8'h0e:
+          \$1629  = 6'h32;
+      8'h0f:
+          \$1629  = 6'h31;
+      8'h10:
+          \$1629  = 6'h00;
+      8'h11:
+          \$1629  = 6'h00;
+      8'h12:
+          \$1629  = 6'h3f;
+      8'h13:
+          \$1629  = 6'h3e;
+      8'h14:
+          \$1629  = 6'h3d;
+      8'h15:
+          \$1629  = 6'h3c;
+      8'h16:
+          \$1629  = 6'h3b;
+      8'h17:
+          \$1629  = 6'h3a;
+      8'h18:
+          \$1629  = 6'h39;
+      8'h19:
+          \$1629  = 6'h38;
+      8'h1a:
+          \$1629  = 6'h37;
+      8'h1b:
+          \$1629  = 6'h36;
+      8'h1c:
+          \$1629  = 6'h35;
+      8'h1d:
+          \$1629  = 6'h34;
+      8'h1e:
+          \$1629  = 6'h33;
+      8'h1f:
+          \$1629  = 6'h32;
+      8'h20:
+          \$1629  = 6'h00;
+      8'h21:
+          \$1629  = 6'h00;
+      8'h22:
+          \$1629  = 6'h00;
+      8'h23:
+          \$1629  = 6'h3f;
+      8'h24:
+          \$1629  = 6'h3e;
+      8'h25:
+          \$1629  = 6'h3d;
+      8'h26:
+          \$1629  = 6'h3c;
+      8'h27:
+          \$1629  = 6'h3b;
+      8'h28:
+          \$1629  = 6'h3a;
+      8'h29:
+          \$1629  = 6'h39;
+      8'h2a:
+          \$1629  = 6'h38;
+      8'h2b:
+          \$1629  = 6'h37;
+      8'h2c:
+          \$1629  = 6'h36;
+      8'h2d:
+          \$1629  = 6'h35;
+      8'h2e:
+          \$1629  = 6'h34;
+      8'h2f:
+          \$1629  = 6'h33;
+      8'h30:
+          \$1629  = 6'h00;
+      8'h31:
+          \$1629  = 6'h00;
+      8'h32:
+          \$1629  = 6'h00;
+      8'h33:
+          \$1629  = 6'h00;
+      8'h34:
+          \$1629  = 6'h3f;
+      8'h35:
+          \$1629  = 6'h3e;
+      8'h36:
+          \$1629  = 6'h3d;
+      8'h37:
+          \$1629  = 6'h3c;
+      8'h38:
+          \$1629  = 6'h3b;
+      8'h39:
+          \$1629  = 6'h3a;
+      8'h3a:
+          \$1629  = 6'h39;
+      8'h3b:
+          \$1629  = 6'h38;
+      8'h3c:
+          \$1629  = 6'h37;
+      8'h3d:
+          \$1629  = 6'h36;
+      8'h3e:
+          \$1629  = 6'h35;
+      8'h3f:
+          \$1629  = 6'h34;
+      8'h40:
+          \$1629  = 6'h00;
+      8'h41:
+          \$1629  = 6'h00;
+      8'h42:
+          \$1629  = 6'h00;
+      8'h43:
+          \$1629  = 6'h00;
+      8'h44:
+          \$1629  = 6'h00;
+      8'h45:
+          \$1629  = 6'h3f;
+      8'h46:
+          \$1629  = 6'h3e;
+      8'h47:
+          \$1629  = 6'h3d;
+      8'h48:
+          \$1629  = 6'h3c;
+      8'h49:
+          \$1629  = 6'h3b;
+      8'h4a:
+          \$1629  = 6'h3a;
+      8'h4b:
+          \$1629  = 6'h39;
+      8'h4c:
+          \$1629  = 6'h38;
+      8'h4d:
+          \$1629  = 6'h37;
+      8'h4e:
+          \$1629  = 6'h36;
+      8'h4f:
+          \$1629  = 6'h35;
+      8'h50:
+          \$1629  = 6'h00;
+      8'h51:
+          \$1629  = 6'h00;
+      8'h52:
+          \$1629  = 6'h00;
+      8'h53:
+          \$1629  = 6'h00;
+      8'h54:
+          \$1629  = 6'h00;
+      8'h55:
+          \$1629  = 6'h00;
+      8'h56:
+          \$1629  = 6'h3f;
+      8'h57:
+          \$1629  = 6'h3e;
+      8'h58:
+          \$1629  = 6'h3d;
+      8'h59:
+          \$1629  = 6'h3c;
+      8'h5a:
+          \$1629  = 6'h3b;
+      8'h5b:
+          \$1629  = 6'h3a;
+      8'h5c:
+          \$1629  = 6'h39;
+      8'h5d:
+          \$1629  = 6'h38;
+      8'h5e:
+          \$1629  = 6'h37;
+      8'h5f:
+          \$1629  = 6'h36;
+      8'h60:
+          \$1629  = 6'h00;
+      8'h61:
+          \$1629  = 6'h00;
+      8'h62:
+          \$1629  = 6'h00;
+      8'h63:
+          \$1629  = 6'h00;
+      8'h64:
+          \$1629  = 6'h00;
+      8'h65:
+          \$1629  = 6'h00;
+      8'h66:
+          \$1629  = 6'h00;
+      8'h67:
+          \$1629  = 6'h3f;
+      8'h68:
+          \$1629  = 6'h3e;
+      8'h69:
+          \$1629  = 6'h3d;
+      8'h6a:
+          \$1629  = 6'h3c;
+      8'h6b:
+          \$1629  = 6'h3b;
+      8'h6c:
+          \$1629  = 6'h3a;
+      8'h6d:
+          \$1629  = 6'h39;
+      8'h6e:
+          \$1629  = 6'h38;
+      8'h6f:
+          \$1629  = 6'h37;
+      8'h70:
+          \$1629  = 6'h00;
+      8'h71:
+          \$1629  = 6'h00;
+      8'h72:
+          \$1629  = 6'h00;
+      8'h73:
+          \$1629  = 6'h00;
+      8'h74:
+          \$1629  = 6'h00;
+      8'h75:
+          \$1629  = 6'h00;
+      8'h76:
+          \$1629  = 6'h00;
+      8'h77:
+          \$1629  = 6'h00;
+      8'h78:
+          \$1629  = 6'h3f;
+      8'h79:
+          \$1629  = 6'h3e;
+      8'h7a:
+          \$1629  = 6'h3d;
+      8'h7b:
+          \$1629  = 6'h3c;
+      8'h7c:
+          \$1629  = 6'h3b;
+      8'h7d:
+          \$1629  = 6'h3a;
+      8'h7e:
+          \$1629  = 6'h39;
+      8'h7f:
+          \$1629  = 6'h38;
+      8'h80:
+          \$1629  = 6'h00;
+      8'h81:
+          \$1629  = 6'h00;
+      8'h82:
+          \$1629  = 6'h00;
+      8'h83:
+          \$1629  = 6'h00;
+      8'h84:
+          \$1629  = 6'h00;
+      8'h85:
+          \$1629  = 6'h00;
+      8'h86:
+          \$1629  = 6'h00;
+      8'h87:
+          \$1629  = 6'h00;
+      8'h88:
+          \$1629  = 6'h00;
+      8'h89:
+          \$1629  = 6'h3f;
+      8'h8a:
+          \$1629  = 6'h3e;
+      8'h8b:
+          \$1629  = 6'h3d;
+      8'h8c:
+          \$1629  = 6'h3c;
+      8'h8d:
+          \$1629  = 6'h3b;
+      8'h8e:
+          \$1629  = 6'h3a;
+      8'h8f:
+          \$1629  = 6'h39;
+      8'h90:
+          \$1629  = 6'h00;
+      8'h91:
+          \$1629  = 6'h00;
+      8'h92:
+          \$1629  = 6'h00;
+      8'h93:
+          \$1629  = 6'h00;
+      8'h94:
+          \$1629  = 6'h00;
+      8'h95:
+          \$1629  = 6'h00;
+      8'h96:
+          \$1629  = 6'h00;
+      8'h97:
+          \$1629  = 6'h00;
+      8'h98:
+          \$1629  = 6'h00;
+      8'h99:
+          \$1629  = 6'h00;
+      8'h9a:
+          \$1629  = 6'h3f;
+      8'h9b:
+          \$1629  = 6'h3e;
+      8'h9c:
+          \$1629  = 6'h3d;
+      8'h9d:
+          \$1629  = 6'h3c;
+      8'h9e:
+          \$1629  = 6'h3b;
+      8'h9f:
+          \$1629  = 6'h3a;
+      8'ha0:
+          \$1629  = 6'h00;
+      8'ha1:
+          \$1629  = 6'h00;
+      8'ha2:
+          \$1629  = 6'h00;
+      8'ha3:
+          \$1629  = 6'h00;
+      8'ha4:
+          \$1629  = 6'h00;
+      8'ha5:
+          \$1629  = 6'h00;
+      8'ha6:
+          \$1629  = 6'h00;
+      8'ha7:
+          \$1629  = 6'h00;
+      8'ha8:
+          \$1629  = 6'h00;
+      8'ha9:
+          \$1629  = 6'h00;
+      8'haa:
+          \$1629  = 6'h00;
+      8'hab:
+          \$1629  = 6'h3f;
+      8'hac:
+          \$1629  = 6'h3e;
+      8'had:
+          \$1629  = 6'h3d;
+      8'hae:
+          \$1629  = 6'h3c;
+      8'haf:
+          \$1629  = 6'h3b;
+      8'hb0:
+          \$1629  = 6'h00;
+      8'hb1:
+          \$1629  = 6'h00;
+      8'hb2:
+          \$1629  = 6'h00;
+      8'hb3:
+          \$1629  = 6'h00;
+      8'hb4:
+          \$1629  = 6'h00;
+      8'hb5:
+          \$1629  = 6'h00;
+      8'hb6:
+          \$1629  = 6'h00;
+      8'hb7:
+          \$1629  = 6'h00;
+      8'hb8:
+          \$1629  = 6'h00;
+      8'hb9:
+          \$1629  = 6'h00;
+      8'hba:
+          \$1629  = 6'h00;
+      8'hbb:
+          \$1629  = 6'h00;
+      8'hbc:
+          \$1629  = 6'h3f;
+      8'hbd:
+          \$1629  = 6'h3e;
+      8'hbe:
+          \$1629  = 6'h3d;
+      8'hbf:
+          \$1629  = 6'h3c;
+      8'hc0:
+          \$1629  = 6'h00;
+      8'hc1:
+          \$1629  = 6'h00;
+      8'hc2:
+          \$1629  = 6'h00;
+      8'hc3:
+          \$1629  = 6'h00;
+      8'hc4:
+          \$1629  = 6'h00;
+      8'hc5:
+          \$1629  = 6'h00;
+      8'hc6:
+          \$1629  = 6'h00;
+      8'hc7:
+          \$1629  = 6'h00;
+      8'hc8:
+          \$1629  = 6'h00;
+      8'hc9:
+          \$1629  = 6'h00;
+      8'hca:
+          \$1629  = 6'h00;
+      8'hcb:
+          \$1629  = 6'h00;
+      8'hcc:
+          \$1629  = 6'h00;
+      8'hcd:
+          \$1629  = 6'h3f;
+      8'hce:
+          \$1629  = 6'h3e;
+      8'hcf:
+          \$1629  = 6'h3d;
+      8'hd0:
+          \$1629  = 6'h00;
+      8'hd1:
+          \$1629  = 6'h00;
+      8'hd2:
+          \$1629  = 6'h00;
+      8'hd3:
+          \$1629  = 6'h00;
+      8'hd4:
+          \$1629  = 6'h00;
+      8'hd5:
+          \$1629  = 6'h00;
+      8'hd6:
+          \$1629  = 6'h00;
+      8'hd7:
+          \$1629  = 6'h00;
+      8'hd8:
+          \$1629  = 6'h00;
+      8'hd9:
+          \$1629  = 6'h00;
+      8'hda:
+          \$1629  = 6'h00;
+      8'hdb:
+          \$1629  = 6'h00;
+      8'hdc:
+          \$1629  = 6'h00;
+      8'hdd:
+          \$1629  = 6'h00;
+      8'hde:
+          \$1629  = 6'h3f;
+      8'hdf:
+          \$1629  = 6'h3e;
+      8'he0:
+          \$1629  = 6'h00;
+      8'he1:
+          \$1629  = 6'h00;
+      8'he2:
+          \$1629  = 6'h00;
+      8'he3:
+          \$1629  = 6'h00;
+      8'he4:
+          \$1629  = 6'h00;
+      8'he5:
+          \$1629  = 6'h00;
+      8'he6:
+          \$1629  = 6'h00;
+      8'he7:
+          \$1629  = 6'h00;
+      8'he8:
+          \$1629  = 6'h00;
+      8'he9:
+          \$1629  = 6'h00;
+      8'hea:
+          \$1629  = 6'h00;
+      8'heb:
+          \$1629  = 6'h00;
+      8'hec:
+          \$1629  = 6'h00;
+      8'hed:
+          \$1629  = 6'h00;
+      8'hee:
+          \$1629  = 6'h00;
+      8'hef:
+          \$1629  = 6'h3f;
+      8'hf0:
+          \$1629  = 6'h00;
+      8'hf1:
+          \$1629  = 6'h00;
+      8'hf2:
+          \$1629  = 6'h00;
+      8'hf3:
+          \$1629  = 6'h00;
+      8'hf4:
+          \$1629  = 6'h00;
+      8'hf5:
+          \$1629  = 6'h00;
+      8'hf6:
+          \$1629  = 6'h00;
+      8'hf7:
+          \$1629  = 6'h00;
+      8'hf8:
+          \$1629  = 6'h00;
+      8'hf9:
+          \$1629  = 6'h00;
+      8'hfa:
+          \$1629  = 6'h00;
+      8'hfb:
+          \$1629  = 6'h00;
+      8'hfc:
+          \$1629  = 6'h00;
+      8'hfd:
+          \$1629  = 6'h00;
+      8'hfe:
+          \$1629  = 6'h00;
+      8'hff:
+          \$1629  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1184  = 4'hf;
-      7'h01:
-          \$1184  = 4'hf;
-      7'h02:
-          \$1184  = 4'hf;
-      7'h03:
-          \$1184  = 4'hf;
-      7'h04:
-          \$1184  = 4'hf;
-      7'h05:
-          \$1184  = 4'hf;
-      7'h06:
-          \$1184  = 4'hf;
-      7'h07:
-          \$1184  = 4'hf;
-      7'h08:
-          \$1184  = 4'hf;
-      7'h09:
-          \$1184  = 4'hf;
-      7'h0a:
-          \$1184  = 4'hf;
-      7'h0b:
-          \$1184  = 4'hf;
-      7'h0c:
-          \$1184  = 4'hf;
-      7'h0d:
-          \$1184  = 4'hf;
-      7'h0e:
-          \$1184  = 4'hf;
-      7'h0f:
-          \$1184  = 4'hf;
-      7'h10:
-          \$1184  = 4'hf;
-      7'h11:
-          \$1184  = 4'hf;
-      7'h12:
-          \$1184  = 4'hf;
-      7'h13:
-          \$1184  = 4'hf;
-      7'h14:
-          \$1184  = 4'hf;
-      7'h15:
-          \$1184  = 4'hf;
-      7'h16:
-          \$1184  = 4'hf;
-      7'h17:
-          \$1184  = 4'hf;
-      7'h18:
-          \$1184  = 4'hf;
-      7'h19:
-          \$1184  = 4'hf;
-      7'h1a:
-          \$1184  = 4'hf;
-      7'h1b:
-          \$1184  = 4'hf;
-      7'h1c:
-          \$1184  = 4'hf;
-      7'h1d:
-          \$1184  = 4'hf;
-      7'h1e:
-          \$1184  = 4'hf;
-      7'h1f:
-          \$1184  = 4'hf;
-      7'h20:
-          \$1184  = 4'hf;
-      7'h21:
-          \$1184  = 4'hf;
-      7'h22:
-          \$1184  = 4'hf;
-      7'h23:
-          \$1184  = 4'hf;
-      7'h24:
-          \$1184  = 4'hf;
-      7'h25:
-          \$1184  = 4'hf;
-      7'h26:
-          \$1184  = 4'hf;
-      7'h27:
-          \$1184  = 4'hf;
-      7'h28:
-          \$1184  = 4'hf;
-      7'h29:
-          \$1184  = 4'hf;
-      7'h2a:
-          \$1184  = 4'hf;
-      7'h2b:
-          \$1184  = 4'hf;
-      7'h2c:
-          \$1184  = 4'hf;
-      7'h2d:
-          \$1184  = 4'hf;
-      7'h2e:
-          \$1184  = 4'hf;
-      7'h2f:
-          \$1184  = 4'hf;
-      7'h30:
-          \$1184  = 4'hf;
-      7'h31:
-          \$1184  = 4'hf;
-      7'h32:
-          \$1184  = 4'hf;
-      7'h33:
-          \$1184  = 4'hf;
-      7'h34:
-          \$1184  = 4'hf;
-      7'h35:
-          \$1184  = 4'hf;
-      7'h36:
-          \$1184  = 4'hf;
-      7'h37:
-          \$1184  = 4'he;
-      7'h38:
-          \$1184  = 4'hd;
-      7'h39:
-          \$1184  = 4'hc;
-      7'h3a:
-          \$1184  = 4'hc;
-      7'h3b:
-          \$1184  = 4'hb;
-      7'h3c:
-          \$1184  = 4'ha;
-      7'h3d:
-          \$1184  = 4'h9;
-      7'h3e:
-          \$1184  = 4'h9;
-      7'h3f:
-          \$1184  = 4'h8;
-      7'h40:
-          \$1184  = 4'h7;
-      7'h41:
-          \$1184  = 4'h6;
-      7'h42:
-          \$1184  = 4'h6;
-      7'h43:
-          \$1184  = 4'h5;
-      7'h44:
-          \$1184  = 4'h4;
-      7'h45:
-          \$1184  = 4'h3;
-      7'h46:
-          \$1184  = 4'h3;
-      7'h47:
-          \$1184  = 4'h2;
-      7'h48:
-          \$1184  = 4'h1;
-      7'h49:
-          \$1184  = 4'h0;
-      7'h4a:
-          \$1184  = 4'h0;
-      7'h4b:
-          \$1184  = 4'hf;
-      7'h4c:
-          \$1184  = 4'hf;
-      7'h4d:
-          \$1184  = 4'hf;
-      7'h4e:
-          \$1184  = 4'hf;
-      7'h4f:
-          \$1184  = 4'hf;
-      7'h50:
-          \$1184  = 4'hf;
-      7'h51:
-          \$1184  = 4'hf;
-      7'h52:
-          \$1184  = 4'hf;
-      7'h53:
-          \$1184  = 4'hf;
-      7'h54:
-          \$1184  = 4'hf;
-      7'h55:
-          \$1184  = 4'hf;
-      7'h56:
-          \$1184  = 4'hf;
-      7'h57:
-          \$1184  = 4'hf;
-      7'h58:
-          \$1184  = 4'hf;
-      7'h59:
-          \$1184  = 4'hf;
-      7'h5a:
-          \$1184  = 4'hf;
-      7'h5b:
-          \$1184  = 4'hf;
-      7'h5c:
-          \$1184  = 4'hf;
-      7'h5d:
-          \$1184  = 4'hf;
-      7'h5e:
-          \$1184  = 4'hf;
-      7'h5f:
-          \$1184  = 4'hf;
-      7'h60:
-          \$1184  = 4'hf;
-      7'h61:
-          \$1184  = 4'hf;
-      7'h62:
-          \$1184  = 4'hf;
-      7'h63:
-          \$1184  = 4'hf;
-      7'h64:
-          \$1184  = 4'hf;
-      7'h65:
-          \$1184  = 4'hf;
-      7'h66:
-          \$1184  = 4'hf;
-      7'h67:
-          \$1184  = 4'hf;
-      7'h68:
-          \$1184  = 4'hf;
-      7'h69:
-          \$1184  = 4'hf;
-      7'h6a:
-          \$1184  = 4'hf;
-      7'h6b:
-          \$1184  = 4'hf;
-      7'h6c:
-          \$1184  = 4'hf;
-      7'h6d:
-          \$1184  = 4'hf;
-      7'h6e:
-          \$1184  = 4'hf;
-      7'h6f:
-          \$1184  = 4'hf;
-      7'h70:
-          \$1184  = 4'hf;
-      7'h71:
-          \$1184  = 4'hf;
-      7'h72:
-          \$1184  = 4'hf;
-      7'h73:
-          \$1184  = 4'hf;
-      7'h74:
-          \$1184  = 4'hf;
-      7'h75:
-          \$1184  = 4'hf;
-      7'h76:
-          \$1184  = 4'hf;
-      7'h77:
-          \$1184  = 4'hf;
-      7'h78:
-          \$1184  = 4'hf;
-      7'h79:
-          \$1184  = 4'hf;
-      7'h7a:
-          \$1184  = 4'hf;
-      7'h7b:
-          \$1184  = 4'hf;
-      7'h7c:
-          \$1184  = 4'hf;
-      7'h7d:
-          \$1184  = 4'hf;
-      7'h7e:
-          \$1184  = 4'hf;
-      7'h7f:
-          \$1184  = 4'hf;
+    casez ({ wr_hm[3:0], \$1632  })
+      8'h00:
+          \$1633  = 6'h08;
+      8'h01:
+          \$1633  = 6'h08;
+      8'h02:
+          \$1633  = 6'h08;
+      8'h03:
+          \$1633  = 6'h08;
+      8'h04:
+          \$1633  = 6'h08;
+      8'h05:
+          \$1633  = 6'h08;
+      8'h06:
+          \$1633  = 6'h08;
+      8'h07:
+          \$1633  = 6'h08;
+      8'h08:
+          \$1633  = 6'h08;
+      8'h09:
+          \$1633  = 6'h08;
+      8'h0a:
+          \$1633  = 6'h08;
+      8'h0b:
+          \$1633  = 6'h08;
+      8'h0c:
+          \$1633  = 6'h08;
+      8'h0d:
+          \$1633  = 6'h08;
+      8'h0e:
+          \$1633  = 6'h08;
+      8'h0f:
+          \$1633  = 6'h08;
+      8'h10:
+          \$1633  = 6'h08;
+      8'h11:
+          \$1633  = 6'h07;
+      8'h12:
+          \$1633  = 6'h07;
+      8'h13:
+          \$1633  = 6'h07;
+      8'h14:
+          \$1633  = 6'h07;
+      8'h15:
+          \$1633  = 6'h07;
+      8'h16:
+          \$1633  = 6'h07;
+      8'h17:
+          \$1633  = 6'h07;
+      8'h18:
+          \$1633  = 6'h07;
+      8'h19:
+          \$1633  = 6'h07;
+      8'h1a:
+          \$1633  = 6'h07;
+      8'h1b:
+          \$1633  = 6'h07;
+      8'h1c:
+          \$1633  = 6'h07;
+      8'h1d:
+          \$1633  = 6'h07;
+      8'h1e:
+          \$1633  = 6'h07;
+      8'h1f:
+          \$1633  = 6'h07;
+      8'h20:
+          \$1633  = 6'h08;
+      8'h21:
+          \$1633  = 6'h07;
+      8'h22:
+          \$1633  = 6'h06;
+      8'h23:
+          \$1633  = 6'h06;
+      8'h24:
+          \$1633  = 6'h06;
+      8'h25:
+          \$1633  = 6'h06;
+      8'h26:
+          \$1633  = 6'h06;
+      8'h27:
+          \$1633  = 6'h06;
+      8'h28:
+          \$1633  = 6'h06;
+      8'h29:
+          \$1633  = 6'h06;
+      8'h2a:
+          \$1633  = 6'h06;
+      8'h2b:
+          \$1633  = 6'h06;
+      8'h2c:
+          \$1633  = 6'h06;
+      8'h2d:
+          \$1633  = 6'h06;
+      8'h2e:
+          \$1633  = 6'h06;
+      8'h2f:
+          \$1633  = 6'h06;
+      8'h30:
+          \$1633  = 6'h08;
+      8'h31:
+          \$1633  = 6'h07;
+      8'h32:
+          \$1633  = 6'h06;
+      8'h33:
+          \$1633  = 6'h05;
+      8'h34:
+          \$1633  = 6'h05;
+      8'h35:
+          \$1633  = 6'h05;
+      8'h36:
+          \$1633  = 6'h05;
+      8'h37:
+          \$1633  = 6'h05;
+      8'h38:
+          \$1633  = 6'h05;
+      8'h39:
+          \$1633  = 6'h05;
+      8'h3a:
+          \$1633  = 6'h05;
+      8'h3b:
+          \$1633  = 6'h05;
+      8'h3c:
+          \$1633  = 6'h05;
+      8'h3d:
+          \$1633  = 6'h05;
+      8'h3e:
+          \$1633  = 6'h05;
+      8'h3f:
+          \$1633  = 6'h05;
+      8'h40:
+          \$1633  = 6'h08;
+      8'h41:
+          \$1633  = 6'h07;
+      8'h42:
+          \$1633  = 6'h06;
+      8'h43:
+          \$1633  = 6'h05;
+      8'h44:
+          \$1633  = 6'h04;
+      8'h45:
+          \$1633  = 6'h04;
+      8'h46:
+          \$1633  = 6'h04;
+      8'h47:
+          \$1633  = 6'h04;
+      8'h48:
+          \$1633  = 6'h04;
+      8'h49:
+          \$1633  = 6'h04;
+      8'h4a:
+          \$1633  = 6'h04;
+      8'h4b:
+          \$1633  = 6'h04;
+      8'h4c:
+          \$1633  = 6'h04;
+      8'h4d:
+          \$1633  = 6'h04;
+      8'h4e:
+          \$1633  = 6'h04;
+      8'h4f:
+          \$1633  = 6'h04;
+      8'h50:
+          \$1633  = 6'h08;
+      8'h51:
+          \$1633  = 6'h07;
+      8'h52:
+          \$1633  = 6'h06;
+      8'h53:
+          \$1633  = 6'h05;
+      8'h54:
+          \$1633  = 6'h04;
+      8'h55:
+          \$1633  = 6'h03;
+      8'h56:
+          \$1633  = 6'h03;
+      8'h57:
+          \$1633  = 6'h03;
+      8'h58:
+          \$1633  = 6'h03;
+      8'h59:
+          \$1633  = 6'h03;
+      8'h5a:
+          \$1633  = 6'h03;
+      8'h5b:
+          \$1633  = 6'h03;
+      8'h5c:
+          \$1633  = 6'h03;
+      8'h5d:
+          \$1633  = 6'h03;
+      8'h5e:
+          \$1633  = 6'h03;
+      8'h5f:
+          \$1633  = 6'h03;
+      8'h60:
+          \$1633  = 6'h08;
+      8'h61:
+          \$1633  = 6'h07;
+      8'h62:
+          \$1633  = 6'h06;
+      8'h63:
+          \$1633  = 6'h05;
+      8'h64:
+          \$1633  = 6'h04;
+      8'h65:
+          \$1633  = 6'h03;
+      8'h66:
+          \$1633  = 6'h02;
+      8'h67:
+          \$1633  = 6'h02;
+      8'h68:
+          \$1633  = 6'h02;
+      8'h69:
+          \$1633  = 6'h02;
+      8'h6a:
+          \$1633  = 6'h02;
+      8'h6b:
+          \$1633  = 6'h02;
+      8'h6c:
+          \$1633  = 6'h02;
+      8'h6d:
+          \$1633  = 6'h02;
+      8'h6e:
+          \$1633  = 6'h02;
+      8'h6f:
+          \$1633  = 6'h02;
+      8'h70:
+          \$1633  = 6'h08;
+      8'h71:
+          \$1633  = 6'h07;
+      8'h72:
+          \$1633  = 6'h06;
+      8'h73:
+          \$1633  = 6'h05;
+      8'h74:
+          \$1633  = 6'h04;
+      8'h75:
+          \$1633  = 6'h03;
+      8'h76:
+          \$1633  = 6'h02;
+      8'h77:
+          \$1633  = 6'h01;
+      8'h78:
+          \$1633  = 6'h01;
+      8'h79:
+          \$1633  = 6'h01;
+      8'h7a:
+          \$1633  = 6'h01;
+      8'h7b:
+          \$1633  = 6'h01;
+      8'h7c:
+          \$1633  = 6'h01;
+      8'h7d:
+          \$1633  = 6'h01;
+      8'h7e:
+          \$1633  = 6'h01;
+      8'h7f:
+          \$1633  = 6'h01;
+      8'h80:
+          \$1633  = 6'h08;
+      8'h81:
+          \$1633  = 6'h07;
+      8'h82:
+          \$1633  = 6'h06;
+      8'h83:
+          \$1633  = 6'h05;
+      8'h84:
+          \$1633  = 6'h04;
+      8'h85:
+          \$1633  = 6'h03;
+      8'h86:
+          \$1633  = 6'h02;
+      8'h87:
+          \$1633  = 6'h01;
+      8'h88:
+          \$1633  = 6'h00;
+      8'h89:
+          \$1633  = 6'h00;
+      8'h8a:
+          \$1633  = 6'h00;
+      8'h8b:
+          \$1633  = 6'h00;
+      8'h8c:
+          \$1633  = 6'h00;
+      8'h8d:
+          \$1633  = 6'h00;
+      8'h8e:
+          \$1633  = 6'h00;
+      8'h8f:
+          \$1633  = 6'h00;
+      8'h90:
+          \$1633  = 6'h08;
+      8'h91:
+          \$1633  = 6'h07;
+      8'h92:
+          \$1633  = 6'h06;
+      8'h93:
+          \$1633  = 6'h05;
+      8'h94:
+          \$1633  = 6'h04;
+      8'h95:
+          \$1633  = 6'h03;
+      8'h96:
+          \$1633  = 6'h02;
+      8'h97:
+          \$1633  = 6'h01;
+      8'h98:
+          \$1633  = 6'h00;
+      8'h99:
+          \$1633  = 6'h3f;
+      8'h9a:
+          \$1633  = 6'h3f;
+      8'h9b:
+          \$1633  = 6'h3f;
+      8'h9c:
+          \$1633  = 6'h3f;
+      8'h9d:
+          \$1633  = 6'h3f;
+      8'h9e:
+          \$1633  = 6'h3f;
+      8'h9f:
+          \$1633  = 6'h3f;
+      8'ha0:
+          \$1633  = 6'h08;
+      8'ha1:
+          \$1633  = 6'h07;
+      8'ha2:
+          \$1633  = 6'h06;
+      8'ha3:
+          \$1633  = 6'h05;
+      8'ha4:
+          \$1633  = 6'h04;
+      8'ha5:
+          \$1633  = 6'h03;
+      8'ha6:
+          \$1633  = 6'h02;
+      8'ha7:
+          \$1633  = 6'h01;
+      8'ha8:
+          \$1633  = 6'h00;
+      8'ha9:
+          \$1633  = 6'h3f;
+      8'haa:
+          \$1633  = 6'h3e;
+      8'hab:
+          \$1633  = 6'h3e;
+      8'hac:
+          \$1633  = 6'h3e;
+      8'had:
+          \$1633  = 6'h3e;
+      8'hae:
+          \$1633  = 6'h3e;
+      8'haf:
+          \$1633  = 6'h3e;
+      8'hb0:
+          \$1633  = 6'h08;
+      8'hb1:
+          \$1633  = 6'h07;
+      8'hb2:
+          \$1633  = 6'h06;
+      8'hb3:
+          \$1633  = 6'h05;
+      8'hb4:
+          \$1633  = 6'h04;
+      8'hb5:
+          \$1633  = 6'h03;
+      8'hb6:
+          \$1633  = 6'h02;
+      8'hb7:
+          \$1633  = 6'h01;
+      8'hb8:
+          \$1633  = 6'h00;
+      8'hb9:
+          \$1633  = 6'h3f;
+      8'hba:
+          \$1633  = 6'h3e;
+      8'hbb:
+          \$1633  = 6'h3d;
+      8'hbc:
+          \$1633  = 6'h3d;
+      8'hbd:
+          \$1633  = 6'h3d;
+      8'hbe:
+          \$1633  = 6'h3d;
+      8'hbf:
+          \$1633  = 6'h3d;
+      8'hc0:
+          \$1633  = 6'h08;
+      8'hc1:
+          \$1633  = 6'h07;
+      8'hc2:
+          \$1633  = 6'h06;
+      8'hc3:
+          \$1633  = 6'h05;
+      8'hc4:
+          \$1633  = 6'h04;
+      8'hc5:
+          \$1633  = 6'h03;
+      8'hc6:
+          \$1633  = 6'h02;
+      8'hc7:
+          \$1633  = 6'h01;
+      8'hc8:
+          \$1633  = 6'h00;
+      8'hc9:
+          \$1633  = 6'h3f;
+      8'hca:
+          \$1633  = 6'h3e;
+      8'hcb:
+          \$1633  = 6'h3d;
+      8'hcc:
+          \$1633  = 6'h3c;
+      8'hcd:
+          \$1633  = 6'h3c;
+      8'hce:
+          \$1633  = 6'h3c;
+      8'hcf:
+          \$1633  = 6'h3c;
+      8'hd0:
+          \$1633  = 6'h08;
+      8'hd1:
+          \$1633  = 6'h07;
+      8'hd2:
+          \$1633  = 6'h06;
+      8'hd3:
+          \$1633  = 6'h05;
+      8'hd4:
+          \$1633  = 6'h04;
+      8'hd5:
+          \$1633  = 6'h03;
+      8'hd6:
+          \$1633  = 6'h02;
+      8'hd7:
+          \$1633  = 6'h01;
+      8'hd8:
+          \$1633  = 6'h00;
+      8'hd9:
+          \$1633  = 6'h3f;
+      8'hda:
+          \$1633  = 6'h3e;
+      8'hdb:
+          \$1633  = 6'h3d;
+      8'hdc:
+          \$1633  = 6'h3c;
+      8'hdd:
+          \$1633  = 6'h3b;
+      8'hde:
+          \$1633  = 6'h3b;
+      8'hdf:
+          \$1633  = 6'h3b;
+      8'he0:
+          \$1633  = 6'h08;
+      8'he1:
+          \$1633  = 6'h07;
+      8'he2:
+          \$1633  = 6'h06;
+      8'he3:
+          \$1633  = 6'h05;
+      8'he4:
+          \$1633  = 6'h04;
+      8'he5:
+          \$1633  = 6'h03;
+      8'he6:
+          \$1633  = 6'h02;
+      8'he7:
+          \$1633  = 6'h01;
+      8'he8:
+          \$1633  = 6'h00;
+      8'he9:
+          \$1633  = 6'h3f;
+      8'hea:
+          \$1633  = 6'h3e;
+      8'heb:
+          \$1633  = 6'h3d;
+      8'hec:
+          \$1633  = 6'h3c;
+      8'hed:
+          \$1633  = 6'h3b;
+      8'hee:
+          \$1633  = 6'h3a;
+      8'hef:
+          \$1633  = 6'h3a;
+      8'hf0:
+          \$1633  = 6'h08;
+      8'hf1:
+          \$1633  = 6'h07;
+      8'hf2:
+          \$1633  = 6'h06;
+      8'hf3:
+          \$1633  = 6'h05;
+      8'hf4:
+          \$1633  = 6'h04;
+      8'hf5:
+          \$1633  = 6'h03;
+      8'hf6:
+          \$1633  = 6'h02;
+      8'hf7:
+          \$1633  = 6'h01;
+      8'hf8:
+          \$1633  = 6'h00;
+      8'hf9:
+          \$1633  = 6'h3f;
+      8'hfa:
+          \$1633  = 6'h3e;
+      8'hfb:
+          \$1633  = 6'h3d;
+      8'hfc:
+          \$1633  = 6'h3c;
+      8'hfd:
+          \$1633  = 6'h3b;
+      8'hfe:
+          \$1633  = 6'h3a;
+      8'hff:
+          \$1633  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1188  = 4'hf;
-      7'h01:
-          \$1188  = 4'hf;
-      7'h02:
-          \$1188  = 4'hf;
-      7'h03:
-          \$1188  = 4'hf;
-      7'h04:
-          \$1188  = 4'hf;
-      7'h05:
-          \$1188  = 4'hf;
-      7'h06:
-          \$1188  = 4'hf;
-      7'h07:
-          \$1188  = 4'hf;
-      7'h08:
-          \$1188  = 4'hf;
-      7'h09:
-          \$1188  = 4'hf;
-      7'h0a:
-          \$1188  = 4'hf;
-      7'h0b:
-          \$1188  = 4'hf;
-      7'h0c:
-          \$1188  = 4'hf;
-      7'h0d:
-          \$1188  = 4'hf;
-      7'h0e:
-          \$1188  = 4'hf;
-      7'h0f:
-          \$1188  = 4'hf;
-      7'h10:
-          \$1188  = 4'hf;
-      7'h11:
-          \$1188  = 4'hf;
-      7'h12:
-          \$1188  = 4'hf;
-      7'h13:
-          \$1188  = 4'hf;
-      7'h14:
-          \$1188  = 4'hf;
-      7'h15:
-          \$1188  = 4'hf;
-      7'h16:
-          \$1188  = 4'hf;
-      7'h17:
-          \$1188  = 4'hf;
-      7'h18:
-          \$1188  = 4'hf;
-      7'h19:
-          \$1188  = 4'hf;
-      7'h1a:
-          \$1188  = 4'hf;
-      7'h1b:
-          \$1188  = 4'hf;
-      7'h1c:
-          \$1188  = 4'hf;
-      7'h1d:
-          \$1188  = 4'hf;
-      7'h1e:
-          \$1188  = 4'hf;
-      7'h1f:
-          \$1188  = 4'hf;
-      7'h20:
-          \$1188  = 4'hf;
-      7'h21:
-          \$1188  = 4'hf;
-      7'h22:
-          \$1188  = 4'hf;
-      7'h23:
-          \$1188  = 4'hf;
-      7'h24:
-          \$1188  = 4'hf;
-      7'h25:
-          \$1188  = 4'hf;
-      7'h26:
-          \$1188  = 4'hf;
-      7'h27:
-          \$1188  = 4'hf;
-      7'h28:
-          \$1188  = 4'hf;
-      7'h29:
-          \$1188  = 4'hf;
-      7'h2a:
-          \$1188  = 4'hf;
-      7'h2b:
-          \$1188  = 4'hf;
-      7'h2c:
-          \$1188  = 4'hf;
-      7'h2d:
-          \$1188  = 4'hf;
-      7'h2e:
-          \$1188  = 4'hf;
-      7'h2f:
-          \$1188  = 4'hf;
-      7'h30:
-          \$1188  = 4'hf;
-      7'h31:
-          \$1188  = 4'hf;
-      7'h32:
-          \$1188  = 4'hf;
-      7'h33:
-          \$1188  = 4'hf;
-      7'h34:
-          \$1188  = 4'hf;
-      7'h35:
-          \$1188  = 4'hf;
-      7'h36:
-          \$1188  = 4'hf;
-      7'h37:
-          \$1188  = 4'he;
-      7'h38:
-          \$1188  = 4'hd;
-      7'h39:
-          \$1188  = 4'hc;
-      7'h3a:
-          \$1188  = 4'hc;
-      7'h3b:
-          \$1188  = 4'hb;
-      7'h3c:
-          \$1188  = 4'ha;
-      7'h3d:
-          \$1188  = 4'h9;
-      7'h3e:
-          \$1188  = 4'h9;
-      7'h3f:
-          \$1188  = 4'h8;
-      7'h40:
-          \$1188  = 4'h7;
-      7'h41:
-          \$1188  = 4'h6;
-      7'h42:
-          \$1188  = 4'h6;
-      7'h43:
-          \$1188  = 4'h5;
-      7'h44:
-          \$1188  = 4'h4;
-      7'h45:
-          \$1188  = 4'h3;
-      7'h46:
-          \$1188  = 4'h3;
-      7'h47:
-          \$1188  = 4'h2;
-      7'h48:
-          \$1188  = 4'h1;
-      7'h49:
-          \$1188  = 4'h0;
-      7'h4a:
-          \$1188  = 4'h0;
-      7'h4b:
-          \$1188  = 4'hf;
-      7'h4c:
-          \$1188  = 4'hf;
-      7'h4d:
-          \$1188  = 4'hf;
-      7'h4e:
-          \$1188  = 4'hf;
-      7'h4f:
-          \$1188  = 4'hf;
-      7'h50:
-          \$1188  = 4'hf;
-      7'h51:
-          \$1188  = 4'hf;
-      7'h52:
-          \$1188  = 4'hf;
-      7'h53:
-          \$1188  = 4'hf;
-      7'h54:
-          \$1188  = 4'hf;
-      7'h55:
-          \$1188  = 4'hf;
-      7'h56:
-          \$1188  = 4'hf;
-      7'h57:
-          \$1188  = 4'hf;
-      7'h58:
-          \$1188  = 4'hf;
-      7'h59:
-          \$1188  = 4'hf;
-      7'h5a:
-          \$1188  = 4'hf;
-      7'h5b:
-          \$1188  = 4'hf;
-      7'h5c:
-          \$1188  = 4'hf;
-      7'h5d:
-          \$1188  = 4'hf;
-      7'h5e:
-          \$1188  = 4'hf;
-      7'h5f:
-          \$1188  = 4'hf;
-      7'h60:
-          \$1188  = 4'hf;
-      7'h61:
-          \$1188  = 4'hf;
-      7'h62:
-          \$1188  = 4'hf;
-      7'h63:
-          \$1188  = 4'hf;
-      7'h64:
-          \$1188  = 4'hf;
-      7'h65:
-          \$1188  = 4'hf;
-      7'h66:
-          \$1188  = 4'hf;
-      7'h67:
-          \$1188  = 4'hf;
-      7'h68:
-          \$1188  = 4'hf;
-      7'h69:
-          \$1188  = 4'hf;
-      7'h6a:
-          \$1188  = 4'hf;
-      7'h6b:
-          \$1188  = 4'hf;
-      7'h6c:
-          \$1188  = 4'hf;
-      7'h6d:
-          \$1188  = 4'hf;
-      7'h6e:
-          \$1188  = 4'hf;
-      7'h6f:
-          \$1188  = 4'hf;
-      7'h70:
-          \$1188  = 4'hf;
-      7'h71:
-          \$1188  = 4'hf;
-      7'h72:
-          \$1188  = 4'hf;
-      7'h73:
-          \$1188  = 4'hf;
-      7'h74:
-          \$1188  = 4'hf;
-      7'h75:
-          \$1188  = 4'hf;
-      7'h76:
-          \$1188  = 4'hf;
-      7'h77:
-          \$1188  = 4'hf;
-      7'h78:
-          \$1188  = 4'hf;
-      7'h79:
-          \$1188  = 4'hf;
-      7'h7a:
-          \$1188  = 4'hf;
-      7'h7b:
-          \$1188  = 4'hf;
-      7'h7c:
-          \$1188  = 4'hf;
-      7'h7d:
-          \$1188  = 4'hf;
-      7'h7e:
-          \$1188  = 4'hf;
-      7'h7f:
-          \$1188  = 4'hf;
+    casez ({ wr_hm[3:0], \$1634  })
+      8'h00:
+          \$1635  = 6'h00;
+      8'h01:
+          \$1635  = 6'h3f;
+      8'h02:
+          \$1635  = 6'h3e;
+      8'h03:
+          \$1635  = 6'h3d;
+      8'h04:
+          \$1635  = 6'h3c;
+      8'h05:
+          \$1635  = 6'h3b;
+      8'h06:
+          \$1635  = 6'h3a;
+      8'h07:
+          \$1635  = 6'h39;
+      8'h08:
+          \$1635  = 6'h38;
+      8'h09:
+          \$1635  = 6'h37;
+      8'h0a:
+          \$1635  = 6'h36;
+      8'h0b:
+          \$1635  = 6'h35;
+      8'h0c:
+          \$1635  = 6'h34;
+      8'h0d:
+          \$1635  = 6'h33;
+      8'h0e:
+          \$1635  = 6'h32;
+      8'h0f:
+          \$1635  = 6'h31;
+      8'h10:
+          \$1635  = 6'h00;
+      8'h11:
+          \$1635  = 6'h00;
+      8'h12:
+          \$1635  = 6'h3f;
+      8'h13:
+          \$1635  = 6'h3e;
+      8'h14:
+          \$1635  = 6'h3d;
+      8'h15:
+          \$1635  = 6'h3c;
+      8'h16:
+          \$1635  = 6'h3b;
+      8'h17:
+          \$1635  = 6'h3a;
+      8'h18:
+          \$1635  = 6'h39;
+      8'h19:
+          \$1635  = 6'h38;
+      8'h1a:
+          \$1635  = 6'h37;
+      8'h1b:
+          \$1635  = 6'h36;
+      8'h1c:
+          \$1635  = 6'h35;
+      8'h1d:
+          \$1635  = 6'h34;
+      8'h1e:
+          \$1635  = 6'h33;
+      8'h1f:
+          \$1635  = 6'h32;
+      8'h20:
+          \$1635  = 6'h00;
+      8'h21:
+          \$1635  = 6'h00;
+      8'h22:
+          \$1635  = 6'h00;
+      8'h23:
+          \$1635  = 6'h3f;
+      8'h24:
+          \$1635  = 6'h3e;
+      8'h25:
+          \$1635  = 6'h3d;
+      8'h26:
+          \$1635  = 6'h3c;
+      8'h27:
+          \$1635  = 6'h3b;
+      8'h28:
+          \$1635  = 6'h3a;
+      8'h29:
+          \$1635  = 6'h39;
+      8'h2a:
+          \$1635  = 6'h38;
+      8'h2b:
+          \$1635  = 6'h37;
+      8'h2c:
+          \$1635  = 6'h36;
+      8'h2d:
+          \$1635  = 6'h35;
+      8'h2e:
+          \$1635  = 6'h34;
+      8'h2f:
+          \$1635  = 6'h33;
+      8'h30:
+          \$1635  = 6'h00;
+      8'h31:
+          \$1635  = 6'h00;
+      8'h32:
+          \$1635  = 6'h00;
+      8'h33:
+          \$1635  = 6'h00;
+      8'h34:
+          \$1635  = 6'h3f;
+      8'h35:
+          \$1635  = 6'h3e;
+      8'h36:
+          \$1635  = 6'h3d;
+      8'h37:
+          \$1635  = 6'h3c;
+      8'h38:
+          \$1635  = 6'h3b;
+      8'h39:
+          \$1635  = 6'h3a;
+      8'h3a:
+          \$1635  = 6'h39;
+      8'h3b:
+          \$1635  = 6'h38;
+      8'h3c:
+          \$1635  = 6'h37;
+      8'h3d:
+          \$1635  = 6'h36;
+      8'h3e:
+          \$1635  = 6'h35;
+      8'h3f:
+          \$1635  = 6'h34;
+      8'h40:
+          \$1635  = 6'h00;
+      8'h41:
+          \$1635  = 6'h00;
+      8'h42:
+          \$1635  = 6'h00;
+      8'h43:
+          \$1635  = 6'h00;
+      8'h44:
+          \$1635  = 6'h00;
+      8'h45:
+          \$1635  = 6'h3f;
+      8'h46:
+          \$1635  = 6'h3e;
+      8'h47:
+          \$1635  = 6'h3d;
+      8'h48:
+          \$1635  = 6'h3c;
+      8'h49:
+          \$1635  = 6'h3b;
+      8'h4a:
+          \$1635  = 6'h3a;
+      8'h4b:
+          \$1635  = 6'h39;
+      8'h4c:
+          \$1635  = 6'h38;
+      8'h4d:
+          \$1635  = 6'h37;
+      8'h4e:
+          \$1635  = 6'h36;
+      8'h4f:
+          \$1635  = 6'h35;
+      8'h50:
+          \$1635  = 6'h00;
+      8'h51:
+          \$1635  = 6'h00;
+      8'h52:
+          \$1635  = 6'h00;
+      8'h53:
+          \$1635  = 6'h00;
+      8'h54:
+          \$1635  = 6'h00;
+      8'h55:
+          \$1635  = 6'h00;
+      8'h56:
+          \$1635  = 6'h3f;
+      8'h57:
+          \$1635  = 6'h3e;
+      8'h58:
+          \$1635  = 6'h3d;
+      8'h59:
+          \$1635  = 6'h3c;
+      8'h5a:
+          \$1635  = 6'h3b;
+      8'h5b:
+          \$1635  = 6'h3a;
+      8'h5c:
+          \$1635  = 6'h39;
+      8'h5d:
+          \$1635  = 6'h38;
+      8'h5e:
+          \$1635  = 6'h37;
+      8'h5f:
+          \$1635  = 6'h36;
+      8'h60:
+          \$1635  = 6'h00;
+      8'h61:
+          \$1635  = 6'h00;
+      8'h62:
+          \$1635  = 6'h00;
+      8'h63:
+          \$1635  = 6'h00;
+      8'h64:
+          \$1635  = 6'h00;
+      8'h65:
+          \$1635  = 6'h00;
+      8'h66:
+          \$1635  = 6'h00;
+      8'h67:
+          \$1635  = 6'h3f;
+      8'h68:
+          \$1635  = 6'h3e;
+      8'h69:
+          \$1635  = 6'h3d;
+      8'h6a:
+          \$1635  = 6'h3c;
+      8'h6b:
+          \$1635  = 6'h3b;
+      8'h6c:
+          \$1635  = 6'h3a;
+      8'h6d:
+          \$1635  = 6'h39;
+      8'h6e:
+          \$1635  = 6'h38;
+      8'h6f:
+          \$1635  = 6'h37;
+      8'h70:
+          \$1635  = 6'h00;
+      8'h71:
+          \$1635  = 6'h00;
+      8'h72:
+          \$1635  = 6'h00;
+      8'h73:
+          \$1635  = 6'h00;
+      8'h74:
+          \$1635  = 6'h00;
+      8'h75:
+          \$1635  = 6'h00;
+      8'h76:
+          \$1635  = 6'h00;
+      8'h77:
+          \$1635  = 6'h00;
+      8'h78:
+          \$1635  = 6'h3f;
+      8'h79:
+          \$1635  = 6'h3e;
+      8'h7a:
+          \$1635  = 6'h3d;
+      8'h7b:
+          \$1635  = 6'h3c;
+      8'h7c:
+          \$1635  = 6'h3b;
+      8'h7d:
+          \$1635  = 6'h3a;
+      8'h7e:
+          \$1635  = 6'h39;
+      8'h7f:
+          \$1635  = 6'h38;
+      8'h80:
+          \$1635  = 6'h00;
+      8'h81:
+          \$1635  = 6'h00;
+      8'h82:
+          \$1635  = 6'h00;
+      8'h83:
+          \$1635  = 6'h00;
+      8'h84:
+          \$1635  = 6'h00;
+      8'h85:
+          \$1635  = 6'h00;
+      8'h86:
+          \$1635  = 6'h00;
+      8'h87:
+          \$1635  = 6'h00;
+      8'h88:
+          \$1635  = 6'h00;
+      8'h89:
+          \$1635  = 6'h3f;
+      8'h8a:
+          \$1635  = 6'h3e;
+      8'h8b:
+          \$1635  = 6'h3d;
+      8'h8c:
+          \$1635  = 6'h3c;
+      8'h8d:
+          \$1635  = 6'h3b;
+      8'h8e:
+          \$1635  = 6'h3a;
+      8'h8f:
+          \$1635  = 6'h39;
+      8'h90:
+          \$1635  = 6'h00;
+      8'h91:
+          \$1635  = 6'h00;
+      8'h92:
+          \$1635  = 6'h00;
+      8'h93:
+          \$1635  = 6'h00;
+      8'h94:
+          \$1635  = 6'h00;
+      8'h95:
+          \$1635  = 6'h00;
+      8'h96:
+          \$1635  = 6'h00;
+      8'h97:
+          \$1635  = 6'h00;
+      8'h98:
+          \$1635  = 6'h00;
+      8'h99:
+          \$1635  = 6'h00;
+      8'h9a:
+          \$1635  = 6'h3f;
+      8'h9b:
+          \$1635  = 6'h3e;
+      8'h9c:
+          \$1635  = 6'h3d;
+      8'h9d:
+          \$1635  = 6'h3c;
+      8'h9e:
+          \$1635  = 6'h3b;
+      8'h9f:
+          \$1635  = 6'h3a;
+      8'ha0:
+          \$1635  = 6'h00;
+      8'ha1:
+          \$1635  = 6'h00;
+      8'ha2:
+          \$1635  = 6'h00;
+      8'ha3:
+          \$1635  = 6'h00;
+      8'ha4:
+          \$1635  = 6'h00;
+      8'ha5:
+          \$1635  = 6'h00;
+      8'ha6:
+          \$1635  = 6'h00;
+      8'ha7:
+          \$1635  = 6'h00;
+      8'ha8:
+          \$1635  = 6'h00;
+      8'ha9:
+          \$1635  = 6'h00;
+      8'haa:
+          \$1635  = 6'h00;
+      8'hab:
+          \$1635  = 6'h3f;
+      8'hac:
+          \$1635  = 6'h3e;
+      8'had:
+          \$1635  = 6'h3d;
+      8'hae:
+          \$1635  = 6'h3c;
+      8'haf:
+          \$1635  = 6'h3b;
+      8'hb0:
+          \$1635  = 6'h00;
+      8'hb1:
+          \$1635  = 6'h00;
+      8'hb2:
+          \$1635  = 6'h00;
+      8'hb3:
+          \$1635  = 6'h00;
+      8'hb4:
+          \$1635  = 6'h00;
+      8'hb5:
+          \$1635  = 6'h00;
+      8'hb6:
+          \$1635  = 6'h00;
+      8'hb7:
+          \$1635  = 6'h00;
+      8'hb8:
+          \$1635  = 6'h00;
+      8'hb9:
+          \$1635  = 6'h00;
+      8'hba:
+          \$1635  = 6'h00;
+      8'hbb:
+          \$1635  = 6'h00;
+      8'hbc:
+          \$1635  = 6'h3f;
+      8'hbd:
+          \$1635  = 6'h3e;
+      8'hbe:
+          \$1635  = 6'h3d;
+      8'hbf:
+          \$1635  = 6'h3c;
+      8'hc0:
+          \$1635  = 6'h00;
+      8'hc1:
+          \$1635  = 6'h00;
+      8'hc2:
+          \$1635  = 6'h00;
+      8'hc3:
+          \$1635  = 6'h00;
+      8'hc4:
+          \$1635  = 6'h00;
+      8'hc5:
+          \$1635  = 6'h00;
+      8'hc6:
+          \$1635  = 6'h00;
+      8'hc7:
+          \$1635  = 6'h00;
+      8'hc8:
+          \$1635  = 6'h00;
+      8'hc9:
+          \$1635  = 6'h00;
+      8'hca:
+          \$1635  = 6'h00;
+      8'hcb:
+          \$1635  = 6'h00;
+      8'hcc:
+          \$1635  = 6'h00;
+      8'hcd:
+          \$1635  = 6'h3f;
+      8'hce:
+          \$1635  = 6'h3e;
+      8'hcf:
+          \$1635  = 6'h3d;
+      8'hd0:
+          \$1635  = 6'h00;
+      8'hd1:
+          \$1635  = 6'h00;
+      8'hd2:
+          \$1635  = 6'h00;
+      8'hd3:
+          \$1635  = 6'h00;
+      8'hd4:
+          \$1635  = 6'h00;
+      8'hd5:
+          \$1635  = 6'h00;
+      8'hd6:
+          \$1635  = 6'h00;
+      8'hd7:
+          \$1635  = 6'h00;
+      8'hd8:
+          \$1635  = 6'h00;
+      8'hd9:
+          \$1635  = 6'h00;
+      8'hda:
+          \$1635  = 6'h00;
+      8'hdb:
+          \$1635  = 6'h00;
+      8'hdc:
+          \$1635  = 6'h00;
+      8'hdd:
+          \$1635  = 6'h00;
+      8'hde:
+          \$1635  = 6'h3f;
+      8'hdf:
+          \$1635  = 6'h3e;
+      8'he0:
+          \$1635  = 6'h00;
+      8'he1:
+          \$1635  = 6'h00;
+      8'he2:
+          \$1635  = 6'h00;
+      8'he3:
+          \$1635  = 6'h00;
+      8'he4:
+          \$1635  = 6'h00;
+      8'he5:
+          \$1635  = 6'h00;
+      8'he6:
+          \$1635  = 6'h00;
+      8'he7:
+          \$1635  = 6'h00;
+      8'he8:
+          \$1635  = 6'h00;
+      8'he9:
+          \$1635  = 6'h00;
+      8'hea:
+          \$1635  = 6'h00;
+      8'heb:
+          \$1635  = 6'h00;
+      8'hec:
+          \$1635  = 6'h00;
+      8'hed:
+          \$1635  = 6'h00;
+      8'hee:
+          \$1635  = 6'h00;
+      8'hef:
+          \$1635  = 6'h3f;
+      8'hf0:
+          \$1635  = 6'h00;
+      8'hf1:
+          \$1635  = 6'h00;
+      8'hf2:
+          \$1635  = 6'h00;
+      8'hf3:
+          \$1635  = 6'h00;
+      8'hf4:
+          \$1635  = 6'h00;
+      8'hf5:
+          \$1635  = 6'h00;
+      8'hf6:
+          \$1635  = 6'h00;
+      8'hf7:
+          \$1635  = 6'h00;
+      8'hf8:
+          \$1635  = 6'h00;
+      8'hf9:
+          \$1635  = 6'h00;
+      8'hfa:
+          \$1635  = 6'h00;
+      8'hfb:
+          \$1635  = 6'h00;
+      8'hfc:
+          \$1635  = 6'h00;
+      8'hfd:
+          \$1635  = 6'h00;
+      8'hfe:
+          \$1635  = 6'h00;
+      8'hff:
+          \$1635  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1197  = 4'hf;
-      7'h01:
-          \$1197  = 4'hf;
-      7'h02:
-          \$1197  = 4'hf;
-      7'h03:
-          \$1197  = 4'hf;
-      7'h04:
-          \$1197  = 4'he;
-      7'h05:
-          \$1197  = 4'hd;
-      7'h06:
-          \$1197  = 4'hd;
-      7'h07:
-          \$1197  = 4'hc;
-      7'h08:
-          \$1197  = 4'hb;
-      7'h09:
-          \$1197  = 4'ha;
-      7'h0a:
-          \$1197  = 4'ha;
-      7'h0b:
-          \$1197  = 4'h9;
-      7'h0c:
-          \$1197  = 4'h8;
-      7'h0d:
-          \$1197  = 4'h7;
-      7'h0e:
-          \$1197  = 4'h7;
-      7'h0f:
-          \$1197  = 4'h6;
-      7'h10:
-          \$1197  = 4'h5;
-      7'h11:
-          \$1197  = 4'h4;
-      7'h12:
-          \$1197  = 4'h4;
-      7'h13:
-          \$1197  = 4'h3;
-      7'h14:
-          \$1197  = 4'h2;
-      7'h15:
-          \$1197  = 4'h0;
-      7'h16:
-          \$1197  = 4'h0;
-      7'h17:
-          \$1197  = 4'h0;
-      7'h18:
-          \$1197  = 4'h0;
-      7'h19:
-          \$1197  = 4'h0;
-      7'h1a:
-          \$1197  = 4'h0;
-      7'h1b:
-          \$1197  = 4'h0;
-      7'h1c:
-          \$1197  = 4'h0;
-      7'h1d:
-          \$1197  = 4'h0;
-      7'h1e:
-          \$1197  = 4'h0;
-      7'h1f:
-          \$1197  = 4'h0;
-      7'h20:
-          \$1197  = 4'h0;
-      7'h21:
-          \$1197  = 4'h0;
-      7'h22:
-          \$1197  = 4'h0;
-      7'h23:
-          \$1197  = 4'h0;
-      7'h24:
-          \$1197  = 4'h0;
-      7'h25:
-          \$1197  = 4'h0;
-      7'h26:
-          \$1197  = 4'h0;
-      7'h27:
-          \$1197  = 4'h0;
-      7'h28:
-          \$1197  = 4'h0;
-      7'h29:
-          \$1197  = 4'h0;
-      7'h2a:
-          \$1197  = 4'h0;
-      7'h2b:
-          \$1197  = 4'h0;
-      7'h2c:
-          \$1197  = 4'h0;
-      7'h2d:
-          \$1197  = 4'h0;
-      7'h2e:
-          \$1197  = 4'h0;
-      7'h2f:
-          \$1197  = 4'h0;
-      7'h30:
-          \$1197  = 4'h0;
-      7'h31:
-          \$1197  = 4'h0;
-      7'h32:
-          \$1197  = 4'h0;
-      7'h33:
-          \$1197  = 4'h0;
-      7'h34:
-          \$1197  = 4'h0;
-      7'h35:
-          \$1197  = 4'h0;
-      7'h36:
-          \$1197  = 4'h0;
-      7'h37:
-          \$1197  = 4'h0;
-      7'h38:
-          \$1197  = 4'h0;
-      7'h39:
-          \$1197  = 4'h0;
-      7'h3a:
-          \$1197  = 4'h0;
-      7'h3b:
-          \$1197  = 4'h0;
-      7'h3c:
-          \$1197  = 4'h0;
-      7'h3d:
-          \$1197  = 4'h0;
-      7'h3e:
-          \$1197  = 4'h0;
-      7'h3f:
-          \$1197  = 4'h0;
-      7'h40:
-          \$1197  = 4'h0;
-      7'h41:
-          \$1197  = 4'h0;
-      7'h42:
-          \$1197  = 4'h0;
-      7'h43:
-          \$1197  = 4'h0;
-      7'h44:
-          \$1197  = 4'h0;
-      7'h45:
-          \$1197  = 4'h0;
-      7'h46:
-          \$1197  = 4'h0;
-      7'h47:
-          \$1197  = 4'h0;
-      7'h48:
-          \$1197  = 4'h0;
-      7'h49:
-          \$1197  = 4'h0;
-      7'h4a:
-          \$1197  = 4'h0;
-      7'h4b:
-          \$1197  = 4'hf;
-      7'h4c:
-          \$1197  = 4'h0;
-      7'h4d:
-          \$1197  = 4'h0;
-      7'h4e:
-          \$1197  = 4'h0;
-      7'h4f:
-          \$1197  = 4'h0;
-      7'h50:
-          \$1197  = 4'h0;
-      7'h51:
-          \$1197  = 4'h0;
-      7'h52:
-          \$1197  = 4'h0;
-      7'h53:
-          \$1197  = 4'h0;
-      7'h54:
-          \$1197  = 4'h0;
-      7'h55:
-          \$1197  = 4'h0;
-      7'h56:
-          \$1197  = 4'h0;
-      7'h57:
-          \$1197  = 4'h0;
-      7'h58:
-          \$1197  = 4'h0;
-      7'h59:
-          \$1197  = 4'h0;
-      7'h5a:
-          \$1197  = 4'h0;
-      7'h5b:
-          \$1197  = 4'h0;
-      7'h5c:
-          \$1197  = 4'h0;
-      7'h5d:
-          \$1197  = 4'h0;
-      7'h5e:
-          \$1197  = 4'h0;
-      7'h5f:
-          \$1197  = 4'h0;
-      7'h60:
-          \$1197  = 4'h0;
-      7'h61:
-          \$1197  = 4'h0;
-      7'h62:
-          \$1197  = 4'h0;
-      7'h63:
-          \$1197  = 4'h0;
-      7'h64:
-          \$1197  = 4'h0;
-      7'h65:
-          \$1197  = 4'h0;
-      7'h66:
-          \$1197  = 4'h0;
-      7'h67:
-          \$1197  = 4'h0;
-      7'h68:
-          \$1197  = 4'h0;
-      7'h69:
-          \$1197  = 4'h0;
-      7'h6a:
-          \$1197  = 4'h0;
-      7'h6b:
-          \$1197  = 4'h0;
-      7'h6c:
-          \$1197  = 4'h0;
-      7'h6d:
-          \$1197  = 4'h0;
-      7'h6e:
-          \$1197  = 4'h0;
-      7'h6f:
-          \$1197  = 4'h0;
-      7'h70:
-          \$1197  = 4'h0;
-      7'h71:
-          \$1197  = 4'h0;
-      7'h72:
-          \$1197  = 4'h0;
-      7'h73:
-          \$1197  = 4'h0;
-      7'h74:
-          \$1197  = 4'h0;
-      7'h75:
-          \$1197  = 4'h0;
-      7'h76:
-          \$1197  = 4'h0;
-      7'h77:
-          \$1197  = 4'h0;
-      7'h78:
-          \$1197  = 4'h0;
-      7'h79:
-          \$1197  = 4'h0;
-      7'h7a:
-          \$1197  = 4'h0;
-      7'h7b:
-          \$1197  = 4'h0;
-      7'h7c:
-          \$1197  = 4'h0;
-      7'h7d:
-          \$1197  = 4'h0;
-      7'h7e:
-          \$1197  = 4'h0;
-      7'h7f:
-          \$1197  = 4'h0;
+    casez ({ pend_hm[3:0], \$1650  })
+      8'h00:
+          \$1651  = 6'h08;
+      8'h01:
+          \$1651  = 6'h08;
+      8'h02:
+          \$1651  = 6'h08;
+      8'h03:
+          \$1651  = 6'h08;
+      8'h04:
+          \$1651  = 6'h08;
+      8'h05:
+          \$1651  = 6'h08;
+      8'h06:
+          \$1651  = 6'h08;
+      8'h07:
+          \$1651  = 6'h08;
+      8'h08:
+          \$1651  = 6'h08;
+      8'h09:
+          \$1651  = 6'h08;
+      8'h0a:
+          \$1651  = 6'h08;
+      8'h0b:
+          \$1651  = 6'h08;
+      8'h0c:
+          \$1651  = 6'h08;
+      8'h0d:
+          \$1651  = 6'h08;
+      8'h0e:
+          \$1651  = 6'h08;
+      8'h0f:
+          \$1651  = 6'h08;
+      8'h10:
+          \$1651  = 6'h08;
+      8'h11:
+          \$1651  = 6'h07;
+      8'h12:
+          \$1651  = 6'h07;
+      8'h13:
+          \$1651  = 6'h07;
+      8'h14:
+          \$1651  = 6'h07;
+      8'h15:
+          \$1651  = 6'h07;
+      8'h16:
+          \$1651  = 6'h07;
+      8'h17:
+          \$1651  = 6'h07;
+      8'h18:
+          \$1651  = 6'h07;
+      8'h19:
+          \$1651  = 6'h07;
+      8'h1a:
+          \$1651  = 6'h07;
+      8'h1b:
+          \$1651  = 6'h07;
+      8'h1c:
+          \$1651  = 6'h07;
+      8'h1d:
+          \$1651  = 6'h07;
+      8'h1e:
+          \$1651  = 6'h07;
+      8'h1f:
+          \$1651  = 6'h07;
+      8'h20:
+          \$1651  = 6'h08;
+      8'h21:
+          \$1651  = 6'h07;
+      8'h22:
+          \$1651  = 6'h06;
+      8'h23:
+          \$1651  = 6'h06;
+      8'h24:
+          \$1651  = 6'h06;
+      8'h25:
+          \$1651  = 6'h06;
+      8'h26:
+          \$1651  = 6'h06;
+      8'h27:
+          \$1651  = 6'h06;
+      8'h28:
+          \$1651  = 6'h06;
+      8'h29:
+          \$1651  = 6'h06;
+      8'h2a:
+          \$1651  = 6'h06;
+      8'h2b:
+          \$1651  = 6'h06;
+      8'h2c:
+          \$1651  = 6'h06;
+      8'h2d:
+          \$1651  = 6'h06;
+      8'h2e:
+          \$1651  = 6'h06;
+      8'h2f:
+          \$1651  = 6'h06;
+      8'h30:
+          \$1651  = 6'h08;
+      8'h31:
+          \$1651  = 6'h07;
+      8'h32:
+          \$1651  = 6'h06;
+      8'h33:
+          \$1651  = 6'h05;
+      8'h34:
+          \$1651  = 6'h05;
+      8'h35:
+          \$1651  = 6'h05;
+      8'h36:
+          \$1651  = 6'h05;
+      8'h37:
+          \$1651  = 6'h05;
+      8'h38:
+          \$1651  = 6'h05;
+      8'h39:
+          \$1651  = 6'h05;
+      8'h3a:
+          \$1651  = 6'h05;
+      8'h3b:
+          \$1651  = 6'h05;
+      8'h3c:
+          \$1651  = 6'h05;
+      8'h3d:
+          \$1651  = 6'h05;
+      8'h3e:
+          \$1651  = 6'h05;
+      8'h3f:
+          \$1651  = 6'h05;
+      8'h40:
+          \$1651  = 6'h08;
+      8'h41:
+          \$1651  = 6'h07;
+      8'h42:
+          \$1651  = 6'h06;
+      8'h43:
+          \$1651  = 6'h05;
+      8'h44:
+          \$1651  = 6'h04;
+      8'h45:
+          \$1651  = 6'h04;
+      8'h46:
+          \$1651  = 6'h04;
+      8'h47:
+          \$1651  = 6'h04;
+      8'h48:
+          \$1651  = 6'h04;
+      8'h49:
+          \$1651  = 6'h04;
+      8'h4a:
+          \$1651  = 6'h04;
+      8'h4b:
+          \$1651  = 6'h04;
+      8'h4c:
+          \$1651  = 6'h04;
+      8'h4d:
+          \$1651  = 6'h04;
+      8'h4e:
+          \$1651  = 6'h04;
+      8'h4f:
+          \$1651  = 6'h04;
+      8'h50:
+          \$1651  = 6'h08;
+      8'h51:
+          \$1651  = 6'h07;
+      8'h52:
+          \$1651  = 6'h06;
+      8'h53:
+          \$1651  = 6'h05;
+      8'h54:
+          \$1651  = 6'h04;
+      8'h55:
+          \$1651  = 6'h03;
+      8'h56:
+          \$1651  = 6'h03;
+      8'h57:
+          \$1651  = 6'h03;
+      8'h58:
+          \$1651  = 6'h03;
+      8'h59:
+          \$1651  = 6'h03;
+      8'h5a:
+          \$1651  = 6'h03;
+      8'h5b:
+          \$1651  = 6'h03;
+      8'h5c:
+          \$1651  = 6'h03;
+      8'h5d:
+          \$1651  = 6'h03;
+      8'h5e:
+          \$1651  = 6'h03;
+      8'h5f:
+          \$1651  = 6'h03;
+      8'h60:
+          \$1651  = 6'h08;
+      8'h61:
+          \$1651  = 6'h07;
+      8'h62:
+          \$1651  = 6'h06;
+      8'h63:
+          \$1651  = 6'h05;
+      8'h64:
+          \$1651  = 6'h04;
+      8'h65:
+          \$1651  = 6'h03;
+      8'h66:
+          \$1651  = 6'h02;
+      8'h67:
+          \$1651  = 6'h02;
+      8'h68:
+          \$1651  = 6'h02;
+      8'h69:
+          \$1651  = 6'h02;
+      8'h6a:
+          \$1651  = 6'h02;
+      8'h6b:
+          \$1651  = 6'h02;
+      8'h6c:
+          \$1651  = 6'h02;
+      8'h6d:
+          \$1651  = 6'h02;
+      8'h6e:
+          \$1651  = 6'h02;
+      8'h6f:
+          \$1651  = 6'h02;
+      8'h70:
+          \$1651  = 6'h08;
+      8'h71:
+          \$1651  = 6'h07;
+      8'h72:
+          \$1651  = 6'h06;
+      8'h73:
+          \$1651  = 6'h05;
+      8'h74:
+          \$1651  = 6'h04;
+      8'h75:
+          \$1651  = 6'h03;
+      8'h76:
+          \$1651  = 6'h02;
+      8'h77:
+          \$1651  = 6'h01;
+      8'h78:
+          \$1651  = 6'h01;
+      8'h79:
+          \$1651  = 6'h01;
+      8'h7a:
+          \$1651  = 6'h01;
+      8'h7b:
+          \$1651  = 6'h01;
+      8'h7c:
+          \$1651  = 6'h01;
+      8'h7d:
+          \$1651  = 6'h01;
+      8'h7e:
+          \$1651  = 6'h01;
+      8'h7f:
+          \$1651  = 6'h01;
+      8'h80:
+          \$1651  = 6'h08;
+      8'h81:
+          \$1651  = 6'h07;
+      8'h82:
+          \$1651  = 6'h06;
+      8'h83:
+          \$1651  = 6'h05;
+      8'h84:
+          \$1651  = 6'h04;
+      8'h85:
+          \$1651  = 6'h03;
+      8'h86:
+          \$1651  = 6'h02;
+      8'h87:
+          \$1651  = 6'h01;
+      8'h88:
+          \$1651  = 6'h00;
+      8'h89:
+          \$1651  = 6'h00;
+      8'h8a:
+          \$1651  = 6'h00;
+      8'h8b:
+          \$1651  = 6'h00;
+      8'h8c:
+          \$1651  = 6'h00;
+      8'h8d:
+          \$1651  = 6'h00;
+      8'h8e:
+          \$1651  = 6'h00;
+      8'h8f:
+          \$1651  = 6'h00;
+      8'h90:
+          \$1651  = 6'h08;
+      8'h91:
+          \$1651  = 6'h07;
+      8'h92:
+          \$1651  = 6'h06;
+      8'h93:
+          \$1651  = 6'h05;
+      8'h94:
+          \$1651  = 6'h04;
+      8'h95:
+          \$1651  = 6'h03;
+      8'h96:
+          \$1651  = 6'h02;
+      8'h97:
+          \$1651  = 6'h01;
+      8'h98:
+          \$1651  = 6'h00;
+      8'h99:
+          \$1651  = 6'h3f;
+      8'h9a:
+          \$1651  = 6'h3f;
+      8'h9b:
+          \$1651  = 6'h3f;
+      8'h9c:
+          \$1651  = 6'h3f;
+      8'h9d:
+          \$1651  = 6'h3f;
+      8'h9e:
+          \$1651  = 6'h3f;
+      8'h9f:
+          \$1651  = 6'h3f;
+      8'ha0:
+          \$1651  = 6'h08;
+      8'ha1:
+          \$1651  = 6'h07;
+      8'ha2:
+          \$1651  = 6'h06;
+      8'ha3:
+          \$1651  = 6'h05;
+      8'ha4:
+          \$1651  = 6'h04;
+      8'ha5:
+          \$1651  = 6'h03;
+      8'ha6:
+          \$1651  = 6'h02;
+      8'ha7:
+          \$1651  = 6'h01;
+      8'ha8:
+          \$1651  = 6'h00;
+      8'ha9:
+          \$1651  = 6'h3f;
+      8'haa:
+          \$1651  = 6'h3e;
+      8'hab:
+          \$1651  = 6'h3e;
+      8'hac:
+          \$1651  = 6'h3e;
+      8'had:
+          \$1651  = 6'h3e;
+      8'hae:
+          \$1651  = 6'h3e;
+      8'haf:
+          \$1651  = 6'h3e;
+      8'hb0:
+          \$1651  = 6'h08;
+      8'hb1:
+          \$1651  = 6'h07;
+      8'hb2:
+          \$1651  = 6'h06;
+      8'hb3:
+          \$1651  = 6'h05;
+      8'hb4:
+          \$1651  = 6'h04;
+      8'hb5:
+          \$1651  = 6'h03;
+      8'hb6:
+          \$1651  = 6'h02;
+      8'hb7:
+          \$1651  = 6'h01;
+      8'hb8:
+          \$1651  = 6'h00;
+      8'hb9:
+          \$1651  = 6'h3f;
+      8'hba:
+          \$1651  = 6'h3e;
+      8'hbb:
+          \$1651  = 6'h3d;
+      8'hbc:
+          \$1651  = 6'h3d;
+      8'hbd:
+          \$1651  = 6'h3d;
+      8'hbe:
+          \$1651  = 6'h3d;
+      8'hbf:
+          \$1651  = 6'h3d;
+      8'hc0:
+          \$1651  = 6'h08;
+      8'hc1:
+          \$1651  = 6'h07;
+      8'hc2:
+          \$1651  = 6'h06;
+      8'hc3:
+          \$1651  = 6'h05;
+      8'hc4:
+          \$1651  = 6'h04;
+      8'hc5:
+          \$1651  = 6'h03;
+      8'hc6:
+          \$1651  = 6'h02;
+      8'hc7:
+          \$1651  = 6'h01;
+      8'hc8:
+          \$1651  = 6'h00;
+      8'hc9:
+          \$1651  = 6'h3f;
+      8'hca:
+          \$1651  = 6'h3e;
+      8'hcb:
+          \$1651  = 6'h3d;
+      8'hcc:
+          \$1651  = 6'h3c;
+      8'hcd:
+          \$1651  = 6'h3c;
+      8'hce:
+          \$1651  = 6'h3c;
+      8'hcf:
+          \$1651  = 6'h3c;
+      8'hd0:
+          \$1651  = 6'h08;
+      8'hd1:
+          \$1651  = 6'h07;
+      8'hd2:
+          \$1651  = 6'h06;
+      8'hd3:
+          \$1651  = 6'h05;
+      8'hd4:
+          \$1651  = 6'h04;
+      8'hd5:
+          \$1651  = 6'h03;
+      8'hd6:
+          \$1651  = 6'h02;
+      8'hd7:
+          \$1651  = 6'h01;
+      8'hd8:
+          \$1651  = 6'h00;
+      8'hd9:
+          \$1651  = 6'h3f;
+      8'hda:
+          \$1651  = 6'h3e;
+      8'hdb:
+          \$1651  = 6'h3d;
+      8'hdc:
+          \$1651  = 6'h3c;
+      8'hdd:
+          \$1651  = 6'h3b;
+      8'hde:
+          \$1651  = 6'h3b;
+      8'hdf:
+          \$1651  = 6'h3b;
+      8'he0:
+          \$1651  = 6'h08;
+      8'he1:
+          \$1651  = 6'h07;
+      8'he2:
+          \$1651  = 6'h06;
+      8'he3:
+          \$1651  = 6'h05;
+      8'he4:
+          \$1651  = 6'h04;
+      8'he5:
+          \$1651  = 6'h03;
+      8'he6:
+          \$1651  = 6'h02;
+      8'he7:
+          \$1651  = 6'h01;
+      8'he8:
+          \$1651  = 6'h00;
+      8'he9:
+          \$1651  = 6'h3f;
+      8'hea:
+          \$1651  = 6'h3e;
+      8'heb:
+          \$1651  = 6'h3d;
+      8'hec:
+          \$1651  = 6'h3c;
+      8'hed:
+          \$1651  = 6'h3b;
+      8'hee:
+          \$1651  = 6'h3a;
+      8'hef:
+          \$1651  = 6'h3a;
+      8'hf0:
+          \$1651  = 6'h08;
+      8'hf1:
+          \$1651  = 6'h07;
+      8'hf2:
+          \$1651  = 6'h06;
+      8'hf3:
+          \$1651  = 6'h05;
+      8'hf4:
+          \$1651  = 6'h04;
+      8'hf5:
+          \$1651  = 6'h03;
+      8'hf6:
+          \$1651  = 6'h02;
+      8'hf7:
+          \$1651  = 6'h01;
+      8'hf8:
+          \$1651  = 6'h00;
+      8'hf9:
+          \$1651  = 6'h3f;
+      8'hfa:
+          \$1651  = 6'h3e;
+      8'hfb:
+          \$1651  = 6'h3d;
+      8'hfc:
+          \$1651  = 6'h3c;
+      8'hfd:
+          \$1651  = 6'h3b;
+      8'hfe:
+          \$1651  = 6'h3a;
+      8'hff:
+          \$1651  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1201  = 4'hf;
-      7'h01:
-          \$1201  = 4'hf;
-      7'h02:
-          \$1201  = 4'hf;
-      7'h03:
-          \$1201  = 4'hf;
-      7'h04:
-          \$1201  = 4'he;
-      7'h05:
-          \$1201  = 4'hd;
-      7'h06:
-          \$1201  = 4'hd;
-      7'h07:
-          \$1201  = 4'hc;
-      7'h08:
-          \$1201  = 4'hb;
-      7'h09:
-          \$1201  = 4'ha;
-      7'h0a:
-          \$1201  = 4'ha;
-      7'h0b:
-          \$1201  = 4'h9;
-      7'h0c:
-          \$1201  = 4'h8;
-      7'h0d:
-          \$1201  = 4'h7;
-      7'h0e:
-          \$1201  = 4'h7;
-      7'h0f:
-          \$1201  = 4'h6;
-      7'h10:
-          \$1201  = 4'h5;
-      7'h11:
-          \$1201  = 4'h4;
-      7'h12:
-          \$1201  = 4'h4;
-      7'h13:
-          \$1201  = 4'h3;
-      7'h14:
-          \$1201  = 4'h2;
-      7'h15:
-          \$1201  = 4'h0;
-      7'h16:
-          \$1201  = 4'h0;
-      7'h17:
-          \$1201  = 4'h0;
-      7'h18:
-          \$1201  = 4'h0;
-      7'h19:
-          \$1201  = 4'h0;
-      7'h1a:
-          \$1201  = 4'h0;
-      7'h1b:
-          \$1201  = 4'h0;
-      7'h1c:
-          \$1201  = 4'h0;
-      7'h1d:
-          \$1201  = 4'h0;
-      7'h1e:
-          \$1201  = 4'h0;
-      7'h1f:
-          \$1201  = 4'h0;
-      7'h20:
-          \$1201  = 4'h0;
-      7'h21:
-          \$1201  = 4'h0;
-      7'h22:
-          \$1201  = 4'h0;
-      7'h23:
-          \$1201  = 4'h0;
-      7'h24:
-          \$1201  = 4'h0;
-      7'h25:
-          \$1201  = 4'h0;
-      7'h26:
-          \$1201  = 4'h0;
-      7'h27:
-          \$1201  = 4'h0;
-      7'h28:
-          \$1201  = 4'h0;
-      7'h29:
-          \$1201  = 4'h0;
-      7'h2a:
-          \$1201  = 4'h0;
-      7'h2b:
-          \$1201  = 4'h0;
-      7'h2c:
-          \$1201  = 4'h0;
-      7'h2d:
-          \$1201  = 4'h0;
-      7'h2e:
-          \$1201  = 4'h0;
-      7'h2f:
-          \$1201  = 4'h0;
-      7'h30:
-          \$1201  = 4'h0;
-      7'h31:
-          \$1201  = 4'h0;
-      7'h32:
-          \$1201  = 4'h0;
-      7'h33:
-          \$1201  = 4'h0;
-      7'h34:
-          \$1201  = 4'h0;
-      7'h35:
-          \$1201  = 4'h0;
-      7'h36:
-          \$1201  = 4'h0;
-      7'h37:
-          \$1201  = 4'h0;
-      7'h38:
-          \$1201  = 4'h0;
-      7'h39:
-          \$1201  = 4'h0;
-      7'h3a:
-          \$1201  = 4'h0;
-      7'h3b:
-          \$1201  = 4'h0;
-      7'h3c:
-          \$1201  = 4'h0;
-      7'h3d:
-          \$1201  = 4'h0;
-      7'h3e:
-          \$1201  = 4'h0;
-      7'h3f:
-          \$1201  = 4'h0;
-      7'h40:
-          \$1201  = 4'h0;
-      7'h41:
-          \$1201  = 4'h0;
-      7'h42:
-          \$1201  = 4'h0;
-      7'h43:
-          \$1201  = 4'h0;
-      7'h44:
-          \$1201  = 4'h0;
-      7'h45:
-          \$1201  = 4'h0;
-      7'h46:
-          \$1201  = 4'h0;
-      7'h47:
-          \$1201  = 4'h0;
-      7'h48:
-          \$1201  = 4'h0;
-      7'h49:
-          \$1201  = 4'h0;
-      7'h4a:
-          \$1201  = 4'h0;
-      7'h4b:
-          \$1201  = 4'hf;
-      7'h4c:
-          \$1201  = 4'h0;
-      7'h4d:
-          \$1201  = 4'h0;
-      7'h4e:
-          \$1201  = 4'h0;
-      7'h4f:
-          \$1201  = 4'h0;
-      7'h50:
-          \$1201  = 4'h0;
-      7'h51:
-          \$1201  = 4'h0;
-      7'h52:
-          \$1201  = 4'h0;
-      7'h53:
-          \$1201  = 4'h0;
-      7'h54:
-          \$1201  = 4'h0;
-      7'h55:
-          \$1201  = 4'h0;
-      7'h56:
-          \$1201  = 4'h0;
-      7'h57:
-          \$1201  = 4'h0;
-      7'h58:
-          \$1201  = 4'h0;
-      7'h59:
-          \$1201  = 4'h0;
-      7'h5a:
-          \$1201  = 4'h0;
-      7'h5b:
-          \$1201  = 4'h0;
-      7'h5c:
-          \$1201  = 4'h0;
-      7'h5d:
-          \$1201  = 4'h0;
-      7'h5e:
-          \$1201  = 4'h0;
-      7'h5f:
-          \$1201  = 4'h0;
-      7'h60:
-          \$1201  = 4'h0;
-      7'h61:
-          \$1201  = 4'h0;
-      7'h62:
-          \$1201  = 4'h0;
-      7'h63:
-          \$1201  = 4'h0;
-      7'h64:
-          \$1201  = 4'h0;
-      7'h65:
-          \$1201  = 4'h0;
-      7'h66:
-          \$1201  = 4'h0;
-      7'h67:
-          \$1201  = 4'h0;
-      7'h68:
-          \$1201  = 4'h0;
-      7'h69:
-          \$1201  = 4'h0;
-      7'h6a:
-          \$1201  = 4'h0;
-      7'h6b:
-          \$1201  = 4'h0;
-      7'h6c:
-          \$1201  = 4'h0;
-      7'h6d:
-          \$1201  = 4'h0;
-      7'h6e:
-          \$1201  = 4'h0;
-      7'h6f:
-          \$1201  = 4'h0;
-      7'h70:
-          \$1201  = 4'h0;
-      7'h71:
-          \$1201  = 4'h0;
-      7'h72:
-          \$1201  = 4'h0;
-      7'h73:
-          \$1201  = 4'h0;
-      7'h74:
-          \$1201  = 4'h0;
-      7'h75:
-          \$1201  = 4'h0;
-      7'h76:
-          \$1201  = 4'h0;
-      7'h77:
-          \$1201  = 4'h0;
-      7'h78:
-          \$1201  = 4'h0;
-      7'h79:
-          \$1201  = 4'h0;
-      7'h7a:
-          \$1201  = 4'h0;
-      7'h7b:
-          \$1201  = 4'h0;
-      7'h7c:
-          \$1201  = 4'h0;
-      7'h7d:
-          \$1201  = 4'h0;
-      7'h7e:
-          \$1201  = 4'h0;
-      7'h7f:
-          \$1201  = 4'h0;
+    casez ({ pend_hm[3:0], \$1652  })
+      8'h00:
+          \$1653  = 6'h00;
+      8'h01:
+          \$1653  = 6'h3f;
+      8'h02:
+          \$1653  = 6'h3e;
+      8'h03:
+          \$1653  = 6'h3d;
+      8'h04:
+          \$1653  = 6'h3c;
+      8'h05:
+          \$1653  = 6'h3b;
+      8'h06:
+          \$1653  = 6'h3a;
+      8'h07:
+          \$1653  = 6'h39;
+      8'h08:
+          \$1653  = 6'h38;
+      8'h09:
+          \$1653  = 6'h37;
+      8'h0a:
+          \$1653  = 6'h36;
+      8'h0b:
+          \$1653  = 6'h35;
+      8'h0c:
+          \$1653  = 6'h34;
+      8'h0d:
+          \$1653  = 6'h33;
+      8'h0e:
+          \$1653  = 6'h32;
+      8'h0f:
+          \$1653  = 6'h31;
+      8'h10:
+          \$1653  = 6'h00;
+      8'h11:
+          \$1653  = 6'h00;
+      8'h12:
+          \$1653  = 6'h3f;
+      8'h13:
+          \$1653  = 6'h3e;
+      8'h14:
+          \$1653  = 6'h3d;
+      8'h15:
+          \$1653  = 6'h3c;
+      8'h16:
+          \$1653  = 6'h3b;
+      8'h17:
+          \$1653  = 6'h3a;
+      8'h18:
+          \$1653  = 6'h39;
+      8'h19:
+          \$1653  = 6'h38;
+      8'h1a:
+          \$1653  = 6'h37;
+      8'h1b:
+          \$1653  = 6'h36;
+      8'h1c:
+          \$1653  = 6'h35;
+      8'h1d:
+          \$1653  = 6'h34;
+      8'h1e:
+          \$1653  = 6'h33;
+      8'h1f:
+          \$1653  = 6'h32;
+      8'h20:
+          \$1653  = 6'h00;
+      8'h21:
+          \$1653  = 6'h00;
+      8'h22:
+          \$1653  = 6'h00;
+      8'h23:
+          \$1653  = 6'h3f;
+      8'h24:
+          \$1653  = 6'h3e;
+      8'h25:
+          \$1653  = 6'h3d;
+      8'h26:
+          \$1653  = 6'h3c;
+      8'h27:
+          \$1653  = 6'h3b;
+      8'h28:
+          \$1653  = 6'h3a;
+      8'h29:
+          \$1653  = 6'h39;
+      8'h2a:
+          \$1653  = 6'h38;
+      8'h2b:
+          \$1653  = 6'h37;
+      8'h2c:
+          \$1653  = 6'h36;
+      8'h2d:
+          \$1653  = 6'h35;
+      8'h2e:
+          \$1653  = 6'h34;
+      8'h2f:
+          \$1653  = 6'h33;
+      8'h30:
+          \$1653  = 6'h00;
+      8'h31:
+          \$1653  = 6'h00;
+      8'h32:
+          \$1653  = 6'h00;
+      8'h33:
+          \$1653  = 6'h00;
+      8'h34:
+          \$1653  = 6'h3f;
+      8'h35:
+          \$1653  = 6'h3e;
+      8'h36:
+          \$1653  = 6'h3d;
+      8'h37:
+          \$1653  = 6'h3c;
+      8'h38:
+          \$1653  = 6'h3b;
+      8'h39:
+          \$1653  = 6'h3a;
+      8'h3a:
+          \$1653  = 6'h39;
+      8'h3b:
+          \$1653  = 6'h38;
+      8'h3c:
+          \$1653  = 6'h37;
+      8'h3d:
+          \$1653  = 6'h36;
+      8'h3e:
+          \$1653  = 6'h35;
+      8'h3f:
+          \$1653  = 6'h34;
+      8'h40:
+          \$1653  = 6'h00;
+      8'h41:
+          \$1653  = 6'h00;
+      8'h42:
+          \$1653  = 6'h00;
+      8'h43:
+          \$1653  = 6'h00;
+      8'h44:
+          \$1653  = 6'h00;
+      8'h45:
+          \$1653  = 6'h3f;
+      8'h46:
+          \$1653  = 6'h3e;
+      8'h47:
+          \$1653  = 6'h3d;
+      8'h48:
+          \$1653  = 6'h3c;
+      8'h49:
+          \$1653  = 6'h3b;
+      8'h4a:
+          \$1653  = 6'h3a;
+      8'h4b:
+          \$1653  = 6'h39;
+      8'h4c:
+          \$1653  = 6'h38;
+      8'h4d:
+          \$1653  = 6'h37;
+      8'h4e:
+          \$1653  = 6'h36;
+      8'h4f:
+          \$1653  = 6'h35;
+      8'h50:
+          \$1653  = 6'h00;
+      8'h51:
+          \$1653  = 6'h00;
+      8'h52:
+          \$1653  = 6'h00;
+      8'h53:
+          \$1653  = 6'h00;
+      8'h54:
+          \$1653  = 6'h00;
+      8'h55:
+          \$1653  = 6'h00;
+      8'h56:
+          \$1653  = 6'h3f;
+      8'h57:
+          \$1653  = 6'h3e;
+      8'h58:
+          \$1653  = 6'h3d;
+      8'h59:
+          \$1653  = 6'h3c;
+      8'h5a:
+          \$1653  = 6'h3b;
+      8'h5b:
+          \$1653  = 6'h3a;
+      8'h5c:
+          \$1653  = 6'h39;
+      8'h5d:
+          \$1653  = 6'h38;
+      8'h5e:
+          \$1653  = 6'h37;
+      8'h5f:
+          \$1653  = 6'h36;
+      8'h60:
+          \$1653  = 6'h00;
+      8'h61:
+          \$1653  = 6'h00;
+      8'h62:
+          \$1653  = 6'h00;
+      8'h63:
+          \$1653  = 6'h00;
+      8'h64:
+          \$1653  = 6'h00;
+      8'h65:
+          \$1653  = 6'h00;
+      8'h66:
+          \$1653  = 6'h00;
+      8'h67:
+          \$1653  = 6'h3f;
+      8'h68:
+          \$1653  = 6'h3e;
+      8'h69:
+          \$1653  = 6'h3d;
+      8'h6a:
+          \$1653  = 6'h3c;
+      8'h6b:
+          \$1653  = 6'h3b;
+      8'h6c:
+          \$1653  = 6'h3a;
+      8'h6d:
+          \$1653  = 6'h39;
+      8'h6e:
+          \$1653  = 6'h38;
+      8'h6f:
+          \$1653  = 6'h37;
+      8'h70:
+          \$1653  = 6'h00;
+      8'h71:
+          \$1653  = 6'h00;
+      8'h72:
+          \$1653  = 6'h00;
+      8'h73:
+          \$1653  = 6'h00;
+      8'h74:
+          \$1653  = 6'h00;
+      8'h75:
+          \$1653  = 6'h00;
+      8'h76:
+          \$1653  = 6'h00;
+      8'h77:
+          \$1653  = 6'h00;
+      8'h78:
+          \$1653  = 6'h3f;
+      8'h79:
+          \$1653  = 6'h3e;
+      8'h7a:
+          \$1653  = 6'h3d;
+      8'h7b:
+          \$1653  = 6'h3c;
+      8'h7c:
+          \$1653  = 6'h3b;
+      8'h7d:
+          \$1653  = 6'h3a;
+      8'h7e:
+          \$1653  = 6'h39;
+      8'h7f:
+          \$1653  = 6'h38;
+      8'h80:
+          \$1653  = 6'h00;
+      8'h81:
+          \$1653  = 6'h00;
+      8'h82:
+          \$1653  = 6'h00;
+      8'h83:
+          \$1653  = 6'h00;
+      8'h84:
+          \$1653  = 6'h00;
+      8'h85:
+          \$1653  = 6'h00;
+      8'h86:
+          \$1653  = 6'h00;
+      8'h87:
+          \$1653  = 6'h00;
+      8'h88:
+          \$1653  = 6'h00;
+      8'h89:
+          \$1653  = 6'h3f;
+      8'h8a:
+          \$1653  = 6'h3e;
+      8'h8b:
+          \$1653  = 6'h3d;
+      8'h8c:
+          \$1653  = 6'h3c;
+      8'h8d:
+          \$1653  = 6'h3b;
+      8'h8e:
+          \$1653  = 6'h3a;
+      8'h8f:
+          \$1653  = 6'h39;
+      8'h90:
+          \$1653  = 6'h00;
+      8'h91:
+          \$1653  = 6'h00;
+      8'h92:
+          \$1653  = 6'h00;
+      8'h93:
+          \$1653  = 6'h00;
+      8'h94:
+          \$1653  = 6'h00;
+      8'h95:
+          \$1653  = 6'h00;
+      8'h96:
+          \$1653  = 6'h00;
+      8'h97:
+          \$1653  = 6'h00;
+      8'h98:
+          \$1653  = 6'h00;
+      8'h99:
+          \$1653  = 6'h00;
+      8'h9a:
+          \$1653  = 6'h3f;
+      8'h9b:
+          \$1653  = 6'h3e;
+      8'h9c:
+          \$1653  = 6'h3d;
+      8'h9d:
+          \$1653  = 6'h3c;
+      8'h9e:
+          \$1653  = 6'h3b;
+      8'h9f:
+          \$1653  = 6'h3a;
+      8'ha0:
+          \$1653  = 6'h00;
+      8'ha1:
+          \$1653  = 6'h00;
+      8'ha2:
+          \$1653  = 6'h00;
+      8'ha3:
+          \$1653  = 6'h00;
+      8'ha4:
+          \$1653  = 6'h00;
+      8'ha5:
+          \$1653  = 6'h00;
+      8'ha6:
+          \$1653  = 6'h00;
+      8'ha7:
+          \$1653  = 6'h00;
+      8'ha8:
+          \$1653  = 6'h00;
+      8'ha9:
+          \$1653  = 6'h00;
+      8'haa:
+          \$1653  = 6'h00;
+      8'hab:
+          \$1653  = 6'h3f;
+      8'hac:
+          \$1653  = 6'h3e;
+      8'had:
+          \$1653  = 6'h3d;
+      8'hae:
+          \$1653  = 6'h3c;
+      8'haf:
+          \$1653  = 6'h3b;
+      8'hb0:
+          \$1653  = 6'h00;
+      8'hb1:
+          \$1653  = 6'h00;
+      8'hb2:
+          \$1653  = 6'h00;
+      8'hb3:
+          \$1653  = 6'h00;
+      8'hb4:
+          \$1653  = 6'h00;
+      8'hb5:
+          \$1653  = 6'h00;
+      8'hb6:
+          \$1653  = 6'h00;
+      8'hb7:
+          \$1653  = 6'h00;
+      8'hb8:
+          \$1653  = 6'h00;
+      8'hb9:
+          \$1653  = 6'h00;
+      8'hba:
+          \$1653  = 6'h00;
+      8'hbb:
+          \$1653  = 6'h00;
+      8'hbc:
+          \$1653  = 6'h3f;
+      8'hbd:
+          \$1653  = 6'h3e;
+      8'hbe:
+          \$1653  = 6'h3d;
+      8'hbf:
+          \$1653  = 6'h3c;
+      8'hc0:
+          \$1653  = 6'h00;
+      8'hc1:
+          \$1653  = 6'h00;
+      8'hc2:
+          \$1653  = 6'h00;
+      8'hc3:
+          \$1653  = 6'h00;
+      8'hc4:
+          \$1653  = 6'h00;
+      8'hc5:
+          \$1653  = 6'h00;
+      8'hc6:
+          \$1653  = 6'h00;
+      8'hc7:
+          \$1653  = 6'h00;
+      8'hc8:
+          \$1653  = 6'h00;
+      8'hc9:
+          \$1653  = 6'h00;
+      8'hca:
+          \$1653  = 6'h00;
+      8'hcb:
+          \$1653  = 6'h00;
+      8'hcc:
+          \$1653  = 6'h00;
+      8'hcd:
+          \$1653  = 6'h3f;
+      8'hce:
+          \$1653  = 6'h3e;
+      8'hcf:
+          \$1653  = 6'h3d;
+      8'hd0:
+          \$1653  = 6'h00;
+      8'hd1:
+          \$1653  = 6'h00;
+      8'hd2:
+          \$1653  = 6'h00;
+      8'hd3:
+          \$1653  = 6'h00;
+      8'hd4:
+          \$1653  = 6'h00;
+      8'hd5:
+          \$1653  = 6'h00;
+      8'hd6:
+          \$1653  = 6'h00;
+      8'hd7:
+          \$1653  = 6'h00;
+      8'hd8:
+          \$1653  = 6'h00;
+      8'hd9:
+          \$1653  = 6'h00;
+      8'hda:
+          \$1653  = 6'h00;
+      8'hdb:
+          \$1653  = 6'h00;
+      8'hdc:
+          \$1653  = 6'h00;
+      8'hdd:
+          \$1653  = 6'h00;
+      8'hde:
+          \$1653  = 6'h3f;
+      8'hdf:
+          \$1653  = 6'h3e;
+      8'he0:
+          \$1653  = 6'h00;
+      8'he1:
+          \$1653  = 6'h00;
+      8'he2:
+          \$1653  = 6'h00;
+      8'he3:
+          \$1653  = 6'h00;
+      8'he4:
+          \$1653  = 6'h00;
+      8'he5:
+          \$1653  = 6'h00;
+      8'he6:
+          \$1653  = 6'h00;
+      8'he7:
+          \$1653  = 6'h00;
+      8'he8:
+          \$1653  = 6'h00;
+      8'he9:
+          \$1653  = 6'h00;
+      8'hea:
+          \$1653  = 6'h00;
+      8'heb:
+          \$1653  = 6'h00;
+      8'hec:
+          \$1653  = 6'h00;
+      8'hed:
+          \$1653  = 6'h00;
+      8'hee:
+          \$1653  = 6'h00;
+      8'hef:
+          \$1653  = 6'h3f;
+      8'hf0:
+          \$1653  = 6'h00;
+      8'hf1:
+          \$1653  = 6'h00;
+      8'hf2:
+          \$1653  = 6'h00;
+      8'hf3:
+          \$1653  = 6'h00;
+      8'hf4:
+          \$1653  = 6'h00;
+      8'hf5:
+          \$1653  = 6'h00;
+      8'hf6:
+          \$1653  = 6'h00;
+      8'hf7:
+          \$1653  = 6'h00;
+      8'hf8:
+          \$1653  = 6'h00;
+      8'hf9:
+          \$1653  = 6'h00;
+      8'hfa:
+          \$1653  = 6'h00;
+      8'hfb:
+          \$1653  = 6'h00;
+      8'hfc:
+          \$1653  = 6'h00;
+      8'hfd:
+          \$1653  = 6'h00;
+      8'hfe:
+          \$1653  = 6'h00;
+      8'hff:
+          \$1653  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1204  = 4'hf;
-      7'h01:
-          \$1204  = 4'hf;
-      7'h02:
-          \$1204  = 4'hf;
-      7'h03:
-          \$1204  = 4'hf;
-      7'h04:
-          \$1204  = 4'hf;
-      7'h05:
-          \$1204  = 4'hf;
-      7'h06:
-          \$1204  = 4'hf;
-      7'h07:
-          \$1204  = 4'hf;
-      7'h08:
-          \$1204  = 4'hf;
-      7'h09:
-          \$1204  = 4'hf;
-      7'h0a:
-          \$1204  = 4'hf;
-      7'h0b:
-          \$1204  = 4'hf;
-      7'h0c:
-          \$1204  = 4'hf;
-      7'h0d:
-          \$1204  = 4'hf;
-      7'h0e:
-          \$1204  = 4'hf;
-      7'h0f:
-          \$1204  = 4'hf;
-      7'h10:
-          \$1204  = 4'hf;
-      7'h11:
-          \$1204  = 4'hf;
-      7'h12:
-          \$1204  = 4'hf;
-      7'h13:
-          \$1204  = 4'hf;
-      7'h14:
-          \$1204  = 4'hf;
-      7'h15:
-          \$1204  = 4'hf;
-      7'h16:
-          \$1204  = 4'hf;
-      7'h17:
-          \$1204  = 4'hf;
-      7'h18:
-          \$1204  = 4'hf;
-      7'h19:
-          \$1204  = 4'hf;
-      7'h1a:
-          \$1204  = 4'hf;
-      7'h1b:
-          \$1204  = 4'hf;
-      7'h1c:
-          \$1204  = 4'hf;
-      7'h1d:
-          \$1204  = 4'hf;
-      7'h1e:
-          \$1204  = 4'hf;
-      7'h1f:
-          \$1204  = 4'hf;
-      7'h20:
-          \$1204  = 4'hf;
-      7'h21:
-          \$1204  = 4'hf;
-      7'h22:
-          \$1204  = 4'hf;
-      7'h23:
-          \$1204  = 4'hf;
-      7'h24:
-          \$1204  = 4'hf;
-      7'h25:
-          \$1204  = 4'hf;
-      7'h26:
-          \$1204  = 4'hf;
-      7'h27:
-          \$1204  = 4'hf;
-      7'h28:
-          \$1204  = 4'hf;
-      7'h29:
-          \$1204  = 4'hf;
-      7'h2a:
-          \$1204  = 4'hf;
-      7'h2b:
-          \$1204  = 4'hf;
-      7'h2c:
-          \$1204  = 4'hf;
-      7'h2d:
-          \$1204  = 4'hf;
-      7'h2e:
-          \$1204  = 4'hf;
-      7'h2f:
-          \$1204  = 4'hf;
-      7'h30:
-          \$1204  = 4'hf;
-      7'h31:
-          \$1204  = 4'hf;
-      7'h32:
-          \$1204  = 4'hf;
-      7'h33:
-          \$1204  = 4'hf;
-      7'h34:
-          \$1204  = 4'hf;
-      7'h35:
-          \$1204  = 4'hf;
-      7'h36:
-          \$1204  = 4'hf;
-      7'h37:
-          \$1204  = 4'he;
-      7'h38:
-          \$1204  = 4'hd;
-      7'h39:
-          \$1204  = 4'hc;
-      7'h3a:
-          \$1204  = 4'hc;
-      7'h3b:
-          \$1204  = 4'hb;
-      7'h3c:
-          \$1204  = 4'ha;
-      7'h3d:
-          \$1204  = 4'h9;
-      7'h3e:
-          \$1204  = 4'h9;
-      7'h3f:
-          \$1204  = 4'h8;
-      7'h40:
-          \$1204  = 4'h7;
-      7'h41:
-          \$1204  = 4'h6;
-      7'h42:
-          \$1204  = 4'h6;
-      7'h43:
-          \$1204  = 4'h5;
-      7'h44:
-          \$1204  = 4'h4;
-      7'h45:
-          \$1204  = 4'h3;
-      7'h46:
-          \$1204  = 4'h3;
-      7'h47:
-          \$1204  = 4'h2;
-      7'h48:
-          \$1204  = 4'h1;
-      7'h49:
-          \$1204  = 4'h0;
-      7'h4a:
-          \$1204  = 4'h0;
-      7'h4b:
-          \$1204  = 4'hf;
-      7'h4c:
-          \$1204  = 4'hf;
-      7'h4d:
-          \$1204  = 4'hf;
-      7'h4e:
-          \$1204  = 4'hf;
-      7'h4f:
-          \$1204  = 4'hf;
-      7'h50:
-          \$1204  = 4'hf;
-      7'h51:
-          \$1204  = 4'hf;
-      7'h52:
-          \$1204  = 4'hf;
-      7'h53:
-          \$1204  = 4'hf;
-      7'h54:
-          \$1204  = 4'hf;
-      7'h55:
-          \$1204  = 4'hf;
-      7'h56:
-          \$1204  = 4'hf;
-      7'h57:
-          \$1204  = 4'hf;
-      7'h58:
-          \$1204  = 4'hf;
-      7'h59:
-          \$1204  = 4'hf;
-      7'h5a:
-          \$1204  = 4'hf;
-      7'h5b:
-          \$1204  = 4'hf;
-      7'h5c:
-          \$1204  = 4'hf;
-      7'h5d:
-          \$1204  = 4'hf;
-      7'h5e:
-          \$1204  = 4'hf;
-      7'h5f:
-          \$1204  = 4'hf;
-      7'h60:
-          \$1204  = 4'hf;
-      7'h61:
-          \$1204  = 4'hf;
-      7'h62:
-          \$1204  = 4'hf;
-      7'h63:
-          \$1204  = 4'hf;
-      7'h64:
-          \$1204  = 4'hf;
-      7'h65:
-          \$1204  = 4'hf;
-      7'h66:
-          \$1204  = 4'hf;
-      7'h67:
-          \$1204  = 4'hf;
-      7'h68:
-          \$1204  = 4'hf;
-      7'h69:
-          \$1204  = 4'hf;
-      7'h6a:
-          \$1204  = 4'hf;
-      7'h6b:
-          \$1204  = 4'hf;
-      7'h6c:
-          \$1204  = 4'hf;
-      7'h6d:
-          \$1204  = 4'hf;
-      7'h6e:
-          \$1204  = 4'hf;
-      7'h6f:
-          \$1204  = 4'hf;
-      7'h70:
-          \$1204  = 4'hf;
-      7'h71:
-          \$1204  = 4'hf;
-      7'h72:
-          \$1204  = 4'hf;
-      7'h73:
-          \$1204  = 4'hf;
-      7'h74:
-          \$1204  = 4'hf;
-      7'h75:
-          \$1204  = 4'hf;
-      7'h76:
-          \$1204  = 4'hf;
-      7'h77:
-          \$1204  = 4'hf;
-      7'h78:
-          \$1204  = 4'hf;
-      7'h79:
-          \$1204  = 4'hf;
-      7'h7a:
-          \$1204  = 4'hf;
-      7'h7b:
-          \$1204  = 4'hf;
-      7'h7c:
-          \$1204  = 4'hf;
-      7'h7d:
-          \$1204  = 4'hf;
-      7'h7e:
-          \$1204  = 4'hf;
-      7'h7f:
-          \$1204  = 4'hf;
+    casez ({ wr_hm[3:0], \$1656  })
+      8'h00:
+          \$1657  = 6'h08;
+      8'h01:
+          \$1657  = 6'h08;
+      8'h02:
+          \$1657  = 6'h08;
+      8'h03:
+          \$1657  = 6'h08;
+      8'h04:
+          \$1657  = 6'h08;
+      8'h05:
+          \$1657  = 6'h08;
+      8'h06:
+          \$1657  = 6'h08;
+      8'h07:
+          \$1657  = 6'h08;
+      8'h08:
+          \$1657  = 6'h08;
+      8'h09:
+          \$1657  = 6'h08;
+      8'h0a:
+          \$1657  = 6'h08;
+      8'h0b:
+          \$1657  = 6'h08;
+      8'h0c:
+          \$1657  = 6'h08;
+      8'h0d:
+          \$1657  = 6'h08;
+      8'h0e:
+          \$1657  = 6'h08;
+      8'h0f:
+          \$1657  = 6'h08;
+      8'h10:
+          \$1657  = 6'h08;
+      8'h11:
+          \$1657  = 6'h07;
+      8'h12:
+          \$1657  = 6'h07;
+      8'h13:
+          \$1657  = 6'h07;
+      8'h14:
+          \$1657  = 6'h07;
+      8'h15:
+          \$1657  = 6'h07;
+      8'h16:
+          \$1657  = 6'h07;
+      8'h17:
+          \$1657  = 6'h07;
+      8'h18:
+          \$1657  = 6'h07;
+      8'h19:
+          \$1657  = 6'h07;
+      8'h1a:
+          \$1657  = 6'h07;
+      8'h1b:
+          \$1657  = 6'h07;
+      8'h1c:
+          \$1657  = 6'h07;
+      8'h1d:
+          \$1657  = 6'h07;
+      8'h1e:
+          \$1657  = 6'h07;
+      8'h1f:
+          \$1657  = 6'h07;
+      8'h20:
+          \$1657  = 6'h08;
+      8'h21:
+          \$1657  = 6'h07;
+      8'h22:
+          \$1657  = 6'h06;
+      8'h23:
+          \$1657  = 6'h06;
+      8'h24:
+          \$1657  = 6'h06;
+      8'h25:
+          \$1657  = 6'h06;
+      8'h26:
+          \$1657  = 6'h06;
+      8'h27:
+          \$1657  = 6'h06;
+      8'h28:
+          \$1657  = 6'h06;
+      8'h29:
+          \$1657  = 6'h06;
+      8'h2a:
+          \$1657  = 6'h06;
+      8'h2b:
+          \$1657  = 6'h06;
+      8'h2c:
+          \$1657  = 6'h06;
+      8'h2d:
+          \$1657  = 6'h06;
+      8'h2e:
+          \$1657  = 6'h06;
+      8'h2f:
+          \$1657  = 6'h06;
+      8'h30:
+          \$1657  = 6'h08;
+      8'h31:
+          \$1657  = 6'h07;
+      8'h32:
+          \$1657  = 6'h06;
+      8'h33:
+          \$1657  = 6'h05;
+      8'h34:
+          \$1657  = 6'h05;
+      8'h35:
+          \$1657  = 6'h05;
+      8'h36:
+          \$1657  = 6'h05;
+      8'h37:
+          \$1657  = 6'h05;
+      8'h38:
+          \$1657  = 6'h05;
+      8'h39:
+          \$1657  = 6'h05;
+      8'h3a:
+          \$1657  = 6'h05;
+      8'h3b:
+          \$1657  = 6'h05;
+      8'h3c:
+          \$1657  = 6'h05;
+      8'h3d:
+          \$1657  = 6'h05;
+      8'h3e:
+          \$1657  = 6'h05;
+      8'h3f:
+          \$1657  = 6'h05;
+      8'h40:
+          \$1657  = 6'h08;
+      8'h41:
+          \$1657  = 6'h07;
+      8'h42:
+          \$1657  = 6'h06;
+      8'h43:
+          \$1657  = 6'h05;
+      8'h44:
+          \$1657  = 6'h04;
+      8'h45:
+          \$1657  = 6'h04;
+      8'h46:
+          \$1657  = 6'h04;
+      8'h47:
+          \$1657  = 6'h04;
+      8'h48:
+          \$1657  = 6'h04;
+      8'h49:
+          \$1657  = 6'h04;
+      8'h4a:
+          \$1657  = 6'h04;
+      8'h4b:
+          \$1657  = 6'h04;
+      8'h4c:
+          \$1657  = 6'h04;
+      8'h4d:
+          \$1657  = 6'h04;
+      8'h4e:
+          \$1657  = 6'h04;
+      8'h4f:
+          \$1657  = 6'h04;
+      8'h50:
+          \$1657  = 6'h08;
+      8'h51:
+          \$1657  = 6'h07;
+      8'h52:
+          \$1657  = 6'h06;
+      8'h53:
+          \$1657  = 6'h05;
+      8'h54:
+          \$1657  = 6'h04;
+      8'h55:
+          \$1657  = 6'h03;
+      8'h56:
+          \$1657  = 6'h03;
+      8'h57:
+          \$1657  = 6'h03;
+      8'h58:
+          \$1657  = 6'h03;
+      8'h59:
+          \$1657  = 6'h03;
+      8'h5a:
+          \$1657  = 6'h03;
+      8'h5b:
+          \$1657  = 6'h03;
+      8'h5c:
+          \$1657  = 6'h03;
+      8'h5d:
+          \$1657  = 6'h03;
+      8'h5e:
+          \$1657  = 6'h03;
+      8'h5f:
+          \$1657  = 6'h03;
+      8'h60:
+          \$1657  = 6'h08;
+      8'h61:
+          \$1657  = 6'h07;
+      8'h62:
+          \$1657  = 6'h06;
+      8'h63:
+          \$1657  = 6'h05;
+      8'h64:
+          \$1657  = 6'h04;
+      8'h65:
+          \$1657  = 6'h03;
+      8'h66:
+          \$1657  = 6'h02;
+      8'h67:
+          \$1657  = 6'h02;
+      8'h68:
+          \$1657  = 6'h02;
+      8'h69:
+          \$1657  = 6'h02;
+      8'h6a:
+          \$1657  = 6'h02;
+      8'h6b:
+          \$1657  = 6'h02;
+      8'h6c:
+          \$1657  = 6'h02;
+      8'h6d:
+          \$1657  = 6'h02;
+      8'h6e:
+          \$1657  = 6'h02;
+      8'h6f:
+          \$1657  = 6'h02;
+      8'h70:
+          \$1657  = 6'h08;
+      8'h71:
+          \$1657  = 6'h07;
+      8'h72:
+          \$1657  = 6'h06;
+      8'h73:
+          \$1657  = 6'h05;
+      8'h74:
+          \$1657  = 6'h04;
+      8'h75:
+          \$1657  = 6'h03;
+      8'h76:
+          \$1657  = 6'h02;
+      8'h77:
+          \$1657  = 6'h01;
+      8'h78:
+          \$1657  = 6'h01;
+      8'h79:
+          \$1657  = 6'h01;
+      8'h7a:
+          \$1657  = 6'h01;
+      8'h7b:
+          \$1657  = 6'h01;
+      8'h7c:
+          \$1657  = 6'h01;
+      8'h7d:
+          \$1657  = 6'h01;
+      8'h7e:
+          \$1657  = 6'h01;
+      8'h7f:
+          \$1657  = 6'h01;
+      8'h80:
+          \$1657  = 6'h08;
+      8'h81:
+          \$1657  = 6'h07;
+      8'h82:
+          \$1657  = 6'h06;
+      8'h83:
+          \$1657  = 6'h05;
+      8'h84:
+          \$1657  = 6'h04;
+      8'h85:
+          \$1657  = 6'h03;
+      8'h86:
+          \$1657  = 6'h02;
+      8'h87:
+          \$1657  = 6'h01;
+      8'h88:
+          \$1657  = 6'h00;
+      8'h89:
+          \$1657  = 6'h00;
+      8'h8a:
+          \$1657  = 6'h00;
+      8'h8b:
+          \$1657  = 6'h00;
+      8'h8c:
+          \$1657  = 6'h00;
+      8'h8d:
+          \$1657  = 6'h00;
+      8'h8e:
+          \$1657  = 6'h00;
+      8'h8f:
+          \$1657  = 6'h00;
+      8'h90:
+          \$1657  = 6'h08;
+      8'h91:
+          \$1657  = 6'h07;
+      8'h92:
+          \$1657  = 6'h06;
+      8'h93:
+          \$1657  = 6'h05;
+      8'h94:
+          \$1657  = 6'h04;
+      8'h95:
+          \$1657  = 6'h03;
+      8'h96:
+          \$1657  = 6'h02;
+      8'h97:
+          \$1657  = 6'h01;
+      8'h98:
+          \$1657  = 6'h00;
+      8'h99:
+          \$1657  = 6'h3f;
+      8'h9a:
+          \$1657  = 6'h3f;
+      8'h9b:
+          \$1657  = 6'h3f;
+      8'h9c:
+          \$1657  = 6'h3f;
+      8'h9d:
+          \$1657  = 6'h3f;
+      8'h9e:
+          \$1657  = 6'h3f;
+      8'h9f:
+          \$1657  = 6'h3f;
+      8'ha0:
+          \$1657  = 6'h08;
+      8'ha1:
+          \$1657  = 6'h07;
+      8'ha2:
+          \$1657  = 6'h06;
+      8'ha3:
+          \$1657  = 6'h05;
+      8'ha4:
+          \$1657  = 6'h04;
+      8'ha5:
+          \$1657  = 6'h03;
+      8'ha6:
+          \$1657  = 6'h02;
+      8'ha7:
+          \$1657  = 6'h01;
+      8'ha8:
+          \$1657  = 6'h00;
+      8'ha9:
+          \$1657  = 6'h3f;
+      8'haa:
+          \$1657  = 6'h3e;
+      8'hab:
+          \$1657  = 6'h3e;
+      8'hac:
+          \$1657  = 6'h3e;
+      8'had:
+          \$1657  = 6'h3e;
+      8'hae:
+          \$1657  = 6'h3e;
+      8'haf:
+          \$1657  = 6'h3e;
+      8'hb0:
+          \$1657  = 6'h08;
+      8'hb1:
+          \$1657  = 6'h07;
+      8'hb2:
+          \$1657  = 6'h06;
+      8'hb3:
+          \$1657  = 6'h05;
+      8'hb4:
+          \$1657  = 6'h04;
+      8'hb5:
+          \$1657  = 6'h03;
+      8'hb6:
+          \$1657  = 6'h02;
+      8'hb7:
+          \$1657  = 6'h01;
+      8'hb8:
+          \$1657  = 6'h00;
+      8'hb9:
+          \$1657  = 6'h3f;
+      8'hba:
+          \$1657  = 6'h3e;
+      8'hbb:
+          \$1657  = 6'h3d;
+      8'hbc:
+          \$1657  = 6'h3d;
+      8'hbd:
+          \$1657  = 6'h3d;
+      8'hbe:
+          \$1657  = 6'h3d;
+      8'hbf:
+          \$1657  = 6'h3d;
+      8'hc0:
+          \$1657  = 6'h08;
+      8'hc1:
+          \$1657  = 6'h07;
+      8'hc2:
+          \$1657  = 6'h06;
+      8'hc3:
+          \$1657  = 6'h05;
+      8'hc4:
+          \$1657  = 6'h04;
+      8'hc5:
+          \$1657  = 6'h03;
+      8'hc6:
+          \$1657  = 6'h02;
+      8'hc7:
+          \$1657  = 6'h01;
+      8'hc8:
+          \$1657  = 6'h00;
+      8'hc9:
+          \$1657  = 6'h3f;
+      8'hca:
+          \$1657  = 6'h3e;
+      8'hcb:
+          \$1657  = 6'h3d;
+      8'hcc:
+          \$1657  = 6'h3c;
+      8'hcd:
+          \$1657  = 6'h3c;
+      8'hce:
+          \$1657  = 6'h3c;
+      8'hcf:
+          \$1657  = 6'h3c;
+      8'hd0:
+          \$1657  = 6'h08;
+      8'hd1:
+          \$1657  = 6'h07;
+      8'hd2:
+          \$1657  = 6'h06;
+      8'hd3:
+          \$1657  = 6'h05;
+      8'hd4:
+          \$1657  = 6'h04;
+      8'hd5:
+          \$1657  = 6'h03;
+      8'hd6:
+          \$1657  = 6'h02;
+      8'hd7:
+          \$1657  = 6'h01;
+      8'hd8:
+          \$1657  = 6'h00;
+      8'hd9:
+          \$1657  = 6'h3f;
+      8'hda:
+          \$1657  = 6'h3e;
+      8'hdb:
+          \$1657  = 6'h3d;
+      8'hdc:
+          \$1657  = 6'h3c;
+      8'hdd:
+          \$1657  = 6'h3b;
+      8'hde:
+          \$1657  = 6'h3b;
+      8'hdf:
+          \$1657  = 6'h3b;
+      8'he0:
+          \$1657  = 6'h08;
+      8'he1:
+          \$1657  = 6'h07;
+      8'he2:
+          \$1657  = 6'h06;
+      8'he3:
+          \$1657  = 6'h05;
+      8'he4:
+          \$1657  = 6'h04;
+      8'he5:
+          \$1657  = 6'h03;
+      8'he6:
+          \$1657  = 6'h02;
+      8'he7:
+          \$1657  = 6'h01;
+      8'he8:
+          \$1657  = 6'h00;
+      8'he9:
+          \$1657  = 6'h3f;
+      8'hea:
+          \$1657  = 6'h3e;
+      8'heb:
+          \$1657  = 6'h3d;
+      8'hec:
+          \$1657  = 6'h3c;
+      8'hed:
+          \$1657  = 6'h3b;
+      8'hee:
+          \$1657  = 6'h3a;
+      8'hef:
+          \$1657  = 6'h3a;
+      8'hf0:
+          \$1657  = 6'h08;
+      8'hf1:
+          \$1657  = 6'h07;
+      8'hf2:
+          \$1657  = 6'h06;
+      8'hf3:
+          \$1657  = 6'h05;
+      8'hf4:
+          \$1657  = 6'h04;
+      8'hf5:
+          \$1657  = 6'h03;
+      8'hf6:
+          \$1657  = 6'h02;
+      8'hf7:
+          \$1657  = 6'h01;
+      8'hf8:
+          \$1657  = 6'h00;
+      8'hf9:
+          \$1657  = 6'h3f;
+      8'hfa:
+          \$1657  = 6'h3e;
+      8'hfb:
+          \$1657  = 6'h3d;
+      8'hfc:
+          \$1657  = 6'h3c;
+      8'hfd:
+          \$1657  = 6'h3b;
+      8'hfe:
+          \$1657  = 6'h3a;
+      8'hff:
+          \$1657  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1208  = 4'hf;
-      7'h01:
-          \$1208  = 4'hf;
-      7'h02:
-          \$1208  = 4'hf;
-      7'h03:
-          \$1208  = 4'hf;
-      7'h04:
-          \$1208  = 4'hf;
-      7'h05:
-          \$1208  = 4'hf;
-      7'h06:
-          \$1208  = 4'hf;
-      7'h07:
-          \$1208  = 4'hf;
-      7'h08:
-          \$1208  = 4'hf;
-      7'h09:
-          \$1208  = 4'hf;
-      7'h0a:
-          \$1208  = 4'hf;
-      7'h0b:
-          \$1208  = 4'hf;
-      7'h0c:
-          \$1208  = 4'hf;
-      7'h0d:
-          \$1208  = 4'hf;
-      7'h0e:
-          \$1208  = 4'hf;
-      7'h0f:
-          \$1208  = 4'hf;
-      7'h10:
-          \$1208  = 4'hf;
-      7'h11:
-          \$1208  = 4'hf;
-      7'h12:
-          \$1208  = 4'hf;
-      7'h13:
-          \$1208  = 4'hf;
-      7'h14:
-          \$1208  = 4'hf;
-      7'h15:
-          \$1208  = 4'hf;
-      7'h16:
-          \$1208  = 4'hf;
-      7'h17:
-          \$1208  = 4'hf;
-      7'h18:
-          \$1208  = 4'hf;
-      7'h19:
-          \$1208  = 4'hf;
-      7'h1a:
-          \$1208  = 4'hf;
-      7'h1b:
-          \$1208  = 4'hf;
-      7'h1c:
-          \$1208  = 4'hf;
-      7'h1d:
-          \$1208  = 4'hf;
-      7'h1e:
-          \$1208  = 4'hf;
-      7'h1f:
-          \$1208  = 4'hf;
-      7'h20:
-          \$1208  = 4'hf;
-      7'h21:
-          \$1208  = 4'hf;
-      7'h22:
-          \$1208  = 4'hf;
-      7'h23:
-          \$1208  = 4'hf;
-      7'h24:
-          \$1208  = 4'hf;
-      7'h25:
-          \$1208  = 4'hf;
-      7'h26:
-          \$1208  = 4'hf;
-      7'h27:
-          \$1208  = 4'hf;
-      7'h28:
-          \$1208  = 4'hf;
-      7'h29:
-          \$1208  = 4'hf;
-      7'h2a:
-          \$1208  = 4'hf;
-      7'h2b:
-          \$1208  = 4'hf;
-      7'h2c:
-          \$1208  = 4'hf;
-      7'h2d:
-          \$1208  = 4'hf;
-      7'h2e:
-          \$1208  = 4'hf;
-      7'h2f:
-          \$1208  = 4'hf;
-      7'h30:
-          \$1208  = 4'hf;
-      7'h31:
-          \$1208  = 4'hf;
-      7'h32:
-          \$1208  = 4'hf;
-      7'h33:
-          \$1208  = 4'hf;
-      7'h34:
-          \$1208  = 4'hf;
-      7'h35:
-          \$1208  = 4'hf;
-      7'h36:
-          \$1208  = 4'hf;
-      7'h37:
-          \$1208  = 4'he;
-      7'h38:
-          \$1208  = 4'hd;
-      7'h39:
-          \$1208  = 4'hc;
-      7'h3a:
-          \$1208  = 4'hc;
-      7'h3b:
-          \$1208  = 4'hb;
-      7'h3c:
-          \$1208  = 4'ha;
-      7'h3d:
-          \$1208  = 4'h9;
-      7'h3e:
-          \$1208  = 4'h9;
-      7'h3f:
-          \$1208  = 4'h8;
-      7'h40:
-          \$1208  = 4'h7;
-      7'h41:
-          \$1208  = 4'h6;
-      7'h42:
-          \$1208  = 4'h6;
-      7'h43:
-          \$1208  = 4'h5;
-      7'h44:
-          \$1208  = 4'h4;
-      7'h45:
-          \$1208  = 4'h3;
-      7'h46:
-          \$1208  = 4'h3;
-      7'h47:
-          \$1208  = 4'h2;
-      7'h48:
-          \$1208  = 4'h1;
-      7'h49:
-          \$1208  = 4'h0;
-      7'h4a:
-          \$1208  = 4'h0;
-      7'h4b:
-          \$1208  = 4'hf;
-      7'h4c:
-          \$1208  = 4'hf;
-      7'h4d:
-          \$1208  = 4'hf;
-      7'h4e:
-          \$1208  = 4'hf;
-      7'h4f:
-          \$1208  = 4'hf;
-      7'h50:
-          \$1208  = 4'hf;
-      7'h51:
-          \$1208  = 4'hf;
-      7'h52:
-          \$1208  = 4'hf;
-      7'h53:
-          \$1208  = 4'hf;
-      7'h54:
-          \$1208  = 4'hf;
-      7'h55:
-          \$1208  = 4'hf;
-      7'h56:
-          \$1208  = 4'hf;
-      7'h57:
-          \$1208  = 4'hf;
-      7'h58:
-          \$1208  = 4'hf;
-      7'h59:
-          \$1208  = 4'hf;
-      7'h5a:
-          \$1208  = 4'hf;
-      7'h5b:
-          \$1208  = 4'hf;
-      7'h5c:
-          \$1208  = 4'hf;
-      7'h5d:
-          \$1208  = 4'hf;
-      7'h5e:
-          \$1208  = 4'hf;
-      7'h5f:
-          \$1208  = 4'hf;
-      7'h60:
-          \$1208  = 4'hf;
-      7'h61:
-          \$1208  = 4'hf;
-      7'h62:
-          \$1208  = 4'hf;
-      7'h63:
-          \$1208  = 4'hf;
-      7'h64:
-          \$1208  = 4'hf;
-      7'h65:
-          \$1208  = 4'hf;
-      7'h66:
-          \$1208  = 4'hf;
-      7'h67:
-          \$1208  = 4'hf;
-      7'h68:
-          \$1208  = 4'hf;
-      7'h69:
-          \$1208  = 4'hf;
-      7'h6a:
-          \$1208  = 4'hf;
-      7'h6b:
-          \$1208  = 4'hf;
-      7'h6c:
-          \$1208  = 4'hf;
-      7'h6d:
-          \$1208  = 4'hf;
-      7'h6e:
-          \$1208  = 4'hf;
-      7'h6f:
-          \$1208  = 4'hf;
-      7'h70:
-          \$1208  = 4'hf;
-      7'h71:
-          \$1208  = 4'hf;
-      7'h72:
-          \$1208  = 4'hf;
-      7'h73:
-          \$1208  = 4'hf;
-      7'h74:
-          \$1208  = 4'hf;
-      7'h75:
-          \$1208  = 4'hf;
-      7'h76:
-          \$1208  = 4'hf;
-      7'h77:
-          \$1208  = 4'hf;
-      7'h78:
-          \$1208  = 4'hf;
-      7'h79:
-          \$1208  = 4'hf;
-      7'h7a:
-          \$1208  = 4'hf;
-      7'h7b:
-          \$1208  = 4'hf;
-      7'h7c:
-          \$1208  = 4'hf;
-      7'h7d:
-          \$1208  = 4'hf;
-      7'h7e:
-          \$1208  = 4'hf;
-      7'h7f:
-          \$1208  = 4'hf;
+    casez ({ wr_hm[3:0], \$1658  })
+      8'h00:
+          \$1659  = 6'h00;
+      8'h01:
+          \$1659  = 6'h3f;
+      8'h02:
+          \$1659  = 6'h3e;
+      8'h03:
+          \$1659  = 6'h3d;
+      8'h04:
+          \$1659  = 6'h3c;
+      8'h05:
+          \$1659  = 6'h3b;
+      8'h06:
+          \$1659  = 6'h3a;
+      8'h07:
+          \$1659  = 6'h39;
+      8'h08:
+          \$1659  = 6'h38;
+      8'h09:
+          \$1659  = 6'h37;
+      8'h0a:
+          \$1659  = 6'h36;
+      8'h0b:
+          \$1659  = 6'h35;
+      8'h0c:
+          \$1659  = 6'h34;
+      8'h0d:
+          \$1659  = 6'h33;
+      8'h0e:
+          \$1659  = 6'h32;
+      8'h0f:
+          \$1659  = 6'h31;
+      8'h10:
+          \$1659  = 6'h00;
+      8'h11:
+          \$1659  = 6'h00;
+      8'h12:
+          \$1659  = 6'h3f;
+      8'h13:
+          \$1659  = 6'h3e;
+      8'h14:
+          \$1659  = 6'h3d;
+      8'h15:
+          \$1659  = 6'h3c;
+      8'h16:
+          \$1659  = 6'h3b;
+      8'h17:
+          \$1659  = 6'h3a;
+      8'h18:
+          \$1659  = 6'h39;
+      8'h19:
+          \$1659  = 6'h38;
+      8'h1a:
+          \$1659  = 6'h37;
+      8'h1b:
+          \$1659  = 6'h36;
+      8'h1c:
+          \$1659  = 6'h35;
+      8'h1d:
+          \$1659  = 6'h34;
+      8'h1e:
+          \$1659  = 6'h33;
+      8'h1f:
+          \$1659  = 6'h32;
+      8'h20:
+          \$1659  = 6'h00;
+      8'h21:
+          \$1659  = 6'h00;
+      8'h22:
+          \$1659  = 6'h00;
+      8'h23:
+          \$1659  = 6'h3f;
+      8'h24:
+          \$1659  = 6'h3e;
+      8'h25:
+          \$1659  = 6'h3d;
+      8'h26:
+          \$1659  = 6'h3c;
+      8'h27:
+          \$1659  = 6'h3b;
+      8'h28:
+          \$1659  = 6'h3a;
+      8'h29:
+          \$1659  = 6'h39;
+      8'h2a:
+          \$1659  = 6'h38;
+      8'h2b:
+          \$1659  = 6'h37;
+      8'h2c:
+          \$1659  = 6'h36;
+      8'h2d:
+          \$1659  = 6'h35;
+      8'h2e:
+          \$1659  = 6'h34;
+      8'h2f:
+          \$1659  = 6'h33;
+      8'h30:
+          \$1659  = 6'h00;
+      8'h31:
+          \$1659  = 6'h00;
+      8'h32:
+          \$1659  = 6'h00;
+      8'h33:
+          \$1659  = 6'h00;
+      8'h34:
+          \$1659  = 6'h3f;
+      8'h35:
+          \$1659  = 6'h3e;
+      8'h36:
+          \$1659  = 6'h3d;
+      8'h37:
+          \$1659  = 6'h3c;
+      8'h38:
+          \$1659  = 6'h3b;
+      8'h39:
+          \$1659  = 6'h3a;
+      8'h3a:
+          \$1659  = 6'h39;
+      8'h3b:
+          \$1659  = 6'h38;
+      8'h3c:
+          \$1659  = 6'h37;
+      8'h3d:
+          \$1659  = 6'h36;
+      8'h3e:
+          \$1659  = 6'h35;
+      8'h3f:
+          \$1659  = 6'h34;
+      8'h40:
+          \$1659  = 6'h00;
+      8'h41:
+          \$1659  = 6'h00;
+      8'h42:
+          \$1659  = 6'h00;
+      8'h43:
+          \$1659  = 6'h00;
+      8'h44:
+          \$1659  = 6'h00;
+      8'h45:
+          \$1659  = 6'h3f;
+      8'h46:
+          \$1659  = 6'h3e;
+      8'h47:
+          \$1659  = 6'h3d;
+      8'h48:
+          \$1659  = 6'h3c;
+      8'h49:
+          \$1659  = 6'h3b;
+      8'h4a:
+          \$1659  = 6'h3a;
+      8'h4b:
+          \$1659  = 6'h39;
+      8'h4c:
+          \$1659  = 6'h38;
+      8'h4d:
+          \$1659  = 6'h37;
+      8'h4e:
+          \$1659  = 6'h36;
+      8'h4f:
+          \$1659  = 6'h35;
+      8'h50:
+          \$1659  = 6'h00;
+      8'h51:
+          \$1659  = 6'h00;
+      8'h52:
+          \$1659  = 6'h00;
+      8'h53:
+          \$1659  = 6'h00;
+      8'h54:
+          \$1659  = 6'h00;
+      8'h55:
+          \$1659  = 6'h00;
+      8'h56:
+          \$1659  = 6'h3f;
+      8'h57:
+          \$1659  = 6'h3e;
+      8'h58:
+          \$1659  = 6'h3d;
+      8'h59:
+          \$1659  = 6'h3c;
+      8'h5a:
+          \$1659  = 6'h3b;
+      8'h5b:
+          \$1659  = 6'h3a;
+      8'h5c:
+          \$1659  = 6'h39;
+      8'h5d:
+          \$1659  = 6'h38;
+      8'h5e:
+          \$1659  = 6'h37;
+      8'h5f:
+          \$1659  = 6'h36;
+      8'h60:
+          \$1659  = 6'h00;
+      8'h61:
+          \$1659  = 6'h00;
+      8'h62:
+          \$1659  = 6'h00;
+      8'h63:
+          \$1659  = 6'h00;
+      8'h64:
+          \$1659  = 6'h00;
+      8'h65:
+          \$1659  = 6'h00;
+      8'h66:
+          \$1659  = 6'h00;
+      8'h67:
+          \$1659  = 6'h3f;
+      8'h68:
+          \$1659  = 6'h3e;
+      8'h69:
+          \$1659  = 6'h3d;
+      8'h6a:
+          \$1659  = 6'h3c;
+      8'h6b:
+          \$1659  = 6'h3b;
+      8'h6c:
+          \$1659  = 6'h3a;
+      8'h6d:
+          \$1659  = 6'h39;
+      8'h6e:
+          \$1659  = 6'h38;
+      8'h6f:
+          \$1659  = 6'h37;
+      8'h70:
+          \$1659  = 6'h00;
+      8'h71:
+          \$1659  = 6'h00;
+      8'h72:
+          \$1659  = 6'h00;
+      8'h73:
+          \$1659  = 6'h00;
+      8'h74:
+          \$1659  = 6'h00;
+      8'h75:
+          \$1659  = 6'h00;
+      8'h76:
+          \$1659  = 6'h00;
+      8'h77:
+          \$1659  = 6'h00;
+      8'h78:
+          \$1659  = 6'h3f;
+      8'h79:
+          \$1659  = 6'h3e;
+      8'h7a:
+          \$1659  = 6'h3d;
+      8'h7b:
+          \$1659  = 6'h3c;
+      8'h7c:
+          \$1659  = 6'h3b;
+      8'h7d:
+          \$1659  = 6'h3a;
+      8'h7e:
+          \$1659  = 6'h39;
+      8'h7f:
+          \$1659  = 6'h38;
+      8'h80:
+          \$1659  = 6'h00;
+      8'h81:
+          \$1659  = 6'h00;
+      8'h82:
+          \$1659  = 6'h00;
+      8'h83:
+          \$1659  = 6'h00;
+      8'h84:
+          \$1659  = 6'h00;
+      8'h85:
+          \$1659  = 6'h00;
+      8'h86:
+          \$1659  = 6'h00;
+      8'h87:
+          \$1659  = 6'h00;
+      8'h88:
+          \$1659  = 6'h00;
+      8'h89:
+          \$1659  = 6'h3f;
+      8'h8a:
+          \$1659  = 6'h3e;
+      8'h8b:
+          \$1659  = 6'h3d;
+      8'h8c:
+          \$1659  = 6'h3c;
+      8'h8d:
+          \$1659  = 6'h3b;
+      8'h8e:
+          \$1659  = 6'h3a;
+      8'h8f:
+          \$1659  = 6'h39;
+      8'h90:
+          \$1659  = 6'h00;
+      8'h91:
+          \$1659  = 6'h00;
+      8'h92:
+          \$1659  = 6'h00;
+      8'h93:
+          \$1659  = 6'h00;
+      8'h94:
+          \$1659  = 6'h00;
+      8'h95:
+          \$1659  = 6'h00;
+      8'h96:
+          \$1659  = 6'h00;
+      8'h97:
+          \$1659  = 6'h00;
+      8'h98:
+          \$1659  = 6'h00;
+      8'h99:
+          \$1659  = 6'h00;
+      8'h9a:
+          \$1659  = 6'h3f;
+      8'h9b:
+          \$1659  = 6'h3e;
+      8'h9c:
+          \$1659  = 6'h3d;
+      8'h9d:
+          \$1659  = 6'h3c;
+      8'h9e:
+          \$1659  = 6'h3b;
+      8'h9f:
+          \$1659  = 6'h3a;
+      8'ha0:
+          \$1659  = 6'h00;
+      8'ha1:
+          \$1659  = 6'h00;
+      8'ha2:
+          \$1659  = 6'h00;
+      8'ha3:
+          \$1659  = 6'h00;
+      8'ha4:
+          \$1659  = 6'h00;
+      8'ha5:
+          \$1659  = 6'h00;
+      8'ha6:
+          \$1659  = 6'h00;
+      8'ha7:
+          \$1659  = 6'h00;
+      8'ha8:
+          \$1659  = 6'h00;
+      8'ha9:
+          \$1659  = 6'h00;
+      8'haa:
+          \$1659  = 6'h00;
+      8'hab:
+          \$1659  = 6'h3f;
+      8'hac:
+          \$1659  = 6'h3e;
+      8'had:
+          \$1659  = 6'h3d;
+      8'hae:
+          \$1659  = 6'h3c;
+      8'haf:
+          \$1659  = 6'h3b;
+      8'hb0:
+          \$1659  = 6'h00;
+      8'hb1:
+          \$1659  = 6'h00;
+      8'hb2:
+          \$1659  = 6'h00;
+      8'hb3:
+          \$1659  = 6'h00;
+      8'hb4:
+          \$1659  = 6'h00;
+      8'hb5:
+          \$1659  = 6'h00;
+      8'hb6:
+          \$1659  = 6'h00;
+      8'hb7:
+          \$1659  = 6'h00;
+      8'hb8:
+          \$1659  = 6'h00;
+      8'hb9:
+          \$1659  = 6'h00;
+      8'hba:
+          \$1659  = 6'h00;
+      8'hbb:
+          \$1659  = 6'h00;
+      8'hbc:
+          \$1659  = 6'h3f;
+      8'hbd:
+          \$1659  = 6'h3e;
+      8'hbe:
+          \$1659  = 6'h3d;
+      8'hbf:
+          \$1659  = 6'h3c;
+      8'hc0:
+          \$1659  = 6'h00;
+      8'hc1:
+          \$1659  = 6'h00;
+      8'hc2:
+          \$1659  = 6'h00;
+      8'hc3:
+          \$1659  = 6'h00;
+      8'hc4:
+          \$1659  = 6'h00;
+      8'hc5:
+          \$1659  = 6'h00;
+      8'hc6:
+          \$1659  = 6'h00;
+      8'hc7:
+          \$1659  = 6'h00;
+      8'hc8:
+          \$1659  = 6'h00;
+      8'hc9:
+          \$1659  = 6'h00;
+      8'hca:
+          \$1659  = 6'h00;
+      8'hcb:
+          \$1659  = 6'h00;
+      8'hcc:
+          \$1659  = 6'h00;
+      8'hcd:
+          \$1659  = 6'h3f;
+      8'hce:
+          \$1659  = 6'h3e;
+      8'hcf:
+          \$1659  = 6'h3d;
+      8'hd0:
+          \$1659  = 6'h00;
+      8'hd1:
+          \$1659  = 6'h00;
+      8'hd2:
+          \$1659  = 6'h00;
+      8'hd3:
+          \$1659  = 6'h00;
+      8'hd4:
+          \$1659  = 6'h00;
+      8'hd5:
+          \$1659  = 6'h00;
+      8'hd6:
+          \$1659  = 6'h00;
+      8'hd7:
+          \$1659  = 6'h00;
+      8'hd8:
+          \$1659  = 6'h00;
+      8'hd9:
+          \$1659  = 6'h00;
+      8'hda:
+          \$1659  = 6'h00;
+      8'hdb:
+          \$1659  = 6'h00;
+      8'hdc:
+          \$1659  = 6'h00;
+      8'hdd:
+          \$1659  = 6'h00;
+      8'hde:
+          \$1659  = 6'h3f;
+      8'hdf:
+          \$1659  = 6'h3e;
+      8'he0:
+          \$1659  = 6'h00;
+      8'he1:
+          \$1659  = 6'h00;
+      8'he2:
+          \$1659  = 6'h00;
+      8'he3:
+          \$1659  = 6'h00;
+      8'he4:
+          \$1659  = 6'h00;
+      8'he5:
+          \$1659  = 6'h00;
+      8'he6:
+          \$1659  = 6'h00;
+      8'he7:
+          \$1659  = 6'h00;
+      8'he8:
+          \$1659  = 6'h00;
+      8'he9:
+          \$1659  = 6'h00;
+      8'hea:
+          \$1659  = 6'h00;
+      8'heb:
+          \$1659  = 6'h00;
+      8'hec:
+          \$1659  = 6'h00;
+      8'hed:
+          \$1659  = 6'h00;
+      8'hee:
+          \$1659  = 6'h00;
+      8'hef:
+          \$1659  = 6'h3f;
+      8'hf0:
+          \$1659  = 6'h00;
+      8'hf1:
+          \$1659  = 6'h00;
+      8'hf2:
+          \$1659  = 6'h00;
+      8'hf3:
+          \$1659  = 6'h00;
+      8'hf4:
+          \$1659  = 6'h00;
+      8'hf5:
+          \$1659  = 6'h00;
+      8'hf6:
+          \$1659  = 6'h00;
+      8'hf7:
+          \$1659  = 6'h00;
+      8'hf8:
+          \$1659  = 6'h00;
+      8'hf9:
+          \$1659  = 6'h00;
+      8'hfa:
+          \$1659  = 6'h00;
+      8'hfb:
+          \$1659  = 6'h00;
+      8'hfc:
+          \$1659  = 6'h00;
+      8'hfd:
+          \$1659  = 6'h00;
+      8'hfe:
+          \$1659  = 6'h00;
+      8'hff:
+          \$1659  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1217  = 4'hf;
-      7'h01:
-          \$1217  = 4'hf;
-      7'h02:
-          \$1217  = 4'hf;
-      7'h03:
-          \$1217  = 4'hf;
-      7'h04:
-          \$1217  = 4'he;
-      7'h05:
-          \$1217  = 4'hd;
-      7'h06:
-          \$1217  = 4'hd;
-      7'h07:
-          \$1217  = 4'hc;
-      7'h08:
-          \$1217  = 4'hb;
-      7'h09:
-          \$1217  = 4'ha;
-      7'h0a:
-          \$1217  = 4'ha;
-      7'h0b:
-          \$1217  = 4'h9;
-      7'h0c:
-          \$1217  = 4'h8;
-      7'h0d:
-          \$1217  = 4'h7;
-      7'h0e:
-          \$1217  = 4'h7;
-      7'h0f:
-          \$1217  = 4'h6;
-      7'h10:
-          \$1217  = 4'h5;
-      7'h11:
-          \$1217  = 4'h4;
-      7'h12:
-          \$1217  = 4'h4;
-      7'h13:
-          \$1217  = 4'h3;
-      7'h14:
-          \$1217  = 4'h2;
-      7'h15:
-          \$1217  = 4'h0;
-      7'h16:
-          \$1217  = 4'h0;
-      7'h17:
-          \$1217  = 4'h0;
-      7'h18:
-          \$1217  = 4'h0;
-      7'h19:
-          \$1217  = 4'h0;
-      7'h1a:
-          \$1217  = 4'h0;
-      7'h1b:
-          \$1217  = 4'h0;
-      7'h1c:
-          \$1217  = 4'h0;
-      7'h1d:
-          \$1217  = 4'h0;
-      7'h1e:
-          \$1217  = 4'h0;
-      7'h1f:
-          \$1217  = 4'h0;
-      7'h20:
-          \$1217  = 4'h0;
-      7'h21:
-          \$1217  = 4'h0;
-      7'h22:
-          \$1217  = 4'h0;
-      7'h23:
-          \$1217  = 4'h0;
-      7'h24:
-          \$1217  = 4'h0;
-      7'h25:
-          \$1217  = 4'h0;
-      7'h26:
-          \$1217  = 4'h0;
-      7'h27:
-          \$1217  = 4'h0;
-      7'h28:
-          \$1217  = 4'h0;
-      7'h29:
-          \$1217  = 4'h0;
-      7'h2a:
-          \$1217  = 4'h0;
-      7'h2b:
-          \$1217  = 4'h0;
-      7'h2c:
-          \$1217  = 4'h0;
-      7'h2d:
-          \$1217  = 4'h0;
-      7'h2e:
-          \$1217  = 4'h0;
-      7'h2f:
-          \$1217  = 4'h0;
-      7'h30:
-          \$1217  = 4'h0;
-      7'h31:
-          \$1217  = 4'h0;
-      7'h32:
-          \$1217  = 4'h0;
-      7'h33:
-          \$1217  = 4'h0;
-      7'h34:
-          \$1217  = 4'h0;
-      7'h35:
-          \$1217  = 4'h0;
-      7'h36:
-          \$1217  = 4'h0;
-      7'h37:
-          \$1217  = 4'h0;
-      7'h38:
-          \$1217  = 4'h0;
-      7'h39:
-          \$1217  = 4'h0;
-      7'h3a:
-          \$1217  = 4'h0;
-      7'h3b:
-          \$1217  = 4'h0;
-      7'h3c:
-          \$1217  = 4'h0;
-      7'h3d:
-          \$1217  = 4'h0;
-      7'h3e:
-          \$1217  = 4'h0;
-      7'h3f:
-          \$1217  = 4'h0;
-      7'h40:
-          \$1217  = 4'h0;
-      7'h41:
-          \$1217  = 4'h0;
-      7'h42:
-          \$1217  = 4'h0;
-      7'h43:
-          \$1217  = 4'h0;
-      7'h44:
-          \$1217  = 4'h0;
-      7'h45:
-          \$1217  = 4'h0;
-      7'h46:
-          \$1217  = 4'h0;
-      7'h47:
-          \$1217  = 4'h0;
-      7'h48:
-          \$1217  = 4'h0;
-      7'h49:
-          \$1217  = 4'h0;
-      7'h4a:
-          \$1217  = 4'h0;
-      7'h4b:
-          \$1217  = 4'hf;
-      7'h4c:
-          \$1217  = 4'h0;
-      7'h4d:
-          \$1217  = 4'h0;
-      7'h4e:
-          \$1217  = 4'h0;
-      7'h4f:
-          \$1217  = 4'h0;
-      7'h50:
-          \$1217  = 4'h0;
-      7'h51:
-          \$1217  = 4'h0;
-      7'h52:
-          \$1217  = 4'h0;
-      7'h53:
-          \$1217  = 4'h0;
-      7'h54:
-          \$1217  = 4'h0;
-      7'h55:
-          \$1217  = 4'h0;
-      7'h56:
-          \$1217  = 4'h0;
-      7'h57:
-          \$1217  = 4'h0;
-      7'h58:
-          \$1217  = 4'h0;
-      7'h59:
-          \$1217  = 4'h0;
-      7'h5a:
-          \$1217  = 4'h0;
-      7'h5b:
-          \$1217  = 4'h0;
-      7'h5c:
-          \$1217  = 4'h0;
-      7'h5d:
-          \$1217  = 4'h0;
-      7'h5e:
-          \$1217  = 4'h0;
-      7'h5f:
-          \$1217  = 4'h0;
-      7'h60:
-          \$1217  = 4'h0;
-      7'h61:
-          \$1217  = 4'h0;
-      7'h62:
-          \$1217  = 4'h0;
-      7'h63:
-          \$1217  = 4'h0;
-      7'h64:
-          \$1217  = 4'h0;
-      7'h65:
-          \$1217  = 4'h0;
-      7'h66:
-          \$1217  = 4'h0;
-      7'h67:
-          \$1217  = 4'h0;
-      7'h68:
-          \$1217  = 4'h0;
-      7'h69:
-          \$1217  = 4'h0;
-      7'h6a:
-          \$1217  = 4'h0;
-      7'h6b:
-          \$1217  = 4'h0;
-      7'h6c:
-          \$1217  = 4'h0;
-      7'h6d:
-          \$1217  = 4'h0;
-      7'h6e:
-          \$1217  = 4'h0;
-      7'h6f:
-          \$1217  = 4'h0;
-      7'h70:
-          \$1217  = 4'h0;
-      7'h71:
-          \$1217  = 4'h0;
-      7'h72:
-          \$1217  = 4'h0;
-      7'h73:
-          \$1217  = 4'h0;
-      7'h74:
-          \$1217  = 4'h0;
-      7'h75:
-          \$1217  = 4'h0;
-      7'h76:
-          \$1217  = 4'h0;
-      7'h77:
-          \$1217  = 4'h0;
-      7'h78:
-          \$1217  = 4'h0;
-      7'h79:
-          \$1217  = 4'h0;
-      7'h7a:
-          \$1217  = 4'h0;
-      7'h7b:
-          \$1217  = 4'h0;
-      7'h7c:
-          \$1217  = 4'h0;
-      7'h7d:
-          \$1217  = 4'h0;
-      7'h7e:
-          \$1217  = 4'h0;
-      7'h7f:
-          \$1217  = 4'h0;
+    casez ({ pend_hm[3:0], \$1674  })
+      8'h00:
+          \$1675  = 6'h08;
+      8'h01:
+          \$1675  = 6'h08;
+      8'h02:
+          \$1675  = 6'h08;
+      8'h03:
+          \$1675  = 6'h08;
+      8'h04:
+          \$1675  = 6'h08;
+      8'h05:
+          \$1675  = 6'h08;
+      8'h06:
+          \$1675  = 6'h08;
+      8'h07:
+          \$1675  = 6'h08;
+      8'h08:
+          \$1675  = 6'h08;
+      8'h09:
+          \$1675  = 6'h08;
+      8'h0a:
+          \$1675  = 6'h08;
+      8'h0b:
+          \$1675  = 6'h08;
+      8'h0c:
+          \$1675  = 6'h08;
+      8'h0d:
+          \$1675  = 6'h08;
+      8'h0e:
+          \$1675  = 6'h08;
+      8'h0f:
+          \$1675  = 6'h08;
+      8'h10:
+          \$1675  = 6'h08;
+      8'h11:
+          \$1675  = 6'h07;
+      8'h12:
+          \$1675  = 6'h07;
+      8'h13:
+          \$1675  = 6'h07;
+      8'h14:
+          \$1675  = 6'h07;
+      8'h15:
+          \$1675  = 6'h07;
+      8'h16:
+          \$1675  = 6'h07;
+      8'h17:
+          \$1675  = 6'h07;
+      8'h18:
+          \$1675  = 6'h07;
+      8'h19:
+          \$1675  = 6'h07;
+      8'h1a:
+          \$1675  = 6'h07;
+      8'h1b:
+          \$1675  = 6'h07;
+      8'h1c:
+          \$1675  = 6'h07;
+      8'h1d:
+          \$1675  = 6'h07;
+      8'h1e:
+          \$1675  = 6'h07;
+      8'h1f:
+          \$1675  = 6'h07;
+      8'h20:
+          \$1675  = 6'h08;
+      8'h21:
+          \$1675  = 6'h07;
+      8'h22:
+          \$1675  = 6'h06;
+      8'h23:
+          \$1675  = 6'h06;
+      8'h24:
+          \$1675  = 6'h06;
+      8'h25:
+          \$1675  = 6'h06;
+      8'h26:
+          \$1675  = 6'h06;
+      8'h27:
+          \$1675  = 6'h06;
+      8'h28:
+          \$1675  = 6'h06;
+      8'h29:
+          \$1675  = 6'h06;
+      8'h2a:
+          \$1675  = 6'h06;
+      8'h2b:
+          \$1675  = 6'h06;
+      8'h2c:
+          \$1675  = 6'h06;
+      8'h2d:
+          \$1675  = 6'h06;
+      8'h2e:
+          \$1675  = 6'h06;
+      8'h2f:
+          \$1675  = 6'h06;
+      8'h30:
+          \$1675  = 6'h08;
+      8'h31:
+          \$1675  = 6'h07;
+      8'h32:
+          \$1675  = 6'h06;
+      8'h33:
+          \$1675  = 6'h05;
+      8'h34:
+          \$1675  = 6'h05;
+      8'h35:
+          \$1675  = 6'h05;
+      8'h36:
+          \$1675  = 6'h05;
+      8'h37:
+          \$1675  = 6'h05;
+      8'h38:
+          \$1675  = 6'h05;
+      8'h39:
+          \$1675  = 6'h05;
+      8'h3a:
+          \$1675  = 6'h05;
+      8'h3b:
+          \$1675  = 6'h05;
+      8'h3c:
+          \$1675  = 6'h05;
+      8'h3d:
+          \$1675  = 6'h05;
+      8'h3e:
+          \$1675  = 6'h05;
+      8'h3f:
+          \$1675  = 6'h05;
+      8'h40:
+          \$1675  = 6'h08;
+      8'h41:
+          \$1675  = 6'h07;
+      8'h42:
+          \$1675  = 6'h06;
+      8'h43:
+          \$1675  = 6'h05;
+      8'h44:
+          \$1675  = 6'h04;
+      8'h45:
+          \$1675  = 6'h04;
+      8'h46:
+          \$1675  = 6'h04;
+      8'h47:
+          \$1675  = 6'h04;
+      8'h48:
+          \$1675  = 6'h04;
+      8'h49:
+          \$1675  = 6'h04;
+      8'h4a:
+          \$1675  = 6'h04;
+      8'h4b:
+          \$1675  = 6'h04;
+      8'h4c:
+          \$1675  = 6'h04;
+      8'h4d:
+          \$1675  = 6'h04;
+      8'h4e:
+          \$1675  = 6'h04;
+      8'h4f:
+          \$1675  = 6'h04;
+      8'h50:
+          \$1675  = 6'h08;
+      8'h51:
+          \$1675  = 6'h07;
+      8'h52:
+          \$1675  = 6'h06;
+      8'h53:
+          \$1675  = 6'h05;
+      8'h54:
+          \$1675  = 6'h04;
+      8'h55:
+          \$1675  = 6'h03;
+      8'h56:
+          \$1675  = 6'h03;
+      8'h57:
+          \$1675  = 6'h03;
+      8'h58:
+          \$1675  = 6'h03;
+      8'h59:
+          \$1675  = 6'h03;
+      8'h5a:
+          \$1675  = 6'h03;
+      8'h5b:
+          \$1675  = 6'h03;
+      8'h5c:
+          \$1675  = 6'h03;
+      8'h5d:
+          \$1675  = 6'h03;
+      8'h5e:
+          \$1675  = 6'h03;
+      8'h5f:
+          \$1675  = 6'h03;
+      8'h60:
+          \$1675  = 6'h08;
+      8'h61:
+          \$1675  = 6'h07;
+      8'h62:
+          \$1675  = 6'h06;
+      8'h63:
+          \$1675  = 6'h05;
+      8'h64:
+          \$1675  = 6'h04;
+      8'h65:
+          \$1675  = 6'h03;
+      8'h66:
+          \$1675  = 6'h02;
+      8'h67:
+          \$1675  = 6'h02;
+      8'h68:
+          \$1675  = 6'h02;
+      8'h69:
+          \$1675  = 6'h02;
+      8'h6a:
+          \$1675  = 6'h02;
+      8'h6b:
+          \$1675  = 6'h02;
+      8'h6c:
+          \$1675  = 6'h02;
+      8'h6d:
+          \$1675  = 6'h02;
+      8'h6e:
+          \$1675  = 6'h02;
+      8'h6f:
+          \$1675  = 6'h02;
+      8'h70:
+          \$1675  = 6'h08;
+      8'h71:
+          \$1675  = 6'h07;
+      8'h72:
+          \$1675  = 6'h06;
+      8'h73:
+          \$1675  = 6'h05;
+      8'h74:
+          \$1675  = 6'h04;
+      8'h75:
+          \$1675  = 6'h03;
+      8'h76:
+          \$1675  = 6'h02;
+      8'h77:
+          \$1675  = 6'h01;
+      8'h78:
+          \$1675  = 6'h01;
+      8'h79:
+          \$1675  = 6'h01;
+      8'h7a:
+          \$1675  = 6'h01;
+      8'h7b:
+          \$1675  = 6'h01;
+      8'h7c:
+          \$1675  = 6'h01;
+      8'h7d:
+          \$1675  = 6'h01;
+      8'h7e:
+          \$1675  = 6'h01;
+      8'h7f:
+          \$1675  = 6'h01;
+      8'h80:
+          \$1675  = 6'h08;
+      8'h81:
+          \$1675  = 6'h07;
+      8'h82:
+          \$1675  = 6'h06;
+      8'h83:
+          \$1675  = 6'h05;
+      8'h84:
+          \$1675  = 6'h04;
+      8'h85:
+          \$1675  = 6'h03;
+      8'h86:
+          \$1675  = 6'h02;
+      8'h87:
+          \$1675  = 6'h01;
+      8'h88:
+          \$1675  = 6'h00;
+      8'h89:
+          \$1675  = 6'h00;
+      8'h8a:
+          \$1675  = 6'h00;
+      8'h8b:
+          \$1675  = 6'h00;
+      8'h8c:
+          \$1675  = 6'h00;
+      8'h8d:
+          \$1675  = 6'h00;
+      8'h8e:
+          \$1675  = 6'h00;
+      8'h8f:
+          \$1675  = 6'h00;
+      8'h90:
+          \$1675  = 6'h08;
+      8'h91:
+          \$1675  = 6'h07;
+      8'h92:
+          \$1675  = 6'h06;
+      8'h93:
+          \$1675  = 6'h05;
+      8'h94:
+          \$1675  = 6'h04;
+      8'h95:
+          \$1675  = 6'h03;
+      8'h96:
+          \$1675  = 6'h02;
+      8'h97:
+          \$1675  = 6'h01;
+      8'h98:
+          \$1675  = 6'h00;
+      8'h99:
+          \$1675  = 6'h3f;
+      8'h9a:
+          \$1675  = 6'h3f;
+      8'h9b:
+          \$1675  = 6'h3f;
+      8'h9c:
+          \$1675  = 6'h3f;
+      8'h9d:
+          \$1675  = 6'h3f;
+      8'h9e:
+          \$1675  = 6'h3f;
+      8'h9f:
+          \$1675  = 6'h3f;
+      8'ha0:
+          \$1675  = 6'h08;
+      8'ha1:
+          \$1675  = 6'h07;
+      8'ha2:
+          \$1675  = 6'h06;
+      8'ha3:
+          \$1675  = 6'h05;
+      8'ha4:
+          \$1675  = 6'h04;
+      8'ha5:
+          \$1675  = 6'h03;
+      8'ha6:
+          \$1675  = 6'h02;
+      8'ha7:
+          \$1675  = 6'h01;
+      8'ha8:
+          \$1675  = 6'h00;
+      8'ha9:
+          \$1675  = 6'h3f;
+      8'haa:
+          \$1675  = 6'h3e;
+      8'hab:
+          \$1675  = 6'h3e;
+      8'hac:
+          \$1675  = 6'h3e;
+      8'had:
+          \$1675  = 6'h3e;
+      8'hae:
+          \$1675  = 6'h3e;
+      8'haf:
+          \$1675  = 6'h3e;
+      8'hb0:
+          \$1675  = 6'h08;
+      8'hb1:
+          \$1675  = 6'h07;
+      8'hb2:
+          \$1675  = 6'h06;
+      8'hb3:
+          \$1675  = 6'h05;
+      8'hb4:
+          \$1675  = 6'h04;
+      8'hb5:
+          \$1675  = 6'h03;
+      8'hb6:
+          \$1675  = 6'h02;
+      8'hb7:
+          \$1675  = 6'h01;
+      8'hb8:
+          \$1675  = 6'h00;
+      8'hb9:
+          \$1675  = 6'h3f;
+      8'hba:
+          \$1675  = 6'h3e;
+      8'hbb:
+          \$1675  = 6'h3d;
+      8'hbc:
+          \$1675  = 6'h3d;
+      8'hbd:
+          \$1675  = 6'h3d;
+      8'hbe:
+          \$1675  = 6'h3d;
+      8'hbf:
+          \$1675  = 6'h3d;
+      8'hc0:
+          \$1675  = 6'h08;
+      8'hc1:
+          \$1675  = 6'h07;
+      8'hc2:
+          \$1675  = 6'h06;
+      8'hc3:
+          \$1675  = 6'h05;
+      8'hc4:
+          \$1675  = 6'h04;
+      8'hc5:
+          \$1675  = 6'h03;
+      8'hc6:
+          \$1675  = 6'h02;
+      8'hc7:
+          \$1675  = 6'h01;
+      8'hc8:
+          \$1675  = 6'h00;
+      8'hc9:
+          \$1675  = 6'h3f;
+      8'hca:
+          \$1675  = 6'h3e;
+      8'hcb:
+          \$1675  = 6'h3d;
+      8'hcc:
+          \$1675  = 6'h3c;
+      8'hcd:
+          \$1675  = 6'h3c;
+      8'hce:
+          \$1675  = 6'h3c;
+      8'hcf:
+          \$1675  = 6'h3c;
+      8'hd0:
+          \$1675  = 6'h08;
+      8'hd1:
+          \$1675  = 6'h07;
+      8'hd2:
+          \$1675  = 6'h06;
+      8'hd3:
+          \$1675  = 6'h05;
+      8'hd4:
+          \$1675  = 6'h04;
+      8'hd5:
+          \$1675  = 6'h03;
+      8'hd6:
+          \$1675  = 6'h02;
+      8'hd7:
+          \$1675  = 6'h01;
+      8'hd8:
+          \$1675  = 6'h00;
+      8'hd9:
+          \$1675  = 6'h3f;
+      8'hda:
+          \$1675  = 6'h3e;
+      8'hdb:
+          \$1675  = 6'h3d;
+      8'hdc:
+          \$1675  = 6'h3c;
+      8'hdd:
+          \$1675  = 6'h3b;
+      8'hde:
+          \$1675  = 6'h3b;
+      8'hdf:
+          \$1675  = 6'h3b;
+      8'he0:
+          \$1675  = 6'h08;
+      8'he1:
+          \$1675  = 6'h07;
+      8'he2:
+          \$1675  = 6'h06;
+      8'he3:
+          \$1675  = 6'h05;
+      8'he4:
+          \$1675  = 6'h04;
+      8'he5:
+          \$1675  = 6'h03;
+      8'he6:
+          \$1675  = 6'h02;
+      8'he7:
+          \$1675  = 6'h01;
+      8'he8:
+          \$1675  = 6'h00;
+      8'he9:
+          \$1675  = 6'h3f;
+      8'hea:
+          \$1675  = 6'h3e;
+      8'heb:
+          \$1675  = 6'h3d;
+      8'hec:
+          \$1675  = 6'h3c;
+      8'hed:
+          \$1675  = 6'h3b;
+      8'hee:
+          \$1675  = 6'h3a;
+      8'hef:
+          \$1675  = 6'h3a;
+      8'hf0:
+          \$1675  = 6'h08;
+      8'hf1:
+          \$1675  = 6'h07;
+      8'hf2:
+          \$1675  = 6'h06;
+      8'hf3:
+          \$1675  = 6'h05;
+      8'hf4:
+          \$1675  = 6'h04;
+      8'hf5:
+          \$1675  = 6'h03;
+      8'hf6:
+          \$1675  = 6'h02;
+      8'hf7:
+          \$1675  = 6'h01;
+      8'hf8:
+          \$1675  = 6'h00;
+      8'hf9:
+          \$1675  = 6'h3f;
+      8'hfa:
+          \$1675  = 6'h3e;
+      8'hfb:
+          \$1675  = 6'h3d;
+      8'hfc:
+          \$1675  = 6'h3c;
+      8'hfd:
+          \$1675  = 6'h3b;
+      8'hfe:
+          \$1675  = 6'h3a;
+      8'hff:
+          \$1675  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1221  = 4'hf;
-      7'h01:
-          \$1221  = 4'hf;
-      7'h02:
-          \$1221  = 4'hf;
-      7'h03:
-          \$1221  = 4'hf;
-      7'h04:
-          \$1221  = 4'he;
-      7'h05:
-          \$1221  = 4'hd;
-      7'h06:
-          \$1221  = 4'hd;
-      7'h07:
-          \$1221  = 4'hc;
-      7'h08:
-          \$1221  = 4'hb;
-      7'h09:
-          \$1221  = 4'ha;
-      7'h0a:
-          \$1221  = 4'ha;
-      7'h0b:
-          \$1221  = 4'h9;
-      7'h0c:
-          \$1221  = 4'h8;
-      7'h0d:
-          \$1221  = 4'h7;
-      7'h0e:
-          \$1221  = 4'h7;
-      7'h0f:
-          \$1221  = 4'h6;
-      7'h10:
-          \$1221  = 4'h5;
-      7'h11:
-          \$1221  = 4'h4;
-      7'h12:
-          \$1221  = 4'h4;
-      7'h13:
-          \$1221  = 4'h3;
-      7'h14:
-          \$1221  = 4'h2;
-      7'h15:
-          \$1221  = 4'h0;
-      7'h16:
-          \$1221  = 4'h0;
-      7'h17:
-          \$1221  = 4'h0;
-      7'h18:
-          \$1221  = 4'h0;
-      7'h19:
-          \$1221  = 4'h0;
-      7'h1a:
-          \$1221  = 4'h0;
-      7'h1b:
-          \$1221  = 4'h0;
-      7'h1c:
-          \$1221  = 4'h0;
-      7'h1d:
-          \$1221  = 4'h0;
-      7'h1e:
-          \$1221  = 4'h0;
-      7'h1f:
-          \$1221  = 4'h0;
-      7'h20:
-          \$1221  = 4'h0;
-      7'h21:
-          \$1221  = 4'h0;
-      7'h22:
-          \$1221  = 4'h0;
-      7'h23:
-          \$1221  = 4'h0;
-      7'h24:
-          \$1221  = 4'h0;
-      7'h25:
-          \$1221  = 4'h0;
-      7'h26:
-          \$1221  = 4'h0;
-      7'h27:
-          \$1221  = 4'h0;
-      7'h28:
-          \$1221  = 4'h0;
-      7'h29:
-          \$1221  = 4'h0;
-      7'h2a:
-          \$1221  = 4'h0;
-      7'h2b:
-          \$1221  = 4'h0;
-      7'h2c:
-          \$1221  = 4'h0;
-      7'h2d:
-          \$1221  = 4'h0;
-      7'h2e:
-          \$1221  = 4'h0;
-      7'h2f:
-          \$1221  = 4'h0;
-      7'h30:
-          \$1221  = 4'h0;
-      7'h31:
-          \$1221  = 4'h0;
-      7'h32:
-          \$1221  = 4'h0;
-      7'h33:
-          \$1221  = 4'h0;
-      7'h34:
-          \$1221  = 4'h0;
-      7'h35:
-          \$1221  = 4'h0;
-      7'h36:
-          \$1221  = 4'h0;
-      7'h37:
-          \$1221  = 4'h0;
-      7'h38:
-          \$1221  = 4'h0;
-      7'h39:
-          \$1221  = 4'h0;
-      7'h3a:
-          \$1221  = 4'h0;
-      7'h3b:
-          \$1221  = 4'h0;
-      7'h3c:
-          \$1221  = 4'h0;
-      7'h3d:
-          \$1221  = 4'h0;
-      7'h3e:
-          \$1221  = 4'h0;
-      7'h3f:
-          \$1221  = 4'h0;
-      7'h40:
-          \$1221  = 4'h0;
-      7'h41:
-          \$1221  = 4'h0;
-      7'h42:
-          \$1221  = 4'h0;
-      7'h43:
-          \$1221  = 4'h0;
-      7'h44:
-          \$1221  = 4'h0;
-      7'h45:
-          \$1221  = 4'h0;
-      7'h46:
-          \$1221  = 4'h0;
-      7'h47:
-          \$1221  = 4'h0;
-      7'h48:
-          \$1221  = 4'h0;
-      7'h49:
-          \$1221  = 4'h0;
-      7'h4a:
-          \$1221  = 4'h0;
-      7'h4b:
-          \$1221  = 4'hf;
-      7'h4c:
-          \$1221  = 4'h0;
-      7'h4d:
-          \$1221  = 4'h0;
-      7'h4e:
-          \$1221  = 4'h0;
-      7'h4f:
-          \$1221  = 4'h0;
-      7'h50:
-          \$1221  = 4'h0;
-      7'h51:
-          \$1221  = 4'h0;
-      7'h52:
-          \$1221  = 4'h0;
-      7'h53:
-          \$1221  = 4'h0;
-      7'h54:
-          \$1221  = 4'h0;
-      7'h55:
-          \$1221  = 4'h0;
-      7'h56:
-          \$1221  = 4'h0;
-      7'h57:
-          \$1221  = 4'h0;
-      7'h58:
-          \$1221  = 4'h0;
-      7'h59:
-          \$1221  = 4'h0;
-      7'h5a:
-          \$1221  = 4'h0;
-      7'h5b:
-          \$1221  = 4'h0;
-      7'h5c:
-          \$1221  = 4'h0;
-      7'h5d:
-          \$1221  = 4'h0;
-      7'h5e:
-          \$1221  = 4'h0;
-      7'h5f:
-          \$1221  = 4'h0;
-      7'h60:
-          \$1221  = 4'h0;
-      7'h61:
-          \$1221  = 4'h0;
-      7'h62:
-          \$1221  = 4'h0;
-      7'h63:
-          \$1221  = 4'h0;
-      7'h64:
-          \$1221  = 4'h0;
-      7'h65:
-          \$1221  = 4'h0;
-      7'h66:
-          \$1221  = 4'h0;
-      7'h67:
-          \$1221  = 4'h0;
-      7'h68:
-          \$1221  = 4'h0;
-      7'h69:
-          \$1221  = 4'h0;
-      7'h6a:
-          \$1221  = 4'h0;
-      7'h6b:
-          \$1221  = 4'h0;
-      7'h6c:
-          \$1221  = 4'h0;
-      7'h6d:
-          \$1221  = 4'h0;
-      7'h6e:
-          \$1221  = 4'h0;
-      7'h6f:
-          \$1221  = 4'h0;
-      7'h70:
-          \$1221  = 4'h0;
-      7'h71:
-          \$1221  = 4'h0;
-      7'h72:
-          \$1221  = 4'h0;
-      7'h73:
-          \$1221  = 4'h0;
-      7'h74:
-          \$1221  = 4'h0;
-      7'h75:
-          \$1221  = 4'h0;
-      7'h76:
-          \$1221  = 4'h0;
-      7'h77:
-          \$1221  = 4'h0;
-      7'h78:
-          \$1221  = 4'h0;
-      7'h79:
-          \$1221  = 4'h0;
-      7'h7a:
-          \$1221  = 4'h0;
-      7'h7b:
-          \$1221  = 4'h0;
-      7'h7c:
-          \$1221  = 4'h0;
-      7'h7d:
-          \$1221  = 4'h0;
-      7'h7e:
-          \$1221  = 4'h0;
-      7'h7f:
-          \$1221  = 4'h0;
+    casez ({ pend_hm[3:0], \$1676  })
+      8'h00:
+          \$1677  = 6'h00;
+      8'h01:
+          \$1677  = 6'h3f;
+      8'h02:
+          \$1677  = 6'h3e;
+      8'h03:
+          \$1677  = 6'h3d;
+      8'h04:
+          \$1677  = 6'h3c;
+      8'h05:
+          \$1677  = 6'h3b;
+      8'h06:
+          \$1677  = 6'h3a;
+      8'h07:
+          \$1677  = 6'h39;
+      8'h08:
+          \$1677  = 6'h38;
+      8'h09:
+          \$1677  = 6'h37;
+      8'h0a:
+          \$1677  = 6'h36;
+      8'h0b:
+          \$1677  = 6'h35;
+      8'h0c:
+          \$1677  = 6'h34;
+      8'h0d:
+          \$1677  = 6'h33;
+      8'h0e:
+          \$1677  = 6'h32;
+      8'h0f:
+          \$1677  = 6'h31;
+      8'h10:
+          \$1677  = 6'h00;
+      8'h11:
+          \$1677  = 6'h00;
+      8'h12:
+          \$1677  = 6'h3f;
+      8'h13:
+          \$1677  = 6'h3e;
+      8'h14:
+          \$1677  = 6'h3d;
+      8'h15:
+          \$1677  = 6'h3c;
+      8'h16:
+          \$1677  = 6'h3b;
+      8'h17:
+          \$1677  = 6'h3a;
+      8'h18:
+          \$1677  = 6'h39;
+      8'h19:
+          \$1677  = 6'h38;
+      8'h1a:
+          \$1677  = 6'h37;
+      8'h1b:
+          \$1677  = 6'h36;
+      8'h1c:
+          \$1677  = 6'h35;
+      8'h1d:
+          \$1677  = 6'h34;
+      8'h1e:
+          \$1677  = 6'h33;
+      8'h1f:
+          \$1677  = 6'h32;
+      8'h20:
+          \$1677  = 6'h00;
+      8'h21:
+          \$1677  = 6'h00;
+      8'h22:
+          \$1677  = 6'h00;
+      8'h23:
+          \$1677  = 6'h3f;
+      8'h24:
+          \$1677  = 6'h3e;
+      8'h25:
+          \$1677  = 6'h3d;
+      8'h26:
+          \$1677  = 6'h3c;
+      8'h27:
+          \$1677  = 6'h3b;
+      8'h28:
+          \$1677  = 6'h3a;
+      8'h29:
+          \$1677  = 6'h39;
+      8'h2a:
+          \$1677  = 6'h38;
+      8'h2b:
+          \$1677  = 6'h37;
+      8'h2c:
+          \$1677  = 6'h36;
+      8'h2d:
+          \$1677  = 6'h35;
+      8'h2e:
+          \$1677  = 6'h34;
+      8'h2f:
+          \$1677  = 6'h33;
+      8'h30:
+          \$1677  = 6'h00;
+      8'h31:
+          \$1677  = 6'h00;
+      8'h32:
+          \$1677  = 6'h00;
+      8'h33:
+          \$1677  = 6'h00;
+      8'h34:
+          \$1677  = 6'h3f;
+      8'h35:
+          \$1677  = 6'h3e;
+      8'h36:
+          \$1677  = 6'h3d;
+      8'h37:
+          \$1677  = 6'h3c;
+      8'h38:
+          \$1677  = 6'h3b;
+      8'h39:
+          \$1677  = 6'h3a;
+      8'h3a:
+          \$1677  = 6'h39;
+      8'h3b:
+          \$1677  = 6'h38;
+      8'h3c:
+          \$1677  = 6'h37;
+      8'h3d:
+          \$1677  = 6'h36;
+      8'h3e:
+          \$1677  = 6'h35;
+      8'h3f:
+          \$1677  = 6'h34;
+      8'h40:
+          \$1677  = 6'h00;
+      8'h41:
+          \$1677  = 6'h00;
+      8'h42:
+          \$1677  = 6'h00;
+      8'h43:
+          \$1677  = 6'h00;
+      8'h44:
+          \$1677  = 6'h00;
+      8'h45:
+          \$1677  = 6'h3f;
+      8'h46:
+          \$1677  = 6'h3e;
+      8'h47:
+          \$1677  = 6'h3d;
+      8'h48:
+          \$1677  = 6'h3c;
+      8'h49:
+          \$1677  = 6'h3b;
+      8'h4a:
+          \$1677  = 6'h3a;
+      8'h4b:
+          \$1677  = 6'h39;
+      8'h4c:
+          \$1677  = 6'h38;
+      8'h4d:
+          \$1677  = 6'h37;
+      8'h4e:
+          \$1677  = 6'h36;
+      8'h4f:
+          \$1677  = 6'h35;
+      8'h50:
+          \$1677  = 6'h00;
+      8'h51:
+          \$1677  = 6'h00;
+      8'h52:
+          \$1677  = 6'h00;
+      8'h53:
+          \$1677  = 6'h00;
+      8'h54:
+          \$1677  = 6'h00;
+      8'h55:
+          \$1677  = 6'h00;
+      8'h56:
+          \$1677  = 6'h3f;
+      8'h57:
+          \$1677  = 6'h3e;
+      8'h58:
+          \$1677  = 6'h3d;
+      8'h59:
+          \$1677  = 6'h3c;
+      8'h5a:
+          \$1677  = 6'h3b;
+      8'h5b:
+          \$1677  = 6'h3a;
+      8'h5c:
+          \$1677  = 6'h39;
+      8'h5d:
+          \$1677  = 6'h38;
+      8'h5e:
+          \$1677  = 6'h37;
+      8'h5f:
+          \$1677  = 6'h36;
+      8'h60:
+          \$1677  = 6'h00;
+      8'h61:
+          \$1677  = 6'h00;
+      8'h62:
+          \$1677  = 6'h00;
+      8'h63:
+          \$1677  = 6'h00;
+      8'h64:
+          \$1677  = 6'h00;
+      8'h65:
+          \$1677  = 6'h00;
+      8'h66:
+          \$1677  = 6'h00;
+      8'h67:
+          \$1677  = 6'h3f;
+      8'h68:
+          \$1677  = 6'h3e;
+      8'h69:
+          \$1677  = 6'h3d;
+      8'h6a:
+          \$1677  = 6'h3c;
+      8'h6b:
+          \$1677  = 6'h3b;
+      8'h6c:
+          \$1677  = 6'h3a;
+      8'h6d:
+          \$1677  = 6'h39;
+      8'h6e:
+          \$1677  = 6'h38;
+      8'h6f:
+          \$1677  = 6'h37;
+      8'h70:
+          \$1677  = 6'h00;
+      8'h71:
+          \$1677  = 6'h00;
+      8'h72:
+          \$1677  = 6'h00;
+      8'h73:
+          \$1677  = 6'h00;
+      8'h74:
+          \$1677  = 6'h00;
+      8'h75:
+          \$1677  = 6'h00;
+      8'h76:
+          \$1677  = 6'h00;
+      8'h77:
+          \$1677  = 6'h00;
+      8'h78:
+          \$1677  = 6'h3f;
+      8'h79:
+          \$1677  = 6'h3e;
+      8'h7a:
+          \$1677  = 6'h3d;
+      8'h7b:
+          \$1677  = 6'h3c;
+      8'h7c:
+          \$1677  = 6'h3b;
+      8'h7d:
+          \$1677  = 6'h3a;
+      8'h7e:
+          \$1677  = 6'h39;
+      8'h7f:
+          \$1677  = 6'h38;
+      8'h80:
+          \$1677  = 6'h00;
+      8'h81:
+          \$1677  = 6'h00;
+      8'h82:
+          \$1677  = 6'h00;
+      8'h83:
+          \$1677  = 6'h00;
+      8'h84:
+          \$1677  = 6'h00;
+      8'h85:
+          \$1677  = 6'h00;
+      8'h86:
+          \$1677  = 6'h00;
+      8'h87:
+          \$1677  = 6'h00;
+      8'h88:
+          \$1677  = 6'h00;
+      8'h89:
+          \$1677  = 6'h3f;
+      8'h8a:
+          \$1677  = 6'h3e;
+      8'h8b:
+          \$1677  = 6'h3d;
+      8'h8c:
+          \$1677  = 6'h3c;
+      8'h8d:
+          \$1677  = 6'h3b;
+      8'h8e:
+          \$1677  = 6'h3a;
+      8'h8f:
+          \$1677  = 6'h39;
+      8'h90:
+          \$1677  = 6'h00;
+      8'h91:
+          \$1677  = 6'h00;
+      8'h92:
+          \$1677  = 6'h00;
+      8'h93:
+          \$1677  = 6'h00;
+      8'h94:
+          \$1677  = 6'h00;
+      8'h95:
+          \$1677  = 6'h00;
+      8'h96:
+          \$1677  = 6'h00;
+      8'h97:
+          \$1677  = 6'h00;
+      8'h98:
+          \$1677  = 6'h00;
+      8'h99:
+          \$1677  = 6'h00;
+      8'h9a:
+          \$1677  = 6'h3f;
+      8'h9b:
+          \$1677  = 6'h3e;
+      8'h9c:
+          \$1677  = 6'h3d;
+      8'h9d:
+          \$1677  = 6'h3c;
+      8'h9e:
+          \$1677  = 6'h3b;
+      8'h9f:
+          \$1677  = 6'h3a;
+      8'ha0:
+          \$1677  = 6'h00;
+      8'ha1:
+          \$1677  = 6'h00;
+      8'ha2:
+          \$1677  = 6'h00;
+      8'ha3:
+          \$1677  = 6'h00;
+      8'ha4:
+          \$1677  = 6'h00;
+      8'ha5:
+          \$1677  = 6'h00;
+      8'ha6:
+          \$1677  = 6'h00;
+      8'ha7:
+          \$1677  = 6'h00;
+      8'ha8:
+          \$1677  = 6'h00;
+      8'ha9:
+          \$1677  = 6'h00;
+      8'haa:
+          \$1677  = 6'h00;
+      8'hab:
+          \$1677  = 6'h3f;
+      8'hac:
+          \$1677  = 6'h3e;
+      8'had:
+          \$1677  = 6'h3d;
+      8'hae:
+          \$1677  = 6'h3c;
+      8'haf:
+          \$1677  = 6'h3b;
+      8'hb0:
+          \$1677  = 6'h00;
+      8'hb1:
+          \$1677  = 6'h00;
+      8'hb2:
+          \$1677  = 6'h00;
+      8'hb3:
+          \$1677  = 6'h00;
+      8'hb4:
+          \$1677  = 6'h00;
+      8'hb5:
+          \$1677  = 6'h00;
+      8'hb6:
+          \$1677  = 6'h00;
+      8'hb7:
+          \$1677  = 6'h00;
+      8'hb8:
+          \$1677  = 6'h00;
+      8'hb9:
+          \$1677  = 6'h00;
+      8'hba:
+          \$1677  = 6'h00;
+      8'hbb:
+          \$1677  = 6'h00;
+      8'hbc:
+          \$1677  = 6'h3f;
+      8'hbd:
+          \$1677  = 6'h3e;
+      8'hbe:
+          \$1677  = 6'h3d;
+      8'hbf:
+          \$1677  = 6'h3c;
+      8'hc0:
+          \$1677  = 6'h00;
+      8'hc1:
+          \$1677  = 6'h00;
+      8'hc2:
+          \$1677  = 6'h00;
+      8'hc3:
+          \$1677  = 6'h00;
+      8'hc4:
+          \$1677  = 6'h00;
+      8'hc5:
+          \$1677  = 6'h00;
+      8'hc6:
+          \$1677  = 6'h00;
+      8'hc7:
+          \$1677  = 6'h00;
+      8'hc8:
+          \$1677  = 6'h00;
+      8'hc9:
+          \$1677  = 6'h00;
+      8'hca:
+          \$1677  = 6'h00;
+      8'hcb:
+          \$1677  = 6'h00;
+      8'hcc:
+          \$1677  = 6'h00;
+      8'hcd:
+          \$1677  = 6'h3f;
+      8'hce:
+          \$1677  = 6'h3e;
+      8'hcf:
+          \$1677  = 6'h3d;
+      8'hd0:
+          \$1677  = 6'h00;
+      8'hd1:
+          \$1677  = 6'h00;
+      8'hd2:
+          \$1677  = 6'h00;
+      8'hd3:
+          \$1677  = 6'h00;
+      8'hd4:
+          \$1677  = 6'h00;
+      8'hd5:
+          \$1677  = 6'h00;
+      8'hd6:
+          \$1677  = 6'h00;
+      8'hd7:
+          \$1677  = 6'h00;
+      8'hd8:
+          \$1677  = 6'h00;
+      8'hd9:
+          \$1677  = 6'h00;
+      8'hda:
+          \$1677  = 6'h00;
+      8'hdb:
+          \$1677  = 6'h00;
+      8'hdc:
+          \$1677  = 6'h00;
+      8'hdd:
+          \$1677  = 6'h00;
+      8'hde:
+          \$1677  = 6'h3f;
+      8'hdf:
+          \$1677  = 6'h3e;
+      8'he0:
+          \$1677  = 6'h00;
+      8'he1:
+          \$1677  = 6'h00;
+      8'he2:
+          \$1677  = 6'h00;
+      8'he3:
+          \$1677  = 6'h00;
+      8'he4:
+          \$1677  = 6'h00;
+      8'he5:
+          \$1677  = 6'h00;
+      8'he6:
+          \$1677  = 6'h00;
+      8'he7:
+          \$1677  = 6'h00;
+      8'he8:
+          \$1677  = 6'h00;
+      8'he9:
+          \$1677  = 6'h00;
+      8'hea:
+          \$1677  = 6'h00;
+      8'heb:
+          \$1677  = 6'h00;
+      8'hec:
+          \$1677  = 6'h00;
+      8'hed:
+          \$1677  = 6'h00;
+      8'hee:
+          \$1677  = 6'h00;
+      8'hef:
+          \$1677  = 6'h3f;
+      8'hf0:
+          \$1677  = 6'h00;
+      8'hf1:
+          \$1677  = 6'h00;
+      8'hf2:
+          \$1677  = 6'h00;
+      8'hf3:
+          \$1677  = 6'h00;
+      8'hf4:
+          \$1677  = 6'h00;
+      8'hf5:
+          \$1677  = 6'h00;
+      8'hf6:
+          \$1677  = 6'h00;
+      8'hf7:
+          \$1677  = 6'h00;
+      8'hf8:
+          \$1677  = 6'h00;
+      8'hf9:
+          \$1677  = 6'h00;
+      8'hfa:
+          \$1677  = 6'h00;
+      8'hfb:
+          \$1677  = 6'h00;
+      8'hfc:
+          \$1677  = 6'h00;
+      8'hfd:
+          \$1677  = 6'h00;
+      8'hfe:
+          \$1677  = 6'h00;
+      8'hff:
+          \$1677  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1224  = 4'hf;
-      7'h01:
-          \$1224  = 4'hf;
-      7'h02:
-          \$1224  = 4'hf;
-      7'h03:
-          \$1224  = 4'hf;
-      7'h04:
-          \$1224  = 4'hf;
-      7'h05:
-          \$1224  = 4'hf;
-      7'h06:
-          \$1224  = 4'hf;
-      7'h07:
-          \$1224  = 4'hf;
-      7'h08:
-          \$1224  = 4'hf;
-      7'h09:
-          \$1224  = 4'hf;
-      7'h0a:
-          \$1224  = 4'hf;
-      7'h0b:
-          \$1224  = 4'hf;
-      7'h0c:
-          \$1224  = 4'hf;
-      7'h0d:
-          \$1224  = 4'hf;
-      7'h0e:
-          \$1224  = 4'hf;
-      7'h0f:
-          \$1224  = 4'hf;
-      7'h10:
-          \$1224  = 4'hf;
-      7'h11:
-          \$1224  = 4'hf;
-      7'h12:
-          \$1224  = 4'hf;
-      7'h13:
-          \$1224  = 4'hf;
-      7'h14:
-          \$1224  = 4'hf;
-      7'h15:
-          \$1224  = 4'hf;
-      7'h16:
-          \$1224  = 4'hf;
-      7'h17:
-          \$1224  = 4'hf;
-      7'h18:
-          \$1224  = 4'hf;
-      7'h19:
-          \$1224  = 4'hf;
-      7'h1a:
-          \$1224  = 4'hf;
-      7'h1b:
-          \$1224  = 4'hf;
-      7'h1c:
-          \$1224  = 4'hf;
-      7'h1d:
-          \$1224  = 4'hf;
-      7'h1e:
-          \$1224  = 4'hf;
-      7'h1f:
-          \$1224  = 4'hf;
-      7'h20:
-          \$1224  = 4'hf;
-      7'h21:
-          \$1224  = 4'hf;
-      7'h22:
-          \$1224  = 4'hf;
-      7'h23:
-          \$1224  = 4'hf;
-      7'h24:
-          \$1224  = 4'hf;
-      7'h25:
-          \$1224  = 4'hf;
-      7'h26:
-          \$1224  = 4'hf;
-      7'h27:
-          \$1224  = 4'hf;
-      7'h28:
-          \$1224  = 4'hf;
-      7'h29:
-          \$1224  = 4'hf;
-      7'h2a:
-          \$1224  = 4'hf;
-      7'h2b:
-          \$1224  = 4'hf;
-      7'h2c:
-          \$1224  = 4'hf;
-      7'h2d:
-          \$1224  = 4'hf;
-      7'h2e:
-          \$1224  = 4'hf;
-      7'h2f:
-          \$1224  = 4'hf;
-      7'h30:
-          \$1224  = 4'hf;
-      7'h31:
-          \$1224  = 4'hf;
-      7'h32:
-          \$1224  = 4'hf;
-      7'h33:
-          \$1224  = 4'hf;
-      7'h34:
-          \$1224  = 4'hf;
-      7'h35:
-          \$1224  = 4'hf;
-      7'h36:
-          \$1224  = 4'hf;
-      7'h37:
-          \$1224  = 4'he;
-      7'h38:
-          \$1224  = 4'hd;
-      7'h39:
-          \$1224  = 4'hc;
-      7'h3a:
-          \$1224  = 4'hc;
-      7'h3b:
-          \$1224  = 4'hb;
-      7'h3c:
-          \$1224  = 4'ha;
-      7'h3d:
-          \$1224  = 4'h9;
-      7'h3e:
-          \$1224  = 4'h9;
-      7'h3f:
-          \$1224  = 4'h8;
-      7'h40:
-          \$1224  = 4'h7;
-      7'h41:
-          \$1224  = 4'h6;
-      7'h42:
-          \$1224  = 4'h6;
-      7'h43:
-          \$1224  = 4'h5;
-      7'h44:
-          \$1224  = 4'h4;
-      7'h45:
-          \$1224  = 4'h3;
-      7'h46:
-          \$1224  = 4'h3;
-      7'h47:
-          \$1224  = 4'h2;
-      7'h48:
-          \$1224  = 4'h1;
-      7'h49:
-          \$1224  = 4'h0;
-      7'h4a:
-          \$1224  = 4'h0;
-      7'h4b:
-          \$1224  = 4'hf;
-      7'h4c:
-          \$1224  = 4'hf;
-      7'h4d:
-          \$1224  = 4'hf;
-      7'h4e:
-          \$1224  = 4'hf;
-      7'h4f:
-          \$1224  = 4'hf;
-      7'h50:
-          \$1224  = 4'hf;
-      7'h51:
-          \$1224  = 4'hf;
-      7'h52:
-          \$1224  = 4'hf;
-      7'h53:
-          \$1224  = 4'hf;
-      7'h54:
-          \$1224  = 4'hf;
-      7'h55:
-          \$1224  = 4'hf;
-      7'h56:
-          \$1224  = 4'hf;
-      7'h57:
-          \$1224  = 4'hf;
-      7'h58:
-          \$1224  = 4'hf;
-      7'h59:
-          \$1224  = 4'hf;
-      7'h5a:
-          \$1224  = 4'hf;
-      7'h5b:
-          \$1224  = 4'hf;
-      7'h5c:
-          \$1224  = 4'hf;
-      7'h5d:
-          \$1224  = 4'hf;
-      7'h5e:
-          \$1224  = 4'hf;
-      7'h5f:
-          \$1224  = 4'hf;
-      7'h60:
-          \$1224  = 4'hf;
-      7'h61:
-          \$1224  = 4'hf;
-      7'h62:
-          \$1224  = 4'hf;
-      7'h63:
-          \$1224  = 4'hf;
-      7'h64:
-          \$1224  = 4'hf;
-      7'h65:
-          \$1224  = 4'hf;
-      7'h66:
-          \$1224  = 4'hf;
-      7'h67:
-          \$1224  = 4'hf;
-      7'h68:
-          \$1224  = 4'hf;
-      7'h69:
-          \$1224  = 4'hf;
-      7'h6a:
-          \$1224  = 4'hf;
-      7'h6b:
-          \$1224  = 4'hf;
-      7'h6c:
-          \$1224  = 4'hf;
-      7'h6d:
-          \$1224  = 4'hf;
-      7'h6e:
-          \$1224  = 4'hf;
-      7'h6f:
-          \$1224  = 4'hf;
-      7'h70:
-          \$1224  = 4'hf;
-      7'h71:
-          \$1224  = 4'hf;
-      7'h72:
-          \$1224  = 4'hf;
-      7'h73:
-          \$1224  = 4'hf;
-      7'h74:
-          \$1224  = 4'hf;
-      7'h75:
-          \$1224  = 4'hf;
-      7'h76:
-          \$1224  = 4'hf;
-      7'h77:
-          \$1224  = 4'hf;
-      7'h78:
-          \$1224  = 4'hf;
-      7'h79:
-          \$1224  = 4'hf;
-      7'h7a:
-          \$1224  = 4'hf;
-      7'h7b:
-          \$1224  = 4'hf;
-      7'h7c:
-          \$1224  = 4'hf;
-      7'h7d:
-          \$1224  = 4'hf;
-      7'h7e:
-          \$1224  = 4'hf;
-      7'h7f:
-          \$1224  = 4'hf;
+    casez ({ wr_hm[3:0], \$1680  })
+      8'h00:
+          \$1681  = 6'h08;
+      8'h01:
+          \$1681  = 6'h08;
+      8'h02:
+          \$1681  = 6'h08;
+      8'h03:
+          \$1681  = 6'h08;
+      8'h04:
+          \$1681  = 6'h08;
+      8'h05:
+          \$1681  = 6'h08;
+      8'h06:
+          \$1681  = 6'h08;
+      8'h07:
+          \$1681  = 6'h08;
+      8'h08:
+          \$1681  = 6'h08;
+      8'h09:
+          \$1681  = 6'h08;
+      8'h0a:
+          \$1681  = 6'h08;
+      8'h0b:
+          \$1681  = 6'h08;
+      8'h0c:
+          \$1681  = 6'h08;
+      8'h0d:
+          \$1681  = 6'h08;
+      8'h0e:
+          \$1681  = 6'h08;
+      8'h0f:
+          \$1681  = 6'h08;
+      8'h10:
+          \$1681  = 6'h08;
+      8'h11:
+          \$1681  = 6'h07;
+      8'h12:
+          \$1681  = 6'h07;
+      8'h13:
+          \$1681  = 6'h07;
+      8'h14:
+          \$1681  = 6'h07;
+      8'h15:
+          \$1681  = 6'h07;
+      8'h16:
+          \$1681  = 6'h07;
+      8'h17:
+          \$1681  = 6'h07;
+      8'h18:
+          \$1681  = 6'h07;
+      8'h19:
+          \$1681  = 6'h07;
+      8'h1a:
+          \$1681  = 6'h07;
+      8'h1b:
+          \$1681  = 6'h07;
+      8'h1c:
+          \$1681  = 6'h07;
+      8'h1d:
+          \$1681  = 6'h07;
+      8'h1e:
+          \$1681  = 6'h07;
+      8'h1f:
+          \$1681  = 6'h07;
+      8'h20:
+          \$1681  = 6'h08;
+      8'h21:
+          \$1681  = 6'h07;
+      8'h22:
+          \$1681  = 6'h06;
+      8'h23:
+          \$1681  = 6'h06;
+      8'h24:
+          \$1681  = 6'h06;
+      8'h25:
+          \$1681  = 6'h06;
+      8'h26:
+          \$1681  = 6'h06;
+      8'h27:
+          \$1681  = 6'h06;
+      8'h28:
+          \$1681  = 6'h06;
+      8'h29:
+          \$1681  = 6'h06;
+      8'h2a:
+          \$1681  = 6'h06;
+      8'h2b:
+          \$1681  = 6'h06;
+      8'h2c:
+          \$1681  = 6'h06;
+      8'h2d:
+          \$1681  = 6'h06;
+      8'h2e:
+          \$1681  = 6'h06;
+      8'h2f:
+          \$1681  = 6'h06;
+      8'h30:
+          \$1681  = 6'h08;
+      8'h31:
+          \$1681  = 6'h07;
+      8'h32:
+          \$1681  = 6'h06;
+      8'h33:
+          \$1681  = 6'h05;
+      8'h34:
+          \$1681  = 6'h05;
+      8'h35:
+          \$1681  = 6'h05;
+      8'h36:
+          \$1681  = 6'h05;
+      8'h37:
+          \$1681  = 6'h05;
+      8'h38:
+          \$1681  = 6'h05;
+      8'h39:
+          \$1681  = 6'h05;
+      8'h3a:
+          \$1681  = 6'h05;
+      8'h3b:
+          \$1681  = 6'h05;
+      8'h3c:
+          \$1681  = 6'h05;
+      8'h3d:
+          \$1681  = 6'h05;
+      8'h3e:
+          \$1681  = 6'h05;
+      8'h3f:
+          \$1681  = 6'h05;
+      8'h40:
+          \$1681  = 6'h08;
+      8'h41:
+          \$1681  = 6'h07;
+      8'h42:
+          \$1681  = 6'h06;
+      8'h43:
+          \$1681  = 6'h05;
+      8'h44:
+          \$1681  = 6'h04;
+      8'h45:
+          \$1681  = 6'h04;
+      8'h46:
+          \$1681  = 6'h04;
+      8'h47:
+          \$1681  = 6'h04;
+      8'h48:
+          \$1681  = 6'h04;
+      8'h49:
+          \$1681  = 6'h04;
+      8'h4a:
+          \$1681  = 6'h04;
+      8'h4b:
+          \$1681  = 6'h04;
+      8'h4c:
+          \$1681  = 6'h04;
+      8'h4d:
+          \$1681  = 6'h04;
+      8'h4e:
+          \$1681  = 6'h04;
+      8'h4f:
+          \$1681  = 6'h04;
+      8'h50:
+          \$1681  = 6'h08;
+      8'h51:
+          \$1681  = 6'h07;
+      8'h52:
+          \$1681  = 6'h06;
+      8'h53:
+          \$1681  = 6'h05;
+      8'h54:
+          \$1681  = 6'h04;
+      8'h55:
+          \$1681  = 6'h03;
+      8'h56:
+          \$1681  = 6'h03;
+      8'h57:
+          \$1681  = 6'h03;
+      8'h58:
+          \$1681  = 6'h03;
+      8'h59:
+          \$1681  = 6'h03;
+      8'h5a:
+          \$1681  = 6'h03;
+      8'h5b:
+          \$1681  = 6'h03;
+      8'h5c:
+          \$1681  = 6'h03;
+      8'h5d:
+          \$1681  = 6'h03;
+      8'h5e:
+          \$1681  = 6'h03;
+      8'h5f:
+          \$1681  = 6'h03;
+      8'h60:
+          \$1681  = 6'h08;
+      8'h61:
+          \$1681  = 6'h07;
+      8'h62:
+          \$1681  = 6'h06;
+      8'h63:
+          \$1681  = 6'h05;
+      8'h64:
+          \$1681  = 6'h04;
+      8'h65:
+          \$1681  = 6'h03;
+      8'h66:
+          \$1681  = 6'h02;
+      8'h67:
+          \$1681  = 6'h02;
+      8'h68:
+          \$1681  = 6'h02;
+      8'h69:
+          \$1681  = 6'h02;
+      8'h6a:
+          \$1681  = 6'h02;
+      8'h6b:
+          \$1681  = 6'h02;
+      8'h6c:
+          \$1681  = 6'h02;
+      8'h6d:
+          \$1681  = 6'h02;
+      8'h6e:
+          \$1681  = 6'h02;
+      8'h6f:
+          \$1681  = 6'h02;
+      8'h70:
+          \$1681  = 6'h08;
+      8'h71:
+          \$1681  = 6'h07;
+      8'h72:
+          \$1681  = 6'h06;
+      8'h73:
+          \$1681  = 6'h05;
+      8'h74:
+          \$1681  = 6'h04;
+      8'h75:
+          \$1681  = 6'h03;
+      8'h76:
+          \$1681  = 6'h02;
+      8'h77:
+          \$1681  = 6'h01;
+      8'h78:
+          \$1681  = 6'h01;
+      8'h79:
+          \$1681  = 6'h01;
+      8'h7a:
+          \$1681  = 6'h01;
+      8'h7b:
+          \$1681  = 6'h01;
+      8'h7c:
+          \$1681  = 6'h01;
+      8'h7d:
+          \$1681  = 6'h01;
+      8'h7e:
+          \$1681  = 6'h01;
+      8'h7f:
+          \$1681  = 6'h01;
+      8'h80:
+          \$1681  = 6'h08;
+      8'h81:
+          \$1681  = 6'h07;
+      8'h82:
+          \$1681  = 6'h06;
+      8'h83:
+          \$1681  = 6'h05;
+      8'h84:
+          \$1681  = 6'h04;
+      8'h85:
+          \$1681  = 6'h03;
+      8'h86:
+          \$1681  = 6'h02;
+      8'h87:
+          \$1681  = 6'h01;
+      8'h88:
+          \$1681  = 6'h00;
+      8'h89:
+          \$1681  = 6'h00;
+      8'h8a:
+          \$1681  = 6'h00;
+      8'h8b:
+          \$1681  = 6'h00;
+      8'h8c:
+          \$1681  = 6'h00;
+      8'h8d:
+          \$1681  = 6'h00;
+      8'h8e:
+          \$1681  = 6'h00;
+      8'h8f:
+          \$1681  = 6'h00;
+      8'h90:
+          \$1681  = 6'h08;
+      8'h91:
+          \$1681  = 6'h07;
+      8'h92:
+          \$1681  = 6'h06;
+      8'h93:
+          \$1681  = 6'h05;
+      8'h94:
+          \$1681  = 6'h04;
+      8'h95:
+          \$1681  = 6'h03;
+      8'h96:
+          \$1681  = 6'h02;
+      8'h97:
+          \$1681  = 6'h01;
+      8'h98:
+          \$1681  = 6'h00;
+      8'h99:
+          \$1681  = 6'h3f;
+      8'h9a:
+          \$1681  = 6'h3f;
+      8'h9b:
+          \$1681  = 6'h3f;
+      8'h9c:
+          \$1681  = 6'h3f;
+      8'h9d:
+          \$1681  = 6'h3f;
+      8'h9e:
+          \$1681  = 6'h3f;
+      8'h9f:
+          \$1681  = 6'h3f;
+      8'ha0:
+          \$1681  = 6'h08;
+      8'ha1:
+          \$1681  = 6'h07;
+      8'ha2:
+          \$1681  = 6'h06;
+      8'ha3:
+          \$1681  = 6'h05;
+      8'ha4:
+          \$1681  = 6'h04;
+      8'ha5:
+          \$1681  = 6'h03;
+      8'ha6:
+          \$1681  = 6'h02;
+      8'ha7:
+          \$1681  = 6'h01;
+      8'ha8:
+          \$1681  = 6'h00;
+      8'ha9:
+          \$1681  = 6'h3f;
+      8'haa:
+          \$1681  = 6'h3e;
+      8'hab:
+          \$1681  = 6'h3e;
+      8'hac:
+          \$1681  = 6'h3e;
+      8'had:
+          \$1681  = 6'h3e;
+      8'hae:
+          \$1681  = 6'h3e;
+      8'haf:
+          \$1681  = 6'h3e;
+      8'hb0:
+          \$1681  = 6'h08;
+      8'hb1:
+          \$1681  = 6'h07;
+      8'hb2:
+          \$1681  = 6'h06;
+      8'hb3:
+          \$1681  = 6'h05;
+      8'hb4:
+          \$1681  = 6'h04;
+      8'hb5:
+          \$1681  = 6'h03;
+      8'hb6:
+          \$1681  = 6'h02;
+      8'hb7:
+          \$1681  = 6'h01;
+      8'hb8:
+          \$1681  = 6'h00;
+      8'hb9:
+          \$1681  = 6'h3f;
+      8'hba:
+          \$1681  = 6'h3e;
+      8'hbb:
+          \$1681  = 6'h3d;
+      8'hbc:
+          \$1681  = 6'h3d;
+      8'hbd:
+          \$1681  = 6'h3d;
+      8'hbe:
+          \$1681  = 6'h3d;
+      8'hbf:
+          \$1681  = 6'h3d;
+      8'hc0:
+          \$1681  = 6'h08;
+      8'hc1:
+          \$1681  = 6'h07;
+      8'hc2:
+          \$1681  = 6'h06;
+      8'hc3:
+          \$1681  = 6'h05;
+      8'hc4:
+          \$1681  = 6'h04;
+      8'hc5:
+          \$1681  = 6'h03;
+      8'hc6:
+          \$1681  = 6'h02;
+      8'hc7:
+          \$1681  = 6'h01;
+      8'hc8:
+          \$1681  = 6'h00;
+      8'hc9:
+          \$1681  = 6'h3f;
+      8'hca:
+          \$1681  = 6'h3e;
+      8'hcb:
+          \$1681  = 6'h3d;
+      8'hcc:
+          \$1681  = 6'h3c;
+      8'hcd:
+          \$1681  = 6'h3c;
+      8'hce:
+          \$1681  = 6'h3c;
+      8'hcf:
+          \$1681  = 6'h3c;
+      8'hd0:
+          \$1681  = 6'h08;
+      8'hd1:
+          \$1681  = 6'h07;
+      8'hd2:
+          \$1681  = 6'h06;
+      8'hd3:
+          \$1681  = 6'h05;
+      8'hd4:
+          \$1681  = 6'h04;
+      8'hd5:
+          \$1681  = 6'h03;
+      8'hd6:
+          \$1681  = 6'h02;
+      8'hd7:
+          \$1681  = 6'h01;
+      8'hd8:
+          \$1681  = 6'h00;
+      8'hd9:
+          \$1681  = 6'h3f;
+      8'hda:
+          \$1681  = 6'h3e;
+      8'hdb:
+          \$1681  = 6'h3d;
+      8'hdc:
+          \$1681  = 6'h3c;
+      8'hdd:
+          \$1681  = 6'h3b;
+      8'hde:
+          \$1681  = 6'h3b;
+      8'hdf:
+          \$1681  = 6'h3b;
+      8'he0:
+          \$1681  = 6'h08;
+      8'he1:
+          \$1681  = 6'h07;
+      8'he2:
+          \$1681  = 6'h06;
+      8'he3:
+          \$1681  = 6'h05;
+      8'he4:
+          \$1681  = 6'h04;
+      8'he5:
+          \$1681  = 6'h03;
+      8'he6:
+          \$1681  = 6'h02;
+      8'he7:
+          \$1681  = 6'h01;
+      8'he8:
+          \$1681  = 6'h00;
+      8'he9:
+          \$1681  = 6'h3f;
+      8'hea:
+          \$1681  = 6'h3e;
+      8'heb:
+          \$1681  = 6'h3d;
+      8'hec:
+          \$1681  = 6'h3c;
+      8'hed:
+          \$1681  = 6'h3b;
+      8'hee:
+          \$1681  = 6'h3a;
+      8'hef:
+          \$1681  = 6'h3a;
+      8'hf0:
+          \$1681  = 6'h08;
+      8'hf1:
+          \$1681  = 6'h07;
+      8'hf2:
+          \$1681  = 6'h06;
+      8'hf3:
+          \$1681  = 6'h05;
+      8'hf4:
+          \$1681  = 6'h04;
+      8'hf5:
+          \$1681  = 6'h03;
+      8'hf6:
+          \$1681  = 6'h02;
+      8'hf7:
+          \$1681  = 6'h01;
+      8'hf8:
+          \$1681  = 6'h00;
+      8'hf9:
+          \$1681  = 6'h3f;
+      8'hfa:
+          \$1681  = 6'h3e;
+      8'hfb:
+          \$1681  = 6'h3d;
+      8'hfc:
+          \$1681  = 6'h3c;
+      8'hfd:
+          \$1681  = 6'h3b;
+      8'hfe:
+          \$1681  = 6'h3a;
+      8'hff:
+          \$1681  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1228  = 4'hf;
-      7'h01:
-          \$1228  = 4'hf;
-      7'h02:
-          \$1228  = 4'hf;
-      7'h03:
-          \$1228  = 4'hf;
-      7'h04:
-          \$1228  = 4'hf;
-      7'h05:
-          \$1228  = 4'hf;
-      7'h06:
-          \$1228  = 4'hf;
-      7'h07:
-          \$1228  = 4'hf;
-      7'h08:
-          \$1228  = 4'hf;
-      7'h09:
-          \$1228  = 4'hf;
-      7'h0a:
-          \$1228  = 4'hf;
-      7'h0b:
-          \$1228  = 4'hf;
-      7'h0c:
-          \$1228  = 4'hf;
-      7'h0d:
-          \$1228  = 4'hf;
-      7'h0e:
-          \$1228  = 4'hf;
-      7'h0f:
-          \$1228  = 4'hf;
-      7'h10:
-          \$1228  = 4'hf;
-      7'h11:
-          \$1228  = 4'hf;
-      7'h12:
-          \$1228  = 4'hf;
-      7'h13:
-          \$1228  = 4'hf;
-      7'h14:
-          \$1228  = 4'hf;
-      7'h15:
-          \$1228  = 4'hf;
-      7'h16:
-          \$1228  = 4'hf;
-      7'h17:
-          \$1228  = 4'hf;
-      7'h18:
-          \$1228  = 4'hf;
-      7'h19:
-          \$1228  = 4'hf;
-      7'h1a:
-          \$1228  = 4'hf;
-      7'h1b:
-          \$1228  = 4'hf;
-      7'h1c:
-          \$1228  = 4'hf;
-      7'h1d:
-          \$1228  = 4'hf;
-      7'h1e:
-          \$1228  = 4'hf;
-      7'h1f:
-          \$1228  = 4'hf;
-      7'h20:
-          \$1228  = 4'hf;
-      7'h21:
-          \$1228  = 4'hf;
-      7'h22:
-          \$1228  = 4'hf;
-      7'h23:
-          \$1228  = 4'hf;
-      7'h24:
-          \$1228  = 4'hf;
-      7'h25:
-          \$1228  = 4'hf;
-      7'h26:
-          \$1228  = 4'hf;
-      7'h27:
-          \$1228  = 4'hf;
-      7'h28:
-          \$1228  = 4'hf;
-      7'h29:
-          \$1228  = 4'hf;
-      7'h2a:
-          \$1228  = 4'hf;
-      7'h2b:
-          \$1228  = 4'hf;
-      7'h2c:
-          \$1228  = 4'hf;
-      7'h2d:
-          \$1228  = 4'hf;
-      7'h2e:
-          \$1228  = 4'hf;
-      7'h2f:
-          \$1228  = 4'hf;
-      7'h30:
-          \$1228  = 4'hf;
-      7'h31:
-          \$1228  = 4'hf;
-      7'h32:
-          \$1228  = 4'hf;
-      7'h33:
-          \$1228  = 4'hf;
-      7'h34:
-          \$1228  = 4'hf;
-      7'h35:
-          \$1228  = 4'hf;
-      7'h36:
-          \$1228  = 4'hf;
-      7'h37:
-          \$1228  = 4'he;
-      7'h38:
-          \$1228  = 4'hd;
-      7'h39:
-          \$1228  = 4'hc;
-      7'h3a:
-          \$1228  = 4'hc;
-      7'h3b:
-          \$1228  = 4'hb;
-      7'h3c:
-          \$1228  = 4'ha;
-      7'h3d:
-          \$1228  = 4'h9;
-      7'h3e:
-          \$1228  = 4'h9;
-      7'h3f:
-          \$1228  = 4'h8;
-      7'h40:
-          \$1228  = 4'h7;
-      7'h41:
-          \$1228  = 4'h6;
-      7'h42:
-          \$1228  = 4'h6;
-      7'h43:
-          \$1228  = 4'h5;
-      7'h44:
-          \$1228  = 4'h4;
-      7'h45:
-          \$1228  = 4'h3;
-      7'h46:
-          \$1228  = 4'h3;
-      7'h47:
-          \$1228  = 4'h2;
-      7'h48:
-          \$1228  = 4'h1;
-      7'h49:
-          \$1228  = 4'h0;
-      7'h4a:
-          \$1228  = 4'h0;
-      7'h4b:
-          \$1228  = 4'hf;
-      7'h4c:
-          \$1228  = 4'hf;
-      7'h4d:
-          \$1228  = 4'hf;
-      7'h4e:
-          \$1228  = 4'hf;
-      7'h4f:
-          \$1228  = 4'hf;
-      7'h50:
-          \$1228  = 4'hf;
-      7'h51:
-          \$1228  = 4'hf;
-      7'h52:
-          \$1228  = 4'hf;
-      7'h53:
-          \$1228  = 4'hf;
-      7'h54:
-          \$1228  = 4'hf;
-      7'h55:
-          \$1228  = 4'hf;
-      7'h56:
-          \$1228  = 4'hf;
-      7'h57:
-          \$1228  = 4'hf;
-      7'h58:
-          \$1228  = 4'hf;
-      7'h59:
-          \$1228  = 4'hf;
-      7'h5a:
-          \$1228  = 4'hf;
-      7'h5b:
-          \$1228  = 4'hf;
-      7'h5c:
-          \$1228  = 4'hf;
-      7'h5d:
-          \$1228  = 4'hf;
-      7'h5e:
-          \$1228  = 4'hf;
-      7'h5f:
-          \$1228  = 4'hf;
-      7'h60:
-          \$1228  = 4'hf;
-      7'h61:
-          \$1228  = 4'hf;
-      7'h62:
-          \$1228  = 4'hf;
-      7'h63:
-          \$1228  = 4'hf;
-      7'h64:
-          \$1228  = 4'hf;
-      7'h65:
-          \$1228  = 4'hf;
-      7'h66:
-          \$1228  = 4'hf;
-      7'h67:
-          \$1228  = 4'hf;
-      7'h68:
-          \$1228  = 4'hf;
-      7'h69:
-          \$1228  = 4'hf;
-      7'h6a:
-          \$1228  = 4'hf;
-      7'h6b:
-          \$1228  = 4'hf;
-      7'h6c:
-          \$1228  = 4'hf;
-      7'h6d:
-          \$1228  = 4'hf;
-      7'h6e:
-          \$1228  = 4'hf;
-      7'h6f:
-          \$1228  = 4'hf;
-      7'h70:
-          \$1228  = 4'hf;
-      7'h71:
-          \$1228  = 4'hf;
-      7'h72:
-          \$1228  = 4'hf;
-      7'h73:
-          \$1228  = 4'hf;
-      7'h74:
-          \$1228  = 4'hf;
-      7'h75:
-          \$1228  = 4'hf;
-      7'h76:
-          \$1228  = 4'hf;
-      7'h77:
-          \$1228  = 4'hf;
-      7'h78:
-          \$1228  = 4'hf;
-      7'h79:
-          \$1228  = 4'hf;
-      7'h7a:
-          \$1228  = 4'hf;
-      7'h7b:
-          \$1228  = 4'hf;
-      7'h7c:
-          \$1228  = 4'hf;
-      7'h7d:
-          \$1228  = 4'hf;
-      7'h7e:
-          \$1228  = 4'hf;
-      7'h7f:
-          \$1228  = 4'hf;
+    casez ({ wr_hm[3:0], \$1682  })
+      8'h00:
+          \$1683  = 6'h00;
+      8'h01:
+          \$1683  = 6'h3f;
+      8'h02:
+          \$1683  = 6'h3e;
+      8'h03:
+          \$1683  = 6'h3d;
+      8'h04:
+          \$1683  = 6'h3c;
+      8'h05:
+          \$1683  = 6'h3b;
+      8'h06:
+          \$1683  = 6'h3a;
+      8'h07:
+          \$1683  = 6'h39;
+      8'h08:
+          \$1683  = 6'h38;
+      8'h09:
+          \$1683  = 6'h37;
+      8'h0a:
+          \$1683  = 6'h36;
+      8'h0b:
+          \$1683  = 6'h35;
+      8'h0c:
+          \$1683  = 6'h34;
+      8'h0d:
+          \$1683  = 6'h33;
+      8'h0e:
+          \$1683  = 6'h32;
+      8'h0f:
+          \$1683  = 6'h31;
+      8'h10:
+          \$1683  = 6'h00;
+      8'h11:
+          \$1683  = 6'h00;
+      8'h12:
+          \$1683  = 6'h3f;
+      8'h13:
+          \$1683  = 6'h3e;
+      8'h14:
+          \$1683  = 6'h3d;
+      8'h15:
+          \$1683  = 6'h3c;
+      8'h16:
+          \$1683  = 6'h3b;
+      8'h17:
+          \$1683  = 6'h3a;
+      8'h18:
+          \$1683  = 6'h39;
+      8'h19:
+          \$1683  = 6'h38;
+      8'h1a:
+          \$1683  = 6'h37;
+      8'h1b:
+          \$1683  = 6'h36;
+      8'h1c:
+          \$1683  = 6'h35;
+      8'h1d:
+          \$1683  = 6'h34;
+      8'h1e:
+          \$1683  = 6'h33;
+      8'h1f:
+          \$1683  = 6'h32;
+      8'h20:
+          \$1683  = 6'h00;
+      8'h21:
+          \$1683  = 6'h00;
+      8'h22:
+          \$1683  = 6'h00;
+      8'h23:
+          \$1683  = 6'h3f;
+      8'h24:
+          \$1683  = 6'h3e;
+      8'h25:
+          \$1683  = 6'h3d;
+      8'h26:
+          \$1683  = 6'h3c;
+      8'h27:
+          \$1683  = 6'h3b;
+      8'h28:
+          \$1683  = 6'h3a;
+      8'h29:
+          \$1683  = 6'h39;
+      8'h2a:
+          \$1683  = 6'h38;
+      8'h2b:
+          \$1683  = 6'h37;
+      8'h2c:
+          \$1683  = 6'h36;
+      8'h2d:
+          \$1683  = 6'h35;
+      8'h2e:
+          \$1683  = 6'h34;
+      8'h2f:
+          \$1683  = 6'h33;
+      8'h30:
+          \$1683  = 6'h00;
+      8'h31:
+          \$1683  = 6'h00;
+      8'h32:
+          \$1683  = 6'h00;
+      8'h33:
+          \$1683  = 6'h00;
+      8'h34:
+          \$1683  = 6'h3f;
+      8'h35:
+          \$1683  = 6'h3e;
+      8'h36:
+          \$1683  = 6'h3d;
+      8'h37:
+          \$1683  = 6'h3c;
+      8'h38:
+          \$1683  = 6'h3b;
+      8'h39:
+          \$1683  = 6'h3a;
+      8'h3a:
+          \$1683  = 6'h39;
+      8'h3b:
+          \$1683  = 6'h38;
+      8'h3c:
+          \$1683  = 6'h37;
+      8'h3d:
+          \$1683  = 6'h36;
+      8'h3e:
+          \$1683  = 6'h35;
+      8'h3f:
+          \$1683  = 6'h34;
+      8'h40:
+          \$1683  = 6'h00;
+      8'h41:
+          \$1683  = 6'h00;
+      8'h42:
+          \$1683  = 6'h00;
+      8'h43:
+          \$1683  = 6'h00;
+      8'h44:
+          \$1683  = 6'h00;
+      8'h45:
+          \$1683  = 6'h3f;
+      8'h46:
+          \$1683  = 6'h3e;
+      8'h47:
+          \$1683  = 6'h3d;
+      8'h48:
+          \$1683  = 6'h3c;
+      8'h49:
+          \$1683  = 6'h3b;
+      8'h4a:
+          \$1683  = 6'h3a;
+      8'h4b:
+          \$1683  = 6'h39;
+      8'h4c:
+          \$1683  = 6'h38;
+      8'h4d:
+          \$1683  = 6'h37;
+      8'h4e:
+          \$1683  = 6'h36;
+      8'h4f:
+          \$1683  = 6'h35;
+      8'h50:
+          \$1683  = 6'h00;
+      8'h51:
+          \$1683  = 6'h00;
+      8'h52:
+          \$1683  = 6'h00;
+      8'h53:
+          \$1683  = 6'h00;
+      8'h54:
+          \$1683  = 6'h00;
+      8'h55:
+          \$1683  = 6'h00;
+      8'h56:
+          \$1683  = 6'h3f;
+      8'h57:
+          \$1683  = 6'h3e;
+      8'h58:
+          \$1683  = 6'h3d;
+      8'h59:
+          \$1683  = 6'h3c;
+      8'h5a:
+          \$1683  = 6'h3b;
+      8'h5b:
+          \$1683  = 6'h3a;
+      8'h5c:
+          \$1683  = 6'h39;
+      8'h5d:
+          \$1683  = 6'h38;
+      8'h5e:
+          \$1683  = 6'h37;
+      8'h5f:
+          \$1683  = 6'h36;
+      8'h60:
+          \$1683  = 6'h00;
+      8'h61:
+          \$1683  = 6'h00;
+      8'h62:
+          \$1683  = 6'h00;
+      8'h63:
+          \$1683  = 6'h00;
+      8'h64:
+          \$1683  = 6'h00;
+      8'h65:
+          \$1683  = 6'h00;
+      8'h66:
+          \$1683  = 6'h00;
+      8'h67:
+          \$1683  = 6'h3f;
+      8'h68:
+          \$1683  = 6'h3e;
+      8'h69:
+          \$1683  = 6'h3d;
+      8'h6a:
+          \$1683  = 6'h3c;
+      8'h6b:
+          \$1683  = 6'h3b;
+      8'h6c:
+          \$1683  = 6'h3a;
+      8'h6d:
+          \$1683  = 6'h39;
+      8'h6e:
+          \$1683  = 6'h38;
+      8'h6f:
+          \$1683  = 6'h37;
+      8'h70:
+          \$1683  = 6'h00;
+      8'h71:
+          \$1683  = 6'h00;
+      8'h72:
+          \$1683  = 6'h00;
+      8'h73:
+          \$1683  = 6'h00;
+      8'h74:
+          \$1683  = 6'h00;
+      8'h75:
+          \$1683  = 6'h00;
+      8'h76:
+          \$1683  = 6'h00;
+      8'h77:
+          \$1683  = 6'h00;
+      8'h78:
+          \$1683  = 6'h3f;
+      8'h79:
+          \$1683  = 6'h3e;
+      8'h7a:
+          \$1683  = 6'h3d;
+      8'h7b:
+          \$1683  = 6'h3c;
+      8'h7c:
+          \$1683  = 6'h3b;
+      8'h7d:
+          \$1683  = 6'h3a;
+      8'h7e:
+          \$1683  = 6'h39;
+      8'h7f:
+          \$1683  = 6'h38;
+      8'h80:
+          \$1683  = 6'h00;
+      8'h81:
+          \$1683  = 6'h00;
+      8'h82:
+          \$1683  = 6'h00;
+      8'h83:
+          \$1683  = 6'h00;
+      8'h84:
+          \$1683  = 6'h00;
+      8'h85:
+          \$1683  = 6'h00;
+      8'h86:
+          \$1683  = 6'h00;
+      8'h87:
+          \$1683  = 6'h00;
+      8'h88:
+          \$1683  = 6'h00;
+      8'h89:
+          \$1683  = 6'h3f;
+      8'h8a:
+          \$1683  = 6'h3e;
+      8'h8b:
+          \$1683  = 6'h3d;
+      8'h8c:
+          \$1683  = 6'h3c;
+      8'h8d:
+          \$1683  = 6'h3b;
+      8'h8e:
+          \$1683  = 6'h3a;
+      8'h8f:
+          \$1683  = 6'h39;
+      8'h90:
+          \$1683  = 6'h00;
+      8'h91:
+          \$1683  = 6'h00;
+      8'h92:
+          \$1683  = 6'h00;
+      8'h93:
+          \$1683  = 6'h00;
+      8'h94:
+          \$1683  = 6'h00;
+      8'h95:
+          \$1683  = 6'h00;
+      8'h96:
+          \$1683  = 6'h00;
+      8'h97:
+          \$1683  = 6'h00;
+      8'h98:
+          \$1683  = 6'h00;
+      8'h99:
+          \$1683  = 6'h00;
+      8'h9a:
+          \$1683  = 6'h3f;
+      8'h9b:
+          \$1683  = 6'h3e;
+      8'h9c:
+          \$1683  = 6'h3d;
+      8'h9d:
+          \$1683  = 6'h3c;
+      8'h9e:
+          \$1683  = 6'h3b;
+      8'h9f:
+          \$1683  = 6'h3a;
+      8'ha0:
+          \$1683  = 6'h00;
+      8'ha1:
+          \$1683  = 6'h00;
+      8'ha2:
+          \$1683  = 6'h00;
+      8'ha3:
+          \$1683  = 6'h00;
+      8'ha4:
+          \$1683  = 6'h00;
+      8'ha5:
+          \$1683  = 6'h00;
+      8'ha6:
+          \$1683  = 6'h00;
+      8'ha7:
+          \$1683  = 6'h00;
+      8'ha8:
+          \$1683  = 6'h00;
+      8'ha9:
+          \$1683  = 6'h00;
+      8'haa:
+          \$1683  = 6'h00;
+      8'hab:
+          \$1683  = 6'h3f;
+      8'hac:
+          \$1683  = 6'h3e;
+      8'had:
+          \$1683  = 6'h3d;
+      8'hae:
+          \$1683  = 6'h3c;
+      8'haf:
+          \$1683  = 6'h3b;
+      8'hb0:
+          \$1683  = 6'h00;
+      8'hb1:
+          \$1683  = 6'h00;
+      8'hb2:
+          \$1683  = 6'h00;
+      8'hb3:
+          \$1683  = 6'h00;
+      8'hb4:
+          \$1683  = 6'h00;
+      8'hb5:
+          \$1683  = 6'h00;
+      8'hb6:
+          \$1683  = 6'h00;
+      8'hb7:
+          \$1683  = 6'h00;
+      8'hb8:
+          \$1683  = 6'h00;
+      8'hb9:
+          \$1683  = 6'h00;
+      8'hba:
+          \$1683  = 6'h00;
+      8'hbb:
+          \$1683  = 6'h00;
+      8'hbc:
+          \$1683  = 6'h3f;
+      8'hbd:
+          \$1683  = 6'h3e;
+      8'hbe:
+          \$1683  = 6'h3d;
+      8'hbf:
+          \$1683  = 6'h3c;
+      8'hc0:
+          \$1683  = 6'h00;
+      8'hc1:
+          \$1683  = 6'h00;
+      8'hc2:
+          \$1683  = 6'h00;
+      8'hc3:
+          \$1683  = 6'h00;
+      8'hc4:
+          \$1683  = 6'h00;
+      8'hc5:
+          \$1683  = 6'h00;
+      8'hc6:
+          \$1683  = 6'h00;
+      8'hc7:
+          \$1683  = 6'h00;
+      8'hc8:
+          \$1683  = 6'h00;
+      8'hc9:
+          \$1683  = 6'h00;
+      8'hca:
+          \$1683  = 6'h00;
+      8'hcb:
+          \$1683  = 6'h00;
+      8'hcc:
+          \$1683  = 6'h00;
+      8'hcd:
+          \$1683  = 6'h3f;
+      8'hce:
+          \$1683  = 6'h3e;
+      8'hcf:
+          \$1683  = 6'h3d;
+      8'hd0:
+          \$1683  = 6'h00;
+      8'hd1:
+          \$1683  = 6'h00;
+      8'hd2:
+          \$1683  = 6'h00;
+      8'hd3:
+          \$1683  = 6'h00;
+      8'hd4:
+          \$1683  = 6'h00;
+      8'hd5:
+          \$1683  = 6'h00;
+      8'hd6:
+          \$1683  = 6'h00;
+      8'hd7:
+          \$1683  = 6'h00;
+      8'hd8:
+          \$1683  = 6'h00;
+      8'hd9:
+          \$1683  = 6'h00;
+      8'hda:
+          \$1683  = 6'h00;
+      8'hdb:
+          \$1683  = 6'h00;
+      8'hdc:
+          \$1683  = 6'h00;
+      8'hdd:
+          \$1683  = 6'h00;
+      8'hde:
+          \$1683  = 6'h3f;
+      8'hdf:
+          \$1683  = 6'h3e;
+      8'he0:
+          \$1683  = 6'h00;
+      8'he1:
+          \$1683  = 6'h00;
+      8'he2:
+          \$1683  = 6'h00;
+      8'he3:
+          \$1683  = 6'h00;
+      8'he4:
+          \$1683  = 6'h00;
+      8'he5:
+          \$1683  = 6'h00;
+      8'he6:
+          \$1683  = 6'h00;
+      8'he7:
+          \$1683  = 6'h00;
+      8'he8:
+          \$1683  = 6'h00;
+      8'he9:
+          \$1683  = 6'h00;
+      8'hea:
+          \$1683  = 6'h00;
+      8'heb:
+          \$1683  = 6'h00;
+      8'hec:
+          \$1683  = 6'h00;
+      8'hed:
+          \$1683  = 6'h00;
+      8'hee:
+          \$1683  = 6'h00;
+      8'hef:
+          \$1683  = 6'h3f;
+      8'hf0:
+          \$1683  = 6'h00;
+      8'hf1:
+          \$1683  = 6'h00;
+      8'hf2:
+          \$1683  = 6'h00;
+      8'hf3:
+          \$1683  = 6'h00;
+      8'hf4:
+          \$1683  = 6'h00;
+      8'hf5:
+          \$1683  = 6'h00;
+      8'hf6:
+          \$1683  = 6'h00;
+      8'hf7:
+          \$1683  = 6'h00;
+      8'hf8:
+          \$1683  = 6'h00;
+      8'hf9:
+          \$1683  = 6'h00;
+      8'hfa:
+          \$1683  = 6'h00;
+      8'hfb:
+          \$1683  = 6'h00;
+      8'hfc:
+          \$1683  = 6'h00;
+      8'hfd:
+          \$1683  = 6'h00;
+      8'hfe:
+          \$1683  = 6'h00;
+      8'hff:
+          \$1683  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1237  = 4'hf;
-      7'h01:
-          \$1237  = 4'hf;
-      7'h02:
-          \$1237  = 4'hf;
-      7'h03:
-          \$1237  = 4'hf;
-      7'h04:
-          \$1237  = 4'he;
-      7'h05:
-          \$1237  = 4'hd;
-      7'h06:
-          \$1237  = 4'hd;
-      7'h07:
-          \$1237  = 4'hc;
-      7'h08:
-          \$1237  = 4'hb;
-      7'h09:
-          \$1237  = 4'ha;
-      7'h0a:
-          \$1237  = 4'ha;
-      7'h0b:
-          \$1237  = 4'h9;
-      7'h0c:
-          \$1237  = 4'h8;
-      7'h0d:
-          \$1237  = 4'h7;
-      7'h0e:
-          \$1237  = 4'h7;
-      7'h0f:
-          \$1237  = 4'h6;
-      7'h10:
-          \$1237  = 4'h5;
-      7'h11:
-          \$1237  = 4'h4;
-      7'h12:
-          \$1237  = 4'h4;
-      7'h13:
-          \$1237  = 4'h3;
-      7'h14:
-          \$1237  = 4'h2;
-      7'h15:
-          \$1237  = 4'h0;
-      7'h16:
-          \$1237  = 4'h0;
-      7'h17:
-          \$1237  = 4'h0;
-      7'h18:
-          \$1237  = 4'h0;
-      7'h19:
-          \$1237  = 4'h0;
-      7'h1a:
-          \$1237  = 4'h0;
-      7'h1b:
-          \$1237  = 4'h0;
-      7'h1c:
-          \$1237  = 4'h0;
-      7'h1d:
-          \$1237  = 4'h0;
-      7'h1e:
-          \$1237  = 4'h0;
-      7'h1f:
-          \$1237  = 4'h0;
-      7'h20:
-          \$1237  = 4'h0;
-      7'h21:
-          \$1237  = 4'h0;
-      7'h22:
-          \$1237  = 4'h0;
-      7'h23:
-          \$1237  = 4'h0;
-      7'h24:
-          \$1237  = 4'h0;
-      7'h25:
-          \$1237  = 4'h0;
-      7'h26:
-          \$1237  = 4'h0;
-      7'h27:
-          \$1237  = 4'h0;
-      7'h28:
-          \$1237  = 4'h0;
-      7'h29:
-          \$1237  = 4'h0;
-      7'h2a:
-          \$1237  = 4'h0;
-      7'h2b:
-          \$1237  = 4'h0;
-      7'h2c:
-          \$1237  = 4'h0;
-      7'h2d:
-          \$1237  = 4'h0;
-      7'h2e:
-          \$1237  = 4'h0;
-      7'h2f:
-          \$1237  = 4'h0;
-      7'h30:
-          \$1237  = 4'h0;
-      7'h31:
-          \$1237  = 4'h0;
-      7'h32:
-          \$1237  = 4'h0;
-      7'h33:
-          \$1237  = 4'h0;
-      7'h34:
-          \$1237  = 4'h0;
-      7'h35:
-          \$1237  = 4'h0;
-      7'h36:
-          \$1237  = 4'h0;
-      7'h37:
-          \$1237  = 4'h0;
-      7'h38:
-          \$1237  = 4'h0;
-      7'h39:
-          \$1237  = 4'h0;
-      7'h3a:
-          \$1237  = 4'h0;
-      7'h3b:
-          \$1237  = 4'h0;
-      7'h3c:
-          \$1237  = 4'h0;
-      7'h3d:
-          \$1237  = 4'h0;
-      7'h3e:
-          \$1237  = 4'h0;
-      7'h3f:
-          \$1237  = 4'h0;
-      7'h40:
-          \$1237  = 4'h0;
-      7'h41:
-          \$1237  = 4'h0;
-      7'h42:
-          \$1237  = 4'h0;
-      7'h43:
-          \$1237  = 4'h0;
-      7'h44:
-          \$1237  = 4'h0;
-      7'h45:
-          \$1237  = 4'h0;
-      7'h46:
-          \$1237  = 4'h0;
-      7'h47:
-          \$1237  = 4'h0;
-      7'h48:
-          \$1237  = 4'h0;
-      7'h49:
-          \$1237  = 4'h0;
-      7'h4a:
-          \$1237  = 4'h0;
-      7'h4b:
-          \$1237  = 4'hf;
-      7'h4c:
-          \$1237  = 4'h0;
-      7'h4d:
-          \$1237  = 4'h0;
-      7'h4e:
-          \$1237  = 4'h0;
-      7'h4f:
-          \$1237  = 4'h0;
-      7'h50:
-          \$1237  = 4'h0;
-      7'h51:
-          \$1237  = 4'h0;
-      7'h52:
-          \$1237  = 4'h0;
-      7'h53:
-          \$1237  = 4'h0;
-      7'h54:
-          \$1237  = 4'h0;
-      7'h55:
-          \$1237  = 4'h0;
-      7'h56:
-          \$1237  = 4'h0;
-      7'h57:
-          \$1237  = 4'h0;
-      7'h58:
-          \$1237  = 4'h0;
-      7'h59:
-          \$1237  = 4'h0;
-      7'h5a:
-          \$1237  = 4'h0;
-      7'h5b:
-          \$1237  = 4'h0;
-      7'h5c:
-          \$1237  = 4'h0;
-      7'h5d:
-          \$1237  = 4'h0;
-      7'h5e:
-          \$1237  = 4'h0;
-      7'h5f:
-          \$1237  = 4'h0;
-      7'h60:
-          \$1237  = 4'h0;
-      7'h61:
-          \$1237  = 4'h0;
-      7'h62:
-          \$1237  = 4'h0;
-      7'h63:
-          \$1237  = 4'h0;
-      7'h64:
-          \$1237  = 4'h0;
-      7'h65:
-          \$1237  = 4'h0;
-      7'h66:
-          \$1237  = 4'h0;
-      7'h67:
-          \$1237  = 4'h0;
-      7'h68:
-          \$1237  = 4'h0;
-      7'h69:
-          \$1237  = 4'h0;
-      7'h6a:
-          \$1237  = 4'h0;
-      7'h6b:
-          \$1237  = 4'h0;
-      7'h6c:
-          \$1237  = 4'h0;
-      7'h6d:
-          \$1237  = 4'h0;
-      7'h6e:
-          \$1237  = 4'h0;
-      7'h6f:
-          \$1237  = 4'h0;
-      7'h70:
-          \$1237  = 4'h0;
-      7'h71:
-          \$1237  = 4'h0;
-      7'h72:
-          \$1237  = 4'h0;
-      7'h73:
-          \$1237  = 4'h0;
-      7'h74:
-          \$1237  = 4'h0;
-      7'h75:
-          \$1237  = 4'h0;
-      7'h76:
-          \$1237  = 4'h0;
-      7'h77:
-          \$1237  = 4'h0;
-      7'h78:
-          \$1237  = 4'h0;
-      7'h79:
-          \$1237  = 4'h0;
-      7'h7a:
-          \$1237  = 4'h0;
-      7'h7b:
-          \$1237  = 4'h0;
-      7'h7c:
-          \$1237  = 4'h0;
-      7'h7d:
-          \$1237  = 4'h0;
-      7'h7e:
-          \$1237  = 4'h0;
-      7'h7f:
-          \$1237  = 4'h0;
+    casez ({ pend_hm[3:0], \$1698  })
+      8'h00:
+          \$1699  = 6'h08;
+      8'h01:
+          \$1699  = 6'h08;
+      8'h02:
+          \$1699  = 6'h08;
+      8'h03:
+          \$1699  = 6'h08;
+      8'h04:
+          \$1699  = 6'h08;
+      8'h05:
+          \$1699  = 6'h08;
+      8'h06:
+          \$1699  = 6'h08;
+      8'h07:
+          \$1699  = 6'h08;
+      8'h08:
+          \$1699  = 6'h08;
+      8'h09:
+          \$1699  = 6'h08;
+      8'h0a:
+          \$1699  = 6'h08;
+      8'h0b:
+          \$1699  = 6'h08;
+      8'h0c:
+          \$1699  = 6'h08;
+      8'h0d:
+          \$1699  = 6'h08;
+      8'h0e:
+          \$1699  = 6'h08;
+      8'h0f:
+          \$1699  = 6'h08;
+      8'h10:
+          \$1699  = 6'h08;
+      8'h11:
+          \$1699  = 6'h07;
+      8'h12:
+          \$1699  = 6'h07;
+      8'h13:
+          \$1699  = 6'h07;
+      8'h14:
+          \$1699  = 6'h07;
+      8'h15:
+          \$1699  = 6'h07;
+      8'h16:
+          \$1699  = 6'h07;
+      8'h17:
+          \$1699  = 6'h07;
+      8'h18:
+          \$1699  = 6'h07;
+      8'h19:
+          \$1699  = 6'h07;
+      8'h1a:
+          \$1699  = 6'h07;
+      8'h1b:
+          \$1699  = 6'h07;
+      8'h1c:
+          \$1699  = 6'h07;
+      8'h1d:
+          \$1699  = 6'h07;
+      8'h1e:
+          \$1699  = 6'h07;
+      8'h1f:
+          \$1699  = 6'h07;
+      8'h20:
+          \$1699  = 6'h08;
+      8'h21:
+          \$1699  = 6'h07;
+      8'h22:
+          \$1699  = 6'h06;
+      8'h23:
+          \$1699  = 6'h06;
+      8'h24:
+          \$1699  = 6'h06;
+      8'h25:
+          \$1699  = 6'h06;
+      8'h26:
+          \$1699  = 6'h06;
+      8'h27:
+          \$1699  = 6'h06;
+      8'h28:
+          \$1699  = 6'h06;
+      8'h29:
+          \$1699  = 6'h06;
+      8'h2a:
+          \$1699  = 6'h06;
+      8'h2b:
+          \$1699  = 6'h06;
+      8'h2c:
+          \$1699  = 6'h06;
+      8'h2d:
+          \$1699  = 6'h06;
+      8'h2e:
+          \$1699  = 6'h06;
+      8'h2f:
+          \$1699  = 6'h06;
+      8'h30:
+          \$1699  = 6'h08;
+      8'h31:
+          \$1699  = 6'h07;
+      8'h32:
+          \$1699  = 6'h06;
+      8'h33:
+          \$1699  = 6'h05;
+      8'h34:
+          \$1699  = 6'h05;
+      8'h35:
+          \$1699  = 6'h05;
+      8'h36:
+          \$1699  = 6'h05;
+      8'h37:
+          \$1699  = 6'h05;
+      8'h38:
+          \$1699  = 6'h05;
+      8'h39:
+          \$1699  = 6'h05;
+      8'h3a:
+          \$1699  = 6'h05;
+      8'h3b:
+          \$1699  = 6'h05;
+      8'h3c:
+          \$1699  = 6'h05;
+      8'h3d:
+          \$1699  = 6'h05;
+      8'h3e:
+          \$1699  = 6'h05;
+      8'h3f:
+          \$1699  = 6'h05;
+      8'h40:
+          \$1699  = 6'h08;
+      8'h41:
+          \$1699  = 6'h07;
+      8'h42:
+          \$1699  = 6'h06;
+      8'h43:
+          \$1699  = 6'h05;
+      8'h44:
+          \$1699  = 6'h04;
+      8'h45:
+          \$1699  = 6'h04;
+      8'h46:
+          \$1699  = 6'h04;
+      8'h47:
+          \$1699  = 6'h04;
+      8'h48:
+          \$1699  = 6'h04;
+      8'h49:
+          \$1699  = 6'h04;
+      8'h4a:
+          \$1699  = 6'h04;
+      8'h4b:
+          \$1699  = 6'h04;
+      8'h4c:
+          \$1699  = 6'h04;
+      8'h4d:
+          \$1699  = 6'h04;
+      8'h4e:
+          \$1699  = 6'h04;
+      8'h4f:
+          \$1699  = 6'h04;
+      8'h50:
+          \$1699  = 6'h08;
+      8'h51:
+          \$1699  = 6'h07;
+      8'h52:
+          \$1699  = 6'h06;
+      8'h53:
+          \$1699  = 6'h05;
+      8'h54:
+          \$1699  = 6'h04;
+      8'h55:
+          \$1699  = 6'h03;
+      8'h56:
+          \$1699  = 6'h03;
+      8'h57:
+          \$1699  = 6'h03;
+      8'h58:
+          \$1699  = 6'h03;
+      8'h59:
+          \$1699  = 6'h03;
+      8'h5a:
+          \$1699  = 6'h03;
+      8'h5b:
+          \$1699  = 6'h03;
+      8'h5c:
+          \$1699  = 6'h03;
+      8'h5d:
+          \$1699  = 6'h03;
+      8'h5e:
+          \$1699  = 6'h03;
+      8'h5f:
+          \$1699  = 6'h03;
+      8'h60:
+          \$1699  = 6'h08;
+      8'h61:
+          \$1699  = 6'h07;
+      8'h62:
+          \$1699  = 6'h06;
+      8'h63:
+          \$1699  = 6'h05;
+      8'h64:
+          \$1699  = 6'h04;
+      8'h65:
+          \$1699  = 6'h03;
+      8'h66:
+          \$1699  = 6'h02;
+      8'h67:
+          \$1699  = 6'h02;
+      8'h68:
+          \$1699  = 6'h02;
+      8'h69:
+          \$1699  = 6'h02;
+      8'h6a:
+          \$1699  = 6'h02;
+      8'h6b:
+          \$1699  = 6'h02;
+      8'h6c:
+          \$1699  = 6'h02;
+      8'h6d:
+          \$1699  = 6'h02;
+      8'h6e:
+          \$1699  = 6'h02;
+      8'h6f:
+          \$1699  = 6'h02;
+      8'h70:
+          \$1699  = 6'h08;
+      8'h71:
+          \$1699  = 6'h07;
+      8'h72:
+          \$1699  = 6'h06;
+      8'h73:
+          \$1699  = 6'h05;
+      8'h74:
+          \$1699  = 6'h04;
+      8'h75:
+          \$1699  = 6'h03;
+      8'h76:
+          \$1699  = 6'h02;
+      8'h77:
+          \$1699  = 6'h01;
+      8'h78:
+          \$1699  = 6'h01;
+      8'h79:
+          \$1699  = 6'h01;
+      8'h7a:
+          \$1699  = 6'h01;
+      8'h7b:
+          \$1699  = 6'h01;
+      8'h7c:
+          \$1699  = 6'h01;
+      8'h7d:
+          \$1699  = 6'h01;
+      8'h7e:
+          \$1699  = 6'h01;
+      8'h7f:
+          \$1699  = 6'h01;
+      8'h80:
+          \$1699  = 6'h08;
+      8'h81:
+          \$1699  = 6'h07;
+      8'h82:
+          \$1699  = 6'h06;
+      8'h83:
+          \$1699  = 6'h05;
+      8'h84:
+          \$1699  = 6'h04;
+      8'h85:
+          \$1699  = 6'h03;
+      8'h86:
+          \$1699  = 6'h02;
+      8'h87:
+          \$1699  = 6'h01;
+      8'h88:
+          \$1699  = 6'h00;
+      8'h89:
+          \$1699  = 6'h00;
+      8'h8a:
+          \$1699  = 6'h00;
+      8'h8b:
+          \$1699  = 6'h00;
+      8'h8c:
+          \$1699  = 6'h00;
+      8'h8d:
+          \$1699  = 6'h00;
+      8'h8e:
+          \$1699  = 6'h00;
+      8'h8f:
+          \$1699  = 6'h00;
+      8'h90:
+          \$1699  = 6'h08;
+      8'h91:
+          \$1699  = 6'h07;
+      8'h92:
+          \$1699  = 6'h06;
+      8'h93:
+          \$1699  = 6'h05;
+      8'h94:
+          \$1699  = 6'h04;
+      8'h95:
+          \$1699  = 6'h03;
+      8'h96:
+          \$1699  = 6'h02;
+      8'h97:
+          \$1699  = 6'h01;
+      8'h98:
+          \$1699  = 6'h00;
+      8'h99:
+          \$1699  = 6'h3f;
+      8'h9a:
+          \$1699  = 6'h3f;
+      8'h9b:
+          \$1699  = 6'h3f;
+      8'h9c:
+          \$1699  = 6'h3f;
+      8'h9d:
+          \$1699  = 6'h3f;
+      8'h9e:
+          \$1699  = 6'h3f;
+      8'h9f:
+          \$1699  = 6'h3f;
+      8'ha0:
+          \$1699  = 6'h08;
+      8'ha1:
+          \$1699  = 6'h07;
+      8'ha2:
+          \$1699  = 6'h06;
+      8'ha3:
+          \$1699  = 6'h05;
+      8'ha4:
+          \$1699  = 6'h04;
+      8'ha5:
+          \$1699  = 6'h03;
+      8'ha6:
+          \$1699  = 6'h02;
+      8'ha7:
+          \$1699  = 6'h01;
+      8'ha8:
+          \$1699  = 6'h00;
+      8'ha9:
+          \$1699  = 6'h3f;
+      8'haa:
+          \$1699  = 6'h3e;
+      8'hab:
+          \$1699  = 6'h3e;
+      8'hac:
+          \$1699  = 6'h3e;
+      8'had:
+          \$1699  = 6'h3e;
+      8'hae:
+          \$1699  = 6'h3e;
+      8'haf:
+          \$1699  = 6'h3e;
+      8'hb0:
+          \$1699  = 6'h08;
+      8'hb1:
+          \$1699  = 6'h07;
+      8'hb2:
+          \$1699  = 6'h06;
+      8'hb3:
+          \$1699  = 6'h05;
+      8'hb4:
+          \$1699  = 6'h04;
+      8'hb5:
+          \$1699  = 6'h03;
+      8'hb6:
+          \$1699  = 6'h02;
+      8'hb7:
+          \$1699  = 6'h01;
+      8'hb8:
+          \$1699  = 6'h00;
+      8'hb9:
+          \$1699  = 6'h3f;
+      8'hba:
+          \$1699  = 6'h3e;
+      8'hbb:
+          \$1699  = 6'h3d;
+      8'hbc:
+          \$1699  = 6'h3d;
+      8'hbd:
+          \$1699  = 6'h3d;
+      8'hbe:
+          \$1699  = 6'h3d;
+      8'hbf:
+          \$1699  = 6'h3d;
+      8'hc0:
+          \$1699  = 6'h08;
+      8'hc1:
+          \$1699  = 6'h07;
+      8'hc2:
+          \$1699  = 6'h06;
+      8'hc3:
+          \$1699  = 6'h05;
+      8'hc4:
+          \$1699  = 6'h04;
+      8'hc5:
+          \$1699  = 6'h03;
+      8'hc6:
+          \$1699  = 6'h02;
+      8'hc7:
+          \$1699  = 6'h01;
+      8'hc8:
+          \$1699  = 6'h00;
+      8'hc9:
+          \$1699  = 6'h3f;
+      8'hca:
+          \$1699  = 6'h3e;
+      8'hcb:
+          \$1699  = 6'h3d;
+      8'hcc:
+          \$1699  = 6'h3c;
+      8'hcd:
+          \$1699  = 6'h3c;
+      8'hce:
+          \$1699  = 6'h3c;
+      8'hcf:
+          \$1699  = 6'h3c;
+      8'hd0:
+          \$1699  = 6'h08;
+      8'hd1:
+          \$1699  = 6'h07;
+      8'hd2:
+          \$1699  = 6'h06;
+      8'hd3:
+          \$1699  = 6'h05;
+      8'hd4:
+          \$1699  = 6'h04;
+      8'hd5:
+          \$1699  = 6'h03;
+      8'hd6:
+          \$1699  = 6'h02;
+      8'hd7:
+          \$1699  = 6'h01;
+      8'hd8:
+          \$1699  = 6'h00;
+      8'hd9:
+          \$1699  = 6'h3f;
+      8'hda:
+          \$1699  = 6'h3e;
+      8'hdb:
+          \$1699  = 6'h3d;
+      8'hdc:
+          \$1699  = 6'h3c;
+      8'hdd:
+          \$1699  = 6'h3b;
+      8'hde:
+          \$1699  = 6'h3b;
+      8'hdf:
+          \$1699  = 6'h3b;
+      8'he0:
+          \$1699  = 6'h08;
+      8'he1:
+          \$1699  = 6'h07;
+      8'he2:
+          \$1699  = 6'h06;
+      8'he3:
+          \$1699  = 6'h05;
+      8'he4:
+          \$1699  = 6'h04;
+      8'he5:
+          \$1699  = 6'h03;
+      8'he6:
+          \$1699  = 6'h02;
+      8'he7:
+          \$1699  = 6'h01;
+      8'he8:
+          \$1699  = 6'h00;
+      8'he9:
+          \$1699  = 6'h3f;
+      8'hea:
+          \$1699  = 6'h3e;
+      8'heb:
+          \$1699  = 6'h3d;
+      8'hec:
+          \$1699  = 6'h3c;
+      8'hed:
+          \$1699  = 6'h3b;
+      8'hee:
+          \$1699  = 6'h3a;
+      8'hef:
+          \$1699  = 6'h3a;
+      8'hf0:
+          \$1699  = 6'h08;
+      8'hf1:
+          \$1699  = 6'h07;
+      8'hf2:
+          \$1699  = 6'h06;
+      8'hf3:
+          \$1699  = 6'h05;
+      8'hf4:
+          \$1699  = 6'h04;
+      8'hf5:
+          \$1699  = 6'h03;
+      8'hf6:
+          \$1699  = 6'h02;
+      8'hf7:
+          \$1699  = 6'h01;
+      8'hf8:
+          \$1699  = 6'h00;
+      8'hf9:
+          \$1699  = 6'h3f;
+      8'hfa:
+          \$1699  = 6'h3e;
+      8'hfb:
+          \$1699  = 6'h3d;
+      8'hfc:
+          \$1699  = 6'h3c;
+      8'hfd:
+          \$1699  = 6'h3b;
+      8'hfe:
+          \$1699  = 6'h3a;
+      8'hff:
+          \$1699  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1241  = 4'hf;
-      7'h01:
-          \$1241  = 4'hf;
-      7'h02:
-          \$1241  = 4'hf;
-      7'h03:
-          \$1241  = 4'hf;
-      7'h04:
-          \$1241  = 4'he;
-      7'h05:
-          \$1241  = 4'hd;
-      7'h06:
-          \$1241  = 4'hd;
-      7'h07:
-          \$1241  = 4'hc;
-      7'h08:
-          \$1241  = 4'hb;
-      7'h09:
-          \$1241  = 4'ha;
-      7'h0a:
-          \$1241  = 4'ha;
-      7'h0b:
-          \$1241  = 4'h9;
-      7'h0c:
-          \$1241  = 4'h8;
-      7'h0d:
-          \$1241  = 4'h7;
-      7'h0e:
-          \$1241  = 4'h7;
-      7'h0f:
-          \$1241  = 4'h6;
-      7'h10:
-          \$1241  = 4'h5;
-      7'h11:
-          \$1241  = 4'h4;
-      7'h12:
-          \$1241  = 4'h4;
-      7'h13:
-          \$1241  = 4'h3;
-      7'h14:
-          \$1241  = 4'h2;
-      7'h15:
-          \$1241  = 4'h0;
-      7'h16:
-          \$1241  = 4'h0;
-      7'h17:
-          \$1241  = 4'h0;
-      7'h18:
-          \$1241  = 4'h0;
-      7'h19:
-          \$1241  = 4'h0;
-      7'h1a:
-          \$1241  = 4'h0;
-      7'h1b:
-          \$1241  = 4'h0;
-      7'h1c:
-          \$1241  = 4'h0;
-      7'h1d:
-          \$1241  = 4'h0;
-      7'h1e:
-          \$1241  = 4'h0;
-      7'h1f:
-          \$1241  = 4'h0;
-      7'h20:
-          \$1241  = 4'h0;
-      7'h21:
-          \$1241  = 4'h0;
-      7'h22:
-          \$1241  = 4'h0;
-      7'h23:
-          \$1241  = 4'h0;
-      7'h24:
-          \$1241  = 4'h0;
-      7'h25:
-          \$1241  = 4'h0;
-      7'h26:
-          \$1241  = 4'h0;
-      7'h27:
-          \$1241  = 4'h0;
-      7'h28:
-          \$1241  = 4'h0;
-      7'h29:
-          \$1241  = 4'h0;
-      7'h2a:
-          \$1241  = 4'h0;
-      7'h2b:
-          \$1241  = 4'h0;
-      7'h2c:
-          \$1241  = 4'h0;
-      7'h2d:
-          \$1241  = 4'h0;
-      7'h2e:
-          \$1241  = 4'h0;
-      7'h2f:
-          \$1241  = 4'h0;
-      7'h30:
-          \$1241  = 4'h0;
-      7'h31:
-          \$1241  = 4'h0;
-      7'h32:
-          \$1241  = 4'h0;
-      7'h33:
-          \$1241  = 4'h0;
-      7'h34:
-          \$1241  = 4'h0;
-      7'h35:
-          \$1241  = 4'h0;
-      7'h36:
-          \$1241  = 4'h0;
-      7'h37:
-          \$1241  = 4'h0;
-      7'h38:
-          \$1241  = 4'h0;
-      7'h39:
-          \$1241  = 4'h0;
-      7'h3a:
-          \$1241  = 4'h0;
-      7'h3b:
-          \$1241  = 4'h0;
-      7'h3c:
-          \$1241  = 4'h0;
-      7'h3d:
-          \$1241  = 4'h0;
-      7'h3e:
-          \$1241  = 4'h0;
-      7'h3f:
-          \$1241  = 4'h0;
-      7'h40:
-          \$1241  = 4'h0;
-      7'h41:
-          \$1241  = 4'h0;
-      7'h42:
-          \$1241  = 4'h0;
-      7'h43:
-          \$1241  = 4'h0;
-      7'h44:
-          \$1241  = 4'h0;
-      7'h45:
-          \$1241  = 4'h0;
-      7'h46:
-          \$1241  = 4'h0;
-      7'h47:
-          \$1241  = 4'h0;
-      7'h48:
-          \$1241  = 4'h0;
-      7'h49:
-          \$1241  = 4'h0;
-      7'h4a:
-          \$1241  = 4'h0;
-      7'h4b:
-          \$1241  = 4'hf;
-      7'h4c:
-          \$1241  = 4'h0;
-      7'h4d:
-          \$1241  = 4'h0;
-      7'h4e:
-          \$1241  = 4'h0;
-      7'h4f:
-          \$1241  = 4'h0;
-      7'h50:
-          \$1241  = 4'h0;
-      7'h51:
-          \$1241  = 4'h0;
-      7'h52:
-          \$1241  = 4'h0;
-      7'h53:
-          \$1241  = 4'h0;
-      7'h54:
-          \$1241  = 4'h0;
-      7'h55:
-          \$1241  = 4'h0;
-      7'h56:
-          \$1241  = 4'h0;
-      7'h57:
-          \$1241  = 4'h0;
-      7'h58:
-          \$1241  = 4'h0;
-      7'h59:
-          \$1241  = 4'h0;
-      7'h5a:
-          \$1241  = 4'h0;
-      7'h5b:
-          \$1241  = 4'h0;
-      7'h5c:
-          \$1241  = 4'h0;
-      7'h5d:
-          \$1241  = 4'h0;
-      7'h5e:
-          \$1241  = 4'h0;
-      7'h5f:
-          \$1241  = 4'h0;
-      7'h60:
-          \$1241  = 4'h0;
-      7'h61:
-          \$1241  = 4'h0;
-      7'h62:
-          \$1241  = 4'h0;
-      7'h63:
-          \$1241  = 4'h0;
-      7'h64:
-          \$1241  = 4'h0;
-      7'h65:
-          \$1241  = 4'h0;
-      7'h66:
-          \$1241  = 4'h0;
-      7'h67:
-          \$1241  = 4'h0;
-      7'h68:
-          \$1241  = 4'h0;
-      7'h69:
-          \$1241  = 4'h0;
-      7'h6a:
-          \$1241  = 4'h0;
-      7'h6b:
-          \$1241  = 4'h0;
-      7'h6c:
-          \$1241  = 4'h0;
-      7'h6d:
-          \$1241  = 4'h0;
-      7'h6e:
-          \$1241  = 4'h0;
-      7'h6f:
-          \$1241  = 4'h0;
-      7'h70:
-          \$1241  = 4'h0;
-      7'h71:
-          \$1241  = 4'h0;
-      7'h72:
-          \$1241  = 4'h0;
-      7'h73:
-          \$1241  = 4'h0;
-      7'h74:
-          \$1241  = 4'h0;
-      7'h75:
-          \$1241  = 4'h0;
-      7'h76:
-          \$1241  = 4'h0;
-      7'h77:
-          \$1241  = 4'h0;
-      7'h78:
-          \$1241  = 4'h0;
-      7'h79:
-          \$1241  = 4'h0;
-      7'h7a:
-          \$1241  = 4'h0;
-      7'h7b:
-          \$1241  = 4'h0;
-      7'h7c:
-          \$1241  = 4'h0;
-      7'h7d:
-          \$1241  = 4'h0;
-      7'h7e:
-          \$1241  = 4'h0;
-      7'h7f:
-          \$1241  = 4'h0;
+    casez ({ pend_hm[3:0], \$1700  })
+      8'h00:
+          \$1701  = 6'h00;
+      8'h01:
+          \$1701  = 6'h3f;
+      8'h02:
+          \$1701  = 6'h3e;
+      8'h03:
+          \$1701  = 6'h3d;
+      8'h04:
+          \$1701  = 6'h3c;
+      8'h05:
+          \$1701  = 6'h3b;
+      8'h06:
+          \$1701  = 6'h3a;
+      8'h07:
+          \$1701  = 6'h39;
+      8'h08:
+          \$1701  = 6'h38;
+      8'h09:
+          \$1701  = 6'h37;
+      8'h0a:
+          \$1701  = 6'h36;
+      8'h0b:
+          \$1701  = 6'h35;
+      8'h0c:
+          \$1701  = 6'h34;
+      8'h0d:
+          \$1701  = 6'h33;
+      8'h0e:
+          \$1701  = 6'h32;
+      8'h0f:
+          \$1701  = 6'h31;
+      8'h10:
+          \$1701  = 6'h00;
+      8'h11:
+          \$1701  = 6'h00;
+      8'h12:
+          \$1701  = 6'h3f;
+      8'h13:
+          \$1701  = 6'h3e;
+      8'h14:
+          \$1701  = 6'h3d;
+      8'h15:
+          \$1701  = 6'h3c;
+      8'h16:
+          \$1701  = 6'h3b;
+      8'h17:
+          \$1701  = 6'h3a;
+      8'h18:
+          \$1701  = 6'h39;
+      8'h19:
+          \$1701  = 6'h38;
+      8'h1a:
+          \$1701  = 6'h37;
+      8'h1b:
+          \$1701  = 6'h36;
+      8'h1c:
+          \$1701  = 6'h35;
+      8'h1d:
+          \$1701  = 6'h34;
+      8'h1e:
+          \$1701  = 6'h33;
+      8'h1f:
+          \$1701  = 6'h32;
+      8'h20:
+          \$1701  = 6'h00;
+      8'h21:
+          \$1701  = 6'h00;
+      8'h22:
+          \$1701  = 6'h00;
+      8'h23:
+          \$1701  = 6'h3f;
+      8'h24:
+          \$1701  = 6'h3e;
+      8'h25:
+          \$1701  = 6'h3d;
+      8'h26:
+          \$1701  = 6'h3c;
+      8'h27:
+          \$1701  = 6'h3b;
+      8'h28:
+          \$1701  = 6'h3a;
+      8'h29:
+          \$1701  = 6'h39;
+      8'h2a:
+          \$1701  = 6'h38;
+      8'h2b:
+          \$1701  = 6'h37;
+      8'h2c:
+          \$1701  = 6'h36;
+      8'h2d:
+          \$1701  = 6'h35;
+      8'h2e:
+          \$1701  = 6'h34;
+      8'h2f:
+          \$1701  = 6'h33;
+      8'h30:
+          \$1701  = 6'h00;
+      8'h31:
+          \$1701  = 6'h00;
+      8'h32:
+          \$1701  = 6'h00;
+      8'h33:
+          \$1701  = 6'h00;
+      8'h34:
+          \$1701  = 6'h3f;
+      8'h35:
+          \$1701  = 6'h3e;
+      8'h36:
+          \$1701  = 6'h3d;
+      8'h37:
+          \$1701  = 6'h3c;
+      8'h38:
+          \$1701  = 6'h3b;
+      8'h39:
+          \$1701  = 6'h3a;
+      8'h3a:
+          \$1701  = 6'h39;
+      8'h3b:
+          \$1701  = 6'h38;
+      8'h3c:
+          \$1701  = 6'h37;
+      8'h3d:
+          \$1701  = 6'h36;
+      8'h3e:
+          \$1701  = 6'h35;
+      8'h3f:
+          \$1701  = 6'h34;
+      8'h40:
+          \$1701  = 6'h00;
+      8'h41:
+          \$1701  = 6'h00;
+      8'h42:
+          \$1701  = 6'h00;
+      8'h43:
+          \$1701  = 6'h00;
+      8'h44:
+          \$1701  = 6'h00;
+      8'h45:
+          \$1701  = 6'h3f;
+      8'h46:
+          \$1701  = 6'h3e;
+      8'h47:
+          \$1701  = 6'h3d;
+      8'h48:
+          \$1701  = 6'h3c;
+      8'h49:
+          \$1701  = 6'h3b;
+      8'h4a:
+          \$1701  = 6'h3a;
+      8'h4b:
+          \$1701  = 6'h39;
+      8'h4c:
+          \$1701  = 6'h38;
+      8'h4d:
+          \$1701  = 6'h37;
+      8'h4e:
+          \$1701  = 6'h36;
+      8'h4f:
+          \$1701  = 6'h35;
+      8'h50:
+          \$1701  = 6'h00;
+      8'h51:
+          \$1701  = 6'h00;
+      8'h52:
+          \$1701  = 6'h00;
+      8'h53:
+          \$1701  = 6'h00;
+      8'h54:
+          \$1701  = 6'h00;
+      8'h55:
+          \$1701  = 6'h00;
+      8'h56:
+          \$1701  = 6'h3f;
+      8'h57:
+          \$1701  = 6'h3e;
+      8'h58:
+          \$1701  = 6'h3d;
+      8'h59:
+          \$1701  = 6'h3c;
+      8'h5a:
+          \$1701  = 6'h3b;
+      8'h5b:
+          \$1701  = 6'h3a;
+      8'h5c:
+          \$1701  = 6'h39;
+      8'h5d:
+          \$1701  = 6'h38;
+      8'h5e:
+          \$1701  = 6'h37;
+      8'h5f:
+          \$1701  = 6'h36;
+      8'h60:
+          \$1701  = 6'h00;
+      8'h61:
+          \$1701  = 6'h00;
+      8'h62:
+          \$1701  = 6'h00;
+      8'h63:
+          \$1701  = 6'h00;
+      8'h64:
+          \$1701  = 6'h00;
+      8'h65:
+          \$1701  = 6'h00;
+      8'h66:
+          \$1701  = 6'h00;
+      8'h67:
+          \$1701  = 6'h3f;
+      8'h68:
+          \$1701  = 6'h3e;
+      8'h69:
+          \$1701  = 6'h3d;
+      8'h6a:
+          \$1701  = 6'h3c;
+      8'h6b:
+          \$1701  = 6'h3b;
+      8'h6c:
+          \$1701  = 6'h3a;
+      8'h6d:
+          \$1701  = 6'h39;
+      8'h6e:
+          \$1701  = 6'h38;
+      8'h6f:
+          \$1701  = 6'h37;
+      8'h70:
+          \$1701  = 6'h00;
+      8'h71:
+          \$1701  = 6'h00;
+      8'h72:
+          \$1701  = 6'h00;
+      8'h73:
+          \$1701  = 6'h00;
+      8'h74:
+          \$1701  = 6'h00;
+      8'h75:
+          \$1701  = 6'h00;
+      8'h76:
+          \$1701  = 6'h00;
+      8'h77:
+          \$1701  = 6'h00;
+      8'h78:
+          \$1701  = 6'h3f;
+      8'h79:
+          \$1701  = 6'h3e;
+      8'h7a:
+          \$1701  = 6'h3d;
+      8'h7b:
+          \$1701  = 6'h3c;
+      8'h7c:
+          \$1701  = 6'h3b;
+      8'h7d:
+          \$1701  = 6'h3a;
+      8'h7e:
+          \$1701  = 6'h39;
+      8'h7f:
+          \$1701  = 6'h38;
+      8'h80:
+          \$1701  = 6'h00;
+      8'h81:
+          \$1701  = 6'h00;
+      8'h82:
+          \$1701  = 6'h00;
+      8'h83:
+          \$1701  = 6'h00;
+      8'h84:
+          \$1701  = 6'h00;
+      8'h85:
+          \$1701  = 6'h00;
+      8'h86:
+          \$1701  = 6'h00;
+      8'h87:
+          \$1701  = 6'h00;
+      8'h88:
+          \$1701  = 6'h00;
+      8'h89:
+          \$1701  = 6'h3f;
+      8'h8a:
+          \$1701  = 6'h3e;
+      8'h8b:
+          \$1701  = 6'h3d;
+      8'h8c:
+          \$1701  = 6'h3c;
+      8'h8d:
+          \$1701  = 6'h3b;
+      8'h8e:
+          \$1701  = 6'h3a;
+      8'h8f:
+          \$1701  = 6'h39;
+      8'h90:
+          \$1701  = 6'h00;
+      8'h91:
+          \$1701  = 6'h00;
+      8'h92:
+          \$1701  = 6'h00;
+      8'h93:
+          \$1701  = 6'h00;
+      8'h94:
+          \$1701  = 6'h00;
+      8'h95:
+          \$1701  = 6'h00;
+      8'h96:
+          \$1701  = 6'h00;
+      8'h97:
+          \$1701  = 6'h00;
+      8'h98:
+          \$1701  = 6'h00;
+      8'h99:
+          \$1701  = 6'h00;
+      8'h9a:
+          \$1701  = 6'h3f;
+      8'h9b:
+          \$1701  = 6'h3e;
+      8'h9c:
+          \$1701  = 6'h3d;
+      8'h9d:
+          \$1701  = 6'h3c;
+      8'h9e:
+          \$1701  = 6'h3b;
+      8'h9f:
+          \$1701  = 6'h3a;
+      8'ha0:
+          \$1701  = 6'h00;
+      8'ha1:
+          \$1701  = 6'h00;
+      8'ha2:
+          \$1701  = 6'h00;
+      8'ha3:
+          \$1701  = 6'h00;
+      8'ha4:
+          \$1701  = 6'h00;
+      8'ha5:
+          \$1701  = 6'h00;
+      8'ha6:
+          \$1701  = 6'h00;
+      8'ha7:
+          \$1701  = 6'h00;
+      8'ha8:
+          \$1701  = 6'h00;
+      8'ha9:
+          \$1701  = 6'h00;
+      8'haa:
+          \$1701  = 6'h00;
+      8'hab:
+          \$1701  = 6'h3f;
+      8'hac:
+          \$1701  = 6'h3e;
+      8'had:
+          \$1701  = 6'h3d;
+      8'hae:
+          \$1701  = 6'h3c;
+      8'haf:
+          \$1701  = 6'h3b;
+      8'hb0:
+          \$1701  = 6'h00;
+      8'hb1:
+          \$1701  = 6'h00;
+      8'hb2:
+          \$1701  = 6'h00;
+      8'hb3:
+          \$1701  = 6'h00;
+      8'hb4:
+          \$1701  = 6'h00;
+      8'hb5:
+          \$1701  = 6'h00;
+      8'hb6:
+          \$1701  = 6'h00;
+      8'hb7:
+          \$1701  = 6'h00;
+      8'hb8:
+          \$1701  = 6'h00;
+      8'hb9:
+          \$1701  = 6'h00;
+      8'hba:
+          \$1701  = 6'h00;
+      8'hbb:
+          \$1701  = 6'h00;
+      8'hbc:
+          \$1701  = 6'h3f;
+      8'hbd:
+          \$1701  = 6'h3e;
+      8'hbe:
+          \$1701  = 6'h3d;
+      8'hbf:
+          \$1701  = 6'h3c;
+      8'hc0:
+          \$1701  = 6'h00;
+      8'hc1:
+          \$1701  = 6'h00;
+      8'hc2:
+          \$1701  = 6'h00;
+      8'hc3:
+          \$1701  = 6'h00;
+      8'hc4:
+          \$1701  = 6'h00;
+      8'hc5:
+          \$1701  = 6'h00;
+      8'hc6:
+          \$1701  = 6'h00;
+      8'hc7:
+          \$1701  = 6'h00;
+      8'hc8:
+          \$1701  = 6'h00;
+      8'hc9:
+          \$1701  = 6'h00;
+      8'hca:
+          \$1701  = 6'h00;
+      8'hcb:
+          \$1701  = 6'h00;
+      8'hcc:
+          \$1701  = 6'h00;
+      8'hcd:
+          \$1701  = 6'h3f;
+      8'hce:
+          \$1701  = 6'h3e;
+      8'hcf:
+          \$1701  = 6'h3d;
+      8'hd0:
+          \$1701  = 6'h00;
+      8'hd1:
+          \$1701  = 6'h00;
+      8'hd2:
+          \$1701  = 6'h00;
+      8'hd3:
+          \$1701  = 6'h00;
+      8'hd4:
+          \$1701  = 6'h00;
+      8'hd5:
+          \$1701  = 6'h00;
+      8'hd6:
+          \$1701  = 6'h00;
+      8'hd7:
+          \$1701  = 6'h00;
+      8'hd8:
+          \$1701  = 6'h00;
+      8'hd9:
+          \$1701  = 6'h00;
+      8'hda:
+          \$1701  = 6'h00;
+      8'hdb:
+          \$1701  = 6'h00;
+      8'hdc:
+          \$1701  = 6'h00;
+      8'hdd:
+          \$1701  = 6'h00;
+      8'hde:
+          \$1701  = 6'h3f;
+      8'hdf:
+          \$1701  = 6'h3e;
+      8'he0:
+          \$1701  = 6'h00;
+      8'he1:
+          \$1701  = 6'h00;
+      8'he2:
+          \$1701  = 6'h00;
+      8'he3:
+          \$1701  = 6'h00;
+      8'he4:
+          \$1701  = 6'h00;
+      8'he5:
+          \$1701  = 6'h00;
+      8'he6:
+          \$1701  = 6'h00;
+      8'he7:
+          \$1701  = 6'h00;
+      8'he8:
+          \$1701  = 6'h00;
+      8'he9:
+          \$1701  = 6'h00;
+      8'hea:
+          \$1701  = 6'h00;
+      8'heb:
+          \$1701  = 6'h00;
+      8'hec:
+          \$1701  = 6'h00;
+      8'hed:
+          \$1701  = 6'h00;
+      8'hee:
+          \$1701  = 6'h00;
+      8'hef:
+          \$1701  = 6'h3f;
+      8'hf0:
+          \$1701  = 6'h00;
+      8'hf1:
+          \$1701  = 6'h00;
+      8'hf2:
+          \$1701  = 6'h00;
+      8'hf3:
+          \$1701  = 6'h00;
+      8'hf4:
+          \$1701  = 6'h00;
+      8'hf5:
+          \$1701  = 6'h00;
+      8'hf6:
+          \$1701  = 6'h00;
+      8'hf7:
+          \$1701  = 6'h00;
+      8'hf8:
+          \$1701  = 6'h00;
+      8'hf9:
+          \$1701  = 6'h00;
+      8'hfa:
+          \$1701  = 6'h00;
+      8'hfb:
+          \$1701  = 6'h00;
+      8'hfc:
+          \$1701  = 6'h00;
+      8'hfd:
+          \$1701  = 6'h00;
+      8'hfe:
+          \$1701  = 6'h00;
+      8'hff:
+          \$1701  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1244  = 4'hf;
-      7'h01:
-          \$1244  = 4'hf;
-      7'h02:
-          \$1244  = 4'hf;
-      7'h03:
-          \$1244  = 4'hf;
-      7'h04:
-          \$1244  = 4'hf;
-      7'h05:
-          \$1244  = 4'hf;
-      7'h06:
-          \$1244  = 4'hf;
-      7'h07:
-          \$1244  = 4'hf;
-      7'h08:
-          \$1244  = 4'hf;
-      7'h09:
-          \$1244  = 4'hf;
-      7'h0a:
-          \$1244  = 4'hf;
-      7'h0b:
-          \$1244  = 4'hf;
-      7'h0c:
-          \$1244  = 4'hf;
-      7'h0d:
-          \$1244  = 4'hf;
-      7'h0e:
-          \$1244  = 4'hf;
-      7'h0f:
-          \$1244  = 4'hf;
-      7'h10:
-          \$1244  = 4'hf;
-      7'h11:
-          \$1244  = 4'hf;
-      7'h12:
-          \$1244  = 4'hf;
-      7'h13:
-          \$1244  = 4'hf;
-      7'h14:
-          \$1244  = 4'hf;
-      7'h15:
-          \$1244  = 4'hf;
-      7'h16:
-          \$1244  = 4'hf;
-      7'h17:
-          \$1244  = 4'hf;
-      7'h18:
-          \$1244  = 4'hf;
-      7'h19:
-          \$1244  = 4'hf;
-      7'h1a:
-          \$1244  = 4'hf;
-      7'h1b:
-          \$1244  = 4'hf;
-      7'h1c:
-          \$1244  = 4'hf;
-      7'h1d:
-          \$1244  = 4'hf;
-      7'h1e:
-          \$1244  = 4'hf;
-      7'h1f:
-          \$1244  = 4'hf;
-      7'h20:
-          \$1244  = 4'hf;
-      7'h21:
-          \$1244  = 4'hf;
-      7'h22:
-          \$1244  = 4'hf;
-      7'h23:
-          \$1244  = 4'hf;
-      7'h24:
-          \$1244  = 4'hf;
-      7'h25:
-          \$1244  = 4'hf;
-      7'h26:
-          \$1244  = 4'hf;
-      7'h27:
-          \$1244  = 4'hf;
-      7'h28:
-          \$1244  = 4'hf;
-      7'h29:
-          \$1244  = 4'hf;
-      7'h2a:
-          \$1244  = 4'hf;
-      7'h2b:
-          \$1244  = 4'hf;
-      7'h2c:
-          \$1244  = 4'hf;
-      7'h2d:
-          \$1244  = 4'hf;
-      7'h2e:
-          \$1244  = 4'hf;
-      7'h2f:
-          \$1244  = 4'hf;
-      7'h30:
-          \$1244  = 4'hf;
-      7'h31:
-          \$1244  = 4'hf;
-      7'h32:
-          \$1244  = 4'hf;
-      7'h33:
-          \$1244  = 4'hf;
-      7'h34:
-          \$1244  = 4'hf;
-      7'h35:
-          \$1244  = 4'hf;
-      7'h36:
-          \$1244  = 4'hf;
-      7'h37:
-          \$1244  = 4'he;
-      7'h38:
-          \$1244  = 4'hd;
-      7'h39:
-          \$1244  = 4'hc;
-      7'h3a:
-          \$1244  = 4'hc;
-      7'h3b:
-          \$1244  = 4'hb;
-      7'h3c:
-          \$1244  = 4'ha;
-      7'h3d:
-          \$1244  = 4'h9;
-      7'h3e:
-          \$1244  = 4'h9;
-      7'h3f:
-          \$1244  = 4'h8;
-      7'h40:
-          \$1244  = 4'h7;
-      7'h41:
-          \$1244  = 4'h6;
-      7'h42:
-          \$1244  = 4'h6;
-      7'h43:
-          \$1244  = 4'h5;
-      7'h44:
-          \$1244  = 4'h4;
-      7'h45:
-          \$1244  = 4'h3;
-      7'h46:
-          \$1244  = 4'h3;
-      7'h47:
-          \$1244  = 4'h2;
-      7'h48:
-          \$1244  = 4'h1;
-      7'h49:
-          \$1244  = 4'h0;
-      7'h4a:
-          \$1244  = 4'h0;
-      7'h4b:
-          \$1244  = 4'hf;
-      7'h4c:
-          \$1244  = 4'hf;
-      7'h4d:
-          \$1244  = 4'hf;
-      7'h4e:
-          \$1244  = 4'hf;
-      7'h4f:
-          \$1244  = 4'hf;
-      7'h50:
-          \$1244  = 4'hf;
-      7'h51:
-          \$1244  = 4'hf;
-      7'h52:
-          \$1244  = 4'hf;
-      7'h53:
-          \$1244  = 4'hf;
-      7'h54:
-          \$1244  = 4'hf;
-      7'h55:
-          \$1244  = 4'hf;
-      7'h56:
-          \$1244  = 4'hf;
-      7'h57:
-          \$1244  = 4'hf;
-      7'h58:
-          \$1244  = 4'hf;
-      7'h59:
-          \$1244  = 4'hf;
-      7'h5a:
-          \$1244  = 4'hf;
-      7'h5b:
-          \$1244  = 4'hf;
-      7'h5c:
-          \$1244  = 4'hf;
-      7'h5d:
-          \$1244  = 4'hf;
-      7'h5e:
-          \$1244  = 4'hf;
-      7'h5f:
-          \$1244  = 4'hf;
-      7'h60:
-          \$1244  = 4'hf;
-      7'h61:
-          \$1244  = 4'hf;
-      7'h62:
-          \$1244  = 4'hf;
-      7'h63:
-          \$1244  = 4'hf;
-      7'h64:
-          \$1244  = 4'hf;
-      7'h65:
-          \$1244  = 4'hf;
-      7'h66:
-          \$1244  = 4'hf;
-      7'h67:
-          \$1244  = 4'hf;
-      7'h68:
-          \$1244  = 4'hf;
-      7'h69:
-          \$1244  = 4'hf;
-      7'h6a:
-          \$1244  = 4'hf;
-      7'h6b:
-          \$1244  = 4'hf;
-      7'h6c:
-          \$1244  = 4'hf;
-      7'h6d:
-          \$1244  = 4'hf;
-      7'h6e:
-          \$1244  = 4'hf;
-      7'h6f:
-          \$1244  = 4'hf;
-      7'h70:
-          \$1244  = 4'hf;
-      7'h71:
-          \$1244  = 4'hf;
-      7'h72:
-          \$1244  = 4'hf;
-      7'h73:
-          \$1244  = 4'hf;
-      7'h74:
-          \$1244  = 4'hf;
-      7'h75:
-          \$1244  = 4'hf;
-      7'h76:
-          \$1244  = 4'hf;
-      7'h77:
-          \$1244  = 4'hf;
-      7'h78:
-          \$1244  = 4'hf;
-      7'h79:
-          \$1244  = 4'hf;
-      7'h7a:
-          \$1244  = 4'hf;
-      7'h7b:
-          \$1244  = 4'hf;
-      7'h7c:
-          \$1244  = 4'hf;
-      7'h7d:
-          \$1244  = 4'hf;
-      7'h7e:
-          \$1244  = 4'hf;
-      7'h7f:
-          \$1244  = 4'hf;
+    casez ({ wr_hm[3:0], \$1704  })
+      8'h00:
+          \$1705  = 6'h08;
+      8'h01:
+          \$1705  = 6'h08;
+      8'h02:
+          \$1705  = 6'h08;
+      8'h03:
+          \$1705  = 6'h08;
+      8'h04:
+          \$1705  = 6'h08;
+      8'h05:
+          \$1705  = 6'h08;
+      8'h06:
+          \$1705  = 6'h08;
+      8'h07:
+          \$1705  = 6'h08;
+      8'h08:
+          \$1705  = 6'h08;
+      8'h09:
+          \$1705  = 6'h08;
+      8'h0a:
+          \$1705  = 6'h08;
+      8'h0b:
+          \$1705  = 6'h08;
+      8'h0c:
+          \$1705  = 6'h08;
+      8'h0d:
+          \$1705  = 6'h08;
+      8'h0e:
+          \$1705  = 6'h08;
+      8'h0f:
+          \$1705  = 6'h08;
+      8'h10:
+          \$1705  = 6'h08;
+      8'h11:
+          \$1705  = 6'h07;
+      8'h12:
+          \$1705  = 6'h07;
+      8'h13:
+          \$1705  = 6'h07;
+      8'h14:
+          \$1705  = 6'h07;
+      8'h15:
+          \$1705  = 6'h07;
+      8'h16:
+          \$1705  = 6'h07;
+      8'h17:
+          \$1705  = 6'h07;
+      8'h18:
+          \$1705  = 6'h07;
+      8'h19:
+          \$1705  = 6'h07;
+      8'h1a:
+          \$1705  = 6'h07;
+      8'h1b:
+          \$1705  = 6'h07;
+      8'h1c:
+          \$1705  = 6'h07;
+      8'h1d:
+          \$1705  = 6'h07;
+      8'h1e:
+          \$1705  = 6'h07;
+      8'h1f:
+          \$1705  = 6'h07;
+      8'h20:
+          \$1705  = 6'h08;
+      8'h21:
+          \$1705  = 6'h07;
+      8'h22:
+          \$1705  = 6'h06;
+      8'h23:
+          \$1705  = 6'h06;
+      8'h24:
+          \$1705  = 6'h06;
+      8'h25:
+          \$1705  = 6'h06;
+      8'h26:
+          \$1705  = 6'h06;
+      8'h27:
+          \$1705  = 6'h06;
+      8'h28:
+          \$1705  = 6'h06;
+      8'h29:
+          \$1705  = 6'h06;
+      8'h2a:
+          \$1705  = 6'h06;
+      8'h2b:
+          \$1705  = 6'h06;
+      8'h2c:
+          \$1705  = 6'h06;
+      8'h2d:
+          \$1705  = 6'h06;
+      8'h2e:
+          \$1705  = 6'h06;
+      8'h2f:
+          \$1705  = 6'h06;
+      8'h30:
+          \$1705  = 6'h08;
+      8'h31:
+          \$1705  = 6'h07;
+      8'h32:
+          \$1705  = 6'h06;
+      8'h33:
+          \$1705  = 6'h05;
+      8'h34:
+          \$1705  = 6'h05;
+      8'h35:
+          \$1705  = 6'h05;
+      8'h36:
+          \$1705  = 6'h05;
+      8'h37:
+          \$1705  = 6'h05;
+      8'h38:
+          \$1705  = 6'h05;
+      8'h39:
+          \$1705  = 6'h05;
+      8'h3a:
+          \$1705  = 6'h05;
+      8'h3b:
+          \$1705  = 6'h05;
+      8'h3c:
+          \$1705  = 6'h05;
+      8'h3d:
+          \$1705  = 6'h05;
+      8'h3e:
+          \$1705  = 6'h05;
+      8'h3f:
+          \$1705  = 6'h05;
+      8'h40:
+          \$1705  = 6'h08;
+      8'h41:
+          \$1705  = 6'h07;
+      8'h42:
+          \$1705  = 6'h06;
+      8'h43:
+          \$1705  = 6'h05;
+      8'h44:
+          \$1705  = 6'h04;
+      8'h45:
+          \$1705  = 6'h04;
+      8'h46:
+          \$1705  = 6'h04;
+      8'h47:
+          \$1705  = 6'h04;
+      8'h48:
+          \$1705  = 6'h04;
+      8'h49:
+          \$1705  = 6'h04;
+      8'h4a:
+          \$1705  = 6'h04;
+      8'h4b:
+          \$1705  = 6'h04;
+      8'h4c:
+          \$1705  = 6'h04;
+      8'h4d:
+          \$1705  = 6'h04;
+      8'h4e:
+          \$1705  = 6'h04;
+      8'h4f:
+          \$1705  = 6'h04;
+      8'h50:
+          \$1705  = 6'h08;
+      8'h51:
+          \$1705  = 6'h07;
+      8'h52:
+          \$1705  = 6'h06;
+      8'h53:
+          \$1705  = 6'h05;
+      8'h54:
+          \$1705  = 6'h04;
+      8'h55:
+          \$1705  = 6'h03;
+      8'h56:
+          \$1705  = 6'h03;
+      8'h57:
+          \$1705  = 6'h03;
+      8'h58:
+          \$1705  = 6'h03;
+      8'h59:
+          \$1705  = 6'h03;
+      8'h5a:
+          \$1705  = 6'h03;
+      8'h5b:
+          \$1705  = 6'h03;
+      8'h5c:
+          \$1705  = 6'h03;
+      8'h5d:
+          \$1705  = 6'h03;
+      8'h5e:
+          \$1705  = 6'h03;
+      8'h5f:
+          \$1705  = 6'h03;
+      8'h60:
+          \$1705  = 6'h08;
+      8'h61:
+          \$1705  = 6'h07;
+      8'h62:
+          \$1705  = 6'h06;
+      8'h63:
+          \$1705  = 6'h05;
+      8'h64:
+          \$1705  = 6'h04;
+      8'h65:
+          \$1705  = 6'h03;
+      8'h66:
+          \$1705  = 6'h02;
+      8'h67:
+          \$1705  = 6'h02;
+      8'h68:
+          \$1705  = 6'h02;
+      8'h69:
+          \$1705  = 6'h02;
+      8'h6a:
+          \$1705  = 6'h02;
+      8'h6b:
+          \$1705  = 6'h02;
+      8'h6c:
+          \$1705  = 6'h02;
+      8'h6d:
+          \$1705  = 6'h02;
+      8'h6e:
+          \$1705  = 6'h02;
+      8'h6f:
+          \$1705  = 6'h02;
+      8'h70:
+          \$1705  = 6'h08;
+      8'h71:
+          \$1705  = 6'h07;
+      8'h72:
+          \$1705  = 6'h06;
+      8'h73:
+          \$1705  = 6'h05;
+      8'h74:
+          \$1705  = 6'h04;
+      8'h75:
+          \$1705  = 6'h03;
+      8'h76:
+          \$1705  = 6'h02;
+      8'h77:
+          \$1705  = 6'h01;
+      8'h78:
+          \$1705  = 6'h01;
+      8'h79:
+          \$1705  = 6'h01;
+      8'h7a:
+          \$1705  = 6'h01;
+      8'h7b:
+          \$1705  = 6'h01;
+      8'h7c:
+          \$1705  = 6'h01;
+      8'h7d:
+          \$1705  = 6'h01;
+      8'h7e:
+          \$1705  = 6'h01;
+      8'h7f:
+          \$1705  = 6'h01;
+      8'h80:
+          \$1705  = 6'h08;
+      8'h81:
+          \$1705  = 6'h07;
+      8'h82:
+          \$1705  = 6'h06;
+      8'h83:
+          \$1705  = 6'h05;
+      8'h84:
+          \$1705  = 6'h04;
+      8'h85:
+          \$1705  = 6'h03;
+      8'h86:
+          \$1705  = 6'h02;
+      8'h87:
+          \$1705  = 6'h01;
+      8'h88:
+          \$1705  = 6'h00;
+      8'h89:
+          \$1705  = 6'h00;
+      8'h8a:
+          \$1705  = 6'h00;
+      8'h8b:
+          \$1705  = 6'h00;
+      8'h8c:
+          \$1705  = 6'h00;
+      8'h8d:
+          \$1705  = 6'h00;
+      8'h8e:
+          \$1705  = 6'h00;
+      8'h8f:
+          \$1705  = 6'h00;
+      8'h90:
+          \$1705  = 6'h08;
+      8'h91:
+          \$1705  = 6'h07;
+      8'h92:
+          \$1705  = 6'h06;
+      8'h93:
+          \$1705  = 6'h05;
+      8'h94:
+          \$1705  = 6'h04;
+      8'h95:
+          \$1705  = 6'h03;
+      8'h96:
+          \$1705  = 6'h02;
+      8'h97:
+          \$1705  = 6'h01;
+      8'h98:
+          \$1705  = 6'h00;
+      8'h99:
+          \$1705  = 6'h3f;
+      8'h9a:
+          \$1705  = 6'h3f;
+      8'h9b:
+          \$1705  = 6'h3f;
+      8'h9c:
+          \$1705  = 6'h3f;
+      8'h9d:
+          \$1705  = 6'h3f;
+      8'h9e:
+          \$1705  = 6'h3f;
+      8'h9f:
+          \$1705  = 6'h3f;
+      8'ha0:
+          \$1705  = 6'h08;
+      8'ha1:
+          \$1705  = 6'h07;
+      8'ha2:
+          \$1705  = 6'h06;
+      8'ha3:
+          \$1705  = 6'h05;
+      8'ha4:
+          \$1705  = 6'h04;
+      8'ha5:
+          \$1705  = 6'h03;
+      8'ha6:
+          \$1705  = 6'h02;
+      8'ha7:
+          \$1705  = 6'h01;
+      8'ha8:
+          \$1705  = 6'h00;
+      8'ha9:
+          \$1705  = 6'h3f;
+      8'haa:
+          \$1705  = 6'h3e;
+      8'hab:
+          \$1705  = 6'h3e;
+      8'hac:
+          \$1705  = 6'h3e;
+      8'had:
+          \$1705  = 6'h3e;
+      8'hae:
+          \$1705  = 6'h3e;
+      8'haf:
+          \$1705  = 6'h3e;
+      8'hb0:
+          \$1705  = 6'h08;
+      8'hb1:
+          \$1705  = 6'h07;
+      8'hb2:
+          \$1705  = 6'h06;
+      8'hb3:
+          \$1705  = 6'h05;
+      8'hb4:
+          \$1705  = 6'h04;
+      8'hb5:
+          \$1705  = 6'h03;
+      8'hb6:
+          \$1705  = 6'h02;
+      8'hb7:
+          \$1705  = 6'h01;
+      8'hb8:
+          \$1705  = 6'h00;
+      8'hb9:
+          \$1705  = 6'h3f;
+      8'hba:
+          \$1705  = 6'h3e;
+      8'hbb:
+          \$1705  = 6'h3d;
+      8'hbc:
+          \$1705  = 6'h3d;
+      8'hbd:
+          \$1705  = 6'h3d;
+      8'hbe:
+          \$1705  = 6'h3d;
+      8'hbf:
+          \$1705  = 6'h3d;
+      8'hc0:
+          \$1705  = 6'h08;
+      8'hc1:
+          \$1705  = 6'h07;
+      8'hc2:
+          \$1705  = 6'h06;
+      8'hc3:
+          \$1705  = 6'h05;
+      8'hc4:
+          \$1705  = 6'h04;
+      8'hc5:
+          \$1705  = 6'h03;
+      8'hc6:
+          \$1705  = 6'h02;
+      8'hc7:
+          \$1705  = 6'h01;
+      8'hc8:
+          \$1705  = 6'h00;
+      8'hc9:
+          \$1705  = 6'h3f;
+      8'hca:
+          \$1705  = 6'h3e;
+      8'hcb:
+          \$1705  = 6'h3d;
+      8'hcc:
+          \$1705  = 6'h3c;
+      8'hcd:
+          \$1705  = 6'h3c;
+      8'hce:
+          \$1705  = 6'h3c;
+      8'hcf:
+          \$1705  = 6'h3c;
+      8'hd0:
+          \$1705  = 6'h08;
+      8'hd1:
+          \$1705  = 6'h07;
+      8'hd2:
+          \$1705  = 6'h06;
+      8'hd3:
+          \$1705  = 6'h05;
+      8'hd4:
+          \$1705  = 6'h04;
+      8'hd5:
+          \$1705  = 6'h03;
+      8'hd6:
+          \$1705  = 6'h02;
+      8'hd7:
+          \$1705  = 6'h01;
+      8'hd8:
+          \$1705  = 6'h00;
+      8'hd9:
+          \$1705  = 6'h3f;
+      8'hda:
+          \$1705  = 6'h3e;
+      8'hdb:
+          \$1705  = 6'h3d;
+      8'hdc:
+          \$1705  = 6'h3c;
+      8'hdd:
+          \$1705  = 6'h3b;
+      8'hde:
+          \$1705  = 6'h3b;
+      8'hdf:
+          \$1705  = 6'h3b;
+      8'he0:
+          \$1705  = 6'h08;
+      8'he1:
+          \$1705  = 6'h07;
+      8'he2:
+          \$1705  = 6'h06;
+      8'he3:
+          \$1705  = 6'h05;
+      8'he4:
+          \$1705  = 6'h04;
+      8'he5:
+          \$1705  = 6'h03;
+      8'he6:
+          \$1705  = 6'h02;
+      8'he7:
+          \$1705  = 6'h01;
+      8'he8:
+          \$1705  = 6'h00;
+      8'he9:
+          \$1705  = 6'h3f;
+      8'hea:
+          \$1705  = 6'h3e;
+      8'heb:
+          \$1705  = 6'h3d;
+      8'hec:
+          \$1705  = 6'h3c;
+      8'hed:
+          \$1705  = 6'h3b;
+      8'hee:
+          \$1705  = 6'h3a;
+      8'hef:
+          \$1705  = 6'h3a;
+      8'hf0:
+          \$1705  = 6'h08;
+      8'hf1:
+          \$1705  = 6'h07;
+      8'hf2:
+          \$1705  = 6'h06;
+      8'hf3:
+          \$1705  = 6'h05;
+      8'hf4:
+          \$1705  = 6'h04;
+      8'hf5:
+          \$1705  = 6'h03;
+      8'hf6:
+          \$1705  = 6'h02;
+      8'hf7:
+          \$1705  = 6'h01;
+      8'hf8:
+          \$1705  = 6'h00;
+      8'hf9:
+          \$1705  = 6'h3f;
+      8'hfa:
+          \$1705  = 6'h3e;
+      8'hfb:
+          \$1705  = 6'h3d;
+      8'hfc:
+          \$1705  = 6'h3c;
+      8'hfd:
+          \$1705  = 6'h3b;
+      8'hfe:
+          \$1705  = 6'h3a;
+      8'hff:
+          \$1705  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1248  = 4'hf;
-      7'h01:
-          \$1248  = 4'hf;
-      7'h02:
-          \$1248  = 4'hf;
-      7'h03:
-          \$1248  = 4'hf;
-      7'h04:
-          \$1248  = 4'hf;
-      7'h05:
-          \$1248  = 4'hf;
-      7'h06:
-          \$1248  = 4'hf;
-      7'h07:
-          \$1248  = 4'hf;
-      7'h08:
-          \$1248  = 4'hf;
-      7'h09:
-          \$1248  = 4'hf;
-      7'h0a:
-          \$1248  = 4'hf;
-      7'h0b:
-          \$1248  = 4'hf;
-      7'h0c:
-          \$1248  = 4'hf;
-      7'h0d:
-          \$1248  = 4'hf;
-      7'h0e:
-          \$1248  = 4'hf;
-      7'h0f:
-          \$1248  = 4'hf;
-      7'h10:
-          \$1248  = 4'hf;
-      7'h11:
-          \$1248  = 4'hf;
-      7'h12:
-          \$1248  = 4'hf;
-      7'h13:
-          \$1248  = 4'hf;
-      7'h14:
-          \$1248  = 4'hf;
-      7'h15:
-          \$1248  = 4'hf;
-      7'h16:
-          \$1248  = 4'hf;
-      7'h17:
-          \$1248  = 4'hf;
-      7'h18:
-          \$1248  = 4'hf;
-      7'h19:
-          \$1248  = 4'hf;
-      7'h1a:
-          \$1248  = 4'hf;
-      7'h1b:
-          \$1248  = 4'hf;
-      7'h1c:
-          \$1248  = 4'hf;
-      7'h1d:
-          \$1248  = 4'hf;
-      7'h1e:
-          \$1248  = 4'hf;
-      7'h1f:
-          \$1248  = 4'hf;
-      7'h20:
-          \$1248  = 4'hf;
-      7'h21:
-          \$1248  = 4'hf;
-      7'h22:
-          \$1248  = 4'hf;
-      7'h23:
-          \$1248  = 4'hf;
-      7'h24:
-          \$1248  = 4'hf;
-      7'h25:
-          \$1248  = 4'hf;
-      7'h26:
-          \$1248  = 4'hf;
-      7'h27:
-          \$1248  = 4'hf;
-      7'h28:
-          \$1248  = 4'hf;
-      7'h29:
-          \$1248  = 4'hf;
-      7'h2a:
-          \$1248  = 4'hf;
-      7'h2b:
-          \$1248  = 4'hf;
-      7'h2c:
-          \$1248  = 4'hf;
-      7'h2d:
-          \$1248  = 4'hf;
-      7'h2e:
-          \$1248  = 4'hf;
-      7'h2f:
-          \$1248  = 4'hf;
-      7'h30:
-          \$1248  = 4'hf;
-      7'h31:
-          \$1248  = 4'hf;
-      7'h32:
-          \$1248  = 4'hf;
-      7'h33:
-          \$1248  = 4'hf;
-      7'h34:
-          \$1248  = 4'hf;
-      7'h35:
-          \$1248  = 4'hf;
-      7'h36:
-          \$1248  = 4'hf;
-      7'h37:
-          \$1248  = 4'he;
-      7'h38:
-          \$1248  = 4'hd;
-      7'h39:
-          \$1248  = 4'hc;
-      7'h3a:
-          \$1248  = 4'hc;
-      7'h3b:
-          \$1248  = 4'hb;
-      7'h3c:
-          \$1248  = 4'ha;
-      7'h3d:
-          \$1248  = 4'h9;
-      7'h3e:
-          \$1248  = 4'h9;
-      7'h3f:
-          \$1248  = 4'h8;
-      7'h40:
-          \$1248  = 4'h7;
-      7'h41:
-          \$1248  = 4'h6;
-      7'h42:
-          \$1248  = 4'h6;
-      7'h43:
-          \$1248  = 4'h5;
-      7'h44:
-          \$1248  = 4'h4;
-      7'h45:
-          \$1248  = 4'h3;
-      7'h46:
-          \$1248  = 4'h3;
-      7'h47:
-          \$1248  = 4'h2;
-      7'h48:
-          \$1248  = 4'h1;
-      7'h49:
-          \$1248  = 4'h0;
-      7'h4a:
-          \$1248  = 4'h0;
-      7'h4b:
-          \$1248  = 4'hf;
-      7'h4c:
-          \$1248  = 4'hf;
-      7'h4d:
-          \$1248  = 4'hf;
-      7'h4e:
-          \$1248  = 4'hf;
-      7'h4f:
-          \$1248  = 4'hf;
-      7'h50:
-          \$1248  = 4'hf;
-      7'h51:
-          \$1248  = 4'hf;
-      7'h52:
-          \$1248  = 4'hf;
-      7'h53:
-          \$1248  = 4'hf;
-      7'h54:
-          \$1248  = 4'hf;
-      7'h55:
-          \$1248  = 4'hf;
-      7'h56:
-          \$1248  = 4'hf;
-      7'h57:
-          \$1248  = 4'hf;
-      7'h58:
-          \$1248  = 4'hf;
-      7'h59:
-          \$1248  = 4'hf;
-      7'h5a:
-          \$1248  = 4'hf;
-      7'h5b:
-          \$1248  = 4'hf;
-      7'h5c:
-          \$1248  = 4'hf;
-      7'h5d:
-          \$1248  = 4'hf;
-      7'h5e:
-          \$1248  = 4'hf;
-      7'h5f:
-          \$1248  = 4'hf;
-      7'h60:
-          \$1248  = 4'hf;
-      7'h61:
-          \$1248  = 4'hf;
-      7'h62:
-          \$1248  = 4'hf;
-      7'h63:
-          \$1248  = 4'hf;
-      7'h64:
-          \$1248  = 4'hf;
-      7'h65:
-          \$1248  = 4'hf;
-      7'h66:
-          \$1248  = 4'hf;
-      7'h67:
-          \$1248  = 4'hf;
-      7'h68:
-          \$1248  = 4'hf;
-      7'h69:
-          \$1248  = 4'hf;
-      7'h6a:
-          \$1248  = 4'hf;
-      7'h6b:
-          \$1248  = 4'hf;
-      7'h6c:
-          \$1248  = 4'hf;
-      7'h6d:
-          \$1248  = 4'hf;
-      7'h6e:
-          \$1248  = 4'hf;
-      7'h6f:
-          \$1248  = 4'hf;
-      7'h70:
-          \$1248  = 4'hf;
-      7'h71:
-          \$1248  = 4'hf;
-      7'h72:
-          \$1248  = 4'hf;
-      7'h73:
-          \$1248  = 4'hf;
-      7'h74:
-          \$1248  = 4'hf;
-      7'h75:
-          \$1248  = 4'hf;
-      7'h76:
-          \$1248  = 4'hf;
-      7'h77:
-          \$1248  = 4'hf;
-      7'h78:
-          \$1248  = 4'hf;
-      7'h79:
-          \$1248  = 4'hf;
-      7'h7a:
-          \$1248  = 4'hf;
-      7'h7b:
-          \$1248  = 4'hf;
-      7'h7c:
-          \$1248  = 4'hf;
-      7'h7d:
-          \$1248  = 4'hf;
-      7'h7e:
-          \$1248  = 4'hf;
-      7'h7f:
-          \$1248  = 4'hf;
+    casez ({ wr_hm[3:0], \$1706  })
+      8'h00:
+          \$1707  = 6'h00;
+      8'h01:
+          \$1707  = 6'h3f;
+      8'h02:
+          \$1707  = 6'h3e;
+      8'h03:
+          \$1707  = 6'h3d;
+      8'h04:
+          \$1707  = 6'h3c;
+      8'h05:
+          \$1707  = 6'h3b;
+      8'h06:
+          \$1707  = 6'h3a;
+      8'h07:
+          \$1707  = 6'h39;
+      8'h08:
+          \$1707  = 6'h38;
+      8'h09:
+          \$1707  = 6'h37;
+      8'h0a:
+          \$1707  = 6'h36;
+      8'h0b:
+          \$1707  = 6'h35;
+      8'h0c:
+          \$1707  = 6'h34;
+      8'h0d:
+          \$1707  = 6'h33;
+      8'h0e:
+          \$1707  = 6'h32;
+      8'h0f:
+          \$1707  = 6'h31;
+      8'h10:
+          \$1707  = 6'h00;
+      8'h11:
+          \$1707  = 6'h00;
+      8'h12:
+          \$1707  = 6'h3f;
+      8'h13:
+          \$1707  = 6'h3e;
+      8'h14:
+          \$1707  = 6'h3d;
+      8'h15:
+          \$1707  = 6'h3c;
+      8'h16:
+          \$1707  = 6'h3b;
+      8'h17:
+          \$1707  = 6'h3a;
+      8'h18:
+          \$1707  = 6'h39;
+      8'h19:
+          \$1707  = 6'h38;
+      8'h1a:
+          \$1707  = 6'h37;
+      8'h1b:
+          \$1707  = 6'h36;
+      8'h1c:
+          \$1707  = 6'h35;
+      8'h1d:
+          \$1707  = 6'h34;
+      8'h1e:
+          \$1707  = 6'h33;
+      8'h1f:
+          \$1707  = 6'h32;
+      8'h20:
+          \$1707  = 6'h00;
+      8'h21:
+          \$1707  = 6'h00;
+      8'h22:
+          \$1707  = 6'h00;
+      8'h23:
+          \$1707  = 6'h3f;
+      8'h24:
+          \$1707  = 6'h3e;
+      8'h25:
+          \$1707  = 6'h3d;
+      8'h26:
+          \$1707  = 6'h3c;
+      8'h27:
+          \$1707  = 6'h3b;
+      8'h28:
+          \$1707  = 6'h3a;
+      8'h29:
+          \$1707  = 6'h39;
+      8'h2a:
+          \$1707  = 6'h38;
+      8'h2b:
+          \$1707  = 6'h37;
+      8'h2c:
+          \$1707  = 6'h36;
+      8'h2d:
+          \$1707  = 6'h35;
+      8'h2e:
+          \$1707  = 6'h34;
+      8'h2f:
+          \$1707  = 6'h33;
+      8'h30:
+          \$1707  = 6'h00;
+      8'h31:
+          \$1707  = 6'h00;
+      8'h32:
+          \$1707  = 6'h00;
+      8'h33:
+          \$1707  = 6'h00;
+      8'h34:
+          \$1707  = 6'h3f;
+      8'h35:
+          \$1707  = 6'h3e;
+      8'h36:
+          \$1707  = 6'h3d;
+      8'h37:
+          \$1707  = 6'h3c;
+      8'h38:
+          \$1707  = 6'h3b;
+      8'h39:
+          \$1707  = 6'h3a;
+      8'h3a:
+          \$1707  = 6'h39;
+      8'h3b:
+          \$1707  = 6'h38;
+      8'h3c:
+          \$1707  = 6'h37;
+      8'h3d:
+          \$1707  = 6'h36;
+      8'h3e:
+          \$1707  = 6'h35;
+      8'h3f:
+          \$1707  = 6'h34;
+      8'h40:
+          \$1707  = 6'h00;
+      8'h41:
+          \$1707  = 6'h00;
+      8'h42:
+          \$1707  = 6'h00;
+      8'h43:
+          \$1707  = 6'h00;
+      8'h44:
+          \$1707  = 6'h00;
+      8'h45:
+          \$1707  = 6'h3f;
+      8'h46:
+          \$1707  = 6'h3e;
+      8'h47:
+          \$1707  = 6'h3d;
+      8'h48:
+          \$1707  = 6'h3c;
+      8'h49:
+          \$1707  = 6'h3b;
+      8'h4a:
+          \$1707  = 6'h3a;
+      8'h4b:
+          \$1707  = 6'h39;
+      8'h4c:
+          \$1707  = 6'h38;
+      8'h4d:
+          \$1707  = 6'h37;
+      8'h4e:
+          \$1707  = 6'h36;
+      8'h4f:
+          \$1707  = 6'h35;
+      8'h50:
+          \$1707  = 6'h00;
+      8'h51:
+          \$1707  = 6'h00;
+      8'h52:
+          \$1707  = 6'h00;
+      8'h53:
+          \$1707  = 6'h00;
+      8'h54:
+          \$1707  = 6'h00;
+      8'h55:
+          \$1707  = 6'h00;
+      8'h56:
+          \$1707  = 6'h3f;
+      8'h57:
+          \$1707  = 6'h3e;
+      8'h58:
+          \$1707  = 6'h3d;
+      8'h59:
+          \$1707  = 6'h3c;
+      8'h5a:
+          \$1707  = 6'h3b;
+      8'h5b:
+          \$1707  = 6'h3a;
+      8'h5c:
+          \$1707  = 6'h39;
+      8'h5d:
+          \$1707  = 6'h38;
+      8'h5e:
+          \$1707  = 6'h37;
+      8'h5f:
+          \$1707  = 6'h36;
+      8'h60:
+          \$1707  = 6'h00;
+      8'h61:
+          \$1707  = 6'h00;
+      8'h62:
+          \$1707  = 6'h00;
+      8'h63:
+          \$1707  = 6'h00;
+      8'h64:
+          \$1707  = 6'h00;
+      8'h65:
+          \$1707  = 6'h00;
+      8'h66:
+          \$1707  = 6'h00;
+      8'h67:
+          \$1707  = 6'h3f;
+      8'h68:
+          \$1707  = 6'h3e;
+      8'h69:
+          \$1707  = 6'h3d;
+      8'h6a:
+          \$1707  = 6'h3c;
+      8'h6b:
+          \$1707  = 6'h3b;
+      8'h6c:
+          \$1707  = 6'h3a;
+      8'h6d:
+          \$1707  = 6'h39;
+      8'h6e:
+          \$1707  = 6'h38;
+      8'h6f:
+          \$1707  = 6'h37;
+      8'h70:
+          \$1707  = 6'h00;
+      8'h71:
+          \$1707  = 6'h00;
+      8'h72:
+          \$1707  = 6'h00;
+      8'h73:
+          \$1707  = 6'h00;
+      8'h74:
+          \$1707  = 6'h00;
+      8'h75:
+          \$1707  = 6'h00;
+      8'h76:
+          \$1707  = 6'h00;
+      8'h77:
+          \$1707  = 6'h00;
+      8'h78:
+          \$1707  = 6'h3f;
+      8'h79:
+          \$1707  = 6'h3e;
+      8'h7a:
+          \$1707  = 6'h3d;
+      8'h7b:
+          \$1707  = 6'h3c;
+      8'h7c:
+          \$1707  = 6'h3b;
+      8'h7d:
+          \$1707  = 6'h3a;
+      8'h7e:
+          \$1707  = 6'h39;
+      8'h7f:
+          \$1707  = 6'h38;
+      8'h80:
+          \$1707  = 6'h00;
+      8'h81:
+          \$1707  = 6'h00;
+      8'h82:
+          \$1707  = 6'h00;
+      8'h83:
+          \$1707  = 6'h00;
+      8'h84:
+          \$1707  = 6'h00;
+      8'h85:
+          \$1707  = 6'h00;
+      8'h86:
+          \$1707  = 6'h00;
+      8'h87:
+          \$1707  = 6'h00;
+      8'h88:
+          \$1707  = 6'h00;
+      8'h89:
+          \$1707  = 6'h3f;
+      8'h8a:
+          \$1707  = 6'h3e;
+      8'h8b:
+          \$1707  = 6'h3d;
+      8'h8c:
+          \$1707  = 6'h3c;
+      8'h8d:
+          \$1707  = 6'h3b;
+      8'h8e:
+          \$1707  = 6'h3a;
+      8'h8f:
+          \$1707  = 6'h39;
+      8'h90:
+          \$1707  = 6'h00;
+      8'h91:
+          \$1707  = 6'h00;
+      8'h92:
+          \$1707  = 6'h00;
+      8'h93:
+          \$1707  = 6'h00;
+      8'h94:
+          \$1707  = 6'h00;
+      8'h95:
+          \$1707  = 6'h00;
+      8'h96:
+          \$1707  = 6'h00;
+      8'h97:
+          \$1707  = 6'h00;
+      8'h98:
+          \$1707  = 6'h00;
+      8'h99:
+          \$1707  = 6'h00;
+      8'h9a:
+          \$1707  = 6'h3f;
+      8'h9b:
+          \$1707  = 6'h3e;
+      8'h9c:
+          \$1707  = 6'h3d;
+      8'h9d:
+          \$1707  = 6'h3c;
+      8'h9e:
+          \$1707  = 6'h3b;
+      8'h9f:
+          \$1707  = 6'h3a;
+      8'ha0:
+          \$1707  = 6'h00;
+      8'ha1:
+          \$1707  = 6'h00;
+      8'ha2:
+          \$1707  = 6'h00;
+      8'ha3:
+          \$1707  = 6'h00;
+      8'ha4:
+          \$1707  = 6'h00;
+      8'ha5:
+          \$1707  = 6'h00;
+      8'ha6:
+          \$1707  = 6'h00;
+      8'ha7:
+          \$1707  = 6'h00;
+      8'ha8:
+          \$1707  = 6'h00;
+      8'ha9:
+          \$1707  = 6'h00;
+      8'haa:
+          \$1707  = 6'h00;
+      8'hab:
+          \$1707  = 6'h3f;
+      8'hac:
+          \$1707  = 6'h3e;
+      8'had:
+          \$1707  = 6'h3d;
+      8'hae:
+          \$1707  = 6'h3c;
+      8'haf:
+          \$1707  = 6'h3b;
+      8'hb0:
+          \$1707  = 6'h00;
+      8'hb1:
+          \$1707  = 6'h00;
+      8'hb2:
+          \$1707  = 6'h00;
+      8'hb3:
+          \$1707  = 6'h00;
+      8'hb4:
+          \$1707  = 6'h00;
+      8'hb5:
+          \$1707  = 6'h00;
+      8'hb6:
+          \$1707  = 6'h00;
+      8'hb7:
+          \$1707  = 6'h00;
+      8'hb8:
+          \$1707  = 6'h00;
+      8'hb9:
+          \$1707  = 6'h00;
+      8'hba:
+          \$1707  = 6'h00;
+      8'hbb:
+          \$1707  = 6'h00;
+      8'hbc:
+          \$1707  = 6'h3f;
+      8'hbd:
+          \$1707  = 6'h3e;
+      8'hbe:
+          \$1707  = 6'h3d;
+      8'hbf:
+          \$1707  = 6'h3c;
+      8'hc0:
+          \$1707  = 6'h00;
+      8'hc1:
+          \$1707  = 6'h00;
+      8'hc2:
+          \$1707  = 6'h00;
+      8'hc3:
+          \$1707  = 6'h00;
+      8'hc4:
+          \$1707  = 6'h00;
+      8'hc5:
+          \$1707  = 6'h00;
+      8'hc6:
+          \$1707  = 6'h00;
+      8'hc7:
+          \$1707  = 6'h00;
+      8'hc8:
+          \$1707  = 6'h00;
+      8'hc9:
+          \$1707  = 6'h00;
+      8'hca:
+          \$1707  = 6'h00;
+      8'hcb:
+          \$1707  = 6'h00;
+      8'hcc:
+          \$1707  = 6'h00;
+      8'hcd:
+          \$1707  = 6'h3f;
+      8'hce:
+          \$1707  = 6'h3e;
+      8'hcf:
+          \$1707  = 6'h3d;
+      8'hd0:
+          \$1707  = 6'h00;
+      8'hd1:
+          \$1707  = 6'h00;
+      8'hd2:
+          \$1707  = 6'h00;
+      8'hd3:
+          \$1707  = 6'h00;
+      8'hd4:
+          \$1707  = 6'h00;
+      8'hd5:
+          \$1707  = 6'h00;
+      8'hd6:
+          \$1707  = 6'h00;
+      8'hd7:
+          \$1707  = 6'h00;
+      8'hd8:
+          \$1707  = 6'h00;
+      8'hd9:
+          \$1707  = 6'h00;
+      8'hda:
+          \$1707  = 6'h00;
+      8'hdb:
+          \$1707  = 6'h00;
+      8'hdc:
+          \$1707  = 6'h00;
+      8'hdd:
+          \$1707  = 6'h00;
+      8'hde:
+          \$1707  = 6'h3f;
+      8'hdf:
+          \$1707  = 6'h3e;
+      8'he0:
+          \$1707  = 6'h00;
+      8'he1:
+          \$1707  = 6'h00;
+      8'he2:
+          \$1707  = 6'h00;
+      8'he3:
+          \$1707  = 6'h00;
+      8'he4:
+          \$1707  = 6'h00;
+      8'he5:
+          \$1707  = 6'h00;
+      8'he6:
+          \$1707  = 6'h00;
+      8'he7:
+          \$1707  = 6'h00;
+      8'he8:
+          \$1707  = 6'h00;
+      8'he9:
+          \$1707  = 6'h00;
+      8'hea:
+          \$1707  = 6'h00;
+      8'heb:
+          \$1707  = 6'h00;
+      8'hec:
+          \$1707  = 6'h00;
+      8'hed:
+          \$1707  = 6'h00;
+      8'hee:
+          \$1707  = 6'h00;
+      8'hef:
+          \$1707  = 6'h3f;
+      8'hf0:
+          \$1707  = 6'h00;
+      8'hf1:
+          \$1707  = 6'h00;
+      8'hf2:
+          \$1707  = 6'h00;
+      8'hf3:
+          \$1707  = 6'h00;
+      8'hf4:
+          \$1707  = 6'h00;
+      8'hf5:
+          \$1707  = 6'h00;
+      8'hf6:
+          \$1707  = 6'h00;
+      8'hf7:
+          \$1707  = 6'h00;
+      8'hf8:
+          \$1707  = 6'h00;
+      8'hf9:
+          \$1707  = 6'h00;
+      8'hfa:
+          \$1707  = 6'h00;
+      8'hfb:
+          \$1707  = 6'h00;
+      8'hfc:
+          \$1707  = 6'h00;
+      8'hfd:
+          \$1707  = 6'h00;
+      8'hfe:
+          \$1707  = 6'h00;
+      8'hff:
+          \$1707  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1257  = 4'hf;
-      7'h01:
-          \$1257  = 4'hf;
-      7'h02:
-          \$1257  = 4'hf;
-      7'h03:
-          \$1257  = 4'hf;
-      7'h04:
-          \$1257  = 4'he;
-      7'h05:
-          \$1257  = 4'hd;
-      7'h06:
-          \$1257  = 4'hd;
-      7'h07:
-          \$1257  = 4'hc;
-      7'h08:
-          \$1257  = 4'hb;
-      7'h09:
-          \$1257  = 4'ha;
-      7'h0a:
-          \$1257  = 4'ha;
-      7'h0b:
-          \$1257  = 4'h9;
-      7'h0c:
-          \$1257  = 4'h8;
-      7'h0d:
-          \$1257  = 4'h7;
-      7'h0e:
-          \$1257  = 4'h7;
-      7'h0f:
-          \$1257  = 4'h6;
-      7'h10:
-          \$1257  = 4'h5;
-      7'h11:
-          \$1257  = 4'h4;
-      7'h12:
-          \$1257  = 4'h4;
-      7'h13:
-          \$1257  = 4'h3;
-      7'h14:
-          \$1257  = 4'h2;
-      7'h15:
-          \$1257  = 4'h0;
-      7'h16:
-          \$1257  = 4'h0;
-      7'h17:
-          \$1257  = 4'h0;
-      7'h18:
-          \$1257  = 4'h0;
-      7'h19:
-          \$1257  = 4'h0;
-      7'h1a:
-          \$1257  = 4'h0;
-      7'h1b:
-          \$1257  = 4'h0;
-      7'h1c:
-          \$1257  = 4'h0;
-      7'h1d:
-          \$1257  = 4'h0;
-      7'h1e:
-          \$1257  = 4'h0;
-      7'h1f:
-          \$1257  = 4'h0;
-      7'h20:
-          \$1257  = 4'h0;
-      7'h21:
-          \$1257  = 4'h0;
-      7'h22:
-          \$1257  = 4'h0;
-      7'h23:
-          \$1257  = 4'h0;
-      7'h24:
-          \$1257  = 4'h0;
-      7'h25:
-          \$1257  = 4'h0;
-      7'h26:
-          \$1257  = 4'h0;
-      7'h27:
-          \$1257  = 4'h0;
-      7'h28:
-          \$1257  = 4'h0;
-      7'h29:
-          \$1257  = 4'h0;
-      7'h2a:
-          \$1257  = 4'h0;
-      7'h2b:
-          \$1257  = 4'h0;
-      7'h2c:
-          \$1257  = 4'h0;
-      7'h2d:
-          \$1257  = 4'h0;
-      7'h2e:
-          \$1257  = 4'h0;
-      7'h2f:
-          \$1257  = 4'h0;
-      7'h30:
-          \$1257  = 4'h0;
-      7'h31:
-          \$1257  = 4'h0;
-      7'h32:
-          \$1257  = 4'h0;
-      7'h33:
-          \$1257  = 4'h0;
-      7'h34:
-          \$1257  = 4'h0;
-      7'h35:
-          \$1257  = 4'h0;
-      7'h36:
-          \$1257  = 4'h0;
-      7'h37:
-          \$1257  = 4'h0;
-      7'h38:
-          \$1257  = 4'h0;
-      7'h39:
-          \$1257  = 4'h0;
-      7'h3a:
-          \$1257  = 4'h0;
-      7'h3b:
-          \$1257  = 4'h0;
-      7'h3c:
-          \$1257  = 4'h0;
-      7'h3d:
-          \$1257  = 4'h0;
-      7'h3e:
-          \$1257  = 4'h0;
-      7'h3f:
-          \$1257  = 4'h0;
-      7'h40:
-          \$1257  = 4'h0;
-      7'h41:
-          \$1257  = 4'h0;
-      7'h42:
-          \$1257  = 4'h0;
-      7'h43:
-          \$1257  = 4'h0;
-      7'h44:
-          \$1257  = 4'h0;
-      7'h45:
-          \$1257  = 4'h0;
-      7'h46:
-          \$1257  = 4'h0;
-      7'h47:
-          \$1257  = 4'h0;
-      7'h48:
-          \$1257  = 4'h0;
-      7'h49:
-          \$1257  = 4'h0;
-      7'h4a:
-          \$1257  = 4'h0;
-      7'h4b:
-          \$1257  = 4'hf;
-      7'h4c:
-          \$1257  = 4'h0;
-      7'h4d:
-          \$1257  = 4'h0;
-      7'h4e:
-          \$1257  = 4'h0;
-      7'h4f:
-          \$1257  = 4'h0;
-      7'h50:
-          \$1257  = 4'h0;
-      7'h51:
-          \$1257  = 4'h0;
-      7'h52:
-          \$1257  = 4'h0;
-      7'h53:
-          \$1257  = 4'h0;
-      7'h54:
-          \$1257  = 4'h0;
-      7'h55:
-          \$1257  = 4'h0;
-      7'h56:
-          \$1257  = 4'h0;
-      7'h57:
-          \$1257  = 4'h0;
-      7'h58:
-          \$1257  = 4'h0;
-      7'h59:
-          \$1257  = 4'h0;
-      7'h5a:
-          \$1257  = 4'h0;
-      7'h5b:
-          \$1257  = 4'h0;
-      7'h5c:
-          \$1257  = 4'h0;
-      7'h5d:
-          \$1257  = 4'h0;
-      7'h5e:
-          \$1257  = 4'h0;
-      7'h5f:
-          \$1257  = 4'h0;
-      7'h60:
-          \$1257  = 4'h0;
-      7'h61:
-          \$1257  = 4'h0;
-      7'h62:
-          \$1257  = 4'h0;
-      7'h63:
-          \$1257  = 4'h0;
-      7'h64:
-          \$1257  = 4'h0;
-      7'h65:
-          \$1257  = 4'h0;
-      7'h66:
-          \$1257  = 4'h0;
-      7'h67:
-          \$1257  = 4'h0;
-      7'h68:
-          \$1257  = 4'h0;
-      7'h69:
-          \$1257  = 4'h0;
-      7'h6a:
-          \$1257  = 4'h0;
-      7'h6b:
-          \$1257  = 4'h0;
-      7'h6c:
-          \$1257  = 4'h0;
-      7'h6d:
-          \$1257  = 4'h0;
-      7'h6e:
-          \$1257  = 4'h0;
-      7'h6f:
-          \$1257  = 4'h0;
-      7'h70:
-          \$1257  = 4'h0;
-      7'h71:
-          \$1257  = 4'h0;
-      7'h72:
-          \$1257  = 4'h0;
-      7'h73:
-          \$1257  = 4'h0;
-      7'h74:
-          \$1257  = 4'h0;
-      7'h75:
-          \$1257  = 4'h0;
-      7'h76:
-          \$1257  = 4'h0;
-      7'h77:
-          \$1257  = 4'h0;
-      7'h78:
-          \$1257  = 4'h0;
-      7'h79:
-          \$1257  = 4'h0;
-      7'h7a:
-          \$1257  = 4'h0;
-      7'h7b:
-          \$1257  = 4'h0;
-      7'h7c:
-          \$1257  = 4'h0;
-      7'h7d:
-          \$1257  = 4'h0;
-      7'h7e:
-          \$1257  = 4'h0;
-      7'h7f:
-          \$1257  = 4'h0;
+    casez ({ pend_hm[3:0], \$1722  })
+      8'h00:
+          \$1723  = 6'h08;
+      8'h01:
+          \$1723  = 6'h08;
+      8'h02:
+          \$1723  = 6'h08;
+      8'h03:
+          \$1723  = 6'h08;
+      8'h04:
+          \$1723  = 6'h08;
+      8'h05:
+          \$1723  = 6'h08;
+      8'h06:
+          \$1723  = 6'h08;
+      8'h07:
+          \$1723  = 6'h08;
+      8'h08:
+          \$1723  = 6'h08;
+      8'h09:
+          \$1723  = 6'h08;
+      8'h0a:
+          \$1723  = 6'h08;
+      8'h0b:
+          \$1723  = 6'h08;
+      8'h0c:
+          \$1723  = 6'h08;
+      8'h0d:
+          \$1723  = 6'h08;
+      8'h0e:
+          \$1723  = 6'h08;
+      8'h0f:
+          \$1723  = 6'h08;
+      8'h10:
+          \$1723  = 6'h08;
+      8'h11:
+          \$1723  = 6'h07;
+      8'h12:
+          \$1723  = 6'h07;
+      8'h13:
+          \$1723  = 6'h07;
+      8'h14:
+          \$1723  = 6'h07;
+      8'h15:
+          \$1723  = 6'h07;
+      8'h16:
+          \$1723  = 6'h07;
+      8'h17:
+          \$1723  = 6'h07;
+      8'h18:
+          \$1723  = 6'h07;
+      8'h19:
+          \$1723  = 6'h07;
+      8'h1a:
+          \$1723  = 6'h07;
+      8'h1b:
+          \$1723  = 6'h07;
+      8'h1c:
+          \$1723  = 6'h07;
+      8'h1d:
+          \$1723  = 6'h07;
+      8'h1e:
+          \$1723  = 6'h07;
+      8'h1f:
+          \$1723  = 6'h07;
+      8'h20:
+          \$1723  = 6'h08;
+      8'h21:
+          \$1723  = 6'h07;
+      8'h22:
+          \$1723  = 6'h06;
+      8'h23:
+          \$1723  = 6'h06;
+      8'h24:
+          \$1723  = 6'h06;
+      8'h25:
+          \$1723  = 6'h06;
+      8'h26:
+          \$1723  = 6'h06;
+      8'h27:
+          \$1723  = 6'h06;
+      8'h28:
+          \$1723  = 6'h06;
+      8'h29:
+          \$1723  = 6'h06;
+      8'h2a:
+          \$1723  = 6'h06;
+      8'h2b:
+          \$1723  = 6'h06;
+      8'h2c:
+          \$1723  = 6'h06;
+      8'h2d:
+          \$1723  = 6'h06;
+      8'h2e:
+          \$1723  = 6'h06;
+      8'h2f:
+          \$1723  = 6'h06;
+      8'h30:
+          \$1723  = 6'h08;
+      8'h31:
+          \$1723  = 6'h07;
+      8'h32:
+          \$1723  = 6'h06;
+      8'h33:
+          \$1723  = 6'h05;
+      8'h34:
+          \$1723  = 6'h05;
+      8'h35:
+          \$1723  = 6'h05;
+      8'h36:
+          \$1723  = 6'h05;
+      8'h37:
+          \$1723  = 6'h05;
+      8'h38:
+          \$1723  = 6'h05;
+      8'h39:
+          \$1723  = 6'h05;
+      8'h3a:
+          \$1723  = 6'h05;
+      8'h3b:
+          \$1723  = 6'h05;
+      8'h3c:
+          \$1723  = 6'h05;
+      8'h3d:
+          \$1723  = 6'h05;
+      8'h3e:
+          \$1723  = 6'h05;
+      8'h3f:
+          \$1723  = 6'h05;
+      8'h40:
+          \$1723  = 6'h08;
+      8'h41:
+          \$1723  = 6'h07;
+      8'h42:
+          \$1723  = 6'h06;
+      8'h43:
+          \$1723  = 6'h05;
+      8'h44:
+          \$1723  = 6'h04;
+      8'h45:
+          \$1723  = 6'h04;
+      8'h46:
+          \$1723  = 6'h04;
+      8'h47:
+          \$1723  = 6'h04;
+      8'h48:
+          \$1723  = 6'h04;
+      8'h49:
+          \$1723  = 6'h04;
+      8'h4a:
+          \$1723  = 6'h04;
+      8'h4b:
+          \$1723  = 6'h04;
+      8'h4c:
+          \$1723  = 6'h04;
+      8'h4d:
+          \$1723  = 6'h04;
+      8'h4e:
+          \$1723  = 6'h04;
+      8'h4f:
+          \$1723  = 6'h04;
+      8'h50:
+          \$1723  = 6'h08;
+      8'h51:
+          \$1723  = 6'h07;
+      8'h52:
+          \$1723  = 6'h06;
+      8'h53:
+          \$1723  = 6'h05;
+      8'h54:
+          \$1723  = 6'h04;
+      8'h55:
+          \$1723  = 6'h03;
+      8'h56:
+          \$1723  = 6'h03;
+      8'h57:
+          \$1723  = 6'h03;
+      8'h58:
+          \$1723  = 6'h03;
+      8'h59:
+          \$1723  = 6'h03;
+      8'h5a:
+          \$1723  = 6'h03;
+      8'h5b:
+          \$1723  = 6'h03;
+      8'h5c:
+          \$1723  = 6'h03;
+      8'h5d:
+          \$1723  = 6'h03;
+      8'h5e:
+          \$1723  = 6'h03;
+      8'h5f:
+          \$1723  = 6'h03;
+      8'h60:
+          \$1723  = 6'h08;
+      8'h61:
+          \$1723  = 6'h07;
+      8'h62:
+          \$1723  = 6'h06;
+      8'h63:
+          \$1723  = 6'h05;
+      8'h64:
+          \$1723  = 6'h04;
+      8'h65:
+          \$1723  = 6'h03;
+      8'h66:
+          \$1723  = 6'h02;
+      8'h67:
+          \$1723  = 6'h02;
+      8'h68:
+          \$1723  = 6'h02;
+      8'h69:
+          \$1723  = 6'h02;
+      8'h6a:
+          \$1723  = 6'h02;
+      8'h6b:
+          \$1723  = 6'h02;
+      8'h6c:
+          \$1723  = 6'h02;
+      8'h6d:
+          \$1723  = 6'h02;
+      8'h6e:
+          \$1723  = 6'h02;
+      8'h6f:
+          \$1723  = 6'h02;
+      8'h70:
+          \$1723  = 6'h08;
+      8'h71:
+          \$1723  = 6'h07;
+      8'h72:
+          \$1723  = 6'h06;
+      8'h73:
+          \$1723  = 6'h05;
+      8'h74:
+          \$1723  = 6'h04;
+      8'h75:
+          \$1723  = 6'h03;
+      8'h76:
+          \$1723  = 6'h02;
+      8'h77:
+          \$1723  = 6'h01;
+      8'h78:
+          \$1723  = 6'h01;
+      8'h79:
+          \$1723  = 6'h01;
+      8'h7a:
+          \$1723  = 6'h01;
+      8'h7b:
+          \$1723  = 6'h01;
+      8'h7c:
+          \$1723  = 6'h01;
+      8'h7d:
+          \$1723  = 6'h01;
+      8'h7e:
+          \$1723  = 6'h01;
+      8'h7f:
+          \$1723  = 6'h01;
+      8'h80:
+          \$1723  = 6'h08;
+      8'h81:
+          \$1723  = 6'h07;
+      8'h82:
+          \$1723  = 6'h06;
+      8'h83:
+          \$1723  = 6'h05;
+      8'h84:
+          \$1723  = 6'h04;
+      8'h85:
+          \$1723  = 6'h03;
+      8'h86:
+          \$1723  = 6'h02;
+      8'h87:
+          \$1723  = 6'h01;
+      8'h88:
+          \$1723  = 6'h00;
+      8'h89:
+          \$1723  = 6'h00;
+      8'h8a:
+          \$1723  = 6'h00;
+      8'h8b:
+          \$1723  = 6'h00;
+      8'h8c:
+          \$1723  = 6'h00;
+      8'h8d:
+          \$1723  = 6'h00;
+      8'h8e:
+          \$1723  = 6'h00;
+      8'h8f:
+          \$1723  = 6'h00;
+      8'h90:
+          \$1723  = 6'h08;
+      8'h91:
+          \$1723  = 6'h07;
+      8'h92:
+          \$1723  = 6'h06;
+      8'h93:
+          \$1723  = 6'h05;
+      8'h94:
+          \$1723  = 6'h04;
+      8'h95:
+          \$1723  = 6'h03;
+      8'h96:
+          \$1723  = 6'h02;
+      8'h97:
+          \$1723  = 6'h01;
+      8'h98:
+          \$1723  = 6'h00;
+      8'h99:
+          \$1723  = 6'h3f;
+      8'h9a:
+          \$1723  = 6'h3f;
+      8'h9b:
+          \$1723  = 6'h3f;
+      8'h9c:
+          \$1723  = 6'h3f;
+      8'h9d:
+          \$1723  = 6'h3f;
+      8'h9e:
+          \$1723  = 6'h3f;
+      8'h9f:
+          \$1723  = 6'h3f;
+      8'ha0:
+          \$1723  = 6'h08;
+      8'ha1:
+          \$1723  = 6'h07;
+      8'ha2:
+          \$1723  = 6'h06;
+      8'ha3:
+          \$1723  = 6'h05;
+      8'ha4:
+          \$1723  = 6'h04;
+      8'ha5:
+          \$1723  = 6'h03;
+      8'ha6:
+          \$1723  = 6'h02;
+      8'ha7:
+          \$1723  = 6'h01;
+      8'ha8:
+          \$1723  = 6'h00;
+      8'ha9:
+          \$1723  = 6'h3f;
+      8'haa:
+          \$1723  = 6'h3e;
+      8'hab:
+          \$1723  = 6'h3e;
+      8'hac:
+          \$1723  = 6'h3e;
+      8'had:
+          \$1723  = 6'h3e;
+      8'hae:
+          \$1723  = 6'h3e;
+      8'haf:
+          \$1723  = 6'h3e;
+      8'hb0:
+          \$1723  = 6'h08;
+      8'hb1:
+          \$1723  = 6'h07;
+      8'hb2:
+          \$1723  = 6'h06;
+      8'hb3:
+          \$1723  = 6'h05;
+      8'hb4:
+          \$1723  = 6'h04;
+      8'hb5:
+          \$1723  = 6'h03;
+      8'hb6:
+          \$1723  = 6'h02;
+      8'hb7:
+          \$1723  = 6'h01;
+      8'hb8:
+          \$1723  = 6'h00;
+      8'hb9:
+          \$1723  = 6'h3f;
+      8'hba:
+          \$1723  = 6'h3e;
+      8'hbb:
+          \$1723  = 6'h3d;
+      8'hbc:
+          \$1723  = 6'h3d;
+      8'hbd:
+          \$1723  = 6'h3d;
+      8'hbe:
+          \$1723  = 6'h3d;
+      8'hbf:
+          \$1723  = 6'h3d;
+      8'hc0:
+          \$1723  = 6'h08;
+      8'hc1:
+          \$1723  = 6'h07;
+      8'hc2:
+          \$1723  = 6'h06;
+      8'hc3:
+          \$1723  = 6'h05;
+      8'hc4:
+          \$1723  = 6'h04;
+      8'hc5:
+          \$1723  = 6'h03;
+      8'hc6:
+          \$1723  = 6'h02;
+      8'hc7:
+          \$1723  = 6'h01;
+      8'hc8:
+          \$1723  = 6'h00;
+      8'hc9:
+          \$1723  = 6'h3f;
+      8'hca:
+          \$1723  = 6'h3e;
+      8'hcb:
+          \$1723  = 6'h3d;
+      8'hcc:
+          \$1723  = 6'h3c;
+      8'hcd:
+          \$1723  = 6'h3c;
+      8'hce:
+          \$1723  = 6'h3c;
+      8'hcf:
+          \$1723  = 6'h3c;
+      8'hd0:
+          \$1723  = 6'h08;
+      8'hd1:
+          \$1723  = 6'h07;
+      8'hd2:
+          \$1723  = 6'h06;
+      8'hd3:
+          \$1723  = 6'h05;
+      8'hd4:
+          \$1723  = 6'h04;
+      8'hd5:
+          \$1723  = 6'h03;
+      8'hd6:
+          \$1723  = 6'h02;
+      8'hd7:
+          \$1723  = 6'h01;
+      8'hd8:
+          \$1723  = 6'h00;
+      8'hd9:
+          \$1723  = 6'h3f;
+      8'hda:
+          \$1723  = 6'h3e;
+      8'hdb:
+          \$1723  = 6'h3d;
+      8'hdc:
+          \$1723  = 6'h3c;
+      8'hdd:
+          \$1723  = 6'h3b;
+      8'hde:
+          \$1723  = 6'h3b;
+      8'hdf:
+          \$1723  = 6'h3b;
+      8'he0:
+          \$1723  = 6'h08;
+      8'he1:
+          \$1723  = 6'h07;
+      8'he2:
+          \$1723  = 6'h06;
+      8'he3:
+          \$1723  = 6'h05;
+      8'he4:
+          \$1723  = 6'h04;
+      8'he5:
+          \$1723  = 6'h03;
+      8'he6:
+          \$1723  = 6'h02;
+      8'he7:
+          \$1723  = 6'h01;
+      8'he8:
+          \$1723  = 6'h00;
+      8'he9:
+          \$1723  = 6'h3f;
+      8'hea:
+          \$1723  = 6'h3e;
+      8'heb:
+          \$1723  = 6'h3d;
+      8'hec:
+          \$1723  = 6'h3c;
+      8'hed:
+          \$1723  = 6'h3b;
+      8'hee:
+          \$1723  = 6'h3a;
+      8'hef:
+          \$1723  = 6'h3a;
+      8'hf0:
+          \$1723  = 6'h08;
+      8'hf1:
+          \$1723  = 6'h07;
+      8'hf2:
+          \$1723  = 6'h06;
+      8'hf3:
+          \$1723  = 6'h05;
+      8'hf4:
+          \$1723  = 6'h04;
+      8'hf5:
+          \$1723  = 6'h03;
+      8'hf6:
+          \$1723  = 6'h02;
+      8'hf7:
+          \$1723  = 6'h01;
+      8'hf8:
+          \$1723  = 6'h00;
+      8'hf9:
+          \$1723  = 6'h3f;
+      8'hfa:
+          \$1723  = 6'h3e;
+      8'hfb:
+          \$1723  = 6'h3d;
+      8'hfc:
+          \$1723  = 6'h3c;
+      8'hfd:
+          \$1723  = 6'h3b;
+      8'hfe:
+          \$1723  = 6'h3a;
+      8'hff:
+          \$1723  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1261  = 4'hf;
-      7'h01:
-          \$1261  = 4'hf;
-      7'h02:
-          \$1261  = 4'hf;
-      7'h03:
-          \$1261  = 4'hf;
-      7'h04:
-          \$1261  = 4'he;
-      7'h05:
-          \$1261  = 4'hd;
-      7'h06:
-          \$1261  = 4'hd;
-      7'h07:
-          \$1261  = 4'hc;
-      7'h08:
-          \$1261  = 4'hb;
-      7'h09:
-          \$1261  = 4'ha;
-      7'h0a:
-          \$1261  = 4'ha;
-      7'h0b:
-          \$1261  = 4'h9;
-      7'h0c:
-          \$1261  = 4'h8;
-      7'h0d:
-          \$1261  = 4'h7;
-      7'h0e:
-          \$1261  = 4'h7;
-      7'h0f:
-          \$1261  = 4'h6;
-      7'h10:
-          \$1261  = 4'h5;
-      7'h11:
-          \$1261  = 4'h4;
-      7'h12:
-          \$1261  = 4'h4;
-      7'h13:
-          \$1261  = 4'h3;
-      7'h14:
-          \$1261  = 4'h2;
-      7'h15:
-          \$1261  = 4'h0;
-      7'h16:
-          \$1261  = 4'h0;
-      7'h17:
-          \$1261  = 4'h0;
-      7'h18:
-          \$1261  = 4'h0;
-      7'h19:
-          \$1261  = 4'h0;
-      7'h1a:
-          \$1261  = 4'h0;
-      7'h1b:
-          \$1261  = 4'h0;
-      7'h1c:
-          \$1261  = 4'h0;
-      7'h1d:
-          \$1261  = 4'h0;
-      7'h1e:
-          \$1261  = 4'h0;
-      7'h1f:
-          \$1261  = 4'h0;
-      7'h20:
-          \$1261  = 4'h0;
-      7'h21:
-          \$1261  = 4'h0;
-      7'h22:
-          \$1261  = 4'h0;
-      7'h23:
-          \$1261  = 4'h0;
-      7'h24:
-          \$1261  = 4'h0;
-      7'h25:
-          \$1261  = 4'h0;
-      7'h26:
-          \$1261  = 4'h0;
-      7'h27:
-          \$1261  = 4'h0;
-      7'h28:
-          \$1261  = 4'h0;
-      7'h29:
-          \$1261  = 4'h0;
-      7'h2a:
-          \$1261  = 4'h0;
-      7'h2b:
-          \$1261  = 4'h0;
-      7'h2c:
-          \$1261  = 4'h0;
-      7'h2d:
-          \$1261  = 4'h0;
-      7'h2e:
-          \$1261  = 4'h0;
-      7'h2f:
-          \$1261  = 4'h0;
-      7'h30:
-          \$1261  = 4'h0;
-      7'h31:
-          \$1261  = 4'h0;
-      7'h32:
-          \$1261  = 4'h0;
-      7'h33:
-          \$1261  = 4'h0;
-      7'h34:
-          \$1261  = 4'h0;
-      7'h35:
-          \$1261  = 4'h0;
-      7'h36:
-          \$1261  = 4'h0;
-      7'h37:
-          \$1261  = 4'h0;
-      7'h38:
-          \$1261  = 4'h0;
-      7'h39:
-          \$1261  = 4'h0;
-      7'h3a:
-          \$1261  = 4'h0;
-      7'h3b:
-          \$1261  = 4'h0;
-      7'h3c:
-          \$1261  = 4'h0;
-      7'h3d:
-          \$1261  = 4'h0;
-      7'h3e:
-          \$1261  = 4'h0;
-      7'h3f:
-          \$1261  = 4'h0;
-      7'h40:
-          \$1261  = 4'h0;
-      7'h41:
-          \$1261  = 4'h0;
-      7'h42:
-          \$1261  = 4'h0;
-      7'h43:
-          \$1261  = 4'h0;
-      7'h44:
-          \$1261  = 4'h0;
-      7'h45:
-          \$1261  = 4'h0;
-      7'h46:
-          \$1261  = 4'h0;
-      7'h47:
-          \$1261  = 4'h0;
-      7'h48:
-          \$1261  = 4'h0;
-      7'h49:
-          \$1261  = 4'h0;
-      7'h4a:
-          \$1261  = 4'h0;
-      7'h4b:
-          \$1261  = 4'hf;
-      7'h4c:
-          \$1261  = 4'h0;
-      7'h4d:
-          \$1261  = 4'h0;
-      7'h4e:
-          \$1261  = 4'h0;
-      7'h4f:
-          \$1261  = 4'h0;
-      7'h50:
-          \$1261  = 4'h0;
-      7'h51:
-          \$1261  = 4'h0;
-      7'h52:
-          \$1261  = 4'h0;
-      7'h53:
-          \$1261  = 4'h0;
-      7'h54:
-          \$1261  = 4'h0;
-      7'h55:
-          \$1261  = 4'h0;
-      7'h56:
-          \$1261  = 4'h0;
-      7'h57:
-          \$1261  = 4'h0;
-      7'h58:
-          \$1261  = 4'h0;
-      7'h59:
-          \$1261  = 4'h0;
-      7'h5a:
-          \$1261  = 4'h0;
-      7'h5b:
-          \$1261  = 4'h0;
-      7'h5c:
-          \$1261  = 4'h0;
-      7'h5d:
-          \$1261  = 4'h0;
-      7'h5e:
-          \$1261  = 4'h0;
-      7'h5f:
-          \$1261  = 4'h0;
-      7'h60:
-          \$1261  = 4'h0;
-      7'h61:
-          \$1261  = 4'h0;
-      7'h62:
-          \$1261  = 4'h0;
-      7'h63:
-          \$1261  = 4'h0;
-      7'h64:
-          \$1261  = 4'h0;
-      7'h65:
-          \$1261  = 4'h0;
-      7'h66:
-          \$1261  = 4'h0;
-      7'h67:
-          \$1261  = 4'h0;
-      7'h68:
-          \$1261  = 4'h0;
-      7'h69:
-          \$1261  = 4'h0;
-      7'h6a:
-          \$1261  = 4'h0;
-      7'h6b:
-          \$1261  = 4'h0;
-      7'h6c:
-          \$1261  = 4'h0;
-      7'h6d:
-          \$1261  = 4'h0;
-      7'h6e:
-          \$1261  = 4'h0;
-      7'h6f:
-          \$1261  = 4'h0;
-      7'h70:
-          \$1261  = 4'h0;
-      7'h71:
-          \$1261  = 4'h0;
-      7'h72:
-          \$1261  = 4'h0;
-      7'h73:
-          \$1261  = 4'h0;
-      7'h74:
-          \$1261  = 4'h0;
-      7'h75:
-          \$1261  = 4'h0;
-      7'h76:
-          \$1261  = 4'h0;
-      7'h77:
-          \$1261  = 4'h0;
-      7'h78:
-          \$1261  = 4'h0;
-      7'h79:
-          \$1261  = 4'h0;
-      7'h7a:
-          \$1261  = 4'h0;
-      7'h7b:
-          \$1261  = 4'h0;
-      7'h7c:
-          \$1261  = 4'h0;
-      7'h7d:
-          \$1261  = 4'h0;
-      7'h7e:
-          \$1261  = 4'h0;
-      7'h7f:
-          \$1261  = 4'h0;
+    casez ({ pend_hm[3:0], \$1724  })
+      8'h00:
+          \$1725  = 6'h00;
+      8'h01:
+          \$1725  = 6'h3f;
+      8'h02:
+          \$1725  = 6'h3e;
+      8'h03:
+          \$1725  = 6'h3d;
+      8'h04:
+          \$1725  = 6'h3c;
+      8'h05:
+          \$1725  = 6'h3b;
+      8'h06:
+          \$1725  = 6'h3a;
+      8'h07:
+          \$1725  = 6'h39;
+      8'h08:
+          \$1725  = 6'h38;
+      8'h09:
+          \$1725  = 6'h37;
+      8'h0a:
+          \$1725  = 6'h36;
+      8'h0b:
+          \$1725  = 6'h35;
+      8'h0c:
+          \$1725  = 6'h34;
+      8'h0d:
+          \$1725  = 6'h33;
+      8'h0e:
+          \$1725  = 6'h32;
+      8'h0f:
+          \$1725  = 6'h31;
+      8'h10:
+          \$1725  = 6'h00;
+      8'h11:
+          \$1725  = 6'h00;
+      8'h12:
+          \$1725  = 6'h3f;
+      8'h13:
+          \$1725  = 6'h3e;
+      8'h14:
+          \$1725  = 6'h3d;
+      8'h15:
+          \$1725  = 6'h3c;
+      8'h16:
+          \$1725  = 6'h3b;
+      8'h17:
+          \$1725  = 6'h3a;
+      8'h18:
+          \$1725  = 6'h39;
+      8'h19:
+          \$1725  = 6'h38;
+      8'h1a:
+          \$1725  = 6'h37;
+      8'h1b:
+          \$1725  = 6'h36;
+      8'h1c:
+          \$1725  = 6'h35;
+      8'h1d:
+          \$1725  = 6'h34;
+      8'h1e:
+          \$1725  = 6'h33;
+      8'h1f:
+          \$1725  = 6'h32;
+      8'h20:
+          \$1725  = 6'h00;
+      8'h21:
+          \$1725  = 6'h00;
+      8'h22:
+          \$1725  = 6'h00;
+      8'h23:
+          \$1725  = 6'h3f;
+      8'h24:
+          \$1725  = 6'h3e;
+      8'h25:
+          \$1725  = 6'h3d;
+      8'h26:
+          \$1725  = 6'h3c;
+      8'h27:
+          \$1725  = 6'h3b;
+      8'h28:
+          \$1725  = 6'h3a;
+      8'h29:
+          \$1725  = 6'h39;
+      8'h2a:
+          \$1725  = 6'h38;
+      8'h2b:
+          \$1725  = 6'h37;
+      8'h2c:
+          \$1725  = 6'h36;
+      8'h2d:
+          \$1725  = 6'h35;
+      8'h2e:
+          \$1725  = 6'h34;
+      8'h2f:
+          \$1725  = 6'h33;
+      8'h30:
+          \$1725  = 6'h00;
+      8'h31:
+          \$1725  = 6'h00;
+      8'h32:
+          \$1725  = 6'h00;
+      8'h33:
+          \$1725  = 6'h00;
+      8'h34:
+          \$1725  = 6'h3f;
+      8'h35:
+          \$1725  = 6'h3e;
+      8'h36:
+          \$1725  = 6'h3d;
+      8'h37:
+          \$1725  = 6'h3c;
+      8'h38:
+          \$1725  = 6'h3b;
+      8'h39:
+          \$1725  = 6'h3a;
+      8'h3a:
+          \$1725  = 6'h39;
+      8'h3b:
+          \$1725  = 6'h38;
+      8'h3c:
+          \$1725  = 6'h37;
+      8'h3d:
+          \$1725  = 6'h36;
+      8'h3e:
+          \$1725  = 6'h35;
+      8'h3f:
+          \$1725  = 6'h34;
+      8'h40:
+          \$1725  = 6'h00;
+      8'h41:
+          \$1725  = 6'h00;
+      8'h42:
+          \$1725  = 6'h00;
+      8'h43:
+          \$1725  = 6'h00;
+      8'h44:
+          \$1725  = 6'h00;
+      8'h45:
+          \$1725  = 6'h3f;
+      8'h46:
+          \$1725  = 6'h3e;
+      8'h47:
+          \$1725  = 6'h3d;
+      8'h48:
+          \$1725  = 6'h3c;
+      8'h49:
+          \$1725  = 6'h3b;
+      8'h4a:
+          \$1725  = 6'h3a;
+      8'h4b:
+          \$1725  = 6'h39;
+      8'h4c:
+          \$1725  = 6'h38;
+      8'h4d:
+          \$1725  = 6'h37;
+      8'h4e:
+          \$1725  = 6'h36;
+      8'h4f:
+          \$1725  = 6'h35;
+      8'h50:
+          \$1725  = 6'h00;
+      8'h51:
+          \$1725  = 6'h00;
+      8'h52:
+          \$1725  = 6'h00;
+      8'h53:
+          \$1725  = 6'h00;
+      8'h54:
+          \$1725  = 6'h00;
+      8'h55:
+          \$1725  = 6'h00;
+      8'h56:
+          \$1725  = 6'h3f;
+      8'h57:
+          \$1725  = 6'h3e;
+      8'h58:
+          \$1725  = 6'h3d;
+      8'h59:
+          \$1725  = 6'h3c;
+      8'h5a:
+          \$1725  = 6'h3b;
+      8'h5b:
+          \$1725  = 6'h3a;
+      8'h5c:
+          \$1725  = 6'h39;
+      8'h5d:
+          \$1725  = 6'h38;
+      8'h5e:
+          \$1725  = 6'h37;
+      8'h5f:
+          \$1725  = 6'h36;
+      8'h60:
+          \$1725  = 6'h00;
+      8'h61:
+          \$1725  = 6'h00;
+      8'h62:
+          \$1725  = 6'h00;
+      8'h63:
+          \$1725  = 6'h00;
+      8'h64:
+          \$1725  = 6'h00;
+      8'h65:
+          \$1725  = 6'h00;
+      8'h66:
+          \$1725  = 6'h00;
+      8'h67:
+          \$1725  = 6'h3f;
+      8'h68:
+          \$1725  = 6'h3e;
+      8'h69:
+          \$1725  = 6'h3d;
+      8'h6a:
+          \$1725  = 6'h3c;
+      8'h6b:
+          \$1725  = 6'h3b;
+      8'h6c:
+          \$1725  = 6'h3a;
+      8'h6d:
+          \$1725  = 6'h39;
+      8'h6e:
+          \$1725  = 6'h38;
+      8'h6f:
+          \$1725  = 6'h37;
+      8'h70:
+          \$1725  = 6'h00;
+      8'h71:
+          \$1725  = 6'h00;
+      8'h72:
+          \$1725  = 6'h00;
+      8'h73:
+          \$1725  = 6'h00;
+      8'h74:
+          \$1725  = 6'h00;
+      8'h75:
+          \$1725  = 6'h00;
+      8'h76:
+          \$1725  = 6'h00;
+      8'h77:
+          \$1725  = 6'h00;
+      8'h78:
+          \$1725  = 6'h3f;
+      8'h79:
+          \$1725  = 6'h3e;
+      8'h7a:
+          \$1725  = 6'h3d;
+      8'h7b:
+          \$1725  = 6'h3c;
+      8'h7c:
+          \$1725  = 6'h3b;
+      8'h7d:
+          \$1725  = 6'h3a;
+      8'h7e:
+          \$1725  = 6'h39;
+      8'h7f:
+          \$1725  = 6'h38;
+      8'h80:
+          \$1725  = 6'h00;
+      8'h81:
+          \$1725  = 6'h00;
+      8'h82:
+          \$1725  = 6'h00;
+      8'h83:
+          \$1725  = 6'h00;
+      8'h84:
+          \$1725  = 6'h00;
+      8'h85:
+          \$1725  = 6'h00;
+      8'h86:
+          \$1725  = 6'h00;
+      8'h87:
+          \$1725  = 6'h00;
+      8'h88:
+          \$1725  = 6'h00;
+      8'h89:
+          \$1725  = 6'h3f;
+      8'h8a:
+          \$1725  = 6'h3e;
+      8'h8b:
+          \$1725  = 6'h3d;
+      8'h8c:
+          \$1725  = 6'h3c;
+      8'h8d:
+          \$1725  = 6'h3b;
+      8'h8e:
+          \$1725  = 6'h3a;
+      8'h8f:
+          \$1725  = 6'h39;
+      8'h90:
+          \$1725  = 6'h00;
+      8'h91:
+          \$1725  = 6'h00;
+      8'h92:
+          \$1725  = 6'h00;
+      8'h93:
+          \$1725  = 6'h00;
+      8'h94:
+          \$1725  = 6'h00;
+      8'h95:
+          \$1725  = 6'h00;
+      8'h96:
+          \$1725  = 6'h00;
+      8'h97:
+          \$1725  = 6'h00;
+      8'h98:
+          \$1725  = 6'h00;
+      8'h99:
+          \$1725  = 6'h00;
+      8'h9a:
+          \$1725  = 6'h3f;
+      8'h9b:
+          \$1725  = 6'h3e;
+      8'h9c:
+          \$1725  = 6'h3d;
+      8'h9d:
+          \$1725  = 6'h3c;
+      8'h9e:
+          \$1725  = 6'h3b;
+      8'h9f:
+          \$1725  = 6'h3a;
+      8'ha0:
+          \$1725  = 6'h00;
+      8'ha1:
+          \$1725  = 6'h00;
+      8'ha2:
+          \$1725  = 6'h00;
+      8'ha3:
+          \$1725  = 6'h00;
+      8'ha4:
+          \$1725  = 6'h00;
+      8'ha5:
+          \$1725  = 6'h00;
+      8'ha6:
+          \$1725  = 6'h00;
+      8'ha7:
+          \$1725  = 6'h00;
+      8'ha8:
+          \$1725  = 6'h00;
+      8'ha9:
+          \$1725  = 6'h00;
+      8'haa:
+          \$1725  = 6'h00;
+      8'hab:
+          \$1725  = 6'h3f;
+      8'hac:
+          \$1725  = 6'h3e;
+      8'had:
+          \$1725  = 6'h3d;
+      8'hae:
+          \$1725  = 6'h3c;
+      8'haf:
+          \$1725  = 6'h3b;
+      8'hb0:
+          \$1725  = 6'h00;
+      8'hb1:
+          \$1725  = 6'h00;
+      8'hb2:
+          \$1725  = 6'h00;
+      8'hb3:
+          \$1725  = 6'h00;
+      8'hb4:
+          \$1725  = 6'h00;
+      8'hb5:
+          \$1725  = 6'h00;
+      8'hb6:
+          \$1725  = 6'h00;
+      8'hb7:
+          \$1725  = 6'h00;
+      8'hb8:
+          \$1725  = 6'h00;
+      8'hb9:
+          \$1725  = 6'h00;
+      8'hba:
+          \$1725  = 6'h00;
+      8'hbb:
+          \$1725  = 6'h00;
+      8'hbc:
+          \$1725  = 6'h3f;
+      8'hbd:
+          \$1725  = 6'h3e;
+      8'hbe:
+          \$1725  = 6'h3d;
+      8'hbf:
+          \$1725  = 6'h3c;
+      8'hc0:
+          \$1725  = 6'h00;
+      8'hc1:
+          \$1725  = 6'h00;
+      8'hc2:
+          \$1725  = 6'h00;
+      8'hc3:
+          \$1725  = 6'h00;
+      8'hc4:
+          \$1725  = 6'h00;
+      8'hc5:
+          \$1725  = 6'h00;
+      8'hc6:
+          \$1725  = 6'h00;
+      8'hc7:
+          \$1725  = 6'h00;
+      8'hc8:
+          \$1725  = 6'h00;
+      8'hc9:
+          \$1725  = 6'h00;
+      8'hca:
+          \$1725  = 6'h00;
+      8'hcb:
+          \$1725  = 6'h00;
+      8'hcc:
+          \$1725  = 6'h00;
+      8'hcd:
+          \$1725  = 6'h3f;
+      8'hce:
+          \$1725  = 6'h3e;
+      8'hcf:
+          \$1725  = 6'h3d;
+      8'hd0:
+          \$1725  = 6'h00;
+      8'hd1:
+          \$1725  = 6'h00;
+      8'hd2:
+          \$1725  = 6'h00;
+      8'hd3:
+          \$1725  = 6'h00;
+      8'hd4:
+          \$1725  = 6'h00;
+      8'hd5:
+          \$1725  = 6'h00;
+      8'hd6:
+          \$1725  = 6'h00;
+      8'hd7:
+          \$1725  = 6'h00;
+      8'hd8:
+          \$1725  = 6'h00;
+      8'hd9:
+          \$1725  = 6'h00;
+      8'hda:
+          \$1725  = 6'h00;
+      8'hdb:
+          \$1725  = 6'h00;
+      8'hdc:
+          \$1725  = 6'h00;
+      8'hdd:
+          \$1725  = 6'h00;
+      8'hde:
+          \$1725  = 6'h3f;
+      8'hdf:
+          \$1725  = 6'h3e;
+      8'he0:
+          \$1725  = 6'h00;
+      8'he1:
+          \$1725  = 6'h00;
+      8'he2:
+          \$1725  = 6'h00;
+      8'he3:
+          \$1725  = 6'h00;
+      8'he4:
+          \$1725  = 6'h00;
+      8'he5:
+          \$1725  = 6'h00;
+      8'he6:
+          \$1725  = 6'h00;
+      8'he7:
+          \$1725  = 6'h00;
+      8'he8:
+          \$1725  = 6'h00;
+      8'he9:
+          \$1725  = 6'h00;
+      8'hea:
+          \$1725  = 6'h00;
+      8'heb:
+          \$1725  = 6'h00;
+      8'hec:
+          \$1725  = 6'h00;
+      8'hed:
+          \$1725  = 6'h00;
+      8'hee:
+          \$1725  = 6'h00;
+      8'hef:
+          \$1725  = 6'h3f;
+      8'hf0:
+          \$1725  = 6'h00;
+      8'hf1:
+          \$1725  = 6'h00;
+      8'hf2:
+          \$1725  = 6'h00;
+      8'hf3:
+          \$1725  = 6'h00;
+      8'hf4:
+          \$1725  = 6'h00;
+      8'hf5:
+          \$1725  = 6'h00;
+      8'hf6:
+          \$1725  = 6'h00;
+      8'hf7:
+          \$1725  = 6'h00;
+      8'hf8:
+          \$1725  = 6'h00;
+      8'hf9:
+          \$1725  = 6'h00;
+      8'hfa:
+          \$1725  = 6'h00;
+      8'hfb:
+          \$1725  = 6'h00;
+      8'hfc:
+          \$1725  = 6'h00;
+      8'hfd:
+          \$1725  = 6'h00;
+      8'hfe:
+          \$1725  = 6'h00;
+      8'hff:
+          \$1725  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1264  = 4'hf;
-      7'h01:
-          \$1264  = 4'hf;
-      7'h02:
-          \$1264  = 4'hf;
-      7'h03:
-          \$1264  = 4'hf;
-      7'h04:
-          \$1264  = 4'hf;
-      7'h05:
-          \$1264  = 4'hf;
-      7'h06:
-          \$1264  = 4'hf;
-      7'h07:
-          \$1264  = 4'hf;
-      7'h08:
-          \$1264  = 4'hf;
-      7'h09:
-          \$1264  = 4'hf;
-      7'h0a:
-          \$1264  = 4'hf;
-      7'h0b:
-          \$1264  = 4'hf;
-      7'h0c:
-          \$1264  = 4'hf;
-      7'h0d:
-          \$1264  = 4'hf;
-      7'h0e:
-          \$1264  = 4'hf;
-      7'h0f:
-          \$1264  = 4'hf;
-      7'h10:
-          \$1264  = 4'hf;
-      7'h11:
-          \$1264  = 4'hf;
-      7'h12:
-          \$1264  = 4'hf;
-      7'h13:
-          \$1264  = 4'hf;
-      7'h14:
-          \$1264  = 4'hf;
-      7'h15:
-          \$1264  = 4'hf;
-      7'h16:
-          \$1264  = 4'hf;
-      7'h17:
-          \$1264  = 4'hf;
-      7'h18:
-          \$1264  = 4'hf;
-      7'h19:
-          \$1264  = 4'hf;
-      7'h1a:
-          \$1264  = 4'hf;
-      7'h1b:
-          \$1264  = 4'hf;
-      7'h1c:
-          \$1264  = 4'hf;
-      7'h1d:
-          \$1264  = 4'hf;
-      7'h1e:
-          \$1264  = 4'hf;
-      7'h1f:
-          \$1264  = 4'hf;
-      7'h20:
-          \$1264  = 4'hf;
-      7'h21:
-          \$1264  = 4'hf;
-      7'h22:
-          \$1264  = 4'hf;
-      7'h23:
-          \$1264  = 4'hf;
-      7'h24:
-          \$1264  = 4'hf;
-      7'h25:
-          \$1264  = 4'hf;
-      7'h26:
-          \$1264  = 4'hf;
-      7'h27:
-          \$1264  = 4'hf;
-      7'h28:
-          \$1264  = 4'hf;
-      7'h29:
-          \$1264  = 4'hf;
-      7'h2a:
-          \$1264  = 4'hf;
-      7'h2b:
-          \$1264  = 4'hf;
-      7'h2c:
-          \$1264  = 4'hf;
-      7'h2d:
-          \$1264  = 4'hf;
-      7'h2e:
-          \$1264  = 4'hf;
-      7'h2f:
-          \$1264  = 4'hf;
-      7'h30:
-          \$1264  = 4'hf;
-      7'h31:
-          \$1264  = 4'hf;
-      7'h32:
-          \$1264  = 4'hf;
-      7'h33:
-          \$1264  = 4'hf;
-      7'h34:
-          \$1264  = 4'hf;
-      7'h35:
-          \$1264  = 4'hf;
-      7'h36:
-          \$1264  = 4'hf;
-      7'h37:
-          \$1264  = 4'he;
-      7'h38:
-          \$1264  = 4'hd;
-      7'h39:
-          \$1264  = 4'hc;
-      7'h3a:
-          \$1264  = 4'hc;
-      7'h3b:
-          \$1264  = 4'hb;
-      7'h3c:
-          \$1264  = 4'ha;
-      7'h3d:
-          \$1264  = 4'h9;
-      7'h3e:
-          \$1264  = 4'h9;
-      7'h3f:
-          \$1264  = 4'h8;
-      7'h40:
-          \$1264  = 4'h7;
-      7'h41:
-          \$1264  = 4'h6;
-      7'h42:
-          \$1264  = 4'h6;
-      7'h43:
-          \$1264  = 4'h5;
-      7'h44:
-          \$1264  = 4'h4;
-      7'h45:
-          \$1264  = 4'h3;
-      7'h46:
-          \$1264  = 4'h3;
-      7'h47:
-          \$1264  = 4'h2;
-      7'h48:
-          \$1264  = 4'h1;
-      7'h49:
-          \$1264  = 4'h0;
-      7'h4a:
-          \$1264  = 4'h0;
-      7'h4b:
-          \$1264  = 4'hf;
-      7'h4c:
-          \$1264  = 4'hf;
-      7'h4d:
-          \$1264  = 4'hf;
-      7'h4e:
-          \$1264  = 4'hf;
-      7'h4f:
-          \$1264  = 4'hf;
-      7'h50:
-          \$1264  = 4'hf;
-      7'h51:
-          \$1264  = 4'hf;
-      7'h52:
-          \$1264  = 4'hf;
-      7'h53:
-          \$1264  = 4'hf;
-      7'h54:
-          \$1264  = 4'hf;
-      7'h55:
-          \$1264  = 4'hf;
-      7'h56:
-          \$1264  = 4'hf;
-      7'h57:
-          \$1264  = 4'hf;
-      7'h58:
-          \$1264  = 4'hf;
-      7'h59:
-          \$1264  = 4'hf;
-      7'h5a:
-          \$1264  = 4'hf;
-      7'h5b:
-          \$1264  = 4'hf;
-      7'h5c:
-          \$1264  = 4'hf;
-      7'h5d:
-          \$1264  = 4'hf;
-      7'h5e:
-          \$1264  = 4'hf;
-      7'h5f:
-          \$1264  = 4'hf;
-      7'h60:
-          \$1264  = 4'hf;
-      7'h61:
-          \$1264  = 4'hf;
-      7'h62:
-          \$1264  = 4'hf;
-      7'h63:
-          \$1264  = 4'hf;
-      7'h64:
-          \$1264  = 4'hf;
-      7'h65:
-          \$1264  = 4'hf;
-      7'h66:
-          \$1264  = 4'hf;
-      7'h67:
-          \$1264  = 4'hf;
-      7'h68:
-          \$1264  = 4'hf;
-      7'h69:
-          \$1264  = 4'hf;
-      7'h6a:
-          \$1264  = 4'hf;
-      7'h6b:
-          \$1264  = 4'hf;
-      7'h6c:
-          \$1264  = 4'hf;
-      7'h6d:
-          \$1264  = 4'hf;
-      7'h6e:
-          \$1264  = 4'hf;
-      7'h6f:
-          \$1264  = 4'hf;
-      7'h70:
-          \$1264  = 4'hf;
-      7'h71:
-          \$1264  = 4'hf;
-      7'h72:
-          \$1264  = 4'hf;
-      7'h73:
-          \$1264  = 4'hf;
-      7'h74:
-          \$1264  = 4'hf;
-      7'h75:
-          \$1264  = 4'hf;
-      7'h76:
-          \$1264  = 4'hf;
-      7'h77:
-          \$1264  = 4'hf;
-      7'h78:
-          \$1264  = 4'hf;
-      7'h79:
-          \$1264  = 4'hf;
-      7'h7a:
-          \$1264  = 4'hf;
-      7'h7b:
-          \$1264  = 4'hf;
-      7'h7c:
-          \$1264  = 4'hf;
-      7'h7d:
-          \$1264  = 4'hf;
-      7'h7e:
-          \$1264  = 4'hf;
-      7'h7f:
-          \$1264  = 4'hf;
+    casez ({ wr_hm[3:0], \$1728  })
+      8'h00:
+          \$1729  = 6'h08;
+      8'h01:
+          \$1729  = 6'h08;
+      8'h02:
+          \$1729  = 6'h08;
+      8'h03:
+          \$1729  = 6'h08;
+      8'h04:
+          \$1729  = 6'h08;
+      8'h05:
+          \$1729  = 6'h08;
+      8'h06:
+          \$1729  = 6'h08;
+      8'h07:
+          \$1729  = 6'h08;
+      8'h08:
+          \$1729  = 6'h08;
+      8'h09:
+          \$1729  = 6'h08;
+      8'h0a:
+          \$1729  = 6'h08;
+      8'h0b:
+          \$1729  = 6'h08;
+      8'h0c:
+          \$1729  = 6'h08;
+      8'h0d:
+          \$1729  = 6'h08;
+      8'h0e:
+          \$1729  = 6'h08;
+      8'h0f:
+          \$1729  = 6'h08;
+      8'h10:
+          \$1729  = 6'h08;
+      8'h11:
+          \$1729  = 6'h07;
+      8'h12:
+          \$1729  = 6'h07;
+      8'h13:
+          \$1729  = 6'h07;
+      8'h14:
+          \$1729  = 6'h07;
+      8'h15:
+          \$1729  = 6'h07;
+      8'h16:
+          \$1729  = 6'h07;
+      8'h17:
+          \$1729  = 6'h07;
+      8'h18:
+          \$1729  = 6'h07;
+      8'h19:
+          \$1729  = 6'h07;
+      8'h1a:
+          \$1729  = 6'h07;
+      8'h1b:
+          \$1729  = 6'h07;
+      8'h1c:
+          \$1729  = 6'h07;
+      8'h1d:
+          \$1729  = 6'h07;
+      8'h1e:
+          \$1729  = 6'h07;
+      8'h1f:
+          \$1729  = 6'h07;
+      8'h20:
+          \$1729  = 6'h08;
+      8'h21:
+          \$1729  = 6'h07;
+      8'h22:
+          \$1729  = 6'h06;
+      8'h23:
+          \$1729  = 6'h06;
+      8'h24:
+          \$1729  = 6'h06;
+      8'h25:
+          \$1729  = 6'h06;
+      8'h26:
+          \$1729  = 6'h06;
+      8'h27:
+          \$1729  = 6'h06;
+      8'h28:
+          \$1729  = 6'h06;
+      8'h29:
+          \$1729  = 6'h06;
+      8'h2a:
+          \$1729  = 6'h06;
+      8'h2b:
+          \$1729  = 6'h06;
+      8'h2c:
+          \$1729  = 6'h06;
+      8'h2d:
+          \$1729  = 6'h06;
+      8'h2e:
+          \$1729  = 6'h06;
+      8'h2f:
+          \$1729  = 6'h06;
+      8'h30:
+          \$1729  = 6'h08;
+      8'h31:
+          \$1729  = 6'h07;
+      8'h32:
+          \$1729  = 6'h06;
+      8'h33:
+          \$1729  = 6'h05;
+      8'h34:
+          \$1729  = 6'h05;
+      8'h35:
+          \$1729  = 6'h05;
+      8'h36:
+          \$1729  = 6'h05;
+      8'h37:
+          \$1729  = 6'h05;
+      8'h38:
+          \$1729  = 6'h05;
+      8'h39:
+          \$1729  = 6'h05;
+      8'h3a:
+          \$1729  = 6'h05;
+      8'h3b:
+          \$1729  = 6'h05;
+      8'h3c:
+          \$1729  = 6'h05;
+      8'h3d:
+          \$1729  = 6'h05;
+      8'h3e:
+          \$1729  = 6'h05;
+      8'h3f:
+          \$1729  = 6'h05;
+      8'h40:
+          \$1729  = 6'h08;
+      8'h41:
+          \$1729  = 6'h07;
+      8'h42:
+          \$1729  = 6'h06;
+      8'h43:
+          \$1729  = 6'h05;
+      8'h44:
+          \$1729  = 6'h04;
+      8'h45:
+          \$1729  = 6'h04;
+      8'h46:
+          \$1729  = 6'h04;
+      8'h47:
+          \$1729  = 6'h04;
+      8'h48:
+          \$1729  = 6'h04;
+      8'h49:
+          \$1729  = 6'h04;
+      8'h4a:
+          \$1729  = 6'h04;
+      8'h4b:
+          \$1729  = 6'h04;
+      8'h4c:
+          \$1729  = 6'h04;
+      8'h4d:
+          \$1729  = 6'h04;
+      8'h4e:
+          \$1729  = 6'h04;
+      8'h4f:
+          \$1729  = 6'h04;
+      8'h50:
+          \$1729  = 6'h08;
+      8'h51:
+          \$1729  = 6'h07;
+      8'h52:
+          \$1729  = 6'h06;
+      8'h53:
+          \$1729  = 6'h05;
+      8'h54:
+          \$1729  = 6'h04;
+      8'h55:
+          \$1729  = 6'h03;
+      8'h56:
+          \$1729  = 6'h03;
+      8'h57:
+          \$1729  = 6'h03;
+      8'h58:
+          \$1729  = 6'h03;
+      8'h59:
+          \$1729  = 6'h03;
+      8'h5a:
+          \$1729  = 6'h03;
+      8'h5b:
+          \$1729  = 6'h03;
+      8'h5c:
+          \$1729  = 6'h03;
+      8'h5d:
+          \$1729  = 6'h03;
+      8'h5e:
+          \$1729  = 6'h03;
+      8'h5f:
+          \$1729  = 6'h03;
+      8'h60:
+          \$1729  = 6'h08;
+      8'h61:
+          \$1729  = 6'h07;
+      8'h62:
+          \$1729  = 6'h06;
+      8'h63:
+          \$1729  = 6'h05;
+      8'h64:
+          \$1729  = 6'h04;
+      8'h65:
+          \$1729  = 6'h03;
+      8'h66:
+          \$1729  = 6'h02;
+      8'h67:
+          \$1729  = 6'h02;
+      8'h68:
+          \$1729  = 6'h02;
+      8'h69:
+          \$1729  = 6'h02;
+      8'h6a:
+          \$1729  = 6'h02;
+      8'h6b:
+          \$1729  = 6'h02;
+      8'h6c:
+          \$1729  = 6'h02;
+      8'h6d:
+          \$1729  = 6'h02;
+      8'h6e:
+          \$1729  = 6'h02;
+      8'h6f:
+          \$1729  = 6'h02;
+      8'h70:
+          \$1729  = 6'h08;
+      8'h71:
+          \$1729  = 6'h07;
+      8'h72:
+          \$1729  = 6'h06;
+      8'h73:
+          \$1729  = 6'h05;
+      8'h74:
+          \$1729  = 6'h04;
+      8'h75:
+          \$1729  = 6'h03;
+      8'h76:
+          \$1729  = 6'h02;
+      8'h77:
+          \$1729  = 6'h01;
+      8'h78:
+          \$1729  = 6'h01;
+      8'h79:
+          \$1729  = 6'h01;
+      8'h7a:
+          \$1729  = 6'h01;
+      8'h7b:
+          \$1729  = 6'h01;
+      8'h7c:
+          \$1729  = 6'h01;
+      8'h7d:
+          \$1729  = 6'h01;
+      8'h7e:
+          \$1729  = 6'h01;
+      8'h7f:
+          \$1729  = 6'h01;
+      8'h80:
+          \$1729  = 6'h08;
+      8'h81:
+          \$1729  = 6'h07;
+      8'h82:
+          \$1729  = 6'h06;
+      8'h83:
+          \$1729  = 6'h05;
+      8'h84:
+          \$1729  = 6'h04;
+      8'h85:
+          \$1729  = 6'h03;
+      8'h86:
+          \$1729  = 6'h02;
+      8'h87:
+          \$1729  = 6'h01;
+      8'h88:
+          \$1729  = 6'h00;
+      8'h89:
+          \$1729  = 6'h00;
+      8'h8a:
+          \$1729  = 6'h00;
+      8'h8b:
+          \$1729  = 6'h00;
+      8'h8c:
+          \$1729  = 6'h00;
+      8'h8d:
+          \$1729  = 6'h00;
+      8'h8e:
+          \$1729  = 6'h00;
+      8'h8f:
+          \$1729  = 6'h00;
+      8'h90:
+          \$1729  = 6'h08;
+      8'h91:
+          \$1729  = 6'h07;
+      8'h92:
+          \$1729  = 6'h06;
+      8'h93:
+          \$1729  = 6'h05;
+      8'h94:
+          \$1729  = 6'h04;
+      8'h95:
+          \$1729  = 6'h03;
+      8'h96:
+          \$1729  = 6'h02;
+      8'h97:
+          \$1729  = 6'h01;
+      8'h98:
+          \$1729  = 6'h00;
+      8'h99:
+          \$1729  = 6'h3f;
+      8'h9a:
+          \$1729  = 6'h3f;
+      8'h9b:
+          \$1729  = 6'h3f;
+      8'h9c:
+          \$1729  = 6'h3f;
+      8'h9d:
+          \$1729  = 6'h3f;
+      8'h9e:
+          \$1729  = 6'h3f;
+      8'h9f:
+          \$1729  = 6'h3f;
+      8'ha0:
+          \$1729  = 6'h08;
+      8'ha1:
+          \$1729  = 6'h07;
+      8'ha2:
+          \$1729  = 6'h06;
+      8'ha3:
+          \$1729  = 6'h05;
+      8'ha4:
+          \$1729  = 6'h04;
+      8'ha5:
+          \$1729  = 6'h03;
+      8'ha6:
+          \$1729  = 6'h02;
+      8'ha7:
+          \$1729  = 6'h01;
+      8'ha8:
+          \$1729  = 6'h00;
+      8'ha9:
+          \$1729  = 6'h3f;
+      8'haa:
+          \$1729  = 6'h3e;
+      8'hab:
+          \$1729  = 6'h3e;
+      8'hac:
+          \$1729  = 6'h3e;
+      8'had:
+          \$1729  = 6'h3e;
+      8'hae:
+          \$1729  = 6'h3e;
+      8'haf:
+          \$1729  = 6'h3e;
+      8'hb0:
+          \$1729  = 6'h08;
+      8'hb1:
+          \$1729  = 6'h07;
+      8'hb2:
+          \$1729  = 6'h06;
+      8'hb3:
+          \$1729  = 6'h05;
+      8'hb4:
+          \$1729  = 6'h04;
+      8'hb5:
+          \$1729  = 6'h03;
+      8'hb6:
+          \$1729  = 6'h02;
+      8'hb7:
+          \$1729  = 6'h01;
+      8'hb8:
+          \$1729  = 6'h00;
+      8'hb9:
+          \$1729  = 6'h3f;
+      8'hba:
+          \$1729  = 6'h3e;
+      8'hbb:
+          \$1729  = 6'h3d;
+      8'hbc:
+          \$1729  = 6'h3d;
+      8'hbd:
+          \$1729  = 6'h3d;
+      8'hbe:
+          \$1729  = 6'h3d;
+      8'hbf:
+          \$1729  = 6'h3d;
+      8'hc0:
+          \$1729  = 6'h08;
+      8'hc1:
+          \$1729  = 6'h07;
+      8'hc2:
+          \$1729  = 6'h06;
+      8'hc3:
+          \$1729  = 6'h05;
+      8'hc4:
+          \$1729  = 6'h04;
+      8'hc5:
+          \$1729  = 6'h03;
+      8'hc6:
+          \$1729  = 6'h02;
+      8'hc7:
+          \$1729  = 6'h01;
+      8'hc8:
+          \$1729  = 6'h00;
+      8'hc9:
+          \$1729  = 6'h3f;
+      8'hca:
+          \$1729  = 6'h3e;
+      8'hcb:
+          \$1729  = 6'h3d;
+      8'hcc:
+          \$1729  = 6'h3c;
+      8'hcd:
+          \$1729  = 6'h3c;
+      8'hce:
+          \$1729  = 6'h3c;
+      8'hcf:
+          \$1729  = 6'h3c;
+      8'hd0:
+          \$1729  = 6'h08;
+      8'hd1:
+          \$1729  = 6'h07;
+      8'hd2:
+          \$1729  = 6'h06;
+      8'hd3:
+          \$1729  = 6'h05;
+      8'hd4:
+          \$1729  = 6'h04;
+      8'hd5:
+          \$1729  = 6'h03;
+      8'hd6:
+          \$1729  = 6'h02;
+      8'hd7:
+          \$1729  = 6'h01;
+      8'hd8:
+          \$1729  = 6'h00;
+      8'hd9:
+          \$1729  = 6'h3f;
+      8'hda:
+          \$1729  = 6'h3e;
+      8'hdb:
+          \$1729  = 6'h3d;
+      8'hdc:
+          \$1729  = 6'h3c;
+      8'hdd:
+          \$1729  = 6'h3b;
+      8'hde:
+          \$1729  = 6'h3b;
+      8'hdf:
+          \$1729  = 6'h3b;
+      8'he0:
+          \$1729  = 6'h08;
+      8'he1:
+          \$1729  = 6'h07;
+      8'he2:
+          \$1729  = 6'h06;
+      8'he3:
+          \$1729  = 6'h05;
+      8'he4:
+          \$1729  = 6'h04;
+      8'he5:
+          \$1729  = 6'h03;
+      8'he6:
+          \$1729  = 6'h02;
+      8'he7:
+          \$1729  = 6'h01;
+      8'he8:
+          \$1729  = 6'h00;
+      8'he9:
+          \$1729  = 6'h3f;
+      8'hea:
+          \$1729  = 6'h3e;
+      8'heb:
+          \$1729  = 6'h3d;
+      8'hec:
+          \$1729  = 6'h3c;
+      8'hed:
+          \$1729  = 6'h3b;
+      8'hee:
+          \$1729  = 6'h3a;
+      8'hef:
+          \$1729  = 6'h3a;
+      8'hf0:
+          \$1729  = 6'h08;
+      8'hf1:
+          \$1729  = 6'h07;
+      8'hf2:
+          \$1729  = 6'h06;
+      8'hf3:
+          \$1729  = 6'h05;
+      8'hf4:
+          \$1729  = 6'h04;
+      8'hf5:
+          \$1729  = 6'h03;
+      8'hf6:
+          \$1729  = 6'h02;
+      8'hf7:
+          \$1729  = 6'h01;
+      8'hf8:
+          \$1729  = 6'h00;
+      8'hf9:
+          \$1729  = 6'h3f;
+      8'hfa:
+          \$1729  = 6'h3e;
+      8'hfb:
+          \$1729  = 6'h3d;
+      8'hfc:
+          \$1729  = 6'h3c;
+      8'hfd:
+          \$1729  = 6'h3b;
+      8'hfe:
+          \$1729  = 6'h3a;
+      8'hff:
+          \$1729  = 6'h39;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (ap_cycle)
-      7'h00:
-          \$1268  = 4'hf;
-      7'h01:
-          \$1268  = 4'hf;
-      7'h02:
-          \$1268  = 4'hf;
-      7'h03:
-          \$1268  = 4'hf;
-      7'h04:
-          \$1268  = 4'hf;
-      7'h05:
-          \$1268  = 4'hf;
-      7'h06:
-          \$1268  = 4'hf;
-      7'h07:
-          \$1268  = 4'hf;
-      7'h08:
-          \$1268  = 4'hf;
-      7'h09:
-          \$1268  = 4'hf;
-      7'h0a:
-          \$1268  = 4'hf;
-      7'h0b:
-          \$1268  = 4'hf;
-      7'h0c:
-          \$1268  = 4'hf;
-      7'h0d:
-          \$1268  = 4'hf;
-      7'h0e:
-          \$1268  = 4'hf;
-      7'h0f:
-          \$1268  = 4'hf;
-      7'h10:
-          \$1268  = 4'hf;
-      7'h11:
-          \$1268  = 4'hf;
-      7'h12:
-          \$1268  = 4'hf;
-      7'h13:
-          \$1268  = 4'hf;
-      7'h14:
-          \$1268  = 4'hf;
-      7'h15:
-          \$1268  = 4'hf;
-      7'h16:
-          \$1268  = 4'hf;
-      7'h17:
-          \$1268  = 4'hf;
-      7'h18:
-          \$1268  = 4'hf;
-      7'h19:
-          \$1268  = 4'hf;
-      7'h1a:
-          \$1268  = 4'hf;
-      7'h1b:
-          \$1268  = 4'hf;
-      7'h1c:
-          \$1268  = 4'hf;
-      7'h1d:
-          \$1268  = 4'hf;
-      7'h1e:
-          \$1268  = 4'hf;
-      7'h1f:
-          \$1268  = 4'hf;
-      7'h20:
-          \$1268  = 4'hf;
-      7'h21:
-          \$1268  = 4'hf;
-      7'h22:
-          \$1268  = 4'hf;
-      7'h23:
-          \$1268  = 4'hf;
-      7'h24:
-          \$1268  = 4'hf;
-      7'h25:
-          \$1268  = 4'hf;
-      7'h26:
-          \$1268  = 4'hf;
-      7'h27:
-          \$1268  = 4'hf;
-      7'h28:
-          \$1268  = 4'hf;
-      7'h29:
-          \$1268  = 4'hf;
-      7'h2a:
-          \$1268  = 4'hf;
-      7'h2b:
-          \$1268  = 4'hf;
-      7'h2c:
-          \$1268  = 4'hf;
-      7'h2d:
-          \$1268  = 4'hf;
-      7'h2e:
-          \$1268  = 4'hf;
-      7'h2f:
-          \$1268  = 4'hf;
-      7'h30:
-          \$1268  = 4'hf;
-      7'h31:
-          \$1268  = 4'hf;
-      7'h32:
-          \$1268  = 4'hf;
-      7'h33:
-          \$1268  = 4'hf;
-      7'h34:
-          \$1268  = 4'hf;
-      7'h35:
-          \$1268  = 4'hf;
-      7'h36:
-          \$1268  = 4'hf;
-      7'h37:
-          \$1268  = 4'he;
-      7'h38:
-          \$1268  = 4'hd;
-      7'h39:
-          \$1268  = 4'hc;
-      7'h3a:
-          \$1268  = 4'hc;
-      7'h3b:
-          \$1268  = 4'hb;
-      7'h3c:
-          \$1268  = 4'ha;
-      7'h3d:
-          \$1268  = 4'h9;
-      7'h3e:
-          \$1268  = 4'h9;
-      7'h3f:
-          \$1268  = 4'h8;
-      7'h40:
-          \$1268  = 4'h7;
-      7'h41:
-          \$1268  = 4'h6;
-      7'h42:
-          \$1268  = 4'h6;
-      7'h43:
-          \$1268  = 4'h5;
-      7'h44:
-          \$1268  = 4'h4;
-      7'h45:
-          \$1268  = 4'h3;
-      7'h46:
-          \$1268  = 4'h3;
-      7'h47:
-          \$1268  = 4'h2;
-      7'h48:
-          \$1268  = 4'h1;
-      7'h49:
-          \$1268  = 4'h0;
-      7'h4a:
-          \$1268  = 4'h0;
-      7'h4b:
-          \$1268  = 4'hf;
-      7'h4c:
-          \$1268  = 4'hf;
-      7'h4d:
-          \$1268  = 4'hf;
-      7'h4e:
-          \$1268  = 4'hf;
-      7'h4f:
-          \$1268  = 4'hf;
-      7'h50:
-          \$1268  = 4'hf;
-      7'h51:
-          \$1268  = 4'hf;
-      7'h52:
-          \$1268  = 4'hf;
-      7'h53:
-          \$1268  = 4'hf;
-      7'h54:
-          \$1268  = 4'hf;
-      7'h55:
-          \$1268  = 4'hf;
-      7'h56:
-          \$1268  = 4'hf;
-      7'h57:
-          \$1268  = 4'hf;
-      7'h58:
-          \$1268  = 4'hf;
-      7'h59:
-          \$1268  = 4'hf;
-      7'h5a:
-          \$1268  = 4'hf;
-      7'h5b:
-          \$1268  = 4'hf;
-      7'h5c:
-          \$1268  = 4'hf;
-      7'h5d:
-          \$1268  = 4'hf;
-      7'h5e:
-          \$1268  = 4'hf;
-      7'h5f:
-          \$1268  = 4'hf;
-      7'h60:
-          \$1268  = 4'hf;
-      7'h61:
-          \$1268  = 4'hf;
-      7'h62:
-          \$1268  = 4'hf;
-      7'h63:
-          \$1268  = 4'hf;
-      7'h64:
-          \$1268  = 4'hf;
-      7'h65:
-          \$1268  = 4'hf;
-      7'h66:
-          \$1268  = 4'hf;
-      7'h67:
-          \$1268  = 4'hf;
-      7'h68:
-          \$1268  = 4'hf;
-      7'h69:
-          \$1268  = 4'hf;
-      7'h6a:
-          \$1268  = 4'hf;
-      7'h6b:
-          \$1268  = 4'hf;
-      7'h6c:
-          \$1268  = 4'hf;
-      7'h6d:
-          \$1268  = 4'hf;
-      7'h6e:
-          \$1268  = 4'hf;
-      7'h6f:
-          \$1268  = 4'hf;
-      7'h70:
-          \$1268  = 4'hf;
-      7'h71:
-          \$1268  = 4'hf;
-      7'h72:
-          \$1268  = 4'hf;
-      7'h73:
-          \$1268  = 4'hf;
-      7'h74:
-          \$1268  = 4'hf;
-      7'h75:
-          \$1268  = 4'hf;
-      7'h76:
-          \$1268  = 4'hf;
-      7'h77:
-          \$1268  = 4'hf;
-      7'h78:
-          \$1268  = 4'hf;
-      7'h79:
-          \$1268  = 4'hf;
-      7'h7a:
-          \$1268  = 4'hf;
-      7'h7b:
-          \$1268  = 4'hf;
-      7'h7c:
-          \$1268  = 4'hf;
-      7'h7d:
-          \$1268  = 4'hf;
-      7'h7e:
-          \$1268  = 4'hf;
-      7'h7f:
-          \$1268  = 4'hf;
+    casez ({ wr_hm[3:0], \$1730  })
+      8'h00:
+          \$1731  = 6'h00;
+      8'h01:
+          \$1731  = 6'h3f;
+      8'h02:
+          \$1731  = 6'h3e;
+      8'h03:
+          \$1731  = 6'h3d;
+      8'h04:
+          \$1731  = 6'h3c;
+      8'h05:
+          \$1731  = 6'h3b;
+      8'h06:
+          \$1731  = 6'h3a;
+      8'h07:
+          \$1731  = 6'h39;
+      8'h08:
+          \$1731  = 6'h38;
+      8'h09:
+          \$1731  = 6'h37;
+      8'h0a:
+          \$1731  = 6'h36;
+      8'h0b:
+          \$1731  = 6'h35;
+      8'h0c:
+          \$1731  = 6'h34;
+      8'h0d:
+          \$1731  = 6'h33;
+      8'h0e:
+          \$1731  = 6'h32;
+      8'h0f:
+          \$1731  = 6'h31;
+      8'h10:
+          \$1731  = 6'h00;
+      8'h11:
+          \$1731  = 6'h00;
+      8'h12:
+          \$1731  = 6'h3f;
+      8'h13:
+          \$1731  = 6'h3e;
+      8'h14:
+          \$1731  = 6'h3d;
+      8'h15:
+          \$1731  = 6'h3c;
+      8'h16:
+          \$1731  = 6'h3b;
+      8'h17:
+          \$1731  = 6'h3a;
+      8'h18:
+          \$1731  = 6'h39;
+      8'h19:
+          \$1731  = 6'h38;
+      8'h1a:
+          \$1731  = 6'h37;
+      8'h1b:
+          \$1731  = 6'h36;
+      8'h1c:
+          \$1731  = 6'h35;
+      8'h1d:
+          \$1731  = 6'h34;
+      8'h1e:
+          \$1731  = 6'h33;
+      8'h1f:
+          \$1731  = 6'h32;
+      8'h20:
+          \$1731  = 6'h00;
+      8'h21:
+          \$1731  = 6'h00;
+      8'h22:
+          \$1731  = 6'h00;
+      8'h23:
+          \$1731  = 6'h3f;
+      8'h24:
+          \$1731  = 6'h3e;
+      8'h25:
+          \$1731  = 6'h3d;
+      8'h26:
+          \$1731  = 6'h3c;
+      8'h27:
+          \$1731  = 6'h3b;
+      8'h28:
+          \$1731  = 6'h3a;
+      8'h29:
+          \$1731  = 6'h39;
+      8'h2a:
+          \$1731  = 6'h38;
+      8'h2b:
+          \$1731  = 6'h37;
+      8'h2c:
+          \$1731  = 6'h36;
+      8'h2d:
+          \$1731  = 6'h35;
+      8'h2e:
+          \$1731  = 6'h34;
+      8'h2f:
+          \$1731  = 6'h33;
+      8'h30:
+          \$1731  = 6'h00;
+      8'h31:
+          \$1731  = 6'h00;
+      8'h32:
+          \$1731  = 6'h00;
+      8'h33:
+          \$1731  = 6'h00;
+      8'h34:
+          \$1731  = 6'h3f;
+      8'h35:
+          \$1731  = 6'h3e;
+      8'h36:
+          \$1731  = 6'h3d;
+      8'h37:
+          \$1731  = 6'h3c;
+      8'h38:
+          \$1731  = 6'h3b;
+      8'h39:
+          \$1731  = 6'h3a;
+      8'h3a:
+          \$1731  = 6'h39;
+      8'h3b:
+          \$1731  = 6'h38;
+      8'h3c:
+          \$1731  = 6'h37;
+      8'h3d:
+          \$1731  = 6'h36;
+      8'h3e:
+          \$1731  = 6'h35;
+      8'h3f:
+          \$1731  = 6'h34;
+      8'h40:
+          \$1731  = 6'h00;
+      8'h41:
+          \$1731  = 6'h00;
+      8'h42:
+          \$1731  = 6'h00;
+      8'h43:
+          \$1731  = 6'h00;
+      8'h44:
+          \$1731  = 6'h00;
+      8'h45:
+          \$1731  = 6'h3f;
+      8'h46:
+          \$1731  = 6'h3e;
+      8'h47:
+          \$1731  = 6'h3d;
+      8'h48:
+          \$1731  = 6'h3c;
+      8'h49:
+          \$1731  = 6'h3b;
+      8'h4a:
+          \$1731  = 6'h3a;
+      8'h4b:
+          \$1731  = 6'h39;
+      8'h4c:
+          \$1731  = 6'h38;
+      8'h4d:
+          \$1731  = 6'h37;
+      8'h4e:
+          \$1731  = 6'h36;
+      8'h4f:
+          \$1731  = 6'h35;
+      8'h50:
+          \$1731  = 6'h00;
+      8'h51:
+          \$1731  = 6'h00;
+      8'h52:
+          \$1731  = 6'h00;
+      8'h53:
+          \$1731  = 6'h00;
+      8'h54:
+          \$1731  = 6'h00;
+      8'h55:
+          \$1731  = 6'h00;
+      8'h56:
+          \$1731  = 6'h3f;
+      8'h57:
+          \$1731  = 6'h3e;
+      8'h58:
+          \$1731  = 6'h3d;
+      8'h59:
+          \$1731  = 6'h3c;
+      8'h5a:
+          \$1731  = 6'h3b;
+      8'h5b:
+          \$1731  = 6'h3a;
+      8'h5c:
+          \$1731  = 6'h39;
+      8'h5d:
+          \$1731  = 6'h38;
+      8'h5e:
+          \$1731  = 6'h37;
+      8'h5f:
+          \$1731  = 6'h36;
+      8'h60:
+          \$1731  = 6'h00;
+      8'h61:
+          \$1731  = 6'h00;
+      8'h62:
+          \$1731  = 6'h00;
+      8'h63:
+          \$1731  = 6'h00;
+      8'h64:
+          \$1731  = 6'h00;
+      8'h65:
+          \$1731  = 6'h00;
+      8'h66:
+          \$1731  = 6'h00;
+      8'h67:
+          \$1731  = 6'h3f;
+      8'h68:
+          \$1731  = 6'h3e;
+      8'h69:
+          \$1731  = 6'h3d;
+      8'h6a:
+          \$1731  = 6'h3c;
+      8'h6b:
+          \$1731  = 6'h3b;
+      8'h6c:
+          \$1731  = 6'h3a;
+      8'h6d:
+          \$1731  = 6'h39;
+      8'h6e:
+          \$1731  = 6'h38;
+      8'h6f:
+          \$1731  = 6'h37;
+      8'h70:
+          \$1731  = 6'h00;
+      8'h71:
+          \$1731  = 6'h00;
+      8'h72:
+          \$1731  = 6'h00;
+      8'h73:
+          \$1731  = 6'h00;
+      8'h74:
+          \$1731  = 6'h00;
+      8'h75:
+          \$1731  = 6'h00;
+      8'h76:
+          \$1731  = 6'h00;
+      8'h77:
+          \$1731  = 6'h00;
+      8'h78:
+          \$1731  = 6'h3f;
+      8'h79:
+          \$1731  = 6'h3e;
+      8'h7a:
+          \$1731  = 6'h3d;
+      8'h7b:
+          \$1731  = 6'h3c;
+      8'h7c:
+          \$1731  = 6'h3b;
+      8'h7d:
+          \$1731  = 6'h3a;
+      8'h7e:
+          \$1731  = 6'h39;
+      8'h7f:
+          \$1731  = 6'h38;
+      8'h80:
+          \$1731  = 6'h00;
+      8'h81:
+          \$1731  = 6'h00;
+      8'h82:
+          \$1731  = 6'h00;
+      8'h83:
+          \$1731  = 6'h00;
+      8'h84:
+          \$1731  = 6'h00;
+      8'h85:
+          \$1731  = 6'h00;
+      8'h86:
+          \$1731  = 6'h00;
+      8'h87:
+          \$1731  = 6'h00;
+      8'h88:
+          \$1731  = 6'h00;
+      8'h89:
+          \$1731  = 6'h3f;
+      8'h8a:
+          \$1731  = 6'h3e;
+      8'h8b:
+          \$1731  = 6'h3d;
+      8'h8c:
+          \$1731  = 6'h3c;
+      8'h8d:
+          \$1731  = 6'h3b;
+      8'h8e:
+          \$1731  = 6'h3a;
+      8'h8f:
+          \$1731  = 6'h39;
+      8'h90:
+          \$1731  = 6'h00;
+      8'h91:
+          \$1731  = 6'h00;
+      8'h92:
+          \$1731  = 6'h00;
+      8'h93:
+          \$1731  = 6'h00;
+      8'h94:
+          \$1731  = 6'h00;
+      8'h95:
+          \$1731  = 6'h00;
+      8'h96:
+          \$1731  = 6'h00;
+      8'h97:
+          \$1731  = 6'h00;
+      8'h98:
+          \$1731  = 6'h00;
+      8'h99:
+          \$1731  = 6'h00;
+      8'h9a:
+          \$1731  = 6'h3f;
+      8'h9b:
+          \$1731  = 6'h3e;
+      8'h9c:
+          \$1731  = 6'h3d;
+      8'h9d:
+          \$1731  = 6'h3c;
+      8'h9e:
+          \$1731  = 6'h3b;
+      8'h9f:
+          \$1731  = 6'h3a;
+      8'ha0:
+          \$1731  = 6'h00;
+      8'ha1:
+          \$1731  = 6'h00;
+      8'ha2:
+          \$1731  = 6'h00;
+      8'ha3:
+          \$1731  = 6'h00;
+      8'ha4:
+          \$1731  = 6'h00;
+      8'ha5:
+          \$1731  = 6'h00;
+      8'ha6:
+          \$1731  = 6'h00;
+      8'ha7:
+          \$1731  = 6'h00;
+      8'ha8:
+          \$1731  = 6'h00;
+      8'ha9:
+          \$1731  = 6'h00;
+      8'haa:
+          \$1731  = 6'h00;
+      8'hab:
+          \$1731  = 6'h3f;
+      8'hac:
+          \$1731  = 6'h3e;
+      8'had:
+          \$1731  = 6'h3d;
+      8'hae:
+          \$1731  = 6'h3c;
+      8'haf:
+          \$1731  = 6'h3b;
+      8'hb0:
+          \$1731  = 6'h00;
+      8'hb1:
+          \$1731  = 6'h00;
+      8'hb2:
+          \$1731  = 6'h00;
+      8'hb3:
+          \$1731  = 6'h00;
+      8'hb4:
+          \$1731  = 6'h00;
+      8'hb5:
+          \$1731  = 6'h00;
+      8'hb6:
+          \$1731  = 6'h00;
+      8'hb7:
+          \$1731  = 6'h00;
+      8'hb8:
+          \$1731  = 6'h00;
+      8'hb9:
+          \$1731  = 6'h00;
+      8'hba:
+          \$1731  = 6'h00;
+      8'hbb:
+          \$1731  = 6'h00;
+      8'hbc:
+          \$1731  = 6'h3f;
+      8'hbd:
+          \$1731  = 6'h3e;
+      8'hbe:
+          \$1731  = 6'h3d;
+      8'hbf:
+          \$1731  = 6'h3c;
+      8'hc0:
+          \$1731  = 6'h00;
+      8'hc1:
+          \$1731  = 6'h00;
+      8'hc2:
+          \$1731  = 6'h00;
+      8'hc3:
+          \$1731  = 6'h00;
+      8'hc4:
+          \$1731  = 6'h00;
+      8'hc5:
+          \$1731  = 6'h00;
+      8'hc6:
+          \$1731  = 6'h00;
+      8'hc7:
+          \$1731  = 6'h00;
+      8'hc8:
+          \$1731  = 6'h00;
+      8'hc9:
+          \$1731  = 6'h00;
+      8'hca:
+          \$1731  = 6'h00;
+      8'hcb:
+          \$1731  = 6'h00;
+      8'hcc:
+          \$1731  = 6'h00;
+      8'hcd:
+          \$1731  = 6'h3f;
+      8'hce:
+          \$1731  = 6'h3e;
+      8'hcf:
+          \$1731  = 6'h3d;
+      8'hd0:
+          \$1731  = 6'h00;
+      8'hd1:
+          \$1731  = 6'h00;
+      8'hd2:
+          \$1731  = 6'h00;
+      8'hd3:
+          \$1731  = 6'h00;
+      8'hd4:
+          \$1731  = 6'h00;
+      8'hd5:
+          \$1731  = 6'h00;
+      8'hd6:
+          \$1731  = 6'h00;
+      8'hd7:
+          \$1731  = 6'h00;
+      8'hd8:
+          \$1731  = 6'h00;
+      8'hd9:
+          \$1731  = 6'h00;
+      8'hda:
+          \$1731  = 6'h00;
+      8'hdb:
+          \$1731  = 6'h00;
+      8'hdc:
+          \$1731  = 6'h00;
+      8'hdd:
+          \$1731  = 6'h00;
+      8'hde:
+          \$1731  = 6'h3f;
+      8'hdf:
+          \$1731  = 6'h3e;
+      8'he0:
+          \$1731  = 6'h00;
+      8'he1:
+          \$1731  = 6'h00;
+      8'he2:
+          \$1731  = 6'h00;
+      8'he3:
+          \$1731  = 6'h00;
+      8'he4:
+          \$1731  = 6'h00;
+      8'he5:
+          \$1731  = 6'h00;
+      8'he6:
+          \$1731  = 6'h00;
+      8'he7:
+          \$1731  = 6'h00;
+      8'he8:
+          \$1731  = 6'h00;
+      8'he9:
+          \$1731  = 6'h00;
+      8'hea:
+          \$1731  = 6'h00;
+      8'heb:
+          \$1731  = 6'h00;
+      8'hec:
+          \$1731  = 6'h00;
+      8'hed:
+          \$1731  = 6'h00;
+      8'hee:
+          \$1731  = 6'h00;
+      8'hef:
+          \$1731  = 6'h3f;
+      8'hf0:
+          \$1731  = 6'h00;
+      8'hf1:
+          \$1731  = 6'h00;
+      8'hf2:
+          \$1731  = 6'h00;
+      8'hf3:
+          \$1731  = 6'h00;
+      8'hf4:
+          \$1731  = 6'h00;
+      8'hf5:
+          \$1731  = 6'h00;
+      8'hf6:
+          \$1731  = 6'h00;
+      8'hf7:
+          \$1731  = 6'h00;
+      8'hf8:
+          \$1731  = 6'h00;
+      8'hf9:
+          \$1731  = 6'h00;
+      8'hfa:
+          \$1731  = 6'h00;
+      8'hfb:
+          \$1731  = 6'h00;
+      8'hfc:
+          \$1731  = 6'h00;
+      8'hfd:
+          \$1731  = 6'h00;
+      8'hfe:
+          \$1731  = 6'h00;
+      8'hff:
+          \$1731  = 6'h00;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1279  = x;
+    \$1750  = x;
     if (con_ce) begin
       if (clocks__0__advance) begin
-        \$1279  = \$3 [7:0];
+        \$1750  = \$3 [7:0];
       end
     end
     if (con_rst) begin
-      \$1279  = 8'hbc;
+      \$1750  = 8'hbc;
     end
     if (rst) begin
-      \$1279  = 8'hbc;
+      \$1750  = 8'hbc;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1280  = paddle0_charge_at;
+    \$1751  = paddle0_charge_at;
     if (con_ce) begin
-      \$1280  = \$4 [31:0];
+      \$1751  = \$4 [31:0];
     end
     if (con_rst) begin
-      \$1280  = 32'd0;
+      \$1751  = 32'd0;
     end
     if (rst) begin
-      \$1280  = 32'd0;
+      \$1751  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1281  = paddle1_charge_at;
+    \$1752  = paddle1_charge_at;
     if (con_ce) begin
-      \$1281  = \$5 [31:0];
+      \$1752  = \$5 [31:0];
     end
     if (con_rst) begin
-      \$1281  = 32'd0;
+      \$1752  = 32'd0;
     end
     if (rst) begin
-      \$1281  = 32'd0;
+      \$1752  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1282  = paddle2_charge_at;
+    \$1753  = paddle2_charge_at;
     if (con_ce) begin
-      \$1282  = \$6 [31:0];
+      \$1753  = \$6 [31:0];
     end
     if (con_rst) begin
-      \$1282  = 32'd0;
+      \$1753  = 32'd0;
     end
     if (rst) begin
-      \$1282  = 32'd0;
+      \$1753  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1283  = paddle3_charge_at;
+    \$1754  = paddle3_charge_at;
     if (con_ce) begin
-      \$1283  = \$7 [31:0];
+      \$1754  = \$7 [31:0];
     end
     if (con_rst) begin
-      \$1283  = 32'd0;
+      \$1754  = 32'd0;
     end
     if (rst) begin
-      \$1283  = 32'd0;
+      \$1754  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1284  = coll_read;
+    \$1755  = coll_read;
     if (con_ce) begin
-      \$1284  = \$8 ;
+      \$1755  = \$8 ;
     end
     if (con_rst) begin
-      \$1284  = 15'h0000;
+      \$1755  = 15'h0000;
     end
     if (rst) begin
-      \$1284  = 15'h0000;
+      \$1755  = 15'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1285  = inpt_read;
+    \$1756  = inpt_read;
     if (con_ce) begin
-      \$1285  = { inpt5, inpt4, charged };
+      \$1756  = { inpt5, inpt4, charged };
     end
     if (con_rst) begin
-      \$1285  = 6'h00;
+      \$1756  = 6'h00;
     end
     if (rst) begin
-      \$1285  = 6'h00;
+      \$1756  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1286  = wr_hpos;
+    \$1757  = wr_hpos;
     if (con_ce) begin
       if (clocks__0__advance) begin
-        \$1286  = \$907 [7:0];
+        \$1757  = \$942 [7:0];
       end
     end
     if (con_rst) begin
-      \$1286  = 8'h01;
+      \$1757  = 8'h01;
     end
     if (rst) begin
-      \$1286  = 8'h01;
+      \$1757  = 8'h01;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1287  = wr_phase;
+    \$1758  = wr_phase;
     if (con_ce) begin
       if (clocks__0__advance) begin
-        \$1287  = \$13 [1:0];
+        \$1758  = \$13 [1:0];
       end
     end
     if (con_rst) begin
-      \$1287  = 2'h1;
+      \$1758  = 2'h1;
     end
     if (rst) begin
-      \$1287  = 2'h1;
+      \$1758  = 2'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1288  = wr_cycle;
+    \$1759  = wr_cycle;
     if (con_ce) begin
       if (clocks__0__advance) begin
-        \$1288  = \$18 [6:0];
+        \$1759  = \$947 [6:0];
       end
     end
     if (con_rst) begin
-      \$1288  = 7'h00;
+      \$1759  = 7'h00;
     end
     if (rst) begin
-      \$1288  = 7'h00;
+      \$1759  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1289  = wr_resm;
+    \$1760  = wr_hm;
     if (con_ce) begin
       if (clocks__0__advance) begin
-        \$1289  = \$29 [7:0];
+        \$1760  = \$14 ;
       end
     end
     if (con_rst) begin
-      \$1289  = 8'h02;
+      \$1760  = 6'h1f;
     end
     if (rst) begin
-      \$1289  = 8'h02;
+      \$1760  = 6'h1f;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1290  = wr_resp;
+    \$1761  = wr_resm;
     if (con_ce) begin
       if (clocks__0__advance) begin
-        \$1290  = \$40 [7:0];
+        \$1761  = \$25 [7:0];
       end
     end
     if (con_rst) begin
-      \$1290  = 8'h03;
+      \$1761  = 8'h02;
     end
     if (rst) begin
-      \$1290  = 8'h03;
+      \$1761  = 8'h02;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1291  = wm;
+    \$1762  = wr_resp;
     if (con_ce) begin
-      \$1291  = \$43 [3:0];
-      if (\$173 ) begin
+      if (clocks__0__advance) begin
+        \$1762  = \$36 [7:0];
+      end
+    end
+    if (con_rst) begin
+      \$1762  = 8'h03;
+    end
+    if (rst) begin
+      \$1762  = 8'h03;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1763  = wm;
+    if (con_ce) begin
+      \$1763  = \$39 [3:0];
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -22596,41 +28959,41 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
               /* empty */;
           6'h10, 6'h11:
             begin
-              if (\$183 ) begin
+              if (\$218 ) begin
                 if (disp) begin
-                  \$1291  = \$189 [3:0];
+                  \$1763  = \$224 [3:0];
                 end
               end
-              if (\$192 ) begin
-                if (\disp$114 ) begin
-                  \$1291  = \$198 [3:0];
+              if (\$227 ) begin
+                if (\disp$118 ) begin
+                  \$1763  = \$233 [3:0];
                 end
               end
             end
         endcase
-        if (\$203 ) begin
-          if (\$205 ) begin
-            \$1291  = \$210 [3:0];
+        if (\$238 ) begin
+          if (\$240 ) begin
+            \$1763  = \$245 [3:0];
           end
         end
       end
     end
     if (con_rst) begin
-      \$1291  = 4'h0;
+      \$1763  = 4'h0;
     end
     if (rst) begin
-      \$1291  = 4'h0;
+      \$1763  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1292  = since_hmove;
+    \$1764  = since_hmove;
     if (con_ce) begin
-      if (\$45 ) begin
-        \$1292  = \$46 [7:0];
+      if (\$41 ) begin
+        \$1764  = \$42 [7:0];
       end
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -22688,71 +29051,112 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1292  = 8'h01;
+              \$1764  = 8'h01;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1764  = 8'h01;
         endcase
       end
     end
     if (con_rst) begin
-      \$1292  = 8'hff;
+      \$1764  = 8'hff;
     end
     if (rst) begin
-      \$1292  = 8'hff;
+      \$1764  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1293  = vsync_count;
+    \$1765  = vsync_count;
     if (con_ce) begin
-      if (\$48 ) begin
-        \$1293  = \$49 [7:0];
+      if (\$44 ) begin
+        \$1765  = \$45 [7:0];
       end
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               if (bus__wdata[1]) begin
-                \$1293  = 8'h01;
+                \$1765  = 8'h01;
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1293  = 8'h00;
+      \$1765  = 8'h00;
     end
     if (rst) begin
-      \$1293  = 8'h00;
+      \$1765  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1294  = collision;
+    \$1766  = collision;
     if (con_ce) begin
-      \$1294  = \$50 ;
-      if (ap_en) begin
-        if (\$167 ) begin
-          \$1294  = 15'h0000;
-        end
-      end
-    end
-    if (con_rst) begin
-      \$1294  = 15'h0000;
-    end
-    if (rst) begin
-      \$1294  = 15'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1295  = p0_skip;
-    if (con_ce) begin
-      if (clocks__0__line_end_drawn) begin
-        \$1295  = 1'h0;
-      end
-      if (ap_en) begin
-        casez (ap_addr)
+      \$1766  = \$46 ;
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
-              \$1295  = 1'h0;
+              /* empty */;
           6'h05:
               /* empty */;
           6'h06:
@@ -22806,15 +29210,222 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1295  = 1'h0;
+              /* empty */;
+          6'h2b:
+              /* empty */;
+          6'h2c:
+              \$1766  = 15'h0000;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              /* empty */;
+          6'h2c:
+              \$1766  = 15'h0000;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1766  = 15'h0000;
+    end
+    if (rst) begin
+      \$1766  = 15'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1767  = p0_skip;
+    if (con_ce) begin
+      if (clocks__0__line_end_drawn) begin
+        \$1767  = 1'h0;
+      end
+      if (fire) begin
+        casez (pend_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              \$1767  = 1'h0;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1767  = 1'h0;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              \$1767  = 1'h0;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1767  = 1'h0;
         endcase
       end
       if (rp0_valid) begin
-        if (\$169 ) begin
-          \$1295  = rp0_skip;
+        if (\$204 ) begin
+          \$1767  = rp0_skip;
         end
       end
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -22823,39 +29434,39 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$183 ) begin
+              if (\$218 ) begin
                 (* full_case = 32'd1 *)
                 if (disp) begin
-                end else if (\$184 ) begin
+                end else if (\$219 ) begin
                 end else begin
-                  \$1295  = \$191 ;
+                  \$1767  = \$226 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1295  = 1'h0;
+      \$1767  = 1'h0;
     end
     if (rst) begin
-      \$1295  = 1'h0;
+      \$1767  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1296  = p1_skip;
+    \$1768  = p1_skip;
     if (con_ce) begin
       if (clocks__0__line_end_drawn) begin
-        \$1296  = 1'h0;
+        \$1768  = 1'h0;
       end
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
               /* empty */;
           6'h05:
-              \$1296  = 1'h0;
+              \$1768  = 1'h0;
           6'h06:
               /* empty */;
           6'h07:
@@ -22907,15 +29518,76 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1296  = 1'h0;
+              \$1768  = 1'h0;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              \$1768  = 1'h0;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1768  = 1'h0;
         endcase
       end
       if (rp1_valid) begin
-        if (\$171 ) begin
-          \$1296  = rp1_skip;
+        if (\$206 ) begin
+          \$1768  = rp1_skip;
         end
       end
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -22924,33 +29596,33 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$192 ) begin
+              if (\$227 ) begin
                 (* full_case = 32'd1 *)
-                if (\disp$114 ) begin
-                end else if (\$193 ) begin
+                if (\disp$118 ) begin
+                end else if (\$228 ) begin
                 end else begin
-                  \$1296  = \$200 ;
+                  \$1768  = \$235 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1296  = 1'h0;
+      \$1768  = 1'h0;
     end
     if (rst) begin
-      \$1296  = 1'h0;
+      \$1768  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1297  = pf_reflect;
+    \$1769  = pf_reflect;
     if (con_ce) begin
       if (clocks__0__line_end_drawn) begin
-        \$1297  = ctrlpf[0];
+        \$1769  = ctrlpf[0];
       end
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -22966,30 +29638,51 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h09:
               /* empty */;
           6'h0a:
-              if (\$62 ) begin
-                \$1297  = ap_data[0];
+              if (\$59 ) begin
+                \$1769  = pend_data[0];
+              end
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              if (\$131 ) begin
+                \$1769  = bus__wdata[0];
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1297  = 1'h0;
+      \$1769  = 1'h0;
     end
     if (rst) begin
-      \$1297  = 1'h0;
+      \$1769  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1298  = cosmic_cnt;
+    \$1770  = cosmic_cnt;
     if (con_ce) begin
       if (clocks__0__line_end_drawn) begin
         if (cosmic) begin
-          \$1298  = nc;
+          \$1770  = nc;
         end
       end
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23033,30 +29726,12 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h21:
               /* empty */;
           6'h22:
-              if (\$90 ) begin
-                \$1298  = 2'h0;
+              if (\$87 ) begin
+                \$1770  = 2'h0;
               end
         endcase
-      end
-    end
-    if (con_rst) begin
-      \$1298  = 2'h0;
-    end
-    if (rst) begin
-      \$1298  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1299  = posm0;
-    if (con_ce) begin
-      if (clocks__0__line_end_drawn) begin
-        if (cosmic) begin
-          \$1299  = \$53 [7:0];
-        end
-      end
-      if (ap_en) begin
-        casez (ap_addr)
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
           6'h01:
               /* empty */;
           6'h04:
@@ -23084,8 +29759,75 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h0f:
               /* empty */;
           6'h12, 6'h13, 6'h14:
-              if (\$63 ) begin
-                \$1299  = \$68 ;
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              if (\$159 ) begin
+                \$1770  = 2'h0;
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1770  = 2'h0;
+    end
+    if (rst) begin
+      \$1770  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1771  = posm0;
+    if (con_ce) begin
+      if (clocks__0__line_end_drawn) begin
+        if (cosmic) begin
+          \$1771  = \$49 [7:0];
+        end
+      end
+      if (fire) begin
+        casez (pend_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              if (\$60 ) begin
+                \$1771  = \$65 ;
               end
           6'h1b:
               /* empty */;
@@ -23114,38 +29856,105 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h27:
               /* empty */;
           6'h28, 6'h29:
-              if (\$91 ) begin
-                if (\$93 ) begin
-                  \$1299  = \$111 [7:0];
+              if (\$88 ) begin
+                if (\$90 ) begin
+                  \$1771  = \$108 [7:0];
                 end
               end
           6'h2a:
-              \$1299  = \$154 [7:0];
+              \$1771  = \$1697 [7:0];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              if (\$132 ) begin
+                \$1771  = \$137 ;
+              end
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$160 ) begin
+                if (\$162 ) begin
+                  \$1771  = \$180 [7:0];
+                end
+              end
+          6'h2a:
+              \$1771  = \$1697 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1299  = 8'h00;
+      \$1771  = 8'h00;
     end
     if (rst) begin
-      \$1299  = 8'h00;
+      \$1771  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1300  = m0_mode;
+    \$1772  = m0_mode;
     if (con_ce) begin
       if (clocks__0__line_end_drawn) begin
         if (cosmic) begin
-          \$1300  = \$57 ;
+          \$1772  = \$53 ;
         end
       end
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
-              \$1300  = 2'h0;
+              \$1772  = 2'h0;
           6'h05:
               /* empty */;
           6'h06:
@@ -23169,8 +29978,8 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h0f:
               /* empty */;
           6'h12, 6'h13, 6'h14:
-              if (\$63 ) begin
-                \$1300  = 2'h0;
+              if (\$60 ) begin
+                \$1772  = 2'h0;
               end
           6'h1b:
               /* empty */;
@@ -23199,32 +30008,99 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h27:
               /* empty */;
           6'h28, 6'h29:
-              if (\$91 ) begin
-                if (\$93 ) begin
-                  \$1300  = 2'h0;
+              if (\$88 ) begin
+                if (\$90 ) begin
+                  \$1772  = 2'h0;
                 end
               end
           6'h2a:
-              \$1300  = 2'h0;
+              \$1772  = 2'h0;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              \$1772  = 2'h0;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              if (\$132 ) begin
+                \$1772  = 2'h0;
+              end
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$160 ) begin
+                if (\$162 ) begin
+                  \$1772  = 2'h0;
+                end
+              end
+          6'h2a:
+              \$1772  = 2'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1300  = 2'h0;
+      \$1772  = 2'h0;
     end
     if (rst) begin
-      \$1300  = 2'h0;
+      \$1772  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1301  = hmove_blank;
+    \$1773  = hmove_blank;
     if (con_ce) begin
-      if (\$59 ) begin
-        \$1301  = 1'h0;
+      if (\$55 ) begin
+        \$1773  = 1'h0;
       end
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23282,131 +30158,215 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              if (\$136 ) begin
-                \$1301  = 1'h1;
+              if (\$130 ) begin
+                \$1773  = 1'h1;
+              end
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              if (\$202 ) begin
+                \$1773  = 1'h1;
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1301  = 1'h0;
+      \$1773  = 1'h0;
     end
     if (rst) begin
-      \$1301  = 1'h0;
+      \$1773  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1302  = pend_cnt;
+    \$1774  = pend_cnt;
     if (con_ce) begin
       if (pend) begin
-        \$1302  = \$60 [3:0];
+        \$1774  = \$56 [3:0];
       end
-      if (\$173 ) begin
-        if (\$203 ) begin
-          if (\$205 ) begin
-            \$1302  = \$207 ;
+      if (\$208 ) begin
+        if (\$238 ) begin
+          if (\$240 ) begin
+            \$1774  = \$242 ;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1302  = 4'h0;
+      \$1774  = 4'h0;
     end
     if (rst) begin
-      \$1302  = 4'h0;
+      \$1774  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1303  = pend;
+    \$1775  = pend;
     if (con_ce) begin
       if (pend) begin
-        if (\$61 ) begin
-          \$1303  = 1'h0;
+        if (\$57 ) begin
+          \$1775  = 1'h0;
         end
       end
-      if (\$173 ) begin
-        if (\$203 ) begin
-          if (\$205 ) begin
-            \$1303  = 1'h1;
+      if (\$208 ) begin
+        if (\$238 ) begin
+          if (\$240 ) begin
+            \$1775  = 1'h1;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1303  = 1'h0;
+      \$1775  = 1'h0;
     end
     if (rst) begin
-      \$1303  = 1'h0;
+      \$1775  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1304  = vblank;
+    \$1776  = vblank;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
-              \$1304  = ap_data;
+              \$1776  = pend_data;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              \$1776  = bus__wdata;
         endcase
       end
     end
     if (con_rst) begin
-      \$1304  = 8'h00;
+      \$1776  = 8'h00;
     end
     if (rst) begin
-      \$1304  = 8'h00;
+      \$1776  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1305  = nusiz0;
+    \$1777  = nusiz0;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
-              \$1305  = ap_data;
+              \$1777  = pend_data;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              \$1777  = bus__wdata;
         endcase
       end
     end
     if (con_rst) begin
-      \$1305  = 8'h00;
+      \$1777  = 8'h00;
     end
     if (rst) begin
-      \$1305  = 8'h00;
+      \$1777  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1306  = nusiz1;
+    \$1778  = nusiz1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
               /* empty */;
           6'h05:
-              \$1306  = ap_data;
+              \$1778  = pend_data;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              \$1778  = bus__wdata;
         endcase
       end
     end
     if (con_rst) begin
-      \$1306  = 8'h00;
+      \$1778  = 8'h00;
     end
     if (rst) begin
-      \$1306  = 8'h00;
+      \$1778  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1307  = colup0;
+    \$1779  = colup0;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23414,23 +30374,34 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h05:
               /* empty */;
           6'h06:
-              \$1307  = ap_data[7:1];
+              \$1779  = pend_data[7:1];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              \$1779  = bus__wdata[7:1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1307  = 7'h00;
+      \$1779  = 7'h00;
     end
     if (rst) begin
-      \$1307  = 7'h00;
+      \$1779  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1308  = colup1;
+    \$1780  = colup1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23440,23 +30411,36 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h06:
               /* empty */;
           6'h07:
-              \$1308  = ap_data[7:1];
+              \$1780  = pend_data[7:1];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              \$1780  = bus__wdata[7:1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1308  = 7'h00;
+      \$1780  = 7'h00;
     end
     if (rst) begin
-      \$1308  = 7'h00;
+      \$1780  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1309  = colupf;
+    \$1781  = colupf;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23468,23 +30452,38 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h07:
               /* empty */;
           6'h08:
-              \$1309  = ap_data[7:1];
+              \$1781  = pend_data[7:1];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              \$1781  = bus__wdata[7:1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1309  = 7'h00;
+      \$1781  = 7'h00;
     end
     if (rst) begin
-      \$1309  = 7'h00;
+      \$1781  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1310  = colubk;
+    \$1782  = colubk;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23498,23 +30497,40 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h08:
               /* empty */;
           6'h09:
-              \$1310  = ap_data[7:1];
+              \$1782  = pend_data[7:1];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              \$1782  = bus__wdata[7:1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1310  = 7'h00;
+      \$1782  = 7'h00;
     end
     if (rst) begin
-      \$1310  = 7'h00;
+      \$1782  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1311  = ctrlpf;
+    \$1783  = ctrlpf;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23530,23 +30546,42 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h09:
               /* empty */;
           6'h0a:
-              \$1311  = ap_data;
+              \$1783  = pend_data;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              \$1783  = bus__wdata;
         endcase
       end
     end
     if (con_rst) begin
-      \$1311  = 8'h00;
+      \$1783  = 8'h00;
     end
     if (rst) begin
-      \$1311  = 8'h00;
+      \$1783  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1312  = refp0;
+    \$1784  = refp0;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23564,23 +30599,44 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h0a:
               /* empty */;
           6'h0b:
-              \$1312  = ap_data[3];
+              \$1784  = pend_data[3];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              \$1784  = bus__wdata[3];
         endcase
       end
     end
     if (con_rst) begin
-      \$1312  = 1'h0;
+      \$1784  = 1'h0;
     end
     if (rst) begin
-      \$1312  = 1'h0;
+      \$1784  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1313  = refp1;
+    \$1785  = refp1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23600,23 +30656,46 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h0b:
               /* empty */;
           6'h0c:
-              \$1313  = ap_data[3];
+              \$1785  = pend_data[3];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              \$1785  = bus__wdata[3];
         endcase
       end
     end
     if (con_rst) begin
-      \$1313  = 1'h0;
+      \$1785  = 1'h0;
     end
     if (rst) begin
-      \$1313  = 1'h0;
+      \$1785  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1314  = pf;
+    \$1786  = pf;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23638,27 +30717,56 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h0c:
               /* empty */;
           6'h0d:
-              \$1314 [3:0] = ap_data[7:4];
+              \$1786 [3:0] = pend_data[7:4];
           6'h0e:
-              \$1314 [11:4] = ap_data;
+              \$1786 [11:4] = pend_data;
           6'h0f:
-              \$1314 [19:12] = ap_data;
+              \$1786 [19:12] = pend_data;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              \$1786 [3:0] = bus__wdata[7:4];
+          6'h0e:
+              \$1786 [11:4] = bus__wdata;
+          6'h0f:
+              \$1786 [19:12] = bus__wdata;
         endcase
       end
     end
     if (con_rst) begin
-      \$1314  = 20'h00000;
+      \$1786  = 20'h00000;
     end
     if (rst) begin
-      \$1314  = 20'h00000;
+      \$1786  = 20'h00000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1315  = posm1;
+    \$1787  = posm1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23686,13 +30794,13 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h0f:
               /* empty */;
           6'h12, 6'h13, 6'h14:
-              if (\$63 ) begin
-              end else if (\$64 ) begin
+              if (\$60 ) begin
+              end else if (\$61 ) begin
                 (* full_case = 32'd1 *)
-                if (\$71 ) begin
-                  \$1315  = 8'h03;
+                if (\$68 ) begin
+                  \$1787  = 8'h03;
                 end else begin
-                  \$1315  = ap_resm;
+                  \$1787  = pend_resm;
                 end
               end
           6'h1b:
@@ -23722,29 +30830,102 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h27:
               /* empty */;
           6'h28, 6'h29:
-              if (\$112 ) begin
-                if (\$114 ) begin
-                  \$1315  = \$132 [7:0];
+              if (\$109 ) begin
+                if (\$111 ) begin
+                  \$1787  = \$129 [7:0];
                 end
               end
           6'h2a:
-              \$1315  = \$160 [7:0];
+              \$1787  = \$1721 [7:0];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              if (\$132 ) begin
+              end else if (\$133 ) begin
+                (* full_case = 32'd1 *)
+                if (\$140 ) begin
+                  \$1787  = 8'h03;
+                end else begin
+                  \$1787  = wr_resm;
+                end
+              end
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$181 ) begin
+                if (\$183 ) begin
+                  \$1787  = \$201 [7:0];
+                end
+              end
+          6'h2a:
+              \$1787  = \$1721 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1315  = 8'h00;
+      \$1787  = 8'h00;
     end
     if (rst) begin
-      \$1315  = 8'h00;
+      \$1787  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1316  = posbl;
+    \$1788  = posbl;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23773,20 +30954,20 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
               /* empty */;
           6'h12, 6'h13, 6'h14:
               (* full_case = 32'd1 *)
-              if (\$63 ) begin
-              end else if (\$64 ) begin
+              if (\$60 ) begin
+              end else if (\$61 ) begin
               end else begin
                 (* full_case = 32'd1 *)
-                if (\$76 ) begin
-                  \$1316  = 8'h0a;
+                if (\$73 ) begin
+                  \$1788  = 8'h0a;
+                end else if (\$76 ) begin
+                  \$1788  = 8'h03;
                 end else if (\$79 ) begin
-                  \$1316  = 8'h03;
+                  \$1788  = 8'h06;
                 end else if (\$82 ) begin
-                  \$1316  = 8'h06;
-                end else if (\$85 ) begin
-                  \$1316  = 8'h05;
+                  \$1788  = 8'h05;
                 end else begin
-                  \$1316  = ap_resm;
+                  \$1788  = pend_resm;
                 end
               end
           6'h1b:
@@ -23818,23 +30999,100 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1316  = \$166 [7:0];
+              \$1788  = \$1745 [7:0];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              (* full_case = 32'd1 *)
+              if (\$132 ) begin
+              end else if (\$133 ) begin
+              end else begin
+                (* full_case = 32'd1 *)
+                if (\$145 ) begin
+                  \$1788  = 8'h0a;
+                end else if (\$148 ) begin
+                  \$1788  = 8'h03;
+                end else if (\$151 ) begin
+                  \$1788  = 8'h06;
+                end else if (\$154 ) begin
+                  \$1788  = 8'h05;
+                end else begin
+                  \$1788  = wr_resm;
+                end
+              end
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1788  = \$1745 [7:0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1316  = 8'h00;
+      \$1788  = 8'h00;
     end
     if (rst) begin
-      \$1316  = 8'h00;
+      \$1788  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1317  = grp0;
+    \$1789  = grp0;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23864,23 +31122,10 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h12, 6'h13, 6'h14:
               /* empty */;
           6'h1b:
-              \$1317  = ap_data;
+              \$1789  = pend_data;
         endcase
-      end
-    end
-    if (con_rst) begin
-      \$1317  = 8'h00;
-    end
-    if (rst) begin
-      \$1317  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1318  = dgrp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
           6'h01:
               /* empty */;
           6'h04:
@@ -23910,23 +31155,102 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h12, 6'h13, 6'h14:
               /* empty */;
           6'h1b:
-              \$1318  = grp1;
+              \$1789  = bus__wdata;
         endcase
       end
     end
     if (con_rst) begin
-      \$1318  = 8'h00;
+      \$1789  = 8'h00;
     end
     if (rst) begin
-      \$1318  = 8'h00;
+      \$1789  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1319  = grp1;
+    \$1790  = dgrp1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              \$1790  = grp1;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              \$1790  = grp1;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1790  = 8'h00;
+    end
+    if (rst) begin
+      \$1790  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1791  = grp1;
+    if (con_ce) begin
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -23958,23 +31282,10 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h1b:
               /* empty */;
           6'h1c:
-              \$1319  = ap_data;
+              \$1791  = pend_data;
         endcase
-      end
-    end
-    if (con_rst) begin
-      \$1319  = 8'h00;
-    end
-    if (rst) begin
-      \$1319  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1320  = dgrp0;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
           6'h01:
               /* empty */;
           6'h04:
@@ -24006,23 +31317,23 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h1b:
               /* empty */;
           6'h1c:
-              \$1320  = grp0;
+              \$1791  = bus__wdata;
         endcase
       end
     end
     if (con_rst) begin
-      \$1320  = 8'h00;
+      \$1791  = 8'h00;
     end
     if (rst) begin
-      \$1320  = 8'h00;
+      \$1791  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1321  = denabl;
+    \$1792  = dgrp0;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24054,23 +31365,141 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h1b:
               /* empty */;
           6'h1c:
-              \$1321  = enabl;
+              \$1792  = grp0;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              \$1792  = grp0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1321  = 1'h0;
+      \$1792  = 8'h00;
     end
     if (rst) begin
-      \$1321  = 1'h0;
+      \$1792  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1322  = enam0;
+    \$1793  = denabl;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              \$1793  = enabl;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              \$1793  = enabl;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1793  = 1'h0;
+    end
+    if (rst) begin
+      \$1793  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1794  = enam0;
+    if (con_ce) begin
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24104,23 +31533,60 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h1c:
               /* empty */;
           6'h1d:
-              \$1322  = ap_data[1];
+              \$1794  = pend_data[1];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              \$1794  = bus__wdata[1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1322  = 1'h0;
+      \$1794  = 1'h0;
     end
     if (rst) begin
-      \$1322  = 1'h0;
+      \$1794  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1323  = enam1;
+    \$1795  = enam1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24156,23 +31622,62 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h1d:
               /* empty */;
           6'h1e:
-              \$1323  = ap_data[1];
+              \$1795  = pend_data[1];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              \$1795  = bus__wdata[1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1323  = 1'h0;
+      \$1795  = 1'h0;
     end
     if (rst) begin
-      \$1323  = 1'h0;
+      \$1795  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1324  = enabl;
+    \$1796  = enabl;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24210,23 +31715,64 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h1e:
               /* empty */;
           6'h1f:
-              \$1324  = ap_data[1];
+              \$1796  = pend_data[1];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              \$1796  = bus__wdata[1];
         endcase
       end
     end
     if (con_rst) begin
-      \$1324  = 1'h0;
+      \$1796  = 1'h0;
     end
     if (rst) begin
-      \$1324  = 1'h0;
+      \$1796  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1325  = hmp0;
+    \$1797  = hmp0;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24266,7 +31812,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h1f:
               /* empty */;
           6'h20:
-              \$1325  = ap_data[7:4];
+              \$1797  = pend_data[7:4];
           6'h21:
               /* empty */;
           6'h22:
@@ -24286,23 +31832,10 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1325  = 4'h0;
+              \$1797  = 4'h0;
         endcase
-      end
-    end
-    if (con_rst) begin
-      \$1325  = 4'h0;
-    end
-    if (rst) begin
-      \$1325  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1326  = hmp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
           6'h01:
               /* empty */;
           6'h04:
@@ -24342,9 +31875,9 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h1f:
               /* empty */;
           6'h20:
-              /* empty */;
+              \$1797  = bus__wdata[7:4];
           6'h21:
-              \$1326  = ap_data[7:4];
+              /* empty */;
           6'h22:
               /* empty */;
           6'h23:
@@ -24362,23 +31895,23 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1326  = 4'h0;
+              \$1797  = 4'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1326  = 4'h0;
+      \$1797  = 4'h0;
     end
     if (rst) begin
-      \$1326  = 4'h0;
+      \$1797  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1327  = hmm0;
+    \$1798  = hmp1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24420,9 +31953,9 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h20:
               /* empty */;
           6'h21:
-              /* empty */;
+              \$1798  = pend_data[7:4];
           6'h22:
-              \$1327  = ap_data[7:4];
+              /* empty */;
           6'h23:
               /* empty */;
           6'h24:
@@ -24438,23 +31971,86 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1327  = 4'h0;
+              \$1798  = 4'h0;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              \$1798  = bus__wdata[7:4];
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1798  = 4'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1327  = 4'h0;
+      \$1798  = 4'h0;
     end
     if (rst) begin
-      \$1327  = 4'h0;
+      \$1798  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1328  = cosmic;
+    \$1799  = hmm0;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24498,8 +32094,147 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h21:
               /* empty */;
           6'h22:
-              if (\$90 ) begin
-                \$1328  = 1'h1;
+              \$1799  = pend_data[7:4];
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1799  = 4'h0;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              \$1799  = bus__wdata[7:4];
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1799  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1799  = 4'h0;
+    end
+    if (rst) begin
+      \$1799  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1800  = cosmic;
+    if (con_ce) begin
+      if (fire) begin
+        casez (pend_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              if (\$87 ) begin
+                \$1800  = 1'h1;
               end
           6'h23:
               /* empty */;
@@ -24514,23 +32249,86 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1328  = 1'h0;
+              \$1800  = 1'h0;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              if (\$159 ) begin
+                \$1800  = 1'h1;
+              end
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1800  = 1'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1328  = 1'h0;
+      \$1800  = 1'h0;
     end
     if (rst) begin
-      \$1328  = 1'h0;
+      \$1800  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1329  = hmm1;
+    \$1801  = hmm1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24576,7 +32374,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h22:
               /* empty */;
           6'h23:
-              \$1329  = ap_data[7:4];
+              \$1801  = pend_data[7:4];
           6'h24:
               /* empty */;
           6'h25:
@@ -24590,23 +32388,10 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1329  = 4'h0;
+              \$1801  = 4'h0;
         endcase
-      end
-    end
-    if (con_rst) begin
-      \$1329  = 4'h0;
-    end
-    if (rst) begin
-      \$1329  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1330  = hmbl;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
           6'h01:
               /* empty */;
           6'h04:
@@ -24652,9 +32437,9 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h22:
               /* empty */;
           6'h23:
-              /* empty */;
+              \$1801  = bus__wdata[7:4];
           6'h24:
-              \$1330  = ap_data[7:4];
+              /* empty */;
           6'h25:
               /* empty */;
           6'h26:
@@ -24666,23 +32451,162 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h2a:
               /* empty */;
           6'h2b:
-              \$1330  = 4'h0;
+              \$1801  = 4'h0;
         endcase
       end
     end
     if (con_rst) begin
-      \$1330  = 4'h0;
+      \$1801  = 4'h0;
     end
     if (rst) begin
-      \$1330  = 4'h0;
+      \$1801  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1331  = vdelp0;
+    \$1802  = hmbl;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              \$1802  = pend_data[7:4];
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1802  = 4'h0;
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              \$1802  = bus__wdata[7:4];
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              /* empty */;
+          6'h2b:
+              \$1802  = 4'h0;
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1802  = 4'h0;
+    end
+    if (rst) begin
+      \$1802  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1803  = vdelp0;
+    if (con_ce) begin
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24732,23 +32656,76 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h24:
               /* empty */;
           6'h25:
-              \$1331  = ap_data[0];
+              \$1803  = pend_data[0];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              \$1803  = bus__wdata[0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1331  = 1'h0;
+      \$1803  = 1'h0;
     end
     if (rst) begin
-      \$1331  = 1'h0;
+      \$1803  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1332  = vdelp1;
+    \$1804  = vdelp1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24800,23 +32777,78 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h25:
               /* empty */;
           6'h26:
-              \$1332  = ap_data[0];
+              \$1804  = pend_data[0];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              \$1804  = bus__wdata[0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1332  = 1'h0;
+      \$1804  = 1'h0;
     end
     if (rst) begin
-      \$1332  = 1'h0;
+      \$1804  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1333  = vdelbl;
+    \$1805  = vdelbl;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24870,23 +32902,80 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h26:
               /* empty */;
           6'h27:
-              \$1333  = ap_data[0];
+              \$1805  = pend_data[0];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              \$1805  = bus__wdata[0];
         endcase
       end
     end
     if (con_rst) begin
-      \$1333  = 1'h0;
+      \$1805  = 1'h0;
     end
     if (rst) begin
-      \$1333  = 1'h0;
+      \$1805  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1334  = resmp0;
+    \$1806  = resmp0;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -24942,25 +33031,12 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h27:
               /* empty */;
           6'h28, 6'h29:
-              if (\$91 ) begin
-                \$1334  = ap_data[1];
+              if (\$88 ) begin
+                \$1806  = pend_data[1];
               end
         endcase
-      end
-    end
-    if (con_rst) begin
-      \$1334  = 1'h0;
-    end
-    if (rst) begin
-      \$1334  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1335  = resmp1;
-    if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
           6'h01:
               /* empty */;
           6'h04:
@@ -25016,25 +33092,160 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h27:
               /* empty */;
           6'h28, 6'h29:
-              if (\$112 ) begin
-                \$1335  = ap_data[1];
+              if (\$160 ) begin
+                \$1806  = bus__wdata[1];
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1335  = 1'h0;
+      \$1806  = 1'h0;
     end
     if (rst) begin
-      \$1335  = 1'h0;
+      \$1806  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1336  = posp0;
+    \$1807  = resmp1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$109 ) begin
+                \$1807  = pend_data[1];
+              end
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              if (\$181 ) begin
+                \$1807  = bus__wdata[1];
+              end
+        endcase
+      end
+    end
+    if (con_rst) begin
+      \$1807  = 1'h0;
+    end
+    if (rst) begin
+      \$1807  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    \$1808  = posp0;
+    if (con_ce) begin
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -25092,15 +33303,76 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1336  = \$142 [7:0];
+              \$1808  = \$1649 [7:0];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1808  = \$1649 [7:0];
         endcase
       end
       if (rp0_valid) begin
-        if (\$169 ) begin
-          \$1336  = rp0_x;
+        if (\$204 ) begin
+          \$1808  = rp0_x;
         end
       end
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25109,30 +33381,30 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$183 ) begin
+              if (\$218 ) begin
                 (* full_case = 32'd1 *)
                 if (disp) begin
-                end else if (\$184 ) begin
+                end else if (\$219 ) begin
                 end else begin
-                  \$1336  = wr_resp;
+                  \$1808  = wr_resp;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1336  = 8'h00;
+      \$1808  = 8'h00;
     end
     if (rst) begin
-      \$1336  = 8'h00;
+      \$1808  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1337  = posp1;
+    \$1809  = posp1;
     if (con_ce) begin
-      if (ap_en) begin
-        casez (ap_addr)
+      if (fire) begin
+        casez (pend_addr)
           6'h01:
               /* empty */;
           6'h04:
@@ -25190,15 +33462,76 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h28, 6'h29:
               /* empty */;
           6'h2a:
-              \$1337  = \$148 [7:0];
+              \$1809  = \$1673 [7:0];
+        endcase
+      end else if (\$58 ) begin
+        casez (bus__addr[5:0])
+          6'h01:
+              /* empty */;
+          6'h04:
+              /* empty */;
+          6'h05:
+              /* empty */;
+          6'h06:
+              /* empty */;
+          6'h07:
+              /* empty */;
+          6'h08:
+              /* empty */;
+          6'h09:
+              /* empty */;
+          6'h0a:
+              /* empty */;
+          6'h0b:
+              /* empty */;
+          6'h0c:
+              /* empty */;
+          6'h0d:
+              /* empty */;
+          6'h0e:
+              /* empty */;
+          6'h0f:
+              /* empty */;
+          6'h12, 6'h13, 6'h14:
+              /* empty */;
+          6'h1b:
+              /* empty */;
+          6'h1c:
+              /* empty */;
+          6'h1d:
+              /* empty */;
+          6'h1e:
+              /* empty */;
+          6'h1f:
+              /* empty */;
+          6'h20:
+              /* empty */;
+          6'h21:
+              /* empty */;
+          6'h22:
+              /* empty */;
+          6'h23:
+              /* empty */;
+          6'h24:
+              /* empty */;
+          6'h25:
+              /* empty */;
+          6'h26:
+              /* empty */;
+          6'h27:
+              /* empty */;
+          6'h28, 6'h29:
+              /* empty */;
+          6'h2a:
+              \$1809  = \$1673 [7:0];
         endcase
       end
       if (rp1_valid) begin
-        if (\$171 ) begin
-          \$1337  = rp1_x;
+        if (\$206 ) begin
+          \$1809  = rp1_x;
         end
       end
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25207,32 +33540,32 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$192 ) begin
+              if (\$227 ) begin
                 (* full_case = 32'd1 *)
-                if (\disp$114 ) begin
-                end else if (\$193 ) begin
+                if (\disp$118 ) begin
+                end else if (\$228 ) begin
                 end else begin
-                  \$1337  = wr_resp;
+                  \$1809  = wr_resp;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1337  = 8'h00;
+      \$1809  = 8'h00;
     end
     if (rst) begin
-      \$1337  = 8'h00;
+      \$1809  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1338  = rp0_cnt;
+    \$1810  = rp0_cnt;
     if (con_ce) begin
       if (rp0_valid) begin
-        \$1338  = \$168 [3:0];
+        \$1810  = \$203 [3:0];
       end
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25241,33 +33574,33 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$183 ) begin
+              if (\$218 ) begin
                 if (disp) begin
-                  \$1338  = \$186 ;
-                end else if (\$184 ) begin
-                  \$1338  = wm;
+                  \$1810  = \$221 ;
+                end else if (\$219 ) begin
+                  \$1810  = wm;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1338  = 4'h0;
+      \$1810  = 4'h0;
     end
     if (rst) begin
-      \$1338  = 4'h0;
+      \$1810  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1339  = rp0_valid;
+    \$1811  = rp0_valid;
     if (con_ce) begin
       if (rp0_valid) begin
-        if (\$169 ) begin
-          \$1339  = 1'h0;
+        if (\$204 ) begin
+          \$1811  = 1'h0;
         end
       end
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25276,31 +33609,31 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$183 ) begin
+              if (\$218 ) begin
                 if (disp) begin
-                  \$1339  = 1'h1;
-                end else if (\$184 ) begin
-                  \$1339  = 1'h1;
+                  \$1811  = 1'h1;
+                end else if (\$219 ) begin
+                  \$1811  = 1'h1;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1339  = 1'h0;
+      \$1811  = 1'h0;
     end
     if (rst) begin
-      \$1339  = 1'h0;
+      \$1811  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1340  = rp1_cnt;
+    \$1812  = rp1_cnt;
     if (con_ce) begin
       if (rp1_valid) begin
-        \$1340  = \$170 [3:0];
+        \$1812  = \$205 [3:0];
       end
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25309,33 +33642,33 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$192 ) begin
-                if (\disp$114 ) begin
-                  \$1340  = \$195 ;
-                end else if (\$193 ) begin
-                  \$1340  = wm;
+              if (\$227 ) begin
+                if (\disp$118 ) begin
+                  \$1812  = \$230 ;
+                end else if (\$228 ) begin
+                  \$1812  = wm;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1340  = 4'h0;
+      \$1812  = 4'h0;
     end
     if (rst) begin
-      \$1340  = 4'h0;
+      \$1812  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1341  = rp1_valid;
+    \$1813  = rp1_valid;
     if (con_ce) begin
       if (rp1_valid) begin
-        if (\$171 ) begin
-          \$1341  = 1'h0;
+        if (\$206 ) begin
+          \$1813  = 1'h0;
         end
       end
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25344,149 +33677,149 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$192 ) begin
-                if (\disp$114 ) begin
-                  \$1341  = 1'h1;
-                end else if (\$193 ) begin
-                  \$1341  = 1'h1;
+              if (\$227 ) begin
+                if (\disp$118 ) begin
+                  \$1813  = 1'h1;
+                end else if (\$228 ) begin
+                  \$1813  = 1'h1;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1341  = 1'h0;
+      \$1813  = 1'h0;
     end
     if (rst) begin
-      \$1341  = 1'h0;
+      \$1813  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1342  = vsync_armed;
+    \$1814  = vsync_armed;
     if (con_ce) begin
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               if (bus__wdata[1]) begin
-                \$1342  = 1'h1;
-              end else if (\$175 ) begin
-                \$1342  = 1'h0;
+                \$1814  = 1'h1;
+              end else if (\$210 ) begin
+                \$1814  = 1'h0;
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1342  = 1'h0;
+      \$1814  = 1'h0;
     end
     if (rst) begin
-      \$1342  = 1'h0;
+      \$1814  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1343  = dump_enabled;
+    \$1815  = dump_enabled;
     if (con_ce) begin
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
             begin
-              if (\$177 ) begin
-                \$1343  = 1'h1;
+              if (\$212 ) begin
+                \$1815  = 1'h1;
               end
-              if (\$179 ) begin
-                \$1343  = 1'h0;
+              if (\$214 ) begin
+                \$1815  = 1'h0;
               end
             end
         endcase
       end
     end
     if (con_rst) begin
-      \$1343  = 1'h0;
+      \$1815  = 1'h0;
     end
     if (rst) begin
-      \$1343  = 1'h0;
+      \$1815  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1344  = dump_disabled_cycle;
+    \$1816  = dump_disabled_cycle;
     if (con_ce) begin
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
-              if (\$179 ) begin
-                \$1344  = \$180 [31:0];
+              if (\$214 ) begin
+                \$1816  = \$215 [31:0];
               end
         endcase
       end
       if (clocks__0__frame_start) begin
-        \$1344  = \$213 [31:0];
+        \$1816  = \$248 [31:0];
       end
     end
     if (con_rst) begin
-      \$1344  = 32'd0;
+      \$1816  = 32'd0;
     end
     if (rst) begin
-      \$1344  = 32'd0;
+      \$1816  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1345  = vblank_dump;
+    \$1817  = vblank_dump;
     if (con_ce) begin
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
-              \$1345  = bus__wdata[7];
+              \$1817  = bus__wdata[7];
         endcase
       end
     end
     if (con_rst) begin
-      \$1345  = 1'h0;
+      \$1817  = 1'h0;
     end
     if (rst) begin
-      \$1345  = 1'h0;
+      \$1817  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1346  = wsync;
+    \$1818  = wsync;
     if (con_ce) begin
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
           6'h01:
               /* empty */;
           6'h02:
-              if (\$182 ) begin
-                \$1346  = 1'h1;
+              if (\$217 ) begin
+                \$1818  = 1'h1;
               end
         endcase
       end
-      if (\$212 ) begin
-        \$1346  = 1'h0;
+      if (\$247 ) begin
+        \$1818  = 1'h0;
       end
     end
     if (con_rst) begin
-      \$1346  = 1'h0;
+      \$1818  = 1'h0;
     end
     if (rst) begin
-      \$1346  = 1'h0;
+      \$1818  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1347  = rp0_x;
+    \$1819  = rp0_x;
     if (con_ce) begin
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25495,28 +33828,28 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$183 ) begin
+              if (\$218 ) begin
                 if (disp) begin
-                  \$1347  = wr_resp;
-                end else if (\$184 ) begin
-                  \$1347  = wr_resp;
+                  \$1819  = wr_resp;
+                end else if (\$219 ) begin
+                  \$1819  = wr_resp;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1347  = 8'h00;
+      \$1819  = 8'h00;
     end
     if (rst) begin
-      \$1347  = 8'h00;
+      \$1819  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1348  = rp0_skip;
+    \$1820  = rp0_skip;
     if (con_ce) begin
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25525,28 +33858,28 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$183 ) begin
+              if (\$218 ) begin
                 if (disp) begin
-                  \$1348  = 1'h1;
-                end else if (\$184 ) begin
-                  \$1348  = \$190 ;
+                  \$1820  = 1'h1;
+                end else if (\$219 ) begin
+                  \$1820  = \$225 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1348  = 1'h0;
+      \$1820  = 1'h0;
     end
     if (rst) begin
-      \$1348  = 1'h0;
+      \$1820  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1349  = rp1_x;
+    \$1821  = rp1_x;
     if (con_ce) begin
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25555,28 +33888,28 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$192 ) begin
-                if (\disp$114 ) begin
-                  \$1349  = wr_resp;
-                end else if (\$193 ) begin
-                  \$1349  = wr_resp;
+              if (\$227 ) begin
+                if (\disp$118 ) begin
+                  \$1821  = wr_resp;
+                end else if (\$228 ) begin
+                  \$1821  = wr_resp;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1349  = 8'h00;
+      \$1821  = 8'h00;
     end
     if (rst) begin
-      \$1349  = 8'h00;
+      \$1821  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1350  = rp1_skip;
+    \$1822  = rp1_skip;
     if (con_ce) begin
-      if (\$173 ) begin
+      if (\$208 ) begin
         casez (bus__addr[5:0])
           6'h00:
               /* empty */;
@@ -25585,135 +33918,135 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
           6'h02:
               /* empty */;
           6'h10, 6'h11:
-              if (\$192 ) begin
-                if (\disp$114 ) begin
-                  \$1350  = 1'h1;
-                end else if (\$193 ) begin
-                  \$1350  = \$199 ;
+              if (\$227 ) begin
+                if (\disp$118 ) begin
+                  \$1822  = 1'h1;
+                end else if (\$228 ) begin
+                  \$1822  = \$234 ;
                 end
               end
         endcase
       end
     end
     if (con_rst) begin
-      \$1350  = 1'h0;
+      \$1822  = 1'h0;
     end
     if (rst) begin
-      \$1350  = 1'h0;
+      \$1822  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1351  = pend_addr;
+    \$1823  = pend_addr;
     if (con_ce) begin
-      if (\$173 ) begin
-        if (\$203 ) begin
-          if (\$205 ) begin
-            \$1351  = bus__addr[5:0];
+      if (\$208 ) begin
+        if (\$238 ) begin
+          if (\$240 ) begin
+            \$1823  = bus__addr[5:0];
           end
         end
       end
     end
     if (con_rst) begin
-      \$1351  = 6'h00;
+      \$1823  = 6'h00;
     end
     if (rst) begin
-      \$1351  = 6'h00;
+      \$1823  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1352  = pend_data;
+    \$1824  = pend_data;
     if (con_ce) begin
-      if (\$173 ) begin
-        if (\$203 ) begin
-          if (\$205 ) begin
-            \$1352  = bus__wdata;
+      if (\$208 ) begin
+        if (\$238 ) begin
+          if (\$240 ) begin
+            \$1824  = bus__wdata;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1352  = 8'h00;
+      \$1824  = 8'h00;
     end
     if (rst) begin
-      \$1352  = 8'h00;
+      \$1824  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1353  = pend_hpos;
+    \$1825  = pend_hpos;
     if (con_ce) begin
-      if (\$173 ) begin
-        if (\$203 ) begin
-          if (\$205 ) begin
-            \$1353  = wr_hpos;
+      if (\$208 ) begin
+        if (\$238 ) begin
+          if (\$240 ) begin
+            \$1825  = wr_hpos;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1353  = 8'h00;
+      \$1825  = 8'h00;
     end
     if (rst) begin
-      \$1353  = 8'h00;
+      \$1825  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1354  = pend_cycle;
+    \$1826  = pend_hm;
     if (con_ce) begin
-      if (\$173 ) begin
-        if (\$203 ) begin
-          if (\$205 ) begin
-            \$1354  = wr_cycle;
+      if (\$208 ) begin
+        if (\$238 ) begin
+          if (\$240 ) begin
+            \$1826  = wr_hm;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1354  = 7'h00;
+      \$1826  = 6'h00;
     end
     if (rst) begin
-      \$1354  = 7'h00;
+      \$1826  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1355  = pend_resm;
+    \$1827  = pend_resm;
     if (con_ce) begin
-      if (\$173 ) begin
-        if (\$203 ) begin
-          if (\$205 ) begin
-            \$1355  = wr_resm;
+      if (\$208 ) begin
+        if (\$238 ) begin
+          if (\$240 ) begin
+            \$1827  = wr_resm;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1355  = 8'h00;
+      \$1827  = 8'h00;
     end
     if (rst) begin
-      \$1355  = 8'h00;
+      \$1827  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \$1356  = pend_since;
+    \$1828  = pend_since;
     if (con_ce) begin
-      if (\$173 ) begin
-        if (\$203 ) begin
-          if (\$205 ) begin
-            \$1356  = since_hmove;
+      if (\$208 ) begin
+        if (\$238 ) begin
+          if (\$240 ) begin
+            \$1828  = since_hmove;
           end
         end
       end
     end
     if (con_rst) begin
-      \$1356  = 8'h00;
+      \$1828  = 8'h00;
     end
     if (rst) begin
-      \$1356  = 8'h00;
+      \$1828  = 8'h00;
     end
   end
   always @* begin
@@ -25721,21 +34054,21 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          hit = \$222 ;
+          hit = \$257 ;
       3'h1:
-          hit = \$238 ;
+          hit = \$273 ;
       3'h2:
-          hit = \$259 ;
+          hit = \$294 ;
       3'h3:
-          hit = \$284 ;
+          hit = \$319 ;
       3'h4:
-          hit = \$310 ;
+          hit = \$345 ;
       3'h5:
-          hit = \$328 ;
+          hit = \$363 ;
       3'h6:
-          hit = \$342 ;
+          hit = \$377 ;
       3'h7:
-          hit = \$365 ;
+          hit = \$400 ;
     endcase
   end
   always @* begin
@@ -25743,21 +34076,21 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          idx = \$229 [2:0];
+          idx = \$264 [2:0];
       3'h1:
-          idx = \$250 [2:0];
+          idx = \$285 [2:0];
       3'h2:
-          idx = \$271 [2:0];
+          idx = \$306 [2:0];
       3'h3:
-          idx = \$301 [2:0];
+          idx = \$336 [2:0];
       3'h4:
-          idx = \$322 [2:0];
+          idx = \$357 [2:0];
       3'h5:
-          idx = \$329 [2:0];
+          idx = \$364 [2:0];
       3'h6:
-          idx = \$359 [2:0];
+          idx = \$394 [2:0];
       3'h7:
-          idx = \$366 [2:0];
+          idx = \$401 [2:0];
     endcase
   end
   always @* begin
@@ -25775,12 +34108,12 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
       3'h4:
           /* empty */;
       3'h5:
-          dm1 = \$323 [7:0];
+          dm1 = \$358 [7:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$131  = 8'h00;
+    \dm1$128  = 8'h00;
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
@@ -25798,7 +34131,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
       3'h6:
           /* empty */;
       3'h7:
-          \dm1$131  = \$360 [7:0];
+          \dm1$128  = \$395 [7:0];
     endcase
   end
   always @* begin
@@ -25806,21 +34139,21 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \hit$135  = \$387 ;
+          \hit$132  = \$422 ;
       3'h1:
-          \hit$135  = \$403 ;
+          \hit$132  = \$438 ;
       3'h2:
-          \hit$135  = \$424 ;
+          \hit$132  = \$459 ;
       3'h3:
-          \hit$135  = \$449 ;
+          \hit$132  = \$484 ;
       3'h4:
-          \hit$135  = \$475 ;
+          \hit$132  = \$510 ;
       3'h5:
-          \hit$135  = \$493 ;
+          \hit$132  = \$528 ;
       3'h6:
-          \hit$135  = \$507 ;
+          \hit$132  = \$542 ;
       3'h7:
-          \hit$135  = \$530 ;
+          \hit$132  = \$565 ;
     endcase
   end
   always @* begin
@@ -25828,26 +34161,26 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \idx$136  = \$394 [2:0];
+          \idx$133  = \$429 [2:0];
       3'h1:
-          \idx$136  = \$415 [2:0];
+          \idx$133  = \$450 [2:0];
       3'h2:
-          \idx$136  = \$436 [2:0];
+          \idx$133  = \$471 [2:0];
       3'h3:
-          \idx$136  = \$466 [2:0];
+          \idx$133  = \$501 [2:0];
       3'h4:
-          \idx$136  = \$487 [2:0];
+          \idx$133  = \$522 [2:0];
       3'h5:
-          \idx$136  = \$494 [2:0];
+          \idx$133  = \$529 [2:0];
       3'h6:
-          \idx$136  = \$524 [2:0];
+          \idx$133  = \$559 [2:0];
       3'h7:
-          \idx$136  = \$531 [2:0];
+          \idx$133  = \$566 [2:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$137  = 8'h00;
+    \dm1$134  = 8'h00;
     casez (nusiz1[2:0])
       3'h0:
           /* empty */;
@@ -25860,12 +34193,12 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
       3'h4:
           /* empty */;
       3'h5:
-          \dm1$137  = \$488 [7:0];
+          \dm1$134  = \$523 [7:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \dm1$138  = 8'h00;
+    \dm1$135  = 8'h00;
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
@@ -25883,7 +34216,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
       3'h6:
           /* empty */;
       3'h7:
-          \dm1$138  = \$525 [7:0];
+          \dm1$135  = \$560 [7:0];
     endcase
   end
   always @* begin
@@ -25891,21 +34224,21 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          \hit$144  = \$553 ;
+          \hit$141  = \$588 ;
       3'h1:
-          \hit$144  = \$562 ;
+          \hit$141  = \$597 ;
       3'h2:
-          \hit$144  = \$571 ;
+          \hit$141  = \$606 ;
       3'h3:
-          \hit$144  = \$585 ;
+          \hit$141  = \$620 ;
       3'h4:
-          \hit$144  = \$594 ;
+          \hit$141  = \$629 ;
       3'h5:
-          \hit$144  = \$598 ;
+          \hit$141  = \$633 ;
       3'h6:
-          \hit$144  = \$612 ;
+          \hit$141  = \$647 ;
       3'h7:
-          \hit$144  = \$616 ;
+          \hit$141  = \$651 ;
     endcase
   end
   always @* begin
@@ -25913,43 +34246,43 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \hit$149  = \$625 ;
+          \hit$146  = \$660 ;
       3'h1:
-          \hit$149  = \$634 ;
+          \hit$146  = \$669 ;
       3'h2:
-          \hit$149  = \$643 ;
+          \hit$146  = \$678 ;
       3'h3:
-          \hit$149  = \$657 ;
+          \hit$146  = \$692 ;
       3'h4:
-          \hit$149  = \$666 ;
+          \hit$146  = \$701 ;
       3'h5:
-          \hit$149  = \$670 ;
+          \hit$146  = \$705 ;
       3'h6:
-          \hit$149  = \$684 ;
+          \hit$146  = \$719 ;
       3'h7:
-          \hit$149  = \$688 ;
+          \hit$146  = \$723 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     color = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$741 ) begin
-      color = \$744 ;
+    if (\$776 ) begin
+      color = \$779 ;
     end else if (ctrlpf[2]) begin
-      if (\$748 ) begin
+      if (\$783 ) begin
         color = 2'h1;
-      end else if (\$755 ) begin
+      end else if (\$790 ) begin
         color = 2'h2;
-      end else if (\$761 ) begin
+      end else if (\$796 ) begin
         color = 2'h3;
       end
     end else begin
       (* full_case = 32'd1 *)
-      if (\$776 ) begin
+      if (\$811 ) begin
         color = 2'h2;
-      end else if (\$782 ) begin
-        color = \$784 ;
+      end else if (\$817 ) begin
+        color = \$819 ;
       end else begin
         color = c0;
       end
@@ -25959,10 +34292,10 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     c0 = 2'h0;
     (* full_case = 32'd1 *)
-    if (\$741 ) begin
+    if (\$776 ) begin
     end else if (ctrlpf[2]) begin
     end else begin
-      c0 = \$769 ;
+      c0 = \$804 ;
     end
   end
   always @* begin
@@ -26014,11 +34347,11 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
       6'h0c:
           delay = 4'h1;
       6'h0d:
-          delay = \$908 ;
+          delay = \$948 ;
       6'h0e:
-          delay = \$909 ;
+          delay = \$949 ;
       6'h0f:
-          delay = \$910 ;
+          delay = \$950 ;
       6'h12:
           delay = 4'h8;
       6'h13:
@@ -26032,23 +34365,11 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     (* full_case = 32'd1 *)
-    casez (nusiz0[2:0])
-      3'h0:
-          dly = \$919 ;
-      3'h1:
-          dly = \$931 ;
-      3'h2:
-          dly = \$947 ;
-      3'h3:
-          dly = \$967 ;
-      3'h4:
-          dly = \$987 ;
-      3'h5:
-          dly = \$999 ;
-      3'h6:
-          dly = \$1015 ;
-      3'h7:
-          dly = \$1031 ;
+    casez (bus__addr[5:0])
+      6'h01, 6'h04, 6'h05, 6'h0b, 6'h0c, 6'h0d, 6'h0e, 6'h0f, 6'h12, 6'h13, 6'h1b, 6'h1c:
+          now = 1'h0;
+      default:
+          now = \$952 ;
     endcase
   end
   always @* begin
@@ -26056,21 +34377,43 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nusiz0[2:0])
       3'h0:
-          disp = \$923 ;
+          dly = \$960 ;
       3'h1:
-          disp = \$939 ;
+          dly = \$972 ;
       3'h2:
-          disp = \$955 ;
+          dly = \$988 ;
       3'h3:
-          disp = \$979 ;
+          dly = \$1008 ;
       3'h4:
-          disp = \$995 ;
+          dly = \$1028 ;
       3'h5:
-          disp = \$1003 ;
+          dly = \$1040 ;
       3'h6:
-          disp = \$1027 ;
+          dly = \$1056 ;
       3'h7:
-          disp = \$1035 ;
+          dly = \$1072 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    (* full_case = 32'd1 *)
+    casez (nusiz0[2:0])
+      3'h0:
+          disp = \$964 ;
+      3'h1:
+          disp = \$980 ;
+      3'h2:
+          disp = \$996 ;
+      3'h3:
+          disp = \$1020 ;
+      3'h4:
+          disp = \$1036 ;
+      3'h5:
+          disp = \$1044 ;
+      3'h6:
+          disp = \$1068 ;
+      3'h7:
+          disp = \$1076 ;
     endcase
   end
   always @* begin
@@ -26078,21 +34421,21 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \dly$115  = \$1043 ;
+          \dly$119  = \$1084 ;
       3'h1:
-          \dly$115  = \$1055 ;
+          \dly$119  = \$1096 ;
       3'h2:
-          \dly$115  = \$1071 ;
+          \dly$119  = \$1112 ;
       3'h3:
-          \dly$115  = \$1091 ;
+          \dly$119  = \$1132 ;
       3'h4:
-          \dly$115  = \$1111 ;
+          \dly$119  = \$1152 ;
       3'h5:
-          \dly$115  = \$1123 ;
+          \dly$119  = \$1164 ;
       3'h6:
-          \dly$115  = \$1139 ;
+          \dly$119  = \$1180 ;
       3'h7:
-          \dly$115  = \$1155 ;
+          \dly$119  = \$1196 ;
     endcase
   end
   always @* begin
@@ -26100,29 +34443,39 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     (* full_case = 32'd1 *)
     casez (nusiz1[2:0])
       3'h0:
-          \disp$114  = \$1047 ;
+          \disp$118  = \$1088 ;
       3'h1:
-          \disp$114  = \$1063 ;
+          \disp$118  = \$1104 ;
       3'h2:
-          \disp$114  = \$1079 ;
+          \disp$118  = \$1120 ;
       3'h3:
-          \disp$114  = \$1103 ;
+          \disp$118  = \$1144 ;
       3'h4:
-          \disp$114  = \$1119 ;
+          \disp$118  = \$1160 ;
       3'h5:
-          \disp$114  = \$1127 ;
+          \disp$118  = \$1168 ;
       3'h6:
-          \disp$114  = \$1151 ;
+          \disp$118  = \$1192 ;
       3'h7:
-          \disp$114  = \$1159 ;
+          \disp$118  = \$1200 ;
     endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
+    past_end = 1'h0;
+    if (\$1201 ) begin
+      past_end = \$1412 ;
+    end
+    if (\$1413 ) begin
+      past_end = \$1616 ;
+    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     nc = 2'h0;
     if (clocks__0__line_end_drawn) begin
       if (cosmic) begin
-        nc = \$1162 [1:0];
+        nc = \$1617 [1:0];
       end
     end
   end
@@ -26131,7 +34484,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     jump = 8'h00;
     if (clocks__0__line_end_drawn) begin
       if (cosmic) begin
-        jump = \$1163 ;
+        jump = \$1618 ;
       end
     end
   end
@@ -26140,796 +34493,58 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
     mv = 10'h000;
     if (clocks__0__line_end_drawn) begin
       if (cosmic) begin
-        mv = \$1164 [9:0];
+        mv = \$1619 [9:0];
       end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    ap_en = 1'h0;
-    if (fire) begin
-      ap_en = 1'h1;
-    end else if (\$1172 ) begin
-      ap_en = 1'h1;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    ap_addr = 6'h00;
-    if (fire) begin
-      ap_addr = pend_addr;
-    end else if (\$1172 ) begin
-      ap_addr = bus__addr[5:0];
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    ap_data = 8'h00;
-    if (fire) begin
-      ap_data = pend_data;
-    end else if (\$1172 ) begin
-      ap_data = bus__wdata;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    ap_hpos = 8'h00;
-    if (fire) begin
-      ap_hpos = pend_hpos;
-    end else if (\$1172 ) begin
-      ap_hpos = wr_hpos;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    ap_cycle = 7'h00;
-    if (fire) begin
-      ap_cycle = pend_cycle;
-    end else if (\$1172 ) begin
-      ap_cycle = wr_cycle;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    ap_resm = 8'h00;
-    if (fire) begin
-      ap_resm = pend_resm;
-    end else if (\$1172 ) begin
-      ap_resm = wr_resm;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    ap_since = 8'h00;
-    if (fire) begin
-      ap_since = pend_since;
-    end else if (\$1172 ) begin
-      ap_since = since_hmove;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    hmove_mv = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1175 ) begin
-              hmove_mv = { \$1183 [4], \$1183  };
-            end else if (\$1176 ) begin
-              hmove_mv = \$1191 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    hmove_sum = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            hmove_sum = \$1192 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$180  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1195 ) begin
-              \hmove_mv$180  = { \$1203 [4], \$1203  };
-            end else if (\$1196 ) begin
-              \hmove_mv$180  = \$1211 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$88  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$88  = \$1212 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$181  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1215 ) begin
-              \hmove_mv$181  = { \$1223 [4], \$1223  };
-            end else if (\$1216 ) begin
-              \hmove_mv$181  = \$1231 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$89  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$89  = \$1232 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$182  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1235 ) begin
-              \hmove_mv$182  = { \$1243 [4], \$1243  };
-            end else if (\$1236 ) begin
-              \hmove_mv$182  = \$1251 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$90  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$90  = \$1252 [9:0];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_mv$183  = 6'h00;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            if (\$1255 ) begin
-              \hmove_mv$183  = { \$1263 [4], \$1263  };
-            end else if (\$1256 ) begin
-              \hmove_mv$183  = \$1271 ;
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
-    \hmove_sum$91  = 10'h000;
-    if (ap_en) begin
-      casez (ap_addr)
-        6'h01:
-            /* empty */;
-        6'h04:
-            /* empty */;
-        6'h05:
-            /* empty */;
-        6'h06:
-            /* empty */;
-        6'h07:
-            /* empty */;
-        6'h08:
-            /* empty */;
-        6'h09:
-            /* empty */;
-        6'h0a:
-            /* empty */;
-        6'h0b:
-            /* empty */;
-        6'h0c:
-            /* empty */;
-        6'h0d:
-            /* empty */;
-        6'h0e:
-            /* empty */;
-        6'h0f:
-            /* empty */;
-        6'h12, 6'h13, 6'h14:
-            /* empty */;
-        6'h1b:
-            /* empty */;
-        6'h1c:
-            /* empty */;
-        6'h1d:
-            /* empty */;
-        6'h1e:
-            /* empty */;
-        6'h1f:
-            /* empty */;
-        6'h20:
-            /* empty */;
-        6'h21:
-            /* empty */;
-        6'h22:
-            /* empty */;
-        6'h23:
-            /* empty */;
-        6'h24:
-            /* empty */;
-        6'h25:
-            /* empty */;
-        6'h26:
-            /* empty */;
-        6'h27:
-            /* empty */;
-        6'h28, 6'h29:
-            /* empty */;
-        6'h2a:
-            \hmove_sum$91  = \$1272 [9:0];
-      endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$46 ) begin end
     clocks__0__frame_end = 1'h0;
-    if (\$1274 ) begin
-      if (\$1276 ) begin
+    if (\$1747 ) begin
+      if (past_end) begin
         clocks__0__frame_end = 1'h1;
       end
       casez (bus__addr[5:0])
         6'h00:
             if (bus__wdata[1]) begin
-            end else if (\$1278 ) begin
+            end else if (\$1749 ) begin
               clocks__0__frame_end = 1'h1;
             end
       endcase
     end
   end
-  assign nxt_hpos = \$907 [7:0];
-  assign hmove_blanks = \port$5520$4 [1];
+  assign nxt_hpos = \$942 [7:0];
+  assign nxt_cycle = \$947 [6:0];
+  assign hmove_blanks = \port$11059$4 [1];
+  assign hmove_pos = \$1649 [7:0];
+  assign \hmove_pos$92  = \$1673 [7:0];
+  assign \hmove_pos$93  = \$1697 [7:0];
+  assign \hmove_pos$94  = \$1721 [7:0];
+  assign \hmove_pos$95  = \$1745 [7:0];
   assign newx = wr_resp;
-  assign diff = \$214 [9:0];
-  assign d = \$217 [7:0];
-  assign \diff$133  = \$379 [9:0];
-  assign \d$134  = \$382 [7:0];
-  assign \diff$140  = \$544 [9:0];
-  assign \d$141  = \$547 [7:0];
-  assign width = \$549 [5:0];
-  assign \diff$145  = \$617 [9:0];
-  assign \d$146  = \$620 [7:0];
-  assign \width$148  = \$621 [5:0];
-  assign \diff$150  = \$689 [9:0];
-  assign \d$151  = \$692 [7:0];
-  assign \width$152  = \$693 [5:0];
-  assign k = \$694 [5:0];
-  assign kk = \$699 [4:0];
-  assign pfidx = \$704 [4:0];
-  assign pal = \port$5520$4 [0];
-  assign coll_now = { \$874 , \$862 , \$861 , \$857 , \$848 , \$842 , \$832 , \$825 , \$821 , \$820 , \$816 , \$815 , \$809 , \$803 , \$796  };
+  assign diff = \$249 [9:0];
+  assign d = \$252 [7:0];
+  assign \diff$130  = \$414 [9:0];
+  assign \d$131  = \$417 [7:0];
+  assign \diff$137  = \$579 [9:0];
+  assign \d$138  = \$582 [7:0];
+  assign width = \$584 [5:0];
+  assign \diff$142  = \$652 [9:0];
+  assign \d$143  = \$655 [7:0];
+  assign \width$145  = \$656 [5:0];
+  assign \diff$147  = \$724 [9:0];
+  assign \d$148  = \$727 [7:0];
+  assign \width$149  = \$728 [5:0];
+  assign k = \$729 [5:0];
+  assign kk = \$734 [4:0];
+  assign pfidx = \$739 [4:0];
+  assign pal = \port$11059$4 [0];
+  assign coll_now = { \$909 , \$897 , \$896 , \$892 , \$883 , \$877 , \$867 , \$860 , \$856 , \$855 , \$851 , \$850 , \$844 , \$838 , \$831  };
   assign bus__rdata = { rd, bus_last[5:0] };
-  assign \diff$171  = \$912 [9:0];
-  assign \d$172  = \$915 [7:0];
-  assign \diff$173  = \$1036 [9:0];
-  assign \d$174  = \$1039 [7:0];
-  assign line_at_write = \$1161 [15:0];
+  assign \diff$168  = \$953 [9:0];
+  assign \d$169  = \$956 [7:0];
+  assign \diff$170  = \$1077 [9:0];
+  assign \d$171  = \$1080 [7:0];
   assign \ctrlpf.reflect  = ctrlpf[0];
   assign \ctrlpf.score  = ctrlpf[1];
   assign \ctrlpf.priority  = ctrlpf[2];
@@ -26944,106 +34559,139 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   assign \nusiz1.unused3  = nusiz1[3];
   assign \nusiz1.missile_size  = nusiz1[5:4];
   assign \nusiz1.unused6  = nusiz1[7:6];
-  assign charged[3] = \$904 ;
-  assign charged[2] = \$897 ;
-  assign charged[1] = \$890 ;
-  assign charged[0] = \$883 ;
-  assign \$807  = 1'h1;
-  assign \$808  = \$806 ;
-  assign \$813  = 1'h1;
-  assign \$814  = \$812 ;
-  assign \$694  = { 2'h0, x[7:2] };
-  assign \$846  = 1'h1;
-  assign \$847  = \$845 ;
-  assign \$852  = 1'h1;
-  assign \$853  = \$851 ;
-  assign \$872  = 1'h1;
-  assign \$873  = \$871 ;
-  assign \$192  = bus__addr[0];
-  assign \$329  = { 1'h0, dm1[7:1] };
-  assign \$366  = { 2'h0, \dm1$131 [7:2] };
-  assign \$494  = { 1'h0, \dm1$137 [7:1] };
-  assign \$531  = { 2'h0, \dm1$138 [7:2] };
-  assign \size$147  = nusiz1[5:4];
-  assign \$759  = 1'h1;
-  assign \$760  = \$758 ;
-  assign \$780  = 1'h1;
-  assign \$781  = \$779 ;
-  assign \$919  = \$918 ;
-  assign \$923  = \$922 ;
-  assign \$927  = \$926 ;
-  assign \$935  = \$934 ;
-  assign \$943  = \$942 ;
-  assign \$951  = \$950 ;
-  assign \$959  = \$958 ;
-  assign \$971  = \$970 ;
-  assign \$983  = \$982 ;
-  assign \$991  = \$990 ;
-  assign \$999  = \$998 ;
-  assign \$1003  = \$1002 ;
-  assign \$1007  = \$1006 ;
-  assign \$1019  = \$1018 ;
-  assign \$1031  = \$1030 ;
-  assign \$1035  = \$1034 ;
-  assign \$1043  = \$1042 ;
-  assign \$1047  = \$1046 ;
-  assign \$1051  = \$1050 ;
-  assign \$1059  = \$1058 ;
-  assign \$1067  = \$1066 ;
-  assign \$1075  = \$1074 ;
-  assign \$1083  = \$1082 ;
-  assign \$1095  = \$1094 ;
-  assign \$1107  = \$1106 ;
-  assign \$1115  = \$1114 ;
-  assign \$1123  = \$1122 ;
-  assign \$1127  = \$1126 ;
-  assign \$1131  = \$1130 ;
-  assign \$1143  = \$1142 ;
-  assign \$1155  = \$1154 ;
-  assign \$1159  = \$1158 ;
-  assign \$1178 [2:0] = hmp0[2:0];
-  assign \$1178 [3] = \$auto$rtlil.cc:2739:Not$2 ;
-  assign \$1180 [2:0] = hmp0[2:0];
-  assign \$1180 [3] = \$auto$rtlil.cc:2739:Not$4 ;
-  assign \$1185 [2:0] = hmp0[2:0];
-  assign \$1185 [3] = \$auto$rtlil.cc:2739:Not$6 ;
-  assign \$1187 [2:0] = hmp0[2:0];
-  assign \$1187 [3] = \$auto$rtlil.cc:2739:Not$8 ;
-  assign \$1198 [2:0] = hmp1[2:0];
-  assign \$1198 [3] = \$auto$rtlil.cc:2739:Not$10 ;
-  assign \$1200 [2:0] = hmp1[2:0];
-  assign \$1200 [3] = \$auto$rtlil.cc:2739:Not$12 ;
-  assign \$1205 [2:0] = hmp1[2:0];
-  assign \$1205 [3] = \$auto$rtlil.cc:2739:Not$14 ;
-  assign \$1207 [2:0] = hmp1[2:0];
-  assign \$1207 [3] = \$auto$rtlil.cc:2739:Not$16 ;
-  assign \$1218 [2:0] = hmm0[2:0];
-  assign \$1218 [3] = \$auto$rtlil.cc:2739:Not$18 ;
-  assign \$1220 [2:0] = hmm0[2:0];
-  assign \$1220 [3] = \$auto$rtlil.cc:2739:Not$20 ;
-  assign \$1225 [2:0] = hmm0[2:0];
-  assign \$1225 [3] = \$auto$rtlil.cc:2739:Not$22 ;
-  assign \$1227 [2:0] = hmm0[2:0];
-  assign \$1227 [3] = \$auto$rtlil.cc:2739:Not$24 ;
-  assign \$1238 [2:0] = hmm1[2:0];
-  assign \$1238 [3] = \$auto$rtlil.cc:2739:Not$26 ;
-  assign \$1240 [2:0] = hmm1[2:0];
-  assign \$1240 [3] = \$auto$rtlil.cc:2739:Not$28 ;
-  assign \$1245 [2:0] = hmm1[2:0];
-  assign \$1245 [3] = \$auto$rtlil.cc:2739:Not$30 ;
-  assign \$1247 [2:0] = hmm1[2:0];
-  assign \$1247 [3] = \$auto$rtlil.cc:2739:Not$32 ;
-  assign \$1258 [2:0] = hmbl[2:0];
-  assign \$1258 [3] = \$auto$rtlil.cc:2739:Not$34 ;
-  assign \$1260 [2:0] = hmbl[2:0];
-  assign \$1260 [3] = \$auto$rtlil.cc:2739:Not$36 ;
-  assign \$1265 [2:0] = hmbl[2:0];
-  assign \$1265 [3] = \$auto$rtlil.cc:2739:Not$38 ;
-  assign \$1267 [2:0] = hmbl[2:0];
-  assign \$1267 [3] = \$auto$rtlil.cc:2739:Not$40 ;
+  assign charged[3] = \$939 ;
+  assign charged[2] = \$932 ;
+  assign charged[1] = \$925 ;
+  assign charged[0] = \$918 ;
+  assign \$842  = 1'h1;
+  assign \$843  = \$841 ;
+  assign \$848  = 1'h1;
+  assign \$849  = \$847 ;
+  assign \$729  = { 2'h0, x[7:2] };
+  assign \$881  = 1'h1;
+  assign \$882  = \$880 ;
+  assign \$887  = 1'h1;
+  assign \$888  = \$886 ;
+  assign \$907  = 1'h1;
+  assign \$908  = \$906 ;
+  assign \$227  = bus__addr[0];
+  assign \$364  = { 1'h0, dm1[7:1] };
+  assign \$401  = { 2'h0, \dm1$128 [7:2] };
+  assign \$529  = { 1'h0, \dm1$134 [7:1] };
+  assign \$566  = { 2'h0, \dm1$135 [7:2] };
+  assign \size$144  = nusiz1[5:4];
+  assign \$794  = 1'h1;
+  assign \$795  = \$793 ;
+  assign \$815  = 1'h1;
+  assign \$816  = \$814 ;
+  assign \$960  = \$959 ;
+  assign \$964  = \$963 ;
+  assign \$968  = \$967 ;
+  assign \$976  = \$975 ;
+  assign \$984  = \$983 ;
+  assign \$992  = \$991 ;
+  assign \$1000  = \$999 ;
+  assign \$1012  = \$1011 ;
+  assign \$1024  = \$1023 ;
+  assign \$1032  = \$1031 ;
+  assign \$1040  = \$1039 ;
+  assign \$1044  = \$1043 ;
+  assign \$1048  = \$1047 ;
+  assign \$1060  = \$1059 ;
+  assign \$1072  = \$1071 ;
+  assign \$1076  = \$1075 ;
+  assign \$1084  = \$1083 ;
+  assign \$1088  = \$1087 ;
+  assign \$1092  = \$1091 ;
+  assign \$1100  = \$1099 ;
+  assign \$1108  = \$1107 ;
+  assign \$1116  = \$1115 ;
+  assign \$1124  = \$1123 ;
+  assign \$1136  = \$1135 ;
+  assign \$1148  = \$1147 ;
+  assign \$1156  = \$1155 ;
+  assign \$1164  = \$1163 ;
+  assign \$1168  = \$1167 ;
+  assign \$1172  = \$1171 ;
+  assign \$1184  = \$1183 ;
+  assign \$1196  = \$1195 ;
+  assign \$1200  = \$1199 ;
+  assign \$1228  = 1'h0;
+  assign \$1229  = clocks__0__line[9];
+  assign \$1255  = \$1254 ;
+  assign \$1271  = \$1270 ;
+  assign \$1334  = 1'h0;
+  assign \$1335  = clocks__0__line[9];
+  assign \$1361  = \$1360 ;
+  assign \$1376  = 1'h0;
+  assign \$1377  = 1'h0;
+  assign \$1378  = 1'h0;
+  assign \$1379  = \$1372 ;
+  assign \$1413  = \port$11059$4 [0];
+  assign \$1440  = 1'h0;
+  assign \$1441  = clocks__0__line[9];
+  assign \$1461  = 1'h0;
+  assign \$1462  = clocks__0__line[7];
+  assign \$1466  = 1'h0;
+  assign \$1467  = clocks__0__line[5];
+  assign \$1476  = 1'h0;
+  assign \$1477  = clocks__0__line[3];
+  assign \$1481  = \$1480 ;
+  assign \$1542  = 1'h0;
+  assign \$1543  = clocks__0__line[9];
+  assign \$1563  = 1'h0;
+  assign \$1564  = clocks__0__line[7];
+  assign \$1568  = 1'h0;
+  assign \$1569  = clocks__0__line[5];
+  assign \$1578  = 1'h0;
+  assign \$1579  = clocks__0__line[3];
+  assign \$1582  = 1'h0;
+  assign \$1583  = 1'h0;
+  assign \$1584  = 1'h0;
+  assign \$1585  = clocks__0__line[3];
+  assign \$1626 [2:0] = hmp0[2:0];
+  assign \$1626 [3] = \$auto$rtlil.cc:2739:Not$2 ;
+  assign \$1628 [2:0] = hmp0[2:0];
+  assign \$1628 [3] = \$auto$rtlil.cc:2739:Not$4 ;
+  assign \$1632 [2:0] = hmp0[2:0];
+  assign \$1632 [3] = \$auto$rtlil.cc:2739:Not$6 ;
+  assign \$1634 [2:0] = hmp0[2:0];
+  assign \$1634 [3] = \$auto$rtlil.cc:2739:Not$8 ;
+  assign \$1650 [2:0] = hmp1[2:0];
+  assign \$1650 [3] = \$auto$rtlil.cc:2739:Not$10 ;
+  assign \$1652 [2:0] = hmp1[2:0];
+  assign \$1652 [3] = \$auto$rtlil.cc:2739:Not$12 ;
+  assign \$1656 [2:0] = hmp1[2:0];
+  assign \$1656 [3] = \$auto$rtlil.cc:2739:Not$14 ;
+  assign \$1658 [2:0] = hmp1[2:0];
+  assign \$1658 [3] = \$auto$rtlil.cc:2739:Not$16 ;
+  assign \$1674 [2:0] = hmm0[2:0];
+  assign \$1674 [3] = \$auto$rtlil.cc:2739:Not$18 ;
+  assign \$1676 [2:0] = hmm0[2:0];
+  assign \$1676 [3] = \$auto$rtlil.cc:2739:Not$20 ;
+  assign \$1680 [2:0] = hmm0[2:0];
+  assign \$1680 [3] = \$auto$rtlil.cc:2739:Not$22 ;
+  assign \$1682 [2:0] = hmm0[2:0];
+  assign \$1682 [3] = \$auto$rtlil.cc:2739:Not$24 ;
+  assign \$1698 [2:0] = hmm1[2:0];
+  assign \$1698 [3] = \$auto$rtlil.cc:2739:Not$26 ;
+  assign \$1700 [2:0] = hmm1[2:0];
+  assign \$1700 [3] = \$auto$rtlil.cc:2739:Not$28 ;
+  assign \$1704 [2:0] = hmm1[2:0];
+  assign \$1704 [3] = \$auto$rtlil.cc:2739:Not$30 ;
+  assign \$1706 [2:0] = hmm1[2:0];
+  assign \$1706 [3] = \$auto$rtlil.cc:2739:Not$32 ;
+  assign \$1722 [2:0] = hmbl[2:0];
+  assign \$1722 [3] = \$auto$rtlil.cc:2739:Not$34 ;
+  assign \$1724 [2:0] = hmbl[2:0];
+  assign \$1724 [3] = \$auto$rtlil.cc:2739:Not$36 ;
+  assign \$1728 [2:0] = hmbl[2:0];
+  assign \$1728 [3] = \$auto$rtlil.cc:2739:Not$38 ;
+  assign \$1730 [2:0] = hmbl[2:0];
+  assign \$1730 [3] = \$auto$rtlil.cc:2739:Not$40 ;
 endmodule
 
-module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$5522$0 , episode_frames, \port$5528$0 , reward, \port$5532$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
+module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$11061$0 , episode_frames, \port$11067$0 , reward, \port$11071$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
 , man_needed__2, man_needed__3, pre__obs_valid, values_valid, select_index, select_valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine_start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__controllers__paddles__needed__0, drive__controllers__paddles__needed__1, drive__controllers__paddles__needed__2
 , drive__controllers__paddles__needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__controllers__swcha, drive__controllers__swchb, drive__controllers__inpt4, drive__controllers__inpt5, drive__controllers__paddles__mode__0, drive__controllers__paddles__mode__1, drive__controllers__paddles__mode__2, drive__controllers__paddles__mode__3, frame_status, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$47  = 0;
@@ -27391,12 +35039,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   (* enum_value_11 = "MANUAL" *)
   output [1:0] phase;
   reg [1:0] phase = 2'h0;
-  input [23:0] \port$5522$0 ;
-  wire [23:0] \port$5522$0 ;
-  input [25:0] \port$5528$0 ;
-  wire [25:0] \port$5528$0 ;
-  input [9:0] \port$5532$0 ;
-  wire [9:0] \port$5532$0 ;
+  input [23:0] \port$11061$0 ;
+  wire [23:0] \port$11061$0 ;
+  input [25:0] \port$11067$0 ;
+  wire [25:0] \port$11067$0 ;
+  input [9:0] \port$11071$0 ;
+  wire [9:0] \port$11071$0 ;
   output pre__clear;
   reg pre__clear;
   input pre__obs_valid;
@@ -27460,12 +35108,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$16  = phase == 2'h2;
   assign \$17  = \$15  | \$16 ;
   assign \$18  = ! phase;
-  assign \$19  = ~ \port$5522$0 [10];
+  assign \$19  = ~ \port$11061$0 [10];
   assign \$20  = \$18  & \$19 ;
   assign push_run = \$17  | \$20 ;
   assign remaining = episode_frames - frames;
-  assign \$21  = remaining < \port$5522$0 [23:16];
-  assign \$22  = \$21  ? remaining : { 17'h00000, \port$5522$0 [23:16] };
+  assign \$21  = remaining < \port$11061$0 [23:16];
+  assign \$22  = \$21  ? remaining : { 17'h00000, \port$11061$0 [23:16] };
   assign \$23  = ~ set_needed;
   assign \$24  = ~ partial;
   assign \$25  = ~ started;
@@ -27491,8 +35139,8 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$45  = cycles_infer + 1'h1;
   assign \$46  = cycles_select + 1'h1;
   assign \$47  = cycles_ctrl + 1'h1;
-  assign \$48  = \port$5532$0 [1] ? paddle_fixed_needed : \$13 [31:0];
-  assign \$49  = \port$5532$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
+  assign \$48  = \port$11071$0 [1] ? paddle_fixed_needed : \$13 [31:0];
+  assign \$49  = \port$11071$0 [1] ? \$13 [31:0] : paddle_fixed_needed;
   assign \$50  = phase == 2'h3;
   assign \$54  = insns + 1'h1;
   assign \$55  = ~ stop;
@@ -27509,7 +35157,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$66  = $signed(episode_return) + $signed(reward);
   assign \$67  = ~ is_last;
   assign \$68  = ! phase;
-  assign \$69  = \$68  & \port$5522$0 [10];
+  assign \$69  = \$68  & \port$11061$0 [10];
   assign \$70  = frames >= episode_frames;
   assign \$71  = run_i + 1'h1;
   assign \$72  = decisions + 1'h1;
@@ -28101,7 +35749,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5532$0 [0]) begin
+            if (\port$11071$0 [0]) begin
               \$79  = 1'h1;
             end
           end
@@ -28117,7 +35765,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$80  = drive__controllers__paddles__needed__0;
     if (set_needed) begin
-      if (\port$5532$0 [0]) begin
+      if (\port$11071$0 [0]) begin
         \$80  = \$48 ;
       end
     end
@@ -28142,7 +35790,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$81  = drive__controllers__paddles__needed__1;
     if (set_needed) begin
-      if (\port$5532$0 [0]) begin
+      if (\port$11071$0 [0]) begin
         \$81  = \$49 ;
       end
     end
@@ -28167,7 +35815,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$82  = drive__controllers__paddles__needed__2;
     if (set_needed) begin
-      if (\port$5532$0 [0]) begin
+      if (\port$11071$0 [0]) begin
         \$82  = 32'd0;
       end
     end
@@ -28192,7 +35840,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
     \$83  = drive__controllers__paddles__needed__3;
     if (set_needed) begin
-      if (\port$5532$0 [0]) begin
+      if (\port$11071$0 [0]) begin
         \$83  = 32'd0;
       end
     end
@@ -28481,7 +36129,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           (* full_case = 32'd1 *)
           if (\$50 ) begin
           end else begin
-            if (\port$5532$0 [0]) begin
+            if (\port$11071$0 [0]) begin
               \$91  = \$11 [19:0];
             end
           end
@@ -28533,7 +36181,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$93  = \port$5522$0 [9:5];
+            \$93  = \port$11061$0 [9:5];
           end
       4'h1:
           /* empty */;
@@ -28546,7 +36194,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$93  = \port$5522$0 [15:11];
+              \$93  = \port$11061$0 [15:11];
             end
           end
       4'h5:
@@ -28604,7 +36252,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
     casez (state)
       4'h0:
           if (start) begin
-            \$95  = { 3'h0, \port$5522$0 [4:0] };
+            \$95  = { 3'h0, \port$11061$0 [4:0] };
           end
       4'h1:
           /* empty */;
@@ -28617,7 +36265,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             if (terminal) begin
             end else if (\$67 ) begin
             end else if (\$69 ) begin
-              \$95  = \port$5522$0 [23:16];
+              \$95  = \port$11061$0 [23:16];
             end
           end
       4'h5:
@@ -28644,7 +36292,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$96  = \port$5528$0 [7:0];
+            \$96  = \port$11067$0 [7:0];
           end else begin
             \$96  = \$51 ;
           end
@@ -28664,9 +36312,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$97  = \port$5528$0 [15:8];
+            \$97  = \port$11067$0 [15:8];
           end else begin
-            \$97  = \port$5528$0 [15:8];
+            \$97  = \port$11067$0 [15:8];
           end
     endcase
     if (rst) begin
@@ -28684,7 +36332,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$98  = \port$5528$0 [16];
+            \$98  = \port$11067$0 [16];
           end else begin
             \$98  = \$52 ;
           end
@@ -28704,7 +36352,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$99  = \port$5528$0 [17];
+            \$99  = \port$11067$0 [17];
           end else begin
             \$99  = \$53 ;
           end
@@ -28724,9 +36372,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$100  = \port$5528$0 [19:18];
+            \$100  = \port$11067$0 [19:18];
           end else begin
-            \$100  = \port$5532$0 [3:2];
+            \$100  = \port$11071$0 [3:2];
           end
     endcase
     if (rst) begin
@@ -28744,9 +36392,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$101  = \port$5528$0 [21:20];
+            \$101  = \port$11067$0 [21:20];
           end else begin
-            \$101  = \port$5532$0 [5:4];
+            \$101  = \port$11071$0 [5:4];
           end
     endcase
     if (rst) begin
@@ -28764,9 +36412,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$102  = \port$5528$0 [23:22];
+            \$102  = \port$11067$0 [23:22];
           end else begin
-            \$102  = \port$5532$0 [7:6];
+            \$102  = \port$11071$0 [7:6];
           end
     endcase
     if (rst) begin
@@ -28784,9 +36432,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h2:
           (* full_case = 32'd1 *)
           if (\$50 ) begin
-            \$103  = \port$5528$0 [25:24];
+            \$103  = \port$11067$0 [25:24];
           end else begin
-            \$103  = \port$5532$0 [9:8];
+            \$103  = \port$11071$0 [9:8];
           end
     endcase
     if (rst) begin
@@ -28935,27 +36583,27 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign held__swchb = drive__controllers__swchb;
   assign r_next = \$11 [19:0];
   assign r_needed = \$13 [31:0];
-  assign fire_en = \port$5522$0 [10];
+  assign fire_en = \port$11061$0 [10];
   assign step_len = \$22 [7:0];
-  assign frame_skip = \port$5522$0 [23:16];
-  assign paddle_en = \port$5532$0 [0];
-  assign paddle_swap = \port$5532$0 [1];
-  assign noop_index = \port$5522$0 [9:5];
-  assign noops = \port$5522$0 [4:0];
-  assign man_swcha = \port$5528$0 [7:0];
-  assign man_swchb = \port$5528$0 [15:8];
-  assign man_inpt4 = \port$5528$0 [16];
-  assign man_inpt5 = \port$5528$0 [17];
-  assign man_mode__0 = \port$5528$0 [19:18];
-  assign man_mode__1 = \port$5528$0 [21:20];
-  assign man_mode__2 = \port$5528$0 [23:22];
-  assign man_mode__3 = \port$5528$0 [25:24];
-  assign swchb = \port$5528$0 [15:8];
-  assign paddle_mode__0 = \port$5532$0 [3:2];
-  assign paddle_mode__1 = \port$5532$0 [5:4];
-  assign paddle_mode__2 = \port$5532$0 [7:6];
-  assign paddle_mode__3 = \port$5532$0 [9:8];
-  assign fire_index = \port$5522$0 [15:11];
+  assign frame_skip = \port$11061$0 [23:16];
+  assign paddle_en = \port$11071$0 [0];
+  assign paddle_swap = \port$11071$0 [1];
+  assign noop_index = \port$11061$0 [9:5];
+  assign noops = \port$11061$0 [4:0];
+  assign man_swcha = \port$11067$0 [7:0];
+  assign man_swchb = \port$11067$0 [15:8];
+  assign man_inpt4 = \port$11067$0 [16];
+  assign man_inpt5 = \port$11067$0 [17];
+  assign man_mode__0 = \port$11067$0 [19:18];
+  assign man_mode__1 = \port$11067$0 [21:20];
+  assign man_mode__2 = \port$11067$0 [23:22];
+  assign man_mode__3 = \port$11067$0 [25:24];
+  assign swchb = \port$11067$0 [15:8];
+  assign paddle_mode__0 = \port$11071$0 [3:2];
+  assign paddle_mode__1 = \port$11071$0 [5:4];
+  assign paddle_mode__2 = \port$11071$0 [7:6];
+  assign paddle_mode__3 = \port$11071$0 [9:8];
+  assign fire_index = \port$11061$0 [15:11];
   assign \actions[0]  = actions[11:0];
   assign \actions[0].swcha  = actions[7:0];
   assign \actions[0].inpt4  = actions[8];

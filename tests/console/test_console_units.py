@@ -40,3 +40,32 @@ def test_paddle_needed_formula():
     assert paddle_needed(408823) == int(1.6 * 408823 * 0.01e-6 * 1.19e6) == 7783
     d = paddle_inputs(11, (27450, 408823))   # RIGHTFIRE: fire is SWCHA bit 7 on paddles
     assert d["swcha"] == 0x7F and d["paddle_mode"] == (0, 0, 2, 2)   # right port: joystick, never charged
+
+
+def test_tia_hmove_logic_matches_motion_table():
+    # the TIA's HMOVE logic (the cycle's rule code kept in registers, the motion, one add and
+    # the two wrap-arounds) against hmove_motion (the rows above) for every CPU cycle of the
+    # line, every motion nibble and positions at both ends of the 160-pixel line
+    from amaranth import Module, Signal, signed
+    from amaranth.sim import Simulator
+    from hw.tia import Tia, _HM_CODE
+    m = Module()
+    cyc, hm, pos = Signal(7), Signal(4), Signal(8)
+    mv, p = Signal(signed(6)), Signal(8)
+    m.d.comb += [mv.eq(Tia._hmove_mv(_HM_CODE[cyc], hm)), p.eq(Tia._hmove_position(pos, mv))]
+    bad = []
+
+    async def bench(ctx):
+        for c in range(76):
+            for h in range(16):
+                for x in (0, 3, 80, 152, 159):
+                    ctx.set(cyc, c)
+                    ctx.set(hm, h)
+                    ctx.set(pos, x)
+                    want = hmove_motion(c, h)
+                    if ctx.get(mv) != want or ctx.get(p) != (x + want) % 160:
+                        bad.append((c, h, x, ctx.get(mv), ctx.get(p), want))
+    sim = Simulator(m)
+    sim.add_testbench(bench)
+    sim.run()
+    assert bad == []
