@@ -33,15 +33,32 @@ file name. Rules (read from Stella 2.4.2's ``Cart*.cxx``):
 from __future__ import annotations
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal
-from amaranth.lib import wiring
+from amaranth.lib import enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hw.bus import CpuBusSignature, HostLoadSignature
 
-__all__ = ["Cart", "MAPPER_CODES"]
+__all__ = ["Cart", "Mapper", "MAPPER_CODES"]
 
-MAPPER_CODES = {"2K": 0, "4K": 1, "F8": 2, "F6": 3, "F8SC": 4, "F6SC": 5, "E0": 6, "FE": 7, "DPC": 8}
+
+class Mapper(enum.Enum, shape=4):
+    """The console's ``mapper`` input: the bank-switching scheme of the cartridge (Stella 2.4.2's
+    names, as :func:`hls_models.cartridge.detect_mapper` returns them: ``"2K"`` is ``K2``,
+    ``"4K"`` is ``K4``)."""
+    K2 = 0      #: 2 KiB, mirrored (Stella Cartridge2K)
+    K4 = 1      #: 4 KiB (Cartridge4K)
+    F8 = 2      #: 8 KiB, two banks, hotspots $1FF8/$1FF9
+    F6 = 3      #: 16 KiB, four banks, $1FF6-$1FF9
+    F8SC = 4    #: F8 with the 128-byte SuperChip RAM
+    F6SC = 5    #: F6 with the SuperChip RAM
+    E0 = 6      #: Parker Brothers: four 1 KiB slices
+    FE = 7      #: Activision: bank from A13 of the JSR/RTS stack access
+    DPC = 8     #: Pitfall II's Display Processor Chip
+
+
+#: Stella's mapper names -> the ``mapper`` input's code (:class:`Mapper`).
+MAPPER_CODES = {("2K" if m is Mapper.K2 else "4K" if m is Mapper.K4 else m.name): m.value for m in Mapper}
 
 
 class Cart(wiring.Component):
@@ -58,7 +75,7 @@ class Cart(wiring.Component):
             DPC flag the access saw are registered at that edge. The console's CPU samples it one
             clock after its cycle's last colour clock.
         a13: In(1), A13 of the CPU's 16-bit address (the FE mapper's bank, Stella's rule).
-        mapper: In(4), :data:`MAPPER_CODES`.
+        mapper: In(:class:`Mapper`), :data:`MAPPER_CODES` by Stella's names.
         host_rom, host_ram: In(:data:`hw.bus.HostLoadSignature`), the ROM image (write only:
             ``host_rom.rdata`` is 0) and the SuperChip RAM (``addr[0:7]``).
         bank: Out(2), the F8/F6 bank (for the host's view).
@@ -79,7 +96,7 @@ class Cart(wiring.Component):
         super().__init__({
             "bus": In(CpuBusSignature),
             "a13": In(1),
-            "mapper": In(4),
+            "mapper": In(Mapper),
             "host_rom": In(HostLoadSignature),
             "host_ram": In(HostLoadSignature),
             "bank": Out(2),
@@ -110,16 +127,16 @@ class Cart(wiring.Component):
         slices = [Signal(3, name=f"slice{i}") for i in range(3)]
         with m.If(~init_done):
             m.d.sync += init_done.eq(1)
-            m.d.sync += bank.eq(Mux((mp == MAPPER_CODES["F8"]) | (mp == MAPPER_CODES["F8SC"]) |
-                                    (mp == MAPPER_CODES["DPC"]), 1, 0))
+            m.d.sync += bank.eq(Mux((mp == Mapper.F8) | (mp == Mapper.F8SC) |
+                                    (mp == Mapper.DPC), 1, 0))
             m.d.sync += [slices[0].eq(4), slices[1].eq(5), slices[2].eq(6)]
 
         access = bus.sel & bus.strobe
-        f8 = (mp == MAPPER_CODES["F8"]) | (mp == MAPPER_CODES["F8SC"])
-        f6 = (mp == MAPPER_CODES["F6"]) | (mp == MAPPER_CODES["F6SC"])
-        sc = (mp == MAPPER_CODES["F8SC"]) | (mp == MAPPER_CODES["F6SC"])
-        e0 = mp == MAPPER_CODES["E0"]
-        dpc = mp == MAPPER_CODES["DPC"]
+        f8 = (mp == Mapper.F8) | (mp == Mapper.F8SC)
+        f6 = (mp == Mapper.F6) | (mp == Mapper.F6SC)
+        sc = (mp == Mapper.F8SC) | (mp == Mapper.F6SC)
+        e0 = mp == Mapper.E0
+        dpc = mp == Mapper.DPC
         f8 = f8 | dpc
 
         # bank after this access (hotspot reads return the new bank's byte)
@@ -201,13 +218,13 @@ class Cart(wiring.Component):
         seg = a[10:12]
         e0_slice = Mux(seg == 3, 7, Mux(seg == 0, new_slices[0], Mux(seg == 1, new_slices[1], new_slices[2])))
         rom_addr = Signal(14)
-        with m.If(mp == MAPPER_CODES["2K"]):
+        with m.If(mp == Mapper.K2):
             m.d.comb += rom_addr.eq(a[0:11])
-        with m.Elif(mp == MAPPER_CODES["4K"]):
+        with m.Elif(mp == Mapper.K4):
             m.d.comb += rom_addr.eq(a)
         with m.Elif(e0):
             m.d.comb += rom_addr.eq(Cat(a[0:10], e0_slice))
-        with m.Elif(mp == MAPPER_CODES["FE"]):
+        with m.Elif(mp == Mapper.FE):
             m.d.comb += rom_addr.eq(Cat(a, ~self.a13))
         with m.Elif(dpc_reg_read & ((func == 1) | (func == 2))):
             m.d.comb += rom_addr.eq(disp_addr)

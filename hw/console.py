@@ -60,7 +60,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw import reproducible
 from hw.bus import CpuBusSignature, HostLoadSignature
-from hw.cart import MAPPER_CODES, Cart
+from hw.cart import MAPPER_CODES, Cart, Mapper
 from hw.cpu6507 import Cpu6507
 from hw.riot import Riot
 from hw.tia import PaddlesSignature, Tia
@@ -96,7 +96,7 @@ ControllerSignature = wiring.Signature({
 
 #: The console's ports for one colour clock per cycle (see the module docstring), in order.
 _PORTS = {
-    "mapper": In(4),
+    "mapper": In(Mapper),
     "pal": In(1),
     "hmove_blanks": In(1),
     "ystart": In(9),

@@ -273,8 +273,28 @@ module console3(pal, hmove_blanks, ystart, height, timer_init, controllers__swch
   output [15:0] line;
   wire [15:0] line;
   wire line_end;
+  (* enum_base_type = "Mapper" *)
+  (* enum_value_0000 = "K2" *)
+  (* enum_value_0001 = "K4" *)
+  (* enum_value_0010 = "F8" *)
+  (* enum_value_0011 = "F6" *)
+  (* enum_value_0100 = "F8SC" *)
+  (* enum_value_0101 = "F6SC" *)
+  (* enum_value_0110 = "E0" *)
+  (* enum_value_0111 = "FE" *)
+  (* enum_value_1000 = "DPC" *)
   input [3:0] mapper;
   wire [3:0] mapper;
+  (* enum_base_type = "Mapper" *)
+  (* enum_value_0000 = "K2" *)
+  (* enum_value_0001 = "K4" *)
+  (* enum_value_0010 = "F8" *)
+  (* enum_value_0011 = "F6" *)
+  (* enum_value_0100 = "F8SC" *)
+  (* enum_value_0101 = "F6SC" *)
+  (* enum_value_0110 = "E0" *)
+  (* enum_value_0111 = "FE" *)
+  (* enum_value_1000 = "DPC" *)
   wire [3:0] \mapper$136 ;
   (* init = 1'h0 *)
   wire odd_last;
@@ -1063,6 +1083,16 @@ module \console3.cart (rom_w__en, rom_w__addr, rom_w__data, host_ram__we, host_r
   wire [7:0] host_rom__wdata;
   wire host_rom__we;
   reg init_done = 1'h0;
+  (* enum_base_type = "Mapper" *)
+  (* enum_value_0000 = "K2" *)
+  (* enum_value_0001 = "K4" *)
+  (* enum_value_0010 = "F8" *)
+  (* enum_value_0011 = "F6" *)
+  (* enum_value_0100 = "F8SC" *)
+  (* enum_value_0101 = "F6SC" *)
+  (* enum_value_0110 = "E0" *)
+  (* enum_value_0111 = "FE" *)
+  (* enum_value_1000 = "DPC" *)
   input [3:0] mapper;
   wire [3:0] mapper;
   wire masked_seen;

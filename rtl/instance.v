@@ -533,6 +533,16 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [7:0] man_swcha;
   wire [7:0] man_swchb;
   reg manual;
+  (* enum_base_type = "Mapper" *)
+  (* enum_value_0000 = "K2" *)
+  (* enum_value_0001 = "K4" *)
+  (* enum_value_0010 = "F8" *)
+  (* enum_value_0011 = "F6" *)
+  (* enum_value_0100 = "F8SC" *)
+  (* enum_value_0101 = "F6SC" *)
+  (* enum_value_0110 = "E0" *)
+  (* enum_value_0111 = "FE" *)
+  (* enum_value_1000 = "DPC" *)
   wire [3:0] mapper;
   (* init = 32'd0 *)
   wire [31:0] needed_reg0;
@@ -4166,7 +4176,27 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire \last_was_read$146 ;
   wire [15:0] line;
   wire [15:0] \line$163 ;
+  (* enum_base_type = "Mapper" *)
+  (* enum_value_0000 = "K2" *)
+  (* enum_value_0001 = "K4" *)
+  (* enum_value_0010 = "F8" *)
+  (* enum_value_0011 = "F6" *)
+  (* enum_value_0100 = "F8SC" *)
+  (* enum_value_0101 = "F6SC" *)
+  (* enum_value_0110 = "E0" *)
+  (* enum_value_0111 = "FE" *)
+  (* enum_value_1000 = "DPC" *)
   wire [3:0] mapper;
+  (* enum_base_type = "Mapper" *)
+  (* enum_value_0000 = "K2" *)
+  (* enum_value_0001 = "K4" *)
+  (* enum_value_0010 = "F8" *)
+  (* enum_value_0011 = "F6" *)
+  (* enum_value_0100 = "F8SC" *)
+  (* enum_value_0101 = "F6SC" *)
+  (* enum_value_0110 = "E0" *)
+  (* enum_value_0111 = "FE" *)
+  (* enum_value_1000 = "DPC" *)
   wire [3:0] \mapper$140 ;
   reg odd_last = 1'h0;
   input [1:0] paddles__mode__0;
@@ -5193,6 +5223,16 @@ module \instance.console.cart (rst, con_ce, bus__strobe, bus__write, bus__rdata,
   wire [7:0] host_rom__wdata;
   wire host_rom__we;
   reg init_done = 1'h0;
+  (* enum_base_type = "Mapper" *)
+  (* enum_value_0000 = "K2" *)
+  (* enum_value_0001 = "K4" *)
+  (* enum_value_0010 = "F8" *)
+  (* enum_value_0011 = "F6" *)
+  (* enum_value_0100 = "F8SC" *)
+  (* enum_value_0101 = "F6SC" *)
+  (* enum_value_0110 = "E0" *)
+  (* enum_value_0111 = "FE" *)
+  (* enum_value_1000 = "DPC" *)
   input [3:0] mapper;
   wire [3:0] mapper;
   reg masked_seen = 1'h0;
