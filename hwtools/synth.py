@@ -33,9 +33,9 @@ The node: two game instances per node (published, ``shared/reference/system-fact
 each a console (which holds the 6507), a preprocessor and an action select (:data:`NODE`). The policy
 engine (``hw/policy_engine.py``, 16 lanes unless ``lanes`` is given) is synthesised as a block of
 its own and reported as how many engines fit beside one node (:func:`engines_beside`); the
-model figures of :func:`hls_models.policy_int8.resources` are listed apart for comparison. A block that is
-not generated yet (the console until issue 4 lands) is reported as missing, and the node's
-figures are then marked incomplete.
+model figures of :func:`hls_models.policy_int8.resources` are listed apart for comparison. A block of
+the node without figures in a run (its Verilog absent from ``rtl/``) is reported as missing,
+and the node's figures are then marked incomplete.
 
 Results are cached in ``$NC2600_CACHE/synth`` (default ``.cache/synth``) by a hash of the
 Verilog, the script and the Yosys version.
@@ -256,7 +256,8 @@ def node_totals(blocks: dict[str, dict], node: dict[str, int] = NODE) -> dict:
 
 
 def policy_engine_model(n_actions: int = 18, lanes: int = 16) -> dict:
-    """BRAM36 and DSP of the int8 policy engine from its model (not synthesised: no RTL yet)."""
+    """BRAM36 and DSP of the int8 policy engine from its model (beside the engine's synthesised
+    figures, for comparison)."""
     from hls_models.policy_int8 import resources
     r = resources(n_actions, lanes)
     return {"source": f"model: hls_models.policy_int8.resources({n_actions}, {lanes})", "lanes": lanes,
