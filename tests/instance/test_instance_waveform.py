@@ -1,6 +1,7 @@
 """Waveforms of the Verilated instance (``InstanceSim(trace=True)``, ``instance-play --fst``).
 
-The FST file is checked against the format itself (fstapi's block layout, written out here):
+The FST file is checked against the format itself (fstapi's block layout; the block and LZ4 readers
+are the ones of tests/sim_framework/test_sim_driver.py):
 the header block (type 0) holds the first and last time stamps, which must be the window asked
 for (clock ``c`` at times ``2c+1`` and ``2c+2``); the hierarchy block (type 4 gzip, 6 LZ4 or 7
 double LZ4) must name the instance's ports.
@@ -12,53 +13,11 @@ import zlib
 import numpy as np
 import pytest
 
-
-def _lz4_block_decode(src: bytes, size: int) -> bytes:
-    """LZ4 block format (lz4_Block_format.md): sequences of literals and back-references."""
-    out = bytearray()
-    i = 0
-    while i < len(src):
-        token = src[i]
-        i += 1
-        n = token >> 4
-        if n == 15:
-            while True:
-                b = src[i]
-                i += 1
-                n += b
-                if b != 255:
-                    break
-        out += src[i:i + n]
-        i += n
-        if i >= len(src) or len(out) >= size:
-            break
-        off = src[i] | src[i + 1] << 8
-        i += 2
-        m = token & 15
-        if m == 15:
-            while True:
-                b = src[i]
-                i += 1
-                m += b
-                if b != 255:
-                    break
-        for _ in range(m + 4):
-            out.append(out[-off])
-    return bytes(out)
-
-
-def _fst_blocks(data: bytes) -> dict:
-    """{block type: payload} of an FST file (type byte, u64 big-endian length incl. itself)."""
-    blocks, o = {}, 0
-    while o < len(data):
-        kind, n = data[o], struct.unpack(">Q", data[o + 1:o + 9])[0]
-        blocks.setdefault(kind, data[o + 9:o + 1 + n])
-        o += 1 + n
-    return blocks
+from tests.sim_framework.test_sim_driver import fst_blocks, lz4_block_decode
 
 
 def _fst_window(path) -> tuple[int, int, bytes]:
-    blocks = _fst_blocks(open(path, "rb").read())
+    blocks = fst_blocks(open(path, "rb").read())
     start, end = struct.unpack(">QQ", blocks[0][:16])
     if 4 in blocks:
         hier = zlib.decompress(blocks[4][8:], 31)
@@ -66,10 +25,10 @@ def _fst_window(path) -> tuple[int, int, bytes]:
         kind = 6 if 6 in blocks else 7
         size = struct.unpack(">Q", blocks[kind][:8])[0]
         if kind == 6:
-            hier = _lz4_block_decode(blocks[6][8:], size)
+            hier = lz4_block_decode(blocks[6][8:], size)
         else:                                   # LZ4 twice: first-stage length, then the data
             size1 = struct.unpack(">Q", blocks[7][8:16])[0]
-            hier = _lz4_block_decode(_lz4_block_decode(blocks[7][16:], size1), size)
+            hier = lz4_block_decode(lz4_block_decode(blocks[7][16:], size1), size)
     return start, end, hier
 
 
