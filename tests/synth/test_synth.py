@@ -129,3 +129,49 @@ def test_node_netlist_line_by_hand():
     assert "node as one netlist (two instances): 100,000 LUT, 50,000 FF, 400 BRAM36, 40 DSP; 1 per XC7Z045 " \
            "(limited by bram36)" in text
     assert "node" in synth.ON_REQUEST and "hw.node" not in synth.generating_modules()
+
+
+SHARED = """
+module \\cell.sub (input wire clk, input wire [3:0] a, output reg [3:0] q);
+    always @(posedge clk) q <= q + a;
+endmodule
+module cell (input wire clk, input wire [3:0] a, output wire [3:0] q);
+    \\cell.sub s (.clk(clk), .a(a), .q(q));
+endmodule
+module twice (input wire clk, input wire [3:0] a, output wire [3:0] q0, output wire [3:0] q1, output reg x);
+    cell c0 (.clk(clk), .a(a), .q(q0));
+    cell c1 (.clk(clk), .a(~a), .q(q1));
+    always @(posedge clk) x <= ^(q0 ^ q1);
+endmodule
+"""
+
+
+def test_keep_hierarchy_counts_every_copy(monkeypatch):
+    """A module kept whole through synth_xilinx (mapped once, instantiated twice, as the node's
+    ``instance``) still counts in every copy: 2 x 4 accumulator flip-flops + 1 = 9 FF, one
+    flattened module, and the depth walk reaches the parity register through both copies."""
+    monkeypatch.setitem(synth.KEEP_HIERARCHY, "twice", ("cell",))
+    script = synth.yosys_script("twice")
+    assert "setattr -mod -set keep_hierarchy 1 cell; synth_xilinx" in script
+    assert "setattr -mod -unset keep_hierarchy cell; flatten; tee" in script
+    rep = synth.synth_block("twice", SHARED, use_cache=False)
+    assert rep["resources"]["ff"] == 9 and rep["resources"]["bram36"] == 0
+    assert rep["depth"]["levels"] >= 2
+
+
+def test_node_text_holds_the_instance_once():
+    """``hw.node.generate()``: the instance's module text (``rtl/instance.v``, the committed
+    generation) once, and the node's two cells of it connecting every port of that module."""
+    import re
+    from pathlib import Path
+
+    from hw.node import generate
+    text = generate()["node.v"]
+    inst = (Path(synth.REPO_ROOT) / "rtl" / "instance.v").read_text()
+    assert text.startswith(inst) and len(re.findall(r"^module \\instance ", text, re.M)) == 1
+    header = re.search(r"^module \\instance \((.*?)\);", inst, re.M | re.S).group(1)
+    ports = sorted(p.strip() for p in header.split(","))
+    cells = re.findall(r"^  \\instance  \\cell  \((.*?)\);", text[len(inst):], re.M | re.S)
+    assert len(cells) == 2
+    for cell in cells:
+        assert sorted(re.findall(r"\.(\w+)\(", cell)) == ports
