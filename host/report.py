@@ -12,7 +12,7 @@ The report gathers, per game:
 * policy inference cycles **computed by the model** :func:`hls_models.policy_int8.inference_cycles`
   for the game's minimal action set and ``lanes`` MAC lanes;
 * action-select latency **measured on the RTL** (:class:`hw.action_select.ActionSelect`, 18
-  lanes, in Amaranth's simulator): rising edges from the action-values beat to ``valid_out``;
+  lanes, in Amaranth's simulator): rising edges from the action-values beat to ``chosen.valid``;
 * cycles by phase **measured on the Verilated fabric instance** (:mod:`hw.instance`: console,
   preprocessor, int8 engine, action select and frame-skip controller in one design, driven by
   :class:`host.fabric.FabricEpisodeRunner`): one episode of ``frames`` frames with the network
@@ -197,7 +197,7 @@ def compute(inp: Inputs) -> dict:
     else:
         figs.append(Figure(sect_rtl, f"action-select latency ({ACTION_SELECT_LANES} lanes)", None,
                            int(inp.action_select_latency), "cycles", RTL,
-                           "hw/action_select.py in Amaranth's simulator: edges from the action-values beat to valid_out",
+                           "hw/action_select.py in Amaranth's simulator: edges from the action-values beat to chosen.valid",
                            "nc2600 report (or make sim: tests/action_select/cocotb_action_select.py)"))
     pnr = inp.console_pnr
     pnr_cmd = "nc2600 synth --block console --pnr"
@@ -374,7 +374,7 @@ def compute(inp: Inputs) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32) -> int:
-    """Rising edges from the action-values beat (``action_values.valid``) to ``valid_out`` of :class:`hw.action_select.ActionSelect`
+    """Rising edges from the action-values beat (``action_values.valid``) to ``chosen.valid`` of :class:`hw.action_select.ActionSelect`
     (Amaranth simulator); also checks the index against numpy's argmax. Raises ``RuntimeError``."""
     from amaranth.sim import Simulator
 
@@ -392,8 +392,8 @@ def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32)
         await ctx.tick()
         ctx.set(dut.action_values.valid, 0)
         for edges in range(1, 64):
-            if ctx.get(dut.valid_out):
-                result["latency"], result["index"] = edges, ctx.get(dut.index)
+            if ctx.get(dut.chosen.valid):
+                result["latency"], result["index"] = edges, ctx.get(dut.chosen.index)
                 return
             await ctx.tick()
 
@@ -402,7 +402,7 @@ def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32)
     sim.add_testbench(bench)
     sim.run()
     if "latency" not in result:
-        raise RuntimeError("action select: valid_out never rose")
+        raise RuntimeError("action select: chosen.valid never rose")
     if result["index"] != want:
         raise RuntimeError(f"action select chose {result['index']}, numpy argmax {want}")
     return int(result["latency"])

@@ -3,9 +3,10 @@
 The inference engine presents its ``n`` action values (``width``-bit signed, e.g. the int32
 accumulators of the last dense layer) as one beat of the action-values stream
 (:func:`hw.policy_engine.action_values_signature`, defined by its producer); the block is
-always ready, so a beat is taken in the cycle its ``valid`` is high. ``valid_out``, ``index``
-and ``value`` follow :func:`hls_models.action_select.latency` cycles later (``ceil(log2 n)``,
-5 for 18 lanes). A new beat may come every cycle.
+always ready, so a beat is taken in the cycle its ``valid`` is high. The chosen action
+(:func:`chosen_action_signature`: ``valid``, ``index``, ``value``) follows
+:func:`hls_models.action_select.latency` cycles later (``ceil(log2 n)``, 5 for 18 lanes). A new
+beat may come every cycle.
 
 Algorithm: a binary tree of comparators, one registered level per halving. Each node keeps
 its left (lower-index) candidate unless the right one is valid and strictly greater, so ties
@@ -28,6 +29,13 @@ from hw import reproducible
 from hw.policy_engine import action_values_signature
 
 
+def chosen_action_signature(n: int = MAX_ACTIONS, width: int = 32) -> wiring.Signature:
+    """The action select -> controller arrow (producer: :class:`ActionSelect`): ``valid`` for
+    one cycle per beat taken, ``latency(n)`` cycles after it; ``index`` (``range(max(n, 2))``), the
+    chosen action (the lowest index among the largest values); ``value`` (signed ``width``), its value."""
+    return wiring.Signature({"valid": Out(1), "index": Out(range(max(n, 2))), "value": Out(signed(width))})
+
+
 class ActionSelect(wiring.Component):
     """Pipelined argmax (see module doc).
 
@@ -39,9 +47,7 @@ class ActionSelect(wiring.Component):
         action_values: In(:func:`hw.policy_engine.action_values_signature` ``(n, width)``): payload
             ``values`` (lane ``i`` is action ``i``) and ``count`` (lanes ``>= count`` are
             ignored), ``valid``; ``ready`` is always high.
-        valid_out: Out(1), ``latency(n)`` cycles after the beat.
-        index: Out(range(n)), the chosen action.
-        value: Out(signed(width)), its value.
+        chosen: Out(:func:`chosen_action_signature` ``(n, width)``), ``latency(n)`` cycles after the beat.
     """
 
     def __init__(self, n: int = MAX_ACTIONS, width: int = 32):
@@ -53,9 +59,7 @@ class ActionSelect(wiring.Component):
         self.latency = latency(n)
         super().__init__({
             "action_values": In(action_values_signature(n, width)),
-            "valid_out": Out(1),
-            "index": Out(range(max(n, 2))),
-            "value": Out(signed(width)),
+            "chosen": Out(chosen_action_signature(n, width)),
         })
 
     def elaborate(self, platform):
@@ -90,8 +94,8 @@ class ActionSelect(wiring.Component):
             m.d.sync += v.eq(valid)
             level, valid, depth = nxt, v, depth + 1
         assert depth == self.latency
-        m.d.comb += [self.valid_out.eq(valid), self.index.eq(level[0].index),
-                     self.value.eq(level[0].value)]
+        m.d.comb += [self.chosen.valid.eq(valid), self.chosen.index.eq(level[0].index),
+                     self.chosen.value.eq(level[0].value)]
         return m
 
 

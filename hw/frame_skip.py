@@ -40,7 +40,10 @@ from amaranth.lib.wiring import In, Out
 from hls_models.action_select import MAX_ACTIONS
 from hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, PADDLE_MULT,
                                    PADDLE_R_MAX, PADDLE_SHIFT)
+from hw.action_select import chosen_action_signature
 from hw.console import ControllerSignature
+from hw.policy_engine import ACC_BITS, InferenceControlSignature
+from hw.preprocessor import PreprocessorControlSignature
 
 MAX_INSTRUCTIONS = 25000      #: ALE's M6502::execute(25000) per TIA::update()
 PADDLE_BITS = PADDLE_R_MAX.bit_length()
@@ -63,10 +66,6 @@ ConsoleDriveSignature = wiring.Signature({
     "at_boundary": In(1), "insn_start": In(1), "jammed": In(1),
 })
 
-#: The controller's drive of the preprocessor (producer: the controller).
-PreprocessorControlSignature = wiring.Signature({
-    "push": Out(1), "zero_prev": Out(1), "clear": Out(1), "obs_valid": In(1),
-})
 
 
 class State(enum.Enum, shape=4):
@@ -93,8 +92,9 @@ class FrameSkip(wiring.Component):
     Ports (besides ``drive``/``pre``):
         start / manual / abort: In(1) command strobes (``start`` and ``manual`` only in IDLE).
         rules_ack, terminal, reward: In: the host's rules result of the last frame.
-        engine_start: Out(1) strobe; values_valid: In(1), the engine's action values are out
-            (to the action select); select_valid, select_index: In, the chosen action.
+        engine: In(:data:`hw.policy_engine.InferenceControlSignature`): ``start`` an inference;
+            ``done``: the engine's action values are out (to the action select).
+        chosen: In(:func:`hw.action_select.chosen_action_signature`): the chosen action.
         Config In: noops, noop_index, fire_en, fire_index, frame_skip, episode_frames,
             actions (table), swchb, paddle_en, paddle_swap, paddle_lo/hi/start,
             paddle_fixed_needed, paddle_mode, man_* (manual frame inputs).
@@ -113,7 +113,7 @@ class FrameSkip(wiring.Component):
             "pre": Out(PreprocessorControlSignature),
             "start": In(1), "manual": In(1), "abort": In(1),
             "rules_ack": In(1), "terminal": In(1), "reward": In(signed(32)),
-            "engine_start": Out(1), "values_valid": In(1), "select_valid": In(1), "select_index": In(idx),
+            "engine": In(InferenceControlSignature), "chosen": In(chosen_action_signature(MAX_ACTIONS, ACC_BITS)),
             "noops": In(range(NOOP_MAX + 1)), "noop_index": In(idx), "fire_en": In(1),
             "fire_index": In(idx), "frame_skip": In(range(MAX_FRAME_SKIP + 1)),
             "episode_frames": In(range(MAX_EPISODE_FRAMES + 1)),
@@ -281,14 +281,14 @@ class FrameSkip(wiring.Component):
                         m.d.sync += st.eq(State.OBS)
             with m.Case(State.OBS):
                 with m.If(self.pre.obs_valid):
-                    m.d.comb += self.engine_start.eq(1)
+                    m.d.comb += self.engine.start.eq(1)
                     m.d.sync += st.eq(State.INFER)
             with m.Case(State.INFER):
-                with m.If(self.values_valid):
+                with m.If(self.engine.done):
                     m.d.sync += st.eq(State.SELECT)
             with m.Case(State.SELECT):
-                with m.If(self.select_valid):
-                    start_run(Phase.STEP, self.select_index, step_len)
+                with m.If(self.chosen.valid):
+                    start_run(Phase.STEP, self.chosen.index, step_len)
                     m.d.sync += [st.eq(State.SETUP), self.decisions.eq(self.decisions + 1)]
         with m.If(self.abort):
             m.d.sync += [st.eq(State.IDLE), partial.eq(0), started.eq(0), set_needed.eq(0)]

@@ -12,7 +12,7 @@ Blocks and arrows (each arrow a ``wiring.Signature`` defined next to its produce
   :class:`hw.action_select.ActionSelect`, ``wiring.connect``;
 - the chosen action -> :class:`hw.frame_skip.FrameSkip`, which drives the console
   (:data:`hw.frame_skip.ConsoleDriveSignature`: clock enable, frame start, and the controller
-  inputs :data:`hw.console.ControllerSignature` joined with ``wiring.connect``) and the preprocessor (:data:`hw.frame_skip.PreprocessorControlSignature`).
+  inputs :data:`hw.console.ControllerSignature` joined with ``wiring.connect``) and the preprocessor (:data:`hw.preprocessor.PreprocessorControlSignature`).
 
 The console runs under a clock enable (``EnableInserter``) that the controller holds low
 between frames (at ALE's frame boundary, where the pixel stream is idle), so the episode
@@ -41,7 +41,7 @@ from hw.action_select import ActionSelect
 from hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
 from hw.console import Console
 from hw.frame_skip import FrameSkip, State
-from hw.policy_engine import PolicyEngine
+from hw.policy_engine import ACC_BITS, PolicyEngine
 from hw.preprocessor import Preprocessor
 
 ADDR_WIDTH = 17
@@ -135,16 +135,15 @@ class GameInstance(wiring.Component):
         m.submodules.console = ResetInserter({"sync": con_rst})(EnableInserter({"sync": con_ce})(console))
         m.submodules.pre = pre = Preprocessor(self.height, self.fmt, self.colour_clocks_per_cycle)
         m.submodules.engine = engine = PolicyEngine(self.lanes, MAX_ACTIONS)
-        m.submodules.select = select = ActionSelect(MAX_ACTIONS, 32)
+        m.submodules.select = select = ActionSelect(MAX_ACTIONS, ACC_BITS)
         m.submodules.ctrl = ctrl = FrameSkip(MAX_ACTIONS)
 
         wiring.connect(m, console.pixels, pre.stream)
         wiring.connect(m, engine.obs, pre.rd)
         wiring.connect(m, engine.action_values, select.action_values)
-        m.d.comb += [ctrl.values_valid.eq(engine.done), ctrl.select_valid.eq(select.valid_out),
-                     ctrl.select_index.eq(select.index), engine.start.eq(ctrl.engine_start)]
-        m.d.comb += [pre.push.eq(ctrl.pre.push), pre.zero_prev.eq(ctrl.pre.zero_prev),
-                     pre.clear.eq(ctrl.pre.clear), ctrl.pre.obs_valid.eq(pre.obs_valid)]
+        wiring.connect(m, engine.control, ctrl.engine)
+        wiring.connect(m, select.chosen, ctrl.chosen)
+        wiring.connect(m, ctrl.pre, pre.ctl)
         d = ctrl.drive
         wiring.connect(m, d.controllers, console.controllers)
         # the frame start and stop conditions (ce drives the console's EnableInserter below)
@@ -195,7 +194,7 @@ class GameInstance(wiring.Component):
         status_sync = Signal()
         m.d.comb += host_turn.eq(idle | (ctrl.state == State.RULES))
         m.d.comb += status.eq(Cat(ctrl.state.as_value(), ctrl.phase.as_value(), ctrl.done, ctrl.game_over,
-                                  rom_loaded, engine.busy, host_turn, Const(0, 5), errors[0:3], status_sync,
+                                  rom_loaded, engine.control.busy, host_turn, Const(0, 5), errors[0:3], status_sync,
                                   errors[4:7]))
         m.d.comb += status_sync.eq(pre.sync_error)
         with m.If(console.jammed & (ctrl.state == State.FRAME)):
@@ -255,7 +254,7 @@ class GameInstance(wiring.Component):
                     m.d.sync += param_addr.eq(wdata)
                     ok()
                 with m.Elif(wr("PARAM_DATA")):
-                    with m.If(idle & ~engine.busy):
+                    with m.If(idle & ~engine.control.busy):
                         p = engine.params
                         lane, row, space = param_addr[0:8], param_addr[8:26], param_addr[26:28]
                         m.d.comb += [p.valid.eq(1), p.space.eq(space), p.row.eq(row), p.lane.eq(lane),

@@ -33,9 +33,9 @@ Ports (each a :class:`wiring.Signature` defined once):
   corrupted). Writes outside the engine's rows/lanes, an ``n_actions`` outside 1..max_actions
   or an ``act_max`` other than 127/255 are dropped too; the host loader
   (:func:`hls_models.policy_engine.load_words`) refuses such parameters with a ValueError first.
-- ``start`` In(1) (sampled when not busy), ``busy`` Out(1) (the cycle after ``start`` until the
-  cycle before ``done``), ``done`` Out(1) (one-cycle strobe,
-  :func:`hls_models.policy_engine.engine_cycles` cycles after ``start``).
+- ``control`` (:data:`InferenceControlSignature`): ``start`` In(1) (sampled when not busy),
+  ``busy`` Out(1) (the cycle after ``start`` until the cycle before ``done``), ``done`` Out(1)
+  (one-cycle strobe, :func:`hls_models.policy_engine.engine_cycles` cycles after ``start``).
 - ``action_values``: Out(:func:`action_values_signature`): the ``A`` int32 values and
   ``count = A`` as one stream beat; ``valid`` rises with ``done`` and stays until ``ready``
   (a later ``done`` overwrites an unaccepted beat). :class:`hw.action_select.ActionSelect` consumes it.
@@ -87,14 +87,19 @@ def action_values_signature(n: int = MAX_ACTIONS, width: int = ACC_BITS) -> stre
     return stream.Signature(action_values_layout(n, width))
 
 
+#: Start and completion of one inference (producer of ``busy``/``done``: the engine, which takes
+#: it as ``Out``; the frame-skip controller takes it as ``In`` and drives ``start``): ``start`` a
+#: one-cycle strobe (ignored while ``busy``); ``busy`` high from the cycle after ``start`` until
+#: the cycle before ``done``; ``done`` a one-cycle strobe as the action-values beat becomes valid.
+InferenceControlSignature = wiring.Signature({"start": In(1), "busy": Out(1), "done": Out(1)})
+
+
 def policy_engine_signature(max_actions: int = MAX_ACTIONS) -> wiring.Signature:
     """The ports of :class:`PolicyEngine` (the same for every lane count)."""
     return wiring.Signature({
         "obs": Out(ObservationReadSignature),
         "params": In(ParameterWriteSignature),
-        "start": In(1),
-        "busy": Out(1),
-        "done": Out(1),
+        "control": Out(InferenceControlSignature),
         "action_values": Out(action_values_signature(max_actions)),
     })
 
@@ -141,7 +146,7 @@ class PolicyEngine(wiring.Component):
         shifts = Array(Signal(5, name=f"s{i + 1}") for i in range(3))
         p = self.params
         accept = Signal()
-        m.d.comb += accept.eq(p.valid & ~self.busy)
+        m.d.comb += accept.eq(p.valid & ~self.control.busy)
         m.d.comb += [
             w_wr.addr.eq(p.row), w_wr.data.as_value().eq(p.data.replicate(L // 4)),
             b_wr.addr.eq(p.row), b_wr.data.as_value().eq(p.data.replicate(L)),
@@ -322,11 +327,11 @@ class PolicyEngine(wiring.Component):
         m.d.comb += pipe_busy.eq(v1 | v2 | v3 | wb_busy | r1_v)
         with m.If(waiting & ~pipe_busy):
             m.d.sync += [waiting.eq(0), issuing.eq(1)]
-        m.d.sync += self.done.eq(v3 & final3)
+        m.d.sync += self.control.done.eq(v3 & final3)
         with m.If(v3 & final3):
-            m.d.sync += self.busy.eq(0)
-        with m.If(self.start & ~self.busy):
-            m.d.sync += [self.busy.eq(1), issuing.eq(1), waiting.eq(0), layer.eq(0), *reset_loops(0)]
+            m.d.sync += self.control.busy.eq(0)
+        with m.If(self.control.start & ~self.control.busy):
+            m.d.sync += [self.control.busy.eq(1), issuing.eq(1), waiting.eq(0), layer.eq(0), *reset_loops(0)]
         out = self.action_values
         with m.If(out.valid & out.ready):
             m.d.sync += out.valid.eq(0)

@@ -102,6 +102,14 @@ PixelStreamSignature = _console_stream
 PixelStream3Signature = _console_stream3
 
 
+#: The frame-skip controller's drive of the preprocessor, as the controller sees it (it takes it
+#: as ``Out``, the preprocessor as ``In``): ``push``, ``zero_prev``, ``clear`` and ``obs_valid`` as
+#: described in :class:`Preprocessor`.
+PreprocessorControlSignature = wiring.Signature({
+    "push": Out(1), "zero_prev": Out(1), "clear": Out(1), "obs_valid": In(1),
+})
+
+
 def pixel_stream_signature(pixels_per_cycle: int = 1) -> wiring.Signature:
     """The console stream the preprocessor takes at ``pixels_per_cycle`` pixels per beat
     (1: :data:`PixelStreamSignature`, 3: :data:`PixelStream3Signature`).
@@ -162,11 +170,12 @@ class Preprocessor(wiring.Component):
 
     Ports:
         stream: In(:func:`pixel_stream_signature` ``(pixels_per_cycle)``), one beat per clock.
-        push: In(1), sampled at a frame's first visible pixel: the frame enters the stack.
-        zero_prev: In(1), sampled with ``push``: this frame's flicker max uses an all-zero
-            previous frame (an episode's first frame: the launcher zeroes its double buffer).
-        clear: In(1), empty the stack, drop ``obs_valid`` and ``sync_error`` (between frames).
-        obs_valid: Out(1), the stack holds a complete observation (see module doc).
+        ctl: In(:data:`PreprocessorControlSignature`), the controller's drive:
+            ``push``, sampled at a frame's first visible pixel: the frame enters the stack;
+            ``zero_prev``, sampled with ``push``: this frame's flicker max uses an all-zero
+            previous frame (an episode's first frame: the launcher zeroes its double buffer);
+            ``clear``: empty the stack, drop ``obs_valid`` and ``sync_error`` (between frames);
+            ``obs_valid`` (out): the stack holds a complete observation (see module doc).
         sync_error: Out(1), sticky: the stream broke the H x 160 contract.
         rd: Out(:data:`ObservationReadSignature`) flipped: the inference engine's read port.
     """
@@ -184,10 +193,7 @@ class Preprocessor(wiring.Component):
         self.mult, self.shift = division_constants(self.height)
         super().__init__({
             "stream": In(stream),
-            "push": In(1),
-            "zero_prev": In(1),
-            "clear": In(1),
-            "obs_valid": Out(1),
+            "ctl": In(PreprocessorControlSignature),
             "sync_error": Out(1),
             "rd": In(ObservationReadSignature),
         })
@@ -225,9 +231,9 @@ class Preprocessor(wiring.Component):
         first = Signal()
         m.d.comb += first.eq((x == 0) & (y == 0))
         this_push = Signal()
-        m.d.comb += this_push.eq(Mux(first, self.push, frame_push))
+        m.d.comb += this_push.eq(Mux(first, self.ctl.push, frame_push))
         this_zero = Signal()
-        m.d.comb += this_zero.eq(Mux(first, self.zero_prev, frame_zero))
+        m.d.comb += this_zero.eq(Mux(first, self.ctl.zero_prev, frame_zero))
 
         # overlap weights of this pixel / row with their first and second output column / row
         col_done = Signal()             # this pixel completes output column c
@@ -247,7 +253,7 @@ class Preprocessor(wiring.Component):
         with m.If(accept):
             m.d.sync += addr.eq(addr + 1)
             with m.If(first):
-                m.d.sync += [frame_push.eq(self.push), frame_zero.eq(self.zero_prev)]
+                m.d.sync += [frame_push.eq(self.ctl.push), frame_zero.eq(self.ctl.zero_prev)]
             with m.If(x == W - 1):
                 m.d.sync += [x.eq(0), px.eq(0), c.eq(0), y.eq(y + 1)]
                 with m.If(row_done):
@@ -346,13 +352,13 @@ class Preprocessor(wiring.Component):
             stack_wr.data.eq(prod6 >> self.shift),
             stack_wr.en.eq(v6 & push6),
         ]
-        with m.If(accept & first & self.push):
-            m.d.sync += self.obs_valid.eq(0)
+        with m.If(accept & first & self.ctl.push):
+            m.d.sync += self.ctl.obs_valid.eq(0)
         with m.If(v6 & push6 & last6):
-            m.d.sync += [head.eq(head + 1), self.obs_valid.eq(1),
+            m.d.sync += [head.eq(head + 1), self.ctl.obs_valid.eq(1),
                          filled.eq(Mux(filled == STACK, STACK, filled + 1))]
-        with m.If(self.clear):
-            m.d.sync += [head.eq(0), filled.eq(0), self.obs_valid.eq(0), self.sync_error.eq(0)]
+        with m.If(self.ctl.clear):
+            m.d.sync += [head.eq(0), filled.eq(0), self.ctl.obs_valid.eq(0), self.sync_error.eq(0)]
 
         # ---- read port: logical frame -> physical slot -----------------------------------
         oldest = Signal(range(STACK))    # first logical frame that has been written
@@ -425,8 +431,8 @@ class Preprocessor(wiring.Component):
         first = Signal()
         m.d.comb += first.eq((x == 0) & (y == 0))
         this_push, this_zero = Signal(), Signal()
-        m.d.comb += [this_push.eq(Mux(first, self.push, frame_push)),
-                     this_zero.eq(Mux(first, self.zero_prev, frame_zero))]
+        m.d.comb += [this_push.eq(Mux(first, self.ctl.push, frame_push)),
+                     this_zero.eq(Mux(first, self.ctl.zero_prev, frame_zero))]
         line_done = Signal()            # the beat carries the line's last pixel
         m.d.comb += line_done.eq(accept & (x + n >= W))
 
@@ -468,7 +474,7 @@ class Preprocessor(wiring.Component):
             m.d.sync += [q.eq(q + (mb_sum >= P) + (mb_sum >= 2 * P)),
                          mb.eq(mb_sum - Mux(mb_sum >= 2 * P, 2 * P, Mux(mb_sum >= P, P, 0)))]
             with m.If(first):
-                m.d.sync += [frame_push.eq(self.push), frame_zero.eq(self.zero_prev)]
+                m.d.sync += [frame_push.eq(self.ctl.push), frame_zero.eq(self.ctl.zero_prev)]
             with m.If(line_done):
                 m.d.sync += [x.eq(0), px.eq(0), c.eq(0), y.eq(y + 1)]
                 with m.If(row_done):
@@ -597,13 +603,13 @@ class Preprocessor(wiring.Component):
                          stack_wr[lane].data.eq(prod6 >> self.shift),
                          stack_wr[lane].en.eq(v6 & push6)]
             frame_done.append(v6 & push6 & l6)
-        with m.If(accept & first & self.push):
-            m.d.sync += self.obs_valid.eq(0)
+        with m.If(accept & first & self.ctl.push):
+            m.d.sync += self.ctl.obs_valid.eq(0)
         with m.If(frame_done[0] | frame_done[1]):
-            m.d.sync += [head.eq(head + 1), self.obs_valid.eq(1),
+            m.d.sync += [head.eq(head + 1), self.ctl.obs_valid.eq(1),
                          filled.eq(Mux(filled == STACK, STACK, filled + 1))]
-        with m.If(self.clear):
-            m.d.sync += [head.eq(0), filled.eq(0), self.obs_valid.eq(0), self.sync_error.eq(0)]
+        with m.If(self.ctl.clear):
+            m.d.sync += [head.eq(0), filled.eq(0), self.ctl.obs_valid.eq(0), self.sync_error.eq(0)]
 
         # ---- read port: logical frame -> physical slot, index parity -> lane ------------------
         oldest = Signal(range(STACK))

@@ -143,12 +143,13 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   reg \$223 ;
   reg [14:0] \$224 ;
   reg [1:0] \$225 ;
+  wire [36:0] \$226 ;
   wire \$23 ;
   wire \$24 ;
   wire \$25 ;
   wire \$26 ;
   wire \$27 ;
-  wire [5:0] \$274 ;
+  wire [5:0] \$275 ;
   wire \$28 ;
   wire \$29 ;
   wire \$3 ;
@@ -229,25 +230,25 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [18:0] \$98 ;
   wire \$99 ;
   reg [23:0] \$signal  = 24'h000000;
-  reg [9:0] \$signal$110  = 10'h000;
-  (* init = 20'h00000 *)
-  wire [19:0] \$signal$113 ;
-  (* init = 20'h00000 *)
-  wire [19:0] \$signal$115 ;
+  reg [28:0] \$signal$100  = 29'h00000000;
+  reg [9:0] \$signal$114  = 10'h000;
   (* init = 20'h00000 *)
   wire [19:0] \$signal$117 ;
+  (* init = 20'h00000 *)
+  wire [19:0] \$signal$119 ;
+  (* init = 20'h00000 *)
+  wire [19:0] \$signal$121 ;
   (* init = 32'd0 *)
-  wire [31:0] \$signal$119 ;
-  reg [16:0] \$signal$184  = 17'h00000;
-  reg [31:0] \$signal$191  = 32'd0;
-  reg [14:0] \$signal$197  = 15'h0000;
-  reg [1:0] \$signal$199  = 2'h0;
-  reg [1:0] \$signal$200  = 2'h0;
-  reg [16:0] \$signal$201  = 17'h00000;
+  wire [31:0] \$signal$123 ;
+  reg [16:0] \$signal$187  = 17'h00000;
+  reg [31:0] \$signal$194  = 32'd0;
+  reg [14:0] \$signal$200  = 15'h0000;
+  reg [1:0] \$signal$202  = 2'h0;
   reg [1:0] \$signal$203  = 2'h0;
+  reg [16:0] \$signal$204  = 17'h00000;
+  reg [1:0] \$signal$206  = 2'h0;
   (* init = 8'h00 *)
-  wire [7:0] \$signal$94 ;
-  reg [28:0] \$signal$96  = 29'h00000000;
+  wire [7:0] \$signal$98 ;
   reg abort;
   wire [4:0] action;
   reg [11:0] action0 = 12'h3ff;
@@ -441,12 +442,19 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [3:0] bus__wstrb;
   input bus__wvalid;
   wire bus__wvalid;
-  wire busy;
-  wire clear;
+  wire [4:0] chosen__index;
+  wire [4:0] \chosen__index$46 ;
+  wire chosen__valid;
+  wire \chosen__valid$48 ;
+  wire [31:0] chosen__value;
+  wire [31:0] \chosen__value$50 ;
   input clk;
   wire clk;
   wire con_ce;
   reg con_rst;
+  wire control__busy;
+  wire control__done;
+  wire control__start;
   wire controllers__inpt4;
   wire controllers__inpt5;
   wire [1:0] controllers__paddles__mode__0;
@@ -459,6 +467,10 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [31:0] controllers__paddles__needed__3;
   wire [7:0] controllers__swcha;
   wire [7:0] controllers__swchb;
+  wire ctl__clear;
+  wire ctl__obs_valid;
+  wire ctl__push;
+  wire ctl__zero_prev;
   reg [31:0] cycle = 32'd0;
   wire [31:0] cycles_ctrl;
   wire [31:0] cycles_emu;
@@ -468,7 +480,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [31:0] cycles_select;
   wire [23:0] decisions;
   wire done;
-  wire \done$161 ;
   wire drive__at_boundary;
   wire drive__ce;
   wire drive__controllers__inpt4;
@@ -486,7 +497,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire drive__insn_start;
   wire drive__jammed;
   wire drive__start_frame;
-  wire engine_start;
+  wire engine__busy;
+  wire engine__done;
+  wire engine__start;
   (* init = 24'h000000 *)
   wire [23:0] ep_frames;
   reg [23:0] episode_frames = 24'h000000;
@@ -515,7 +528,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire host_turn;
   wire [7:0] host_wdata;
   reg [2:0] host_we;
-  wire [4:0] index;
   reg [25:0] inputs = 26'h2ab3fff;
   wire insn_start;
   wire jammed;
@@ -557,7 +569,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [7:0] obs__data;
   wire [1:0] obs__frame;
   wire [12:0] obs__index;
-  wire obs_valid;
   wire paddle_en;
   reg [31:0] paddle_fixed_needed = 32'd0;
   reg [19:0] paddle_hi = 20'h00000;
@@ -594,23 +605,19 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire pre__obs_valid;
   wire pre__push;
   wire pre__zero_prev;
-  wire push;
   wire [7:0] rd__data;
   wire [1:0] rd__frame;
   wire [12:0] rd__index;
   reg [31:0] rdata = 32'd0;
   reg [31:0] reward = 32'd0;
   (* init = 32'd0 *)
-  wire [31:0] \reward$121 ;
+  wire [31:0] \reward$125 ;
   reg rom_loaded = 1'h0;
   reg [14:0] rom_size = 15'h0000;
   input rst;
   wire rst;
   reg rules_ack;
-  wire [4:0] select_index;
-  wire select_valid;
-  wire start;
-  reg \start$195 ;
+  reg start;
   wire start_frame;
   (* enum_base_type = "State" *)
   (* enum_value_0000 = "IDLE" *)
@@ -632,63 +639,60 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire sync_error;
   reg terminal;
   reg [7:0] timer_init = 8'h00;
-  wire valid_out;
-  wire values_valid;
   wire [8:0] ystart;
-  wire zero_prev;
   assign \$1  = ! state;
   assign \$2  = state == 3'h4;
   assign host_turn = \$1  | \$2 ;
   assign con_ce = drive__ce | con_rst;
   assign \$3  = bus__awvalid & bus__wvalid;
-  assign \$4  = \$signal$184  == 4'hc;
-  assign \$5  = \$signal$184  == 5'h10;
-  assign \$6  = \$signal$184  == 5'h14;
-  assign \$7  = \$signal$184  == 5'h18;
-  assign \$8  = \$signal$184  == 5'h1c;
-  assign \$9  = \$signal$184  == 6'h34;
-  assign \$10  = \$signal$184  == 6'h38;
-  assign \$11  = \$signal$184  == 6'h3c;
-  assign \$12  = \$signal$184  == 7'h40;
-  assign \$13  = \$signal$184  == 7'h44;
-  assign \$14  = \$signal$184  == 7'h48;
-  assign \$15  = \$signal$184  == 7'h4c;
-  assign \$16  = \$signal$184  == 7'h50;
-  assign \$17  = \$signal$184  == 6'h20;
-  assign \$18  = \$signal$184  == 6'h24;
-  assign \$19  = \$signal$184  == 6'h28;
-  assign \$20  = \$signal$184  == 6'h2c;
-  assign \$21  = \$signal$184  >= 8'hc0;
-  assign \$22  = \$signal$184  < 9'h108;
+  assign \$4  = \$signal$187  == 4'hc;
+  assign \$5  = \$signal$187  == 5'h10;
+  assign \$6  = \$signal$187  == 5'h14;
+  assign \$7  = \$signal$187  == 5'h18;
+  assign \$8  = \$signal$187  == 5'h1c;
+  assign \$9  = \$signal$187  == 6'h34;
+  assign \$10  = \$signal$187  == 6'h38;
+  assign \$11  = \$signal$187  == 6'h3c;
+  assign \$12  = \$signal$187  == 7'h40;
+  assign \$13  = \$signal$187  == 7'h44;
+  assign \$14  = \$signal$187  == 7'h48;
+  assign \$15  = \$signal$187  == 7'h4c;
+  assign \$16  = \$signal$187  == 7'h50;
+  assign \$17  = \$signal$187  == 6'h20;
+  assign \$18  = \$signal$187  == 6'h24;
+  assign \$19  = \$signal$187  == 6'h28;
+  assign \$20  = \$signal$187  == 6'h2c;
+  assign \$21  = \$signal$187  >= 8'hc0;
+  assign \$22  = \$signal$187  < 9'h108;
   assign \$23  = \$21  & \$22 ;
-  assign \$24  = ! \$signal$184 [1:0];
+  assign \$24  = ! \$signal$187 [1:0];
   assign \$25  = \$23  & \$24 ;
-  assign \$26  = \$signal$184  == 9'h190;
-  assign \$27  = \$signal$184  == 9'h194;
-  assign \$28  = \$signal$184  == 7'h58;
-  assign \$29  = \$signal$184  == 7'h54;
-  assign \$30  = \$signal$184  == 6'h30;
-  assign \$31  = \$signal$184  == 4'h8;
+  assign \$26  = \$signal$187  == 9'h190;
+  assign \$27  = \$signal$187  == 9'h194;
+  assign \$28  = \$signal$187  == 7'h58;
+  assign \$29  = \$signal$187  == 7'h54;
+  assign \$30  = \$signal$187  == 6'h30;
+  assign \$31  = \$signal$187  == 4'h8;
   assign \$32  = ! state;
-  assign \$33  = ~ busy;
+  assign \$33  = ~ engine__busy;
   assign \$34  = \$32  & \$33 ;
   assign \$35  = state == 3'h4;
-  assign \$36  = | \$signal$191 [2:0];
+  assign \$36  = | \$signal$194 [2:0];
   assign \$37  = ! state;
-  assign \$38  = \$37  | \$signal$191 [3];
+  assign \$38  = \$37  | \$signal$194 [3];
   assign \$39  = ~ \$38 ;
   assign \$40  = \$36  & \$39 ;
-  assign \$41  = | \$signal$191 [1:0];
+  assign \$41  = | \$signal$194 [1:0];
   assign \$42  = ~ rom_loaded;
   assign \$43  = \$41  & \$42 ;
-  assign \$44  = ~ \$signal$191 [0];
-  assign \$45  = \$signal$191 [1] & \$44 ;
-  assign \$46  = \$signal$197  + k;
-  assign \$274  = k[1:0] * 4'h8;
-  assign \$47  = \$signal$191  >> \$274 ;
-  assign \$48  = ! \$signal$199 ;
-  assign \$49  = \$signal$199  == 1'h1;
-  assign \$50  = \$signal$199  == 2'h2;
+  assign \$44  = ~ \$signal$194 [0];
+  assign \$45  = \$signal$194 [1] & \$44 ;
+  assign \$46  = \$signal$200  + k;
+  assign \$275  = k[1:0] * 4'h8;
+  assign \$47  = \$signal$194  >> \$275 ;
+  assign \$48  = ! \$signal$202 ;
+  assign \$49  = \$signal$202  == 1'h1;
+  assign \$50  = \$signal$202  == 2'h2;
   assign \$51  = ! axi_state;
   assign \$52  = axi_state == 1'h1;
   assign \$53  = axi_state == 2'h2;
@@ -700,37 +704,37 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign \$59  = state == 2'h3;
   assign \$60  = drive__jammed & \$59 ;
   assign \$61  = bus__awvalid & bus__wvalid;
-  assign \$62  = \$signal$184  == 4'hc;
-  assign \$63  = \$signal$184  == 5'h10;
-  assign \$64  = \$signal$184  == 5'h14;
-  assign \$65  = \$signal$184  == 5'h18;
-  assign \$66  = \$signal$184  == 5'h1c;
-  assign \$67  = \$signal$184  == 6'h34;
-  assign \$68  = \$signal$184  == 6'h38;
-  assign \$69  = \$signal$184  == 6'h3c;
-  assign \$70  = \$signal$184  == 7'h40;
-  assign \$71  = \$signal$184  == 7'h44;
-  assign \$72  = \$signal$184  == 7'h48;
-  assign \$73  = \$signal$184  == 7'h4c;
-  assign \$74  = \$signal$184  == 7'h50;
-  assign \$75  = \$signal$184  == 6'h20;
-  assign \$76  = \$signal$184  == 6'h24;
-  assign \$77  = \$signal$184  == 6'h28;
-  assign \$78  = \$signal$184  == 6'h2c;
-  assign \$79  = \$signal$184  >= 8'hc0;
-  assign \$80  = \$signal$184  < 9'h108;
+  assign \$62  = \$signal$187  == 4'hc;
+  assign \$63  = \$signal$187  == 5'h10;
+  assign \$64  = \$signal$187  == 5'h14;
+  assign \$65  = \$signal$187  == 5'h18;
+  assign \$66  = \$signal$187  == 5'h1c;
+  assign \$67  = \$signal$187  == 6'h34;
+  assign \$68  = \$signal$187  == 6'h38;
+  assign \$69  = \$signal$187  == 6'h3c;
+  assign \$70  = \$signal$187  == 7'h40;
+  assign \$71  = \$signal$187  == 7'h44;
+  assign \$72  = \$signal$187  == 7'h48;
+  assign \$73  = \$signal$187  == 7'h4c;
+  assign \$74  = \$signal$187  == 7'h50;
+  assign \$75  = \$signal$187  == 6'h20;
+  assign \$76  = \$signal$187  == 6'h24;
+  assign \$77  = \$signal$187  == 6'h28;
+  assign \$78  = \$signal$187  == 6'h2c;
+  assign \$79  = \$signal$187  >= 8'hc0;
+  assign \$80  = \$signal$187  < 9'h108;
   assign \$81  = \$79  & \$80 ;
-  assign \$82  = ! \$signal$184 [1:0];
+  assign \$82  = ! \$signal$187 [1:0];
   assign \$83  = \$81  & \$82 ;
-  assign \$84  = \$signal$184  == 9'h190;
-  assign \$85  = \$signal$184  == 9'h194;
-  assign \$86  = \$signal$184  == 7'h58;
-  assign \$87  = \$signal$184  == 7'h54;
-  assign \$88  = \$signal$184  == 6'h30;
-  assign \$89  = \$signal$184  == 4'h8;
-  assign \$90  = \$signal$184  - 8'hc0;
+  assign \$84  = \$signal$187  == 9'h190;
+  assign \$85  = \$signal$187  == 9'h194;
+  assign \$86  = \$signal$187  == 7'h58;
+  assign \$87  = \$signal$187  == 7'h54;
+  assign \$88  = \$signal$187  == 6'h30;
+  assign \$89  = \$signal$187  == 4'h8;
+  assign \$90  = \$signal$187  - 8'hc0;
   assign \$91  = ! state;
-  assign \$92  = ~ busy;
+  assign \$92  = ~ engine__busy;
   assign \$93  = \$91  & \$92 ;
   assign \$94  = ! param_addr[27:26];
   assign \$95  = \$94  ? 3'h4 : 3'h1;
@@ -740,79 +744,79 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign \$99  = ! param_addr[27:26];
   assign \$100  = \$99  ? 3'h4 : 3'h1;
   assign \$101  = param_addr[7:0] + \$100 ;
-  assign \$102  = ! \$signal$191 [10:0];
-  assign \$103  = | \$signal$191 ;
+  assign \$102  = ! \$signal$194 [10:0];
+  assign \$103  = | \$signal$194 ;
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \$signal$191  <= 15'h4000;
+  assign \$105  = \$signal$194  <= 15'h4000;
   assign \$106  = \$104  & \$105 ;
   assign \$107  = ! state;
   assign \$108  = ~ \$107 ;
-  assign \$109  = \$signal$197  + 3'h4;
-  assign \$110  = ! \$signal$199 ;
+  assign \$109  = \$signal$200  + 3'h4;
+  assign \$110  = ! \$signal$202 ;
   assign \$111  = \$110  ? rom_size : 15'h0080;
   assign \$112  = \$109  > \$111 ;
   assign \$113  = state == 3'h4;
-  assign \$114  = | \$signal$191 [2:0];
+  assign \$114  = | \$signal$194 [2:0];
   assign \$115  = ! state;
-  assign \$116  = \$115  | \$signal$191 [3];
+  assign \$116  = \$115  | \$signal$194 [3];
   assign \$117  = ~ \$116 ;
   assign \$118  = \$114  & \$117 ;
-  assign \$119  = | \$signal$191 [1:0];
+  assign \$119  = | \$signal$194 [1:0];
   assign \$120  = ~ rom_loaded;
   assign \$121  = \$119  & \$120 ;
   assign \$122  = k + 1'h1;
   assign \$123  = k == 2'h3;
-  assign \$124  = \$signal$197  + 3'h4;
-  assign \$125  = ! \$signal$199 ;
-  assign \$126  = \$signal$197  + 3'h4;
+  assign \$124  = \$signal$200  + 3'h4;
+  assign \$125  = ! \$signal$202 ;
+  assign \$126  = \$signal$200  + 3'h4;
   assign \$127  = \$126  >= rom_size;
   assign \$128  = \$125  & \$127 ;
-  assign \$129  = ! \$signal$201 ;
-  assign \$130  = \$signal$201  == 3'h4;
-  assign \$131  = \$signal$201  == 4'hc;
-  assign \$132  = \$signal$201  == 5'h10;
-  assign \$133  = \$signal$201  == 5'h14;
-  assign \$134  = \$signal$201  == 5'h18;
-  assign \$135  = \$signal$201  == 5'h1c;
-  assign \$136  = \$signal$201  == 6'h34;
-  assign \$137  = \$signal$201  == 6'h38;
-  assign \$138  = \$signal$201  == 6'h3c;
-  assign \$139  = \$signal$201  == 7'h40;
-  assign \$140  = \$signal$201  == 7'h44;
-  assign \$141  = \$signal$201  == 7'h48;
-  assign \$142  = \$signal$201  == 7'h4c;
-  assign \$143  = \$signal$201  == 7'h50;
-  assign \$144  = \$signal$201  == 7'h58;
-  assign \$145  = \$signal$201  == 9'h190;
-  assign \$146  = \$signal$201  == 7'h60;
-  assign \$147  = \$signal$201  == 7'h64;
-  assign \$148  = \$signal$201  == 7'h68;
-  assign \$149  = \$signal$201  == 7'h6c;
-  assign \$150  = \$signal$201  == 7'h70;
-  assign \$151  = \$signal$201  == 7'h74;
-  assign \$152  = \$signal$201  == 8'h80;
-  assign \$153  = \$signal$201  == 8'h84;
-  assign \$154  = \$signal$201  == 8'h88;
-  assign \$155  = \$signal$201  == 8'h8c;
-  assign \$156  = \$signal$201  == 8'h90;
-  assign \$157  = \$signal$201  == 8'h94;
-  assign \$158  = \$signal$201  == 8'h98;
-  assign \$159  = \$signal$201  == 6'h20;
-  assign \$160  = \$signal$201  == 6'h24;
-  assign \$161  = \$signal$201  == 6'h28;
-  assign \$162  = \$signal$201  == 6'h2c;
-  assign \$163  = \$signal$201  >= 8'hc0;
-  assign \$164  = \$signal$201  < 9'h108;
+  assign \$129  = ! \$signal$204 ;
+  assign \$130  = \$signal$204  == 3'h4;
+  assign \$131  = \$signal$204  == 4'hc;
+  assign \$132  = \$signal$204  == 5'h10;
+  assign \$133  = \$signal$204  == 5'h14;
+  assign \$134  = \$signal$204  == 5'h18;
+  assign \$135  = \$signal$204  == 5'h1c;
+  assign \$136  = \$signal$204  == 6'h34;
+  assign \$137  = \$signal$204  == 6'h38;
+  assign \$138  = \$signal$204  == 6'h3c;
+  assign \$139  = \$signal$204  == 7'h40;
+  assign \$140  = \$signal$204  == 7'h44;
+  assign \$141  = \$signal$204  == 7'h48;
+  assign \$142  = \$signal$204  == 7'h4c;
+  assign \$143  = \$signal$204  == 7'h50;
+  assign \$144  = \$signal$204  == 7'h58;
+  assign \$145  = \$signal$204  == 9'h190;
+  assign \$146  = \$signal$204  == 7'h60;
+  assign \$147  = \$signal$204  == 7'h64;
+  assign \$148  = \$signal$204  == 7'h68;
+  assign \$149  = \$signal$204  == 7'h6c;
+  assign \$150  = \$signal$204  == 7'h70;
+  assign \$151  = \$signal$204  == 7'h74;
+  assign \$152  = \$signal$204  == 8'h80;
+  assign \$153  = \$signal$204  == 8'h84;
+  assign \$154  = \$signal$204  == 8'h88;
+  assign \$155  = \$signal$204  == 8'h8c;
+  assign \$156  = \$signal$204  == 8'h90;
+  assign \$157  = \$signal$204  == 8'h94;
+  assign \$158  = \$signal$204  == 8'h98;
+  assign \$159  = \$signal$204  == 6'h20;
+  assign \$160  = \$signal$204  == 6'h24;
+  assign \$161  = \$signal$204  == 6'h28;
+  assign \$162  = \$signal$204  == 6'h2c;
+  assign \$163  = \$signal$204  >= 8'hc0;
+  assign \$164  = \$signal$204  < 9'h108;
   assign \$165  = \$163  & \$164 ;
-  assign \$166  = ! \$signal$201 [1:0];
+  assign \$166  = ! \$signal$204 [1:0];
   assign \$167  = \$165  & \$166 ;
-  assign \$168  = \$signal$201  >= 10'h200;
-  assign \$169  = \$signal$201  < 10'h300;
+  assign \$168  = \$signal$204  >= 10'h200;
+  assign \$169  = \$signal$204  < 10'h300;
   assign \$170  = \$168  & \$169 ;
-  assign \$171  = ! \$signal$201 [1:0];
+  assign \$171  = ! \$signal$204 [1:0];
   assign \$172  = \$170  & \$171 ;
-  assign \$173  = \$signal$201  - 8'hc0;
-  assign \$175  = \$signal$201 [7] ? host_ram__rdata : host_riot__rdata;
+  assign \$173  = \$signal$204  - 8'hc0;
+  assign \$175  = \$signal$204 [7] ? host_ram__rdata : host_riot__rdata;
   assign \$176  = k + 1'h1;
   assign \$177  = k == 2'h3;
   always @(posedge clk)
@@ -820,23 +824,23 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   always @(posedge clk)
     errors <= \$179 ;
   always @(posedge clk)
-    \$signal$184  <= \$180 ;
+    \$signal$187  <= \$180 ;
   always @(posedge clk)
-    \$signal$191  <= \$181 ;
+    \$signal$194  <= \$181 ;
   always @(posedge clk)
     k <= \$182 ;
   always @(posedge clk)
     axi_state <= \$183 ;
   always @(posedge clk)
-    \$signal$201  <= \$184 ;
+    \$signal$204  <= \$184 ;
   always @(posedge clk)
     rdata <= \$185 ;
   always @(posedge clk)
-    \$signal$200  <= \$186 ;
+    \$signal$203  <= \$186 ;
   always @(posedge clk)
     \$signal  <= \$187 ;
   always @(posedge clk)
-    \$signal$96  <= \$188 ;
+    \$signal$100  <= \$188 ;
   always @(posedge clk)
     episode_frames <= \$189 ;
   always @(posedge clk)
@@ -846,7 +850,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   always @(posedge clk)
     reward <= \$192 ;
   always @(posedge clk)
-    \$signal$110  <= \$193 ;
+    \$signal$114  <= \$193 ;
   always @(posedge clk)
     paddle_lo <= \$194 ;
   always @(posedge clk)
@@ -856,9 +860,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   always @(posedge clk)
     paddle_fixed_needed <= \$197 ;
   always @(posedge clk)
-    \$signal$199  <= \$198 ;
+    \$signal$202  <= \$198 ;
   always @(posedge clk)
-    \$signal$197  <= \$199 ;
+    \$signal$200  <= \$199 ;
   always @(posedge clk)
     man_needed__0 <= \$200 ;
   always @(posedge clk)
@@ -910,7 +914,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   always @(posedge clk)
     rom_size <= \$224 ;
   always @(posedge clk)
-    \$signal$203  <= \$225 ;
+    \$signal$206  <= \$225 ;
   \instance.console  console (
     .at_boundary(drive__at_boundary),
     .clk(clk),
@@ -947,6 +951,8 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .abort(abort),
     .action(action),
     .actions(actions),
+    .chosen__index(\$226 [4:0]),
+    .chosen__valid(chosen__valid),
     .clk(clk),
     .cycles_ctrl(cycles_ctrl),
     .cycles_emu(cycles_emu),
@@ -955,7 +961,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .cycles_obs(cycles_obs),
     .cycles_select(cycles_select),
     .decisions(decisions),
-    .done(\done$161 ),
+    .done(done),
     .drive__at_boundary(drive__at_boundary),
     .drive__ce(drive__ce),
     .drive__controllers__inpt4(controllers__inpt4),
@@ -973,7 +979,8 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .drive__insn_start(drive__insn_start),
     .drive__jammed(drive__jammed),
     .drive__start_frame(stream__frame_end),
-    .engine_start(start),
+    .engine__done(engine__done),
+    .engine__start(control__start),
     .episode_frames(episode_frames),
     .episode_return(episode_return),
     .frame_status(frame_status),
@@ -990,30 +997,28 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .paddle_r(paddle_r),
     .paddle_start(paddle_start),
     .phase(phase),
-    .\port$11061$0 (\$signal$96 [23:0]),
+    .\port$11061$0 (\$signal$100 [23:0]),
     .\port$11067$0 (inputs),
-    .\port$11071$0 (\$signal$110 ),
-    .pre__clear(clear),
+    .\port$11071$0 (\$signal$114 ),
+    .pre__clear(ctl__clear),
     .pre__obs_valid(pre__obs_valid),
-    .pre__push(push),
-    .pre__zero_prev(zero_prev),
+    .pre__push(ctl__push),
+    .pre__zero_prev(ctl__zero_prev),
     .reward(reward),
     .rst(rst),
     .rules_ack(rules_ack),
-    .select_index(select_index),
-    .select_valid(select_valid),
-    .start(\start$195 ),
+    .start(start),
     .state(state),
-    .terminal(terminal),
-    .values_valid(values_valid)
+    .terminal(terminal)
   );
   \instance.engine  engine (
     .action_values__payload(action_values__payload),
     .action_values__valid(action_values__valid),
     .addr(rd__index),
-    .busy(busy),
     .clk(clk),
-    .done(values_valid),
+    .control__busy(engine__busy),
+    .control__done(engine__done),
+    .control__start(control__start),
     .obs__data(obs__data),
     .obs__frame(rd__frame),
     .params__data(params__data),
@@ -1021,15 +1026,15 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .params__row(params__row),
     .params__space(params__space),
     .params__valid(params__valid),
-    .rst(rst),
-    .start(start)
+    .rst(rst)
   );
   \instance.pre  pre (
-    .clear(clear),
     .clk(clk),
+    .ctl__clear(ctl__clear),
+    .ctl__obs_valid(pre__obs_valid),
+    .ctl__push(ctl__push),
+    .ctl__zero_prev(ctl__zero_prev),
     .lut_rd__addr(stream__pixel),
-    .obs_valid(pre__obs_valid),
-    .push(push),
     .rd__data(obs__data),
     .rd__frame(rd__frame),
     .rd__index(rd__index),
@@ -1037,16 +1042,15 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .stream__frame_end(stream__frame_end),
     .stream__line_end(stream__line_end),
     .stream__visible(stream__visible),
-    .sync_error(status_sync),
-    .zero_prev(zero_prev)
+    .sync_error(status_sync)
   );
   \instance.select  select (
     .action_values__payload(action_values__payload),
     .action_values__valid(action_values__valid),
+    .chosen__valid(chosen__valid),
     .clk(clk),
-    .index(select_index),
-    .rst(rst),
-    .valid_out(select_valid)
+    .\port$11938$1 (\$226 ),
+    .rst(rst)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
@@ -1128,7 +1132,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1162,7 +1166,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1196,7 +1200,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1230,7 +1234,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1264,7 +1268,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1286,7 +1290,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$26 ) begin
           end else if (\$27 ) begin
             if (\$34 ) begin
-              params__data = \$signal$191 ;
+              params__data = \$signal$194 ;
             end
           end
     endcase
@@ -1298,7 +1302,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1335,7 +1339,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1360,7 +1364,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$29 ) begin
           end else if (\$30 ) begin
             if (\$35 ) begin
-              terminal = \$signal$191 [0];
+              terminal = \$signal$194 [0];
             end
           end
     endcase
@@ -1372,7 +1376,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1397,7 +1401,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$29 ) begin
           end else if (\$30 ) begin
           end else if (\$31 ) begin
-            if (\$signal$191 [3]) begin
+            if (\$signal$194 [3]) begin
               abort = 1'h1;
             end
           end
@@ -1405,12 +1409,12 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \start$195  = 1'h0;
+    start = 1'h0;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1439,7 +1443,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
             if (\$40 ) begin
             end else if (\$43 ) begin
             end else begin
-              \start$195  = \$signal$191 [0];
+              start = \$signal$194 [0];
             end
           end
     endcase
@@ -1451,7 +1455,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1492,7 +1496,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$4 ) begin
           end else if (\$5 ) begin
           end else if (\$6 ) begin
@@ -1521,7 +1525,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
             if (\$40 ) begin
             end else if (\$43 ) begin
             end else begin
-              con_rst = \$signal$191 [2];
+              con_rst = \$signal$194 [2];
             end
           end
       3'h4:
@@ -1543,7 +1547,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h2:
           /* empty */;
       3'h6:
-          host_rom__addr = { 7'h00, \$signal$201 [6:2], k[1:0] };
+          host_rom__addr = { 7'h00, \$signal$204 [6:2], k[1:0] };
     endcase
   end
   always @* begin
@@ -1595,7 +1599,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h4:
           /* empty */;
       3'h3:
-          bus__bresp = \$signal$200 ;
+          bus__bresp = \$signal$203 ;
     endcase
   end
   always @* begin
@@ -1655,7 +1659,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h6:
           /* empty */;
       3'h5:
-          bus__rresp = \$signal$203 ;
+          bus__rresp = \$signal$206 ;
     endcase
   end
   always @* begin
@@ -1675,7 +1679,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -1720,7 +1724,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               \$179 [6] = 1'h1;
             end
           end else if (\$89 ) begin
-            if (\$signal$191 [4]) begin
+            if (\$signal$194 [4]) begin
               \$179  = 7'h00;
             end
             if (\$118 ) begin
@@ -1736,7 +1740,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$180  = \$signal$184 ;
+    \$180  = \$signal$187 ;
     casez (axi_state)
       3'h0:
           if (\$61 ) begin
@@ -1749,7 +1753,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$181  = \$signal$191 ;
+    \$181  = \$signal$194 ;
     casez (axi_state)
       3'h0:
           if (\$61 ) begin
@@ -1798,7 +1802,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h1:
         begin
           \$183  = 3'h3;
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -1840,7 +1844,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h2:
         begin
           \$183  = 3'h5;
-          if (\$signal$201 [16]) begin
+          if (\$signal$204 [16]) begin
           end else if (\$129 ) begin
           end else if (\$130 ) begin
           end else if (\$131 ) begin
@@ -1895,7 +1899,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$184  = \$signal$201 ;
+    \$184  = \$signal$204 ;
     casez (axi_state)
       3'h0:
           if (\$61 ) begin
@@ -1923,15 +1927,15 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h3:
           /* empty */;
       3'h2:
-          if (\$signal$201 [16]) begin
+          if (\$signal$204 [16]) begin
           end else if (\$129 ) begin
             \$185  = 32'd1313026614;
           end else if (\$130 ) begin
-            \$185  = { 9'h000, errors[6:4], status_sync, errors[2:0], 5'h00, host_turn, busy, rom_loaded, game_over, \done$161 , phase, state };
+            \$185  = { 9'h000, errors[6:4], status_sync, errors[2:0], 5'h00, host_turn, engine__busy, rom_loaded, game_over, done, phase, state };
           end else if (\$131 ) begin
             \$185  = { 8'h00, \$signal  };
           end else if (\$132 ) begin
-            \$185  = { 3'h0, \$signal$96  };
+            \$185  = { 3'h0, \$signal$100  };
           end else if (\$133 ) begin
             \$185  = { 8'h00, episode_frames };
           end else if (\$134 ) begin
@@ -1941,7 +1945,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$136 ) begin
             \$185  = reward;
           end else if (\$137 ) begin
-            \$185  = { 22'h000000, \$signal$110  };
+            \$185  = { 22'h000000, \$signal$114  };
           end else if (\$138 ) begin
             \$185  = { 12'h000, paddle_lo };
           end else if (\$139 ) begin
@@ -1951,9 +1955,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$141 ) begin
             \$185  = paddle_fixed_needed;
           end else if (\$142 ) begin
-            \$185  = { 30'h00000000, \$signal$199  };
+            \$185  = { 30'h00000000, \$signal$202  };
           end else if (\$143 ) begin
-            \$185  = { 17'h00000, \$signal$197  };
+            \$185  = { 17'h00000, \$signal$200  };
           end else if (\$144 ) begin
             \$185  = { 17'h00000, rom_size };
           end else if (\$145 ) begin
@@ -2004,13 +2008,13 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$186  = \$signal$200 ;
+    \$186  = \$signal$203 ;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
           (* full_case = 32'd1 *)
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
             \$186  = 2'h3;
           end else if (\$62 ) begin
             \$186  = 2'h0;
@@ -2104,9 +2108,9 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
-            \$187  = \$signal$191 [23:0];
+            \$187  = \$signal$194 [23:0];
           end
     endcase
     if (rst) begin
@@ -2115,15 +2119,15 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$188  = \$signal$96 ;
+    \$188  = \$signal$100 ;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
-            \$188  = \$signal$191 [28:0];
+            \$188  = \$signal$194 [28:0];
           end
     endcase
     if (rst) begin
@@ -2137,11 +2141,11 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
-            \$189  = \$signal$191 [23:0];
+            \$189  = \$signal$194 [23:0];
           end
     endcase
     if (rst) begin
@@ -2155,12 +2159,12 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
           end else if (\$65 ) begin
-            \$190  = \$signal$191 [7:0];
+            \$190  = \$signal$194 [7:0];
           end
     endcase
     if (rst) begin
@@ -2174,13 +2178,13 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
           end else if (\$65 ) begin
           end else if (\$66 ) begin
-            \$191  = \$signal$191 [25:0];
+            \$191  = \$signal$194 [25:0];
           end
     endcase
     if (rst) begin
@@ -2194,14 +2198,14 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
           end else if (\$65 ) begin
           end else if (\$66 ) begin
           end else if (\$67 ) begin
-            \$192  = \$signal$191 ;
+            \$192  = \$signal$194 ;
           end
     endcase
     if (rst) begin
@@ -2210,12 +2214,12 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$193  = \$signal$110 ;
+    \$193  = \$signal$114 ;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2223,7 +2227,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$66 ) begin
           end else if (\$67 ) begin
           end else if (\$68 ) begin
-            \$193  = \$signal$191 [9:0];
+            \$193  = \$signal$194 [9:0];
           end
     endcase
     if (rst) begin
@@ -2237,7 +2241,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2246,7 +2250,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$67 ) begin
           end else if (\$68 ) begin
           end else if (\$69 ) begin
-            \$194  = \$signal$191 [19:0];
+            \$194  = \$signal$194 [19:0];
           end
     endcase
     if (rst) begin
@@ -2260,7 +2264,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2270,7 +2274,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$68 ) begin
           end else if (\$69 ) begin
           end else if (\$70 ) begin
-            \$195  = \$signal$191 [19:0];
+            \$195  = \$signal$194 [19:0];
           end
     endcase
     if (rst) begin
@@ -2284,7 +2288,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2295,7 +2299,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$69 ) begin
           end else if (\$70 ) begin
           end else if (\$71 ) begin
-            \$196  = \$signal$191 [19:0];
+            \$196  = \$signal$194 [19:0];
           end
     endcase
     if (rst) begin
@@ -2309,7 +2313,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2321,7 +2325,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$70 ) begin
           end else if (\$71 ) begin
           end else if (\$72 ) begin
-            \$197  = \$signal$191 ;
+            \$197  = \$signal$194 ;
           end
     endcase
     if (rst) begin
@@ -2330,12 +2334,12 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$198  = \$signal$199 ;
+    \$198  = \$signal$202 ;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2348,7 +2352,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$71 ) begin
           end else if (\$72 ) begin
           end else if (\$73 ) begin
-            \$198  = \$signal$191 [1:0];
+            \$198  = \$signal$194 [1:0];
           end
     endcase
     if (rst) begin
@@ -2357,12 +2361,12 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$199  = \$signal$197 ;
+    \$199  = \$signal$200 ;
     casez (axi_state)
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2376,7 +2380,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$72 ) begin
           end else if (\$73 ) begin
           end else if (\$74 ) begin
-            \$199  = \$signal$191 [14:0];
+            \$199  = \$signal$194 [14:0];
           end
       3'h4:
           if (\$123 ) begin
@@ -2394,7 +2398,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2409,7 +2413,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$73 ) begin
           end else if (\$74 ) begin
           end else if (\$75 ) begin
-            \$200  = \$signal$191 ;
+            \$200  = \$signal$194 ;
           end
     endcase
     if (rst) begin
@@ -2423,7 +2427,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2439,7 +2443,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$74 ) begin
           end else if (\$75 ) begin
           end else if (\$76 ) begin
-            \$201  = \$signal$191 ;
+            \$201  = \$signal$194 ;
           end
     endcase
     if (rst) begin
@@ -2453,7 +2457,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2470,7 +2474,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$75 ) begin
           end else if (\$76 ) begin
           end else if (\$77 ) begin
-            \$202  = \$signal$191 ;
+            \$202  = \$signal$194 ;
           end
     endcase
     if (rst) begin
@@ -2484,7 +2488,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2502,7 +2506,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$76 ) begin
           end else if (\$77 ) begin
           end else if (\$78 ) begin
-            \$203  = \$signal$191 ;
+            \$203  = \$signal$194 ;
           end
     endcase
     if (rst) begin
@@ -2516,7 +2520,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2537,7 +2541,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$83 ) begin
             casez (\$90 [6:2])
               5'h00:
-                  \$204  = \$signal$191 [11:0];
+                  \$204  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2552,7 +2556,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2575,7 +2579,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h00:
                   /* empty */;
               5'h01:
-                  \$205  = \$signal$191 [11:0];
+                  \$205  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2590,7 +2594,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2615,7 +2619,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h01:
                   /* empty */;
               5'h02:
-                  \$206  = \$signal$191 [11:0];
+                  \$206  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2630,7 +2634,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2657,7 +2661,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h02:
                   /* empty */;
               5'h03:
-                  \$207  = \$signal$191 [11:0];
+                  \$207  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2672,7 +2676,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2701,7 +2705,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h03:
                   /* empty */;
               5'h04:
-                  \$208  = \$signal$191 [11:0];
+                  \$208  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2716,7 +2720,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2747,7 +2751,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h04:
                   /* empty */;
               5'h05:
-                  \$209  = \$signal$191 [11:0];
+                  \$209  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2762,7 +2766,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2795,7 +2799,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h05:
                   /* empty */;
               5'h06:
-                  \$210  = \$signal$191 [11:0];
+                  \$210  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2810,7 +2814,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2845,7 +2849,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h06:
                   /* empty */;
               5'h07:
-                  \$211  = \$signal$191 [11:0];
+                  \$211  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2860,7 +2864,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2897,7 +2901,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h07:
                   /* empty */;
               5'h08:
-                  \$212  = \$signal$191 [11:0];
+                  \$212  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2912,7 +2916,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -2951,7 +2955,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h08:
                   /* empty */;
               5'h09:
-                  \$213  = \$signal$191 [11:0];
+                  \$213  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -2966,7 +2970,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3007,7 +3011,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h09:
                   /* empty */;
               5'h0a:
-                  \$214  = \$signal$191 [11:0];
+                  \$214  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -3022,7 +3026,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3065,7 +3069,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0a:
                   /* empty */;
               5'h0b:
-                  \$215  = \$signal$191 [11:0];
+                  \$215  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -3080,7 +3084,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3125,7 +3129,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0b:
                   /* empty */;
               5'h0c:
-                  \$216  = \$signal$191 [11:0];
+                  \$216  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -3140,7 +3144,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3187,7 +3191,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0c:
                   /* empty */;
               5'h0d:
-                  \$217  = \$signal$191 [11:0];
+                  \$217  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -3202,7 +3206,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3251,7 +3255,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0d:
                   /* empty */;
               5'h0e:
-                  \$218  = \$signal$191 [11:0];
+                  \$218  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -3266,7 +3270,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3317,7 +3321,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0e:
                   /* empty */;
               5'h0f:
-                  \$219  = \$signal$191 [11:0];
+                  \$219  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -3332,7 +3336,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3385,7 +3389,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h0f:
                   /* empty */;
               5'h10:
-                  \$220  = \$signal$191 [11:0];
+                  \$220  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -3400,7 +3404,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3455,7 +3459,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
               5'h10:
                   /* empty */;
               5'h11:
-                  \$221  = \$signal$191 [11:0];
+                  \$221  = \$signal$194 [11:0];
             endcase
           end
     endcase
@@ -3470,7 +3474,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3490,7 +3494,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$78 ) begin
           end else if (\$83 ) begin
           end else if (\$84 ) begin
-            \$222  = \$signal$191 [27:0];
+            \$222  = \$signal$194 [27:0];
           end else if (\$85 ) begin
             if (\$93 ) begin
               (* full_case = 32'd1 *)
@@ -3514,7 +3518,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3556,7 +3560,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
       3'h0:
           /* empty */;
       3'h1:
-          if (\$signal$184 [16]) begin
+          if (\$signal$187 [16]) begin
           end else if (\$62 ) begin
           end else if (\$63 ) begin
           end else if (\$64 ) begin
@@ -3580,7 +3584,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
           end else if (\$86 ) begin
             (* full_case = 32'd1 *)
             if (\$106 ) begin
-              \$224  = \$signal$191 [14:0];
+              \$224  = \$signal$194 [14:0];
             end else begin
               \$224  = 15'h0000;
             end
@@ -3592,7 +3596,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$41 ) begin end
-    \$225  = \$signal$203 ;
+    \$225  = \$signal$206 ;
     casez (axi_state)
       3'h0:
           /* empty */;
@@ -3606,7 +3610,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
         begin
           \$225  = 2'h0;
           (* full_case = 32'd1 *)
-          if (\$signal$201 [16]) begin
+          if (\$signal$204 [16]) begin
             \$225  = 2'h3;
           end else if (\$129 ) begin
           end else if (\$130 ) begin
@@ -3664,14 +3668,18 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign action_values__ready = 1'h1;
   assign \action_values__ready$36  = 1'h1;
   assign \action_values__valid$38  = action_values__valid;
-  assign done = values_valid;
-  assign valid_out = select_valid;
-  assign index = select_index;
-  assign engine_start = start;
-  assign pre__push = push;
-  assign pre__zero_prev = zero_prev;
-  assign pre__clear = clear;
-  assign obs_valid = pre__obs_valid;
+  assign control__busy = engine__busy;
+  assign control__done = engine__done;
+  assign engine__start = control__start;
+  assign chosen__index = \$226 [4:0];
+  assign \chosen__index$46  = \$226 [4:0];
+  assign \chosen__valid$48  = chosen__valid;
+  assign chosen__value = \$226 [36:5];
+  assign \chosen__value$50  = \$226 [36:5];
+  assign pre__clear = ctl__clear;
+  assign ctl__obs_valid = pre__obs_valid;
+  assign pre__push = ctl__push;
+  assign pre__zero_prev = ctl__zero_prev;
   assign drive__controllers__inpt4 = controllers__inpt4;
   assign drive__controllers__inpt5 = controllers__inpt5;
   assign drive__controllers__paddles__mode__0 = controllers__paddles__mode__0;
@@ -3694,38 +3702,38 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign hmove_blanks = \$signal [5];
   assign ystart = \$signal [14:6];
   assign height = \$signal [23:15];
-  assign \$signal$94  = timer_init;
-  assign noops = \$signal$96 [4:0];
-  assign noop_index = \$signal$96 [9:5];
-  assign fire_en = \$signal$96 [10];
-  assign fire_index = \$signal$96 [15:11];
-  assign frame_skip = \$signal$96 [23:16];
+  assign \$signal$98  = timer_init;
+  assign noops = \$signal$100 [4:0];
+  assign noop_index = \$signal$100 [9:5];
+  assign fire_en = \$signal$100 [10];
+  assign fire_index = \$signal$100 [15:11];
+  assign frame_skip = \$signal$100 [23:16];
   assign ep_frames = episode_frames;
   assign swchb = inputs[15:8];
   assign man_swcha = inputs[7:0];
   assign man_swchb = inputs[15:8];
   assign man_inpt4 = inputs[16];
   assign man_inpt5 = inputs[17];
-  assign paddle_en = \$signal$110 [0];
-  assign paddle_swap = \$signal$110 [1];
-  assign \$signal$113  = paddle_lo;
-  assign \$signal$115  = paddle_hi;
-  assign \$signal$117  = paddle_start;
-  assign \$signal$119  = paddle_fixed_needed;
-  assign \reward$121  = reward;
+  assign paddle_en = \$signal$114 [0];
+  assign paddle_swap = \$signal$114 [1];
+  assign \$signal$117  = paddle_lo;
+  assign \$signal$119  = paddle_hi;
+  assign \$signal$121  = paddle_start;
+  assign \$signal$123  = paddle_fixed_needed;
+  assign \reward$125  = reward;
   assign needed_reg0 = man_needed__0;
   assign man_mode__0 = inputs[19:18];
-  assign paddle_mode__0 = \$signal$110 [3:2];
+  assign paddle_mode__0 = \$signal$114 [3:2];
   assign needed_reg1 = man_needed__1;
   assign man_mode__1 = inputs[21:20];
-  assign paddle_mode__1 = \$signal$110 [5:4];
+  assign paddle_mode__1 = \$signal$114 [5:4];
   assign needed_reg2 = man_needed__2;
   assign man_mode__2 = inputs[23:22];
-  assign paddle_mode__2 = \$signal$110 [7:6];
+  assign paddle_mode__2 = \$signal$114 [7:6];
   assign needed_reg3 = man_needed__3;
   assign man_mode__3 = inputs[25:24];
-  assign paddle_mode__3 = \$signal$110 [9:8];
-  assign status = { 9'h000, errors[6:4], status_sync, errors[2:0], 5'h00, host_turn, busy, rom_loaded, game_over, \done$161 , phase, state };
+  assign paddle_mode__3 = \$signal$114 [9:8];
+  assign status = { 9'h000, errors[6:4], status_sync, errors[2:0], 5'h00, host_turn, engine__busy, rom_loaded, game_over, done, phase, state };
   assign sync_error = status_sync;
   assign host_addr = host_rom__addr;
   assign host_wdata = host_rom__wdata;
@@ -34732,7 +34740,7 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
 endmodule
 
 module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$11061$0 , episode_frames, \port$11067$0 , reward, \port$11071$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
-, man_needed__2, man_needed__3, pre__obs_valid, values_valid, select_index, select_valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine_start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__controllers__paddles__needed__0, drive__controllers__paddles__needed__1, drive__controllers__paddles__needed__2
+, man_needed__2, man_needed__3, pre__obs_valid, engine__done, chosen__index, chosen__valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine__start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__controllers__paddles__needed__0, drive__controllers__paddles__needed__1, drive__controllers__paddles__needed__2
 , drive__controllers__paddles__needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__controllers__swcha, drive__controllers__swchb, drive__controllers__inpt4, drive__controllers__inpt5, drive__controllers__paddles__mode__0, drive__controllers__paddles__mode__1, drive__controllers__paddles__mode__2, drive__controllers__paddles__mode__3, frame_status, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$47  = 0;
   reg [1:0] \$1 ;
@@ -34938,6 +34946,10 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   wire \actions[9].inpt5 ;
   wire [1:0] \actions[9].paddle ;
   wire [7:0] \actions[9].swcha ;
+  input [4:0] chosen__index;
+  wire [4:0] chosen__index;
+  input chosen__valid;
+  wire chosen__valid;
   input clk;
   wire clk;
   output [31:0] cycles_ctrl;
@@ -34990,8 +35002,10 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   wire drive__jammed;
   output drive__start_frame;
   reg drive__start_frame;
-  output engine_start;
-  reg engine_start;
+  input engine__done;
+  wire engine__done;
+  output engine__start;
+  reg engine__start;
   input [23:0] episode_frames;
   wire [23:0] episode_frames;
   output [31:0] episode_return;
@@ -35105,10 +35119,6 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   wire rules_ack;
   reg [7:0] run_i = 8'h00;
   reg [7:0] run_n = 8'h00;
-  input [4:0] select_index;
-  wire [4:0] select_index;
-  input select_valid;
-  wire select_valid;
   reg set_needed = 1'h0;
   input start;
   wire start;
@@ -35129,8 +35139,6 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   wire [7:0] swchb;
   input terminal;
   wire terminal;
-  input values_valid;
-  wire values_valid;
   assign \$2  = \$1  == 1'h1;
   assign \$3  = paddle_r + 15'h59d8;
   assign \$5  = \$4  == 2'h2;
@@ -35624,7 +35632,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    engine_start = 1'h0;
+    engine__start = 1'h0;
     casez (state)
       4'h0:
           /* empty */;
@@ -35638,7 +35646,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           /* empty */;
       4'h5:
           if (pre__obs_valid) begin
-            engine_start = 1'h1;
+            engine__start = 1'h1;
           end
     endcase
   end
@@ -35952,11 +35960,11 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
             \$84  = 4'h6;
           end
       4'h6:
-          if (values_valid) begin
+          if (engine__done) begin
             \$84  = 4'h7;
           end
       4'h7:
-          if (select_valid) begin
+          if (chosen__valid) begin
             \$84  = 4'h2;
           end
     endcase
@@ -36021,7 +36029,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h6:
           /* empty */;
       4'h7:
-          if (select_valid) begin
+          if (chosen__valid) begin
             \$86  = \$72 [23:0];
           end
     endcase
@@ -36207,7 +36215,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h6:
           /* empty */;
       4'h7:
-          if (select_valid) begin
+          if (chosen__valid) begin
             \$92  = 2'h2;
           end
     endcase
@@ -36242,8 +36250,8 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h6:
           /* empty */;
       4'h7:
-          if (select_valid) begin
-            \$93  = select_index;
+          if (chosen__valid) begin
+            \$93  = chosen__index;
           end
     endcase
     if (rst) begin
@@ -36278,7 +36286,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h6:
           /* empty */;
       4'h7:
-          if (select_valid) begin
+          if (chosen__valid) begin
             \$94  = 8'h00;
           end
     endcase
@@ -36313,7 +36321,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h6:
           /* empty */;
       4'h7:
-          if (select_valid) begin
+          if (chosen__valid) begin
             \$95  = \$22 [7:0];
           end
     endcase
@@ -36737,7 +36745,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$13  = { 31'h00000000, \$12 [45:31] };
 endmodule
 
-module \instance.engine (rst, obs__data, addr, params__valid, params__space, params__row, params__lane, params__data, action_values__payload, obs__frame, done, busy, action_values__valid, start, clk);
+module \instance.engine (rst, obs__data, addr, params__valid, params__space, params__row, params__lane, params__data, action_values__payload, obs__frame, control__done, control__busy, action_values__valid, control__start, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$48  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -37123,8 +37131,6 @@ module \instance.engine (rst, obs__data, addr, params__valid, params__space, par
   wire [31:0] \b_wr__data[8] ;
   wire [31:0] \b_wr__data[9] ;
   reg [15:0] b_wr__en;
-  output busy;
-  reg busy = 1'h0;
   reg [11:0] c = 12'h000;
   wire [11:0] c_wr__addr;
   (* init = 8'h00 *)
@@ -37132,8 +37138,12 @@ module \instance.engine (rst, obs__data, addr, params__valid, params__space, par
   wire c_wr__en;
   input clk;
   wire clk;
-  output done;
-  reg done = 1'h0;
+  output control__busy;
+  reg control__busy = 1'h0;
+  output control__done;
+  reg control__done = 1'h0;
+  input control__start;
+  wire control__start;
   reg final1 = 1'h0;
   reg final2 = 1'h0;
   reg final3 = 1'h0;
@@ -37231,8 +37241,6 @@ module \instance.engine (rst, obs__data, addr, params__valid, params__space, par
   reg [4:0] s3 = 5'h00;
   reg [4:0] s_wb;
   wire [32:0] shifted;
-  input start;
-  wire start;
   reg v1 = 1'h0;
   reg v2 = 1'h0;
   reg v3 = 1'h0;
@@ -37375,7 +37383,7 @@ module \instance.engine (rst, obs__data, addr, params__valid, params__space, par
     _3_ <= weights[\$signature__addr$24 ];
   end
   assign \$signature__data$85  = _3_;
-  assign \$1  = ~ busy;
+  assign \$1  = ~ control__busy;
   assign accept = params__valid & \$1 ;
   assign \$2  = ! params__space;
   assign \$3  = accept & \$2 ;
@@ -37562,8 +37570,8 @@ module \instance.engine (rst, obs__data, addr, params__valid, params__space, par
   assign \$198  = waiting & \$197 ;
   assign \$199  = v3 & final3;
   assign \$200  = v3 & final3;
-  assign \$201  = ~ busy;
-  assign \$202  = start & \$201 ;
+  assign \$201  = ~ control__busy;
+  assign \$202  = control__start & \$201 ;
   assign \$204  = v3 & final3;
   always @(posedge clk)
     n_actions <= \$205 ;
@@ -37682,9 +37690,9 @@ module \instance.engine (rst, obs__data, addr, params__valid, params__space, par
   always @(posedge clk)
     r2_layer <= \$262 ;
   always @(posedge clk)
-    done <= \$263 ;
+    control__done <= \$263 ;
   always @(posedge clk)
-    busy <= \$264 ;
+    control__busy <= \$264 ;
   always @(posedge clk)
     action_values__valid <= \$265 ;
   always @* begin
@@ -39214,7 +39222,7 @@ module \instance.engine (rst, obs__data, addr, params__valid, params__space, par
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$48 ) begin end
-    \$264  = busy;
+    \$264  = control__busy;
     if (\$200 ) begin
       \$264  = 1'h0;
     end
@@ -39409,7 +39417,7 @@ module \instance.engine (rst, obs__data, addr, params__valid, params__space, par
   assign \$203  = action_values__valid;
 endmodule
 
-module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__data, rd__index, sync_error, obs_valid, rd__frame, clear, stream__frame_end, push, zero_prev, clk);
+module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__data, rd__index, sync_error, ctl__obs_valid, rd__frame, ctl__clear, stream__frame_end, ctl__push, ctl__zero_prev, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$49  = 0;
   wire \$1 ;
   wire [8:0] \$10 ;
@@ -39588,11 +39596,17 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
   wire [6:0] c4;
   reg cd1 = 1'h0;
   reg cd2 = 1'h0;
-  input clear;
-  wire clear;
   input clk;
   wire clk;
   wire col_done;
+  input ctl__clear;
+  wire ctl__clear;
+  output ctl__obs_valid;
+  reg ctl__obs_valid = 1'h0;
+  input ctl__push;
+  wire ctl__push;
+  input ctl__zero_prev;
+  wire ctl__zero_prev;
   reg [2:0] filled = 3'h0;
   wire first;
   reg frame_push = 1'h0;
@@ -39615,8 +39629,6 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
   wire [7:0] lut_rd__addr;
   wire [7:0] lut_rd__data;
   reg [23:0] num5 = 24'h000000;
-  output obs_valid;
-  reg obs_valid = 1'h0;
   wire [1:0] oldest;
   reg [15:0] pa2 = 16'h0000;
   reg [15:0] pb2 = 16'h0000;
@@ -39624,8 +39636,6 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
   wire [7:0] prev_wr__data;
   reg prev_wr__en = 1'h0;
   reg [46:0] prod6 = 47'h000000000000;
-  input push;
-  wire push;
   reg push1 = 1'h0;
   reg push2 = 1'h0;
   reg push3 = 1'h0;
@@ -39693,8 +39703,6 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
   reg x0_2 = 1'h0;
   reg [7:0] y = 8'h00;
   reg zero1 = 1'h0;
-  input zero_prev;
-  wire zero_prev;
   reg [7:0] lut [255:0];
   initial begin
     lut[0] = 8'h00;
@@ -40006,8 +40014,8 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
   assign \$2  = ! x;
   assign \$3  = ! y;
   assign first = \$2  & \$3 ;
-  assign this_push = first ? push : frame_push;
-  assign this_zero = first ? zero_prev : frame_zero;
+  assign this_push = first ? ctl__push : frame_push;
+  assign this_zero = first ? ctl__zero_prev : frame_zero;
   assign \$4  = px + 7'h54;
   assign col_done = \$4  >= 8'ha0;
   assign \$5  = 8'ha0 - px;
@@ -40079,7 +40087,7 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
   assign \$69  = base4 + vacc_wr__addr;
   assign \$70  = num5 * 23'h7cd49b;
   assign \$71  = accept & first;
-  assign \$72  = \$71  & push;
+  assign \$72  = \$71  & ctl__push;
   assign \$73  = v6 & push6;
   assign \$74  = \$73  & last6;
   assign \$75  = head + 1'h1;
@@ -40223,7 +40231,7 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
   always @(posedge clk)
     push6 <= \$146 ;
   always @(posedge clk)
-    obs_valid <= \$147 ;
+    ctl__obs_valid <= \$147 ;
   always @(posedge clk)
     head <= \$148 ;
   always @(posedge clk)
@@ -40274,7 +40282,7 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
     \$80  = frame_push;
     if (accept) begin
       if (first) begin
-        \$80  = push;
+        \$80  = ctl__push;
       end
     end
     if (rst) begin
@@ -40286,7 +40294,7 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
     \$81  = frame_zero;
     if (accept) begin
       if (first) begin
-        \$81  = zero_prev;
+        \$81  = ctl__zero_prev;
       end
     end
     if (rst) begin
@@ -40417,7 +40425,7 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
         \$88  = 1'h1;
       end
     end
-    if (clear) begin
+    if (ctl__clear) begin
       \$88  = 1'h0;
     end
     if (rst) begin
@@ -40835,14 +40843,14 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$49 ) begin end
-    \$147  = obs_valid;
+    \$147  = ctl__obs_valid;
     if (\$72 ) begin
       \$147  = 1'h0;
     end
     if (\$74 ) begin
       \$147  = 1'h1;
     end
-    if (clear) begin
+    if (ctl__clear) begin
       \$147  = 1'h0;
     end
     if (rst) begin
@@ -40855,7 +40863,7 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
     if (\$74 ) begin
       \$148  = \$75 [1:0];
     end
-    if (clear) begin
+    if (ctl__clear) begin
       \$148  = 2'h0;
     end
     if (rst) begin
@@ -40868,7 +40876,7 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
     if (\$74 ) begin
       \$149  = \$78 [2:0];
     end
-    if (clear) begin
+    if (ctl__clear) begin
       \$149  = 3'h0;
     end
     if (rst) begin
@@ -40897,7 +40905,7 @@ module \instance.pre (rst, stream__visible, stream__line_end, lut_rd__addr, rd__
   assign \$23  = { 38'h0000000000, prod6[46:38] };
 endmodule
 
-module \instance.select (rst, action_values__payload, action_values__valid, index, valid_out, clk);
+module \instance.select (rst, action_values__payload, action_values__valid, \port$11938$1 , chosen__valid, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$50  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -41035,10 +41043,12 @@ module \instance.select (rst, action_values__payload, action_values__valid, inde
   wire action_values__ready;
   input action_values__valid;
   wire action_values__valid;
+  wire [4:0] chosen__index;
+  output chosen__valid;
+  reg chosen__valid = 1'h0;
+  wire [31:0] chosen__value;
   input clk;
   wire clk;
-  output [4:0] index;
-  wire [4:0] index;
   reg [37:0] l0_0 = 38'h0000000000;
   wire [4:0] \l0_0.index ;
   wire \l0_0.ok ;
@@ -41191,6 +41201,8 @@ module \instance.select (rst, action_values__payload, action_values__valid, inde
   wire [4:0] \lane9.index ;
   wire \lane9.ok ;
   wire [31:0] \lane9.value ;
+  output [36:0] \port$11938$1 ;
+  wire [36:0] \port$11938$1 ;
   input rst;
   wire rst;
   reg valid0 = 1'h0;
@@ -41199,9 +41211,6 @@ module \instance.select (rst, action_values__payload, action_values__valid, inde
   reg valid3 = 1'h0;
   (* init = 1'h0 *)
   wire valid4;
-  output valid_out;
-  reg valid_out = 1'h0;
-  wire [31:0] value;
   assign \$1  = action_values__payload[580:576] > 1'h0;
   assign \$2  = action_values__payload[580:576] > 1'h1;
   assign \$3  = action_values__payload[580:576] > 2'h2;
@@ -41337,7 +41346,7 @@ module \instance.select (rst, action_values__payload, action_values__valid, inde
   always @(posedge clk)
     l4_0 <= \$110 ;
   always @(posedge clk)
-    valid_out <= \$111 ;
+    chosen__valid <= \$111 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$50 ) begin end
     (* full_case = 32'd1 *)
@@ -41599,9 +41608,10 @@ module \instance.select (rst, action_values__payload, action_values__valid, inde
     end
   end
   assign action_values__ready = 1'h1;
-  assign valid4 = valid_out;
-  assign value = l4_0[37:6];
-  assign index = l4_0[5:1];
+  assign valid4 = chosen__valid;
+  assign chosen__index = l4_0[5:1];
+  assign chosen__value = l4_0[37:6];
+  assign \port$11938$1  = l4_0[37:1];
   assign \lane0.ok  = lane0[0];
   assign \lane0.index  = lane0[5:1];
   assign \lane0.value  = lane0[37:6];

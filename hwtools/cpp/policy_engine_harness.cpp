@@ -44,7 +44,7 @@ void* pe_new() {
   h->obs = nullptr;
   h->pending = 0;
   Vpolicy_engine* t = h->top;
-  t->start = 0;
+  t->control___05Fstart = 0;
   t->params___05Fvalid = 0;
   t->action_values___05Fready = 0;
   t->rst = 1;
@@ -90,19 +90,19 @@ int64_t pe_infer(void* p, const uint8_t* obs, int32_t* out, int32_t* count, int6
   Vpolicy_engine* t = h->top;
   h->obs = obs;
   t->action_values___05Fready = 0;
-  t->start = 1;
+  t->control___05Fstart = 1;
   tick(h);                      // the start cycle (cycle 0)
-  t->start = 0;
+  t->control___05Fstart = 0;
   int64_t n = 1;
   for (; n <= max_cycles; ++n) {
     t->clk = 0;                 // settle outputs of this cycle before looking at them
     t->eval();
-    if (t->done) break;
-    if (!t->busy) return -2;
+    if (t->control___05Fdone) break;
+    if (!t->control___05Fbusy) return -2;
     tick(h);
   }
   if (n > max_cycles) return -1;
-  if (!t->action_values___05Fvalid || t->busy) return -2;
+  if (!t->action_values___05Fvalid || t->control___05Fbusy) return -2;
   const int c = (int)((t->action_values___05Fpayload[kMaxActions] ) & 0x1f);
   for (int i = 0; i < kMaxActions; ++i) out[i] = (int32_t)t->action_values___05Fpayload[i];
   *count = c;
@@ -111,7 +111,7 @@ int64_t pe_infer(void* p, const uint8_t* obs, int32_t* out, int32_t* count, int6
   t->action_values___05Fready = 0;
   t->clk = 0;
   t->eval();
-  if (t->action_values___05Fvalid || t->done) return -3;
+  if (t->action_values___05Fvalid || t->control___05Fdone) return -3;
   h->obs = nullptr;
   return n;
 }

@@ -36,7 +36,7 @@ inline void idle_inputs(Vpreprocessor* t) {
   t->stream___05Fvisible = 0;
   t->stream___05Fline_end = 0;
   t->stream___05Fframe_end = 0;
-  t->clear = 0;
+  t->ctl___05Fclear = 0;
 }
 }  // namespace
 
@@ -48,7 +48,7 @@ void* pp_new() {
   h->top = new Vpreprocessor{h->ctx};
   h->cycles = 0;
   idle_inputs(h->top);
-  h->top->push = 0;
+  h->top->ctl___05Fpush = 0;
   h->top->rd___05Fframe = 0;
   h->top->rd___05Findex = 0;
   h->top->rst = 1;
@@ -68,16 +68,16 @@ void pp_free(void* p) {
 
 void pp_clear(void* p) {
   auto* h = static_cast<Harness*>(p);
-  h->top->clear = 1;
+  h->top->ctl___05Fclear = 1;
   tick(h);
-  h->top->clear = 0;
+  h->top->ctl___05Fclear = 0;
 }
 
 uint64_t pp_cycles(void* p) { return static_cast<Harness*>(p)->cycles; }
 
 int pp_sync_error(void* p) { return static_cast<Harness*>(p)->top->sync_error; }
 
-int pp_obs_valid(void* p) { return static_cast<Harness*>(p)->top->obs_valid; }
+int pp_obs_valid(void* p) { return static_cast<Harness*>(p)->top->ctl___05Fobs_valid; }
 
 // Feed one frame of `lines_total` scanlines; rows ystart..ystart+height-1 carry the
 // `height` x 160 palette indices of `screen` at colour clocks 68..227. One beat carries kP
@@ -89,10 +89,10 @@ int pp_obs_valid(void* p) { return static_cast<Harness*>(p)->top->obs_valid; }
 int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int lines_total, int push) {
   auto* h = static_cast<Harness*>(p);
   Vpreprocessor* t = h->top;
-  t->push = push ? 1 : 0;
+  t->ctl___05Fpush = push ? 1 : 0;
   int64_t last_pixel_cycle = -1;
   int latency = -1;
-  int was_valid = t->obs_valid;
+  int was_valid = t->ctl___05Fobs_valid;
   for (int line = 0; line < lines_total; ++line) {
     const bool vis_line = line >= ystart && line < ystart + height;
     const uint8_t* row = vis_line ? screen + (size_t)(line - ystart) * kWidth : nullptr;
@@ -112,9 +112,9 @@ int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int li
       t->stream___05Fframe_end = (line == lines_total - 1) && line_last;
       if (vis && line == ystart + height - 1 && line_last) last_pixel_cycle = (int64_t)h->cycles;
       tick(h);
-      if (latency < 0 && last_pixel_cycle >= 0 && t->obs_valid && !was_valid)
+      if (latency < 0 && last_pixel_cycle >= 0 && t->ctl___05Fobs_valid && !was_valid)
         latency = (int)((int64_t)h->cycles - last_pixel_cycle);
-      was_valid = t->obs_valid;
+      was_valid = t->ctl___05Fobs_valid;
     }
   }
   idle_inputs(t);

@@ -50,10 +50,10 @@ async def stream(dut, vectors: np.ndarray, counts: np.ndarray) -> list[tuple[int
         cycle += 1
         await ReadOnly()
         assert int(dut.action_values__ready.value) == 1     # always ready
-        if int(dut.valid_out.value):
+        if int(dut.chosen__valid.value):
             k = len(outputs)
-            outputs.append((int(dut.index.value), dut.value.value.to_signed(), cycle - sent[k]))
-        assert cycle < total + 20, "valid_out missing"
+            outputs.append((int(dut.chosen__index.value), dut.chosen__value.value.to_signed(), cycle - sent[k]))
+        assert cycle < total + 20, "chosen__valid missing"
         await NextTimeStep()              # leave the read-only phase before driving again
     return outputs
 

@@ -33,9 +33,9 @@ def run_rtl(n: int, width: int, vectors: np.ndarray, counts: np.ndarray) -> tupl
                 ctx.set(dut.action_values.valid, 0)
             await ctx.tick()
             cycle += 1
-            if ctx.get(dut.valid_out):
-                out_idx.append(ctx.get(dut.index))
-                out_val.append(ctx.get(dut.value))
+            if ctx.get(dut.chosen.valid):
+                out_idx.append(ctx.get(dut.chosen.index))
+                out_val.append(ctx.get(dut.chosen.value))
                 lat.append(cycle - starts[len(out_idx) - 1])
             assert cycle < total + 20
     sim = Simulator(dut)

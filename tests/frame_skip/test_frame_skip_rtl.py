@@ -48,24 +48,24 @@ def _rtl(cfg, over_at, choices, rewards, frame_clocks=5):
         for _ in range(20000):
             ctx.set(dut.drive.at_boundary, clocks >= frame_clocks)
             ctx.set(dut.rules_ack, 0)
-            ctx.set(dut.values_valid, 0)
-            ctx.set(dut.select_valid, 0)
+            ctx.set(dut.engine.done, 0)
+            ctx.set(dut.chosen.valid, 0)
             st = ctx.get(dut.state)
             if st == State.RULES:
                 n += 1
                 ctx.set(dut.rules_ack, 1)
                 ctx.set(dut.terminal, over_at is not None and n >= over_at)
                 ctx.set(dut.reward, rewards[n - 1])
-            if ctx.get(dut.engine_start):
+            if ctx.get(dut.engine.start):
                 pending = [3, choices[k]]
                 k += 1
             if pending:
                 pending[0] -= 1
                 if pending[0] == 1:
-                    ctx.set(dut.values_valid, 1)
+                    ctx.set(dut.engine.done, 1)
                 if pending[0] == 0:
-                    ctx.set(dut.select_valid, 1)
-                    ctx.set(dut.select_index, pending[1])
+                    ctx.set(dut.chosen.valid, 1)
+                    ctx.set(dut.chosen.index, pending[1])
                     pending = []
             if ctx.get(dut.drive.start_frame):
                 got["frames"].append((ctx.get(dut.drive.controllers.swcha), bool(ctx.get(dut.pre.push)),

@@ -64,7 +64,7 @@ class ParameterLoader:
 async def setup(dut):
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
     dut.rst.value = 1
-    dut.start.value = 0
+    dut.control__start.value = 0
     dut.params__valid.value = 0
     dut.action_values__ready.value = 0
     dut.obs__data.value = 0
@@ -77,20 +77,20 @@ async def setup(dut):
 async def infer(dut, port: ObservationPort, obs: np.ndarray, n_actions: int) -> tuple[np.ndarray, int]:
     """One inference: ``start`` for one cycle, wait for ``done``; returns (values, cycles)."""
     port.obs = obs.reshape(4, -1)
-    dut.start.value = 1
+    dut.control__start.value = 1
     await RisingEdge(dut.clk)                   # end of the start cycle (cycle 0)
-    dut.start.value = 0
+    dut.control__start.value = 0
     cycles = 1
     limit = pm.engine_cycles(n_actions, LANES) + 100
     while True:
         await ReadOnly()
-        if int(dut.done.value):
+        if int(dut.control__done.value):
             break
-        assert int(dut.busy.value) == 1, f"busy low in cycle {cycles} before done"
+        assert int(dut.control__busy.value) == 1, f"busy low in cycle {cycles} before done"
         assert cycles < limit, "done did not rise"
         await RisingEdge(dut.clk)
         cycles += 1
-    assert int(dut.action_values__valid.value) == 1 and int(dut.busy.value) == 0
+    assert int(dut.action_values__valid.value) == 1 and int(dut.control__busy.value) == 0
     word = int(dut.action_values__payload.value)
     count = (word >> (WIDTH * MAX_ACTIONS)) & 0x1F
     assert count == n_actions

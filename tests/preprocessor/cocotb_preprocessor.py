@@ -41,7 +41,7 @@ class PixelDriver:
 
     async def frame(self, screen: np.ndarray, push: bool):
         d = self.dut
-        d.push.value = int(push)
+        d.ctl__push.value = int(push)
         height = screen.shape[0]
         for line in range(LINES):
             visible = YSTART <= line < YSTART + height
@@ -74,7 +74,7 @@ async def watch(dut, driver: PixelDriver, events: dict):
         k += 1
         if driver.driving_last_pixel and int(dut.stream__visible.value):
             events["last_pixel"].append(k)
-        now = int(dut.obs_valid.value)
+        now = int(dut.ctl__obs_valid.value)
         if now and not prev:
             events["rises"].append(k)
         prev = now
@@ -93,7 +93,7 @@ async def real_frames_match_model(dut):
     screens = np.load(os.environ["NC2600_PP_FRAMES"])
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
     dut.rst.value = 1
-    dut.clear.value = 0
+    dut.ctl__clear.value = 0
     dut.rd__frame.value = 0
     dut.rd__index.value = 0
     driver = PixelDriver(dut)
