@@ -329,7 +329,8 @@ def _pnr_plan(name: str, verilog: str, freq_mhz: float, seed: int,
                 "--report", "report.json", "-l", "nextpnr.log", "-q"]
     wrapped = sum(w for _, w, _ in top_ports(verilog, name)) > ECP5_USER_IO
     synth = f"read_verilog -sv {name}.v; synth_ecp5 -top {name + '_io' if wrapped else name} -json {name}.json"
-    key = hashlib.sha256("\0".join([verilog, synth, *pnr_args, _tool_versions(), PNR_VERSION]).encode()).hexdigest()
+    placed = io_wrapper(verilog, name)[0] if wrapped else verilog    # the text the tools read
+    key = hashlib.sha256("\0".join([placed, synth, *pnr_args, _tool_versions(), PNR_VERSION]).encode()).hexdigest()
     return pnr_args, synth, cache_dir("pnr") / f"{name}-ecp5-{key[:16]}.json", wrapped
 
 
