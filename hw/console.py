@@ -25,7 +25,8 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
   cycle counter (``cyc``) and the frame's scanline count start at the first opcode fetch,
   as ``System::reset`` starts them at 0.
 * Frames: the TIA raises ``frame_end`` (VSYNC cleared 228+ clocks after set, or a TIA
-  write past 290/342 scanlines); the console then reports ``at_boundary`` at the next
+  write past 290/342 scanlines); the console then reports ``at_boundary`` (its ``frame`` port,
+  :data:`FrameSignature`, with ``start_frame``, ``insn_start`` and ``jammed``) at the next
   instruction boundary the CPU will really execute (after any WSYNC wait), where the host
   stops. The next frame begins when the host pulses ``start_frame`` there: the current
   scanline becomes line 0 of the new frame and the cycle counter restarts (Stella's
@@ -94,6 +95,17 @@ ControllerSignature = wiring.Signature({
 })
 
 
+#: The console's frame handshake with whoever runs it (producer of the status: the console, which
+#: takes it as ``Out``; the frame-skip controller takes it as ``In`` and drives ``start_frame``):
+#: ``start_frame`` (in) the first clock of a new frame, pulsed at a frame boundary; ``insn_start``
+#: (out) a clock in which the CPU starts an instruction (an opcode fetch); ``at_boundary`` (out)
+#: ``insn_start`` once the frame-ending write was made (ALE's frame boundary: the frame is over);
+#: ``jammed`` (out) the CPU executed a KIL/JAM opcode and stopped (see the module doc).
+FrameSignature = wiring.Signature({
+    "start_frame": In(1), "at_boundary": Out(1), "insn_start": Out(1), "jammed": Out(1),
+})
+
+
 #: The console's ports for one colour clock per cycle (see the module docstring), in order.
 _PORTS = {
     "mapper": In(Mapper),
@@ -103,7 +115,7 @@ _PORTS = {
     "height": In(9),
     "timer_init": In(8),
     "controllers": In(ControllerSignature),
-    "start_frame": In(1),
+    "frame": Out(FrameSignature),
     "host_rom": In(HostLoadSignature),
     "host_ram": In(HostLoadSignature),
     "host_riot": In(HostLoadSignature),
@@ -114,11 +126,8 @@ _PORTS = {
     "hpos": Out(8),
     "line": Out(16),
     "cyc": Out(32),
-    "at_boundary": Out(1),
-    "insn_start": Out(1),
     "frame_pending": Out(1),
     "tia_touch": Out(1),
-    "jammed": Out(1),
     "pc": Out(16),
     "bank": Out(2),
     "pixels": Out(PixelStreamSignature),
@@ -273,14 +282,14 @@ class Console(wiring.Component):
         line = Signal(16)
         frame_line = Signal(16)
         cyc = Signal(32)
-        m.d.comb += line.eq(Mux(self.start_frame, 0, frame_line))
+        m.d.comb += line.eq(Mux(self.frame.start_frame, 0, frame_line))
         with m.If(counting):
             m.d.sync += hpos.eq(Mux(hpos == 227, 0, hpos + 1))
             with m.If((hpos == 227) & (frame_line != 0xFFFF)):
                 m.d.sync += frame_line.eq(line + 1)
         with m.If(cycle_end):
             m.d.sync += cyc.eq(cyc + 1)
-        with m.If(self.start_frame):
+        with m.If(self.frame.start_frame):
             m.d.sync += cyc.eq(0)
             with m.If(~((hpos == 227) & counting)):
                 m.d.sync += frame_line.eq(0)
@@ -304,8 +313,8 @@ class Console(wiring.Component):
             return (v >= self.ystart) & (v < self.ystart + self.height)
         win_line = Signal()        # window(frame_line) one clock ago
         after_start = Signal()     # start_frame was high in the previous clock
-        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(self.start_frame)]
-        in_window = Mux(self.start_frame | after_start, window(0), win_line)
+        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(self.frame.start_frame)]
+        in_window = Mux(self.frame.start_frame | after_start, window(0), win_line)
         drawn = Signal()
         m.d.comb += drawn.eq(counting & in_window & (hpos >= 68))
 
@@ -314,7 +323,7 @@ class Console(wiring.Component):
             tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read),
             clk.hpos.eq(hpos), clk.advance.eq(counting), clk.drawn.eq(drawn),
             clk.line_end_drawn.eq(counting & in_window & (hpos == 227)),
-            clk.cyc.eq(cyc), clk.frame_start.eq(self.start_frame),
+            clk.cyc.eq(cyc), clk.frame_start.eq(self.frame.start_frame),
             clk.line.eq(line), clk.odd_last_frame.eq(odd_last),
         ]
         # read data of the access that completed at the previous edge, formed in the clock after it
@@ -332,7 +341,7 @@ class Console(wiring.Component):
         pending = Signal()
         with m.If(clk.frame_end):
             m.d.sync += pending.eq(1)
-        with m.If(self.start_frame):
+        with m.If(self.frame.start_frame):
             m.d.sync += [pending.eq(0), odd_last.eq(frame_line[0])]
         insn_start = Signal()
         m.d.comb += insn_start.eq((ph == 0) & cycle_sync & rdy & counting)
@@ -340,13 +349,13 @@ class Console(wiring.Component):
         m.d.comb += [
             self.pixel.eq(clk.pixel), self.drawn.eq(drawn), self.pixel_x.eq(hpos - 68),
             self.row.eq(line - self.ystart), self.hpos.eq(hpos), self.line.eq(line),
-            self.cyc.eq(cyc), self.insn_start.eq(insn_start),
-            self.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
-            self.jammed.eq(cpu.jammed), self.pc.eq(Mux(cpu.ce, cpu.pc_next, cpu.state.pc)),
+            self.cyc.eq(cyc), self.frame.insn_start.eq(insn_start),
+            self.frame.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
+            self.frame.jammed.eq(cpu.jammed), self.pc.eq(Mux(cpu.ce, cpu.pc_next, cpu.state.pc)),
             self.tia_touch.eq(strobe & tia_bus.sel),
             self.pixels.pixel.eq(clk.pixel), self.pixels.visible.eq(drawn),
             self.pixels.line_end.eq(counting & in_window & (hpos == 227)),
-            self.pixels.frame_end.eq(self.start_frame),
+            self.pixels.frame_end.eq(self.frame.start_frame),
         ]
         return m
 
@@ -381,7 +390,7 @@ class Console(wiring.Component):
         strobe = Signal()      # the access completes at the end of colour clock 2
         m.d.comb += strobe.eq(counting & ~cpu.dummy & (~bus_rw | rdy))
 
-        sf = self.start_frame
+        sf = self.frame.start_frame
         hpos = Signal(8)       # colour clock 0 of this cycle (0, 3, ... 225)
         frame_line = Signal(16)
         cyc = Signal(32)
@@ -442,9 +451,9 @@ class Console(wiring.Component):
         m.d.comb += [
             self.pixel.eq(tia.clocks[0].pixel), self.drawn.eq(drawn[0]), self.pixel_x.eq(hpos - 68),
             self.row.eq(line - self.ystart), self.hpos.eq(hpos), self.line.eq(line),
-            self.cyc.eq(cyc), self.insn_start.eq(insn_start),
-            self.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
-            self.jammed.eq(cpu.jammed), self.pc.eq(cpu.state.pc),
+            self.cyc.eq(cyc), self.frame.insn_start.eq(insn_start),
+            self.frame.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
+            self.frame.jammed.eq(cpu.jammed), self.pc.eq(cpu.state.pc),
             self.tia_touch.eq(strobe & tia_bus.sel),
             self.pixels.visible.eq(Cat(*drawn)), self.pixels.line_end.eq(line_end),
             self.pixels.frame_end.eq(sf),

@@ -7,7 +7,7 @@ frame), inference started when the observation is ready, the chosen action appli
 counted against the cap, the episode ended on game over.
 
 Frames are ALE frames (``TIA::update()``): the console runs (``drive.ce``) from a frame start
-(``drive.start_frame``, the console's own frame boundary) until ``at_boundary`` or ALE's
+(``drive.frame.start_frame``, the console's own frame boundary) until ``at_boundary`` or ALE's
 25,000-instruction limit (:data:`MAX_INSTRUCTIONS`; the frame then continues in the next
 frame without a new start, as ALE's next ``update()`` does) or a CPU jam.
 
@@ -41,7 +41,7 @@ from hls_models.action_select import MAX_ACTIONS
 from hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, PADDLE_MULT,
                                    PADDLE_R_MAX, PADDLE_SHIFT)
 from hw.action_select import chosen_action_signature
-from hw.console import ControllerSignature
+from hw.console import ControllerSignature, FrameSignature
 from hw.policy_engine import ACC_BITS, InferenceControlSignature
 from hw.preprocessor import PreprocessorControlSignature
 
@@ -57,13 +57,13 @@ ActionEntry = data.StructLayout({
 })
 
 #: The controller's drive of the console (producer: the controller): its clock enable, the frame
-#: start and the frame's stop conditions, and the controller inputs
-#: (:data:`hw.console.ControllerSignature`, the console's own, joined with ``wiring.connect``).
+#: handshake (:data:`hw.console.FrameSignature`: the frame start and the frame's stop conditions)
+#: and the controller inputs (:data:`hw.console.ControllerSignature`), both the console's own and
+#: joined with ``wiring.connect``.
 ConsoleDriveSignature = wiring.Signature({
     "ce": Out(1),             # the console's clock enable (it runs this cycle)
-    "start_frame": Out(1),    # first clock of a new frame
+    "frame": In(FrameSignature),
     "controllers": Out(ControllerSignature),
-    "at_boundary": In(1), "insn_start": In(1), "jammed": In(1),
 })
 
 
@@ -239,23 +239,23 @@ class FrameSkip(wiring.Component):
                 with m.If(go):
                     with m.If(fresh):
                         # Stella's startFrame: the new frame begins; the first clock always runs
-                        m.d.comb += [d.start_frame.eq(1), d.ce.eq(1),
+                        m.d.comb += [d.frame.start_frame.eq(1), d.ce.eq(1),
                                      self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
                                      self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
                         m.d.sync += started.eq(1)
-                        with m.If(d.insn_start):
+                        with m.If(d.frame.insn_start):
                             m.d.sync += insns.eq(insns + 1)
                     with m.Else():
-                        m.d.comb += stop.eq(d.at_boundary | (d.insn_start & (insns >= MAX_INSTRUCTIONS)) | d.jammed)
+                        m.d.comb += stop.eq(d.frame.at_boundary | (d.frame.insn_start & (insns >= MAX_INSTRUCTIONS)) | d.frame.jammed)
                         m.d.comb += [self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
                                      self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
                         with m.If(~stop):
                             m.d.comb += d.ce.eq(1)
-                            with m.If(d.insn_start):
+                            with m.If(d.frame.insn_start):
                                 m.d.sync += insns.eq(insns + 1)
                         with m.Else():
-                            status = Mux(d.at_boundary, 0, Mux(d.jammed, 2, 1))
-                            m.d.sync += [self.frame_status.eq(status), partial.eq(~d.at_boundary & ~d.jammed),
+                            status = Mux(d.frame.at_boundary, 0, Mux(d.frame.jammed, 2, 1))
+                            m.d.sync += [self.frame_status.eq(status), partial.eq(~d.frame.at_boundary & ~d.frame.jammed),
                                          started.eq(0)]
                             with m.If(self.phase == Phase.MANUAL):
                                 m.d.sync += [st.eq(State.IDLE), self.done.eq(1)]

@@ -147,9 +147,7 @@ class GameInstance(wiring.Component):
         d = ctrl.drive
         wiring.connect(m, d.controllers, console.controllers)
         # the frame start and stop conditions (ce drives the console's EnableInserter below)
-        m.d.comb += [console.start_frame.eq(d.start_frame),
-                     d.at_boundary.eq(console.at_boundary), d.insn_start.eq(console.insn_start),
-                     d.jammed.eq(console.jammed)]
+        wiring.connect(m, console.frame, d.frame)
 
         # ---- registers -----------------------------------------------------------------
         console_cfg, ep_cfg, ep_frames = Signal(24), Signal(29), Signal(24)
@@ -197,7 +195,7 @@ class GameInstance(wiring.Component):
                                   rom_loaded, engine.control.busy, host_turn, Const(0, 5), errors[0:3], status_sync,
                                   errors[4:7]))
         m.d.comb += status_sync.eq(pre.sync_error)
-        with m.If(console.jammed & (ctrl.state == State.FRAME)):
+        with m.If(console.frame.jammed & (ctrl.state == State.FRAME)):
             m.d.sync += errors[4].eq(1)
 
         # ---- AXI4-Lite slave ----------------------------------------------------------

@@ -406,7 +406,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire \actions[9].inpt5 ;
   wire [1:0] \actions[9].paddle ;
   wire [7:0] \actions[9].swcha ;
-  wire at_boundary;
   reg [2:0] axi_state = 3'h0;
   input [16:0] bus__araddr;
   wire [16:0] bus__araddr;
@@ -480,7 +479,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [31:0] cycles_select;
   wire [23:0] decisions;
   wire done;
-  wire drive__at_boundary;
   wire drive__ce;
   wire drive__controllers__inpt4;
   wire drive__controllers__inpt5;
@@ -494,9 +492,10 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [31:0] drive__controllers__paddles__needed__3;
   wire [7:0] drive__controllers__swcha;
   wire [7:0] drive__controllers__swchb;
-  wire drive__insn_start;
-  wire drive__jammed;
-  wire drive__start_frame;
+  wire drive__frame__at_boundary;
+  wire drive__frame__insn_start;
+  wire drive__frame__jammed;
+  wire drive__frame__start_frame;
   wire engine__busy;
   wire engine__done;
   wire engine__start;
@@ -507,6 +506,10 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   reg [6:0] errors = 7'h00;
   wire fire_en;
   wire [4:0] fire_index;
+  wire frame__at_boundary;
+  wire frame__insn_start;
+  wire frame__jammed;
+  wire frame__start_frame;
   wire [7:0] frame_skip;
   wire [1:0] frame_status;
   wire [23:0] frames;
@@ -529,8 +532,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire [7:0] host_wdata;
   reg [2:0] host_we;
   reg [25:0] inputs = 26'h2ab3fff;
-  wire insn_start;
-  wire jammed;
   reg [2:0] k = 3'h0;
   wire man_inpt4;
   wire man_inpt5;
@@ -618,7 +619,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   wire rst;
   reg rules_ack;
   reg start;
-  wire start_frame;
   (* enum_base_type = "State" *)
   (* enum_value_0000 = "IDLE" *)
   (* enum_value_0001 = "CLEAR" *)
@@ -702,7 +702,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign \$57  = axi_state == 3'h6;
   assign \$58  = cycle + 1'h1;
   assign \$59  = state == 2'h3;
-  assign \$60  = drive__jammed & \$59 ;
+  assign \$60  = drive__frame__jammed & \$59 ;
   assign \$61  = bus__awvalid & bus__wvalid;
   assign \$62  = \$signal$187  == 4'hc;
   assign \$63  = \$signal$187  == 5'h10;
@@ -916,19 +916,20 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   always @(posedge clk)
     \$signal$206  <= \$225 ;
   \instance.console  console (
-    .at_boundary(drive__at_boundary),
     .clk(clk),
     .con_ce(con_ce),
     .con_rst(con_rst),
     .drawn(stream__visible),
+    .frame__at_boundary(drive__frame__at_boundary),
+    .frame__jammed(drive__frame__jammed),
+    .frame__start_frame(stream__frame_end),
     .host_ram__rdata(host_ram__rdata),
     .host_riot__rdata(host_riot__rdata),
     .host_rom__addr(host_rom__addr),
     .host_rom__wdata(host_rom__wdata),
     .inpt4(controllers__inpt4),
     .inpt5(controllers__inpt5),
-    .insn_start(drive__insn_start),
-    .jammed(drive__jammed),
+    .insn_start(drive__frame__insn_start),
     .paddles__mode__0(controllers__paddles__mode__0),
     .paddles__mode__1(controllers__paddles__mode__1),
     .paddles__mode__2(controllers__paddles__mode__2),
@@ -942,7 +943,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .\port$11032$0 (host_we),
     .\port$11059$0 (\$signal ),
     .rst(rst),
-    .start_frame(stream__frame_end),
     .swcha(controllers__swcha),
     .swchb(controllers__swchb),
     .timer_init(timer_init)
@@ -962,7 +962,6 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .cycles_select(cycles_select),
     .decisions(decisions),
     .done(done),
-    .drive__at_boundary(drive__at_boundary),
     .drive__ce(drive__ce),
     .drive__controllers__inpt4(controllers__inpt4),
     .drive__controllers__inpt5(controllers__inpt5),
@@ -976,9 +975,10 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
     .drive__controllers__paddles__needed__3(controllers__paddles__needed__3),
     .drive__controllers__swcha(controllers__swcha),
     .drive__controllers__swchb(controllers__swchb),
-    .drive__insn_start(drive__insn_start),
-    .drive__jammed(drive__jammed),
-    .drive__start_frame(stream__frame_end),
+    .drive__frame__at_boundary(drive__frame__at_boundary),
+    .drive__frame__insn_start(drive__frame__insn_start),
+    .drive__frame__jammed(drive__frame__jammed),
+    .drive__frame__start_frame(stream__frame_end),
     .engine__done(engine__done),
     .engine__start(control__start),
     .episode_frames(episode_frames),
@@ -3692,11 +3692,11 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign drive__controllers__paddles__needed__3 = controllers__paddles__needed__3;
   assign drive__controllers__swcha = controllers__swcha;
   assign drive__controllers__swchb = controllers__swchb;
-  assign start_frame = stream__frame_end;
-  assign drive__start_frame = stream__frame_end;
-  assign at_boundary = drive__at_boundary;
-  assign insn_start = drive__insn_start;
-  assign jammed = drive__jammed;
+  assign frame__at_boundary = drive__frame__at_boundary;
+  assign frame__insn_start = drive__frame__insn_start;
+  assign frame__jammed = drive__frame__jammed;
+  assign frame__start_frame = stream__frame_end;
+  assign drive__frame__start_frame = stream__frame_end;
   assign mapper = \$signal [3:0];
   assign pal = \$signal [4];
   assign hmove_blanks = \$signal [5];
@@ -3948,7 +3948,7 @@ module \instance (bus__awvalid, bus__wdata, bus__wstrb, bus__wvalid, bus__bready
   assign actions[7:0] = action0[7:0];
 endmodule
 
-module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__line_end, jammed, pixel, host_riot__rdata, host_ram__rdata, con_rst, host_rom__addr, host_rom__wdata, \port$11032$0 , \port$11059$0 , timer_init, start_frame, paddles__needed__0, paddles__needed__1, paddles__needed__2, paddles__needed__3
+module \instance.console (rst, con_ce, drawn, insn_start, frame__at_boundary, pixels__line_end, frame__jammed, pixel, host_riot__rdata, host_ram__rdata, con_rst, host_rom__addr, host_rom__wdata, \port$11032$0 , \port$11059$0 , timer_init, frame__start_frame, paddles__needed__0, paddles__needed__1, paddles__needed__2, paddles__needed__3
 , swcha, swchb, inpt4, inpt5, paddles__mode__0, paddles__mode__1, paddles__mode__2, paddles__mode__3, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$42  = 0;
   wire \$1 ;
@@ -4042,8 +4042,6 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire a13;
   wire [15:0] addr;
   reg after_start = 1'h0;
-  output at_boundary;
-  wire at_boundary;
   wire [1:0] bank;
   wire [1:0] \bank$142 ;
   wire [12:0] bus__addr;
@@ -4131,6 +4129,13 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire dummy;
   reg fetch_next = 1'h0;
   wire \fetch_next$16 ;
+  output frame__at_boundary;
+  wire frame__at_boundary;
+  wire frame__insn_start;
+  output frame__jammed;
+  wire frame__jammed;
+  input frame__start_frame;
+  wire frame__start_frame;
   reg [15:0] frame_line = 16'h0000;
   (* init = 1'h0 *)
   wire frame_pending;
@@ -4174,10 +4179,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   wire inpt5;
   output insn_start;
   wire insn_start;
-  wire \insn_start$165 ;
-  output jammed;
   wire jammed;
-  wire \jammed$169 ;
   reg [7:0] last_bus = 8'h00;
   reg last_was_read = 1'h0;
   (* init = 1'h0 *)
@@ -4258,8 +4260,6 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   input rst;
   wire rst;
   wire rw;
-  input start_frame;
-  wire start_frame;
   reg started = 1'h0;
   wire [15:0] state__pc;
   wire strobe;
@@ -4310,7 +4310,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$32  = ~ wsync;
   assign \$33  = \$31  | \$32 ;
   assign strobe = \$30  & \$33 ;
-  assign line = start_frame ? 16'h0000 : frame_line;
+  assign line = frame__start_frame ? 16'h0000 : frame_line;
   assign cart_bus__write = ~ bus_rw;
   assign \$34  = ~ bus_addr[12];
   assign \$35  = ~ bus_addr[7];
@@ -4319,7 +4319,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$36  = ~ bus_addr[12];
   assign riot_bus__sel = \$36  & bus_addr[7];
   assign riot_bus__write = ~ bus_rw;
-  assign \$37  = start_frame | after_start;
+  assign \$37  = frame__start_frame | after_start;
   assign \$38  = \port$11059$0 [14:6] <= 1'h0;
   assign \$39  = \port$11059$0 [14:6] + \port$11059$0 [23:15];
   assign \$40  = \$39  > 1'h0;
@@ -4328,7 +4328,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \$43  = counting & \$42 ;
   assign \$44  = hpos >= 7'h44;
   assign drawn = \$43  & \$44 ;
-  assign \$45  = start_frame | after_start;
+  assign \$45  = frame__start_frame | after_start;
   assign \$46  = \port$11059$0 [14:6] <= 1'h0;
   assign \$47  = \port$11059$0 [14:6] + \port$11059$0 [23:15];
   assign \$48  = \$47  > 1'h0;
@@ -4344,10 +4344,10 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign insn_start = \$56  & counting;
   assign \$57  = hpos - 7'h44;
   assign \$58  = line - \port$11059$0 [14:6];
-  assign at_boundary = insn_start & pending;
+  assign frame__at_boundary = insn_start & pending;
   assign pc = ce ? pc_next : state__pc;
   assign tia_touch = strobe & tia_bus__sel;
-  assign \$59  = start_frame | after_start;
+  assign \$59  = frame__start_frame | after_start;
   assign \$60  = \port$11059$0 [14:6] <= 1'h0;
   assign \$61  = \port$11059$0 [14:6] + \port$11059$0 [23:15];
   assign \$62  = \$61  > 1'h0;
@@ -4435,7 +4435,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .dout(dout),
     .dummy(dummy),
     .fetch_next(\fetch_next$16 ),
-    .jammed(jammed),
+    .jammed(frame__jammed),
     .pc_next(pc_next),
     .rdy(rdy_seen),
     .rst(rst),
@@ -4476,7 +4476,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     .clocks__0__cyc(cyc),
     .clocks__0__drawn(drawn),
     .clocks__0__frame_end(clocks__0__frame_end),
-    .clocks__0__frame_start(start_frame),
+    .clocks__0__frame_start(frame__start_frame),
     .clocks__0__hpos(hpos),
     .clocks__0__line(line),
     .clocks__0__line_end_drawn(clocks__0__line_end_drawn),
@@ -4660,7 +4660,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
           \$78  = \$17 [15:0];
         end
       end
-      if (start_frame) begin
+      if (frame__start_frame) begin
         if (\$21 ) begin
           \$78  = 16'h0000;
         end
@@ -4680,7 +4680,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
       if (cycle_end) begin
         \$79  = \$18 [31:0];
       end
-      if (start_frame) begin
+      if (frame__start_frame) begin
         \$79  = 32'd0;
       end
     end
@@ -4708,7 +4708,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     \$81  = after_start;
     if (con_ce) begin
-      \$81  = start_frame;
+      \$81  = frame__start_frame;
     end
     if (con_rst) begin
       \$81  = 1'h0;
@@ -4780,7 +4780,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
       if (clocks__0__frame_end) begin
         \$86  = 1'h1;
       end
-      if (start_frame) begin
+      if (frame__start_frame) begin
         \$86  = 1'h0;
       end
     end
@@ -4795,7 +4795,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
     if (\$auto$verilog_backend.cc:2355:dump_module$42 ) begin end
     \$87  = odd_last;
     if (con_ce) begin
-      if (start_frame) begin
+      if (frame__start_frame) begin
         \$87  = frame_line[0];
       end
     end
@@ -4902,7 +4902,7 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign clocks__0__advance = counting;
   assign clocks__0__drawn = drawn;
   assign clocks__0__cyc = cyc;
-  assign clocks__0__frame_start = start_frame;
+  assign clocks__0__frame_start = frame__start_frame;
   assign clocks__0__line = line;
   assign clocks__0__odd_last_frame = odd_last;
   assign \din$155  = din;
@@ -4913,12 +4913,12 @@ module \instance.console (rst, con_ce, drawn, insn_start, at_boundary, pixels__l
   assign \hpos$162  = hpos;
   assign \line$163  = line;
   assign \cyc$164  = cyc;
-  assign \insn_start$165  = insn_start;
+  assign frame__insn_start = insn_start;
   assign frame_pending = pending;
-  assign \jammed$169  = jammed;
+  assign jammed = frame__jammed;
   assign pixels__pixel = pixel;
   assign pixels__visible = drawn;
-  assign pixels__frame_end = start_frame;
+  assign pixels__frame_end = frame__start_frame;
   assign \$8  = wsync;
 endmodule
 
@@ -34739,8 +34739,8 @@ module \instance.console.tia (rst, con_ce, clocks__0__advance, bus__cycle_end, b
   assign \$1730 [3] = \$auto$rtlil.cc:2739:Not$40 ;
 endmodule
 
-module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed, actions, rules_ack, terminal, abort, start, manual, \port$11061$0 , episode_frames, \port$11067$0 , reward, \port$11071$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
-, man_needed__2, man_needed__3, pre__obs_valid, engine__done, chosen__index, chosen__valid, pre__clear, drive__start_frame, drive__ce, pre__push, pre__zero_prev, engine__start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__controllers__paddles__needed__0, drive__controllers__paddles__needed__1, drive__controllers__paddles__needed__2
+module \instance.ctrl (rst, drive__frame__insn_start, drive__frame__at_boundary, drive__frame__jammed, actions, rules_ack, terminal, abort, start, manual, \port$11061$0 , episode_frames, \port$11067$0 , reward, \port$11071$0 , paddle_lo, paddle_hi, paddle_start, paddle_fixed_needed, man_needed__0, man_needed__1
+, man_needed__2, man_needed__3, pre__obs_valid, engine__done, chosen__index, chosen__valid, pre__clear, drive__frame__start_frame, drive__ce, pre__push, pre__zero_prev, engine__start, cycles_emu, cycles_host, cycles_obs, cycles_infer, cycles_select, cycles_ctrl, drive__controllers__paddles__needed__0, drive__controllers__paddles__needed__1, drive__controllers__paddles__needed__2
 , drive__controllers__paddles__needed__3, state, frames, decisions, episode_return, game_over, done, paddle_r, phase, action, drive__controllers__swcha, drive__controllers__swchb, drive__controllers__inpt4, drive__controllers__inpt5, drive__controllers__paddles__mode__0, drive__controllers__paddles__mode__1, drive__controllers__paddles__mode__2, drive__controllers__paddles__mode__3, frame_status, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$47  = 0;
   reg [1:0] \$1 ;
@@ -34968,8 +34968,6 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   reg [23:0] decisions = 24'h000000;
   output done;
   reg done = 1'h0;
-  input drive__at_boundary;
-  wire drive__at_boundary;
   output drive__ce;
   reg drive__ce;
   output drive__controllers__inpt4;
@@ -34996,12 +34994,14 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   reg [7:0] drive__controllers__swcha = 8'hff;
   output [7:0] drive__controllers__swchb;
   reg [7:0] drive__controllers__swchb = 8'h3f;
-  input drive__insn_start;
-  wire drive__insn_start;
-  input drive__jammed;
-  wire drive__jammed;
-  output drive__start_frame;
-  reg drive__start_frame;
+  input drive__frame__at_boundary;
+  wire drive__frame__at_boundary;
+  input drive__frame__insn_start;
+  wire drive__frame__insn_start;
+  input drive__frame__jammed;
+  wire drive__frame__jammed;
+  output drive__frame__start_frame;
+  reg drive__frame__start_frame;
   input engine__done;
   wire engine__done;
   output engine__start;
@@ -35172,9 +35172,9 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$30  = phase != 2'h3;
   assign \$31  = \$30  & first;
   assign \$32  = insns >= 15'h61a8;
-  assign \$33  = drive__insn_start & \$32 ;
-  assign \$34  = drive__at_boundary | \$33 ;
-  assign \$35  = \$34  | drive__jammed;
+  assign \$33  = drive__frame__insn_start & \$32 ;
+  assign \$34  = drive__frame__at_boundary | \$33 ;
+  assign \$35  = \$34  | drive__frame__jammed;
   assign \$36  = phase != 2'h3;
   assign \$37  = \$36  & push_run;
   assign \$38  = \$37  & is_last;
@@ -35193,10 +35193,10 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   assign \$54  = insns + 1'h1;
   assign \$55  = ~ stop;
   assign \$56  = insns + 1'h1;
-  assign \$57  = drive__jammed ? 2'h2 : 2'h1;
-  assign \$58  = drive__at_boundary ? 2'h0 : \$57 ;
-  assign \$59  = ~ drive__at_boundary;
-  assign \$60  = ~ drive__jammed;
+  assign \$57  = drive__frame__jammed ? 2'h2 : 2'h1;
+  assign \$58  = drive__frame__at_boundary ? 2'h0 : \$57 ;
+  assign \$59  = ~ drive__frame__at_boundary;
+  assign \$60  = ~ drive__frame__jammed;
   assign \$61  = \$59  & \$60 ;
   assign \$62  = phase == 2'h3;
   assign \$63  = frames + 1'h1;
@@ -35529,7 +35529,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$47 ) begin end
-    drive__start_frame = 1'h0;
+    drive__frame__start_frame = 1'h0;
     casez (state)
       4'h0:
           /* empty */;
@@ -35540,7 +35540,7 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
       4'h3:
           if (go) begin
             if (fresh) begin
-              drive__start_frame = 1'h1;
+              drive__frame__start_frame = 1'h1;
             end
           end
     endcase
@@ -36503,12 +36503,12 @@ module \instance.ctrl (rst, drive__insn_start, drive__at_boundary, drive__jammed
           if (go) begin
             (* full_case = 32'd1 *)
             if (fresh) begin
-              if (drive__insn_start) begin
+              if (drive__frame__insn_start) begin
                 \$104  = \$54 [14:0];
               end
             end else begin
               if (\$55 ) begin
-                if (drive__insn_start) begin
+                if (drive__frame__insn_start) begin
                   \$104  = \$56 [14:0];
                 end
               end

@@ -242,7 +242,7 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         h->pend_lo = h->pend_hi = -1;
         h->cur ^= 1;
         h->greyed = false;
-        t->start_frame = 1;
+        t->frame___05Fstart_frame = 1;
         t->eval();
 #ifdef NC_CC3
         for (int k = 0; k < 3; ++k)
@@ -252,20 +252,20 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
 #else
         if (t->drawn) h->fb[h->cur][(t->row % FB_ROWS) * 160 + t->pixel_x] = t->pixel;
 #endif
-        if (t->insn_start) ++insns;
+        if (t->frame___05Finsn_start) ++insns;
         h->slow_edge();
-        t->start_frame = 0;
+        t->frame___05Fstart_frame = 0;
         t->eval();
         clocks += CLOCKS_PER_EDGE;
     }
     uint8_t* fb = h->fb[h->cur];
     for (;;) {
-        if (t->at_boundary) { status = 0; break; }
-        if (t->insn_start) {
+        if (t->frame___05Fat_boundary) { status = 0; break; }
+        if (t->frame___05Finsn_start) {
             if (insns >= max_insns) { status = 1; break; }
             ++insns;
         }
-        if (t->jammed) { status = 2; break; }
+        if (t->frame___05Fjammed) { status = 2; break; }
 #ifdef NC_CC3
         if (unsigned vis = t->PORT(pixels, visible)) {
             unsigned row = t->row;

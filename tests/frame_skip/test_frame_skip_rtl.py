@@ -46,7 +46,7 @@ def _rtl(cfg, over_at, choices, rewards, frame_clocks=5):
         ctx.set(dut.start, 0)
         clocks, n, k, pending = 0, 0, 0, []
         for _ in range(20000):
-            ctx.set(dut.drive.at_boundary, clocks >= frame_clocks)
+            ctx.set(dut.drive.frame.at_boundary, clocks >= frame_clocks)
             ctx.set(dut.rules_ack, 0)
             ctx.set(dut.engine.done, 0)
             ctx.set(dut.chosen.valid, 0)
@@ -67,7 +67,7 @@ def _rtl(cfg, over_at, choices, rewards, frame_clocks=5):
                     ctx.set(dut.chosen.valid, 1)
                     ctx.set(dut.chosen.index, pending[1])
                     pending = []
-            if ctx.get(dut.drive.start_frame):
+            if ctx.get(dut.drive.frame.start_frame):
                 got["frames"].append((ctx.get(dut.drive.controllers.swcha), bool(ctx.get(dut.pre.push)),
                                       bool(ctx.get(dut.pre.zero_prev))))
                 clocks = 1
