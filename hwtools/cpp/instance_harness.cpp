@@ -8,15 +8,23 @@
 // Built with NC_TRACE defined (and --trace-fst): inst_trace records an FST waveform of every
 // signal over a window of clocks (time 2c+1 after the rising edge of clock c, 2c+2 after the
 // falling edge, c counted from the harness's start as inst_cycles counts).
+// A clock edge (without NC_TRACE) runs the model's NBA region once and nothing else, as the
+// console harness does (hwtools/cpp/console_harness.cpp, where the reasoning is): every input
+// change below is followed by a full eval() before the next edge, so the input-combinational
+// pass has nothing to do on an edge. Two full eval() calls per clock ran the console 2.5x
+// slower (README, "console RTL speed"). The trace build keeps them (it dumps after each).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 #include "Vinstance.h"
+#include "Vinstance___024root.h"
 #include "verilated.h"
 #ifdef NC_TRACE
 #include "verilated_fst_c.h"
 #endif
+
+void Vinstance___024root___eval_nba(Vinstance___024root* vlSelf);
 
 namespace {
 using nc2600::MemRestore;
@@ -59,15 +67,22 @@ struct Harness {
         delete top;
     }
     inline void edge() {
+#ifndef NC_TRACE
+        // clk rose: the one trigger (bit 0), one NBA pass (console_harness.cpp's edge())
+        Vinstance___024root* r = top->rootp;
+        r->clk = 1;
+        r->__VnbaTriggered[0] = 1;
+        Vinstance___024root___eval_nba(r);
+        r->__VnbaTriggered[0] = 0;
+        r->clk = 0;
+        r->__Vtrigprevexpr___TOP__clk__0 = 0;
+#else
         top->clk = 1;
         top->eval();
-#ifdef NC_TRACE
         const bool rec = tfp && cycles >= trace_from;
         if (rec) tfp->dump(2 * cycles + 1);
-#endif
         top->clk = 0;
         top->eval();
-#ifdef NC_TRACE
         if (rec) {
             tfp->dump(2 * cycles + 2);
             if (cycles + 1 >= trace_to) trace_close();
