@@ -48,13 +48,13 @@ def build(height: int = 210, fmt: str = "NTSC", trace: bool = False, colour_cloc
     ``trace``: the build that can record an FST waveform (:meth:`InstanceSim.trace`; Verilator
     ``--trace-fst``, slower to build and, while recording, to run)."""
     from hw.instance import generate
-    from hwtools.verilator_build import build_shared_lib
+    from hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
     top = "instance" if colour_clocks_per_cycle == 1 else f"instance{colour_clocks_per_cycle}"
     verilog = generate(height, fmt, colour_clocks_per_cycle=colour_clocks_per_cycle)[f"{top}.v"]
     harness = HARNESS_CPP.read_text().replace("Vinstance", f"V{top}")
     return build_shared_lib(f"{top}{height}{fmt.lower()}{'-trace' if trace else ''}", verilog, top,
                             savable_harness(_prelude(trace) + harness),
-                            extra_verilator_args=("-CFLAGS", "-O2", *SAVABLE_ARGS, *_trace_args(trace)),
+                            extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS, *_trace_args(trace)),
                             link_args=fst_link_args() if trace else ())
 
 
@@ -70,11 +70,11 @@ def build_node(height: int = 210, fmt: str = "NTSC") -> Path:
     """Build (or find in the cache) ``libnode.so``: the two-instance node (:mod:`hw.node`) with
     the same harness (its top is ``node`` instead of ``instance``)."""
     from hw.node import generate
-    from hwtools.verilator_build import build_shared_lib
+    from hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
     verilog = generate(height, fmt)["node.v"]
     return build_shared_lib(f"node{height}{fmt.lower()}", verilog, "node",
                             savable_harness(HARNESS_CPP.read_text().replace("Vinstance", "Vnode")),
-                            extra_verilator_args=("-CFLAGS", "-O2", *SAVABLE_ARGS))
+                            extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS))
 
 
 def _lib(height: int, fmt: str, node: bool = False, trace: bool = False,

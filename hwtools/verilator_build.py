@@ -34,13 +34,14 @@ WARNING_ARGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style")
 PCH_MAKEFLAGS = "CFG_CXXFLAGS_PCH_I=-include"
 
 
-#: gcc flags of the console models (``-CFLAGS``): no SLP or loop vectorisation. Verilated code
+#: gcc flags of the console and instance models (``-CFLAGS``): no SLP or loop vectorisation. Verilated code
 #: writes the model's registers one narrow field at a time and reads neighbouring fields back in
 #: the same clock; gcc's vectoriser packs such neighbours into 16-byte loads and stores, and each
 #: wide load of fields just written narrowly stalls on store forwarding. Measured on the console
 #: (seaquest, CPU time per frame, builds alternated in one process): 1.14-1.16x faster than
 #: ``-O3`` with vectorisation; ``-march=native``, ``-O2``, profile-guided optimisation and
-#: Verilator's ``-fno-*`` options gave nothing on top (README, "console RTL speed").
+#: Verilator's ``-fno-*`` options gave nothing on top (README, "console RTL speed"); the fabric
+#: instance at ``-O2``: 1.23-1.32x per episode (README, "Verilator speed of the fabric instance").
 NO_VECTORISE_CFLAGS = "-fno-tree-vectorize -fno-tree-slp-vectorize"
 
 
