@@ -318,6 +318,12 @@ class Console(wiring.Component):
         drawn = Signal()
         m.d.comb += drawn.eq(counting & in_window & (hpos >= 68))
 
+        # the TIA write that completes at the next clock's edge, from the CPU's outputs (valid from
+        # the cycle's second clock, ph 1): the TIA registers it (its write paths then start from a
+        # register, not from the strobe and chip-select logic); counting does not change from ph 1
+        # to ph 2
+        m.d.comb += [tia.write_ahead.eq((ph == 1) & counting & ~cpu.dummy & ~cpu.rw & chip_selects(cpu.addr)[1]),
+                     tia.addr_ahead.eq(cpu.addr[0:6])]
         clk = tia.clocks[0]
         m.d.comb += [
             tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read),

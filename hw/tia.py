@@ -47,7 +47,15 @@ keeps, beside ``hpos``, registers derived from it that would otherwise start its
 (the write's colour clock ``hpos + 1 mod 228``, its CPU cycle of the line, the RESPx and RESMx
 positions it gives, the pixel column ``hpos - 68``): they advance with ``advance`` and equal
 the formulas at every clock (both start at ``hpos = 0`` after reset). ``cyc`` is Stella's CPU
-cycle count of the frame for the current cycle minus 1.
+cycle count of the frame for the current cycle minus 1. ``advance``, once high, stays high (the
+console counts from its first opcode fetch on).
+
+Positions are kept as distances (issue 16's logic depth): per object ``(xc - position) mod 160``
+with ``xc`` the pixel column clamped to 0 in HBLANK, advanced with the column and reloaded when
+the position changes (HMOVE adds a change computed a clock ahead from its tables; RESPx, RESMx and
+the delayed RESPx load distances kept beside the write's colour clock), so that drawing, the
+collision latches and RESPx's copy test start from registers; per player also RESPx's distance
+``u = (new position - position) mod 160`` for that test.
 
 One colour clock is one application of :meth:`Tia._step` (state + the clock's ports -> next
 state). ``Tia(colour_clocks=3)`` applies it three times per clock, chained combinationally, with
@@ -195,9 +203,67 @@ def _ge_const(v, c: int):
     return gt | eq
 
 
+def _wrap160(s):
+    """``s mod 160`` (8 bits) for a signed sum ``s`` (at least 10 bits) in -16..191, as bit logic:
+    below 0, 144 + (s mod 16); from 160 (bits 7 and 5 set there), s mod 32."""
+    return Mux(s[-1], Cat(s[0:4], Const(0b1001, 4)), Mux(s[7] & s[5], s[0:5], s[0:8]))
+
+
+def _in_range(v, lo: int, hi: int):
+    """``lo <= v < hi`` for an unsigned Amaranth value ``v`` and integer constants, by
+    :func:`_cmp_const` (no carry chain)."""
+    return _ge_const(v, lo) & ~_ge_const(v, hi)
+
+
+def _or(terms):
+    v = terms[0]
+    for t in terms[1:]:
+        v = v | t
+    return v
+
+
+def _mode_in(mode, modes):
+    """``mode`` (3 bits) is one of ``modes`` (a constant set)."""
+    return _or([Const(0, 1)] + [mode == mo for mo in modes])
+
+
 def _copy_offsets(mode: int) -> tuple[int, ...]:
     return {0: (0,), 1: (0, 16), 2: (0, 32), 3: (0, 16, 32), 4: (0, 64), 5: (0,), 6: (0, 32, 64),
             7: (0,)}[mode]
+
+
+def _pf_index(x: int, reflect: int) -> int:
+    """Index into the 20 playfield bits (PF0 bits 4..7 as 0..3, PF1 7..0 as 4..11, PF2 0..7 as
+    12..19) of pixel column ``x`` (0..159; 0 otherwise), the right half reflected or repeated."""
+    k = (x if x < 160 else 0) >> 2
+    kk = k if k < 20 else (39 - k if reflect else k - 20)
+    return kk if kk < 4 or kk >= 12 else 15 - kk
+
+
+_PF_INDEX = [Array([Const(_pf_index(x, r), 5) for x in range(256)]) for r in (0, 1)]
+
+
+def _resp_off(h: int) -> int:
+    """RESPx's new position minus the clamped pixel column (mod 160) for a write at the clock whose
+    hpos is ``h``: 3 (h 0..66: 3 - 0), 5 (67: 5 - 0), 6 (68..226), 4 (227: 3 - 159)."""
+    return 3 if h <= 66 else 5 if h == 67 else 6 if h <= 226 else 4
+
+
+def _uc(h: int) -> int:
+    """How RESPx's copy-test distance u = dist + _resp_off(hpos) moves from the clock at ``h`` to
+    the next (the column's advance and the change of the offset): -1..2."""
+    return (1 if h >= 68 else 0) + _resp_off((h + 1) % 228) - _resp_off(h)
+
+
+def _resp_u(h: int) -> int:
+    """u after RESPx at the clock before the one at ``h``: the new distance (160 - 5 from hpos 68
+    on, else 160 - 3) plus _resp_off(h), mod 160."""
+    return ((155 if h >= 68 else 157) + _resp_off(h)) % 160
+
+
+_UC = Array([Const(_uc(h) if h < 228 else 0, signed(3)) for h in range(256)])
+_UC_AHEAD = Array([Const(_uc((h + 1) % 228) if h < 228 else 0, signed(3)) for h in range(256)])
+_RESP_U_AHEAD = Array([Const(_resp_u((h + 1) % 228) if h < 228 else 0, 8) for h in range(256)])
 
 
 def _hm_cap(cycle: int) -> int:
@@ -220,9 +286,15 @@ def _hm_code(cycle: int) -> int:
 
 
 _HM_CODE = Array([Const(_hm_code(c), 6) for c in range(128)])
-#: HMOVE's motion by (extra, limit) (index extra | limit << 4): in HBLANK and late in the line.
-_HM_EARLY = Array([Const(8 - min(i & 15, i >> 4), signed(6)) for i in range(256)])
-_HM_LATE = Array([Const(-max(0, (i & 15) - (i >> 4)), signed(6)) for i in range(256)])
+#: the rule of the write two colour clocks after the one at ``wr_hpos`` (index: wr_hpos, 0..227)
+_HM_AHEAD = Array([Const(_hm_code(((h + 2) % 228) // 3), 6) for h in range(256)])
+#: An object's distance change ``inc - motion`` for HMOVE by (extra, limit, inc) (index
+#: ``extra | limit << 4 | inc << 8``, see :func:`hmove_motion`): in HBLANK and late in the line.
+_HMK_EARLY = Array([Const((i >> 8) - (8 - min(i & 15, (i >> 4) & 15)), signed(6)) for i in range(512)])
+_HMK_LATE = Array([Const((i >> 8) + max(0, (i & 15) - ((i >> 4) & 15)), signed(6)) for i in range(512)])
+#: The same for RESPx's copy-test distance u: ``c - motion`` with c = (i >> 8) - 1 (_uc, -1..2).
+_HMKU_EARLY = Array([Const((i >> 8) - 1 - (8 - min(i & 15, (i >> 4) & 15)), signed(6)) for i in range(1024)])
+_HMKU_LATE = Array([Const((i >> 8) - 1 + max(0, (i & 15) - ((i >> 4) & 15)), signed(6)) for i in range(1024)])
 
 
 
@@ -235,8 +307,16 @@ _STATE = (
     ("grp0", 8, 0), ("grp1", 8, 0), ("dgrp0", 8, 0), ("dgrp1", 8, 0), ("enam0", 1, 0), ("enam1", 1, 0),
     ("enabl", 1, 0), ("denabl", 1, 0), ("hmp0", 4, 0), ("hmp1", 4, 0), ("hmm0", 4, 0), ("hmm1", 4, 0),
     ("hmbl", 4, 0), ("vdelp0", 1, 0), ("vdelp1", 1, 0), ("vdelbl", 1, 0), ("resmp0", 1, 0),
-    ("resmp1", 1, 0), ("collision", 15, 0), ("posp0", 8, 0), ("posp1", 8, 0), ("posm0", 8, 0),
-    ("posm1", 8, 0), ("posbl", 8, 0), ("p0_skip", 1, 0), ("p1_skip", 1, 0), ("pf_reflect", 1, 0),
+    ("resmp1", 1, 0), ("collision", 15, 0),
+    # whether the clamped pixel column advances at the next clock (x then < 160), given the
+    # console counts then and now (true from its first CPU cycle on, and whenever an HMOVE, which
+    # reads it, applies next): x now < 158 or >= 254; a register a clock ahead of that
+    ("xc_inc_next", 1, 0),
+    # the objects' distances to the pixel column, (xc - position) mod 160 with xc the pixel column
+    # clamped to 0 in HBLANK (x if x < 160 else 0): what drawing, the collision latches and RESPx's
+    # copy test read, a register rather than a subtract (issue 16's depth); each advances by one
+    # (mod 160) with xc and is reloaded when its position changes (_advance, _wrap160)
+    ("dp0", 8, 0), ("dp1", 8, 0), ("dm0", 8, 0), ("dm1", 8, 0), ("dbl", 8, 0), ("p0_skip", 1, 0), ("p1_skip", 1, 0), ("pf_reflect", 1, 0),
     ("hmove_blank", 1, 0),
     ("since_hmove", 8, 255),   # CPU cycles since the last HMOVE (saturating)
     ("vsync_armed", 1, 0),
@@ -248,18 +328,36 @@ _STATE = (
     # the five object distances
     ("x", 8, (0 - 68) % 256),
     # Stella's colour clock of the write (end of the CPU cycle) in the line, kept as registers
-    # beside the console's hpos (hpos + 1 mod 228, its CPU cycle of the line and the RESMx/RESPx
-    # positions it gives), so that no write path starts with an add, a divide by 3 or a wrap
-    ("wr_hpos", 8, 1), ("wr_phase", 2, 1), ("wr_cycle", 7, 0), ("wr_resm", 8, 2), ("wr_resp", 8, 3),
+    # beside the console's hpos (hpos + 1 mod 228, its CPU cycle of the line, whether it is past
+    # HBLANK (the RESMx/RESPx positions it gives are then 4 and 5 pixels right of the column, else
+    # 2 and 3), and RESPx's new position minus the pixel column, 3..6), so that no write path
+    # starts with an add, a divide by 3 or a wrap
+    ("wr_hpos", 8, 1), ("wr_phase", 2, 1), ("wr_cycle", 7, 0), ("wr_col", 1, 0),
+    # RESPx's copy test reads, per player, u = (new position - position) mod 160 = (dist +
+    # _resp_off(hpos)) mod 160, kept as registers beside the distances (upX) with the same
+    # sources: each clock u moves by wr_uc (_uc), HMOVE by its own change (hmku_*), RESPx sets
+    # wr_resp_u, the delayed RESPx carries it in rpuX
+    ("up0", 8, _resp_off(0)), ("up1", 8, _resp_off(0)), ("rpu0", 8, 0), ("rpu1", 8, 0),
+    ("wr_uc", signed(3), _uc(0)), ("wr_uc_next", signed(3), _uc(1)), ("wr_resp_u", 8, _resp_u(1)),
+    *[(f"hmku_{src}{i}", signed(6), 0) for src in "wp" for i in range(2)],
     ("wr_hm", 6, _hm_code(0)),  # HMOVE's motion rule for the write's cycle (_hm_code)
-    # the pending (delayed) generic write
+    ("wr_hm_ahead", 6, _hm_code(0)),   # ... for the next clock's write
+    # HMOVE applied at this clock, per object (P0, P1, M0, M1, BL): the distance's change
+    # inc - motion (-8..16), computed a clock ahead from the motion registers and the rule of a
+    # write now (hmk_w*) or of the pending write (hmk_p*); see _hmove_k
+    *[(f"hmk_{src}{o}", signed(6), 0) for src in "wp" for o in range(5)],
+    # the playfield bit of the pixel column, per reflection (not reflected, reflected)
+    ("pfi_n", 5, 0), ("pfi_r", 5, 0),
+    # the pending (delayed) generic write; pend_resm_d: the distance (as dp0..dbl) of the position
+    # a pending RESMx/RESBL sets, fixed at the write (Stella's special cases included), advancing
     ("pend", 1, 0), ("pend_addr", 6, 0), ("pend_data", 8, 0), ("pend_hpos", 8, 0), ("pend_hm", 6, 0),
-    ("pend_resm", 8, 0), ("pend_cnt", 4, 0),
+    ("pend_resm_d", 8, 0), ("pend_cnt", 4, 0),
     ("pend_since", 8, 0),      # CPU cycles since HMOVE at the write (Stella's RESMx/RESBL cases)
     ("wm", 4, 0),              # clocks Stella has already drawn ahead of now
     # the pending RESPx during a drawn copy (+11), per player
     ("rp0_valid", 1, 0), ("rp1_valid", 1, 0), ("rp0_cnt", 4, 0), ("rp1_cnt", 4, 0),
-    ("rp0_x", 8, 0), ("rp1_x", 8, 0), ("rp0_skip", 1, 0), ("rp1_skip", 1, 0),
+    ("rp0_d", 8, 0), ("rp1_d", 8, 0),   # the distance of the position it sets (as dp0), advancing
+    ("rp0_skip", 1, 0), ("rp1_skip", 1, 0),
     ("wsync", 1, 0),           # the CPU must wait for the start of the next line
 )
 
@@ -323,8 +421,11 @@ class Tia(wiring.Component):
         inpt4, inpt5: In(1), the fire buttons (1 = up).
         paddles: In(:data:`PaddlesSignature`), INPT0..3.
         clocks: In(:data:`TiaClockSignature`) x ``colour_clocks``.
+        write_ahead, addr_ahead: In(1), In(6), with one colour clock per clock: a TIA write
+            completes at the next clock's edge, and its A5..A0 (registered here, so that the
+            write paths start from registers: the write decoded a colour clock earlier).
         wsync: Out(1), the CPU must wait for the start of the next line; collision: Out(15);
-        posp0..posbl: Out(8), object positions (for debugging).
+        posp0..posbl: Out(8), object positions (for debugging; from the distance registers).
 
     Raises:
         ValueError: ``colour_clocks`` is not 1 or 3.
@@ -345,6 +446,10 @@ class Tia(wiring.Component):
             "inpt5": In(1, init=1),
             "paddles": In(PaddlesSignature),
             "clocks": In(TiaClockSignature).array(colour_clocks),
+            # one colour clock per clock: a TIA write completes at the next clock's edge (bus.strobe,
+            # bus.sel and bus.write then), and its A5..A0 (registered here: the write decoded a
+            # colour clock earlier); unused with three colour clocks per clock
+            "write_ahead": In(1), "addr_ahead": In(6),
             "wsync": Out(1),
             "collision": Out(15),
             "posp0": Out(8), "posp1": Out(8), "posm0": Out(8), "posm1": Out(8), "posbl": Out(8),
@@ -352,9 +457,14 @@ class Tia(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        ports = {name: getattr(self, name) for name in ("wsync", "collision", "posp0", "posp1", "posm0",
-                                                        "posm1", "posbl")}
+        ports = {name: getattr(self, name) for name in ("wsync", "collision")}
         regs = _TiaState(given=ports)
+        # the positions (debugging ports) from the distance registers: (xc - d) mod 160
+        xc = Mux(regs.x < 160, regs.x, 0)
+        for name, d in (("posp0", regs.dp0), ("posp1", regs.dp1), ("posm0", regs.dm0), ("posm1", regs.dm1),
+                        ("posbl", regs.dbl)):
+            diff = Cat(xc, Const(0, 2)).as_signed() - Cat(d, Const(0, 2)).as_signed()
+            m.d.comb += getattr(self, name).eq(Mux(diff < 0, diff + 160, diff))
         last = self.colour_clocks - 1
         if self.colour_clocks == 1:
             self._step(m, regs, regs, "sync", self.clocks[0], True)
@@ -373,14 +483,45 @@ class Tia(wiring.Component):
         (:data:`TiaClockSignature`) to the next state ``N``, assigned in domain ``dom`` (``sync``
         with ``N`` the registers themselves, or ``comb`` into next-state signals that default to
         ``S``); ``bus_clock``: the CPU bus acts at this clock (the cycle's last colour clock)."""
+        adv = self._advance(m, S, N, dom, clk)
         coll_vis = self._draw(m, S, N, dom, clk)
         if bus_clock:
             self._read(m, S, clk, coll_vis)
-        self._write(m, S, N, dom, clk, coll_vis, bus_clock)
+        self._write(m, S, N, dom, clk, coll_vis, bus_clock, adv)
+
+    #: the registers kept as distances to the pixel column (they advance with it)
+    _DISTANCES = ("dp0", "dp1", "dm0", "dm1", "dbl", "rp0_d", "rp1_d", "pend_resm_d")
+
+    def _advance(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk) -> dict:
+        """The pixel column's step: ``x`` (``hpos - 68`` mod 256) moves on with ``clk.advance``, and
+        every distance register (:attr:`_DISTANCES`, ``(xc - position) mod 160``) advances by one
+        mod 160 when the clamped column ``xc`` does (``advance`` at ``hpos`` 68..227: 227 -> 0 takes
+        ``xc`` from 159 to 0, HBLANK holds it at 0). Returns ``{"inc": 1 bit, name: the advanced
+        value}``: a distance register's next value unless a position change overrides it."""
+        nx = Signal(8, name="x_next")
+        m.d.comb += nx.eq(Mux(clk.advance, Mux(clk.hpos == 227, (0 - 68) % 256, S.x + 1), S.x))
+        m.d[dom] += [N.x.eq(nx), N.pfi_n.eq(_PF_INDEX[0][nx]), N.pfi_r.eq(_PF_INDEX[1][nx])]
+        inc = Signal(name="xc_inc")
+        m.d.comb += inc.eq(clk.advance & ~(S.x[7] & (S.x[6] | S.x[5])))
+        m.d[dom] += N.xc_inc_next.eq(~_ge_const(S.x, 158) | _ge_const(S.x, 254))
+        adv = {"inc": inc}
+        uc = Mux(clk.advance, S.wr_uc, 0)
+        for name in ("up0", "up1", "rpu0", "rpu1"):
+            a = Signal(8, name=f"{name}_adv")
+            m.d.comb += a.eq(_wrap160(Cat(getattr(S, name), Const(0, 2)).as_signed() + uc))
+            m.d[dom] += getattr(N, name).eq(a)
+            adv[name] = a
+        for name in self._DISTANCES:
+            d = getattr(S, name)
+            a = Signal(8, name=f"{name}_adv")
+            m.d.comb += a.eq(Mux(inc, Mux(d == 159, 0, d + 1), d))
+            m.d[dom] += getattr(N, name).eq(a)
+            adv[name] = a
+        return adv
 
     def _draw(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk):
-        """Drawing: the objects' bits at this clock's pixel, priority and colour (``clk.pixel``),
-        the pixel column register's step; returns the clock's visible collisions (15 bits, in
+        """Drawing: the objects' bits at this clock's pixel (from their distance registers),
+        priority and colour (``clk.pixel``); returns the clock's visible collisions (15 bits, in
         the CXxx latch order)."""
 
         def reflect8(v):
@@ -394,20 +535,9 @@ class Tia(wiring.Component):
         m0_en = S.enam0 & ~S.resmp0
         m1_en = S.enam1 & ~S.resmp1
 
-        # the pixel column hpos - 68 (mod 256) as a register beside hpos: no subtract in front of
-        # the five object distances
-        with m.If(clk.advance):
-            m.d[dom] += N.x.eq(Mux(clk.hpos == 227, (0 - 68) % 256, S.x + 1))
-
-        def dist(pos):
-            d = Signal(8)
-            diff = Signal(signed(10))
-            m.d.comb += diff.eq(Cat(S.x, Const(0, 2)).as_signed() - Cat(pos, Const(0, 2)).as_signed())
-            m.d.comb += d.eq(Mux(diff < 0, diff + 160, diff))
-            return d
-
-        def player_bit(pos, mode, skip, grp):
-            d = dist(pos)
+        # an object covers the pixel when its distance d = (x - position) mod 160 (a register)
+        # falls into a copy: constant compares on d (no subtract, no carry chain)
+        def player_bit(d, mode, skip, grp):
             idx = Signal(3)
             hit = Signal()
             with m.Switch(mode):
@@ -416,69 +546,58 @@ class Tia(wiring.Component):
                         if mo in (5, 7):
                             w = 16 if mo == 5 else 32
                             sh = 1 if mo == 5 else 2
-                            dm1 = Signal(8)
-                            m.d.comb += dm1.eq(d - 1)
-                            m.d.comb += [hit.eq(~skip & (d > 0) & (d <= w)), idx.eq(dm1 >> sh)]
+                            # the pixel's bit ((d - 1) >> sh) mod 8 from a table of d's low bits
+                            m.d.comb += [hit.eq(~skip & _in_range(d, 1, w + 1)),
+                                         idx.eq(Array([Const(((v - 1) >> sh) & 7, 3) for v in range(8 << sh)])
+                                                [d[0:3 + sh]])]
                         else:
-                            conds = []
-                            for i, off in enumerate(_copy_offsets(mo)):
-                                c = (d >= off) & (d < off + 8)
-                                if off == 0:
-                                    c = c & ~skip
-                                conds.append((c, off))
-                            any_hit = conds[0][0]
-                            for c, _ in conds[1:]:
-                                any_hit = any_hit | c
-                            sel = Const(0, 8)
-                            for c, off in reversed(conds):
-                                sel = Mux(c, d - off, sel)
-                            m.d.comb += [hit.eq(any_hit), idx.eq(sel[0:3])]
+                            h = Const(0, 1)
+                            for off in _copy_offsets(mo):
+                                c = _in_range(d, off, off + 8)
+                                h = h | (c & ~skip if off == 0 else c)
+                            # the copies start at multiples of 8: the pixel's bit is d mod 8
+                            m.d.comb += [hit.eq(h), idx.eq(d[0:3])]
             bit = Signal()
             m.d.comb += bit.eq(hit & grp.bit_select(~idx, 1))
             return bit
 
-        def missile_bit(pos, nusiz, en, widen=Const(0, 1), off=Const(0, 1)):
-            d = dist(pos)
+        def missile_bit(d, nusiz, en, widen=Const(0, 1), off=Const(0, 1)):
             size = Signal(2)
             m.d.comb += size.eq(nusiz.missile_size | widen)
-            width = Signal(6)
-            m.d.comb += width.eq(Const(1, 6) << size)
             hit = Signal()
-            with m.Switch(nusiz.mode):
+            with m.Switch(Cat(size, nusiz.mode)):
                 for mo in range(8):
-                    with m.Case(mo):
-                        conds = [(d >= off) & (d < off + width) for off in _copy_offsets(mo)]
-                        h = conds[0]
-                        for c in conds[1:]:
-                            h = h | c
-                        m.d.comb += hit.eq(h)
+                    for sz in range(4):
+                        with m.Case(sz | mo << 2):
+                            h = Const(0, 1)
+                            for o in _copy_offsets(mo):
+                                h = h | _in_range(d, o, o + (1 << sz))
+                            m.d.comb += hit.eq(h)
             return hit & en & ~off
 
         def ball_bit():
-            d = dist(S.posbl)
-            width = Signal(6)
-            m.d.comb += width.eq(Const(1, 6) << S.ctrlpf.ball_size)
-            return (d < width) & ball_en
+            hit = Signal()
+            with m.Switch(S.ctrlpf.ball_size):
+                for sz in range(4):
+                    with m.Case(sz):
+                        m.d.comb += hit.eq(_in_range(S.dbl, 0, 1 << sz))
+            return hit & ball_en
 
-        p0 = player_bit(S.posp0, S.nusiz0.mode, S.p0_skip, cur_grp0)
-        p1 = player_bit(S.posp1, S.nusiz1.mode, S.p1_skip, cur_grp1)
-        m0 = missile_bit(S.posm0, S.nusiz0, m0_en, widen=(S.m0_mode == 1), off=(S.m0_mode == 2))
-        m1 = missile_bit(S.posm1, S.nusiz1, m1_en)
+        p0 = player_bit(S.dp0, S.nusiz0.mode, S.p0_skip, cur_grp0)
+        p1 = player_bit(S.dp1, S.nusiz1.mode, S.p1_skip, cur_grp1)
+        m0 = missile_bit(S.dm0, S.nusiz0, m0_en, widen=(S.m0_mode == 1), off=(S.m0_mode == 2))
+        m1 = missile_bit(S.dm1, S.nusiz1, m1_en)
         bl = ball_bit()
 
         # playfield bit for this pixel
-        k = Signal(6)
-        kk = Signal(5)
-        pfidx = Signal(5)
-        m.d.comb += k.eq(S.x >> 2)
-        m.d.comb += kk.eq(Mux(k < 20, k, Mux(S.pf_reflect, 39 - k, k - 20)))
-        m.d.comb += pfidx.eq(Mux((kk < 4) | (kk >= 12), kk, 15 - kk))
+        # the playfield bit's index for the pixel column, kept in registers per reflection (from
+        # the next column, a table): no subtract in front of the playfield bit
         pfb = Signal()
-        m.d.comb += pfb.eq(S.pf.bit_select(pfidx, 1))
+        m.d.comb += pfb.eq(S.pf.bit_select(Mux(S.pf_reflect, S.pfi_r, S.pfi_n), 1))
 
         score = S.ctrlpf.score
         prio = S.ctrlpf.priority
-        left = S.x < 80
+        left = ~_ge_const(S.x, 80)
         only_pf = (S.pf != 0) & (cur_grp0 == 0) & (cur_grp1 == 0) & ~m0_en & ~m1_en & ~ball_en
         color = Signal(2)   # 0 BK, 1 PF, 2 P0, 3 P1
         with m.If(only_pf & score):
@@ -501,7 +620,7 @@ class Tia(wiring.Component):
                 m.d.comb += color.eq(c0)
         colreg = Array([S.colubk, S.colupf, S.colup0, S.colup1])[color]
         loss = self.pal & clk.odd_last_frame
-        blanked = S.vblank[1] | (S.hmove_blank & (S.x < 8))
+        blanked = S.vblank[1] | (S.hmove_blank & ~_ge_const(S.x, 8))
         m.d.comb += clk.pixel.eq(Mux(blanked, 0, Cat(loss, colreg)))
 
         coll_now = Signal(15)
@@ -561,17 +680,20 @@ class Tia(wiring.Component):
                     m.d.comb += rd.eq(Cat(Const(0, 1), inpt[i]))
         m.d.comb += self.bus.rdata.eq(Cat(noise, rd))
 
-    def _write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, coll_vis, bus_clock: bool) -> None:
+    def _write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, coll_vis, bus_clock: bool,
+               adv: dict) -> None:
         """Writes and the clocked bookkeeping: the write's colour-clock registers, the delayed
         write and delayed RESPx, collisions, end-of-line and HMOVE-blank rules, VSYNC/VBLANK/WSYNC
         and the frame end (``clk.frame_end``)."""
         rp_valid = [S.rp0_valid, S.rp1_valid]
         rp_cnt = [S.rp0_cnt, S.rp1_cnt]
-        rp_x = [S.rp0_x, S.rp1_x]
         rp_skip = [S.rp0_skip, S.rp1_skip]
         n_rp_valid = [N.rp0_valid, N.rp1_valid]
         n_rp_cnt = [N.rp0_cnt, N.rp1_cnt]
-        n_rp_x = [N.rp0_x, N.rp1_x]
+        n_rp_d = [N.rp0_d, N.rp1_d]
+        n_rp_u = [N.rpu0, N.rpu1]
+        n_u = [N.up0, N.up1]
+        inc = adv["inc"]
         n_rp_skip = [N.rp0_skip, N.rp1_skip]
 
         # Stella's colour clock of the write (end of the CPU cycle) in the line
@@ -586,15 +708,32 @@ class Tia(wiring.Component):
             m.d[dom] += [
                 N.wr_hpos.eq(nxt_hpos),
                 N.wr_phase.eq(Mux((S.wr_hpos == 227) | (S.wr_phase == 2), 0, S.wr_phase + 1)),
-                N.wr_cycle.eq(nxt_cycle), N.wr_hm.eq(_HM_CODE[nxt_cycle]),
-                N.wr_resm.eq(Mux(nxt_hpos < 68, 2, Mux(nxt_hpos - 68 + 4 >= 160, nxt_hpos - 68 + 4 - 160,
-                                                     nxt_hpos - 68 + 4))),
-                N.wr_resp.eq(Mux(nxt_hpos < 68, 3, Mux(nxt_hpos - 68 + 5 >= 160, nxt_hpos - 68 + 5 - 160,
-                                                     nxt_hpos - 68 + 5))),
+                N.wr_cycle.eq(nxt_cycle), N.wr_hm.eq(S.wr_hm_ahead), N.wr_hm_ahead.eq(_HM_AHEAD[S.wr_hpos]),
+                N.wr_col.eq(nxt_hpos >= 68),
+                # RESPx's position minus the pixel column at the next clock (whose hpos is wr_hpos):
+                # 3 (hpos 0..66: 3 - 0), 5 (67: 5 - 0), 6 (68..226), 4 (227: 3 - 159 mod 160)
+                N.wr_uc.eq(_UC[S.wr_hpos]), N.wr_uc_next.eq(_UC_AHEAD[S.wr_hpos]),
+                N.wr_resp_u.eq(_RESP_U_AHEAD[S.wr_hpos]),
             ]
         bus = self.bus
         # the CPU bus acts at the cycle's last colour clock only
-        is_write = (bus.strobe & bus.sel & bus.write) if bus_clock else Const(0, 1)
+        if not bus_clock:
+            is_write = Const(0, 1)
+        elif self.colour_clocks == 1:
+            # registered a clock ahead from the console's CPU outputs (write_ahead), with the
+            # address's classes: no strobe or decode logic in front of the write paths
+            is_write = Signal(name="write_now")
+            m.d.sync += is_write.eq(self.write_ahead)
+        else:
+            is_write = bus.strobe & bus.sel & bus.write
+        # the write's address classes: RESPx, a register with a write delay (POKE_DELAY)
+        def classes(a):
+            return (a == TiaWrite.RESP0) | (a == TiaWrite.RESP1), _or([a == r for r in POKE_DELAY])
+        if bus_clock and self.colour_clocks == 1:
+            wa_resp, wa_poke = Signal(name="write_resp"), Signal(name="write_delayed")
+            m.d.sync += [wa_resp.eq(classes(self.addr_ahead)[0]), wa_poke.eq(classes(self.addr_ahead)[1])]
+        else:
+            wa_resp, wa_poke = classes(bus.addr[0:6])
         cycle_end = bus.cycle_end if bus_clock else Const(0, 1)
         waddr = bus.addr[0:6]
 
@@ -618,37 +757,34 @@ class Tia(wiring.Component):
         m.d.comb += eff.eq(Mux(S.wm > delay, S.wm, delay))
         # eff == 0 without the compare: nothing drawn ahead and a register without a delay
         now = Signal()
-        with m.Switch(waddr):
-            with m.Case(*POKE_DELAY):
-                m.d.comb += now.eq(0)
-            with m.Default():
-                m.d.comb += now.eq(S.wm == 0)
+        m.d.comb += now.eq(~wa_poke & (S.wm == 0))
 
-        # RESPx: when-condition at the write
-        newx = Signal(8)
-        m.d.comb += newx.eq(S.wr_resp)
+        # RESPx: when-condition at the write, from u = (new position - old position) mod 160 (a
+        # register per player): constant compares
+        # the distance (as dp0) of RESPx's position at the next clock: xc' - (xc' + 5) or 0 - 3
+        resp_d = Mux(S.wr_col, 160 - 5, 160 - 3)
 
-        def when_of(oldx, mode):
-            d = Signal(8)
-            diff = Signal(signed(10))
-            m.d.comb += diff.eq(Cat(newx, Const(0, 2)).as_signed() - Cat(oldx, Const(0, 2)).as_signed())
-            m.d.comb += d.eq(Mux(diff < 0, diff + 160, diff))
+        def when_of(u, mode):
+            def ranges(lo, n):   # u in [lo, lo + n)
+                t = Signal(name="when_range")
+                m.d.comb += t.eq(_in_range(u, lo, lo + n))
+                return t
+            dc = {o: ranges(o, 4) for o in (0, 16, 32, 64)}
+            pc = {o: ranges(o + 4, 8) for o in (0, 16, 32, 64)}
+            pc16, pc32 = ranges(4, 16), ranges(4, 32)
             disp = Signal()
             dly = Signal()
-            with m.Switch(mode):
-                for mo in range(8):
-                    with m.Case(mo):
-                        w = 16 if mo == 5 else 32 if mo == 7 else 8
-                        dc = Const(0, 1)
-                        pc = Const(0, 1)
-                        for off in _copy_offsets(mo):
-                            dc = dc | ((d >= off) & (d < off + 4))
-                            pc = pc | ((d >= off + 4) & (d < off + 4 + w))
-                        m.d.comb += [dly.eq(dc), disp.eq(pc)]
+            m.d.comb += [
+                dly.eq(_or([Const(0, 1)] + [dc[o] & _mode_in(mode, [mo for mo in range(8) if o in _copy_offsets(mo)])
+                                             for o in dc])),
+                disp.eq(_or([pc[o] & _mode_in(mode, [mo for mo in range(8) if mo not in (5, 7)
+                                                      and o in _copy_offsets(mo)]) for o in pc]
+                            + [pc16 & (mode == 5), pc32 & (mode == 7)])),
+            ]
             return disp, dly   # disp: when == 1, dly (and not disp): when == -1
 
-        w0 = when_of(S.posp0, S.nusiz0.mode)
-        w1 = when_of(S.posp1, S.nusiz1.mode)
+        w0 = when_of(S.up0, S.nusiz0.mode)
+        w1 = when_of(S.up1, S.nusiz1.mode)
 
         frame_end = clk.frame_end
         # a write past the frame's last scanline: line + (hpos == 227) > 290 (342 on PAL), the
@@ -668,12 +804,17 @@ class Tia(wiring.Component):
             # Stella's Cosmic Ark bug: missile 0 jumps by 18, 33, 0, 17 pixels left per line
             with m.If(S.cosmic):
                 nc = Signal(2)
-                jump = Signal(8)
-                mv = Signal(signed(10))
-                m.d.comb += [nc.eq(S.cosmic_cnt + 1),
-                             jump.eq(Array([Const(18, 8), Const(33, 8), Const(0, 8), Const(17, 8)])[nc]),
-                             mv.eq(Cat(S.posm0, Const(0, 2)).as_signed() - jump)]
-                m.d[dom] += [N.cosmic_cnt.eq(nc), N.posm0.eq(Mux(mv < 0, mv + 160, mv)),
+                m.d.comb += nc.eq(S.cosmic_cnt + 1)
+                # the position moves left by jump: its distance grows by it and by the column's
+                # advance, (dm0 + inc + jump) mod 160, the sum and the sum - 160 side by side
+                # (constants from tables by the count), picked by the latter's sign
+                jumps = (18, 33, 0, 17)
+                up = Mux(inc, Array([Const(j + 1, 8) for j in jumps])[nc], Array([Const(j, 8) for j in jumps])[nc])
+                down = Mux(inc, Array([Const(j + 1 - 160, signed(9)) for j in jumps])[nc],
+                           Array([Const(j - 160, signed(9)) for j in jumps])[nc])
+                s_up = Cat(S.dm0, Const(0, 2)).as_signed() + up
+                s_down = Cat(S.dm0, Const(0, 2)).as_signed() + down
+                m.d[dom] += [N.cosmic_cnt.eq(nc), N.dm0.eq(Mux(s_down[-1], s_up[0:8], s_down[0:8])),
                              N.m0_mode.eq(Mux(nc == 1, 1, Mux(nc == 2, 2, 0)))]
         # HMOVE blank ends after the 8th drawn pixel
         with m.If(clk.drawn & (S.x == 7)):
@@ -688,7 +829,7 @@ class Tia(wiring.Component):
         fire = Signal()
         m.d.comb += fire.eq(S.pend & (S.pend_cnt == 1))
         new_generic = Signal()
-        m.d.comb += new_generic.eq(is_write & (waddr != TiaWrite.RESP0) & (waddr != TiaWrite.RESP1))
+        m.d.comb += new_generic.eq(is_write & ~wa_resp)
         with m.If(S.pend):
             m.d[dom] += N.pend_cnt.eq(S.pend_cnt - 1)
             with m.If(S.pend_cnt == 1):
@@ -697,26 +838,76 @@ class Tia(wiring.Component):
         # source from its registers, the source picked by ``fire`` alone, one add with the two
         # wrap-arounds beside it (a selected operand rather than shared adders behind the
         # write decode)
-        hm_pos = []
-        for pos, hm in ((S.posp0, S.hmp0), (S.posp1, S.hmp1), (S.posm0, S.hmm0), (S.posm1, S.hmm1),
-                        (S.posbl, S.hmbl)):
-            mv = Signal(signed(6), name="hmove_mv")
-            m.d.comb += mv.eq(Mux(fire, self._hmove_mv(S.pend_hm, hm), self._hmove_mv(S.wr_hm, hm)))
-            p = Signal(8, name="hmove_pos")
-            m.d.comb += p.eq(self._hmove_position(pos, mv))
-            hm_pos.append(p)
+        # HMOVE's distance changes for the next clock, per object: an HMOVE that applies then is a
+        # write then (its rule is wr_hm at the next clock, wr_hm_ahead now) or the pending write
+        # firing then (its rule pend_hm then: wr_hm now if it is queued now). The motion registers
+        # then are these unless a pending HMxx/HMCLR fires now (an immediate write now is never
+        # followed by an HMOVE at the next clock: the next write comes a CPU cycle later, and a
+        # write pending then, if not queued now, holds wm above 0 now). The column advances at the
+        # next clock (an HMOVE then is a CPU write, so the console counts now) when x then < 160.
+        enq = Signal()
+        m.d.comb += enq.eq(new_generic & (~now | fire))
+        inc_next = S.xc_inc_next
+        hm_regs = (S.hmp0, S.hmp1, S.hmm0, S.hmm1, S.hmbl)
+        hm_writes = (TiaWrite.HMP0, TiaWrite.HMP1, TiaWrite.HMM0, TiaWrite.HMM1, TiaWrite.HMBL)
+        # per rule: the change for the pending write's nibble and for 0 (HMCLR), shared by the
+        # objects; each object's picked after the tables by what fires now
+        codes = (S.wr_hm_ahead, S.wr_hm, S.pend_hm)
+        k_data = [self._hmove_k(c, S.pend_data[4:8], inc_next) for c in codes]
+        k_zero = [self._hmove_k(c, Const(0, 4), inc_next) for c in codes]
+        ku_data = [self._hmove_k(c, S.pend_data[4:8], S.wr_uc_next, u=True) for c in codes]
+        ku_zero = [self._hmove_k(c, Const(0, 4), S.wr_uc_next, u=True) for c in codes]
+        fire_clr = fire & (S.pend_addr == TiaWrite.HMCLR)
+        hm_d = []
+        hm_u = []
+        for o, (d, hm, wa) in enumerate(zip((S.dp0, S.dp1, S.dm0, S.dm1, S.dbl), hm_regs, hm_writes)):
+            fire_hm = fire & (S.pend_addr == wa)
+            kk = [Mux(fire_hm, k_data[i], Mux(fire_clr, k_zero[i], self._hmove_k(c, hm, inc_next)))
+                  for i, c in enumerate(codes)]
+            m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk[0]), getattr(N, f"hmk_p{o}").eq(Mux(enq, kk[1], kk[2]))]
+            if o < 2:   # the players' copy-test distance u
+                ku = [Mux(fire_hm, ku_data[i], Mux(fire_clr, ku_zero[i], self._hmove_k(c, hm, S.wr_uc_next, u=True)))
+                      for i, c in enumerate(codes)]
+                m.d[dom] += [getattr(N, f"hmku_w{o}").eq(ku[0]), getattr(N, f"hmku_p{o}").eq(Mux(enq, ku[1], ku[2]))]
+                nu = Signal(8, name="hmove_u")
+                m.d.comb += nu.eq(self._hmove_distance(getattr(S, f"up{o}"),
+                                                       Mux(S.pend, getattr(S, f"hmku_p{o}"), getattr(S, f"hmku_w{o}"))))
+                hm_u.append(nu)
+            # a write is pending exactly when an HMOVE that applies now is the pending one
+            nd = Signal(8, name="hmove_d")
+            m.d.comb += nd.eq(self._hmove_distance(d, Mux(S.pend, getattr(S, f"hmk_p{o}"), getattr(S, f"hmk_w{o}"))))
+            hm_d.append(nd)
+        # RESMx/RESBL's new distance for a write now: 4 pixels right of the next column (2 from 0 in
+        # HBLANK), or Stella's special position after HMOVE (by the CPU cycles since it and the
+        # write's colour clock, whose column is then a constant)
+        since, hw = S.since_hmove, S.wr_hpos
+        base = Mux(S.wr_col, 160 - 4, 160 - 2)
+        resm_now = [
+            Mux((since == 20) & (hw == 69), (1 - 8) % 160, base),       # Dolphin: position 8
+            Mux((since == 3) & (hw == 18), 160 - 3, base),             # Pitfall II: 3
+            Mux((since == 18) & (hw == 60), 160 - 10,                  # Escape from the Mindmaster: 10
+                Mux((since == 18) & (hw == 69), 1 - 10 + 160,
+                    Mux((since == 3) & (hw == 18), 160 - 3,            # Decathlon: 3
+                        Mux((since == 7) & (hw == 30), 160 - 6,        # Robot Tank: 6
+                            Mux((since == 6) & (hw == 27), 160 - 5, base))))),   # Hole Hunter: 5
+        ]
+        resm_now_sel = Signal(8)
+        m.d.comb += resm_now_sel.eq(Mux(waddr[0:3] == 2, resm_now[0], Mux(waddr[0:3] == 3, resm_now[1],
+                                                                         resm_now[2])))
         with m.If(fire):
-            self._apply(m, S, N, dom, S.pend_addr, S.pend_data, S.pend_hpos, S.pend_hm, S.pend_resm,
-                        S.pend_since, hm_pos)
+            pend_resm = adv["pend_resm_d"]
+            self._apply(m, S, N, dom, S.pend_addr, S.pend_data, S.pend_hpos, S.pend_hm,
+                        [pend_resm, pend_resm, pend_resm], S.pend_since, hm_d + hm_u, inc)
         with m.Elif(new_generic & now):
-            self._apply(m, S, N, dom, waddr, bus.wdata, S.wr_hpos, S.wr_hm, S.wr_resm, S.since_hmove,
-                        hm_pos)
+            self._apply(m, S, N, dom, waddr, bus.wdata, S.wr_hpos, S.wr_hm, resm_now, S.since_hmove,
+                        hm_d + hm_u, inc)
         # delayed RESPx fires
-        for i, (pos, skip) in enumerate(((N.posp0, N.p0_skip), (N.posp1, N.p1_skip))):
+        for i, (dist, skip) in enumerate(((N.dp0, N.p0_skip), (N.dp1, N.p1_skip))):
             with m.If(rp_valid[i]):
                 m.d[dom] += n_rp_cnt[i].eq(rp_cnt[i] - 1)
                 with m.If(rp_cnt[i] == 1):
-                    m.d[dom] += [n_rp_valid[i].eq(0), pos.eq(rp_x[i]), skip.eq(rp_skip[i])]
+                    m.d[dom] += [n_rp_valid[i].eq(0), dist.eq(adv[f"rp{i}_d"]), n_u[i].eq(adv[f"rpu{i}"]),
+                                 skip.eq(rp_skip[i])]
 
         # a new write at this edge
         with m.If(is_write):
@@ -739,23 +930,23 @@ class Tia(wiring.Component):
                     with m.If(self.last_was_read & (S.wr_hpos != 0)):
                         m.d[dom] += N.wsync.eq(1)
                 with m.Case(TiaWrite.RESP0, TiaWrite.RESP1):
-                    for i, (w, pos, skip) in enumerate(((w0, N.posp0, N.p0_skip), (w1, N.posp1, N.p1_skip))):
+                    for i, (w, dist, skip) in enumerate(((w0, N.dp0, N.p0_skip), (w1, N.dp1, N.p1_skip))):
                         with m.If(waddr[0] == i):
                             disp, dly = w
                             with m.If(disp):
                                 cnt = Mux(S.wm > 11, S.wm, 11)
-                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(cnt), n_rp_x[i].eq(newx),
-                                             n_rp_skip[i].eq(1)]
+                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(cnt), n_rp_d[i].eq(resp_d),
+                                             n_rp_u[i].eq(S.wr_resp_u), n_rp_skip[i].eq(1)]
                                 m.d[dom] += N.wm.eq(cnt - 1)
                             with m.Elif(S.wm != 0):
-                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(S.wm), n_rp_x[i].eq(newx),
-                                             n_rp_skip[i].eq(~dly)]
+                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(S.wm), n_rp_d[i].eq(resp_d),
+                                             n_rp_u[i].eq(S.wr_resp_u), n_rp_skip[i].eq(~dly)]
                             with m.Else():
-                                m.d[dom] += [pos.eq(newx), skip.eq(~dly)]
-            with m.If((waddr != TiaWrite.RESP0) & (waddr != TiaWrite.RESP1)):
+                                m.d[dom] += [dist.eq(resp_d), n_u[i].eq(S.wr_resp_u), skip.eq(~dly)]
+            with m.If(~wa_resp):
                 with m.If(~now | fire):
                     m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(bus.wdata),
-                                 N.pend_hpos.eq(S.wr_hpos), N.pend_hm.eq(S.wr_hm), N.pend_resm.eq(S.wr_resm),
+                                 N.pend_hpos.eq(S.wr_hpos), N.pend_hm.eq(S.wr_hm), N.pend_resm_d.eq(resm_now_sel),
                                  N.pend_since.eq(S.since_hmove),
                                  N.pend_cnt.eq(Mux(eff == 0, 1, eff)),
                                  N.wm.eq(Mux(eff == 0, 0, eff - 1))]
@@ -768,30 +959,35 @@ class Tia(wiring.Component):
             m.d[dom] += N.dump_disabled_cycle.eq(S.dump_disabled_cycle - clk.cyc)
 
     @staticmethod
-    def _hmove_mv(hm_code, hm):
-        """Pixels HMOVE moves an object with motion nibble ``hm`` (signed 6 bits, positive: right)
-        under the rule ``hm_code`` of the write's CPU cycle (:func:`_hm_code`; as
-        :func:`hmove_motion`): ``8 - min(extra, lim)`` in HBLANK, ``-max(0, extra - lim)`` late,
-        with ``extra = hm ^ 8``, read from two 256-entry tables (LUTs rather than compare and
-        subtract chains)."""
+    def _hmove_k(hm_code, hm, inc, u=False):
+        """An object's distance change for HMOVE, ``inc - motion`` (signed 6 bits, -8..16), for the
+        motion nibble ``hm`` under the rule ``hm_code`` of the write's CPU cycle (:func:`_hm_code`;
+        the motion as :func:`hmove_motion`: ``8 - min(extra, lim)`` in HBLANK, ``-max(0, extra -
+        lim)`` late, ``extra = hm ^ 8``) in a clock where the pixel column advances by ``inc``;
+        read from two 512-entry tables (LUTs rather than compare and subtract chains)."""
         lim, early, late = hm_code[0:4], hm_code[4], hm_code[5]
-        ix = Cat(hm ^ 8, lim)
-        return Mux(early, _HM_EARLY[ix], Mux(late, _HM_LATE[ix], 0))
+        if u:   # inc is the copy-test distance's move c (_uc, signed 3 bits, -1..2)
+            ix = Cat(hm ^ 8, lim, (inc + 1)[0:2])
+            return Mux(early, _HMKU_EARLY[ix], Mux(late, _HMKU_LATE[ix], inc))
+        ix = Cat(hm ^ 8, lim, inc)
+        return Mux(early, _HMK_EARLY[ix], Mux(late, _HMK_LATE[ix], Cat(inc, Const(0, 1)).as_signed()))
 
     @staticmethod
-    def _hmove_position(pos, mv):
-        """``(pos + mv) mod 160`` for a position ``pos`` (0..159) and a motion ``mv`` (-15..8): the
-        sum and both wrap-arounds added side by side (the constant on the position's side, off the
-        motion's longer path), picked by their signs."""
-        s, above, below = pos + mv, (pos - 160) + mv, (pos + 160) + mv
-        return Mux(above >= 0, above, Mux(s < 0, below, s))
+    def _hmove_distance(d, k):
+        """An object's distance register after HMOVE: ``(d + k) mod 160`` for ``d`` in 0..159 and
+        ``k`` (:meth:`_hmove_k`) in -8..16, the sum's two wrap-arounds as bit logic: below 0 it is
+        -8..-1 (160 + s = 152 + (s mod 8)), at 160 or more 160..175 (s - 160 = s mod 16, and s >=
+        160 is bits 7 and 5 there)."""
+        return _wrap160(Cat(d, Const(0, 2)).as_signed() + k)
 
-    def _apply(self, m: Module, S: _TiaState, N: _TiaState, dom: str, addr, data, hpos_w, hm_code, resm_x,
-               since, hm_pos) -> None:
+    def _apply(self, m: Module, S: _TiaState, N: _TiaState, dom: str, addr, data, hpos_w, hm_code, resm_d,
+               since, hm_d, inc) -> None:
         """A register write taking effect (immediate or delayed): ``addr`` (A5..A0), ``data``,
         the write's colour clock ``hpos_w``, HMOVE's rule for its CPU cycle of the line ``hm_code``
-        (:func:`_hm_code`), HMOVE's new positions ``hm_pos`` (P0, P1, M0, M1, BL), RESMx/RESBL
-        position ``resm_x`` and CPU cycles since HMOVE ``since``."""
+        (:func:`_hm_code`), HMOVE's new distances ``hm_d`` (P0, P1, M0, M1, BL, then the players' copy-test
+        distances u), the new distances
+        RESM0, RESM1 and RESBL set ``resm_d`` (Stella's special cases included), CPU cycles since
+        HMOVE ``since``, the pixel column's advance ``inc`` in this clock."""
         with m.Switch(addr):
             with m.Case(TiaWrite.VBLANK):
                 m.d[dom] += N.vblank.eq(data)
@@ -822,26 +1018,12 @@ class Tia(wiring.Component):
             with m.Case(TiaWrite.PF2):
                 m.d[dom] += N.pf[12:20].eq(data)
             with m.Case(TiaWrite.RESM0, TiaWrite.RESM1, TiaWrite.RESBL):
-                p = resm_x
                 with m.If(addr == TiaWrite.RESM0):
-                    # Stella's Dolphin case: RESM0 20 CPU cycles after HMOVE at hpos 69
-                    m.d[dom] += [N.posm0.eq(Mux((since == 20) & (hpos_w == 69), 8, p)), N.m0_mode.eq(0)]
+                    m.d[dom] += [N.dm0.eq(resm_d[0]), N.m0_mode.eq(0)]
                 with m.Elif(addr == TiaWrite.RESM1):
-                    with m.If((since == 3) & (hpos_w == 18)):
-                        m.d[dom] += N.posm1.eq(3)
-                    with m.Else():
-                        m.d[dom] += N.posm1.eq(p)
+                    m.d[dom] += N.dm1.eq(resm_d[1])
                 with m.Else():
-                    with m.If((since == 18) & ((hpos_w == 60) | (hpos_w == 69))):
-                        m.d[dom] += N.posbl.eq(10)
-                    with m.Elif((since == 3) & (hpos_w == 18)):
-                        m.d[dom] += N.posbl.eq(3)
-                    with m.Elif((since == 7) & (hpos_w == 30)):
-                        m.d[dom] += N.posbl.eq(6)
-                    with m.Elif((since == 6) & (hpos_w == 27)):
-                        m.d[dom] += N.posbl.eq(5)
-                    with m.Else():
-                        m.d[dom] += N.posbl.eq(p)
+                    m.d[dom] += N.dbl.eq(resm_d[2])
             with m.Case(TiaWrite.GRP0):
                 m.d[dom] += [N.grp0.eq(data), N.dgrp1.eq(S.grp1)]
             with m.Case(TiaWrite.GRP1):
@@ -871,22 +1053,26 @@ class Tia(wiring.Component):
             with m.Case(TiaWrite.VDELBL):
                 m.d[dom] += N.vdelbl.eq(data[0])
             with m.Case(TiaWrite.RESMP0, TiaWrite.RESMP1):
-                for (reg, posm, posp, nus, resmp) in ((TiaWrite.RESMP0, N.posm0, S.posp0, S.nusiz0, S.resmp0),
-                                                      (TiaWrite.RESMP1, N.posm1, S.posp1, S.nusiz1, S.resmp1)):
+                for (reg, dm, dp, nus, resmp) in ((TiaWrite.RESMP0, N.dm0, S.dp0, S.nusiz0, S.resmp0),
+                                                  (TiaWrite.RESMP1, N.dm1, S.dp1, S.nusiz1, S.resmp1)):
                     n_resmp = N.resmp0 if reg == TiaWrite.RESMP0 else N.resmp1
                     with m.If(addr == reg):
                         with m.If(resmp & ~data[1]):
                             middle = Mux(nus.mode == 5, 8, Mux(nus.mode == 7, 16, 4))
-                            s = posp + middle
-                            m.d[dom] += posm.eq(Mux(s >= 160, s - 160, s))
+                            # the missile moves to the player's position + middle: its distance
+                            # changes by inc - middle (-16..-3), below 0 wrapping to 144..159
+                            # (bit logic: 144 + (s mod 16))
+                            sm = Cat(dp, Const(0, 2)).as_signed() + (Cat(inc, Const(0, 1)).as_signed() - middle)
+                            m.d[dom] += dm.eq(Mux(sm[9], Cat(sm[0:4], Const(0b1001, 4)), sm[0:8]))
                             if reg == TiaWrite.RESMP0:
                                 m.d[dom] += N.m0_mode.eq(0)
                         m.d[dom] += n_resmp.eq(data[1])
             with m.Case(TiaWrite.HMOVE):
                 with m.If(self.hmove_blanks & hm_code[4]):
                     m.d[dom] += N.hmove_blank.eq(1)
-                m.d[dom] += [N.posp0.eq(hm_pos[0]), N.posp1.eq(hm_pos[1]), N.posm0.eq(hm_pos[2]),
-                             N.posm1.eq(hm_pos[3]), N.posbl.eq(hm_pos[4])]
+                m.d[dom] += [N.up0.eq(hm_d[5]), N.up1.eq(hm_d[6])]
+                m.d[dom] += [N.dp0.eq(hm_d[0]), N.dp1.eq(hm_d[1]), N.dm0.eq(hm_d[2]),
+                             N.dm1.eq(hm_d[3]), N.dbl.eq(hm_d[4])]
                 m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.since_hmove.eq(1), N.cosmic.eq(0), N.m0_mode.eq(0)]
             with m.Case(TiaWrite.HMCLR):
                 m.d[dom] += [N.hmp0.eq(0), N.hmp1.eq(0), N.hmm0.eq(0), N.hmm1.eq(0), N.hmbl.eq(0)]

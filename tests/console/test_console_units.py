@@ -43,28 +43,33 @@ def test_paddle_needed_formula():
 
 
 def test_tia_hmove_logic_matches_motion_table():
-    # the TIA's HMOVE logic (the cycle's rule code kept in registers, the motion, one add and
-    # the two wrap-arounds) against hmove_motion (the rows above) for every CPU cycle of the
-    # line, every motion nibble and positions at both ends of the 160-pixel line
+    # the TIA's HMOVE logic (the cycle's rule code kept in registers, the distance change
+    # inc - motion from two tables, the add and its two wrap-arounds as bit logic) against
+    # hmove_motion (the rows above) for every CPU cycle of the line, every motion nibble, both
+    # column advances and distances to the pixel column at both ends of the 160-pixel line
     from amaranth import Module, Signal, signed
     from amaranth.sim import Simulator
     from hw.tia import Tia, _HM_CODE
     m = Module()
-    cyc, hm, pos = Signal(7), Signal(4), Signal(8)
-    mv, p = Signal(signed(6)), Signal(8)
-    m.d.comb += [mv.eq(Tia._hmove_mv(_HM_CODE[cyc], hm)), p.eq(Tia._hmove_position(pos, mv))]
+    cyc, hm, inc, dist = Signal(7), Signal(4), Signal(), Signal(8)
+    k, d = Signal(signed(6)), Signal(8)
+    m.d.comb += [k.eq(Tia._hmove_k(_HM_CODE[cyc], hm, inc)), d.eq(Tia._hmove_distance(dist, k))]
     bad = []
 
     async def bench(ctx):
         for c in range(76):
             for h in range(16):
-                for x in (0, 3, 80, 152, 159):
-                    ctx.set(cyc, c)
-                    ctx.set(hm, h)
-                    ctx.set(pos, x)
-                    want = hmove_motion(c, h)
-                    if ctx.get(mv) != want or ctx.get(p) != (x + want) % 160:
-                        bad.append((c, h, x, ctx.get(mv), ctx.get(p), want))
+                for i in (0, 1):
+                    for x in (0, 3, 7, 80, 152, 155, 159):
+                        ctx.set(cyc, c)
+                        ctx.set(hm, h)
+                        ctx.set(inc, i)
+                        ctx.set(dist, x)
+                        want = hmove_motion(c, h)
+                        # the position moves by want: its distance to the column (which moves by i)
+                        # changes by i - want
+                        if ctx.get(k) != i - want or ctx.get(d) != (x + i - want) % 160:
+                            bad.append((c, h, i, x, ctx.get(k), ctx.get(d), want))
     sim = Simulator(m)
     sim.add_testbench(bench)
     sim.run()

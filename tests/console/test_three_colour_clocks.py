@@ -107,6 +107,9 @@ def _tia_trace(colour_clocks: int, stim, start_line: int = 30):
                 # the access completes at the cycle's last colour clock (with three colour clocks
                 # per clock the TIA applies the bus at its clocks[2])
                 ctx.set(tia.bus.strobe, k == 2 or colour_clocks == 3)
+                if colour_clocks == 1:   # the write that completes at the next clock (registered there)
+                    ctx.set(tia.write_ahead, k == 1 and op[0] == "w")
+                    ctx.set(tia.addr_ahead, op[1])
                 ctx.set(tia.bus.cycle_end, k == 2 or colour_clocks == 3)
                 ctx.set(clk.hpos, hpos)
                 ctx.set(clk.advance, 1)
