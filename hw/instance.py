@@ -214,6 +214,22 @@ class GameInstance(wiring.Component):
         def wr(name, off=0):
             return waddr == REG[name] + off
 
+        regs = {"ID": Const(ID_VALUE, 32), "STATUS": status, "CONSOLE_CFG": console_cfg,
+                "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames, "TIMER_INIT": timer_init, "INPUTS": inputs,
+                "REWARD": reward, "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo,
+                "PADDLE_HI": paddle_hi, "PADDLE_START": paddle_start, "PADDLE_FIXED": paddle_fixed,
+                "MEM_SEL": mem_sel, "MEM_ADDR": mem_addr, "ROM_SIZE": rom_size, "PARAM_ADDR": param_addr,
+                "RETURN": ctrl.episode_return, "FRAMES": ctrl.frames, "DECISIONS": ctrl.decisions,
+                "ACTION": ctrl.action, "FRAME_STATUS": ctrl.frame_status, "PADDLE_R": ctrl.paddle_r,
+                "CYCLES_EMU": ctrl.cycles_emu, "CYCLES_HOST": ctrl.cycles_host,
+                "CYCLES_OBS": ctrl.cycles_obs, "CYCLES_INFER": ctrl.cycles_infer,
+                "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle}
+        # the readable registers (RIOT / SuperChip RAM apart): byte address and source, one list
+        read_addrs = ([REG[name] for name in regs] + [REG["NEEDED0"] + 4 * i for i in range(4)]
+                      + [REG["ACTION_TABLE"] + 4 * i for i in range(MAX_ACTIONS)])
+        read_sources = list(regs.values()) + list(needed) + list(table)
+        rsel = Signal(range(len(read_sources) + 1))     # READ -> RMUX: 1 + the source's index, 0 none
+
         with m.FSM(name="axi"):
             with m.State("IDLE"):
                 with m.If(bus.awvalid & bus.wvalid):
@@ -326,33 +342,25 @@ class GameInstance(wiring.Component):
                 with m.If(bus.bready):
                     m.next = "IDLE"
             with m.State("READ"):
-                m.next = "RRESP"
-                m.d.sync += rresp.eq(OKAY)
-                regs = {"ID": Const(ID_VALUE, 32), "STATUS": status, "CONSOLE_CFG": console_cfg,
-                        "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames, "TIMER_INIT": timer_init, "INPUTS": inputs,
-                        "REWARD": reward, "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo,
-                        "PADDLE_HI": paddle_hi, "PADDLE_START": paddle_start, "PADDLE_FIXED": paddle_fixed,
-                        "MEM_SEL": mem_sel, "MEM_ADDR": mem_addr, "ROM_SIZE": rom_size, "PARAM_ADDR": param_addr,
-                        "RETURN": ctrl.episode_return, "FRAMES": ctrl.frames, "DECISIONS": ctrl.decisions,
-                        "ACTION": ctrl.action, "FRAME_STATUS": ctrl.frame_status, "PADDLE_R": ctrl.paddle_r,
-                        "CYCLES_EMU": ctrl.cycles_emu, "CYCLES_HOST": ctrl.cycles_host,
-                        "CYCLES_OBS": ctrl.cycles_obs, "CYCLES_INFER": ctrl.cycles_infer,
-                        "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle}
-                with m.If(raddr[16]):
-                    m.d.sync += rresp.eq(DECERR)
-                for name, sig in regs.items():
-                    with m.Elif(raddr == REG[name]):
-                        m.d.sync += rdata.eq(sig)
-                for i in range(4):
-                    with m.Elif(raddr == REG["NEEDED0"] + 4 * i):
-                        m.d.sync += rdata.eq(needed[i])
-                with m.Elif((raddr >= REG["ACTION_TABLE"]) & (raddr < REG["ACTION_TABLE"] + 4 * MAX_ACTIONS)
-                            & (raddr[0:2] == 0)):
-                    m.d.sync += rdata.eq(table[(raddr - REG["ACTION_TABLE"])[2:7]])
-                with m.Elif((raddr >= REG["RIOT_RAM"]) & (raddr < REG["RIOT_RAM"] + 256) & (raddr[0:2] == 0)):
+                # the address decoded into its source's index, registered (1 + i, 0: none), so that
+                # the read-data multiplexer of the next clock starts from a register (issue 16: the
+                # priority chain of address compares in front of the multiplexer was the instance's
+                # deepest path, 17 xc7 levels in the node netlist)
+                hit = [raddr == a for a in read_addrs]          # one-hot: the addresses are distinct
+                enc = Cat(Cat(hit[i] for i in range(len(hit)) if (i + 1) >> b & 1).any()
+                          for b in range(len(rsel)))
+                ram = (raddr[8:ADDR_WIDTH] == REG["RIOT_RAM"] >> 8) & (raddr[0:2] == 0)
+                m.d.sync += [rsel.eq(enc), rresp.eq(Mux(Cat(*hit).any() | ram, OKAY, DECERR))]
+                with m.If(ram):
                     m.next = "RAM"
                 with m.Else():
-                    m.d.sync += rresp.eq(DECERR)
+                    m.next = "RMUX"
+            with m.State("RMUX"):
+                with m.Switch(rsel):
+                    for i, sig in enumerate(read_sources):
+                        with m.Case(i + 1):
+                            m.d.sync += rdata.eq(sig)
+                m.next = "RRESP"
             with m.State("RAM"):
                 # RIOT / SuperChip RAM: combinational host read port, one byte per cycle
                 m.d.comb += host_addr.eq(Cat(k[0:2], raddr[2:7]))
