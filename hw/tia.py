@@ -68,6 +68,7 @@ from __future__ import annotations
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hw.bus import CpuBusSignature
@@ -240,7 +241,7 @@ def _pf_index(x: int, reflect: int) -> int:
     return kk if kk < 4 or kk >= 12 else 15 - kk
 
 
-_PF_INDEX = [Array([Const(_pf_index(x, r), 5) for x in range(256)]) for r in (0, 1)]
+_PF_INDEX = [(5, [_pf_index(x, r) for x in range(256)]) for r in (0, 1)]
 
 
 def _resp_off(h: int) -> int:
@@ -261,9 +262,9 @@ def _resp_u(h: int) -> int:
     return ((155 if h >= 68 else 157) + _resp_off(h)) % 160
 
 
-_UC = Array([Const(_uc(h) if h < 228 else 0, signed(3)) for h in range(256)])
-_UC_AHEAD = Array([Const(_uc((h + 1) % 228) if h < 228 else 0, signed(3)) for h in range(256)])
-_RESP_U_AHEAD = Array([Const(_resp_u((h + 1) % 228) if h < 228 else 0, 8) for h in range(256)])
+_UC = (signed(3), [_uc(h) if h < 228 else 0 for h in range(256)])
+_UC_AHEAD = (signed(3), [_uc((h + 1) % 228) if h < 228 else 0 for h in range(256)])
+_RESP_U_AHEAD = (8, [_resp_u((h + 1) % 228) if h < 228 else 0 for h in range(256)])
 
 
 def _hm_cap(cycle: int) -> int:
@@ -285,16 +286,56 @@ def _hm_code(cycle: int) -> int:
     return 0
 
 
-_HM_CODE = Array([Const(_hm_code(c), 6) for c in range(128)])
+_HM_CODE = (6, [_hm_code(c) for c in range(128)])
 #: the rule of the write two colour clocks after the one at ``wr_hpos`` (index: wr_hpos, 0..227)
-_HM_AHEAD = Array([Const(_hm_code(((h + 2) % 228) // 3), 6) for h in range(256)])
+_HM_AHEAD = (6, [_hm_code(((h + 2) % 228) // 3) for h in range(256)])
 #: An object's distance change ``inc - motion`` for HMOVE by (extra, limit, inc) (index
 #: ``extra | limit << 4 | inc << 8``, see :func:`hmove_motion`): in HBLANK and late in the line.
-_HMK_EARLY = Array([Const((i >> 8) - (8 - min(i & 15, (i >> 4) & 15)), signed(6)) for i in range(512)])
-_HMK_LATE = Array([Const((i >> 8) + max(0, (i & 15) - ((i >> 4) & 15)), signed(6)) for i in range(512)])
+_HMK_EARLY = (signed(6), [(i >> 8) - (8 - min(i & 15, (i >> 4) & 15)) for i in range(512)])
+_HMK_LATE = (signed(6), [(i >> 8) + max(0, (i & 15) - ((i >> 4) & 15)) for i in range(512)])
 #: The same for RESPx's copy-test distance u: ``c - motion`` with c = (i >> 8) - 1 (_uc, -1..2).
-_HMKU_EARLY = Array([Const((i >> 8) - 1 - (8 - min(i & 15, (i >> 4) & 15)), signed(6)) for i in range(1024)])
-_HMKU_LATE = Array([Const((i >> 8) - 1 + max(0, (i & 15) - ((i >> 4) & 15)), signed(6)) for i in range(1024)])
+_HMKU_EARLY = (signed(6), [(i >> 8) - 1 - (8 - min(i & 15, (i >> 4) & 15)) for i in range(1024)])
+_HMKU_LATE = (signed(6), [(i >> 8) - 1 + max(0, (i & 15) - ((i >> 4) & 15)) for i in range(1024)])
+#: the pixel's bit ((d - 1) >> sh) mod 8 of a double (sh 1) or quad (sh 2) size player, by d's low bits
+_PLAYER_BIT = {sh: (3, [((v - 1) >> sh) & 7 for v in range(8 << sh)]) for sh in (1, 2)}
+#: Stella's Cosmic Ark jumps by the line count (18, 33, 0, 17 pixels), plus the column's advance, as the
+#: distance's change (index ``count | inc << 2``) and that change minus 160
+_COSMIC_JUMPS = (18, 33, 0, 17)
+_COSMIC_UP = (8, [j + inc for inc in (0, 1) for j in _COSMIC_JUMPS])
+_COSMIC_DOWN = (signed(9), [j + inc - 160 for inc in (0, 1) for j in _COSMIC_JUMPS])
+#: every table by the name :class:`_Tables` looks it up by (its memory is ``table_<name>``)
+_TABLES = {
+    "pf_index": _PF_INDEX[0], "pf_index_reflect": _PF_INDEX[1], "uc": _UC, "uc_ahead": _UC_AHEAD,
+    "resp_u_ahead": _RESP_U_AHEAD, "hm_code": _HM_CODE, "hm_ahead": _HM_AHEAD, "hmk_early": _HMK_EARLY,
+    "hmk_late": _HMK_LATE, "hmku_early": _HMKU_EARLY, "hmku_late": _HMKU_LATE, "player_bit2": _PLAYER_BIT[1],
+    "player_bit4": _PLAYER_BIT[2], "cosmic_up": _COSMIC_UP, "cosmic_down": _COSMIC_DOWN,
+}
+
+
+class _Tables:
+    """The TIA's constant tables (:data:`_TABLES`, ``(shape, words)`` pairs), each written once into the
+    design as a read-only memory (``amaranth.lib.memory.Memory`` with ``init``, no write port), with
+    one combinational read port per lookup: the generated Verilog holds each table's data once
+    (an ``Array`` of constants is written out as a case statement at every lookup; issue 16's
+    tables grew rtl/console.v from 1.0 to 5.1 MB that way). ``tables(name, addr)`` adds a read
+    port on table ``name`` at ``addr`` (an unsigned value of the table's address width) and returns
+    its data; the memories are submodules of ``m``, marked ``rom_style = "logic"`` so that
+    synthesis maps them to LUT logic, where constant address bits simplify it, not LUT RAM."""
+
+    def __init__(self, m: Module):
+        self._m = m
+        self._mems: dict[str, Memory] = {}
+
+    def __call__(self, name: str, addr):
+        mem = self._mems.get(name)
+        if mem is None:
+            shape, words = _TABLES[name]
+            mem = Memory(shape=shape, depth=len(words), init=words, attrs={"rom_style": "logic"})
+            self._m.submodules[f"table_{name}"] = mem
+            self._mems[name] = mem
+        port = mem.read_port(domain="comb")
+        self._m.d.comb += port.addr.eq(addr)
+        return port.data
 
 
 
@@ -457,6 +498,7 @@ class Tia(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        self._tables = _Tables(m)
         ports = {name: getattr(self, name) for name in ("wsync", "collision")}
         regs = _TiaState(given=ports)
         # the positions (debugging ports) from the distance registers: (xc - d) mod 160
@@ -500,7 +542,8 @@ class Tia(wiring.Component):
         value}``: a distance register's next value unless a position change overrides it."""
         nx = Signal(8, name="x_next")
         m.d.comb += nx.eq(Mux(clk.advance, Mux(clk.hpos == 227, (0 - 68) % 256, S.x + 1), S.x))
-        m.d[dom] += [N.x.eq(nx), N.pfi_n.eq(_PF_INDEX[0][nx]), N.pfi_r.eq(_PF_INDEX[1][nx])]
+        m.d[dom] += [N.x.eq(nx), N.pfi_n.eq(self._tables("pf_index", nx)),
+                     N.pfi_r.eq(self._tables("pf_index_reflect", nx))]
         inc = Signal(name="xc_inc")
         m.d.comb += inc.eq(clk.advance & ~(S.x[7] & (S.x[6] | S.x[5])))
         m.d[dom] += N.xc_inc_next.eq(~_ge_const(S.x, 158) | _ge_const(S.x, 254))
@@ -548,8 +591,7 @@ class Tia(wiring.Component):
                             sh = 1 if mo == 5 else 2
                             # the pixel's bit ((d - 1) >> sh) mod 8 from a table of d's low bits
                             m.d.comb += [hit.eq(~skip & _in_range(d, 1, w + 1)),
-                                         idx.eq(Array([Const(((v - 1) >> sh) & 7, 3) for v in range(8 << sh)])
-                                                [d[0:3 + sh]])]
+                                         idx.eq(self._tables(f"player_bit{1 << sh}", d[0:3 + sh]))]
                         else:
                             h = Const(0, 1)
                             for off in _copy_offsets(mo):
@@ -708,12 +750,13 @@ class Tia(wiring.Component):
             m.d[dom] += [
                 N.wr_hpos.eq(nxt_hpos),
                 N.wr_phase.eq(Mux((S.wr_hpos == 227) | (S.wr_phase == 2), 0, S.wr_phase + 1)),
-                N.wr_cycle.eq(nxt_cycle), N.wr_hm.eq(S.wr_hm_ahead), N.wr_hm_ahead.eq(_HM_AHEAD[S.wr_hpos]),
+                N.wr_cycle.eq(nxt_cycle), N.wr_hm.eq(S.wr_hm_ahead),
+                N.wr_hm_ahead.eq(self._tables("hm_ahead", S.wr_hpos)),
                 N.wr_col.eq(nxt_hpos >= 68),
                 # RESPx's position minus the pixel column at the next clock (whose hpos is wr_hpos):
                 # 3 (hpos 0..66: 3 - 0), 5 (67: 5 - 0), 6 (68..226), 4 (227: 3 - 159 mod 160)
-                N.wr_uc.eq(_UC[S.wr_hpos]), N.wr_uc_next.eq(_UC_AHEAD[S.wr_hpos]),
-                N.wr_resp_u.eq(_RESP_U_AHEAD[S.wr_hpos]),
+                N.wr_uc.eq(self._tables("uc", S.wr_hpos)), N.wr_uc_next.eq(self._tables("uc_ahead", S.wr_hpos)),
+                N.wr_resp_u.eq(self._tables("resp_u_ahead", S.wr_hpos)),
             ]
         bus = self.bus
         # the CPU bus acts at the cycle's last colour clock only
@@ -808,10 +851,8 @@ class Tia(wiring.Component):
                 # the position moves left by jump: its distance grows by it and by the column's
                 # advance, (dm0 + inc + jump) mod 160, the sum and the sum - 160 side by side
                 # (constants from tables by the count), picked by the latter's sign
-                jumps = (18, 33, 0, 17)
-                up = Mux(inc, Array([Const(j + 1, 8) for j in jumps])[nc], Array([Const(j, 8) for j in jumps])[nc])
-                down = Mux(inc, Array([Const(j + 1 - 160, signed(9)) for j in jumps])[nc],
-                           Array([Const(j - 160, signed(9)) for j in jumps])[nc])
+                up = self._tables("cosmic_up", Cat(nc, inc))
+                down = self._tables("cosmic_down", Cat(nc, inc))
                 s_up = Cat(S.dm0, Const(0, 2)).as_signed() + up
                 s_down = Cat(S.dm0, Const(0, 2)).as_signed() + down
                 m.d[dom] += [N.cosmic_cnt.eq(nc), N.dm0.eq(Mux(s_down[-1], s_up[0:8], s_down[0:8])),
@@ -853,20 +894,22 @@ class Tia(wiring.Component):
         # per rule: the change for the pending write's nibble and for 0 (HMCLR), shared by the
         # objects; each object's picked after the tables by what fires now
         codes = (S.wr_hm_ahead, S.wr_hm, S.pend_hm)
-        k_data = [self._hmove_k(c, S.pend_data[4:8], inc_next) for c in codes]
-        k_zero = [self._hmove_k(c, Const(0, 4), inc_next) for c in codes]
-        ku_data = [self._hmove_k(c, S.pend_data[4:8], S.wr_uc_next, u=True) for c in codes]
-        ku_zero = [self._hmove_k(c, Const(0, 4), S.wr_uc_next, u=True) for c in codes]
+        k_data = [self._hmove_k(self._tables, c, S.pend_data[4:8], inc_next) for c in codes]
+        k_zero = [self._hmove_k(self._tables, c, Const(0, 4), inc_next) for c in codes]
+        ku_data = [self._hmove_k(self._tables, c, S.pend_data[4:8], S.wr_uc_next, u=True) for c in codes]
+        ku_zero = [self._hmove_k(self._tables, c, Const(0, 4), S.wr_uc_next, u=True) for c in codes]
         fire_clr = fire & (S.pend_addr == TiaWrite.HMCLR)
         hm_d = []
         hm_u = []
         for o, (d, hm, wa) in enumerate(zip((S.dp0, S.dp1, S.dm0, S.dm1, S.dbl), hm_regs, hm_writes)):
             fire_hm = fire & (S.pend_addr == wa)
-            kk = [Mux(fire_hm, k_data[i], Mux(fire_clr, k_zero[i], self._hmove_k(c, hm, inc_next)))
+            kk = [Mux(fire_hm, k_data[i],
+                      Mux(fire_clr, k_zero[i], self._hmove_k(self._tables, c, hm, inc_next)))
                   for i, c in enumerate(codes)]
             m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk[0]), getattr(N, f"hmk_p{o}").eq(Mux(enq, kk[1], kk[2]))]
             if o < 2:   # the players' copy-test distance u
-                ku = [Mux(fire_hm, ku_data[i], Mux(fire_clr, ku_zero[i], self._hmove_k(c, hm, S.wr_uc_next, u=True)))
+                ku = [Mux(fire_hm, ku_data[i],
+                          Mux(fire_clr, ku_zero[i], self._hmove_k(self._tables, c, hm, S.wr_uc_next, u=True)))
                       for i, c in enumerate(codes)]
                 m.d[dom] += [getattr(N, f"hmku_w{o}").eq(ku[0]), getattr(N, f"hmku_p{o}").eq(Mux(enq, ku[1], ku[2]))]
                 nu = Signal(8, name="hmove_u")
@@ -959,18 +1002,20 @@ class Tia(wiring.Component):
             m.d[dom] += N.dump_disabled_cycle.eq(S.dump_disabled_cycle - clk.cyc)
 
     @staticmethod
-    def _hmove_k(hm_code, hm, inc, u=False):
+    def _hmove_k(tables: _Tables, hm_code, hm, inc, u=False):
         """An object's distance change for HMOVE, ``inc - motion`` (signed 6 bits, -8..16), for the
         motion nibble ``hm`` under the rule ``hm_code`` of the write's CPU cycle (:func:`_hm_code`;
         the motion as :func:`hmove_motion`: ``8 - min(extra, lim)`` in HBLANK, ``-max(0, extra -
         lim)`` late, ``extra = hm ^ 8``) in a clock where the pixel column advances by ``inc``;
-        read from two 512-entry tables (LUTs rather than compare and subtract chains)."""
+        read from two 512-entry tables (1024 for ``u``) through ``tables`` (:class:`_Tables`; LUTs
+        rather than compare and subtract chains)."""
         lim, early, late = hm_code[0:4], hm_code[4], hm_code[5]
         if u:   # inc is the copy-test distance's move c (_uc, signed 3 bits, -1..2)
             ix = Cat(hm ^ 8, lim, (inc + 1)[0:2])
-            return Mux(early, _HMKU_EARLY[ix], Mux(late, _HMKU_LATE[ix], inc))
+            return Mux(early, tables("hmku_early", ix), Mux(late, tables("hmku_late", ix), inc))
         ix = Cat(hm ^ 8, lim, inc)
-        return Mux(early, _HMK_EARLY[ix], Mux(late, _HMK_LATE[ix], Cat(inc, Const(0, 1)).as_signed()))
+        return Mux(early, tables("hmk_early", ix),
+                   Mux(late, tables("hmk_late", ix), Cat(inc, Const(0, 1)).as_signed()))
 
     @staticmethod
     def _hmove_distance(d, k):

@@ -49,11 +49,13 @@ def test_tia_hmove_logic_matches_motion_table():
     # column advances and distances to the pixel column at both ends of the 160-pixel line
     from amaranth import Module, Signal, signed
     from amaranth.sim import Simulator
-    from hw.tia import Tia, _HM_CODE
+    from hw.tia import Tia, _Tables
     m = Module()
+    tables = _Tables(m)
     cyc, hm, inc, dist = Signal(7), Signal(4), Signal(), Signal(8)
     k, d = Signal(signed(6)), Signal(8)
-    m.d.comb += [k.eq(Tia._hmove_k(_HM_CODE[cyc], hm, inc)), d.eq(Tia._hmove_distance(dist, k))]
+    m.d.comb += [k.eq(Tia._hmove_k(tables, tables("hm_code", cyc), hm, inc)),
+                 d.eq(Tia._hmove_distance(dist, k))]
     bad = []
 
     async def bench(ctx):
