@@ -53,13 +53,15 @@ def build(colour_clocks_per_cycle: int = 1) -> Path:
     """
     from hw.console import Console
     from hw import reproducible
-    from hwtools.verilator_build import NO_VECTORISE_CFLAGS, SAVABLE_ARGS, build_shared_lib, savable_harness
+    from hwtools.verilator_build import (NO_VECTORISE_CFLAGS, ONE_FILE_ARGS, SAVABLE_ARGS, build_shared_lib,
+                                         savable_harness)
     if colour_clocks_per_cycle not in CONFIGS:
         raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
     top, prelude = CONFIGS[colour_clocks_per_cycle]
     verilog = reproducible.convert(Console(colour_clocks_per_cycle=colour_clocks_per_cycle), top)
     return build_shared_lib(top, verilog, top, savable_harness(prelude + HARNESS_CPP.read_text()),
-                            extra_verilator_args=("-CFLAGS", f"-O3 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS))
+                            extra_verilator_args=("-CFLAGS", f"-O3 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS,
+                                                  *ONE_FILE_ARGS))
 
 
 def _lib(colour_clocks_per_cycle: int = 1) -> ctypes.CDLL:

@@ -44,6 +44,15 @@ PCH_MAKEFLAGS = "CFG_CXXFLAGS_PCH_I=-include"
 #: instance at ``-O2``: 1.23-1.32x per episode (README, "Verilator speed of the fabric instance").
 NO_VECTORISE_CFLAGS = "-fno-tree-vectorize -fno-tree-slp-vectorize"
 
+#: Verilator flags of the console models: the whole model in one C++ file (``--output-split 0``;
+#: by default Verilator starts a new file every 20,000 statements, and its make compiles the files
+#: apart), so that gcc optimises the clock edge's evaluation functions in one translation unit.
+#: Measured on the console (seaquest, CPU time per frame, builds alternated in one process, the RTL
+#: of main 016e557): 1.15-1.20x, 1.27x with three colour clocks per clock, same build CPU time
+#: (README, "console RTL speed, levers"); gcc profile-guided optimisation gave 1.05-1.10x there at
+#: about three times the build cost, and was left out.
+ONE_FILE_ARGS = ("--output-split", "0")
+
 
 #: Verilator's (de)serialiser to and from memory (``cpp/mem_serialize.h``); a harness built with
 #: :data:`SAVABLE_ARGS` gets it prepended by :func:`savable_harness` (its text is then part of the
