@@ -49,8 +49,8 @@ NO_VECTORISE_CFLAGS = "-fno-tree-vectorize -fno-tree-slp-vectorize"
 #: apart), so that gcc optimises the clock edge's evaluation functions in one translation unit.
 #: Measured on the console (seaquest, CPU time per frame, builds alternated in one process, the RTL
 #: of main 016e557): 1.15-1.20x, 1.27x with three colour clocks per clock, same build CPU time
-#: (README, "console RTL speed, levers"); gcc profile-guided optimisation gave 1.05-1.10x there at
-#: about three times the build cost, and was left out.
+#: (README, "console RTL speed, levers"); gcc profile-guided optimisation gave 1.05-1.10x on the
+#: split build, 0.98x on top of this one, at about three times the build cost, and was left out.
 ONE_FILE_ARGS = ("--output-split", "0")
 
 
