@@ -283,15 +283,18 @@ class Console(wiring.Component):
         frame_line = Signal(16)
         cyc = Signal(32)
         m.d.comb += line.eq(Mux(self.frame.start_frame, 0, frame_line))
+        # hpos == 227 (the line's last colour clock) as a register beside hpos, so that the TIA's
+        # end-of-line rules (the Cosmic Ark jump) start from registers (issue 16's depth)
+        hpos_end = Signal()
         with m.If(counting):
-            m.d.sync += hpos.eq(Mux(hpos == 227, 0, hpos + 1))
-            with m.If((hpos == 227) & (frame_line != 0xFFFF)):
+            m.d.sync += [hpos.eq(Mux(hpos_end, 0, hpos + 1)), hpos_end.eq(hpos == 226)]
+            with m.If(hpos_end & (frame_line != 0xFFFF)):
                 m.d.sync += frame_line.eq(line + 1)
         with m.If(cycle_end):
             m.d.sync += cyc.eq(cyc + 1)
         with m.If(self.frame.start_frame):
             m.d.sync += cyc.eq(0)
-            with m.If(~((hpos == 227) & counting)):
+            with m.If(~(hpos_end & counting)):
                 m.d.sync += frame_line.eq(0)
 
         a = bus_addr[0:13]
@@ -328,7 +331,7 @@ class Console(wiring.Component):
         m.d.comb += [
             tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read),
             clk.hpos.eq(hpos), clk.advance.eq(counting), clk.drawn.eq(drawn),
-            clk.line_end_drawn.eq(counting & in_window & (hpos == 227)),
+            clk.line_end_drawn.eq(counting & in_window & hpos_end),
             clk.cyc.eq(cyc), clk.frame_start.eq(self.frame.start_frame),
             clk.line.eq(line), clk.odd_last_frame.eq(odd_last),
         ]
@@ -360,7 +363,7 @@ class Console(wiring.Component):
             self.frame.jammed.eq(cpu.jammed), self.pc.eq(Mux(cpu.ce, cpu.pc_next, cpu.state.pc)),
             self.tia_touch.eq(strobe & tia_bus.sel),
             self.pixels.pixel.eq(clk.pixel), self.pixels.visible.eq(drawn),
-            self.pixels.line_end.eq(counting & in_window & (hpos == 227)),
+            self.pixels.line_end.eq(counting & in_window & hpos_end),
             self.pixels.frame_end.eq(self.frame.start_frame),
         ]
         return m

@@ -772,11 +772,25 @@ class Tia(wiring.Component):
         # the write's address classes: RESPx, a register with a write delay (POKE_DELAY)
         def classes(a):
             return (a == TiaWrite.RESP0) | (a == TiaWrite.RESP1), _or([a == r for r in POKE_DELAY])
+        # the write's delay (POKE_DELAY) by address: a fixed delay (0 for a register without one), or
+        # the playfield's by the write's CPU cycle (dl_pf)
+        def delays(a):
+            fixed, pf = Signal(4), Signal()
+            with m.Switch(a):
+                for r, dl in POKE_DELAY.items():
+                    with m.Case(r):
+                        m.d.comb += (pf.eq(1) if dl < 0 else fixed.eq(dl))
+            return fixed, pf
         if bus_clock and self.colour_clocks == 1:
             wa_resp, wa_poke = Signal(name="write_resp"), Signal(name="write_delayed")
             m.d.sync += [wa_resp.eq(classes(self.addr_ahead)[0]), wa_poke.eq(classes(self.addr_ahead)[1])]
+            # the delay's address decode registered with the classes (issue 16's depth: the
+            # delay compare with wm then starts from registers)
+            dl_fixed, dl_pf = Signal(4, name="write_delay_fixed"), Signal(name="write_delay_pf")
+            m.d.sync += [dl_fixed.eq(delays(self.addr_ahead)[0]), dl_pf.eq(delays(self.addr_ahead)[1])]
         else:
             wa_resp, wa_poke = classes(bus.addr[0:6])
+            dl_fixed, dl_pf = delays(bus.addr[0:6])
         cycle_end = bus.cycle_end if bus_clock else Const(0, 1)
         waddr = bus.addr[0:6]
 
@@ -792,10 +806,7 @@ class Tia(wiring.Component):
         # delay of this write
         pf_d = Array([Const(4, 4), Const(5, 4), Const(2, 4), Const(3, 4)])[S.wr_cycle[0:2]]
         delay = Signal(4)
-        with m.Switch(waddr):
-            for a, dl in POKE_DELAY.items():
-                with m.Case(a):
-                    m.d.comb += delay.eq(pf_d if dl < 0 else dl)
+        m.d.comb += delay.eq(Mux(dl_pf, pf_d, dl_fixed))
         eff = Signal(4)
         m.d.comb += eff.eq(Mux(S.wm > delay, S.wm, delay))
         # eff == 0 without the compare: nothing drawn ahead and a register without a delay
@@ -952,6 +963,16 @@ class Tia(wiring.Component):
                     m.d[dom] += [n_rp_valid[i].eq(0), dist.eq(adv[f"rp{i}_d"]), n_u[i].eq(adv[f"rpu{i}"]),
                                  skip.eq(rp_skip[i])]
 
+        # the frame start's subtract (below), one colour clock per clock: its high half completes at
+        # the next clock (a VBLANK write then wins)
+        if self.colour_clocks == 1:
+            ddc_fix = Signal(name="ddc_fix")            # the high half is due at this clock
+            ddc_borrow = Signal(name="ddc_borrow")      # the low half's borrow
+            ddc_cyc_hi = Signal(16, name="ddc_cyc_hi")  # the high half of cyc at the frame start
+            m.d.sync += ddc_fix.eq(clk.frame_start)
+            with m.If(ddc_fix):
+                m.d.sync += N.dump_disabled_cycle[16:32].eq(S.dump_disabled_cycle[16:32] - ddc_cyc_hi - ddc_borrow)
+
         # a new write at this edge
         with m.If(is_write):
             with m.If(past_end):
@@ -972,34 +993,47 @@ class Tia(wiring.Component):
                 with m.Case(TiaWrite.WSYNC):
                     with m.If(self.last_was_read & (S.wr_hpos != 0)):
                         m.d[dom] += N.wsync.eq(1)
-                with m.Case(TiaWrite.RESP0, TiaWrite.RESP1):
-                    for i, (w, dist, skip) in enumerate(((w0, N.dp0, N.p0_skip), (w1, N.dp1, N.p1_skip))):
-                        with m.If(waddr[0] == i):
-                            disp, dly = w
-                            with m.If(disp):
-                                cnt = Mux(S.wm > 11, S.wm, 11)
-                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(cnt), n_rp_d[i].eq(resp_d),
-                                             n_rp_u[i].eq(S.wr_resp_u), n_rp_skip[i].eq(1)]
-                                m.d[dom] += N.wm.eq(cnt - 1)
-                            with m.Elif(S.wm != 0):
-                                m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(S.wm), n_rp_d[i].eq(resp_d),
-                                             n_rp_u[i].eq(S.wr_resp_u), n_rp_skip[i].eq(~dly)]
-                            with m.Else():
-                                m.d[dom] += [dist.eq(resp_d), n_u[i].eq(S.wr_resp_u), skip.eq(~dly)]
-            with m.If(~wa_resp):
-                with m.If(~now | fire):
-                    m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(bus.wdata),
-                                 N.pend_hpos.eq(S.wr_hpos), N.pend_hm.eq(S.wr_hm), N.pend_resm_d.eq(resm_now_sel),
-                                 N.pend_since.eq(S.since_hmove),
-                                 N.pend_cnt.eq(Mux(eff == 0, 1, eff)),
-                                 N.wm.eq(Mux(eff == 0, 0, eff - 1))]
+            # RESPx by its address class (registered with the write): not behind the address decode
+            with m.If(wa_resp):
+                for i, (w, dist, skip) in enumerate(((w0, N.dp0, N.p0_skip), (w1, N.dp1, N.p1_skip))):
+                    with m.If(waddr[0] == i):
+                        disp, dly = w
+                        with m.If(disp):
+                            cnt = Mux(S.wm > 11, S.wm, 11)
+                            m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(cnt), n_rp_d[i].eq(resp_d),
+                                         n_rp_u[i].eq(S.wr_resp_u), n_rp_skip[i].eq(1)]
+                            m.d[dom] += N.wm.eq(cnt - 1)
+                        with m.Elif(S.wm != 0):
+                            m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(S.wm), n_rp_d[i].eq(resp_d),
+                                         n_rp_u[i].eq(S.wr_resp_u), n_rp_skip[i].eq(~dly)]
+                        with m.Else():
+                            m.d[dom] += [dist.eq(resp_d), n_u[i].eq(S.wr_resp_u), skip.eq(~dly)]
+            with m.Elif(~now | fire):
+                m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(bus.wdata),
+                             N.pend_hpos.eq(S.wr_hpos), N.pend_hm.eq(S.wr_hm), N.pend_resm_d.eq(resm_now_sel),
+                             N.pend_since.eq(S.since_hmove),
+                             N.pend_cnt.eq(Mux(eff == 0, 1, eff)),
+                             N.wm.eq(Mux(eff == 0, 0, eff - 1))]
 
         with m.If(S.wsync & (clk.hpos == 227)):
             m.d[dom] += N.wsync.eq(0)
 
-        # Stella resets its cycle counter at each frame start
+        # Stella resets its cycle counter at each frame start: dump_disabled_cycle - cyc. With one
+        # colour clock per clock in two 16-bit halves (issue 16's depth: no 32-bit carry chain),
+        # the high half at the next clock (above), from the borrow and cyc's high half kept here.
+        # The paddle latches (inpt_read) see the whole difference one clock later than before
+        # (in the clock after the frame start's CPU cycle, not at its end): exact, as a frame starts at clock 0 of
+        # an opcode fetch (the frame boundary; or after reset or a jam, with no access), whose
+        # access at that cycle's end is no TIA read
         with m.If(clk.frame_start):
-            m.d[dom] += N.dump_disabled_cycle.eq(S.dump_disabled_cycle - clk.cyc)
+            if self.colour_clocks == 1:
+                lo = Signal(17, name="ddc_lo")
+                m.d.comb += lo.eq(S.dump_disabled_cycle[0:16] - clk.cyc[0:16])
+                m.d.sync += [N.dump_disabled_cycle.eq(Cat(lo[0:16], S.dump_disabled_cycle[16:32])),
+                             ddc_borrow.eq(lo[16]),
+                             ddc_cyc_hi.eq(clk.cyc[16:32])]
+            else:
+                m.d[dom] += N.dump_disabled_cycle.eq(S.dump_disabled_cycle - clk.cyc)
 
     @staticmethod
     def _hmove_k(tables: _Tables, hm_code, hm, inc, u=False):
