@@ -273,9 +273,11 @@ class Console(wiring.Component):
         with m.If(cycle_sync):
             m.d.sync += started.eq(1)
 
+        # the CPU cycle's last colour clock (ph 2) while counting, registered in the clock before
+        # (counting does not change from ph 1 to ph 2): the chips' strobes start from registers
         cycle_end = Signal()
         strobe = Signal()
-        m.d.comb += cycle_end.eq((ph == 2) & counting)
+        m.d.sync += cycle_end.eq((ph == 1) & counting)
         m.d.comb += strobe.eq(cycle_end & ~bus_dummy & (~bus_rw | rdy))
 
         hpos = Signal(8)
@@ -331,7 +333,9 @@ class Console(wiring.Component):
         m.d.comb += [
             tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read),
             clk.hpos.eq(hpos), clk.advance.eq(counting), clk.drawn.eq(drawn),
-            clk.line_end_drawn.eq(counting & in_window & hpos_end),
+            # (hpos_end implies counting: hpos moved 227 times, so the CPU started, and it counts from
+            # then on)
+            clk.line_end_drawn.eq(in_window & hpos_end),
             clk.cyc.eq(cyc), clk.frame_start.eq(self.frame.start_frame),
             clk.line.eq(line), clk.odd_last_frame.eq(odd_last),
         ]

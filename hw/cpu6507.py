@@ -304,6 +304,24 @@ class _Probe:
                 self._m.d.comb += self._targets[id(lhs.value)][lhs.start:lhs.stop].eq(st.rhs)
 
 
+class _Without(_Probe):
+    """A stand-in for the Module that passes everything on but the ``sync`` assignments to the
+    registers ``regs`` (whole-signal assignments; set elsewhere)."""
+
+    def __init__(self, m, regs):
+        super().__init__(m, [], [])
+        self._regs = {id(r) for r in regs}
+
+    def _emit(self, domain, stmts):
+        if not isinstance(stmts, (list, tuple)):
+            stmts = [stmts]
+        for st in stmts:
+            if isinstance(st, (list, tuple)):
+                self._emit(domain, st)
+            elif not (domain == "sync" and id(st.lhs) in self._regs):
+                getattr(self._m.d, domain).__iadd__(st)
+
+
 class _Sink:
     def __init__(self, probe, domain):
         self.probe, self.domain = probe, domain
@@ -506,14 +524,30 @@ class Cpu6507(wiring.Component):
         # (one-hot copies of the state and of the operation were tried and measured deeper: Yosys
         # turns a Switch over one-hot wildcard patterns into a priority chain per register)
         comb_dv = self._derived(m, r, False)
-        self._bus_fsm(m, r, advance, binary, self._derived(m, r, True) if self.clocks_per_cycle == 3 else comb_dv)
+        shared = self._bus_outputs(rd, exec_en, exec_o)
+        if self.clocks_per_cycle == 3:
+            reg_dv = self._derived(m, r, True)
+            # S as the state machine sets it, registered a clock before the edge (issue 16's
+            # depth): a probe of the state machine (advancing) into s_fsm, from registers that
+            # change at the edges only (the state, the decoded fields, A, X and the registered
+            # sums, valid from the second clock after an edge), registered at every clock, valid
+            # in the third, where the next edge is; the state machine's own S writes are dropped.
+            # After a state load (whose FETCH does not write S) it is not used for one clock.
+            s_fsm, s_fsm_r, s_fsm_ok = Signal(8, name="s_fsm"), Signal(8, name="s_fsm_r"), Signal(name="s_fsm_ok")
+            m.d.comb += s_fsm.eq(s)
+            self._bus_fsm(_Probe(m, [(s, s_fsm)], shared), r, Const(1), binary, reg_dv)
+            m.d.sync += [s_fsm_r.eq(s_fsm), s_fsm_ok.eq(~self.load_en)]
+            self._bus_fsm(_Without(m, [s]), r, advance, binary, reg_dv)
+            with m.If(advance & s_fsm_ok):
+                m.d.sync += s.eq(s_fsm_r)
+        else:
+            self._bus_fsm(m, r, advance, binary, comb_dv)
         # probes: the same state machine, evaluated into comb signals only
         #  * fetch_next: the cycle after this one is an opcode fetch if the core advances at its
         #    end (a function of registers only: no transition into FETCH depends on din)
         #  * pc_next: the program counter after this edge (pc when the core does not advance)
         state_adv = Signal(State.as_shape())
         m.d.comb += [state_adv.eq(state), self.pc_next.eq(pc)]
-        shared = self._bus_outputs(rd, exec_en, exec_o)
         self._bus_fsm(_Probe(m, [(state, state_adv)], shared), r, Const(1), binary, comb_dv)
         self._bus_fsm(_Probe(m, [(pc, self.pc_next)], shared), r, advance, binary, comb_dv)
         m.d.comb += self.fetch_next.eq(state_adv == State.FETCH)

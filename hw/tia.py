@@ -395,6 +395,7 @@ _STATE = (
     ("pend_resm_d", 8, 0), ("pend_cnt", 4, 0),
     ("pend_since", 8, 0),      # CPU cycles since HMOVE at the write (Stella's RESMx/RESBL cases)
     ("wm", 4, 0),              # clocks Stella has already drawn ahead of now
+    ("wm_nz", 1, 0),           # wm != 0, set with it (a register: the immediate-write test without a compare)
     # the pending RESPx during a drawn copy (+11), per player
     ("rp0_valid", 1, 0), ("rp1_valid", 1, 0), ("rp0_cnt", 4, 0), ("rp1_cnt", 4, 0),
     ("rp0_d", 8, 0), ("rp1_d", 8, 0),   # the distance of the position it sets (as dp0), advancing
@@ -499,7 +500,9 @@ class Tia(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         self._tables = _Tables(m)
-        ports = {name: getattr(self, name) for name in ("wsync", "collision")}
+        # (one colour clock per clock: the collision register is the latches one clock behind, the
+        # port the latches, see _write)
+        ports = {name: getattr(self, name) for name in ("wsync", "collision")[:2 if self.colour_clocks == 3 else 1]}
         regs = _TiaState(given=ports)
         # the positions (debugging ports) from the distance registers: (xc - d) mod 160
         xc = Mux(regs.x < 160, regs.x, 0)
@@ -665,14 +668,23 @@ class Tia(wiring.Component):
         blanked = S.vblank[1] | (S.hmove_blank & ~_ge_const(S.x, 8))
         m.d.comb += clk.pixel.eq(Mux(blanked, 0, Cat(loss, colreg)))
 
-        coll_now = Signal(15)
-        m.d.comb += coll_now.eq(Cat(
-            m0 & p1, m0 & p0, m1 & p0, m1 & p1,
-            p0 & pfb, p0 & bl, p1 & pfb, p1 & bl,
-            m0 & pfb, m0 & bl, m1 & pfb, m1 & bl,
-            bl & pfb, p0 & p1, m0 & m1))
+        def pairs(p0, p1, m0, m1, bl, pfb):
+            return Cat(m0 & p1, m0 & p0, m1 & p0, m1 & p1,
+                       p0 & pfb, p0 & bl, p1 & pfb, p1 & bl,
+                       m0 & pfb, m0 & bl, m1 & pfb, m1 & bl,
+                       bl & pfb, p0 & p1, m0 & m1)
+
+        visible = clk.drawn & ~S.vblank[1]
         coll_vis = Signal(15)
-        m.d.comb += coll_vis.eq(Mux(clk.drawn & ~S.vblank[1], coll_now, 0))
+        if self.colour_clocks == 1:
+            # the objects' bits registered (0 when not visible), their pairs ANDed in the next
+            # clock: coll_vis is the previous clock's collisions, and the collision register the
+            # latches one clock behind (see _read and _write; issue 16's depth)
+            obj = Signal(6, name="coll_obj")
+            m.d.sync += obj.eq(Mux(visible, Cat(p0, p1, m0, m1, bl, pfb), 0))
+            m.d.comb += coll_vis.eq(pairs(*obj))
+        else:
+            m.d.comb += coll_vis.eq(Mux(visible, pairs(p0, p1, m0, m1, bl, pfb), 0))
         return coll_vis
 
     def _read(self, m: Module, S: _TiaState, clk, coll_vis) -> None:
@@ -702,7 +714,10 @@ class Tia(wiring.Component):
         c = Signal(15, name="coll_read")
         inpt = Signal(6, name="inpt_read")
         if registered:
-            m.d.sync += [c.eq(S.collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
+            # the collision latches before this clock's collisions and those of the previous clock
+            # (see _draw): the latches with the access's clock's collisions
+            m.d.comb += c.eq(S.collision | coll_vis)
+            m.d.sync += inpt.eq(Cat(charged, self.inpt4, self.inpt5))
         else:
             m.d.comb += [c.eq(S.collision | coll_vis), inpt.eq(Cat(charged, self.inpt4, self.inpt5))]
         noise = self.bus_last[0:6]
@@ -797,7 +812,7 @@ class Tia(wiring.Component):
         # pending (delayed) generic write
         # pending RESPx during a drawn copy (+11)
 
-        m.d[dom] += N.wm.eq(Mux(S.wm != 0, S.wm - 1, 0))
+        m.d[dom] += [N.wm.eq(Mux(S.wm_nz, S.wm - 1, 0)), N.wm_nz.eq(_ge_const(S.wm, 2))]
         with m.If(cycle_end & (S.since_hmove != 255)):
             m.d[dom] += N.since_hmove.eq(S.since_hmove + 1)
         with m.If(cycle_end & (S.vsync_count != 255)):
@@ -811,7 +826,7 @@ class Tia(wiring.Component):
         m.d.comb += eff.eq(Mux(S.wm > delay, S.wm, delay))
         # eff == 0 without the compare: nothing drawn ahead and a register without a delay
         now = Signal()
-        m.d.comb += now.eq(~wa_poke & (S.wm == 0))
+        m.d.comb += now.eq(~wa_poke & ~S.wm_nz)
 
         # RESPx: when-condition at the write, from u = (new position - old position) mod 160 (a
         # register per player): constant compares
@@ -850,7 +865,15 @@ class Tia(wiring.Component):
                                             _ge_const(clk.line, maxlines + 1)))
 
         # collisions accumulate every drawn clock (CXCLR applied below wins)
-        m.d[dom] += N.collision.eq(S.collision | coll_vis)
+        if self.colour_clocks == 1:
+            # one clock behind (see _draw): the latches after the previous clock, unless a CXCLR
+            # applied at its end (cxclr_seen); the port is the latches as they are now
+            self._cxclr = Signal(name="cxclr")
+            cx_seen = Signal(name="cxclr_seen")
+            m.d.sync += [cx_seen.eq(self._cxclr), N.collision.eq(Mux(cx_seen, 0, S.collision | coll_vis))]
+            m.d.comb += self.collision.eq(Mux(cx_seen, 0, S.collision | coll_vis))
+        else:
+            m.d[dom] += N.collision.eq(S.collision | coll_vis)
 
         # end of a drawn line: Stella resets the first-copy skip and the PF reflection
         with m.If(clk.line_end_drawn):
@@ -972,6 +995,13 @@ class Tia(wiring.Component):
             m.d.sync += ddc_fix.eq(clk.frame_start)
             with m.If(ddc_fix):
                 m.d.sync += N.dump_disabled_cycle[16:32].eq(S.dump_disabled_cycle[16:32] - ddc_cyc_hi - ddc_borrow)
+            # cyc + 1 for a write, registered from the clock before: cyc changes only at a CPU
+            # cycle's end (a write's clock ends one) and at a frame start (clock 0 of a cycle), never
+            # at the end of the clock before a write
+            cyc_plus1 = Signal(32, name="cyc_plus1")
+            m.d.sync += cyc_plus1.eq(clk.cyc + 1)
+        else:
+            cyc_plus1 = clk.cyc + 1
 
         # a new write at this edge
         with m.If(is_write):
@@ -988,7 +1018,7 @@ class Tia(wiring.Component):
                     with m.If(~S.vblank_dump & bus.wdata[7]):
                         m.d[dom] += N.dump_enabled.eq(1)
                     with m.If(S.vblank_dump & ~bus.wdata[7]):
-                        m.d[dom] += [N.dump_enabled.eq(0), N.dump_disabled_cycle.eq(clk.cyc + 1)]
+                        m.d[dom] += [N.dump_enabled.eq(0), N.dump_disabled_cycle.eq(cyc_plus1)]
                     m.d[dom] += N.vblank_dump.eq(bus.wdata[7])
                 with m.Case(TiaWrite.WSYNC):
                     with m.If(self.last_was_read & (S.wr_hpos != 0)):
@@ -1002,8 +1032,8 @@ class Tia(wiring.Component):
                             cnt = Mux(S.wm > 11, S.wm, 11)
                             m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(cnt), n_rp_d[i].eq(resp_d),
                                          n_rp_u[i].eq(S.wr_resp_u), n_rp_skip[i].eq(1)]
-                            m.d[dom] += N.wm.eq(cnt - 1)
-                        with m.Elif(S.wm != 0):
+                            m.d[dom] += [N.wm.eq(cnt - 1), N.wm_nz.eq(1)]
+                        with m.Elif(S.wm_nz):
                             m.d[dom] += [n_rp_valid[i].eq(1), n_rp_cnt[i].eq(S.wm), n_rp_d[i].eq(resp_d),
                                          n_rp_u[i].eq(S.wr_resp_u), n_rp_skip[i].eq(~dly)]
                         with m.Else():
@@ -1013,7 +1043,7 @@ class Tia(wiring.Component):
                              N.pend_hpos.eq(S.wr_hpos), N.pend_hm.eq(S.wr_hm), N.pend_resm_d.eq(resm_now_sel),
                              N.pend_since.eq(S.since_hmove),
                              N.pend_cnt.eq(Mux(eff == 0, 1, eff)),
-                             N.wm.eq(Mux(eff == 0, 0, eff - 1))]
+                             N.wm.eq(Mux(eff == 0, 0, eff - 1)), N.wm_nz.eq(_ge_const(eff, 2))]
 
         with m.If(S.wsync & (clk.hpos == 227)):
             m.d[dom] += N.wsync.eq(0)
@@ -1156,4 +1186,7 @@ class Tia(wiring.Component):
             with m.Case(TiaWrite.HMCLR):
                 m.d[dom] += [N.hmp0.eq(0), N.hmp1.eq(0), N.hmm0.eq(0), N.hmm1.eq(0), N.hmbl.eq(0)]
             with m.Case(TiaWrite.CXCLR):
-                m.d[dom] += N.collision.eq(0)
+                if self.colour_clocks == 1:
+                    m.d.comb += self._cxclr.eq(1)
+                else:
+                    m.d[dom] += N.collision.eq(0)
