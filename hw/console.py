@@ -267,11 +267,12 @@ class Console(wiring.Component):
         cycle_sync = Signal()
         fetch_next = Signal()
         m.d.sync += fetch_next.eq(cpu.fetch_next)
-        with m.If(ph == 2):
-            m.d.sync += cycle_sync.eq(Mux(cpu.rw & ~rdy, cpu.sync, fetch_next))
-        m.d.comb += counting.eq(started | cycle_sync)
+        cycle_sync_next = Mux(ph == 2, Mux(cpu.rw & ~rdy, cpu.sync, fetch_next), cycle_sync)
+        m.d.sync += cycle_sync.eq(cycle_sync_next)
         with m.If(cycle_sync):
             m.d.sync += started.eq(1)
+        # counting = started | cycle_sync, as a register (started stays set once the CPU fetched)
+        m.d.sync += counting.eq(started | cycle_sync | cycle_sync_next)
 
         # the CPU cycle's last colour clock (ph 2) while counting, registered in the clock before
         # (counting does not change from ph 1 to ph 2): the chips' strobes start from registers

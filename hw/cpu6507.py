@@ -492,9 +492,19 @@ class Cpu6507(wiring.Component):
 
         rd = Signal()          # read cycle (rw output)
         advance = Signal()
+        if self.clocks_per_cycle == 3:
+            # rd registered at every clock: with ce at most every third clock it is the cycle's own
+            # at an edge (rd depends on registers set at edges; after a state load, FETCH's read),
+            # so the edge's enable does not start with the state machine's decode (issue 16's depth)
+            rd_seen = Signal(init=1, name="rd_seen")
+            m.d.sync += rd_seen.eq(rd)
+            with m.If(self.load_en):
+                m.d.sync += rd_seen.eq(1)
+        else:
+            rd_seen = rd
         m.d.comb += [
             self.rw.eq(rd),
-            advance.eq(self.ce & (self.rdy | ~rd)),
+            advance.eq(self.ce & (self.rdy | ~rd_seen)),
             self.jammed.eq(state == State.JAMMED),
         ]
 

@@ -876,12 +876,13 @@ class Tia(wiring.Component):
             m.d[dom] += N.collision.eq(S.collision | coll_vis)
 
         # end of a drawn line: Stella resets the first-copy skip and the PF reflection
+        # (the Cosmic Ark jump's count and sums below from registers alone, not under the line end)
+        nc = Signal(2, name="cosmic_next")
+        m.d.comb += nc.eq(S.cosmic_cnt + 1)
         with m.If(clk.line_end_drawn):
             m.d[dom] += [N.p0_skip.eq(0), N.p1_skip.eq(0), N.pf_reflect.eq(S.ctrlpf.reflect)]
             # Stella's Cosmic Ark bug: missile 0 jumps by 18, 33, 0, 17 pixels left per line
             with m.If(S.cosmic):
-                nc = Signal(2)
-                m.d.comb += nc.eq(S.cosmic_cnt + 1)
                 # the position moves left by jump: its distance grows by it and by the column's
                 # advance, (dm0 + inc + jump) mod 160, the sum and the sum - 160 side by side
                 # (constants from tables by the count), picked by the latter's sign
@@ -1055,10 +1056,11 @@ class Tia(wiring.Component):
         # (in the clock after the frame start's CPU cycle, not at its end): exact, as a frame starts at clock 0 of
         # an opcode fetch (the frame boundary; or after reset or a jam, with no access), whose
         # access at that cycle's end is no TIA read
+        if self.colour_clocks == 1:
+            lo = Signal(17, name="ddc_lo")
+            m.d.comb += lo.eq(S.dump_disabled_cycle[0:16] - clk.cyc[0:16])
         with m.If(clk.frame_start):
             if self.colour_clocks == 1:
-                lo = Signal(17, name="ddc_lo")
-                m.d.comb += lo.eq(S.dump_disabled_cycle[0:16] - clk.cyc[0:16])
                 m.d.sync += [N.dump_disabled_cycle.eq(Cat(lo[0:16], S.dump_disabled_cycle[16:32])),
                              ddc_borrow.eq(lo[16]),
                              ddc_cyc_hi.eq(clk.cyc[16:32])]
