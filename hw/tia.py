@@ -193,6 +193,12 @@ def _cmp_const(v, c: int):
     return gt_h | (eq_h & gt_l), eq_h & eq_l
 
 
+def _resmp_middle(mode):
+    """Minus the middle of a player's copy that RESMPx moves the missile to: -8 pixels in NUSIZ
+    mode 5 (double width), -16 in mode 7 (quad width), else -4 (signed)."""
+    return Mux(mode == 5, -8, Mux(mode == 7, -16, -4))
+
+
 def _ge_const(v, c: int):
     """``v >= c`` for an unsigned Amaranth value ``v`` and an integer constant ``c``, by
     :func:`_cmp_const`."""
@@ -343,7 +349,12 @@ class _Tables:
 #: per-colour-clock step (:meth:`Tia._step`) maps one such set to the next.
 _STATE = (
     ("vblank", 8, 0), ("vblank_dump", 1, 0), ("dump_enabled", 1, 0), ("dump_disabled_cycle", 32, 0),
-    ("nusiz0", NusizLayout, 0), ("nusiz1", NusizLayout, 0), ("colup0", 7, 0), ("colup1", 7, 0), ("colupf", 7, 0),
+    ("nusiz0", NusizLayout, 0), ("nusiz1", NusizLayout, 0),
+    # per player, minus the middle of its copy for RESMPx (-8 in mode 5, -16 in mode 7, else -4),
+    # set with NUSIZx (a register: RESMPx's sum without the mode decode in front; its bit 0 is 0,
+    # so adding the column's advance is setting bit 0)
+    ("pmid0", signed(6), -4), ("pmid1", signed(6), -4),
+    ("colup0", 7, 0), ("colup1", 7, 0), ("colupf", 7, 0),
     ("colubk", 7, 0), ("ctrlpf", CtrlpfLayout, 0), ("refp0", 1, 0), ("refp1", 1, 0), ("pf", 20, 0),
     ("grp0", 8, 0), ("grp1", 8, 0), ("dgrp0", 8, 0), ("dgrp1", 8, 0), ("enam0", 1, 0), ("enam1", 1, 0),
     ("enabl", 1, 0), ("denabl", 1, 0), ("hmp0", 4, 0), ("hmp1", 4, 0), ("hmm0", 4, 0), ("hmm1", 4, 0),
@@ -1103,9 +1114,10 @@ class Tia(wiring.Component):
             with m.Case(TiaWrite.VBLANK):
                 m.d[dom] += N.vblank.eq(data)
             with m.Case(TiaWrite.NUSIZ0):
-                m.d[dom] += [N.nusiz0.eq(data), N.p0_skip.eq(0), N.m0_mode.eq(0)]
+                m.d[dom] += [N.nusiz0.eq(data), N.pmid0.eq(_resmp_middle(data[0:3])), N.p0_skip.eq(0),
+                             N.m0_mode.eq(0)]
             with m.Case(TiaWrite.NUSIZ1):
-                m.d[dom] += [N.nusiz1.eq(data), N.p1_skip.eq(0)]
+                m.d[dom] += [N.nusiz1.eq(data), N.pmid1.eq(_resmp_middle(data[0:3])), N.p1_skip.eq(0)]
             with m.Case(TiaWrite.COLUP0):
                 m.d[dom] += N.colup0.eq(data[1:8])
             with m.Case(TiaWrite.COLUP1):
@@ -1164,16 +1176,15 @@ class Tia(wiring.Component):
             with m.Case(TiaWrite.VDELBL):
                 m.d[dom] += N.vdelbl.eq(data[0])
             with m.Case(TiaWrite.RESMP0, TiaWrite.RESMP1):
-                for (reg, dm, dp, nus, resmp) in ((TiaWrite.RESMP0, N.dm0, S.dp0, S.nusiz0, S.resmp0),
-                                                  (TiaWrite.RESMP1, N.dm1, S.dp1, S.nusiz1, S.resmp1)):
+                for (reg, dm, dp, middle, resmp) in ((TiaWrite.RESMP0, N.dm0, S.dp0, S.pmid0, S.resmp0),
+                                                     (TiaWrite.RESMP1, N.dm1, S.dp1, S.pmid1, S.resmp1)):
                     n_resmp = N.resmp0 if reg == TiaWrite.RESMP0 else N.resmp1
                     with m.If(addr == reg):
                         with m.If(resmp & ~data[1]):
-                            middle = Mux(nus.mode == 5, 8, Mux(nus.mode == 7, 16, 4))
                             # the missile moves to the player's position + middle: its distance
                             # changes by inc - middle (-16..-3), below 0 wrapping to 144..159
                             # (bit logic: 144 + (s mod 16))
-                            sm = Cat(dp, Const(0, 2)).as_signed() + (Cat(inc, Const(0, 1)).as_signed() - middle)
+                            sm = Cat(dp, Const(0, 2)).as_signed() + Cat(inc, middle[1:6]).as_signed()
                             m.d[dom] += dm.eq(Mux(sm[9], Cat(sm[0:4], Const(0b1001, 4)), sm[0:8]))
                             if reg == TiaWrite.RESMP0:
                                 m.d[dom] += N.m0_mode.eq(0)
