@@ -256,6 +256,16 @@ class _Binary:
         return self.sig == member
 
 
+def _flat(stmts):
+    """The statements of ``stmts`` (one statement or nested lists/tuples of them), in order, as
+    ``m.d.<domain> += stmts`` takes them."""
+    if isinstance(stmts, (list, tuple)):
+        for st in stmts:
+            yield from _flat(st)
+    else:
+        yield stmts
+
+
 class _Probe:
     """A stand-in for the Module while the bus state machine is elaborated a second time.
 
@@ -286,12 +296,7 @@ class _Probe:
 
     def _emit(self, domain, stmts):
         from amaranth.hdl._ast import Assign, Slice
-        if not isinstance(stmts, (list, tuple)):
-            stmts = [stmts]
-        for st in stmts:
-            if isinstance(st, (list, tuple)):
-                self._emit(domain, st)
-                continue
+        for st in _flat(stmts):
             assert isinstance(st, Assign), st
             lhs = st.lhs
             if domain == "comb":
@@ -313,12 +318,8 @@ class _Without(_Probe):
         self._regs = {id(r) for r in regs}
 
     def _emit(self, domain, stmts):
-        if not isinstance(stmts, (list, tuple)):
-            stmts = [stmts]
-        for st in stmts:
-            if isinstance(st, (list, tuple)):
-                self._emit(domain, st)
-            elif not (domain == "sync" and id(st.lhs) in self._regs):
+        for st in _flat(stmts):
+            if not (domain == "sync" and id(st.lhs) in self._regs):
                 getattr(self._m.d, domain).__iadd__(st)
 
 
