@@ -191,3 +191,83 @@ def result_word(r: dict) -> str:
     if r["first_screen_mismatch_frame"] is not None:
         parts.append(f"screen@{r['first_screen_mismatch_frame']}")
     return " ".join(parts)
+
+
+def run_identity(frames: int, seed: int, actions: str, colour_clocks_per_cycle: int = 1) -> dict:
+    """What every game's lockstep record depends on besides the game: the console library's build
+    key (``console-<hash>``: :func:`hwtools.console_harness.build`'s cache key, a hash of the
+    generated Verilog, the harness and the Verilator/gcc flags; building it if it is not cached),
+    the configuration, ``frames``, the actions (``random`` with its ``seed``, ``noop``, or an
+    action file by the SHA-256 of its action array) and the ale-py version.
+
+    Raises:
+        UserError: a bad action file (:func:`load_action_file`).
+    """
+    import hashlib
+    from importlib.metadata import version
+
+    from hwtools.console_harness import build
+    if actions in ("random", "noop"):
+        acts = actions
+    else:
+        a = load_action_file(actions)
+        acts = "file sha256 " + hashlib.sha256(a.astype("<i8").tobytes()).hexdigest()[:16]
+    return {"rtl": build(colour_clocks_per_cycle).parent.name, "colour_clocks_per_cycle": colour_clocks_per_cycle,
+            "frames": frames, "actions": acts, "seed": seed if actions == "random" else None,
+            "ale_py": version("ale-py")}
+
+
+class ResultsFile:
+    """``nc2600 lockstep --results PATH``: each finished game's record kept in a JSON Lines file,
+    so that a long sweep (``--all --frames 10000``: CPU-hours) that is cut off goes on where it
+    stopped. Line 1 is ``{"lockstep_results": identity}`` (:func:`run_identity`), then one
+    :func:`lockstep_game` record per game. The whole file is rewritten through a temp file and a
+    rename after every game (:func:`host.rundir.atomic_write_bytes`), so it is never half-written.
+    Records of games that failed to run (``error``) are not kept: those games run again.
+
+    Raises:
+        UserError: ``path`` is a folder, unreadable, not such a file, or holds the results of a
+        run with another identity (RTL, frames, actions, seed, configuration, ale-py).
+    """
+
+    def __init__(self, path, identity):
+        """``identity``: the run's :func:`run_identity`, or a function returning it (called once
+        the path has been checked: it may build the console)."""
+        import json
+        self.path = Path(path)
+        self.records: dict[str, dict] = {}
+        if self.path.is_dir():
+            raise UserError(f"--results {str(self.path)!r}: is a folder, give a file")
+        if not self.path.exists():
+            if not self.path.parent.is_dir():
+                raise UserError(f"--results {str(self.path)!r}: folder {str(self.path.parent)!r} does not exist")
+            self.identity = identity() if callable(identity) else identity
+            return
+        try:
+            lines = self.path.read_text().splitlines()
+            head = json.loads(lines[0])["lockstep_results"] if lines else None
+            recs = [json.loads(line) for line in lines[1:] if line.strip()]
+            if not isinstance(head, dict) or not all(isinstance(r, dict) and "game" in r for r in recs):
+                raise ValueError
+        except OSError as exc:
+            raise UserError(f"--results {str(self.path)!r}: cannot read it ({exc.strerror or exc})") from None
+        except (ValueError, KeyError, TypeError, IndexError):
+            raise UserError(f"--results {str(self.path)!r}: not a lockstep results file") from None
+        self.identity = identity = identity() if callable(identity) else identity
+        if head != identity:
+            diff = ", ".join(f"{k} {head.get(k)!r} there, {v!r} now" for k, v in identity.items() if head.get(k) != v)
+            raise UserError(f"--results {str(self.path)!r}: holds another run's results ({diff}); "
+                            "give another file")
+        self.records = {r["game"]: r for r in recs if not r.get("error")}
+
+    def add(self, record: dict) -> None:
+        """Keep ``record`` (one game's) and rewrite the file (a failed game's ``error`` record is
+        not kept). Raises UserError when the file cannot be written."""
+        import json
+
+        from host.rundir import atomic_write_bytes
+        if record.get("error"):
+            return
+        self.records[record["game"]] = record
+        text = "".join(json.dumps(x) + "\n" for x in [{"lockstep_results": self.identity}, *self.records.values()])
+        atomic_write_bytes(self.path, text.encode())

@@ -10,6 +10,10 @@ Exit 0 only when every compared frame of every game matches; 1 otherwise; 2 on b
 the game finishes; games with a mapper the RTL lacks are listed as ``unsupported``),
 ``--jobs J`` in parallel processes, ``--cluster ray`` one Ray task per game. ``--json`` prints
 JSON Lines: one object per game, then (``--games``/``--all``) one ``{"summary": ...}`` line.
+``--results PATH`` (with ``--games``/``--all``) keeps every finished game's record in a file
+(:class:`host.lockstep.ResultsFile`); run again with the same options and RTL, the games already
+there are not run again: their rows come first, from the file, and a line on stderr says how
+many (a sweep of CPU-hours survives being cut off).
 """
 from __future__ import annotations
 
@@ -17,7 +21,8 @@ import json
 import time
 
 from host.errors import UserError, int_range, positive_int, seed_int
-from host.lockstep import MAX_FRAMES, action_sequence, lockstep_game, lockstep_games, result_word
+from host.lockstep import (MAX_FRAMES, ResultsFile, action_sequence, lockstep_game, lockstep_games, result_word,
+                           run_identity)
 from host.progress import Heartbeat
 
 
@@ -43,6 +48,16 @@ def run(args) -> int:
         games = [resolve_rom(game=args.game)[0]]   # raises UserError for unknown games
     else:
         raise UserError("give --game NAME, --games A,B,... or --all")
+    store = None
+    if args.results is not None:
+        if not multi:
+            raise UserError("--results needs --games or --all")
+        store = ResultsFile(args.results, lambda: run_identity(args.frames, args.seed, args.actions,
+                                                               args.colour_clocks_per_cycle))
+        kept = [g for g in games if g in store.records]
+        import sys
+        print(f"lockstep: {len(kept)} of {len(games)} games from {args.results} ({store.identity['rtl']}), "
+              f"{len(games) - len(kept)} to run", file=sys.stderr, flush=True)
     # a line on stderr at least every HEARTBEAT_S seconds while no row is printed (issue 17)
     heartbeat, t0 = Heartbeat(), time.monotonic()
     if not multi:   # a mapper the RTL lacks is a UserError here (RtlConsole), a table row in a sweep
@@ -54,25 +69,35 @@ def run(args) -> int:
         if not args.json:
             print(header, flush=True)
         results = []
-        rows = lockstep_games(games, args.frames, args.seed, args.actions, args.jobs, args.cluster, args.ray_address,
+
+        def show(r):
+            results.append(r)
+            if args.json:
+                print(json.dumps(r), flush=True)
+            else:
+                print(f"{r['game']:<22} {r['mapper']:<6} {r['frames_compared']:>6}  {result_word(r):<28} "
+                      f"{r.get('rtl_fps') or '':>8}", flush=True)
+        for g in games:     # the games a results file already holds: their rows first
+            if store is not None and g in store.records:
+                show(store.records[g])
+        todo = [g for g in games if store is None or g not in store.records]
+        rows = lockstep_games(todo, args.frames, args.seed, args.actions, args.jobs, args.cluster, args.ray_address,
                               colour_clocks_per_cycle=args.colour_clocks_per_cycle)
         status = lambda: f"lockstep: {len(results)}/{len(games)} games done, {time.monotonic() - t0:.0f} s"  # noqa: E731
         try:
             with heartbeat.running(status):
                 for r in rows:       # each row as soon as it (and the ones before it) finished
-                    results.append(r)
-                    if args.json:
-                        print(json.dumps(r), flush=True)
-                    else:
-                        print(f"{r['game']:<22} {r['mapper']:<6} {r['frames_compared']:>6}  {result_word(r):<28} "
-                              f"{r.get('rtl_fps') or '':>8}", flush=True)
+                    if store is not None:
+                        store.add(r)   # before the row is printed: a printed row is a kept one
+                    show(r)
                     heartbeat.mark()
         finally:
             rows.close()
     n = sum(r["match"] for r in results)
     if args.json:   # JSON Lines: the game's record; with --games/--all one per game (above), then a summary
         print(json.dumps({"summary": {"games": len(results), "exact": n, "frames_requested": args.frames,
-                                      "actions": args.actions, "match": n == len(results)}}
+                                      "actions": args.actions, "match": n == len(results),
+                                      **({"from_results": len(kept)} if store is not None else {})}}
                          if multi else results[0]), flush=True)
     elif multi:
         print(f"{n}/{len(results)} games exact for their compared frames")
@@ -97,6 +122,9 @@ def register(subparsers, groups) -> None:
     p.add_argument("--jobs", type=int_range(1, 256), default=1, help="parallel games with --all/--games")
     p.add_argument("--json", action="store_true",
                    help="JSON Lines: one object per game (as each finishes), then with --games/--all a summary line")
+    p.add_argument("--results", metavar="PATH",
+                   help="with --games/--all: keep each finished game's record in PATH (JSON Lines); run again "
+                        "with the same options and RTL, the games already there are not run again")
     from host.commands import add_colour_clocks_option
     add_colour_clocks_option(p)
     from host.cluster import add_cluster_options

@@ -119,7 +119,8 @@ def _commands(w, out: Path):
          {"--image": "path", "--max-cycles": "int", "--load": "int", "--start": "int"}),
         (["bench", "host"], {"--seconds": "float", **ints("--workers", "--envs-per-block", "--episode-frames")}),
         (["bench", "rtl"], ints("--frames")),
-        (["lockstep", "--game", "pong", "--frames", "10"], {**ints("--frames", "--seed"), "--actions": "path"}),
+        (["lockstep", "--game", "pong", "--frames", "10"], {**ints("--frames", "--seed"), "--actions": "path",
+                                                             "--results": "out"}),
         (["rtl-play", "--game", "pong", "--actions", w["actions"], "--out", str(out / "rtlplay")],
          {"--actions": "path", "--out": "out"}),
     ]

@@ -1,0 +1,104 @@
+"""``nc2600 lockstep --results PATH`` (issue 16: a 10,000-frame sweep of all games takes CPU-hours,
+so one that is cut off must go on where it stopped, and no finished game's result may be lost).
+
+The oracle for a resumed sweep is the same sweep run whole: its JSON records, game by game."""
+import json
+
+import pytest
+
+from host.cli import main
+
+GAMES = ["pong", "boxing"]
+FRAMES = "3"
+
+
+def _records(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def _run(capsys, path, games=GAMES, frames=FRAMES, extra=()):
+    rc = main(["lockstep", "--games", ",".join(games), "--frames", frames, "--results", str(path), "--json", *extra])
+    cap = capsys.readouterr()
+    return rc, _records(cap.out), cap.err
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory):
+    """The sweep run whole (no results file), and the file a run with --results leaves."""
+    import io
+    from contextlib import redirect_stdout
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(["lockstep", "--games", ",".join(GAMES), "--frames", FRAMES, "--json"]) == 0
+    return _records(buf.getvalue())
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Two records equal but for the measured RTL speed."""
+    return {k: v for k, v in a.items() if k != "rtl_fps"} == {k: v for k, v in b.items() if k != "rtl_fps"}
+
+
+def test_results_file_holds_every_finished_game(tmp_path, capsys, whole):
+    path = tmp_path / "r.jsonl"
+    rc, recs, err = _run(capsys, path)
+    assert rc == 0 and "0 of 2 games from" in err
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    head = lines[0]["lockstep_results"]
+    assert head["frames"] == 3 and head["actions"] == "random" and head["seed"] == 0
+    assert head["rtl"].startswith("console-") and head["colour_clocks_per_cycle"] == 1
+    assert [r["game"] for r in lines[1:]] == GAMES
+    assert all(_same(a, b) for a, b in zip(lines[1:], whole[:2]))
+    assert all(_same(a, b) for a, b in zip(recs[:2], whole[:2])) and recs[2]["summary"]["from_results"] == 0
+
+
+def test_cut_off_sweep_goes_on_where_it_stopped(tmp_path, capsys, monkeypatch, whole):
+    import host.lockstep as lockstep
+    path = tmp_path / "r.jsonl"
+    assert _run(capsys, path)[0] == 0
+    # the file as a sweep cut off after its first game left it (a game with an error record too)
+    lines = path.read_text().splitlines()
+    path.write_text(lines[0] + "\n" + lines[1] + "\n")
+    ran = []
+    real = lockstep.lockstep_job
+    monkeypatch.setattr(lockstep, "lockstep_job", lambda job: ran.append(job[0]) or real(job))
+    rc, recs, err = _run(capsys, path)
+    assert rc == 0 and ran == ["boxing"] and "1 of 2 games from" in err
+    assert [r["game"] for r in recs[:2]] == GAMES and all(_same(a, b) for a, b in zip(recs[:2], whole[:2]))
+    assert recs[2]["summary"] == {**whole[2]["summary"], "from_results": 1}
+    # run again: nothing left to run, the same rows
+    ran.clear()
+    rc, recs2, err = _run(capsys, path)
+    assert rc == 0 and ran == [] and "2 of 2 games from" in err and recs2 == [*recs[:2], {**recs[2], "summary": {
+        **recs[2]["summary"], "from_results": 2}}]
+
+
+def test_failed_game_is_not_kept(tmp_path):
+    from host.lockstep import ResultsFile
+    store = ResultsFile(tmp_path / "r.jsonl", {"rtl": "x"})
+    store.add({"game": "pong", "error": "boom", "match": False})
+    assert not (tmp_path / "r.jsonl").exists() and store.records == {}
+    store.add({"game": "pong", "match": True})
+    assert ResultsFile(tmp_path / "r.jsonl", {"rtl": "x"}).records == {"pong": {"game": "pong", "match": True}}
+
+
+@pytest.mark.parametrize("case", ["other_frames", "folder", "garbage", "no_folder", "single_game"])
+def test_bad_results_file_is_one_line_exit_2(tmp_path, capsys, case):
+    path = tmp_path / "r.jsonl"
+    argv = ["lockstep", "--games", "pong", "--frames", "3", "--results", str(path)]
+    if case == "other_frames":
+        path.write_text(json.dumps({"lockstep_results": {"rtl": "console-0", "frames": 4}}) + "\n")
+        before = path.read_bytes()
+    elif case == "folder":
+        argv[-1] = str(tmp_path)
+    elif case == "garbage":
+        path.write_text("not json\n")
+        before = path.read_bytes()
+    elif case == "no_folder":
+        argv[-1] = str(tmp_path / "missing" / "r.jsonl")
+    else:
+        argv[1:3] = ["--game", "pong"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--results" in err[0], err
+    if case in ("other_frames", "garbage"):
+        assert path.read_bytes() == before    # the file is left as it was
