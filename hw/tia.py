@@ -216,12 +216,6 @@ def _wrap160(s):
     return Mux(s[-1], Cat(s[0:4], Const(0b1001, 4)), Mux(s[7] & s[5], s[0:5], s[0:8]))
 
 
-def _in_range(v, lo: int, hi: int):
-    """``lo <= v < hi`` for an unsigned Amaranth value ``v`` and integer constants, by
-    :func:`_cmp_const` (no carry chain)."""
-    return _ge_const(v, lo) & ~_ge_const(v, hi)
-
-
 def _or(terms):
     v = terms[0]
     for t in terms[1:]:
@@ -248,6 +242,29 @@ def _pf_index(x: int, reflect: int) -> int:
 
 
 _PF_INDEX = [(5, [_pf_index(x, r) for x in range(256)]) for r in (0, 1)]
+
+#: The windows ``lo <= d < hi`` that drawing tests an object's distance register ``d`` against:
+#: a copy at offset 0, 16, 32 or 64 (:func:`_copy_offsets`) 1, 2, 4 or 8 pixels wide, and a double
+#: (mode 5) or quad (mode 7) player's 16 or 32 pixels from 1.
+_DRAW_WINDOWS = tuple((o, o + (1 << sz)) for o in (0, 16, 32, 64) for sz in range(4)) + ((1, 17), (1, 33))
+#: The windows RESPx's copy test (``when_of``) tests u against: the 4 clocks before each copy's
+#: start and the 8 after it (offsets 0, 16, 32, 64), and a double (quad) player's 16 (32) from 4.
+_WHEN_WINDOWS = (tuple((o, o + 4) for o in (0, 16, 32, 64)) + tuple((o + 4, o + 12) for o in (0, 16, 32, 64))
+                 + ((4, 20), (4, 36)))
+
+
+def _windows_table(windows) -> tuple:
+    """A table (index: an 8-bit value ``v``) whose bit ``k`` is ``lo <= v < hi`` for the k-th of
+    ``windows``: every constant compare of a distance register in one read (a few LUTs per bit in
+    synthesis, as the compare trees of :func:`_cmp_const`; one array read in simulation, where the
+    trees cost about a fifth of the Verilated console's instructions: issue 16)."""
+    return (len(windows), [sum(int(lo <= v < hi) << k for k, (lo, hi) in enumerate(windows)) for v in range(256)])
+
+
+#: the pixel column x's constant compares (index x, 0..255): bit 0 ``x < 80`` (the left half, the
+#: score colours), bit 1 ``x < 8`` (HMOVE blank), bit 2 the column advances at the next clock but one
+#: (``x < 158 or x >= 254``, :attr:`xc_inc_next`)
+_COLUMN_FLAGS = (3, [int(x < 80) | int(x < 8) << 1 | int(x < 158 or x >= 254) << 2 for x in range(256)])
 
 
 def _resp_off(h: int) -> int:
@@ -315,6 +332,8 @@ _TABLES = {
     "resp_u_ahead": _RESP_U_AHEAD, "hm_code": _HM_CODE, "hm_ahead": _HM_AHEAD, "hmk_early": _HMK_EARLY,
     "hmk_late": _HMK_LATE, "hmku_early": _HMKU_EARLY, "hmku_late": _HMKU_LATE, "player_bit2": _PLAYER_BIT[1],
     "player_bit4": _PLAYER_BIT[2], "cosmic_up": _COSMIC_UP, "cosmic_down": _COSMIC_DOWN,
+    "draw_windows": _windows_table(_DRAW_WINDOWS), "when_windows": _windows_table(_WHEN_WINDOWS),
+    "column_flags": _COLUMN_FLAGS,
 }
 
 
@@ -326,7 +345,9 @@ class _Tables:
     tables grew rtl/console.v from 1.0 to 5.1 MB that way). ``tables(name, addr)`` adds a read
     port on table ``name`` at ``addr`` (an unsigned value of the table's address width) and returns
     its data; the memories are submodules of ``m``, marked ``rom_style = "logic"`` so that
-    synthesis maps them to LUT logic, where constant address bits simplify it, not LUT RAM."""
+    synthesis maps them to LUT logic, where constant address bits simplify it, not LUT RAM. The
+    port's address is assigned in the control context of the call (inside an ``m.If`` or
+    ``m.Case`` it is driven there only): look up outside them where the data is used elsewhere."""
 
     def __init__(self, m: Module):
         self._m = m
@@ -560,7 +581,7 @@ class Tia(wiring.Component):
                      N.pfi_r.eq(self._tables("pf_index_reflect", nx))]
         inc = Signal(name="xc_inc")
         m.d.comb += inc.eq(clk.advance & ~(S.x[7] & (S.x[6] | S.x[5])))
-        m.d[dom] += N.xc_inc_next.eq(~_ge_const(S.x, 158) | _ge_const(S.x, 254))
+        m.d[dom] += N.xc_inc_next.eq(self._tables("column_flags", S.x)[2])
         adv = {"inc": inc}
         uc = Mux(clk.advance, S.wr_uc, 0)
         for name in ("up0", "up1", "rpu0", "rpu1"):
@@ -593,7 +614,15 @@ class Tia(wiring.Component):
         m1_en = S.enam1 & ~S.resmp1
 
         # an object covers the pixel when its distance d = (x - position) mod 160 (a register)
-        # falls into a copy: constant compares on d (no subtract, no carry chain)
+        # falls into a copy: constant compares on d (no subtract, no carry chain), all of them
+        # from one table read per object (_DRAW_WINDOWS)
+        # (the reads here, outside the mode switches below: a read port's address is driven in the
+        # control context of the lookup; keyed by id, as Amaranth values are not hashable)
+        windows = {id(d): self._tables("draw_windows", d) for d in (S.dp0, S.dp1, S.dm0, S.dm1, S.dbl)}
+
+        def in_window(d, lo, hi):
+            return windows[id(d)][_DRAW_WINDOWS.index((lo, hi))]
+
         def player_bit(d, mode, skip, grp):
             idx = Signal(3)
             hit = Signal()
@@ -604,12 +633,12 @@ class Tia(wiring.Component):
                             w = 16 if mo == 5 else 32
                             sh = 1 if mo == 5 else 2
                             # the pixel's bit ((d - 1) >> sh) mod 8 from a table of d's low bits
-                            m.d.comb += [hit.eq(~skip & _in_range(d, 1, w + 1)),
+                            m.d.comb += [hit.eq(~skip & in_window(d, 1, w + 1)),
                                          idx.eq(self._tables(f"player_bit{1 << sh}", d[0:3 + sh]))]
                         else:
                             h = Const(0, 1)
                             for off in _copy_offsets(mo):
-                                c = _in_range(d, off, off + 8)
+                                c = in_window(d, off, off + 8)
                                 h = h | (c & ~skip if off == 0 else c)
                             # the copies start at multiples of 8: the pixel's bit is d mod 8
                             m.d.comb += [hit.eq(h), idx.eq(d[0:3])]
@@ -627,7 +656,7 @@ class Tia(wiring.Component):
                         with m.Case(sz | mo << 2):
                             h = Const(0, 1)
                             for o in _copy_offsets(mo):
-                                h = h | _in_range(d, o, o + (1 << sz))
+                                h = h | in_window(d, o, o + (1 << sz))
                             m.d.comb += hit.eq(h)
             return hit & en & ~off
 
@@ -636,7 +665,7 @@ class Tia(wiring.Component):
             with m.Switch(S.ctrlpf.ball_size):
                 for sz in range(4):
                     with m.Case(sz):
-                        m.d.comb += hit.eq(_in_range(S.dbl, 0, 1 << sz))
+                        m.d.comb += hit.eq(in_window(S.dbl, 0, 1 << sz))
             return hit & ball_en
 
         p0 = player_bit(S.dp0, S.nusiz0.mode, S.p0_skip, cur_grp0)
@@ -653,7 +682,8 @@ class Tia(wiring.Component):
 
         score = S.ctrlpf.score
         prio = S.ctrlpf.priority
-        left = ~_ge_const(S.x, 80)
+        col = self._tables("column_flags", S.x)
+        left = col[0]
         only_pf = (S.pf != 0) & (cur_grp0 == 0) & (cur_grp1 == 0) & ~m0_en & ~m1_en & ~ball_en
         color = Signal(2)   # 0 BK, 1 PF, 2 P0, 3 P1
         with m.If(only_pf & score):
@@ -676,7 +706,7 @@ class Tia(wiring.Component):
                 m.d.comb += color.eq(c0)
         colreg = Array([S.colubk, S.colupf, S.colup0, S.colup1])[color]
         loss = self.pal & clk.odd_last_frame
-        blanked = S.vblank[1] | (S.hmove_blank & ~_ge_const(S.x, 8))
+        blanked = S.vblank[1] | (S.hmove_blank & col[1])
         m.d.comb += clk.pixel.eq(Mux(blanked, 0, Cat(loss, colreg)))
 
         def pairs(p0, p1, m0, m1, bl, pfb):
@@ -845,9 +875,11 @@ class Tia(wiring.Component):
         resp_d = Mux(S.wr_col, 160 - 5, 160 - 3)
 
         def when_of(u, mode):
+            win = self._tables("when_windows", u)
+
             def ranges(lo, n):   # u in [lo, lo + n)
                 t = Signal(name="when_range")
-                m.d.comb += t.eq(_in_range(u, lo, lo + n))
+                m.d.comb += t.eq(win[_WHEN_WINDOWS.index((lo, lo + n))])
                 return t
             dc = {o: ranges(o, 4) for o in (0, 16, 32, 64)}
             pc = {o: ranges(o + 4, 8) for o in (0, 16, 32, 64)}
