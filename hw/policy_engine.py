@@ -116,10 +116,14 @@ class PolicyEngine(wiring.Component):
 
     def __init__(self, lanes: int = 16, max_actions: int = MAX_ACTIONS):
         try:
-            self.lanes = model.check_lanes(lanes)
-        except ValueError as exc:
-            raise ValueError(f"PolicyEngine: {exc}") from None
-        self.max_actions = model.check_actions(max_actions, MAX_ACTIONS)
+            try:
+                self.lanes = model.check_lanes(lanes)
+            except ValueError as exc:
+                raise ValueError(f"PolicyEngine: {exc}") from None
+            self.max_actions = model.check_actions(max_actions, MAX_ACTIONS)
+        except ValueError:
+            self._MustUse__silence = True   # not built: no unused-elaboratable warning
+            raise
         super().__init__(policy_engine_signature(self.max_actions))
 
     def elaborate(self, platform):
