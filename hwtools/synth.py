@@ -158,13 +158,18 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
             tail = (log.read_text(errors="replace") if log.exists() else proc.stdout + proc.stderr)[-3000:]
             raise RuntimeError(f"yosys failed on {name} (exit {proc.returncode}):\n{tail}")
         stat = json.loads((Path(tmp) / "stat.json").read_text())
-        depth = netlist_depth(json.loads((Path(tmp) / "netlist.json").read_text()), name)
+        try:
+            depth = netlist_depth(json.loads((Path(tmp) / "netlist.json").read_text()), name)
+        except ValueError as exc:
+            # a structural loop in the mapped netlist (a yosys resource-sharing pass can close one
+            # between exclusive branches): no longest path to count; the report says so
+            depth = {"levels": None, "loop": str(exc)}
     modules = stat["modules"]
     if len(modules) != 1:
         raise RuntimeError(f"{name}: expected one flattened module, got {list(modules)}")
     cells = dict(next(iter(modules.values()))["num_cells_by_type"])
     res = count_resources(cells)
-    depth["estimate_mhz"] = round(levels_to_mhz(depth["levels"]), 1)
+    depth["estimate_mhz"] = round(levels_to_mhz(depth["levels"]), 1) if depth["levels"] is not None else None
     depth["rule"] = XC7_RULE["text"]
     rep = {"block": name, "family": family, "cells": cells, "resources": res, "fit": fit(res), "depth": depth,
            "yosys": ver,
@@ -298,7 +303,8 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
             r = blocks[name]
             took = "cached" if r["cached"] else f"{r['seconds']} s"
             progress(f"[{i}/{len(names)}] {name}: {r['resources']['luts']} LUT, {r['resources']['ff']} FF, "
-                     f"{r['depth']['levels']} logic levels ({took})")
+                     + (f"{r['depth']['levels']} logic levels" if r["depth"]["levels"] is not None
+                        else "no depth: a combinational loop in the netlist") + f" ({took})")
     rep = {"family": family, "device": XC7Z045, "blocks": blocks, "yosys": yosys_version(),
            "missing_blocks": sorted(set(NODE) - set(avail)), "depth_rule": XC7_RULE["text"],
            "proxy_pnr": PROXY_PNR if not pnr else f"measured on {ECP5['label']}, speed {pnr_speed}"}
@@ -345,7 +351,8 @@ def format_report(rep: dict) -> str:
         res, f = r["resources"], r["fit"]
         rows.append((name, res["luts"], res["lut"], res["lutram"], res["ff"], f"{res['bram36']:g}", res["dsp"],
                      res["carry4"], f["instances"] if f["instances"] is not None else "-", f["limited_by"] or "-",
-                     r["depth"]["levels"], f"{r['depth']['estimate_mhz']:.0f}")
+                     *((r["depth"]["levels"], f"{r['depth']['estimate_mhz']:.0f}") if r["depth"]["levels"] is not None
+                       else ("loop", "-")))
                     + ((f"{pnr[name]['fmax_mhz']:.1f}" if name in pnr else "-",) if pnr else ()))
     for name in rep.get("missing_blocks", []):
         if "node" in rep:
@@ -385,7 +392,8 @@ def format_report(rep: dict) -> str:
                f"(counted); est. MHz: {rep.get('depth_rule', '')}")
     for name, r in rep["blocks"].items():
         d = r["depth"]
-        out.append(f"  {name}: {d['levels']} levels from {d['from']} to {d['to']}")
+        out.append(f"  {name}: {d['levels']} levels from {d['from']} to {d['to']}" if d["levels"] is not None
+                   else f"  {name}: no depth: {d['loop']}")
     nn = rep.get("node_netlist")
     if nn:
         f = nn["fit"]

@@ -175,3 +175,27 @@ def test_node_text_holds_the_instance_once():
     assert len(cells) == 2
     for cell in cells:
         assert sorted(re.findall(r"\.(\w+)\(", cell)) == ports
+
+
+LOOP = """
+module looped (input wire clk, input wire x, input wire y, output reg q);
+    wire a, b;
+    assign a = b ^ x;
+    assign b = ~(a & y);
+    always @(posedge clk) q <= a;
+endmodule
+"""
+
+
+def test_combinational_loop_is_reported_not_raised():
+    """A netlist with a structural combinational loop (here a real one, written by hand) has no
+    longest path: the block's report says so (levels None, the loop's cells) and the tables print
+    it, instead of the depth walk's ValueError ending ``nc2600 synth`` with a traceback."""
+    rep = synth.synth_block("looped", LOOP, use_cache=False)
+    d = rep["depth"]
+    assert d["levels"] is None and d["estimate_mhz"] is None and "combinational loop" in d["loop"]
+    assert rep["resources"]["ff"] == 1
+    text = synth.format_report({"family": "xc7", "yosys": "y", "device": synth.XC7Z045, "depth_rule": "r",
+                                "proxy_pnr": "p", "blocks": {"looped": rep}})
+    row = next(line for line in text.splitlines() if line.startswith("looped "))
+    assert row.split()[-2:] == ["loop", "-"] and "  looped: no depth: combinational loop" in text
