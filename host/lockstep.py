@@ -223,7 +223,8 @@ class ResultsFile:
     stopped. Line 1 is ``{"lockstep_results": identity}`` (:func:`run_identity`), then one
     :func:`lockstep_game` record per game. The whole file is rewritten through a temp file and a
     rename after every game (:func:`host.rundir.atomic_write_bytes`), so it is never half-written.
-    Records of games that failed to run (``error``) are not kept: those games run again.
+    Records of games that failed to run (``error``) are not kept: those games run again. One run
+    per file: two runs writing one file keep only the last writer's records (no lock).
 
     Raises:
         UserError: ``path`` is a folder, unreadable, not such a file, or holds the results of a
@@ -234,20 +235,25 @@ class ResultsFile:
         """``identity``: the run's :func:`run_identity`, or a function returning it (called once
         the path has been checked: it may build the console)."""
         import json
+
+        from host.rundir import check_output_file
         self.path = Path(path)
         self.records: dict[str, dict] = {}
-        if self.path.is_dir():
-            raise UserError(f"--results {str(self.path)!r}: is a folder, give a file")
+        # not a folder, its folder exists and is writable (a probe file): before any game runs
+        check_output_file(self.path, "--results")
         if not self.path.exists():
-            if not self.path.parent.is_dir():
-                raise UserError(f"--results {str(self.path)!r}: folder {str(self.path.parent)!r} does not exist")
             self.identity = identity() if callable(identity) else identity
+            self._write()   # the header now: a path that cannot be written fails before any game
             return
+        if not self.path.is_file():
+            raise UserError(f"--results {str(self.path)!r}: not a regular file")
         try:
             lines = self.path.read_text().splitlines()
             head = json.loads(lines[0])["lockstep_results"] if lines else None
             recs = [json.loads(line) for line in lines[1:] if line.strip()]
-            if not isinstance(head, dict) or not all(isinstance(r, dict) and "game" in r for r in recs):
+            fields = (("game", str), ("mapper", str), ("frames_compared", int), ("match", bool))
+            if not isinstance(head, dict) or not all(
+                    isinstance(r, dict) and all(isinstance(r.get(k), t) for k, t in fields) for r in recs):
                 raise ValueError
         except OSError as exc:
             raise UserError(f"--results {str(self.path)!r}: cannot read it ({exc.strerror or exc})") from None
@@ -255,7 +261,8 @@ class ResultsFile:
             raise UserError(f"--results {str(self.path)!r}: not a lockstep results file") from None
         self.identity = identity = identity() if callable(identity) else identity
         if head != identity:
-            diff = ", ".join(f"{k} {head.get(k)!r} there, {v!r} now" for k, v in identity.items() if head.get(k) != v)
+            diff = ", ".join(f"{k} {head.get(k)!r} there, {identity.get(k)!r} now"
+                             for k in [*identity, *(k for k in head if k not in identity)] if head.get(k) != identity.get(k))
             raise UserError(f"--results {str(self.path)!r}: holds another run's results ({diff}); "
                             "give another file")
         self.records = {r["game"]: r for r in recs if not r.get("error")}
@@ -263,11 +270,14 @@ class ResultsFile:
     def add(self, record: dict) -> None:
         """Keep ``record`` (one game's) and rewrite the file (a failed game's ``error`` record is
         not kept). Raises UserError when the file cannot be written."""
-        import json
-
-        from host.rundir import atomic_write_bytes
         if record.get("error"):
             return
         self.records[record["game"]] = record
+        self._write()
+
+    def _write(self) -> None:
+        import json
+
+        from host.rundir import atomic_write_bytes
         text = "".join(json.dumps(x) + "\n" for x in [{"lockstep_results": self.identity}, *self.records.values()])
         atomic_write_bytes(self.path, text.encode())

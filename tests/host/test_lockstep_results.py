@@ -74,31 +74,46 @@ def test_cut_off_sweep_goes_on_where_it_stopped(tmp_path, capsys, monkeypatch, w
 
 def test_failed_game_is_not_kept(tmp_path):
     from host.lockstep import ResultsFile
-    store = ResultsFile(tmp_path / "r.jsonl", {"rtl": "x"})
+    store = ResultsFile(tmp_path / "r.jsonl", {"rtl": "x"})   # a new file: its header is written at once
+    assert (tmp_path / "r.jsonl").read_text() == '{"lockstep_results": {"rtl": "x"}}\n'
     store.add({"game": "pong", "error": "boom", "match": False})
-    assert not (tmp_path / "r.jsonl").exists() and store.records == {}
-    store.add({"game": "pong", "match": True})
-    assert ResultsFile(tmp_path / "r.jsonl", {"rtl": "x"}).records == {"pong": {"game": "pong", "match": True}}
+    assert (tmp_path / "r.jsonl").read_text() == '{"lockstep_results": {"rtl": "x"}}\n' and store.records == {}
+    rec = {"game": "pong", "mapper": "2K", "frames_compared": 3, "match": True}
+    store.add(rec)
+    assert ResultsFile(tmp_path / "r.jsonl", {"rtl": "x"}).records == {"pong": rec}
 
 
-@pytest.mark.parametrize("case", ["other_frames", "folder", "garbage", "no_folder", "single_game"])
+@pytest.mark.parametrize("case", ["other_frames", "folder", "garbage", "no_folder", "single_game", "game_not_text",
+                                  "record_fields_missing", "fifo"])
 def test_bad_results_file_is_one_line_exit_2(tmp_path, capsys, case):
+    import os
+
+    from host.lockstep import run_identity
     path = tmp_path / "r.jsonl"
     argv = ["lockstep", "--games", "pong", "--frames", "3", "--results", str(path)]
+    before = None
     if case == "other_frames":
-        path.write_text(json.dumps({"lockstep_results": {"rtl": "console-0", "frames": 4}}) + "\n")
-        before = path.read_bytes()
-    elif case == "folder":
-        argv[-1] = str(tmp_path)
+        path.write_text(json.dumps({"lockstep_results": {"rtl": "console-0", "frames": 4, "extra": 1}}) + "\n")
+    elif case in ("game_not_text", "record_fields_missing"):
+        head = json.dumps({"lockstep_results": run_identity(3, 0, "random")})
+        rec = {"game": ["pong"]} if case == "game_not_text" else {"game": "pong", "match": True}
+        path.write_text(head + "\n" + json.dumps(rec) + "\n")
+    elif case == "fifo":
+        os.mkfifo(path)      # would block a read: refused before it
     elif case == "garbage":
         path.write_text("not json\n")
-        before = path.read_bytes()
+    elif case == "folder":
+        argv[-1] = str(tmp_path)
     elif case == "no_folder":
         argv[-1] = str(tmp_path / "missing" / "r.jsonl")
-    else:
+    elif case == "single_game":
         argv[1:3] = ["--game", "pong"]
+    if path.is_file():
+        before = path.read_bytes()
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--results" in err[0], err
-    if case in ("other_frames", "garbage"):
+    if case == "other_frames":   # every differing key named, the file's extra ones too
+        assert "frames 4 there, 3 now" in err[0] and "extra 1 there, None now" in err[0]
+    if before is not None:
         assert path.read_bytes() == before    # the file is left as it was
