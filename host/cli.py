@@ -94,10 +94,28 @@ def install_sigterm_handler() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     install_sigterm_handler()
+    holder = {}
+
+    def parse():
+        holder["args"] = build_parser().parse_args(argv)
+        return 0
+    rc = guarded(parse)
+    if "args" not in holder:
+        return rc
+    args = holder["args"]
+    if getattr(args, "cluster", None) == "ray" and hasattr(os, "fork"):
+        # a Ray driver runs under a supervisor (host.cluster.supervised_driver): a SIGTERM to the
+        # process group then cannot end Ray's daemons before the driver stops them
+        from host.cluster import supervised_driver
+        return supervised_driver(lambda: guarded(lambda: args.func(args)))
+    return guarded(lambda: args.func(args))
+
+
+def guarded(body) -> int:
+    """``body()``'s exit code, with the errors every command shares turned into one line on
+    stderr: UserError and file-system faults exit 2, Ctrl-C/SIGTERM 130, a closed output pipe 141."""
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-        rc = args.func(args)
+        rc = body()
     except UserError as exc:
         sys.stderr.write(f"nc2600: error: {exc}\n")
         return 2

@@ -683,6 +683,134 @@ def add_cluster_options(parser) -> None:
                              "local Ray with --jobs CPUs)")
 
 
+# -- the driver under a supervisor ---------------------------------------------------------
+#: the pipe to the supervising process, in a driver started by :func:`supervised_driver`
+_SUPERVISOR_FD: int | None = None
+
+
+def supervised_driver(body: Callable[[], int]) -> int:
+    """Run ``body`` (a command's work as a Ray driver: returns its exit code, its errors already
+    turned into their one line) in a forked child process, and wait for it here; returns the
+    exit code for this process.
+
+    Why: Ray 2.60's core ends a driver at once with exit status 1 and no word on stderr when the
+    local raylet dies (``plasma::StoreConn::ExitIfErrorStatus`` -> ``QuickExit``: any use of the
+    object store after that death, such as the object recovery that the resubmission of a lost
+    actor task starts). A SIGTERM sent to the whole process group of an embedded Ray used to end
+    the raylet too, so the driver could be ended before its SIGTERM handler ran (measured: 1 of
+    12 runs of ``test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm`` on the
+    loaded 2-core machine, and CI on 01abea1).
+
+    So: the driver (the child) runs in its own process group, where Ray starts its daemons; this
+    process (the supervisor) stays in the caller's group, forwards SIGINT and SIGTERM to the
+    driver (a Ctrl-C or a SIGTERM to the group thus reaches the driver alone, which stops Ray in
+    order), and the driver gets SIGTERM if the supervisor dies (``PR_SET_PDEATHSIG``). A driver
+    that still ends without its exit code (every process signalled, as a batch scheduler may do;
+    a raylet that crashed) is reported here in one line: after SIGINT/SIGTERM as the interrupted
+    command (exit 130), else as an error (exit 1); either line ends with the hint the driver gave
+    through :func:`set_interrupt_hint` (e.g. the ``--resume`` command).
+    """
+    import signal
+    import traceback
+    sys.stdout.flush()
+    sys.stderr.flush()
+    parent = os.getpid()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                   # the driver
+        global _SUPERVISOR_FD
+        os.close(r)
+        _SUPERVISOR_FD = w
+        code = 1
+        try:
+            os.setpgid(0, 0)
+            _term_with_parent(parent)
+            code = int(body() or 0)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:  # noqa: BLE001 - a bug: its traceback, then the exit code
+            traceback.print_exc()
+            code = 1
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            try:
+                os.write(w, f"rc {code}\n".encode())
+            except OSError:
+                pass
+            os._exit(code)
+    os.close(w)
+    try:
+        os.setpgid(pid, pid)                       # as the child does: whichever runs first
+    except OSError:
+        pass
+    seen: list[int] = []
+
+    def forward(signum, frame):
+        seen.append(signum)
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+    old = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        status = os.waitpid(pid, 0)[1]             # retried after each handler (PEP 475)
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    chunks = []
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    rc, hint = None, ""
+    for line in b"".join(chunks).decode(errors="replace").splitlines():
+        if line.startswith("rc "):
+            rc = int(line[3:])
+        elif line.startswith("hint "):
+            hint = line[5:]
+    if rc is not None:
+        return rc
+    code = os.waitstatus_to_exitcode(status)
+    if seen:
+        how = "terminated (SIGTERM)" if signal.SIGTERM in seen else "interrupted"
+        sys.stderr.write(f"nc2600: {how}{hint}\n")
+        return 130
+    how = f"killed by signal {-code}" if code < 0 else f"exit status {code}" + \
+        ("; Ray's core ends a driver whose local raylet died" if code == 1 else "")
+    sys.stderr.write(f"nc2600: error: the Ray driver process ended without finishing ({how}){hint}\n")
+    return 1
+
+
+def set_interrupt_hint(text: str) -> None:
+    """In a driver under :func:`supervised_driver`: ``text`` ends the supervisor's line if the
+    driver ends without finishing (e.g. ``"; continue with: nc2600 run --resume OUT"``); the
+    last one given counts. Does nothing in any other process."""
+    if _SUPERVISOR_FD is not None:
+        try:
+            os.write(_SUPERVISOR_FD, f"hint {text}\n".encode())
+        except OSError:
+            pass
+
+
+def _term_with_parent(parent_pid: int) -> None:
+    """Linux: SIGTERM to this process when its parent ends (prctl PR_SET_PDEATHSIG)."""
+    import signal
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)          # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent_pid:                            # the parent died before prctl
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 def check_cluster_options(args) -> None:
     """UserError for ``--ray-address`` without ``--cluster ray``."""
     if getattr(args, "ray_address", None) is not None and getattr(args, "cluster", "local") != "ray":

@@ -55,6 +55,8 @@ def run(args) -> int:
         store = ResultsFile(args.results, lambda: run_identity(args.frames, args.seed, args.actions,
                                                                args.colour_clocks_per_cycle))
         kept = [g for g in games if g in store.records]
+        from host.cluster import set_interrupt_hint
+        set_interrupt_hint(f"; the finished games are kept in {args.results}: the same command continues")
         import sys
         print(f"lockstep: {len(kept)} of {len(games)} games from {args.results} ({store.identity['rtl']}), "
               f"{len(games) - len(kept)} to run", file=sys.stderr, flush=True)

@@ -145,6 +145,9 @@ def main(args) -> int:
             run.folder.release()
         run.close()
         raise
+    if run.cluster is not None:   # the words of the supervisor's line if Ray ends this driver
+        from host.cluster import set_interrupt_hint
+        set_interrupt_hint(f"; continue with: nc2600 run --resume {out}")
     where = run.cluster.describe() if run.cluster is not None else f"workers {cfg.workers}"
     print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "
           f"{where} -> {out}", flush=True)

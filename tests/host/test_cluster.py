@@ -261,8 +261,9 @@ def test_driver_stopped_then_resumed_locally_equals_uninterrupted(tmp_path):
 def test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm(tmp_path):
     """``--cluster ray`` without an address: Ray 2.60 would write a new ``~/.ray/auth_token``
     into the user's home (token authentication on by default); nc2600 gives the embedded
-    instance its own token instead. SIGTERM to the whole process group (driver, Ray's daemons,
-    the actor and its emulators) ends the run with the SIGTERM line, the resume hint and 130."""
+    instance its own token instead. SIGTERM to the process group the command was started in (the
+    supervisor, which forwards it to the driver; Ray's daemons are in the driver's own group:
+    ``host.cluster.supervised_driver``) ends the run with the SIGTERM line, the resume hint and 130."""
     import time
     home, out = tmp_path / "home", tmp_path / "run"
     home.mkdir()
