@@ -425,6 +425,10 @@ _STATE = (
     # a pending RESMx/RESBL sets, fixed at the write (Stella's special cases included), advancing
     ("pend", 1, 0), ("pend_addr", 6, 0), ("pend_data", 8, 0), ("pend_hpos", 8, 0), ("pend_hm", 6, 0),
     ("pend_resm_d", 8, 0), ("pend_cnt", 4, 0),
+    # the pending write fires at this clock (pend & pend_cnt == 1), set with pend_cnt; and which
+    # of HMP0, HMP1, HMM0, HMM1, HMBL, HMCLR it is (one-hot), decoded at the write: HMOVE's
+    # motion pick from registers, not behind a compare of pend_addr (issue 16's depth)
+    ("pend_fire", 1, 0), ("pend_hmsel", 6, 0),
     ("pend_since", 8, 0),      # CPU cycles since HMOVE at the write (Stella's RESMx/RESBL cases)
     ("wm", 4, 0),              # clocks Stella has already drawn ahead of now
     ("wm_nz", 1, 0),           # wm != 0, set with it (a register: the immediate-write test without a compare)
@@ -946,11 +950,11 @@ class Tia(wiring.Component):
         # selects their results: no multiplexer between the write decode and the position
         # arithmetic (issue 16's depth).
         fire = Signal()
-        m.d.comb += fire.eq(S.pend & (S.pend_cnt == 1))
+        m.d.comb += fire.eq(S.pend_fire)         # = S.pend & (S.pend_cnt == 1)
         new_generic = Signal()
         m.d.comb += new_generic.eq(is_write & ~wa_resp)
         with m.If(S.pend):
-            m.d[dom] += N.pend_cnt.eq(S.pend_cnt - 1)
+            m.d[dom] += [N.pend_cnt.eq(S.pend_cnt - 1), N.pend_fire.eq(S.pend_cnt == 2)]
             with m.If(S.pend_cnt == 1):
                 m.d[dom] += N.pend.eq(0)
         # HMOVE's new positions, computed once for whichever write applies: the motion of each
@@ -969,26 +973,21 @@ class Tia(wiring.Component):
         inc_next = S.xc_inc_next
         hm_regs = (S.hmp0, S.hmp1, S.hmm0, S.hmm1, S.hmbl)
         hm_writes = (TiaWrite.HMP0, TiaWrite.HMP1, TiaWrite.HMM0, TiaWrite.HMM1, TiaWrite.HMBL)
-        # per rule: the change for the pending write's nibble and for 0 (HMCLR), shared by the
-        # objects; each object's picked after the tables by what fires now
+        # per object: its motion nibble at the next clock (the pending HMxx's data or HMCLR's 0 if
+        # one fires now, else the register), picked from registers (pend_fire, pend_hmsel) before
+        # the tables, then its change per rule
         codes = (S.wr_hm_ahead, S.wr_hm, S.pend_hm)
-        k_data = [self._hmove_k(self._tables, c, S.pend_data[4:8], inc_next) for c in codes]
-        k_zero = [self._hmove_k(self._tables, c, Const(0, 4), inc_next) for c in codes]
-        ku_data = [self._hmove_k(self._tables, c, S.pend_data[4:8], S.wr_uc_next, u=True) for c in codes]
-        ku_zero = [self._hmove_k(self._tables, c, Const(0, 4), S.wr_uc_next, u=True) for c in codes]
-        fire_clr = fire & (S.pend_addr == TiaWrite.HMCLR)
+        fire_clr = fire & S.pend_hmsel[5]
         hm_d = []
         hm_u = []
-        for o, (d, hm, wa) in enumerate(zip((S.dp0, S.dp1, S.dm0, S.dm1, S.dbl), hm_regs, hm_writes)):
-            fire_hm = fire & (S.pend_addr == wa)
-            kk = [Mux(fire_hm, k_data[i],
-                      Mux(fire_clr, k_zero[i], self._hmove_k(self._tables, c, hm, inc_next)))
-                  for i, c in enumerate(codes)]
+        for o, (d, hm) in enumerate(zip((S.dp0, S.dp1, S.dm0, S.dm1, S.dbl), hm_regs)):
+            fire_hm = fire & S.pend_hmsel[o]
+            hm_next = Signal(4, name=f"hm_next{o}")
+            m.d.comb += hm_next.eq(Mux(fire_hm, S.pend_data[4:8], Mux(fire_clr, 0, hm)))
+            kk = [self._hmove_k(self._tables, c, hm_next, inc_next) for c in codes]
             m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk[0]), getattr(N, f"hmk_p{o}").eq(Mux(enq, kk[1], kk[2]))]
             if o < 2:   # the players' copy-test distance u
-                ku = [Mux(fire_hm, ku_data[i],
-                          Mux(fire_clr, ku_zero[i], self._hmove_k(self._tables, c, hm, S.wr_uc_next, u=True)))
-                      for i, c in enumerate(codes)]
+                ku = [self._hmove_k(self._tables, c, hm_next, S.wr_uc_next, u=True) for c in codes]
                 m.d[dom] += [getattr(N, f"hmku_w{o}").eq(ku[0]), getattr(N, f"hmku_p{o}").eq(Mux(enq, ku[1], ku[2]))]
                 nu = Signal(8, name="hmove_u")
                 m.d.comb += nu.eq(self._hmove_distance(getattr(S, f"up{o}"),
@@ -1086,7 +1085,8 @@ class Tia(wiring.Component):
                 m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(bus.wdata),
                              N.pend_hpos.eq(S.wr_hpos), N.pend_hm.eq(S.wr_hm), N.pend_resm_d.eq(resm_now_sel),
                              N.pend_since.eq(S.since_hmove),
-                             N.pend_cnt.eq(Mux(eff == 0, 1, eff)),
+                             N.pend_cnt.eq(Mux(eff == 0, 1, eff)), N.pend_fire.eq(eff <= 1),
+                             N.pend_hmsel.eq(Cat(*[waddr == a for a in hm_writes], waddr == TiaWrite.HMCLR)),
                              N.wm.eq(Mux(eff == 0, 0, eff - 1)), N.wm_nz.eq(_ge_const(eff, 2))]
 
         with m.If(S.wsync & (clk.hpos == 227)):
