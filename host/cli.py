@@ -103,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     if "args" not in holder:
         return rc
     args = holder["args"]
-    if getattr(args, "cluster", None) == "ray" and hasattr(os, "fork"):
+    uses_ray = getattr(args, "uses_ray", None)     # a command's own test, else --cluster ray
+    if (uses_ray(args) if callable(uses_ray) else getattr(args, "cluster", None) == "ray") and hasattr(os, "fork"):
         # a Ray driver runs under a supervisor (host.cluster.supervised_driver): a SIGTERM to the
         # process group then cannot end Ray's daemons before the driver stops them
         from host.cluster import supervised_driver

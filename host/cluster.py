@@ -291,7 +291,7 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
                       configure_logging=True)
         import signal
         handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-        with _captured_stderr() as captured:
+        with _captured_stderr() as captured, _own_group_for_ray_daemons():
             try:
                 if address is None:
                     own_token = _own_token_for_embedded_ray()
@@ -694,48 +694,72 @@ def supervised_driver(body: Callable[[], int]) -> int:
     exit code for this process.
 
     Why: Ray 2.60's core ends a driver at once with exit status 1 and no word on stderr when the
-    local raylet dies (``plasma::StoreConn::ExitIfErrorStatus`` -> ``QuickExit``: any use of the
-    object store after that death, such as the object recovery that the resubmission of a lost
-    actor task starts). A SIGTERM sent to the whole process group of an embedded Ray used to end
-    the raylet too, so the driver could be ended before its SIGTERM handler ran (measured: 1 of
-    12 runs of ``test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm`` on the
+    local raylet has died (``plasma::StoreConn::ExitIfErrorStatus`` -> ``QuickExit``: any use of
+    the object store after that death, such as the object recovery that the resubmission of a
+    lost actor task starts). A SIGTERM sent to the whole process group of an embedded Ray used to
+    end the raylet too, so the driver could be ended before its SIGTERM handler ran (measured: 1
+    of 12 runs of ``test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm`` on the
     loaded 2-core machine, and CI on 01abea1).
 
-    So: the driver (the child) runs in its own process group, where Ray starts its daemons; this
-    process (the supervisor) stays in the caller's group, forwards SIGINT and SIGTERM to the
-    driver (a Ctrl-C or a SIGTERM to the group thus reaches the driver alone, which stops Ray in
-    order), and the driver gets SIGTERM if the supervisor dies (``PR_SET_PDEATHSIG``). A driver
-    that still ends without its exit code (every process signalled, as a batch scheduler may do;
-    a raylet that crashed) is reported here in one line: after SIGINT/SIGTERM as the interrupted
-    command (exit 130), else as an error (exit 1); either line ends with the hint the driver gave
-    through :func:`set_interrupt_hint` (e.g. the ``--resume`` command).
+    So: the driver (the child) stays in the caller's process group, but :func:`connect` starts
+    Ray's daemons from a process group of their own (:func:`_own_group_for_ray_daemons`), which
+    a Ctrl-C or a SIGTERM to the caller's group does not reach: the driver gets the signal and
+    stops Ray in order. This process (the supervisor) forwards a SIGTERM sent to it alone (and a
+    SIGINT while the driver is outside its group), gives the driver SIGTERM if it dies itself
+    (``PR_SET_PDEATHSIG``), and reports a driver that still ends without its exit code (every
+    process signalled, as a batch scheduler may do; a raylet that crashed; SIGKILL) in one line:
+    after SIGINT/SIGTERM as the interrupted command (exit 130), else as an error (exit 1); either
+    line ends with the hint the driver gave through :func:`set_interrupt_hint` (e.g. the
+    ``--resume`` command). POSIX only (``os.fork``).
     """
+    import json
     import signal
-    import traceback
+    import threading
+    stops = (signal.SIGINT, signal.SIGTERM)
     sys.stdout.flush()
     sys.stderr.flush()
-    parent = os.getpid()
+    parent, group = os.getpid(), os.getpgrp()
     r, w = os.pipe()
+    old_chld = signal.signal(signal.SIGCHLD, signal.SIG_DFL)   # waitpid needs it (not SIG_IGN)
+    # no SIGINT/SIGTERM handler runs between the fork and the handlers of either side
+    signal.pthread_sigmask(signal.SIG_BLOCK, stops)
     pid = os.fork()
     if pid == 0:                                   # the driver
-        global _SUPERVISOR_FD
-        os.close(r)
-        _SUPERVISOR_FD = w
         code = 1
         try:
-            os.setpgid(0, 0)
+            global _SUPERVISOR_FD
+            os.close(r)
+            _SUPERVISOR_FD = w
             _term_with_parent(parent)
-            code = int(body() or 0)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:  # noqa: BLE001 - a bug: its traceback, then the exit code
-            traceback.print_exc()
-            code = 1
+            signal.signal(signal.SIGCHLD, old_chld)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+            try:
+                code = int(body() or 0)
+            except SystemExit as exc:
+                if exc.code is None or isinstance(exc.code, int):
+                    code = exc.code or 0
+                else:
+                    sys.stderr.write(f"{exc.code}\n")
+                    code = 1
+            except KeyboardInterrupt as exc:
+                from host.errors import interrupt_name
+                sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
+                code = 130
+            except BaseException:  # noqa: BLE001 - a bug: its traceback, then the exit code
+                import traceback
+                traceback.print_exc()
+                code = 1
         finally:
+            signal.pthread_sigmask(signal.SIG_BLOCK, stops)   # nothing can raise past os._exit
+            try:
+                if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+                    sys.modules["ray"].shutdown()
+            except BaseException:  # noqa: BLE001 - the exit code counts now
+                pass
             for stream in (sys.stdout, sys.stderr):
                 try:
                     stream.flush()
-                except (OSError, ValueError):
+                except BaseException:  # noqa: BLE001
                     pass
             try:
                 os.write(w, f"rc {code}\n".encode())
@@ -743,37 +767,47 @@ def supervised_driver(body: Callable[[], int]) -> int:
                 pass
             os._exit(code)
     os.close(w)
-    try:
-        os.setpgid(pid, pid)                       # as the child does: whichever runs first
-    except OSError:
-        pass
+    signal.signal(signal.SIGCHLD, old_chld)
+    lines: list[str] = []
+
+    def read() -> None:              # drained as written: the driver never blocks on the pipe
+        with os.fdopen(r, "rb") as pipe:
+            for line in pipe:
+                lines.append(line.decode(errors="replace"))
+    reader = threading.Thread(target=read, name="nc2600-driver-pipe", daemon=True)
+    reader.start()
     seen: list[int] = []
 
     def forward(signum, frame):
         seen.append(signum)
-        try:
-            os.kill(pid, signum)
-        except ProcessLookupError:
+        try:   # a SIGINT from the terminal reaches the driver itself unless it is outside the group
+            if signum == signal.SIGTERM or os.getpgid(pid) != group:
+                os.kill(pid, signum)
+        except (ProcessLookupError, PermissionError):
             pass
-    old = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    old = {}
+    for sig in stops:
+        if signal.getsignal(sig) is not signal.SIG_IGN:   # an ignored signal stays ignored
+            old[sig] = signal.signal(sig, forward)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     try:
         status = os.waitpid(pid, 0)[1]             # retried after each handler (PEP 475)
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
-    chunks = []
-    while True:
-        chunk = os.read(r, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(r)
+    # the driver's lines are in the pipe once it has exited; a process forked from the driver (not
+    # exec'd) may still hold the pipe open: wait for the reader briefly, not for that process
+    reader.join(timeout=2.0)
     rc, hint = None, ""
-    for line in b"".join(chunks).decode(errors="replace").splitlines():
-        if line.startswith("rc "):
-            rc = int(line[3:])
-        elif line.startswith("hint "):
-            hint = line[5:]
+    for line in list(lines):
+        kind, _, value = line.rstrip("\n").partition(" ")
+        try:
+            if kind == "rc":
+                rc = int(value)
+            elif kind == "hint":
+                hint = json.loads(value)
+        except ValueError:
+            pass
     if rc is not None:
         return rc
     code = os.waitstatus_to_exitcode(status)
@@ -791,11 +825,38 @@ def set_interrupt_hint(text: str) -> None:
     """In a driver under :func:`supervised_driver`: ``text`` ends the supervisor's line if the
     driver ends without finishing (e.g. ``"; continue with: nc2600 run --resume OUT"``); the
     last one given counts. Does nothing in any other process."""
+    import json
     if _SUPERVISOR_FD is not None:
         try:
-            os.write(_SUPERVISOR_FD, f"hint {text}\n".encode())
+            os.write(_SUPERVISOR_FD, f"hint {json.dumps(text)}\n".encode())
         except OSError:
             pass
+
+
+class _own_group_for_ray_daemons:
+    """In a driver under :func:`supervised_driver`: the process moves into a new process group
+    of its own while Ray starts its daemons (they inherit it) and back into the caller's group
+    afterwards, so that a Ctrl-C or SIGTERM to the caller's group reaches the driver, which stops
+    Ray, and not the daemons under it. Elsewhere (no supervisor: the process may lead its group)
+    nothing changes."""
+
+    def __enter__(self):
+        self.group = None
+        if _SUPERVISOR_FD is not None:
+            try:
+                self.group = os.getpgrp()
+                os.setpgid(0, 0)
+            except OSError:
+                self.group = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.group is not None:
+            try:
+                os.setpgid(0, self.group)
+            except OSError:
+                pass
+        return False
 
 
 def _term_with_parent(parent_pid: int) -> None:

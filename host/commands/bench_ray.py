@@ -33,7 +33,7 @@ def register(sub, groups):
                    help="populations for the overhead part (default 100,1000,10000)")
     p.add_argument("--overhead-episode-frames", type=int_range(35, 10**6), default=40, metavar="E",
                    help="episode cap for the overhead part")
-    p.set_defaults(func=main)
+    p.set_defaults(func=main, uses_ray=lambda args: True)   # an embedded Ray driver (host.cli)
 
 
 def main(args) -> int:

@@ -68,7 +68,17 @@ def register(sub, groups):
     p.add_argument("--no-video", dest="video", action="store_const", const=False, default=_D, help="skip best.gif")
     p.add_argument("--progress", choices=("auto", "bar", "lines"), default="auto",
                    help="progress display: a bar on a terminal, plain lines otherwise (default auto)")
-    p.set_defaults(func=main)
+    p.set_defaults(func=main, uses_ray=_uses_ray)
+
+
+def _uses_ray(args) -> bool:
+    """Whether this run is a Ray driver (``--cluster ray``, or a ``--resume`` of a Ray run): the
+    CLI then runs it under :func:`host.cluster.supervised_driver`. Bad input: False (the command
+    reports it)."""
+    try:
+        return build(args)[0].cluster == "ray"
+    except Exception:  # noqa: BLE001 - the command itself raises the same error
+        return False
 
 
 _FIELDS = ("game", "rom", "algo", "population", "generations", "max_frames", "episode_frames", "workers",

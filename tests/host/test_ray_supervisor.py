@@ -19,21 +19,45 @@ from pathlib import Path
 import pytest
 
 from host.cli import guarded
-from host.cluster import set_interrupt_hint, supervised_driver
+from host.cluster import _own_group_for_ray_daemons, set_interrupt_hint, supervised_driver
 from host.errors import on_sigterm
 
 
-def test_exit_code_passes_through_and_the_driver_is_a_child_in_its_own_group(capfd):
-    parent = os.getpid()
+def test_exit_code_passes_through_and_ray_starts_from_a_group_of_its_own(capfd):
+    parent, group = os.getpid(), os.getpgrp()
 
     def body():
-        # a child of the supervisor, leader of a new process group
-        assert os.getppid() == parent and os.getpgid(0) == os.getpid()
+        # a child of the supervisor in the caller's process group (the terminal's, for Ctrl-C and
+        # job control); in a new group of its own while Ray starts its daemons, then back
+        assert os.getppid() == parent and os.getpgrp() == group
+        with _own_group_for_ray_daemons():
+            assert os.getpgrp() == os.getpid() != group
+        assert os.getpgrp() == group
         print("driver output")
         return 3
     assert supervised_driver(body) == 3
     out, err = capfd.readouterr()
     assert out == "driver output\n" and err == ""
+    with _own_group_for_ray_daemons():          # no supervisor here: nothing changes
+        assert os.getpgrp() == group
+
+
+@pytest.mark.parametrize("exit_with, code, line", [(None, 0, ""), (4, 4, ""), ("bad thing", 1, "bad thing\n")])
+def test_system_exit_in_the_driver_is_its_exit_code(capfd, exit_with, code, line):
+    def body():
+        sys.exit(exit_with)
+    assert supervised_driver(body) == code
+    assert capfd.readouterr().err == line
+
+
+def test_hints_are_drained_as_written_and_may_hold_any_text(capfd):
+    def body():
+        for i in range(3000):                     # far beyond a pipe's 64 KiB
+            set_interrupt_hint(f"; hint {i} " + "x" * 40)
+        set_interrupt_hint("; continue with: nc2600 run --resume 'a\nrc 0'")
+        os._exit(1)
+    assert supervised_driver(body) == 1
+    assert capfd.readouterr().err.endswith("; continue with: nc2600 run --resume 'a\nrc 0'\n")
 
 
 def test_a_driver_ended_without_finishing_is_one_line_with_its_hint(capfd):
@@ -72,13 +96,16 @@ def test_a_driver_that_handles_the_forwarded_sigterm_gives_its_own_line_once(cap
     assert capfd.readouterr().err == "nc2600: terminated (SIGTERM)\n"
 
 
-def test_sigint_to_the_supervisor_reaches_the_driver_as_ctrl_c(capfd):
+def test_sigint_to_the_supervisor_reaches_a_driver_outside_its_group(capfd):
+    """While Ray starts its daemons the driver is in their group, where a Ctrl-C on the terminal
+    does not reach it: the supervisor forwards it then."""
     def body():
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
         def work():
-            os.kill(os.getppid(), signal.SIGINT)
-            time.sleep(30)
+            with _own_group_for_ray_daemons():
+                os.kill(os.getppid(), signal.SIGINT)
+                time.sleep(30)
             return 0
         return guarded(work)
     assert supervised_driver(body) == 130
@@ -147,6 +174,32 @@ def test_every_process_of_a_ray_run_signalled_still_ends_in_the_sigterm_line(tmp
     assert proc.returncode == 130, err
     assert err.endswith(f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"), err
     assert "Traceback" not in err
+
+
+def test_ctrl_c_to_the_terminal_group_stops_a_ray_run_once_with_the_resume_command(tmp_path):
+    """SIGINT to the process group the command was started in (a Ctrl-C on its terminal): the
+    supervisor and the driver get it, Ray's daemons (a group of their own) do not; the driver
+    stops Ray and the run: one line, the resume command, exit 130."""
+    proc, out, driver = _start_run(tmp_path)
+    assert os.getpgid(driver) == proc.pid
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.endswith(f"nc2600: interrupted; continue with: nc2600 run --resume {out}\n"), err
+    assert err.count("nc2600: interrupted") == 1 and "Traceback" not in err
+
+
+def test_resume_of_a_ray_run_and_bench_ray_are_ray_drivers(tmp_path):
+    from host.cli import build_parser
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text('{"config": {"game": "pong", "cluster": "ray"}}')
+    parse = build_parser().parse_args
+    for argv, uses in ((["run", "--resume", str(run)], True), (["run", "--resume", str(run), "--cluster", "local"], False),
+                       (["run", "--game", "pong", "--cluster", "ray"], True), (["run", "--game", "pong"], False),
+                       (["run", "--resume", str(tmp_path / "none")], False), (["bench", "ray"], True)):
+        args = parse(argv)
+        assert args.uses_ray(args) is uses, argv
 
 
 @pytest.mark.slow
