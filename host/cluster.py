@@ -879,9 +879,10 @@ def check_cluster_options(args) -> None:
 
 
 def ray_imap(fn: Callable, items: Iterable, address: str | None = None, num_cpus: int = 2,
-             cpus_per_item: float = 1.0):
-    """Like ``multiprocessing.Pool.imap``: ``fn(item)`` for every item as a Ray task (one CPU
-    each), results yielded in item order as they become available. ``fn`` must be a module-level
+             cpus_per_item: float = 1.0, ordered: bool = True):
+    """Like ``multiprocessing.Pool.imap`` (``imap_unordered`` with ``ordered=False``): ``fn(item)``
+    for every item as a Ray task (one CPU each), results yielded in item order as they become
+    available (or in the order the tasks finish). ``fn`` must be a module-level
     function importable on every node. A task whose worker process or node dies is run again
     by Ray (``max_retries``), so every item yields exactly one result. Joins the cluster at
     ``address`` (or starts an embedded Ray with ``num_cpus``) through :func:`connect`, and
@@ -896,7 +897,14 @@ def ray_imap(fn: Callable, items: Iterable, address: str | None = None, num_cpus
     try:
         task = ray.remote(num_cpus=cpus_per_item, max_retries=3)(fn)
         refs = [task.remote(item) for item in items]
-        for ref in refs:
-            yield ray.get(ref)
+        if ordered:
+            for ref in refs:
+                yield ray.get(ref)
+        else:
+            while refs:
+                # a timeout hands control back to Python every second (a SIGTERM's handler)
+                done, refs = ray.wait(refs, num_returns=1, timeout=1.0)
+                for ref in done:
+                    yield ray.get(ref)
     finally:
         cluster.close()

@@ -167,13 +167,15 @@ def lockstep_job(job: tuple) -> dict:
 
 
 def lockstep_games(games, frames: int, seed: int = 0, actions: str = "random", jobs: int = 1,
-                   cluster: str = "local", ray_address: str | None = None, colour_clocks_per_cycle: int = 1):
-    """:func:`lockstep_job` for every game, yielded in the order given as each finishes
-    (``jobs`` processes here, or one Ray task per game: :func:`host.sweep.sweep_imap`), on the
-    console configuration ``colour_clocks_per_cycle`` (1 or 3)."""
+                   cluster: str = "local", ray_address: str | None = None, colour_clocks_per_cycle: int = 1,
+                   ordered: bool = True):
+    """:func:`lockstep_job` for every game, yielded in the order given as each finishes (or, with
+    ``ordered=False``, in the order they finish; each record names its game) (``jobs`` processes
+    here, or one Ray task per game: :func:`host.sweep.sweep_imap`), on the console configuration
+    ``colour_clocks_per_cycle`` (1 or 3)."""
     from host.sweep import sweep_imap
     return sweep_imap(lockstep_job, [(g, frames, seed, actions, colour_clocks_per_cycle) for g in games], jobs,
-                      cluster, ray_address)
+                      cluster, ray_address, ordered=ordered)
 
 
 def result_word(r: dict) -> str:

@@ -1,8 +1,9 @@
-"""One way to run a sweep (one job per game) here or on a Ray cluster, results in job order.
+"""One way to run a sweep (one job per game) here or on a Ray cluster, results in job order or
+as each job finishes.
 
 Used by ``nc2600 lockstep --games/--all`` (:mod:`host.lockstep`) and ``nc2600 games verify``
 (:mod:`host.games_verify`). ``cluster="local"`` runs ``jobs`` spawned worker processes
-(``multiprocessing.Pool.imap``, one job at a time per worker) or, with one job or one item,
+(``multiprocessing.Pool.imap``/``imap_unordered``, one job at a time per worker) or, with one job or one item,
 the calling process; ``cluster="ray"`` runs one Ray task per item (:func:`host.cluster.ray_imap`).
 """
 from __future__ import annotations
@@ -11,8 +12,10 @@ from collections.abc import Callable, Iterable, Iterator
 
 
 def sweep_imap(fn: Callable, items: Iterable, jobs: int = 1, cluster: str = "local",
-               ray_address: str | None = None) -> Iterator:
-    """``fn(item)`` for every item, yielded in item order as each becomes available.
+               ray_address: str | None = None, ordered: bool = True) -> Iterator:
+    """``fn(item)`` for every item, yielded in item order as each becomes available, or with
+    ``ordered=False`` in the order the jobs finish (a caller that keeps each result at once then
+    loses no finished job to an interrupt while an earlier one still runs).
 
     Args:
         fn: a module-level function (it is pickled to worker processes / Ray tasks).
@@ -27,7 +30,7 @@ def sweep_imap(fn: Callable, items: Iterable, jobs: int = 1, cluster: str = "loc
     items = list(items)
     if cluster == "ray":
         from host.cluster import ray_imap
-        rows = ray_imap(fn, items, ray_address, jobs)
+        rows = ray_imap(fn, items, ray_address, jobs, ordered=ordered)
         try:
             yield from rows
         finally:
@@ -37,7 +40,7 @@ def sweep_imap(fn: Callable, items: Iterable, jobs: int = 1, cluster: str = "loc
         import multiprocessing as mp
         pool = mp.get_context("spawn").Pool(min(jobs, len(items)))
         try:
-            yield from pool.imap(fn, items, chunksize=1)
+            yield from (pool.imap if ordered else pool.imap_unordered)(fn, items, chunksize=1)
         finally:
             pool.terminate()
         return

@@ -83,15 +83,25 @@ def run(args) -> int:
             if store is not None and g in store.records:
                 show(store.records[g])
         todo = [g for g in games if store is None or g not in store.records]
+        # in the order the games finish: each record is kept (--results) as soon as its game ends,
+        # so an interrupt loses no finished game while an earlier one still runs; rows are printed
+        # in the order given, each once it and the ones before it have finished
         rows = lockstep_games(todo, args.frames, args.seed, args.actions, args.jobs, args.cluster, args.ray_address,
-                              colour_clocks_per_cycle=args.colour_clocks_per_cycle)
-        status = lambda: f"lockstep: {len(results)}/{len(games)} games done, {time.monotonic() - t0:.0f} s"  # noqa: E731
+                              colour_clocks_per_cycle=args.colour_clocks_per_cycle, ordered=False)
+        finished: dict = {}
+        status = lambda: (f"lockstep: {len(results) + len(finished)}/{len(games)} games done, "  # noqa: E731
+                          f"{time.monotonic() - t0:.0f} s")
         try:
             with heartbeat.running(status):
-                for r in rows:       # each row as soon as it (and the ones before it) finished
+                waiting = iter(todo)
+                nxt = next(waiting, None)
+                for r in rows:
                     if store is not None:
                         store.add(r)   # before the row is printed: a printed row is a kept one
-                    show(r)
+                    finished[r["game"]] = r
+                    while nxt is not None and nxt in finished:
+                        show(finished.pop(nxt))
+                        nxt = next(waiting, None)
                     heartbeat.mark()
         finally:
             rows.close()

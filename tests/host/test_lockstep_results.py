@@ -117,3 +117,24 @@ def test_bad_results_file_is_one_line_exit_2(tmp_path, capsys, case):
         assert "frames 4 there, 3 now" in err[0] and "extra 1 there, None now" in err[0]
     if before is not None:
         assert path.read_bytes() == before    # the file is left as it was
+
+
+def test_each_game_is_kept_as_it_finishes_and_rows_print_in_order(tmp_path, capsys, monkeypatch, whole):
+    """Games finish out of order (two workers, the first game slower): each record is in the
+    file as soon as its game ends (checked at the moment the next one arrives), the rows are
+    printed in the order given."""
+    import host.commands.lockstep as command
+    path = tmp_path / "r.jsonl"
+    seen = []
+
+    def finishing_backwards(todo, *args, ordered=True, **kw):
+        assert ordered is False
+        for r in reversed(whole[:2]):
+            yield r
+            seen.append([json.loads(x)["game"] for x in path.read_text().splitlines()[1:]])
+    monkeypatch.setattr(command, "lockstep_games", finishing_backwards)
+    rc, recs, err = _run(capsys, path)
+    assert rc == 0
+    assert seen == [["boxing"], ["boxing", "pong"]]
+    assert [r["game"] for r in recs[:2]] == GAMES
+    assert all(_same(a, b) for a, b in zip(recs[:2], whole[:2]))
