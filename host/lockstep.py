@@ -20,6 +20,7 @@ comparison goes on (``resets`` counts them).
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -226,11 +227,14 @@ class ResultsFile:
     :func:`lockstep_game` record per game. The whole file is rewritten through a temp file and a
     rename after every game (:func:`host.rundir.atomic_write_bytes`), so it is never half-written.
     Records of games that failed to run (``error``) are not kept: those games run again. One run
-    per file: two runs writing one file keep only the last writer's records (no lock).
+    per file: the object holds an exclusive ``flock`` on a lock file named after the results
+    file's real path (in the temporary folder, not beside the file) until it is garbage
+    collected or its process ends; a second run on the same file is refused.
 
     Raises:
-        UserError: ``path`` is a folder, unreadable, not such a file, or holds the results of a
-        run with another identity (RTL, frames, actions, seed, configuration, ale-py).
+        UserError: ``path`` is a folder, unreadable, not such a file, holds the results of a
+        run with another identity (RTL, frames, actions, seed, configuration, ale-py), or another
+        run is writing it.
     """
 
     def __init__(self, path, identity):
@@ -243,6 +247,7 @@ class ResultsFile:
         self.records: dict[str, dict] = {}
         # not a folder, its folder exists and is writable (a probe file): before any game runs
         check_output_file(self.path, "--results")
+        self._lock()
         if not self.path.exists():
             self.identity = identity() if callable(identity) else identity
             self._write()   # the header now: a path that cannot be written fails before any game
@@ -268,6 +273,30 @@ class ResultsFile:
             raise UserError(f"--results {str(self.path)!r}: holds another run's results ({diff}); "
                             "give another file")
         self.records = {r["game"]: r for r in recs if not r.get("error")}
+
+    def _lock(self) -> None:
+        import fcntl
+        import hashlib
+        import tempfile
+        key = hashlib.sha256(os.path.realpath(self.path).encode()).hexdigest()[:16]
+        lock = Path(tempfile.gettempdir()) / f"nc2600-lockstep-results-{key}.lock"
+        self._lock_file = open(lock, "a+")
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock_file.seek(0)
+            pid = self._lock_file.read().strip() or "?"
+            self._lock_file.close()
+            raise UserError(f"--results {str(self.path)!r}: another lockstep run is writing it (pid {pid})") from None
+        self._lock_file.truncate(0)
+        self._lock_file.write(str(os.getpid()))
+        self._lock_file.flush()
+
+    def close(self) -> None:
+        """Let another run use the file (the lock's release); idempotent."""
+        lock = getattr(self, "_lock_file", None)
+        if lock is not None and not lock.closed:
+            lock.close()
 
     def add(self, record: dict) -> None:
         """Keep ``record`` (one game's) and rewrite the file (a failed game's ``error`` record is

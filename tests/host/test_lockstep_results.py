@@ -80,6 +80,7 @@ def test_failed_game_is_not_kept(tmp_path):
     assert (tmp_path / "r.jsonl").read_text() == '{"lockstep_results": {"rtl": "x"}}\n' and store.records == {}
     rec = {"game": "pong", "mapper": "2K", "frames_compared": 3, "match": True}
     store.add(rec)
+    store.close()
     assert ResultsFile(tmp_path / "r.jsonl", {"rtl": "x"}).records == {"pong": rec}
 
 
@@ -138,3 +139,24 @@ def test_each_game_is_kept_as_it_finishes_and_rows_print_in_order(tmp_path, caps
     assert seen == [["boxing"], ["boxing", "pong"]]
     assert [r["game"] for r in recs[:2]] == GAMES
     assert all(_same(a, b) for a, b in zip(recs[:2], whole[:2]))
+
+
+def test_one_run_per_results_file(tmp_path):
+    """A second run on the same file (here: the same path through a symbolic link) is refused
+    with one line naming the writer's pid, before any game; once the first lets go, it may run."""
+    import gc
+    import os
+
+    from host.errors import UserError
+    from host.lockstep import ResultsFile
+    ident = {"rtl": "console-test", "frames": 3}
+    first = ResultsFile(tmp_path / "r.jsonl", ident)
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "r.jsonl")
+    with pytest.raises(UserError, match=rf"another lockstep run is writing it \(pid {os.getpid()}\)"):
+        ResultsFile(tmp_path / "link.jsonl", ident)
+    other = ResultsFile(tmp_path / "other.jsonl", ident)     # another file: no conflict
+    first.close()
+    assert ResultsFile(tmp_path / "r.jsonl", ident).records == {}
+    del other
+    gc.collect()
+    assert ResultsFile(tmp_path / "other.jsonl", ident).records == {}
