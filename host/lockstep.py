@@ -226,34 +226,45 @@ class ResultsFile:
     stopped. Line 1 is ``{"lockstep_results": identity}`` (:func:`run_identity`), then one
     :func:`lockstep_game` record per game. The whole file is rewritten through a temp file and a
     rename after every game (:func:`host.rundir.atomic_write_bytes`), so it is never half-written.
-    Records of games that failed to run (``error``) are not kept: those games run again. One run
-    per file: the object holds an exclusive ``flock`` on a lock file named after the results
-    file's real path (in the temporary folder, not beside the file) until it is garbage
-    collected or its process ends; a second run on the same file is refused.
+    Records of games that failed to run (``error``) are not kept: those games run again. The path
+    is resolved once (a symbolic link's target is the file written). One run per file: from the
+    start until :meth:`close` (or the end of a ``with`` block, or of the process) the object holds
+    an exclusive ``flock`` on ``.NAME.lock`` beside the file, as run folders do
+    (:class:`host.rundir.RunFolder`); a second run on the same file, by any user or machine that
+    shares the folder and its locks, is refused. Temp files a killed run left beside the file are
+    removed then.
 
     Raises:
         UserError: ``path`` is a folder, unreadable, not such a file, holds the results of a
-        run with another identity (RTL, frames, actions, seed, configuration, ale-py), or another
-        run is writing it.
+        run with another identity (RTL, frames, actions, seed, configuration, ale-py), another
+        run is writing it, or its lock file cannot be opened.
     """
 
     def __init__(self, path, identity):
         """``identity``: the run's :func:`run_identity`, or a function returning it (called once
         the path has been checked: it may build the console)."""
-        import json
-
         from host.rundir import check_output_file
-        self.path = Path(path)
+        self._name = str(path)                        # as given, for the messages
+        self.path = Path(os.path.realpath(path))
         self.records: dict[str, dict] = {}
+        self._lock_fd = None
         # not a folder, its folder exists and is writable (a probe file): before any game runs
         check_output_file(self.path, "--results")
         self._lock()
+        try:
+            self._load(identity)
+        except BaseException:
+            self.close()
+            raise
+
+    def _load(self, identity) -> None:
+        import json
         if not self.path.exists():
             self.identity = identity() if callable(identity) else identity
             self._write()   # the header now: a path that cannot be written fails before any game
             return
         if not self.path.is_file():
-            raise UserError(f"--results {str(self.path)!r}: not a regular file")
+            raise UserError(f"--results {self._name!r}: not a regular file")
         try:
             lines = self.path.read_text().splitlines()
             head = json.loads(lines[0])["lockstep_results"] if lines else None
@@ -263,40 +274,70 @@ class ResultsFile:
                     isinstance(r, dict) and all(isinstance(r.get(k), t) for k, t in fields) for r in recs):
                 raise ValueError
         except OSError as exc:
-            raise UserError(f"--results {str(self.path)!r}: cannot read it ({exc.strerror or exc})") from None
+            raise UserError(f"--results {self._name!r}: cannot read it ({exc.strerror or exc})") from None
         except (ValueError, KeyError, TypeError, IndexError):
-            raise UserError(f"--results {str(self.path)!r}: not a lockstep results file") from None
+            raise UserError(f"--results {self._name!r}: not a lockstep results file") from None
         self.identity = identity = identity() if callable(identity) else identity
         if head != identity:
             diff = ", ".join(f"{k} {head.get(k)!r} there, {identity.get(k)!r} now"
                              for k in [*identity, *(k for k in head if k not in identity)] if head.get(k) != identity.get(k))
-            raise UserError(f"--results {str(self.path)!r}: holds another run's results ({diff}); "
+            raise UserError(f"--results {self._name!r}: holds another run's results ({diff}); "
                             "give another file")
         self.records = {r["game"]: r for r in recs if not r.get("error")}
 
     def _lock(self) -> None:
+        import errno
         import fcntl
-        import hashlib
-        import tempfile
-        key = hashlib.sha256(os.path.realpath(self.path).encode()).hexdigest()[:16]
-        lock = Path(tempfile.gettempdir()) / f"nc2600-lockstep-results-{key}.lock"
-        self._lock_file = open(lock, "a+")
+
+        from host.rundir import fs_error
+        lock = self.path.with_name(f".{self.path.name}.lock")
         try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            raise fs_error(exc, "lock", lock) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            try:
+                owner = os.pread(fd, 64, 0).decode(errors="replace").split()[0]
+            except (OSError, IndexError):
+                owner = "unknown"
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise UserError(f"--results {self._name!r}: another lockstep run is writing it "
+                                f"(pid {owner})") from None
+            raise fs_error(exc, "lock", lock) from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         except OSError:
-            self._lock_file.seek(0)
-            pid = self._lock_file.read().strip() or "?"
-            self._lock_file.close()
-            raise UserError(f"--results {str(self.path)!r}: another lockstep run is writing it (pid {pid})") from None
-        self._lock_file.truncate(0)
-        self._lock_file.write(str(os.getpid()))
-        self._lock_file.flush()
+            pass                        # the pid is only for the message
+        self._lock_fd = fd
+        # a killed run's temp files (host.rundir.atomic_write_bytes: .NAME.tmpPID): no writer
+        # but this one now
+        for stale in self.path.parent.glob(f".{self.path.name}.tmp*"):
+            try:
+                stale.unlink()
+            except OSError:
+                pass
 
     def close(self) -> None:
-        """Let another run use the file (the lock's release); idempotent."""
-        lock = getattr(self, "_lock_file", None)
-        if lock is not None and not lock.closed:
-            lock.close()
+        """Let another run use the file (the lock's release; the ``.lock`` file stays: removing it
+        would race a waiting process); idempotent."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        if getattr(self, "_lock_fd", None) is not None:
+            self.close()
 
     def add(self, record: dict) -> None:
         """Keep ``record`` (one game's) and rewrite the file (a failed game's ``error`` record is

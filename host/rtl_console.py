@@ -127,7 +127,8 @@ class RtlConsole:
         from hw.console import SUPPORTED
         name, path = resolve_rom(game=game) if rom_path is None else (game, rom_path)
         self.game = name
-        self.image = bytes(open(path, "rb").read())
+        with open(path, "rb") as rom:
+            self.image = rom.read()
         self.mapper = detect_mapper(self.image)
         if self.mapper not in SUPPORTED:
             raise UserError(f"{name}: mapper {self.mapper} is not implemented by the console RTL yet")

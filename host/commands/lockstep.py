@@ -6,8 +6,9 @@ mismatch, the differing RAM addresses or pixels with the RTL's PC, scanline and 
 this module is the command line.
 
 Exit 0 only when every compared frame of every game matches; 1 otherwise; 2 on bad input.
-``--all`` runs every loadable game, ``--games A,B,...`` a list (a table, each row printed as
-the game finishes; games with a mapper the RTL lacks are listed as ``unsupported``),
+``--all`` runs every loadable game, ``--games A,B,...`` a list (a table in the order given, each
+row printed once its game and the ones before it have finished; games with a mapper the RTL lacks
+are listed as ``unsupported``),
 ``--jobs J`` in parallel processes, ``--cluster ray`` one Ray task per game. ``--json`` prints
 JSON Lines: one object per game, then (``--games``/``--all``) one ``{"summary": ...}`` line.
 ``--results PATH`` (with ``--games``/``--all``) keeps every finished game's record in a file
@@ -27,6 +28,15 @@ from host.progress import Heartbeat
 
 
 def run(args) -> int:
+    opened: list = []          # the --results file, whose lock is let go however the run ends
+    try:
+        return _run(args, opened)
+    finally:
+        for store in opened:
+            store.close()
+
+
+def _run(args, opened: list) -> int:
     from host.games import loadable_games, resolve_rom
     if args.frames > MAX_FRAMES:
         raise UserError(f"--frames: at most {MAX_FRAMES:,}")
@@ -54,6 +64,7 @@ def run(args) -> int:
             raise UserError("--results needs --games or --all")
         store = ResultsFile(args.results, lambda: run_identity(args.frames, args.seed, args.actions,
                                                                args.colour_clocks_per_cycle))
+        opened.append(store)
         kept = [g for g in games if g in store.records]
         from host.cluster import set_interrupt_hint
         set_interrupt_hint(f"; the finished games are kept in {args.results}: the same command continues")
@@ -97,7 +108,7 @@ def run(args) -> int:
                 nxt = next(waiting, None)
                 for r in rows:
                     if store is not None:
-                        store.add(r)   # before the row is printed: a printed row is a kept one
+                        store.add(r)   # before its row is printed (a failed game's error row is not kept)
                     finished[r["game"]] = r
                     while nxt is not None and nxt in finished:
                         show(finished.pop(nxt))
@@ -133,7 +144,8 @@ def register(subparsers, groups) -> None:
                    help="random | noop | PATH.npy of ALE action ids (1-D integers 0..17, at least --frames of them)")
     p.add_argument("--jobs", type=int_range(1, 256), default=1, help="parallel games with --all/--games")
     p.add_argument("--json", action="store_true",
-                   help="JSON Lines: one object per game (as each finishes), then with --games/--all a summary line")
+                   help="JSON Lines: one object per game (in the order given, as soon as it and the ones "
+                        "before it have finished), then with --games/--all a summary line")
     p.add_argument("--results", metavar="PATH",
                    help="with --games/--all: keep each finished game's record in PATH (JSON Lines); run again "
                         "with the same options and RTL, the games already there are not run again")

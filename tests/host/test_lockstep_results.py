@@ -150,13 +150,30 @@ def test_one_run_per_results_file(tmp_path):
     from host.errors import UserError
     from host.lockstep import ResultsFile
     ident = {"rtl": "console-test", "frames": 3}
-    first = ResultsFile(tmp_path / "r.jsonl", ident)
+    rec = {"game": "pong", "mapper": "2K", "frames_compared": 3, "match": True}
     (tmp_path / "link.jsonl").symlink_to(tmp_path / "r.jsonl")
-    with pytest.raises(UserError, match=rf"another lockstep run is writing it \(pid {os.getpid()}\)"):
-        ResultsFile(tmp_path / "link.jsonl", ident)
+    first = ResultsFile(tmp_path / "link.jsonl", ident)        # through the link: the target is written
+    first.add(rec)
+    assert (tmp_path / "link.jsonl").is_symlink() and len((tmp_path / "r.jsonl").read_text().splitlines()) == 2
+    for path in ("r.jsonl", "link.jsonl"):
+        with pytest.raises(UserError, match=rf"another lockstep run is writing it \(pid {os.getpid()}\)"):
+            ResultsFile(tmp_path / path, ident)
     other = ResultsFile(tmp_path / "other.jsonl", ident)     # another file: no conflict
     first.close()
-    assert ResultsFile(tmp_path / "r.jsonl", ident).records == {}
+    with ResultsFile(tmp_path / "r.jsonl", ident) as again:
+        assert again.records == {"pong": rec}
     del other
     gc.collect()
     assert ResultsFile(tmp_path / "other.jsonl", ident).records == {}
+
+
+def test_a_refused_or_bad_file_lets_the_lock_go_and_stale_temp_files_go(tmp_path):
+    from host.errors import UserError
+    from host.lockstep import ResultsFile
+    path = tmp_path / "r.jsonl"
+    ResultsFile(path, {"rtl": "a"}).close()
+    with pytest.raises(UserError, match="holds another run's results"):
+        ResultsFile(path, {"rtl": "b"})
+    (tmp_path / ".r.jsonl.tmp99999").write_text("half")        # as a killed run leaves it
+    with ResultsFile(path, {"rtl": "a"}) as store:              # not locked by the refused one
+        assert store.records == {} and not (tmp_path / ".r.jsonl.tmp99999").exists()
