@@ -291,6 +291,7 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
                       configure_logging=True)
         import signal
         handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+        stopped = False
         with _captured_stderr() as captured, _own_group_for_ray_daemons():
             try:
                 if address is None:
@@ -301,11 +302,25 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
                 else:
                     ray.init(address=address, **kwargs)
                 failure = None
+            except SystemExit as exc:
+                # ray.init's own SIGTERM handler (sys.exit(15)) caught a SIGTERM during the start
+                if exc.code != signal.SIGTERM:
+                    raise
+                failure, stopped = "SIGTERM during Ray's start", True
             except Exception as exc:  # noqa: BLE001 - Ray raises many types (ConnectionError, RuntimeError...)
                 failure = _first_line(exc)
         for sig, handler in handlers.items():   # Ray's core installs its own; keep nc2600's
             if handler is not None and signal.getsignal(sig) is not handler:
                 signal.signal(sig, handler)
+        if stopped:                             # stopped as by nc2600's handler: exit 130, its line
+            from host.errors import on_sigterm
+            try:
+                if ray.is_initialized():
+                    ray.shutdown()
+            finally:
+                if own_token:
+                    os.environ.pop("RAY_AUTH_TOKEN", None)
+            on_sigterm(signal.SIGTERM, None)    # raises host.errors.Terminated
         if failure is not None:
             if own_token:
                 os.environ.pop("RAY_AUTH_TOKEN", None)
@@ -704,8 +719,8 @@ def supervised_driver(body: Callable[[], int]) -> int:
     So: the driver (the child) stays in the caller's process group, but :func:`connect` starts
     Ray's daemons from a process group of their own (:func:`_own_group_for_ray_daemons`), which
     a Ctrl-C or a SIGTERM to the caller's group does not reach: the driver gets the signal and
-    stops Ray in order. This process (the supervisor) forwards a SIGTERM sent to it alone (and a
-    SIGINT while the driver is outside its group), gives the driver SIGTERM if it dies itself
+    stops Ray in order. This process (the supervisor) forwards SIGINT and SIGTERM (the driver
+    ignores a second one while it stops), gives the driver SIGTERM if it dies itself
     (``PR_SET_PDEATHSIG``), and reports a driver that still ends without its exit code (every
     process signalled, as a batch scheduler may do; a raylet that crashed; SIGKILL) in one line:
     after SIGINT/SIGTERM as the interrupted command (exit 130), else as an error (exit 1); either
@@ -732,6 +747,10 @@ def supervised_driver(body: Callable[[], int]) -> int:
             _SUPERVISOR_FD = w
             _term_with_parent(parent)
             signal.signal(signal.SIGCHLD, old_chld)
+            from host.errors import on_sigterm
+            for sig, usual in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, on_sigterm)):
+                if signal.getsignal(sig) is usual:
+                    signal.signal(sig, _stop_once)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
             try:
                 code = int(body() or 0)
@@ -779,10 +798,12 @@ def supervised_driver(body: Callable[[], int]) -> int:
     seen: list[int] = []
 
     def forward(signum, frame):
+        # always: a signal sent to this process alone (kill, timeout -s INT, an IDE's stop button)
+        # must reach the driver; one sent to the group reaches it twice, and the driver ignores
+        # the second while it stops (_stop_once, host.errors.on_sigterm)
         seen.append(signum)
-        try:   # a SIGINT from the terminal reaches the driver itself unless it is outside the group
-            if signum == signal.SIGTERM or os.getpgid(pid) != group:
-                os.kill(pid, signum)
+        try:
+            os.kill(pid, signum)
         except (ProcessLookupError, PermissionError):
             pass
     old = {}
@@ -819,6 +840,30 @@ def supervised_driver(body: Callable[[], int]) -> int:
         ("; Ray's core ends a driver whose local raylet died" if code == 1 else "")
     sys.stderr.write(f"nc2600: error: the Ray driver process ended without finishing ({how}){hint}\n")
     return 1
+
+
+_FIRST_STOP: float | None = None     #: time.monotonic() of the driver's first SIGINT/SIGTERM
+STOP_ECHO_S = 1.0                    #: a second signal within this many seconds is the same stop
+
+
+def _stop_once(signum, frame) -> None:
+    """The driver's SIGINT and SIGTERM handler (under :func:`supervised_driver`): KeyboardInterrupt
+    (:class:`host.errors.Terminated` for SIGTERM), but not again while one is being handled or
+    within :data:`STOP_ECHO_S` of the first: a signal sent to the process group reaches the driver
+    itself and again through the supervisor, and the second must not cut the first one's cleanup
+    short (a Ctrl-C pressed again later does interrupt it)."""
+    global _FIRST_STOP
+    import signal
+
+    from host import errors
+    if signum == signal.SIGTERM:
+        errors._SIGTERM_RECEIVED = True          # the stop line says SIGTERM either way
+    now = time.monotonic()
+    if isinstance(sys.exc_info()[1], KeyboardInterrupt) or \
+            (_FIRST_STOP is not None and now - _FIRST_STOP < STOP_ECHO_S):
+        return
+    _FIRST_STOP = now
+    raise errors.Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 def set_interrupt_hint(text: str) -> None:

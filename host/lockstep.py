@@ -250,12 +250,21 @@ class ResultsFile:
         self._lock_fd = None
         # not a folder, its folder exists and is writable (a probe file): before any game runs
         check_output_file(self.path, "--results")
+        if self.path.exists() and not self.path.is_file():     # before a lock file is made beside it
+            raise UserError(f"--results {self._name!r}: not a regular file")
         self._lock()
         try:
             self._load(identity)
         except BaseException:
             self.close()
             raise
+        # a killed run's temp files (host.rundir.atomic_write_bytes: .NAME.tmpPID), now that the
+        # file is known to be a results file and no other run writes it
+        for stale in self.path.parent.glob(f".{self.path.name}.tmp*"):
+            try:
+                stale.unlink()
+            except OSError:
+                pass
 
     def _load(self, identity) -> None:
         import json
@@ -313,13 +322,6 @@ class ResultsFile:
         except OSError:
             pass                        # the pid is only for the message
         self._lock_fd = fd
-        # a killed run's temp files (host.rundir.atomic_write_bytes: .NAME.tmpPID): no writer
-        # but this one now
-        for stale in self.path.parent.glob(f".{self.path.name}.tmp*"):
-            try:
-                stale.unlink()
-            except OSError:
-                pass
 
     def close(self) -> None:
         """Let another run use the file (the lock's release; the ``.lock`` file stays: removing it

@@ -38,7 +38,7 @@ def sweep_imap(fn: Callable, items: Iterable, jobs: int = 1, cluster: str = "loc
         return
     if jobs > 1 and len(items) > 1:
         import multiprocessing as mp
-        pool = mp.get_context("spawn").Pool(min(jobs, len(items)))
+        pool = mp.get_context("spawn").Pool(min(jobs, len(items)), initializer=_worker_signals)
         try:
             yield from (pool.imap if ordered else pool.imap_unordered)(fn, items, chunksize=1)
         finally:
@@ -46,3 +46,20 @@ def sweep_imap(fn: Callable, items: Iterable, jobs: int = 1, cluster: str = "loc
         return
     for item in items:
         yield fn(item)
+
+
+def _worker_signals() -> None:
+    """A pool worker's signals: SIGINT ignored (the parent stops the pool on Ctrl-C: no worker's
+    traceback on the terminal), SIGTERM raises SystemExit. A worker killed by SIGTERM's default
+    action while idle dies holding the pool's task-queue lock, and the parent's
+    ``Pool.terminate()`` then waits for that lock forever (measured: a sweep given one SIGTERM to
+    its process group while a worker was idle hung until a second signal); SystemExit unwinds
+    the ``with`` of the lock first."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
+def _exit_on_sigterm(signum, frame):
+    raise SystemExit(128 + signum)
+

@@ -96,20 +96,65 @@ def test_a_driver_that_handles_the_forwarded_sigterm_gives_its_own_line_once(cap
     assert capfd.readouterr().err == "nc2600: terminated (SIGTERM)\n"
 
 
-def test_sigint_to_the_supervisor_reaches_a_driver_outside_its_group(capfd):
-    """While Ray starts its daemons the driver is in their group, where a Ctrl-C on the terminal
-    does not reach it: the supervisor forwards it then."""
+@pytest.mark.parametrize("outside", [False, True])
+def test_sigint_to_the_supervisor_alone_reaches_the_driver(capfd, outside):
+    """``kill -INT`` (``timeout -s INT``, an IDE's stop button) to the supervisor alone is
+    forwarded, whether the driver is in its group or (while Ray starts) outside it."""
     def body():
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
         def work():
-            with _own_group_for_ray_daemons():
-                os.kill(os.getppid(), signal.SIGINT)
-                time.sleep(30)
+            if outside:
+                with _own_group_for_ray_daemons():
+                    os.kill(os.getppid(), signal.SIGINT)
+                    time.sleep(30)
+            os.kill(os.getppid(), signal.SIGINT)
+            time.sleep(30)
             return 0
         return guarded(work)
     assert supervised_driver(body) == 130
     assert capfd.readouterr().err == "nc2600: interrupted\n"
+
+
+def test_a_signal_twice_at_once_is_one_stop(capfd):
+    """The driver's handler (``_stop_once``): a second SIGINT/SIGTERM within STOP_ECHO_S of the
+    first (the group's signal and the supervisor's copy) does not interrupt the first's cleanup."""
+    def body():
+        from host.cluster import _stop_once
+        signal.signal(signal.SIGTERM, _stop_once)
+
+        def work():
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+            finally:
+                os.kill(os.getpid(), signal.SIGTERM)       # the echo, during the cleanup
+                time.sleep(0.2)
+                print("cleanup done", flush=True)
+            return 0
+        return guarded(work)
+    assert supervised_driver(body) == 130
+    out, err = capfd.readouterr()
+    assert out == "cleanup done\n" and err == "nc2600: terminated (SIGTERM)\n"
+
+
+def test_sigterm_while_ray_starts_is_the_sigterm_stop(monkeypatch):
+    """ray.init installs its own SIGTERM handler (``sys.exit(15)``): a SIGTERM during Ray's start
+    surfaces as SystemExit(15) there; connect() turns it into nc2600's stop (Terminated: exit 130
+    and the SIGTERM line) and puts nc2600's handlers back."""
+    ray = pytest.importorskip("ray")
+    import host.cluster as cluster
+    from host.errors import Terminated
+
+    def init(*args, **kw):
+        signal.signal(signal.SIGTERM, lambda *a: sys.exit(signal.SIGTERM))   # as Ray does
+        raise SystemExit(signal.SIGTERM)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", init)
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(Terminated):
+        cluster.connect(None, 1)
+    assert signal.getsignal(signal.SIGTERM) is before
 
 
 # -- the real driver -------------------------------------------------------------------------
