@@ -114,10 +114,12 @@ def build(args) -> tuple:
         for k, v in given.items():
             if k in RESUME_MUTABLE:
                 setattr(cfg, k, v)
-            elif v != getattr(cfg, k) and not (k == "game" and cfg.rom is None and v == cfg.game):
+            elif v != getattr(cfg, k) and not (k == "game" and cfg.rom is None and v == cfg.game) and \
+                    not (k == "sigma" and v == cfg.effective_sigma()):   # the default, given by its value
                 names = ", ".join("--no-video" if m == "video" else "--" + m.replace("_", "-") for m in RESUME_MUTABLE)
+                was = cfg.effective_sigma() if k == "sigma" else getattr(cfg, k)
                 raise UserError(f"--{k.replace('_', '-')} differs from the run being resumed "
-                                f"({getattr(cfg, k)!r}); only {names} may change")
+                                f"({was!r}); only {names} may change")
         if "cluster" in given and "ray_address" not in given:
             cfg.ray_address = None      # a new --cluster drops the saved address
         return cfg, out, True
