@@ -41,7 +41,12 @@ def load_action_file(spec: str):
     if not spec or not p.is_file():
         raise UserError(f"--actions: {spec!r} is not random, noop or an existing .npy file")
     try:
+        with open(p, "rb") as fh:
+            if fh.read(6) != b"\x93NUMPY":          # the .npy magic (NumPy format, version 1-3)
+                raise UserError(f"--actions: {spec} is not a .npy file (save one with numpy.save)")
         a = np.load(p, allow_pickle=False)
+    except UserError:
+        raise
     except Exception as exc:  # noqa: BLE001 - any load failure is bad input
         raise UserError(f"--actions: cannot read {spec}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     if not isinstance(a, np.ndarray) or a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) \
@@ -245,6 +250,12 @@ class ResultsFile:
         the path has been checked: it may build the console)."""
         from host.rundir import check_output_file
         self._name = str(path)                        # as given, for the messages
+        if not self._name.strip():
+            raise UserError("--results is empty; give a file name")
+        given = Path(path)
+        if given.exists() and not given.is_file():   # a folder, a device such as /dev/stdout, a FIFO
+            raise UserError(f"--results {self._name!r}: "
+                            f"{'is a folder' if given.is_dir() else 'not a regular file'}")
         self.path = Path(os.path.realpath(path))
         self.records: dict[str, dict] = {}
         self._lock_fd = None

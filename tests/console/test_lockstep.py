@@ -88,6 +88,7 @@ def test_lockstep_cli_games_table_and_bad_input(capsys):
     (["--game", "pong", "--frames", "99999999999"], "--frames: at most"),
     (["--games", "pong,,boxing", "--frames", "3"], "without empty entries"),
     (["--games", "pong,pong", "--frames", "3"], "listed twice"),
+    (["--game", "pong", "--frames", "3", "--actions", "{text}"], "is not a .npy file"),
 ])
 def test_lockstep_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, needle):
     import numpy as np
@@ -96,7 +97,8 @@ def test_lockstep_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, needle):
     files = {"neg": np.array([-1, 2]), "flt": np.full(10, 0.5), "short": np.zeros(5, np.int64)}
     for k, v in files.items():
         np.save(tmp_path / f"{k}.npy", v)
-    argv = [a.format(**{k: str(tmp_path / f"{k}.npy") for k in files}) for a in argv]
+    (tmp_path / "text.npy").write_text("0 1 2 3\n")       # a text file named .npy
+    argv = [a.format(**{k: str(tmp_path / f"{k}.npy") for k in [*files, "text"]}) for a in argv]
     assert main(["lockstep", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0], err

@@ -85,7 +85,7 @@ def test_failed_game_is_not_kept(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["other_frames", "folder", "garbage", "no_folder", "single_game", "game_not_text",
-                                  "record_fields_missing", "fifo"])
+                                  "record_fields_missing", "fifo", "empty", "device"])
 def test_bad_results_file_is_one_line_exit_2(tmp_path, capsys, case):
     import os
 
@@ -109,6 +109,11 @@ def test_bad_results_file_is_one_line_exit_2(tmp_path, capsys, case):
         argv[-1] = str(tmp_path / "missing" / "r.jsonl")
     elif case == "single_game":
         argv[1:3] = ["--game", "pong"]
+    elif case == "empty":
+        argv[-1] = ""
+    elif case == "device":                    # no lock file may appear beside it (/dev/.null.lock)
+        argv[-1] = "/dev/null"
+        assert not os.path.exists("/dev/.null.lock")
     if path.is_file():
         before = path.read_bytes()
     assert main(argv) == 2
@@ -118,6 +123,10 @@ def test_bad_results_file_is_one_line_exit_2(tmp_path, capsys, case):
         assert "frames 4 there, 3 now" in err[0] and "extra 1 there, None now" in err[0]
     if before is not None:
         assert path.read_bytes() == before    # the file is left as it was
+    if case == "device":
+        assert "not a regular file" in err[0] and not os.path.exists("/dev/.null.lock")
+    if case == "empty":
+        assert "--results is empty" in err[0]
 
 
 def test_each_game_is_kept_as_it_finishes_and_rows_print_in_order(tmp_path, capsys, monkeypatch, whole):
