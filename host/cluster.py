@@ -220,6 +220,28 @@ class _NativeStderrToFile:
         self._file = None
 
 
+def remove_stale_rom_dirs(folder: str | None = None) -> list[str]:
+    """Remove the ROM folders (``nc2600-rom-<pid>-*`` in the temporary folder) of node actors
+    whose process no longer exists (a SIGKILLed actor cannot remove its own); returns their
+    names. Folders of running processes, and of other names, are left alone."""
+    import re
+    import shutil
+
+    from host.evaluator import _pid_running
+    folder = folder or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        m = re.fullmatch(r"nc2600-rom-(\d+)-\w+", name)
+        if m and int(m.group(1)) != os.getpid() and not _pid_running(int(m.group(1))):
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+            removed.append(name)
+    return removed
+
+
 @dataclass
 class NodeInfo:
     """One node of the cluster as the probe saw it."""
@@ -383,7 +405,8 @@ class NodeEvaluator:
                  sticky: float, episode_frames: int, backend: str, policy: str, network: str = "small",
                  genome_spec: dict | None = None):
         from host.evaluator import Evaluator
-        self._dir = tempfile.TemporaryDirectory(prefix="nc2600-rom-")
+        remove_stale_rom_dirs()
+        self._dir = tempfile.TemporaryDirectory(prefix=f"nc2600-rom-{os.getpid()}-")
         rom = Path(self._dir.name) / rom_name
         rom.write_bytes(rom_bytes)
         self.ev = Evaluator(rom, workers, envs_per_block, frame_skip, sticky, episode_frames, backend, policy,

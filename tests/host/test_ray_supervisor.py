@@ -259,3 +259,18 @@ def test_a_killed_driver_is_an_error_line_with_the_resume_command(tmp_path):
     assert err.endswith(
         "nc2600: error: the Ray driver process ended without finishing (killed by signal 9); "
         f"continue with: nc2600 run --resume {out}\n"), err
+
+
+def test_a_killed_node_actors_rom_folder_is_removed_by_the_next(tmp_path):
+    """A SIGKILLed node actor leaves its ``nc2600-rom-<pid>-*`` folder; the next actor removes
+    the folders of processes that are gone, and only those."""
+    from host.cluster import remove_stale_rom_dirs
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    (tmp_path / f"nc2600-rom-{gone.pid}-abc123").mkdir()
+    (tmp_path / f"nc2600-rom-{gone.pid}-abc123" / "pong.bin").write_bytes(b"\0" * 2048)
+    (tmp_path / f"nc2600-rom-{os.getppid()}-live99").mkdir()      # a running process's
+    (tmp_path / "nc2600-rom-notapid").mkdir()                      # not ours
+    assert remove_stale_rom_dirs(str(tmp_path)) == [f"nc2600-rom-{gone.pid}-abc123"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"nc2600-rom-{os.getppid()}-live99",
+                                                                 "nc2600-rom-notapid"])
