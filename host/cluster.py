@@ -941,9 +941,13 @@ def _term_with_parent(parent_pid: int) -> None:
 
 
 def check_cluster_options(args) -> None:
-    """UserError for ``--ray-address`` without ``--cluster ray``."""
-    if getattr(args, "ray_address", None) is not None and getattr(args, "cluster", "local") != "ray":
+    """UserError for ``--ray-address`` without ``--cluster ray``, or a head that cannot be
+    reached (checked here, before a sweep prints anything)."""
+    address = getattr(args, "ray_address", None)
+    if address is not None and getattr(args, "cluster", "local") != "ray":
         raise UserError("--ray-address needs --cluster ray")
+    if address is not None:
+        _check_reachable(address)
 
 
 def ray_imap(fn: Callable, items: Iterable, address: str | None = None, num_cpus: int = 2,

@@ -70,6 +70,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
+            try:                   # a file rewritten keeps its permissions (e.g. 600)
+                os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+            except FileNotFoundError:
+                pass
             os.replace(tmp, path)
         except BaseException:
             try:

@@ -28,6 +28,8 @@ def sweep_imap(fn: Callable, items: Iterable, jobs: int = 1, cluster: str = "loc
     Workers are terminated when the generator ends or is closed.
     """
     items = list(items)
+    if not items:                  # nothing to run: no pool, no Ray started
+        return
     if cluster == "ray":
         from host.cluster import ray_imap
         rows = ray_imap(fn, items, ray_address, jobs, ordered=ordered)

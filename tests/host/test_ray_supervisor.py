@@ -274,3 +274,19 @@ def test_a_killed_node_actors_rom_folder_is_removed_by_the_next(tmp_path):
     assert remove_stale_rom_dirs(str(tmp_path)) == [f"nc2600-rom-{gone.pid}-abc123"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"nc2600-rom-{os.getppid()}-live99",
                                                                  "nc2600-rom-notapid"])
+
+
+def test_sweep_with_an_unreachable_head_is_one_line_and_no_table(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run([sys.executable, "-m", "host.cli", "lockstep", "--games", "pong,boxing", "--frames", "3",
+                           "--cluster", "ray", "--ray-address", "127.0.0.1:1"], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "", proc
+    assert proc.stderr.startswith("nc2600: error: cannot reach the Ray head at 127.0.0.1:1") and \
+        proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_a_sweep_with_nothing_to_run_starts_no_pool_and_no_ray():
+    from host.sweep import sweep_imap
+    assert list(sweep_imap(print, [], jobs=2)) == []
+    assert list(sweep_imap(print, [], cluster="ray", ray_address="127.0.0.1:1")) == []   # not contacted
