@@ -756,16 +756,40 @@ def supervised_driver(body: Callable[[], int]) -> int:
     stops = (signal.SIGINT, signal.SIGTERM)
     sys.stdout.flush()
     sys.stderr.flush()
-    parent, group = os.getpid(), os.getpgrp()
+    parent = os.getpid()
     r, w = os.pipe()
     old_chld = signal.signal(signal.SIGCHLD, signal.SIG_DFL)   # waitpid needs it (not SIG_IGN)
-    # no SIGINT/SIGTERM handler runs between the fork and the handlers of either side
+    seen: list[int] = []
+    target: list[int | None] = [None]
+
+    def forward(signum, frame):
+        # always: a signal sent to this process alone (kill, timeout -s INT, an IDE's stop button)
+        # must reach the driver; one sent to the group reaches it twice, and the driver takes the
+        # second as the same stop (_stop_once)
+        if os.getpid() != parent:
+            return
+        seen.append(signum)
+        if target[0] is not None:
+            try:
+                os.kill(target[0], signum)
+            except (ProcessLookupError, PermissionError):
+                pass
+    # The supervisor's handlers are in place before the fork: a process-directed signal may be
+    # taken by any thread (blocking it in this one does not keep it out), and Python runs the
+    # handler installed when the main thread gets to it. The child, one thread, blocks the
+    # signals across the fork and puts the caller's handlers back before it unblocks them.
     signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    old = {}
+    for sig in stops:
+        if signal.getsignal(sig) is not signal.SIG_IGN:   # an ignored signal stays ignored
+            old[sig] = signal.signal(sig, forward)
     pid = os.fork()
     if pid == 0:                                   # the driver
         code = 1
         try:
             global _SUPERVISOR_FD
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
             os.close(r)
             _SUPERVISOR_FD = w
             _term_with_parent(parent)
@@ -808,6 +832,12 @@ def supervised_driver(body: Callable[[], int]) -> int:
             except OSError:
                 pass
             os._exit(code)
+    target[0] = pid
+    for signum in list(seen):                      # taken before the fork returned
+        try:
+            os.kill(pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
     os.close(w)
     signal.signal(signal.SIGCHLD, old_chld)
     lines: list[str] = []
@@ -818,21 +848,6 @@ def supervised_driver(body: Callable[[], int]) -> int:
                 lines.append(line.decode(errors="replace"))
     reader = threading.Thread(target=read, name="nc2600-driver-pipe", daemon=True)
     reader.start()
-    seen: list[int] = []
-
-    def forward(signum, frame):
-        # always: a signal sent to this process alone (kill, timeout -s INT, an IDE's stop button)
-        # must reach the driver; one sent to the group reaches it twice, and the driver ignores
-        # the second while it stops (_stop_once, host.errors.on_sigterm)
-        seen.append(signum)
-        try:
-            os.kill(pid, signum)
-        except (ProcessLookupError, PermissionError):
-            pass
-    old = {}
-    for sig in stops:
-        if signal.getsignal(sig) is not signal.SIG_IGN:   # an ignored signal stays ignored
-            old[sig] = signal.signal(sig, forward)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     try:
         status = os.waitpid(pid, 0)[1]             # retried after each handler (PEP 475)
