@@ -144,7 +144,9 @@ def test_sigterm_while_ray_starts_is_the_sigterm_stop(monkeypatch):
     and the SIGTERM line) and puts nc2600's handlers back."""
     ray = pytest.importorskip("ray")
     import host.cluster as cluster
+    from host import errors
     from host.errors import Terminated
+    monkeypatch.setattr(errors, "_SIGTERM_RECEIVED", False)     # this process's flag, put back after
 
     def init(*args, **kw):
         signal.signal(signal.SIGTERM, lambda *a: sys.exit(signal.SIGTERM))   # as Ray does
