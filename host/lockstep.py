@@ -306,33 +306,11 @@ class ResultsFile:
         self.records = {r["game"]: r for r in recs if not r.get("error")}
 
     def _lock(self) -> None:
-        import errno
-        import fcntl
-
-        from host.rundir import fs_error
+        from host.rundir import lock_exclusive
         lock = self.path.with_name(f".{self.path.name}.lock")
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-        except OSError as exc:
-            raise fs_error(exc, "lock", lock) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            try:
-                owner = os.pread(fd, 64, 0).decode(errors="replace").split()[0]
-            except (OSError, IndexError):
-                owner = "unknown"
-            os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise UserError(f"--results {self._name!r}: another lockstep run is writing it "
-                                f"(pid {owner})") from None
-            raise fs_error(exc, "lock", lock) from None
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        except OSError:
-            pass                        # the pid is only for the message
-        self._lock_fd = fd
+        self._lock_fd = lock_exclusive(
+            lock, lock, "unknown", lambda owner: f"--results {self._name!r}: another lockstep run is writing it "
+                                                 f"(pid {owner})")
 
     def close(self) -> None:
         """Let another run use the file (the lock's release; the ``.lock`` file stays: removing it

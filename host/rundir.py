@@ -176,31 +176,11 @@ class RunFolder:
         return removed
 
     def _lock(self) -> None:
-        import fcntl
-        lock = self.path / LOCK_NAME
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-        except OSError as exc:
-            raise fs_error(exc, "lock", self.path) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            try:
-                owner = os.pread(fd, 64, 0).decode(errors="replace").split()[0]
-            except (OSError, IndexError):
-                owner = "?"
-            os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise UserError(f"run folder {str(self.path)!r} is in use by another nc2600 process "
-                                f"(pid {owner}); wait for it to finish or stop it") from None
-            raise fs_error(exc, "lock", self.path) from None
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        except OSError:
-            pass                        # the pid is only for the message
-        self.fd = fd
-        _held_fds.add(fd)
+        self.fd = lock_exclusive(
+            self.path / LOCK_NAME, self.path, "?",
+            lambda owner: f"run folder {str(self.path)!r} is in use by another nc2600 process "
+                          f"(pid {owner}); wait for it to finish or stop it")
+        _held_fds.add(self.fd)
 
     def release(self) -> None:
         """Drop the lock (the ``.lock`` file stays: removing it would race a waiting process)."""
@@ -208,6 +188,38 @@ class RunFolder:
             _held_fds.discard(self.fd)
             os.close(self.fd)
             self.fd = None
+
+
+def lock_exclusive(lock: Path, where, unknown: str, busy) -> int:
+    """Take an exclusive ``flock`` on the file ``lock`` (created if missing, close-on-exec) and
+    write this process's pid into it; returns its descriptor (closing it lets go).
+
+    Raises:
+        UserError: ``busy(owner)`` when another process holds it (``owner``: the pid written
+        there, or ``unknown``); a file-system fault as :func:`fs_error` naming ``where``.
+    """
+    import fcntl
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        raise fs_error(exc, "lock", where) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        try:
+            owner = os.pread(fd, 64, 0).decode(errors="replace").split()[0]
+        except (OSError, IndexError):
+            owner = unknown
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise UserError(busy(owner)) from None
+        raise fs_error(exc, "lock", where) from None
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    except OSError:
+        pass                        # the pid is only for the message
+    return fd
 
 
 # -- output folders and files of the other commands (report, synth, mesh, play, rtl-play) --
