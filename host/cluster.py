@@ -792,7 +792,8 @@ def supervised_driver(body: Callable[[], int]) -> int:
                 signal.signal(sig, handler)
             os.close(r)
             _SUPERVISOR_FD = w
-            _term_with_parent(parent)
+            from host.evaluator import signal_when_parent_ends
+            signal_when_parent_ends(parent, signal.SIGTERM)
             signal.signal(signal.SIGCHLD, old_chld)
             from host.errors import on_sigterm
             for sig, usual in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, on_sigterm)):
@@ -940,19 +941,6 @@ class _own_group_for_ray_daemons:
             except OSError:
                 pass
         return False
-
-
-def _term_with_parent(parent_pid: int) -> None:
-    """Linux: SIGTERM to this process when its parent ends (prctl PR_SET_PDEATHSIG)."""
-    import signal
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)          # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent_pid:                            # the parent died before prctl
-        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def check_cluster_options(args) -> None:

@@ -126,16 +126,21 @@ def remove_stale_segments() -> list[str]:
     return removed
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """Linux: SIGKILL this process when its parent ends (prctl PR_SET_PDEATHSIG)."""
+def signal_when_parent_ends(parent_pid: int, sig: int) -> None:
+    """Linux: deliver ``sig`` to this process when its parent ends (prctl ``PR_SET_PDEATHSIG``);
+    a parent already gone before the prctl (``os.getppid()`` no longer ``parent_pid``) gets the
+    same signal at once. Elsewhere the prctl is skipped and only that check runs.
+
+    Used by the evaluator's workers (SIGKILL: nothing of theirs needs an orderly end) and by
+    :func:`host.cluster.supervised_driver`'s Ray driver (SIGTERM: it stops Ray in order)."""
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)          # PR_SET_PDEATHSIG = 1
+        libc.prctl(1, int(sig), 0, 0, 0)                      # PR_SET_PDEATHSIG = 1
     except (OSError, AttributeError):
         pass
     if os.getppid() != parent_pid:                            # the parent died before prctl
-        os._exit(0)
+        os.kill(os.getpid(), sig)
 
 
 def _layout(n_workers: int):
@@ -248,7 +253,7 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
     from collections import deque
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # quiet exit, no traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # the parent stops us through the pipe
-    _die_with_parent(parent_pid)
+    signal_when_parent_ends(parent_pid, signal.SIGKILL)
     for end in parent_ends:  # copies inherited through fork; the parent's death must show as EOF
         end.close()
     blas_threads = _limit_blas_threads()

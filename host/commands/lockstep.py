@@ -40,6 +40,10 @@ def _run(args, opened: list) -> int:
     from host.games import loadable_games, resolve_rom
     if args.frames > MAX_FRAMES:
         raise UserError(f"--frames: at most {MAX_FRAMES:,}")
+    if args.seed is not None and args.actions != "random":
+        raise UserError("--seed seeds --actions random only (no-ops and an action file have no seed)")
+    if args.seed is None:
+        args.seed = 0
     if args.actions not in ("random", "noop"):
         action_sequence(args.actions, args.frames, [], 0)   # an action file is checked once, before any game runs
     from host.cluster import check_cluster_options
@@ -139,7 +143,8 @@ def register(subparsers, groups) -> None:
     which.add_argument("--all", action="store_true", help="every loadable game")
     which.add_argument("--games", help="comma-separated ALE ROM ids (a table, as --all)")
     p.add_argument("--frames", type=positive_int, default=1000, help="frames to compare (default 1000)")
-    p.add_argument("--seed", type=seed_int, default=0, help="seed of the random actions (only with --actions random)")
+    p.add_argument("--seed", type=seed_int, default=None,
+                   help="seed of the random actions (default 0; only with --actions random)")
     p.add_argument("--actions", default="random",
                    help="random | noop | PATH.npy of ALE action ids (1-D integers 0..17, at least --frames of them)")
     p.add_argument("--jobs", type=int_range(1, 256), default=1, help="parallel games with --all/--games")

@@ -89,6 +89,8 @@ def test_lockstep_cli_games_table_and_bad_input(capsys):
     (["--games", "pong,,boxing", "--frames", "3"], "without empty entries"),
     (["--games", "pong,pong", "--frames", "3"], "listed twice"),
     (["--game", "pong", "--frames", "3", "--actions", "{text}"], "is not a .npy file"),
+    (["--game", "pong", "--frames", "3", "--actions", "noop", "--seed", "4"], "--seed seeds --actions random only"),
+    (["--game", "pong", "--frames", "5", "--actions", "{short}", "--seed", "0"], "--seed seeds --actions random only"),
 ])
 def test_lockstep_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, needle):
     import numpy as np
