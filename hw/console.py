@@ -383,7 +383,9 @@ class Console(wiring.Component):
         only in a cycle that fetches an opcode (``at_boundary``), so the RIOT, which sees the
         cycle counter before the restart, has no timer access in it."""
         m = Module()
-        m.submodules.cpu = cpu = Cpu6507()
+        # operations registered at the edge and carried out at the next (Cpu6507 staged_ops):
+        # no path from the read data through the operation unit in one clock (issue 16's depth)
+        m.submodules.cpu = cpu = Cpu6507(staged_ops=True)
         m.submodules.tia = tia = Tia(colour_clocks=3)
         m.submodules.riot = riot = Riot()
         m.submodules.cart = cart = Cart(rom_read="comb")
@@ -427,7 +429,7 @@ class Console(wiring.Component):
         buses = _chip_buses(m, a, ~bus_rw, bus_dout, strobe, counting)
         cart_bus, tia_bus, riot_bus = buses
         _connect_chips(m, self, tia, riot, cart, buses)
-        m.d.comb += [cart.a13.eq(bus_addr[13]), riot.cyc.eq(cyc), riot.frame_start.eq(sf)]
+        m.d.comb += cart.a13.eq(bus_addr[13])
         last_bus = Signal(8)
         last_was_read = Signal()
 

@@ -403,10 +403,20 @@ class Cpu6507(wiring.Component):
             cycles later); the state machine's sums (PC + 1, the branch target, S +/- 1, the
             indexed address bytes) are registered one clock after their inputs change.
             ALE's decimal rule only.
+        staged_ops: with ``clocks_per_cycle=1`` (the three-colour-clock console's CPU, one cycle
+            per clock): the operation requested at a cycle's edge (its operation and operand, the
+            read data) is registered there and A, X, Y, S and P are written at the next clock's
+            edge, as the 6502 overlaps an operation with the next opcode fetch, so no path runs
+            from the read data through the operation unit (ADC/SBC's decimal rule, compares,
+            flags) into the registers in one clock. The registers then change one clock after the
+            unstaged core's; nothing reads them in that clock (an operation is the last cycle of
+            its instruction but for RMW and stack ones whose next cycle does not use A, X, Y, S or
+            P either: the next instruction's first use is two cycles after the request), so the
+            bus is the same cycle for cycle. ``clocks_per_cycle=3`` always stages (above).
 
     Raises:
-        ValueError: a bad ``decimal`` or ``clocks_per_cycle``, or ``clocks_per_cycle=3`` with
-            ``decimal="nmos"``.
+        ValueError: a bad ``decimal`` or ``clocks_per_cycle``, ``clocks_per_cycle=3`` with
+            ``decimal="nmos"``, or ``staged_ops`` with ``clocks_per_cycle=3``.
     """
 
     addr: Out(16)
@@ -424,16 +434,18 @@ class Cpu6507(wiring.Component):
     fetch_next: Out(1)
     pc_next: Out(16)
 
-    def __init__(self, decimal: str = "ale", clocks_per_cycle: int = 1):
+    def __init__(self, decimal: str = "ale", clocks_per_cycle: int = 1, staged_ops: bool = False):
         error = (f"decimal must be 'ale' or 'nmos', got {decimal!r}" if decimal not in ("ale", "nmos") else
                  f"clocks_per_cycle must be 1 or 3, got {clocks_per_cycle!r}" if clocks_per_cycle not in (1, 3) else
                  "clocks_per_cycle=3 implements ALE's decimal rule only" if clocks_per_cycle == 3 and decimal != "ale"
-                 else None)
+                 else "staged_ops is for clocks_per_cycle=1 (clocks_per_cycle=3 always stages its operations)"
+                 if staged_ops and clocks_per_cycle != 1 else None)
         if error is not None:
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise ValueError(error)
         self.decimal = decimal
         self.clocks_per_cycle = clocks_per_cycle
+        self.staged_ops = bool(staged_ops)
         super().__init__()
 
     def _bus_outputs(self, rd, exec_en, exec_o):
@@ -565,7 +577,12 @@ class Cpu6507(wiring.Component):
         m.d.comb += self.fetch_next.eq(state_adv == State.FETCH)
 
         # ---------------------------------------------------------------- operations
-        if self.clocks_per_cycle == 1:
+        if self.clocks_per_cycle == 1 and self.staged_ops:
+            # the request registered at the edge, carried out at the next (see staged_ops)
+            en0, op0, o0 = Signal(name="op_en0"), Signal(Alu, name="op0"), Signal(8, name="op_o0")
+            m.d.sync += [en0.eq(exec_en & ~self.load_en), op0.eq(exec_op), o0.eq(exec_o)]
+            self._operations(m, en0, _Binary(op0), o0, a, x, y, s, p)
+        elif self.clocks_per_cycle == 1:
             self._operations(m, exec_en, _Binary(exec_op), exec_o, a, x, y, s, p)
         else:
             self._staged_operations(m, exec_en, exec_op, exec_o, a, x, y, s, p)

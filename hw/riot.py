@@ -2,15 +2,17 @@
 
 * 128 bytes of RAM (``$80-$FF`` and mirrors where A9 = 0); the host loads and reads it
   through ``host`` (:data:`hw.bus.HostLoadSignature`) (power-on contents are ALE's mt19937 draws, loaded by the harness).
-* Timer as Stella computes it from the CPU cycle count, not as a down-counter: a write
-  to ``TIM1T/TIM8T/TIM64T/T1024T`` (``A4 = 1``, A1..A0 = interval) records the value, the
+* Timer with Stella's values, which come from the CPU cycle count, not a 6532 down-counter: a
+  write to ``TIM1T/TIM8T/TIM64T/T1024T`` (``A4 = 1``, A1..A0 = interval) records the value, the
   interval shift (0, 3, 6, 10) and the cycle of the write; a read of INTIM at cycle
   ``c`` (Stella's ``cycles() - 1``) returns ``T - ((c - set) >> shift) - 1`` while that is
   non-negative, and afterwards Stella's read-after-interrupt rule (the first read at
   least 2 cycles past expiry restarts the count at one per cycle from that read); TIMINT
   (bit 7) is set from expiry until that first read. All arithmetic is 32-bit modular as
   in Stella; the cycle stamps are kept as differences from the write's cycle (``delta``, ``r``
-  below), which Stella's ``System::resetCycles`` at each frame start leaves unchanged.
+  below), which Stella's ``System::resetCycles`` at each frame start leaves unchanged: formed
+  in three register stages (``read_clocks=3``) or kept as counters of those formulas
+  (``read_clocks=1``); ``tests/console/test_riot_timer.py`` checks the latter against them.
 * SWCHA/SWCHB reads return the joystick and switch inputs (the data-direction registers
   are ignored, ALE behaviour); SWACNT reads back the last write, SWBCNT reads 0.
 * Reset (``System::reset``): timer ``= timer_init`` (ALE draws ``25 + next() % 75``),
@@ -18,7 +20,7 @@
 """
 from __future__ import annotations
 
-from amaranth import Cat, Module, Mux, Signal, signed
+from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In
@@ -39,17 +41,21 @@ class Riot(wiring.Component):
         host: In(:data:`hw.bus.HostLoadSignature`), the RAM ($80 + ``addr[0:7]``).
         timer_init: In(8), the timer's value after reset (ALE's RNG draw).
         swcha, swchb: In(8), the joystick and console-switch inputs (SWCHA/SWCHB reads).
-        cyc: In(32), frame_start: In(1): see ``read_clocks``.
+
+    ``bus.cycle_end`` marks every edge that ends a CPU cycle, strobe or not: the timer counts
+    CPU cycles since its last write (differences of Stella's cycle stamps, which Stella's
+    ``System::resetCycles`` at a frame start leaves unchanged). The first clock after reset
+    loads ``timer_init`` and must end no CPU cycle (the consoles' CPUs read the reset vector then).
 
     Args:
-        read_clocks: 1 (the timer's read value from its state in the same clock: ``cyc[32]``
-            is Stella's cycle count minus 1 for the current CPU cycle and ``frame_start``
-            subtracts it from the stored cycle stamps, Stella's resetCycles) or 3 (the
-            console with three colour clocks per CPU cycle: ``bus.cycle_end`` marks every edge
-            that ends a CPU cycle, strobe or not, and the read value is formed in three register
-            stages from a state that changes only at those edges; the timer keeps cycle
-            differences, which resetCycles leaves unchanged, so ``cyc`` and ``frame_start``
-            are not used). Both give Stella's values.
+        read_clocks: 1 (one CPU cycle per clock, the three-colour-clock console: the read value
+            from registers in the read's own clock; the timer kept as counters that step at
+            each cycle end, so no 32-bit sum lies between them and the read data) or 3 (the
+            console with three colour clocks per CPU cycle: the read value formed in three
+            register stages from a state that changes only at cycle ends). Both give Stella's
+            values (``M6532::peek``/``poke`` of Stella 2.4.2, 32-bit arithmetic); read_clocks=1
+            while fewer than 2**32 CPU cycles pass without a timer write (about an hour of
+            console time; ALE caps an episode at 108,000 frames, about 2.2e9 cycles).
 
     Raises:
         ValueError: ``read_clocks`` is not 1 or 3.
@@ -63,8 +69,6 @@ class Riot(wiring.Component):
         super().__init__({
             "bus": In(CpuBusSignature),
             "host": In(HostLoadSignature),
-            "cyc": In(32),
-            "frame_start": In(1),
             "timer_init": In(8),
             "swcha": In(8, init=0xFF),
             "swchb": In(8, init=0x3F),
@@ -97,8 +101,10 @@ class Riot(wiring.Component):
         io = sel_io & bus.strobe
         timer_write = io & bus.write & (a[0:3] != 1) & (a[0:3] != 0) & (a[0:3] != 2) & (a[0:3] != 3) & a[4] & a[2]
         intim_read = io & ~bus.write & ((a[0:3] == 4) | (a[0:3] == 6))
-        timer = self._timer_staged if self.read_clocks == 3 else self._timer_same_clock
-        intim, timint = timer(m, timer_reg, timer_write, intim_read)
+        if self.read_clocks == 3:
+            intim, timint = self._timer_staged(m, timer_reg, timer_write, intim_read)
+        else:
+            intim, timint = self._timer_counted(m, timer_reg, started, timer_write, intim_read)
 
         with m.If(~a[9]):           # RAM (A9 = 0)
             m.d.comb += bus.rdata.eq(rp.data)
@@ -123,48 +129,53 @@ class Riot(wiring.Component):
             m.d.sync += timer_reg.eq(bus.wdata)
         return m
 
-    def _timer_same_clock(self, m, timer_reg, timer_write, intim_read):
-        """Stella's formulas on the cycle stamps, in the read's own clock (``read_clocks=1``)."""
-        shift = Signal(4, init=6)
-        set_cyc = Signal(32)
-        irq_reset_cyc = Signal(32)
+    def _timer_counted(self, m, timer_reg, started, timer_write, intim_read):
+        """Stella's values from counters that step at each cycle end (``read_clocks=1``).
+
+        With delta = (Stella's cycles() - 1) - (cycle of the write), i.e. CPU cycles since the
+        write less one, and T the written value: t1 = T - (delta >> shift) - 1 and t2 =
+        (T << shift) - delta - 1 (32-bit), q = T + (T << shift) - (delta >> shift) and delta + 1
+        (low bytes, for the value after the interrupt). A cycle end adds one to delta: t2
+        drops by one, and t1 and q by one when delta + 1 is a multiple of 2**shift (the low
+        ``shift`` bits of delta, ``sub``, all ones); a timer write sets delta to 0. The read
+        then picks from registers as :meth:`_timer_staged` does."""
+        bus = self.bus
+        mask = Signal(10, init=63)       # 2**shift - 1 (reset: TIM64T)
+        sub = Signal(10)                 # delta & mask
+        t1 = Signal(32)                  # T - (delta >> shift) - 1
+        t2 = Signal(32)                  # (T << shift) - delta - 1
+        q = Signal(8)                    # low byte of T + (T << shift) - (delta >> shift)
+        d1 = Signal(8, init=1)           # low byte of delta + 1
+        r8 = Signal(8)                   # low byte of delta + 1 at the first read after the interrupt
         read_after_irq = Signal()
-        c = self.cyc                       # Stella: cycles() - 1
-        delta = Signal(32)
-        m.d.comb += delta.eq(c - set_cyc)
-        dsh = Signal(32)
-        m.d.comb += dsh.eq(delta >> shift)
-        t1 = Signal(signed(32))
-        m.d.comb += t1.eq(timer_reg - dsh - 1)
-        t2 = Signal(signed(32))
-        m.d.comb += t2.eq((timer_reg << shift) - delta - 1)
+
+        def load(value, sel):
+            """The state just after a write of ``value`` with interval ``sel`` (delta = 0)."""
+            tsh = Mux(sel[1], Mux(sel[0], value << 10, value << 6), Mux(sel[0], value << 3, value))
+            return [t1.eq(value - 1), t2.eq(tsh - 1), q.eq(value + tsh[0:8]), sub.eq(0), d1.eq(1),
+                    mask.eq(Mux(sel[1], Mux(sel[0], 1023, 63), Mux(sel[0], 7, 0)))]
+
+        wrap = Signal()
+        m.d.comb += wrap.eq(sub == mask)
+        with m.If(bus.cycle_end):
+            m.d.sync += [sub.eq(Mux(wrap, 0, sub + 1)), t1.eq(t1 - wrap), t2.eq(t2 - 1), q.eq(q - wrap),
+                         d1.eq(d1 + 1)]
+        t1_nonneg = ~t1[31]
         becomes_rai = Signal()
-        m.d.comb += becomes_rai.eq((t1 < 0) & (t2 <= -2) & ~read_after_irq)
-        irc = Mux(becomes_rai, c + 1, irq_reset_cyc)
-        offset = Signal(32)
-        m.d.comb += offset.eq(irc - (set_cyc + (timer_reg << shift)))
-        t3 = Signal(32)
-        m.d.comb += t3.eq(timer_reg - dsh - offset)
+        m.d.comb += becomes_rai.eq(~t1_nonneg & t2[31] & (t2 != 0xFFFFFFFF) & ~read_after_irq)
+        t3_rai, t3_old = Signal(8), Signal(8)     # T - dsh - offset, offset from this read or the first
+        m.d.comb += [t3_rai.eq(q - d1), t3_old.eq(q - r8)]
         intim = Signal(8)
-        m.d.comb += intim.eq(Mux(t1 >= 0, t1[0:8], Mux(read_after_irq | becomes_rai, t3[0:8], t1[0:8])))
+        m.d.comb += intim.eq(Mux(t1_nonneg, t1[0:8], Mux(becomes_rai, t3_rai, Mux(read_after_irq, t3_old, t1[0:8]))))
         timint = Signal()
-        m.d.comb += timint.eq(~((t1 >= 0) | read_after_irq))
+        m.d.comb += timint.eq(~(t1_nonneg | read_after_irq))
 
         with m.If(timer_write):
-            m.d.sync += [set_cyc.eq(c + 1), read_after_irq.eq(0)]
-            with m.Switch(self.bus.addr[0:2]):
-                with m.Case(0):
-                    m.d.sync += shift.eq(0)
-                with m.Case(1):
-                    m.d.sync += shift.eq(3)
-                with m.Case(2):
-                    m.d.sync += shift.eq(6)
-                with m.Case(3):
-                    m.d.sync += shift.eq(10)
+            m.d.sync += [*load(bus.wdata, bus.addr[0:2]), read_after_irq.eq(0)]
         with m.If(intim_read & becomes_rai):
-            m.d.sync += [read_after_irq.eq(1), irq_reset_cyc.eq(c + 1)]
-        with m.If(self.frame_start):
-            m.d.sync += [set_cyc.eq(set_cyc - c), irq_reset_cyc.eq(irq_reset_cyc - c)]
+            m.d.sync += [read_after_irq.eq(1), r8.eq(d1)]
+        with m.If(~started):                       # reset: timer_init, TIM64T, set now
+            m.d.sync += load(self.timer_init, Const(2, 2))
         return intim, timint
 
     def _timer_staged(self, m, timer_reg, timer_write, intim_read):

@@ -57,8 +57,12 @@ def _model_writes(mem: bytearray, insns: int) -> list[tuple[int, int]]:
     return writes
 
 
-def _rtl_writes(mem: bytearray, max_clocks: int) -> list[tuple[int, int]]:
-    dut = Cpu6507(clocks_per_cycle=3)
+def _rtl_writes(mem: bytearray, max_clocks: int, dut=None, trace: list | None = None) -> list[tuple[int, int]]:
+    """The core's writes (address, value); ``dut`` default ``Cpu6507(clocks_per_cycle=3)`` with
+    ce every third clock, else ce on every clock; ``trace`` gets (addr, rw, sync, dummy, dout
+    of a write) at every edge."""
+    every = 3 if dut is None else 1
+    dut = Cpu6507(clocks_per_cycle=3) if dut is None else dut
     sim = Simulator(dut)
     sim.add_clock(1e-6)
     mem = bytearray(mem)
@@ -67,11 +71,14 @@ def _rtl_writes(mem: bytearray, max_clocks: int) -> list[tuple[int, int]]:
     async def bench(ctx):
         ce = 0
         for clk in range(max_clocks):
-            ce = int(clk % 3 == 2)
+            ce = int(clk % every == every - 1)
             ctx.set(dut.ce, ce)
             addr = ctx.get(dut.addr)
             if addr == 0x1FFF and ctx.get(dut.sync):
                 break
+            if ce and trace is not None:
+                rw = ctx.get(dut.rw)
+                trace.append((addr, rw, ctx.get(dut.sync), ctx.get(dut.dummy), None if rw else ctx.get(dut.dout)))
             ctx.set(dut.din, mem[addr])
             if ce and not ctx.get(dut.rw) and not ctx.get(dut.dummy):
                 value = ctx.get(dut.dout)
@@ -99,8 +106,29 @@ def test_three_clock_cycles_match_ale_model(seed):
     assert got == expected
 
 
+@pytest.mark.parametrize("seed", [4, 5])
+def test_staged_operations_match_ale_model_and_the_unstaged_bus(seed):
+    # Cpu6507(staged_ops=True), one cycle per clock (the three-colour-clock console's CPU): the
+    # model's writes, and the unstaged core's bus (address, R/W, SYNC, dummy mark, written
+    # value) at every edge, on the same random programs
+    rng = random.Random(seed)
+    code = _program(rng, 60)
+    mem = bytearray(rng.randrange(256) for _ in range(65536))
+    mem[ORG:ORG + len(code)] = bytes(code)
+    mem[0xFFFC], mem[0xFFFD] = ORG & 0xFF, ORG >> 8
+    expected = _model_writes(bytearray(mem), 100_000)
+    staged, plain = [], []
+    got = _rtl_writes(mem, 10 * 60 * 12, Cpu6507(staged_ops=True), staged)
+    assert len(expected) > 150
+    assert got == expected
+    _rtl_writes(mem, 10 * 60 * 12, Cpu6507(), plain)
+    assert len(staged) > 500 and staged == plain
+
+
 def test_three_clock_cycles_rejects_bad_configuration():
     with pytest.raises(ValueError, match="clocks_per_cycle"):
         Cpu6507(clocks_per_cycle=2)
     with pytest.raises(ValueError, match="ALE's decimal rule"):
         Cpu6507(decimal="nmos", clocks_per_cycle=3)
+    with pytest.raises(ValueError, match="staged_ops is for clocks_per_cycle=1"):
+        Cpu6507(clocks_per_cycle=3, staged_ops=True)
