@@ -436,7 +436,16 @@ class Console(wiring.Component):
         m.d.comb += [tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read)]
         # the scanline is the same in the cycle's three colour clocks (a line ends at clock 2)
         line = fl_after0
-        in_window = (line >= self.ystart) & (line < self.ystart + self.height)
+        # Inside ALE's screen window, from registers as in the one-colour-clock console: the
+        # compare of frame_line registered every clock is stale only in the cycle after frame_line
+        # changes: at hpos 0 after a line end (where no clock of the cycle is drawn or ends a line)
+        # or after start_frame, where line 0's flag from the configuration is used (issue 16's depth)
+        def window(v):
+            return (v >= self.ystart) & (v < self.ystart + self.height)
+        win_line = Signal()        # window(frame_line) one clock ago
+        after_start = Signal()     # start_frame was high in the previous clock
+        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(sf)]
+        in_window = Mux(sf | after_start, window(0), win_line)
         drawn = []
         line_end = Signal()
         for k, clk in enumerate(tia.clocks):
