@@ -414,9 +414,17 @@ class Console(wiring.Component):
         fl_after0 = Signal(16)     # frame_line after colour clock 0 (start_frame resets it)
         cyc_after0 = Signal(32)
         m.d.comb += [fl_after0.eq(Mux(sf, 0, frame_line)), cyc_after0.eq(Mux(sf, 0, cyc))]
-        line_ends = hpos == 225
+        # hpos + k of the cycle's colour clocks k = 1, 2, the drawn-column flags (hpos + k >= 68)
+        # and the line end (hpos == 225) as registers beside hpos, so that the TIA's chained steps
+        # start from registers, not from adders and compares (issue 16's depth)
+        hk = [hpos] + [Signal(8, name=f"hpos_c{k}", init=k) for k in (1, 2)]
+        ge68 = [Signal(name=f"hpos_ge68_c{k}") for k in range(3)]
+        line_ends = Signal()
         with m.If(counting):
-            m.d.sync += hpos.eq(Mux(line_ends, 0, hpos + 3))
+            hpos_next = Mux(line_ends, 0, hpos + 3)
+            m.d.sync += [hpos.eq(hpos_next), line_ends.eq(hpos_next == 225)]
+            m.d.sync += [hk[k].eq(Mux(line_ends, k, hk[k] + 3)) for k in (1, 2)]
+            m.d.sync += [ge68[k].eq(hpos_next + k >= 68) for k in range(3)]
         m.d.sync += [
             frame_line.eq(Mux(counting & line_ends & (fl_after0 != 0xFFFF), fl_after0 + 1, fl_after0)),
             cyc.eq(Mux(counting, cyc_after0 + 1, cyc_after0)),
@@ -444,24 +452,28 @@ class Console(wiring.Component):
             return (v >= self.ystart) & (v < self.ystart + self.height)
         win_line = Signal()        # window(frame_line) one clock ago
         after_start = Signal()     # start_frame was high in the previous clock
-        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(sf)]
-        in_window = Mux(sf | after_start, window(0), win_line)
+        # line 0's flag registered too: ystart and height are set before reset, and the clocks
+        # after reset that see the register's reset value read the reset vector (nothing is drawn)
+        win_line0 = Signal()
+        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(sf), win_line0.eq(window(0))]
+        in_window = Mux(sf | after_start, win_line0, win_line)
         drawn = []
         line_end = Signal()
         for k, clk in enumerate(tia.clocks):
             d = Signal(name=f"drawn_c{k}")
-            m.d.comb += d.eq(counting & in_window & (hpos + k >= 68))
+            m.d.comb += d.eq(counting & in_window & ge68[k])
             drawn.append(d)
             m.d.comb += [
-                clk.hpos.eq(hpos + k), clk.advance.eq(counting), clk.drawn.eq(d),
-                clk.line_end_drawn.eq(counting & in_window & (hpos + k == 227)),
+                clk.hpos.eq(hk[k]), clk.advance.eq(counting), clk.drawn.eq(d),
+                # hpos + k == 227 only at k = 2 (hpos is a multiple of 3, at most 225)
+                clk.line_end_drawn.eq((counting & in_window & line_ends) if k == 2 else 0),
                 clk.cyc.eq(cyc if k == 0 else cyc_after0),
                 clk.frame_start.eq(sf if k == 0 else 0),
                 clk.line.eq(line),
                 clk.odd_last_frame.eq(odd_last if k == 0 else Mux(sf, frame_line[0], odd_last)),
             ]
             if k == 2:
-                m.d.comb += line_end.eq(counting & in_window & (hpos + k == 227))
+                m.d.comb += line_end.eq(counting & in_window & line_ends)
         din = _read_data(m, cart_bus, tia_bus, riot_bus.rdata)
         m.d.comb += cpu.din.eq(din)
         with m.If(strobe):
