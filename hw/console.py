@@ -379,9 +379,11 @@ class Console(wiring.Component):
         combinational chain; the console's bookkeeping is the one-colour-clock console's seen
         at those three clocks (``hpos`` of clock 0 is a multiple of 3: clock 2 of a cycle ends a
         line; ``start_frame`` acts in clock 0; the CPU's access completes at the end of clock
-        2). The bus is the CPU's own outputs (stable for the cycle). ``start_frame`` is high
-        only in a cycle that fetches an opcode (``at_boundary``), so the RIOT, which sees the
-        cycle counter before the restart, has no timer access in it."""
+        2). The bus is the CPU's own outputs (stable for the cycle). ``start_frame`` comes at a
+        frame boundary (an opcode fetch, ``at_boundary``) or in the first clock after a reset,
+        while the CPU waits (``booted``); the RIOT's timer counts cycles since its write, which
+        the restart of the cycle counter does not change. ``ystart`` and ``height`` are set
+        before reset (their window flags are registers)."""
         m = Module()
         # operations registered at the edge and carried out at the next (Cpu6507 staged_ops):
         # no path from the read data through the operation unit in one clock (issue 16's depth)

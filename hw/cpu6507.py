@@ -409,10 +409,11 @@ class Cpu6507(wiring.Component):
             edge, as the 6502 overlaps an operation with the next opcode fetch, so no path runs
             from the read data through the operation unit (ADC/SBC's decimal rule, compares,
             flags) into the registers in one clock. The registers then change one clock after the
-            unstaged core's; nothing reads them in that clock (an operation is the last cycle of
-            its instruction but for RMW and stack ones whose next cycle does not use A, X, Y, S or
-            P either: the next instruction's first use is two cycles after the request), so the
-            bus is the same cycle for cycle. ``clocks_per_cycle=3`` always stages (above).
+            unstaged core's: every operation is requested in its instruction's last cycle, the
+            next is an opcode fetch, which neither reads nor writes A, X, Y, S or P, and the next
+            instruction's first use is in its second cycle, so the bus is the same cycle for cycle
+            (only the ``state`` port shows the old values for that one clock).
+            ``clocks_per_cycle=3`` always stages (above).
 
     Raises:
         ValueError: a bad ``decimal`` or ``clocks_per_cycle``, ``clocks_per_cycle=3`` with

@@ -45,7 +45,8 @@ class Riot(wiring.Component):
     ``bus.cycle_end`` marks every edge that ends a CPU cycle, strobe or not: the timer counts
     CPU cycles since its last write (differences of Stella's cycle stamps, which Stella's
     ``System::resetCycles`` at a frame start leaves unchanged). The first clock after reset
-    loads ``timer_init`` and must end no CPU cycle (the consoles' CPUs read the reset vector then).
+    loads ``timer_init`` and must end no CPU cycle (both consoles' CPUs are still in their reset
+    sequence then).
 
     Args:
         read_clocks: 1 (one CPU cycle per clock, the three-colour-clock console: the read value
@@ -53,9 +54,10 @@ class Riot(wiring.Component):
             each cycle end, so no 32-bit sum lies between them and the read data) or 3 (the
             console with three colour clocks per CPU cycle: the read value formed in three
             register stages from a state that changes only at cycle ends). Both give Stella's
-            values (``M6532::peek``/``poke`` of Stella 2.4.2, 32-bit arithmetic); read_clocks=1
-            while fewer than 2**32 CPU cycles pass without a timer write (about an hour of
-            console time; ALE caps an episode at 108,000 frames, about 2.2e9 cycles).
+            values (``M6532::peek``/``poke`` of Stella 2.4.2, 32-bit arithmetic) while fewer than
+            2**31 CPU cycles pass without a timer write (about 30 minutes of console time; past
+            that, with no INTIM read since expiry, Stella's second 32-bit difference turns
+            positive and both read the first one's low byte instead).
 
     Raises:
         ValueError: ``read_clocks`` is not 1 or 3.
