@@ -9,6 +9,10 @@ Two ``wiring.Signature`` s, each defined once here and reused by every block on 
   switching, timer side effects), ``cycle_end`` the edge that ends every CPU cycle, accessed or
   not (the TIA counts CPU cycles since HMOVE and VSYNC with it, the three-stage RIOT timer its
   cycle differences). When ``rdata`` is valid is each chip's timing contract (its docstring).
+* :data:`NextAccessSignature`: the access of the CPU's next cycle, a clock ahead, as the
+  cartridge needs it to address its ROM in block RAM (producer: the three-colour-clock console,
+  from the CPU's next-cycle probe, ``Cpu6507(addr_probe=True)``; consumer:
+  ``Cart(rom_read="next")``).
 * :data:`HostLoadSignature`: the host's port to one memory of the console (producer: the
   host side: :mod:`hwtools.console_harness`, :class:`hw.instance.GameInstance`; consumers:
   the RIOT's RAM, the cartridge's ROM and SuperChip RAM): one byte written per clock while the
@@ -20,7 +24,7 @@ from __future__ import annotations
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["CpuBusSignature", "HostLoadSignature"]
+__all__ = ["CpuBusSignature", "HostLoadSignature", "NextAccessSignature"]
 
 #: One chip's view of the CPU bus (producer: the console's address decode).
 CpuBusSignature = wiring.Signature({
@@ -31,6 +35,16 @@ CpuBusSignature = wiring.Signature({
     "strobe": Out(1),     # the access completes at this edge (not a dummy cycle; a read only with RDY high)
     "cycle_end": Out(1),  # a CPU cycle ends at this edge (every cycle: dummy and RDY-held ones too)
     "rdata": In(8),       # the chip's read data (timing: the chip's contract)
+})
+
+#: The next CPU cycle's access, one clock ahead (producer: the console, from the CPU's
+#: ``addr_next``/``rw_next`` probe; valid when the CPU's cycle ends at this clock's edge, the
+#: present access again while it is held).
+NextAccessSignature = wiring.Signature({
+    "sel": Out(1),        # the next access's chip select (hw.console.chip_selects)
+    "addr": Out(13),      # its A12..A0
+    "write": Out(1),      # it is a write
+    "a13": Out(1),        # A13 of the CPU's 16-bit address (the FE mapper's bank)
 })
 
 #: The host's port to one console memory (producer: the host side; byte addresses).

@@ -37,7 +37,7 @@ from amaranth.lib import enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hw.bus import CpuBusSignature, HostLoadSignature
+from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
 
 __all__ = ["Cart", "Mapper", "MAPPER_CODES"]
 
@@ -83,31 +83,41 @@ class Cart(wiring.Component):
     ``rom_read="comb"`` reads the ROM combinationally instead (for a console that runs one CPU
     cycle per clock, where the address is not known a clock ahead: distributed RAM/LUTs instead
     of block RAM on an FPGA); ``bus.rdata`` is then the read data of the access in its own clock.
+    ``rom_read="next"`` (the same console with the ROM in block RAM): ``bus.rdata`` is again the
+    read data of the access in its own clock, from a synchronous ROM read addressed at the
+    clock before with the next access (``next_bus``, :data:`hw.bus.NextAccessSignature`: the
+    CPU's next-cycle address) mapped by the bank, slices and DPC counters as they will be after
+    this clock's access (their next-state values, the same update rules): the byte is the one
+    ``"comb"`` reads whenever ``next_bus`` named, in the clock before, this clock's ``addr``,
+    ``sel`` and ``a13``.
 
     Raises:
-        ValueError: ``rom_read`` is not ``"sync"`` or ``"comb"``.
+        ValueError: ``rom_read`` is not ``"sync"``, ``"comb"`` or ``"next"``.
     """
 
     def __init__(self, rom_read: str = "sync"):
-        if rom_read not in ("sync", "comb"):
+        if rom_read not in ("sync", "comb", "next"):
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
-            raise ValueError(f"rom_read must be 'sync' or 'comb', not {rom_read!r}")
+            raise ValueError(f"rom_read must be 'sync', 'comb' or 'next', not {rom_read!r}")
         self.rom_read = rom_read
-        super().__init__({
+        ports = {
             "bus": In(CpuBusSignature),
             "a13": In(1),
             "mapper": In(Mapper),
             "host_rom": In(HostLoadSignature),
             "host_ram": In(HostLoadSignature),
             "bank": Out(2),
-        })
+        }
+        if rom_read == "next":
+            ports["next_bus"] = In(NextAccessSignature)
+        super().__init__(ports)
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.rom = rom = Memory(shape=8, depth=16384, init=[])
         m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
         # synchronous read (block RAM): address of the previous colour clock; or combinational
-        if self.rom_read == "sync":
+        if self.rom_read in ("sync", "next"):
             rom_r = rom.read_port()
         else:
             rom_r = rom.read_port(domain="comb")
@@ -125,11 +135,33 @@ class Cart(wiring.Component):
         bank = self.bank
         init_done = Signal()
         slices = [Signal(3, name=f"slice{i}") for i in range(3)]
+        # ---- DPC data fetchers and random number generator (reset_less: Stella keeps them)
+        tops = [Signal(8, name=f"dpc_top{i}", reset_less=True) for i in range(8)]
+        bottoms = [Signal(8, name=f"dpc_bottom{i}", reset_less=True) for i in range(8)]
+        counters = [Signal(11, name=f"dpc_counter{i}", reset_less=True) for i in range(8)]
+        # The registers the ROM address is formed from (bank, E0 slices, DPC counters) are
+        # assigned through ``upd``: at the clock edge, or (rom_read="next") into their next-state
+        # values (the same rules), which the registers then take and the next access's ROM
+        # address is formed from, a clock ahead.
+        nexts = {}
+        if self.rom_read == "next":
+            for reg in [bank, *slices, *counters]:
+                nx = Signal(len(reg), name=f"{reg.name}_next")
+                nexts[id(reg)] = nx
+                m.d.comb += nx.eq(reg)
+                m.d.sync += reg.eq(nx)
+
+        def upd(reg, value, lo=None, hi=None):
+            target = nexts.get(id(reg))
+            dom = m.d.sync if target is None else m.d.comb
+            target = reg if target is None else target
+            dom.__iadd__((target if lo is None else target[lo:hi]).eq(value))
+
         with m.If(~init_done):
             m.d.sync += init_done.eq(1)
-            m.d.sync += bank.eq(Mux((mp == Mapper.F8) | (mp == Mapper.F8SC) |
-                                    (mp == Mapper.DPC), 1, 0))
-            m.d.sync += [slices[0].eq(4), slices[1].eq(5), slices[2].eq(6)]
+            upd(bank, Mux((mp == Mapper.F8) | (mp == Mapper.F8SC) | (mp == Mapper.DPC), 1, 0))
+            for i, v in enumerate((4, 5, 6)):
+                upd(slices[i], v)
 
         access = bus.sel & bus.strobe
         f8 = (mp == Mapper.F8) | (mp == Mapper.F8SC)
@@ -139,28 +171,29 @@ class Cart(wiring.Component):
         dpc = mp == Mapper.DPC
         f8 = f8 | dpc
 
-        # bank after this access (hotspot reads return the new bank's byte)
-        new_bank = Signal(2)
-        m.d.comb += new_bank.eq(bank)
-        with m.If(bus.sel):
-            with m.If(f8 & ((a == 0xFF8) | (a == 0xFF9))):
-                m.d.comb += new_bank.eq(a - 0xFF8)
-            with m.If(f6 & (a >= 0xFF6) & (a <= 0xFF9)):
-                m.d.comb += new_bank.eq(a - 0xFF6)
-        new_slices = [Signal(3, name=f"new_slice{i}") for i in range(3)]
-        for i in range(3):
-            m.d.comb += new_slices[i].eq(slices[i])
-            with m.If(bus.sel & e0 & (a >= 0xFE0 + 8 * i) & (a < 0xFE8 + 8 * i)):
-                m.d.comb += new_slices[i].eq(a[0:3])
-        with m.If(access & init_done):
-            m.d.sync += bank.eq(new_bank)
+        def switched(sel, a, bank, slices, suffix=""):
+            """The bank and E0 slices after an access at ``a`` (hotspot reads return the new
+            bank's byte)."""
+            new_bank = Signal(2, name="new_bank" + suffix)
+            m.d.comb += new_bank.eq(bank)
+            with m.If(sel):
+                with m.If(f8 & ((a == 0xFF8) | (a == 0xFF9))):
+                    m.d.comb += new_bank.eq(a - 0xFF8)
+                with m.If(f6 & (a >= 0xFF6) & (a <= 0xFF9)):
+                    m.d.comb += new_bank.eq(a - 0xFF6)
+            new_slices = [Signal(3, name=f"new_slice{i}{suffix}") for i in range(3)]
             for i in range(3):
-                m.d.sync += slices[i].eq(new_slices[i])
+                m.d.comb += new_slices[i].eq(slices[i])
+                with m.If(sel & e0 & (a >= 0xFE0 + 8 * i) & (a < 0xFE8 + 8 * i)):
+                    m.d.comb += new_slices[i].eq(a[0:3])
+            return new_bank, new_slices
 
-        # ---- DPC data fetchers and random number generator (reset_less: Stella keeps them)
-        tops = [Signal(8, name=f"dpc_top{i}", reset_less=True) for i in range(8)]
-        bottoms = [Signal(8, name=f"dpc_bottom{i}", reset_less=True) for i in range(8)]
-        counters = [Signal(11, name=f"dpc_counter{i}", reset_less=True) for i in range(8)]
+        new_bank, new_slices = switched(bus.sel, a, bank, slices)
+        with m.If(access & init_done):
+            upd(bank, new_bank)
+            for i in range(3):
+                upd(slices[i], new_slices[i])
+
         flags = [Signal(8, name=f"dpc_flag{i}", reset_less=True) for i in range(8)]
         music = [Signal(name=f"dpc_music{i}", reset_less=True) for i in range(3)]
         rng = Signal(8, init=1, reset_less=True)
@@ -180,10 +213,21 @@ class Cart(wiring.Component):
         m.d.comb += flag_new.eq(Mux(cnt_i[0:8] == top_i, 0xFF, Mux(cnt_i[0:8] == bot_i, 0, flag_i)))
         music_i = Signal()
         m.d.comb += music_i.eq(Mux(idx >= 5, Array(music + [Const(0, 1)] * 5)[idx - 5], 0))
-        dpc_reg_read = dpc & bus.sel & ~bus.write & (a < 0x040)
+
+        def display_read(sel, write, a):
+            """A DPC register read at ``a``, and one of the display byte's (function 1 or 2)."""
+            reg_read = dpc & sel & ~write & (a < 0x040)
+            return reg_read, reg_read & ((a[3:6] == 1) | (a[3:6] == 2))
+
+        def display_address(cnt):
+            """The display image's byte of a fetcher's counter (ROM offset 8192 + 2047 - count)."""
+            disp_addr = Signal(14, name="disp_addr" if cnt is cnt_i else "disp_addr_next")
+            m.d.comb += disp_addr.eq(8192 + (2047 - cnt))
+            return disp_addr
+
+        dpc_reg_read, dpc_rom = display_read(bus.sel, bus.write, a)
         dpc_rdata = Signal(8)
-        disp_addr = Signal(14)
-        m.d.comb += disp_addr.eq(8192 + (2047 - cnt_i))
+        disp_addr = display_address(cnt_i)
         with m.If(dpc & access & dev_access):
             m.d.sync += rng.eq(rng_next)
         with m.If(dpc & access & dpc_reg_read):
@@ -191,10 +235,10 @@ class Cart(wiring.Component):
                 with m.If(idx == i):
                     m.d.sync += flags[i].eq(flag_new)
                     if i < 5:
-                        m.d.sync += counters[i].eq(counters[i] - 1)
+                        upd(counters[i], counters[i] - 1)
                     else:
                         with m.If(~music[i - 5]):
-                            m.d.sync += counters[i].eq(counters[i] - 1)
+                            upd(counters[i], counters[i] - 1)
         with m.If(dpc & access & bus.write & (a >= 0x040) & (a < 0x080)):
             for i in range(8):
                 with m.If(idx == i):
@@ -205,31 +249,47 @@ class Cart(wiring.Component):
                             m.d.sync += bottoms[i].eq(bus.wdata)
                         with m.Case(2):
                             if i >= 5:
-                                m.d.sync += counters[i][0:8].eq(Mux(music[i - 5], tops[i], bus.wdata))
+                                upd(counters[i], Mux(music[i - 5], tops[i], bus.wdata), 0, 8)
                             else:
-                                m.d.sync += counters[i][0:8].eq(bus.wdata)
+                                upd(counters[i], bus.wdata, 0, 8)
                         with m.Case(3):
-                            m.d.sync += counters[i][8:11].eq(bus.wdata[0:3])
+                            upd(counters[i], bus.wdata[0:3], 8, 11)
                             if i >= 5:
                                 m.d.sync += music[i - 5].eq(bus.wdata[4])
                         with m.Case(6):
                             m.d.sync += rng.eq(1)
 
-        seg = a[10:12]
-        e0_slice = Mux(seg == 3, 7, Mux(seg == 0, new_slices[0], Mux(seg == 1, new_slices[1], new_slices[2])))
-        rom_addr = Signal(14)
-        with m.If(mp == Mapper.K2):
-            m.d.comb += rom_addr.eq(a[0:11])
-        with m.Elif(mp == Mapper.K4):
-            m.d.comb += rom_addr.eq(a)
-        with m.Elif(e0):
-            m.d.comb += rom_addr.eq(Cat(a[0:10], e0_slice))
-        with m.Elif(mp == Mapper.FE):
-            m.d.comb += rom_addr.eq(Cat(a, ~self.a13))
-        with m.Elif(dpc_reg_read & ((func == 1) | (func == 2))):
-            m.d.comb += rom_addr.eq(disp_addr)
-        with m.Else():
-            m.d.comb += rom_addr.eq(Cat(a, new_bank))
+        def rom_address(a, a13, new_bank, new_slices, display, disp_addr, suffix=""):
+            """The ROM byte address of an access at ``a`` (A11..A0) by the mapper."""
+            seg = a[10:12]
+            e0_slice = Mux(seg == 3, 7, Mux(seg == 0, new_slices[0], Mux(seg == 1, new_slices[1], new_slices[2])))
+            rom_addr = Signal(14, name="rom_addr" + suffix)
+            with m.If(mp == Mapper.K2):
+                m.d.comb += rom_addr.eq(a[0:11])
+            with m.Elif(mp == Mapper.K4):
+                m.d.comb += rom_addr.eq(a)
+            with m.Elif(e0):
+                m.d.comb += rom_addr.eq(Cat(a[0:10], e0_slice))
+            with m.Elif(mp == Mapper.FE):
+                m.d.comb += rom_addr.eq(Cat(a, ~a13))
+            with m.Elif(display):
+                m.d.comb += rom_addr.eq(disp_addr)
+            with m.Else():
+                m.d.comb += rom_addr.eq(Cat(a, new_bank))
+            return rom_addr
+
+        if self.rom_read == "next":
+            # the next access's ROM address from the next-state bank, slices and counters: the
+            # read port's address a clock ahead (block RAM), its byte read in the access's clock
+            nb = self.next_bus
+            a_nx = nb.addr[0:12]
+            nxv = [nexts[id(r)] for r in (bank, *slices)]
+            new_bank_nx, new_slices_nx = switched(nb.sel, a_nx, nxv[0], nxv[1:], "_nx")
+            _, dpc_rom_nx = display_read(nb.sel, nb.write, a_nx)
+            cnt_nx = Array(nexts[id(c)] for c in counters)[a_nx[0:3]]
+            rom_addr = rom_address(a_nx, nb.a13, new_bank_nx, new_slices_nx, dpc_rom_nx, display_address(cnt_nx), "_nx")
+        else:
+            rom_addr = rom_address(a, self.a13, new_bank, new_slices, dpc_rom, disp_addr)
         m.d.comb += rom_r.addr.eq(rom_addr)
         ram_read = sc & (a[7:12] == 1)       # $1080-$10FF
         ram_write = sc & (a[7:12] == 0)      # $1000-$107F
@@ -244,13 +304,12 @@ class Cart(wiring.Component):
         other_seen = Signal(8)
         rom_seen = Signal()
         masked_seen = Signal()
-        seen = m.d.sync if self.rom_read == "sync" else m.d.comb
+        seen = m.d.sync if self.rom_read == "sync" else m.d.comb   # "next": the access's own clock
         with m.Switch(func):
             with m.Case(0):
                 m.d.comb += dpc_rdata.eq(Mux(idx < 4, rng_next, 0))
             with m.Case(7):
                 m.d.comb += dpc_rdata.eq(flag_new)
-        dpc_rom = dpc_reg_read & ((func == 1) | (func == 2))
         seen += [flag_seen.eq(flag_new), other_seen.eq(Mux(ram_read, ram_r.data, dpc_rdata)),
                      rom_seen.eq(~ram_read & (~dpc_reg_read | dpc_rom)), masked_seen.eq(dpc_reg_read & (func == 2))]
         m.d.comb += bus.rdata.eq(Mux(rom_seen, Mux(masked_seen, rom_r.data & flag_seen, rom_r.data), other_seen))

@@ -60,7 +60,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw import reproducible
-from hw.bus import CpuBusSignature, HostLoadSignature
+from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
 from hw.cart import MAPPER_CODES, Cart, Mapper
 from hw.cpu6507 import Cpu6507
 from hw.riot import Riot
@@ -203,7 +203,8 @@ class Console(wiring.Component):
     Args:
         colour_clocks_per_cycle: 1 (one colour clock per clock, the CPU steps every third
             clock) or 3 (one CPU cycle per clock: the TIA's colour-clock step applied three
-            times per clock, :class:`hw.tia.Tia`; the cartridge ROM read combinationally;
+            times per clock, :class:`hw.tia.Tia`; the cartridge ROM in block RAM, addressed a
+            clock ahead with the CPU's next-cycle access, ``Cart(rom_read="next")``;
             ``pixels`` is :data:`PixelStream3Signature`, ``pixel``/``drawn``/``pixel_x``/``hpos``
             describe colour clock 0 of the cycle).
 
@@ -386,11 +387,13 @@ class Console(wiring.Component):
         before reset (their window flags are registers)."""
         m = Module()
         # operations registered at the edge and carried out at the next (Cpu6507 staged_ops):
-        # no path from the read data through the operation unit in one clock (issue 16's depth)
-        m.submodules.cpu = cpu = Cpu6507(staged_ops=True)
+        # no path from the read data through the operation unit in one clock (issue 16's depth);
+        # the ROM in block RAM, addressed a clock ahead with the CPU's next-cycle access
+        # (addr_probe, Cart rom_read="next") instead of a combinational read of distributed RAM
+        m.submodules.cpu = cpu = Cpu6507(staged_ops=True, addr_probe=True)
         m.submodules.tia = tia = Tia(colour_clocks=3)
         m.submodules.riot = riot = Riot()
-        m.submodules.cart = cart = Cart(rom_read="comb")
+        m.submodules.cart = cart = Cart(rom_read="next")
 
         started = Signal()
         counting = Signal()
@@ -440,6 +443,10 @@ class Console(wiring.Component):
         cart_bus, tia_bus, riot_bus = buses
         _connect_chips(m, self, tia, riot, cart, buses)
         m.d.comb += cart.a13.eq(bus_addr[13])
+        next_bus = NextAccessSignature.create(path=("next_bus",))
+        m.d.comb += [next_bus.sel.eq(chip_selects(cpu.addr_next[0:13])[0]), next_bus.addr.eq(cpu.addr_next[0:13]),
+                     next_bus.write.eq(~cpu.rw_next), next_bus.a13.eq(cpu.addr_next[13])]
+        wiring.connect(m, next_bus, cart.next_bus)
         last_bus = Signal(8)
         last_was_read = Signal()
 

@@ -273,14 +273,16 @@ class _Probe:
     signal of ``targets`` (or a slice of it) becomes a ``comb`` assignment to the signal it maps
     to, other ``sync`` assignments are dropped, and so are
     ``comb`` assignments to the shared signals in ``drop`` (driven by another elaboration);
-    local ``comb`` signals stay. With targets it gives the registers' next value as comb logic,
+    a ``comb`` assignment to a signal of ``comb_targets`` goes to the signal it maps to (the bus
+    outputs over other registers' values); local ``comb`` signals stay. With targets it gives the registers' next value as comb logic,
     without a second copy of them.
     """
 
-    def __init__(self, m, targets, drop):   # targets: [(register, comb signal)]
+    def __init__(self, m, targets, drop, comb_targets=()):   # targets: [(register, comb signal)]
         self._m = m
         self._targets = {id(k): v for k, v in targets}
         self._drop = {id(v) for v in drop}
+        self._comb_targets = {id(k): v for k, v in comb_targets}
         probe = self
 
         class _Domains:
@@ -300,7 +302,9 @@ class _Probe:
             assert isinstance(st, Assign), st
             lhs = st.lhs
             if domain == "comb":
-                if id(lhs) not in self._drop:
+                if id(lhs) in self._comb_targets:
+                    self._m.d.comb += self._comb_targets[id(lhs)].eq(st.rhs)
+                elif id(lhs) not in self._drop:
                     self._m.d.comb += st
                 continue
             if id(lhs) in self._targets:
@@ -414,40 +418,45 @@ class Cpu6507(wiring.Component):
             instruction's first use is in its second cycle, so the bus is the same cycle for cycle
             (only the ``state`` port shows the old values for that one clock).
             ``clocks_per_cycle=3`` always stages (above).
+        addr_probe: with ``clocks_per_cycle=1``: the outputs ``addr_next`` (16) and ``rw_next``
+            (1), the address and R/W of the cycle after this clock's edge (this cycle's again when
+            the core does not advance; ``load.pc`` and a read under ``load_en``), formed
+            combinationally from the registers and ``din``: the state machine elaborated once
+            more as a probe of its next state, PC, address latch and S, and its bus outputs
+            over them, so that a memory can be addressed a clock ahead (a block RAM read for the
+            three-colour-clock console's ROM). Exact: the bus outputs depend on the state, PC,
+            address latch and S only (R/W on the decoded instruction too, which changes only into
+            T1, whose cycle reads at PC), and the operation unit's S write (TXS, staged or not)
+            is followed by a cycle at PC.
 
     Raises:
         ValueError: a bad ``decimal`` or ``clocks_per_cycle``, ``clocks_per_cycle=3`` with
             ``decimal="nmos"``, or ``staged_ops`` with ``clocks_per_cycle=3``.
     """
 
-    addr: Out(16)
-    din: In(8)
-    dout: Out(8)
-    rw: Out(1)
-    sync: Out(1)
-    dummy: Out(1)
-    jammed: Out(1)
-    ce: In(1, init=1)
-    rdy: In(1, init=1)
-    state: Out(CpuStateSignature)
-    load: In(CpuStateSignature)
-    load_en: In(1)
-    fetch_next: Out(1)
-    pc_next: Out(16)
-
-    def __init__(self, decimal: str = "ale", clocks_per_cycle: int = 1, staged_ops: bool = False):
+    def __init__(self, decimal: str = "ale", clocks_per_cycle: int = 1, staged_ops: bool = False,
+                 addr_probe: bool = False):
         error = (f"decimal must be 'ale' or 'nmos', got {decimal!r}" if decimal not in ("ale", "nmos") else
                  f"clocks_per_cycle must be 1 or 3, got {clocks_per_cycle!r}" if clocks_per_cycle not in (1, 3) else
                  "clocks_per_cycle=3 implements ALE's decimal rule only" if clocks_per_cycle == 3 and decimal != "ale"
                  else "staged_ops is for clocks_per_cycle=1 (clocks_per_cycle=3 always stages its operations)"
-                 if staged_ops and clocks_per_cycle != 1 else None)
+                 if staged_ops and clocks_per_cycle != 1 else
+                 "addr_probe is for clocks_per_cycle=1" if addr_probe and clocks_per_cycle != 1 else None)
         if error is not None:
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise ValueError(error)
         self.decimal = decimal
         self.clocks_per_cycle = clocks_per_cycle
         self.staged_ops = bool(staged_ops)
-        super().__init__()
+        self.addr_probe = bool(addr_probe)
+        ports = {
+            "addr": Out(16), "din": In(8), "dout": Out(8), "rw": Out(1), "sync": Out(1), "dummy": Out(1),
+            "jammed": Out(1), "ce": In(1, init=1), "rdy": In(1, init=1), "state": Out(CpuStateSignature),
+            "load": In(CpuStateSignature), "load_en": In(1), "fetch_next": Out(1), "pc_next": Out(16),
+        }
+        if addr_probe:
+            ports.update({"addr_next": Out(16), "rw_next": Out(1)})
+        super().__init__(ports)
 
     def _bus_outputs(self, rd, exec_en, exec_o):
         """Signals the bus state machine drives combinationally (kept once, by its first copy)."""
@@ -576,6 +585,23 @@ class Cpu6507(wiring.Component):
         self._bus_fsm(_Probe(m, [(state, state_adv)], shared), r, Const(1), binary, comb_dv)
         self._bus_fsm(_Probe(m, [(pc, self.pc_next)], shared), r, advance, binary, comb_dv)
         m.d.comb += self.fetch_next.eq(state_adv == State.FETCH)
+        if self.addr_probe:
+            # the next cycle's registers (a probe with advance), then the bus outputs over them
+            nxt = {}
+            for reg, name in ((state, "state_nx"), (pc, "pc_nx"), (ad, "ad_nx"), (s, "s_nx")):
+                nxt[name] = Signal(reg.shape(), name=name)
+                m.d.comb += nxt[name].eq(reg)
+            self._bus_fsm(_Probe(m, [(state, nxt["state_nx"]), (pc, nxt["pc_nx"]), (ad, nxt["ad_nx"]),
+                                     (s, nxt["s_nx"])], shared), r, advance, binary, comb_dv)
+            r_nx = SimpleNamespace(**vars(r))
+            r_nx.state, r_nx.pc, r_nx.ad, r_nx.s = nxt["state_nx"], nxt["pc_nx"], nxt["ad_nx"], nxt["s_nx"]
+            r_nx.zp_ad = Cat(r_nx.ad[0:8], Const(0, 8))
+            r_nx.stack = Cat(r_nx.s, Const(1, 8))
+            rd_nx = Signal(name="rd_nx")
+            self._bus_fsm(_Probe(m, [], [x for x in shared if x is not self.addr and x is not rd],
+                                 comb_targets=[(self.addr, self.addr_next), (rd, rd_nx)]),
+                          r_nx, Const(0), _Binary(r_nx.state), comb_dv)
+            m.d.comb += self.rw_next.eq(rd_nx)
 
         # ---------------------------------------------------------------- operations
         if self.clocks_per_cycle == 1 and self.staged_ops:
@@ -595,6 +621,8 @@ class Cpu6507(wiring.Component):
                 pc.eq(self.load.pc), state.eq(State.FETCH), *_flags_from(p, self.load.p),
             ]
             m.d.comb += [self.pc_next.eq(self.load.pc), state_adv.eq(State.FETCH)]
+            if self.addr_probe:
+                m.d.comb += [self.addr_next.eq(self.load.pc), self.rw_next.eq(1)]
         return m
 
     def _staged_operations(self, m, exec_en, exec_op, exec_o, a, x, y, s, p):

@@ -1,0 +1,73 @@
+"""``Cpu6507(addr_probe=True)``: ``addr_next``/``rw_next`` before a clock edge must equal ``addr``/``rw``
+after it, at every edge, whatever the core does: random read data at every clock (so every
+opcode, addressing mode, branch and page crossing the data leads to), random ``ce`` and ``rdy``
+holds, and state loads (which also restart a jammed core). The oracle is the core's own bus one
+clock later; a mutation of the probe (the address latch or S not probed, ``advance`` ignored, the
+load not seen) makes it fail.
+
+Amaranth's simulator runs the core (the three-colour-clock console's configuration: one cycle per
+clock, operations staged).
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+from amaranth.sim import Simulator
+
+from hw.cpu6507 import Cpu6507
+
+
+def _run(seed: int, clocks: int):
+    """(edges checked, opcodes fetched, held edges, loads, mismatches as (clock, got, want))."""
+    rng = random.Random(seed)
+    dut = Cpu6507(staged_ops=True, addr_probe=True)
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    out = {"edges": 0, "opcodes": set(), "held": 0, "loads": 0, "bad": []}
+
+    async def bench(ctx):
+        before = None
+        for clk in range(clocks):
+            addr, rw = ctx.get(dut.addr), ctx.get(dut.rw)
+            if before is not None and (addr, rw) != before:
+                out["bad"].append((clk, before, (addr, rw)))
+            din = rng.randrange(256)
+            ce = int(rng.random() < 0.9)
+            rdy = int(rng.random() < 0.8)
+            load = int(ctx.get(dut.jammed) or rng.random() < 0.002)
+            ctx.set(dut.din, din)
+            ctx.set(dut.ce, ce)
+            ctx.set(dut.rdy, rdy)
+            ctx.set(dut.load_en, load)
+            if load:
+                ctx.set(dut.load.pc, rng.randrange(65536))
+                ctx.set(dut.load.sp, rng.randrange(256))
+                ctx.set(dut.load.x, rng.randrange(256))
+                ctx.set(dut.load.y, rng.randrange(256))
+                out["loads"] += 1
+            if ce and ctx.get(dut.sync) and (rdy or not rw) and not load:
+                out["opcodes"].add(din)
+            if ce and rw and not rdy:
+                out["held"] += 1
+            before = (ctx.get(dut.addr_next), ctx.get(dut.rw_next))
+            out["edges"] += 1
+            await ctx.tick()
+
+    sim.add_testbench(bench)
+    sim.run()
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_addr_next_is_the_next_cycles_address(seed):
+    out = _run(seed, 6000)
+    assert out["bad"] == []
+    assert out["edges"] == 6000
+    assert len(out["opcodes"]) > 200          # most of the 256 opcodes seen (random data)
+    assert out["held"] > 100 and out["loads"] > 20
+
+
+def test_addr_probe_rejects_three_clocks_per_cycle():
+    with pytest.raises(ValueError, match="addr_probe is for clocks_per_cycle=1"):
+        Cpu6507(clocks_per_cycle=3, addr_probe=True)
