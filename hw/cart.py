@@ -221,7 +221,7 @@ class Cart(wiring.Component):
 
         def display_address(cnt):
             """The display image's byte of a fetcher's counter (ROM offset 8192 + 2047 - count)."""
-            disp_addr = Signal(14, name="disp_addr" if cnt is cnt_i else "disp_addr_next")
+            disp_addr = Signal(14, name="disp_addr")
             m.d.comb += disp_addr.eq(8192 + (2047 - cnt))
             return disp_addr
 
@@ -281,13 +281,19 @@ class Cart(wiring.Component):
         if self.rom_read == "next":
             # the next access's ROM address from the next-state bank, slices and counters: the
             # read port's address a clock ahead (block RAM), its byte read in the access's clock
+            # (shortened where equal: the E0 hotspots lie in segment 3, always slice 7, so an
+            # access never reads a slice its own switch changes: the slices before it serve; the
+            # display byte 8192 + 2047 - count of an 11-bit count is count's complement in bits
+            # 0..10 with bit 13 set, no subtraction)
             nb = self.next_bus
             a_nx = nb.addr[0:12]
             nxv = [nexts[id(r)] for r in (bank, *slices)]
-            new_bank_nx, new_slices_nx = switched(nb.sel, a_nx, nxv[0], nxv[1:], "_nx")
+            new_bank_nx, _ = switched(nb.sel, a_nx, nxv[0], nxv[1:], "_nx")
             _, dpc_rom_nx = display_read(nb.sel, nb.write, a_nx)
             cnt_nx = Array(nexts[id(c)] for c in counters)[a_nx[0:3]]
-            rom_addr = rom_address(a_nx, nb.a13, new_bank_nx, new_slices_nx, dpc_rom_nx, display_address(cnt_nx), "_nx")
+            disp_nx = Signal(14, name="disp_addr_next")
+            m.d.comb += disp_nx.eq(Cat(~cnt_nx[0:11], Const(0b100, 3)))
+            rom_addr = rom_address(a_nx, nb.a13, new_bank_nx, nxv[1:], dpc_rom_nx, disp_nx, "_nx")
         else:
             rom_addr = rom_address(a, self.a13, new_bank, new_slices, dpc_rom, disp_addr)
         m.d.comb += rom_r.addr.eq(rom_addr)

@@ -386,11 +386,12 @@ class Console(wiring.Component):
         the restart of the cycle counter does not change. ``ystart`` and ``height`` are set
         before reset (their window flags are registers)."""
         m = Module()
-        # operations registered at the edge and carried out at the next (Cpu6507 staged_ops):
-        # no path from the read data through the operation unit in one clock (issue 16's depth);
+        # operations registered at the edge and carried out over the next two clocks (Cpu6507
+        # staged_ops=2, the branch flags forwarded): no path from the read data or A through the
+        # operation unit in one clock (issue 16's depth);
         # the ROM in block RAM, addressed a clock ahead with the CPU's next-cycle access
         # (addr_probe, Cart rom_read="next") instead of a combinational read of distributed RAM
-        m.submodules.cpu = cpu = Cpu6507(staged_ops=True, addr_probe=True)
+        m.submodules.cpu = cpu = Cpu6507(staged_ops=2, addr_probe=True)
         m.submodules.tia = tia = Tia(colour_clocks=3)
         m.submodules.riot = riot = Riot()
         m.submodules.cart = cart = Cart(rom_read="next")

@@ -417,6 +417,13 @@ class Cpu6507(wiring.Component):
             next is an opcode fetch, which neither reads nor writes A, X, Y, S or P, and the next
             instruction's first use is in its second cycle, so the bus is the same cycle for cycle
             (only the ``state`` port shows the old values for that one clock).
+            ``staged_ops=2``: two clocks, the operation's sums (ALE's BCD-to-binary values, the
+            binary and decimal sums, the compares' differences, ARR's result) registered at the
+            first edge after the request and the registers written at the second, the end of
+            the next instruction's second cycle; the one use in that cycle, a branch's decision
+            on a flag, takes P as the write leaves it (forwarded: the operation unit's flag logic
+            elaborated once more as a probe of P), so the bus is again the unstaged core's cycle
+            for cycle (the ``state`` port lags two clocks).
             ``clocks_per_cycle=3`` always stages (above).
         addr_probe: with ``clocks_per_cycle=1``: the outputs ``addr_next`` (16) and ``rw_next``
             (1), the address and R/W of the cycle after this clock's edge (this cycle's again when
@@ -441,13 +448,14 @@ class Cpu6507(wiring.Component):
                  "clocks_per_cycle=3 implements ALE's decimal rule only" if clocks_per_cycle == 3 and decimal != "ale"
                  else "staged_ops is for clocks_per_cycle=1 (clocks_per_cycle=3 always stages its operations)"
                  if staged_ops and clocks_per_cycle != 1 else
+                 f"staged_ops must be False/0, True/1 or 2, got {staged_ops!r}" if staged_ops not in (0, 1, 2) else
                  "addr_probe is for clocks_per_cycle=1" if addr_probe and clocks_per_cycle != 1 else None)
         if error is not None:
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise ValueError(error)
         self.decimal = decimal
         self.clocks_per_cycle = clocks_per_cycle
-        self.staged_ops = bool(staged_ops)
+        self.staged_ops = int(staged_ops)
         self.addr_probe = bool(addr_probe)
         ports = {
             "addr": Out(16), "din": In(8), "dout": Out(8), "rw": Out(1), "sync": Out(1), "dummy": Out(1),
@@ -544,7 +552,11 @@ class Cpu6507(wiring.Component):
         m.d.comb += [exec_op.eq(dec.alu), exec_o.eq(self.din)]
 
         # Branch condition: ir[7:6] picks N, V, C, Z; ir[5] the value that takes it.
-        flag_sel = Mux(ir[7], Mux(ir[6], p.z, p.c), Mux(ir[6], p.v, p.n))
+        # (staged_ops=2: from P as the operation unit writes it at this edge, forwarded)
+        p_br = p
+        if self.clocks_per_cycle == 1 and self.staged_ops == 2:
+            p_br = Signal(Flags, name="p_fwd")
+        flag_sel = Mux(ir[7], Mux(ir[6], p_br.z, p_br.c), Mux(ir[6], p_br.v, p_br.n))
         taken = flag_sel == ir[5]
 
         # the registers and wires the parts below share (store value, RMW modify, sums, bus FSM)
@@ -604,7 +616,9 @@ class Cpu6507(wiring.Component):
             m.d.comb += self.rw_next.eq(rd_nx)
 
         # ---------------------------------------------------------------- operations
-        if self.clocks_per_cycle == 1 and self.staged_ops:
+        if self.clocks_per_cycle == 1 and self.staged_ops == 2:
+            self._two_clock_operations(m, exec_en, exec_op, exec_o, a, x, y, s, p, p_br)
+        elif self.clocks_per_cycle == 1 and self.staged_ops:
             # the request registered at the edge, carried out at the next (see staged_ops)
             en0, op0, o0 = Signal(name="op_en0"), Signal(Alu, name="op0"), Signal(8, name="op_o0")
             m.d.sync += [en0.eq(exec_en & ~self.load_en), op0.eq(exec_op), o0.eq(exec_o)]
@@ -638,17 +652,42 @@ class Cpu6507(wiring.Component):
                      enB.eq(enA & ~self.load_en), opB.eq(opA), oB.eq(oA)]
         bin_a, bin_o = Signal(8), Signal(8)
         m.d.sync += [bin_a.eq(_table(m, a, _bcd_to_binary_int)), bin_o.eq(_table(m, o0, _bcd_to_binary_int))]
+        pre = self._pre_sums(m, opA, oA, a, x, y, p, bin_a, bin_o)
+        self._operations(m, enB, _Binary(opB), oB, a, x, y, s, p, pre=pre)
+
+    def _two_clock_operations(self, m, exec_en, exec_op, exec_o, a, x, y, s, p, p_fwd):
+        """``staged_ops=2``: the request registered at the edge (0); in the next clock ALE's
+        BCD-to-binary values of A and the operand and the sums (:meth:`_pre_sums`) registered at
+        its edge (B); :meth:`_operations` writes the registers at the edge after that. ``p_fwd``
+        (comb) is P as that write leaves it (P when no operation ends at this edge): the
+        operation unit elaborated once more as a probe of P, for the branch decision of the next
+        instruction's second cycle, which ends at that edge."""
+        en0, op0, o0 = Signal(name="op_en0"), Signal(Alu, name="op0"), Signal(8, name="op_o0")
+        enB, opB, oB = Signal(name="op_enB"), Signal(Alu, name="opB"), Signal(8, name="op_oB")
+        m.d.sync += [en0.eq(exec_en & ~self.load_en), op0.eq(exec_op), o0.eq(exec_o),
+                     enB.eq(en0 & ~self.load_en), opB.eq(op0), oB.eq(o0)]
+        bin_a, bin_o = _table(m, a, _bcd_to_binary_int), _table(m, o0, _bcd_to_binary_int)
+        pre = self._pre_sums(m, op0, o0, a, x, y, p, bin_a, bin_o)
+        self._operations(m, enB, _Binary(opB), oB, a, x, y, s, p, pre=pre)
+        m.d.comb += p_fwd.eq(p)
+        self._operations(_Probe(m, [(p.as_value(), p_fwd.as_value())], []), enB, _Binary(opB), oB,
+                         a, x, y, s, p, pre=pre)
+
+    def _pre_sums(self, m, op, o, a, x, y, p, bin_a, bin_o):
+        """The operation unit's sums for :meth:`_operations`'s ``pre``, registered here from the
+        operation ``op``, its operand ``o``, A, X, Y, P and ALE's BCD-to-binary values ``bin_a``,
+        ``bin_o`` of A and the operand: the binary sum, the decimal sum, the adjusted decimal
+        difference, ARR's result and the compare's difference (a dict of registers)."""
         bsum, dsum, dadj = Signal(9), Signal(9), Signal(signed(10))
         ddiff = Signal(signed(10))
         m.d.comb += ddiff.eq(bin_a - bin_o - ~p.c)   # unsigned - unsigned is signed
         arr = Signal(ArrResult)
         cmp = Signal(9)     # CMP/CPX/CPY/SBX: register - operand
-        cmp_reg = Mux(opA == Alu.CPX, x, Mux(opA == Alu.CPY, y, Mux(opA == Alu.SBX, a & x, a)))
-        m.d.sync += cmp.eq(cmp_reg - oA)
-        m.d.sync += [bsum.eq(a + Mux(opA == Alu.SBC, ~oA, oA) + p.c), dsum.eq(bin_a + bin_o + p.c),
-                     dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, oA, p))]
-        self._operations(m, enB, _Binary(opB), oB, a, x, y, s, p,
-                         pre={"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr, "cmp": cmp})
+        cmp_reg = Mux(op == Alu.CPX, x, Mux(op == Alu.CPY, y, Mux(op == Alu.SBX, a & x, a)))
+        m.d.sync += cmp.eq(cmp_reg - o)
+        m.d.sync += [bsum.eq(a + Mux(op == Alu.SBC, ~o, o) + p.c), dsum.eq(bin_a + bin_o + p.c),
+                     dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, o, p))]
+        return {"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr, "cmp": cmp}
 
     def _store_value(self, m, r):
         """The store value of ``Kind.W`` (STA, STX, STY, SAX; ALE's SHA/SHX/SHY/SHS use the final

@@ -112,14 +112,15 @@ def test_three_clock_cycles_match_ale_model(seed):
     assert got == expected
 
 
-@pytest.mark.parametrize("seed", [4, 5])
-def test_staged_operations_match_ale_model_and_the_unstaged_bus(seed):
-    # Cpu6507(staged_ops=True), one cycle per clock (the three-colour-clock console's CPU): the
+@pytest.mark.parametrize("seed,stages", [(4, 1), (5, 1), (4, 2), (5, 2), (6, 2)])
+def test_staged_operations_match_ale_model_and_the_unstaged_bus(seed, stages):
+    # Cpu6507(staged_ops=1 or 2), one cycle per clock (the three-colour-clock console's CPU): the
     # model's writes, and the unstaged core's bus (address, R/W, SYNC, dummy mark, written
-    # value) at every edge, on the same random programs
+    # value) at every edge, on the same random programs (two stages: the branches right after
+    # an operation take its flags by forwarding)
     mem, expected = _memory_and_model_writes(seed)
     staged, plain = [], []
-    got = _rtl_writes(mem, 10 * 60 * 12, Cpu6507(staged_ops=True), staged)
+    got = _rtl_writes(mem, 10 * 60 * 12, Cpu6507(staged_ops=stages), staged)
     assert len(expected) > 150
     assert got == expected
     _rtl_writes(mem, 10 * 60 * 12, Cpu6507(), plain)
@@ -133,3 +134,5 @@ def test_three_clock_cycles_rejects_bad_configuration():
         Cpu6507(decimal="nmos", clocks_per_cycle=3)
     with pytest.raises(ValueError, match="staged_ops is for clocks_per_cycle=1"):
         Cpu6507(clocks_per_cycle=3, staged_ops=True)
+    with pytest.raises(ValueError, match="staged_ops must be"):
+        Cpu6507(staged_ops=3)
