@@ -485,7 +485,11 @@ class Console(wiring.Component):
             if k == 2:
                 m.d.comb += line_end.eq(counting & in_window & line_ends)
         din = _read_data(m, cart_bus, tia_bus, riot_bus.rdata)
-        m.d.comb += cpu.din.eq(din)
+        # the next-address probe's read data without the TIA's read bits 7..6 (its collision
+        # latches with this cycle's three drawing steps: the console's slowest source), which
+        # never reach a cartridge address (Cpu6507 addr_probe); bits 5..0 are the data bus's
+        m.d.comb += [cpu.din.eq(din),
+                     cpu.din_probe.eq(Cat(din[0:6], Mux(cart_bus.sel, cart_bus.rdata, riot_bus.rdata)[6:8]))]
         with m.If(strobe):
             m.d.sync += [last_bus.eq(Mux(bus_rw, din, bus_dout)), last_was_read.eq(bus_rw)]
 

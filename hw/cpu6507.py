@@ -434,7 +434,12 @@ class Cpu6507(wiring.Component):
             three-colour-clock console's ROM). Exact: the bus outputs depend on the state, PC,
             address latch and S only (R/W on the decoded instruction too, which changes only into
             T1, whose cycle reads at PC), and the operation unit's S write (TXS, staged or not)
-            is followed by a cycle at PC.
+            is followed by a cycle at PC. The probe reads the input ``din_probe`` (8) instead of
+            ``din``: bits 5..0 must be ``din``'s; bits 7..6 need not be (a console may leave its
+            slowest read sources out of them): a read byte reaches the next address as its low
+            byte only in zero-page addressing (A12 = 0) and otherwise as its high byte, whose bits
+            7..6 are A15..A14, which the 6507 does not have, so whenever the next address has
+            A12 = 1 its bits 13..0 are exact (tested).
 
     Raises:
         ValueError: a bad ``decimal`` or ``clocks_per_cycle``, ``clocks_per_cycle=3`` with
@@ -463,7 +468,7 @@ class Cpu6507(wiring.Component):
             "load": In(CpuStateSignature), "load_en": In(1), "fetch_next": Out(1), "pc_next": Out(16),
         }
         if addr_probe:
-            ports.update({"addr_next": Out(16), "rw_next": Out(1)})
+            ports.update({"addr_next": Out(16), "rw_next": Out(1), "din_probe": In(8)})
         super().__init__(ports)
 
     def _bus_outputs(self, rd, exec_en, exec_o):
@@ -560,7 +565,7 @@ class Cpu6507(wiring.Component):
         taken = flag_sel == ir[5]
 
         # the registers and wires the parts below share (store value, RMW modify, sums, bus FSM)
-        r = SimpleNamespace(a=a, x=x, y=y, s=s, pc=pc, p=p, ir=ir, state=state, ad=ad, tmp=tmp, dl=dl, ixc=ixc,
+        r = SimpleNamespace(din=self.din, a=a, x=x, y=y, s=s, pc=pc, p=p, ir=ir, state=state, ad=ad, tmp=tmp, dl=dl, ixc=ixc,
                             dec=dec, dec_din=dec_din, rd=rd, exec_en=exec_en, exec_o=exec_o, idx=idx, stack=stack,
                             zp_ad=zp_ad, taken=taken)
         r.store = self._store_value(m, r)
@@ -603,8 +608,10 @@ class Cpu6507(wiring.Component):
             for reg, name in ((state, "state_nx"), (pc, "pc_nx"), (ad, "ad_nx"), (s, "s_nx")):
                 nxt[name] = Signal(reg.shape(), name=name)
                 m.d.comb += nxt[name].eq(reg)
+            r_in = SimpleNamespace(**vars(r))
+            r_in.din = self.din_probe
             self._bus_fsm(_Probe(m, [(state, nxt["state_nx"]), (pc, nxt["pc_nx"]), (ad, nxt["ad_nx"]),
-                                     (s, nxt["s_nx"])], shared), r, advance, binary, comb_dv)
+                                     (s, nxt["s_nx"])], shared), r_in, advance, binary, comb_dv)
             r_nx = SimpleNamespace(**vars(r))
             r_nx.state, r_nx.pc, r_nx.ad, r_nx.s = nxt["state_nx"], nxt["pc_nx"], nxt["ad_nx"], nxt["s_nx"]
             r_nx.zp_ad = Cat(r_nx.ad[0:8], Const(0, 8))
@@ -757,7 +764,7 @@ class Cpu6507(wiring.Component):
             with st.case(m, State.FETCH):
                 m.d.comb += self.sync.eq(1)
                 with m.If(advance):
-                    m.d.sync += [r.ir.eq(self.din), r.dec.eq(r.dec_din), r.pc.eq(dv["pc_inc"]), r.state.eq(State.T1)]
+                    m.d.sync += [r.ir.eq(r.din), r.dec.eq(r.dec_din), r.pc.eq(dv["pc_inc"]), r.state.eq(State.T1)]
 
             with st.case(m, State.T1):
                 no_inc = Signal()
@@ -772,18 +779,18 @@ class Cpu6507(wiring.Component):
                             m.d.comb += r.exec_en.eq(1)
                             m.d.sync += r.state.eq(State.FETCH)
                         with m.Case(Mode.ZP):
-                            m.d.sync += [r.ad.eq(self.din), r.state.eq(State.EA)]
+                            m.d.sync += [r.ad.eq(r.din), r.state.eq(State.EA)]
                         with m.Case(Mode.ZPI):
-                            m.d.sync += [r.ad.eq(self.din), r.state.eq(State.ZPIDX)]
+                            m.d.sync += [r.ad.eq(r.din), r.state.eq(State.ZPIDX)]
                         with m.Case(Mode.ABS, Mode.ABI, Mode.JMP, Mode.IND, Mode.JSR):
-                            m.d.sync += r.ad[0:8].eq(self.din)
+                            m.d.sync += r.ad[0:8].eq(r.din)
                             m.d.sync += r.state.eq(Mux(r.dec.mode == Mode.JSR, State.JSR1, State.ADH))
                         with m.Case(Mode.IZX):
-                            m.d.sync += [r.ad.eq(self.din), r.state.eq(State.IZX0)]
+                            m.d.sync += [r.ad.eq(r.din), r.state.eq(State.IZX0)]
                         with m.Case(Mode.IZY):
-                            m.d.sync += [r.ad.eq(self.din), r.state.eq(State.IZY0)]
+                            m.d.sync += [r.ad.eq(r.din), r.state.eq(State.IZY0)]
                         with m.Case(Mode.REL):
-                            m.d.sync += [r.dl.eq(self.din), r.state.eq(Mux(r.taken, State.BR1, State.FETCH))]
+                            m.d.sync += [r.dl.eq(r.din), r.state.eq(Mux(r.taken, State.BR1, State.FETCH))]
                         with m.Case(Mode.BRK):
                             m.d.sync += r.state.eq(State.BRK1)
                         with m.Case(Mode.RTS, Mode.RTI, Mode.PUL):
@@ -803,14 +810,14 @@ class Cpu6507(wiring.Component):
                     m.d.sync += r.pc.eq(dv["pc_inc"])
                     with m.Switch(r.dec.mode):
                         with m.Case(Mode.ABS):
-                            m.d.sync += [r.ad[8:16].eq(self.din), r.state.eq(State.EA)]
+                            m.d.sync += [r.ad[8:16].eq(r.din), r.state.eq(State.EA)]
                         with m.Case(Mode.JMP):
-                            m.d.sync += [r.pc.eq(Cat(r.ad[0:8], self.din)), r.state.eq(State.FETCH)]
+                            m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)), r.state.eq(State.FETCH)]
                         with m.Case(Mode.IND):
-                            m.d.sync += [r.ad[8:16].eq(self.din), r.state.eq(State.JI0)]
+                            m.d.sync += [r.ad[8:16].eq(r.din), r.state.eq(State.JI0)]
                         with m.Default():  # ABI
                             sum9 = dv["ad_idx"]
-                            m.d.sync += [r.ad.eq(Cat(sum9[0:8], self.din)), r.ixc.eq(sum9[8]),
+                            m.d.sync += [r.ad.eq(Cat(sum9[0:8], r.din)), r.ixc.eq(sum9[8]),
                                          r.state.eq(State.IDXFIX)]
 
             with st.case(m, State.IDXFIX):
@@ -831,23 +838,23 @@ class Cpu6507(wiring.Component):
             with st.case(m, State.IZX1):
                 m.d.comb += self.addr.eq(r.zp_ad)
                 with m.If(advance):
-                    m.d.sync += [r.tmp.eq(self.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZX2)]
+                    m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZX2)]
 
             with st.case(m, State.IZX2):
                 m.d.comb += self.addr.eq(r.zp_ad)
                 with m.If(advance):
-                    m.d.sync += [r.ad.eq(Cat(r.tmp, self.din)), r.state.eq(State.EA)]
+                    m.d.sync += [r.ad.eq(Cat(r.tmp, r.din)), r.state.eq(State.EA)]
 
             with st.case(m, State.IZY0):
                 m.d.comb += self.addr.eq(r.zp_ad)
                 with m.If(advance):
-                    m.d.sync += [r.tmp.eq(self.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZY1)]
+                    m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZY1)]
 
             with st.case(m, State.IZY1):
                 m.d.comb += self.addr.eq(r.zp_ad)
                 with m.If(advance):
                     sum9 = dv["tmp_y"]
-                    m.d.sync += [r.ad.eq(Cat(sum9[0:8], self.din)), r.ixc.eq(sum9[8]),
+                    m.d.sync += [r.ad.eq(Cat(sum9[0:8], r.din)), r.ixc.eq(sum9[8]),
                                  r.state.eq(State.IDXFIX)]
 
             with st.case(m, State.EA):
@@ -865,7 +872,7 @@ class Cpu6507(wiring.Component):
                                 m.d.sync += r.s.eq(r.a & r.x)
                     with m.Default():  # Kind.M
                         with m.If(advance):
-                            m.d.sync += [r.dl.eq(self.din), r.state.eq(State.RMW1)]
+                            m.d.sync += [r.dl.eq(r.din), r.state.eq(State.RMW1)]
 
             with st.case(m, State.RMW1):
                 m.d.comb += [self.addr.eq(r.ad), r.rd.eq(0), self.dout.eq(r.dl), self.dummy.eq(1)]
@@ -909,7 +916,7 @@ class Cpu6507(wiring.Component):
 
             with st.case(m, State.JSR4):
                 with m.If(advance):
-                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], self.din)), r.state.eq(State.FETCH)]
+                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)), r.state.eq(State.FETCH)]
 
             with st.case(m, State.BRK3):
                 m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.p)]
@@ -919,13 +926,13 @@ class Cpu6507(wiring.Component):
             with st.case(m, State.BRK4, State.RST0):
                 m.d.comb += self.addr.eq(Mux(r.state == State.BRK4, 0xFFFE, 0xFFFC))
                 with m.If(advance):
-                    m.d.sync += [r.ad[0:8].eq(self.din),
+                    m.d.sync += [r.ad[0:8].eq(r.din),
                                  r.state.eq(Mux(r.state == State.BRK4, State.BRK5, State.RST1))]
 
             with st.case(m, State.BRK5, State.RST1):
                 m.d.comb += self.addr.eq(Mux(r.state == State.BRK5, 0xFFFF, 0xFFFD))
                 with m.If(advance):
-                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], self.din)), r.state.eq(State.FETCH)]
+                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)), r.state.eq(State.FETCH)]
 
             with st.case(m, State.STKINC):
                 m.d.comb += self.addr.eq(r.stack)
@@ -948,13 +955,13 @@ class Cpu6507(wiring.Component):
             with st.case(m, State.RTS2, State.RTI3):
                 m.d.comb += self.addr.eq(r.stack)
                 with m.If(advance):
-                    m.d.sync += [r.ad[0:8].eq(self.din), r.s.eq(dv["s_inc"]),
+                    m.d.sync += [r.ad[0:8].eq(r.din), r.s.eq(dv["s_inc"]),
                                  r.state.eq(Mux(r.state == State.RTS2, State.RTS3, State.RTI4))]
 
             with st.case(m, State.RTS3, State.RTI4):
                 m.d.comb += self.addr.eq(r.stack)
                 with m.If(advance):
-                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], self.din)),
+                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)),
                                  r.state.eq(Mux(r.state == State.RTS3, State.RTS4, State.FETCH))]
 
             with st.case(m, State.RTS4):
@@ -965,7 +972,7 @@ class Cpu6507(wiring.Component):
                 m.d.comb += self.addr.eq(r.stack)
                 with m.If(advance):
                     m.d.sync += [r.s.eq(dv["s_inc"]), r.state.eq(State.RTI3)]
-                    m.d.sync += _flags_from(r.p, self.din)
+                    m.d.sync += _flags_from(r.p, r.din)
 
             with st.case(m, State.PSH1):
                 m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(Mux(r.ir[6], r.a, r.p.as_value()))]
@@ -975,12 +982,12 @@ class Cpu6507(wiring.Component):
             with st.case(m, State.JI0):
                 m.d.comb += self.addr.eq(r.ad)
                 with m.If(advance):
-                    m.d.sync += [r.tmp.eq(self.din), r.state.eq(State.JI1)]
+                    m.d.sync += [r.tmp.eq(r.din), r.state.eq(State.JI1)]
 
             with st.case(m, State.JI1):
                 m.d.comb += self.addr.eq(Cat((r.ad[0:8] + 1)[0:8], r.ad[8:16]))  # NMOS page-wrap bug
                 with m.If(advance):
-                    m.d.sync += [r.pc.eq(Cat(r.tmp, self.din)), r.state.eq(State.FETCH)]
+                    m.d.sync += [r.pc.eq(Cat(r.tmp, r.din)), r.state.eq(State.FETCH)]
 
             with st.case(m, State.JAMMED):
                 m.d.comb += self.dummy.eq(1)
