@@ -94,10 +94,11 @@ class Riot(wiring.Component):
 
         ddra = Signal(8)
         # reset value of the timer comes from the host (the RNG draw)
+        # (read_clocks=3's timer value register; the counted timer keeps its own counters)
         timer_reg = Signal(8)
         started = Signal()
         with m.If(~started):
-            m.d.sync += [timer_reg.eq(self.timer_init), started.eq(1)]
+            m.d.sync += [timer_reg.eq(self.timer_init), started.eq(1)] if self.read_clocks == 3 else started.eq(1)
 
         a = bus.addr
         io = sel_io & bus.strobe
@@ -106,7 +107,7 @@ class Riot(wiring.Component):
         if self.read_clocks == 3:
             intim, timint = self._timer_staged(m, timer_reg, timer_write, intim_read)
         else:
-            intim, timint = self._timer_counted(m, timer_reg, started, timer_write, intim_read)
+            intim, timint = self._timer_counted(m, started, timer_write, intim_read)
 
         with m.If(~a[9]):           # RAM (A9 = 0)
             m.d.comb += bus.rdata.eq(rp.data)
@@ -127,11 +128,12 @@ class Riot(wiring.Component):
 
         with m.If(io & bus.write & (a[0:3] == 1)):
             m.d.sync += ddra.eq(bus.wdata)
-        with m.If(timer_write):
-            m.d.sync += timer_reg.eq(bus.wdata)
+        if self.read_clocks == 3:
+            with m.If(timer_write):
+                m.d.sync += timer_reg.eq(bus.wdata)
         return m
 
-    def _timer_counted(self, m, timer_reg, started, timer_write, intim_read):
+    def _timer_counted(self, m, started, timer_write, intim_read):
         """Stella's values from counters that step at each cycle end (``read_clocks=1``).
 
         With delta = (Stella's cycles() - 1) - (cycle of the write), i.e. CPU cycles since the
