@@ -171,20 +171,25 @@ class Cart(wiring.Component):
         dpc = mp == Mapper.DPC
         f8 = f8 | dpc
 
-        def switched(sel, a, bank, slices, suffix=""):
+        def switched(sel, a, bank, slices, suffix="", equalities=False):
             """The bank and E0 slices after an access at ``a`` (hotspot reads return the new
-            bank's byte)."""
+            bank's byte). ``equalities``: the hotspot ranges as equality tests on bit fields and
+            the bank as bits of ``a`` (the same values, no carry chains: the next-access path)."""
             new_bank = Signal(2, name="new_bank" + suffix)
             m.d.comb += new_bank.eq(bank)
+            # (equalities: $FF6-$FF9 is $FFx with x in 6..9; a - $FF8 there is A1..A0, a - $FF6 A1..A0 ^ 2)
             with m.If(sel):
                 with m.If(f8 & ((a == 0xFF8) | (a == 0xFF9))):
-                    m.d.comb += new_bank.eq(a - 0xFF8)
-                with m.If(f6 & (a >= 0xFF6) & (a <= 0xFF9)):
-                    m.d.comb += new_bank.eq(a - 0xFF6)
+                    m.d.comb += new_bank.eq(a[0:2] if equalities else a - 0xFF8)
+                with m.If(f6 & (a[4:12] == 0xFF) & ((a[0:4] == 6) | (a[0:4] == 7) | (a[0:4] == 8) | (a[0:4] == 9))
+                          if equalities else f6 & (a >= 0xFF6) & (a <= 0xFF9)):
+                    m.d.comb += new_bank.eq(a[0:2] ^ 2 if equalities else a - 0xFF6)
             new_slices = [Signal(3, name=f"new_slice{i}{suffix}") for i in range(3)]
             for i in range(3):
                 m.d.comb += new_slices[i].eq(slices[i])
-                with m.If(sel & e0 & (a >= 0xFE0 + 8 * i) & (a < 0xFE8 + 8 * i)):
+                # $FE0 + 8i .. $FE7 + 8i: A11..A3 = ($FE0 + 8i) >> 3
+                with m.If(sel & e0 & (a[3:12] == (0xFE0 + 8 * i) >> 3) if equalities else
+                          sel & e0 & (a >= 0xFE0 + 8 * i) & (a < 0xFE8 + 8 * i)):
                     m.d.comb += new_slices[i].eq(a[0:3])
             return new_bank, new_slices
 
@@ -214,9 +219,10 @@ class Cart(wiring.Component):
         music_i = Signal()
         m.d.comb += music_i.eq(Mux(idx >= 5, Array(music + [Const(0, 1)] * 5)[idx - 5], 0))
 
-        def display_read(sel, write, a):
-            """A DPC register read at ``a``, and one of the display byte's (function 1 or 2)."""
-            reg_read = dpc & sel & ~write & (a < 0x040)
+        def display_read(sel, write, a, equalities=False):
+            """A DPC register read at ``a``, and one of the display byte's (function 1 or 2)
+            (``equalities``: ``a < $40`` as A11..A6 = 0)."""
+            reg_read = dpc & sel & ~write & ((a[6:12] == 0) if equalities else (a < 0x040))
             return reg_read, reg_read & ((a[3:6] == 1) | (a[3:6] == 2))
 
         def display_address(cnt):
@@ -288,8 +294,8 @@ class Cart(wiring.Component):
             nb = self.next_bus
             a_nx = nb.addr[0:12]
             nxv = [nexts[id(r)] for r in (bank, *slices)]
-            new_bank_nx, _ = switched(nb.sel, a_nx, nxv[0], nxv[1:], "_nx")
-            _, dpc_rom_nx = display_read(nb.sel, nb.write, a_nx)
+            new_bank_nx, _ = switched(nb.sel, a_nx, nxv[0], nxv[1:], "_nx", equalities=True)
+            _, dpc_rom_nx = display_read(nb.sel, nb.write, a_nx, equalities=True)
             cnt_nx = Array(nexts[id(c)] for c in counters)[a_nx[0:3]]
             disp_nx = Signal(14, name="disp_addr_next")
             m.d.comb += disp_nx.eq(Cat(~cnt_nx[0:11], Const(0b100, 3)))
