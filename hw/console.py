@@ -45,7 +45,10 @@ written while the console is held in reset): ``host_rom`` (the cartridge ROM ima
 
 Inside, the CPU bus reaches each chip as one :data:`hw.bus.CpuBusSignature` (its chip select
 from :func:`chip_selects`), joined with ``wiring.connect``; the registered parts of the path
-(the one-colour-clock console's bus registers and read-data stage) stay explicit.
+(the one-colour-clock console's bus registers and read-data stage) stay explicit. The
+three-colour-clock console also gives the cartridge the next CPU cycle's access a clock ahead
+(:data:`hw.bus.NextAccessSignature`, from ``Cpu6507(addr_probe=True)``), so that its ROM is a
+block RAM read (``Cart(rom_read="next")``).
 
 Pixel stream (``pixels``, :data:`PixelStreamSignature`, one beat per colour clock; what the
 preprocessor consumes with ``wiring.connect``): ``pixel`` the palette index of this colour

@@ -105,3 +105,8 @@ def test_next_access_rom_read_equals_the_combinational_read(mapper):
     reads, bad = _run(mapper, seed=mapper.value, clocks=1500)
     assert bad == []
     assert reads > 700
+
+
+def test_cart_rejects_an_unknown_rom_read():
+    with pytest.raises(ValueError, match="rom_read must be 'sync', 'comb' or 'next', not 'async'"):
+        Cart(rom_read="async")
