@@ -433,8 +433,9 @@ class Cpu6507(wiring.Component):
             over them, so that a memory can be addressed a clock ahead (a block RAM read for the
             three-colour-clock console's ROM). Exact: the bus outputs depend on the state, PC,
             address latch and S only (R/W on the decoded instruction too, which changes only into
-            T1, whose cycle reads at PC), and the operation unit's S write (TXS, staged or not)
-            is followed by a cycle at PC. The probe reads the input ``din_probe`` (8) instead of
+            T1, whose cycle reads at PC); the operation unit's S write (TXS, LAS) is followed by
+            a cycle at PC when it is not staged or staged one clock, and with ``staged_ops=2``
+            the probe takes S as that write leaves it. The probe reads the input ``din_probe`` (8) instead of
             ``din``: bits 5..0 must be ``din``'s; bits 7..6 need not be (a console may leave its
             slowest read sources out of them): a read byte reaches the next address as its low
             byte only in zero-page addressing (A12 = 0) and otherwise as its high byte, whose bits
@@ -454,7 +455,8 @@ class Cpu6507(wiring.Component):
                  else "staged_ops is for clocks_per_cycle=1 (clocks_per_cycle=3 always stages its operations)"
                  if staged_ops and clocks_per_cycle != 1 else
                  f"staged_ops must be False/0, True/1 or 2, got {staged_ops!r}" if staged_ops not in (0, 1, 2) else
-                 "addr_probe is for clocks_per_cycle=1" if addr_probe and clocks_per_cycle != 1 else None)
+                 "addr_probe is for clocks_per_cycle=1" if addr_probe and clocks_per_cycle != 1 else
+                 "staged_ops=2 implements ALE's decimal rule only" if staged_ops == 2 and decimal != "ale" else None)
         if error is not None:
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise ValueError(error)
@@ -558,9 +560,9 @@ class Cpu6507(wiring.Component):
 
         # Branch condition: ir[7:6] picks N, V, C, Z; ir[5] the value that takes it.
         # (staged_ops=2: from P as the operation unit writes it at this edge, forwarded)
-        p_br = p
+        p_br, s_fwd = p, s
         if self.clocks_per_cycle == 1 and self.staged_ops == 2:
-            p_br = Signal(Flags, name="p_fwd")
+            p_br, s_fwd = Signal(Flags, name="p_fwd"), Signal(8, name="s_fwd")
         flag_sel = Mux(ir[7], Mux(ir[6], p_br.z, p_br.c), Mux(ir[6], p_br.v, p_br.n))
         taken = flag_sel == ir[5]
 
@@ -605,9 +607,12 @@ class Cpu6507(wiring.Component):
         if self.addr_probe:
             # the next cycle's registers (a probe with advance), then the bus outputs over them
             nxt = {}
-            for reg, name in ((state, "state_nx"), (pc, "pc_nx"), (ad, "ad_nx"), (s, "s_nx")):
+            # (S as the operation unit leaves it at this edge, s_fwd: with staged_ops=2 TXS/LAS
+            # write S at the end of the next instruction's second cycle, which a stack cycle follows)
+            for reg, name, now in ((state, "state_nx", state), (pc, "pc_nx", pc), (ad, "ad_nx", ad),
+                                   (s, "s_nx", s_fwd)):
                 nxt[name] = Signal(reg.shape(), name=name)
-                m.d.comb += nxt[name].eq(reg)
+                m.d.comb += nxt[name].eq(now)
             r_in = SimpleNamespace(**vars(r))
             r_in.din = self.din_probe
             self._bus_fsm(_Probe(m, [(state, nxt["state_nx"]), (pc, nxt["pc_nx"]), (ad, nxt["ad_nx"]),
@@ -624,7 +629,7 @@ class Cpu6507(wiring.Component):
 
         # ---------------------------------------------------------------- operations
         if self.clocks_per_cycle == 1 and self.staged_ops == 2:
-            self._two_clock_operations(m, exec_en, exec_op, exec_o, a, x, y, s, p, p_br)
+            self._two_clock_operations(m, exec_en, exec_op, exec_o, a, x, y, s, p, p_br, s_fwd)
         elif self.clocks_per_cycle == 1 and self.staged_ops:
             # the request registered at the edge, carried out at the next (see staged_ops)
             en0, op0, o0 = Signal(name="op_en0"), Signal(Alu, name="op0"), Signal(8, name="op_o0")
@@ -662,13 +667,14 @@ class Cpu6507(wiring.Component):
         pre = self._pre_sums(m, opA, oA, a, x, y, p, bin_a, bin_o)
         self._operations(m, enB, _Binary(opB), oB, a, x, y, s, p, pre=pre)
 
-    def _two_clock_operations(self, m, exec_en, exec_op, exec_o, a, x, y, s, p, p_fwd):
+    def _two_clock_operations(self, m, exec_en, exec_op, exec_o, a, x, y, s, p, p_fwd, s_fwd):
         """``staged_ops=2``: the request registered at the edge (0); in the next clock ALE's
         BCD-to-binary values of A and the operand and the sums (:meth:`_pre_sums`) registered at
         its edge (B); :meth:`_operations` writes the registers at the edge after that. ``p_fwd``
-        (comb) is P as that write leaves it (P when no operation ends at this edge): the
-        operation unit elaborated once more as a probe of P, for the branch decision of the next
-        instruction's second cycle, which ends at that edge."""
+        and ``s_fwd`` (comb) are P and S as that write leaves them (P and S when no operation
+        ends at this edge): the operation unit elaborated once more as a probe of P and S, for
+        the branch decision of the next instruction's second cycle, which ends at that edge, and
+        for the next-address probe's stack address after it (TXS, LAS)."""
         en0, op0, o0 = Signal(name="op_en0"), Signal(Alu, name="op0"), Signal(8, name="op_o0")
         enB, opB, oB = Signal(name="op_enB"), Signal(Alu, name="opB"), Signal(8, name="op_oB")
         m.d.sync += [en0.eq(exec_en & ~self.load_en), op0.eq(exec_op), o0.eq(exec_o),
@@ -676,8 +682,8 @@ class Cpu6507(wiring.Component):
         bin_a, bin_o = _table(m, a, _bcd_to_binary_int), _table(m, o0, _bcd_to_binary_int)
         pre = self._pre_sums(m, op0, o0, a, x, y, p, bin_a, bin_o)
         self._operations(m, enB, _Binary(opB), oB, a, x, y, s, p, pre=pre)
-        m.d.comb += p_fwd.eq(p)
-        self._operations(_Probe(m, [(p.as_value(), p_fwd.as_value())], []), enB, _Binary(opB), oB,
+        m.d.comb += [p_fwd.eq(p), s_fwd.eq(s)]
+        self._operations(_Probe(m, [(p.as_value(), p_fwd.as_value()), (s, s_fwd)], []), enB, _Binary(opB), oB,
                          a, x, y, s, p, pre=pre)
 
     def _pre_sums(self, m, op, o, a, x, y, p, bin_a, bin_o):

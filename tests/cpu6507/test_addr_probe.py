@@ -6,7 +6,8 @@ clock later; a mutation of the probe (the address latch or S not probed, ``advan
 load not seen) makes it fail.
 
 Amaranth's simulator runs the core (the three-colour-clock console's configuration: one cycle per
-clock, operations staged).
+clock, operations over two clocks; and staged one clock, and not staged). A directed case: TXS then
+PHA (the stack address after an operation's S write, which lands two clocks after its request).
 """
 from __future__ import annotations
 
@@ -18,12 +19,12 @@ from amaranth.sim import Simulator
 from hw.cpu6507 import Cpu6507
 
 
-def _run(seed: int, clocks: int, probe_noise: bool = False):
+def _run(seed: int, clocks: int, probe_noise: bool = False, stages: int = 2):
     """(edges checked, opcodes fetched, held edges, loads, mismatches as (clock, got, want)).
     ``probe_noise``: ``din_probe`` gets random bits 7..6 (bits 5..0 ``din``'s), and only bits
     13..0 of an address with A12 = 1 (a cartridge access) are compared, with R/W."""
     rng = random.Random(seed)
-    dut = Cpu6507(staged_ops=True, addr_probe=True)
+    dut = Cpu6507(staged_ops=stages, addr_probe=True)
     sim = Simulator(dut)
     sim.add_clock(1e-6)
     out = {"edges": 0, "opcodes": set(), "held": 0, "loads": 0, "bad": [], "cart": 0}
@@ -66,9 +67,9 @@ def _run(seed: int, clocks: int, probe_noise: bool = False):
     return out
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_addr_next_is_the_next_cycles_address(seed):
-    out = _run(seed, 6000)
+@pytest.mark.parametrize("seed,stages", [(1, 2), (2, 2), (1, 1), (2, 0)])
+def test_addr_next_is_the_next_cycles_address(seed, stages):
+    out = _run(seed, 6000, stages=stages)
     assert out["bad"] == []
     assert out["edges"] == 6000
     assert len(out["opcodes"]) > 200          # most of the 256 opcodes seen (random data)
@@ -87,3 +88,29 @@ def test_addr_next_of_a_cartridge_access_ignores_bits_7_6_of_the_probe_data(seed
 def test_addr_probe_rejects_three_clocks_per_cycle():
     with pytest.raises(ValueError, match="addr_probe is for clocks_per_cycle=1"):
         Cpu6507(clocks_per_cycle=3, addr_probe=True)
+
+
+@pytest.mark.parametrize("stages", [0, 1, 2])
+def test_addr_next_after_txs_is_the_new_stack(stages):
+    # LDX #$80; TXS; PHA; PHP from $F000 (reset vector there): the pushes go to $0180 and $017F
+    rom = {0xF000 + i: b for i, b in enumerate([0xA2, 0x80, 0x9A, 0x48, 0x08, 0xEA, 0xEA, 0xEA])}
+    rom.update({0xFFFC: 0x00, 0xFFFD: 0xF0})
+    dut = Cpu6507(staged_ops=stages, addr_probe=True)
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    seen = []
+
+    async def bench(ctx):
+        before = None
+        for _ in range(20):
+            addr = ctx.get(dut.addr)
+            seen.append((before, addr))
+            ctx.set(dut.din, rom.get(addr, 0xEA))
+            ctx.set(dut.din_probe, rom.get(addr, 0xEA))
+            before = ctx.get(dut.addr_next)
+            await ctx.tick()
+
+    sim.add_testbench(bench)
+    sim.run()
+    assert [a for _, a in seen if 0x100 <= a < 0x200] == [0x180, 0x17F]
+    assert all(b == a for b, a in seen[1:])

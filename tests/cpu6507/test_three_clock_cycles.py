@@ -136,3 +136,5 @@ def test_three_clock_cycles_rejects_bad_configuration():
         Cpu6507(clocks_per_cycle=3, staged_ops=True)
     with pytest.raises(ValueError, match="staged_ops must be"):
         Cpu6507(staged_ops=3)
+    with pytest.raises(ValueError, match="staged_ops=2 implements ALE's decimal rule only"):
+        Cpu6507(decimal="nmos", staged_ops=2)
