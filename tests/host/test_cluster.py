@@ -41,6 +41,17 @@ def _run(cfg: RunConfig, out: Path) -> dict:
         run.close()
 
 
+def _local_oracle(cfg: dict, out: Path, cwd: Path) -> dict:
+    """The local backend's run of ``cfg`` (RunConfig fields; one worker) in a process of its own:
+    not forked from this one, whose Ray cluster client (gRPC threads) makes a fork unsafe (an
+    evaluator worker forked here died of SIGSEGV in CI once). Returns the run's summary."""
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in cfg.items() if k != "video"]
+    proc = _cli("run", *args, "--no-video", "--workers", "1", "--out", str(out), cwd=cwd,
+                env={"OPENBLAS_NUM_THREADS": "1"})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
 def _log(out: Path):
     return [{k: v for k, v in json.loads(line).items() if k not in ("wall_s", "fps")}
             for line in (out / "log.jsonl").read_text().splitlines()]
@@ -122,7 +133,7 @@ def test_int8_ga_from_seed_lists_equals_local(two_nodes, tmp_path):
     """``--policy int8`` on Ray: the nodes rebuild each genome and quantise it with the run's
     calibration observations; every episode equals the local backend's."""
     cfg = dict(SMALL, policy="int8", population=6, truncation=2, test_episodes=1)
-    _run(RunConfig(**cfg, workers=1), tmp_path / "local")
+    _local_oracle(cfg, tmp_path / "local", tmp_path)
     _run(RunConfig(**cfg, workers=2, cluster="ray", ray_address=two_nodes.address), tmp_path / "ray")
     assert (tmp_path / "ray" / "episodes.jsonl").read_text() == (tmp_path / "local" / "episodes.jsonl").read_text()
     assert _log(tmp_path / "ray") == _log(tmp_path / "local")
@@ -141,7 +152,7 @@ def test_es_from_centre_and_seeds_equals_local(two_nodes, tmp_path, monkeypatch)
         return out
     monkeypatch.setattr(RayEvaluator, "evaluate", spy)
     cfg = dict(SMALL, algo="es", population=4, test_episodes=1)
-    _run(RunConfig(**cfg, workers=1), tmp_path / "local")
+    _local_oracle(cfg, tmp_path / "local", tmp_path)
     _run(RunConfig(**cfg, workers=2, cluster="ray", ray_address=two_nodes.address), tmp_path / "ray")
     assert shipped[0] is True                       # generation 0's training episodes
     assert (tmp_path / "ray" / "episodes.jsonl").read_text() == (tmp_path / "local" / "episodes.jsonl").read_text()
