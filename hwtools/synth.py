@@ -316,7 +316,8 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
             r = rep["pnr"][name] = pnr_block(name, avail[name], speed=pnr_speed, seed=pnr_seed, use_cache=use_cache)
             if progress:
                 took = "cached" if r["cached"] else f"{r['seconds']} s"
-                progress(f"[{i}/{len(names)}] {name}: Fmax {r['fmax_mhz']} MHz on {ECP5['device']} ({took})")
+                progress(f"[{i}/{len(names)}] {name}: " + (f"Fmax {r['fmax_mhz']} MHz on {ECP5['device']} ({took})"
+                                                             if r.get("fits", True) else r["reason"]))
     if "policy_engine" in avail:
         rep["policy_engine_lanes"] = 16 if lanes is None else int(lanes)
     if block == "node":
@@ -340,6 +341,13 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     return rep
 
 
+def _fmax_cell(p: dict | None) -> str:
+    """The ECP5 Fmax column: MHz, "no fit" (the block's memories exceed the device's RAM), or "-"."""
+    if p is None:
+        return "-"
+    return f"{p['fmax_mhz']:.1f}" if p.get("fits", True) else "no fit"
+
+
 def format_report(rep: dict) -> str:
     """Plain-text tables of :func:`report`'s result."""
     dev = rep["device"]
@@ -353,7 +361,7 @@ def format_report(rep: dict) -> str:
                      res["carry4"], f["instances"] if f["instances"] is not None else "-", f["limited_by"] or "-",
                      *((r["depth"]["levels"], f"{r['depth']['estimate_mhz']:.0f}") if r["depth"]["levels"] is not None
                        else ("loop", "-")))
-                    + ((f"{pnr[name]['fmax_mhz']:.1f}" if name in pnr else "-",) if pnr else ()))
+                    + ((_fmax_cell(pnr.get(name)),) if pnr else ()))
     for name in rep.get("missing_blocks", []):
         if "node" in rep:
             rows.append((name, "missing", "", "", "", "", "", "", "", "not generated yet", "", "")
@@ -406,6 +414,9 @@ def format_report(rep: dict) -> str:
                    f"{dev['device']}: {beside['engines']} (limited by {beside['limited_by']}); a node needs 2")
     out.append(f"timing: {rep['proxy_pnr']}")
     for name, p in (pnr or {}).items():
+        if not p.get("fits", True):
+            out.append(f"  {name}: not placed: {p['reason']}")
+            continue
         cp = p.get("critical_path") or {}
         out.append(f"  {name}: Fmax {p['fmax_mhz']:.1f} MHz on {p['device']} (speed {p['speed']}, seed {p['seed']}, "
                    f"target {p['freq_mhz']:g} MHz); critical path {cp.get('from')} -> {cp.get('to')}, "

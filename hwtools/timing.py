@@ -38,7 +38,7 @@ from hwtools.cache import cache_dir
 
 
 __all__ = ["ECP5", "XC7_RULE", "TARGET_MHZ", "pnr_block", "cached_pnr", "parse_nextpnr_report", "netlist_depth",
-           "levels_to_mhz", "mhz_to_levels"]
+           "levels_to_mhz", "mhz_to_levels", "memories", "ecp5_memory_fit"]
 
 #: The fabric clock every frames/s projection assumes (published machine, system-facts.md).
 TARGET_MHZ = 150.0
@@ -62,6 +62,14 @@ PNR_VERSION = "v1"
 #: User I/O pins of the LFE5UM-85F in the CABGA756 package (Lattice DS1044, "Pin Information
 #: Summary": 365). A block with more port bits is placed inside :func:`io_wrapper`.
 ECP5_USER_IO = 365
+
+#: The LFE5UM-85F's RAM (Lattice DS1044, Table 1.1, family selection guide): 208 sysMEM EBR
+#: blocks of 18 Kbit (3,744 Kbit) and 669 Kbit of distributed RAM, in bits.
+ECP5_RAM_BITS = {"ebr": 208 * 18 * 1024, "distributed": 669 * 1024}
+
+#: A memory as Yosys's ``write_verilog`` (Amaranth's backend) declares it: ``reg [w-1:0] name [d-1:0];``,
+#: with the attribute line before it when it is a table for LUT logic (``(* rom_style = "logic" *)``).
+_MEMORY = re.compile(r"^(\s*\(\*[^\n]*rom_style\s*=\s*\"logic\"[^\n]*\*\)\s*\n)?\s*reg\s+(?:\[(\d+):0\]\s+)?(\\\S+|\w+)\s*\[(\d+):0\]\s*;", re.M)
 
 _PORT = re.compile(r"^\s*(input|output)\s+(?:\[(\d+):0\]\s+)?(\w+)\s*;", re.M)
 
@@ -110,6 +118,36 @@ def io_wrapper(verilog: str, top: str, clock: str = "clk") -> tuple[str, str]:
     inst_name = f"\\{top} " if not re.fullmatch(r"[A-Za-z_]\w*", top) else top
     lines += [f"  {inst_name} dut ({', '.join(conns)});", "endmodule", ""]
     return verilog + "\n" + "\n".join(lines), name
+
+def memories(verilog: str) -> list[tuple[str, int, int]]:
+    """``[(name, width in bits, depth in words)]`` of every memory declared in ``verilog``
+    (``reg [w-1:0] name [d-1:0];``, as Yosys's ``write_verilog`` writes them), each module's
+    declarations once (a module instantiated twice is counted once), leaving out tables marked
+    ``rom_style = "logic"`` (mapped to LUTs, as :class:`hw.tia._Tables` asks)."""
+    return [(n, int(w) + 1 if w else 1, int(d) + 1) for logic, w, n, d in _MEMORY.findall(verilog) if not logic]
+
+
+def ecp5_memory_fit(verilog: str) -> dict:
+    """Whether the design's memories can fit the LFE5UM-85F's RAM at all, before any synthesis.
+
+    Returns ``{"fits": bool, "memory_bits": int, "device_ram_bits": int, "largest": (name, width,
+    depth) or None, "reason": str or None}``. ``fits`` is False when the declared memory bits
+    (:func:`memories`, each module once: a lower bound) exceed the device's block RAM and
+    distributed RAM together (:data:`ECP5_RAM_BITS`): then no mapping can place the design, and
+    place and route (an hour of Yosys for the instance) is not tried. True does not promise a
+    fit (block RAM shapes, logic, pins): nextpnr decides that.
+    """
+    mems = memories(verilog)
+    bits = sum(w * d for _, w, d in mems)
+    cap = sum(ECP5_RAM_BITS.values())
+    largest = max(mems, key=lambda m: m[1] * m[2]) if mems else None
+    fits = bits <= cap
+    reason = None if fits else (
+        f"does not fit the {ECP5['device']}: {bits:,} bits of memory (largest {largest[0].lstrip(chr(92))}, "
+        f"{largest[2]:,} x {largest[1]} bits) against {cap:,} bits of block and distributed RAM on the device "
+        f"({ECP5_RAM_BITS['ebr']:,} + {ECP5_RAM_BITS['distributed']:,}; Lattice DS1044)")
+    return {"fits": fits, "memory_bits": bits, "device_ram_bits": cap, "largest": largest, "reason": reason}
+
 
 _COMB = {"LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "INV", "MUXF7", "MUXF8", "CARRY4"}
 #: LUT-RAM: only the read address reaches the data output combinationally.
@@ -347,13 +385,21 @@ def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int =
     """Place and route one block (top module ``name``) on the ECP5-85; returns its timing.
 
     Returns ``{"block", "device", "label", "speed", "seed", "freq_mhz", "clock", "fmax_mhz",
-    "critical_path", "utilization": {bel: [used, available]}, "tools", "io_wrapper", "seconds", "cached"}``
-    (``io_wrapper``: None, or how the block was wrapped when its ports outnumber the package's
-    pins, :func:`io_wrapper`). Raises ``RuntimeError`` with the end of the tool's log when
-    synthesis or P&R fails.
+    "critical_path", "utilization": {bel: [used, available]}, "tools", "io_wrapper", "seconds", "cached",
+    "fits": True}`` (``io_wrapper``: None, or how the block was wrapped when its ports outnumber the
+    package's pins, :func:`io_wrapper`). A block whose memories cannot fit the device
+    (:func:`ecp5_memory_fit`) is not synthesised: ``fits`` False, ``fmax_mhz`` and
+    ``critical_path`` None, ``reason`` the one-line why, ``memory_bits``/``device_ram_bits``.
+    Raises ``RuntimeError`` with the end of the tool's log when synthesis or P&R fails.
     """
     pnr_args, synth, cached, wrapped = _pnr_plan(name, verilog, freq_mhz, seed, speed)
     tools = _tool_versions()
+    fit = ecp5_memory_fit(verilog)
+    if not fit["fits"]:
+        return {"block": name, "device": ECP5["device"], "label": ECP5["label"], "speed": speed, "seed": seed,
+                "freq_mhz": freq_mhz, "fits": False, "reason": fit["reason"], "memory_bits": fit["memory_bits"],
+                "device_ram_bits": fit["device_ram_bits"], "clock": None, "fmax_mhz": None, "critical_path": None,
+                "utilization": {}, "tools": tools, "io_wrapper": None, "seconds": 0.0, "cached": False}
     if use_cache and cached.exists():
         rep = json.loads(cached.read_text())
         rep["cached"] = True
@@ -377,7 +423,7 @@ def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int =
            "freq_mhz": freq_mhz, **timing, "utilization": util, "tools": tools,
            "io_wrapper": (f"{name}_io: inputs from one shift register, outputs XOR-reduced into one pin "
                           f"(more port bits than the package's {ECP5_USER_IO} pins)") if wrapped else None,
-           "seconds": round(time.perf_counter() - t0, 1), "cached": False}
+           "seconds": round(time.perf_counter() - t0, 1), "cached": False, "fits": True}
     tmp_path = cached.with_name(cached.name + f".tmp{os.getpid()}")
     tmp_path.write_text(json.dumps(rep, indent=1))
     tmp_path.replace(cached)

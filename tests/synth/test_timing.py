@@ -199,3 +199,59 @@ def test_cli_pnr_action_select(capsys):
     rep = json.loads(capsys.readouterr().out)
     p = rep["pnr"]["action_select"]
     assert p["fmax_mhz"] > 0 and p["critical_path"]["to"] and "not the Zynq-7045" in p["label"]
+
+
+MEMS = """
+module m (clk, a, d);
+  input clk;
+  input [15:0] a;
+  output [7:0] d;
+  reg [7:0] ram [127:0];
+  (* rom_style = "logic" *)
+  reg [17:0] table_draw [255:0];
+  reg bits [4095:0];
+  reg \\mem$w [99:0];
+  reg [3:0] plain;
+  assign d = ram[a[6:0]];
+endmodule
+"""
+
+
+def test_memories_by_hand():
+    """Declarations as Yosys's write_verilog writes them; the LUT table, a plain register and a
+    wire are not RAM."""
+    assert timing.memories(MEMS) == [("ram", 8, 128), ("bits", 1, 4096), ("\\mem$w", 1, 100)]
+
+
+def test_ecp5_memory_fit_by_hand():
+    """LFE5UM-85F (DS1044): 208 x 18,432 = 3,833,856 bits of EBR + 669 x 1,024 = 685,056 bits of
+    distributed RAM = 4,518,912 bits; one bit more than that cannot be placed by any mapping."""
+    cap = 208 * 18 * 1024 + 669 * 1024
+    assert cap == 4_518_912
+    fits = timing.ecp5_memory_fit(f"  reg [7:0] m [{cap // 8 - 1}:0];\n")
+    assert fits["fits"] and fits["memory_bits"] == cap and fits["reason"] is None
+    over = timing.ecp5_memory_fit(f"  reg [7:0] m [{cap // 8 - 1}:0];\n  reg x [0:0];\n")
+    assert not over["fits"] and over["memory_bits"] == cap + 1
+    assert over["reason"].startswith("does not fit the LFE5UM-85F: 4,518,913 bits of memory (largest m,")
+
+
+def test_pnr_refuses_the_policy_engine_without_running_tools(monkeypatch):
+    """The committed engine's weights alone exceed the device's RAM: no Yosys run, no Fmax.
+    By hand, 16 lanes (one row = 16 int8 weights = 128 bits), per layer ceil(outputs / 16) lane
+    groups x inputs per output: conv 16 8x8 over 4 planes 1 x 256, conv 32 4x4 over 16: 2 x 256,
+    dense 256 over 32 x 9 x 9: 16 x 2,592, dense 18 over 256: 2 x 256: 42,752 rows, 5,472,256 bits."""
+    from pathlib import Path
+    rows = 1 * 4 * 8 * 8 + 2 * 16 * 4 * 4 + 16 * 32 * 9 * 9 + 2 * 256
+    assert rows == 42_752
+    v = (Path(__file__).resolve().parents[2] / "rtl" / "policy_engine.v").read_text()
+    assert ("weights", 128, rows) in timing.memories(v)
+
+    def no_tools(*args, **kwargs):
+        raise AssertionError("a tool ran")
+    monkeypatch.setattr(timing, "_run_tool", no_tools)
+    rep = timing.pnr_block("policy_engine", v)
+    assert not rep["fits"] and rep["fmax_mhz"] is None and rep["memory_bits"] >= 42_752 * 128
+    assert "does not fit the LFE5UM-85F" in rep["reason"] and "largest weights, 42,752 x 128 bits" in rep["reason"]
+    text = synth.format_report({"device": synth.XC7Z045, "blocks": {}, "family": "xc7", "yosys": "y",
+                                "proxy_pnr": "measured", "pnr": {"policy_engine": rep}})
+    assert "policy_engine: not placed: does not fit the LFE5UM-85F" in text
