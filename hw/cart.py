@@ -122,9 +122,11 @@ class Cart(wiring.Component):
         else:
             rom_r = rom.read_port(domain="comb")
         rom_w = rom.write_port()
-        ram_r = ram.read_port(domain="comb")
-        ram_h = ram.read_port(domain="comb")
         ram_w = ram.write_port()
+        # rom_read="next": the SuperChip RAM read a clock ahead too, with the next access's
+        # address, transparent for the write at that edge (the byte of the access's own clock)
+        ram_r = ram.read_port(transparent_for=(ram_w,)) if self.rom_read == "next" else ram.read_port(domain="comb")
+        ram_h = ram.read_port(domain="comb")
         bus, host_rom, host_ram = self.bus, self.host_rom, self.host_ram
         m.d.comb += [rom_w.addr.eq(host_rom.addr), rom_w.data.eq(host_rom.wdata),
                      rom_w.en.eq(host_rom.we),
@@ -305,7 +307,7 @@ class Cart(wiring.Component):
         m.d.comb += rom_r.addr.eq(rom_addr)
         ram_read = sc & (a[7:12] == 1)       # $1080-$10FF
         ram_write = sc & (a[7:12] == 0)      # $1000-$107F
-        m.d.comb += ram_r.addr.eq(a[0:7])
+        m.d.comb += ram_r.addr.eq(self.next_bus.addr[0:7] if self.rom_read == "next" else a[0:7])
         # The read data is formed in the clock after the access, from the ROM's synchronous read
         # (addressed at the access's clock) and what is registered at the access's edge: whether
         # the byte is the ROM's (plain, or ANDed with the DPC fetcher's flag), else the other

@@ -396,7 +396,7 @@ class Console(wiring.Component):
         # (addr_probe, Cart rom_read="next") instead of a combinational read of distributed RAM
         m.submodules.cpu = cpu = Cpu6507(staged_ops=2, addr_probe=True)
         m.submodules.tia = tia = Tia(colour_clocks=3)
-        m.submodules.riot = riot = Riot()
+        m.submodules.riot = riot = Riot(ram_read="next")
         m.submodules.cart = cart = Cart(rom_read="next")
 
         started = Signal()
@@ -450,7 +450,7 @@ class Console(wiring.Component):
         next_bus = NextAccessSignature.create(path=("next_bus",))
         m.d.comb += [next_bus.sel.eq(chip_selects(cpu.addr_next[0:13])[0]), next_bus.addr.eq(cpu.addr_next[0:13]),
                      next_bus.write.eq(~cpu.rw_next), next_bus.a13.eq(cpu.addr_next[13])]
-        wiring.connect(m, next_bus, cart.next_bus)
+        wiring.connect(m, next_bus, cart.next_bus, riot.next_bus)
         last_bus = Signal(8)
         last_was_read = Signal()
 

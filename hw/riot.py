@@ -25,7 +25,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In
 
-from hw.bus import CpuBusSignature, HostLoadSignature
+from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
 
 __all__ = ["Riot"]
 
@@ -59,22 +59,34 @@ class Riot(wiring.Component):
             that, with no INTIM read since expiry, Stella's second 32-bit difference turns
             positive and both read the first one's low byte instead).
 
+        ram_read: ``"comb"`` (the RAM read combinationally at ``bus.addr``) or ``"next"`` (the
+            three-colour-clock console: the RAM read synchronously at the clock before, addressed
+            with the CPU's next access, ``next_bus``, :data:`hw.bus.NextAccessSignature`, and
+            transparent for the write at that edge, so that ``bus.rdata`` is the same byte in the
+            access's own clock, from a register: no path from the CPU's address through the
+            RAM into the read data). The host's read port stays combinational.
+
     Raises:
-        ValueError: ``read_clocks`` is not 1 or 3.
+        ValueError: ``read_clocks`` is not 1 or 3, or ``ram_read`` not ``"comb"`` or ``"next"``.
     """
 
-    def __init__(self, read_clocks: int = 1):
-        if read_clocks not in (1, 3):
+    def __init__(self, read_clocks: int = 1, ram_read: str = "comb"):
+        if read_clocks not in (1, 3) or ram_read not in ("comb", "next"):
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
-            raise ValueError(f"read_clocks must be 1 or 3, not {read_clocks!r}")
+            raise ValueError(f"read_clocks must be 1 or 3, not {read_clocks!r}" if read_clocks not in (1, 3)
+                             else f"ram_read must be 'comb' or 'next', not {ram_read!r}")
         self.read_clocks = read_clocks
-        super().__init__({
+        self.ram_read = ram_read
+        ports = {
             "bus": In(CpuBusSignature),
             "host": In(HostLoadSignature),
             "timer_init": In(8),
             "swcha": In(8, init=0xFF),
             "swchb": In(8, init=0x3F),
-        })
+        }
+        if ram_read == "next":
+            ports["next_bus"] = In(NextAccessSignature)
+        super().__init__(ports)
 
     def elaborate(self, platform):
         m = Module()
@@ -82,11 +94,15 @@ class Riot(wiring.Component):
         sel_ram = bus.sel & ~bus.addr[9]
         sel_io = bus.sel & bus.addr[9]
         m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
-        rp = ram.read_port(domain="comb")
-        hp = ram.read_port(domain="comb")
         wp = ram.write_port()
-        m.d.comb += [rp.addr.eq(bus.addr[0:7]), hp.addr.eq(host.addr[0:7]),
-                     host.rdata.eq(hp.data)]
+        if self.ram_read == "next":
+            rp = ram.read_port(transparent_for=(wp,))
+            m.d.comb += rp.addr.eq(self.next_bus.addr[0:7])
+        else:
+            rp = ram.read_port(domain="comb")
+            m.d.comb += rp.addr.eq(bus.addr[0:7])
+        hp = ram.read_port(domain="comb")
+        m.d.comb += [hp.addr.eq(host.addr[0:7]), host.rdata.eq(hp.data)]
         # the write port's address and data do not depend on the strobe (only its enable does)
         m.d.comb += [wp.addr.eq(Mux(host.we, host.addr[0:7], bus.addr[0:7])),
                      wp.data.eq(Mux(host.we, host.wdata, bus.wdata)),
