@@ -451,6 +451,11 @@ class Console(wiring.Component):
         m.d.comb += [next_bus.sel.eq(chip_selects(cpu.addr_next[0:13])[0]), next_bus.addr.eq(cpu.addr_next[0:13]),
                      next_bus.write.eq(~cpu.rw_next), next_bus.a13.eq(cpu.addr_next[13])]
         wiring.connect(m, next_bus, cart.next_bus, riot.next_bus)
+        # the TIA write of the next cycle, from the CPU's next-cycle access (a write cycle always
+        # counts: it follows the first opcode fetch): the TIA registers it with its address
+        # classes, so that its write paths start from registers (issue 16's depth)
+        m.d.comb += [tia.write_ahead.eq(cpu.write_next & chip_selects(cpu.addr_next[0:13])[1]),
+                     tia.addr_ahead.eq(cpu.addr_next[0:6])]
         last_bus = Signal(8)
         last_was_read = Signal()
 

@@ -440,7 +440,9 @@ class Cpu6507(wiring.Component):
             slowest read sources out of them): a read byte reaches the next address as its low
             byte only in zero-page addressing (A12 = 0) and otherwise as its high byte, whose bits
             7..6 are A15..A14, which the 6507 does not have, so whenever the next address has
-            A12 = 1 its bits 13..0 are exact (tested).
+            A12 = 1 its bits 13..0 are exact (tested). ``write_next``: that cycle performs a write
+            (R/W low and not a dummy cycle, whose console performs no access: for a write cycle
+            the dummy flag depends on the state alone, RMW's first write).
 
     Raises:
         ValueError: a bad ``decimal`` or ``clocks_per_cycle``, ``clocks_per_cycle=3`` with
@@ -470,7 +472,7 @@ class Cpu6507(wiring.Component):
             "load": In(CpuStateSignature), "load_en": In(1), "fetch_next": Out(1), "pc_next": Out(16),
         }
         if addr_probe:
-            ports.update({"addr_next": Out(16), "rw_next": Out(1), "din_probe": In(8)})
+            ports.update({"addr_next": Out(16), "rw_next": Out(1), "write_next": Out(1), "din_probe": In(8)})
         super().__init__(ports)
 
     def _bus_outputs(self, rd, exec_en, exec_o):
@@ -622,10 +624,12 @@ class Cpu6507(wiring.Component):
             r_nx.zp_ad = Cat(r_nx.ad[0:8], Const(0, 8))
             r_nx.stack = Cat(r_nx.s, Const(1, 8))
             rd_nx = Signal(name="rd_nx")
-            self._bus_fsm(_Probe(m, [], [x for x in shared if x is not self.addr and x is not rd],
-                                 comb_targets=[(self.addr, self.addr_next), (rd, rd_nx)]),
+            dummy_nx = Signal(name="dummy_nx")
+            self._bus_fsm(_Probe(m, [], [x for x in shared if x is not self.addr and x is not rd and x is not self.dummy],
+                                 comb_targets=[(self.addr, self.addr_next), (rd, rd_nx), (self.dummy, dummy_nx)]),
                           r_nx, Const(0), _Binary(r_nx.state), comb_dv)
-            m.d.comb += self.rw_next.eq(rd_nx)
+            # (a write cycle's dummy flag depends on the state alone (RMW's first write): exact)
+            m.d.comb += [self.rw_next.eq(rd_nx), self.write_next.eq(~rd_nx & ~dummy_nx)]
 
         # ---------------------------------------------------------------- operations
         if self.clocks_per_cycle == 1 and self.staged_ops == 2:
@@ -648,7 +652,7 @@ class Cpu6507(wiring.Component):
             ]
             m.d.comb += [self.pc_next.eq(self.load.pc), state_adv.eq(State.FETCH)]
             if self.addr_probe:
-                m.d.comb += [self.addr_next.eq(self.load.pc), self.rw_next.eq(1)]
+                m.d.comb += [self.addr_next.eq(self.load.pc), self.rw_next.eq(1), self.write_next.eq(0)]
         return m
 
     def _staged_operations(self, m, exec_en, exec_op, exec_o, a, x, y, s, p):

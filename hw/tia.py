@@ -499,9 +499,10 @@ class Tia(wiring.Component):
         inpt4, inpt5: In(1), the fire buttons (1 = up).
         paddles: In(:data:`PaddlesSignature`), INPT0..3.
         clocks: In(:data:`TiaClockSignature`) x ``colour_clocks``.
-        write_ahead, addr_ahead: In(1), In(6), with one colour clock per clock: a TIA write
-            completes at the next clock's edge, and its A5..A0 (registered here, so that the
-            write paths start from registers: the write decoded a colour clock earlier).
+        write_ahead, addr_ahead: In(1), In(6): a TIA write completes at the next clock's edge
+            (with three colour clocks per clock: in the next CPU cycle), and its A5..A0
+            (registered here, so that the write paths start from registers: the write decoded a
+            clock earlier; ``bus.strobe``, ``sel`` and ``write`` are not read for writes).
         wsync: Out(1), the CPU must wait for the start of the next line; collision: Out(15);
         posp0..posbl: Out(8), object positions (for debugging; from the distance registers).
 
@@ -524,9 +525,8 @@ class Tia(wiring.Component):
             "inpt5": In(1, init=1),
             "paddles": In(PaddlesSignature),
             "clocks": In(TiaClockSignature).array(colour_clocks),
-            # one colour clock per clock: a TIA write completes at the next clock's edge (bus.strobe,
-            # bus.sel and bus.write then), and its A5..A0 (registered here: the write decoded a
-            # colour clock earlier); unused with three colour clocks per clock
+            # a TIA write completes at the next clock's edge (bus.strobe, bus.sel and bus.write
+            # then), and its A5..A0 (registered here: the write decoded a clock earlier)
             "write_ahead": In(1), "addr_ahead": In(6),
             "wsync": Out(1),
             "collision": Out(15),
@@ -822,13 +822,12 @@ class Tia(wiring.Component):
         # the CPU bus acts at the cycle's last colour clock only
         if not bus_clock:
             is_write = Const(0, 1)
-        elif self.colour_clocks == 1:
+        else:
             # registered a clock ahead from the console's CPU outputs (write_ahead), with the
-            # address's classes: no strobe or decode logic in front of the write paths
+            # address's classes: no strobe or decode logic in front of the write paths (with three
+            # colour clocks per clock, from the CPU's next-cycle access)
             is_write = Signal(name="write_now")
             m.d.sync += is_write.eq(self.write_ahead)
-        else:
-            is_write = bus.strobe & bus.sel & bus.write
         # the write's address classes: RESPx, a register with a write delay (POKE_DELAY)
         def classes(a):
             return (a == TiaWrite.RESP0) | (a == TiaWrite.RESP1), _or([a == r for r in POKE_DELAY])
@@ -841,7 +840,7 @@ class Tia(wiring.Component):
                     with m.Case(r):
                         m.d.comb += (pf.eq(1) if dl < 0 else fixed.eq(dl))
             return fixed, pf
-        if bus_clock and self.colour_clocks == 1:
+        if bus_clock:
             wa_resp, wa_poke = Signal(name="write_resp"), Signal(name="write_delayed")
             m.d.sync += [wa_resp.eq(classes(self.addr_ahead)[0]), wa_poke.eq(classes(self.addr_ahead)[1])]
             # the delay's address decode registered with the classes (issue 16's depth: the
@@ -852,7 +851,13 @@ class Tia(wiring.Component):
             wa_resp, wa_poke = classes(bus.addr[0:6])
             dl_fixed, dl_pf = delays(bus.addr[0:6])
         cycle_end = bus.cycle_end if bus_clock else Const(0, 1)
-        waddr = bus.addr[0:6]
+        if self.colour_clocks == 1:
+            waddr = bus.addr[0:6]     # (the console's bus address, a register)
+        else:
+            # the write's A5..A0 registered a clock ahead with its classes (the CPU's address is
+            # combinational in the three-colour-clock console)
+            waddr = Signal(6, name="write_addr")
+            m.d.sync += waddr.eq(self.addr_ahead)
 
         # pending (delayed) generic write
         # pending RESPx during a drawn copy (+11)

@@ -130,6 +130,10 @@ def _tia_trace(colour_clocks: int, stim, start_line: int = 30):
             if colour_clocks == 3:
                 pixels.extend(ctx.get(tia.clocks[k].pixel) for k in range(3))
                 cycles.append((ctx.get(tia.bus.rdata), ctx.get(tia.clocks[2].frame_end)))
+                # the next cycle's write, registered at this edge (as the console's CPU probe gives it)
+                nxt = stim[cyc + 1] if cyc + 1 < len(stim) else ("r", 0)
+                ctx.set(tia.write_ahead, nxt[0] == "w")
+                ctx.set(tia.addr_ahead, nxt[1])
                 await ctx.tick()
                 cycles[-1] += (ctx.get(tia.wsync), ctx.get(tia.collision))
 
@@ -151,6 +155,7 @@ def test_tia_three_colour_clock_step_equals_three_single_steps(seed):
     reads = [int(r.value) for r in TiaRead]
     stim = [("w", rng.choice(writes), rng.randrange(256)) if rng.random() < 0.45 else ("r", rng.choice(reads))
             for _ in range(76 * 28)]
+    stim[0] = ("r", reads[0])   # (with three colour clocks per clock a write is registered a cycle ahead)
     one = _tia_trace(1, stim)
     three = _tia_trace(3, stim)
     assert sum(p != 0 for p in one[0]) > 1000           # the traffic draws objects

@@ -1,5 +1,5 @@
-"""``Cpu6507(addr_probe=True)``: ``addr_next``/``rw_next`` before a clock edge must equal ``addr``/``rw``
-after it, at every edge, whatever the core does: random read data at every clock (so every
+"""``Cpu6507(addr_probe=True)``: ``addr_next``/``rw_next``/``write_next`` before a clock edge must equal
+``addr``/``rw``/(R/W low and not ``dummy``) after it, at every edge, whatever the core does: random read data at every clock (so every
 opcode, addressing mode, branch and page crossing the data leads to), random ``ce`` and ``rdy``
 holds, and state loads (which also restart a jammed core). The oracle is the core's own bus one
 clock later; a mutation of the probe (the address latch or S not probed, ``advance`` ignored, the
@@ -27,18 +27,20 @@ def _run(seed: int, clocks: int, probe_noise: bool = False, stages: int = 2):
     dut = Cpu6507(staged_ops=stages, addr_probe=True)
     sim = Simulator(dut)
     sim.add_clock(1e-6)
-    out = {"edges": 0, "opcodes": set(), "held": 0, "loads": 0, "bad": [], "cart": 0}
+    out = {"edges": 0, "opcodes": set(), "held": 0, "loads": 0, "bad": [], "cart": 0, "dummy_writes": 0}
 
     async def bench(ctx):
         before = None
         for clk in range(clocks):
             addr, rw = ctx.get(dut.addr), ctx.get(dut.rw)
+            write = int(not rw and not ctx.get(dut.dummy))     # a write the console performs
+            out["dummy_writes"] += int(not rw and not write)
             if before is not None and probe_noise:
                 if addr & 0x1000 and ((addr & 0x3FFF, rw) != (before[0] & 0x3FFF, before[1])):
                     out["bad"].append((clk, before, (addr, rw)))
                 out["cart"] += bool(addr & 0x1000)
-            elif before is not None and (addr, rw) != before:
-                out["bad"].append((clk, before, (addr, rw)))
+            elif before is not None and (addr, rw, write) != before:
+                out["bad"].append((clk, before, (addr, rw, write)))
             din = rng.randrange(256)
             ce = int(rng.random() < 0.9)
             rdy = int(rng.random() < 0.8)
@@ -58,7 +60,7 @@ def _run(seed: int, clocks: int, probe_noise: bool = False, stages: int = 2):
                 out["opcodes"].add(din)
             if ce and rw and not rdy:
                 out["held"] += 1
-            before = (ctx.get(dut.addr_next), ctx.get(dut.rw_next))
+            before = (ctx.get(dut.addr_next), ctx.get(dut.rw_next), ctx.get(dut.write_next))
             out["edges"] += 1
             await ctx.tick()
 
@@ -74,6 +76,7 @@ def test_addr_next_is_the_next_cycles_address(seed, stages):
     assert out["edges"] == 6000
     assert len(out["opcodes"]) > 200          # most of the 256 opcodes seen (random data)
     assert out["held"] > 100 and out["loads"] > 20
+    assert out["dummy_writes"] > 20           # RMW's first write: write_next must leave it out
 
 
 @pytest.mark.parametrize("seed", [3, 4])
