@@ -132,6 +132,14 @@ def require_memory(needed: int, what: str) -> None:
 
 
 # -- input files --------------------------------------------------------------------
+def file_kind(mode: int) -> str:
+    """``"a folder"``, ``"a FIFO"``, ``"a device"``, ``"a socket"`` or ``"not a regular file"``
+    for a non-regular file's ``st_mode`` (the words of the refusals)."""
+    return ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+
+
 def read_regular_file(path, max_bytes: int, what: str = "file") -> bytes:
     """The contents of ``path``, which must be a regular file of at most ``max_bytes`` bytes.
 
@@ -153,9 +161,7 @@ def read_regular_file(path, max_bytes: int, what: str = "file") -> bytes:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
-                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
-            raise UserError(f"{what} {name!r} is {kind}; give a regular file")
+            raise UserError(f"{what} {name!r} is {file_kind(st.st_mode)}; give a regular file")
         limit = f"{max_bytes // 1024} KiB" if max_bytes % 1024 == 0 else f"{max_bytes:,} bytes"
         if st.st_size > max_bytes:
             raise UserError(f"{what} {name!r} is larger than {limit} ({st.st_size:,} bytes)")

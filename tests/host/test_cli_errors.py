@@ -86,3 +86,50 @@ def test_unreadable_checkpoint(tmp_path):
     (tmp_path / "config.json").write_text('{"config": {"game": "pong"}}')
     (tmp_path / "checkpoint.npz").write_bytes(b"")
     one_line_exit_2(nc2600("run", "--resume", str(tmp_path)), "cannot read checkpoint")
+
+
+# -- output files that exist and are not regular files are refused, never replaced --------------
+def _special_files(tmp_path):
+    """A FIFO and a socket inside ``tmp_path`` (never a real device: without the check, the output
+    would be renamed over them, and only these files could be lost)."""
+    import os
+    import socket
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    sock = socket.socket(socket.AF_UNIX)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)             # a socket's path must be short: bind it relative
+    try:
+        sock.bind("sock.json")
+    finally:
+        os.chdir(cwd)
+    return sock, {"a FIFO": fifo, "a socket": tmp_path / "sock.json"}
+
+
+def test_output_file_check_refuses_fifo_and_socket(tmp_path):
+    import stat
+    from host.errors import UserError
+    from host.rundir import atomic_write_bytes, check_output_file
+    sock, files = _special_files(tmp_path)
+    try:
+        for kind, path in files.items():
+            with pytest.raises(UserError, match=f"--out '{path}' exists and is {kind}"):
+                check_output_file(path)
+            with pytest.raises(UserError, match=f"exists and is {kind}"):
+                atomic_write_bytes(path, b"{}")
+            assert not stat.S_ISREG(path.lstat().st_mode)          # still the FIFO / socket
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo.json", "sock.json"]   # no temp file
+    finally:
+        sock.close()
+
+
+def test_mesh_out_fifo_or_socket_refused_not_replaced(tmp_path):
+    import stat
+    sock, files = _special_files(tmp_path)
+    try:
+        for kind, path in files.items():
+            one_line_exit_2(nc2600("mesh", "--population", "20", "--out", str(path)),
+                            f"--out '{path}' exists and is {kind}")
+            assert not stat.S_ISREG(path.lstat().st_mode)
+    finally:
+        sock.close()

@@ -133,3 +133,14 @@ def test_play_under_the_other_arithmetic(run_dir):
             r, _, over = inst.step(int(qp.act(stack[None])[0]), stack)
             total += r
         assert row["return"] == total
+
+
+def test_play_video_fifo_refused_not_replaced(run_dir, tmp_path):
+    import os
+    import stat
+    fifo = tmp_path / "v.mp4"
+    os.mkfifo(fifo)
+    proc = nc2600("play", "--run", str(run_dir), "--episodes", "1", "--video", str(fifo))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert f"--video '{fifo}' exists and is a FIFO" in proc.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
