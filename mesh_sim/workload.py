@@ -36,6 +36,10 @@ from hls_models.platform import FRAME_SKIP
 KINDS = ("train", "elite", "test")
 
 
+#: the largest step, frame or index count accepted (an int64 and a float64 hold it exactly)
+STEPS_MAX = 2**53
+
+
 @dataclass(frozen=True)
 class EpisodeDistribution:
     """Distribution of an episode's policy steps (before the cap).
@@ -66,6 +70,8 @@ class EpisodeDistribution:
         if any(not math.isfinite(v) or v < 0 for v in vals) or (name != "lognormal" and vals[0] < 1) \
                 or (name == "uniform" and vals[1] < vals[0]) or (name == "lognormal" and vals[0] <= 0):
             raise ValueError(f"episode distribution out of range: {self.spec!r}")
+        if any(v > STEPS_MAX for v in vals):       # an int64 draw; the cap clips longer episodes anyway
+            raise ValueError(f"episode distribution out of range: {self.spec!r} (each number at most 2**53)")
         if self.noop_max < 0:
             raise ValueError("noop_max must be >= 0")
         return name, vals
@@ -78,7 +84,11 @@ class EpisodeDistribution:
         elif name == "uniform":
             s = rng.integers(int(v[0]), int(v[1]) + 1, size=n, dtype=np.int64)
         else:
-            s = np.rint(v[0] * np.exp(v[1] * rng.standard_normal(n))).astype(np.int64)
+            # clipped as floats: a long tail's exp() may overflow to inf (a capped episode), never
+            # an int64 cast of an out-of-range float
+            with np.errstate(over="ignore", under="ignore"):
+                x = v[0] * np.exp(v[1] * rng.standard_normal(n))
+            return np.clip(np.rint(x), 1, cap_steps).astype(np.int64)
         return np.clip(s, 1, cap_steps)
 
     def sample_noops(self, rng: np.random.Generator, n: int) -> np.ndarray:
@@ -259,9 +269,14 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
                         raise ValueError(f"{ep_path}:{lineno}: field {name!r} missing or not {typ.__name__}")
                 if rec["kind"] not in KINDS:
                     raise ValueError(f"{ep_path}:{lineno}: kind {rec['kind']!r} not one of {', '.join(KINDS)}")
-                if min(rec["generation"], rec["individual"], rec["episode"], rec["frames"], rec["steps"],
-                       rec["reset_frames"]) < 0:
+                counts = (rec["generation"], rec["individual"], rec["episode"], rec["frames"], rec["steps"],
+                          rec["reset_frames"])
+                if min(counts) < 0:
                     raise ValueError(f"{ep_path}:{lineno}: negative count")
+                if max(counts) > STEPS_MAX:
+                    big = next(k for k in ("generation", "individual", "episode", "frames", "steps",
+                                           "reset_frames") if rec[k] > STEPS_MAX)
+                    raise ValueError(f"{ep_path}:{lineno}: field {big!r} is larger than 2**53")
                 key = (rec["generation"], rec["kind"], rec["individual"], rec["episode"])
                 if key in seen:
                     raise ValueError(f"{ep_path}:{lineno}: evaluation {key} recorded twice")

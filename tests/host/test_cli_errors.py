@@ -133,3 +133,17 @@ def test_mesh_out_fifo_or_socket_refused_not_replaced(tmp_path):
             assert not stat.S_ISREG(path.lstat().st_mode)
     finally:
         sock.close()
+
+
+@pytest.mark.parametrize("spec", ["fixed:1e20", "uniform:1:1e20"])
+def test_mesh_episode_steps_beyond_int64_one_line(spec):
+    one_line_exit_2(nc2600("mesh", "--population", "20", "--episode-steps", spec),
+                    f"episode distribution out of range: '{spec}' (each number at most 2**53)")
+
+
+def test_mesh_run_with_huge_frame_count_one_line(tmp_path):
+    import json
+    (tmp_path / "episodes.jsonl").write_text(json.dumps(
+        {"generation": 0, "individual": 0, "episode": 0, "kind": "train", "frames": 10**30, "steps": 45,
+         "return": 0.0, "reset_frames": 20}) + "\n")
+    one_line_exit_2(nc2600("mesh", "--run", str(tmp_path)), "episodes.jsonl:1: field 'frames' is larger than 2**53")
