@@ -147,3 +147,12 @@ def test_mesh_run_with_huge_frame_count_one_line(tmp_path):
         {"generation": 0, "individual": 0, "episode": 0, "kind": "train", "frames": 10**30, "steps": 45,
          "return": 0.0, "reset_frames": 20}) + "\n")
     one_line_exit_2(nc2600("mesh", "--run", str(tmp_path)), "episodes.jsonl:1: field 'frames' is larger than 2**53")
+
+
+@pytest.mark.parametrize("cmd", [["games", "verify"], ["lockstep", "--game", "pong"], ["run"]])
+@pytest.mark.parametrize("host", ["a..b", "x" * 64])
+def test_ray_address_with_invalid_host_name_one_line(cmd, host, tmp_path):
+    extra = ["--out", str(tmp_path / "r")] if cmd == ["run"] else []
+    one_line_exit_2(nc2600(*cmd, *extra, "--cluster", "ray", "--ray-address", f"{host}:6379"),
+                    f"--ray-address '{host}:6379': '{host}' is not a valid host name")
+    assert not (tmp_path / "r").exists()
