@@ -104,7 +104,14 @@ def main(argv: list[str] | None = None) -> int:
         return rc
     args = holder["args"]
     uses_ray = getattr(args, "uses_ray", None)     # a command's own test, else --cluster ray
-    if (uses_ray(args) if callable(uses_ray) else getattr(args, "cluster", None) == "ray") and hasattr(os, "fork"):
+
+    def decide():   # guarded too: it may read the run folder (run --resume), and Ctrl-C may come
+        holder["ray"] = bool(uses_ray(args) if callable(uses_ray) else getattr(args, "cluster", None) == "ray")
+        return 0
+    rc = guarded(decide)
+    if "ray" not in holder:
+        return rc
+    if holder["ray"] and hasattr(os, "fork"):
         # a Ray driver runs under a supervisor (host.cluster.supervised_driver): a SIGTERM to the
         # process group then cannot end Ray's daemons before the driver stops them
         from host.cluster import supervised_driver

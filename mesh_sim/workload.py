@@ -229,6 +229,26 @@ _REQUIRED = {"generation": int, "individual": int, "episode": int, "kind": str, 
              "steps": int, "reset_frames": int}
 
 
+def _open_regular(path: str):
+    """``path`` opened for reading as text; a FIFO, a device or a folder there raises
+    ``ValueError`` at once (opened non-blocking and checked with fstat: never a read that waits
+    for a writer). A missing file raises FileNotFoundError."""
+    import stat
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                    else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+            raise ValueError(f"{path} is {kind}; give a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def load_run(run_dir: str, generations: int | None = None) -> Workload:
     """Workload of a launcher run directory (``episodes.jsonl`` + ``config.json``).
 
@@ -238,20 +258,29 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
     """
     ep_path = os.path.join(run_dir, "episodes.jsonl")
     cfg_path = os.path.join(run_dir, "config.json")
+    if run_dir == "" or run_dir.isspace():
+        raise ValueError("the run directory is empty; give --run DIR")
     if not os.path.isdir(run_dir):
+        if os.path.exists(run_dir):
+            raise ValueError(f"run directory {run_dir!r} is not a folder; give the folder of `nc2600 run`")
         raise ValueError(f"run directory {run_dir!r} does not exist")
     config: dict = {}
-    if os.path.exists(cfg_path):
+    if os.path.lexists(cfg_path):
         try:
-            with open(cfg_path, encoding="utf-8") as fh:
+            with _open_regular(cfg_path) as fh:
                 config = json.load(fh)
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"cannot read {cfg_path}: {exc}") from None
         if not isinstance(config, dict):
             raise ValueError(f"{cfg_path} is not a JSON object")
+        inner = config.get("config") if isinstance(config.get("config"), dict) else {}
+        for key in ("game", "rom"):              # as `nc2600 play` and `run --resume` refuse them
+            for where in (config, inner):
+                if where.get(key) is not None and not isinstance(where[key], str):
+                    raise ValueError(f"{cfg_path} is damaged: {key!r} is {where[key]!r}, not a string")
     rows, seen = [], set()
     try:
-        with open(ep_path, encoding="utf-8") as fh:
+        with _open_regular(ep_path) as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
