@@ -85,6 +85,24 @@ def _checked(parse, ok, what: str):
     return convert
 
 
+def mac_lanes(text: str) -> int:
+    """argparse type: a policy-engine MAC-lane count, by the engine's own rule
+    (:func:`hls_models.policy_engine.check_lanes`: a multiple of 4 in 4..256), as ``synth`` checks it."""
+    import argparse
+    from hls_models.policy_engine import check_lanes
+    try:
+        return check_lanes(_int(text))
+    except ValueError:
+        try:
+            check_lanes(-1)
+        except ValueError as exc:          # the rule's own words, with the text given
+            rule = str(exc).rsplit(", got", 1)[0]
+        raise argparse.ArgumentTypeError(f"{rule}, got {text[:60]!r}") from None
+
+
+mac_lanes.__name__ = "MAC-lane count"
+
+
 #: argparse type: an integer in [1, 2**53]
 positive_int = int_range(1, COUNT_MAX, "a positive integer (at most 2**53)")
 #: argparse type: an integer in [0, 2**53]

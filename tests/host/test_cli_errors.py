@@ -252,3 +252,17 @@ def test_mesh_run_given_a_file_says_so(tmp_path):
     (tmp_path / "some.json").write_text("{}")
     one_line_exit_2(nc2600("mesh", "--run", str(tmp_path / "some.json")),
                     f"run directory '{tmp_path}/some.json' is not a folder")
+
+
+@pytest.mark.parametrize("cmd", [["mesh", "--population", "20"], ["report", "--no-instance"]])
+@pytest.mark.parametrize("lanes", ["5", "2", "260", "0"])
+def test_lanes_one_rule_everywhere(cmd, lanes, tmp_path):
+    """mesh and report take the MAC lanes synth takes (the engine's check_lanes)."""
+    one_line_exit_2(nc2600(*cmd, "--lanes", lanes, *(["--out", str(tmp_path / "r")] if cmd[0] == "report" else [])),
+                    f"argument --lanes: lanes must be a multiple of 4 in 4..256, got '{lanes}'")
+    assert not (tmp_path / "r").exists()
+
+
+def test_report_unknown_game_leaves_no_folder(tmp_path):
+    one_line_exit_2(nc2600("report", "--game", "nosuch", "--out", str(tmp_path / "rep")), "unknown game 'nosuch'")
+    assert not (tmp_path / "rep").exists()
