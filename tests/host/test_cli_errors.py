@@ -266,3 +266,18 @@ def test_lanes_one_rule_everywhere(cmd, lanes, tmp_path):
 def test_report_unknown_game_leaves_no_folder(tmp_path):
     one_line_exit_2(nc2600("report", "--game", "nosuch", "--out", str(tmp_path / "rep")), "unknown game 'nosuch'")
     assert not (tmp_path / "rep").exists()
+
+
+def test_rtl_play_actions_message_names_only_a_file(tmp_path):
+    proc = nc2600("rtl-play", "--game", "pong", "--actions", "random", "--out", str(tmp_path / "o"))
+    one_line_exit_2(proc, "--actions: 'random' is not an existing .npy file")
+    assert "noop" not in proc.stderr and not (tmp_path / "o").exists()
+
+
+def test_bench_help_lists_every_target():
+    from host.cli import build_parser
+    parser = build_parser()
+    bench = next(a for a in parser._subparsers._group_actions[0]._choices_actions if a.dest == "bench")
+    targets = sorted(parser._subparsers._group_actions[0].choices["bench"]._subparsers._group_actions[0].choices)
+    assert {"host", "rtl", "mesh", "policy", "ray"} <= set(targets)
+    assert bench.help == f"throughput benchmarks ({', '.join(targets)})"
