@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     groups: dict[str, argparse._SubParsersAction] = {}
 
-    bench = sub.add_parser("bench", help="throughput benchmarks (host, rtl)")
+    bench = sub.add_parser("bench", help="throughput benchmarks")    # targets listed below
     groups["bench"] = bench.add_subparsers(dest="bench_target", metavar="TARGET", parser_class=OneLineParser)
     groups["bench"].required = True
 
@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(sub, groups)
+    for action in sub._choices_actions:     # `bench`'s help names every target the modules registered
+        if action.dest == "bench":
+            action.help = f"throughput benchmarks ({', '.join(sorted(groups['bench'].choices))})"
     return parser
 
 
@@ -104,7 +107,14 @@ def main(argv: list[str] | None = None) -> int:
         return rc
     args = holder["args"]
     uses_ray = getattr(args, "uses_ray", None)     # a command's own test, else --cluster ray
-    if (uses_ray(args) if callable(uses_ray) else getattr(args, "cluster", None) == "ray") and hasattr(os, "fork"):
+
+    def decide():   # guarded too: it may read the run folder (run --resume), and Ctrl-C may come
+        holder["ray"] = bool(uses_ray(args) if callable(uses_ray) else getattr(args, "cluster", None) == "ray")
+        return 0
+    rc = guarded(decide)
+    if "ray" not in holder:
+        return rc
+    if holder["ray"] and hasattr(os, "fork"):
         # a Ray driver runs under a supervisor (host.cluster.supervised_driver): a SIGTERM to the
         # process group then cannot end Ray's daemons before the driver stops them
         from host.cluster import supervised_driver

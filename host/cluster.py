@@ -133,6 +133,8 @@ def _check_reachable(address: str) -> None:
             pass
     except OSError as exc:
         raise UserError(f"cannot reach the Ray head at {address}: {exc.strerror or exc}") from None
+    except (UnicodeError, ValueError):       # idna: an empty label (a..b), a label of 64+ characters
+        raise UserError(f"--ray-address {address!r}: {host[:80]!r} is not a valid host name") from None
 
 
 def _token_auth_if_token_here() -> None:

@@ -85,6 +85,24 @@ def _checked(parse, ok, what: str):
     return convert
 
 
+def mac_lanes(text: str) -> int:
+    """argparse type: a policy-engine MAC-lane count, by the engine's own rule
+    (:func:`hls_models.policy_engine.check_lanes`: a multiple of 4 in 4..256), as ``synth`` checks it."""
+    import argparse
+    from hls_models.policy_engine import check_lanes
+    try:
+        return check_lanes(_int(text))
+    except ValueError:
+        try:
+            check_lanes(-1)
+        except ValueError as exc:          # the rule's own words, with the text given
+            rule = str(exc).rsplit(", got", 1)[0]
+        raise argparse.ArgumentTypeError(f"{rule}, got {text[:60]!r}") from None
+
+
+mac_lanes.__name__ = "MAC-lane count"
+
+
 #: argparse type: an integer in [1, 2**53]
 positive_int = int_range(1, COUNT_MAX, "a positive integer (at most 2**53)")
 #: argparse type: an integer in [0, 2**53]
@@ -132,6 +150,14 @@ def require_memory(needed: int, what: str) -> None:
 
 
 # -- input files --------------------------------------------------------------------
+def file_kind(mode: int) -> str:
+    """``"a folder"``, ``"a FIFO"``, ``"a device"``, ``"a socket"`` or ``"not a regular file"``
+    for a non-regular file's ``st_mode`` (the words of the refusals)."""
+    return ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+
+
 def read_regular_file(path, max_bytes: int, what: str = "file") -> bytes:
     """The contents of ``path``, which must be a regular file of at most ``max_bytes`` bytes.
 
@@ -153,9 +179,7 @@ def read_regular_file(path, max_bytes: int, what: str = "file") -> bytes:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
-                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
-            raise UserError(f"{what} {name!r} is {kind}; give a regular file")
+            raise UserError(f"{what} {name!r} is {file_kind(st.st_mode)}; give a regular file")
         limit = f"{max_bytes // 1024} KiB" if max_bytes % 1024 == 0 else f"{max_bytes:,} bytes"
         if st.st_size > max_bytes:
             raise UserError(f"{what} {name!r} is larger than {limit} ({st.st_size:,} bytes)")

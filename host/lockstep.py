@@ -30,8 +30,10 @@ from host.errors import UserError
 MAX_FRAMES = 50_000_000
 
 
-def load_action_file(spec: str):
+def load_action_file(spec: str, others: str = "random, noop or "):
     """``(n,)`` int64 ALE action ids from a ``.npy`` file (``lockstep`` and ``rtl-play``).
+    ``others``: the other values the command's ``--actions`` takes, for the message
+    (``""`` for ``rtl-play``, which takes a file only).
 
     Raises:
         UserError: unless it holds a non-empty 1-D integer array of values 0..17.
@@ -39,7 +41,7 @@ def load_action_file(spec: str):
     import numpy as np
     p = Path(spec)
     if not spec or not p.is_file():
-        raise UserError(f"--actions: {spec!r} is not random, noop or an existing .npy file")
+        raise UserError(f"--actions: {spec!r} is not {others}an existing .npy file")
     try:
         with open(p, "rb") as fh:
             if fh.read(6) != b"\x93NUMPY":          # the .npy magic (NumPy format, version 1-3)

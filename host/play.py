@@ -42,12 +42,14 @@ class Agent:
 
 
 def _read_json(path: Path):
+    from host.errors import read_regular_file
+    from host.run import CONFIG_MAX_BYTES
+    if not os.path.lexists(path):
+        raise UserError(f"{str(path.parent)!r} holds no run ({path.name} missing)")
+    # a FIFO or a device there is refused at once (never a read that waits for a writer)
+    data = read_regular_file(path, CONFIG_MAX_BYTES, "run configuration")
     try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"{str(path.parent)!r} holds no run ({path.name} missing)") from None
-    except OSError as exc:
-        raise fs_error(exc, "read", path) from None
+        return json.loads(data)
     except ValueError:
         raise UserError(f"{str(path)!r} is not valid JSON; the run folder is damaged") from None
 
@@ -77,14 +79,15 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
     _, rom_path = resolve_rom(cfg.game, cfg.rom)
     best = run_dir / "best_params.npy"
     if individual is None and best.is_file():
-        params = _load_params(best, config)
+        params = check_finite(_load_params(best, config), str(best))
         return Agent(cfg, config, params, "elite", rom_path)
     meta, arrays = _checkpoint(run_dir)
     generation = int(meta["algo"]["generation"])
     if cfg.algo == "es":
         if individual not in (None, 0):
             raise UserError("an ES run stores only its centre: give no --individual (or 0)")
-        return Agent(cfg, config, np.asarray(arrays["theta"], np.float32),
+        return Agent(cfg, config, check_finite(np.asarray(arrays["theta"], np.float32),
+                                               f"the ES centre in {str(run_dir / 'checkpoint.npz')!r}"),
                      f"ES centre after generation {generation - 1}", rom_path)
     genomes = meta["algo"]["genomes"]
     index = 0 if individual is None else individual
@@ -96,9 +99,20 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
     if n_actions is None:
         raise UserError(f"{str(run_dir / 'config.json')!r} lacks n_actions")
     noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
-    params = genome_params([int(s) for s in genomes[index]], n_actions, cfg.effective_sigma(), noise, cfg.network)
+    params = check_finite(genome_params([int(s) for s in genomes[index]], n_actions, cfg.effective_sigma(), noise,
+                                        cfg.network), f"individual {index} of {str(run_dir / 'checkpoint.npz')!r}")
     label = "elite" if index == 0 else f"individual {index}"
     return Agent(cfg, config, params, f"{label} of the population after generation {generation - 1}", rom_path)
+
+
+def check_finite(params: np.ndarray, what: str) -> np.ndarray:
+    """``params``, unless one is NaN or infinite (a diverged run, a damaged file): then
+    UserError (a NaN agent would be quantised into garbage, or play silently)."""
+    bad = ~np.isfinite(params)
+    if bad.any():
+        raise UserError(f"{what}: {int(bad.sum()):,} of {params.size:,} parameters are not finite "
+                        f"float32 numbers (NaN, infinite or beyond float32); the agent cannot be played")
+    return params
 
 
 def _load_params(path: Path, config: dict) -> np.ndarray:

@@ -93,6 +93,10 @@ class RunConfig:
 
     def validate(self) -> None:
         """Raises UserError naming the first bad value."""
+        if self.game is not None and (not isinstance(self.game, str) or not self.game):   # None: --rom's
+            raise UserError(f"--game must be a game name, got {self.game!r}")
+        if self.rom is not None and (not isinstance(self.rom, str) or not self.rom):
+            raise UserError(f"--rom must be a file path, got {self.rom!r}")
         if self.backend not in ("ale", "rtl", "fabric"):
             raise UserError(f"--backend must be ale, rtl or fabric, got {self.backend!r}")
         if self.backend == "fabric" and self.policy != "int8":
@@ -174,6 +178,9 @@ class RunConfig:
                        f"{self.workers:,} workers x {self.envs_per_block:,} x 2 instances; "
                        f"largest part: {biggest}, {human_bytes(parts[biggest])})")
 
+
+#: the largest config.json read back (a run's settings and its resume history: a few KiB)
+CONFIG_MAX_BYTES = 16 << 20
 
 #: options that may differ on ``--resume`` (they do not change the results)
 RESUME_MUTABLE = ("generations", "max_frames", "workers", "envs_per_block", "video", "cluster", "ray_address")

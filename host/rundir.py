@@ -23,9 +23,10 @@ import errno
 import json
 import os
 import re
+import stat
 from pathlib import Path
 
-from host.errors import UserError
+from host.errors import UserError, file_kind
 
 LOCK_NAME = ".lock"
 _TEMP = re.compile(r"^\..+\.tmp\d+$")        #: atomic_write_bytes' temp names
@@ -63,6 +64,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         temp file is removed and ``path`` keeps its previous contents.
     """
     path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):    # never rename over a FIFO, device, socket
+        raise UserError(f"cannot write {str(path)!r}: it exists and is {file_kind(mode)}")
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
         try:
@@ -255,14 +262,23 @@ def prepare_output_folder(path, option: str = "--out") -> Path:
 
 
 def check_output_file(path, option: str = "--out") -> Path:
-    """Check an output file's path before any work: non-empty, not a folder, its folder exists
-    and is writable. Raises UserError."""
+    """Check an output file's path before any work: non-empty, not a folder nor any other
+    existing non-regular file (FIFO, device, socket), its folder exists and is writable.
+    Raises UserError."""
     text = os.fspath(path)
     if text.strip() == "":
         raise UserError(f"{option} is empty; give a file name")
     p = Path(text)
     if p.is_dir():
         raise UserError(f"{option} {text!r} is a folder; give a file name")
+    try:
+        st = os.stat(p)
+    except OSError:
+        st = None                  # missing (or unreadable: the probe below reports it)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # a FIFO, a device (/dev/null, /dev/full), a socket: the result is written by renaming a
+        # temp file over the path, which would replace it
+        raise UserError(f"{option} {text!r} exists and is {file_kind(st.st_mode)}; give a regular file name")
     folder = p.parent if str(p.parent) else Path(".")
     if not folder.is_dir():
         raise UserError(f"{option} {text!r}: folder {str(folder)!r} does not exist")

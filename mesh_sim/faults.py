@@ -31,14 +31,18 @@ class Fault:
         return f"node:{self.a}@{self.time_s:g}" if self.kind == "node" else f"link:{self.a}-{self.b}@{self.time_s:g}"
 
 
+#: the latest fault time accepted, simulated seconds (as --fault-window-s)
+FAULT_TIME_MAX = 1e9
+
+
 def validate(faults: list[Fault], topo: MeshTopology) -> None:
     """Raise ``ValueError`` (one line) for a fault naming a missing node or link, the
     entry node, a negative time, or the same part twice."""
     seen = set()
     neigh_ok = lambda a, b: 0 <= a < topo.n_nodes and b in topo.neighbours(a)  # noqa: E731
     for f in faults:
-        if not f.time_s >= 0:
-            raise ValueError(f"fault {f.describe()}: time must be >= 0")
+        if not 0 <= f.time_s <= FAULT_TIME_MAX:        # nan, inf and 1e308 too
+            raise ValueError(f"fault {f.describe()}: time must be a number of seconds in [0, 1e9]")
         if f.kind == "node":
             if not 0 <= f.a < topo.n_nodes:
                 raise ValueError(f"fault {f.describe()}: no node {f.a} (mesh has {topo.n_nodes})")
@@ -59,9 +63,11 @@ def validate(faults: list[Fault], topo: MeshTopology) -> None:
 def parse_faults(text: str, topo: MeshTopology) -> list[Fault]:
     """Parse ``node:N@T`` and ``link:A-B@T`` items separated by commas; validated, sorted by time."""
     out = []
+    if not text.strip():
+        raise ValueError("the fault list is empty; give e.g. node:17@2.5,link:3-4@1.0")
     for item in (s.strip() for s in text.split(",")):
         if not item:
-            continue
+            raise ValueError(f"the fault list {text[:60]!r} has an empty item; give e.g. node:17@2.5,link:3-4@1.0")
         try:
             what, when = item.split("@")
             kind, ident = what.split(":")

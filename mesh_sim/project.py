@@ -124,7 +124,7 @@ def build(opts: MeshOptions):
         raise ValueError(f"inference cycles must be >= 0, got {opts.inference_cycles}")
     topo = MeshTopology(cards=opts.cards, nodes_per_card=opts.nodes_per_card,
                         instances_per_node=opts.instances_per_node, mesh=opts.mesh)
-    if opts.run_dir:
+    if opts.run_dir is not None:           # "" too: load_run refuses it
         wl = load_run(opts.run_dir, generations=opts.generations)
     else:
         wl = synthetic_workload(opts.population, opts.generations or 1, episodes_per_individual=opts.episodes,
@@ -181,7 +181,7 @@ def build(opts: MeshOptions):
 
 
 def _fault_plan(opts: MeshOptions, topo: MeshTopology, wl, node: NodeParams):
-    if opts.faults:
+    if opts.faults is not None:            # "" and "," too: parse_faults refuses them
         if opts.fail_nodes or opts.fail_links:
             raise ValueError("give either an explicit fault list or --fail-nodes/--fail-links, not both")
         return parse_faults(opts.faults, topo), None

@@ -36,6 +36,10 @@ from hls_models.platform import FRAME_SKIP
 KINDS = ("train", "elite", "test")
 
 
+#: the largest step, frame or index count accepted (an int64 and a float64 hold it exactly)
+STEPS_MAX = 2**53
+
+
 @dataclass(frozen=True)
 class EpisodeDistribution:
     """Distribution of an episode's policy steps (before the cap).
@@ -66,6 +70,8 @@ class EpisodeDistribution:
         if any(not math.isfinite(v) or v < 0 for v in vals) or (name != "lognormal" and vals[0] < 1) \
                 or (name == "uniform" and vals[1] < vals[0]) or (name == "lognormal" and vals[0] <= 0):
             raise ValueError(f"episode distribution out of range: {self.spec!r}")
+        if any(v > STEPS_MAX for v in vals):       # an int64 draw; the cap clips longer episodes anyway
+            raise ValueError(f"episode distribution out of range: {self.spec!r} (each number at most 2**53)")
         if self.noop_max < 0:
             raise ValueError("noop_max must be >= 0")
         return name, vals
@@ -78,7 +84,11 @@ class EpisodeDistribution:
         elif name == "uniform":
             s = rng.integers(int(v[0]), int(v[1]) + 1, size=n, dtype=np.int64)
         else:
-            s = np.rint(v[0] * np.exp(v[1] * rng.standard_normal(n))).astype(np.int64)
+            # clipped as floats: a long tail's exp() may overflow to inf (a capped episode), never
+            # an int64 cast of an out-of-range float
+            with np.errstate(over="ignore", under="ignore"):
+                x = v[0] * np.exp(v[1] * rng.standard_normal(n))
+            return np.clip(np.rint(x), 1, cap_steps).astype(np.int64)
         return np.clip(s, 1, cap_steps)
 
     def sample_noops(self, rng: np.random.Generator, n: int) -> np.ndarray:
@@ -219,6 +229,26 @@ _REQUIRED = {"generation": int, "individual": int, "episode": int, "kind": str, 
              "steps": int, "reset_frames": int}
 
 
+def _open_regular(path: str):
+    """``path`` opened for reading as text; a FIFO, a device or a folder there raises
+    ``ValueError`` at once (opened non-blocking and checked with fstat: never a read that waits
+    for a writer). A missing file raises FileNotFoundError."""
+    import stat
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                    else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+            raise ValueError(f"{path} is {kind}; give a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def load_run(run_dir: str, generations: int | None = None) -> Workload:
     """Workload of a launcher run directory (``episodes.jsonl`` + ``config.json``).
 
@@ -228,20 +258,29 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
     """
     ep_path = os.path.join(run_dir, "episodes.jsonl")
     cfg_path = os.path.join(run_dir, "config.json")
+    if run_dir == "" or run_dir.isspace():
+        raise ValueError("the run directory is empty; give --run DIR")
     if not os.path.isdir(run_dir):
+        if os.path.exists(run_dir):
+            raise ValueError(f"run directory {run_dir!r} is not a folder; give the folder of `nc2600 run`")
         raise ValueError(f"run directory {run_dir!r} does not exist")
     config: dict = {}
-    if os.path.exists(cfg_path):
+    if os.path.lexists(cfg_path):
         try:
-            with open(cfg_path, encoding="utf-8") as fh:
+            with _open_regular(cfg_path) as fh:
                 config = json.load(fh)
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"cannot read {cfg_path}: {exc}") from None
         if not isinstance(config, dict):
             raise ValueError(f"{cfg_path} is not a JSON object")
+        inner = config.get("config") if isinstance(config.get("config"), dict) else {}
+        for key in ("game", "rom"):              # as `nc2600 play` and `run --resume` refuse them
+            for where in (config, inner):
+                if where.get(key) is not None and not isinstance(where[key], str):
+                    raise ValueError(f"{cfg_path} is damaged: {key!r} is {where[key]!r}, not a string")
     rows, seen = [], set()
     try:
-        with open(ep_path, encoding="utf-8") as fh:
+        with _open_regular(ep_path) as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
@@ -259,9 +298,14 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
                         raise ValueError(f"{ep_path}:{lineno}: field {name!r} missing or not {typ.__name__}")
                 if rec["kind"] not in KINDS:
                     raise ValueError(f"{ep_path}:{lineno}: kind {rec['kind']!r} not one of {', '.join(KINDS)}")
-                if min(rec["generation"], rec["individual"], rec["episode"], rec["frames"], rec["steps"],
-                       rec["reset_frames"]) < 0:
+                counts = (rec["generation"], rec["individual"], rec["episode"], rec["frames"], rec["steps"],
+                          rec["reset_frames"])
+                if min(counts) < 0:
                     raise ValueError(f"{ep_path}:{lineno}: negative count")
+                if max(counts) > STEPS_MAX:
+                    big = next(k for k in ("generation", "individual", "episode", "frames", "steps",
+                                           "reset_frames") if rec[k] > STEPS_MAX)
+                    raise ValueError(f"{ep_path}:{lineno}: field {big!r} is larger than 2**53")
                 key = (rec["generation"], rec["kind"], rec["individual"], rec["episode"])
                 if key in seen:
                     raise ValueError(f"{ep_path}:{lineno}: evaluation {key} recorded twice")

@@ -45,14 +45,19 @@ def run(args) -> int:
         raise UserError(f"--params: {args.params} is not a readable .npy file")
     try:
         flat = np.load(args.params, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise UserError(f"--params: cannot read {args.params}: {exc}") from None
+    except OSError as exc:
+        raise UserError(f"--params: cannot read {args.params}: {exc.strerror or exc}") from None
+    except ValueError:             # not .npy (numpy would suggest allow_pickle), or a damaged one
+        raise UserError(f"--params: {args.params} is not a .npy array file (e.g. a run's best_params.npy)") from None
     if flat.ndim != 1 or flat.shape[0] != n_params(n_actions) or not np.issubdtype(flat.dtype, np.floating):
         raise UserError(f"--params: expected a 1-D float vector of {n_params(n_actions)} parameters for {name} "
                         f"({n_actions} actions), got {flat.dtype} {flat.shape}")
+    from host.play import check_finite
+    with np.errstate(over="ignore"):           # beyond float32 becomes inf: refused below
+        flat = check_finite(flat.astype(np.float32), f"--params {args.params}")
     if args.episodes <= 0 or args.episode_frames <= 0:
         raise UserError("--episodes and --episode-frames must be positive")
-    qp = quantize(flat.astype(np.float32), n_actions,
+    qp = quantize(flat, n_actions,
                   calibration_observations(path, 4, args.episode_frames, args.calib_seed, 32))
     fst = partial = None
     if args.fst is not None:

@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 from hls_models.platform import FRAME_SKIP
-from host.errors import UserError, float_range, int_range, seed_int
+from host.errors import UserError, float_range, int_range, mac_lanes, seed_int
 
 
 def _shape(text: str):
@@ -75,7 +75,8 @@ def register(subparsers, groups):
     m.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=1, metavar="{1,3}",
                    help="console configuration: colour clocks per fabric clock (3: the three-colour-clock "
                         "console, one CPU cycle per clock, a frame in a third of the clocks)")
-    m.add_argument("--lanes", type=int_range(1, 4096), default=16, metavar="L", help="policy engine MAC lanes")
+    m.add_argument("--lanes", type=mac_lanes, default=16, metavar="L",
+                   help="policy engine MAC lanes (a multiple of 4 in 4..256)")
     m.add_argument("--inference-cycles", type=int_range(0, 10**9), default=None, metavar="N",
                    help="cycles per decision the console waits for the decision path (default: the engine's cycle "
                         "model for --lanes; e.g. the fabric instance's measured preprocessor + inference + action "

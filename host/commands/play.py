@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 from host.errors import UserError, float_range, int_range, probability, seed_int
 
@@ -30,9 +29,10 @@ def register(sub, groups):
                         "float32 or the fabric's int8 (quantised as `run --policy int8` does)")
     p.add_argument("--workers", type=int_range(1, 1024), metavar="W", default=None,
                    help=f"worker processes (default: cores, {os.cpu_count()})")
-    p.add_argument("--video", metavar="FILE", default=None,
+    v = p.add_mutually_exclusive_group()
+    v.add_argument("--video", metavar="FILE", default=None,
                    help="video of the first episode, .mp4 or .gif (default DIR/play-<who>-s<seed>.mp4)")
-    p.add_argument("--no-video", action="store_true", help="scores only")
+    v.add_argument("--no-video", action="store_true", help="scores only")
     p.add_argument("--scale", type=int_range(1, 8), metavar="K", default=2,
                    help="video pixels: K x taller, 2K x wider (default 2: 640 x 420)")
     p.add_argument("--video-seconds", type=float_range(0, 3600, lo_open=True), metavar="T", default=120.0,
@@ -47,6 +47,8 @@ def main(args) -> int:
     from host import play
     from host.errors import require_memory
     from host.rundir import check_output_file
+    if args.run.strip() == "":
+        raise UserError("--run is empty; give the run folder")
     agent = play.load_agent(args.run, args.individual)
     cfg = agent.cfg
     trained_policy = cfg.policy
@@ -68,8 +70,9 @@ def main(args) -> int:
     video = None
     if not args.no_video:
         who = "elite" if args.individual in (None, 0) else f"i{args.individual}"
-        video = Path(args.video) if args.video is not None else Path(args.run) / f"play-{who}-s{args.seed}.mp4"
-        check_output_file(video, "--video")
+        # the text as given: Path("") would be "." (a folder) and hide an empty --video
+        video = check_output_file(args.video if args.video is not None
+                                  else os.path.join(args.run, f"play-{who}-s{args.seed}.mp4"), "--video")
         if video.suffix.lower() not in (".mp4", ".gif"):
             raise UserError(f"--video {str(video)!r}: give a .mp4 or .gif file name")
     seeds = play.episode_seeds(args.seed, args.episodes)

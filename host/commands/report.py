@@ -17,7 +17,7 @@ import shlex
 import sys
 import time
 
-from host.errors import UserError, float_range, int_range, seed_int
+from host.errors import UserError, float_range, int_range, mac_lanes, seed_int
 
 
 def register(subparsers, groups):
@@ -30,7 +30,8 @@ def register(subparsers, groups):
     p.add_argument("--out", default="report", metavar="DIR", help="output folder")
     p.add_argument("--frames", type=int_range(1, 100_000), default=400, metavar="N",
                    help="frames per game for the RTL measurements (random minimal-set actions, frame skip 4)")
-    p.add_argument("--lanes", type=int_range(1, 4096), default=16, metavar="L", help="policy engine MAC lanes")
+    p.add_argument("--lanes", type=mac_lanes, default=16, metavar="L",
+                   help="policy engine MAC lanes (a multiple of 4 in 4..256)")
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions and ALE")
     p.add_argument("--no-instance", action="store_true",
                    help="leave out the fabric instance's episode (its cycles by phase, measured in Verilator)")
@@ -42,6 +43,9 @@ def run(args) -> int:
     games = args.game or ["pong"]
     if len(set(games)) != len(games):
         raise UserError(f"a game is given twice: {' '.join(games)}")
+    from host.games import resolve_rom
+    for g in games:                  # an unknown game: refused before the folder is made
+        resolve_rom(game=g)
     from host.rundir import prepare_output_folder
     out = prepare_output_folder(args.out)
     t0 = time.perf_counter()

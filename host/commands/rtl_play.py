@@ -32,7 +32,7 @@ def run(args) -> int:
     if mapper not in SUPPORTED:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
     from host.lockstep import load_action_file
-    actions = load_action_file(args.actions)
+    actions = load_action_file(args.actions, others="")
     import shutil
 
     from host.errors import human_bytes, require_memory
@@ -45,14 +45,16 @@ def run(args) -> int:
     if free is not None and need > free:
         raise UserError(f"--actions of {len(actions):,} frames writes {human_bytes(need)}; "
                         f"the disk of --out has {human_bytes(free)} free")
-    out = Path(args.out)
-    if not args.out:
-        raise UserError("--out: give an output folder")
-    created = not out.exists()
+    if not args.out.strip():
+        raise UserError("--out is empty; give a folder name")
+    created = not os.path.lexists(args.out)
+    from host.rundir import prepare_output_folder
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"--out: cannot create folder {args.out}: {exc.strerror or exc}") from None
+        out = prepare_output_folder(args.out)   # created and written to (a probe) before the RTL runs
+    except UserError:
+        if created and os.path.isdir(args.out) and not os.listdir(args.out):
+            os.rmdir(args.out)                  # leave no empty folder we made
+        raise
     targets = [out / f for f in ("ram.npy", "screens.npy", "colour_clocks.npy")]
     for t in targets:
         if t.exists() and not t.is_file():

@@ -97,19 +97,24 @@ def build(args) -> tuple:
         if args.resume.strip() == "":
             raise UserError("--resume is empty; give the run folder")
         out = Path(args.resume)
+        from host.errors import read_regular_file
+        from host.run import CONFIG_MAX_BYTES
+        if not os.path.lexists(out / "config.json"):
+            raise UserError(f"{str(out)!r} holds no run (config.json missing)")
+        # a FIFO or a device there is refused at once (never a read that waits for a writer)
+        data = read_regular_file(out / "config.json", CONFIG_MAX_BYTES, "run configuration")
         try:
-            saved = json.loads((out / "config.json").read_text())
-        except FileNotFoundError:
-            raise UserError(f"{str(out)!r} holds no run (config.json missing)") from None
-        except (OSError, ValueError) as exc:
-            raise UserError(f"cannot read {str(out / 'config.json')!r}: {getattr(exc, 'strerror', None) or exc}") from None
+            saved = json.loads(data)
+        except ValueError as exc:
+            raise UserError(f"cannot read {str(out / 'config.json')!r}: {exc}") from None
         saved = saved.get("config") if isinstance(saved, dict) else None
         if not isinstance(saved, dict):
             raise UserError(f"{str(out / 'config.json')!r} is not a run configuration (a JSON object with \"config\")")
         names = {f.name for f in dataclasses.fields(RunConfig)}
         try:
             cfg = RunConfig(**{k: v for k, v in saved.items() if k in names})
-        except TypeError as exc:
+            cfg.validate()               # the saved settings, before any given option changes them
+        except (TypeError, UserError) as exc:
             raise UserError(f"{str(out / 'config.json')!r} is damaged: {exc}") from None
         for k, v in given.items():
             if k in RESUME_MUTABLE:

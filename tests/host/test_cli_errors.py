@@ -86,3 +86,198 @@ def test_unreadable_checkpoint(tmp_path):
     (tmp_path / "config.json").write_text('{"config": {"game": "pong"}}')
     (tmp_path / "checkpoint.npz").write_bytes(b"")
     one_line_exit_2(nc2600("run", "--resume", str(tmp_path)), "cannot read checkpoint")
+
+
+# -- output files that exist and are not regular files are refused, never replaced --------------
+def _special_files(tmp_path):
+    """A FIFO and a socket inside ``tmp_path`` (never a real device: without the check, the output
+    would be renamed over them, and only these files could be lost)."""
+    import os
+    import socket
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    sock = socket.socket(socket.AF_UNIX)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)             # a socket's path must be short: bind it relative
+    try:
+        sock.bind("sock.json")
+    finally:
+        os.chdir(cwd)
+    return sock, {"a FIFO": fifo, "a socket": tmp_path / "sock.json"}
+
+
+def test_output_file_check_refuses_fifo_and_socket(tmp_path):
+    import stat
+    from host.errors import UserError
+    from host.rundir import atomic_write_bytes, check_output_file
+    sock, files = _special_files(tmp_path)
+    try:
+        for kind, path in files.items():
+            with pytest.raises(UserError, match=f"--out '{path}' exists and is {kind}"):
+                check_output_file(path)
+            with pytest.raises(UserError, match=f"exists and is {kind}"):
+                atomic_write_bytes(path, b"{}")
+            assert not stat.S_ISREG(path.lstat().st_mode)          # still the FIFO / socket
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo.json", "sock.json"]   # no temp file
+    finally:
+        sock.close()
+
+
+def test_mesh_out_fifo_or_socket_refused_not_replaced(tmp_path):
+    import stat
+    sock, files = _special_files(tmp_path)
+    try:
+        for kind, path in files.items():
+            one_line_exit_2(nc2600("mesh", "--population", "20", "--out", str(path)),
+                            f"--out '{path}' exists and is {kind}")
+            assert not stat.S_ISREG(path.lstat().st_mode)
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize("spec", ["fixed:1e20", "uniform:1:1e20"])
+def test_mesh_episode_steps_beyond_int64_one_line(spec):
+    one_line_exit_2(nc2600("mesh", "--population", "20", "--episode-steps", spec),
+                    f"episode distribution out of range: '{spec}' (each number at most 2**53)")
+
+
+def test_mesh_run_with_huge_frame_count_one_line(tmp_path):
+    import json
+    (tmp_path / "episodes.jsonl").write_text(json.dumps(
+        {"generation": 0, "individual": 0, "episode": 0, "kind": "train", "frames": 10**30, "steps": 45,
+         "return": 0.0, "reset_frames": 20}) + "\n")
+    one_line_exit_2(nc2600("mesh", "--run", str(tmp_path)), "episodes.jsonl:1: field 'frames' is larger than 2**53")
+
+
+@pytest.mark.parametrize("cmd", [["games", "verify"], ["lockstep", "--game", "pong"], ["run"]])
+@pytest.mark.parametrize("host", ["a..b", "x" * 64])
+def test_ray_address_with_invalid_host_name_one_line(cmd, host, tmp_path):
+    extra = ["--out", str(tmp_path / "r")] if cmd == ["run"] else []
+    one_line_exit_2(nc2600(*cmd, *extra, "--cluster", "ray", "--ray-address", f"{host}:6379"),
+                    f"--ray-address '{host}:6379': '{host}' is not a valid host name")
+    assert not (tmp_path / "r").exists()
+
+
+def _pong_params(tmp_path, value, dtype):
+    import numpy as np
+    from host.policy import n_params
+    path = tmp_path / "p.npy"
+    np.save(path, np.full(n_params(6), value, dtype))
+    return path
+
+
+@pytest.mark.parametrize("value,dtype", [(float("nan"), "float32"), (float("inf"), "float32"), (1e300, "float64")])
+def test_instance_play_refuses_non_finite_parameters(tmp_path, value, dtype):
+    from host.policy import n_params
+    n = n_params(6)
+    path = _pong_params(tmp_path, value, dtype)
+    one_line_exit_2(nc2600("instance-play", "--game", "pong", "--params", str(path)),
+                    f"--params {path}: {n:,} of {n:,} parameters are not finite float32 numbers")
+
+
+def test_instance_play_params_not_npy_without_numpy_advice(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text('{"a": 1}\n')
+    proc = nc2600("instance-play", "--game", "pong", "--params", str(path))
+    one_line_exit_2(proc, f"--params: {path} is not a .npy array file")
+    assert "pickle" not in proc.stderr
+
+
+# -- run folders holding a FIFO or damaged values -------------------------------------------
+def _episodes_line():
+    import json
+    return json.dumps({"generation": 0, "individual": 0, "episode": 0, "kind": "train", "frames": 200,
+                       "steps": 45, "return": 0.0, "reset_frames": 20}) + "\n"
+
+
+@pytest.mark.parametrize("fifo", ["config.json", "episodes.jsonl"])
+def test_mesh_run_with_a_fifo_refused_at_once(tmp_path, fifo):
+    import os
+    other = "episodes.jsonl" if fifo == "config.json" else "config.json"
+    (tmp_path / other).write_text(_episodes_line() if other == "episodes.jsonl" else "{}")
+    os.mkfifo(tmp_path / fifo)
+    proc = subprocess.run([sys.executable, "-m", "host.cli", "mesh", "--run", str(tmp_path)],
+                          capture_output=True, text=True, timeout=20)
+    one_line_exit_2(proc, f"{tmp_path}/{fifo} is a FIFO; give a regular file")
+
+
+def test_run_resume_with_a_fifo_config_refused_at_once(tmp_path):
+    import os
+    os.mkfifo(tmp_path / "config.json")
+    proc = subprocess.run([sys.executable, "-m", "host.cli", "run", "--resume", str(tmp_path)],
+                          capture_output=True, text=True, timeout=20)
+    one_line_exit_2(proc, f"run configuration '{tmp_path}/config.json' is a FIFO; give a regular file")
+
+
+def test_interrupt_while_deciding_on_ray_is_one_line(tmp_path, monkeypatch, capsys):
+    """``cli.main`` asks the command whether it drives Ray (run --resume reads config.json for
+    that) before the command runs: a Ctrl-C or SIGTERM there is one line and 130 too."""
+    import host.commands.run as run_cmd
+    from host.cli import main
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(run_cmd, "_uses_ray", interrupted)
+    try:
+        rc = main(["run", "--resume", str(tmp_path)])
+    except KeyboardInterrupt:
+        pytest.fail("the KeyboardInterrupt escaped cli.main (a traceback)")
+    assert rc == 130
+    assert capsys.readouterr().err == "nc2600: interrupted\n"
+
+
+def test_config_rom_not_a_string_is_damaged_for_resume_and_mesh(tmp_path):
+    import json
+    (tmp_path / "config.json").write_text(json.dumps({"game": "pong", "config": {"game": "pong", "rom": 123}}))
+    (tmp_path / "episodes.jsonl").write_text(_episodes_line())
+    one_line_exit_2(nc2600("run", "--resume", str(tmp_path)),
+                    f"'{tmp_path}/config.json' is damaged: --rom must be a file path, got 123")
+    one_line_exit_2(nc2600("mesh", "--run", str(tmp_path)),
+                    f"{tmp_path}/config.json is damaged: 'rom' is 123, not a string")
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--run", ""], "the run directory is empty; give --run DIR"),
+    (["--faults", ","], "the fault list ',' has an empty item"),
+    (["--faults", ""], "the fault list is empty"),
+    (["--faults", "link:3-4@inf"], "fault link:3-4@inf: time must be a number of seconds in [0, 1e9]"),
+    (["--faults", "node:17@1e308"], "fault node:17@1e+308: time must be a number of seconds in [0, 1e9]"),
+    (["--faults", "node:17@nan"], "fault node:17@nan: time must be a number of seconds in [0, 1e9]"),
+])
+def test_mesh_empty_and_non_finite_values(args, needle):
+    one_line_exit_2(nc2600("mesh", "--population", "20", *args), needle)
+
+
+def test_mesh_run_given_a_file_says_so(tmp_path):
+    (tmp_path / "some.json").write_text("{}")
+    one_line_exit_2(nc2600("mesh", "--run", str(tmp_path / "some.json")),
+                    f"run directory '{tmp_path}/some.json' is not a folder")
+
+
+@pytest.mark.parametrize("cmd", [["mesh", "--population", "20"], ["report", "--no-instance"]])
+@pytest.mark.parametrize("lanes", ["5", "2", "260", "0"])
+def test_lanes_one_rule_everywhere(cmd, lanes, tmp_path):
+    """mesh and report take the MAC lanes synth takes (the engine's check_lanes)."""
+    one_line_exit_2(nc2600(*cmd, "--lanes", lanes, *(["--out", str(tmp_path / "r")] if cmd[0] == "report" else [])),
+                    f"argument --lanes: lanes must be a multiple of 4 in 4..256, got '{lanes}'")
+    assert not (tmp_path / "r").exists()
+
+
+def test_report_unknown_game_leaves_no_folder(tmp_path):
+    one_line_exit_2(nc2600("report", "--game", "nosuch", "--out", str(tmp_path / "rep")), "unknown game 'nosuch'")
+    assert not (tmp_path / "rep").exists()
+
+
+def test_rtl_play_actions_message_names_only_a_file(tmp_path):
+    proc = nc2600("rtl-play", "--game", "pong", "--actions", "random", "--out", str(tmp_path / "o"))
+    one_line_exit_2(proc, "--actions: 'random' is not an existing .npy file")
+    assert "noop" not in proc.stderr and not (tmp_path / "o").exists()
+
+
+def test_bench_help_lists_every_target():
+    from host.cli import build_parser
+    parser = build_parser()
+    bench = next(a for a in parser._subparsers._group_actions[0]._choices_actions if a.dest == "bench")
+    targets = sorted(parser._subparsers._group_actions[0].choices["bench"]._subparsers._group_actions[0].choices)
+    assert {"host", "rtl", "mesh", "policy", "ray"} <= set(targets)
+    assert bench.help == f"throughput benchmarks ({', '.join(targets)})"

@@ -133,3 +133,62 @@ def test_play_under_the_other_arithmetic(run_dir):
             r, _, over = inst.step(int(qp.act(stack[None])[0]), stack)
             total += r
         assert row["return"] == total
+
+
+def test_play_video_fifo_refused_not_replaced(run_dir, tmp_path):
+    import os
+    import stat
+    fifo = tmp_path / "v.mp4"
+    os.mkfifo(fifo)
+    proc = nc2600("play", "--run", str(run_dir), "--episodes", "1", "--video", str(fifo))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert f"--video '{fifo}' exists and is a FIFO" in proc.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def _copy_run(run_dir, tmp_path):
+    import shutil
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy, ignore=shutil.ignore_patterns(".lock", "*.mp4", "*.gif"))
+    return copy
+
+
+@pytest.mark.parametrize("policy", ["int8", "float"])
+def test_play_refuses_non_finite_parameters(run_dir, tmp_path, policy):
+    run = _copy_run(run_dir, tmp_path)
+    n = np.load(run / "best_params.npy").size
+    np.save(run / "best_params.npy", np.full(n, np.nan, np.float32))
+    proc = nc2600("play", "--run", str(run), "--policy", policy, "--no-video", "--episodes", "1")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert f"best_params.npy: {n:,} of {n:,} parameters are not finite float32 numbers" in proc.stderr
+    assert proc.stdout == ""                           # no episode played
+
+
+def test_play_config_with_a_non_string_rom_is_damaged(run_dir, tmp_path):
+    run = _copy_run(run_dir, tmp_path)
+    doc = json.loads((run / "config.json").read_text())
+    doc["config"]["rom"] = 123
+    (run / "config.json").write_text(json.dumps(doc))
+    proc = nc2600("play", "--run", str(run), "--no-video", "--episodes", "1")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert f"'{run}/config.json' is damaged: --rom must be a file path, got 123" in proc.stderr
+
+
+def test_play_config_fifo_refused_at_once(tmp_path):
+    import os
+    os.mkfifo(tmp_path / "config.json")
+    proc = subprocess.run([sys.executable, "-m", "host.cli", "play", "--run", str(tmp_path), "--no-video"],
+                          capture_output=True, text=True, timeout=20)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert f"run configuration '{tmp_path}/config.json' is a FIFO; give a regular file" in proc.stderr
+
+
+def test_play_empty_run_and_video_and_conflicting_video_options(run_dir, tmp_path):
+    proc = nc2600("play", "--run", "", "--no-video")
+    assert proc.returncode == 2 and proc.stderr == "nc2600: error: --run is empty; give the run folder\n"
+    proc = nc2600("play", "--run", str(run_dir), "--video", "", "--episodes", "1")
+    assert proc.returncode == 2 and proc.stderr == "nc2600: error: --video is empty; give a file name\n"
+    proc = nc2600("play", "--run", str(run_dir), "--video", str(tmp_path / "x.mp4"), "--no-video")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "argument --no-video: not allowed with argument --video" in proc.stderr
+    assert not (tmp_path / "x.mp4").exists()

@@ -59,6 +59,8 @@ def test_project_run_replays_the_recorded_lengths(tmp_path):
     (json.dumps({"generation": 0}) + "\n", "missing"),
     (json.dumps(rec(0, 0, 0, "warmup", 10, 2)) + "\n", "kind"),
     (json.dumps(rec(0, 0, 0, "train", -1, 2)) + "\n", "negative"),
+    (json.dumps(rec(0, 0, 0, "train", 10**30, 2)) + "\n", "field 'frames' is larger than 2\\*\\*53"),
+    (json.dumps(rec(0, 0, 10**19, "train", 10, 2)) + "\n", "field 'episode' is larger than 2\\*\\*53"),
     (json.dumps(rec(0, 0, 0, "train", 10, 2)) + "\n" + json.dumps(rec(0, 0, 0, "train", 10, 2)) + "\n", "twice"),
     ("", "no episode"),
 ])
@@ -106,3 +108,26 @@ def test_bad_options():
                {"faults": "node:3@1", "fail_nodes": 1}):
         with pytest.raises(ValueError):
             simulate(MeshOptions(**kw))
+
+
+@pytest.mark.parametrize("spec", ["fixed:1e20", "uniform:1:1e20", "uniform:1e19:1e20", "lognormal:1e54:0.5"])
+def test_distribution_numbers_beyond_int64_refused(spec):
+    with pytest.raises(ValueError, match=r"out of range: .* \(each number at most 2\*\*53\)"):
+        EpisodeDistribution(spec)
+
+
+def test_lognormal_long_tail_is_capped_not_wrapped():
+    """sigma 50: half the draws are far above the cap (many overflow float64 to inf); each is a
+    capped episode, none a 1-step one from an int64 cast of a huge float."""
+    import warnings
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # no overflow RuntimeWarning either
+        steps = EpisodeDistribution("lognormal:2500:50").sample_steps(rng, 20_000, 5000)
+    z = np.random.default_rng(0).standard_normal(20_000)
+    with np.errstate(over="ignore", under="ignore"):
+        want = np.clip(np.rint(2500 * np.exp(50 * z)), 1, 5000).astype(np.int64)
+    assert (steps == want).all()
+    assert (steps == 5000).sum() == (z > np.log(2) / 50).sum() > 9000    # above the cap: capped
+    big = EpisodeDistribution("fixed:9007199254740992").sample_steps(rng, 3, 5000)
+    assert big.tolist() == [5000, 5000, 5000]
