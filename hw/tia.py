@@ -847,9 +847,8 @@ class Tia(wiring.Component):
             # delay compare with wm then starts from registers)
             dl_fixed, dl_pf = Signal(4, name="write_delay_fixed"), Signal(name="write_delay_pf")
             m.d.sync += [dl_fixed.eq(delays(self.addr_ahead)[0]), dl_pf.eq(delays(self.addr_ahead)[1])]
-        else:
-            wa_resp, wa_poke = classes(bus.addr[0:6])
-            dl_fixed, dl_pf = delays(bus.addr[0:6])
+        else:   # no write at this colour clock (is_write is 0): the classes are never read
+            wa_resp, wa_poke, dl_fixed, dl_pf = Const(0, 1), Const(0, 1), Const(0, 4), Const(0, 1)
         cycle_end = bus.cycle_end if bus_clock else Const(0, 1)
         if self.colour_clocks == 1:
             waddr = bus.addr[0:6]     # (the console's bus address, a register)
