@@ -436,10 +436,24 @@ class Preprocessor(wiring.Component):
         line_done = Signal()            # the beat carries the line's last pixel
         m.d.comb += line_done.eq(accept & (x + n >= W))
 
-        # per pixel j: valid, column weights, column; px/c advance pixel by pixel
+        # per pixel j: valid, column weights, column. Pixel j sits at t_j = px + N*j (scaled units
+        # from the start of column c), i.e. in column c + t_j // W at px_j = t_j % W; t_j < 3*W, so
+        # the quotient is two compares of px with constants (no chain of the beat's pixels)
+        def cols_passed(j):
+            """floor((px + N*j) / W) as a value, from constant compares of px (0..2)."""
+            flags = [Const(1, 1) if k * W - N * j <= 0 else (px >= k * W - N * j) for k in (1, 2)]
+            q = Signal(range(3), name=f"cols_passed{j}")
+            m.d.comb += q.eq(flags[0] + flags[1])
+            return q
+
+        passed = [cols_passed(j) for j in range(P + 1)]
+        pos = []                            # px_j = px + N*j - W*passed[j]
+        for j in range(P + 1):
+            pj = Signal(range(W), name=f"px_at{j}")
+            m.d.comb += pj.eq(Mux(passed[j] == 2, px + (N * j - 2 * W),
+                                  Mux(passed[j] == 1, px + (N * j - W), px + N * j)))
+            pos.append(pj)
         valid, cds, wxas, wxbs, cols, lasts = [], [], [], [], [], []
-        pxj, cj = px, c
-        chain_px, chain_c = [px], [c]
         for j in range(P):
             v = Signal(name=f"valid{j}")
             cd = Signal(name=f"col_done{j}")
@@ -448,18 +462,15 @@ class Preprocessor(wiring.Component):
             last = Signal(name=f"last{j}")
             m.d.comb += [
                 v.eq(accept & (j < n) & (x + j < W)),
-                cd.eq(pxj + N >= W),
-                wxa.eq(Mux(cd, W - pxj, N)),
-                wxb.eq(Mux(cd, pxj + N - W, 0)),
-                cc.eq(cj),
+                cd.eq(passed[j + 1] != passed[j]),
+                wxa.eq(Mux(cd, W - pos[j], N)),
+                wxb.eq(Mux(cd, pos[j + 1], 0)),
+                cc.eq(c + passed[j]),
                 last.eq((x + j == W - 1) & (y == H - 1)),
             ]
-            nxt_px, nxt_c = Signal(range(W), name=f"px_after{j}"), Signal(range(N + P), name=f"c_after{j}")
-            m.d.comb += [nxt_px.eq(Mux(cd, pxj + N - W, pxj + N)), nxt_c.eq(cj + cd)]
-            pxj, cj = nxt_px, nxt_c
-            chain_px.append(pxj)
-            chain_c.append(cj)
             valid.append(v), cds.append(cd), wxas.append(wxa), wxbs.append(wxb), cols.append(cc), lasts.append(last)
+        chain_px = pos
+        chain_c = [c + passed[k] for k in range(P + 1)]
         row_done = Signal()
         wya, wyb = Signal(range(N + 1)), Signal(range(N + 1))
         m.d.comb += [row_done.eq(py + N >= H), wya.eq(Mux(row_done, H - py, N)),

