@@ -62,13 +62,18 @@ three-colour-clock console): one beat per CPU cycle (:data:`PixelStream3Signatur
 alone). The beat's visible pixels must be contiguous (else ``sync_error``); any alignment is
 taken. The same arithmetic, widened: three grey LUT reads; the previous frame in three banks
 (frame address ``3*row + bank``, so a beat's three pixels always fall into different banks);
-the column counters advanced pixel by pixel within the beat; the horizontal accumulation
-chained over the beat's pixels, which completes at most two output columns per beat (three
-pixels span ``3*84 = 252 < 2*160`` scaled units), consecutive ones, so one even and one odd:
+each pixel's column and position in it from the beat's start position (``px + 84 j`` against
+multiples of 160: constant compares, not a chain over the pixels); the horizontal accumulation
+over the beat's pixels completes at most two output columns per beat (three pixels span
+``3*84 = 252 < 2*160`` scaled units), consecutive ones, so one even and one odd. One more stage
+than the one-pixel pipeline, S2a, forms the beat's sums from its products alone (the first
+column's part, the second column's sum, the sum carried out), each a carry-save step and one
+adder, so that S2b adds the sum carried in from the last beat with one adder (the loop). Then
 stages S3-S6 run twice, one column lane for even and one for odd output columns, each with its
 own vertical-accumulator bank (42 x 24 bit) and stack bank (``4 x 3528`` bytes, index
-``(row*84 + column) / 2``). Same stages and latency (``LATENCY_CYCLES`` after the beat with the
-last visible pixel). The read port is unchanged (the index's low bit picks the bank).
+``(row*84 + column) / 2``). Latency ``LATENCY_CYCLES3`` = 8 beats after the beat with the last
+visible pixel (:func:`latency_cycles`). The read port is unchanged (the index's low bit picks the
+bank). Depth: 9 xc7 levels (``nc2600 synth --block preprocessor3``).
 
 Memories (H = 210): previous frame 33,600 B, stack 28,224 B, vertical accumulator 84 x 24 bit,
 grey LUT 256 B (:func:`bram36`). Multipliers: 7x8 (two), 7x16 (two), 24x23 (one).
@@ -91,7 +96,8 @@ from hw import reproducible
 from hw.console import PixelStream3Signature as _console_stream3
 from hw.console import PixelStreamSignature as _console_stream
 
-LATENCY_CYCLES = 7                     #: cycles from the last visible pixel to obs_valid
+LATENCY_CYCLES = 7                     #: cycles from the last visible pixel to obs_valid (1 pixel per cycle)
+LATENCY_CYCLES3 = 8                    #: the same with three pixels per cycle (beats)
 OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
 PIXELS_PER_CYCLE = (1, 3)              #: the stream widths the block takes (pixels per beat)
@@ -108,6 +114,18 @@ PixelStream3Signature = _console_stream3
 PreprocessorControlSignature = wiring.Signature({
     "push": Out(1), "zero_prev": Out(1), "clear": Out(1), "obs_valid": In(1),
 })
+
+
+def latency_cycles(pixels_per_cycle: int = 1) -> int:
+    """Cycles (beats) from the beat carrying a pushed frame's last visible pixel to ``obs_valid``:
+    :data:`LATENCY_CYCLES` for one pixel per cycle, :data:`LATENCY_CYCLES3` for three (one more
+    stage: the beat's sums before the horizontal accumulation). Measured by ``tests/preprocessor``.
+
+    Raises:
+        ValueError: ``pixels_per_cycle`` not in :data:`PIXELS_PER_CYCLE`.
+    """
+    pixel_stream_signature(pixels_per_cycle)
+    return LATENCY_CYCLES if pixels_per_cycle == 1 else LATENCY_CYCLES3
 
 
 def pixel_stream_signature(pixels_per_cycle: int = 1) -> wiring.Signature:
@@ -481,7 +499,7 @@ class Preprocessor(wiring.Component):
             m.d.comb += prev_rd[b].addr.eq(q + (b < mb))
 
         with m.If(accept):
-            mb_sum = mb + Mux(line_done, W - x, n)
+            mb_sum = mb + n               # a beat past the line's end is a sync_error (below)
             m.d.sync += [q.eq(q + (mb_sum >= P) + (mb_sum >= 2 * P)),
                          mb.eq(mb_sum - Mux(mb_sum >= 2 * P, 2 * P, Mux(mb_sum >= P, P, 0)))]
             with m.If(first):
@@ -555,27 +573,87 @@ class Preprocessor(wiring.Component):
         top2, base2, push2 = (stage("top2", 1, top1), stage("base2", range(OBS_PIXELS), base1),
                               stage("push2", 1, push1))
 
-        # ---- S2: horizontal accumulation over the beat's pixels; up to two columns complete,
-        # consecutive ones, so one even and one odd: each goes to its column lane --------------
+        # ---- S2a: the beat's sums, from its products alone. Pixel j adds pa_j to the running column
+        # sum; a pixel that completes a column (cd_j) emits running + pa_j and restarts it with pb_j.
+        # Up to two columns complete per beat, consecutive ones (one even, one odd), at pixels
+        # j1 < j2 (jl: the last). Then, with acc the sum carried in from earlier beats:
+        #   first emitted sum  = acc + A,  A = sum of pa_j over the valid j <= j1 (all valid j if none)
+        #   second emitted sum = B = pb_j1 + sum of pa_j over j1 < j <= j2
+        #   carried out        = acc + A if no column completes, else T = pb_jl + sum of pa_j, j > jl
+        # so only one adder (acc + A) depends on the carried sum: the loop is one add deep ----------
+        # which product each pixel adds to each sum, decided from S1's flags (registered with the
+        # products, so S2a is a select and a three-term add: a carry-save step and one adder)
+        vcd = [v1[j] & cd1[j] for j in range(P)]
+        before = [Const(0, 2)]              # completions among the pixels before j
+        for j in range(P):
+            cnt = Signal(range(P + 1), name=f"completions_before{j + 1}")
+            m.d.comb += cnt.eq(before[j] + vcd[j])
+            before.append(cnt)
+        total = before[P]
+        sel_a = [stage(f"head_sel{j}", 1, v1[j] & (before[j] == 0)) for j in range(P)]
+        sel_b = [stage(f"second_sel{j}", 1, v1[j] & ((vcd[j] & (before[j] == 0)) | (before[j] == 1)))
+                 for j in range(P)]
+        b_pb = [stage(f"second_pb{j}", 1, before[j] == 0) for j in range(P)]
+        sel_t = [stage(f"tail_sel{j}", 1, v1[j] & (before[j] + vcd[j] == total)) for j in range(P)]
+        t_pb = [stage(f"tail_pb{j}", 1, vcd[j]) for j in range(P)]
+        first_of = [stage(f"first_of{j}", 1, vcd[j] & (before[j] == 0)) for j in range(P)]
+        second_of = [stage(f"second_of{j}", 1, vcd[j] & (before[j] == 1)) for j in range(P)]
+        completions = stage("completions", range(P + 1), total)
+
+        def masked_sum(name, terms):
+            """The 16-bit sum of the terms (value, select): value where select, else 0; three
+            terms reduced to two by a carry-save step (sum and majority bits) before one adder."""
+            vals = [Mux(sel, val, 0) for val, sel in terms]
+            a, b, c = (Signal(16, name=f"{name}_t{k}") for k in range(3))
+            m.d.comb += [a.eq(vals[0]), b.eq(vals[1]), c.eq(vals[2])]
+            out = Signal(16, name=name)
+            m.d.comb += out.eq((a ^ b ^ c) + (((a & b) | (a & c) | (b & c)) << 1))
+            return out
+
+        a_sum = masked_sum("beat_head", [(pa2[j], sel_a[j]) for j in range(P)])
+        b_sum = masked_sum("beat_second", [(Mux(b_pb[j], pb2[j], pa2[j]), sel_b[j]) for j in range(P)])
+        t_sum = masked_sum("beat_tail", [(Mux(t_pb[j], pb2[j], pa2[j]), sel_t[j]) for j in range(P)])
+
+        def pick(name, shape, sels, values):
+            out = Signal(shape, name=name)
+            for sel, val in zip(sels, values):
+                with m.If(sel):
+                    m.d.comb += out.eq(val)
+            return out
+
+        e1 = stage("emit_first", 1, completions != 0)
+        e1_col = stage("emit_first_col", range(N), pick("first_col", range(N + P), first_of, c2))
+        e1_last = stage("emit_first_last", 1, pick("first_last", 1, first_of, last2))
+        e2 = stage("emit_second", 1, completions == 2)
+        e2_col = stage("emit_second_col", range(N), pick("second_col", range(N + P), second_of, c2))
+        e2_last = stage("emit_second_last", 1, pick("second_last", 1, second_of, last2))
+        head_s, second_s, tail_s = stage("beat_head_s", 16, a_sum), stage("beat_second_s", 16, b_sum), \
+            stage("beat_tail_s", 16, t_sum)
+        beat_v = stage("beat_valid", 1, v2[0])
+        x0_2, rd2 = stage("x0_2b", 1, x0_2), stage("rd2b", 1, rd2)
+        wya2, wyb2 = stage("wya2b", range(N + 1), wya2), stage("wyb2b", range(N + 1), wyb2)
+        top2, base2, push2 = (stage("top2b", 1, top2), stage("base2b", range(OBS_PIXELS), base2),
+                              stage("push2b", 1, push2))
+
+        # ---- S2b: horizontal accumulation (the one add on the carried sum); each completed
+        # column goes to its column lane ----------------------------------------------------------
         acc = Signal(16, name="hacc_in")
         hacc = Signal(16)
         m.d.comb += acc.eq(Mux(x0_2, 0, hacc))
+        hs = Signal(16, name="hsum")
+        m.d.comb += hs.eq(acc + head_s)
         emit = [Signal(name=f"emit{lane}") for lane in range(2)]
         esum = [Signal(16, name=f"esum{lane}") for lane in range(2)]
         ecol = [Signal(range(N), name=f"ecol{lane}") for lane in range(2)]
         elast = [Signal(name=f"elast{lane}") for lane in range(2)]
-        for j in range(P):
-            hs = Signal(16, name=f"hsum{j}")
-            m.d.comb += hs.eq(acc + pa2[j])
-            for lane in range(2):
-                with m.If(v2[j] & cd2[j] & (c2[j][0] == lane)):
-                    m.d.comb += [emit[lane].eq(1), esum[lane].eq(hs), ecol[lane].eq(c2[j]),
-                                 elast[lane].eq(last2[j])]
-            nacc = Signal(16, name=f"hacc_after{j}")
-            m.d.comb += nacc.eq(Mux(v2[j], Mux(cd2[j], pb2[j], hs), acc))
-            acc = nacc
-        with m.If(v2[0]):
-            m.d.sync += hacc.eq(acc)
+        for lane in range(2):
+            with m.If(e1 & (e1_col[0] == lane)):
+                m.d.comb += [emit[lane].eq(1), esum[lane].eq(hs), ecol[lane].eq(e1_col), elast[lane].eq(e1_last)]
+            with m.If(e2 & (e2_col[0] == lane)):
+                m.d.comb += [emit[lane].eq(1), esum[lane].eq(second_s), ecol[lane].eq(e2_col),
+                             elast[lane].eq(e2_last)]
+        with m.If(beat_v):
+            m.d.sync += hacc.eq(Mux(e1, tail_s, hs))
 
         # ---- S3..S6 per column lane: the one-pixel pipeline's vertical pass -------------------
         head = Signal(2)

