@@ -25,8 +25,9 @@ Pipeline, one pixel per cycle (stage: work):
 
 - S0: count the pixel; read the grey LUT (256 x 8 ROM) and the previous frame's grey at the
   same position (``H*160 x 8`` memory, read before it is overwritten in S1);
-- S1: ``g = max(grey, previous grey)`` (``grey`` alone in a ``zero_prev`` frame); write ``grey`` back for the next frame; products
-  ``wxa*g`` and ``wxb*g`` with the two column weights;
+- S1: ``g = max(grey, previous grey)`` (``grey`` alone in a ``zero_prev`` frame); write ``grey`` back for the next frame;
+- S1b: products ``wxa*g`` and ``wxb*g`` with the two column weights (``g`` registered first, so
+  that the block RAM's read data and the multiply are in different clocks);
 - S2: horizontal accumulation; when an output column completes its sum ``hsum`` (< 2**16)
   is emitted and the accumulator restarts with ``wxb*g``; the column's vertical accumulator is
   read (84 x 24 memory);
@@ -40,7 +41,7 @@ Pipeline, one pixel per cycle (stage: work):
   memory.
 
 ``obs_valid`` rises in cycle ``T + LATENCY_CYCLES`` when cycle ``T`` carries the last visible
-pixel of a frame that was pushed (7 cycles, measured by ``tests/preprocessor``); it stays high
+pixel of a frame that was pushed (8 cycles, measured by ``tests/preprocessor``); it stays high
 until the first visible pixel of the next pushed frame (the stack is being overwritten then)
 or ``clear``. It does not wait for ``frame_end``.
 
@@ -71,7 +72,7 @@ column's part, the second column's sum, the sum carried out), each a carry-save 
 adder, so that S2b adds the sum carried in from the last beat with one adder (the loop). Then
 stages S3-S6 run twice, one column lane for even and one for odd output columns, each with its
 own vertical-accumulator bank (42 x 24 bit) and stack bank (``4 x 3528`` bytes, index
-``(row*84 + column) / 2``). Latency ``LATENCY_CYCLES3`` = 8 beats after the beat with the last
+``(row*84 + column) / 2``). Latency ``LATENCY_CYCLES3`` = 9 beats after the beat with the last
 visible pixel (:func:`latency_cycles`). The read port is unchanged (the index's low bit picks the
 bank). Depth: 9 xc7 levels (``nc2600 synth --block preprocessor3``).
 
@@ -96,8 +97,8 @@ from hw import reproducible
 from hw.console import PixelStream3Signature as _console_stream3
 from hw.console import PixelStreamSignature as _console_stream
 
-LATENCY_CYCLES = 7                     #: cycles from the last visible pixel to obs_valid (1 pixel per cycle)
-LATENCY_CYCLES3 = 8                    #: the same with three pixels per cycle (beats)
+LATENCY_CYCLES = 8                     #: cycles from the last visible pixel to obs_valid (1 pixel per cycle)
+LATENCY_CYCLES3 = 9                    #: the same with three pixels per cycle (beats)
 OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
 PIXELS_PER_CYCLE = (1, 3)              #: the stream widths the block takes (pixels per beat)
@@ -317,6 +318,15 @@ class Preprocessor(wiring.Component):
         g = Signal(8)
         m.d.comb += g.eq(Mux(zero1 | (grey > prev_rd.data), grey, prev_rd.data))
         m.d.comb += [prev_wr.addr.eq(addr1), prev_wr.data.eq(grey), prev_wr.en.eq(v1)]
+
+        # ---- S1b: column products (g registered first: block RAM read -> max, then the multiply)
+        g = stage("g1b", 8, g)
+        v1, x0_1, cd1, c1 = (stage("v1b", 1, v1), stage("x0_1b", 1, x0_1), stage("cd1b", 1, cd1),
+                             stage("c1b", range(N), c1))
+        wxa1, wxb1 = stage("wxa1b", range(N + 1), wxa1), stage("wxb1b", range(N + 1), wxb1)
+        rd1, wya1, wyb1 = stage("rd1b", 1, rd1), stage("wya1b", range(N + 1), wya1), stage("wyb1b", range(N + 1), wyb1)
+        top1, base1, last1, push1 = (stage("top1b", 1, top1), stage("base1b", range(OBS_PIXELS), base1),
+                                     stage("last1b", 1, last1), stage("push1b", 1, push1))
         pa2 = stage("pa2", 16, wxa1 * g)
         pb2 = stage("pb2", 16, wxb1 * g)
         v2, x0_2, cd2, c2 = (stage("v2", 1, v1), stage("x0_2", 1, x0_1), stage("cd2", 1, cd1),
@@ -545,7 +555,7 @@ class Preprocessor(wiring.Component):
         q1, mb1 = stage("q1", range(-(-hw // P) + 1), q), stage("mb1", range(P), mb)
 
         # ---- S1: flicker max, previous-frame write-back (pixel j in bank (mb + j) % 3) ----------
-        pa2, pb2 = [], []
+        pa2, pb2, gs = [], [], []
         greys = [lut_rd[j].data for j in range(P)]
         for j in range(P):
             prev_j = Signal(8, name=f"prev_grey{j}")
@@ -555,8 +565,7 @@ class Preprocessor(wiring.Component):
                         m.d.comb += prev_j.eq(prev_rd[(r + j) % P].data)
             g = Signal(8, name=f"g{j}")
             m.d.comb += g.eq(Mux(zero1 | (greys[j] > prev_j), greys[j], prev_j))
-            pa2.append(stage(f"pa2_{j}", 16, wxa1[j] * g))
-            pb2.append(stage(f"pb2_{j}", 16, wxb1[j] * g))
+            gs.append(g)
         with m.Switch(mb1):
             for r in range(P):
                 with m.Case(r):
@@ -564,6 +573,22 @@ class Preprocessor(wiring.Component):
                         j = (b - r) % P
                         m.d.comb += [prev_wr[b].addr.eq(q1 + (b < r)), prev_wr[b].data.eq(greys[j]),
                                      prev_wr[b].en.eq(v1[j])]
+
+        # ---- S1b: column products (g registered first: block RAM read -> max, then the multiply)
+        gs = [stage(f"g1b_{j}", 8, gs[j]) for j in range(P)]
+        v1 = [stage(f"v1b_{j}", 1, v1[j]) for j in range(P)]
+        cd1 = [stage(f"cd1b_{j}", 1, cd1[j]) for j in range(P)]
+        c1 = [stage(f"c1b_{j}", range(N + P), c1[j]) for j in range(P)]
+        last1 = [stage(f"last1b_{j}", 1, last1[j]) for j in range(P)]
+        wxa1 = [stage(f"wxa1b_{j}", range(N + 1), wxa1[j]) for j in range(P)]
+        wxb1 = [stage(f"wxb1b_{j}", range(N + 1), wxb1[j]) for j in range(P)]
+        x0_1, rd1 = stage("x0_1b", 1, x0_1), stage("rd1b", 1, rd1)
+        wya1, wyb1 = stage("wya1b", range(N + 1), wya1), stage("wyb1b", range(N + 1), wyb1)
+        top1, base1, push1 = (stage("top1b", 1, top1), stage("base1b", range(OBS_PIXELS), base1),
+                              stage("push1b", 1, push1))
+        for j in range(P):
+            pa2.append(stage(f"pa2_{j}", 16, wxa1[j] * gs[j]))
+            pb2.append(stage(f"pb2_{j}", 16, wxb1[j] * gs[j]))
         v2 = [stage(f"v2_{j}", 1, v1[j]) for j in range(P)]
         cd2 = [stage(f"cd2_{j}", 1, cd1[j]) for j in range(P)]
         c2 = [stage(f"c2_{j}", range(N + P), c1[j]) for j in range(P)]

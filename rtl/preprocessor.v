@@ -8,58 +8,72 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg \$101 ;
   reg [15:0] \$102 ;
   reg \$103 ;
-  reg [15:0] \$104 ;
-  reg [15:0] \$105 ;
+  reg [7:0] \$104 ;
+  reg \$105 ;
   reg \$106 ;
   reg \$107 ;
-  reg \$108 ;
+  reg [6:0] \$108 ;
   reg [6:0] \$109 ;
   wire [8:0] \$11 ;
-  reg \$110 ;
-  reg [6:0] \$111 ;
+  reg [6:0] \$110 ;
+  reg \$111 ;
   reg [6:0] \$112 ;
-  reg \$113 ;
-  reg [12:0] \$114 ;
-  reg \$115 ;
+  reg [6:0] \$113 ;
+  reg \$114 ;
+  reg [12:0] \$115 ;
   reg \$116 ;
-  reg [15:0] \$117 ;
-  reg \$118 ;
+  reg \$117 ;
+  reg [15:0] \$118 ;
   reg [15:0] \$119 ;
   wire [8:0] \$12 ;
-  reg [6:0] \$120 ;
+  reg \$120 ;
   reg \$121 ;
-  reg [6:0] \$122 ;
+  reg \$122 ;
   reg [6:0] \$123 ;
   reg \$124 ;
-  reg [12:0] \$125 ;
-  reg \$126 ;
+  reg [6:0] \$125 ;
+  reg [6:0] \$126 ;
   reg \$127 ;
-  reg [23:0] \$128 ;
-  reg [23:0] \$129 ;
+  reg [12:0] \$128 ;
+  reg \$129 ;
   wire [8:0] \$13 ;
-  reg [23:0] \$130 ;
-  reg \$131 ;
-  reg [6:0] \$132 ;
-  reg \$133 ;
-  reg [12:0] \$134 ;
+  reg \$130 ;
+  reg [15:0] \$131 ;
+  reg \$132 ;
+  reg [15:0] \$133 ;
+  reg [6:0] \$134 ;
   reg \$135 ;
-  reg \$136 ;
-  reg \$137 ;
-  reg [23:0] \$138 ;
+  reg [6:0] \$136 ;
+  reg [6:0] \$137 ;
+  reg \$138 ;
   reg [12:0] \$139 ;
   wire [9:0] \$14 ;
   reg \$140 ;
   reg \$141 ;
-  reg [46:0] \$142 ;
-  reg \$143 ;
-  reg [12:0] \$144 ;
+  reg [23:0] \$142 ;
+  reg [23:0] \$143 ;
+  reg [23:0] \$144 ;
   reg \$145 ;
-  reg \$146 ;
+  reg [6:0] \$146 ;
   reg \$147 ;
-  reg [1:0] \$148 ;
-  reg [2:0] \$149 ;
+  reg [12:0] \$148 ;
+  reg \$149 ;
   wire [9:0] \$15 ;
+  reg \$150 ;
+  reg \$151 ;
+  reg [23:0] \$152 ;
+  reg [12:0] \$153 ;
+  reg \$154 ;
+  reg \$155 ;
+  reg [46:0] \$156 ;
+  reg \$157 ;
+  reg [12:0] \$158 ;
+  reg \$159 ;
   wire \$16 ;
+  reg \$160 ;
+  reg \$161 ;
+  reg [1:0] \$162 ;
+  reg [2:0] \$163 ;
   wire \$17 ;
   wire [15:0] \$18 ;
   wire [16:0] \$19 ;
@@ -157,7 +171,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg [6:0] \$signature__addr$46  = 7'h00;
   wire [14:0] \$signature__addr$58 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$105 ;
+  wire [23:0] \$signature__data$119 ;
   wire [7:0] \$signature__data$61 ;
   wire \$signature__en ;
   reg [23:0] acc4 = 24'h000000;
@@ -167,17 +181,20 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   (* init = 16'h0000 *)
   wire [15:0] addr1;
   reg [12:0] base1 = 13'h0000;
+  reg [12:0] base1b = 13'h0000;
   reg [12:0] base2 = 13'h0000;
   reg [12:0] base3 = 13'h0000;
   reg [12:0] base4 = 13'h0000;
   reg [6:0] c = 7'h00;
   reg [6:0] c1 = 7'h00;
+  reg [6:0] c1b = 7'h00;
   (* init = 7'h00 *)
   wire [6:0] c2;
   reg [6:0] c3 = 7'h00;
   (* init = 7'h00 *)
   wire [6:0] c4;
   reg cd1 = 1'h0;
+  reg cd1b = 1'h0;
   reg cd2 = 1'h0;
   input clk;
   wire clk;
@@ -195,6 +212,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg frame_push = 1'h0;
   reg frame_zero = 1'h0;
   wire [7:0] g;
+  reg [7:0] g1b = 8'h00;
   reg [15:0] h3 = 16'h0000;
   reg [15:0] hacc = 16'h0000;
   reg [1:0] head = 2'h0;
@@ -202,6 +220,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg [12:0] idx5 = 13'h0000;
   reg [12:0] idx6 = 13'h0000;
   reg last1 = 1'h0;
+  reg last1b = 1'h0;
   reg last2 = 1'h0;
   reg last3 = 1'h0;
   reg last4 = 1'h0;
@@ -219,6 +238,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg prev_wr__en = 1'h0;
   reg [46:0] prod6 = 47'h000000000000;
   reg push1 = 1'h0;
+  reg push1b = 1'h0;
   reg push2 = 1'h0;
   reg push3 = 1'h0;
   reg push4 = 1'h0;
@@ -227,6 +247,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg [7:0] px = 8'h00;
   reg [7:0] py = 8'h00;
   reg rd1 = 1'h0;
+  reg rd1b = 1'h0;
   reg rd2 = 1'h0;
   reg rd3 = 1'h0;
   reg rd4 = 1'h0;
@@ -255,11 +276,13 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   wire this_push;
   wire this_zero;
   reg top1 = 1'h0;
+  reg top1b = 1'h0;
   reg top2 = 1'h0;
   reg top3 = 1'h0;
   wire [23:0] tot;
   (* init = 1'h0 *)
   wire v1;
+  reg v1b = 1'h0;
   reg v2 = 1'h0;
   reg v3 = 1'h0;
   (* init = 1'h0 *)
@@ -272,17 +295,22 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg vacc_wr__en = 1'h0;
   reg [23:0] vb4 = 24'h000000;
   reg [6:0] wxa1 = 7'h00;
+  reg [6:0] wxa1b = 7'h00;
   wire [6:0] wxb;
   reg [6:0] wxb1 = 7'h00;
+  reg [6:0] wxb1b = 7'h00;
   reg [6:0] wya1 = 7'h00;
+  reg [6:0] wya1b = 7'h00;
   reg [6:0] wya2 = 7'h00;
   reg [6:0] wya3 = 7'h00;
   wire [6:0] wyb;
   reg [6:0] wyb1 = 7'h00;
+  reg [6:0] wyb1b = 7'h00;
   reg [6:0] wyb2 = 7'h00;
   reg [6:0] wyb3 = 7'h00;
   reg [7:0] x = 8'h00;
   reg x0_1 = 1'h0;
+  reg x0_1b = 1'h0;
   reg x0_2 = 1'h0;
   reg [7:0] y = 8'h00;
   reg zero1 = 1'h0;
@@ -591,7 +619,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   always @(posedge clk) begin
     _3_ <= vacc[\$signature__addr$46 ];
   end
-  assign \$signature__data$105  = _3_;
+  assign \$signature__data$119  = _3_;
   assign \$1  = y < 8'hd2;
   assign accept = stream__visible & \$1 ;
   assign \$2  = ! x;
@@ -658,13 +686,13 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   assign \$57  = x == 8'h9f;
   assign \$58  = y == 8'hd1;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = wxa1 * g;
-  assign \$61  = wxb1 * g;
+  assign \$60  = wxa1b * g1b;
+  assign \$61  = wxb1b * g1b;
   assign \$62  = cd2 ? pb2 : \$19 [15:0];
   assign \$63  = v2 & cd2;
   assign \$64  = wya3 * h3;
   assign \$65  = wyb3 * h3;
-  assign \$66  = top3 ? 24'h000000 : \$signature__data$105 ;
+  assign \$66  = top3 ? 24'h000000 : \$signature__data$119 ;
   assign \$67  = vacc_wr__en & rd4;
   assign \$68  = \$20 [23:0] + 15'h41a0;
   assign \$69  = base4 + vacc_wr__addr;
@@ -728,97 +756,125 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   always @(posedge clk)
     zero1 <= \$103 ;
   always @(posedge clk)
-    pa2 <= \$104 ;
+    g1b <= \$104 ;
   always @(posedge clk)
-    pb2 <= \$105 ;
+    v1b <= \$105 ;
   always @(posedge clk)
-    v2 <= \$106 ;
+    x0_1b <= \$106 ;
   always @(posedge clk)
-    x0_2 <= \$107 ;
+    cd1b <= \$107 ;
   always @(posedge clk)
-    cd2 <= \$108 ;
+    c1b <= \$108 ;
   always @(posedge clk)
-    \$signature__addr$46  <= \$109 ;
+    wxa1b <= \$109 ;
   always @(posedge clk)
-    rd2 <= \$110 ;
+    wxb1b <= \$110 ;
   always @(posedge clk)
-    wya2 <= \$111 ;
+    rd1b <= \$111 ;
   always @(posedge clk)
-    wyb2 <= \$112 ;
+    wya1b <= \$112 ;
   always @(posedge clk)
-    top2 <= \$113 ;
+    wyb1b <= \$113 ;
   always @(posedge clk)
-    base2 <= \$114 ;
+    top1b <= \$114 ;
   always @(posedge clk)
-    last2 <= \$115 ;
+    base1b <= \$115 ;
   always @(posedge clk)
-    push2 <= \$116 ;
+    last1b <= \$116 ;
   always @(posedge clk)
-    hacc <= \$117 ;
+    push1b <= \$117 ;
   always @(posedge clk)
-    v3 <= \$118 ;
+    pa2 <= \$118 ;
   always @(posedge clk)
-    h3 <= \$119 ;
+    pb2 <= \$119 ;
   always @(posedge clk)
-    c3 <= \$120 ;
+    v2 <= \$120 ;
   always @(posedge clk)
-    rd3 <= \$121 ;
+    x0_2 <= \$121 ;
   always @(posedge clk)
-    wya3 <= \$122 ;
+    cd2 <= \$122 ;
   always @(posedge clk)
-    wyb3 <= \$123 ;
+    \$signature__addr$46  <= \$123 ;
   always @(posedge clk)
-    top3 <= \$124 ;
+    rd2 <= \$124 ;
   always @(posedge clk)
-    base3 <= \$125 ;
+    wya2 <= \$125 ;
   always @(posedge clk)
-    last3 <= \$126 ;
+    wyb2 <= \$126 ;
   always @(posedge clk)
-    push3 <= \$127 ;
+    top2 <= \$127 ;
   always @(posedge clk)
-    va4 <= \$128 ;
+    base2 <= \$128 ;
   always @(posedge clk)
-    vb4 <= \$129 ;
+    last2 <= \$129 ;
   always @(posedge clk)
-    acc4 <= \$130 ;
+    push2 <= \$130 ;
   always @(posedge clk)
-    vacc_wr__en <= \$131 ;
+    hacc <= \$131 ;
   always @(posedge clk)
-    vacc_wr__addr <= \$132 ;
+    v3 <= \$132 ;
   always @(posedge clk)
-    rd4 <= \$133 ;
+    h3 <= \$133 ;
   always @(posedge clk)
-    base4 <= \$134 ;
+    c3 <= \$134 ;
   always @(posedge clk)
-    last4 <= \$135 ;
+    rd3 <= \$135 ;
   always @(posedge clk)
-    push4 <= \$136 ;
+    wya3 <= \$136 ;
   always @(posedge clk)
-    v5 <= \$137 ;
+    wyb3 <= \$137 ;
   always @(posedge clk)
-    num5 <= \$138 ;
+    top3 <= \$138 ;
   always @(posedge clk)
-    idx5 <= \$139 ;
+    base3 <= \$139 ;
   always @(posedge clk)
-    last5 <= \$140 ;
+    last3 <= \$140 ;
   always @(posedge clk)
-    push5 <= \$141 ;
+    push3 <= \$141 ;
   always @(posedge clk)
-    prod6 <= \$142 ;
+    va4 <= \$142 ;
   always @(posedge clk)
-    v6 <= \$143 ;
+    vb4 <= \$143 ;
   always @(posedge clk)
-    idx6 <= \$144 ;
+    acc4 <= \$144 ;
   always @(posedge clk)
-    last6 <= \$145 ;
+    vacc_wr__en <= \$145 ;
   always @(posedge clk)
-    push6 <= \$146 ;
+    vacc_wr__addr <= \$146 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$147 ;
+    rd4 <= \$147 ;
   always @(posedge clk)
-    head <= \$148 ;
+    base4 <= \$148 ;
   always @(posedge clk)
-    filled <= \$149 ;
+    last4 <= \$149 ;
+  always @(posedge clk)
+    push4 <= \$150 ;
+  always @(posedge clk)
+    v5 <= \$151 ;
+  always @(posedge clk)
+    num5 <= \$152 ;
+  always @(posedge clk)
+    idx5 <= \$153 ;
+  always @(posedge clk)
+    last5 <= \$154 ;
+  always @(posedge clk)
+    push5 <= \$155 ;
+  always @(posedge clk)
+    prod6 <= \$156 ;
+  always @(posedge clk)
+    v6 <= \$157 ;
+  always @(posedge clk)
+    idx6 <= \$158 ;
+  always @(posedge clk)
+    last6 <= \$159 ;
+  always @(posedge clk)
+    push6 <= \$160 ;
+  always @(posedge clk)
+    ctl__obs_valid <= \$161 ;
+  always @(posedge clk)
+    head <= \$162 ;
+  always @(posedge clk)
+    filled <= \$163 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -1122,348 +1178,446 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$104  = { 1'h0, \$60  };
+    \$104  = g;
     if (rst) begin
-      \$104  = 16'h0000;
+      \$104  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$105  = { 1'h0, \$61  };
+    \$105  = prev_wr__en;
     if (rst) begin
-      \$105  = 16'h0000;
+      \$105  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$106  = prev_wr__en;
+    \$106  = x0_1;
     if (rst) begin
       \$106  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$107  = x0_1;
+    \$107  = cd1;
     if (rst) begin
       \$107  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$108  = cd1;
+    \$108  = c1;
     if (rst) begin
-      \$108  = 1'h0;
+      \$108  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$109  = c1;
+    \$109  = wxa1;
     if (rst) begin
       \$109  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$110  = rd1;
+    \$110  = wxb1;
     if (rst) begin
-      \$110  = 1'h0;
+      \$110  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$111  = wya1;
+    \$111  = rd1;
     if (rst) begin
-      \$111  = 7'h00;
+      \$111  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$112  = wyb1;
+    \$112  = wya1;
     if (rst) begin
       \$112  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$113  = top1;
+    \$113  = wyb1;
     if (rst) begin
-      \$113  = 1'h0;
+      \$113  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$114  = base1;
+    \$114  = top1;
     if (rst) begin
-      \$114  = 13'h0000;
+      \$114  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$115  = last1;
+    \$115  = base1;
     if (rst) begin
-      \$115  = 1'h0;
+      \$115  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$116  = push1;
+    \$116  = last1;
     if (rst) begin
       \$116  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$117  = hacc;
-    if (v2) begin
-      \$117  = \$62 ;
-    end
+    \$117  = push1;
     if (rst) begin
-      \$117  = 16'h0000;
+      \$117  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$118  = \$63 ;
+    \$118  = { 1'h0, \$60  };
     if (rst) begin
-      \$118  = 1'h0;
+      \$118  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$119  = \$19 [15:0];
+    \$119  = { 1'h0, \$61  };
     if (rst) begin
       \$119  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$120  = \$signature__addr$46 ;
+    \$120  = v1b;
     if (rst) begin
-      \$120  = 7'h00;
+      \$120  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$121  = rd2;
+    \$121  = x0_1b;
     if (rst) begin
       \$121  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$122  = wya2;
+    \$122  = cd1b;
     if (rst) begin
-      \$122  = 7'h00;
+      \$122  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$123  = wyb2;
+    \$123  = c1b;
     if (rst) begin
       \$123  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$124  = top2;
+    \$124  = rd1b;
     if (rst) begin
       \$124  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$125  = base2;
+    \$125  = wya1b;
     if (rst) begin
-      \$125  = 13'h0000;
+      \$125  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$126  = last2;
+    \$126  = wyb1b;
     if (rst) begin
-      \$126  = 1'h0;
+      \$126  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$127  = push2;
+    \$127  = top1b;
     if (rst) begin
       \$127  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$128  = { 1'h0, \$64  };
+    \$128  = base1b;
     if (rst) begin
-      \$128  = 24'h000000;
+      \$128  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$129  = { 1'h0, \$65  };
+    \$129  = last1b;
     if (rst) begin
-      \$129  = 24'h000000;
+      \$129  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$130  = \$66 ;
+    \$130  = push1b;
     if (rst) begin
-      \$130  = 24'h000000;
+      \$130  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$131  = v3;
+    \$131  = hacc;
+    if (v2) begin
+      \$131  = \$62 ;
+    end
     if (rst) begin
-      \$131  = 1'h0;
+      \$131  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$132  = c3;
+    \$132  = \$63 ;
     if (rst) begin
-      \$132  = 7'h00;
+      \$132  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$133  = rd3;
+    \$133  = \$19 [15:0];
     if (rst) begin
-      \$133  = 1'h0;
+      \$133  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$134  = base3;
+    \$134  = \$signature__addr$46 ;
     if (rst) begin
-      \$134  = 13'h0000;
+      \$134  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$135  = last3;
+    \$135  = rd2;
     if (rst) begin
       \$135  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$136  = push3;
+    \$136  = wya2;
     if (rst) begin
-      \$136  = 1'h0;
+      \$136  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$137  = \$67 ;
+    \$137  = wyb2;
     if (rst) begin
-      \$137  = 1'h0;
+      \$137  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$138  = \$68 [23:0];
+    \$138  = top2;
     if (rst) begin
-      \$138  = 24'h000000;
+      \$138  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$139  = \$69 [12:0];
+    \$139  = base2;
     if (rst) begin
       \$139  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$140  = last4;
+    \$140  = last2;
     if (rst) begin
       \$140  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$141  = push4;
+    \$141  = push2;
     if (rst) begin
       \$141  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$142  = \$70 ;
+    \$142  = { 1'h0, \$64  };
     if (rst) begin
-      \$142  = 47'h000000000000;
+      \$142  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$143  = v5;
+    \$143  = { 1'h0, \$65  };
     if (rst) begin
-      \$143  = 1'h0;
+      \$143  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$144  = idx5;
+    \$144  = \$66 ;
     if (rst) begin
-      \$144  = 13'h0000;
+      \$144  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$145  = last5;
+    \$145  = v3;
     if (rst) begin
       \$145  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$146  = push5;
+    \$146  = c3;
     if (rst) begin
-      \$146  = 1'h0;
+      \$146  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$147  = ctl__obs_valid;
+    \$147  = rd3;
+    if (rst) begin
+      \$147  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$148  = base3;
+    if (rst) begin
+      \$148  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$149  = last3;
+    if (rst) begin
+      \$149  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$150  = push3;
+    if (rst) begin
+      \$150  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$151  = \$67 ;
+    if (rst) begin
+      \$151  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$152  = \$68 [23:0];
+    if (rst) begin
+      \$152  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$153  = \$69 [12:0];
+    if (rst) begin
+      \$153  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$154  = last4;
+    if (rst) begin
+      \$154  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$155  = push4;
+    if (rst) begin
+      \$155  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$156  = \$70 ;
+    if (rst) begin
+      \$156  = 47'h000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$157  = v5;
+    if (rst) begin
+      \$157  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$158  = idx5;
+    if (rst) begin
+      \$158  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$159  = last5;
+    if (rst) begin
+      \$159  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$160  = push5;
+    if (rst) begin
+      \$160  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$161  = ctl__obs_valid;
     if (\$72 ) begin
-      \$147  = 1'h0;
+      \$161  = 1'h0;
     end
     if (\$74 ) begin
-      \$147  = 1'h1;
+      \$161  = 1'h1;
     end
     if (ctl__clear) begin
-      \$147  = 1'h0;
+      \$161  = 1'h0;
     end
     if (rst) begin
-      \$147  = 1'h0;
+      \$161  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$148  = head;
+    \$162  = head;
     if (\$74 ) begin
-      \$148  = \$75 [1:0];
+      \$162  = \$75 [1:0];
     end
     if (ctl__clear) begin
-      \$148  = 2'h0;
+      \$162  = 2'h0;
     end
     if (rst) begin
-      \$148  = 2'h0;
+      \$162  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$149  = filled;
+    \$163  = filled;
     if (\$74 ) begin
-      \$149  = \$78 [2:0];
+      \$163  = \$78 [2:0];
     end
     if (ctl__clear) begin
-      \$149  = 3'h0;
+      \$163  = 3'h0;
     end
     if (rst) begin
-      \$149  = 3'h0;
+      \$163  = 3'h0;
     end
   end
   assign \$signal  = \$6 [6:0];

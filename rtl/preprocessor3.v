@@ -270,43 +270,43 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [13:0] \$338 ;
   reg [1:0] \$339 ;
   wire \$34 ;
-  reg [15:0] \$340 ;
-  reg [15:0] \$341 ;
-  reg [15:0] \$342 ;
-  reg [15:0] \$343 ;
-  reg [15:0] \$344 ;
-  reg [15:0] \$345 ;
+  reg [7:0] \$340 ;
+  reg [7:0] \$341 ;
+  reg [7:0] \$342 ;
+  reg \$343 ;
+  reg \$344 ;
+  reg \$345 ;
   reg \$346 ;
   reg \$347 ;
   reg \$348 ;
-  reg \$349 ;
+  reg [6:0] \$349 ;
   wire [9:0] \$35 ;
-  reg \$350 ;
-  reg \$351 ;
-  reg [6:0] \$352 ;
-  reg [6:0] \$353 ;
-  reg [6:0] \$354 ;
-  reg \$355 ;
-  reg \$356 ;
-  reg \$357 ;
-  reg \$358 ;
-  reg \$359 ;
+  reg [6:0] \$350 ;
+  reg [6:0] \$351 ;
+  reg \$352 ;
+  reg \$353 ;
+  reg \$354 ;
+  reg [6:0] \$355 ;
+  reg [6:0] \$356 ;
+  reg [6:0] \$357 ;
+  reg [6:0] \$358 ;
+  reg [6:0] \$359 ;
   wire \$36 ;
   reg [6:0] \$360 ;
-  reg [6:0] \$361 ;
+  reg \$361 ;
   reg \$362 ;
-  reg [12:0] \$363 ;
-  reg \$364 ;
+  reg [6:0] \$363 ;
+  reg [6:0] \$364 ;
   reg \$365 ;
-  reg \$366 ;
+  reg [12:0] \$366 ;
   reg \$367 ;
-  reg \$368 ;
-  reg \$369 ;
+  reg [15:0] \$368 ;
+  reg [15:0] \$369 ;
   wire [8:0] \$37 ;
-  reg \$370 ;
-  reg \$371 ;
-  reg \$372 ;
-  reg \$373 ;
+  reg [15:0] \$370 ;
+  reg [15:0] \$371 ;
+  reg [15:0] \$372 ;
+  reg [15:0] \$373 ;
   reg \$374 ;
   reg \$375 ;
   reg \$376 ;
@@ -314,105 +314,133 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$378 ;
   reg \$379 ;
   wire [8:0] \$38 ;
-  reg \$380 ;
-  reg \$381 ;
-  reg \$382 ;
+  reg [6:0] \$380 ;
+  reg [6:0] \$381 ;
+  reg [6:0] \$382 ;
   reg \$383 ;
   reg \$384 ;
   reg \$385 ;
-  reg [1:0] \$386 ;
+  reg \$386 ;
   reg \$387 ;
   reg [6:0] \$388 ;
-  reg \$389 ;
+  reg [6:0] \$389 ;
   wire [8:0] \$39 ;
   reg \$390 ;
-  reg [6:0] \$391 ;
+  reg [12:0] \$391 ;
   reg \$392 ;
-  reg [15:0] \$393 ;
-  reg [15:0] \$394 ;
-  reg [15:0] \$395 ;
+  reg \$393 ;
+  reg \$394 ;
+  reg \$395 ;
   reg \$396 ;
   reg \$397 ;
   reg \$398 ;
-  reg [6:0] \$399 ;
+  reg \$399 ;
   wire \$4 ;
   wire [9:0] \$40 ;
-  reg [6:0] \$400 ;
+  reg \$400 ;
   reg \$401 ;
-  reg [12:0] \$402 ;
+  reg \$402 ;
   reg \$403 ;
-  reg [15:0] \$404 ;
+  reg \$404 ;
   reg \$405 ;
-  reg [15:0] \$406 ;
-  reg [6:0] \$407 ;
+  reg \$406 ;
+  reg \$407 ;
   reg \$408 ;
   reg \$409 ;
   wire \$41 ;
-  reg [6:0] \$410 ;
-  reg [6:0] \$411 ;
+  reg \$410 ;
+  reg \$411 ;
   reg \$412 ;
-  reg [12:0] \$413 ;
-  reg \$414 ;
-  reg [23:0] \$415 ;
-  reg [23:0] \$416 ;
-  reg [23:0] \$417 ;
+  reg \$413 ;
+  reg [1:0] \$414 ;
+  reg \$415 ;
+  reg [6:0] \$416 ;
+  reg \$417 ;
   reg \$418 ;
   reg [6:0] \$419 ;
   wire \$42 ;
   reg \$420 ;
-  reg [12:0] \$421 ;
-  reg \$422 ;
-  reg \$423 ;
+  reg [15:0] \$421 ;
+  reg [15:0] \$422 ;
+  reg [15:0] \$423 ;
   reg \$424 ;
-  reg [23:0] \$425 ;
-  reg [11:0] \$426 ;
-  reg \$427 ;
-  reg \$428 ;
-  reg [46:0] \$429 ;
+  reg \$425 ;
+  reg \$426 ;
+  reg [6:0] \$427 ;
+  reg [6:0] \$428 ;
+  reg \$429 ;
   wire [8:0] \$43 ;
-  reg \$430 ;
-  reg [11:0] \$431 ;
-  reg \$432 ;
+  reg [12:0] \$430 ;
+  reg \$431 ;
+  reg [15:0] \$432 ;
   reg \$433 ;
-  reg \$434 ;
-  reg [15:0] \$435 ;
-  reg [6:0] \$436 ;
+  reg [15:0] \$434 ;
+  reg [6:0] \$435 ;
+  reg \$436 ;
   reg \$437 ;
-  reg \$438 ;
+  reg [6:0] \$438 ;
   reg [6:0] \$439 ;
   wire \$44 ;
-  reg [6:0] \$440 ;
-  reg \$441 ;
-  reg [12:0] \$442 ;
-  reg \$443 ;
+  reg \$440 ;
+  reg [12:0] \$441 ;
+  reg \$442 ;
+  reg [23:0] \$443 ;
   reg [23:0] \$444 ;
   reg [23:0] \$445 ;
-  reg [23:0] \$446 ;
-  reg \$447 ;
-  reg [6:0] \$448 ;
-  reg \$449 ;
+  reg \$446 ;
+  reg [6:0] \$447 ;
+  reg \$448 ;
+  reg [12:0] \$449 ;
   wire [8:0] \$45 ;
-  reg [12:0] \$450 ;
+  reg \$450 ;
   reg \$451 ;
   reg \$452 ;
-  reg \$453 ;
-  reg [23:0] \$454 ;
-  reg [11:0] \$455 ;
+  reg [23:0] \$453 ;
+  reg [11:0] \$454 ;
+  reg \$455 ;
   reg \$456 ;
-  reg \$457 ;
-  reg [46:0] \$458 ;
-  reg \$459 ;
+  reg [46:0] \$457 ;
+  reg \$458 ;
+  reg [11:0] \$459 ;
   wire [8:0] \$46 ;
-  reg [11:0] \$460 ;
+  reg \$460 ;
   reg \$461 ;
   reg \$462 ;
-  reg \$463 ;
-  reg [1:0] \$464 ;
-  reg [2:0] \$465 ;
+  reg [15:0] \$463 ;
+  reg [6:0] \$464 ;
+  reg \$465 ;
   reg \$466 ;
+  reg [6:0] \$467 ;
+  reg [6:0] \$468 ;
+  reg \$469 ;
   wire [7:0] \$47 ;
+  reg [12:0] \$470 ;
+  reg \$471 ;
+  reg [23:0] \$472 ;
+  reg [23:0] \$473 ;
+  reg [23:0] \$474 ;
+  reg \$475 ;
+  reg [6:0] \$476 ;
+  reg \$477 ;
+  reg [12:0] \$478 ;
+  reg \$479 ;
   wire [7:0] \$48 ;
+  reg \$480 ;
+  reg \$481 ;
+  reg [23:0] \$482 ;
+  reg [11:0] \$483 ;
+  reg \$484 ;
+  reg \$485 ;
+  reg [46:0] \$486 ;
+  reg \$487 ;
+  reg [11:0] \$488 ;
+  reg \$489 ;
   wire [8:0] \$49 ;
+  reg \$490 ;
+  reg \$491 ;
+  reg [1:0] \$492 ;
+  reg [2:0] \$493 ;
+  reg \$494 ;
   wire [8:0] \$5 ;
   wire \$50 ;
   wire \$51 ;
@@ -472,14 +500,14 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$signal$25  = 1'h0;
   wire [6:0] \$signal$59 ;
   wire [7:0] \$signature__addr ;
-  wire [5:0] \$signature__addr$171 ;
-  wire [5:0] \$signature__addr$175 ;
-  wire [13:0] \$signature__addr$182 ;
-  wire [5:0] \$signature__addr$190 ;
-  wire [5:0] \$signature__addr$194 ;
-  wire [13:0] \$signature__addr$201 ;
-  wire [13:0] \$signature__addr$211 ;
-  wire [13:0] \$signature__addr$212 ;
+  wire [5:0] \$signature__addr$174 ;
+  wire [5:0] \$signature__addr$178 ;
+  wire [13:0] \$signature__addr$185 ;
+  wire [5:0] \$signature__addr$193 ;
+  wire [5:0] \$signature__addr$197 ;
+  wire [13:0] \$signature__addr$204 ;
+  wire [13:0] \$signature__addr$214 ;
+  wire [13:0] \$signature__addr$215 ;
   wire [7:0] \$signature__addr$62 ;
   wire [7:0] \$signature__addr$63 ;
   wire [13:0] \$signature__addr$64 ;
@@ -489,14 +517,14 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [13:0] \$signature__addr$88 ;
   reg [13:0] \$signature__addr$92 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$177 ;
-  wire [7:0] \$signature__data$185 ;
-  wire [23:0] \$signature__data$196 ;
-  wire [7:0] \$signature__data$203 ;
-  wire [7:0] \$signature__data$214 ;
-  wire [7:0] \$signature__data$215 ;
-  wire [23:0] \$signature__data$268 ;
-  wire [23:0] \$signature__data$288 ;
+  wire [23:0] \$signature__data$180 ;
+  wire [7:0] \$signature__data$188 ;
+  wire [23:0] \$signature__data$199 ;
+  wire [7:0] \$signature__data$206 ;
+  wire [7:0] \$signature__data$217 ;
+  wire [7:0] \$signature__data$218 ;
+  wire [23:0] \$signature__data$296 ;
+  wire [23:0] \$signature__data$316 ;
   wire [7:0] \$signature__data$72 ;
   wire [7:0] \$signature__data$73 ;
   wire [7:0] \$signature__data$76 ;
@@ -506,16 +534,17 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [7:0] \$signature__data$89 ;
   reg [7:0] \$signature__data$93 ;
   reg \$signature__en ;
-  reg \$signature__en$180  = 1'h0;
-  wire \$signature__en$187 ;
-  reg \$signature__en$199  = 1'h0;
-  wire \$signature__en$205 ;
+  reg \$signature__en$183  = 1'h0;
+  wire \$signature__en$190 ;
+  reg \$signature__en$202  = 1'h0;
+  wire \$signature__en$208 ;
   reg \$signature__en$90 ;
   reg \$signature__en$94 ;
   reg [23:0] acc4_0 = 24'h000000;
   reg [23:0] acc4_1 = 24'h000000;
   wire accept;
   reg [12:0] base1 = 13'h0000;
+  reg [12:0] base1b = 13'h0000;
   reg [12:0] base2 = 13'h0000;
   reg [12:0] base2b = 13'h0000;
   reg [12:0] base3_0 = 13'h0000;
@@ -543,6 +572,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [6:0] c1_0 = 7'h00;
   reg [6:0] c1_1 = 7'h00;
   reg [6:0] c1_2 = 7'h00;
+  reg [6:0] c1b_0 = 7'h00;
+  reg [6:0] c1b_1 = 7'h00;
+  reg [6:0] c1b_2 = 7'h00;
   reg [6:0] c2_0 = 7'h00;
   reg [6:0] c2_1 = 7'h00;
   reg [6:0] c2_2 = 7'h00;
@@ -553,6 +585,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg cd1_0 = 1'h0;
   reg cd1_1 = 1'h0;
   reg cd1_2 = 1'h0;
+  reg cd1b_0 = 1'h0;
+  reg cd1b_1 = 1'h0;
+  reg cd1b_2 = 1'h0;
   reg cd2_0 = 1'h0;
   reg cd2_1 = 1'h0;
   reg cd2_2 = 1'h0;
@@ -604,6 +639,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg frame_zero = 1'h0;
   wire [7:0] g0;
   wire [7:0] g1;
+  reg [7:0] g1b_0 = 8'h00;
+  reg [7:0] g1b_1 = 8'h00;
+  reg [7:0] g1b_2 = 8'h00;
   wire [7:0] g2;
   reg [15:0] h3_0 = 16'h0000;
   reg [15:0] h3_1 = 16'h0000;
@@ -632,6 +670,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg last1_0 = 1'h0;
   reg last1_1 = 1'h0;
   reg last1_2 = 1'h0;
+  reg last1b_0 = 1'h0;
+  reg last1b_1 = 1'h0;
+  reg last1b_2 = 1'h0;
   wire last2;
   reg last2_0 = 1'h0;
   reg last2_1 = 1'h0;
@@ -660,6 +701,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [46:0] prod6_0 = 47'h000000000000;
   reg [46:0] prod6_1 = 47'h000000000000;
   reg push1 = 1'h0;
+  reg push1b = 1'h0;
   reg push2 = 1'h0;
   reg push2b = 1'h0;
   reg push3_0 = 1'h0;
@@ -679,6 +721,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [13:0] q = 14'h0000;
   reg [13:0] q1 = 14'h0000;
   reg rd1 = 1'h0;
+  reg rd1b = 1'h0;
   reg rd2 = 1'h0;
   reg rd2b = 1'h0;
   reg rd3_0 = 1'h0;
@@ -727,6 +770,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg tail_sel2 = 1'h0;
   wire this_zero;
   reg top1 = 1'h0;
+  reg top1b = 1'h0;
   reg top2 = 1'h0;
   reg top2b = 1'h0;
   reg top3_0 = 1'h0;
@@ -736,6 +780,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg v1_0 = 1'h0;
   reg v1_1 = 1'h0;
   reg v1_2 = 1'h0;
+  reg v1b_0 = 1'h0;
+  reg v1b_1 = 1'h0;
+  reg v1b_2 = 1'h0;
   reg v2_0 = 1'h0;
   reg v2_1 = 1'h0;
   reg v2_2 = 1'h0;
@@ -761,26 +808,35 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [6:0] wxa1_0 = 7'h00;
   reg [6:0] wxa1_1 = 7'h00;
   reg [6:0] wxa1_2 = 7'h00;
+  reg [6:0] wxa1b_0 = 7'h00;
+  reg [6:0] wxa1b_1 = 7'h00;
+  reg [6:0] wxa1b_2 = 7'h00;
   wire [6:0] wxa2;
   wire [6:0] wxb0;
   wire [6:0] wxb1;
   reg [6:0] wxb1_0 = 7'h00;
   reg [6:0] wxb1_1 = 7'h00;
   reg [6:0] wxb1_2 = 7'h00;
+  reg [6:0] wxb1b_0 = 7'h00;
+  reg [6:0] wxb1b_1 = 7'h00;
+  reg [6:0] wxb1b_2 = 7'h00;
   wire [6:0] wxb2;
   reg [6:0] wya1 = 7'h00;
+  reg [6:0] wya1b = 7'h00;
   reg [6:0] wya2 = 7'h00;
   reg [6:0] wya2b = 7'h00;
   reg [6:0] wya3_0 = 7'h00;
   reg [6:0] wya3_1 = 7'h00;
   wire [6:0] wyb;
   reg [6:0] wyb1 = 7'h00;
+  reg [6:0] wyb1b = 7'h00;
   reg [6:0] wyb2 = 7'h00;
   reg [6:0] wyb2b = 7'h00;
   reg [6:0] wyb3_0 = 7'h00;
   reg [6:0] wyb3_1 = 7'h00;
   reg [7:0] x = 8'h00;
   reg x0_1 = 1'h0;
+  reg x0_1b = 1'h0;
   reg x0_2 = 1'h0;
   reg x0_2b = 1'h0;
   reg [7:0] y = 8'h00;
@@ -1103,248 +1159,332 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     for (stack0__i = 0; stack0__i < 14112; stack0__i = stack0__i + 1) stack0[stack0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$187 )
+    if (\$signature__en$190 )
       stack0[\$151 [13:0]] <= \$152 [7:0];
   end
   reg [7:0] _6_;
   always @(posedge clk) begin
     _6_ <= stack0[\$163 [13:0]];
   end
-  assign \$signature__data$214  = _6_;
+  assign \$signature__data$217  = _6_;
   reg [7:0] stack1 [14111:0];
   integer stack1__i;
   initial begin
     for (stack1__i = 0; stack1__i < 14112; stack1__i = stack1__i + 1) stack1[stack1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$205 )
+    if (\$signature__en$208 )
       stack1[\$155 [13:0]] <= \$156 [7:0];
   end
   reg [7:0] _7_;
   always @(posedge clk) begin
     _7_ <= stack1[\$166 [13:0]];
   end
-  assign \$signature__data$215  = _7_;
+  assign \$signature__data$218  = _7_;
   reg [23:0] vacc0 [41:0];
   integer vacc0__i;
   initial begin
     for (vacc0__i = 0; vacc0__i < 42; vacc0__i = vacc0__i + 1) vacc0[vacc0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$180 )
-      vacc0[c4_0[6:1]] <= \$signature__data$177 ;
+    if (\$signature__en$183 )
+      vacc0[c4_0[6:1]] <= \$signature__data$180 ;
   end
   reg [23:0] _8_;
   always @(posedge clk) begin
     _8_ <= vacc0[ecol0[6:1]];
   end
-  assign \$signature__data$268  = _8_;
+  assign \$signature__data$296  = _8_;
   reg [23:0] vacc1 [41:0];
   integer vacc1__i;
   initial begin
     for (vacc1__i = 0; vacc1__i < 42; vacc1__i = vacc1__i + 1) vacc1[vacc1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$199 )
-      vacc1[c4_1[6:1]] <= \$signature__data$196 ;
+    if (\$signature__en$202 )
+      vacc1[c4_1[6:1]] <= \$signature__data$199 ;
   end
   reg [23:0] _9_;
   always @(posedge clk) begin
     _9_ <= vacc1[ecol1[6:1]];
   end
-  assign \$signature__data$288  = _9_;
+  assign \$signature__data$316  = _9_;
   always @(posedge clk)
-    second_pb0 <= \$371 ;
+    wxa1b_2 <= \$357 ;
   always @(posedge clk)
-    second_pb1 <= \$372 ;
+    wxb1b_0 <= \$358 ;
   always @(posedge clk)
-    second_pb2 <= \$373 ;
+    wxb1b_1 <= \$359 ;
   always @(posedge clk)
-    tail_sel0 <= \$374 ;
+    wxb1b_2 <= \$360 ;
   always @(posedge clk)
-    tail_sel1 <= \$375 ;
+    x0_1b <= \$361 ;
   always @(posedge clk)
-    tail_sel2 <= \$376 ;
+    rd1b <= \$362 ;
   always @(posedge clk)
-    tail_pb0 <= \$377 ;
+    wya1b <= \$363 ;
   always @(posedge clk)
-    tail_pb1 <= \$378 ;
+    wyb1b <= \$364 ;
   always @(posedge clk)
-    tail_pb2 <= \$379 ;
+    top1b <= \$365 ;
   always @(posedge clk)
-    first_of0 <= \$380 ;
+    base1b <= \$366 ;
   always @(posedge clk)
-    first_of1 <= \$381 ;
+    push1b <= \$367 ;
   always @(posedge clk)
-    first_of2 <= \$382 ;
+    pa2_0 <= \$368 ;
   always @(posedge clk)
-    second_of0 <= \$383 ;
+    pb2_0 <= \$369 ;
   always @(posedge clk)
-    second_of1 <= \$384 ;
+    pa2_1 <= \$370 ;
   always @(posedge clk)
-    second_of2 <= \$385 ;
+    pb2_1 <= \$371 ;
   always @(posedge clk)
-    completions <= \$386 ;
+    pa2_2 <= \$372 ;
   always @(posedge clk)
-    emit_first <= \$387 ;
+    pb2_2 <= \$373 ;
   always @(posedge clk)
-    emit_first_col <= \$388 ;
+    v2_0 <= \$374 ;
   always @(posedge clk)
-    emit_first_last <= \$389 ;
+    v2_1 <= \$375 ;
   always @(posedge clk)
-    emit_second <= \$390 ;
+    v2_2 <= \$376 ;
   always @(posedge clk)
-    emit_second_col <= \$391 ;
+    cd2_0 <= \$377 ;
   always @(posedge clk)
-    emit_second_last <= \$392 ;
+    cd2_1 <= \$378 ;
   always @(posedge clk)
-    beat_head_s <= \$393 ;
+    cd2_2 <= \$379 ;
   always @(posedge clk)
-    beat_second_s <= \$394 ;
+    c2_0 <= \$380 ;
   always @(posedge clk)
-    beat_tail_s <= \$395 ;
+    c2_1 <= \$381 ;
   always @(posedge clk)
-    beat_valid <= \$396 ;
+    c2_2 <= \$382 ;
   always @(posedge clk)
-    x0_2b <= \$397 ;
+    last2_0 <= \$383 ;
   always @(posedge clk)
-    rd2b <= \$398 ;
+    last2_1 <= \$384 ;
   always @(posedge clk)
-    wya2b <= \$399 ;
+    last2_2 <= \$385 ;
   always @(posedge clk)
-    wyb2b <= \$400 ;
+    x0_2 <= \$386 ;
   always @(posedge clk)
-    top2b <= \$401 ;
+    rd2 <= \$387 ;
   always @(posedge clk)
-    base2b <= \$402 ;
+    wya2 <= \$388 ;
   always @(posedge clk)
-    push2b <= \$403 ;
+    wyb2 <= \$389 ;
   always @(posedge clk)
-    hacc <= \$404 ;
+    top2 <= \$390 ;
   always @(posedge clk)
-    v3_0 <= \$405 ;
+    base2 <= \$391 ;
   always @(posedge clk)
-    h3_0 <= \$406 ;
+    push2 <= \$392 ;
   always @(posedge clk)
-    c3_0 <= \$407 ;
+    head_sel0 <= \$393 ;
   always @(posedge clk)
-    l3_0 <= \$408 ;
+    head_sel1 <= \$394 ;
   always @(posedge clk)
-    rd3_0 <= \$409 ;
+    head_sel2 <= \$395 ;
   always @(posedge clk)
-    wya3_0 <= \$410 ;
+    second_sel0 <= \$396 ;
   always @(posedge clk)
-    wyb3_0 <= \$411 ;
+    second_sel1 <= \$397 ;
   always @(posedge clk)
-    top3_0 <= \$412 ;
+    second_sel2 <= \$398 ;
   always @(posedge clk)
-    base3_0 <= \$413 ;
+    second_pb0 <= \$399 ;
   always @(posedge clk)
-    push3_0 <= \$414 ;
+    second_pb1 <= \$400 ;
   always @(posedge clk)
-    va4_0 <= \$415 ;
+    second_pb2 <= \$401 ;
   always @(posedge clk)
-    vb4_0 <= \$416 ;
+    tail_sel0 <= \$402 ;
   always @(posedge clk)
-    acc4_0 <= \$417 ;
+    tail_sel1 <= \$403 ;
   always @(posedge clk)
-    \$signature__en$180  <= \$418 ;
+    tail_sel2 <= \$404 ;
   always @(posedge clk)
-    c4_0 <= \$419 ;
+    tail_pb0 <= \$405 ;
   always @(posedge clk)
-    rd4_0 <= \$420 ;
+    tail_pb1 <= \$406 ;
   always @(posedge clk)
-    base4_0 <= \$421 ;
+    tail_pb2 <= \$407 ;
   always @(posedge clk)
-    l4_0 <= \$422 ;
+    first_of0 <= \$408 ;
   always @(posedge clk)
-    push4_0 <= \$423 ;
+    first_of1 <= \$409 ;
   always @(posedge clk)
-    v5_0 <= \$424 ;
+    first_of2 <= \$410 ;
   always @(posedge clk)
-    num5_0 <= \$425 ;
+    second_of0 <= \$411 ;
   always @(posedge clk)
-    idx5_0 <= \$426 ;
+    second_of1 <= \$412 ;
   always @(posedge clk)
-    l5_0 <= \$427 ;
+    second_of2 <= \$413 ;
   always @(posedge clk)
-    push5_0 <= \$428 ;
+    completions <= \$414 ;
   always @(posedge clk)
-    prod6_0 <= \$429 ;
+    emit_first <= \$415 ;
   always @(posedge clk)
-    v6_0 <= \$430 ;
+    emit_first_col <= \$416 ;
   always @(posedge clk)
-    idx6_0 <= \$431 ;
+    emit_first_last <= \$417 ;
   always @(posedge clk)
-    l6_0 <= \$432 ;
+    emit_second <= \$418 ;
   always @(posedge clk)
-    push6_0 <= \$433 ;
+    emit_second_col <= \$419 ;
   always @(posedge clk)
-    v3_1 <= \$434 ;
+    emit_second_last <= \$420 ;
   always @(posedge clk)
-    h3_1 <= \$435 ;
+    beat_head_s <= \$421 ;
   always @(posedge clk)
-    c3_1 <= \$436 ;
+    beat_second_s <= \$422 ;
   always @(posedge clk)
-    l3_1 <= \$437 ;
+    beat_tail_s <= \$423 ;
   always @(posedge clk)
-    rd3_1 <= \$438 ;
+    beat_valid <= \$424 ;
   always @(posedge clk)
-    wya3_1 <= \$439 ;
+    x0_2b <= \$425 ;
   always @(posedge clk)
-    wyb3_1 <= \$440 ;
+    rd2b <= \$426 ;
   always @(posedge clk)
-    top3_1 <= \$441 ;
+    wya2b <= \$427 ;
   always @(posedge clk)
-    base3_1 <= \$442 ;
+    wyb2b <= \$428 ;
   always @(posedge clk)
-    push3_1 <= \$443 ;
+    top2b <= \$429 ;
   always @(posedge clk)
-    va4_1 <= \$444 ;
+    base2b <= \$430 ;
   always @(posedge clk)
-    vb4_1 <= \$445 ;
+    push2b <= \$431 ;
   always @(posedge clk)
-    acc4_1 <= \$446 ;
+    hacc <= \$432 ;
   always @(posedge clk)
-    \$signature__en$199  <= \$447 ;
+    v3_0 <= \$433 ;
   always @(posedge clk)
-    c4_1 <= \$448 ;
+    h3_0 <= \$434 ;
   always @(posedge clk)
-    rd4_1 <= \$449 ;
+    c3_0 <= \$435 ;
   always @(posedge clk)
-    base4_1 <= \$450 ;
+    l3_0 <= \$436 ;
   always @(posedge clk)
-    l4_1 <= \$451 ;
+    rd3_0 <= \$437 ;
   always @(posedge clk)
-    push4_1 <= \$452 ;
+    wya3_0 <= \$438 ;
   always @(posedge clk)
-    v5_1 <= \$453 ;
+    wyb3_0 <= \$439 ;
   always @(posedge clk)
-    num5_1 <= \$454 ;
+    top3_0 <= \$440 ;
   always @(posedge clk)
-    idx5_1 <= \$455 ;
+    base3_0 <= \$441 ;
   always @(posedge clk)
-    l5_1 <= \$456 ;
+    push3_0 <= \$442 ;
   always @(posedge clk)
-    push5_1 <= \$457 ;
+    va4_0 <= \$443 ;
   always @(posedge clk)
-    prod6_1 <= \$458 ;
+    vb4_0 <= \$444 ;
   always @(posedge clk)
-    v6_1 <= \$459 ;
+    acc4_0 <= \$445 ;
   always @(posedge clk)
-    idx6_1 <= \$460 ;
+    \$signature__en$183  <= \$446 ;
   always @(posedge clk)
-    l6_1 <= \$461 ;
+    c4_0 <= \$447 ;
   always @(posedge clk)
-    push6_1 <= \$462 ;
+    rd4_0 <= \$448 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$463 ;
+    base4_0 <= \$449 ;
   always @(posedge clk)
-    head <= \$464 ;
+    l4_0 <= \$450 ;
   always @(posedge clk)
-    filled <= \$465 ;
+    push4_0 <= \$451 ;
   always @(posedge clk)
-    odd <= \$466 ;
+    v5_0 <= \$452 ;
+  always @(posedge clk)
+    num5_0 <= \$453 ;
+  always @(posedge clk)
+    idx5_0 <= \$454 ;
+  always @(posedge clk)
+    l5_0 <= \$455 ;
+  always @(posedge clk)
+    push5_0 <= \$456 ;
+  always @(posedge clk)
+    prod6_0 <= \$457 ;
+  always @(posedge clk)
+    v6_0 <= \$458 ;
+  always @(posedge clk)
+    idx6_0 <= \$459 ;
+  always @(posedge clk)
+    l6_0 <= \$460 ;
+  always @(posedge clk)
+    push6_0 <= \$461 ;
+  always @(posedge clk)
+    v3_1 <= \$462 ;
+  always @(posedge clk)
+    h3_1 <= \$463 ;
+  always @(posedge clk)
+    c3_1 <= \$464 ;
+  always @(posedge clk)
+    l3_1 <= \$465 ;
+  always @(posedge clk)
+    rd3_1 <= \$466 ;
+  always @(posedge clk)
+    wya3_1 <= \$467 ;
+  always @(posedge clk)
+    wyb3_1 <= \$468 ;
+  always @(posedge clk)
+    top3_1 <= \$469 ;
+  always @(posedge clk)
+    base3_1 <= \$470 ;
+  always @(posedge clk)
+    push3_1 <= \$471 ;
+  always @(posedge clk)
+    va4_1 <= \$472 ;
+  always @(posedge clk)
+    vb4_1 <= \$473 ;
+  always @(posedge clk)
+    acc4_1 <= \$474 ;
+  always @(posedge clk)
+    \$signature__en$202  <= \$475 ;
+  always @(posedge clk)
+    c4_1 <= \$476 ;
+  always @(posedge clk)
+    rd4_1 <= \$477 ;
+  always @(posedge clk)
+    base4_1 <= \$478 ;
+  always @(posedge clk)
+    l4_1 <= \$479 ;
+  always @(posedge clk)
+    push4_1 <= \$480 ;
+  always @(posedge clk)
+    v5_1 <= \$481 ;
+  always @(posedge clk)
+    num5_1 <= \$482 ;
+  always @(posedge clk)
+    idx5_1 <= \$483 ;
+  always @(posedge clk)
+    l5_1 <= \$484 ;
+  always @(posedge clk)
+    push5_1 <= \$485 ;
+  always @(posedge clk)
+    prod6_1 <= \$486 ;
+  always @(posedge clk)
+    v6_1 <= \$487 ;
+  always @(posedge clk)
+    idx6_1 <= \$488 ;
+  always @(posedge clk)
+    l6_1 <= \$489 ;
+  always @(posedge clk)
+    push6_1 <= \$490 ;
+  always @(posedge clk)
+    ctl__obs_valid <= \$491 ;
+  always @(posedge clk)
+    head <= \$492 ;
+  always @(posedge clk)
+    filled <= \$493 ;
+  always @(posedge clk)
+    odd <= \$494 ;
   assign \$1  = | n;
   assign \$2  = y < 8'hd2;
   assign accept = \$1  & \$2 ;
@@ -1467,11 +1607,11 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$98  = q1 + 1'h1;
   assign \$99  = q1 + 1'h1;
   assign \$100  = q1 + 1'h0;
-  assign \$101  = v1_0 & cd1_0;
+  assign \$101  = v1b_0 & cd1b_0;
   assign \$102  = 1'h0 + \$101 ;
-  assign \$103  = v1_1 & cd1_1;
+  assign \$103  = v1b_1 & cd1b_1;
   assign \$104  = \$102 [1:0] + \$103 ;
-  assign \$105  = v1_2 & cd1_2;
+  assign \$105  = v1b_2 & cd1b_2;
   assign \$106  = \$104 [1:0] + \$105 ;
   assign beat_head_t0 = head_sel0 ? pa2_0 : 16'h0000;
   assign beat_head_t1 = head_sel1 ? pa2_1 : 16'h0000;
@@ -1521,13 +1661,13 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$146  = emit_first & \$145 ;
   assign \$148  = emit_second & \$147 ;
   assign \$149  = acc4_0 + va4_0;
-  assign \$signature__data$177  = rd4_0 ? vb4_0 : \$149 [23:0];
+  assign \$signature__data$180  = rd4_0 ? vb4_0 : \$149 [23:0];
   assign \$151  = \$150  + idx6_0;
-  assign \$signature__en$187  = v6_0 & push6_0;
+  assign \$signature__en$190  = v6_0 & push6_0;
   assign \$153  = acc4_1 + va4_1;
-  assign \$signature__data$196  = rd4_1 ? vb4_1 : \$153 [23:0];
+  assign \$signature__data$199  = rd4_1 ? vb4_1 : \$153 [23:0];
   assign \$155  = \$154  + idx6_1;
-  assign \$signature__en$205  = v6_1 & push6_1;
+  assign \$signature__en$208  = v6_1 & push6_1;
   assign \$157  = ! filled;
   assign \$158  = 3'h4 - filled;
   assign \$159  = \$157  ? 4'h3 : \$158 ;
@@ -1537,7 +1677,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$163  = \$162  + rd__index[12:1];
   assign \$164  = head + logical;
   assign \$166  = \$165  + rd__index[12:1];
-  assign rd__data = odd ? \$signature__data$215  : \$signature__data$214 ;
+  assign rd__data = odd ? \$signature__data$218  : \$signature__data$217 ;
   assign \$167  = mb + n;
   assign \$168  = \$167  >= 2'h3;
   assign \$169  = q + \$168 ;
@@ -1578,59 +1718,59 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$204  = ~ \$203 ;
   assign \$205  = ! x;
   assign \$206  = ! y;
-  assign \$207  = wxa1_0 * g0;
-  assign \$208  = wxb1_0 * g0;
-  assign \$209  = wxa1_1 * g1;
-  assign \$210  = wxb1_1 * g1;
-  assign \$211  = wxa1_2 * g2;
-  assign \$212  = wxb1_2 * g2;
+  assign \$207  = wxa1b_0 * g1b_0;
+  assign \$208  = wxb1b_0 * g1b_0;
+  assign \$209  = wxa1b_1 * g1b_1;
+  assign \$210  = wxb1b_1 * g1b_1;
+  assign \$211  = wxa1b_2 * g1b_2;
+  assign \$212  = wxb1b_2 * g1b_2;
   assign \$215  = ! \$102 [1:0];
-  assign \$216  = v1_1 & \$215 ;
+  assign \$216  = v1b_1 & \$215 ;
   assign \$217  = ! \$104 [1:0];
-  assign \$218  = v1_2 & \$217 ;
-  assign \$219  = v1_0 & cd1_0;
-  assign \$224  = v1_0 & \$223 ;
-  assign \$225  = v1_1 & cd1_1;
+  assign \$218  = v1b_2 & \$217 ;
+  assign \$219  = v1b_0 & cd1b_0;
+  assign \$224  = v1b_0 & \$223 ;
+  assign \$225  = v1b_1 & cd1b_1;
   assign \$226  = ! \$102 [1:0];
   assign \$227  = \$225  & \$226 ;
   assign \$228  = \$102 [1:0] == 1'h1;
   assign \$229  = \$227  | \$228 ;
-  assign \$230  = v1_1 & \$229 ;
-  assign \$231  = v1_2 & cd1_2;
+  assign \$230  = v1b_1 & \$229 ;
+  assign \$231  = v1b_2 & cd1b_2;
   assign \$232  = ! \$104 [1:0];
   assign \$233  = \$231  & \$232 ;
   assign \$234  = \$104 [1:0] == 1'h1;
   assign \$235  = \$233  | \$234 ;
-  assign \$236  = v1_2 & \$235 ;
+  assign \$236  = v1b_2 & \$235 ;
   assign \$238  = ! \$102 [1:0];
   assign \$239  = ! \$104 [1:0];
-  assign \$240  = v1_0 & cd1_0;
+  assign \$240  = v1b_0 & cd1b_0;
   assign \$241  = 1'h0 + \$240 ;
   assign \$242  = \$241  == \$106 [1:0];
-  assign \$243  = v1_0 & \$242 ;
-  assign \$244  = v1_1 & cd1_1;
+  assign \$243  = v1b_0 & \$242 ;
+  assign \$244  = v1b_1 & cd1b_1;
   assign \$245  = \$102 [1:0] + \$244 ;
   assign \$246  = \$245  == \$106 [1:0];
-  assign \$247  = v1_1 & \$246 ;
-  assign \$248  = v1_2 & cd1_2;
+  assign \$247  = v1b_1 & \$246 ;
+  assign \$248  = v1b_2 & cd1b_2;
   assign \$249  = \$104 [1:0] + \$248 ;
   assign \$250  = \$249  == \$106 [1:0];
-  assign \$251  = v1_2 & \$250 ;
-  assign \$252  = v1_0 & cd1_0;
-  assign \$253  = v1_1 & cd1_1;
-  assign \$254  = v1_2 & cd1_2;
-  assign \$255  = v1_0 & cd1_0;
-  assign \$258  = v1_1 & cd1_1;
+  assign \$251  = v1b_2 & \$250 ;
+  assign \$252  = v1b_0 & cd1b_0;
+  assign \$253  = v1b_1 & cd1b_1;
+  assign \$254  = v1b_2 & cd1b_2;
+  assign \$255  = v1b_0 & cd1b_0;
+  assign \$258  = v1b_1 & cd1b_1;
   assign \$259  = ! \$102 [1:0];
   assign \$260  = \$258  & \$259 ;
-  assign \$261  = v1_2 & cd1_2;
+  assign \$261  = v1b_2 & cd1b_2;
   assign \$262  = ! \$104 [1:0];
   assign \$263  = \$261  & \$262 ;
-  assign \$264  = v1_0 & cd1_0;
-  assign \$267  = v1_1 & cd1_1;
+  assign \$264  = v1b_0 & cd1b_0;
+  assign \$267  = v1b_1 & cd1b_1;
   assign \$268  = \$102 [1:0] == 1'h1;
   assign \$269  = \$267  & \$268 ;
-  assign \$270  = v1_2 & cd1_2;
+  assign \$270  = v1b_2 & cd1b_2;
   assign \$271  = \$104 [1:0] == 1'h1;
   assign \$272  = \$270  & \$271 ;
   assign \$273  = | completions;
@@ -1638,15 +1778,15 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$275  = emit_first ? beat_tail_s : \$140 [15:0];
   assign \$276  = wya3_0 * h3_0;
   assign \$277  = wyb3_0 * h3_0;
-  assign \$278  = top3_0 ? 24'h000000 : \$signature__data$268 ;
-  assign \$279  = \$signature__en$180  & rd4_0;
+  assign \$278  = top3_0 ? 24'h000000 : \$signature__data$296 ;
+  assign \$279  = \$signature__en$183  & rd4_0;
   assign \$280  = \$149 [23:0] + 15'h41a0;
   assign \$281  = base4_0 + c4_0;
   assign \$282  = num5_0 * 23'h7cd49b;
   assign \$283  = wya3_1 * h3_1;
   assign \$284  = wyb3_1 * h3_1;
-  assign \$285  = top3_1 ? 24'h000000 : \$signature__data$288 ;
-  assign \$286  = \$signature__en$199  & rd4_1;
+  assign \$285  = top3_1 ? 24'h000000 : \$signature__data$316 ;
+  assign \$286  = \$signature__en$202  & rd4_1;
   assign \$287  = \$153 [23:0] + 15'h41a0;
   assign \$288  = base4_1 + c4_1;
   assign \$289  = num5_1 * 23'h7cd49b;
@@ -1740,761 +1880,1027 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   always @(posedge clk)
     mb1 <= \$339 ;
   always @(posedge clk)
-    pa2_0 <= \$340 ;
+    g1b_0 <= \$340 ;
   always @(posedge clk)
-    pb2_0 <= \$341 ;
+    g1b_1 <= \$341 ;
   always @(posedge clk)
-    pa2_1 <= \$342 ;
+    g1b_2 <= \$342 ;
   always @(posedge clk)
-    pb2_1 <= \$343 ;
+    v1b_0 <= \$343 ;
   always @(posedge clk)
-    pa2_2 <= \$344 ;
+    v1b_1 <= \$344 ;
   always @(posedge clk)
-    pb2_2 <= \$345 ;
+    v1b_2 <= \$345 ;
   always @(posedge clk)
-    v2_0 <= \$346 ;
+    cd1b_0 <= \$346 ;
   always @(posedge clk)
-    v2_1 <= \$347 ;
+    cd1b_1 <= \$347 ;
   always @(posedge clk)
-    v2_2 <= \$348 ;
+    cd1b_2 <= \$348 ;
   always @(posedge clk)
-    cd2_0 <= \$349 ;
+    c1b_0 <= \$349 ;
   always @(posedge clk)
-    cd2_1 <= \$350 ;
+    c1b_1 <= \$350 ;
   always @(posedge clk)
-    cd2_2 <= \$351 ;
+    c1b_2 <= \$351 ;
   always @(posedge clk)
-    c2_0 <= \$352 ;
+    last1b_0 <= \$352 ;
   always @(posedge clk)
-    c2_1 <= \$353 ;
+    last1b_1 <= \$353 ;
   always @(posedge clk)
-    c2_2 <= \$354 ;
+    last1b_2 <= \$354 ;
   always @(posedge clk)
-    last2_0 <= \$355 ;
+    wxa1b_0 <= \$355 ;
   always @(posedge clk)
-    last2_1 <= \$356 ;
-  always @(posedge clk)
-    last2_2 <= \$357 ;
-  always @(posedge clk)
-    x0_2 <= \$358 ;
-  always @(posedge clk)
-    rd2 <= \$359 ;
-  always @(posedge clk)
-    wya2 <= \$360 ;
-  always @(posedge clk)
-    wyb2 <= \$361 ;
-  always @(posedge clk)
-    top2 <= \$362 ;
-  always @(posedge clk)
-    base2 <= \$363 ;
-  always @(posedge clk)
-    push2 <= \$364 ;
-  always @(posedge clk)
-    head_sel0 <= \$365 ;
-  always @(posedge clk)
-    head_sel1 <= \$366 ;
-  always @(posedge clk)
-    head_sel2 <= \$367 ;
-  always @(posedge clk)
-    second_sel0 <= \$368 ;
-  always @(posedge clk)
-    second_sel1 <= \$369 ;
-  always @(posedge clk)
-    second_sel2 <= \$370 ;
+    wxa1b_1 <= \$356 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$371  = \$237 ;
+    \$357  = wxa1_2;
     if (rst) begin
-      \$371  = 1'h0;
+      \$357  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$372  = \$238 ;
+    \$358  = wxb1_0;
     if (rst) begin
-      \$372  = 1'h0;
+      \$358  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$373  = \$239 ;
+    \$359  = wxb1_1;
     if (rst) begin
-      \$373  = 1'h0;
+      \$359  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$374  = \$243 ;
+    \$360  = wxb1_2;
+    if (rst) begin
+      \$360  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$361  = x0_1;
+    if (rst) begin
+      \$361  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$362  = rd1;
+    if (rst) begin
+      \$362  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$363  = wya1;
+    if (rst) begin
+      \$363  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$364  = wyb1;
+    if (rst) begin
+      \$364  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$365  = top1;
+    if (rst) begin
+      \$365  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$366  = base1;
+    if (rst) begin
+      \$366  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$367  = push1;
+    if (rst) begin
+      \$367  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$368  = { 1'h0, \$207  };
+    if (rst) begin
+      \$368  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$369  = { 1'h0, \$208  };
+    if (rst) begin
+      \$369  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$370  = { 1'h0, \$209  };
+    if (rst) begin
+      \$370  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$371  = { 1'h0, \$210  };
+    if (rst) begin
+      \$371  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$372  = { 1'h0, \$211  };
+    if (rst) begin
+      \$372  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$373  = { 1'h0, \$212  };
+    if (rst) begin
+      \$373  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$374  = v1b_0;
     if (rst) begin
       \$374  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$375  = \$247 ;
+    \$375  = v1b_1;
     if (rst) begin
       \$375  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$376  = \$251 ;
+    \$376  = v1b_2;
     if (rst) begin
       \$376  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$377  = \$252 ;
+    \$377  = cd1b_0;
     if (rst) begin
       \$377  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$378  = \$253 ;
+    \$378  = cd1b_1;
     if (rst) begin
       \$378  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$379  = \$254 ;
+    \$379  = cd1b_2;
     if (rst) begin
       \$379  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$380  = \$257 ;
+    \$380  = c1b_0;
     if (rst) begin
-      \$380  = 1'h0;
+      \$380  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$381  = \$260 ;
+    \$381  = c1b_1;
     if (rst) begin
-      \$381  = 1'h0;
+      \$381  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$382  = \$263 ;
+    \$382  = c1b_2;
     if (rst) begin
-      \$382  = 1'h0;
+      \$382  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$383  = \$266 ;
+    \$383  = last1b_0;
     if (rst) begin
       \$383  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$384  = \$269 ;
+    \$384  = last1b_1;
     if (rst) begin
       \$384  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$385  = \$272 ;
+    \$385  = last1b_2;
     if (rst) begin
       \$385  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$386  = \$106 [1:0];
+    \$386  = x0_1b;
     if (rst) begin
-      \$386  = 2'h0;
+      \$386  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$387  = \$273 ;
+    \$387  = rd1b;
     if (rst) begin
       \$387  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$388  = first_col;
+    \$388  = wya1b;
     if (rst) begin
       \$388  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$389  = first_last;
+    \$389  = wyb1b;
     if (rst) begin
-      \$389  = 1'h0;
+      \$389  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$390  = \$274 ;
+    \$390  = top1b;
     if (rst) begin
       \$390  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$391  = second_col;
+    \$391  = base1b;
     if (rst) begin
-      \$391  = 7'h00;
+      \$391  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$392  = second_last;
+    \$392  = push1b;
     if (rst) begin
       \$392  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$393  = \$115 [15:0];
+    \$393  = \$214 ;
     if (rst) begin
-      \$393  = 16'h0000;
+      \$393  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$394  = \$127 [15:0];
+    \$394  = \$216 ;
     if (rst) begin
-      \$394  = 16'h0000;
+      \$394  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$395  = \$139 [15:0];
+    \$395  = \$218 ;
     if (rst) begin
-      \$395  = 16'h0000;
+      \$395  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$396  = v2_0;
+    \$396  = \$224 ;
     if (rst) begin
       \$396  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$397  = x0_2;
+    \$397  = \$230 ;
     if (rst) begin
       \$397  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$398  = rd2;
+    \$398  = \$236 ;
     if (rst) begin
       \$398  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$399  = wya2;
+    \$399  = \$237 ;
     if (rst) begin
-      \$399  = 7'h00;
+      \$399  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$400  = wyb2;
+    \$400  = \$238 ;
     if (rst) begin
-      \$400  = 7'h00;
+      \$400  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$401  = top2;
+    \$401  = \$239 ;
     if (rst) begin
       \$401  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$402  = base2;
+    \$402  = \$243 ;
     if (rst) begin
-      \$402  = 13'h0000;
+      \$402  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$403  = push2;
+    \$403  = \$247 ;
     if (rst) begin
       \$403  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$404  = hacc;
-    if (beat_valid) begin
-      \$404  = \$275 ;
-    end
+    \$404  = \$251 ;
     if (rst) begin
-      \$404  = 16'h0000;
+      \$404  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$405  = emit0;
+    \$405  = \$252 ;
     if (rst) begin
       \$405  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$406  = esum0;
+    \$406  = \$253 ;
     if (rst) begin
-      \$406  = 16'h0000;
+      \$406  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$407  = ecol0;
+    \$407  = \$254 ;
     if (rst) begin
-      \$407  = 7'h00;
+      \$407  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$408  = elast0;
+    \$408  = \$257 ;
     if (rst) begin
       \$408  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$409  = rd2b;
+    \$409  = \$260 ;
     if (rst) begin
       \$409  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$410  = wya2b;
+    \$410  = \$263 ;
     if (rst) begin
-      \$410  = 7'h00;
+      \$410  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$411  = wyb2b;
+    \$411  = \$266 ;
     if (rst) begin
-      \$411  = 7'h00;
+      \$411  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$412  = top2b;
+    \$412  = \$269 ;
     if (rst) begin
       \$412  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$413  = base2b;
+    \$413  = \$272 ;
     if (rst) begin
-      \$413  = 13'h0000;
+      \$413  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$414  = push2b;
+    \$414  = \$106 [1:0];
     if (rst) begin
-      \$414  = 1'h0;
+      \$414  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$415  = { 1'h0, \$276  };
+    \$415  = \$273 ;
     if (rst) begin
-      \$415  = 24'h000000;
+      \$415  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$416  = { 1'h0, \$277  };
+    \$416  = first_col;
     if (rst) begin
-      \$416  = 24'h000000;
+      \$416  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$417  = \$278 ;
+    \$417  = first_last;
     if (rst) begin
-      \$417  = 24'h000000;
+      \$417  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$418  = v3_0;
+    \$418  = \$274 ;
     if (rst) begin
       \$418  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$419  = c3_0;
+    \$419  = second_col;
     if (rst) begin
       \$419  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$420  = rd3_0;
+    \$420  = second_last;
     if (rst) begin
       \$420  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$421  = base3_0;
+    \$421  = \$115 [15:0];
     if (rst) begin
-      \$421  = 13'h0000;
+      \$421  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$422  = l3_0;
+    \$422  = \$127 [15:0];
     if (rst) begin
-      \$422  = 1'h0;
+      \$422  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$423  = push3_0;
+    \$423  = \$139 [15:0];
     if (rst) begin
-      \$423  = 1'h0;
+      \$423  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$424  = \$279 ;
+    \$424  = v2_0;
     if (rst) begin
       \$424  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$425  = \$280 [23:0];
+    \$425  = x0_2;
     if (rst) begin
-      \$425  = 24'h000000;
+      \$425  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$426  = \$281 [12:1];
+    \$426  = rd2;
     if (rst) begin
-      \$426  = 12'h000;
+      \$426  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$427  = l4_0;
+    \$427  = wya2;
     if (rst) begin
-      \$427  = 1'h0;
+      \$427  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$428  = push4_0;
+    \$428  = wyb2;
     if (rst) begin
-      \$428  = 1'h0;
+      \$428  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$429  = \$282 ;
+    \$429  = top2;
     if (rst) begin
-      \$429  = 47'h000000000000;
+      \$429  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$430  = v5_0;
+    \$430  = base2;
     if (rst) begin
-      \$430  = 1'h0;
+      \$430  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$431  = idx5_0;
+    \$431  = push2;
     if (rst) begin
-      \$431  = 12'h000;
+      \$431  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$432  = l5_0;
+    \$432  = hacc;
+    if (beat_valid) begin
+      \$432  = \$275 ;
+    end
     if (rst) begin
-      \$432  = 1'h0;
+      \$432  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$433  = push5_0;
+    \$433  = emit0;
     if (rst) begin
       \$433  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$434  = emit1;
+    \$434  = esum0;
     if (rst) begin
-      \$434  = 1'h0;
+      \$434  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$435  = esum1;
+    \$435  = ecol0;
     if (rst) begin
-      \$435  = 16'h0000;
+      \$435  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$436  = ecol1;
+    \$436  = elast0;
     if (rst) begin
-      \$436  = 7'h00;
+      \$436  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$437  = elast1;
+    \$437  = rd2b;
     if (rst) begin
       \$437  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$438  = rd2b;
+    \$438  = wya2b;
     if (rst) begin
-      \$438  = 1'h0;
+      \$438  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$439  = wya2b;
+    \$439  = wyb2b;
     if (rst) begin
       \$439  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$440  = wyb2b;
+    \$440  = top2b;
     if (rst) begin
-      \$440  = 7'h00;
+      \$440  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$441  = top2b;
+    \$441  = base2b;
     if (rst) begin
-      \$441  = 1'h0;
+      \$441  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$442  = base2b;
+    \$442  = push2b;
     if (rst) begin
-      \$442  = 13'h0000;
+      \$442  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$443  = push2b;
+    \$443  = { 1'h0, \$276  };
     if (rst) begin
-      \$443  = 1'h0;
+      \$443  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$444  = { 1'h0, \$283  };
+    \$444  = { 1'h0, \$277  };
     if (rst) begin
       \$444  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$445  = { 1'h0, \$284  };
+    \$445  = \$278 ;
     if (rst) begin
       \$445  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$446  = \$285 ;
+    \$446  = v3_0;
     if (rst) begin
-      \$446  = 24'h000000;
+      \$446  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$447  = v3_1;
+    \$447  = c3_0;
     if (rst) begin
-      \$447  = 1'h0;
+      \$447  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$448  = c3_1;
+    \$448  = rd3_0;
     if (rst) begin
-      \$448  = 7'h00;
+      \$448  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$449  = rd3_1;
+    \$449  = base3_0;
     if (rst) begin
-      \$449  = 1'h0;
+      \$449  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$450  = base3_1;
+    \$450  = l3_0;
     if (rst) begin
-      \$450  = 13'h0000;
+      \$450  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$451  = l3_1;
+    \$451  = push3_0;
     if (rst) begin
       \$451  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$452  = push3_1;
+    \$452  = \$279 ;
     if (rst) begin
       \$452  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$453  = \$286 ;
+    \$453  = \$280 [23:0];
     if (rst) begin
-      \$453  = 1'h0;
+      \$453  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$454  = \$287 [23:0];
+    \$454  = \$281 [12:1];
     if (rst) begin
-      \$454  = 24'h000000;
+      \$454  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$455  = \$288 [12:1];
+    \$455  = l4_0;
     if (rst) begin
-      \$455  = 12'h000;
+      \$455  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$456  = l4_1;
+    \$456  = push4_0;
     if (rst) begin
       \$456  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$457  = push4_1;
+    \$457  = \$282 ;
     if (rst) begin
-      \$457  = 1'h0;
+      \$457  = 47'h000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$458  = \$289 ;
+    \$458  = v5_0;
     if (rst) begin
-      \$458  = 47'h000000000000;
+      \$458  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$459  = v5_1;
+    \$459  = idx5_0;
     if (rst) begin
-      \$459  = 1'h0;
+      \$459  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$460  = idx5_1;
+    \$460  = l5_0;
     if (rst) begin
-      \$460  = 12'h000;
+      \$460  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$461  = l5_1;
+    \$461  = push5_0;
     if (rst) begin
       \$461  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$462  = push5_1;
+    \$462  = emit1;
     if (rst) begin
       \$462  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$463  = ctl__obs_valid;
-    if (\$291 ) begin
-      \$463  = 1'h0;
-    end
-    if (\$296 ) begin
-      \$463  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$463  = 1'h0;
-    end
+    \$463  = esum1;
     if (rst) begin
-      \$463  = 1'h0;
+      \$463  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$464  = head;
-    if (\$296 ) begin
-      \$464  = \$297 [1:0];
-    end
-    if (ctl__clear) begin
-      \$464  = 2'h0;
-    end
+    \$464  = ecol1;
     if (rst) begin
-      \$464  = 2'h0;
+      \$464  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$465  = filled;
-    if (\$296 ) begin
-      \$465  = \$300 [2:0];
-    end
-    if (ctl__clear) begin
-      \$465  = 3'h0;
-    end
+    \$465  = elast1;
     if (rst) begin
-      \$465  = 3'h0;
+      \$465  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$466  = rd__index[0];
+    \$466  = rd2b;
     if (rst) begin
       \$466  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$467  = wya2b;
+    if (rst) begin
+      \$467  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$468  = wyb2b;
+    if (rst) begin
+      \$468  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$469  = top2b;
+    if (rst) begin
+      \$469  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$470  = base2b;
+    if (rst) begin
+      \$470  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$471  = push2b;
+    if (rst) begin
+      \$471  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$472  = { 1'h0, \$283  };
+    if (rst) begin
+      \$472  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$473  = { 1'h0, \$284  };
+    if (rst) begin
+      \$473  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$474  = \$285 ;
+    if (rst) begin
+      \$474  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$475  = v3_1;
+    if (rst) begin
+      \$475  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$476  = c3_1;
+    if (rst) begin
+      \$476  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$477  = rd3_1;
+    if (rst) begin
+      \$477  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$478  = base3_1;
+    if (rst) begin
+      \$478  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$479  = l3_1;
+    if (rst) begin
+      \$479  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$480  = push3_1;
+    if (rst) begin
+      \$480  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$481  = \$286 ;
+    if (rst) begin
+      \$481  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$482  = \$287 [23:0];
+    if (rst) begin
+      \$482  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$483  = \$288 [12:1];
+    if (rst) begin
+      \$483  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$484  = l4_1;
+    if (rst) begin
+      \$484  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$485  = push4_1;
+    if (rst) begin
+      \$485  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$486  = \$289 ;
+    if (rst) begin
+      \$486  = 47'h000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$487  = v5_1;
+    if (rst) begin
+      \$487  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$488  = idx5_1;
+    if (rst) begin
+      \$488  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$489  = l5_1;
+    if (rst) begin
+      \$489  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$490  = push5_1;
+    if (rst) begin
+      \$490  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$491  = ctl__obs_valid;
+    if (\$291 ) begin
+      \$491  = 1'h0;
+    end
+    if (\$296 ) begin
+      \$491  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$491  = 1'h0;
+    end
+    if (rst) begin
+      \$491  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$492  = head;
+    if (\$296 ) begin
+      \$492  = \$297 [1:0];
+    end
+    if (ctl__clear) begin
+      \$492  = 2'h0;
+    end
+    if (rst) begin
+      \$492  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$493  = filled;
+    if (\$296 ) begin
+      \$493  = \$300 [2:0];
+    end
+    if (ctl__clear) begin
+      \$493  = 3'h0;
+    end
+    if (rst) begin
+      \$493  = 3'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$494  = rd__index[0];
+    if (rst) begin
+      \$494  = 1'h0;
     end
   end
   always @* begin
@@ -3317,219 +3723,121 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$340  = { 1'h0, \$207  };
+    \$340  = g0;
     if (rst) begin
-      \$340  = 16'h0000;
+      \$340  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$341  = { 1'h0, \$208  };
+    \$341  = g1;
     if (rst) begin
-      \$341  = 16'h0000;
+      \$341  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$342  = { 1'h0, \$209  };
+    \$342  = g2;
     if (rst) begin
-      \$342  = 16'h0000;
+      \$342  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$343  = { 1'h0, \$210  };
+    \$343  = v1_0;
     if (rst) begin
-      \$343  = 16'h0000;
+      \$343  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$344  = { 1'h0, \$211  };
+    \$344  = v1_1;
     if (rst) begin
-      \$344  = 16'h0000;
+      \$344  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$345  = { 1'h0, \$212  };
+    \$345  = v1_2;
     if (rst) begin
-      \$345  = 16'h0000;
+      \$345  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$346  = v1_0;
+    \$346  = cd1_0;
     if (rst) begin
       \$346  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$347  = v1_1;
+    \$347  = cd1_1;
     if (rst) begin
       \$347  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$348  = v1_2;
+    \$348  = cd1_2;
     if (rst) begin
       \$348  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$349  = cd1_0;
+    \$349  = c1_0;
     if (rst) begin
-      \$349  = 1'h0;
+      \$349  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$350  = cd1_1;
+    \$350  = c1_1;
     if (rst) begin
-      \$350  = 1'h0;
+      \$350  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$351  = cd1_2;
+    \$351  = c1_2;
     if (rst) begin
-      \$351  = 1'h0;
+      \$351  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$352  = c1_0;
+    \$352  = last1_0;
     if (rst) begin
-      \$352  = 7'h00;
+      \$352  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$353  = c1_1;
+    \$353  = last1_1;
     if (rst) begin
-      \$353  = 7'h00;
+      \$353  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$354  = c1_2;
+    \$354  = last1_2;
     if (rst) begin
-      \$354  = 7'h00;
+      \$354  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$355  = last1_0;
+    \$355  = wxa1_0;
     if (rst) begin
-      \$355  = 1'h0;
+      \$355  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$356  = last1_1;
+    \$356  = wxa1_1;
     if (rst) begin
-      \$356  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$357  = last1_2;
-    if (rst) begin
-      \$357  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$358  = x0_1;
-    if (rst) begin
-      \$358  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$359  = rd1;
-    if (rst) begin
-      \$359  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$360  = wya1;
-    if (rst) begin
-      \$360  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$361  = wyb1;
-    if (rst) begin
-      \$361  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$362  = top1;
-    if (rst) begin
-      \$362  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$363  = base1;
-    if (rst) begin
-      \$363  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$364  = push1;
-    if (rst) begin
-      \$364  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$365  = \$214 ;
-    if (rst) begin
-      \$365  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$366  = \$216 ;
-    if (rst) begin
-      \$366  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$367  = \$218 ;
-    if (rst) begin
-      \$367  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$368  = \$224 ;
-    if (rst) begin
-      \$368  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$369  = \$230 ;
-    if (rst) begin
-      \$369  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$370  = \$236 ;
-    if (rst) begin
-      \$370  = 1'h0;
+      \$356  = 7'h00;
     end
   end
   assign px_at0 = \$19 [7:0];
@@ -3560,21 +3868,21 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign beat_second = \$127 [15:0];
   assign beat_tail = \$139 [15:0];
   assign hsum = \$140 [15:0];
-  assign \$signature__addr$171  = ecol0[6:1];
+  assign \$signature__addr$174  = ecol0[6:1];
   assign tot0 = \$149 [23:0];
-  assign \$signature__addr$175  = c4_0[6:1];
-  assign v4_0 = \$signature__en$180 ;
-  assign \$signature__addr$182  = \$151 [13:0];
-  assign \$signature__data$185  = \$152 [7:0];
-  assign \$signature__addr$190  = ecol1[6:1];
+  assign \$signature__addr$178  = c4_0[6:1];
+  assign v4_0 = \$signature__en$183 ;
+  assign \$signature__addr$185  = \$151 [13:0];
+  assign \$signature__data$188  = \$152 [7:0];
+  assign \$signature__addr$193  = ecol1[6:1];
   assign tot1 = \$153 [23:0];
-  assign \$signature__addr$194  = c4_1[6:1];
-  assign v4_1 = \$signature__en$199 ;
-  assign \$signature__addr$201  = \$155 [13:0];
-  assign \$signature__data$203  = \$156 [7:0];
+  assign \$signature__addr$197  = c4_1[6:1];
+  assign v4_1 = \$signature__en$202 ;
+  assign \$signature__addr$204  = \$155 [13:0];
+  assign \$signature__data$206  = \$156 [7:0];
   assign oldest = \$159 [1:0];
-  assign \$signature__addr$211  = \$163 [13:0];
-  assign \$signature__addr$212  = \$166 [13:0];
+  assign \$signature__addr$214  = \$163 [13:0];
+  assign \$signature__addr$215  = \$166 [13:0];
   assign \stream__pixel[0]  = stream__pixel[7:0];
   assign \stream__pixel[1]  = stream__pixel[15:8];
   assign \stream__pixel[2]  = stream__pixel[23:16];
@@ -3586,7 +3894,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$152  = { 38'h0000000000, prod6_0[46:38] };
   assign \$156  = { 38'h0000000000, prod6_1[46:38] };
   assign \$213  = 1'h1;
-  assign \$214  = v1_0;
+  assign \$214  = v1b_0;
   assign \$220  = 1'h1;
   assign \$221  = \$219 ;
   assign \$222  = 1'h0;

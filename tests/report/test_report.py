@@ -112,7 +112,7 @@ def test_cli_end_to_end(tmp_path, capsys):
                  "--out", str(out)]) == 0
     data = json.loads((out / "report.json").read_text())
     figs = [rp.Figure(**f) for f in data["figures"]]
-    assert find(figs, "preprocessor latency", "pong").value == 7      # 2 observations (frames 3 and 7)
+    assert find(figs, "preprocessor latency", "pong").value == 8      # 2 observations (frames 3 and 7)
     assert "max over 2 observations" in find(figs, "preprocessor latency", "pong").name
     assert find(figs, "action-select latency", None).value == 5
     measured = data["per_game"]["pong"]["colour_clocks"]
