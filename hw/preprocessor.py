@@ -25,9 +25,10 @@ Pipeline, one pixel per cycle (stage: work):
 
 - S0: count the pixel; read the grey LUT (256 x 8 ROM) and the previous frame's grey at the
   same position (``H*160 x 8`` memory, read before it is overwritten in S1);
-- S1: ``g = max(grey, previous grey)`` (``grey`` alone in a ``zero_prev`` frame); write ``grey`` back for the next frame;
-- S1b: products ``wxa*g`` and ``wxb*g`` with the two column weights (``g`` registered first, so
-  that the block RAM's read data and the multiply are in different clocks);
+- S1: write ``grey`` back for the next frame (the previous-frame memory);
+- S1b: ``g = max(grey, previous grey)`` (``grey`` alone in a ``zero_prev`` frame) and the
+  products ``wxa*g`` and ``wxb*g`` with the two column weights, from the grey and previous grey
+  registered as read (the block RAMs' read data and the max in different clocks);
 - S2: horizontal accumulation; when an output column completes its sum ``hsum`` (< 2**16)
   is emitted and the accumulator restarts with ``wxb*g``; the column's vertical accumulator is
   read (84 x 24 memory);
@@ -313,14 +314,15 @@ class Preprocessor(wiring.Component):
         addr1 = stage("addr1", range(hw), addr)
         zero1 = stage("zero1", 1, this_zero)
 
-        # ---- S1: flicker max, previous-frame write-back, column products -----------------
+        # ---- S1: previous-frame write-back -------------------------------------------------
         grey = lut_rd.data
-        g = Signal(8)
-        m.d.comb += g.eq(Mux(zero1 | (grey > prev_rd.data), grey, prev_rd.data))
         m.d.comb += [prev_wr.addr.eq(addr1), prev_wr.data.eq(grey), prev_wr.en.eq(v1)]
 
-        # ---- S1b: column products (g registered first: block RAM read -> max, then the multiply)
-        g = stage("g1b", 8, g)
+        # ---- S1b: the max and the column products, from the grey and previous grey registered as
+        # read (block RAM read data -> register, then compare, select and multiply) --------------
+        grey_b, prev_b, zero_b = stage("grey1b", 8, grey), stage("prev1b", 8, prev_rd.data), stage("zero1b", 1, zero1)
+        g = Signal(8)
+        m.d.comb += g.eq(Mux(zero_b | (grey_b > prev_b), grey_b, prev_b))
         v1, x0_1, cd1, c1 = (stage("v1b", 1, v1), stage("x0_1b", 1, x0_1), stage("cd1b", 1, cd1),
                              stage("c1b", range(N), c1))
         wxa1, wxb1 = stage("wxa1b", range(N + 1), wxa1), stage("wxb1b", range(N + 1), wxb1)
@@ -554,7 +556,7 @@ class Preprocessor(wiring.Component):
         push1, zero1 = stage("push1", 1, this_push), stage("zero1", 1, this_zero)
         q1, mb1 = stage("q1", range(-(-hw // P) + 1), q), stage("mb1", range(P), mb)
 
-        # ---- S1: flicker max, previous-frame write-back (pixel j in bank (mb + j) % 3) ----------
+        # ---- S1: previous-frame write-back (pixel j in bank (mb + j) % 3) ----------------------
         pa2, pb2, gs = [], [], []
         greys = [lut_rd[j].data for j in range(P)]
         for j in range(P):
@@ -563,9 +565,8 @@ class Preprocessor(wiring.Component):
                 for r in range(P):
                     with m.Case(r):
                         m.d.comb += prev_j.eq(prev_rd[(r + j) % P].data)
-            g = Signal(8, name=f"g{j}")
-            m.d.comb += g.eq(Mux(zero1 | (greys[j] > prev_j), greys[j], prev_j))
-            gs.append(g)
+            gs.append((stage(f"grey1b_{j}", 8, greys[j]), stage(f"prev1b_{j}", 8, prev_j)))
+        zero_b = stage("zero1b", 1, zero1)
         with m.Switch(mb1):
             for r in range(P):
                 with m.Case(r):
@@ -574,8 +575,12 @@ class Preprocessor(wiring.Component):
                         m.d.comb += [prev_wr[b].addr.eq(q1 + (b < r)), prev_wr[b].data.eq(greys[j]),
                                      prev_wr[b].en.eq(v1[j])]
 
-        # ---- S1b: column products (g registered first: block RAM read -> max, then the multiply)
-        gs = [stage(f"g1b_{j}", 8, gs[j]) for j in range(P)]
+        # ---- S1b: the max and the column products, from the greys and previous greys registered as
+        # read (block RAM read data -> bank select -> register, then compare, select and multiply)
+        for j in range(P):
+            g = Signal(8, name=f"g{j}")
+            m.d.comb += g.eq(Mux(zero_b | (gs[j][0] > gs[j][1]), gs[j][0], gs[j][1]))
+            gs[j] = g
         v1 = [stage(f"v1b_{j}", 1, v1[j]) for j in range(P)]
         cd1 = [stage(f"cd1b_{j}", 1, cd1[j]) for j in range(P)]
         c1 = [stage(f"c1b_{j}", range(N + P), c1[j]) for j in range(P)]

@@ -9,71 +9,73 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg [15:0] \$102 ;
   reg \$103 ;
   reg [7:0] \$104 ;
-  reg \$105 ;
+  reg [7:0] \$105 ;
   reg \$106 ;
   reg \$107 ;
-  reg [6:0] \$108 ;
-  reg [6:0] \$109 ;
+  reg \$108 ;
+  reg \$109 ;
   wire [8:0] \$11 ;
   reg [6:0] \$110 ;
-  reg \$111 ;
+  reg [6:0] \$111 ;
   reg [6:0] \$112 ;
-  reg [6:0] \$113 ;
-  reg \$114 ;
-  reg [12:0] \$115 ;
+  reg \$113 ;
+  reg [6:0] \$114 ;
+  reg [6:0] \$115 ;
   reg \$116 ;
-  reg \$117 ;
-  reg [15:0] \$118 ;
-  reg [15:0] \$119 ;
+  reg [12:0] \$117 ;
+  reg \$118 ;
+  reg \$119 ;
   wire [8:0] \$12 ;
-  reg \$120 ;
-  reg \$121 ;
+  reg [15:0] \$120 ;
+  reg [15:0] \$121 ;
   reg \$122 ;
-  reg [6:0] \$123 ;
+  reg \$123 ;
   reg \$124 ;
   reg [6:0] \$125 ;
-  reg [6:0] \$126 ;
-  reg \$127 ;
-  reg [12:0] \$128 ;
+  reg \$126 ;
+  reg [6:0] \$127 ;
+  reg [6:0] \$128 ;
   reg \$129 ;
   wire [8:0] \$13 ;
-  reg \$130 ;
-  reg [15:0] \$131 ;
+  reg [12:0] \$130 ;
+  reg \$131 ;
   reg \$132 ;
   reg [15:0] \$133 ;
-  reg [6:0] \$134 ;
-  reg \$135 ;
+  reg \$134 ;
+  reg [15:0] \$135 ;
   reg [6:0] \$136 ;
-  reg [6:0] \$137 ;
-  reg \$138 ;
-  reg [12:0] \$139 ;
+  reg \$137 ;
+  reg [6:0] \$138 ;
+  reg [6:0] \$139 ;
   wire [9:0] \$14 ;
   reg \$140 ;
-  reg \$141 ;
-  reg [23:0] \$142 ;
-  reg [23:0] \$143 ;
+  reg [12:0] \$141 ;
+  reg \$142 ;
+  reg \$143 ;
   reg [23:0] \$144 ;
-  reg \$145 ;
-  reg [6:0] \$146 ;
+  reg [23:0] \$145 ;
+  reg [23:0] \$146 ;
   reg \$147 ;
-  reg [12:0] \$148 ;
+  reg [6:0] \$148 ;
   reg \$149 ;
   wire [9:0] \$15 ;
-  reg \$150 ;
+  reg [12:0] \$150 ;
   reg \$151 ;
-  reg [23:0] \$152 ;
-  reg [12:0] \$153 ;
-  reg \$154 ;
-  reg \$155 ;
-  reg [46:0] \$156 ;
+  reg \$152 ;
+  reg \$153 ;
+  reg [23:0] \$154 ;
+  reg [12:0] \$155 ;
+  reg \$156 ;
   reg \$157 ;
-  reg [12:0] \$158 ;
+  reg [46:0] \$158 ;
   reg \$159 ;
   wire \$16 ;
-  reg \$160 ;
+  reg [12:0] \$160 ;
   reg \$161 ;
-  reg [1:0] \$162 ;
-  reg [2:0] \$163 ;
+  reg \$162 ;
+  reg \$163 ;
+  reg [1:0] \$164 ;
+  reg [2:0] \$165 ;
   wire \$17 ;
   wire [15:0] \$18 ;
   wire [16:0] \$19 ;
@@ -168,11 +170,11 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   wire [6:0] \$signal ;
   wire [6:0] \$signal$28 ;
   reg [15:0] \$signature__addr  = 16'h0000;
-  reg [6:0] \$signature__addr$46  = 7'h00;
-  wire [14:0] \$signature__addr$58 ;
+  reg [6:0] \$signature__addr$47  = 7'h00;
+  wire [14:0] \$signature__addr$59 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$119 ;
-  wire [7:0] \$signature__data$61 ;
+  wire [23:0] \$signature__data$121 ;
+  wire [7:0] \$signature__data$87 ;
   wire \$signature__en ;
   reg [23:0] acc4 = 24'h000000;
   wire accept;
@@ -212,7 +214,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg frame_push = 1'h0;
   reg frame_zero = 1'h0;
   wire [7:0] g;
-  reg [7:0] g1b = 8'h00;
+  reg [7:0] grey1b = 8'h00;
   reg [15:0] h3 = 16'h0000;
   reg [15:0] hacc = 16'h0000;
   reg [1:0] head = 2'h0;
@@ -233,6 +235,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   wire [1:0] oldest;
   reg [15:0] pa2 = 16'h0000;
   reg [15:0] pb2 = 16'h0000;
+  reg [7:0] prev1b = 8'h00;
   reg [15:0] prev_wr__addr = 16'h0000;
   wire [7:0] prev_wr__data;
   reg prev_wr__en = 1'h0;
@@ -314,6 +317,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg x0_2 = 1'h0;
   reg [7:0] y = 8'h00;
   reg zero1 = 1'h0;
+  reg zero1b = 1'h0;
   reg [7:0] lut [255:0];
   initial begin
     lut[0] = 8'h00;
@@ -577,7 +581,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   always @(posedge clk) begin
     _0_ <= lut[stream__pixel];
   end
-  assign lut_rd__data = _0_;
+  assign prev_wr__data = _0_;
   reg [7:0] prev [33599:0];
   integer prev__i;
   initial begin
@@ -585,13 +589,13 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   end
   always @(posedge clk) begin
     if (prev_wr__en)
-      prev[prev_wr__addr] <= lut_rd__data;
+      prev[prev_wr__addr] <= prev_wr__data;
   end
   reg [7:0] _1_;
   always @(posedge clk) begin
     _1_ <= prev[\$signature__addr ];
   end
-  assign \$signature__data  = _1_;
+  assign \$signature__data$87  = _1_;
   reg [7:0] stack [28223:0];
   integer stack__i;
   initial begin
@@ -617,9 +621,9 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   end
   reg [23:0] _3_;
   always @(posedge clk) begin
-    _3_ <= vacc[\$signature__addr$46 ];
+    _3_ <= vacc[\$signature__addr$47 ];
   end
-  assign \$signature__data$119  = _3_;
+  assign \$signature__data$121  = _3_;
   assign \$1  = y < 8'hd2;
   assign accept = stream__visible & \$1 ;
   assign \$2  = ! x;
@@ -641,9 +645,9 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   assign \$13  = py + 7'h54;
   assign \$14  = \$13  - 8'hd2;
   assign \$15  = row_done ? \$14  : 10'h000;
-  assign \$16  = lut_rd__data > \$signature__data ;
-  assign \$17  = zero1 | \$16 ;
-  assign g = \$17  ? lut_rd__data : \$signature__data ;
+  assign \$16  = grey1b > prev1b;
+  assign \$17  = zero1b | \$16 ;
+  assign g = \$17  ? grey1b : prev1b;
   assign \$18  = x0_2 ? 16'h0000 : hacc;
   assign \$19  = \$18  + pa2;
   assign \$20  = acc4 + va4;
@@ -686,13 +690,13 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   assign \$57  = x == 8'h9f;
   assign \$58  = y == 8'hd1;
   assign \$59  = \$57  & \$58 ;
-  assign \$60  = wxa1b * g1b;
-  assign \$61  = wxb1b * g1b;
+  assign \$60  = wxa1b * g;
+  assign \$61  = wxb1b * g;
   assign \$62  = cd2 ? pb2 : \$19 [15:0];
   assign \$63  = v2 & cd2;
   assign \$64  = wya3 * h3;
   assign \$65  = wyb3 * h3;
-  assign \$66  = top3 ? 24'h000000 : \$signature__data$119 ;
+  assign \$66  = top3 ? 24'h000000 : \$signature__data$121 ;
   assign \$67  = vacc_wr__en & rd4;
   assign \$68  = \$20 [23:0] + 15'h41a0;
   assign \$69  = base4 + vacc_wr__addr;
@@ -756,125 +760,129 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   always @(posedge clk)
     zero1 <= \$103 ;
   always @(posedge clk)
-    g1b <= \$104 ;
+    grey1b <= \$104 ;
   always @(posedge clk)
-    v1b <= \$105 ;
+    prev1b <= \$105 ;
   always @(posedge clk)
-    x0_1b <= \$106 ;
+    zero1b <= \$106 ;
   always @(posedge clk)
-    cd1b <= \$107 ;
+    v1b <= \$107 ;
   always @(posedge clk)
-    c1b <= \$108 ;
+    x0_1b <= \$108 ;
   always @(posedge clk)
-    wxa1b <= \$109 ;
+    cd1b <= \$109 ;
   always @(posedge clk)
-    wxb1b <= \$110 ;
+    c1b <= \$110 ;
   always @(posedge clk)
-    rd1b <= \$111 ;
+    wxa1b <= \$111 ;
   always @(posedge clk)
-    wya1b <= \$112 ;
+    wxb1b <= \$112 ;
   always @(posedge clk)
-    wyb1b <= \$113 ;
+    rd1b <= \$113 ;
   always @(posedge clk)
-    top1b <= \$114 ;
+    wya1b <= \$114 ;
   always @(posedge clk)
-    base1b <= \$115 ;
+    wyb1b <= \$115 ;
   always @(posedge clk)
-    last1b <= \$116 ;
+    top1b <= \$116 ;
   always @(posedge clk)
-    push1b <= \$117 ;
+    base1b <= \$117 ;
   always @(posedge clk)
-    pa2 <= \$118 ;
+    last1b <= \$118 ;
   always @(posedge clk)
-    pb2 <= \$119 ;
+    push1b <= \$119 ;
   always @(posedge clk)
-    v2 <= \$120 ;
+    pa2 <= \$120 ;
   always @(posedge clk)
-    x0_2 <= \$121 ;
+    pb2 <= \$121 ;
   always @(posedge clk)
-    cd2 <= \$122 ;
+    v2 <= \$122 ;
   always @(posedge clk)
-    \$signature__addr$46  <= \$123 ;
+    x0_2 <= \$123 ;
   always @(posedge clk)
-    rd2 <= \$124 ;
+    cd2 <= \$124 ;
   always @(posedge clk)
-    wya2 <= \$125 ;
+    \$signature__addr$47  <= \$125 ;
   always @(posedge clk)
-    wyb2 <= \$126 ;
+    rd2 <= \$126 ;
   always @(posedge clk)
-    top2 <= \$127 ;
+    wya2 <= \$127 ;
   always @(posedge clk)
-    base2 <= \$128 ;
+    wyb2 <= \$128 ;
   always @(posedge clk)
-    last2 <= \$129 ;
+    top2 <= \$129 ;
   always @(posedge clk)
-    push2 <= \$130 ;
+    base2 <= \$130 ;
   always @(posedge clk)
-    hacc <= \$131 ;
+    last2 <= \$131 ;
   always @(posedge clk)
-    v3 <= \$132 ;
+    push2 <= \$132 ;
   always @(posedge clk)
-    h3 <= \$133 ;
+    hacc <= \$133 ;
   always @(posedge clk)
-    c3 <= \$134 ;
+    v3 <= \$134 ;
   always @(posedge clk)
-    rd3 <= \$135 ;
+    h3 <= \$135 ;
   always @(posedge clk)
-    wya3 <= \$136 ;
+    c3 <= \$136 ;
   always @(posedge clk)
-    wyb3 <= \$137 ;
+    rd3 <= \$137 ;
   always @(posedge clk)
-    top3 <= \$138 ;
+    wya3 <= \$138 ;
   always @(posedge clk)
-    base3 <= \$139 ;
+    wyb3 <= \$139 ;
   always @(posedge clk)
-    last3 <= \$140 ;
+    top3 <= \$140 ;
   always @(posedge clk)
-    push3 <= \$141 ;
+    base3 <= \$141 ;
   always @(posedge clk)
-    va4 <= \$142 ;
+    last3 <= \$142 ;
   always @(posedge clk)
-    vb4 <= \$143 ;
+    push3 <= \$143 ;
   always @(posedge clk)
-    acc4 <= \$144 ;
+    va4 <= \$144 ;
   always @(posedge clk)
-    vacc_wr__en <= \$145 ;
+    vb4 <= \$145 ;
   always @(posedge clk)
-    vacc_wr__addr <= \$146 ;
+    acc4 <= \$146 ;
   always @(posedge clk)
-    rd4 <= \$147 ;
+    vacc_wr__en <= \$147 ;
   always @(posedge clk)
-    base4 <= \$148 ;
+    vacc_wr__addr <= \$148 ;
   always @(posedge clk)
-    last4 <= \$149 ;
+    rd4 <= \$149 ;
   always @(posedge clk)
-    push4 <= \$150 ;
+    base4 <= \$150 ;
   always @(posedge clk)
-    v5 <= \$151 ;
+    last4 <= \$151 ;
   always @(posedge clk)
-    num5 <= \$152 ;
+    push4 <= \$152 ;
   always @(posedge clk)
-    idx5 <= \$153 ;
+    v5 <= \$153 ;
   always @(posedge clk)
-    last5 <= \$154 ;
+    num5 <= \$154 ;
   always @(posedge clk)
-    push5 <= \$155 ;
+    idx5 <= \$155 ;
   always @(posedge clk)
-    prod6 <= \$156 ;
+    last5 <= \$156 ;
   always @(posedge clk)
-    v6 <= \$157 ;
+    push5 <= \$157 ;
   always @(posedge clk)
-    idx6 <= \$158 ;
+    prod6 <= \$158 ;
   always @(posedge clk)
-    last6 <= \$159 ;
+    v6 <= \$159 ;
   always @(posedge clk)
-    push6 <= \$160 ;
+    idx6 <= \$160 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$161 ;
+    last6 <= \$161 ;
   always @(posedge clk)
-    head <= \$162 ;
+    push6 <= \$162 ;
   always @(posedge clk)
-    filled <= \$163 ;
+    ctl__obs_valid <= \$163 ;
+  always @(posedge clk)
+    head <= \$164 ;
+  always @(posedge clk)
+    filled <= \$165 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -1178,446 +1186,460 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$104  = g;
+    \$104  = prev_wr__data;
     if (rst) begin
       \$104  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$105  = prev_wr__en;
+    \$105  = \$signature__data$87 ;
     if (rst) begin
-      \$105  = 1'h0;
+      \$105  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$106  = x0_1;
+    \$106  = zero1;
     if (rst) begin
       \$106  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$107  = cd1;
+    \$107  = prev_wr__en;
     if (rst) begin
       \$107  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$108  = c1;
+    \$108  = x0_1;
     if (rst) begin
-      \$108  = 7'h00;
+      \$108  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$109  = wxa1;
+    \$109  = cd1;
     if (rst) begin
-      \$109  = 7'h00;
+      \$109  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$110  = wxb1;
+    \$110  = c1;
     if (rst) begin
       \$110  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$111  = rd1;
+    \$111  = wxa1;
     if (rst) begin
-      \$111  = 1'h0;
+      \$111  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$112  = wya1;
+    \$112  = wxb1;
     if (rst) begin
       \$112  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$113  = wyb1;
+    \$113  = rd1;
     if (rst) begin
-      \$113  = 7'h00;
+      \$113  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$114  = top1;
+    \$114  = wya1;
     if (rst) begin
-      \$114  = 1'h0;
+      \$114  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$115  = base1;
+    \$115  = wyb1;
     if (rst) begin
-      \$115  = 13'h0000;
+      \$115  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$116  = last1;
+    \$116  = top1;
     if (rst) begin
       \$116  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$117  = push1;
+    \$117  = base1;
     if (rst) begin
-      \$117  = 1'h0;
+      \$117  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$118  = { 1'h0, \$60  };
+    \$118  = last1;
     if (rst) begin
-      \$118  = 16'h0000;
+      \$118  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$119  = { 1'h0, \$61  };
+    \$119  = push1;
     if (rst) begin
-      \$119  = 16'h0000;
+      \$119  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$120  = v1b;
+    \$120  = { 1'h0, \$60  };
     if (rst) begin
-      \$120  = 1'h0;
+      \$120  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$121  = x0_1b;
+    \$121  = { 1'h0, \$61  };
     if (rst) begin
-      \$121  = 1'h0;
+      \$121  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$122  = cd1b;
+    \$122  = v1b;
     if (rst) begin
       \$122  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$123  = c1b;
+    \$123  = x0_1b;
     if (rst) begin
-      \$123  = 7'h00;
+      \$123  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$124  = rd1b;
+    \$124  = cd1b;
     if (rst) begin
       \$124  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$125  = wya1b;
+    \$125  = c1b;
     if (rst) begin
       \$125  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$126  = wyb1b;
+    \$126  = rd1b;
     if (rst) begin
-      \$126  = 7'h00;
+      \$126  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$127  = top1b;
+    \$127  = wya1b;
     if (rst) begin
-      \$127  = 1'h0;
+      \$127  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$128  = base1b;
+    \$128  = wyb1b;
     if (rst) begin
-      \$128  = 13'h0000;
+      \$128  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$129  = last1b;
+    \$129  = top1b;
     if (rst) begin
       \$129  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$130  = push1b;
+    \$130  = base1b;
     if (rst) begin
-      \$130  = 1'h0;
+      \$130  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$131  = hacc;
-    if (v2) begin
-      \$131  = \$62 ;
-    end
+    \$131  = last1b;
     if (rst) begin
-      \$131  = 16'h0000;
+      \$131  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$132  = \$63 ;
+    \$132  = push1b;
     if (rst) begin
       \$132  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$133  = \$19 [15:0];
+    \$133  = hacc;
+    if (v2) begin
+      \$133  = \$62 ;
+    end
     if (rst) begin
       \$133  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$134  = \$signature__addr$46 ;
+    \$134  = \$63 ;
     if (rst) begin
-      \$134  = 7'h00;
+      \$134  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$135  = rd2;
+    \$135  = \$19 [15:0];
     if (rst) begin
-      \$135  = 1'h0;
+      \$135  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$136  = wya2;
+    \$136  = \$signature__addr$47 ;
     if (rst) begin
       \$136  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$137  = wyb2;
+    \$137  = rd2;
     if (rst) begin
-      \$137  = 7'h00;
+      \$137  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$138  = top2;
+    \$138  = wya2;
     if (rst) begin
-      \$138  = 1'h0;
+      \$138  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$139  = base2;
+    \$139  = wyb2;
     if (rst) begin
-      \$139  = 13'h0000;
+      \$139  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$140  = last2;
+    \$140  = top2;
     if (rst) begin
       \$140  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$141  = push2;
+    \$141  = base2;
     if (rst) begin
-      \$141  = 1'h0;
+      \$141  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$142  = { 1'h0, \$64  };
+    \$142  = last2;
     if (rst) begin
-      \$142  = 24'h000000;
+      \$142  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$143  = { 1'h0, \$65  };
+    \$143  = push2;
     if (rst) begin
-      \$143  = 24'h000000;
+      \$143  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$144  = \$66 ;
+    \$144  = { 1'h0, \$64  };
     if (rst) begin
       \$144  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$145  = v3;
+    \$145  = { 1'h0, \$65  };
     if (rst) begin
-      \$145  = 1'h0;
+      \$145  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$146  = c3;
+    \$146  = \$66 ;
     if (rst) begin
-      \$146  = 7'h00;
+      \$146  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$147  = rd3;
+    \$147  = v3;
     if (rst) begin
       \$147  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$148  = base3;
+    \$148  = c3;
     if (rst) begin
-      \$148  = 13'h0000;
+      \$148  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$149  = last3;
+    \$149  = rd3;
     if (rst) begin
       \$149  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$150  = push3;
+    \$150  = base3;
     if (rst) begin
-      \$150  = 1'h0;
+      \$150  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$151  = \$67 ;
+    \$151  = last3;
     if (rst) begin
       \$151  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$152  = \$68 [23:0];
+    \$152  = push3;
     if (rst) begin
-      \$152  = 24'h000000;
+      \$152  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$153  = \$69 [12:0];
+    \$153  = \$67 ;
     if (rst) begin
-      \$153  = 13'h0000;
+      \$153  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$154  = last4;
+    \$154  = \$68 [23:0];
     if (rst) begin
-      \$154  = 1'h0;
+      \$154  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$155  = push4;
+    \$155  = \$69 [12:0];
     if (rst) begin
-      \$155  = 1'h0;
+      \$155  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$156  = \$70 ;
+    \$156  = last4;
     if (rst) begin
-      \$156  = 47'h000000000000;
+      \$156  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$157  = v5;
+    \$157  = push4;
     if (rst) begin
       \$157  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$158  = idx5;
+    \$158  = \$70 ;
     if (rst) begin
-      \$158  = 13'h0000;
+      \$158  = 47'h000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$159  = last5;
+    \$159  = v5;
     if (rst) begin
       \$159  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$160  = push5;
+    \$160  = idx5;
     if (rst) begin
-      \$160  = 1'h0;
+      \$160  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$161  = ctl__obs_valid;
+    \$161  = last5;
+    if (rst) begin
+      \$161  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$162  = push5;
+    if (rst) begin
+      \$162  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$163  = ctl__obs_valid;
     if (\$72 ) begin
-      \$161  = 1'h0;
+      \$163  = 1'h0;
     end
     if (\$74 ) begin
-      \$161  = 1'h1;
+      \$163  = 1'h1;
     end
     if (ctl__clear) begin
-      \$161  = 1'h0;
+      \$163  = 1'h0;
     end
     if (rst) begin
-      \$161  = 1'h0;
+      \$163  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$162  = head;
+    \$164  = head;
     if (\$74 ) begin
-      \$162  = \$75 [1:0];
+      \$164  = \$75 [1:0];
     end
     if (ctl__clear) begin
-      \$162  = 2'h0;
+      \$164  = 2'h0;
     end
     if (rst) begin
-      \$162  = 2'h0;
+      \$164  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$163  = filled;
+    \$165  = filled;
     if (\$74 ) begin
-      \$163  = \$78 [2:0];
+      \$165  = \$78 [2:0];
     end
     if (ctl__clear) begin
-      \$163  = 3'h0;
+      \$165  = 3'h0;
     end
     if (rst) begin
-      \$163  = 3'h0;
+      \$165  = 3'h0;
     end
   end
   assign \$signal  = \$6 [6:0];
@@ -1627,15 +1649,15 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   assign lut_rd__addr = stream__pixel;
   assign addr = \$signature__addr ;
   assign addr1 = prev_wr__addr;
-  assign prev_wr__data = lut_rd__data;
+  assign lut_rd__data = prev_wr__data;
   assign v1 = prev_wr__en;
   assign hsum = \$19 [15:0];
-  assign c2 = \$signature__addr$46 ;
+  assign c2 = \$signature__addr$47 ;
   assign tot = \$20 [23:0];
   assign c4 = vacc_wr__addr;
   assign v4 = vacc_wr__en;
-  assign \$signature__addr$58  = \$22 [14:0];
-  assign \$signature__data$61  = \$23 [7:0];
+  assign \$signature__addr$59  = \$22 [14:0];
+  assign \$signature__data  = \$23 [7:0];
   assign oldest = \$26 [1:0];
   assign stack_rd__addr = \$30 [14:0];
   assign stack_rd__data = rd__data;

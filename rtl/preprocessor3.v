@@ -4,7 +4,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
   wire \$10 ;
-  wire [14:0] \$100 ;
+  wire \$100 ;
   wire \$101 ;
   wire [2:0] \$102 ;
   wire \$103 ;
@@ -273,64 +273,64 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [7:0] \$340 ;
   reg [7:0] \$341 ;
   reg [7:0] \$342 ;
-  reg \$343 ;
-  reg \$344 ;
-  reg \$345 ;
+  reg [7:0] \$343 ;
+  reg [7:0] \$344 ;
+  reg [7:0] \$345 ;
   reg \$346 ;
   reg \$347 ;
   reg \$348 ;
-  reg [6:0] \$349 ;
+  reg \$349 ;
   wire [9:0] \$35 ;
-  reg [6:0] \$350 ;
-  reg [6:0] \$351 ;
+  reg \$350 ;
+  reg \$351 ;
   reg \$352 ;
-  reg \$353 ;
-  reg \$354 ;
+  reg [6:0] \$353 ;
+  reg [6:0] \$354 ;
   reg [6:0] \$355 ;
-  reg [6:0] \$356 ;
-  reg [6:0] \$357 ;
-  reg [6:0] \$358 ;
+  reg \$356 ;
+  reg \$357 ;
+  reg \$358 ;
   reg [6:0] \$359 ;
   wire \$36 ;
   reg [6:0] \$360 ;
-  reg \$361 ;
-  reg \$362 ;
+  reg [6:0] \$361 ;
+  reg [6:0] \$362 ;
   reg [6:0] \$363 ;
   reg [6:0] \$364 ;
   reg \$365 ;
-  reg [12:0] \$366 ;
-  reg \$367 ;
-  reg [15:0] \$368 ;
-  reg [15:0] \$369 ;
+  reg \$366 ;
+  reg [6:0] \$367 ;
+  reg [6:0] \$368 ;
+  reg \$369 ;
   wire [8:0] \$37 ;
-  reg [15:0] \$370 ;
-  reg [15:0] \$371 ;
+  reg [12:0] \$370 ;
+  reg \$371 ;
   reg [15:0] \$372 ;
   reg [15:0] \$373 ;
-  reg \$374 ;
-  reg \$375 ;
-  reg \$376 ;
-  reg \$377 ;
+  reg [15:0] \$374 ;
+  reg [15:0] \$375 ;
+  reg [15:0] \$376 ;
+  reg [15:0] \$377 ;
   reg \$378 ;
   reg \$379 ;
   wire [8:0] \$38 ;
-  reg [6:0] \$380 ;
-  reg [6:0] \$381 ;
-  reg [6:0] \$382 ;
+  reg \$380 ;
+  reg \$381 ;
+  reg \$382 ;
   reg \$383 ;
-  reg \$384 ;
-  reg \$385 ;
-  reg \$386 ;
+  reg [6:0] \$384 ;
+  reg [6:0] \$385 ;
+  reg [6:0] \$386 ;
   reg \$387 ;
-  reg [6:0] \$388 ;
-  reg [6:0] \$389 ;
+  reg \$388 ;
+  reg \$389 ;
   wire [8:0] \$39 ;
   reg \$390 ;
-  reg [12:0] \$391 ;
-  reg \$392 ;
-  reg \$393 ;
+  reg \$391 ;
+  reg [6:0] \$392 ;
+  reg [6:0] \$393 ;
   reg \$394 ;
-  reg \$395 ;
+  reg [12:0] \$395 ;
   reg \$396 ;
   reg \$397 ;
   reg \$398 ;
@@ -352,95 +352,99 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$411 ;
   reg \$412 ;
   reg \$413 ;
-  reg [1:0] \$414 ;
+  reg \$414 ;
   reg \$415 ;
-  reg [6:0] \$416 ;
+  reg \$416 ;
   reg \$417 ;
-  reg \$418 ;
-  reg [6:0] \$419 ;
+  reg [1:0] \$418 ;
+  reg \$419 ;
   wire \$42 ;
-  reg \$420 ;
-  reg [15:0] \$421 ;
-  reg [15:0] \$422 ;
-  reg [15:0] \$423 ;
+  reg [6:0] \$420 ;
+  reg \$421 ;
+  reg \$422 ;
+  reg [6:0] \$423 ;
   reg \$424 ;
-  reg \$425 ;
-  reg \$426 ;
-  reg [6:0] \$427 ;
-  reg [6:0] \$428 ;
+  reg [15:0] \$425 ;
+  reg [15:0] \$426 ;
+  reg [15:0] \$427 ;
+  reg \$428 ;
   reg \$429 ;
   wire [8:0] \$43 ;
-  reg [12:0] \$430 ;
-  reg \$431 ;
-  reg [15:0] \$432 ;
+  reg \$430 ;
+  reg [6:0] \$431 ;
+  reg [6:0] \$432 ;
   reg \$433 ;
-  reg [15:0] \$434 ;
-  reg [6:0] \$435 ;
-  reg \$436 ;
+  reg [12:0] \$434 ;
+  reg \$435 ;
+  reg [15:0] \$436 ;
   reg \$437 ;
-  reg [6:0] \$438 ;
+  reg [15:0] \$438 ;
   reg [6:0] \$439 ;
   wire \$44 ;
   reg \$440 ;
-  reg [12:0] \$441 ;
-  reg \$442 ;
-  reg [23:0] \$443 ;
-  reg [23:0] \$444 ;
-  reg [23:0] \$445 ;
+  reg \$441 ;
+  reg [6:0] \$442 ;
+  reg [6:0] \$443 ;
+  reg \$444 ;
+  reg [12:0] \$445 ;
   reg \$446 ;
-  reg [6:0] \$447 ;
-  reg \$448 ;
-  reg [12:0] \$449 ;
+  reg [23:0] \$447 ;
+  reg [23:0] \$448 ;
+  reg [23:0] \$449 ;
   wire [8:0] \$45 ;
   reg \$450 ;
-  reg \$451 ;
+  reg [6:0] \$451 ;
   reg \$452 ;
-  reg [23:0] \$453 ;
-  reg [11:0] \$454 ;
+  reg [12:0] \$453 ;
+  reg \$454 ;
   reg \$455 ;
   reg \$456 ;
-  reg [46:0] \$457 ;
-  reg \$458 ;
-  reg [11:0] \$459 ;
+  reg [23:0] \$457 ;
+  reg [11:0] \$458 ;
+  reg \$459 ;
   wire [8:0] \$46 ;
   reg \$460 ;
-  reg \$461 ;
+  reg [46:0] \$461 ;
   reg \$462 ;
-  reg [15:0] \$463 ;
-  reg [6:0] \$464 ;
+  reg [11:0] \$463 ;
+  reg \$464 ;
   reg \$465 ;
   reg \$466 ;
-  reg [6:0] \$467 ;
+  reg [15:0] \$467 ;
   reg [6:0] \$468 ;
   reg \$469 ;
   wire [7:0] \$47 ;
-  reg [12:0] \$470 ;
-  reg \$471 ;
-  reg [23:0] \$472 ;
-  reg [23:0] \$473 ;
-  reg [23:0] \$474 ;
+  reg \$470 ;
+  reg [6:0] \$471 ;
+  reg [6:0] \$472 ;
+  reg \$473 ;
+  reg [12:0] \$474 ;
   reg \$475 ;
-  reg [6:0] \$476 ;
-  reg \$477 ;
-  reg [12:0] \$478 ;
+  reg [23:0] \$476 ;
+  reg [23:0] \$477 ;
+  reg [23:0] \$478 ;
   reg \$479 ;
   wire [7:0] \$48 ;
-  reg \$480 ;
+  reg [6:0] \$480 ;
   reg \$481 ;
-  reg [23:0] \$482 ;
-  reg [11:0] \$483 ;
+  reg [12:0] \$482 ;
+  reg \$483 ;
   reg \$484 ;
   reg \$485 ;
-  reg [46:0] \$486 ;
-  reg \$487 ;
-  reg [11:0] \$488 ;
+  reg [23:0] \$486 ;
+  reg [11:0] \$487 ;
+  reg \$488 ;
   reg \$489 ;
   wire [8:0] \$49 ;
-  reg \$490 ;
+  reg [46:0] \$490 ;
   reg \$491 ;
-  reg [1:0] \$492 ;
-  reg [2:0] \$493 ;
+  reg [11:0] \$492 ;
+  reg \$493 ;
   reg \$494 ;
+  reg \$495 ;
+  reg [1:0] \$496 ;
+  reg [2:0] \$497 ;
+  reg \$498 ;
   wire [8:0] \$5 ;
   wire \$50 ;
   wire \$51 ;
@@ -481,65 +485,65 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [14:0] \$83 ;
   wire \$84 ;
   wire [14:0] \$85 ;
-  wire \$86 ;
-  wire \$87 ;
-  wire \$88 ;
-  wire \$89 ;
+  wire [14:0] \$86 ;
+  wire [14:0] \$87 ;
+  wire [14:0] \$88 ;
+  wire [14:0] \$89 ;
   wire \$9 ;
-  wire \$90 ;
-  wire \$91 ;
+  wire [14:0] \$90 ;
+  wire [14:0] \$91 ;
   wire [14:0] \$92 ;
   wire [14:0] \$93 ;
   wire [14:0] \$94 ;
-  wire [14:0] \$95 ;
-  wire [14:0] \$96 ;
-  wire [14:0] \$97 ;
-  wire [14:0] \$98 ;
-  wire [14:0] \$99 ;
+  wire \$95 ;
+  wire \$96 ;
+  wire \$97 ;
+  wire \$98 ;
+  wire \$99 ;
   wire \$signal ;
   reg \$signal$25  = 1'h0;
   wire [6:0] \$signal$59 ;
   wire [7:0] \$signature__addr ;
-  wire [5:0] \$signature__addr$174 ;
-  wire [5:0] \$signature__addr$178 ;
-  wire [13:0] \$signature__addr$185 ;
-  wire [5:0] \$signature__addr$193 ;
-  wire [5:0] \$signature__addr$197 ;
-  wire [13:0] \$signature__addr$204 ;
-  wire [13:0] \$signature__addr$214 ;
-  wire [13:0] \$signature__addr$215 ;
+  wire [5:0] \$signature__addr$180 ;
+  wire [5:0] \$signature__addr$184 ;
+  wire [13:0] \$signature__addr$191 ;
+  wire [5:0] \$signature__addr$199 ;
+  wire [5:0] \$signature__addr$203 ;
+  wire [13:0] \$signature__addr$210 ;
+  wire [13:0] \$signature__addr$220 ;
+  wire [13:0] \$signature__addr$221 ;
   wire [7:0] \$signature__addr$62 ;
   wire [7:0] \$signature__addr$63 ;
   wire [13:0] \$signature__addr$64 ;
   wire [13:0] \$signature__addr$67 ;
   wire [13:0] \$signature__addr$68 ;
-  reg [13:0] \$signature__addr$83 ;
-  reg [13:0] \$signature__addr$88 ;
-  reg [13:0] \$signature__addr$92 ;
+  reg [13:0] \$signature__addr$76 ;
+  reg [13:0] \$signature__addr$82 ;
+  reg [13:0] \$signature__addr$87 ;
   wire [7:0] \$signature__data ;
-  wire [23:0] \$signature__data$180 ;
-  wire [7:0] \$signature__data$188 ;
-  wire [23:0] \$signature__data$199 ;
-  wire [7:0] \$signature__data$206 ;
-  wire [7:0] \$signature__data$217 ;
-  wire [7:0] \$signature__data$218 ;
-  wire [23:0] \$signature__data$296 ;
-  wire [23:0] \$signature__data$316 ;
+  wire [23:0] \$signature__data$186 ;
+  wire [7:0] \$signature__data$194 ;
+  wire [23:0] \$signature__data$205 ;
+  wire [7:0] \$signature__data$212 ;
+  wire [7:0] \$signature__data$223 ;
+  wire [7:0] \$signature__data$224 ;
+  wire [23:0] \$signature__data$300 ;
+  wire [23:0] \$signature__data$320 ;
   wire [7:0] \$signature__data$72 ;
   wire [7:0] \$signature__data$73 ;
-  wire [7:0] \$signature__data$76 ;
+  reg [7:0] \$signature__data$78 ;
   wire [7:0] \$signature__data$79 ;
-  wire [7:0] \$signature__data$82 ;
-  reg [7:0] \$signature__data$85 ;
-  reg [7:0] \$signature__data$89 ;
-  reg [7:0] \$signature__data$93 ;
+  reg [7:0] \$signature__data$83 ;
+  wire [7:0] \$signature__data$84 ;
+  reg [7:0] \$signature__data$88 ;
+  wire [7:0] \$signature__data$89 ;
   reg \$signature__en ;
-  reg \$signature__en$183  = 1'h0;
-  wire \$signature__en$190 ;
-  reg \$signature__en$202  = 1'h0;
-  wire \$signature__en$208 ;
+  reg \$signature__en$189  = 1'h0;
+  wire \$signature__en$196 ;
+  reg \$signature__en$208  = 1'h0;
+  wire \$signature__en$214 ;
+  reg \$signature__en$85 ;
   reg \$signature__en$90 ;
-  reg \$signature__en$94 ;
   reg [23:0] acc4_0 = 24'h000000;
   reg [23:0] acc4_1 = 24'h000000;
   wire accept;
@@ -639,10 +643,10 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg frame_zero = 1'h0;
   wire [7:0] g0;
   wire [7:0] g1;
-  reg [7:0] g1b_0 = 8'h00;
-  reg [7:0] g1b_1 = 8'h00;
-  reg [7:0] g1b_2 = 8'h00;
   wire [7:0] g2;
+  reg [7:0] grey1b_0 = 8'h00;
+  reg [7:0] grey1b_1 = 8'h00;
+  reg [7:0] grey1b_2 = 8'h00;
   reg [15:0] h3_0 = 16'h0000;
   reg [15:0] h3_1 = 16'h0000;
   reg [15:0] hacc = 16'h0000;
@@ -695,6 +699,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [7:0] pix0;
   reg [7:0] pix1;
   reg [7:0] pix2;
+  reg [7:0] prev1b_0 = 8'h00;
+  reg [7:0] prev1b_1 = 8'h00;
+  reg [7:0] prev1b_2 = 8'h00;
   reg [7:0] prev_grey0;
   reg [7:0] prev_grey1;
   reg [7:0] prev_grey2;
@@ -841,6 +848,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg x0_2b = 1'h0;
   reg [7:0] y = 8'h00;
   reg zero1 = 1'h0;
+  reg zero1b = 1'h0;
   reg [7:0] lut [255:0];
   initial begin
     lut[0] = 8'h00;
@@ -1108,9 +1116,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     _1_ <= lut[pix1];
     _2_ <= lut[pix0];
   end
-  assign \$signature__data$82  = _0_;
-  assign \$signature__data$79  = _1_;
-  assign \$signature__data$76  = _2_;
+  assign \$signature__data$89  = _0_;
+  assign \$signature__data$84  = _1_;
+  assign \$signature__data$79  = _2_;
   reg [7:0] prev0 [11199:0];
   integer prev0__i;
   initial begin
@@ -1118,7 +1126,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @(posedge clk) begin
     if (\$signature__en )
-      prev0[\$signature__addr$83 ] <= \$signature__data$85 ;
+      prev0[\$signature__addr$76 ] <= \$signature__data$78 ;
   end
   reg [7:0] _3_;
   always @(posedge clk) begin
@@ -1131,8 +1139,8 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     for (prev1__i = 0; prev1__i < 11200; prev1__i = prev1__i + 1) prev1[prev1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$90 )
-      prev1[\$signature__addr$88 ] <= \$signature__data$89 ;
+    if (\$signature__en$85 )
+      prev1[\$signature__addr$82 ] <= \$signature__data$83 ;
   end
   reg [7:0] _4_;
   always @(posedge clk) begin
@@ -1145,8 +1153,8 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     for (prev2__i = 0; prev2__i < 11200; prev2__i = prev2__i + 1) prev2[prev2__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$94 )
-      prev2[\$signature__addr$92 ] <= \$signature__data$93 ;
+    if (\$signature__en$90 )
+      prev2[\$signature__addr$87 ] <= \$signature__data$88 ;
   end
   reg [7:0] _5_;
   always @(posedge clk) begin
@@ -1159,332 +1167,344 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     for (stack0__i = 0; stack0__i < 14112; stack0__i = stack0__i + 1) stack0[stack0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$190 )
+    if (\$signature__en$196 )
       stack0[\$151 [13:0]] <= \$152 [7:0];
   end
   reg [7:0] _6_;
   always @(posedge clk) begin
     _6_ <= stack0[\$163 [13:0]];
   end
-  assign \$signature__data$217  = _6_;
+  assign \$signature__data$223  = _6_;
   reg [7:0] stack1 [14111:0];
   integer stack1__i;
   initial begin
     for (stack1__i = 0; stack1__i < 14112; stack1__i = stack1__i + 1) stack1[stack1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$208 )
+    if (\$signature__en$214 )
       stack1[\$155 [13:0]] <= \$156 [7:0];
   end
   reg [7:0] _7_;
   always @(posedge clk) begin
     _7_ <= stack1[\$166 [13:0]];
   end
-  assign \$signature__data$218  = _7_;
+  assign \$signature__data$224  = _7_;
   reg [23:0] vacc0 [41:0];
   integer vacc0__i;
   initial begin
     for (vacc0__i = 0; vacc0__i < 42; vacc0__i = vacc0__i + 1) vacc0[vacc0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$183 )
-      vacc0[c4_0[6:1]] <= \$signature__data$180 ;
+    if (\$signature__en$189 )
+      vacc0[c4_0[6:1]] <= \$signature__data$186 ;
   end
   reg [23:0] _8_;
   always @(posedge clk) begin
     _8_ <= vacc0[ecol0[6:1]];
   end
-  assign \$signature__data$296  = _8_;
+  assign \$signature__data$300  = _8_;
   reg [23:0] vacc1 [41:0];
   integer vacc1__i;
   initial begin
     for (vacc1__i = 0; vacc1__i < 42; vacc1__i = vacc1__i + 1) vacc1[vacc1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$202 )
-      vacc1[c4_1[6:1]] <= \$signature__data$199 ;
+    if (\$signature__en$208 )
+      vacc1[c4_1[6:1]] <= \$signature__data$205 ;
   end
   reg [23:0] _9_;
   always @(posedge clk) begin
     _9_ <= vacc1[ecol1[6:1]];
   end
-  assign \$signature__data$316  = _9_;
+  assign \$signature__data$320  = _9_;
   always @(posedge clk)
-    wxa1b_2 <= \$357 ;
+    c1b_2 <= \$355 ;
   always @(posedge clk)
-    wxb1b_0 <= \$358 ;
+    last1b_0 <= \$356 ;
   always @(posedge clk)
-    wxb1b_1 <= \$359 ;
+    last1b_1 <= \$357 ;
   always @(posedge clk)
-    wxb1b_2 <= \$360 ;
+    last1b_2 <= \$358 ;
   always @(posedge clk)
-    x0_1b <= \$361 ;
+    wxa1b_0 <= \$359 ;
   always @(posedge clk)
-    rd1b <= \$362 ;
+    wxa1b_1 <= \$360 ;
   always @(posedge clk)
-    wya1b <= \$363 ;
+    wxa1b_2 <= \$361 ;
   always @(posedge clk)
-    wyb1b <= \$364 ;
+    wxb1b_0 <= \$362 ;
   always @(posedge clk)
-    top1b <= \$365 ;
+    wxb1b_1 <= \$363 ;
   always @(posedge clk)
-    base1b <= \$366 ;
+    wxb1b_2 <= \$364 ;
   always @(posedge clk)
-    push1b <= \$367 ;
+    x0_1b <= \$365 ;
   always @(posedge clk)
-    pa2_0 <= \$368 ;
+    rd1b <= \$366 ;
   always @(posedge clk)
-    pb2_0 <= \$369 ;
+    wya1b <= \$367 ;
   always @(posedge clk)
-    pa2_1 <= \$370 ;
+    wyb1b <= \$368 ;
   always @(posedge clk)
-    pb2_1 <= \$371 ;
+    top1b <= \$369 ;
   always @(posedge clk)
-    pa2_2 <= \$372 ;
+    base1b <= \$370 ;
   always @(posedge clk)
-    pb2_2 <= \$373 ;
+    push1b <= \$371 ;
   always @(posedge clk)
-    v2_0 <= \$374 ;
+    pa2_0 <= \$372 ;
   always @(posedge clk)
-    v2_1 <= \$375 ;
+    pb2_0 <= \$373 ;
   always @(posedge clk)
-    v2_2 <= \$376 ;
+    pa2_1 <= \$374 ;
   always @(posedge clk)
-    cd2_0 <= \$377 ;
+    pb2_1 <= \$375 ;
   always @(posedge clk)
-    cd2_1 <= \$378 ;
+    pa2_2 <= \$376 ;
   always @(posedge clk)
-    cd2_2 <= \$379 ;
+    pb2_2 <= \$377 ;
   always @(posedge clk)
-    c2_0 <= \$380 ;
+    v2_0 <= \$378 ;
   always @(posedge clk)
-    c2_1 <= \$381 ;
+    v2_1 <= \$379 ;
   always @(posedge clk)
-    c2_2 <= \$382 ;
+    v2_2 <= \$380 ;
   always @(posedge clk)
-    last2_0 <= \$383 ;
+    cd2_0 <= \$381 ;
   always @(posedge clk)
-    last2_1 <= \$384 ;
+    cd2_1 <= \$382 ;
   always @(posedge clk)
-    last2_2 <= \$385 ;
+    cd2_2 <= \$383 ;
   always @(posedge clk)
-    x0_2 <= \$386 ;
+    c2_0 <= \$384 ;
   always @(posedge clk)
-    rd2 <= \$387 ;
+    c2_1 <= \$385 ;
   always @(posedge clk)
-    wya2 <= \$388 ;
+    c2_2 <= \$386 ;
   always @(posedge clk)
-    wyb2 <= \$389 ;
+    last2_0 <= \$387 ;
   always @(posedge clk)
-    top2 <= \$390 ;
+    last2_1 <= \$388 ;
   always @(posedge clk)
-    base2 <= \$391 ;
+    last2_2 <= \$389 ;
   always @(posedge clk)
-    push2 <= \$392 ;
+    x0_2 <= \$390 ;
   always @(posedge clk)
-    head_sel0 <= \$393 ;
+    rd2 <= \$391 ;
   always @(posedge clk)
-    head_sel1 <= \$394 ;
+    wya2 <= \$392 ;
   always @(posedge clk)
-    head_sel2 <= \$395 ;
+    wyb2 <= \$393 ;
   always @(posedge clk)
-    second_sel0 <= \$396 ;
+    top2 <= \$394 ;
   always @(posedge clk)
-    second_sel1 <= \$397 ;
+    base2 <= \$395 ;
   always @(posedge clk)
-    second_sel2 <= \$398 ;
+    push2 <= \$396 ;
   always @(posedge clk)
-    second_pb0 <= \$399 ;
+    head_sel0 <= \$397 ;
   always @(posedge clk)
-    second_pb1 <= \$400 ;
+    head_sel1 <= \$398 ;
   always @(posedge clk)
-    second_pb2 <= \$401 ;
+    head_sel2 <= \$399 ;
   always @(posedge clk)
-    tail_sel0 <= \$402 ;
+    second_sel0 <= \$400 ;
   always @(posedge clk)
-    tail_sel1 <= \$403 ;
+    second_sel1 <= \$401 ;
   always @(posedge clk)
-    tail_sel2 <= \$404 ;
+    second_sel2 <= \$402 ;
   always @(posedge clk)
-    tail_pb0 <= \$405 ;
+    second_pb0 <= \$403 ;
   always @(posedge clk)
-    tail_pb1 <= \$406 ;
+    second_pb1 <= \$404 ;
   always @(posedge clk)
-    tail_pb2 <= \$407 ;
+    second_pb2 <= \$405 ;
   always @(posedge clk)
-    first_of0 <= \$408 ;
+    tail_sel0 <= \$406 ;
   always @(posedge clk)
-    first_of1 <= \$409 ;
+    tail_sel1 <= \$407 ;
   always @(posedge clk)
-    first_of2 <= \$410 ;
+    tail_sel2 <= \$408 ;
   always @(posedge clk)
-    second_of0 <= \$411 ;
+    tail_pb0 <= \$409 ;
   always @(posedge clk)
-    second_of1 <= \$412 ;
+    tail_pb1 <= \$410 ;
   always @(posedge clk)
-    second_of2 <= \$413 ;
+    tail_pb2 <= \$411 ;
   always @(posedge clk)
-    completions <= \$414 ;
+    first_of0 <= \$412 ;
   always @(posedge clk)
-    emit_first <= \$415 ;
+    first_of1 <= \$413 ;
   always @(posedge clk)
-    emit_first_col <= \$416 ;
+    first_of2 <= \$414 ;
   always @(posedge clk)
-    emit_first_last <= \$417 ;
+    second_of0 <= \$415 ;
   always @(posedge clk)
-    emit_second <= \$418 ;
+    second_of1 <= \$416 ;
   always @(posedge clk)
-    emit_second_col <= \$419 ;
+    second_of2 <= \$417 ;
   always @(posedge clk)
-    emit_second_last <= \$420 ;
+    completions <= \$418 ;
   always @(posedge clk)
-    beat_head_s <= \$421 ;
+    emit_first <= \$419 ;
   always @(posedge clk)
-    beat_second_s <= \$422 ;
+    emit_first_col <= \$420 ;
   always @(posedge clk)
-    beat_tail_s <= \$423 ;
+    emit_first_last <= \$421 ;
   always @(posedge clk)
-    beat_valid <= \$424 ;
+    emit_second <= \$422 ;
   always @(posedge clk)
-    x0_2b <= \$425 ;
+    emit_second_col <= \$423 ;
   always @(posedge clk)
-    rd2b <= \$426 ;
+    emit_second_last <= \$424 ;
   always @(posedge clk)
-    wya2b <= \$427 ;
+    beat_head_s <= \$425 ;
   always @(posedge clk)
-    wyb2b <= \$428 ;
+    beat_second_s <= \$426 ;
   always @(posedge clk)
-    top2b <= \$429 ;
+    beat_tail_s <= \$427 ;
   always @(posedge clk)
-    base2b <= \$430 ;
+    beat_valid <= \$428 ;
   always @(posedge clk)
-    push2b <= \$431 ;
+    x0_2b <= \$429 ;
   always @(posedge clk)
-    hacc <= \$432 ;
+    rd2b <= \$430 ;
   always @(posedge clk)
-    v3_0 <= \$433 ;
+    wya2b <= \$431 ;
   always @(posedge clk)
-    h3_0 <= \$434 ;
+    wyb2b <= \$432 ;
   always @(posedge clk)
-    c3_0 <= \$435 ;
+    top2b <= \$433 ;
   always @(posedge clk)
-    l3_0 <= \$436 ;
+    base2b <= \$434 ;
   always @(posedge clk)
-    rd3_0 <= \$437 ;
+    push2b <= \$435 ;
   always @(posedge clk)
-    wya3_0 <= \$438 ;
+    hacc <= \$436 ;
   always @(posedge clk)
-    wyb3_0 <= \$439 ;
+    v3_0 <= \$437 ;
   always @(posedge clk)
-    top3_0 <= \$440 ;
+    h3_0 <= \$438 ;
   always @(posedge clk)
-    base3_0 <= \$441 ;
+    c3_0 <= \$439 ;
   always @(posedge clk)
-    push3_0 <= \$442 ;
+    l3_0 <= \$440 ;
   always @(posedge clk)
-    va4_0 <= \$443 ;
+    rd3_0 <= \$441 ;
   always @(posedge clk)
-    vb4_0 <= \$444 ;
+    wya3_0 <= \$442 ;
   always @(posedge clk)
-    acc4_0 <= \$445 ;
+    wyb3_0 <= \$443 ;
   always @(posedge clk)
-    \$signature__en$183  <= \$446 ;
+    top3_0 <= \$444 ;
   always @(posedge clk)
-    c4_0 <= \$447 ;
+    base3_0 <= \$445 ;
   always @(posedge clk)
-    rd4_0 <= \$448 ;
+    push3_0 <= \$446 ;
   always @(posedge clk)
-    base4_0 <= \$449 ;
+    va4_0 <= \$447 ;
   always @(posedge clk)
-    l4_0 <= \$450 ;
+    vb4_0 <= \$448 ;
   always @(posedge clk)
-    push4_0 <= \$451 ;
+    acc4_0 <= \$449 ;
   always @(posedge clk)
-    v5_0 <= \$452 ;
+    \$signature__en$189  <= \$450 ;
   always @(posedge clk)
-    num5_0 <= \$453 ;
+    c4_0 <= \$451 ;
   always @(posedge clk)
-    idx5_0 <= \$454 ;
+    rd4_0 <= \$452 ;
   always @(posedge clk)
-    l5_0 <= \$455 ;
+    base4_0 <= \$453 ;
   always @(posedge clk)
-    push5_0 <= \$456 ;
+    l4_0 <= \$454 ;
   always @(posedge clk)
-    prod6_0 <= \$457 ;
+    push4_0 <= \$455 ;
   always @(posedge clk)
-    v6_0 <= \$458 ;
+    v5_0 <= \$456 ;
   always @(posedge clk)
-    idx6_0 <= \$459 ;
+    num5_0 <= \$457 ;
   always @(posedge clk)
-    l6_0 <= \$460 ;
+    idx5_0 <= \$458 ;
   always @(posedge clk)
-    push6_0 <= \$461 ;
+    l5_0 <= \$459 ;
   always @(posedge clk)
-    v3_1 <= \$462 ;
+    push5_0 <= \$460 ;
   always @(posedge clk)
-    h3_1 <= \$463 ;
+    prod6_0 <= \$461 ;
   always @(posedge clk)
-    c3_1 <= \$464 ;
+    v6_0 <= \$462 ;
   always @(posedge clk)
-    l3_1 <= \$465 ;
+    idx6_0 <= \$463 ;
   always @(posedge clk)
-    rd3_1 <= \$466 ;
+    l6_0 <= \$464 ;
   always @(posedge clk)
-    wya3_1 <= \$467 ;
+    push6_0 <= \$465 ;
   always @(posedge clk)
-    wyb3_1 <= \$468 ;
+    v3_1 <= \$466 ;
   always @(posedge clk)
-    top3_1 <= \$469 ;
+    h3_1 <= \$467 ;
   always @(posedge clk)
-    base3_1 <= \$470 ;
+    c3_1 <= \$468 ;
   always @(posedge clk)
-    push3_1 <= \$471 ;
+    l3_1 <= \$469 ;
   always @(posedge clk)
-    va4_1 <= \$472 ;
+    rd3_1 <= \$470 ;
   always @(posedge clk)
-    vb4_1 <= \$473 ;
+    wya3_1 <= \$471 ;
   always @(posedge clk)
-    acc4_1 <= \$474 ;
+    wyb3_1 <= \$472 ;
   always @(posedge clk)
-    \$signature__en$202  <= \$475 ;
+    top3_1 <= \$473 ;
   always @(posedge clk)
-    c4_1 <= \$476 ;
+    base3_1 <= \$474 ;
   always @(posedge clk)
-    rd4_1 <= \$477 ;
+    push3_1 <= \$475 ;
   always @(posedge clk)
-    base4_1 <= \$478 ;
+    va4_1 <= \$476 ;
   always @(posedge clk)
-    l4_1 <= \$479 ;
+    vb4_1 <= \$477 ;
   always @(posedge clk)
-    push4_1 <= \$480 ;
+    acc4_1 <= \$478 ;
   always @(posedge clk)
-    v5_1 <= \$481 ;
+    \$signature__en$208  <= \$479 ;
   always @(posedge clk)
-    num5_1 <= \$482 ;
+    c4_1 <= \$480 ;
   always @(posedge clk)
-    idx5_1 <= \$483 ;
+    rd4_1 <= \$481 ;
   always @(posedge clk)
-    l5_1 <= \$484 ;
+    base4_1 <= \$482 ;
   always @(posedge clk)
-    push5_1 <= \$485 ;
+    l4_1 <= \$483 ;
   always @(posedge clk)
-    prod6_1 <= \$486 ;
+    push4_1 <= \$484 ;
   always @(posedge clk)
-    v6_1 <= \$487 ;
+    v5_1 <= \$485 ;
   always @(posedge clk)
-    idx6_1 <= \$488 ;
+    num5_1 <= \$486 ;
   always @(posedge clk)
-    l6_1 <= \$489 ;
+    idx5_1 <= \$487 ;
   always @(posedge clk)
-    push6_1 <= \$490 ;
+    l5_1 <= \$488 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$491 ;
+    push5_1 <= \$489 ;
   always @(posedge clk)
-    head <= \$492 ;
+    prod6_1 <= \$490 ;
   always @(posedge clk)
-    filled <= \$493 ;
+    v6_1 <= \$491 ;
   always @(posedge clk)
-    odd <= \$494 ;
+    idx6_1 <= \$492 ;
+  always @(posedge clk)
+    l6_1 <= \$493 ;
+  always @(posedge clk)
+    push6_1 <= \$494 ;
+  always @(posedge clk)
+    ctl__obs_valid <= \$495 ;
+  always @(posedge clk)
+    head <= \$496 ;
+  always @(posedge clk)
+    filled <= \$497 ;
+  always @(posedge clk)
+    odd <= \$498 ;
   assign \$1  = | n;
   assign \$2  = y < 8'hd2;
   assign accept = \$1  & \$2 ;
@@ -1589,24 +1609,24 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$83  = q + \$82 ;
   assign \$84  = mb > 2'h2;
   assign \$85  = q + \$84 ;
-  assign \$86  = \$signature__data$76  > prev_grey0;
-  assign \$87  = zero1 | \$86 ;
-  assign g0 = \$87  ? \$signature__data$76  : prev_grey0;
-  assign \$88  = \$signature__data$79  > prev_grey1;
-  assign \$89  = zero1 | \$88 ;
-  assign g1 = \$89  ? \$signature__data$79  : prev_grey1;
-  assign \$90  = \$signature__data$82  > prev_grey2;
-  assign \$91  = zero1 | \$90 ;
-  assign g2 = \$91  ? \$signature__data$82  : prev_grey2;
-  assign \$92  = q1 + 1'h0;
-  assign \$93  = q1 + 1'h0;
+  assign \$86  = q1 + 1'h0;
+  assign \$87  = q1 + 1'h0;
+  assign \$88  = q1 + 1'h0;
+  assign \$89  = q1 + 1'h1;
+  assign \$90  = q1 + 1'h0;
+  assign \$91  = q1 + 1'h0;
+  assign \$92  = q1 + 1'h1;
+  assign \$93  = q1 + 1'h1;
   assign \$94  = q1 + 1'h0;
-  assign \$95  = q1 + 1'h1;
-  assign \$96  = q1 + 1'h0;
-  assign \$97  = q1 + 1'h0;
-  assign \$98  = q1 + 1'h1;
-  assign \$99  = q1 + 1'h1;
-  assign \$100  = q1 + 1'h0;
+  assign \$95  = grey1b_0 > prev1b_0;
+  assign \$96  = zero1b | \$95 ;
+  assign g0 = \$96  ? grey1b_0 : prev1b_0;
+  assign \$97  = grey1b_1 > prev1b_1;
+  assign \$98  = zero1b | \$97 ;
+  assign g1 = \$98  ? grey1b_1 : prev1b_1;
+  assign \$99  = grey1b_2 > prev1b_2;
+  assign \$100  = zero1b | \$99 ;
+  assign g2 = \$100  ? grey1b_2 : prev1b_2;
   assign \$101  = v1b_0 & cd1b_0;
   assign \$102  = 1'h0 + \$101 ;
   assign \$103  = v1b_1 & cd1b_1;
@@ -1661,13 +1681,13 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$146  = emit_first & \$145 ;
   assign \$148  = emit_second & \$147 ;
   assign \$149  = acc4_0 + va4_0;
-  assign \$signature__data$180  = rd4_0 ? vb4_0 : \$149 [23:0];
+  assign \$signature__data$186  = rd4_0 ? vb4_0 : \$149 [23:0];
   assign \$151  = \$150  + idx6_0;
-  assign \$signature__en$190  = v6_0 & push6_0;
+  assign \$signature__en$196  = v6_0 & push6_0;
   assign \$153  = acc4_1 + va4_1;
-  assign \$signature__data$199  = rd4_1 ? vb4_1 : \$153 [23:0];
+  assign \$signature__data$205  = rd4_1 ? vb4_1 : \$153 [23:0];
   assign \$155  = \$154  + idx6_1;
-  assign \$signature__en$208  = v6_1 & push6_1;
+  assign \$signature__en$214  = v6_1 & push6_1;
   assign \$157  = ! filled;
   assign \$158  = 3'h4 - filled;
   assign \$159  = \$157  ? 4'h3 : \$158 ;
@@ -1677,7 +1697,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$163  = \$162  + rd__index[12:1];
   assign \$164  = head + logical;
   assign \$166  = \$165  + rd__index[12:1];
-  assign rd__data = odd ? \$signature__data$218  : \$signature__data$217 ;
+  assign rd__data = odd ? \$signature__data$224  : \$signature__data$223 ;
   assign \$167  = mb + n;
   assign \$168  = \$167  >= 2'h3;
   assign \$169  = q + \$168 ;
@@ -1718,12 +1738,12 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$204  = ~ \$203 ;
   assign \$205  = ! x;
   assign \$206  = ! y;
-  assign \$207  = wxa1b_0 * g1b_0;
-  assign \$208  = wxb1b_0 * g1b_0;
-  assign \$209  = wxa1b_1 * g1b_1;
-  assign \$210  = wxb1b_1 * g1b_1;
-  assign \$211  = wxa1b_2 * g1b_2;
-  assign \$212  = wxb1b_2 * g1b_2;
+  assign \$207  = wxa1b_0 * g0;
+  assign \$208  = wxb1b_0 * g0;
+  assign \$209  = wxa1b_1 * g1;
+  assign \$210  = wxb1b_1 * g1;
+  assign \$211  = wxa1b_2 * g2;
+  assign \$212  = wxb1b_2 * g2;
   assign \$215  = ! \$102 [1:0];
   assign \$216  = v1b_1 & \$215 ;
   assign \$217  = ! \$104 [1:0];
@@ -1778,15 +1798,15 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$275  = emit_first ? beat_tail_s : \$140 [15:0];
   assign \$276  = wya3_0 * h3_0;
   assign \$277  = wyb3_0 * h3_0;
-  assign \$278  = top3_0 ? 24'h000000 : \$signature__data$296 ;
-  assign \$279  = \$signature__en$183  & rd4_0;
+  assign \$278  = top3_0 ? 24'h000000 : \$signature__data$300 ;
+  assign \$279  = \$signature__en$189  & rd4_0;
   assign \$280  = \$149 [23:0] + 15'h41a0;
   assign \$281  = base4_0 + c4_0;
   assign \$282  = num5_0 * 23'h7cd49b;
   assign \$283  = wya3_1 * h3_1;
   assign \$284  = wyb3_1 * h3_1;
-  assign \$285  = top3_1 ? 24'h000000 : \$signature__data$316 ;
-  assign \$286  = \$signature__en$202  & rd4_1;
+  assign \$285  = top3_1 ? 24'h000000 : \$signature__data$320 ;
+  assign \$286  = \$signature__en$208  & rd4_1;
   assign \$287  = \$153 [23:0] + 15'h41a0;
   assign \$288  = base4_1 + c4_1;
   assign \$289  = num5_1 * 23'h7cd49b;
@@ -1880,1027 +1900,1065 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   always @(posedge clk)
     mb1 <= \$339 ;
   always @(posedge clk)
-    g1b_0 <= \$340 ;
+    grey1b_0 <= \$340 ;
   always @(posedge clk)
-    g1b_1 <= \$341 ;
+    prev1b_0 <= \$341 ;
   always @(posedge clk)
-    g1b_2 <= \$342 ;
+    grey1b_1 <= \$342 ;
   always @(posedge clk)
-    v1b_0 <= \$343 ;
+    prev1b_1 <= \$343 ;
   always @(posedge clk)
-    v1b_1 <= \$344 ;
+    grey1b_2 <= \$344 ;
   always @(posedge clk)
-    v1b_2 <= \$345 ;
+    prev1b_2 <= \$345 ;
   always @(posedge clk)
-    cd1b_0 <= \$346 ;
+    zero1b <= \$346 ;
   always @(posedge clk)
-    cd1b_1 <= \$347 ;
+    v1b_0 <= \$347 ;
   always @(posedge clk)
-    cd1b_2 <= \$348 ;
+    v1b_1 <= \$348 ;
   always @(posedge clk)
-    c1b_0 <= \$349 ;
+    v1b_2 <= \$349 ;
   always @(posedge clk)
-    c1b_1 <= \$350 ;
+    cd1b_0 <= \$350 ;
   always @(posedge clk)
-    c1b_2 <= \$351 ;
+    cd1b_1 <= \$351 ;
   always @(posedge clk)
-    last1b_0 <= \$352 ;
+    cd1b_2 <= \$352 ;
   always @(posedge clk)
-    last1b_1 <= \$353 ;
+    c1b_0 <= \$353 ;
   always @(posedge clk)
-    last1b_2 <= \$354 ;
-  always @(posedge clk)
-    wxa1b_0 <= \$355 ;
-  always @(posedge clk)
-    wxa1b_1 <= \$356 ;
+    c1b_1 <= \$354 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$357  = wxa1_2;
+    \$355  = c1_2;
     if (rst) begin
-      \$357  = 7'h00;
+      \$355  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$358  = wxb1_0;
+    \$356  = last1_0;
     if (rst) begin
-      \$358  = 7'h00;
+      \$356  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$359  = wxb1_1;
+    \$357  = last1_1;
+    if (rst) begin
+      \$357  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$358  = last1_2;
+    if (rst) begin
+      \$358  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$359  = wxa1_0;
     if (rst) begin
       \$359  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$360  = wxb1_2;
+    \$360  = wxa1_1;
     if (rst) begin
       \$360  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$361  = x0_1;
+    \$361  = wxa1_2;
     if (rst) begin
-      \$361  = 1'h0;
+      \$361  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$362  = rd1;
+    \$362  = wxb1_0;
     if (rst) begin
-      \$362  = 1'h0;
+      \$362  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$363  = wya1;
+    \$363  = wxb1_1;
     if (rst) begin
       \$363  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$364  = wyb1;
+    \$364  = wxb1_2;
     if (rst) begin
       \$364  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$365  = top1;
+    \$365  = x0_1;
     if (rst) begin
       \$365  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$366  = base1;
+    \$366  = rd1;
     if (rst) begin
-      \$366  = 13'h0000;
+      \$366  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$367  = push1;
+    \$367  = wya1;
     if (rst) begin
-      \$367  = 1'h0;
+      \$367  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$368  = { 1'h0, \$207  };
+    \$368  = wyb1;
     if (rst) begin
-      \$368  = 16'h0000;
+      \$368  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$369  = { 1'h0, \$208  };
+    \$369  = top1;
     if (rst) begin
-      \$369  = 16'h0000;
+      \$369  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$370  = { 1'h0, \$209  };
+    \$370  = base1;
     if (rst) begin
-      \$370  = 16'h0000;
+      \$370  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$371  = { 1'h0, \$210  };
+    \$371  = push1;
     if (rst) begin
-      \$371  = 16'h0000;
+      \$371  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$372  = { 1'h0, \$211  };
+    \$372  = { 1'h0, \$207  };
     if (rst) begin
       \$372  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$373  = { 1'h0, \$212  };
+    \$373  = { 1'h0, \$208  };
     if (rst) begin
       \$373  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$374  = v1b_0;
+    \$374  = { 1'h0, \$209  };
     if (rst) begin
-      \$374  = 1'h0;
+      \$374  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$375  = v1b_1;
+    \$375  = { 1'h0, \$210  };
     if (rst) begin
-      \$375  = 1'h0;
+      \$375  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$376  = v1b_2;
+    \$376  = { 1'h0, \$211  };
     if (rst) begin
-      \$376  = 1'h0;
+      \$376  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$377  = cd1b_0;
+    \$377  = { 1'h0, \$212  };
     if (rst) begin
-      \$377  = 1'h0;
+      \$377  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$378  = cd1b_1;
+    \$378  = v1b_0;
     if (rst) begin
       \$378  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$379  = cd1b_2;
+    \$379  = v1b_1;
     if (rst) begin
       \$379  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$380  = c1b_0;
+    \$380  = v1b_2;
     if (rst) begin
-      \$380  = 7'h00;
+      \$380  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$381  = c1b_1;
+    \$381  = cd1b_0;
     if (rst) begin
-      \$381  = 7'h00;
+      \$381  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$382  = c1b_2;
+    \$382  = cd1b_1;
     if (rst) begin
-      \$382  = 7'h00;
+      \$382  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$383  = last1b_0;
+    \$383  = cd1b_2;
     if (rst) begin
       \$383  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$384  = last1b_1;
+    \$384  = c1b_0;
     if (rst) begin
-      \$384  = 1'h0;
+      \$384  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$385  = last1b_2;
+    \$385  = c1b_1;
     if (rst) begin
-      \$385  = 1'h0;
+      \$385  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$386  = x0_1b;
+    \$386  = c1b_2;
     if (rst) begin
-      \$386  = 1'h0;
+      \$386  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$387  = rd1b;
+    \$387  = last1b_0;
     if (rst) begin
       \$387  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$388  = wya1b;
+    \$388  = last1b_1;
     if (rst) begin
-      \$388  = 7'h00;
+      \$388  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$389  = wyb1b;
+    \$389  = last1b_2;
     if (rst) begin
-      \$389  = 7'h00;
+      \$389  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$390  = top1b;
+    \$390  = x0_1b;
     if (rst) begin
       \$390  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$391  = base1b;
+    \$391  = rd1b;
     if (rst) begin
-      \$391  = 13'h0000;
+      \$391  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$392  = push1b;
+    \$392  = wya1b;
     if (rst) begin
-      \$392  = 1'h0;
+      \$392  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$393  = \$214 ;
+    \$393  = wyb1b;
     if (rst) begin
-      \$393  = 1'h0;
+      \$393  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$394  = \$216 ;
+    \$394  = top1b;
     if (rst) begin
       \$394  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$395  = \$218 ;
+    \$395  = base1b;
     if (rst) begin
-      \$395  = 1'h0;
+      \$395  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$396  = \$224 ;
+    \$396  = push1b;
     if (rst) begin
       \$396  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$397  = \$230 ;
+    \$397  = \$214 ;
     if (rst) begin
       \$397  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$398  = \$236 ;
+    \$398  = \$216 ;
     if (rst) begin
       \$398  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$399  = \$237 ;
+    \$399  = \$218 ;
     if (rst) begin
       \$399  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$400  = \$238 ;
+    \$400  = \$224 ;
     if (rst) begin
       \$400  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$401  = \$239 ;
+    \$401  = \$230 ;
     if (rst) begin
       \$401  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$402  = \$243 ;
+    \$402  = \$236 ;
     if (rst) begin
       \$402  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$403  = \$247 ;
+    \$403  = \$237 ;
     if (rst) begin
       \$403  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$404  = \$251 ;
+    \$404  = \$238 ;
     if (rst) begin
       \$404  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$405  = \$252 ;
+    \$405  = \$239 ;
     if (rst) begin
       \$405  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$406  = \$253 ;
+    \$406  = \$243 ;
     if (rst) begin
       \$406  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$407  = \$254 ;
+    \$407  = \$247 ;
     if (rst) begin
       \$407  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$408  = \$257 ;
+    \$408  = \$251 ;
     if (rst) begin
       \$408  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$409  = \$260 ;
+    \$409  = \$252 ;
     if (rst) begin
       \$409  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$410  = \$263 ;
+    \$410  = \$253 ;
     if (rst) begin
       \$410  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$411  = \$266 ;
+    \$411  = \$254 ;
     if (rst) begin
       \$411  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$412  = \$269 ;
+    \$412  = \$257 ;
     if (rst) begin
       \$412  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$413  = \$272 ;
+    \$413  = \$260 ;
     if (rst) begin
       \$413  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$414  = \$106 [1:0];
+    \$414  = \$263 ;
     if (rst) begin
-      \$414  = 2'h0;
+      \$414  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$415  = \$273 ;
+    \$415  = \$266 ;
     if (rst) begin
       \$415  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$416  = first_col;
+    \$416  = \$269 ;
     if (rst) begin
-      \$416  = 7'h00;
+      \$416  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$417  = first_last;
+    \$417  = \$272 ;
     if (rst) begin
       \$417  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$418  = \$274 ;
+    \$418  = \$106 [1:0];
     if (rst) begin
-      \$418  = 1'h0;
+      \$418  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$419  = second_col;
+    \$419  = \$273 ;
     if (rst) begin
-      \$419  = 7'h00;
+      \$419  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$420  = second_last;
+    \$420  = first_col;
     if (rst) begin
-      \$420  = 1'h0;
+      \$420  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$421  = \$115 [15:0];
+    \$421  = first_last;
     if (rst) begin
-      \$421  = 16'h0000;
+      \$421  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$422  = \$127 [15:0];
+    \$422  = \$274 ;
     if (rst) begin
-      \$422  = 16'h0000;
+      \$422  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$423  = \$139 [15:0];
+    \$423  = second_col;
     if (rst) begin
-      \$423  = 16'h0000;
+      \$423  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$424  = v2_0;
+    \$424  = second_last;
     if (rst) begin
       \$424  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$425  = x0_2;
+    \$425  = \$115 [15:0];
     if (rst) begin
-      \$425  = 1'h0;
+      \$425  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$426  = rd2;
+    \$426  = \$127 [15:0];
     if (rst) begin
-      \$426  = 1'h0;
+      \$426  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$427  = wya2;
+    \$427  = \$139 [15:0];
     if (rst) begin
-      \$427  = 7'h00;
+      \$427  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$428  = wyb2;
+    \$428  = v2_0;
     if (rst) begin
-      \$428  = 7'h00;
+      \$428  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$429  = top2;
+    \$429  = x0_2;
     if (rst) begin
       \$429  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$430  = base2;
+    \$430  = rd2;
     if (rst) begin
-      \$430  = 13'h0000;
+      \$430  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$431  = push2;
+    \$431  = wya2;
     if (rst) begin
-      \$431  = 1'h0;
+      \$431  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$432  = hacc;
-    if (beat_valid) begin
-      \$432  = \$275 ;
-    end
+    \$432  = wyb2;
     if (rst) begin
-      \$432  = 16'h0000;
+      \$432  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$433  = emit0;
+    \$433  = top2;
     if (rst) begin
       \$433  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$434  = esum0;
+    \$434  = base2;
     if (rst) begin
-      \$434  = 16'h0000;
+      \$434  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$435  = ecol0;
+    \$435  = push2;
     if (rst) begin
-      \$435  = 7'h00;
+      \$435  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$436  = elast0;
+    \$436  = hacc;
+    if (beat_valid) begin
+      \$436  = \$275 ;
+    end
     if (rst) begin
-      \$436  = 1'h0;
+      \$436  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$437  = rd2b;
+    \$437  = emit0;
     if (rst) begin
       \$437  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$438  = wya2b;
+    \$438  = esum0;
     if (rst) begin
-      \$438  = 7'h00;
+      \$438  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$439  = wyb2b;
+    \$439  = ecol0;
     if (rst) begin
       \$439  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$440  = top2b;
+    \$440  = elast0;
     if (rst) begin
       \$440  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$441  = base2b;
+    \$441  = rd2b;
     if (rst) begin
-      \$441  = 13'h0000;
+      \$441  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$442  = push2b;
+    \$442  = wya2b;
     if (rst) begin
-      \$442  = 1'h0;
+      \$442  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$443  = { 1'h0, \$276  };
+    \$443  = wyb2b;
     if (rst) begin
-      \$443  = 24'h000000;
+      \$443  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$444  = { 1'h0, \$277  };
+    \$444  = top2b;
     if (rst) begin
-      \$444  = 24'h000000;
+      \$444  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$445  = \$278 ;
+    \$445  = base2b;
     if (rst) begin
-      \$445  = 24'h000000;
+      \$445  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$446  = v3_0;
+    \$446  = push2b;
     if (rst) begin
       \$446  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$447  = c3_0;
+    \$447  = { 1'h0, \$276  };
     if (rst) begin
-      \$447  = 7'h00;
+      \$447  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$448  = rd3_0;
+    \$448  = { 1'h0, \$277  };
     if (rst) begin
-      \$448  = 1'h0;
+      \$448  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$449  = base3_0;
+    \$449  = \$278 ;
     if (rst) begin
-      \$449  = 13'h0000;
+      \$449  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$450  = l3_0;
+    \$450  = v3_0;
     if (rst) begin
       \$450  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$451  = push3_0;
+    \$451  = c3_0;
     if (rst) begin
-      \$451  = 1'h0;
+      \$451  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$452  = \$279 ;
+    \$452  = rd3_0;
     if (rst) begin
       \$452  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$453  = \$280 [23:0];
+    \$453  = base3_0;
     if (rst) begin
-      \$453  = 24'h000000;
+      \$453  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$454  = \$281 [12:1];
+    \$454  = l3_0;
     if (rst) begin
-      \$454  = 12'h000;
+      \$454  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$455  = l4_0;
+    \$455  = push3_0;
     if (rst) begin
       \$455  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$456  = push4_0;
+    \$456  = \$279 ;
     if (rst) begin
       \$456  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$457  = \$282 ;
+    \$457  = \$280 [23:0];
     if (rst) begin
-      \$457  = 47'h000000000000;
+      \$457  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$458  = v5_0;
+    \$458  = \$281 [12:1];
     if (rst) begin
-      \$458  = 1'h0;
+      \$458  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$459  = idx5_0;
+    \$459  = l4_0;
     if (rst) begin
-      \$459  = 12'h000;
+      \$459  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$460  = l5_0;
+    \$460  = push4_0;
     if (rst) begin
       \$460  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$461  = push5_0;
+    \$461  = \$282 ;
     if (rst) begin
-      \$461  = 1'h0;
+      \$461  = 47'h000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$462  = emit1;
+    \$462  = v5_0;
     if (rst) begin
       \$462  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$463  = esum1;
+    \$463  = idx5_0;
     if (rst) begin
-      \$463  = 16'h0000;
+      \$463  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$464  = ecol1;
+    \$464  = l5_0;
     if (rst) begin
-      \$464  = 7'h00;
+      \$464  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$465  = elast1;
+    \$465  = push5_0;
     if (rst) begin
       \$465  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$466  = rd2b;
+    \$466  = emit1;
     if (rst) begin
       \$466  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$467  = wya2b;
+    \$467  = esum1;
     if (rst) begin
-      \$467  = 7'h00;
+      \$467  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$468  = wyb2b;
+    \$468  = ecol1;
     if (rst) begin
       \$468  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$469  = top2b;
+    \$469  = elast1;
     if (rst) begin
       \$469  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$470  = base2b;
+    \$470  = rd2b;
     if (rst) begin
-      \$470  = 13'h0000;
+      \$470  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$471  = push2b;
+    \$471  = wya2b;
     if (rst) begin
-      \$471  = 1'h0;
+      \$471  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$472  = { 1'h0, \$283  };
+    \$472  = wyb2b;
     if (rst) begin
-      \$472  = 24'h000000;
+      \$472  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$473  = { 1'h0, \$284  };
+    \$473  = top2b;
     if (rst) begin
-      \$473  = 24'h000000;
+      \$473  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$474  = \$285 ;
+    \$474  = base2b;
     if (rst) begin
-      \$474  = 24'h000000;
+      \$474  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$475  = v3_1;
+    \$475  = push2b;
     if (rst) begin
       \$475  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$476  = c3_1;
+    \$476  = { 1'h0, \$283  };
     if (rst) begin
-      \$476  = 7'h00;
+      \$476  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$477  = rd3_1;
+    \$477  = { 1'h0, \$284  };
     if (rst) begin
-      \$477  = 1'h0;
+      \$477  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$478  = base3_1;
+    \$478  = \$285 ;
     if (rst) begin
-      \$478  = 13'h0000;
+      \$478  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$479  = l3_1;
+    \$479  = v3_1;
     if (rst) begin
       \$479  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$480  = push3_1;
+    \$480  = c3_1;
     if (rst) begin
-      \$480  = 1'h0;
+      \$480  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$481  = \$286 ;
+    \$481  = rd3_1;
     if (rst) begin
       \$481  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$482  = \$287 [23:0];
+    \$482  = base3_1;
     if (rst) begin
-      \$482  = 24'h000000;
+      \$482  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$483  = \$288 [12:1];
+    \$483  = l3_1;
     if (rst) begin
-      \$483  = 12'h000;
+      \$483  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$484  = l4_1;
+    \$484  = push3_1;
     if (rst) begin
       \$484  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$485  = push4_1;
+    \$485  = \$286 ;
     if (rst) begin
       \$485  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$486  = \$289 ;
+    \$486  = \$287 [23:0];
     if (rst) begin
-      \$486  = 47'h000000000000;
+      \$486  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$487  = v5_1;
+    \$487  = \$288 [12:1];
     if (rst) begin
-      \$487  = 1'h0;
+      \$487  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$488  = idx5_1;
+    \$488  = l4_1;
     if (rst) begin
-      \$488  = 12'h000;
+      \$488  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$489  = l5_1;
+    \$489  = push4_1;
     if (rst) begin
       \$489  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$490  = push5_1;
+    \$490  = \$289 ;
     if (rst) begin
-      \$490  = 1'h0;
+      \$490  = 47'h000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$491  = ctl__obs_valid;
-    if (\$291 ) begin
-      \$491  = 1'h0;
-    end
-    if (\$296 ) begin
-      \$491  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$491  = 1'h0;
-    end
+    \$491  = v5_1;
     if (rst) begin
       \$491  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$492  = head;
-    if (\$296 ) begin
-      \$492  = \$297 [1:0];
-    end
-    if (ctl__clear) begin
-      \$492  = 2'h0;
-    end
+    \$492  = idx5_1;
     if (rst) begin
-      \$492  = 2'h0;
+      \$492  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$493  = filled;
-    if (\$296 ) begin
-      \$493  = \$300 [2:0];
-    end
-    if (ctl__clear) begin
-      \$493  = 3'h0;
-    end
+    \$493  = l5_1;
     if (rst) begin
-      \$493  = 3'h0;
+      \$493  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$494  = rd__index[0];
+    \$494  = push5_1;
     if (rst) begin
       \$494  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$495  = ctl__obs_valid;
+    if (\$291 ) begin
+      \$495  = 1'h0;
+    end
+    if (\$296 ) begin
+      \$495  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$495  = 1'h0;
+    end
+    if (rst) begin
+      \$495  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$496  = head;
+    if (\$296 ) begin
+      \$496  = \$297 [1:0];
+    end
+    if (ctl__clear) begin
+      \$496  = 2'h0;
+    end
+    if (rst) begin
+      \$496  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$497  = filled;
+    if (\$296 ) begin
+      \$497  = \$300 [2:0];
+    end
+    if (ctl__clear) begin
+      \$497  = 3'h0;
+    end
+    if (rst) begin
+      \$497  = 3'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$498  = rd__index[0];
+    if (rst) begin
+      \$498  = 1'h0;
     end
   end
   always @* begin
@@ -3099,26 +3157,26 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$83  = 14'h0000;
+    \$signature__addr$76  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$83  = \$92 [13:0];
+          \$signature__addr$76  = \$86 [13:0];
       2'h1:
-          \$signature__addr$83  = \$95 [13:0];
+          \$signature__addr$76  = \$89 [13:0];
       2'h2:
-          \$signature__addr$83  = \$98 [13:0];
+          \$signature__addr$76  = \$92 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$85  = 8'h00;
+    \$signature__data$78  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$85  = \$signature__data$76 ;
+          \$signature__data$78  = \$signature__data$79 ;
       2'h1:
-          \$signature__data$85  = \$signature__data$82 ;
+          \$signature__data$78  = \$signature__data$89 ;
       2'h2:
-          \$signature__data$85  = \$signature__data$79 ;
+          \$signature__data$78  = \$signature__data$84 ;
     endcase
   end
   always @* begin
@@ -3135,26 +3193,62 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$88  = 14'h0000;
+    \$signature__addr$82  = 14'h0000;
     casez (mb1)
       2'h0:
-          \$signature__addr$88  = \$93 [13:0];
+          \$signature__addr$82  = \$87 [13:0];
       2'h1:
-          \$signature__addr$88  = \$96 [13:0];
+          \$signature__addr$82  = \$90 [13:0];
       2'h2:
-          \$signature__addr$88  = \$99 [13:0];
+          \$signature__addr$82  = \$93 [13:0];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$89  = 8'h00;
+    \$signature__data$83  = 8'h00;
     casez (mb1)
       2'h0:
-          \$signature__data$89  = \$signature__data$79 ;
+          \$signature__data$83  = \$signature__data$84 ;
       2'h1:
-          \$signature__data$89  = \$signature__data$76 ;
+          \$signature__data$83  = \$signature__data$79 ;
       2'h2:
-          \$signature__data$89  = \$signature__data$82 ;
+          \$signature__data$83  = \$signature__data$89 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__en$85  = 1'h0;
+    casez (mb1)
+      2'h0:
+          \$signature__en$85  = v1_1;
+      2'h1:
+          \$signature__en$85  = v1_0;
+      2'h2:
+          \$signature__en$85  = v1_2;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__addr$87  = 14'h0000;
+    casez (mb1)
+      2'h0:
+          \$signature__addr$87  = \$88 [13:0];
+      2'h1:
+          \$signature__addr$87  = \$91 [13:0];
+      2'h2:
+          \$signature__addr$87  = \$94 [13:0];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$signature__data$88  = 8'h00;
+    casez (mb1)
+      2'h0:
+          \$signature__data$88  = \$signature__data$89 ;
+      2'h1:
+          \$signature__data$88  = \$signature__data$84 ;
+      2'h2:
+          \$signature__data$88  = \$signature__data$79 ;
     endcase
   end
   always @* begin
@@ -3162,47 +3256,11 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     \$signature__en$90  = 1'h0;
     casez (mb1)
       2'h0:
-          \$signature__en$90  = v1_1;
-      2'h1:
-          \$signature__en$90  = v1_0;
-      2'h2:
           \$signature__en$90  = v1_2;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__addr$92  = 14'h0000;
-    casez (mb1)
-      2'h0:
-          \$signature__addr$92  = \$94 [13:0];
       2'h1:
-          \$signature__addr$92  = \$97 [13:0];
+          \$signature__en$90  = v1_1;
       2'h2:
-          \$signature__addr$92  = \$100 [13:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__data$93  = 8'h00;
-    casez (mb1)
-      2'h0:
-          \$signature__data$93  = \$signature__data$82 ;
-      2'h1:
-          \$signature__data$93  = \$signature__data$79 ;
-      2'h2:
-          \$signature__data$93  = \$signature__data$76 ;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$signature__en$94  = 1'h0;
-    casez (mb1)
-      2'h0:
-          \$signature__en$94  = v1_2;
-      2'h1:
-          \$signature__en$94  = v1_1;
-      2'h2:
-          \$signature__en$94  = v1_0;
+          \$signature__en$90  = v1_0;
     endcase
   end
   always @* begin
@@ -3723,121 +3781,107 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$340  = g0;
+    \$340  = \$signature__data$79 ;
     if (rst) begin
       \$340  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$341  = g1;
+    \$341  = prev_grey0;
     if (rst) begin
       \$341  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$342  = g2;
+    \$342  = \$signature__data$84 ;
     if (rst) begin
       \$342  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$343  = v1_0;
+    \$343  = prev_grey1;
     if (rst) begin
-      \$343  = 1'h0;
+      \$343  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$344  = v1_1;
+    \$344  = \$signature__data$89 ;
     if (rst) begin
-      \$344  = 1'h0;
+      \$344  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$345  = v1_2;
+    \$345  = prev_grey2;
     if (rst) begin
-      \$345  = 1'h0;
+      \$345  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$346  = cd1_0;
+    \$346  = zero1;
     if (rst) begin
       \$346  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$347  = cd1_1;
+    \$347  = v1_0;
     if (rst) begin
       \$347  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$348  = cd1_2;
+    \$348  = v1_1;
     if (rst) begin
       \$348  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$349  = c1_0;
+    \$349  = v1_2;
     if (rst) begin
-      \$349  = 7'h00;
+      \$349  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$350  = c1_1;
+    \$350  = cd1_0;
     if (rst) begin
-      \$350  = 7'h00;
+      \$350  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$351  = c1_2;
+    \$351  = cd1_1;
     if (rst) begin
-      \$351  = 7'h00;
+      \$351  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$352  = last1_0;
+    \$352  = cd1_2;
     if (rst) begin
       \$352  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$353  = last1_1;
+    \$353  = c1_0;
     if (rst) begin
-      \$353  = 1'h0;
+      \$353  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$354  = last1_2;
+    \$354  = c1_1;
     if (rst) begin
-      \$354  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$355  = wxa1_0;
-    if (rst) begin
-      \$355  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$356  = wxa1_1;
-    if (rst) begin
-      \$356  = 7'h00;
+      \$354  = 7'h00;
     end
   end
   assign px_at0 = \$19 [7:0];
@@ -3868,21 +3912,21 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign beat_second = \$127 [15:0];
   assign beat_tail = \$139 [15:0];
   assign hsum = \$140 [15:0];
-  assign \$signature__addr$174  = ecol0[6:1];
+  assign \$signature__addr$180  = ecol0[6:1];
   assign tot0 = \$149 [23:0];
-  assign \$signature__addr$178  = c4_0[6:1];
-  assign v4_0 = \$signature__en$183 ;
-  assign \$signature__addr$185  = \$151 [13:0];
-  assign \$signature__data$188  = \$152 [7:0];
-  assign \$signature__addr$193  = ecol1[6:1];
+  assign \$signature__addr$184  = c4_0[6:1];
+  assign v4_0 = \$signature__en$189 ;
+  assign \$signature__addr$191  = \$151 [13:0];
+  assign \$signature__data$194  = \$152 [7:0];
+  assign \$signature__addr$199  = ecol1[6:1];
   assign tot1 = \$153 [23:0];
-  assign \$signature__addr$197  = c4_1[6:1];
-  assign v4_1 = \$signature__en$202 ;
-  assign \$signature__addr$204  = \$155 [13:0];
-  assign \$signature__data$206  = \$156 [7:0];
+  assign \$signature__addr$203  = c4_1[6:1];
+  assign v4_1 = \$signature__en$208 ;
+  assign \$signature__addr$210  = \$155 [13:0];
+  assign \$signature__data$212  = \$156 [7:0];
   assign oldest = \$159 [1:0];
-  assign \$signature__addr$214  = \$163 [13:0];
-  assign \$signature__addr$215  = \$166 [13:0];
+  assign \$signature__addr$220  = \$163 [13:0];
+  assign \$signature__addr$221  = \$166 [13:0];
   assign \stream__pixel[0]  = stream__pixel[7:0];
   assign \stream__pixel[1]  = stream__pixel[15:8];
   assign \stream__pixel[2]  = stream__pixel[23:16];
