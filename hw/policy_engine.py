@@ -17,8 +17,13 @@ Pipeline, one input of the receptive field per cycle (stage: work):
 - S2: ``acc[j] = (first ? bias[j] : acc[j]) + prod[j]`` (int32, the DSP48E1 accumulator);
 - S3: a completed group's accumulators are captured (``hold``), or for the last layer written
   to the action-value registers;
-- write-back, one byte per cycle from ``hold``: W1 ``max(x, 0) + 2**(s-1)``; W2 ``>> s``,
-  ``min(., act_max)``; W3 write to the activation buffer at ``pos*N + n``.
+- write-back, one byte per cycle from ``hold`` (shifted down a lane per byte, so ``x`` is always
+  lane 0: no lane multiplexer): ``min((max(x, 0) + 2**(s-1)) >> s, act_max)`` (the int8
+  rule of :func:`hls_models.policy_int8.requantize`) as ``(x >> s) + x[s-1]`` without a 33-bit
+  add: W1 the byte ``x[s+7..s]``, the round bit ``x[s-1]`` and a flag for any bit at ``s + 8``
+  or above (a mask registered with the capture); W2 the 9-bit sum and the saturation to
+  ``act_max``; W3 write to the activation buffer at ``pos*N + n``. The same cycles as the
+  33-bit form (issue 16: its add and the lane multiplexer were the engine's 13 xc7 levels).
 
 A layer's first read waits for the previous layer's last write (see
 :func:`hls_models.policy_engine.layer_gap_cycles`).
@@ -286,15 +291,22 @@ class PolicyEngine(wiring.Component):
         obase3, final3 = stage("obase3", obase2.shape(), obase2), stage("final3", 1, final2)
 
         # ---- S3: capture for write-back, or action values ------------------------------------
-        hold = Signal(data.ArrayLayout(signed(ACC_BITS), L))
+        hold = Signal(data.ArrayLayout(signed(ACC_BITS), L))   # lane 0 next: shifted down per byte
         wb_left = Signal(range(L + 1))       # bytes still to requantise
         wb_i = Signal(range(L))
         wb_addr = Signal(obase3.shape())
         wb_layer = Signal(range(3))
+        wb_shift = Signal(5)                 # the layer's requantisation shift s
+        wb_high = Signal(ACC_BITS)           # bits at or above s + 8: the shifted value exceeds a byte
         values = Signal(data.ArrayLayout(signed(ACC_BITS), A))
+        capture = Signal()
+        m.d.comb += capture.eq(v3 & last3 & (layer3 != 3))
         with m.If(v3 & last3):
             with m.If(layer3 != 3):
+                s_cap = Signal(5)
+                m.d.comb += s_cap.eq(shifts[layer3])
                 m.d.sync += [hold.eq(acc), wb_i.eq(0), wb_addr.eq(obase3), wb_layer.eq(layer3),
+                             wb_shift.eq(s_cap), wb_high.eq(Const((1 << ACC_BITS) - 1, ACC_BITS) << (s_cap + 8)),
                              wb_left.eq(Mux(g3 == n_groups[layer3] - 1, last_active[layer3], L))]
             with m.Else():
                 for o in range(A):
@@ -303,25 +315,33 @@ class PolicyEngine(wiring.Component):
         # (a capture never meets a busy write-back: active <= L <= K, the group length)
 
         # ---- W1..W3: requantise and write back, one byte per cycle --------------------------
+        # min((max(x, 0) + 2**(s-1)) >> s, act_max) (hls_models.policy_int8.requantize) without a
+        # 33-bit add: (x >> s) + x[s-1] (round half up), saturated when a bit at s + 8 or above is
+        # set or the byte sum exceeds act_max. W1 takes the byte x[s+7..s], the round bit and the
+        # high flag; W2 adds and saturates.
         wb_busy = Signal()
         m.d.comb += wb_busy.eq(wb_left != 0)
         x = Signal(signed(ACC_BITS))
-        m.d.comb += x.eq(hold[wb_i])
-        s_wb = Signal(5)
-        m.d.comb += s_wb.eq(shifts[wb_layer])
-        r1 = Signal(unsigned(ACC_BITS + 1))
+        m.d.comb += x.eq(hold[0])
+        r1_lo, r1_round, r1_high = Signal(8), Signal(), Signal()
         r1_v, r1_addr, r1_layer = Signal(), Signal(wb_addr.shape()), Signal(range(3))
         m.d.sync += r1_v.eq(wb_busy)
-        with m.If(wb_busy & ~(v3 & last3 & (layer3 != 3))):
+        with m.If(wb_busy & ~capture):
             m.d.sync += [wb_left.eq(wb_left - 1), wb_i.eq(wb_i + 1)]
+            for j in range(L - 1):
+                m.d.sync += hold[j].eq(hold[j + 1])
         with m.If(wb_busy):
-            m.d.sync += [r1.eq(Mux(x[-1], 0, x.as_unsigned()) + (Const(1, 32) << s_wb)[1:]),
+            pos = Signal(ACC_BITS)
+            m.d.comb += pos.eq(Mux(x[-1], 0, x.as_unsigned()))
+            m.d.sync += [r1_lo.eq((pos >> wb_shift)[:8]),
+                         r1_round.eq((wb_shift != 0) & (pos >> (wb_shift - 1)[:5])[0]),
+                         r1_high.eq((pos & wb_high) != 0),
                          r1_addr.eq(wb_addr + wb_i), r1_layer.eq(wb_layer)]
         r2 = Signal(8)
         r2_v, r2_addr, r2_layer = Signal(), Signal(wb_addr.shape()), Signal(range(3))
-        shifted = Signal(unsigned(ACC_BITS + 1))
-        m.d.comb += shifted.eq(r1 >> shifts[r1_layer])
-        m.d.sync += [r2_v.eq(r1_v), r2.eq(Mux(shifted > act_max, act_max, shifted)), r2_addr.eq(r1_addr),
+        rounded = Signal(9)
+        m.d.comb += rounded.eq(r1_lo + r1_round)
+        m.d.sync += [r2_v.eq(r1_v), r2.eq(Mux(r1_high | (rounded > act_max), act_max, rounded)), r2_addr.eq(r1_addr),
                      r2_layer.eq(r1_layer)]
         m.d.comb += [a_wr.addr.eq(r2_addr), a_wr.data.eq(r2), a_wr.en.eq(r2_v & (r2_layer != 1)),
                      c_wr.addr.eq(r2_addr), c_wr.data.eq(r2), c_wr.en.eq(r2_v & (r2_layer == 1))]

@@ -5,21 +5,21 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire \$1 ;
   wire \$10 ;
   wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire [13:0] \$104 ;
+  wire [2:0] \$101 ;
+  wire [2:0] \$102 ;
+  reg [15:0] \$103 ;
+  wire \$104 ;
   wire \$105 ;
   wire \$106 ;
   wire \$107 ;
   wire \$108 ;
-  wire \$109 ;
+  wire [13:0] \$109 ;
   wire \$11 ;
-  wire [15:0] \$110 ;
-  wire [15:0] \$111 ;
-  wire [15:0] \$112 ;
-  wire [15:0] \$113 ;
-  wire [15:0] \$114 ;
+  wire \$110 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire \$113 ;
+  wire \$114 ;
   wire [15:0] \$115 ;
   wire [15:0] \$116 ;
   wire [15:0] \$117 ;
@@ -32,58 +32,58 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire [15:0] \$123 ;
   wire [15:0] \$124 ;
   wire [15:0] \$125 ;
-  wire [31:0] \$126 ;
-  wire [32:0] \$127 ;
-  wire [31:0] \$128 ;
-  wire [32:0] \$129 ;
+  wire [15:0] \$126 ;
+  wire [15:0] \$127 ;
+  wire [15:0] \$128 ;
+  wire [15:0] \$129 ;
   wire \$13 ;
-  wire [31:0] \$130 ;
-  wire [32:0] \$131 ;
-  wire [31:0] \$132 ;
-  wire [32:0] \$133 ;
-  wire [31:0] \$134 ;
-  wire [32:0] \$135 ;
-  wire [31:0] \$136 ;
-  wire [32:0] \$137 ;
-  wire [31:0] \$138 ;
-  wire [32:0] \$139 ;
+  wire [15:0] \$130 ;
+  wire [31:0] \$131 ;
+  wire [32:0] \$132 ;
+  wire [31:0] \$133 ;
+  wire [32:0] \$134 ;
+  wire [31:0] \$135 ;
+  wire [32:0] \$136 ;
+  wire [31:0] \$137 ;
+  wire [32:0] \$138 ;
+  wire [31:0] \$139 ;
   wire \$14 ;
-  wire [31:0] \$140 ;
-  wire [32:0] \$141 ;
-  wire [31:0] \$142 ;
-  wire [32:0] \$143 ;
-  wire [31:0] \$144 ;
-  wire [32:0] \$145 ;
-  wire [31:0] \$146 ;
-  wire [32:0] \$147 ;
-  wire [31:0] \$148 ;
-  wire [32:0] \$149 ;
+  wire [32:0] \$140 ;
+  wire [31:0] \$141 ;
+  wire [32:0] \$142 ;
+  wire [31:0] \$143 ;
+  wire [32:0] \$144 ;
+  wire [31:0] \$145 ;
+  wire [32:0] \$146 ;
+  wire [31:0] \$147 ;
+  wire [32:0] \$148 ;
+  wire [31:0] \$149 ;
   wire [270:0] \$15 ;
-  wire [31:0] \$150 ;
-  wire [32:0] \$151 ;
-  wire [31:0] \$152 ;
-  wire [32:0] \$153 ;
-  wire [31:0] \$154 ;
-  wire [32:0] \$155 ;
-  wire [31:0] \$156 ;
-  wire [32:0] \$157 ;
-  wire \$158 ;
-  wire \$159 ;
+  wire [32:0] \$150 ;
+  wire [31:0] \$151 ;
+  wire [32:0] \$152 ;
+  wire [31:0] \$153 ;
+  wire [32:0] \$154 ;
+  wire [31:0] \$155 ;
+  wire [32:0] \$156 ;
+  wire [31:0] \$157 ;
+  wire [32:0] \$158 ;
+  wire [31:0] \$159 ;
   wire [13:0] \$16 ;
-  reg [1:0] \$160 ;
-  reg [4:0] \$161 ;
-  wire [5:0] \$162 ;
+  wire [32:0] \$160 ;
+  wire [31:0] \$161 ;
+  wire [32:0] \$162 ;
   wire \$163 ;
-  reg [4:0] \$164 ;
-  wire [4:0] \$165 ;
-  wire \$166 ;
-  wire \$167 ;
-  wire \$168 ;
-  wire \$169 ;
+  wire \$164 ;
+  wire [5:0] \$165 ;
+  wire [94:0] \$166 ;
+  reg [1:0] \$167 ;
+  reg [4:0] \$168 ;
+  wire [5:0] \$169 ;
   wire [14:0] \$17 ;
   wire \$170 ;
-  wire \$171 ;
-  wire \$172 ;
+  reg [4:0] \$171 ;
+  wire [4:0] \$172 ;
   wire \$173 ;
   wire \$174 ;
   wire \$175 ;
@@ -101,99 +101,111 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire \$186 ;
   wire \$187 ;
   wire \$188 ;
-  wire [5:0] \$189 ;
+  wire \$189 ;
   wire [16:0] \$19 ;
-  wire [4:0] \$190 ;
-  wire [31:0] \$191 ;
-  wire [62:0] \$192 ;
-  wire [62:0] \$193 ;
-  wire [13:0] \$194 ;
-  wire \$195 ;
-  wire [32:0] \$196 ;
-  wire \$197 ;
-  wire \$198 ;
+  wire \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire [5:0] \$193 ;
+  wire [4:0] \$194 ;
+  wire [31:0] \$195 ;
+  wire \$196 ;
+  wire [5:0] \$197 ;
+  wire [31:0] \$198 ;
   wire \$199 ;
   wire \$2 ;
   reg [3:0] \$20 ;
-  wire \$200 ;
+  wire [31:0] \$200 ;
   wire \$201 ;
-  wire \$202 ;
+  wire [13:0] \$202 ;
   wire \$203 ;
   wire \$204 ;
-  reg [4:0] \$205 ;
-  reg [7:0] \$206 ;
-  reg [4:0] \$207 ;
-  reg [4:0] \$208 ;
-  reg [4:0] \$209 ;
+  wire [8:0] \$205 ;
+  wire \$206 ;
+  wire \$207 ;
+  wire \$208 ;
+  wire \$209 ;
   wire [4:0] \$21 ;
-  reg [15:0] \$210 ;
-  reg [2:0] \$211 ;
-  reg [12:0] \$212 ;
-  reg [2:0] \$213 ;
-  reg [12:0] \$214 ;
-  reg [11:0] \$215 ;
-  reg [12:0] \$216 ;
-  reg [3:0] \$217 ;
-  reg [8:0] \$218 ;
-  reg [12:0] \$219 ;
+  wire \$210 ;
+  wire \$211 ;
+  wire \$212 ;
+  wire \$213 ;
+  reg [4:0] \$214 ;
+  reg [7:0] \$215 ;
+  reg [4:0] \$216 ;
+  reg [4:0] \$217 ;
+  reg [4:0] \$218 ;
+  reg [15:0] \$219 ;
   wire \$22 ;
-  reg [4:0] \$220 ;
+  reg [2:0] \$220 ;
   reg [12:0] \$221 ;
-  reg [4:0] \$222 ;
+  reg [2:0] \$222 ;
   reg [12:0] \$223 ;
-  reg \$224 ;
-  reg \$225 ;
-  reg [1:0] \$226 ;
-  reg \$227 ;
-  reg \$228 ;
-  reg \$229 ;
+  reg [11:0] \$224 ;
+  reg [12:0] \$225 ;
+  reg [3:0] \$226 ;
+  reg [8:0] \$227 ;
+  reg [12:0] \$228 ;
+  reg [4:0] \$229 ;
   reg [3:0] \$23 ;
-  reg [1:0] \$230 ;
-  reg [3:0] \$231 ;
+  reg [12:0] \$230 ;
+  reg [4:0] \$231 ;
   reg [12:0] \$232 ;
   reg \$233 ;
-  reg [271:0] \$234 ;
-  reg \$235 ;
+  reg \$234 ;
+  reg [1:0] \$235 ;
   reg \$236 ;
   reg \$237 ;
-  reg [1:0] \$238 ;
-  reg [3:0] \$239 ;
+  reg \$238 ;
+  reg [1:0] \$239 ;
   wire [4:0] \$24 ;
-  reg [12:0] \$240 ;
-  reg \$241 ;
-  reg [511:0] \$242 ;
-  reg \$243 ;
+  reg [3:0] \$240 ;
+  reg [12:0] \$241 ;
+  reg \$242 ;
+  reg [271:0] \$243 ;
   reg \$244 ;
-  reg [1:0] \$245 ;
-  reg [3:0] \$246 ;
-  reg [12:0] \$247 ;
-  reg \$248 ;
-  reg [511:0] \$249 ;
+  reg \$245 ;
+  reg \$246 ;
+  reg [1:0] \$247 ;
+  reg [3:0] \$248 ;
+  reg [12:0] \$249 ;
   wire \$25 ;
-  reg [3:0] \$250 ;
-  reg [12:0] \$251 ;
-  reg [1:0] \$252 ;
-  reg [4:0] \$253 ;
-  reg [575:0] \$254 ;
-  reg \$255 ;
-  reg [32:0] \$256 ;
-  reg [12:0] \$257 ;
-  reg [1:0] \$258 ;
-  reg \$259 ;
+  reg \$250 ;
+  reg [511:0] \$251 ;
+  reg \$252 ;
+  reg \$253 ;
+  reg [1:0] \$254 ;
+  reg [3:0] \$255 ;
+  reg [12:0] \$256 ;
+  reg \$257 ;
+  reg [511:0] \$258 ;
+  reg [3:0] \$259 ;
   wire \$26 ;
-  reg [7:0] \$260 ;
-  reg [12:0] \$261 ;
-  reg [1:0] \$262 ;
-  reg \$263 ;
-  reg \$264 ;
-  reg \$265 ;
+  reg [12:0] \$260 ;
+  reg [1:0] \$261 ;
+  reg [4:0] \$262 ;
+  reg [31:0] \$263 ;
+  reg [4:0] \$264 ;
+  reg [575:0] \$265 ;
+  reg \$266 ;
+  reg [7:0] \$267 ;
+  reg \$268 ;
+  reg \$269 ;
   reg [11:0] \$27 ;
+  reg [12:0] \$270 ;
+  reg [1:0] \$271 ;
+  reg \$272 ;
+  reg [7:0] \$273 ;
+  reg [12:0] \$274 ;
+  reg [1:0] \$275 ;
+  reg \$276 ;
+  reg \$277 ;
+  reg \$278 ;
   wire [12:0] \$28 ;
   wire \$29 ;
   wire \$3 ;
   reg [1:0] \$30 ;
   reg [4:0] \$31 ;
-  wire [9:0] \$311 ;
   wire [5:0] \$32 ;
   reg [4:0] \$33 ;
   wire [5:0] \$34 ;
@@ -204,12 +216,12 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   reg [4:0] \$39 ;
   wire \$4 ;
   wire [5:0] \$40 ;
-  reg [4:0] \$41 ;
+  wire \$41 ;
   wire \$42 ;
   wire \$43 ;
   wire \$44 ;
-  wire \$45 ;
-  wire \$46 ;
+  reg [4:0] \$45 ;
+  wire [31:0] \$46 ;
   wire \$47 ;
   wire \$48 ;
   wire \$49 ;
@@ -222,101 +234,103 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire \$55 ;
   wire \$56 ;
   wire \$57 ;
-  wire [16:0] \$58 ;
-  reg [3:0] \$59 ;
+  wire \$58 ;
+  wire \$59 ;
   wire \$6 ;
-  wire [4:0] \$60 ;
+  wire \$60 ;
   wire \$61 ;
   wire \$62 ;
-  wire [3:0] \$63 ;
-  reg [4:0] \$64 ;
-  wire [13:0] \$65 ;
-  reg [3:0] \$66 ;
-  wire [4:0] \$67 ;
-  wire \$68 ;
-  wire \$69 ;
+  wire [16:0] \$63 ;
+  reg [3:0] \$64 ;
+  wire [4:0] \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire [3:0] \$68 ;
+  reg [4:0] \$69 ;
   wire \$7 ;
-  wire [3:0] \$70 ;
-  reg [8:0] \$71 ;
-  wire [13:0] \$72 ;
-  reg [11:0] \$73 ;
-  wire [12:0] \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire [12:0] \$77 ;
-  reg \$78 ;
-  wire [13:0] \$79 ;
+  wire [13:0] \$70 ;
+  reg [3:0] \$71 ;
+  wire [4:0] \$72 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire [3:0] \$75 ;
+  reg [8:0] \$76 ;
+  wire [13:0] \$77 ;
+  reg [11:0] \$78 ;
+  wire [12:0] \$79 ;
   wire [66:0] \$8 ;
   wire \$80 ;
-  wire [4:0] \$81 ;
-  wire [9:0] \$82 ;
-  reg [15:0] \$83 ;
-  reg [8:0] \$84 ;
-  wire [13:0] \$85 ;
-  reg [4:0] \$86 ;
-  wire [5:0] \$87 ;
-  wire \$88 ;
-  wire [5:0] \$89 ;
+  wire \$81 ;
+  wire [12:0] \$82 ;
+  reg \$83 ;
+  wire [13:0] \$84 ;
+  wire \$85 ;
+  wire [4:0] \$86 ;
+  wire [9:0] \$87 ;
+  reg [15:0] \$88 ;
+  reg [8:0] \$89 ;
   wire \$9 ;
-  reg [5:0] \$90 ;
-  wire [13:0] \$91 ;
+  wire [13:0] \$90 ;
+  reg [4:0] \$91 ;
   wire [5:0] \$92 ;
-  reg [9:0] \$93 ;
-  wire [13:0] \$94 ;
-  wire \$95 ;
-  wire [2:0] \$96 ;
-  wire [2:0] \$97 ;
-  reg [15:0] \$98 ;
-  wire \$99 ;
+  wire \$93 ;
+  wire [5:0] \$94 ;
+  reg [5:0] \$95 ;
+  wire [13:0] \$96 ;
+  wire [5:0] \$97 ;
+  reg [9:0] \$98 ;
+  wire [13:0] \$99 ;
   reg [2:0] \$signal  = 3'h0;
-  reg [12:0] \$signal$104  = 13'h0000;
+  reg [12:0] \$signal$109  = 13'h0000;
   reg [2:0] \$signal$37  = 3'h0;
   reg [4:0] \$signal$42  = 5'h00;
   reg [4:0] \$signal$43  = 5'h00;
+  reg [7:0] \$signal$64  = 8'h00;
+  reg \$signal$65  = 1'h0;
   (* init = 13'h0000 *)
-  wire [12:0] \$signal$64 ;
-  reg \$signal$68  = 1'h0;
-  reg \$signal$77  = 1'h0;
+  wire [12:0] \$signal$67 ;
+  reg \$signal$71  = 1'h0;
+  reg \$signal$79  = 1'h0;
   wire [12:0] \$signature__addr ;
   wire [11:0] \$signature__addr$31 ;
   reg [15:0] \$signature__addr$32  = 16'h0000;
   wire [4:0] \$signature__addr$44 ;
   wire [7:0] \$signature__data ;
   wire [7:0] \$signature__data$49 ;
-  wire [127:0] \$signature__data$89 ;
-  wire [7:0] \$signature__data$89[0] ;
-  wire [7:0] \$signature__data$89[10] ;
-  wire [7:0] \$signature__data$89[11] ;
-  wire [7:0] \$signature__data$89[12] ;
-  wire [7:0] \$signature__data$89[13] ;
-  wire [7:0] \$signature__data$89[14] ;
-  wire [7:0] \$signature__data$89[15] ;
-  wire [7:0] \$signature__data$89[1] ;
-  wire [7:0] \$signature__data$89[2] ;
-  wire [7:0] \$signature__data$89[3] ;
-  wire [7:0] \$signature__data$89[4] ;
-  wire [7:0] \$signature__data$89[5] ;
-  wire [7:0] \$signature__data$89[6] ;
-  wire [7:0] \$signature__data$89[7] ;
-  wire [7:0] \$signature__data$89[8] ;
-  wire [7:0] \$signature__data$89[9] ;
-  wire [511:0] \$signature__data$97 ;
-  wire [31:0] \$signature__data$97[0] ;
-  wire [31:0] \$signature__data$97[10] ;
-  wire [31:0] \$signature__data$97[11] ;
-  wire [31:0] \$signature__data$97[12] ;
-  wire [31:0] \$signature__data$97[13] ;
-  wire [31:0] \$signature__data$97[14] ;
-  wire [31:0] \$signature__data$97[15] ;
-  wire [31:0] \$signature__data$97[1] ;
-  wire [31:0] \$signature__data$97[2] ;
-  wire [31:0] \$signature__data$97[3] ;
-  wire [31:0] \$signature__data$97[4] ;
-  wire [31:0] \$signature__data$97[5] ;
-  wire [31:0] \$signature__data$97[6] ;
-  wire [31:0] \$signature__data$97[7] ;
-  wire [31:0] \$signature__data$97[8] ;
-  wire [31:0] \$signature__data$97[9] ;
+  wire [127:0] \$signature__data$91 ;
+  wire [7:0] \$signature__data$91[0] ;
+  wire [7:0] \$signature__data$91[10] ;
+  wire [7:0] \$signature__data$91[11] ;
+  wire [7:0] \$signature__data$91[12] ;
+  wire [7:0] \$signature__data$91[13] ;
+  wire [7:0] \$signature__data$91[14] ;
+  wire [7:0] \$signature__data$91[15] ;
+  wire [7:0] \$signature__data$91[1] ;
+  wire [7:0] \$signature__data$91[2] ;
+  wire [7:0] \$signature__data$91[3] ;
+  wire [7:0] \$signature__data$91[4] ;
+  wire [7:0] \$signature__data$91[5] ;
+  wire [7:0] \$signature__data$91[6] ;
+  wire [7:0] \$signature__data$91[7] ;
+  wire [7:0] \$signature__data$91[8] ;
+  wire [7:0] \$signature__data$91[9] ;
+  wire [511:0] \$signature__data$99 ;
+  wire [31:0] \$signature__data$99[0] ;
+  wire [31:0] \$signature__data$99[10] ;
+  wire [31:0] \$signature__data$99[11] ;
+  wire [31:0] \$signature__data$99[12] ;
+  wire [31:0] \$signature__data$99[13] ;
+  wire [31:0] \$signature__data$99[14] ;
+  wire [31:0] \$signature__data$99[15] ;
+  wire [31:0] \$signature__data$99[1] ;
+  wire [31:0] \$signature__data$99[2] ;
+  wire [31:0] \$signature__data$99[3] ;
+  wire [31:0] \$signature__data$99[4] ;
+  wire [31:0] \$signature__data$99[5] ;
+  wire [31:0] \$signature__data$99[6] ;
+  wire [31:0] \$signature__data$99[7] ;
+  wire [31:0] \$signature__data$99[8] ;
+  wire [31:0] \$signature__data$99[9] ;
   reg [7:0] a;
   reg [12:0] a_wr__addr = 13'h0000;
   reg [7:0] a_wr__data = 8'h00;
@@ -391,6 +405,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   (* init = 8'h00 *)
   wire [7:0] c_wr__data;
   wire c_wr__en;
+  wire capture;
   input clk;
   wire clk;
   output control__busy;
@@ -467,6 +482,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   input params__valid;
   wire params__valid;
   wire pipe_busy;
+  reg [31:0] pos;
   reg [12:0] pos_base = 13'h0000;
   reg [271:0] prod = 272'h00000000000000000000000000000000000000000000000000000000000000000000;
   wire [16:0] \prod[0] ;
@@ -485,18 +501,18 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire [16:0] \prod[7] ;
   wire [16:0] \prod[8] ;
   wire [16:0] \prod[9] ;
-  reg [32:0] r1 = 33'h000000000;
+  reg r1_high = 1'h0;
   reg [1:0] r1_layer = 2'h0;
   (* init = 8'h00 *)
   wire [7:0] r2;
   reg [1:0] r2_layer = 2'h0;
+  wire [8:0] rounded;
   input rst;
   wire rst;
   reg [4:0] s1 = 5'h00;
   reg [4:0] s2 = 5'h00;
   reg [4:0] s3 = 5'h00;
-  reg [4:0] s_wb;
-  wire [32:0] shifted;
+  reg [4:0] s_cap;
   reg v1 = 1'h0;
   reg v2 = 1'h0;
   reg v3 = 1'h0;
@@ -541,9 +557,11 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   reg waiting = 1'h0;
   reg [12:0] wb_addr = 13'h0000;
   wire wb_busy;
+  reg [31:0] wb_high = 32'd0;
   reg [3:0] wb_i = 4'h0;
   reg [1:0] wb_layer = 2'h0;
   reg [4:0] wb_left = 5'h00;
+  reg [4:0] wb_shift = 5'h00;
   (* init = 16'h0000 *)
   wire [15:0] wrow;
   wire [31:0] x;
@@ -618,7 +636,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   always @(posedge clk) begin
     _2_ <= biases[\$40 [4:0]];
   end
-  assign \$signature__data$97  = _2_;
+  assign \$signature__data$99  = _2_;
   reg [127:0] weights [42751:0];
   integer weights__i;
   initial begin
@@ -638,7 +656,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   always @(posedge clk) begin
     _3_ <= weights[\$signature__addr$32 ];
   end
-  assign \$signature__data$89  = _3_;
+  assign \$signature__data$91  = _3_;
   assign \$1  = ~ control__busy;
   assign accept = params__valid & \$1 ;
   assign \$2  = ! params__space;
@@ -675,129 +693,128 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$38  = \$signal$43  == \$37 ;
   assign last_pos = \$35  & \$38 ;
   assign \$40  = \$39  + g1;
+  assign \$41  = v3 & last3;
+  assign \$42  = layer3 != 2'h3;
+  assign capture = \$41  & \$42 ;
+  assign \$43  = v3 & last3;
+  assign \$44  = layer3 != 2'h3;
   assign wb_busy = | wb_left;
-  assign \$311  = wb_i * 6'h20;
-  assign x = hold >> \$311 ;
-  assign shifted = r1 >> \$41 ;
-  assign \$42  = r2_layer != 1'h1;
-  assign a_wr__en = \$signal$68  & \$42 ;
-  assign \$43  = r2_layer == 1'h1;
-  assign c_wr__en = \$signal$68  & \$43 ;
-  assign \$44  = v1 | v2;
-  assign \$45  = \$44  | v3;
-  assign \$46  = \$45  | wb_busy;
-  assign pipe_busy = \$46  | \$signal$77 ;
-  assign \$47  = params__space == 2'h2;
-  assign \$48  = accept & \$47 ;
-  assign \$49  = params__data >= 1'h1;
-  assign \$50  = params__data <= 5'h12;
-  assign \$51  = \$49  & \$50 ;
-  assign \$52  = params__data == 7'h7f;
-  assign \$53  = params__data == 8'hff;
-  assign \$54  = \$52  | \$53 ;
-  assign \$55  = params__data <= 5'h1f;
-  assign \$56  = params__data <= 5'h1f;
-  assign \$57  = params__data <= 5'h1f;
-  assign \$58  = \$signature__addr$32  + 1'h1;
-  assign \$60  = \$59  - 1'h1;
-  assign \$61  = \$signal  == \$60 ;
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$signal  + 1'h1;
-  assign \$65  = off_kw + \$64 ;
-  assign \$67  = \$66  - 1'h1;
-  assign \$68  = \$signal$37  == \$67 ;
-  assign \$69  = ~ \$68 ;
-  assign \$70  = \$signal$37  + 1'h1;
-  assign \$72  = off_kh + \$71 ;
-  assign \$74  = \$73  - 1'h1;
-  assign \$75  = c == \$74 ;
-  assign \$76  = ~ \$75 ;
-  assign \$77  = c + 1'h1;
-  assign \$79  = off_c + \$78 ;
-  assign \$80  = ~ last_g;
-  assign \$81  = g + 1'h1;
-  assign \$82  = g_base + 5'h10;
-  assign \$85  = pos_base + \$84 ;
-  assign \$87  = \$86  - 1'h1;
-  assign \$88  = \$signal$42  != \$87 ;
-  assign \$89  = \$signal$42  + 1'h1;
-  assign \$91  = off_px + \$90 ;
-  assign \$92  = \$signal$43  + 1'h1;
-  assign \$94  = off_py + \$93 ;
-  assign \$95  = layer != 2'h3;
-  assign \$96  = layer + 1'h1;
-  assign \$97  = layer + 1'h1;
-  assign \$99  = ! \$signal ;
-  assign \$100  = ! \$signal$37 ;
-  assign \$101  = \$99  & \$100 ;
-  assign \$102  = ! c;
-  assign \$103  = \$101  & \$102 ;
-  assign \$104  = pos_base + g_base;
-  assign \$105  = issuing & last_k;
-  assign \$106  = \$105  & last_g;
-  assign \$107  = \$106  & last_pos;
-  assign \$108  = layer == 2'h3;
-  assign \$109  = \$107  & \$108 ;
-  assign \$110  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [7:0]);
-  assign \$111  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [15:8]);
-  assign \$112  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [23:16]);
-  assign \$113  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [31:24]);
-  assign \$114  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [39:32]);
-  assign \$115  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [47:40]);
-  assign \$116  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [55:48]);
-  assign \$117  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [63:56]);
-  assign \$118  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [71:64]);
-  assign \$119  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [79:72]);
-  assign \$120  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [87:80]);
-  assign \$121  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [95:88]);
-  assign \$122  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [103:96]);
-  assign \$123  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [111:104]);
-  assign \$124  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [119:112]);
-  assign \$125  = $signed({ 1'h0, a }) * $signed(\$signature__data$89 [127:120]);
-  assign \$126  = first2 ? \$signature__data$97 [31:0] : acc[31:0];
-  assign \$127  = $signed(\$126 ) + $signed(prod[16:0]);
-  assign \$128  = first2 ? \$signature__data$97 [63:32] : acc[63:32];
-  assign \$129  = $signed(\$128 ) + $signed(prod[33:17]);
-  assign \$130  = first2 ? \$signature__data$97 [95:64] : acc[95:64];
-  assign \$131  = $signed(\$130 ) + $signed(prod[50:34]);
-  assign \$132  = first2 ? \$signature__data$97 [127:96] : acc[127:96];
-  assign \$133  = $signed(\$132 ) + $signed(prod[67:51]);
-  assign \$134  = first2 ? \$signature__data$97 [159:128] : acc[159:128];
-  assign \$135  = $signed(\$134 ) + $signed(prod[84:68]);
-  assign \$136  = first2 ? \$signature__data$97 [191:160] : acc[191:160];
-  assign \$137  = $signed(\$136 ) + $signed(prod[101:85]);
-  assign \$138  = first2 ? \$signature__data$97 [223:192] : acc[223:192];
-  assign \$139  = $signed(\$138 ) + $signed(prod[118:102]);
-  assign \$140  = first2 ? \$signature__data$97 [255:224] : acc[255:224];
-  assign \$141  = $signed(\$140 ) + $signed(prod[135:119]);
-  assign \$142  = first2 ? \$signature__data$97 [287:256] : acc[287:256];
-  assign \$143  = $signed(\$142 ) + $signed(prod[152:136]);
-  assign \$144  = first2 ? \$signature__data$97 [319:288] : acc[319:288];
-  assign \$145  = $signed(\$144 ) + $signed(prod[169:153]);
-  assign \$146  = first2 ? \$signature__data$97 [351:320] : acc[351:320];
-  assign \$147  = $signed(\$146 ) + $signed(prod[186:170]);
-  assign \$148  = first2 ? \$signature__data$97 [383:352] : acc[383:352];
-  assign \$149  = $signed(\$148 ) + $signed(prod[203:187]);
-  assign \$150  = first2 ? \$signature__data$97 [415:384] : acc[415:384];
-  assign \$151  = $signed(\$150 ) + $signed(prod[220:204]);
-  assign \$152  = first2 ? \$signature__data$97 [447:416] : acc[447:416];
-  assign \$153  = $signed(\$152 ) + $signed(prod[237:221]);
-  assign \$154  = first2 ? \$signature__data$97 [479:448] : acc[479:448];
-  assign \$155  = $signed(\$154 ) + $signed(prod[254:238]);
-  assign \$156  = first2 ? \$signature__data$97 [511:480] : acc[511:480];
-  assign \$157  = $signed(\$156 ) + $signed(prod[271:255]);
-  assign \$158  = v3 & last3;
-  assign \$159  = layer3 != 2'h3;
-  assign \$162  = \$161  - 1'h1;
-  assign \$163  = g3 == \$162 ;
-  assign \$165  = \$163  ? \$164  : 5'h10;
-  assign \$166  = ! g3;
-  assign \$167  = ! g3;
-  assign \$168  = ! g3;
-  assign \$169  = ! g3;
-  assign \$170  = ! g3;
-  assign \$171  = ! g3;
-  assign \$172  = ! g3;
+  assign \$46  = hold[31] ? 32'd0 : hold[31:0];
+  assign rounded = \$signal$64  + \$signal$65 ;
+  assign \$47  = r2_layer != 1'h1;
+  assign a_wr__en = \$signal$71  & \$47 ;
+  assign \$48  = r2_layer == 1'h1;
+  assign c_wr__en = \$signal$71  & \$48 ;
+  assign \$49  = v1 | v2;
+  assign \$50  = \$49  | v3;
+  assign \$51  = \$50  | wb_busy;
+  assign pipe_busy = \$51  | \$signal$79 ;
+  assign \$52  = params__space == 2'h2;
+  assign \$53  = accept & \$52 ;
+  assign \$54  = params__data >= 1'h1;
+  assign \$55  = params__data <= 5'h12;
+  assign \$56  = \$54  & \$55 ;
+  assign \$57  = params__data == 7'h7f;
+  assign \$58  = params__data == 8'hff;
+  assign \$59  = \$57  | \$58 ;
+  assign \$60  = params__data <= 5'h1f;
+  assign \$61  = params__data <= 5'h1f;
+  assign \$62  = params__data <= 5'h1f;
+  assign \$63  = \$signature__addr$32  + 1'h1;
+  assign \$65  = \$64  - 1'h1;
+  assign \$66  = \$signal  == \$65 ;
+  assign \$67  = ~ \$66 ;
+  assign \$68  = \$signal  + 1'h1;
+  assign \$70  = off_kw + \$69 ;
+  assign \$72  = \$71  - 1'h1;
+  assign \$73  = \$signal$37  == \$72 ;
+  assign \$74  = ~ \$73 ;
+  assign \$75  = \$signal$37  + 1'h1;
+  assign \$77  = off_kh + \$76 ;
+  assign \$79  = \$78  - 1'h1;
+  assign \$80  = c == \$79 ;
+  assign \$81  = ~ \$80 ;
+  assign \$82  = c + 1'h1;
+  assign \$84  = off_c + \$83 ;
+  assign \$85  = ~ last_g;
+  assign \$86  = g + 1'h1;
+  assign \$87  = g_base + 5'h10;
+  assign \$90  = pos_base + \$89 ;
+  assign \$92  = \$91  - 1'h1;
+  assign \$93  = \$signal$42  != \$92 ;
+  assign \$94  = \$signal$42  + 1'h1;
+  assign \$96  = off_px + \$95 ;
+  assign \$97  = \$signal$43  + 1'h1;
+  assign \$99  = off_py + \$98 ;
+  assign \$100  = layer != 2'h3;
+  assign \$101  = layer + 1'h1;
+  assign \$102  = layer + 1'h1;
+  assign \$104  = ! \$signal ;
+  assign \$105  = ! \$signal$37 ;
+  assign \$106  = \$104  & \$105 ;
+  assign \$107  = ! c;
+  assign \$108  = \$106  & \$107 ;
+  assign \$109  = pos_base + g_base;
+  assign \$110  = issuing & last_k;
+  assign \$111  = \$110  & last_g;
+  assign \$112  = \$111  & last_pos;
+  assign \$113  = layer == 2'h3;
+  assign \$114  = \$112  & \$113 ;
+  assign \$115  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [7:0]);
+  assign \$116  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [15:8]);
+  assign \$117  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [23:16]);
+  assign \$118  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [31:24]);
+  assign \$119  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [39:32]);
+  assign \$120  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [47:40]);
+  assign \$121  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [55:48]);
+  assign \$122  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [63:56]);
+  assign \$123  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [71:64]);
+  assign \$124  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [79:72]);
+  assign \$125  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [87:80]);
+  assign \$126  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [95:88]);
+  assign \$127  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [103:96]);
+  assign \$128  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [111:104]);
+  assign \$129  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [119:112]);
+  assign \$130  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [127:120]);
+  assign \$131  = first2 ? \$signature__data$99 [31:0] : acc[31:0];
+  assign \$132  = $signed(\$131 ) + $signed(prod[16:0]);
+  assign \$133  = first2 ? \$signature__data$99 [63:32] : acc[63:32];
+  assign \$134  = $signed(\$133 ) + $signed(prod[33:17]);
+  assign \$135  = first2 ? \$signature__data$99 [95:64] : acc[95:64];
+  assign \$136  = $signed(\$135 ) + $signed(prod[50:34]);
+  assign \$137  = first2 ? \$signature__data$99 [127:96] : acc[127:96];
+  assign \$138  = $signed(\$137 ) + $signed(prod[67:51]);
+  assign \$139  = first2 ? \$signature__data$99 [159:128] : acc[159:128];
+  assign \$140  = $signed(\$139 ) + $signed(prod[84:68]);
+  assign \$141  = first2 ? \$signature__data$99 [191:160] : acc[191:160];
+  assign \$142  = $signed(\$141 ) + $signed(prod[101:85]);
+  assign \$143  = first2 ? \$signature__data$99 [223:192] : acc[223:192];
+  assign \$144  = $signed(\$143 ) + $signed(prod[118:102]);
+  assign \$145  = first2 ? \$signature__data$99 [255:224] : acc[255:224];
+  assign \$146  = $signed(\$145 ) + $signed(prod[135:119]);
+  assign \$147  = first2 ? \$signature__data$99 [287:256] : acc[287:256];
+  assign \$148  = $signed(\$147 ) + $signed(prod[152:136]);
+  assign \$149  = first2 ? \$signature__data$99 [319:288] : acc[319:288];
+  assign \$150  = $signed(\$149 ) + $signed(prod[169:153]);
+  assign \$151  = first2 ? \$signature__data$99 [351:320] : acc[351:320];
+  assign \$152  = $signed(\$151 ) + $signed(prod[186:170]);
+  assign \$153  = first2 ? \$signature__data$99 [383:352] : acc[383:352];
+  assign \$154  = $signed(\$153 ) + $signed(prod[203:187]);
+  assign \$155  = first2 ? \$signature__data$99 [415:384] : acc[415:384];
+  assign \$156  = $signed(\$155 ) + $signed(prod[220:204]);
+  assign \$157  = first2 ? \$signature__data$99 [447:416] : acc[447:416];
+  assign \$158  = $signed(\$157 ) + $signed(prod[237:221]);
+  assign \$159  = first2 ? \$signature__data$99 [479:448] : acc[479:448];
+  assign \$160  = $signed(\$159 ) + $signed(prod[254:238]);
+  assign \$161  = first2 ? \$signature__data$99 [511:480] : acc[511:480];
+  assign \$162  = $signed(\$161 ) + $signed(prod[271:255]);
+  assign \$163  = v3 & last3;
+  assign \$164  = layer3 != 2'h3;
+  assign \$165  = s_cap + 4'h8;
+  assign \$166  = 32'd4294967295 << \$165 ;
+  assign \$169  = \$168  - 1'h1;
+  assign \$170  = g3 == \$169 ;
+  assign \$172  = \$170  ? \$171  : 5'h10;
   assign \$173  = ! g3;
   assign \$174  = ! g3;
   assign \$175  = ! g3;
@@ -807,151 +824,168 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$179  = ! g3;
   assign \$180  = ! g3;
   assign \$181  = ! g3;
-  assign \$182  = g3 == 1'h1;
-  assign \$183  = g3 == 1'h1;
-  assign \$184  = v3 & last3;
-  assign \$185  = layer3 != 2'h3;
-  assign \$186  = \$184  & \$185 ;
-  assign \$187  = ~ \$186 ;
-  assign \$188  = wb_busy & \$187 ;
-  assign \$189  = wb_left - 1'h1;
-  assign \$190  = wb_i + 1'h1;
-  assign \$191  = x[31] ? 32'd0 : x;
-  assign \$192  = 1'h1 << s_wb;
-  assign \$193  = \$191  + \$192 [62:1];
-  assign \$194  = wb_addr + wb_i;
-  assign \$195  = shifted > act_max;
-  assign \$196  = \$195  ? { 25'h0000000, act_max } : shifted;
-  assign \$197  = ~ pipe_busy;
-  assign \$198  = waiting & \$197 ;
-  assign \$199  = v3 & final3;
-  assign \$200  = v3 & final3;
-  assign \$201  = ~ control__busy;
-  assign \$202  = control__start & \$201 ;
-  assign \$203  = action_values__valid & action_values__ready;
-  assign \$204  = v3 & final3;
+  assign \$182  = ! g3;
+  assign \$183  = ! g3;
+  assign \$184  = ! g3;
+  assign \$185  = ! g3;
+  assign \$186  = ! g3;
+  assign \$187  = ! g3;
+  assign \$188  = ! g3;
+  assign \$189  = g3 == 1'h1;
+  assign \$190  = g3 == 1'h1;
+  assign \$191  = ~ capture;
+  assign \$192  = wb_busy & \$191 ;
+  assign \$193  = wb_left - 1'h1;
+  assign \$194  = wb_i + 1'h1;
+  assign \$195  = pos >> wb_shift;
+  assign \$196  = | wb_shift;
+  assign \$197  = wb_shift - 1'h1;
+  assign \$198  = pos >> \$197 [4:0];
+  assign \$199  = \$196  & \$198 [0];
+  assign \$200  = pos & wb_high;
+  assign \$201  = | \$200 ;
+  assign \$202  = wb_addr + wb_i;
+  assign \$203  = rounded > act_max;
+  assign \$204  = r1_high | \$203 ;
+  assign \$205  = \$204  ? { 1'h0, act_max } : rounded;
+  assign \$206  = ~ pipe_busy;
+  assign \$207  = waiting & \$206 ;
+  assign \$208  = v3 & final3;
+  assign \$209  = v3 & final3;
+  assign \$210  = ~ control__busy;
+  assign \$211  = control__start & \$210 ;
+  assign \$212  = action_values__valid & action_values__ready;
+  assign \$213  = v3 & final3;
   always @(posedge clk)
-    n_actions <= \$205 ;
+    n_actions <= \$214 ;
   always @(posedge clk)
-    act_max <= \$206 ;
+    act_max <= \$215 ;
   always @(posedge clk)
-    s1 <= \$207 ;
+    s1 <= \$216 ;
   always @(posedge clk)
-    s2 <= \$208 ;
+    s2 <= \$217 ;
   always @(posedge clk)
-    s3 <= \$209 ;
+    s3 <= \$218 ;
   always @(posedge clk)
-    \$signature__addr$32  <= \$210 ;
+    \$signature__addr$32  <= \$219 ;
   always @(posedge clk)
-    \$signal  <= \$211 ;
+    \$signal  <= \$220 ;
   always @(posedge clk)
-    off_kw <= \$212 ;
+    off_kw <= \$221 ;
   always @(posedge clk)
-    \$signal$37  <= \$213 ;
+    \$signal$37  <= \$222 ;
   always @(posedge clk)
-    off_kh <= \$214 ;
+    off_kh <= \$223 ;
   always @(posedge clk)
-    c <= \$215 ;
+    c <= \$224 ;
   always @(posedge clk)
-    off_c <= \$216 ;
+    off_c <= \$225 ;
   always @(posedge clk)
-    g <= \$217 ;
+    g <= \$226 ;
   always @(posedge clk)
-    g_base <= \$218 ;
+    g_base <= \$227 ;
   always @(posedge clk)
-    pos_base <= \$219 ;
+    pos_base <= \$228 ;
   always @(posedge clk)
-    \$signal$42  <= \$220 ;
+    \$signal$42  <= \$229 ;
   always @(posedge clk)
-    off_px <= \$221 ;
+    off_px <= \$230 ;
   always @(posedge clk)
-    \$signal$43  <= \$222 ;
+    \$signal$43  <= \$231 ;
   always @(posedge clk)
-    off_py <= \$223 ;
+    off_py <= \$232 ;
   always @(posedge clk)
-    issuing <= \$224 ;
+    issuing <= \$233 ;
   always @(posedge clk)
-    waiting <= \$225 ;
+    waiting <= \$234 ;
   always @(posedge clk)
-    layer <= \$226 ;
+    layer <= \$235 ;
   always @(posedge clk)
-    v1 <= \$227 ;
+    v1 <= \$236 ;
   always @(posedge clk)
-    first1 <= \$228 ;
+    first1 <= \$237 ;
   always @(posedge clk)
-    last1 <= \$229 ;
+    last1 <= \$238 ;
   always @(posedge clk)
-    layer1 <= \$230 ;
+    layer1 <= \$239 ;
   always @(posedge clk)
-    g1 <= \$231 ;
+    g1 <= \$240 ;
   always @(posedge clk)
-    obase1 <= \$232 ;
+    obase1 <= \$241 ;
   always @(posedge clk)
-    final1 <= \$233 ;
+    final1 <= \$242 ;
   always @(posedge clk)
-    prod <= \$234 ;
+    prod <= \$243 ;
   always @(posedge clk)
-    v2 <= \$235 ;
+    v2 <= \$244 ;
   always @(posedge clk)
-    first2 <= \$236 ;
+    first2 <= \$245 ;
   always @(posedge clk)
-    last2 <= \$237 ;
+    last2 <= \$246 ;
   always @(posedge clk)
-    layer2 <= \$238 ;
+    layer2 <= \$247 ;
   always @(posedge clk)
-    g2 <= \$239 ;
+    g2 <= \$248 ;
   always @(posedge clk)
-    obase2 <= \$240 ;
+    obase2 <= \$249 ;
   always @(posedge clk)
-    final2 <= \$241 ;
+    final2 <= \$250 ;
   always @(posedge clk)
-    acc <= \$242 ;
+    acc <= \$251 ;
   always @(posedge clk)
-    v3 <= \$243 ;
+    v3 <= \$252 ;
   always @(posedge clk)
-    last3 <= \$244 ;
+    last3 <= \$253 ;
   always @(posedge clk)
-    layer3 <= \$245 ;
+    layer3 <= \$254 ;
   always @(posedge clk)
-    g3 <= \$246 ;
+    g3 <= \$255 ;
   always @(posedge clk)
-    obase3 <= \$247 ;
+    obase3 <= \$256 ;
   always @(posedge clk)
-    final3 <= \$248 ;
+    final3 <= \$257 ;
   always @(posedge clk)
-    hold <= \$249 ;
+    hold <= \$258 ;
   always @(posedge clk)
-    wb_i <= \$250 ;
+    wb_i <= \$259 ;
   always @(posedge clk)
-    wb_addr <= \$251 ;
+    wb_addr <= \$260 ;
   always @(posedge clk)
-    wb_layer <= \$252 ;
+    wb_layer <= \$261 ;
   always @(posedge clk)
-    wb_left <= \$253 ;
+    wb_shift <= \$262 ;
   always @(posedge clk)
-    values <= \$254 ;
+    wb_high <= \$263 ;
   always @(posedge clk)
-    \$signal$77  <= \$255 ;
+    wb_left <= \$264 ;
   always @(posedge clk)
-    r1 <= \$256 ;
+    values <= \$265 ;
   always @(posedge clk)
-    \$signal$104  <= \$257 ;
+    \$signal$79  <= \$266 ;
   always @(posedge clk)
-    r1_layer <= \$258 ;
+    \$signal$64  <= \$267 ;
   always @(posedge clk)
-    \$signal$68  <= \$259 ;
+    \$signal$65  <= \$268 ;
   always @(posedge clk)
-    a_wr__data <= \$260 ;
+    r1_high <= \$269 ;
   always @(posedge clk)
-    a_wr__addr <= \$261 ;
+    \$signal$109  <= \$270 ;
   always @(posedge clk)
-    r2_layer <= \$262 ;
+    r1_layer <= \$271 ;
   always @(posedge clk)
-    control__done <= \$263 ;
+    \$signal$71  <= \$272 ;
   always @(posedge clk)
-    control__busy <= \$264 ;
+    a_wr__data <= \$273 ;
   always @(posedge clk)
-    action_values__valid <= \$265 ;
+    a_wr__addr <= \$274 ;
+  always @(posedge clk)
+    r2_layer <= \$275 ;
+  always @(posedge clk)
+    control__done <= \$276 ;
+  always @(posedge clk)
+    control__busy <= \$277 ;
+  always @(posedge clk)
+    action_values__valid <= \$278 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -1096,26 +1130,14 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    s_wb = 5'h00;
-    casez (wb_layer)
+    \$45  = 5'h00;
+    casez (layer3)
       2'h0:
-          s_wb = s1;
+          \$45  = s1;
       2'h1:
-          s_wb = s2;
+          \$45  = s2;
       2'h2:
-          s_wb = s3;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$41  = 5'h00;
-    casez (r1_layer)
-      2'h0:
-          \$41  = s1;
-      2'h1:
-          \$41  = s2;
-      2'h2:
-          \$41  = s3;
+          \$45  = s3;
     endcase
   end
   always @* begin
@@ -1123,13 +1145,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$59  = 4'h8;
+          \$64  = 4'h8;
       2'h1:
-          \$59  = 4'h4;
+          \$64  = 4'h4;
       2'h2:
-          \$59  = 4'h1;
+          \$64  = 4'h1;
       2'h3:
-          \$59  = 4'h1;
+          \$64  = 4'h1;
     endcase
   end
   always @* begin
@@ -1137,13 +1159,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$64  = 5'h01;
+          \$69  = 5'h01;
       2'h1:
-          \$64  = 5'h10;
+          \$69  = 5'h10;
       2'h2:
-          \$64  = 5'h00;
+          \$69  = 5'h00;
       2'h3:
-          \$64  = 5'h00;
+          \$69  = 5'h00;
     endcase
   end
   always @* begin
@@ -1151,13 +1173,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$66  = 4'h8;
+          \$71  = 4'h8;
       2'h1:
-          \$66  = 4'h4;
+          \$71  = 4'h4;
       2'h2:
-          \$66  = 4'h1;
+          \$71  = 4'h1;
       2'h3:
-          \$66  = 4'h1;
+          \$71  = 4'h1;
     endcase
   end
   always @* begin
@@ -1165,13 +1187,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$71  = 9'h054;
+          \$76  = 9'h054;
       2'h1:
-          \$71  = 9'h140;
+          \$76  = 9'h140;
       2'h2:
-          \$71  = 9'h000;
+          \$76  = 9'h000;
       2'h3:
-          \$71  = 9'h000;
+          \$76  = 9'h000;
     endcase
   end
   always @* begin
@@ -1179,13 +1201,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$73  = 12'h004;
+          \$78  = 12'h004;
       2'h1:
-          \$73  = 12'h010;
+          \$78  = 12'h010;
       2'h2:
-          \$73  = 12'ha20;
+          \$78  = 12'ha20;
       2'h3:
-          \$73  = 12'h100;
+          \$78  = 12'h100;
     endcase
   end
   always @* begin
@@ -1193,13 +1215,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$78  = 1'h0;
+          \$83  = 1'h0;
       2'h1:
-          \$78  = 1'h1;
+          \$83  = 1'h1;
       2'h2:
-          \$78  = 1'h1;
+          \$83  = 1'h1;
       2'h3:
-          \$78  = 1'h1;
+          \$83  = 1'h1;
     endcase
   end
   always @* begin
@@ -1207,13 +1229,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$83  = 16'h0000;
+          \$88  = 16'h0000;
       2'h1:
-          \$83  = 16'h0100;
+          \$88  = 16'h0100;
       2'h2:
-          \$83  = 16'h0300;
+          \$88  = 16'h0300;
       2'h3:
-          \$83  = 16'ha500;
+          \$88  = 16'ha500;
     endcase
   end
   always @* begin
@@ -1221,13 +1243,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$84  = 9'h010;
+          \$89  = 9'h010;
       2'h1:
-          \$84  = 9'h020;
+          \$89  = 9'h020;
       2'h2:
-          \$84  = 9'h100;
+          \$89  = 9'h100;
       2'h3:
-          \$84  = 9'h000;
+          \$89  = 9'h000;
     endcase
   end
   always @* begin
@@ -1235,13 +1257,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$86  = 5'h14;
+          \$91  = 5'h14;
       2'h1:
-          \$86  = 5'h09;
+          \$91  = 5'h09;
       2'h2:
-          \$86  = 5'h01;
+          \$91  = 5'h01;
       2'h3:
-          \$86  = 5'h01;
+          \$91  = 5'h01;
     endcase
   end
   always @* begin
@@ -1249,13 +1271,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$90  = 6'h04;
+          \$95  = 6'h04;
       2'h1:
-          \$90  = 6'h20;
+          \$95  = 6'h20;
       2'h2:
-          \$90  = 6'h00;
+          \$95  = 6'h00;
       2'h3:
-          \$90  = 6'h00;
+          \$95  = 6'h00;
     endcase
   end
   always @* begin
@@ -1263,71 +1285,71 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$93  = 10'h150;
+          \$98  = 10'h150;
       2'h1:
-          \$93  = 10'h280;
+          \$98  = 10'h280;
       2'h2:
-          \$93  = 10'h000;
+          \$98  = 10'h000;
       2'h3:
-          \$93  = 10'h000;
+          \$98  = 10'h000;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$98  = 16'h0000;
-    casez (\$97 )
+    \$103  = 16'h0000;
+    casez (\$102 )
       3'h0:
-          \$98  = 16'h0000;
+          \$103  = 16'h0000;
       3'h1:
-          \$98  = 16'h0100;
+          \$103  = 16'h0100;
       3'h2:
-          \$98  = 16'h0300;
+          \$103  = 16'h0300;
       3'h3:
-          \$98  = 16'ha500;
+          \$103  = 16'ha500;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$160  = 2'h0;
+    \$167  = 2'h0;
     casez (n_actions)
       5'h00:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h01:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h02:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h03:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h04:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h05:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h06:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h07:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h08:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h09:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h0a:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h0b:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h0c:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h0d:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h0e:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h0f:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h10:
-          \$160  = 2'h1;
+          \$167  = 2'h1;
       5'h11:
-          \$160  = 2'h2;
+          \$167  = 2'h2;
       5'h12:
-          \$160  = 2'h2;
+          \$167  = 2'h2;
     endcase
   end
   always @* begin
@@ -1335,13 +1357,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer3)
       2'h0:
-          \$161  = 5'h01;
+          \$168  = 5'h01;
       2'h1:
-          \$161  = 5'h02;
+          \$168  = 5'h02;
       2'h2:
-          \$161  = 5'h10;
+          \$168  = 5'h10;
       2'h3:
-          \$161  = { 3'h0, \$160  };
+          \$168  = { 3'h0, \$167  };
     endcase
   end
   always @* begin
@@ -1349,13 +1371,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer3)
       2'h0:
-          \$164  = 5'h10;
+          \$171  = 5'h10;
       2'h1:
-          \$164  = 5'h10;
+          \$171  = 5'h10;
       2'h2:
-          \$164  = 5'h10;
+          \$171  = 5'h10;
       2'h3:
-          \$164  = 5'h00;
+          \$171  = 5'h00;
     endcase
   end
   always @* begin
@@ -1386,59 +1408,75 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$205  = n_actions;
-    if (\$48 ) begin
-      casez (params__row)
-        18'h00000:
-            if (\$51 ) begin
-              \$205  = params__data[4:0];
-            end
-      endcase
-    end
-    if (rst) begin
-      \$205  = 5'h12;
+    s_cap = 5'h00;
+    if (\$43 ) begin
+      if (\$44 ) begin
+        s_cap = \$45 ;
+      end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$206  = act_max;
-    if (\$48 ) begin
+    pos = 32'd0;
+    if (wb_busy) begin
+      pos = \$46 ;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$214  = n_actions;
+    if (\$53 ) begin
+      casez (params__row)
+        18'h00000:
+            if (\$56 ) begin
+              \$214  = params__data[4:0];
+            end
+      endcase
+    end
+    if (rst) begin
+      \$214  = 5'h12;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$215  = act_max;
+    if (\$53 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
         18'h00001:
-            if (\$54 ) begin
-              \$206  = params__data[7:0];
+            if (\$59 ) begin
+              \$215  = params__data[7:0];
             end
       endcase
     end
     if (rst) begin
-      \$206  = 8'hff;
+      \$215  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$207  = s1;
-    if (\$48 ) begin
+    \$216  = s1;
+    if (\$53 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
         18'h00001:
             /* empty */;
         18'h00002:
-            if (\$55 ) begin
-              \$207  = params__data[4:0];
+            if (\$60 ) begin
+              \$216  = params__data[4:0];
             end
       endcase
     end
     if (rst) begin
-      \$207  = 5'h00;
+      \$216  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$208  = s2;
-    if (\$48 ) begin
+    \$217  = s2;
+    if (\$53 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
@@ -1447,19 +1485,19 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         18'h00002:
             /* empty */;
         18'h00003:
-            if (\$56 ) begin
-              \$208  = params__data[4:0];
+            if (\$61 ) begin
+              \$217  = params__data[4:0];
             end
       endcase
     end
     if (rst) begin
-      \$208  = 5'h00;
+      \$217  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$209  = s3;
-    if (\$48 ) begin
+    \$218  = s3;
+    if (\$53 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
@@ -1470,36 +1508,36 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         18'h00003:
             /* empty */;
         18'h00004:
-            if (\$57 ) begin
-              \$209  = params__data[4:0];
+            if (\$62 ) begin
+              \$218  = params__data[4:0];
             end
       endcase
     end
     if (rst) begin
-      \$209  = 5'h00;
+      \$218  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$210  = \$signature__addr$32 ;
+    \$219  = \$signature__addr$32 ;
     if (issuing) begin
-      \$210  = \$58 [15:0];
+      \$219  = \$63 [15:0];
       (* full_case = 32'd1 *)
-      if (\$62 ) begin
+      if (\$67 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$69 ) begin
+        if (\$74 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$76 ) begin
+          if (\$81 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$80 ) begin
+            if (\$85 ) begin
             end else begin
-              \$210  = \$83 ;
+              \$219  = \$88 ;
               if (last_pos) begin
-                if (\$95 ) begin
-                  \$210  = \$98 ;
+                if (\$100 ) begin
+                  \$219  = \$103 ;
                 end
               end
             end
@@ -1507,34 +1545,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$202 ) begin
-      \$210  = 16'h0000;
+    if (\$211 ) begin
+      \$219  = 16'h0000;
     end
     if (rst) begin
-      \$210  = 16'h0000;
+      \$219  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$211  = \$signal ;
+    \$220  = \$signal ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$62 ) begin
-        \$211  = \$63 [2:0];
+      if (\$67 ) begin
+        \$220  = \$68 [2:0];
       end else begin
-        \$211  = 3'h0;
+        \$220  = 3'h0;
         (* full_case = 32'd1 *)
-        if (\$69 ) begin
+        if (\$74 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$76 ) begin
+          if (\$81 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$80 ) begin
+            if (\$85 ) begin
             end else begin
               if (last_pos) begin
-                if (\$95 ) begin
-                  \$211  = 3'h0;
+                if (\$100 ) begin
+                  \$220  = 3'h0;
                 end
               end
             end
@@ -1542,355 +1580,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$202 ) begin
-      \$211  = 3'h0;
+    if (\$211 ) begin
+      \$220  = 3'h0;
     end
     if (rst) begin
-      \$211  = 3'h0;
+      \$220  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$212  = off_kw;
+    \$221  = off_kw;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$62 ) begin
-        \$212  = \$65 [12:0];
+      if (\$67 ) begin
+        \$221  = \$70 [12:0];
       end else begin
-        \$212  = 13'h0000;
+        \$221  = 13'h0000;
         (* full_case = 32'd1 *)
-        if (\$69 ) begin
+        if (\$74 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$76 ) begin
+          if (\$81 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$80 ) begin
+            if (\$85 ) begin
             end else begin
               if (last_pos) begin
-                if (\$95 ) begin
-                  \$212  = 13'h0000;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$202 ) begin
-      \$212  = 13'h0000;
-    end
-    if (rst) begin
-      \$212  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$213  = \$signal$37 ;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-          \$213  = \$70 [2:0];
-        end else begin
-          \$213  = 3'h0;
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-          end else begin
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-            end else begin
-              if (last_pos) begin
-                if (\$95 ) begin
-                  \$213  = 3'h0;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$202 ) begin
-      \$213  = 3'h0;
-    end
-    if (rst) begin
-      \$213  = 3'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$214  = off_kh;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-          \$214  = \$72 [12:0];
-        end else begin
-          \$214  = 13'h0000;
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-          end else begin
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-            end else begin
-              if (last_pos) begin
-                if (\$95 ) begin
-                  \$214  = 13'h0000;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$202 ) begin
-      \$214  = 13'h0000;
-    end
-    if (rst) begin
-      \$214  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$215  = c;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-        end else begin
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-            \$215  = \$77 [11:0];
-          end else begin
-            \$215  = 12'h000;
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-            end else begin
-              if (last_pos) begin
-                if (\$95 ) begin
-                  \$215  = 12'h000;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$202 ) begin
-      \$215  = 12'h000;
-    end
-    if (rst) begin
-      \$215  = 12'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$216  = off_c;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-        end else begin
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-            \$216  = \$79 [12:0];
-          end else begin
-            \$216  = 13'h0000;
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-            end else begin
-              if (last_pos) begin
-                if (\$95 ) begin
-                  \$216  = 13'h0000;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$202 ) begin
-      \$216  = 13'h0000;
-    end
-    if (rst) begin
-      \$216  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$217  = g;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-        end else begin
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-          end else begin
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-              \$217  = \$81 [3:0];
-            end else begin
-              \$217  = 4'h0;
-              if (last_pos) begin
-                if (\$95 ) begin
-                  \$217  = 4'h0;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$202 ) begin
-      \$217  = 4'h0;
-    end
-    if (rst) begin
-      \$217  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$218  = g_base;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-        end else begin
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-          end else begin
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-              \$218  = \$82 [8:0];
-            end else begin
-              \$218  = 9'h000;
-              if (last_pos) begin
-                if (\$95 ) begin
-                  \$218  = 9'h000;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$202 ) begin
-      \$218  = 9'h000;
-    end
-    if (rst) begin
-      \$218  = 9'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$219  = pos_base;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-        end else begin
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-          end else begin
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-            end else begin
-              \$219  = \$85 [12:0];
-              if (last_pos) begin
-                if (\$95 ) begin
-                  \$219  = 13'h0000;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$202 ) begin
-      \$219  = 13'h0000;
-    end
-    if (rst) begin
-      \$219  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$220  = \$signal$42 ;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-        end else begin
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-          end else begin
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-            end else begin
-              (* full_case = 32'd1 *)
-              if (\$88 ) begin
-                \$220  = \$89 [4:0];
-              end else begin
-                \$220  = 5'h00;
-              end
-              if (last_pos) begin
-                if (\$95 ) begin
-                  \$220  = 5'h00;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$202 ) begin
-      \$220  = 5'h00;
-    end
-    if (rst) begin
-      \$220  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$221  = off_px;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-        end else begin
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-          end else begin
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-            end else begin
-              (* full_case = 32'd1 *)
-              if (\$88 ) begin
-                \$221  = \$91 [12:0];
-              end else begin
-                \$221  = 13'h0000;
-              end
-              if (last_pos) begin
-                if (\$95 ) begin
+                if (\$100 ) begin
                   \$221  = 13'h0000;
                 end
               end
@@ -1899,7 +1615,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$202 ) begin
+    if (\$211 ) begin
       \$221  = 13'h0000;
     end
     if (rst) begin
@@ -1908,28 +1624,25 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$222  = \$signal$43 ;
+    \$222  = \$signal$37 ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$62 ) begin
+      if (\$67 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$69 ) begin
+        if (\$74 ) begin
+          \$222  = \$75 [2:0];
         end else begin
+          \$222  = 3'h0;
           (* full_case = 32'd1 *)
-          if (\$76 ) begin
+          if (\$81 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$80 ) begin
+            if (\$85 ) begin
             end else begin
-              (* full_case = 32'd1 *)
-              if (\$88 ) begin
-              end else begin
-                \$222  = \$92 [4:0];
-              end
               if (last_pos) begin
-                if (\$95 ) begin
-                  \$222  = 5'h00;
+                if (\$100 ) begin
+                  \$222  = 3'h0;
                 end
               end
             end
@@ -1937,36 +1650,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$202 ) begin
-      \$222  = 5'h00;
+    if (\$211 ) begin
+      \$222  = 3'h0;
     end
     if (rst) begin
-      \$222  = 5'h00;
+      \$222  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$223  = off_py;
+    \$223  = off_kh;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$62 ) begin
+      if (\$67 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$69 ) begin
+        if (\$74 ) begin
+          \$223  = \$77 [12:0];
         end else begin
+          \$223  = 13'h0000;
           (* full_case = 32'd1 *)
-          if (\$76 ) begin
+          if (\$81 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$80 ) begin
+            if (\$85 ) begin
             end else begin
-              (* full_case = 32'd1 *)
-              if (\$88 ) begin
-              end else begin
-                \$223  = \$94 [12:0];
-              end
               if (last_pos) begin
-                if (\$95 ) begin
+                if (\$100 ) begin
                   \$223  = 13'h0000;
                 end
               end
@@ -1975,7 +1685,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$202 ) begin
+    if (\$211 ) begin
       \$223  = 13'h0000;
     end
     if (rst) begin
@@ -1984,57 +1694,25 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$224  = issuing;
+    \$224  = c;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$62 ) begin
+      if (\$67 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$69 ) begin
+        if (\$74 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$76 ) begin
+          if (\$81 ) begin
+            \$224  = \$82 [11:0];
           end else begin
+            \$224  = 12'h000;
             (* full_case = 32'd1 *)
-            if (\$80 ) begin
+            if (\$85 ) begin
             end else begin
               if (last_pos) begin
-                \$224  = 1'h0;
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$198 ) begin
-      \$224  = 1'h1;
-    end
-    if (\$202 ) begin
-      \$224  = 1'h1;
-    end
-    if (rst) begin
-      \$224  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$225  = waiting;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$62 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$69 ) begin
-        end else begin
-          (* full_case = 32'd1 *)
-          if (\$76 ) begin
-          end else begin
-            (* full_case = 32'd1 *)
-            if (\$80 ) begin
-            end else begin
-              if (last_pos) begin
-                if (\$95 ) begin
-                  \$225  = 1'h1;
+                if (\$100 ) begin
+                  \$224  = 12'h000;
                 end
               end
             end
@@ -2042,35 +1720,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$198 ) begin
-      \$225  = 1'h0;
-    end
-    if (\$202 ) begin
-      \$225  = 1'h0;
+    if (\$211 ) begin
+      \$224  = 12'h000;
     end
     if (rst) begin
-      \$225  = 1'h0;
+      \$224  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$226  = layer;
+    \$225  = off_c;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$62 ) begin
+      if (\$67 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$69 ) begin
+        if (\$74 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$76 ) begin
+          if (\$81 ) begin
+            \$225  = \$84 [12:0];
           end else begin
+            \$225  = 13'h0000;
             (* full_case = 32'd1 *)
-            if (\$80 ) begin
+            if (\$85 ) begin
             end else begin
               if (last_pos) begin
-                if (\$95 ) begin
-                  \$226  = \$96 [1:0];
+                if (\$100 ) begin
+                  \$225  = 13'h0000;
                 end
               end
             end
@@ -2078,429 +1755,851 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$202 ) begin
-      \$226  = 2'h0;
+    if (\$211 ) begin
+      \$225  = 13'h0000;
     end
     if (rst) begin
-      \$226  = 2'h0;
+      \$225  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$227  = issuing;
+    \$226  = g;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+              \$226  = \$86 [3:0];
+            end else begin
+              \$226  = 4'h0;
+              if (last_pos) begin
+                if (\$100 ) begin
+                  \$226  = 4'h0;
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$226  = 4'h0;
+    end
     if (rst) begin
-      \$227  = 1'h0;
+      \$226  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$228  = \$103 ;
+    \$227  = g_base;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+              \$227  = \$87 [8:0];
+            end else begin
+              \$227  = 9'h000;
+              if (last_pos) begin
+                if (\$100 ) begin
+                  \$227  = 9'h000;
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$227  = 9'h000;
+    end
     if (rst) begin
-      \$228  = 1'h0;
+      \$227  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$229  = last_k;
+    \$228  = pos_base;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+            end else begin
+              \$228  = \$90 [12:0];
+              if (last_pos) begin
+                if (\$100 ) begin
+                  \$228  = 13'h0000;
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$228  = 13'h0000;
+    end
     if (rst) begin
-      \$229  = 1'h0;
+      \$228  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$230  = layer;
+    \$229  = \$signal$42 ;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+            end else begin
+              (* full_case = 32'd1 *)
+              if (\$93 ) begin
+                \$229  = \$94 [4:0];
+              end else begin
+                \$229  = 5'h00;
+              end
+              if (last_pos) begin
+                if (\$100 ) begin
+                  \$229  = 5'h00;
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$229  = 5'h00;
+    end
     if (rst) begin
-      \$230  = 2'h0;
+      \$229  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$231  = g;
+    \$230  = off_px;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+            end else begin
+              (* full_case = 32'd1 *)
+              if (\$93 ) begin
+                \$230  = \$96 [12:0];
+              end else begin
+                \$230  = 13'h0000;
+              end
+              if (last_pos) begin
+                if (\$100 ) begin
+                  \$230  = 13'h0000;
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$230  = 13'h0000;
+    end
     if (rst) begin
-      \$231  = 4'h0;
+      \$230  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$232  = \$104 [12:0];
+    \$231  = \$signal$43 ;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+            end else begin
+              (* full_case = 32'd1 *)
+              if (\$93 ) begin
+              end else begin
+                \$231  = \$97 [4:0];
+              end
+              if (last_pos) begin
+                if (\$100 ) begin
+                  \$231  = 5'h00;
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$231  = 5'h00;
+    end
+    if (rst) begin
+      \$231  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$232  = off_py;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+            end else begin
+              (* full_case = 32'd1 *)
+              if (\$93 ) begin
+              end else begin
+                \$232  = \$99 [12:0];
+              end
+              if (last_pos) begin
+                if (\$100 ) begin
+                  \$232  = 13'h0000;
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$232  = 13'h0000;
+    end
     if (rst) begin
       \$232  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$233  = \$109 ;
+    \$233  = issuing;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+            end else begin
+              if (last_pos) begin
+                \$233  = 1'h0;
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$207 ) begin
+      \$233  = 1'h1;
+    end
+    if (\$211 ) begin
+      \$233  = 1'h1;
+    end
     if (rst) begin
       \$233  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$234 [16:0] = { \$110 [15], \$110  };
-    \$234 [33:17] = { \$111 [15], \$111  };
-    \$234 [50:34] = { \$112 [15], \$112  };
-    \$234 [67:51] = { \$113 [15], \$113  };
-    \$234 [84:68] = { \$114 [15], \$114  };
-    \$234 [101:85] = { \$115 [15], \$115  };
-    \$234 [118:102] = { \$116 [15], \$116  };
-    \$234 [135:119] = { \$117 [15], \$117  };
-    \$234 [152:136] = { \$118 [15], \$118  };
-    \$234 [169:153] = { \$119 [15], \$119  };
-    \$234 [186:170] = { \$120 [15], \$120  };
-    \$234 [203:187] = { \$121 [15], \$121  };
-    \$234 [220:204] = { \$122 [15], \$122  };
-    \$234 [237:221] = { \$123 [15], \$123  };
-    \$234 [254:238] = { \$124 [15], \$124  };
-    \$234 [271:255] = { \$125 [15], \$125  };
+    \$234  = waiting;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+            end else begin
+              if (last_pos) begin
+                if (\$100 ) begin
+                  \$234  = 1'h1;
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$207 ) begin
+      \$234  = 1'h0;
+    end
+    if (\$211 ) begin
+      \$234  = 1'h0;
+    end
     if (rst) begin
-      \$234  = 272'h00000000000000000000000000000000000000000000000000000000000000000000;
+      \$234  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$235  = v1;
+    \$235  = layer;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$67 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$74 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$81 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$85 ) begin
+            end else begin
+              if (last_pos) begin
+                if (\$100 ) begin
+                  \$235  = \$101 [1:0];
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$235  = 2'h0;
+    end
     if (rst) begin
-      \$235  = 1'h0;
+      \$235  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$236  = first1;
+    \$236  = issuing;
     if (rst) begin
       \$236  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$237  = last1;
+    \$237  = \$108 ;
     if (rst) begin
       \$237  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$238  = layer1;
+    \$238  = last_k;
     if (rst) begin
-      \$238  = 2'h0;
+      \$238  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$239  = g1;
+    \$239  = layer;
     if (rst) begin
-      \$239  = 4'h0;
+      \$239  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$240  = obase1;
+    \$240  = g;
     if (rst) begin
-      \$240  = 13'h0000;
+      \$240  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$241  = final1;
+    \$241  = \$109 [12:0];
     if (rst) begin
-      \$241  = 1'h0;
+      \$241  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$242  = acc;
-    if (v2) begin
-      \$242 [31:0] = \$127 [31:0];
-      \$242 [63:32] = \$129 [31:0];
-      \$242 [95:64] = \$131 [31:0];
-      \$242 [127:96] = \$133 [31:0];
-      \$242 [159:128] = \$135 [31:0];
-      \$242 [191:160] = \$137 [31:0];
-      \$242 [223:192] = \$139 [31:0];
-      \$242 [255:224] = \$141 [31:0];
-      \$242 [287:256] = \$143 [31:0];
-      \$242 [319:288] = \$145 [31:0];
-      \$242 [351:320] = \$147 [31:0];
-      \$242 [383:352] = \$149 [31:0];
-      \$242 [415:384] = \$151 [31:0];
-      \$242 [447:416] = \$153 [31:0];
-      \$242 [479:448] = \$155 [31:0];
-      \$242 [511:480] = \$157 [31:0];
-    end
+    \$242  = \$114 ;
     if (rst) begin
-      \$242  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$242  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$243  = v2;
+    \$243 [16:0] = { \$115 [15], \$115  };
+    \$243 [33:17] = { \$116 [15], \$116  };
+    \$243 [50:34] = { \$117 [15], \$117  };
+    \$243 [67:51] = { \$118 [15], \$118  };
+    \$243 [84:68] = { \$119 [15], \$119  };
+    \$243 [101:85] = { \$120 [15], \$120  };
+    \$243 [118:102] = { \$121 [15], \$121  };
+    \$243 [135:119] = { \$122 [15], \$122  };
+    \$243 [152:136] = { \$123 [15], \$123  };
+    \$243 [169:153] = { \$124 [15], \$124  };
+    \$243 [186:170] = { \$125 [15], \$125  };
+    \$243 [203:187] = { \$126 [15], \$126  };
+    \$243 [220:204] = { \$127 [15], \$127  };
+    \$243 [237:221] = { \$128 [15], \$128  };
+    \$243 [254:238] = { \$129 [15], \$129  };
+    \$243 [271:255] = { \$130 [15], \$130  };
     if (rst) begin
-      \$243  = 1'h0;
+      \$243  = 272'h00000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$244  = last2;
+    \$244  = v1;
     if (rst) begin
       \$244  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$245  = layer2;
+    \$245  = first1;
     if (rst) begin
-      \$245  = 2'h0;
+      \$245  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$246  = g2;
+    \$246  = last1;
     if (rst) begin
-      \$246  = 4'h0;
+      \$246  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$247  = obase2;
+    \$247  = layer1;
     if (rst) begin
-      \$247  = 13'h0000;
+      \$247  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$248  = final2;
+    \$248  = g1;
     if (rst) begin
-      \$248  = 1'h0;
+      \$248  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$249  = hold;
-    if (\$158 ) begin
-      if (\$159 ) begin
-        \$249  = acc;
+    \$249  = obase1;
+    if (rst) begin
+      \$249  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$250  = final1;
+    if (rst) begin
+      \$250  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$251  = acc;
+    if (v2) begin
+      \$251 [31:0] = \$132 [31:0];
+      \$251 [63:32] = \$134 [31:0];
+      \$251 [95:64] = \$136 [31:0];
+      \$251 [127:96] = \$138 [31:0];
+      \$251 [159:128] = \$140 [31:0];
+      \$251 [191:160] = \$142 [31:0];
+      \$251 [223:192] = \$144 [31:0];
+      \$251 [255:224] = \$146 [31:0];
+      \$251 [287:256] = \$148 [31:0];
+      \$251 [319:288] = \$150 [31:0];
+      \$251 [351:320] = \$152 [31:0];
+      \$251 [383:352] = \$154 [31:0];
+      \$251 [415:384] = \$156 [31:0];
+      \$251 [447:416] = \$158 [31:0];
+      \$251 [479:448] = \$160 [31:0];
+      \$251 [511:480] = \$162 [31:0];
+    end
+    if (rst) begin
+      \$251  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$252  = v2;
+    if (rst) begin
+      \$252  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$253  = last2;
+    if (rst) begin
+      \$253  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$254  = layer2;
+    if (rst) begin
+      \$254  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$255  = g2;
+    if (rst) begin
+      \$255  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$256  = obase2;
+    if (rst) begin
+      \$256  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$257  = final2;
+    if (rst) begin
+      \$257  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$258  = hold;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$258  = acc;
+      end
+    end
+    if (\$192 ) begin
+      \$258 [31:0] = hold[63:32];
+      \$258 [63:32] = hold[95:64];
+      \$258 [95:64] = hold[127:96];
+      \$258 [127:96] = hold[159:128];
+      \$258 [159:128] = hold[191:160];
+      \$258 [191:160] = hold[223:192];
+      \$258 [223:192] = hold[255:224];
+      \$258 [255:224] = hold[287:256];
+      \$258 [287:256] = hold[319:288];
+      \$258 [319:288] = hold[351:320];
+      \$258 [351:320] = hold[383:352];
+      \$258 [383:352] = hold[415:384];
+      \$258 [415:384] = hold[447:416];
+      \$258 [447:416] = hold[479:448];
+      \$258 [479:448] = hold[511:480];
+    end
+    if (rst) begin
+      \$258  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$259  = wb_i;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$259  = 4'h0;
+      end
+    end
+    if (\$192 ) begin
+      \$259  = \$194 [3:0];
+    end
+    if (rst) begin
+      \$259  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$260  = wb_addr;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$260  = obase3;
       end
     end
     if (rst) begin
-      \$249  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$260  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$250  = wb_i;
-    if (\$158 ) begin
-      if (\$159 ) begin
-        \$250  = 4'h0;
-      end
-    end
-    if (\$188 ) begin
-      \$250  = \$190 [3:0];
-    end
-    if (rst) begin
-      \$250  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$251  = wb_addr;
-    if (\$158 ) begin
-      if (\$159 ) begin
-        \$251  = obase3;
+    \$261  = wb_layer;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$261  = layer3;
       end
     end
     if (rst) begin
-      \$251  = 13'h0000;
+      \$261  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$252  = wb_layer;
-    if (\$158 ) begin
-      if (\$159 ) begin
-        \$252  = layer3;
+    \$262  = wb_shift;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$262  = s_cap;
       end
     end
     if (rst) begin
-      \$252  = 2'h0;
+      \$262  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$253  = wb_left;
-    if (\$158 ) begin
-      if (\$159 ) begin
-        \$253  = \$165 ;
+    \$263  = wb_high;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$263  = \$166 [31:0];
       end
     end
-    if (\$188 ) begin
-      \$253  = \$189 [4:0];
-    end
     if (rst) begin
-      \$253  = 5'h00;
+      \$263  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$254  = values;
-    if (\$158 ) begin
+    \$264  = wb_left;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$264  = \$172 ;
+      end
+    end
+    if (\$192 ) begin
+      \$264  = \$193 [4:0];
+    end
+    if (rst) begin
+      \$264  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$265  = values;
+    if (\$163 ) begin
       (* full_case = 32'd1 *)
-      if (\$159 ) begin
+      if (\$164 ) begin
       end else begin
-        if (\$166 ) begin
-          \$254 [31:0] = acc[31:0];
-        end
-        if (\$167 ) begin
-          \$254 [63:32] = acc[63:32];
-        end
-        if (\$168 ) begin
-          \$254 [95:64] = acc[95:64];
-        end
-        if (\$169 ) begin
-          \$254 [127:96] = acc[127:96];
-        end
-        if (\$170 ) begin
-          \$254 [159:128] = acc[159:128];
-        end
-        if (\$171 ) begin
-          \$254 [191:160] = acc[191:160];
-        end
-        if (\$172 ) begin
-          \$254 [223:192] = acc[223:192];
-        end
         if (\$173 ) begin
-          \$254 [255:224] = acc[255:224];
+          \$265 [31:0] = acc[31:0];
         end
         if (\$174 ) begin
-          \$254 [287:256] = acc[287:256];
+          \$265 [63:32] = acc[63:32];
         end
         if (\$175 ) begin
-          \$254 [319:288] = acc[319:288];
+          \$265 [95:64] = acc[95:64];
         end
         if (\$176 ) begin
-          \$254 [351:320] = acc[351:320];
+          \$265 [127:96] = acc[127:96];
         end
         if (\$177 ) begin
-          \$254 [383:352] = acc[383:352];
+          \$265 [159:128] = acc[159:128];
         end
         if (\$178 ) begin
-          \$254 [415:384] = acc[415:384];
+          \$265 [191:160] = acc[191:160];
         end
         if (\$179 ) begin
-          \$254 [447:416] = acc[447:416];
+          \$265 [223:192] = acc[223:192];
         end
         if (\$180 ) begin
-          \$254 [479:448] = acc[479:448];
+          \$265 [255:224] = acc[255:224];
         end
         if (\$181 ) begin
-          \$254 [511:480] = acc[511:480];
+          \$265 [287:256] = acc[287:256];
         end
         if (\$182 ) begin
-          \$254 [543:512] = acc[31:0];
+          \$265 [319:288] = acc[319:288];
         end
         if (\$183 ) begin
-          \$254 [575:544] = acc[63:32];
+          \$265 [351:320] = acc[351:320];
+        end
+        if (\$184 ) begin
+          \$265 [383:352] = acc[383:352];
+        end
+        if (\$185 ) begin
+          \$265 [415:384] = acc[415:384];
+        end
+        if (\$186 ) begin
+          \$265 [447:416] = acc[447:416];
+        end
+        if (\$187 ) begin
+          \$265 [479:448] = acc[479:448];
+        end
+        if (\$188 ) begin
+          \$265 [511:480] = acc[511:480];
+        end
+        if (\$189 ) begin
+          \$265 [543:512] = acc[31:0];
+        end
+        if (\$190 ) begin
+          \$265 [575:544] = acc[63:32];
         end
       end
     end
     if (rst) begin
-      \$254  = 576'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$265  = 576'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$255  = wb_busy;
+    \$266  = wb_busy;
     if (rst) begin
-      \$255  = 1'h0;
+      \$266  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$256  = r1;
+    \$267  = \$signal$64 ;
     if (wb_busy) begin
-      \$256  = \$193 [32:0];
+      \$267  = \$195 [7:0];
     end
     if (rst) begin
-      \$256  = 33'h000000000;
+      \$267  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$257  = \$signal$104 ;
+    \$268  = \$signal$65 ;
     if (wb_busy) begin
-      \$257  = \$194 [12:0];
+      \$268  = \$199 ;
     end
     if (rst) begin
-      \$257  = 13'h0000;
+      \$268  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$258  = r1_layer;
+    \$269  = r1_high;
     if (wb_busy) begin
-      \$258  = wb_layer;
+      \$269  = \$201 ;
     end
     if (rst) begin
-      \$258  = 2'h0;
+      \$269  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$259  = \$signal$77 ;
+    \$270  = \$signal$109 ;
+    if (wb_busy) begin
+      \$270  = \$202 [12:0];
+    end
     if (rst) begin
-      \$259  = 1'h0;
+      \$270  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$260  = \$196 [7:0];
+    \$271  = r1_layer;
+    if (wb_busy) begin
+      \$271  = wb_layer;
+    end
     if (rst) begin
-      \$260  = 8'h00;
+      \$271  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$261  = \$signal$104 ;
+    \$272  = \$signal$79 ;
     if (rst) begin
-      \$261  = 13'h0000;
+      \$272  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$262  = r1_layer;
+    \$273  = \$205 [7:0];
     if (rst) begin
-      \$262  = 2'h0;
+      \$273  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$263  = \$199 ;
+    \$274  = \$signal$109 ;
     if (rst) begin
-      \$263  = 1'h0;
+      \$274  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$264  = control__busy;
-    if (\$200 ) begin
-      \$264  = 1'h0;
-    end
-    if (\$202 ) begin
-      \$264  = 1'h1;
-    end
+    \$275  = r1_layer;
     if (rst) begin
-      \$264  = 1'h0;
+      \$275  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$265  = action_values__valid;
-    if (\$203 ) begin
-      \$265  = 1'h0;
+    \$276  = \$208 ;
+    if (rst) begin
+      \$276  = 1'h0;
     end
-    if (\$204 ) begin
-      \$265  = 1'h1;
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$277  = control__busy;
+    if (\$209 ) begin
+      \$277  = 1'h0;
+    end
+    if (\$211 ) begin
+      \$277  = 1'h1;
     end
     if (rst) begin
-      \$265  = 1'h0;
+      \$277  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$278  = action_values__valid;
+    if (\$212 ) begin
+      \$278  = 1'h0;
+    end
+    if (\$213 ) begin
+      \$278  = 1'h1;
+    end
+    if (rst) begin
+      \$278  = 1'h0;
     end
   end
   assign w_wr__addr = params__row[15:0];
@@ -2512,7 +2611,8 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$signature__addr$31  = \$19 [11:0];
   assign wrow = \$signature__addr$32 ;
   assign \$signature__addr$44  = \$40 [4:0];
-  assign \$signal$64  = a_wr__addr;
+  assign x = hold[31:0];
+  assign \$signal$67  = a_wr__addr;
   assign r2 = a_wr__data;
   assign c_wr__addr = a_wr__addr[11:0];
   assign c_wr__data = a_wr__data;
@@ -2620,22 +2720,22 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \prod[13]  = prod[237:221];
   assign \prod[14]  = prod[254:238];
   assign \prod[15]  = prod[271:255];
-  assign \$signature__data$89[0]  = \$signature__data$89 [7:0];
-  assign \$signature__data$89[1]  = \$signature__data$89 [15:8];
-  assign \$signature__data$89[2]  = \$signature__data$89 [23:16];
-  assign \$signature__data$89[3]  = \$signature__data$89 [31:24];
-  assign \$signature__data$89[4]  = \$signature__data$89 [39:32];
-  assign \$signature__data$89[5]  = \$signature__data$89 [47:40];
-  assign \$signature__data$89[6]  = \$signature__data$89 [55:48];
-  assign \$signature__data$89[7]  = \$signature__data$89 [63:56];
-  assign \$signature__data$89[8]  = \$signature__data$89 [71:64];
-  assign \$signature__data$89[9]  = \$signature__data$89 [79:72];
-  assign \$signature__data$89[10]  = \$signature__data$89 [87:80];
-  assign \$signature__data$89[11]  = \$signature__data$89 [95:88];
-  assign \$signature__data$89[12]  = \$signature__data$89 [103:96];
-  assign \$signature__data$89[13]  = \$signature__data$89 [111:104];
-  assign \$signature__data$89[14]  = \$signature__data$89 [119:112];
-  assign \$signature__data$89[15]  = \$signature__data$89 [127:120];
+  assign \$signature__data$91[0]  = \$signature__data$91 [7:0];
+  assign \$signature__data$91[1]  = \$signature__data$91 [15:8];
+  assign \$signature__data$91[2]  = \$signature__data$91 [23:16];
+  assign \$signature__data$91[3]  = \$signature__data$91 [31:24];
+  assign \$signature__data$91[4]  = \$signature__data$91 [39:32];
+  assign \$signature__data$91[5]  = \$signature__data$91 [47:40];
+  assign \$signature__data$91[6]  = \$signature__data$91 [55:48];
+  assign \$signature__data$91[7]  = \$signature__data$91 [63:56];
+  assign \$signature__data$91[8]  = \$signature__data$91 [71:64];
+  assign \$signature__data$91[9]  = \$signature__data$91 [79:72];
+  assign \$signature__data$91[10]  = \$signature__data$91 [87:80];
+  assign \$signature__data$91[11]  = \$signature__data$91 [95:88];
+  assign \$signature__data$91[12]  = \$signature__data$91 [103:96];
+  assign \$signature__data$91[13]  = \$signature__data$91 [111:104];
+  assign \$signature__data$91[14]  = \$signature__data$91 [119:112];
+  assign \$signature__data$91[15]  = \$signature__data$91 [127:120];
   assign \acc[0]  = acc[31:0];
   assign \acc[1]  = acc[63:32];
   assign \acc[2]  = acc[95:64];
@@ -2652,22 +2752,22 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \acc[13]  = acc[447:416];
   assign \acc[14]  = acc[479:448];
   assign \acc[15]  = acc[511:480];
-  assign \$signature__data$97[0]  = \$signature__data$97 [31:0];
-  assign \$signature__data$97[1]  = \$signature__data$97 [63:32];
-  assign \$signature__data$97[2]  = \$signature__data$97 [95:64];
-  assign \$signature__data$97[3]  = \$signature__data$97 [127:96];
-  assign \$signature__data$97[4]  = \$signature__data$97 [159:128];
-  assign \$signature__data$97[5]  = \$signature__data$97 [191:160];
-  assign \$signature__data$97[6]  = \$signature__data$97 [223:192];
-  assign \$signature__data$97[7]  = \$signature__data$97 [255:224];
-  assign \$signature__data$97[8]  = \$signature__data$97 [287:256];
-  assign \$signature__data$97[9]  = \$signature__data$97 [319:288];
-  assign \$signature__data$97[10]  = \$signature__data$97 [351:320];
-  assign \$signature__data$97[11]  = \$signature__data$97 [383:352];
-  assign \$signature__data$97[12]  = \$signature__data$97 [415:384];
-  assign \$signature__data$97[13]  = \$signature__data$97 [447:416];
-  assign \$signature__data$97[14]  = \$signature__data$97 [479:448];
-  assign \$signature__data$97[15]  = \$signature__data$97 [511:480];
+  assign \$signature__data$99[0]  = \$signature__data$99 [31:0];
+  assign \$signature__data$99[1]  = \$signature__data$99 [63:32];
+  assign \$signature__data$99[2]  = \$signature__data$99 [95:64];
+  assign \$signature__data$99[3]  = \$signature__data$99 [127:96];
+  assign \$signature__data$99[4]  = \$signature__data$99 [159:128];
+  assign \$signature__data$99[5]  = \$signature__data$99 [191:160];
+  assign \$signature__data$99[6]  = \$signature__data$99 [223:192];
+  assign \$signature__data$99[7]  = \$signature__data$99 [255:224];
+  assign \$signature__data$99[8]  = \$signature__data$99 [287:256];
+  assign \$signature__data$99[9]  = \$signature__data$99 [319:288];
+  assign \$signature__data$99[10]  = \$signature__data$99 [351:320];
+  assign \$signature__data$99[11]  = \$signature__data$99 [383:352];
+  assign \$signature__data$99[12]  = \$signature__data$99 [415:384];
+  assign \$signature__data$99[13]  = \$signature__data$99 [447:416];
+  assign \$signature__data$99[14]  = \$signature__data$99 [479:448];
+  assign \$signature__data$99[15]  = \$signature__data$99 [511:480];
   assign action_values__payload[580:576] = n_actions;
   assign action_values__payload[575:0] = values;
 endmodule
