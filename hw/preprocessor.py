@@ -500,8 +500,6 @@ class Preprocessor(wiring.Component):
                 last.eq((x + j == W - 1) & (y == H - 1)),
             ]
             valid.append(v), cds.append(cd), wxas.append(wxa), wxbs.append(wxb), cols.append(cc), lasts.append(last)
-        chain_px = pos
-        chain_c = [c + passed[k] for k in range(P + 1)]
         row_done = Signal()
         wya, wyb = Signal(range(N + 1)), Signal(range(N + 1))
         m.d.comb += [row_done.eq(py + N >= H), wya.eq(Mux(row_done, H - py, N)),
@@ -528,7 +526,7 @@ class Preprocessor(wiring.Component):
                 with m.Switch(n):
                     for k in range(1, P + 1):
                         with m.Case(k):
-                            m.d.sync += [px.eq(chain_px[k]), c.eq(chain_c[k])]
+                            m.d.sync += [px.eq(pos[k]), c.eq(c + passed[k])]
         # a line ends after its 160th pixel (which may arrive in the same beat as line_end);
         # a beat's visible pixels are contiguous and do not run past the line
         with m.If((s.line_end & (x != 0) & ~line_done) | broken | (accept & (x + n > W))):
@@ -595,8 +593,7 @@ class Preprocessor(wiring.Component):
         for j in range(P):
             pa2.append(stage(f"pa2_{j}", 16, wxa1[j] * gs[j]))
             pb2.append(stage(f"pb2_{j}", 16, wxb1[j] * gs[j]))
-        v2 = [stage(f"v2_{j}", 1, v1[j]) for j in range(P)]
-        cd2 = [stage(f"cd2_{j}", 1, cd1[j]) for j in range(P)]
+        v2_0 = stage("v2_0", 1, v1[0])    # the beat has pixels (valid pixels start at 0)
         c2 = [stage(f"c2_{j}", range(N + P), c1[j]) for j in range(P)]
         last2 = [stage(f"last2_{j}", 1, last1[j]) for j in range(P)]
         x0_2, rd2 = stage("x0_2", 1, x0_1), stage("rd2", 1, rd1)
@@ -660,7 +657,7 @@ class Preprocessor(wiring.Component):
         e2_last = stage("emit_second_last", 1, pick("second_last", 1, second_of, last2))
         head_s, second_s, tail_s = stage("beat_head_s", 16, a_sum), stage("beat_second_s", 16, b_sum), \
             stage("beat_tail_s", 16, t_sum)
-        beat_v = stage("beat_valid", 1, v2[0])
+        beat_v = stage("beat_valid", 1, v2_0)
         x0_2, rd2 = stage("x0_2b", 1, x0_2), stage("rd2b", 1, rd2)
         wya2, wyb2 = stage("wya2b", range(N + 1), wya2), stage("wyb2b", range(N + 1), wyb2)
         top2, base2, push2 = (stage("top2b", 1, top2), stage("base2b", range(OBS_PIXELS), base2),

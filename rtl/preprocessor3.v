@@ -312,25 +312,25 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [15:0] \$376 ;
   reg [15:0] \$377 ;
   reg \$378 ;
-  reg \$379 ;
+  reg [6:0] \$379 ;
   wire [8:0] \$38 ;
-  reg \$380 ;
-  reg \$381 ;
+  reg [6:0] \$380 ;
+  reg [6:0] \$381 ;
   reg \$382 ;
   reg \$383 ;
-  reg [6:0] \$384 ;
-  reg [6:0] \$385 ;
-  reg [6:0] \$386 ;
-  reg \$387 ;
-  reg \$388 ;
+  reg \$384 ;
+  reg \$385 ;
+  reg \$386 ;
+  reg [6:0] \$387 ;
+  reg [6:0] \$388 ;
   reg \$389 ;
   wire [8:0] \$39 ;
-  reg \$390 ;
+  reg [12:0] \$390 ;
   reg \$391 ;
-  reg [6:0] \$392 ;
-  reg [6:0] \$393 ;
+  reg \$392 ;
+  reg \$393 ;
   reg \$394 ;
-  reg [12:0] \$395 ;
+  reg \$395 ;
   reg \$396 ;
   reg \$397 ;
   reg \$398 ;
@@ -351,100 +351,95 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$410 ;
   reg \$411 ;
   reg \$412 ;
-  reg \$413 ;
+  reg [1:0] \$413 ;
   reg \$414 ;
-  reg \$415 ;
+  reg [6:0] \$415 ;
   reg \$416 ;
   reg \$417 ;
-  reg [1:0] \$418 ;
+  reg [6:0] \$418 ;
   reg \$419 ;
   wire \$42 ;
-  reg [6:0] \$420 ;
-  reg \$421 ;
-  reg \$422 ;
-  reg [6:0] \$423 ;
+  reg [15:0] \$420 ;
+  reg [15:0] \$421 ;
+  reg [15:0] \$422 ;
+  reg \$423 ;
   reg \$424 ;
-  reg [15:0] \$425 ;
-  reg [15:0] \$426 ;
-  reg [15:0] \$427 ;
+  reg \$425 ;
+  reg [6:0] \$426 ;
+  reg [6:0] \$427 ;
   reg \$428 ;
-  reg \$429 ;
+  reg [12:0] \$429 ;
   wire [8:0] \$43 ;
   reg \$430 ;
-  reg [6:0] \$431 ;
-  reg [6:0] \$432 ;
-  reg \$433 ;
-  reg [12:0] \$434 ;
+  reg [15:0] \$431 ;
+  reg \$432 ;
+  reg [15:0] \$433 ;
+  reg [6:0] \$434 ;
   reg \$435 ;
-  reg [15:0] \$436 ;
-  reg \$437 ;
-  reg [15:0] \$438 ;
-  reg [6:0] \$439 ;
+  reg \$436 ;
+  reg [6:0] \$437 ;
+  reg [6:0] \$438 ;
+  reg \$439 ;
   wire \$44 ;
-  reg \$440 ;
+  reg [12:0] \$440 ;
   reg \$441 ;
-  reg [6:0] \$442 ;
-  reg [6:0] \$443 ;
-  reg \$444 ;
-  reg [12:0] \$445 ;
-  reg \$446 ;
-  reg [23:0] \$447 ;
-  reg [23:0] \$448 ;
-  reg [23:0] \$449 ;
+  reg [23:0] \$442 ;
+  reg [23:0] \$443 ;
+  reg [23:0] \$444 ;
+  reg \$445 ;
+  reg [6:0] \$446 ;
+  reg \$447 ;
+  reg [12:0] \$448 ;
+  reg \$449 ;
   wire [8:0] \$45 ;
   reg \$450 ;
-  reg [6:0] \$451 ;
-  reg \$452 ;
-  reg [12:0] \$453 ;
+  reg \$451 ;
+  reg [23:0] \$452 ;
+  reg [11:0] \$453 ;
   reg \$454 ;
   reg \$455 ;
-  reg \$456 ;
-  reg [23:0] \$457 ;
+  reg [46:0] \$456 ;
+  reg \$457 ;
   reg [11:0] \$458 ;
   reg \$459 ;
   wire [8:0] \$46 ;
   reg \$460 ;
-  reg [46:0] \$461 ;
-  reg \$462 ;
-  reg [11:0] \$463 ;
+  reg \$461 ;
+  reg [15:0] \$462 ;
+  reg [6:0] \$463 ;
   reg \$464 ;
   reg \$465 ;
-  reg \$466 ;
-  reg [15:0] \$467 ;
-  reg [6:0] \$468 ;
-  reg \$469 ;
+  reg [6:0] \$466 ;
+  reg [6:0] \$467 ;
+  reg \$468 ;
+  reg [12:0] \$469 ;
   wire [7:0] \$47 ;
   reg \$470 ;
-  reg [6:0] \$471 ;
-  reg [6:0] \$472 ;
-  reg \$473 ;
-  reg [12:0] \$474 ;
-  reg \$475 ;
-  reg [23:0] \$476 ;
-  reg [23:0] \$477 ;
-  reg [23:0] \$478 ;
+  reg [23:0] \$471 ;
+  reg [23:0] \$472 ;
+  reg [23:0] \$473 ;
+  reg \$474 ;
+  reg [6:0] \$475 ;
+  reg \$476 ;
+  reg [12:0] \$477 ;
+  reg \$478 ;
   reg \$479 ;
   wire [7:0] \$48 ;
-  reg [6:0] \$480 ;
-  reg \$481 ;
-  reg [12:0] \$482 ;
+  reg \$480 ;
+  reg [23:0] \$481 ;
+  reg [11:0] \$482 ;
   reg \$483 ;
   reg \$484 ;
-  reg \$485 ;
-  reg [23:0] \$486 ;
+  reg [46:0] \$485 ;
+  reg \$486 ;
   reg [11:0] \$487 ;
   reg \$488 ;
   reg \$489 ;
   wire [8:0] \$49 ;
-  reg [46:0] \$490 ;
-  reg \$491 ;
-  reg [11:0] \$492 ;
+  reg \$490 ;
+  reg [1:0] \$491 ;
+  reg [2:0] \$492 ;
   reg \$493 ;
-  reg \$494 ;
-  reg \$495 ;
-  reg [1:0] \$496 ;
-  reg [2:0] \$497 ;
-  reg \$498 ;
   wire [8:0] \$5 ;
   wire \$50 ;
   wire \$51 ;
@@ -527,8 +522,8 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [7:0] \$signature__data$212 ;
   wire [7:0] \$signature__data$223 ;
   wire [7:0] \$signature__data$224 ;
-  wire [23:0] \$signature__data$300 ;
-  wire [23:0] \$signature__data$320 ;
+  wire [23:0] \$signature__data$295 ;
+  wire [23:0] \$signature__data$315 ;
   wire [7:0] \$signature__data$72 ;
   wire [7:0] \$signature__data$73 ;
   reg [7:0] \$signature__data$78 ;
@@ -592,9 +587,6 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg cd1b_0 = 1'h0;
   reg cd1b_1 = 1'h0;
   reg cd1b_2 = 1'h0;
-  reg cd2_0 = 1'h0;
-  reg cd2_1 = 1'h0;
-  reg cd2_2 = 1'h0;
   input clk;
   wire clk;
   wire [6:0] col0;
@@ -791,8 +783,6 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg v1b_1 = 1'h0;
   reg v1b_2 = 1'h0;
   reg v2_0 = 1'h0;
-  reg v2_1 = 1'h0;
-  reg v2_2 = 1'h0;
   reg v3_0 = 1'h0;
   reg v3_1 = 1'h0;
   (* init = 1'h0 *)
@@ -1202,7 +1192,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   always @(posedge clk) begin
     _8_ <= vacc0[ecol0[6:1]];
   end
-  assign \$signature__data$300  = _8_;
+  assign \$signature__data$295  = _8_;
   reg [23:0] vacc1 [41:0];
   integer vacc1__i;
   initial begin
@@ -1216,11 +1206,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   always @(posedge clk) begin
     _9_ <= vacc1[ecol1[6:1]];
   end
-  assign \$signature__data$320  = _9_;
-  always @(posedge clk)
-    c1b_2 <= \$355 ;
-  always @(posedge clk)
-    last1b_0 <= \$356 ;
+  assign \$signature__data$315  = _9_;
   always @(posedge clk)
     last1b_1 <= \$357 ;
   always @(posedge clk)
@@ -1266,245 +1252,235 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   always @(posedge clk)
     v2_0 <= \$378 ;
   always @(posedge clk)
-    v2_1 <= \$379 ;
+    c2_0 <= \$379 ;
   always @(posedge clk)
-    v2_2 <= \$380 ;
+    c2_1 <= \$380 ;
   always @(posedge clk)
-    cd2_0 <= \$381 ;
+    c2_2 <= \$381 ;
   always @(posedge clk)
-    cd2_1 <= \$382 ;
+    last2_0 <= \$382 ;
   always @(posedge clk)
-    cd2_2 <= \$383 ;
+    last2_1 <= \$383 ;
   always @(posedge clk)
-    c2_0 <= \$384 ;
+    last2_2 <= \$384 ;
   always @(posedge clk)
-    c2_1 <= \$385 ;
+    x0_2 <= \$385 ;
   always @(posedge clk)
-    c2_2 <= \$386 ;
+    rd2 <= \$386 ;
   always @(posedge clk)
-    last2_0 <= \$387 ;
+    wya2 <= \$387 ;
   always @(posedge clk)
-    last2_1 <= \$388 ;
+    wyb2 <= \$388 ;
   always @(posedge clk)
-    last2_2 <= \$389 ;
+    top2 <= \$389 ;
   always @(posedge clk)
-    x0_2 <= \$390 ;
+    base2 <= \$390 ;
   always @(posedge clk)
-    rd2 <= \$391 ;
+    push2 <= \$391 ;
   always @(posedge clk)
-    wya2 <= \$392 ;
+    head_sel0 <= \$392 ;
   always @(posedge clk)
-    wyb2 <= \$393 ;
+    head_sel1 <= \$393 ;
   always @(posedge clk)
-    top2 <= \$394 ;
+    head_sel2 <= \$394 ;
   always @(posedge clk)
-    base2 <= \$395 ;
+    second_sel0 <= \$395 ;
   always @(posedge clk)
-    push2 <= \$396 ;
+    second_sel1 <= \$396 ;
   always @(posedge clk)
-    head_sel0 <= \$397 ;
+    second_sel2 <= \$397 ;
   always @(posedge clk)
-    head_sel1 <= \$398 ;
+    second_pb0 <= \$398 ;
   always @(posedge clk)
-    head_sel2 <= \$399 ;
+    second_pb1 <= \$399 ;
   always @(posedge clk)
-    second_sel0 <= \$400 ;
+    second_pb2 <= \$400 ;
   always @(posedge clk)
-    second_sel1 <= \$401 ;
+    tail_sel0 <= \$401 ;
   always @(posedge clk)
-    second_sel2 <= \$402 ;
+    tail_sel1 <= \$402 ;
   always @(posedge clk)
-    second_pb0 <= \$403 ;
+    tail_sel2 <= \$403 ;
   always @(posedge clk)
-    second_pb1 <= \$404 ;
+    tail_pb0 <= \$404 ;
   always @(posedge clk)
-    second_pb2 <= \$405 ;
+    tail_pb1 <= \$405 ;
   always @(posedge clk)
-    tail_sel0 <= \$406 ;
+    tail_pb2 <= \$406 ;
   always @(posedge clk)
-    tail_sel1 <= \$407 ;
+    first_of0 <= \$407 ;
   always @(posedge clk)
-    tail_sel2 <= \$408 ;
+    first_of1 <= \$408 ;
   always @(posedge clk)
-    tail_pb0 <= \$409 ;
+    first_of2 <= \$409 ;
   always @(posedge clk)
-    tail_pb1 <= \$410 ;
+    second_of0 <= \$410 ;
   always @(posedge clk)
-    tail_pb2 <= \$411 ;
+    second_of1 <= \$411 ;
   always @(posedge clk)
-    first_of0 <= \$412 ;
+    second_of2 <= \$412 ;
   always @(posedge clk)
-    first_of1 <= \$413 ;
+    completions <= \$413 ;
   always @(posedge clk)
-    first_of2 <= \$414 ;
+    emit_first <= \$414 ;
   always @(posedge clk)
-    second_of0 <= \$415 ;
+    emit_first_col <= \$415 ;
   always @(posedge clk)
-    second_of1 <= \$416 ;
+    emit_first_last <= \$416 ;
   always @(posedge clk)
-    second_of2 <= \$417 ;
+    emit_second <= \$417 ;
   always @(posedge clk)
-    completions <= \$418 ;
+    emit_second_col <= \$418 ;
   always @(posedge clk)
-    emit_first <= \$419 ;
+    emit_second_last <= \$419 ;
   always @(posedge clk)
-    emit_first_col <= \$420 ;
+    beat_head_s <= \$420 ;
   always @(posedge clk)
-    emit_first_last <= \$421 ;
+    beat_second_s <= \$421 ;
   always @(posedge clk)
-    emit_second <= \$422 ;
+    beat_tail_s <= \$422 ;
   always @(posedge clk)
-    emit_second_col <= \$423 ;
+    beat_valid <= \$423 ;
   always @(posedge clk)
-    emit_second_last <= \$424 ;
+    x0_2b <= \$424 ;
   always @(posedge clk)
-    beat_head_s <= \$425 ;
+    rd2b <= \$425 ;
   always @(posedge clk)
-    beat_second_s <= \$426 ;
+    wya2b <= \$426 ;
   always @(posedge clk)
-    beat_tail_s <= \$427 ;
+    wyb2b <= \$427 ;
   always @(posedge clk)
-    beat_valid <= \$428 ;
+    top2b <= \$428 ;
   always @(posedge clk)
-    x0_2b <= \$429 ;
+    base2b <= \$429 ;
   always @(posedge clk)
-    rd2b <= \$430 ;
+    push2b <= \$430 ;
   always @(posedge clk)
-    wya2b <= \$431 ;
+    hacc <= \$431 ;
   always @(posedge clk)
-    wyb2b <= \$432 ;
+    v3_0 <= \$432 ;
   always @(posedge clk)
-    top2b <= \$433 ;
+    h3_0 <= \$433 ;
   always @(posedge clk)
-    base2b <= \$434 ;
+    c3_0 <= \$434 ;
   always @(posedge clk)
-    push2b <= \$435 ;
+    l3_0 <= \$435 ;
   always @(posedge clk)
-    hacc <= \$436 ;
+    rd3_0 <= \$436 ;
   always @(posedge clk)
-    v3_0 <= \$437 ;
+    wya3_0 <= \$437 ;
   always @(posedge clk)
-    h3_0 <= \$438 ;
+    wyb3_0 <= \$438 ;
   always @(posedge clk)
-    c3_0 <= \$439 ;
+    top3_0 <= \$439 ;
   always @(posedge clk)
-    l3_0 <= \$440 ;
+    base3_0 <= \$440 ;
   always @(posedge clk)
-    rd3_0 <= \$441 ;
+    push3_0 <= \$441 ;
   always @(posedge clk)
-    wya3_0 <= \$442 ;
+    va4_0 <= \$442 ;
   always @(posedge clk)
-    wyb3_0 <= \$443 ;
+    vb4_0 <= \$443 ;
   always @(posedge clk)
-    top3_0 <= \$444 ;
+    acc4_0 <= \$444 ;
   always @(posedge clk)
-    base3_0 <= \$445 ;
+    \$signature__en$189  <= \$445 ;
   always @(posedge clk)
-    push3_0 <= \$446 ;
+    c4_0 <= \$446 ;
   always @(posedge clk)
-    va4_0 <= \$447 ;
+    rd4_0 <= \$447 ;
   always @(posedge clk)
-    vb4_0 <= \$448 ;
+    base4_0 <= \$448 ;
   always @(posedge clk)
-    acc4_0 <= \$449 ;
+    l4_0 <= \$449 ;
   always @(posedge clk)
-    \$signature__en$189  <= \$450 ;
+    push4_0 <= \$450 ;
   always @(posedge clk)
-    c4_0 <= \$451 ;
+    v5_0 <= \$451 ;
   always @(posedge clk)
-    rd4_0 <= \$452 ;
+    num5_0 <= \$452 ;
   always @(posedge clk)
-    base4_0 <= \$453 ;
+    idx5_0 <= \$453 ;
   always @(posedge clk)
-    l4_0 <= \$454 ;
+    l5_0 <= \$454 ;
   always @(posedge clk)
-    push4_0 <= \$455 ;
+    push5_0 <= \$455 ;
   always @(posedge clk)
-    v5_0 <= \$456 ;
+    prod6_0 <= \$456 ;
   always @(posedge clk)
-    num5_0 <= \$457 ;
+    v6_0 <= \$457 ;
   always @(posedge clk)
-    idx5_0 <= \$458 ;
+    idx6_0 <= \$458 ;
   always @(posedge clk)
-    l5_0 <= \$459 ;
+    l6_0 <= \$459 ;
   always @(posedge clk)
-    push5_0 <= \$460 ;
+    push6_0 <= \$460 ;
   always @(posedge clk)
-    prod6_0 <= \$461 ;
+    v3_1 <= \$461 ;
   always @(posedge clk)
-    v6_0 <= \$462 ;
+    h3_1 <= \$462 ;
   always @(posedge clk)
-    idx6_0 <= \$463 ;
+    c3_1 <= \$463 ;
   always @(posedge clk)
-    l6_0 <= \$464 ;
+    l3_1 <= \$464 ;
   always @(posedge clk)
-    push6_0 <= \$465 ;
+    rd3_1 <= \$465 ;
   always @(posedge clk)
-    v3_1 <= \$466 ;
+    wya3_1 <= \$466 ;
   always @(posedge clk)
-    h3_1 <= \$467 ;
+    wyb3_1 <= \$467 ;
   always @(posedge clk)
-    c3_1 <= \$468 ;
+    top3_1 <= \$468 ;
   always @(posedge clk)
-    l3_1 <= \$469 ;
+    base3_1 <= \$469 ;
   always @(posedge clk)
-    rd3_1 <= \$470 ;
+    push3_1 <= \$470 ;
   always @(posedge clk)
-    wya3_1 <= \$471 ;
+    va4_1 <= \$471 ;
   always @(posedge clk)
-    wyb3_1 <= \$472 ;
+    vb4_1 <= \$472 ;
   always @(posedge clk)
-    top3_1 <= \$473 ;
+    acc4_1 <= \$473 ;
   always @(posedge clk)
-    base3_1 <= \$474 ;
+    \$signature__en$208  <= \$474 ;
   always @(posedge clk)
-    push3_1 <= \$475 ;
+    c4_1 <= \$475 ;
   always @(posedge clk)
-    va4_1 <= \$476 ;
+    rd4_1 <= \$476 ;
   always @(posedge clk)
-    vb4_1 <= \$477 ;
+    base4_1 <= \$477 ;
   always @(posedge clk)
-    acc4_1 <= \$478 ;
+    l4_1 <= \$478 ;
   always @(posedge clk)
-    \$signature__en$208  <= \$479 ;
+    push4_1 <= \$479 ;
   always @(posedge clk)
-    c4_1 <= \$480 ;
+    v5_1 <= \$480 ;
   always @(posedge clk)
-    rd4_1 <= \$481 ;
+    num5_1 <= \$481 ;
   always @(posedge clk)
-    base4_1 <= \$482 ;
+    idx5_1 <= \$482 ;
   always @(posedge clk)
-    l4_1 <= \$483 ;
+    l5_1 <= \$483 ;
   always @(posedge clk)
-    push4_1 <= \$484 ;
+    push5_1 <= \$484 ;
   always @(posedge clk)
-    v5_1 <= \$485 ;
+    prod6_1 <= \$485 ;
   always @(posedge clk)
-    num5_1 <= \$486 ;
+    v6_1 <= \$486 ;
   always @(posedge clk)
-    idx5_1 <= \$487 ;
+    idx6_1 <= \$487 ;
   always @(posedge clk)
-    l5_1 <= \$488 ;
+    l6_1 <= \$488 ;
   always @(posedge clk)
-    push5_1 <= \$489 ;
+    push6_1 <= \$489 ;
   always @(posedge clk)
-    prod6_1 <= \$490 ;
+    ctl__obs_valid <= \$490 ;
   always @(posedge clk)
-    v6_1 <= \$491 ;
+    head <= \$491 ;
   always @(posedge clk)
-    idx6_1 <= \$492 ;
+    filled <= \$492 ;
   always @(posedge clk)
-    l6_1 <= \$493 ;
-  always @(posedge clk)
-    push6_1 <= \$494 ;
-  always @(posedge clk)
-    ctl__obs_valid <= \$495 ;
-  always @(posedge clk)
-    head <= \$496 ;
-  always @(posedge clk)
-    filled <= \$497 ;
-  always @(posedge clk)
-    odd <= \$498 ;
+    odd <= \$493 ;
   assign \$1  = | n;
   assign \$2  = y < 8'hd2;
   assign accept = \$1  & \$2 ;
@@ -1798,14 +1774,14 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$275  = emit_first ? beat_tail_s : \$140 [15:0];
   assign \$276  = wya3_0 * h3_0;
   assign \$277  = wyb3_0 * h3_0;
-  assign \$278  = top3_0 ? 24'h000000 : \$signature__data$300 ;
+  assign \$278  = top3_0 ? 24'h000000 : \$signature__data$295 ;
   assign \$279  = \$signature__en$189  & rd4_0;
   assign \$280  = \$149 [23:0] + 15'h41a0;
   assign \$281  = base4_0 + c4_0;
   assign \$282  = num5_0 * 23'h7cd49b;
   assign \$283  = wya3_1 * h3_1;
   assign \$284  = wyb3_1 * h3_1;
-  assign \$285  = top3_1 ? 24'h000000 : \$signature__data$320 ;
+  assign \$285  = top3_1 ? 24'h000000 : \$signature__data$315 ;
   assign \$286  = \$signature__en$208  & rd4_1;
   assign \$287  = \$153 [23:0] + 15'h41a0;
   assign \$288  = base4_1 + c4_1;
@@ -1929,27 +1905,10 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     c1b_0 <= \$353 ;
   always @(posedge clk)
     c1b_1 <= \$354 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$355  = c1_2;
-    if (rst) begin
-      \$355  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$356  = last1_0;
-    if (rst) begin
-      \$356  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$357  = last1_1;
-    if (rst) begin
-      \$357  = 1'h0;
-    end
-  end
+  always @(posedge clk)
+    c1b_2 <= \$355 ;
+  always @(posedge clk)
+    last1b_0 <= \$356 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     \$358  = last1_2;
@@ -2099,866 +2058,831 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$379  = v1b_1;
+    \$379  = c1b_0;
     if (rst) begin
-      \$379  = 1'h0;
+      \$379  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$380  = v1b_2;
+    \$380  = c1b_1;
     if (rst) begin
-      \$380  = 1'h0;
+      \$380  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$381  = cd1b_0;
+    \$381  = c1b_2;
     if (rst) begin
-      \$381  = 1'h0;
+      \$381  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$382  = cd1b_1;
+    \$382  = last1b_0;
     if (rst) begin
       \$382  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$383  = cd1b_2;
+    \$383  = last1b_1;
     if (rst) begin
       \$383  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$384  = c1b_0;
+    \$384  = last1b_2;
     if (rst) begin
-      \$384  = 7'h00;
+      \$384  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$385  = c1b_1;
+    \$385  = x0_1b;
     if (rst) begin
-      \$385  = 7'h00;
+      \$385  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$386  = c1b_2;
+    \$386  = rd1b;
     if (rst) begin
-      \$386  = 7'h00;
+      \$386  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$387  = last1b_0;
+    \$387  = wya1b;
     if (rst) begin
-      \$387  = 1'h0;
+      \$387  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$388  = last1b_1;
+    \$388  = wyb1b;
     if (rst) begin
-      \$388  = 1'h0;
+      \$388  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$389  = last1b_2;
+    \$389  = top1b;
     if (rst) begin
       \$389  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$390  = x0_1b;
+    \$390  = base1b;
     if (rst) begin
-      \$390  = 1'h0;
+      \$390  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$391  = rd1b;
+    \$391  = push1b;
     if (rst) begin
       \$391  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$392  = wya1b;
+    \$392  = \$214 ;
     if (rst) begin
-      \$392  = 7'h00;
+      \$392  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$393  = wyb1b;
+    \$393  = \$216 ;
     if (rst) begin
-      \$393  = 7'h00;
+      \$393  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$394  = top1b;
+    \$394  = \$218 ;
     if (rst) begin
       \$394  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$395  = base1b;
+    \$395  = \$224 ;
     if (rst) begin
-      \$395  = 13'h0000;
+      \$395  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$396  = push1b;
+    \$396  = \$230 ;
     if (rst) begin
       \$396  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$397  = \$214 ;
+    \$397  = \$236 ;
     if (rst) begin
       \$397  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$398  = \$216 ;
+    \$398  = \$237 ;
     if (rst) begin
       \$398  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$399  = \$218 ;
+    \$399  = \$238 ;
     if (rst) begin
       \$399  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$400  = \$224 ;
+    \$400  = \$239 ;
     if (rst) begin
       \$400  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$401  = \$230 ;
+    \$401  = \$243 ;
     if (rst) begin
       \$401  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$402  = \$236 ;
+    \$402  = \$247 ;
     if (rst) begin
       \$402  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$403  = \$237 ;
+    \$403  = \$251 ;
     if (rst) begin
       \$403  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$404  = \$238 ;
+    \$404  = \$252 ;
     if (rst) begin
       \$404  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$405  = \$239 ;
+    \$405  = \$253 ;
     if (rst) begin
       \$405  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$406  = \$243 ;
+    \$406  = \$254 ;
     if (rst) begin
       \$406  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$407  = \$247 ;
+    \$407  = \$257 ;
     if (rst) begin
       \$407  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$408  = \$251 ;
+    \$408  = \$260 ;
     if (rst) begin
       \$408  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$409  = \$252 ;
+    \$409  = \$263 ;
     if (rst) begin
       \$409  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$410  = \$253 ;
+    \$410  = \$266 ;
     if (rst) begin
       \$410  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$411  = \$254 ;
+    \$411  = \$269 ;
     if (rst) begin
       \$411  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$412  = \$257 ;
+    \$412  = \$272 ;
     if (rst) begin
       \$412  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$413  = \$260 ;
+    \$413  = \$106 [1:0];
     if (rst) begin
-      \$413  = 1'h0;
+      \$413  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$414  = \$263 ;
+    \$414  = \$273 ;
     if (rst) begin
       \$414  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$415  = \$266 ;
+    \$415  = first_col;
     if (rst) begin
-      \$415  = 1'h0;
+      \$415  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$416  = \$269 ;
+    \$416  = first_last;
     if (rst) begin
       \$416  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$417  = \$272 ;
+    \$417  = \$274 ;
     if (rst) begin
       \$417  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$418  = \$106 [1:0];
+    \$418  = second_col;
     if (rst) begin
-      \$418  = 2'h0;
+      \$418  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$419  = \$273 ;
+    \$419  = second_last;
     if (rst) begin
       \$419  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$420  = first_col;
+    \$420  = \$115 [15:0];
     if (rst) begin
-      \$420  = 7'h00;
+      \$420  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$421  = first_last;
+    \$421  = \$127 [15:0];
     if (rst) begin
-      \$421  = 1'h0;
+      \$421  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$422  = \$274 ;
+    \$422  = \$139 [15:0];
     if (rst) begin
-      \$422  = 1'h0;
+      \$422  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$423  = second_col;
+    \$423  = v2_0;
     if (rst) begin
-      \$423  = 7'h00;
+      \$423  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$424  = second_last;
+    \$424  = x0_2;
     if (rst) begin
       \$424  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$425  = \$115 [15:0];
+    \$425  = rd2;
     if (rst) begin
-      \$425  = 16'h0000;
+      \$425  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$426  = \$127 [15:0];
+    \$426  = wya2;
     if (rst) begin
-      \$426  = 16'h0000;
+      \$426  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$427  = \$139 [15:0];
+    \$427  = wyb2;
     if (rst) begin
-      \$427  = 16'h0000;
+      \$427  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$428  = v2_0;
+    \$428  = top2;
     if (rst) begin
       \$428  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$429  = x0_2;
+    \$429  = base2;
     if (rst) begin
-      \$429  = 1'h0;
+      \$429  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$430  = rd2;
+    \$430  = push2;
     if (rst) begin
       \$430  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$431  = wya2;
+    \$431  = hacc;
+    if (beat_valid) begin
+      \$431  = \$275 ;
+    end
     if (rst) begin
-      \$431  = 7'h00;
+      \$431  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$432  = wyb2;
+    \$432  = emit0;
     if (rst) begin
-      \$432  = 7'h00;
+      \$432  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$433  = top2;
+    \$433  = esum0;
     if (rst) begin
-      \$433  = 1'h0;
+      \$433  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$434  = base2;
+    \$434  = ecol0;
     if (rst) begin
-      \$434  = 13'h0000;
+      \$434  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$435  = push2;
+    \$435  = elast0;
     if (rst) begin
       \$435  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$436  = hacc;
-    if (beat_valid) begin
-      \$436  = \$275 ;
-    end
+    \$436  = rd2b;
     if (rst) begin
-      \$436  = 16'h0000;
+      \$436  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$437  = emit0;
+    \$437  = wya2b;
     if (rst) begin
-      \$437  = 1'h0;
+      \$437  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$438  = esum0;
+    \$438  = wyb2b;
     if (rst) begin
-      \$438  = 16'h0000;
+      \$438  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$439  = ecol0;
+    \$439  = top2b;
     if (rst) begin
-      \$439  = 7'h00;
+      \$439  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$440  = elast0;
+    \$440  = base2b;
     if (rst) begin
-      \$440  = 1'h0;
+      \$440  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$441  = rd2b;
+    \$441  = push2b;
     if (rst) begin
       \$441  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$442  = wya2b;
+    \$442  = { 1'h0, \$276  };
     if (rst) begin
-      \$442  = 7'h00;
+      \$442  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$443  = wyb2b;
+    \$443  = { 1'h0, \$277  };
     if (rst) begin
-      \$443  = 7'h00;
+      \$443  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$444  = top2b;
+    \$444  = \$278 ;
     if (rst) begin
-      \$444  = 1'h0;
+      \$444  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$445  = base2b;
+    \$445  = v3_0;
     if (rst) begin
-      \$445  = 13'h0000;
+      \$445  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$446  = push2b;
+    \$446  = c3_0;
     if (rst) begin
-      \$446  = 1'h0;
+      \$446  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$447  = { 1'h0, \$276  };
+    \$447  = rd3_0;
     if (rst) begin
-      \$447  = 24'h000000;
+      \$447  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$448  = { 1'h0, \$277  };
+    \$448  = base3_0;
     if (rst) begin
-      \$448  = 24'h000000;
+      \$448  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$449  = \$278 ;
+    \$449  = l3_0;
     if (rst) begin
-      \$449  = 24'h000000;
+      \$449  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$450  = v3_0;
+    \$450  = push3_0;
     if (rst) begin
       \$450  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$451  = c3_0;
+    \$451  = \$279 ;
     if (rst) begin
-      \$451  = 7'h00;
+      \$451  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$452  = rd3_0;
+    \$452  = \$280 [23:0];
     if (rst) begin
-      \$452  = 1'h0;
+      \$452  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$453  = base3_0;
+    \$453  = \$281 [12:1];
     if (rst) begin
-      \$453  = 13'h0000;
+      \$453  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$454  = l3_0;
+    \$454  = l4_0;
     if (rst) begin
       \$454  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$455  = push3_0;
+    \$455  = push4_0;
     if (rst) begin
       \$455  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$456  = \$279 ;
+    \$456  = \$282 ;
     if (rst) begin
-      \$456  = 1'h0;
+      \$456  = 47'h000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$457  = \$280 [23:0];
+    \$457  = v5_0;
     if (rst) begin
-      \$457  = 24'h000000;
+      \$457  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$458  = \$281 [12:1];
+    \$458  = idx5_0;
     if (rst) begin
       \$458  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$459  = l4_0;
+    \$459  = l5_0;
     if (rst) begin
       \$459  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$460  = push4_0;
+    \$460  = push5_0;
     if (rst) begin
       \$460  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$461  = \$282 ;
+    \$461  = emit1;
     if (rst) begin
-      \$461  = 47'h000000000000;
+      \$461  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$462  = v5_0;
+    \$462  = esum1;
     if (rst) begin
-      \$462  = 1'h0;
+      \$462  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$463  = idx5_0;
+    \$463  = ecol1;
     if (rst) begin
-      \$463  = 12'h000;
+      \$463  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$464  = l5_0;
+    \$464  = elast1;
     if (rst) begin
       \$464  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$465  = push5_0;
+    \$465  = rd2b;
     if (rst) begin
       \$465  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$466  = emit1;
+    \$466  = wya2b;
     if (rst) begin
-      \$466  = 1'h0;
+      \$466  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$467  = esum1;
+    \$467  = wyb2b;
     if (rst) begin
-      \$467  = 16'h0000;
+      \$467  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$468  = ecol1;
+    \$468  = top2b;
     if (rst) begin
-      \$468  = 7'h00;
+      \$468  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$469  = elast1;
+    \$469  = base2b;
     if (rst) begin
-      \$469  = 1'h0;
+      \$469  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$470  = rd2b;
+    \$470  = push2b;
     if (rst) begin
       \$470  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$471  = wya2b;
+    \$471  = { 1'h0, \$283  };
     if (rst) begin
-      \$471  = 7'h00;
+      \$471  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$472  = wyb2b;
+    \$472  = { 1'h0, \$284  };
     if (rst) begin
-      \$472  = 7'h00;
+      \$472  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$473  = top2b;
+    \$473  = \$285 ;
     if (rst) begin
-      \$473  = 1'h0;
+      \$473  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$474  = base2b;
+    \$474  = v3_1;
     if (rst) begin
-      \$474  = 13'h0000;
+      \$474  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$475  = push2b;
+    \$475  = c3_1;
     if (rst) begin
-      \$475  = 1'h0;
+      \$475  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$476  = { 1'h0, \$283  };
+    \$476  = rd3_1;
     if (rst) begin
-      \$476  = 24'h000000;
+      \$476  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$477  = { 1'h0, \$284  };
+    \$477  = base3_1;
     if (rst) begin
-      \$477  = 24'h000000;
+      \$477  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$478  = \$285 ;
+    \$478  = l3_1;
     if (rst) begin
-      \$478  = 24'h000000;
+      \$478  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$479  = v3_1;
+    \$479  = push3_1;
     if (rst) begin
       \$479  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$480  = c3_1;
+    \$480  = \$286 ;
     if (rst) begin
-      \$480  = 7'h00;
+      \$480  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$481  = rd3_1;
+    \$481  = \$287 [23:0];
     if (rst) begin
-      \$481  = 1'h0;
+      \$481  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$482  = base3_1;
+    \$482  = \$288 [12:1];
     if (rst) begin
-      \$482  = 13'h0000;
+      \$482  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$483  = l3_1;
+    \$483  = l4_1;
     if (rst) begin
       \$483  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$484  = push3_1;
+    \$484  = push4_1;
     if (rst) begin
       \$484  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$485  = \$286 ;
+    \$485  = \$289 ;
     if (rst) begin
-      \$485  = 1'h0;
+      \$485  = 47'h000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$486  = \$287 [23:0];
+    \$486  = v5_1;
     if (rst) begin
-      \$486  = 24'h000000;
+      \$486  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$487  = \$288 [12:1];
+    \$487  = idx5_1;
     if (rst) begin
       \$487  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$488  = l4_1;
+    \$488  = l5_1;
     if (rst) begin
       \$488  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$489  = push4_1;
+    \$489  = push5_1;
     if (rst) begin
       \$489  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$490  = \$289 ;
+    \$490  = ctl__obs_valid;
+    if (\$291 ) begin
+      \$490  = 1'h0;
+    end
+    if (\$296 ) begin
+      \$490  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$490  = 1'h0;
+    end
     if (rst) begin
-      \$490  = 47'h000000000000;
+      \$490  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$491  = v5_1;
+    \$491  = head;
+    if (\$296 ) begin
+      \$491  = \$297 [1:0];
+    end
+    if (ctl__clear) begin
+      \$491  = 2'h0;
+    end
     if (rst) begin
-      \$491  = 1'h0;
+      \$491  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$492  = idx5_1;
+    \$492  = filled;
+    if (\$296 ) begin
+      \$492  = \$300 [2:0];
+    end
+    if (ctl__clear) begin
+      \$492  = 3'h0;
+    end
     if (rst) begin
-      \$492  = 12'h000;
+      \$492  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$493  = l5_1;
+    \$493  = rd__index[0];
     if (rst) begin
       \$493  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$494  = push5_1;
-    if (rst) begin
-      \$494  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$495  = ctl__obs_valid;
-    if (\$291 ) begin
-      \$495  = 1'h0;
-    end
-    if (\$296 ) begin
-      \$495  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$495  = 1'h0;
-    end
-    if (rst) begin
-      \$495  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$496  = head;
-    if (\$296 ) begin
-      \$496  = \$297 [1:0];
-    end
-    if (ctl__clear) begin
-      \$496  = 2'h0;
-    end
-    if (rst) begin
-      \$496  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$497  = filled;
-    if (\$296 ) begin
-      \$497  = \$300 [2:0];
-    end
-    if (ctl__clear) begin
-      \$497  = 3'h0;
-    end
-    if (rst) begin
-      \$497  = 3'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$498  = rd__index[0];
-    if (rst) begin
-      \$498  = 1'h0;
     end
   end
   always @* begin
@@ -3882,6 +3806,27 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     \$354  = c1_1;
     if (rst) begin
       \$354  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$355  = c1_2;
+    if (rst) begin
+      \$355  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$356  = last1_0;
+    if (rst) begin
+      \$356  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$357  = last1_1;
+    if (rst) begin
+      \$357  = 1'h0;
     end
   end
   assign px_at0 = \$19 [7:0];
