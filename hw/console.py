@@ -104,8 +104,14 @@ ControllerSignature = wiring.Signature({
 #: (out) a clock in which the CPU starts an instruction (an opcode fetch); ``at_boundary`` (out)
 #: ``insn_start`` once the frame-ending write was made (ALE's frame boundary: the frame is over);
 #: ``jammed`` (out) the CPU executed a KIL/JAM opcode and stopped (see the module doc).
+#: ``at_boundary_next``, ``insn_start_next``, ``jammed_next`` (out): the values those three take at
+#: the next clock if the console's clock is enabled in this one (with this clock's
+#: ``start_frame``); a console whose clock is not enabled keeps them. The frame-skip controller
+#: registers its stop from these, so that no path runs from the console's state into the
+#: console's own clock enable (issue 16's depth); the console harness checks them at every clock.
 FrameSignature = wiring.Signature({
     "start_frame": In(1), "at_boundary": Out(1), "insn_start": Out(1), "jammed": Out(1),
+    "at_boundary_next": Out(1), "insn_start_next": Out(1), "jammed_next": Out(1),
 })
 
 
@@ -318,13 +324,17 @@ class Console(wiring.Component):
         # the scanline register is registered every clock (stale only in the clock after the
         # scanline changes: at hpos 0 after a line end, or after start_frame, where line 0's
         # flag from the configuration is used), no adder and compare in front of the TIA's
-        # drawing and end-of-line rules (issue 16's depth).
+        # drawing and end-of-line rules (issue 16's depth). Line 0's flag is registered too
+        # (ystart and height are set before reset; the clocks after reset that see the register's
+        # reset value read the reset vector, where nothing counts, so nothing is drawn).
         def window(v):
             return (v >= self.ystart) & (v < self.ystart + self.height)
         win_line = Signal()        # window(frame_line) one clock ago
         after_start = Signal()     # start_frame was high in the previous clock
-        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(self.frame.start_frame)]
-        in_window = Mux(self.frame.start_frame | after_start, window(0), win_line)
+        win_line0 = Signal()       # window(0) one clock ago
+        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(self.frame.start_frame),
+                     win_line0.eq(window(0))]
+        in_window = Mux(self.frame.start_frame | after_start, win_line0, win_line)
         drawn = Signal()
         m.d.comb += drawn.eq(counting & in_window & (hpos >= 68))
 
@@ -357,12 +367,20 @@ class Console(wiring.Component):
             m.d.sync += [last_bus.eq(Mux(bus_rw, din, bus_dout)), last_was_read.eq(bus_rw)]
 
         pending = Signal()
-        with m.If(clk.frame_end):
-            m.d.sync += pending.eq(1)
+        pending_next = Signal()
+        m.d.comb += pending_next.eq(~self.frame.start_frame & (pending | clk.frame_end))
+        m.d.sync += pending.eq(pending_next)
         with m.If(self.frame.start_frame):
-            m.d.sync += [pending.eq(0), odd_last.eq(frame_line[0])]
+            m.d.sync += odd_last.eq(frame_line[0])
         insn_start = Signal()
         m.d.comb += insn_start.eq((ph == 0) & cycle_sync & rdy & counting)
+        # the same at the next clock, from the next values of its terms (FrameSignature's *_next)
+        insn_start_next = Signal()
+        m.d.comb += insn_start_next.eq((ph == 2) & cycle_sync_next & ~tia.wsync_next &
+                                       (started | cycle_sync | cycle_sync_next))
+        m.d.comb += [self.frame.insn_start_next.eq(insn_start_next),
+                     self.frame.at_boundary_next.eq(insn_start_next & pending_next),
+                     self.frame.jammed_next.eq(cpu.jammed_next)]
 
         m.d.comb += [
             self.pixel.eq(clk.pixel), self.drawn.eq(drawn), self.pixel_x.eq(hpos - 68),
@@ -503,10 +521,18 @@ class Console(wiring.Component):
 
         # the frame-ending write (clock 2) comes after a frame start (clock 0) in the same cycle
         pending = Signal()
+        pending_next = Signal()
         frame_end = tia.clocks[0].frame_end | tia.clocks[1].frame_end | tia.clocks[2].frame_end
-        m.d.sync += pending.eq(Mux(frame_end, 1, Mux(sf, 0, pending)))
+        m.d.comb += pending_next.eq(Mux(frame_end, 1, Mux(sf, 0, pending)))
+        m.d.sync += pending.eq(pending_next)
         insn_start = Signal()
         m.d.comb += insn_start.eq(cpu.sync & rdy & counting)
+        # the same at the next clock, from the next values of its terms (FrameSignature's *_next)
+        insn_start_next = Signal()
+        m.d.comb += insn_start_next.eq(cpu.sync_next & ~tia.wsync_next & (started | cpu.sync | cpu.sync_next))
+        m.d.comb += [self.frame.insn_start_next.eq(insn_start_next),
+                     self.frame.at_boundary_next.eq(insn_start_next & pending_next),
+                     self.frame.jammed_next.eq(cpu.jammed_next)]
         m.d.comb += [
             self.pixel.eq(tia.clocks[0].pixel), self.drawn.eq(drawn[0]), self.pixel_x.eq(hpos - 68),
             self.row.eq(line - self.ystart), self.hpos.eq(hpos), self.line.eq(line),

@@ -395,6 +395,10 @@ class Cpu6507(wiring.Component):
     * ``fetch_next`` (out, 1): the cycle after this one is an opcode fetch if the core
       advances at this cycle's end (a function of the registers only; the console reads it
       before the cycle ends). ``pc_next`` (out, 16): the program counter after this edge.
+    * ``sync_next``, ``jammed_next`` (out, 1): ``sync`` and ``jammed`` after this clock's edge
+      (their values now where the core does not advance at it; after a state load, a fetch):
+      what a frame controller registers to stop at an instruction boundary or a jam without a
+      path from the state machine into its clock enable (issue 16's depth).
 
     Args:
         decimal: ``"ale"`` (ALE's BCD rule: N and Z from the BCD result) or ``"nmos"``.
@@ -470,6 +474,7 @@ class Cpu6507(wiring.Component):
             "addr": Out(16), "din": In(8), "dout": Out(8), "rw": Out(1), "sync": Out(1), "dummy": Out(1),
             "jammed": Out(1), "ce": In(1, init=1), "rdy": In(1, init=1), "state": Out(CpuStateSignature),
             "load": In(CpuStateSignature), "load_en": In(1), "fetch_next": Out(1), "pc_next": Out(16),
+            "sync_next": Out(1), "jammed_next": Out(1),
         }
         if addr_probe:
             ports.update({"addr_next": Out(16), "rw_next": Out(1), "write_next": Out(1), "din_probe": In(8)})
@@ -606,6 +611,11 @@ class Cpu6507(wiring.Component):
         self._bus_fsm(_Probe(m, [(state, state_adv)], shared), r, Const(1), binary, comb_dv)
         self._bus_fsm(_Probe(m, [(pc, self.pc_next)], shared), r, advance, binary, comb_dv)
         m.d.comb += self.fetch_next.eq(state_adv == State.FETCH)
+        # the state after this clock's edge (state_adv is FETCH under a state load, below)
+        state_after = Signal(State.as_shape())
+        m.d.comb += [state_after.eq(Mux(advance | self.load_en, state_adv, state)),
+                     self.sync_next.eq(state_after == State.FETCH),
+                     self.jammed_next.eq(state_after == State.JAMMED)]
         if self.addr_probe:
             # the next cycle's registers (a probe with advance), then the bus outputs over them
             nxt = {}

@@ -9,7 +9,10 @@ counted against the cap, the episode ended on game over.
 Frames are ALE frames (``TIA::update()``): the console runs (``drive.ce``) from a frame start
 (``drive.frame.start_frame``, the console's own frame boundary) until ``at_boundary`` or ALE's
 25,000-instruction limit (:data:`MAX_INSTRUCTIONS`; the frame then continues in the next
-frame without a new start, as ALE's next ``update()`` does) or a CPU jam.
+frame without a new start, as ALE's next ``update()`` does) or a CPU jam. Whether the console
+stops at a clock is registered in the clock before, from the console's predictions of its frame
+flags (:data:`hw.console.FrameSignature`'s ``*_next``) and the instruction count, so that the
+console's clock enable is a register and a state decode, not a path through the console (issue 16).
 
 Reward, game over and lives come from the game rules applied to the console's RAM by the
 node's processor (:mod:`hls_models.game_rules`): after every frame the controller waits in
@@ -163,6 +166,19 @@ class FrameSkip(wiring.Component):
         m.d.comb += r_needed.eq((r * PADDLE_MULT) >> PADDLE_SHIFT)
         set_needed = Signal()        # the cycle after SETUP: paddle needed from the new r
         stop = Signal()              # the console stops before this clock (frame over)
+        # stop for this clock, registered in the clock before from the console's predictions of
+        # its frame flags (FrameSignature's *_next) and the instruction count then: the console's
+        # clock enable does not depend on its state through logic (issue 16's depth). Cleared at
+        # SETUP: a frame's first clock runs, and so does a partial frame's continuation (it
+        # stopped at an instruction limit, so not at a boundary or a jam, and the count restarts)
+        stop_next = Signal()
+        stop_r = Signal()
+        insns_after = Signal(range(MAX_INSTRUCTIONS + 2))   # the count at the next clock
+        m.d.comb += [
+            insns_after.eq(insns + d.frame.insn_start),
+            stop_next.eq(d.frame.at_boundary_next | d.frame.jammed_next |
+                         (d.frame.insn_start_next & (insns_after >= MAX_INSTRUCTIONS))),
+        ]
         go = Signal()                # FRAME: the console's inputs are settled
         fresh = Signal()             # FRAME: this clock is the frame's first (a frame start)
         started = Signal()           # FRAME: the frame's first clock has run
@@ -230,7 +246,7 @@ class FrameSkip(wiring.Component):
                         m.d.sync += [mode[i].eq(self.paddle_mode[i]), needed[i].eq(self.man_needed[i])]
                     with m.If(self.paddle_en):
                         m.d.sync += [r.eq(r_next), set_needed.eq(1)]
-                m.d.sync += [st.eq(State.FRAME), insns.eq(0)]
+                m.d.sync += [st.eq(State.FRAME), insns.eq(0), stop_r.eq(0)]
             with m.Case(State.FRAME):
                 # paddles: needed from the new r is registered in this state's first cycle,
                 # before the console's first clock of the frame (the next one)
@@ -242,17 +258,15 @@ class FrameSkip(wiring.Component):
                         m.d.comb += [d.frame.start_frame.eq(1), d.ce.eq(1),
                                      self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
                                      self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
-                        m.d.sync += started.eq(1)
-                        with m.If(d.frame.insn_start):
-                            m.d.sync += insns.eq(insns + 1)
+                        m.d.sync += [started.eq(1), insns.eq(insns_after), stop_r.eq(stop_next)]
                     with m.Else():
-                        m.d.comb += stop.eq(d.frame.at_boundary | (d.frame.insn_start & (insns >= MAX_INSTRUCTIONS)) | d.frame.jammed)
+                        # = at_boundary | (insn_start & insns >= MAX_INSTRUCTIONS) | jammed now
+                        m.d.comb += stop.eq(stop_r)
                         m.d.comb += [self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
                                      self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
                         with m.If(~stop):
                             m.d.comb += d.ce.eq(1)
-                            with m.If(d.frame.insn_start):
-                                m.d.sync += insns.eq(insns + 1)
+                            m.d.sync += [insns.eq(insns_after), stop_r.eq(stop_next)]
                         with m.Else():
                             status = Mux(d.frame.at_boundary, 0, Mux(d.frame.jammed, 2, 1))
                             m.d.sync += [self.frame_status.eq(status), partial.eq(~d.frame.at_boundary & ~d.frame.jammed),

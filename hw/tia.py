@@ -503,7 +503,9 @@ class Tia(wiring.Component):
             (with three colour clocks per clock: in the next CPU cycle), and its A5..A0
             (registered here, so that the write paths start from registers: the write decoded a
             clock earlier; ``bus.strobe``, ``sel`` and ``write`` are not read for writes).
-        wsync: Out(1), the CPU must wait for the start of the next line; collision: Out(15);
+        wsync: Out(1), the CPU must wait for the start of the next line; wsync_next: Out(1), its
+            value at the next clock (a combinational output: a frame controller registers the
+            coming instruction boundary from it, issue 16); collision: Out(15);
         posp0..posbl: Out(8), object positions (for debugging; from the distance registers).
 
     Raises:
@@ -528,7 +530,7 @@ class Tia(wiring.Component):
             # a TIA write completes at the next clock's edge (bus.strobe, bus.sel and bus.write
             # then), and its A5..A0 (registered here: the write decoded a clock earlier)
             "write_ahead": In(1), "addr_ahead": In(6),
-            "wsync": Out(1),
+            "wsync": Out(1), "wsync_next": Out(1),
             "collision": Out(15),
             "posp0": Out(8), "posp1": Out(8), "posm0": Out(8), "posm1": Out(8), "posbl": Out(8),
         })
@@ -548,27 +550,29 @@ class Tia(wiring.Component):
             m.d.comb += getattr(self, name).eq(Mux(diff < 0, diff + 160, diff))
         last = self.colour_clocks - 1
         if self.colour_clocks == 1:
-            self._step(m, regs, regs, "sync", self.clocks[0], True)
+            m.d.comb += self.wsync_next.eq(self._step(m, regs, regs, "sync", self.clocks[0], True))
             return m
         cur = regs
         for k, clk in enumerate(self.clocks):
             nxt = _TiaState(suffix=f"_n{k}")
             m.d.comb += [n.eq(c) for n, c in zip(nxt.fields(), cur.fields())]
-            self._step(m, cur, nxt, "comb", clk, k == last)
+            ws = self._step(m, cur, nxt, "comb", clk, k == last)
             cur = nxt
+        m.d.comb += self.wsync_next.eq(ws)
         m.d.sync += [r.eq(c) for r, c in zip(regs.fields(), cur.fields())]
         return m
 
-    def _step(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, bus_clock: bool) -> None:
+    def _step(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, bus_clock: bool):
         """One colour clock: logic from the state ``S`` and the clock's ports ``clk``
         (:data:`TiaClockSignature`) to the next state ``N``, assigned in domain ``dom`` (``sync``
         with ``N`` the registers themselves, or ``comb`` into next-state signals that default to
-        ``S``); ``bus_clock``: the CPU bus acts at this clock (the cycle's last colour clock)."""
+        ``S``); ``bus_clock``: the CPU bus acts at this clock (the cycle's last colour clock).
+        Returns WSYNC's flag after the step (a combinational value)."""
         adv = self._advance(m, S, N, dom, clk)
         coll_vis = self._draw(m, S, N, dom, clk)
         if bus_clock:
             self._read(m, S, clk, coll_vis)
-        self._write(m, S, N, dom, clk, coll_vis, bus_clock, adv)
+        return self._write(m, S, N, dom, clk, coll_vis, bus_clock, adv)
 
     #: the registers kept as distances to the pixel column (they advance with it)
     _DISTANCES = ("dp0", "dp1", "dm0", "dm1", "dbl", "rp0_d", "rp1_d", "pend_resm_d")
@@ -783,10 +787,12 @@ class Tia(wiring.Component):
         m.d.comb += self.bus.rdata.eq(Cat(noise, rd))
 
     def _write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, coll_vis, bus_clock: bool,
-               adv: dict) -> None:
+               adv: dict):
         """Writes and the clocked bookkeeping: the write's colour-clock registers, the delayed
         write and delayed RESPx, collisions, end-of-line and HMOVE-blank rules, VSYNC/VBLANK/WSYNC
-        and the frame end (``clk.frame_end``)."""
+        and the frame end (``clk.frame_end``). Returns WSYNC's flag after this colour clock (``N.wsync``
+        as a combinational value)."""
+        wsync_set, wsync_next = Signal(name="wsync_set"), Signal(name="wsync_nx")
         rp_valid = [S.rp0_valid, S.rp1_valid]
         rp_cnt = [S.rp0_cnt, S.rp1_cnt]
         rp_skip = [S.rp0_skip, S.rp1_skip]
@@ -1069,7 +1075,7 @@ class Tia(wiring.Component):
                     m.d[dom] += N.vblank_dump.eq(bus.wdata[7])
                 with m.Case(TiaWrite.WSYNC):
                     with m.If(self.last_was_read & (S.wr_hpos != 0)):
-                        m.d[dom] += N.wsync.eq(1)
+                        m.d.comb += wsync_set.eq(1)
             # RESPx by its address class (registered with the write): not behind the address decode
             with m.If(wa_resp):
                 for i, (w, dist, skip) in enumerate(((w0, N.dp0, N.p0_skip), (w1, N.dp1, N.p1_skip))):
@@ -1093,8 +1099,10 @@ class Tia(wiring.Component):
                              N.pend_hmsel.eq(Cat(*[waddr == a for a in hm_writes], waddr == TiaWrite.HMCLR)),
                              N.wm.eq(Mux(eff == 0, 0, eff - 1)), N.wm_nz.eq(_ge_const(eff, 2))]
 
-        with m.If(S.wsync & (clk.hpos == 227)):
-            m.d[dom] += N.wsync.eq(0)
+        # WSYNC's flag at the next clock, as a value of its own (the wsync_next port): cleared at
+        # the line's last colour clock, else set by a WSYNC write
+        m.d.comb += wsync_next.eq(Mux(S.wsync & (clk.hpos == 227), 0, wsync_set | S.wsync))
+        m.d[dom] += N.wsync.eq(wsync_next)
 
         # Stella resets its cycle counter at each frame start: dump_disabled_cycle - cyc. With one
         # colour clock per clock in two 16-bit halves (issue 16's depth: no 32-bit carry chain),
@@ -1113,6 +1121,7 @@ class Tia(wiring.Component):
                              ddc_cyc_hi.eq(clk.cyc[16:32])]
             else:
                 m.d[dom] += N.dump_disabled_cycle.eq(S.dump_disabled_cycle - clk.cyc)
+        return wsync_next
 
     @staticmethod
     def _hmove_k(tables: _Tables, hm_code, hm, inc, u=False):

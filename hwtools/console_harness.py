@@ -166,11 +166,19 @@ class ConsoleSim(VerilatedModel):
                              md.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
 
     def run_frame(self, max_instructions: int = MAX_INSTRUCTIONS) -> FrameResult:
-        """Run one ALE ``update()``; the frame buffer is left in :attr:`screen`."""
+        """Run one ALE ``update()``; the frame buffer is left in :attr:`screen`.
+
+        Raises:
+            RuntimeError: the console's ``frame.*_next`` outputs (:data:`hw.console.FrameSignature`)
+                did not equal the next clock's values at some clock (checked at every clock).
+        """
         st = self._lib.con_run_frame(self._h, _u8p(self.screen),
                                      self._info.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                                      max_instructions)
         i = self._info
+        if i[6]:
+            raise RuntimeError(f"console RTL: frame.*_next mispredicted the next clock at {int(i[6])} clocks "
+                               "(hw.console.FrameSignature's contract)")
         return FrameResult(int(st), int(i[0]), int(i[1]), int(i[2]), int(i[3]), int(i[4]))
 
     def save_state(self) -> ModelState:

@@ -69,6 +69,20 @@ struct Harness {
     int height = 210;
     int ystart = 34;
     std::vector<uint8_t> snap;   // the last con_save
+    // clocks at which the console's frame.*_next outputs (at_boundary, insn_start, jammed at the
+    // next clock; hw.console.FrameSignature) did not match the next clock's values
+    int64_t ahead_errors = 0;
+    uint8_t ahead[3] = {0, 0, 0};
+    inline void predict() {
+        ahead[0] = top->frame___05Fat_boundary_next;
+        ahead[1] = top->frame___05Finsn_start_next;
+        ahead[2] = top->frame___05Fjammed_next;
+    }
+    inline void check_prediction() {
+        if (top->frame___05Fat_boundary != ahead[0] || top->frame___05Finsn_start != ahead[1] ||
+            top->frame___05Fjammed != ahead[2])
+            ++ahead_errors;
+    }
 
     // the harness's own state beside the model's, in a snapshot (same order both ways)
     template <typename F>
@@ -230,7 +244,8 @@ void con_inputs(void* p, int swcha, int swchb, int inpt4, int inpt5, const uint3
 
 // Run one ALE update(). screen: height*160 bytes (may be null). info (8 int64):
 // [0] colour clocks run, [1] scanlines of the frame at the stop, [2] PC, [3] CPU cycles of
-// the frame (Stella's cycles()), [4] instructions, [5] status again.
+// the frame (Stella's cycles()), [4] instructions, [5] status again, [6] clocks since the
+// harness was made at which the frame.*_next outputs mispredicted the next clock (must be 0).
 // Returns 0 frame completed, 1 partial frame (instruction limit), 2 CPU jammed.
 int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
     Harness* h = static_cast<Harness*>(p);
@@ -253,9 +268,11 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         if (t->drawn) h->fb[h->cur][(t->row % FB_ROWS) * 160 + t->pixel_x] = t->pixel;
 #endif
         if (t->frame___05Finsn_start) ++insns;
+        h->predict();
         h->slow_edge();
         t->frame___05Fstart_frame = 0;
         t->eval();
+        h->check_prediction();
         clocks += CLOCKS_PER_EDGE;
     }
     uint8_t* fb = h->fb[h->cur];
@@ -292,7 +309,9 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         }
 #endif
         if (t->tia_touch) h->commit(fb);
+        h->predict();
         h->edge();
+        h->check_prediction();
         clocks += CLOCKS_PER_EDGE;
     }
     // a completed frame ends at a TIA write (everything drawn); a partial frame keeps the
@@ -317,6 +336,7 @@ int con_run_frame(void* p, uint8_t* screen, int64_t* info, int max_insns) {
         info[3] = t->cyc;
         info[4] = insns;
         info[5] = status;
+        info[6] = h->ahead_errors;
     }
     return status;
 }

@@ -1,6 +1,6 @@
 """hw/frame_skip.py (Amaranth simulator) against hls_models.frame_skip.episode_schedule: the same
 frames (action, push, zero_prev), decisions, frame count and return, with a scripted console
-(a frame = a few clocks), rules (game over at a given frame) and engine (chosen actions)."""
+(a frame = a few clocks, with its at_boundary predicted a clock ahead as a console does), rules (game over at a given frame) and engine (chosen actions)."""
 import numpy as np
 import pytest
 from amaranth.sim import Simulator
@@ -67,7 +67,10 @@ def _rtl(cfg, over_at, choices, rewards, frame_clocks=5):
                     ctx.set(dut.chosen.valid, 1)
                     ctx.set(dut.chosen.index, pending[1])
                     pending = []
-            if ctx.get(dut.drive.frame.start_frame):
+            # the console's prediction for the next clock if it runs (FrameSignature's contract)
+            sf = ctx.get(dut.drive.frame.start_frame)
+            ctx.set(dut.drive.frame.at_boundary_next, (1 if sf else clocks + 1) >= frame_clocks)
+            if sf:
                 got["frames"].append((ctx.get(dut.drive.controllers.swcha), bool(ctx.get(dut.pre.push)),
                                       bool(ctx.get(dut.pre.zero_prev))))
                 clocks = 1
@@ -100,3 +103,66 @@ def test_controller_rtl_equals_model(cfg, over_at):
     got = _rtl(cfg, over_at, choices, rewards)
     assert got["frames"] == frames
     assert got["res"] == (outcome.frames, outcome.decisions, outcome.game_over, ret)
+
+
+def _manual_frames(boundary, jam, runs, insn_every=2):
+    """Manual frames on a scripted console whose clock at position p of the frame (0 = the frame's
+    start, counting on across a partial frame's continuation) starts an instruction when p is a
+    multiple of ``insn_every``, is at the frame boundary from p = ``boundary`` and jammed from
+    p = ``jam`` (None: never), with the *_next flags predicted as FrameSignature says. Returns
+    per manual command (frame_status, clocks the console ran, start_frame pulses)."""
+    dut = FrameSkip(18)
+    out = []
+
+    def flags(p):
+        return (p % insn_every == 0, boundary is not None and p >= boundary, jam is not None and p >= jam)
+
+    async def bench(ctx):
+        p = 0
+        for _ in range(runs):
+            ctx.set(dut.manual, 1)
+            await ctx.tick()
+            ctx.set(dut.manual, 0)
+            ran, starts = 0, 0
+            for _ in range(200000):
+                sf = ctx.get(dut.drive.frame.start_frame)
+                if sf:
+                    p, starts = 0, starts + 1
+                ins, ab, jm = flags(p)
+                nins, nab, njm = flags(p + 1)
+                ctx.set(dut.drive.frame.insn_start, ins)
+                ctx.set(dut.drive.frame.at_boundary, ins and ab)
+                ctx.set(dut.drive.frame.jammed, jm)
+                ctx.set(dut.drive.frame.insn_start_next, nins)
+                ctx.set(dut.drive.frame.at_boundary_next, nins and nab)
+                ctx.set(dut.drive.frame.jammed_next, njm)
+                if ctx.get(dut.drive.ce):
+                    ran, p = ran + 1, p + 1
+                if ctx.get(dut.state) == State.IDLE and ctx.get(dut.done):
+                    break
+                await ctx.tick()
+            out.append((ctx.get(dut.frame_status), ran, starts))
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return out
+
+
+def test_instruction_limit_partial_frame_and_its_continuation():
+    # ALE's 25,000-instruction limit (hand count): instructions start at positions 0, 2, 4, ...;
+    # the 25,001st would start at position 50,000, where the console stops without running that
+    # clock (status 1, partial). The continuation (no new frame start) runs from position 50,000:
+    # the boundary at 50,010 (an instruction start) ends it after 10 more clocks (status 0).
+    assert _manual_frames(boundary=50010, jam=None, runs=2) == [(1, 50000, 1), (0, 10, 0)]
+    # an instruction start at every clock (no real console: the count's next value matters)
+    assert _manual_frames(boundary=25005, jam=None, runs=2, insn_every=1) == [(1, 25000, 1), (0, 5, 0)]
+
+
+def test_jam_stops_the_frame_at_the_jammed_clock():
+    # jammed from position 7: the console runs positions 0..6 and stops at 7 (status 2)
+    assert _manual_frames(boundary=None, jam=7, runs=1) == [(2, 7, 1)]
+    # a boundary at 4 (an instruction start) ends the frame first (status 0)
+    assert _manual_frames(boundary=4, jam=7, runs=1) == [(0, 4, 1)]
