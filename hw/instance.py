@@ -211,9 +211,6 @@ class GameInstance(wiring.Component):
             m.d.comb += [port.addr.eq(host_addr), port.wdata.eq(host_wdata), port.we.eq(host_we[i])]
         m.d.comb += con_ce.eq(d.ce | con_rst)
 
-        def wr(name, off=0):
-            return waddr == REG[name] + off
-
         regs = {"ID": Const(ID_VALUE, 32), "STATUS": status, "CONSOLE_CFG": console_cfg,
                 "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames, "TIMER_INIT": timer_init, "INPUTS": inputs,
                 "REWARD": reward, "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo,
@@ -230,11 +227,39 @@ class GameInstance(wiring.Component):
         read_sources = list(regs.values()) + list(needed) + list(table)
         rsel = Signal(range(len(read_sources) + 1))     # READ -> RMUX: 1 + the source's index, 0 none
 
+        # the write's target decoded from the address at the handshake and registered with it (one
+        # flag per target; the targets' addresses are distinct, so at most one is set), so that
+        # the write state's actions start from registers, not from a priority chain of address
+        # compares (issue 16: that chain was 10-13 xc7 levels into the engine's parameters and the
+        # console's reset)
+        simple = {"CONSOLE_CFG": console_cfg, "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames,
+                  "TIMER_INIT": timer_init, "INPUTS": inputs, "REWARD": reward,
+                  "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo, "PADDLE_HI": paddle_hi,
+                  "PADDLE_START": paddle_start, "PADDLE_FIXED": paddle_fixed, "MEM_SEL": mem_sel,
+                  "MEM_ADDR": mem_addr}
+        targets = ([*simple, *(f"NEEDED{i}" for i in range(4)), "ACTION_TABLE", "PARAM_ADDR", "PARAM_DATA",
+                    "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL"])
+
+        def target_hits(a):
+            hits = {name: a == REG[name] for name in simple}
+            hits.update({f"NEEDED{i}": a == REG["NEEDED0"] + 4 * i for i in range(4)})
+            hits["ACTION_TABLE"] = ((a >= REG["ACTION_TABLE"]) & (a < REG["ACTION_TABLE"] + 4 * MAX_ACTIONS)
+                                    & (a[0:2] == 0))
+            hits.update({name: a == REG[name] for name in ("PARAM_ADDR", "PARAM_DATA", "ROM_SIZE", "MEM_DATA",
+                                                           "RULES", "CONTROL")})
+            return [hits[name] & ~a[16] for name in targets]
+        whit = Signal(len(targets))          # the write's target (one-hot, 0: none)
+        wout = Signal()                      # the write's address has bit 16 set (DECERR)
+        wtab = Signal(5)                     # the action-table entry of the address
+        hit = dict(zip(targets, whit))
+
         with m.FSM(name="axi"):
             with m.State("IDLE"):
                 with m.If(bus.awvalid & bus.wvalid):
                     m.d.comb += [bus.awready.eq(1), bus.wready.eq(1)]
-                    m.d.sync += [waddr.eq(bus.awaddr), wdata.eq(bus.wdata), k.eq(0)]
+                    m.d.sync += [waddr.eq(bus.awaddr), wdata.eq(bus.wdata), k.eq(0),
+                                 whit.eq(Cat(*target_hits(bus.awaddr))), wout.eq(bus.awaddr[16]),
+                                 wtab.eq((bus.awaddr - REG["ACTION_TABLE"])[2:7])]
                     m.next = "WRITE"
                 with m.Elif(bus.arvalid):
                     m.d.comb += bus.arready.eq(1)
@@ -245,29 +270,23 @@ class GameInstance(wiring.Component):
                     m.d.sync += bresp.eq(value)
                 ok, dec, err = (lambda: resp(OKAY)), (lambda: resp(DECERR)), (lambda: resp(SLVERR))
                 m.next = "BRESP"
-                simple = {"CONSOLE_CFG": console_cfg, "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames,
-                          "TIMER_INIT": timer_init, "INPUTS": inputs, "REWARD": reward,
-                          "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo, "PADDLE_HI": paddle_hi,
-                          "PADDLE_START": paddle_start, "PADDLE_FIXED": paddle_fixed, "MEM_SEL": mem_sel,
-                          "MEM_ADDR": mem_addr}
-                with m.If(waddr[16]):
+                with m.If(wout):
                     dec()
                 for name, sig in simple.items():
-                    with m.Elif(wr(name)):
+                    with m.Elif(hit[name]):
                         m.d.sync += sig.eq(wdata)
                         ok()
                 for i in range(4):
-                    with m.Elif(wr("NEEDED0", 4 * i)):
+                    with m.Elif(hit[f"NEEDED{i}"]):
                         m.d.sync += needed[i].eq(wdata)
                         ok()
-                with m.Elif((waddr >= REG["ACTION_TABLE"]) & (waddr < REG["ACTION_TABLE"] + 4 * MAX_ACTIONS)
-                            & (waddr[0:2] == 0)):
-                    m.d.sync += table[(waddr - REG["ACTION_TABLE"])[2:7]].eq(wdata)
+                with m.Elif(hit["ACTION_TABLE"]):
+                    m.d.sync += table[wtab].eq(wdata)
                     ok()
-                with m.Elif(wr("PARAM_ADDR")):
+                with m.Elif(hit["PARAM_ADDR"]):
                     m.d.sync += param_addr.eq(wdata)
                     ok()
-                with m.Elif(wr("PARAM_DATA")):
+                with m.Elif(hit["PARAM_DATA"]):
                     with m.If(idle & ~engine.control.busy):
                         p = engine.params
                         lane, row, space = param_addr[0:8], param_addr[8:26], param_addr[26:28]
@@ -282,7 +301,7 @@ class GameInstance(wiring.Component):
                     with m.Else():
                         m.d.sync += errors[6].eq(1)
                         err()
-                with m.Elif(wr("ROM_SIZE")):
+                with m.Elif(hit["ROM_SIZE"]):
                     m.d.sync += rom_loaded.eq(0)
                     with m.If((wdata[0:11] == 0) & (wdata != 0) & (wdata <= 16384)):
                         m.d.sync += rom_size.eq(wdata)
@@ -290,7 +309,7 @@ class GameInstance(wiring.Component):
                     with m.Else():
                         m.d.sync += [rom_size.eq(0), errors[1].eq(1)]
                         err()
-                with m.Elif(wr("MEM_DATA")):
+                with m.Elif(hit["MEM_DATA"]):
                     limit = Mux(mem_sel == 0, rom_size, 128)
                     with m.If(~idle):
                         m.d.sync += errors[2].eq(1)
@@ -301,14 +320,14 @@ class GameInstance(wiring.Component):
                     with m.Else():
                         ok()
                         m.next = "MEMW"
-                with m.Elif(wr("RULES")):
+                with m.Elif(hit["RULES"]):
                     with m.If(ctrl.state == State.RULES):
                         m.d.comb += [ctrl.rules_ack.eq(1), ctrl.terminal.eq(wdata[0])]
                         ok()
                     with m.Else():
                         m.d.sync += errors[6].eq(1)
                         err()
-                with m.Elif(wr("CONTROL")):
+                with m.Elif(hit["CONTROL"]):
                     cmd = wdata[0:5]
                     with m.If(cmd[4]):
                         m.d.sync += errors.eq(0)
