@@ -615,10 +615,7 @@ class Cpu6507(wiring.Component):
         state_after = Signal(State.as_shape())
         m.d.comb += [state_after.eq(Mux(advance | self.load_en, state_adv, state)),
                      self.sync_next.eq(state_after == State.FETCH),
-                     # the one way into JAMMED (T1 of a JAM opcode), not through the probe's whole
-                     # next-state logic (a shallow input of the frame controller's stop register)
-                     self.jammed_next.eq(~self.load_en & ((state == State.JAMMED) |
-                                                          (advance & (state == State.T1) & (dec.mode == Mode.JAM))))]
+                     self.jammed_next.eq(state_after == State.JAMMED)]
         if self.addr_probe:
             # the next cycle's registers (a probe with advance), then the bus outputs over them
             nxt = {}

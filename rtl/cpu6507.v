@@ -5,170 +5,170 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
   wire [7:0] \$10 ;
-  wire \$100 ;
-  wire [7:0] \$101 ;
-  wire [8:0] \$102 ;
-  wire [9:0] \$103 ;
-  wire [6:0] \$104 ;
-  wire [4:0] \$105 ;
-  wire [7:0] \$106 ;
-  wire [8:0] \$107 ;
-  wire [6:0] \$108 ;
-  wire [4:0] \$109 ;
+  wire [8:0] \$100 ;
+  wire [6:0] \$101 ;
+  wire [4:0] \$102 ;
+  wire [7:0] \$103 ;
+  wire [8:0] \$104 ;
+  wire [8:0] \$105 ;
+  wire [9:0] \$106 ;
+  wire \$107 ;
+  wire [8:0] \$108 ;
+  wire \$109 ;
   wire [7:0] \$11 ;
-  wire [7:0] \$110 ;
+  wire [8:0] \$110 ;
   wire [8:0] \$111 ;
   wire [8:0] \$112 ;
-  wire [9:0] \$113 ;
+  wire \$113 ;
   wire \$114 ;
-  wire [8:0] \$115 ;
+  wire \$115 ;
   wire \$116 ;
-  wire [8:0] \$117 ;
-  wire [8:0] \$118 ;
-  wire [8:0] \$119 ;
+  wire \$117 ;
+  wire \$118 ;
+  wire \$119 ;
   wire [8:0] \$12 ;
   wire \$120 ;
   wire \$121 ;
-  wire \$122 ;
-  wire \$123 ;
-  wire \$124 ;
-  wire \$125 ;
-  wire \$126 ;
+  wire [6:0] \$122 ;
+  wire [4:0] \$123 ;
+  wire [7:0] \$124 ;
+  wire [8:0] \$125 ;
+  wire [8:0] \$126 ;
   wire \$127 ;
   wire \$128 ;
-  wire [6:0] \$129 ;
+  wire [10:0] \$129 ;
   wire [7:0] \$13 ;
-  wire [4:0] \$130 ;
-  wire [7:0] \$131 ;
-  wire [8:0] \$132 ;
-  wire [8:0] \$133 ;
-  wire \$134 ;
+  wire [10:0] \$130 ;
+  wire [6:0] \$131 ;
+  wire [4:0] \$132 ;
+  wire [7:0] \$133 ;
+  wire [8:0] \$134 ;
   wire \$135 ;
-  wire [10:0] \$136 ;
-  wire [10:0] \$137 ;
-  wire [6:0] \$138 ;
-  wire [4:0] \$139 ;
+  wire [8:0] \$136 ;
+  wire \$137 ;
+  wire [8:0] \$138 ;
+  wire [8:0] \$139 ;
   wire [8:0] \$14 ;
-  wire [7:0] \$140 ;
-  wire [8:0] \$141 ;
+  wire [8:0] \$140 ;
+  wire \$141 ;
   wire \$142 ;
-  wire [8:0] \$143 ;
+  wire \$143 ;
   wire \$144 ;
-  wire [8:0] \$145 ;
-  wire [8:0] \$146 ;
-  wire [8:0] \$147 ;
+  wire \$145 ;
+  wire \$146 ;
+  wire \$147 ;
   wire \$148 ;
   wire \$149 ;
   wire [8:0] \$15 ;
-  wire \$150 ;
-  wire \$151 ;
-  wire \$152 ;
-  wire \$153 ;
+  wire [6:0] \$150 ;
+  wire [4:0] \$151 ;
+  wire [7:0] \$152 ;
+  wire [8:0] \$153 ;
   wire \$154 ;
-  wire \$155 ;
-  wire \$156 ;
-  wire [6:0] \$157 ;
-  wire [4:0] \$158 ;
-  wire [7:0] \$159 ;
+  wire [8:0] \$155 ;
+  wire [8:0] \$156 ;
+  wire [8:0] \$157 ;
+  wire [7:0] \$158 ;
+  wire [4:0] \$159 ;
   wire [16:0] \$16 ;
-  wire [8:0] \$160 ;
-  wire \$161 ;
-  wire [8:0] \$162 ;
-  wire [8:0] \$163 ;
-  wire [8:0] \$164 ;
-  wire [7:0] \$165 ;
+  wire \$160 ;
+  wire [4:0] \$161 ;
+  wire [7:0] \$162 ;
+  wire \$163 ;
+  wire \$164 ;
+  wire \$165 ;
   wire [4:0] \$166 ;
   wire \$167 ;
-  wire [4:0] \$168 ;
+  wire [8:0] \$168 ;
   wire [7:0] \$169 ;
   wire [17:0] \$17 ;
-  wire \$170 ;
+  wire [4:0] \$170 ;
   wire \$171 ;
-  wire \$172 ;
-  wire [4:0] \$173 ;
-  wire \$174 ;
-  wire [8:0] \$175 ;
-  wire [7:0] \$176 ;
-  wire [4:0] \$177 ;
+  wire [7:0] \$172 ;
+  wire [7:0] \$173 ;
+  wire [8:0] \$174 ;
+  wire \$175 ;
+  wire \$176 ;
+  wire [5:0] \$177 ;
   wire \$178 ;
-  wire [7:0] \$179 ;
+  wire \$179 ;
   wire [8:0] \$18 ;
-  wire [7:0] \$180 ;
-  wire [8:0] \$181 ;
-  wire \$182 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire [5:0] \$182 ;
   wire \$183 ;
-  wire [5:0] \$184 ;
+  wire \$184 ;
   wire \$185 ;
   wire \$186 ;
-  wire \$187 ;
+  wire [7:0] \$187 ;
   wire \$188 ;
-  wire [5:0] \$189 ;
+  wire \$189 ;
   wire [8:0] \$19 ;
-  wire \$190 ;
+  wire [5:0] \$190 ;
   wire \$191 ;
-  wire \$192 ;
+  wire [5:0] \$192 ;
   wire \$193 ;
-  wire [7:0] \$194 ;
+  wire [5:0] \$194 ;
   wire \$195 ;
-  wire \$196 ;
-  wire [5:0] \$197 ;
-  wire \$198 ;
-  wire [5:0] \$199 ;
+  wire [5:0] \$196 ;
+  wire \$197 ;
+  wire [5:0] \$198 ;
+  wire \$199 ;
   wire \$2 ;
   wire [8:0] \$20 ;
   wire \$200 ;
-  wire [5:0] \$201 ;
+  wire \$201 ;
   wire \$202 ;
-  wire [5:0] \$203 ;
-  wire \$204 ;
-  wire [5:0] \$205 ;
+  wire [7:0] \$203 ;
+  wire [7:0] \$204 ;
+  wire [7:0] \$205 ;
   wire \$206 ;
-  wire \$207 ;
-  wire \$208 ;
-  wire \$209 ;
+  wire [7:0] \$207 ;
+  wire [7:0] \$208 ;
+  wire [7:0] \$209 ;
   wire [8:0] \$21 ;
-  wire [7:0] \$210 ;
+  wire \$210 ;
   wire [7:0] \$211 ;
   wire [7:0] \$212 ;
-  wire \$213 ;
-  wire [7:0] \$214 ;
+  wire [7:0] \$213 ;
+  wire \$214 ;
   wire [7:0] \$215 ;
   wire [7:0] \$216 ;
-  wire \$217 ;
-  wire [7:0] \$218 ;
-  wire [7:0] \$219 ;
+  wire [7:0] \$217 ;
+  wire \$218 ;
+  wire \$219 ;
   wire [8:0] \$22 ;
   wire [7:0] \$220 ;
-  wire \$221 ;
+  wire [7:0] \$221 ;
   wire [7:0] \$222 ;
   wire [7:0] \$223 ;
-  wire [7:0] \$224 ;
-  wire \$225 ;
-  wire \$226 ;
+  wire \$224 ;
+  wire [7:0] \$225 ;
+  wire [7:0] \$226 ;
   wire [7:0] \$227 ;
-  wire [7:0] \$228 ;
+  wire \$228 ;
   wire [7:0] \$229 ;
   wire \$23 ;
   wire [7:0] \$230 ;
-  wire \$231 ;
+  wire [7:0] \$231 ;
   wire [7:0] \$232 ;
-  wire [7:0] \$233 ;
-  wire [7:0] \$234 ;
+  wire \$233 ;
+  wire \$234 ;
   wire \$235 ;
-  wire [7:0] \$236 ;
-  wire [7:0] \$237 ;
-  wire [7:0] \$238 ;
-  wire [7:0] \$239 ;
+  wire \$236 ;
+  wire \$237 ;
+  wire \$238 ;
+  wire \$239 ;
   wire \$24 ;
-  wire \$240 ;
+  wire [7:0] \$240 ;
   wire \$241 ;
-  wire \$242 ;
-  wire \$243 ;
-  wire \$244 ;
+  wire [7:0] \$242 ;
+  wire [7:0] \$243 ;
+  wire [7:0] \$244 ;
   wire \$245 ;
-  wire \$246 ;
+  wire [7:0] \$246 ;
   wire [7:0] \$247 ;
-  wire \$248 ;
+  wire [7:0] \$248 ;
   wire [7:0] \$249 ;
   wire \$25 ;
   wire [7:0] \$250 ;
@@ -180,91 +180,84 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire [7:0] \$256 ;
   wire [7:0] \$257 ;
   wire [7:0] \$258 ;
-  wire \$259 ;
+  wire [7:0] \$259 ;
   wire \$26 ;
   wire [7:0] \$260 ;
   wire [7:0] \$261 ;
-  wire [7:0] \$262 ;
+  wire \$262 ;
   wire [7:0] \$263 ;
   wire [7:0] \$264 ;
   wire [7:0] \$265 ;
   wire [7:0] \$266 ;
   wire [7:0] \$267 ;
   wire [7:0] \$268 ;
-  wire \$269 ;
+  wire [7:0] \$269 ;
   wire \$27 ;
   wire [7:0] \$270 ;
-  wire [7:0] \$271 ;
-  wire [7:0] \$272 ;
-  wire [7:0] \$273 ;
+  wire \$271 ;
+  wire \$272 ;
+  wire \$273 ;
   wire [7:0] \$274 ;
   wire [7:0] \$275 ;
   wire [7:0] \$276 ;
   wire [7:0] \$277 ;
-  wire \$278 ;
+  wire [7:0] \$278 ;
   wire \$279 ;
   wire \$28 ;
   wire \$280 ;
-  wire [7:0] \$281 ;
-  wire [7:0] \$282 ;
-  wire [7:0] \$283 ;
-  wire [7:0] \$284 ;
+  wire [8:0] \$281 ;
+  wire [8:0] \$282 ;
+  wire [8:0] \$283 ;
+  wire \$284 ;
   wire [7:0] \$285 ;
-  wire \$286 ;
-  wire \$287 ;
-  wire [8:0] \$288 ;
-  wire [8:0] \$289 ;
+  wire [7:0] \$286 ;
+  wire [7:0] \$287 ;
+  wire \$288 ;
+  wire \$289 ;
   wire \$29 ;
-  wire [8:0] \$290 ;
+  wire \$290 ;
   wire \$291 ;
-  wire [7:0] \$292 ;
-  wire [7:0] \$293 ;
-  wire [7:0] \$294 ;
+  wire \$292 ;
+  wire \$293 ;
+  wire \$294 ;
   wire \$295 ;
-  wire \$296 ;
-  wire \$297 ;
-  wire \$298 ;
+  wire [8:0] \$296 ;
+  wire [8:0] \$297 ;
+  wire [8:0] \$298 ;
   wire \$299 ;
   wire \$3 ;
   wire \$30 ;
-  wire \$300 ;
-  wire \$301 ;
-  wire \$302 ;
-  wire [8:0] \$303 ;
+  wire [8:0] \$300 ;
+  wire [8:0] \$301 ;
+  wire [8:0] \$302 ;
+  wire \$303 ;
   wire [8:0] \$304 ;
   wire [8:0] \$305 ;
-  wire \$306 ;
-  wire [8:0] \$307 ;
+  wire [8:0] \$306 ;
+  wire \$307 ;
   wire [8:0] \$308 ;
   wire [8:0] \$309 ;
   wire \$31 ;
-  wire \$310 ;
-  wire [8:0] \$311 ;
-  wire [8:0] \$312 ;
-  wire [8:0] \$313 ;
+  wire [8:0] \$310 ;
+  wire \$311 ;
+  wire \$312 ;
+  wire \$313 ;
   wire \$314 ;
-  wire [8:0] \$315 ;
-  wire [8:0] \$316 ;
-  wire [8:0] \$317 ;
-  wire \$318 ;
-  wire \$319 ;
+  reg [7:0] \$315 ;
+  reg [17:0] \$316 ;
+  reg [15:0] \$317 ;
+  reg [5:0] \$318 ;
+  reg [15:0] \$319 ;
   wire \$32 ;
-  wire \$320 ;
-  wire \$321 ;
+  reg [7:0] \$320 ;
+  reg \$321 ;
   reg [7:0] \$322 ;
-  reg [17:0] \$323 ;
-  reg [15:0] \$324 ;
-  reg [5:0] \$325 ;
-  reg [15:0] \$326 ;
+  reg [7:0] \$323 ;
+  reg [7:0] \$324 ;
+  reg [7:0] \$325 ;
+  reg [7:0] \$326 ;
   reg [7:0] \$327 ;
-  reg \$328 ;
-  reg [7:0] \$329 ;
   wire \$33 ;
-  reg [7:0] \$330 ;
-  reg [7:0] \$331 ;
-  reg [7:0] \$332 ;
-  reg [7:0] \$333 ;
-  reg [7:0] \$334 ;
   wire \$34 ;
   wire \$35 ;
   wire \$36 ;
@@ -331,12 +324,12 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$91 ;
   wire \$92 ;
   wire \$93 ;
-  wire \$94 ;
-  wire \$95 ;
-  wire \$96 ;
-  wire \$97 ;
-  wire \$98 ;
-  wire \$99 ;
+  wire [7:0] \$94 ;
+  wire [8:0] \$95 ;
+  wire [9:0] \$96 ;
+  wire [6:0] \$97 ;
+  wire [4:0] \$98 ;
+  wire [7:0] \$99 ;
   (* init = 8'h00 *)
   wire [7:0] a;
   reg [15:0] ad = 16'h0000;
@@ -809,240 +802,233 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$92  = advance | load_en;
   assign state_after = \$92  ? state_adv : state;
   assign sync_next = ! state_after;
-  assign \$93  = ~ load_en;
-  assign \$94  = state == 6'h25;
-  assign \$95  = state == 1'h1;
-  assign \$96  = advance & \$95 ;
-  assign \$97  = dec[4:0] == 5'h11;
-  assign \$98  = \$96  & \$97 ;
-  assign \$99  = \$94  | \$98 ;
-  assign jammed_next = \$93  & \$99 ;
-  assign \$100  = dec[14:9] == 4'h9;
-  assign \$101  = ~ exec_o;
-  assign addend = \$100  ? \$101  : exec_o;
-  assign \$102  = state__a + addend;
-  assign \$103  = \$102  + state__p[0];
-  assign \$106  = \$104  + \$105 ;
-  assign \$107  = \$106  + state__a[3:0];
-  assign \$110  = \$108  + \$109 ;
-  assign \$111  = \$110  + exec_o[3:0];
-  assign \$112  = \$107 [7:0] + \$111 [7:0];
-  assign \$113  = \$112  + state__p[0];
-  assign \$114  = \$113 [7:0] >= 8'hc8;
-  assign \$115  = \$113 [7:0] - 8'hc8;
-  assign \$116  = \$113 [7:0] >= 7'h64;
-  assign \$117  = \$113 [7:0] - 7'h64;
-  assign \$118  = \$116  ? \$117  : { 1'h0, \$113 [7:0] };
-  assign \$119  = \$114  ? \$115  : \$118 ;
-  assign \$120  = \$119 [6:0] >= 4'ha;
-  assign \$121  = \$119 [6:0] >= 5'h14;
-  assign \$122  = \$119 [6:0] >= 5'h1e;
-  assign \$123  = \$119 [6:0] >= 6'h28;
-  assign \$124  = \$119 [6:0] >= 6'h32;
-  assign \$125  = \$119 [6:0] >= 6'h3c;
-  assign \$126  = \$119 [6:0] >= 7'h46;
-  assign \$127  = \$119 [6:0] >= 7'h50;
-  assign \$128  = \$119 [6:0] >= 7'h5a;
-  assign \$131  = \$129  + \$130 ;
-  assign \$132  = \$119 [6:0] - \$131 ;
-  assign \$133  = \$107 [7:0] - \$111 [7:0];
-  assign \$134  = ~ state__p[0];
-  assign ddiff = $signed(\$133 ) - $signed({ 1'h0, \$134  });
-  assign \$135  = $signed(ddiff) < $signed(1'h0);
-  assign \$136  = $signed(ddiff) + $signed(8'h64);
-  assign \$137  = \$135  ? \$136  : { ddiff[9], ddiff };
-  assign \$140  = \$138  + \$139 ;
-  assign \$141  = \$140  + \$137 [3:0];
-  assign \$142  = \$137 [7:0] >= 8'hc8;
-  assign \$143  = \$137 [7:0] - 8'hc8;
-  assign \$144  = \$137 [7:0] >= 7'h64;
-  assign \$145  = \$137 [7:0] - 7'h64;
-  assign \$146  = \$144  ? \$145  : { 1'h0, \$137 [7:0] };
-  assign \$147  = \$142  ? \$143  : \$146 ;
-  assign \$148  = \$147 [6:0] >= 4'ha;
-  assign \$149  = \$147 [6:0] >= 5'h14;
-  assign \$150  = \$147 [6:0] >= 5'h1e;
-  assign \$151  = \$147 [6:0] >= 6'h28;
-  assign \$152  = \$147 [6:0] >= 6'h32;
-  assign \$153  = \$147 [6:0] >= 6'h3c;
-  assign \$154  = \$147 [6:0] >= 7'h46;
-  assign \$155  = \$147 [6:0] >= 7'h50;
-  assign \$156  = \$147 [6:0] >= 7'h5a;
-  assign \$159  = \$157  + \$158 ;
-  assign \$160  = \$147 [6:0] - \$159 ;
-  assign \$161  = $signed(\$137 [9:0]) < $signed(1'h0);
-  assign sbc_r = \$161  ? \$141 [7:0] : { \tens$79 , \$160 [3:0] };
-  assign \$162  = state__a - exec_o;
-  assign \$163  = state__x - exec_o;
-  assign \$164  = state__y - exec_o;
-  assign \$165  = state__a & exec_o;
-  assign \$166  = t[3:0] + t[0];
+  assign jammed_next = state_after == 6'h25;
+  assign \$93  = dec[14:9] == 4'h9;
+  assign \$94  = ~ exec_o;
+  assign addend = \$93  ? \$94  : exec_o;
+  assign \$95  = state__a + addend;
+  assign \$96  = \$95  + state__p[0];
+  assign \$99  = \$97  + \$98 ;
+  assign \$100  = \$99  + state__a[3:0];
+  assign \$103  = \$101  + \$102 ;
+  assign \$104  = \$103  + exec_o[3:0];
+  assign \$105  = \$100 [7:0] + \$104 [7:0];
+  assign \$106  = \$105  + state__p[0];
+  assign \$107  = \$106 [7:0] >= 8'hc8;
+  assign \$108  = \$106 [7:0] - 8'hc8;
+  assign \$109  = \$106 [7:0] >= 7'h64;
+  assign \$110  = \$106 [7:0] - 7'h64;
+  assign \$111  = \$109  ? \$110  : { 1'h0, \$106 [7:0] };
+  assign \$112  = \$107  ? \$108  : \$111 ;
+  assign \$113  = \$112 [6:0] >= 4'ha;
+  assign \$114  = \$112 [6:0] >= 5'h14;
+  assign \$115  = \$112 [6:0] >= 5'h1e;
+  assign \$116  = \$112 [6:0] >= 6'h28;
+  assign \$117  = \$112 [6:0] >= 6'h32;
+  assign \$118  = \$112 [6:0] >= 6'h3c;
+  assign \$119  = \$112 [6:0] >= 7'h46;
+  assign \$120  = \$112 [6:0] >= 7'h50;
+  assign \$121  = \$112 [6:0] >= 7'h5a;
+  assign \$124  = \$122  + \$123 ;
+  assign \$125  = \$112 [6:0] - \$124 ;
+  assign \$126  = \$100 [7:0] - \$104 [7:0];
+  assign \$127  = ~ state__p[0];
+  assign ddiff = $signed(\$126 ) - $signed({ 1'h0, \$127  });
+  assign \$128  = $signed(ddiff) < $signed(1'h0);
+  assign \$129  = $signed(ddiff) + $signed(8'h64);
+  assign \$130  = \$128  ? \$129  : { ddiff[9], ddiff };
+  assign \$133  = \$131  + \$132 ;
+  assign \$134  = \$133  + \$130 [3:0];
+  assign \$135  = \$130 [7:0] >= 8'hc8;
+  assign \$136  = \$130 [7:0] - 8'hc8;
+  assign \$137  = \$130 [7:0] >= 7'h64;
+  assign \$138  = \$130 [7:0] - 7'h64;
+  assign \$139  = \$137  ? \$138  : { 1'h0, \$130 [7:0] };
+  assign \$140  = \$135  ? \$136  : \$139 ;
+  assign \$141  = \$140 [6:0] >= 4'ha;
+  assign \$142  = \$140 [6:0] >= 5'h14;
+  assign \$143  = \$140 [6:0] >= 5'h1e;
+  assign \$144  = \$140 [6:0] >= 6'h28;
+  assign \$145  = \$140 [6:0] >= 6'h32;
+  assign \$146  = \$140 [6:0] >= 6'h3c;
+  assign \$147  = \$140 [6:0] >= 7'h46;
+  assign \$148  = \$140 [6:0] >= 7'h50;
+  assign \$149  = \$140 [6:0] >= 7'h5a;
+  assign \$152  = \$150  + \$151 ;
+  assign \$153  = \$140 [6:0] - \$152 ;
+  assign \$154  = $signed(\$130 [9:0]) < $signed(1'h0);
+  assign sbc_r = \$154  ? \$134 [7:0] : { \tens$79 , \$153 [3:0] };
+  assign \$155  = state__a - exec_o;
+  assign \$156  = state__x - exec_o;
+  assign \$157  = state__y - exec_o;
+  assign \$158  = state__a & exec_o;
+  assign \$159  = t[3:0] + t[0];
+  assign \$160  = \$159  > 3'h5;
+  assign \$161  = r[3:0] + 3'h6;
+  assign \$162  = \$160  ? { r[7:4], \$161 [3:0] } : r;
+  assign \$163  = ! r;
+  assign \$164  = ~ state__p[3];
+  assign \$165  = r[6] ^ r[5];
+  assign \$166  = t[7:4] + t[4];
   assign \$167  = \$166  > 3'h5;
-  assign \$168  = r[3:0] + 3'h6;
-  assign \$169  = \$167  ? { r[7:4], \$168 [3:0] } : r;
-  assign \$170  = ! r;
-  assign \$171  = ~ state__p[3];
-  assign \$172  = r[6] ^ r[5];
-  assign \$173  = t[7:4] + t[4];
-  assign \$174  = \$173  > 3'h5;
-  assign \$175  = r_lo + 7'h60;
-  assign \$176  = \$174  ? \$175 [7:0] : r_lo;
-  assign \$177  = t[7:4] + t[4];
-  assign \$178  = \$177  > 3'h5;
-  assign \$179  = t ^ r;
-  assign \$180  = state__a & state__x;
-  assign \$181  = \$180  - exec_o;
-  assign \$182  = ~ no_inc;
-  assign \$183  = dec[4:0] == 4'hc;
-  assign \$184  = \$183  ? 6'h0f : 6'h03;
-  assign \$185  = ir[6] ? state__p[1] : state__p[0];
-  assign \$186  = ir[6] ? state__p[6] : state__p[7];
-  assign \$187  = ir[7] ? \$185  : \$186 ;
-  assign \$188  = \$187  == ir[5];
-  assign \$189  = \$188  ? 6'h0d : 6'h00;
-  assign \$190  = ! dec[6:5];
-  assign \$191  = ~ ixc;
-  assign \$192  = \$190  & \$191 ;
-  assign \$193  = dec[14:9] == 6'h33;
-  assign \$194  = state__a & state__x;
-  assign \$195  = \$17 [15:8] == state__pc[15:8];
-  assign \$196  = state == 5'h10;
-  assign \$197  = \$196  ? 6'h11 : 6'h14;
-  assign \$198  = state == 5'h11;
-  assign \$199  = \$198  ? 6'h12 : 6'h15;
-  assign \$200  = state == 5'h16;
-  assign \$201  = \$200  ? 6'h17 : 6'h24;
-  assign \$202  = state == 5'h1a;
-  assign \$203  = \$202  ? 6'h1b : 6'h1f;
-  assign \$204  = state == 5'h1b;
-  assign \$205  = \$204  ? 6'h1c : 6'h00;
-  assign \$206  = ! exec_o;
-  assign \$207  = ! exec_o;
-  assign \$208  = ! exec_o;
-  assign \$209  = ! exec_o;
-  assign \$210  = state__a | exec_o;
-  assign \$211  = state__a | exec_o;
-  assign \$212  = state__a | exec_o;
-  assign \$213  = ! \$212 ;
-  assign \$214  = state__a & exec_o;
-  assign \$215  = state__a & exec_o;
-  assign \$216  = state__a & exec_o;
-  assign \$217  = ! \$216 ;
-  assign \$218  = state__a ^ exec_o;
-  assign \$219  = state__a ^ exec_o;
-  assign \$220  = state__a ^ exec_o;
-  assign \$221  = ! \$220 ;
-  assign \$222  = state__a ^ { tens, \$132 [3:0] };
-  assign \$223  = { tens, \$132 [3:0] } ^ exec_o;
-  assign \$224  = \$222  & \$223 ;
-  assign \$225  = ! { tens, \$132 [3:0] };
-  assign \$226  = \$113 [8:0] > 7'h63;
-  assign \$227  = state__a ^ addend;
-  assign \$228  = ~ \$227 ;
-  assign \$229  = state__a ^ \$103 [7:0];
-  assign \$230  = \$228  & \$229 ;
-  assign \$231  = ! \$103 [7:0];
-  assign \$232  = state__a ^ sbc_r;
-  assign \$233  = sbc_r ^ exec_o;
-  assign \$234  = \$232  & \$233 ;
-  assign \$235  = ! sbc_r;
-  assign \$236  = state__a ^ addend;
-  assign \$237  = ~ \$236 ;
-  assign \$238  = state__a ^ \$103 [7:0];
-  assign \$239  = \$237  & \$238 ;
-  assign \$240  = ! \$103 [7:0];
-  assign \$241  = ~ diff[8];
-  assign \$242  = ! diff[7:0];
-  assign \$243  = ~ \diff$83 [8];
-  assign \$244  = ! \diff$83 [7:0];
-  assign \$245  = ~ \diff$84 [8];
-  assign \$246  = ! \diff$84 [7:0];
+  assign \$168  = r_lo + 7'h60;
+  assign \$169  = \$167  ? \$168 [7:0] : r_lo;
+  assign \$170  = t[7:4] + t[4];
+  assign \$171  = \$170  > 3'h5;
+  assign \$172  = t ^ r;
+  assign \$173  = state__a & state__x;
+  assign \$174  = \$173  - exec_o;
+  assign \$175  = ~ no_inc;
+  assign \$176  = dec[4:0] == 4'hc;
+  assign \$177  = \$176  ? 6'h0f : 6'h03;
+  assign \$178  = ir[6] ? state__p[1] : state__p[0];
+  assign \$179  = ir[6] ? state__p[6] : state__p[7];
+  assign \$180  = ir[7] ? \$178  : \$179 ;
+  assign \$181  = \$180  == ir[5];
+  assign \$182  = \$181  ? 6'h0d : 6'h00;
+  assign \$183  = ! dec[6:5];
+  assign \$184  = ~ ixc;
+  assign \$185  = \$183  & \$184 ;
+  assign \$186  = dec[14:9] == 6'h33;
+  assign \$187  = state__a & state__x;
+  assign \$188  = \$17 [15:8] == state__pc[15:8];
+  assign \$189  = state == 5'h10;
+  assign \$190  = \$189  ? 6'h11 : 6'h14;
+  assign \$191  = state == 5'h11;
+  assign \$192  = \$191  ? 6'h12 : 6'h15;
+  assign \$193  = state == 5'h16;
+  assign \$194  = \$193  ? 6'h17 : 6'h24;
+  assign \$195  = state == 5'h1a;
+  assign \$196  = \$195  ? 6'h1b : 6'h1f;
+  assign \$197  = state == 5'h1b;
+  assign \$198  = \$197  ? 6'h1c : 6'h00;
+  assign \$199  = ! exec_o;
+  assign \$200  = ! exec_o;
+  assign \$201  = ! exec_o;
+  assign \$202  = ! exec_o;
+  assign \$203  = state__a | exec_o;
+  assign \$204  = state__a | exec_o;
+  assign \$205  = state__a | exec_o;
+  assign \$206  = ! \$205 ;
+  assign \$207  = state__a & exec_o;
+  assign \$208  = state__a & exec_o;
+  assign \$209  = state__a & exec_o;
+  assign \$210  = ! \$209 ;
+  assign \$211  = state__a ^ exec_o;
+  assign \$212  = state__a ^ exec_o;
+  assign \$213  = state__a ^ exec_o;
+  assign \$214  = ! \$213 ;
+  assign \$215  = state__a ^ { tens, \$125 [3:0] };
+  assign \$216  = { tens, \$125 [3:0] } ^ exec_o;
+  assign \$217  = \$215  & \$216 ;
+  assign \$218  = ! { tens, \$125 [3:0] };
+  assign \$219  = \$106 [8:0] > 7'h63;
+  assign \$220  = state__a ^ addend;
+  assign \$221  = ~ \$220 ;
+  assign \$222  = state__a ^ \$96 [7:0];
+  assign \$223  = \$221  & \$222 ;
+  assign \$224  = ! \$96 [7:0];
+  assign \$225  = state__a ^ sbc_r;
+  assign \$226  = sbc_r ^ exec_o;
+  assign \$227  = \$225  & \$226 ;
+  assign \$228  = ! sbc_r;
+  assign \$229  = state__a ^ addend;
+  assign \$230  = ~ \$229 ;
+  assign \$231  = state__a ^ \$96 [7:0];
+  assign \$232  = \$230  & \$231 ;
+  assign \$233  = ! \$96 [7:0];
+  assign \$234  = ~ diff[8];
+  assign \$235  = ! diff[7:0];
+  assign \$236  = ~ \diff$83 [8];
+  assign \$237  = ! \diff$83 [7:0];
+  assign \$238  = ~ \diff$84 [8];
+  assign \$239  = ! \diff$84 [7:0];
+  assign \$240  = state__a & exec_o;
+  assign \$241  = ! \$240 ;
+  assign \$242  = state__a & exec_o;
+  assign \$243  = state__a & exec_o;
+  assign \$244  = state__a & exec_o;
+  assign \$245  = ! \$244 ;
+  assign \$246  = state__a & exec_o;
   assign \$247  = state__a & exec_o;
-  assign \$248  = ! \$247 ;
   assign \$249  = state__a & exec_o;
   assign \$250  = state__a & exec_o;
-  assign \$251  = state__a & exec_o;
   assign \$252  = ! \$251 ;
-  assign \$253  = state__a & exec_o;
-  assign \$254  = state__a & exec_o;
-  assign \$256  = state__a & exec_o;
-  assign \$257  = state__a & exec_o;
-  assign \$259  = ! \$258 ;
-  assign \$261  = \$260  & state__x;
-  assign \$262  = \$261  & exec_o;
-  assign \$264  = \$263  & state__x;
-  assign \$265  = \$264  & exec_o;
-  assign \$267  = \$266  & state__x;
+  assign \$254  = \$253  & state__x;
+  assign \$255  = \$254  & exec_o;
+  assign \$257  = \$256  & state__x;
+  assign \$258  = \$257  & exec_o;
+  assign \$260  = \$259  & state__x;
+  assign \$261  = \$260  & exec_o;
+  assign \$262  = ! \$261 ;
+  assign \$264  = \$263  & exec_o;
+  assign \$266  = \$265  & exec_o;
   assign \$268  = \$267  & exec_o;
-  assign \$269  = ! \$268 ;
-  assign \$271  = \$270  & exec_o;
-  assign \$273  = \$272  & exec_o;
-  assign \$275  = \$274  & exec_o;
-  assign \$277  = \$276  & exec_o;
-  assign \$278  = ! \$277 ;
-  assign \$279  = ~ \diff$89 [8];
-  assign \$280  = ! \diff$89 [7:0];
-  assign \$281  = state__sp & exec_o;
-  assign \$282  = state__sp & exec_o;
-  assign \$283  = state__sp & exec_o;
-  assign \$284  = state__sp & exec_o;
-  assign \$285  = state__sp & exec_o;
-  assign \$286  = ! \$285 ;
-  assign \$287  = ! exec_o;
-  assign \$291  = ! \$290 [7:0];
-  assign \$295  = ! \$294 ;
-  assign \$296  = ! { state__a[6:0], state__p[0] };
-  assign \$297  = ! { state__p[0], state__a[7:1] };
-  assign \$298  = ! state__a;
-  assign \$299  = ! state__a;
-  assign \$300  = ! state__x;
-  assign \$301  = ! state__y;
-  assign \$302  = ! state__sp;
-  assign \$303  = state__x + 1'h1;
-  assign \$304  = state__x + 1'h1;
-  assign \$305  = state__x + 1'h1;
-  assign \$306  = ! \$305 [7:0];
-  assign \$307  = state__y + 1'h1;
-  assign \$308  = state__y + 1'h1;
-  assign \$309  = state__y + 1'h1;
-  assign \$310  = ! \$309 [7:0];
-  assign \$311  = state__x - 1'h1;
-  assign \$312  = state__x - 1'h1;
-  assign \$313  = state__x - 1'h1;
-  assign \$314  = ! \$313 [7:0];
-  assign \$315  = state__y - 1'h1;
-  assign \$316  = state__y - 1'h1;
-  assign \$317  = state__y - 1'h1;
-  assign \$318  = ! \$317 [7:0];
-  assign \$319  = dec[14:9] == 6'h25;
-  assign \$320  = dec[14:9] == 6'h27;
-  assign \$321  = dec[14:9] == 6'h2a;
+  assign \$270  = \$269  & exec_o;
+  assign \$271  = ! \$270 ;
+  assign \$272  = ~ \diff$89 [8];
+  assign \$273  = ! \diff$89 [7:0];
+  assign \$274  = state__sp & exec_o;
+  assign \$275  = state__sp & exec_o;
+  assign \$276  = state__sp & exec_o;
+  assign \$277  = state__sp & exec_o;
+  assign \$278  = state__sp & exec_o;
+  assign \$279  = ! \$278 ;
+  assign \$280  = ! exec_o;
+  assign \$284  = ! \$283 [7:0];
+  assign \$288  = ! \$287 ;
+  assign \$289  = ! { state__a[6:0], state__p[0] };
+  assign \$290  = ! { state__p[0], state__a[7:1] };
+  assign \$291  = ! state__a;
+  assign \$292  = ! state__a;
+  assign \$293  = ! state__x;
+  assign \$294  = ! state__y;
+  assign \$295  = ! state__sp;
+  assign \$296  = state__x + 1'h1;
+  assign \$297  = state__x + 1'h1;
+  assign \$298  = state__x + 1'h1;
+  assign \$299  = ! \$298 [7:0];
+  assign \$300  = state__y + 1'h1;
+  assign \$301  = state__y + 1'h1;
+  assign \$302  = state__y + 1'h1;
+  assign \$303  = ! \$302 [7:0];
+  assign \$304  = state__x - 1'h1;
+  assign \$305  = state__x - 1'h1;
+  assign \$306  = state__x - 1'h1;
+  assign \$307  = ! \$306 [7:0];
+  assign \$308  = state__y - 1'h1;
+  assign \$309  = state__y - 1'h1;
+  assign \$310  = state__y - 1'h1;
+  assign \$311  = ! \$310 [7:0];
+  assign \$312  = dec[14:9] == 6'h25;
+  assign \$313  = dec[14:9] == 6'h27;
+  assign \$314  = dec[14:9] == 6'h2a;
   always @(posedge clk)
-    ir <= \$322 ;
+    ir <= \$315 ;
   always @(posedge clk)
-    dec <= \$323 ;
+    dec <= \$316 ;
   always @(posedge clk)
-    state__pc <= \$324 ;
+    state__pc <= \$317 ;
   always @(posedge clk)
-    state <= \$325 ;
+    state <= \$318 ;
   always @(posedge clk)
-    ad <= \$326 ;
+    ad <= \$319 ;
   always @(posedge clk)
-    dl <= \$327 ;
+    dl <= \$320 ;
   always @(posedge clk)
-    ixc <= \$328 ;
+    ixc <= \$321 ;
   always @(posedge clk)
-    tmp <= \$329 ;
+    tmp <= \$322 ;
   always @(posedge clk)
-    state__sp <= \$330 ;
+    state__sp <= \$323 ;
   always @(posedge clk)
-    state__p <= \$331 ;
+    state__p <= \$324 ;
   always @(posedge clk)
-    state__a <= \$332 ;
+    state__a <= \$325 ;
   always @(posedge clk)
-    state__x <= \$333 ;
+    state__x <= \$326 ;
   always @(posedge clk)
-    state__y <= \$334 ;
+    state__y <= \$327 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -2272,62 +2258,62 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     tens = 4'h0;
-    if (\$120 ) begin
+    if (\$113 ) begin
       tens = 4'h1;
     end
-    if (\$121 ) begin
+    if (\$114 ) begin
       tens = 4'h2;
     end
-    if (\$122 ) begin
+    if (\$115 ) begin
       tens = 4'h3;
     end
-    if (\$123 ) begin
+    if (\$116 ) begin
       tens = 4'h4;
     end
-    if (\$124 ) begin
+    if (\$117 ) begin
       tens = 4'h5;
     end
-    if (\$125 ) begin
+    if (\$118 ) begin
       tens = 4'h6;
     end
-    if (\$126 ) begin
+    if (\$119 ) begin
       tens = 4'h7;
     end
-    if (\$127 ) begin
+    if (\$120 ) begin
       tens = 4'h8;
     end
-    if (\$128 ) begin
+    if (\$121 ) begin
       tens = 4'h9;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     \tens$79  = 4'h0;
-    if (\$148 ) begin
+    if (\$141 ) begin
       \tens$79  = 4'h1;
     end
-    if (\$149 ) begin
+    if (\$142 ) begin
       \tens$79  = 4'h2;
     end
-    if (\$150 ) begin
+    if (\$143 ) begin
       \tens$79  = 4'h3;
     end
-    if (\$151 ) begin
+    if (\$144 ) begin
       \tens$79  = 4'h4;
     end
-    if (\$152 ) begin
+    if (\$145 ) begin
       \tens$79  = 4'h5;
     end
-    if (\$153 ) begin
+    if (\$146 ) begin
       \tens$79  = 4'h6;
     end
-    if (\$154 ) begin
+    if (\$147 ) begin
       \tens$79  = 4'h7;
     end
-    if (\$155 ) begin
+    if (\$148 ) begin
       \tens$79  = 4'h8;
     end
-    if (\$156 ) begin
+    if (\$149 ) begin
       \tens$79  = 4'h9;
     end
   end
@@ -2355,7 +2341,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h09:
             /* empty */;
         6'h0a:
-            diff = \$162 ;
+            diff = \$155 ;
       endcase
     end
   end
@@ -2385,7 +2371,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0a:
             /* empty */;
         6'h0b:
-            \diff$83  = \$163 ;
+            \diff$83  = \$156 ;
       endcase
     end
   end
@@ -2417,7 +2403,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0b:
             /* empty */;
         6'h0c:
-            \diff$84  = \$164 ;
+            \diff$84  = \$157 ;
       endcase
     end
   end
@@ -2457,7 +2443,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            t = \$165 ;
+            t = \$158 ;
       endcase
     end
   end
@@ -2537,7 +2523,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            r_lo = \$169 ;
+            r_lo = \$162 ;
       endcase
     end
   end
@@ -2578,18 +2564,18 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
             /* empty */;
         6'h10:
           begin
-            \out$88 [9] = \$170 ;
+            \out$88 [9] = \$163 ;
             (* full_case = 32'd1 *)
-            if (\$171 ) begin
+            if (\$164 ) begin
               \out$88 [7:0] = r;
               \out$88 [8] = r[7];
               \out$88 [10] = r[6];
-              \out$88 [11] = \$172 ;
+              \out$88 [11] = \$165 ;
             end else begin
-              \out$88 [7:0] = \$176 ;
+              \out$88 [7:0] = \$169 ;
               \out$88 [8] = state__p[0];
-              \out$88 [10] = \$178 ;
-              \out$88 [11] = \$179 [6];
+              \out$88 [10] = \$171 ;
+              \out$88 [11] = \$172 [6];
             end
           end
       endcase
@@ -2637,15 +2623,628 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h12:
             /* empty */;
         6'h13:
-            \diff$89  = \$181 ;
+            \diff$89  = \$174 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$322  = ir;
+    \$315  = ir;
     casez (state)
       6'h00:
+          if (advance) begin
+            \$315  = din;
+          end
+    endcase
+    if (rst) begin
+      \$315  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$316  = dec;
+    casez (state)
+      6'h00:
+          if (advance) begin
+            \$316  = dec_din;
+          end
+    endcase
+    if (rst) begin
+      \$316  = 18'h0000b;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$317  = state__pc;
+    casez (state)
+      6'h00:
+          if (advance) begin
+            \$317  = \$16 [15:0];
+          end
+      6'h01:
+          if (advance) begin
+            if (\$175 ) begin
+              \$317  = \$16 [15:0];
+            end
+          end
+      6'h02:
+          /* empty */;
+      6'h03:
+          if (advance) begin
+            \$317  = \$16 [15:0];
+            casez (dec[4:0])
+              5'h04:
+                  /* empty */;
+              5'h09:
+                  \$317  = { din, ad[7:0] };
+            endcase
+          end
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$188 ) begin
+              \$317  = \$17 [15:0];
+            end else begin
+              \$317 [7:0] = \$17 [7:0];
+            end
+          end
+      6'h0e:
+          if (advance) begin
+            \$317 [15:8] = ad[15:8];
+          end
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          if (advance) begin
+            \$317  = { din, ad[7:0] };
+          end
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          if (advance) begin
+            \$317  = { din, ad[7:0] };
+          end
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          if (advance) begin
+            \$317  = { din, ad[7:0] };
+          end
+      6'h1c:
+          if (advance) begin
+            \$317  = \$16 [15:0];
+          end
+      6'h1d:
+          /* empty */;
+      6'h20:
+          /* empty */;
+      6'h21:
+          /* empty */;
+      6'h22:
+          if (advance) begin
+            \$317  = { din, tmp };
+          end
+    endcase
+    if (load_en) begin
+      \$317  = load__pc;
+    end
+    if (rst) begin
+      \$317  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$318  = state;
+    casez (state)
+      6'h00:
+          if (advance) begin
+            \$318  = 6'h01;
+          end
+      6'h01:
+          if (advance) begin
+            casez (dec[4:0])
+              5'h00, 5'h01:
+                  \$318  = 6'h00;
+              5'h02:
+                  \$318  = 6'h0a;
+              5'h03:
+                  \$318  = 6'h02;
+              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
+                  \$318  = \$177 ;
+              5'h06:
+                  \$318  = 6'h05;
+              5'h07:
+                  \$318  = 6'h08;
+              5'h08:
+                  \$318  = \$182 ;
+              5'h0b:
+                  \$318  = 6'h13;
+              5'h0d, 5'h0e, 5'h10:
+                  \$318  = 6'h18;
+              5'h0f:
+                  \$318  = 6'h20;
+              5'h11:
+                  \$318  = 6'h25;
+            endcase
+          end
+      6'h02:
+          if (advance) begin
+            \$318  = 6'h0a;
+          end
+      6'h03:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            casez (dec[4:0])
+              5'h04:
+                  \$318  = 6'h0a;
+              5'h09:
+                  \$318  = 6'h00;
+              5'h0a:
+                  \$318  = 6'h21;
+              default:
+                  \$318  = 6'h04;
+            endcase
+          end
+      6'h04:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$185 ) begin
+              \$318  = 6'h00;
+            end else begin
+              \$318  = 6'h0a;
+            end
+          end
+      6'h05:
+          if (advance) begin
+            \$318  = 6'h06;
+          end
+      6'h06:
+          if (advance) begin
+            \$318  = 6'h07;
+          end
+      6'h07:
+          if (advance) begin
+            \$318  = 6'h0a;
+          end
+      6'h08:
+          if (advance) begin
+            \$318  = 6'h09;
+          end
+      6'h09:
+          if (advance) begin
+            \$318  = 6'h04;
+          end
+      6'h0a:
+          (* full_case = 32'd1 *)
+          casez (dec[6:5])
+            2'h0:
+                if (advance) begin
+                  \$318  = 6'h00;
+                end
+            2'h1:
+                if (advance) begin
+                  \$318  = 6'h00;
+                end
+            default:
+                if (advance) begin
+                  \$318  = 6'h0b;
+                end
+          endcase
+      6'h0b:
+          if (advance) begin
+            \$318  = 6'h0c;
+          end
+      6'h0c:
+          if (advance) begin
+            \$318  = 6'h00;
+          end
+      6'h0d:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$188 ) begin
+              \$318  = 6'h00;
+            end else begin
+              \$318  = 6'h0e;
+            end
+          end
+      6'h0e:
+          if (advance) begin
+            \$318  = 6'h00;
+          end
+      6'h0f:
+          if (advance) begin
+            \$318  = 6'h10;
+          end
+      6'h10, 6'h13:
+          if (advance) begin
+            \$318  = \$190 ;
+          end
+      6'h11, 6'h14:
+          if (advance) begin
+            \$318  = \$192 ;
+          end
+      6'h12:
+          if (advance) begin
+            \$318  = 6'h00;
+          end
+      6'h15:
+          if (advance) begin
+            \$318  = 6'h16;
+          end
+      6'h16, 6'h23:
+          if (advance) begin
+            \$318  = \$194 ;
+          end
+      6'h17, 6'h24:
+          if (advance) begin
+            \$318  = 6'h00;
+          end
+      6'h18:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            casez (dec[4:0])
+              5'h10:
+                  \$318  = 6'h19;
+              5'h0d:
+                  \$318  = 6'h1a;
+              default:
+                  \$318  = 6'h1d;
+            endcase
+          end
+      6'h19:
+          if (advance) begin
+            \$318  = 6'h00;
+          end
+      6'h1a, 6'h1e:
+          if (advance) begin
+            \$318  = \$196 ;
+          end
+      6'h1b, 6'h1f:
+          if (advance) begin
+            \$318  = \$198 ;
+          end
+      6'h1c:
+          if (advance) begin
+            \$318  = 6'h00;
+          end
+      6'h1d:
+          if (advance) begin
+            \$318  = 6'h1e;
+          end
+      6'h20:
+          if (advance) begin
+            \$318  = 6'h00;
+          end
+      6'h21:
+          if (advance) begin
+            \$318  = 6'h22;
+          end
+      6'h22:
+          if (advance) begin
+            \$318  = 6'h00;
+          end
+    endcase
+    if (load_en) begin
+      \$318  = 6'h00;
+    end
+    if (rst) begin
+      \$318  = 6'h23;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$319  = ad;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          if (advance) begin
+            casez (dec[4:0])
+              5'h00, 5'h01:
+                  /* empty */;
+              5'h02:
+                  \$319  = { 8'h00, din };
+              5'h03:
+                  \$319  = { 8'h00, din };
+              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
+                  \$319 [7:0] = din;
+              5'h06:
+                  \$319  = { 8'h00, din };
+              5'h07:
+                  \$319  = { 8'h00, din };
+            endcase
+          end
+      6'h02:
+          if (advance) begin
+            \$319 [7:0] = ad_idx[7:0];
+          end
+      6'h03:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            casez (dec[4:0])
+              5'h04:
+                  \$319 [15:8] = din;
+              5'h09:
+                  /* empty */;
+              5'h0a:
+                  \$319 [15:8] = din;
+              default:
+                  \$319  = { din, ad_idx[7:0] };
+            endcase
+          end
+      6'h04:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$185 ) begin
+            end else begin
+              \$319 [15:8] = \$22 [7:0];
+            end
+          end
+      6'h05:
+          if (advance) begin
+            \$319 [7:0] = \$20 [7:0];
+          end
+      6'h06:
+          if (advance) begin
+            \$319 [7:0] = \$21 [7:0];
+          end
+      6'h07:
+          if (advance) begin
+            \$319  = { din, tmp };
+          end
+      6'h08:
+          if (advance) begin
+            \$319 [7:0] = \$21 [7:0];
+          end
+      6'h09:
+          if (advance) begin
+            \$319  = { din, tmp_y[7:0] };
+          end
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            if (\$188 ) begin
+            end else begin
+              \$319 [15:8] = \$17 [15:8];
+            end
+          end
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          if (advance) begin
+            \$319 [7:0] = din;
+          end
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          if (advance) begin
+            \$319 [7:0] = din;
+          end
+    endcase
+    if (rst) begin
+      \$319  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$320  = dl;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          if (advance) begin
+            casez (dec[4:0])
+              5'h00, 5'h01:
+                  /* empty */;
+              5'h02:
+                  /* empty */;
+              5'h03:
+                  /* empty */;
+              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
+                  /* empty */;
+              5'h06:
+                  /* empty */;
+              5'h07:
+                  /* empty */;
+              5'h08:
+                  \$320  = din;
+            endcase
+          end
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          /* empty */;
+      6'h0a:
+          (* full_case = 32'd1 *)
+          casez (dec[6:5])
+            2'h0:
+                /* empty */;
+            2'h1:
+                /* empty */;
+            default:
+                if (advance) begin
+                  \$320  = din;
+                end
+          endcase
+      6'h0b:
+          if (advance) begin
+            \$320  = modified;
+          end
+    endcase
+    if (rst) begin
+      \$320  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$321  = ixc;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          if (advance) begin
+            (* full_case = 32'd1 *)
+            casez (dec[4:0])
+              5'h04:
+                  /* empty */;
+              5'h09:
+                  /* empty */;
+              5'h0a:
+                  /* empty */;
+              default:
+                  \$321  = ad_idx[8];
+            endcase
+          end
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          /* empty */;
+      6'h07:
+          /* empty */;
+      6'h08:
+          /* empty */;
+      6'h09:
+          if (advance) begin
+            \$321  = tmp_y[8];
+          end
+    endcase
+    if (rst) begin
+      \$321  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$322  = tmp;
+    casez (state)
+      6'h00:
+          /* empty */;
+      6'h01:
+          /* empty */;
+      6'h02:
+          /* empty */;
+      6'h03:
+          /* empty */;
+      6'h04:
+          /* empty */;
+      6'h05:
+          /* empty */;
+      6'h06:
+          if (advance) begin
+            \$322  = din;
+          end
+      6'h07:
+          /* empty */;
+      6'h08:
+          if (advance) begin
+            \$322  = din;
+          end
+      6'h09:
+          /* empty */;
+      6'h0a:
+          /* empty */;
+      6'h0b:
+          /* empty */;
+      6'h0c:
+          /* empty */;
+      6'h0d:
+          /* empty */;
+      6'h0e:
+          /* empty */;
+      6'h0f:
+          /* empty */;
+      6'h10, 6'h13:
+          /* empty */;
+      6'h11, 6'h14:
+          /* empty */;
+      6'h12:
+          /* empty */;
+      6'h15:
+          /* empty */;
+      6'h16, 6'h23:
+          /* empty */;
+      6'h17, 6'h24:
+          /* empty */;
+      6'h18:
+          /* empty */;
+      6'h19:
+          /* empty */;
+      6'h1a, 6'h1e:
+          /* empty */;
+      6'h1b, 6'h1f:
+          /* empty */;
+      6'h1c:
+          /* empty */;
+      6'h1d:
+          /* empty */;
+      6'h20:
+          /* empty */;
+      6'h21:
           if (advance) begin
             \$322  = din;
           end
@@ -2656,620 +3255,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$323  = dec;
-    casez (state)
-      6'h00:
-          if (advance) begin
-            \$323  = dec_din;
-          end
-    endcase
-    if (rst) begin
-      \$323  = 18'h0000b;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$324  = state__pc;
-    casez (state)
-      6'h00:
-          if (advance) begin
-            \$324  = \$16 [15:0];
-          end
-      6'h01:
-          if (advance) begin
-            if (\$182 ) begin
-              \$324  = \$16 [15:0];
-            end
-          end
-      6'h02:
-          /* empty */;
-      6'h03:
-          if (advance) begin
-            \$324  = \$16 [15:0];
-            casez (dec[4:0])
-              5'h04:
-                  /* empty */;
-              5'h09:
-                  \$324  = { din, ad[7:0] };
-            endcase
-          end
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            if (\$195 ) begin
-              \$324  = \$17 [15:0];
-            end else begin
-              \$324 [7:0] = \$17 [7:0];
-            end
-          end
-      6'h0e:
-          if (advance) begin
-            \$324 [15:8] = ad[15:8];
-          end
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          if (advance) begin
-            \$324  = { din, ad[7:0] };
-          end
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          if (advance) begin
-            \$324  = { din, ad[7:0] };
-          end
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          if (advance) begin
-            \$324  = { din, ad[7:0] };
-          end
-      6'h1c:
-          if (advance) begin
-            \$324  = \$16 [15:0];
-          end
-      6'h1d:
-          /* empty */;
-      6'h20:
-          /* empty */;
-      6'h21:
-          /* empty */;
-      6'h22:
-          if (advance) begin
-            \$324  = { din, tmp };
-          end
-    endcase
-    if (load_en) begin
-      \$324  = load__pc;
-    end
-    if (rst) begin
-      \$324  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$325  = state;
-    casez (state)
-      6'h00:
-          if (advance) begin
-            \$325  = 6'h01;
-          end
-      6'h01:
-          if (advance) begin
-            casez (dec[4:0])
-              5'h00, 5'h01:
-                  \$325  = 6'h00;
-              5'h02:
-                  \$325  = 6'h0a;
-              5'h03:
-                  \$325  = 6'h02;
-              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$325  = \$184 ;
-              5'h06:
-                  \$325  = 6'h05;
-              5'h07:
-                  \$325  = 6'h08;
-              5'h08:
-                  \$325  = \$189 ;
-              5'h0b:
-                  \$325  = 6'h13;
-              5'h0d, 5'h0e, 5'h10:
-                  \$325  = 6'h18;
-              5'h0f:
-                  \$325  = 6'h20;
-              5'h11:
-                  \$325  = 6'h25;
-            endcase
-          end
-      6'h02:
-          if (advance) begin
-            \$325  = 6'h0a;
-          end
-      6'h03:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            casez (dec[4:0])
-              5'h04:
-                  \$325  = 6'h0a;
-              5'h09:
-                  \$325  = 6'h00;
-              5'h0a:
-                  \$325  = 6'h21;
-              default:
-                  \$325  = 6'h04;
-            endcase
-          end
-      6'h04:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            if (\$192 ) begin
-              \$325  = 6'h00;
-            end else begin
-              \$325  = 6'h0a;
-            end
-          end
-      6'h05:
-          if (advance) begin
-            \$325  = 6'h06;
-          end
-      6'h06:
-          if (advance) begin
-            \$325  = 6'h07;
-          end
-      6'h07:
-          if (advance) begin
-            \$325  = 6'h0a;
-          end
-      6'h08:
-          if (advance) begin
-            \$325  = 6'h09;
-          end
-      6'h09:
-          if (advance) begin
-            \$325  = 6'h04;
-          end
-      6'h0a:
-          (* full_case = 32'd1 *)
-          casez (dec[6:5])
-            2'h0:
-                if (advance) begin
-                  \$325  = 6'h00;
-                end
-            2'h1:
-                if (advance) begin
-                  \$325  = 6'h00;
-                end
-            default:
-                if (advance) begin
-                  \$325  = 6'h0b;
-                end
-          endcase
-      6'h0b:
-          if (advance) begin
-            \$325  = 6'h0c;
-          end
-      6'h0c:
-          if (advance) begin
-            \$325  = 6'h00;
-          end
-      6'h0d:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            if (\$195 ) begin
-              \$325  = 6'h00;
-            end else begin
-              \$325  = 6'h0e;
-            end
-          end
-      6'h0e:
-          if (advance) begin
-            \$325  = 6'h00;
-          end
-      6'h0f:
-          if (advance) begin
-            \$325  = 6'h10;
-          end
-      6'h10, 6'h13:
-          if (advance) begin
-            \$325  = \$197 ;
-          end
-      6'h11, 6'h14:
-          if (advance) begin
-            \$325  = \$199 ;
-          end
-      6'h12:
-          if (advance) begin
-            \$325  = 6'h00;
-          end
-      6'h15:
-          if (advance) begin
-            \$325  = 6'h16;
-          end
-      6'h16, 6'h23:
-          if (advance) begin
-            \$325  = \$201 ;
-          end
-      6'h17, 6'h24:
-          if (advance) begin
-            \$325  = 6'h00;
-          end
-      6'h18:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            casez (dec[4:0])
-              5'h10:
-                  \$325  = 6'h19;
-              5'h0d:
-                  \$325  = 6'h1a;
-              default:
-                  \$325  = 6'h1d;
-            endcase
-          end
-      6'h19:
-          if (advance) begin
-            \$325  = 6'h00;
-          end
-      6'h1a, 6'h1e:
-          if (advance) begin
-            \$325  = \$203 ;
-          end
-      6'h1b, 6'h1f:
-          if (advance) begin
-            \$325  = \$205 ;
-          end
-      6'h1c:
-          if (advance) begin
-            \$325  = 6'h00;
-          end
-      6'h1d:
-          if (advance) begin
-            \$325  = 6'h1e;
-          end
-      6'h20:
-          if (advance) begin
-            \$325  = 6'h00;
-          end
-      6'h21:
-          if (advance) begin
-            \$325  = 6'h22;
-          end
-      6'h22:
-          if (advance) begin
-            \$325  = 6'h00;
-          end
-    endcase
-    if (load_en) begin
-      \$325  = 6'h00;
-    end
-    if (rst) begin
-      \$325  = 6'h23;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$326  = ad;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          if (advance) begin
-            casez (dec[4:0])
-              5'h00, 5'h01:
-                  /* empty */;
-              5'h02:
-                  \$326  = { 8'h00, din };
-              5'h03:
-                  \$326  = { 8'h00, din };
-              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$326 [7:0] = din;
-              5'h06:
-                  \$326  = { 8'h00, din };
-              5'h07:
-                  \$326  = { 8'h00, din };
-            endcase
-          end
-      6'h02:
-          if (advance) begin
-            \$326 [7:0] = ad_idx[7:0];
-          end
-      6'h03:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            casez (dec[4:0])
-              5'h04:
-                  \$326 [15:8] = din;
-              5'h09:
-                  /* empty */;
-              5'h0a:
-                  \$326 [15:8] = din;
-              default:
-                  \$326  = { din, ad_idx[7:0] };
-            endcase
-          end
-      6'h04:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            if (\$192 ) begin
-            end else begin
-              \$326 [15:8] = \$22 [7:0];
-            end
-          end
-      6'h05:
-          if (advance) begin
-            \$326 [7:0] = \$20 [7:0];
-          end
-      6'h06:
-          if (advance) begin
-            \$326 [7:0] = \$21 [7:0];
-          end
-      6'h07:
-          if (advance) begin
-            \$326  = { din, tmp };
-          end
-      6'h08:
-          if (advance) begin
-            \$326 [7:0] = \$21 [7:0];
-          end
-      6'h09:
-          if (advance) begin
-            \$326  = { din, tmp_y[7:0] };
-          end
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            if (\$195 ) begin
-            end else begin
-              \$326 [15:8] = \$17 [15:8];
-            end
-          end
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          if (advance) begin
-            \$326 [7:0] = din;
-          end
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          if (advance) begin
-            \$326 [7:0] = din;
-          end
-    endcase
-    if (rst) begin
-      \$326  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$327  = dl;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          if (advance) begin
-            casez (dec[4:0])
-              5'h00, 5'h01:
-                  /* empty */;
-              5'h02:
-                  /* empty */;
-              5'h03:
-                  /* empty */;
-              5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  /* empty */;
-              5'h06:
-                  /* empty */;
-              5'h07:
-                  /* empty */;
-              5'h08:
-                  \$327  = din;
-            endcase
-          end
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          /* empty */;
-      6'h0a:
-          (* full_case = 32'd1 *)
-          casez (dec[6:5])
-            2'h0:
-                /* empty */;
-            2'h1:
-                /* empty */;
-            default:
-                if (advance) begin
-                  \$327  = din;
-                end
-          endcase
-      6'h0b:
-          if (advance) begin
-            \$327  = modified;
-          end
-    endcase
-    if (rst) begin
-      \$327  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$328  = ixc;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          if (advance) begin
-            (* full_case = 32'd1 *)
-            casez (dec[4:0])
-              5'h04:
-                  /* empty */;
-              5'h09:
-                  /* empty */;
-              5'h0a:
-                  /* empty */;
-              default:
-                  \$328  = ad_idx[8];
-            endcase
-          end
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          /* empty */;
-      6'h07:
-          /* empty */;
-      6'h08:
-          /* empty */;
-      6'h09:
-          if (advance) begin
-            \$328  = tmp_y[8];
-          end
-    endcase
-    if (rst) begin
-      \$328  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$329  = tmp;
-    casez (state)
-      6'h00:
-          /* empty */;
-      6'h01:
-          /* empty */;
-      6'h02:
-          /* empty */;
-      6'h03:
-          /* empty */;
-      6'h04:
-          /* empty */;
-      6'h05:
-          /* empty */;
-      6'h06:
-          if (advance) begin
-            \$329  = din;
-          end
-      6'h07:
-          /* empty */;
-      6'h08:
-          if (advance) begin
-            \$329  = din;
-          end
-      6'h09:
-          /* empty */;
-      6'h0a:
-          /* empty */;
-      6'h0b:
-          /* empty */;
-      6'h0c:
-          /* empty */;
-      6'h0d:
-          /* empty */;
-      6'h0e:
-          /* empty */;
-      6'h0f:
-          /* empty */;
-      6'h10, 6'h13:
-          /* empty */;
-      6'h11, 6'h14:
-          /* empty */;
-      6'h12:
-          /* empty */;
-      6'h15:
-          /* empty */;
-      6'h16, 6'h23:
-          /* empty */;
-      6'h17, 6'h24:
-          /* empty */;
-      6'h18:
-          /* empty */;
-      6'h19:
-          /* empty */;
-      6'h1a, 6'h1e:
-          /* empty */;
-      6'h1b, 6'h1f:
-          /* empty */;
-      6'h1c:
-          /* empty */;
-      6'h1d:
-          /* empty */;
-      6'h20:
-          /* empty */;
-      6'h21:
-          if (advance) begin
-            \$329  = din;
-          end
-    endcase
-    if (rst) begin
-      \$329  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$330  = state__sp;
+    \$323  = state__sp;
     casez (state)
       6'h00:
           /* empty */;
@@ -3297,8 +3283,8 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
                 /* empty */;
             2'h1:
                 if (advance) begin
-                  if (\$193 ) begin
-                    \$330  = \$194 ;
+                  if (\$186 ) begin
+                    \$323  = \$187 ;
                   end
                 end
           endcase
@@ -3314,17 +3300,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h10, 6'h13:
           if (advance) begin
-            \$330  = \$19 [7:0];
+            \$323  = \$19 [7:0];
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$330  = \$19 [7:0];
+            \$323  = \$19 [7:0];
           end
       6'h12:
           /* empty */;
       6'h15:
           if (advance) begin
-            \$330  = \$19 [7:0];
+            \$323  = \$19 [7:0];
           end
       6'h16, 6'h23:
           /* empty */;
@@ -3332,13 +3318,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h18:
           if (advance) begin
-            \$330  = \$18 [7:0];
+            \$323  = \$18 [7:0];
           end
       6'h19:
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$330  = \$18 [7:0];
+            \$323  = \$18 [7:0];
           end
       6'h1b, 6'h1f:
           /* empty */;
@@ -3346,11 +3332,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$330  = \$18 [7:0];
+            \$323  = \$18 [7:0];
           end
       6'h20:
           if (advance) begin
-            \$330  = \$19 [7:0];
+            \$323  = \$19 [7:0];
           end
     endcase
     if (exec_en) begin
@@ -3394,7 +3380,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h13:
             /* empty */;
         6'h14:
-            \$330  = \$283 ;
+            \$323  = \$276 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -3416,19 +3402,19 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1e:
             /* empty */;
         6'h1f:
-            \$330  = state__x;
+            \$323  = state__x;
       endcase
     end
     if (load_en) begin
-      \$330  = load__sp;
+      \$323  = load__sp;
     end
     if (rst) begin
-      \$330  = 8'hff;
+      \$323  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$331  = state__p;
+    \$324  = state__p;
     casez (state)
       6'h00:
           /* empty */;
@@ -3454,7 +3440,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h0b:
           if (advance) begin
-            \$331 [0] = mod_c;
+            \$324 [0] = mod_c;
           end
       6'h0c:
           /* empty */;
@@ -3472,7 +3458,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h15:
           if (advance) begin
-            \$331 [2] = 1'h1;
+            \$324 [2] = 1'h1;
           end
       6'h16, 6'h23:
           /* empty */;
@@ -3490,280 +3476,280 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$331 [0] = din[0];
-            \$331 [1] = din[1];
-            \$331 [2] = din[2];
-            \$331 [3] = din[3];
-            \$331 [6] = din[6];
-            \$331 [7] = din[7];
+            \$324 [0] = din[0];
+            \$324 [1] = din[1];
+            \$324 [2] = din[2];
+            \$324 [3] = din[3];
+            \$324 [6] = din[6];
+            \$324 [7] = din[7];
           end
     endcase
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
           begin
-            \$331 [7] = exec_o[7];
-            \$331 [1] = \$206 ;
+            \$324 [7] = exec_o[7];
+            \$324 [1] = \$199 ;
           end
         6'h02:
           begin
-            \$331 [7] = exec_o[7];
-            \$331 [1] = \$207 ;
+            \$324 [7] = exec_o[7];
+            \$324 [1] = \$200 ;
           end
         6'h03:
           begin
-            \$331 [7] = exec_o[7];
-            \$331 [1] = \$208 ;
+            \$324 [7] = exec_o[7];
+            \$324 [1] = \$201 ;
           end
         6'h04:
           begin
-            \$331 [7] = exec_o[7];
-            \$331 [1] = \$209 ;
+            \$324 [7] = exec_o[7];
+            \$324 [1] = \$202 ;
           end
         6'h05:
           begin
-            \$331 [7] = \$211 [7];
-            \$331 [1] = \$213 ;
+            \$324 [7] = \$204 [7];
+            \$324 [1] = \$206 ;
           end
         6'h06:
           begin
-            \$331 [7] = \$215 [7];
-            \$331 [1] = \$217 ;
+            \$324 [7] = \$208 [7];
+            \$324 [1] = \$210 ;
           end
         6'h07:
           begin
-            \$331 [7] = \$219 [7];
-            \$331 [1] = \$221 ;
+            \$324 [7] = \$212 [7];
+            \$324 [1] = \$214 ;
           end
         6'h08:
             (* full_case = 32'd1 *)
             if (state__p[3]) begin
-              \$331 [7] = tens[3];
-              \$331 [6] = \$224 [7];
-              \$331 [1] = \$225 ;
-              \$331 [0] = \$226 ;
+              \$324 [7] = tens[3];
+              \$324 [6] = \$217 [7];
+              \$324 [1] = \$218 ;
+              \$324 [0] = \$219 ;
             end else begin
-              \$331 [0] = \$103 [8];
-              \$331 [6] = \$230 [7];
-              \$331 [7] = \$103 [7];
-              \$331 [1] = \$231 ;
+              \$324 [0] = \$96 [8];
+              \$324 [6] = \$223 [7];
+              \$324 [7] = \$96 [7];
+              \$324 [1] = \$224 ;
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (state__p[3]) begin
-              \$331 [7] = sbc_r[7];
-              \$331 [6] = \$234 [7];
-              \$331 [1] = \$235 ;
-              \$331 [0] = \$103 [8];
+              \$324 [7] = sbc_r[7];
+              \$324 [6] = \$227 [7];
+              \$324 [1] = \$228 ;
+              \$324 [0] = \$96 [8];
             end else begin
-              \$331 [0] = \$103 [8];
-              \$331 [6] = \$239 [7];
-              \$331 [7] = \$103 [7];
-              \$331 [1] = \$240 ;
+              \$324 [0] = \$96 [8];
+              \$324 [6] = \$232 [7];
+              \$324 [7] = \$96 [7];
+              \$324 [1] = \$233 ;
             end
         6'h0a:
           begin
-            \$331 [0] = \$241 ;
-            \$331 [7] = diff[7];
-            \$331 [1] = \$242 ;
+            \$324 [0] = \$234 ;
+            \$324 [7] = diff[7];
+            \$324 [1] = \$235 ;
           end
         6'h0b:
           begin
-            \$331 [0] = \$243 ;
-            \$331 [7] = \diff$83 [7];
-            \$331 [1] = \$244 ;
+            \$324 [0] = \$236 ;
+            \$324 [7] = \diff$83 [7];
+            \$324 [1] = \$237 ;
           end
         6'h0c:
           begin
-            \$331 [0] = \$245 ;
-            \$331 [7] = \diff$84 [7];
-            \$331 [1] = \$246 ;
+            \$324 [0] = \$238 ;
+            \$324 [7] = \diff$84 [7];
+            \$324 [1] = \$239 ;
           end
         6'h0d:
           begin
-            \$331 [1] = \$248 ;
-            \$331 [7] = exec_o[7];
-            \$331 [6] = exec_o[6];
+            \$324 [1] = \$241 ;
+            \$324 [7] = exec_o[7];
+            \$324 [6] = exec_o[6];
           end
         6'h0e:
           begin
-            \$331 [7] = \$250 [7];
-            \$331 [1] = \$252 ;
-            \$331 [0] = \$253 [7];
+            \$324 [7] = \$243 [7];
+            \$324 [1] = \$245 ;
+            \$324 [0] = \$246 [7];
           end
         6'h0f:
           begin
-            \$331 [0] = \$256 [0];
-            \$331 [7] = 1'h0;
-            \$331 [1] = \$259 ;
+            \$324 [0] = \$249 [0];
+            \$324 [7] = 1'h0;
+            \$324 [1] = \$252 ;
           end
         6'h10:
           begin
-            \$331 [7] = \out$88 [8];
-            \$331 [1] = \out$88 [9];
-            \$331 [0] = \out$88 [10];
-            \$331 [6] = \out$88 [11];
+            \$324 [7] = \out$88 [8];
+            \$324 [1] = \out$88 [9];
+            \$324 [0] = \out$88 [10];
+            \$324 [6] = \out$88 [11];
           end
         6'h11:
           begin
-            \$331 [7] = \$265 [7];
-            \$331 [1] = \$269 ;
+            \$324 [7] = \$258 [7];
+            \$324 [1] = \$262 ;
           end
         6'h12:
           begin
-            \$331 [7] = \$275 [7];
-            \$331 [1] = \$278 ;
+            \$324 [7] = \$268 [7];
+            \$324 [1] = \$271 ;
           end
         6'h13:
           begin
-            \$331 [0] = \$279 ;
-            \$331 [7] = \diff$89 [7];
-            \$331 [1] = \$280 ;
+            \$324 [0] = \$272 ;
+            \$324 [7] = \diff$89 [7];
+            \$324 [1] = \$273 ;
           end
         6'h14:
           begin
-            \$331 [7] = \$284 [7];
-            \$331 [1] = \$286 ;
+            \$324 [7] = \$277 [7];
+            \$324 [1] = \$279 ;
           end
         6'h15:
           begin
-            \$331 [7] = exec_o[7];
-            \$331 [1] = \$287 ;
+            \$324 [7] = exec_o[7];
+            \$324 [1] = \$280 ;
           end
         6'h16:
           begin
-            \$331 [0] = state__a[7];
-            \$331 [7] = \$289 [7];
-            \$331 [1] = \$291 ;
+            \$324 [0] = state__a[7];
+            \$324 [7] = \$282 [7];
+            \$324 [1] = \$284 ;
           end
         6'h17:
           begin
-            \$331 [0] = state__a[0];
-            \$331 [7] = \$293 [7];
-            \$331 [1] = \$295 ;
+            \$324 [0] = state__a[0];
+            \$324 [7] = \$286 [7];
+            \$324 [1] = \$288 ;
           end
         6'h18:
           begin
-            \$331 [0] = state__a[7];
-            \$331 [7] = state__a[6];
-            \$331 [1] = \$296 ;
+            \$324 [0] = state__a[7];
+            \$324 [7] = state__a[6];
+            \$324 [1] = \$289 ;
           end
         6'h19:
           begin
-            \$331 [0] = state__a[0];
-            \$331 [7] = state__p[0];
-            \$331 [1] = \$297 ;
+            \$324 [0] = state__a[0];
+            \$324 [7] = state__p[0];
+            \$324 [1] = \$290 ;
           end
         6'h1a:
           begin
-            \$331 [7] = state__a[7];
-            \$331 [1] = \$298 ;
+            \$324 [7] = state__a[7];
+            \$324 [1] = \$291 ;
           end
         6'h1b:
           begin
-            \$331 [7] = state__a[7];
-            \$331 [1] = \$299 ;
+            \$324 [7] = state__a[7];
+            \$324 [1] = \$292 ;
           end
         6'h1c:
           begin
-            \$331 [7] = state__x[7];
-            \$331 [1] = \$300 ;
+            \$324 [7] = state__x[7];
+            \$324 [1] = \$293 ;
           end
         6'h1d:
           begin
-            \$331 [7] = state__y[7];
-            \$331 [1] = \$301 ;
+            \$324 [7] = state__y[7];
+            \$324 [1] = \$294 ;
           end
         6'h1e:
           begin
-            \$331 [7] = state__sp[7];
-            \$331 [1] = \$302 ;
+            \$324 [7] = state__sp[7];
+            \$324 [1] = \$295 ;
           end
         6'h1f:
             /* empty */;
         6'h20:
           begin
-            \$331 [7] = \$304 [7];
-            \$331 [1] = \$306 ;
+            \$324 [7] = \$297 [7];
+            \$324 [1] = \$299 ;
           end
         6'h21:
           begin
-            \$331 [7] = \$308 [7];
-            \$331 [1] = \$310 ;
+            \$324 [7] = \$301 [7];
+            \$324 [1] = \$303 ;
           end
         6'h22:
           begin
-            \$331 [7] = \$312 [7];
-            \$331 [1] = \$314 ;
+            \$324 [7] = \$305 [7];
+            \$324 [1] = \$307 ;
           end
         6'h23:
           begin
-            \$331 [7] = \$316 [7];
-            \$331 [1] = \$318 ;
+            \$324 [7] = \$309 [7];
+            \$324 [1] = \$311 ;
           end
         6'h24, 6'h25:
-            \$331 [0] = \$319 ;
+            \$324 [0] = \$312 ;
         6'h26, 6'h27:
-            \$331 [2] = \$320 ;
+            \$324 [2] = \$313 ;
         6'h29, 6'h2a:
-            \$331 [3] = \$321 ;
+            \$324 [3] = \$314 ;
         6'h28:
-            \$331 [6] = 1'h0;
+            \$324 [6] = 1'h0;
         6'h2b:
           begin
-            \$331 [0] = exec_o[0];
-            \$331 [1] = exec_o[1];
-            \$331 [2] = exec_o[2];
-            \$331 [3] = exec_o[3];
-            \$331 [6] = exec_o[6];
-            \$331 [7] = exec_o[7];
+            \$324 [0] = exec_o[0];
+            \$324 [1] = exec_o[1];
+            \$324 [2] = exec_o[2];
+            \$324 [3] = exec_o[3];
+            \$324 [6] = exec_o[6];
+            \$324 [7] = exec_o[7];
           end
       endcase
     end
     if (load_en) begin
-      \$331 [0] = load__p[0];
-      \$331 [1] = load__p[1];
-      \$331 [2] = load__p[2];
-      \$331 [3] = load__p[3];
-      \$331 [6] = load__p[6];
-      \$331 [7] = load__p[7];
+      \$324 [0] = load__p[0];
+      \$324 [1] = load__p[1];
+      \$324 [2] = load__p[2];
+      \$324 [3] = load__p[3];
+      \$324 [6] = load__p[6];
+      \$324 [7] = load__p[7];
     end
     if (rst) begin
-      \$331  = 8'h30;
+      \$324  = 8'h30;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$332  = state__a;
+    \$325  = state__a;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
-            \$332  = exec_o;
+            \$325  = exec_o;
         6'h02:
             /* empty */;
         6'h03:
             /* empty */;
         6'h04:
-            \$332  = exec_o;
+            \$325  = exec_o;
         6'h05:
-            \$332  = \$210 ;
+            \$325  = \$203 ;
         6'h06:
-            \$332  = \$214 ;
+            \$325  = \$207 ;
         6'h07:
-            \$332  = \$218 ;
+            \$325  = \$211 ;
         6'h08:
             (* full_case = 32'd1 *)
             if (state__p[3]) begin
-              \$332  = { tens, \$132 [3:0] };
+              \$325  = { tens, \$125 [3:0] };
             end else begin
-              \$332  = \$103 [7:0];
+              \$325  = \$96 [7:0];
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (state__p[3]) begin
-              \$332  = sbc_r;
+              \$325  = sbc_r;
             end else begin
-              \$332  = \$103 [7:0];
+              \$325  = \$96 [7:0];
             end
         6'h0a:
             /* empty */;
@@ -3774,59 +3760,59 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0d:
             /* empty */;
         6'h0e:
-            \$332  = \$249 ;
+            \$325  = \$242 ;
         6'h0f:
-            \$332  = \$255 ;
+            \$325  = \$248 ;
         6'h10:
-            \$332  = \out$88 [7:0];
+            \$325  = \out$88 [7:0];
         6'h11:
-            \$332  = \$262 ;
+            \$325  = \$255 ;
         6'h12:
-            \$332  = \$271 ;
+            \$325  = \$264 ;
         6'h13:
             /* empty */;
         6'h14:
-            \$332  = \$281 ;
+            \$325  = \$274 ;
         6'h15:
             /* empty */;
         6'h16:
-            \$332  = \$288 [7:0];
+            \$325  = \$281 [7:0];
         6'h17:
-            \$332  = \$292 ;
+            \$325  = \$285 ;
         6'h18:
-            \$332  = { state__a[6:0], state__p[0] };
+            \$325  = { state__a[6:0], state__p[0] };
         6'h19:
-            \$332  = { state__p[0], state__a[7:1] };
+            \$325  = { state__p[0], state__a[7:1] };
         6'h1a:
             /* empty */;
         6'h1b:
             /* empty */;
         6'h1c:
-            \$332  = state__x;
+            \$325  = state__x;
         6'h1d:
-            \$332  = state__y;
+            \$325  = state__y;
       endcase
     end
     if (load_en) begin
-      \$332  = load__a;
+      \$325  = load__a;
     end
     if (rst) begin
-      \$332  = 8'h00;
+      \$325  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$333  = state__x;
+    \$326  = state__x;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
             /* empty */;
         6'h02:
-            \$333  = exec_o;
+            \$326  = exec_o;
         6'h03:
             /* empty */;
         6'h04:
-            \$333  = exec_o;
+            \$326  = exec_o;
         6'h05:
             /* empty */;
         6'h06:
@@ -3854,11 +3840,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h11:
             /* empty */;
         6'h12:
-            \$333  = \$273 ;
+            \$326  = \$266 ;
         6'h13:
-            \$333  = \diff$89 [7:0];
+            \$326  = \diff$89 [7:0];
         6'h14:
-            \$333  = \$282 ;
+            \$326  = \$275 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -3870,7 +3856,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h19:
             /* empty */;
         6'h1a:
-            \$333  = state__a;
+            \$326  = state__a;
         6'h1b:
             /* empty */;
         6'h1c:
@@ -3878,27 +3864,27 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1d:
             /* empty */;
         6'h1e:
-            \$333  = state__sp;
+            \$326  = state__sp;
         6'h1f:
             /* empty */;
         6'h20:
-            \$333  = \$303 [7:0];
+            \$326  = \$296 [7:0];
         6'h21:
             /* empty */;
         6'h22:
-            \$333  = \$311 [7:0];
+            \$326  = \$304 [7:0];
       endcase
     end
     if (load_en) begin
-      \$333  = load__x;
+      \$326  = load__x;
     end
     if (rst) begin
-      \$333  = 8'h00;
+      \$326  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$334  = state__y;
+    \$327  = state__y;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -3906,7 +3892,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h02:
             /* empty */;
         6'h03:
-            \$334  = exec_o;
+            \$327  = exec_o;
         6'h04:
             /* empty */;
         6'h05:
@@ -3954,7 +3940,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1a:
             /* empty */;
         6'h1b:
-            \$334  = state__a;
+            \$327  = state__a;
         6'h1c:
             /* empty */;
         6'h1d:
@@ -3966,18 +3952,18 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h20:
             /* empty */;
         6'h21:
-            \$334  = \$307 [7:0];
+            \$327  = \$300 [7:0];
         6'h22:
             /* empty */;
         6'h23:
-            \$334  = \$315 [7:0];
+            \$327  = \$308 [7:0];
       endcase
     end
     if (load_en) begin
-      \$334  = load__y;
+      \$327  = load__y;
     end
     if (rst) begin
-      \$334  = 8'h00;
+      \$327  = 8'h00;
     end
   end
   assign a = state__a;
@@ -3996,17 +3982,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign ad_x = \$20 [7:0];
   assign ad_1 = \$21 [7:0];
   assign adh_ixc = \$22 [7:0];
-  assign bsum = \$103 [8:0];
-  assign out = \$107 [7:0];
-  assign \out$69  = \$111 [7:0];
-  assign dsum = \$113 [8:0];
-  assign u = \$119 [6:0];
-  assign ones = \$132 [3:0];
-  assign adc_r = { tens, \$132 [3:0] };
-  assign dadj = \$137 [9:0];
-  assign \out$77  = \$141 [7:0];
-  assign \u$78  = \$147 [6:0];
-  assign \ones$80  = \$160 [3:0];
+  assign bsum = \$96 [8:0];
+  assign out = \$100 [7:0];
+  assign \out$69  = \$104 [7:0];
+  assign dsum = \$106 [8:0];
+  assign u = \$112 [6:0];
+  assign ones = \$125 [3:0];
+  assign adc_r = { tens, \$125 [3:0] };
+  assign dadj = \$130 [9:0];
+  assign \out$77  = \$134 [7:0];
+  assign \u$78  = \$140 [6:0];
+  assign \ones$80  = \$153 [3:0];
   assign \p.c  = state__p[0];
   assign \p.z  = state__p[1];
   assign \p.i  = state__p[2];
@@ -4032,36 +4018,36 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \out$88.v  = \out$88 [11];
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
-  assign \$104  = { state__a[7:4], 3'h0 };
-  assign \$105  = { state__a[7:4], 1'h0 };
-  assign \$108  = { exec_o[7:4], 3'h0 };
-  assign \$109  = { exec_o[7:4], 1'h0 };
-  assign \$129  = { tens, 3'h0 };
-  assign \$130  = { tens, 1'h0 };
-  assign \$138  = { \$137 [7:4], 3'h0 };
-  assign \$139  = { \$137 [7:4], 1'h0 };
-  assign \$157  = { \tens$79 , 3'h0 };
-  assign \$158  = { \tens$79 , 1'h0 };
-  assign \$255  = { 1'h0, \$254 [7:1] };
-  assign \$258  = { 1'h0, \$257 [7:1] };
-  assign { \$260 [4], \$260 [0] } = { state__a[4], state__a[0] };
-  assign { \$260 [7:5], \$260 [3:1] } = 6'h3f;
+  assign \$97  = { state__a[7:4], 3'h0 };
+  assign \$98  = { state__a[7:4], 1'h0 };
+  assign \$101  = { exec_o[7:4], 3'h0 };
+  assign \$102  = { exec_o[7:4], 1'h0 };
+  assign \$122  = { tens, 3'h0 };
+  assign \$123  = { tens, 1'h0 };
+  assign \$131  = { \$130 [7:4], 3'h0 };
+  assign \$132  = { \$130 [7:4], 1'h0 };
+  assign \$150  = { \tens$79 , 3'h0 };
+  assign \$151  = { \tens$79 , 1'h0 };
+  assign \$248  = { 1'h0, \$247 [7:1] };
+  assign \$251  = { 1'h0, \$250 [7:1] };
+  assign { \$253 [4], \$253 [0] } = { state__a[4], state__a[0] };
+  assign { \$253 [7:5], \$253 [3:1] } = 6'h3f;
+  assign { \$256 [4], \$256 [0] } = { state__a[4], state__a[0] };
+  assign { \$256 [7:5], \$256 [3:1] } = 6'h3f;
+  assign { \$259 [4], \$259 [0] } = { state__a[4], state__a[0] };
+  assign { \$259 [7:5], \$259 [3:1] } = 6'h3f;
   assign { \$263 [4], \$263 [0] } = { state__a[4], state__a[0] };
   assign { \$263 [7:5], \$263 [3:1] } = 6'h3f;
-  assign { \$266 [4], \$266 [0] } = { state__a[4], state__a[0] };
-  assign { \$266 [7:5], \$266 [3:1] } = 6'h3f;
-  assign { \$270 [4], \$270 [0] } = { state__a[4], state__a[0] };
-  assign { \$270 [7:5], \$270 [3:1] } = 6'h3f;
-  assign { \$272 [4], \$272 [0] } = { state__a[4], state__a[0] };
-  assign { \$272 [7:5], \$272 [3:1] } = 6'h3f;
-  assign { \$274 [4], \$274 [0] } = { state__a[4], state__a[0] };
-  assign { \$274 [7:5], \$274 [3:1] } = 6'h3f;
-  assign { \$276 [4], \$276 [0] } = { state__a[4], state__a[0] };
-  assign { \$276 [7:5], \$276 [3:1] } = 6'h3f;
-  assign \$288  = { state__a, 1'h0 };
-  assign \$289  = { state__a, 1'h0 };
-  assign \$290  = { state__a, 1'h0 };
-  assign \$292  = { 1'h0, state__a[7:1] };
-  assign \$293  = { 1'h0, state__a[7:1] };
-  assign \$294  = { 1'h0, state__a[7:1] };
+  assign { \$265 [4], \$265 [0] } = { state__a[4], state__a[0] };
+  assign { \$265 [7:5], \$265 [3:1] } = 6'h3f;
+  assign { \$267 [4], \$267 [0] } = { state__a[4], state__a[0] };
+  assign { \$267 [7:5], \$267 [3:1] } = 6'h3f;
+  assign { \$269 [4], \$269 [0] } = { state__a[4], state__a[0] };
+  assign { \$269 [7:5], \$269 [3:1] } = 6'h3f;
+  assign \$281  = { state__a, 1'h0 };
+  assign \$282  = { state__a, 1'h0 };
+  assign \$283  = { state__a, 1'h0 };
+  assign \$285  = { 1'h0, state__a[7:1] };
+  assign \$286  = { 1'h0, state__a[7:1] };
+  assign \$287  = { 1'h0, state__a[7:1] };
 endmodule
