@@ -41,3 +41,9 @@ def tidy_memories(text: str) -> str:
                 f"    for ({name}__i = 0; {name}__i < {words}; {name}__i = {name}__i + 1) {name}[{name}__i] = 0;\n"
                 f"  end\n")
     return _ZERO_INIT.sub(loop, text)
+
+
+#: The loop :func:`tidy_memories` writes (groups: memory name, words), for the tools that read it
+#: back (:func:`hwtools.timing.yosys_input` hands it to Yosys as ``$readmemh``).
+ZERO_LOOP = re.compile(r"^  integer (\w+)__i;\n  initial begin\n    for \(\1__i = 0; \1__i < (\d+); "
+                       r"\1__i = \1__i \+ 1\) \1\[\1__i\] = 0;\n  end\n", re.M)

