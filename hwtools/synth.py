@@ -402,6 +402,11 @@ def format_report(rep: dict) -> str:
         d = r["depth"]
         out.append(f"  {name}: {d['levels']} levels from {d['from']} to {d['to']}" if d["levels"] is not None
                    else f"  {name}: no depth: {d['loop']}")
+        over = d.get("over")
+        if over and over["registers"]:
+            worst = ", ".join(f"{r[1]} {r[0]} (from {r[2]})" for r in over["registers"][:6])
+            out.append(f"    {len(over['registers'])} registers ({over['bits']} bits) above {over['limit']} levels; "
+                       f"deepest: {worst}")
     nn = rep.get("node_netlist")
     if nn:
         f = nn["fit"]

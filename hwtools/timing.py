@@ -223,18 +223,22 @@ def _bit_names(module: dict) -> dict[int, str]:
     return {b: v[1] for b, v in names.items()}
 
 
-def netlist_depth(netlist: dict, top: str | None = None) -> dict:
+def netlist_depth(netlist: dict, top: str | None = None, limit: int | None = None) -> dict:
     """Longest chain of combinational 7-series primitives in a Yosys JSON netlist.
 
     Args:
         netlist: ``write_json`` output of a flattened ``synth_xilinx`` run.
         top: module name (default: the only module with cells, or the one marked ``top``).
     Returns:
-        ``{"levels", "from", "to", "path", "levels_with_ports", "from_port", "to_port"}``:
+        ``{"levels", "from", "to", "path", "levels_with_ports", "from_port", "to_port", "over"}``:
         ``levels`` is the register-to-register maximum (start: a flip-flop, block RAM, DSP or
         LUT-RAM output; end: any input of such a cell but its clock); ``path`` the nets
         along it (start first); ``levels_with_ports`` the maximum over paths that start at a
         top-level input or end at a top-level output as well (``from_port``/``to_port``).
+        ``over``: the end registers whose deepest register-to-register input is above ``limit``
+        levels (default: :func:`mhz_to_levels` of :data:`TARGET_MHZ`, 9), ``{"limit", "bits":
+        end bits above it, "registers": [[levels, register, start of its deepest chain], ...]}``,
+        deepest first (a register: its name without the bit index, or a RAM/DSP cell's name).
     Raises:
         ValueError: a combinational loop, or no unique top module.
     """
@@ -332,12 +336,28 @@ def netlist_depth(netlist: dict, top: str | None = None) -> dict:
                 best = (v, b, where)
         return best
 
+    if limit is None:
+        limit = mhz_to_levels(TARGET_MHZ)
+    over_bits, over_regs = set(), {}
+    for b, where in endpoints:
+        v = at(b, table=lvl_reg, from_ports=False)
+        if v > limit:
+            label = where.rsplit(".", 1)[0]
+            over_bits.add(label)
+            reg = re.sub(r"\[\d+\]$", "", label)
+            if v > over_regs.get(reg, (0,))[0]:
+                over_regs[reg] = (v, b)
+    registers = sorted(([v, reg, trace(b, lvl_reg)[0]] for reg, (v, b) in over_regs.items()),
+                       key=lambda r: (-r[0], r[1]))
+    over = {"limit": limit, "bits": len(over_bits), "registers": registers}
+
     lv, b, where = best_end(endpoints, lvl_reg, False)
     path = trace(b, lvl_reg) if b is not None else []
     lv_p, b_p, where_p = best_end(endpoints + port_out, lvl_any, True)
     path_p = trace(b_p, lvl_any) if b_p is not None else []
     return {"levels": max(lv, 0), "from": path[0] if path else None, "to": where, "path": path,
-            "levels_with_ports": max(lv_p, 0), "from_port": path_p[0] if path_p else None, "to_port": where_p}
+            "levels_with_ports": max(lv_p, 0), "from_port": path_p[0] if path_p else None, "to_port": where_p,
+            "over": over}
 
 
 # ------------------------------------------------------------------------- ECP5 place and route

@@ -62,6 +62,14 @@ def test_netlist_depth_by_hand():
     assert d["levels_with_ports"] == 3
 
 
+def test_end_registers_above_the_limit_by_hand():
+    # default limit: 150 MHz by the rule, 9 levels; nothing here is deeper
+    assert timing.netlist_depth(_netlist())["over"] == {"limit": 9, "bits": 0, "registers": []}
+    # limit 2: q1's D is 3 levels from q0 (ff0's D, fed from the port x only, is no register path)
+    assert timing.netlist_depth(_netlist(), limit=2)["over"] == {"limit": 2, "bits": 1, "registers": [[3, "q1", "q0"]]}
+    assert timing.netlist_depth(_netlist(), limit=3)["over"]["registers"] == []
+
+
 def test_netlist_depth_loop_is_an_error():
     n = _netlist()
     cells = n["modules"]["t"]["cells"]
