@@ -159,9 +159,26 @@ class FrameSkip(wiring.Component):
         r = self.paddle_r
         moved = Signal(signed(PADDLE_BITS + 2))
         m.d.comb += moved.eq(Mux(entry.paddle == 1, r + PADDLE_DELTA, Mux(entry.paddle == 2, r - PADDLE_DELTA, r)))
+        # the clamp's compares without the add in front (issue 16: add, compare and pick were 12
+        # xc7 levels into paddle_r): r + DELTA < lo is r < lo - DELTA, and so on, against
+        # thresholds registered from PADDLE_LO/PADDLE_HI, so the six compares run beside the
+        # add and the direction only picks among them. The bounds and thresholds are a clock
+        # behind the host's registers (written before an episode starts).
+        lo, hi = Signal(PADDLE_BITS), Signal(PADDLE_BITS)
+        m.d.sync += [lo.eq(self.paddle_lo), hi.eq(self.paddle_hi)]
+        thr = {}
+        for name, bound in (("lo", self.paddle_lo), ("hi", self.paddle_hi)):
+            for direction, offset in ((0, 0), (1, -PADDLE_DELTA), (2, PADDLE_DELTA)):
+                t = Signal(signed(PADDLE_BITS + 2), name=f"paddle_{name}{direction}")
+                m.d.sync += t.eq(bound + offset)
+                thr[name, direction] = t
+        below, above = Signal(), Signal()
+        m.d.comb += [
+            below.eq(Mux(entry.paddle == 1, r < thr["lo", 1], Mux(entry.paddle == 2, r < thr["lo", 2], r < thr["lo", 0]))),
+            above.eq(Mux(entry.paddle == 1, r > thr["hi", 1], Mux(entry.paddle == 2, r > thr["hi", 2], r > thr["hi", 0]))),
+        ]
         r_next = Signal(PADDLE_BITS)
-        m.d.comb += r_next.eq(Mux(moved < self.paddle_lo, self.paddle_lo,
-                                  Mux(moved > self.paddle_hi, self.paddle_hi, moved)))
+        m.d.comb += r_next.eq(Mux(below, lo, Mux(above, hi, moved)))
         r_needed = Signal(32)
         m.d.comb += r_needed.eq((r * PADDLE_MULT) >> PADDLE_SHIFT)
         set_needed = Signal()        # the cycle after SETUP: paddle needed from the new r
@@ -182,6 +199,38 @@ class FrameSkip(wiring.Component):
         go = Signal()                # FRAME: the console's inputs are settled
         fresh = Signal()             # FRAME: this clock is the frame's first (a frame start)
         started = Signal()           # FRAME: the frame's first clock has run
+        # the console's clock enable from registers through one LUT (issue 16: as a state decode it
+        # began the instance's deepest path, folded into the console's logic): ce = FRAME & go &
+        # (fresh | ~stop_r), with FRAME & go registered from the clock before: SETUP -> FRAME,
+        # with go unless the paddle's charge time is set first (set_needed); FRAME stays FRAME
+        # unless it stops now (go & ~fresh & stop_r), and a set_needed clock is followed by go;
+        # abort and every other state give IDLE or a state that is not FRAME. fresh and stop_r
+        # are registers (stop_r holds the console's predictions, registered), so ce does not
+        # wait on the predictions' logic
+        frame_go = Signal()          # FRAME & go, registered
+        frame_go_next = Signal()
+        free = Signal()              # fresh | ~stop_r, in any state
+        m.d.comb += free.eq((~partial & ~started) | ~stop_r)
+        with m.Switch(st):
+            with m.Case(State.SETUP):
+                m.d.comb += frame_go_next.eq(~((self.phase != Phase.MANUAL) & self.paddle_en))
+            with m.Case(State.FRAME):
+                m.d.comb += frame_go_next.eq(free)     # stop_r is 0 in a set_needed clock
+        m.d.sync += frame_go.eq(frame_go_next & ~self.abort)
+        m.d.comb += d.ce.eq(frame_go & free)
+        # the frame start strobe, a register too (it enters the console's logic, where it picks
+        # line 0's window): start_frame = FRAME & go & fresh of the next clock, which is a
+        # SETUP whose frame runs at once, or a FRAME clock waiting for the paddle (set_needed),
+        # either not continuing a partial frame and not started
+        sf_r = Signal()
+        sf_next = Signal()
+        with m.Switch(st):
+            with m.Case(State.SETUP):
+                m.d.comb += sf_next.eq(~((self.phase != Phase.MANUAL) & self.paddle_en))
+            with m.Case(State.FRAME):
+                m.d.comb += sf_next.eq(set_needed)
+        m.d.sync += sf_r.eq(sf_next & ~partial & ~started & ~self.abort)
+        m.d.comb += d.frame.start_frame.eq(sf_r)
 
         is_last = Signal()
         m.d.comb += is_last.eq(run_i + 1 == run_n)
@@ -189,10 +238,13 @@ class FrameSkip(wiring.Component):
         m.d.comb += push_run.eq((self.phase == Phase.FIRE) | (self.phase == Phase.STEP) |
                                 ((self.phase == Phase.NOOP) & ~self.fire_en))
 
+        # the next step's length over two registers (issue 16: subtract, compare and pick were 11
+        # xc7 levels into run_n): used in SELECT, at least three clocks after frames last changed
+        # (at a frame's stop, then RULES, OBS and INFER), so both have settled by then
         remaining = Signal(25)
-        m.d.comb += remaining.eq(self.episode_frames - self.frames)
+        m.d.sync += remaining.eq(self.episode_frames - self.frames)
         step_len = Signal(8)
-        m.d.comb += step_len.eq(Mux(remaining < self.frame_skip, remaining, self.frame_skip))
+        m.d.sync += step_len.eq(Mux(remaining < self.frame_skip, remaining, self.frame_skip))
 
         # cycle counters
         with m.Switch(st):
@@ -255,7 +307,7 @@ class FrameSkip(wiring.Component):
                 with m.If(go):
                     with m.If(fresh):
                         # Stella's startFrame: the new frame begins; the first clock always runs
-                        m.d.comb += [d.frame.start_frame.eq(1), d.ce.eq(1),
+                        m.d.comb += [
                                      self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
                                      self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
                         m.d.sync += [started.eq(1), insns.eq(insns_after), stop_r.eq(stop_next)]
@@ -264,8 +316,7 @@ class FrameSkip(wiring.Component):
                         m.d.comb += stop.eq(stop_r)
                         m.d.comb += [self.pre.push.eq((self.phase != Phase.MANUAL) & push_run & is_last),
                                      self.pre.zero_prev.eq((self.phase != Phase.MANUAL) & first)]
-                        with m.If(~stop):
-                            m.d.comb += d.ce.eq(1)
+                        with m.If(~stop):       # the console runs (ce is set)
                             m.d.sync += [insns.eq(insns_after), stop_r.eq(stop_next)]
                         with m.Else():
                             status = Mux(d.frame.at_boundary, 0, Mux(d.frame.jammed, 2, 1))

@@ -41,7 +41,7 @@ from hw.action_select import ActionSelect
 from hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
 from hw.console import Console
 from hw.frame_skip import FrameSkip, State
-from hw.policy_engine import ACC_BITS, PolicyEngine
+from hw.policy_engine import ACC_BITS, ParameterWriteSignature, PolicyEngine
 from hw.preprocessor import Preprocessor
 
 ADDR_WIDTH = 17
@@ -138,7 +138,17 @@ class GameInstance(wiring.Component):
         m.submodules.select = select = ActionSelect(MAX_ACTIONS, ACC_BITS)
         m.submodules.ctrl = ctrl = FrameSkip(MAX_ACTIONS)
 
-        wiring.connect(m, console.pixels, pre.stream)
+        # the pixel stream registered between the console and the preprocessor (issue 16: the
+        # TIA's pixel logic and the preprocessor's grey-table read were one path, 12-14 xc7
+        # levels): the preprocessor sees every beat one clock later, in the same order; the
+        # stream has no valid, the controller's push/zero_prev are sampled at a frame's first
+        # visible pixel, thousands of clocks after the frame starts, and the observation is read
+        # after the frame has ended, so nothing else moves
+        pixels_r = console.pixels.signature.create(path=("pixels_r",))
+        for (_, _, src), (_, _, dst) in zip(console.pixels.signature.flatten(console.pixels),
+                                            pixels_r.signature.flatten(pixels_r)):
+            m.d.sync += dst.eq(src)
+        wiring.connect(m, pixels_r, pre.stream)
         wiring.connect(m, engine.obs, pre.rd)
         wiring.connect(m, engine.action_values, select.action_values)
         wiring.connect(m, engine.control, ctrl.engine)
@@ -249,17 +259,39 @@ class GameInstance(wiring.Component):
                                                            "RULES", "CONTROL")})
             return [hits[name] & ~a[16] for name in targets]
         whit = Signal(len(targets))          # the write's target (one-hot, 0: none)
-        wout = Signal()                      # the write's address has bit 16 set (DECERR)
         wtab = Signal(5)                     # the action-table entry of the address
         hit = dict(zip(targets, whit))
+        single = ([REG[n] for n in simple] + [REG["NEEDED0"] + 4 * i for i in range(4)]
+                  + [REG[n] for n in ("PARAM_ADDR", "PARAM_DATA", "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL")])
+        assert len(set(single)) == len(single) and not any(
+            REG["ACTION_TABLE"] <= a < REG["ACTION_TABLE"] + 4 * MAX_ACTIONS for a in single), \
+            "write targets overlap: the WRITE state's independent branches need one-hot hits"
+        # MEM_DATA's bounds check, registered at the handshake: MEM_SEL, MEM_ADDR and ROM_SIZE
+        # change only in the WRITE and MEMW states, so they are the same in the WRITE clock
+        mem_over = Signal()
+        # the engine's parameter write, registered: it reaches the engine the clock after WRITE
+        # (the next write's handshake is two clocks later, after BRESP; the controller is still
+        # IDLE then, so the engine is not busy), so that the engine's write logic starts from
+        # registers, not from the write state's decode (issue 16: 11-13 xc7 levels into the
+        # engine's biases, weights and stages)
+        pw = ParameterWriteSignature.create(path=("param_write",))
+        wiring.connect(m, pw, engine.params)
+        m.d.sync += pw.valid.eq(0)
+        # the console's reset, a register (issue 16: it is in the console's clock enable, which
+        # abc folds into the console's logic): during the four MEMW clocks exactly (set at the
+        # write that enters MEMW, held until its last byte), and for one clock after a CONTROL
+        # write with the reset bit (the clock of its BRESP: the controller is idle then and the
+        # console not running, so a clock later than the write is the same reset)
+        m.d.sync += con_rst.eq(0)
 
         with m.FSM(name="axi"):
             with m.State("IDLE"):
                 with m.If(bus.awvalid & bus.wvalid):
                     m.d.comb += [bus.awready.eq(1), bus.wready.eq(1)]
                     m.d.sync += [waddr.eq(bus.awaddr), wdata.eq(bus.wdata), k.eq(0),
-                                 whit.eq(Cat(*target_hits(bus.awaddr))), wout.eq(bus.awaddr[16]),
-                                 wtab.eq((bus.awaddr - REG["ACTION_TABLE"])[2:7])]
+                                 whit.eq(Cat(*target_hits(bus.awaddr))),
+                                 wtab.eq((bus.awaddr - REG["ACTION_TABLE"])[2:7]),
+                                 mem_over.eq(mem_addr + 4 > Mux(mem_sel == 0, rom_size, 128))]
                     m.next = "WRITE"
                 with m.Elif(bus.arvalid):
                     m.d.comb += bus.arready.eq(1)
@@ -270,28 +302,28 @@ class GameInstance(wiring.Component):
                     m.d.sync += bresp.eq(value)
                 ok, dec, err = (lambda: resp(OKAY)), (lambda: resp(DECERR)), (lambda: resp(SLVERR))
                 m.next = "BRESP"
-                with m.If(wout):
-                    dec()
+                # the targets are one-hot (asserted above), so each has a branch of its own and
+                # none waits on the others' compares; no target (or address bit 16): DECERR
+                dec()
                 for name, sig in simple.items():
-                    with m.Elif(hit[name]):
+                    with m.If(hit[name]):
                         m.d.sync += sig.eq(wdata)
                         ok()
                 for i in range(4):
-                    with m.Elif(hit[f"NEEDED{i}"]):
+                    with m.If(hit[f"NEEDED{i}"]):
                         m.d.sync += needed[i].eq(wdata)
                         ok()
-                with m.Elif(hit["ACTION_TABLE"]):
+                with m.If(hit["ACTION_TABLE"]):
                     m.d.sync += table[wtab].eq(wdata)
                     ok()
-                with m.Elif(hit["PARAM_ADDR"]):
+                with m.If(hit["PARAM_ADDR"]):
                     m.d.sync += param_addr.eq(wdata)
                     ok()
-                with m.Elif(hit["PARAM_DATA"]):
+                with m.If(hit["PARAM_DATA"]):
                     with m.If(idle & ~engine.control.busy):
-                        p = engine.params
                         lane, row, space = param_addr[0:8], param_addr[8:26], param_addr[26:28]
-                        m.d.comb += [p.valid.eq(1), p.space.eq(space), p.row.eq(row), p.lane.eq(lane),
-                                     p.data.eq(wdata)]
+                        m.d.sync += [pw.valid.eq(1), pw.space.eq(space), pw.row.eq(row), pw.lane.eq(lane),
+                                     pw.data.eq(wdata)]
                         nxt = lane + Mux(space == 0, 4, 1)
                         with m.If(nxt >= self.lanes):
                             m.d.sync += [param_addr[0:8].eq(0), param_addr[8:26].eq(row + 1)]
@@ -301,7 +333,7 @@ class GameInstance(wiring.Component):
                     with m.Else():
                         m.d.sync += errors[6].eq(1)
                         err()
-                with m.Elif(hit["ROM_SIZE"]):
+                with m.If(hit["ROM_SIZE"]):
                     m.d.sync += rom_loaded.eq(0)
                     with m.If((wdata[0:11] == 0) & (wdata != 0) & (wdata <= 16384)):
                         m.d.sync += rom_size.eq(wdata)
@@ -309,25 +341,25 @@ class GameInstance(wiring.Component):
                     with m.Else():
                         m.d.sync += [rom_size.eq(0), errors[1].eq(1)]
                         err()
-                with m.Elif(hit["MEM_DATA"]):
-                    limit = Mux(mem_sel == 0, rom_size, 128)
+                with m.If(hit["MEM_DATA"]):
                     with m.If(~idle):
                         m.d.sync += errors[2].eq(1)
                         err()
-                    with m.Elif(mem_addr + 4 > limit):
+                    with m.Elif(mem_over):
                         m.d.sync += errors[5].eq(1)
                         err()
                     with m.Else():
                         ok()
+                        m.d.sync += con_rst.eq(1)
                         m.next = "MEMW"
-                with m.Elif(hit["RULES"]):
+                with m.If(hit["RULES"]):
                     with m.If(ctrl.state == State.RULES):
                         m.d.comb += [ctrl.rules_ack.eq(1), ctrl.terminal.eq(wdata[0])]
                         ok()
                     with m.Else():
                         m.d.sync += errors[6].eq(1)
                         err()
-                with m.Elif(hit["CONTROL"]):
+                with m.If(hit["CONTROL"]):
                     cmd = wdata[0:5]
                     with m.If(cmd[4]):
                         m.d.sync += errors.eq(0)
@@ -340,17 +372,17 @@ class GameInstance(wiring.Component):
                         m.d.sync += errors[0].eq(1)
                         err()
                     with m.Else():
-                        m.d.comb += [ctrl.start.eq(cmd[0]), ctrl.manual.eq(cmd[1] & ~cmd[0]),
-                                     con_rst.eq(cmd[2])]
+                        m.d.comb += [ctrl.start.eq(cmd[0]), ctrl.manual.eq(cmd[1] & ~cmd[0])]
+                        m.d.sync += con_rst.eq(cmd[2])
                         ok()
-                with m.Else():
-                    dec()
             with m.State("MEMW"):
                 # one byte per cycle, the console held in reset (as its harness does)
-                m.d.comb += [con_rst.eq(1), host_addr.eq(mem_addr + k),
+                m.d.comb += [host_addr.eq(mem_addr + k),
                              host_wdata.eq(wdata.word_select(k[0:2], 8)),
                              host_we.eq(Cat(mem_sel == 0, mem_sel == 1, mem_sel == 2))]
                 m.d.sync += k.eq(k + 1)
+                with m.If(k != 3):
+                    m.d.sync += con_rst.eq(1)
                 with m.If(k == 3):
                     m.d.sync += mem_addr.eq(mem_addr + 4)
                     with m.If((mem_sel == 0) & (mem_addr + 4 >= rom_size)):

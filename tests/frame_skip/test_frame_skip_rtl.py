@@ -166,3 +166,58 @@ def test_jam_stops_the_frame_at_the_jammed_clock():
     assert _manual_frames(boundary=None, jam=7, runs=1) == [(2, 7, 1)]
     # a boundary at 4 (an instruction start) ends the frame first (status 0)
     assert _manual_frames(boundary=4, jam=7, runs=1) == [(0, 4, 1)]
+
+
+@pytest.mark.parametrize("direction", [1, 2, 0])
+def test_paddle_charge_time_is_set_before_the_console_runs(direction):
+    """With the paddle on, each frame's action moves paddle 0 by +PADDLE_DELTA ohms (direction 1),
+    -PADDLE_DELTA (2) or not at all (0), clamped to PADDLE_LO..PADDLE_HI;
+    at every clock the console runs (``drive.ce``), the paddle's charge time it sees must be
+    :func:`hls_models.frame_skip.paddle_needed` of that frame's resistance (ALE sets the
+    resistance before the frame's first instruction), and the resistances step as the model's
+    clamp says. Oracle: the model's integer formula and clamp worked here."""
+    from hls_models.frame_skip import PADDLE_DELTA, paddle_needed
+    dut = FrameSkip(18)
+    lo, hi, start = 100_000, 200_000, 150_000
+    seen = []
+
+    async def bench(ctx):
+        ctx.set(dut.noops, 6)
+        ctx.set(dut.frame_skip, 4)
+        ctx.set(dut.episode_frames, 6)
+        ctx.set(dut.swchb, 0x3F)
+        for i in range(18):
+            ctx.set(dut.actions[i].paddle, direction)
+        ctx.set(dut.paddle_en, 1)
+        ctx.set(dut.paddle_lo, lo)
+        ctx.set(dut.paddle_hi, hi)
+        ctx.set(dut.paddle_start, start)
+        ctx.set(dut.pre.obs_valid, 1)
+        ctx.set(dut.start, 1)
+        await ctx.tick()
+        ctx.set(dut.start, 0)
+        clocks = 0
+        for _ in range(2000):
+            st = ctx.get(dut.state)
+            ctx.set(dut.rules_ack, st == State.RULES)
+            ctx.set(dut.terminal, 0)
+            ctx.set(dut.drive.frame.at_boundary, clocks >= 5)
+            sf = ctx.get(dut.drive.frame.start_frame)
+            ctx.set(dut.drive.frame.at_boundary_next, (1 if sf else clocks + 1) >= 5)
+            if ctx.get(dut.drive.ce):
+                r = ctx.get(dut.paddle_r)
+                seen.append((r, ctx.get(dut.drive.controllers.paddles.needed[0])))
+                clocks = 1 if sf else clocks + 1
+            if st == State.IDLE and ctx.get(dut.done):
+                return
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    step = {1: PADDLE_DELTA, 2: -PADDLE_DELTA, 0: 0}[direction]
+    expect_r = [min(hi, max(lo, start + step * (k + 1))) for k in range(6)]   # e.g. 173,000, 196,000, 200,000...
+    assert sorted({r for r, _ in seen}) == sorted(set(expect_r))
+    assert len(seen) == 6 * 5
+    assert all(needed == paddle_needed(r) for r, needed in seen)
