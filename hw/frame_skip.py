@@ -158,7 +158,11 @@ class FrameSkip(wiring.Component):
         # paddle 0: r' = clamp(r +/- DELTA); charge time by multiply and shift
         r = self.paddle_r
         moved = Signal(signed(PADDLE_BITS + 2))
-        m.d.comb += moved.eq(Mux(entry.paddle == 1, r + PADDLE_DELTA, Mux(entry.paddle == 2, r - PADDLE_DELTA, r)))
+        # the run's paddle direction, registered with its action (start_run) rather than read
+        # through the action table's multiplexer at SETUP (issue 16: that read began an 11-level
+        # path into paddle_r); the table is written by the host before an episode
+        pdir = Signal(2)
+        m.d.comb += moved.eq(Mux(pdir == 1, r + PADDLE_DELTA, Mux(pdir == 2, r - PADDLE_DELTA, r)))
         # the clamp's compares without the add in front (issue 16: add, compare and pick were 12
         # xc7 levels into paddle_r): r + DELTA < lo is r < lo - DELTA, and so on, against
         # thresholds registered from PADDLE_LO/PADDLE_HI, so the six compares run beside the
@@ -174,8 +178,8 @@ class FrameSkip(wiring.Component):
                 thr[name, direction] = t
         below, above = Signal(), Signal()
         m.d.comb += [
-            below.eq(Mux(entry.paddle == 1, r < thr["lo", 1], Mux(entry.paddle == 2, r < thr["lo", 2], r < thr["lo", 0]))),
-            above.eq(Mux(entry.paddle == 1, r > thr["hi", 1], Mux(entry.paddle == 2, r > thr["hi", 2], r > thr["hi", 0]))),
+            below.eq(Mux(pdir == 1, r < thr["lo", 1], Mux(pdir == 2, r < thr["lo", 2], r < thr["lo", 0]))),
+            above.eq(Mux(pdir == 1, r > thr["hi", 1], Mux(pdir == 2, r > thr["hi", 2], r > thr["hi", 0]))),
         ]
         r_next = Signal(PADDLE_BITS)
         m.d.comb += r_next.eq(Mux(below, lo, Mux(above, hi, moved)))
@@ -269,7 +273,8 @@ class FrameSkip(wiring.Component):
                              needed[2].eq(0), needed[3].eq(0)]
 
         def start_run(phase, action, length):
-            m.d.sync += [self.phase.eq(phase), act.eq(action), run_i.eq(0), run_n.eq(length)]
+            m.d.sync += [self.phase.eq(phase), act.eq(action), run_i.eq(0), run_n.eq(length),
+                         pdir.eq(table[action].paddle)]
 
         with m.Switch(st):
             with m.Case(State.IDLE):

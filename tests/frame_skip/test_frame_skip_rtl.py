@@ -187,7 +187,8 @@ def test_paddle_charge_time_is_set_before_the_console_runs(direction):
         ctx.set(dut.episode_frames, 6)
         ctx.set(dut.swchb, 0x3F)
         for i in range(18):
-            ctx.set(dut.actions[i].paddle, direction)
+            ctx.set(dut.actions[i].paddle, i % 3)      # the no-op run's action is entry `direction`
+        ctx.set(dut.noop_index, direction)
         ctx.set(dut.paddle_en, 1)
         ctx.set(dut.paddle_lo, lo)
         ctx.set(dut.paddle_hi, hi)
