@@ -36,7 +36,7 @@ latency), inference, action select, control (``CLEAR``).
 """
 from __future__ import annotations
 
-from amaranth import Array, Module, Mux, Signal, signed
+from amaranth import Array, Cat, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -69,6 +69,22 @@ ConsoleDriveSignature = wiring.Signature({
     "controllers": Out(ControllerSignature),
 })
 
+
+
+def count_clocks(m: Module, value: Signal, inc, clear, name: str) -> None:
+    """``value`` (a 32-bit register) counts the clocks with ``inc``, and is 0 after a clock with
+    ``clear`` (``clear`` wins): as two 16-bit halves, the high one stepped by a flag registered a
+    clock ahead that says the low one is 0xFFFF, so that no path holds a 32-bit carry chain
+    (issue 16: a 32-bit increment with its clear was 10 xc7 levels). Exact at every clock: the flag
+    is set exactly when the low half becomes 0xFFFF and cleared when it leaves it."""
+    low, high = value[:16], value[16:]
+    full = Signal(name=f"{name}_low_full")
+    with m.If(clear):
+        m.d.sync += [value.eq(0), full.eq(0)]
+    with m.Elif(inc):
+        m.d.sync += [low.eq(low + 1), full.eq(low == 0xFFFE)]
+        with m.If(full):
+            m.d.sync += high.eq(high + 1)
 
 
 class State(enum.Enum, shape=4):
@@ -250,20 +266,12 @@ class FrameSkip(wiring.Component):
         step_len = Signal(8)
         m.d.sync += step_len.eq(Mux(remaining < self.frame_skip, remaining, self.frame_skip))
 
-        # cycle counters
-        with m.Switch(st):
-            with m.Case(State.SETUP, State.FRAME):
-                m.d.sync += self.cycles_emu.eq(self.cycles_emu + 1)
-            with m.Case(State.RULES):
-                m.d.sync += self.cycles_host.eq(self.cycles_host + 1)
-            with m.Case(State.OBS):
-                m.d.sync += self.cycles_obs.eq(self.cycles_obs + 1)
-            with m.Case(State.INFER):
-                m.d.sync += self.cycles_infer.eq(self.cycles_infer + 1)
-            with m.Case(State.SELECT):
-                m.d.sync += self.cycles_select.eq(self.cycles_select + 1)
-            with m.Case(State.CLEAR):
-                m.d.sync += self.cycles_ctrl.eq(self.cycles_ctrl + 1)
+        # cycle counters, each cleared at an episode's start (IDLE, below) and counting its states
+        for name, states in (("emu", (State.SETUP, State.FRAME)), ("host", (State.RULES,)),
+                             ("obs", (State.OBS,)), ("infer", (State.INFER,)), ("select", (State.SELECT,)),
+                             ("ctrl", (State.CLEAR,))):
+            count_clocks(m, getattr(self, f"cycles_{name}"), Cat(st == s for s in states).any(),
+                         (st == State.IDLE) & self.start, f"cycles_{name}")
 
         with m.If(set_needed):
             m.d.sync += set_needed.eq(0)
@@ -282,8 +290,6 @@ class FrameSkip(wiring.Component):
                     m.d.sync += [st.eq(State.CLEAR), self.frames.eq(0), self.decisions.eq(0),
                                  self.episode_return.eq(0), self.game_over.eq(0), self.done.eq(0),
                                  first.eq(1), r.eq(self.paddle_start)]
-                    for c in ("emu", "host", "obs", "infer", "select", "ctrl"):
-                        m.d.sync += getattr(self, f"cycles_{c}").eq(0)
                     start_run(Phase.NOOP, self.noop_index, self.noops)
                 with m.Elif(self.manual):
                     m.d.sync += [st.eq(State.SETUP), self.phase.eq(Phase.MANUAL), self.done.eq(0)]

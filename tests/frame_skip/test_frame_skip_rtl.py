@@ -222,3 +222,35 @@ def test_paddle_charge_time_is_set_before_the_console_runs(direction):
     assert sorted({r for r, _ in seen}) == sorted(set(expect_r))
     assert len(seen) == 6 * 5
     assert all(needed == paddle_needed(r) for r, needed in seen)
+
+
+def test_count_clocks_across_the_low_half_wrap():
+    """``count_clocks`` (the cycle counters' two 16-bit halves with a registered carry flag)
+    against a plain Python count at every clock, over a clear and past 0xFFFF -> 0x10000 twice,
+    with clocks that do not count in between."""
+    from amaranth import Module, Signal
+    from hw.frame_skip import count_clocks
+    m = Module()
+    value, inc, clear = Signal(32), Signal(), Signal()
+    count_clocks(m, value, inc, clear, "t")
+    rng = np.random.default_rng(7)
+    plan = [(1, 0)] * 30 + [(0, 1)] + [(int(x), 0) for x in rng.random(139_000) < 0.97]
+    bad = []
+
+    async def bench(ctx):
+        expect = 0
+        for step, (i, c) in enumerate(plan):
+            ctx.set(inc, i)
+            ctx.set(clear, c)
+            await ctx.tick()
+            expect = 0 if c else (expect + i) & 0xFFFFFFFF
+            if ctx.get(value) != expect:
+                bad.append((step, ctx.get(value), expect))
+                return
+        bad.append(("end", expect))
+
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    assert bad[0][0] == "end" and bad[0][1] > 2 * 65_536, bad
