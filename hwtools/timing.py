@@ -175,7 +175,7 @@ def ecp5_memory_fit(verilog: str) -> dict:
     depth) or None, "reason": str or None}``. ``fits`` is False when the declared memory bits
     (:func:`memories`, each module once: a lower bound) exceed the device's block RAM and
     distributed RAM together (:data:`ECP5_RAM_BITS`): then no mapping can place the design, and
-    place and route (an hour of Yosys for the instance) is not tried. True does not promise a
+    place and route (minutes of Yosys for the instance) is not tried. True does not promise a
     fit (block RAM shapes, logic, pins): nextpnr decides that.
     """
     mems = memories(verilog)

