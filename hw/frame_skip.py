@@ -211,10 +211,16 @@ class FrameSkip(wiring.Component):
         stop_next = Signal()
         stop_r = Signal()
         insns_after = Signal(range(MAX_INSTRUCTIONS + 2))   # the count at the next clock
+        # insns_after >= MAX_INSTRUCTIONS by equalities on the register, not by the add and a
+        # compare after it (issue 16: that was 10 xc7 levels into stop_r): insns never exceeds the
+        # limit (the frame stops before the instruction that would pass it, and no two clocks in
+        # a row start an instruction), so insns + insn_start >= MAX is insns == MAX, or
+        # insns == MAX - 1 with an instruction starting now
+        at_limit = Signal()
         m.d.comb += [
             insns_after.eq(insns + d.frame.insn_start),
-            stop_next.eq(d.frame.at_boundary_next | d.frame.jammed_next |
-                         (d.frame.insn_start_next & (insns_after >= MAX_INSTRUCTIONS))),
+            at_limit.eq((insns == MAX_INSTRUCTIONS) | ((insns == MAX_INSTRUCTIONS - 1) & d.frame.insn_start)),
+            stop_next.eq(d.frame.at_boundary_next | d.frame.jammed_next | (d.frame.insn_start_next & at_limit)),
         ]
         go = Signal()                # FRAME: the console's inputs are settled
         fresh = Signal()             # FRAME: this clock is the frame's first (a frame start)
