@@ -233,30 +233,26 @@ class FrameSkip(wiring.Component):
         # abort and every other state give IDLE or a state that is not FRAME. fresh and stop_r
         # are registers (stop_r holds the console's predictions, registered), so ce does not
         # wait on the predictions' logic
+        # The frame start strobe is a register too (it enters the console's logic, where it picks
+        # line 0's window): start_frame = FRAME & go & fresh of the next clock, which is a SETUP
+        # whose frame runs at once or a FRAME clock waiting for the paddle (set_needed), either
+        # not continuing a partial frame and not started.
         frame_go = Signal()          # FRAME & go, registered
         frame_go_next = Signal()
+        sf_r = Signal()              # start_frame, registered
+        sf_next = Signal()
         free = Signal()              # fresh | ~stop_r, in any state
         m.d.comb += free.eq((~partial & ~started) | ~stop_r)
         with m.Switch(st):
             with m.Case(State.SETUP):
-                m.d.comb += frame_go_next.eq(~((self.phase != Phase.MANUAL) & self.paddle_en))
+                runs_at_once = ~((self.phase != Phase.MANUAL) & self.paddle_en)   # no set_needed clock
+                m.d.comb += [frame_go_next.eq(runs_at_once), sf_next.eq(runs_at_once)]
             with m.Case(State.FRAME):
-                m.d.comb += frame_go_next.eq(free)     # stop_r is 0 in a set_needed clock
-        m.d.sync += frame_go.eq(frame_go_next & ~self.abort)
-        m.d.comb += d.ce.eq(frame_go & free)
-        # the frame start strobe, a register too (it enters the console's logic, where it picks
-        # line 0's window): start_frame = FRAME & go & fresh of the next clock, which is a
-        # SETUP whose frame runs at once, or a FRAME clock waiting for the paddle (set_needed),
-        # either not continuing a partial frame and not started
-        sf_r = Signal()
-        sf_next = Signal()
-        with m.Switch(st):
-            with m.Case(State.SETUP):
-                m.d.comb += sf_next.eq(~((self.phase != Phase.MANUAL) & self.paddle_en))
-            with m.Case(State.FRAME):
-                m.d.comb += sf_next.eq(set_needed)
-        m.d.sync += sf_r.eq(sf_next & ~partial & ~started & ~self.abort)
-        m.d.comb += d.frame.start_frame.eq(sf_r)
+                m.d.comb += [frame_go_next.eq(free),     # stop_r is 0 in a set_needed clock
+                             sf_next.eq(set_needed)]
+        m.d.sync += [frame_go.eq(frame_go_next & ~self.abort),
+                     sf_r.eq(sf_next & ~partial & ~started & ~self.abort)]
+        m.d.comb += [d.ce.eq(frame_go & free), d.frame.start_frame.eq(sf_r)]
 
         is_last = Signal()
         m.d.comb += is_last.eq(run_i + 1 == run_n)

@@ -9,6 +9,14 @@ from hls_models.frame_skip import EpisodeConfig, Frame, episode_schedule
 from hw.frame_skip import FrameSkip, State
 
 
+def _simulate(dut, bench):
+    """Run ``bench`` (an async testbench) against ``dut`` on a 1 MHz sync clock until it returns."""
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+
+
 def _model(cfg, over_at, choices, rewards):
     gen, frames, out, send, k, ret = episode_schedule(cfg), 0, [], None, 0, 0
     try:
@@ -82,10 +90,7 @@ def _rtl(cfg, over_at, choices, rewards, frame_clocks=5):
                 return
             await ctx.tick()
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    _simulate(dut, bench)
     return got
 
 
@@ -144,10 +149,7 @@ def _manual_frames(boundary, jam, runs, insn_every=2):
             out.append((ctx.get(dut.frame_status), ran, starts))
             await ctx.tick()
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    _simulate(dut, bench)
     return out
 
 
@@ -213,10 +215,7 @@ def test_paddle_charge_time_is_set_before_the_console_runs(direction):
                 return
             await ctx.tick()
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    _simulate(dut, bench)
     step = {1: PADDLE_DELTA, 2: -PADDLE_DELTA, 0: 0}[direction]
     expect_r = [min(hi, max(lo, start + step * (k + 1))) for k in range(6)]   # e.g. 173,000, 196,000, 200,000...
     assert sorted({r for r, _ in seen}) == sorted(set(expect_r))
@@ -249,8 +248,5 @@ def test_count_clocks_across_the_low_half_wrap():
                 return
         bad.append(("end", expect))
 
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    _simulate(m, bench)
     assert bad[0][0] == "end" and bad[0][1] > 2 * 65_536, bad

