@@ -110,7 +110,9 @@ class FrameSkip(wiring.Component):
 
     Ports (besides ``drive``/``pre``):
         start / manual / abort: In(1) command strobes (``start`` and ``manual`` only in IDLE).
-        rules_ack, terminal, reward: In: the host's rules result of the last frame.
+        rules_ack, terminal, reward: In: the host's rules result of the last frame; ``reward``
+            must hold its value from the clock before ``rules_ack`` (the instance's REWARD is
+            its own register, written before RULES), as the return's add is registered.
         engine: In(:data:`hw.policy_engine.InferenceControlSignature`): ``start`` an inference;
             ``done``: the engine's action values are out (to the action select).
         chosen: In(:func:`hw.action_select.chosen_action_signature`): the chosen action.
@@ -199,9 +201,14 @@ class FrameSkip(wiring.Component):
         ]
         r_next = Signal(PADDLE_BITS)
         m.d.comb += r_next.eq(Mux(below, lo, Mux(above, hi, moved)))
+        # the charge time of r, registered every clock (issue 16: the multiply's partial-product
+        # sum after its DSPs and the port pick were 10 xc7 levels into ``needed``): a frame whose
+        # paddle moved waits two clocks after SETUP, one for this register to take the new r
+        # (set_product) and one for ``needed`` to take it (set_needed)
         r_needed = Signal(32)
-        m.d.comb += r_needed.eq((r * PADDLE_MULT) >> PADDLE_SHIFT)
-        set_needed = Signal()        # the cycle after SETUP: paddle needed from the new r
+        m.d.sync += r_needed.eq((r * PADDLE_MULT) >> PADDLE_SHIFT)
+        set_product = Signal()       # the cycle after SETUP: r_needed takes the new r
+        set_needed = Signal()        # the cycle after that: paddle needed from r_needed
         stop = Signal()              # the console stops before this clock (frame over)
         # stop for this clock, registered in the clock before from the console's predictions of
         # its frame flags (FrameSignature's *_next) and the instruction count then: the console's
@@ -228,8 +235,9 @@ class FrameSkip(wiring.Component):
         # the console's clock enable from registers through one LUT (issue 16: as a state decode it
         # began the instance's deepest path, folded into the console's logic): ce = FRAME & go &
         # (fresh | ~stop_r), with FRAME & go registered from the clock before: SETUP -> FRAME,
-        # with go unless the paddle's charge time is set first (set_needed); FRAME stays FRAME
-        # unless it stops now (go & ~fresh & stop_r), and a set_needed clock is followed by go;
+        # with go unless the paddle's charge time is set first (set_product, set_needed); FRAME
+        # stays FRAME unless it stops now (go & ~fresh & stop_r), and a set_needed clock is
+        # followed by go;
         # abort and every other state give IDLE or a state that is not FRAME. fresh and stop_r
         # are registers (stop_r holds the console's predictions, registered), so ce does not
         # wait on the predictions' logic
@@ -245,10 +253,10 @@ class FrameSkip(wiring.Component):
         m.d.comb += free.eq((~partial & ~started) | ~stop_r)
         with m.Switch(st):
             with m.Case(State.SETUP):
-                runs_at_once = ~((self.phase != Phase.MANUAL) & self.paddle_en)   # no set_needed clock
+                runs_at_once = ~((self.phase != Phase.MANUAL) & self.paddle_en)   # no set_product clock
                 m.d.comb += [frame_go_next.eq(runs_at_once), sf_next.eq(runs_at_once)]
             with m.Case(State.FRAME):
-                m.d.comb += [frame_go_next.eq(free),     # stop_r is 0 in a set_needed clock
+                m.d.comb += [frame_go_next.eq(free & ~set_product),   # stop_r is 0 in these clocks
                              sf_next.eq(set_needed)]
         m.d.sync += [frame_go.eq(frame_go_next & ~self.abort),
                      sf_r.eq(sf_next & ~partial & ~started & ~self.abort)]
@@ -268,6 +276,19 @@ class FrameSkip(wiring.Component):
         step_len = Signal(8)
         m.d.sync += step_len.eq(Mux(remaining < self.frame_skip, remaining, self.frame_skip))
 
+        # frames >= episode_frames as a register set whenever frames changes, from frames + 1 kept
+        # beside it (issue 16: the 24-bit compare at the acknowledgement was 10 xc7 levels into
+        # ``done``); episode_frames is written by the host before an episode starts
+        frames_p1 = Signal(25, init=1)
+        reached = Signal()
+
+        # the return after this frame's reward, registered every clock (issue 16: the 32-bit add
+        # at the acknowledgement was 10 xc7 levels into episode_return): the contract (class doc)
+        # has ``reward`` settled a clock before ``rules_ack``, and the return changes only at an
+        # acknowledgement or an episode's start, never in two clocks in a row
+        return_sum = Signal(signed(32))
+        m.d.sync += return_sum.eq(self.episode_return + self.reward)
+
         # cycle counters, each cleared at an episode's start (IDLE, below) and counting its states
         for name, states in (("emu", (State.SETUP, State.FRAME)), ("host", (State.RULES,)),
                              ("obs", (State.OBS,)), ("infer", (State.INFER,)), ("select", (State.SELECT,)),
@@ -275,6 +296,8 @@ class FrameSkip(wiring.Component):
             count_clocks(m, getattr(self, f"cycles_{name}"), Cat(st == s for s in states).any(),
                          (st == State.IDLE) & self.start, f"cycles_{name}")
 
+        with m.If(set_product):
+            m.d.sync += [set_product.eq(0), set_needed.eq(1)]
         with m.If(set_needed):
             m.d.sync += set_needed.eq(0)
             with m.If(self.paddle_en):
@@ -289,7 +312,8 @@ class FrameSkip(wiring.Component):
         with m.Switch(st):
             with m.Case(State.IDLE):
                 with m.If(self.start):
-                    m.d.sync += [st.eq(State.CLEAR), self.frames.eq(0), self.decisions.eq(0),
+                    m.d.sync += [st.eq(State.CLEAR), self.frames.eq(0), frames_p1.eq(1),
+                                 reached.eq(self.episode_frames == 0), self.decisions.eq(0),
                                  self.episode_return.eq(0), self.game_over.eq(0), self.done.eq(0),
                                  first.eq(1), r.eq(self.paddle_start)]
                     start_run(Phase.NOOP, self.noop_index, self.noops)
@@ -310,12 +334,12 @@ class FrameSkip(wiring.Component):
                     for i in range(4):
                         m.d.sync += [mode[i].eq(self.paddle_mode[i]), needed[i].eq(self.man_needed[i])]
                     with m.If(self.paddle_en):
-                        m.d.sync += [r.eq(r_next), set_needed.eq(1)]
+                        m.d.sync += [r.eq(r_next), set_product.eq(1)]
                 m.d.sync += [st.eq(State.FRAME), insns.eq(0), stop_r.eq(0)]
             with m.Case(State.FRAME):
-                # paddles: needed from the new r is registered in this state's first cycle,
+                # paddles: needed from the new r is registered in this state's first two cycles,
                 # before the console's first clock of the frame (the next one)
-                m.d.comb += go.eq(~set_needed)
+                m.d.comb += go.eq(~set_product & ~set_needed)
                 m.d.comb += fresh.eq(~partial & ~started)
                 with m.If(go):
                     with m.If(fresh):
@@ -338,14 +362,16 @@ class FrameSkip(wiring.Component):
                             with m.If(self.phase == Phase.MANUAL):
                                 m.d.sync += [st.eq(State.IDLE), self.done.eq(1)]
                             with m.Else():
-                                m.d.sync += [st.eq(State.RULES), self.frames.eq(self.frames + 1), first.eq(0)]
+                                m.d.sync += [st.eq(State.RULES), self.frames.eq(frames_p1),
+                                             frames_p1.eq(frames_p1 + 1),
+                                             reached.eq(frames_p1 >= self.episode_frames), first.eq(0)]
                 # a partial frame's continuation: partial is cleared at its first clock
                 with m.If(go & partial):
                     m.d.sync += [partial.eq(0), started.eq(1)]
             with m.Case(State.RULES):
                 with m.If(self.rules_ack):
                     with m.If(self.phase == Phase.STEP):
-                        m.d.sync += self.episode_return.eq(self.episode_return + self.reward)
+                        m.d.sync += self.episode_return.eq(return_sum)
                     with m.If(self.terminal):
                         m.d.sync += [st.eq(State.IDLE), self.game_over.eq(1), self.done.eq(1)]
                     with m.Elif(~is_last):
@@ -353,7 +379,7 @@ class FrameSkip(wiring.Component):
                     with m.Elif((self.phase == Phase.NOOP) & self.fire_en):
                         start_run(Phase.FIRE, self.fire_index, self.frame_skip)
                         m.d.sync += st.eq(State.SETUP)
-                    with m.Elif(self.frames >= self.episode_frames):
+                    with m.Elif(reached):
                         m.d.sync += [st.eq(State.IDLE), self.done.eq(1)]
                     with m.Else():
                         m.d.sync += st.eq(State.OBS)
@@ -369,5 +395,5 @@ class FrameSkip(wiring.Component):
                     start_run(Phase.STEP, self.chosen.index, step_len)
                     m.d.sync += [st.eq(State.SETUP), self.decisions.eq(self.decisions + 1)]
         with m.If(self.abort):
-            m.d.sync += [st.eq(State.IDLE), partial.eq(0), started.eq(0), set_needed.eq(0)]
+            m.d.sync += [st.eq(State.IDLE), partial.eq(0), started.eq(0), set_product.eq(0), set_needed.eq(0)]
         return m

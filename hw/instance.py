@@ -236,6 +236,12 @@ class GameInstance(wiring.Component):
                       + [REG["ACTION_TABLE"] + 4 * i for i in range(MAX_ACTIONS)])
         read_sources = list(regs.values()) + list(needed) + list(table)
         rsel = Signal(range(len(read_sources) + 1))     # READ -> RMUX: 1 + the source's index, 0 none
+        assert len(set(read_addrs)) == len(read_addrs), "read addresses overlap: the encoder needs one-hot hits"
+        rhit = Signal(len(read_addrs))      # the read address's compares, registered at the handshake
+        rram = Signal()                     # ... and its RIOT / SuperChip RAM test
+
+        def is_ram(a):
+            return (a[8:ADDR_WIDTH] == REG["RIOT_RAM"] >> 8) & (a[0:2] == 0)
 
         # the write's target decoded from the address at the handshake and registered with it (one
         # flag per target; the targets' addresses are distinct, so at most one is set), so that
@@ -295,7 +301,8 @@ class GameInstance(wiring.Component):
                     m.next = "WRITE"
                 with m.Elif(bus.arvalid):
                     m.d.comb += bus.arready.eq(1)
-                    m.d.sync += [raddr.eq(bus.araddr), k.eq(0), rdata.eq(0)]
+                    m.d.sync += [raddr.eq(bus.araddr), k.eq(0), rdata.eq(0),
+                                 rhit.eq(Cat(bus.araddr == a for a in read_addrs)), rram.eq(is_ram(bus.araddr))]
                     m.next = "READ"
             with m.State("WRITE"):
                 def resp(value):
@@ -396,13 +403,13 @@ class GameInstance(wiring.Component):
                 # the address decoded into its source's index, registered (1 + i, 0: none), so that
                 # the read-data multiplexer of the next clock starts from a register (issue 16: the
                 # priority chain of address compares in front of the multiplexer was the instance's
-                # deepest path, 17 xc7 levels in the node netlist)
-                hit = [raddr == a for a in read_addrs]          # one-hot: the addresses are distinct
-                enc = Cat(Cat(hit[i] for i in range(len(hit)) if (i + 1) >> b & 1).any()
+                # deepest path, 17 xc7 levels in the node netlist); the compares themselves are
+                # registered at the handshake (rhit), so this clock only encodes (issue 16: compares
+                # and encoder together were 10 levels into rsel)
+                enc = Cat(Cat(rhit[i] for i in range(len(read_addrs)) if (i + 1) >> b & 1).any()
                           for b in range(len(rsel)))
-                ram = (raddr[8:ADDR_WIDTH] == REG["RIOT_RAM"] >> 8) & (raddr[0:2] == 0)
-                m.d.sync += [rsel.eq(enc), rresp.eq(Mux(Cat(*hit).any() | ram, OKAY, DECERR))]
-                with m.If(ram):
+                m.d.sync += [rsel.eq(enc), rresp.eq(Mux(rhit.any() | rram, OKAY, DECERR))]
+                with m.If(rram):
                     m.next = "RAM"
                 with m.Else():
                     m.next = "RMUX"

@@ -213,18 +213,26 @@ class PolicyEngine(wiring.Component):
             self.obs.frame.eq(c[:2]), self.obs.index.eq(addr),
             a_rd.addr.eq(addr), c_rd.addr.eq(addr), w_rd.addr.eq(wrow),
         ]
-        last_kw, last_kh, last_c = kw == lim_kw[layer] - 1, kh == lim_kh[layer] - 1, c == lim_c[layer] - 1
+        # the layer's loop limits less one, registered when the layer is entered (reset_loops), so
+        # that the last-index tests compare two registers instead of reading the per-layer tables
+        # through ``layer`` first (issue 16: table, compare and the loop nest were 10 xc7 levels in
+        # the instance). n_actions (in n_groups[3]) cannot change during an inference: parameter
+        # writes are dropped while busy.
+        limits = {"kw": lim_kw, "kh": lim_kh, "c": lim_c, "g": n_groups, "px": lim_px, "py": lim_py}
+        lim1 = {k: Signal(range(2592), name=f"lim1_{k}") for k in limits}     # lim_c's 2592 the largest
+        last_kw, last_kh, last_c = kw == lim1["kw"], kh == lim1["kh"], c == lim1["c"]
         last_k = Signal()
         last_g = Signal()
         last_pos = Signal()
-        m.d.comb += [last_k.eq(last_kw & last_kh & last_c), last_g.eq(g == n_groups[layer] - 1),
-                     last_pos.eq((px == lim_px[layer] - 1) & (py == lim_py[layer] - 1))]
+        m.d.comb += [last_k.eq(last_kw & last_kh & last_c), last_g.eq(g == lim1["g"]),
+                     last_pos.eq((px == lim1["px"]) & (py == lim1["py"]))]
         first_k = (kw == 0) & (kh == 0) & (c == 0)
 
         def reset_loops(next_layer):
             return [py.eq(0), px.eq(0), g.eq(0), c.eq(0), kh.eq(0), kw.eq(0), off_py.eq(0), off_px.eq(0),
                     off_c.eq(0), off_kh.eq(0), off_kw.eq(0), pos_base.eq(0), g_base.eq(0),
-                    wrow.eq(w_first[next_layer])]
+                    wrow.eq(w_first[next_layer]),
+                    *(lim1[k].eq(t[next_layer] - 1) for k, t in limits.items())]
 
         with m.If(issuing):
             m.d.sync += wrow.eq(wrow + 1)

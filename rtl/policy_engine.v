@@ -4,10 +4,10 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
   wire \$10 ;
-  wire \$100 ;
+  wire [5:0] \$100 ;
   wire [2:0] \$101 ;
-  wire [2:0] \$102 ;
-  reg [15:0] \$103 ;
+  reg [4:0] \$102 ;
+  wire [5:0] \$103 ;
   wire \$104 ;
   wire \$105 ;
   wire \$106 ;
@@ -114,7 +114,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire [31:0] \$198 ;
   wire \$199 ;
   wire \$2 ;
-  reg [3:0] \$20 ;
+  wire \$20 ;
   wire [31:0] \$200 ;
   wire \$201 ;
   wire [13:0] \$202 ;
@@ -125,212 +125,224 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire \$207 ;
   wire \$208 ;
   wire \$209 ;
-  wire [4:0] \$21 ;
+  wire \$21 ;
   wire \$210 ;
   wire \$211 ;
-  wire \$212 ;
-  wire \$213 ;
-  reg [4:0] \$214 ;
-  reg [7:0] \$215 ;
-  reg [4:0] \$216 ;
-  reg [4:0] \$217 ;
-  reg [4:0] \$218 ;
-  reg [15:0] \$219 ;
+  wire [4:0] \$212 ;
+  wire [4:0] \$213 ;
+  wire [12:0] \$214 ;
+  wire [1:0] \$215 ;
+  wire [5:0] \$216 ;
+  wire [5:0] \$217 ;
+  wire \$218 ;
+  wire \$219 ;
   wire \$22 ;
-  reg [2:0] \$220 ;
-  reg [12:0] \$221 ;
-  reg [2:0] \$222 ;
-  reg [12:0] \$223 ;
-  reg [11:0] \$224 ;
-  reg [12:0] \$225 ;
-  reg [3:0] \$226 ;
-  reg [8:0] \$227 ;
-  reg [12:0] \$228 ;
-  reg [4:0] \$229 ;
-  reg [3:0] \$23 ;
-  reg [12:0] \$230 ;
-  reg [4:0] \$231 ;
-  reg [12:0] \$232 ;
-  reg \$233 ;
-  reg \$234 ;
-  reg [1:0] \$235 ;
-  reg \$236 ;
-  reg \$237 ;
-  reg \$238 ;
-  reg [1:0] \$239 ;
-  wire [4:0] \$24 ;
-  reg [3:0] \$240 ;
-  reg [12:0] \$241 ;
-  reg \$242 ;
-  reg [271:0] \$243 ;
-  reg \$244 ;
-  reg \$245 ;
-  reg \$246 ;
-  reg [1:0] \$247 ;
-  reg [3:0] \$248 ;
-  reg [12:0] \$249 ;
+  reg [4:0] \$220 ;
+  reg [7:0] \$221 ;
+  reg [4:0] \$222 ;
+  reg [4:0] \$223 ;
+  reg [4:0] \$224 ;
+  reg [15:0] \$225 ;
+  reg [2:0] \$226 ;
+  reg [12:0] \$227 ;
+  reg [2:0] \$228 ;
+  reg [12:0] \$229 ;
+  wire \$23 ;
+  reg [11:0] \$230 ;
+  reg [12:0] \$231 ;
+  reg [3:0] \$232 ;
+  reg [8:0] \$233 ;
+  reg [12:0] \$234 ;
+  reg [4:0] \$235 ;
+  reg [12:0] \$236 ;
+  reg [4:0] \$237 ;
+  reg [12:0] \$238 ;
+  reg \$239 ;
+  wire \$24 ;
+  reg \$240 ;
+  reg [1:0] \$241 ;
+  reg [11:0] \$242 ;
+  reg [11:0] \$243 ;
+  reg [11:0] \$244 ;
+  reg [11:0] \$245 ;
+  reg [11:0] \$246 ;
+  reg [11:0] \$247 ;
+  reg \$248 ;
+  reg \$249 ;
   wire \$25 ;
   reg \$250 ;
-  reg [511:0] \$251 ;
-  reg \$252 ;
-  reg \$253 ;
-  reg [1:0] \$254 ;
-  reg [3:0] \$255 ;
-  reg [12:0] \$256 ;
+  reg [1:0] \$251 ;
+  reg [3:0] \$252 ;
+  reg [12:0] \$253 ;
+  reg \$254 ;
+  reg [271:0] \$255 ;
+  reg \$256 ;
   reg \$257 ;
-  reg [511:0] \$258 ;
-  reg [3:0] \$259 ;
-  wire \$26 ;
-  reg [12:0] \$260 ;
-  reg [1:0] \$261 ;
-  reg [4:0] \$262 ;
-  reg [31:0] \$263 ;
-  reg [4:0] \$264 ;
-  reg [575:0] \$265 ;
-  reg \$266 ;
-  reg [7:0] \$267 ;
-  reg \$268 ;
+  reg \$258 ;
+  reg [1:0] \$259 ;
+  reg [4:0] \$26 ;
+  reg [3:0] \$260 ;
+  reg [12:0] \$261 ;
+  reg \$262 ;
+  reg [511:0] \$263 ;
+  reg \$264 ;
+  reg \$265 ;
+  reg [1:0] \$266 ;
+  reg [3:0] \$267 ;
+  reg [12:0] \$268 ;
   reg \$269 ;
-  reg [11:0] \$27 ;
-  reg [12:0] \$270 ;
-  reg [1:0] \$271 ;
-  reg \$272 ;
-  reg [7:0] \$273 ;
-  reg [12:0] \$274 ;
-  reg [1:0] \$275 ;
-  reg \$276 ;
-  reg \$277 ;
+  wire [5:0] \$27 ;
+  reg [511:0] \$270 ;
+  reg [3:0] \$271 ;
+  reg [12:0] \$272 ;
+  reg [1:0] \$273 ;
+  reg [4:0] \$274 ;
+  reg [31:0] \$275 ;
+  reg [4:0] \$276 ;
+  reg [575:0] \$277 ;
   reg \$278 ;
-  wire [12:0] \$28 ;
+  reg [7:0] \$279 ;
+  wire \$28 ;
+  reg \$280 ;
+  reg \$281 ;
+  reg [12:0] \$282 ;
+  reg [1:0] \$283 ;
+  reg \$284 ;
+  reg [7:0] \$285 ;
+  reg [12:0] \$286 ;
+  reg [1:0] \$287 ;
+  reg \$288 ;
+  reg \$289 ;
   wire \$29 ;
+  reg \$290 ;
   wire \$3 ;
-  reg [1:0] \$30 ;
-  reg [4:0] \$31 ;
-  wire [5:0] \$32 ;
-  reg [4:0] \$33 ;
-  wire [5:0] \$34 ;
+  wire \$30 ;
+  wire \$31 ;
+  reg [4:0] \$32 ;
+  wire [31:0] \$33 ;
+  wire \$34 ;
   wire \$35 ;
-  reg [4:0] \$36 ;
-  wire [5:0] \$37 ;
+  wire \$36 ;
+  wire \$37 ;
   wire \$38 ;
-  reg [4:0] \$39 ;
+  wire \$39 ;
   wire \$4 ;
-  wire [5:0] \$40 ;
+  wire \$40 ;
   wire \$41 ;
   wire \$42 ;
   wire \$43 ;
   wire \$44 ;
-  reg [4:0] \$45 ;
-  wire [31:0] \$46 ;
+  wire \$45 ;
+  wire \$46 ;
   wire \$47 ;
   wire \$48 ;
   wire \$49 ;
   wire \$5 ;
-  wire \$50 ;
+  wire [16:0] \$50 ;
   wire \$51 ;
   wire \$52 ;
-  wire \$53 ;
-  wire \$54 ;
-  wire \$55 ;
+  wire [3:0] \$53 ;
+  reg [4:0] \$54 ;
+  wire [13:0] \$55 ;
   wire \$56 ;
   wire \$57 ;
-  wire \$58 ;
-  wire \$59 ;
+  wire [3:0] \$58 ;
+  reg [8:0] \$59 ;
   wire \$6 ;
-  wire \$60 ;
+  wire [13:0] \$60 ;
   wire \$61 ;
   wire \$62 ;
-  wire [16:0] \$63 ;
-  reg [3:0] \$64 ;
-  wire [4:0] \$65 ;
+  wire [12:0] \$63 ;
+  reg \$64 ;
+  wire [13:0] \$65 ;
   wire \$66 ;
-  wire \$67 ;
-  wire [3:0] \$68 ;
-  reg [4:0] \$69 ;
+  wire [4:0] \$67 ;
+  wire [9:0] \$68 ;
+  reg [15:0] \$69 ;
   wire \$7 ;
-  wire [13:0] \$70 ;
-  reg [3:0] \$71 ;
-  wire [4:0] \$72 ;
-  wire \$73 ;
+  reg [8:0] \$70 ;
+  wire [13:0] \$71 ;
+  reg [4:0] \$72 ;
+  wire [5:0] \$73 ;
   wire \$74 ;
-  wire [3:0] \$75 ;
-  reg [8:0] \$76 ;
+  wire [5:0] \$75 ;
+  reg [5:0] \$76 ;
   wire [13:0] \$77 ;
-  reg [11:0] \$78 ;
-  wire [12:0] \$79 ;
+  wire [5:0] \$78 ;
+  reg [9:0] \$79 ;
   wire [66:0] \$8 ;
-  wire \$80 ;
+  wire [13:0] \$80 ;
   wire \$81 ;
-  wire [12:0] \$82 ;
-  reg \$83 ;
-  wire [13:0] \$84 ;
-  wire \$85 ;
-  wire [4:0] \$86 ;
-  wire [9:0] \$87 ;
-  reg [15:0] \$88 ;
-  reg [8:0] \$89 ;
+  wire [2:0] \$82 ;
+  wire [2:0] \$83 ;
+  reg [15:0] \$84 ;
+  wire [2:0] \$85 ;
+  reg [3:0] \$86 ;
+  wire [4:0] \$87 ;
+  wire [2:0] \$88 ;
+  reg [3:0] \$89 ;
   wire \$9 ;
-  wire [13:0] \$90 ;
-  reg [4:0] \$91 ;
-  wire [5:0] \$92 ;
-  wire \$93 ;
-  wire [5:0] \$94 ;
-  reg [5:0] \$95 ;
-  wire [13:0] \$96 ;
+  wire [4:0] \$90 ;
+  wire [2:0] \$91 ;
+  reg [11:0] \$92 ;
+  wire [12:0] \$93 ;
+  wire [2:0] \$94 ;
+  reg [1:0] \$95 ;
+  reg [4:0] \$96 ;
   wire [5:0] \$97 ;
-  reg [9:0] \$98 ;
-  wire [13:0] \$99 ;
+  wire [2:0] \$98 ;
+  reg [4:0] \$99 ;
   reg [2:0] \$signal  = 3'h0;
-  reg [12:0] \$signal$109  = 13'h0000;
+  reg [12:0] \$signal$115  = 13'h0000;
   reg [2:0] \$signal$37  = 3'h0;
-  reg [4:0] \$signal$42  = 5'h00;
-  reg [4:0] \$signal$43  = 5'h00;
-  reg [7:0] \$signal$64  = 8'h00;
-  reg \$signal$65  = 1'h0;
+  reg [4:0] \$signal$44  = 5'h00;
+  reg [4:0] \$signal$46  = 5'h00;
+  reg [7:0] \$signal$68  = 8'h00;
+  reg \$signal$69  = 1'h0;
   (* init = 13'h0000 *)
-  wire [12:0] \$signal$67 ;
-  reg \$signal$71  = 1'h0;
-  reg \$signal$79  = 1'h0;
+  wire [12:0] \$signal$71 ;
+  reg \$signal$75  = 1'h0;
+  reg \$signal$83  = 1'h0;
   wire [12:0] \$signature__addr ;
   wire [11:0] \$signature__addr$31 ;
   reg [15:0] \$signature__addr$32  = 16'h0000;
-  wire [4:0] \$signature__addr$44 ;
+  wire [4:0] \$signature__addr$48 ;
   wire [7:0] \$signature__data ;
-  wire [7:0] \$signature__data$49 ;
-  wire [127:0] \$signature__data$91 ;
-  wire [7:0] \$signature__data$91[0] ;
-  wire [7:0] \$signature__data$91[10] ;
-  wire [7:0] \$signature__data$91[11] ;
-  wire [7:0] \$signature__data$91[12] ;
-  wire [7:0] \$signature__data$91[13] ;
-  wire [7:0] \$signature__data$91[14] ;
-  wire [7:0] \$signature__data$91[15] ;
-  wire [7:0] \$signature__data$91[1] ;
-  wire [7:0] \$signature__data$91[2] ;
-  wire [7:0] \$signature__data$91[3] ;
-  wire [7:0] \$signature__data$91[4] ;
-  wire [7:0] \$signature__data$91[5] ;
-  wire [7:0] \$signature__data$91[6] ;
-  wire [7:0] \$signature__data$91[7] ;
-  wire [7:0] \$signature__data$91[8] ;
-  wire [7:0] \$signature__data$91[9] ;
-  wire [511:0] \$signature__data$99 ;
-  wire [31:0] \$signature__data$99[0] ;
-  wire [31:0] \$signature__data$99[10] ;
-  wire [31:0] \$signature__data$99[11] ;
-  wire [31:0] \$signature__data$99[12] ;
-  wire [31:0] \$signature__data$99[13] ;
-  wire [31:0] \$signature__data$99[14] ;
-  wire [31:0] \$signature__data$99[15] ;
-  wire [31:0] \$signature__data$99[1] ;
-  wire [31:0] \$signature__data$99[2] ;
-  wire [31:0] \$signature__data$99[3] ;
-  wire [31:0] \$signature__data$99[4] ;
-  wire [31:0] \$signature__data$99[5] ;
-  wire [31:0] \$signature__data$99[6] ;
-  wire [31:0] \$signature__data$99[7] ;
-  wire [31:0] \$signature__data$99[8] ;
-  wire [31:0] \$signature__data$99[9] ;
+  wire [511:0] \$signature__data$105 ;
+  wire [31:0] \$signature__data$105[0] ;
+  wire [31:0] \$signature__data$105[10] ;
+  wire [31:0] \$signature__data$105[11] ;
+  wire [31:0] \$signature__data$105[12] ;
+  wire [31:0] \$signature__data$105[13] ;
+  wire [31:0] \$signature__data$105[14] ;
+  wire [31:0] \$signature__data$105[15] ;
+  wire [31:0] \$signature__data$105[1] ;
+  wire [31:0] \$signature__data$105[2] ;
+  wire [31:0] \$signature__data$105[3] ;
+  wire [31:0] \$signature__data$105[4] ;
+  wire [31:0] \$signature__data$105[5] ;
+  wire [31:0] \$signature__data$105[6] ;
+  wire [31:0] \$signature__data$105[7] ;
+  wire [31:0] \$signature__data$105[8] ;
+  wire [31:0] \$signature__data$105[9] ;
+  wire [7:0] \$signature__data$53 ;
+  wire [127:0] \$signature__data$97 ;
+  wire [7:0] \$signature__data$97[0] ;
+  wire [7:0] \$signature__data$97[10] ;
+  wire [7:0] \$signature__data$97[11] ;
+  wire [7:0] \$signature__data$97[12] ;
+  wire [7:0] \$signature__data$97[13] ;
+  wire [7:0] \$signature__data$97[14] ;
+  wire [7:0] \$signature__data$97[15] ;
+  wire [7:0] \$signature__data$97[1] ;
+  wire [7:0] \$signature__data$97[2] ;
+  wire [7:0] \$signature__data$97[3] ;
+  wire [7:0] \$signature__data$97[4] ;
+  wire [7:0] \$signature__data$97[5] ;
+  wire [7:0] \$signature__data$97[6] ;
+  wire [7:0] \$signature__data$97[7] ;
+  wire [7:0] \$signature__data$97[8] ;
+  wire [7:0] \$signature__data$97[9] ;
   reg [7:0] a;
   reg [12:0] a_wr__addr = 13'h0000;
   reg [7:0] a_wr__data = 8'h00;
@@ -452,6 +464,12 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   reg [1:0] layer1 = 2'h0;
   reg [1:0] layer2 = 2'h0;
   reg [1:0] layer3 = 2'h0;
+  reg [11:0] lim1_c = 12'h000;
+  reg [11:0] lim1_g = 12'h000;
+  reg [11:0] lim1_kh = 12'h000;
+  reg [11:0] lim1_kw = 12'h000;
+  reg [11:0] lim1_px = 12'h000;
+  reg [11:0] lim1_py = 12'h000;
   reg [4:0] n_actions = 5'h12;
   reg [12:0] obase1 = 13'h0000;
   reg [12:0] obase2 = 13'h0000;
@@ -578,7 +596,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   always @(posedge clk) begin
     _0_ <= act_a[\$19 [12:0]];
   end
-  assign \$signature__data$49  = _0_;
+  assign \$signature__data$53  = _0_;
   reg [7:0] act_b [2591:0];
   integer act_b__i;
   initial begin
@@ -634,9 +652,9 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   reg [511:0] _2_;
   always @(posedge clk) begin
-    _2_ <= biases[\$40 [4:0]];
+    _2_ <= biases[\$27 [4:0]];
   end
-  assign \$signature__data$99  = _2_;
+  assign \$signature__data$105  = _2_;
   reg [127:0] weights [42751:0];
   integer weights__i;
   initial begin
@@ -656,7 +674,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   always @(posedge clk) begin
     _3_ <= weights[\$signature__addr$32 ];
   end
-  assign \$signature__data$91  = _3_;
+  assign \$signature__data$97  = _3_;
   assign \$1  = ~ control__busy;
   assign accept = params__valid & \$1 ;
   assign \$2  = ! params__space;
@@ -677,78 +695,81 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$17  = \$16  + off_c;
   assign \$18  = \$17  + off_kh;
   assign \$19  = \$18  + off_kw;
-  assign \$21  = \$20  - 1'h1;
-  assign \$22  = \$signal  == \$21 ;
-  assign \$24  = \$23  - 1'h1;
-  assign \$25  = \$signal$37  == \$24 ;
-  assign \$26  = \$22  & \$25 ;
-  assign \$28  = \$27  - 1'h1;
-  assign \$29  = c == \$28 ;
-  assign last_k = \$26  & \$29 ;
-  assign \$32  = \$31  - 1'h1;
-  assign last_g = g == \$32 ;
-  assign \$34  = \$33  - 1'h1;
-  assign \$35  = \$signal$42  == \$34 ;
-  assign \$37  = \$36  - 1'h1;
-  assign \$38  = \$signal$43  == \$37 ;
-  assign last_pos = \$35  & \$38 ;
-  assign \$40  = \$39  + g1;
-  assign \$41  = v3 & last3;
-  assign \$42  = layer3 != 2'h3;
-  assign capture = \$41  & \$42 ;
-  assign \$43  = v3 & last3;
-  assign \$44  = layer3 != 2'h3;
+  assign \$20  = \$signal  == lim1_kw;
+  assign \$21  = \$signal$37  == lim1_kh;
+  assign \$22  = \$20  & \$21 ;
+  assign \$23  = c == lim1_c;
+  assign last_k = \$22  & \$23 ;
+  assign last_g = g == lim1_g;
+  assign \$24  = \$signal$44  == lim1_px;
+  assign \$25  = \$signal$46  == lim1_py;
+  assign last_pos = \$24  & \$25 ;
+  assign \$27  = \$26  + g1;
+  assign \$28  = v3 & last3;
+  assign \$29  = layer3 != 2'h3;
+  assign capture = \$28  & \$29 ;
+  assign \$30  = v3 & last3;
+  assign \$31  = layer3 != 2'h3;
   assign wb_busy = | wb_left;
-  assign \$46  = hold[31] ? 32'd0 : hold[31:0];
-  assign rounded = \$signal$64  + \$signal$65 ;
-  assign \$47  = r2_layer != 1'h1;
-  assign a_wr__en = \$signal$71  & \$47 ;
-  assign \$48  = r2_layer == 1'h1;
-  assign c_wr__en = \$signal$71  & \$48 ;
-  assign \$49  = v1 | v2;
-  assign \$50  = \$49  | v3;
-  assign \$51  = \$50  | wb_busy;
-  assign pipe_busy = \$51  | \$signal$79 ;
-  assign \$52  = params__space == 2'h2;
-  assign \$53  = accept & \$52 ;
-  assign \$54  = params__data >= 1'h1;
-  assign \$55  = params__data <= 5'h12;
-  assign \$56  = \$54  & \$55 ;
-  assign \$57  = params__data == 7'h7f;
-  assign \$58  = params__data == 8'hff;
-  assign \$59  = \$57  | \$58 ;
-  assign \$60  = params__data <= 5'h1f;
-  assign \$61  = params__data <= 5'h1f;
-  assign \$62  = params__data <= 5'h1f;
-  assign \$63  = \$signature__addr$32  + 1'h1;
-  assign \$65  = \$64  - 1'h1;
-  assign \$66  = \$signal  == \$65 ;
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$signal  + 1'h1;
-  assign \$70  = off_kw + \$69 ;
-  assign \$72  = \$71  - 1'h1;
-  assign \$73  = \$signal$37  == \$72 ;
-  assign \$74  = ~ \$73 ;
-  assign \$75  = \$signal$37  + 1'h1;
-  assign \$77  = off_kh + \$76 ;
-  assign \$79  = \$78  - 1'h1;
-  assign \$80  = c == \$79 ;
-  assign \$81  = ~ \$80 ;
-  assign \$82  = c + 1'h1;
-  assign \$84  = off_c + \$83 ;
-  assign \$85  = ~ last_g;
-  assign \$86  = g + 1'h1;
-  assign \$87  = g_base + 5'h10;
-  assign \$90  = pos_base + \$89 ;
-  assign \$92  = \$91  - 1'h1;
-  assign \$93  = \$signal$42  != \$92 ;
-  assign \$94  = \$signal$42  + 1'h1;
-  assign \$96  = off_px + \$95 ;
-  assign \$97  = \$signal$43  + 1'h1;
-  assign \$99  = off_py + \$98 ;
-  assign \$100  = layer != 2'h3;
+  assign \$33  = hold[31] ? 32'd0 : hold[31:0];
+  assign rounded = \$signal$68  + \$signal$69 ;
+  assign \$34  = r2_layer != 1'h1;
+  assign a_wr__en = \$signal$75  & \$34 ;
+  assign \$35  = r2_layer == 1'h1;
+  assign c_wr__en = \$signal$75  & \$35 ;
+  assign \$36  = v1 | v2;
+  assign \$37  = \$36  | v3;
+  assign \$38  = \$37  | wb_busy;
+  assign pipe_busy = \$38  | \$signal$83 ;
+  assign \$39  = params__space == 2'h2;
+  assign \$40  = accept & \$39 ;
+  assign \$41  = params__data >= 1'h1;
+  assign \$42  = params__data <= 5'h12;
+  assign \$43  = \$41  & \$42 ;
+  assign \$44  = params__data == 7'h7f;
+  assign \$45  = params__data == 8'hff;
+  assign \$46  = \$44  | \$45 ;
+  assign \$47  = params__data <= 5'h1f;
+  assign \$48  = params__data <= 5'h1f;
+  assign \$49  = params__data <= 5'h1f;
+  assign \$50  = \$signature__addr$32  + 1'h1;
+  assign \$51  = \$signal  == lim1_kw;
+  assign \$52  = ~ \$51 ;
+  assign \$53  = \$signal  + 1'h1;
+  assign \$55  = off_kw + \$54 ;
+  assign \$56  = \$signal$37  == lim1_kh;
+  assign \$57  = ~ \$56 ;
+  assign \$58  = \$signal$37  + 1'h1;
+  assign \$60  = off_kh + \$59 ;
+  assign \$61  = c == lim1_c;
+  assign \$62  = ~ \$61 ;
+  assign \$63  = c + 1'h1;
+  assign \$65  = off_c + \$64 ;
+  assign \$66  = ~ last_g;
+  assign \$67  = g + 1'h1;
+  assign \$68  = g_base + 5'h10;
+  assign \$71  = pos_base + \$70 ;
+  assign \$73  = \$72  - 1'h1;
+  assign \$74  = \$signal$44  != \$73 ;
+  assign \$75  = \$signal$44  + 1'h1;
+  assign \$77  = off_px + \$76 ;
+  assign \$78  = \$signal$46  + 1'h1;
+  assign \$80  = off_py + \$79 ;
+  assign \$81  = layer != 2'h3;
+  assign \$82  = layer + 1'h1;
+  assign \$83  = layer + 1'h1;
+  assign \$85  = layer + 1'h1;
+  assign \$87  = \$86  - 1'h1;
+  assign \$88  = layer + 1'h1;
+  assign \$90  = \$89  - 1'h1;
+  assign \$91  = layer + 1'h1;
+  assign \$93  = \$92  - 1'h1;
+  assign \$94  = layer + 1'h1;
+  assign \$97  = \$96  - 1'h1;
+  assign \$98  = layer + 1'h1;
+  assign \$100  = \$99  - 1'h1;
   assign \$101  = layer + 1'h1;
-  assign \$102  = layer + 1'h1;
+  assign \$103  = \$102  - 1'h1;
   assign \$104  = ! \$signal ;
   assign \$105  = ! \$signal$37 ;
   assign \$106  = \$104  & \$105 ;
@@ -760,53 +781,53 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$112  = \$111  & last_pos;
   assign \$113  = layer == 2'h3;
   assign \$114  = \$112  & \$113 ;
-  assign \$115  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [7:0]);
-  assign \$116  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [15:8]);
-  assign \$117  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [23:16]);
-  assign \$118  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [31:24]);
-  assign \$119  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [39:32]);
-  assign \$120  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [47:40]);
-  assign \$121  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [55:48]);
-  assign \$122  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [63:56]);
-  assign \$123  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [71:64]);
-  assign \$124  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [79:72]);
-  assign \$125  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [87:80]);
-  assign \$126  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [95:88]);
-  assign \$127  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [103:96]);
-  assign \$128  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [111:104]);
-  assign \$129  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [119:112]);
-  assign \$130  = $signed({ 1'h0, a }) * $signed(\$signature__data$91 [127:120]);
-  assign \$131  = first2 ? \$signature__data$99 [31:0] : acc[31:0];
+  assign \$115  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [7:0]);
+  assign \$116  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [15:8]);
+  assign \$117  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [23:16]);
+  assign \$118  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [31:24]);
+  assign \$119  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [39:32]);
+  assign \$120  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [47:40]);
+  assign \$121  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [55:48]);
+  assign \$122  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [63:56]);
+  assign \$123  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [71:64]);
+  assign \$124  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [79:72]);
+  assign \$125  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [87:80]);
+  assign \$126  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [95:88]);
+  assign \$127  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [103:96]);
+  assign \$128  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [111:104]);
+  assign \$129  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [119:112]);
+  assign \$130  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [127:120]);
+  assign \$131  = first2 ? \$signature__data$105 [31:0] : acc[31:0];
   assign \$132  = $signed(\$131 ) + $signed(prod[16:0]);
-  assign \$133  = first2 ? \$signature__data$99 [63:32] : acc[63:32];
+  assign \$133  = first2 ? \$signature__data$105 [63:32] : acc[63:32];
   assign \$134  = $signed(\$133 ) + $signed(prod[33:17]);
-  assign \$135  = first2 ? \$signature__data$99 [95:64] : acc[95:64];
+  assign \$135  = first2 ? \$signature__data$105 [95:64] : acc[95:64];
   assign \$136  = $signed(\$135 ) + $signed(prod[50:34]);
-  assign \$137  = first2 ? \$signature__data$99 [127:96] : acc[127:96];
+  assign \$137  = first2 ? \$signature__data$105 [127:96] : acc[127:96];
   assign \$138  = $signed(\$137 ) + $signed(prod[67:51]);
-  assign \$139  = first2 ? \$signature__data$99 [159:128] : acc[159:128];
+  assign \$139  = first2 ? \$signature__data$105 [159:128] : acc[159:128];
   assign \$140  = $signed(\$139 ) + $signed(prod[84:68]);
-  assign \$141  = first2 ? \$signature__data$99 [191:160] : acc[191:160];
+  assign \$141  = first2 ? \$signature__data$105 [191:160] : acc[191:160];
   assign \$142  = $signed(\$141 ) + $signed(prod[101:85]);
-  assign \$143  = first2 ? \$signature__data$99 [223:192] : acc[223:192];
+  assign \$143  = first2 ? \$signature__data$105 [223:192] : acc[223:192];
   assign \$144  = $signed(\$143 ) + $signed(prod[118:102]);
-  assign \$145  = first2 ? \$signature__data$99 [255:224] : acc[255:224];
+  assign \$145  = first2 ? \$signature__data$105 [255:224] : acc[255:224];
   assign \$146  = $signed(\$145 ) + $signed(prod[135:119]);
-  assign \$147  = first2 ? \$signature__data$99 [287:256] : acc[287:256];
+  assign \$147  = first2 ? \$signature__data$105 [287:256] : acc[287:256];
   assign \$148  = $signed(\$147 ) + $signed(prod[152:136]);
-  assign \$149  = first2 ? \$signature__data$99 [319:288] : acc[319:288];
+  assign \$149  = first2 ? \$signature__data$105 [319:288] : acc[319:288];
   assign \$150  = $signed(\$149 ) + $signed(prod[169:153]);
-  assign \$151  = first2 ? \$signature__data$99 [351:320] : acc[351:320];
+  assign \$151  = first2 ? \$signature__data$105 [351:320] : acc[351:320];
   assign \$152  = $signed(\$151 ) + $signed(prod[186:170]);
-  assign \$153  = first2 ? \$signature__data$99 [383:352] : acc[383:352];
+  assign \$153  = first2 ? \$signature__data$105 [383:352] : acc[383:352];
   assign \$154  = $signed(\$153 ) + $signed(prod[203:187]);
-  assign \$155  = first2 ? \$signature__data$99 [415:384] : acc[415:384];
+  assign \$155  = first2 ? \$signature__data$105 [415:384] : acc[415:384];
   assign \$156  = $signed(\$155 ) + $signed(prod[220:204]);
-  assign \$157  = first2 ? \$signature__data$99 [447:416] : acc[447:416];
+  assign \$157  = first2 ? \$signature__data$105 [447:416] : acc[447:416];
   assign \$158  = $signed(\$157 ) + $signed(prod[237:221]);
-  assign \$159  = first2 ? \$signature__data$99 [479:448] : acc[479:448];
+  assign \$159  = first2 ? \$signature__data$105 [479:448] : acc[479:448];
   assign \$160  = $signed(\$159 ) + $signed(prod[254:238]);
-  assign \$161  = first2 ? \$signature__data$99 [511:480] : acc[511:480];
+  assign \$161  = first2 ? \$signature__data$105 [511:480] : acc[511:480];
   assign \$162  = $signed(\$161 ) + $signed(prod[271:255]);
   assign \$163  = v3 & last3;
   assign \$164  = layer3 != 2'h3;
@@ -854,290 +875,174 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$209  = v3 & final3;
   assign \$210  = ~ control__busy;
   assign \$211  = control__start & \$210 ;
-  assign \$212  = action_values__valid & action_values__ready;
-  assign \$213  = v3 & final3;
+  assign \$218  = action_values__valid & action_values__ready;
+  assign \$219  = v3 & final3;
   always @(posedge clk)
-    n_actions <= \$214 ;
+    n_actions <= \$220 ;
   always @(posedge clk)
-    act_max <= \$215 ;
+    act_max <= \$221 ;
   always @(posedge clk)
-    s1 <= \$216 ;
+    s1 <= \$222 ;
   always @(posedge clk)
-    s2 <= \$217 ;
+    s2 <= \$223 ;
   always @(posedge clk)
-    s3 <= \$218 ;
+    s3 <= \$224 ;
   always @(posedge clk)
-    \$signature__addr$32  <= \$219 ;
+    \$signature__addr$32  <= \$225 ;
   always @(posedge clk)
-    \$signal  <= \$220 ;
+    \$signal  <= \$226 ;
   always @(posedge clk)
-    off_kw <= \$221 ;
+    off_kw <= \$227 ;
   always @(posedge clk)
-    \$signal$37  <= \$222 ;
+    \$signal$37  <= \$228 ;
   always @(posedge clk)
-    off_kh <= \$223 ;
+    off_kh <= \$229 ;
   always @(posedge clk)
-    c <= \$224 ;
+    c <= \$230 ;
   always @(posedge clk)
-    off_c <= \$225 ;
+    off_c <= \$231 ;
   always @(posedge clk)
-    g <= \$226 ;
+    g <= \$232 ;
   always @(posedge clk)
-    g_base <= \$227 ;
+    g_base <= \$233 ;
   always @(posedge clk)
-    pos_base <= \$228 ;
+    pos_base <= \$234 ;
   always @(posedge clk)
-    \$signal$42  <= \$229 ;
+    \$signal$44  <= \$235 ;
   always @(posedge clk)
-    off_px <= \$230 ;
+    off_px <= \$236 ;
   always @(posedge clk)
-    \$signal$43  <= \$231 ;
+    \$signal$46  <= \$237 ;
   always @(posedge clk)
-    off_py <= \$232 ;
+    off_py <= \$238 ;
   always @(posedge clk)
-    issuing <= \$233 ;
+    issuing <= \$239 ;
   always @(posedge clk)
-    waiting <= \$234 ;
+    waiting <= \$240 ;
   always @(posedge clk)
-    layer <= \$235 ;
+    layer <= \$241 ;
   always @(posedge clk)
-    v1 <= \$236 ;
+    lim1_kw <= \$242 ;
   always @(posedge clk)
-    first1 <= \$237 ;
+    lim1_kh <= \$243 ;
   always @(posedge clk)
-    last1 <= \$238 ;
+    lim1_c <= \$244 ;
   always @(posedge clk)
-    layer1 <= \$239 ;
+    lim1_g <= \$245 ;
   always @(posedge clk)
-    g1 <= \$240 ;
+    lim1_px <= \$246 ;
   always @(posedge clk)
-    obase1 <= \$241 ;
+    lim1_py <= \$247 ;
   always @(posedge clk)
-    final1 <= \$242 ;
+    v1 <= \$248 ;
   always @(posedge clk)
-    prod <= \$243 ;
+    first1 <= \$249 ;
   always @(posedge clk)
-    v2 <= \$244 ;
+    last1 <= \$250 ;
   always @(posedge clk)
-    first2 <= \$245 ;
+    layer1 <= \$251 ;
   always @(posedge clk)
-    last2 <= \$246 ;
+    g1 <= \$252 ;
   always @(posedge clk)
-    layer2 <= \$247 ;
+    obase1 <= \$253 ;
   always @(posedge clk)
-    g2 <= \$248 ;
+    final1 <= \$254 ;
   always @(posedge clk)
-    obase2 <= \$249 ;
+    prod <= \$255 ;
   always @(posedge clk)
-    final2 <= \$250 ;
+    v2 <= \$256 ;
   always @(posedge clk)
-    acc <= \$251 ;
+    first2 <= \$257 ;
   always @(posedge clk)
-    v3 <= \$252 ;
+    last2 <= \$258 ;
   always @(posedge clk)
-    last3 <= \$253 ;
+    layer2 <= \$259 ;
   always @(posedge clk)
-    layer3 <= \$254 ;
+    g2 <= \$260 ;
   always @(posedge clk)
-    g3 <= \$255 ;
+    obase2 <= \$261 ;
   always @(posedge clk)
-    obase3 <= \$256 ;
+    final2 <= \$262 ;
   always @(posedge clk)
-    final3 <= \$257 ;
+    acc <= \$263 ;
   always @(posedge clk)
-    hold <= \$258 ;
+    v3 <= \$264 ;
   always @(posedge clk)
-    wb_i <= \$259 ;
+    last3 <= \$265 ;
   always @(posedge clk)
-    wb_addr <= \$260 ;
+    layer3 <= \$266 ;
   always @(posedge clk)
-    wb_layer <= \$261 ;
+    g3 <= \$267 ;
   always @(posedge clk)
-    wb_shift <= \$262 ;
+    obase3 <= \$268 ;
   always @(posedge clk)
-    wb_high <= \$263 ;
-  always @(posedge clk)
-    wb_left <= \$264 ;
-  always @(posedge clk)
-    values <= \$265 ;
-  always @(posedge clk)
-    \$signal$79  <= \$266 ;
-  always @(posedge clk)
-    \$signal$64  <= \$267 ;
-  always @(posedge clk)
-    \$signal$65  <= \$268 ;
-  always @(posedge clk)
-    r1_high <= \$269 ;
-  always @(posedge clk)
-    \$signal$109  <= \$270 ;
-  always @(posedge clk)
-    r1_layer <= \$271 ;
-  always @(posedge clk)
-    \$signal$71  <= \$272 ;
-  always @(posedge clk)
-    a_wr__data <= \$273 ;
-  always @(posedge clk)
-    a_wr__addr <= \$274 ;
-  always @(posedge clk)
-    r2_layer <= \$275 ;
-  always @(posedge clk)
-    control__done <= \$276 ;
-  always @(posedge clk)
-    control__busy <= \$277 ;
-  always @(posedge clk)
-    action_values__valid <= \$278 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (layer)
-      2'h0:
-          \$20  = 4'h8;
-      2'h1:
-          \$20  = 4'h4;
-      2'h2:
-          \$20  = 4'h1;
-      2'h3:
-          \$20  = 4'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (layer)
-      2'h0:
-          \$23  = 4'h8;
-      2'h1:
-          \$23  = 4'h4;
-      2'h2:
-          \$23  = 4'h1;
-      2'h3:
-          \$23  = 4'h1;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (layer)
-      2'h0:
-          \$27  = 12'h004;
-      2'h1:
-          \$27  = 12'h010;
-      2'h2:
-          \$27  = 12'ha20;
-      2'h3:
-          \$27  = 12'h100;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$30  = 2'h0;
-    casez (n_actions)
-      5'h00:
-          \$30  = 2'h1;
-      5'h01:
-          \$30  = 2'h1;
-      5'h02:
-          \$30  = 2'h1;
-      5'h03:
-          \$30  = 2'h1;
-      5'h04:
-          \$30  = 2'h1;
-      5'h05:
-          \$30  = 2'h1;
-      5'h06:
-          \$30  = 2'h1;
-      5'h07:
-          \$30  = 2'h1;
-      5'h08:
-          \$30  = 2'h1;
-      5'h09:
-          \$30  = 2'h1;
-      5'h0a:
-          \$30  = 2'h1;
-      5'h0b:
-          \$30  = 2'h1;
-      5'h0c:
-          \$30  = 2'h1;
-      5'h0d:
-          \$30  = 2'h1;
-      5'h0e:
-          \$30  = 2'h1;
-      5'h0f:
-          \$30  = 2'h1;
-      5'h10:
-          \$30  = 2'h1;
-      5'h11:
-          \$30  = 2'h2;
-      5'h12:
-          \$30  = 2'h2;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (layer)
-      2'h0:
-          \$31  = 5'h01;
-      2'h1:
-          \$31  = 5'h02;
-      2'h2:
-          \$31  = 5'h10;
-      2'h3:
-          \$31  = { 3'h0, \$30  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (layer)
-      2'h0:
-          \$33  = 5'h14;
-      2'h1:
-          \$33  = 5'h09;
-      2'h2:
-          \$33  = 5'h01;
-      2'h3:
-          \$33  = 5'h01;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (layer)
-      2'h0:
-          \$36  = 5'h14;
-      2'h1:
-          \$36  = 5'h09;
-      2'h2:
-          \$36  = 5'h01;
-      2'h3:
-          \$36  = 5'h01;
-    endcase
-  end
+    final3 <= \$269 ;
+  always @(posedge clk)
+    hold <= \$270 ;
+  always @(posedge clk)
+    wb_i <= \$271 ;
+  always @(posedge clk)
+    wb_addr <= \$272 ;
+  always @(posedge clk)
+    wb_layer <= \$273 ;
+  always @(posedge clk)
+    wb_shift <= \$274 ;
+  always @(posedge clk)
+    wb_high <= \$275 ;
+  always @(posedge clk)
+    wb_left <= \$276 ;
+  always @(posedge clk)
+    values <= \$277 ;
+  always @(posedge clk)
+    \$signal$83  <= \$278 ;
+  always @(posedge clk)
+    \$signal$68  <= \$279 ;
+  always @(posedge clk)
+    \$signal$69  <= \$280 ;
+  always @(posedge clk)
+    r1_high <= \$281 ;
+  always @(posedge clk)
+    \$signal$115  <= \$282 ;
+  always @(posedge clk)
+    r1_layer <= \$283 ;
+  always @(posedge clk)
+    \$signal$75  <= \$284 ;
+  always @(posedge clk)
+    a_wr__data <= \$285 ;
+  always @(posedge clk)
+    a_wr__addr <= \$286 ;
+  always @(posedge clk)
+    r2_layer <= \$287 ;
+  always @(posedge clk)
+    control__done <= \$288 ;
+  always @(posedge clk)
+    control__busy <= \$289 ;
+  always @(posedge clk)
+    action_values__valid <= \$290 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
     casez (layer1)
       2'h0:
-          \$39  = 5'h00;
+          \$26  = 5'h00;
       2'h1:
-          \$39  = 5'h01;
+          \$26  = 5'h01;
       2'h2:
-          \$39  = 5'h03;
+          \$26  = 5'h03;
       2'h3:
-          \$39  = 5'h13;
+          \$26  = 5'h13;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$45  = 5'h00;
+    \$32  = 5'h00;
     casez (layer3)
       2'h0:
-          \$45  = s1;
+          \$32  = s1;
       2'h1:
-          \$45  = s2;
+          \$32  = s2;
       2'h2:
-          \$45  = s3;
+          \$32  = s3;
     endcase
   end
   always @* begin
@@ -1145,13 +1050,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$64  = 4'h8;
+          \$54  = 5'h01;
       2'h1:
-          \$64  = 4'h4;
+          \$54  = 5'h10;
       2'h2:
-          \$64  = 4'h1;
+          \$54  = 5'h00;
       2'h3:
-          \$64  = 4'h1;
+          \$54  = 5'h00;
     endcase
   end
   always @* begin
@@ -1159,13 +1064,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$69  = 5'h01;
+          \$59  = 9'h054;
       2'h1:
-          \$69  = 5'h10;
+          \$59  = 9'h140;
       2'h2:
-          \$69  = 5'h00;
+          \$59  = 9'h000;
       2'h3:
-          \$69  = 5'h00;
+          \$59  = 9'h000;
     endcase
   end
   always @* begin
@@ -1173,13 +1078,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$71  = 4'h8;
+          \$64  = 1'h0;
       2'h1:
-          \$71  = 4'h4;
+          \$64  = 1'h1;
       2'h2:
-          \$71  = 4'h1;
+          \$64  = 1'h1;
       2'h3:
-          \$71  = 4'h1;
+          \$64  = 1'h1;
     endcase
   end
   always @* begin
@@ -1187,13 +1092,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$76  = 9'h054;
+          \$69  = 16'h0000;
       2'h1:
-          \$76  = 9'h140;
+          \$69  = 16'h0100;
       2'h2:
-          \$76  = 9'h000;
+          \$69  = 16'h0300;
       2'h3:
-          \$76  = 9'h000;
+          \$69  = 16'ha500;
     endcase
   end
   always @* begin
@@ -1201,13 +1106,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$78  = 12'h004;
+          \$70  = 9'h010;
       2'h1:
-          \$78  = 12'h010;
+          \$70  = 9'h020;
       2'h2:
-          \$78  = 12'ha20;
+          \$70  = 9'h100;
       2'h3:
-          \$78  = 12'h100;
+          \$70  = 9'h000;
     endcase
   end
   always @* begin
@@ -1215,13 +1120,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$83  = 1'h0;
+          \$72  = 5'h14;
       2'h1:
-          \$83  = 1'h1;
+          \$72  = 5'h09;
       2'h2:
-          \$83  = 1'h1;
+          \$72  = 5'h01;
       2'h3:
-          \$83  = 1'h1;
+          \$72  = 5'h01;
     endcase
   end
   always @* begin
@@ -1229,13 +1134,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$88  = 16'h0000;
+          \$76  = 6'h04;
       2'h1:
-          \$88  = 16'h0100;
+          \$76  = 6'h20;
       2'h2:
-          \$88  = 16'h0300;
+          \$76  = 6'h00;
       2'h3:
-          \$88  = 16'ha500;
+          \$76  = 6'h00;
     endcase
   end
   always @* begin
@@ -1243,69 +1148,155 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$89  = 9'h010;
+          \$79  = 10'h150;
       2'h1:
-          \$89  = 9'h020;
+          \$79  = 10'h280;
       2'h2:
-          \$89  = 9'h100;
+          \$79  = 10'h000;
       2'h3:
-          \$89  = 9'h000;
+          \$79  = 10'h000;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (layer)
-      2'h0:
-          \$91  = 5'h14;
-      2'h1:
-          \$91  = 5'h09;
-      2'h2:
-          \$91  = 5'h01;
-      2'h3:
-          \$91  = 5'h01;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (layer)
-      2'h0:
-          \$95  = 6'h04;
-      2'h1:
-          \$95  = 6'h20;
-      2'h2:
-          \$95  = 6'h00;
-      2'h3:
-          \$95  = 6'h00;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (layer)
-      2'h0:
-          \$98  = 10'h150;
-      2'h1:
-          \$98  = 10'h280;
-      2'h2:
-          \$98  = 10'h000;
-      2'h3:
-          \$98  = 10'h000;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$103  = 16'h0000;
-    casez (\$102 )
+    \$84  = 16'h0000;
+    casez (\$83 )
       3'h0:
-          \$103  = 16'h0000;
+          \$84  = 16'h0000;
       3'h1:
-          \$103  = 16'h0100;
+          \$84  = 16'h0100;
       3'h2:
-          \$103  = 16'h0300;
+          \$84  = 16'h0300;
       3'h3:
-          \$103  = 16'ha500;
+          \$84  = 16'ha500;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$86  = 4'h0;
+    casez (\$85 )
+      3'h0:
+          \$86  = 4'h8;
+      3'h1:
+          \$86  = 4'h4;
+      3'h2:
+          \$86  = 4'h1;
+      3'h3:
+          \$86  = 4'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$89  = 4'h0;
+    casez (\$88 )
+      3'h0:
+          \$89  = 4'h8;
+      3'h1:
+          \$89  = 4'h4;
+      3'h2:
+          \$89  = 4'h1;
+      3'h3:
+          \$89  = 4'h1;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$92  = 12'h000;
+    casez (\$91 )
+      3'h0:
+          \$92  = 12'h004;
+      3'h1:
+          \$92  = 12'h010;
+      3'h2:
+          \$92  = 12'ha20;
+      3'h3:
+          \$92  = 12'h100;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$95  = 2'h0;
+    casez (n_actions)
+      5'h00:
+          \$95  = 2'h1;
+      5'h01:
+          \$95  = 2'h1;
+      5'h02:
+          \$95  = 2'h1;
+      5'h03:
+          \$95  = 2'h1;
+      5'h04:
+          \$95  = 2'h1;
+      5'h05:
+          \$95  = 2'h1;
+      5'h06:
+          \$95  = 2'h1;
+      5'h07:
+          \$95  = 2'h1;
+      5'h08:
+          \$95  = 2'h1;
+      5'h09:
+          \$95  = 2'h1;
+      5'h0a:
+          \$95  = 2'h1;
+      5'h0b:
+          \$95  = 2'h1;
+      5'h0c:
+          \$95  = 2'h1;
+      5'h0d:
+          \$95  = 2'h1;
+      5'h0e:
+          \$95  = 2'h1;
+      5'h0f:
+          \$95  = 2'h1;
+      5'h10:
+          \$95  = 2'h1;
+      5'h11:
+          \$95  = 2'h2;
+      5'h12:
+          \$95  = 2'h2;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$96  = 5'h00;
+    casez (\$94 )
+      3'h0:
+          \$96  = 5'h01;
+      3'h1:
+          \$96  = 5'h02;
+      3'h2:
+          \$96  = 5'h10;
+      3'h3:
+          \$96  = { 3'h0, \$95  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$99  = 5'h00;
+    casez (\$98 )
+      3'h0:
+          \$99  = 5'h14;
+      3'h1:
+          \$99  = 5'h09;
+      3'h2:
+          \$99  = 5'h01;
+      3'h3:
+          \$99  = 5'h01;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$102  = 5'h00;
+    casez (\$101 )
+      3'h0:
+          \$102  = 5'h14;
+      3'h1:
+          \$102  = 5'h09;
+      3'h2:
+          \$102  = 5'h01;
+      3'h3:
+          \$102  = 5'h01;
     endcase
   end
   always @* begin
@@ -1403,15 +1394,15 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       2'h2:
           a = \$signature__data ;
       default:
-          a = \$signature__data$49 ;
+          a = \$signature__data$53 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     s_cap = 5'h00;
-    if (\$43 ) begin
-      if (\$44 ) begin
-        s_cap = \$45 ;
+    if (\$30 ) begin
+      if (\$31 ) begin
+        s_cap = \$32 ;
       end
     end
   end
@@ -1419,64 +1410,64 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     pos = 32'd0;
     if (wb_busy) begin
-      pos = \$46 ;
+      pos = \$33 ;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$214  = n_actions;
-    if (\$53 ) begin
+    \$220  = n_actions;
+    if (\$40 ) begin
       casez (params__row)
         18'h00000:
-            if (\$56 ) begin
-              \$214  = params__data[4:0];
+            if (\$43 ) begin
+              \$220  = params__data[4:0];
             end
       endcase
     end
     if (rst) begin
-      \$214  = 5'h12;
+      \$220  = 5'h12;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$215  = act_max;
-    if (\$53 ) begin
+    \$221  = act_max;
+    if (\$40 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
         18'h00001:
-            if (\$59 ) begin
-              \$215  = params__data[7:0];
+            if (\$46 ) begin
+              \$221  = params__data[7:0];
             end
       endcase
     end
     if (rst) begin
-      \$215  = 8'hff;
+      \$221  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$216  = s1;
-    if (\$53 ) begin
+    \$222  = s1;
+    if (\$40 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
         18'h00001:
             /* empty */;
         18'h00002:
-            if (\$60 ) begin
-              \$216  = params__data[4:0];
+            if (\$47 ) begin
+              \$222  = params__data[4:0];
             end
       endcase
     end
     if (rst) begin
-      \$216  = 5'h00;
+      \$222  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$217  = s2;
-    if (\$53 ) begin
+    \$223  = s2;
+    if (\$40 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
@@ -1485,19 +1476,19 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         18'h00002:
             /* empty */;
         18'h00003:
-            if (\$61 ) begin
-              \$217  = params__data[4:0];
+            if (\$48 ) begin
+              \$223  = params__data[4:0];
             end
       endcase
     end
     if (rst) begin
-      \$217  = 5'h00;
+      \$223  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$218  = s3;
-    if (\$53 ) begin
+    \$224  = s3;
+    if (\$40 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
@@ -1508,36 +1499,36 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         18'h00003:
             /* empty */;
         18'h00004:
-            if (\$62 ) begin
-              \$218  = params__data[4:0];
+            if (\$49 ) begin
+              \$224  = params__data[4:0];
             end
       endcase
     end
     if (rst) begin
-      \$218  = 5'h00;
+      \$224  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$219  = \$signature__addr$32 ;
+    \$225  = \$signature__addr$32 ;
     if (issuing) begin
-      \$219  = \$63 [15:0];
+      \$225  = \$50 [15:0];
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
-              \$219  = \$88 ;
+              \$225  = \$69 ;
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$219  = \$103 ;
+                if (\$81 ) begin
+                  \$225  = \$84 ;
                 end
               end
             end
@@ -1546,33 +1537,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$219  = 16'h0000;
+      \$225  = 16'h0000;
     end
     if (rst) begin
-      \$219  = 16'h0000;
+      \$225  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$220  = \$signal ;
+    \$226  = \$signal ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
-        \$220  = \$68 [2:0];
+      if (\$52 ) begin
+        \$226  = \$53 [2:0];
       end else begin
-        \$220  = 3'h0;
+        \$226  = 3'h0;
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$220  = 3'h0;
+                if (\$81 ) begin
+                  \$226  = 3'h0;
                 end
               end
             end
@@ -1581,33 +1572,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$220  = 3'h0;
+      \$226  = 3'h0;
     end
     if (rst) begin
-      \$220  = 3'h0;
+      \$226  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$221  = off_kw;
+    \$227  = off_kw;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
-        \$221  = \$70 [12:0];
+      if (\$52 ) begin
+        \$227  = \$55 [12:0];
       end else begin
-        \$221  = 13'h0000;
+        \$227  = 13'h0000;
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$221  = 13'h0000;
+                if (\$81 ) begin
+                  \$227  = 13'h0000;
                 end
               end
             end
@@ -1616,33 +1607,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$221  = 13'h0000;
+      \$227  = 13'h0000;
     end
     if (rst) begin
-      \$221  = 13'h0000;
+      \$227  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$222  = \$signal$37 ;
+    \$228  = \$signal$37 ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
-          \$222  = \$75 [2:0];
+        if (\$57 ) begin
+          \$228  = \$58 [2:0];
         end else begin
-          \$222  = 3'h0;
+          \$228  = 3'h0;
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$222  = 3'h0;
+                if (\$81 ) begin
+                  \$228  = 3'h0;
                 end
               end
             end
@@ -1651,33 +1642,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$222  = 3'h0;
+      \$228  = 3'h0;
     end
     if (rst) begin
-      \$222  = 3'h0;
+      \$228  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$223  = off_kh;
+    \$229  = off_kh;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
-          \$223  = \$77 [12:0];
+        if (\$57 ) begin
+          \$229  = \$60 [12:0];
         end else begin
-          \$223  = 13'h0000;
+          \$229  = 13'h0000;
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$223  = 13'h0000;
+                if (\$81 ) begin
+                  \$229  = 13'h0000;
                 end
               end
             end
@@ -1686,33 +1677,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$223  = 13'h0000;
+      \$229  = 13'h0000;
     end
     if (rst) begin
-      \$223  = 13'h0000;
+      \$229  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$224  = c;
+    \$230  = c;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
-            \$224  = \$82 [11:0];
+          if (\$62 ) begin
+            \$230  = \$63 [11:0];
           end else begin
-            \$224  = 12'h000;
+            \$230  = 12'h000;
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$224  = 12'h000;
+                if (\$81 ) begin
+                  \$230  = 12'h000;
                 end
               end
             end
@@ -1721,33 +1712,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$224  = 12'h000;
+      \$230  = 12'h000;
     end
     if (rst) begin
-      \$224  = 12'h000;
+      \$230  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$225  = off_c;
+    \$231  = off_c;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
-            \$225  = \$84 [12:0];
+          if (\$62 ) begin
+            \$231  = \$65 [12:0];
           end else begin
-            \$225  = 13'h0000;
+            \$231  = 13'h0000;
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$225  = 13'h0000;
+                if (\$81 ) begin
+                  \$231  = 13'h0000;
                 end
               end
             end
@@ -1756,33 +1747,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$225  = 13'h0000;
+      \$231  = 13'h0000;
     end
     if (rst) begin
-      \$225  = 13'h0000;
+      \$231  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$226  = g;
+    \$232  = g;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
-              \$226  = \$86 [3:0];
+            if (\$66 ) begin
+              \$232  = \$67 [3:0];
             end else begin
-              \$226  = 4'h0;
+              \$232  = 4'h0;
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$226  = 4'h0;
+                if (\$81 ) begin
+                  \$232  = 4'h0;
                 end
               end
             end
@@ -1791,33 +1782,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$226  = 4'h0;
+      \$232  = 4'h0;
     end
     if (rst) begin
-      \$226  = 4'h0;
+      \$232  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$227  = g_base;
+    \$233  = g_base;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
-              \$227  = \$87 [8:0];
+            if (\$66 ) begin
+              \$233  = \$68 [8:0];
             end else begin
-              \$227  = 9'h000;
+              \$233  = 9'h000;
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$227  = 9'h000;
+                if (\$81 ) begin
+                  \$233  = 9'h000;
                 end
               end
             end
@@ -1826,32 +1817,32 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$227  = 9'h000;
+      \$233  = 9'h000;
     end
     if (rst) begin
-      \$227  = 9'h000;
+      \$233  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$228  = pos_base;
+    \$234  = pos_base;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
-              \$228  = \$90 [12:0];
+              \$234  = \$71 [12:0];
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$228  = 13'h0000;
+                if (\$81 ) begin
+                  \$234  = 13'h0000;
                 end
               end
             end
@@ -1860,37 +1851,37 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$228  = 13'h0000;
+      \$234  = 13'h0000;
     end
     if (rst) begin
-      \$228  = 13'h0000;
+      \$234  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$229  = \$signal$42 ;
+    \$235  = \$signal$44 ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$93 ) begin
-                \$229  = \$94 [4:0];
+              if (\$74 ) begin
+                \$235  = \$75 [4:0];
               end else begin
-                \$229  = 5'h00;
+                \$235  = 5'h00;
               end
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$229  = 5'h00;
+                if (\$81 ) begin
+                  \$235  = 5'h00;
                 end
               end
             end
@@ -1899,37 +1890,37 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$229  = 5'h00;
+      \$235  = 5'h00;
     end
     if (rst) begin
-      \$229  = 5'h00;
+      \$235  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$230  = off_px;
+    \$236  = off_px;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$93 ) begin
-                \$230  = \$96 [12:0];
+              if (\$74 ) begin
+                \$236  = \$77 [12:0];
               end else begin
-                \$230  = 13'h0000;
+                \$236  = 13'h0000;
               end
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$230  = 13'h0000;
+                if (\$81 ) begin
+                  \$236  = 13'h0000;
                 end
               end
             end
@@ -1938,36 +1929,36 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$230  = 13'h0000;
+      \$236  = 13'h0000;
     end
     if (rst) begin
-      \$230  = 13'h0000;
+      \$236  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$231  = \$signal$43 ;
+    \$237  = \$signal$46 ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$93 ) begin
+              if (\$74 ) begin
               end else begin
-                \$231  = \$97 [4:0];
+                \$237  = \$78 [4:0];
               end
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$231  = 5'h00;
+                if (\$81 ) begin
+                  \$237  = 5'h00;
                 end
               end
             end
@@ -1976,36 +1967,36 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$231  = 5'h00;
+      \$237  = 5'h00;
     end
     if (rst) begin
-      \$231  = 5'h00;
+      \$237  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$232  = off_py;
+    \$238  = off_py;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$93 ) begin
+              if (\$74 ) begin
               end else begin
-                \$232  = \$99 [12:0];
+                \$238  = \$80 [12:0];
               end
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$232  = 13'h0000;
+                if (\$81 ) begin
+                  \$238  = 13'h0000;
                 end
               end
             end
@@ -2014,30 +2005,30 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$232  = 13'h0000;
+      \$238  = 13'h0000;
     end
     if (rst) begin
-      \$232  = 13'h0000;
+      \$238  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$233  = issuing;
+    \$239  = issuing;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               if (last_pos) begin
-                \$233  = 1'h0;
+                \$239  = 1'h0;
               end
             end
           end
@@ -2045,34 +2036,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$207 ) begin
-      \$233  = 1'h1;
+      \$239  = 1'h1;
     end
     if (\$211 ) begin
-      \$233  = 1'h1;
+      \$239  = 1'h1;
     end
     if (rst) begin
-      \$233  = 1'h0;
+      \$239  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$234  = waiting;
+    \$240  = waiting;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$234  = 1'h1;
+                if (\$81 ) begin
+                  \$240  = 1'h1;
                 end
               end
             end
@@ -2081,34 +2072,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$207 ) begin
-      \$234  = 1'h0;
+      \$240  = 1'h0;
     end
     if (\$211 ) begin
-      \$234  = 1'h0;
+      \$240  = 1'h0;
     end
     if (rst) begin
-      \$234  = 1'h0;
+      \$240  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$235  = layer;
+    \$241  = layer;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$67 ) begin
+      if (\$52 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$74 ) begin
+        if (\$57 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$81 ) begin
+          if (\$62 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$85 ) begin
+            if (\$66 ) begin
             end else begin
               if (last_pos) begin
-                if (\$100 ) begin
-                  \$235  = \$101 [1:0];
+                if (\$81 ) begin
+                  \$241  = \$82 [1:0];
                 end
               end
             end
@@ -2117,489 +2108,687 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       end
     end
     if (\$211 ) begin
-      \$235  = 2'h0;
+      \$241  = 2'h0;
     end
     if (rst) begin
-      \$235  = 2'h0;
+      \$241  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$236  = issuing;
+    \$242  = lim1_kw;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$52 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$57 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$62 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$66 ) begin
+            end else begin
+              if (last_pos) begin
+                if (\$81 ) begin
+                  \$242  = { \$87 [4], \$87 [4], \$87 [4], \$87 [4], \$87 [4], \$87 [4], \$87 [4], \$87  };
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$242  = { \$212 [4], \$212 [4], \$212 [4], \$212 [4], \$212 [4], \$212 [4], \$212 [4], \$212  };
+    end
     if (rst) begin
-      \$236  = 1'h0;
+      \$242  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$237  = \$108 ;
+    \$243  = lim1_kh;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$52 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$57 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$62 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$66 ) begin
+            end else begin
+              if (last_pos) begin
+                if (\$81 ) begin
+                  \$243  = { \$90 [4], \$90 [4], \$90 [4], \$90 [4], \$90 [4], \$90 [4], \$90 [4], \$90  };
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$243  = { \$213 [4], \$213 [4], \$213 [4], \$213 [4], \$213 [4], \$213 [4], \$213 [4], \$213  };
+    end
     if (rst) begin
-      \$237  = 1'h0;
+      \$243  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$238  = last_k;
+    \$244  = lim1_c;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$52 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$57 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$62 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$66 ) begin
+            end else begin
+              if (last_pos) begin
+                if (\$81 ) begin
+                  \$244  = \$93 [11:0];
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$244  = \$214 [11:0];
+    end
     if (rst) begin
-      \$238  = 1'h0;
+      \$244  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$239  = layer;
+    \$245  = lim1_g;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$52 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$57 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$62 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$66 ) begin
+            end else begin
+              if (last_pos) begin
+                if (\$81 ) begin
+                  \$245  = { \$97 [5], \$97 [5], \$97 [5], \$97 [5], \$97 [5], \$97 [5], \$97  };
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$245  = { \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215  };
+    end
     if (rst) begin
-      \$239  = 2'h0;
+      \$245  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$240  = g;
+    \$246  = lim1_px;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$52 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$57 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$62 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$66 ) begin
+            end else begin
+              if (last_pos) begin
+                if (\$81 ) begin
+                  \$246  = { \$100 [5], \$100 [5], \$100 [5], \$100 [5], \$100 [5], \$100 [5], \$100  };
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$246  = { \$216 [5], \$216 [5], \$216 [5], \$216 [5], \$216 [5], \$216 [5], \$216  };
+    end
     if (rst) begin
-      \$240  = 4'h0;
+      \$246  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$241  = \$109 [12:0];
+    \$247  = lim1_py;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$52 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$57 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$62 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$66 ) begin
+            end else begin
+              if (last_pos) begin
+                if (\$81 ) begin
+                  \$247  = { \$103 [5], \$103 [5], \$103 [5], \$103 [5], \$103 [5], \$103 [5], \$103  };
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$211 ) begin
+      \$247  = { \$217 [5], \$217 [5], \$217 [5], \$217 [5], \$217 [5], \$217 [5], \$217  };
+    end
     if (rst) begin
-      \$241  = 13'h0000;
+      \$247  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$242  = \$114 ;
+    \$248  = issuing;
     if (rst) begin
-      \$242  = 1'h0;
+      \$248  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$243 [16:0] = { \$115 [15], \$115  };
-    \$243 [33:17] = { \$116 [15], \$116  };
-    \$243 [50:34] = { \$117 [15], \$117  };
-    \$243 [67:51] = { \$118 [15], \$118  };
-    \$243 [84:68] = { \$119 [15], \$119  };
-    \$243 [101:85] = { \$120 [15], \$120  };
-    \$243 [118:102] = { \$121 [15], \$121  };
-    \$243 [135:119] = { \$122 [15], \$122  };
-    \$243 [152:136] = { \$123 [15], \$123  };
-    \$243 [169:153] = { \$124 [15], \$124  };
-    \$243 [186:170] = { \$125 [15], \$125  };
-    \$243 [203:187] = { \$126 [15], \$126  };
-    \$243 [220:204] = { \$127 [15], \$127  };
-    \$243 [237:221] = { \$128 [15], \$128  };
-    \$243 [254:238] = { \$129 [15], \$129  };
-    \$243 [271:255] = { \$130 [15], \$130  };
+    \$249  = \$108 ;
     if (rst) begin
-      \$243  = 272'h00000000000000000000000000000000000000000000000000000000000000000000;
+      \$249  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$244  = v1;
-    if (rst) begin
-      \$244  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$245  = first1;
-    if (rst) begin
-      \$245  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$246  = last1;
-    if (rst) begin
-      \$246  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$247  = layer1;
-    if (rst) begin
-      \$247  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$248  = g1;
-    if (rst) begin
-      \$248  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$249  = obase1;
-    if (rst) begin
-      \$249  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$250  = final1;
+    \$250  = last_k;
     if (rst) begin
       \$250  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$251  = acc;
-    if (v2) begin
-      \$251 [31:0] = \$132 [31:0];
-      \$251 [63:32] = \$134 [31:0];
-      \$251 [95:64] = \$136 [31:0];
-      \$251 [127:96] = \$138 [31:0];
-      \$251 [159:128] = \$140 [31:0];
-      \$251 [191:160] = \$142 [31:0];
-      \$251 [223:192] = \$144 [31:0];
-      \$251 [255:224] = \$146 [31:0];
-      \$251 [287:256] = \$148 [31:0];
-      \$251 [319:288] = \$150 [31:0];
-      \$251 [351:320] = \$152 [31:0];
-      \$251 [383:352] = \$154 [31:0];
-      \$251 [415:384] = \$156 [31:0];
-      \$251 [447:416] = \$158 [31:0];
-      \$251 [479:448] = \$160 [31:0];
-      \$251 [511:480] = \$162 [31:0];
-    end
+    \$251  = layer;
     if (rst) begin
-      \$251  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$251  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$252  = v2;
+    \$252  = g;
     if (rst) begin
-      \$252  = 1'h0;
+      \$252  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$253  = last2;
+    \$253  = \$109 [12:0];
     if (rst) begin
-      \$253  = 1'h0;
+      \$253  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$254  = layer2;
+    \$254  = \$114 ;
     if (rst) begin
-      \$254  = 2'h0;
+      \$254  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$255  = g2;
+    \$255 [16:0] = { \$115 [15], \$115  };
+    \$255 [33:17] = { \$116 [15], \$116  };
+    \$255 [50:34] = { \$117 [15], \$117  };
+    \$255 [67:51] = { \$118 [15], \$118  };
+    \$255 [84:68] = { \$119 [15], \$119  };
+    \$255 [101:85] = { \$120 [15], \$120  };
+    \$255 [118:102] = { \$121 [15], \$121  };
+    \$255 [135:119] = { \$122 [15], \$122  };
+    \$255 [152:136] = { \$123 [15], \$123  };
+    \$255 [169:153] = { \$124 [15], \$124  };
+    \$255 [186:170] = { \$125 [15], \$125  };
+    \$255 [203:187] = { \$126 [15], \$126  };
+    \$255 [220:204] = { \$127 [15], \$127  };
+    \$255 [237:221] = { \$128 [15], \$128  };
+    \$255 [254:238] = { \$129 [15], \$129  };
+    \$255 [271:255] = { \$130 [15], \$130  };
     if (rst) begin
-      \$255  = 4'h0;
+      \$255  = 272'h00000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$256  = obase2;
+    \$256  = v1;
     if (rst) begin
-      \$256  = 13'h0000;
+      \$256  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$257  = final2;
+    \$257  = first1;
     if (rst) begin
       \$257  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$258  = hold;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$258  = acc;
-      end
-    end
-    if (\$192 ) begin
-      \$258 [31:0] = hold[63:32];
-      \$258 [63:32] = hold[95:64];
-      \$258 [95:64] = hold[127:96];
-      \$258 [127:96] = hold[159:128];
-      \$258 [159:128] = hold[191:160];
-      \$258 [191:160] = hold[223:192];
-      \$258 [223:192] = hold[255:224];
-      \$258 [255:224] = hold[287:256];
-      \$258 [287:256] = hold[319:288];
-      \$258 [319:288] = hold[351:320];
-      \$258 [351:320] = hold[383:352];
-      \$258 [383:352] = hold[415:384];
-      \$258 [415:384] = hold[447:416];
-      \$258 [447:416] = hold[479:448];
-      \$258 [479:448] = hold[511:480];
-    end
+    \$258  = last1;
     if (rst) begin
-      \$258  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$258  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$259  = wb_i;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$259  = 4'h0;
-      end
-    end
-    if (\$192 ) begin
-      \$259  = \$194 [3:0];
-    end
+    \$259  = layer1;
     if (rst) begin
-      \$259  = 4'h0;
+      \$259  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$260  = wb_addr;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$260  = obase3;
-      end
-    end
+    \$260  = g1;
     if (rst) begin
-      \$260  = 13'h0000;
+      \$260  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$261  = wb_layer;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$261  = layer3;
-      end
-    end
+    \$261  = obase1;
     if (rst) begin
-      \$261  = 2'h0;
+      \$261  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$262  = wb_shift;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$262  = s_cap;
-      end
-    end
+    \$262  = final1;
     if (rst) begin
-      \$262  = 5'h00;
+      \$262  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$263  = wb_high;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$263  = \$166 [31:0];
-      end
+    \$263  = acc;
+    if (v2) begin
+      \$263 [31:0] = \$132 [31:0];
+      \$263 [63:32] = \$134 [31:0];
+      \$263 [95:64] = \$136 [31:0];
+      \$263 [127:96] = \$138 [31:0];
+      \$263 [159:128] = \$140 [31:0];
+      \$263 [191:160] = \$142 [31:0];
+      \$263 [223:192] = \$144 [31:0];
+      \$263 [255:224] = \$146 [31:0];
+      \$263 [287:256] = \$148 [31:0];
+      \$263 [319:288] = \$150 [31:0];
+      \$263 [351:320] = \$152 [31:0];
+      \$263 [383:352] = \$154 [31:0];
+      \$263 [415:384] = \$156 [31:0];
+      \$263 [447:416] = \$158 [31:0];
+      \$263 [479:448] = \$160 [31:0];
+      \$263 [511:480] = \$162 [31:0];
     end
     if (rst) begin
-      \$263  = 32'd0;
+      \$263  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$264  = wb_left;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$264  = \$172 ;
-      end
-    end
-    if (\$192 ) begin
-      \$264  = \$193 [4:0];
-    end
+    \$264  = v2;
     if (rst) begin
-      \$264  = 5'h00;
+      \$264  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$265  = values;
-    if (\$163 ) begin
-      (* full_case = 32'd1 *)
-      if (\$164 ) begin
-      end else begin
-        if (\$173 ) begin
-          \$265 [31:0] = acc[31:0];
-        end
-        if (\$174 ) begin
-          \$265 [63:32] = acc[63:32];
-        end
-        if (\$175 ) begin
-          \$265 [95:64] = acc[95:64];
-        end
-        if (\$176 ) begin
-          \$265 [127:96] = acc[127:96];
-        end
-        if (\$177 ) begin
-          \$265 [159:128] = acc[159:128];
-        end
-        if (\$178 ) begin
-          \$265 [191:160] = acc[191:160];
-        end
-        if (\$179 ) begin
-          \$265 [223:192] = acc[223:192];
-        end
-        if (\$180 ) begin
-          \$265 [255:224] = acc[255:224];
-        end
-        if (\$181 ) begin
-          \$265 [287:256] = acc[287:256];
-        end
-        if (\$182 ) begin
-          \$265 [319:288] = acc[319:288];
-        end
-        if (\$183 ) begin
-          \$265 [351:320] = acc[351:320];
-        end
-        if (\$184 ) begin
-          \$265 [383:352] = acc[383:352];
-        end
-        if (\$185 ) begin
-          \$265 [415:384] = acc[415:384];
-        end
-        if (\$186 ) begin
-          \$265 [447:416] = acc[447:416];
-        end
-        if (\$187 ) begin
-          \$265 [479:448] = acc[479:448];
-        end
-        if (\$188 ) begin
-          \$265 [511:480] = acc[511:480];
-        end
-        if (\$189 ) begin
-          \$265 [543:512] = acc[31:0];
-        end
-        if (\$190 ) begin
-          \$265 [575:544] = acc[63:32];
-        end
-      end
-    end
+    \$265  = last2;
     if (rst) begin
-      \$265  = 576'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$265  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$266  = wb_busy;
+    \$266  = layer2;
     if (rst) begin
-      \$266  = 1'h0;
+      \$266  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$267  = \$signal$64 ;
-    if (wb_busy) begin
-      \$267  = \$195 [7:0];
-    end
+    \$267  = g2;
     if (rst) begin
-      \$267  = 8'h00;
+      \$267  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$268  = \$signal$65 ;
-    if (wb_busy) begin
-      \$268  = \$199 ;
-    end
+    \$268  = obase2;
     if (rst) begin
-      \$268  = 1'h0;
+      \$268  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$269  = r1_high;
-    if (wb_busy) begin
-      \$269  = \$201 ;
-    end
+    \$269  = final2;
     if (rst) begin
       \$269  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$270  = \$signal$109 ;
+    \$270  = hold;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$270  = acc;
+      end
+    end
+    if (\$192 ) begin
+      \$270 [31:0] = hold[63:32];
+      \$270 [63:32] = hold[95:64];
+      \$270 [95:64] = hold[127:96];
+      \$270 [127:96] = hold[159:128];
+      \$270 [159:128] = hold[191:160];
+      \$270 [191:160] = hold[223:192];
+      \$270 [223:192] = hold[255:224];
+      \$270 [255:224] = hold[287:256];
+      \$270 [287:256] = hold[319:288];
+      \$270 [319:288] = hold[351:320];
+      \$270 [351:320] = hold[383:352];
+      \$270 [383:352] = hold[415:384];
+      \$270 [415:384] = hold[447:416];
+      \$270 [447:416] = hold[479:448];
+      \$270 [479:448] = hold[511:480];
+    end
+    if (rst) begin
+      \$270  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$271  = wb_i;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$271  = 4'h0;
+      end
+    end
+    if (\$192 ) begin
+      \$271  = \$194 [3:0];
+    end
+    if (rst) begin
+      \$271  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$272  = wb_addr;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$272  = obase3;
+      end
+    end
+    if (rst) begin
+      \$272  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$273  = wb_layer;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$273  = layer3;
+      end
+    end
+    if (rst) begin
+      \$273  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$274  = wb_shift;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$274  = s_cap;
+      end
+    end
+    if (rst) begin
+      \$274  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$275  = wb_high;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$275  = \$166 [31:0];
+      end
+    end
+    if (rst) begin
+      \$275  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$276  = wb_left;
+    if (\$163 ) begin
+      if (\$164 ) begin
+        \$276  = \$172 ;
+      end
+    end
+    if (\$192 ) begin
+      \$276  = \$193 [4:0];
+    end
+    if (rst) begin
+      \$276  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$277  = values;
+    if (\$163 ) begin
+      (* full_case = 32'd1 *)
+      if (\$164 ) begin
+      end else begin
+        if (\$173 ) begin
+          \$277 [31:0] = acc[31:0];
+        end
+        if (\$174 ) begin
+          \$277 [63:32] = acc[63:32];
+        end
+        if (\$175 ) begin
+          \$277 [95:64] = acc[95:64];
+        end
+        if (\$176 ) begin
+          \$277 [127:96] = acc[127:96];
+        end
+        if (\$177 ) begin
+          \$277 [159:128] = acc[159:128];
+        end
+        if (\$178 ) begin
+          \$277 [191:160] = acc[191:160];
+        end
+        if (\$179 ) begin
+          \$277 [223:192] = acc[223:192];
+        end
+        if (\$180 ) begin
+          \$277 [255:224] = acc[255:224];
+        end
+        if (\$181 ) begin
+          \$277 [287:256] = acc[287:256];
+        end
+        if (\$182 ) begin
+          \$277 [319:288] = acc[319:288];
+        end
+        if (\$183 ) begin
+          \$277 [351:320] = acc[351:320];
+        end
+        if (\$184 ) begin
+          \$277 [383:352] = acc[383:352];
+        end
+        if (\$185 ) begin
+          \$277 [415:384] = acc[415:384];
+        end
+        if (\$186 ) begin
+          \$277 [447:416] = acc[447:416];
+        end
+        if (\$187 ) begin
+          \$277 [479:448] = acc[479:448];
+        end
+        if (\$188 ) begin
+          \$277 [511:480] = acc[511:480];
+        end
+        if (\$189 ) begin
+          \$277 [543:512] = acc[31:0];
+        end
+        if (\$190 ) begin
+          \$277 [575:544] = acc[63:32];
+        end
+      end
+    end
+    if (rst) begin
+      \$277  = 576'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$278  = wb_busy;
+    if (rst) begin
+      \$278  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$279  = \$signal$68 ;
     if (wb_busy) begin
-      \$270  = \$202 [12:0];
+      \$279  = \$195 [7:0];
     end
     if (rst) begin
-      \$270  = 13'h0000;
+      \$279  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$271  = r1_layer;
+    \$280  = \$signal$69 ;
     if (wb_busy) begin
-      \$271  = wb_layer;
+      \$280  = \$199 ;
     end
     if (rst) begin
-      \$271  = 2'h0;
+      \$280  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$272  = \$signal$79 ;
+    \$281  = r1_high;
+    if (wb_busy) begin
+      \$281  = \$201 ;
+    end
     if (rst) begin
-      \$272  = 1'h0;
+      \$281  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$273  = \$205 [7:0];
+    \$282  = \$signal$115 ;
+    if (wb_busy) begin
+      \$282  = \$202 [12:0];
+    end
     if (rst) begin
-      \$273  = 8'h00;
+      \$282  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$274  = \$signal$109 ;
+    \$283  = r1_layer;
+    if (wb_busy) begin
+      \$283  = wb_layer;
+    end
     if (rst) begin
-      \$274  = 13'h0000;
+      \$283  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$275  = r1_layer;
+    \$284  = \$signal$83 ;
     if (rst) begin
-      \$275  = 2'h0;
+      \$284  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$276  = \$208 ;
+    \$285  = \$205 [7:0];
     if (rst) begin
-      \$276  = 1'h0;
+      \$285  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$277  = control__busy;
+    \$286  = \$signal$115 ;
+    if (rst) begin
+      \$286  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$287  = r1_layer;
+    if (rst) begin
+      \$287  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$288  = \$208 ;
+    if (rst) begin
+      \$288  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$289  = control__busy;
     if (\$209 ) begin
-      \$277  = 1'h0;
+      \$289  = 1'h0;
     end
     if (\$211 ) begin
-      \$277  = 1'h1;
+      \$289  = 1'h1;
     end
     if (rst) begin
-      \$277  = 1'h0;
+      \$289  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$278  = action_values__valid;
-    if (\$212 ) begin
-      \$278  = 1'h0;
+    \$290  = action_values__valid;
+    if (\$218 ) begin
+      \$290  = 1'h0;
     end
-    if (\$213 ) begin
-      \$278  = 1'h1;
+    if (\$219 ) begin
+      \$290  = 1'h1;
     end
     if (rst) begin
-      \$278  = 1'h0;
+      \$290  = 1'h0;
     end
   end
   assign w_wr__addr = params__row[15:0];
@@ -2610,9 +2799,9 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$signature__addr  = \$19 [12:0];
   assign \$signature__addr$31  = \$19 [11:0];
   assign wrow = \$signature__addr$32 ;
-  assign \$signature__addr$44  = \$40 [4:0];
+  assign \$signature__addr$48  = \$27 [4:0];
   assign x = hold[31:0];
-  assign \$signal$67  = a_wr__addr;
+  assign \$signal$71  = a_wr__addr;
   assign r2 = a_wr__data;
   assign c_wr__addr = a_wr__addr[11:0];
   assign c_wr__data = a_wr__data;
@@ -2720,22 +2909,22 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \prod[13]  = prod[237:221];
   assign \prod[14]  = prod[254:238];
   assign \prod[15]  = prod[271:255];
-  assign \$signature__data$91[0]  = \$signature__data$91 [7:0];
-  assign \$signature__data$91[1]  = \$signature__data$91 [15:8];
-  assign \$signature__data$91[2]  = \$signature__data$91 [23:16];
-  assign \$signature__data$91[3]  = \$signature__data$91 [31:24];
-  assign \$signature__data$91[4]  = \$signature__data$91 [39:32];
-  assign \$signature__data$91[5]  = \$signature__data$91 [47:40];
-  assign \$signature__data$91[6]  = \$signature__data$91 [55:48];
-  assign \$signature__data$91[7]  = \$signature__data$91 [63:56];
-  assign \$signature__data$91[8]  = \$signature__data$91 [71:64];
-  assign \$signature__data$91[9]  = \$signature__data$91 [79:72];
-  assign \$signature__data$91[10]  = \$signature__data$91 [87:80];
-  assign \$signature__data$91[11]  = \$signature__data$91 [95:88];
-  assign \$signature__data$91[12]  = \$signature__data$91 [103:96];
-  assign \$signature__data$91[13]  = \$signature__data$91 [111:104];
-  assign \$signature__data$91[14]  = \$signature__data$91 [119:112];
-  assign \$signature__data$91[15]  = \$signature__data$91 [127:120];
+  assign \$signature__data$97[0]  = \$signature__data$97 [7:0];
+  assign \$signature__data$97[1]  = \$signature__data$97 [15:8];
+  assign \$signature__data$97[2]  = \$signature__data$97 [23:16];
+  assign \$signature__data$97[3]  = \$signature__data$97 [31:24];
+  assign \$signature__data$97[4]  = \$signature__data$97 [39:32];
+  assign \$signature__data$97[5]  = \$signature__data$97 [47:40];
+  assign \$signature__data$97[6]  = \$signature__data$97 [55:48];
+  assign \$signature__data$97[7]  = \$signature__data$97 [63:56];
+  assign \$signature__data$97[8]  = \$signature__data$97 [71:64];
+  assign \$signature__data$97[9]  = \$signature__data$97 [79:72];
+  assign \$signature__data$97[10]  = \$signature__data$97 [87:80];
+  assign \$signature__data$97[11]  = \$signature__data$97 [95:88];
+  assign \$signature__data$97[12]  = \$signature__data$97 [103:96];
+  assign \$signature__data$97[13]  = \$signature__data$97 [111:104];
+  assign \$signature__data$97[14]  = \$signature__data$97 [119:112];
+  assign \$signature__data$97[15]  = \$signature__data$97 [127:120];
   assign \acc[0]  = acc[31:0];
   assign \acc[1]  = acc[63:32];
   assign \acc[2]  = acc[95:64];
@@ -2752,22 +2941,28 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \acc[13]  = acc[447:416];
   assign \acc[14]  = acc[479:448];
   assign \acc[15]  = acc[511:480];
-  assign \$signature__data$99[0]  = \$signature__data$99 [31:0];
-  assign \$signature__data$99[1]  = \$signature__data$99 [63:32];
-  assign \$signature__data$99[2]  = \$signature__data$99 [95:64];
-  assign \$signature__data$99[3]  = \$signature__data$99 [127:96];
-  assign \$signature__data$99[4]  = \$signature__data$99 [159:128];
-  assign \$signature__data$99[5]  = \$signature__data$99 [191:160];
-  assign \$signature__data$99[6]  = \$signature__data$99 [223:192];
-  assign \$signature__data$99[7]  = \$signature__data$99 [255:224];
-  assign \$signature__data$99[8]  = \$signature__data$99 [287:256];
-  assign \$signature__data$99[9]  = \$signature__data$99 [319:288];
-  assign \$signature__data$99[10]  = \$signature__data$99 [351:320];
-  assign \$signature__data$99[11]  = \$signature__data$99 [383:352];
-  assign \$signature__data$99[12]  = \$signature__data$99 [415:384];
-  assign \$signature__data$99[13]  = \$signature__data$99 [447:416];
-  assign \$signature__data$99[14]  = \$signature__data$99 [479:448];
-  assign \$signature__data$99[15]  = \$signature__data$99 [511:480];
+  assign \$signature__data$105[0]  = \$signature__data$105 [31:0];
+  assign \$signature__data$105[1]  = \$signature__data$105 [63:32];
+  assign \$signature__data$105[2]  = \$signature__data$105 [95:64];
+  assign \$signature__data$105[3]  = \$signature__data$105 [127:96];
+  assign \$signature__data$105[4]  = \$signature__data$105 [159:128];
+  assign \$signature__data$105[5]  = \$signature__data$105 [191:160];
+  assign \$signature__data$105[6]  = \$signature__data$105 [223:192];
+  assign \$signature__data$105[7]  = \$signature__data$105 [255:224];
+  assign \$signature__data$105[8]  = \$signature__data$105 [287:256];
+  assign \$signature__data$105[9]  = \$signature__data$105 [319:288];
+  assign \$signature__data$105[10]  = \$signature__data$105 [351:320];
+  assign \$signature__data$105[11]  = \$signature__data$105 [383:352];
+  assign \$signature__data$105[12]  = \$signature__data$105 [415:384];
+  assign \$signature__data$105[13]  = \$signature__data$105 [447:416];
+  assign \$signature__data$105[14]  = \$signature__data$105 [479:448];
+  assign \$signature__data$105[15]  = \$signature__data$105 [511:480];
   assign action_values__payload[580:576] = n_actions;
   assign action_values__payload[575:0] = values;
+  assign \$212  = 5'h07;
+  assign \$213  = 5'h07;
+  assign \$214  = 13'h0003;
+  assign \$215  = 2'h0;
+  assign \$216  = 6'h13;
+  assign \$217  = 6'h13;
 endmodule

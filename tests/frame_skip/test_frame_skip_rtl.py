@@ -52,18 +52,26 @@ def _rtl(cfg, over_at, choices, rewards, frame_clocks=5):
         ctx.set(dut.start, 1)
         await ctx.tick()
         ctx.set(dut.start, 0)
-        clocks, n, k, pending = 0, 0, 0, []
+        clocks, n, k, pending, reward_set = 0, 0, 0, [], False
         for _ in range(20000):
             ctx.set(dut.drive.frame.at_boundary, clocks >= frame_clocks)
             ctx.set(dut.rules_ack, 0)
             ctx.set(dut.engine.done, 0)
             ctx.set(dut.chosen.valid, 0)
             st = ctx.get(dut.state)
-            if st == State.RULES:
+            # the reward is set a clock before the acknowledgement and held through it (the
+            # controller's contract); any other clock shows a value no frame has, which would
+            # reach the return if the controller sampled the reward at another clock
+            if st == State.RULES and reward_set:
                 n += 1
                 ctx.set(dut.rules_ack, 1)
                 ctx.set(dut.terminal, over_at is not None and n >= over_at)
-                ctx.set(dut.reward, rewards[n - 1])
+                reward_set = False
+            elif st == State.RULES:
+                ctx.set(dut.reward, rewards[n])
+                reward_set = True
+            else:
+                ctx.set(dut.reward, 1000)
             if ctx.get(dut.engine.start):
                 pending = [3, choices[k]]
                 k += 1
