@@ -444,6 +444,10 @@ def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[n
     from host.cli import main as cli_main
     with contextlib.redirect_stdout(sys.stderr):     # its progress goes with ours, stdout stays the summary
         rc = cli_main(["rtl-play", "--game", game, "--actions", str(apath), "--out", str(out)])
+    if rc == 130:
+        # rtl-play runs in this process under its own guard, which turned the Ctrl-C or SIGTERM
+        # into its exit code: the report stops too (exit 130, no report written as if complete)
+        raise KeyboardInterrupt("rtl-play interrupted")
     path = out / "colour_clocks.npy"
     if rc != 0 or not path.exists():
         return None, f"`{cmd}` failed (exit {rc})", cmd

@@ -201,14 +201,24 @@ class FrameSkip(wiring.Component):
         ]
         r_next = Signal(PADDLE_BITS)
         m.d.comb += r_next.eq(Mux(below, lo, Mux(above, hi, moved)))
-        # the charge time of r, registered every clock (issue 16: the multiply's partial-product
-        # sum after its DSPs and the port pick were 10 xc7 levels into ``needed``): a frame whose
-        # paddle moved waits two clocks after SETUP, one for this register to take the new r
-        # (set_product) and one for ``needed`` to take it (set_needed)
+        # the charge time of r over two register stages, every clock (issue 16: the multiply, its
+        # partial-product sum and the port pick were one path, 10 xc7 levels after a DSP that
+        # starts 2.65 ns after its clock without its P register; 8.9 ns by the timed estimate):
+        # the two partial products registered (each a DSP48E1 multiply into its own register),
+        # then their sum: (r * MULT) >> 31 = (r * M_HI + ((r * M_LO) >> 17)) >> 14 exactly, with
+        # MULT = M_HI * 2**17 + M_LO (the dropped low bits of r * M_LO cannot carry past bit 17
+        # of r * MULT). A frame whose paddle moved waits three clocks after SETUP: the products
+        # take the new r (set_product), the sum takes them (set_sum), ``needed`` takes the sum
+        # (set_needed)
+        m_lo, m_hi = PADDLE_MULT & ((1 << 17) - 1), PADDLE_MULT >> 17
+        p_lo = Signal(PADDLE_BITS + 17)
+        p_hi = Signal(PADDLE_BITS + m_hi.bit_length())
+        m.d.sync += [p_lo.eq(r * m_lo), p_hi.eq(r * m_hi)]
         r_needed = Signal(32)
-        m.d.sync += r_needed.eq((r * PADDLE_MULT) >> PADDLE_SHIFT)
-        set_product = Signal()       # the cycle after SETUP: r_needed takes the new r
-        set_needed = Signal()        # the cycle after that: paddle needed from r_needed
+        m.d.sync += r_needed.eq((p_hi + (p_lo >> 17)) >> (PADDLE_SHIFT - 17))
+        set_product = Signal()       # the cycle after SETUP: p_lo/p_hi take the new r
+        set_sum = Signal()           # the next: r_needed takes them
+        set_needed = Signal()        # the next: paddle needed from r_needed
         stop = Signal()              # the console stops before this clock (frame over)
         # stop for this clock, registered in the clock before from the console's predictions of
         # its frame flags (FrameSignature's *_next) and the instruction count then: the console's
@@ -235,9 +245,9 @@ class FrameSkip(wiring.Component):
         # the console's clock enable from registers through one LUT (issue 16: as a state decode it
         # began the instance's deepest path, folded into the console's logic): ce = FRAME & go &
         # (fresh | ~stop_r), with FRAME & go registered from the clock before: SETUP -> FRAME,
-        # with go unless the paddle's charge time is set first (set_product, set_needed); FRAME
-        # stays FRAME unless it stops now (go & ~fresh & stop_r), and a set_needed clock is
-        # followed by go;
+        # with go unless the paddle's charge time is set first (set_product, set_sum,
+        # set_needed); FRAME stays FRAME unless it stops now (go & ~fresh & stop_r), and a
+        # set_needed clock is followed by go;
         # abort and every other state give IDLE or a state that is not FRAME. fresh and stop_r
         # are registers (stop_r holds the console's predictions, registered), so ce does not
         # wait on the predictions' logic
@@ -256,7 +266,7 @@ class FrameSkip(wiring.Component):
                 runs_at_once = ~((self.phase != Phase.MANUAL) & self.paddle_en)   # no set_product clock
                 m.d.comb += [frame_go_next.eq(runs_at_once), sf_next.eq(runs_at_once)]
             with m.Case(State.FRAME):
-                m.d.comb += [frame_go_next.eq(free & ~set_product),   # stop_r is 0 in these clocks
+                m.d.comb += [frame_go_next.eq(free & ~set_product & ~set_sum),   # stop_r is 0 in these clocks
                              sf_next.eq(set_needed)]
         m.d.sync += [frame_go.eq(frame_go_next & ~self.abort),
                      sf_r.eq(sf_next & ~partial & ~started & ~self.abort)]
@@ -297,7 +307,9 @@ class FrameSkip(wiring.Component):
                          (st == State.IDLE) & self.start, f"cycles_{name}")
 
         with m.If(set_product):
-            m.d.sync += [set_product.eq(0), set_needed.eq(1)]
+            m.d.sync += [set_product.eq(0), set_sum.eq(1)]
+        with m.If(set_sum):
+            m.d.sync += [set_sum.eq(0), set_needed.eq(1)]
         with m.If(set_needed):
             m.d.sync += set_needed.eq(0)
             with m.If(self.paddle_en):
@@ -337,9 +349,9 @@ class FrameSkip(wiring.Component):
                         m.d.sync += [r.eq(r_next), set_product.eq(1)]
                 m.d.sync += [st.eq(State.FRAME), insns.eq(0), stop_r.eq(0)]
             with m.Case(State.FRAME):
-                # paddles: needed from the new r is registered in this state's first two cycles,
+                # paddles: needed from the new r is registered in this state's first three cycles,
                 # before the console's first clock of the frame (the next one)
-                m.d.comb += go.eq(~set_product & ~set_needed)
+                m.d.comb += go.eq(~set_product & ~set_sum & ~set_needed)
                 m.d.comb += fresh.eq(~partial & ~started)
                 with m.If(go):
                     with m.If(fresh):
@@ -395,5 +407,6 @@ class FrameSkip(wiring.Component):
                     start_run(Phase.STEP, self.chosen.index, step_len)
                     m.d.sync += [st.eq(State.SETUP), self.decisions.eq(self.decisions + 1)]
         with m.If(self.abort):
-            m.d.sync += [st.eq(State.IDLE), partial.eq(0), started.eq(0), set_product.eq(0), set_needed.eq(0)]
+            m.d.sync += [st.eq(State.IDLE), partial.eq(0), started.eq(0), set_product.eq(0), set_sum.eq(0),
+                         set_needed.eq(0)]
         return m

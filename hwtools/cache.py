@@ -6,6 +6,7 @@ synthesis ``synth/``, place and route ``pnr/``, the lz4 shim) lives under one ro
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -24,3 +25,16 @@ def cache_dir(kind: str) -> Path:
     path = cache_root() / kind
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def read_json_entry(path: Path, keys: tuple[str, ...]) -> dict | None:
+    """A cached JSON result, or None when ``path`` is absent or unreadable as one (not JSON, not
+    an object, or without one of ``keys``): the caller then recomputes and rewrites it, so a
+    damaged cache entry costs a rerun, never a traceback."""
+    try:
+        rep = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(rep, dict) or any(k not in rep for k in keys):
+        return None
+    return rep

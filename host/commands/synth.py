@@ -59,6 +59,16 @@ def run(args) -> int:
             raise UserError(f"--lanes: {exc}") from None
         if args.block not in (None, "policy_engine"):
             raise UserError("--lanes applies to the policy engine: use it with --block policy_engine or without --block")
+    # the block's name against the committed rtl/ files and --out, both before the tens of
+    # seconds of elaboration (a new user's find: a typo was refused only after them)
+    committed = sorted(p.stem for p in (synth.REPO_ROOT / "rtl").glob("*.v"))
+    if args.block is not None and committed and args.block not in committed and args.block not in synth.ON_REQUEST:
+        raise UserError(f"unknown block {args.block!r} (blocks: {', '.join(committed)}; on request: "
+                        f"{', '.join(synth.ON_REQUEST)})")
+    out = None
+    if args.out is not None:
+        from host.rundir import prepare_output_folder
+        out = prepare_output_folder(args.out)
     try:
         avail = synth.available_blocks(args.lanes, args.block)
     except Exception as exc:   # a block's generate() failing is reported, not a traceback
@@ -66,10 +76,6 @@ def run(args) -> int:
     if args.block is not None and args.block not in avail:
         raise UserError(f"unknown block {args.block!r} (generated: {', '.join(sorted(avail))}; on request: "
                         f"{', '.join(synth.ON_REQUEST)})")
-    out = None
-    if args.out is not None:
-        from host.rundir import prepare_output_folder
-        out = prepare_output_folder(args.out)
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     try:
         rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress, pnr=args.pnr,

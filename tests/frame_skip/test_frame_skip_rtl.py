@@ -258,3 +258,15 @@ def test_count_clocks_across_the_low_half_wrap():
 
     _simulate(m, bench)
     assert bad[0][0] == "end" and bad[0][1] > 2 * 65_536, bad
+
+
+def test_paddle_charge_time_split_is_exact_over_the_whole_range():
+    """The controller forms (r * PADDLE_MULT) >> PADDLE_SHIFT from two registered partial products,
+    (r * M_HI + ((r * M_LO) >> 17)) >> (PADDLE_SHIFT - 17) with PADDLE_MULT = M_HI * 2**17 + M_LO;
+    equal to :func:`hls_models.frame_skip.paddle_needed` for every resistance 0..PADDLE_R_MAX."""
+    from hls_models.frame_skip import PADDLE_MULT, PADDLE_R_MAX, PADDLE_SHIFT, paddle_needed
+    r = np.arange(PADDLE_R_MAX + 1, dtype=np.int64)
+    m_lo, m_hi = PADDLE_MULT & ((1 << 17) - 1), PADDLE_MULT >> 17
+    split = (r * m_hi + ((r * m_lo) >> 17)) >> (PADDLE_SHIFT - 17)
+    ref = np.array([paddle_needed(int(x)) for x in r], dtype=np.int64)
+    assert np.array_equal(split, ref)

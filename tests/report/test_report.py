@@ -253,3 +253,20 @@ def test_three_colour_clock_console_at_its_fmax():
     assert at.value == pytest.approx(12e6 * 3 / 59736) and at.kind == rp.DERIVED
     ratio = find(figs, "three vs one colour clock per clock", "pong")
     assert ratio.value == pytest.approx(1.8) and ratio.unit == "x"
+
+
+def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path):
+    """``rtl-play`` runs inside the report's process under its own guard, which turns Ctrl-C or
+    SIGTERM into exit 130: the report must stop (KeyboardInterrupt up to its guard: exit 130, no
+    report written), not record the colour clocks as missing and go on (a new user's find)."""
+    import host.cli
+    calls = []
+    monkeypatch.setattr(rp, "rtl_play_available", lambda: True)
+    monkeypatch.setattr(host.cli, "main", lambda argv: calls.append(argv) or 130)
+    with pytest.raises(KeyboardInterrupt):
+        rp.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
+    assert calls and calls[0][0] == "rtl-play"
+    # a failure that is not an interrupt is still a missing figure with its reason
+    monkeypatch.setattr(host.cli, "main", lambda argv: 2)
+    cc, why, _ = rp.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
+    assert cc is None and "exit 2" in why

@@ -89,11 +89,21 @@ def test_cli_one_block_json(capsys):
     assert "DS190" in rep["device"]["source"]
 
 
-def test_cli_bad_block(capsys):
+def test_cli_bad_block(capsys, monkeypatch, tmp_path):
     from host.cli import main
+
+    def no_elaboration(*a, **k):
+        raise AssertionError("elaborated before the name and --out were checked")
+    # refused before the elaboration of every block (tens of seconds): a new user's find
+    monkeypatch.setattr(synth, "available_blocks", no_elaboration)
     assert main(["synth", "--block", "nosuchblock"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown block" in err
+    (tmp_path / "file").write_text("x")
+    assert main(["synth", "--block", "console", "--out", str(tmp_path / "file")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a folder" in err
+    monkeypatch.undo()
     with pytest.raises(SystemExit) as exc:
         main(["synth", "--family", "ice40"])
     assert exc.value.code == 2

