@@ -131,6 +131,7 @@ def register(subparsers, groups):
                         "--generations sets the generations per case (default 4)")
     o.add_argument("--out", default=None, metavar="FILE", help="also write the JSON report to FILE")
     p.set_defaults(func=run_mesh)
+    p.set_defaults(mesh_defaults=vars(p.parse_args([])))
 
     b = groups["bench"].add_parser("mesh", help="mesh_sim speed: one published generation, a 10,000-node mesh",
                                    formatter_class=DefaultsFormatter)
@@ -194,6 +195,17 @@ def run_mesh(args) -> int:
     if args.out is not None:
         from host.rundir import check_output_file
         check_output_file(args.out)
+    if args.calibrate:
+        # the calibration's cases are fixed (mesh_sim/CALIBRATION.md): an option it would ignore
+        # is refused rather than dropped silently (a new user's find)
+        ignored = sorted(f"--{k.replace('_', '-')}" for k, v in args.mesh_defaults.items()
+                         if k not in ("calibrate", "generations", "json", "out", "func", "mesh_defaults")
+                         and getattr(args, k, v) != v)
+        if ignored:
+            raise UserError(f"--calibrate runs the published configuration and its design changes as fixed cases; "
+                            f"it takes only --generations, --json and --out, not {', '.join(ignored)}")
+    elif args.timing_source is not None and args.inference_cycles is None and args.colour_clocks_per_frame is None:
+        raise UserError("--timing-source labels a given --inference-cycles or --colour-clocks-per-frame; give one")
     try:
         if args.calibrate:
             rep = calibrate(args.generations or 4)

@@ -52,6 +52,10 @@ def test_mesh_faults_and_out_file(capsys, tmp_path):
     ["--fail-nodes", "500"], ["--fail-links", "5000"], ["--run", "/nonexistent/run"],
     ["--episode-steps", "weird"], ["--faults", "node:0@1"], ["--schedule", "random"],
     ["--clock-mhz", "-5"], ["--nodes-per-card", "27", "--mesh", "12x12x4"], ["--colour-clocks-per-cycle", "2"],
+    # options --calibrate would ignore, and a label with nothing to label (a new user's find: both
+    # ran and exited 0)
+    ["--calibrate", "--clock-mhz", "300"], ["--calibrate", "--colour-clocks-per-cycle", "3"],
+    ["--calibrate", "--schedule", "async"], ["--timing-source", "foo"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as exc:
