@@ -45,7 +45,8 @@ def register(subparsers, groups) -> None:
                     "reference, RTL mismatches and the obs_valid latency. Exit 0 only if all agree.",
         formatter_class=DefaultsFormatter)
     p.add_argument("--game", required=True, metavar="NAME", help="ALE game id, e.g. pong (see `nc2600 games`)")
-    p.add_argument("--frames", type=int_range(1, 1_000_000), default=200, metavar="N", help="emulated frames (frame skip 1)")
+    p.add_argument("--frames", type=int_range(FRAME_SKIP, 1_000_000), default=200, metavar="N",
+                   help=f"emulated frames (frame skip 1; at least {FRAME_SKIP}, one frame-skip period)")
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions")
     p.add_argument("--rtl", action="store_true", help="also run the preprocessor RTL in Verilator")
     p.add_argument("--json", action="store_true", help="print one JSON object")
