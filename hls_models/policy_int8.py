@@ -447,7 +447,7 @@ def quantize_network(flat: np.ndarray, network: str, n_actions: int, calib_obs: 
 # Cycle and resource model of an L-lane inference engine
 # ---------------------------------------------------------------------------------------------
 
-MAC_PIPELINE_CYCLES = 3        #: issue of a group's last input -> its sum: memory read, multiply, accumulate
+MAC_PIPELINE_CYCLES = 4        #: issue of a group's last input -> its sum: memory read, operand register, multiply, accumulate
 WRITEBACK_PIPELINE_CYCLES = 2  #: per written byte: ReLU + rounding, shift + saturate (then the write)
 COLOUR_CLOCKS_PER_FRAME = NTSC_COLOUR_CLOCKS_PER_FRAME   #: NTSC: 262 lines x 228 colour clocks (59,736)
 BRAM36_BYTES_X9 = 4096        #: a BRAM36 as 4K x 9 holds 4096 int8 values (parity bit unused)
@@ -475,7 +475,7 @@ def inference_cycles(n_actions: int, lanes: int, network: str = "small") -> int:
     """Clock cycles of one inference (observation in memory -> action index) on ``lanes`` MAC lanes.
 
     ``sum_layers P * ceil(N / L) * K + drain_cycles + argmax latency`` (module doc);
-    e.g. 18 actions: 16 lanes -> 185,928 cycles.
+    e.g. 18 actions: 16 lanes -> 185,932 cycles.
     """
     lanes = _check_lanes(lanes)
     compute = sum(p * -(-n // lanes) * k for _, p, n, k in layer_dims(n_actions, network))

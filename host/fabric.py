@@ -50,7 +50,7 @@ ERRORS = {16: "start or manual frame without a ROM", 17: "bad ROM size", 18: "co
 MAPPERS = None   # filled lazily from hw.cart (mapper name -> code)
 
 FRAME_CYCLE_LIMIT = 25_000 * 3 * 8 + 400_000   #: clocks from one host turn to the next: a frame
-#: (25,000 instructions of <= 8 CPU cycles, 3 clocks each) plus an inference (16 lanes: 185,928)
+#: (25,000 instructions of <= 8 CPU cycles, 3 clocks each) plus an inference (16 lanes: 185,932)
 POLL_GAP = 64                              #: idle clocks between two status reads (simulation)
 
 

@@ -12,7 +12,10 @@ Pipeline, one input of the receptive field per cycle (stage: work):
 - I: the nested loop counters (layer, position, lane group, ``c``, ``kh``, ``kw``) address the
   observation / activation memory (one byte, broadcast) and the weight memory (one row of
   ``L`` int8 weights);
-- S1: ``prod[j] = a * w[j]`` (9 x 8 bit signed, one DSP48E1 multiplier per lane); the bias row
+- S1: the read data: the activation byte ``a`` picked by the layer (observation, conv2 or the
+  other activation buffer) and the weight row, registered (issue 16's timed estimate: the pick
+  after the block RAM read went straight into the DSPs' multiply registers);
+- S1b: ``prod[j] = a * w[j]`` (9 x 8 bit signed, one DSP48E1 multiplier per lane); the bias row
   of the group is read;
 - S2: ``acc[j] = (first ? bias[j] : acc[j]) + prod[j]`` (int32, the DSP48E1 accumulator);
 - S3: a completed group's accumulators are captured (``hold``), or for the last layer written
@@ -263,7 +266,7 @@ class PolicyEngine(wiring.Component):
                                 with m.If(layer != 3):
                                     m.d.sync += [waiting.eq(1), layer.eq(layer + 1), *reset_loops(layer + 1)]
 
-        # ---- S1: multiply ------------------------------------------------------------------
+        # ---- S1: the read data ----------------------------------------------------------------
         def stage(name, shape, value):
             sig = Signal(shape, name=name)
             m.d.sync += sig.eq(value)
@@ -273,7 +276,6 @@ class PolicyEngine(wiring.Component):
         layer1, g1 = stage("layer1", range(4), layer), stage("g1", g.shape(), g)
         obase1 = stage("obase1", range(6400 + 256 + L), pos_base + g_base)
         final1 = stage("final1", 1, issuing & last_k & last_g & last_pos & (layer == 3))
-        m.d.comb += b_rd.addr.eq(b_first[layer1] + g1)
         a = Signal(8)
         with m.Switch(layer1):
             with m.Case(0):
@@ -282,12 +284,22 @@ class PolicyEngine(wiring.Component):
                 m.d.comb += a.eq(c_rd.data)
             with m.Default():
                 m.d.comb += a.eq(a_rd.data)
+        # ---- S1b: multiply, from the operands registered in S1 --------------------------------
+        # (issue 16's timed estimate: a block RAM read without its output register starts 2.45 ns
+        # after the clock, and the activation source's pick in front of each DSP's multiply
+        # register made the engine's 16 multiplies 6.84 ns, above 150 MHz's 6.67)
+        a_r = stage("a_r", 8, a)
+        w_r = stage("w_r", data.ArrayLayout(signed(8), L), w_rd.data)
+        v1b, first1b, last1b = stage("v1b", 1, v1), stage("first1b", 1, first1), stage("last1b", 1, last1)
+        layer1b, g1b = stage("layer1b", range(4), layer1), stage("g1b", g.shape(), g1)
+        obase1b, final1b = stage("obase1b", obase1.shape(), obase1), stage("final1b", 1, final1)
+        m.d.comb += b_rd.addr.eq(b_first[layer1b] + g1b)
         prod = Signal(data.ArrayLayout(signed(17), L))
         for j in range(L):
-            m.d.sync += prod[j].eq(a * w_rd.data[j])
-        v2, first2, last2 = stage("v2", 1, v1), stage("first2", 1, first1), stage("last2", 1, last1)
-        layer2, g2 = stage("layer2", range(4), layer1), stage("g2", g.shape(), g1)
-        obase2, final2 = stage("obase2", obase1.shape(), obase1), stage("final2", 1, final1)
+            m.d.sync += prod[j].eq(a_r * w_r[j])
+        v2, first2, last2 = stage("v2", 1, v1b), stage("first2", 1, first1b), stage("last2", 1, last1b)
+        layer2, g2 = stage("layer2", range(4), layer1b), stage("g2", g.shape(), g1b)
+        obase2, final2 = stage("obase2", obase1.shape(), obase1b), stage("final2", 1, final1b)
 
         # ---- S2: accumulate ----------------------------------------------------------------
         acc = Signal(data.ArrayLayout(signed(ACC_BITS), L))
@@ -356,7 +368,7 @@ class PolicyEngine(wiring.Component):
 
         # ---- control: start, layer gaps, done, output stream --------------------------------
         pipe_busy = Signal()
-        m.d.comb += pipe_busy.eq(v1 | v2 | v3 | wb_busy | r1_v)
+        m.d.comb += pipe_busy.eq(v1 | v1b | v2 | v3 | wb_busy | r1_v)
         with m.If(waiting & ~pipe_busy):
             m.d.sync += [waiting.eq(0), issuing.eq(1)]
         m.d.sync += self.control.done.eq(v3 & final3)

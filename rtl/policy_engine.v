@@ -4,23 +4,23 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
   wire \$10 ;
-  wire [5:0] \$100 ;
-  wire [2:0] \$101 ;
-  reg [4:0] \$102 ;
-  wire [5:0] \$103 ;
-  wire \$104 ;
+  reg [4:0] \$100 ;
+  wire [5:0] \$101 ;
+  wire [2:0] \$102 ;
+  reg [4:0] \$103 ;
+  wire [5:0] \$104 ;
   wire \$105 ;
   wire \$106 ;
   wire \$107 ;
   wire \$108 ;
-  wire [13:0] \$109 ;
+  wire \$109 ;
   wire \$11 ;
-  wire \$110 ;
+  wire [13:0] \$110 ;
   wire \$111 ;
   wire \$112 ;
   wire \$113 ;
   wire \$114 ;
-  wire [15:0] \$115 ;
+  wire \$115 ;
   wire [15:0] \$116 ;
   wire [15:0] \$117 ;
   wire [15:0] \$118 ;
@@ -38,53 +38,53 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire [15:0] \$129 ;
   wire \$13 ;
   wire [15:0] \$130 ;
-  wire [31:0] \$131 ;
-  wire [32:0] \$132 ;
-  wire [31:0] \$133 ;
-  wire [32:0] \$134 ;
-  wire [31:0] \$135 ;
-  wire [32:0] \$136 ;
-  wire [31:0] \$137 ;
-  wire [32:0] \$138 ;
-  wire [31:0] \$139 ;
+  wire [15:0] \$131 ;
+  wire [31:0] \$132 ;
+  wire [32:0] \$133 ;
+  wire [31:0] \$134 ;
+  wire [32:0] \$135 ;
+  wire [31:0] \$136 ;
+  wire [32:0] \$137 ;
+  wire [31:0] \$138 ;
+  wire [32:0] \$139 ;
   wire \$14 ;
-  wire [32:0] \$140 ;
-  wire [31:0] \$141 ;
-  wire [32:0] \$142 ;
-  wire [31:0] \$143 ;
-  wire [32:0] \$144 ;
-  wire [31:0] \$145 ;
-  wire [32:0] \$146 ;
-  wire [31:0] \$147 ;
-  wire [32:0] \$148 ;
-  wire [31:0] \$149 ;
+  wire [31:0] \$140 ;
+  wire [32:0] \$141 ;
+  wire [31:0] \$142 ;
+  wire [32:0] \$143 ;
+  wire [31:0] \$144 ;
+  wire [32:0] \$145 ;
+  wire [31:0] \$146 ;
+  wire [32:0] \$147 ;
+  wire [31:0] \$148 ;
+  wire [32:0] \$149 ;
   wire [270:0] \$15 ;
-  wire [32:0] \$150 ;
-  wire [31:0] \$151 ;
-  wire [32:0] \$152 ;
-  wire [31:0] \$153 ;
-  wire [32:0] \$154 ;
-  wire [31:0] \$155 ;
-  wire [32:0] \$156 ;
-  wire [31:0] \$157 ;
-  wire [32:0] \$158 ;
-  wire [31:0] \$159 ;
+  wire [31:0] \$150 ;
+  wire [32:0] \$151 ;
+  wire [31:0] \$152 ;
+  wire [32:0] \$153 ;
+  wire [31:0] \$154 ;
+  wire [32:0] \$155 ;
+  wire [31:0] \$156 ;
+  wire [32:0] \$157 ;
+  wire [31:0] \$158 ;
+  wire [32:0] \$159 ;
   wire [13:0] \$16 ;
-  wire [32:0] \$160 ;
-  wire [31:0] \$161 ;
-  wire [32:0] \$162 ;
-  wire \$163 ;
+  wire [31:0] \$160 ;
+  wire [32:0] \$161 ;
+  wire [31:0] \$162 ;
+  wire [32:0] \$163 ;
   wire \$164 ;
-  wire [5:0] \$165 ;
-  wire [94:0] \$166 ;
-  reg [1:0] \$167 ;
-  reg [4:0] \$168 ;
-  wire [5:0] \$169 ;
+  wire \$165 ;
+  wire [5:0] \$166 ;
+  wire [94:0] \$167 ;
+  reg [1:0] \$168 ;
+  reg [4:0] \$169 ;
   wire [14:0] \$17 ;
-  wire \$170 ;
-  reg [4:0] \$171 ;
-  wire [4:0] \$172 ;
-  wire \$173 ;
+  wire [5:0] \$170 ;
+  wire \$171 ;
+  reg [4:0] \$172 ;
+  wire [4:0] \$173 ;
   wire \$174 ;
   wire \$175 ;
   wire \$176 ;
@@ -106,117 +106,127 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire \$190 ;
   wire \$191 ;
   wire \$192 ;
-  wire [5:0] \$193 ;
-  wire [4:0] \$194 ;
-  wire [31:0] \$195 ;
-  wire \$196 ;
-  wire [5:0] \$197 ;
-  wire [31:0] \$198 ;
-  wire \$199 ;
+  wire \$193 ;
+  wire [5:0] \$194 ;
+  wire [4:0] \$195 ;
+  wire [31:0] \$196 ;
+  wire \$197 ;
+  wire [5:0] \$198 ;
+  wire [31:0] \$199 ;
   wire \$2 ;
   wire \$20 ;
-  wire [31:0] \$200 ;
-  wire \$201 ;
-  wire [13:0] \$202 ;
-  wire \$203 ;
+  wire \$200 ;
+  wire [31:0] \$201 ;
+  wire \$202 ;
+  wire [13:0] \$203 ;
   wire \$204 ;
-  wire [8:0] \$205 ;
-  wire \$206 ;
+  wire \$205 ;
+  wire [8:0] \$206 ;
   wire \$207 ;
   wire \$208 ;
   wire \$209 ;
   wire \$21 ;
   wire \$210 ;
   wire \$211 ;
-  wire [4:0] \$212 ;
+  wire \$212 ;
   wire [4:0] \$213 ;
-  wire [12:0] \$214 ;
-  wire [1:0] \$215 ;
-  wire [5:0] \$216 ;
+  wire [4:0] \$214 ;
+  wire [12:0] \$215 ;
+  wire [1:0] \$216 ;
   wire [5:0] \$217 ;
-  wire \$218 ;
+  wire [5:0] \$218 ;
   wire \$219 ;
   wire \$22 ;
-  reg [4:0] \$220 ;
-  reg [7:0] \$221 ;
-  reg [4:0] \$222 ;
+  wire \$220 ;
+  reg [4:0] \$221 ;
+  reg [7:0] \$222 ;
   reg [4:0] \$223 ;
   reg [4:0] \$224 ;
-  reg [15:0] \$225 ;
-  reg [2:0] \$226 ;
-  reg [12:0] \$227 ;
-  reg [2:0] \$228 ;
-  reg [12:0] \$229 ;
+  reg [4:0] \$225 ;
+  reg [15:0] \$226 ;
+  reg [2:0] \$227 ;
+  reg [12:0] \$228 ;
+  reg [2:0] \$229 ;
   wire \$23 ;
-  reg [11:0] \$230 ;
-  reg [12:0] \$231 ;
-  reg [3:0] \$232 ;
-  reg [8:0] \$233 ;
-  reg [12:0] \$234 ;
-  reg [4:0] \$235 ;
-  reg [12:0] \$236 ;
-  reg [4:0] \$237 ;
-  reg [12:0] \$238 ;
-  reg \$239 ;
+  reg [12:0] \$230 ;
+  reg [11:0] \$231 ;
+  reg [12:0] \$232 ;
+  reg [3:0] \$233 ;
+  reg [8:0] \$234 ;
+  reg [12:0] \$235 ;
+  reg [4:0] \$236 ;
+  reg [12:0] \$237 ;
+  reg [4:0] \$238 ;
+  reg [12:0] \$239 ;
   wire \$24 ;
   reg \$240 ;
-  reg [1:0] \$241 ;
-  reg [11:0] \$242 ;
+  reg \$241 ;
+  reg [1:0] \$242 ;
   reg [11:0] \$243 ;
   reg [11:0] \$244 ;
   reg [11:0] \$245 ;
   reg [11:0] \$246 ;
   reg [11:0] \$247 ;
-  reg \$248 ;
+  reg [11:0] \$248 ;
   reg \$249 ;
   wire \$25 ;
   reg \$250 ;
-  reg [1:0] \$251 ;
-  reg [3:0] \$252 ;
-  reg [12:0] \$253 ;
-  reg \$254 ;
-  reg [271:0] \$255 ;
-  reg \$256 ;
-  reg \$257 ;
+  reg \$251 ;
+  reg [1:0] \$252 ;
+  reg [3:0] \$253 ;
+  reg [12:0] \$254 ;
+  reg \$255 ;
+  reg [7:0] \$256 ;
+  reg [127:0] \$257 ;
   reg \$258 ;
-  reg [1:0] \$259 ;
+  reg \$259 ;
   reg [4:0] \$26 ;
-  reg [3:0] \$260 ;
-  reg [12:0] \$261 ;
-  reg \$262 ;
-  reg [511:0] \$263 ;
+  reg \$260 ;
+  reg [1:0] \$261 ;
+  reg [3:0] \$262 ;
+  reg [12:0] \$263 ;
   reg \$264 ;
-  reg \$265 ;
-  reg [1:0] \$266 ;
-  reg [3:0] \$267 ;
-  reg [12:0] \$268 ;
-  reg \$269 ;
+  reg [271:0] \$265 ;
+  reg \$266 ;
+  reg \$267 ;
+  reg \$268 ;
+  reg [1:0] \$269 ;
   wire [5:0] \$27 ;
-  reg [511:0] \$270 ;
-  reg [3:0] \$271 ;
-  reg [12:0] \$272 ;
-  reg [1:0] \$273 ;
-  reg [4:0] \$274 ;
-  reg [31:0] \$275 ;
-  reg [4:0] \$276 ;
-  reg [575:0] \$277 ;
-  reg \$278 ;
-  reg [7:0] \$279 ;
+  reg [3:0] \$270 ;
+  reg [12:0] \$271 ;
+  reg \$272 ;
+  reg [511:0] \$273 ;
+  reg \$274 ;
+  reg \$275 ;
+  reg [1:0] \$276 ;
+  reg [3:0] \$277 ;
+  reg [12:0] \$278 ;
+  reg \$279 ;
   wire \$28 ;
-  reg \$280 ;
-  reg \$281 ;
+  reg [511:0] \$280 ;
+  reg [3:0] \$281 ;
   reg [12:0] \$282 ;
   reg [1:0] \$283 ;
-  reg \$284 ;
-  reg [7:0] \$285 ;
-  reg [12:0] \$286 ;
-  reg [1:0] \$287 ;
+  reg [4:0] \$284 ;
+  reg [31:0] \$285 ;
+  reg [4:0] \$286 ;
+  reg [575:0] \$287 ;
   reg \$288 ;
-  reg \$289 ;
+  reg [7:0] \$289 ;
   wire \$29 ;
   reg \$290 ;
+  reg \$291 ;
+  reg [12:0] \$292 ;
+  reg [1:0] \$293 ;
+  reg \$294 ;
+  reg [7:0] \$295 ;
+  reg [12:0] \$296 ;
+  reg [1:0] \$297 ;
+  reg \$298 ;
+  reg \$299 ;
   wire \$3 ;
   wire \$30 ;
+  reg \$300 ;
   wire \$31 ;
   reg [4:0] \$32 ;
   wire [31:0] \$33 ;
@@ -238,112 +248,113 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire \$48 ;
   wire \$49 ;
   wire \$5 ;
-  wire [16:0] \$50 ;
-  wire \$51 ;
+  wire \$50 ;
+  wire [16:0] \$51 ;
   wire \$52 ;
-  wire [3:0] \$53 ;
-  reg [4:0] \$54 ;
-  wire [13:0] \$55 ;
-  wire \$56 ;
+  wire \$53 ;
+  wire [3:0] \$54 ;
+  reg [4:0] \$55 ;
+  wire [13:0] \$56 ;
   wire \$57 ;
-  wire [3:0] \$58 ;
-  reg [8:0] \$59 ;
+  wire \$58 ;
+  wire [3:0] \$59 ;
   wire \$6 ;
-  wire [13:0] \$60 ;
-  wire \$61 ;
+  reg [8:0] \$60 ;
+  wire [13:0] \$61 ;
   wire \$62 ;
-  wire [12:0] \$63 ;
-  reg \$64 ;
-  wire [13:0] \$65 ;
-  wire \$66 ;
-  wire [4:0] \$67 ;
-  wire [9:0] \$68 ;
-  reg [15:0] \$69 ;
+  wire \$63 ;
+  wire [12:0] \$64 ;
+  reg \$65 ;
+  wire [13:0] \$66 ;
+  wire \$67 ;
+  wire [4:0] \$68 ;
+  wire [9:0] \$69 ;
   wire \$7 ;
-  reg [8:0] \$70 ;
-  wire [13:0] \$71 ;
-  reg [4:0] \$72 ;
-  wire [5:0] \$73 ;
-  wire \$74 ;
-  wire [5:0] \$75 ;
-  reg [5:0] \$76 ;
-  wire [13:0] \$77 ;
-  wire [5:0] \$78 ;
-  reg [9:0] \$79 ;
+  reg [15:0] \$70 ;
+  reg [8:0] \$71 ;
+  wire [13:0] \$72 ;
+  reg [4:0] \$73 ;
+  wire [5:0] \$74 ;
+  wire \$75 ;
+  wire [5:0] \$76 ;
+  reg [5:0] \$77 ;
+  wire [13:0] \$78 ;
+  wire [5:0] \$79 ;
   wire [66:0] \$8 ;
-  wire [13:0] \$80 ;
-  wire \$81 ;
-  wire [2:0] \$82 ;
+  reg [9:0] \$80 ;
+  wire [13:0] \$81 ;
+  wire \$82 ;
   wire [2:0] \$83 ;
-  reg [15:0] \$84 ;
-  wire [2:0] \$85 ;
-  reg [3:0] \$86 ;
-  wire [4:0] \$87 ;
-  wire [2:0] \$88 ;
-  reg [3:0] \$89 ;
+  wire [2:0] \$84 ;
+  reg [15:0] \$85 ;
+  wire [2:0] \$86 ;
+  reg [3:0] \$87 ;
+  wire [4:0] \$88 ;
+  wire [2:0] \$89 ;
   wire \$9 ;
-  wire [4:0] \$90 ;
-  wire [2:0] \$91 ;
-  reg [11:0] \$92 ;
-  wire [12:0] \$93 ;
-  wire [2:0] \$94 ;
-  reg [1:0] \$95 ;
-  reg [4:0] \$96 ;
-  wire [5:0] \$97 ;
-  wire [2:0] \$98 ;
-  reg [4:0] \$99 ;
+  reg [3:0] \$90 ;
+  wire [4:0] \$91 ;
+  wire [2:0] \$92 ;
+  reg [11:0] \$93 ;
+  wire [12:0] \$94 ;
+  wire [2:0] \$95 ;
+  reg [1:0] \$96 ;
+  reg [4:0] \$97 ;
+  wire [5:0] \$98 ;
+  wire [2:0] \$99 ;
   reg [2:0] \$signal  = 3'h0;
-  reg [12:0] \$signal$115  = 13'h0000;
+  reg [12:0] \$signal$124  = 13'h0000;
   reg [2:0] \$signal$37  = 3'h0;
   reg [4:0] \$signal$44  = 5'h00;
   reg [4:0] \$signal$46  = 5'h00;
-  reg [7:0] \$signal$68  = 8'h00;
-  reg \$signal$69  = 1'h0;
+  reg [7:0] \$signal$69  = 8'h00;
+  reg \$signal$70  = 1'h0;
   (* init = 13'h0000 *)
-  wire [12:0] \$signal$71 ;
-  reg \$signal$75  = 1'h0;
-  reg \$signal$83  = 1'h0;
+  wire [12:0] \$signal$72 ;
+  reg \$signal$76  = 1'h0;
+  reg \$signal$85  = 1'h0;
   wire [12:0] \$signature__addr ;
   wire [11:0] \$signature__addr$31 ;
   reg [15:0] \$signature__addr$32  = 16'h0000;
-  wire [4:0] \$signature__addr$48 ;
+  wire [4:0] \$signature__addr$52 ;
   wire [7:0] \$signature__data ;
-  wire [511:0] \$signature__data$105 ;
-  wire [31:0] \$signature__data$105[0] ;
-  wire [31:0] \$signature__data$105[10] ;
-  wire [31:0] \$signature__data$105[11] ;
-  wire [31:0] \$signature__data$105[12] ;
-  wire [31:0] \$signature__data$105[13] ;
-  wire [31:0] \$signature__data$105[14] ;
-  wire [31:0] \$signature__data$105[15] ;
-  wire [31:0] \$signature__data$105[1] ;
-  wire [31:0] \$signature__data$105[2] ;
-  wire [31:0] \$signature__data$105[3] ;
-  wire [31:0] \$signature__data$105[4] ;
-  wire [31:0] \$signature__data$105[5] ;
-  wire [31:0] \$signature__data$105[6] ;
-  wire [31:0] \$signature__data$105[7] ;
-  wire [31:0] \$signature__data$105[8] ;
-  wire [31:0] \$signature__data$105[9] ;
-  wire [7:0] \$signature__data$53 ;
-  wire [127:0] \$signature__data$97 ;
-  wire [7:0] \$signature__data$97[0] ;
-  wire [7:0] \$signature__data$97[10] ;
-  wire [7:0] \$signature__data$97[11] ;
-  wire [7:0] \$signature__data$97[12] ;
-  wire [7:0] \$signature__data$97[13] ;
-  wire [7:0] \$signature__data$97[14] ;
-  wire [7:0] \$signature__data$97[15] ;
-  wire [7:0] \$signature__data$97[1] ;
-  wire [7:0] \$signature__data$97[2] ;
-  wire [7:0] \$signature__data$97[3] ;
-  wire [7:0] \$signature__data$97[4] ;
-  wire [7:0] \$signature__data$97[5] ;
-  wire [7:0] \$signature__data$97[6] ;
-  wire [7:0] \$signature__data$97[7] ;
-  wire [7:0] \$signature__data$97[8] ;
-  wire [7:0] \$signature__data$97[9] ;
+  wire [127:0] \$signature__data$101 ;
+  wire [7:0] \$signature__data$101[0] ;
+  wire [7:0] \$signature__data$101[10] ;
+  wire [7:0] \$signature__data$101[11] ;
+  wire [7:0] \$signature__data$101[12] ;
+  wire [7:0] \$signature__data$101[13] ;
+  wire [7:0] \$signature__data$101[14] ;
+  wire [7:0] \$signature__data$101[15] ;
+  wire [7:0] \$signature__data$101[1] ;
+  wire [7:0] \$signature__data$101[2] ;
+  wire [7:0] \$signature__data$101[3] ;
+  wire [7:0] \$signature__data$101[4] ;
+  wire [7:0] \$signature__data$101[5] ;
+  wire [7:0] \$signature__data$101[6] ;
+  wire [7:0] \$signature__data$101[7] ;
+  wire [7:0] \$signature__data$101[8] ;
+  wire [7:0] \$signature__data$101[9] ;
+  wire [511:0] \$signature__data$114 ;
+  wire [31:0] \$signature__data$114[0] ;
+  wire [31:0] \$signature__data$114[10] ;
+  wire [31:0] \$signature__data$114[11] ;
+  wire [31:0] \$signature__data$114[12] ;
+  wire [31:0] \$signature__data$114[13] ;
+  wire [31:0] \$signature__data$114[14] ;
+  wire [31:0] \$signature__data$114[15] ;
+  wire [31:0] \$signature__data$114[1] ;
+  wire [31:0] \$signature__data$114[2] ;
+  wire [31:0] \$signature__data$114[3] ;
+  wire [31:0] \$signature__data$114[4] ;
+  wire [31:0] \$signature__data$114[5] ;
+  wire [31:0] \$signature__data$114[6] ;
+  wire [31:0] \$signature__data$114[7] ;
+  wire [31:0] \$signature__data$114[8] ;
+  wire [31:0] \$signature__data$114[9] ;
+  wire [7:0] \$signature__data$51 ;
   reg [7:0] a;
+  reg [7:0] a_r = 8'h00;
   reg [12:0] a_wr__addr = 13'h0000;
   reg [7:0] a_wr__data = 8'h00;
   wire a_wr__en;
@@ -427,12 +438,15 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   input control__start;
   wire control__start;
   reg final1 = 1'h0;
+  reg final1b = 1'h0;
   reg final2 = 1'h0;
   reg final3 = 1'h0;
   reg first1 = 1'h0;
+  reg first1b = 1'h0;
   reg first2 = 1'h0;
   reg [3:0] g = 4'h0;
   reg [3:0] g1 = 4'h0;
+  reg [3:0] g1b = 4'h0;
   reg [3:0] g2 = 4'h0;
   reg [3:0] g3 = 4'h0;
   reg [8:0] g_base = 9'h000;
@@ -455,6 +469,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire [31:0] \hold[9] ;
   reg issuing = 1'h0;
   reg last1 = 1'h0;
+  reg last1b = 1'h0;
   reg last2 = 1'h0;
   reg last3 = 1'h0;
   wire last_g;
@@ -462,6 +477,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire last_pos;
   reg [1:0] layer = 2'h0;
   reg [1:0] layer1 = 2'h0;
+  reg [1:0] layer1b = 2'h0;
   reg [1:0] layer2 = 2'h0;
   reg [1:0] layer3 = 2'h0;
   reg [11:0] lim1_c = 12'h000;
@@ -472,6 +488,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   reg [11:0] lim1_py = 12'h000;
   reg [4:0] n_actions = 5'h12;
   reg [12:0] obase1 = 13'h0000;
+  reg [12:0] obase1b = 13'h0000;
   reg [12:0] obase2 = 13'h0000;
   reg [12:0] obase3 = 13'h0000;
   input [7:0] obs__data;
@@ -532,6 +549,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   reg [4:0] s3 = 5'h00;
   reg [4:0] s_cap;
   reg v1 = 1'h0;
+  reg v1b = 1'h0;
   reg v2 = 1'h0;
   reg v3 = 1'h0;
   reg [575:0] values = 576'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
@@ -553,6 +571,23 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   wire [31:0] \values[7] ;
   wire [31:0] \values[8] ;
   wire [31:0] \values[9] ;
+  reg [127:0] w_r = 128'h00000000000000000000000000000000;
+  wire [7:0] \w_r[0] ;
+  wire [7:0] \w_r[10] ;
+  wire [7:0] \w_r[11] ;
+  wire [7:0] \w_r[12] ;
+  wire [7:0] \w_r[13] ;
+  wire [7:0] \w_r[14] ;
+  wire [7:0] \w_r[15] ;
+  wire [7:0] \w_r[1] ;
+  wire [7:0] \w_r[2] ;
+  wire [7:0] \w_r[3] ;
+  wire [7:0] \w_r[4] ;
+  wire [7:0] \w_r[5] ;
+  wire [7:0] \w_r[6] ;
+  wire [7:0] \w_r[7] ;
+  wire [7:0] \w_r[8] ;
+  wire [7:0] \w_r[9] ;
   wire [15:0] w_wr__addr;
   wire [127:0] w_wr__data;
   wire [7:0] \w_wr__data[0] ;
@@ -596,7 +631,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   always @(posedge clk) begin
     _0_ <= act_a[\$19 [12:0]];
   end
-  assign \$signature__data$53  = _0_;
+  assign \$signature__data$51  = _0_;
   reg [7:0] act_b [2591:0];
   integer act_b__i;
   initial begin
@@ -654,7 +689,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   always @(posedge clk) begin
     _2_ <= biases[\$27 [4:0]];
   end
-  assign \$signature__data$105  = _2_;
+  assign \$signature__data$114  = _2_;
   reg [127:0] weights [42751:0];
   integer weights__i;
   initial begin
@@ -674,7 +709,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   always @(posedge clk) begin
     _3_ <= weights[\$signature__addr$32 ];
   end
-  assign \$signature__data$97  = _3_;
+  assign \$signature__data$101  = _3_;
   assign \$1  = ~ control__busy;
   assign accept = params__valid & \$1 ;
   assign \$2  = ! params__space;
@@ -704,7 +739,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$24  = \$signal$44  == lim1_px;
   assign \$25  = \$signal$46  == lim1_py;
   assign last_pos = \$24  & \$25 ;
-  assign \$27  = \$26  + g1;
+  assign \$27  = \$26  + g1b;
   assign \$28  = v3 & last3;
   assign \$29  = layer3 != 2'h3;
   assign capture = \$28  & \$29 ;
@@ -712,131 +747,131 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$31  = layer3 != 2'h3;
   assign wb_busy = | wb_left;
   assign \$33  = hold[31] ? 32'd0 : hold[31:0];
-  assign rounded = \$signal$68  + \$signal$69 ;
+  assign rounded = \$signal$69  + \$signal$70 ;
   assign \$34  = r2_layer != 1'h1;
-  assign a_wr__en = \$signal$75  & \$34 ;
+  assign a_wr__en = \$signal$76  & \$34 ;
   assign \$35  = r2_layer == 1'h1;
-  assign c_wr__en = \$signal$75  & \$35 ;
-  assign \$36  = v1 | v2;
-  assign \$37  = \$36  | v3;
-  assign \$38  = \$37  | wb_busy;
-  assign pipe_busy = \$38  | \$signal$83 ;
-  assign \$39  = params__space == 2'h2;
-  assign \$40  = accept & \$39 ;
-  assign \$41  = params__data >= 1'h1;
-  assign \$42  = params__data <= 5'h12;
-  assign \$43  = \$41  & \$42 ;
-  assign \$44  = params__data == 7'h7f;
-  assign \$45  = params__data == 8'hff;
-  assign \$46  = \$44  | \$45 ;
-  assign \$47  = params__data <= 5'h1f;
+  assign c_wr__en = \$signal$76  & \$35 ;
+  assign \$36  = v1 | v1b;
+  assign \$37  = \$36  | v2;
+  assign \$38  = \$37  | v3;
+  assign \$39  = \$38  | wb_busy;
+  assign pipe_busy = \$39  | \$signal$85 ;
+  assign \$40  = params__space == 2'h2;
+  assign \$41  = accept & \$40 ;
+  assign \$42  = params__data >= 1'h1;
+  assign \$43  = params__data <= 5'h12;
+  assign \$44  = \$42  & \$43 ;
+  assign \$45  = params__data == 7'h7f;
+  assign \$46  = params__data == 8'hff;
+  assign \$47  = \$45  | \$46 ;
   assign \$48  = params__data <= 5'h1f;
   assign \$49  = params__data <= 5'h1f;
-  assign \$50  = \$signature__addr$32  + 1'h1;
-  assign \$51  = \$signal  == lim1_kw;
-  assign \$52  = ~ \$51 ;
-  assign \$53  = \$signal  + 1'h1;
-  assign \$55  = off_kw + \$54 ;
-  assign \$56  = \$signal$37  == lim1_kh;
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$signal$37  + 1'h1;
-  assign \$60  = off_kh + \$59 ;
-  assign \$61  = c == lim1_c;
-  assign \$62  = ~ \$61 ;
-  assign \$63  = c + 1'h1;
-  assign \$65  = off_c + \$64 ;
-  assign \$66  = ~ last_g;
-  assign \$67  = g + 1'h1;
-  assign \$68  = g_base + 5'h10;
-  assign \$71  = pos_base + \$70 ;
-  assign \$73  = \$72  - 1'h1;
-  assign \$74  = \$signal$44  != \$73 ;
-  assign \$75  = \$signal$44  + 1'h1;
-  assign \$77  = off_px + \$76 ;
-  assign \$78  = \$signal$46  + 1'h1;
-  assign \$80  = off_py + \$79 ;
-  assign \$81  = layer != 2'h3;
-  assign \$82  = layer + 1'h1;
+  assign \$50  = params__data <= 5'h1f;
+  assign \$51  = \$signature__addr$32  + 1'h1;
+  assign \$52  = \$signal  == lim1_kw;
+  assign \$53  = ~ \$52 ;
+  assign \$54  = \$signal  + 1'h1;
+  assign \$56  = off_kw + \$55 ;
+  assign \$57  = \$signal$37  == lim1_kh;
+  assign \$58  = ~ \$57 ;
+  assign \$59  = \$signal$37  + 1'h1;
+  assign \$61  = off_kh + \$60 ;
+  assign \$62  = c == lim1_c;
+  assign \$63  = ~ \$62 ;
+  assign \$64  = c + 1'h1;
+  assign \$66  = off_c + \$65 ;
+  assign \$67  = ~ last_g;
+  assign \$68  = g + 1'h1;
+  assign \$69  = g_base + 5'h10;
+  assign \$72  = pos_base + \$71 ;
+  assign \$74  = \$73  - 1'h1;
+  assign \$75  = \$signal$44  != \$74 ;
+  assign \$76  = \$signal$44  + 1'h1;
+  assign \$78  = off_px + \$77 ;
+  assign \$79  = \$signal$46  + 1'h1;
+  assign \$81  = off_py + \$80 ;
+  assign \$82  = layer != 2'h3;
   assign \$83  = layer + 1'h1;
-  assign \$85  = layer + 1'h1;
-  assign \$87  = \$86  - 1'h1;
-  assign \$88  = layer + 1'h1;
-  assign \$90  = \$89  - 1'h1;
-  assign \$91  = layer + 1'h1;
-  assign \$93  = \$92  - 1'h1;
-  assign \$94  = layer + 1'h1;
-  assign \$97  = \$96  - 1'h1;
-  assign \$98  = layer + 1'h1;
-  assign \$100  = \$99  - 1'h1;
-  assign \$101  = layer + 1'h1;
-  assign \$103  = \$102  - 1'h1;
-  assign \$104  = ! \$signal ;
-  assign \$105  = ! \$signal$37 ;
-  assign \$106  = \$104  & \$105 ;
-  assign \$107  = ! c;
-  assign \$108  = \$106  & \$107 ;
-  assign \$109  = pos_base + g_base;
-  assign \$110  = issuing & last_k;
-  assign \$111  = \$110  & last_g;
-  assign \$112  = \$111  & last_pos;
-  assign \$113  = layer == 2'h3;
-  assign \$114  = \$112  & \$113 ;
-  assign \$115  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [7:0]);
-  assign \$116  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [15:8]);
-  assign \$117  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [23:16]);
-  assign \$118  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [31:24]);
-  assign \$119  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [39:32]);
-  assign \$120  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [47:40]);
-  assign \$121  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [55:48]);
-  assign \$122  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [63:56]);
-  assign \$123  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [71:64]);
-  assign \$124  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [79:72]);
-  assign \$125  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [87:80]);
-  assign \$126  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [95:88]);
-  assign \$127  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [103:96]);
-  assign \$128  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [111:104]);
-  assign \$129  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [119:112]);
-  assign \$130  = $signed({ 1'h0, a }) * $signed(\$signature__data$97 [127:120]);
-  assign \$131  = first2 ? \$signature__data$105 [31:0] : acc[31:0];
-  assign \$132  = $signed(\$131 ) + $signed(prod[16:0]);
-  assign \$133  = first2 ? \$signature__data$105 [63:32] : acc[63:32];
-  assign \$134  = $signed(\$133 ) + $signed(prod[33:17]);
-  assign \$135  = first2 ? \$signature__data$105 [95:64] : acc[95:64];
-  assign \$136  = $signed(\$135 ) + $signed(prod[50:34]);
-  assign \$137  = first2 ? \$signature__data$105 [127:96] : acc[127:96];
-  assign \$138  = $signed(\$137 ) + $signed(prod[67:51]);
-  assign \$139  = first2 ? \$signature__data$105 [159:128] : acc[159:128];
-  assign \$140  = $signed(\$139 ) + $signed(prod[84:68]);
-  assign \$141  = first2 ? \$signature__data$105 [191:160] : acc[191:160];
-  assign \$142  = $signed(\$141 ) + $signed(prod[101:85]);
-  assign \$143  = first2 ? \$signature__data$105 [223:192] : acc[223:192];
-  assign \$144  = $signed(\$143 ) + $signed(prod[118:102]);
-  assign \$145  = first2 ? \$signature__data$105 [255:224] : acc[255:224];
-  assign \$146  = $signed(\$145 ) + $signed(prod[135:119]);
-  assign \$147  = first2 ? \$signature__data$105 [287:256] : acc[287:256];
-  assign \$148  = $signed(\$147 ) + $signed(prod[152:136]);
-  assign \$149  = first2 ? \$signature__data$105 [319:288] : acc[319:288];
-  assign \$150  = $signed(\$149 ) + $signed(prod[169:153]);
-  assign \$151  = first2 ? \$signature__data$105 [351:320] : acc[351:320];
-  assign \$152  = $signed(\$151 ) + $signed(prod[186:170]);
-  assign \$153  = first2 ? \$signature__data$105 [383:352] : acc[383:352];
-  assign \$154  = $signed(\$153 ) + $signed(prod[203:187]);
-  assign \$155  = first2 ? \$signature__data$105 [415:384] : acc[415:384];
-  assign \$156  = $signed(\$155 ) + $signed(prod[220:204]);
-  assign \$157  = first2 ? \$signature__data$105 [447:416] : acc[447:416];
-  assign \$158  = $signed(\$157 ) + $signed(prod[237:221]);
-  assign \$159  = first2 ? \$signature__data$105 [479:448] : acc[479:448];
-  assign \$160  = $signed(\$159 ) + $signed(prod[254:238]);
-  assign \$161  = first2 ? \$signature__data$105 [511:480] : acc[511:480];
-  assign \$162  = $signed(\$161 ) + $signed(prod[271:255]);
-  assign \$163  = v3 & last3;
-  assign \$164  = layer3 != 2'h3;
-  assign \$165  = s_cap + 4'h8;
-  assign \$166  = 32'd4294967295 << \$165 ;
-  assign \$169  = \$168  - 1'h1;
-  assign \$170  = g3 == \$169 ;
-  assign \$172  = \$170  ? \$171  : 5'h10;
-  assign \$173  = ! g3;
+  assign \$84  = layer + 1'h1;
+  assign \$86  = layer + 1'h1;
+  assign \$88  = \$87  - 1'h1;
+  assign \$89  = layer + 1'h1;
+  assign \$91  = \$90  - 1'h1;
+  assign \$92  = layer + 1'h1;
+  assign \$94  = \$93  - 1'h1;
+  assign \$95  = layer + 1'h1;
+  assign \$98  = \$97  - 1'h1;
+  assign \$99  = layer + 1'h1;
+  assign \$101  = \$100  - 1'h1;
+  assign \$102  = layer + 1'h1;
+  assign \$104  = \$103  - 1'h1;
+  assign \$105  = ! \$signal ;
+  assign \$106  = ! \$signal$37 ;
+  assign \$107  = \$105  & \$106 ;
+  assign \$108  = ! c;
+  assign \$109  = \$107  & \$108 ;
+  assign \$110  = pos_base + g_base;
+  assign \$111  = issuing & last_k;
+  assign \$112  = \$111  & last_g;
+  assign \$113  = \$112  & last_pos;
+  assign \$114  = layer == 2'h3;
+  assign \$115  = \$113  & \$114 ;
+  assign \$116  = $signed({ 1'h0, a_r }) * $signed(w_r[7:0]);
+  assign \$117  = $signed({ 1'h0, a_r }) * $signed(w_r[15:8]);
+  assign \$118  = $signed({ 1'h0, a_r }) * $signed(w_r[23:16]);
+  assign \$119  = $signed({ 1'h0, a_r }) * $signed(w_r[31:24]);
+  assign \$120  = $signed({ 1'h0, a_r }) * $signed(w_r[39:32]);
+  assign \$121  = $signed({ 1'h0, a_r }) * $signed(w_r[47:40]);
+  assign \$122  = $signed({ 1'h0, a_r }) * $signed(w_r[55:48]);
+  assign \$123  = $signed({ 1'h0, a_r }) * $signed(w_r[63:56]);
+  assign \$124  = $signed({ 1'h0, a_r }) * $signed(w_r[71:64]);
+  assign \$125  = $signed({ 1'h0, a_r }) * $signed(w_r[79:72]);
+  assign \$126  = $signed({ 1'h0, a_r }) * $signed(w_r[87:80]);
+  assign \$127  = $signed({ 1'h0, a_r }) * $signed(w_r[95:88]);
+  assign \$128  = $signed({ 1'h0, a_r }) * $signed(w_r[103:96]);
+  assign \$129  = $signed({ 1'h0, a_r }) * $signed(w_r[111:104]);
+  assign \$130  = $signed({ 1'h0, a_r }) * $signed(w_r[119:112]);
+  assign \$131  = $signed({ 1'h0, a_r }) * $signed(w_r[127:120]);
+  assign \$132  = first2 ? \$signature__data$114 [31:0] : acc[31:0];
+  assign \$133  = $signed(\$132 ) + $signed(prod[16:0]);
+  assign \$134  = first2 ? \$signature__data$114 [63:32] : acc[63:32];
+  assign \$135  = $signed(\$134 ) + $signed(prod[33:17]);
+  assign \$136  = first2 ? \$signature__data$114 [95:64] : acc[95:64];
+  assign \$137  = $signed(\$136 ) + $signed(prod[50:34]);
+  assign \$138  = first2 ? \$signature__data$114 [127:96] : acc[127:96];
+  assign \$139  = $signed(\$138 ) + $signed(prod[67:51]);
+  assign \$140  = first2 ? \$signature__data$114 [159:128] : acc[159:128];
+  assign \$141  = $signed(\$140 ) + $signed(prod[84:68]);
+  assign \$142  = first2 ? \$signature__data$114 [191:160] : acc[191:160];
+  assign \$143  = $signed(\$142 ) + $signed(prod[101:85]);
+  assign \$144  = first2 ? \$signature__data$114 [223:192] : acc[223:192];
+  assign \$145  = $signed(\$144 ) + $signed(prod[118:102]);
+  assign \$146  = first2 ? \$signature__data$114 [255:224] : acc[255:224];
+  assign \$147  = $signed(\$146 ) + $signed(prod[135:119]);
+  assign \$148  = first2 ? \$signature__data$114 [287:256] : acc[287:256];
+  assign \$149  = $signed(\$148 ) + $signed(prod[152:136]);
+  assign \$150  = first2 ? \$signature__data$114 [319:288] : acc[319:288];
+  assign \$151  = $signed(\$150 ) + $signed(prod[169:153]);
+  assign \$152  = first2 ? \$signature__data$114 [351:320] : acc[351:320];
+  assign \$153  = $signed(\$152 ) + $signed(prod[186:170]);
+  assign \$154  = first2 ? \$signature__data$114 [383:352] : acc[383:352];
+  assign \$155  = $signed(\$154 ) + $signed(prod[203:187]);
+  assign \$156  = first2 ? \$signature__data$114 [415:384] : acc[415:384];
+  assign \$157  = $signed(\$156 ) + $signed(prod[220:204]);
+  assign \$158  = first2 ? \$signature__data$114 [447:416] : acc[447:416];
+  assign \$159  = $signed(\$158 ) + $signed(prod[237:221]);
+  assign \$160  = first2 ? \$signature__data$114 [479:448] : acc[479:448];
+  assign \$161  = $signed(\$160 ) + $signed(prod[254:238]);
+  assign \$162  = first2 ? \$signature__data$114 [511:480] : acc[511:480];
+  assign \$163  = $signed(\$162 ) + $signed(prod[271:255]);
+  assign \$164  = v3 & last3;
+  assign \$165  = layer3 != 2'h3;
+  assign \$166  = s_cap + 4'h8;
+  assign \$167  = 32'd4294967295 << \$166 ;
+  assign \$170  = \$169  - 1'h1;
+  assign \$171  = g3 == \$170 ;
+  assign \$173  = \$171  ? \$172  : 5'h10;
   assign \$174  = ! g3;
   assign \$175  = ! g3;
   assign \$176  = ! g3;
@@ -852,177 +887,196 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$186  = ! g3;
   assign \$187  = ! g3;
   assign \$188  = ! g3;
-  assign \$189  = g3 == 1'h1;
+  assign \$189  = ! g3;
   assign \$190  = g3 == 1'h1;
-  assign \$191  = ~ capture;
-  assign \$192  = wb_busy & \$191 ;
-  assign \$193  = wb_left - 1'h1;
-  assign \$194  = wb_i + 1'h1;
-  assign \$195  = pos >> wb_shift;
-  assign \$196  = | wb_shift;
-  assign \$197  = wb_shift - 1'h1;
-  assign \$198  = pos >> \$197 [4:0];
-  assign \$199  = \$196  & \$198 [0];
-  assign \$200  = pos & wb_high;
-  assign \$201  = | \$200 ;
-  assign \$202  = wb_addr + wb_i;
-  assign \$203  = rounded > act_max;
-  assign \$204  = r1_high | \$203 ;
-  assign \$205  = \$204  ? { 1'h0, act_max } : rounded;
-  assign \$206  = ~ pipe_busy;
-  assign \$207  = waiting & \$206 ;
-  assign \$208  = v3 & final3;
+  assign \$191  = g3 == 1'h1;
+  assign \$192  = ~ capture;
+  assign \$193  = wb_busy & \$192 ;
+  assign \$194  = wb_left - 1'h1;
+  assign \$195  = wb_i + 1'h1;
+  assign \$196  = pos >> wb_shift;
+  assign \$197  = | wb_shift;
+  assign \$198  = wb_shift - 1'h1;
+  assign \$199  = pos >> \$198 [4:0];
+  assign \$200  = \$197  & \$199 [0];
+  assign \$201  = pos & wb_high;
+  assign \$202  = | \$201 ;
+  assign \$203  = wb_addr + wb_i;
+  assign \$204  = rounded > act_max;
+  assign \$205  = r1_high | \$204 ;
+  assign \$206  = \$205  ? { 1'h0, act_max } : rounded;
+  assign \$207  = ~ pipe_busy;
+  assign \$208  = waiting & \$207 ;
   assign \$209  = v3 & final3;
-  assign \$210  = ~ control__busy;
-  assign \$211  = control__start & \$210 ;
-  assign \$218  = action_values__valid & action_values__ready;
-  assign \$219  = v3 & final3;
+  assign \$210  = v3 & final3;
+  assign \$211  = ~ control__busy;
+  assign \$212  = control__start & \$211 ;
+  assign \$219  = action_values__valid & action_values__ready;
+  assign \$220  = v3 & final3;
   always @(posedge clk)
-    n_actions <= \$220 ;
+    n_actions <= \$221 ;
   always @(posedge clk)
-    act_max <= \$221 ;
+    act_max <= \$222 ;
   always @(posedge clk)
-    s1 <= \$222 ;
+    s1 <= \$223 ;
   always @(posedge clk)
-    s2 <= \$223 ;
+    s2 <= \$224 ;
   always @(posedge clk)
-    s3 <= \$224 ;
+    s3 <= \$225 ;
   always @(posedge clk)
-    \$signature__addr$32  <= \$225 ;
+    \$signature__addr$32  <= \$226 ;
   always @(posedge clk)
-    \$signal  <= \$226 ;
+    \$signal  <= \$227 ;
   always @(posedge clk)
-    off_kw <= \$227 ;
+    off_kw <= \$228 ;
   always @(posedge clk)
-    \$signal$37  <= \$228 ;
+    \$signal$37  <= \$229 ;
   always @(posedge clk)
-    off_kh <= \$229 ;
+    off_kh <= \$230 ;
   always @(posedge clk)
-    c <= \$230 ;
+    c <= \$231 ;
   always @(posedge clk)
-    off_c <= \$231 ;
+    off_c <= \$232 ;
   always @(posedge clk)
-    g <= \$232 ;
+    g <= \$233 ;
   always @(posedge clk)
-    g_base <= \$233 ;
+    g_base <= \$234 ;
   always @(posedge clk)
-    pos_base <= \$234 ;
+    pos_base <= \$235 ;
   always @(posedge clk)
-    \$signal$44  <= \$235 ;
+    \$signal$44  <= \$236 ;
   always @(posedge clk)
-    off_px <= \$236 ;
+    off_px <= \$237 ;
   always @(posedge clk)
-    \$signal$46  <= \$237 ;
+    \$signal$46  <= \$238 ;
   always @(posedge clk)
-    off_py <= \$238 ;
+    off_py <= \$239 ;
   always @(posedge clk)
-    issuing <= \$239 ;
+    issuing <= \$240 ;
   always @(posedge clk)
-    waiting <= \$240 ;
+    waiting <= \$241 ;
   always @(posedge clk)
-    layer <= \$241 ;
+    layer <= \$242 ;
   always @(posedge clk)
-    lim1_kw <= \$242 ;
+    lim1_kw <= \$243 ;
   always @(posedge clk)
-    lim1_kh <= \$243 ;
+    lim1_kh <= \$244 ;
   always @(posedge clk)
-    lim1_c <= \$244 ;
+    lim1_c <= \$245 ;
   always @(posedge clk)
-    lim1_g <= \$245 ;
+    lim1_g <= \$246 ;
   always @(posedge clk)
-    lim1_px <= \$246 ;
+    lim1_px <= \$247 ;
   always @(posedge clk)
-    lim1_py <= \$247 ;
+    lim1_py <= \$248 ;
   always @(posedge clk)
-    v1 <= \$248 ;
+    v1 <= \$249 ;
   always @(posedge clk)
-    first1 <= \$249 ;
+    first1 <= \$250 ;
   always @(posedge clk)
-    last1 <= \$250 ;
+    last1 <= \$251 ;
   always @(posedge clk)
-    layer1 <= \$251 ;
+    layer1 <= \$252 ;
   always @(posedge clk)
-    g1 <= \$252 ;
+    g1 <= \$253 ;
   always @(posedge clk)
-    obase1 <= \$253 ;
+    obase1 <= \$254 ;
   always @(posedge clk)
-    final1 <= \$254 ;
+    final1 <= \$255 ;
   always @(posedge clk)
-    prod <= \$255 ;
+    a_r <= \$256 ;
   always @(posedge clk)
-    v2 <= \$256 ;
+    w_r <= \$257 ;
   always @(posedge clk)
-    first2 <= \$257 ;
+    v1b <= \$258 ;
   always @(posedge clk)
-    last2 <= \$258 ;
+    first1b <= \$259 ;
   always @(posedge clk)
-    layer2 <= \$259 ;
+    last1b <= \$260 ;
   always @(posedge clk)
-    g2 <= \$260 ;
+    layer1b <= \$261 ;
   always @(posedge clk)
-    obase2 <= \$261 ;
+    g1b <= \$262 ;
   always @(posedge clk)
-    final2 <= \$262 ;
+    obase1b <= \$263 ;
   always @(posedge clk)
-    acc <= \$263 ;
+    final1b <= \$264 ;
   always @(posedge clk)
-    v3 <= \$264 ;
+    prod <= \$265 ;
   always @(posedge clk)
-    last3 <= \$265 ;
+    v2 <= \$266 ;
   always @(posedge clk)
-    layer3 <= \$266 ;
+    first2 <= \$267 ;
   always @(posedge clk)
-    g3 <= \$267 ;
+    last2 <= \$268 ;
   always @(posedge clk)
-    obase3 <= \$268 ;
+    layer2 <= \$269 ;
   always @(posedge clk)
-    final3 <= \$269 ;
+    g2 <= \$270 ;
   always @(posedge clk)
-    hold <= \$270 ;
+    obase2 <= \$271 ;
   always @(posedge clk)
-    wb_i <= \$271 ;
+    final2 <= \$272 ;
   always @(posedge clk)
-    wb_addr <= \$272 ;
+    acc <= \$273 ;
   always @(posedge clk)
-    wb_layer <= \$273 ;
+    v3 <= \$274 ;
   always @(posedge clk)
-    wb_shift <= \$274 ;
+    last3 <= \$275 ;
   always @(posedge clk)
-    wb_high <= \$275 ;
+    layer3 <= \$276 ;
   always @(posedge clk)
-    wb_left <= \$276 ;
+    g3 <= \$277 ;
   always @(posedge clk)
-    values <= \$277 ;
+    obase3 <= \$278 ;
   always @(posedge clk)
-    \$signal$83  <= \$278 ;
+    final3 <= \$279 ;
   always @(posedge clk)
-    \$signal$68  <= \$279 ;
+    hold <= \$280 ;
   always @(posedge clk)
-    \$signal$69  <= \$280 ;
+    wb_i <= \$281 ;
   always @(posedge clk)
-    r1_high <= \$281 ;
+    wb_addr <= \$282 ;
   always @(posedge clk)
-    \$signal$115  <= \$282 ;
+    wb_layer <= \$283 ;
   always @(posedge clk)
-    r1_layer <= \$283 ;
+    wb_shift <= \$284 ;
   always @(posedge clk)
-    \$signal$75  <= \$284 ;
+    wb_high <= \$285 ;
   always @(posedge clk)
-    a_wr__data <= \$285 ;
+    wb_left <= \$286 ;
   always @(posedge clk)
-    a_wr__addr <= \$286 ;
+    values <= \$287 ;
   always @(posedge clk)
-    r2_layer <= \$287 ;
+    \$signal$85  <= \$288 ;
   always @(posedge clk)
-    control__done <= \$288 ;
+    \$signal$69  <= \$289 ;
   always @(posedge clk)
-    control__busy <= \$289 ;
+    \$signal$70  <= \$290 ;
   always @(posedge clk)
-    action_values__valid <= \$290 ;
+    r1_high <= \$291 ;
+  always @(posedge clk)
+    \$signal$124  <= \$292 ;
+  always @(posedge clk)
+    r1_layer <= \$293 ;
+  always @(posedge clk)
+    \$signal$76  <= \$294 ;
+  always @(posedge clk)
+    a_wr__data <= \$295 ;
+  always @(posedge clk)
+    a_wr__addr <= \$296 ;
+  always @(posedge clk)
+    r2_layer <= \$297 ;
+  always @(posedge clk)
+    control__done <= \$298 ;
+  always @(posedge clk)
+    control__busy <= \$299 ;
+  always @(posedge clk)
+    action_values__valid <= \$300 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (layer1)
+    casez (layer1b)
       2'h0:
           \$26  = 5'h00;
       2'h1:
@@ -1050,13 +1104,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$54  = 5'h01;
+          \$55  = 5'h01;
       2'h1:
-          \$54  = 5'h10;
+          \$55  = 5'h10;
       2'h2:
-          \$54  = 5'h00;
+          \$55  = 5'h00;
       2'h3:
-          \$54  = 5'h00;
+          \$55  = 5'h00;
     endcase
   end
   always @* begin
@@ -1064,13 +1118,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$59  = 9'h054;
+          \$60  = 9'h054;
       2'h1:
-          \$59  = 9'h140;
+          \$60  = 9'h140;
       2'h2:
-          \$59  = 9'h000;
+          \$60  = 9'h000;
       2'h3:
-          \$59  = 9'h000;
+          \$60  = 9'h000;
     endcase
   end
   always @* begin
@@ -1078,13 +1132,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$64  = 1'h0;
+          \$65  = 1'h0;
       2'h1:
-          \$64  = 1'h1;
+          \$65  = 1'h1;
       2'h2:
-          \$64  = 1'h1;
+          \$65  = 1'h1;
       2'h3:
-          \$64  = 1'h1;
+          \$65  = 1'h1;
     endcase
   end
   always @* begin
@@ -1092,13 +1146,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$69  = 16'h0000;
+          \$70  = 16'h0000;
       2'h1:
-          \$69  = 16'h0100;
+          \$70  = 16'h0100;
       2'h2:
-          \$69  = 16'h0300;
+          \$70  = 16'h0300;
       2'h3:
-          \$69  = 16'ha500;
+          \$70  = 16'ha500;
     endcase
   end
   always @* begin
@@ -1106,13 +1160,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$70  = 9'h010;
+          \$71  = 9'h010;
       2'h1:
-          \$70  = 9'h020;
+          \$71  = 9'h020;
       2'h2:
-          \$70  = 9'h100;
+          \$71  = 9'h100;
       2'h3:
-          \$70  = 9'h000;
+          \$71  = 9'h000;
     endcase
   end
   always @* begin
@@ -1120,13 +1174,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$72  = 5'h14;
+          \$73  = 5'h14;
       2'h1:
-          \$72  = 5'h09;
+          \$73  = 5'h09;
       2'h2:
-          \$72  = 5'h01;
+          \$73  = 5'h01;
       2'h3:
-          \$72  = 5'h01;
+          \$73  = 5'h01;
     endcase
   end
   always @* begin
@@ -1134,13 +1188,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$76  = 6'h04;
+          \$77  = 6'h04;
       2'h1:
-          \$76  = 6'h20;
+          \$77  = 6'h20;
       2'h2:
-          \$76  = 6'h00;
+          \$77  = 6'h00;
       2'h3:
-          \$76  = 6'h00;
+          \$77  = 6'h00;
     endcase
   end
   always @* begin
@@ -1148,199 +1202,199 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer)
       2'h0:
-          \$79  = 10'h150;
+          \$80  = 10'h150;
       2'h1:
-          \$79  = 10'h280;
+          \$80  = 10'h280;
       2'h2:
-          \$79  = 10'h000;
+          \$80  = 10'h000;
       2'h3:
-          \$79  = 10'h000;
+          \$80  = 10'h000;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$84  = 16'h0000;
-    casez (\$83 )
+    \$85  = 16'h0000;
+    casez (\$84 )
       3'h0:
-          \$84  = 16'h0000;
+          \$85  = 16'h0000;
       3'h1:
-          \$84  = 16'h0100;
+          \$85  = 16'h0100;
       3'h2:
-          \$84  = 16'h0300;
+          \$85  = 16'h0300;
       3'h3:
-          \$84  = 16'ha500;
+          \$85  = 16'ha500;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$86  = 4'h0;
-    casez (\$85 )
+    \$87  = 4'h0;
+    casez (\$86 )
       3'h0:
-          \$86  = 4'h8;
+          \$87  = 4'h8;
       3'h1:
-          \$86  = 4'h4;
+          \$87  = 4'h4;
       3'h2:
-          \$86  = 4'h1;
+          \$87  = 4'h1;
       3'h3:
-          \$86  = 4'h1;
+          \$87  = 4'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$89  = 4'h0;
-    casez (\$88 )
+    \$90  = 4'h0;
+    casez (\$89 )
       3'h0:
-          \$89  = 4'h8;
+          \$90  = 4'h8;
       3'h1:
-          \$89  = 4'h4;
+          \$90  = 4'h4;
       3'h2:
-          \$89  = 4'h1;
+          \$90  = 4'h1;
       3'h3:
-          \$89  = 4'h1;
+          \$90  = 4'h1;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$92  = 12'h000;
-    casez (\$91 )
+    \$93  = 12'h000;
+    casez (\$92 )
       3'h0:
-          \$92  = 12'h004;
+          \$93  = 12'h004;
       3'h1:
-          \$92  = 12'h010;
+          \$93  = 12'h010;
       3'h2:
-          \$92  = 12'ha20;
+          \$93  = 12'ha20;
       3'h3:
-          \$92  = 12'h100;
+          \$93  = 12'h100;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$95  = 2'h0;
+    \$96  = 2'h0;
     casez (n_actions)
       5'h00:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h01:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h02:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h03:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h04:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h05:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h06:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h07:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h08:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h09:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h0a:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h0b:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h0c:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h0d:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h0e:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h0f:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h10:
-          \$95  = 2'h1;
+          \$96  = 2'h1;
       5'h11:
-          \$95  = 2'h2;
+          \$96  = 2'h2;
       5'h12:
-          \$95  = 2'h2;
+          \$96  = 2'h2;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$96  = 5'h00;
-    casez (\$94 )
+    \$97  = 5'h00;
+    casez (\$95 )
       3'h0:
-          \$96  = 5'h01;
+          \$97  = 5'h01;
       3'h1:
-          \$96  = 5'h02;
+          \$97  = 5'h02;
       3'h2:
-          \$96  = 5'h10;
+          \$97  = 5'h10;
       3'h3:
-          \$96  = { 3'h0, \$95  };
+          \$97  = { 3'h0, \$96  };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$99  = 5'h00;
-    casez (\$98 )
+    \$100  = 5'h00;
+    casez (\$99 )
       3'h0:
-          \$99  = 5'h14;
+          \$100  = 5'h14;
       3'h1:
-          \$99  = 5'h09;
+          \$100  = 5'h09;
       3'h2:
-          \$99  = 5'h01;
+          \$100  = 5'h01;
       3'h3:
-          \$99  = 5'h01;
+          \$100  = 5'h01;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$102  = 5'h00;
-    casez (\$101 )
+    \$103  = 5'h00;
+    casez (\$102 )
       3'h0:
-          \$102  = 5'h14;
+          \$103  = 5'h14;
       3'h1:
-          \$102  = 5'h09;
+          \$103  = 5'h09;
       3'h2:
-          \$102  = 5'h01;
+          \$103  = 5'h01;
       3'h3:
-          \$102  = 5'h01;
+          \$103  = 5'h01;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$167  = 2'h0;
+    \$168  = 2'h0;
     casez (n_actions)
       5'h00:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h01:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h02:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h03:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h04:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h05:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h06:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h07:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h08:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h09:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h0a:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h0b:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h0c:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h0d:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h0e:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h0f:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h10:
-          \$167  = 2'h1;
+          \$168  = 2'h1;
       5'h11:
-          \$167  = 2'h2;
+          \$168  = 2'h2;
       5'h12:
-          \$167  = 2'h2;
+          \$168  = 2'h2;
     endcase
   end
   always @* begin
@@ -1348,13 +1402,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer3)
       2'h0:
-          \$168  = 5'h01;
+          \$169  = 5'h01;
       2'h1:
-          \$168  = 5'h02;
+          \$169  = 5'h02;
       2'h2:
-          \$168  = 5'h10;
+          \$169  = 5'h10;
       2'h3:
-          \$168  = { 3'h0, \$167  };
+          \$169  = { 3'h0, \$168  };
     endcase
   end
   always @* begin
@@ -1362,13 +1416,13 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
     (* full_case = 32'd1 *)
     casez (layer3)
       2'h0:
-          \$171  = 5'h10;
+          \$172  = 5'h10;
       2'h1:
-          \$171  = 5'h10;
+          \$172  = 5'h10;
       2'h2:
-          \$171  = 5'h10;
+          \$172  = 5'h10;
       2'h3:
-          \$171  = 5'h00;
+          \$172  = 5'h00;
     endcase
   end
   always @* begin
@@ -1394,7 +1448,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
       2'h2:
           a = \$signature__data ;
       default:
-          a = \$signature__data$53 ;
+          a = \$signature__data$51 ;
     endcase
   end
   always @* begin
@@ -1415,67 +1469,46 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$220  = n_actions;
-    if (\$40 ) begin
+    \$221  = n_actions;
+    if (\$41 ) begin
       casez (params__row)
         18'h00000:
-            if (\$43 ) begin
-              \$220  = params__data[4:0];
+            if (\$44 ) begin
+              \$221  = params__data[4:0];
             end
       endcase
     end
     if (rst) begin
-      \$220  = 5'h12;
+      \$221  = 5'h12;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$221  = act_max;
-    if (\$40 ) begin
+    \$222  = act_max;
+    if (\$41 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
         18'h00001:
-            if (\$46 ) begin
-              \$221  = params__data[7:0];
-            end
-      endcase
-    end
-    if (rst) begin
-      \$221  = 8'hff;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$222  = s1;
-    if (\$40 ) begin
-      casez (params__row)
-        18'h00000:
-            /* empty */;
-        18'h00001:
-            /* empty */;
-        18'h00002:
             if (\$47 ) begin
-              \$222  = params__data[4:0];
+              \$222  = params__data[7:0];
             end
       endcase
     end
     if (rst) begin
-      \$222  = 5'h00;
+      \$222  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$223  = s2;
-    if (\$40 ) begin
+    \$223  = s1;
+    if (\$41 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
         18'h00001:
             /* empty */;
         18'h00002:
-            /* empty */;
-        18'h00003:
             if (\$48 ) begin
               \$223  = params__data[4:0];
             end
@@ -1487,8 +1520,8 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$224  = s3;
-    if (\$40 ) begin
+    \$224  = s2;
+    if (\$41 ) begin
       casez (params__row)
         18'h00000:
             /* empty */;
@@ -1497,8 +1530,6 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         18'h00002:
             /* empty */;
         18'h00003:
-            /* empty */;
-        18'h00004:
             if (\$49 ) begin
               \$224  = params__data[4:0];
             end
@@ -1510,25 +1541,48 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$225  = \$signature__addr$32 ;
+    \$225  = s3;
+    if (\$41 ) begin
+      casez (params__row)
+        18'h00000:
+            /* empty */;
+        18'h00001:
+            /* empty */;
+        18'h00002:
+            /* empty */;
+        18'h00003:
+            /* empty */;
+        18'h00004:
+            if (\$50 ) begin
+              \$225  = params__data[4:0];
+            end
+      endcase
+    end
+    if (rst) begin
+      \$225  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$226  = \$signature__addr$32 ;
     if (issuing) begin
-      \$225  = \$50 [15:0];
+      \$226  = \$51 [15:0];
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
-              \$225  = \$69 ;
+              \$226  = \$70 ;
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$225  = \$84 ;
+                if (\$82 ) begin
+                  \$226  = \$85 ;
                 end
               end
             end
@@ -1536,34 +1590,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$225  = 16'h0000;
+    if (\$212 ) begin
+      \$226  = 16'h0000;
     end
     if (rst) begin
-      \$225  = 16'h0000;
+      \$226  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$226  = \$signal ;
+    \$227  = \$signal ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
-        \$226  = \$53 [2:0];
+      if (\$53 ) begin
+        \$227  = \$54 [2:0];
       end else begin
-        \$226  = 3'h0;
+        \$227  = 3'h0;
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$226  = 3'h0;
+                if (\$82 ) begin
+                  \$227  = 3'h0;
                 end
               end
             end
@@ -1571,34 +1625,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$226  = 3'h0;
+    if (\$212 ) begin
+      \$227  = 3'h0;
     end
     if (rst) begin
-      \$226  = 3'h0;
+      \$227  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$227  = off_kw;
+    \$228  = off_kw;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
-        \$227  = \$55 [12:0];
+      if (\$53 ) begin
+        \$228  = \$56 [12:0];
       end else begin
-        \$227  = 13'h0000;
+        \$228  = 13'h0000;
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$227  = 13'h0000;
+                if (\$82 ) begin
+                  \$228  = 13'h0000;
                 end
               end
             end
@@ -1606,34 +1660,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$227  = 13'h0000;
+    if (\$212 ) begin
+      \$228  = 13'h0000;
     end
     if (rst) begin
-      \$227  = 13'h0000;
+      \$228  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$228  = \$signal$37 ;
+    \$229  = \$signal$37 ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
-          \$228  = \$58 [2:0];
+        if (\$58 ) begin
+          \$229  = \$59 [2:0];
         end else begin
-          \$228  = 3'h0;
+          \$229  = 3'h0;
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$228  = 3'h0;
+                if (\$82 ) begin
+                  \$229  = 3'h0;
                 end
               end
             end
@@ -1641,34 +1695,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$228  = 3'h0;
+    if (\$212 ) begin
+      \$229  = 3'h0;
     end
     if (rst) begin
-      \$228  = 3'h0;
+      \$229  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$229  = off_kh;
+    \$230  = off_kh;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
-          \$229  = \$60 [12:0];
+        if (\$58 ) begin
+          \$230  = \$61 [12:0];
         end else begin
-          \$229  = 13'h0000;
+          \$230  = 13'h0000;
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$229  = 13'h0000;
+                if (\$82 ) begin
+                  \$230  = 13'h0000;
                 end
               end
             end
@@ -1676,34 +1730,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$229  = 13'h0000;
+    if (\$212 ) begin
+      \$230  = 13'h0000;
     end
     if (rst) begin
-      \$229  = 13'h0000;
+      \$230  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$230  = c;
+    \$231  = c;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
-            \$230  = \$63 [11:0];
+          if (\$63 ) begin
+            \$231  = \$64 [11:0];
           end else begin
-            \$230  = 12'h000;
+            \$231  = 12'h000;
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$230  = 12'h000;
+                if (\$82 ) begin
+                  \$231  = 12'h000;
                 end
               end
             end
@@ -1711,34 +1765,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$230  = 12'h000;
+    if (\$212 ) begin
+      \$231  = 12'h000;
     end
     if (rst) begin
-      \$230  = 12'h000;
+      \$231  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$231  = off_c;
+    \$232  = off_c;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
-            \$231  = \$65 [12:0];
+          if (\$63 ) begin
+            \$232  = \$66 [12:0];
           end else begin
-            \$231  = 13'h0000;
+            \$232  = 13'h0000;
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$231  = 13'h0000;
+                if (\$82 ) begin
+                  \$232  = 13'h0000;
                 end
               end
             end
@@ -1746,34 +1800,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$231  = 13'h0000;
+    if (\$212 ) begin
+      \$232  = 13'h0000;
     end
     if (rst) begin
-      \$231  = 13'h0000;
+      \$232  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$232  = g;
+    \$233  = g;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
-              \$232  = \$67 [3:0];
+            if (\$67 ) begin
+              \$233  = \$68 [3:0];
             end else begin
-              \$232  = 4'h0;
+              \$233  = 4'h0;
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$232  = 4'h0;
+                if (\$82 ) begin
+                  \$233  = 4'h0;
                 end
               end
             end
@@ -1781,34 +1835,34 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$232  = 4'h0;
+    if (\$212 ) begin
+      \$233  = 4'h0;
     end
     if (rst) begin
-      \$232  = 4'h0;
+      \$233  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$233  = g_base;
+    \$234  = g_base;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
-              \$233  = \$68 [8:0];
+            if (\$67 ) begin
+              \$234  = \$69 [8:0];
             end else begin
-              \$233  = 9'h000;
+              \$234  = 9'h000;
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$233  = 9'h000;
+                if (\$82 ) begin
+                  \$234  = 9'h000;
                 end
               end
             end
@@ -1816,33 +1870,33 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$233  = 9'h000;
+    if (\$212 ) begin
+      \$234  = 9'h000;
     end
     if (rst) begin
-      \$233  = 9'h000;
+      \$234  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$234  = pos_base;
+    \$235  = pos_base;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
-              \$234  = \$71 [12:0];
+              \$235  = \$72 [12:0];
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$234  = 13'h0000;
+                if (\$82 ) begin
+                  \$235  = 13'h0000;
                 end
               end
             end
@@ -1850,38 +1904,38 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$234  = 13'h0000;
+    if (\$212 ) begin
+      \$235  = 13'h0000;
     end
     if (rst) begin
-      \$234  = 13'h0000;
+      \$235  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$235  = \$signal$44 ;
+    \$236  = \$signal$44 ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$74 ) begin
-                \$235  = \$75 [4:0];
+              if (\$75 ) begin
+                \$236  = \$76 [4:0];
               end else begin
-                \$235  = 5'h00;
+                \$236  = 5'h00;
               end
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$235  = 5'h00;
+                if (\$82 ) begin
+                  \$236  = 5'h00;
                 end
               end
             end
@@ -1889,38 +1943,38 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$235  = 5'h00;
+    if (\$212 ) begin
+      \$236  = 5'h00;
     end
     if (rst) begin
-      \$235  = 5'h00;
+      \$236  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$236  = off_px;
+    \$237  = off_px;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$74 ) begin
-                \$236  = \$77 [12:0];
+              if (\$75 ) begin
+                \$237  = \$78 [12:0];
               end else begin
-                \$236  = 13'h0000;
+                \$237  = 13'h0000;
               end
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$236  = 13'h0000;
+                if (\$82 ) begin
+                  \$237  = 13'h0000;
                 end
               end
             end
@@ -1928,37 +1982,37 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$236  = 13'h0000;
+    if (\$212 ) begin
+      \$237  = 13'h0000;
     end
     if (rst) begin
-      \$236  = 13'h0000;
+      \$237  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$237  = \$signal$46 ;
+    \$238  = \$signal$46 ;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$74 ) begin
+              if (\$75 ) begin
               end else begin
-                \$237  = \$78 [4:0];
+                \$238  = \$79 [4:0];
               end
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$237  = 5'h00;
+                if (\$82 ) begin
+                  \$238  = 5'h00;
                 end
               end
             end
@@ -1966,37 +2020,37 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$237  = 5'h00;
+    if (\$212 ) begin
+      \$238  = 5'h00;
     end
     if (rst) begin
-      \$237  = 5'h00;
+      \$238  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$238  = off_py;
+    \$239  = off_py;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               (* full_case = 32'd1 *)
-              if (\$74 ) begin
+              if (\$75 ) begin
               end else begin
-                \$238  = \$80 [12:0];
+                \$239  = \$81 [12:0];
               end
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$238  = 13'h0000;
+                if (\$82 ) begin
+                  \$239  = 13'h0000;
                 end
               end
             end
@@ -2004,78 +2058,42 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$238  = 13'h0000;
+    if (\$212 ) begin
+      \$239  = 13'h0000;
     end
     if (rst) begin
-      \$238  = 13'h0000;
+      \$239  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$239  = issuing;
+    \$240  = issuing;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                \$239  = 1'h0;
+                \$240  = 1'h0;
               end
             end
           end
         end
       end
     end
-    if (\$207 ) begin
-      \$239  = 1'h1;
+    if (\$208 ) begin
+      \$240  = 1'h1;
     end
-    if (\$211 ) begin
-      \$239  = 1'h1;
-    end
-    if (rst) begin
-      \$239  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$240  = waiting;
-    if (issuing) begin
-      (* full_case = 32'd1 *)
-      if (\$52 ) begin
-      end else begin
-        (* full_case = 32'd1 *)
-        if (\$57 ) begin
-        end else begin
-          (* full_case = 32'd1 *)
-          if (\$62 ) begin
-          end else begin
-            (* full_case = 32'd1 *)
-            if (\$66 ) begin
-            end else begin
-              if (last_pos) begin
-                if (\$81 ) begin
-                  \$240  = 1'h1;
-                end
-              end
-            end
-          end
-        end
-      end
-    end
-    if (\$207 ) begin
-      \$240  = 1'h0;
-    end
-    if (\$211 ) begin
-      \$240  = 1'h0;
+    if (\$212 ) begin
+      \$240  = 1'h1;
     end
     if (rst) begin
       \$240  = 1'h0;
@@ -2083,23 +2101,23 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$241  = layer;
+    \$241  = waiting;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$241  = \$82 [1:0];
+                if (\$82 ) begin
+                  \$241  = 1'h1;
                 end
               end
             end
@@ -2107,32 +2125,35 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$241  = 2'h0;
+    if (\$208 ) begin
+      \$241  = 1'h0;
+    end
+    if (\$212 ) begin
+      \$241  = 1'h0;
     end
     if (rst) begin
-      \$241  = 2'h0;
+      \$241  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$242  = lim1_kw;
+    \$242  = layer;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$242  = { \$87 [4], \$87 [4], \$87 [4], \$87 [4], \$87 [4], \$87 [4], \$87 [4], \$87  };
+                if (\$82 ) begin
+                  \$242  = \$83 [1:0];
                 end
               end
             end
@@ -2140,32 +2161,32 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$242  = { \$212 [4], \$212 [4], \$212 [4], \$212 [4], \$212 [4], \$212 [4], \$212 [4], \$212  };
+    if (\$212 ) begin
+      \$242  = 2'h0;
     end
     if (rst) begin
-      \$242  = 12'h000;
+      \$242  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$243  = lim1_kh;
+    \$243  = lim1_kw;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$243  = { \$90 [4], \$90 [4], \$90 [4], \$90 [4], \$90 [4], \$90 [4], \$90 [4], \$90  };
+                if (\$82 ) begin
+                  \$243  = { \$88 [4], \$88 [4], \$88 [4], \$88 [4], \$88 [4], \$88 [4], \$88 [4], \$88  };
                 end
               end
             end
@@ -2173,7 +2194,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
+    if (\$212 ) begin
       \$243  = { \$213 [4], \$213 [4], \$213 [4], \$213 [4], \$213 [4], \$213 [4], \$213 [4], \$213  };
     end
     if (rst) begin
@@ -2182,23 +2203,23 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$244  = lim1_c;
+    \$244  = lim1_kh;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$244  = \$93 [11:0];
+                if (\$82 ) begin
+                  \$244  = { \$91 [4], \$91 [4], \$91 [4], \$91 [4], \$91 [4], \$91 [4], \$91 [4], \$91  };
                 end
               end
             end
@@ -2206,8 +2227,8 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$244  = \$214 [11:0];
+    if (\$212 ) begin
+      \$244  = { \$214 [4], \$214 [4], \$214 [4], \$214 [4], \$214 [4], \$214 [4], \$214 [4], \$214  };
     end
     if (rst) begin
       \$244  = 12'h000;
@@ -2215,23 +2236,23 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$245  = lim1_g;
+    \$245  = lim1_c;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$245  = { \$97 [5], \$97 [5], \$97 [5], \$97 [5], \$97 [5], \$97 [5], \$97  };
+                if (\$82 ) begin
+                  \$245  = \$94 [11:0];
                 end
               end
             end
@@ -2239,8 +2260,8 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$245  = { \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215 [1], \$215  };
+    if (\$212 ) begin
+      \$245  = \$215 [11:0];
     end
     if (rst) begin
       \$245  = 12'h000;
@@ -2248,23 +2269,23 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$246  = lim1_px;
+    \$246  = lim1_g;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$246  = { \$100 [5], \$100 [5], \$100 [5], \$100 [5], \$100 [5], \$100 [5], \$100  };
+                if (\$82 ) begin
+                  \$246  = { \$98 [5], \$98 [5], \$98 [5], \$98 [5], \$98 [5], \$98 [5], \$98  };
                 end
               end
             end
@@ -2272,8 +2293,8 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
-      \$246  = { \$216 [5], \$216 [5], \$216 [5], \$216 [5], \$216 [5], \$216 [5], \$216  };
+    if (\$212 ) begin
+      \$246  = { \$216 [1], \$216 [1], \$216 [1], \$216 [1], \$216 [1], \$216 [1], \$216 [1], \$216 [1], \$216 [1], \$216 [1], \$216  };
     end
     if (rst) begin
       \$246  = 12'h000;
@@ -2281,23 +2302,23 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$247  = lim1_py;
+    \$247  = lim1_px;
     if (issuing) begin
       (* full_case = 32'd1 *)
-      if (\$52 ) begin
+      if (\$53 ) begin
       end else begin
         (* full_case = 32'd1 *)
-        if (\$57 ) begin
+        if (\$58 ) begin
         end else begin
           (* full_case = 32'd1 *)
-          if (\$62 ) begin
+          if (\$63 ) begin
           end else begin
             (* full_case = 32'd1 *)
-            if (\$66 ) begin
+            if (\$67 ) begin
             end else begin
               if (last_pos) begin
-                if (\$81 ) begin
-                  \$247  = { \$103 [5], \$103 [5], \$103 [5], \$103 [5], \$103 [5], \$103 [5], \$103  };
+                if (\$82 ) begin
+                  \$247  = { \$101 [5], \$101 [5], \$101 [5], \$101 [5], \$101 [5], \$101 [5], \$101  };
                 end
               end
             end
@@ -2305,7 +2326,7 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
         end
       end
     end
-    if (\$211 ) begin
+    if (\$212 ) begin
       \$247  = { \$217 [5], \$217 [5], \$217 [5], \$217 [5], \$217 [5], \$217 [5], \$217  };
     end
     if (rst) begin
@@ -2314,407 +2335,338 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$248  = issuing;
+    \$248  = lim1_py;
+    if (issuing) begin
+      (* full_case = 32'd1 *)
+      if (\$53 ) begin
+      end else begin
+        (* full_case = 32'd1 *)
+        if (\$58 ) begin
+        end else begin
+          (* full_case = 32'd1 *)
+          if (\$63 ) begin
+          end else begin
+            (* full_case = 32'd1 *)
+            if (\$67 ) begin
+            end else begin
+              if (last_pos) begin
+                if (\$82 ) begin
+                  \$248  = { \$104 [5], \$104 [5], \$104 [5], \$104 [5], \$104 [5], \$104 [5], \$104  };
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    if (\$212 ) begin
+      \$248  = { \$218 [5], \$218 [5], \$218 [5], \$218 [5], \$218 [5], \$218 [5], \$218  };
+    end
     if (rst) begin
-      \$248  = 1'h0;
+      \$248  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$249  = \$108 ;
+    \$249  = issuing;
     if (rst) begin
       \$249  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$250  = last_k;
+    \$250  = \$109 ;
     if (rst) begin
       \$250  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$251  = layer;
+    \$251  = last_k;
     if (rst) begin
-      \$251  = 2'h0;
+      \$251  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$252  = g;
+    \$252  = layer;
     if (rst) begin
-      \$252  = 4'h0;
+      \$252  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$253  = \$109 [12:0];
+    \$253  = g;
     if (rst) begin
-      \$253  = 13'h0000;
+      \$253  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$254  = \$114 ;
+    \$254  = \$110 [12:0];
     if (rst) begin
-      \$254  = 1'h0;
+      \$254  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$255 [16:0] = { \$115 [15], \$115  };
-    \$255 [33:17] = { \$116 [15], \$116  };
-    \$255 [50:34] = { \$117 [15], \$117  };
-    \$255 [67:51] = { \$118 [15], \$118  };
-    \$255 [84:68] = { \$119 [15], \$119  };
-    \$255 [101:85] = { \$120 [15], \$120  };
-    \$255 [118:102] = { \$121 [15], \$121  };
-    \$255 [135:119] = { \$122 [15], \$122  };
-    \$255 [152:136] = { \$123 [15], \$123  };
-    \$255 [169:153] = { \$124 [15], \$124  };
-    \$255 [186:170] = { \$125 [15], \$125  };
-    \$255 [203:187] = { \$126 [15], \$126  };
-    \$255 [220:204] = { \$127 [15], \$127  };
-    \$255 [237:221] = { \$128 [15], \$128  };
-    \$255 [254:238] = { \$129 [15], \$129  };
-    \$255 [271:255] = { \$130 [15], \$130  };
+    \$255  = \$115 ;
     if (rst) begin
-      \$255  = 272'h00000000000000000000000000000000000000000000000000000000000000000000;
+      \$255  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$256  = v1;
+    \$256  = a;
     if (rst) begin
-      \$256  = 1'h0;
+      \$256  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$257  = first1;
+    \$257  = \$signature__data$101 ;
     if (rst) begin
-      \$257  = 1'h0;
+      \$257  = 128'h00000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$258  = last1;
+    \$258  = v1;
     if (rst) begin
       \$258  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$259  = layer1;
+    \$259  = first1;
     if (rst) begin
-      \$259  = 2'h0;
+      \$259  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$260  = g1;
+    \$260  = last1;
     if (rst) begin
-      \$260  = 4'h0;
+      \$260  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$261  = obase1;
+    \$261  = layer1;
     if (rst) begin
-      \$261  = 13'h0000;
+      \$261  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$262  = final1;
+    \$262  = g1;
     if (rst) begin
-      \$262  = 1'h0;
+      \$262  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$263  = acc;
-    if (v2) begin
-      \$263 [31:0] = \$132 [31:0];
-      \$263 [63:32] = \$134 [31:0];
-      \$263 [95:64] = \$136 [31:0];
-      \$263 [127:96] = \$138 [31:0];
-      \$263 [159:128] = \$140 [31:0];
-      \$263 [191:160] = \$142 [31:0];
-      \$263 [223:192] = \$144 [31:0];
-      \$263 [255:224] = \$146 [31:0];
-      \$263 [287:256] = \$148 [31:0];
-      \$263 [319:288] = \$150 [31:0];
-      \$263 [351:320] = \$152 [31:0];
-      \$263 [383:352] = \$154 [31:0];
-      \$263 [415:384] = \$156 [31:0];
-      \$263 [447:416] = \$158 [31:0];
-      \$263 [479:448] = \$160 [31:0];
-      \$263 [511:480] = \$162 [31:0];
-    end
+    \$263  = obase1;
     if (rst) begin
-      \$263  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$263  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$264  = v2;
+    \$264  = final1;
     if (rst) begin
       \$264  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$265  = last2;
+    \$265 [16:0] = { \$116 [15], \$116  };
+    \$265 [33:17] = { \$117 [15], \$117  };
+    \$265 [50:34] = { \$118 [15], \$118  };
+    \$265 [67:51] = { \$119 [15], \$119  };
+    \$265 [84:68] = { \$120 [15], \$120  };
+    \$265 [101:85] = { \$121 [15], \$121  };
+    \$265 [118:102] = { \$122 [15], \$122  };
+    \$265 [135:119] = { \$123 [15], \$123  };
+    \$265 [152:136] = { \$124 [15], \$124  };
+    \$265 [169:153] = { \$125 [15], \$125  };
+    \$265 [186:170] = { \$126 [15], \$126  };
+    \$265 [203:187] = { \$127 [15], \$127  };
+    \$265 [220:204] = { \$128 [15], \$128  };
+    \$265 [237:221] = { \$129 [15], \$129  };
+    \$265 [254:238] = { \$130 [15], \$130  };
+    \$265 [271:255] = { \$131 [15], \$131  };
     if (rst) begin
-      \$265  = 1'h0;
+      \$265  = 272'h00000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$266  = layer2;
+    \$266  = v1b;
     if (rst) begin
-      \$266  = 2'h0;
+      \$266  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$267  = g2;
+    \$267  = first1b;
     if (rst) begin
-      \$267  = 4'h0;
+      \$267  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$268  = obase2;
+    \$268  = last1b;
     if (rst) begin
-      \$268  = 13'h0000;
+      \$268  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$269  = final2;
+    \$269  = layer1b;
     if (rst) begin
-      \$269  = 1'h0;
+      \$269  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$270  = hold;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$270  = acc;
+    \$270  = g1b;
+    if (rst) begin
+      \$270  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$271  = obase1b;
+    if (rst) begin
+      \$271  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$272  = final1b;
+    if (rst) begin
+      \$272  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$273  = acc;
+    if (v2) begin
+      \$273 [31:0] = \$133 [31:0];
+      \$273 [63:32] = \$135 [31:0];
+      \$273 [95:64] = \$137 [31:0];
+      \$273 [127:96] = \$139 [31:0];
+      \$273 [159:128] = \$141 [31:0];
+      \$273 [191:160] = \$143 [31:0];
+      \$273 [223:192] = \$145 [31:0];
+      \$273 [255:224] = \$147 [31:0];
+      \$273 [287:256] = \$149 [31:0];
+      \$273 [319:288] = \$151 [31:0];
+      \$273 [351:320] = \$153 [31:0];
+      \$273 [383:352] = \$155 [31:0];
+      \$273 [415:384] = \$157 [31:0];
+      \$273 [447:416] = \$159 [31:0];
+      \$273 [479:448] = \$161 [31:0];
+      \$273 [511:480] = \$163 [31:0];
+    end
+    if (rst) begin
+      \$273  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$274  = v2;
+    if (rst) begin
+      \$274  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$275  = last2;
+    if (rst) begin
+      \$275  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$276  = layer2;
+    if (rst) begin
+      \$276  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$277  = g2;
+    if (rst) begin
+      \$277  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$278  = obase2;
+    if (rst) begin
+      \$278  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$279  = final2;
+    if (rst) begin
+      \$279  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$280  = hold;
+    if (\$164 ) begin
+      if (\$165 ) begin
+        \$280  = acc;
       end
     end
-    if (\$192 ) begin
-      \$270 [31:0] = hold[63:32];
-      \$270 [63:32] = hold[95:64];
-      \$270 [95:64] = hold[127:96];
-      \$270 [127:96] = hold[159:128];
-      \$270 [159:128] = hold[191:160];
-      \$270 [191:160] = hold[223:192];
-      \$270 [223:192] = hold[255:224];
-      \$270 [255:224] = hold[287:256];
-      \$270 [287:256] = hold[319:288];
-      \$270 [319:288] = hold[351:320];
-      \$270 [351:320] = hold[383:352];
-      \$270 [383:352] = hold[415:384];
-      \$270 [415:384] = hold[447:416];
-      \$270 [447:416] = hold[479:448];
-      \$270 [479:448] = hold[511:480];
+    if (\$193 ) begin
+      \$280 [31:0] = hold[63:32];
+      \$280 [63:32] = hold[95:64];
+      \$280 [95:64] = hold[127:96];
+      \$280 [127:96] = hold[159:128];
+      \$280 [159:128] = hold[191:160];
+      \$280 [191:160] = hold[223:192];
+      \$280 [223:192] = hold[255:224];
+      \$280 [255:224] = hold[287:256];
+      \$280 [287:256] = hold[319:288];
+      \$280 [319:288] = hold[351:320];
+      \$280 [351:320] = hold[383:352];
+      \$280 [383:352] = hold[415:384];
+      \$280 [415:384] = hold[447:416];
+      \$280 [447:416] = hold[479:448];
+      \$280 [479:448] = hold[511:480];
     end
     if (rst) begin
-      \$270  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$280  = 512'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$271  = wb_i;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$271  = 4'h0;
+    \$281  = wb_i;
+    if (\$164 ) begin
+      if (\$165 ) begin
+        \$281  = 4'h0;
       end
     end
-    if (\$192 ) begin
-      \$271  = \$194 [3:0];
+    if (\$193 ) begin
+      \$281  = \$195 [3:0];
     end
     if (rst) begin
-      \$271  = 4'h0;
+      \$281  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$272  = wb_addr;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$272  = obase3;
+    \$282  = wb_addr;
+    if (\$164 ) begin
+      if (\$165 ) begin
+        \$282  = obase3;
       end
-    end
-    if (rst) begin
-      \$272  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$273  = wb_layer;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$273  = layer3;
-      end
-    end
-    if (rst) begin
-      \$273  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$274  = wb_shift;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$274  = s_cap;
-      end
-    end
-    if (rst) begin
-      \$274  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$275  = wb_high;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$275  = \$166 [31:0];
-      end
-    end
-    if (rst) begin
-      \$275  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$276  = wb_left;
-    if (\$163 ) begin
-      if (\$164 ) begin
-        \$276  = \$172 ;
-      end
-    end
-    if (\$192 ) begin
-      \$276  = \$193 [4:0];
-    end
-    if (rst) begin
-      \$276  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$277  = values;
-    if (\$163 ) begin
-      (* full_case = 32'd1 *)
-      if (\$164 ) begin
-      end else begin
-        if (\$173 ) begin
-          \$277 [31:0] = acc[31:0];
-        end
-        if (\$174 ) begin
-          \$277 [63:32] = acc[63:32];
-        end
-        if (\$175 ) begin
-          \$277 [95:64] = acc[95:64];
-        end
-        if (\$176 ) begin
-          \$277 [127:96] = acc[127:96];
-        end
-        if (\$177 ) begin
-          \$277 [159:128] = acc[159:128];
-        end
-        if (\$178 ) begin
-          \$277 [191:160] = acc[191:160];
-        end
-        if (\$179 ) begin
-          \$277 [223:192] = acc[223:192];
-        end
-        if (\$180 ) begin
-          \$277 [255:224] = acc[255:224];
-        end
-        if (\$181 ) begin
-          \$277 [287:256] = acc[287:256];
-        end
-        if (\$182 ) begin
-          \$277 [319:288] = acc[319:288];
-        end
-        if (\$183 ) begin
-          \$277 [351:320] = acc[351:320];
-        end
-        if (\$184 ) begin
-          \$277 [383:352] = acc[383:352];
-        end
-        if (\$185 ) begin
-          \$277 [415:384] = acc[415:384];
-        end
-        if (\$186 ) begin
-          \$277 [447:416] = acc[447:416];
-        end
-        if (\$187 ) begin
-          \$277 [479:448] = acc[479:448];
-        end
-        if (\$188 ) begin
-          \$277 [511:480] = acc[511:480];
-        end
-        if (\$189 ) begin
-          \$277 [543:512] = acc[31:0];
-        end
-        if (\$190 ) begin
-          \$277 [575:544] = acc[63:32];
-        end
-      end
-    end
-    if (rst) begin
-      \$277  = 576'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$278  = wb_busy;
-    if (rst) begin
-      \$278  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$279  = \$signal$68 ;
-    if (wb_busy) begin
-      \$279  = \$195 [7:0];
-    end
-    if (rst) begin
-      \$279  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$280  = \$signal$69 ;
-    if (wb_busy) begin
-      \$280  = \$199 ;
-    end
-    if (rst) begin
-      \$280  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$281  = r1_high;
-    if (wb_busy) begin
-      \$281  = \$201 ;
-    end
-    if (rst) begin
-      \$281  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$282  = \$signal$115 ;
-    if (wb_busy) begin
-      \$282  = \$202 [12:0];
     end
     if (rst) begin
       \$282  = 13'h0000;
@@ -2722,9 +2674,11 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$283  = r1_layer;
-    if (wb_busy) begin
-      \$283  = wb_layer;
+    \$283  = wb_layer;
+    if (\$164 ) begin
+      if (\$165 ) begin
+        \$283  = layer3;
+      end
     end
     if (rst) begin
       \$283  = 2'h0;
@@ -2732,63 +2686,226 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$284  = \$signal$83 ;
+    \$284  = wb_shift;
+    if (\$164 ) begin
+      if (\$165 ) begin
+        \$284  = s_cap;
+      end
+    end
     if (rst) begin
-      \$284  = 1'h0;
+      \$284  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$285  = \$205 [7:0];
+    \$285  = wb_high;
+    if (\$164 ) begin
+      if (\$165 ) begin
+        \$285  = \$167 [31:0];
+      end
+    end
     if (rst) begin
-      \$285  = 8'h00;
+      \$285  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$286  = \$signal$115 ;
+    \$286  = wb_left;
+    if (\$164 ) begin
+      if (\$165 ) begin
+        \$286  = \$173 ;
+      end
+    end
+    if (\$193 ) begin
+      \$286  = \$194 [4:0];
+    end
     if (rst) begin
-      \$286  = 13'h0000;
+      \$286  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$287  = r1_layer;
+    \$287  = values;
+    if (\$164 ) begin
+      (* full_case = 32'd1 *)
+      if (\$165 ) begin
+      end else begin
+        if (\$174 ) begin
+          \$287 [31:0] = acc[31:0];
+        end
+        if (\$175 ) begin
+          \$287 [63:32] = acc[63:32];
+        end
+        if (\$176 ) begin
+          \$287 [95:64] = acc[95:64];
+        end
+        if (\$177 ) begin
+          \$287 [127:96] = acc[127:96];
+        end
+        if (\$178 ) begin
+          \$287 [159:128] = acc[159:128];
+        end
+        if (\$179 ) begin
+          \$287 [191:160] = acc[191:160];
+        end
+        if (\$180 ) begin
+          \$287 [223:192] = acc[223:192];
+        end
+        if (\$181 ) begin
+          \$287 [255:224] = acc[255:224];
+        end
+        if (\$182 ) begin
+          \$287 [287:256] = acc[287:256];
+        end
+        if (\$183 ) begin
+          \$287 [319:288] = acc[319:288];
+        end
+        if (\$184 ) begin
+          \$287 [351:320] = acc[351:320];
+        end
+        if (\$185 ) begin
+          \$287 [383:352] = acc[383:352];
+        end
+        if (\$186 ) begin
+          \$287 [415:384] = acc[415:384];
+        end
+        if (\$187 ) begin
+          \$287 [447:416] = acc[447:416];
+        end
+        if (\$188 ) begin
+          \$287 [479:448] = acc[479:448];
+        end
+        if (\$189 ) begin
+          \$287 [511:480] = acc[511:480];
+        end
+        if (\$190 ) begin
+          \$287 [543:512] = acc[31:0];
+        end
+        if (\$191 ) begin
+          \$287 [575:544] = acc[63:32];
+        end
+      end
+    end
     if (rst) begin
-      \$287  = 2'h0;
+      \$287  = 576'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$288  = \$208 ;
+    \$288  = wb_busy;
     if (rst) begin
       \$288  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$289  = control__busy;
-    if (\$209 ) begin
-      \$289  = 1'h0;
-    end
-    if (\$211 ) begin
-      \$289  = 1'h1;
+    \$289  = \$signal$69 ;
+    if (wb_busy) begin
+      \$289  = \$196 [7:0];
     end
     if (rst) begin
-      \$289  = 1'h0;
+      \$289  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$290  = action_values__valid;
-    if (\$218 ) begin
-      \$290  = 1'h0;
-    end
-    if (\$219 ) begin
-      \$290  = 1'h1;
+    \$290  = \$signal$70 ;
+    if (wb_busy) begin
+      \$290  = \$200 ;
     end
     if (rst) begin
       \$290  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$291  = r1_high;
+    if (wb_busy) begin
+      \$291  = \$202 ;
+    end
+    if (rst) begin
+      \$291  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$292  = \$signal$124 ;
+    if (wb_busy) begin
+      \$292  = \$203 [12:0];
+    end
+    if (rst) begin
+      \$292  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$293  = r1_layer;
+    if (wb_busy) begin
+      \$293  = wb_layer;
+    end
+    if (rst) begin
+      \$293  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$294  = \$signal$85 ;
+    if (rst) begin
+      \$294  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$295  = \$206 [7:0];
+    if (rst) begin
+      \$295  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$296  = \$signal$124 ;
+    if (rst) begin
+      \$296  = 13'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$297  = r1_layer;
+    if (rst) begin
+      \$297  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$298  = \$209 ;
+    if (rst) begin
+      \$298  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$299  = control__busy;
+    if (\$210 ) begin
+      \$299  = 1'h0;
+    end
+    if (\$212 ) begin
+      \$299  = 1'h1;
+    end
+    if (rst) begin
+      \$299  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$300  = action_values__valid;
+    if (\$219 ) begin
+      \$300  = 1'h0;
+    end
+    if (\$220 ) begin
+      \$300  = 1'h1;
+    end
+    if (rst) begin
+      \$300  = 1'h0;
     end
   end
   assign w_wr__addr = params__row[15:0];
@@ -2799,9 +2916,9 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \$signature__addr  = \$19 [12:0];
   assign \$signature__addr$31  = \$19 [11:0];
   assign wrow = \$signature__addr$32 ;
-  assign \$signature__addr$48  = \$27 [4:0];
+  assign \$signature__addr$52  = \$27 [4:0];
   assign x = hold[31:0];
-  assign \$signal$71  = a_wr__addr;
+  assign \$signal$72  = a_wr__addr;
   assign r2 = a_wr__data;
   assign c_wr__addr = a_wr__addr[11:0];
   assign c_wr__data = a_wr__data;
@@ -2893,6 +3010,38 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \values[15]  = values[511:480];
   assign \values[16]  = values[543:512];
   assign \values[17]  = values[575:544];
+  assign \w_r[0]  = w_r[7:0];
+  assign \w_r[1]  = w_r[15:8];
+  assign \w_r[2]  = w_r[23:16];
+  assign \w_r[3]  = w_r[31:24];
+  assign \w_r[4]  = w_r[39:32];
+  assign \w_r[5]  = w_r[47:40];
+  assign \w_r[6]  = w_r[55:48];
+  assign \w_r[7]  = w_r[63:56];
+  assign \w_r[8]  = w_r[71:64];
+  assign \w_r[9]  = w_r[79:72];
+  assign \w_r[10]  = w_r[87:80];
+  assign \w_r[11]  = w_r[95:88];
+  assign \w_r[12]  = w_r[103:96];
+  assign \w_r[13]  = w_r[111:104];
+  assign \w_r[14]  = w_r[119:112];
+  assign \w_r[15]  = w_r[127:120];
+  assign \$signature__data$101[0]  = \$signature__data$101 [7:0];
+  assign \$signature__data$101[1]  = \$signature__data$101 [15:8];
+  assign \$signature__data$101[2]  = \$signature__data$101 [23:16];
+  assign \$signature__data$101[3]  = \$signature__data$101 [31:24];
+  assign \$signature__data$101[4]  = \$signature__data$101 [39:32];
+  assign \$signature__data$101[5]  = \$signature__data$101 [47:40];
+  assign \$signature__data$101[6]  = \$signature__data$101 [55:48];
+  assign \$signature__data$101[7]  = \$signature__data$101 [63:56];
+  assign \$signature__data$101[8]  = \$signature__data$101 [71:64];
+  assign \$signature__data$101[9]  = \$signature__data$101 [79:72];
+  assign \$signature__data$101[10]  = \$signature__data$101 [87:80];
+  assign \$signature__data$101[11]  = \$signature__data$101 [95:88];
+  assign \$signature__data$101[12]  = \$signature__data$101 [103:96];
+  assign \$signature__data$101[13]  = \$signature__data$101 [111:104];
+  assign \$signature__data$101[14]  = \$signature__data$101 [119:112];
+  assign \$signature__data$101[15]  = \$signature__data$101 [127:120];
   assign \prod[0]  = prod[16:0];
   assign \prod[1]  = prod[33:17];
   assign \prod[2]  = prod[50:34];
@@ -2909,22 +3058,6 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \prod[13]  = prod[237:221];
   assign \prod[14]  = prod[254:238];
   assign \prod[15]  = prod[271:255];
-  assign \$signature__data$97[0]  = \$signature__data$97 [7:0];
-  assign \$signature__data$97[1]  = \$signature__data$97 [15:8];
-  assign \$signature__data$97[2]  = \$signature__data$97 [23:16];
-  assign \$signature__data$97[3]  = \$signature__data$97 [31:24];
-  assign \$signature__data$97[4]  = \$signature__data$97 [39:32];
-  assign \$signature__data$97[5]  = \$signature__data$97 [47:40];
-  assign \$signature__data$97[6]  = \$signature__data$97 [55:48];
-  assign \$signature__data$97[7]  = \$signature__data$97 [63:56];
-  assign \$signature__data$97[8]  = \$signature__data$97 [71:64];
-  assign \$signature__data$97[9]  = \$signature__data$97 [79:72];
-  assign \$signature__data$97[10]  = \$signature__data$97 [87:80];
-  assign \$signature__data$97[11]  = \$signature__data$97 [95:88];
-  assign \$signature__data$97[12]  = \$signature__data$97 [103:96];
-  assign \$signature__data$97[13]  = \$signature__data$97 [111:104];
-  assign \$signature__data$97[14]  = \$signature__data$97 [119:112];
-  assign \$signature__data$97[15]  = \$signature__data$97 [127:120];
   assign \acc[0]  = acc[31:0];
   assign \acc[1]  = acc[63:32];
   assign \acc[2]  = acc[95:64];
@@ -2941,28 +3074,28 @@ module policy_engine(params__valid, params__space, params__row, params__lane, pa
   assign \acc[13]  = acc[447:416];
   assign \acc[14]  = acc[479:448];
   assign \acc[15]  = acc[511:480];
-  assign \$signature__data$105[0]  = \$signature__data$105 [31:0];
-  assign \$signature__data$105[1]  = \$signature__data$105 [63:32];
-  assign \$signature__data$105[2]  = \$signature__data$105 [95:64];
-  assign \$signature__data$105[3]  = \$signature__data$105 [127:96];
-  assign \$signature__data$105[4]  = \$signature__data$105 [159:128];
-  assign \$signature__data$105[5]  = \$signature__data$105 [191:160];
-  assign \$signature__data$105[6]  = \$signature__data$105 [223:192];
-  assign \$signature__data$105[7]  = \$signature__data$105 [255:224];
-  assign \$signature__data$105[8]  = \$signature__data$105 [287:256];
-  assign \$signature__data$105[9]  = \$signature__data$105 [319:288];
-  assign \$signature__data$105[10]  = \$signature__data$105 [351:320];
-  assign \$signature__data$105[11]  = \$signature__data$105 [383:352];
-  assign \$signature__data$105[12]  = \$signature__data$105 [415:384];
-  assign \$signature__data$105[13]  = \$signature__data$105 [447:416];
-  assign \$signature__data$105[14]  = \$signature__data$105 [479:448];
-  assign \$signature__data$105[15]  = \$signature__data$105 [511:480];
+  assign \$signature__data$114[0]  = \$signature__data$114 [31:0];
+  assign \$signature__data$114[1]  = \$signature__data$114 [63:32];
+  assign \$signature__data$114[2]  = \$signature__data$114 [95:64];
+  assign \$signature__data$114[3]  = \$signature__data$114 [127:96];
+  assign \$signature__data$114[4]  = \$signature__data$114 [159:128];
+  assign \$signature__data$114[5]  = \$signature__data$114 [191:160];
+  assign \$signature__data$114[6]  = \$signature__data$114 [223:192];
+  assign \$signature__data$114[7]  = \$signature__data$114 [255:224];
+  assign \$signature__data$114[8]  = \$signature__data$114 [287:256];
+  assign \$signature__data$114[9]  = \$signature__data$114 [319:288];
+  assign \$signature__data$114[10]  = \$signature__data$114 [351:320];
+  assign \$signature__data$114[11]  = \$signature__data$114 [383:352];
+  assign \$signature__data$114[12]  = \$signature__data$114 [415:384];
+  assign \$signature__data$114[13]  = \$signature__data$114 [447:416];
+  assign \$signature__data$114[14]  = \$signature__data$114 [479:448];
+  assign \$signature__data$114[15]  = \$signature__data$114 [511:480];
   assign action_values__payload[580:576] = n_actions;
   assign action_values__payload[575:0] = values;
-  assign \$212  = 5'h07;
   assign \$213  = 5'h07;
-  assign \$214  = 13'h0003;
-  assign \$215  = 2'h0;
-  assign \$216  = 6'h13;
+  assign \$214  = 5'h07;
+  assign \$215  = 13'h0003;
+  assign \$216  = 2'h0;
   assign \$217  = 6'h13;
+  assign \$218  = 6'h13;
 endmodule

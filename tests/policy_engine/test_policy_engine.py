@@ -21,14 +21,15 @@ from tests.policy_engine.cases import adversarial_cases, random_policy
 # ---- model: cycles, layout, loader ----------------------------------------------------------
 
 def test_engine_cycles_hand_worked():
-    # L=4, A=6: issue 400*4*256 + 81*8*256 + 1*64*2592 + 1*2*256 = 741,888; gaps (3+2+4) x 3 = 27; +4
-    assert pm.engine_cycles(6, 4) == 741_888 + 27 + 4
-    # L=16, A=18: 102,400 + 41,472 + 41,472 + 512 = 185,856; gaps (3+2+16) x 3 = 63; +4
-    assert pm.engine_cycles(18, 16) == 185_856 + 63 + 4
+    # MAC pipeline 4 (read, operand register, multiply, accumulate), requantiser 2
+    # L=4, A=6: issue 400*4*256 + 81*8*256 + 1*64*2592 + 1*2*256 = 741,888; gaps (4+2+4) x 3 = 30; +5
+    assert pm.engine_cycles(6, 4) == 741_888 + 30 + 5
+    # L=16, A=18: 102,400 + 41,472 + 41,472 + 512 = 185,856; gaps (4+2+16) x 3 = 66; +5
+    assert pm.engine_cycles(18, 16) == 185_856 + 66 + 5
     # L=64, A=18: conv1 16 and conv2 32 of 64 lanes busy: 102,400 + 20,736 + 10,368 + 256
-    assert pm.engine_cycles(18, 64) == 133_760 + (5 + 16) + (5 + 32) + (5 + 64) + 4
+    assert pm.engine_cycles(18, 64) == 133_760 + (6 + 16) + (6 + 32) + (6 + 64) + 5
     # start -> chosen action adds the 18-lane argmax tree (5 cycles)
-    assert inference_cycles(18, 16) == 185_923 + 5
+    assert inference_cycles(18, 16) == 185_927 + 5
 
 
 @pytest.mark.parametrize("lanes", [4, 16, 32, 64])

@@ -115,8 +115,9 @@ def test_nature_engine_cycles_and_block_ram_hand_worked():
     from hls_models.action_select import latency
     # 64 lanes: every conv layer is one lane group per position, dense1 512 outputs are 8 groups
     compute = 400 * 1 * 256 + 81 * 1 * 512 + 49 * 1 * 576 + 1 * 8 * 3136 + 1 * 1 * 512
-    gaps = (3 + 2 + 32) + (3 + 2 + 64) + (3 + 2 + 64) + (3 + 2 + 64)     # after conv1..dense1
-    assert q8.inference_cycles(18, 64, "nature") == compute + gaps + 3 + 1 + latency(18)
+    # MAC pipeline 4 (read, operand register, multiply, accumulate), requantiser 2
+    gaps = (4 + 2 + 32) + (4 + 2 + 64) + (4 + 2 + 64) + (4 + 2 + 64)     # after conv1..dense1
+    assert q8.inference_cycles(18, 64, "nature") == compute + gaps + 4 + 1 + latency(18)
     assert q8.mac_count(18, "nature") == 9_352_192
     assert q8.min_lanes(18, network="nature") == 64       # 48 lanes: 276,925 cycles > 238,944
     assert q8.inference_cycles(18, 48, "nature") > q8.frame_skip_period_cycles() >= q8.inference_cycles(18, 64, "nature")

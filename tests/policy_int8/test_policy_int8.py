@@ -141,9 +141,10 @@ def test_cycle_model_against_explicit_schedule(observations, lanes):
 def test_lanes_for_frame_skip_at_150mhz():
     # budget: 4 frames x 262 lines x 228 colour clocks, one colour clock per 150 MHz cycle
     assert q8.frame_skip_period_cycles(150.0) == 238_944
-    # 16 lanes, 18 actions: 400*256 + 81*2*256 + 16*2592 + 2*256, write-back gaps 3 x (3 + 2 + 16),
-    # last group 3 + 1, argmax 5 (the RTL's cycles, hw/policy_engine.py)
-    assert q8.inference_cycles(18, 16) == 102_400 + 41_472 + 41_472 + 512 + 63 + 4 + 5 == 185_928
+    # 16 lanes, 18 actions: 400*256 + 81*2*256 + 16*2592 + 2*256, write-back gaps 3 x (4 + 2 + 16)
+    # (MAC pipeline: read, operand register, multiply, accumulate; requantiser 2; 16 bytes),
+    # last group 4 + 1, argmax 5 (the RTL's cycles, hw/policy_engine.py)
+    assert q8.inference_cycles(18, 16) == 102_400 + 41_472 + 41_472 + 512 + 66 + 5 + 5 == 185_932
     assert q8.inference_cycles(18, 15) > 238_944                        # ceil(16/15) = 2 groups in conv1
     assert q8.min_lanes(18, 150.0) == 16 and q8.min_lanes(4, 150.0) == 16
     assert q8.resources(18, 16)["fits_frame_skip"] and not q8.resources(18, 8)["fits_frame_skip"]
