@@ -281,7 +281,8 @@ def check_output_file(path, option: str = "--out") -> Path:
         raise UserError(f"{option} {text!r} exists and is {file_kind(st.st_mode)}; give a regular file name")
     folder = p.parent if str(p.parent) else Path(".")
     if not folder.is_dir():
-        raise UserError(f"{option} {text!r}: folder {str(folder)!r} does not exist")
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise UserError(f"{option} {text!r}: folder {str(folder)!r} {what}")
     try:
         _write_probe(folder)
     except OSError as exc:

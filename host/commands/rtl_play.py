@@ -38,19 +38,21 @@ def run(args) -> int:
     from host.errors import human_bytes, require_memory
     need = len(actions) * (128 + 250 * 160 + 8)      # ram, screens (H <= 250), colour clocks per frame
     require_memory(need, f"--actions of {len(actions):,} frames (RAM, screens and clocks kept in memory)")
-    try:
-        free = shutil.disk_usage(Path(args.out).resolve().parent if not Path(args.out).exists() else args.out).free
-    except OSError:
-        free = None
-    if free is not None and need > free:
-        raise UserError(f"--actions of {len(actions):,} frames writes {human_bytes(need)}; "
-                        f"the disk of --out has {human_bytes(free)} free")
     if not args.out.strip():
         raise UserError("--out is empty; give a folder name")
     created = not os.path.lexists(args.out)
     from host.rundir import prepare_output_folder
     try:
-        out = prepare_output_folder(args.out)   # created and written to (a probe) before the RTL runs
+        # created and written to (a probe) before the RTL runs; then its disk's free space (a path
+        # that cannot be written, e.g. under /proc, is reported as such, not as a full disk)
+        out = prepare_output_folder(args.out)
+        try:
+            free = shutil.disk_usage(out).free
+        except OSError:
+            free = None
+        if free is not None and need > free:
+            raise UserError(f"--actions of {len(actions):,} frames writes {human_bytes(need)}; "
+                            f"the disk of --out has {human_bytes(free)} free")
     except UserError:
         if created and os.path.isdir(args.out) and not os.listdir(args.out):
             os.rmdir(args.out)                  # leave no empty folder we made

@@ -281,3 +281,27 @@ def test_bench_help_lists_every_target():
     targets = sorted(parser._subparsers._group_actions[0].choices["bench"]._subparsers._group_actions[0].choices)
     assert {"host", "rtl", "mesh", "policy", "ray"} <= set(targets)
     assert bench.help == f"throughput benchmarks ({', '.join(targets)})"
+
+
+def test_output_file_under_a_file_says_so(tmp_path):
+    """An output path whose folder is a file is refused as such, not as a missing folder (a new
+    user's find); a missing folder is still reported as missing."""
+    from host.errors import UserError
+    from host.rundir import check_output_file
+    (tmp_path / "plain.txt").write_text("x")
+    with pytest.raises(UserError, match="plain.txt' is not a folder"):
+        check_output_file(tmp_path / "plain.txt" / "out.json")
+    with pytest.raises(UserError, match="nowhere' does not exist"):
+        check_output_file(tmp_path / "nowhere" / "out.json")
+
+
+def test_rtl_play_unwritable_out_is_not_called_a_full_disk(tmp_path, capsys):
+    """``rtl-play --out`` under /proc: refused as unwritable, not as "0 bytes free" (a new user's
+    find: the free-space check ran on the unwritable path first)."""
+    import numpy as np
+    from host.cli import main
+    np.save(tmp_path / "a.npy", np.zeros(4, dtype=np.int64))
+    assert main(["rtl-play", "--game", "pong", "--actions", str(tmp_path / "a.npy"),
+                 "--out", "/proc/nc2600_not_here"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write" in err and "free" not in err
