@@ -381,7 +381,7 @@ def netlist_depth(netlist: dict, top: str | None = None, limit: int | None = Non
         if v > limit:
             label = where.rsplit(".", 1)[0]
             over_bits.add(label)
-            reg = re.sub(r"\[\d+\]$", "", label)
+            reg = _register_of(where)
             if v > over_regs.get(reg, (0,))[0]:
                 over_regs[reg] = (v, b)
     registers = sorted(([v, reg, trace(b, lvl_reg)[0]] for reg, (v, b) in over_regs.items()),
@@ -395,6 +395,11 @@ def netlist_depth(netlist: dict, top: str | None = None, limit: int | None = Non
     return {"levels": max(lv, 0), "from": path[0] if path else None, "to": where, "path": path,
             "levels_with_ports": max(lv_p, 0), "from_port": path_p[0] if path_p else None, "to_port": where_p,
             "over": over, "timed": _timed_walk(mod, names)}
+
+
+def _register_of(end: str) -> str:
+    """The register (or RAM/DSP cell) of an end point ``"name[bit].PORT"``: its name without bit and port."""
+    return re.sub(r"\[\d+\]$", "", end.rsplit(".", 1)[0])
 
 
 def _param(cell: dict, name: str, default=0):
@@ -432,7 +437,7 @@ def _timed_walk(mod: dict, names: dict[int, str], rule: dict = XC7_RULE) -> dict
     per_level = round(rule["per_level_ns"] * 1000)
     driver: dict[int, str] = {}
     inputs: dict[str, list[int]] = {}
-    weight: dict[str, int] = {}
+    weight: dict[str, tuple[int, int]] = {}
     outs_of: dict[str, list[int]] = {}
     start: dict[int, int] = {}            # output bit of a sequential cell -> arrival offset (ps)
     ends: list[tuple[int, str, int]] = []   # (bit, "cell.port", required ps)
@@ -453,7 +458,8 @@ def _timed_walk(mod: dict, names: dict[int, str], rule: dict = XC7_RULE) -> dict
                     else:
                         ends += [(b, f"{cname}.{port}", 0) for b in bits if isinstance(b, int)]
             inputs[cname] = ins
-            weight[cname] = T["dsp_a_p_comb"].get(mode, 0) if dsp_comb else per_level
+            # (ps, levels): a register-less DSP is not a fabric level
+            weight[cname] = (T["dsp_a_p_comb"].get(mode, 0), 0) if dsp_comb else (per_level, 1)
             continue
         outs = [b for p, bits in conns.items() if dirs.get(p) == "output" for b in bits if isinstance(b, int)]
         label = names.get(outs[0], cname) if len(outs) == 1 else cname
@@ -513,7 +519,7 @@ def _timed_walk(mod: dict, names: dict[int, str], rule: dict = XC7_RULE) -> dict
                         arr[b] = via_ci if ci and cps > NEG // 2 and via_ci[0] > via_fab[0] else via_fab
             continue
         (ps, lv), b = latest(inputs[cname])
-        val = (ps + weight[cname], lv + (weight[cname] == per_level), b)
+        val = (ps + weight[cname][0], lv + weight[cname][1], b)
         for o in outs_of.get(cname, []):
             arr[o] = val
 
@@ -531,7 +537,7 @@ def _timed_walk(mod: dict, names: dict[int, str], rule: dict = XC7_RULE) -> dict
     budget_ps = (1000 / TARGET_MHZ - rule["overhead_ns"]) * 1000
     over: dict[str, tuple] = {}
     for p, _, b, w in timed:
-        reg = re.sub(r"\[\d+\]$", "", w.rsplit(".", 1)[0])
+        reg = _register_of(w)
         if p > budget_ps and p > over.get(reg, (0,))[0]:
             over[reg] = (p, b)
     over_list = sorted(([round(rule["overhead_ns"] + p / 1000, 3), reg, origin(b)] for reg, (p, b) in over.items()),
