@@ -9,10 +9,11 @@ Two ``wiring.Signature`` s, each defined once here and reused by every block on 
   switching, timer side effects), ``cycle_end`` the edge that ends every CPU cycle, accessed or
   not (the TIA counts CPU cycles since HMOVE and VSYNC with it, the three-stage RIOT timer its
   cycle differences). When ``rdata`` is valid is each chip's timing contract (its docstring).
-* :data:`NextAccessSignature`: the access of the CPU's next cycle, a clock ahead, as the
-  cartridge needs it to address its ROM in block RAM (producer: the three-colour-clock console,
-  from the CPU's next-cycle probe, ``Cpu6507(addr_probe=True)``; consumer:
-  ``Cart(rom_read="next")``).
+* :data:`NextAccessSignature`: the access of the next clock, a clock ahead, as the
+  cartridge needs it to address its ROM in block RAM (producers: the three-colour-clock console,
+  from the CPU's next-cycle probe, ``Cpu6507(addr_probe=True)``, and the one-colour-clock
+  console, from the CPU's outputs, which its bus registers take at every clock; consumers:
+  ``Cart(rom_read="next")``, ``Riot(ram_read="next")``).
 * :data:`HostLoadSignature`: the host's port to one memory of the console (producer: the
   host side: :mod:`hwtools.console_harness`, :class:`hw.instance.GameInstance`; consumers:
   the RIOT's RAM, the cartridge's ROM and SuperChip RAM): one byte written per clock while the
@@ -37,9 +38,10 @@ CpuBusSignature = wiring.Signature({
     "rdata": In(8),       # the chip's read data (timing: the chip's contract)
 })
 
-#: The next CPU cycle's access, one clock ahead (producer: the console, from the CPU's
-#: ``addr_next``/``rw_next`` probe; valid when the CPU's cycle ends at this clock's edge, the
-#: present access again while it is held).
+#: The next clock's access, one clock ahead (producer: the console; three colour clocks per
+#: clock: the CPU's ``addr_next``/``rw_next`` probe, valid when the CPU's cycle ends at this
+#: clock's edge, the present access again while it is held; one: the CPU's outputs, which the
+#: bus registers take at this edge).
 NextAccessSignature = wiring.Signature({
     "sel": Out(1),        # the next access's chip select (hw.console.chip_selects)
     "addr": Out(13),      # its A12..A0

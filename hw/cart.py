@@ -67,38 +67,38 @@ class Cart(wiring.Component):
     Ports:
         bus: In(:data:`hw.bus.CpuBusSignature`): ``sel`` the cartridge's chip select (A12 = 1),
             ``addr`` A12..A0, ``strobe`` (the access completes at this edge, non-dummy).
-            ``bus.rdata`` is the read data of the access that completed at the previous clock
-            edge, valid in the clock after it while ``addr`` still holds that access: the 16 KiB
-            ROM is read synchronously (a block RAM, 4 BRAM36 on 7-series) with the address (bank,
-            E0 slice, DPC fetcher) of the access's last clock; the byte's source (ROM, ROM AND
-            the DPC flag, or the other byte: SuperChip RAM, DPC random number or flag) and the
-            DPC flag the access saw are registered at that edge. The console's CPU samples it one
-            clock after its cycle's last colour clock.
+            ``bus.rdata`` is the read data of the access in its own clock (the clock whose edge
+            completes it), from the 16 KiB ROM read synchronously (a block RAM, 4 BRAM36 on
+            7-series) at the clock before, addressed with the access given a clock ahead
+            (``next_bus``), and the other sources (SuperChip RAM, DPC random number and flag) in
+            that clock. The one-colour-clock console registers it at the access's edge (the
+            CPU samples it a clock later); the three-colour-clock console's CPU samples it there.
+        next_bus: In(:data:`hw.bus.NextAccessSignature`): the access of the next clock (the
+            CPU's outputs, which the one-colour-clock console's bus registers take at every
+            clock; the three-colour-clock console's next-cycle probe). The ROM address is formed
+            from it with the bank, slices and DPC counters as they will be after this clock's
+            access (their next-state values, the same update rules): the byte is the one
+            ``"comb"`` reads whenever ``next_bus`` named, in the clock before, this clock's
+            ``addr``, ``sel`` and ``a13``. (In the one-colour-clock console no access completes
+            in the clock where the ROM is addressed, so the next-state values are the registers.)
         a13: In(1), A13 of the CPU's 16-bit address (the FE mapper's bank, Stella's rule).
         mapper: In(:class:`Mapper`), :data:`MAPPER_CODES` by Stella's names.
         host_rom, host_ram: In(:data:`hw.bus.HostLoadSignature`), the ROM image (write only:
             ``host_rom.rdata`` is 0) and the SuperChip RAM (``addr[0:7]``).
         bank: Out(2), the F8/F6 bank (for the host's view).
 
-    ``rom_read="comb"`` reads the ROM combinationally instead (for a console that runs one CPU
-    cycle per clock, where the address is not known a clock ahead: distributed RAM/LUTs instead
-    of block RAM on an FPGA); ``bus.rdata`` is then the read data of the access in its own clock.
-    ``rom_read="next"`` (the same console with the ROM in block RAM): ``bus.rdata`` is again the
-    read data of the access in its own clock, from a synchronous ROM read addressed at the
-    clock before with the next access (``next_bus``, :data:`hw.bus.NextAccessSignature`: the
-    CPU's next-cycle address) mapped by the bank, slices and DPC counters as they will be after
-    this clock's access (their next-state values, the same update rules): the byte is the one
-    ``"comb"`` reads whenever ``next_bus`` named, in the clock before, this clock's ``addr``,
-    ``sel`` and ``a13``.
+    ``rom_read="comb"`` reads the ROM combinationally instead (the reference form the tests
+    compare ``"next"`` with; distributed RAM/LUTs instead of block RAM on an FPGA), without the
+    ``next_bus`` port; ``bus.rdata`` is again the read data of the access in its own clock.
 
     Raises:
-        ValueError: ``rom_read`` is not ``"sync"``, ``"comb"`` or ``"next"``.
+        ValueError: ``rom_read`` is not ``"next"`` or ``"comb"``.
     """
 
-    def __init__(self, rom_read: str = "sync"):
-        if rom_read not in ("sync", "comb", "next"):
+    def __init__(self, rom_read: str = "next"):
+        if rom_read not in ("next", "comb"):
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
-            raise ValueError(f"rom_read must be 'sync', 'comb' or 'next', not {rom_read!r}")
+            raise ValueError(f"rom_read must be 'next' or 'comb', not {rom_read!r}")
         self.rom_read = rom_read
         ports = {
             "bus": In(CpuBusSignature),
@@ -116,8 +116,8 @@ class Cart(wiring.Component):
         m = Module()
         m.submodules.rom = rom = Memory(shape=8, depth=16384, init=[])
         m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
-        # synchronous read (block RAM): address of the previous colour clock; or combinational
-        if self.rom_read in ("sync", "next"):
+        # synchronous read (block RAM), addressed a clock ahead; or combinational
+        if self.rom_read == "next":
             rom_r = rom.read_port()
         else:
             rom_r = rom.read_port(domain="comb")
@@ -308,17 +308,14 @@ class Cart(wiring.Component):
         ram_read = sc & (a[7:12] == 1)       # $1080-$10FF
         ram_write = sc & (a[7:12] == 0)      # $1000-$107F
         m.d.comb += ram_r.addr.eq(self.next_bus.addr[0:7] if self.rom_read == "next" else a[0:7])
-        # The read data is formed in the clock after the access, from the ROM's synchronous read
-        # (addressed at the access's clock) and what is registered at the access's edge: whether
-        # the byte is the ROM's (plain, or ANDed with the DPC fetcher's flag), else the other
-        # byte (SuperChip RAM, DPC random number or flag, 0), and the DPC flag the access saw
-        # (before the access's own update of the fetchers).
-        # (rom_read="comb": the same selection from the access's own clock, combinationally)
+        # The read data in the access's own clock: the ROM's byte (plain, or ANDed with the DPC
+        # fetcher's flag as the access sees it, before its own update of the fetchers), else the
+        # other byte (SuperChip RAM, DPC random number or flag, 0)
         flag_seen = Signal(8)
         other_seen = Signal(8)
         rom_seen = Signal()
         masked_seen = Signal()
-        seen = m.d.sync if self.rom_read == "sync" else m.d.comb   # "next": the access's own clock
+        seen = m.d.comb
         with m.Switch(func):
             with m.Case(0):
                 m.d.comb += dpc_rdata.eq(Mux(idx < 4, rng_next, 0))

@@ -12,8 +12,9 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
   effects, Stella's colour clock of the write). The CPU runs one clock behind that grid: its
   cycle edge (``ce``) is at the end of the next cycle's clock 0, with the RDY of clock 2 and
   the read data formed in clock 0 from what was registered at the strobe's edge (TIA
-  collision and input latches, the RIOT's value, the cartridge's byte source and DPC flag) and
-  the ROM's synchronous read addressed in clock 2. Its bus outputs (address, read/write, data
+  collision and input latches, the RIOT's value, the cartridge's byte: its ROM block RAM
+  read addressed in clock 1 from the CPU's outputs, ``Cart(rom_read="next")``, so that the
+  CPU's read data starts from flip-flops, not from the block RAM's output). Its bus outputs (address, read/write, data
   out, dummy mark) are registered every clock and so valid from clock 2 to the next clock 0:
   decode, the TIA/RIOT/cartridge accesses and the read multiplexer start from these
   registers. Whether a cycle is an opcode fetch is decided at the previous cycle's clock 2
@@ -48,7 +49,8 @@ from :func:`chip_selects`), joined with ``wiring.connect``; the registered parts
 (the one-colour-clock console's bus registers and read-data stage) stay explicit. The
 three-colour-clock console also gives the cartridge the next CPU cycle's access a clock ahead
 (:data:`hw.bus.NextAccessSignature`, from ``Cpu6507(addr_probe=True)``), so that its ROM is a
-block RAM read (``Cart(rom_read="next")``).
+block RAM read (``Cart(rom_read="next")``); the one-colour-clock console gives it the CPU's
+outputs, which are its bus registers' next value.
 
 Pixel stream (``pixels``, :data:`PixelStreamSignature`, one beat per colour clock; what the
 preprocessor consumes with ``wiring.connect``): ``pixel`` the palette index of this colour
@@ -65,6 +67,7 @@ from amaranth.lib.wiring import In, Out
 from hw import reproducible
 from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
 from hw.cart import MAPPER_CODES, Cart, Mapper
+from hw.counters import count_clocks
 from hw.cpu6507 import Cpu6507
 from hw.riot import Riot
 from hw.tia import PaddlesSignature, Tia
@@ -175,12 +178,13 @@ def _chip_buses(m, a, write, wdata, strobe, cycle_end):
     return buses
 
 
-def _read_data(m, cart_bus, tia_bus, riot_rdata):
-    """The CPU's read data: the selected chip's ``rdata`` (``riot_rdata``: the RIOT's, possibly
-    registered by the caller); returns an 8-bit Signal."""
+def _read_data(m, cart_bus, tia_bus, riot_rdata, cart_rdata=None):
+    """The CPU's read data: the selected chip's ``rdata`` (``riot_rdata``, ``cart_rdata``: the
+    RIOT's and the cartridge's, possibly registered by the caller; ``cart_rdata`` None: the
+    cartridge bus's own); returns an 8-bit Signal."""
     din = Signal(8)
     with m.If(cart_bus.sel):
-        m.d.comb += din.eq(cart_bus.rdata)
+        m.d.comb += din.eq(cart_bus.rdata if cart_rdata is None else cart_rdata)
     with m.Elif(tia_bus.sel):
         m.d.comb += din.eq(tia_bus.rdata)
     with m.Else():
@@ -238,7 +242,7 @@ class Console(wiring.Component):
         m.submodules.cpu = cpu = Cpu6507(clocks_per_cycle=3)
         m.submodules.tia = tia = Tia()
         m.submodules.riot = riot = Riot(read_clocks=3)
-        m.submodules.cart = cart = Cart()
+        m.submodules.cart = cart = Cart(rom_read="next")
 
         ph = Signal(2)
         m.d.sync += ph.eq(Mux(ph == 2, 0, ph + 1))
@@ -303,10 +307,10 @@ class Console(wiring.Component):
             m.d.sync += [hpos.eq(Mux(hpos_end, 0, hpos + 1)), hpos_end.eq(hpos == 226)]
             with m.If(hpos_end & (frame_line != 0xFFFF)):
                 m.d.sync += frame_line.eq(line + 1)
-        with m.If(cycle_end):
-            m.d.sync += cyc.eq(cyc + 1)
+        # Stella's cycle count of the frame: CPU cycles since the frame start, as two 16-bit halves
+        # (issue 16: the 32-bit increment under the fabric instance's clock enable was 10 xc7 levels)
+        count_clocks(m, cyc, cycle_end, self.frame.start_frame, "cyc")
         with m.If(self.frame.start_frame):
-            m.d.sync += cyc.eq(0)
             with m.If(~(hpos_end & counting)):
                 m.d.sync += frame_line.eq(0)
 
@@ -315,6 +319,15 @@ class Console(wiring.Component):
         cart_bus, tia_bus, riot_bus = buses
         _connect_chips(m, self, tia, riot, cart, buses)
         m.d.comb += cart.a13.eq(bus_addr[13])
+        # the cartridge's ROM (block RAM) addressed a clock ahead: the bus registers take the CPU's
+        # outputs at every clock, so the CPU's outputs are the next clock's access
+        # (NextAccessSignature); the byte of the access is then read in its own last clock (ph 2)
+        # and registered at its edge (cart_seen), so the CPU's read data starts from a flip-flop,
+        # not from the block RAM's output (issue 16's timed estimate: 2.45 ns clock-to-out)
+        next_bus = NextAccessSignature.create(path=("next_bus",))
+        m.d.comb += [next_bus.sel.eq(chip_selects(cpu.addr[0:13])[0]), next_bus.addr.eq(cpu.addr[0:13]),
+                     next_bus.write.eq(~cpu.rw), next_bus.a13.eq(cpu.addr[13])]
+        wiring.connect(m, next_bus, cart.next_bus)
         last_bus = Signal(8)
         last_was_read = Signal()
         odd_last = Signal()
@@ -361,7 +374,9 @@ class Console(wiring.Component):
         m.d.sync += riot_seen.eq(riot_bus.rdata)
         strobe_seen = Signal()
         m.d.sync += strobe_seen.eq(strobe)
-        din = _read_data(m, cart_bus, tia_bus, riot_seen)
+        cart_seen = Signal(8)
+        m.d.sync += cart_seen.eq(cart_bus.rdata)
+        din = _read_data(m, cart_bus, tia_bus, riot_seen, cart_seen)
         m.d.comb += cpu.din.eq(din)
         with m.If(strobe_seen):
             m.d.sync += [last_bus.eq(Mux(bus_rw, din, bus_dout)), last_was_read.eq(bus_rw)]

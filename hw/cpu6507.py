@@ -615,7 +615,11 @@ class Cpu6507(wiring.Component):
         state_after = Signal(State.as_shape())
         m.d.comb += [state_after.eq(Mux(advance | self.load_en, state_adv, state)),
                      self.sync_next.eq(state_after == State.FETCH),
-                     self.jammed_next.eq(state_after == State.JAMMED)]
+                     # (state_after == JAMMED, written out: the only way in is a JAM opcode's T1
+                     # cycle, the only way out a state load; the full state probe is the CPU's
+                     # deepest logic, and a frame controller registers this flag: issue 16's depth)
+                     self.jammed_next.eq(~self.load_en & ((state == State.JAMMED) |
+                                                          (advance & (state == State.T1) & (r.dec.mode == Mode.JAM))))]
         if self.addr_probe:
             # the next cycle's registers (a probe with advance), then the bus outputs over them
             nxt = {}
@@ -1002,10 +1006,14 @@ class Cpu6507(wiring.Component):
             with st.case(m, State.JI0):
                 m.d.comb += self.addr.eq(r.ad)
                 with m.If(advance):
-                    m.d.sync += [r.tmp.eq(r.din), r.state.eq(State.JI1)]
+                    # the pointer's high byte is read from the same page (the NMOS page-wrap bug):
+                    # its low byte incremented here, at the edge, so that the next cycle's address
+                    # is a register, not an adder (issue 16's depth: the cartridge's ROM address
+                    # is formed from the CPU's address a clock ahead)
+                    m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.JI1)]
 
             with st.case(m, State.JI1):
-                m.d.comb += self.addr.eq(Cat((r.ad[0:8] + 1)[0:8], r.ad[8:16]))  # NMOS page-wrap bug
+                m.d.comb += self.addr.eq(r.ad)
                 with m.If(advance):
                     m.d.sync += [r.pc.eq(Cat(r.tmp, r.din)), r.state.eq(State.FETCH)]
 

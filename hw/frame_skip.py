@@ -45,6 +45,7 @@ from hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX,
                                    PADDLE_R_MAX, PADDLE_SHIFT)
 from hw.action_select import chosen_action_signature
 from hw.console import ControllerSignature, FrameSignature
+from hw.counters import count_clocks
 from hw.policy_engine import ACC_BITS, InferenceControlSignature
 from hw.preprocessor import PreprocessorControlSignature
 
@@ -68,23 +69,6 @@ ConsoleDriveSignature = wiring.Signature({
     "frame": In(FrameSignature),
     "controllers": Out(ControllerSignature),
 })
-
-
-
-def count_clocks(m: Module, value: Signal, inc, clear, name: str) -> None:
-    """``value`` (a 32-bit register) counts the clocks with ``inc``, and is 0 after a clock with
-    ``clear`` (``clear`` wins): as two 16-bit halves, the high one stepped by a flag registered a
-    clock ahead that says the low one is 0xFFFF, so that no path holds a 32-bit carry chain
-    (issue 16: a 32-bit increment with its clear was 10 xc7 levels). Exact at every clock: the flag
-    is set exactly when the low half becomes 0xFFFF and cleared when it leaves it."""
-    low, high = value[:16], value[16:]
-    full = Signal(name=f"{name}_low_full")
-    with m.If(clear):
-        m.d.sync += [value.eq(0), full.eq(0)]
-    with m.Elif(inc):
-        m.d.sync += [low.eq(low + 1), full.eq(low == 0xFFFE)]
-        with m.If(full):
-            m.d.sync += high.eq(high + 1)
 
 
 class State(enum.Enum, shape=4):

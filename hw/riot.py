@@ -26,6 +26,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In
 
 from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
+from hw.counters import count_clocks
 
 __all__ = ["Riot"]
 
@@ -236,10 +237,11 @@ class Riot(wiring.Component):
         timint = Signal()
         m.d.comb += timint.eq(~(t1_nonneg | read_after_irq))
 
-        with m.If(self.bus.cycle_end):
-            m.d.sync += delta.eq(delta + 1)
+        # delta as two 16-bit halves (issue 16: the 32-bit increment under the fabric instance's
+        # clock enable was 10 xc7 levels); the timer write's restart wins over the cycle's step
+        count_clocks(m, delta, self.bus.cycle_end, timer_write, "delta")
         with m.If(timer_write):
-            m.d.sync += [delta.eq(0), read_after_irq.eq(0), shift_sel.eq(self.bus.addr[0:2])]
+            m.d.sync += [read_after_irq.eq(0), shift_sel.eq(self.bus.addr[0:2])]
         with m.If(intim_read & becomes_rai):
             m.d.sync += [read_after_irq.eq(1), r_cyc.eq(delta1)]
         return intim, timint

@@ -68,7 +68,7 @@ PROXY_PNR = ("ECP5-85 place and route not run (nc2600 synth --pnr: Lattice ECP5 
              "the console)")
 
 FAMILIES = ("xc7",)
-SCRIPT_VERSION = "v7"   # v4: zero-initialised memories read as $readmemh (yosys_input); v5-v7: depth["timed"]
+SCRIPT_VERSION = "v8"   # v4: zero-initialised memories read as $readmemh (yosys_input); v5-v7: depth["timed"]; v8: its path
 
 _LUT = {**{f"LUT{i}": 1 for i in range(1, 7)}, "INV": 1}   # INV is placed as a LUT1
 _LUTRAM = {"RAM32M": 4, "RAM64M": 4, "RAM128X1D": 4, "RAM256X1S": 4, "RAM32X1D": 2, "RAM64X1D": 2,

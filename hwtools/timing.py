@@ -428,8 +428,9 @@ def _timed_walk(mod: dict, names: dict[int, str], rule: dict = XC7_RULE) -> dict
     for every output of its CARRY4: on the cautious side); a path's start adds its cell's
     clock-to-out less a flip-flop's, its end the pin's setup; a DSP48E1 with no A/B/M/P
     register is a combinational cell of its A -> P delay.
-    Returns ``{"ns", "mhz", "from", "to", "levels", "over"}`` for the register-to-register path
-    with the largest estimate (``ns`` includes ``overhead_ns``; ``levels`` the fabric cells on it;
+    Returns ``{"ns", "mhz", "from", "to", "levels", "path", "over"}`` for the register-to-register
+    path with the largest estimate (``ns`` includes ``overhead_ns``; ``levels`` the fabric cells on
+    it; ``path`` the nets along it, the start register's output first, the end pin's net last;
     ``over``: ``[ns, end register, start of its worst path]`` for every end above the period of
     :data:`TARGET_MHZ`, largest first), or ``{"ns": None, ...}`` for a netlist without such a path.
     """
@@ -523,14 +524,19 @@ def _timed_walk(mod: dict, names: dict[int, str], rule: dict = XC7_RULE) -> dict
         for o in outs_of.get(cname, []):
             arr[o] = val
 
+    def trace(bit):
+        """The nets of the worst path into ``bit``, its start first."""
+        path = [bit]
+        while path[-1] in arr and arr[path[-1]][2] is not None:
+            path.append(arr[path[-1]][2])
+        return [names.get(b, f"bit{b}") for b in reversed(path)]
+
     def origin(bit):
-        while bit in arr and arr[bit][2] is not None:
-            bit = arr[bit][2]
-        return names.get(bit, f"bit{bit}")
+        return trace(bit)[0]
 
     timed = [(at(b)[0] + req, at(b)[1], b, where) for b, where, req in ends if at(b)[0] > NEG // 2]
     if not timed:
-        return {"ns": None, "mhz": None, "from": None, "to": None, "levels": None, "over": []}
+        return {"ns": None, "mhz": None, "from": None, "to": None, "levels": None, "path": [], "over": []}
     ps, lv, bit, where = max(timed, key=lambda t: t[0])
     ns = rule["overhead_ns"] + ps / 1000
     # the end registers (or RAM/DSP cells) whose estimate is above the target clock's period
@@ -543,7 +549,7 @@ def _timed_walk(mod: dict, names: dict[int, str], rule: dict = XC7_RULE) -> dict
     over_list = sorted(([round(rule["overhead_ns"] + p / 1000, 3), reg, origin(b)] for reg, (p, b) in over.items()),
                        key=lambda r: (-r[0], r[1]))
     return {"ns": round(ns, 3), "mhz": round(1000 / ns, 1), "from": origin(bit), "to": where, "levels": lv,
-            "over": over_list}
+            "path": trace(bit), "over": over_list}
 
 
 # ------------------------------------------------------------------------- ECP5 place and route

@@ -5,110 +5,110 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   reg \$auto$verilog_backend.cc:2355:dump_module$1  = 0;
   wire \$1 ;
   wire [7:0] \$10 ;
-  wire [8:0] \$100 ;
-  wire [6:0] \$101 ;
-  wire [4:0] \$102 ;
-  wire [7:0] \$103 ;
-  wire [8:0] \$104 ;
-  wire [8:0] \$105 ;
-  wire [9:0] \$106 ;
-  wire \$107 ;
-  wire [8:0] \$108 ;
-  wire \$109 ;
+  wire [7:0] \$100 ;
+  wire [8:0] \$101 ;
+  wire [9:0] \$102 ;
+  wire [6:0] \$103 ;
+  wire [4:0] \$104 ;
+  wire [7:0] \$105 ;
+  wire [8:0] \$106 ;
+  wire [6:0] \$107 ;
+  wire [4:0] \$108 ;
+  wire [7:0] \$109 ;
   wire [7:0] \$11 ;
   wire [8:0] \$110 ;
   wire [8:0] \$111 ;
-  wire [8:0] \$112 ;
+  wire [9:0] \$112 ;
   wire \$113 ;
-  wire \$114 ;
+  wire [8:0] \$114 ;
   wire \$115 ;
-  wire \$116 ;
-  wire \$117 ;
-  wire \$118 ;
+  wire [8:0] \$116 ;
+  wire [8:0] \$117 ;
+  wire [8:0] \$118 ;
   wire \$119 ;
   wire [8:0] \$12 ;
   wire \$120 ;
   wire \$121 ;
-  wire [6:0] \$122 ;
-  wire [4:0] \$123 ;
-  wire [7:0] \$124 ;
-  wire [8:0] \$125 ;
-  wire [8:0] \$126 ;
+  wire \$122 ;
+  wire \$123 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire \$126 ;
   wire \$127 ;
-  wire \$128 ;
-  wire [10:0] \$129 ;
+  wire [6:0] \$128 ;
+  wire [4:0] \$129 ;
   wire [7:0] \$13 ;
-  wire [10:0] \$130 ;
-  wire [6:0] \$131 ;
-  wire [4:0] \$132 ;
-  wire [7:0] \$133 ;
-  wire [8:0] \$134 ;
-  wire \$135 ;
-  wire [8:0] \$136 ;
-  wire \$137 ;
-  wire [8:0] \$138 ;
-  wire [8:0] \$139 ;
+  wire [7:0] \$130 ;
+  wire [8:0] \$131 ;
+  wire [8:0] \$132 ;
+  wire \$133 ;
+  wire \$134 ;
+  wire [10:0] \$135 ;
+  wire [10:0] \$136 ;
+  wire [6:0] \$137 ;
+  wire [4:0] \$138 ;
+  wire [7:0] \$139 ;
   wire [8:0] \$14 ;
   wire [8:0] \$140 ;
   wire \$141 ;
-  wire \$142 ;
+  wire [8:0] \$142 ;
   wire \$143 ;
-  wire \$144 ;
-  wire \$145 ;
-  wire \$146 ;
+  wire [8:0] \$144 ;
+  wire [8:0] \$145 ;
+  wire [8:0] \$146 ;
   wire \$147 ;
   wire \$148 ;
   wire \$149 ;
   wire [8:0] \$15 ;
-  wire [6:0] \$150 ;
-  wire [4:0] \$151 ;
-  wire [7:0] \$152 ;
-  wire [8:0] \$153 ;
+  wire \$150 ;
+  wire \$151 ;
+  wire \$152 ;
+  wire \$153 ;
   wire \$154 ;
-  wire [8:0] \$155 ;
-  wire [8:0] \$156 ;
-  wire [8:0] \$157 ;
+  wire \$155 ;
+  wire [6:0] \$156 ;
+  wire [4:0] \$157 ;
   wire [7:0] \$158 ;
-  wire [4:0] \$159 ;
+  wire [8:0] \$159 ;
   wire [16:0] \$16 ;
   wire \$160 ;
-  wire [4:0] \$161 ;
-  wire [7:0] \$162 ;
-  wire \$163 ;
-  wire \$164 ;
-  wire \$165 ;
-  wire [4:0] \$166 ;
-  wire \$167 ;
-  wire [8:0] \$168 ;
-  wire [7:0] \$169 ;
+  wire [8:0] \$161 ;
+  wire [8:0] \$162 ;
+  wire [8:0] \$163 ;
+  wire [7:0] \$164 ;
+  wire [4:0] \$165 ;
+  wire \$166 ;
+  wire [4:0] \$167 ;
+  wire [7:0] \$168 ;
+  wire \$169 ;
   wire [17:0] \$17 ;
-  wire [4:0] \$170 ;
+  wire \$170 ;
   wire \$171 ;
-  wire [7:0] \$172 ;
-  wire [7:0] \$173 ;
+  wire [4:0] \$172 ;
+  wire \$173 ;
   wire [8:0] \$174 ;
-  wire \$175 ;
-  wire \$176 ;
-  wire [5:0] \$177 ;
-  wire \$178 ;
-  wire \$179 ;
+  wire [7:0] \$175 ;
+  wire [4:0] \$176 ;
+  wire \$177 ;
+  wire [7:0] \$178 ;
+  wire [7:0] \$179 ;
   wire [8:0] \$18 ;
-  wire \$180 ;
+  wire [8:0] \$180 ;
   wire \$181 ;
-  wire [5:0] \$182 ;
-  wire \$183 ;
+  wire \$182 ;
+  wire [5:0] \$183 ;
   wire \$184 ;
   wire \$185 ;
   wire \$186 ;
-  wire [7:0] \$187 ;
-  wire \$188 ;
+  wire \$187 ;
+  wire [5:0] \$188 ;
   wire \$189 ;
   wire [8:0] \$19 ;
-  wire [5:0] \$190 ;
+  wire \$190 ;
   wire \$191 ;
-  wire [5:0] \$192 ;
-  wire \$193 ;
-  wire [5:0] \$194 ;
+  wire \$192 ;
+  wire [7:0] \$193 ;
+  wire \$194 ;
   wire \$195 ;
   wire [5:0] \$196 ;
   wire \$197 ;
@@ -116,148 +116,154 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$199 ;
   wire \$2 ;
   wire [8:0] \$20 ;
-  wire \$200 ;
+  wire [5:0] \$200 ;
   wire \$201 ;
-  wire \$202 ;
-  wire [7:0] \$203 ;
-  wire [7:0] \$204 ;
-  wire [7:0] \$205 ;
+  wire [5:0] \$202 ;
+  wire \$203 ;
+  wire [5:0] \$204 ;
+  wire \$205 ;
   wire \$206 ;
-  wire [7:0] \$207 ;
-  wire [7:0] \$208 ;
+  wire \$207 ;
+  wire \$208 ;
   wire [7:0] \$209 ;
   wire [8:0] \$21 ;
-  wire \$210 ;
+  wire [7:0] \$210 ;
   wire [7:0] \$211 ;
-  wire [7:0] \$212 ;
+  wire \$212 ;
   wire [7:0] \$213 ;
-  wire \$214 ;
+  wire [7:0] \$214 ;
   wire [7:0] \$215 ;
-  wire [7:0] \$216 ;
+  wire \$216 ;
   wire [7:0] \$217 ;
-  wire \$218 ;
-  wire \$219 ;
+  wire [7:0] \$218 ;
+  wire [7:0] \$219 ;
   wire [8:0] \$22 ;
-  wire [7:0] \$220 ;
+  wire \$220 ;
   wire [7:0] \$221 ;
   wire [7:0] \$222 ;
   wire [7:0] \$223 ;
   wire \$224 ;
-  wire [7:0] \$225 ;
+  wire \$225 ;
   wire [7:0] \$226 ;
   wire [7:0] \$227 ;
-  wire \$228 ;
+  wire [7:0] \$228 ;
   wire [7:0] \$229 ;
   wire \$23 ;
-  wire [7:0] \$230 ;
+  wire \$230 ;
   wire [7:0] \$231 ;
   wire [7:0] \$232 ;
-  wire \$233 ;
+  wire [7:0] \$233 ;
   wire \$234 ;
-  wire \$235 ;
-  wire \$236 ;
-  wire \$237 ;
-  wire \$238 ;
+  wire [7:0] \$235 ;
+  wire [7:0] \$236 ;
+  wire [7:0] \$237 ;
+  wire [7:0] \$238 ;
   wire \$239 ;
   wire \$24 ;
-  wire [7:0] \$240 ;
+  wire \$240 ;
   wire \$241 ;
-  wire [7:0] \$242 ;
-  wire [7:0] \$243 ;
-  wire [7:0] \$244 ;
+  wire \$242 ;
+  wire \$243 ;
+  wire \$244 ;
   wire \$245 ;
   wire [7:0] \$246 ;
-  wire [7:0] \$247 ;
+  wire \$247 ;
   wire [7:0] \$248 ;
   wire [7:0] \$249 ;
   wire \$25 ;
   wire [7:0] \$250 ;
-  wire [7:0] \$251 ;
-  wire \$252 ;
+  wire \$251 ;
+  wire [7:0] \$252 ;
   wire [7:0] \$253 ;
   wire [7:0] \$254 ;
   wire [7:0] \$255 ;
   wire [7:0] \$256 ;
   wire [7:0] \$257 ;
-  wire [7:0] \$258 ;
+  wire \$258 ;
   wire [7:0] \$259 ;
   wire \$26 ;
   wire [7:0] \$260 ;
   wire [7:0] \$261 ;
-  wire \$262 ;
+  wire [7:0] \$262 ;
   wire [7:0] \$263 ;
   wire [7:0] \$264 ;
   wire [7:0] \$265 ;
   wire [7:0] \$266 ;
   wire [7:0] \$267 ;
-  wire [7:0] \$268 ;
+  wire \$268 ;
   wire [7:0] \$269 ;
   wire \$27 ;
   wire [7:0] \$270 ;
-  wire \$271 ;
-  wire \$272 ;
-  wire \$273 ;
+  wire [7:0] \$271 ;
+  wire [7:0] \$272 ;
+  wire [7:0] \$273 ;
   wire [7:0] \$274 ;
   wire [7:0] \$275 ;
   wire [7:0] \$276 ;
-  wire [7:0] \$277 ;
-  wire [7:0] \$278 ;
+  wire \$277 ;
+  wire \$278 ;
   wire \$279 ;
   wire \$28 ;
-  wire \$280 ;
-  wire [8:0] \$281 ;
-  wire [8:0] \$282 ;
-  wire [8:0] \$283 ;
-  wire \$284 ;
-  wire [7:0] \$285 ;
-  wire [7:0] \$286 ;
-  wire [7:0] \$287 ;
-  wire \$288 ;
-  wire \$289 ;
+  wire [7:0] \$280 ;
+  wire [7:0] \$281 ;
+  wire [7:0] \$282 ;
+  wire [7:0] \$283 ;
+  wire [7:0] \$284 ;
+  wire \$285 ;
+  wire \$286 ;
+  wire [8:0] \$287 ;
+  wire [8:0] \$288 ;
+  wire [8:0] \$289 ;
   wire \$29 ;
   wire \$290 ;
-  wire \$291 ;
-  wire \$292 ;
-  wire \$293 ;
+  wire [7:0] \$291 ;
+  wire [7:0] \$292 ;
+  wire [7:0] \$293 ;
   wire \$294 ;
   wire \$295 ;
-  wire [8:0] \$296 ;
-  wire [8:0] \$297 ;
-  wire [8:0] \$298 ;
+  wire \$296 ;
+  wire \$297 ;
+  wire \$298 ;
   wire \$299 ;
   wire \$3 ;
   wire \$30 ;
-  wire [8:0] \$300 ;
-  wire [8:0] \$301 ;
+  wire \$300 ;
+  wire \$301 ;
   wire [8:0] \$302 ;
-  wire \$303 ;
+  wire [8:0] \$303 ;
   wire [8:0] \$304 ;
-  wire [8:0] \$305 ;
+  wire \$305 ;
   wire [8:0] \$306 ;
-  wire \$307 ;
+  wire [8:0] \$307 ;
   wire [8:0] \$308 ;
-  wire [8:0] \$309 ;
+  wire \$309 ;
   wire \$31 ;
   wire [8:0] \$310 ;
-  wire \$311 ;
-  wire \$312 ;
+  wire [8:0] \$311 ;
+  wire [8:0] \$312 ;
   wire \$313 ;
-  wire \$314 ;
-  reg [7:0] \$315 ;
-  reg [17:0] \$316 ;
-  reg [15:0] \$317 ;
-  reg [5:0] \$318 ;
-  reg [15:0] \$319 ;
+  wire [8:0] \$314 ;
+  wire [8:0] \$315 ;
+  wire [8:0] \$316 ;
+  wire \$317 ;
+  wire \$318 ;
+  wire \$319 ;
   wire \$32 ;
-  reg [7:0] \$320 ;
-  reg \$321 ;
-  reg [7:0] \$322 ;
-  reg [7:0] \$323 ;
-  reg [7:0] \$324 ;
-  reg [7:0] \$325 ;
+  wire \$320 ;
+  reg [7:0] \$321 ;
+  reg [17:0] \$322 ;
+  reg [15:0] \$323 ;
+  reg [5:0] \$324 ;
+  reg [15:0] \$325 ;
   reg [7:0] \$326 ;
-  reg [7:0] \$327 ;
+  reg \$327 ;
+  reg [7:0] \$328 ;
+  reg [7:0] \$329 ;
   wire \$33 ;
+  reg [7:0] \$330 ;
+  reg [7:0] \$331 ;
+  reg [7:0] \$332 ;
+  reg [7:0] \$333 ;
   wire \$34 ;
   wire \$35 ;
   wire \$36 ;
@@ -271,7 +277,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$43 ;
   wire [15:0] \$44 ;
   wire [7:0] \$45 ;
-  wire [8:0] \$46 ;
+  wire \$46 ;
   wire \$47 ;
   wire \$48 ;
   wire \$49 ;
@@ -284,29 +290,29 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$55 ;
   wire \$56 ;
   wire \$57 ;
-  wire \$58 ;
-  wire [5:0] \$59 ;
+  wire [5:0] \$58 ;
+  wire \$59 ;
   wire [8:0] \$6 ;
   wire \$60 ;
   wire \$61 ;
   wire \$62 ;
-  wire \$63 ;
-  wire [5:0] \$64 ;
+  wire [5:0] \$63 ;
+  wire \$64 ;
   wire \$65 ;
   wire \$66 ;
   wire \$67 ;
   wire \$68 ;
-  wire \$69 ;
+  wire [5:0] \$69 ;
   wire [7:0] \$7 ;
-  wire [5:0] \$70 ;
-  wire \$71 ;
-  wire [5:0] \$72 ;
-  wire \$73 ;
-  wire [5:0] \$74 ;
-  wire \$75 ;
-  wire [5:0] \$76 ;
-  wire \$77 ;
-  wire [5:0] \$78 ;
+  wire \$70 ;
+  wire [5:0] \$71 ;
+  wire \$72 ;
+  wire [5:0] \$73 ;
+  wire \$74 ;
+  wire [5:0] \$75 ;
+  wire \$76 ;
+  wire [5:0] \$77 ;
+  wire \$78 ;
   wire \$79 ;
   wire [7:0] \$8 ;
   wire \$80 ;
@@ -324,12 +330,12 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   wire \$91 ;
   wire \$92 ;
   wire \$93 ;
-  wire [7:0] \$94 ;
-  wire [8:0] \$95 ;
-  wire [9:0] \$96 ;
-  wire [6:0] \$97 ;
-  wire [4:0] \$98 ;
-  wire [7:0] \$99 ;
+  wire \$94 ;
+  wire \$95 ;
+  wire \$96 ;
+  wire \$97 ;
+  wire \$98 ;
+  wire \$99 ;
   (* init = 8'h00 *)
   wire [7:0] a;
   reg [15:0] ad = 16'h0000;
@@ -752,283 +758,289 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \$43  = state == 5'h17;
   assign \$44  = \$43  ? 16'hffff : 16'hfffd;
   assign \$45  = ir[6] ? state__a : state__p;
-  assign \$46  = ad[7:0] + 1'h1;
-  assign \$47  = ! dec[4:0];
-  assign \$48  = dec[4:0] == 4'hd;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = dec[4:0] == 4'he;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = dec[4:0] == 4'hf;
-  assign \$53  = \$51  | \$52 ;
-  assign \$54  = dec[4:0] == 5'h10;
-  assign \$55  = \$53  | \$54 ;
-  assign \$56  = dec[4:0] == 5'h11;
-  assign \$57  = \$55  | \$56 ;
-  assign \$58  = dec[4:0] == 4'hc;
-  assign \$59  = \$58  ? 6'h0f : 6'h03;
-  assign \$60  = ir[6] ? state__p[1] : state__p[0];
-  assign \$61  = ir[6] ? state__p[6] : state__p[7];
-  assign \$62  = ir[7] ? \$60  : \$61 ;
-  assign \$63  = \$62  == ir[5];
-  assign \$64  = \$63  ? 6'h0d : 6'h00;
-  assign \$65  = ! dec[6:5];
-  assign \$66  = ~ ixc;
-  assign \$67  = \$65  & \$66 ;
-  assign \$68  = \$17 [15:8] == state__pc[15:8];
-  assign \$69  = state == 5'h10;
-  assign \$70  = \$69  ? 6'h11 : 6'h14;
-  assign \$71  = state == 5'h11;
-  assign \$72  = \$71  ? 6'h12 : 6'h15;
-  assign \$73  = state == 5'h16;
-  assign \$74  = \$73  ? 6'h17 : 6'h24;
-  assign \$75  = state == 5'h1a;
-  assign \$76  = \$75  ? 6'h1b : 6'h1f;
-  assign \$77  = state == 5'h1b;
-  assign \$78  = \$77  ? 6'h1c : 6'h00;
-  assign \$79  = ! dec[4:0];
-  assign \$80  = dec[4:0] == 4'hd;
-  assign \$81  = \$79  | \$80 ;
-  assign \$82  = dec[4:0] == 4'he;
-  assign \$83  = \$81  | \$82 ;
-  assign \$84  = dec[4:0] == 4'hf;
-  assign \$85  = \$83  | \$84 ;
-  assign \$86  = dec[4:0] == 5'h10;
-  assign \$87  = \$85  | \$86 ;
-  assign \$88  = dec[4:0] == 5'h11;
-  assign \$89  = \$87  | \$88 ;
-  assign \$90  = ~ \no_inc$64 ;
-  assign \$91  = \$17 [15:8] == state__pc[15:8];
+  assign \$46  = ! dec[4:0];
+  assign \$47  = dec[4:0] == 4'hd;
+  assign \$48  = \$46  | \$47 ;
+  assign \$49  = dec[4:0] == 4'he;
+  assign \$50  = \$48  | \$49 ;
+  assign \$51  = dec[4:0] == 4'hf;
+  assign \$52  = \$50  | \$51 ;
+  assign \$53  = dec[4:0] == 5'h10;
+  assign \$54  = \$52  | \$53 ;
+  assign \$55  = dec[4:0] == 5'h11;
+  assign \$56  = \$54  | \$55 ;
+  assign \$57  = dec[4:0] == 4'hc;
+  assign \$58  = \$57  ? 6'h0f : 6'h03;
+  assign \$59  = ir[6] ? state__p[1] : state__p[0];
+  assign \$60  = ir[6] ? state__p[6] : state__p[7];
+  assign \$61  = ir[7] ? \$59  : \$60 ;
+  assign \$62  = \$61  == ir[5];
+  assign \$63  = \$62  ? 6'h0d : 6'h00;
+  assign \$64  = ! dec[6:5];
+  assign \$65  = ~ ixc;
+  assign \$66  = \$64  & \$65 ;
+  assign \$67  = \$17 [15:8] == state__pc[15:8];
+  assign \$68  = state == 5'h10;
+  assign \$69  = \$68  ? 6'h11 : 6'h14;
+  assign \$70  = state == 5'h11;
+  assign \$71  = \$70  ? 6'h12 : 6'h15;
+  assign \$72  = state == 5'h16;
+  assign \$73  = \$72  ? 6'h17 : 6'h24;
+  assign \$74  = state == 5'h1a;
+  assign \$75  = \$74  ? 6'h1b : 6'h1f;
+  assign \$76  = state == 5'h1b;
+  assign \$77  = \$76  ? 6'h1c : 6'h00;
+  assign \$78  = ! dec[4:0];
+  assign \$79  = dec[4:0] == 4'hd;
+  assign \$80  = \$78  | \$79 ;
+  assign \$81  = dec[4:0] == 4'he;
+  assign \$82  = \$80  | \$81 ;
+  assign \$83  = dec[4:0] == 4'hf;
+  assign \$84  = \$82  | \$83 ;
+  assign \$85  = dec[4:0] == 5'h10;
+  assign \$86  = \$84  | \$85 ;
+  assign \$87  = dec[4:0] == 5'h11;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = ~ \no_inc$64 ;
+  assign \$90  = \$17 [15:8] == state__pc[15:8];
   assign fetch_next = ! state_adv;
-  assign \$92  = advance | load_en;
-  assign state_after = \$92  ? state_adv : state;
+  assign \$91  = advance | load_en;
+  assign state_after = \$91  ? state_adv : state;
   assign sync_next = ! state_after;
-  assign jammed_next = state_after == 6'h25;
-  assign \$93  = dec[14:9] == 4'h9;
-  assign \$94  = ~ exec_o;
-  assign addend = \$93  ? \$94  : exec_o;
-  assign \$95  = state__a + addend;
-  assign \$96  = \$95  + state__p[0];
-  assign \$99  = \$97  + \$98 ;
-  assign \$100  = \$99  + state__a[3:0];
-  assign \$103  = \$101  + \$102 ;
-  assign \$104  = \$103  + exec_o[3:0];
-  assign \$105  = \$100 [7:0] + \$104 [7:0];
-  assign \$106  = \$105  + state__p[0];
-  assign \$107  = \$106 [7:0] >= 8'hc8;
-  assign \$108  = \$106 [7:0] - 8'hc8;
-  assign \$109  = \$106 [7:0] >= 7'h64;
-  assign \$110  = \$106 [7:0] - 7'h64;
-  assign \$111  = \$109  ? \$110  : { 1'h0, \$106 [7:0] };
-  assign \$112  = \$107  ? \$108  : \$111 ;
-  assign \$113  = \$112 [6:0] >= 4'ha;
-  assign \$114  = \$112 [6:0] >= 5'h14;
-  assign \$115  = \$112 [6:0] >= 5'h1e;
-  assign \$116  = \$112 [6:0] >= 6'h28;
-  assign \$117  = \$112 [6:0] >= 6'h32;
-  assign \$118  = \$112 [6:0] >= 6'h3c;
-  assign \$119  = \$112 [6:0] >= 7'h46;
-  assign \$120  = \$112 [6:0] >= 7'h50;
-  assign \$121  = \$112 [6:0] >= 7'h5a;
-  assign \$124  = \$122  + \$123 ;
-  assign \$125  = \$112 [6:0] - \$124 ;
-  assign \$126  = \$100 [7:0] - \$104 [7:0];
-  assign \$127  = ~ state__p[0];
-  assign ddiff = $signed(\$126 ) - $signed({ 1'h0, \$127  });
-  assign \$128  = $signed(ddiff) < $signed(1'h0);
-  assign \$129  = $signed(ddiff) + $signed(8'h64);
-  assign \$130  = \$128  ? \$129  : { ddiff[9], ddiff };
-  assign \$133  = \$131  + \$132 ;
-  assign \$134  = \$133  + \$130 [3:0];
-  assign \$135  = \$130 [7:0] >= 8'hc8;
-  assign \$136  = \$130 [7:0] - 8'hc8;
-  assign \$137  = \$130 [7:0] >= 7'h64;
-  assign \$138  = \$130 [7:0] - 7'h64;
-  assign \$139  = \$137  ? \$138  : { 1'h0, \$130 [7:0] };
-  assign \$140  = \$135  ? \$136  : \$139 ;
-  assign \$141  = \$140 [6:0] >= 4'ha;
-  assign \$142  = \$140 [6:0] >= 5'h14;
-  assign \$143  = \$140 [6:0] >= 5'h1e;
-  assign \$144  = \$140 [6:0] >= 6'h28;
-  assign \$145  = \$140 [6:0] >= 6'h32;
-  assign \$146  = \$140 [6:0] >= 6'h3c;
-  assign \$147  = \$140 [6:0] >= 7'h46;
-  assign \$148  = \$140 [6:0] >= 7'h50;
-  assign \$149  = \$140 [6:0] >= 7'h5a;
-  assign \$152  = \$150  + \$151 ;
-  assign \$153  = \$140 [6:0] - \$152 ;
-  assign \$154  = $signed(\$130 [9:0]) < $signed(1'h0);
-  assign sbc_r = \$154  ? \$134 [7:0] : { \tens$79 , \$153 [3:0] };
-  assign \$155  = state__a - exec_o;
-  assign \$156  = state__x - exec_o;
-  assign \$157  = state__y - exec_o;
-  assign \$158  = state__a & exec_o;
-  assign \$159  = t[3:0] + t[0];
-  assign \$160  = \$159  > 3'h5;
-  assign \$161  = r[3:0] + 3'h6;
-  assign \$162  = \$160  ? { r[7:4], \$161 [3:0] } : r;
-  assign \$163  = ! r;
-  assign \$164  = ~ state__p[3];
-  assign \$165  = r[6] ^ r[5];
-  assign \$166  = t[7:4] + t[4];
-  assign \$167  = \$166  > 3'h5;
-  assign \$168  = r_lo + 7'h60;
-  assign \$169  = \$167  ? \$168 [7:0] : r_lo;
-  assign \$170  = t[7:4] + t[4];
-  assign \$171  = \$170  > 3'h5;
-  assign \$172  = t ^ r;
-  assign \$173  = state__a & state__x;
-  assign \$174  = \$173  - exec_o;
-  assign \$175  = ~ no_inc;
-  assign \$176  = dec[4:0] == 4'hc;
-  assign \$177  = \$176  ? 6'h0f : 6'h03;
-  assign \$178  = ir[6] ? state__p[1] : state__p[0];
-  assign \$179  = ir[6] ? state__p[6] : state__p[7];
-  assign \$180  = ir[7] ? \$178  : \$179 ;
-  assign \$181  = \$180  == ir[5];
-  assign \$182  = \$181  ? 6'h0d : 6'h00;
-  assign \$183  = ! dec[6:5];
-  assign \$184  = ~ ixc;
-  assign \$185  = \$183  & \$184 ;
-  assign \$186  = dec[14:9] == 6'h33;
-  assign \$187  = state__a & state__x;
-  assign \$188  = \$17 [15:8] == state__pc[15:8];
-  assign \$189  = state == 5'h10;
-  assign \$190  = \$189  ? 6'h11 : 6'h14;
-  assign \$191  = state == 5'h11;
-  assign \$192  = \$191  ? 6'h12 : 6'h15;
-  assign \$193  = state == 5'h16;
-  assign \$194  = \$193  ? 6'h17 : 6'h24;
-  assign \$195  = state == 5'h1a;
-  assign \$196  = \$195  ? 6'h1b : 6'h1f;
-  assign \$197  = state == 5'h1b;
-  assign \$198  = \$197  ? 6'h1c : 6'h00;
-  assign \$199  = ! exec_o;
-  assign \$200  = ! exec_o;
-  assign \$201  = ! exec_o;
-  assign \$202  = ! exec_o;
-  assign \$203  = state__a | exec_o;
-  assign \$204  = state__a | exec_o;
-  assign \$205  = state__a | exec_o;
-  assign \$206  = ! \$205 ;
-  assign \$207  = state__a & exec_o;
-  assign \$208  = state__a & exec_o;
-  assign \$209  = state__a & exec_o;
-  assign \$210  = ! \$209 ;
-  assign \$211  = state__a ^ exec_o;
-  assign \$212  = state__a ^ exec_o;
-  assign \$213  = state__a ^ exec_o;
-  assign \$214  = ! \$213 ;
-  assign \$215  = state__a ^ { tens, \$125 [3:0] };
-  assign \$216  = { tens, \$125 [3:0] } ^ exec_o;
-  assign \$217  = \$215  & \$216 ;
-  assign \$218  = ! { tens, \$125 [3:0] };
-  assign \$219  = \$106 [8:0] > 7'h63;
-  assign \$220  = state__a ^ addend;
-  assign \$221  = ~ \$220 ;
-  assign \$222  = state__a ^ \$96 [7:0];
+  assign \$92  = ~ load_en;
+  assign \$93  = state == 6'h25;
+  assign \$94  = state == 1'h1;
+  assign \$95  = advance & \$94 ;
+  assign \$96  = dec[4:0] == 5'h11;
+  assign \$97  = \$95  & \$96 ;
+  assign \$98  = \$93  | \$97 ;
+  assign jammed_next = \$92  & \$98 ;
+  assign \$99  = dec[14:9] == 4'h9;
+  assign \$100  = ~ exec_o;
+  assign addend = \$99  ? \$100  : exec_o;
+  assign \$101  = state__a + addend;
+  assign \$102  = \$101  + state__p[0];
+  assign \$105  = \$103  + \$104 ;
+  assign \$106  = \$105  + state__a[3:0];
+  assign \$109  = \$107  + \$108 ;
+  assign \$110  = \$109  + exec_o[3:0];
+  assign \$111  = \$106 [7:0] + \$110 [7:0];
+  assign \$112  = \$111  + state__p[0];
+  assign \$113  = \$112 [7:0] >= 8'hc8;
+  assign \$114  = \$112 [7:0] - 8'hc8;
+  assign \$115  = \$112 [7:0] >= 7'h64;
+  assign \$116  = \$112 [7:0] - 7'h64;
+  assign \$117  = \$115  ? \$116  : { 1'h0, \$112 [7:0] };
+  assign \$118  = \$113  ? \$114  : \$117 ;
+  assign \$119  = \$118 [6:0] >= 4'ha;
+  assign \$120  = \$118 [6:0] >= 5'h14;
+  assign \$121  = \$118 [6:0] >= 5'h1e;
+  assign \$122  = \$118 [6:0] >= 6'h28;
+  assign \$123  = \$118 [6:0] >= 6'h32;
+  assign \$124  = \$118 [6:0] >= 6'h3c;
+  assign \$125  = \$118 [6:0] >= 7'h46;
+  assign \$126  = \$118 [6:0] >= 7'h50;
+  assign \$127  = \$118 [6:0] >= 7'h5a;
+  assign \$130  = \$128  + \$129 ;
+  assign \$131  = \$118 [6:0] - \$130 ;
+  assign \$132  = \$106 [7:0] - \$110 [7:0];
+  assign \$133  = ~ state__p[0];
+  assign ddiff = $signed(\$132 ) - $signed({ 1'h0, \$133  });
+  assign \$134  = $signed(ddiff) < $signed(1'h0);
+  assign \$135  = $signed(ddiff) + $signed(8'h64);
+  assign \$136  = \$134  ? \$135  : { ddiff[9], ddiff };
+  assign \$139  = \$137  + \$138 ;
+  assign \$140  = \$139  + \$136 [3:0];
+  assign \$141  = \$136 [7:0] >= 8'hc8;
+  assign \$142  = \$136 [7:0] - 8'hc8;
+  assign \$143  = \$136 [7:0] >= 7'h64;
+  assign \$144  = \$136 [7:0] - 7'h64;
+  assign \$145  = \$143  ? \$144  : { 1'h0, \$136 [7:0] };
+  assign \$146  = \$141  ? \$142  : \$145 ;
+  assign \$147  = \$146 [6:0] >= 4'ha;
+  assign \$148  = \$146 [6:0] >= 5'h14;
+  assign \$149  = \$146 [6:0] >= 5'h1e;
+  assign \$150  = \$146 [6:0] >= 6'h28;
+  assign \$151  = \$146 [6:0] >= 6'h32;
+  assign \$152  = \$146 [6:0] >= 6'h3c;
+  assign \$153  = \$146 [6:0] >= 7'h46;
+  assign \$154  = \$146 [6:0] >= 7'h50;
+  assign \$155  = \$146 [6:0] >= 7'h5a;
+  assign \$158  = \$156  + \$157 ;
+  assign \$159  = \$146 [6:0] - \$158 ;
+  assign \$160  = $signed(\$136 [9:0]) < $signed(1'h0);
+  assign sbc_r = \$160  ? \$140 [7:0] : { \tens$79 , \$159 [3:0] };
+  assign \$161  = state__a - exec_o;
+  assign \$162  = state__x - exec_o;
+  assign \$163  = state__y - exec_o;
+  assign \$164  = state__a & exec_o;
+  assign \$165  = t[3:0] + t[0];
+  assign \$166  = \$165  > 3'h5;
+  assign \$167  = r[3:0] + 3'h6;
+  assign \$168  = \$166  ? { r[7:4], \$167 [3:0] } : r;
+  assign \$169  = ! r;
+  assign \$170  = ~ state__p[3];
+  assign \$171  = r[6] ^ r[5];
+  assign \$172  = t[7:4] + t[4];
+  assign \$173  = \$172  > 3'h5;
+  assign \$174  = r_lo + 7'h60;
+  assign \$175  = \$173  ? \$174 [7:0] : r_lo;
+  assign \$176  = t[7:4] + t[4];
+  assign \$177  = \$176  > 3'h5;
+  assign \$178  = t ^ r;
+  assign \$179  = state__a & state__x;
+  assign \$180  = \$179  - exec_o;
+  assign \$181  = ~ no_inc;
+  assign \$182  = dec[4:0] == 4'hc;
+  assign \$183  = \$182  ? 6'h0f : 6'h03;
+  assign \$184  = ir[6] ? state__p[1] : state__p[0];
+  assign \$185  = ir[6] ? state__p[6] : state__p[7];
+  assign \$186  = ir[7] ? \$184  : \$185 ;
+  assign \$187  = \$186  == ir[5];
+  assign \$188  = \$187  ? 6'h0d : 6'h00;
+  assign \$189  = ! dec[6:5];
+  assign \$190  = ~ ixc;
+  assign \$191  = \$189  & \$190 ;
+  assign \$192  = dec[14:9] == 6'h33;
+  assign \$193  = state__a & state__x;
+  assign \$194  = \$17 [15:8] == state__pc[15:8];
+  assign \$195  = state == 5'h10;
+  assign \$196  = \$195  ? 6'h11 : 6'h14;
+  assign \$197  = state == 5'h11;
+  assign \$198  = \$197  ? 6'h12 : 6'h15;
+  assign \$199  = state == 5'h16;
+  assign \$200  = \$199  ? 6'h17 : 6'h24;
+  assign \$201  = state == 5'h1a;
+  assign \$202  = \$201  ? 6'h1b : 6'h1f;
+  assign \$203  = state == 5'h1b;
+  assign \$204  = \$203  ? 6'h1c : 6'h00;
+  assign \$205  = ! exec_o;
+  assign \$206  = ! exec_o;
+  assign \$207  = ! exec_o;
+  assign \$208  = ! exec_o;
+  assign \$209  = state__a | exec_o;
+  assign \$210  = state__a | exec_o;
+  assign \$211  = state__a | exec_o;
+  assign \$212  = ! \$211 ;
+  assign \$213  = state__a & exec_o;
+  assign \$214  = state__a & exec_o;
+  assign \$215  = state__a & exec_o;
+  assign \$216  = ! \$215 ;
+  assign \$217  = state__a ^ exec_o;
+  assign \$218  = state__a ^ exec_o;
+  assign \$219  = state__a ^ exec_o;
+  assign \$220  = ! \$219 ;
+  assign \$221  = state__a ^ { tens, \$131 [3:0] };
+  assign \$222  = { tens, \$131 [3:0] } ^ exec_o;
   assign \$223  = \$221  & \$222 ;
-  assign \$224  = ! \$96 [7:0];
-  assign \$225  = state__a ^ sbc_r;
-  assign \$226  = sbc_r ^ exec_o;
-  assign \$227  = \$225  & \$226 ;
-  assign \$228  = ! sbc_r;
-  assign \$229  = state__a ^ addend;
-  assign \$230  = ~ \$229 ;
-  assign \$231  = state__a ^ \$96 [7:0];
-  assign \$232  = \$230  & \$231 ;
-  assign \$233  = ! \$96 [7:0];
-  assign \$234  = ~ diff[8];
-  assign \$235  = ! diff[7:0];
-  assign \$236  = ~ \diff$83 [8];
-  assign \$237  = ! \diff$83 [7:0];
-  assign \$238  = ~ \diff$84 [8];
-  assign \$239  = ! \diff$84 [7:0];
-  assign \$240  = state__a & exec_o;
-  assign \$241  = ! \$240 ;
-  assign \$242  = state__a & exec_o;
-  assign \$243  = state__a & exec_o;
-  assign \$244  = state__a & exec_o;
-  assign \$245  = ! \$244 ;
+  assign \$224  = ! { tens, \$131 [3:0] };
+  assign \$225  = \$112 [8:0] > 7'h63;
+  assign \$226  = state__a ^ addend;
+  assign \$227  = ~ \$226 ;
+  assign \$228  = state__a ^ \$102 [7:0];
+  assign \$229  = \$227  & \$228 ;
+  assign \$230  = ! \$102 [7:0];
+  assign \$231  = state__a ^ sbc_r;
+  assign \$232  = sbc_r ^ exec_o;
+  assign \$233  = \$231  & \$232 ;
+  assign \$234  = ! sbc_r;
+  assign \$235  = state__a ^ addend;
+  assign \$236  = ~ \$235 ;
+  assign \$237  = state__a ^ \$102 [7:0];
+  assign \$238  = \$236  & \$237 ;
+  assign \$239  = ! \$102 [7:0];
+  assign \$240  = ~ diff[8];
+  assign \$241  = ! diff[7:0];
+  assign \$242  = ~ \diff$83 [8];
+  assign \$243  = ! \diff$83 [7:0];
+  assign \$244  = ~ \diff$84 [8];
+  assign \$245  = ! \diff$84 [7:0];
   assign \$246  = state__a & exec_o;
-  assign \$247  = state__a & exec_o;
+  assign \$247  = ! \$246 ;
+  assign \$248  = state__a & exec_o;
   assign \$249  = state__a & exec_o;
   assign \$250  = state__a & exec_o;
-  assign \$252  = ! \$251 ;
-  assign \$254  = \$253  & state__x;
-  assign \$255  = \$254  & exec_o;
-  assign \$257  = \$256  & state__x;
-  assign \$258  = \$257  & exec_o;
+  assign \$251  = ! \$250 ;
+  assign \$252  = state__a & exec_o;
+  assign \$253  = state__a & exec_o;
+  assign \$255  = state__a & exec_o;
+  assign \$256  = state__a & exec_o;
+  assign \$258  = ! \$257 ;
   assign \$260  = \$259  & state__x;
   assign \$261  = \$260  & exec_o;
-  assign \$262  = ! \$261 ;
+  assign \$263  = \$262  & state__x;
   assign \$264  = \$263  & exec_o;
-  assign \$266  = \$265  & exec_o;
-  assign \$268  = \$267  & exec_o;
+  assign \$266  = \$265  & state__x;
+  assign \$267  = \$266  & exec_o;
+  assign \$268  = ! \$267 ;
   assign \$270  = \$269  & exec_o;
-  assign \$271  = ! \$270 ;
-  assign \$272  = ~ \diff$89 [8];
-  assign \$273  = ! \diff$89 [7:0];
-  assign \$274  = state__sp & exec_o;
-  assign \$275  = state__sp & exec_o;
-  assign \$276  = state__sp & exec_o;
-  assign \$277  = state__sp & exec_o;
-  assign \$278  = state__sp & exec_o;
-  assign \$279  = ! \$278 ;
-  assign \$280  = ! exec_o;
-  assign \$284  = ! \$283 [7:0];
-  assign \$288  = ! \$287 ;
-  assign \$289  = ! { state__a[6:0], state__p[0] };
-  assign \$290  = ! { state__p[0], state__a[7:1] };
-  assign \$291  = ! state__a;
-  assign \$292  = ! state__a;
-  assign \$293  = ! state__x;
-  assign \$294  = ! state__y;
-  assign \$295  = ! state__sp;
-  assign \$296  = state__x + 1'h1;
-  assign \$297  = state__x + 1'h1;
-  assign \$298  = state__x + 1'h1;
-  assign \$299  = ! \$298 [7:0];
-  assign \$300  = state__y + 1'h1;
-  assign \$301  = state__y + 1'h1;
-  assign \$302  = state__y + 1'h1;
-  assign \$303  = ! \$302 [7:0];
-  assign \$304  = state__x - 1'h1;
-  assign \$305  = state__x - 1'h1;
-  assign \$306  = state__x - 1'h1;
-  assign \$307  = ! \$306 [7:0];
-  assign \$308  = state__y - 1'h1;
-  assign \$309  = state__y - 1'h1;
-  assign \$310  = state__y - 1'h1;
-  assign \$311  = ! \$310 [7:0];
-  assign \$312  = dec[14:9] == 6'h25;
-  assign \$313  = dec[14:9] == 6'h27;
-  assign \$314  = dec[14:9] == 6'h2a;
+  assign \$272  = \$271  & exec_o;
+  assign \$274  = \$273  & exec_o;
+  assign \$276  = \$275  & exec_o;
+  assign \$277  = ! \$276 ;
+  assign \$278  = ~ \diff$89 [8];
+  assign \$279  = ! \diff$89 [7:0];
+  assign \$280  = state__sp & exec_o;
+  assign \$281  = state__sp & exec_o;
+  assign \$282  = state__sp & exec_o;
+  assign \$283  = state__sp & exec_o;
+  assign \$284  = state__sp & exec_o;
+  assign \$285  = ! \$284 ;
+  assign \$286  = ! exec_o;
+  assign \$290  = ! \$289 [7:0];
+  assign \$294  = ! \$293 ;
+  assign \$295  = ! { state__a[6:0], state__p[0] };
+  assign \$296  = ! { state__p[0], state__a[7:1] };
+  assign \$297  = ! state__a;
+  assign \$298  = ! state__a;
+  assign \$299  = ! state__x;
+  assign \$300  = ! state__y;
+  assign \$301  = ! state__sp;
+  assign \$302  = state__x + 1'h1;
+  assign \$303  = state__x + 1'h1;
+  assign \$304  = state__x + 1'h1;
+  assign \$305  = ! \$304 [7:0];
+  assign \$306  = state__y + 1'h1;
+  assign \$307  = state__y + 1'h1;
+  assign \$308  = state__y + 1'h1;
+  assign \$309  = ! \$308 [7:0];
+  assign \$310  = state__x - 1'h1;
+  assign \$311  = state__x - 1'h1;
+  assign \$312  = state__x - 1'h1;
+  assign \$313  = ! \$312 [7:0];
+  assign \$314  = state__y - 1'h1;
+  assign \$315  = state__y - 1'h1;
+  assign \$316  = state__y - 1'h1;
+  assign \$317  = ! \$316 [7:0];
+  assign \$318  = dec[14:9] == 6'h25;
+  assign \$319  = dec[14:9] == 6'h27;
+  assign \$320  = dec[14:9] == 6'h2a;
   always @(posedge clk)
-    ir <= \$315 ;
+    ir <= \$321 ;
   always @(posedge clk)
-    dec <= \$316 ;
+    dec <= \$322 ;
   always @(posedge clk)
-    state__pc <= \$317 ;
+    state__pc <= \$323 ;
   always @(posedge clk)
-    state <= \$318 ;
+    state <= \$324 ;
   always @(posedge clk)
-    ad <= \$319 ;
+    ad <= \$325 ;
   always @(posedge clk)
-    dl <= \$320 ;
+    dl <= \$326 ;
   always @(posedge clk)
-    ixc <= \$321 ;
+    ixc <= \$327 ;
   always @(posedge clk)
-    tmp <= \$322 ;
+    tmp <= \$328 ;
   always @(posedge clk)
-    state__sp <= \$323 ;
+    state__sp <= \$329 ;
   always @(posedge clk)
-    state__p <= \$324 ;
+    state__p <= \$330 ;
   always @(posedge clk)
-    state__a <= \$325 ;
+    state__a <= \$331 ;
   always @(posedge clk)
-    state__x <= \$326 ;
+    state__x <= \$332 ;
   always @(posedge clk)
-    state__y <= \$327 ;
+    state__y <= \$333 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
@@ -1700,7 +1712,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h21:
           addr = ad;
       6'h22:
-          addr = { ad[15:8], \$46 [7:0] };
+          addr = ad;
     endcase
   end
   always @* begin
@@ -2016,13 +2028,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
             5'h03:
                 state_adv = 6'h02;
             5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                state_adv = \$59 ;
+                state_adv = \$58 ;
             5'h06:
                 state_adv = 6'h05;
             5'h07:
                 state_adv = 6'h08;
             5'h08:
-                state_adv = \$64 ;
+                state_adv = \$63 ;
             5'h0b:
                 state_adv = 6'h13;
             5'h0d, 5'h0e, 5'h10:
@@ -2048,7 +2060,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           endcase
       6'h04:
           (* full_case = 32'd1 *)
-          if (\$67 ) begin
+          if (\$66 ) begin
             state_adv = 6'h00;
           end else begin
             state_adv = 6'h0a;
@@ -2079,7 +2091,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           state_adv = 6'h00;
       6'h0d:
           (* full_case = 32'd1 *)
-          if (\$68 ) begin
+          if (\$67 ) begin
             state_adv = 6'h00;
           end else begin
             state_adv = 6'h0e;
@@ -2089,15 +2101,15 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0f:
           state_adv = 6'h10;
       6'h10, 6'h13:
-          state_adv = \$70 ;
+          state_adv = \$69 ;
       6'h11, 6'h14:
-          state_adv = \$72 ;
+          state_adv = \$71 ;
       6'h12:
           state_adv = 6'h00;
       6'h15:
           state_adv = 6'h16;
       6'h16, 6'h23:
-          state_adv = \$74 ;
+          state_adv = \$73 ;
       6'h17, 6'h24:
           state_adv = 6'h00;
       6'h18:
@@ -2113,9 +2125,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h19:
           state_adv = 6'h00;
       6'h1a, 6'h1e:
-          state_adv = \$76 ;
+          state_adv = \$75 ;
       6'h1b, 6'h1f:
-          state_adv = \$78 ;
+          state_adv = \$77 ;
       6'h1c:
           state_adv = 6'h00;
       6'h1d:
@@ -2141,7 +2153,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           end
       6'h01:
           if (advance) begin
-            if (\$90 ) begin
+            if (\$89 ) begin
               pc_next = \$16 [15:0];
             end
           end
@@ -2178,7 +2190,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$91 ) begin
+            if (\$90 ) begin
               pc_next = \$17 [15:0];
             end else begin
               pc_next[7:0] = \$17 [7:0];
@@ -2242,7 +2254,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$63  = \$57 ;
+          \no_inc$63  = \$56 ;
     endcase
   end
   always @* begin
@@ -2252,68 +2264,68 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h00:
           /* empty */;
       6'h01:
-          \no_inc$64  = \$89 ;
+          \no_inc$64  = \$88 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     tens = 4'h0;
-    if (\$113 ) begin
+    if (\$119 ) begin
       tens = 4'h1;
     end
-    if (\$114 ) begin
+    if (\$120 ) begin
       tens = 4'h2;
     end
-    if (\$115 ) begin
+    if (\$121 ) begin
       tens = 4'h3;
     end
-    if (\$116 ) begin
+    if (\$122 ) begin
       tens = 4'h4;
     end
-    if (\$117 ) begin
+    if (\$123 ) begin
       tens = 4'h5;
     end
-    if (\$118 ) begin
+    if (\$124 ) begin
       tens = 4'h6;
     end
-    if (\$119 ) begin
+    if (\$125 ) begin
       tens = 4'h7;
     end
-    if (\$120 ) begin
+    if (\$126 ) begin
       tens = 4'h8;
     end
-    if (\$121 ) begin
+    if (\$127 ) begin
       tens = 4'h9;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     \tens$79  = 4'h0;
-    if (\$141 ) begin
+    if (\$147 ) begin
       \tens$79  = 4'h1;
     end
-    if (\$142 ) begin
+    if (\$148 ) begin
       \tens$79  = 4'h2;
     end
-    if (\$143 ) begin
+    if (\$149 ) begin
       \tens$79  = 4'h3;
     end
-    if (\$144 ) begin
+    if (\$150 ) begin
       \tens$79  = 4'h4;
     end
-    if (\$145 ) begin
+    if (\$151 ) begin
       \tens$79  = 4'h5;
     end
-    if (\$146 ) begin
+    if (\$152 ) begin
       \tens$79  = 4'h6;
     end
-    if (\$147 ) begin
+    if (\$153 ) begin
       \tens$79  = 4'h7;
     end
-    if (\$148 ) begin
+    if (\$154 ) begin
       \tens$79  = 4'h8;
     end
-    if (\$149 ) begin
+    if (\$155 ) begin
       \tens$79  = 4'h9;
     end
   end
@@ -2341,7 +2353,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h09:
             /* empty */;
         6'h0a:
-            diff = \$155 ;
+            diff = \$161 ;
       endcase
     end
   end
@@ -2371,7 +2383,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0a:
             /* empty */;
         6'h0b:
-            \diff$83  = \$156 ;
+            \diff$83  = \$162 ;
       endcase
     end
   end
@@ -2403,7 +2415,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0b:
             /* empty */;
         6'h0c:
-            \diff$84  = \$157 ;
+            \diff$84  = \$163 ;
       endcase
     end
   end
@@ -2443,7 +2455,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            t = \$158 ;
+            t = \$164 ;
       endcase
     end
   end
@@ -2523,7 +2535,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0f:
             /* empty */;
         6'h10:
-            r_lo = \$162 ;
+            r_lo = \$168 ;
       endcase
     end
   end
@@ -2564,18 +2576,18 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
             /* empty */;
         6'h10:
           begin
-            \out$88 [9] = \$163 ;
+            \out$88 [9] = \$169 ;
             (* full_case = 32'd1 *)
-            if (\$164 ) begin
+            if (\$170 ) begin
               \out$88 [7:0] = r;
               \out$88 [8] = r[7];
               \out$88 [10] = r[6];
-              \out$88 [11] = \$165 ;
+              \out$88 [11] = \$171 ;
             end else begin
-              \out$88 [7:0] = \$169 ;
+              \out$88 [7:0] = \$175 ;
               \out$88 [8] = state__p[0];
-              \out$88 [10] = \$171 ;
-              \out$88 [11] = \$172 [6];
+              \out$88 [10] = \$177 ;
+              \out$88 [11] = \$178 [6];
             end
           end
       endcase
@@ -2623,60 +2635,60 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h12:
             /* empty */;
         6'h13:
-            \diff$89  = \$174 ;
+            \diff$89  = \$180 ;
       endcase
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$315  = ir;
+    \$321  = ir;
     casez (state)
       6'h00:
           if (advance) begin
-            \$315  = din;
+            \$321  = din;
           end
     endcase
     if (rst) begin
-      \$315  = 8'h00;
+      \$321  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$316  = dec;
+    \$322  = dec;
     casez (state)
       6'h00:
           if (advance) begin
-            \$316  = dec_din;
+            \$322  = dec_din;
           end
     endcase
     if (rst) begin
-      \$316  = 18'h0000b;
+      \$322  = 18'h0000b;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$317  = state__pc;
+    \$323  = state__pc;
     casez (state)
       6'h00:
           if (advance) begin
-            \$317  = \$16 [15:0];
+            \$323  = \$16 [15:0];
           end
       6'h01:
           if (advance) begin
-            if (\$175 ) begin
-              \$317  = \$16 [15:0];
+            if (\$181 ) begin
+              \$323  = \$16 [15:0];
             end
           end
       6'h02:
           /* empty */;
       6'h03:
           if (advance) begin
-            \$317  = \$16 [15:0];
+            \$323  = \$16 [15:0];
             casez (dec[4:0])
               5'h04:
                   /* empty */;
               5'h09:
-                  \$317  = { din, ad[7:0] };
+                  \$323  = { din, ad[7:0] };
             endcase
           end
       6'h04:
@@ -2700,15 +2712,15 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$188 ) begin
-              \$317  = \$17 [15:0];
+            if (\$194 ) begin
+              \$323  = \$17 [15:0];
             end else begin
-              \$317 [7:0] = \$17 [7:0];
+              \$323 [7:0] = \$17 [7:0];
             end
           end
       6'h0e:
           if (advance) begin
-            \$317 [15:8] = ad[15:8];
+            \$323 [15:8] = ad[15:8];
           end
       6'h0f:
           /* empty */;
@@ -2718,7 +2730,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h12:
           if (advance) begin
-            \$317  = { din, ad[7:0] };
+            \$323  = { din, ad[7:0] };
           end
       6'h15:
           /* empty */;
@@ -2726,7 +2738,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h17, 6'h24:
           if (advance) begin
-            \$317  = { din, ad[7:0] };
+            \$323  = { din, ad[7:0] };
           end
       6'h18:
           /* empty */;
@@ -2736,11 +2748,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1b, 6'h1f:
           if (advance) begin
-            \$317  = { din, ad[7:0] };
+            \$323  = { din, ad[7:0] };
           end
       6'h1c:
           if (advance) begin
-            \$317  = \$16 [15:0];
+            \$323  = \$16 [15:0];
           end
       6'h1d:
           /* empty */;
@@ -2750,218 +2762,218 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h22:
           if (advance) begin
-            \$317  = { din, tmp };
+            \$323  = { din, tmp };
           end
     endcase
     if (load_en) begin
-      \$317  = load__pc;
+      \$323  = load__pc;
     end
     if (rst) begin
-      \$317  = 16'h0000;
+      \$323  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$318  = state;
+    \$324  = state;
     casez (state)
       6'h00:
           if (advance) begin
-            \$318  = 6'h01;
+            \$324  = 6'h01;
           end
       6'h01:
           if (advance) begin
             casez (dec[4:0])
               5'h00, 5'h01:
-                  \$318  = 6'h00;
+                  \$324  = 6'h00;
               5'h02:
-                  \$318  = 6'h0a;
+                  \$324  = 6'h0a;
               5'h03:
-                  \$318  = 6'h02;
+                  \$324  = 6'h02;
               5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$318  = \$177 ;
+                  \$324  = \$183 ;
               5'h06:
-                  \$318  = 6'h05;
+                  \$324  = 6'h05;
               5'h07:
-                  \$318  = 6'h08;
+                  \$324  = 6'h08;
               5'h08:
-                  \$318  = \$182 ;
+                  \$324  = \$188 ;
               5'h0b:
-                  \$318  = 6'h13;
+                  \$324  = 6'h13;
               5'h0d, 5'h0e, 5'h10:
-                  \$318  = 6'h18;
+                  \$324  = 6'h18;
               5'h0f:
-                  \$318  = 6'h20;
+                  \$324  = 6'h20;
               5'h11:
-                  \$318  = 6'h25;
+                  \$324  = 6'h25;
             endcase
           end
       6'h02:
           if (advance) begin
-            \$318  = 6'h0a;
+            \$324  = 6'h0a;
           end
       6'h03:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h04:
-                  \$318  = 6'h0a;
+                  \$324  = 6'h0a;
               5'h09:
-                  \$318  = 6'h00;
+                  \$324  = 6'h00;
               5'h0a:
-                  \$318  = 6'h21;
+                  \$324  = 6'h21;
               default:
-                  \$318  = 6'h04;
+                  \$324  = 6'h04;
             endcase
           end
       6'h04:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$185 ) begin
-              \$318  = 6'h00;
+            if (\$191 ) begin
+              \$324  = 6'h00;
             end else begin
-              \$318  = 6'h0a;
+              \$324  = 6'h0a;
             end
           end
       6'h05:
           if (advance) begin
-            \$318  = 6'h06;
+            \$324  = 6'h06;
           end
       6'h06:
           if (advance) begin
-            \$318  = 6'h07;
+            \$324  = 6'h07;
           end
       6'h07:
           if (advance) begin
-            \$318  = 6'h0a;
+            \$324  = 6'h0a;
           end
       6'h08:
           if (advance) begin
-            \$318  = 6'h09;
+            \$324  = 6'h09;
           end
       6'h09:
           if (advance) begin
-            \$318  = 6'h04;
+            \$324  = 6'h04;
           end
       6'h0a:
           (* full_case = 32'd1 *)
           casez (dec[6:5])
             2'h0:
                 if (advance) begin
-                  \$318  = 6'h00;
+                  \$324  = 6'h00;
                 end
             2'h1:
                 if (advance) begin
-                  \$318  = 6'h00;
+                  \$324  = 6'h00;
                 end
             default:
                 if (advance) begin
-                  \$318  = 6'h0b;
+                  \$324  = 6'h0b;
                 end
           endcase
       6'h0b:
           if (advance) begin
-            \$318  = 6'h0c;
+            \$324  = 6'h0c;
           end
       6'h0c:
           if (advance) begin
-            \$318  = 6'h00;
+            \$324  = 6'h00;
           end
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$188 ) begin
-              \$318  = 6'h00;
+            if (\$194 ) begin
+              \$324  = 6'h00;
             end else begin
-              \$318  = 6'h0e;
+              \$324  = 6'h0e;
             end
           end
       6'h0e:
           if (advance) begin
-            \$318  = 6'h00;
+            \$324  = 6'h00;
           end
       6'h0f:
           if (advance) begin
-            \$318  = 6'h10;
+            \$324  = 6'h10;
           end
       6'h10, 6'h13:
           if (advance) begin
-            \$318  = \$190 ;
+            \$324  = \$196 ;
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$318  = \$192 ;
+            \$324  = \$198 ;
           end
       6'h12:
           if (advance) begin
-            \$318  = 6'h00;
+            \$324  = 6'h00;
           end
       6'h15:
           if (advance) begin
-            \$318  = 6'h16;
+            \$324  = 6'h16;
           end
       6'h16, 6'h23:
           if (advance) begin
-            \$318  = \$194 ;
+            \$324  = \$200 ;
           end
       6'h17, 6'h24:
           if (advance) begin
-            \$318  = 6'h00;
+            \$324  = 6'h00;
           end
       6'h18:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h10:
-                  \$318  = 6'h19;
+                  \$324  = 6'h19;
               5'h0d:
-                  \$318  = 6'h1a;
+                  \$324  = 6'h1a;
               default:
-                  \$318  = 6'h1d;
+                  \$324  = 6'h1d;
             endcase
           end
       6'h19:
           if (advance) begin
-            \$318  = 6'h00;
+            \$324  = 6'h00;
           end
       6'h1a, 6'h1e:
           if (advance) begin
-            \$318  = \$196 ;
+            \$324  = \$202 ;
           end
       6'h1b, 6'h1f:
           if (advance) begin
-            \$318  = \$198 ;
+            \$324  = \$204 ;
           end
       6'h1c:
           if (advance) begin
-            \$318  = 6'h00;
+            \$324  = 6'h00;
           end
       6'h1d:
           if (advance) begin
-            \$318  = 6'h1e;
+            \$324  = 6'h1e;
           end
       6'h20:
           if (advance) begin
-            \$318  = 6'h00;
+            \$324  = 6'h00;
           end
       6'h21:
           if (advance) begin
-            \$318  = 6'h22;
+            \$324  = 6'h22;
           end
       6'h22:
           if (advance) begin
-            \$318  = 6'h00;
+            \$324  = 6'h00;
           end
     endcase
     if (load_en) begin
-      \$318  = 6'h00;
+      \$324  = 6'h00;
     end
     if (rst) begin
-      \$318  = 6'h23;
+      \$324  = 6'h23;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$319  = ad;
+    \$325  = ad;
     casez (state)
       6'h00:
           /* empty */;
@@ -2971,62 +2983,62 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h00, 5'h01:
                   /* empty */;
               5'h02:
-                  \$319  = { 8'h00, din };
+                  \$325  = { 8'h00, din };
               5'h03:
-                  \$319  = { 8'h00, din };
+                  \$325  = { 8'h00, din };
               5'h04, 5'h05, 5'h09, 5'h0a, 5'h0c:
-                  \$319 [7:0] = din;
+                  \$325 [7:0] = din;
               5'h06:
-                  \$319  = { 8'h00, din };
+                  \$325  = { 8'h00, din };
               5'h07:
-                  \$319  = { 8'h00, din };
+                  \$325  = { 8'h00, din };
             endcase
           end
       6'h02:
           if (advance) begin
-            \$319 [7:0] = ad_idx[7:0];
+            \$325 [7:0] = ad_idx[7:0];
           end
       6'h03:
           if (advance) begin
             (* full_case = 32'd1 *)
             casez (dec[4:0])
               5'h04:
-                  \$319 [15:8] = din;
+                  \$325 [15:8] = din;
               5'h09:
                   /* empty */;
               5'h0a:
-                  \$319 [15:8] = din;
+                  \$325 [15:8] = din;
               default:
-                  \$319  = { din, ad_idx[7:0] };
+                  \$325  = { din, ad_idx[7:0] };
             endcase
           end
       6'h04:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$185 ) begin
+            if (\$191 ) begin
             end else begin
-              \$319 [15:8] = \$22 [7:0];
+              \$325 [15:8] = \$22 [7:0];
             end
           end
       6'h05:
           if (advance) begin
-            \$319 [7:0] = \$20 [7:0];
+            \$325 [7:0] = \$20 [7:0];
           end
       6'h06:
           if (advance) begin
-            \$319 [7:0] = \$21 [7:0];
+            \$325 [7:0] = \$21 [7:0];
           end
       6'h07:
           if (advance) begin
-            \$319  = { din, tmp };
+            \$325  = { din, tmp };
           end
       6'h08:
           if (advance) begin
-            \$319 [7:0] = \$21 [7:0];
+            \$325 [7:0] = \$21 [7:0];
           end
       6'h09:
           if (advance) begin
-            \$319  = { din, tmp_y[7:0] };
+            \$325  = { din, tmp_y[7:0] };
           end
       6'h0a:
           /* empty */;
@@ -3037,9 +3049,9 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
       6'h0d:
           if (advance) begin
             (* full_case = 32'd1 *)
-            if (\$188 ) begin
+            if (\$194 ) begin
             end else begin
-              \$319 [15:8] = \$17 [15:8];
+              \$325 [15:8] = \$17 [15:8];
             end
           end
       6'h0e:
@@ -3056,7 +3068,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h16, 6'h23:
           if (advance) begin
-            \$319 [7:0] = din;
+            \$325 [7:0] = din;
           end
       6'h17, 6'h24:
           /* empty */;
@@ -3066,16 +3078,28 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$319 [7:0] = din;
+            \$325 [7:0] = din;
+          end
+      6'h1b, 6'h1f:
+          /* empty */;
+      6'h1c:
+          /* empty */;
+      6'h1d:
+          /* empty */;
+      6'h20:
+          /* empty */;
+      6'h21:
+          if (advance) begin
+            \$325 [7:0] = \$21 [7:0];
           end
     endcase
     if (rst) begin
-      \$319  = 16'h0000;
+      \$325  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$320  = dl;
+    \$326  = dl;
     casez (state)
       6'h00:
           /* empty */;
@@ -3095,7 +3119,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h07:
                   /* empty */;
               5'h08:
-                  \$320  = din;
+                  \$326  = din;
             endcase
           end
       6'h02:
@@ -3123,21 +3147,21 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
                 /* empty */;
             default:
                 if (advance) begin
-                  \$320  = din;
+                  \$326  = din;
                 end
           endcase
       6'h0b:
           if (advance) begin
-            \$320  = modified;
+            \$326  = modified;
           end
     endcase
     if (rst) begin
-      \$320  = 8'h00;
+      \$326  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$321  = ixc;
+    \$327  = ixc;
     casez (state)
       6'h00:
           /* empty */;
@@ -3156,7 +3180,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
               5'h0a:
                   /* empty */;
               default:
-                  \$321  = ad_idx[8];
+                  \$327  = ad_idx[8];
             endcase
           end
       6'h04:
@@ -3171,16 +3195,16 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h09:
           if (advance) begin
-            \$321  = tmp_y[8];
+            \$327  = tmp_y[8];
           end
     endcase
     if (rst) begin
-      \$321  = 1'h0;
+      \$327  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$322  = tmp;
+    \$328  = tmp;
     casez (state)
       6'h00:
           /* empty */;
@@ -3196,13 +3220,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h06:
           if (advance) begin
-            \$322  = din;
+            \$328  = din;
           end
       6'h07:
           /* empty */;
       6'h08:
           if (advance) begin
-            \$322  = din;
+            \$328  = din;
           end
       6'h09:
           /* empty */;
@@ -3246,16 +3270,16 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h21:
           if (advance) begin
-            \$322  = din;
+            \$328  = din;
           end
     endcase
     if (rst) begin
-      \$322  = 8'h00;
+      \$328  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$323  = state__sp;
+    \$329  = state__sp;
     casez (state)
       6'h00:
           /* empty */;
@@ -3283,8 +3307,8 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
                 /* empty */;
             2'h1:
                 if (advance) begin
-                  if (\$186 ) begin
-                    \$323  = \$187 ;
+                  if (\$192 ) begin
+                    \$329  = \$193 ;
                   end
                 end
           endcase
@@ -3300,17 +3324,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h10, 6'h13:
           if (advance) begin
-            \$323  = \$19 [7:0];
+            \$329  = \$19 [7:0];
           end
       6'h11, 6'h14:
           if (advance) begin
-            \$323  = \$19 [7:0];
+            \$329  = \$19 [7:0];
           end
       6'h12:
           /* empty */;
       6'h15:
           if (advance) begin
-            \$323  = \$19 [7:0];
+            \$329  = \$19 [7:0];
           end
       6'h16, 6'h23:
           /* empty */;
@@ -3318,13 +3342,13 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h18:
           if (advance) begin
-            \$323  = \$18 [7:0];
+            \$329  = \$18 [7:0];
           end
       6'h19:
           /* empty */;
       6'h1a, 6'h1e:
           if (advance) begin
-            \$323  = \$18 [7:0];
+            \$329  = \$18 [7:0];
           end
       6'h1b, 6'h1f:
           /* empty */;
@@ -3332,11 +3356,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$323  = \$18 [7:0];
+            \$329  = \$18 [7:0];
           end
       6'h20:
           if (advance) begin
-            \$323  = \$19 [7:0];
+            \$329  = \$19 [7:0];
           end
     endcase
     if (exec_en) begin
@@ -3380,7 +3404,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h13:
             /* empty */;
         6'h14:
-            \$323  = \$276 ;
+            \$329  = \$282 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -3402,19 +3426,19 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1e:
             /* empty */;
         6'h1f:
-            \$323  = state__x;
+            \$329  = state__x;
       endcase
     end
     if (load_en) begin
-      \$323  = load__sp;
+      \$329  = load__sp;
     end
     if (rst) begin
-      \$323  = 8'hff;
+      \$329  = 8'hff;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$324  = state__p;
+    \$330  = state__p;
     casez (state)
       6'h00:
           /* empty */;
@@ -3440,7 +3464,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h0b:
           if (advance) begin
-            \$324 [0] = mod_c;
+            \$330 [0] = mod_c;
           end
       6'h0c:
           /* empty */;
@@ -3458,7 +3482,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h15:
           if (advance) begin
-            \$324 [2] = 1'h1;
+            \$330 [2] = 1'h1;
           end
       6'h16, 6'h23:
           /* empty */;
@@ -3476,280 +3500,280 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
           /* empty */;
       6'h1d:
           if (advance) begin
-            \$324 [0] = din[0];
-            \$324 [1] = din[1];
-            \$324 [2] = din[2];
-            \$324 [3] = din[3];
-            \$324 [6] = din[6];
-            \$324 [7] = din[7];
+            \$330 [0] = din[0];
+            \$330 [1] = din[1];
+            \$330 [2] = din[2];
+            \$330 [3] = din[3];
+            \$330 [6] = din[6];
+            \$330 [7] = din[7];
           end
     endcase
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
           begin
-            \$324 [7] = exec_o[7];
-            \$324 [1] = \$199 ;
+            \$330 [7] = exec_o[7];
+            \$330 [1] = \$205 ;
           end
         6'h02:
           begin
-            \$324 [7] = exec_o[7];
-            \$324 [1] = \$200 ;
+            \$330 [7] = exec_o[7];
+            \$330 [1] = \$206 ;
           end
         6'h03:
           begin
-            \$324 [7] = exec_o[7];
-            \$324 [1] = \$201 ;
+            \$330 [7] = exec_o[7];
+            \$330 [1] = \$207 ;
           end
         6'h04:
           begin
-            \$324 [7] = exec_o[7];
-            \$324 [1] = \$202 ;
+            \$330 [7] = exec_o[7];
+            \$330 [1] = \$208 ;
           end
         6'h05:
           begin
-            \$324 [7] = \$204 [7];
-            \$324 [1] = \$206 ;
+            \$330 [7] = \$210 [7];
+            \$330 [1] = \$212 ;
           end
         6'h06:
           begin
-            \$324 [7] = \$208 [7];
-            \$324 [1] = \$210 ;
+            \$330 [7] = \$214 [7];
+            \$330 [1] = \$216 ;
           end
         6'h07:
           begin
-            \$324 [7] = \$212 [7];
-            \$324 [1] = \$214 ;
+            \$330 [7] = \$218 [7];
+            \$330 [1] = \$220 ;
           end
         6'h08:
             (* full_case = 32'd1 *)
             if (state__p[3]) begin
-              \$324 [7] = tens[3];
-              \$324 [6] = \$217 [7];
-              \$324 [1] = \$218 ;
-              \$324 [0] = \$219 ;
+              \$330 [7] = tens[3];
+              \$330 [6] = \$223 [7];
+              \$330 [1] = \$224 ;
+              \$330 [0] = \$225 ;
             end else begin
-              \$324 [0] = \$96 [8];
-              \$324 [6] = \$223 [7];
-              \$324 [7] = \$96 [7];
-              \$324 [1] = \$224 ;
+              \$330 [0] = \$102 [8];
+              \$330 [6] = \$229 [7];
+              \$330 [7] = \$102 [7];
+              \$330 [1] = \$230 ;
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (state__p[3]) begin
-              \$324 [7] = sbc_r[7];
-              \$324 [6] = \$227 [7];
-              \$324 [1] = \$228 ;
-              \$324 [0] = \$96 [8];
+              \$330 [7] = sbc_r[7];
+              \$330 [6] = \$233 [7];
+              \$330 [1] = \$234 ;
+              \$330 [0] = \$102 [8];
             end else begin
-              \$324 [0] = \$96 [8];
-              \$324 [6] = \$232 [7];
-              \$324 [7] = \$96 [7];
-              \$324 [1] = \$233 ;
+              \$330 [0] = \$102 [8];
+              \$330 [6] = \$238 [7];
+              \$330 [7] = \$102 [7];
+              \$330 [1] = \$239 ;
             end
         6'h0a:
           begin
-            \$324 [0] = \$234 ;
-            \$324 [7] = diff[7];
-            \$324 [1] = \$235 ;
+            \$330 [0] = \$240 ;
+            \$330 [7] = diff[7];
+            \$330 [1] = \$241 ;
           end
         6'h0b:
           begin
-            \$324 [0] = \$236 ;
-            \$324 [7] = \diff$83 [7];
-            \$324 [1] = \$237 ;
+            \$330 [0] = \$242 ;
+            \$330 [7] = \diff$83 [7];
+            \$330 [1] = \$243 ;
           end
         6'h0c:
           begin
-            \$324 [0] = \$238 ;
-            \$324 [7] = \diff$84 [7];
-            \$324 [1] = \$239 ;
+            \$330 [0] = \$244 ;
+            \$330 [7] = \diff$84 [7];
+            \$330 [1] = \$245 ;
           end
         6'h0d:
           begin
-            \$324 [1] = \$241 ;
-            \$324 [7] = exec_o[7];
-            \$324 [6] = exec_o[6];
+            \$330 [1] = \$247 ;
+            \$330 [7] = exec_o[7];
+            \$330 [6] = exec_o[6];
           end
         6'h0e:
           begin
-            \$324 [7] = \$243 [7];
-            \$324 [1] = \$245 ;
-            \$324 [0] = \$246 [7];
+            \$330 [7] = \$249 [7];
+            \$330 [1] = \$251 ;
+            \$330 [0] = \$252 [7];
           end
         6'h0f:
           begin
-            \$324 [0] = \$249 [0];
-            \$324 [7] = 1'h0;
-            \$324 [1] = \$252 ;
+            \$330 [0] = \$255 [0];
+            \$330 [7] = 1'h0;
+            \$330 [1] = \$258 ;
           end
         6'h10:
           begin
-            \$324 [7] = \out$88 [8];
-            \$324 [1] = \out$88 [9];
-            \$324 [0] = \out$88 [10];
-            \$324 [6] = \out$88 [11];
+            \$330 [7] = \out$88 [8];
+            \$330 [1] = \out$88 [9];
+            \$330 [0] = \out$88 [10];
+            \$330 [6] = \out$88 [11];
           end
         6'h11:
           begin
-            \$324 [7] = \$258 [7];
-            \$324 [1] = \$262 ;
+            \$330 [7] = \$264 [7];
+            \$330 [1] = \$268 ;
           end
         6'h12:
           begin
-            \$324 [7] = \$268 [7];
-            \$324 [1] = \$271 ;
+            \$330 [7] = \$274 [7];
+            \$330 [1] = \$277 ;
           end
         6'h13:
           begin
-            \$324 [0] = \$272 ;
-            \$324 [7] = \diff$89 [7];
-            \$324 [1] = \$273 ;
+            \$330 [0] = \$278 ;
+            \$330 [7] = \diff$89 [7];
+            \$330 [1] = \$279 ;
           end
         6'h14:
           begin
-            \$324 [7] = \$277 [7];
-            \$324 [1] = \$279 ;
+            \$330 [7] = \$283 [7];
+            \$330 [1] = \$285 ;
           end
         6'h15:
           begin
-            \$324 [7] = exec_o[7];
-            \$324 [1] = \$280 ;
+            \$330 [7] = exec_o[7];
+            \$330 [1] = \$286 ;
           end
         6'h16:
           begin
-            \$324 [0] = state__a[7];
-            \$324 [7] = \$282 [7];
-            \$324 [1] = \$284 ;
+            \$330 [0] = state__a[7];
+            \$330 [7] = \$288 [7];
+            \$330 [1] = \$290 ;
           end
         6'h17:
           begin
-            \$324 [0] = state__a[0];
-            \$324 [7] = \$286 [7];
-            \$324 [1] = \$288 ;
+            \$330 [0] = state__a[0];
+            \$330 [7] = \$292 [7];
+            \$330 [1] = \$294 ;
           end
         6'h18:
           begin
-            \$324 [0] = state__a[7];
-            \$324 [7] = state__a[6];
-            \$324 [1] = \$289 ;
+            \$330 [0] = state__a[7];
+            \$330 [7] = state__a[6];
+            \$330 [1] = \$295 ;
           end
         6'h19:
           begin
-            \$324 [0] = state__a[0];
-            \$324 [7] = state__p[0];
-            \$324 [1] = \$290 ;
+            \$330 [0] = state__a[0];
+            \$330 [7] = state__p[0];
+            \$330 [1] = \$296 ;
           end
         6'h1a:
           begin
-            \$324 [7] = state__a[7];
-            \$324 [1] = \$291 ;
+            \$330 [7] = state__a[7];
+            \$330 [1] = \$297 ;
           end
         6'h1b:
           begin
-            \$324 [7] = state__a[7];
-            \$324 [1] = \$292 ;
+            \$330 [7] = state__a[7];
+            \$330 [1] = \$298 ;
           end
         6'h1c:
           begin
-            \$324 [7] = state__x[7];
-            \$324 [1] = \$293 ;
+            \$330 [7] = state__x[7];
+            \$330 [1] = \$299 ;
           end
         6'h1d:
           begin
-            \$324 [7] = state__y[7];
-            \$324 [1] = \$294 ;
+            \$330 [7] = state__y[7];
+            \$330 [1] = \$300 ;
           end
         6'h1e:
           begin
-            \$324 [7] = state__sp[7];
-            \$324 [1] = \$295 ;
+            \$330 [7] = state__sp[7];
+            \$330 [1] = \$301 ;
           end
         6'h1f:
             /* empty */;
         6'h20:
           begin
-            \$324 [7] = \$297 [7];
-            \$324 [1] = \$299 ;
+            \$330 [7] = \$303 [7];
+            \$330 [1] = \$305 ;
           end
         6'h21:
           begin
-            \$324 [7] = \$301 [7];
-            \$324 [1] = \$303 ;
+            \$330 [7] = \$307 [7];
+            \$330 [1] = \$309 ;
           end
         6'h22:
           begin
-            \$324 [7] = \$305 [7];
-            \$324 [1] = \$307 ;
+            \$330 [7] = \$311 [7];
+            \$330 [1] = \$313 ;
           end
         6'h23:
           begin
-            \$324 [7] = \$309 [7];
-            \$324 [1] = \$311 ;
+            \$330 [7] = \$315 [7];
+            \$330 [1] = \$317 ;
           end
         6'h24, 6'h25:
-            \$324 [0] = \$312 ;
+            \$330 [0] = \$318 ;
         6'h26, 6'h27:
-            \$324 [2] = \$313 ;
+            \$330 [2] = \$319 ;
         6'h29, 6'h2a:
-            \$324 [3] = \$314 ;
+            \$330 [3] = \$320 ;
         6'h28:
-            \$324 [6] = 1'h0;
+            \$330 [6] = 1'h0;
         6'h2b:
           begin
-            \$324 [0] = exec_o[0];
-            \$324 [1] = exec_o[1];
-            \$324 [2] = exec_o[2];
-            \$324 [3] = exec_o[3];
-            \$324 [6] = exec_o[6];
-            \$324 [7] = exec_o[7];
+            \$330 [0] = exec_o[0];
+            \$330 [1] = exec_o[1];
+            \$330 [2] = exec_o[2];
+            \$330 [3] = exec_o[3];
+            \$330 [6] = exec_o[6];
+            \$330 [7] = exec_o[7];
           end
       endcase
     end
     if (load_en) begin
-      \$324 [0] = load__p[0];
-      \$324 [1] = load__p[1];
-      \$324 [2] = load__p[2];
-      \$324 [3] = load__p[3];
-      \$324 [6] = load__p[6];
-      \$324 [7] = load__p[7];
+      \$330 [0] = load__p[0];
+      \$330 [1] = load__p[1];
+      \$330 [2] = load__p[2];
+      \$330 [3] = load__p[3];
+      \$330 [6] = load__p[6];
+      \$330 [7] = load__p[7];
     end
     if (rst) begin
-      \$324  = 8'h30;
+      \$330  = 8'h30;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$325  = state__a;
+    \$331  = state__a;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
-            \$325  = exec_o;
+            \$331  = exec_o;
         6'h02:
             /* empty */;
         6'h03:
             /* empty */;
         6'h04:
-            \$325  = exec_o;
+            \$331  = exec_o;
         6'h05:
-            \$325  = \$203 ;
+            \$331  = \$209 ;
         6'h06:
-            \$325  = \$207 ;
+            \$331  = \$213 ;
         6'h07:
-            \$325  = \$211 ;
+            \$331  = \$217 ;
         6'h08:
             (* full_case = 32'd1 *)
             if (state__p[3]) begin
-              \$325  = { tens, \$125 [3:0] };
+              \$331  = { tens, \$131 [3:0] };
             end else begin
-              \$325  = \$96 [7:0];
+              \$331  = \$102 [7:0];
             end
         6'h09:
             (* full_case = 32'd1 *)
             if (state__p[3]) begin
-              \$325  = sbc_r;
+              \$331  = sbc_r;
             end else begin
-              \$325  = \$96 [7:0];
+              \$331  = \$102 [7:0];
             end
         6'h0a:
             /* empty */;
@@ -3760,59 +3784,59 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h0d:
             /* empty */;
         6'h0e:
-            \$325  = \$242 ;
+            \$331  = \$248 ;
         6'h0f:
-            \$325  = \$248 ;
+            \$331  = \$254 ;
         6'h10:
-            \$325  = \out$88 [7:0];
+            \$331  = \out$88 [7:0];
         6'h11:
-            \$325  = \$255 ;
+            \$331  = \$261 ;
         6'h12:
-            \$325  = \$264 ;
+            \$331  = \$270 ;
         6'h13:
             /* empty */;
         6'h14:
-            \$325  = \$274 ;
+            \$331  = \$280 ;
         6'h15:
             /* empty */;
         6'h16:
-            \$325  = \$281 [7:0];
+            \$331  = \$287 [7:0];
         6'h17:
-            \$325  = \$285 ;
+            \$331  = \$291 ;
         6'h18:
-            \$325  = { state__a[6:0], state__p[0] };
+            \$331  = { state__a[6:0], state__p[0] };
         6'h19:
-            \$325  = { state__p[0], state__a[7:1] };
+            \$331  = { state__p[0], state__a[7:1] };
         6'h1a:
             /* empty */;
         6'h1b:
             /* empty */;
         6'h1c:
-            \$325  = state__x;
+            \$331  = state__x;
         6'h1d:
-            \$325  = state__y;
+            \$331  = state__y;
       endcase
     end
     if (load_en) begin
-      \$325  = load__a;
+      \$331  = load__a;
     end
     if (rst) begin
-      \$325  = 8'h00;
+      \$331  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$326  = state__x;
+    \$332  = state__x;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
             /* empty */;
         6'h02:
-            \$326  = exec_o;
+            \$332  = exec_o;
         6'h03:
             /* empty */;
         6'h04:
-            \$326  = exec_o;
+            \$332  = exec_o;
         6'h05:
             /* empty */;
         6'h06:
@@ -3840,11 +3864,11 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h11:
             /* empty */;
         6'h12:
-            \$326  = \$266 ;
+            \$332  = \$272 ;
         6'h13:
-            \$326  = \diff$89 [7:0];
+            \$332  = \diff$89 [7:0];
         6'h14:
-            \$326  = \$275 ;
+            \$332  = \$281 ;
         6'h15:
             /* empty */;
         6'h16:
@@ -3856,7 +3880,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h19:
             /* empty */;
         6'h1a:
-            \$326  = state__a;
+            \$332  = state__a;
         6'h1b:
             /* empty */;
         6'h1c:
@@ -3864,27 +3888,27 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1d:
             /* empty */;
         6'h1e:
-            \$326  = state__sp;
+            \$332  = state__sp;
         6'h1f:
             /* empty */;
         6'h20:
-            \$326  = \$296 [7:0];
+            \$332  = \$302 [7:0];
         6'h21:
             /* empty */;
         6'h22:
-            \$326  = \$304 [7:0];
+            \$332  = \$310 [7:0];
       endcase
     end
     if (load_en) begin
-      \$326  = load__x;
+      \$332  = load__x;
     end
     if (rst) begin
-      \$326  = 8'h00;
+      \$332  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$327  = state__y;
+    \$333  = state__y;
     if (exec_en) begin
       casez (dec[14:9])
         6'h01:
@@ -3892,7 +3916,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h02:
             /* empty */;
         6'h03:
-            \$327  = exec_o;
+            \$333  = exec_o;
         6'h04:
             /* empty */;
         6'h05:
@@ -3940,7 +3964,7 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h1a:
             /* empty */;
         6'h1b:
-            \$327  = state__a;
+            \$333  = state__a;
         6'h1c:
             /* empty */;
         6'h1d:
@@ -3952,18 +3976,18 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
         6'h20:
             /* empty */;
         6'h21:
-            \$327  = \$300 [7:0];
+            \$333  = \$306 [7:0];
         6'h22:
             /* empty */;
         6'h23:
-            \$327  = \$308 [7:0];
+            \$333  = \$314 [7:0];
       endcase
     end
     if (load_en) begin
-      \$327  = load__y;
+      \$333  = load__y;
     end
     if (rst) begin
-      \$327  = 8'h00;
+      \$333  = 8'h00;
     end
   end
   assign a = state__a;
@@ -3982,17 +4006,17 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign ad_x = \$20 [7:0];
   assign ad_1 = \$21 [7:0];
   assign adh_ixc = \$22 [7:0];
-  assign bsum = \$96 [8:0];
-  assign out = \$100 [7:0];
-  assign \out$69  = \$104 [7:0];
-  assign dsum = \$106 [8:0];
-  assign u = \$112 [6:0];
-  assign ones = \$125 [3:0];
-  assign adc_r = { tens, \$125 [3:0] };
-  assign dadj = \$130 [9:0];
-  assign \out$77  = \$134 [7:0];
-  assign \u$78  = \$140 [6:0];
-  assign \ones$80  = \$153 [3:0];
+  assign bsum = \$102 [8:0];
+  assign out = \$106 [7:0];
+  assign \out$69  = \$110 [7:0];
+  assign dsum = \$112 [8:0];
+  assign u = \$118 [6:0];
+  assign ones = \$131 [3:0];
+  assign adc_r = { tens, \$131 [3:0] };
+  assign dadj = \$136 [9:0];
+  assign \out$77  = \$140 [7:0];
+  assign \u$78  = \$146 [6:0];
+  assign \ones$80  = \$159 [3:0];
   assign \p.c  = state__p[0];
   assign \p.z  = state__p[1];
   assign \p.i  = state__p[2];
@@ -4018,36 +4042,36 @@ module cpu6507(ce, rdy, load__a, load__x, load__y, load__sp, load__p, load__pc, 
   assign \out$88.v  = \out$88 [11];
   assign \$12  = { dl, 1'h0 };
   assign \$13  = { 1'h0, dl[7:1] };
-  assign \$97  = { state__a[7:4], 3'h0 };
-  assign \$98  = { state__a[7:4], 1'h0 };
-  assign \$101  = { exec_o[7:4], 3'h0 };
-  assign \$102  = { exec_o[7:4], 1'h0 };
-  assign \$122  = { tens, 3'h0 };
-  assign \$123  = { tens, 1'h0 };
-  assign \$131  = { \$130 [7:4], 3'h0 };
-  assign \$132  = { \$130 [7:4], 1'h0 };
-  assign \$150  = { \tens$79 , 3'h0 };
-  assign \$151  = { \tens$79 , 1'h0 };
-  assign \$248  = { 1'h0, \$247 [7:1] };
-  assign \$251  = { 1'h0, \$250 [7:1] };
-  assign { \$253 [4], \$253 [0] } = { state__a[4], state__a[0] };
-  assign { \$253 [7:5], \$253 [3:1] } = 6'h3f;
-  assign { \$256 [4], \$256 [0] } = { state__a[4], state__a[0] };
-  assign { \$256 [7:5], \$256 [3:1] } = 6'h3f;
+  assign \$103  = { state__a[7:4], 3'h0 };
+  assign \$104  = { state__a[7:4], 1'h0 };
+  assign \$107  = { exec_o[7:4], 3'h0 };
+  assign \$108  = { exec_o[7:4], 1'h0 };
+  assign \$128  = { tens, 3'h0 };
+  assign \$129  = { tens, 1'h0 };
+  assign \$137  = { \$136 [7:4], 3'h0 };
+  assign \$138  = { \$136 [7:4], 1'h0 };
+  assign \$156  = { \tens$79 , 3'h0 };
+  assign \$157  = { \tens$79 , 1'h0 };
+  assign \$254  = { 1'h0, \$253 [7:1] };
+  assign \$257  = { 1'h0, \$256 [7:1] };
   assign { \$259 [4], \$259 [0] } = { state__a[4], state__a[0] };
   assign { \$259 [7:5], \$259 [3:1] } = 6'h3f;
-  assign { \$263 [4], \$263 [0] } = { state__a[4], state__a[0] };
-  assign { \$263 [7:5], \$263 [3:1] } = 6'h3f;
+  assign { \$262 [4], \$262 [0] } = { state__a[4], state__a[0] };
+  assign { \$262 [7:5], \$262 [3:1] } = 6'h3f;
   assign { \$265 [4], \$265 [0] } = { state__a[4], state__a[0] };
   assign { \$265 [7:5], \$265 [3:1] } = 6'h3f;
-  assign { \$267 [4], \$267 [0] } = { state__a[4], state__a[0] };
-  assign { \$267 [7:5], \$267 [3:1] } = 6'h3f;
   assign { \$269 [4], \$269 [0] } = { state__a[4], state__a[0] };
   assign { \$269 [7:5], \$269 [3:1] } = 6'h3f;
-  assign \$281  = { state__a, 1'h0 };
-  assign \$282  = { state__a, 1'h0 };
-  assign \$283  = { state__a, 1'h0 };
-  assign \$285  = { 1'h0, state__a[7:1] };
-  assign \$286  = { 1'h0, state__a[7:1] };
-  assign \$287  = { 1'h0, state__a[7:1] };
+  assign { \$271 [4], \$271 [0] } = { state__a[4], state__a[0] };
+  assign { \$271 [7:5], \$271 [3:1] } = 6'h3f;
+  assign { \$273 [4], \$273 [0] } = { state__a[4], state__a[0] };
+  assign { \$273 [7:5], \$273 [3:1] } = 6'h3f;
+  assign { \$275 [4], \$275 [0] } = { state__a[4], state__a[0] };
+  assign { \$275 [7:5], \$275 [3:1] } = 6'h3f;
+  assign \$287  = { state__a, 1'h0 };
+  assign \$288  = { state__a, 1'h0 };
+  assign \$289  = { state__a, 1'h0 };
+  assign \$291  = { 1'h0, state__a[7:1] };
+  assign \$292  = { 1'h0, state__a[7:1] };
+  assign \$293  = { 1'h0, state__a[7:1] };
 endmodule

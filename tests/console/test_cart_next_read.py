@@ -1,5 +1,5 @@
-"""``Cart(rom_read="next")`` (the three-colour-clock console's ROM in block RAM, addressed a clock ahead
-from the next access) against ``Cart(rom_read="comb")`` (the ROM read combinationally, the form
+"""``Cart(rom_read="next")`` (both consoles' ROM in block RAM, addressed a clock ahead from the next
+access) against ``Cart(rom_read="comb")`` (the ROM read combinationally, the form
 the three-colour-clock console had before and that matched ALE on all 104 games): fed the same
 random access at every clock, and the "next" one the following clock's access on ``next_bus``,
 the read data must be equal at every clock, for every mapper. The accesses are biased to what the
@@ -108,5 +108,5 @@ def test_next_access_rom_read_equals_the_combinational_read(mapper):
 
 
 def test_cart_rejects_an_unknown_rom_read():
-    with pytest.raises(ValueError, match="rom_read must be 'sync', 'comb' or 'next', not 'async'"):
+    with pytest.raises(ValueError, match="rom_read must be 'next' or 'comb', not 'async'"):
         Cart(rom_read="async")

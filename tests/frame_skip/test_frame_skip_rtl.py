@@ -236,7 +236,7 @@ def test_count_clocks_across_the_low_half_wrap():
     against a plain Python count at every clock, over a clear and past 0xFFFF -> 0x10000 twice,
     with clocks that do not count in between."""
     from amaranth import Module, Signal
-    from hw.frame_skip import count_clocks
+    from hw.counters import count_clocks
     m = Module()
     value, inc, clear = Signal(32), Signal(), Signal()
     count_clocks(m, value, inc, clear, "t")

@@ -318,12 +318,12 @@ def test_timed_estimate_with_the_hard_blocks_own_times_by_hand():
     # paths: ram -> l0 -> f1: 1.0 + (2.454 - 0.303) + 0.6 = 3.751; f0 -> l1 -> dm.A: 1.0 + 0.6 + 1.416
     # = 3.016; f0 -> dc (A -> P, 2.823) -> l2 -> f2: 1.0 + 2.823 + 0.6 = 4.423, the largest
     assert d["timed"] == {"ns": 4.423, "mhz": round(1000 / 4.423, 1), "from": "q0", "to": "q2.D", "levels": 1,
-                          "over": []}
+                          "path": ["q0", "prod", "bit41"], "over": []}
     # with dc's P register: its P starts at 329 ps (+26 against a flip-flop): 1.0 + 0.026 + 0.6 = 1.626;
     # the RAM path is now the largest
     d = timing.netlist_depth(_hard_netlist(comb_dsp=False))
     assert d["timed"] == {"ns": 3.751, "mhz": round(1000 / 3.751, 1), "from": "rd", "to": "q1.D", "levels": 1,
-                          "over": []}
+                          "path": ["rd", "bit21"], "over": []}
 
 
 def test_timed_ends_above_the_target_period_by_hand(monkeypatch):
@@ -374,7 +374,7 @@ def test_timed_carry_chain_by_hand():
     d = timing.netlist_depth(n)
     assert d["levels"] == 3
     assert d["timed"] == {"ns": 2.513, "mhz": round(1000 / 2.513, 1), "from": "a", "to": "y.D", "levels": 3,
-                          "over": []}
+                          "path": ["a", "bit11", "bit19", "bit23"], "over": []}
     assert timing.XC7_CELL_PS["carry4_ci"]["O"][3] == 313
 
 
