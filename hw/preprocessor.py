@@ -700,6 +700,9 @@ class Preprocessor(wiring.Component):
             top3, base3, push3 = (stage(f"top3_{lane}", 1, top2), stage(f"base3_{lane}", range(OBS_PIXELS), base2),
                                   stage(f"push3_{lane}", 1, push2))
             va4 = stage(f"va4_{lane}", 24, wya3 * h3)
+            # the same product with the rounding's half added (num5 below: one add, not two in a
+            # row before the division's multiply; issue 16's timed estimate)
+            va4h = stage(f"va4h_{lane}", 24, wya3 * h3 + hw // 2)
             vb4 = stage(f"vb4_{lane}", 24, wyb3 * h3)
             acc4 = stage(f"acc4_{lane}", 24, Mux(top3, 0, vacc_rd[lane].data))
             v4, c4, rd4 = stage(f"v4_{lane}", 1, v3), stage(f"c4_{lane}", range(N), c3), stage(f"rd4_{lane}", 1, rd3)
@@ -710,10 +713,18 @@ class Preprocessor(wiring.Component):
             m.d.comb += [vacc_wr[lane].addr.eq(c4[1:]), vacc_wr[lane].data.eq(Mux(rd4, vb4, tot)),
                          vacc_wr[lane].en.eq(v4)]
             v5 = stage(f"v5_{lane}", 1, v4 & rd4)
-            num5 = stage(f"num5_{lane}", 24, tot + hw // 2)
+            num5 = stage(f"num5_{lane}", 24, acc4 + va4h)    # = tot + hw // 2
             idx5 = stage(f"idx5_{lane}", range(half), (base4 + c4)[1:])   # row*84 + c is even in lane 0
             l5, push5 = stage(f"l5_{lane}", 1, l4), stage(f"push5_{lane}", 1, push4)
-            prod6 = stage(f"prod6_{lane}", 24 + self.mult.bit_length(), num5 * self.mult)
+            # the division's multiply as two products of num5 with the constant's low 17 bits and
+            # the bits above, each within one DSP48E1 (24 x 17 unsigned) and registered, their sum
+            # formed on the way into the write (issue 16's timed estimate: as one 24 x 24
+            # multiply it was two DSPs without registers in a cascade, 9.19 ns)
+            m_lo, m_hi = self.mult & 0x1FFFF, self.mult >> 17
+            p6_lo = stage(f"prod6_lo_{lane}", 24 + 17, num5 * m_lo)
+            p6_hi = stage(f"prod6_hi_{lane}", 24 + max(m_hi.bit_length(), 1), num5 * m_hi)
+            prod6 = Signal(24 + self.mult.bit_length() + 1, name=f"prod6_{lane}")
+            m.d.comb += prod6.eq((p6_hi << 17) + p6_lo)
             v6, idx6 = stage(f"v6_{lane}", 1, v5), stage(f"idx6_{lane}", range(half), idx5)
             l6, push6 = stage(f"l6_{lane}", 1, l5), stage(f"push6_{lane}", 1, push5)
             m.d.comb += [stack_wr[lane].addr.eq(slot_base[head] + idx6),

@@ -59,60 +59,60 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$148 ;
   wire [24:0] \$149 ;
   wire \$15 ;
-  reg [13:0] \$150 ;
-  wire [14:0] \$151 ;
-  wire [46:0] \$152 ;
-  wire [24:0] \$153 ;
-  reg [13:0] \$154 ;
-  wire [14:0] \$155 ;
-  wire [46:0] \$156 ;
-  wire \$157 ;
-  wire [3:0] \$158 ;
-  wire [3:0] \$159 ;
+  wire [60:0] \$150 ;
+  wire [61:0] \$151 ;
+  reg [13:0] \$152 ;
+  wire [14:0] \$153 ;
+  wire [47:0] \$154 ;
+  wire [24:0] \$155 ;
+  wire [60:0] \$156 ;
+  wire [61:0] \$157 ;
+  reg [13:0] \$158 ;
+  wire [14:0] \$159 ;
   wire [9:0] \$16 ;
-  wire \$160 ;
-  wire [2:0] \$161 ;
-  reg [13:0] \$162 ;
-  wire [14:0] \$163 ;
-  wire [2:0] \$164 ;
-  reg [13:0] \$165 ;
-  wire [14:0] \$166 ;
-  wire [2:0] \$167 ;
-  wire \$168 ;
-  wire [14:0] \$169 ;
+  wire [47:0] \$160 ;
+  wire \$161 ;
+  wire [3:0] \$162 ;
+  wire [3:0] \$163 ;
+  wire \$164 ;
+  wire [2:0] \$165 ;
+  reg [13:0] \$166 ;
+  wire [14:0] \$167 ;
+  wire [2:0] \$168 ;
+  reg [13:0] \$169 ;
   wire [8:0] \$17 ;
-  wire [2:0] \$170 ;
-  wire \$171 ;
-  wire [15:0] \$172 ;
-  wire [2:0] \$173 ;
+  wire [14:0] \$170 ;
+  wire [2:0] \$171 ;
+  wire \$172 ;
+  wire [14:0] \$173 ;
   wire [2:0] \$174 ;
   wire \$175 ;
-  wire [2:0] \$176 ;
-  wire \$177 ;
-  wire [1:0] \$178 ;
-  wire [2:0] \$179 ;
+  wire [15:0] \$176 ;
+  wire [2:0] \$177 ;
+  wire [2:0] \$178 ;
+  wire \$179 ;
   wire [9:0] \$18 ;
-  wire [3:0] \$180 ;
-  wire [8:0] \$181 ;
-  wire [8:0] \$182 ;
-  wire [9:0] \$183 ;
-  wire [13:0] \$184 ;
+  wire [2:0] \$180 ;
+  wire \$181 ;
+  wire [1:0] \$182 ;
+  wire [2:0] \$183 ;
+  wire [3:0] \$184 ;
   wire [8:0] \$185 ;
   wire [8:0] \$186 ;
-  wire [7:0] \$187 ;
-  wire [7:0] \$188 ;
-  wire [7:0] \$189 ;
+  wire [9:0] \$187 ;
+  wire [13:0] \$188 ;
+  wire [8:0] \$189 ;
   wire [10:0] \$19 ;
-  wire \$190 ;
-  wire \$191 ;
-  wire \$192 ;
-  wire \$193 ;
+  wire [8:0] \$190 ;
+  wire [7:0] \$191 ;
+  wire [7:0] \$192 ;
+  wire [7:0] \$193 ;
   wire \$194 ;
-  wire [8:0] \$195 ;
+  wire \$195 ;
   wire \$196 ;
   wire \$197 ;
   wire \$198 ;
-  wire \$199 ;
+  wire [8:0] \$199 ;
   wire \$2 ;
   wire \$20 ;
   wire \$200 ;
@@ -122,17 +122,17 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$204 ;
   wire \$205 ;
   wire \$206 ;
-  wire [14:0] \$207 ;
-  wire [14:0] \$208 ;
-  wire [14:0] \$209 ;
+  wire \$207 ;
+  wire \$208 ;
+  wire \$209 ;
   wire [9:0] \$21 ;
-  wire [14:0] \$210 ;
+  wire \$210 ;
   wire [14:0] \$211 ;
   wire [14:0] \$212 ;
-  wire \$213 ;
-  wire \$214 ;
-  wire \$215 ;
-  wire \$216 ;
+  wire [14:0] \$213 ;
+  wire [14:0] \$214 ;
+  wire [14:0] \$215 ;
+  wire [14:0] \$216 ;
   wire \$217 ;
   wire \$218 ;
   wire \$219 ;
@@ -160,7 +160,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$239 ;
   wire [8:0] \$24 ;
   wire \$240 ;
-  wire [2:0] \$241 ;
+  wire \$241 ;
   wire \$242 ;
   wire \$243 ;
   wire \$244 ;
@@ -173,7 +173,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$250 ;
   wire \$251 ;
   wire \$252 ;
-  wire \$253 ;
+  wire [2:0] \$253 ;
   wire \$254 ;
   wire \$255 ;
   wire \$256 ;
@@ -197,147 +197,147 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$272 ;
   wire \$273 ;
   wire \$274 ;
-  wire [15:0] \$275 ;
-  wire [22:0] \$276 ;
-  wire [22:0] \$277 ;
-  wire [23:0] \$278 ;
-  wire \$279 ;
+  wire \$275 ;
+  wire \$276 ;
+  wire \$277 ;
+  wire \$278 ;
+  wire [15:0] \$279 ;
   wire [9:0] \$28 ;
-  wire [24:0] \$280 ;
-  wire [13:0] \$281 ;
-  wire [46:0] \$282 ;
+  wire [22:0] \$280 ;
+  wire [22:0] \$281 ;
+  wire [23:0] \$282 ;
   wire [22:0] \$283 ;
-  wire [22:0] \$284 ;
-  wire [23:0] \$285 ;
-  wire \$286 ;
-  wire [24:0] \$287 ;
-  wire [13:0] \$288 ;
-  wire [46:0] \$289 ;
+  wire [23:0] \$284 ;
+  wire \$285 ;
+  wire [24:0] \$286 ;
+  wire [13:0] \$287 ;
+  wire [39:0] \$288 ;
+  wire [29:0] \$289 ;
   wire \$29 ;
-  wire \$290 ;
-  wire \$291 ;
-  wire \$292 ;
-  wire \$293 ;
-  wire \$294 ;
+  wire [22:0] \$290 ;
+  wire [22:0] \$291 ;
+  wire [23:0] \$292 ;
+  wire [22:0] \$293 ;
+  wire [23:0] \$294 ;
   wire \$295 ;
-  wire \$296 ;
-  wire [2:0] \$297 ;
-  wire \$298 ;
-  wire [3:0] \$299 ;
+  wire [24:0] \$296 ;
+  wire [13:0] \$297 ;
+  wire [39:0] \$298 ;
+  wire [29:0] \$299 ;
   wire \$3 ;
   wire [8:0] \$30 ;
-  wire [3:0] \$300 ;
-  reg [13:0] \$301 ;
-  reg [1:0] \$302 ;
-  reg \$303 ;
-  reg \$304 ;
-  reg [7:0] \$305 ;
-  reg [7:0] \$306 ;
-  reg [6:0] \$307 ;
-  reg [7:0] \$308 ;
-  reg [7:0] \$309 ;
+  wire \$300 ;
+  wire \$301 ;
+  wire \$302 ;
+  wire \$303 ;
+  wire \$304 ;
+  wire \$305 ;
+  wire \$306 ;
+  wire [2:0] \$307 ;
+  wire \$308 ;
+  wire [3:0] \$309 ;
   wire [8:0] \$31 ;
-  reg [12:0] \$310 ;
-  reg \$311 ;
-  reg \$312 ;
+  wire [3:0] \$310 ;
+  reg [13:0] \$311 ;
+  reg [1:0] \$312 ;
   reg \$313 ;
   reg \$314 ;
-  reg \$315 ;
-  reg \$316 ;
-  reg \$317 ;
-  reg [6:0] \$318 ;
-  reg [6:0] \$319 ;
+  reg [7:0] \$315 ;
+  reg [7:0] \$316 ;
+  reg [6:0] \$317 ;
+  reg [7:0] \$318 ;
+  reg [7:0] \$319 ;
   wire [8:0] \$32 ;
-  reg [6:0] \$320 ;
-  reg [6:0] \$321 ;
-  reg [6:0] \$322 ;
-  reg [6:0] \$323 ;
-  reg [6:0] \$324 ;
-  reg [6:0] \$325 ;
-  reg [6:0] \$326 ;
+  reg [12:0] \$320 ;
+  reg \$321 ;
+  reg \$322 ;
+  reg \$323 ;
+  reg \$324 ;
+  reg \$325 ;
+  reg \$326 ;
   reg \$327 ;
-  reg \$328 ;
-  reg \$329 ;
+  reg [6:0] \$328 ;
+  reg [6:0] \$329 ;
   wire [9:0] \$33 ;
-  reg \$330 ;
-  reg \$331 ;
+  reg [6:0] \$330 ;
+  reg [6:0] \$331 ;
   reg [6:0] \$332 ;
   reg [6:0] \$333 ;
-  reg \$334 ;
-  reg [12:0] \$335 ;
-  reg \$336 ;
+  reg [6:0] \$334 ;
+  reg [6:0] \$335 ;
+  reg [6:0] \$336 ;
   reg \$337 ;
-  reg [13:0] \$338 ;
-  reg [1:0] \$339 ;
+  reg \$338 ;
+  reg \$339 ;
   wire \$34 ;
-  reg [7:0] \$340 ;
-  reg [7:0] \$341 ;
-  reg [7:0] \$342 ;
-  reg [7:0] \$343 ;
-  reg [7:0] \$344 ;
-  reg [7:0] \$345 ;
+  reg \$340 ;
+  reg \$341 ;
+  reg [6:0] \$342 ;
+  reg [6:0] \$343 ;
+  reg \$344 ;
+  reg [12:0] \$345 ;
   reg \$346 ;
   reg \$347 ;
-  reg \$348 ;
-  reg \$349 ;
+  reg [13:0] \$348 ;
+  reg [1:0] \$349 ;
   wire [9:0] \$35 ;
-  reg \$350 ;
-  reg \$351 ;
-  reg \$352 ;
-  reg [6:0] \$353 ;
-  reg [6:0] \$354 ;
-  reg [6:0] \$355 ;
+  reg [7:0] \$350 ;
+  reg [7:0] \$351 ;
+  reg [7:0] \$352 ;
+  reg [7:0] \$353 ;
+  reg [7:0] \$354 ;
+  reg [7:0] \$355 ;
   reg \$356 ;
   reg \$357 ;
   reg \$358 ;
-  reg [6:0] \$359 ;
+  reg \$359 ;
   wire \$36 ;
-  reg [6:0] \$360 ;
-  reg [6:0] \$361 ;
-  reg [6:0] \$362 ;
+  reg \$360 ;
+  reg \$361 ;
+  reg \$362 ;
   reg [6:0] \$363 ;
   reg [6:0] \$364 ;
-  reg \$365 ;
+  reg [6:0] \$365 ;
   reg \$366 ;
-  reg [6:0] \$367 ;
-  reg [6:0] \$368 ;
-  reg \$369 ;
+  reg \$367 ;
+  reg \$368 ;
+  reg [6:0] \$369 ;
   wire [8:0] \$37 ;
-  reg [12:0] \$370 ;
-  reg \$371 ;
-  reg [15:0] \$372 ;
-  reg [15:0] \$373 ;
-  reg [15:0] \$374 ;
-  reg [15:0] \$375 ;
-  reg [15:0] \$376 ;
-  reg [15:0] \$377 ;
-  reg \$378 ;
-  reg [6:0] \$379 ;
+  reg [6:0] \$370 ;
+  reg [6:0] \$371 ;
+  reg [6:0] \$372 ;
+  reg [6:0] \$373 ;
+  reg [6:0] \$374 ;
+  reg \$375 ;
+  reg \$376 ;
+  reg [6:0] \$377 ;
+  reg [6:0] \$378 ;
+  reg \$379 ;
   wire [8:0] \$38 ;
-  reg [6:0] \$380 ;
-  reg [6:0] \$381 ;
-  reg \$382 ;
-  reg \$383 ;
-  reg \$384 ;
-  reg \$385 ;
-  reg \$386 ;
-  reg [6:0] \$387 ;
-  reg [6:0] \$388 ;
-  reg \$389 ;
+  reg [12:0] \$380 ;
+  reg \$381 ;
+  reg [15:0] \$382 ;
+  reg [15:0] \$383 ;
+  reg [15:0] \$384 ;
+  reg [15:0] \$385 ;
+  reg [15:0] \$386 ;
+  reg [15:0] \$387 ;
+  reg \$388 ;
+  reg [6:0] \$389 ;
   wire [8:0] \$39 ;
-  reg [12:0] \$390 ;
-  reg \$391 ;
+  reg [6:0] \$390 ;
+  reg [6:0] \$391 ;
   reg \$392 ;
   reg \$393 ;
   reg \$394 ;
   reg \$395 ;
   reg \$396 ;
-  reg \$397 ;
-  reg \$398 ;
+  reg [6:0] \$397 ;
+  reg [6:0] \$398 ;
   reg \$399 ;
   wire \$4 ;
   wire [9:0] \$40 ;
-  reg \$400 ;
+  reg [12:0] \$400 ;
   reg \$401 ;
   reg \$402 ;
   reg \$403 ;
@@ -351,97 +351,111 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$410 ;
   reg \$411 ;
   reg \$412 ;
-  reg [1:0] \$413 ;
+  reg \$413 ;
   reg \$414 ;
-  reg [6:0] \$415 ;
+  reg \$415 ;
   reg \$416 ;
   reg \$417 ;
-  reg [6:0] \$418 ;
+  reg \$418 ;
   reg \$419 ;
   wire \$42 ;
-  reg [15:0] \$420 ;
-  reg [15:0] \$421 ;
-  reg [15:0] \$422 ;
-  reg \$423 ;
+  reg \$420 ;
+  reg \$421 ;
+  reg \$422 ;
+  reg [1:0] \$423 ;
   reg \$424 ;
-  reg \$425 ;
-  reg [6:0] \$426 ;
-  reg [6:0] \$427 ;
-  reg \$428 ;
-  reg [12:0] \$429 ;
+  reg [6:0] \$425 ;
+  reg \$426 ;
+  reg \$427 ;
+  reg [6:0] \$428 ;
+  reg \$429 ;
   wire [8:0] \$43 ;
-  reg \$430 ;
+  reg [15:0] \$430 ;
   reg [15:0] \$431 ;
-  reg \$432 ;
-  reg [15:0] \$433 ;
-  reg [6:0] \$434 ;
+  reg [15:0] \$432 ;
+  reg \$433 ;
+  reg \$434 ;
   reg \$435 ;
-  reg \$436 ;
+  reg [6:0] \$436 ;
   reg [6:0] \$437 ;
-  reg [6:0] \$438 ;
-  reg \$439 ;
+  reg \$438 ;
+  reg [12:0] \$439 ;
   wire \$44 ;
-  reg [12:0] \$440 ;
-  reg \$441 ;
-  reg [23:0] \$442 ;
-  reg [23:0] \$443 ;
-  reg [23:0] \$444 ;
+  reg \$440 ;
+  reg [15:0] \$441 ;
+  reg \$442 ;
+  reg [15:0] \$443 ;
+  reg [6:0] \$444 ;
   reg \$445 ;
-  reg [6:0] \$446 ;
-  reg \$447 ;
-  reg [12:0] \$448 ;
+  reg \$446 ;
+  reg [6:0] \$447 ;
+  reg [6:0] \$448 ;
   reg \$449 ;
   wire [8:0] \$45 ;
-  reg \$450 ;
+  reg [12:0] \$450 ;
   reg \$451 ;
   reg [23:0] \$452 ;
-  reg [11:0] \$453 ;
-  reg \$454 ;
-  reg \$455 ;
-  reg [46:0] \$456 ;
-  reg \$457 ;
-  reg [11:0] \$458 ;
-  reg \$459 ;
+  reg [23:0] \$453 ;
+  reg [23:0] \$454 ;
+  reg [23:0] \$455 ;
+  reg \$456 ;
+  reg [6:0] \$457 ;
+  reg \$458 ;
+  reg [12:0] \$459 ;
   wire [8:0] \$46 ;
   reg \$460 ;
   reg \$461 ;
-  reg [15:0] \$462 ;
-  reg [6:0] \$463 ;
-  reg \$464 ;
+  reg \$462 ;
+  reg [23:0] \$463 ;
+  reg [11:0] \$464 ;
   reg \$465 ;
-  reg [6:0] \$466 ;
-  reg [6:0] \$467 ;
-  reg \$468 ;
-  reg [12:0] \$469 ;
+  reg \$466 ;
+  reg [40:0] \$467 ;
+  reg [29:0] \$468 ;
+  reg \$469 ;
   wire [7:0] \$47 ;
-  reg \$470 ;
-  reg [23:0] \$471 ;
-  reg [23:0] \$472 ;
-  reg [23:0] \$473 ;
-  reg \$474 ;
+  reg [11:0] \$470 ;
+  reg \$471 ;
+  reg \$472 ;
+  reg \$473 ;
+  reg [15:0] \$474 ;
   reg [6:0] \$475 ;
   reg \$476 ;
-  reg [12:0] \$477 ;
-  reg \$478 ;
-  reg \$479 ;
+  reg \$477 ;
+  reg [6:0] \$478 ;
+  reg [6:0] \$479 ;
   wire [7:0] \$48 ;
   reg \$480 ;
-  reg [23:0] \$481 ;
-  reg [11:0] \$482 ;
-  reg \$483 ;
-  reg \$484 ;
-  reg [46:0] \$485 ;
-  reg \$486 ;
-  reg [11:0] \$487 ;
-  reg \$488 ;
+  reg [12:0] \$481 ;
+  reg \$482 ;
+  reg [23:0] \$483 ;
+  reg [23:0] \$484 ;
+  reg [23:0] \$485 ;
+  reg [23:0] \$486 ;
+  reg \$487 ;
+  reg [6:0] \$488 ;
   reg \$489 ;
   wire [8:0] \$49 ;
-  reg \$490 ;
-  reg [1:0] \$491 ;
-  reg [2:0] \$492 ;
+  reg [12:0] \$490 ;
+  reg \$491 ;
+  reg \$492 ;
   reg \$493 ;
+  reg [23:0] \$494 ;
+  reg [11:0] \$495 ;
+  reg \$496 ;
+  reg \$497 ;
+  reg [40:0] \$498 ;
+  reg [29:0] \$499 ;
   wire [8:0] \$5 ;
   wire \$50 ;
+  reg \$500 ;
+  reg [11:0] \$501 ;
+  reg \$502 ;
+  reg \$503 ;
+  reg \$504 ;
+  reg [1:0] \$505 ;
+  reg [2:0] \$506 ;
+  reg \$507 ;
   wire \$51 ;
   wire \$52 ;
   wire \$53 ;
@@ -501,12 +515,12 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [7:0] \$signature__addr ;
   wire [5:0] \$signature__addr$180 ;
   wire [5:0] \$signature__addr$184 ;
-  wire [13:0] \$signature__addr$191 ;
-  wire [5:0] \$signature__addr$199 ;
-  wire [5:0] \$signature__addr$203 ;
-  wire [13:0] \$signature__addr$210 ;
-  wire [13:0] \$signature__addr$220 ;
-  wire [13:0] \$signature__addr$221 ;
+  wire [13:0] \$signature__addr$194 ;
+  wire [5:0] \$signature__addr$201 ;
+  wire [5:0] \$signature__addr$205 ;
+  wire [13:0] \$signature__addr$215 ;
+  wire [13:0] \$signature__addr$224 ;
+  wire [13:0] \$signature__addr$225 ;
   wire [7:0] \$signature__addr$62 ;
   wire [7:0] \$signature__addr$63 ;
   wire [13:0] \$signature__addr$64 ;
@@ -517,13 +531,13 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [13:0] \$signature__addr$87 ;
   wire [7:0] \$signature__data ;
   wire [23:0] \$signature__data$186 ;
-  wire [7:0] \$signature__data$194 ;
-  wire [23:0] \$signature__data$205 ;
-  wire [7:0] \$signature__data$212 ;
-  wire [7:0] \$signature__data$223 ;
-  wire [7:0] \$signature__data$224 ;
-  wire [23:0] \$signature__data$295 ;
-  wire [23:0] \$signature__data$315 ;
+  wire [7:0] \$signature__data$197 ;
+  wire [23:0] \$signature__data$207 ;
+  wire [7:0] \$signature__data$217 ;
+  wire [7:0] \$signature__data$227 ;
+  wire [7:0] \$signature__data$228 ;
+  wire [23:0] \$signature__data$300 ;
+  wire [23:0] \$signature__data$321 ;
   wire [7:0] \$signature__data$72 ;
   wire [7:0] \$signature__data$73 ;
   reg [7:0] \$signature__data$78 ;
@@ -534,9 +548,9 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [7:0] \$signature__data$89 ;
   reg \$signature__en ;
   reg \$signature__en$189  = 1'h0;
-  wire \$signature__en$196 ;
-  reg \$signature__en$208  = 1'h0;
-  wire \$signature__en$214 ;
+  wire \$signature__en$198 ;
+  reg \$signature__en$210  = 1'h0;
+  wire \$signature__en$218 ;
   reg \$signature__en$85 ;
   reg \$signature__en$90 ;
   reg [23:0] acc4_0 = 24'h000000;
@@ -697,8 +711,12 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [7:0] prev_grey0;
   reg [7:0] prev_grey1;
   reg [7:0] prev_grey2;
-  reg [46:0] prod6_0 = 47'h000000000000;
-  reg [46:0] prod6_1 = 47'h000000000000;
+  wire [47:0] prod6_0;
+  wire [47:0] prod6_1;
+  reg [29:0] prod6_hi_0 = 30'h00000000;
+  reg [29:0] prod6_hi_1 = 30'h00000000;
+  reg [40:0] prod6_lo_0 = 41'h00000000000;
+  reg [40:0] prod6_lo_1 = 41'h00000000000;
   reg push1 = 1'h0;
   reg push1b = 1'h0;
   reg push2 = 1'h0;
@@ -795,6 +813,8 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg v6_1 = 1'h0;
   reg [23:0] va4_0 = 24'h000000;
   reg [23:0] va4_1 = 24'h000000;
+  reg [23:0] va4h_0 = 24'h000000;
+  reg [23:0] va4h_1 = 24'h000000;
   wire valid0;
   wire valid1;
   wire valid2;
@@ -1157,28 +1177,28 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     for (stack0__i = 0; stack0__i < 14112; stack0__i = stack0__i + 1) stack0[stack0__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$196 )
-      stack0[\$151 [13:0]] <= \$152 [7:0];
+    if (\$signature__en$198 )
+      stack0[\$153 [13:0]] <= \$154 [7:0];
   end
   reg [7:0] _6_;
   always @(posedge clk) begin
-    _6_ <= stack0[\$163 [13:0]];
+    _6_ <= stack0[\$167 [13:0]];
   end
-  assign \$signature__data$223  = _6_;
+  assign \$signature__data$227  = _6_;
   reg [7:0] stack1 [14111:0];
   integer stack1__i;
   initial begin
     for (stack1__i = 0; stack1__i < 14112; stack1__i = stack1__i + 1) stack1[stack1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$214 )
-      stack1[\$155 [13:0]] <= \$156 [7:0];
+    if (\$signature__en$218 )
+      stack1[\$159 [13:0]] <= \$160 [7:0];
   end
   reg [7:0] _7_;
   always @(posedge clk) begin
-    _7_ <= stack1[\$166 [13:0]];
+    _7_ <= stack1[\$170 [13:0]];
   end
-  assign \$signature__data$224  = _7_;
+  assign \$signature__data$228  = _7_;
   reg [23:0] vacc0 [41:0];
   integer vacc0__i;
   initial begin
@@ -1192,295 +1212,327 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   always @(posedge clk) begin
     _8_ <= vacc0[ecol0[6:1]];
   end
-  assign \$signature__data$295  = _8_;
+  assign \$signature__data$300  = _8_;
   reg [23:0] vacc1 [41:0];
   integer vacc1__i;
   initial begin
     for (vacc1__i = 0; vacc1__i < 42; vacc1__i = vacc1__i + 1) vacc1[vacc1__i] = 0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$208 )
-      vacc1[c4_1[6:1]] <= \$signature__data$205 ;
+    if (\$signature__en$210 )
+      vacc1[c4_1[6:1]] <= \$signature__data$207 ;
   end
   reg [23:0] _9_;
   always @(posedge clk) begin
     _9_ <= vacc1[ecol1[6:1]];
   end
-  assign \$signature__data$315  = _9_;
+  assign \$signature__data$321  = _9_;
   always @(posedge clk)
-    last1b_1 <= \$357 ;
+    prev1b_2 <= \$355 ;
   always @(posedge clk)
-    last1b_2 <= \$358 ;
+    zero1b <= \$356 ;
   always @(posedge clk)
-    wxa1b_0 <= \$359 ;
+    v1b_0 <= \$357 ;
   always @(posedge clk)
-    wxa1b_1 <= \$360 ;
+    v1b_1 <= \$358 ;
   always @(posedge clk)
-    wxa1b_2 <= \$361 ;
+    v1b_2 <= \$359 ;
   always @(posedge clk)
-    wxb1b_0 <= \$362 ;
+    cd1b_0 <= \$360 ;
   always @(posedge clk)
-    wxb1b_1 <= \$363 ;
+    cd1b_1 <= \$361 ;
   always @(posedge clk)
-    wxb1b_2 <= \$364 ;
+    cd1b_2 <= \$362 ;
   always @(posedge clk)
-    x0_1b <= \$365 ;
+    c1b_0 <= \$363 ;
   always @(posedge clk)
-    rd1b <= \$366 ;
+    c1b_1 <= \$364 ;
   always @(posedge clk)
-    wya1b <= \$367 ;
+    c1b_2 <= \$365 ;
   always @(posedge clk)
-    wyb1b <= \$368 ;
+    last1b_0 <= \$366 ;
   always @(posedge clk)
-    top1b <= \$369 ;
+    last1b_1 <= \$367 ;
   always @(posedge clk)
-    base1b <= \$370 ;
+    last1b_2 <= \$368 ;
   always @(posedge clk)
-    push1b <= \$371 ;
+    wxa1b_0 <= \$369 ;
   always @(posedge clk)
-    pa2_0 <= \$372 ;
+    wxa1b_1 <= \$370 ;
   always @(posedge clk)
-    pb2_0 <= \$373 ;
+    wxa1b_2 <= \$371 ;
   always @(posedge clk)
-    pa2_1 <= \$374 ;
+    wxb1b_0 <= \$372 ;
   always @(posedge clk)
-    pb2_1 <= \$375 ;
+    wxb1b_1 <= \$373 ;
   always @(posedge clk)
-    pa2_2 <= \$376 ;
+    wxb1b_2 <= \$374 ;
   always @(posedge clk)
-    pb2_2 <= \$377 ;
+    x0_1b <= \$375 ;
   always @(posedge clk)
-    v2_0 <= \$378 ;
+    rd1b <= \$376 ;
   always @(posedge clk)
-    c2_0 <= \$379 ;
+    wya1b <= \$377 ;
   always @(posedge clk)
-    c2_1 <= \$380 ;
+    wyb1b <= \$378 ;
   always @(posedge clk)
-    c2_2 <= \$381 ;
+    top1b <= \$379 ;
   always @(posedge clk)
-    last2_0 <= \$382 ;
+    base1b <= \$380 ;
   always @(posedge clk)
-    last2_1 <= \$383 ;
+    push1b <= \$381 ;
   always @(posedge clk)
-    last2_2 <= \$384 ;
+    pa2_0 <= \$382 ;
   always @(posedge clk)
-    x0_2 <= \$385 ;
+    pb2_0 <= \$383 ;
   always @(posedge clk)
-    rd2 <= \$386 ;
+    pa2_1 <= \$384 ;
   always @(posedge clk)
-    wya2 <= \$387 ;
+    pb2_1 <= \$385 ;
   always @(posedge clk)
-    wyb2 <= \$388 ;
+    pa2_2 <= \$386 ;
   always @(posedge clk)
-    top2 <= \$389 ;
+    pb2_2 <= \$387 ;
   always @(posedge clk)
-    base2 <= \$390 ;
+    v2_0 <= \$388 ;
   always @(posedge clk)
-    push2 <= \$391 ;
+    c2_0 <= \$389 ;
   always @(posedge clk)
-    head_sel0 <= \$392 ;
+    c2_1 <= \$390 ;
   always @(posedge clk)
-    head_sel1 <= \$393 ;
+    c2_2 <= \$391 ;
   always @(posedge clk)
-    head_sel2 <= \$394 ;
+    last2_0 <= \$392 ;
   always @(posedge clk)
-    second_sel0 <= \$395 ;
+    last2_1 <= \$393 ;
   always @(posedge clk)
-    second_sel1 <= \$396 ;
+    last2_2 <= \$394 ;
   always @(posedge clk)
-    second_sel2 <= \$397 ;
+    x0_2 <= \$395 ;
   always @(posedge clk)
-    second_pb0 <= \$398 ;
+    rd2 <= \$396 ;
   always @(posedge clk)
-    second_pb1 <= \$399 ;
+    wya2 <= \$397 ;
   always @(posedge clk)
-    second_pb2 <= \$400 ;
+    wyb2 <= \$398 ;
   always @(posedge clk)
-    tail_sel0 <= \$401 ;
+    top2 <= \$399 ;
   always @(posedge clk)
-    tail_sel1 <= \$402 ;
+    base2 <= \$400 ;
   always @(posedge clk)
-    tail_sel2 <= \$403 ;
+    push2 <= \$401 ;
   always @(posedge clk)
-    tail_pb0 <= \$404 ;
+    head_sel0 <= \$402 ;
   always @(posedge clk)
-    tail_pb1 <= \$405 ;
+    head_sel1 <= \$403 ;
   always @(posedge clk)
-    tail_pb2 <= \$406 ;
+    head_sel2 <= \$404 ;
   always @(posedge clk)
-    first_of0 <= \$407 ;
+    second_sel0 <= \$405 ;
   always @(posedge clk)
-    first_of1 <= \$408 ;
+    second_sel1 <= \$406 ;
   always @(posedge clk)
-    first_of2 <= \$409 ;
+    second_sel2 <= \$407 ;
   always @(posedge clk)
-    second_of0 <= \$410 ;
+    second_pb0 <= \$408 ;
   always @(posedge clk)
-    second_of1 <= \$411 ;
+    second_pb1 <= \$409 ;
   always @(posedge clk)
-    second_of2 <= \$412 ;
+    second_pb2 <= \$410 ;
   always @(posedge clk)
-    completions <= \$413 ;
+    tail_sel0 <= \$411 ;
   always @(posedge clk)
-    emit_first <= \$414 ;
+    tail_sel1 <= \$412 ;
   always @(posedge clk)
-    emit_first_col <= \$415 ;
+    tail_sel2 <= \$413 ;
   always @(posedge clk)
-    emit_first_last <= \$416 ;
+    tail_pb0 <= \$414 ;
   always @(posedge clk)
-    emit_second <= \$417 ;
+    tail_pb1 <= \$415 ;
   always @(posedge clk)
-    emit_second_col <= \$418 ;
+    tail_pb2 <= \$416 ;
   always @(posedge clk)
-    emit_second_last <= \$419 ;
+    first_of0 <= \$417 ;
   always @(posedge clk)
-    beat_head_s <= \$420 ;
+    first_of1 <= \$418 ;
   always @(posedge clk)
-    beat_second_s <= \$421 ;
+    first_of2 <= \$419 ;
   always @(posedge clk)
-    beat_tail_s <= \$422 ;
+    second_of0 <= \$420 ;
   always @(posedge clk)
-    beat_valid <= \$423 ;
+    second_of1 <= \$421 ;
   always @(posedge clk)
-    x0_2b <= \$424 ;
+    second_of2 <= \$422 ;
   always @(posedge clk)
-    rd2b <= \$425 ;
+    completions <= \$423 ;
   always @(posedge clk)
-    wya2b <= \$426 ;
+    emit_first <= \$424 ;
   always @(posedge clk)
-    wyb2b <= \$427 ;
+    emit_first_col <= \$425 ;
   always @(posedge clk)
-    top2b <= \$428 ;
+    emit_first_last <= \$426 ;
   always @(posedge clk)
-    base2b <= \$429 ;
+    emit_second <= \$427 ;
   always @(posedge clk)
-    push2b <= \$430 ;
+    emit_second_col <= \$428 ;
   always @(posedge clk)
-    hacc <= \$431 ;
+    emit_second_last <= \$429 ;
   always @(posedge clk)
-    v3_0 <= \$432 ;
+    beat_head_s <= \$430 ;
   always @(posedge clk)
-    h3_0 <= \$433 ;
+    beat_second_s <= \$431 ;
   always @(posedge clk)
-    c3_0 <= \$434 ;
+    beat_tail_s <= \$432 ;
   always @(posedge clk)
-    l3_0 <= \$435 ;
+    beat_valid <= \$433 ;
   always @(posedge clk)
-    rd3_0 <= \$436 ;
+    x0_2b <= \$434 ;
   always @(posedge clk)
-    wya3_0 <= \$437 ;
+    rd2b <= \$435 ;
   always @(posedge clk)
-    wyb3_0 <= \$438 ;
+    wya2b <= \$436 ;
   always @(posedge clk)
-    top3_0 <= \$439 ;
+    wyb2b <= \$437 ;
   always @(posedge clk)
-    base3_0 <= \$440 ;
+    top2b <= \$438 ;
   always @(posedge clk)
-    push3_0 <= \$441 ;
+    base2b <= \$439 ;
   always @(posedge clk)
-    va4_0 <= \$442 ;
+    push2b <= \$440 ;
   always @(posedge clk)
-    vb4_0 <= \$443 ;
+    hacc <= \$441 ;
   always @(posedge clk)
-    acc4_0 <= \$444 ;
+    v3_0 <= \$442 ;
   always @(posedge clk)
-    \$signature__en$189  <= \$445 ;
+    h3_0 <= \$443 ;
   always @(posedge clk)
-    c4_0 <= \$446 ;
+    c3_0 <= \$444 ;
   always @(posedge clk)
-    rd4_0 <= \$447 ;
+    l3_0 <= \$445 ;
   always @(posedge clk)
-    base4_0 <= \$448 ;
+    rd3_0 <= \$446 ;
   always @(posedge clk)
-    l4_0 <= \$449 ;
+    wya3_0 <= \$447 ;
   always @(posedge clk)
-    push4_0 <= \$450 ;
+    wyb3_0 <= \$448 ;
   always @(posedge clk)
-    v5_0 <= \$451 ;
+    top3_0 <= \$449 ;
   always @(posedge clk)
-    num5_0 <= \$452 ;
+    base3_0 <= \$450 ;
   always @(posedge clk)
-    idx5_0 <= \$453 ;
+    push3_0 <= \$451 ;
   always @(posedge clk)
-    l5_0 <= \$454 ;
+    va4_0 <= \$452 ;
   always @(posedge clk)
-    push5_0 <= \$455 ;
+    va4h_0 <= \$453 ;
   always @(posedge clk)
-    prod6_0 <= \$456 ;
+    vb4_0 <= \$454 ;
   always @(posedge clk)
-    v6_0 <= \$457 ;
+    acc4_0 <= \$455 ;
   always @(posedge clk)
-    idx6_0 <= \$458 ;
+    \$signature__en$189  <= \$456 ;
   always @(posedge clk)
-    l6_0 <= \$459 ;
+    c4_0 <= \$457 ;
   always @(posedge clk)
-    push6_0 <= \$460 ;
+    rd4_0 <= \$458 ;
   always @(posedge clk)
-    v3_1 <= \$461 ;
+    base4_0 <= \$459 ;
   always @(posedge clk)
-    h3_1 <= \$462 ;
+    l4_0 <= \$460 ;
   always @(posedge clk)
-    c3_1 <= \$463 ;
+    push4_0 <= \$461 ;
   always @(posedge clk)
-    l3_1 <= \$464 ;
+    v5_0 <= \$462 ;
   always @(posedge clk)
-    rd3_1 <= \$465 ;
+    num5_0 <= \$463 ;
   always @(posedge clk)
-    wya3_1 <= \$466 ;
+    idx5_0 <= \$464 ;
   always @(posedge clk)
-    wyb3_1 <= \$467 ;
+    l5_0 <= \$465 ;
   always @(posedge clk)
-    top3_1 <= \$468 ;
+    push5_0 <= \$466 ;
   always @(posedge clk)
-    base3_1 <= \$469 ;
+    prod6_lo_0 <= \$467 ;
   always @(posedge clk)
-    push3_1 <= \$470 ;
+    prod6_hi_0 <= \$468 ;
   always @(posedge clk)
-    va4_1 <= \$471 ;
+    v6_0 <= \$469 ;
   always @(posedge clk)
-    vb4_1 <= \$472 ;
+    idx6_0 <= \$470 ;
   always @(posedge clk)
-    acc4_1 <= \$473 ;
+    l6_0 <= \$471 ;
   always @(posedge clk)
-    \$signature__en$208  <= \$474 ;
+    push6_0 <= \$472 ;
   always @(posedge clk)
-    c4_1 <= \$475 ;
+    v3_1 <= \$473 ;
   always @(posedge clk)
-    rd4_1 <= \$476 ;
+    h3_1 <= \$474 ;
   always @(posedge clk)
-    base4_1 <= \$477 ;
+    c3_1 <= \$475 ;
   always @(posedge clk)
-    l4_1 <= \$478 ;
+    l3_1 <= \$476 ;
   always @(posedge clk)
-    push4_1 <= \$479 ;
+    rd3_1 <= \$477 ;
   always @(posedge clk)
-    v5_1 <= \$480 ;
+    wya3_1 <= \$478 ;
   always @(posedge clk)
-    num5_1 <= \$481 ;
+    wyb3_1 <= \$479 ;
   always @(posedge clk)
-    idx5_1 <= \$482 ;
+    top3_1 <= \$480 ;
   always @(posedge clk)
-    l5_1 <= \$483 ;
+    base3_1 <= \$481 ;
   always @(posedge clk)
-    push5_1 <= \$484 ;
+    push3_1 <= \$482 ;
   always @(posedge clk)
-    prod6_1 <= \$485 ;
+    va4_1 <= \$483 ;
   always @(posedge clk)
-    v6_1 <= \$486 ;
+    va4h_1 <= \$484 ;
   always @(posedge clk)
-    idx6_1 <= \$487 ;
+    vb4_1 <= \$485 ;
   always @(posedge clk)
-    l6_1 <= \$488 ;
+    acc4_1 <= \$486 ;
   always @(posedge clk)
-    push6_1 <= \$489 ;
+    \$signature__en$210  <= \$487 ;
   always @(posedge clk)
-    ctl__obs_valid <= \$490 ;
+    c4_1 <= \$488 ;
   always @(posedge clk)
-    head <= \$491 ;
+    rd4_1 <= \$489 ;
   always @(posedge clk)
-    filled <= \$492 ;
+    base4_1 <= \$490 ;
   always @(posedge clk)
-    odd <= \$493 ;
+    l4_1 <= \$491 ;
+  always @(posedge clk)
+    push4_1 <= \$492 ;
+  always @(posedge clk)
+    v5_1 <= \$493 ;
+  always @(posedge clk)
+    num5_1 <= \$494 ;
+  always @(posedge clk)
+    idx5_1 <= \$495 ;
+  always @(posedge clk)
+    l5_1 <= \$496 ;
+  always @(posedge clk)
+    push5_1 <= \$497 ;
+  always @(posedge clk)
+    prod6_lo_1 <= \$498 ;
+  always @(posedge clk)
+    prod6_hi_1 <= \$499 ;
+  always @(posedge clk)
+    v6_1 <= \$500 ;
+  always @(posedge clk)
+    idx6_1 <= \$501 ;
+  always @(posedge clk)
+    l6_1 <= \$502 ;
+  always @(posedge clk)
+    push6_1 <= \$503 ;
+  always @(posedge clk)
+    ctl__obs_valid <= \$504 ;
+  always @(posedge clk)
+    head <= \$505 ;
+  always @(posedge clk)
+    filled <= \$506 ;
+  always @(posedge clk)
+    odd <= \$507 ;
   assign \$1  = | n;
   assign \$2  = y < 8'hd2;
   assign accept = \$1  & \$2 ;
@@ -1658,1287 +1710,1383 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$148  = emit_second & \$147 ;
   assign \$149  = acc4_0 + va4_0;
   assign \$signature__data$186  = rd4_0 ? vb4_0 : \$149 [23:0];
-  assign \$151  = \$150  + idx6_0;
-  assign \$signature__en$196  = v6_0 & push6_0;
-  assign \$153  = acc4_1 + va4_1;
-  assign \$signature__data$205  = rd4_1 ? vb4_1 : \$153 [23:0];
-  assign \$155  = \$154  + idx6_1;
-  assign \$signature__en$214  = v6_1 & push6_1;
-  assign \$157  = ! filled;
-  assign \$158  = 3'h4 - filled;
-  assign \$159  = \$157  ? 4'h3 : \$158 ;
-  assign \$160  = rd__frame < \$159 [1:0];
-  assign logical = \$160  ? \$159 [1:0] : rd__frame;
-  assign \$161  = head + logical;
-  assign \$163  = \$162  + rd__index[12:1];
-  assign \$164  = head + logical;
-  assign \$166  = \$165  + rd__index[12:1];
-  assign rd__data = odd ? \$signature__data$224  : \$signature__data$223 ;
-  assign \$167  = mb + n;
-  assign \$168  = \$167  >= 2'h3;
-  assign \$169  = q + \$168 ;
-  assign \$170  = mb + n;
-  assign \$171  = \$170  >= 3'h6;
-  assign \$172  = \$169  + \$171 ;
-  assign \$173  = mb + n;
+  assign \$151  = \$150  + prod6_lo_0;
+  assign \$153  = \$152  + idx6_0;
+  assign \$signature__en$198  = v6_0 & push6_0;
+  assign \$155  = acc4_1 + va4_1;
+  assign \$signature__data$207  = rd4_1 ? vb4_1 : \$155 [23:0];
+  assign \$157  = \$156  + prod6_lo_1;
+  assign \$159  = \$158  + idx6_1;
+  assign \$signature__en$218  = v6_1 & push6_1;
+  assign \$161  = ! filled;
+  assign \$162  = 3'h4 - filled;
+  assign \$163  = \$161  ? 4'h3 : \$162 ;
+  assign \$164  = rd__frame < \$163 [1:0];
+  assign logical = \$164  ? \$163 [1:0] : rd__frame;
+  assign \$165  = head + logical;
+  assign \$167  = \$166  + rd__index[12:1];
+  assign \$168  = head + logical;
+  assign \$170  = \$169  + rd__index[12:1];
+  assign rd__data = odd ? \$signature__data$228  : \$signature__data$227 ;
+  assign \$171  = mb + n;
+  assign \$172  = \$171  >= 2'h3;
+  assign \$173  = q + \$172 ;
   assign \$174  = mb + n;
   assign \$175  = \$174  >= 3'h6;
-  assign \$176  = mb + n;
-  assign \$177  = \$176  >= 2'h3;
-  assign \$178  = \$177  ? 2'h3 : 2'h0;
-  assign \$179  = \$175  ? 3'h6 : { 1'h0, \$178  };
-  assign \$180  = \$173  - \$179 ;
-  assign \$181  = y + 1'h1;
-  assign \$182  = py + 7'h54;
-  assign \$183  = \$182  - 8'hd2;
-  assign \$184  = row_base + 7'h54;
-  assign \$185  = py + 7'h54;
-  assign \$186  = x + n;
-  assign \$187  = c + cols_passed1;
-  assign \$188  = c + cols_passed2;
-  assign \$189  = c + cols_passed3;
-  assign \$190  = | x;
-  assign \$191  = stream__line_end & \$190 ;
-  assign \$192  = ~ line_done;
-  assign \$193  = \$191  & \$192 ;
-  assign \$194  = \$193  | broken;
-  assign \$195  = x + n;
-  assign \$196  = \$195  > 8'ha0;
-  assign \$197  = accept & \$196 ;
-  assign \$198  = \$194  | \$197 ;
-  assign \$199  = y == 8'hd2;
-  assign \$200  = ! y;
-  assign \$201  = ! x;
-  assign \$202  = \$200  & \$201 ;
-  assign \$203  = \$199  | \$202 ;
-  assign \$204  = ~ \$203 ;
+  assign \$176  = \$173  + \$175 ;
+  assign \$177  = mb + n;
+  assign \$178  = mb + n;
+  assign \$179  = \$178  >= 3'h6;
+  assign \$180  = mb + n;
+  assign \$181  = \$180  >= 2'h3;
+  assign \$182  = \$181  ? 2'h3 : 2'h0;
+  assign \$183  = \$179  ? 3'h6 : { 1'h0, \$182  };
+  assign \$184  = \$177  - \$183 ;
+  assign \$185  = y + 1'h1;
+  assign \$186  = py + 7'h54;
+  assign \$187  = \$186  - 8'hd2;
+  assign \$188  = row_base + 7'h54;
+  assign \$189  = py + 7'h54;
+  assign \$190  = x + n;
+  assign \$191  = c + cols_passed1;
+  assign \$192  = c + cols_passed2;
+  assign \$193  = c + cols_passed3;
+  assign \$194  = | x;
+  assign \$195  = stream__line_end & \$194 ;
+  assign \$196  = ~ line_done;
+  assign \$197  = \$195  & \$196 ;
+  assign \$198  = \$197  | broken;
+  assign \$199  = x + n;
+  assign \$200  = \$199  > 8'ha0;
+  assign \$201  = accept & \$200 ;
+  assign \$202  = \$198  | \$201 ;
+  assign \$203  = y == 8'hd2;
+  assign \$204  = ! y;
   assign \$205  = ! x;
-  assign \$206  = ! y;
-  assign \$207  = wxa1b_0 * g0;
-  assign \$208  = wxb1b_0 * g0;
-  assign \$209  = wxa1b_1 * g1;
-  assign \$210  = wxb1b_1 * g1;
-  assign \$211  = wxa1b_2 * g2;
-  assign \$212  = wxb1b_2 * g2;
-  assign \$215  = ! \$102 [1:0];
-  assign \$216  = v1b_1 & \$215 ;
-  assign \$217  = ! \$104 [1:0];
-  assign \$218  = v1b_2 & \$217 ;
-  assign \$219  = v1b_0 & cd1b_0;
-  assign \$224  = v1b_0 & \$223 ;
-  assign \$225  = v1b_1 & cd1b_1;
-  assign \$226  = ! \$102 [1:0];
-  assign \$227  = \$225  & \$226 ;
-  assign \$228  = \$102 [1:0] == 1'h1;
-  assign \$229  = \$227  | \$228 ;
-  assign \$230  = v1b_1 & \$229 ;
-  assign \$231  = v1b_2 & cd1b_2;
-  assign \$232  = ! \$104 [1:0];
-  assign \$233  = \$231  & \$232 ;
-  assign \$234  = \$104 [1:0] == 1'h1;
-  assign \$235  = \$233  | \$234 ;
-  assign \$236  = v1b_2 & \$235 ;
-  assign \$238  = ! \$102 [1:0];
-  assign \$239  = ! \$104 [1:0];
-  assign \$240  = v1b_0 & cd1b_0;
-  assign \$241  = 1'h0 + \$240 ;
-  assign \$242  = \$241  == \$106 [1:0];
-  assign \$243  = v1b_0 & \$242 ;
-  assign \$244  = v1b_1 & cd1b_1;
-  assign \$245  = \$102 [1:0] + \$244 ;
+  assign \$206  = \$204  & \$205 ;
+  assign \$207  = \$203  | \$206 ;
+  assign \$208  = ~ \$207 ;
+  assign \$209  = ! x;
+  assign \$210  = ! y;
+  assign \$211  = wxa1b_0 * g0;
+  assign \$212  = wxb1b_0 * g0;
+  assign \$213  = wxa1b_1 * g1;
+  assign \$214  = wxb1b_1 * g1;
+  assign \$215  = wxa1b_2 * g2;
+  assign \$216  = wxb1b_2 * g2;
+  assign \$219  = ! \$102 [1:0];
+  assign \$220  = v1b_1 & \$219 ;
+  assign \$221  = ! \$104 [1:0];
+  assign \$222  = v1b_2 & \$221 ;
+  assign \$223  = v1b_0 & cd1b_0;
+  assign \$228  = v1b_0 & \$227 ;
+  assign \$229  = v1b_1 & cd1b_1;
+  assign \$230  = ! \$102 [1:0];
+  assign \$231  = \$229  & \$230 ;
+  assign \$232  = \$102 [1:0] == 1'h1;
+  assign \$233  = \$231  | \$232 ;
+  assign \$234  = v1b_1 & \$233 ;
+  assign \$235  = v1b_2 & cd1b_2;
+  assign \$236  = ! \$104 [1:0];
+  assign \$237  = \$235  & \$236 ;
+  assign \$238  = \$104 [1:0] == 1'h1;
+  assign \$239  = \$237  | \$238 ;
+  assign \$240  = v1b_2 & \$239 ;
+  assign \$242  = ! \$102 [1:0];
+  assign \$243  = ! \$104 [1:0];
+  assign \$244  = v1b_0 & cd1b_0;
+  assign \$245  = 1'h0 + \$244 ;
   assign \$246  = \$245  == \$106 [1:0];
-  assign \$247  = v1b_1 & \$246 ;
-  assign \$248  = v1b_2 & cd1b_2;
-  assign \$249  = \$104 [1:0] + \$248 ;
+  assign \$247  = v1b_0 & \$246 ;
+  assign \$248  = v1b_1 & cd1b_1;
+  assign \$249  = \$102 [1:0] + \$248 ;
   assign \$250  = \$249  == \$106 [1:0];
-  assign \$251  = v1b_2 & \$250 ;
-  assign \$252  = v1b_0 & cd1b_0;
-  assign \$253  = v1b_1 & cd1b_1;
-  assign \$254  = v1b_2 & cd1b_2;
-  assign \$255  = v1b_0 & cd1b_0;
-  assign \$258  = v1b_1 & cd1b_1;
-  assign \$259  = ! \$102 [1:0];
-  assign \$260  = \$258  & \$259 ;
-  assign \$261  = v1b_2 & cd1b_2;
-  assign \$262  = ! \$104 [1:0];
-  assign \$263  = \$261  & \$262 ;
-  assign \$264  = v1b_0 & cd1b_0;
-  assign \$267  = v1b_1 & cd1b_1;
-  assign \$268  = \$102 [1:0] == 1'h1;
-  assign \$269  = \$267  & \$268 ;
-  assign \$270  = v1b_2 & cd1b_2;
-  assign \$271  = \$104 [1:0] == 1'h1;
-  assign \$272  = \$270  & \$271 ;
-  assign \$273  = | completions;
-  assign \$274  = completions == 2'h2;
-  assign \$275  = emit_first ? beat_tail_s : \$140 [15:0];
-  assign \$276  = wya3_0 * h3_0;
-  assign \$277  = wyb3_0 * h3_0;
-  assign \$278  = top3_0 ? 24'h000000 : \$signature__data$295 ;
-  assign \$279  = \$signature__en$189  & rd4_0;
-  assign \$280  = \$149 [23:0] + 15'h41a0;
-  assign \$281  = base4_0 + c4_0;
-  assign \$282  = num5_0 * 23'h7cd49b;
-  assign \$283  = wya3_1 * h3_1;
-  assign \$284  = wyb3_1 * h3_1;
-  assign \$285  = top3_1 ? 24'h000000 : \$signature__data$315 ;
-  assign \$286  = \$signature__en$208  & rd4_1;
-  assign \$287  = \$153 [23:0] + 15'h41a0;
-  assign \$288  = base4_1 + c4_1;
-  assign \$289  = num5_1 * 23'h7cd49b;
-  assign \$290  = accept & first;
-  assign \$291  = \$290  & ctl__push;
-  assign \$292  = v6_0 & push6_0;
-  assign \$293  = \$292  & l6_0;
-  assign \$294  = v6_1 & push6_1;
-  assign \$295  = \$294  & l6_1;
-  assign \$296  = \$293  | \$295 ;
-  assign \$297  = head + 1'h1;
-  assign \$298  = filled == 3'h4;
-  assign \$299  = filled + 1'h1;
-  assign \$300  = \$298  ? 4'h4 : \$299 ;
+  assign \$251  = v1b_1 & \$250 ;
+  assign \$252  = v1b_2 & cd1b_2;
+  assign \$253  = \$104 [1:0] + \$252 ;
+  assign \$254  = \$253  == \$106 [1:0];
+  assign \$255  = v1b_2 & \$254 ;
+  assign \$256  = v1b_0 & cd1b_0;
+  assign \$257  = v1b_1 & cd1b_1;
+  assign \$258  = v1b_2 & cd1b_2;
+  assign \$259  = v1b_0 & cd1b_0;
+  assign \$262  = v1b_1 & cd1b_1;
+  assign \$263  = ! \$102 [1:0];
+  assign \$264  = \$262  & \$263 ;
+  assign \$265  = v1b_2 & cd1b_2;
+  assign \$266  = ! \$104 [1:0];
+  assign \$267  = \$265  & \$266 ;
+  assign \$268  = v1b_0 & cd1b_0;
+  assign \$271  = v1b_1 & cd1b_1;
+  assign \$272  = \$102 [1:0] == 1'h1;
+  assign \$273  = \$271  & \$272 ;
+  assign \$274  = v1b_2 & cd1b_2;
+  assign \$275  = \$104 [1:0] == 1'h1;
+  assign \$276  = \$274  & \$275 ;
+  assign \$277  = | completions;
+  assign \$278  = completions == 2'h2;
+  assign \$279  = emit_first ? beat_tail_s : \$140 [15:0];
+  assign \$280  = wya3_0 * h3_0;
+  assign \$281  = wya3_0 * h3_0;
+  assign \$282  = \$281  + 15'h41a0;
+  assign \$283  = wyb3_0 * h3_0;
+  assign \$284  = top3_0 ? 24'h000000 : \$signature__data$300 ;
+  assign \$285  = \$signature__en$189  & rd4_0;
+  assign \$286  = acc4_0 + va4h_0;
+  assign \$287  = base4_0 + c4_0;
+  assign \$288  = num5_0 * 16'hd49b;
+  assign \$289  = num5_0 * 6'h3e;
+  assign \$290  = wya3_1 * h3_1;
+  assign \$291  = wya3_1 * h3_1;
+  assign \$292  = \$291  + 15'h41a0;
+  assign \$293  = wyb3_1 * h3_1;
+  assign \$294  = top3_1 ? 24'h000000 : \$signature__data$321 ;
+  assign \$295  = \$signature__en$210  & rd4_1;
+  assign \$296  = acc4_1 + va4h_1;
+  assign \$297  = base4_1 + c4_1;
+  assign \$298  = num5_1 * 16'hd49b;
+  assign \$299  = num5_1 * 6'h3e;
+  assign \$300  = accept & first;
+  assign \$301  = \$300  & ctl__push;
+  assign \$302  = v6_0 & push6_0;
+  assign \$303  = \$302  & l6_0;
+  assign \$304  = v6_1 & push6_1;
+  assign \$305  = \$304  & l6_1;
+  assign \$306  = \$303  | \$305 ;
+  assign \$307  = head + 1'h1;
+  assign \$308  = filled == 3'h4;
+  assign \$309  = filled + 1'h1;
+  assign \$310  = \$308  ? 4'h4 : \$309 ;
   always @(posedge clk)
-    q <= \$301 ;
+    q <= \$311 ;
   always @(posedge clk)
-    mb <= \$302 ;
+    mb <= \$312 ;
   always @(posedge clk)
-    \$signal$25  <= \$303 ;
+    \$signal$25  <= \$313 ;
   always @(posedge clk)
-    frame_zero <= \$304 ;
+    frame_zero <= \$314 ;
   always @(posedge clk)
-    x <= \$305 ;
+    x <= \$315 ;
   always @(posedge clk)
-    px <= \$306 ;
+    px <= \$316 ;
   always @(posedge clk)
-    c <= \$307 ;
+    c <= \$317 ;
   always @(posedge clk)
-    y <= \$308 ;
+    y <= \$318 ;
   always @(posedge clk)
-    py <= \$309 ;
+    py <= \$319 ;
   always @(posedge clk)
-    row_base <= \$310 ;
+    row_base <= \$320 ;
   always @(posedge clk)
-    sync_error <= \$311 ;
+    sync_error <= \$321 ;
   always @(posedge clk)
-    v1_0 <= \$312 ;
+    v1_0 <= \$322 ;
   always @(posedge clk)
-    v1_1 <= \$313 ;
+    v1_1 <= \$323 ;
   always @(posedge clk)
-    v1_2 <= \$314 ;
+    v1_2 <= \$324 ;
   always @(posedge clk)
-    cd1_0 <= \$315 ;
+    cd1_0 <= \$325 ;
   always @(posedge clk)
-    cd1_1 <= \$316 ;
+    cd1_1 <= \$326 ;
   always @(posedge clk)
-    cd1_2 <= \$317 ;
+    cd1_2 <= \$327 ;
   always @(posedge clk)
-    wxa1_0 <= \$318 ;
+    wxa1_0 <= \$328 ;
   always @(posedge clk)
-    wxa1_1 <= \$319 ;
+    wxa1_1 <= \$329 ;
   always @(posedge clk)
-    wxa1_2 <= \$320 ;
+    wxa1_2 <= \$330 ;
   always @(posedge clk)
-    wxb1_0 <= \$321 ;
+    wxb1_0 <= \$331 ;
   always @(posedge clk)
-    wxb1_1 <= \$322 ;
+    wxb1_1 <= \$332 ;
   always @(posedge clk)
-    wxb1_2 <= \$323 ;
+    wxb1_2 <= \$333 ;
   always @(posedge clk)
-    c1_0 <= \$324 ;
+    c1_0 <= \$334 ;
   always @(posedge clk)
-    c1_1 <= \$325 ;
+    c1_1 <= \$335 ;
   always @(posedge clk)
-    c1_2 <= \$326 ;
+    c1_2 <= \$336 ;
   always @(posedge clk)
-    last1_0 <= \$327 ;
+    last1_0 <= \$337 ;
   always @(posedge clk)
-    last1_1 <= \$328 ;
+    last1_1 <= \$338 ;
   always @(posedge clk)
-    last1_2 <= \$329 ;
+    last1_2 <= \$339 ;
   always @(posedge clk)
-    x0_1 <= \$330 ;
+    x0_1 <= \$340 ;
   always @(posedge clk)
-    rd1 <= \$331 ;
+    rd1 <= \$341 ;
   always @(posedge clk)
-    wya1 <= \$332 ;
+    wya1 <= \$342 ;
   always @(posedge clk)
-    wyb1 <= \$333 ;
+    wyb1 <= \$343 ;
   always @(posedge clk)
-    top1 <= \$334 ;
+    top1 <= \$344 ;
   always @(posedge clk)
-    base1 <= \$335 ;
+    base1 <= \$345 ;
   always @(posedge clk)
-    push1 <= \$336 ;
+    push1 <= \$346 ;
   always @(posedge clk)
-    zero1 <= \$337 ;
+    zero1 <= \$347 ;
   always @(posedge clk)
-    q1 <= \$338 ;
+    q1 <= \$348 ;
   always @(posedge clk)
-    mb1 <= \$339 ;
+    mb1 <= \$349 ;
   always @(posedge clk)
-    grey1b_0 <= \$340 ;
+    grey1b_0 <= \$350 ;
   always @(posedge clk)
-    prev1b_0 <= \$341 ;
+    prev1b_0 <= \$351 ;
   always @(posedge clk)
-    grey1b_1 <= \$342 ;
+    grey1b_1 <= \$352 ;
   always @(posedge clk)
-    prev1b_1 <= \$343 ;
+    prev1b_1 <= \$353 ;
   always @(posedge clk)
-    grey1b_2 <= \$344 ;
-  always @(posedge clk)
-    prev1b_2 <= \$345 ;
-  always @(posedge clk)
-    zero1b <= \$346 ;
-  always @(posedge clk)
-    v1b_0 <= \$347 ;
-  always @(posedge clk)
-    v1b_1 <= \$348 ;
-  always @(posedge clk)
-    v1b_2 <= \$349 ;
-  always @(posedge clk)
-    cd1b_0 <= \$350 ;
-  always @(posedge clk)
-    cd1b_1 <= \$351 ;
-  always @(posedge clk)
-    cd1b_2 <= \$352 ;
-  always @(posedge clk)
-    c1b_0 <= \$353 ;
-  always @(posedge clk)
-    c1b_1 <= \$354 ;
-  always @(posedge clk)
-    c1b_2 <= \$355 ;
-  always @(posedge clk)
-    last1b_0 <= \$356 ;
+    grey1b_2 <= \$354 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$358  = last1_2;
+    \$356  = zero1;
+    if (rst) begin
+      \$356  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$357  = v1_0;
+    if (rst) begin
+      \$357  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$358  = v1_1;
     if (rst) begin
       \$358  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$359  = wxa1_0;
+    \$359  = v1_2;
     if (rst) begin
-      \$359  = 7'h00;
+      \$359  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$360  = wxa1_1;
+    \$360  = cd1_0;
     if (rst) begin
-      \$360  = 7'h00;
+      \$360  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$361  = wxa1_2;
+    \$361  = cd1_1;
     if (rst) begin
-      \$361  = 7'h00;
+      \$361  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$362  = wxb1_0;
+    \$362  = cd1_2;
     if (rst) begin
-      \$362  = 7'h00;
+      \$362  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$363  = wxb1_1;
+    \$363  = c1_0;
     if (rst) begin
       \$363  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$364  = wxb1_2;
+    \$364  = c1_1;
     if (rst) begin
       \$364  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$365  = x0_1;
+    \$365  = c1_2;
     if (rst) begin
-      \$365  = 1'h0;
+      \$365  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$366  = rd1;
+    \$366  = last1_0;
     if (rst) begin
       \$366  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$367  = wya1;
+    \$367  = last1_1;
     if (rst) begin
-      \$367  = 7'h00;
+      \$367  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$368  = wyb1;
+    \$368  = last1_2;
     if (rst) begin
-      \$368  = 7'h00;
+      \$368  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$369  = top1;
+    \$369  = wxa1_0;
     if (rst) begin
-      \$369  = 1'h0;
+      \$369  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$370  = base1;
+    \$370  = wxa1_1;
     if (rst) begin
-      \$370  = 13'h0000;
+      \$370  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$371  = push1;
+    \$371  = wxa1_2;
     if (rst) begin
-      \$371  = 1'h0;
+      \$371  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$372  = { 1'h0, \$207  };
+    \$372  = wxb1_0;
     if (rst) begin
-      \$372  = 16'h0000;
+      \$372  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$373  = { 1'h0, \$208  };
+    \$373  = wxb1_1;
     if (rst) begin
-      \$373  = 16'h0000;
+      \$373  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$374  = { 1'h0, \$209  };
+    \$374  = wxb1_2;
     if (rst) begin
-      \$374  = 16'h0000;
+      \$374  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$375  = { 1'h0, \$210  };
+    \$375  = x0_1;
     if (rst) begin
-      \$375  = 16'h0000;
+      \$375  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$376  = { 1'h0, \$211  };
+    \$376  = rd1;
     if (rst) begin
-      \$376  = 16'h0000;
+      \$376  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$377  = { 1'h0, \$212  };
+    \$377  = wya1;
     if (rst) begin
-      \$377  = 16'h0000;
+      \$377  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$378  = v1b_0;
+    \$378  = wyb1;
     if (rst) begin
-      \$378  = 1'h0;
+      \$378  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$379  = c1b_0;
+    \$379  = top1;
     if (rst) begin
-      \$379  = 7'h00;
+      \$379  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$380  = c1b_1;
+    \$380  = base1;
     if (rst) begin
-      \$380  = 7'h00;
+      \$380  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$381  = c1b_2;
+    \$381  = push1;
     if (rst) begin
-      \$381  = 7'h00;
+      \$381  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$382  = last1b_0;
+    \$382  = { 1'h0, \$211  };
     if (rst) begin
-      \$382  = 1'h0;
+      \$382  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$383  = last1b_1;
+    \$383  = { 1'h0, \$212  };
     if (rst) begin
-      \$383  = 1'h0;
+      \$383  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$384  = last1b_2;
+    \$384  = { 1'h0, \$213  };
     if (rst) begin
-      \$384  = 1'h0;
+      \$384  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$385  = x0_1b;
+    \$385  = { 1'h0, \$214  };
     if (rst) begin
-      \$385  = 1'h0;
+      \$385  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$386  = rd1b;
+    \$386  = { 1'h0, \$215  };
     if (rst) begin
-      \$386  = 1'h0;
+      \$386  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$387  = wya1b;
+    \$387  = { 1'h0, \$216  };
     if (rst) begin
-      \$387  = 7'h00;
+      \$387  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$388  = wyb1b;
+    \$388  = v1b_0;
     if (rst) begin
-      \$388  = 7'h00;
+      \$388  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$389  = top1b;
+    \$389  = c1b_0;
     if (rst) begin
-      \$389  = 1'h0;
+      \$389  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$390  = base1b;
+    \$390  = c1b_1;
     if (rst) begin
-      \$390  = 13'h0000;
+      \$390  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$391  = push1b;
+    \$391  = c1b_2;
     if (rst) begin
-      \$391  = 1'h0;
+      \$391  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$392  = \$214 ;
+    \$392  = last1b_0;
     if (rst) begin
       \$392  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$393  = \$216 ;
+    \$393  = last1b_1;
     if (rst) begin
       \$393  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$394  = \$218 ;
+    \$394  = last1b_2;
     if (rst) begin
       \$394  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$395  = \$224 ;
+    \$395  = x0_1b;
     if (rst) begin
       \$395  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$396  = \$230 ;
+    \$396  = rd1b;
     if (rst) begin
       \$396  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$397  = \$236 ;
+    \$397  = wya1b;
     if (rst) begin
-      \$397  = 1'h0;
+      \$397  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$398  = \$237 ;
+    \$398  = wyb1b;
     if (rst) begin
-      \$398  = 1'h0;
+      \$398  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$399  = \$238 ;
+    \$399  = top1b;
     if (rst) begin
       \$399  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$400  = \$239 ;
+    \$400  = base1b;
     if (rst) begin
-      \$400  = 1'h0;
+      \$400  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$401  = \$243 ;
+    \$401  = push1b;
     if (rst) begin
       \$401  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$402  = \$247 ;
+    \$402  = \$218 ;
     if (rst) begin
       \$402  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$403  = \$251 ;
+    \$403  = \$220 ;
     if (rst) begin
       \$403  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$404  = \$252 ;
+    \$404  = \$222 ;
     if (rst) begin
       \$404  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$405  = \$253 ;
+    \$405  = \$228 ;
     if (rst) begin
       \$405  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$406  = \$254 ;
+    \$406  = \$234 ;
     if (rst) begin
       \$406  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$407  = \$257 ;
+    \$407  = \$240 ;
     if (rst) begin
       \$407  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$408  = \$260 ;
+    \$408  = \$241 ;
     if (rst) begin
       \$408  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$409  = \$263 ;
+    \$409  = \$242 ;
     if (rst) begin
       \$409  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$410  = \$266 ;
+    \$410  = \$243 ;
     if (rst) begin
       \$410  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$411  = \$269 ;
+    \$411  = \$247 ;
     if (rst) begin
       \$411  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$412  = \$272 ;
+    \$412  = \$251 ;
     if (rst) begin
       \$412  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$413  = \$106 [1:0];
+    \$413  = \$255 ;
     if (rst) begin
-      \$413  = 2'h0;
+      \$413  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$414  = \$273 ;
+    \$414  = \$256 ;
     if (rst) begin
       \$414  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$415  = first_col;
+    \$415  = \$257 ;
     if (rst) begin
-      \$415  = 7'h00;
+      \$415  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$416  = first_last;
+    \$416  = \$258 ;
     if (rst) begin
       \$416  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$417  = \$274 ;
+    \$417  = \$261 ;
     if (rst) begin
       \$417  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$418  = second_col;
+    \$418  = \$264 ;
     if (rst) begin
-      \$418  = 7'h00;
+      \$418  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$419  = second_last;
+    \$419  = \$267 ;
     if (rst) begin
       \$419  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$420  = \$115 [15:0];
+    \$420  = \$270 ;
     if (rst) begin
-      \$420  = 16'h0000;
+      \$420  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$421  = \$127 [15:0];
+    \$421  = \$273 ;
     if (rst) begin
-      \$421  = 16'h0000;
+      \$421  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$422  = \$139 [15:0];
+    \$422  = \$276 ;
     if (rst) begin
-      \$422  = 16'h0000;
+      \$422  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$423  = v2_0;
+    \$423  = \$106 [1:0];
     if (rst) begin
-      \$423  = 1'h0;
+      \$423  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$424  = x0_2;
+    \$424  = \$277 ;
     if (rst) begin
       \$424  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$425  = rd2;
+    \$425  = first_col;
     if (rst) begin
-      \$425  = 1'h0;
+      \$425  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$426  = wya2;
+    \$426  = first_last;
     if (rst) begin
-      \$426  = 7'h00;
+      \$426  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$427  = wyb2;
+    \$427  = \$278 ;
     if (rst) begin
-      \$427  = 7'h00;
+      \$427  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$428  = top2;
+    \$428  = second_col;
     if (rst) begin
-      \$428  = 1'h0;
+      \$428  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$429  = base2;
+    \$429  = second_last;
     if (rst) begin
-      \$429  = 13'h0000;
+      \$429  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$430  = push2;
+    \$430  = \$115 [15:0];
     if (rst) begin
-      \$430  = 1'h0;
+      \$430  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$431  = hacc;
-    if (beat_valid) begin
-      \$431  = \$275 ;
-    end
+    \$431  = \$127 [15:0];
     if (rst) begin
       \$431  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$432  = emit0;
+    \$432  = \$139 [15:0];
     if (rst) begin
-      \$432  = 1'h0;
+      \$432  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$433  = esum0;
+    \$433  = v2_0;
     if (rst) begin
-      \$433  = 16'h0000;
+      \$433  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$434  = ecol0;
+    \$434  = x0_2;
     if (rst) begin
-      \$434  = 7'h00;
+      \$434  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$435  = elast0;
+    \$435  = rd2;
     if (rst) begin
       \$435  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$436  = rd2b;
+    \$436  = wya2;
     if (rst) begin
-      \$436  = 1'h0;
+      \$436  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$437  = wya2b;
+    \$437  = wyb2;
     if (rst) begin
       \$437  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$438  = wyb2b;
+    \$438  = top2;
     if (rst) begin
-      \$438  = 7'h00;
+      \$438  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$439  = top2b;
+    \$439  = base2;
     if (rst) begin
-      \$439  = 1'h0;
+      \$439  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$440  = base2b;
+    \$440  = push2;
     if (rst) begin
-      \$440  = 13'h0000;
+      \$440  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$441  = push2b;
+    \$441  = hacc;
+    if (beat_valid) begin
+      \$441  = \$279 ;
+    end
     if (rst) begin
-      \$441  = 1'h0;
+      \$441  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$442  = { 1'h0, \$276  };
+    \$442  = emit0;
     if (rst) begin
-      \$442  = 24'h000000;
+      \$442  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$443  = { 1'h0, \$277  };
+    \$443  = esum0;
     if (rst) begin
-      \$443  = 24'h000000;
+      \$443  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$444  = \$278 ;
+    \$444  = ecol0;
     if (rst) begin
-      \$444  = 24'h000000;
+      \$444  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$445  = v3_0;
+    \$445  = elast0;
     if (rst) begin
       \$445  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$446  = c3_0;
+    \$446  = rd2b;
     if (rst) begin
-      \$446  = 7'h00;
+      \$446  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$447  = rd3_0;
+    \$447  = wya2b;
     if (rst) begin
-      \$447  = 1'h0;
+      \$447  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$448  = base3_0;
+    \$448  = wyb2b;
     if (rst) begin
-      \$448  = 13'h0000;
+      \$448  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$449  = l3_0;
+    \$449  = top2b;
     if (rst) begin
       \$449  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$450  = push3_0;
+    \$450  = base2b;
     if (rst) begin
-      \$450  = 1'h0;
+      \$450  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$451  = \$279 ;
+    \$451  = push2b;
     if (rst) begin
       \$451  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$452  = \$280 [23:0];
+    \$452  = { 1'h0, \$280  };
     if (rst) begin
       \$452  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$453  = \$281 [12:1];
+    \$453  = \$282 ;
     if (rst) begin
-      \$453  = 12'h000;
+      \$453  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$454  = l4_0;
+    \$454  = { 1'h0, \$283  };
     if (rst) begin
-      \$454  = 1'h0;
+      \$454  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$455  = push4_0;
+    \$455  = \$284 ;
     if (rst) begin
-      \$455  = 1'h0;
+      \$455  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$456  = \$282 ;
+    \$456  = v3_0;
     if (rst) begin
-      \$456  = 47'h000000000000;
+      \$456  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$457  = v5_0;
+    \$457  = c3_0;
     if (rst) begin
-      \$457  = 1'h0;
+      \$457  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$458  = idx5_0;
+    \$458  = rd3_0;
     if (rst) begin
-      \$458  = 12'h000;
+      \$458  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$459  = l5_0;
+    \$459  = base3_0;
     if (rst) begin
-      \$459  = 1'h0;
+      \$459  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$460  = push5_0;
+    \$460  = l3_0;
     if (rst) begin
       \$460  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$461  = emit1;
+    \$461  = push3_0;
     if (rst) begin
       \$461  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$462  = esum1;
+    \$462  = \$285 ;
     if (rst) begin
-      \$462  = 16'h0000;
+      \$462  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$463  = ecol1;
+    \$463  = \$286 [23:0];
     if (rst) begin
-      \$463  = 7'h00;
+      \$463  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$464  = elast1;
+    \$464  = \$287 [12:1];
     if (rst) begin
-      \$464  = 1'h0;
+      \$464  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$465  = rd2b;
+    \$465  = l4_0;
     if (rst) begin
       \$465  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$466  = wya2b;
+    \$466  = push4_0;
     if (rst) begin
-      \$466  = 7'h00;
+      \$466  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$467  = wyb2b;
+    \$467  = { 1'h0, \$288  };
     if (rst) begin
-      \$467  = 7'h00;
+      \$467  = 41'h00000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$468  = top2b;
+    \$468  = \$289 ;
     if (rst) begin
-      \$468  = 1'h0;
+      \$468  = 30'h00000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$469  = base2b;
+    \$469  = v5_0;
     if (rst) begin
-      \$469  = 13'h0000;
+      \$469  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$470  = push2b;
+    \$470  = idx5_0;
     if (rst) begin
-      \$470  = 1'h0;
+      \$470  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$471  = { 1'h0, \$283  };
+    \$471  = l5_0;
     if (rst) begin
-      \$471  = 24'h000000;
+      \$471  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$472  = { 1'h0, \$284  };
+    \$472  = push5_0;
     if (rst) begin
-      \$472  = 24'h000000;
+      \$472  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$473  = \$285 ;
+    \$473  = emit1;
     if (rst) begin
-      \$473  = 24'h000000;
+      \$473  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$474  = v3_1;
+    \$474  = esum1;
     if (rst) begin
-      \$474  = 1'h0;
+      \$474  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$475  = c3_1;
+    \$475  = ecol1;
     if (rst) begin
       \$475  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$476  = rd3_1;
+    \$476  = elast1;
     if (rst) begin
       \$476  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$477  = base3_1;
+    \$477  = rd2b;
     if (rst) begin
-      \$477  = 13'h0000;
+      \$477  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$478  = l3_1;
+    \$478  = wya2b;
     if (rst) begin
-      \$478  = 1'h0;
+      \$478  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$479  = push3_1;
+    \$479  = wyb2b;
     if (rst) begin
-      \$479  = 1'h0;
+      \$479  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$480  = \$286 ;
+    \$480  = top2b;
     if (rst) begin
       \$480  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$481  = \$287 [23:0];
+    \$481  = base2b;
     if (rst) begin
-      \$481  = 24'h000000;
+      \$481  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$482  = \$288 [12:1];
+    \$482  = push2b;
     if (rst) begin
-      \$482  = 12'h000;
+      \$482  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$483  = l4_1;
+    \$483  = { 1'h0, \$290  };
     if (rst) begin
-      \$483  = 1'h0;
+      \$483  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$484  = push4_1;
+    \$484  = \$292 ;
     if (rst) begin
-      \$484  = 1'h0;
+      \$484  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$485  = \$289 ;
+    \$485  = { 1'h0, \$293  };
     if (rst) begin
-      \$485  = 47'h000000000000;
+      \$485  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$486  = v5_1;
+    \$486  = \$294 ;
     if (rst) begin
-      \$486  = 1'h0;
+      \$486  = 24'h000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$487  = idx5_1;
+    \$487  = v3_1;
     if (rst) begin
-      \$487  = 12'h000;
+      \$487  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$488  = l5_1;
+    \$488  = c3_1;
     if (rst) begin
-      \$488  = 1'h0;
+      \$488  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$489  = push5_1;
+    \$489  = rd3_1;
     if (rst) begin
       \$489  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$490  = ctl__obs_valid;
-    if (\$291 ) begin
-      \$490  = 1'h0;
-    end
-    if (\$296 ) begin
-      \$490  = 1'h1;
-    end
-    if (ctl__clear) begin
-      \$490  = 1'h0;
-    end
+    \$490  = base3_1;
     if (rst) begin
-      \$490  = 1'h0;
+      \$490  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$491  = head;
-    if (\$296 ) begin
-      \$491  = \$297 [1:0];
-    end
-    if (ctl__clear) begin
-      \$491  = 2'h0;
-    end
+    \$491  = l3_1;
     if (rst) begin
-      \$491  = 2'h0;
+      \$491  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$492  = filled;
-    if (\$296 ) begin
-      \$492  = \$300 [2:0];
-    end
-    if (ctl__clear) begin
-      \$492  = 3'h0;
-    end
+    \$492  = push3_1;
     if (rst) begin
-      \$492  = 3'h0;
+      \$492  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$493  = rd__index[0];
+    \$493  = \$295 ;
     if (rst) begin
       \$493  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    (* full_case = 32'd1 *)
-    casez (head)
-      2'h0:
-          \$150  = 14'h0000;
-      2'h1:
-          \$150  = 14'h0dc8;
-      2'h2:
-          \$150  = 14'h1b90;
-      2'h3:
-          \$150  = 14'h2958;
-    endcase
+    \$494  = \$296 [23:0];
+    if (rst) begin
+      \$494  = 24'h000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$495  = \$297 [12:1];
+    if (rst) begin
+      \$495  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$496  = l4_1;
+    if (rst) begin
+      \$496  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$497  = push4_1;
+    if (rst) begin
+      \$497  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$498  = { 1'h0, \$298  };
+    if (rst) begin
+      \$498  = 41'h00000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$499  = \$299 ;
+    if (rst) begin
+      \$499  = 30'h00000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$500  = v5_1;
+    if (rst) begin
+      \$500  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$501  = idx5_1;
+    if (rst) begin
+      \$501  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$502  = l5_1;
+    if (rst) begin
+      \$502  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$503  = push5_1;
+    if (rst) begin
+      \$503  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$504  = ctl__obs_valid;
+    if (\$301 ) begin
+      \$504  = 1'h0;
+    end
+    if (\$306 ) begin
+      \$504  = 1'h1;
+    end
+    if (ctl__clear) begin
+      \$504  = 1'h0;
+    end
+    if (rst) begin
+      \$504  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$505  = head;
+    if (\$306 ) begin
+      \$505  = \$307 [1:0];
+    end
+    if (ctl__clear) begin
+      \$505  = 2'h0;
+    end
+    if (rst) begin
+      \$505  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$506  = filled;
+    if (\$306 ) begin
+      \$506  = \$310 [2:0];
+    end
+    if (ctl__clear) begin
+      \$506  = 3'h0;
+    end
+    if (rst) begin
+      \$506  = 3'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    \$507  = rd__index[0];
+    if (rst) begin
+      \$507  = 1'h0;
+    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
     casez (head)
       2'h0:
-          \$154  = 14'h0000;
+          \$152  = 14'h0000;
       2'h1:
-          \$154  = 14'h0dc8;
+          \$152  = 14'h0dc8;
       2'h2:
-          \$154  = 14'h1b90;
+          \$152  = 14'h1b90;
       2'h3:
-          \$154  = 14'h2958;
+          \$152  = 14'h2958;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$161 [1:0])
+    casez (head)
       2'h0:
-          \$162  = 14'h0000;
+          \$158  = 14'h0000;
       2'h1:
-          \$162  = 14'h0dc8;
+          \$158  = 14'h0dc8;
       2'h2:
-          \$162  = 14'h1b90;
+          \$158  = 14'h1b90;
       2'h3:
-          \$162  = 14'h2958;
+          \$158  = 14'h2958;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$164 [1:0])
+    casez (\$165 [1:0])
       2'h0:
-          \$165  = 14'h0000;
+          \$166  = 14'h0000;
       2'h1:
-          \$165  = 14'h0dc8;
+          \$166  = 14'h0dc8;
       2'h2:
-          \$165  = 14'h1b90;
+          \$166  = 14'h1b90;
       2'h3:
-          \$165  = 14'h2958;
+          \$166  = 14'h2958;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$168 [1:0])
+      2'h0:
+          \$169  = 14'h0000;
+      2'h1:
+          \$169  = 14'h0dc8;
+      2'h2:
+          \$169  = 14'h1b90;
+      2'h3:
+          \$169  = 14'h2958;
     endcase
   end
   always @* begin
@@ -3321,512 +3469,428 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$301  = q;
+    \$311  = q;
     if (accept) begin
-      \$301  = \$172 [13:0];
+      \$311  = \$176 [13:0];
     end
     if (stream__frame_end) begin
-      \$301  = 14'h0000;
+      \$311  = 14'h0000;
     end
     if (rst) begin
-      \$301  = 14'h0000;
+      \$311  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$302  = mb;
+    \$312  = mb;
     if (accept) begin
-      \$302  = \$180 [1:0];
+      \$312  = \$184 [1:0];
     end
     if (stream__frame_end) begin
-      \$302  = 2'h0;
+      \$312  = 2'h0;
     end
     if (rst) begin
-      \$302  = 2'h0;
+      \$312  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$303  = \$signal$25 ;
+    \$313  = \$signal$25 ;
     if (accept) begin
       if (first) begin
-        \$303  = ctl__push;
+        \$313  = ctl__push;
       end
     end
-    if (rst) begin
-      \$303  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$304  = frame_zero;
-    if (accept) begin
-      if (first) begin
-        \$304  = ctl__zero_prev;
-      end
-    end
-    if (rst) begin
-      \$304  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$305  = x;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$305  = 8'h00;
-      end else begin
-        \$305  = \$186 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$305  = 8'h00;
-    end
-    if (rst) begin
-      \$305  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$306  = px;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$306  = 8'h00;
-      end else begin
-        casez (n)
-          2'h1:
-              \$306  = \$26 [7:0];
-          2'h2:
-              \$306  = \$33 [7:0];
-          2'h3:
-              \$306  = \$40 [7:0];
-        endcase
-      end
-    end
-    if (stream__frame_end) begin
-      \$306  = 8'h00;
-    end
-    if (rst) begin
-      \$306  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$307  = c;
-    if (accept) begin
-      (* full_case = 32'd1 *)
-      if (line_done) begin
-        \$307  = 7'h00;
-      end else begin
-        casez (n)
-          2'h1:
-              \$307  = \$187 [6:0];
-          2'h2:
-              \$307  = \$188 [6:0];
-          2'h3:
-              \$307  = \$189 [6:0];
-        endcase
-      end
-    end
-    if (stream__frame_end) begin
-      \$307  = 7'h00;
-    end
-    if (rst) begin
-      \$307  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$308  = y;
-    if (accept) begin
-      if (line_done) begin
-        \$308  = \$181 [7:0];
-      end
-    end
-    if (stream__frame_end) begin
-      \$308  = 8'h00;
-    end
-    if (rst) begin
-      \$308  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$309  = py;
-    if (accept) begin
-      if (line_done) begin
-        (* full_case = 32'd1 *)
-        if (row_done) begin
-          \$309  = \$183 [7:0];
-        end else begin
-          \$309  = \$185 [7:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$309  = 8'h00;
-    end
-    if (rst) begin
-      \$309  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$310  = row_base;
-    if (accept) begin
-      if (line_done) begin
-        if (row_done) begin
-          \$310  = \$184 [12:0];
-        end
-      end
-    end
-    if (stream__frame_end) begin
-      \$310  = 13'h0000;
-    end
-    if (rst) begin
-      \$310  = 13'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$311  = sync_error;
-    if (\$198 ) begin
-      \$311  = 1'h1;
-    end
-    if (stream__frame_end) begin
-      if (\$204 ) begin
-        \$311  = 1'h1;
-      end
-    end
-    if (ctl__clear) begin
-      \$311  = 1'h0;
-    end
-    if (rst) begin
-      \$311  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$312  = valid0;
-    if (rst) begin
-      \$312  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$313  = valid1;
     if (rst) begin
       \$313  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$314  = valid2;
+    \$314  = frame_zero;
+    if (accept) begin
+      if (first) begin
+        \$314  = ctl__zero_prev;
+      end
+    end
     if (rst) begin
       \$314  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$315  = col_done0;
+    \$315  = x;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$315  = 8'h00;
+      end else begin
+        \$315  = \$190 [7:0];
+      end
+    end
+    if (stream__frame_end) begin
+      \$315  = 8'h00;
+    end
     if (rst) begin
-      \$315  = 1'h0;
+      \$315  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$316  = col_done1;
+    \$316  = px;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$316  = 8'h00;
+      end else begin
+        casez (n)
+          2'h1:
+              \$316  = \$26 [7:0];
+          2'h2:
+              \$316  = \$33 [7:0];
+          2'h3:
+              \$316  = \$40 [7:0];
+        endcase
+      end
+    end
+    if (stream__frame_end) begin
+      \$316  = 8'h00;
+    end
     if (rst) begin
-      \$316  = 1'h0;
+      \$316  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$317  = col_done2;
+    \$317  = c;
+    if (accept) begin
+      (* full_case = 32'd1 *)
+      if (line_done) begin
+        \$317  = 7'h00;
+      end else begin
+        casez (n)
+          2'h1:
+              \$317  = \$191 [6:0];
+          2'h2:
+              \$317  = \$192 [6:0];
+          2'h3:
+              \$317  = \$193 [6:0];
+        endcase
+      end
+    end
+    if (stream__frame_end) begin
+      \$317  = 7'h00;
+    end
     if (rst) begin
-      \$317  = 1'h0;
+      \$317  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$318  = \$46 [6:0];
+    \$318  = y;
+    if (accept) begin
+      if (line_done) begin
+        \$318  = \$185 [7:0];
+      end
+    end
+    if (stream__frame_end) begin
+      \$318  = 8'h00;
+    end
     if (rst) begin
-      \$318  = 7'h00;
+      \$318  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$319  = \$57 [6:0];
+    \$319  = py;
+    if (accept) begin
+      if (line_done) begin
+        (* full_case = 32'd1 *)
+        if (row_done) begin
+          \$319  = \$187 [7:0];
+        end else begin
+          \$319  = \$189 [7:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$319  = 8'h00;
+    end
     if (rst) begin
-      \$319  = 7'h00;
+      \$319  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$320  = \$68 [6:0];
+    \$320  = row_base;
+    if (accept) begin
+      if (line_done) begin
+        if (row_done) begin
+          \$320  = \$188 [12:0];
+        end
+      end
+    end
+    if (stream__frame_end) begin
+      \$320  = 13'h0000;
+    end
     if (rst) begin
-      \$320  = 7'h00;
+      \$320  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$321  = \$47 [6:0];
+    \$321  = sync_error;
+    if (\$202 ) begin
+      \$321  = 1'h1;
+    end
+    if (stream__frame_end) begin
+      if (\$208 ) begin
+        \$321  = 1'h1;
+      end
+    end
+    if (ctl__clear) begin
+      \$321  = 1'h0;
+    end
     if (rst) begin
-      \$321  = 7'h00;
+      \$321  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$322  = \$58 [6:0];
+    \$322  = valid0;
     if (rst) begin
-      \$322  = 7'h00;
+      \$322  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$323  = \$69 [6:0];
+    \$323  = valid1;
     if (rst) begin
-      \$323  = 7'h00;
+      \$323  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$324  = \$48 [6:0];
+    \$324  = valid2;
     if (rst) begin
-      \$324  = 7'h00;
+      \$324  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$325  = \$59 [6:0];
+    \$325  = col_done0;
     if (rst) begin
-      \$325  = 7'h00;
+      \$325  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$326  = \$70 [6:0];
+    \$326  = col_done1;
     if (rst) begin
-      \$326  = 7'h00;
+      \$326  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$327  = last0;
+    \$327  = col_done2;
     if (rst) begin
       \$327  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$328  = last1;
+    \$328  = \$46 [6:0];
     if (rst) begin
-      \$328  = 1'h0;
+      \$328  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$329  = last2;
+    \$329  = \$57 [6:0];
     if (rst) begin
-      \$329  = 1'h0;
+      \$329  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$330  = \$205 ;
+    \$330  = \$68 [6:0];
     if (rst) begin
-      \$330  = 1'h0;
+      \$330  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$331  = row_done;
+    \$331  = \$47 [6:0];
     if (rst) begin
-      \$331  = 1'h0;
+      \$331  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$332  = \$76 [6:0];
+    \$332  = \$58 [6:0];
     if (rst) begin
       \$332  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$333  = \$79 [6:0];
+    \$333  = \$69 [6:0];
     if (rst) begin
       \$333  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$334  = \$206 ;
+    \$334  = \$48 [6:0];
     if (rst) begin
-      \$334  = 1'h0;
+      \$334  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$335  = row_base;
+    \$335  = \$59 [6:0];
     if (rst) begin
-      \$335  = 13'h0000;
+      \$335  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$336  = \$signal ;
+    \$336  = \$70 [6:0];
     if (rst) begin
-      \$336  = 1'h0;
+      \$336  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$337  = this_zero;
+    \$337  = last0;
     if (rst) begin
       \$337  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$338  = q;
+    \$338  = last1;
     if (rst) begin
-      \$338  = 14'h0000;
+      \$338  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$339  = mb;
+    \$339  = last2;
     if (rst) begin
-      \$339  = 2'h0;
+      \$339  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$340  = \$signature__data$79 ;
+    \$340  = \$209 ;
     if (rst) begin
-      \$340  = 8'h00;
+      \$340  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$341  = prev_grey0;
+    \$341  = row_done;
     if (rst) begin
-      \$341  = 8'h00;
+      \$341  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$342  = \$signature__data$84 ;
+    \$342  = \$76 [6:0];
     if (rst) begin
-      \$342  = 8'h00;
+      \$342  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$343  = prev_grey1;
+    \$343  = \$79 [6:0];
     if (rst) begin
-      \$343  = 8'h00;
+      \$343  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$344  = \$signature__data$89 ;
+    \$344  = \$210 ;
     if (rst) begin
-      \$344  = 8'h00;
+      \$344  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$345  = prev_grey2;
+    \$345  = row_base;
     if (rst) begin
-      \$345  = 8'h00;
+      \$345  = 13'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$346  = zero1;
+    \$346  = \$signal ;
     if (rst) begin
       \$346  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$347  = v1_0;
+    \$347  = this_zero;
     if (rst) begin
       \$347  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$348  = v1_1;
+    \$348  = q;
     if (rst) begin
-      \$348  = 1'h0;
+      \$348  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$349  = v1_2;
+    \$349  = mb;
     if (rst) begin
-      \$349  = 1'h0;
+      \$349  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$350  = cd1_0;
+    \$350  = \$signature__data$79 ;
     if (rst) begin
-      \$350  = 1'h0;
+      \$350  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$351  = cd1_1;
+    \$351  = prev_grey0;
     if (rst) begin
-      \$351  = 1'h0;
+      \$351  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$352  = cd1_2;
+    \$352  = \$signature__data$84 ;
     if (rst) begin
-      \$352  = 1'h0;
+      \$352  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$353  = c1_0;
+    \$353  = prev_grey1;
     if (rst) begin
-      \$353  = 7'h00;
+      \$353  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$354  = c1_1;
+    \$354  = \$signature__data$89 ;
     if (rst) begin
-      \$354  = 7'h00;
+      \$354  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$355  = c1_2;
+    \$355  = prev_grey2;
     if (rst) begin
-      \$355  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$356  = last1_0;
-    if (rst) begin
-      \$356  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$357  = last1_1;
-    if (rst) begin
-      \$357  = 1'h0;
+      \$355  = 8'h00;
     end
   end
   assign px_at0 = \$19 [7:0];
@@ -3861,17 +3925,19 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign tot0 = \$149 [23:0];
   assign \$signature__addr$184  = c4_0[6:1];
   assign v4_0 = \$signature__en$189 ;
-  assign \$signature__addr$191  = \$151 [13:0];
-  assign \$signature__data$194  = \$152 [7:0];
-  assign \$signature__addr$199  = ecol1[6:1];
-  assign tot1 = \$153 [23:0];
-  assign \$signature__addr$203  = c4_1[6:1];
-  assign v4_1 = \$signature__en$208 ;
-  assign \$signature__addr$210  = \$155 [13:0];
-  assign \$signature__data$212  = \$156 [7:0];
-  assign oldest = \$159 [1:0];
-  assign \$signature__addr$220  = \$163 [13:0];
-  assign \$signature__addr$221  = \$166 [13:0];
+  assign prod6_0 = \$151 [47:0];
+  assign \$signature__addr$194  = \$153 [13:0];
+  assign \$signature__data$197  = \$154 [7:0];
+  assign \$signature__addr$201  = ecol1[6:1];
+  assign tot1 = \$155 [23:0];
+  assign \$signature__addr$205  = c4_1[6:1];
+  assign v4_1 = \$signature__en$210 ;
+  assign prod6_1 = \$157 [47:0];
+  assign \$signature__addr$215  = \$159 [13:0];
+  assign \$signature__data$217  = \$160 [7:0];
+  assign oldest = \$163 [1:0];
+  assign \$signature__addr$224  = \$167 [13:0];
+  assign \$signature__addr$225  = \$170 [13:0];
   assign \stream__pixel[0]  = stream__pixel[7:0];
   assign \stream__pixel[1]  = stream__pixel[15:8];
   assign \stream__pixel[2]  = stream__pixel[23:16];
@@ -3880,17 +3946,19 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   assign \$138  = { \$137 , 1'h0 };
   assign \$145  = emit_first_col[0];
   assign \$147  = emit_second_col[0];
-  assign \$152  = { 38'h0000000000, prod6_0[46:38] };
-  assign \$156  = { 38'h0000000000, prod6_1[46:38] };
-  assign \$213  = 1'h1;
-  assign \$214  = v1b_0;
-  assign \$220  = 1'h1;
-  assign \$221  = \$219 ;
-  assign \$222  = 1'h0;
-  assign \$223  = \$219 ;
-  assign \$237  = 1'h1;
-  assign \$256  = 1'h1;
-  assign \$257  = \$255 ;
-  assign \$265  = 1'h0;
-  assign \$266  = 1'h0;
+  assign \$150  = { 14'h0000, prod6_hi_0, 17'h00000 };
+  assign \$154  = { 38'h0000000000, \$151 [47:38] };
+  assign \$156  = { 14'h0000, prod6_hi_1, 17'h00000 };
+  assign \$160  = { 38'h0000000000, \$157 [47:38] };
+  assign \$217  = 1'h1;
+  assign \$218  = v1b_0;
+  assign \$224  = 1'h1;
+  assign \$225  = \$223 ;
+  assign \$226  = 1'h0;
+  assign \$227  = \$223 ;
+  assign \$241  = 1'h1;
+  assign \$260  = 1'h1;
+  assign \$261  = \$259 ;
+  assign \$269  = 1'h0;
+  assign \$270  = 1'h0;
 endmodule
