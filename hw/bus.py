@@ -13,7 +13,7 @@ Two ``wiring.Signature`` s, each defined once here and reused by every block on 
   cartridge needs it to address its ROM in block RAM (producers: the three-colour-clock console,
   from the CPU's next-cycle probe, ``Cpu6507(addr_probe=True)``, and the one-colour-clock
   console, from the CPU's outputs, which its bus registers take at every clock; consumers:
-  ``Cart(rom_read="next")``, ``Riot(ram_read="next")``).
+  ``Cart(rom_read="next")`` and ``Cart(rom_read="ahead")``, ``Riot(ram_read="next")``).
 * :data:`HostLoadSignature`: the host's port to one memory of the console (producer: the
   host side: :mod:`hwtools.console_harness`, :class:`hw.instance.GameInstance`; consumers:
   the RIOT's RAM, the cartridge's ROM and SuperChip RAM): one byte written per clock while the

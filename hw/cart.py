@@ -70,8 +70,9 @@ class Cart(wiring.Component):
             ``bus.rdata`` is the read data of the access in its own clock (the clock whose edge
             completes it), from the 16 KiB ROM read synchronously (a block RAM, 4 BRAM36 on
             7-series) at the clock before, addressed with the access given a clock ahead
-            (``next_bus``), and the other sources (SuperChip RAM, DPC random number and flag) in
-            that clock. The one-colour-clock console registers it at the access's edge (the
+            (``next_bus``), the SuperChip RAM's byte likewise (its synchronous read port
+            addressed from ``next_bus``, transparent for a write at that edge) and the DPC random
+            number and flag in that clock. The one-colour-clock console registers it at the access's edge (the
             CPU samples it a clock later); the three-colour-clock console's CPU samples it there.
         next_bus: In(:data:`hw.bus.NextAccessSignature`): the access of the next clock (the
             CPU's outputs, which the one-colour-clock console's bus registers take at every
@@ -79,26 +80,33 @@ class Cart(wiring.Component):
             from it with the bank, slices and DPC counters as they will be after this clock's
             access (their next-state values, the same update rules): the byte is the one
             ``"comb"`` reads whenever ``next_bus`` named, in the clock before, this clock's
-            ``addr``, ``sel`` and ``a13``. (In the one-colour-clock console no access completes
-            in the clock where the ROM is addressed, so the next-state values are the registers.)
+            ``addr``, ``sel`` and ``a13`` (``rom_read="ahead"``: the registers, below).
         a13: In(1), A13 of the CPU's 16-bit address (the FE mapper's bank, Stella's rule).
         mapper: In(:class:`Mapper`), :data:`MAPPER_CODES` by Stella's names.
         host_rom, host_ram: In(:data:`hw.bus.HostLoadSignature`), the ROM image (write only:
             ``host_rom.rdata`` is 0) and the SuperChip RAM (``addr[0:7]``).
         bank: Out(2), the F8/F6 bank (for the host's view).
 
+    ``rom_read="ahead"`` (the one-colour-clock console's): the same, with the ROM address formed
+    from the bank, slices and DPC counters as they are (the registers, not their next-state
+    values): equal to ``"next"`` where no access completes in the clock the ROM is addressed
+    and that clock is not the first after reset (whose edge sets the reset bank), as in that
+    console (accesses complete in a cycle's colour clock 2, the ROM is addressed in clock 1; the
+    CPU's first read is its reset vector's, from the third clock), and a shorter path from the CPU's address (no access's update logic in front of
+    the ROM's address).
+
     ``rom_read="comb"`` reads the ROM combinationally instead (the reference form the tests
     compare ``"next"`` with; distributed RAM/LUTs instead of block RAM on an FPGA), without the
     ``next_bus`` port; ``bus.rdata`` is again the read data of the access in its own clock.
 
     Raises:
-        ValueError: ``rom_read`` is not ``"next"`` or ``"comb"``.
+        ValueError: ``rom_read`` is not ``"next"``, ``"ahead"`` or ``"comb"``.
     """
 
     def __init__(self, rom_read: str = "next"):
-        if rom_read not in ("next", "comb"):
+        if rom_read not in ("next", "ahead", "comb"):
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
-            raise ValueError(f"rom_read must be 'next' or 'comb', not {rom_read!r}")
+            raise ValueError(f"rom_read must be 'next', 'ahead' or 'comb', not {rom_read!r}")
         self.rom_read = rom_read
         ports = {
             "bus": In(CpuBusSignature),
@@ -108,7 +116,7 @@ class Cart(wiring.Component):
             "host_ram": In(HostLoadSignature),
             "bank": Out(2),
         }
-        if rom_read == "next":
+        if rom_read in ("next", "ahead"):
             ports["next_bus"] = In(NextAccessSignature)
         super().__init__(ports)
 
@@ -117,15 +125,16 @@ class Cart(wiring.Component):
         m.submodules.rom = rom = Memory(shape=8, depth=16384, init=[])
         m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
         # synchronous read (block RAM), addressed a clock ahead; or combinational
-        if self.rom_read == "next":
+        ahead = self.rom_read in ("next", "ahead")
+        if ahead:
             rom_r = rom.read_port()
         else:
             rom_r = rom.read_port(domain="comb")
         rom_w = rom.write_port()
         ram_w = ram.write_port()
-        # rom_read="next": the SuperChip RAM read a clock ahead too, with the next access's
+        # rom_read="next"/"ahead": the SuperChip RAM read a clock ahead too, with the next access's
         # address, transparent for the write at that edge (the byte of the access's own clock)
-        ram_r = ram.read_port(transparent_for=(ram_w,)) if self.rom_read == "next" else ram.read_port(domain="comb")
+        ram_r = ram.read_port(transparent_for=(ram_w,)) if ahead else ram.read_port(domain="comb")
         ram_h = ram.read_port(domain="comb")
         bus, host_rom, host_ram = self.bus, self.host_rom, self.host_ram
         m.d.comb += [rom_w.addr.eq(host_rom.addr), rom_w.data.eq(host_rom.wdata),
@@ -286,19 +295,19 @@ class Cart(wiring.Component):
                 m.d.comb += rom_addr.eq(Cat(a, new_bank))
             return rom_addr
 
-        if self.rom_read == "next":
-            # the next access's ROM address from the next-state bank, slices and counters: the
-            # read port's address a clock ahead (block RAM), its byte read in the access's clock
+        if ahead:
+            # the next access's ROM address from the next-state bank, slices and counters (the
+            # registers themselves with rom_read="ahead"): the read port's address a clock ahead (block RAM), its byte read in the access's clock
             # (shortened where equal: the E0 hotspots lie in segment 3, always slice 7, so an
             # access never reads a slice its own switch changes: the slices before it serve; the
             # display byte 8192 + 2047 - count of an 11-bit count is count's complement in bits
             # 0..10 with bit 13 set, no subtraction)
             nb = self.next_bus
             a_nx = nb.addr[0:12]
-            nxv = [nexts[id(r)] for r in (bank, *slices)]
+            nxv = [nexts.get(id(r), r) for r in (bank, *slices)]
             new_bank_nx, _ = switched(nb.sel, a_nx, nxv[0], nxv[1:], "_nx", equalities=True)
             _, dpc_rom_nx = display_read(nb.sel, nb.write, a_nx, equalities=True)
-            cnt_nx = Array(nexts[id(c)] for c in counters)[a_nx[0:3]]
+            cnt_nx = Array(nexts.get(id(c), c) for c in counters)[a_nx[0:3]]
             disp_nx = Signal(14, name="disp_addr_next")
             m.d.comb += disp_nx.eq(Cat(~cnt_nx[0:11], Const(0b100, 3)))
             rom_addr = rom_address(a_nx, nb.a13, new_bank_nx, nxv[1:], dpc_rom_nx, disp_nx, "_nx")
@@ -307,7 +316,7 @@ class Cart(wiring.Component):
         m.d.comb += rom_r.addr.eq(rom_addr)
         ram_read = sc & (a[7:12] == 1)       # $1080-$10FF
         ram_write = sc & (a[7:12] == 0)      # $1000-$107F
-        m.d.comb += ram_r.addr.eq(self.next_bus.addr[0:7] if self.rom_read == "next" else a[0:7])
+        m.d.comb += ram_r.addr.eq(self.next_bus.addr[0:7] if ahead else a[0:7])
         # The read data in the access's own clock: the ROM's byte (plain, or ANDed with the DPC
         # fetcher's flag as the access sees it, before its own update of the fetchers), else the
         # other byte (SuperChip RAM, DPC random number or flag, 0)

@@ -13,7 +13,7 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
   cycle edge (``ce``) is at the end of the next cycle's clock 0, with the RDY of clock 2 and
   the read data formed in clock 0 from what was registered at the strobe's edge (TIA
   collision and input latches, the RIOT's value, the cartridge's byte: its ROM block RAM
-  read addressed in clock 1 from the CPU's outputs, ``Cart(rom_read="next")``, so that the
+  read addressed in clock 1 from the CPU's outputs, ``Cart(rom_read="ahead")``, so that the
   CPU's read data starts from flip-flops, not from the block RAM's output). Its bus outputs (address, read/write, data
   out, dummy mark) are registered every clock and so valid from clock 2 to the next clock 0:
   decode, the TIA/RIOT/cartridge accesses and the read multiplexer start from these
@@ -50,7 +50,7 @@ from :func:`chip_selects`), joined with ``wiring.connect``; the registered parts
 three-colour-clock console also gives the cartridge the next CPU cycle's access a clock ahead
 (:data:`hw.bus.NextAccessSignature`, from ``Cpu6507(addr_probe=True)``), so that its ROM is a
 block RAM read (``Cart(rom_read="next")``); the one-colour-clock console gives it the CPU's
-outputs, which are its bus registers' next value.
+outputs, which are its bus registers' next value (``Cart(rom_read="ahead")``).
 
 Pixel stream (``pixels``, :data:`PixelStreamSignature`, one beat per colour clock; what the
 preprocessor consumes with ``wiring.connect``): ``pixel`` the palette index of this colour
@@ -242,7 +242,7 @@ class Console(wiring.Component):
         m.submodules.cpu = cpu = Cpu6507(clocks_per_cycle=3)
         m.submodules.tia = tia = Tia()
         m.submodules.riot = riot = Riot(read_clocks=3)
-        m.submodules.cart = cart = Cart(rom_read="next")
+        m.submodules.cart = cart = Cart(rom_read="ahead")
 
         ph = Signal(2)
         m.d.sync += ph.eq(Mux(ph == 2, 0, ph + 1))
@@ -253,8 +253,9 @@ class Console(wiring.Component):
         # The CPU runs one colour clock behind the console's cycle grid: its cycle ends (ce) at the
         # first clock of the next CPU cycle, with the RDY of the cycle's last clock (rdy_seen) and the
         # read data of the access that completed at that clock's edge (formed in the clock after it
-        # from registers and the ROM's synchronous read: din below). So no path runs from the
-        # TIA's drawing, the RIOT timer or the memories' address logic into the CPU's registers.
+        # from registers: the cartridge's byte, the RIOT's value and the TIA's latches; din below).
+        # So no path runs from the TIA's drawing, the RIOT timer or the memories into the CPU's
+        # registers.
         primed = Signal()          # a cycle has ended since reset (the CPU's first edge follows it)
         rdy_seen = Signal(init=1)
         m.d.sync += rdy_seen.eq(rdy)
@@ -368,13 +369,13 @@ class Console(wiring.Component):
             clk.line.eq(line), clk.odd_last_frame.eq(odd_last),
         ]
         # read data of the access that completed at the previous edge, formed in the clock after it
-        # (the CPU samples it there): the ROM's synchronous read, the SuperChip RAM and the TIA's
-        # latches from the address still held in bus_addr, the RIOT's value registered at the edge
+        # (the CPU samples it there): the cartridge's byte and the RIOT's value registered at the
+        # edge (cart_seen, riot_seen), the TIA's latches from the address still held in bus_addr
         riot_seen = Signal(8)
         m.d.sync += riot_seen.eq(riot_bus.rdata)
         strobe_seen = Signal()
         m.d.sync += strobe_seen.eq(strobe)
-        cart_seen = Signal(8)
+        cart_seen = Signal(8)     # the cartridge's byte of the access in its own clock (ROM, RAM, DPC)
         m.d.sync += cart_seen.eq(cart_bus.rdata)
         din = _read_data(m, cart_bus, tia_bus, riot_seen, cart_seen)
         m.d.comb += cpu.din.eq(din)
