@@ -434,8 +434,11 @@ class Console(wiring.Component):
         m.submodules.cart = cart = Cart(rom_read="next")
 
         started = Signal()
+        # counting = started | cpu.sync, as a register from the next values of its terms (the
+        # CPU's sync_next): it enables every colour clock's step of the TIA, so that its wide
+        # fan-out starts from a flip-flop, not from the CPU's state decode (issue 16's depth)
         counting = Signal()
-        m.d.comb += counting.eq(started | cpu.sync)
+        m.d.sync += counting.eq(started | cpu.sync | cpu.sync_next)
         with m.If(cpu.sync):
             m.d.sync += started.eq(1)
         rdy = ~tia.wsync

@@ -39,8 +39,8 @@ TIA register 0 in a 2600. ALE's reference model is ``hls_models/cpu6507.py``.
 
 from types import SimpleNamespace
 
-from amaranth import Cat, Const, Module, Mux, Signal, signed
-from amaranth.lib import data, enum, wiring
+from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
+from amaranth.lib import data, enum, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from hls_models.cpu6507 import OPCODES, RMW_MNEMONICS, WRITE_MNEMONICS
@@ -446,7 +446,10 @@ class Cpu6507(wiring.Component):
             7..6 are A15..A14, which the 6507 does not have, so whenever the next address has
             A12 = 1 its bits 13..0 are exact (tested). ``write_next``: that cycle performs a write
             (R/W low and not a dummy cycle, whose console performs no access: for a write cycle
-            the dummy flag depends on the state alone, RMW's first write).
+            the dummy flag depends on the state alone, RMW's first write). The opcode's decode
+            table is then a read-only memory kept in logic (``rom_style = "logic"``; not a block
+            RAM, whose unregistered output arrives late on the ECP5) and read at the four values
+            of ``din``'s bits 7..6, which pick the entry last.
 
     Raises:
         ValueError: a bad ``decimal`` or ``clocks_per_cycle``, ``clocks_per_cycle=3`` with
@@ -531,10 +534,25 @@ class Cpu6507(wiring.Component):
         # clock, so no path runs from ir through the decoder into the bus outputs)
         dec = Signal(Decoded, init=decode(0))
         dec_din = Signal(Decoded)
-        with m.Switch(self.din):
-            for opcode in range(256):
-                with m.Case(opcode):
-                    m.d.comb += dec_din.eq(Decoded.const(decode(opcode)))
+        if self.addr_probe:
+            # the decoded fields feed the next-address probe in the clock after the fetch: the
+            # table a read-only memory kept in logic (yosys ``rom_style = "logic"``), so that dec
+            # starts from flip-flops; inferred from the case table, synth_ecp5 maps it to a block
+            # RAM (DP16KD) whose output, unregistered, arrives 5.6 ns after the clock (nextpnr
+            # ECP5-85, speed 6), the three-colour-clock console's critical path (issue 16)
+            table = memory.Memory(shape=Decoded.as_shape(), depth=256, attrs={"rom_style": "logic"},
+                                  init=[Decoded.const(decode(op)).as_value().value for op in range(256)])
+            m.submodules.decode_table = table
+            # read at the four values of din's bits 7..6, which pick one of the four: those bits
+            # may arrive last (a TIA read's collision latches, formed from this clock's drawing)
+            ports = [table.read_port(domain="comb") for _ in range(4)]
+            m.d.comb += [port.addr.eq(Cat(self.din[0:6], Const(hi, 2))) for hi, port in enumerate(ports)]
+            m.d.comb += dec_din.eq(Array([port.data for port in ports])[self.din[6:8]])
+        else:
+            with m.Switch(self.din):
+                for opcode in range(256):
+                    with m.Case(opcode):
+                        m.d.comb += dec_din.eq(Decoded.const(decode(opcode)))
 
         rd = Signal()          # read cycle (rw output)
         advance = Signal()
