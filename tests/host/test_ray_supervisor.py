@@ -23,6 +23,20 @@ from host.cluster import _own_group_for_ray_daemons, set_interrupt_hint, supervi
 from host.errors import on_sigterm
 
 
+@pytest.fixture(autouse=True)
+def _sigint_as_on_a_terminal():
+    """These tests send SIGINT as a terminal's Ctrl-C does. A test runner started in the
+    background without job control (``make test &`` in a script) ignores SIGINT, and so do all
+    its children (POSIX: an asynchronous command of a non-interactive shell), and the supervisor
+    rightly leaves an ignored signal ignored: give the test process (and, through exec, the
+    commands it starts) the interactive disposition, and put the runner's back after."""
+    old = signal.getsignal(signal.SIGINT)
+    if old is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 def test_exit_code_passes_through_and_ray_starts_from_a_group_of_its_own(capfd):
     parent, group = os.getpid(), os.getpgrp()
 
