@@ -994,18 +994,28 @@ class Tia(wiring.Component):
             fire_hm = fire & S.pend_hmsel[o]
             hm_next = Signal(4, name=f"hm_next{o}")
             m.d.comb += hm_next.eq(Mux(fire_hm, S.pend_data[4:8], Mux(fire_clr, 0, hm)))
-            kk = [self._hmove_k(self._tables, c, hm_next, inc_next) for c in codes]
+            # (with three colour clocks per clock, in colour clocks 0 and 1: a cycle holds one pending
+            # write at most, queued by the CPU's write at clock 2 and gone once it fires, so the
+            # pending HMOVE's change for the next clock is needed only when no pending write fires
+            # now: from the motion register itself, not through this clock's fire (a path that
+            # cannot be taken, cut for issue 16's depth))
+            hm_pend = hm_next if bus_clock else hm
+            kk = [self._hmove_k(self._tables, c, h, inc_next) for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
             m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk[0]), getattr(N, f"hmk_p{o}").eq(Mux(enq, kk[1], kk[2]))]
             if o < 2:   # the players' copy-test distance u
-                ku = [self._hmove_k(self._tables, c, hm_next, S.wr_uc_next, u=True) for c in codes]
+                ku = [self._hmove_k(self._tables, c, h, S.wr_uc_next, u=True)
+                      for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
                 m.d[dom] += [getattr(N, f"hmku_w{o}").eq(ku[0]), getattr(N, f"hmku_p{o}").eq(Mux(enq, ku[1], ku[2]))]
                 nu = Signal(8, name="hmove_u")
+                # (away from the bus's clock an HMOVE applies only as the pending write firing)
                 m.d.comb += nu.eq(self._hmove_distance(getattr(S, f"up{o}"),
-                                                       Mux(S.pend, getattr(S, f"hmku_p{o}"), getattr(S, f"hmku_w{o}"))))
+                                                       Mux(S.pend, getattr(S, f"hmku_p{o}"), getattr(S, f"hmku_w{o}"))
+                                                       if bus_clock else getattr(S, f"hmku_p{o}")))
                 hm_u.append(nu)
             # a write is pending exactly when an HMOVE that applies now is the pending one
             nd = Signal(8, name="hmove_d")
-            m.d.comb += nd.eq(self._hmove_distance(d, Mux(S.pend, getattr(S, f"hmk_p{o}"), getattr(S, f"hmk_w{o}"))))
+            m.d.comb += nd.eq(self._hmove_distance(d, Mux(S.pend, getattr(S, f"hmk_p{o}"), getattr(S, f"hmk_w{o}"))
+                                                   if bus_clock else getattr(S, f"hmk_p{o}")))
             hm_d.append(nd)
         # RESMx/RESBL's new distance for a write now: 4 pixels right of the next column (2 from 0 in
         # HBLANK), or Stella's special position after HMOVE (by the CPU cycles since it and the
