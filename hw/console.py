@@ -448,7 +448,14 @@ class Console(wiring.Component):
         booted = Signal()
         m.d.sync += booted.eq(1)
         m.d.comb += [cpu.ce.eq(booted), cpu.rdy.eq(rdy)]
-        bus_addr, bus_rw, bus_dout = cpu.addr[0:14], cpu.rw, cpu.dout
+        # the bus's address and R/W as registers: the CPU's next-cycle access (addr_probe: equal
+        # to its own address and R/W in the clock after every edge, the reset vector's low byte
+        # at reset), so that the chips' read selects start from flip-flops, not from the CPU's
+        # state decode (issue 16's depth)
+        addr_q = Signal(14, init=0xFFFC & 0x3FFF, name="bus_addr_q")
+        rw_q = Signal(init=1, name="bus_rw_q")
+        m.d.sync += [addr_q.eq(cpu.addr_next[0:14]), rw_q.eq(cpu.rw_next)]
+        bus_addr, bus_rw, bus_dout = addr_q, rw_q, cpu.dout
         strobe = Signal()      # the access completes at the end of colour clock 2
         m.d.comb += strobe.eq(counting & ~cpu.dummy & (~bus_rw | rdy))
 

@@ -534,6 +534,7 @@ class Cpu6507(wiring.Component):
         # clock, so no path runs from ir through the decoder into the bus outputs)
         dec = Signal(Decoded, init=decode(0))
         dec_din = Signal(Decoded)
+        dec_reg = dec          # the decoded fields' registers, written with ir
         if self.addr_probe:
             # the decoded fields feed the next-address probe in the clock after the fetch: the
             # table a read-only memory kept in logic (yosys ``rom_style = "logic"``), so that dec
@@ -543,11 +544,16 @@ class Cpu6507(wiring.Component):
             table = memory.Memory(shape=Decoded.as_shape(), depth=256, attrs={"rom_style": "logic"},
                                   init=[Decoded.const(decode(op)).as_value().value for op in range(256)])
             m.submodules.decode_table = table
-            # read at the four values of din's bits 7..6, which pick one of the four: those bits
-            # may arrive last (a TIA read's collision latches, formed from this clock's drawing)
+            # read at the four values of din's bits 7..6 and all four registered, picked after
+            # the register by ir's bits 7..6: those bits may arrive last (a TIA read's collision
+            # latches, formed from this clock's drawing), and then reach only ir
             ports = [table.read_port(domain="comb") for _ in range(4)]
             m.d.comb += [port.addr.eq(Cat(self.din[0:6], Const(hi, 2))) for hi, port in enumerate(ports)]
-            m.d.comb += dec_din.eq(Array([port.data for port in ports])[self.din[6:8]])
+            dec4 = data.ArrayLayout(Decoded, 4)
+            dec_din = Signal(dec4)
+            dec_reg = Signal(dec4, init=[decode(hi << 6) for hi in range(4)], name="dec4")
+            m.d.comb += [dec_din[hi].eq(port.data) for hi, port in enumerate(ports)]
+            m.d.comb += dec.eq(dec_reg[ir[6:8]])
         else:
             with m.Switch(self.din):
                 for opcode in range(256):
@@ -593,7 +599,7 @@ class Cpu6507(wiring.Component):
 
         # the registers and wires the parts below share (store value, RMW modify, sums, bus FSM)
         r = SimpleNamespace(din=self.din, a=a, x=x, y=y, s=s, pc=pc, p=p, ir=ir, state=state, ad=ad, tmp=tmp, dl=dl, ixc=ixc,
-                            dec=dec, dec_din=dec_din, rd=rd, exec_en=exec_en, exec_o=exec_o, idx=idx, stack=stack,
+                            dec=dec, dec_reg=dec_reg, dec_din=dec_din, rd=rd, exec_en=exec_en, exec_o=exec_o, idx=idx, stack=stack,
                             zp_ad=zp_ad, taken=taken)
         r.store = self._store_value(m, r)
         r.modified, r.mod_c = self._rmw_modify(m, r)
@@ -806,7 +812,7 @@ class Cpu6507(wiring.Component):
             with st.case(m, State.FETCH):
                 m.d.comb += self.sync.eq(1)
                 with m.If(advance):
-                    m.d.sync += [r.ir.eq(r.din), r.dec.eq(r.dec_din), r.pc.eq(dv["pc_inc"]), r.state.eq(State.T1)]
+                    m.d.sync += [r.ir.eq(r.din), r.dec_reg.eq(r.dec_din), r.pc.eq(dv["pc_inc"]), r.state.eq(State.T1)]
 
             with st.case(m, State.T1):
                 no_inc = Signal()

@@ -553,6 +553,7 @@ class Tia(wiring.Component):
             m.d.comb += self.wsync_next.eq(self._step(m, regs, regs, "sync", self.clocks[0], True))
             return m
         cur = regs
+        self._charge_at = []          # the paddles' charge cycles (_read), from the next state
         for k, clk in enumerate(self.clocks):
             nxt = _TiaState(suffix=f"_n{k}")
             m.d.comb += [n.eq(c) for n, c in zip(nxt.fields(), cur.fields())]
@@ -560,6 +561,7 @@ class Tia(wiring.Component):
             cur = nxt
         m.d.comb += self.wsync_next.eq(ws)
         m.d.sync += [r.eq(c) for r, c in zip(regs.fields(), cur.fields())]
+        m.d.sync += [at.eq(cur.dump_disabled_cycle + self.paddles.needed[i]) for i, at in enumerate(self._charge_at)]
         return m
 
     def _step(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, bus_clock: bool):
@@ -747,18 +749,27 @@ class Tia(wiring.Component):
         the object drawing or the paddle compare into the CPU. Paddle i is charged when
         ``cyc + 1 > (dump_disabled_cycle + needed) mod 2^32``, i.e. ``cyc >=`` that sum, which is
         registered too (dump_disabled_cycle changes at a cycle's last edge or at a frame start,
-        two clocks before the next read's edge; needed only between frames)."""
+        two clocks before the next read's edge; needed only between frames).
+
+        Three colour clocks per clock: the sum registered from the cycle's next state, so that
+        the read compares two registers' worth of the cycle's start (no path from the frame
+        start's subtract or a VBLANK write into the CPU): exact, as ``dump_disabled_cycle`` and
+        ``cyc`` change within a cycle only at a frame start (clock 0), whose cycle is an opcode
+        fetch (the frame boundary), no TIA read (the one-colour-clock console's argument,
+        :meth:`_write`)."""
         registered = self.colour_clocks == 1
 
         charged = Signal(4, name="charged")
         for i in range(4):
             mode = self.paddles.mode[i]
+            charge_at = Signal(32, name=f"paddle{i}_charge_at")
             if registered:
-                charge_at = Signal(32, name=f"paddle{i}_charge_at")
                 m.d.sync += charge_at.eq(S.dump_disabled_cycle + self.paddles.needed[i])
-                due = clk.cyc >= charge_at
             else:
-                due = (clk.cyc + 1) > (S.dump_disabled_cycle + self.paddles.needed[i])[0:32]
+                # registered from the step chain's next state (elaborate), so equal to
+                # (dump_disabled_cycle + needed) mod 2^32 of the cycle's registers
+                self._charge_at.append(charge_at)
+            due = clk.cyc >= charge_at
             m.d.comb += charged[i].eq((mode == 1) | ((mode == 0) & ~S.dump_enabled & due))
         c = Signal(15, name="coll_read")
         inpt = Signal(6, name="inpt_read")
