@@ -150,13 +150,14 @@ class Cart(wiring.Component):
         tops = [Signal(8, name=f"dpc_top{i}", reset_less=True) for i in range(8)]
         bottoms = [Signal(8, name=f"dpc_bottom{i}", reset_less=True) for i in range(8)]
         counters = [Signal(11, name=f"dpc_counter{i}", reset_less=True) for i in range(8)]
-        # The registers the ROM address is formed from (bank, E0 slices, DPC counters) are
-        # assigned through ``upd``: at the clock edge, or (rom_read="next") into their next-state
-        # values (the same rules), which the registers then take and the next access's ROM
-        # address is formed from, a clock ahead.
+        flags = [Signal(8, name=f"dpc_flag{i}", reset_less=True) for i in range(8)]
+        # The registers the ROM address and the DPC flags are formed from (bank, E0 slices, DPC
+        # counters, tops, bottoms and flags) are assigned through ``upd``: at the clock edge, or
+        # (rom_read="next") into their next-state values (the same rules), which the registers
+        # then take and the next access's ROM address and flag are formed from, a clock ahead.
         nexts = {}
         if self.rom_read == "next":
-            for reg in [bank, *slices, *counters]:
+            for reg in [bank, *slices, *counters, *tops, *bottoms, *flags]:
                 nx = Signal(len(reg), name=f"{reg.name}_next")
                 nexts[id(reg)] = nx
                 m.d.comb += nx.eq(reg)
@@ -210,7 +211,6 @@ class Cart(wiring.Component):
             for i in range(3):
                 upd(slices[i], new_slices[i])
 
-        flags = [Signal(8, name=f"dpc_flag{i}", reset_less=True) for i in range(8)]
         music = [Signal(name=f"dpc_music{i}", reset_less=True) for i in range(3)]
         rng = Signal(8, init=1, reset_less=True)
         self.dpc_rng = rng
@@ -226,7 +226,20 @@ class Cart(wiring.Component):
         bot_i = Array(bottoms)[idx]
         flag_i = Array(flags)[idx]
         flag_new = Signal(8)
-        m.d.comb += flag_new.eq(Mux(cnt_i[0:8] == top_i, 0xFF, Mux(cnt_i[0:8] == bot_i, 0, flag_i)))
+
+        def flag_rule(cnt, top, bottom, flag):
+            """A DPC fetcher's flag as a read of it sees it (Stella 2.x's DPC: set at the top,
+            cleared at the bottom, else kept)."""
+            return Mux(cnt[0:8] == top, 0xFF, Mux(cnt[0:8] == bottom, 0, flag))
+        if self.rom_read == "next":
+            # the flag of the next access's fetcher, a register formed a clock ahead: every
+            # fetcher's from its next-state registers, the next access's index picking one (so
+            # that no compare lies between this access's address and its read data, nor between
+            # the next address and the register: issue 16's depth)
+            rules = [flag_rule(*(nexts[id(regs[i])] for regs in (counters, tops, bottoms, flags))) for i in range(8)]
+            m.d.sync += flag_new.eq(Array(rules)[self.next_bus.addr[0:3]])
+        else:
+            m.d.comb += flag_new.eq(flag_rule(cnt_i, top_i, bot_i, flag_i))
         music_i = Signal()
         m.d.comb += music_i.eq(Mux(idx >= 5, Array(music + [Const(0, 1)] * 5)[idx - 5], 0))
 
@@ -250,7 +263,7 @@ class Cart(wiring.Component):
         with m.If(dpc & access & dpc_reg_read):
             for i in range(8):
                 with m.If(idx == i):
-                    m.d.sync += flags[i].eq(flag_new)
+                    upd(flags[i], flag_new)
                     if i < 5:
                         upd(counters[i], counters[i] - 1)
                     else:
@@ -261,9 +274,10 @@ class Cart(wiring.Component):
                 with m.If(idx == i):
                     with m.Switch(func):
                         with m.Case(0):
-                            m.d.sync += [tops[i].eq(bus.wdata), flags[i].eq(0)]
+                            upd(tops[i], bus.wdata)
+                            upd(flags[i], 0)
                         with m.Case(1):
-                            m.d.sync += bottoms[i].eq(bus.wdata)
+                            upd(bottoms[i], bus.wdata)
                         with m.Case(2):
                             if i >= 5:
                                 upd(counters[i], Mux(music[i - 5], tops[i], bus.wdata), 0, 8)

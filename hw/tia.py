@@ -477,6 +477,19 @@ TiaClockSignature = wiring.Signature({
 })
 
 
+class _Advancing:
+    """A colour clock's ports (:data:`TiaClockSignature`) with ``advance`` the constant 1: the
+    three-colour-clock TIA's steps (:meth:`Tia.elaborate`)."""
+
+    advance = Const(1)
+
+    def __init__(self, clk):
+        self._clk = clk
+
+    def __getattr__(self, name):
+        return getattr(self._clk, name)
+
+
 class Tia(wiring.Component):
     """TIA registers, object drawing, collisions and reads (see the module docstring), advancing
     ``colour_clocks`` colour clocks per clock (1 or 3).
@@ -552,15 +565,23 @@ class Tia(wiring.Component):
         if self.colour_clocks == 1:
             m.d.comb += self.wsync_next.eq(self._step(m, regs, regs, "sync", self.clocks[0], True))
             return m
+        # Three colour clocks per clock: the steps taken with ``advance`` high and the registers
+        # enabled by it instead (flip-flop enables: no path from its wide fan-out through the
+        # three chained steps, issue 16's depth). The same: ``advance`` is the cycle's, equal at
+        # its three clocks, and once high stays high; before that the TIA is in its reset state
+        # (the console counts from its first opcode fetch after reset; no access completes
+        # before), which a step without ``advance`` leaves as it is (no write, no pending write,
+        # nothing drawn, the frame start's ``dump_disabled_cycle - cyc`` with ``cyc`` 0)
         cur = regs
         self._charge_at = []          # the paddles' charge cycles (_read), from the next state
         for k, clk in enumerate(self.clocks):
             nxt = _TiaState(suffix=f"_n{k}")
             m.d.comb += [n.eq(c) for n, c in zip(nxt.fields(), cur.fields())]
-            ws = self._step(m, cur, nxt, "comb", clk, k == last)
+            ws = self._step(m, cur, nxt, "comb", _Advancing(clk), k == last)
             cur = nxt
-        m.d.comb += self.wsync_next.eq(ws)
-        m.d.sync += [r.eq(c) for r, c in zip(regs.fields(), cur.fields())]
+        m.d.comb += self.wsync_next.eq(Mux(self.clocks[0].advance, ws, regs.wsync))
+        with m.If(self.clocks[0].advance):
+            m.d.sync += [r.eq(c) for r, c in zip(regs.fields(), cur.fields())]
         m.d.sync += [at.eq(cur.dump_disabled_cycle + self.paddles.needed[i]) for i, at in enumerate(self._charge_at)]
         return m
 
