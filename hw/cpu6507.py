@@ -714,35 +714,54 @@ class Cpu6507(wiring.Component):
         BCD-to-binary values of A and the operand and the sums (:meth:`_pre_sums`) registered at
         its edge (B); :meth:`_operations` writes the registers at the edge after that. ``p_fwd``
         and ``s_fwd`` (comb) are P and S as that write leaves them (P and S when no operation
-        ends at this edge): the operation unit elaborated once more as a probe of P and S, for
-        the branch decision of the next instruction's second cycle, which ends at that edge, and
-        for the next-address probe's stack address after it (TXS, LAS)."""
+        ends at this edge), for the branch decision of the next instruction's second cycle,
+        which ends at that edge, and for the next-address probe's stack address after it (TXS,
+        LAS): S from the operation unit elaborated once more as a probe of S; P from a probe of
+        P one clock earlier (the request's clock, from the sums before their register),
+        registered (issue 16's depth: no path from the staged sums through the flags into the
+        branch's next address). The same P: A, X, Y, S and P do not change at the edge between
+        (the next instruction's opcode fetch, which writes none of them; the previous
+        operation's write came at the request's edge or before, instructions taking two cycles
+        at least)."""
         en0, op0, o0 = Signal(name="op_en0"), Signal(Alu, name="op0"), Signal(8, name="op_o0")
         enB, opB, oB = Signal(name="op_enB"), Signal(Alu, name="opB"), Signal(8, name="op_oB")
         m.d.sync += [en0.eq(exec_en & ~self.load_en), op0.eq(exec_op), o0.eq(exec_o),
                      enB.eq(en0 & ~self.load_en), opB.eq(op0), oB.eq(o0)]
         bin_a, bin_o = _table(m, a, _bcd_to_binary_int), _table(m, o0, _bcd_to_binary_int)
-        pre = self._pre_sums(m, op0, o0, a, x, y, p, bin_a, bin_o)
+        pre, pre_now = self._pre_sums(m, op0, o0, a, x, y, p, bin_a, bin_o, now=True)
         self._operations(m, enB, _Binary(opB), oB, a, x, y, s, p, pre=pre)
-        m.d.comb += [p_fwd.eq(p), s_fwd.eq(s)]
-        self._operations(_Probe(m, [(p.as_value(), p_fwd.as_value()), (s, s_fwd)], []), enB, _Binary(opB), oB,
-                         a, x, y, s, p, pre=pre)
+        p_after, p_after_r = Signal(Flags, name="p_after"), Signal(Flags, name="p_after_r")
+        m.d.comb += [p_after.eq(p), s_fwd.eq(s)]
+        self._operations(_Probe(m, [(p.as_value(), p_after.as_value())], []), en0, _Binary(op0), o0,
+                         a, x, y, s, p, pre=pre_now)
+        m.d.sync += p_after_r.eq(p_after)
+        m.d.comb += p_fwd.eq(Mux(enB, p_after_r, p))
+        self._operations(_Probe(m, [(s, s_fwd)], []), enB, _Binary(opB), oB, a, x, y, s, p, pre=pre)
 
-    def _pre_sums(self, m, op, o, a, x, y, p, bin_a, bin_o):
+    def _pre_sums(self, m, op, o, a, x, y, p, bin_a, bin_o, now=False):
         """The operation unit's sums for :meth:`_operations`'s ``pre``, registered here from the
         operation ``op``, its operand ``o``, A, X, Y, P and ALE's BCD-to-binary values ``bin_a``,
         ``bin_o`` of A and the operand: the binary sum, the decimal sum, the adjusted decimal
-        difference, ARR's result and the compare's difference (a dict of registers)."""
+        difference, ARR's result and the compare's difference (a dict of registers; ``now``:
+        and a dict of the same values before their registers)."""
         bsum, dsum, dadj = Signal(9), Signal(9), Signal(signed(10))
         ddiff = Signal(signed(10))
         m.d.comb += ddiff.eq(bin_a - bin_o - ~p.c)   # unsigned - unsigned is signed
         arr = Signal(ArrResult)
         cmp = Signal(9)     # CMP/CPX/CPY/SBX: register - operand
         cmp_reg = Mux(op == Alu.CPX, x, Mux(op == Alu.CPY, y, Mux(op == Alu.SBX, a & x, a)))
-        m.d.sync += cmp.eq(cmp_reg - o)
-        m.d.sync += [bsum.eq(a + Mux(op == Alu.SBC, ~o, o) + p.c), dsum.eq(bin_a + bin_o + p.c),
-                     dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff)), arr.eq(self._arr_values(m, a, o, p))]
-        return {"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr, "cmp": cmp}
+        regs = {"bsum": bsum, "dsum": dsum, "dadj": dadj, "arr": arr, "cmp": cmp}
+        values = {"cmp": cmp_reg - o, "bsum": a + Mux(op == Alu.SBC, ~o, o) + p.c, "dsum": bin_a + bin_o + p.c,
+                  "dadj": Mux(ddiff < 0, ddiff + 100, ddiff), "arr": self._arr_values(m, a, o, p)}
+        if not now:
+            m.d.sync += cmp.eq(values["cmp"])
+            m.d.sync += [bsum.eq(values["bsum"]), dsum.eq(values["dsum"]), dadj.eq(values["dadj"]),
+                         arr.eq(values["arr"])]
+            return regs
+        before = {k: Signal.like(v, name=f"{k}_now") for k, v in regs.items()}
+        m.d.comb += [before[k].eq(values[k]) for k in regs]
+        m.d.sync += [regs[k].eq(before[k]) for k in regs]
+        return regs, before
 
     def _store_value(self, m, r):
         """The store value of ``Kind.W`` (STA, STX, STY, SAX; ALE's SHA/SHX/SHY/SHS use the final

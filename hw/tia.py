@@ -572,16 +572,29 @@ class Tia(wiring.Component):
         # (the console counts from its first opcode fetch after reset; no access completes
         # before), which a step without ``advance`` leaves as it is (no write, no pending write,
         # nothing drawn, the frame start's ``dump_disabled_cycle - cyc`` with ``cyc`` 0)
+        # The pixel column of colour clocks 1 and 2 (x + 1, x + 2: hpos + k is not 227 there) and
+        # its playfield bit indices as registers beside x, formed from the cycle's next state,
+        # so that steps 1 and 2 start from them, not from step 0's and 1's adds (issue 16's depth)
+        x0 = (0 - 68) % 256
+        x_c = [None] + [Signal(8, name=f"x_c{k}", init=(x0 + k) % 256) for k in (1, 2)]
+        pf_c = [None] + [(Signal(5, name=f"pfi_n_c{k}", init=_pf_index((x0 + k) % 256, 0)),
+                          Signal(5, name=f"pfi_r_c{k}", init=_pf_index((x0 + k) % 256, 1))) for k in (1, 2)]
         cur = regs
         self._charge_at = []          # the paddles' charge cycles (_read), from the next state
         for k, clk in enumerate(self.clocks):
             nxt = _TiaState(suffix=f"_n{k}")
             m.d.comb += [n.eq(c) for n, c in zip(nxt.fields(), cur.fields())]
             ws = self._step(m, cur, nxt, "comb", _Advancing(clk), k == last)
+            if k < last:
+                m.d.comb += [nxt.x.eq(x_c[k + 1]), nxt.pfi_n.eq(pf_c[k + 1][0]), nxt.pfi_r.eq(pf_c[k + 1][1])]
             cur = nxt
         m.d.comb += self.wsync_next.eq(Mux(self.clocks[0].advance, ws, regs.wsync))
         with m.If(self.clocks[0].advance):
             m.d.sync += [r.eq(c) for r, c in zip(regs.fields(), cur.fields())]
+            for k in (1, 2):
+                xk = (cur.x + k)[0:8]
+                m.d.sync += [x_c[k].eq(xk), pf_c[k][0].eq(self._tables("pf_index", xk)),
+                             pf_c[k][1].eq(self._tables("pf_index_reflect", xk))]
         m.d.sync += [at.eq(cur.dump_disabled_cycle + self.paddles.needed[i]) for i, at in enumerate(self._charge_at)]
         return m
 
