@@ -417,7 +417,9 @@ class Console(wiring.Component):
         combinational chain; the console's bookkeeping is the one-colour-clock console's seen
         at those three clocks (``hpos`` of clock 0 is a multiple of 3: clock 2 of a cycle ends a
         line; ``start_frame`` acts in clock 0; the CPU's access completes at the end of clock
-        2). The bus is the CPU's own outputs (stable for the cycle). ``start_frame`` comes at a
+        2). The bus's address and R/W are registers holding the CPU's next-cycle access from the
+        clock before (``addr_next``, ``rw_next``: its own outputs for the cycle, stable), its write
+        data the CPU's own output. ``start_frame`` comes at a
         frame boundary (an opcode fetch, ``at_boundary``) or in the first clock after a reset,
         while the CPU waits (``booted``); the RIOT's timer counts cycles since its write, which
         the restart of the cycle counter does not change. ``ystart`` and ``height`` are set
