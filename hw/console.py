@@ -451,8 +451,8 @@ class Console(wiring.Component):
         m.d.sync += booted.eq(1)
         m.d.comb += [cpu.ce.eq(booted), cpu.rdy.eq(rdy)]
         # the bus's address and R/W as registers: the CPU's next-cycle access (addr_probe: equal
-        # to its own address and R/W in the clock after every edge, the reset vector's low byte
-        # at reset), so that the chips' read selects start from flip-flops, not from the CPU's
+        # to its own address and R/W in the clock after every edge; at reset the address of the
+        # reset vector's low byte, $FFFC), so that the chips' read selects start from flip-flops, not from the CPU's
         # state decode (issue 16's depth)
         addr_q = Signal(14, init=0xFFFC & 0x3FFF, name="bus_addr_q")
         rw_q = Signal(init=1, name="bus_rw_q")
