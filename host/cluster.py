@@ -762,6 +762,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
     r, w = os.pipe()
     old_chld = signal.signal(signal.SIGCHLD, signal.SIG_DFL)   # waitpid needs it (not SIG_IGN)
     seen: list[int] = []
+    early: list[int] = []                          # taken before the driver's pid was known
     target: list[int | None] = [None]
 
     def forward(signum, frame):
@@ -771,11 +772,13 @@ def supervised_driver(body: Callable[[], int]) -> int:
         if os.getpid() != parent:
             return
         seen.append(signum)
-        if target[0] is not None:
-            try:
-                os.kill(target[0], signum)
-            except (ProcessLookupError, PermissionError):
-                pass
+        if target[0] is None:                      # before the fork returned: sent from there
+            early.append(signum)
+            return
+        try:
+            os.kill(target[0], signum)
+        except (ProcessLookupError, PermissionError):
+            pass
     # The supervisor's handlers are in place before the fork: a process-directed signal may be
     # taken by any thread (blocking it in this one does not keep it out), and Python runs the
     # handler installed when the main thread gets to it. The child, one thread, blocks the
@@ -836,9 +839,9 @@ def supervised_driver(body: Callable[[], int]) -> int:
                 pass
             os._exit(code)
     target[0] = pid
-    for signum in list(seen):                      # taken before the fork returned
+    while early:                                   # each early signal once (forward sends the rest)
         try:
-            os.kill(pid, signum)
+            os.kill(pid, early.pop(0))
         except (ProcessLookupError, PermissionError):
             pass
     os.close(w)
@@ -853,7 +856,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
     reader.start()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     try:
-        status = os.waitpid(pid, 0)[1]             # retried after each handler (PEP 475)
+        status = _wait_with_handlers(pid)
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
@@ -881,6 +884,26 @@ def supervised_driver(body: Callable[[], int]) -> int:
         ("; Ray's core ends a driver whose local raylet died" if code == 1 else "")
     sys.stderr.write(f"nc2600: error: the Ray driver process ended without finishing ({how}){hint}\n")
     return 1
+
+
+#: seconds between the supervisor's looks at its driver (the most a forwarded signal waits)
+WAIT_POLL_S = 0.05
+
+
+def _wait_with_handlers(pid: int) -> int:
+    """``os.waitpid(pid, 0)``'s status, but with Python's signal handlers run at least every
+    :data:`WAIT_POLL_S` seconds while the child lives. A blocking ``waitpid`` is not enough: a
+    signal whose C handler runs after the interpreter's last look at its pending handlers and
+    before the call enters the kernel does not interrupt the call (no EINTR), so its Python
+    handler (the forward to the driver) waits until the driver has ended by itself (measured:
+    ``test_sigint_to_the_supervisor_alone_reaches_the_driver`` returned the driver's 0 after its
+    30 s sleep once in CI on 968887a; reproduced every time with that window widened by a C
+    ``usleep`` before ``waitpid``)."""
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return status
+        time.sleep(WAIT_POLL_S)
 
 
 _FIRST_STOP: float | None = None     #: time.monotonic() of the driver's first SIGINT/SIGTERM

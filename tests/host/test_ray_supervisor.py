@@ -130,6 +130,52 @@ def test_sigint_to_the_supervisor_alone_reaches_the_driver(capfd, outside):
     assert capfd.readouterr().err == "nc2600: interrupted\n"
 
 
+
+def test_a_signal_just_before_the_supervisor_waits_is_still_forwarded(capfd, monkeypatch, tmp_path):
+    """The lost-wakeup race behind one CI failure of the test above (the driver's 0 after its
+    sleep, not 130): a SIGINT whose C handler runs after the interpreter's last look at pending
+    handlers and before ``waitpid`` enters the kernel does not interrupt a blocking wait. The
+    window is a few bytecodes wide; here every ``waitpid`` of the supervisor first sleeps 0.2 s
+    inside C (a shared library built for the test), and the driver signals the supervisor 0.05 s
+    in, i.e. inside that window. A supervisor that blocks in ``waitpid`` then returns the driver's
+    0 after its 10 s sleep; one that looks at its handlers while it waits forwards the signal."""
+    import ctypes
+    import shutil
+
+    import host.cluster as cluster
+    src = tmp_path / "late_wait.c"
+    src.write_text("#include <sys/wait.h>\n#include <unistd.h>\n#include <errno.h>\n"
+                   "int late_waitpid(int pid, int *status, int options) {\n"
+                   "    usleep(200000);\n"
+                   "    int r = waitpid(pid, status, options);\n"
+                   "    return r < 0 ? -errno : r;\n}\n")
+    lib_path = tmp_path / "liblate_wait.so"
+    subprocess.run([shutil.which("cc") or "gcc", "-shared", "-fPIC", "-o", str(lib_path), str(src)],
+                   check=True)
+    lib = ctypes.CDLL(str(lib_path))
+
+    def late_waitpid(pid, options):
+        status = ctypes.c_int(0)
+        r = lib.late_waitpid(pid, ctypes.byref(status), options)
+        if r < 0:
+            raise OSError(-r, os.strerror(-r))
+        return r, status.value
+    monkeypatch.setattr(cluster.os, "waitpid", late_waitpid)
+
+    def body():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+        def work():
+            time.sleep(0.05)
+            os.kill(os.getppid(), signal.SIGINT)
+            time.sleep(10)
+            return 0
+        return guarded(work)
+    t0 = time.monotonic()
+    assert supervised_driver(body) == 130
+    assert time.monotonic() - t0 < 5
+    assert capfd.readouterr().err == "nc2600: interrupted\n"
+
 def test_a_signal_twice_at_once_is_one_stop(capfd):
     """The driver's handler (``_stop_once``): a second SIGINT/SIGTERM within STOP_ECHO_S of the
     first (the group's signal and the supervisor's copy) does not interrupt the first's cleanup."""
