@@ -261,18 +261,20 @@ def compute(inp: Inputs) -> dict:
                            f"python -c \"from hls_models.policy_int8 import inference_cycles as c; "
                            f"print(c({g.n_actions}, {inp.lanes}))\""))
         emu_fps = clock_hz / ccpf
-        figs.append(Figure(sect_inst, "frames/s, emulation only", g.game, emu_fps, "frames/s",
+        figs.append(Figure(sect_inst, f"frames/s, emulation only, at {inp.clock_mhz:g} MHz", g.game, emu_fps, "frames/s",
                            DERIVED if ccpf_kind == RTL else MODEL,
                            f"clock {inp.clock_mhz:g} MHz / {ccpf:,.1f} colour clocks per frame ({ccpf_src})",
                            f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
         if pnr is not None:
-            figs.append(Figure(sect_inst, "frames/s at the console's ECP5-85 Fmax (emulation only)", g.game,
+            figs.append(Figure(sect_inst, f"frames/s at the console's ECP5-85 Fmax, {pnr['fmax_mhz']:g} MHz "
+                               "(proxy device, not the Zynq-7045; emulation only)", g.game,
                                pnr["fmax_mhz"] * 1e6 / ccpf, "frames/s", DERIVED if ccpf_kind == RTL else MODEL,
                                f"Fmax {pnr['fmax_mhz']:g} MHz measured by place and route on {pnr['device']} (a "
                                f"proxy device, not the Zynq-7045) / {ccpf:,.1f} colour clocks per frame", pnr_cmd))
         if pnr3 is not None:
             fps3 = pnr3["fmax_mhz"] * 1e6 * 3 / ccpf
-            figs.append(Figure(sect_inst, "frames/s at the three-colour-clock console's ECP5-85 Fmax (emulation only)",
+            figs.append(Figure(sect_inst, f"frames/s at the three-colour-clock console's ECP5-85 Fmax, "
+                               f"{pnr3['fmax_mhz']:g} MHz (proxy device, not the Zynq-7045; emulation only)",
                                g.game, fps3, "frames/s", DERIVED if ccpf_kind == RTL else MODEL,
                                f"Fmax {pnr3['fmax_mhz']:g} MHz measured by place and route on {pnr3['device']} (a "
                                f"proxy device, not the Zynq-7045) / ({ccpf:,.1f} colour clocks per frame / 3 "
@@ -303,7 +305,10 @@ def compute(inp: Inputs) -> dict:
                                    inp.frame_skip * clock_hz / cyc[mode], "frames/s", DERIVED,
                                    f"{inp.frame_skip} x clock / ({cyc[mode]:,.0f} cycles per decision measured on "
                                    f"the Verilated fabric instance: emulation {cyc['emulation']:,.0f} + host rules "
-                                   f"{cyc['host_rules']:,.0f} + preprocessor {cyc['preprocessing']:,.0f} + inference "
+                                   f"{cyc['host_rules']:,.0f} + "
+                                   + ("" if mode == "serial" else "the decision path's stall beyond the emulation, "
+                                      f"{cyc['stall_pipelined']:,.0f}, of ")
+                                   + f"preprocessor {cyc['preprocessing']:,.0f} + inference "
                                    f"{cyc['forward']:,.0f} + action select {cyc['action_select']:,.0f}; {what})",
                                    g.instance_command))
         elif pp is None or inp.action_select_latency is None:
@@ -317,8 +322,11 @@ def compute(inp: Inputs) -> dict:
                                    inp.frame_skip * clock_hz / cyc[mode], "frames/s",
                                    MODEL if row["nominal_frame"] else DERIVED,
                                    f"{inp.frame_skip} x clock / ({cyc[mode]:,.0f} cycles per decision: emulation "
-                                   f"{cyc['emulation']:,.0f} + preprocessing {pp} + forward {forward:,} + action "
-                                   f"select {cyc['action_select']}" + (", overlapped" if mode == "pipelined" else "")
+                                   f"{cyc['emulation']:,.0f} + "
+                                   + ("" if mode == "serial" else "the decision path's stall beyond the emulation, "
+                                      f"{cyc['stall_pipelined']:,.0f}, of ")
+                                   + f"preprocessing {pp} + forward {forward:,} + action select {cyc['action_select']}"
+                                   + (", overlapped with the next frames" if mode == "pipelined" else "")
                                    + ")", f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
         if inp.clock_mhz == PUBLISHED_CLOCK_MHZ:
             figs.append(Figure(sect_inst, "published frames/s per instance at 150 MHz", g.game,

@@ -40,6 +40,17 @@ def register(subparsers, groups):
 
 def run(args) -> int:
     from host import report
+    from hls_models.frame_skip import NOOP_MAX
+    from hls_models.platform import FRAME_SKIP
+    # the instance's episode starts with up to NOOP_MAX no-op frames and needs one decision after
+    # them (the rule `nc2600 run --episode-frames` has); the preprocessor's latency needs one
+    # decision's frames
+    least = NOOP_MAX + FRAME_SKIP + 1 if not args.no_instance else FRAME_SKIP
+    if args.frames < least:
+        why = (f"the instance's episode starts with up to {NOOP_MAX} no-op frames and needs one frame-skip "
+               f"period ({FRAME_SKIP}) after them" if not args.no_instance
+               else f"the preprocessor's latency needs one frame-skip period ({FRAME_SKIP})")
+        raise UserError(f"--frames must be at least {least}: {why}; got {args.frames}")
     games = args.game or ["pong"]
     if len(set(games)) != len(games):
         raise UserError(f"a game is given twice: {' '.join(games)}")
@@ -59,7 +70,7 @@ def run(args) -> int:
     result = report.write(inp, out, {"command": command, "wall_s": round(time.perf_counter() - t0, 1)})
     missing = [f for f in result["figures"] if f.kind == report.MISSING]
     for f in result["figures"]:
-        if f.section in ("Per instance", "Whole fabric") and f.value is not None and f.unit == "frames/s":
+        if f.section in ("Per instance", "Whole fabric") and f.value is not None and f.unit in ("frames/s", "x"):
             print(f"{f.game or '':14s} {f.name:60s} {report._fmt(f.value):>14s} {f.unit}  [{f.kind}]")
     for f in missing:
         print(f"{f.game or '':14s} {f.name:60s} {'missing':>14s}  ({f.source})")

@@ -268,6 +268,16 @@ def test_report_unknown_game_leaves_no_folder(tmp_path):
     assert not (tmp_path / "rep").exists()
 
 
+
+@pytest.mark.parametrize("extra, frames, least", [([], "34", 35), ([], "1", 35), (["--no-instance"], "3", 4)])
+def test_report_frames_too_few_for_an_episode_leaves_no_folder(tmp_path, extra, frames, least):
+    """The instance's episode starts with 1..30 no-op frames (ALE 0.12's no-op start, as `run`)
+    and needs one frame-skip period (4) after them: 34 frames crashed the calibration's episode
+    before this check (a traceback and a folder holding only inputs/)."""
+    one_line_exit_2(nc2600("report", *extra, "--frames", frames, "--out", str(tmp_path / "rep")),
+                    f"--frames must be at least {least}", f"got {frames}")
+    assert not (tmp_path / "rep").exists()
+
 def test_rtl_play_actions_message_names_only_a_file(tmp_path):
     proc = nc2600("rtl-play", "--game", "pong", "--actions", "random", "--out", str(tmp_path / "o"))
     one_line_exit_2(proc, "--actions: 'random' is not an existing .npy file")
