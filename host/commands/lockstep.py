@@ -5,6 +5,9 @@ frames_compared, first_ram_mismatch_frame, first_screen_mismatch_frame`` and, at
 mismatch, the differing RAM addresses or pixels with the RTL's PC, scanline and cycle count);
 this module is the command line.
 
+Every record names the console RTL compared (``colour_clocks_per_cycle``); ``rtl_fps`` is the
+RTL's own stepping in wall-clock frames per second (ALE and the comparison left out).
+
 Exit 0 only when every compared frame of every game matches; 1 otherwise; 2 on bad input.
 ``--all`` runs every loadable game, ``--games A,B,...`` a list (a table in the order given, each
 row printed once its game and the ones before it have finished; games with a mapper the RTL lacks
@@ -77,23 +80,25 @@ def _run(args, opened: list) -> int:
               f"{len(games) - len(kept)} to run", file=sys.stderr, flush=True)
     # a line on stderr at least every HEARTBEAT_S seconds while no row is printed (issue 17)
     heartbeat, t0 = Heartbeat(), time.monotonic()
+    config = {"colour_clocks_per_cycle": args.colour_clocks_per_cycle}   # which console RTL: in every record shown
     if not multi:   # a mapper the RTL lacks is a UserError here (RtlConsole), a table row in a sweep
         with heartbeat.running(lambda: f"lockstep: 0/1 games done, {games[0]} running, {time.monotonic() - t0:.0f} s"):
-            results = [lockstep_game(games[0], args.frames, args.seed, args.actions,
-                                     colour_clocks_per_cycle=args.colour_clocks_per_cycle)]
+            results = [{**lockstep_game(games[0], args.frames, args.seed, args.actions,
+                                        colour_clocks_per_cycle=args.colour_clocks_per_cycle), **config}]
     else:
-        header = f"{'game':<22} {'mapper':<6} {'frames':>6}  {'result':<28} {'RTL fps':>8}"
+        header = f"{'game':<22} {'mapper':<6} {'frames':>6}  {'result':<28} {'RTL frames/s (wall)':>19}"
         if not args.json:
             print(header, flush=True)
         results = []
 
         def show(r):
+            r = {**r, **config}
             results.append(r)
             if args.json:
                 print(json.dumps(r), flush=True)
             else:
                 print(f"{r['game']:<22} {r['mapper']:<6} {r['frames_compared']:>6}  {result_word(r):<28} "
-                      f"{r.get('rtl_fps') or '':>8}", flush=True)
+                      f"{r.get('rtl_fps') or '':>19}", flush=True)
         for g in games:     # the games a results file already holds: their rows first
             if store is not None and g in store.records:
                 show(store.records[g])
@@ -111,6 +116,7 @@ def _run(args, opened: list) -> int:
                 waiting = iter(todo)
                 nxt = next(waiting, None)
                 for r in rows:
+                    r = {**r, **config}
                     if store is not None:
                         store.add(r)   # before its row is printed (a failed game's error row is not kept)
                     finished[r["game"]] = r
@@ -123,16 +129,31 @@ def _run(args, opened: list) -> int:
     n = sum(r["match"] for r in results)
     if args.json:   # JSON Lines: the game's record; with --games/--all one per game (above), then a summary
         print(json.dumps({"summary": {"games": len(results), "exact": n, "frames_requested": args.frames,
-                                      "actions": args.actions, "match": n == len(results),
+                                      "actions": args.actions, "match": n == len(results), **config,
                                       **({"from_results": len(kept)} if store is not None else {})}}
                          if multi else results[0]), flush=True)
     elif multi:
-        print(f"{n}/{len(results)} games exact for their compared frames")
+        print(f"{n}/{len(results)} games exact for their compared frames (console RTL: "
+              f"{_console_words(args.colour_clocks_per_cycle)})")
     else:
         r = results[0]
         for k, v in r.items():
-            print(f"{k}: {v}")
+            print(f"{k}: {_plain(v)}")
     return 0 if all(r["match"] for r in results) else 1
+
+
+def _console_words(colour_clocks_per_cycle: int) -> str:
+    return ("one colour clock per clock (rtl/console.v)" if colour_clocks_per_cycle == 1 else
+            f"{colour_clocks_per_cycle} colour clocks per clock (rtl/console{colour_clocks_per_cycle}.v)")
+
+
+def _plain(v) -> str:
+    """A record's value as a person reads it: ``none`` and ``yes``/``no`` for Python's None and bools."""
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
 
 
 def register(subparsers, groups) -> None:
@@ -142,7 +163,8 @@ def register(subparsers, groups) -> None:
     which.add_argument("--game", help="ALE ROM id")
     which.add_argument("--all", action="store_true", help="every loadable game")
     which.add_argument("--games", help="comma-separated ALE ROM ids (a table, as --all)")
-    p.add_argument("--frames", type=positive_int, default=1000, help="frames to compare (default 1000)")
+    p.add_argument("--frames", type=positive_int, default=1000,
+                   help=f"frames to compare (default 1000, at most {MAX_FRAMES:,})")
     p.add_argument("--seed", type=seed_int, default=None,
                    help="seed of the random actions (default 0; only with --actions random)")
     p.add_argument("--actions", default="random",

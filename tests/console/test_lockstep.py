@@ -74,12 +74,28 @@ def test_lockstep_cli_games_table_and_bad_input(capsys):
     out = capsys.readouterr().out.splitlines()
     assert [ln.split()[0] for ln in out[1:3]] == ["boxing", "seaquest"]
     assert out[1].split()[1:4] == ["2K", "20", "exact"] and out[2].split()[1:4] == ["4K", "20", "exact"]
-    assert out[-1].startswith("2/2 games exact")
+    assert out[-1] == "2/2 games exact for their compared frames (console RTL: one colour clock per clock (rtl/console.v))"
     # an unknown name anywhere in the list: one-line error, exit 2, before any game runs
     assert main(["lockstep", "--games", "boxing,no_such_game", "--frames", "20"]) == 2
     captured = capsys.readouterr()
     assert "game" not in captured.out and "unknown game 'no_such_game'" in captured.err
 
+
+
+def test_lockstep_records_name_the_console_compared(capsys):
+    """Every record and the summary say which console RTL was compared (one or three colour
+    clocks per clock); the single-game form prints none/yes, not Python's None/True."""
+    import json
+
+    from host.cli import main
+    assert main(["lockstep", "--games", "pong", "--frames", "3", "--colour-clocks-per-cycle", "3", "--json"]) == 0
+    rec, summary = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
+    assert rec["game"] == "pong" and rec["match"] is True and rec["colour_clocks_per_cycle"] == 3
+    assert summary["summary"]["colour_clocks_per_cycle"] == 3
+    assert main(["lockstep", "--game", "pong", "--frames", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "match: yes" in lines and "first_ram_mismatch_frame: none" in lines
+    assert "colour_clocks_per_cycle: 1" in lines
 
 @pytest.mark.parametrize("argv,needle", [
     (["--games", "pong", "--frames", "5", "--actions", "{neg}"], "1-D integer array"),
