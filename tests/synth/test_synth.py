@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -88,6 +89,28 @@ def test_cli_one_block_json(capsys):
     assert set(rep["blocks"]) == {"action_select"} and rep["blocks"]["action_select"]["resources"]["luts"] > 0
     assert "DS190" in rep["device"]["source"]
 
+
+
+def test_report_without_pnr_names_a_cached_pnr_result(monkeypatch):
+    """Without --pnr the timing line still gives what an earlier --pnr measured on exactly this
+    Verilog (the cache `nc2600 report` reads); with no such entry it says only that P&R was not run."""
+    import hwtools.timing as timing
+    root = Path(__file__).resolve().parents[2]
+    verilog = (root / "rtl" / "action_select.v").read_text()     # = generated (tests/architecture checks)
+    monkeypatch.setattr(synth, "available_blocks", lambda lanes=None, block=None: {"action_select": verilog})
+    seen = []
+
+    def fake_cached(name, text, *a, **k):
+        seen.append((name, text == verilog))
+        return {"fmax_mhz": 123.45, "seed": 2}
+    monkeypatch.setattr(timing, "cached_pnr", fake_cached)
+    rep = synth.report("action_select")
+    assert seen == [("action_select", True)]
+    assert rep["proxy_pnr"] == (synth.PROXY_PNR + f"; known on {timing.ECP5['label']}: action_select Fmax 123.45 "
+                                "MHz measured by an earlier --pnr of this exact Verilog (seed 2, cached)")
+    assert "timing: " + rep["proxy_pnr"] in synth.format_report(rep)
+    monkeypatch.setattr(timing, "cached_pnr", lambda *a, **k: None)
+    assert synth.report("action_select")["proxy_pnr"] == synth.PROXY_PNR
 
 def test_cli_bad_block(capsys, monkeypatch, tmp_path):
     from host.cli import main
