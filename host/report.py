@@ -53,6 +53,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -801,6 +802,7 @@ def write(inp: Inputs, out: Path, meta: dict | None = None) -> dict:
     meta = meta or {}
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    earlier = _earlier_report(out)
     result = compute(inp)
     images = plots(result, inp, out)
     _atomic(out / "report.md", render_markdown(result, inp, images, meta))
@@ -809,4 +811,46 @@ def write(inp: Inputs, out: Path, meta: dict | None = None) -> dict:
                "figures": [asdict(f) for f in result["figures"]],
                "per_game": result["per_game"], "images": images}
     _atomic(out / "report.json", json.dumps(payload, indent=1, default=float))
+    prune_earlier_report(out, earlier, set(images), set(result["per_game"]))
     return result
+
+
+_IMAGE_NAME = re.compile(r"[A-Za-z0-9_.-]+\.png")
+
+
+def _earlier_report(out: Path) -> tuple[set, set]:
+    """``(images, games)`` an earlier report in ``out`` says it made (its report.json), or two empty
+    sets when there is none or it cannot be read."""
+    try:
+        old = json.loads((out / "report.json").read_text())
+        return ({i for i in old.get("images", {}) if isinstance(i, str)},
+                {g for g in old.get("per_game", {}) if isinstance(g, str)})
+    except (OSError, ValueError, AttributeError, TypeError):
+        return set(), set()
+
+
+def prune_earlier_report(out: Path, earlier: tuple[set, set], images: set, games: set) -> list[str]:
+    """After a report is written into ``out``: remove what an earlier report there made and this one
+    did not (its other images, and the inputs of games this one did not measure: ``inputs/actions_G.npy``,
+    ``inputs/rtl_play_G/``), so that the folder holds one report. Only plain files and folders of those
+    names go (no links, nothing outside ``out``); done after the new report is complete, so an
+    interrupted run leaves the earlier report whole. Returns the removed paths relative to ``out``."""
+    import shutil
+    old_images, old_games = earlier
+    gone = []
+    for name in sorted(old_images - images):
+        f = out / name
+        if _IMAGE_NAME.fullmatch(name) and f.is_file() and not f.is_symlink():
+            f.unlink()
+            gone.append(name)
+    for g in sorted(old_games - games):
+        if not re.fullmatch(r"[A-Za-z0-9_]+", g):
+            continue
+        a, d = out / "inputs" / f"actions_{g}.npy", out / "inputs" / f"rtl_play_{g}"
+        if a.is_file() and not a.is_symlink():
+            a.unlink()
+            gone.append(str(a.relative_to(out)))
+        if d.is_dir() and not d.is_symlink():
+            shutil.rmtree(d)
+            gone.append(str(d.relative_to(out)))
+    return gone

@@ -95,6 +95,36 @@ def test_write_renders_md_html_json(tmp_path):
     assert not list(tmp_path.glob(".*tmp*"))
 
 
+
+def test_a_report_written_over_an_earlier_one_leaves_one_report(tmp_path):
+    """A second report into the same folder removes what the earlier report made and this one did
+    not (another game's plot and measurement inputs), after it is complete; the user's own files
+    and anything the earlier report did not list stay."""
+    import dataclasses
+    first = small_inputs()
+    boxing = rp.GameInputs("boxing", n_actions=18, colour_clocks=np.array([59736, 59736]),
+                           pp_latencies=[7], screen="NTSC, 210 rows")
+    first = dataclasses.replace(first, games=[*first.games, boxing])
+    rp.write(first, tmp_path, {"command": "first"})
+    assert (tmp_path / "colour_clocks_boxing.png").is_file()
+    for name in ("actions_boxing.npy", "actions_pong.npy"):               # as measure_colour_clocks leaves them
+        (tmp_path / "inputs").mkdir(exist_ok=True)
+        np.save(tmp_path / "inputs" / name, np.zeros(4, np.int64))
+    (tmp_path / "inputs" / "rtl_play_boxing").mkdir()
+    (tmp_path / "inputs" / "rtl_play_boxing" / "colour_clocks.npy").write_bytes(b"x")
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "other.png").write_bytes(b"mine")
+    rp.write(small_inputs(), tmp_path, {"command": "second"})               # pong and breakout only
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["meta"]["command"] == "second" and sorted(data["per_game"]) == ["breakout", "pong"]
+    assert not (tmp_path / "colour_clocks_boxing.png").exists()
+    assert not (tmp_path / "inputs" / "actions_boxing.npy").exists()
+    assert not (tmp_path / "inputs" / "rtl_play_boxing").exists()
+    assert (tmp_path / "inputs" / "actions_pong.npy").is_file()
+    assert (tmp_path / "notes.txt").read_text() == "mine" and (tmp_path / "other.png").read_bytes() == b"mine"
+    for name in data["images"]:
+        assert (tmp_path / name).is_file()
+
 def test_action_select_latency_on_rtl():
     # ceil(log2 18) = 5 registered tree levels (hand count for 18 lanes), 1 for 2 lanes, 3 for 6
     assert rp.measure_action_select_latency(18) == 5
