@@ -65,6 +65,8 @@ def _run(args, opened: list) -> int:
         games = [resolve_rom(game=args.game)[0]]   # raises UserError for unknown games
     else:
         raise UserError("give --game NAME, --games A,B,... or --all")
+    if not multi and args.jobs != 1:
+        raise UserError("--jobs needs --games or --all (one game runs in one process)")
     store = None
     if args.results is not None:
         if not multi:

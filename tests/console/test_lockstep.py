@@ -103,6 +103,7 @@ def test_lockstep_records_name_the_console_compared(capsys):
     (["--game", "pong", "--frames", "10", "--actions", "{short}"], "holds 5 actions, fewer than --frames 10"),
     (["--game", "pong", "--frames", "99999999999"], "--frames: at most"),
     (["--games", "pong,,boxing", "--frames", "3"], "without empty entries"),
+    (["--game", "pong", "--frames", "3", "--jobs", "2"], "--jobs needs --games or --all"),
     (["--games", "pong,pong", "--frames", "3"], "listed twice"),
     (["--game", "pong", "--frames", "3", "--actions", "{text}"], "is not a .npy file"),
     (["--game", "pong", "--frames", "3", "--actions", "noop", "--seed", "4"], "--seed seeds --actions random only"),
