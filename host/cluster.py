@@ -999,6 +999,10 @@ def ray_imap(fn: Callable, items: Iterable, address: str | None = None, num_cpus
         refs = [task.remote(item) for item in items]
         if ordered:
             for ref in refs:
+                # as below: a wait with a timeout hands control back to Python every second, so a
+                # SIGINT/SIGTERM handler runs even when its signal came just before a blocking call
+                while not ray.wait([ref], num_returns=1, timeout=1.0)[0]:
+                    pass
                 yield ray.get(ref)
         else:
             while refs:
