@@ -179,6 +179,12 @@ def instance_decision_cycles(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
             "path": path, "serial": emu + host + path, "pipelined": emu + host + stall, "stall_pipelined": stall}
 
 
+def _stall_words(mode: str, cyc: dict) -> str:
+    """Before a decision path's terms in a frames/s source: nothing for ``serial`` (the terms are
+    added), the stall they cause beyond the emulation for ``pipelined`` (:func:`decision_cycles`)."""
+    return "" if mode == "serial" else f"the decision path's stall beyond the emulation, {cyc['stall_pipelined']:,.0f}, of "
+
+
 def compute(inp: Inputs) -> dict:
     """Every figure of the report from its inputs. Returns ``{"figures": [Figure], "per_game": {...}}``.
 
@@ -306,10 +312,8 @@ def compute(inp: Inputs) -> dict:
                                    inp.frame_skip * clock_hz / cyc[mode], "frames/s", DERIVED,
                                    f"{inp.frame_skip} x clock / ({cyc[mode]:,.0f} cycles per decision measured on "
                                    f"the Verilated fabric instance: emulation {cyc['emulation']:,.0f} + host rules "
-                                   f"{cyc['host_rules']:,.0f} + "
-                                   + ("" if mode == "serial" else "the decision path's stall beyond the emulation, "
-                                      f"{cyc['stall_pipelined']:,.0f}, of ")
-                                   + f"preprocessor {cyc['preprocessing']:,.0f} + inference "
+                                   f"{cyc['host_rules']:,.0f} + {_stall_words(mode, cyc)}"
+                                   f"preprocessor {cyc['preprocessing']:,.0f} + inference "
                                    f"{cyc['forward']:,.0f} + action select {cyc['action_select']:,.0f}; {what})",
                                    g.instance_command))
         elif pp is None or inp.action_select_latency is None:
@@ -323,10 +327,8 @@ def compute(inp: Inputs) -> dict:
                                    inp.frame_skip * clock_hz / cyc[mode], "frames/s",
                                    MODEL if row["nominal_frame"] else DERIVED,
                                    f"{inp.frame_skip} x clock / ({cyc[mode]:,.0f} cycles per decision: emulation "
-                                   f"{cyc['emulation']:,.0f} + "
-                                   + ("" if mode == "serial" else "the decision path's stall beyond the emulation, "
-                                      f"{cyc['stall_pipelined']:,.0f}, of ")
-                                   + f"preprocessing {pp} + forward {forward:,} + action select {cyc['action_select']}"
+                                   f"{cyc['emulation']:,.0f} + {_stall_words(mode, cyc)}"
+                                   f"preprocessing {pp} + forward {forward:,} + action select {cyc['action_select']}"
                                    + (", overlapped with the next frames" if mode == "pipelined" else "")
                                    + ")", f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
         if inp.clock_mhz == PUBLISHED_CLOCK_MHZ:

@@ -304,20 +304,6 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     rep = {"family": family, "device": XC7Z045, "blocks": blocks, "yosys": yosys_version(),
            "missing_blocks": sorted(set(NODE) - set(avail)), "depth_rule": XC7_RULE["text"],
            "proxy_pnr": PROXY_PNR if not pnr else f"measured on {ECP5['label']}, speed {pnr_speed}"}
-    if not pnr:
-        # what an earlier --pnr measured on exactly this Verilog (the cache `nc2600 report` reads), or
-        # that the block cannot fit the device: shown without running the tools
-        from hwtools.timing import cached_pnr, ecp5_memory_fit
-        known = {}
-        for name in names:
-            c = cached_pnr(name, avail[name])
-            if c is not None and c.get("fmax_mhz"):
-                known[name] = (f"{name} Fmax {c['fmax_mhz']:g} MHz measured by an earlier --pnr of this exact "
-                               f"Verilog (seed {c.get('seed', 1)}, cached)")
-            elif not ecp5_memory_fit(avail[name])["fits"]:
-                known[name] = f"{name} cannot fit (its memories exceed the device's RAM)"
-        if known:
-            rep["proxy_pnr"] = PROXY_PNR + f"; known on {ECP5['label']}: {'; '.join(known.values())}"
     if pnr:
         rep["pnr"] = {}
         for i, name in enumerate(names, 1):
@@ -328,6 +314,20 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
                 took = "cached" if r["cached"] else f"{r['seconds']} s"
                 progress(f"[{i}/{len(names)}] {name}: " + (f"Fmax {r['fmax_mhz']} MHz on {ECP5['device']} ({took})"
                                                              if r.get("fits", True) else r["reason"]))
+    else:
+        # what an earlier --pnr measured on exactly this Verilog (the cache `nc2600 report` reads), or
+        # that the block cannot fit the device: shown without running the tools
+        from hwtools.timing import cached_pnr, ecp5_memory_fit
+        known = []
+        for name in names:
+            c = cached_pnr(name, avail[name])
+            if c is not None and c.get("fmax_mhz"):
+                known.append(f"{name} Fmax {c['fmax_mhz']:g} MHz measured by an earlier --pnr of this exact "
+                             f"Verilog (seed {c.get('seed', 1)}, cached)")
+            elif not ecp5_memory_fit(avail[name])["fits"]:
+                known.append(f"{name} cannot fit (its memories exceed the device's RAM)")
+        if known:
+            rep["proxy_pnr"] = PROXY_PNR + f"; known on {ECP5['label']}: {'; '.join(known)}"
     if "policy_engine" in avail:
         rep["policy_engine_lanes"] = 16 if lanes is None else int(lanes)
     if block == "node":

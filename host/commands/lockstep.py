@@ -94,7 +94,6 @@ def _run(args, opened: list) -> int:
         results = []
 
         def show(r):
-            r = {**r, **config}
             results.append(r)
             if args.json:
                 print(json.dumps(r), flush=True)
@@ -103,7 +102,7 @@ def _run(args, opened: list) -> int:
                       f"{r.get('rtl_fps') or '':>19}", flush=True)
         for g in games:     # the games a results file already holds: their rows first
             if store is not None and g in store.records:
-                show(store.records[g])
+                show({**store.records[g], **config})   # (records kept before the key existed lack it)
         todo = [g for g in games if store is None or g not in store.records]
         # in the order the games finish: each record is kept (--results) as soon as its game ends,
         # so an interrupt loses no finished game while an earlier one still runs; rows are printed

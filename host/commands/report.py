@@ -45,11 +45,12 @@ def run(args) -> int:
     # the instance's episode starts with up to NOOP_MAX no-op frames and needs one decision after
     # them (the rule `nc2600 run --episode-frames` has); the preprocessor's latency needs one
     # decision's frames
-    least = NOOP_MAX + FRAME_SKIP + 1 if not args.no_instance else FRAME_SKIP
+    if args.no_instance:
+        least, why = FRAME_SKIP, f"the preprocessor's latency needs one frame-skip period ({FRAME_SKIP})"
+    else:
+        least, why = NOOP_MAX + FRAME_SKIP + 1, (f"the instance's episode starts with up to {NOOP_MAX} no-op "
+                                                 f"frames and needs one frame-skip period ({FRAME_SKIP}) after them")
     if args.frames < least:
-        why = (f"the instance's episode starts with up to {NOOP_MAX} no-op frames and needs one frame-skip "
-               f"period ({FRAME_SKIP}) after them" if not args.no_instance
-               else f"the preprocessor's latency needs one frame-skip period ({FRAME_SKIP})")
         raise UserError(f"--frames must be at least {least}: {why}; got {args.frames}")
     games = args.game or ["pong"]
     if len(set(games)) != len(games):
