@@ -38,3 +38,28 @@ def test_one_sigterm_to_the_group_with_an_idle_worker_stops_the_sweep(tmp_path):
         raise AssertionError("the sweep hung after one SIGTERM") from None
     assert proc.returncode == 130 and out == "stopped\n", (proc.returncode, out, err)
     assert "Traceback" not in err
+
+
+WORKER_EXITING = r"""
+import atexit, os, signal, time
+from host.sweep import _worker_signals
+_worker_signals()
+def second_sigterm():                     # Pool.terminate()'s SIGTERM, arriving during the exit
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(1.0)
+atexit.register(second_sigterm)
+os.kill(os.getpid(), signal.SIGTERM)      # the SIGTERM to the process group
+time.sleep(5.0)
+print("not stopped", flush=True)
+"""
+
+
+def test_a_second_sigterm_while_a_pool_worker_exits_ends_it_without_a_traceback():
+    """CI of c0e33fa: the test above printed "Exception ignored in <module 'threading'> ...
+    SystemExit: 143" once, because the worker's handler raised SystemExit again from inside the
+    interpreter's shutdown. The second SIGTERM must end the worker quietly with status 143."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run([sys.executable, "-c", WORKER_EXITING], env=env, capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == "" and proc.stderr == "", (proc.stdout, proc.stderr)
