@@ -47,6 +47,16 @@ class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml ``[project] version``), or
+    ``"unknown (not installed)"`` when the sources run without ``pip install``."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("nc2600")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the full parser with every discovered subcommand."""
     parser = OneLineParser(
@@ -54,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Open FPGA neural-computer simulation and HLS design package for Atari 2600 neuroevolution.",
         formatter_class=DefaultsFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"nc2600 {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     groups: dict[str, argparse._SubParsersAction] = {}

@@ -315,3 +315,11 @@ def test_rtl_play_unwritable_out_is_not_called_a_full_disk(tmp_path, capsys):
                  "--out", "/proc/nc2600_not_here"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot write" in err and "free" not in err
+
+
+def test_version_names_pyproject_version():
+    import tomllib
+    from pathlib import Path
+    want = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["version"]
+    proc = nc2600("--version")
+    assert proc.returncode == 0 and proc.stdout == f"nc2600 {want}\n" and proc.stderr == "", proc
