@@ -7,7 +7,7 @@ the cycles by phase of one episode on the Verilated fabric instance (``--no-inst
 it out), and
 projects the whole fabric with mesh_sim, beside the published 1.2 M frames/s and 2.09 M
 ceiling. Every figure says how it was obtained and which command reproduces it; a block that
-is not built yet is listed as missing. See :mod:`host.report`.
+is not built yet is listed as missing. See :mod:`host.report.throughput`.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def register(subparsers, groups):
 
 
 def run(args) -> int:
-    from host import report
+    from host.report import throughput as report
     from hls_models.frame_skip import NOOP_MAX
     from hls_models.platform import FRAME_SKIP
     # the instance's episode starts with up to NOOP_MAX no-op frames and needs one decision after
@@ -55,10 +55,10 @@ def run(args) -> int:
     games = args.game or ["pong"]
     if len(set(games)) != len(games):
         raise UserError(f"a game is given twice: {' '.join(games)}")
-    from host.games import resolve_rom
+    from host.verify.games import resolve_rom
     for g in games:                  # an unknown game: refused before the folder is made
         resolve_rom(game=g)
-    from host.rundir import prepare_output_folder
+    from host.launcher.rundir import prepare_output_folder
     out = prepare_output_folder(args.out)
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))

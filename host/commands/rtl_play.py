@@ -1,7 +1,7 @@
 """``nc2600 rtl-play``: run the console RTL alone (no ALE emulation) and save what it did.
 
 From power-on through the same reset sequence ALE performs when it loads a ROM
-(:mod:`host.rtl_console`), then one action per frame (frame 0 is the first frame after
+(:mod:`host.drivers.rtl_console`), then one action per frame (frame 0 is the first frame after
 that sequence, as for ALE's first ``act``). Writes into ``--out``:
 
 * ``ram.npy``: (frames, 128) uint8, RIOT RAM after each frame;
@@ -23,15 +23,15 @@ def run(args) -> int:
     import numpy as np
 
     from hls_models.cartridge import detect_mapper
-    from host.games import resolve_rom
-    from host.rtl_console import RtlConsole
+    from host.verify.games import resolve_rom
+    from host.drivers.rtl_console import RtlConsole
     from hw.console import SUPPORTED
 
     name, path = resolve_rom(game=args.game)
     mapper = detect_mapper(Path(path).read_bytes())
     if mapper not in SUPPORTED:
         raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
-    from host.lockstep import load_action_file
+    from host.verify.lockstep import load_action_file
     actions = load_action_file(args.actions, others="")
     import shutil
 
@@ -41,7 +41,7 @@ def run(args) -> int:
     if not args.out.strip():
         raise UserError("--out is empty; give a folder name")
     created = not os.path.lexists(args.out)
-    from host.rundir import prepare_output_folder
+    from host.launcher.rundir import prepare_output_folder
     try:
         # created and written to (a probe) before the RTL runs; then its disk's free space (a path
         # that cannot be written, e.g. under /proc, is reported as such, not as a full disk)

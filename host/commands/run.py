@@ -1,4 +1,4 @@
-"""``nc2600 run``: the neuroevolution launcher (see :mod:`host.run`)."""
+"""``nc2600 run``: the neuroevolution launcher (see :mod:`host.launcher.run`)."""
 from __future__ import annotations
 
 import argparse
@@ -15,7 +15,7 @@ _D = None  # every option defaults to None so that --resume can tell what was gi
 
 
 def register(sub, groups):
-    from host.run import ES_LR_MAX, LIMITS, SIGMA_MAX, RunConfig
+    from host.launcher.run import ES_LR_MAX, LIMITS, SIGMA_MAX, RunConfig
     d = RunConfig()
     n = lambda name: int_range(1, LIMITS[name])  # noqa: E731
     p = sub.add_parser(
@@ -58,7 +58,7 @@ def register(sub, groups):
                    help="network arithmetic: float32, or the int8 model the fabric runs (hls_models.policy_int8)")
     p.add_argument("--cluster", choices=("local", "ray"), default=_D,
                    help="where episodes run: local (worker processes on this machine) or ray (one evaluator "
-                        "actor per node of a Ray cluster; same results; see host/cluster.py)")
+                        "actor per node of a Ray cluster; same results; see host/cluster/ray_cluster.py)")
     p.add_argument("--ray-address", metavar="HOST:PORT", default=_D,
                    help="with --cluster ray: the head of a cluster started with `ray start --head` "
                         "(default: start an embedded local Ray with --workers CPUs)")
@@ -73,7 +73,7 @@ def register(sub, groups):
 
 def _uses_ray(args) -> bool:
     """Whether this run is a Ray driver (``--cluster ray``, or a ``--resume`` of a Ray run): the
-    CLI then runs it under :func:`host.cluster.supervised_driver`. Bad input: False (the command
+    CLI then runs it under :func:`host.cluster.ray_cluster.supervised_driver`. Bad input: False (the command
     reports it)."""
     try:
         return build(args)[0].cluster == "ray"
@@ -89,7 +89,7 @@ _FIELDS = ("game", "rom", "algo", "population", "generations", "max_frames", "ep
 
 def build(args) -> tuple:
     """(RunConfig, out_dir, resume) from parsed arguments; raises UserError."""
-    from host.run import RESUME_MUTABLE, RunConfig
+    from host.launcher.run import RESUME_MUTABLE, RunConfig
     given = {f: getattr(args, f) for f in _FIELDS if getattr(args, f, None) is not None}
     if args.resume is not None:
         if args.out is not None:
@@ -98,7 +98,7 @@ def build(args) -> tuple:
             raise UserError("--resume is empty; give the run folder")
         out = Path(args.resume)
         from host.errors import read_regular_file
-        from host.run import CONFIG_MAX_BYTES
+        from host.launcher.run import CONFIG_MAX_BYTES
         if not os.path.lexists(out / "config.json"):
             raise UserError(f"{str(out)!r} holds no run (config.json missing)")
         # a FIFO or a device there is refused at once (never a read that waits for a writer)
@@ -142,8 +142,8 @@ def build(args) -> tuple:
 
 def main(args) -> int:
     from host.errors import interrupt_name
-    from host.evaluator import WorkerDied
-    from host.run import Run
+    from host.launcher.evaluator import WorkerDied
+    from host.launcher.run import Run
     cfg, out, resume = build(args)
     progress = {"auto": None, "bar": True, "lines": False}[args.progress]
     run = Run(cfg, out, resume=resume, progress=progress)
@@ -163,7 +163,7 @@ def main(args) -> int:
         run.close()
         raise
     if run.cluster is not None:   # the words of the supervisor's line if Ray ends this driver
-        from host.cluster import set_interrupt_hint
+        from host.cluster.ray_cluster import set_interrupt_hint
         set_interrupt_hint(f"; continue with: nc2600 run --resume {out}")
     where = run.cluster.describe() if run.cluster is not None else f"workers {cfg.workers}"
     print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "

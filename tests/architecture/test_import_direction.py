@@ -95,7 +95,8 @@ def test_graph_sees_the_packages():
     graph = project_graph()
     assert {n.split(".")[0] for n in graph.nodes} == set(LAYERS)
     for edge in (("hw.preprocessor", "hls_models.preprocessor"), ("hwtools.console_harness", "hw.console"),
-                 ("host.rtl_console", "hwtools.console_harness"), ("host.backends", "host.rtl_instance")):
+                 ("host.drivers.rtl_console", "hwtools.console_harness"),
+                 ("host.launcher.backends", "host.drivers.rtl_instance")):
         assert graph.has_edge(*edge), edge
 
 
@@ -109,16 +110,17 @@ def test_no_import_cycles():
 
 def test_checks_fail_on_bad_graphs():
     """Hand-made graphs: an upward import and a two-module cycle are reported."""
-    g = nx.DiGraph([("hls_models.policy_int8", "host.policy"), ("hw.sim", "host.commands.lockstep"),
-                    ("host.instance", "host.rtl_instance"), ("host.rtl_instance", "host.instance"),
-                    ("hwtools.sim", "hw.console"), ("host.report", "mesh_sim.project")])
+    g = nx.DiGraph([("hls_models.policy_int8", "host.launcher.policy"), ("hw.sim", "host.commands.lockstep"),
+                    ("host.launcher.instance", "host.drivers.rtl_instance"),
+                    ("host.drivers.rtl_instance", "host.launcher.instance"),
+                    ("hwtools.sim", "hw.console"), ("host.report.throughput", "mesh_sim.project")])
     assert direction_violations(g) == [
-        "hls_models.policy_int8 imports host.policy (hls_models may not depend on host)",
+        "hls_models.policy_int8 imports host.launcher.policy (hls_models may not depend on host)",
         "hw.sim imports host.commands.lockstep (hw may not depend on host)"]
-    assert cycles(g) == [["host.instance", "host.rtl_instance"]]
+    assert cycles(g) == [["host.drivers.rtl_instance", "host.launcher.instance"]]
     # mesh_sim may not import host
-    assert direction_violations(nx.DiGraph([("mesh_sim.node", "host.games")])) == [
-        "mesh_sim.node imports host.games (mesh_sim may not depend on host)"]
+    assert direction_violations(nx.DiGraph([("mesh_sim.node", "host.verify.games")])) == [
+        "mesh_sim.node imports host.verify.games (mesh_sim may not depend on host)"]
 
 
 def test_relative_imports_are_resolved(tmp_path):

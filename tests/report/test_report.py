@@ -1,6 +1,6 @@
-"""``nc2600 report`` / host.report: figures checked against the inputs they were computed from.
+"""``nc2600 report`` / host.report.throughput: figures checked against the inputs they were computed from.
 
-The pure part (:func:`host.report.compute`) gets hand-made inputs and every derived figure
+The pure part (:func:`host.report.throughput.compute`) gets hand-made inputs and every derived figure
 is worked out by hand here (the policy cycle count from the network's shapes, not from the
 model); the end-to-end run checks the measured RTL figures against hand-derived values and
 the fabric figures against mesh_sim run directly with the same options.
@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pytest
 
-from host import report as rp
+from host.report import throughput as rp
 
 FAKE_MESH = {"projected_fps": 1.0e6, "ceiling_fps": 1.4e6, "time_fractions": {"counted_frames": 0.7, "barrier": 0.3},
              "gap_fps": {"barrier": 4e5}, "topology": {"instances": 832}, "schedule": "static",

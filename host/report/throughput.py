@@ -15,7 +15,7 @@ The report gathers, per game:
   lanes, in Amaranth's simulator): rising edges from the action-values beat to ``chosen.valid``;
 * cycles by phase **measured on the Verilated fabric instance** (:mod:`hw.instance`: console,
   preprocessor, int8 engine, action select and frame-skip controller in one design, driven by
-  :class:`host.fabric.FabricEpisodeRunner`): one episode of ``frames`` frames with the network
+  :class:`host.drivers.fabric.FabricEpisodeRunner`): one episode of ``frames`` frames with the network
   ``init_params(1)`` quantised as ``nc2600 instance-play`` does; emulation and host rules per
   frame, preprocessor wait, inference (engine start->done) and action select per decision, the
   parameter load and the reset replay per episode (16 lanes: the instance harness's build);
@@ -473,7 +473,7 @@ def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: 
 
     Returns ``(latencies or None, reason when None, screen description)``.
     """
-    from host.ale_recordings import record_screens
+    from host.verify.ale_recordings import record_screens
     screens, _, fmt = record_screens(game, frames, seed=seed)
     desc = f"{fmt}, {screens.shape[1]} rows"
     try:
@@ -501,7 +501,7 @@ INSTANCE_NETWORK_SEED = 1   #: the measured network: init_params(1, A), quantise
 
 def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[dict | None, str, str]:
     """Cycles by phase of one episode (cap ``frames``, episode seed ``seed``) on the Verilated
-    fabric instance (:class:`host.fabric.FabricEpisodeRunner`, start state replayed), with the
+    fabric instance (:class:`host.drivers.fabric.FabricEpisodeRunner`, start state replayed), with the
     network ``init_params(1, A)`` quantised on 32 random-play observations (run seed 0), as
     ``nc2600 instance-play --params P.npy --episode-frames frames --seed seed`` does.
 
@@ -511,13 +511,13 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     cycles per episode, ``param_load`` and ``reset_replay`` (cycles, ``float``/``int``).
     """
     cmd = (f"nc2600 instance-play --game {game} --params P.npy --episode-frames {frames} --seed {seed} --json "
-           f"(P = host.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
+           f"(P = host.launcher.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
     from hls_models.cartridge import detect_mapper
     from hls_models.policy_int8 import quantize
-    from host.fabric import FabricDriver, FabricEpisodeRunner, FabricError
-    from host.games import game_info, resolve_rom
-    from host.policy import init_params
-    from host.run import calibration_observations
+    from host.drivers.fabric import FabricDriver, FabricEpisodeRunner, FabricError
+    from host.verify.games import game_info, resolve_rom
+    from host.launcher.policy import init_params
+    from host.launcher.run import calibration_observations
     from hw.console import SUPPORTED
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(open(path, "rb").read())
@@ -569,7 +569,7 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
            frame_skip: int = FRAME_SKIP, work: Path | None = None, progress=print, instance: bool = True) -> Inputs:
     """Measure everything :func:`compute` needs (RTL runs, models, mesh_sim). ``progress(str)`` reports
     steps; ``instance`` False leaves out the fabric instance's episode (reported missing)."""
-    from host.games import game_info, resolve_rom
+    from host.verify.games import game_info, resolve_rom
     from dataclasses import replace
 
     from mesh_sim.project import simulate
@@ -791,7 +791,7 @@ def render_html(result: dict, inp: Inputs, images: dict[str, str], out: Path, me
 
 
 def _atomic(path: Path, text: str) -> None:
-    from host.rundir import atomic_write_bytes
+    from host.launcher.rundir import atomic_write_bytes
     atomic_write_bytes(path, text.encode())
 
 

@@ -2,7 +2,7 @@
 
 :func:`measure` runs ``frames`` frames of random minimal-set actions (frame_skip 1,
 ``default_rng(0)``) in this one process (one core) on ALE, then on the Verilated console
-(:class:`host.rtl_console.RtlConsole`, :mod:`hwtools.console_harness`) after its power-on
+(:class:`host.drivers.rtl_console.RtlConsole`, :mod:`hwtools.console_harness`) after its power-on
 sequence, with a RAM read-out each frame on both (ALE's ``getRAM``). It returns one dict (the
 command prints it as one JSON line): frames/s of wall time and, less sensitive to other jobs on a
 shared machine, frames per second of this process's CPU time (``*_per_cpu_s``), the RTL's colour
@@ -24,8 +24,8 @@ def measure(game: str, rom_path, frames: int, colour_clocks_per_cycle: int = 1) 
     Raises:
         host.errors.UserError: the game's mapper is not in the RTL (from ``RtlConsole``).
     """
-    from host.ale_oracle import open_ale
-    from host.rtl_console import RtlConsole
+    from host.verify.ale_oracle import open_ale
+    from host.drivers.rtl_console import RtlConsole
 
     ale = open_ale(rom_path)
     acts = ale.getMinimalActionSet()

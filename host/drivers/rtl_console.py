@@ -90,7 +90,7 @@ def paddle_inputs(action: int, resistance: tuple[int, int] | None, swap: bool = 
 
 def _default_mode(rom_path) -> int:
     """ALE's default game mode (the first of ``getAvailableModes``), from ale-py's settings."""
-    from host.ale_oracle import open_ale
+    from host.verify.ale_oracle import open_ale
     modes = list(open_ale(rom_path).getAvailableModes())
     return int(modes[0]) if modes else 0
 
@@ -109,12 +109,12 @@ class RtlConsole:
     """One RTL console running one game with ALE's power-on sequence.
 
     Args:
-        game: ALE ROM id (``host.games.resolve_rom``); the mapper comes from the ROM
+        game: ALE ROM id (``host.verify.games.resolve_rom``); the mapper comes from the ROM
             (:func:`hls_models.cartridge.detect_mapper`).
         seed: the system RNG seed (ALE's ``system_random_seed``).
         sim: the console to drive (default: a new :class:`hwtools.console_harness.ConsoleSim`); any
             object with its methods, e.g. a fabric instance's console
-            (:class:`host.fabric.MmioConsolePort`).
+            (:class:`host.drivers.fabric.MmioConsolePort`).
         colour_clocks_per_cycle: the default console's configuration, 1 or 3
             (:class:`hw.console.Console`); ignored when ``sim`` is given.
     """
@@ -123,7 +123,7 @@ class RtlConsole:
                  colour_clocks_per_cycle: int = 1):
         from hls_models.cartridge import detect_mapper
         from host.errors import UserError
-        from host.games import game_info, resolve_rom
+        from host.verify.games import game_info, resolve_rom
         from hw.console import SUPPORTED
         name, path = resolve_rom(game=game) if rom_path is None else (game, rom_path)
         self.game = name

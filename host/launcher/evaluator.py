@@ -3,7 +3,7 @@
 Layout: ``W`` worker processes each own ``S = 2 x K`` game instances (slots; ``K`` is
 ``--envs-per-block``) and the policy parameters of the episodes running in them. A worker
 loops over its running slots: one batched inference call per layer for all of them
-(:class:`host.policy.SlotWeights` or the int8 :class:`host.policy_int8.Int8Slots`), then one
+(:class:`host.launcher.policy.SlotWeights` or the int8 :class:`host.launcher.policy_int8.Int8Slots`), then one
 frame-skip step of every instance, then the 84 x 84 resize and frame stack. The main process
 only hands out jobs and collects results::
 
@@ -54,7 +54,7 @@ import numpy as np
 
 from hls_models import preprocessor
 from hls_models.platform import FRAME_SKIP
-from host.policy import make_slot_weights
+from host.launcher.policy import make_slot_weights
 
 
 @dataclass
@@ -132,7 +132,7 @@ def signal_when_parent_ends(parent_pid: int, sig: int) -> None:
     same signal at once. Elsewhere the prctl is skipped and only that check runs.
 
     Used by the evaluator's workers (SIGKILL: nothing of theirs needs an orderly end) and by
-    :func:`host.cluster.supervised_driver`'s Ray driver (SIGTERM: it stops Ray in order)."""
+    :func:`host.cluster.ray_cluster.supervised_driver`'s Ray driver (SIGTERM: it stops Ray in order)."""
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
@@ -257,12 +257,12 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
     for end in parent_ends:  # copies inherited through fork; the parent's death must show as EOF
         end.close()
     blas_threads = _limit_blas_threads()
-    from host.backends import make_instance
+    from host.launcher.backends import make_instance
     try:
         envs = [make_instance(backend, rom_path, frame_skip, sticky, episode_frames) for _ in range(n_slots)]
         n_actions = envs[0].n_actions
         if policy == "int8":
-            from host.policy_int8 import make_int8_slots
+            from host.launcher.policy_int8 import make_int8_slots
             weights = make_int8_slots(n_slots, n_actions, network)
         else:
             weights = make_slot_weights(n_slots, n_actions, network)
@@ -376,10 +376,10 @@ class Evaluator:
         rom_path: ROM file.
         n_workers: worker processes ``W`` (>= 1).
         envs_per_block: ``K``: each worker holds ``2 K`` instances (slots).
-        frame_skip, sticky, episode_frames: the instance protocol (:mod:`host.instance`).
-        backend: ``"ale"`` (ale-py) or another name registered in :func:`host.backends.make_instance`.
-        policy: ``"float"`` (:func:`host.policy.make_slot_weights`; ``params_for`` returns float32
-            vectors) or ``"int8"`` (:func:`host.policy_int8.make_int8_slots`, bit-exact with the
+        frame_skip, sticky, episode_frames: the instance protocol (:mod:`host.launcher.instance`).
+        backend: ``"ale"`` (ale-py) or another name registered in :func:`host.launcher.backends.make_instance`.
+        policy: ``"float"`` (:func:`host.launcher.policy.make_slot_weights`; ``params_for`` returns float32
+            vectors) or ``"int8"`` (:func:`host.launcher.policy_int8.make_int8_slots`, bit-exact with the
             numpy model; ``params_for`` returns :class:`~hls_models.policy_int8.QuantizedPolicy`
             or :class:`~hls_models.policy_int8.QuantizedNetwork` objects).
         network: ``"small"`` or ``"nature"`` (:mod:`hls_models.networks`).

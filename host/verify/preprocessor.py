@@ -25,7 +25,7 @@ import numpy as np
 
 from hls_models import preprocessor
 from hls_models.preprocessor import FRAME_SKIP, observation_stacks
-from host.ale_recordings import record_screens
+from host.verify.ale_recordings import record_screens
 from host.errors import UserError
 
 

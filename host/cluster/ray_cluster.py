@@ -2,7 +2,7 @@
 
 Layout: one :class:`NodeEvaluator` Ray actor per node of the cluster, pinned to that node
 (``NodeAffinitySchedulingStrategy``, not soft). Each actor owns an ordinary
-:class:`host.evaluator.Evaluator` with one emulator worker process per CPU that Ray gives the
+:class:`host.launcher.evaluator.Evaluator` with one emulator worker process per CPU that Ray gives the
 node (``ray start --num-cpus N``), so every node keeps the evaluator's batched inference and
 double buffering. The driver (:class:`RayEvaluator`, the ``nc2600 run`` process) keeps the
 algorithm, the checkpoints and the run directory; it cuts each ``evaluate`` call's job list
@@ -11,7 +11,7 @@ actor (at most two chunks queued per actor, so that an actor never waits for the
 reassembles the results in job order.
 
 Same results: an episode's result depends only on its individual's parameters and its episode
-seed (:mod:`host.evaluator`), never on the node, slot or chunk that ran it, so the fitness
+seed (:mod:`host.launcher.evaluator`), never on the node, slot or chunk that ran it, so the fitness
 values, elites and ``log.jsonl`` equal the local backend's for any number of nodes or CPUs.
 
 Faults: a chunk's result is accepted once, when its task returns. If an actor's process dies
@@ -48,7 +48,7 @@ from hls_models.platform import FRAME_SKIP
 from host.errors import UserError
 
 if TYPE_CHECKING:
-    from host.evaluator import EpisodeResult, Job
+    from host.launcher.evaluator import EpisodeResult, Job
 
 RAY_VERSION = "2.60.0"            #: the pinned Ray (pyproject.toml)
 PROBE_TIMEOUT_S = 120.0           #: a node that does not answer the probe within this is an error
@@ -63,7 +63,7 @@ def source_fingerprint() -> str:
     """SHA-256 (first 16 hex digits) over the ``.py`` files of ``host``, ``hls_models`` and
     ``hw`` (relative path and bytes, sorted by path) as installed on this machine. Two nodes
     with the same fingerprint run the same evaluation code."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     h = hashlib.sha256()
     for pkg in _PACKAGES:
         for path in sorted((root / pkg).rglob("*.py")):
@@ -229,7 +229,7 @@ def remove_stale_rom_dirs(folder: str | None = None) -> list[str]:
     import re
     import shutil
 
-    from host.evaluator import _pid_running
+    from host.launcher.evaluator import _pid_running
     folder = folder or tempfile.gettempdir()
     removed = []
     try:
@@ -395,7 +395,7 @@ def _probe_nodes(ray, address, timeout_s: float) -> list[NodeInfo]:
 
 # -- the per-node actor ---------------------------------------------------------------------
 class NodeEvaluator:
-    """Ray actor: one :class:`host.evaluator.Evaluator` on one node.
+    """Ray actor: one :class:`host.launcher.evaluator.Evaluator` on one node.
 
     Args:
         rom_name, rom_bytes: the game's ROM, shipped from the driver (nodes need no ROM files).
@@ -406,7 +406,7 @@ class NodeEvaluator:
     def __init__(self, rom_name: str, rom_bytes: bytes, workers: int, envs_per_block: int, frame_skip: int,
                  sticky: float, episode_frames: int, backend: str, policy: str, network: str = "small",
                  genome_spec: dict | None = None):
-        from host.evaluator import Evaluator
+        from host.launcher.evaluator import Evaluator
         remove_stale_rom_dirs()
         self._dir = tempfile.TemporaryDirectory(prefix=f"nc2600-rom-{os.getpid()}-")
         rom = Path(self._dir.name) / rom_name
@@ -424,7 +424,7 @@ class NodeEvaluator:
         """Run one chunk: episode ``j`` is individual ``params[individuals[j]]`` with episode seed
         ``seeds[j]``. Returns ``(n, 4)`` float64 (return, frames, steps, reset frames) and the
         seconds this node spent on the chunk."""
-        from host.evaluator import Job, WorkerDied
+        from host.launcher.evaluator import Job, WorkerDied
         t0 = time.perf_counter()
         jobs = [Job(int(i), int(s)) for i, s in zip(individuals, seeds)]
         try:
@@ -438,8 +438,8 @@ class NodeEvaluator:
 
     def _genome_spec_checked(self) -> dict:
         """The genome specification this evaluator was started with, its
-        :class:`host.noise.GenomeBuilder` made on first use. Raises RuntimeError without one."""
-        from host.noise import GenomeBuilder
+        :class:`host.launcher.noise.GenomeBuilder` made on first use. Raises RuntimeError without one."""
+        from host.launcher.noise import GenomeBuilder
         spec = self.genome_spec
         if spec is None:
             raise RuntimeError("this evaluator was started without a genome specification")
@@ -449,8 +449,8 @@ class NodeEvaluator:
         return spec
 
     def _genome_params(self, genomes: list) -> tuple[list, float]:
-        """The policies of seed-list genomes, rebuilt here (:class:`host.noise.GenomeBuilder`; int8:
-        quantised as the driver does, :func:`host.run.Run._policy_for`); and the seconds spent."""
+        """The policies of seed-list genomes, rebuilt here (:class:`host.launcher.noise.GenomeBuilder`; int8:
+        quantised as the driver does, :func:`host.launcher.run.Run._policy_for`); and the seconds spent."""
         t0 = time.perf_counter()
         spec = self._genome_spec_checked()
         params = [self._builder.params(g) for g in genomes]
@@ -461,9 +461,9 @@ class NodeEvaluator:
 
     def _es_params(self, centre: np.ndarray, perturbations: list) -> tuple[list, float]:
         """OpenAI-ES individuals ``centre +- sigma * eps(seed)`` rebuilt here
-        (:func:`host.algorithms.es_individual`, the driver's own operations); int8 quantised as
+        (:func:`host.launcher.algorithms.es_individual`, the driver's own operations); int8 quantised as
         the driver does. Returns the policies and the seconds spent."""
-        from host.algorithms import es_individual
+        from host.launcher.algorithms import es_individual
         t0 = time.perf_counter()
         spec = self._genome_spec_checked()
         centre = np.asarray(centre, np.float32)
@@ -522,7 +522,7 @@ class NodeEvaluator:
 
 # -- the driver side --------------------------------------------------------------------
 class RayEvaluator:
-    """Drop-in for :class:`host.evaluator.Evaluator` that evaluates on every node of a Ray cluster.
+    """Drop-in for :class:`host.launcher.evaluator.Evaluator` that evaluates on every node of a Ray cluster.
 
     Args:
         cluster: from :func:`connect`.
@@ -533,9 +533,9 @@ class RayEvaluator:
         genome_spec: ``{"n_actions", "sigma", "noise_size", "noise_seed", "calib_obs"}`` (the
             run's network outputs, mutation power, noise table and, for ``--policy int8``, its
             calibration observations): when given, a ``params_for`` that names seed-list genomes
-            (:class:`host.algorithms.SeedListIndividuals`, GA and RS) is shipped as seed lists and
-            the nodes rebuild the parameters (:class:`host.noise.GenomeBuilder`, bit-identical);
-            an ES generation's ``params_for`` (:class:`host.algorithms.ESIndividuals`) travels as
+            (:class:`host.launcher.algorithms.SeedListIndividuals`, GA and RS) is shipped as seed lists and
+            the nodes rebuild the parameters (:class:`host.launcher.noise.GenomeBuilder`, bit-identical);
+            an ES generation's ``params_for`` (:class:`host.launcher.algorithms.ESIndividuals`) travels as
             its centre (once per call) and ``(seed, sign)`` per individual; otherwise (no spec,
             or a plain ``params_for``) the parameter vectors travel.
     Attributes:
@@ -572,7 +572,7 @@ class RayEvaluator:
         self.slots = [i["slots"] for i in infos]
         self.n_actions = infos[0]["n_actions"]
         self.alive = [True] * len(self.actors)
-        self.node_method = "evaluate"   # "transfer_only": Ray's cost alone (host.cluster_bench)
+        self.node_method = "evaluate"   # "transfer_only": Ray's cost alone (host.bench.cluster)
         self.load = [0] * len(self.actors)
         self.stats: list[dict] = []
 
@@ -587,10 +587,10 @@ class RayEvaluator:
                  on_result: Callable[[EpisodeResult], None] | None = None) -> list[EpisodeResult]:
         """Run every job to the end of its episode on the cluster; results in job order.
 
-        Same contract as :meth:`host.evaluator.Evaluator.evaluate`; ``on_result`` is called as
-        each chunk's results arrive. Raises :class:`host.evaluator.WorkerDied` when no node is left.
+        Same contract as :meth:`host.launcher.evaluator.Evaluator.evaluate`; ``on_result`` is called as
+        each chunk's results arrive. Raises :class:`host.launcher.evaluator.WorkerDied` when no node is left.
         """
-        from host.evaluator import EpisodeResult
+        from host.launcher.evaluator import EpisodeResult
         ray = self.ray
         t0 = time.perf_counter()
         jobs = list(jobs)
@@ -669,7 +669,7 @@ class RayEvaluator:
                 todo.appendleft(c)
                 resubmitted += 1
                 if not any(self.alive):
-                    from host.evaluator import WorkerDied
+                    from host.launcher.evaluator import WorkerDied
                     raise WorkerDied("every Ray node of the evaluation died") from None
                 submit()
                 continue
@@ -797,7 +797,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
                 signal.signal(sig, handler)
             os.close(r)
             _SUPERVISOR_FD = w
-            from host.evaluator import signal_when_parent_ends
+            from host.launcher.evaluator import signal_when_parent_ends
             signal_when_parent_ends(parent, signal.SIGTERM)
             signal.signal(signal.SIGCHLD, old_chld)
             from host.errors import on_sigterm

@@ -22,10 +22,10 @@ def measure(game: str, slots: int, seconds: float, network: str = "small") -> di
     """The figures of the module doc as a dict: ``slots`` observations and networks of ``game``,
     each path timed until it has run ``seconds`` of wall time and at least 3 rounds."""
     from hls_models.policy_int8 import quantize_network
-    from host.ale_recordings import record_observations
-    from host.games import game_info
-    from host.policy import init_network_params, make_slot_weights
-    from host.policy_int8 import make_int8_slots
+    from host.verify.ale_recordings import record_observations
+    from host.verify.games import game_info
+    from host.launcher.policy import init_network_params, make_slot_weights
+    from host.launcher.policy_int8 import make_int8_slots
 
     n_actions = len(game_info(game).minimal_actions)
     obs = record_observations(game, slots + 20, seed=7)[20:]

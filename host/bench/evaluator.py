@@ -39,7 +39,7 @@ def _cpu_self() -> float:
 def raw_fps(rom_path, seconds: float) -> tuple[float, float]:
     """``(frames/s, CPU s/frame)`` of one ale-py console over at least ``seconds`` of wall time:
     frame skip 1, random minimal actions (``default_rng(0)``), no screen fetch."""
-    from host.ale_oracle import open_ale
+    from host.verify.ale_oracle import open_ale
     ale = open_ale(rom_path)
     actions = ale.getMinimalActionSet()
     choice = np.random.default_rng(0).integers(len(actions), size=1 << 16)
@@ -72,13 +72,13 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
     inference, parameter loads and the rest of the workers (pipe traffic, loop), the main
     process (job dispatch), and ``worker_idle``: the share of the workers' wall time spent
     waiting with no episode to run."""
-    from host.evaluator import Evaluator, Job
-    from host.policy import init_params
+    from host.launcher.evaluator import Evaluator, Job
+    from host.launcher.policy import init_params
     with Evaluator(rom_path, workers, k, episode_frames=episode_frames, policy=policy) as ev:
         params = [init_params(i, ev.n_actions) for i in range(16)]
         if policy == "int8":
             from hls_models.policy_int8 import quantize
-            from host.ale_recordings import record_observations
+            from host.verify.ale_recordings import record_observations
             calib = record_observations(game, 32, seed=100)
             params = [quantize(p, ev.n_actions, calib) for p in params]
         ev.evaluate([Job(0, 0)], lambda i: params[i])          # warm-up

@@ -1,14 +1,14 @@
 """The RTL backend of the launcher's ``Instance`` interface (``nc2600 run --backend rtl``).
 
-An :class:`RtlInstance` plays one game on the Verilated console (:class:`host.rtl_console.RtlConsole`)
-under exactly the protocol of :class:`host.instance.AleInstance` (frame skip, no-op starts,
+An :class:`RtlInstance` plays one game on the Verilated console (:class:`host.drivers.rtl_console.RtlConsole`)
+under exactly the protocol of :class:`host.launcher.instance.AleInstance` (frame skip, no-op starts,
 FIRE at reset, sticky actions from the episode seed, episode cap, max-pooled grey frames):
 
 - episode start: for the first episode the console is powered on and taken through ALE's load
   and reset sequence (``power_on``), then ``reset_game`` once more, which is the state
   ``AleInstance`` captures after ``loadROM`` + ``reset_game`` and restores for every episode;
   that state is saved then (the harness's Verilator snapshot with the console object's own
-  state, :meth:`host.rtl_console.RtlConsole.save_state`) and restored for every later episode,
+  state, :meth:`host.drivers.rtl_console.RtlConsole.save_state`) and restored for every later episode,
   as ``AleInstance`` does, instead of replaying the sequence (about 270 frames of RTL time:
   ``reset_frames`` counts the frames the replay ran, once per instance);
 - reward, game over and lives come from the RIOT (and SuperChip) RAM after every frame through
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from hls_models.platform import FRAME_SKIP
-from host.instance import ProtocolInstance
+from host.launcher.instance import ProtocolInstance
 
 
 class RtlInstance(ProtocolInstance):
@@ -33,14 +33,14 @@ class RtlInstance(ProtocolInstance):
 
     Args:
         rom_path: ROM file of one of ALE's games (checked by md5).
-        frame_skip, sticky, episode_frames: as :class:`host.instance.AleInstance`.
+        frame_skip, sticky, episode_frames: as :class:`host.launcher.instance.AleInstance`.
     Raises:
         UserError: the ROM is not an ALE game, or its mapper is not implemented in RTL.
     """
 
     def __init__(self, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0, episode_frames: int = 20_000):
         from hls_models.game_rules import load_rules
-        from host.games import game_info, resolve_rom
+        from host.verify.games import game_info, resolve_rom
         self.game, self.rom_path = resolve_rom(rom=rom_path)
         info = game_info(self.game, self.rom_path)
         self.rule = load_rules()[self.game]
@@ -59,7 +59,7 @@ class RtlInstance(ProtocolInstance):
 
     def _start_episode(self) -> None:
         from hls_models.game_rules import RuleState
-        from host.rtl_console import RtlConsole
+        from host.drivers.rtl_console import RtlConsole
         if self._start is None:
             self.console = RtlConsole(self.game, self.rom_path)
             self.console.power_on()        # ALE loadROM (includes one reset_game)

@@ -1,9 +1,9 @@
 """Lockstep: the console RTL and ALE frame by frame from power-on (the library behind
 ``nc2600 lockstep``).
 
-ALE is opened with the project's settings (:func:`host.ale_oracle.open_ale`: ``frame_skip``
+ALE is opened with the project's settings (:func:`host.verify.ale_oracle.open_ale`: ``frame_skip``
 1, ``repeat_action_probability`` 0, ``random_seed`` 0, the default system seed) and loads the
-ROM; the RTL (:class:`host.rtl_console.RtlConsole`) replays the same power-on and reset
+ROM; the RTL (:class:`host.drivers.rtl_console.RtlConsole`) replays the same power-on and reset
 sequence on the Verilated console. Then both get the same action each frame, and after every
 frame the RIOT RAM (``getRAM``), the SuperChip cartridge RAM (from ALE's serialized state) and
 the screen (``getScreen`` palette indices) are compared.
@@ -87,7 +87,7 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
         seed: seed of the random actions (``actions="random"``).
         actions: ``"random"``, ``"noop"`` or a ``.npy`` file (:func:`action_sequence`).
         stop_at_mismatch: stop once both the RAM and the screen have differed.
-        console: the console to compare (default: a new :class:`host.rtl_console.RtlConsole`
+        console: the console to compare (default: a new :class:`host.drivers.rtl_console.RtlConsole`
             for ``game``, not yet powered on); any object with its interface, e.g. a console
             with an injected fault (tests).
         colour_clocks_per_cycle: the default console's configuration, 1 or 3
@@ -98,9 +98,9 @@ def lockstep_game(game: str, frames: int, seed: int = 0, actions: str = "random"
     import ale_py
     import numpy as np
 
-    from host.ale_oracle import open_ale, superchip_ram
-    from host.games import resolve_rom
-    from host.rtl_console import RtlConsole
+    from host.verify.ale_oracle import open_ale, superchip_ram
+    from host.verify.games import resolve_rom
+    from host.drivers.rtl_console import RtlConsole
 
     name, path = resolve_rom(game=game)
     rtl = RtlConsole(name, path, colour_clocks_per_cycle=colour_clocks_per_cycle) if console is None else console
@@ -160,7 +160,7 @@ def lockstep_job(job: tuple) -> dict:
     processes and Ray tasks."""
     game, frames, seed, actions, *ccpc = job
     from hls_models.cartridge import detect_mapper
-    from host.games import resolve_rom
+    from host.verify.games import resolve_rom
     from hw.console import SUPPORTED
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(Path(path).read_bytes())
@@ -179,9 +179,9 @@ def lockstep_games(games, frames: int, seed: int = 0, actions: str = "random", j
                    ordered: bool = True):
     """:func:`lockstep_job` for every game, yielded in the order given as each finishes (or, with
     ``ordered=False``, in the order they finish; each record names its game) (``jobs`` processes
-    here, or one Ray task per game: :func:`host.sweep.sweep_imap`), on the console configuration
+    here, or one Ray task per game: :func:`host.verify.sweep.sweep_imap`), on the console configuration
     ``colour_clocks_per_cycle`` (1 or 3)."""
-    from host.sweep import sweep_imap
+    from host.verify.sweep import sweep_imap
     return sweep_imap(lockstep_job, [(g, frames, seed, actions, colour_clocks_per_cycle) for g in games], jobs,
                       cluster, ray_address, ordered=ordered)
 
@@ -232,12 +232,12 @@ class ResultsFile:
     so that a long sweep (``--all --frames 10000``: CPU-hours) that is cut off goes on where it
     stopped. Line 1 is ``{"lockstep_results": identity}`` (:func:`run_identity`), then one
     :func:`lockstep_game` record per game. The whole file is rewritten through a temp file and a
-    rename after every game (:func:`host.rundir.atomic_write_bytes`), so it is never half-written.
+    rename after every game (:func:`host.launcher.rundir.atomic_write_bytes`), so it is never half-written.
     Records of games that failed to run (``error``) are not kept: those games run again. The path
     is resolved once (a symbolic link's target is the file written). One run per file: from the
     start until :meth:`close` (or the end of a ``with`` block, or of the process) the object holds
     an exclusive ``flock`` on ``.NAME.lock`` beside the file, as run folders do
-    (:class:`host.rundir.RunFolder`); a second run on the same file, by any user or machine that
+    (:class:`host.launcher.rundir.RunFolder`); a second run on the same file, by any user or machine that
     shares the folder and its locks, is refused. Temp files a killed run left beside the file are
     removed then.
 
@@ -250,7 +250,7 @@ class ResultsFile:
     def __init__(self, path, identity):
         """``identity``: the run's :func:`run_identity`, or a function returning it (called once
         the path has been checked: it may build the console)."""
-        from host.rundir import check_output_file
+        from host.launcher.rundir import check_output_file
         self._name = str(path)                        # as given, for the messages
         if not self._name.strip():
             raise UserError("--results is empty; give a file name")
@@ -271,7 +271,7 @@ class ResultsFile:
         except BaseException:
             self.close()
             raise
-        # a killed run's temp files (host.rundir.atomic_write_bytes: .NAME.tmpPID), now that the
+        # a killed run's temp files (host.launcher.rundir.atomic_write_bytes: .NAME.tmpPID), now that the
         # file is known to be a results file and no other run writes it
         for stale in self.path.parent.glob(f".{self.path.name}.tmp*"):
             try:
@@ -308,7 +308,7 @@ class ResultsFile:
         self.records = {r["game"]: r for r in recs if not r.get("error")}
 
     def _lock(self) -> None:
-        from host.rundir import lock_exclusive
+        from host.launcher.rundir import lock_exclusive
         lock = self.path.with_name(f".{self.path.name}.lock")
         self._lock_fd = lock_exclusive(
             lock, lock, "unknown", lambda owner: f"--results {self._name!r}: another lockstep run is writing it "
@@ -343,6 +343,6 @@ class ResultsFile:
     def _write(self) -> None:
         import json
 
-        from host.rundir import atomic_write_bytes
+        from host.launcher.rundir import atomic_write_bytes
         text = "".join(json.dumps(x) + "\n" for x in [{"lockstep_results": self.identity}, *self.records.values()])
         atomic_write_bytes(self.path, text.encode())

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from host.errors import UserError, require_memory
-from host.rundir import atomic_write_bytes, fs_error
-from host.video import GIF_STRIDE, NTSC_FPS, PAL_FPS, frame_rate, gif_delays_cs  # noqa: F401
+from host.launcher.rundir import atomic_write_bytes, fs_error
+from host.launcher.video import GIF_STRIDE, NTSC_FPS, PAL_FPS, frame_rate, gif_delays_cs  # noqa: F401
 
 SEED_LIMIT = 2**31 - 1
 
@@ -34,7 +34,7 @@ SEED_LIMIT = 2**31 - 1
 @dataclass
 class Agent:
     """A policy loaded from a run folder: ``params`` (n_params,) float32, and what it is."""
-    cfg: object              # host.run.RunConfig
+    cfg: object              # host.launcher.run.RunConfig
     config: dict             # the run's config.json
     params: np.ndarray
     label: str               # "elite" or "individual N (generation G)"
@@ -43,7 +43,7 @@ class Agent:
 
 def _read_json(path: Path):
     from host.errors import read_regular_file
-    from host.run import CONFIG_MAX_BYTES
+    from host.launcher.run import CONFIG_MAX_BYTES
     if not os.path.lexists(path):
         raise UserError(f"{str(path.parent)!r} holds no run ({path.name} missing)")
     # a FIFO or a device there is refused at once (never a read that waits for a writer)
@@ -62,8 +62,8 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
         UserError: no run there, a damaged file, no completed generation yet, an index out of
         range, an ES run asked for an individual (its population is not stored: only the centre).
     """
-    from host.games import resolve_rom
-    from host.run import RunConfig
+    from host.verify.games import resolve_rom
+    from host.launcher.run import RunConfig
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise UserError(f"--run {str(run_dir)!r}: no such folder")
@@ -94,7 +94,7 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
     if not 0 <= index < len(genomes):
         raise UserError(f"--individual {index} is out of range: the population has {len(genomes)} "
                         f"(0 is the elite)")
-    from host.noise import NoiseTable, genome_params
+    from host.launcher.noise import NoiseTable, genome_params
     n_actions = int(config.get("n_actions", 0)) or None
     if n_actions is None:
         raise UserError(f"{str(run_dir / 'config.json')!r} lacks n_actions")
@@ -147,8 +147,8 @@ def policy_for(agent: Agent, params: np.ndarray):
     if agent.cfg.policy != "int8":
         return params
     from hls_models.policy_int8 import quantize_network
-    from host.games import game_info
-    from host.run import Run
+    from host.verify.games import game_info
+    from host.launcher.run import Run
     probe = Run(agent.cfg, Path("."), progress=False)
     probe.rom_path = agent.rom_path
     n_actions = len(game_info(agent.cfg.game, agent.rom_path).minimal_actions)
@@ -161,8 +161,8 @@ def episode_seeds(seed: int, episodes: int) -> np.ndarray:
 
 
 def evaluate(agent: Agent, seeds: np.ndarray, workers: int, envs_per_block: int, on_result=None):
-    """Returns ``[EpisodeResult]`` in seed order (:class:`host.evaluator.Evaluator`)."""
-    from host.evaluator import Evaluator, Job
+    """Returns ``[EpisodeResult]`` in seed order (:class:`host.launcher.evaluator.Evaluator`)."""
+    from host.launcher.evaluator import Evaluator, Job
     cfg = agent.cfg
     policy = policy_for(agent, agent.params)
     with Evaluator(agent.rom_path, workers, envs_per_block, cfg.frame_skip, cfg.sticky, cfg.episode_frames,
@@ -186,9 +186,9 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
     Raises:
         UserError: unknown extension, MP4 without imageio-ffmpeg, a write that fails.
     """
-    from host.games import game_info
-    from host.instance import AleInstance
-    from host.policy import make_slot_weights
+    from host.verify.games import game_info
+    from host.launcher.instance import AleInstance
+    from host.launcher.policy import make_slot_weights
     cfg = agent.cfg
     kind = path.suffix.lower()
     if kind not in (".mp4", ".gif"):
@@ -198,7 +198,7 @@ def record(agent: Agent, seed: int, path: Path, scale: int = 2, max_seconds: flo
     max_frames = int(max_seconds * rate)
     inst = AleInstance(agent.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
     if cfg.policy == "int8":
-        from host.policy_int8 import make_int8_slots
+        from host.launcher.policy_int8 import make_int8_slots
         weights = make_int8_slots(1, inst.n_actions, cfg.network)
     else:
         weights = make_slot_weights(1, inst.n_actions, cfg.network)

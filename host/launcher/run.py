@@ -2,7 +2,7 @@
 
 Run directory contents (all written atomically: temp file, then rename):
 
-- ``.lock``: the exclusive lock of the process that owns the folder (:mod:`host.rundir`);
+- ``.lock``: the exclusive lock of the process that owns the folder (:mod:`host.launcher.rundir`);
 - ``config.json``: the settings in force (:class:`RunConfig`), package versions, ROM md5,
   network size, and ``history``: one entry per start or resume (UTC time, generation,
   the settings changed, old and new);
@@ -35,8 +35,8 @@ import numpy as np
 
 from hls_models.platform import FRAME_SKIP
 from host.errors import SEED_MAX, UserError, human_bytes, require_memory
-from host.progress import Heartbeat
-from host.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
+from host.launcher.progress import Heartbeat
+from host.launcher.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
 
 SEED_LIMIT = 2**31 - 1
 
@@ -83,7 +83,7 @@ class RunConfig:
     network: str = "small"              # small | nature (hls_models.networks)
     calibration_obs: int = 32           # int8: observations (random play) that set the shifts
     video: bool = True
-    cluster: str = "local"              # local (this machine's processes) | ray (host.cluster)
+    cluster: str = "local"              # local (this machine's processes) | ray (host.cluster.ray_cluster)
     ray_address: str | None = None      # --cluster ray: HOST:PORT of a running head; None: embedded
 
     def effective_sigma(self) -> float:
@@ -238,7 +238,7 @@ def package_versions() -> dict[str, str]:
 def calibration_observations(rom_path, frame_skip: int, episode_frames: int, seed: int, n: int) -> np.ndarray:
     """``(n, 4, 84, 84)`` uint8 stacks from random play on ALE (seeded by ``seed``): the
     observations that set the int8 requantisation shifts (``--policy int8``)."""
-    from host.instance import AleInstance
+    from host.launcher.instance import AleInstance
     inst = AleInstance(rom_path, frame_skip, 0.0, episode_frames)
     rng = np.random.default_rng([seed, 0xCA11B])
     stack = np.zeros((4, 84, 84), np.uint8)
@@ -265,16 +265,16 @@ class Run:
         self.episode_lines = 0
         self.history: list[dict] = []
         self.folder: RunFolder | None = None
-        self.cluster = None                 # host.cluster.RayCluster with --cluster ray
+        self.cluster = None                 # host.cluster.ray_cluster.RayCluster with --cluster ray
         self.finished: dict | None = None      # the summary of a finished run (resume: no-op)
         self.config_doc: dict | None = None
         self.stop_line: str | None = None
-        # without a progress bar, a line at least every HEARTBEAT_S seconds (host.progress)
+        # without a progress bar, a line at least every HEARTBEAT_S seconds (host.launcher.progress)
         self.heartbeat = Heartbeat(write=self._print)
 
     # ------------------------------------------------------------------------------
     def _make_algorithm(self, n_actions: int, rng):
-        from host.algorithms import DeepGA, OpenAIES, RandomSearch
+        from host.launcher.algorithms import DeepGA, OpenAIES, RandomSearch
         cfg = self.cfg
         if cfg.algo == "es":
             return OpenAIES(cfg.population, cfg.effective_sigma(), cfg.es_lr, cfg.es_l2, cfg.elite_episodes,
@@ -285,7 +285,7 @@ class Run:
 
     def _evaluate(self, params_for, n: int, episodes: int, kind: str) -> np.ndarray:
         """Evaluate ``n`` parameter vectors on ``episodes`` episodes each; returns ``(n, episodes)``."""
-        from host.evaluator import Job
+        from host.launcher.evaluator import Job
         seeds = self.rng.integers(SEED_LIMIT, size=(n, episodes))
         jobs = [Job(i, int(seeds[i, e]), (i, e)) for i in range(n) for e in range(episodes)]
         cache: dict[int, object] = {}
@@ -349,7 +349,7 @@ class Run:
     # ------------------------------------------------------------------------------
     def prepare(self) -> None:
         """Check and create the run directory, load the checkpoint on resume."""
-        from host.games import game_info, resolve_rom
+        from host.verify.games import game_info, resolve_rom
         cfg = self.cfg
         cfg.validate()
         cfg.check_memory()
@@ -369,7 +369,7 @@ class Run:
             folder._check_new()             # the cheap checks first,
             self._connect_cluster()         # then Ray joined and its nodes checked,
             self.folder = folder.open_new()  # before anything is written
-        from host.noise import NoiseTable
+        from host.launcher.noise import NoiseTable
         from hls_models.networks import n_params
         self.noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
         self.rng = np.random.default_rng(cfg.seed)
@@ -456,10 +456,10 @@ class Run:
         atomic_write_json(self.out / "config.json", doc)
 
     def _connect_cluster(self) -> None:
-        """``--cluster ray``: join (or start) Ray and check its nodes (:func:`host.cluster.connect`)."""
+        """``--cluster ray``: join (or start) Ray and check its nodes (:func:`host.cluster.ray_cluster.connect`)."""
         self.cluster = None
         if self.cfg.cluster == "ray":
-            from host.cluster import connect
+            from host.cluster.ray_cluster import connect
             self.cluster = connect(self.cfg.ray_address, self.cfg.workers)
 
     def close(self) -> None:
@@ -505,7 +505,7 @@ class Run:
     def execute(self) -> dict:
         """Run generations until the generation count or frame budget is reached, then the
         final elite test and the outputs. Returns the summary dict."""
-        from host.evaluator import Evaluator
+        from host.launcher.evaluator import Evaluator
         cfg = self.cfg
         if self.finished is not None:
             self.stop_line = (f"nc2600 run: {self.out} is finished ({self.algo_generation} generations); "
@@ -518,7 +518,7 @@ class Run:
         wall = lambda: self.wall_offset + time.perf_counter() - start  # noqa: E731
         budget = cfg.max_frames if cfg.max_frames is not None else float("inf")
         if cfg.backend == "fabric":
-            from host.fabric import FabricEvaluator
+            from host.drivers.fabric import FabricEvaluator
             evaluator = FabricEvaluator(self.rom_path, cfg.workers, cfg.frame_skip, cfg.episode_frames)
         elif self.cluster is not None:
             spec = None
@@ -628,11 +628,11 @@ class Run:
 
     def _video(self, best: np.ndarray, max_steps: int = 1500) -> str:
         """The elite playing one episode (episode seed = run seed) as ``best.gif``, one frame per
-        decision at the console's real frame rate (:mod:`host.play`; ``nc2600 play`` writes MP4s)."""
+        decision at the console's real frame rate (:mod:`host.launcher.play`; ``nc2600 play`` writes MP4s)."""
         import imageio.v3 as iio
-        from host.instance import AleInstance
-        from host.policy import make_slot_weights
-        from host.policy_int8 import make_int8_slots
+        from host.launcher.instance import AleInstance
+        from host.launcher.policy import make_slot_weights
+        from host.launcher.policy_int8 import make_int8_slots
         cfg = self.cfg
         inst = AleInstance(self.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
         make = make_int8_slots if cfg.policy == "int8" else make_slot_weights
@@ -648,7 +648,7 @@ class Run:
                 break
         buf = io.BytesIO()
         # one frame per decision, each shown for frame_skip console frames at the real rate
-        from host.video import frame_rate, gif_delays_cs
+        from host.launcher.video import frame_rate, gif_delays_cs
         delays = gif_delays_cs(len(frames), frame_rate(self.info.display), stride=cfg.frame_skip)
         iio.imwrite(buf, np.stack(frames), extension=".gif", duration=[10 * d for d in delays], loop=0)
         atomic_write_bytes(self.out / "best.gif", buf.getvalue())

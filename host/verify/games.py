@@ -110,7 +110,7 @@ class GameInfo:
 def game_info(name: str, rom_path: Path | None = None) -> GameInfo:
     """Load the ROM in ALE once and collect its :class:`GameInfo`."""
     from hls_models.cartridge import detect_mapper
-    from host.ale_oracle import open_ale
+    from host.verify.ale_oracle import open_ale
     if rom_path is None:
         name, rom_path = resolve_rom(game=name)
     data = Path(rom_path).read_bytes()

@@ -168,7 +168,7 @@ class AleInstance(ProtocolInstance):
     (``cloneState``) and restored for every episode.
 
     Args:
-        rom_path: ROM file (already checked by :func:`host.games.resolve_rom`).
+        rom_path: ROM file (already checked by :func:`host.verify.games.resolve_rom`).
         frame_skip: emulated frames per decision (>= 1).
         sticky: probability of repeating the previous frame's action, per frame.
         episode_frames: cap on emulated frames per episode.
@@ -177,7 +177,7 @@ class AleInstance(ProtocolInstance):
     def __init__(self, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0, episode_frames: int = 20_000):
         import ale_py
 
-        from host.ale_oracle import open_ale
+        from host.verify.ale_oracle import open_ale
         self.ale = ale = open_ale(rom_path, reset=True)
         self._start = ale.cloneState()
         actions = list(ale.getMinimalActionSet())
