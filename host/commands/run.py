@@ -15,6 +15,7 @@ _D = None  # every option defaults to None so that --resume can tell what was gi
 
 
 def register(sub, groups):
+    from host.launcher.evaluation import BACKENDS, CLUSTERS, choices_help
     from host.launcher.run import ES_LR_MAX, LIMITS, SIGMA_MAX, RunConfig
     d = RunConfig()
     n = lambda name: int_range(1, LIMITS[name])  # noqa: E731
@@ -50,15 +51,10 @@ def register(sub, groups):
     p.add_argument("--test-episodes", type=n("test_episodes"), metavar="N", default=_D, help=f"final elite test episodes (default {d.test_episodes}; Such et al.: 200)")
     p.add_argument("--es-lr", type=float_range(0, ES_LR_MAX, lo_open=True), metavar="LR", default=_D, help=f"ES Adam step size (default {d.es_lr})")
     p.add_argument("--noise-table-size", type=n("noise_table_size"), metavar="N", default=_D, help=f"shared noise table entries (default {d.noise_table_size})")
-    p.add_argument("--backend", choices=("ale", "rtl", "fabric"), default=_D,
-                   help="game instances: ale (ale-py), rtl (the Verilated console RTL; reward from RAM by the "
-                        "game rules; slow: about 100 frames/s per instance) or fabric (whole episodes inside the "
-                        "Verilated fabric instance through its AXI4-Lite driver; needs --policy int8)")
+    p.add_argument("--backend", choices=tuple(BACKENDS), default=_D, help=choices_help("game instances", BACKENDS))
     p.add_argument("--policy", choices=("float", "int8"), default=_D,
                    help="network arithmetic: float32, or the int8 model the fabric runs (hls_models.policy_int8)")
-    p.add_argument("--cluster", choices=("local", "ray"), default=_D,
-                   help="where episodes run: local (worker processes on this machine) or ray (one evaluator "
-                        "actor per node of a Ray cluster; same results; see host/cluster/ray_cluster.py)")
+    p.add_argument("--cluster", choices=tuple(CLUSTERS), default=_D, help=choices_help("where episodes run", CLUSTERS))
     p.add_argument("--ray-address", metavar="HOST:PORT", default=_D,
                    help="with --cluster ray: the head of a cluster started with `ray start --head` "
                         "(default: start an embedded local Ray with --workers CPUs)")

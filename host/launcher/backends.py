@@ -1,8 +1,10 @@
-"""The launcher's evaluation backends by name: one factory over every :class:`host.launcher.instance.Instance`.
+"""Game instances by backend name: the instances a worker process of the local evaluator plays.
 
 ``ale`` is :class:`host.launcher.instance.AleInstance` (ale-py), ``rtl`` is
 :class:`host.drivers.rtl_instance.RtlInstance` (the Verilated console). The protocol itself lives in
-:mod:`host.launcher.instance`; the backends build on it, and this module sits above both.
+:mod:`host.launcher.instance`; the backends build on it, and this module sits above both. Which
+backends exist and where they run is the registry's (:mod:`host.launcher.evaluation`); the
+``fabric`` backend plays whole episodes in the hardware and has no per-frame instance here.
 """
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ from hls_models.platform import FRAME_SKIP
 from host.launcher.instance import AleInstance, Instance
 from host.drivers.rtl_instance import RtlInstance
 
-#: backend names accepted by :func:`make_instance` (``nc2600 run --backend``)
-BACKENDS = ("ale", "rtl")
+#: backend name -> instance class (``cls(rom_path, frame_skip, sticky, episode_frames)``)
+INSTANCES: dict[str, type[Instance]] = {"ale": AleInstance, "rtl": RtlInstance}
 
 
 def make_instance(backend: str, rom_path, frame_skip: int = FRAME_SKIP, sticky: float = 0.0,
@@ -22,8 +24,6 @@ def make_instance(backend: str, rom_path, frame_skip: int = FRAME_SKIP, sticky: 
     Raises:
         ValueError: unknown backend name.
     """
-    if backend == "ale":
-        return AleInstance(rom_path, frame_skip, sticky, episode_frames)
-    if backend == "rtl":
-        return RtlInstance(rom_path, frame_skip, sticky, episode_frames)
-    raise ValueError(f"unknown backend {backend!r} (available: {', '.join(BACKENDS)})")
+    if backend not in INSTANCES:
+        raise ValueError(f"unknown backend {backend!r} (available: {', '.join(INSTANCES)})")
+    return INSTANCES[backend](rom_path, frame_skip, sticky, episode_frames)

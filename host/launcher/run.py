@@ -97,20 +97,11 @@ class RunConfig:
             raise UserError(f"--game must be a game name, got {self.game!r}")
         if self.rom is not None and (not isinstance(self.rom, str) or not self.rom):
             raise UserError(f"--rom must be a file path, got {self.rom!r}")
-        if self.backend not in ("ale", "rtl", "fabric"):
-            raise UserError(f"--backend must be ale, rtl or fabric, got {self.backend!r}")
-        if self.backend == "fabric" and self.policy != "int8":
-            raise UserError("--backend fabric runs the int8 network: use --policy int8")
-        if self.backend == "fabric" and self.sticky > 0:
-            raise UserError("--backend fabric has no sticky actions (--sticky 0)")
-        if self.backend == "fabric" and self.network != "small":
-            raise UserError("--backend fabric runs the small network (the instance's engine): --network small")
-        if self.backend == "fabric" and self.cluster != "local":
-            raise UserError("--backend fabric runs on this machine only (--cluster local)")
+        from host.launcher.evaluation import check_backend, check_cluster
+        check_backend(self)             # the registry's rules: name, settings it needs, clusters
         if self.policy not in ("float", "int8"):
             raise UserError(f"--policy must be float or int8, got {self.policy!r}")
-        if self.cluster not in ("local", "ray"):
-            raise UserError(f"--cluster must be local or ray, got {self.cluster!r}")
+        check_cluster(self)
         if self.ray_address is not None and self.cluster != "ray":
             raise UserError("--ray-address needs --cluster ray")
         from hls_models.networks import NETWORKS
@@ -456,11 +447,11 @@ class Run:
         atomic_write_json(self.out / "config.json", doc)
 
     def _connect_cluster(self) -> None:
-        """``--cluster ray``: join (or start) Ray and check its nodes (:func:`host.cluster.ray_cluster.connect`)."""
+        """The connection the evaluators of ``--cluster`` need (:func:`host.launcher.evaluation.connect`;
+        ``ray``: Ray joined or started and its nodes checked; ``local``: None)."""
+        from host.launcher.evaluation import connect
         self.cluster = None
-        if self.cfg.cluster == "ray":
-            from host.cluster.ray_cluster import connect
-            self.cluster = connect(self.cfg.ray_address, self.cfg.workers)
+        self.cluster = connect(self.cfg.cluster, self.cfg.ray_address, self.cfg.workers)
 
     def close(self) -> None:
         """Disconnect from Ray (stops the embedded instance); idempotent."""
@@ -505,7 +496,7 @@ class Run:
     def execute(self) -> dict:
         """Run generations until the generation count or frame budget is reached, then the
         final elite test and the outputs. Returns the summary dict."""
-        from host.launcher.evaluator import Evaluator
+        from host.launcher.evaluation import EvaluationSettings, open_evaluator
         cfg = self.cfg
         if self.finished is not None:
             self.stop_line = (f"nc2600 run: {self.out} is finished ({self.algo_generation} generations); "
@@ -517,22 +508,13 @@ class Run:
         start = time.perf_counter()
         wall = lambda: self.wall_offset + time.perf_counter() - start  # noqa: E731
         budget = cfg.max_frames if cfg.max_frames is not None else float("inf")
-        if cfg.backend == "fabric":
-            from host.drivers.fabric import FabricEvaluator
-            evaluator = FabricEvaluator(self.rom_path, cfg.workers, cfg.frame_skip, cfg.episode_frames)
-        elif self.cluster is not None:
-            spec = None
-            if cfg.algo in ("ga", "rs", "es"):  # ship seed lists / ES perturbations; nodes rebuild vectors
-                spec = {"n_actions": len(self.info.minimal_actions), "sigma": cfg.effective_sigma(),
-                        "noise_size": self.noise.size, "noise_seed": self.noise.seed,
-                        "calib_obs": self.calib_obs if cfg.policy == "int8" else None}
-            evaluator = self.cluster.evaluator(self.rom_path, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
-                                               cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network,
-                                               genome_spec=spec)
-        else:
-            evaluator = Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
-                                  cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network)
-        with evaluator as ev:
+        # the genome specification lets a cluster ship seed lists / ES perturbations (nodes rebuild vectors)
+        spec = {"n_actions": len(self.info.minimal_actions), "sigma": cfg.effective_sigma(),
+                "noise_size": self.noise.size, "noise_seed": self.noise.seed,
+                "calib_obs": self.calib_obs if cfg.policy == "int8" else None}
+        settings = EvaluationSettings(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
+                                      cfg.episode_frames, cfg.backend, cfg.policy, cfg.network, spec)
+        with open_evaluator(cfg.cluster, self.cluster, settings) as ev:
             self.evaluator = ev
             while self.algo.generation < cfg.generations and self.frames < budget:
                 g0_frames, g0_wall = self.frames, wall()
