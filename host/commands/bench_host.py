@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import float_range, int_range
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import UserError, positive_float, positive_int
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import UserError, int_range, probability, seed_int
 from host.verify.games_verify import CI_SAMPLE, verify_games
 from host.launcher.progress import Heartbeat

@@ -29,7 +29,7 @@ one generation on a 10,368-node mesh (384 cards; target < 10 s) for each schedul
 """
 from __future__ import annotations
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 
 import argparse
 import json

@@ -2,7 +2,7 @@
 with ``--agreement GAMES`` the int8-vs-float argmax agreement on real game observations."""
 from __future__ import annotations
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import UserError
 
 

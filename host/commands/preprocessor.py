@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from hls_models.preprocessor import FRAME_SKIP
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import int_range, require_memory, seed_int
 from host.verify.preprocessor import passed, run_preprocess
 

@@ -11,7 +11,7 @@ is not built yet is listed as missing. See :mod:`host.report.throughput`.
 """
 from __future__ import annotations
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 
 import shlex
 import sys

@@ -14,7 +14,7 @@ See :mod:`hwtools.synth` for the script, the counting rules and the limits.
 """
 from __future__ import annotations
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 
 import json
 import sys

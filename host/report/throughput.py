@@ -420,13 +420,9 @@ def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32)
 
 
 def rtl_play_available() -> bool:
-    """True when the ``nc2600 rtl-play`` subcommand (issue 4's RTL console driver) exists."""
-    from host.cli import build_parser
-    parser = build_parser()
-    for action in parser._subparsers._group_actions:   # argparse keeps the sub-command table here
-        if "rtl-play" in getattr(action, "choices", {}) or {}:
-            return True
-    return False
+    """True when the RTL console's player (:mod:`host.drivers.rtl_play`, ``nc2600 rtl-play``) is installed."""
+    import importlib.util
+    return importlib.util.find_spec("host.drivers.rtl_play") is not None
 
 
 def random_actions(minimal_actions, frames: int, frame_skip: int, seed: int) -> np.ndarray:
@@ -438,7 +434,8 @@ def random_actions(minimal_actions, frames: int, frame_skip: int, seed: int) -> 
 
 
 def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[np.ndarray | None, str, str]:
-    """Colour clocks per frame of the RTL console via ``nc2600 rtl-play`` (issue 4's interface).
+    """Colour clocks per frame of the RTL console as ``nc2600 rtl-play`` measures them
+    (:func:`host.drivers.rtl_play.rtl_play`, its files left in ``work/rtl_play_GAME/``).
 
     Returns ``(colour_clocks or None, reason when None, reproducing command)``.
     """
@@ -452,12 +449,14 @@ def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[n
     import contextlib
     import sys
 
-    from host.cli import main as cli_main
+    from host.drivers.rtl_play import rtl_play
+    from host.errors import guarded
     with contextlib.redirect_stdout(sys.stderr):     # its progress goes with ours, stdout stays the summary
-        rc = cli_main(["rtl-play", "--game", game, "--actions", str(apath), "--out", str(out)])
+        # under the guard every command runs under: its one-line error, and its exit code here
+        rc = guarded(lambda: print(rtl_play(game, str(apath), str(out))))
     if rc == 130:
-        # rtl-play runs in this process under its own guard, which turned the Ctrl-C or SIGTERM
-        # into its exit code: the report stops too (exit 130, no report written as if complete)
+        # the guard turned the Ctrl-C or SIGTERM into its exit code: the report stops too
+        # (exit 130, no report written as if complete)
         raise KeyboardInterrupt("rtl-play interrupted")
     path = out / "colour_clocks.npy"
     if rc != 0 or not path.exists():

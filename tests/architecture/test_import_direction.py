@@ -1,8 +1,9 @@
 """The packages depend one way: ``hls_models`` <- ``hw`` <- ``hwtools`` <- ``host``, ``mesh_sim``.
 
 The import graph is read from the source (every ``import`` and ``from ... import`` statement,
-including those inside functions, found with :mod:`ast`), so a lazy import against the
-direction is caught as well as a top-level one. Two checks:
+including those inside functions, and every ``importlib.import_module`` call, found with
+:mod:`ast`), so a lazy import against the direction is caught as well as a top-level one, and
+the CLI's discovery of its commands is an edge to each command. Two checks:
 
 - layering: a module of layer ``L`` imports only modules of layers below or equal to ``L``
   (``hls_models`` 0, ``hw`` 1, ``hwtools`` 2, ``host`` and ``mesh_sim`` 3; ``host`` and
@@ -50,6 +51,8 @@ def imports_of(path: Path, modules: set[str], root: Path = REPO) -> set[str]:
             found.add(name)
 
     for node in ast.walk(tree):
+        for name in importlib_targets(node, modules, me):
+            add(name)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 add(alias.name)
@@ -62,6 +65,34 @@ def imports_of(path: Path, modules: set[str], root: Path = REPO) -> set[str]:
                 full = f"{base}.{alias.name}"
                 add(full if full in modules else base)
     return found
+
+
+#: modules that load a module named by a variable -> the package its names come from (each such
+#: load counts as an import of every module of that package)
+DYNAMIC_LOADS = {"hwtools.generate": "hw.", "hwtools.synth": "hw."}
+
+
+def importlib_targets(node: ast.AST, modules: set[str], me: str = "") -> list[str]:
+    """Modules a call ``importlib.import_module(NAME)`` (or ``import_module(NAME)``) in module
+    ``me`` loads: NAME as a string constant, or every project module under the constant head of
+    an f-string (``f"host.commands.{name}"``: all of ``host.commands.*``), or for a module of
+    :data:`DYNAMIC_LOADS` every module of its package. A name built any other way is reported as
+    unreadable (:class:`ValueError`), so that no load escapes the graph."""
+    if not isinstance(node, ast.Call):
+        return []
+    f = node.func
+    called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+    if called != "import_module":
+        return []
+    arg = node.args[0] if node.args else None
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return [arg.value]
+    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+        head = arg.values[0].value
+        return sorted(m for m in modules if m.startswith(head) and m != head.rstrip("."))
+    if me in DYNAMIC_LOADS:
+        return sorted(m for m in modules if m.startswith(DYNAMIC_LOADS[me]))
+    raise ValueError(f"{me}: import_module with a name the import test cannot read (line {node.lineno})")
 
 
 def project_graph() -> nx.DiGraph:
@@ -133,3 +164,32 @@ def test_relative_imports_are_resolved(tmp_path):
     (pkg / "b.py").write_text("from .. import a\nfrom ..a import thing\n")
     modules = {"host", "host.a", "host.sub", "host.sub.b"}
     assert imports_of(pkg / "b.py", modules, tmp_path) == {"host.a"}
+
+
+def test_importlib_loads_are_edges(tmp_path):
+    """``importlib.import_module`` with a constant or an f-string head is followed: a CLI that
+    loads its commands that way and a command that imports the CLI back form a cycle."""
+    cmds = tmp_path / "host" / "commands"
+    cmds.mkdir(parents=True)
+    (tmp_path / "host" / "__init__.py").write_text("")
+    (cmds / "__init__.py").write_text("")
+    (cmds / "a.py").write_text("from host.cli import helper\n")
+    (cmds / "b.py").write_text("")
+    (tmp_path / "host" / "cli.py").write_text(
+        "import importlib\nfor n in ('a', 'b'):\n    importlib.import_module(f'host.commands.{n}')\n"
+        "importlib.import_module('host.other')\n")
+    (tmp_path / "host" / "other.py").write_text("")
+    modules = {"host", "host.cli", "host.commands", "host.commands.a", "host.commands.b", "host.other"}
+    assert imports_of(tmp_path / "host" / "cli.py", modules, tmp_path) == {
+        "host.commands.a", "host.commands.b", "host.other"}
+    graph = nx.DiGraph([("host.cli", t) for t in imports_of(tmp_path / "host" / "cli.py", modules, tmp_path)])
+    graph.add_edges_from(("host.commands.a", t) for t in imports_of(cmds / "a.py", modules, tmp_path))
+    assert cycles(graph) == [["host.cli", "host.commands.a"]]
+
+
+def test_the_cli_reaches_every_command():
+    """The real CLI's discovery loop is read as an edge to each command module."""
+    graph = project_graph()
+    commands = {n for n in graph.nodes if n.startswith("host.commands.")}
+    assert len(commands) > 10
+    assert commands <= set(graph.successors("host.cli"))

@@ -285,18 +285,28 @@ def test_three_colour_clock_console_at_its_fmax():
     assert ratio.value == pytest.approx(1.8) and ratio.unit == "x"
 
 
-def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path):
-    """``rtl-play`` runs inside the report's process under its own guard, which turns Ctrl-C or
-    SIGTERM into exit 130: the report must stop (KeyboardInterrupt up to its guard: exit 130, no
-    report written), not record the colour clocks as missing and go on (a new user's find)."""
-    import host.cli
+def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path, capsys):
+    """``rtl-play`` runs inside the report's process under the guard every command runs under,
+    which turns Ctrl-C or SIGTERM into exit 130: the report must stop (KeyboardInterrupt up to its
+    guard: exit 130, no report written), not record the colour clocks as missing and go on."""
+    import host.drivers.rtl_play
+    from host.errors import UserError
     calls = []
-    monkeypatch.setattr(rp, "rtl_play_available", lambda: True)
-    monkeypatch.setattr(host.cli, "main", lambda argv: calls.append(argv) or 130)
+
+    def interrupted(*args):
+        calls.append(args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(host.drivers.rtl_play, "rtl_play", interrupted)
     with pytest.raises(KeyboardInterrupt):
         rp.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
-    assert calls and calls[0][0] == "rtl-play"
-    # a failure that is not an interrupt is still a missing figure with its reason
-    monkeypatch.setattr(host.cli, "main", lambda argv: 2)
+    assert calls and calls[0][0] == "pong" and calls[0][1] == str(tmp_path / "actions_pong.npy")
+
+    # a failure that is not an interrupt is still a missing figure with its reason, and its line
+    def refused(*args):
+        raise UserError("pong: mapper X is not implemented by the console RTL yet")
+
+    monkeypatch.setattr(host.drivers.rtl_play, "rtl_play", refused)
     cc, why, _ = rp.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
     assert cc is None and "exit 2" in why
+    assert "nc2600: error: pong: mapper X is not implemented" in capsys.readouterr().err
