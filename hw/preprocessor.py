@@ -94,13 +94,11 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hls_models.palette import grey_lut
-from hls_models.preprocessor import OUT_SIZE, SCREEN_WIDTH, STACK
+from hls_models.preprocessor import LATENCY_CYCLES, LATENCY_CYCLES3, OUT_SIZE, SCREEN_WIDTH, STACK
 from hw import reproducible
 from hw.console import PixelStream3Signature as _console_stream3
 from hw.console import PixelStreamSignature as _console_stream
 
-LATENCY_CYCLES = 8                     #: cycles from the last visible pixel to obs_valid (1 pixel per cycle)
-LATENCY_CYCLES3 = 9                    #: the same with three pixels per cycle (beats)
 OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
 PIXELS_PER_CYCLE = (1, 3)              #: the stream widths the block takes (pixels per beat)

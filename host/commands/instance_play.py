@@ -33,7 +33,7 @@ def run(args) -> int:
     from host.verify.games import game_info, resolve_rom
     from host.launcher.policy import n_params
     from host.launcher.run import calibration_observations
-    from hw.console import SUPPORTED
+    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
 
     name, path = resolve_rom(game=args.game)
     mapper = detect_mapper(open(path, "rb").read())

@@ -47,7 +47,6 @@ C_START, C_MANUAL, C_RESET, C_ABORT, C_CLEAR = 1, 2, 4, 8, 16
 ERRORS = {16: "start or manual frame without a ROM", 17: "bad ROM size", 18: "command while busy",
           19: "preprocessor sync error", 20: "CPU jam", 21: "memory write past the end",
           22: "rules out of turn or parameters while busy"}
-MAPPERS = None   # filled lazily from hw.cart (mapper name -> code)
 
 FRAME_CYCLE_LIMIT = 25_000 * 3 * 8 + 400_000   #: clocks from one host turn to the next: a frame
 #: (25,000 instructions of <= 8 CPU cycles, 3 clocks each) plus an inference (16 lanes: 185,932)
@@ -195,7 +194,7 @@ class MmioConsolePort:
         self._inputs = None
 
     def configure(self, mapper: str, pal: bool, hmove_blanks: bool, ystart: int, height: int) -> None:
-        from hw.cart import MAPPER_CODES
+        from hls_models.cartridge import MAPPER_CODES
         if mapper not in MAPPER_CODES:
             raise FabricError(f"mapper {mapper} not implemented by the console RTL")
         self.d._write(CONSOLE_CFG, MAPPER_CODES[mapper] | int(pal) << 4 | int(hmove_blanks) << 5

@@ -124,7 +124,7 @@ class RtlConsole:
         from hls_models.cartridge import detect_mapper
         from host.errors import UserError
         from host.verify.games import game_info, resolve_rom
-        from hw.console import SUPPORTED
+        from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
         name, path = resolve_rom(game=game) if rom_path is None else (game, rom_path)
         self.game = name
         with open(path, "rb") as rom:

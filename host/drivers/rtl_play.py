@@ -35,7 +35,7 @@ def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks_per_cy
     from hls_models.cartridge import detect_mapper
     from host.verify.games import resolve_rom
     from host.drivers.rtl_console import RtlConsole
-    from hw.console import SUPPORTED
+    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
 
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(Path(path).read_bytes())

@@ -517,7 +517,7 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     from host.verify.games import game_info, resolve_rom
     from host.launcher.policy import init_params
     from host.launcher.run import calibration_observations
-    from hw.console import SUPPORTED
+    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(open(path, "rb").read())
     if mapper not in SUPPORTED:

@@ -161,7 +161,7 @@ def lockstep_job(job: tuple) -> dict:
     game, frames, seed, actions, *ccpc = job
     from hls_models.cartridge import detect_mapper
     from host.verify.games import resolve_rom
-    from hw.console import SUPPORTED
+    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
     name, path = resolve_rom(game=game)
     mapper = detect_mapper(Path(path).read_bytes())
     if mapper not in SUPPORTED:

@@ -45,7 +45,7 @@ def run_preprocess(game: str, frames: int, seed: int, rtl: bool) -> dict:
               "observations": int(len(stacks)), "max_abs_diff_vs_float": round(max_diff, 6),
               "rtl_mismatched_pixels": None, "latency_cycles": None}
     if rtl:
-        from hw.preprocessor import LATENCY_CYCLES
+        from hls_models.preprocessor import LATENCY_CYCLES
         from hwtools.preprocessor_harness import PreprocessorRTL
         sim = PreprocessorRTL(height, fmt)
         sim.clear()

@@ -193,3 +193,43 @@ def test_the_cli_reaches_every_command():
     commands = {n for n in graph.nodes if n.startswith("host.commands.")}
     assert len(commands) > 10
     assert commands <= set(graph.successors("host.cli"))
+
+
+#: the modules of ``hw`` that ``host`` may import: those it builds RTL from (the report's
+#: measurements), with the reason; spec constants come from ``hls_models``
+HOST_MAY_BUILD = {
+    "hw.action_select": "the report measures the block's latency in Amaranth's simulator",
+    "hw.console": "the report generates the console's Verilog for place and route",
+}
+
+
+def hw_imports_of_host(graph: nx.DiGraph) -> dict[str, set[str]]:
+    """``{hw module: host modules importing it}`` over the edges of ``graph``."""
+    out: dict[str, set[str]] = {}
+    for src, dst in graph.edges:
+        if src.split(".")[0] == "host" and dst.split(".")[0] == "hw":
+            out.setdefault(dst, set()).add(src)
+    return out
+
+
+def test_host_imports_hw_only_to_build_rtl():
+    """``host`` reads the hardware's constants from the models (``hls_models``) and drives the RTL
+    through ``hwtools``' harnesses; of ``hw`` itself it imports only :data:`HOST_MAY_BUILD`."""
+    used = hw_imports_of_host(project_graph())
+    assert {m: sorted(u) for m, u in used.items() if m not in HOST_MAY_BUILD} == {}
+    assert set(used) == set(HOST_MAY_BUILD)        # the list names nothing that is no longer used
+    # the check sees a spec constant taken from hw
+    assert hw_imports_of_host(nx.DiGraph([("host.drivers.fabric", "hw.cart")])) == {
+        "hw.cart": {"host.drivers.fabric"}}
+
+
+def test_spec_constants_are_the_hardware_s():
+    """The constants ``host`` takes from the models are those the RTL is built with."""
+    from hls_models import cartridge, preprocessor as pp_model
+    from hw import cart, console, preprocessor
+    names = {("2K" if m is cart.Mapper.K2 else "4K" if m is cart.Mapper.K4 else m.name): m.value
+             for m in cart.Mapper}
+    assert cartridge.MAPPER_CODES == names == cart.MAPPER_CODES
+    assert set(cartridge.SUPPORTED_MAPPERS) == set(console.SUPPORTED) == set(names)
+    assert (pp_model.LATENCY_CYCLES, pp_model.LATENCY_CYCLES3) == (
+        preprocessor.latency_cycles(1), preprocessor.latency_cycles(3)) == (8, 9)
