@@ -100,9 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     if "ray" not in holder:
         return rc
     if holder["ray"] and hasattr(os, "fork"):
-        # a Ray driver runs under a supervisor (host.cluster.ray_cluster.supervised_driver): a SIGTERM to the
+        # a Ray driver runs under a supervisor (host.cluster.supervisor.supervised_driver): a SIGTERM to the
         # process group then cannot end Ray's daemons before the driver stops them
-        from host.cluster.ray_cluster import supervised_driver
+        from host.cluster.supervisor import supervised_driver
         return supervised_driver(lambda: guarded(lambda: args.func(args)))
     return guarded(lambda: args.func(args))
 

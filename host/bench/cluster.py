@@ -4,7 +4,7 @@ Three parts, one JSON object:
 
 - ``ratio``: the same episodes (random-initialised networks, one episode each, fixed seeds)
   evaluated alternately by the local backend (:class:`host.launcher.evaluator.Evaluator`, W workers)
-  and by ``--cluster ray`` on an embedded local Ray with W CPUs (:class:`host.cluster.ray_cluster.RayEvaluator`),
+  and by ``--cluster ray`` on an embedded local Ray with W CPUs (:class:`host.cluster.evaluator.RayEvaluator`),
   ``repeats`` times each, in one process; frames/s of each (Ray start-up excluded, reported as
   ``ray_start_s``) and ``ray_fps / local_fps`` (target >= 0.9). The episode results of the two
   backends are compared (``identical``).
@@ -119,6 +119,7 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
             project_population: int = 1_000, project_episode_frames: int = 20_000,
             project_link_gbit_s: float = 10.0) -> dict:
     """Run the three parts (see module doc); returns the JSON-able result."""
+    from host.cluster.evaluator import RayEvaluator
     from host.cluster.ray_cluster import connect
     out: dict = {"machine": {"workers": workers, "envs_per_block": envs_per_block}}
     jobs = _jobs(population)
@@ -128,7 +129,7 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
         params_for = _params(local.n_actions)
         t = time.perf_counter()
         cluster = connect(None, workers)
-        ray_ev = cluster.evaluator(rom_path, envs_per_block, episode_frames=episode_frames)
+        ray_ev = RayEvaluator(cluster, rom_path, envs_per_block, episode_frames=episode_frames)
         out["ray_start_s"] = round(time.perf_counter() - t, 2)
         import os
         walls = {"local": 0.0, "ray": 0.0}
@@ -179,7 +180,7 @@ def measure(rom_path, workers: int = 2, envs_per_block: int = 6, population: int
         spec = {"n_actions": local.n_actions, "sigma": 0.002, "noise_size": DEFAULT_TABLE_SIZE,
                 "noise_seed": DEFAULT_TABLE_SEED, "calib_obs": None}
         genomes_for = _SyntheticGenomes(local.n_actions)
-        ev = cluster.evaluator(rom_path, envs_per_block, episode_frames=overhead_episode_frames, genome_spec=spec)
+        ev = RayEvaluator(cluster, rom_path, envs_per_block, episode_frames=overhead_episode_frames, genome_spec=spec)
         try:
             # emulating: the first population only (a 10,000-episode generation takes minutes here);
             # then Ray's cost alone with float32 vectors, with seed-list genomes (50 seeds), and the

@@ -75,7 +75,7 @@ def _run(args, opened: list) -> int:
                                                                args.colour_clocks_per_cycle))
         opened.append(store)
         kept = [g for g in games if g in store.records]
-        from host.cluster.ray_cluster import set_interrupt_hint
+        from host.cluster.supervisor import set_interrupt_hint
         set_interrupt_hint(f"; the finished games are kept in {args.results}: the same command continues")
         import sys
         print(f"lockstep: {len(kept)} of {len(games)} games from {args.results} ({store.identity['rtl']}), "

@@ -39,6 +39,7 @@ def register(subparsers, groups):
 
 
 def run(args) -> int:
+    from host.report import measure, render
     from host.report import throughput as report
     from hls_models.frame_skip import NOOP_MAX
     from hls_models.platform import FRAME_SKIP
@@ -62,17 +63,17 @@ def run(args) -> int:
     out = prepare_output_folder(args.out)
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
-    inp = report.gather(games, clock_mhz=args.clock_mhz, lanes=args.lanes, frames=args.frames, seed=args.seed,
+    inp = measure.gather(games, clock_mhz=args.clock_mhz, lanes=args.lanes, frames=args.frames, seed=args.seed,
                         work=out, progress=progress, instance=not args.no_instance)
     command = "nc2600 report " + " ".join(
         [f"--game {shlex.quote(g)}" for g in games]
         + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}", f"--lanes {args.lanes}", f"--seed {args.seed}"]
         + (["--no-instance"] if args.no_instance else []) + [f"--out {shlex.quote(str(out))}"])
-    result = report.write(inp, out, {"command": command, "wall_s": round(time.perf_counter() - t0, 1)})
+    result = render.write(inp, out, {"command": command, "wall_s": round(time.perf_counter() - t0, 1)})
     missing = [f for f in result["figures"] if f.kind == report.MISSING]
     for f in result["figures"]:
         if f.section in ("Per instance", "Whole fabric") and f.value is not None and f.unit in ("frames/s", "x"):
-            print(f"{f.game or '':14s} {f.name:60s} {report._fmt(f.value):>14s} {f.unit}  [{f.kind}]")
+            print(f"{f.game or '':14s} {f.name:60s} {render._fmt(f.value):>14s} {f.unit}  [{f.kind}]")
     for f in missing:
         print(f"{f.game or '':14s} {f.name:60s} {'missing':>14s}  ({f.source})")
     print(f"wrote {out / 'report.md'}, {out / 'report.html'} in {time.perf_counter() - t0:.1f} s")

@@ -59,7 +59,7 @@ class EvaluationSettings:
     """The settings an evaluator is built from (the run's, :class:`host.launcher.run.RunConfig`).
 
     ``genome_spec`` (``n_actions, sigma, noise_size, noise_seed, calib_obs``) lets a cluster
-    ship seed lists instead of parameter vectors (see :class:`host.cluster.ray_cluster.RayEvaluator`);
+    ship seed lists instead of parameter vectors (see :class:`host.cluster.evaluator.RayEvaluator`);
     a local evaluator ignores it.
     """
     rom_path: Path
@@ -145,9 +145,10 @@ def _ray_connect(address: str | None, workers: int):
 
 
 def _ray_evaluator(backend: Backend, connection, s: EvaluationSettings) -> Evaluator:
-    """One :class:`host.cluster.ray_cluster.NodeEvaluator` per node, each a worker pool of ``backend``."""
-    return connection.evaluator(s.rom_path, s.envs_per_block, s.frame_skip, s.sticky, s.episode_frames,
-                                s.backend, s.policy, network=s.network, genome_spec=s.genome_spec)
+    """One :class:`host.cluster.evaluator.NodeEvaluator` per node, each a worker pool of ``backend``."""
+    from host.cluster.evaluator import RayEvaluator
+    return RayEvaluator(connection, s.rom_path, s.envs_per_block, s.frame_skip, s.sticky, s.episode_frames,
+                        s.backend, s.policy, network=s.network, genome_spec=s.genome_spec)
 
 
 #: ``--backend`` values, in the order of the help text

@@ -132,7 +132,7 @@ def signal_when_parent_ends(parent_pid: int, sig: int) -> None:
     same signal at once. Elsewhere the prctl is skipped and only that check runs.
 
     Used by the evaluator's workers (SIGKILL: nothing of theirs needs an orderly end) and by
-    :func:`host.cluster.ray_cluster.supervised_driver`'s Ray driver (SIGTERM: it stops Ray in order)."""
+    :func:`host.cluster.supervisor.supervised_driver`'s Ray driver (SIGTERM: it stops Ray in order)."""
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)

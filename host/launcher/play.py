@@ -43,7 +43,7 @@ class Agent:
 
 def _read_json(path: Path):
     from host.errors import read_regular_file
-    from host.launcher.run import CONFIG_MAX_BYTES
+    from host.launcher.settings import CONFIG_MAX_BYTES
     if not os.path.lexists(path):
         raise UserError(f"{str(path.parent)!r} holds no run ({path.name} missing)")
     # a FIFO or a device there is refused at once (never a read that waits for a writer)
@@ -63,7 +63,7 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
         range, an ES run asked for an individual (its population is not stored: only the centre).
     """
     from host.verify.games import resolve_rom
-    from host.launcher.run import RunConfig
+    from host.launcher.settings import RunConfig
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise UserError(f"--run {str(run_dir)!r}: no such folder")

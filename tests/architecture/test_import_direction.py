@@ -233,3 +233,26 @@ def test_spec_constants_are_the_hardware_s():
     assert set(cartridge.SUPPORTED_MAPPERS) == set(console.SUPPORTED) == set(names)
     assert (pp_model.LATENCY_CYCLES, pp_model.LATENCY_CYCLES3) == (
         preprocessor.latency_cycles(1), preprocessor.latency_cycles(3)) == (8, 9)
+
+
+#: the longest a module of ``host`` may be (lines): past it, a module holds more than one role
+HOST_MODULE_MAX_LINES = 600
+
+
+def long_modules(root: Path, limit: int = HOST_MODULE_MAX_LINES) -> dict[str, int]:
+    """``{path: lines}`` of the ``.py`` files under ``root`` longer than ``limit`` lines."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        n = len(path.read_text().splitlines())
+        if n > limit:
+            out[str(path.relative_to(root.parent))] = n
+    return out
+
+
+def test_no_host_module_over_the_limit(tmp_path):
+    """Every module of ``host`` is at most :data:`HOST_MODULE_MAX_LINES` lines (the check fails on
+    a long one: a hand-made file of one line more)."""
+    assert long_modules(REPO / "host") == {}
+    (tmp_path / "host").mkdir()
+    (tmp_path / "host" / "long.py").write_text("x = 1\n" * (HOST_MODULE_MAX_LINES + 1))
+    assert long_modules(tmp_path / "host") == {"host/long.py": HOST_MODULE_MAX_LINES + 1}

@@ -150,12 +150,12 @@ def _set(argv: list[str], opt: str, value: str) -> list[str]:
 def _stubs(monkeypatch):
     import host.bench.evaluator
     import host.launcher.play
-    import host.report.throughput
+    import host.report.measure
     import host.drivers.rtl_console
     import host.launcher.run
     monkeypatch.setattr(host.launcher.run.Run, "execute", _stub)
     monkeypatch.setattr(host.launcher.play, "evaluate", _stub)
-    monkeypatch.setattr(host.report.throughput, "gather", _stub)
+    monkeypatch.setattr(host.report.measure, "gather", _stub)
     monkeypatch.setattr(host.drivers.rtl_console, "RtlConsole", _stub)
     monkeypatch.setattr(host.bench.evaluator, "raw_fps", _stub)
     import hwtools.synth

@@ -1,4 +1,4 @@
-"""The Ray driver under a supervisor (``host.cluster.ray_cluster.supervised_driver``).
+"""The Ray driver under a supervisor (``host.cluster.supervisor.supervised_driver``).
 
 Ray 2.60's core ends a driver with exit status 1 and no word on stderr once the local raylet has
 died (measured: a SIGTERM to the process group of ``nc2600 run --cluster ray`` gave exit 1 and an
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from host.cli import guarded
-from host.cluster.ray_cluster import _own_group_for_ray_daemons, set_interrupt_hint, supervised_driver
+from host.cluster.supervisor import _own_group_for_ray_daemons, set_interrupt_hint, supervised_driver
 from host.errors import on_sigterm
 
 
@@ -142,7 +142,7 @@ def test_a_signal_just_before_the_supervisor_waits_is_still_forwarded(capfd, mon
     import ctypes
     import shutil
 
-    import host.cluster.ray_cluster as cluster
+    import host.cluster.supervisor as cluster
     src = tmp_path / "late_wait.c"
     src.write_text("#include <sys/wait.h>\n#include <unistd.h>\n#include <errno.h>\n"
                    "int late_waitpid(int pid, int *status, int options) {\n"
@@ -180,7 +180,7 @@ def test_a_signal_twice_at_once_is_one_stop(capfd):
     """The driver's handler (``_stop_once``): a second SIGINT/SIGTERM within STOP_ECHO_S of the
     first (the group's signal and the supervisor's copy) does not interrupt the first's cleanup."""
     def body():
-        from host.cluster.ray_cluster import _stop_once
+        from host.cluster.supervisor import _stop_once
         signal.signal(signal.SIGTERM, _stop_once)
 
         def work():
