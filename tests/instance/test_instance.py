@@ -8,8 +8,11 @@ action select and frame-skip controller in one Verilated design; the host answer
 import numpy as np
 import pytest
 
-from host.fabric import (CONTROL, C_MANUAL, C_START, FabricDriver, FabricEpisodeRunner, FabricError, ROM_SIZE,
-                         STATUS)
+from hls_models.registers import INSTANCE as R
+from host.fabric import FabricDriver, FabricEpisodeRunner, FabricError
+
+CONTROL, STATUS, ROM_SIZE = R.CONTROL.offset, R.STATUS.offset, R.ROM_SIZE.offset
+C_START, C_MANUAL = R.CONTROL.pack(start=1), R.CONTROL.pack(manual=1)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,10 @@ registers at its own 0x20000 window, and an episode on the second instance equal
 takes minutes (two instances, two engines)."""
 import pytest
 
-from host.fabric import EP_FRAMES, ID_VALUE, FabricDriver, FabricEpisodeRunner
+from hls_models.registers import INSTANCE as R
+from host.fabric import ID_VALUE, FabricDriver, FabricEpisodeRunner
+
+EP_FRAMES = R.EP_FRAMES.offset
 
 pytestmark = pytest.mark.slow
 
