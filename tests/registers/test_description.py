@@ -63,3 +63,20 @@ def test_packing_checks_the_field_width():
         INSTANCE.EP_CFG.pack(skip=4)
     with pytest.raises(IndexError):
         INSTANCE.NEEDED.address(4)
+
+
+def test_rtl_register_groups_follow_the_description(monkeypatch):
+    """hw.instance implements exactly the description's groups; a command register the RTL does
+    not implement (a new write-only register in the description) fails elaboration's check."""
+    import dataclasses
+
+    import hw.instance as inst
+    from hls_models.registers import RegisterMap
+    groups = inst.check_groups()
+    assert sorted(sum(groups.values(), [])) == sorted(r.name for r in INSTANCE)
+    assert groups["commands"] == ["CONTROL", "RULES", "MEM_DATA", "ROM_SIZE", "PARAM_DATA"]
+    assert groups["windows"] == ["RIOT_RAM", "CART_RAM"]
+    extra = dataclasses.replace(INSTANCE.RULES, name="VALUES_GO", offset=0x188, _by_name={})
+    monkeypatch.setattr(inst, "R", RegisterMap("instance", "", "", [*INSTANCE, extra]))
+    with pytest.raises(ValueError, match="VALUES_GO"):
+        inst.check_groups()
