@@ -10,8 +10,9 @@ and ``tests/registers`` fails on any):
   at run time;
 * ``hls_models/registers/export/nc2600.h``: C header of the node (and its instance) for the ARM
   side (PeakRDL-cheader: ``INSTANCE__<REG>__<FIELD>_bm/_bp/_bw/_reset`` and packed structs);
-* ``hls_models/registers/export/instance.xml`` and ``node.xml``: IP-XACT (IEEE 1685-2014)
-  components (PeakRDL-ipxact) for the Xilinx IP packager;
+* ``hls_models/registers/export/instance.xml`` and ``node.xml``: IP-XACT components
+  (PeakRDL-ipxact) in IEEE 1685-2009, the SPIRIT schema of the ``component.xml`` files that the
+  Xilinx IP packager reads and writes;
 * ``docs/hardware/registers.md``: the register page (PeakRDL-markdown).
 
 Usage: ``python -m hwtools.registers`` (write), ``--check`` (exit 1 and name the stale files).
@@ -167,7 +168,7 @@ def python_text(instance: dict, node: dict) -> str:
 
 def _exports(tmp: Path) -> dict[Path, str]:
     from peakrdl_cheader.exporter import CHeaderExporter
-    from peakrdl_ipxact import IPXACTExporter
+    from peakrdl_ipxact import IPXACTExporter, Standard
     from peakrdl_markdown import MarkdownExporter
     out: dict[Path, str] = {}
     node = compile_description(RDL, "node")
@@ -175,7 +176,8 @@ def _exports(tmp: Path) -> dict[Path, str]:
     CHeaderExporter().export(node.top, str(tmp / "nc2600.h"))
     out[EXPORT_DIR / "nc2600.h"] = (tmp / "nc2600.h").read_text()
     for name, root in (("instance", inst), ("node", node)):
-        IPXACTExporter(vendor=IPXACT_VENDOR, library=IPXACT_LIBRARY, version=IPXACT_VERSION).export(
+        IPXACTExporter(vendor=IPXACT_VENDOR, library=IPXACT_LIBRARY, version=IPXACT_VERSION,
+                       standard=Standard.IEEE_1685_2009).export(
             root.top, str(tmp / f"{name}.xml"))
         out[EXPORT_DIR / f"{name}.xml"] = (tmp / f"{name}.xml").read_text()
     MarkdownExporter().export(inst.top, str(tmp / "instance.md"), input_files=["hls_models/registers/nc2600.rdl"])
@@ -185,7 +187,7 @@ def _exports(tmp: Path) -> dict[Path, str]:
             "`make regs` (`python -m hwtools.registers`), which also writes the Python description "
             "(`hls_models/registers/generated.py`, used by `hw/instance.py`, `hw/node.py` and the "
             "driver `host/fabric.py`), the C header `hls_models/registers/export/nc2600.h` and the "
-            "IP-XACT components `hls_models/registers/export/{instance,node}.xml`. Edit the "
+            "IP-XACT components `hls_models/registers/export/{instance,node}.xml` (IEEE 1685-2009). Edit the "
             "description, never this page.\n\n"
             f"A node ({n['label']}) holds {n['instances']} instances: instance i at byte address "
             f"0x{n['offset']:X} + i * 0x{n['stride']:X} (address bit {n['stride'].bit_length() - 1} "
