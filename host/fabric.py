@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_direction, paddle_needed
-
 from hls_models.registers import ENUMS, INSTANCE as R
 
 ENGINE_LANES = 16                          #: MAC lanes of the instance's engine (hw.instance default)
