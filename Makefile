@@ -13,7 +13,7 @@ export VERILATOR_ROOT
 PYTEST_ARGS ?=
 RUN_ARGS ?=
 
-.PHONY: all install run test test-slow sim sim-full rtl bench clean help
+.PHONY: all install run test test-slow sim sim-full rtl regs bench clean help
 all: test
 
 help:
@@ -24,6 +24,8 @@ help:
 	@echo "make test-slow  the exhaustive pytest sets (-m slow)"
 	@echo "make clean   remove build caches"
 	@echo "make rtl     regenerate rtl/ from hw/ (byte for byte reproducible)"
+	@echo "make regs    regenerate everything that follows from the register description"
+	@echo "             hls_models/registers/nc2600.rdl (Python map, C header, IP-XACT, docs page)"
 	@echo "make bench   host throughput benchmark (nc2600 bench host)"
 
 $(STAMP): pyproject.toml
@@ -45,6 +47,9 @@ test-slow: $(STAMP)
 
 rtl: $(STAMP)
 	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hwtools.generate rtl
+
+regs: $(STAMP)
+	$(PY) -m hwtools.registers
 
 sim: $(STAMP)
 	PATH="$$VERILATOR_ROOT/bin:$$PATH" $(PY) -m hwtools.sim

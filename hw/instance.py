@@ -23,19 +23,25 @@ The engine is :class:`hw.policy_engine.PolicyEngine` (``lanes`` MAC lanes, int8,
 :mod:`hls_models.policy_int8`); the host loads an individual's parameters through
 ``PARAM_ADDR``/``PARAM_DATA`` (the engine's parameter write port) between episodes.
 
-Register map (byte addresses, 32-bit registers; README table "Fabric instance register map"):
-see :data:`REGISTERS`. Unmapped addresses answer ``DECERR``; a command the instance cannot run
+Register map: the SystemRDL description ``hls_models/registers/nc2600.rdl``
+(:data:`hls_models.registers.INSTANCE`; page ``docs/hardware/registers.md``). The register file
+is built from it (:mod:`hw.register_file`: every register's width, field positions and reset
+value), the decode takes every address from it, and elaboration fails when the RTL's groups of
+registers (stored, command, read source, memory window) differ from the description's access.
+Unmapped addresses answer ``DECERR``; a command the instance cannot run
 (start or manual frame without a ROM or while not idle, rules when not waiting for them, a ROM
 size that is not a multiple of 2 KiB up to 16 KiB, a memory write past its end, a parameter
 write while not idle) answers ``SLVERR`` and sets a sticky error bit in ``STATUS``.
 """
 from __future__ import annotations
 
-from amaranth import Array, Cat, Const, EnableInserter, Module, Mux, ResetInserter, Signal, signed
-from amaranth.lib import wiring
+from amaranth import Array, Cat, Const, EnableInserter, Module, Mux, ResetInserter, Signal
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
 from hls_models.action_select import MAX_ACTIONS
+from hls_models.registers import ENUMS, INSTANCE as R, NODE
+from hw import register_file as rf
 from hw import reproducible
 from hw.action_select import ActionSelect
 from hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
@@ -44,62 +50,51 @@ from hw.frame_skip import FrameSkip, State
 from hw.policy_engine import ACC_BITS, ParameterWriteSignature, PolicyEngine
 from hw.preprocessor import Preprocessor
 
-ADDR_WIDTH = 17
-ID_VALUE = 0x4E433236            #: "NC26"
+ADDR_WIDTH = NODE.select_bit      #: the instance's address bits (17: the node's instance stride)
+ID_VALUE = R.ID.reset             #: 0x4E433236, "NC26"
 ROM_SIZES = tuple(range(2048, 16385, 2048))    #: ROM images the instance takes (bytes; DPC: 10 KiB)
+#: arrays of at least this many entries decode as one range compare plus a registered entry
+#: index (the action table); shorter ones as one compare per entry (NEEDED)
+RANGE_DECODE_MIN = 8
+#: registers whose write is a command (an action beyond storing the word), by the description:
+#: a write-only register, or a field with ``swmod`` or ``singlepulse``
+COMMANDS = ("PARAM_DATA", "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL")
 
-#: name -> (byte address, access, description)
-REGISTERS = {
-    "ID": (0x000, "R", "0x4E433236 ('NC26')"),
-    "STATUS": (0x004, "R", "[3:0] controller state (0 idle, 1 clear, 2 setup, 3 frame, 4 rules, 5 obs, "
-               "6 infer, 7 select), [5:4] phase (0 no-op, 1 FIRE, 2 step, 3 manual), 6 done, 7 game over, "
-               "8 ROM loaded, 9 engine busy, 10 the host's turn (idle or rules); sticky errors: 16 start/manual without "
-               "ROM, 17 bad ROM size, 18 command while busy, 19 preprocessor sync error (the preprocessor's own flag, cleared at each episode start: frames of the reset replay may be short or long), 20 CPU jam, "
-               "21 memory write past the end, 22 rules out of turn or parameters while busy"),
-    "CONTROL": (0x008, "W", "strobes: 0 start episode, 1 manual frame, 2 system reset (console "
-                "registers, RIOT timer = TIMER_INIT), 3 abort (to idle), 4 clear errors"),
-    "CONSOLE_CFG": (0x00C, "RW", "[3:0] mapper code, 4 PAL, 5 HMOVE blanks, [14:6] YStart, [23:15] height"),
-    "EP_CFG": (0x010, "RW", "[4:0] no-op frames, [9:5] NOOP index, 10 FIRE in the set, [15:11] FIRE "
-               "index, [23:16] frame skip"),
-    "EP_FRAMES": (0x014, "RW", "episode cap in frames (24 bit)"),
-    "TIMER_INIT": (0x018, "RW", "RIOT timer value of the next system reset (ALE's RNG draw)"),
-    "INPUTS": (0x01C, "RW", "manual frame inputs: [7:0] SWCHA, [15:8] SWCHB (also the episode's), "
-               "16 INPT4, 17 INPT5, [25:18] paddle modes 0..3 (2 bits each)"),
-    "NEEDED0": (0x020, "RW", "paddle 0..3 charge time (CPU cycles) of manual frames; 0x24, 0x28, 0x2C"),
-    "RULES": (0x030, "W", "the rules' result of the last frame: bit 0 terminal; the write resumes the episode"),
-    "REWARD": (0x034, "RW", "the last frame's reward (signed), written before RULES"),
-    "PADDLE_CFG": (0x038, "RW", "0 paddles, 1 paddles swapped, [9:2] episode paddle modes"),
-    "PADDLE_LO": (0x03C, "RW", "paddle range low (ohms)"),
-    "PADDLE_HI": (0x040, "RW", "paddle range high (ohms)"),
-    "PADDLE_START": (0x044, "RW", "paddle 0 resistance at the episode start (ohms)"),
-    "PADDLE_FIXED": (0x048, "RW", "charge time of the paddle that does not move (CPU cycles)"),
-    "MEM_SEL": (0x04C, "RW", "memory of MEM_DATA: 0 ROM, 1 SuperChip RAM, 2 RIOT RAM"),
-    "MEM_ADDR": (0x050, "RW", "byte address of the next MEM_DATA write"),
-    "MEM_DATA": (0x054, "W", "4 bytes (little-endian) written at MEM_ADDR (console held in reset), MEM_ADDR += 4"),
-    "ROM_SIZE": (0x058, "RW", "ROM image bytes (a multiple of 2048 up to 16384); clears ROM loaded"),
-    "RETURN": (0x060, "R", "episode return (signed sum of the decision frames' rewards)"),
-    "FRAMES": (0x064, "R", "frames emulated in the episode"),
-    "DECISIONS": (0x068, "R", "decisions taken"),
-    "ACTION": (0x06C, "R", "minimal-set index of the current action"),
-    "FRAME_STATUS": (0x070, "R", "last frame: 0 complete, 1 instruction limit, 2 CPU jam"),
-    "PADDLE_R": (0x074, "R", "paddle 0 resistance now (ohms)"),
-    "CYCLES_EMU": (0x080, "R", "episode cycles: console emulation"),
-    "CYCLES_HOST": (0x084, "R", "episode cycles: waiting for the host's rules"),
-    "CYCLES_OBS": (0x088, "R", "episode cycles: waiting for the observation (preprocessor latency)"),
-    "CYCLES_INFER": (0x08C, "R", "episode cycles: inference (engine start to done)"),
-    "CYCLES_SELECT": (0x090, "R", "episode cycles: action select"),
-    "CYCLES_CTRL": (0x094, "R", "episode cycles: controller (stack clear)"),
-    "CYCLE": (0x098, "R", "free-running cycle counter"),
-    "ACTION_TABLE": (0x0C0, "RW", "18 words: minimal-set action i's drive [7:0] SWCHA, 8 INPT4, 9 INPT5, "
-                     "[11:10] paddle (1 left +, 2 right -)"),
-    "PARAM_ADDR": (0x190, "RW", "engine parameter address: [7:0] lane, [25:8] row, [27:26] space "
-                   "(0 weights, 1 biases, 2 configuration; hls_models.policy_engine.load_words)"),
-    "PARAM_DATA": (0x194, "W", "one parameter word to PARAM_ADDR; then lane += 4 (weights) or 1, "
-                   "row += 1 and lane = 0 past the last lane"),
-    "RIOT_RAM": (0x200, "R", "32 words: RIOT RAM $80..$FF, 4 bytes per word, little-endian"),
-    "CART_RAM": (0x280, "R", "32 words: SuperChip RAM"),
-}
-REG = {k: v[0] for k, v in REGISTERS.items()}
+
+def _is_command(reg) -> bool:
+    return reg.writable and (not reg.readable or any(f.swmod or f.singlepulse for f in reg.fields))
+
+
+def check_groups() -> dict[str, list[str]]:
+    """The register groups the RTL implements, checked against the description's access.
+
+    Returns:
+        ``{"stored": [...], "commands": [...], "sources": [...], "windows": [...]}``: read-write
+        registers held in the register file (written word by word), command registers
+        (:data:`COMMANDS`), read-only registers driven by the design, memory windows (RIOT and
+        SuperChip RAM).
+    Raises:
+        ValueError: a register of the description that the RTL does not implement as declared
+            (for example a new command register, or a read-write register that became a command).
+    """
+    groups = {"stored": [], "commands": [], "sources": [], "windows": []}
+    for reg in R:
+        if reg.memory_window:
+            if reg.access != "r":
+                raise ValueError(f"{reg.name}: a memory window is read-only")
+            groups["windows"].append(reg.name)
+        elif _is_command(reg):
+            groups["commands"].append(reg.name)
+        elif reg.access == "rw":
+            groups["stored"].append(reg.name)
+        elif reg.access == "r":
+            groups["sources"].append(reg.name)
+        else:
+            raise ValueError(f"{reg.name}: access {reg.access!r} not implemented")
+    if set(groups["commands"]) != set(COMMANDS):
+        raise ValueError(f"command registers of the description {sorted(groups['commands'])} are not the "
+                         f"RTL's {sorted(COMMANDS)}")
+    return groups
 
 
 class GameInstance(wiring.Component):
@@ -129,6 +124,14 @@ class GameInstance(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        b = self._blocks(m)
+        regs = self._register_file(m, b)
+        self._host_slave(m, b, regs)
+        return m
+
+    def _blocks(self, m):
+        """The blocks and the arrows between them; returns them by name (``console``, ``pre``,
+        ``engine``, ``select``, ``ctrl``, ``drive``, ``con_ce``, ``con_rst``)."""
         con_ce = Signal()
         con_rst = Signal()
         console = Console(self.colour_clocks_per_cycle)
@@ -158,57 +161,78 @@ class GameInstance(wiring.Component):
         wiring.connect(m, d.controllers, console.controllers)
         # the frame start and stop conditions (ce drives the console's EnableInserter below)
         wiring.connect(m, console.frame, d.frame)
+        m.d.comb += con_ce.eq(d.ce | con_rst)
+        return _Parts(console=console, pre=pre, engine=engine, select=select, ctrl=ctrl, drive=d,
+                      con_ce=con_ce, con_rst=con_rst)
 
-        # ---- registers -----------------------------------------------------------------
-        console_cfg, ep_cfg, ep_frames = Signal(24), Signal(29), Signal(24)
-        timer_init, reward = Signal(8), Signal(signed(32))
-        inputs_init = 0xFF | (0x3F << 8) | (1 << 16) | (1 << 17) | (0xAA << 18)
-        inputs = Signal(26, init=inputs_init)
-        needed = Array(Signal(32, name=f"needed_reg{i}") for i in range(4))
-        paddle_cfg, paddle_lo, paddle_hi, paddle_start, paddle_fixed = (
-            Signal(10), Signal(20), Signal(20), Signal(20), Signal(32))
-        mem_sel, mem_addr, rom_size = Signal(2), Signal(15), Signal(15)
-        param_addr = Signal(28)
-        rom_loaded = Signal()
-        table = Array(Signal(12, name=f"action{i}", init=0xFF | 0x300) for i in range(MAX_ACTIONS))
-        errors = Signal(7)
-        cycle = Signal(32)
-        m.d.sync += cycle.eq(cycle + 1)
-
+    def _register_file(self, m, b):
+        """The registers of the description (:mod:`hw.register_file`) and what they drive;
+        returns ``store`` (register name -> list of storage views, one per array entry),
+        ``sources`` (read-only register name -> its value), ``errors`` (the sticky error
+        bits, STATUS's ``err_*`` fields from ``err_base`` on) and ``rom_loaded``."""
+        console, ctrl, pre, engine = b.console, b.ctrl, b.pre, b.engine
+        groups = check_groups()
+        store = {name: [rf.storage(R[name], _storage_name(R[name], i)) for i in range(R[name].count)]
+                 for name in groups["stored"] + [n for n in groups["commands"] if R[n].readable]}
+        one = {name: views[0] for name, views in store.items() if R[name].count == 1}
+        cc, ep, inputs, pc = one["CONSOLE_CFG"], one["EP_CFG"], one["INPUTS"], one["PADDLE_CFG"]
         m.d.comb += [
-            console.mapper.eq(console_cfg[0:4]), console.pal.eq(console_cfg[4]),
-            console.hmove_blanks.eq(console_cfg[5]), console.ystart.eq(console_cfg[6:15]),
-            console.height.eq(console_cfg[15:24]), console.timer_init.eq(timer_init),
-            ctrl.noops.eq(ep_cfg[0:5]), ctrl.noop_index.eq(ep_cfg[5:10]), ctrl.fire_en.eq(ep_cfg[10]),
-            ctrl.fire_index.eq(ep_cfg[11:16]), ctrl.frame_skip.eq(ep_cfg[16:24]),
-            ctrl.episode_frames.eq(ep_frames),
-            ctrl.swchb.eq(inputs[8:16]), ctrl.man_swcha.eq(inputs[0:8]), ctrl.man_swchb.eq(inputs[8:16]),
-            ctrl.man_inpt4.eq(inputs[16]), ctrl.man_inpt5.eq(inputs[17]),
-            ctrl.paddle_en.eq(paddle_cfg[0]), ctrl.paddle_swap.eq(paddle_cfg[1]),
-            ctrl.paddle_lo.eq(paddle_lo), ctrl.paddle_hi.eq(paddle_hi), ctrl.paddle_start.eq(paddle_start),
-            ctrl.paddle_fixed_needed.eq(paddle_fixed), ctrl.reward.eq(reward),
+            console.mapper.eq(cc.mapper), console.pal.eq(cc.pal), console.hmove_blanks.eq(cc.hmove_blanks),
+            console.ystart.eq(cc.ystart), console.height.eq(cc.height), console.timer_init.eq(one["TIMER_INIT"].value),
+            ctrl.noops.eq(ep.noops), ctrl.noop_index.eq(ep.noop_index), ctrl.fire_en.eq(ep.fire_en),
+            ctrl.fire_index.eq(ep.fire_index), ctrl.frame_skip.eq(ep.frame_skip),
+            ctrl.episode_frames.eq(one["EP_FRAMES"].frames),
+            ctrl.swchb.eq(inputs.swchb), ctrl.man_swcha.eq(inputs.swcha), ctrl.man_swchb.eq(inputs.swchb),
+            ctrl.man_inpt4.eq(inputs.inpt4), ctrl.man_inpt5.eq(inputs.inpt5),
+            ctrl.paddle_en.eq(pc.enable), ctrl.paddle_swap.eq(pc.swap),
+            ctrl.paddle_lo.eq(one["PADDLE_LO"].value), ctrl.paddle_hi.eq(one["PADDLE_HI"].value),
+            ctrl.paddle_start.eq(one["PADDLE_START"].value),
+            ctrl.paddle_fixed_needed.eq(one["PADDLE_FIXED"].value), ctrl.reward.eq(one["REWARD"].value),
         ]
         for i in range(4):
-            m.d.comb += [ctrl.man_needed[i].eq(needed[i]), ctrl.man_mode[i].eq(inputs[18 + 2 * i:20 + 2 * i]),
-                         ctrl.paddle_mode[i].eq(paddle_cfg[2 + 2 * i:4 + 2 * i])]
+            m.d.comb += [ctrl.man_needed[i].eq(store["NEEDED"][i].value),
+                         ctrl.man_mode[i].eq(inputs[f"paddle_mode{i}"]), ctrl.paddle_mode[i].eq(pc[f"mode{i}"])]
         for i in range(MAX_ACTIONS):
-            e = ctrl.actions[i]
-            m.d.comb += [e.swcha.eq(table[i][0:8]), e.inpt4.eq(table[i][8]), e.inpt5.eq(table[i][9]),
-                         e.paddle.eq(table[i][10:12])]
+            e, t = ctrl.actions[i], store["ACTION_TABLE"][i]
+            m.d.comb += [e.swcha.eq(t.swcha), e.inpt4.eq(t.inpt4), e.inpt5.eq(t.inpt5), e.paddle.eq(t.paddle)]
 
+        rom_loaded = Signal()
+        sticky = [f for f in R.STATUS.fields if f.sticky]
+        err_base = min(f.lsb for f in sticky)
+        errors = Signal(max(f.msb for f in sticky) + 1 - err_base)
+        cycle = Signal(R.CYCLE.width)
+        m.d.sync += cycle.eq(cycle + 1)
         idle = ctrl.state == State.IDLE
-        status = Signal(32)
         host_turn = Signal()
         status_sync = Signal()
         m.d.comb += host_turn.eq(idle | (ctrl.state == State.RULES))
-        m.d.comb += status.eq(Cat(ctrl.state.as_value(), ctrl.phase.as_value(), ctrl.done, ctrl.game_over,
-                                  rom_loaded, engine.control.busy, host_turn, Const(0, 5), errors[0:3], status_sync,
-                                  errors[4:7]))
+        err = {f.name: errors[f.lsb - err_base] for f in sticky}
+        status = Signal(R.STATUS.width)
+        m.d.comb += status.eq(rf.pack(
+            R.STATUS, state=ctrl.state.as_value(), phase=ctrl.phase.as_value(), done=ctrl.done,
+            game_over=ctrl.game_over, rom_loaded=rom_loaded, engine_busy=engine.control.busy, host_turn=host_turn,
+            err_sync=status_sync, **err))
         m.d.comb += status_sync.eq(pre.sync_error)
         with m.If(console.frame.jammed & (ctrl.state == State.FRAME)):
-            m.d.sync += errors[4].eq(1)
+            m.d.sync += err["err_jam"].eq(1)
+        sources = {"ID": Const(ID_VALUE, R.ID.width), "STATUS": status,
+                   "RETURN": ctrl.episode_return, "FRAMES": ctrl.frames, "DECISIONS": ctrl.decisions,
+                   "ACTION": ctrl.action, "FRAME_STATUS": ctrl.frame_status, "PADDLE_R": ctrl.paddle_r,
+                   "CYCLES_EMU": ctrl.cycles_emu, "CYCLES_HOST": ctrl.cycles_host,
+                   "CYCLES_OBS": ctrl.cycles_obs, "CYCLES_INFER": ctrl.cycles_infer,
+                   "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle}
+        if set(sources) != set(groups["sources"]):
+            raise ValueError(f"read-only registers: the RTL drives {sorted(sources)}, the description has "
+                             f"{sorted(groups['sources'])}")
+        for name, value in sources.items():
+            if name != "STATUS":
+                rf.check_width(R[name], value)
+        return _Parts(store=store, sources=sources, errors=errors, err=err, rom_loaded=rom_loaded, idle=idle,
+                      groups=groups)
 
-        # ---- AXI4-Lite slave ----------------------------------------------------------
+    def _host_slave(self, m, b, regs):
+        """The AXI4-Lite slave: handshakes, the registered write and read decode, the commands."""
+        console, ctrl, engine = b.console, b.ctrl, b.engine
         bus = self.bus
         waddr, wdata = Signal(ADDR_WIDTH), Signal(32)
         raddr, rdata = Signal(ADDR_WIDTH), Signal(32)
@@ -217,64 +241,32 @@ class GameInstance(wiring.Component):
         host_addr = Signal(14)
         host_wdata = Signal(8)
         host_we = Signal(3)         # one-hot by MEM_SEL: ROM, SuperChip RAM, RIOT RAM
+        MemSel = ENUMS["mem_sel_e"]
         for i, port in enumerate((console.host_rom, console.host_ram, console.host_riot)):
             m.d.comb += [port.addr.eq(host_addr), port.wdata.eq(host_wdata), port.we.eq(host_we[i])]
-        m.d.comb += con_ce.eq(d.ce | con_rst)
 
-        regs = {"ID": Const(ID_VALUE, 32), "STATUS": status, "CONSOLE_CFG": console_cfg,
-                "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames, "TIMER_INIT": timer_init, "INPUTS": inputs,
-                "REWARD": reward, "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo,
-                "PADDLE_HI": paddle_hi, "PADDLE_START": paddle_start, "PADDLE_FIXED": paddle_fixed,
-                "MEM_SEL": mem_sel, "MEM_ADDR": mem_addr, "ROM_SIZE": rom_size, "PARAM_ADDR": param_addr,
-                "RETURN": ctrl.episode_return, "FRAMES": ctrl.frames, "DECISIONS": ctrl.decisions,
-                "ACTION": ctrl.action, "FRAME_STATUS": ctrl.frame_status, "PADDLE_R": ctrl.paddle_r,
-                "CYCLES_EMU": ctrl.cycles_emu, "CYCLES_HOST": ctrl.cycles_host,
-                "CYCLES_OBS": ctrl.cycles_obs, "CYCLES_INFER": ctrl.cycles_infer,
-                "CYCLES_SELECT": ctrl.cycles_select, "CYCLES_CTRL": ctrl.cycles_ctrl, "CYCLE": cycle}
-        # the readable registers (RIOT / SuperChip RAM apart): byte address and source, one list
-        read_addrs = ([REG[name] for name in regs] + [REG["NEEDED0"] + 4 * i for i in range(4)]
-                      + [REG["ACTION_TABLE"] + 4 * i for i in range(MAX_ACTIONS)])
-        read_sources = list(regs.values()) + list(needed) + list(table)
+        # the readable registers (the memory windows apart), in the description's address order:
+        # byte address and source, one list
+        read_addrs, read_sources = [], []
+        for reg in R:
+            if reg.readable and not reg.memory_window:
+                read_addrs += reg.addresses
+                read_sources += ([regs.sources[reg.name]] if reg.name in regs.sources
+                                 else [v.as_value() for v in regs.store[reg.name]])
         rsel = Signal(range(len(read_sources) + 1))     # READ -> RMUX: 1 + the source's index, 0 none
         assert len(set(read_addrs)) == len(read_addrs), "read addresses overlap: the encoder needs one-hot hits"
         rhit = Signal(len(read_addrs))      # the read address's compares, registered at the handshake
         rram = Signal()                     # ... and its RIOT / SuperChip RAM test
-
-        def is_ram(a):
-            return (a[8:ADDR_WIDTH] == REG["RIOT_RAM"] >> 8) & (a[0:2] == 0)
-
-        # the write's target decoded from the address at the handshake and registered with it (one
-        # flag per target; the targets' addresses are distinct, so at most one is set), so that
-        # the write state's actions start from registers, not from a priority chain of address
-        # compares (issue 16: that chain was 10-13 xc7 levels into the engine's parameters and the
-        # console's reset)
-        simple = {"CONSOLE_CFG": console_cfg, "EP_CFG": ep_cfg, "EP_FRAMES": ep_frames,
-                  "TIMER_INIT": timer_init, "INPUTS": inputs, "REWARD": reward,
-                  "PADDLE_CFG": paddle_cfg, "PADDLE_LO": paddle_lo, "PADDLE_HI": paddle_hi,
-                  "PADDLE_START": paddle_start, "PADDLE_FIXED": paddle_fixed, "MEM_SEL": mem_sel,
-                  "MEM_ADDR": mem_addr}
-        targets = ([*simple, *(f"NEEDED{i}" for i in range(4)), "ACTION_TABLE", "PARAM_ADDR", "PARAM_DATA",
-                    "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL"])
-
-        def target_hits(a):
-            hits = {name: a == REG[name] for name in simple}
-            hits.update({f"NEEDED{i}": a == REG["NEEDED0"] + 4 * i for i in range(4)})
-            hits["ACTION_TABLE"] = ((a >= REG["ACTION_TABLE"]) & (a < REG["ACTION_TABLE"] + 4 * MAX_ACTIONS)
-                                    & (a[0:2] == 0))
-            hits.update({name: a == REG[name] for name in ("PARAM_ADDR", "PARAM_DATA", "ROM_SIZE", "MEM_DATA",
-                                                           "RULES", "CONTROL")})
-            return [hits[name] & ~a[16] for name in targets]
-        whit = Signal(len(targets))          # the write's target (one-hot, 0: none)
-        wtab = Signal(5)                     # the action-table entry of the address
-        hit = dict(zip(targets, whit))
-        single = ([REG[n] for n in simple] + [REG["NEEDED0"] + 4 * i for i in range(4)]
-                  + [REG[n] for n in ("PARAM_ADDR", "PARAM_DATA", "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL")])
-        assert len(set(single)) == len(single) and not any(
-            REG["ACTION_TABLE"] <= a < REG["ACTION_TABLE"] + 4 * MAX_ACTIONS for a in single), \
-            "write targets overlap: the WRITE state's independent branches need one-hot hits"
+        is_ram, ram_hi_bit = _ram_decode()
+        writes = _WriteDecode(regs)
+        whit = Signal(len(writes.targets))   # the write's target (one-hot, 0: none)
+        wtab = Signal(range(R.ACTION_TABLE.count))     # the action-table entry of the address
         # MEM_DATA's bounds check, registered at the handshake: MEM_SEL, MEM_ADDR and ROM_SIZE
         # change only in the WRITE and MEMW states, so they are the same in the WRITE clock
         mem_over = Signal()
+        one = {name: views[0] for name, views in regs.store.items() if R[name].count == 1}
+        mem_sel, mem_addr, rom_size = one["MEM_SEL"].sel, one["MEM_ADDR"].addr, one["ROM_SIZE"].size
+        ram_bytes = R.RIOT_RAM.count * R.RIOT_RAM.stride
         # the engine's parameter write, registered: it reaches the engine the clock after WRITE
         # (the next write's handshake is two clocks later, after BRESP; the controller is still
         # IDLE then, so the engine is not busy), so that the engine's write logic starts from
@@ -288,16 +280,16 @@ class GameInstance(wiring.Component):
         # write that enters MEMW, held until its last byte), and for one clock after a CONTROL
         # write with the reset bit (the clock of its BRESP: the controller is idle then and the
         # console not running, so a clock later than the write is the same reset)
-        m.d.sync += con_rst.eq(0)
+        m.d.sync += b.con_rst.eq(0)
 
         with m.FSM(name="axi"):
             with m.State("IDLE"):
                 with m.If(bus.awvalid & bus.wvalid):
                     m.d.comb += [bus.awready.eq(1), bus.wready.eq(1)]
                     m.d.sync += [waddr.eq(bus.awaddr), wdata.eq(bus.wdata), k.eq(0),
-                                 whit.eq(Cat(*target_hits(bus.awaddr))),
-                                 wtab.eq((bus.awaddr - REG["ACTION_TABLE"])[2:7]),
-                                 mem_over.eq(mem_addr + 4 > Mux(mem_sel == 0, rom_size, 128))]
+                                 whit.eq(Cat(*writes.hits(bus.awaddr))),
+                                 wtab.eq((bus.awaddr - R.ACTION_TABLE.offset)[2:2 + len(wtab)]),
+                                 mem_over.eq(mem_addr + 4 > Mux(mem_sel == MemSel.ROM, rom_size, ram_bytes))]
                     m.next = "WRITE"
                 with m.Elif(bus.arvalid):
                     m.d.comb += bus.arready.eq(1)
@@ -305,95 +297,22 @@ class GameInstance(wiring.Component):
                                  rhit.eq(Cat(bus.araddr == a for a in read_addrs)), rram.eq(is_ram(bus.araddr))]
                     m.next = "READ"
             with m.State("WRITE"):
-                def resp(value):
-                    m.d.sync += bresp.eq(value)
-                ok, dec, err = (lambda: resp(OKAY)), (lambda: resp(DECERR)), (lambda: resp(SLVERR))
                 m.next = "BRESP"
-                # the targets are one-hot (asserted above), so each has a branch of its own and
-                # none waits on the others' compares; no target (or address bit 16): DECERR
-                dec()
-                for name, sig in simple.items():
-                    with m.If(hit[name]):
-                        m.d.sync += sig.eq(wdata)
-                        ok()
-                for i in range(4):
-                    with m.If(hit[f"NEEDED{i}"]):
-                        m.d.sync += needed[i].eq(wdata)
-                        ok()
-                with m.If(hit["ACTION_TABLE"]):
-                    m.d.sync += table[wtab].eq(wdata)
-                    ok()
-                with m.If(hit["PARAM_ADDR"]):
-                    m.d.sync += param_addr.eq(wdata)
-                    ok()
-                with m.If(hit["PARAM_DATA"]):
-                    with m.If(idle & ~engine.control.busy):
-                        lane, row, space = param_addr[0:8], param_addr[8:26], param_addr[26:28]
-                        m.d.sync += [pw.valid.eq(1), pw.space.eq(space), pw.row.eq(row), pw.lane.eq(lane),
-                                     pw.data.eq(wdata)]
-                        nxt = lane + Mux(space == 0, 4, 1)
-                        with m.If(nxt >= self.lanes):
-                            m.d.sync += [param_addr[0:8].eq(0), param_addr[8:26].eq(row + 1)]
-                        with m.Else():
-                            m.d.sync += param_addr[0:8].eq(nxt)
-                        ok()
-                    with m.Else():
-                        m.d.sync += errors[6].eq(1)
-                        err()
-                with m.If(hit["ROM_SIZE"]):
-                    m.d.sync += rom_loaded.eq(0)
-                    with m.If((wdata[0:11] == 0) & (wdata != 0) & (wdata <= 16384)):
-                        m.d.sync += rom_size.eq(wdata)
-                        ok()
-                    with m.Else():
-                        m.d.sync += [rom_size.eq(0), errors[1].eq(1)]
-                        err()
-                with m.If(hit["MEM_DATA"]):
-                    with m.If(~idle):
-                        m.d.sync += errors[2].eq(1)
-                        err()
-                    with m.Elif(mem_over):
-                        m.d.sync += errors[5].eq(1)
-                        err()
-                    with m.Else():
-                        ok()
-                        m.d.sync += con_rst.eq(1)
-                        m.next = "MEMW"
-                with m.If(hit["RULES"]):
-                    with m.If(ctrl.state == State.RULES):
-                        m.d.comb += [ctrl.rules_ack.eq(1), ctrl.terminal.eq(wdata[0])]
-                        ok()
-                    with m.Else():
-                        m.d.sync += errors[6].eq(1)
-                        err()
-                with m.If(hit["CONTROL"]):
-                    cmd = wdata[0:5]
-                    with m.If(cmd[4]):
-                        m.d.sync += errors.eq(0)
-                    with m.If(cmd[3]):
-                        m.d.comb += ctrl.abort.eq(1)
-                    with m.If(cmd[0:3].any() & ~(idle | cmd[3])):
-                        m.d.sync += errors[2].eq(1)
-                        err()
-                    with m.Elif(cmd[0:2].any() & ~rom_loaded):
-                        m.d.sync += errors[0].eq(1)
-                        err()
-                    with m.Else():
-                        m.d.comb += [ctrl.start.eq(cmd[0]), ctrl.manual.eq(cmd[1] & ~cmd[0])]
-                        m.d.sync += con_rst.eq(cmd[2])
-                        ok()
+                self._write_state(m, b, regs, dict(zip(writes.targets, whit)), writes.stored, wtab, wdata,
+                                  bresp, mem_over, pw)
             with m.State("MEMW"):
                 # one byte per cycle, the console held in reset (as its harness does)
                 m.d.comb += [host_addr.eq(mem_addr + k),
                              host_wdata.eq(wdata.word_select(k[0:2], 8)),
-                             host_we.eq(Cat(mem_sel == 0, mem_sel == 1, mem_sel == 2))]
+                             host_we.eq(Cat(mem_sel == MemSel.ROM, mem_sel == MemSel.CART_RAM,
+                                            mem_sel == MemSel.RIOT_RAM))]
                 m.d.sync += k.eq(k + 1)
                 with m.If(k != 3):
-                    m.d.sync += con_rst.eq(1)
+                    m.d.sync += b.con_rst.eq(1)
                 with m.If(k == 3):
                     m.d.sync += mem_addr.eq(mem_addr + 4)
-                    with m.If((mem_sel == 0) & (mem_addr + 4 >= rom_size)):
-                        m.d.sync += rom_loaded.eq(1)
+                    with m.If((mem_sel == MemSel.ROM) & (mem_addr + 4 >= rom_size)):
+                        m.d.sync += regs.rom_loaded.eq(1)
                     m.next = "BRESP"
             with m.State("BRESP"):
                 m.d.comb += [bus.bvalid.eq(1), bus.bresp.eq(bresp)]
@@ -406,8 +325,8 @@ class GameInstance(wiring.Component):
                 # deepest path, 17 xc7 levels in the node netlist); the compares themselves are
                 # registered at the handshake (rhit), so this clock only encodes (issue 16: compares
                 # and encoder together were 10 levels into rsel)
-                enc = Cat(Cat(rhit[i] for i in range(len(read_addrs)) if (i + 1) >> b & 1).any()
-                          for b in range(len(rsel)))
+                enc = Cat(Cat(rhit[i] for i in range(len(read_addrs)) if (i + 1) >> bit & 1).any()
+                          for bit in range(len(rsel)))
                 m.d.sync += [rsel.eq(enc), rresp.eq(Mux(rhit.any() | rram, OKAY, DECERR))]
                 with m.If(rram):
                     m.next = "RAM"
@@ -421,8 +340,8 @@ class GameInstance(wiring.Component):
                 m.next = "RRESP"
             with m.State("RAM"):
                 # RIOT / SuperChip RAM: combinational host read port, one byte per cycle
-                m.d.comb += host_addr.eq(Cat(k[0:2], raddr[2:7]))
-                rb = Mux(raddr[7], console.host_ram.rdata, console.host_riot.rdata)
+                m.d.comb += host_addr.eq(Cat(k[0:2], raddr[2:ram_hi_bit]))
+                rb = Mux(raddr[ram_hi_bit], console.host_ram.rdata, console.host_riot.rdata)
                 m.d.sync += [rdata.eq(Cat(rdata[8:32], rb)), k.eq(k + 1)]
                 with m.If(k == 3):
                     m.next = "RRESP"
@@ -430,7 +349,163 @@ class GameInstance(wiring.Component):
                 m.d.comb += [bus.rvalid.eq(1), bus.rdata.eq(rdata), bus.rresp.eq(rresp)]
                 with m.If(bus.rready):
                     m.next = "IDLE"
-        return m
+
+    def _write_state(self, m, b, regs, hit, stored, wtab, wdata, bresp, mem_over, pw):
+        """The WRITE state: the registered target's action and response. The targets are
+        one-hot (:class:`_WriteDecode`), so each has a branch of its own and none waits on the
+        others' compares; no target (or address bit 16): DECERR."""
+        ctrl, engine = b.ctrl, b.engine
+        idle, err, store = regs.idle, regs.err, regs.store
+
+        def resp(value):
+            m.d.sync += bresp.eq(value)
+        ok, dec, fail = (lambda: resp(OKAY)), (lambda: resp(DECERR)), (lambda: resp(SLVERR))
+        dec()
+        for name, i in stored:
+            with m.If(hit[(name, i)]):
+                m.d.sync += store[name][i].eq(wdata)
+                ok()
+        with m.If(hit[("ACTION_TABLE", None)]):
+            m.d.sync += Array(store["ACTION_TABLE"])[wtab].eq(wdata)
+            ok()
+        with m.If(hit[("PARAM_DATA", 0)]):
+            with m.If(idle & ~engine.control.busy):
+                pa = store["PARAM_ADDR"][0]
+                lane, row, space = pa.lane, pa.row, pa.space
+                m.d.sync += [pw.valid.eq(1), pw.space.eq(space), pw.row.eq(row), pw.lane.eq(lane),
+                             pw.data.eq(wdata)]
+                nxt = lane + Mux(space == ENUMS["param_space_e"].WEIGHTS, 4, 1)
+                with m.If(nxt >= self.lanes):
+                    m.d.sync += [pa.lane.eq(0), pa.row.eq(row + 1)]
+                with m.Else():
+                    m.d.sync += pa.lane.eq(nxt)
+                ok()
+            with m.Else():
+                m.d.sync += err["err_turn"].eq(1)
+                fail()
+        with m.If(hit[("ROM_SIZE", 0)]):
+            rom_size = store["ROM_SIZE"][0]
+            m.d.sync += regs.rom_loaded.eq(0)
+            with m.If((wdata[0:min(ROM_SIZES).bit_length() - 1] == 0) & (wdata != 0) & (wdata <= max(ROM_SIZES))):
+                m.d.sync += rom_size.eq(wdata)
+                ok()
+            with m.Else():
+                m.d.sync += [rom_size.eq(0), err["err_rom_size"].eq(1)]
+                fail()
+        with m.If(hit[("MEM_DATA", 0)]):
+            with m.If(~idle):
+                m.d.sync += err["err_busy"].eq(1)
+                fail()
+            with m.Elif(mem_over):
+                m.d.sync += err["err_mem_over"].eq(1)
+                fail()
+            with m.Else():
+                ok()
+                m.d.sync += b.con_rst.eq(1)
+                m.next = "MEMW"
+        with m.If(hit[("RULES", 0)]):
+            with m.If(ctrl.state == State.RULES):
+                m.d.comb += [ctrl.rules_ack.eq(1), ctrl.terminal.eq(wdata[R.RULES.terminal.lsb])]
+                ok()
+            with m.Else():
+                m.d.sync += err["err_turn"].eq(1)
+                fail()
+        with m.If(hit[("CONTROL", 0)]):
+            cmd = data.View(rf.layout(R.CONTROL), wdata[0:R.CONTROL.width])
+            with m.If(cmd.clear_errors):
+                m.d.sync += regs.errors.eq(0)
+            with m.If(cmd.abort):
+                m.d.comb += ctrl.abort.eq(1)
+            with m.If((cmd.start | cmd.manual | cmd.reset) & ~(idle | cmd.abort)):
+                m.d.sync += err["err_busy"].eq(1)
+                fail()
+            with m.Elif((cmd.start | cmd.manual) & ~regs.rom_loaded):
+                m.d.sync += err["err_no_rom"].eq(1)
+                fail()
+            with m.Else():
+                m.d.comb += [ctrl.start.eq(cmd.start), ctrl.manual.eq(cmd.manual & ~cmd.start)]
+                m.d.sync += b.con_rst.eq(cmd.reset)
+                ok()
+
+
+class _Parts:
+    """Named parts handed between the steps of :meth:`GameInstance.elaborate`."""
+
+    def __init__(self, **parts):
+        self.__dict__.update(parts)
+
+
+def _storage_name(reg, i: int) -> str:
+    """The storage signal's name in the Verilog (``ep_cfg``; array entries ``needed_reg0``,
+    ``action0``)."""
+    if reg.count == 1:
+        return reg.name.lower()
+    return {"NEEDED": "needed_reg", "ACTION_TABLE": "action"}.get(reg.name, reg.name.lower()) + str(i)
+
+
+def _ram_decode():
+    """The memory windows' address test and the address bit that selects between them.
+
+    The description places the RIOT and SuperChip RAM windows next to each other in one aligned
+    block of twice a window's size (RIOT RAM in the lower half); returns ``(is_ram(addr), bit)``
+    where ``is_ram`` tests a word address in that block and ``addr[bit]`` selects SuperChip RAM.
+
+    Raises:
+        ValueError: the description's windows are not laid out so.
+    """
+    riot, cart = R.RIOT_RAM, R.CART_RAM
+    size = riot.count * riot.stride
+    if not (riot.stride == cart.stride == 4 and cart.count * cart.stride == size and size & (size - 1) == 0
+            and cart.offset == riot.offset + size and riot.offset % (2 * size) == 0):
+        raise ValueError("RIOT_RAM and CART_RAM must be equal, adjacent windows in one aligned block")
+    bit = size.bit_length() - 1
+    base = riot.offset >> (bit + 1)
+
+    def is_ram(a):
+        return (a[bit + 1:ADDR_WIDTH] == base) & (a[0:2] == 0)
+    return is_ram, bit
+
+
+class _WriteDecode:
+    """The write targets, decoded from the address at the handshake and registered with it (one
+    flag per target; the targets' addresses are distinct, so at most one is set), so that the
+    write state's actions start from registers, not from a priority chain of address compares
+    (issue 16: that chain was 10-13 xc7 levels into the engine's parameters and the console's
+    reset).
+
+    Targets, in order: every stored register entry ``(name, i)`` (arrays shorter than
+    :data:`RANGE_DECODE_MIN` one per entry), ``("ACTION_TABLE", None)`` (a range compare; the
+    entry index is registered apart), then the commands ``(name, 0)``. Address bit 16 never hits.
+    """
+
+    def __init__(self, regs):
+        self.stored = []
+        ranges = []
+        for name in regs.groups["stored"]:
+            reg = R[name]
+            if reg.count >= RANGE_DECODE_MIN:
+                ranges.append((name, None))
+            else:
+                self.stored += [(name, i) for i in range(reg.count)]
+        if ranges != [("ACTION_TABLE", None)]:
+            raise ValueError(f"range-decoded arrays {ranges}: the RTL implements the action table's alone")
+        self.targets = self.stored + ranges + [(name, 0) for name in COMMANDS]
+        singles = [R[n].address(i) for n, i in self.stored] + [R[n].address() for n in COMMANDS]
+        t = R.ACTION_TABLE
+        assert len(set(singles)) == len(singles) and not any(
+            t.offset <= a < t.offset + t.stride * t.count for a in singles), \
+            "write targets overlap: the WRITE state's independent branches need one-hot hits"
+
+    def hits(self, a):
+        out = []
+        for name, i in self.targets:
+            reg = R[name]
+            if i is None:
+                h = (a >= reg.offset) & (a < reg.offset + reg.stride * reg.count) & (a[0:2] == 0)
+            else:
+                h = a == reg.address(i)
+            out.append(h & ~a[ADDR_WIDTH - 1])
+        return out
 
 
 def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16, colour_clocks_per_cycle: int = 1) -> dict[str, str]:

@@ -2,9 +2,13 @@
 behind one AXI4-Lite slave (the node processor's view; published: two instances per node,
 ``shared/reference/system-facts.md``).
 
-Address map: bit 17 selects the instance (0: 0x00000..0x1FFFF, 1: 0x20000..0x3FFFF); the low 17
-bits are the instance's own register map (:data:`hw.instance.REGISTERS`), so a driver talks to
-instance ``i`` through ``pynq.MMIO(base + i * 0x20000, 0x20000)`` unchanged.
+Address map: the register description's ``node`` (:data:`hls_models.registers.NODE`, from
+``hls_models/registers/nc2600.rdl``): instance ``i`` at ``i * 0x20000``, so address bit 17 selects
+the instance (0: 0x00000..0x1FFFF, 1: 0x20000..0x3FFFF) and the low 17 bits are the instance's own
+register map; a driver talks to instance ``i`` through ``pynq.MMIO(base + i * 0x20000, 0x20000)``
+unchanged. The widths and the select bit are taken from the description; elaboration fails if it
+places the instances otherwise (a base other than 0, a count other than two, a stride that is not
+the instance's address space).
 
 The demultiplexer keeps AXI4-Lite's ordering with one transaction in flight per direction: a
 write (address and data together, as the instance takes them) goes to the instance its address
@@ -24,12 +28,17 @@ from amaranth import ClockSignal, Instance, Module, Mux, ResetSignal, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
+from hls_models.registers import NODE
 from hw import reproducible
 from hw.axi_lite import AxiLiteSignature
 from hw.instance import ADDR_WIDTH, GameInstance
 
-INSTANCES = 2                      #: game instances per node (published)
-NODE_ADDR_WIDTH = ADDR_WIDTH + 1   #: bit 17 selects the instance
+INSTANCES = NODE.instances         #: game instances per node (published: two)
+NODE_ADDR_WIDTH = NODE.addr_width  #: 18: bit 17 (NODE.select_bit) selects the instance
+if not (INSTANCES == 2 and NODE.offset == 0 and NODE.stride == 1 << ADDR_WIDTH
+        and NODE.size == INSTANCES * NODE.stride):
+    raise ValueError(f"the node's description ({NODE}) is not two instances at bit {ADDR_WIDTH}: "
+                     "hw/node.py's demultiplexer implements that layout")
 
 
 class InstanceCell(wiring.Component):
@@ -81,7 +90,7 @@ class Node(wiring.Component):
             m.submodules[f"instance{i}"] = inst
         wbusy, wsel = Signal(), Signal()     # a write accepted, its response not yet taken; by instance wsel
         rbusy, rsel = Signal(), Signal()
-        aw_sel, ar_sel = bus.awaddr[ADDR_WIDTH], bus.araddr[ADDR_WIDTH]
+        aw_sel, ar_sel = bus.awaddr[NODE.select_bit], bus.araddr[NODE.select_bit]
         for i, inst in enumerate(insts):
             s = inst.bus
             m.d.comb += [

@@ -1,8 +1,12 @@
 """Host driver of one fabric instance (:mod:`hw.instance`) over a PYNQ-shaped MMIO object.
 
 :class:`FabricDriver` talks to the instance only through ``mmio.read(offset)`` and
-``mmio.write(offset, value)`` (32-bit words at byte offsets of the register map
-:data:`hw.instance.REGISTERS`), the interface of ``pynq.MMIO``: on a Zynq board the same
+``mmio.write(offset, value)`` (32-bit words at byte offsets), the interface of ``pynq.MMIO``.
+Every offset, field position, width and encoding comes from the register description
+(:data:`hls_models.registers.INSTANCE`, compiled from ``hls_models/registers/nc2600.rdl``):
+registers are named by their description (``R.EP_CFG``) and words packed and unpacked by field
+name (``R.EP_CFG.pack(fire_index=...)``, a value that does not fit raising ``ValueError`` that
+names the field). On a Zynq board the same
 class runs over ``pynq.MMIO(base_address, 0x20000)`` (pynq is not a dependency of this
 package). In this package the MMIO object is :class:`hwtools.instance_harness.InstanceSim`, the
 Verilated instance; its optional ``poll`` method (the same reads, done in C++) speeds up the
@@ -13,7 +17,7 @@ and raises :class:`FabricTimeout` when it passes. A bus error response (SLVERR/D
 :class:`FabricError` with the instance's error bits named.
 
 :class:`FabricEpisodeRunner` plays whole episodes: ALE's power-on and reset sequence is
-replayed with manual frames (:class:`host.drivers.rtl_console.RtlConsole` over
+replayed with manual frames (:class:`host.rtl_console.RtlConsole` over
 :class:`MmioConsolePort`; once, when the MMIO object can snapshot the model: later episodes
 restore that state), then the instance runs the episode itself (no-op start, FIRE,
 frame skip, the preprocessor, action select, the cap); the host answers the instance's two
@@ -29,24 +33,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_direction, paddle_needed
+from hls_models.registers import ENUMS, INSTANCE as R
 
-# register map (hw.instance.REGISTERS; repeated here so that the driver needs no hw import)
-ID, STATUS, CONTROL, CONSOLE_CFG, EP_CFG, EP_FRAMES, TIMER_INIT, INPUTS = 0x0, 0x4, 0x8, 0xC, 0x10, 0x14, 0x18, 0x1C
-NEEDED0, RULES, REWARD, PADDLE_CFG, PADDLE_LO, PADDLE_HI, PADDLE_START, PADDLE_FIXED = (
-    0x20, 0x30, 0x34, 0x38, 0x3C, 0x40, 0x44, 0x48)
-MEM_SEL, MEM_ADDR, MEM_DATA, ROM_SIZE = 0x4C, 0x50, 0x54, 0x58
-RETURN, FRAMES, DECISIONS, ACTION, FRAME_STATUS, PADDLE_R = 0x60, 0x64, 0x68, 0x6C, 0x70, 0x74
-CYCLES = {"emulation": 0x80, "host_rules": 0x84, "preprocessor": 0x88, "inference": 0x8C, "action_select": 0x90,
-          "controller": 0x94}
-CYCLE, ACTION_TABLE, PARAM_ADDR, PARAM_DATA, RIOT_RAM, CART_RAM = 0x98, 0xC0, 0x190, 0x194, 0x200, 0x280
 ENGINE_LANES = 16                          #: MAC lanes of the instance's engine (hw.instance default)
-ID_VALUE = 0x4E433236
-ST_IDLE, ST_RULES = 0, 4
-HOST_TURN, ENGINE_BUSY, ROM_LOADED, DONE, GAME_OVER = 1 << 10, 1 << 9, 1 << 8, 1 << 6, 1 << 7
-C_START, C_MANUAL, C_RESET, C_ABORT, C_CLEAR = 1, 2, 4, 8, 16
-ERRORS = {16: "start or manual frame without a ROM", 17: "bad ROM size", 18: "command while busy",
-          19: "preprocessor sync error", 20: "CPU jam", 21: "memory write past the end",
-          22: "rules out of turn or parameters while busy"}
+ID_VALUE = R.ID.value.reset                #: what ID reads ('NC26')
+State = ENUMS["ctrl_state_e"]              #: STATUS.state's encodings
+MemSel = ENUMS["mem_sel_e"]                #: MEM_SEL.sel's encodings
+ParamSpace = ENUMS["param_space_e"]        #: PARAM_ADDR.space's encodings
+PaddleDir = ENUMS["paddle_dir_e"]          #: ACTION_TABLE.paddle's encodings
+#: FabricEpisode.cycles key -> the register counting that phase
+CYCLES = {"emulation": R.CYCLES_EMU, "host_rules": R.CYCLES_HOST, "preprocessor": R.CYCLES_OBS,
+          "inference": R.CYCLES_INFER, "action_select": R.CYCLES_SELECT, "controller": R.CYCLES_CTRL}
+#: STATUS's error fields (sticky, and the preprocessor's sync flag), in bit order
+ERROR_FIELDS = tuple(f for f in R.STATUS.fields if f.name.startswith("err_"))
 
 FRAME_CYCLE_LIMIT = 25_000 * 3 * 8 + 400_000   #: clocks from one host turn to the next: a frame
 #: (25,000 instructions of <= 8 CPU cycles, 3 clocks each) plus an inference (16 lanes: 185,932)
@@ -62,8 +61,8 @@ class FabricTimeout(FabricError):
 
 
 def error_names(status: int) -> list[str]:
-    """The sticky error bits of a STATUS value, in words."""
-    return [text for bit, text in ERRORS.items() if status >> bit & 1]
+    """The error bits set in a STATUS word, in words (each field's name in the description)."""
+    return [f.label or f.name for f in ERROR_FIELDS if f.get(status)]
 
 
 class FabricDriver:
@@ -79,9 +78,29 @@ class FabricDriver:
     def __init__(self, mmio, poll_gap: int = POLL_GAP):
         self.mmio = mmio
         self.poll_gap = int(poll_gap)
-        ident = self._read(ID)
+        ident = self.read(R.ID)
         if ident != ID_VALUE:
             raise FabricError(f"no nc2600 instance at this address (ID 0x{ident:08x})")
+
+    # -- registers by name ---------------------------------------------------------------------
+    def read(self, reg, index: int = 0) -> int:
+        """The word of register ``reg`` (a :class:`hls_models.registers.Register`; entry
+        ``index`` of an array)."""
+        return self._read(reg.address(index))
+
+    def fields(self, reg, index: int = 0):
+        """Register ``reg`` read and unpacked: its fields by name (``.state``, ``.game_over``)."""
+        return reg.unpack(self._read(reg.address(index)))
+
+    def write(self, reg, index: int = 0, **values) -> None:
+        """Write register ``reg`` (entry ``index``) from field values by name; fields not named
+        take their reset value.
+
+        Raises:
+            ValueError: a value does not fit its field (the field named), or an unknown field.
+            FabricError: the instance answered SLVERR/DECERR.
+        """
+        self._write(reg.address(index), reg.pack(**values))
 
     # -- raw access ----------------------------------------------------------------------
     def _read(self, offset: int) -> int:
@@ -94,7 +113,7 @@ class FabricDriver:
 
     def _write(self, offset: int, value: int) -> None:
         try:
-            self.mmio.write(offset, int(value) & 0xFFFFFFFF)
+            self.mmio.write(offset, int(value))
         except RuntimeError as e:
             if isinstance(e, FabricError):
                 raise
@@ -102,48 +121,61 @@ class FabricDriver:
 
     def _errors_suffix(self) -> str:
         try:
-            names = error_names(self.mmio.read(STATUS))
+            names = error_names(self.mmio.read(R.STATUS.offset))
         except RuntimeError:
             return ""
         return f" ({'; '.join(names)})" if names else ""
 
     def status(self) -> int:
-        return self._read(STATUS)
+        """The STATUS word."""
+        return self.read(R.STATUS)
 
     def clear_errors(self) -> None:
-        self._write(CONTROL, C_CLEAR)
+        self.write(R.CONTROL, clear_errors=1)
 
-    def wait(self, mask: int, want: int, max_cycles: int) -> int:
-        """Wait until ``STATUS & mask == want``; returns STATUS.
+    def wait(self, max_cycles: int, **status_fields) -> int:
+        """Wait until STATUS's named fields hold the given values (``wait(n, host_turn=1)``);
+        returns the STATUS word.
 
         Raises:
             FabricTimeout: not within ``max_cycles`` clocks (the instance's CYCLE counter).
+            ValueError: an unknown STATUS field or a value that does not fit it.
         """
+        mask = want = 0
+        for name, value in status_fields.items():
+            try:
+                f = R.STATUS[name]
+            except KeyError:
+                raise ValueError(f"STATUS has no field {name!r}") from None
+            mask |= f.mask
+            want |= f.pack(value)
+        status = R.STATUS.offset
         poll = getattr(self.mmio, "poll", None)
         if poll is not None:
-            v = poll(STATUS, mask, want, self.poll_gap, max_cycles)
+            v = poll(status, mask, want, self.poll_gap, max_cycles)
             if v is None:
                 raise FabricTimeout(f"instance did not reach STATUS&0x{mask:x}=0x{want:x} in {max_cycles} cycles "
                                     f"(STATUS 0x{self.status():08x})")
             return v
-        start = self._read(CYCLE)
+        start = self.read(R.CYCLE)
         while True:
-            v = self._read(STATUS)
+            v = self._read(status)
             if v & mask == want:
                 return v
-            if (self._read(CYCLE) - start) & 0xFFFFFFFF > max_cycles:
+            if (self.read(R.CYCLE) - start) & R.CYCLE.mask > max_cycles:
                 raise FabricTimeout(f"instance did not reach STATUS&0x{mask:x}=0x{want:x} in {max_cycles} cycles")
 
     # -- memories --------------------------------------------------------------------------
-    def _write_mem(self, sel: int, data: bytes) -> None:
+    def _write_mem(self, sel, data: bytes) -> None:
+        """``data`` (padded to whole words) into the memory ``sel`` (:data:`MemSel`) from byte 0."""
         data = bytes(data)
         if len(data) % 4:
             data += bytes(4 - len(data) % 4)
-        self._write(MEM_SEL, sel)
-        self._write(MEM_ADDR, 0)
-        words = np.frombuffer(data, "<u4")
-        for w in words.tolist():
-            self._write(MEM_DATA, w)
+        self.write(R.MEM_SEL, sel=sel)
+        self.write(R.MEM_ADDR, addr=0)
+        address = R.MEM_DATA.address()
+        for w in np.frombuffer(data, "<u4").tolist():
+            self._write(address, R.MEM_DATA.data.pack(w))
 
     def load_rom(self, image: bytes) -> None:
         """Load a ROM image (a multiple of 2 KiB up to 16 KiB).
@@ -151,17 +183,17 @@ class FabricDriver:
         Raises:
             FabricError: the instance refuses the size (SLVERR, error bit 17).
         """
-        self._write(ROM_SIZE, len(image))
-        self._write_mem(0, image)
-        if not self.status() & ROM_LOADED:
+        self.write(R.ROM_SIZE, size=len(image))
+        self._write_mem(MemSel.ROM, image)
+        if not R.STATUS.rom_loaded.get(self.status()):
             raise FabricError("ROM not loaded after writing it" + self._errors_suffix())
 
     def read_ram(self, words=range(32), cart: bool = False) -> np.ndarray:
         """RIOT (or SuperChip) RAM, 128 uint8; only the words in ``words`` are read (others 0)."""
-        out = np.zeros(32, np.uint32)
-        base = CART_RAM if cart else RIOT_RAM
+        reg = R.CART_RAM if cart else R.RIOT_RAM
+        out = np.zeros(reg.count, np.uint32)
         for w in words:
-            out[w] = self._read(base + 4 * w)
+            out[w] = self.read(reg, w)
         return out.view(np.uint8).copy()
 
     def load_params(self, policy, lanes: int = ENGINE_LANES) -> int:
@@ -171,21 +203,22 @@ class FabricDriver:
         instance steps ``PARAM_ADDR`` itself, so the address is written only where the sequence
         jumps. Raises ValueError (the parameters do not fit, the field named) or FabricError.
         """
-        from hls_models.policy_engine import SPACE_WEIGHTS, load_words
+        from hls_models.policy_engine import load_words
         words = load_words(policy, lanes)
+        pa, data_at = R.PARAM_ADDR, R.PARAM_DATA.address()
         nxt = None
         for space, row, lane, data in words.tolist():
-            addr = lane | row << 8 | space << 26
+            addr = pa.pack(lane=lane, row=row, space=space)
             if addr != nxt:
-                self._write(PARAM_ADDR, addr)
-            self._write(PARAM_DATA, data)
-            lane += 4 if space == SPACE_WEIGHTS else 1
-            nxt = (0 | (row + 1) << 8 | space << 26) if lane >= lanes else (lane | row << 8 | space << 26)
+                self._write(pa.address(), addr)
+            self._write(data_at, R.PARAM_DATA.data.pack(data & R.PARAM_DATA.data.mask))
+            lane += 4 if space == ParamSpace.WEIGHTS else 1
+            nxt = pa.pack(lane=0, row=row + 1, space=space) if lane >= lanes else pa.pack(lane=lane, row=row, space=space)
         return len(words)
 
 
 class MmioConsolePort:
-    """The console of an instance as :class:`host.drivers.rtl_console.RtlConsole` drives it (the
+    """The console of an instance as :class:`host.rtl_console.RtlConsole` drives it (the
     methods of :class:`hwtools.console_harness.ConsoleSim` it uses), over the driver's registers:
     each ``run_frame`` is one manual frame of the instance."""
 
@@ -194,43 +227,44 @@ class MmioConsolePort:
         self._inputs = None
 
     def configure(self, mapper: str, pal: bool, hmove_blanks: bool, ystart: int, height: int) -> None:
-        from hls_models.cartridge import MAPPER_CODES
-        if mapper not in MAPPER_CODES:
+        codes = {label: code for code, label in ENUMS["mapper_e"].labels.items()}
+        if mapper not in codes:
             raise FabricError(f"mapper {mapper} not implemented by the console RTL")
-        self.d._write(CONSOLE_CFG, MAPPER_CODES[mapper] | int(pal) << 4 | int(hmove_blanks) << 5
-                      | int(ystart) << 6 | int(height) << 15)
+        self.d.write(R.CONSOLE_CFG, mapper=codes[mapper], pal=int(pal), hmove_blanks=int(hmove_blanks),
+                     ystart=int(ystart), height=int(height))
 
     def load_rom(self, image: bytes) -> None:
         self.d.load_rom(image)
 
     def write_cart_ram(self, data) -> None:
-        self.d._write_mem(1, bytes(data))
+        self.d._write_mem(MemSel.CART_RAM, bytes(data))
 
     def write_riot_ram(self, data) -> None:
-        self.d._write_mem(2, bytes(data))
+        self.d._write_mem(MemSel.RIOT_RAM, bytes(data))
 
     def reset(self, timer_init: int) -> None:
-        self.d._write(TIMER_INIT, timer_init)
-        self.d._write(CONTROL, C_RESET)
+        self.d.write(R.TIMER_INIT, value=timer_init)
+        self.d.write(R.CONTROL, reset=1)
 
-    def set_inputs(self, swcha: int = 0xFF, swchb: int = 0x3F, inpt4: int = 1, inpt5: int = 1,
+    def set_inputs(self, swcha: int = R.INPUTS.swcha.reset, swchb: int = R.INPUTS.swchb.reset,
+                   inpt4: int = R.INPUTS.inpt4.reset, inpt5: int = R.INPUTS.inpt5.reset,
                    paddle_needed=(0, 0, 0, 0), paddle_mode=(2, 2, 2, 2)) -> None:
-        modes = sum(int(v) << (2 * i) for i, v in enumerate(paddle_mode))
-        word = int(swcha) | int(swchb) << 8 | int(inpt4) << 16 | int(inpt5) << 17 | modes << 18
+        word = R.INPUTS.pack(swcha=int(swcha), swchb=int(swchb), inpt4=int(inpt4), inpt5=int(inpt5),
+                             **{f"paddle_mode{i}": int(v) for i, v in enumerate(paddle_mode)})
         key = (word, tuple(int(v) for v in paddle_needed))
         if key == self._inputs:
             return
-        self.d._write(INPUTS, word)
+        self.d._write(R.INPUTS.address(), word)
         for i, v in enumerate(key[1]):
             if self._inputs is None or self._inputs[1][i] != v:
-                self.d._write(NEEDED0 + 4 * i, v)
+                self.d.write(R.NEEDED, i, value=v)
         self._inputs = key
 
     def run_frame(self, max_instructions: int = 25000):
         from hwtools.console_harness import FrameResult
-        self.d._write(CONTROL, C_MANUAL)
-        self.d.wait(HOST_TURN, HOST_TURN, FRAME_CYCLE_LIMIT)
-        return FrameResult(self.d._read(FRAME_STATUS), 0, 0, 0, 0, 0)
+        self.d.write(R.CONTROL, manual=1)
+        self.d.wait(FRAME_CYCLE_LIMIT, host_turn=1)
+        return FrameResult(int(self.d.fields(R.FRAME_STATUS).value), 0, 0, 0, 0, 0)
 
     def riot_ram(self) -> np.ndarray:
         return self.d.read_ram()
@@ -262,7 +296,7 @@ class FabricEpisodeRunner:
 
     Args:
         driver: a :class:`FabricDriver`.
-        game, rom_path: the ALE game (``host.verify.games.resolve_rom``).
+        game, rom_path: the ALE game (``host.games.resolve_rom``).
         frame_skip, episode_frames: the protocol (:mod:`hls_models.frame_skip`).
         restore: restore the episode start state from a snapshot (when the MMIO object can
             save one) instead of replaying ALE's reset sequence for every episode.
@@ -273,15 +307,16 @@ class FabricEpisodeRunner:
     def __init__(self, driver: FabricDriver, game: str, rom_path, frame_skip: int = FRAME_SKIP,
                  episode_frames: int = 20_000, restore: bool = True):
         from hls_models.game_rules import load_rules
-        from host.verify.games import game_info
+        from host.games import game_info
         self.d = driver
         self.game, self.rom_path = game, rom_path
         self.info = game_info(game, rom_path)
         self.ids = [int(a) for a in self.info.minimal_actions]
         self.rule = load_rules()[game]
         self.frame_skip, self.episode_frames = int(frame_skip), int(episode_frames)
-        self.ram_words = sorted({(a & 0x7F) // 4 for a in self.rule.ram_addresses})
-        self.xram_words = sorted({i // 4 for i in getattr(self.rule, "xram_indices", ())}) if self.rule.uses_xram else []
+        ram = R.RIOT_RAM     # word i holds RIOT RAM bytes $80 + 4i .. $83 + 4i
+        self.ram_words = sorted({(a % (ram.count * ram.stride)) // ram.stride for a in self.rule.ram_addresses})
+        self.xram_words = sorted({i // R.CART_RAM.stride for i in getattr(self.rule, "xram_indices", ())}) if self.rule.uses_xram else []
         self.port = MmioConsolePort(driver)
         self._loaded = None
         self.restore = bool(restore)
@@ -289,30 +324,33 @@ class FabricEpisodeRunner:
         self._trace = None
 
     def _table(self, console) -> None:
-        from host.drivers.rtl_console import joystick_inputs, paddle_inputs
+        from host.rtl_console import joystick_inputs, paddle_inputs
         cs = console.settings
         for i, a in enumerate(self.ids):
             if console.paddles:
                 inp = paddle_inputs(a, tuple(console.paddle), swap=cs.swap_paddles,
                                     right_paddles=cs.right_paddles, swchb=console.swchb)
-                direction = {-1: 2, 1: 1, 0: 0}[paddle_direction(a)]   # the table's code: 1 left +, 2 right -
+                direction = {-1: PaddleDir.RIGHT, 1: PaddleDir.LEFT, 0: PaddleDir.NONE}[paddle_direction(a)]
             else:
                 inp = joystick_inputs(a, cs.swap_ports, console.swchb)
-                direction = 0
-            self.d._write(ACTION_TABLE + 4 * i, inp["swcha"] | inp["inpt4"] << 8 | inp["inpt5"] << 9 | direction << 10)
+                direction = PaddleDir.NONE
+            self.d.write(R.ACTION_TABLE, i, swcha=inp["swcha"], inpt4=inp["inpt4"], inpt5=inp["inpt5"],
+                         paddle=direction)
         if console.paddles:
             inp = paddle_inputs(0, tuple(console.paddle), swap=cs.swap_paddles,
                                 right_paddles=cs.right_paddles, swchb=console.swchb)
-            modes = sum(int(v) << (2 * i) for i, v in enumerate(inp["paddle_mode"]))
             lo, hi = console.paddle_range
-            self.d._write(PADDLE_CFG, 1 | int(cs.swap_paddles) << 1 | modes << 2)
-            self.d._write(PADDLE_LO, lo)
-            self.d._write(PADDLE_HI, hi)
-            self.d._write(PADDLE_START, console.paddle[0])
-            self.d._write(PADDLE_FIXED, paddle_needed(console.paddle[1]))
+            self.d.write(R.PADDLE_CFG, enable=1, swap=int(cs.swap_paddles),
+                         **{f"mode{i}": int(v) for i, v in enumerate(inp["paddle_mode"])})
+            self.d.write(R.PADDLE_LO, value=lo)
+            self.d.write(R.PADDLE_HI, value=hi)
+            self.d.write(R.PADDLE_START, value=console.paddle[0])
+            self.d.write(R.PADDLE_FIXED, value=paddle_needed(console.paddle[1]))
         else:
-            self.d._write(PADDLE_CFG, 0)
-        self.d._write(INPUTS, 0xFF | console.swchb << 8 | 3 << 16 | 0xAA << 18)
+            self.d.write(R.PADDLE_CFG, enable=0, swap=0, mode0=0, mode1=0, mode2=0, mode3=0)
+        # the episode's console switches; the manual-frame fields at their reset values
+        # (joystick released, buttons up, paddle modes 2)
+        self.d.write(R.INPUTS, swchb=console.swchb)
 
     def trace_next_episode(self, path, cycles: int, after: int = 0) -> None:
         """Record a waveform of the next episode (:meth:`hwtools.instance_harness.InstanceSim.trace`):
@@ -343,20 +381,20 @@ class FabricEpisodeRunner:
         """
         from hls_models.game_rules import RuleState
         d = self.d
-        c0 = d._read(CYCLE)
+        c0 = d.read(R.CYCLE)
         restored = self._snapshot is not None
         if restored:
             self.d.mmio.restore_state(self._snapshot)
             self._loaded = self._snapshot_loaded
         else:
             console = self._replay_reset()
-        c1 = d._read(CYCLE)
-        reset_cycles = 0 if restored else (c1 - c0) & 0xFFFFFFFF
+        c1 = d.read(R.CYCLE)
+        reset_cycles = 0 if restored else (c1 - c0) & R.CYCLE.mask
         if self._loaded is not policy:
             self._loaded = None
             d.load_params(policy)
             self._loaded = policy
-        load_cycles = (d._read(CYCLE) - c1) & 0xFFFFFFFF
+        load_cycles = (d.read(R.CYCLE) - c1) & R.CYCLE.mask
         if not restored and self.restore and hasattr(d.mmio, "save_state"):
             self._snapshot = d.mmio.save_state()
             self._snapshot_loaded = self._loaded
@@ -366,43 +404,42 @@ class FabricEpisodeRunner:
         xram = console.cart_ram() if self.rule.uses_xram else None
         rules.reset(console.ram(), xram)
         fire = 1 in self.ids
-        cfg = (noop_frames(episode_seed) | self.ids.index(0) << 5 | int(fire) << 10
-               | (self.ids.index(1) if fire else 0) << 11 | self.frame_skip << 16 | len(self.ids) << 24)
-        d._write(EP_CFG, cfg)
-        d._write(EP_FRAMES, self.episode_frames)
+        d.write(R.EP_CFG, noops=noop_frames(episode_seed), noop_index=self.ids.index(0), fire_en=int(fire),
+                fire_index=self.ids.index(1) if fire else 0, frame_skip=self.frame_skip, n_actions=len(self.ids))
+        d.write(R.EP_FRAMES, frames=self.episode_frames)
         if self._trace is not None:
             path, n, after = self._trace
             self._trace = None
             d.mmio.trace(path, n, after)
-        d._write(CONTROL, C_START)
+        d.write(R.CONTROL, start=1)
         actions, reads = [], 0
         while True:
-            st = d.wait(HOST_TURN, HOST_TURN, FRAME_CYCLE_LIMIT)
-            state = st & 0xF
-            if state == ST_RULES:
-                if record_actions and d._read(DECISIONS) > len(actions):
-                    actions.append(d._read(ACTION))
+            st = d.wait(FRAME_CYCLE_LIMIT, host_turn=1)
+            state = R.STATUS.state.get(st)
+            if state == State.RULES:
+                if record_actions and d.fields(R.DECISIONS).value > len(actions):
+                    actions.append(int(d.fields(R.ACTION).value))
                 ram = d.read_ram(self.ram_words)
                 x = d.read_ram(self.xram_words, cart=True) if self.rule.uses_xram else None
                 reads += len(self.ram_words) + len(self.xram_words)
                 reward, terminal, _ = rules.step(ram, x)
-                d._write(REWARD, reward)
-                d._write(RULES, int(terminal))
-            elif state == ST_IDLE:
+                d.write(R.REWARD, value=int(reward))
+                d.write(R.RULES, terminal=int(terminal))
+            elif state == State.IDLE:
                 break
         errs = error_names(st)
         if errs:
             raise FabricError(f"{self.game}: episode ended with errors: {'; '.join(errs)}")
-        ret = d._read(RETURN)
-        ret = ret - (1 << 32) if ret >> 31 else ret
-        return FabricEpisode(float(ret), d._read(FRAMES), d._read(DECISIONS), bool(st & GAME_OVER), actions,
-                             {k: d._read(v) for k, v in CYCLES.items()}, reset_cycles, load_cycles, reads,
+        ret = d.fields(R.RETURN).value
+        return FabricEpisode(float(ret), d.fields(R.FRAMES).value, d.fields(R.DECISIONS).value,
+                             bool(R.STATUS.game_over.get(st)), actions,
+                             {k: d.fields(reg).value for k, reg in CYCLES.items()}, reset_cycles, load_cycles, reads,
                              restored)
 
     def _replay_reset(self):
         """ALE's power-on and reset sequence on the instance (manual frames), the action table
-        and the paddle set-up; returns the :class:`host.drivers.rtl_console.RtlConsole` that drove it."""
-        from host.drivers.rtl_console import RtlConsole
+        and the paddle set-up; returns the :class:`host.rtl_console.RtlConsole` that drove it."""
+        from host.rtl_console import RtlConsole
         console = RtlConsole(self.game, self.rom_path, sim=self.port)
         console.power_on()        # ALE loadROM (includes one reset_game)
         console.reset_game()      # AleInstance's own reset_game before its snapshot
@@ -417,7 +454,7 @@ _WORKER: dict = {}
 
 
 def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frames: int) -> None:
-    from host.verify.games import game_info
+    from host.games import game_info
     from hwtools.instance_harness import InstanceSim
     info = game_info(game, rom_path)
     sim = InstanceSim(info.screen_height, info.display)
@@ -448,7 +485,7 @@ def _fabric_worker_run(item):
 
 class FabricEvaluator:
     """The evaluation backend ``--backend fabric``: every episode runs inside a Verilated
-    instance (:class:`FabricEpisodeRunner`); same interface as :class:`host.launcher.evaluator.Evaluator`.
+    instance (:class:`FabricEpisodeRunner`); same interface as :class:`host.evaluator.Evaluator`.
 
     ``W`` worker processes each own one instance; jobs are pulled in order; an episode's
     result depends only on its individual and seed (every episode starts from ALE's reset state:
@@ -463,7 +500,7 @@ class FabricEvaluator:
 
     def __init__(self, rom_path, n_workers: int, frame_skip: int = FRAME_SKIP, episode_frames: int = 20_000):
         import multiprocessing as mp
-        from host.verify.games import game_info, resolve_rom
+        from host.games import game_info, resolve_rom
         self.game, self.rom_path = resolve_rom(rom=rom_path)
         info = game_info(self.game, self.rom_path)
         self.n_actions = len(info.minimal_actions)
@@ -472,16 +509,16 @@ class FabricEvaluator:
             int(n_workers), _fabric_worker_init, (self.game, str(self.rom_path), int(frame_skip), int(episode_frames)))
 
     def evaluate(self, jobs, params_for, on_result=None):
-        """Run every job's episode; results (:class:`host.launcher.evaluator.EpisodeResult`) in job order.
+        """Run every job's episode; results (:class:`host.evaluator.EpisodeResult`) in job order.
         ``params_for(individual)`` must give a :class:`hls_models.policy_int8.QuantizedPolicy`."""
-        from host.launcher.evaluator import EpisodeResult
+        from host.evaluator import EpisodeResult
         jobs = list(jobs)
         items = [(i, int(j.episode_seed), params_for(j.individual)) for i, j in enumerate(jobs)]
         results = [None] * len(jobs)
         fire = None
         for i, ep in self._pool.imap_unordered(_fabric_worker_run, items):
             if fire is None:
-                from host.verify.games import game_info
+                from host.games import game_info
                 fire = 1 in [int(a) for a in game_info(self.game, self.rom_path).minimal_actions]
             start = noop_frames(jobs[i].episode_seed) + (self.frame_skip if fire else 0)
             res = EpisodeResult(jobs[i], ep.episode_return, ep.frames, ep.decisions, min(start, ep.frames))
