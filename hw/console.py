@@ -40,7 +40,7 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
 Configuration inputs (set before reset): ``mapper`` (:data:`hw.cart.MAPPER_CODES`),
 ``pal``, ``hmove_blanks``, ``ystart``, ``height``, ``timer_init`` (ALE's RNG draw for the
 RIOT timer). Controllers: ``controllers`` (:data:`ControllerSignature`: SWCHA, SWCHB, INPT4,
-INPT5 and the four paddles, :data:`hw.tia.PaddlesSignature`). Host ports (:data:`hw.bus.HostLoadSignature`,
+INPT5 and the four paddles, :data:`hw.interfaces.PaddlesSignature`). Host ports (:data:`hw.bus.HostLoadSignature`,
 written while the console is held in reset): ``host_rom`` (the cartridge ROM image), ``host_ram``
 (the SuperChip RAM) and ``host_riot`` (the RIOT RAM); the RAMs read combinationally.
 
@@ -61,61 +61,23 @@ where ``visible`` and ``line_end`` are low (the beam is past the window).
 """
 
 from amaranth import Cat, Module, Mux, Signal
-from amaranth.lib import data, wiring
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hw import reproducible
 from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
 from hw.cart import MAPPER_CODES, Cart, Mapper
 from hw.counters import count_clocks
+from hw.interfaces import ControllerSignature, FrameSignature, PixelStream3Signature, PixelStreamSignature
 from hw.cpu6507 import Cpu6507
 from hw.riot import Riot
-from hw.tia import PaddlesSignature, Tia
+from hw.tia import Tia
 
 __all__ = ["Console", "ControllerSignature", "PixelStreamSignature", "PixelStream3Signature", "SUPPORTED",
            "chip_selects", "generate"]
 
 #: Mappers the console implements (see :mod:`hw.cart`).
 SUPPORTED = tuple(MAPPER_CODES)
-
-#: The console -> preprocessor stream, one beat per colour clock (producer: the console).
-PixelStreamSignature = wiring.Signature({
-    "pixel": Out(8),        # palette index of this colour clock (ALE getScreen value)
-    "visible": Out(1),      # pixel inside ALE's screen window (rows YStart..YStart+H-1, clocks 68..227)
-    "line_end": Out(1),     # strobe: last colour clock (227) of a drawn scanline
-    "frame_end": Out(1),    # strobe: ALE's frame boundary (the clock that starts the next frame)
-})
-
-#: The console's controller inputs, Stella's pins (producer: whoever plays: the frame-skip
-#: controller's drive, :data:`hw.frame_skip.ConsoleDriveSignature`, or a harness; consumer: the
-#: console, which passes SWCHA/SWCHB to the RIOT and the fire buttons and paddles to the TIA).
-#: Initial values: nothing pressed, switches as ALE leaves them, no paddle attached.
-ControllerSignature = wiring.Signature({
-    "swcha": Out(8, init=0xFF),   # joystick directions of both ports (bits 7..4 left port: right, left,
-                                  # down, up; 3..0 right port), paddle fire buttons; active low
-    "swchb": Out(8, init=0x3F),   # console switches: 0 reset, 1 select (both active low), 3 colour
-                                  # (0 = black and white), 6/7 left/right difficulty (0 = B)
-    "inpt4": Out(1, init=1),      # left joystick fire (INPT4 bit 7), active low
-    "inpt5": Out(1, init=1),      # right joystick fire (INPT5 bit 7), active low
-    "paddles": Out(PaddlesSignature),   # paddles 0..3 (INPT0..3)
-})
-
-
-#: The console's frame handshake with whoever runs it (producer of the status: the console, which
-#: takes it as ``Out``; the frame-skip controller takes it as ``In`` and drives ``start_frame``):
-#: ``start_frame`` (in) the first clock of a new frame, pulsed at a frame boundary; ``insn_start``
-#: (out) a clock in which the CPU starts an instruction (an opcode fetch); ``at_boundary`` (out)
-#: ``insn_start`` once the frame-ending write was made (ALE's frame boundary: the frame is over);
-#: ``jammed`` (out) the CPU executed a KIL/JAM opcode and stopped (see the module doc).
-#: ``at_boundary_next``, ``insn_start_next``, ``jammed_next`` (out): the values those three take at
-#: the next clock if the console's clock is enabled in this one (with this clock's
-#: ``start_frame``); a console whose clock is not enabled keeps them. The frame-skip controller
-#: registers its stop from these, so that no path runs from the console's state into the
-#: console's own clock enable (issue 16's depth); the console harness checks them at every clock.
-FrameSignature = wiring.Signature({
-    "start_frame": In(1), "at_boundary": Out(1), "insn_start": Out(1), "jammed": Out(1),
-    "at_boundary_next": Out(1), "insn_start_next": Out(1), "jammed_next": Out(1),
-})
 
 
 #: The console's ports for one colour clock per cycle (see the module docstring), in order.
@@ -144,16 +106,6 @@ _PORTS = {
     "bank": Out(2),
     "pixels": Out(PixelStreamSignature),
 }
-
-#: The console -> preprocessor stream of the three-colour-clock console, one beat per CPU cycle
-#: (producer: the console): element/bit ``k`` is colour clock ``k`` of the cycle.
-PixelStream3Signature = wiring.Signature({
-    "pixel": Out(data.ArrayLayout(8, 3)),   # palette indices of the cycle's three colour clocks
-    "visible": Out(3),      # bit k: colour clock k is inside ALE's screen window
-    "line_end": Out(1),     # strobe: the cycle ends a drawn scanline (its colour clock 2 is 227)
-    "frame_end": Out(1),    # strobe: ALE's frame boundary (the cycle that starts the next frame)
-})
-
 
 
 def chip_selects(a):

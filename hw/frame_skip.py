@@ -11,7 +11,7 @@ Frames are ALE frames (``TIA::update()``): the console runs (``drive.ce``) from 
 25,000-instruction limit (:data:`MAX_INSTRUCTIONS`; the frame then continues in the next
 frame without a new start, as ALE's next ``update()`` does) or a CPU jam. Whether the console
 stops at a clock is registered in the clock before, from the console's predictions of its frame
-flags (:data:`hw.console.FrameSignature`'s ``*_next``) and the instruction count, so that the
+flags (:data:`hw.interfaces.FrameSignature`'s ``*_next``) and the instruction count, so that the
 console's clock enable is a register and a state decode, not a path through the console (issue 16).
 
 Reward, game over and lives come from the game rules applied to the console's RAM by the
@@ -43,11 +43,9 @@ from amaranth.lib.wiring import In, Out
 from hls_models.action_select import MAX_ACTIONS
 from hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, PADDLE_MULT,
                                    PADDLE_R_MAX, PADDLE_SHIFT)
-from hw.action_select import chosen_action_signature
-from hw.console import ControllerSignature, FrameSignature
 from hw.counters import count_clocks
-from hw.policy_engine import ACC_BITS, InferenceControlSignature
-from hw.preprocessor import PreprocessorControlSignature
+from hw.interfaces import (ACC_BITS, ConsoleDriveSignature, ControllerSignature, InferenceControlSignature,
+                           PreprocessorControlSignature, chosen_action_signature)
 
 MAX_INSTRUCTIONS = 25000      #: ALE's M6502::execute(25000) per TIA::update()
 PADDLE_BITS = PADDLE_R_MAX.bit_length()
@@ -58,16 +56,6 @@ ActionEntry = data.StructLayout({
     "inpt4": 1,       # INPT4 bit 7 (left fire, active low)
     "inpt5": 1,       # INPT5 bit 7 (right fire, active low)
     "paddle": 2,      # paddle 0 per frame: 0 still, 1 left (+DELTA ohms), 2 right (-DELTA ohms)
-})
-
-#: The controller's drive of the console (producer: the controller): its clock enable, the frame
-#: handshake (:data:`hw.console.FrameSignature`: the frame start and the frame's stop conditions)
-#: and the controller inputs (:data:`hw.console.ControllerSignature`), both the console's own and
-#: joined with ``wiring.connect``.
-ConsoleDriveSignature = wiring.Signature({
-    "ce": Out(1),             # the console's clock enable (it runs this cycle)
-    "frame": In(FrameSignature),
-    "controllers": Out(ControllerSignature),
 })
 
 
@@ -97,9 +85,9 @@ class FrameSkip(wiring.Component):
         rules_ack, terminal, reward: In: the host's rules result of the last frame; ``reward``
             must hold its value from the clock before ``rules_ack`` (the instance's REWARD is
             its own register, written before RULES), as the return's add is registered.
-        engine: In(:data:`hw.policy_engine.InferenceControlSignature`): ``start`` an inference;
+        engine: In(:data:`hw.interfaces.InferenceControlSignature`): ``start`` an inference;
             ``done``: the engine's action values are out (to the action select).
-        chosen: In(:func:`hw.action_select.chosen_action_signature`): the chosen action.
+        chosen: In(:func:`hw.interfaces.chosen_action_signature`): the chosen action.
         Config In: noops, noop_index, fire_en, fire_index, frame_skip, episode_frames,
             actions (table), swchb, paddle_en, paddle_swap, paddle_lo/hi/start,
             paddle_fixed_needed, paddle_mode, man_* (manual frame inputs).

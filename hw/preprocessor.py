@@ -96,27 +96,13 @@ from amaranth.lib.wiring import In, Out
 from hls_models.palette import grey_lut
 from hls_models.preprocessor import OUT_SIZE, SCREEN_WIDTH, STACK
 from hw import reproducible
-from hw.console import PixelStream3Signature as _console_stream3
-from hw.console import PixelStreamSignature as _console_stream
+from hw.interfaces import (OBS_PIXELS, ObservationReadSignature, PixelStream3Signature, PixelStreamSignature,
+                           PreprocessorControlSignature)
 
 LATENCY_CYCLES = 8                     #: cycles from the last visible pixel to obs_valid (1 pixel per cycle)
 LATENCY_CYCLES3 = 9                    #: the same with three pixels per cycle (beats)
-OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
 PIXELS_PER_CYCLE = (1, 3)              #: the stream widths the block takes (pixels per beat)
-
-#: The console -> preprocessor stream (defined by its producer, :mod:`hw.console`).
-PixelStreamSignature = _console_stream
-#: The three-colour-clock console's stream, three pixels per beat (producer: :mod:`hw.console`).
-PixelStream3Signature = _console_stream3
-
-
-#: The frame-skip controller's drive of the preprocessor, as the controller sees it (it takes it
-#: as ``Out``, the preprocessor as ``In``): ``push``, ``zero_prev``, ``clear`` and ``obs_valid`` as
-#: described in :class:`Preprocessor`.
-PreprocessorControlSignature = wiring.Signature({
-    "push": Out(1), "zero_prev": Out(1), "clear": Out(1), "obs_valid": In(1),
-})
 
 
 def latency_cycles(pixels_per_cycle: int = 1) -> int:
@@ -141,13 +127,6 @@ def pixel_stream_signature(pixels_per_cycle: int = 1) -> wiring.Signature:
     if pixels_per_cycle not in PIXELS_PER_CYCLE:
         raise ValueError(f"pixels_per_cycle must be 1 or 3, not {pixels_per_cycle!r}")
     return PixelStreamSignature if pixels_per_cycle == 1 else PixelStream3Signature
-
-#: The preprocessor's read port as seen by the inference engine.
-ObservationReadSignature = wiring.Signature({
-    "frame": Out(2),                 # 0 = oldest .. 3 = newest
-    "index": Out(range(OBS_PIXELS)),  # row * 84 + column
-    "data": In(8),                    # grey level, one cycle after frame/index
-})
 
 
 @lru_cache(maxsize=None)

@@ -74,6 +74,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hw.bus import CpuBusSignature
+from hw.interfaces import PaddlesSignature
 
 __all__ = ["Tia", "TiaClockSignature", "PaddlesSignature", "TiaWrite", "TiaRead", "NusizLayout", "CtrlpfLayout", "hmove_motion", "POKE_DELAY"]
 
@@ -367,7 +368,6 @@ class _Tables:
         return port.data
 
 
-
 #: The TIA's state: (name, bits, reset value). One set of registers in the console; the
 #: per-colour-clock step (:meth:`Tia._step`) maps one such set to the next.
 _STATE = (
@@ -455,13 +455,6 @@ class _TiaState:
     def fields(self):
         return [getattr(self, name) for name, _, _ in _STATE]
 
-
-#: The four paddles' drive of the TIA's INPT0..3 dump-capacitor rule, paddle ``i`` at index ``i``
-#: (producer: the console's controllers, :data:`hw.console.ControllerSignature`; consumer: the TIA).
-PaddlesSignature = wiring.Signature({
-    "needed": Out(32).array(4),        # CPU cycles from the dump's release until the capacitor is charged
-    "mode": Out(2, init=2).array(4),   # 0 the timing rule, 1 always charged, 2 never charged (no paddle)
-})
 
 #: The ports of one colour clock of a :class:`Tia` cycle (producer: the console's beam and frame
 #: bookkeeping). The CPU bus (:data:`hw.bus.CpuBusSignature`) acts at the cycle's last colour clock.
