@@ -32,7 +32,7 @@ Memory layout (one BRAM word = all ``L`` lanes)
 - Observation: read in place through the preprocessor's port, ``frame = c``,
   ``index = (4y + kh) * 84 + 4x + kw``.
 
-Parameter load (:data:`hw.policy_engine.ParameterWriteSignature`, one 32-bit word per cycle):
+Parameter load (:data:`hw.interfaces.ParameterWriteSignature`, one 32-bit word per cycle):
 ``space`` 0 = weights (``row``, ``lane`` = first of 4 lanes, ``data`` = 4 int8 little-endian),
 1 = biases (``row``, ``lane``, ``data`` = int32), 2 = configuration (``row`` = register:
 0 ``n_actions``, 1 ``act_max``, 2..4 the shifts ``s1..s3``). :func:`load_words` writes only

@@ -2,7 +2,7 @@
 
 The inference engine presents its ``n`` action values (``width``-bit signed, e.g. the int32
 accumulators of the last dense layer) as one beat of the action-values stream
-(:func:`hw.policy_engine.action_values_signature`, defined by its producer); the block is
+(:func:`hw.interfaces.action_values_signature`, defined once for producer and consumer); the block is
 always ready, so a beat is taken in the cycle its ``valid`` is high. The chosen action
 (:func:`chosen_action_signature`: ``valid``, ``index``, ``value``) follows
 :func:`hls_models.action_select.latency` cycles later (``ceil(log2 n)``, 5 for 18 lanes). A new
@@ -26,14 +26,7 @@ from amaranth.lib.wiring import In, Out
 
 from hls_models.action_select import MAX_ACTIONS, latency
 from hw import reproducible
-from hw.policy_engine import action_values_signature
-
-
-def chosen_action_signature(n: int = MAX_ACTIONS, width: int = 32) -> wiring.Signature:
-    """The action select -> controller arrow (producer: :class:`ActionSelect`): ``valid`` for
-    one cycle per beat taken, ``latency(n)`` cycles after it; ``index`` (``range(max(n, 2))``), the
-    chosen action (the lowest index among the largest values); ``value`` (signed ``width``), its value."""
-    return wiring.Signature({"valid": Out(1), "index": Out(range(max(n, 2))), "value": Out(signed(width))})
+from hw.interfaces import action_values_signature, chosen_action_signature
 
 
 class ActionSelect(wiring.Component):
@@ -44,7 +37,7 @@ class ActionSelect(wiring.Component):
         width: bits of a signed action value.
 
     Ports:
-        action_values: In(:func:`hw.policy_engine.action_values_signature` ``(n, width)``): payload
+        action_values: In(:func:`hw.interfaces.action_values_signature` ``(n, width)``): payload
             ``values`` (lane ``i`` is action ``i``) and ``count`` (lanes ``>= count`` are
             ignored), ``valid``; ``ready`` is always high.
         chosen: Out(:func:`chosen_action_signature` ``(n, width)``), ``latency(n)`` cycles after the beat.

@@ -32,6 +32,8 @@ file name. Rules (read from Stella 2.4.2's ``Cart*.cxx``):
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
 from amaranth.lib.memory import Memory
@@ -61,6 +63,84 @@ class Mapper(enum.Enum, shape=4):
 #: Stella's mapper names -> the ``mapper`` input's code (:class:`Mapper`), stated by the model
 #: (:data:`hls_models.cartridge.MAPPER_CODES`, which the host drivers use too).
 MAPPER_CODES = _MAPPER_CODES
+
+
+def _mapper_kind(mp) -> SimpleNamespace:
+    """The mapper's flags (1-bit values of the ``mapper`` port ``mp``): ``f8`` (F8, F8SC and DPC's
+    two banks), ``f6`` (F6, F6SC), ``sc`` (SuperChip RAM), ``e0``, ``dpc``; and ``mp`` itself."""
+    f8 = (mp == Mapper.F8) | (mp == Mapper.F8SC)
+    f6 = (mp == Mapper.F6) | (mp == Mapper.F6SC)
+    sc = (mp == Mapper.F8SC) | (mp == Mapper.F6SC)
+    e0 = mp == Mapper.E0
+    dpc = mp == Mapper.DPC
+    f8 = f8 | dpc
+    return SimpleNamespace(mp=mp, f8=f8, f6=f6, sc=sc, e0=e0, dpc=dpc)
+
+
+def _switched(m, kind, sel, a, bank, slices, suffix="", equalities=False):
+    """The bank and E0 slices after an access at ``a`` (A11..A0) with chip select ``sel``, from
+    ``bank`` and ``slices`` (``kind``: the mapper's flags, :func:`_mapper_kind`; hotspot reads
+    return the new bank's byte): returns ``(new_bank, new_slices)``. ``equalities``: the hotspot
+    ranges as equality tests on bit fields and the bank as bits of ``a`` (the same values, no
+    carry chains: the next-access path)."""
+    new_bank = Signal(2, name="new_bank" + suffix)
+    m.d.comb += new_bank.eq(bank)
+    # (equalities: $FF6-$FF9 is $FFx with x in 6..9; a - $FF8 there is A1..A0, a - $FF6 A1..A0 ^ 2)
+    with m.If(sel):
+        with m.If(kind.f8 & ((a == 0xFF8) | (a == 0xFF9))):
+            m.d.comb += new_bank.eq(a[0:2] if equalities else a - 0xFF8)
+        with m.If(kind.f6 & (a[4:12] == 0xFF) & ((a[0:4] == 6) | (a[0:4] == 7) | (a[0:4] == 8) | (a[0:4] == 9))
+                  if equalities else kind.f6 & (a >= 0xFF6) & (a <= 0xFF9)):
+            m.d.comb += new_bank.eq(a[0:2] ^ 2 if equalities else a - 0xFF6)
+    new_slices = [Signal(3, name=f"new_slice{i}{suffix}") for i in range(3)]
+    for i in range(3):
+        m.d.comb += new_slices[i].eq(slices[i])
+        # $FE0 + 8i .. $FE7 + 8i: A11..A3 = ($FE0 + 8i) >> 3
+        with m.If(sel & kind.e0 & (a[3:12] == (0xFE0 + 8 * i) >> 3) if equalities else
+                  sel & kind.e0 & (a >= 0xFE0 + 8 * i) & (a < 0xFE8 + 8 * i)):
+            m.d.comb += new_slices[i].eq(a[0:3])
+    return new_bank, new_slices
+
+
+def _flag_rule(cnt, top, bottom, flag):
+    """A DPC fetcher's flag as a read of it sees it (Stella 2.x's DPC: set at the top,
+    cleared at the bottom, else kept)."""
+    return Mux(cnt[0:8] == top, 0xFF, Mux(cnt[0:8] == bottom, 0, flag))
+
+
+def _display_read(kind, sel, write, a, equalities=False):
+    """A DPC register read at ``a``, and one of the display byte's (function 1 or 2)
+    (``equalities``: ``a < $40`` as A11..A6 = 0)."""
+    reg_read = kind.dpc & sel & ~write & ((a[6:12] == 0) if equalities else (a < 0x040))
+    return reg_read, reg_read & ((a[3:6] == 1) | (a[3:6] == 2))
+
+
+def _display_address(m, cnt):
+    """The display image's byte of a fetcher's counter (ROM offset 8192 + 2047 - count)."""
+    disp_addr = Signal(14, name="disp_addr")
+    m.d.comb += disp_addr.eq(8192 + (2047 - cnt))
+    return disp_addr
+
+
+def _rom_address(m, kind, a, a13, new_bank, new_slices, display, disp_addr, suffix=""):
+    """The ROM byte address (14 bits) of an access at ``a`` (A11..A0) by the mapper (``kind``,
+    :func:`_mapper_kind`), from its bank, E0 slices and DPC display read and address."""
+    seg = a[10:12]
+    e0_slice = Mux(seg == 3, 7, Mux(seg == 0, new_slices[0], Mux(seg == 1, new_slices[1], new_slices[2])))
+    rom_addr = Signal(14, name="rom_addr" + suffix)
+    with m.If(kind.mp == Mapper.K2):
+        m.d.comb += rom_addr.eq(a[0:11])
+    with m.Elif(kind.mp == Mapper.K4):
+        m.d.comb += rom_addr.eq(a)
+    with m.Elif(kind.e0):
+        m.d.comb += rom_addr.eq(Cat(a[0:10], e0_slice))
+    with m.Elif(kind.mp == Mapper.FE):
+        m.d.comb += rom_addr.eq(Cat(a, ~a13))
+    with m.Elif(display):
+        m.d.comb += rom_addr.eq(disp_addr)
+    with m.Else():
+        m.d.comb += rom_addr.eq(Cat(a, new_bank))
+    return rom_addr
 
 
 class Cart(wiring.Component):
@@ -124,24 +204,9 @@ class Cart(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.rom = rom = Memory(shape=8, depth=16384, init=[])
-        m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
-        # synchronous read (block RAM), addressed a clock ahead; or combinational
+        rom_r, ram_r, ram_w = self._memories(m)
+        bus, host_ram = self.bus, self.host_ram
         ahead = self.rom_read in ("next", "ahead")
-        if ahead:
-            rom_r = rom.read_port()
-        else:
-            rom_r = rom.read_port(domain="comb")
-        rom_w = rom.write_port()
-        ram_w = ram.write_port()
-        # rom_read="next"/"ahead": the SuperChip RAM read a clock ahead too, with the next access's
-        # address, transparent for the write at that edge (the byte of the access's own clock)
-        ram_r = ram.read_port(transparent_for=(ram_w,)) if ahead else ram.read_port(domain="comb")
-        ram_h = ram.read_port(domain="comb")
-        bus, host_rom, host_ram = self.bus, self.host_rom, self.host_ram
-        m.d.comb += [rom_w.addr.eq(host_rom.addr), rom_w.data.eq(host_rom.wdata),
-                     rom_w.en.eq(host_rom.we),
-                     ram_h.addr.eq(host_ram.addr[0:7]), host_ram.rdata.eq(ram_h.data)]
 
         mp = self.mapper
         a = bus.addr[0:12]
@@ -178,36 +243,10 @@ class Cart(wiring.Component):
                 upd(slices[i], v)
 
         access = bus.sel & bus.strobe
-        f8 = (mp == Mapper.F8) | (mp == Mapper.F8SC)
-        f6 = (mp == Mapper.F6) | (mp == Mapper.F6SC)
-        sc = (mp == Mapper.F8SC) | (mp == Mapper.F6SC)
-        e0 = mp == Mapper.E0
-        dpc = mp == Mapper.DPC
-        f8 = f8 | dpc
+        kind = _mapper_kind(mp)
+        sc, dpc = kind.sc, kind.dpc
 
-        def switched(sel, a, bank, slices, suffix="", equalities=False):
-            """The bank and E0 slices after an access at ``a`` (hotspot reads return the new
-            bank's byte). ``equalities``: the hotspot ranges as equality tests on bit fields and
-            the bank as bits of ``a`` (the same values, no carry chains: the next-access path)."""
-            new_bank = Signal(2, name="new_bank" + suffix)
-            m.d.comb += new_bank.eq(bank)
-            # (equalities: $FF6-$FF9 is $FFx with x in 6..9; a - $FF8 there is A1..A0, a - $FF6 A1..A0 ^ 2)
-            with m.If(sel):
-                with m.If(f8 & ((a == 0xFF8) | (a == 0xFF9))):
-                    m.d.comb += new_bank.eq(a[0:2] if equalities else a - 0xFF8)
-                with m.If(f6 & (a[4:12] == 0xFF) & ((a[0:4] == 6) | (a[0:4] == 7) | (a[0:4] == 8) | (a[0:4] == 9))
-                          if equalities else f6 & (a >= 0xFF6) & (a <= 0xFF9)):
-                    m.d.comb += new_bank.eq(a[0:2] ^ 2 if equalities else a - 0xFF6)
-            new_slices = [Signal(3, name=f"new_slice{i}{suffix}") for i in range(3)]
-            for i in range(3):
-                m.d.comb += new_slices[i].eq(slices[i])
-                # $FE0 + 8i .. $FE7 + 8i: A11..A3 = ($FE0 + 8i) >> 3
-                with m.If(sel & e0 & (a[3:12] == (0xFE0 + 8 * i) >> 3) if equalities else
-                          sel & e0 & (a >= 0xFE0 + 8 * i) & (a < 0xFE8 + 8 * i)):
-                    m.d.comb += new_slices[i].eq(a[0:3])
-            return new_bank, new_slices
-
-        new_bank, new_slices = switched(bus.sel, a, bank, slices)
+        new_bank, new_slices = _switched(m, kind, bus.sel, a, bank, slices)
         with m.If(access & init_done):
             upd(bank, new_bank)
             for i in range(3):
@@ -229,87 +268,25 @@ class Cart(wiring.Component):
         flag_i = Array(flags)[idx]
         flag_new = Signal(8)
 
-        def flag_rule(cnt, top, bottom, flag):
-            """A DPC fetcher's flag as a read of it sees it (Stella 2.x's DPC: set at the top,
-            cleared at the bottom, else kept)."""
-            return Mux(cnt[0:8] == top, 0xFF, Mux(cnt[0:8] == bottom, 0, flag))
         if self.rom_read == "next":
             # the flag of the next access's fetcher, a register formed a clock ahead: every
             # fetcher's from its next-state registers, the next access's index picking one (so
             # that no compare lies between this access's address and its read data, nor between
             # the next address and the register: issue 16's depth)
-            rules = [flag_rule(*(nexts[id(regs[i])] for regs in (counters, tops, bottoms, flags))) for i in range(8)]
+            rules = [_flag_rule(*(nexts[id(regs[i])] for regs in (counters, tops, bottoms, flags))) for i in range(8)]
             m.d.sync += flag_new.eq(Array(rules)[self.next_bus.addr[0:3]])
         else:
-            m.d.comb += flag_new.eq(flag_rule(cnt_i, top_i, bot_i, flag_i))
+            m.d.comb += flag_new.eq(_flag_rule(cnt_i, top_i, bot_i, flag_i))
         music_i = Signal()
         m.d.comb += music_i.eq(Mux(idx >= 5, Array(music + [Const(0, 1)] * 5)[idx - 5], 0))
 
-        def display_read(sel, write, a, equalities=False):
-            """A DPC register read at ``a``, and one of the display byte's (function 1 or 2)
-            (``equalities``: ``a < $40`` as A11..A6 = 0)."""
-            reg_read = dpc & sel & ~write & ((a[6:12] == 0) if equalities else (a < 0x040))
-            return reg_read, reg_read & ((a[3:6] == 1) | (a[3:6] == 2))
-
-        def display_address(cnt):
-            """The display image's byte of a fetcher's counter (ROM offset 8192 + 2047 - count)."""
-            disp_addr = Signal(14, name="disp_addr")
-            m.d.comb += disp_addr.eq(8192 + (2047 - cnt))
-            return disp_addr
-
-        dpc_reg_read, dpc_rom = display_read(bus.sel, bus.write, a)
+        dpc_reg_read, dpc_rom = _display_read(kind, bus.sel, bus.write, a)
         dpc_rdata = Signal(8)
-        disp_addr = display_address(cnt_i)
+        disp_addr = _display_address(m, cnt_i)
         with m.If(dpc & access & dev_access):
             m.d.sync += rng.eq(rng_next)
-        with m.If(dpc & access & dpc_reg_read):
-            for i in range(8):
-                with m.If(idx == i):
-                    upd(flags[i], flag_new)
-                    if i < 5:
-                        upd(counters[i], counters[i] - 1)
-                    else:
-                        with m.If(~music[i - 5]):
-                            upd(counters[i], counters[i] - 1)
-        with m.If(dpc & access & bus.write & (a >= 0x040) & (a < 0x080)):
-            for i in range(8):
-                with m.If(idx == i):
-                    with m.Switch(func):
-                        with m.Case(0):
-                            upd(tops[i], bus.wdata)
-                            upd(flags[i], 0)
-                        with m.Case(1):
-                            upd(bottoms[i], bus.wdata)
-                        with m.Case(2):
-                            if i >= 5:
-                                upd(counters[i], Mux(music[i - 5], tops[i], bus.wdata), 0, 8)
-                            else:
-                                upd(counters[i], bus.wdata, 0, 8)
-                        with m.Case(3):
-                            upd(counters[i], bus.wdata[0:3], 8, 11)
-                            if i >= 5:
-                                m.d.sync += music[i - 5].eq(bus.wdata[4])
-                        with m.Case(6):
-                            m.d.sync += rng.eq(1)
-
-        def rom_address(a, a13, new_bank, new_slices, display, disp_addr, suffix=""):
-            """The ROM byte address of an access at ``a`` (A11..A0) by the mapper."""
-            seg = a[10:12]
-            e0_slice = Mux(seg == 3, 7, Mux(seg == 0, new_slices[0], Mux(seg == 1, new_slices[1], new_slices[2])))
-            rom_addr = Signal(14, name="rom_addr" + suffix)
-            with m.If(mp == Mapper.K2):
-                m.d.comb += rom_addr.eq(a[0:11])
-            with m.Elif(mp == Mapper.K4):
-                m.d.comb += rom_addr.eq(a)
-            with m.Elif(e0):
-                m.d.comb += rom_addr.eq(Cat(a[0:10], e0_slice))
-            with m.Elif(mp == Mapper.FE):
-                m.d.comb += rom_addr.eq(Cat(a, ~a13))
-            with m.Elif(display):
-                m.d.comb += rom_addr.eq(disp_addr)
-            with m.Else():
-                m.d.comb += rom_addr.eq(Cat(a, new_bank))
-            return rom_addr
+        self._dpc_fetcher_writes(m, upd, dpc & access, dpc_reg_read, idx, func, flag_new, counters, tops, bottoms,
+                                 flags, music, rng)
 
         if ahead:
             # the next access's ROM address from the next-state bank, slices and counters (the
@@ -321,14 +298,14 @@ class Cart(wiring.Component):
             nb = self.next_bus
             a_nx = nb.addr[0:12]
             nxv = [nexts.get(id(r), r) for r in (bank, *slices)]
-            new_bank_nx, _ = switched(nb.sel, a_nx, nxv[0], nxv[1:], "_nx", equalities=True)
-            _, dpc_rom_nx = display_read(nb.sel, nb.write, a_nx, equalities=True)
+            new_bank_nx, _ = _switched(m, kind, nb.sel, a_nx, nxv[0], nxv[1:], "_nx", equalities=True)
+            _, dpc_rom_nx = _display_read(kind, nb.sel, nb.write, a_nx, equalities=True)
             cnt_nx = Array(nexts.get(id(c), c) for c in counters)[a_nx[0:3]]
             disp_nx = Signal(14, name="disp_addr_next")
             m.d.comb += disp_nx.eq(Cat(~cnt_nx[0:11], Const(0b100, 3)))
-            rom_addr = rom_address(a_nx, nb.a13, new_bank_nx, nxv[1:], dpc_rom_nx, disp_nx, "_nx")
+            rom_addr = _rom_address(m, kind, a_nx, nb.a13, new_bank_nx, nxv[1:], dpc_rom_nx, disp_nx, "_nx")
         else:
-            rom_addr = rom_address(a, self.a13, new_bank, new_slices, dpc_rom, disp_addr)
+            rom_addr = _rom_address(m, kind, a, self.a13, new_bank, new_slices, dpc_rom, disp_addr)
         m.d.comb += rom_r.addr.eq(rom_addr)
         ram_read = sc & (a[7:12] == 1)       # $1080-$10FF
         ram_write = sc & (a[7:12] == 0)      # $1000-$107F
@@ -354,3 +331,67 @@ class Cart(wiring.Component):
                      ram_w.data.eq(Mux(host_ram.we, host_ram.wdata, bus.wdata)),
                      ram_w.en.eq(host_ram.we | (access & bus.write & ram_write))]
         return m
+
+    def _memories(self, m):
+        """The ROM (16 KiB) and the SuperChip RAM (128 bytes) with the host's ports: returns the
+        ROM's and the RAM's read ports for the CPU and the RAM's write port (shared with the
+        host)."""
+        m.submodules.rom = rom = Memory(shape=8, depth=16384, init=[])
+        m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
+        # synchronous read (block RAM), addressed a clock ahead; or combinational
+        ahead = self.rom_read in ("next", "ahead")
+        if ahead:
+            rom_r = rom.read_port()
+        else:
+            rom_r = rom.read_port(domain="comb")
+        rom_w = rom.write_port()
+        ram_w = ram.write_port()
+        # rom_read="next"/"ahead": the SuperChip RAM read a clock ahead too, with the next access's
+        # address, transparent for the write at that edge (the byte of the access's own clock)
+        ram_r = ram.read_port(transparent_for=(ram_w,)) if ahead else ram.read_port(domain="comb")
+        ram_h = ram.read_port(domain="comb")
+        host_rom, host_ram = self.host_rom, self.host_ram
+        m.d.comb += [rom_w.addr.eq(host_rom.addr), rom_w.data.eq(host_rom.wdata),
+                     rom_w.en.eq(host_rom.we),
+                     ram_h.addr.eq(host_ram.addr[0:7]), host_ram.rdata.eq(ram_h.data)]
+        return rom_r, ram_r, ram_w
+
+    def _dpc_fetcher_writes(self, m, upd, dpc_access, dpc_reg_read, idx, func, flag_new, counters, tops, bottoms,
+                            flags, music, rng):
+        """The DPC's data fetchers at an access (``dpc_access``: a completed access to a DPC
+        cartridge) to fetcher ``idx`` (A2..A0) and function ``func`` (A5..A3): a read of a fetcher's
+        register moves its counter down and updates its flag (``flag_new``; a music fetcher's
+        counter holds), a write at $040-$07F sets its top, bottom, counter or music mode, or resets
+        the random number generator ``rng`` (Stella 2.x's DPC). Registers assigned through ``upd``
+        (see :meth:`elaborate`)."""
+        bus = self.bus
+        a = bus.addr[0:12]
+        with m.If(dpc_access & dpc_reg_read):
+            for i in range(8):
+                with m.If(idx == i):
+                    upd(flags[i], flag_new)
+                    if i < 5:
+                        upd(counters[i], counters[i] - 1)
+                    else:
+                        with m.If(~music[i - 5]):
+                            upd(counters[i], counters[i] - 1)
+        with m.If(dpc_access & bus.write & (a >= 0x040) & (a < 0x080)):
+            for i in range(8):
+                with m.If(idx == i):
+                    with m.Switch(func):
+                        with m.Case(0):
+                            upd(tops[i], bus.wdata)
+                            upd(flags[i], 0)
+                        with m.Case(1):
+                            upd(bottoms[i], bus.wdata)
+                        with m.Case(2):
+                            if i >= 5:
+                                upd(counters[i], Mux(music[i - 5], tops[i], bus.wdata), 0, 8)
+                            else:
+                                upd(counters[i], bus.wdata, 0, 8)
+                        with m.Case(3):
+                            upd(counters[i], bus.wdata[0:3], 8, 11)
+                            if i >= 5:
+                                m.d.sync += music[i - 5].eq(bus.wdata[4])
+                        with m.Case(6):
+                            m.d.sync += rng.eq(1)

@@ -40,7 +40,7 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
 Configuration inputs (set before reset): ``mapper`` (:data:`hw.cart.MAPPER_CODES`),
 ``pal``, ``hmove_blanks``, ``ystart``, ``height``, ``timer_init`` (ALE's RNG draw for the
 RIOT timer). Controllers: ``controllers`` (:data:`ControllerSignature`: SWCHA, SWCHB, INPT4,
-INPT5 and the four paddles, :data:`hw.tia.PaddlesSignature`). Host ports (:data:`hw.bus.HostLoadSignature`,
+INPT5 and the four paddles, :data:`hw.interfaces.PaddlesSignature`). Host ports (:data:`hw.bus.HostLoadSignature`,
 written while the console is held in reset): ``host_rom`` (the cartridge ROM image), ``host_ram``
 (the SuperChip RAM) and ``host_riot`` (the RIOT RAM); the RAMs read combinationally.
 
@@ -61,61 +61,23 @@ where ``visible`` and ``line_end`` are low (the beam is past the window).
 """
 
 from amaranth import Cat, Module, Mux, Signal
-from amaranth.lib import data, wiring
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hw import reproducible
 from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
 from hw.cart import MAPPER_CODES, Cart, Mapper
 from hw.counters import count_clocks
+from hw.interfaces import ControllerSignature, FrameSignature, PixelStream3Signature, PixelStreamSignature
 from hw.cpu6507 import Cpu6507
 from hw.riot import Riot
-from hw.tia import PaddlesSignature, Tia
+from hw.tia import Tia
 
 __all__ = ["Console", "ControllerSignature", "PixelStreamSignature", "PixelStream3Signature", "SUPPORTED",
            "chip_selects", "generate"]
 
 #: Mappers the console implements (see :mod:`hw.cart`).
 SUPPORTED = tuple(MAPPER_CODES)
-
-#: The console -> preprocessor stream, one beat per colour clock (producer: the console).
-PixelStreamSignature = wiring.Signature({
-    "pixel": Out(8),        # palette index of this colour clock (ALE getScreen value)
-    "visible": Out(1),      # pixel inside ALE's screen window (rows YStart..YStart+H-1, clocks 68..227)
-    "line_end": Out(1),     # strobe: last colour clock (227) of a drawn scanline
-    "frame_end": Out(1),    # strobe: ALE's frame boundary (the clock that starts the next frame)
-})
-
-#: The console's controller inputs, Stella's pins (producer: whoever plays: the frame-skip
-#: controller's drive, :data:`hw.frame_skip.ConsoleDriveSignature`, or a harness; consumer: the
-#: console, which passes SWCHA/SWCHB to the RIOT and the fire buttons and paddles to the TIA).
-#: Initial values: nothing pressed, switches as ALE leaves them, no paddle attached.
-ControllerSignature = wiring.Signature({
-    "swcha": Out(8, init=0xFF),   # joystick directions of both ports (bits 7..4 left port: right, left,
-                                  # down, up; 3..0 right port), paddle fire buttons; active low
-    "swchb": Out(8, init=0x3F),   # console switches: 0 reset, 1 select (both active low), 3 colour
-                                  # (0 = black and white), 6/7 left/right difficulty (0 = B)
-    "inpt4": Out(1, init=1),      # left joystick fire (INPT4 bit 7), active low
-    "inpt5": Out(1, init=1),      # right joystick fire (INPT5 bit 7), active low
-    "paddles": Out(PaddlesSignature),   # paddles 0..3 (INPT0..3)
-})
-
-
-#: The console's frame handshake with whoever runs it (producer of the status: the console, which
-#: takes it as ``Out``; the frame-skip controller takes it as ``In`` and drives ``start_frame``):
-#: ``start_frame`` (in) the first clock of a new frame, pulsed at a frame boundary; ``insn_start``
-#: (out) a clock in which the CPU starts an instruction (an opcode fetch); ``at_boundary`` (out)
-#: ``insn_start`` once the frame-ending write was made (ALE's frame boundary: the frame is over);
-#: ``jammed`` (out) the CPU executed a KIL/JAM opcode and stopped (see the module doc).
-#: ``at_boundary_next``, ``insn_start_next``, ``jammed_next`` (out): the values those three take at
-#: the next clock if the console's clock is enabled in this one (with this clock's
-#: ``start_frame``); a console whose clock is not enabled keeps them. The frame-skip controller
-#: registers its stop from these, so that no path runs from the console's state into the
-#: console's own clock enable (issue 16's depth); the console harness checks them at every clock.
-FrameSignature = wiring.Signature({
-    "start_frame": In(1), "at_boundary": Out(1), "insn_start": Out(1), "jammed": Out(1),
-    "at_boundary_next": Out(1), "insn_start_next": Out(1), "jammed_next": Out(1),
-})
 
 
 #: The console's ports for one colour clock per cycle (see the module docstring), in order.
@@ -144,16 +106,6 @@ _PORTS = {
     "bank": Out(2),
     "pixels": Out(PixelStreamSignature),
 }
-
-#: The console -> preprocessor stream of the three-colour-clock console, one beat per CPU cycle
-#: (producer: the console): element/bit ``k`` is colour clock ``k`` of the cycle.
-PixelStream3Signature = wiring.Signature({
-    "pixel": Out(data.ArrayLayout(8, 3)),   # palette indices of the cycle's three colour clocks
-    "visible": Out(3),      # bit k: colour clock k is inside ALE's screen window
-    "line_end": Out(1),     # strobe: the cycle ends a drawn scanline (its colour clock 2 is 227)
-    "frame_end": Out(1),    # strobe: ALE's frame boundary (the cycle that starts the next frame)
-})
-
 
 
 def chip_selects(a):
@@ -210,6 +162,17 @@ def _connect_chips(m, console, tia, riot, cart, buses):
                  riot.timer_init.eq(console.timer_init), cart.mapper.eq(console.mapper),
                  console.bank.eq(cart.bank)]
 
+class _Grid:
+    """What a console variant's cycle grid (:meth:`Console._grid_one`, :meth:`Console._grid_three`)
+    gives the parts both variants share: its registers and values by name (``counting``, the bus
+    registers ``bus_addr``/``bus_rw``/``bus_dout``, ``strobe``, ``cycle_end``, ``hpos``, ``line``,
+    ``frame_line``, ``cyc``, the next access ``next_addr``/``next_rw`` and its ``next_readers``, ...),
+    and what the shared parts add (``buses``, ``in_window``, ``drawn``, ``line_end``, ...)."""
+
+    def update(self, **values):
+        self.__dict__.update(values)
+
+
 class Console(wiring.Component):
     """The whole console (see the module docstring for the ports' meaning).
 
@@ -236,14 +199,50 @@ class Console(wiring.Component):
         super().__init__(wiring.Signature(ports))
 
     def elaborate(self, platform):
-        if self.colour_clocks_per_cycle == 3:
-            return self._elaborate_three(platform)
+        """The console of ``colour_clocks_per_cycle``: the variant's chips, its CPU cycle grid and
+        beam counters, then the parts both variants share (the CPU bus to the chips, ALE's screen
+        window, the read multiplexer, the frame handshake and the output ports) around the
+        variant's TIA colour clocks."""
         m = Module()
-        m.submodules.cpu = cpu = Cpu6507(clocks_per_cycle=3)
-        m.submodules.tia = tia = Tia()
-        m.submodules.riot = riot = Riot(read_clocks=3)
-        m.submodules.cart = cart = Cart(rom_read="ahead")
+        if self.colour_clocks_per_cycle == 1:
+            chips = self._chips(m, Cpu6507(clocks_per_cycle=3), Tia(), Riot(read_clocks=3), Cart(rom_read="ahead"))
+            g = self._grid_one(m, chips)
+        else:
+            # operations registered at the edge and carried out over the next two clocks (Cpu6507
+            # staged_ops=2, the branch flags forwarded): no path from the read data or A through the
+            # operation unit in one clock (issue 16's depth); the ROM in block RAM, addressed a
+            # clock ahead with the CPU's next-cycle access (addr_probe, Cart rom_read="next")
+            # instead of a combinational read of distributed RAM
+            chips = self._chips(m, Cpu6507(staged_ops=2, addr_probe=True), Tia(colour_clocks=3),
+                                Riot(ram_read="next"), Cart(rom_read="next"))
+            g = self._grid_three(m, chips)
+        g.buses = self._buses(m, chips, g)
+        g.in_window = self._window(m, g.frame_line)
+        if self.colour_clocks_per_cycle == 1:
+            self._tia_clock_one(m, chips, g)
+        else:
+            self._tia_clocks_three(m, chips, g)
+        self._bus_read(m, chips, g)
+        self._frame_status(m, chips, g)
+        self._outputs(m, chips, g)
+        return m
 
+    @staticmethod
+    def _chips(m, cpu, tia, riot, cart):
+        """The four chips as submodules ``cpu``, ``tia``, ``riot``, ``cart``; returns them in that
+        order."""
+        m.submodules.cpu = cpu
+        m.submodules.tia = tia
+        m.submodules.riot = riot
+        m.submodules.cart = cart
+        return cpu, tia, riot, cart
+
+    def _grid_one(self, m, chips):
+        """One colour clock per clock: the CPU cycle grid (``ph`` 0, 1, 2; the CPU's edge, RDY,
+        its registered bus outputs, the opcode-fetch flag, ``counting``, the access strobe) and the
+        beam counters. Returns the :class:`_Grid` the shared parts read."""
+        cpu, tia, riot, cart = chips
+        g = _Grid()
         ph = Signal(2)
         m.d.sync += ph.eq(Mux(ph == 2, 0, ph + 1))
         started = Signal()
@@ -315,103 +314,18 @@ class Console(wiring.Component):
             with m.If(~(hpos_end & counting)):
                 m.d.sync += frame_line.eq(0)
 
-        a = bus_addr[0:13]
-        buses = _chip_buses(m, a, ~bus_rw, bus_dout, strobe, cycle_end)
-        cart_bus, tia_bus, riot_bus = buses
-        _connect_chips(m, self, tia, riot, cart, buses)
-        m.d.comb += cart.a13.eq(bus_addr[13])
         # the cartridge's ROM (block RAM) addressed a clock ahead: the bus registers take the CPU's
         # outputs at every clock, so the CPU's outputs are the next clock's access
         # (NextAccessSignature); the byte of the access is then read in its own last clock (ph 2)
         # and registered at its edge (cart_seen), so the CPU's read data starts from a flip-flop,
         # not from the block RAM's output (issue 16's timed estimate: 2.45 ns clock-to-out)
-        next_bus = NextAccessSignature.create(path=("next_bus",))
-        m.d.comb += [next_bus.sel.eq(chip_selects(cpu.addr[0:13])[0]), next_bus.addr.eq(cpu.addr[0:13]),
-                     next_bus.write.eq(~cpu.rw), next_bus.a13.eq(cpu.addr[13])]
-        wiring.connect(m, next_bus, cart.next_bus)
-        last_bus = Signal(8)
-        last_was_read = Signal()
-        odd_last = Signal()
+        g.update(ph=ph, started=started, counting=counting, rdy=rdy, bus_addr=bus_addr, bus_rw=bus_rw,
+                 bus_dout=bus_dout, cycle_sync=cycle_sync, cycle_sync_next=cycle_sync_next, cycle_end=cycle_end,
+                 strobe=strobe, hpos=hpos, hpos_end=hpos_end, line=line, frame_line=frame_line, cyc=cyc,
+                 next_addr=cpu.addr, next_rw=cpu.rw, next_readers=(cart.next_bus,))
+        return g
 
-        # Inside ALE's screen window (scanlines ystart .. ystart + height - 1). Only read where
-        # hpos >= 68 (drawn) or hpos == 227 (a drawn line's end), so from registers: the compare of
-        # the scanline register is registered every clock (stale only in the clock after the
-        # scanline changes: at hpos 0 after a line end, or after start_frame, where line 0's
-        # flag from the configuration is used), no adder and compare in front of the TIA's
-        # drawing and end-of-line rules (issue 16's depth). Line 0's flag is registered too
-        # (ystart and height are set before reset; the clocks after reset that see the register's
-        # reset value read the reset vector, where nothing counts, so nothing is drawn).
-        def window(v):
-            return (v >= self.ystart) & (v < self.ystart + self.height)
-        win_line = Signal()        # window(frame_line) one clock ago
-        after_start = Signal()     # start_frame was high in the previous clock
-        win_line0 = Signal()       # window(0) one clock ago
-        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(self.frame.start_frame),
-                     win_line0.eq(window(0))]
-        in_window = Mux(self.frame.start_frame | after_start, win_line0, win_line)
-        drawn = Signal()
-        m.d.comb += drawn.eq(counting & in_window & (hpos >= 68))
-
-        # the TIA write that completes at the next clock's edge, from the CPU's outputs (valid from
-        # the cycle's second clock, ph 1): the TIA registers it (its write paths then start from a
-        # register, not from the strobe and chip-select logic); counting does not change from ph 1
-        # to ph 2
-        m.d.comb += [tia.write_ahead.eq((ph == 1) & counting & ~cpu.dummy & ~cpu.rw & chip_selects(cpu.addr)[1]),
-                     tia.addr_ahead.eq(cpu.addr[0:6])]
-        clk = tia.clocks[0]
-        m.d.comb += [
-            tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read),
-            clk.hpos.eq(hpos), clk.advance.eq(counting), clk.drawn.eq(drawn),
-            # (hpos_end implies counting: hpos moved 227 times, so the CPU started, and it counts from
-            # then on)
-            clk.line_end_drawn.eq(in_window & hpos_end),
-            clk.cyc.eq(cyc), clk.frame_start.eq(self.frame.start_frame),
-            clk.line.eq(line), clk.odd_last_frame.eq(odd_last),
-        ]
-        # read data of the access that completed at the previous edge, formed in the clock after it
-        # (the CPU samples it there): the cartridge's byte and the RIOT's value registered at the
-        # edge (cart_seen, riot_seen), the TIA's latches from the address still held in bus_addr
-        riot_seen = Signal(8)
-        m.d.sync += riot_seen.eq(riot_bus.rdata)
-        strobe_seen = Signal()
-        m.d.sync += strobe_seen.eq(strobe)
-        cart_seen = Signal(8)     # the cartridge's byte of the access in its own clock (ROM, RAM, DPC)
-        m.d.sync += cart_seen.eq(cart_bus.rdata)
-        din = _read_data(m, cart_bus, tia_bus, riot_seen, cart_seen)
-        m.d.comb += cpu.din.eq(din)
-        with m.If(strobe_seen):
-            m.d.sync += [last_bus.eq(Mux(bus_rw, din, bus_dout)), last_was_read.eq(bus_rw)]
-
-        pending = Signal()
-        pending_next = Signal()
-        m.d.comb += pending_next.eq(~self.frame.start_frame & (pending | clk.frame_end))
-        m.d.sync += pending.eq(pending_next)
-        with m.If(self.frame.start_frame):
-            m.d.sync += odd_last.eq(frame_line[0])
-        insn_start = Signal()
-        m.d.comb += insn_start.eq((ph == 0) & cycle_sync & rdy & counting)
-        # the same at the next clock, from the next values of its terms (FrameSignature's *_next)
-        insn_start_next = Signal()
-        m.d.comb += insn_start_next.eq((ph == 2) & cycle_sync_next & ~tia.wsync_next &
-                                       (started | cycle_sync | cycle_sync_next))
-        m.d.comb += [self.frame.insn_start_next.eq(insn_start_next),
-                     self.frame.at_boundary_next.eq(insn_start_next & pending_next),
-                     self.frame.jammed_next.eq(cpu.jammed_next)]
-
-        m.d.comb += [
-            self.pixel.eq(clk.pixel), self.drawn.eq(drawn), self.pixel_x.eq(hpos - 68),
-            self.row.eq(line - self.ystart), self.hpos.eq(hpos), self.line.eq(line),
-            self.cyc.eq(cyc), self.frame.insn_start.eq(insn_start),
-            self.frame.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
-            self.frame.jammed.eq(cpu.jammed), self.pc.eq(Mux(cpu.ce, cpu.pc_next, cpu.state.pc)),
-            self.tia_touch.eq(strobe & tia_bus.sel),
-            self.pixels.pixel.eq(clk.pixel), self.pixels.visible.eq(drawn),
-            self.pixels.line_end.eq(counting & in_window & hpos_end),
-            self.pixels.frame_end.eq(self.frame.start_frame),
-        ]
-        return m
-
-    def _elaborate_three(self, platform):
+    def _grid_three(self, m, chips):
         """Three colour clocks per clock: one CPU cycle per clock (``ce`` high from the second
         clock after reset), the TIA stepping colour clocks 0, 1, 2 of the cycle in a
         combinational chain; the console's bookkeeping is the one-colour-clock console's seen
@@ -423,18 +337,10 @@ class Console(wiring.Component):
         frame boundary (an opcode fetch, ``at_boundary``) or in the first clock after a reset,
         while the CPU waits (``booted``); the RIOT's timer counts cycles since its write, which
         the restart of the cycle counter does not change. ``ystart`` and ``height`` are set
-        before reset (their window flags are registers)."""
-        m = Module()
-        # operations registered at the edge and carried out over the next two clocks (Cpu6507
-        # staged_ops=2, the branch flags forwarded): no path from the read data or A through the
-        # operation unit in one clock (issue 16's depth);
-        # the ROM in block RAM, addressed a clock ahead with the CPU's next-cycle access
-        # (addr_probe, Cart rom_read="next") instead of a combinational read of distributed RAM
-        m.submodules.cpu = cpu = Cpu6507(staged_ops=2, addr_probe=True)
-        m.submodules.tia = tia = Tia(colour_clocks=3)
-        m.submodules.riot = riot = Riot(ram_read="next")
-        m.submodules.cart = cart = Cart(rom_read="next")
-
+        before reset (their window flags are registers). Returns the :class:`_Grid` the shared
+        parts read."""
+        cpu, tia, riot, cart = chips
+        g = _Grid()
         started = Signal()
         # counting = started | cpu.sync, as a register from the next values of its terms (the
         # CPU's sync_next): it enables every colour clock's step of the TIA, so that its wide
@@ -465,7 +371,6 @@ class Console(wiring.Component):
         hpos = Signal(8)       # colour clock 0 of this cycle (0, 3, ... 225)
         frame_line = Signal(16)
         cyc = Signal(32)
-        odd_last = Signal()
         fl_after0 = Signal(16)     # frame_line after colour clock 0 (start_frame resets it)
         cyc_after0 = Signal(32)
         m.d.comb += [fl_after0.eq(Mux(sf, 0, frame_line)), cyc_after0.eq(Mux(sf, 0, cyc))]
@@ -484,96 +389,191 @@ class Console(wiring.Component):
             frame_line.eq(Mux(counting & line_ends & (fl_after0 != 0xFFFF), fl_after0 + 1, fl_after0)),
             cyc.eq(Mux(counting, cyc_after0 + 1, cyc_after0)),
         ]
-        with m.If(sf):
-            m.d.sync += odd_last.eq(frame_line[0])
+        # every clock ends a CPU cycle once the console counts; the scanline is the same in the
+        # cycle's three colour clocks (a line ends at clock 2); the cartridge and the RIOT read the
+        # CPU's next-cycle access a clock ahead
+        g.update(started=started, counting=counting, rdy=rdy, bus_addr=bus_addr, bus_rw=bus_rw, bus_dout=bus_dout,
+                 cycle_end=counting, strobe=strobe, hpos=hpos, hk=hk, ge68=ge68, line_ends=line_ends,
+                 line=fl_after0, frame_line=frame_line, cyc=cyc, cyc_after0=cyc_after0,
+                 next_addr=cpu.addr_next, next_rw=cpu.rw_next, next_readers=(cart.next_bus, riot.next_bus))
+        return g
 
-        a = bus_addr[0:13]
-        # every clock ends a CPU cycle once the console counts
-        buses = _chip_buses(m, a, ~bus_rw, bus_dout, strobe, counting)
-        cart_bus, tia_bus, riot_bus = buses
+    def _buses(self, m, chips, g):
+        """The CPU bus to the chips (shared): each chip's :data:`hw.bus.CpuBusSignature` from the
+        grid's bus registers, the plain arrows of :func:`_connect_chips`, the cartridge's A13, and
+        the CPU's next access (:data:`hw.bus.NextAccessSignature`, from ``g.next_addr``/``g.next_rw``)
+        to the readers that address their memories a clock ahead. Returns the three chip buses."""
+        cpu, tia, riot, cart = chips
+        a = g.bus_addr[0:13]
+        buses = _chip_buses(m, a, ~g.bus_rw, g.bus_dout, g.strobe, g.cycle_end)
         _connect_chips(m, self, tia, riot, cart, buses)
-        m.d.comb += cart.a13.eq(bus_addr[13])
+        m.d.comb += cart.a13.eq(g.bus_addr[13])
         next_bus = NextAccessSignature.create(path=("next_bus",))
-        m.d.comb += [next_bus.sel.eq(chip_selects(cpu.addr_next[0:13])[0]), next_bus.addr.eq(cpu.addr_next[0:13]),
-                     next_bus.write.eq(~cpu.rw_next), next_bus.a13.eq(cpu.addr_next[13])]
-        wiring.connect(m, next_bus, cart.next_bus, riot.next_bus)
+        m.d.comb += [next_bus.sel.eq(chip_selects(g.next_addr[0:13])[0]), next_bus.addr.eq(g.next_addr[0:13]),
+                     next_bus.write.eq(~g.next_rw), next_bus.a13.eq(g.next_addr[13])]
+        wiring.connect(m, next_bus, *g.next_readers)
+        g.last_bus = Signal(8, name="last_bus")
+        g.last_was_read = Signal(name="last_was_read")
+        g.odd_last = Signal(name="odd_last")
+        m.d.comb += [tia.bus_last.eq(g.last_bus), tia.last_was_read.eq(g.last_was_read)]
+        return buses
+
+    def _window(self, m, frame_line):
+        """Inside ALE's screen window (scanlines ``ystart .. ystart + height - 1``), 1 bit, shared by
+        both variants. Only read where a pixel is drawn or a drawn line ends, so from registers: the
+        compare of the scanline register ``frame_line`` is registered every clock (stale only in the
+        clock after the scanline changes: at hpos 0 after a line end, or after ``start_frame``,
+        where line 0's flag from the configuration is used), no adder and compare in front of the
+        TIA's drawing and end-of-line rules (issue 16's depth). Line 0's flag is registered too
+        (``ystart`` and ``height`` are set before reset; the clocks after reset that see the
+        register's reset value read the reset vector, where nothing counts, so nothing is drawn)."""
+        def window(v):
+            return (v >= self.ystart) & (v < self.ystart + self.height)
+        win_line = Signal()        # window(frame_line) one clock ago
+        after_start = Signal()     # start_frame was high in the previous clock
+        win_line0 = Signal()       # window(0) one clock ago
+        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(self.frame.start_frame),
+                     win_line0.eq(window(0))]
+        return Mux(self.frame.start_frame | after_start, win_line0, win_line)
+
+    def _tia_clock_one(self, m, chips, g):
+        """One colour clock per clock: the TIA's clock ports and its write registered a clock
+        ahead; sets ``g.drawn`` (1 bit), ``g.line_end`` and ``g.frame_end``."""
+        cpu, tia, riot, cart = chips
+        counting, hpos = g.counting, g.hpos
+        drawn = Signal()
+        m.d.comb += drawn.eq(counting & g.in_window & (hpos >= 68))
+        # the TIA write that completes at the next clock's edge, from the CPU's outputs (valid from
+        # the cycle's second clock, ph 1): the TIA registers it (its write paths then start from a
+        # register, not from the strobe and chip-select logic); counting does not change from ph 1
+        # to ph 2
+        m.d.comb += [tia.write_ahead.eq((g.ph == 1) & counting & ~cpu.dummy & ~cpu.rw & chip_selects(cpu.addr)[1]),
+                     tia.addr_ahead.eq(cpu.addr[0:6])]
+        clk = tia.clocks[0]
+        m.d.comb += [
+            clk.hpos.eq(hpos), clk.advance.eq(counting), clk.drawn.eq(drawn),
+            # (hpos_end implies counting: hpos moved 227 times, so the CPU started, and it counts from
+            # then on)
+            clk.line_end_drawn.eq(g.in_window & g.hpos_end),
+            clk.cyc.eq(g.cyc), clk.frame_start.eq(self.frame.start_frame),
+            clk.line.eq(g.line), clk.odd_last_frame.eq(g.odd_last),
+        ]
+        g.update(drawn=[drawn], line_end=counting & g.in_window & g.hpos_end, frame_end=clk.frame_end)
+
+    def _tia_clocks_three(self, m, chips, g):
+        """Three colour clocks per clock: the TIA's ports of the cycle's colour clocks 0, 1, 2 and
+        its write of the next cycle; sets ``g.drawn`` (a list of three 1-bit signals),
+        ``g.line_end`` and ``g.frame_end``."""
+        cpu, tia, riot, cart = chips
+        sf = self.frame.start_frame
+        counting, in_window = g.counting, g.in_window
         # the TIA write of the next cycle, from the CPU's next-cycle access (a write cycle always
         # counts: it follows the first opcode fetch): the TIA registers it with its address
         # classes, so that its write paths start from registers (issue 16's depth)
         m.d.comb += [tia.write_ahead.eq(cpu.write_next & chip_selects(cpu.addr_next[0:13])[1]),
                      tia.addr_ahead.eq(cpu.addr_next[0:6])]
-        last_bus = Signal(8)
-        last_was_read = Signal()
-
-        m.d.comb += [tia.bus_last.eq(last_bus), tia.last_was_read.eq(last_was_read)]
-        # the scanline is the same in the cycle's three colour clocks (a line ends at clock 2)
-        line = fl_after0
-        # Inside ALE's screen window, from registers as in the one-colour-clock console: the
-        # compare of frame_line registered every clock is stale only in the cycle after frame_line
-        # changes: at hpos 0 after a line end (where no clock of the cycle is drawn or ends a line)
-        # or after start_frame, where line 0's flag from the configuration is used (issue 16's depth)
-        def window(v):
-            return (v >= self.ystart) & (v < self.ystart + self.height)
-        win_line = Signal()        # window(frame_line) one clock ago
-        after_start = Signal()     # start_frame was high in the previous clock
-        # line 0's flag registered too: ystart and height are set before reset, and the clocks
-        # after reset that see the register's reset value read the reset vector (nothing is drawn)
-        win_line0 = Signal()
-        m.d.sync += [win_line.eq(window(frame_line)), after_start.eq(sf), win_line0.eq(window(0))]
-        in_window = Mux(sf | after_start, win_line0, win_line)
         drawn = []
         line_end = Signal()
         for k, clk in enumerate(tia.clocks):
             d = Signal(name=f"drawn_c{k}")
-            m.d.comb += d.eq(counting & in_window & ge68[k])
+            m.d.comb += d.eq(counting & in_window & g.ge68[k])
             drawn.append(d)
             m.d.comb += [
-                clk.hpos.eq(hk[k]), clk.advance.eq(counting), clk.drawn.eq(d),
+                clk.hpos.eq(g.hk[k]), clk.advance.eq(counting), clk.drawn.eq(d),
                 # hpos + k == 227 only at k = 2 (hpos is a multiple of 3, at most 225)
-                clk.line_end_drawn.eq((counting & in_window & line_ends) if k == 2 else 0),
-                clk.cyc.eq(cyc if k == 0 else cyc_after0),
+                clk.line_end_drawn.eq((counting & in_window & g.line_ends) if k == 2 else 0),
+                clk.cyc.eq(g.cyc if k == 0 else g.cyc_after0),
                 clk.frame_start.eq(sf if k == 0 else 0),
-                clk.line.eq(line),
-                clk.odd_last_frame.eq(odd_last if k == 0 else Mux(sf, frame_line[0], odd_last)),
+                clk.line.eq(g.line),
+                clk.odd_last_frame.eq(g.odd_last if k == 0 else Mux(sf, g.frame_line[0], g.odd_last)),
             ]
             if k == 2:
-                m.d.comb += line_end.eq(counting & in_window & line_ends)
-        din = _read_data(m, cart_bus, tia_bus, riot_bus.rdata)
-        # the next-address probe's read data without the TIA's read bits 7..6 (its collision
-        # latches with this cycle's three drawing steps: the console's slowest source), which
-        # never reach a cartridge address (Cpu6507 addr_probe); bits 5..0 are the data bus's
-        m.d.comb += [cpu.din.eq(din),
-                     cpu.din_probe.eq(Cat(din[0:6], Mux(cart_bus.sel, cart_bus.rdata, riot_bus.rdata)[6:8]))]
-        with m.If(strobe):
-            m.d.sync += [last_bus.eq(Mux(bus_rw, din, bus_dout)), last_was_read.eq(bus_rw)]
-
+                m.d.comb += line_end.eq(counting & in_window & g.line_ends)
         # the frame-ending write (clock 2) comes after a frame start (clock 0) in the same cycle
+        g.update(drawn=drawn, line_end=line_end,
+                 frame_end=tia.clocks[0].frame_end | tia.clocks[1].frame_end | tia.clocks[2].frame_end)
+
+    def _bus_read(self, m, chips, g):
+        """The CPU's read data (the bus-read multiplexer, :func:`_read_data`) and the data bus's
+        last value that the TIA's undriven read bits return. One colour clock per clock: formed in
+        the clock after the access from what was registered at its edge (the cartridge's byte, the
+        RIOT's value; the TIA's latches from the address still held in the bus registers). Three:
+        in the access's own clock, with the next-address probe's read data beside it."""
+        cpu, tia, riot, cart = chips
+        cart_bus, tia_bus, riot_bus = g.buses
+        if self.colour_clocks_per_cycle == 1:
+            riot_seen = Signal(8)
+            m.d.sync += riot_seen.eq(riot_bus.rdata)
+            strobe_seen = Signal()
+            m.d.sync += strobe_seen.eq(g.strobe)
+            cart_seen = Signal(8)     # the cartridge's byte of the access in its own clock (ROM, RAM, DPC)
+            m.d.sync += cart_seen.eq(cart_bus.rdata)
+            din = _read_data(m, cart_bus, tia_bus, riot_seen, cart_seen)
+            m.d.comb += cpu.din.eq(din)
+            done = strobe_seen
+        else:
+            din = _read_data(m, cart_bus, tia_bus, riot_bus.rdata)
+            # the next-address probe's read data without the TIA's read bits 7..6 (its collision
+            # latches with this cycle's three drawing steps: the console's slowest source), which
+            # never reach a cartridge address (Cpu6507 addr_probe); bits 5..0 are the data bus's
+            m.d.comb += [cpu.din.eq(din),
+                         cpu.din_probe.eq(Cat(din[0:6], Mux(cart_bus.sel, cart_bus.rdata, riot_bus.rdata)[6:8]))]
+            done = g.strobe
+        with m.If(done):
+            m.d.sync += [g.last_bus.eq(Mux(g.bus_rw, din, g.bus_dout)), g.last_was_read.eq(g.bus_rw)]
+
+    def _frame_status(self, m, chips, g):
+        """The frame handshake (:data:`FrameSignature`, shared): the frame end pending until the
+        next ``start_frame``, the instruction start and the frame boundary, now and at the next
+        clock; the last frame's scanline parity kept at ``start_frame``. Sets ``g.pending``."""
+        cpu, tia, riot, cart = chips
+        sf = self.frame.start_frame
         pending = Signal()
         pending_next = Signal()
-        frame_end = tia.clocks[0].frame_end | tia.clocks[1].frame_end | tia.clocks[2].frame_end
-        m.d.comb += pending_next.eq(Mux(frame_end, 1, Mux(sf, 0, pending)))
-        m.d.sync += pending.eq(pending_next)
         insn_start = Signal()
-        m.d.comb += insn_start.eq(cpu.sync & rdy & counting)
-        # the same at the next clock, from the next values of its terms (FrameSignature's *_next)
         insn_start_next = Signal()
-        m.d.comb += insn_start_next.eq(cpu.sync_next & ~tia.wsync_next & (started | cpu.sync | cpu.sync_next))
+        if self.colour_clocks_per_cycle == 1:
+            m.d.comb += pending_next.eq(~sf & (pending | g.frame_end))
+            m.d.comb += insn_start.eq((g.ph == 0) & g.cycle_sync & g.rdy & g.counting)
+            # the same at the next clock, from the next values of its terms (FrameSignature's *_next)
+            m.d.comb += insn_start_next.eq((g.ph == 2) & g.cycle_sync_next & ~tia.wsync_next &
+                                           (g.started | g.cycle_sync | g.cycle_sync_next))
+        else:
+            # (a frame start at clock 0 and a frame-ending write at clock 2 of the same cycle: pending)
+            m.d.comb += pending_next.eq(Mux(g.frame_end, 1, Mux(sf, 0, pending)))
+            m.d.comb += insn_start.eq(cpu.sync & g.rdy & g.counting)
+            m.d.comb += insn_start_next.eq(cpu.sync_next & ~tia.wsync_next & (g.started | cpu.sync | cpu.sync_next))
+        m.d.sync += pending.eq(pending_next)
+        with m.If(sf):
+            m.d.sync += g.odd_last.eq(g.frame_line[0])
         m.d.comb += [self.frame.insn_start_next.eq(insn_start_next),
                      self.frame.at_boundary_next.eq(insn_start_next & pending_next),
-                     self.frame.jammed_next.eq(cpu.jammed_next)]
+                     self.frame.jammed_next.eq(cpu.jammed_next),
+                     self.frame.insn_start.eq(insn_start),
+                     self.frame.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
+                     self.frame.jammed.eq(cpu.jammed)]
+
+    def _outputs(self, m, chips, g):
+        """The console's observation ports and its pixel stream (shared; with three colour clocks
+        per clock ``pixel``, ``drawn``, ``pixel_x`` and ``hpos`` describe the cycle's colour clock 0
+        and ``pixels`` carries all three)."""
+        cpu, tia, riot, cart = chips
+        tia_bus = g.buses[1]
         m.d.comb += [
-            self.pixel.eq(tia.clocks[0].pixel), self.drawn.eq(drawn[0]), self.pixel_x.eq(hpos - 68),
-            self.row.eq(line - self.ystart), self.hpos.eq(hpos), self.line.eq(line),
-            self.cyc.eq(cyc), self.frame.insn_start.eq(insn_start),
-            self.frame.at_boundary.eq(insn_start & pending), self.frame_pending.eq(pending),
-            self.frame.jammed.eq(cpu.jammed), self.pc.eq(cpu.state.pc),
-            self.tia_touch.eq(strobe & tia_bus.sel),
-            self.pixels.visible.eq(Cat(*drawn)), self.pixels.line_end.eq(line_end),
-            self.pixels.frame_end.eq(sf),
+            self.pixel.eq(tia.clocks[0].pixel), self.drawn.eq(g.drawn[0]), self.pixel_x.eq(g.hpos - 68),
+            self.row.eq(g.line - self.ystart), self.hpos.eq(g.hpos), self.line.eq(g.line),
+            self.cyc.eq(g.cyc),
+            # the program counter after the CPU's coming edge (one colour clock per clock, the CPU
+            # steps later in the cycle than the grid's clock 0)
+            self.pc.eq(Mux(cpu.ce, cpu.pc_next, cpu.state.pc) if self.colour_clocks_per_cycle == 1
+                       else cpu.state.pc),
+            self.tia_touch.eq(g.strobe & tia_bus.sel),
+            self.pixels.visible.eq(Cat(*g.drawn)), self.pixels.line_end.eq(g.line_end),
+            self.pixels.frame_end.eq(self.frame.start_frame),
         ]
-        for k in range(3):
-            m.d.comb += self.pixels.pixel[k].eq(tia.clocks[k].pixel)
-        return m
+        for k, clk in enumerate(tia.clocks):
+            pix = self.pixels.pixel if self.colour_clocks_per_cycle == 1 else self.pixels.pixel[k]
+            m.d.comb += pix.eq(clk.pixel)
 
 
 def generate() -> dict[str, str]:

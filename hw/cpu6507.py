@@ -39,7 +39,7 @@ TIA register 0 in a 2600. ALE's reference model is ``hls_models/cpu6507.py``.
 
 from types import SimpleNamespace
 
-from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
+from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, memory, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -530,35 +530,7 @@ class Cpu6507(wiring.Component):
             self.state.p.eq(p), self.state.pc.eq(pc),
         ]
 
-        # the decoder fields of ir, registered with it from din (decoded in the opcode fetch's
-        # clock, so no path runs from ir through the decoder into the bus outputs)
-        dec = Signal(Decoded, init=decode(0))
-        dec_din = Signal(Decoded)
-        dec_reg = dec          # the decoded fields' registers, written with ir
-        if self.addr_probe:
-            # the decoded fields feed the next-address probe in the clock after the fetch: the
-            # table a read-only memory kept in logic (yosys ``rom_style = "logic"``), so that dec
-            # starts from flip-flops; inferred from the case table, synth_ecp5 maps it to a block
-            # RAM (DP16KD) whose output, unregistered, arrives 5.6 ns after the clock (nextpnr
-            # ECP5-85, speed 6), the three-colour-clock console's critical path (issue 16)
-            table = memory.Memory(shape=Decoded.as_shape(), depth=256, attrs={"rom_style": "logic"},
-                                  init=[Decoded.const(decode(op)).as_value().value for op in range(256)])
-            m.submodules.decode_table = table
-            # read at the four values of din's bits 7..6 and all four registered, picked after
-            # the register by ir's bits 7..6: those bits may arrive last (a TIA read's collision
-            # latches, formed from this clock's drawing), and then reach only ir
-            ports = [table.read_port(domain="comb") for _ in range(4)]
-            m.d.comb += [port.addr.eq(Cat(self.din[0:6], Const(hi, 2))) for hi, port in enumerate(ports)]
-            dec4 = data.ArrayLayout(Decoded, 4)
-            dec_din = Signal(dec4)
-            dec_reg = Signal(dec4, init=[decode(hi << 6) for hi in range(4)], name="dec4")
-            m.d.comb += [dec_din[hi].eq(port.data) for hi, port in enumerate(ports)]
-            m.d.comb += dec.eq(dec_reg[ir[6:8]])
-        else:
-            with m.Switch(self.din):
-                for opcode in range(256):
-                    with m.Case(opcode):
-                        m.d.comb += dec_din.eq(Decoded.const(decode(opcode)))
+        dec, dec_din, dec_reg = self._decoder(m, ir)
 
         rd = Signal()          # read cycle (rw output)
         advance = Signal()
@@ -609,6 +581,53 @@ class Cpu6507(wiring.Component):
         # turns a Switch over one-hot wildcard patterns into a priority chain per register)
         comb_dv = self._derived(m, r, False)
         shared = self._bus_outputs(rd, exec_en, exec_o)
+        self._state_machines(m, r, advance, binary, comb_dv, shared)
+        state_adv = self._probes(m, r, advance, binary, comb_dv, shared)
+        if self.addr_probe:
+            self._next_access_probe(m, r, advance, binary, comb_dv, shared, s_fwd)
+        self._operation_unit(m, r, exec_op, p_br, s_fwd)
+        self._state_load(m, r, state_adv)
+        return m
+
+    def _decoder(self, m, ir):
+        """The opcode's decoded fields (:data:`Decoded`): returns ``(dec, dec_din, dec_reg)``, the
+        fields of ``ir``, those of ``din`` (written with ``ir`` at an opcode fetch) and their
+        registers."""
+        # the decoder fields of ir, registered with it from din (decoded in the opcode fetch's
+        # clock, so no path runs from ir through the decoder into the bus outputs)
+        dec = Signal(Decoded, init=decode(0))
+        dec_din = Signal(Decoded)
+        dec_reg = dec          # the decoded fields' registers, written with ir
+        if self.addr_probe:
+            # the decoded fields feed the next-address probe in the clock after the fetch: the
+            # table a read-only memory kept in logic (yosys ``rom_style = "logic"``), so that dec
+            # starts from flip-flops; inferred from the case table, synth_ecp5 maps it to a block
+            # RAM (DP16KD) whose output, unregistered, arrives 5.6 ns after the clock (nextpnr
+            # ECP5-85, speed 6), the three-colour-clock console's critical path (issue 16)
+            table = memory.Memory(shape=Decoded.as_shape(), depth=256, attrs={"rom_style": "logic"},
+                                  init=[Decoded.const(decode(op)).as_value().value for op in range(256)])
+            m.submodules.decode_table = table
+            # read at the four values of din's bits 7..6 and all four registered, picked after
+            # the register by ir's bits 7..6: those bits may arrive last (a TIA read's collision
+            # latches, formed from this clock's drawing), and then reach only ir
+            ports = [table.read_port(domain="comb") for _ in range(4)]
+            m.d.comb += [port.addr.eq(Cat(self.din[0:6], Const(hi, 2))) for hi, port in enumerate(ports)]
+            dec4 = data.ArrayLayout(Decoded, 4)
+            dec_din = Signal(dec4)
+            dec_reg = Signal(dec4, init=[decode(hi << 6) for hi in range(4)], name="dec4")
+            m.d.comb += [dec_din[hi].eq(port.data) for hi, port in enumerate(ports)]
+            m.d.comb += dec.eq(dec_reg[ir[6:8]])
+        else:
+            with m.Switch(self.din):
+                for opcode in range(256):
+                    with m.Case(opcode):
+                        m.d.comb += dec_din.eq(Decoded.const(decode(opcode)))
+        return dec, dec_din, dec_reg
+
+    def _state_machines(self, m, r, advance, binary, comb_dv, shared):
+        """The bus state machine (:meth:`_bus_fsm`) over the registers; with three clocks per
+        cycle S's writes registered a clock ahead through a probe."""
+        s = r.s
         if self.clocks_per_cycle == 3:
             reg_dv = self._derived(m, r, True)
             # S as the state machine sets it, registered a clock before the edge (issue 16's
@@ -626,6 +645,12 @@ class Cpu6507(wiring.Component):
                 m.d.sync += s.eq(s_fsm_r)
         else:
             self._bus_fsm(m, r, advance, binary, comb_dv)
+
+    def _probes(self, m, r, advance, binary, comb_dv, shared):
+        """The state machine evaluated into comb signals only (:class:`_Probe`): ``fetch_next``,
+        ``pc_next``, ``sync_next`` and ``jammed_next``. Returns the state after an advancing edge
+        (``state_adv``, a comb signal the state load overrides)."""
+        state, pc = r.state, r.pc
         # probes: the same state machine, evaluated into comb signals only
         #  * fetch_next: the cycle after this one is an opcode fetch if the core advances at its
         #    end (a function of registers only: no transition into FETCH depends on din)
@@ -644,31 +669,40 @@ class Cpu6507(wiring.Component):
                      # deepest logic, and a frame controller registers this flag: issue 16's depth)
                      self.jammed_next.eq(~self.load_en & ((state == State.JAMMED) |
                                                           (advance & (state == State.T1) & (r.dec.mode == Mode.JAM))))]
-        if self.addr_probe:
-            # the next cycle's registers (a probe with advance), then the bus outputs over them
-            nxt = {}
-            # (S as the operation unit leaves it at this edge, s_fwd: with staged_ops=2 TXS/LAS
-            # write S at the end of the next instruction's second cycle, which a stack cycle follows)
-            for reg, name, now in ((state, "state_nx", state), (pc, "pc_nx", pc), (ad, "ad_nx", ad),
-                                   (s, "s_nx", s_fwd)):
-                nxt[name] = Signal(reg.shape(), name=name)
-                m.d.comb += nxt[name].eq(now)
-            r_in = SimpleNamespace(**vars(r))
-            r_in.din = self.din_probe
-            self._bus_fsm(_Probe(m, [(state, nxt["state_nx"]), (pc, nxt["pc_nx"]), (ad, nxt["ad_nx"]),
-                                     (s, nxt["s_nx"])], shared), r_in, advance, binary, comb_dv)
-            r_nx = SimpleNamespace(**vars(r))
-            r_nx.state, r_nx.pc, r_nx.ad, r_nx.s = nxt["state_nx"], nxt["pc_nx"], nxt["ad_nx"], nxt["s_nx"]
-            r_nx.zp_ad = Cat(r_nx.ad[0:8], Const(0, 8))
-            r_nx.stack = Cat(r_nx.s, Const(1, 8))
-            rd_nx = Signal(name="rd_nx")
-            dummy_nx = Signal(name="dummy_nx")
-            self._bus_fsm(_Probe(m, [], [x for x in shared if x is not self.addr and x is not rd and x is not self.dummy],
-                                 comb_targets=[(self.addr, self.addr_next), (rd, rd_nx), (self.dummy, dummy_nx)]),
-                          r_nx, Const(0), _Binary(r_nx.state), comb_dv)
-            # (a write cycle's dummy flag depends on the state alone (RMW's first write): exact)
-            m.d.comb += [self.rw_next.eq(rd_nx), self.write_next.eq(~rd_nx & ~dummy_nx)]
+        return state_adv
 
+    def _next_access_probe(self, m, r, advance, binary, comb_dv, shared, s_fwd):
+        """``addr_probe``: the next cycle's access (``addr_next``, ``rw_next``, ``write_next``) from
+        the next cycle's registers (a probe with ``advance``) and the bus outputs over them."""
+        state, pc, ad, s, rd = r.state, r.pc, r.ad, r.s, r.rd
+        # the next cycle's registers (a probe with advance), then the bus outputs over them
+        nxt = {}
+        # (S as the operation unit leaves it at this edge, s_fwd: with staged_ops=2 TXS/LAS
+        # write S at the end of the next instruction's second cycle, which a stack cycle follows)
+        for reg, name, now in ((state, "state_nx", state), (pc, "pc_nx", pc), (ad, "ad_nx", ad),
+                               (s, "s_nx", s_fwd)):
+            nxt[name] = Signal(reg.shape(), name=name)
+            m.d.comb += nxt[name].eq(now)
+        r_in = SimpleNamespace(**vars(r))
+        r_in.din = self.din_probe
+        self._bus_fsm(_Probe(m, [(state, nxt["state_nx"]), (pc, nxt["pc_nx"]), (ad, nxt["ad_nx"]),
+                                 (s, nxt["s_nx"])], shared), r_in, advance, binary, comb_dv)
+        r_nx = SimpleNamespace(**vars(r))
+        r_nx.state, r_nx.pc, r_nx.ad, r_nx.s = nxt["state_nx"], nxt["pc_nx"], nxt["ad_nx"], nxt["s_nx"]
+        r_nx.zp_ad = Cat(r_nx.ad[0:8], Const(0, 8))
+        r_nx.stack = Cat(r_nx.s, Const(1, 8))
+        rd_nx = Signal(name="rd_nx")
+        dummy_nx = Signal(name="dummy_nx")
+        self._bus_fsm(_Probe(m, [], [x for x in shared if x is not self.addr and x is not rd and x is not self.dummy],
+                             comb_targets=[(self.addr, self.addr_next), (rd, rd_nx), (self.dummy, dummy_nx)]),
+                      r_nx, Const(0), _Binary(r_nx.state), comb_dv)
+        # (a write cycle's dummy flag depends on the state alone (RMW's first write): exact)
+        m.d.comb += [self.rw_next.eq(rd_nx), self.write_next.eq(~rd_nx & ~dummy_nx)]
+
+    def _operation_unit(self, m, r, exec_op, p_br, s_fwd):
+        """The operation requested by the state machine (``r.exec_en``, ``exec_op`` on ``r.exec_o``),
+        carried out as :attr:`clocks_per_cycle` and :attr:`staged_ops` say."""
+        exec_en, exec_o, a, x, y, s, p = r.exec_en, r.exec_o, r.a, r.x, r.y, r.s, r.p
         # ---------------------------------------------------------------- operations
         if self.clocks_per_cycle == 1 and self.staged_ops == 2:
             self._two_clock_operations(m, exec_en, exec_op, exec_o, a, x, y, s, p, p_br, s_fwd)
@@ -682,6 +716,9 @@ class Cpu6507(wiring.Component):
         else:
             self._staged_operations(m, exec_en, exec_op, exec_o, a, x, y, s, p)
 
+    def _state_load(self, m, r, state_adv):
+        """The state load (``load_en``): A, X, Y, S, PC and P from ``load``, then an opcode fetch."""
+        a, x, y, s, pc, p, state = r.a, r.x, r.y, r.s, r.pc, r.p, r.state
         # ---------------------------------------------------------------- state load
         with m.If(self.load_en):
             m.d.sync += [
@@ -691,7 +728,7 @@ class Cpu6507(wiring.Component):
             m.d.comb += [self.pc_next.eq(self.load.pc), state_adv.eq(State.FETCH)]
             if self.addr_probe:
                 m.d.comb += [self.addr_next.eq(self.load.pc), self.rw_next.eq(1), self.write_next.eq(0)]
-        return m
+
 
     def _staged_operations(self, m, exec_en, exec_op, exec_o, a, x, y, s, p):
         """``clocks_per_cycle=3``: the operation requested at a cycle's edge carried out over three
@@ -828,240 +865,266 @@ class Cpu6507(wiring.Component):
         called for the registers, the bus outputs and once per probe (:class:`_Probe`)."""
         m.d.comb += [self.addr.eq(r.pc), r.rd.eq(1)]
         with st.switch(m):
-            with st.case(m, State.FETCH):
-                m.d.comb += self.sync.eq(1)
-                with m.If(advance):
-                    m.d.sync += [r.ir.eq(r.din), r.dec_reg.eq(r.dec_din), r.pc.eq(dv["pc_inc"]), r.state.eq(State.T1)]
+            self._fsm_fetch(m, r, advance, st, dv)
+            self._fsm_address(m, r, advance, st, dv)
+            self._fsm_access(m, r, advance, st, dv)
+            self._fsm_calls(m, r, advance, st, dv)
+            self._fsm_stack(m, r, advance, st, dv)
+            self._fsm_indirect(m, r, advance, st, dv)
 
-            with st.case(m, State.T1):
-                no_inc = Signal()
-                m.d.comb += no_inc.eq((r.dec.mode == Mode.IMP) | (r.dec.mode == Mode.RTS) | (r.dec.mode == Mode.RTI)
-                                      | (r.dec.mode == Mode.PSH) | (r.dec.mode == Mode.PUL) | (r.dec.mode == Mode.JAM))
-                m.d.comb += self.dummy.eq(no_inc)
-                with m.If(advance):
-                    with m.If(~no_inc):
-                        m.d.sync += r.pc.eq(dv["pc_inc"])
-                    with m.Switch(r.dec.mode):
-                        with m.Case(Mode.IMP, Mode.IMM):
-                            m.d.comb += r.exec_en.eq(1)
-                            m.d.sync += r.state.eq(State.FETCH)
-                        with m.Case(Mode.ZP):
-                            m.d.sync += [r.ad.eq(r.din), r.state.eq(State.EA)]
-                        with m.Case(Mode.ZPI):
-                            m.d.sync += [r.ad.eq(r.din), r.state.eq(State.ZPIDX)]
-                        with m.Case(Mode.ABS, Mode.ABI, Mode.JMP, Mode.IND, Mode.JSR):
-                            m.d.sync += r.ad[0:8].eq(r.din)
-                            m.d.sync += r.state.eq(Mux(r.dec.mode == Mode.JSR, State.JSR1, State.ADH))
-                        with m.Case(Mode.IZX):
-                            m.d.sync += [r.ad.eq(r.din), r.state.eq(State.IZX0)]
-                        with m.Case(Mode.IZY):
-                            m.d.sync += [r.ad.eq(r.din), r.state.eq(State.IZY0)]
-                        with m.Case(Mode.REL):
-                            m.d.sync += [r.dl.eq(r.din), r.state.eq(Mux(r.taken, State.BR1, State.FETCH))]
-                        with m.Case(Mode.BRK):
-                            m.d.sync += r.state.eq(State.BRK1)
-                        with m.Case(Mode.RTS, Mode.RTI, Mode.PUL):
-                            m.d.sync += r.state.eq(State.STKINC)
-                        with m.Case(Mode.PSH):
-                            m.d.sync += r.state.eq(State.PSH1)
-                        with m.Case(Mode.JAM):
-                            m.d.sync += r.state.eq(State.JAMMED)
+    def _fsm_fetch(self, m, r, advance, st, dv):
+        """Cases of :meth:`_bus_fsm`'s state switch: FETCH (the opcode) and T1 (the second byte, the
+        addressing mode's first step)."""
+        with st.case(m, State.FETCH):
+            m.d.comb += self.sync.eq(1)
+            with m.If(advance):
+                m.d.sync += [r.ir.eq(r.din), r.dec_reg.eq(r.dec_din), r.pc.eq(dv["pc_inc"]), r.state.eq(State.T1)]
 
-            with st.case(m, State.ZPIDX):
-                m.d.comb += [self.addr.eq(r.zp_ad), self.dummy.eq(1)]
-                with m.If(advance):
-                    m.d.sync += [r.ad[0:8].eq(dv["ad_idx"]), r.state.eq(State.EA)]
-
-            with st.case(m, State.ADH):
-                with m.If(advance):
+        with st.case(m, State.T1):
+            no_inc = Signal()
+            m.d.comb += no_inc.eq((r.dec.mode == Mode.IMP) | (r.dec.mode == Mode.RTS) | (r.dec.mode == Mode.RTI)
+                                  | (r.dec.mode == Mode.PSH) | (r.dec.mode == Mode.PUL) | (r.dec.mode == Mode.JAM))
+            m.d.comb += self.dummy.eq(no_inc)
+            with m.If(advance):
+                with m.If(~no_inc):
                     m.d.sync += r.pc.eq(dv["pc_inc"])
-                    with m.Switch(r.dec.mode):
-                        with m.Case(Mode.ABS):
-                            m.d.sync += [r.ad[8:16].eq(r.din), r.state.eq(State.EA)]
-                        with m.Case(Mode.JMP):
-                            m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)), r.state.eq(State.FETCH)]
-                        with m.Case(Mode.IND):
-                            m.d.sync += [r.ad[8:16].eq(r.din), r.state.eq(State.JI0)]
-                        with m.Default():  # ABI
-                            sum9 = dv["ad_idx"]
-                            m.d.sync += [r.ad.eq(Cat(sum9[0:8], r.din)), r.ixc.eq(sum9[8]),
-                                         r.state.eq(State.IDXFIX)]
-
-            with st.case(m, State.IDXFIX):
-                final = (r.dec.kind == Kind.R) & ~r.ixc
-                m.d.comb += [self.addr.eq(r.ad), self.dummy.eq(~final)]
-                with m.If(advance):
-                    with m.If(final):
+                with m.Switch(r.dec.mode):
+                    with m.Case(Mode.IMP, Mode.IMM):
                         m.d.comb += r.exec_en.eq(1)
                         m.d.sync += r.state.eq(State.FETCH)
-                    with m.Else():
-                        m.d.sync += [r.ad[8:16].eq(dv["adh_ixc"]), r.state.eq(State.EA)]
+                    with m.Case(Mode.ZP):
+                        m.d.sync += [r.ad.eq(r.din), r.state.eq(State.EA)]
+                    with m.Case(Mode.ZPI):
+                        m.d.sync += [r.ad.eq(r.din), r.state.eq(State.ZPIDX)]
+                    with m.Case(Mode.ABS, Mode.ABI, Mode.JMP, Mode.IND, Mode.JSR):
+                        m.d.sync += r.ad[0:8].eq(r.din)
+                        m.d.sync += r.state.eq(Mux(r.dec.mode == Mode.JSR, State.JSR1, State.ADH))
+                    with m.Case(Mode.IZX):
+                        m.d.sync += [r.ad.eq(r.din), r.state.eq(State.IZX0)]
+                    with m.Case(Mode.IZY):
+                        m.d.sync += [r.ad.eq(r.din), r.state.eq(State.IZY0)]
+                    with m.Case(Mode.REL):
+                        m.d.sync += [r.dl.eq(r.din), r.state.eq(Mux(r.taken, State.BR1, State.FETCH))]
+                    with m.Case(Mode.BRK):
+                        m.d.sync += r.state.eq(State.BRK1)
+                    with m.Case(Mode.RTS, Mode.RTI, Mode.PUL):
+                        m.d.sync += r.state.eq(State.STKINC)
+                    with m.Case(Mode.PSH):
+                        m.d.sync += r.state.eq(State.PSH1)
+                    with m.Case(Mode.JAM):
+                        m.d.sync += r.state.eq(State.JAMMED)
 
-            with st.case(m, State.IZX0):
-                m.d.comb += [self.addr.eq(r.zp_ad), self.dummy.eq(1)]
-                with m.If(advance):
-                    m.d.sync += [r.ad[0:8].eq(dv["ad_x"]), r.state.eq(State.IZX1)]
+    def _fsm_address(self, m, r, advance, st, dv):
+        """Cases of :meth:`_bus_fsm`'s state switch: the addressing modes' cycles: zero page
+        indexed, absolute (indexed), (zp,X), (zp),Y."""
+        with st.case(m, State.ZPIDX):
+            m.d.comb += [self.addr.eq(r.zp_ad), self.dummy.eq(1)]
+            with m.If(advance):
+                m.d.sync += [r.ad[0:8].eq(dv["ad_idx"]), r.state.eq(State.EA)]
 
-            with st.case(m, State.IZX1):
-                m.d.comb += self.addr.eq(r.zp_ad)
-                with m.If(advance):
-                    m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZX2)]
+        with st.case(m, State.ADH):
+            with m.If(advance):
+                m.d.sync += r.pc.eq(dv["pc_inc"])
+                with m.Switch(r.dec.mode):
+                    with m.Case(Mode.ABS):
+                        m.d.sync += [r.ad[8:16].eq(r.din), r.state.eq(State.EA)]
+                    with m.Case(Mode.JMP):
+                        m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)), r.state.eq(State.FETCH)]
+                    with m.Case(Mode.IND):
+                        m.d.sync += [r.ad[8:16].eq(r.din), r.state.eq(State.JI0)]
+                    with m.Default():  # ABI
+                        sum9 = dv["ad_idx"]
+                        m.d.sync += [r.ad.eq(Cat(sum9[0:8], r.din)), r.ixc.eq(sum9[8]),
+                                     r.state.eq(State.IDXFIX)]
 
-            with st.case(m, State.IZX2):
-                m.d.comb += self.addr.eq(r.zp_ad)
-                with m.If(advance):
-                    m.d.sync += [r.ad.eq(Cat(r.tmp, r.din)), r.state.eq(State.EA)]
-
-            with st.case(m, State.IZY0):
-                m.d.comb += self.addr.eq(r.zp_ad)
-                with m.If(advance):
-                    m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZY1)]
-
-            with st.case(m, State.IZY1):
-                m.d.comb += self.addr.eq(r.zp_ad)
-                with m.If(advance):
-                    sum9 = dv["tmp_y"]
-                    m.d.sync += [r.ad.eq(Cat(sum9[0:8], r.din)), r.ixc.eq(sum9[8]),
-                                 r.state.eq(State.IDXFIX)]
-
-            with st.case(m, State.EA):
-                m.d.comb += self.addr.eq(r.ad)
-                with m.Switch(r.dec.kind):
-                    with m.Case(Kind.R):
-                        with m.If(advance):
-                            m.d.comb += r.exec_en.eq(1)
-                            m.d.sync += r.state.eq(State.FETCH)
-                    with m.Case(Kind.W):
-                        m.d.comb += [r.rd.eq(0), self.dout.eq(r.store)]
-                        with m.If(advance):
-                            m.d.sync += r.state.eq(State.FETCH)
-                            with m.If(r.dec.alu == Alu.SHS):
-                                m.d.sync += r.s.eq(r.a & r.x)
-                    with m.Default():  # Kind.M
-                        with m.If(advance):
-                            m.d.sync += [r.dl.eq(r.din), r.state.eq(State.RMW1)]
-
-            with st.case(m, State.RMW1):
-                m.d.comb += [self.addr.eq(r.ad), r.rd.eq(0), self.dout.eq(r.dl), self.dummy.eq(1)]
-                with m.If(advance):
-                    m.d.sync += [r.dl.eq(r.modified), r.p.c.eq(r.mod_c), r.state.eq(State.RMW2)]
-
-            with st.case(m, State.RMW2):
-                m.d.comb += [self.addr.eq(r.ad), r.rd.eq(0), self.dout.eq(r.dl), r.exec_o.eq(r.dl)]
-                with m.If(advance):
+        with st.case(m, State.IDXFIX):
+            final = (r.dec.kind == Kind.R) & ~r.ixc
+            m.d.comb += [self.addr.eq(r.ad), self.dummy.eq(~final)]
+            with m.If(advance):
+                with m.If(final):
                     m.d.comb += r.exec_en.eq(1)
                     m.d.sync += r.state.eq(State.FETCH)
+                with m.Else():
+                    m.d.sync += [r.ad[8:16].eq(dv["adh_ixc"]), r.state.eq(State.EA)]
 
-            with st.case(m, State.BR1):
-                m.d.comb += self.dummy.eq(1)
-                with m.If(advance):
-                    with m.If(dv["bt"][8:16] == r.pc[8:16]):
-                        m.d.sync += [r.pc.eq(dv["bt"]), r.state.eq(State.FETCH)]
-                    with m.Else():
-                        m.d.sync += [r.pc[0:8].eq(dv["bt"][0:8]), r.ad[8:16].eq(dv["bt"][8:16]),
-                                     r.state.eq(State.BR2)]
+        with st.case(m, State.IZX0):
+            m.d.comb += [self.addr.eq(r.zp_ad), self.dummy.eq(1)]
+            with m.If(advance):
+                m.d.sync += [r.ad[0:8].eq(dv["ad_x"]), r.state.eq(State.IZX1)]
 
-            with st.case(m, State.BR2):
-                m.d.comb += self.dummy.eq(1)
-                with m.If(advance):
-                    m.d.sync += [r.pc[8:16].eq(r.ad[8:16]), r.state.eq(State.FETCH)]
+        with st.case(m, State.IZX1):
+            m.d.comb += self.addr.eq(r.zp_ad)
+            with m.If(advance):
+                m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZX2)]
 
-            with st.case(m, State.JSR1):
-                m.d.comb += self.addr.eq(r.stack)
-                with m.If(advance):
-                    m.d.sync += r.state.eq(State.JSR2)
+        with st.case(m, State.IZX2):
+            m.d.comb += self.addr.eq(r.zp_ad)
+            with m.If(advance):
+                m.d.sync += [r.ad.eq(Cat(r.tmp, r.din)), r.state.eq(State.EA)]
 
-            with st.case(m, State.JSR2, State.BRK1):
-                m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.pc[8:16])]
-                with m.If(advance):
-                    m.d.sync += [r.s.eq(dv["s_dec"]), r.state.eq(Mux(r.state == State.JSR2, State.JSR3, State.BRK2))]
+        with st.case(m, State.IZY0):
+            m.d.comb += self.addr.eq(r.zp_ad)
+            with m.If(advance):
+                m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.IZY1)]
 
-            with st.case(m, State.JSR3, State.BRK2):
-                m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.pc[0:8])]
-                with m.If(advance):
-                    m.d.sync += [r.s.eq(dv["s_dec"]), r.state.eq(Mux(r.state == State.JSR3, State.JSR4, State.BRK3))]
+        with st.case(m, State.IZY1):
+            m.d.comb += self.addr.eq(r.zp_ad)
+            with m.If(advance):
+                sum9 = dv["tmp_y"]
+                m.d.sync += [r.ad.eq(Cat(sum9[0:8], r.din)), r.ixc.eq(sum9[8]),
+                             r.state.eq(State.IDXFIX)]
 
-            with st.case(m, State.JSR4):
-                with m.If(advance):
-                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)), r.state.eq(State.FETCH)]
+    def _fsm_access(self, m, r, advance, st, dv):
+        """Cases of :meth:`_bus_fsm`'s state switch: the access at the effective address (read,
+        write, read-modify-write) and the branch's extra cycles."""
+        with st.case(m, State.EA):
+            m.d.comb += self.addr.eq(r.ad)
+            with m.Switch(r.dec.kind):
+                with m.Case(Kind.R):
+                    with m.If(advance):
+                        m.d.comb += r.exec_en.eq(1)
+                        m.d.sync += r.state.eq(State.FETCH)
+                with m.Case(Kind.W):
+                    m.d.comb += [r.rd.eq(0), self.dout.eq(r.store)]
+                    with m.If(advance):
+                        m.d.sync += r.state.eq(State.FETCH)
+                        with m.If(r.dec.alu == Alu.SHS):
+                            m.d.sync += r.s.eq(r.a & r.x)
+                with m.Default():  # Kind.M
+                    with m.If(advance):
+                        m.d.sync += [r.dl.eq(r.din), r.state.eq(State.RMW1)]
 
-            with st.case(m, State.BRK3):
-                m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.p)]
-                with m.If(advance):
-                    m.d.sync += [r.s.eq(dv["s_dec"]), r.p.i.eq(1), r.state.eq(State.BRK4)]
+        with st.case(m, State.RMW1):
+            m.d.comb += [self.addr.eq(r.ad), r.rd.eq(0), self.dout.eq(r.dl), self.dummy.eq(1)]
+            with m.If(advance):
+                m.d.sync += [r.dl.eq(r.modified), r.p.c.eq(r.mod_c), r.state.eq(State.RMW2)]
 
-            with st.case(m, State.BRK4, State.RST0):
-                m.d.comb += self.addr.eq(Mux(r.state == State.BRK4, 0xFFFE, 0xFFFC))
-                with m.If(advance):
-                    m.d.sync += [r.ad[0:8].eq(r.din),
-                                 r.state.eq(Mux(r.state == State.BRK4, State.BRK5, State.RST1))]
+        with st.case(m, State.RMW2):
+            m.d.comb += [self.addr.eq(r.ad), r.rd.eq(0), self.dout.eq(r.dl), r.exec_o.eq(r.dl)]
+            with m.If(advance):
+                m.d.comb += r.exec_en.eq(1)
+                m.d.sync += r.state.eq(State.FETCH)
 
-            with st.case(m, State.BRK5, State.RST1):
-                m.d.comb += self.addr.eq(Mux(r.state == State.BRK5, 0xFFFF, 0xFFFD))
-                with m.If(advance):
-                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)), r.state.eq(State.FETCH)]
+        with st.case(m, State.BR1):
+            m.d.comb += self.dummy.eq(1)
+            with m.If(advance):
+                with m.If(dv["bt"][8:16] == r.pc[8:16]):
+                    m.d.sync += [r.pc.eq(dv["bt"]), r.state.eq(State.FETCH)]
+                with m.Else():
+                    m.d.sync += [r.pc[0:8].eq(dv["bt"][0:8]), r.ad[8:16].eq(dv["bt"][8:16]),
+                                 r.state.eq(State.BR2)]
 
-            with st.case(m, State.STKINC):
-                m.d.comb += self.addr.eq(r.stack)
-                with m.If(advance):
-                    m.d.sync += r.s.eq(dv["s_inc"])
-                    with m.Switch(r.dec.mode):
-                        with m.Case(Mode.PUL):
-                            m.d.sync += r.state.eq(State.PUL2)
-                        with m.Case(Mode.RTS):
-                            m.d.sync += r.state.eq(State.RTS2)
-                        with m.Default():
-                            m.d.sync += r.state.eq(State.RTI2)
+        with st.case(m, State.BR2):
+            m.d.comb += self.dummy.eq(1)
+            with m.If(advance):
+                m.d.sync += [r.pc[8:16].eq(r.ad[8:16]), r.state.eq(State.FETCH)]
 
-            with st.case(m, State.PUL2):
-                m.d.comb += self.addr.eq(r.stack)
-                with m.If(advance):
-                    m.d.comb += r.exec_en.eq(1)
-                    m.d.sync += r.state.eq(State.FETCH)
+    def _fsm_calls(self, m, r, advance, st, dv):
+        """Cases of :meth:`_bus_fsm`'s state switch: JSR's and BRK's pushes and the vector reads of
+        BRK and reset."""
+        with st.case(m, State.JSR1):
+            m.d.comb += self.addr.eq(r.stack)
+            with m.If(advance):
+                m.d.sync += r.state.eq(State.JSR2)
 
-            with st.case(m, State.RTS2, State.RTI3):
-                m.d.comb += self.addr.eq(r.stack)
-                with m.If(advance):
-                    m.d.sync += [r.ad[0:8].eq(r.din), r.s.eq(dv["s_inc"]),
-                                 r.state.eq(Mux(r.state == State.RTS2, State.RTS3, State.RTI4))]
+        with st.case(m, State.JSR2, State.BRK1):
+            m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.pc[8:16])]
+            with m.If(advance):
+                m.d.sync += [r.s.eq(dv["s_dec"]), r.state.eq(Mux(r.state == State.JSR2, State.JSR3, State.BRK2))]
 
-            with st.case(m, State.RTS3, State.RTI4):
-                m.d.comb += self.addr.eq(r.stack)
-                with m.If(advance):
-                    m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)),
-                                 r.state.eq(Mux(r.state == State.RTS3, State.RTS4, State.FETCH))]
+        with st.case(m, State.JSR3, State.BRK2):
+            m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.pc[0:8])]
+            with m.If(advance):
+                m.d.sync += [r.s.eq(dv["s_dec"]), r.state.eq(Mux(r.state == State.JSR3, State.JSR4, State.BRK3))]
 
-            with st.case(m, State.RTS4):
-                with m.If(advance):
-                    m.d.sync += [r.pc.eq(dv["pc_inc"]), r.state.eq(State.FETCH)]
+        with st.case(m, State.JSR4):
+            with m.If(advance):
+                m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)), r.state.eq(State.FETCH)]
 
-            with st.case(m, State.RTI2):
-                m.d.comb += self.addr.eq(r.stack)
-                with m.If(advance):
-                    m.d.sync += [r.s.eq(dv["s_inc"]), r.state.eq(State.RTI3)]
-                    m.d.sync += _flags_from(r.p, r.din)
+        with st.case(m, State.BRK3):
+            m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(r.p)]
+            with m.If(advance):
+                m.d.sync += [r.s.eq(dv["s_dec"]), r.p.i.eq(1), r.state.eq(State.BRK4)]
 
-            with st.case(m, State.PSH1):
-                m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(Mux(r.ir[6], r.a, r.p.as_value()))]
-                with m.If(advance):
-                    m.d.sync += [r.s.eq(dv["s_dec"]), r.state.eq(State.FETCH)]
+        with st.case(m, State.BRK4, State.RST0):
+            m.d.comb += self.addr.eq(Mux(r.state == State.BRK4, 0xFFFE, 0xFFFC))
+            with m.If(advance):
+                m.d.sync += [r.ad[0:8].eq(r.din),
+                             r.state.eq(Mux(r.state == State.BRK4, State.BRK5, State.RST1))]
 
-            with st.case(m, State.JI0):
-                m.d.comb += self.addr.eq(r.ad)
-                with m.If(advance):
-                    # the pointer's high byte is read from the same page (the NMOS page-wrap bug):
-                    # its low byte incremented here, at the edge, so that the next cycle's address
-                    # is a register, not an adder (issue 16's depth: the cartridge's ROM address
-                    # is formed from the CPU's address a clock ahead)
-                    m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.JI1)]
+        with st.case(m, State.BRK5, State.RST1):
+            m.d.comb += self.addr.eq(Mux(r.state == State.BRK5, 0xFFFF, 0xFFFD))
+            with m.If(advance):
+                m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)), r.state.eq(State.FETCH)]
 
-            with st.case(m, State.JI1):
-                m.d.comb += self.addr.eq(r.ad)
-                with m.If(advance):
-                    m.d.sync += [r.pc.eq(Cat(r.tmp, r.din)), r.state.eq(State.FETCH)]
+    def _fsm_stack(self, m, r, advance, st, dv):
+        """Cases of :meth:`_bus_fsm`'s state switch: the pulls (PLA/PLP), RTS's and RTI's, and the
+        pushes (PHA/PHP)."""
+        with st.case(m, State.STKINC):
+            m.d.comb += self.addr.eq(r.stack)
+            with m.If(advance):
+                m.d.sync += r.s.eq(dv["s_inc"])
+                with m.Switch(r.dec.mode):
+                    with m.Case(Mode.PUL):
+                        m.d.sync += r.state.eq(State.PUL2)
+                    with m.Case(Mode.RTS):
+                        m.d.sync += r.state.eq(State.RTS2)
+                    with m.Default():
+                        m.d.sync += r.state.eq(State.RTI2)
 
-            with st.case(m, State.JAMMED):
-                m.d.comb += self.dummy.eq(1)
+        with st.case(m, State.PUL2):
+            m.d.comb += self.addr.eq(r.stack)
+            with m.If(advance):
+                m.d.comb += r.exec_en.eq(1)
+                m.d.sync += r.state.eq(State.FETCH)
+
+        with st.case(m, State.RTS2, State.RTI3):
+            m.d.comb += self.addr.eq(r.stack)
+            with m.If(advance):
+                m.d.sync += [r.ad[0:8].eq(r.din), r.s.eq(dv["s_inc"]),
+                             r.state.eq(Mux(r.state == State.RTS2, State.RTS3, State.RTI4))]
+
+        with st.case(m, State.RTS3, State.RTI4):
+            m.d.comb += self.addr.eq(r.stack)
+            with m.If(advance):
+                m.d.sync += [r.pc.eq(Cat(r.ad[0:8], r.din)),
+                             r.state.eq(Mux(r.state == State.RTS3, State.RTS4, State.FETCH))]
+
+        with st.case(m, State.RTS4):
+            with m.If(advance):
+                m.d.sync += [r.pc.eq(dv["pc_inc"]), r.state.eq(State.FETCH)]
+
+        with st.case(m, State.RTI2):
+            m.d.comb += self.addr.eq(r.stack)
+            with m.If(advance):
+                m.d.sync += [r.s.eq(dv["s_inc"]), r.state.eq(State.RTI3)]
+                m.d.sync += _flags_from(r.p, r.din)
+
+        with st.case(m, State.PSH1):
+            m.d.comb += [self.addr.eq(r.stack), r.rd.eq(0), self.dout.eq(Mux(r.ir[6], r.a, r.p.as_value()))]
+            with m.If(advance):
+                m.d.sync += [r.s.eq(dv["s_dec"]), r.state.eq(State.FETCH)]
+
+    def _fsm_indirect(self, m, r, advance, st, dv):
+        """Cases of :meth:`_bus_fsm`'s state switch: JMP (ind) with the NMOS page wrap, and the
+        jammed state."""
+        with st.case(m, State.JI0):
+            m.d.comb += self.addr.eq(r.ad)
+            with m.If(advance):
+                # the pointer's high byte is read from the same page (the NMOS page-wrap bug):
+                # its low byte incremented here, at the edge, so that the next cycle's address
+                # is a register, not an adder (issue 16's depth: the cartridge's ROM address
+                # is formed from the CPU's address a clock ahead)
+                m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.JI1)]
+
+        with st.case(m, State.JI1):
+            m.d.comb += self.addr.eq(r.ad)
+            with m.If(advance):
+                m.d.sync += [r.pc.eq(Cat(r.tmp, r.din)), r.state.eq(State.FETCH)]
+
+        with st.case(m, State.JAMMED):
+            m.d.comb += self.dummy.eq(1)
+
 
     def _operations(self, m, exec_en, op, o, a, x, y, s, p, pre=None):
         """Register updates of the operation requested in this cycle (ALE's rules).
@@ -1075,65 +1138,7 @@ class Cpu6507(wiring.Component):
         def nz(value):
             return [p.n.eq(value[7]), p.z.eq(value == 0)]
 
-        # Binary adder shared by ADC and SBC (SBC adds the complement).
-        is_sbc = op.is_(Alu.SBC)
-        addend = Signal(8)
-        m.d.comb += addend.eq(Mux(is_sbc, ~o, o))
-        bsum = Signal(9)
-        m.d.comb += bsum.eq(a + addend + p.c if pre is None else pre["bsum"])
-        bres = bsum[0:8]
-        bv = (~(a ^ addend) & (a ^ bres))[7]
-
-        # Decimal results: (result, n, v, z, c) for ADC and SBC.
-        if pre is not None:
-            dsum, dadj = pre["dsum"], pre["dadj"]
-            adc_t = _table(m, dsum[0:8], lambda v: _binary_to_bcd_int(v) | (_binary_to_bcd_int(v) == 0) << 8, 9)
-            adc_r = adc_t[0:8]
-            adc_flags = (adc_r[7], ((a ^ adc_r) & (adc_r ^ o))[7], adc_t[8], dsum > 99)
-            sub_b = _table(m, dadj[0:8], lambda v: _bcd_to_binary_int(v) | (_bcd_to_binary_int(v) == 0) << 8, 9)
-            sub_d = _table(m, dadj[0:8], lambda v: _binary_to_bcd_int(v) | (_binary_to_bcd_int(v) == 0) << 8, 9)
-            sbc_t = Signal(9)
-            m.d.comb += sbc_t.eq(Mux(dadj < 0, sub_b, sub_d))
-            sbc_r = sbc_t[0:8]
-            sbc_flags = (sbc_r[7], ((a ^ sbc_r) & (sbc_r ^ o))[7], sbc_t[8], bsum[8])
-        elif self.decimal == "ale":
-            bin_a = self._bcd_to_binary(m, a)
-            bin_o = self._bcd_to_binary(m, o)
-            dsum = Signal(9)
-            m.d.comb += dsum.eq(bin_a + bin_o + p.c)
-            adc_r = Signal(8)
-            m.d.comb += adc_r.eq(self._binary_to_bcd(m, dsum[0:8]))
-            adc_flags = (adc_r[7], ((a ^ adc_r) & (adc_r ^ o))[7], adc_r == 0, dsum > 99)
-            ddiff = Signal(signed(10))
-            m.d.comb += ddiff.eq(bin_a - bin_o - ~p.c)   # unsigned - unsigned is signed
-            dadj = Signal(signed(10))
-            m.d.comb += dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff))
-            sbc_r = Signal(8)
-            m.d.comb += sbc_r.eq(Mux(dadj < 0, self._bcd_to_binary(m, dadj[0:8]),
-                                     self._binary_to_bcd(m, dadj[0:8])))
-            # SBC's C is a binary compare A >= o + borrow, i.e. the binary SBC carry.
-            sbc_flags = (sbc_r[7], ((a ^ sbc_r) & (sbc_r ^ o))[7], sbc_r == 0, bsum[8])
-        else:
-            lo = Signal(6)
-            m.d.comb += lo.eq(a[0:4] + o[0:4] + p.c)
-            lo_adj = Signal(6)
-            m.d.comb += lo_adj.eq(Mux(lo >= 10, ((lo + 6) & 0xF) + 0x10, lo))
-            hs = Signal(9)
-            m.d.comb += hs.eq((a & 0xF0) + (o & 0xF0) + lo_adj)
-            hs_adj = Signal(10)
-            m.d.comb += hs_adj.eq(Mux(hs >= 0xA0, hs + 0x60, hs))
-            adc_r = hs_adj[0:8]
-            adc_flags = (hs[7], (~(a ^ o) & (a ^ hs[0:8]))[7], bres == 0, hs_adj >= 0x100)
-            slo = Signal(signed(7))
-            m.d.comb += slo.eq(a[0:4] - o[0:4] + p.c - 1)   # unsigned - unsigned is signed
-            slo_adj = Signal(signed(7))
-            m.d.comb += slo_adj.eq(Mux(slo < 0, ((slo - 6) & 0xF)[0:4] - 0x10, slo))
-            shs = Signal(signed(10))
-            m.d.comb += shs.eq((a & 0xF0) - (o & 0xF0) + slo_adj)
-            shs_adj = Signal(signed(10))
-            m.d.comb += shs_adj.eq(Mux(shs < 0, shs - 0x60, shs))
-            sbc_r = shs_adj[0:8]
-            sbc_flags = (bres[7], bv, bres == 0, bsum[8])
+        bsum, bres, bv, (adc_r, adc_flags), (sbc_r, sbc_flags) = self._add_results(m, op, o, a, p, pre)
 
         def add_like(is_sub):
             r, (dn, dv, dz, dc) = (sbc_r, sbc_flags) if is_sub else (adc_r, adc_flags)
@@ -1244,6 +1249,74 @@ class Cpu6507(wiring.Component):
                     m.d.sync += p.v.eq(0)
                 with op.case(m, Alu.PLP):
                     m.d.sync += _flags_from(p, o)
+
+
+    def _add_results(self, m, op, o, a, p, pre):
+        """ADC's and SBC's results for :meth:`_operations`: returns ``(bsum, bres, bv, (adc_r,
+        adc_flags), (sbc_r, sbc_flags))``: the binary sum (9 bits; SBC adds the complement), its
+        low 8 bits and overflow, and per operation the decimal-mode result (8 bits) and its flags
+        ``(n, v, z, c)`` by :attr:`decimal` (ALE's BCD tables or the NMOS adder), from ``pre``'s
+        registered sums when given."""
+        # Binary adder shared by ADC and SBC (SBC adds the complement).
+        is_sbc = op.is_(Alu.SBC)
+        addend = Signal(8)
+        m.d.comb += addend.eq(Mux(is_sbc, ~o, o))
+        bsum = Signal(9)
+        m.d.comb += bsum.eq(a + addend + p.c if pre is None else pre["bsum"])
+        bres = bsum[0:8]
+        bv = (~(a ^ addend) & (a ^ bres))[7]
+
+        # Decimal results: (result, n, v, z, c) for ADC and SBC.
+        if pre is not None:
+            dsum, dadj = pre["dsum"], pre["dadj"]
+            adc_t = _table(m, dsum[0:8], lambda v: _binary_to_bcd_int(v) | (_binary_to_bcd_int(v) == 0) << 8, 9)
+            adc_r = adc_t[0:8]
+            adc_flags = (adc_r[7], ((a ^ adc_r) & (adc_r ^ o))[7], adc_t[8], dsum > 99)
+            sub_b = _table(m, dadj[0:8], lambda v: _bcd_to_binary_int(v) | (_bcd_to_binary_int(v) == 0) << 8, 9)
+            sub_d = _table(m, dadj[0:8], lambda v: _binary_to_bcd_int(v) | (_binary_to_bcd_int(v) == 0) << 8, 9)
+            sbc_t = Signal(9)
+            m.d.comb += sbc_t.eq(Mux(dadj < 0, sub_b, sub_d))
+            sbc_r = sbc_t[0:8]
+            sbc_flags = (sbc_r[7], ((a ^ sbc_r) & (sbc_r ^ o))[7], sbc_t[8], bsum[8])
+        elif self.decimal == "ale":
+            bin_a = self._bcd_to_binary(m, a)
+            bin_o = self._bcd_to_binary(m, o)
+            dsum = Signal(9)
+            m.d.comb += dsum.eq(bin_a + bin_o + p.c)
+            adc_r = Signal(8)
+            m.d.comb += adc_r.eq(self._binary_to_bcd(m, dsum[0:8]))
+            adc_flags = (adc_r[7], ((a ^ adc_r) & (adc_r ^ o))[7], adc_r == 0, dsum > 99)
+            ddiff = Signal(signed(10))
+            m.d.comb += ddiff.eq(bin_a - bin_o - ~p.c)   # unsigned - unsigned is signed
+            dadj = Signal(signed(10))
+            m.d.comb += dadj.eq(Mux(ddiff < 0, ddiff + 100, ddiff))
+            sbc_r = Signal(8)
+            m.d.comb += sbc_r.eq(Mux(dadj < 0, self._bcd_to_binary(m, dadj[0:8]),
+                                     self._binary_to_bcd(m, dadj[0:8])))
+            # SBC's C is a binary compare A >= o + borrow, i.e. the binary SBC carry.
+            sbc_flags = (sbc_r[7], ((a ^ sbc_r) & (sbc_r ^ o))[7], sbc_r == 0, bsum[8])
+        else:
+            lo = Signal(6)
+            m.d.comb += lo.eq(a[0:4] + o[0:4] + p.c)
+            lo_adj = Signal(6)
+            m.d.comb += lo_adj.eq(Mux(lo >= 10, ((lo + 6) & 0xF) + 0x10, lo))
+            hs = Signal(9)
+            m.d.comb += hs.eq((a & 0xF0) + (o & 0xF0) + lo_adj)
+            hs_adj = Signal(10)
+            m.d.comb += hs_adj.eq(Mux(hs >= 0xA0, hs + 0x60, hs))
+            adc_r = hs_adj[0:8]
+            adc_flags = (hs[7], (~(a ^ o) & (a ^ hs[0:8]))[7], bres == 0, hs_adj >= 0x100)
+            slo = Signal(signed(7))
+            m.d.comb += slo.eq(a[0:4] - o[0:4] + p.c - 1)   # unsigned - unsigned is signed
+            slo_adj = Signal(signed(7))
+            m.d.comb += slo_adj.eq(Mux(slo < 0, ((slo - 6) & 0xF)[0:4] - 0x10, slo))
+            shs = Signal(signed(10))
+            m.d.comb += shs.eq((a & 0xF0) - (o & 0xF0) + slo_adj)
+            shs_adj = Signal(signed(10))
+            m.d.comb += shs_adj.eq(Mux(shs < 0, shs - 0x60, shs))
+            sbc_r = shs_adj[0:8]
+            sbc_flags = (bres[7], bv, bres == 0, bsum[8])
+        return bsum, bres, bv, (adc_r, adc_flags), (sbc_r, sbc_flags)
 
     @staticmethod
     def _arr_values(m, a, o, p):

@@ -11,7 +11,7 @@ Frames are ALE frames (``TIA::update()``): the console runs (``drive.ce``) from 
 25,000-instruction limit (:data:`MAX_INSTRUCTIONS`; the frame then continues in the next
 frame without a new start, as ALE's next ``update()`` does) or a CPU jam. Whether the console
 stops at a clock is registered in the clock before, from the console's predictions of its frame
-flags (:data:`hw.console.FrameSignature`'s ``*_next``) and the instruction count, so that the
+flags (:data:`hw.interfaces.FrameSignature`'s ``*_next``) and the instruction count, so that the
 console's clock enable is a register and a state decode, not a path through the console (issue 16).
 
 Reward, game over and lives come from the game rules applied to the console's RAM by the
@@ -36,6 +36,8 @@ latency), inference, action select, control (``CLEAR``).
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from amaranth import Array, Cat, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
@@ -43,11 +45,9 @@ from amaranth.lib.wiring import In, Out
 from hls_models.action_select import MAX_ACTIONS
 from hls_models.frame_skip import (MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX, PADDLE_DELTA, PADDLE_MULT,
                                    PADDLE_R_MAX, PADDLE_SHIFT)
-from hw.action_select import chosen_action_signature
-from hw.console import ControllerSignature, FrameSignature
 from hw.counters import count_clocks
-from hw.policy_engine import ACC_BITS, InferenceControlSignature
-from hw.preprocessor import PreprocessorControlSignature
+from hw.interfaces import (ACC_BITS, ConsoleDriveSignature, ControllerSignature, InferenceControlSignature,
+                           PreprocessorControlSignature, chosen_action_signature)
 
 MAX_INSTRUCTIONS = 25000      #: ALE's M6502::execute(25000) per TIA::update()
 PADDLE_BITS = PADDLE_R_MAX.bit_length()
@@ -58,16 +58,6 @@ ActionEntry = data.StructLayout({
     "inpt4": 1,       # INPT4 bit 7 (left fire, active low)
     "inpt5": 1,       # INPT5 bit 7 (right fire, active low)
     "paddle": 2,      # paddle 0 per frame: 0 still, 1 left (+DELTA ohms), 2 right (-DELTA ohms)
-})
-
-#: The controller's drive of the console (producer: the controller): its clock enable, the frame
-#: handshake (:data:`hw.console.FrameSignature`: the frame start and the frame's stop conditions)
-#: and the controller inputs (:data:`hw.console.ControllerSignature`), both the console's own and
-#: joined with ``wiring.connect``.
-ConsoleDriveSignature = wiring.Signature({
-    "ce": Out(1),             # the console's clock enable (it runs this cycle)
-    "frame": In(FrameSignature),
-    "controllers": Out(ControllerSignature),
 })
 
 
@@ -97,9 +87,9 @@ class FrameSkip(wiring.Component):
         rules_ack, terminal, reward: In: the host's rules result of the last frame; ``reward``
             must hold its value from the clock before ``rules_ack`` (the instance's REWARD is
             its own register, written before RULES), as the return's add is registered.
-        engine: In(:data:`hw.policy_engine.InferenceControlSignature`): ``start`` an inference;
+        engine: In(:data:`hw.interfaces.InferenceControlSignature`): ``start`` an inference;
             ``done``: the engine's action values are out (to the action select).
-        chosen: In(:func:`hw.action_select.chosen_action_signature`): the chosen action.
+        chosen: In(:func:`hw.interfaces.chosen_action_signature`): the chosen action.
         Config In: noops, noop_index, fire_en, fire_index, frame_skip, episode_frames,
             actions (table), swchb, paddle_en, paddle_swap, paddle_lo/hi/start,
             paddle_fixed_needed, paddle_mode, man_* (manual frame inputs).
@@ -153,10 +143,68 @@ class FrameSkip(wiring.Component):
         # signature's, nothing pressed and no paddle)
         held = ControllerSignature.create(path=("held",))
         wiring.connect(m, held, wiring.flipped(d.controllers))
-        swcha, swchb, inpt4, inpt5 = held.swcha, held.swchb, held.inpt4, held.inpt5
         needed = Array(held.paddles.needed)
         mode = Array(held.paddles.mode)
 
+        pdir, r_next, r_needed = self._paddle_charge(m)
+        c = self._console_clock(m, insns, partial)
+        set_product, set_sum, set_needed = c.set_product, c.set_sum, c.set_needed
+
+        is_last = Signal()
+        m.d.comb += is_last.eq(run_i + 1 == run_n)
+        push_run = Signal()          # this run's last frame is pushed
+        m.d.comb += push_run.eq((self.phase == Phase.FIRE) | (self.phase == Phase.STEP) |
+                                ((self.phase == Phase.NOOP) & ~self.fire_en))
+
+        # the next step's length over two registers (issue 16: subtract, compare and pick were 11
+        # xc7 levels into run_n): used in SELECT, at least three clocks after frames last changed
+        # (at a frame's stop, then RULES, OBS and INFER), so both have settled by then
+        remaining = Signal(25)
+        m.d.sync += remaining.eq(self.episode_frames - self.frames)
+        step_len = Signal(8)
+        m.d.sync += step_len.eq(Mux(remaining < self.frame_skip, remaining, self.frame_skip))
+
+        # frames >= episode_frames as a register set whenever frames changes, from frames + 1 kept
+        # beside it (issue 16: the 24-bit compare at the acknowledgement was 10 xc7 levels into
+        # ``done``); episode_frames is written by the host before an episode starts
+        frames_p1 = Signal(25, init=1)
+        reached = Signal()
+
+        # the return after this frame's reward, registered every clock (issue 16: the 32-bit add
+        # at the acknowledgement was 10 xc7 levels into episode_return): the contract (class doc)
+        # has ``reward`` settled a clock before ``rules_ack``, and the return changes only at an
+        # acknowledgement or an episode's start, never in two clocks in a row
+        return_sum = Signal(signed(32))
+        m.d.sync += return_sum.eq(self.episode_return + self.reward)
+
+        # cycle counters, each cleared at an episode's start (IDLE, below) and counting its states
+        for name, states in (("emu", (State.SETUP, State.FRAME)), ("host", (State.RULES,)),
+                             ("obs", (State.OBS,)), ("infer", (State.INFER,)), ("select", (State.SELECT,)),
+                             ("ctrl", (State.CLEAR,))):
+            count_clocks(m, getattr(self, f"cycles_{name}"), Cat(st == s for s in states).any(),
+                         (st == State.IDLE) & self.start, f"cycles_{name}")
+
+        with m.If(set_product):
+            m.d.sync += [set_product.eq(0), set_sum.eq(1)]
+        with m.If(set_sum):
+            m.d.sync += [set_sum.eq(0), set_needed.eq(1)]
+        with m.If(set_needed):
+            m.d.sync += set_needed.eq(0)
+            with m.If(self.paddle_en):
+                m.d.sync += [needed[0].eq(Mux(self.paddle_swap, self.paddle_fixed_needed, r_needed)),
+                             needed[1].eq(Mux(self.paddle_swap, r_needed, self.paddle_fixed_needed)),
+                             needed[2].eq(0), needed[3].eq(0)]
+        self._sequencer(m, SimpleNamespace(
+            table=table, entry=entry, run_i=run_i, run_n=run_n, first=first, partial=partial, insns=insns, held=held,
+            needed=needed, mode=mode, r_next=r_next, pdir=pdir, is_last=is_last, push_run=push_run,
+            step_len=step_len, frames_p1=frames_p1, reached=reached, return_sum=return_sum), c)
+        return m
+
+    def _paddle_charge(self, m):
+        """Paddle 0's resistance after a run's step (``r' = clamp(r +/- DELTA)``) and its charge
+        time ``(r * MULT) >> SHIFT`` over two register stages. Returns ``(pdir, r_next, r_needed)``:
+        the run's paddle direction register (0 still, 1 left, 2 right), the next resistance and
+        the charge time of the present one (CPU cycles)."""
         # paddle 0: r' = clamp(r +/- DELTA); charge time by multiply and shift
         r = self.paddle_r
         moved = Signal(signed(PADDLE_BITS + 2))
@@ -200,6 +248,14 @@ class FrameSkip(wiring.Component):
         m.d.sync += [p_lo.eq(r * m_lo), p_hi.eq(r * m_hi)]
         r_needed = Signal(32)
         m.d.sync += r_needed.eq((p_hi + (p_lo >> 17)) >> (PADDLE_SHIFT - 17))
+        return pdir, r_next, r_needed
+
+    def _console_clock(self, m, insns, partial):
+        """The console's clock enable and frame start strobe, from registers (see the comments),
+        and the frame's stop. Returns a namespace of the registers and values the sequencer
+        reads: ``set_product``, ``set_sum``, ``set_needed`` (the paddle's charge-time stages),
+        ``stop``, ``stop_r``, ``stop_next``, ``insns_after``, ``go``, ``fresh``, ``started``."""
+        d, st = self.drive, self.state
         set_product = Signal()       # the cycle after SETUP: p_lo/p_hi take the new r
         set_sum = Signal()           # the next: r_needed takes them
         set_needed = Signal()        # the next: paddle needed from r_needed
@@ -255,51 +311,23 @@ class FrameSkip(wiring.Component):
         m.d.sync += [frame_go.eq(frame_go_next & ~self.abort),
                      sf_r.eq(sf_next & ~partial & ~started & ~self.abort)]
         m.d.comb += [d.ce.eq(frame_go & free), d.frame.start_frame.eq(sf_r)]
+        return SimpleNamespace(set_product=set_product, set_sum=set_sum, set_needed=set_needed, stop=stop,
+                               stop_r=stop_r, stop_next=stop_next, insns_after=insns_after, go=go, fresh=fresh,
+                               started=started)
 
-        is_last = Signal()
-        m.d.comb += is_last.eq(run_i + 1 == run_n)
-        push_run = Signal()          # this run's last frame is pushed
-        m.d.comb += push_run.eq((self.phase == Phase.FIRE) | (self.phase == Phase.STEP) |
-                                ((self.phase == Phase.NOOP) & ~self.fire_en))
-
-        # the next step's length over two registers (issue 16: subtract, compare and pick were 11
-        # xc7 levels into run_n): used in SELECT, at least three clocks after frames last changed
-        # (at a frame's stop, then RULES, OBS and INFER), so both have settled by then
-        remaining = Signal(25)
-        m.d.sync += remaining.eq(self.episode_frames - self.frames)
-        step_len = Signal(8)
-        m.d.sync += step_len.eq(Mux(remaining < self.frame_skip, remaining, self.frame_skip))
-
-        # frames >= episode_frames as a register set whenever frames changes, from frames + 1 kept
-        # beside it (issue 16: the 24-bit compare at the acknowledgement was 10 xc7 levels into
-        # ``done``); episode_frames is written by the host before an episode starts
-        frames_p1 = Signal(25, init=1)
-        reached = Signal()
-
-        # the return after this frame's reward, registered every clock (issue 16: the 32-bit add
-        # at the acknowledgement was 10 xc7 levels into episode_return): the contract (class doc)
-        # has ``reward`` settled a clock before ``rules_ack``, and the return changes only at an
-        # acknowledgement or an episode's start, never in two clocks in a row
-        return_sum = Signal(signed(32))
-        m.d.sync += return_sum.eq(self.episode_return + self.reward)
-
-        # cycle counters, each cleared at an episode's start (IDLE, below) and counting its states
-        for name, states in (("emu", (State.SETUP, State.FRAME)), ("host", (State.RULES,)),
-                             ("obs", (State.OBS,)), ("infer", (State.INFER,)), ("select", (State.SELECT,)),
-                             ("ctrl", (State.CLEAR,))):
-            count_clocks(m, getattr(self, f"cycles_{name}"), Cat(st == s for s in states).any(),
-                         (st == State.IDLE) & self.start, f"cycles_{name}")
-
-        with m.If(set_product):
-            m.d.sync += [set_product.eq(0), set_sum.eq(1)]
-        with m.If(set_sum):
-            m.d.sync += [set_sum.eq(0), set_needed.eq(1)]
-        with m.If(set_needed):
-            m.d.sync += set_needed.eq(0)
-            with m.If(self.paddle_en):
-                m.d.sync += [needed[0].eq(Mux(self.paddle_swap, self.paddle_fixed_needed, r_needed)),
-                             needed[1].eq(Mux(self.paddle_swap, r_needed, self.paddle_fixed_needed)),
-                             needed[2].eq(0), needed[3].eq(0)]
+    def _sequencer(self, m, v, c):
+        """The controller's state machine (:class:`State`): an episode's start, the frame's setup
+        and run, the rules' acknowledgement, the observation, inference and selection, and abort.
+        ``v``: :meth:`elaborate`'s registers and values by name; ``c``: :meth:`_console_clock`'s."""
+        d, st, act, r = self.drive, self.state, self.action, self.paddle_r
+        table, entry, run_i, run_n = v.table, v.entry, v.run_i, v.run_n
+        first, partial, insns = v.first, v.partial, v.insns
+        needed, mode, r_next, pdir, is_last, push_run = v.needed, v.mode, v.r_next, v.pdir, v.is_last, v.push_run
+        step_len, frames_p1, reached, return_sum = v.step_len, v.frames_p1, v.reached, v.return_sum
+        swcha, swchb, inpt4, inpt5 = v.held.swcha, v.held.swchb, v.held.inpt4, v.held.inpt5
+        set_product, set_sum, set_needed, stop, stop_r, stop_next = (c.set_product, c.set_sum, c.set_needed, c.stop,
+                                                                     c.stop_r, c.stop_next)
+        insns_after, go, fresh, started = c.insns_after, c.go, c.fresh, c.started
 
         def start_run(phase, action, length):
             m.d.sync += [self.phase.eq(phase), act.eq(action), run_i.eq(0), run_n.eq(length),
@@ -393,4 +421,3 @@ class FrameSkip(wiring.Component):
         with m.If(self.abort):
             m.d.sync += [st.eq(State.IDLE), partial.eq(0), started.eq(0), set_product.eq(0), set_sum.eq(0),
                          set_needed.eq(0)]
-        return m

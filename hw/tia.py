@@ -66,12 +66,15 @@ of ``Tia()`` fed the same ports (tested on random register traffic and by ``nc26
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from amaranth import Array, Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hw.bus import CpuBusSignature
+from hw.interfaces import PaddlesSignature
 
 __all__ = ["Tia", "TiaClockSignature", "PaddlesSignature", "TiaWrite", "TiaRead", "NusizLayout", "CtrlpfLayout", "hmove_motion", "POKE_DELAY"]
 
@@ -365,7 +368,6 @@ class _Tables:
         return port.data
 
 
-
 #: The TIA's state: (name, bits, reset value). One set of registers in the console; the
 #: per-colour-clock step (:meth:`Tia._step`) maps one such set to the next.
 _STATE = (
@@ -454,13 +456,6 @@ class _TiaState:
         return [getattr(self, name) for name, _, _ in _STATE]
 
 
-#: The four paddles' drive of the TIA's INPT0..3 dump-capacitor rule, paddle ``i`` at index ``i``
-#: (producer: the console's controllers, :data:`hw.console.ControllerSignature`; consumer: the TIA).
-PaddlesSignature = wiring.Signature({
-    "needed": Out(32).array(4),        # CPU cycles from the dump's release until the capacitor is charged
-    "mode": Out(2, init=2).array(4),   # 0 the timing rule, 1 always charged, 2 never charged (no paddle)
-})
-
 #: The ports of one colour clock of a :class:`Tia` cycle (producer: the console's beam and frame
 #: bookkeeping). The CPU bus (:data:`hw.bus.CpuBusSignature`) acts at the cycle's last colour clock.
 TiaClockSignature = wiring.Signature({
@@ -475,6 +470,23 @@ TiaClockSignature = wiring.Signature({
     "pixel": In(8),           # palette index of this clock, valid when drawn
     "frame_end": In(1),       # the write at the end of this clock ends the frame
 })
+
+
+class _BusWrite(NamedTuple):
+    """The CPU write completing at a colour clock, as :meth:`Tia._write`'s parts read it: whether
+    there is one (``is_write``), its address classes registered with it (``wa_resp`` RESPx,
+    ``wa_poke`` a register with a write delay, :data:`POKE_DELAY`), its delay decode (``dl_fixed``
+    colour clocks, ``dl_pf`` the playfield's rule), ``cycle_end`` (a CPU cycle ends at this
+    clock), its address A5..A0 (``waddr``) and data (``wdata``). Constants 0 away from the bus's
+    colour clock."""
+    is_write: object
+    wa_resp: object
+    wa_poke: object
+    dl_fixed: object
+    dl_pf: object
+    cycle_end: object
+    waddr: object
+    wdata: object
 
 
 class _Advancing:
@@ -833,22 +845,42 @@ class Tia(wiring.Component):
 
     def _write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, coll_vis, bus_clock: bool,
                adv: dict):
-        """Writes and the clocked bookkeeping: the write's colour-clock registers, the delayed
-        write and delayed RESPx, collisions, end-of-line and HMOVE-blank rules, VSYNC/VBLANK/WSYNC
-        and the frame end (``clk.frame_end``). Returns WSYNC's flag after this colour clock (``N.wsync``
-        as a combinational value)."""
+        """Writes and the clocked bookkeeping of one colour clock, in named parts (in this order, which
+        is the order of their assignments: a later one wins): the write's colour-clock registers
+        (:meth:`_write_clock`), the CPU write at this clock (:meth:`_bus_write`), the per-cycle
+        counters and the write's delay (:meth:`_write_delay`), collisions (:meth:`_collisions`), the
+        end-of-line and HMOVE-blank rules (:meth:`_line_end`), the pending write's countdown and
+        HMOVE's distances (:meth:`_hmove_distances`), the writes that take effect
+        (:meth:`_apply_due`), the frame start's subtract (:meth:`_frame_start_split`), a new write
+        (:meth:`_new_write`: VSYNC/VBLANK/WSYNC, RESPx, queueing) and WSYNC. Returns WSYNC's flag
+        after this colour clock (``N.wsync`` as a combinational value)."""
         wsync_set, wsync_next = Signal(name="wsync_set"), Signal(name="wsync_nx")
-        rp_valid = [S.rp0_valid, S.rp1_valid]
-        rp_cnt = [S.rp0_cnt, S.rp1_cnt]
-        rp_skip = [S.rp0_skip, S.rp1_skip]
-        n_rp_valid = [N.rp0_valid, N.rp1_valid]
-        n_rp_cnt = [N.rp0_cnt, N.rp1_cnt]
-        n_rp_d = [N.rp0_d, N.rp1_d]
-        n_rp_u = [N.rpu0, N.rpu1]
-        n_u = [N.up0, N.up1]
         inc = adv["inc"]
-        n_rp_skip = [N.rp0_skip, N.rp1_skip]
+        self._write_clock(m, S, N, dom, clk)
+        w = self._bus_write(m, bus_clock)
+        eff, now = self._write_delay(m, S, N, dom, w)
+        # RESPx: when-condition at the write, from u = (new position - old position) mod 160 (a
+        # register per player): constant compares
+        w0 = self._resp_when(m, S.up0, S.nusiz0.mode)
+        w1 = self._resp_when(m, S.up1, S.nusiz1.mode)
+        past_end = self._past_end(m, clk)
+        self._collisions(m, S, N, dom, coll_vis)
+        self._line_end(m, S, N, dom, clk, inc)
+        fire, new_generic, enq = self._pending_countdown(m, S, N, dom, w, now)
+        hm_d, hm_u = self._hmove_distances(m, S, N, dom, bus_clock, fire, enq)
+        resm_now_sel = self._apply_due(m, S, N, dom, w, adv, fire, new_generic, now, hm_d + hm_u)
+        cyc_plus1, ddc = self._frame_start_split(m, S, N, clk)
+        self._new_write(m, S, N, dom, clk, w, past_end, wsync_set, cyc_plus1, (w0, w1), eff, now, fire,
+                        resm_now_sel)
+        # WSYNC's flag at the next clock, as a value of its own (the wsync_next port): cleared at
+        # the line's last colour clock, else set by a WSYNC write
+        m.d.comb += wsync_next.eq(Mux(S.wsync & (clk.hpos == 227), 0, wsync_set | S.wsync))
+        m.d[dom] += N.wsync.eq(wsync_next)
+        self._frame_start_subtract(m, S, N, dom, clk, ddc)
+        return wsync_next
 
+    def _write_clock(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk) -> None:
+        """The write's colour-clock registers (``wr_*``) moved on with ``clk.advance``."""
         # Stella's colour clock of the write (end of the CPU cycle) in the line
         # kept as registers beside the console's hpos (hpos + 1 mod 228, its CPU cycle of the line
         # and the RESMx position it gives), so that no write path starts with an add, a divide by
@@ -869,6 +901,10 @@ class Tia(wiring.Component):
                 N.wr_uc.eq(self._tables("uc", S.wr_hpos)), N.wr_uc_next.eq(self._tables("uc_ahead", S.wr_hpos)),
                 N.wr_resp_u.eq(self._tables("resp_u_ahead", S.wr_hpos)),
             ]
+
+    def _bus_write(self, m: Module, bus_clock: bool) -> "_BusWrite":
+        """The CPU write that completes at this colour clock (only at ``bus_clock``, the cycle's
+        last), decoded a clock ahead from ``write_ahead``/``addr_ahead``: see :class:`_BusWrite`."""
         bus = self.bus
         # the CPU bus acts at the cycle's last colour clock only
         if not bus_clock:
@@ -908,10 +944,13 @@ class Tia(wiring.Component):
             # combinational in the three-colour-clock console)
             waddr = Signal(6, name="write_addr")
             m.d.sync += waddr.eq(self.addr_ahead)
+        return _BusWrite(is_write, wa_resp, wa_poke, dl_fixed, dl_pf, cycle_end, waddr, bus.wdata)
 
-        # pending (delayed) generic write
-        # pending RESPx during a drawn copy (+11)
-
+    def _write_delay(self, m: Module, S: _TiaState, N: _TiaState, dom: str, w: "_BusWrite"):
+        """The per-CPU-cycle counters (``wm``, ``since_hmove``, ``vsync_count``) and the delay of
+        the write ``w``: returns ``(eff, now)``, its effective delay in colour clocks (4 bits, at
+        least ``wm``) and whether it takes effect at once (1 bit)."""
+        wa_poke, dl_fixed, dl_pf, cycle_end = w.wa_poke, w.dl_fixed, w.dl_pf, w.cycle_end
         m.d[dom] += [N.wm.eq(Mux(S.wm_nz, S.wm - 1, 0)), N.wm_nz.eq(_ge_const(S.wm, 2))]
         with m.If(cycle_end & (S.since_hmove != 255)):
             m.d[dom] += N.since_hmove.eq(S.since_hmove + 1)
@@ -927,37 +966,35 @@ class Tia(wiring.Component):
         # eff == 0 without the compare: nothing drawn ahead and a register without a delay
         now = Signal()
         m.d.comb += now.eq(~wa_poke & ~S.wm_nz)
+        return eff, now
 
-        # RESPx: when-condition at the write, from u = (new position - old position) mod 160 (a
-        # register per player): constant compares
-        # the distance (as dp0) of RESPx's position at the next clock: xc' - (xc' + 5) or 0 - 3
-        resp_d = Mux(S.wr_col, 160 - 5, 160 - 3)
+    def _resp_when(self, m: Module, u, mode):
+        """RESPx's copy test for a player with copy-test distance ``u`` (8 bits) and NUSIZ mode
+        ``mode``: ``(disp, dly)``, 1 bit each: ``disp`` Stella's ``when == 1`` (the write lands in
+        a drawn copy: the position changes 11 clocks later), ``dly`` (without ``disp``) ``when ==
+        -1`` (the first copy is not skipped)."""
+        win = self._tables("when_windows", u)
 
-        def when_of(u, mode):
-            win = self._tables("when_windows", u)
+        def ranges(lo, n):   # u in [lo, lo + n)
+            t = Signal(name="when_range")
+            m.d.comb += t.eq(win[_WHEN_WINDOWS.index((lo, lo + n))])
+            return t
+        dc = {o: ranges(o, 4) for o in (0, 16, 32, 64)}
+        pc = {o: ranges(o + 4, 8) for o in (0, 16, 32, 64)}
+        pc16, pc32 = ranges(4, 16), ranges(4, 32)
+        disp = Signal()
+        dly = Signal()
+        m.d.comb += [
+            dly.eq(_or([Const(0, 1)] + [dc[o] & _mode_in(mode, [mo for mo in range(8) if o in _copy_offsets(mo)])
+                                         for o in dc])),
+            disp.eq(_or([pc[o] & _mode_in(mode, [mo for mo in range(8) if mo not in (5, 7)
+                                                  and o in _copy_offsets(mo)]) for o in pc]
+                        + [pc16 & (mode == 5), pc32 & (mode == 7)])),
+        ]
+        return disp, dly   # disp: when == 1, dly (and not disp): when == -1
 
-            def ranges(lo, n):   # u in [lo, lo + n)
-                t = Signal(name="when_range")
-                m.d.comb += t.eq(win[_WHEN_WINDOWS.index((lo, lo + n))])
-                return t
-            dc = {o: ranges(o, 4) for o in (0, 16, 32, 64)}
-            pc = {o: ranges(o + 4, 8) for o in (0, 16, 32, 64)}
-            pc16, pc32 = ranges(4, 16), ranges(4, 32)
-            disp = Signal()
-            dly = Signal()
-            m.d.comb += [
-                dly.eq(_or([Const(0, 1)] + [dc[o] & _mode_in(mode, [mo for mo in range(8) if o in _copy_offsets(mo)])
-                                             for o in dc])),
-                disp.eq(_or([pc[o] & _mode_in(mode, [mo for mo in range(8) if mo not in (5, 7)
-                                                      and o in _copy_offsets(mo)]) for o in pc]
-                            + [pc16 & (mode == 5), pc32 & (mode == 7)])),
-            ]
-            return disp, dly   # disp: when == 1, dly (and not disp): when == -1
-
-        w0 = when_of(S.up0, S.nusiz0.mode)
-        w1 = when_of(S.up1, S.nusiz1.mode)
-
-        frame_end = clk.frame_end
+    def _past_end(self, m: Module, clk):
+        """1 bit: a write at this clock is past the frame's last scanline (Stella ends the frame)."""
         # a write past the frame's last scanline: line + (hpos == 227) > 290 (342 on PAL), the
         # 16-bit sum not wrapping; tested on the line itself (constant compares, no adder)
         past_end = Signal()
@@ -965,7 +1002,12 @@ class Tia(wiring.Component):
             with m.If(self.pal == pal):
                 m.d.comb += past_end.eq(Mux(clk.hpos == 227, _ge_const(clk.line, maxlines) & (clk.line != 0xFFFF),
                                             _ge_const(clk.line, maxlines + 1)))
+        return past_end
 
+    def _collisions(self, m: Module, S: _TiaState, N: _TiaState, dom: str, coll_vis) -> None:
+        """The collision latches accumulate this clock's visible collisions ``coll_vis`` (a CXCLR
+        applied later, :meth:`_apply`, wins); one colour clock per clock they run one clock behind
+        and the ``collision`` port is formed here."""
         # collisions accumulate every drawn clock (CXCLR applied below wins)
         if self.colour_clocks == 1:
             # one clock behind (see _draw): the latches after the previous clock, unless a CXCLR
@@ -977,6 +1019,9 @@ class Tia(wiring.Component):
         else:
             m.d[dom] += N.collision.eq(S.collision | coll_vis)
 
+    def _line_end(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, inc) -> None:
+        """The end of a drawn line (the first-copy skips, the playfield reflection, Stella's Cosmic
+        Ark jump of missile 0) and the end of the HMOVE blank after the 8th drawn pixel."""
         # end of a drawn line: Stella resets the first-copy skip and the PF reflection
         # (the Cosmic Ark jump's count and sums below from registers alone, not under the line end)
         nc = Signal(2, name="cosmic_next")
@@ -998,6 +1043,11 @@ class Tia(wiring.Component):
         with m.If(clk.drawn & (S.x == 7)):
             m.d[dom] += N.hmove_blank.eq(0)
 
+    def _pending_countdown(self, m: Module, S: _TiaState, N: _TiaState, dom: str, w: "_BusWrite", now):
+        """The pending (delayed) write's countdown: returns ``(fire, new_generic, enq)``, 1 bit
+        each: it takes effect at this clock; the new write ``w`` is not a RESPx; it is queued at this
+        clock."""
+        is_write, wa_resp = w.is_write, w.wa_resp
         # The delayed write when it fires, else an immediate new write (a new immediate write on
         # the very clock a delayed one fires is applied one clock later). The two sources are
         # applied by two copies of the apply logic, each fed straight from its registers (the
@@ -1012,6 +1062,14 @@ class Tia(wiring.Component):
             m.d[dom] += [N.pend_cnt.eq(S.pend_cnt - 1), N.pend_fire.eq(S.pend_cnt == 2)]
             with m.If(S.pend_cnt == 1):
                 m.d[dom] += N.pend.eq(0)
+        enq = Signal()
+        m.d.comb += enq.eq(new_generic & (~now | fire))
+        return fire, new_generic, enq
+
+    def _hmove_distances(self, m: Module, S: _TiaState, N: _TiaState, dom: str, bus_clock: bool, fire, enq):
+        """HMOVE's distance changes registered for the next clock (``hmk_*``, ``hmku_*``) and the
+        distances an HMOVE applying now gives: returns ``(hm_d, hm_u)``, the five objects' new
+        distances (P0, P1, M0, M1, BL) and the players' new copy-test distances u (8 bits each)."""
         # HMOVE's new positions, computed once for whichever write applies: the motion of each
         # source from its registers, the source picked by ``fire`` alone, one add with the two
         # wrap-arounds beside it (a selected operand rather than shared adders behind the
@@ -1023,11 +1081,8 @@ class Tia(wiring.Component):
         # followed by an HMOVE at the next clock: the next write comes a CPU cycle later, and a
         # write pending then, if not queued now, holds wm above 0 now). The column advances at the
         # next clock (an HMOVE then is a CPU write, so the console counts now) when x then < 160.
-        enq = Signal()
-        m.d.comb += enq.eq(new_generic & (~now | fire))
         inc_next = S.xc_inc_next
         hm_regs = (S.hmp0, S.hmp1, S.hmm0, S.hmm1, S.hmbl)
-        hm_writes = (TiaWrite.HMP0, TiaWrite.HMP1, TiaWrite.HMM0, TiaWrite.HMM1, TiaWrite.HMBL)
         # per object: its motion nibble at the next clock (the pending HMxx's data or HMCLR's 0 if
         # one fires now, else the register), picked from registers (pend_fire, pend_hmsel) before
         # the tables, then its change per rule
@@ -1062,6 +1117,11 @@ class Tia(wiring.Component):
             m.d.comb += nd.eq(self._hmove_distance(d, Mux(S.pend, getattr(S, f"hmk_p{o}"), getattr(S, f"hmk_w{o}"))
                                                    if bus_clock else getattr(S, f"hmk_p{o}")))
             hm_d.append(nd)
+        return hm_d, hm_u
+
+    @staticmethod
+    def _resm_now(S: _TiaState):
+        """RESM0, RESM1 and RESBL's new distances for a write now (8 bits each)."""
         # RESMx/RESBL's new distance for a write now: 4 pixels right of the next column (2 from 0 in
         # HBLANK), or Stella's special position after HMOVE (by the CPU cycles since it and the
         # write's colour clock, whose column is then a constant)
@@ -1076,24 +1136,42 @@ class Tia(wiring.Component):
                         Mux((since == 7) & (hw == 30), 160 - 6,        # Robot Tank: 6
                             Mux((since == 6) & (hw == 27), 160 - 5, base))))),   # Hole Hunter: 5
         ]
+        return resm_now
+
+    def _apply_due(self, m: Module, S: _TiaState, N: _TiaState, dom: str, w: "_BusWrite", adv: dict, fire,
+                   new_generic, now, hm_du) -> Signal:
+        """The writes that take effect at this clock: the pending write when it fires, else an
+        immediate new write (:meth:`_apply`), and a delayed RESPx whose count ends. Returns the
+        distance a RESMx/RESBL write now would set (8 bits, for queueing it)."""
+        waddr, inc = w.waddr, adv["inc"]
+        resm_now = self._resm_now(S)
         resm_now_sel = Signal(8)
         m.d.comb += resm_now_sel.eq(Mux(waddr[0:3] == 2, resm_now[0], Mux(waddr[0:3] == 3, resm_now[1],
                                                                          resm_now[2])))
         with m.If(fire):
             pend_resm = adv["pend_resm_d"]
             self._apply(m, S, N, dom, S.pend_addr, S.pend_data, S.pend_hpos, S.pend_hm,
-                        [pend_resm, pend_resm, pend_resm], S.pend_since, hm_d + hm_u, inc)
+                        [pend_resm, pend_resm, pend_resm], S.pend_since, hm_du, inc)
         with m.Elif(new_generic & now):
-            self._apply(m, S, N, dom, waddr, bus.wdata, S.wr_hpos, S.wr_hm, resm_now, S.since_hmove,
-                        hm_d + hm_u, inc)
+            self._apply(m, S, N, dom, waddr, w.wdata, S.wr_hpos, S.wr_hm, resm_now, S.since_hmove,
+                        hm_du, inc)
         # delayed RESPx fires
         for i, (dist, skip) in enumerate(((N.dp0, N.p0_skip), (N.dp1, N.p1_skip))):
-            with m.If(rp_valid[i]):
-                m.d[dom] += n_rp_cnt[i].eq(rp_cnt[i] - 1)
-                with m.If(rp_cnt[i] == 1):
-                    m.d[dom] += [n_rp_valid[i].eq(0), dist.eq(adv[f"rp{i}_d"]), n_u[i].eq(adv[f"rpu{i}"]),
-                                 skip.eq(rp_skip[i])]
+            with m.If((S.rp0_valid, S.rp1_valid)[i]):
+                rp_cnt = (S.rp0_cnt, S.rp1_cnt)[i]
+                m.d[dom] += (N.rp0_cnt, N.rp1_cnt)[i].eq(rp_cnt - 1)
+                with m.If(rp_cnt == 1):
+                    m.d[dom] += [(N.rp0_valid, N.rp1_valid)[i].eq(0), dist.eq(adv[f"rp{i}_d"]),
+                                 (N.up0, N.up1)[i].eq(adv[f"rpu{i}"]), skip.eq((S.rp0_skip, S.rp1_skip)[i])]
+        return resm_now_sel
 
+    def _frame_start_split(self, m: Module, S: _TiaState, N: _TiaState, clk):
+        """One colour clock per clock, the frame start's ``dump_disabled_cycle - cyc`` in two
+        16-bit halves, the high half at the clock after (:meth:`_frame_start_subtract`), and cyc + 1
+        for a write registered from the clock before. Returns ``(cyc_plus1, ddc)``: the cycle count
+        a VBLANK write records (32 bits) and the registers of the split subtract (None with three
+        colour clocks per clock)."""
+        ddc = None
         # the frame start's subtract (below), one colour clock per clock: its high half completes at
         # the next clock (a VBLANK write then wins)
         if self.colour_clocks == 1:
@@ -1110,7 +1188,26 @@ class Tia(wiring.Component):
             m.d.sync += cyc_plus1.eq(clk.cyc + 1)
         else:
             cyc_plus1 = clk.cyc + 1
+        if self.colour_clocks == 1:
+            ddc = (ddc_borrow, ddc_cyc_hi)
+        return cyc_plus1, ddc
 
+    def _new_write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, w: "_BusWrite", past_end, wsync_set,
+                   cyc_plus1, whens, eff, now, fire, resm_now_sel) -> None:
+        """A new CPU write at this edge: the frame end (VSYNC, a write past the last scanline),
+        VBLANK's paddle dump, WSYNC (``wsync_set``), RESPx (now, or delayed during a drawn copy by
+        its copy test ``whens``, per player ``(disp, dly)``), and queueing a write with a delay."""
+        bus, waddr, is_write, wa_resp = w, w.waddr, w.is_write, w.wa_resp
+        frame_end = clk.frame_end
+        w0, w1 = whens
+        resp_d = self._resp_distance(S)
+        hm_writes = (TiaWrite.HMP0, TiaWrite.HMP1, TiaWrite.HMM0, TiaWrite.HMM1, TiaWrite.HMBL)
+        n_rp_valid = [N.rp0_valid, N.rp1_valid]
+        n_rp_cnt = [N.rp0_cnt, N.rp1_cnt]
+        n_rp_d = [N.rp0_d, N.rp1_d]
+        n_rp_u = [N.rpu0, N.rpu1]
+        n_u = [N.up0, N.up1]
+        n_rp_skip = [N.rp0_skip, N.rp1_skip]
         # a new write at this edge
         with m.If(is_write):
             with m.If(past_end):
@@ -1154,11 +1251,15 @@ class Tia(wiring.Component):
                              N.pend_hmsel.eq(Cat(*[waddr == a for a in hm_writes], waddr == TiaWrite.HMCLR)),
                              N.wm.eq(Mux(eff == 0, 0, eff - 1)), N.wm_nz.eq(_ge_const(eff, 2))]
 
-        # WSYNC's flag at the next clock, as a value of its own (the wsync_next port): cleared at
-        # the line's last colour clock, else set by a WSYNC write
-        m.d.comb += wsync_next.eq(Mux(S.wsync & (clk.hpos == 227), 0, wsync_set | S.wsync))
-        m.d[dom] += N.wsync.eq(wsync_next)
+    @staticmethod
+    def _resp_distance(S: _TiaState):
+        """The distance (as dp0) of RESPx's position at the next clock: xc' - (xc' + 5) or 0 - 3."""
+        return Mux(S.wr_col, 160 - 5, 160 - 3)
 
+    def _frame_start_subtract(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, ddc) -> None:
+        """Stella resets its cycle counter at each frame start: ``dump_disabled_cycle - cyc``."""
+        if ddc is not None:
+            ddc_borrow, ddc_cyc_hi = ddc
         # Stella resets its cycle counter at each frame start: dump_disabled_cycle - cyc. With one
         # colour clock per clock in two 16-bit halves (issue 16's depth: no 32-bit carry chain),
         # the high half at the next clock (above), from the borrow and cyc's high half kept here.
@@ -1176,7 +1277,7 @@ class Tia(wiring.Component):
                              ddc_cyc_hi.eq(clk.cyc[16:32])]
             else:
                 m.d[dom] += N.dump_disabled_cycle.eq(S.dump_disabled_cycle - clk.cyc)
-        return wsync_next
+
 
     @staticmethod
     def _hmove_k(tables: _Tables, hm_code, hm, inc, u=False):

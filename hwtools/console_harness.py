@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from hw.cart import MAPPER_CODES
-from hw.console import ControllerSignature
+from hw.interfaces import ControllerSignature
 from hwtools.verilator_build import ModelState, VerilatedModel, bind_snapshots, restore_model, save_model
 
 HARNESS_CPP = Path(__file__).resolve().parent / "cpp" / "console_harness.cpp"
@@ -39,7 +39,7 @@ MAX_INSTRUCTIONS = 25000   #: ALE's M6502::execute(25000) per TIA::update()
 CONFIGS = {1: ("console", ""), 3: ("console3", "#define NC_CC3 1\n")}
 _LIBS: dict[int, ctypes.CDLL] = {}
 #: The controller inputs' released state (nothing pressed, no paddle): the initial values of
-#: :data:`hw.console.ControllerSignature`, whose members :meth:`ConsoleSim.set_inputs` sets.
+#: :data:`hw.interfaces.ControllerSignature`, whose members :meth:`ConsoleSim.set_inputs` sets.
 RELEASED = {name: ControllerSignature.members[name].init for name in ("swcha", "swchb", "inpt4", "inpt5")}
 RELEASED["paddle_mode"] = ControllerSignature.members["paddles"].signature.members["mode"].init
 
@@ -157,7 +157,7 @@ class ConsoleSim(VerilatedModel):
                    inpt4: int = RELEASED["inpt4"], inpt5: int = RELEASED["inpt5"],
                    paddle_needed=(0, 0, 0, 0), paddle_mode=(RELEASED["paddle_mode"],) * 4) -> None:
         """Controller and switch inputs for the next frames: the console's ``controllers`` port
-        (:data:`hw.console.ControllerSignature`; active-low joystick bits, paddle ``i``'s charge
+        (:data:`hw.interfaces.ControllerSignature`; active-low joystick bits, paddle ``i``'s charge
         time in CPU cycles and mode); the defaults are the signature's released state."""
         n = np.asarray(paddle_needed, np.uint32)
         md = np.asarray(paddle_mode, np.int32)
@@ -169,7 +169,7 @@ class ConsoleSim(VerilatedModel):
         """Run one ALE ``update()``; the frame buffer is left in :attr:`screen`.
 
         Raises:
-            RuntimeError: the console's ``frame.*_next`` outputs (:data:`hw.console.FrameSignature`)
+            RuntimeError: the console's ``frame.*_next`` outputs (:data:`hw.interfaces.FrameSignature`)
                 did not equal the next clock's values at some clock (checked at every clock).
         """
         st = self._lib.con_run_frame(self._h, _u8p(self.screen),
@@ -178,7 +178,7 @@ class ConsoleSim(VerilatedModel):
         i = self._info
         if i[6]:
             raise RuntimeError(f"console RTL: frame.*_next mispredicted the next clock at {int(i[6])} clocks "
-                               "(hw.console.FrameSignature's contract)")
+                               "(hw.interfaces.FrameSignature's contract)")
         return FrameResult(int(st), int(i[0]), int(i[1]), int(i[2]), int(i[3]), int(i[4]))
 
     def save_state(self) -> ModelState:

@@ -90,7 +90,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   wire \$27 ;
   wire [2:0] \$28 ;
   reg [14:0] \$29 ;
-  wire \$3 ;
+  wire [8:0] \$3 ;
   wire [15:0] \$30 ;
   wire [16:0] \$31 ;
   wire \$32 ;
@@ -134,7 +134,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   wire \$67 ;
   wire [24:0] \$68 ;
   wire [13:0] \$69 ;
-  wire [8:0] \$7 ;
+  wire [9:0] \$7 ;
   wire [46:0] \$70 ;
   wire \$71 ;
   wire \$72 ;
@@ -156,7 +156,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg [12:0] \$87 ;
   reg \$88 ;
   reg \$89 ;
-  wire [9:0] \$9 ;
+  wire \$9 ;
   reg \$90 ;
   reg \$91 ;
   reg [6:0] \$92 ;
@@ -172,8 +172,10 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   reg [15:0] \$signature__addr  = 16'h0000;
   reg [6:0] \$signature__addr$47  = 7'h00;
   wire [14:0] \$signature__addr$59 ;
+  wire [14:0] \$signature__addr$70 ;
   wire [7:0] \$signature__data ;
   wire [23:0] \$signature__data$121 ;
+  wire [7:0] \$signature__data$71 ;
   wire [7:0] \$signature__data$87 ;
   wire \$signature__en ;
   reg [23:0] acc4 = 24'h000000;
@@ -264,8 +266,6 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   wire row_done;
   input rst;
   wire rst;
-  wire [14:0] stack_rd__addr;
-  wire [7:0] stack_rd__data;
   input stream__frame_end;
   wire stream__frame_end;
   input stream__line_end;
@@ -624,27 +624,27 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
     _3_ <= vacc[\$signature__addr$47 ];
   end
   assign \$signature__data$121  = _3_;
-  assign \$1  = y < 8'hd2;
-  assign accept = stream__visible & \$1 ;
-  assign \$2  = ! x;
-  assign \$3  = ! y;
-  assign first = \$2  & \$3 ;
+  assign \$1  = ! x;
+  assign \$2  = ! y;
+  assign first = \$1  & \$2 ;
   assign this_push = first ? ctl__push : frame_push;
   assign this_zero = first ? ctl__zero_prev : frame_zero;
-  assign \$4  = px + 7'h54;
-  assign col_done = \$4  >= 8'ha0;
-  assign \$5  = 8'ha0 - px;
-  assign \$6  = col_done ? \$5  : 9'h054;
-  assign \$7  = px + 7'h54;
-  assign \$8  = \$7  - 8'ha0;
-  assign \$9  = col_done ? \$8  : 10'h000;
-  assign \$10  = py + 7'h54;
-  assign row_done = \$10  >= 8'hd2;
-  assign \$11  = 8'hd2 - py;
-  assign \$12  = row_done ? \$11  : 9'h054;
-  assign \$13  = py + 7'h54;
-  assign \$14  = \$13  - 8'hd2;
-  assign \$15  = row_done ? \$14  : 10'h000;
+  assign \$3  = py + 7'h54;
+  assign row_done = \$3  >= 8'hd2;
+  assign \$4  = 8'hd2 - py;
+  assign \$5  = row_done ? \$4  : 9'h054;
+  assign \$6  = py + 7'h54;
+  assign \$7  = \$6  - 8'hd2;
+  assign \$8  = row_done ? \$7  : 10'h000;
+  assign \$9  = y < 8'hd2;
+  assign accept = stream__visible & \$9 ;
+  assign \$10  = px + 7'h54;
+  assign col_done = \$10  >= 8'ha0;
+  assign \$11  = 8'ha0 - px;
+  assign \$12  = col_done ? \$11  : 9'h054;
+  assign \$13  = px + 7'h54;
+  assign \$14  = \$13  - 8'ha0;
+  assign \$15  = col_done ? \$14  : 10'h000;
   assign \$16  = grey1b > prev1b;
   assign \$17  = zero1b | \$16 ;
   assign g = \$17  ? grey1b : prev1b;
@@ -1102,14 +1102,14 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$92  = \$6 [6:0];
+    \$92  = \$12 [6:0];
     if (rst) begin
       \$92  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$93  = \$9 [6:0];
+    \$93  = \$15 [6:0];
     if (rst) begin
       \$93  = 7'h00;
     end
@@ -1130,14 +1130,14 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$96  = \$12 [6:0];
+    \$96  = \$5 [6:0];
     if (rst) begin
       \$96  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$97  = \$15 [6:0];
+    \$97  = \$8 [6:0];
     if (rst) begin
       \$97  = 7'h00;
     end
@@ -1642,10 +1642,10 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
       \$165  = 3'h0;
     end
   end
-  assign \$signal  = \$6 [6:0];
-  assign wxb = \$9 [6:0];
+  assign \$signal  = \$5 [6:0];
+  assign wyb = \$8 [6:0];
   assign \$signal$28  = \$12 [6:0];
-  assign wyb = \$15 [6:0];
+  assign wxb = \$15 [6:0];
   assign lut_rd__addr = stream__pixel;
   assign addr = \$signature__addr ;
   assign addr1 = prev_wr__addr;
@@ -1659,7 +1659,7 @@ module preprocessor(stream__visible, stream__line_end, stream__frame_end, ctl__p
   assign \$signature__addr$59  = \$22 [14:0];
   assign \$signature__data  = \$23 [7:0];
   assign oldest = \$26 [1:0];
-  assign stack_rd__addr = \$30 [14:0];
-  assign stack_rd__data = rd__data;
+  assign \$signature__addr$70  = \$30 [14:0];
+  assign \$signature__data$71  = rd__data;
   assign \$23  = { 38'h0000000000, prod6[46:38] };
 endmodule

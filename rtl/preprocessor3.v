@@ -14,7 +14,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [15:0] \$107 ;
   wire [15:0] \$108 ;
   wire [15:0] \$109 ;
-  wire \$11 ;
+  wire [8:0] \$11 ;
   wire [15:0] \$110 ;
   wire [15:0] \$111 ;
   wire [15:0] \$112 ;
@@ -47,7 +47,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [15:0] \$137 ;
   wire [16:0] \$138 ;
   wire [17:0] \$139 ;
-  wire [10:0] \$14 ;
+  wire \$14 ;
   wire [16:0] \$140 ;
   wire \$141 ;
   wire \$142 ;
@@ -69,7 +69,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [61:0] \$157 ;
   reg [13:0] \$158 ;
   wire [14:0] \$159 ;
-  wire [9:0] \$16 ;
+  wire \$16 ;
   wire [47:0] \$160 ;
   wire \$161 ;
   wire [3:0] \$162 ;
@@ -80,7 +80,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [14:0] \$167 ;
   wire [2:0] \$168 ;
   reg [13:0] \$169 ;
-  wire [8:0] \$17 ;
+  wire \$17 ;
   wire [14:0] \$170 ;
   wire [2:0] \$171 ;
   wire \$172 ;
@@ -91,7 +91,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [2:0] \$177 ;
   wire [2:0] \$178 ;
   wire \$179 ;
-  wire [9:0] \$18 ;
+  wire \$18 ;
   wire [2:0] \$180 ;
   wire \$181 ;
   wire [1:0] \$182 ;
@@ -102,7 +102,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [9:0] \$187 ;
   wire [13:0] \$188 ;
   wire [8:0] \$189 ;
-  wire [10:0] \$19 ;
+  wire \$19 ;
   wire [8:0] \$190 ;
   wire [7:0] \$191 ;
   wire [7:0] \$192 ;
@@ -114,7 +114,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$198 ;
   wire [8:0] \$199 ;
   wire \$2 ;
-  wire \$20 ;
+  wire [10:0] \$20 ;
   wire \$200 ;
   wire \$201 ;
   wire \$202 ;
@@ -125,7 +125,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$207 ;
   wire \$208 ;
   wire \$209 ;
-  wire [9:0] \$21 ;
+  wire \$21 ;
   wire \$210 ;
   wire [14:0] \$211 ;
   wire [14:0] \$212 ;
@@ -136,7 +136,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$217 ;
   wire \$218 ;
   wire \$219 ;
-  wire \$22 ;
+  wire [9:0] \$22 ;
   wire \$220 ;
   wire \$221 ;
   wire \$222 ;
@@ -147,7 +147,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$227 ;
   wire \$228 ;
   wire \$229 ;
-  wire [9:0] \$23 ;
+  wire [8:0] \$23 ;
   wire \$230 ;
   wire \$231 ;
   wire \$232 ;
@@ -158,7 +158,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$237 ;
   wire \$238 ;
   wire \$239 ;
-  wire [8:0] \$24 ;
+  wire [9:0] \$24 ;
   wire \$240 ;
   wire \$241 ;
   wire \$242 ;
@@ -169,7 +169,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$247 ;
   wire \$248 ;
   wire [2:0] \$249 ;
-  wire [9:0] \$25 ;
+  wire [10:0] \$25 ;
   wire \$250 ;
   wire \$251 ;
   wire \$252 ;
@@ -180,7 +180,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$257 ;
   wire \$258 ;
   wire \$259 ;
-  wire [9:0] \$26 ;
+  wire \$26 ;
   wire \$260 ;
   wire \$261 ;
   wire \$262 ;
@@ -191,7 +191,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$267 ;
   wire \$268 ;
   wire \$269 ;
-  wire \$27 ;
+  wire [9:0] \$27 ;
   wire \$270 ;
   wire \$271 ;
   wire \$272 ;
@@ -202,7 +202,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$277 ;
   wire \$278 ;
   wire [15:0] \$279 ;
-  wire [9:0] \$28 ;
+  wire \$28 ;
   wire [22:0] \$280 ;
   wire [22:0] \$281 ;
   wire [23:0] \$282 ;
@@ -213,7 +213,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [13:0] \$287 ;
   wire [39:0] \$288 ;
   wire [29:0] \$289 ;
-  wire \$29 ;
+  wire [9:0] \$29 ;
   wire [22:0] \$290 ;
   wire [22:0] \$291 ;
   wire [23:0] \$292 ;
@@ -224,7 +224,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [13:0] \$297 ;
   wire [39:0] \$298 ;
   wire [29:0] \$299 ;
-  wire \$3 ;
+  wire [8:0] \$3 ;
   wire [8:0] \$30 ;
   wire \$300 ;
   wire \$301 ;
@@ -236,7 +236,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire [2:0] \$307 ;
   wire \$308 ;
   wire [3:0] \$309 ;
-  wire [8:0] \$31 ;
+  wire [9:0] \$31 ;
   wire [3:0] \$310 ;
   reg [13:0] \$311 ;
   reg [1:0] \$312 ;
@@ -247,7 +247,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [6:0] \$317 ;
   reg [7:0] \$318 ;
   reg [7:0] \$319 ;
-  wire [8:0] \$32 ;
+  wire [9:0] \$32 ;
   reg [12:0] \$320 ;
   reg \$321 ;
   reg \$322 ;
@@ -258,7 +258,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$327 ;
   reg [6:0] \$328 ;
   reg [6:0] \$329 ;
-  wire [9:0] \$33 ;
+  wire \$33 ;
   reg [6:0] \$330 ;
   reg [6:0] \$331 ;
   reg [6:0] \$332 ;
@@ -269,7 +269,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$337 ;
   reg \$338 ;
   reg \$339 ;
-  wire \$34 ;
+  wire [9:0] \$34 ;
   reg \$340 ;
   reg \$341 ;
   reg [6:0] \$342 ;
@@ -280,7 +280,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$347 ;
   reg [13:0] \$348 ;
   reg [1:0] \$349 ;
-  wire [9:0] \$35 ;
+  wire \$35 ;
   reg [7:0] \$350 ;
   reg [7:0] \$351 ;
   reg [7:0] \$352 ;
@@ -291,7 +291,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$357 ;
   reg \$358 ;
   reg \$359 ;
-  wire \$36 ;
+  wire [8:0] \$36 ;
   reg \$360 ;
   reg \$361 ;
   reg \$362 ;
@@ -324,7 +324,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [15:0] \$387 ;
   reg \$388 ;
   reg [6:0] \$389 ;
-  wire [8:0] \$39 ;
+  wire [9:0] \$39 ;
   reg [6:0] \$390 ;
   reg [6:0] \$391 ;
   reg \$392 ;
@@ -335,8 +335,8 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [6:0] \$397 ;
   reg [6:0] \$398 ;
   reg \$399 ;
-  wire \$4 ;
-  wire [9:0] \$40 ;
+  wire [8:0] \$4 ;
+  wire \$40 ;
   reg [12:0] \$400 ;
   reg \$401 ;
   reg \$402 ;
@@ -347,7 +347,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$407 ;
   reg \$408 ;
   reg \$409 ;
-  wire \$41 ;
+  wire [9:0] \$41 ;
   reg \$410 ;
   reg \$411 ;
   reg \$412 ;
@@ -380,7 +380,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [6:0] \$437 ;
   reg \$438 ;
   reg [12:0] \$439 ;
-  wire \$44 ;
+  wire [8:0] \$44 ;
   reg \$440 ;
   reg [15:0] \$441 ;
   reg \$442 ;
@@ -402,7 +402,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [6:0] \$457 ;
   reg \$458 ;
   reg [12:0] \$459 ;
-  wire [8:0] \$46 ;
+  wire [9:0] \$46 ;
   reg \$460 ;
   reg \$461 ;
   reg \$462 ;
@@ -413,7 +413,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [40:0] \$467 ;
   reg [29:0] \$468 ;
   reg \$469 ;
-  wire [7:0] \$47 ;
+  wire \$47 ;
   reg [11:0] \$470 ;
   reg \$471 ;
   reg \$472 ;
@@ -424,7 +424,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg \$477 ;
   reg [6:0] \$478 ;
   reg [6:0] \$479 ;
-  wire [7:0] \$48 ;
+  wire \$48 ;
   reg \$480 ;
   reg [12:0] \$481 ;
   reg \$482 ;
@@ -456,38 +456,38 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg [1:0] \$505 ;
   reg [2:0] \$506 ;
   reg \$507 ;
-  wire \$51 ;
-  wire \$52 ;
-  wire \$53 ;
-  wire [8:0] \$54 ;
-  wire \$55 ;
-  wire [8:0] \$56 ;
-  wire [8:0] \$57 ;
-  wire [7:0] \$58 ;
-  wire [7:0] \$59 ;
-  wire \$6 ;
+  wire [8:0] \$51 ;
+  wire [8:0] \$52 ;
+  wire [7:0] \$53 ;
+  wire [7:0] \$54 ;
+  wire [8:0] \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire [8:0] \$6 ;
   wire [8:0] \$60 ;
   wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire \$64 ;
-  wire [8:0] \$65 ;
-  wire \$66 ;
-  wire [8:0] \$67 ;
-  wire [8:0] \$68 ;
-  wire [7:0] \$69 ;
-  wire \$7 ;
-  wire [7:0] \$70 ;
+  wire [8:0] \$62 ;
+  wire [8:0] \$63 ;
+  wire [7:0] \$64 ;
+  wire [7:0] \$65 ;
+  wire [8:0] \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire \$69 ;
+  wire [9:0] \$7 ;
+  wire \$70 ;
   wire [8:0] \$71 ;
   wire \$72 ;
-  wire \$73 ;
+  wire [8:0] \$73 ;
   wire [8:0] \$74 ;
-  wire [8:0] \$75 ;
-  wire [8:0] \$76 ;
+  wire [7:0] \$75 ;
+  wire [7:0] \$76 ;
   wire [8:0] \$77 ;
-  wire [9:0] \$78 ;
-  wire [9:0] \$79 ;
-  wire \$8 ;
+  wire \$78 ;
+  wire \$79 ;
+  wire [9:0] \$8 ;
   wire \$80 ;
   wire [14:0] \$81 ;
   wire \$82 ;
@@ -509,9 +509,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   wire \$97 ;
   wire \$98 ;
   wire \$99 ;
-  wire \$signal ;
-  reg \$signal$25  = 1'h0;
-  wire [6:0] \$signal$59 ;
+  wire [6:0] \$signal ;
   wire [7:0] \$signature__addr ;
   wire [5:0] \$signature__addr$180 ;
   wire [5:0] \$signature__addr$184 ;
@@ -646,6 +644,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg first_of0 = 1'h0;
   reg first_of1 = 1'h0;
   reg first_of2 = 1'h0;
+  reg frame_push = 1'h0;
   reg frame_zero = 1'h0;
   wire [7:0] g0;
   wire [7:0] g1;
@@ -785,6 +784,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   reg tail_sel0 = 1'h0;
   reg tail_sel1 = 1'h0;
   reg tail_sel2 = 1'h0;
+  wire this_push;
   wire this_zero;
   reg top1 = 1'h0;
   reg top1b = 1'h0;
@@ -1533,104 +1533,104 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
     filled <= \$506 ;
   always @(posedge clk)
     odd <= \$507 ;
-  assign \$1  = | n;
-  assign \$2  = y < 8'hd2;
-  assign accept = \$1  & \$2 ;
-  assign \$3  = ! x;
-  assign \$4  = ! y;
-  assign first = \$3  & \$4 ;
-  assign \$signal  = first ? ctl__push : \$signal$25 ;
+  assign \$1  = ! x;
+  assign \$2  = ! y;
+  assign first = \$1  & \$2 ;
+  assign this_push = first ? ctl__push : frame_push;
   assign this_zero = first ? ctl__zero_prev : frame_zero;
-  assign \$5  = x + n;
-  assign \$6  = \$5  >= 8'ha0;
-  assign line_done = accept & \$6 ;
-  assign \$7  = px >= 8'ha0;
-  assign \$8  = px >= 9'h140;
-  assign cols_passed0 = \$7  + \$8 ;
-  assign \$9  = px >= 7'h4c;
-  assign \$10  = px >= 8'hec;
-  assign cols_passed1 = \$9  + \$10 ;
-  assign \$11  = px >= 8'h98;
-  assign cols_passed2 = 1'h1 + \$11 ;
-  assign \$12  = px >= 7'h44;
-  assign cols_passed3 = 1'h1 + \$12 ;
-  assign \$13  = cols_passed0 == 2'h2;
-  assign \$14  = px + 11'h6c0;
-  assign \$15  = cols_passed0 == 1'h1;
-  assign \$16  = px + 10'h360;
-  assign \$17  = px + 1'h0;
-  assign \$18  = \$15  ? \$16  : { 1'h0, \$17  };
-  assign \$19  = \$13  ? \$14  : { \$18 [9], \$18  };
-  assign \$20  = cols_passed1 == 2'h2;
-  assign \$21  = px + 10'h314;
-  assign \$22  = cols_passed1 == 1'h1;
-  assign \$23  = px + 10'h3b4;
-  assign \$24  = px + 7'h54;
-  assign \$25  = \$22  ? \$23  : { 1'h0, \$24  };
-  assign \$26  = \$20  ? \$21  : \$25 ;
-  assign \$27  = cols_passed2 == 2'h2;
-  assign \$28  = px + 10'h368;
-  assign \$29  = cols_passed2 == 1'h1;
-  assign \$30  = px + 4'h8;
-  assign \$31  = px + 8'ha8;
-  assign \$32  = \$29  ? \$30  : \$31 ;
-  assign \$33  = \$27  ? \$28  : { 1'h0, \$32  };
-  assign \$34  = cols_passed3 == 2'h2;
-  assign \$35  = px + 10'h3bc;
-  assign \$36  = cols_passed3 == 1'h1;
-  assign \$37  = px + 7'h5c;
-  assign \$38  = px + 8'hfc;
-  assign \$39  = \$36  ? \$37  : \$38 ;
-  assign \$40  = \$34  ? \$35  : { 1'h0, \$39  };
-  assign \$41  = n > 1'h0;
-  assign \$42  = accept & \$41 ;
-  assign \$43  = x + 1'h0;
-  assign \$44  = \$43  < 8'ha0;
-  assign valid0 = \$42  & \$44 ;
-  assign col_done0 = cols_passed1 != cols_passed0;
-  assign \$45  = 8'ha0 - \$19 [7:0];
-  assign \$46  = col_done0 ? \$45  : 9'h054;
-  assign \$47  = col_done0 ? \$26 [7:0] : 8'h00;
-  assign \$48  = c + cols_passed0;
+  assign \$3  = py + 7'h54;
+  assign row_done = \$3  >= 8'hd2;
+  assign \$4  = 8'hd2 - py;
+  assign \$5  = row_done ? \$4  : 9'h054;
+  assign \$6  = py + 7'h54;
+  assign \$7  = \$6  - 8'hd2;
+  assign \$8  = row_done ? \$7  : 10'h000;
+  assign \$9  = | n;
+  assign \$10  = y < 8'hd2;
+  assign accept = \$9  & \$10 ;
+  assign \$11  = x + n;
+  assign \$12  = \$11  >= 8'ha0;
+  assign line_done = accept & \$12 ;
+  assign \$13  = px >= 8'ha0;
+  assign \$14  = px >= 9'h140;
+  assign cols_passed0 = \$13  + \$14 ;
+  assign \$15  = px >= 7'h4c;
+  assign \$16  = px >= 8'hec;
+  assign cols_passed1 = \$15  + \$16 ;
+  assign \$17  = px >= 8'h98;
+  assign cols_passed2 = 1'h1 + \$17 ;
+  assign \$18  = px >= 7'h44;
+  assign cols_passed3 = 1'h1 + \$18 ;
+  assign \$19  = cols_passed0 == 2'h2;
+  assign \$20  = px + 11'h6c0;
+  assign \$21  = cols_passed0 == 1'h1;
+  assign \$22  = px + 10'h360;
+  assign \$23  = px + 1'h0;
+  assign \$24  = \$21  ? \$22  : { 1'h0, \$23  };
+  assign \$25  = \$19  ? \$20  : { \$24 [9], \$24  };
+  assign \$26  = cols_passed1 == 2'h2;
+  assign \$27  = px + 10'h314;
+  assign \$28  = cols_passed1 == 1'h1;
+  assign \$29  = px + 10'h3b4;
+  assign \$30  = px + 7'h54;
+  assign \$31  = \$28  ? \$29  : { 1'h0, \$30  };
+  assign \$32  = \$26  ? \$27  : \$31 ;
+  assign \$33  = cols_passed2 == 2'h2;
+  assign \$34  = px + 10'h368;
+  assign \$35  = cols_passed2 == 1'h1;
+  assign \$36  = px + 4'h8;
+  assign \$37  = px + 8'ha8;
+  assign \$38  = \$35  ? \$36  : \$37 ;
+  assign \$39  = \$33  ? \$34  : { 1'h0, \$38  };
+  assign \$40  = cols_passed3 == 2'h2;
+  assign \$41  = px + 10'h3bc;
+  assign \$42  = cols_passed3 == 1'h1;
+  assign \$43  = px + 7'h5c;
+  assign \$44  = px + 8'hfc;
+  assign \$45  = \$42  ? \$43  : \$44 ;
+  assign \$46  = \$40  ? \$41  : { 1'h0, \$45  };
+  assign \$47  = n > 1'h0;
+  assign \$48  = accept & \$47 ;
   assign \$49  = x + 1'h0;
-  assign \$50  = \$49  == 8'h9f;
-  assign \$51  = y == 8'hd1;
-  assign last0 = \$50  & \$51 ;
-  assign \$52  = n > 1'h1;
-  assign \$53  = accept & \$52 ;
-  assign \$54  = x + 1'h1;
-  assign \$55  = \$54  < 8'ha0;
-  assign valid1 = \$53  & \$55 ;
-  assign col_done1 = cols_passed2 != cols_passed1;
-  assign \$56  = 8'ha0 - \$26 [7:0];
-  assign \$57  = col_done1 ? \$56  : 9'h054;
-  assign \$58  = col_done1 ? \$33 [7:0] : 8'h00;
-  assign \$59  = c + cols_passed1;
+  assign \$50  = \$49  < 8'ha0;
+  assign valid0 = \$48  & \$50 ;
+  assign col_done0 = cols_passed1 != cols_passed0;
+  assign \$51  = 8'ha0 - \$25 [7:0];
+  assign \$52  = col_done0 ? \$51  : 9'h054;
+  assign \$53  = col_done0 ? \$32 [7:0] : 8'h00;
+  assign \$54  = c + cols_passed0;
+  assign \$55  = x + 1'h0;
+  assign \$56  = \$55  == 8'h9f;
+  assign \$57  = y == 8'hd1;
+  assign last0 = \$56  & \$57 ;
+  assign \$58  = n > 1'h1;
+  assign \$59  = accept & \$58 ;
   assign \$60  = x + 1'h1;
-  assign \$61  = \$60  == 8'h9f;
-  assign \$62  = y == 8'hd1;
-  assign last1 = \$61  & \$62 ;
-  assign \$63  = n > 2'h2;
-  assign \$64  = accept & \$63 ;
-  assign \$65  = x + 2'h2;
-  assign \$66  = \$65  < 8'ha0;
-  assign valid2 = \$64  & \$66 ;
-  assign col_done2 = cols_passed3 != cols_passed2;
-  assign \$67  = 8'ha0 - \$33 [7:0];
-  assign \$68  = col_done2 ? \$67  : 9'h054;
-  assign \$69  = col_done2 ? \$40 [7:0] : 8'h00;
-  assign \$70  = c + cols_passed2;
+  assign \$61  = \$60  < 8'ha0;
+  assign valid1 = \$59  & \$61 ;
+  assign col_done1 = cols_passed2 != cols_passed1;
+  assign \$62  = 8'ha0 - \$32 [7:0];
+  assign \$63  = col_done1 ? \$62  : 9'h054;
+  assign \$64  = col_done1 ? \$39 [7:0] : 8'h00;
+  assign \$65  = c + cols_passed1;
+  assign \$66  = x + 1'h1;
+  assign \$67  = \$66  == 8'h9f;
+  assign \$68  = y == 8'hd1;
+  assign last1 = \$67  & \$68 ;
+  assign \$69  = n > 2'h2;
+  assign \$70  = accept & \$69 ;
   assign \$71  = x + 2'h2;
-  assign \$72  = \$71  == 8'h9f;
-  assign \$73  = y == 8'hd1;
-  assign last2 = \$72  & \$73 ;
-  assign \$74  = py + 7'h54;
-  assign row_done = \$74  >= 8'hd2;
-  assign \$75  = 8'hd2 - py;
-  assign \$76  = row_done ? \$75  : 9'h054;
-  assign \$77  = py + 7'h54;
-  assign \$78  = \$77  - 8'hd2;
-  assign \$79  = row_done ? \$78  : 10'h000;
+  assign \$72  = \$71  < 8'ha0;
+  assign valid2 = \$70  & \$72 ;
+  assign col_done2 = cols_passed3 != cols_passed2;
+  assign \$73  = 8'ha0 - \$39 [7:0];
+  assign \$74  = col_done2 ? \$73  : 9'h054;
+  assign \$75  = col_done2 ? \$46 [7:0] : 8'h00;
+  assign \$76  = c + cols_passed2;
+  assign \$77  = x + 2'h2;
+  assign \$78  = \$77  == 8'h9f;
+  assign \$79  = y == 8'hd1;
+  assign last2 = \$78  & \$79 ;
   assign \$80  = mb > 1'h0;
   assign \$81  = q + \$80 ;
   assign \$82  = mb > 1'h1;
@@ -1862,7 +1862,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   always @(posedge clk)
     mb <= \$312 ;
   always @(posedge clk)
-    \$signal$25  <= \$313 ;
+    frame_push <= \$313 ;
   always @(posedge clk)
     frame_zero <= \$314 ;
   always @(posedge clk)
@@ -3495,7 +3495,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$313  = \$signal$25 ;
+    \$313  = frame_push;
     if (accept) begin
       if (first) begin
         \$313  = ctl__push;
@@ -3545,11 +3545,11 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
       end else begin
         casez (n)
           2'h1:
-              \$316  = \$26 [7:0];
+              \$316  = \$32 [7:0];
           2'h2:
-              \$316  = \$33 [7:0];
+              \$316  = \$39 [7:0];
           2'h3:
-              \$316  = \$40 [7:0];
+              \$316  = \$46 [7:0];
         endcase
       end
     end
@@ -3699,63 +3699,63 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$328  = \$46 [6:0];
+    \$328  = \$52 [6:0];
     if (rst) begin
       \$328  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$329  = \$57 [6:0];
+    \$329  = \$63 [6:0];
     if (rst) begin
       \$329  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$330  = \$68 [6:0];
+    \$330  = \$74 [6:0];
     if (rst) begin
       \$330  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$331  = \$47 [6:0];
+    \$331  = \$53 [6:0];
     if (rst) begin
       \$331  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$332  = \$58 [6:0];
+    \$332  = \$64 [6:0];
     if (rst) begin
       \$332  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$333  = \$69 [6:0];
+    \$333  = \$75 [6:0];
     if (rst) begin
       \$333  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$334  = \$48 [6:0];
+    \$334  = \$54 [6:0];
     if (rst) begin
       \$334  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$335  = \$59 [6:0];
+    \$335  = \$65 [6:0];
     if (rst) begin
       \$335  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$336  = \$70 [6:0];
+    \$336  = \$76 [6:0];
     if (rst) begin
       \$336  = 7'h00;
     end
@@ -3797,14 +3797,14 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$342  = \$76 [6:0];
+    \$342  = \$5 [6:0];
     if (rst) begin
       \$342  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$343  = \$79 [6:0];
+    \$343  = \$8 [6:0];
     if (rst) begin
       \$343  = 7'h00;
     end
@@ -3825,7 +3825,7 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$1 ) begin end
-    \$346  = \$signal ;
+    \$346  = this_push;
     if (rst) begin
       \$346  = 1'h0;
     end
@@ -3893,21 +3893,21 @@ module preprocessor3(stream__visible, stream__line_end, stream__frame_end, ctl__
       \$355  = 8'h00;
     end
   end
-  assign px_at0 = \$19 [7:0];
-  assign px_at1 = \$26 [7:0];
-  assign px_at2 = \$33 [7:0];
-  assign px_at3 = \$40 [7:0];
-  assign wxa0 = \$46 [6:0];
-  assign wxb0 = \$47 [6:0];
-  assign col0 = \$48 [6:0];
-  assign wxa1 = \$57 [6:0];
-  assign wxb1 = \$58 [6:0];
-  assign col1 = \$59 [6:0];
-  assign wxa2 = \$68 [6:0];
-  assign wxb2 = \$69 [6:0];
-  assign col2 = \$70 [6:0];
-  assign \$signal$59  = \$76 [6:0];
-  assign wyb = \$79 [6:0];
+  assign \$signal  = \$5 [6:0];
+  assign wyb = \$8 [6:0];
+  assign px_at0 = \$25 [7:0];
+  assign px_at1 = \$32 [7:0];
+  assign px_at2 = \$39 [7:0];
+  assign px_at3 = \$46 [7:0];
+  assign wxa0 = \$52 [6:0];
+  assign wxb0 = \$53 [6:0];
+  assign col0 = \$54 [6:0];
+  assign wxa1 = \$63 [6:0];
+  assign wxb1 = \$64 [6:0];
+  assign col1 = \$65 [6:0];
+  assign wxa2 = \$74 [6:0];
+  assign wxb2 = \$75 [6:0];
+  assign col2 = \$76 [6:0];
   assign \$signature__addr  = pix0;
   assign \$signature__addr$62  = pix1;
   assign \$signature__addr$63  = pix2;

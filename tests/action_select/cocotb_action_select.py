@@ -16,7 +16,7 @@ N, WIDTH = 18, 32
 
 
 def pack(values, count: int = N) -> int:
-    """One action-values beat (hw.policy_engine.action_values_layout): ``values`` lanes from
+    """One action-values beat (hw.interfaces.action_values_layout): ``values`` lanes from
     bit 0, ``count`` above them."""
     word = 0
     for i, v in enumerate(values):
