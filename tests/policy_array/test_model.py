@@ -173,3 +173,15 @@ def test_cli_prints_the_table_and_refuses_two_modes():
     bad = subprocess.run([sys.executable, "-m", "host.cli", "policy-int8", "--array", "--agreement", "pong"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_synth_array_option_refuses_bad_shapes_in_one_line():
+    import subprocess
+    import sys
+    for value, pattern in (("8x16", r"cols \(16\) must not exceed rows \(8\)"), ("abc", "expected ROWSxCOLS"),
+                           ("64x16", r"rows \(64\) must divide dense1's 2592 inputs")):
+        proc = subprocess.run([sys.executable, "-m", "host.cli", "synth", "--array", value],
+                              capture_output=True, text=True)
+        assert proc.returncode == 2, value
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and __import__("re").search(pattern, lines[0]), proc.stderr
