@@ -227,6 +227,10 @@ class ArrayPolicyEngine(wiring.Component):
                     sums.append(s)
                 nxt_level.append(sums)
             level = nxt_level
+        # one sum per column after log2 R levels; the memory read, the operand and product registers
+        # and the tree levels are the stages before the accumulate, as the model counts them
+        assert all(len(col) == 1 for col in level)
+        assert acc_stage + 1 == model.mac_pipeline_cycles(R)
         acc = Signal(data.ArrayLayout(signed(ACC_BITS), C))
         with m.If(v[acc_stage]):
             for j in range(C):
@@ -388,6 +392,7 @@ class ArrayPolicyEngine(wiring.Component):
         wdata = out.as_value().replicate(R // C)
         m.d.comb += [a_wr.addr.eq(word2), a_wr.data.as_value().eq(wdata), c_wr.addr.eq(word2),
                      c_wr.data.as_value().eq(wdata)]
+        assert model.WRITEBACK_CYCLES == 3      # W1 (byte, round, high), W2 (saturate), the write
         with m.If(v2 & ~buf2):
             m.d.comb += a_wr.en.eq(en)
         with m.If(v2 & buf2):

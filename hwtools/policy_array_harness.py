@@ -99,3 +99,53 @@ class ArrayEngineRTL(verilator_build.VerilatedModel):
             out[i] = buf[:self.n_actions]
             self.last_cycles = int(n)
         return out
+
+
+
+def bench(rows: int = 16, cols: int = 16, inferences: int = 2, seed: int = 0) -> dict:
+    """Measure one engine size on the Verilated RTL: start -> done cycles (checked equal to the
+    model), MAC efficiency start -> chosen action, load cycles, and the simulator's speed (CPU
+    seconds of this process). A random int8 policy with 18 actions (weights -127..127, biases up
+    to 2**16, shifts 11/11/12) on random observations; every result is checked against the
+    model first, so a wrong engine cannot report a figure.
+
+    Raises:
+        RuntimeError: values or cycles differ from the model.
+    """
+    import time
+    from hls_models.policy_engine import check_parameters
+    from hls_models.policy_int8 import mac_count
+    rng = np.random.default_rng(seed)
+    eng = ArrayEngineRTL(rows, cols)
+    wsh = [(256, 16), (256, 32), (2592, 256), (256, 18)]
+    qp = check_parameters(QuantizedPolicy(
+        18, *[x for s in wsh for x in (rng.integers(-127, 128, s).astype(np.int8),
+                                         rng.integers(-(2 ** 16), 2 ** 16, s[1]).astype(np.int32))],
+        11, 11, 12, {}, 255))
+    obs = rng.integers(0, 256, (inferences, 4, 84, 84), np.uint8)
+    load = eng.load(qp)
+    c0 = time.process_time()
+    got = eng.action_values(obs)
+    cpu = time.process_time() - c0
+    want_cycles = model.engine_cycles(18, eng.rows, eng.cols)
+    if not np.array_equal(got, qp.action_values(obs)) or eng.last_cycles != want_cycles:
+        raise RuntimeError(f"engine {rows} x {cols} and model disagree (cycles {eng.last_cycles} vs {want_cycles})")
+    to_action = model.inference_cycles(18, eng.rows, eng.cols)
+    return {"rows": eng.rows, "cols": eng.cols, "multipliers": eng.rows * eng.cols,
+            "engine_cycles_measured": eng.last_cycles, "engine_cycles_model": want_cycles,
+            "start_to_action_cycles": to_action,
+            "mac_efficiency": round(mac_count(18) / (eng.rows * eng.cols * to_action), 4),
+            "load_cycles": load, "cycles_per_cpu_s": round(inferences * eng.last_cycles / cpu)}
+
+
+if __name__ == "__main__":
+    import argparse
+    import json
+    parser = argparse.ArgumentParser(prog="python -m hwtools.policy_array_harness",
+                                     description="Measured cycles of the array engine's RTL per size (Verilator).")
+    parser.add_argument("--shape", nargs="+", default=["8x8", "16x8", "16x16", "32x16"], help="RxC shapes")
+    parser.add_argument("--inferences", type=int, default=2, help="inferences per shape")
+    args = parser.parse_args()
+    for shape in args.shape:
+        r, c = (int(v) for v in shape.lower().split("x"))
+        print(json.dumps(bench(r, c, args.inferences)), flush=True)
