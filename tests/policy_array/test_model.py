@@ -43,7 +43,8 @@ def test_nature_network_cycles():
     # conv1 400 x 2 x 256/16, conv2 81 x 4 x 512/16, conv3 49 x 4 x 576/16, dense1 32 x 3136/16, dense2 2 x 512/16
     issue = 400 * 2 * 16 + 81 * 4 * 32 + 49 * 4 * 36 + 32 * 196 + 2 * 32
     assert pa.engine_cycles(18, 16, 16, "nature") == issue + 4 * 10 + 9
-    assert pa.memory(16, 16, 18, "nature")["weight_bytes_used"] == 256 * 32 + 512 * 64 + 576 * 64 + 3136 * 512 + 512 * 18
+    used = 256 * 32 + 512 * 64 + 576 * 64 + 3136 * 512 + 512 * 18
+    assert pa.memory(16, 16, 18, "nature")["weight_bytes_used"] == used
 
 
 def test_shapes_refused_with_reasons():
