@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 #: hw modules with a ``generate()`` function, in build order
-MODULES = ("hw.cpu6507", "hw.console", "hw.preprocessor", "hw.action_select", "hw.policy_engine", "hw.instance")
+MODULES = ("hw.cpu6507", "hw.console", "hw.preprocessor", "hw.action_select", "hw.policy_engine", "hw.policy_array",
+           "hw.instance")
 
 
 def collect() -> dict[str, str]:

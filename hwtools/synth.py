@@ -218,14 +218,16 @@ def generated_verilog() -> dict[str, str]:
     return files
 
 
-def available_blocks(lanes: int | None = None, block: str | None = None) -> dict[str, str]:
+def available_blocks(lanes: int | None = None, block: str | None = None,
+                     array: tuple[int, int] | None = None) -> dict[str, str]:
     """``{block name: Verilog text}`` of every block generated now (:func:`generated_verilog`);
     with ``lanes``, the policy engine is elaborated with that many MAC lanes (default: the
-    committed 16-lane ``rtl/policy_engine.v``). ``block`` of :data:`ON_REQUEST` (``"node"``):
-    only that block (generated on request; it is not in the full list).
+    committed 16-lane ``rtl/policy_engine.v``); with ``array`` ``(rows, cols)``, the array engine
+    (:mod:`hw.policy_array`, default 16 x 16) with that shape. ``block`` of :data:`ON_REQUEST`
+    (``"node"``): only that block (generated on request; it is not in the full list).
 
     Raises:
-        ValueError: ``lanes`` outside the engine's supported range.
+        ValueError: ``lanes`` or ``array`` outside the engines' supported ranges.
     """
     if block in ON_REQUEST:
         import importlib
@@ -234,6 +236,9 @@ def available_blocks(lanes: int | None = None, block: str | None = None) -> dict
     if lanes is not None:
         from hw.policy_engine import generate as generate_engine
         blocks["policy_engine"] = generate_engine(lanes)["policy_engine.v"]
+    if array is not None:
+        from hw.policy_array import generate as generate_array
+        blocks["policy_array"] = generate_array(*array)["policy_array.v"]
     return blocks
 
 
@@ -278,15 +283,17 @@ def policy_engine_model(n_actions: int = 18, lanes: int = 16) -> dict:
 
 
 def report(block: str | None = None, family: str = "xc7", use_cache: bool = True, progress=None,
-           pnr: bool = False, pnr_speed: int = 6, pnr_seed: int = 1, lanes: int | None = None) -> dict:
+           pnr: bool = False, pnr_speed: int = 6, pnr_seed: int = 1, lanes: int | None = None,
+           array: tuple[int, int] | None = None) -> dict:
     """Synthesise every block (or one) and build the whole report (JSON-ready).
 
     With ``pnr`` each block is also placed and routed on the ECP5-85 (:func:`hwtools.timing.pnr_block`:
     minutes for the console) and ``rep["pnr"][block]`` holds its Fmax and critical path.
-    ``lanes``: MAC lanes of the policy engine (default 16, the committed RTL).
+    ``lanes``: MAC lanes of the policy engine (default 16, the committed RTL); ``array``: the
+    array engine's ``(rows, cols)`` (default 16 x 16, the committed RTL).
     """
     from hwtools.timing import ECP5, pnr_block
-    avail = available_blocks(lanes, block)
+    avail = available_blocks(lanes, block, array)
     names = sorted(avail) if block is None else [block]
     if block is not None and block not in avail:
         raise KeyError(block)
@@ -330,6 +337,8 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
             rep["proxy_pnr"] = PROXY_PNR + f"; known on {ECP5['label']}: {'; '.join(known)}"
     if "policy_engine" in avail:
         rep["policy_engine_lanes"] = 16 if lanes is None else int(lanes)
+    if "policy_array" in avail:
+        rep["policy_array_shape"] = list(array) if array is not None else [16, 16]
     if block == "node":
         res = blocks["node"]["resources"]
         rep["node_netlist"] = {"instances": 2, "resources": res, "fit": blocks["node"]["fit"],

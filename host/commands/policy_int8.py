@@ -1,4 +1,5 @@
-"""``nc2600 policy-int8``: the inference engine's cycle/resource model per MAC-lane count, and
+"""``nc2600 policy-int8``: the inference engine's cycle/resource model per MAC-lane count (with
+``--array`` the array engine's, :mod:`hls_models.policy_array`, per multiplier count), and
 with ``--agreement GAMES`` the int8-vs-float argmax agreement on real game observations."""
 from __future__ import annotations
 
@@ -18,6 +19,12 @@ def _games(text: str) -> list[str]:
 
 def _main(args) -> int:
     from hls_models.policy_int8 import lanes_table
+    if args.array:
+        if args.agreement is not None:
+            raise UserError("--array and --agreement: give one of them")
+        from hls_models.policy_array import table
+        print(table())
+        return 0
     if args.agreement is None:
         print(lanes_table())
         return 0
@@ -36,5 +43,8 @@ def register(subparsers, groups) -> None:
                     "float network's action on real observations of each game (random play).",
         formatter_class=DefaultsFormatter)
     p.add_argument("--agreement", metavar="GAMES", help="comma-separated ALE game ids, e.g. pong,breakout")
+    p.add_argument("--array", action="store_true",
+                   help="the array engine (R x C MACs, hls_models.policy_array): cycles, MAC efficiency and memory "
+                        "for 64..512 multipliers, small and Nature networks")
     p.add_argument("--act-max", type=int, choices=(127, 255), default=ACT_MAX, help="activation ceiling")
     p.set_defaults(func=_main)

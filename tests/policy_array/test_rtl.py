@@ -1,0 +1,89 @@
+"""The array engine's RTL (Verilator) against the bit-exact int8 model and its cycle model.
+
+Oracles: :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` for every action value,
+:func:`hls_models.policy_array.engine_cycles` (hand-worked in ``test_model.py``) for every
+inference's start -> done cycles, :func:`hls_models.policy_array.load_cycles` for the load.
+The fast checks run the 8 x 8 engine (real observations of three games, adversarial cases);
+``-m slow`` runs 4 x 4, 16 x 8, 16 x 16 and 32 x 16 as well.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from hls_models import policy_array as pa
+from hls_models.policy_int8 import quantize
+from tests.policy_engine.cases import adversarial_cases, random_policy
+
+
+@lru_cache(maxsize=None)
+def _engine(rows: int, cols: int):
+    from hwtools.policy_array_harness import ArrayEngineRTL
+    return ArrayEngineRTL(rows, cols)
+
+
+def _check_real_observations(eng, n_obs: int):
+    from host.ale_recordings import record_observations
+    from host.policy import init_params
+    for game, n_actions, net in (("ms_pacman", 9, 1), ("pong", 6, 2), ("bank_heist", 18, 3)):
+        calib = record_observations(game, 8, 100)
+        obs = record_observations(game, n_obs, 7)
+        qp = quantize(init_params(net, n_actions), n_actions, calib)
+        assert eng.load(qp) == pa.load_cycles(n_actions, eng.rows, eng.cols)
+        assert np.array_equal(eng.action_values(obs), qp.action_values(obs)), game
+        assert eng.last_cycles == pa.engine_cycles(n_actions, eng.rows, eng.cols)
+
+
+def _check_adversarial(eng, every: bool):
+    cases = adversarial_cases(n_obs=1)
+    if not every:
+        cases = [c for c in cases if c[0].startswith(("saturating activations (shifts 0)", "+-127 at random, most neg",
+                                                      "-127 everywhere"))]
+    for name, qp, obs in cases:
+        eng.load(qp)
+        assert np.array_equal(eng.action_values(obs), qp.action_values(obs)), name
+        assert eng.last_cycles == pa.engine_cycles(qp.n_actions, eng.rows, eng.cols)
+
+
+def test_rtl_8x8_real_observations_and_cycles():
+    _check_real_observations(_engine(8, 8), 2)
+
+
+def test_rtl_8x8_adversarial():
+    _check_adversarial(_engine(8, 8), every=False)
+
+
+def test_rtl_drops_bad_words_and_writes_while_busy():
+    """Out-of-range configuration values, rows and lanes written to the port are ignored."""
+    eng = _engine(8, 8)
+    rng = np.random.default_rng(9)
+    qp = random_policy(rng, 5)
+    eng.load(qp)
+    obs = rng.integers(0, 256, (1, 4, 84, 84), np.uint8)
+    want = qp.action_values(obs)
+    rows = sum(pa.weight_rows(8, 8))
+    brows = sum(pa.bias_rows(8, 8))
+    eng.load_words(np.array([[2, 0, 0, 0], [2, 0, 0, 19], [2, 1, 0, 100], [2, 2, 0, 32],
+                             [0, rows, 0, 0x7F7F7F7F], [0, 0, 16, 0x7F7F7F7F], [1, brows, 0, 12345],
+                             [1, 0, 8, 12345]]))
+    assert np.array_equal(eng.action_values(obs), want)
+
+
+def test_bad_shapes_refused():
+    from hw.policy_array import ArrayPolicyEngine
+    with pytest.raises(ValueError, match=r"ArrayPolicyEngine: cols \(16\) must not exceed rows \(8\)"):
+        ArrayPolicyEngine(8, 16)
+    with pytest.raises(ValueError, match=r"ArrayPolicyEngine: rows \(64\) must divide dense1's 2592 inputs"):
+        ArrayPolicyEngine(64, 16)
+    with pytest.raises(ValueError, match="n_actions"):
+        ArrayPolicyEngine(8, 8, max_actions=19)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rows,cols", [(4, 4), (16, 8), (16, 16), (32, 16)])
+def test_rtl_sizes_full(rows, cols):
+    eng = _engine(rows, cols)
+    _check_real_observations(eng, 3)
+    _check_adversarial(eng, every=True)
