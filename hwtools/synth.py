@@ -283,16 +283,24 @@ def policy_engine_model(n_actions: int = 18, lanes: int = 16) -> dict:
 
 
 def report(block: str | None = None, family: str = "xc7", use_cache: bool = True, progress=None,
-           pnr: bool = False, pnr_speed: int = 6, pnr_seed: int = 1, lanes: int | None = None,
-           array: tuple[int, int] | None = None) -> dict:
+           pnr: bool | str = False, pnr_speed: int = 6, pnr_seed: int = 1, lanes: int | None = None,
+           array: tuple[int, int] | None = None, pnr_device: str | None = None) -> dict:
     """Synthesise every block (or one) and build the whole report (JSON-ready).
 
-    With ``pnr`` each block is also placed and routed on the ECP5-85 (:func:`hwtools.timing.pnr_block`:
-    minutes for the console) and ``rep["pnr"][block]`` holds its Fmax and critical path.
-    ``lanes``: MAC lanes of the policy engine (default 16, the committed RTL); ``array``: the
-    array engine's ``(rows, cols)`` (default 16 x 16, the committed RTL).
+    With ``pnr`` (True or ``"ecp5"``) each block is also placed and routed on the ECP5-85
+    (:func:`hwtools.timing.pnr_block`: minutes for the console), with ``pnr="nexus"`` on a LIFCL-40
+    (:func:`hwtools.nexus.pnr_block`, part ``pnr_device``, default LIFCL-40-9BG400C), and
+    ``rep["pnr"][block]`` holds its Fmax and critical path. ``lanes``: MAC lanes of the policy engine
+    (default 16, the committed RTL); ``array``: the array engine's ``(rows, cols)`` (default 16 x 16,
+    the committed RTL). Raises ``ValueError`` for an unknown ``pnr`` or device.
     """
+    from hwtools import nexus
     from hwtools.timing import ECP5, pnr_block
+    if pnr not in (False, True, "ecp5", "nexus"):
+        raise ValueError(f"pnr must be 'ecp5' or 'nexus', got {pnr!r}")
+    on_nexus = pnr == "nexus"
+    if on_nexus:
+        nexus.speed_of(pnr_device or nexus.DEFAULT_DEVICE)
     avail = available_blocks(lanes, block, array)
     names = sorted(avail) if block is None else [block]
     if block is not None and block not in avail:
@@ -311,7 +319,20 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
     rep = {"family": family, "device": XC7Z045, "blocks": blocks, "yosys": yosys_version(),
            "missing_blocks": sorted(set(NODE) - set(avail)), "depth_rule": XC7_RULE["text"],
            "proxy_pnr": PROXY_PNR if not pnr else f"measured on {ECP5['label']}, speed {pnr_speed}"}
-    if pnr:
+    if on_nexus:
+        device = pnr_device or nexus.DEFAULT_DEVICE
+        rep["proxy_pnr"] = f"{nexus.label(device)} ({device})"
+        rep["pnr"] = {}
+        for i, name in enumerate(names, 1):
+            if progress:
+                progress(f"[{i}/{len(names)}] place and route {name} on {device} (minutes for the console) ...")
+            r = rep["pnr"][name] = nexus.pnr_block(name, avail[name], device=device, seed=pnr_seed,
+                                                   use_cache=use_cache)
+            if progress:
+                took = "cached" if r["cached"] else f"{r['seconds']} s"
+                progress(f"[{i}/{len(names)}] {name}: " + (f"Fmax {r['fmax_mhz']} MHz on {device}, carry "
+                                                             f"{r['carry']} ({took})" if r["fits"] else r["reason"]))
+    elif pnr:
         rep["pnr"] = {}
         for i, name in enumerate(names, 1):
             if progress:
@@ -335,6 +356,19 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
                 known.append(f"{name} cannot fit (its memories exceed the device's RAM)")
         if known:
             rep["proxy_pnr"] = PROXY_PNR + f"; known on {ECP5['label']}: {'; '.join(known)}"
+        known_nexus = []
+        for name in names:
+            try:
+                c = nexus.cached_pnr(name, avail[name])
+            except ValueError:     # no top module of the block's name to wrap: nothing was placed
+                c = None
+            if c is not None and c.get("fmax_mhz"):
+                known_nexus.append(f"{name} Fmax {c['fmax_mhz']:g} MHz (seed {c['seed']}, carry {c['carry']}, cached "
+                                   "from an earlier --pnr nexus of this exact Verilog)")
+            elif not nexus.memory_fit(avail[name])["fits"]:
+                known_nexus.append(f"{name} cannot fit (its memories exceed the LIFCL-40's RAM)")
+        if known_nexus:
+            rep["proxy_pnr_nexus"] = f"known on {nexus.DEFAULT_DEVICE} ({nexus.label()}): {'; '.join(known_nexus)}"
     if "policy_engine" in avail:
         rep["policy_engine_lanes"] = 16 if lanes is None else int(lanes)
     if "policy_array" in avail:
@@ -361,10 +395,15 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
 
 
 def _fmax_cell(p: dict | None) -> str:
-    """The ECP5 Fmax column: MHz, "no fit" (the block's memories exceed the device's RAM), or "-"."""
+    """The Fmax column: MHz, "no fit" (the block's memories exceed the device's RAM), or "-"."""
     if p is None:
         return "-"
     return f"{p['fmax_mhz']:.1f}" if p.get("fits", True) else "no fit"
+
+
+def _pnr_family(pnr: dict) -> str:
+    """The place-and-route column's device family: "Nexus" when a result came from nextpnr-nexus."""
+    return "Nexus" if any(str(p.get("device", "")).startswith("LIFCL") for p in pnr.values()) else "ECP5"
 
 
 def format_report(rep: dict) -> str:
@@ -372,7 +411,7 @@ def format_report(rep: dict) -> str:
     dev = rep["device"]
     pnr = rep.get("pnr")
     head = ("block", "LUT", "logic", "LUTRAM", "FF", "BRAM36", "DSP", "CARRY4", f"per {dev['device']}", "limit",
-            "levels", "est. MHz") + (("ECP5 Fmax",) if pnr else ())
+            "levels", "est. MHz") + ((f"{_pnr_family(pnr)} Fmax",) if pnr else ())
     rows = []
     for name, r in rep["blocks"].items():
         res, f = r["resources"], r["fit"]
@@ -450,12 +489,16 @@ def format_report(rep: dict) -> str:
         out.append(f"policy engines ({rep['policy_engine_lanes']} lanes, synthesised) beside one node on "
                    f"{dev['device']}: {beside['engines']} (limited by {beside['limited_by']}); a node needs 2")
     out.append(f"timing: {rep['proxy_pnr']}")
+    if rep.get("proxy_pnr_nexus"):
+        out.append(f"timing: {rep['proxy_pnr_nexus']}")
     for name, p in (pnr or {}).items():
         if not p.get("fits", True):
             out.append(f"  {name}: not placed: {p['reason']}")
             continue
         cp = p.get("critical_path") or {}
+        carry = "" if "carry" not in p else f", carry {p['carry']}" + (
+            f" (fallback: {p['carry_fallback']})" if p.get("carry_fallback") else "")
         out.append(f"  {name}: Fmax {p['fmax_mhz']:.1f} MHz on {p['device']} (speed {p['speed']}, seed {p['seed']}, "
-                   f"target {p['freq_mhz']:g} MHz); critical path {cp.get('from')} -> {cp.get('to')}, "
+                   f"target {p['freq_mhz']:g} MHz{carry}); critical path {cp.get('from')} -> {cp.get('to')}, "
                    f"{cp.get('delay_ns')} ns ({cp.get('logic_ns')} logic + {cp.get('routing_ns')} routing)")
     return "\n".join(out)

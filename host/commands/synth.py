@@ -2,7 +2,8 @@
 
 Beside the resources: the longest register-to-register path in 7-series logic levels (counted
 on the synth_xilinx netlist) with a rule-of-thumb MHz estimate, and with ``--pnr`` the Fmax
-measured by place and route on a Lattice ECP5-85 (nextpnr; a proxy device, not the Zynq-7045).
+measured by place and route on a Lattice ECP5-85 (nextpnr; a proxy device, not the Zynq-7045), or
+with ``--pnr nexus`` on a 28 nm Lattice LIFCL-40 (nextpnr-nexus; also a proxy, :mod:`hwtools.nexus`).
 
 Prints a table of LUT / FF / BRAM36 / DSP per block (from ``synth_xilinx -family xc7``), the
 node total (two game instances: console, preprocessor, action select each) and how many
@@ -38,13 +39,22 @@ def register(subparsers, groups):
                         "(default 16x16, rtl/policy_array.v)")
     p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
     p.add_argument("--json", action="store_true", help="print the report as one JSON line instead of tables")
-    p.add_argument("--pnr", action="store_true",
-                   help="also place and route each block on a Lattice ECP5-85 (nextpnr) for a measured Fmax "
-                        "(minutes for the console; a proxy device, not the Zynq-7045)")
-    p.add_argument("--pnr-speed", type=int, choices=(6, 7, 8), default=6, help="ECP5 speed grade for --pnr")
+    p.add_argument("--pnr", nargs="?", const="ecp5", choices=("ecp5", "nexus"), default=None, metavar="FAMILY",
+                   help="also place and route each block for a measured Fmax: 'ecp5' (the default when no FAMILY "
+                        "is given) on a Lattice ECP5-85, 'nexus' on a Lattice LIFCL-40 (28 nm), both nextpnr "
+                        "(minutes for the console; proxy devices, not the Zynq-7045)")
+    p.add_argument("--pnr-speed", type=int, choices=(6, 7, 8), default=None,
+                   help="ECP5 speed grade for --pnr ecp5 (default 6)")
+    p.add_argument("--pnr-device", choices=nexus_devices(), default=None, metavar="PART",
+                   help=f"Nexus part for --pnr nexus (default {nexus_devices()[0]}; one of: {', '.join(nexus_devices())})")
     p.add_argument("--pnr-seed", type=seed_int, default=1, metavar="S", help="nextpnr placer seed for --pnr")
     p.add_argument("--no-cache", action="store_true", help="re-run Yosys even when a cached result exists")
     p.set_defaults(func=run)
+
+
+def nexus_devices() -> tuple[str, ...]:
+    from hwtools.nexus import DEVICES
+    return DEVICES
 
 
 def _write(path: Path, text: str) -> None:
@@ -81,6 +91,10 @@ def run(args) -> int:
     if args.block is not None and committed and args.block not in committed and args.block not in synth.ON_REQUEST:
         raise UserError(f"unknown block {args.block!r} (blocks: {', '.join(committed)}; on request: "
                         f"{', '.join(synth.ON_REQUEST)})")
+    if args.pnr != "ecp5" and args.pnr_speed is not None:
+        raise UserError("--pnr-speed applies to --pnr ecp5 (a Nexus part names its speed grade: --pnr-device)")
+    if args.pnr != "nexus" and args.pnr_device is not None:
+        raise UserError("--pnr-device applies to --pnr nexus")
     out = None
     if args.out is not None:
         from host.launcher.rundir import prepare_output_folder
@@ -94,9 +108,9 @@ def run(args) -> int:
                         f"{', '.join(synth.ON_REQUEST)})")
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     try:
-        rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress, pnr=args.pnr,
-                           pnr_speed=args.pnr_speed, pnr_seed=args.pnr_seed, lanes=args.lanes,
-                           array=array)
+        rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress,
+                           pnr=args.pnr or False, pnr_speed=args.pnr_speed or 6, pnr_seed=args.pnr_seed,
+                           lanes=args.lanes, array=array, pnr_device=args.pnr_device)
     except RuntimeError as exc:
         print(f"nc2600 synth: {exc}", file=sys.stderr)
         return 1

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from hls_models.platform import FRAME_SKIP
-from host.report.throughput import ACTION_SELECT_LANES, GameInputs, Inputs
+from host.report.throughput import ACTION_SELECT_LANES, NEXUS_SEEDS, GameInputs, Inputs
 
 
 def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32) -> int:
@@ -224,6 +224,13 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
         inp.console3_pnr = cached_pnr("console3", consoles["console3.v"])
     except Exception as exc:
         inp.console_pnr_missing = inp.console3_pnr_missing = f"{type(exc).__name__}: {exc}"
+    try:   # the same on the LIFCL-40 (hwtools.nexus), every placer seed of NEXUS_SEEDS found in the cache
+        from hwtools import nexus
+        for block, found in (("console", inp.console_nexus), ("console3", inp.console3_nexus)):
+            found += [r for r in (nexus.cached_pnr(block, consoles[f"{block}.v"], seed=s) for s in NEXUS_SEEDS)
+                      if r is not None and r.get("fmax_mhz")]
+    except Exception as exc:
+        inp.nexus_missing = f"{type(exc).__name__}: {exc}"
     step("action select: latency on the RTL (Amaranth simulator)")
     try:
         inp.action_select_latency = measure_action_select_latency()

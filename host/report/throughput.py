@@ -24,7 +24,10 @@ The report gathers, per game:
   device, not the Zynq-7045) when ``nc2600 synth --pnr`` has placed this exact console
   (the result is looked up in its cache; the report never runs place and route itself), and the
   same at the three-colour-clock console's measured Fmax (``console3``: a frame in a third of
-  the clocks) with the ratio of the two; and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
+  the clocks) with the ratio of the two; the same (and per device: two instances per node, and the
+  published fabric's 832 instances all emulating) at each console's Fmax measured by nextpnr-nexus on a
+  28 nm LIFCL-40-9 (:data:`PNR_NEXUS`, a second proxy, not the XC7Z045), with the Fmax spread over
+  placer seeds 1-3 when ``nc2600 synth --pnr nexus --pnr-seed S`` has placed them; and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
   the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling, for
   one and for three colour clocks per clock (``mesh_sim`` ``colour_clocks_per_cycle``) at the same clock.
 
@@ -61,7 +64,15 @@ RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", 
                                   "missing")
 DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
 PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: hwtools.timing.pnr_block
-KINDS = (RTL, DERIVED, PNR, MODEL, PUBLISHED, MISSING)
+#: hwtools.nexus.pnr_block on its default part (hwtools.nexus.label("LIFCL-40-9BG400C"))
+PNR_NEXUS = "measured: nextpnr-nexus place and route, LIFCL-40 speed 9, 28 nm; a proxy, not the XC7Z045"
+KINDS = (RTL, DERIVED, PNR, PNR_NEXUS, MODEL, PUBLISHED, MISSING)
+#: Game instances per device (one Zynq-7045 per node, two instances per node) and in the whole
+#: published fabric (416 nodes); shared/reference/system-facts.md.
+INSTANCES_PER_DEVICE = 2
+FABRIC_INSTANCES = 832
+#: Placer seeds over which the consoles' LIFCL-40 Fmax spread is reported.
+NEXUS_SEEDS = (1, 2, 3)
 
 #: NTSC frame: 262 scanlines x 228 colour clocks (:mod:`hls_models.platform`).
 NTSC_COLOUR_CLOCKS = NTSC_COLOUR_CLOCKS_PER_FRAME
@@ -134,6 +145,10 @@ class Inputs:
     console_pnr_missing: str = ""
     console3_pnr: dict | None = None           # the same for the three-colour-clock console (console3)
     console3_pnr_missing: str = ""
+    # hwtools.nexus.pnr_block results (LIFCL-40-9, one per placer seed found in the cache) of each console
+    console_nexus: list[dict] = field(default_factory=list)
+    console3_nexus: list[dict] = field(default_factory=list)
+    nexus_missing: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -225,6 +240,29 @@ def compute(inp: Inputs) -> dict:
                            f"console3 (one CPU cycle per clock): nextpnr-ecp5 on {pnr3['device']} speed {pnr3['speed']}, "
                            f"seed {pnr3['seed']}; critical path {cp.get('from')} -> {cp.get('to')}, "
                            f"{cp.get('delay_ns')} ns", pnr3_cmd))
+    nexus = {}    # block -> the seed-1 (else first) LIFCL-40 result
+    for block, results, what in (("console", inp.console_nexus, "console"),
+                                 ("console3", inp.console3_nexus, "three-colour-clock console")):
+        cmd = f"nc2600 synth --block {block} --pnr nexus --pnr-seed S (S = {', '.join(map(str, NEXUS_SEEDS))})"
+        if not results:
+            figs.append(Figure(sect_rtl, f"LIFCL-40: {what} Fmax (place and route)", None, None, "MHz", MISSING,
+                               inp.nexus_missing or f"no LIFCL-40 place-and-route result for this console ({cmd})"))
+            continue
+        r = nexus[block] = min(results, key=lambda x: x["seed"] != 1)
+        cp = r.get("critical_path") or {}
+        figs.append(Figure(sect_rtl, f"LIFCL-40: {what} Fmax (place and route, speed 9, 28 nm; a proxy, not the XC7Z045)",
+                           None, float(r["fmax_mhz"]), "MHz", PNR_NEXUS,
+                           f"nextpnr-nexus on {r['device']}, seed {r['seed']}, carry {r['carry']}; critical path "
+                           f"{cp.get('from')} -> {cp.get('to')}, {cp.get('delay_ns')} ns "
+                           f"({cp.get('logic_ns')} logic + {cp.get('routing_ns')} routing)",
+                           f"nc2600 synth --block {block} --pnr nexus --pnr-seed {r['seed']}"))
+        if len(results) > 1:
+            from hwtools.nexus import seed_spread
+            sp = seed_spread(results)
+            figs.append(Figure(sect_rtl, f"LIFCL-40: {what} Fmax spread over placer seeds "
+                               f"{', '.join(map(str, sp['seeds']))}", None, sp["spread_pct"], "%", PNR_NEXUS,
+                               "(max - min) / min of the routed Fmax: " + ", ".join(
+                                   f"seed {s} {f:g} MHz" for s, f in zip(sp["seeds"], sp["fmax_mhz"])), cmd))
     for g in inp.games:
         row: dict = {"colour_clocks": None, "cycles": None, "mesh": None, "nominal_frame": False}
         per_game[g.game] = row
@@ -288,6 +326,31 @@ def compute(inp: Inputs) -> dict:
                                    DERIVED if ccpf_kind == RTL else MODEL,
                                    f"3 x {pnr3['fmax_mhz']:g} MHz / {pnr['fmax_mhz']:g} MHz (emulation only; the same "
                                    "frames, a third of the clocks each)", f"{pnr_cmd}; {pnr3_cmd}"))
+        # frames/s per instance, per device and for the published fabric's instances at each proxy's Fmax
+        kind = DERIVED if ccpf_kind == RTL else MODEL
+        at = [(pnr, 1, "console", "ECP5-85", "an ECP5-85 (a proxy device, not the Zynq-7045)", pnr_cmd),
+              (pnr3, 3, "three-colour-clock console", "ECP5-85", "an ECP5-85 (a proxy device, not the Zynq-7045)",
+               pnr3_cmd)]
+        at += [(nexus.get(b), k, w, "LIFCL-40-9", "a LIFCL-40-9 (28 nm; a proxy, not the XC7Z045)",
+                f"nc2600 synth --block {b} --pnr nexus")
+               for b, k, w in (("console", 1, "console"), ("console3", 3, "three-colour-clock console"))]
+        for r, ccpc, what, dev, dev_words, cmd in at:
+            if r is None:
+                continue
+            fps = r["fmax_mhz"] * 1e6 * ccpc / ccpf
+            basis = (f"Fmax {r['fmax_mhz']:g} MHz measured by place and route on {dev_words} / "
+                     + (f"{ccpf:,.1f} colour clocks per frame" if ccpc == 1 else
+                        f"({ccpf:,.1f} colour clocks per frame / {ccpc} colour clocks per clock)"))
+            if dev != "ECP5-85":      # the ECP5 per-instance figures are above, under their own names
+                figs.append(Figure(sect_inst, f"frames/s per instance at the {what}'s {dev} Fmax, "
+                                   f"{r['fmax_mhz']:g} MHz (emulation only)", g.game, fps, "frames/s", kind, basis, cmd))
+            figs.append(Figure(sect_inst, f"frames/s per device ({INSTANCES_PER_DEVICE} instances) at the {what}'s "
+                               f"{dev} Fmax, {r['fmax_mhz']:g} MHz (emulation only)", g.game,
+                               INSTANCES_PER_DEVICE * fps, "frames/s", kind,
+                               f"{INSTANCES_PER_DEVICE} instances per node (one device) x {basis}", cmd))
+            figs.append(Figure(sect_fab, f"fabric ceiling at the {what}'s {dev} Fmax, {r['fmax_mhz']:g} MHz "
+                               f"({FABRIC_INSTANCES} instances emulating)", g.game, FABRIC_INSTANCES * fps,
+                               "frames/s", kind, f"{FABRIC_INSTANCES} instances (published fabric) x {basis}", cmd))
         m = g.instance
         if m is None:
             figs.append(Figure(sect_inst, "fabric instance cycles by phase (Verilated RTL)", g.game, None, "cycles",

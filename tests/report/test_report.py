@@ -286,6 +286,43 @@ def test_three_colour_clock_console_at_its_fmax():
     assert ratio.value == pytest.approx(1.8) and ratio.unit == "x"
 
 
+def test_lifcl40_figures_beside_the_ecp5_ones():
+    """LIFCL-40 (nextpnr-nexus) results of three seeds: the seed-1 Fmax is the figure, the spread is
+    (110 - 100) / 100 = 10 %; per instance 100 MHz / 59,736 colour clocks, per device 2 x that, the
+    published fabric's 832 instances 832 x that; console3 at 60 MHz: 60 MHz x 3 / 59,736. The ECP5
+    figures stay as they were, each with its per-device figure beside it (2 x 20 MHz / 59,736)."""
+    inp = small_inputs()
+    figs = rp.compute(inp)["figures"]
+    assert find(figs, "LIFCL-40: console Fmax", None).kind == rp.MISSING
+    assert "--pnr nexus" in find(figs, "LIFCL-40: console Fmax", None).source
+    cp = {"from": "dut.tia.hpos[3]", "to": "dut.tia.posm0", "delay_ns": 10.0, "logic_ns": 4.0, "routing_ns": 6.0}
+    inp.console_nexus = [{"fmax_mhz": f, "seed": s, "device": "LIFCL-40-9BG400C", "carry": "ccu2", "critical_path": cp}
+                         for s, f in ((2, 110.0), (1, 100.0), (3, 104.0))]
+    inp.console3_nexus = [{"fmax_mhz": 60.0, "seed": 1, "device": "LIFCL-40-9BG400C", "carry": "ccu2",
+                           "critical_path": {}}]
+    inp.console_pnr = {"fmax_mhz": 20.0, "device": "LFE5UM-85F", "speed": 6, "seed": 1, "critical_path": {}}
+    figs = rp.compute(inp)["figures"]
+    fm = find(figs, "LIFCL-40: console Fmax (", None)
+    assert fm.value == 100.0 and fm.kind == rp.PNR_NEXUS
+    assert fm.kind == "measured: nextpnr-nexus place and route, LIFCL-40 speed 9, 28 nm; a proxy, not the XC7Z045"
+    assert "seed 1, carry ccu2" in fm.source and "dut.tia.hpos[3] -> dut.tia.posm0" in fm.source
+    sp = find(figs, "LIFCL-40: console Fmax spread", None)
+    assert sp.value == pytest.approx(10.0) and "seed 2 110 MHz" in sp.source
+    assert find(figs, "console Fmax", None).value == 20.0      # the ECP5 figure, unchanged
+    inst = find(figs, "frames/s per instance at the console's LIFCL-40-9 Fmax", "pong")
+    assert inst.value == pytest.approx(100e6 / 59736) and inst.kind == rp.DERIVED
+    dev = find(figs, "frames/s per device (2 instances) at the console's LIFCL-40-9 Fmax", "pong")
+    assert dev.value == pytest.approx(2 * 100e6 / 59736)
+    fab = find(figs, "fabric ceiling at the console's LIFCL-40-9 Fmax", "pong")
+    assert fab.value == pytest.approx(832 * 100e6 / 59736) and fab.section == "Whole fabric"
+    assert find(figs, "frames/s per device (2 instances) at the console's ECP5-85 Fmax", "pong").value == \
+        pytest.approx(2 * 20e6 / 59736)
+    c3 = find(figs, "frames/s per instance at the three-colour-clock console's LIFCL-40-9 Fmax", "pong")
+    assert c3.value == pytest.approx(60e6 * 3 / 59736)
+    assert not [f for f in figs if f.name.startswith("LIFCL-40: three-colour-clock console Fmax spread")]
+    assert find(figs, "frames/s per instance at the console's LIFCL-40-9 Fmax", "breakout").kind == rp.MODEL
+
+
 def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path, capsys):
     """``rtl-play`` runs inside the report's process under the guard every command runs under,
     which turns Ctrl-C or SIGTERM into exit 130: the report must stop (KeyboardInterrupt up to its
