@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hls_models.frame_skip import MAX_EPISODE_FRAMES
 from hls_models.platform import FRAME_SKIP
 from host.errors import SEED_MAX, UserError, human_bytes, require_memory
 from host.progress import Heartbeat
@@ -42,7 +43,7 @@ SEED_LIMIT = 2**31 - 1
 
 #: largest accepted values of the run's size options (the memory check comes on top)
 LIMITS = {"population": 1_000_000, "generations": 10_000_000, "max_frames": 10**15,
-          "episode_frames": 10**9, "workers": 1024, "envs_per_block": 4096, "frame_skip": 64,
+          "episode_frames": MAX_EPISODE_FRAMES, "workers": 1024, "envs_per_block": 4096, "frame_skip": 64,
           "truncation": 1_000_000, "elite_candidates": 1_000_000, "elite_episodes": 100_000,
           "test_episodes": 1_000_000, "noise_table_size": 1 << 34, "calibration_obs": 100_000}
 SIGMA_MAX = 10.0      #: mutation power / ES noise std above this are meaningless (weights ~ 0.1)

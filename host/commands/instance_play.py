@@ -126,6 +126,7 @@ def run(args) -> int:
 
 
 def register(subparsers, groups) -> None:
+    from hls_models.frame_skip import MAX_EPISODE_FRAMES
     from host.errors import int_range, non_negative_int, positive_int
     p = subparsers.add_parser("instance-play", help="play episodes of one individual on the fabric instance RTL",
                               description=__doc__.split("\n\n")[0])
@@ -133,8 +134,8 @@ def register(subparsers, groups) -> None:
     p.add_argument("--params", required=True, metavar="P.npy", help="float parameter vector (e.g. a run's best_params.npy)")
     p.add_argument("--episodes", type=positive_int, default=1, metavar="N", help="episodes (default 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first episode seed (default 0)")
-    p.add_argument("--episode-frames", type=int_range(35, 10**9), default=2000, metavar="F",
-                   help="episode cap, at least 35 frames as in nc2600 run (up to 30 no-op frames and FIRE start an episode; "
+    p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), default=2000, metavar="F",
+                   help="episode cap, at most the instance's 24-bit EP_FRAMES and at least 35 frames as in nc2600 run (up to 30 no-op frames and FIRE start an episode; "
                         "default 2000)")
     p.add_argument("--calib-seed", type=non_negative_int, default=0, metavar="S",
                    help="run seed of the int8 calibration observations (default 0, as nc2600 run --seed 0)")

@@ -5,6 +5,7 @@ import json
 import os
 import sys
 
+from hls_models.frame_skip import MAX_EPISODE_FRAMES
 from host.errors import UserError, float_range, int_range, probability, seed_int
 
 
@@ -22,8 +23,8 @@ def register(sub, groups):
                    help="seed of the episode seeds (no-op starts, sticky actions; default 0)")
     p.add_argument("--sticky", type=probability, metavar="P", default=None,
                    help="sticky-action probability (default: the run's)")
-    p.add_argument("--episode-frames", type=int_range(35, 10**9), metavar="E", default=None,
-                   help="episode cap in emulated frames (default: the run's)")
+    p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), metavar="E", default=None,
+                   help="episode cap in emulated frames, at most the fabric's 24-bit limit (default: the run's)")
     p.add_argument("--policy", choices=("float", "int8"), default=None,
                    help="network arithmetic (default: the run's); the other one re-evaluates the agent under "
                         "float32 or the fabric's int8 (quantised as `run --policy int8` does)")
