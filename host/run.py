@@ -10,6 +10,8 @@ Run directory contents (all written atomically: temp file, then rename):
   frames`` (cumulative emulated frames, frame skip and resets included), ``wall_s``, ``fps``;
 - ``episodes.jsonl``: one line per evaluated episode: ``generation, individual, episode, kind``
   (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim);
+- ``tensorboard/``: the ``log.jsonl`` figures as TensorBoard scalars, one event per
+  checkpointed generation (:mod:`host.tensorboard`; ``tensorboard --logdir runs/``);
 - ``checkpoint.npz``: the state after the last complete generation (algorithm state, RNG
   state, counters, log/episode line counts); ``--resume DIR`` continues from it and gives
   the same fitness values as an uninterrupted run;
@@ -23,6 +25,7 @@ interrupted (Ctrl-C or SIGTERM: exit 130 and the ``--resume`` command to continu
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import json
@@ -533,7 +536,8 @@ class Run:
         else:
             evaluator = Evaluator(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
                                   cfg.episode_frames, cfg.backend, cfg.policy, network=cfg.network)
-        with evaluator as ev:
+        from host.tensorboard import ScalarLog
+        with evaluator as ev, contextlib.closing(ScalarLog(self.out, self.history)) as scalars:
             self.evaluator = ev
             while self.algo.generation < cfg.generations and self.frames < budget:
                 g0_frames, g0_wall = self.frames, wall()
@@ -550,6 +554,7 @@ class Run:
                 self.log_lines += 1
                 self.history.append(line)
                 self._checkpoint(now)
+                scalars.add(line)                      # after the checkpoint: see host.tensorboard
                 self._print_generation(line)
             if self.algo.generation >= cfg.generations:
                 stop_reason = "generations"
