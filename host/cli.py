@@ -25,7 +25,8 @@ import importlib  # noqa: E402
 import pkgutil  # noqa: E402
 import sys  # noqa: E402
 
-from host.errors import UserError, interrupt_name, on_sigterm  # noqa: E402
+from host.errors import (UserError, dropped_interrupt, interrupt_name, on_sigterm, redeliver_swallowed_interrupts,  # noqa: E402
+                         sigterm_received)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -103,6 +104,7 @@ def install_sigterm_handler() -> None:
     runs, exit code 130, one line."""
     import signal
     signal.signal(signal.SIGTERM, on_sigterm)
+    sys.unraisablehook = redeliver_swallowed_interrupts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def guarded(body) -> int:
     """``body()``'s exit code, with the errors every command shares turned into one line on
-    stderr: UserError and file-system faults exit 2, Ctrl-C/SIGTERM 130, a closed output pipe 141."""
+    stderr: UserError and file-system faults exit 2, Ctrl-C/SIGTERM 130 (also any other exception
+    once a SIGTERM has arrived: the stop it caused), a closed output pipe 141."""
     try:
         rc = body()
     except UserError as exc:
@@ -144,19 +147,33 @@ def guarded(body) -> int:
     except KeyboardInterrupt as exc:
         sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
         return 130
-    except BrokenPipeError:        # output piped into e.g. `head`: stop quietly
+    except Exception as exc:       # noqa: BLE001 - _other re-raises what it does not know
+        if sigterm_received() and not (isinstance(exc, OSError) and exc.errno in _FS_ERRNOS):
+            # a library stopped half-way by the signal can fail afterwards (e.g. a video
+            # writer whose plugins were being loaded: "unknown file extension"): the SIGTERM's stop
+            sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
+            return 130
+        return _other(exc)
+    if dropped_interrupt() is not None:       # stopped just as the command ended
+        sys.stderr.write(f"nc2600: {interrupt_name(dropped_interrupt())}\n")
+        return 130
+    return int(rc or 0)
+
+
+def _other(exc: Exception) -> int:
+    """The exit of :func:`guarded` for an exception that is not a SIGTERM's consequence:
+    a closed output pipe 141, a file-system fault one line and 2, anything else re-raised."""
+    if isinstance(exc, BrokenPipeError):        # output piped into e.g. `head`: stop quietly
         try:
             sys.stdout = open(os.devnull, "w")
         except OSError:
             pass
         return 141
-    except OSError as exc:
-        if exc.errno not in _FS_ERRNOS:
-            raise
+    if isinstance(exc, OSError) and exc.errno in _FS_ERRNOS:
         where = f" {exc.filename!r}" if exc.filename else ""
         sys.stderr.write(f"nc2600: error: {exc.strerror or exc}{where}\n")
         return 2
-    return int(rc or 0)
+    raise exc
 
 
 if __name__ == "__main__":

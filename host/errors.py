@@ -11,9 +11,12 @@ one line (``nc2600 CMD: error: argument --X: expected ...``) before any work sta
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
 import stat
+import sys
 
 
 class UserError(Exception):
@@ -205,6 +208,8 @@ class Terminated(KeyboardInterrupt):
 
 
 _SIGTERM_RECEIVED = False
+_DROPPED: KeyboardInterrupt | None = None    # an interrupt Python dropped, not raised again yet
+_IN_HOOK = False                             # redeliver_swallowed_interrupts is running
 
 
 def on_sigterm(signum, frame) -> None:
@@ -212,12 +217,87 @@ def on_sigterm(signum, frame) -> None:
     the process is already stopping on a KeyboardInterrupt (a signal sent to the whole process
     group also ends the workers, whose deaths may surface first: a second exception then must
     not cut the first one's cleanup short). Either way :func:`interrupt_name` reports SIGTERM."""
-    global _SIGTERM_RECEIVED
+    global _SIGTERM_RECEIVED, _DROPPED
     _SIGTERM_RECEIVED = True
-    import sys
-    if isinstance(sys.exc_info()[1], KeyboardInterrupt):
-        return
+    if isinstance(sys.exc_info()[1], KeyboardInterrupt) or _IN_HOOK:
+        return                      # already stopping, or about to be sent again (see the hook)
+    _DROPPED = None
     raise Terminated()
+
+
+def sigterm_received() -> bool:
+    """Whether this process has received a SIGTERM (handled by :func:`on_sigterm`)."""
+    return _SIGTERM_RECEIVED
+
+
+#: the signals a command stops on; held while forking (:func:`stop_signals_held`)
+STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT})
+
+
+@contextlib.contextmanager
+def stop_signals_held():
+    """Block SIGTERM and SIGINT in the calling thread for the ``with`` block; one that arrives
+    meanwhile is delivered (its handler runs, :class:`Terminated` is raised) when the block
+    ends, after the previous mask is restored.
+
+    Used around ``fork``: a handler run inside ``os.fork`` raises in an at-fork hook, where
+    Python prints "Exception ignored" and goes on (measured: a SIGTERM 1.5 s into ``run
+    --workers 48`` was lost and the run exited 0), and a child forked before it set its own
+    handlers would run the parent's. A child inherits the blocked mask (and threads started
+    inside the block, e.g. a ``multiprocessing.Pool``'s, keep it): it sets its handlers,
+    then calls :func:`worker_signals` or unblocks with ``pthread_sigmask``.
+    """
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def worker_signals(sigterm=signal.SIG_DFL) -> None:
+    """The signals of a worker process forked inside :func:`stop_signals_held`: SIGINT ignored
+    (the parent, which gets the same Ctrl-C, stops its workers), SIGTERM ``sigterm`` (default:
+    the default action, a quiet exit), then both unblocked (a SIGTERM sent to the process group
+    during the fork is delivered now, to the worker's own handler: no traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, sigterm)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+def redeliver_swallowed_interrupts(unraisable) -> None:
+    """``sys.unraisablehook`` of the command line: a KeyboardInterrupt (Ctrl-C, or
+    :class:`Terminated` from :func:`on_sigterm`) raised where Python cannot propagate it (a
+    weakref callback, ``__del__``, an at-fork hook, a finaliser) would be printed as
+    "Exception ignored in ..." and lost, and the command would go on (measured: a SIGTERM near
+    the end of a run was swallowed this way). Instead the same signal is sent again to the main
+    thread 1 ms later, from a helper thread: a signal made pending from inside this hook would
+    run its handler at the hook's next bytecode, inside the same dropping context; 1 ms later the
+    main thread is past it (were it in another such context, this hook runs again). Other
+    unraisable exceptions go to Python's default hook."""
+    import threading
+    global _DROPPED, _IN_HOOK
+    exc = unraisable.exc_value
+    if isinstance(exc, KeyboardInterrupt):
+        _DROPPED = exc
+        sig = signal.SIGTERM if isinstance(exc, Terminated) or _SIGTERM_RECEIVED else signal.SIGINT
+        timer = threading.Timer(0.001, signal.pthread_kill, (threading.main_thread().ident, sig))
+        timer.daemon = True
+        _IN_HOOK = True             # a SIGTERM meanwhile is not raised here (on_sigterm)
+        try:
+            timer.start()
+        except RuntimeError:        # the interpreter is shutting down: it is stopping anyway
+            pass
+        finally:
+            _IN_HOOK = False
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def dropped_interrupt() -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM that Python dropped (:func:`redeliver_swallowed_interrupts`) and
+    that has not been raised again yet, else None: a command that ends in that moment has still
+    been stopped."""
+    return _DROPPED
 
 
 def interrupt_name(exc: BaseException) -> str:

@@ -418,6 +418,12 @@ _WORKER: dict = {}
 
 
 def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frames: int) -> None:
+    """A pool worker (forked with SIGTERM/SIGINT blocked): SIGINT ignored, SIGTERM raises
+    SystemExit (a quiet exit that releases the pool's locks first, as a sweep's workers do,
+    :func:`host.sweep._exit_on_sigterm`), then its Verilated instance."""
+    from host.errors import worker_signals
+    from host.sweep import _exit_on_sigterm
+    worker_signals(_exit_on_sigterm)
     from host.games import game_info
     from hwtools.instance_harness import InstanceSim
     info = game_info(game, rom_path)
@@ -469,8 +475,13 @@ class FabricEvaluator:
         info = game_info(self.game, self.rom_path)
         self.n_actions = len(info.minimal_actions)
         self.frame_skip = int(frame_skip)
-        self._pool = mp.get_context("fork").Pool(
-            int(n_workers), _fabric_worker_init, (self.game, str(self.rom_path), int(frame_skip), int(episode_frames)))
+        from host.errors import stop_signals_held
+        # forked with SIGTERM/SIGINT blocked; the pool's threads keep that mask, so the workers
+        # it forks later too start blocked; _fabric_worker_init sets their handlers, then unblocks
+        with stop_signals_held():
+            self._pool = mp.get_context("fork").Pool(
+                int(n_workers), _fabric_worker_init,
+                (self.game, str(self.rom_path), int(frame_skip), int(episode_frames)))
 
     def evaluate(self, jobs, params_for, on_result=None):
         """Run every job's episode; results (:class:`host.evaluator.EpisodeResult`) in job order.

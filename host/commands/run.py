@@ -141,7 +141,7 @@ def build(args) -> tuple:
 
 
 def main(args) -> int:
-    from host.errors import interrupt_name
+    from host.errors import interrupt_name, sigterm_received
     from host.evaluator import WorkerDied
     from host.run import Run
     cfg, out, resume = build(args)
@@ -149,41 +149,44 @@ def main(args) -> int:
     run = Run(cfg, out, resume=resume, progress=progress)
     try:
         run.prepare()
-    except KeyboardInterrupt as exc:
-        if run.folder is not None:
-            run.folder.release()
-        if not (out / "config.json").exists():
-            raise
-        how = interrupt_name(exc)
-        sys.stderr.write(f"nc2600: {how}; continue with: nc2600 run --resume {out}\n")
-        return 130
-    except BaseException:
+    except BaseException as exc:
+        stopped = isinstance(exc, KeyboardInterrupt) or (isinstance(exc, Exception) and sigterm_received()
+                                                        and not isinstance(exc, UserError))
+        if stopped and (out / "config.json").exists():
+            if run.folder is not None:
+                run.folder.release()
+            run.close()
+            sys.stderr.write(f"nc2600: {interrupt_name(exc)}; continue with: nc2600 run --resume {out}\n")
+            return 130
         if run.folder is not None:
             run.folder.release()
         run.close()
         raise
-    if run.cluster is not None:   # the words of the supervisor's line if Ray ends this driver
-        from host.cluster import set_interrupt_hint
-        set_interrupt_hint(f"; continue with: nc2600 run --resume {out}")
-    where = run.cluster.describe() if run.cluster is not None else f"workers {cfg.workers}"
-    print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "
-          f"{where} -> {out}", flush=True)
     try:
+        if run.cluster is not None:   # the words of the supervisor's line if Ray ends this driver
+            from host.cluster import set_interrupt_hint
+            set_interrupt_hint(f"; continue with: nc2600 run --resume {out}")
+        where = run.cluster.describe() if run.cluster is not None else f"workers {cfg.workers}"
+        print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "
+              f"{where} -> {out}", flush=True)
         summary = run.execute()
+        if run.finished is not None:
+            print(run.stop_line, flush=True)
+        print(json.dumps(summary), flush=True)
     except UserError as exc:         # a file-system fault during the run: the folder resumes
         raise UserError(f"{exc}; continue with: nc2600 run --resume {out}") from None
-    except WorkerDied as exc:
-        sys.stderr.write(f"nc2600: error: {exc}; continue with: nc2600 run --resume {out}\n")
-        return 1
-    except KeyboardInterrupt as exc:
-        how = interrupt_name(exc)
-        sys.stderr.write(f"nc2600: {how}; continue with: nc2600 run --resume {out}\n")
+    except (KeyboardInterrupt, Exception) as exc:
+        if not isinstance(exc, KeyboardInterrupt) and not sigterm_received():
+            if isinstance(exc, WorkerDied):
+                sys.stderr.write(f"nc2600: error: {exc}; continue with: nc2600 run --resume {out}\n")
+                return 1
+            raise
+        # Ctrl-C or SIGTERM; after a SIGTERM any failure is its consequence (a worker it ended,
+        # a library it stopped half-way, e.g. the video writer's plugin loading)
+        sys.stderr.write(f"nc2600: {interrupt_name(exc)}; continue with: nc2600 run --resume {out}\n")
         return 130
     finally:
         if run.folder is not None:
             run.folder.release()
         run.close()
-    if run.finished is not None:
-        print(run.stop_line, flush=True)
-    print(json.dumps(summary), flush=True)
     return 0
