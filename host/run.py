@@ -50,7 +50,21 @@ LIMITS = {"population": 1_000_000, "generations": 10_000_000, "max_frames": 10**
           "truncation": 1_000_000, "elite_candidates": 1_000_000, "elite_episodes": 100_000,
           "test_episodes": 1_000_000, "noise_table_size": 1 << 34, "calibration_obs": 100_000}
 SIGMA_MAX = 10.0      #: mutation power / ES noise std above this are meaningless (weights ~ 0.1)
+#: the smallest normal float32 (1.18e-38): a smaller sigma underflows the float32 mutation
+#: ``sigma * noise`` to 0 or to subnormals, so that nothing mutates
+SIGMA_MIN = float(np.finfo(np.float32).tiny)
 ES_LR_MAX = 1.0
+ES_L2_MAX = 1.0       #: ES weight decay coefficient bound (decay factor 1 - lr * l2 stays in [0, 1])
+#: defaults that follow the population: ``min(cap, population // 2)``
+#: (the caps are the embedded default experiment's values for population 40)
+POPULATION_DEFAULT_CAPS = {"truncation": 10, "elite_candidates": 5}
+
+
+def population_defaults(population: int) -> dict[str, int]:
+    """The defaults of ``--truncation`` and ``--elite-candidates`` for ``population`` (>= 2):
+    ``min(10, population // 2)`` and ``min(5, population // 2)`` (10 and 5 at population 40),
+    so that a small population needs neither option."""
+    return {name: min(cap, max(1, int(population) // 2)) for name, cap in POPULATION_DEFAULT_CAPS.items()}
 
 
 @dataclass
@@ -131,7 +145,8 @@ class RunConfig:
         if self.population < 2:
             raise UserError("--population must be at least 2")
         if self.algo != "es":
-            for name in ("truncation", "elite_candidates"):
+            # random search draws fresh individuals: it has no parents, so no truncation to check
+            for name in ("truncation", "elite_candidates") if self.algo == "ga" else ("elite_candidates",):
                 if getattr(self, name) > self.population:
                     raise UserError(f"--{name.replace('_', '-')} ({getattr(self, name)}) must be at most "
                                     f"the population ({self.population})")
@@ -139,8 +154,11 @@ class RunConfig:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
                 raise UserError(f"--{name.replace('_', '-')} must be a finite number, got {value!r}")
-        if not 0 < self.effective_sigma() <= SIGMA_MAX:
-            raise UserError(f"--sigma must be in (0, {SIGMA_MAX:g}], got {self.sigma}")
+        if not SIGMA_MIN <= self.effective_sigma() <= SIGMA_MAX:
+            raise UserError(f"--sigma must be in [{SIGMA_MIN:g}, {SIGMA_MAX:g}] (float32's smallest normal "
+                            f"number and up), got {self.sigma}")
+        if not 0 <= self.es_l2 <= ES_L2_MAX:
+            raise UserError(f"--es-l2 must be in [0, {ES_L2_MAX:g}], got {self.es_l2}")
         if not 0 < self.es_lr <= ES_LR_MAX:
             raise UserError(f"--es-lr must be in (0, {ES_LR_MAX:g}], got {self.es_lr}")
         if not isinstance(self.seed, int) or not 0 <= self.seed <= SEED_MAX:

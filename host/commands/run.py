@@ -15,7 +15,7 @@ _D = None  # every option defaults to None so that --resume can tell what was gi
 
 
 def register(sub, groups):
-    from host.run import ES_LR_MAX, LIMITS, SIGMA_MAX, RunConfig
+    from host.run import ES_L2_MAX, ES_LR_MAX, LIMITS, POPULATION_DEFAULT_CAPS, SIGMA_MAX, SIGMA_MIN, RunConfig
     d = RunConfig()
     n = lambda name: int_range(1, LIMITS[name])  # noqa: E731
     p = sub.add_parser(
@@ -43,12 +43,18 @@ def register(sub, groups):
     p.add_argument("--sticky", type=probability, metavar="P", default=_D,
                    help="sticky-action probability per frame (0: none; 0.25: Machado et al. 2018)")
     p.add_argument("--frame-skip", type=n("frame_skip"), metavar="K", default=_D, help=f"frames per decision (default {d.frame_skip})")
-    p.add_argument("--truncation", type=n("truncation"), metavar="T", default=_D, help=f"GA parents, at most the population (default {d.truncation}; Such et al.: 20)")
-    p.add_argument("--sigma", type=float_range(0, SIGMA_MAX, lo_open=True), metavar="S", default=_D, help="mutation power / ES noise std (default GA 0.002, ES 0.02)")
-    p.add_argument("--elite-candidates", type=n("elite_candidates"), metavar="C", default=_D, help=f"GA/RS elite candidates, at most the population (default {d.elite_candidates}; Such et al.: 10)")
+    p.add_argument("--truncation", type=n("truncation"), metavar="T", default=_D, help=f"GA parents, at most the population (default min({POPULATION_DEFAULT_CAPS['truncation']}, "
+                        "population / 2), rounded down; Such et al.: 20)")
+    p.add_argument("--sigma", type=float_range(SIGMA_MIN, SIGMA_MAX), metavar="S", default=_D,
+                   help="mutation power / ES noise std, at least float32's smallest normal number (default GA 0.002, ES 0.02)")
+    p.add_argument("--elite-candidates", type=n("elite_candidates"), metavar="C", default=_D, help=f"GA/RS elite candidates, at most the population (default "
+                        f"min({POPULATION_DEFAULT_CAPS['elite_candidates']}, population / 2), rounded down; "
+                        "Such et al.: 10)")
     p.add_argument("--elite-episodes", type=n("elite_episodes"), metavar="E", default=_D, help=f"episodes per elite candidate (default {d.elite_episodes}; Such et al.: 30)")
     p.add_argument("--test-episodes", type=n("test_episodes"), metavar="N", default=_D, help=f"final elite test episodes (default {d.test_episodes}; Such et al.: 200)")
     p.add_argument("--es-lr", type=float_range(0, ES_LR_MAX, lo_open=True), metavar="LR", default=_D, help=f"ES Adam step size (default {d.es_lr})")
+    p.add_argument("--es-l2", type=float_range(0, ES_L2_MAX), metavar="L2", default=_D,
+                   help=f"ES weight decay coefficient (default {d.es_l2})")
     p.add_argument("--noise-table-size", type=n("noise_table_size"), metavar="N", default=_D, help=f"shared noise table entries (default {d.noise_table_size})")
     p.add_argument("--backend", choices=("ale", "rtl", "fabric"), default=_D,
                    help="game instances: ale (ale-py), rtl (the Verilated console RTL; reward from RAM by the "
@@ -83,7 +89,7 @@ def _uses_ray(args) -> bool:
 
 _FIELDS = ("game", "rom", "algo", "population", "generations", "max_frames", "episode_frames", "workers",
            "envs_per_block", "seed", "sticky", "frame_skip", "truncation", "sigma", "elite_candidates",
-           "elite_episodes", "test_episodes", "es_lr", "noise_table_size", "backend", "policy", "network", "video",
+           "elite_episodes", "test_episodes", "es_lr", "es_l2", "noise_table_size", "backend", "policy", "network", "video",
            "cluster", "ray_address")
 
 
@@ -131,6 +137,10 @@ def build(args) -> tuple:
     cfg = RunConfig(workers=os.cpu_count() or 1)
     for k, v in given.items():
         setattr(cfg, k, v)
+    from host.run import population_defaults
+    for k, v in population_defaults(cfg.population).items():   # those not given follow the population
+        if k not in given:
+            setattr(cfg, k, v)
     if "game" not in given and "rom" in given:
         cfg.game = None
     if args.out is not None and args.out.strip() == "":
