@@ -152,6 +152,29 @@ def require_memory(needed: int, what: str) -> None:
                         f"{human_bytes(have)} available")
 
 
+#: worker processes per core beyond which a command refuses to start: more cannot run at once,
+#: they only add start-up time and memory (measured: ``bench host --workers 1000`` on 2 cores
+#: forked 579 workers, load average 228, for 10 minutes)
+MAX_WORKERS_PER_CORE = 16
+
+
+def require_processes(n: int, what: str) -> None:
+    """Raise UserError when ``n`` worker processes (for ``what``, e.g. ``"--workers 1000"``)
+    exceed :data:`MAX_WORKERS_PER_CORE` per core of this machine, or this user's process
+    limit (``RLIMIT_NPROC``)."""
+    cores = os.cpu_count() or 1
+    if n > MAX_WORKERS_PER_CORE * cores:
+        raise UserError(f"{what} starts {n:,} worker processes on {cores} core{'s' if cores > 1 else ''}; "
+                        f"at most {MAX_WORKERS_PER_CORE * cores:,} ({MAX_WORKERS_PER_CORE} per core) are accepted")
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+    except (ImportError, AttributeError, OSError, ValueError):
+        return
+    if soft != resource.RLIM_INFINITY and n >= soft:
+        raise UserError(f"{what} starts {n:,} worker processes; this user may run {soft:,} processes (ulimit -u)")
+
+
 # -- input files --------------------------------------------------------------------
 def file_kind(mode: int) -> str:
     """``"a folder"``, ``"a FIFO"``, ``"a device"``, ``"a socket"`` or ``"not a regular file"``

@@ -30,6 +30,12 @@ def main(args) -> int:
     from host.games import resolve_rom
     name, rom = resolve_rom(args.game)
     workers = args.workers or os.cpu_count() or 1
+    from host.errors import require_memory, require_processes
+    from host.run import RunConfig
+    require_processes(workers, f"--workers {workers}")
+    parts = RunConfig(workers=workers, envs_per_block=args.envs_per_block, policy=args.policy).memory_bytes()
+    require_memory(parts["evaluator weights"] + parts["slot observations"] + parts["worker processes"],
+                   f"--workers {workers} x --envs-per-block {args.envs_per_block} x 2 instances")
     say = lambda m: print(f"nc2600 bench host: {m}", file=sys.stderr, flush=True)  # noqa: E731
     print(json.dumps(measure(name, rom, args.seconds, workers, args.envs_per_block, args.episode_frames,
                              args.policy, say)))

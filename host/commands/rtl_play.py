@@ -41,7 +41,12 @@ def run(args) -> int:
     if not args.out.strip():
         raise UserError("--out is empty; give a folder name")
     created = not os.path.lexists(args.out)
-    from host.rundir import prepare_output_folder
+    from host.rundir import RunFolder, prepare_output_folder
+    if os.path.isdir(args.out):
+        owner = RunFolder(args.out).lock_owner()
+        if owner is not None:
+            raise UserError(f"--out {args.out!r} is a run folder in use by a running nc2600 (pid {owner}); "
+                            f"give another --out")
     try:
         # created and written to (a probe) before the RTL runs; then its disk's free space (a path
         # that cannot be written, e.g. under /proc, is reported as such, not as a full disk)
