@@ -149,3 +149,72 @@ def test_other_failures_without_a_sigterm_are_not_hidden():
         sys.exit(guarded(body))
     """)
     assert proc.returncode == 1 and "ValueError: a real bug" in proc.stderr
+
+
+# -- a SIGTERM to the process group at seeded moments of a whole run (slow) ----------------
+MOMENTS = 50
+SMALL_RUN = ["--game", "breakout", "--population", "4", "--generations", "2", "--episode-frames", "300",
+             "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "2", "--envs-per-block", "1",
+             "--truncation", "2", "--noise-table-size", str(1 << 20), "--progress", "lines", "--workers", "2",
+             "--seed", "3"]
+
+
+def _fitness(out):
+    import json
+    return [{k: v for k, v in json.loads(t).items() if k not in ("wall_s", "fps")}
+            for t in (out / "log.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory):
+    import time
+    out = tmp_path_factory.mktemp("sig") / "ref"
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "host.cli", "run", *SMALL_RUN, "--out", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return out, time.monotonic() - t0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("moment", range(MOMENTS))
+def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(moment, reference_run, tmp_path):
+    """The run (start-up, generations, elite, test, plot, video, shut-down) gets one SIGTERM
+    to its process group at a moment drawn uniformly over the reference run's wall time
+    (seeded): exit 130 with exactly one line (the resume hint once the folder holds a run) and
+    no traceback, or exit 0 when it had finished; ``--resume`` then gives the reference run's
+    fitness lines and test score."""
+    import json
+    import os
+    import random
+    import signal
+    import time
+    ref, wall = reference_run
+    out = tmp_path / "run"
+    delay = random.Random(moment).uniform(0.0, wall * 1.1)
+    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *SMALL_RUN, "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(delay)
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    stdout, stderr = proc.communicate(timeout=120)
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
+    if proc.returncode == 0:
+        assert stderr == ""
+    else:
+        assert proc.returncode == 130, (delay, stderr)
+        hint = f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"
+        assert stderr in (hint, "nc2600: terminated (SIGTERM)\n"), (delay, stderr)
+        if stderr == hint:
+            again = ["--resume", str(out)]
+        else:                                   # stopped before the folder held a run
+            assert not (out / "config.json").exists()
+            again = [*SMALL_RUN, "--out", str(out)]
+        resumed = subprocess.run([sys.executable, "-m", "host.cli", "run", *again],
+                                 capture_output=True, text=True, timeout=600)
+        assert resumed.returncode == 0, (delay, resumed.stderr)
+    assert _fitness(out) == _fitness(ref)
+    assert json.loads((out / "summary.json").read_text())["elite_test_score"] == \
+        json.loads((ref / "summary.json").read_text())["elite_test_score"]
