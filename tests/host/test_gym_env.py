@@ -69,9 +69,16 @@ def test_every_supported_game_is_registered_under_its_camel_case_id():
 
 
 def test_the_module_prefixed_id_registers_without_an_import():
-    env = gymnasium.make("host.gym_env:nc2600/Boxing-v0", episode_frames=100)
-    assert env.action_space.n == 18
-    env.close()
+    """In a fresh interpreter that never imported host.gym_env: gymnasium imports the module
+    named before the colon, which registers every game."""
+    import subprocess
+    import sys
+    code = ("import sys, gymnasium; assert 'host.gym_env' not in sys.modules; "
+            "env = gymnasium.make('host.gym_env:nc2600/Boxing-v0', episode_frames=100); "
+            "print(env.action_space.n, env.reset(seed=1)[0].shape)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["18", "(4,", "84,", "84)"]
 
 
 @pytest.mark.parametrize("sticky", [0.0, 0.25])
