@@ -176,5 +176,28 @@ def _other(exc: Exception) -> int:
     raise exc
 
 
+def entry() -> None:
+    """The ``nc2600`` program: :func:`main`, then the interpreter's shutdown with SIGTERM and
+    SIGINT blocked. Python restores their default actions while it shuts down, so a SIGTERM
+    there killed a run that had finished (status -15, no line); blocked, it is never delivered,
+    and one already pending when the command ended means the command was stopped: 130 and
+    the one line."""
+    import signal
+
+    from host.errors import STOP_SIGNALS
+    try:
+        rc = main()
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    except KeyboardInterrupt as exc:            # between the command's end and the block
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
+        raise SystemExit(130) from None
+    pending = signal.sigpending() & STOP_SIGNALS
+    if pending and rc == 0:
+        sys.stderr.write("nc2600: " + ("terminated (SIGTERM)" if signal.SIGTERM in pending else "interrupted") + "\n")
+        rc = 130
+    raise SystemExit(rc)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

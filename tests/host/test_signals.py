@@ -209,8 +209,10 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
         assert stderr in (hint, "nc2600: terminated (SIGTERM)\n"), (delay, stderr)
         if stderr == hint:
             again = ["--resume", str(out)]
+        elif (out / "config.json").exists():    # stopped as the finished run shut down
+            assert (out / "summary.json").exists()
+            again = ["--resume", str(out)]
         else:                                   # stopped before the folder held a run
-            assert not (out / "config.json").exists()
             again = [*SMALL_RUN, "--out", str(out)]
         resumed = subprocess.run([sys.executable, "-m", "host.cli", "run", *again],
                                  capture_output=True, text=True, timeout=600)
@@ -218,3 +220,37 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
     assert _fitness(out) == _fitness(ref)
     assert json.loads((out / "summary.json").read_text())["elite_test_score"] == \
         json.loads((ref / "summary.json").read_text())["elite_test_score"]
+
+
+def test_a_sigterm_during_the_interpreters_shutdown_no_longer_kills_the_finished_command():
+    """Python restores SIGTERM's default action while it shuts down (measured: a run that had
+    written its summary died with status -15); ``entry`` blocks SIGTERM for the shutdown, so
+    the finished command exits with its own status and every exit hook runs. An atexit hook
+    sends the SIGTERM at that moment."""
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import atexit, os, signal
+        import host.cli
+        atexit.register(lambda: print("last hook ran", flush=True))
+        atexit.register(lambda: os.kill(os.getpid(), signal.SIGTERM))   # LIFO: runs first
+        def finished(argv=None):
+            host.cli.install_sigterm_handler()
+            return 0
+        host.cli.main = finished
+        host.cli.entry()
+    """)], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (0, "") and "last hook ran" in proc.stdout
+
+
+def test_a_sigterm_pending_as_the_command_ends_exits_130():
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import os, signal
+        import host.cli
+        def finished(argv=None):
+            host.cli.install_sigterm_handler()
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            os.kill(os.getpid(), signal.SIGTERM)        # arrives, held, as the command returns
+            return 0
+        host.cli.main = finished
+        host.cli.entry()
+    """)], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (130, "nc2600: terminated (SIGTERM)\n")
