@@ -296,7 +296,8 @@ def redeliver_swallowed_interrupts(unraisable) -> None:
     thread 1 ms later, from a helper thread: a signal made pending from inside this hook would
     run its handler at the hook's next bytecode, inside the same dropping context; 1 ms later the
     main thread is past it (were it in another such context, this hook runs again). Other
-    unraisable exceptions go to Python's default hook."""
+    unraisable exceptions go to Python's default hook, except after a SIGTERM, when they are
+    the stop's consequences and are not printed (the command's one line says it stopped)."""
     import threading
     global _DROPPED, _IN_HOOK
     exc = unraisable.exc_value
@@ -312,6 +313,10 @@ def redeliver_swallowed_interrupts(unraisable) -> None:
             pass
         finally:
             _IN_HOOK = False
+        return
+    if _SIGTERM_RECEIVED:
+        # a consequence of the stop, printed by no one: e.g. imageio's GIF writer cut short by
+        # the SIGTERM fails again in its __del__ ("unknown file extension"; measured)
         return
     sys.__unraisablehook__(unraisable)
 

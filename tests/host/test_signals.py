@@ -254,3 +254,18 @@ def test_a_sigterm_pending_as_the_command_ends_exits_130():
         host.cli.entry()
     """)], capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stderr) == (130, "nc2600: terminated (SIGTERM)\n")
+
+
+def test_after_a_sigterm_a_finaliser_failing_in_its_wake_prints_nothing():
+    """imageio's writer cut short by the SIGTERM failed again in its ``__del__`` and Python
+    printed that traceback after the one line (measured in the 50-moment test)."""
+    proc = _python("""
+        class Writer:
+            def __del__(self):
+                raise ValueError("unknown file extension: ")
+        def body():
+            w = Writer()
+            signal.raise_signal(signal.SIGTERM)
+        sys.exit(guarded(body))
+    """)
+    assert (proc.returncode, proc.stderr) == (130, "nc2600: terminated (SIGTERM)\\n")
