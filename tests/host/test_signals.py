@@ -268,4 +268,4 @@ def test_after_a_sigterm_a_finaliser_failing_in_its_wake_prints_nothing():
             signal.raise_signal(signal.SIGTERM)
         sys.exit(guarded(body))
     """)
-    assert (proc.returncode, proc.stderr) == (130, "nc2600: terminated (SIGTERM)\\n")
+    assert (proc.returncode, proc.stderr) == (130, "nc2600: terminated (SIGTERM)\n")
