@@ -20,32 +20,12 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import errno  # noqa: E402
 import importlib  # noqa: E402
 import pkgutil  # noqa: E402
 import sys  # noqa: E402
 
-from host.errors import (UserError, dropped_interrupt, interrupt_name, on_sigterm, redeliver_swallowed_interrupts,  # noqa: E402
-                         sigterm_received)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """ArgumentParser whose errors are one line on stderr and exit code 2."""
-
-    def error(self, message):  # noqa: D401 - argparse API
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(2)
-
-
-class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows ``(default: X)`` only where it informs: not for None/False defaults, and not when
-    the help text already states its default."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
-            return text
-        return super()._get_help_string(action)
+from host.commands import DefaultsFormatter, OneLineParser  # noqa: E402,F401 - the parser's classes
+from host.errors import guarded, on_sigterm  # noqa: E402,F401 - guarded: every command's errors
 
 
 def _version() -> str:
@@ -91,18 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: file-system faults reported as one line and exit 2 wherever they surface (read-only or
-#: full disk, a name too long, a folder where a file was expected, ...)
-_FS_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG, errno.EISDIR,
-              errno.ENOTDIR, errno.ENOENT, errno.EDQUOT, errno.EEXIST, errno.ELOOP, errno.EFBIG, errno.EXDEV,
-              errno.ENOTEMPTY, errno.EBUSY, errno.ETXTBSY, errno.EMFILE, errno.ENFILE}
-
-
 def install_sigterm_handler() -> None:
     """Make SIGTERM raise :class:`host.errors.Terminated` (a KeyboardInterrupt) in the main
     thread (:func:`host.errors.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
     runs, exit code 130, one line."""
     import signal
+
+    from host.errors import redeliver_swallowed_interrupts
     signal.signal(signal.SIGTERM, on_sigterm)
     sys.unraisablehook = redeliver_swallowed_interrupts
 
@@ -128,52 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     if "ray" not in holder:
         return rc
     if holder["ray"] and hasattr(os, "fork"):
-        # a Ray driver runs under a supervisor (host.cluster.supervised_driver): a SIGTERM to the
+        # a Ray driver runs under a supervisor (host.cluster.supervisor.supervised_driver): a SIGTERM to the
         # process group then cannot end Ray's daemons before the driver stops them
-        from host.cluster import supervised_driver
+        from host.cluster.supervisor import supervised_driver
         return supervised_driver(lambda: guarded(lambda: args.func(args)))
     return guarded(lambda: args.func(args))
-
-
-def guarded(body) -> int:
-    """``body()``'s exit code, with the errors every command shares turned into one line on
-    stderr: UserError and file-system faults exit 2, Ctrl-C/SIGTERM 130 (also any other exception
-    once a SIGTERM has arrived: the stop it caused), a closed output pipe 141."""
-    try:
-        rc = body()
-    except UserError as exc:
-        sys.stderr.write(f"nc2600: error: {exc}\n")
-        return 2
-    except KeyboardInterrupt as exc:
-        sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
-        return 130
-    except Exception as exc:       # noqa: BLE001 - _other re-raises what it does not know
-        if sigterm_received() and not (isinstance(exc, OSError) and exc.errno in _FS_ERRNOS):
-            # a library stopped half-way by the signal can fail afterwards (e.g. a video
-            # writer whose plugins were being loaded: "unknown file extension"): the SIGTERM's stop
-            sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
-            return 130
-        return _other(exc)
-    if dropped_interrupt() is not None:       # stopped just as the command ended
-        sys.stderr.write(f"nc2600: {interrupt_name(dropped_interrupt())}\n")
-        return 130
-    return int(rc or 0)
-
-
-def _other(exc: Exception) -> int:
-    """The exit of :func:`guarded` for an exception that is not a SIGTERM's consequence:
-    a closed output pipe 141, a file-system fault one line and 2, anything else re-raised."""
-    if isinstance(exc, BrokenPipeError):        # output piped into e.g. `head`: stop quietly
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return 141
-    if isinstance(exc, OSError) and exc.errno in _FS_ERRNOS:
-        where = f" {exc.filename!r}" if exc.filename else ""
-        sys.stderr.write(f"nc2600: error: {exc.strerror or exc}{where}\n")
-        return 2
-    raise exc
 
 
 def entry() -> None:
@@ -184,7 +118,7 @@ def entry() -> None:
     the one line."""
     import signal
 
-    from host.errors import STOP_SIGNALS
+    from host.errors import STOP_SIGNALS, interrupt_name
     try:
         rc = main()
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)

@@ -1,7 +1,7 @@
 """A gymnasium environment whose observations and protocol are exactly the fabric's.
 
 One :class:`Nc2600Env` is one console (ale-py, or the Verilated console RTL) under the
-launcher's evaluation protocol (:class:`host.instance.ProtocolInstance`,
+launcher's evaluation protocol (:class:`host.launcher.instance.ProtocolInstance`,
 :mod:`hls_models.frame_skip`): frame skip, sticky actions drawn from the episode seed, no-op
 starts, FIRE at reset, the episode cap. So an agent trained here sees what a fabric instance
 computes.
@@ -50,12 +50,12 @@ from gymnasium import spaces
 from hls_models.frame_skip import MAX_EPISODE_FRAMES, MAX_FRAME_SKIP, NOOP_MAX
 from hls_models.preprocessor import OUT_SIZE, STACK
 from host.errors import UserError
-from host.run import RunConfig
+from host.launcher.settings import RunConfig
 
 __all__ = ["BACKENDS", "NAMESPACE", "Nc2600Env", "env_id", "make_vector_env", "register_envs"]
 
 NAMESPACE = "nc2600"
-#: backends of the environment (``host.backends``): ale-py, or the Verilated console RTL
+#: backends of the environment (``host.launcher.backends``): ale-py, or the Verilated console RTL
 BACKENDS = ("ale", "rtl")
 _DEFAULTS = RunConfig()
 #: the launcher's defaults (``nc2600 run``)
@@ -116,8 +116,8 @@ class Nc2600Env(gymnasium.Env):
             raise ValueError(f"fire_reset must be True or False, got {fire_reset!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
-        from host.backends import make_instance
-        from host.games import resolve_rom
+        from host.launcher.backends import make_instance
+        from host.verify.games import resolve_rom
         try:
             self.game, rom_path = resolve_rom(game=None if rom is not None else game, rom=rom)
         except UserError as e:
@@ -199,7 +199,7 @@ def register_envs() -> list[str]:
     """Register ``nc2600/<Game>-v0`` for every game ALE 0.12 supports (idempotent); returns
     the ids. The entry point is :class:`Nc2600Env` with ``game`` fixed; every other
     constructor argument is a ``gymnasium.make`` keyword."""
-    from host.games import loadable_games
+    from host.verify.games import loadable_games
     ids = []
     for game in loadable_games():
         name = env_id(game)

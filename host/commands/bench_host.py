@@ -1,5 +1,5 @@
 """``nc2600 bench host``: raw ALE speed against the full evaluation loop, in the same run; one
-JSON line. The measurement and its fields are :mod:`host.evaluator_bench`'s; this module is the
+JSON line. The measurement and its fields are :mod:`host.bench.evaluator`'s; this module is the
 command line."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import sys
 
 from hls_models.frame_skip import MAX_EPISODE_FRAMES
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import float_range, int_range
 
 
@@ -26,12 +26,12 @@ def register(sub, groups):
 
 
 def main(args) -> int:
-    from host.evaluator_bench import measure
-    from host.games import resolve_rom
+    from host.bench.evaluator import measure
+    from host.verify.games import resolve_rom
     name, rom = resolve_rom(args.game)
     workers = args.workers or os.cpu_count() or 1
     from host.errors import require_memory, require_processes
-    from host.run import RunConfig
+    from host.launcher.settings import RunConfig
     require_processes(workers, f"--workers {workers}")
     parts = RunConfig(workers=workers, envs_per_block=args.envs_per_block, policy=args.policy).memory_bytes()
     require_memory(parts["evaluator weights"] + parts["slot observations"] + parts["worker processes"],

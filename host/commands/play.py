@@ -1,4 +1,4 @@
-"""``nc2600 play --run DIR``: re-evaluate a saved agent and watch it (see :mod:`host.play`)."""
+"""``nc2600 play --run DIR``: re-evaluate a saved agent and watch it (see :mod:`host.launcher.play`)."""
 from __future__ import annotations
 
 import json
@@ -45,9 +45,9 @@ def register(sub, groups):
 def main(args) -> int:
     import numpy as np
 
-    from host import play
+    from host.launcher import play
     from host.errors import require_memory
-    from host.rundir import check_output_file
+    from host.launcher.rundir import check_output_file
     if args.run.strip() == "":
         raise UserError("--run is empty; give the run folder")
     agent = play.load_agent(args.run, args.individual)
@@ -75,7 +75,7 @@ def main(args) -> int:
         who = "elite" if args.individual in (None, 0) else f"i{args.individual}"
         # the text as given: Path("") would be "." (a folder) and hide an empty --video
         if args.video is None:
-            from host.rundir import RunFolder
+            from host.launcher.rundir import RunFolder
             owner = RunFolder(args.run).lock_owner()
             if owner is not None:       # never write into a folder a live run holds
                 raise UserError(f"--run {args.run!r} is in use by a running nc2600 (pid {owner}); the default "

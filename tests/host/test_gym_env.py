@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from host.games import loadable_games
+from host.verify.games import loadable_games
 from host.gym_env import Nc2600Env, env_id, make_vector_env, register_envs
-from host.instance import AleInstance
+from host.launcher.instance import AleInstance
 
 
 def _actions(n_actions: int, count: int, seed: int = 0) -> list[int]:

@@ -66,7 +66,7 @@ def test_a_sigterm_during_the_pools_fork_stops_at_the_first_worker():
     stops after that one fork, exits 130 with one line; no further worker is forked."""
     proc = _python("""
         import ale_py.roms
-        from host.evaluator import Evaluator
+        from host.launcher.evaluator import Evaluator
         forks = []
         def after_in_parent():
             forks.append(1)
@@ -92,7 +92,7 @@ def test_a_sigterm_to_a_worker_during_its_start_is_quiet(tmp_path):
     action, then ends it quietly; the parent stops with one line: no worker traceback."""
     proc = _python("""
         import ale_py.roms
-        from host.evaluator import Evaluator
+        from host.launcher.evaluator import Evaluator
         def after_in_child():
             blocked = signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, [])
             with open(sys.argv[1] + f"/{os.getpid()}", "w") as fh:
@@ -125,13 +125,13 @@ def test_a_sigterm_while_the_outputs_are_written_gives_the_resume_hint(moment, t
     out = tmp_path / "run"
     proc = _python(f"""
         import contextlib
-        import host.run
+        import host.launcher.run
         from host.cli import main
         def stopped(self, *args, **kw):
             with contextlib.suppress(KeyboardInterrupt):
                 signal.raise_signal(signal.SIGTERM)
             raise ValueError("unknown file extension: .gif")
-        host.run.Run._{moment} = stopped
+        host.launcher.run.Run._{moment} = stopped
         sys.exit(main(sys.argv[1:]))
     """, "run", *RUN, "--out", out, timeout=300)
     assert proc.returncode == 130, proc.stdout + proc.stderr
