@@ -76,7 +76,10 @@ def install_sigterm_handler() -> None:
     thread (:func:`host.errors.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
     runs, exit code 130, one line."""
     import signal
+
+    from host.errors import redeliver_swallowed_interrupts
     signal.signal(signal.SIGTERM, on_sigterm)
+    sys.unraisablehook = redeliver_swallowed_interrupts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,5 +110,28 @@ def main(argv: list[str] | None = None) -> int:
     return guarded(lambda: args.func(args))
 
 
+def entry() -> None:
+    """The ``nc2600`` program: :func:`main`, then the interpreter's shutdown with SIGTERM and
+    SIGINT blocked. Python restores their default actions while it shuts down, so a SIGTERM
+    there killed a run that had finished (status -15, no line); blocked, it is never delivered,
+    and one already pending when the command ended means the command was stopped: 130 and
+    the one line."""
+    import signal
+
+    from host.errors import STOP_SIGNALS, interrupt_name
+    try:
+        rc = main()
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    except KeyboardInterrupt as exc:            # between the command's end and the block
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
+        raise SystemExit(130) from None
+    pending = signal.sigpending() & STOP_SIGNALS
+    if pending and rc == 0:
+        sys.stderr.write("nc2600: " + ("terminated (SIGTERM)" if signal.SIGTERM in pending else "interrupted") + "\n")
+        rc = 130
+    raise SystemExit(rc)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

@@ -12,9 +12,11 @@ one line (``nc2600 CMD: error: argument --X: expected ...``) before any work sta
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import math
 import os
+import signal
 import stat
 import sys
 
@@ -152,6 +154,29 @@ def require_memory(needed: int, what: str) -> None:
                         f"{human_bytes(have)} available")
 
 
+#: worker processes per core beyond which a command refuses to start: more cannot run at once,
+#: they only add start-up time and memory (measured: ``bench host --workers 1000`` on 2 cores
+#: forked 579 workers, load average 228, for 10 minutes)
+MAX_WORKERS_PER_CORE = 16
+
+
+def require_processes(n: int, what: str) -> None:
+    """Raise UserError when ``n`` worker processes (for ``what``, e.g. ``"--workers 1000"``)
+    exceed :data:`MAX_WORKERS_PER_CORE` per core of this machine, or this user's process
+    limit (``RLIMIT_NPROC``)."""
+    cores = os.cpu_count() or 1
+    if n > MAX_WORKERS_PER_CORE * cores:
+        raise UserError(f"{what} starts {n:,} worker processes on {cores} core{'s' if cores > 1 else ''}; "
+                        f"at most {MAX_WORKERS_PER_CORE * cores:,} ({MAX_WORKERS_PER_CORE} per core) are accepted")
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+    except (ImportError, AttributeError, OSError, ValueError):
+        return
+    if soft != resource.RLIM_INFINITY and n >= soft:
+        raise UserError(f"{what} starts {n:,} worker processes; this user may run {soft:,} processes (ulimit -u)")
+
+
 # -- input files --------------------------------------------------------------------
 def file_kind(mode: int) -> str:
     """``"a folder"``, ``"a FIFO"``, ``"a device"``, ``"a socket"`` or ``"not a regular file"``
@@ -208,6 +233,8 @@ class Terminated(KeyboardInterrupt):
 
 
 _SIGTERM_RECEIVED = False
+_DROPPED: KeyboardInterrupt | None = None    # an interrupt Python dropped, not raised again yet
+_IN_HOOK = False                             # redeliver_swallowed_interrupts is running
 
 
 def on_sigterm(signum, frame) -> None:
@@ -215,12 +242,92 @@ def on_sigterm(signum, frame) -> None:
     the process is already stopping on a KeyboardInterrupt (a signal sent to the whole process
     group also ends the workers, whose deaths may surface first: a second exception then must
     not cut the first one's cleanup short). Either way :func:`interrupt_name` reports SIGTERM."""
-    global _SIGTERM_RECEIVED
+    global _SIGTERM_RECEIVED, _DROPPED
     _SIGTERM_RECEIVED = True
-    import sys
-    if isinstance(sys.exc_info()[1], KeyboardInterrupt):
-        return
+    if isinstance(sys.exc_info()[1], KeyboardInterrupt) or _IN_HOOK:
+        return                      # already stopping, or about to be sent again (see the hook)
+    _DROPPED = None
     raise Terminated()
+
+
+def sigterm_received() -> bool:
+    """Whether this process has received a SIGTERM (handled by :func:`on_sigterm`)."""
+    return _SIGTERM_RECEIVED
+
+
+#: the signals a command stops on; held while forking (:func:`stop_signals_held`)
+STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT})
+
+
+@contextlib.contextmanager
+def stop_signals_held():
+    """Block SIGTERM and SIGINT in the calling thread for the ``with`` block; one that arrives
+    meanwhile is delivered (its handler runs, :class:`Terminated` is raised) when the block
+    ends, after the previous mask is restored.
+
+    Used around ``fork``: a handler run inside ``os.fork`` raises in an at-fork hook, where
+    Python prints "Exception ignored" and goes on (measured: a SIGTERM 1.5 s into ``run
+    --workers 48`` was lost and the run exited 0), and a child forked before it set its own
+    handlers would run the parent's. A child inherits the blocked mask (and threads started
+    inside the block, e.g. a ``multiprocessing.Pool``'s, keep it): it sets its handlers,
+    then calls :func:`worker_signals` or unblocks with ``pthread_sigmask``.
+    """
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def worker_signals(sigterm=signal.SIG_DFL) -> None:
+    """The signals of a worker process forked inside :func:`stop_signals_held`: SIGINT ignored
+    (the parent, which gets the same Ctrl-C, stops its workers), SIGTERM ``sigterm`` (default:
+    the default action, a quiet exit), then both unblocked (a SIGTERM sent to the process group
+    during the fork is delivered now, to the worker's own handler: no traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, sigterm)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+def redeliver_swallowed_interrupts(unraisable) -> None:
+    """``sys.unraisablehook`` of the command line: a KeyboardInterrupt (Ctrl-C, or
+    :class:`Terminated` from :func:`on_sigterm`) raised where Python cannot propagate it (a
+    weakref callback, ``__del__``, an at-fork hook, a finaliser) would be printed as
+    "Exception ignored in ..." and lost, and the command would go on (measured: a SIGTERM near
+    the end of a run was swallowed this way). Instead the same signal is sent again to the main
+    thread 1 ms later, from a helper thread: a signal made pending from inside this hook would
+    run its handler at the hook's next bytecode, inside the same dropping context; 1 ms later the
+    main thread is past it (were it in another such context, this hook runs again). Other
+    unraisable exceptions go to Python's default hook, except after a SIGTERM, when they are
+    the stop's consequences and are not printed (the command's one line says it stopped)."""
+    import threading
+    global _DROPPED, _IN_HOOK
+    exc = unraisable.exc_value
+    if isinstance(exc, KeyboardInterrupt):
+        _DROPPED = exc
+        sig = signal.SIGTERM if isinstance(exc, Terminated) or _SIGTERM_RECEIVED else signal.SIGINT
+        timer = threading.Timer(0.001, signal.pthread_kill, (threading.main_thread().ident, sig))
+        timer.daemon = True
+        _IN_HOOK = True             # a SIGTERM meanwhile is not raised here (on_sigterm)
+        try:
+            timer.start()
+        except RuntimeError:        # the interpreter is shutting down: it is stopping anyway
+            pass
+        finally:
+            _IN_HOOK = False
+        return
+    if _SIGTERM_RECEIVED:
+        # a consequence of the stop, printed by no one: e.g. imageio's GIF writer cut short by
+        # the SIGTERM fails again in its __del__ ("unknown file extension"; measured)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def dropped_interrupt() -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM that Python dropped (:func:`redeliver_swallowed_interrupts`) and
+    that has not been raised again yet, else None: a command that ends in that moment has still
+    been stopped."""
+    return _DROPPED
 
 
 def interrupt_name(exc: BaseException) -> str:
@@ -238,7 +345,9 @@ _FS_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMET
 
 def guarded(body) -> int:
     """``body()``'s exit code, with the errors every command shares turned into one line on
-    stderr: UserError and file-system faults exit 2, Ctrl-C/SIGTERM 130, a closed output pipe 141."""
+    stderr: UserError and file-system faults exit 2, Ctrl-C/SIGTERM 130 (also any other exception
+    once a SIGTERM has arrived: the stop it caused, and a return just after Python dropped an
+    interrupt), a closed output pipe 141."""
     try:
         rc = body()
     except UserError as exc:
@@ -247,16 +356,30 @@ def guarded(body) -> int:
     except KeyboardInterrupt as exc:
         sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
         return 130
-    except BrokenPipeError:        # output piped into e.g. `head`: stop quietly
+    except Exception as exc:       # noqa: BLE001 - _other re-raises what it does not know
+        if sigterm_received() and not (isinstance(exc, OSError) and exc.errno in _FS_ERRNOS):
+            # a library stopped half-way by the signal can fail afterwards (e.g. a video
+            # writer whose plugins were being loaded: "unknown file extension"): the SIGTERM's stop
+            sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
+            return 130
+        return _other(exc)
+    if dropped_interrupt() is not None:       # stopped just as the command ended
+        sys.stderr.write(f"nc2600: {interrupt_name(dropped_interrupt())}\n")
+        return 130
+    return int(rc or 0)
+
+
+def _other(exc: Exception) -> int:
+    """The exit of :func:`guarded` for an exception that is not a SIGTERM's consequence:
+    a closed output pipe 141, a file-system fault one line and 2, anything else re-raised."""
+    if isinstance(exc, BrokenPipeError):        # output piped into e.g. `head`: stop quietly
         try:
             sys.stdout = open(os.devnull, "w")
         except OSError:
             pass
         return 141
-    except OSError as exc:
-        if exc.errno not in _FS_ERRNOS:
-            raise
+    if isinstance(exc, OSError) and exc.errno in _FS_ERRNOS:
         where = f" {exc.filename!r}" if exc.filename else ""
         sys.stderr.write(f"nc2600: error: {exc.strerror or exc}{where}\n")
         return 2
-    return int(rc or 0)
+    raise exc

@@ -1,4 +1,5 @@
-"""``nc2600 bench host``: raw ALE speed against the full evaluation loop, in the same run.
+"""``nc2600 bench host``: raw ALE speed against the full evaluation loop and the gymnasium
+vector environment, in the same run.
 
 :func:`measure` returns one dict (the command prints it as one JSON line):
 
@@ -16,6 +17,11 @@
 - ``loop_cpu_us_per_frame_by_part``: emulation (the raw figure), screen fetch and pooling,
   preprocessing, inference, parameter loads, pipe traffic and loop; ``worker_idle_share``: the
   workers' wall time spent with no episode to run (0 in a steady stream).
+- ``gym_vector_fps``: the gymnasium environment of :mod:`host.gym_env` (the same protocol and
+  preprocessing, no network) as ``gymnasium.vector.AsyncVectorEnv`` over W worker processes,
+  one environment each, uniformly random actions from the main process, emulated frames per
+  second of wall time (:func:`gym_vector_fps`); ``gym_vector_ratio`` is it over
+  ``raw_fps_per_core * W``, comparable with ``ratio``.
 """
 from __future__ import annotations
 
@@ -101,15 +107,40 @@ def loop_fps(rom_path, seconds: float, workers: int, k: int, episode_frames: int
     return frames / wall, total * 1e-6, profile
 
 
+def gym_vector_fps(game: str, seconds: float, workers: int, episode_frames: int) -> tuple[float, int]:
+    """``(frames/s, frames)`` of :func:`host.gym_env.make_vector_env` with ``workers``
+    environments of ``game`` (launcher defaults otherwise), stepped with uniformly random
+    actions (``default_rng(0)``) for at least ``seconds`` of wall time after its first reset.
+    Frames are the emulated ones (``info["frames"]``, the automatic resets' included)."""
+    from host.gym_env import make_vector_env
+    vec = make_vector_env(game, workers, episode_frames=episode_frames)
+    try:
+        rng = np.random.default_rng(0)
+        _, info = vec.reset(seed=list(range(workers)))
+        n = int(vec.single_action_space.n)
+        frames = 0
+        start = time.perf_counter()
+        while True:
+            _, _, _, _, info = vec.step(rng.integers(n, size=workers))
+            frames += int(np.sum(info["frames"]))
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                return frames / elapsed, frames
+    finally:
+        vec.close()
+
+
 def measure(game: str, rom_path, seconds: float, workers: int, envs_per_block: int, episode_frames: int,
             policy: str = "float", say: Callable[[str], None] = lambda m: None) -> dict:
     """The figures of the module doc as a dict: :func:`raw_fps` then :func:`loop_fps`, each over
     ``seconds`` (the loop plus its start-up); ``say`` gets one progress line before each part."""
-    say(f"[1/2] raw ALE frames/s on one core, {seconds:g} s")
+    say(f"[1/3] raw ALE frames/s on one core, {seconds:g} s")
     raw, raw_cpu = raw_fps(rom_path, seconds)
-    say(f"[2/2] evaluation loop, {workers} workers x 2 x {envs_per_block} instances, {seconds:g} s "
+    say(f"[2/3] evaluation loop, {workers} workers x 2 x {envs_per_block} instances, {seconds:g} s "
         "(plus start-up)")
     loop, loop_cpu, profile = loop_fps(rom_path, seconds, workers, envs_per_block, episode_frames, policy, game)
+    say(f"[3/3] gymnasium AsyncVectorEnv, {workers} environments, {seconds:g} s (plus start-up)")
+    gym_fps, _ = gym_vector_fps(game, seconds, workers, episode_frames)
     # the workers' stepping split into emulation (raw ALE's CPU per frame, same run) and the rest
     emulation = raw_cpu * 1e6
     split = {"emulation": emulation, "screen_fetch_and_pooling": profile["worker_step"] - emulation,
@@ -124,4 +155,5 @@ def measure(game: str, rom_path, seconds: float, workers: int, envs_per_block: i
             "loop_cpu_us_per_frame_by_part": {k: round(v, 2) for k, v in split.items()},
             "worker_idle_share": round(profile["worker_idle"], 4),
             "episodes_finished": profile["episodes_finished"], "loop_frames": profile["frames"],
+            "gym_vector_fps": round(gym_fps, 1), "gym_vector_ratio": round(gym_fps / (raw * workers), 3),
             "load_average_1min": round(os.getloadavg()[0], 2)}

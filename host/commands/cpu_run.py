@@ -101,6 +101,8 @@ def load_image(path: str, load: int) -> bytes:
     """Read the image file and check that it fits at ``load`` in 64 KiB (UserError if not)."""
     from host.errors import read_regular_file
     data = read_regular_file(path, 0x10000, "image")
+    if not data:
+        raise UserError(f"image {path!r} is empty; give the bytes to run")
     if load + len(data) > 0x10000:
         raise UserError(f"image of {len(data)} bytes does not fit at ${load:04X} "
                         f"(it would end at ${load + len(data) - 1:X}, past $FFFF)")

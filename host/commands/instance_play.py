@@ -47,7 +47,7 @@ def run(args) -> int:
         flat = np.load(args.params, allow_pickle=False)
     except OSError as exc:
         raise UserError(f"--params: cannot read {args.params}: {exc.strerror or exc}") from None
-    except ValueError:             # not .npy (numpy would suggest allow_pickle), or a damaged one
+    except (ValueError, EOFError):  # not .npy (numpy would suggest allow_pickle), damaged, or empty
         raise UserError(f"--params: {args.params} is not a .npy array file (e.g. a run's best_params.npy)") from None
     if flat.ndim != 1 or flat.shape[0] != n_params(n_actions) or not np.issubdtype(flat.dtype, np.floating):
         raise UserError(f"--params: expected a 1-D float vector of {n_params(n_actions)} parameters for {name} "
@@ -126,6 +126,7 @@ def run(args) -> int:
 
 
 def register(subparsers, groups) -> None:
+    from hls_models.frame_skip import MAX_EPISODE_FRAMES
     from host.errors import int_range, non_negative_int, positive_int
     p = subparsers.add_parser("instance-play", help="play episodes of one individual on the fabric instance RTL",
                               description=__doc__.split("\n\n")[0])
@@ -133,9 +134,10 @@ def register(subparsers, groups) -> None:
     p.add_argument("--params", required=True, metavar="P.npy", help="float parameter vector (e.g. a run's best_params.npy)")
     p.add_argument("--episodes", type=positive_int, default=1, metavar="N", help="episodes (default 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first episode seed (default 0)")
-    p.add_argument("--episode-frames", type=int_range(35, 10**9), default=2000, metavar="F",
-                   help="episode cap, at least 35 frames as in nc2600 run (up to 30 no-op frames and FIRE start an episode; "
-                        "default 2000)")
+    p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), default=2000, metavar="F",
+                   help="episode cap, at most the instance's 24-bit EP_FRAMES and at least 35 frames as in nc2600 run (up to 30 no-op frames and FIRE start an episode; "
+                        "default 2000: the Verilated instance runs about 12 frames per CPU-second, so a capped "
+                        "episode takes about 3 minutes)")
     p.add_argument("--calib-seed", type=non_negative_int, default=0, metavar="S",
                    help="run seed of the int8 calibration observations (default 0, as nc2600 run --seed 0)")
     p.add_argument("--replay-reset", action="store_true",

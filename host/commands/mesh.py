@@ -77,8 +77,8 @@ def register(subparsers, groups):
                         "console, one CPU cycle per clock, a frame in a third of the clocks)")
     m.add_argument("--lanes", type=mac_lanes, default=16, metavar="L",
                    help="policy engine MAC lanes (a multiple of 4 in 4..256)")
-    m.add_argument("--inference-cycles", type=int_range(0, 10**9), default=None, metavar="N",
-                   help="cycles per decision the console waits for the decision path (default: the engine's cycle "
+    m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
+                   help="cycles per decision (at least 1: a decision takes time) the console waits for the decision path (default: the engine's cycle "
                         "model for --lanes; e.g. the fabric instance's measured preprocessor + inference + action "
                         "select from nc2600 report)")
     m.add_argument("--timing-source", default=None, metavar="TEXT",

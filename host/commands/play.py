@@ -5,6 +5,7 @@ import json
 import os
 import sys
 
+from hls_models.frame_skip import MAX_EPISODE_FRAMES
 from host.errors import UserError, float_range, int_range, probability, seed_int
 
 
@@ -22,8 +23,8 @@ def register(sub, groups):
                    help="seed of the episode seeds (no-op starts, sticky actions; default 0)")
     p.add_argument("--sticky", type=probability, metavar="P", default=None,
                    help="sticky-action probability (default: the run's)")
-    p.add_argument("--episode-frames", type=int_range(35, 10**9), metavar="E", default=None,
-                   help="episode cap in emulated frames (default: the run's)")
+    p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), metavar="E", default=None,
+                   help="episode cap in emulated frames, at most the fabric's 24-bit limit (default: the run's)")
     p.add_argument("--policy", choices=("float", "int8"), default=None,
                    help="network arithmetic (default: the run's); the other one re-evaluates the agent under "
                         "float32 or the fabric's int8 (quantised as `run --policy int8` does)")
@@ -65,12 +66,20 @@ def main(args) -> int:
     workers = min(workers, args.episodes)
     k = max(1, min(6, -(-args.episodes // (2 * workers))))
     cfg.workers, cfg.envs_per_block = workers, k
+    from host.errors import require_processes
+    require_processes(workers, f"--workers {workers}")
     require_memory(sum(cfg.memory_bytes().values()) - 4 * cfg.noise_table_size
                    - cfg.memory_bytes()["population parameters"], f"--workers {workers}")
     video = None
     if not args.no_video:
         who = "elite" if args.individual in (None, 0) else f"i{args.individual}"
         # the text as given: Path("") would be "." (a folder) and hide an empty --video
+        if args.video is None:
+            from host.launcher.rundir import RunFolder
+            owner = RunFolder(args.run).lock_owner()
+            if owner is not None:       # never write into a folder a live run holds
+                raise UserError(f"--run {args.run!r} is in use by a running nc2600 (pid {owner}); the default "
+                                f"video goes into that folder: give --video FILE elsewhere, or --no-video")
         video = check_output_file(args.video if args.video is not None
                                   else os.path.join(args.run, f"play-{who}-s{args.seed}.mp4"), "--video")
         if video.suffix.lower() not in (".mp4", ".gif"):

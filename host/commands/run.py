@@ -16,12 +16,13 @@ _D = None  # every option defaults to None so that --resume can tell what was gi
 
 def _option_type(f, metadata):
     """The argparse type of a :class:`host.launcher.settings.RunConfig` field (see its ``setting``)."""
-    from host.launcher.settings import ES_LR_MAX, SIGMA_MAX
+    from host.launcher.settings import ES_L2_MAX, ES_LR_MAX, SIGMA_MAX, SIGMA_MIN
     kind, bound = metadata["type"], metadata["bound"]
     if bound is not None:
         return int_range(1, bound)
     return {"seed": seed_int, "probability": probability, None: None,
-            "sigma": float_range(0, SIGMA_MAX, lo_open=True), "es_lr": float_range(0, ES_LR_MAX, lo_open=True)}[kind]
+            "sigma": float_range(SIGMA_MIN, SIGMA_MAX), "es_lr": float_range(0, ES_LR_MAX, lo_open=True),
+            "es_l2": float_range(0, ES_L2_MAX)}[kind]
 
 
 def option_fields() -> list:
@@ -133,6 +134,10 @@ def build(args) -> tuple:
     cfg = RunConfig(workers=os.cpu_count() or 1)
     for k, v in given.items():
         setattr(cfg, k, v)
+    from host.launcher.settings import population_defaults
+    for k, v in population_defaults(cfg.population).items():   # those not given follow the population
+        if k not in given:
+            setattr(cfg, k, v)
     if "game" not in given and "rom" in given:
         cfg.game = None
     if args.out is not None and args.out.strip() == "":
@@ -143,7 +148,7 @@ def build(args) -> tuple:
 
 
 def main(args) -> int:
-    from host.errors import interrupt_name
+    from host.errors import interrupt_name, sigterm_received
     from host.launcher.evaluator import WorkerDied
     from host.launcher.run import Run
     cfg, out, resume = build(args)
@@ -151,41 +156,44 @@ def main(args) -> int:
     run = Run(cfg, out, resume=resume, progress=progress)
     try:
         run.prepare()
-    except KeyboardInterrupt as exc:
-        if run.folder is not None:
-            run.folder.release()
-        if not (out / "config.json").exists():
-            raise
-        how = interrupt_name(exc)
-        sys.stderr.write(f"nc2600: {how}; continue with: nc2600 run --resume {out}\n")
-        return 130
-    except BaseException:
+    except BaseException as exc:
+        stopped = isinstance(exc, KeyboardInterrupt) or (isinstance(exc, Exception) and sigterm_received()
+                                                        and not isinstance(exc, UserError))
+        if stopped and (out / "config.json").exists():
+            if run.folder is not None:
+                run.folder.release()
+            run.close()
+            sys.stderr.write(f"nc2600: {interrupt_name(exc)}; continue with: nc2600 run --resume {out}\n")
+            return 130
         if run.folder is not None:
             run.folder.release()
         run.close()
         raise
-    if run.cluster is not None:   # the words of the supervisor's line if Ray ends this driver
-        from host.cluster.supervisor import set_interrupt_hint
-        set_interrupt_hint(f"; continue with: nc2600 run --resume {out}")
-    where = run.cluster.describe() if run.cluster is not None else f"workers {cfg.workers}"
-    print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "
-          f"{where} -> {out}", flush=True)
     try:
+        if run.cluster is not None:   # the words of the supervisor's line if Ray ends this driver
+            from host.cluster.supervisor import set_interrupt_hint
+            set_interrupt_hint(f"; continue with: nc2600 run --resume {out}")
+        where = run.cluster.describe() if run.cluster is not None else f"workers {cfg.workers}"
+        print(f"nc2600 run: {cfg.game} {cfg.algo} population {cfg.population} generations {cfg.generations} "
+              f"{where} -> {out}", flush=True)
         summary = run.execute()
+        if run.finished is not None:
+            print(run.stop_line, flush=True)
+        print(json.dumps(summary), flush=True)
     except UserError as exc:         # a file-system fault during the run: the folder resumes
         raise UserError(f"{exc}; continue with: nc2600 run --resume {out}") from None
-    except WorkerDied as exc:
-        sys.stderr.write(f"nc2600: error: {exc}; continue with: nc2600 run --resume {out}\n")
-        return 1
-    except KeyboardInterrupt as exc:
-        how = interrupt_name(exc)
-        sys.stderr.write(f"nc2600: {how}; continue with: nc2600 run --resume {out}\n")
+    except (KeyboardInterrupt, Exception) as exc:
+        if not isinstance(exc, KeyboardInterrupt) and not sigterm_received():
+            if isinstance(exc, WorkerDied):
+                sys.stderr.write(f"nc2600: error: {exc}; continue with: nc2600 run --resume {out}\n")
+                return 1
+            raise
+        # Ctrl-C or SIGTERM; after a SIGTERM any failure is its consequence (a worker it ended,
+        # a library it stopped half-way, e.g. the video writer's plugin loading)
+        sys.stderr.write(f"nc2600: {interrupt_name(exc)}; continue with: nc2600 run --resume {out}\n")
         return 130
     finally:
         if run.folder is not None:
             run.folder.release()
         run.close()
-    if run.finished is not None:
-        print(run.stop_line, flush=True)
-    print(json.dumps(summary), flush=True)
     return 0

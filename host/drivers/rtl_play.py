@@ -51,7 +51,12 @@ def rtl_play(game: str, actions_path: str, out_folder: str, colour_clocks_per_cy
     if not out_folder.strip():
         raise UserError("--out is empty; give a folder name")
     created = not os.path.lexists(out_folder)
-    from host.launcher.rundir import prepare_output_folder
+    from host.launcher.rundir import RunFolder, prepare_output_folder
+    if os.path.isdir(out_folder):
+        owner = RunFolder(out_folder).lock_owner()
+        if owner is not None:
+            raise UserError(f"--out {out_folder!r} is a run folder in use by a running nc2600 (pid {owner}); "
+                            f"give another --out")
     try:
         # created and written to (a probe) before the RTL runs; then its disk's free space (a path
         # that cannot be written, e.g. under /proc, is reported as such, not as a full disk)

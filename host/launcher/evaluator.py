@@ -35,7 +35,10 @@ worker's CPU counters) is made and removed by the parent alone (:class:`_Shared`
 ``--resume``, ``play`` or ``bench host``. Workers die with their parent
 (``PR_SET_PDEATHSIG`` on Linux, and an EOF on their pipe anywhere), take SIGTERM's default
 action (quiet exit) and ignore SIGINT (the parent, which gets the same Ctrl-C, stops them
-through their pipes). A worker that dies under the parent raises :class:`WorkerDied` (one
+through their pipes); they are forked with both signals blocked and set these handlers
+before unblocking them, so a signal to the process group during start-up never runs the
+parent's handler in a worker, nor the parent's inside ``fork`` (where Python would print and
+drop its exception). A worker that dies under the parent raises :class:`WorkerDied` (one
 line in the CLI), or KeyboardInterrupt when a SIGINT/SIGTERM killed it (a signal sent to the
 whole process group).
 """
@@ -54,6 +57,7 @@ import numpy as np
 
 from hls_models import preprocessor
 from hls_models.platform import FRAME_SKIP
+from host.errors import stop_signals_held
 from host.launcher.policy import make_slot_weights
 
 
@@ -251,8 +255,11 @@ def _worker_main(index: int, shared: "_Shared", n_slots: int, rom_path: str, fra
     finished episode, or ``("error", text)`` when a job cannot run (the worker then exits).
     """
     from collections import deque
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # quiet exit, no traceback
-    signal.signal(signal.SIGINT, signal.SIG_IGN)    # the parent stops us through the pipe
+
+    from host.errors import worker_signals
+    # forked with SIGTERM/SIGINT blocked (stop_signals_held): SIGTERM's default action (a quiet
+    # exit, no traceback), SIGINT ignored (the parent stops us through the pipe), then unblocked
+    worker_signals(signal.SIG_DFL)
     signal_when_parent_ends(parent_pid, signal.SIGKILL)
     for end in parent_ends:  # copies inherited through fork; the parent's death must show as EOF
         end.close()
@@ -403,7 +410,8 @@ class Evaluator:
                                    args=(w, self.shared, self.slots_per_worker, str(rom_path), frame_skip,
                                          sticky, episode_frames, backend, policy, network, child,
                                          [*self.conns, parent], os.getpid()))
-                proc.start()
+                with stop_signals_held():     # a SIGTERM now is raised here, after the fork
+                    proc.start()
                 child.close()  # so that a dead worker shows as EOF here
                 self.conns.append(parent)
                 self.procs.append(proc)

@@ -84,7 +84,10 @@ class ProtocolInstance:
         self._rng = np.random.default_rng(0)
         self._prev_action = self._noop
         self.frames = 0          # emulated frames in the current episode
-        self.over = True
+        self.over = True         # the episode has ended (game over or the cap)
+        self.game_over = False   # the episode ended by game over (not by the cap)
+        #: no-op starts draw 1..noop_max NOOP frames (1..NOOP_MAX; the protocol's NOOP_MAX)
+        self.noop_max = NOOP_MAX
 
     # -- what a backend provides --------------------------------------------------------
     def _start_episode(self) -> None:
@@ -136,7 +139,7 @@ class ProtocolInstance:
         (then :attr:`pooled` holds the frame to resize)."""
         self._start_episode()
         self._rng = np.random.default_rng([int(episode_seed), 0x5EED])
-        noops = int(self._rng.integers(1, NOOP_MAX + 1))      # = frame_skip.noop_frames(seed)
+        noops = int(self._rng.integers(1, self.noop_max + 1))   # NOOP_MAX: = frame_skip.noop_frames(seed)
         self._prev_action = self._noop
         self.frames = 0
         self._grey[:] = 0
@@ -144,7 +147,8 @@ class ProtocolInstance:
             noops=noops, noop_index=self._noop_index, fire_index=self.fire_index,
             frame_skip=self.frame_skip, episode_frames=self.episode_frames))
         self._advance(None)
-        self.over = self._game_over() or self.frames >= self.episode_frames
+        self.game_over = self._game_over()
+        self.over = self.game_over or self.frames >= self.episode_frames
         if stack is not None:
             stack[:] = preprocessor.resize(self.pooled)
         return self.frames
@@ -155,7 +159,8 @@ class ProtocolInstance:
             raise RuntimeError("step() after the end of the episode (reset first)")
         before = self.frames
         reward = self._advance(int(action))
-        self.over = self._game_over() or self.frames >= self.episode_frames
+        self.game_over = self._game_over()
+        self.over = self.game_over or self.frames >= self.episode_frames
         if stack is not None:
             preprocessor.push_frame(stack, preprocessor.resize(self.pooled))
         return reward, self.frames - before, self.over

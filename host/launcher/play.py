@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from host.errors import UserError, require_memory
+from host.errors import UserError, read_regular_file, require_memory
 from host.launcher.rundir import atomic_write_bytes, fs_error
 from host.launcher.video import GIF_STRIDE, NTSC_FPS, PAL_FPS, frame_rate, gif_delays_cs  # noqa: F401
 
@@ -77,6 +77,10 @@ def load_agent(run_dir, individual: int | None = None) -> Agent:
     except (TypeError, UserError) as exc:
         raise UserError(f"{str(run_dir / 'config.json')!r} is damaged: {exc}") from None
     _, rom_path = resolve_rom(cfg.game, cfg.rom)
+    if cfg.backend == "fabric":
+        # the fabric runs the int8 network (validate: --policy int8, no sticky actions) on
+        # consoles that equal ALE's; ALE with the same int8 network gives its episodes bit for bit
+        cfg.backend = "ale"
     best = run_dir / "best_params.npy"
     if individual is None and best.is_file():
         params = check_finite(_load_params(best, config), str(best))
@@ -115,9 +119,16 @@ def check_finite(params: np.ndarray, what: str) -> np.ndarray:
     return params
 
 
+def _read_npy_bytes(path: Path) -> io.BytesIO:
+    """A run file's bytes (a regular file only: a FIFO or a device is refused, never waited on)."""
+    from host.launcher.run import RUN_FILE_MAX_BYTES
+    return io.BytesIO(read_regular_file(path, RUN_FILE_MAX_BYTES, "run file"))
+
+
 def _load_params(path: Path, config: dict) -> np.ndarray:
+    data = _read_npy_bytes(path)
     try:
-        params = np.load(path, allow_pickle=False)
+        params = np.load(data, allow_pickle=False)
     except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
         raise UserError(f"cannot read {str(path)!r}: {type(exc).__name__}") from None
     want = config.get("n_params")
@@ -128,10 +139,11 @@ def _load_params(path: Path, config: dict) -> np.ndarray:
 
 def _checkpoint(run_dir: Path) -> tuple[dict, dict]:
     path = run_dir / "checkpoint.npz"
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise UserError(f"{str(run_dir)!r} has no completed generation yet (no checkpoint.npz)")
+    data = _read_npy_bytes(path)
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with np.load(data, allow_pickle=False) as z:
             meta = json.loads(bytes(z["meta"]).decode())
             arrays = {k: z[k] for k in z.files if k != "meta"}
         int(meta["algo"]["generation"])

@@ -10,6 +10,8 @@ Run directory contents (all written atomically: temp file, then rename):
   frames`` (cumulative emulated frames, frame skip and resets included), ``wall_s``, ``fps``;
 - ``episodes.jsonl``: one line per evaluated episode: ``generation, individual, episode, kind``
   (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim);
+- ``tensorboard/``: the ``log.jsonl`` figures as TensorBoard scalars, one event per
+  checkpointed generation (:mod:`host.tensorboard`; ``tensorboard --logdir runs/``);
 - ``checkpoint.npz``: the state after the last complete generation (algorithm state, RNG
   state, counters, log/episode line counts); ``--resume DIR`` continues from it and gives
   the same fitness values as an uninterrupted run;
@@ -23,9 +25,12 @@ interrupted (Ctrl-C or SIGTERM: exit 130 and the ``--resume`` command to continu
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import json
+import os
+import secrets
 import sys
 import time
 from dataclasses import dataclass
@@ -46,11 +51,30 @@ def _utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+#: a run folder's files are read whole; this bounds a damaged one's size (a FIFO, a device or a
+#: folder in a file's place is refused before any read: host.errors.read_regular_file)
+RUN_FILE_MAX_BYTES = 1 << 40
+
+
+def _read_run_file(path: Path, what: str) -> bytes:
+    """The bytes of a run folder's regular file (UserError for a FIFO, device, folder, ...)."""
+    from host.errors import read_regular_file
+    return read_regular_file(path, RUN_FILE_MAX_BYTES, what)
+
+
 def _read_lines(path: Path) -> list[bytes]:
-    try:
-        return path.read_bytes().splitlines(keepends=True) if path.exists() else []
-    except OSError as exc:
-        raise fs_error(exc, "read", path) from None
+    if not os.path.lexists(path):
+        return []
+    return _read_run_file(path, "run log").splitlines(keepends=True)
+
+
+def settings_digest(cfg: "RunConfig") -> str:
+    """sha256 (hex) of the settings that decide a run's results: every :class:`RunConfig` field
+    but :data:`RESUME_MUTABLE`, as sorted JSON. A checkpoint records it; a resume whose
+    ``config.json`` gives another digest (edited to another game, seed, ...) is refused."""
+    import hashlib
+    fixed = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in RESUME_MUTABLE}
+    return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()
 
 
 def _truncate_lines(path: Path, n: int) -> None:
@@ -217,6 +241,10 @@ class Run:
         if self.resume:
             self.folder = RunFolder(out).open_existing()
             self.config_doc = self._read_config()
+            saved_md5 = self.config_doc.get("rom_md5")
+            if saved_md5 is not None and saved_md5 != self.info.md5:
+                raise UserError(f"the ROM of {name!r} ({rom_path}, md5 {self.info.md5}) is not the run's "
+                                f"(config.json: md5 {saved_md5}); the run folder is damaged")
             if self._finished_summary() is not None:
                 return                      # finished: nothing to load, nothing to change
             self._connect_cluster()
@@ -238,7 +266,9 @@ class Run:
             self._load_checkpoint()
             self._record_resume()
         else:
+            self.config_doc = {"run_id": secrets.token_hex(16)}
             atomic_write_json(out / "config.json", {
+                "run_id": self.config_doc["run_id"],
                 "config": dataclasses.asdict(cfg), "sigma": cfg.effective_sigma(),
                 "game": name, "rom_path": str(rom_path), "rom_md5": self.info.md5,
                 "mapper": self.info.mapper, "n_actions": n_actions, "network": cfg.network, "n_params": n_params(cfg.network, n_actions),
@@ -253,28 +283,53 @@ class Run:
     def _read_config(self) -> dict:
         path = self.out / "config.json"
         try:
-            doc = json.loads(path.read_text())
-        except OSError as exc:
-            raise fs_error(exc, "read", path) from None
+            doc = json.loads(_read_run_file(path, "run configuration"))
         except ValueError:
             doc = None
         if not isinstance(doc, dict) or not isinstance(doc.get("config"), dict):
             raise UserError(f"{str(path)!r} is not a run configuration (a JSON object with \"config\")")
         return doc
 
-    def _checkpoint_meta(self) -> dict | None:
-        """The checkpoint's metadata, or None when the run stopped before its first generation."""
+    def _identity(self) -> dict:
+        """What a checkpoint belongs to: the run id (``config.json``), the settings digest
+        (:func:`settings_digest`) and the ROM's md5."""
+        return {"run_id": self.config_doc.get("run_id"), "settings": settings_digest(self.cfg),
+                "rom_md5": self.info.md5}
+
+    def _read_checkpoint(self, arrays: bool = True) -> tuple[dict, dict] | None:
+        """``(meta, arrays)`` of ``checkpoint.npz`` (arrays empty unless ``arrays``), or None when
+        the run stopped before its first generation.
+
+        Raises:
+            UserError: not a regular file, unreadable, or another run's (run id, settings
+            digest or ROM md5 differ from this run's; a run made before checkpoints carried
+            them has no run id in ``config.json`` and is not checked).
+        """
         path = self.out / "checkpoint.npz"
-        if not path.exists():
+        if not os.path.lexists(path):
             return None
+        data = _read_run_file(path, "checkpoint")
         try:
-            with np.load(path, allow_pickle=False) as z:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 meta = json.loads(bytes(z["meta"]).decode())
-            if not isinstance(meta, dict):
-                raise ValueError("meta")
+                if not isinstance(meta, dict):
+                    raise ValueError("meta")
+                values = {k: z[k] for k in z.files if k != "meta"} if arrays else {}
         except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
             raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
-        return meta
+        mine = self._identity()
+        if mine["run_id"] is not None:
+            theirs = meta.get("identity") if isinstance(meta.get("identity"), dict) else {}
+            for key, words in (("run_id", "run id"), ("settings", "settings (config.json)"), ("rom_md5", "ROM md5")):
+                if theirs.get(key) != mine[key]:
+                    raise UserError(f"checkpoint {str(path)!r} does not belong to this run: its {words} "
+                                    f"differ from the folder's; the run folder is damaged")
+        return meta, values
+
+    def _checkpoint_meta(self) -> dict | None:
+        """The checkpoint's metadata, or None when the run stopped before its first generation."""
+        read = self._read_checkpoint(arrays=False)
+        return None if read is None else read[0]
 
     def _finished_summary(self) -> dict | None:
         """On resume: the run's summary when it is finished under the settings now in force
@@ -284,10 +339,10 @@ class Run:
         if meta is None or not path.exists():
             return None
         try:
-            summary = json.loads(path.read_text())
+            summary = json.loads(_read_run_file(path, "run summary"))
             generation = int(meta["algo"]["generation"])
             frames = int(meta["frames"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (UserError, ValueError, KeyError, TypeError):
             return None                     # damaged summary: finish the run again
         cfg = self.cfg
         if not isinstance(summary, dict):
@@ -295,6 +350,7 @@ class Run:
         if generation >= cfg.generations or (cfg.max_frames is not None and frames >= cfg.max_frames):
             self.finished = summary
             self.algo_generation = generation
+            self.finished_frames = frames
             return summary
         return None
 
@@ -326,15 +382,14 @@ class Run:
 
     def _load_checkpoint(self) -> None:
         path = self.out / "checkpoint.npz"
-        if not path.exists():
+        read = self._read_checkpoint()
+        if read is None:
             # stopped before the first generation completed: start again from generation 0
             _truncate_lines(self.out / "log.jsonl", 0)
             _truncate_lines(self.out / "episodes.jsonl", 0)
             return
+        meta, arrays = read
         try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(bytes(z["meta"]).decode())
-                arrays = {k: z[k] for k in z.files if k != "meta"}
             self.algo.load_state(meta["algo"], arrays)
             self.rng.bit_generator.state = meta["rng"]
             self.frames, self.wall_offset = int(meta["frames"]), float(meta["wall_s"])
@@ -349,7 +404,8 @@ class Run:
     def _checkpoint(self, wall_s: float) -> None:
         meta_algo, arrays = self.algo.state()
         meta = {"algo": meta_algo, "rng": self.rng.bit_generator.state, "frames": self.frames,
-                "wall_s": wall_s, "log_lines": self.log_lines, "episode_lines": self.episode_lines}
+                "wall_s": wall_s, "log_lines": self.log_lines, "episode_lines": self.episode_lines,
+                "identity": self._identity()}
         buf = io.BytesIO()
         np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
         atomic_write_bytes(self.out / "checkpoint.npz", buf.getvalue())
@@ -364,8 +420,12 @@ class Run:
         from host.launcher.evaluation import EvaluationSettings, open_evaluator
         cfg = self.cfg
         if self.finished is not None:
+            by_generations = self.algo_generation >= cfg.generations
+            by_frames = cfg.max_frames is not None and self.finished_frames >= cfg.max_frames
+            more = " and ".join(o for o, stopped in (("--generations", by_generations), ("--max-frames", by_frames))
+                                if stopped)
             self.stop_line = (f"nc2600 run: {self.out} is finished ({self.algo_generation} generations); "
-                              f"nothing to do (a larger --generations continues it)")
+                              f"nothing to do (a larger {more} continues it)")
             return self.finished
         summary_path = self.out / "summary.json"
         if summary_path.exists():
@@ -379,7 +439,9 @@ class Run:
                 "calib_obs": self.calib_obs if cfg.policy == "int8" else None}
         settings = EvaluationSettings(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
                                       cfg.episode_frames, cfg.backend, cfg.policy, cfg.network, spec)
-        with open_evaluator(cfg.cluster, self.cluster, settings) as ev:
+        from host.tensorboard import ScalarLog
+        with open_evaluator(cfg.cluster, self.cluster, settings) as ev, \
+                contextlib.closing(ScalarLog(self.out, self.history)) as scalars:
             self.evaluator = ev
             while self.algo.generation < cfg.generations and self.frames < budget:
                 g0_frames, g0_wall = self.frames, wall()
@@ -396,6 +458,7 @@ class Run:
                 self.log_lines += 1
                 self.history.append(line)
                 self._checkpoint(now)
+                scalars.add(line)                      # after the checkpoint: see host.tensorboard
                 self._print_generation(line)
             if self.algo.generation >= cfg.generations:
                 stop_reason = "generations"

@@ -111,6 +111,41 @@ def append_lines(path: Path, lines: list[str]) -> None:
         raise fs_error(exc, "write", path) from None
 
 
+def make_folders(path) -> list[Path]:
+    """Create ``path`` and its missing parents, without recursion (``Path.mkdir(parents=True)``
+    recurses once per missing level: a 2,000-level path raised RecursionError). Returns the
+    folders created, outermost first. On failure the ones created are removed again (innermost
+    first) and the OSError is raised: a refused path leaves no empty folders behind."""
+    path = Path(os.path.abspath(os.fspath(path)))
+    missing = []
+    p = path
+    while not os.path.lexists(p):
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    created: list[Path] = []
+    try:
+        for folder in reversed(missing):
+            os.mkdir(folder)
+            created.append(folder)
+        if not missing and not path.is_dir():
+            raise FileExistsError(errno.EEXIST, "exists and is not a folder", str(path))
+    except OSError:
+        remove_folders(created)
+        raise
+    return created
+
+
+def remove_folders(created: list[Path]) -> None:
+    """Remove folders made by :func:`make_folders` that are still empty, innermost first."""
+    for folder in reversed(created):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            break
+
+
 class RunFolder:
     """The exclusive owner of one run folder (see module doc). Use :meth:`open_new` or
     :meth:`open_existing`; the lock is held until :meth:`release` or the process ends."""
@@ -137,20 +172,50 @@ class RunFolder:
             raise UserError(f"--out {str(p)!r} exists and is not a folder")
         entries = self._entries()
         if "config.json" in entries:
+            owner = self.lock_owner()
+            if owner is not None:
+                raise UserError(f"{str(p)!r} holds a run that another nc2600 process (pid {owner}) is "
+                                f"running now; give another --out")
             raise UserError(f"{str(p)!r} already holds a run; use --resume {p} or another --out")
         if entries:
             shown = ", ".join(sorted(entries)[:3]) + (", ..." if len(entries) > 3 else "")
             raise UserError(f"--out {str(p)!r} is not empty and holds no run ({shown}); "
                             f"give a new or empty folder")
 
+    def lock_owner(self) -> str | None:
+        """The pid (as written in ``.lock``; ``"?"`` when unreadable) of the live process that
+        holds this folder's lock, or None when no process holds it. Takes and drops a shared
+        ``flock`` (never creates the lock file)."""
+        import fcntl
+        try:
+            fd = os.open(self.path / LOCK_NAME, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                return None
+            try:
+                return os.pread(fd, 64, 0).decode(errors="replace").split()[0]
+            except (OSError, IndexError):
+                return "?"
+        finally:
+            os.close(fd)
+        return None
+
     def open_new(self) -> "RunFolder":
         """Create (or take an empty) folder for a fresh run and lock it."""
         self._check_new()
         try:
-            self.path.mkdir(parents=True, exist_ok=True)
+            created = make_folders(self.path)
         except OSError as exc:
             raise fs_error(exc, "create --out", self.path) from None
-        self._lock()
+        try:
+            self._lock()
+        except UserError:
+            remove_folders(created)
+            raise
         try:
             self._check_new()          # another process may have filled it before our lock
         except UserError:
@@ -253,10 +318,12 @@ def prepare_output_folder(path, option: str = "--out") -> Path:
     out = Path(text)
     if out.exists() and not out.is_dir():
         raise UserError(f"{option} {text!r} exists and is not a folder")
+    created: list[Path] = []
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        created = make_folders(out)
         _write_probe(out)
     except OSError as exc:
+        remove_folders(created)
         raise fs_error(exc, f"write into {option}", out) from None
     return out
 

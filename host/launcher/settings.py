@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from hls_models.frame_skip import MAX_EPISODE_FRAMES
 from hls_models.platform import FRAME_SKIP
 from host.errors import SEED_MAX, UserError, human_bytes, require_memory
 
@@ -25,7 +26,8 @@ def setting(default, help: str | None = None, *, metavar: str | None = None, cho
             the evaluation registry (:mod:`host.launcher.evaluation`), the help listing them.
         bound: an integer in ``[1, bound]`` (the option's parser and :meth:`RunConfig.validate`).
         type: the parser of a value that is not a count: ``"seed"``, ``"probability"``,
-            ``"sigma"`` (``(0, SIGMA_MAX]``) or ``"es_lr"`` (``(0, ES_LR_MAX]``).
+            ``"sigma"`` (``[SIGMA_MIN, SIGMA_MAX]``), ``"es_lr"`` (``(0, ES_LR_MAX]``) or ``"es_l2"``
+            (``[0, ES_L2_MAX]``).
         flag: an option that stores False (``--no-video``) instead of ``--NAME VALUE``.
         after: the option is listed after this field's (the help's order).
         resume: a ``--resume`` may change it (it does not change the results).
@@ -37,7 +39,21 @@ def setting(default, help: str | None = None, *, metavar: str | None = None, cho
 
 
 SIGMA_MAX = 10.0      #: mutation power / ES noise std above this are meaningless (weights ~ 0.1)
+#: the smallest normal float32 (1.18e-38): a smaller sigma underflows the float32 mutation
+#: ``sigma * noise`` to 0 or to subnormals, so that nothing mutates
+SIGMA_MIN = float(np.finfo(np.float32).tiny)
 ES_LR_MAX = 1.0
+ES_L2_MAX = 1.0       #: ES weight decay coefficient bound (decay factor 1 - lr * l2 stays in [0, 1])
+#: defaults that follow the population: ``min(cap, population // 2)``
+#: (the caps are the embedded default experiment's values for population 40)
+POPULATION_DEFAULT_CAPS = {"truncation": 10, "elite_candidates": 5}
+
+
+def population_defaults(population: int) -> dict[str, int]:
+    """The defaults of ``--truncation`` and ``--elite-candidates`` for ``population`` (>= 2):
+    ``min(10, population // 2)`` and ``min(5, population // 2)`` (10 and 5 at population 40),
+    so that a small population needs neither option."""
+    return {name: min(cap, max(1, int(population) // 2)) for name, cap in POPULATION_DEFAULT_CAPS.items()}
 
 
 @dataclass
@@ -58,7 +74,7 @@ class RunConfig:
               "says when it stops on it (default: none, --generations alone ends the run)",
         metavar="F", bound=10**15, resume=True)
     episode_frames: int = setting(2_000, "cap on emulated frames per episode (default {default}; Such et al.: 20000)",
-                                  metavar="E", bound=10**9)
+                                  metavar="E", bound=MAX_EPISODE_FRAMES)
     workers: int = setting(2, "emulator worker processes (default: number of cores, {cores})", metavar="W",
                            bound=1024, resume=True)
     envs_per_block: int = setting(
@@ -68,19 +84,23 @@ class RunConfig:
     sticky: float = setting(0.0, "sticky-action probability per frame (0: none; 0.25: Machado et al. 2018)",
                             metavar="P", type="probability")
     frame_skip: int = setting(FRAME_SKIP, "frames per decision (default {default})", metavar="K", bound=64)
-    truncation: int = setting(10, "GA parents, at most the population (default {default}; Such et al.: 20)",
+    truncation: int = setting(10, "GA parents, at most the population (default min(10, population / 2), rounded "
+                                  "down; Such et al.: 20)",
                               metavar="T", bound=1_000_000)
-    sigma: float | None = setting(None, "mutation power / ES noise std (default GA 0.002, ES 0.02)", metavar="S",
+    sigma: float | None = setting(None, "mutation power / ES noise std, at least float32's smallest normal number "
+                                        "(default GA 0.002, ES 0.02)", metavar="S",
                                   type="sigma")
     elite_candidates: int = setting(
-        5, "GA/RS elite candidates, at most the population (default {default}; Such et al.: 10)",
+        5, "GA/RS elite candidates, at most the population (default min(5, population / 2), rounded down; "
+           "Such et al.: 10)",
         metavar="C", bound=1_000_000)
     elite_episodes: int = setting(3, "episodes per elite candidate (default {default}; Such et al.: 30)",
                                   metavar="E", bound=100_000)
     test_episodes: int = setting(10, "final elite test episodes (default {default}; Such et al.: 200)",
                                  metavar="N", bound=1_000_000)
     es_lr: float = setting(0.01, "ES Adam step size (default {default})", metavar="LR", type="es_lr")
-    es_l2: float = setting(0.005, note="ES weight decay (L2 coefficient)")
+    es_l2: float = setting(0.005, "ES weight decay coefficient (default {default})", metavar="L2", type="es_l2",
+                           note="ES weight decay (L2 coefficient)")
     noise_table_size: int = setting(1 << 25, "shared noise table entries (default {default})", metavar="N",
                                     bound=1 << 34)
     noise_table_seed: int = setting(123, note="seed of the shared noise table")
@@ -130,7 +150,8 @@ class RunConfig:
         if self.population < 2:
             raise UserError("--population must be at least 2")
         if self.algo != "es":
-            for name in ("truncation", "elite_candidates"):
+            # random search draws fresh individuals: it has no parents, so no truncation to check
+            for name in ("truncation", "elite_candidates") if self.algo == "ga" else ("elite_candidates",):
                 if getattr(self, name) > self.population:
                     raise UserError(f"--{name.replace('_', '-')} ({getattr(self, name)}) must be at most "
                                     f"the population ({self.population})")
@@ -138,8 +159,11 @@ class RunConfig:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
                 raise UserError(f"--{name.replace('_', '-')} must be a finite number, got {value!r}")
-        if not 0 < self.effective_sigma() <= SIGMA_MAX:
-            raise UserError(f"--sigma must be in (0, {SIGMA_MAX:g}], got {self.sigma}")
+        if not SIGMA_MIN <= self.effective_sigma() <= SIGMA_MAX:
+            raise UserError(f"--sigma must be in [{SIGMA_MIN:g}, {SIGMA_MAX:g}] (float32's smallest normal "
+                            f"number and up), got {self.sigma}")
+        if not 0 <= self.es_l2 <= ES_L2_MAX:
+            raise UserError(f"--es-l2 must be in [0, {ES_L2_MAX:g}], got {self.es_l2}")
         if not 0 < self.es_lr <= ES_LR_MAX:
             raise UserError(f"--es-lr must be in (0, {ES_LR_MAX:g}], got {self.es_lr}")
         if not isinstance(self.seed, int) or not 0 <= self.seed <= SEED_MAX:
@@ -173,7 +197,11 @@ class RunConfig:
                 "worker processes": self.workers * (40 << 20) + 2 * slots * (1 << 20)}
 
     def check_memory(self) -> None:
-        """UserError naming the settings when :meth:`memory_bytes` exceeds the memory available."""
+        """UserError naming the settings when :meth:`memory_bytes` exceeds the memory available,
+        or the worker processes the machine's cores or process limit
+        (:func:`host.errors.require_processes`)."""
+        from host.errors import require_processes
+        require_processes(self.workers, f"--workers {self.workers}")
         parts = self.memory_bytes()
         biggest = max(parts, key=parts.get)
         require_memory(sum(parts.values()),

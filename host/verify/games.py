@@ -59,6 +59,9 @@ def resolve_rom(game: str | None = None, rom: str | os.PathLike | None = None) -
         name = ale_py.ALEInterface.isSupportedROM(path)
         if not name:
             md5 = hashlib.md5(data).hexdigest()
+            bundled = {m: n for n, m in unsupported_bundled_roms().items()}.get(md5)
+            if bundled is not None:
+                raise UserError(f"ROM {str(path)!r} is ALE's bundled {bundled!r}, {_UNSUPPORTED}")
             raise UserError(f"ROM {str(path)!r} (md5 {md5}) is not one of ALE's supported games")
         if game is not None and game != name:
             raise UserError(f"--game {game!r} does not match the ROM, which is {name!r}")
@@ -69,10 +72,29 @@ def resolve_rom(game: str | None = None, rom: str | os.PathLike | None = None) -
     return game, Path(ale_py.roms.get_rom_path(game)).resolve()
 
 
+_UNSUPPORTED = ("one of the ROMs ale-py 0.12 ships that ALE has no game settings for (reward, game over, "
+                "actions), outside its 104 supported games; `nc2600 games` lists those")
+
+
+@lru_cache(maxsize=1)
+def unsupported_bundled_roms() -> dict[str, str]:
+    """The ROMs bundled with ale-py 0.12 that ALE refuses to load (combat, joust, maze_craze,
+    warlords): name -> md5 of the file."""
+    ale_py = _ale()
+    out = {}
+    for name in ale_py.roms.get_all_rom_ids():
+        path = ale_py.roms.get_rom_path(name)
+        if path is not None and not ale_py.ALEInterface.isSupportedROM(path):
+            out[name] = hashlib.md5(Path(path).read_bytes()).hexdigest()
+    return out
+
+
 def check_game_name(game: str, names=None) -> None:
     """Raise UserError for a name not in ``names`` (default: the loadable games), suggesting
-    the closest names (difflib)."""
+    the closest names (difflib); one of ALE's bundled but unsupported ROMs is named as such."""
     names = sorted(loadable_games() if names is None else names)
+    if game not in names and game in unsupported_bundled_roms():
+        raise UserError(f"game {game!r} is {_UNSUPPORTED}")
     if game not in names:
         close = difflib.get_close_matches(game, names, n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else "; `nc2600 games` lists them"

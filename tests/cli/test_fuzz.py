@@ -23,6 +23,7 @@ import json
 import os
 import random
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -135,6 +136,8 @@ def _value(rng: random.Random, kind: str, w) -> str:
         return rng.choice(FLOAT_BAD + ["0", "0.25", "1", "1.0001", "-0.0"])
     if kind == "path":
         return rng.choice(w["paths"])
+    if kind in ("rom", "runfolder"):                                   # the slow fuzz's pools
+        return rng.choice(w["roms" if kind == "rom" else "runs"] + w["paths"][:4])
     return rng.choice(w["paths"] + [""] * 2)                          # "out": also a fresh name below
 
 
@@ -169,6 +172,7 @@ def _run_case(argv: list[str], bench_mesh_stub) -> tuple[int | str, str]:
     from host.cli import main
     err, out = io.StringIO(), io.StringIO()
     old_term = signal.getsignal(signal.SIGTERM)
+    old_unraisable = sys.unraisablehook
 
     def timeout(signum, frame):
         raise TimeoutError(f"case ran over {TIME_LIMIT_S} s: {argv}")
@@ -186,19 +190,26 @@ def _run_case(argv: list[str], bench_mesh_stub) -> tuple[int | str, str]:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old_alarm)
         signal.signal(signal.SIGTERM, old_term)
+        sys.unraisablehook = old_unraisable
     return rc, err.getvalue()
 
 
 def test_fuzz_every_file_and_number_option(world, tmp_path, monkeypatch):
     _stubs(monkeypatch)
+    _fuzz(world, tmp_path, CASES, SEED, _commands)
+
+
+def _fuzz(world, tmp_path, cases: int, seed: int, commands_of) -> dict:
+    """Run ``cases`` seeded cases drawn from ``commands_of(world, out)`` (see the module doc);
+    returns the outcome counts."""
     import mesh_sim.project
-    rng = random.Random(SEED)
+    rng = random.Random(seed)
     counts = {"cases": 0, "exit 0": 0, "accepted (work stubbed)": 0, "exit 2": 0}
     t0 = time.monotonic()
-    for i in range(CASES):
-        out = tmp_path / f"case{i:03d}"
+    for i in range(cases):
+        out = tmp_path / f"case{i:04d}"
         out.mkdir()
-        commands = _commands(world, out)
+        commands = commands_of(world, out)
         base, options = commands[rng.randrange(len(commands))]
         opt = rng.choice(sorted(options))
         kind = options[opt]
@@ -231,9 +242,10 @@ def test_fuzz_every_file_and_number_option(world, tmp_path, monkeypatch):
         assert not temps, f"{where}: left temp files {temps}"
     wall = time.monotonic() - t0
     print(f"\nfuzz: {counts} in {wall:.1f} s")
-    assert counts["cases"] == CASES
-    assert counts["exit 2"] >= CASES // 2          # the pools are mostly bad values
+    assert counts["cases"] == cases
+    assert counts["exit 2"] >= cases // 2          # the pools are mostly bad values
     assert counts["exit 0"] + counts["accepted (work stubbed)"] >= 20
+    return counts
 
 
 def test_policy_int8_agreement_bad_games_one_line():
@@ -244,3 +256,114 @@ def test_policy_int8_agreement_bad_games_one_line():
         proc = subprocess.run([sys.executable, "-m", "host.cli", "policy-int8", "--agreement", value],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2 and needle in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+# -- the slow set: 1,000 cases over options, ROM files and damaged run folders ---------------
+SLOW_CASES = 1000
+SLOW_SEED = 40
+TINY_RUN = ["--game", "breakout", "--population", "4", "--generations", "1", "--episode-frames", "200",
+            "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "1", "--envs-per-block", "1",
+            "--truncation", "2", "--noise-table-size", str(1 << 20), "--workers", "1", "--progress", "lines",
+            "--no-video"]
+
+
+def _damage(rng: random.Random, run: Path, other: Path) -> str:
+    """One seeded damage of a copy of a finished run folder; returns what was done."""
+    import shutil
+    names = ["config.json", "checkpoint.npz", "log.jsonl", "episodes.jsonl", "summary.json", "best_params.npy"]
+    name = rng.choice(names)
+    path = run / name
+    how = rng.choice(["delete", "truncate", "fifo", "folder", "flip", "swap", "config", "garbage", "devzero"])
+    if how == "delete":
+        path.unlink()
+    elif how == "truncate":
+        data = path.read_bytes()
+        path.write_bytes(data[:rng.randrange(len(data) + 1)])
+    elif how == "fifo":
+        path.unlink()
+        os.mkfifo(path)
+    elif how == "folder":
+        path.unlink()
+        path.mkdir()
+    elif how == "flip":
+        data = bytearray(path.read_bytes())
+        for _ in range(rng.randint(1, 8)):
+            if data:
+                data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        path.write_bytes(bytes(data))
+    elif how == "swap":                          # the file of another run (another seed)
+        shutil.copyfile(other / name, path)
+    elif how == "config":
+        doc = json.loads((run / "config.json").read_text())
+        key = rng.choice(sorted(doc["config"]))
+        doc["config"][key] = rng.choice(["x", -1, None, 1e300, [], {}, True, 0, "pong", 2**70])
+        if rng.random() < 0.3:
+            doc[rng.choice(["rom_md5", "run_id", "n_actions", "n_params"])] = rng.choice(["0" * 32, None, -3])
+        (run / "config.json").write_text(json.dumps(doc))
+        name = f"config.json[{key}]"
+    elif how == "garbage":
+        path.write_bytes(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))))
+    else:
+        path.unlink()
+        path.symlink_to("/dev/zero")
+    return f"{how} {name}"
+
+
+@pytest.fixture(scope="module")
+def slow_world(world, tmp_path_factory):
+    """The fuzz world plus ROM files (random, cut, flipped, ALE's unsupported bundled ones, a
+    real one) and 40 damaged copies of two real finished runs."""
+    import shutil
+    import subprocess
+
+    import ale_py.roms
+
+    from host.verify.games import KNOWN_ROM_SIZES
+    root = tmp_path_factory.mktemp("slowworld")
+    rng = random.Random(SLOW_SEED)
+    real = Path(ale_py.roms.get_rom_path("breakout")).read_bytes()
+    roms = []
+    for i in range(12):
+        p = root / f"random{i}.bin"
+        p.write_bytes(bytes(rng.randrange(256) for _ in range(rng.choice(KNOWN_ROM_SIZES))))
+        roms.append(p)
+    cut = root / "cut.bin"
+    cut.write_bytes(real[:rng.randrange(1, len(real))])
+    flipped = root / "flipped.bin"
+    flipped.write_bytes(bytes([real[0] ^ 1]) + real[1:])
+    one = root / "one.bin"
+    one.write_bytes(b"\x00")
+    roms += [cut, flipped, one, Path(ale_py.roms.get_rom_path("breakout"))]
+    roms += [Path(ale_py.roms.get_rom_path(g)) for g in ("combat", "joust", "maze_craze", "warlords")]
+    base = []
+    for seed in (1, 2):
+        out = root / f"base{seed}"
+        proc = subprocess.run([sys.executable, "-m", "host.cli", "run", *TINY_RUN, "--seed", str(seed),
+                               "--out", str(out)], capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        base.append(out)
+    runs = [str(base[0])]
+    for i in range(40):
+        copy = root / f"damaged{i:02d}"
+        shutil.copytree(base[0], copy, ignore=shutil.ignore_patterns(".lock"))
+        _damage(rng, copy, base[1])
+        runs.append(str(copy))
+    return {**world, "roms": [str(p) for p in roms], "runs": runs}
+
+
+def _slow_commands(w, out: Path):
+    tiny = TINY_RUN[:-1]
+    return _commands(w, out) + [
+        (["run", *tiny, "--rom", w["roms"][0], "--out", str(out / "run")], {"--rom": "rom", "--es-l2": "float"}),
+        (["run", "--resume", w["runs"][0]], {"--resume": "runfolder", "--max-frames": "int"}),
+        (["play", "--run", w["runs"][0], "--no-video", "--episodes", "1", "--workers", "1"], {"--run": "runfolder"}),
+        (["instance-play", "--game", "boxing", "--params", w["paths"][8]],
+         {"--params": "path", "--episode-frames": "int", "--episodes": "int", "--seed": "int"}),
+    ]
+
+
+@pytest.mark.slow
+def test_fuzz_a_thousand_options_roms_and_run_folders(slow_world, tmp_path, monkeypatch):
+    _stubs(monkeypatch)
+    counts = _fuzz(slow_world, tmp_path, SLOW_CASES, SLOW_SEED, _slow_commands)
+    assert counts["cases"] >= 1000

@@ -123,6 +123,9 @@ def test_bench_host_stops_at_its_seconds_with_long_episodes():
     out = json.loads(proc.stdout)
     assert took < 60, took                         # 2 s + 2 s + start-up, not minutes
     assert out["loop_frames"] > 0 and out["loop_fps"] > 0 and 0 <= out["worker_idle_share"] < 1
+    # the gymnasium vector environment's figure beside them (host.gym_env, AsyncVectorEnv)
+    assert out["gym_vector_fps"] > 0
+    assert out["gym_vector_ratio"] == pytest.approx(out["gym_vector_fps"] / out["raw_fps_per_core"], abs=2e-3)
 
 
 def test_a_killed_worker_raises_worker_died_not_a_hang():
