@@ -188,17 +188,21 @@ def add_record_option(parser) -> None:
                         help="append this run's figures to FILE as results records (docs/results/AREA.jsonl)")
 
 
-def write_figures(path, figures, *, notes: str = "") -> None:
-    """Append one measured record per ``(figure, value, unit)`` or ``(figure, value, unit, notes)``
-    to ``path``, each with this process's command line, date, commit and machine (read once)."""
+def write_figures(args, figures, *, notes: str = "") -> None:
+    """Append one record per ``(figure, value, unit[, notes[, label]])`` to the file ``args.record``
+    (label ``measured`` unless given), each with the command line (``args.argv``, set by
+    :func:`host.cli.main`), date, commit and machine (read once). Nothing happens when
+    ``args.record`` is None; ``args`` may also be the path itself."""
+    path = args if isinstance(args, (str, os.PathLike)) or args is None else getattr(args, "record", None)
     if path is None:
         return
-    mach, rev, date, cmd = machine(), commit(), now(), command_line()
+    mach, rev, date, cmd = machine(), commit(), now(), command_line(getattr(args, "argv", None))
     recs = []
     for f in figures:
         name, value, unit = f[:3]
         extra = f[3] if len(f) > 3 else ""
-        recs.append(record(name, value, unit, "measured", command=cmd, notes="; ".join(x for x in (extra, notes) if x),
+        label = f[4] if len(f) > 4 else "measured"
+        recs.append(record(name, value, unit, label, command=cmd, notes="; ".join(x for x in (extra, notes) if x),
                            date=date, commit_id=rev, machine_info=mach))
     append(path, recs)
 

@@ -101,3 +101,32 @@ def test_write_figures_appends_measured_records(tmp_path):
                                         (1221.0, "1,221"), (0.974, "0.974"), ("104/104", "104/104")])
 def test_format_value(value, text):
     assert results.format_value(value) == text
+
+
+def test_record_option_on_games_verify_and_lockstep(tmp_path):
+    """--record FILE appends the command's figure with its own command line; the oracle is the
+    command's own JSON summary (ALE for games verify, ALE frame by frame for lockstep)."""
+    out = tmp_path / "console.jsonl"
+    assert main(["games", "verify", "--game", "pong", "--frames", "200", "--record", str(out)]) == 0
+    assert main(["lockstep", "--game", "pong", "--frames", "8", "--record", str(out)]) == 0
+    got = results.load(out)
+    assert [(r["figure"], r["value"], r["label"]) for r in got] == [
+        ("game rules from RAM against ALE", "1/1", "measured"),
+        ("games exact against ALE over 8 frames, one colour clock per clock", "1/1", "measured")]
+    assert got[0]["command"].endswith(f"--record {out}") and got[0]["machine"]["cores"] >= 1
+
+
+def test_synth_and_bench_figures_from_their_reports():
+    from host import results_figures as rf
+    rep = {"blocks": {"console": {"resources": {"luts": 4910, "lutram": 0, "ff": 1623, "bram36": 4, "dsp": 0, "carry4": 9},
+                                  "depth": {"levels": 10, "timed": {"mhz": 142.9, "ns": 7.0, "levels": 10}}}},
+           "pnr": {"console": {"fmax_mhz": 66.6}}}
+    assert [(f[0], f[1], f[2]) for f in rf.synth(rep)] == [
+        ("console resources on xc7", 4910, "LUT"), ("console timed estimate on xc7", 142.9, "MHz (estimate)"),
+        ("console Fmax on ECP5-85, placed and routed", 66.6, "MHz")]
+    host = {"game": "breakout", "policy": "float", "workers": 2, "envs_per_block": 6, "raw_fps_per_core": 17313.0,
+            "loop_fps": 18731.0, "ratio": 0.541, "cpu_ratio": 0.544, "loop_cpu_us_per_frame": 106.2,
+            "worker_idle_share": 0.005}
+    assert [(f[0], f[1]) for f in rf.bench_host(host)] == [
+        ("raw ALE frames/s per core", 17313.0), ("evaluation loop frames/s, 2 workers, float", 18731.0),
+        ("evaluation loop wall ratio to raw ALE, float", 0.541)]
