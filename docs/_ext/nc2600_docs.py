@@ -1,0 +1,93 @@
+"""Sphinx extension of the nc2600 docs: the ``register-map`` directive and plain-text docstrings.
+
+``{register-map}`` renders the fabric instance's registers as a table from the code's own
+register description (:mod:`hls_models.registers` when it exists, else
+:data:`hw.instance.REGISTERS`), so the map is never typed twice.
+
+The project's docstrings are written as plain text with reStructuredText inline markup
+(````code````, ``:class:``), not always as valid reStructuredText blocks (indented continuation
+lines, aligned columns). :func:`plain_docstrings` checks each docstring autodoc reads with docutils
+and shows one that is not valid as a literal block, as written, instead of failing the
+warnings-as-errors build.
+"""
+from __future__ import annotations
+
+import io
+import re
+
+from docutils import nodes
+from docutils.core import publish_doctree
+from docutils.parsers.rst import Directive
+
+_ROLE = re.compile(r":(?:py:)?[a-z]+:`")
+
+
+def _valid_rst(text: str) -> bool:
+    """Whether ``text`` parses as reStructuredText without a warning (roles read as literals)."""
+    stream = io.StringIO()
+    publish_doctree(_ROLE.sub("`", text).replace("`", "``").replace("````", "``"),
+                    settings_overrides={"report_level": 2, "halt_level": 5, "warning_stream": stream,
+                                        "file_insertion_enabled": False, "raw_enabled": False})
+    return not stream.getvalue()
+
+
+def plain_docstrings(app, what, name, obj, options, lines) -> None:
+    """autodoc-process-docstring: keep a valid docstring; show any other as a literal block."""
+    if lines and not _valid_rst("\n".join(lines)):
+        body = ["    " + x if x.strip() else "" for x in lines]
+        lines[:] = ["::", ""] + body + [""]
+
+
+def register_rows() -> list[tuple[str, str, str, str]]:
+    """``[(name, offset, access, meaning)]`` in address order from the register description."""
+    try:
+        from hls_models.registers import INSTANCE          # the SystemRDL description, compiled
+    except ImportError:
+        INSTANCE = None
+    if INSTANCE is not None:
+        rows = []
+        for r in INSTANCE:
+            acc = "".join(sorted({f.sw for f in r.fields})) or "-"
+            acc = "RW" if "rw" in acc or ("r" in acc and "w" in acc) else acc.upper()
+            extent = f" (x{r.count}, stride {r.stride})" if r.count > 1 else ""
+            rows.append((r.name, f"0x{r.offset:05X}", acc, (r.desc or r.label).replace("\n", " ") + extent))
+        return rows
+    from hw.instance import REGISTERS
+    return [(name, f"0x{off:05X}", acc, meaning)
+            for name, (off, acc, meaning) in sorted(REGISTERS.items(), key=lambda kv: kv[1][0])]
+
+
+class RegisterMap(Directive):
+    """A table of the instance's registers: name, byte offset, access, meaning."""
+
+    has_content = False
+
+    def run(self):
+        rows = register_rows()
+        table = nodes.table(classes=["register-map"])
+        group = nodes.tgroup(cols=4)
+        table += group
+        for width in (14, 10, 8, 68):
+            group += nodes.colspec(colwidth=width)
+
+        def row(cells, header=False):
+            r = nodes.row()
+            for c in cells:
+                entry = nodes.entry()
+                entry += nodes.paragraph(text=c) if not header else nodes.paragraph("", "", nodes.strong(text=c))
+                r += entry
+            return r
+        head = nodes.thead()
+        head += row(("register", "offset", "access", "meaning"), header=True)
+        group += head
+        body = nodes.tbody()
+        for cells in rows:
+            body += row(cells)
+        group += body
+        return [table]
+
+
+def setup(app):
+    app.add_directive("register-map", RegisterMap)
+    app.connect("autodoc-process-docstring", plain_docstrings)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
