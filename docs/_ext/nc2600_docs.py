@@ -1,8 +1,14 @@
-"""Sphinx extension of the nc2600 docs: the ``register-map`` directive and plain-text docstrings.
+"""Sphinx extension of the nc2600 docs: the ``register-map`` and ``api-objects`` directives and
+plain-text docstrings.
 
 ``{register-map}`` renders the fabric instance's registers as a table from the code's own
 register description (:mod:`hls_models.registers` when it exists, else
 :data:`hw.instance.REGISTERS`), so the map is never typed twice.
+
+``{api-objects}`` takes lines ``DIRECTIVE NAME[|OTHER NAME...] [OPTION ...]`` (``autoclass
+host.fabric.FabricDriver|host.drivers.fabric.FabricDriver :members:``) and emits the autodoc
+directive for the first name that imports, so the API page survives a module's move between
+packages; a line none of whose names imports is an error.
 
 The project's docstrings are written as plain text with reStructuredText inline markup
 (````code````, ``:class:``), not always as valid reStructuredText blocks (indented continuation
@@ -25,10 +31,17 @@ _ROLE = re.compile(r":(?:py:)?[a-z]+:`")
 def _valid_rst(text: str) -> bool:
     """Whether ``text`` parses as reStructuredText without a warning (roles read as literals)."""
     stream = io.StringIO()
+    try:
+        _parse(text, stream)
+    except Exception:                     # a construct only Sphinx knows: shown as written
+        return False
+    return not stream.getvalue()
+
+
+def _parse(text: str, stream) -> None:
     publish_doctree(_ROLE.sub("`", text).replace("`", "``").replace("````", "``"),
                     settings_overrides={"report_level": 2, "halt_level": 5, "warning_stream": stream,
                                         "file_insertion_enabled": False, "raw_enabled": False})
-    return not stream.getvalue()
 
 
 def plain_docstrings(app, what, name, obj, options, lines) -> None:
@@ -87,7 +100,57 @@ class RegisterMap(Directive):
         return [table]
 
 
+def _resolve(dotted: str):
+    """The object a dotted name denotes, or None when it does not import."""
+    import importlib
+    try:
+        return importlib.import_module(dotted)
+    except ImportError:
+        pass
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+class ApiObjects(Directive):
+    """autodoc directives for objects named by one of several dotted paths each."""
+
+    has_content = True
+
+    def run(self):
+        from docutils.statemachine import StringList
+        rst: list[str] = []
+        for line in self.content:
+            if not line.strip():
+                continue
+            kind, names, *rest = line.split(None, 2)
+            name = next((n for n in names.split("|") if _resolve(n) is not None), None)
+            if name is None:
+                raise self.error(f"api-objects: none of {names} imports")
+            rst.append(f".. {kind}:: {name}")
+            for key, value in re.findall(r":([\w-]+):((?:\s+[^:\s]\S*)*)", rest[0] if rest else ""):
+                rst.append(f"   :{key}: {value.strip()}".rstrip())
+            rst.append("")
+        # MyST parses nested content as Markdown: the reStructuredText goes in an eval-rst fence
+        text = ["```{eval-rst}", *rst, "```"] if "myst" in type(self.state).__module__.lower() else rst
+        node = nodes.section()
+        node.document = self.state.document
+        self.state.nested_parse(StringList(text, source="api-objects"), self.content_offset, node)
+        return node.children
+
+
 def setup(app):
     app.add_directive("register-map", RegisterMap)
+    app.add_directive("api-objects", ApiObjects)
     app.connect("autodoc-process-docstring", plain_docstrings)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
