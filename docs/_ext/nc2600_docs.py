@@ -51,53 +51,87 @@ def plain_docstrings(app, what, name, obj, options, lines) -> None:
         lines[:] = ["::", ""] + body + [""]
 
 
+def _instance_map():
+    """The compiled SystemRDL description (:data:`hls_models.registers.INSTANCE`), or None."""
+    try:
+        from hls_models.registers import INSTANCE
+    except ImportError:
+        return None
+    return INSTANCE
+
+
 def register_rows() -> list[tuple[str, str, str, str]]:
     """``[(name, offset, access, meaning)]`` in address order from the register description."""
-    try:
-        from hls_models.registers import INSTANCE          # the SystemRDL description, compiled
-    except ImportError:
-        INSTANCE = None
-    if INSTANCE is not None:
+    regs = _instance_map()
+    if regs is not None:
         rows = []
-        for r in INSTANCE:
-            acc = "".join(sorted({f.sw for f in r.fields})) or "-"
-            acc = "RW" if "rw" in acc or ("r" in acc and "w" in acc) else acc.upper()
-            extent = f" (x{r.count}, stride {r.stride})" if r.count > 1 else ""
-            rows.append((r.name, f"0x{r.offset:05X}", acc, (r.desc or r.label).replace("\n", " ") + extent))
+        for r in regs:
+            sw = {f.sw for f in r.fields}
+            acc = "RW" if "rw" in sw or {"r", "w"} <= sw else "".join(sorted(sw)).upper() or "-"
+            extent = f" ({r.count} words, {r.stride} bytes apart)" if r.count > 1 else ""
+            rows.append((r.name, f"0x{r.offset:05X}", acc, " ".join((r.desc or r.label or "").split()) + extent))
         return rows
     from hw.instance import REGISTERS
     return [(name, f"0x{off:05X}", acc, meaning)
             for name, (off, acc, meaning) in sorted(REGISTERS.items(), key=lambda kv: kv[1][0])]
 
 
+def field_rows() -> list[tuple[str, list[tuple[str, str, str, str, str]]]]:
+    """``[(register, [(bits, field, access, reset, meaning)])]`` when the description has fields."""
+    regs = _instance_map()
+    if regs is None:
+        return []
+    out = []
+    for r in regs:
+        rows = []
+        for f in r.fields:
+            bits = f"{f.lsb}" if f.width == 1 else f"{f.msb}:{f.lsb}"
+            reset = "-" if f.reset is None else f"0x{f.reset:X}"
+            meaning = " ".join((f.desc or f.label or "").split())
+            if f.encode is not None:
+                meaning += " (" + ", ".join(f"{int(m)} {f.encode.labels.get(m, m.name)}" for m in f.encode) + ")"
+            rows.append((bits, f.name, f.sw.upper(), reset, meaning))
+        out.append((r.name, rows))
+    return out
+
+
+def _table(header, rows, widths):
+    table = nodes.table()
+    group = nodes.tgroup(cols=len(header))
+    table += group
+    for width in widths:
+        group += nodes.colspec(colwidth=width)
+
+    def row(cells, strong=False):
+        r = nodes.row()
+        for c in cells:
+            entry = nodes.entry()
+            entry += nodes.paragraph("", "", nodes.strong(text=c)) if strong else nodes.paragraph(text=c)
+            r += entry
+        return r
+    head = nodes.thead()
+    head += row(header, strong=True)
+    group += head
+    body = nodes.tbody()
+    for cells in rows:
+        body += row(cells)
+    group += body
+    return table
+
+
 class RegisterMap(Directive):
-    """A table of the instance's registers: name, byte offset, access, meaning."""
+    """A table of the instance's registers (name, byte offset, access, meaning) and, when the
+    description has them, one table of fields per register."""
 
     has_content = False
 
     def run(self):
-        rows = register_rows()
-        table = nodes.table(classes=["register-map"])
-        group = nodes.tgroup(cols=4)
-        table += group
-        for width in (14, 10, 8, 68):
-            group += nodes.colspec(colwidth=width)
-
-        def row(cells, header=False):
-            r = nodes.row()
-            for c in cells:
-                entry = nodes.entry()
-                entry += nodes.paragraph(text=c) if not header else nodes.paragraph("", "", nodes.strong(text=c))
-                r += entry
-            return r
-        head = nodes.thead()
-        head += row(("register", "offset", "access", "meaning"), header=True)
-        group += head
-        body = nodes.tbody()
-        for cells in rows:
-            body += row(cells)
-        group += body
-        return [table]
+        out = [_table(("register", "offset", "access", "meaning"), register_rows(), (14, 10, 8, 68))]
+        for name, rows in field_rows():
+            if rows:
+                out.append(nodes.rubric(text=name))
+                out.append(_table(("bits", "field", "access", "reset", "meaning"), rows, (8, 16, 8, 10, 58)))
+        return out
 
 
 def _resolve(dotted: str):
