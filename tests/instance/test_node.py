@@ -4,7 +4,7 @@ registers at its own 0x20000 window, and an episode on the second instance equal
 takes minutes (two instances, two engines)."""
 import pytest
 
-from host.fabric import EP_FRAMES, ID_VALUE, FabricDriver, FabricEpisodeRunner
+from host.drivers.fabric import EP_FRAMES, ID_VALUE, FabricDriver, FabricEpisodeRunner
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +30,7 @@ def test_node_windows_are_separate_instances(node):
 
 
 def test_node_second_instance_episode_equals_ale_int8(node):
-    from host.games import resolve_rom
+    from host.verify.games import resolve_rom
     from hwtools.instance_harness import MmioWindow
     from tests.instance.test_instance import _varied_policy
     _, rom = resolve_rom(game="boxing")
