@@ -20,7 +20,7 @@ def register(sub, groups):
     p.add_argument("--envs-per-block", type=int_range(1, 4096), default=6, metavar="K", help="instances per block per worker")
     p.add_argument("--episode-frames", type=int_range(35, 10**9), default=4000, metavar="E", help="episode cap in frames")
     p.add_argument("--policy", choices=("float", "int8"), default="float", help="network arithmetic of the loop")
-    from host.results import add_record_option
+    from host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=main)
 
@@ -33,6 +33,6 @@ def main(args) -> int:
     say = lambda m: print(f"nc2600 bench host: {m}", file=sys.stderr, flush=True)  # noqa: E731
     result = measure(name, rom, args.seconds, workers, args.envs_per_block, args.episode_frames, args.policy, say)
     print(json.dumps(result))
-    from host import results, results_figures
-    results.write_figures(args, results_figures.bench_host(result))
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.bench_host(result))
     return 0

@@ -19,7 +19,7 @@ def register(sub, groups):
                    help="slots per batched call (the launcher's block: workers x envs-per-block)")
     p.add_argument("--network", choices=("small", "nature"), default="small", help="policy network")
     p.add_argument("--seconds", type=positive_float, default=10.0, metavar="T", help="measuring time per path")
-    from host.results import add_record_option
+    from host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=main)
 
@@ -32,6 +32,6 @@ def main(args) -> int:
         raise UserError("--slots: at most 256")
     result = measure(name, args.slots, args.seconds, args.network)
     print(json.dumps(result))
-    from host import results, results_figures
-    results.write_figures(args, results_figures.bench_policy(result))
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.bench_policy(result))
     return 0

@@ -17,8 +17,8 @@ def run(args) -> int:
     name, path = resolve_rom(game=args.game)
     result = measure(name, path, args.frames, args.colour_clocks_per_cycle)
     print(json.dumps(result))
-    from host import results, results_figures
-    results.write_figures(args, results_figures.bench_rtl(result))
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.bench_rtl(result))
     return 0
 
 
@@ -30,6 +30,6 @@ def register(subparsers, groups) -> None:
     p.add_argument("--frames", type=int_range(1, 10**6), default=600, help="frames to time (default 600)")
     from host.commands import add_colour_clocks_option
     add_colour_clocks_option(p)
-    from host.results import add_record_option
+    from host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)

@@ -84,8 +84,8 @@ def run(args) -> int:
         rows.close()
 
     bad = [r for r in results if r["reward_mismatches"] or r["terminal_mismatches"] or r["lives_mismatches"]]
-    from host import results as records, results_figures
-    records.write_figures(args, results_figures.games_verify(results, args.frames))
+    from host.report import record_figures, results as records
+    records.write_figures(args, record_figures.games_verify(results, args.frames))
     if args.json:   # JSON Lines: one object per run (above), then the summary
         print(json.dumps({"summary": {"frames_per_game": args.frames, "seed": args.seed, "poke": args.poke,
                                       "runs": len(results), "games": len({r["game"] for r in results}),
@@ -128,6 +128,6 @@ def register(subparsers, groups) -> None:
                    help="JSON Lines: one object per game (and mode) as each finishes, then a summary line")
     from host.cluster.ray_cluster import add_cluster_options
     add_cluster_options(p)
-    from host.results import add_record_option
+    from host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)

@@ -128,8 +128,8 @@ def _run(args, opened: list) -> int:
         finally:
             rows.close()
     n = sum(r["match"] for r in results)
-    from host import results as records, results_figures
-    records.write_figures(args, results_figures.lockstep(n, len(results), args.frames, args.colour_clocks_per_cycle,
+    from host.report import record_figures, results as records
+    records.write_figures(args, record_figures.lockstep(n, len(results), args.frames, args.colour_clocks_per_cycle,
                                                                 store.identity["rtl"] if store is not None else None))
     if args.json:   # JSON Lines: the game's record; with --games/--all one per game (above), then a summary
         print(json.dumps({"summary": {"games": len(results), "exact": n, "frames_requested": args.frames,
@@ -184,6 +184,6 @@ def register(subparsers, groups) -> None:
     add_colour_clocks_option(p)
     from host.cluster.ray_cluster import add_cluster_options
     add_cluster_options(p)
-    from host.results import add_record_option
+    from host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)

@@ -1,16 +1,16 @@
 """``nc2600 results``: the results page ``docs/results.md`` generated from the records in
-``docs/results/*.jsonl`` and the lockstep files in ``docs/lockstep/`` (:mod:`host.results`)."""
+``docs/results/*.jsonl`` and the lockstep files in ``docs/lockstep/`` (:mod:`host.report.results`)."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import UserError
 
 
 def register(sub, groups):
-    from host import results
+    from host.report import results
     p = sub.add_parser("results", help="generate docs/results.md from the results records",
                        formatter_class=DefaultsFormatter)
     p.add_argument("--records", metavar="DIR", default=str(results.RESULTS_DIR), help="folder of *.jsonl records")
@@ -23,7 +23,7 @@ def register(sub, groups):
 
 
 def main(args) -> int:
-    from host import results
+    from host.report import results
     if not Path(args.records).is_dir():
         raise UserError(f"--records {args.records!r} is not a folder")
     try:
@@ -36,7 +36,7 @@ def main(args) -> int:
         print(f"nc2600 results: {out} is {'current' if same else 'out of date: run nc2600 results'}",
               file=sys.stderr)
         return 0 if same else 1
-    from host.rundir import atomic_write_bytes
+    from host.launcher.rundir import atomic_write_bytes
     atomic_write_bytes(out, text.encode("utf-8"))
     print(f"nc2600 results: wrote {out} ({text.count(chr(10))} lines)", file=sys.stderr)
     return 0

@@ -41,7 +41,7 @@ def register(subparsers, groups):
     p.add_argument("--pnr-speed", type=int, choices=(6, 7, 8), default=6, help="ECP5 speed grade for --pnr")
     p.add_argument("--pnr-seed", type=seed_int, default=1, metavar="S", help="nextpnr placer seed for --pnr")
     p.add_argument("--no-cache", action="store_true", help="re-run Yosys even when a cached result exists")
-    from host.results import add_record_option
+    from host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)
 
@@ -90,6 +90,6 @@ def run(args) -> int:
         _write(out / "synth.json", json.dumps(rep, indent=1))
         _write(out / "synth.txt", text + "\n")
     print(json.dumps(rep) if args.json else text)     # --json: one line (JSON Lines)
-    from host import results, results_figures
-    results.write_figures(args, results_figures.synth(rep))
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.synth(rep))
     return 0

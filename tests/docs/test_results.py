@@ -1,4 +1,4 @@
-"""The results record (:mod:`host.results`) and the generated page ``docs/results.md``.
+"""The results record (:mod:`host.report.results`) and the generated page ``docs/results.md``.
 
 Oracles: the committed records themselves (the page must be what ``nc2600 results`` makes of
 them, byte for byte), hand-written records with a known newest entry, and the record schema."""
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from host import results
+from host.report import results
 from host.cli import main
 
 
@@ -117,7 +117,7 @@ def test_record_option_on_games_verify_and_lockstep(tmp_path):
 
 
 def test_synth_and_bench_figures_from_their_reports():
-    from host import results_figures as rf
+    from host.report import record_figures as rf
     rep = {"blocks": {"console": {"resources": {"luts": 4910, "lutram": 0, "ff": 1623, "bram36": 4, "dsp": 0, "carry4": 9},
                                   "depth": {"levels": 10, "timed": {"mhz": 142.9, "ns": 7.0, "levels": 10}}}},
            "pnr": {"console": {"fmax_mhz": 66.6}}}

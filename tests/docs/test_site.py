@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from host import results
+from host.report import results
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,7 +37,7 @@ def test_site_builds_without_warnings(tmp_path):
     for name in names:
         assert f"<p>{name}</p>" in regmap, name
     api = (out / "api.html").read_text(encoding="utf-8")
-    for obj in ("hw.instance.GameInstance", "host.fabric.FabricDriver", "host.run.Run", "mesh_sim.project.simulate",
+    for obj in ("hw.instance.GameInstance", "host.drivers.fabric.FabricDriver", "host.launcher.run.Run", "mesh_sim.project.simulate",
                 "hw.console.PixelStreamSignature"):
         assert f'id="{obj}"' in api, obj
 
@@ -51,3 +51,12 @@ def test_links_into_the_results_page_name_its_anchors():
             seen += 1
             assert anchor in anchors, f"{f.relative_to(ROOT)}: results.md#{anchor} is not a heading of docs/results.md"
     assert seen >= 10
+
+
+def test_every_source_path_the_docs_name_exists():
+    """A file named in README.md or a docs page (``host/drivers/fabric.py``) is in the repository."""
+    pattern = re.compile(r"\b((?:hw|hls_models|hwtools|host|mesh_sim|tests|rtl)/[\w/]+\.(?:py|v|toml|md))\b")
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    missing = [f"{f.relative_to(ROOT)}: {m}" for f in files if f.name != "results.md"
+               for m in sorted(set(pattern.findall(f.read_text(encoding="utf-8")))) if not (ROOT / m).exists()]
+    assert not missing, missing

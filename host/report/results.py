@@ -53,8 +53,8 @@ AREAS = {
     "reliability": "Reliability and the test suite",
 }
 
-#: the repository root (this file is ``host/results.py``)
-ROOT = Path(__file__).resolve().parents[1]
+#: the repository root (this file is ``host/report/results.py``)
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS_DIR = ROOT / "docs" / "results"
 LOCKSTEP_DIR = ROOT / "docs" / "lockstep"
 PAGE = ROOT / "docs" / "results.md"
@@ -304,7 +304,7 @@ def render(folder=RESULTS_DIR, lockstep_folder=LOCKSTEP_DIR) -> str:
            "`docs/results/*.jsonl` (one JSON object per line: figure, value, unit, label, command, date, "
            "commit, machine, citation, notes) and the lockstep files in `docs/lockstep/`. "
            "Do not edit this page: append a record (`--record FILE` on the measuring commands, or "
-           "`host.results.append`) and run `nc2600 results`.", "",
+           "`host.report.results.append`) and run `nc2600 results`.", "",
            "Labels: **measured** (run on the machine named, with the command shown), **model** (computed by a "
            "model in this package), **quoted** (from the publication or data sheet cited). Wall-clock speeds "
            "depend on the machine's load, which each measured record gives.", ""]

@@ -1,7 +1,7 @@
-"""Which figures each measuring command writes with ``--record FILE`` (:mod:`host.results`).
+"""Which figures each measuring command writes with ``--record FILE`` (:mod:`host.report.results`).
 
 Each function takes the command's own result (the dict it prints as JSON) and returns
-``[(figure, value, unit[, notes]), ...]`` for :func:`host.results.write_figures`. Figure names
+``[(figure, value, unit[, notes]), ...]`` for :func:`host.report.results.write_figures`. Figure names
 are the ones in ``docs/results/*.jsonl``, so that a new measurement lands in the same figure's
 history on the results page.
 """
