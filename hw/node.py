@@ -1,6 +1,6 @@
 """One node of the fabric as one design: two game instances (:class:`hw.instance.GameInstance`)
 behind one AXI4-Lite slave (the node processor's view; published: two instances per node,
-``shared/reference/system-facts.md``).
+arXiv 2003.11178 and arXiv 2005.04536).
 
 Address map: bit 17 selects the instance (0: 0x00000..0x1FFFF, 1: 0x20000..0x3FFFF); the low 17
 bits are the instance's own register map (:data:`hw.instance.REGISTERS`), so a driver talks to

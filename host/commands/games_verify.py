@@ -72,7 +72,7 @@ def run(args) -> int:
             print(line, flush=True)
 
     rows = verify_games(jobs, args.jobs, args.cluster, args.ray_address)
-    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed (issue 17)
+    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed
     heartbeat, t0 = Heartbeat(), time.monotonic()
     try:
         with heartbeat.running(lambda: f"games verify: {len(results)}/{len(jobs)} runs done, "

@@ -80,7 +80,7 @@ def _run(args, opened: list) -> int:
         import sys
         print(f"lockstep: {len(kept)} of {len(games)} games from {args.results} ({store.identity['rtl']}), "
               f"{len(games) - len(kept)} to run", file=sys.stderr, flush=True)
-    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed (issue 17)
+    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed
     heartbeat, t0 = Heartbeat(), time.monotonic()
     config = {"colour_clocks_per_cycle": args.colour_clocks_per_cycle}   # which console RTL: in every record shown
     if not multi:   # a mapper the RTL lacks is a UserError here (RtlConsole), a table row in a sweep

@@ -1,6 +1,6 @@
 """The instance's AXI4-Lite register file read back through the bus (hw/instance.py, Verilated):
 every read-write register returns the value written, at its own address (the read path decodes
-the address into a registered source index, then multiplexes: issue 16), and the write-only
+the address into a registered source index, then multiplexes), and the write-only
 registers answer DECERR to a read. Oracle: the register map (``hw.instance.REGISTERS``) and the
 field widths it documents; the values are hand-picked within them."""
 import pytest
