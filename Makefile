@@ -13,7 +13,7 @@ export VERILATOR_ROOT
 PYTEST_ARGS ?=
 RUN_ARGS ?=
 
-.PHONY: all install run test test-slow sim sim-full rtl regs bench clean help
+.PHONY: all install run test test-slow sim sim-full rtl regs bench docs results clean help
 all: test
 
 help:
@@ -27,11 +27,13 @@ help:
 	@echo "make regs    regenerate everything that follows from the register description"
 	@echo "             hls_models/registers/nc2600.rdl (Python map, C header, IP-XACT, docs page)"
 	@echo "make bench   host throughput benchmark (nc2600 bench host)"
+	@echo "make docs    the documentation site (Sphinx, warnings as errors) -> build/docs/html"
+	@echo "make results regenerate docs/results.md from the records in docs/results/"
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q -e ".[docs]"
 	@touch $@
 
 install: $(STAMP)
@@ -59,6 +61,13 @@ sim-full: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/nc2600 bench host
+
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs/html
+	@echo "wrote build/docs/html/index.html"
+
+results: $(STAMP)
+	$(VENV)/bin/nc2600 results
 
 clean:
 	rm -rf .cache build *.egg-info

@@ -30,7 +30,7 @@ Agreement with the float network (``nc2600 policy-int8 --agreement GAMES``,
 300 observations per game, networks ``init_params(0..3)``): 93.7-100 % per network, game means
 96.9 % (asteroids) to 99.9 % (ms_pacman); per game mean / min: pong 99.6 / 99.0, breakout
 98.4 / 93.7, asteroids 96.9 / 95.7, space_invaders 98.3 / 97.3, journey_escape 97.2 / 95.3,
-ms_pacman 99.9 / 99.7. This is below the 99 % per game asked for in issue 5. The disagreements
+ms_pacman 99.9 / 99.7. This is below a 99 % per-game target. The disagreements
 are frames whose float top-two action values differ by less than the int8 model's error
 (about 2 % of the spread of the action values; e.g. breakout ``init_params(2)``: actions 1 and 3
 are within 3 % of the spread on 22 % of frames). The error comes in about equal parts from the
@@ -554,7 +554,7 @@ def resources(n_actions: int, lanes: int, f_mhz: float = 150.0, console_mhz: flo
 
 
 #: block RAM and DSPs of one instance besides its policy engine, measured by ``nc2600 synth``
-#: (README resources row): console 4 BRAM36 (its ROM), preprocessor 15.5 BRAM36 and 6 DSP48
+#: (``docs/results.md``): console 4 BRAM36 (its ROM), preprocessor 15.5 BRAM36 and 6 DSP48
 INSTANCE_BRAM36_WITHOUT_ENGINE = 4 + 15.5
 INSTANCE_DSP_WITHOUT_ENGINE = 6
 
@@ -562,7 +562,7 @@ INSTANCE_DSP_WITHOUT_ENGINE = 6
 def instances_per_device(n_actions: int, lanes: int, network: str = "small", device: dict = XC7Z045) -> dict:
     """How many whole instances (console + preprocessor + action select + an ``lanes``-lane engine
     of ``network`` with all its weights in block RAM) fit one device: BRAM36 and DSP per instance
-    and the count each allows (the smaller is the answer; LUTs are not the limit, see README).
+    and the count each allows (the smaller is the answer; LUTs are not the limit).
     E.g. small, 16 lanes: 191.5 BRAM36 per instance, 2 per XC7Z045; nature needs about 450."""
     r = resources(n_actions, lanes, network=network)
     bram = r["bram36"] + INSTANCE_BRAM36_WITHOUT_ENGINE

@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     if "args" not in holder:
         return rc
     args = holder["args"]
+    args.argv = list(sys.argv[1:] if argv is None else argv)     # the command line, for --record
     uses_ray = getattr(args, "uses_ray", None)     # a command's own test, else --cluster ray
 
     def decide():   # guarded too: it may read the run folder (run --resume), and Ctrl-C may come

@@ -1,4 +1,4 @@
-"""Wide clock counters without a wide carry chain in one clock (issue 16's depth).
+"""Wide clock counters without a wide carry chain in one clock (xc7 logic depth).
 
 :func:`count_clocks` is used by the frame-skip controller's cycle counters
 (:mod:`hw.frame_skip`), the console's Stella cycle count (``cyc``, :mod:`hw.console`) and the
@@ -15,7 +15,7 @@ def count_clocks(m: Module, value: Signal, inc, clear, name: str) -> None:
     """``value`` (a 32-bit register) counts the clocks with ``inc``, and is 0 after a clock with
     ``clear`` (``clear`` wins): as two 16-bit halves, the high one stepped by a flag registered a
     clock ahead that says the low one is 0xFFFF, so that no path holds a 32-bit carry chain
-    (issue 16: a 32-bit increment with its clear was 10 xc7 levels). Exact at every clock: the flag
+    (as one step, a 32-bit increment with its clear would be 10 xc7 levels). Exact at every clock: the flag
     is set exactly when the low half becomes 0xFFFF and cleared when it leaves it.
 
     Raises:

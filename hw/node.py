@@ -1,6 +1,6 @@
 """One node of the fabric as one design: two game instances (:class:`hw.instance.GameInstance`)
 behind one AXI4-Lite slave (the node processor's view; published: two instances per node,
-``shared/reference/system-facts.md``).
+arXiv 2003.11178 and arXiv 2005.04536).
 
 Address map: the register description's ``node`` (:data:`hls_models.registers.NODE`, from
 ``hls_models/registers/nc2600.rdl``): instance ``i`` at ``i * 0x20000``, so address bit 17 selects

@@ -13,7 +13,7 @@ Pipeline, one input of the receptive field per cycle (stage: work):
   observation / activation memory (one byte, broadcast) and the weight memory (one row of
   ``L`` int8 weights);
 - S1: the read data: the activation byte ``a`` picked by the layer (observation, conv2 or the
-  other activation buffer) and the weight row, registered (issue 16's timed estimate: the pick
+  other activation buffer) and the weight row, registered (xc7 timed estimate: the pick
   after the block RAM read went straight into the DSPs' multiply registers);
 - S1b: ``prod[j] = a * w[j]`` (9 x 8 bit signed, one DSP48E1 multiplier per lane); the bias row
   of the group is read;
@@ -26,7 +26,7 @@ Pipeline, one input of the receptive field per cycle (stage: work):
   add: W1 the byte ``x[s+7..s]``, the round bit ``x[s-1]`` and a flag for any bit at ``s + 8``
   or above (a mask registered with the capture); W2 the 9-bit sum and the saturation to
   ``act_max``; W3 write to the activation buffer at ``pos*N + n``. The same cycles as the
-  33-bit form (issue 16: its add and the lane multiplexer were the engine's 13 xc7 levels).
+  33-bit form (xc7 depth: its add and the lane multiplexer would be the engine's 13 xc7 levels).
 
 A layer's first read waits for the previous layer's last write (see
 :func:`hls_models.policy_engine.layer_gap_cycles`).
@@ -181,7 +181,7 @@ class PolicyEngine(wiring.Component):
         ]
         # the layer's loop limits less one, registered when the layer is entered (reset_loops), so
         # that the last-index tests compare two registers instead of reading the per-layer tables
-        # through ``layer`` first (issue 16: table, compare and the loop nest were 10 xc7 levels in
+        # through ``layer`` first (xc7 depth: table, compare and the loop nest would be 10 xc7 levels in
         # the instance). n_actions (in n_groups[3]) cannot change during an inference: parameter
         # writes are dropped while busy.
         limits = {"kw": lim_kw, "kh": lim_kh, "c": lim_c, "g": n_groups, "px": lim_px, "py": lim_py}
@@ -248,7 +248,7 @@ class PolicyEngine(wiring.Component):
             with m.Default():
                 m.d.comb += a.eq(a_rd.data)
         # ---- S1b: multiply, from the operands registered in S1 --------------------------------
-        # (issue 16's timed estimate: a block RAM read without its output register starts 2.45 ns
+        # (xc7 timed estimate: a block RAM read without its output register starts 2.45 ns
         # after the clock, and the activation source's pick in front of each DSP's multiply
         # register made the engine's 16 multiplies 6.84 ns, above 150 MHz's 6.67)
         a_r = stage("a_r", 8, a)

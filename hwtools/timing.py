@@ -10,7 +10,7 @@ Two figures per block, each labelled with what it is:
   is no open place and route for Xilinx 7-series on PyPI, so the ECP5 is a proxy family: an
   ECP5 LUT4 fabric is slower than a 7-series LUT6 fabric and the figure is a lower bound in
   spirit, not a Zynq-7045 number. Run in a work folder with relative paths (the yowasp tools
-  run as WebAssembly and see only the folder they start in; ``shared/reference/toolchain.md``).
+  run as WebAssembly and see only the folder they start in; ``docs/hardware/timing.md``).
 * **Logic depth after ``synth_xilinx -family xc7`` (counted), MHz (rule-of-thumb estimate).**
   :func:`netlist_depth` walks the flattened 7-series netlist (Yosys ``write_json``) and counts
   the longest register-to-register chain of combinational primitives: each ``LUT1..LUT6``,
@@ -45,10 +45,10 @@ __all__ = ["ECP5", "XC7_RULE", "XC7_CELL_PS", "TARGET_MHZ", "pnr_block", "cached
            "levels_to_mhz", "mhz_to_levels", "memories", "ecp5_memory_fit", "yosys_input",
            "write_yosys_input"]
 
-#: The fabric clock every frames/s projection assumes (published machine, system-facts.md).
+#: The fabric clock every frames/s projection assumes (published machine, arXiv 2005.04536).
 TARGET_MHZ = 150.0
 
-#: The ECP5 part and flow options (``shared/reference/toolchain.md``, checked 2026-12).
+#: The ECP5 part and flow options (``docs/hardware/timing.md``, checked 2026-12).
 ECP5 = {"device": "LFE5UM-85F", "label": "ECP5-85 (Lattice LFE5UM-85F, CABGA756), not the Zynq-7045",
         "nextpnr_args": ["--85k", "--package", "CABGA756"], "speed": 6}
 

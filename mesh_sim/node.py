@@ -11,7 +11,7 @@ busy with one evaluation is::
            + t_weight_load   (when the individual changes)   ARM rebuilds weights, AXI load
 
 with ``t_frame = colour_clocks_per_frame / colour_clocks_per_cycle / clock_hz`` (one colour clock
-per fabric cycle in the published design, ``shared/reference/architecture.md``; three with the
+per fabric cycle in the published design, arXiv 2005.04536; three with the
 three-colour-clock console, ``hw.console.Console(colour_clocks_per_cycle=3)``, one CPU cycle per
 clock) and ``t_inference = inference_cycles / clock_hz``.
 ``frames`` are the frames the launcher counted for the episode (frame skip and no-op starts

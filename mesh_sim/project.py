@@ -27,7 +27,7 @@ from .sim import FabricSim, SimConfig, _plain
 from .topology import MeshTopology
 from .workload import EpisodeDistribution, load_run, synthetic_workload
 
-#: Published throughput figures (system-facts.md), frames/s.
+#: Published throughput figures (arXiv 2005.04536), frames/s.
 PUBLISHED_HEADLINE_FPS = 1.2e6
 PUBLISHED_SUSTAINED_FPS = (0.56e6, 0.67e6)
 #: Calibration bands the model must land in (tests/mesh_sim/test_calibration.py).

@@ -1,6 +1,6 @@
 """3D-mesh topology of the neural computer: cards of nodes tiled into one mesh.
 
-The published machine (see ``shared/reference/system-facts.md``) has 16 module cards x 27
+The published machine (see arXiv 2003.11178 and arXiv 2005.04536) has 16 module cards x 27
 nodes, each card a 3 x 3 x 3 cube of Zynq-7045 nodes, the cards joined into one 3D mesh.
 How the cards are arranged is not published; the default here is a 4 x 4 x 1 grid of cards,
 i.e. a 12 x 12 x 3 node mesh (a documented, configurable assumption: ``--mesh``).

@@ -124,7 +124,7 @@ def _token_auth_if_token_here() -> None:
 def _own_token_for_embedded_ray() -> bool:
     """Embedded local Ray: Ray 2.60 turns token authentication on for a new local instance and,
     when no token exists, writes a new one to ``~/.ray/auth_token``, in the user's home and for
-    good (a later ``ray start --head`` on the machine then requires it, see the README). Give the
+    good (a later ``ray start --head`` on the machine then requires it). Give the
     instance a random token of its own in ``RAY_AUTH_TOKEN`` instead (this process and the Ray
     processes it starts; authentication stays on, nothing is written). A token the user has
     (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH``, ``~/.ray/auth_token``) or an explicit

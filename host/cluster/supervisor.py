@@ -25,7 +25,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
     lost actor task starts). A SIGTERM sent to the whole process group of an embedded Ray used to
     end the raylet too, so the driver could be ended before its SIGTERM handler ran (measured: 1
     of 12 runs of ``test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm`` on the
-    loaded 2-core machine, and CI on 01abea1).
+    loaded 2-core machine, and in CI).
 
     So: the driver (the child) stays in the caller's process group, but :func:`connect` starts
     Ray's daemons from a process group of their own (:func:`_own_group_for_ray_daemons`), which
@@ -183,7 +183,7 @@ def _wait_with_handlers(pid: int) -> int:
     before the call enters the kernel does not interrupt the call (no EINTR), so its Python
     handler (the forward to the driver) waits until the driver has ended by itself (measured:
     ``test_sigint_to_the_supervisor_alone_reaches_the_driver`` returned the driver's 0 after its
-    30 s sleep once in CI on 968887a; reproduced every time with that window widened by a C
+    30 s sleep once in CI; reproduced every time with that window widened by a C
     ``usleep`` before ``waitpid``)."""
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)

@@ -22,6 +22,8 @@ def register(sub, groups):
     p.add_argument("--episode-frames", type=int_range(35, MAX_EPISODE_FRAMES), default=4000, metavar="E",
                    help="episode cap in frames (the fabric's 24-bit limit)")
     p.add_argument("--policy", choices=("float", "int8"), default="float", help="network arithmetic of the loop")
+    from host.report.results import add_record_option
+    add_record_option(p)
     p.set_defaults(func=main)
 
 
@@ -37,6 +39,8 @@ def main(args) -> int:
     require_memory(parts["evaluator weights"] + parts["slot observations"] + parts["worker processes"],
                    f"--workers {workers} x --envs-per-block {args.envs_per_block} x 2 instances")
     say = lambda m: print(f"nc2600 bench host: {m}", file=sys.stderr, flush=True)  # noqa: E731
-    print(json.dumps(measure(name, rom, args.seconds, workers, args.envs_per_block, args.episode_frames,
-                             args.policy, say)))
+    result = measure(name, rom, args.seconds, workers, args.envs_per_block, args.episode_frames, args.policy, say)
+    print(json.dumps(result))
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.bench_host(result))
     return 0

@@ -19,6 +19,8 @@ def register(sub, groups):
                    help="slots per batched call (the launcher's block: workers x envs-per-block)")
     p.add_argument("--network", choices=("small", "nature"), default="small", help="policy network")
     p.add_argument("--seconds", type=positive_float, default=10.0, metavar="T", help="measuring time per path")
+    from host.report.results import add_record_option
+    add_record_option(p)
     p.set_defaults(func=main)
 
 
@@ -28,5 +30,8 @@ def main(args) -> int:
     name, _ = resolve_rom(args.game)
     if args.slots > 256:
         raise UserError("--slots: at most 256")
-    print(json.dumps(measure(name, args.slots, args.seconds, args.network)))
+    result = measure(name, args.slots, args.seconds, args.network)
+    print(json.dumps(result))
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.bench_policy(result))
     return 0

@@ -33,6 +33,8 @@ def register(sub, groups):
                    help="populations for the overhead part (default 100,1000,10000)")
     p.add_argument("--overhead-episode-frames", type=int_range(35, 10**6), default=40, metavar="E",
                    help="episode cap for the overhead part")
+    from host.report.results import add_record_option
+    add_record_option(p)
     p.set_defaults(func=main, uses_ray=lambda args: True)   # an embedded Ray driver (host.cli)
 
 
@@ -43,4 +45,6 @@ def main(args) -> int:
     result = measure(rom, args.workers, args.envs_per_block, args.population, args.episode_frames, args.repeats,
                      args.overhead_populations, args.overhead_episode_frames)
     print(json.dumps(result), flush=True)
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.bench_ray(result))
     return 0

@@ -15,7 +15,10 @@ def run(args) -> int:
     if args.frames > 1_000_000:
         raise UserError("--frames: at most 1,000,000")
     name, path = resolve_rom(game=args.game)
-    print(json.dumps(measure(name, path, args.frames, args.colour_clocks_per_cycle)))
+    result = measure(name, path, args.frames, args.colour_clocks_per_cycle)
+    print(json.dumps(result))
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.bench_rtl(result))
     return 0
 
 
@@ -27,4 +30,6 @@ def register(subparsers, groups) -> None:
     p.add_argument("--frames", type=int_range(1, 10**6), default=600, help="frames to time (default 600)")
     from host.commands import add_colour_clocks_option
     add_colour_clocks_option(p)
+    from host.report.results import add_record_option
+    add_record_option(p)
     p.set_defaults(func=run)

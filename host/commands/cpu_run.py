@@ -75,6 +75,8 @@ def register(subparsers, groups) -> None:
     bench.add_argument("--py65-instructions", type=int_range(1, 10**10), default=200_000, metavar="N",
                        help="instructions timed on py65")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
+    from host.report.results import add_record_option
+    add_record_option(bench)
     bench.set_defaults(func=bench_cpu)
 
 
@@ -84,6 +86,8 @@ def bench_cpu(args) -> int:
 
     figures = benchmark(cycles=args.cycles, py65_instructions=args.py65_instructions)
     figures["cocotb_cycles_per_s"] = cocotb_benchmark(args.cocotb_cycles) if args.cocotb_cycles else None
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.bench_cpu(figures))
     if args.json:
         sys.stdout.write(json.dumps(figures) + "\n")
         return 0

@@ -72,7 +72,7 @@ def run(args) -> int:
             print(line, flush=True)
 
     rows = verify_games(jobs, args.jobs, args.cluster, args.ray_address)
-    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed (issue 17)
+    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed
     heartbeat, t0 = Heartbeat(), time.monotonic()
     try:
         with heartbeat.running(lambda: f"games verify: {len(results)}/{len(jobs)} runs done, "
@@ -84,6 +84,8 @@ def run(args) -> int:
         rows.close()
 
     bad = [r for r in results if r["reward_mismatches"] or r["terminal_mismatches"] or r["lives_mismatches"]]
+    from host.report import record_figures, results as records
+    records.write_figures(args, record_figures.games_verify(results, args.frames))
     if args.json:   # JSON Lines: one object per run (above), then the summary
         print(json.dumps({"summary": {"frames_per_game": args.frames, "seed": args.seed, "poke": args.poke,
                                       "runs": len(results), "games": len({r["game"] for r in results}),
@@ -126,4 +128,6 @@ def register(subparsers, groups) -> None:
                    help="JSON Lines: one object per game (and mode) as each finishes, then a summary line")
     from host.cluster.ray_cluster import add_cluster_options
     add_cluster_options(p)
+    from host.report.results import add_record_option
+    add_record_option(p)
     p.set_defaults(func=run)

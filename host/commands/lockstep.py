@@ -80,7 +80,7 @@ def _run(args, opened: list) -> int:
         import sys
         print(f"lockstep: {len(kept)} of {len(games)} games from {args.results} ({store.identity['rtl']}), "
               f"{len(games) - len(kept)} to run", file=sys.stderr, flush=True)
-    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed (issue 17)
+    # a line on stderr at least every HEARTBEAT_S seconds while no row is printed
     heartbeat, t0 = Heartbeat(), time.monotonic()
     config = {"colour_clocks_per_cycle": args.colour_clocks_per_cycle}   # which console RTL: in every record shown
     if not multi:   # a mapper the RTL lacks is a UserError here (RtlConsole), a table row in a sweep
@@ -128,6 +128,9 @@ def _run(args, opened: list) -> int:
         finally:
             rows.close()
     n = sum(r["match"] for r in results)
+    from host.report import record_figures, results as records
+    records.write_figures(args, record_figures.lockstep(n, len(results), args.frames, args.colour_clocks_per_cycle,
+                                                                store.identity["rtl"] if store is not None else None))
     if args.json:   # JSON Lines: the game's record; with --games/--all one per game (above), then a summary
         print(json.dumps({"summary": {"games": len(results), "exact": n, "frames_requested": args.frames,
                                       "actions": args.actions, "match": n == len(results), **config,
@@ -181,4 +184,6 @@ def register(subparsers, groups) -> None:
     add_colour_clocks_option(p)
     from host.cluster.ray_cluster import add_cluster_options
     add_cluster_options(p)
+    from host.report.results import add_record_option
+    add_record_option(p)
     p.set_defaults(func=run)

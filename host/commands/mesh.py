@@ -138,6 +138,8 @@ def register(subparsers, groups):
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--big-cards", type=int_range(1, _CARDS), default=384, metavar="C",
                    help="cards of the large mesh (384 x 27 = 10,368 nodes)")
+    from host.report.results import add_record_option
+    add_record_option(b)
     b.set_defaults(func=run_bench)
 
 
@@ -251,6 +253,8 @@ def run_bench(args) -> int:
                          "messages": rep["messages"], "message_hops": rep["message_hops"],
                          "wall_s": wall, "target_s": target, "met": wall < target,
                          "projected_fps": rep["projected_fps"]})
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.bench_mesh(rows))
     if args.json:
         print(json.dumps({"bench": "mesh", "rows": rows}))
     else:

@@ -35,6 +35,8 @@ def register(subparsers, groups):
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions and ALE")
     p.add_argument("--no-instance", action="store_true",
                    help="leave out the fabric instance's episode (its cycles by phase, measured in Verilator)")
+    from host.report.results import add_record_option
+    add_record_option(p)
     p.set_defaults(func=run)
 
 
@@ -76,5 +78,7 @@ def run(args) -> int:
             print(f"{f.game or '':14s} {f.name:60s} {render._fmt(f.value):>14s} {f.unit}  [{f.kind}]")
     for f in missing:
         print(f"{f.game or '':14s} {f.name:60s} {'missing':>14s}  ({f.source})")
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.report(result["figures"]))
     print(f"wrote {out / 'report.md'}, {out / 'report.html'} in {time.perf_counter() - t0:.1f} s")
     return 0

@@ -49,6 +49,8 @@ def register(subparsers, groups):
                    help=f"Nexus part for --pnr nexus (default {nexus_devices()[0]}; one of: {', '.join(nexus_devices())})")
     p.add_argument("--pnr-seed", type=seed_int, default=1, metavar="S", help="nextpnr placer seed for --pnr")
     p.add_argument("--no-cache", action="store_true", help="re-run Yosys even when a cached result exists")
+    from host.report.results import add_record_option
+    add_record_option(p)
     p.set_defaults(func=run)
 
 
@@ -119,4 +121,6 @@ def run(args) -> int:
         _write(out / "synth.json", json.dumps(rep, indent=1))
         _write(out / "synth.txt", text + "\n")
     print(json.dumps(rep) if args.json else text)     # --json: one line (JSON Lines)
+    from host.report import record_figures, results
+    results.write_figures(args, record_figures.synth(rep))
     return 0

@@ -1,7 +1,7 @@
 """The RTL console (Verilated ``hw.console``) driven exactly as ALE 0.12 drives its emulator.
 
 :class:`RtlConsole` replays, on the hardware model, what ``ALEInterface.loadROM`` does
-(``shared/reference/ale-oracle-facts.md``; ALE's ``Console.cxx``, ``M6532.cxx``,
+(ALE 0.12's source, ``src/ale/emucore`` and ``src/ale/environment``; ALE's ``Console.cxx``, ``M6532.cxx``,
 ``stella_environment.cpp``):
 
 1. console built: 128 RIOT RAM bytes and one timer value drawn from the system RNG

@@ -75,7 +75,7 @@ def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[n
     out = work / f"rtl_play_{game}"
     cmd = f"nc2600 rtl-play --game {game} --actions {apath} --out {out}"
     if not rtl_play_available():
-        return None, "console RTL not built yet (no `nc2600 rtl-play`; issue 4)", cmd
+        return None, "console RTL not built yet (no `nc2600 rtl-play`)", cmd
     import contextlib
     import sys
 

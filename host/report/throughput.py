@@ -3,7 +3,7 @@
 The report gathers, per game:
 
 * colour clocks per frame **measured on the RTL** console over an episode of random actions
-  (``nc2600 rtl-play``, issue 4); while the console RTL does not exist this figure is reported
+  (``nc2600 rtl-play``); while the console RTL does not exist this figure is reported
   as *missing*, and the per-instance figures that need it fall back to the nominal NTSC frame
   (262 lines x 228 colour clocks = 59,736), labelled as such;
 * preprocessor latency **measured on the RTL** (:class:`hwtools.preprocessor_harness.PreprocessorRTL`

@@ -17,7 +17,7 @@ Everything that compares the hardware or the models with ALE opens ALE through
   ``system_random_seed`` 4753849) is not touched;
 - logger mode ``Error`` (ALE prints nothing but errors).
 
-Facts: ``/work/shared/reference/ale-oracle-facts.md`` (ALE's source, ``ale_interface.cpp``,
+Facts: ALE 0.12's source (``ale_interface.cpp``,
 ``stella_environment.cpp``).
 """
 from __future__ import annotations

@@ -70,7 +70,7 @@ def _exit_on_sigterm(signum, frame):
     later one ends the process at once with the same status. A worker that has begun to exit
     gets a second SIGTERM from ``Pool.terminate()`` (after a SIGTERM to the whole process
     group), often while the interpreter is finalising: raised there, SystemExit is printed as
-    "Exception ignored in ... threading._shutdown" with a traceback (measured: CI of c0e33fa)."""
+    "Exception ignored in ... threading._shutdown" with a traceback (seen in CI)."""
     global _SIGTERM_SEEN
     if _SIGTERM_SEEN:
         import os

@@ -1,4 +1,4 @@
-"""Seeded fuzz of every command that takes a file or a number (issue 17).
+"""Seeded fuzz of every command that takes a file or a number .
 
 Each case is one command line: a small valid base command with one option set to a value drawn
 (seeded) from pools of bad numbers (empty, signs, non-finite, 20-digit, overflowing floats,

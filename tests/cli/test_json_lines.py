@@ -1,4 +1,4 @@
-"""Issue 18: every ``--json`` output is JSON Lines (one JSON object per line).
+"""Every ``--json`` output is JSON Lines (one JSON object per line).
 
 ``test_every_json_command_is_covered`` walks the real argument parser, so a new command with
 ``--json`` must be added to ``RUNS`` (or to ``ELSEWHERE`` with the test that covers it).

@@ -40,7 +40,7 @@ def test_lockstep_exact(game, frames, why):
     assert r["first_screen_mismatch_frame"] is None, (why, r)
 
 
-#: Issue 4's milestone set, 5,000 random-action frames each (about 1 minute per game): every
+#: The milestone set, 5,000 random-action frames each (about 1 minute per game): every
 #: mapper type (2K, 4K, F8, F6, E0, F8SC, F6SC, FE, DPC), seed-dependent RAM (boxing, freeway,
 #: seaquest), PAL (adventure, air_raid, klax, mr_do), paddles (pong, breakout, backgammon).
 MILESTONE_5000 = [

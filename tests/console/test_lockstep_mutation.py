@@ -1,4 +1,4 @@
-"""Lockstep catches faults (issue 18): a console with one injected difference is reported at
+"""Lockstep catches faults: a console with one injected difference is reported at
 exactly the frame where the difference appears, with the RTL's PC, scanline and cycle count.
 
 The faulty consoles are the real Verilated console (:class:`host.drivers.rtl_console.RtlConsole`) with

@@ -4,7 +4,7 @@ opcodes among them), random ``ce`` and ``rdy`` holds, and state loads (which res
 core; a jammed core is left jammed for a while first, so that staying jammed is predicted too).
 The oracle is the core's own outputs one clock later; a frame controller registers these to stop
 at an instruction boundary without a path from the state machine into its clock enable
-(issue 16). Both configurations: one cycle per clock (the three-colour-clock console's CPU, with
+. Both configurations: one cycle per clock (the three-colour-clock console's CPU, with
 its operations staged two clocks, one, or not) and ``ce`` at most every third clock (the
 one-colour-clock console's).
 """

@@ -109,7 +109,7 @@ def test_slot_range_views_equal_the_full_batch(policy, network):
 def test_bench_host_stops_at_its_seconds_with_long_episodes():
     """``nc2600 bench host`` measures one stream of episodes and stops at ``--seconds``: with
     a 1,000,000-frame cap (a random Breakout network that never fires again plays to the cap,
-    minutes here) it still ends within seconds (issue 17: it used to run its last batch of
+    minutes here) it still ends within seconds (it does not run its last batch of
     episodes to the end)."""
     import json
     import subprocess

@@ -1,4 +1,4 @@
-"""Kill test (issue 17): SIGKILL and SIGTERM at seeded random moments of a run, then resume until
+"""Kill test: SIGKILL and SIGTERM at seeded random moments of a run, then resume until
 it finishes; every interrupted run must end with exactly the files of an uninterrupted run
 (fitness log, episode log, checkpoint-derived outputs, summary figures, video), and no shared
 memory segment of any of its processes may remain in /dev/shm.

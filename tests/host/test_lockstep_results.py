@@ -1,4 +1,4 @@
-"""``nc2600 lockstep --results PATH`` (issue 16: a 10,000-frame sweep of all games takes CPU-hours,
+"""``nc2600 lockstep --results PATH`` (a 10,000-frame sweep of all games takes CPU-hours,
 so one that is cut off must go on where it stopped, and no finished game's result may be lost).
 
 The oracle for a resumed sweep is the same sweep run whole: its JSON records, game by game."""

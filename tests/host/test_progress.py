@@ -1,4 +1,4 @@
-"""Issue 17: long commands print a line at least every ``HEARTBEAT_S`` seconds when their output
+"""Long commands print a line at least every ``HEARTBEAT_S`` seconds when their output
 is redirected (``host.launcher.progress.Heartbeat``, shared by ``run``, ``lockstep`` and ``games verify``).
 
 The oracle is the clock: a fake one for the rule itself, the real one for the thread and the

@@ -1,4 +1,4 @@
-"""Run folders that cannot be corrupted (issue 17): one writer, no mixing, nothing lost,
+"""Run folders that cannot be corrupted: one writer, no mixing, nothing lost,
 stops that say why, SIGTERM like Ctrl-C, no /dev/shm leak after SIGKILL."""
 import hashlib
 import json

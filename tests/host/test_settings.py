@@ -1,7 +1,7 @@
 """The run settings stated once (:mod:`host.launcher.settings`): the options of ``nc2600 run``, the
 bounds :meth:`RunConfig.validate` checks and the resume rules come from ``RunConfig``'s fields.
 
-Oracles: the rules as the README states them (only --generations, --max-frames, --workers,
+Oracles: the rules as the user guide (docs/user-guide.md) states them (only --generations, --max-frames, --workers,
 --envs-per-block, --no-video, --cluster and --ray-address may change on --resume; the run's sizes
 are integers in ``[1, bound]``), and argparse's own parse of a command line.
 """

@@ -55,7 +55,7 @@ print("not stopped", flush=True)
 
 
 def test_a_second_sigterm_while_a_pool_worker_exits_ends_it_without_a_traceback():
-    """CI of c0e33fa: the test above printed "Exception ignored in <module 'threading'> ...
+    """Seen in CI: the test above printed "Exception ignored in <module 'threading'> ...
     SystemExit: 143" once, because the worker's handler raised SystemExit again from inside the
     interpreter's shutdown. The second SIGTERM must end the worker quietly with status 143."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}

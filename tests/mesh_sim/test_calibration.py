@@ -1,4 +1,4 @@
-"""Calibration against the published figures (system-facts.md) and the design-change ordering."""
+"""Calibration against the published figures (arXiv 2003.11178, arXiv 2005.04536) and the design-change ordering."""
 import pytest
 
 from mesh_sim.project import HEADLINE_BAND, SUSTAINED_BAND, MeshOptions, calibrate, simulate

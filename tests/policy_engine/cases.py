@@ -1,5 +1,5 @@
 """Policies and observations for the policy-engine tests: random integer policies and the
-adversarial cases of issue 12 (saturating activations, all-zero observations, maximal weights,
+adversarial cases (saturating activations, all-zero observations, maximal weights,
 most negative biases), each within the engine's format (:func:`hls_models.policy_engine.check_parameters`)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Full verification of the policy-engine RTL (issue 12), ``pytest -m slow tests/policy_engine``.
+"""Full verification of the policy-engine RTL, ``pytest -m slow tests/policy_engine``.
 
 - Six games (pong, breakout, ms_pacman, boxing (|A| = 18), air_raid (PAL), klax (PAL, |A| = 18)),
   four networks each: the elite of a real ``nc2600 run`` of that game (genome in
@@ -9,7 +9,7 @@
   on the 16-lane engine.
 - L in {4, 32, 64}: the adversarial cases and one network per lane count on 20 observations,
   values and cycles.
-Result recorded in the README.
+Result recorded in ``docs/results/policy.jsonl``.
 """
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from tests.policy_engine.cases import adversarial_cases, random_policy
 
 def test_engine_cycles_hand_worked():
     # MAC pipeline 4 (read, operand register, multiply, accumulate), requantiser 2
-    # L=4, A=6: issue 400*4*256 + 81*8*256 + 1*64*2592 + 1*2*256 = 741,888; gaps (4+2+4) x 3 = 30; +5
+    # L=4, A=6: MAC steps 400*4*256 + 81*8*256 + 1*64*2592 + 1*2*256 = 741,888; gaps (4+2+4) x 3 = 30; +5
     assert pm.engine_cycles(6, 4) == 741_888 + 30 + 5
     # L=16, A=18: 102,400 + 41,472 + 41,472 + 512 = 185,856; gaps (4+2+16) x 3 = 66; +5
     assert pm.engine_cycles(18, 16) == 185_856 + 66 + 5

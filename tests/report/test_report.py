@@ -237,7 +237,7 @@ def test_mesh_sim_takes_the_measured_instance_timing():
 @pytest.mark.slow
 def test_measure_instance_cycles_on_the_rtl():
     """One short Boxing episode on the Verilated instance: inference per decision equals the engine's
-    cycle model (measured equal on the engine RTL, issue 12), action select ceil(log2 18) = 5."""
+    cycle model (measured equal on the engine RTL), action select ceil(log2 18) = 5."""
     from hls_models.policy_engine import engine_cycles
     m, why, cmd = measure.measure_instance_cycles("boxing", 40, 3)
     assert m is not None, why

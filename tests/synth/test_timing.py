@@ -179,7 +179,7 @@ def test_pnr_wraps_a_block_with_more_ports_than_pins():
 
 @pytest.mark.slow
 def test_pnr_console():
-    """The console on the ECP5-85 (minutes): the figure in the README, from the committed rtl/."""
+    """The console on the ECP5-85 (minutes): the figure of ``docs/results/timing.jsonl``, from the committed rtl/."""
     from pathlib import Path
     v = (Path(__file__).resolve().parents[2] / "rtl" / "console.v").read_text()
     rep = timing.pnr_block("console", v)

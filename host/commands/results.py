@@ -1,0 +1,42 @@
+"""``nc2600 results``: the results page ``docs/results.md`` generated from the records in
+``docs/results/*.jsonl`` and the lockstep files in ``docs/lockstep/`` (:mod:`host.report.results`)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from host.commands import DefaultsFormatter
+from host.errors import UserError
+
+
+def register(sub, groups):
+    from host.report import results
+    p = sub.add_parser("results", help="generate docs/results.md from the results records",
+                       formatter_class=DefaultsFormatter)
+    p.add_argument("--records", metavar="DIR", default=str(results.RESULTS_DIR), help="folder of *.jsonl records")
+    p.add_argument("--lockstep", metavar="DIR", default=str(results.LOCKSTEP_DIR),
+                   help="folder of lockstep results files (nc2600 lockstep --results)")
+    p.add_argument("--out", metavar="FILE", default=str(results.PAGE), help="the page to write")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 when FILE differs from what the records give")
+    p.set_defaults(func=main)
+
+
+def main(args) -> int:
+    from host.report import results
+    if not Path(args.records).is_dir():
+        raise UserError(f"--records {args.records!r} is not a folder")
+    try:
+        text = results.render(args.records, args.lockstep)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    out = Path(args.out)
+    if args.check:
+        same = out.is_file() and out.read_text(encoding="utf-8") == text
+        print(f"nc2600 results: {out} is {'current' if same else 'out of date: run nc2600 results'}",
+              file=sys.stderr)
+        return 0 if same else 1
+    from host.launcher.rundir import atomic_write_bytes
+    atomic_write_bytes(out, text.encode("utf-8"))
+    print(f"nc2600 results: wrote {out} ({text.count(chr(10))} lines)", file=sys.stderr)
+    return 0

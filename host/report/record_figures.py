@@ -1,0 +1,109 @@
+"""Which figures each measuring command writes with ``--record FILE`` (:mod:`host.report.results`).
+
+Each function takes the command's own result (the dict it prints as JSON) and returns
+``[(figure, value, unit[, notes]), ...]`` for :func:`host.report.results.write_figures`. Figure names
+are the ones in ``docs/results/*.jsonl``, so that a new measurement lands in the same figure's
+history on the results page.
+"""
+from __future__ import annotations
+
+_CC = {1: "one colour clock per clock", 3: "three colour clocks per clock"}
+
+
+def bench_host(r: dict) -> list[tuple]:
+    """``nc2600 bench host``: raw ALE frames/s per core, the loop's frames/s and their ratio."""
+    where = f"{r['game']}, {r['workers']} workers x {r['envs_per_block']} instances per block"
+    return [("raw ALE frames/s per core", r["raw_fps_per_core"], "frames/s", f"{r['game']}, frame skip 1, no screen fetch"),
+            (f"evaluation loop frames/s, {r['workers']} workers, {r['policy']}", r["loop_fps"], "frames/s", where),
+            (f"evaluation loop wall ratio to raw ALE, {r['policy']}", r["ratio"], "",
+             f"{where}; CPU ratio {r['cpu_ratio']}; {r['loop_cpu_us_per_frame']} us CPU per frame; "
+             f"workers idle {r['worker_idle_share']:.1%}")]
+
+
+def bench_policy(r: dict) -> list[tuple]:
+    """``nc2600 bench policy``: int8 over float32 decisions per CPU second."""
+    return [(f"policy decisions per CPU second, int8 over float32, {r['network']} network", r["int8_over_float"], "x",
+             f"{r['game']}: {r['int8_decisions_per_s']} vs {r['float_decisions_per_s']}, {r['slots']} slots; "
+             f"bit-exact {r['int8_bit_exact']}")]
+
+
+def bench_rtl(r: dict) -> list[tuple]:
+    """``nc2600 bench rtl``: console RTL frames/s (wall) beside ALE's."""
+    cc = r["colour_clocks_per_cycle"]
+    return [(f"console RTL speed in Verilator, {_CC.get(cc, cc)}", r["rtl_frames_per_s"], "frames/s",
+             f"{r['game']}, {r['frames']} frames; {r['rtl_frames_per_cpu_s']} per CPU-second; "
+             f"ALE {r['ale_frames_per_s']} frames/s in the same run")]
+
+
+def bench_cpu(r: dict) -> list[tuple]:
+    """``nc2600 bench cpu``: the 6507 harness's cycles per CPU-second (M)."""
+    cocotb = r.get("cocotb_cycles_per_s")
+    return [("6507 Verilator harness speed", round(r["rtl_cycles_per_cpu_s"] / 1e6, 2), "M cycles per CPU-second",
+             (f"cocotb {cocotb / 1e3:.1f}k cycles/s; " if cocotb else "")
+             + f"py65 {r['py65_cycles_per_s'] / 1e6:.2f} M cycles/s")]
+
+
+def bench_ray(r: dict) -> list[tuple]:
+    """``nc2600 bench ray``: the Ray backend's wall and CPU ratios to the local backend."""
+    q = r.get("ratio") or {}
+    out = []
+    if q:
+        out.append(("Ray backend wall ratio to the local backend", q["ratio"], "",
+                    f"{q['ray_fps']} vs {q['local_fps']} frames/s, population {q['population']}"))
+        if q.get("cpu_ratio") is not None:
+            out.append(("Ray backend CPU-time ratio to the local backend", q["cpu_ratio"], ""))
+    for row in r.get("overhead", []):
+        if row["mode"] == "transfer_only" and row["shipped"] == "seed lists" and row["population"] == 1000:
+            out.append(("Ray per-generation overhead, seed-list genomes, population 1,000", row["overhead_ms"], "ms"))
+    return out
+
+
+def bench_mesh(rows: list[dict]) -> list[tuple]:
+    """``nc2600 bench mesh``: seconds of mesh_sim per case and schedule."""
+    return [(f"fabric model speed, {row['case']}, {row['schedule']}", round(row["wall_s"], 3), "s",
+             f"{row['nodes']} nodes, {row['evaluations']} evaluations") for row in rows]
+
+
+def lockstep(exact: int, games: int, frames: int, colour_clocks_per_cycle: int, rtl: str | None) -> list[tuple]:
+    """``nc2600 lockstep``: games exact over the frames compared (``rtl``: the console's build key)."""
+    return [(f"games exact against ALE over {frames:,} frames, {_CC.get(colour_clocks_per_cycle, colour_clocks_per_cycle)}",
+             f"{exact}/{games}", "games", f"console RTL build {rtl}" if rtl else "")]
+
+
+def games_verify(results: list[dict], frames: int) -> list[tuple]:
+    """``nc2600 games verify``: games whose rules from RAM equal ALE's reward, game over and lives."""
+    games = {r["game"] for r in results}
+    bad = {r["game"] for r in results if r["reward_mismatches"] or r["terminal_mismatches"] or r["lives_mismatches"]}
+    return [("game rules from RAM against ALE", f"{len(games - bad)}/{len(games)}", "games",
+             f"{frames:,} random-action frames per game" + (f"; mismatches: {', '.join(sorted(bad))}" if bad else ""))]
+
+
+def synth(rep: dict) -> list[tuple]:
+    """``nc2600 synth``: per block the xc7 LUT count (with FF, BRAM36, DSP, levels in the notes),
+    the timed estimate, and with ``--pnr`` the ECP5-85 Fmax."""
+    out = []
+    for name, b in rep.get("blocks", {}).items():
+        res, d = b["resources"], b["depth"]
+        out.append((f"{name} resources on xc7", res["luts"], "LUT",
+                    f"{res['lutram']} LUT RAM, {res['ff']} FF, {res['bram36']} BRAM36, {res['dsp']} DSP48E1, "
+                    f"{res['carry4']} CARRY4; {d['levels']} levels"))
+        t = d.get("timed") or {}
+        if t.get("mhz"):
+            out.append((f"{name} timed estimate on xc7", t["mhz"], "MHz (estimate)", f"{t['ns']} ns, {t['levels']} levels"))
+    for name, p in (rep.get("pnr") or {}).items():
+        if p.get("fmax_mhz"):
+            out.append((f"{name} Fmax on ECP5-85, placed and routed", p["fmax_mhz"], "MHz",
+                        "nextpnr-ecp5, a proxy device (not the Zynq-7045)"))
+    return out
+
+
+def report(figures) -> list[tuple]:
+    """``nc2600 report``: the per-instance and whole-fabric frames/s figures it prints."""
+    out = []
+    for f in figures:
+        if f.section in ("Per instance", "Whole fabric") and f.value is not None and f.unit in ("frames/s", "x"):
+            if f.kind.startswith("quoted"):
+                continue                       # the published figures: docs/results/published.jsonl
+            label = "measured" if f.kind.startswith("measured") else "model"
+            out.append((f"report: {f.name}" + (f", {f.game}" if f.game else ""), f.value, f.unit, f.kind, label))
+    return out

@@ -1,0 +1,356 @@
+"""The results record: every figure the project states, with its provenance, as JSON Lines.
+
+A record is one JSON object on one line of ``docs/results/<area>.jsonl`` (the file's stem is the
+area the figure belongs to: ``console``, ``launcher``, ``timing``, ...). Its fields, in this order:
+
+``figure``   (str) what was measured, one name per figure: later records of the same name are
+             newer measurements of the same thing.
+``value``    (int, float or str) the figure; a str where it is not one number ("104/104").
+``unit``     (str) ``frames/s``, ``MHz``, ``LUT``, ``games``, ... (``""`` for a ratio).
+``label``    ``measured`` (run on the machine named), ``model`` (computed by a model of this
+             package) or ``quoted`` (from a publication or data sheet: ``citation`` is required).
+``command``  (str) the command line that produced it (a quoted figure: ``""``).
+``date``     (str) ISO 8601 UTC, ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM:SSZ``.
+``commit``   (str) the source revision measured (``git rev-parse --short=12 HEAD``, ``-dirty``
+             appended when tracked files differ from it), ``""`` where it does not apply.
+``machine``  (dict) ``cpu`` (the model name of ``/proc/cpuinfo``), ``cores`` (logical CPUs),
+             ``load_average`` (1, 5 and 15 minutes, when the figure was taken); ``{}`` for a
+             quoted or model figure.
+``citation`` (str) arXiv id, data-sheet number and table, ... (``""`` unless quoted).
+``notes``    (str) conditions that qualify the figure (``""`` when none).
+
+:func:`record` builds a record and fills ``date``, ``commit`` and ``machine`` from the running
+process; :func:`append` adds it to a file; :func:`render` turns every record of a folder into
+the Markdown page ``docs/results.md`` (``nc2600 results``), byte for byte the same for the same
+records: grouped by area in :data:`AREAS` order, one section per figure with its newest record
+first and the older ones folded below it.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+FIELDS = ("figure", "value", "unit", "label", "command", "date", "commit", "machine", "citation", "notes")
+LABELS = ("measured", "model", "quoted")
+
+#: the areas of the results page, in page order, with their titles; a file whose stem is not
+#: listed is shown after these under its stem
+AREAS = {
+    "console": "Console and CPU against ALE",
+    "launcher": "Launcher throughput and training",
+    "cluster": "Ray cluster",
+    "policy": "int8 policy and inference engine",
+    "instance": "The fabric instance",
+    "timing": "Synthesis, place and route, timing",
+    "mesh": "Fabric projection (mesh model)",
+    "published": "The published machine and other anchors",
+    "reliability": "Reliability and the test suite",
+}
+
+#: the repository root (this file is ``host/report/results.py``)
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS_DIR = ROOT / "docs" / "results"
+LOCKSTEP_DIR = ROOT / "docs" / "lockstep"
+PAGE = ROOT / "docs" / "results.md"
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$")
+
+
+# ---------------------------------------------------------------------------------------------
+# provenance of the running process
+
+def machine() -> dict:
+    """The machine running this process: ``{"cpu": model name, "cores": logical CPUs,
+    "load_average": [1 min, 5 min, 15 min]}`` (load rounded to 2 decimals)."""
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        load = []
+    return {"cpu": cpu, "cores": os.cpu_count() or 1, "load_average": load}
+
+
+def commit() -> str:
+    """The source revision of this checkout (12 hex digits, ``-dirty`` when tracked files are
+    changed), or ``""`` when it is not a git checkout."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0:
+            return ""
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=10)
+        return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def now() -> str:
+    """The current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    """``nc2600 ARGS`` for the arguments of this process (or ``argv``), shell-quoted."""
+    import shlex
+    args = sys.argv[1:] if argv is None else list(argv)
+    return " ".join(["nc2600", *(shlex.quote(a) for a in args)])
+
+
+# ---------------------------------------------------------------------------------------------
+# records
+
+def check(rec: dict) -> dict:
+    """``rec`` if it is a valid record (every field of :data:`FIELDS`, no other); raises
+    ValueError naming the first fault."""
+    if set(rec) != set(FIELDS):
+        raise ValueError(f"record fields {sorted(rec)} differ from {sorted(FIELDS)}")
+    if not isinstance(rec["figure"], str) or not rec["figure"].strip():
+        raise ValueError("figure: a non-empty string")
+    v = rec["value"]
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)) or (isinstance(v, float) and not math.isfinite(v)):
+        raise ValueError(f"{rec['figure']}: value must be a finite number or a string, not {v!r}")
+    if rec["label"] not in LABELS:
+        raise ValueError(f"{rec['figure']}: label {rec['label']!r} is not one of {LABELS}")
+    if rec["label"] == "quoted" and not rec["citation"]:
+        raise ValueError(f"{rec['figure']}: a quoted figure needs its citation")
+    if not _DATE.match(rec["date"]):
+        raise ValueError(f"{rec['figure']}: date {rec['date']!r} is not YYYY-MM-DD[THH:MM:SSZ]")
+    if not isinstance(rec["machine"], dict):
+        raise ValueError(f"{rec['figure']}: machine must be an object")
+    for k in ("unit", "command", "commit", "citation", "notes"):
+        if not isinstance(rec[k], str):
+            raise ValueError(f"{rec['figure']}: {k} must be a string")
+    return rec
+
+
+def record(figure: str, value, unit: str, label: str = "measured", *, command: str | None = None,
+           notes: str = "", citation: str = "", date: str | None = None, commit_id: str | None = None,
+           machine_info: dict | None = None) -> dict:
+    """A checked record. ``command`` defaults to this process's command line, ``date`` to now,
+    ``commit_id`` to this checkout's revision and ``machine_info`` to :func:`machine` (for a
+    ``quoted`` or ``model`` figure the machine defaults to ``{}``)."""
+    if machine_info is None:
+        machine_info = machine() if label == "measured" else {}
+    rec = {"figure": figure, "value": value, "unit": unit, "label": label,
+           "command": command_line() if command is None else command,
+           "date": date or now(), "commit": commit() if commit_id is None else commit_id,
+           "machine": machine_info, "citation": citation, "notes": notes}
+    return check(rec)
+
+
+def dumps(rec: dict) -> str:
+    """One record as its JSON line (fields in :data:`FIELDS` order, no trailing newline)."""
+    return json.dumps({k: rec[k] for k in FIELDS}, ensure_ascii=False)
+
+
+def append(path, records) -> None:
+    """Append ``records`` (one dict or a list) to the JSON Lines file ``path`` (created with its
+    folder), each checked first, in one write."""
+    recs = [records] if isinstance(records, dict) else list(records)
+    text = "".join(dumps(check(r)) + "\n" for r in recs)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(text)
+
+
+def load(path) -> list[dict]:
+    """The records of one JSON Lines file, each checked; raises ValueError naming the line."""
+    out = []
+    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(check(json.loads(line)))
+        except ValueError as exc:
+            raise ValueError(f"{path}:{i}: {exc}") from None
+    return out
+
+
+def add_record_option(parser) -> None:
+    """``--record FILE`` on a measuring command: its figures are appended to FILE as records."""
+    parser.add_argument("--record", metavar="FILE", default=None,
+                        help="append this run's figures to FILE as results records (docs/results/AREA.jsonl)")
+
+
+def write_figures(args, figures, *, notes: str = "") -> None:
+    """Append one record per ``(figure, value, unit[, notes[, label]])`` to the file ``args.record``
+    (label ``measured`` unless given), each with the command line (``args.argv``, set by
+    :func:`host.cli.main`), date, commit and machine (read once). Nothing happens when
+    ``args.record`` is None; ``args`` may also be the path itself."""
+    path = args if isinstance(args, (str, os.PathLike)) or args is None else getattr(args, "record", None)
+    if path is None:
+        return
+    mach, rev, date, cmd = machine(), commit(), now(), command_line(getattr(args, "argv", None))
+    recs = []
+    for f in figures:
+        name, value, unit = f[:3]
+        extra = f[3] if len(f) > 3 else ""
+        label = f[4] if len(f) > 4 else "measured"
+        recs.append(record(name, value, unit, label, command=cmd, notes="; ".join(x for x in (extra, notes) if x),
+                           date=date, commit_id=rev, machine_info=mach))
+    append(path, recs)
+
+
+# ---------------------------------------------------------------------------------------------
+# the page
+
+def slug(text: str) -> str:
+    """The anchor GitHub and MyST give a heading: lower case, punctuation other than ``-`` and
+    ``_`` dropped, spaces to ``-``."""
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def format_value(v) -> str:
+    """A value as the page shows it: integers with thousands separators, floats as written
+    (with separators in the integer part), strings as they are."""
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        s = repr(v)
+        if "e" in s or "inf" in s or "nan" in s:
+            return s
+        whole, _, frac = s.partition(".")
+        whole = f"{int(whole):,}" if whole not in ("-0",) else whole
+        return whole if frac == "0" else f"{whole}.{frac}"
+    return str(v)
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _machine_text(m: dict) -> str:
+    if not m:
+        return ""
+    load = m.get("load_average") or []
+    parts = [m.get("cpu", "unknown"), f"{m.get('cores', '?')} cores"]
+    if load:
+        parts.append("load " + " / ".join(f"{x:g}" for x in load))
+    return ", ".join(str(p) for p in parts)
+
+
+def _code(text: str) -> str:
+    return f"`{text}`" if text else ""
+
+
+def _value_text(r: dict) -> str:
+    return f"{format_value(r['value'])} {r['unit']}".strip()
+
+
+def load_folder(folder) -> dict[str, list[dict]]:
+    """``{area: [records in file order]}`` for every ``*.jsonl`` in ``folder``."""
+    return {p.stem: load(p) for p in sorted(Path(folder).glob("*.jsonl"))}
+
+
+def _area_order(areas) -> list[str]:
+    known = [a for a in AREAS if a in areas]
+    return known + sorted(a for a in areas if a not in AREAS)
+
+
+_WORDS = {1: "one", 2: "two", 3: "three"}
+
+
+def lockstep_summary(folder) -> list[str]:
+    """Markdown lines summarising every lockstep results file in ``folder`` (``nc2600 lockstep
+    --results``): its configuration header, games exact per mapper."""
+    lines: list[str] = []
+    for p in sorted(Path(folder).glob("*.jsonl")):
+        rows = [json.loads(x) for x in p.read_text(encoding="utf-8").splitlines() if x.strip()]
+        if not rows or "lockstep_results" not in rows[0]:
+            continue
+        head, games = rows[0]["lockstep_results"], rows[1:]
+        exact = sum(bool(g.get("match")) for g in games)
+        cc = head.get("colour_clocks_per_cycle", 1)
+        lines += [f"### Lockstep sweep: `docs/{p.parent.name}/{p.name}`", "",
+                  f"Console RTL build `{head.get('rtl', '?')}`, {_WORDS.get(cc, cc)} colour "
+                  f"clock{'s' if cc != 1 else ''} per clock, {format_value(head.get('frames', 0))} frames per game, actions "
+                  f"{head.get('actions', '?')} (seed {head.get('seed', '?')}), ale-py {head.get('ale_py', '?')}: "
+                  f"**{exact} of {len(games)} games exact** (RIOT RAM, SuperChip RAM and screen after every frame).", "",
+                  "| mapper | games | exact | not exact | games |", "|---|---|---|---|---|"]
+        by_mapper: dict[str, list[dict]] = {}
+        for g in games:
+            by_mapper.setdefault(g.get("mapper", "?"), []).append(g)
+        for m in sorted(by_mapper, key=lambda k: (-len(by_mapper[k]), k)):
+            gs = by_mapper[m]
+            bad = ", ".join(sorted(g["game"] for g in gs if not g.get("match"))) or "none"
+            names = ", ".join(sorted(g["game"] for g in gs))
+            lines.append(f"| {m} | {len(gs)} | {sum(bool(g.get('match')) for g in gs)} | {bad} | {names} |")
+        lines.append("")
+    return lines
+
+
+def render(folder=RESULTS_DIR, lockstep_folder=LOCKSTEP_DIR) -> str:
+    """The results page (Markdown, ending in one newline) for the records in ``folder`` and the
+    lockstep files in ``lockstep_folder``. Pure function of those files' contents."""
+    areas = load_folder(folder)
+    out = ["# Results", "",
+           "Every figure this project states, generated by `nc2600 results` from the records in "
+           "`docs/results/*.jsonl` (one JSON object per line: figure, value, unit, label, command, date, "
+           "commit, machine, citation, notes) and the lockstep files in `docs/lockstep/`. "
+           "Do not edit this page: append a record (`--record FILE` on the measuring commands, or "
+           "`host.report.results.append`) and run `nc2600 results`.", "",
+           "Labels: **measured** (run on the machine named, with the command shown), **model** (computed by a "
+           "model in this package), **quoted** (from the publication or data sheet cited). Wall-clock speeds "
+           "depend on the machine's load, which each measured record gives.", ""]
+    seen: set[str] = set()
+    for area in _area_order(areas):
+        recs = areas[area]
+        if not recs:
+            continue
+        out += [f"## {AREAS.get(area, area)}", ""]
+        figures: dict[str, list[tuple[int, dict]]] = {}
+        for i, r in enumerate(recs):
+            figures.setdefault(r["figure"], []).append((i, r))
+        for name in figures:
+            if slug(name) in seen:
+                raise ValueError(f"figure {name!r} ({area}) has the anchor of another figure: rename one")
+            seen.add(slug(name))
+        for name, items in figures.items():
+            items = sorted(items, key=lambda t: (t[1]["date"], t[0]), reverse=True)
+            cur = items[0][1]
+            out += [f"### {name}", "", f"**{_cell(_value_text(cur))}** ({cur['label']})", ""]
+            facts = []
+            if cur["command"]:
+                facts.append(f"- command: {_code(cur['command'])}")
+            facts.append(f"- date: {cur['date']}" + (f", commit `{cur['commit']}`" if cur["commit"] else ""))
+            if cur["machine"]:
+                facts.append(f"- machine: {_machine_text(cur['machine'])}")
+            if cur["citation"]:
+                facts.append(f"- citation: {cur['citation']}")
+            if cur["notes"]:
+                facts.append(f"- notes: {cur['notes']}")
+            out += facts + [""]
+            older = [r for _, r in items[1:]]
+            if older:
+                out += ["<details>", f"<summary>{len(older)} earlier record{'s' if len(older) > 1 else ''}</summary>", "",
+                        "| date | value | label | commit | machine | command | notes |",
+                        "|---|---|---|---|---|---|---|"]
+                for r in older:
+                    out.append("| " + " | ".join(_cell(x) for x in (
+                        r["date"], _value_text(r), r["label"], _code(r["commit"]), _machine_text(r["machine"]),
+                        _code(r["command"]), "; ".join(x for x in (r["citation"], r["notes"]) if x))) + " |")
+                out += ["", "</details>", ""]
+        if area == "console":
+            out += lockstep_summary(lockstep_folder)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def anchors(page_text: str) -> set[str]:
+    """The heading anchors of a rendered page (for links such as ``docs/results.md#ANCHOR``)."""
+    return {slug(line.lstrip("#").strip()) for line in page_text.splitlines() if line.startswith("#")}
