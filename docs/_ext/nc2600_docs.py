@@ -6,7 +6,7 @@ register description (:mod:`hls_models.registers` when it exists, else
 :data:`hw.instance.REGISTERS`), so the map is never typed twice.
 
 ``{api-objects}`` takes lines ``DIRECTIVE NAME[|OTHER NAME...] [OPTION ...]`` (``autoclass
-host.fabric.FabricDriver|host.drivers.fabric.FabricDriver :members:``) and emits the autodoc
+host.drivers.fabric.FabricDriver|host.drivers.fabric.FabricDriver :members:``) and emits the autodoc
 directive for the first name that imports, so the API page survives a module's move between
 packages; a line none of whose names imports is an error.
 
