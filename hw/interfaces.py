@@ -71,7 +71,7 @@ ControllerSignature = wiring.Signature({
 #: the next clock if the console's clock is enabled in this one (with this clock's
 #: ``start_frame``); a console whose clock is not enabled keeps them. The frame-skip controller
 #: registers its stop from these, so that no path runs from the console's state into the
-#: console's own clock enable (issue 16's depth); the console harness checks them at every clock.
+#: console's own clock enable (xc7 logic depth); the console harness checks them at every clock.
 FrameSignature = wiring.Signature({
     "start_frame": In(1), "at_boundary": Out(1), "insn_start": Out(1), "jammed": Out(1),
     "at_boundary_next": Out(1), "insn_start_next": Out(1), "jammed_next": Out(1),
