@@ -1,7 +1,7 @@
 """Per-game console settings as data (``hls_models/console_settings.toml``), loaded and checked.
 
 What a console must know, beyond the ROM, to replay ALE 0.12's power-on and reset sequence for
-one game (``host/rtl_console.py``): the screen's first scanline (``YStart``), whether HMOVE
+one game (``host/drivers/rtl_console.py``): the screen's first scanline (``YStart``), whether HMOVE
 blanks are drawn, the ``setMode`` sequence for the default mode, the controller (joystick or
 paddles, paddle range, swapped paddles or ports) and the difficulty switches. The ``setMode``
 stop conditions are expressions of the game rules language, compiled by the same checker

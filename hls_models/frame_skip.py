@@ -1,8 +1,8 @@
 """The frame-skip controller: the episode protocol of one fabric instance, frame by frame.
 
 This is the one statement of the evaluation protocol (Such et al. 2017 / Machado et al. 2018
-as the launcher runs it, :mod:`host.instance`) that both engines follow: the launcher's
-:class:`host.instance.ProtocolInstance` drives its consoles (ALE, RTL) with
+as the launcher runs it, :mod:`host.launcher.instance`) that both engines follow: the launcher's
+:class:`host.launcher.instance.ProtocolInstance` drives its consoles (ALE, RTL) with
 :func:`episode_schedule`, and the controller RTL (:mod:`hw.frame_skip`) is its cycle-level
 twin (its tests compare the two).
 

@@ -20,31 +20,12 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import errno  # noqa: E402
 import importlib  # noqa: E402
 import pkgutil  # noqa: E402
 import sys  # noqa: E402
 
-from host.errors import UserError, interrupt_name, on_sigterm  # noqa: E402
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """ArgumentParser whose errors are one line on stderr and exit code 2."""
-
-    def error(self, message):  # noqa: D401 - argparse API
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(2)
-
-
-class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows ``(default: X)`` only where it informs: not for None/False defaults, and not when
-    the help text already states its default."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
-            return text
-        return super()._get_help_string(action)
+from host.commands import DefaultsFormatter, OneLineParser  # noqa: E402,F401 - the parser's classes
+from host.errors import guarded, on_sigterm  # noqa: E402,F401 - guarded: every command's errors
 
 
 def _version() -> str:
@@ -90,13 +71,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: file-system faults reported as one line and exit 2 wherever they surface (read-only or
-#: full disk, a name too long, a folder where a file was expected, ...)
-_FS_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG, errno.EISDIR,
-              errno.ENOTDIR, errno.ENOENT, errno.EDQUOT, errno.EEXIST, errno.ELOOP, errno.EFBIG, errno.EXDEV,
-              errno.ENOTEMPTY, errno.EBUSY, errno.ETXTBSY, errno.EMFILE, errno.ENFILE}
-
-
 def install_sigterm_handler() -> None:
     """Make SIGTERM raise :class:`host.errors.Terminated` (a KeyboardInterrupt) in the main
     thread (:func:`host.errors.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
@@ -126,37 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     if "ray" not in holder:
         return rc
     if holder["ray"] and hasattr(os, "fork"):
-        # a Ray driver runs under a supervisor (host.cluster.supervised_driver): a SIGTERM to the
+        # a Ray driver runs under a supervisor (host.cluster.supervisor.supervised_driver): a SIGTERM to the
         # process group then cannot end Ray's daemons before the driver stops them
-        from host.cluster import supervised_driver
+        from host.cluster.supervisor import supervised_driver
         return supervised_driver(lambda: guarded(lambda: args.func(args)))
     return guarded(lambda: args.func(args))
-
-
-def guarded(body) -> int:
-    """``body()``'s exit code, with the errors every command shares turned into one line on
-    stderr: UserError and file-system faults exit 2, Ctrl-C/SIGTERM 130, a closed output pipe 141."""
-    try:
-        rc = body()
-    except UserError as exc:
-        sys.stderr.write(f"nc2600: error: {exc}\n")
-        return 2
-    except KeyboardInterrupt as exc:
-        sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
-        return 130
-    except BrokenPipeError:        # output piped into e.g. `head`: stop quietly
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return 141
-    except OSError as exc:
-        if exc.errno not in _FS_ERRNOS:
-            raise
-        where = f" {exc.filename!r}" if exc.filename else ""
-        sys.stderr.write(f"nc2600: error: {exc.strerror or exc}{where}\n")
-        return 2
-    return int(rc or 0)
 
 
 if __name__ == "__main__":

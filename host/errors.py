@@ -2,7 +2,8 @@
 
 Any code path that rejects user input (unknown game, bad ROM, bad option value,
 missing file) raises :class:`UserError`. ``nc2600`` catches it, prints one line
-``nc2600: error: <message>`` on stderr and exits with code 2, never a traceback.
+``nc2600: error: <message>`` on stderr and exits with code 2, never a traceback
+(:func:`guarded`, which every command runs under).
 
 The argparse types here are the one family every command uses for numbers: each parses
 a decimal (or 0x/0o/0b-prefixed) integer, or a finite float, and checks a closed range,
@@ -11,9 +12,11 @@ one line (``nc2600 CMD: error: argument --X: expected ...``) before any work sta
 """
 from __future__ import annotations
 
+import errno
 import math
 import os
 import stat
+import sys
 
 
 class UserError(Exception):
@@ -224,3 +227,36 @@ def interrupt_name(exc: BaseException) -> str:
     """``"terminated (SIGTERM)"`` when ``exc`` is :class:`Terminated` or this process got a
     SIGTERM, else ``"interrupted"`` (Ctrl-C): the words of the one-line exit message."""
     return "terminated (SIGTERM)" if isinstance(exc, Terminated) or _SIGTERM_RECEIVED else "interrupted"
+
+
+#: file-system faults reported as one line and exit 2 wherever they surface (read-only or
+#: full disk, a name too long, a folder where a file was expected, ...)
+_FS_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG, errno.EISDIR,
+              errno.ENOTDIR, errno.ENOENT, errno.EDQUOT, errno.EEXIST, errno.ELOOP, errno.EFBIG, errno.EXDEV,
+              errno.ENOTEMPTY, errno.EBUSY, errno.ETXTBSY, errno.EMFILE, errno.ENFILE}
+
+
+def guarded(body) -> int:
+    """``body()``'s exit code, with the errors every command shares turned into one line on
+    stderr: UserError and file-system faults exit 2, Ctrl-C/SIGTERM 130, a closed output pipe 141."""
+    try:
+        rc = body()
+    except UserError as exc:
+        sys.stderr.write(f"nc2600: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt as exc:
+        sys.stderr.write(f"nc2600: {interrupt_name(exc)}\n")
+        return 130
+    except BrokenPipeError:        # output piped into e.g. `head`: stop quietly
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 141
+    except OSError as exc:
+        if exc.errno not in _FS_ERRNOS:
+            raise
+        where = f" {exc.filename!r}" if exc.filename else ""
+        sys.stderr.write(f"nc2600: error: {exc.strerror or exc}{where}\n")
+        return 2
+    return int(rc or 0)

@@ -37,6 +37,7 @@ from amaranth.lib import enum, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from hls_models.cartridge import MAPPER_CODES as _MAPPER_CODES
 from hw.bus import CpuBusSignature, HostLoadSignature, NextAccessSignature
 
 __all__ = ["Cart", "Mapper", "MAPPER_CODES"]
@@ -57,8 +58,9 @@ class Mapper(enum.Enum, shape=4):
     DPC = 8     #: Pitfall II's Display Processor Chip
 
 
-#: Stella's mapper names -> the ``mapper`` input's code (:class:`Mapper`).
-MAPPER_CODES = {("2K" if m is Mapper.K2 else "4K" if m is Mapper.K4 else m.name): m.value for m in Mapper}
+#: Stella's mapper names -> the ``mapper`` input's code (:class:`Mapper`), stated by the model
+#: (:data:`hls_models.cartridge.MAPPER_CODES`, which the host drivers use too).
+MAPPER_CODES = _MAPPER_CODES
 
 
 class Cart(wiring.Component):

@@ -22,12 +22,12 @@ decision frames only (the launcher's rule: the start's rewards are not part of t
 
 The action of a frame drives the console through a table written by the host per game
 (minimal-set index -> ``swcha``, ``inpt4``, ``inpt5``, paddle direction; derived from ALE's
-action mapping in :mod:`host.rtl_console`); paddle 0's resistance moves by
+action mapping in :mod:`host.drivers.rtl_console`); paddle 0's resistance moves by
 ``PADDLE_DELTA`` ohms per frame, clamped, and its charge time is ``(r * PADDLE_MULT) >>
 PADDLE_SHIFT`` CPU cycles (:func:`hls_models.frame_skip.paddle_needed`).
 
 A ``manual`` command runs one frame with the host's raw inputs (``man_*``) and no episode
-bookkeeping: the host replays ALE's power-on and reset sequence with it (:mod:`host.fabric`).
+bookkeeping: the host replays ALE's power-on and reset sequence with it (:mod:`host.drivers.fabric`).
 
 States: ``IDLE`` -> ``CLEAR`` -> ``SETUP`` -> ``FRAME`` -> ``RULES`` -> (``SETUP`` | ``OBS`` ->
 ``INFER`` -> ``SELECT`` -> ``SETUP`` | ``IDLE``). Cycle counters per phase (32 bit, per

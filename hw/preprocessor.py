@@ -51,7 +51,7 @@ Observation stack: ``push`` is sampled at a frame's first visible pixel; only pu
 stack memory is a ring of four frame slots with a head pointer, so a push overwrites the
 oldest slot and shifts nothing. After ``clear`` the stack is empty; logical frames not yet
 written read as the oldest written frame, which is the launcher's "fill the stack with the
-first observation" rule at an episode start (:meth:`host.instance.AleInstance.reset`). The
+first observation" rule at an episode start (:meth:`host.launcher.instance.AleInstance.reset`). The
 previous-frame memory is written on every frame, pushed or not.
 
 Read port: ``rd_frame`` (0 = oldest .. 3 = newest) and ``rd_index`` (``row*84 + column``);
@@ -94,13 +94,11 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hls_models.palette import grey_lut
-from hls_models.preprocessor import OUT_SIZE, SCREEN_WIDTH, STACK
+from hls_models.preprocessor import LATENCY_CYCLES, LATENCY_CYCLES3, OUT_SIZE, SCREEN_WIDTH, STACK
 from hw import reproducible
 from hw.console import PixelStream3Signature as _console_stream3
 from hw.console import PixelStreamSignature as _console_stream
 
-LATENCY_CYCLES = 8                     #: cycles from the last visible pixel to obs_valid (1 pixel per cycle)
-LATENCY_CYCLES3 = 9                    #: the same with three pixels per cycle (beats)
 OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
 PIXELS_PER_CYCLE = (1, 3)              #: the stream widths the block takes (pixels per beat)

@@ -8,7 +8,7 @@ build by content hash, so only the first use in a checkout compiles (a few minut
 :class:`ConsoleSim` is the raw machine: load a ROM and RAM contents, reset, set the
 controller inputs, run one ALE ``update()`` (:meth:`ConsoleSim.run_frame`), read the
 frame buffer (``height x 160`` palette indices, uint8), the RIOT RAM (128 bytes) and the
-cartridge RAM (128 bytes). The ALE power-on/reset sequence is :mod:`host.rtl_console`.
+cartridge RAM (128 bytes). The ALE power-on/reset sequence is :mod:`host.drivers.rtl_console`.
 :meth:`ConsoleSim.save_state` / :meth:`ConsoleSim.restore_state` snapshot the whole model and
 the harness's frame state in memory (Verilator's ``--savable``; a simulation facility).
 

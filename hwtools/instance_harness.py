@@ -11,7 +11,7 @@ response raises :class:`BusError`; a handshake that never completes raises :clas
 ``save_state`` / ``restore_state`` snapshot the whole Verilated model in memory (Verilator's
 ``--savable`` serialisation: every register and memory of the design, the console, the
 preprocessor's stack and the engine's parameters included); the episode runner
-(:class:`host.fabric.FabricEpisodeRunner`) uses them for the episode start state instead of
+(:class:`host.drivers.fabric.FabricEpisodeRunner`) uses them for the episode start state instead of
 replaying ALE's power-on and reset sequence for every episode. This is a simulation facility
 (the harness's, not the design's): on a board the start state is replayed.
 """

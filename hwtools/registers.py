@@ -186,7 +186,7 @@ def _exports(tmp: Path) -> dict[Path, str]:
             "Generated from the SystemRDL description `hls_models/registers/nc2600.rdl` by "
             "`make regs` (`python -m hwtools.registers`), which also writes the Python description "
             "(`hls_models/registers/generated.py`, used by `hw/instance.py`, `hw/node.py` and the "
-            "driver `host/fabric.py`), the C header `hls_models/registers/export/nc2600.h` and the "
+            "driver `host/drivers/fabric.py`), the C header `hls_models/registers/export/nc2600.h` and the "
             "IP-XACT components `hls_models/registers/export/{instance,node}.xml` (IEEE 1685-2009). Edit the "
             "description, never this page.\n\n"
             f"A node ({n['label']}) holds {n['instances']} instances: instance i at byte address "

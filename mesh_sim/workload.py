@@ -46,7 +46,7 @@ class EpisodeDistribution:
 
     ``spec`` forms: ``fixed:STEPS``, ``uniform:LO:HI`` (inclusive), ``lognormal:MEDIAN:SIGMA``.
     ``noop_max``: no-op start *frames* uniform in ``1..noop_max`` (0: none), as the launcher
-    does them (``host/instance.py``: 1..30 NOOP frames after the start state).
+    does them (``host/launcher/instance.py``: 1..30 NOOP frames after the start state).
     """
 
     spec: str = "lognormal:2500:0.8"

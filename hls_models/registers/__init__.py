@@ -11,7 +11,7 @@ width, software access, reset value, encoding). Words are packed and unpacked by
 
 and a value that does not fit its field raises ``ValueError`` naming ``REGISTER.field``.
 :data:`NODE` gives the node's instances (count, offset, stride: address bit 17 selects one).
-The RTL (:mod:`hw.instance`, :mod:`hw.node`) and the host driver (:mod:`host.fabric`) both take
+The RTL (:mod:`hw.instance`, :mod:`hw.node`) and the host driver (:mod:`host.drivers.fabric`) both take
 their offsets, widths, access and reset values from here.
 """
 from __future__ import annotations

@@ -1,5 +1,29 @@
 """The ``nc2600`` subcommands (one module each, ``register(subparsers, groups)``) and the options
-they share."""
+they share: the parser class whose errors are one line, and the help formatter.
+
+This package imports nothing from :mod:`host.cli` (the console script on top of it).
+"""
+import argparse
+import sys
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """ArgumentParser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows ``(default: X)`` only where it informs: not for None/False defaults, and not when
+    the help text already states its default."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(action)
 
 
 def add_colour_clocks_option(parser) -> None:

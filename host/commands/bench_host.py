@@ -1,5 +1,5 @@
 """``nc2600 bench host``: raw ALE speed against the full evaluation loop, in the same run; one
-JSON line. The measurement and its fields are :mod:`host.evaluator_bench`'s; this module is the
+JSON line. The measurement and its fields are :mod:`host.bench.evaluator`'s; this module is the
 command line."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import float_range, int_range
 
 
@@ -24,8 +24,8 @@ def register(sub, groups):
 
 
 def main(args) -> int:
-    from host.evaluator_bench import measure
-    from host.games import resolve_rom
+    from host.bench.evaluator import measure
+    from host.verify.games import resolve_rom
     name, rom = resolve_rom(args.game)
     workers = args.workers or os.cpu_count() or 1
     say = lambda m: print(f"nc2600 bench host: {m}", file=sys.stderr, flush=True)  # noqa: E731

@@ -1,11 +1,11 @@
 """``nc2600 bench policy``: float32 vs int8 policy decisions per second per core; one JSON
-line. The measurement and its fields are :mod:`host.policy_bench`'s; this module is the command
+line. The measurement and its fields are :mod:`host.bench.policy`'s; this module is the command
 line."""
 from __future__ import annotations
 
 import json
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import UserError, positive_float, positive_int
 
 
@@ -23,8 +23,8 @@ def register(sub, groups):
 
 
 def main(args) -> int:
-    from host.games import resolve_rom
-    from host.policy_bench import measure
+    from host.verify.games import resolve_rom
+    from host.bench.policy import measure
     name, _ = resolve_rom(args.game)
     if args.slots > 256:
         raise UserError("--slots: at most 256")

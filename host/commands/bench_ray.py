@@ -1,11 +1,11 @@
 """``nc2600 bench ray``: frames/s of ``--cluster ray`` (local) over the local backend, Ray's
 per-generation overhead against the population, and a labelled 720-core projection
-(see :mod:`host.cluster_bench`). Prints one JSON object."""
+(see :mod:`host.bench.cluster`). Prints one JSON object."""
 from __future__ import annotations
 
 import json
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import int_range
 
 
@@ -37,8 +37,8 @@ def register(sub, groups):
 
 
 def main(args) -> int:
-    from host.cluster_bench import measure
-    from host.games import resolve_rom
+    from host.bench.cluster import measure
+    from host.verify.games import resolve_rom
     _, rom = resolve_rom(args.game, None)
     result = measure(rom, args.workers, args.envs_per_block, args.population, args.episode_frames, args.repeats,
                      args.overhead_populations, args.overhead_episode_frames)

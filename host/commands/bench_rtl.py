@@ -1,5 +1,5 @@
 """``nc2600 bench rtl``: console RTL frames/s per core beside ALE frames/s, same game, same run;
-one JSON line. The measurement and its fields are :mod:`host.rtl_console_bench`'s; this module is
+one JSON line. The measurement and its fields are :mod:`host.bench.rtl_console`'s; this module is
 the command line."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from host.errors import UserError, int_range
 
 
 def run(args) -> int:
-    from host.games import resolve_rom
-    from host.rtl_console_bench import measure
+    from host.verify.games import resolve_rom
+    from host.bench.rtl_console import measure
 
     if args.frames > 1_000_000:
         raise UserError("--frames: at most 1,000,000")

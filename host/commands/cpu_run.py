@@ -17,7 +17,7 @@ one run on the same program.
 """
 from __future__ import annotations
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 
 import argparse
 import json

@@ -2,7 +2,7 @@
 
 The Verilated instance (:mod:`hw.instance`) runs each episode itself (no-op start, FIRE, frame
 skip, preprocessor, action select) behind its AXI4-Lite interface; the host driver
-(:mod:`host.fabric`) loads the game and the int8 parameters, replays ALE's reset sequence and
+(:mod:`host.drivers.fabric`) loads the game and the int8 parameters, replays ALE's reset sequence and
 answers the per-frame rules. The episode start state is replayed for the first episode and
 restored from the harness's model snapshot for the others (``--replay-reset``: replay it every
 episode, as a board does). ``--ale`` plays the same episodes on ALE with the same int8 network
@@ -29,11 +29,11 @@ def run(args) -> int:
 
     from hls_models.cartridge import detect_mapper
     from hls_models.policy_int8 import quantize
-    from host.fabric import FabricDriver, FabricEpisodeRunner, FabricError
-    from host.games import game_info, resolve_rom
-    from host.policy import n_params
-    from host.run import calibration_observations
-    from hw.console import SUPPORTED
+    from host.drivers.fabric import FabricDriver, FabricEpisodeRunner, FabricError
+    from host.verify.games import game_info, resolve_rom
+    from host.launcher.policy import n_params
+    from host.launcher.run import calibration_observations
+    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
 
     name, path = resolve_rom(game=args.game)
     mapper = detect_mapper(open(path, "rb").read())
@@ -52,7 +52,7 @@ def run(args) -> int:
     if flat.ndim != 1 or flat.shape[0] != n_params(n_actions) or not np.issubdtype(flat.dtype, np.floating):
         raise UserError(f"--params: expected a 1-D float vector of {n_params(n_actions)} parameters for {name} "
                         f"({n_actions} actions), got {flat.dtype} {flat.shape}")
-    from host.play import check_finite
+    from host.launcher.play import check_finite
     with np.errstate(over="ignore"):           # beyond float32 becomes inf: refused below
         flat = check_finite(flat.astype(np.float32), f"--params {args.params}")
     if args.episodes <= 0 or args.episode_frames <= 0:
@@ -74,7 +74,7 @@ def run(args) -> int:
     import time
     ale = None
     if args.ale:
-        from host.instance import AleInstance
+        from host.launcher.instance import AleInstance
         ale = AleInstance(path, 4, 0.0, args.episode_frames)
     differ = 0
     for e in range(args.episodes):

@@ -1,6 +1,6 @@
 """``nc2600 lockstep``: the console RTL and ALE frame by frame from power-on.
 
-The comparison and its result record are :mod:`host.lockstep`'s (per game: ``game, mapper,
+The comparison and its result record are :mod:`host.verify.lockstep`'s (per game: ``game, mapper,
 frames_compared, first_ram_mismatch_frame, first_screen_mismatch_frame`` and, at the first
 mismatch, the differing RAM addresses or pixels with the RTL's PC, scanline and cycle count);
 this module is the command line.
@@ -15,7 +15,7 @@ are listed as ``unsupported``),
 ``--jobs J`` in parallel processes, ``--cluster ray`` one Ray task per game. ``--json`` prints
 JSON Lines: one object per game, then (``--games``/``--all``) one ``{"summary": ...}`` line.
 ``--results PATH`` (with ``--games``/``--all``) keeps every finished game's record in a file
-(:class:`host.lockstep.ResultsFile`); run again with the same options and RTL, the games already
+(:class:`host.verify.lockstep.ResultsFile`); run again with the same options and RTL, the games already
 there are not run again: their rows come first, from the file, and a line on stderr says how
 many (a sweep of CPU-hours survives being cut off).
 """
@@ -25,9 +25,9 @@ import json
 import time
 
 from host.errors import UserError, int_range, positive_int, seed_int
-from host.lockstep import (MAX_FRAMES, ResultsFile, action_sequence, lockstep_game, lockstep_games, result_word,
+from host.verify.lockstep import (MAX_FRAMES, ResultsFile, action_sequence, lockstep_game, lockstep_games, result_word,
                            run_identity)
-from host.progress import Heartbeat
+from host.launcher.progress import Heartbeat
 
 
 def run(args) -> int:
@@ -40,7 +40,7 @@ def run(args) -> int:
 
 
 def _run(args, opened: list) -> int:
-    from host.games import loadable_games, resolve_rom
+    from host.verify.games import loadable_games, resolve_rom
     if args.frames > MAX_FRAMES:
         raise UserError(f"--frames: at most {MAX_FRAMES:,}")
     if args.seed is not None and args.actions != "random":
@@ -49,7 +49,7 @@ def _run(args, opened: list) -> int:
         args.seed = 0
     if args.actions not in ("random", "noop"):
         action_sequence(args.actions, args.frames, [], 0)   # an action file is checked once, before any game runs
-    from host.cluster import check_cluster_options
+    from host.cluster.ray_cluster import check_cluster_options
     check_cluster_options(args)
     multi = bool(args.all or args.games is not None)
     if args.all:
@@ -75,7 +75,7 @@ def _run(args, opened: list) -> int:
                                                                args.colour_clocks_per_cycle))
         opened.append(store)
         kept = [g for g in games if g in store.records]
-        from host.cluster import set_interrupt_hint
+        from host.cluster.supervisor import set_interrupt_hint
         set_interrupt_hint(f"; the finished games are kept in {args.results}: the same command continues")
         import sys
         print(f"lockstep: {len(kept)} of {len(games)} games from {args.results} ({store.identity['rtl']}), "
@@ -179,6 +179,6 @@ def register(subparsers, groups) -> None:
                         "with the same options and RTL, the games already there are not run again")
     from host.commands import add_colour_clocks_option
     add_colour_clocks_option(p)
-    from host.cluster import add_cluster_options
+    from host.cluster.ray_cluster import add_cluster_options
     add_cluster_options(p)
     p.set_defaults(func=run)

@@ -29,7 +29,7 @@ one generation on a 10,368-node mesh (384 cards; target < 10 s) for each schedul
 """
 from __future__ import annotations
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 
 import argparse
 import json
@@ -159,7 +159,7 @@ def _options(args):
 
 
 def _write_atomic(path: str, text: str):
-    from host.rundir import atomic_write_bytes
+    from host.launcher.rundir import atomic_write_bytes
     atomic_write_bytes(Path(path), text.encode())
 
 
@@ -193,7 +193,7 @@ def _summary(rep: dict) -> str:
 def run_mesh(args) -> int:
     from mesh_sim.project import calibrate, simulate
     if args.out is not None:
-        from host.rundir import check_output_file
+        from host.launcher.rundir import check_output_file
         check_output_file(args.out)
     if args.calibrate:
         # the calibration's cases are fixed (mesh_sim/CALIBRATION.md): an option it would ignore

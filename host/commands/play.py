@@ -1,4 +1,4 @@
-"""``nc2600 play --run DIR``: re-evaluate a saved agent and watch it (see :mod:`host.play`)."""
+"""``nc2600 play --run DIR``: re-evaluate a saved agent and watch it (see :mod:`host.launcher.play`)."""
 from __future__ import annotations
 
 import json
@@ -44,9 +44,9 @@ def register(sub, groups):
 def main(args) -> int:
     import numpy as np
 
-    from host import play
+    from host.launcher import play
     from host.errors import require_memory
-    from host.rundir import check_output_file
+    from host.launcher.rundir import check_output_file
     if args.run.strip() == "":
         raise UserError("--run is empty; give the run folder")
     agent = play.load_agent(args.run, args.individual)

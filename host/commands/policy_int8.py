@@ -2,7 +2,7 @@
 with ``--agreement GAMES`` the int8-vs-float argmax agreement on real game observations."""
 from __future__ import annotations
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 from host.errors import UserError
 
 
@@ -10,7 +10,7 @@ def _games(text: str) -> list[str]:
     names = [g.strip() for g in text.split(",")]
     if not all(names):
         raise UserError(f"--agreement: give comma-separated ALE game ids, got {text!r}")
-    from host.games import check_game_name
+    from host.verify.games import check_game_name
     for name in names:
         check_game_name(name)
     return names
@@ -21,7 +21,7 @@ def _main(args) -> int:
     if args.agreement is None:
         print(lanes_table())
         return 0
-    from host.policy_int8 import agreement_table
+    from host.launcher.policy_int8 import agreement_table
     print(agreement_table(_games(args.agreement), act_max=args.act_max))
     return 0
 

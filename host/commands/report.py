@@ -7,11 +7,11 @@ the cycles by phase of one episode on the Verilated fabric instance (``--no-inst
 it out), and
 projects the whole fabric with mesh_sim, beside the published 1.2 M frames/s and 2.09 M
 ceiling. Every figure says how it was obtained and which command reproduces it; a block that
-is not built yet is listed as missing. See :mod:`host.report`.
+is not built yet is listed as missing. See :mod:`host.report.throughput`.
 """
 from __future__ import annotations
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 
 import shlex
 import sys
@@ -39,7 +39,8 @@ def register(subparsers, groups):
 
 
 def run(args) -> int:
-    from host import report
+    from host.report import measure, render
+    from host.report import throughput as report
     from hls_models.frame_skip import NOOP_MAX
     from hls_models.platform import FRAME_SKIP
     # the instance's episode starts with up to NOOP_MAX no-op frames and needs one decision after
@@ -55,24 +56,24 @@ def run(args) -> int:
     games = args.game or ["pong"]
     if len(set(games)) != len(games):
         raise UserError(f"a game is given twice: {' '.join(games)}")
-    from host.games import resolve_rom
+    from host.verify.games import resolve_rom
     for g in games:                  # an unknown game: refused before the folder is made
         resolve_rom(game=g)
-    from host.rundir import prepare_output_folder
+    from host.launcher.rundir import prepare_output_folder
     out = prepare_output_folder(args.out)
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
-    inp = report.gather(games, clock_mhz=args.clock_mhz, lanes=args.lanes, frames=args.frames, seed=args.seed,
+    inp = measure.gather(games, clock_mhz=args.clock_mhz, lanes=args.lanes, frames=args.frames, seed=args.seed,
                         work=out, progress=progress, instance=not args.no_instance)
     command = "nc2600 report " + " ".join(
         [f"--game {shlex.quote(g)}" for g in games]
         + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}", f"--lanes {args.lanes}", f"--seed {args.seed}"]
         + (["--no-instance"] if args.no_instance else []) + [f"--out {shlex.quote(str(out))}"])
-    result = report.write(inp, out, {"command": command, "wall_s": round(time.perf_counter() - t0, 1)})
+    result = render.write(inp, out, {"command": command, "wall_s": round(time.perf_counter() - t0, 1)})
     missing = [f for f in result["figures"] if f.kind == report.MISSING]
     for f in result["figures"]:
         if f.section in ("Per instance", "Whole fabric") and f.value is not None and f.unit in ("frames/s", "x"):
-            print(f"{f.game or '':14s} {f.name:60s} {report._fmt(f.value):>14s} {f.unit}  [{f.kind}]")
+            print(f"{f.game or '':14s} {f.name:60s} {render._fmt(f.value):>14s} {f.unit}  [{f.kind}]")
     for f in missing:
         print(f"{f.game or '':14s} {f.name:60s} {'missing':>14s}  ({f.source})")
     print(f"wrote {out / 'report.md'}, {out / 'report.html'} in {time.perf_counter() - t0:.1f} s")

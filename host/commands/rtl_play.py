@@ -1,7 +1,7 @@
 """``nc2600 rtl-play``: run the console RTL alone (no ALE emulation) and save what it did.
 
 From power-on through the same reset sequence ALE performs when it loads a ROM
-(:mod:`host.rtl_console`), then one action per frame (frame 0 is the first frame after
+(:mod:`host.drivers.rtl_console`), then one action per frame (frame 0 is the first frame after
 that sequence, as for ALE's first ``act``). Writes into ``--out``:
 
 * ``ram.npy``: (frames, 128) uint8, RIOT RAM after each frame;
@@ -13,85 +13,10 @@ All three are written under temporary names and renamed only when all three are 
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-from host.errors import UserError
-
 
 def run(args) -> int:
-    import numpy as np
-
-    from hls_models.cartridge import detect_mapper
-    from host.games import resolve_rom
-    from host.rtl_console import RtlConsole
-    from hw.console import SUPPORTED
-
-    name, path = resolve_rom(game=args.game)
-    mapper = detect_mapper(Path(path).read_bytes())
-    if mapper not in SUPPORTED:
-        raise UserError(f"{name}: mapper {mapper} is not implemented by the console RTL yet")
-    from host.lockstep import load_action_file
-    actions = load_action_file(args.actions, others="")
-    import shutil
-
-    from host.errors import human_bytes, require_memory
-    need = len(actions) * (128 + 250 * 160 + 8)      # ram, screens (H <= 250), colour clocks per frame
-    require_memory(need, f"--actions of {len(actions):,} frames (RAM, screens and clocks kept in memory)")
-    if not args.out.strip():
-        raise UserError("--out is empty; give a folder name")
-    created = not os.path.lexists(args.out)
-    from host.rundir import prepare_output_folder
-    try:
-        # created and written to (a probe) before the RTL runs; then its disk's free space (a path
-        # that cannot be written, e.g. under /proc, is reported as such, not as a full disk)
-        out = prepare_output_folder(args.out)
-        try:
-            free = shutil.disk_usage(out).free
-        except OSError:
-            free = None
-        if free is not None and need > free:
-            raise UserError(f"--actions of {len(actions):,} frames writes {human_bytes(need)}; "
-                            f"the disk of --out has {human_bytes(free)} free")
-    except UserError:
-        if created and os.path.isdir(args.out) and not os.listdir(args.out):
-            os.rmdir(args.out)                  # leave no empty folder we made
-        raise
-    targets = [out / f for f in ("ram.npy", "screens.npy", "colour_clocks.npy")]
-    for t in targets:
-        if t.exists() and not t.is_file():
-            raise UserError(f"--out: {t} exists and is not a file")
-    try:
-        rtl = RtlConsole(name, path, colour_clocks_per_cycle=args.colour_clocks_per_cycle)
-        rtl.power_on()
-        n = len(actions)
-        ram = np.zeros((n, 128), np.uint8)
-        screens = np.zeros((n, rtl.height, 160), np.uint8)
-        clocks = np.zeros(n, np.int64)
-        for f, a in enumerate(actions):
-            res = rtl.act(int(a))
-            ram[f] = rtl.ram()
-            screens[f] = rtl.screen
-            clocks[f] = res.colour_clocks
-    except BaseException:
-        if created and not any(out.iterdir()):   # leave no empty folder we made
-            out.rmdir()
-        raise
-    # all three written under temporary names first, then renamed together, so that a failure
-    # never leaves a new file beside an old one; an old set is removed before the new one lands
-    tmps = [t.with_name(t.name + f".tmp{os.getpid()}.npy") for t in targets]
-    try:
-        for tmp, arr in zip(tmps, (ram, screens, clocks)):
-            np.save(tmp, arr)
-        for t in targets:
-            t.unlink(missing_ok=True)
-        for tmp, t in zip(tmps, targets):
-            os.replace(tmp, t)
-    except OSError as exc:
-        for tmp in tmps:
-            tmp.unlink(missing_ok=True)
-        raise UserError(f"--out: cannot write into {args.out}: {exc.strerror or exc}") from None
-    print(f"{name}: {n} frames ({mapper}) -> {out}/ram.npy, screens.npy, colour_clocks.npy")
+    from host.drivers.rtl_play import rtl_play
+    print(rtl_play(args.game, args.actions, args.out, args.colour_clocks_per_cycle))
     return 0
 
 

@@ -14,7 +14,7 @@ See :mod:`hwtools.synth` for the script, the counting rules and the limits.
 """
 from __future__ import annotations
 
-from host.cli import DefaultsFormatter
+from host.commands import DefaultsFormatter
 
 import json
 import sys
@@ -45,7 +45,7 @@ def register(subparsers, groups):
 
 
 def _write(path: Path, text: str) -> None:
-    from host.rundir import atomic_write_bytes
+    from host.launcher.rundir import atomic_write_bytes
     atomic_write_bytes(path, text.encode())
 
 
@@ -67,7 +67,7 @@ def run(args) -> int:
                         f"{', '.join(synth.ON_REQUEST)})")
     out = None
     if args.out is not None:
-        from host.rundir import prepare_output_folder
+        from host.launcher.rundir import prepare_output_folder
         out = prepare_output_folder(args.out)
     try:
         avail = synth.available_blocks(args.lanes, args.block)

@@ -1,8 +1,9 @@
 """The packages depend one way: ``hls_models`` <- ``hw`` <- ``hwtools`` <- ``host``, ``mesh_sim``.
 
 The import graph is read from the source (every ``import`` and ``from ... import`` statement,
-including those inside functions, found with :mod:`ast`), so a lazy import against the
-direction is caught as well as a top-level one. Two checks:
+including those inside functions, and every ``importlib.import_module`` call, found with
+:mod:`ast`), so a lazy import against the direction is caught as well as a top-level one, and
+the CLI's discovery of its commands is an edge to each command. Two checks:
 
 - layering: a module of layer ``L`` imports only modules of layers below or equal to ``L``
   (``hls_models`` 0, ``hw`` 1, ``hwtools`` 2, ``host`` and ``mesh_sim`` 3; ``host`` and
@@ -50,6 +51,8 @@ def imports_of(path: Path, modules: set[str], root: Path = REPO) -> set[str]:
             found.add(name)
 
     for node in ast.walk(tree):
+        for name in importlib_targets(node, modules, me):
+            add(name)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 add(alias.name)
@@ -62,6 +65,34 @@ def imports_of(path: Path, modules: set[str], root: Path = REPO) -> set[str]:
                 full = f"{base}.{alias.name}"
                 add(full if full in modules else base)
     return found
+
+
+#: modules that load a module named by a variable -> the package its names come from (each such
+#: load counts as an import of every module of that package)
+DYNAMIC_LOADS = {"hwtools.generate": "hw.", "hwtools.synth": "hw."}
+
+
+def importlib_targets(node: ast.AST, modules: set[str], me: str = "") -> list[str]:
+    """Modules a call ``importlib.import_module(NAME)`` (or ``import_module(NAME)``) in module
+    ``me`` loads: NAME as a string constant, or every project module under the constant head of
+    an f-string (``f"host.commands.{name}"``: all of ``host.commands.*``), or for a module of
+    :data:`DYNAMIC_LOADS` every module of its package. A name built any other way is reported as
+    unreadable (:class:`ValueError`), so that no load escapes the graph."""
+    if not isinstance(node, ast.Call):
+        return []
+    f = node.func
+    called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+    if called != "import_module":
+        return []
+    arg = node.args[0] if node.args else None
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return [arg.value]
+    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+        head = arg.values[0].value
+        return sorted(m for m in modules if m.startswith(head) and m != head.rstrip("."))
+    if me in DYNAMIC_LOADS:
+        return sorted(m for m in modules if m.startswith(DYNAMIC_LOADS[me]))
+    raise ValueError(f"{me}: import_module with a name the import test cannot read (line {node.lineno})")
 
 
 def project_graph() -> nx.DiGraph:
@@ -95,7 +126,8 @@ def test_graph_sees_the_packages():
     graph = project_graph()
     assert {n.split(".")[0] for n in graph.nodes} == set(LAYERS)
     for edge in (("hw.preprocessor", "hls_models.preprocessor"), ("hwtools.console_harness", "hw.console"),
-                 ("host.rtl_console", "hwtools.console_harness"), ("host.backends", "host.rtl_instance")):
+                 ("host.drivers.rtl_console", "hwtools.console_harness"),
+                 ("host.launcher.backends", "host.drivers.rtl_instance")):
         assert graph.has_edge(*edge), edge
 
 
@@ -109,16 +141,17 @@ def test_no_import_cycles():
 
 def test_checks_fail_on_bad_graphs():
     """Hand-made graphs: an upward import and a two-module cycle are reported."""
-    g = nx.DiGraph([("hls_models.policy_int8", "host.policy"), ("hw.sim", "host.commands.lockstep"),
-                    ("host.instance", "host.rtl_instance"), ("host.rtl_instance", "host.instance"),
-                    ("hwtools.sim", "hw.console"), ("host.report", "mesh_sim.project")])
+    g = nx.DiGraph([("hls_models.policy_int8", "host.launcher.policy"), ("hw.sim", "host.commands.lockstep"),
+                    ("host.launcher.instance", "host.drivers.rtl_instance"),
+                    ("host.drivers.rtl_instance", "host.launcher.instance"),
+                    ("hwtools.sim", "hw.console"), ("host.report.throughput", "mesh_sim.project")])
     assert direction_violations(g) == [
-        "hls_models.policy_int8 imports host.policy (hls_models may not depend on host)",
+        "hls_models.policy_int8 imports host.launcher.policy (hls_models may not depend on host)",
         "hw.sim imports host.commands.lockstep (hw may not depend on host)"]
-    assert cycles(g) == [["host.instance", "host.rtl_instance"]]
+    assert cycles(g) == [["host.drivers.rtl_instance", "host.launcher.instance"]]
     # mesh_sim may not import host
-    assert direction_violations(nx.DiGraph([("mesh_sim.node", "host.games")])) == [
-        "mesh_sim.node imports host.games (mesh_sim may not depend on host)"]
+    assert direction_violations(nx.DiGraph([("mesh_sim.node", "host.verify.games")])) == [
+        "mesh_sim.node imports host.verify.games (mesh_sim may not depend on host)"]
 
 
 def test_relative_imports_are_resolved(tmp_path):
@@ -131,3 +164,95 @@ def test_relative_imports_are_resolved(tmp_path):
     (pkg / "b.py").write_text("from .. import a\nfrom ..a import thing\n")
     modules = {"host", "host.a", "host.sub", "host.sub.b"}
     assert imports_of(pkg / "b.py", modules, tmp_path) == {"host.a"}
+
+
+def test_importlib_loads_are_edges(tmp_path):
+    """``importlib.import_module`` with a constant or an f-string head is followed: a CLI that
+    loads its commands that way and a command that imports the CLI back form a cycle."""
+    cmds = tmp_path / "host" / "commands"
+    cmds.mkdir(parents=True)
+    (tmp_path / "host" / "__init__.py").write_text("")
+    (cmds / "__init__.py").write_text("")
+    (cmds / "a.py").write_text("from host.cli import helper\n")
+    (cmds / "b.py").write_text("")
+    (tmp_path / "host" / "cli.py").write_text(
+        "import importlib\nfor n in ('a', 'b'):\n    importlib.import_module(f'host.commands.{n}')\n"
+        "importlib.import_module('host.other')\n")
+    (tmp_path / "host" / "other.py").write_text("")
+    modules = {"host", "host.cli", "host.commands", "host.commands.a", "host.commands.b", "host.other"}
+    assert imports_of(tmp_path / "host" / "cli.py", modules, tmp_path) == {
+        "host.commands.a", "host.commands.b", "host.other"}
+    graph = nx.DiGraph([("host.cli", t) for t in imports_of(tmp_path / "host" / "cli.py", modules, tmp_path)])
+    graph.add_edges_from(("host.commands.a", t) for t in imports_of(cmds / "a.py", modules, tmp_path))
+    assert cycles(graph) == [["host.cli", "host.commands.a"]]
+
+
+def test_the_cli_reaches_every_command():
+    """The real CLI's discovery loop is read as an edge to each command module."""
+    graph = project_graph()
+    commands = {n for n in graph.nodes if n.startswith("host.commands.")}
+    assert len(commands) > 10
+    assert commands <= set(graph.successors("host.cli"))
+
+
+#: the modules of ``hw`` that ``host`` may import: those it builds RTL from (the report's
+#: measurements), with the reason; spec constants come from ``hls_models``
+HOST_MAY_BUILD = {
+    "hw.action_select": "the report measures the block's latency in Amaranth's simulator",
+    "hw.console": "the report generates the console's Verilog for place and route",
+}
+
+
+def hw_imports_of_host(graph: nx.DiGraph) -> dict[str, set[str]]:
+    """``{hw module: host modules importing it}`` over the edges of ``graph``."""
+    out: dict[str, set[str]] = {}
+    for src, dst in graph.edges:
+        if src.split(".")[0] == "host" and dst.split(".")[0] == "hw":
+            out.setdefault(dst, set()).add(src)
+    return out
+
+
+def test_host_imports_hw_only_to_build_rtl():
+    """``host`` reads the hardware's constants from the models (``hls_models``) and drives the RTL
+    through ``hwtools``' harnesses; of ``hw`` itself it imports only :data:`HOST_MAY_BUILD`."""
+    used = hw_imports_of_host(project_graph())
+    assert {m: sorted(u) for m, u in used.items() if m not in HOST_MAY_BUILD} == {}
+    assert set(used) == set(HOST_MAY_BUILD)        # the list names nothing that is no longer used
+    # the check sees a spec constant taken from hw
+    assert hw_imports_of_host(nx.DiGraph([("host.drivers.fabric", "hw.cart")])) == {
+        "hw.cart": {"host.drivers.fabric"}}
+
+
+def test_spec_constants_are_the_hardware_s():
+    """The constants ``host`` takes from the models are those the RTL is built with."""
+    from hls_models import cartridge, preprocessor as pp_model
+    from hw import cart, console, preprocessor
+    names = {("2K" if m is cart.Mapper.K2 else "4K" if m is cart.Mapper.K4 else m.name): m.value
+             for m in cart.Mapper}
+    assert cartridge.MAPPER_CODES == names == cart.MAPPER_CODES
+    assert set(cartridge.SUPPORTED_MAPPERS) == set(console.SUPPORTED) == set(names)
+    assert (pp_model.LATENCY_CYCLES, pp_model.LATENCY_CYCLES3) == (
+        preprocessor.latency_cycles(1), preprocessor.latency_cycles(3)) == (8, 9)
+
+
+#: the longest a module of ``host`` may be (lines): past it, a module holds more than one role
+HOST_MODULE_MAX_LINES = 600
+
+
+def long_modules(root: Path, limit: int = HOST_MODULE_MAX_LINES) -> dict[str, int]:
+    """``{path: lines}`` of the ``.py`` files under ``root`` longer than ``limit`` lines."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        n = len(path.read_text().splitlines())
+        if n > limit:
+            out[str(path.relative_to(root.parent))] = n
+    return out
+
+
+def test_no_host_module_over_the_limit(tmp_path):
+    """Every module of ``host`` is at most :data:`HOST_MODULE_MAX_LINES` lines (the check fails on
+    a long one: a hand-made file of one line more)."""
+    assert long_modules(REPO / "host") == {}
+    (tmp_path / "host").mkdir()
+    (tmp_path / "host" / "long.py").write_text("x = 1\n" * (HOST_MODULE_MAX_LINES + 1))
+    assert long_modules(tmp_path / "host") == {"host/long.py": HOST_MODULE_MAX_LINES + 1}

@@ -53,8 +53,8 @@ def _stub(*args, **kwargs):
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """The files the cases point at."""
-    from host.policy import init_params, n_params
-    from host.run import RunConfig
+    from host.launcher.policy import init_params, n_params
+    from host.launcher.run import RunConfig
     import dataclasses
     root = tmp_path_factory.mktemp("fuzzworld")
     fifo = root / "fifo"
@@ -148,16 +148,16 @@ def _set(argv: list[str], opt: str, value: str) -> list[str]:
 
 
 def _stubs(monkeypatch):
-    import host.evaluator_bench
-    import host.play
-    import host.report
-    import host.rtl_console
-    import host.run
-    monkeypatch.setattr(host.run.Run, "execute", _stub)
-    monkeypatch.setattr(host.play, "evaluate", _stub)
-    monkeypatch.setattr(host.report, "gather", _stub)
-    monkeypatch.setattr(host.rtl_console, "RtlConsole", _stub)
-    monkeypatch.setattr(host.evaluator_bench, "raw_fps", _stub)
+    import host.bench.evaluator
+    import host.launcher.play
+    import host.report.measure
+    import host.drivers.rtl_console
+    import host.launcher.run
+    monkeypatch.setattr(host.launcher.run.Run, "execute", _stub)
+    monkeypatch.setattr(host.launcher.play, "evaluate", _stub)
+    monkeypatch.setattr(host.report.measure, "gather", _stub)
+    monkeypatch.setattr(host.drivers.rtl_console, "RtlConsole", _stub)
+    monkeypatch.setattr(host.bench.evaluator, "raw_fps", _stub)
     import hwtools.synth
     import hwtools.verilator_build
     monkeypatch.setattr(hwtools.verilator_build, "build_shared_lib", _stub)

@@ -2,7 +2,7 @@
 import pytest
 
 from hls_models.frame_skip import paddle_needed
-from host.rtl_console import _Mt, joystick_inputs, paddle_inputs
+from host.drivers.rtl_console import _Mt, joystick_inputs, paddle_inputs
 from hw.tia import hmove_motion
 
 

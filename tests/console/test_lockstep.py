@@ -2,12 +2,12 @@
 
 One game per mapper type (2K, 4K, F8, F6, E0, F8SC, F6SC, FE, DPC), paddles, a PAL game and
 games whose RAM depends on ALE's system seed, each for a few hundred random-action frames;
-the oracle is ale-py itself (:func:`host.lockstep.lockstep_game`). Each game is
+the oracle is ale-py itself (:func:`host.verify.lockstep.lockstep_game`). Each game is
 also a regression test of the fault classes found on the way (listed per game).
 """
 import pytest
 
-from host.lockstep import lockstep_game
+from host.verify.lockstep import lockstep_game
 
 CASES = [
     # game, frames, fault classes it guards
@@ -136,9 +136,9 @@ def test_rtl_play_matches_ale_and_replaces_outputs_as_a_set(tmp_path):
     import ale_py
     import numpy as np
 
-    from host.ale_oracle import open_ale
+    from host.verify.ale_oracle import open_ale
     from host.cli import main
-    from host.games import resolve_rom
+    from host.verify.games import resolve_rom
     acts = np.random.default_rng(3).choice([0, 1, 3, 4, 11, 12], 30).astype(np.int64)
     np.save(tmp_path / "a.npy", acts)
     out = tmp_path / "out"

@@ -1,7 +1,7 @@
 """The console that advances the TIA three colour clocks per clock (one CPU cycle per clock,
 ``Console(colour_clocks_per_cycle=3)``) against ALE 0.12, frame by frame from power-on.
 
-The oracle is ale-py itself (:func:`host.lockstep.lockstep_game`): RIOT RAM,
+The oracle is ale-py itself (:func:`host.verify.lockstep.lockstep_game`): RIOT RAM,
 SuperChip RAM and the screen after every frame. The sample covers every mapper type (2K, 4K,
 F8, F6, E0, F8SC, F6SC, FE, DPC), paddles, PAL, the Cosmic Ark bug, frames cut by the
 instruction limit and a game that runs ALE's game-over reset. The same games are in
@@ -10,7 +10,7 @@ instruction limit and a game that runs ALE's game-over reset. The same games are
 import numpy as np
 import pytest
 
-from host.lockstep import lockstep_game
+from host.verify.lockstep import lockstep_game
 
 CASES = [
     # game, frames, what it covers in the three-colour-clock configuration
@@ -41,7 +41,7 @@ def test_three_colour_clock_console_lockstep_exact(game, frames, why):
 def test_three_colour_clock_console_same_colour_clocks_as_one():
     # the same frames take the same colour clocks in both configurations (the three-clock
     # harness counts 3 per clock): ALE's frame boundaries fall at the same CPU cycles
-    from host.rtl_console import RtlConsole
+    from host.drivers.rtl_console import RtlConsole
     runs = []
     for n in (1, 3):
         rtl = RtlConsole("freeway", colour_clocks_per_cycle=n)

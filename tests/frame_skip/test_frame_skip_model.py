@@ -101,8 +101,8 @@ def _reference_episode(game, seed, actions, cap, k=4):
     hls_models.frame_skip: returns [(reward, frames, over, pooled)] for the reset and each step."""
     import ale_py
 
-    from host.ale_oracle import open_ale
-    from host.games import resolve_rom
+    from host.verify.ale_oracle import open_ale
+    from host.verify.games import resolve_rom
     _, rom = resolve_rom(game=game)
     ale = open_ale(rom, reset=True)
     acts = list(ale.getMinimalActionSet())
@@ -139,9 +139,9 @@ def _reference_episode(game, seed, actions, cap, k=4):
 
 @pytest.mark.parametrize("game,seed,cap", [("boxing", 3, 63), ("breakout", 11, 50), ("pong", 5, 47)])
 def test_launcher_protocol_equals_plain_ale_loop(game, seed, cap):
-    """host.instance.AleInstance (driven by episode_schedule) == the plain loop, every step."""
-    from host.games import resolve_rom
-    from host.instance import AleInstance
+    """host.launcher.instance.AleInstance (driven by episode_schedule) == the plain loop, every step."""
+    from host.verify.games import resolve_rom
+    from host.launcher.instance import AleInstance
     _, rom = resolve_rom(game=game)
     inst = AleInstance(rom, episode_frames=cap)
     rng = np.random.default_rng(seed)

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from hls_models.game_rules import load_rules
-from host.games_verify import CI_SAMPLE, verify_game
+from host.verify.games_verify import CI_SAMPLE, verify_game
 
 
 def _nc2600(*args):

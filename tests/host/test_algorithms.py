@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from host.algorithms import DeepGA, OpenAIES, RandomSearch, centered_ranks, select_elite, truncation_order
-from host.noise import NoiseTable, genome_params
-from host.policy import init_params, n_params
+from host.launcher.algorithms import DeepGA, OpenAIES, RandomSearch, centered_ranks, select_elite, truncation_order
+from host.launcher.noise import NoiseTable, genome_params
+from host.launcher.policy import init_params, n_params
 
 A = 4
 

@@ -109,7 +109,7 @@ def _special_files(tmp_path):
 def test_output_file_check_refuses_fifo_and_socket(tmp_path):
     import stat
     from host.errors import UserError
-    from host.rundir import atomic_write_bytes, check_output_file
+    from host.launcher.rundir import atomic_write_bytes, check_output_file
     sock, files = _special_files(tmp_path)
     try:
         for kind, path in files.items():
@@ -160,7 +160,7 @@ def test_ray_address_with_invalid_host_name_one_line(cmd, host, tmp_path):
 
 def _pong_params(tmp_path, value, dtype):
     import numpy as np
-    from host.policy import n_params
+    from host.launcher.policy import n_params
     path = tmp_path / "p.npy"
     np.save(path, np.full(n_params(6), value, dtype))
     return path
@@ -168,7 +168,7 @@ def _pong_params(tmp_path, value, dtype):
 
 @pytest.mark.parametrize("value,dtype", [(float("nan"), "float32"), (float("inf"), "float32"), (1e300, "float64")])
 def test_instance_play_refuses_non_finite_parameters(tmp_path, value, dtype):
-    from host.policy import n_params
+    from host.launcher.policy import n_params
     n = n_params(6)
     path = _pong_params(tmp_path, value, dtype)
     one_line_exit_2(nc2600("instance-play", "--game", "pong", "--params", str(path)),
@@ -297,7 +297,7 @@ def test_output_file_under_a_file_says_so(tmp_path):
     """An output path whose folder is a file is refused as such, not as a missing folder (a new
     user's find); a missing folder is still reported as missing."""
     from host.errors import UserError
-    from host.rundir import check_output_file
+    from host.launcher.rundir import check_output_file
     (tmp_path / "plain.txt").write_text("x")
     with pytest.raises(UserError, match="plain.txt' is not a folder"):
         check_output_file(tmp_path / "plain.txt" / "out.json")

@@ -1,6 +1,6 @@
-"""``--cluster ray`` (host/cluster.py): same results as the local backend, faults, bad input.
+"""``--cluster ray`` (host/cluster/): same results as the local backend, faults, bad input.
 
-The oracle is the local backend (``host.evaluator.Evaluator`` / ``--cluster local``) on the same
+The oracle is the local backend (``host.launcher.evaluator.Evaluator`` / ``--cluster local``) on the same
 seed and settings: fitness values, elites, ``log.jsonl`` (without times) and ``episodes.jsonl``
 must be identical, also when an evaluator actor is killed with SIGKILL mid-generation.
 The Ray clusters here are two-node ``ray.cluster_utils.Cluster`` instances on this machine
@@ -18,8 +18,9 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from host.cluster import RayEvaluator, version_mismatch  # noqa: E402
-from host.run import Run, RunConfig  # noqa: E402
+from host.cluster.evaluator import RayEvaluator  # noqa: E402
+from host.cluster.ray_cluster import version_mismatch  # noqa: E402
+from host.launcher.run import Run, RunConfig  # noqa: E402
 
 NODE = dict(num_cpus=1, object_store_memory=150 * 2**20, include_dashboard=False)
 SMALL = dict(game="breakout", population=8, generations=1, episode_frames=300, elite_candidates=2,
@@ -274,7 +275,7 @@ def test_embedded_ray_writes_no_token_home_and_group_sigterm_is_sigterm(tmp_path
     into the user's home (token authentication on by default); nc2600 gives the embedded
     instance its own token instead. SIGTERM to the process group the command was started in (the
     supervisor, which forwards it to the driver; Ray's daemons are in the driver's own group:
-    ``host.cluster.supervised_driver``) ends the run with the SIGTERM line, the resume hint and 130."""
+    ``host.cluster.supervisor.supervised_driver``) ends the run with the SIGTERM line, the resume hint and 130."""
     import time
     home, out = tmp_path / "home", tmp_path / "run"
     home.mkdir()

@@ -52,7 +52,7 @@ def test_results_file_holds_every_finished_game(tmp_path, capsys, whole):
 
 
 def test_cut_off_sweep_goes_on_where_it_stopped(tmp_path, capsys, monkeypatch, whole):
-    import host.lockstep as lockstep
+    import host.verify.lockstep as lockstep
     path = tmp_path / "r.jsonl"
     assert _run(capsys, path)[0] == 0
     # the file as a sweep cut off after its first game left it (a game with an error record too)
@@ -73,7 +73,7 @@ def test_cut_off_sweep_goes_on_where_it_stopped(tmp_path, capsys, monkeypatch, w
 
 
 def test_failed_game_is_not_kept(tmp_path):
-    from host.lockstep import ResultsFile
+    from host.verify.lockstep import ResultsFile
     store = ResultsFile(tmp_path / "r.jsonl", {"rtl": "x"})   # a new file: its header is written at once
     assert (tmp_path / "r.jsonl").read_text() == '{"lockstep_results": {"rtl": "x"}}\n'
     store.add({"game": "pong", "error": "boom", "match": False})
@@ -89,7 +89,7 @@ def test_failed_game_is_not_kept(tmp_path):
 def test_bad_results_file_is_one_line_exit_2(tmp_path, capsys, case):
     import os
 
-    from host.lockstep import run_identity
+    from host.verify.lockstep import run_identity
     path = tmp_path / "r.jsonl"
     argv = ["lockstep", "--games", "pong", "--frames", "3", "--results", str(path)]
     before = None
@@ -157,7 +157,7 @@ def test_one_run_per_results_file(tmp_path):
     import os
 
     from host.errors import UserError
-    from host.lockstep import ResultsFile
+    from host.verify.lockstep import ResultsFile
     ident = {"rtl": "console-test", "frames": 3}
     rec = {"game": "pong", "mapper": "2K", "frames_compared": 3, "match": True}
     (tmp_path / "link.jsonl").symlink_to(tmp_path / "r.jsonl")
@@ -178,7 +178,7 @@ def test_one_run_per_results_file(tmp_path):
 
 def test_a_refused_or_bad_file_lets_the_lock_go_and_stale_temp_files_go(tmp_path):
     from host.errors import UserError
-    from host.lockstep import ResultsFile
+    from host.verify.lockstep import ResultsFile
     path = tmp_path / "r.jsonl"
     ResultsFile(path, {"rtl": "a"}).close()
     with pytest.raises(UserError, match="holds another run's results"):

@@ -26,7 +26,7 @@ def nature_int8_run(tmp_path_factory):
 
 
 def test_ga_int8_on_nature(nature_int8_run):
-    from host.noise import NoiseTable, genome_params
+    from host.launcher.noise import NoiseTable, genome_params
     cfg = json.loads((nature_int8_run / "config.json").read_text())
     from hls_models.networks import n_params
     assert cfg["network"] == "nature" and cfg["n_params"] == n_params("nature", 6) == 1_693_362 - 12 * 513
@@ -96,8 +96,8 @@ def test_int8_same_fitness_any_worker_count(tmp_path):
 
 def test_nature_slot_values_do_not_depend_on_the_batch():
     from hls_models.policy_int8 import quantize_network
-    from host.policy import NetworkSlotWeights, init_network_params
-    from host.policy_int8 import Int8NetworkSlots
+    from host.launcher.policy import NetworkSlotWeights, init_network_params
+    from host.launcher.policy_int8 import Int8NetworkSlots
     rng = np.random.default_rng(4)
     obs = rng.integers(0, 256, (3, 4, 84, 84), dtype=np.uint8)
     flats = [init_network_params(s, 5, "nature") for s in (1, 2, 3)]

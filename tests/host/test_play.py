@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from host.play import NTSC_FPS, PAL_FPS, episode_seeds, gif_delays_cs
+from host.launcher.play import NTSC_FPS, PAL_FPS, episode_seeds, gif_delays_cs
 
 TINY = ["--game", "breakout", "--population", "4", "--generations", "1", "--episode-frames", "200",
         "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "1", "--envs-per-block", "2",
@@ -30,8 +30,8 @@ def run_dir(tmp_path_factory):
 def rollout(params: np.ndarray, seed: int, episode_frames: int = 200) -> float:
     """Independent oracle: one AleInstance and one float policy, step by step."""
     import ale_py.roms
-    from host.instance import AleInstance
-    from host.policy import n_params, forward_reference
+    from host.launcher.instance import AleInstance
+    from host.launcher.policy import n_params, forward_reference
     inst = AleInstance(ale_py.roms.get_rom_path("breakout"), 4, 0.0, episode_frames)
     assert params.size == n_params(inst.n_actions)
     stack = np.zeros((4, 84, 84), np.uint8)
@@ -74,7 +74,7 @@ def test_play_scores_equal_a_plain_rollout_and_video_is_real_time(run_dir, tmp_p
 
 
 def test_play_checkpointed_individual_and_gif(run_dir, tmp_path):
-    from host.noise import NoiseTable, genome_params
+    from host.launcher.noise import NoiseTable, genome_params
     proc = nc2600("play", "--run", str(run_dir), "--episodes", "1", "--individual", "2",
                   "--video", str(tmp_path / "i2.gif"), "--json")
     assert proc.returncode == 0, proc.stderr
@@ -112,8 +112,8 @@ def test_play_under_the_other_arithmetic(run_dir):
     """``--policy int8`` re-evaluates a float-trained elite as the fabric would run it: scores
     equal a plain rollout of the numpy int8 model quantised with the run's calibration set."""
     import ale_py.roms
-    from host.instance import AleInstance
-    from host.play import load_agent, policy_for
+    from host.launcher.instance import AleInstance
+    from host.launcher.play import load_agent, policy_for
     proc = nc2600("play", "--run", str(run_dir), "--episodes", "2", "--seed", "3", "--policy", "int8",
                   "--no-video", "--json")
     assert proc.returncode == 0, proc.stderr

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from hls_models import preprocessor
-from host.ale_oracle import open_ale
-from host.instance import AleInstance
-from host.policy import SlotWeights, forward, forward_reference, init_params, n_params, unflatten
+from host.verify.ale_oracle import open_ale
+from host.launcher.instance import AleInstance
+from host.launcher.policy import SlotWeights, forward, forward_reference, init_params, n_params, unflatten
 
 ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)
 

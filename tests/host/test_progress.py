@@ -1,5 +1,5 @@
 """Issue 17: long commands print a line at least every ``HEARTBEAT_S`` seconds when their output
-is redirected (``host.progress.Heartbeat``, shared by ``run``, ``lockstep`` and ``games verify``).
+is redirected (``host.launcher.progress.Heartbeat``, shared by ``run``, ``lockstep`` and ``games verify``).
 
 The oracle is the clock: a fake one for the rule itself, the real one for the thread and the
 commands (with the period shortened to a fraction of a second)."""
@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from host import progress
-from host.progress import Heartbeat
+from host.launcher import progress
+from host.launcher.progress import Heartbeat
 
 
 class FakeClock:

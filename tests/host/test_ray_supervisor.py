@@ -1,4 +1,4 @@
-"""The Ray driver under a supervisor (``host.cluster.supervised_driver``).
+"""The Ray driver under a supervisor (``host.cluster.supervisor.supervised_driver``).
 
 Ray 2.60's core ends a driver with exit status 1 and no word on stderr once the local raylet has
 died (measured: a SIGTERM to the process group of ``nc2600 run --cluster ray`` gave exit 1 and an
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from host.cli import guarded
-from host.cluster import _own_group_for_ray_daemons, set_interrupt_hint, supervised_driver
+from host.cluster.supervisor import _own_group_for_ray_daemons, set_interrupt_hint, supervised_driver
 from host.errors import on_sigterm
 
 
@@ -142,7 +142,7 @@ def test_a_signal_just_before_the_supervisor_waits_is_still_forwarded(capfd, mon
     import ctypes
     import shutil
 
-    import host.cluster as cluster
+    import host.cluster.supervisor as cluster
     src = tmp_path / "late_wait.c"
     src.write_text("#include <sys/wait.h>\n#include <unistd.h>\n#include <errno.h>\n"
                    "int late_waitpid(int pid, int *status, int options) {\n"
@@ -180,7 +180,7 @@ def test_a_signal_twice_at_once_is_one_stop(capfd):
     """The driver's handler (``_stop_once``): a second SIGINT/SIGTERM within STOP_ECHO_S of the
     first (the group's signal and the supervisor's copy) does not interrupt the first's cleanup."""
     def body():
-        from host.cluster import _stop_once
+        from host.cluster.supervisor import _stop_once
         signal.signal(signal.SIGTERM, _stop_once)
 
         def work():
@@ -203,7 +203,7 @@ def test_sigterm_while_ray_starts_is_the_sigterm_stop(monkeypatch):
     surfaces as SystemExit(15) there; connect() turns it into nc2600's stop (Terminated: exit 130
     and the SIGTERM line) and puts nc2600's handlers back."""
     ray = pytest.importorskip("ray")
-    import host.cluster as cluster
+    import host.cluster.ray_cluster as cluster
     from host import errors
     from host.errors import Terminated
     monkeypatch.setattr(errors, "_SIGTERM_RECEIVED", False)     # this process's flag, put back after
@@ -326,7 +326,7 @@ def test_a_killed_driver_is_an_error_line_with_the_resume_command(tmp_path):
 def test_a_killed_node_actors_rom_folder_is_removed_by_the_next(tmp_path):
     """A SIGKILLed node actor leaves its ``nc2600-rom-<pid>-*`` folder; the next actor removes
     the folders of processes that are gone, and only those."""
-    from host.cluster import remove_stale_rom_dirs
+    from host.cluster.ray_cluster import remove_stale_rom_dirs
     gone = subprocess.Popen(["true"])
     gone.wait()
     (tmp_path / f"nc2600-rom-{gone.pid}-abc123").mkdir()
@@ -349,6 +349,6 @@ def test_sweep_with_an_unreachable_head_is_one_line_and_no_table(tmp_path):
 
 
 def test_a_sweep_with_nothing_to_run_starts_no_pool_and_no_ray():
-    from host.sweep import sweep_imap
+    from host.verify.sweep import sweep_imap
     assert list(sweep_imap(print, [], jobs=2)) == []
     assert list(sweep_imap(print, [], cluster="ray", ray_address="127.0.0.1:1")) == []   # not contacted

@@ -7,8 +7,8 @@ import ale_py.roms
 import numpy as np
 import pytest
 
-from host.backends import make_instance
-from host.instance import AleInstance
+from host.launcher.backends import make_instance
+from host.launcher.instance import AleInstance
 
 
 def test_rtl_backend_equals_ale_backend_on_boxing():
@@ -63,7 +63,7 @@ def test_later_episodes_start_from_the_snapshot_and_equal_ale():
 def test_console_snapshot_restores_frames_ram_and_screen():
     """A console restored from a snapshot runs the same frames as the console it was taken from
     (RIOT RAM and screen after every frame), and a snapshot of another build is refused."""
-    from host.rtl_console import RtlConsole
+    from host.drivers.rtl_console import RtlConsole
     from hwtools.verilator_build import ModelState
     con = RtlConsole("boxing")
     con.power_on()

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from host.noise import genome_params, NoiseTable
+from host.launcher.noise import genome_params, NoiseTable
 
 SMALL = ["--game", "breakout", "--population", "6", "--generations", "2", "--episode-frames", "400",
          "--elite-candidates", "2", "--elite-episodes", "2", "--test-episodes", "2", "--envs-per-block", "2",
@@ -118,9 +118,9 @@ def test_evaluator_returns_match_a_manual_rollout_float_and_int8():
     single-instance loop with the same policy (float32 and int8)."""
     import ale_py.roms
     from hls_models.policy_int8 import quantize
-    from host.evaluator import Evaluator, Job
-    from host.instance import AleInstance
-    from host.policy import SlotWeights, init_params
+    from host.launcher.evaluator import Evaluator, Job
+    from host.launcher.instance import AleInstance
+    from host.launcher.policy import SlotWeights, init_params
 
     rom = ale_py.roms.get_rom_path("breakout")
     inst = AleInstance(rom, episode_frames=120)

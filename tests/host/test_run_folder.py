@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from host.evaluator import segment_names
-from host.rundir import RunFolder
+from host.launcher.evaluator import segment_names
+from host.launcher.rundir import RunFolder
 
 TINY = ["--game", "breakout", "--population", "4", "--generations", "2", "--episode-frames", "200",
         "--elite-candidates", "2", "--elite-episodes", "1", "--test-episodes", "2", "--envs-per-block", "2",

@@ -67,7 +67,7 @@ async def bus_errors(dut):
 
 @cocotb.test()
 async def manual_frame_equals_console_harness(dut):
-    from host.games import resolve_rom
+    from host.verify.games import resolve_rom
     from hwtools.console_harness import ConsoleSim
     _, path = resolve_rom(game="boxing")
     rom = open(path, "rb").read()

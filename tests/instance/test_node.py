@@ -5,7 +5,7 @@ takes minutes (two instances, two engines)."""
 import pytest
 
 from hls_models.registers import INSTANCE as R
-from host.fabric import ID_VALUE, FabricDriver, FabricEpisodeRunner
+from host.drivers.fabric import ID_VALUE, FabricDriver, FabricEpisodeRunner
 
 EP_FRAMES = R.EP_FRAMES.offset
 
@@ -33,7 +33,7 @@ def test_node_windows_are_separate_instances(node):
 
 
 def test_node_second_instance_episode_equals_ale_int8(node):
-    from host.games import resolve_rom
+    from host.verify.games import resolve_rom
     from hwtools.instance_harness import MmioWindow
     from tests.instance.test_instance import _varied_policy
     _, rom = resolve_rom(game="boxing")

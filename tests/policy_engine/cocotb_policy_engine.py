@@ -111,8 +111,8 @@ async def infer(dut, port: ObservationPort, obs: np.ndarray, n_actions: int) -> 
 @cocotb.test()
 async def recorded_observations(dut):
     """A pong network (quantised from init_params(2)) on recorded pong observations."""
-    from host.ale_recordings import record_observations
-    from host.policy import init_params
+    from host.verify.ale_recordings import record_observations
+    from host.launcher.policy import init_params
     port, loader = await setup(dut)
     n_actions = 6
     calib = record_observations("pong", 8, 100)

@@ -39,13 +39,13 @@ def _engine(lanes: int):
 
 @lru_cache(maxsize=None)
 def _noise(size: int, seed: int):
-    from host.noise import NoiseTable
+    from host.launcher.noise import NoiseTable
     return NoiseTable(size, seed)
 
 
 def elite_params(game: str) -> tuple[np.ndarray, int]:
     """Float parameters of the recorded elite of ``game`` and its action count."""
-    from host.noise import genome_params
+    from host.launcher.noise import genome_params
     rec = ELITES[game]
     g = rec["genome"]
     noise = _noise(g["noise_table"]["size"], g["noise_table"]["seed"])
@@ -53,8 +53,8 @@ def elite_params(game: str) -> tuple[np.ndarray, int]:
 
 
 def networks(game: str):
-    from host.ale_recordings import record_observations
-    from host.policy import init_params
+    from host.verify.ale_recordings import record_observations
+    from host.launcher.policy import init_params
     elite, n = elite_params(game)
     calib = record_observations(game, 32, 100)
     nets = [("elite", elite)] + [(f"init_params({s})", init_params(s, n)) for s in range(3)]
@@ -63,7 +63,7 @@ def networks(game: str):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_game_networks_200_observations(game):
-    from host.ale_recordings import record_observations
+    from host.verify.ale_recordings import record_observations
     engine = _engine(16)
     obs = record_observations(game, N_OBS, 7)
     nets, n = networks(game)
@@ -79,7 +79,7 @@ def test_game_networks_200_observations(game):
 
 @pytest.mark.parametrize("lanes", [4, 32, 64])
 def test_other_lane_counts(lanes):
-    from host.ale_recordings import record_observations
+    from host.verify.ale_recordings import record_observations
     engine = _engine(lanes)
     for name, qp, obs in adversarial_cases(n_obs=1):
         engine.load(qp)

@@ -14,7 +14,7 @@ import pytest
 
 from hls_models import policy_engine as pm
 from hls_models.policy_int8 import QuantizedPolicy, inference_cycles, quantize, simulate_schedule
-from host.policy import init_params
+from host.launcher.policy import init_params
 from tests.policy_engine.cases import adversarial_cases, random_policy
 
 
@@ -139,7 +139,7 @@ def engine16():
 def test_rtl_real_observations_and_cycles(engine16):
     """An |A| = 18 game and a 6-action game, real observations, every action value equal; the
     measured start->done cycles equal the model's."""
-    from host.ale_recordings import record_observations
+    from host.verify.ale_recordings import record_observations
     for game, n_actions, net in (("ms_pacman", 9, 1), ("pong", 6, 2), ("bank_heist", 18, 3)):
         calib = record_observations(game, 8, 100)
         obs = record_observations(game, 6, 7)

@@ -1,4 +1,4 @@
-"""The batched int8 training path (host.policy_int8.Int8Slots) against the numpy model.
+"""The batched int8 training path (host.launcher.policy_int8.Int8Slots) against the numpy model.
 
 Oracles: :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` (itself checked against
 an int64 loop reference in test_policy_int8.py) and int64 numpy products for the raw kernel.
@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from hls_models import policy_int8 as q8
-from host.policy import init_params
-from host.policy import conv1_blocks
-from host.policy_int8 import Int8Slots, matmul_u8s8
+from host.launcher.policy import init_params
+from host.launcher.policy import conv1_blocks
+from host.launcher.policy_int8 import Int8Slots, matmul_u8s8
 
 
 @pytest.fixture(scope="module")
 def observations():
-    from host.ale_recordings import record_observations
+    from host.verify.ale_recordings import record_observations
     return record_observations("breakout", 24, seed=100), record_observations("breakout", 40, seed=7)
 
 

@@ -10,14 +10,14 @@ import pytest
 
 from hls_models import networks
 from hls_models import policy_int8 as q8
-from host.policy import (forward, forward_network, forward_network_reference, init_network_params, init_params,
+from host.launcher.policy import (forward, forward_network, forward_network_reference, init_network_params, init_params,
                          layer_shapes, n_params, unflatten)
-from host.policy_int8 import Int8NetworkSlots
+from host.launcher.policy_int8 import Int8NetworkSlots
 
 
 @pytest.fixture(scope="module")
 def observations():
-    from host.ale_recordings import record_observations
+    from host.verify.ale_recordings import record_observations
     return record_observations("pong", 16, seed=100), record_observations("pong", 30, seed=7)
 
 

@@ -2,7 +2,7 @@
 
 ``cocotb_preprocessor.py`` streams recorded ALE frames (palette indices, ``NC2600_PP_FRAMES``)
 through the RTL and compares the stack read back with :mod:`hls_models.preprocessor`. The frames
-are recorded on the host before the simulation (:func:`host.ale_recordings.record_screens`): pong by
+are recorded on the host before the simulation (:func:`host.verify.ale_recordings.record_screens`): pong by
 default; breakout, space_invaders and seaquest later in their episodes under ``--full``.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ def _prepare(game: str, frames: int, seed: int, last: int):
     def prepare(work_dir: Path, full: bool) -> dict:
         import numpy as np
 
-        from host.ale_recordings import record_screens
+        from host.verify.ale_recordings import record_screens
         screens, _, fmt = record_screens(game, frames, seed=seed)
         if fmt != "NTSC" or screens.shape[1] != 210:
             raise RuntimeError(f"{game}: the preprocessor testbench needs an NTSC 210-row game, got {fmt} "

@@ -8,8 +8,8 @@ from hls_models import palette
 
 
 def _frames(game: str, n: int = 120, seed: int = 5):
-    from host.ale_oracle import open_ale
-    from host.games import resolve_rom
+    from host.verify.ale_oracle import open_ale
+    from host.verify.games import resolve_rom
     _, rom = resolve_rom(game=game)
     ale = open_ale(rom)
     actions = ale.getMinimalActionSet()

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from host.cli import main
-from host.preprocessor import passed
+from host.verify.preprocessor import passed
 
 
 def test_rtl_run_reports_exact_match(capsys):

@@ -12,7 +12,7 @@ def test_pong_frames_exercise_the_flicker_max():
     max of two frames differs from the last frame alone."""
     from hls_models import preprocessor as pp
     from hls_models.palette import to_grey
-    from host.ale_recordings import record_screens
+    from host.verify.ale_recordings import record_screens
     screens, _, fmt = record_screens("pong", 60, seed=11)
     screens = screens[-3:]
     assert fmt == "NTSC" and screens.shape[1] == 210

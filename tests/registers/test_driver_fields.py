@@ -1,9 +1,9 @@
-"""The fabric driver's register access by name (host/fabric.py) over a recording MMIO object:
+"""The fabric driver's register access by name (host/drivers/fabric.py) over a recording MMIO object:
 the words it writes are the hand-packed values of the register map (offsets and bit positions
 read off nc2600.rdl by hand), and a value that does not fit raises ValueError naming the field."""
 import pytest
 
-from host.fabric import FabricDriver, error_names
+from host.drivers.fabric import FabricDriver, error_names
 
 
 class RecordingMmio:

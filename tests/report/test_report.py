@@ -1,6 +1,6 @@
-"""``nc2600 report`` / host.report: figures checked against the inputs they were computed from.
+"""``nc2600 report`` / host.report.throughput: figures checked against the inputs they were computed from.
 
-The pure part (:func:`host.report.compute`) gets hand-made inputs and every derived figure
+The pure part (:func:`host.report.throughput.compute`) gets hand-made inputs and every derived figure
 is worked out by hand here (the policy cycle count from the network's shapes, not from the
 model); the end-to-end run checks the measured RTL figures against hand-derived values and
 the fabric figures against mesh_sim run directly with the same options.
@@ -12,7 +12,8 @@ import json
 import numpy as np
 import pytest
 
-from host import report as rp
+from host.report import measure, render
+from host.report import throughput as rp
 
 FAKE_MESH = {"projected_fps": 1.0e6, "ceiling_fps": 1.4e6, "time_fractions": {"counted_frames": 0.7, "barrier": 0.3},
              "gap_fps": {"barrier": 4e5}, "topology": {"instances": 832}, "schedule": "static",
@@ -80,7 +81,7 @@ def test_missing_blocks_are_missing_not_invented():
 
 
 def test_write_renders_md_html_json(tmp_path):
-    rp.write(small_inputs(), tmp_path, {"command": "test"})
+    render.write(small_inputs(), tmp_path, {"command": "test"})
     md = (tmp_path / "report.md").read_text()
     html = (tmp_path / "report.html").read_text()
     data = json.loads((tmp_path / "report.json").read_text())
@@ -105,7 +106,7 @@ def test_a_report_written_over_an_earlier_one_leaves_one_report(tmp_path):
     boxing = rp.GameInputs("boxing", n_actions=18, colour_clocks=np.array([59736, 59736]),
                            pp_latencies=[7], screen="NTSC, 210 rows")
     first = dataclasses.replace(first, games=[*first.games, boxing])
-    rp.write(first, tmp_path, {"command": "first"})
+    render.write(first, tmp_path, {"command": "first"})
     assert (tmp_path / "colour_clocks_boxing.png").is_file()
     for name in ("actions_boxing.npy", "actions_pong.npy"):               # as measure_colour_clocks leaves them
         (tmp_path / "inputs").mkdir(exist_ok=True)
@@ -114,7 +115,7 @@ def test_a_report_written_over_an_earlier_one_leaves_one_report(tmp_path):
     (tmp_path / "inputs" / "rtl_play_boxing" / "colour_clocks.npy").write_bytes(b"x")
     (tmp_path / "notes.txt").write_text("mine")
     (tmp_path / "other.png").write_bytes(b"mine")
-    rp.write(small_inputs(), tmp_path, {"command": "second"})               # pong and breakout only
+    render.write(small_inputs(), tmp_path, {"command": "second"})               # pong and breakout only
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["meta"]["command"] == "second" and sorted(data["per_game"]) == ["breakout", "pong"]
     assert not (tmp_path / "colour_clocks_boxing.png").exists()
@@ -127,9 +128,9 @@ def test_a_report_written_over_an_earlier_one_leaves_one_report(tmp_path):
 
 def test_action_select_latency_on_rtl():
     # ceil(log2 18) = 5 registered tree levels (hand count for 18 lanes), 1 for 2 lanes, 3 for 6
-    assert rp.measure_action_select_latency(18) == 5
-    assert rp.measure_action_select_latency(2) == 1
-    assert rp.measure_action_select_latency(6) == 3
+    assert measure.measure_action_select_latency(18) == 5
+    assert measure.measure_action_select_latency(2) == 1
+    assert measure.measure_action_select_latency(6) == 3
 
 
 def test_cli_end_to_end(tmp_path, capsys):
@@ -146,7 +147,7 @@ def test_cli_end_to_end(tmp_path, capsys):
     assert "max over 2 observations" in find(figs, "preprocessor latency", "pong").name
     assert find(figs, "action-select latency", None).value == 5
     measured = data["per_game"]["pong"]["colour_clocks"]
-    if not rp.rtl_play_available():
+    if not measure.rtl_play_available():
         assert measured is None
         assert find(figs, "colour clocks per frame (RTL console)", "pong").kind == rp.MISSING
         cc = None
@@ -158,7 +159,7 @@ def test_cli_end_to_end(tmp_path, capsys):
         assert find(figs, "colour clocks per frame, max", "pong").value == raw.max()
         cc = int(round(raw.mean()))
     # the fabric figure is mesh_sim's for the same options (pong: 6 actions, 16 lanes, 100 MHz)
-    opts = rp.mesh_cases()["headline"]
+    opts = measure.mesh_cases()["headline"]
     want = simulate(replace(opts, clock_mhz=100.0, lanes=16, n_actions=6, colour_clocks_per_frame=cc))
     assert find(figs, "projected fabric frames/s, headline", "pong").value == pytest.approx(want["projected_fps"])
     # and the three-colour-clock console's case: the same options at 3 colour clocks per clock
@@ -213,7 +214,7 @@ def test_instance_phases_give_the_per_instance_figures():
     # the game without a measurement says so
     assert find(figs, "fabric instance cycles by phase", "breakout").kind == rp.MISSING
     # mesh_sim options from the phases: 59,779 cycles per frame, a 185,929-cycle decision path
-    t = rp.instance_mesh_timing(INSTANCE)
+    t = measure.instance_mesh_timing(INSTANCE)
     assert (t["colour_clocks_per_frame"], t["inference_cycles"]) == (59779, 185929)
 
 
@@ -221,10 +222,10 @@ def test_mesh_sim_takes_the_measured_instance_timing():
     from dataclasses import replace
 
     from mesh_sim.project import simulate
-    opts = replace(rp.mesh_cases()["sustained"], n_actions=18, inference="serial")
+    opts = replace(measure.mesh_cases()["sustained"], n_actions=18, inference="serial")
     model = simulate(opts)
     assert model["instance"]["inference_cycles"] == 185_932          # hls_models.policy_int8, 16 lanes, 18 actions
-    given = simulate(replace(opts, **rp.instance_mesh_timing(INSTANCE)))
+    given = simulate(replace(opts, **measure.instance_mesh_timing(INSTANCE)))
     assert given["instance"]["inference_cycles"] == 185_929
     assert given["instance"]["inference_source"] == "measured on the Verilated fabric instance"
     assert given["instance"]["colour_clocks_source"] == "measured on the Verilated fabric instance"
@@ -238,7 +239,7 @@ def test_measure_instance_cycles_on_the_rtl():
     """One short Boxing episode on the Verilated instance: inference per decision equals the engine's
     cycle model (measured equal on the engine RTL, issue 12), action select ceil(log2 18) = 5."""
     from hls_models.policy_engine import engine_cycles
-    m, why, cmd = rp.measure_instance_cycles("boxing", 40, 3)
+    m, why, cmd = measure.measure_instance_cycles("boxing", 40, 3)
     assert m is not None, why
     assert m["frames"] == 40 and m["decisions"] > 0
     assert m["inference_per_decision"] == engine_cycles(18, 16)
@@ -285,18 +286,28 @@ def test_three_colour_clock_console_at_its_fmax():
     assert ratio.value == pytest.approx(1.8) and ratio.unit == "x"
 
 
-def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path):
-    """``rtl-play`` runs inside the report's process under its own guard, which turns Ctrl-C or
-    SIGTERM into exit 130: the report must stop (KeyboardInterrupt up to its guard: exit 130, no
-    report written), not record the colour clocks as missing and go on (a new user's find)."""
-    import host.cli
+def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path, capsys):
+    """``rtl-play`` runs inside the report's process under the guard every command runs under,
+    which turns Ctrl-C or SIGTERM into exit 130: the report must stop (KeyboardInterrupt up to its
+    guard: exit 130, no report written), not record the colour clocks as missing and go on."""
+    import host.drivers.rtl_play
+    from host.errors import UserError
     calls = []
-    monkeypatch.setattr(rp, "rtl_play_available", lambda: True)
-    monkeypatch.setattr(host.cli, "main", lambda argv: calls.append(argv) or 130)
+
+    def interrupted(*args):
+        calls.append(args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(host.drivers.rtl_play, "rtl_play", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        rp.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
-    assert calls and calls[0][0] == "rtl-play"
-    # a failure that is not an interrupt is still a missing figure with its reason
-    monkeypatch.setattr(host.cli, "main", lambda argv: 2)
-    cc, why, _ = rp.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
+        measure.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
+    assert calls and calls[0][0] == "pong" and calls[0][1] == str(tmp_path / "actions_pong.npy")
+
+    # a failure that is not an interrupt is still a missing figure with its reason, and its line
+    def refused(*args):
+        raise UserError("pong: mapper X is not implemented by the console RTL yet")
+
+    monkeypatch.setattr(host.drivers.rtl_play, "rtl_play", refused)
+    cc, why, _ = measure.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
     assert cc is None and "exit 2" in why
+    assert "nc2600: error: pong: mapper X is not implemented" in capsys.readouterr().err

@@ -1,0 +1,370 @@
+"""Evaluation on a Ray cluster (``nc2600 run --cluster ray [--ray-address ADDR]``): the node
+actors and the driver's evaluator.
+
+Evaluation on a Ray cluster (``nc2600 run --cluster ray [--ray-address ADDR]``).
+
+Layout: one :class:`NodeEvaluator` Ray actor per node of the cluster, pinned to that node
+(``NodeAffinitySchedulingStrategy``, not soft). Each actor owns an ordinary
+:class:`host.launcher.evaluator.Evaluator` with one emulator worker process per CPU that Ray gives the
+node (``ray start --num-cpus N``), so every node keeps the evaluator's batched inference and
+double buffering. The driver (:class:`RayEvaluator`, the ``nc2600 run`` process) keeps the
+algorithm, the checkpoints and the run directory; it cuts each ``evaluate`` call's job list
+into contiguous chunks, ships a chunk with the parameter vectors of its individuals to an idle
+actor (at most two chunks queued per actor, so that an actor never waits for the driver) and
+reassembles the results in job order.
+
+Same results: an episode's result depends only on its individual's parameters and its episode
+seed (:mod:`host.launcher.evaluator`), never on the node, slot or chunk that ran it, so the fitness
+values, elites and ``log.jsonl`` equal the local backend's for any number of nodes or CPUs.
+
+Faults: a chunk's result is accepted once, when its task returns. If an actor's process dies
+(SIGKILL, out of memory), Ray restarts the actor on its node (``max_restarts``) and runs the
+lost task again (``max_task_retries``); an emulator process that dies inside an actor makes
+the actor exit so that the same path applies. If the node itself is gone, the driver moves the
+chunk to another node. Either way every (individual, episode) is recorded exactly once and the
+values are those of an undisturbed run (the tasks are pure functions of their inputs).
+
+The connection these run over (joining or starting Ray, the node checks) is
+:mod:`host.cluster.ray_cluster`.
+"""
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable
+
+import numpy as np
+
+from hls_models.platform import FRAME_SKIP
+from host.cluster.ray_cluster import PROBE_TIMEOUT_S, RayCluster, _first_line, remove_stale_rom_dirs
+from host.errors import UserError
+
+if TYPE_CHECKING:
+    from host.launcher.evaluator import EpisodeResult, Job
+
+CHUNK_ROUNDS = 8                  #: a chunk holds up to this many episodes per actor slot
+QUEUED_PER_ACTOR = 2              #: chunks in flight per actor (one running, one waiting)
+
+
+# -- the per-node actor ---------------------------------------------------------------------
+class NodeEvaluator:
+    """Ray actor: one :class:`host.launcher.evaluator.Evaluator` on one node.
+
+    Args:
+        rom_name, rom_bytes: the game's ROM, shipped from the driver (nodes need no ROM files).
+        workers: emulator worker processes on this node (its CPUs in Ray).
+        envs_per_block, frame_skip, sticky, episode_frames, backend, policy, network: as the Evaluator.
+    """
+
+    def __init__(self, rom_name: str, rom_bytes: bytes, workers: int, envs_per_block: int, frame_skip: int,
+                 sticky: float, episode_frames: int, backend: str, policy: str, network: str = "small",
+                 genome_spec: dict | None = None):
+        from host.launcher.evaluator import Evaluator
+        remove_stale_rom_dirs()
+        self._dir = tempfile.TemporaryDirectory(prefix=f"nc2600-rom-{os.getpid()}-")
+        rom = Path(self._dir.name) / rom_name
+        rom.write_bytes(rom_bytes)
+        self.ev = Evaluator(rom, workers, envs_per_block, frame_skip, sticky, episode_frames, backend, policy,
+                            network=network)
+        self.slots = 2 * workers * envs_per_block
+        self.policy, self.network, self.genome_spec = policy, network, genome_spec
+        self._builder = None
+
+    def info(self) -> dict:
+        return {"pid": os.getpid(), "slots": self.slots, "n_actions": self.ev.n_actions}
+
+    def evaluate(self, seeds: np.ndarray, individuals: np.ndarray, params: list) -> tuple[np.ndarray, float]:
+        """Run one chunk: episode ``j`` is individual ``params[individuals[j]]`` with episode seed
+        ``seeds[j]``. Returns ``(n, 4)`` float64 (return, frames, steps, reset frames) and the
+        seconds this node spent on the chunk."""
+        from host.launcher.evaluator import Job, WorkerDied
+        t0 = time.perf_counter()
+        jobs = [Job(int(i), int(s)) for i, s in zip(individuals, seeds)]
+        try:
+            results = self.ev.evaluate(jobs, lambda i: params[i])
+        except WorkerDied:
+            # an emulator process of this node died: exit so that Ray restarts this actor and
+            # runs the chunk again (the driver never sees a partial chunk)
+            os._exit(75)
+        table = np.array([[r.episode_return, r.frames, r.steps, r.reset_frames] for r in results], np.float64)
+        return table, time.perf_counter() - t0
+
+    def _genome_spec_checked(self) -> dict:
+        """The genome specification this evaluator was started with, its
+        :class:`host.launcher.noise.GenomeBuilder` made on first use. Raises RuntimeError without one."""
+        from host.launcher.noise import GenomeBuilder
+        spec = self.genome_spec
+        if spec is None:
+            raise RuntimeError("this evaluator was started without a genome specification")
+        if self._builder is None:
+            self._builder = GenomeBuilder(spec["n_actions"], spec["sigma"], spec["noise_size"], spec["noise_seed"],
+                                          self.network)
+        return spec
+
+    def _genome_params(self, genomes: list) -> tuple[list, float]:
+        """The policies of seed-list genomes, rebuilt here (:class:`host.launcher.noise.GenomeBuilder`; int8:
+        quantised as the driver does, :func:`host.launcher.run.Run._policy_for`); and the seconds spent."""
+        t0 = time.perf_counter()
+        spec = self._genome_spec_checked()
+        params = [self._builder.params(g) for g in genomes]
+        if self.policy == "int8":
+            from hls_models.policy_int8 import quantize_network
+            params = [quantize_network(p, self.network, spec["n_actions"], spec["calib_obs"]) for p in params]
+        return params, time.perf_counter() - t0
+
+    def _es_params(self, centre: np.ndarray, perturbations: list) -> tuple[list, float]:
+        """OpenAI-ES individuals ``centre +- sigma * eps(seed)`` rebuilt here
+        (:func:`host.launcher.algorithms.es_individual`, the driver's own operations); int8 quantised as
+        the driver does. Returns the policies and the seconds spent."""
+        from host.launcher.algorithms import es_individual
+        t0 = time.perf_counter()
+        spec = self._genome_spec_checked()
+        centre = np.asarray(centre, np.float32)
+        params = [es_individual(centre, int(seed), int(sign), spec["sigma"], self._builder.noise)
+                  for seed, sign in perturbations]
+        if self.policy == "int8":
+            from hls_models.policy_int8 import quantize_network
+            params = [quantize_network(p, self.network, spec["n_actions"], spec["calib_obs"]) for p in params]
+        return params, time.perf_counter() - t0
+
+    def evaluate_es(self, seeds: np.ndarray, individuals: np.ndarray, centre: np.ndarray,
+                    perturbations: list) -> tuple[np.ndarray, float]:
+        """:meth:`evaluate` with ES individuals given as the centre (shipped once per call) and
+        ``(seed, sign)`` each; the seconds returned include the rebuild."""
+        params, build_s = self._es_params(centre, perturbations)
+        table, seconds = self.evaluate(seeds, individuals, params)
+        return table, seconds + build_s
+
+    def evaluate_genomes(self, seeds: np.ndarray, individuals: np.ndarray, genomes: list) -> tuple[np.ndarray, float]:
+        """:meth:`evaluate` with seed-list genomes instead of parameter vectors (rebuilt here,
+        bit-identical); the seconds returned include the rebuild."""
+        params, build_s = self._genome_params(genomes)
+        table, seconds = self.evaluate(seeds, individuals, params)
+        return table, seconds + build_s
+
+    def transfer_only_genomes(self, seeds: np.ndarray, individuals: np.ndarray, genomes: list) -> tuple[np.ndarray, float]:
+        """Like :meth:`transfer_only` for seed-list genomes: reads every seed, rebuilds nothing."""
+        touched = sum(len(g) for g in genomes)
+        table = np.zeros((len(seeds), 4), np.float64)
+        table[:, 0] = 0.0 * touched
+        return table, 0.0
+
+    def rebuild_only(self, seeds: np.ndarray, individuals: np.ndarray, genomes: list) -> tuple[np.ndarray, float]:
+        """Rebuild the genomes' parameters (the node's cost of seed lists), no emulation; returns
+        zero results and the seconds spent rebuilding."""
+        _, build_s = self._genome_params(genomes)
+        return np.zeros((len(seeds), 4), np.float64), build_s
+
+    def transfer_only(self, seeds: np.ndarray, individuals: np.ndarray, params: list) -> tuple[np.ndarray, float]:
+        """Like :meth:`evaluate` but without emulation (for measuring Ray's own cost): reads
+        every parameter vector once and returns zero results and zero node seconds."""
+        touched = sum(float(np.asarray(p).ravel()[-1]) for p in params)
+        table = np.zeros((len(seeds), 4), np.float64)
+        table[:, 0] = 0.0 * touched
+        return table, 0.0
+
+    def shutdown(self) -> None:
+        """Stop the emulator processes and free the shared memory (before ``ray.kill``)."""
+        self.ev.close()
+        self._dir.cleanup()
+
+    def pids(self) -> list[int]:
+        """This actor's process and its emulator worker processes (for fault-injection tests)."""
+        return [os.getpid(), *(p.pid for p in self.ev.procs)]
+
+
+# -- the driver side --------------------------------------------------------------------
+class RayEvaluator:
+    """Drop-in for :class:`host.launcher.evaluator.Evaluator` that evaluates on every node of a Ray cluster.
+
+    Args:
+        cluster: from :func:`connect`.
+        rom_path: ROM file on the driver (its bytes are shipped to the nodes).
+        envs_per_block: game instances per block per emulator worker (``--envs-per-block``).
+        chunk_rounds: a chunk holds at most ``chunk_rounds`` episodes per slot of its actor,
+            and at most an equal share of the call's jobs per actor.
+        genome_spec: ``{"n_actions", "sigma", "noise_size", "noise_seed", "calib_obs"}`` (the
+            run's network outputs, mutation power, noise table and, for ``--policy int8``, its
+            calibration observations): when given, a ``params_for`` that names seed-list genomes
+            (:class:`host.launcher.algorithms.SeedListIndividuals`, GA and RS) is shipped as seed lists and
+            the nodes rebuild the parameters (:class:`host.launcher.noise.GenomeBuilder`, bit-identical);
+            an ES generation's ``params_for`` (:class:`host.launcher.algorithms.ESIndividuals`) travels as
+            its centre (once per call) and ``(seed, sign)`` per individual; otherwise (no spec,
+            or a plain ``params_for``) the parameter vectors travel.
+    Attributes:
+        stats: per :meth:`evaluate` call: chunks, resubmitted chunks, seconds spent in the
+            driver shipping parameters (``put_s``), seconds each node spent inside its chunks
+            (``node_s``), wall seconds (``wall_s``); ``wall_s - max(node_s)`` is the time the
+            busiest node waited on Ray (scheduling, transfers, the driver).
+    """
+
+    def __init__(self, cluster: RayCluster, rom_path, envs_per_block: int, frame_skip: int = FRAME_SKIP,
+                 sticky: float = 0.0, episode_frames: int = 20_000, backend: str = "ale",
+                 policy: str = "float", chunk_rounds: int = CHUNK_ROUNDS, network: str = "small",
+                 genome_spec: dict | None = None):
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+        self.genome_spec = genome_spec
+        ray = self.ray = cluster.ray
+        self.cluster, self.chunk_rounds = cluster, int(chunk_rounds)
+        rom_path = Path(rom_path)
+        rom_bytes = rom_path.read_bytes()
+        actor_cls = ray.remote(NodeEvaluator)
+        self.actors, self.slots = [], []
+        for node in cluster.nodes:
+            actor = actor_cls.options(
+                num_cpus=node.cpus, max_restarts=-1, max_task_retries=-1, max_concurrency=1,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node.node_id, soft=False),
+            ).remote(rom_path.name, rom_bytes, node.cpus, envs_per_block, frame_skip, sticky,
+                     episode_frames, backend, policy, network, genome_spec)
+            self.actors.append(actor)
+        try:
+            infos = ray.get([a.info.remote() for a in self.actors], timeout=PROBE_TIMEOUT_S)
+        except Exception as exc:  # noqa: BLE001
+            self.close()
+            raise UserError(f"a Ray node could not start its evaluator: {_first_line(exc)}") from None
+        self.slots = [i["slots"] for i in infos]
+        self.n_actions = infos[0]["n_actions"]
+        self.alive = [True] * len(self.actors)
+        self.node_method = "evaluate"   # "transfer_only": Ray's cost alone (host.bench.cluster)
+        self.load = [0] * len(self.actors)
+        self.stats: list[dict] = []
+
+    # ------------------------------------------------------------------------------
+    def _chunks(self, n_jobs: int) -> list[tuple[int, int]]:
+        n_alive = max(1, sum(self.alive))
+        smallest = min(s for s, a in zip(self.slots, self.alive) if a) if any(self.alive) else 1
+        size = max(1, min(smallest * self.chunk_rounds, math.ceil(n_jobs / n_alive)))
+        return [(a, min(a + size, n_jobs)) for a in range(0, n_jobs, size)]
+
+    def evaluate(self, jobs: Iterable[Job], params_for: Callable[[int], object],
+                 on_result: Callable[[EpisodeResult], None] | None = None) -> list[EpisodeResult]:
+        """Run every job to the end of its episode on the cluster; results in job order.
+
+        Same contract as :meth:`host.launcher.evaluator.Evaluator.evaluate`; ``on_result`` is called as
+        each chunk's results arrive. Raises :class:`host.launcher.evaluator.WorkerDied` when no node is left.
+        """
+        from host.launcher.evaluator import EpisodeResult
+        ray = self.ray
+        t0 = time.perf_counter()
+        jobs = list(jobs)
+        results: list[EpisodeResult | None] = [None] * len(jobs)
+        chunks = self._chunks(len(jobs))
+        todo = deque(range(len(chunks)))
+        inflight: dict = {}                       # ObjectRef -> (actor index, chunk index)
+        load = self.load = [0] * len(self.actors)   # chunks in flight per actor
+        payload: dict[int, tuple] = {}
+        put_s = 0.0
+        node_s = [0.0] * len(self.actors)          # seconds each node spent on accepted chunks
+        resubmitted = 0
+        genomes = self.genome_spec is not None and hasattr(params_for, "genome")
+        es = self.genome_spec is not None and not genomes and hasattr(params_for, "perturbation") \
+            and self.node_method == "evaluate"
+        method = self.node_method + ("_genomes" if genomes and self.node_method != "rebuild_only" else "") + \
+            ("_es" if es else "")
+        centre_ref = None
+        if es:                                   # the ES centre travels once per call
+            t = time.perf_counter()
+            centre_ref = ray.put(np.asarray(params_for.centre))
+            put_s += time.perf_counter() - t
+
+        def build(c: int):
+            nonlocal put_s
+            t = time.perf_counter()
+            a, b = chunks[c]
+            order: dict[int, int] = {}
+            for j in range(a, b):
+                order.setdefault(jobs[j].individual, len(order))
+            params = [None] * len(order)
+            for ind, k in order.items():
+                params[k] = list(params_for.genome(ind)) if genomes else \
+                    tuple(params_for.perturbation(ind)) if es else params_for(ind)
+            seeds = np.array([jobs[j].episode_seed for j in range(a, b)], np.int64)
+            local = np.array([order[jobs[j].individual] for j in range(a, b)], np.int64)
+            out = (seeds, local, centre_ref, ray.put(params)) if es else (seeds, local, ray.put(params))
+            put_s += time.perf_counter() - t
+            return out
+
+        def submit() -> None:
+            while todo:
+                free = [i for i in range(len(self.actors)) if self.alive[i] and load[i] < QUEUED_PER_ACTOR]
+                if not free:
+                    return
+                i = min(free, key=lambda x: load[x])
+                c = todo.popleft()
+                if c not in payload:
+                    payload[c] = build(c)
+                ref = getattr(self.actors[i], method).remote(*payload[c])
+                inflight[ref] = (i, c)
+                load[i] += 1
+
+        submit()
+        while inflight:
+            # a timeout hands control back to Python every second, so that a SIGTERM's handler
+            # runs at once (a blocking wait can take many seconds to notice it)
+            ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
+            if not ready:
+                continue
+            ref = ready[0]
+            i, c = inflight.pop(ref)
+            load[i] -= 1
+            try:
+                out = ray.get(ref)
+            except ray.exceptions.ActorUnavailableError:
+                todo.appendleft(c)             # restarting: run the chunk again, node kept
+                resubmitted += 1
+                submit()
+                continue
+            except (ray.exceptions.RayActorError, ray.exceptions.ActorUnschedulableError,
+                    ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError,
+                    ray.exceptions.WorkerCrashedError):
+                # the node is gone (a killed process alone is restarted and retried by Ray)
+                self.alive[i] = False
+                todo.appendleft(c)
+                resubmitted += 1
+                if not any(self.alive):
+                    from host.launcher.evaluator import WorkerDied
+                    raise WorkerDied("every Ray node of the evaluation died") from None
+                submit()
+                continue
+            a, b = chunks[c]
+            del payload[c]
+            out, seconds = out
+            node_s[i] += seconds
+            for j, row in zip(range(a, b), out):
+                res = EpisodeResult(jobs[j], float(row[0]), int(row[1]), int(row[2]), int(row[3]))
+                results[j] = res
+                if on_result is not None:
+                    on_result(res)
+            submit()
+        self.stats.append({"jobs": len(jobs), "chunks": len(chunks), "resubmitted": resubmitted, "genomes": genomes,
+                           "es_perturbations": es,
+                           "put_s": put_s, "node_s": node_s, "wall_s": time.perf_counter() - t0})
+        return results  # type: ignore[return-value]
+
+    def actor_pids(self) -> list[list[int]]:
+        """Per node: the actor's process id, then its emulator processes' ids."""
+        return self.ray.get([a.pids.remote() for a in self.actors])
+
+    def close(self) -> None:
+        """Stop the node actors (their emulator processes exit with them); idempotent."""
+        actors = getattr(self, "actors", [])
+        try:
+            self.ray.get([a.shutdown.remote() for a in actors], timeout=30)
+        except Exception:  # noqa: BLE001 - a dead or stuck actor is killed below
+            pass
+        for a in actors:
+            try:
+                self.ray.kill(a)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        self.actors = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

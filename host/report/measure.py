@@ -1,0 +1,264 @@
+"""The measurements of the throughput report (:mod:`host.report.throughput`): the RTL blocks in
+simulation (action select, the console, the preprocessor, the fabric instance) and the fabric
+projection (:mod:`mesh_sim`), gathered into :class:`host.report.throughput.Inputs` by :func:`gather`.
+Something that cannot be measured here is recorded as missing with the reason.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from hls_models.platform import FRAME_SKIP
+from host.report.throughput import ACTION_SELECT_LANES, GameInputs, Inputs
+
+
+def measure_action_select_latency(n: int = ACTION_SELECT_LANES, width: int = 32) -> int:
+    """Rising edges from the action-values beat (``action_values.valid``) to ``chosen.valid`` of :class:`hw.action_select.ActionSelect`
+    (Amaranth simulator); also checks the index against numpy's argmax. Raises ``RuntimeError``."""
+    from amaranth.sim import Simulator
+
+    from hw.action_select import ActionSelect
+    dut = ActionSelect(n, width)
+    values = [(-1) ** i * (i * 37 % 11) for i in range(n)]
+    want = int(np.argmax(values))
+    result: dict = {}
+
+    async def bench(ctx):
+        for i, v in enumerate(values):
+            ctx.set(dut.action_values.payload.values[i], v)
+        ctx.set(dut.action_values.payload.count, n)
+        ctx.set(dut.action_values.valid, 1)
+        await ctx.tick()
+        ctx.set(dut.action_values.valid, 0)
+        for edges in range(1, 64):
+            if ctx.get(dut.chosen.valid):
+                result["latency"], result["index"] = edges, ctx.get(dut.chosen.index)
+                return
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    if "latency" not in result:
+        raise RuntimeError("action select: chosen.valid never rose")
+    if result["index"] != want:
+        raise RuntimeError(f"action select chose {result['index']}, numpy argmax {want}")
+    return int(result["latency"])
+
+
+def rtl_play_available() -> bool:
+    """True when the RTL console's player (:mod:`host.drivers.rtl_play`, ``nc2600 rtl-play``) is installed."""
+    import importlib.util
+    return importlib.util.find_spec("host.drivers.rtl_play") is not None
+
+
+def random_actions(minimal_actions, frames: int, frame_skip: int, seed: int) -> np.ndarray:
+    """``(frames,)`` int ALE action ids: uniform over the minimal set, each held ``frame_skip`` frames."""
+    rng = np.random.default_rng(seed)
+    steps = -(-frames // frame_skip)
+    picks = np.asarray(minimal_actions, dtype=np.int64)[rng.integers(len(minimal_actions), size=steps)]
+    return np.repeat(picks, frame_skip)[:frames]
+
+
+def measure_colour_clocks(game: str, actions: np.ndarray, work: Path) -> tuple[np.ndarray | None, str, str]:
+    """Colour clocks per frame of the RTL console as ``nc2600 rtl-play`` measures them
+    (:func:`host.drivers.rtl_play.rtl_play`, its files left in ``work/rtl_play_GAME/``).
+
+    Returns ``(colour_clocks or None, reason when None, reproducing command)``.
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    apath = work / f"actions_{game}.npy"
+    np.save(apath, actions)
+    out = work / f"rtl_play_{game}"
+    cmd = f"nc2600 rtl-play --game {game} --actions {apath} --out {out}"
+    if not rtl_play_available():
+        return None, "console RTL not built yet (no `nc2600 rtl-play`; issue 4)", cmd
+    import contextlib
+    import sys
+
+    from host.drivers.rtl_play import rtl_play
+    from host.errors import guarded
+    with contextlib.redirect_stdout(sys.stderr):     # its progress goes with ours, stdout stays the summary
+        # under the guard every command runs under: its one-line error, and its exit code here
+        rc = guarded(lambda: print(rtl_play(game, str(apath), str(out))))
+    if rc == 130:
+        # the guard turned the Ctrl-C or SIGTERM into its exit code: the report stops too
+        # (exit 130, no report written as if complete)
+        raise KeyboardInterrupt("rtl-play interrupted")
+    path = out / "colour_clocks.npy"
+    if rc != 0 or not path.exists():
+        return None, f"`{cmd}` failed (exit {rc})", cmd
+    cc = np.load(path)
+    if cc.ndim != 1 or cc.size == 0:
+        return None, f"{path}: expected a (frames,) array, got shape {cc.shape}", cmd
+    return cc.astype(np.int64), "", cmd
+
+
+def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[list | None, str, str]:
+    """Preprocessor RTL latency on the game's own ALE frames: one observation per decision.
+
+    Returns ``(latencies or None, reason when None, screen description)``.
+    """
+    from host.verify.ale_recordings import record_screens
+    screens, _, fmt = record_screens(game, frames, seed=seed)
+    desc = f"{fmt}, {screens.shape[1]} rows"
+    try:
+        from hwtools.preprocessor_harness import PreprocessorRTL
+        rtl = PreprocessorRTL(height=screens.shape[1], fmt=fmt)
+    except ValueError as exc:
+        return None, f"preprocessor RTL does not support this screen ({desc}): {exc}", desc
+    try:
+        lats = []
+        for t, screen in enumerate(screens):
+            push = t % frame_skip == frame_skip - 1
+            lat = rtl.feed_frame(screen, push=push)
+            if push:
+                if lat is None:
+                    return None, f"obs_valid did not rise after frame {t}", desc
+                lats.append(lat)
+    finally:
+        rtl.close()
+    return lats, "", desc
+
+
+INSTANCE_LANES = 16     #: the MAC lanes of the instance harness's build (hw.instance default)
+INSTANCE_NETWORK_SEED = 1   #: the measured network: init_params(1, A), quantised as instance-play does
+
+
+def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[dict | None, str, str]:
+    """Cycles by phase of one episode (cap ``frames``, episode seed ``seed``) on the Verilated
+    fabric instance (:class:`host.drivers.fabric.FabricEpisodeRunner`, start state replayed), with the
+    network ``init_params(1, A)`` quantised on 32 random-play observations (run seed 0), as
+    ``nc2600 instance-play --params P.npy --episode-frames frames --seed seed`` does.
+
+    Returns ``(measurement or None, reason when None, reproducing command)``; the measurement has
+    ``frames``, ``decisions``, ``episode_seed``, ``lanes``, the per-frame emulation and host-rules
+    cycles, the per-decision preprocessor, inference and action-select cycles, the controller's
+    cycles per episode, ``param_load`` and ``reset_replay`` (cycles, ``float``/``int``).
+    """
+    cmd = (f"nc2600 instance-play --game {game} --params P.npy --episode-frames {frames} --seed {seed} --json "
+           f"(P = host.launcher.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
+    from hls_models.cartridge import detect_mapper
+    from hls_models.policy_int8 import quantize
+    from host.drivers.fabric import FabricDriver, FabricEpisodeRunner, FabricError
+    from host.verify.games import game_info, resolve_rom
+    from host.launcher.policy import init_params
+    from host.launcher.run import calibration_observations
+    from hls_models.cartridge import SUPPORTED_MAPPERS as SUPPORTED
+    name, path = resolve_rom(game=game)
+    mapper = detect_mapper(open(path, "rb").read())
+    if mapper not in SUPPORTED:
+        return None, f"mapper {mapper} is not implemented by the console RTL", cmd
+    info = game_info(name, path)
+    n = len(info.minimal_actions)
+    qp = quantize(init_params(INSTANCE_NETWORK_SEED, n), n, calibration_observations(path, frame_skip, frames, 0, 32))
+    try:
+        from hwtools.instance_harness import InstanceSim
+        runner = FabricEpisodeRunner(FabricDriver(InstanceSim(info.screen_height, info.display)), name, path,
+                                     frame_skip, frames, restore=False)
+        ep = runner.run(seed, qp)
+    except (FabricError, RuntimeError, ValueError) as exc:
+        return None, f"fabric instance: {type(exc).__name__}: {exc}", cmd
+    if ep.decisions == 0 or ep.frames == 0:
+        return None, f"fabric instance: the episode took {ep.frames} frames and {ep.decisions} decisions", cmd
+    c = ep.cycles
+    return {"frames": ep.frames, "decisions": ep.decisions, "episode_seed": seed, "lanes": INSTANCE_LANES,
+            "emulation_per_frame": c["emulation"] / ep.frames, "host_rules_per_frame": c["host_rules"] / ep.frames,
+            "preprocessor_per_decision": c["preprocessor"] / ep.decisions,
+            "inference_per_decision": c["inference"] / ep.decisions,
+            "action_select_per_decision": c["action_select"] / ep.decisions,
+            "controller_per_episode": c["controller"], "param_load": ep.load_cycles,
+            "reset_replay": ep.reset_cycles}, "", cmd
+
+
+def instance_mesh_timing(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
+    """mesh_sim options from the instance's measured phases: ``colour_clocks_per_frame`` = the
+    emulation + host-rules cycles per frame (rounded), ``inference_cycles`` = the decision path
+    (preprocessor + inference + action select per decision, rounded), with their label."""
+    return {"colour_clocks_per_frame": int(round(m["emulation_per_frame"] + m["host_rules_per_frame"])),
+            "inference_cycles": int(round(m["preprocessor_per_decision"] + m["inference_per_decision"]
+                                          + m["action_select_per_decision"])),
+            "timing_source": "measured on the Verilated fabric instance"}
+
+
+def mesh_cases(generations: int = 2) -> dict:
+    """The mesh_sim regimes the report projects: mesh_sim's own calibration cases
+    (:func:`mesh_sim.project.calibration_cases`): ``headline`` (every episode at the 20,000-frame
+    cap, no elite phase: the regime of the published 1.2 M frames/s) and ``sustained`` (default
+    episode mix with the elite phase: the published 0.56-0.67 M frames/s training runs)."""
+    from mesh_sim.project import calibration_cases
+    cases = calibration_cases(generations)
+    return {"headline": cases[0][1], "sustained": cases[2][1]}
+
+
+def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: int = 400, seed: int = 0,
+           frame_skip: int = FRAME_SKIP, work: Path | None = None, progress=print, instance: bool = True) -> Inputs:
+    """Measure everything :func:`compute` needs (RTL runs, models, mesh_sim). ``progress(str)`` reports
+    steps; ``instance`` False leaves out the fabric instance's episode (reported missing)."""
+    from host.verify.games import game_info, resolve_rom
+    from dataclasses import replace
+
+    from mesh_sim.project import simulate
+    work = Path(work) if work else Path(".")
+    infos = []
+    for g in games:
+        name, rom = resolve_rom(game=g)          # UserError on an unknown game
+        infos.append(game_info(name, rom))
+    steps = 1 + (4 if instance else 3) * len(infos)
+    k = 0
+
+    def step(msg):
+        nonlocal k
+        k += 1
+        progress(f"[{k}/{steps}] {msg}")
+
+    inp = Inputs(games=[], clock_mhz=clock_mhz, lanes=lanes, frame_skip=frame_skip, frames=frames, seed=seed)
+    try:   # the console's place-and-route result, if one was made for exactly this Verilog (never runs P&R)
+        from hw.console import generate as console_verilog
+        from hwtools.timing import cached_pnr
+        consoles = console_verilog()
+        inp.console_pnr = cached_pnr("console", consoles["console.v"])
+        inp.console3_pnr = cached_pnr("console3", consoles["console3.v"])
+    except Exception as exc:
+        inp.console_pnr_missing = inp.console3_pnr_missing = f"{type(exc).__name__}: {exc}"
+    step("action select: latency on the RTL (Amaranth simulator)")
+    try:
+        inp.action_select_latency = measure_action_select_latency()
+    except Exception as exc:   # reported as missing, with the reason
+        inp.action_select_missing = f"{type(exc).__name__}: {exc}"
+    for info in infos:
+        gi = GameInputs(game=info.name, n_actions=len(info.minimal_actions))
+        step(f"{info.name}: colour clocks per frame on the RTL console ({frames} frames)")
+        acts = random_actions(info.minimal_actions, frames, frame_skip, seed)
+        cc, why, cmd = measure_colour_clocks(info.name, acts, work / "inputs")
+        gi.colour_clocks, gi.colour_clocks_missing, gi.colour_clocks_command = cc, why, cmd
+        if cc is None:
+            progress(f"      missing: {why}")
+        step(f"{info.name}: preprocessor latency on the RTL ({frames} ALE frames)")
+        gi.pp_latencies, gi.pp_missing, gi.screen = measure_preprocessor_latency(info.name, frames, seed, frame_skip)
+        if gi.pp_latencies is None:
+            progress(f"      missing: {gi.pp_missing}")
+        if not instance:
+            gi.instance_missing = "not run (nc2600 report --no-instance)"
+        elif lanes != INSTANCE_LANES:
+            gi.instance_missing = f"the instance harness is built with {INSTANCE_LANES} lanes, not {lanes}"
+        else:
+            step(f"{info.name}: cycles by phase on the fabric instance RTL (Verilator, {frames} frames)")
+            gi.instance, gi.instance_missing, gi.instance_command = measure_instance_cycles(
+                info.name, frames, seed, frame_skip)
+            if gi.instance is None:
+                progress(f"      missing: {gi.instance_missing}")
+        step(f"{info.name}: fabric projection (mesh_sim: {', '.join(mesh_cases())})")
+        timing = {"colour_clocks_per_frame": None if cc is None else int(round(float(np.mean(cc))))}
+        if gi.instance is not None:
+            timing = instance_mesh_timing(gi.instance, frame_skip)
+        inp.mesh[info.name] = {
+            ("" if ccpc == 1 else "3 colour clocks per clock, ") + case: simulate(replace(
+                opts, clock_mhz=clock_mhz, lanes=lanes, n_actions=gi.n_actions, frame_skip=frame_skip,
+                colour_clocks_per_cycle=ccpc, **timing))
+            for ccpc in (1, 3) for case, opts in mesh_cases().items()}
+        inp.games.append(gi)
+    return inp

@@ -1,0 +1,376 @@
+"""Cycle-accurate throughput report (``nc2600 report``): what each block costs per frame and decision.
+
+The report gathers, per game:
+
+* colour clocks per frame **measured on the RTL** console over an episode of random actions
+  (``nc2600 rtl-play``, issue 4); while the console RTL does not exist this figure is reported
+  as *missing*, and the per-instance figures that need it fall back to the nominal NTSC frame
+  (262 lines x 228 colour clocks = 59,736), labelled as such;
+* preprocessor latency **measured on the RTL** (:class:`hwtools.preprocessor_harness.PreprocessorRTL`
+  in Verilator, fed the game's own ALE frames): cycles from the last visible pixel of the
+  4th frame to ``obs_valid``;
+* policy inference cycles **computed by the model** :func:`hls_models.policy_int8.inference_cycles`
+  for the game's minimal action set and ``lanes`` MAC lanes;
+* action-select latency **measured on the RTL** (:class:`hw.action_select.ActionSelect`, 18
+  lanes, in Amaranth's simulator): rising edges from the action-values beat to ``chosen.valid``;
+* cycles by phase **measured on the Verilated fabric instance** (:mod:`hw.instance`: console,
+  preprocessor, int8 engine, action select and frame-skip controller in one design, driven by
+  :class:`host.drivers.fabric.FabricEpisodeRunner`): one episode of ``frames`` frames with the network
+  ``init_params(1)`` quantised as ``nc2600 instance-play`` does; emulation and host rules per
+  frame, preprocessor wait, inference (engine start->done) and action select per decision, the
+  parameter load and the reset replay per episode (16 lanes: the instance harness's build);
+* frames/s per instance at ``clock_mhz`` (one colour clock per cycle), computed from the
+  instance's measured phases when they exist, else from the block figures above, and at the console's Fmax **measured by place and route** on an ECP5-85 (a proxy
+  device, not the Zynq-7045) when ``nc2600 synth --pnr`` has placed this exact console
+  (the result is looked up in its cache; the report never runs place and route itself), and the
+  same at the three-colour-clock console's measured Fmax (``console3``: a frame in a third of
+  the clocks) with the ratio of the two; and for the whole fabric from :func:`mesh_sim.project.simulate` (one GA generation of
+  the published configuration), beside the published 1.2 M frames/s and the 2.09 M ceiling, for
+  one and for three colour clocks per clock (``mesh_sim`` ``colour_clocks_per_cycle``) at the same clock.
+
+Per decision (``frame_skip`` frames) an instance spends, in cycles::
+
+    emulation      frame_skip x colour_clocks_per_frame
+    preprocessing  preprocessor latency (after the last pixel of the decision's last frame)
+    forward pass   inference_cycles(A, lanes) - latency_model(A)   (MAC layers and drains)
+    action select  the RTL's argmax latency (the model's own argmax term is replaced by it)
+
+With the instance measured, emulation is ``frame_skip`` x (its emulation + host-rules cycles per
+frame) and the decision path its preprocessor + inference + action-select cycles per decision.
+``serial`` (Such et al.'s semantics and the instance RTL's: the console waits for each decision) costs their sum;
+``pipelined`` (the published design, and mesh_sim's default) overlaps the decision path with
+the next ``frame_skip`` frames and stalls only for what exceeds them. Frames/s per instance =
+``frame_skip x clock / cycles per decision``. Resets and the GA's barriers are in the fabric
+projection (mesh_sim), not in the per-instance figures.
+
+Every figure carries its kind (:data:`KINDS`), its source and a command that reproduces it.
+:func:`compute` (this module) is a pure function of the gathered inputs (tests give it small
+hand-made inputs); :func:`host.report.measure.gather` does the measurements;
+:func:`host.report.render.write` renders ``report.md`` and a self-contained ``report.html`` (PNG
+plots embedded) into a folder.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hls_models.platform import FRAME_SKIP, NTSC_COLOUR_CLOCKS_PER_FRAME
+
+RTL, MODEL, PUBLISHED, MISSING = ("measured on the RTL", "computed by a model", "quoted from a publication",
+                                  "missing")
+DERIVED = "computed from RTL measurements"   #: arithmetic on RTL-measured figures (and model ones)
+PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: hwtools.timing.pnr_block
+KINDS = (RTL, DERIVED, PNR, MODEL, PUBLISHED, MISSING)
+
+#: NTSC frame: 262 scanlines x 228 colour clocks (:mod:`hls_models.platform`).
+NTSC_COLOUR_CLOCKS = NTSC_COLOUR_CLOCKS_PER_FRAME
+#: Published figures (arXiv 2005.04536 and 2003.11178, 2020; see PUBLISHED_SOURCE).
+PUBLISHED_FABRIC_FPS = 1.2e6
+PUBLISHED_CEILING_FPS = 2.09e6         #: 832 instances x 2514 frames/s
+PUBLISHED_INSTANCE_FPS = 2514          #: at 150 MHz
+PUBLISHED_CLOCK_MHZ = 150.0
+PUBLISHED_SOURCE = ("Asseman, Antoine, Ozcan, \"Accelerating Deep Neuroevolution on Distributed FPGAs for "
+                    "Reinforcement Learning Problems\", arXiv 2005.04536 (2020); \"Overview of the IBM Neural "
+                    "Computer Architecture\", arXiv 2003.11178 (2020)")
+ACTION_SELECT_LANES = 18               #: the RTL block is built for ALE's full action set
+
+
+@dataclass
+class Figure:
+    """One reported number: ``value`` in ``unit``, its ``kind`` (:data:`KINDS`), source and command.
+
+    ``value`` is None exactly when ``kind`` is :data:`MISSING` (then ``source`` says why).
+    """
+
+    section: str
+    name: str
+    game: str | None
+    value: float | int | None
+    unit: str
+    kind: str
+    source: str
+    command: str = ""
+
+
+@dataclass
+class GameInputs:
+    """What :func:`gather` measured for one game (or what a test hands to :func:`compute`).
+
+    ``colour_clocks``: per-frame colour clocks measured on the RTL console (``(frames,)`` int),
+    or None with ``colour_clocks_missing`` saying why. ``pp_latencies``: preprocessor latency
+    (cycles) of each decision's observation, or None with ``pp_missing``. ``instance``: the
+    fabric instance's measured cycles (:func:`measure_instance_cycles`), or None with
+    ``instance_missing``.
+    """
+
+    game: str
+    n_actions: int
+    colour_clocks: np.ndarray | None = None
+    colour_clocks_missing: str = ""
+    colour_clocks_command: str = ""
+    pp_latencies: list[int] | None = None
+    pp_missing: str = ""
+    screen: str = ""
+    instance: dict | None = None          # measure_instance_cycles
+    instance_missing: str = ""
+    instance_command: str = ""
+
+
+@dataclass
+class Inputs:
+    """All inputs of :func:`compute`."""
+
+    games: list[GameInputs]
+    clock_mhz: float = 150.0
+    lanes: int = 16
+    frame_skip: int = FRAME_SKIP
+    action_select_latency: int | None = None
+    action_select_missing: str = ""
+    frames: int = 400
+    seed: int = 0
+    mesh: dict = field(default_factory=dict)   # game -> mesh_sim.project.simulate report
+    console_pnr: dict | None = None            # hwtools.timing.pnr_block of the console's current Verilog
+    console_pnr_missing: str = ""
+    console3_pnr: dict | None = None           # the same for the three-colour-clock console (console3)
+    console3_pnr_missing: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The computation (pure)
+# ---------------------------------------------------------------------------------------------
+
+def decision_cycles(colour_clocks_per_frame: float, pp_latency: int, forward_cycles: int, as_latency: int,
+                    frame_skip: int = FRAME_SKIP) -> dict:
+    """Cycles of one decision: ``{"emulation", "preprocessing", "forward", "action_select", "path",
+    "serial", "pipelined", "stall_pipelined"}`` (module doc)."""
+    emu = frame_skip * colour_clocks_per_frame
+    path = pp_latency + forward_cycles + as_latency
+    stall = max(0.0, path - emu)
+    return {"emulation": emu, "preprocessing": pp_latency, "forward": forward_cycles, "action_select": as_latency,
+            "path": path, "serial": emu + path, "pipelined": emu + stall, "stall_pipelined": stall}
+
+
+INSTANCE_PHASES = (("emulation_per_frame", "emulation per frame", "cycles"),
+                   ("host_rules_per_frame", "host rules wait per frame", "cycles"),
+                   ("preprocessor_per_decision", "preprocessor wait per decision", "cycles"),
+                   ("inference_per_decision", "inference per decision (engine start->done)", "cycles"),
+                   ("action_select_per_decision", "action select per decision", "cycles"),
+                   ("controller_per_episode", "controller (stack clear) per episode", "cycles"),
+                   ("param_load", "parameter load per individual", "cycles"),
+                   ("reset_replay", "reset replay per episode", "cycles"))
+
+
+def instance_decision_cycles(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
+    """Cycles of one decision from the fabric instance's measured phases ``m``
+    (:func:`measure_instance_cycles`): the keys of :func:`decision_cycles` plus ``host_rules``.
+    ``serial`` is what the instance RTL does (the console waits for the decision path);
+    ``pipelined`` overlaps the decision path with the next ``frame_skip`` frames."""
+    emu = frame_skip * m["emulation_per_frame"]
+    host = frame_skip * m["host_rules_per_frame"]
+    pp, inf, sel = m["preprocessor_per_decision"], m["inference_per_decision"], m["action_select_per_decision"]
+    path = pp + inf + sel
+    stall = max(0.0, path - emu)
+    return {"emulation": emu, "host_rules": host, "preprocessing": pp, "forward": inf, "action_select": sel,
+            "path": path, "serial": emu + host + path, "pipelined": emu + host + stall, "stall_pipelined": stall}
+
+
+def _stall_words(mode: str, cyc: dict) -> str:
+    """Before a decision path's terms in a frames/s source: nothing for ``serial`` (the terms are
+    added), the stall they cause beyond the emulation for ``pipelined`` (:func:`decision_cycles`)."""
+    return "" if mode == "serial" else f"the decision path's stall beyond the emulation, {cyc['stall_pipelined']:,.0f}, of "
+
+
+def compute(inp: Inputs) -> dict:
+    """Every figure of the report from its inputs. Returns ``{"figures": [Figure], "per_game": {...}}``.
+
+    ``per_game[game]`` holds the numbers behind the plots: ``colour_clocks`` (list or None),
+    ``cycles`` (:func:`decision_cycles` or None when a part is missing) and ``mesh``.
+    """
+    from hls_models.action_select import latency as model_argmax_latency
+    from hls_models.policy_int8 import inference_cycles
+
+    clock_hz = inp.clock_mhz * 1e6
+    figs: list[Figure] = []
+    per_game: dict[str, dict] = {}
+    sect_rtl, sect_inst, sect_fab = "Block timing", "Per instance", "Whole fabric"
+    if inp.action_select_latency is None:
+        figs.append(Figure(sect_rtl, "action-select latency (18 lanes)", None, None, "cycles", MISSING,
+                           inp.action_select_missing or "not measured"))
+    else:
+        figs.append(Figure(sect_rtl, f"action-select latency ({ACTION_SELECT_LANES} lanes)", None,
+                           int(inp.action_select_latency), "cycles", RTL,
+                           "hw/action_select.py in Amaranth's simulator: edges from the action-values beat to chosen.valid",
+                           "nc2600 report (or make sim: tests/action_select/cocotb_action_select.py)"))
+    pnr = inp.console_pnr
+    pnr_cmd = "nc2600 synth --block console --pnr"
+    if pnr is None:
+        figs.append(Figure(sect_rtl, "console Fmax (place and route, ECP5-85)", None, None, "MHz", MISSING,
+                           inp.console_pnr_missing or f"no place-and-route result for this console ({pnr_cmd})"))
+    else:
+        cp = pnr.get("critical_path") or {}
+        figs.append(Figure(sect_rtl, "console Fmax (place and route, ECP5-85; not the Zynq-7045)", None,
+                           float(pnr["fmax_mhz"]), "MHz", PNR,
+                           f"nextpnr-ecp5 on {pnr['device']} speed {pnr['speed']}, seed {pnr['seed']}; critical path "
+                           f"{cp.get('from')} -> {cp.get('to')}, {cp.get('delay_ns')} ns", pnr_cmd))
+    pnr3 = inp.console3_pnr
+    pnr3_cmd = "nc2600 synth --block console3 --pnr"
+    if pnr3 is None:
+        figs.append(Figure(sect_rtl, "three-colour-clock console Fmax (place and route, ECP5-85)", None, None, "MHz",
+                           MISSING, inp.console3_pnr_missing or f"no place-and-route result for this console ({pnr3_cmd})"))
+    else:
+        cp = pnr3.get("critical_path") or {}
+        figs.append(Figure(sect_rtl, "three-colour-clock console Fmax (place and route, ECP5-85; not the Zynq-7045)",
+                           None, float(pnr3["fmax_mhz"]), "MHz", PNR,
+                           f"console3 (one CPU cycle per clock): nextpnr-ecp5 on {pnr3['device']} speed {pnr3['speed']}, "
+                           f"seed {pnr3['seed']}; critical path {cp.get('from')} -> {cp.get('to')}, "
+                           f"{cp.get('delay_ns')} ns", pnr3_cmd))
+    for g in inp.games:
+        row: dict = {"colour_clocks": None, "cycles": None, "mesh": None, "nominal_frame": False}
+        per_game[g.game] = row
+        if g.colour_clocks is None:
+            figs.append(Figure(sect_rtl, "colour clocks per frame (RTL console)", g.game, None, "colour clocks",
+                               MISSING, g.colour_clocks_missing or "console RTL not built"))
+            ccpf, ccpf_kind = float(NTSC_COLOUR_CLOCKS), MODEL
+            ccpf_src = "nominal NTSC frame 262 x 228 (console RTL missing)"
+            row["nominal_frame"] = True
+        else:
+            cc = np.asarray(g.colour_clocks, dtype=np.int64)
+            row["colour_clocks"] = cc.tolist()
+            ccpf, ccpf_kind = float(cc.mean()), RTL
+            ccpf_src = f"mean over {cc.size} frames of the RTL console"
+            for stat, val in (("mean", cc.mean()), ("min", cc.min()), ("median", float(np.median(cc))),
+                              ("max", cc.max())):
+                figs.append(Figure(sect_rtl, f"colour clocks per frame, {stat} over {cc.size} frames", g.game,
+                                   float(val), "colour clocks", RTL, "RTL console (nc2600 rtl-play colour_clocks.npy)",
+                                   g.colour_clocks_command))
+        if g.pp_latencies is None:
+            figs.append(Figure(sect_rtl, "preprocessor latency", g.game, None, "cycles", MISSING,
+                               g.pp_missing or "not measured"))
+            pp = None
+        else:
+            lat = np.asarray(g.pp_latencies)
+            pp = int(lat.max())
+            figs.append(Figure(sect_rtl, f"preprocessor latency (max over {lat.size} observations)", g.game, pp,
+                               "cycles", RTL, f"hw/preprocessor.py in Verilator on the game's ALE frames ({g.screen}); "
+                               "last visible pixel to obs_valid",
+                               f"nc2600 report --game {g.game} --frames {inp.frames} --seed {inp.seed}"))
+        total = inference_cycles(g.n_actions, inp.lanes)
+        model_arg = model_argmax_latency(g.n_actions)
+        forward = total - model_arg
+        figs.append(Figure(sect_rtl, f"policy inference ({g.n_actions} actions, {inp.lanes} lanes)", g.game, total,
+                           "cycles", MODEL, "hls_models.policy_int8.inference_cycles (includes the model's argmax "
+                           f"latency of {model_arg})",
+                           f"python -c \"from hls_models.policy_int8 import inference_cycles as c; "
+                           f"print(c({g.n_actions}, {inp.lanes}))\""))
+        emu_fps = clock_hz / ccpf
+        figs.append(Figure(sect_inst, f"frames/s, emulation only, at {inp.clock_mhz:g} MHz", g.game, emu_fps, "frames/s",
+                           DERIVED if ccpf_kind == RTL else MODEL,
+                           f"clock {inp.clock_mhz:g} MHz / {ccpf:,.1f} colour clocks per frame ({ccpf_src})",
+                           f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
+        if pnr is not None:
+            figs.append(Figure(sect_inst, f"frames/s at the console's ECP5-85 Fmax, {pnr['fmax_mhz']:g} MHz "
+                               "(proxy device, not the Zynq-7045; emulation only)", g.game,
+                               pnr["fmax_mhz"] * 1e6 / ccpf, "frames/s", DERIVED if ccpf_kind == RTL else MODEL,
+                               f"Fmax {pnr['fmax_mhz']:g} MHz measured by place and route on {pnr['device']} (a "
+                               f"proxy device, not the Zynq-7045) / {ccpf:,.1f} colour clocks per frame", pnr_cmd))
+        if pnr3 is not None:
+            fps3 = pnr3["fmax_mhz"] * 1e6 * 3 / ccpf
+            figs.append(Figure(sect_inst, f"frames/s at the three-colour-clock console's ECP5-85 Fmax, "
+                               f"{pnr3['fmax_mhz']:g} MHz (proxy device, not the Zynq-7045; emulation only)",
+                               g.game, fps3, "frames/s", DERIVED if ccpf_kind == RTL else MODEL,
+                               f"Fmax {pnr3['fmax_mhz']:g} MHz measured by place and route on {pnr3['device']} (a "
+                               f"proxy device, not the Zynq-7045) / ({ccpf:,.1f} colour clocks per frame / 3 "
+                               "colour clocks per clock)", pnr3_cmd))
+            if pnr is not None:
+                figs.append(Figure(sect_inst, "three vs one colour clock per clock, frames/s at each one's ECP5-85 Fmax",
+                                   g.game, pnr3["fmax_mhz"] * 3 / pnr["fmax_mhz"], "x",
+                                   DERIVED if ccpf_kind == RTL else MODEL,
+                                   f"3 x {pnr3['fmax_mhz']:g} MHz / {pnr['fmax_mhz']:g} MHz (emulation only; the same "
+                                   "frames, a third of the clocks each)", f"{pnr_cmd}; {pnr3_cmd}"))
+        m = g.instance
+        if m is None:
+            figs.append(Figure(sect_inst, "fabric instance cycles by phase (Verilated RTL)", g.game, None, "cycles",
+                               MISSING, g.instance_missing or "not measured"))
+        else:
+            src = (f"measured: Verilator RTL of the fabric instance (hw/instance.py, {m['lanes']} lanes), one "
+                   f"episode of {m['frames']} frames, {m['decisions']} decisions (episode seed {m['episode_seed']})")
+            for key, name, unit in INSTANCE_PHASES:
+                figs.append(Figure(sect_inst, f"fabric instance: {name}", g.game, m[key], unit, RTL, src,
+                                   g.instance_command))
+        if m is not None:
+            cyc = instance_decision_cycles(m, inp.frame_skip)
+            row["cycles"] = cyc
+            for mode in ("serial", "pipelined"):
+                what = ("as the instance RTL runs: the console waits for each decision" if mode == "serial" else
+                        "the decision path overlapped with the next frames (projection from the measured phases)")
+                figs.append(Figure(sect_inst, f"frames/s, {mode} decisions (frame skip {inp.frame_skip})", g.game,
+                                   inp.frame_skip * clock_hz / cyc[mode], "frames/s", DERIVED,
+                                   f"{inp.frame_skip} x clock / ({cyc[mode]:,.0f} cycles per decision measured on "
+                                   f"the Verilated fabric instance: emulation {cyc['emulation']:,.0f} + host rules "
+                                   f"{cyc['host_rules']:,.0f} + {_stall_words(mode, cyc)}"
+                                   f"preprocessor {cyc['preprocessing']:,.0f} + inference "
+                                   f"{cyc['forward']:,.0f} + action select {cyc['action_select']:,.0f}; {what})",
+                                   g.instance_command))
+        elif pp is None or inp.action_select_latency is None:
+            figs.append(Figure(sect_inst, "frames/s with preprocessing and inference", g.game, None, "frames/s",
+                               MISSING, "a block timing above is missing"))
+        else:
+            cyc = decision_cycles(ccpf, pp, forward, int(inp.action_select_latency), inp.frame_skip)
+            row["cycles"] = cyc
+            for mode in ("serial", "pipelined"):
+                figs.append(Figure(sect_inst, f"frames/s, {mode} decisions (frame skip {inp.frame_skip})", g.game,
+                                   inp.frame_skip * clock_hz / cyc[mode], "frames/s",
+                                   MODEL if row["nominal_frame"] else DERIVED,
+                                   f"{inp.frame_skip} x clock / ({cyc[mode]:,.0f} cycles per decision: emulation "
+                                   f"{cyc['emulation']:,.0f} + {_stall_words(mode, cyc)}"
+                                   f"preprocessing {pp} + forward {forward:,} + action select {cyc['action_select']}"
+                                   + (", overlapped with the next frames" if mode == "pipelined" else "")
+                                   + ")", f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
+        if inp.clock_mhz == PUBLISHED_CLOCK_MHZ:
+            figs.append(Figure(sect_inst, "published frames/s per instance at 150 MHz", g.game,
+                               PUBLISHED_INSTANCE_FPS, "frames/s", PUBLISHED, PUBLISHED_SOURCE))
+        cases = inp.mesh.get(g.game)
+        if not cases:
+            figs.append(Figure(sect_fab, "projected fabric frames/s (mesh_sim)", g.game, None, "frames/s", MISSING,
+                               "mesh_sim projection not run"))
+            cases = {}
+        row["mesh"] = {}
+        for case, mesh in cases.items():
+            row["mesh"][case] = {"projected_fps": mesh["projected_fps"], "ceiling_fps": mesh["ceiling_fps"],
+                                 "time_fractions": mesh["time_fractions"], "gap_fps": mesh["gap_fps"],
+                                 "instances": mesh["topology"]["instances"]}
+            inst, o = mesh["instance"], mesh["options"]
+            ccpc = inst.get("colour_clocks_per_cycle", 1)
+            cmd = (f"nc2600 mesh --clock-mhz {inp.clock_mhz:g} --n-actions {g.n_actions} --lanes {inp.lanes} "
+                   + ("" if ccpc == 1 else f"--colour-clocks-per-cycle {ccpc} ")
+                   + 
+                   f"--generations {o['generations']} --episode-steps {o['episode_steps']} "
+                   f"--elite-episodes {o['elite_episodes']}" + ("" if row["nominal_frame"] and m is None else
+                                         f" --colour-clocks-per-frame {inst['colour_clocks_per_frame']}")
+                   + ("" if o.get("inference_cycles") is None else
+                      f" --inference-cycles {o['inference_cycles']} --timing-source '{o.get('timing_source')}'"))
+            src = (f"mesh_sim, {case} regime: {mesh['topology']['instances']} instances, {o['generations']} GA "
+                   f"generations of population {o['population']}, episodes {o['episode_steps']} steps, "
+                   f"{o['elite_episodes']} elite episodes, {mesh['schedule']} schedule; "
+                   f"{inst['colour_clocks_per_frame']} colour clocks/frame ({inst['colour_clocks_source']})"
+                   + ("" if ccpc == 1 else f" at {ccpc} colour clocks per clock (the three-colour-clock console; "
+                      "the decision path in clocks as measured for the one-colour-clock instance)")
+                   + (f"; {inst['inference_cycles']} decision-path cycles ({inst['inference_source']})"
+                      if "inference_cycles" in inst else ""))
+            figs.append(Figure(sect_fab, f"projected fabric frames/s, {case}", g.game, mesh["projected_fps"],
+                               "frames/s", MODEL, src, cmd))
+            if case == next(iter(cases)):
+                figs.append(Figure(sect_fab, "fabric ceiling (all instances emulating)", g.game, mesh["ceiling_fps"],
+                                   "frames/s", MODEL, "instances x clock / colour clocks per frame (mesh_sim)", cmd))
+            for part, frac in mesh["time_fractions"].items():
+                figs.append(Figure(sect_fab, f"{case}: instance time in {part.replace('_', ' ')}", g.game,
+                                   100.0 * frac, "%", MODEL, "mesh_sim time_fractions (sum 100 %)", cmd))
+    figs.append(Figure(sect_fab, "published training throughput", None, PUBLISHED_FABRIC_FPS, "frames/s",
+                       PUBLISHED, PUBLISHED_SOURCE))
+    figs.append(Figure(sect_fab, "published ceiling (832 x 2514 at 150 MHz)", None, PUBLISHED_CEILING_FPS, "frames/s",
+                       PUBLISHED, PUBLISHED_SOURCE))
+    for f in figs:
+        assert f.kind in KINDS, f
+        assert (f.value is None) == (f.kind == MISSING), f
+    return {"figures": figs, "per_game": per_game}
