@@ -17,7 +17,7 @@ and raises :class:`FabricTimeout` when it passes. A bus error response (SLVERR/D
 :class:`FabricError` with the instance's error bits named.
 
 :class:`FabricEpisodeRunner` plays whole episodes: ALE's power-on and reset sequence is
-replayed with manual frames (:class:`host.rtl_console.RtlConsole` over
+replayed with manual frames (:class:`host.drivers.rtl_console.RtlConsole` over
 :class:`MmioConsolePort`; once, when the MMIO object can snapshot the model: later episodes
 restore that state), then the instance runs the episode itself (no-op start, FIRE,
 frame skip, the preprocessor, action select, the cap); the host answers the instance's two
@@ -218,7 +218,7 @@ class FabricDriver:
 
 
 class MmioConsolePort:
-    """The console of an instance as :class:`host.rtl_console.RtlConsole` drives it (the
+    """The console of an instance as :class:`host.drivers.rtl_console.RtlConsole` drives it (the
     methods of :class:`hwtools.console_harness.ConsoleSim` it uses), over the driver's registers:
     each ``run_frame`` is one manual frame of the instance."""
 
@@ -296,7 +296,7 @@ class FabricEpisodeRunner:
 
     Args:
         driver: a :class:`FabricDriver`.
-        game, rom_path: the ALE game (``host.games.resolve_rom``).
+        game, rom_path: the ALE game (``host.verify.games.resolve_rom``).
         frame_skip, episode_frames: the protocol (:mod:`hls_models.frame_skip`).
         restore: restore the episode start state from a snapshot (when the MMIO object can
             save one) instead of replaying ALE's reset sequence for every episode.
@@ -307,7 +307,7 @@ class FabricEpisodeRunner:
     def __init__(self, driver: FabricDriver, game: str, rom_path, frame_skip: int = FRAME_SKIP,
                  episode_frames: int = 20_000, restore: bool = True):
         from hls_models.game_rules import load_rules
-        from host.games import game_info
+        from host.verify.games import game_info
         self.d = driver
         self.game, self.rom_path = game, rom_path
         self.info = game_info(game, rom_path)
@@ -324,7 +324,7 @@ class FabricEpisodeRunner:
         self._trace = None
 
     def _table(self, console) -> None:
-        from host.rtl_console import joystick_inputs, paddle_inputs
+        from host.drivers.rtl_console import joystick_inputs, paddle_inputs
         cs = console.settings
         for i, a in enumerate(self.ids):
             if console.paddles:
@@ -438,8 +438,8 @@ class FabricEpisodeRunner:
 
     def _replay_reset(self):
         """ALE's power-on and reset sequence on the instance (manual frames), the action table
-        and the paddle set-up; returns the :class:`host.rtl_console.RtlConsole` that drove it."""
-        from host.rtl_console import RtlConsole
+        and the paddle set-up; returns the :class:`host.drivers.rtl_console.RtlConsole` that drove it."""
+        from host.drivers.rtl_console import RtlConsole
         console = RtlConsole(self.game, self.rom_path, sim=self.port)
         console.power_on()        # ALE loadROM (includes one reset_game)
         console.reset_game()      # AleInstance's own reset_game before its snapshot
@@ -454,7 +454,7 @@ _WORKER: dict = {}
 
 
 def _fabric_worker_init(game: str, rom_path: str, frame_skip: int, episode_frames: int) -> None:
-    from host.games import game_info
+    from host.verify.games import game_info
     from hwtools.instance_harness import InstanceSim
     info = game_info(game, rom_path)
     sim = InstanceSim(info.screen_height, info.display)
@@ -485,7 +485,7 @@ def _fabric_worker_run(item):
 
 class FabricEvaluator:
     """The evaluation backend ``--backend fabric``: every episode runs inside a Verilated
-    instance (:class:`FabricEpisodeRunner`); same interface as :class:`host.evaluator.Evaluator`.
+    instance (:class:`FabricEpisodeRunner`); same interface as :class:`host.launcher.evaluator.Evaluator`.
 
     ``W`` worker processes each own one instance; jobs are pulled in order; an episode's
     result depends only on its individual and seed (every episode starts from ALE's reset state:
@@ -500,7 +500,7 @@ class FabricEvaluator:
 
     def __init__(self, rom_path, n_workers: int, frame_skip: int = FRAME_SKIP, episode_frames: int = 20_000):
         import multiprocessing as mp
-        from host.games import game_info, resolve_rom
+        from host.verify.games import game_info, resolve_rom
         self.game, self.rom_path = resolve_rom(rom=rom_path)
         info = game_info(self.game, self.rom_path)
         self.n_actions = len(info.minimal_actions)
@@ -509,16 +509,16 @@ class FabricEvaluator:
             int(n_workers), _fabric_worker_init, (self.game, str(self.rom_path), int(frame_skip), int(episode_frames)))
 
     def evaluate(self, jobs, params_for, on_result=None):
-        """Run every job's episode; results (:class:`host.evaluator.EpisodeResult`) in job order.
+        """Run every job's episode; results (:class:`host.launcher.evaluator.EpisodeResult`) in job order.
         ``params_for(individual)`` must give a :class:`hls_models.policy_int8.QuantizedPolicy`."""
-        from host.evaluator import EpisodeResult
+        from host.launcher.evaluator import EpisodeResult
         jobs = list(jobs)
         items = [(i, int(j.episode_seed), params_for(j.individual)) for i, j in enumerate(jobs)]
         results = [None] * len(jobs)
         fire = None
         for i, ep in self._pool.imap_unordered(_fabric_worker_run, items):
             if fire is None:
-                from host.games import game_info
+                from host.verify.games import game_info
                 fire = 1 in [int(a) for a in game_info(self.game, self.rom_path).minimal_actions]
             start = noop_frames(jobs[i].episode_seed) + (self.frame_skip if fire else 0)
             res = EpisodeResult(jobs[i], ep.episode_return, ep.frames, ep.decisions, min(start, ep.frames))

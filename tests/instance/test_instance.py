@@ -51,7 +51,7 @@ def test_bad_rom_size_and_start_without_rom(sim):
 
 
 def _ale_int8_episode(rom, qp, seed, cap):
-    from host.instance import AleInstance
+    from host.launcher.instance import AleInstance
     inst = AleInstance(rom, episode_frames=cap)
     stack = np.zeros((4, 84, 84), np.uint8)
     frames = inst.reset(seed, stack)
@@ -71,8 +71,8 @@ def _policy(rom, n_actions, seed, centred=False):
     decisions follow what changes on the screen (random networks are nearly constant in games
     where little of the screen moves, e.g. Pong)."""
     from hls_models.policy_int8 import quantize
-    from host.instance import AleInstance
-    from host.policy import forward, init_params, unflatten
+    from host.launcher.instance import AleInstance
+    from host.launcher.policy import forward, init_params, unflatten
     inst = AleInstance(rom, episode_frames=400)
     stack = np.zeros((4, 84, 84), np.uint8)
     inst.reset(99, stack)
@@ -106,7 +106,7 @@ def _varied_policy(rom, n_actions, seed, cap):
 def _check_episode(game, seed, cap, colour_clocks_per_cycle=1):
     """The episode ``seed`` (start state replayed), then ``seed + 1`` and ``seed`` again (start
     state restored from the harness's snapshot): each equal to ALE int8 decision by decision."""
-    from host.games import game_info, resolve_rom
+    from host.verify.games import game_info, resolve_rom
     from hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game=game)
     info = game_info(game, rom)
@@ -149,7 +149,7 @@ def test_episode_equals_ale_int8_boxing_three_colour_clocks():
 def test_restored_start_state_reloads_other_parameters():
     """The snapshot holds the engine parameters loaded when it was taken: an episode of another
     network after a restore must reload them (its actions equal ALE's for that network)."""
-    from host.games import game_info, resolve_rom
+    from host.verify.games import game_info, resolve_rom
     from hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game="boxing")
     info = game_info("boxing", rom)
@@ -229,7 +229,7 @@ def test_instance_play_ale_comparison(tmp_path, capsys):
     import json
 
     from host.cli import main
-    from host.policy import init_params
+    from host.launcher.policy import init_params
     p = tmp_path / "p.npy"
     np.save(p, init_params(1, 18))
     assert main(["instance-play", "--game", "boxing", "--params", str(p), "--episodes", "2", "--episode-frames", "40",
@@ -241,8 +241,8 @@ def test_instance_play_ale_comparison(tmp_path, capsys):
         assert r["frames"] == 40 and r["cpu_s"] > 0
     # the test's own ALE episodes with the network quantised as the command documents it
     from hls_models.policy_int8 import quantize
-    from host.games import resolve_rom
-    from host.run import calibration_observations
+    from host.verify.games import resolve_rom
+    from host.launcher.run import calibration_observations
     _, rom = resolve_rom(game="boxing")
     qp = quantize(init_params(1, 18), 18, calibration_observations(rom, 4, 40, 0, 32))
     for r, seed in zip(recs, (3, 4)):
