@@ -272,7 +272,7 @@ class Cart(wiring.Component):
             # the flag of the next access's fetcher, a register formed a clock ahead: every
             # fetcher's from its next-state registers, the next access's index picking one (so
             # that no compare lies between this access's address and its read data, nor between
-            # the next address and the register: issue 16's depth)
+            # the next address and the register: xc7 logic depth)
             rules = [_flag_rule(*(nexts[id(regs[i])] for regs in (counters, tops, bottoms, flags))) for i in range(8)]
             m.d.sync += flag_new.eq(Array(rules)[self.next_bus.addr[0:3]])
         else:

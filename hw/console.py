@@ -7,7 +7,7 @@ from the TIA's WSYNC), :class:`hw.tia.Tia`, :class:`hw.riot.Riot` and :class:`hw
 together with the 2600's address decode (13 address bits: A12 cartridge, else A7 = 0 TIA,
 else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stella 2.4.2):
 
-* Timing (one colour clock per clock; issue 16): a CPU cycle is colour clocks 0, 1, 2 and its
+* Timing (one colour clock per clock): a CPU cycle is colour clocks 0, 1, 2 and its
   access completes at the end of clock 2 (the strobe: writes, bank switching, timer side
   effects, Stella's colour clock of the write). The CPU runs one clock behind that grid: its
   cycle edge (``ce``) is at the end of the next cycle's clock 0, with the RDY of clock 2 and
@@ -210,7 +210,7 @@ class Console(wiring.Component):
         else:
             # operations registered at the edge and carried out over the next two clocks (Cpu6507
             # staged_ops=2, the branch flags forwarded): no path from the read data or A through the
-            # operation unit in one clock (issue 16's depth); the ROM in block RAM, addressed a
+            # operation unit in one clock (xc7 logic depth); the ROM in block RAM, addressed a
             # clock ahead with the CPU's next-cycle access (addr_probe, Cart rom_read="next")
             # instead of a combinational read of distributed RAM
             chips = self._chips(m, Cpu6507(staged_ops=2, addr_probe=True), Tia(colour_clocks=3),
@@ -301,14 +301,14 @@ class Console(wiring.Component):
         cyc = Signal(32)
         m.d.comb += line.eq(Mux(self.frame.start_frame, 0, frame_line))
         # hpos == 227 (the line's last colour clock) as a register beside hpos, so that the TIA's
-        # end-of-line rules (the Cosmic Ark jump) start from registers (issue 16's depth)
+        # end-of-line rules (the Cosmic Ark jump) start from registers (xc7 logic depth)
         hpos_end = Signal()
         with m.If(counting):
             m.d.sync += [hpos.eq(Mux(hpos_end, 0, hpos + 1)), hpos_end.eq(hpos == 226)]
             with m.If(hpos_end & (frame_line != 0xFFFF)):
                 m.d.sync += frame_line.eq(line + 1)
         # Stella's cycle count of the frame: CPU cycles since the frame start, as two 16-bit halves
-        # (issue 16: the 32-bit increment under the fabric instance's clock enable was 10 xc7 levels)
+        # (as one step, the 32-bit increment under the fabric instance's clock enable would be 10 xc7 levels)
         count_clocks(m, cyc, cycle_end, self.frame.start_frame, "cyc")
         with m.If(self.frame.start_frame):
             with m.If(~(hpos_end & counting)):
@@ -318,7 +318,7 @@ class Console(wiring.Component):
         # outputs at every clock, so the CPU's outputs are the next clock's access
         # (NextAccessSignature); the byte of the access is then read in its own last clock (ph 2)
         # and registered at its edge (cart_seen), so the CPU's read data starts from a flip-flop,
-        # not from the block RAM's output (issue 16's timed estimate: 2.45 ns clock-to-out)
+        # not from the block RAM's output (xc7 timed estimate: 2.45 ns clock-to-out)
         g.update(ph=ph, started=started, counting=counting, rdy=rdy, bus_addr=bus_addr, bus_rw=bus_rw,
                  bus_dout=bus_dout, cycle_sync=cycle_sync, cycle_sync_next=cycle_sync_next, cycle_end=cycle_end,
                  strobe=strobe, hpos=hpos, hpos_end=hpos_end, line=line, frame_line=frame_line, cyc=cyc,
@@ -344,7 +344,7 @@ class Console(wiring.Component):
         started = Signal()
         # counting = started | cpu.sync, as a register from the next values of its terms (the
         # CPU's sync_next): it enables every colour clock's step of the TIA, so that its wide
-        # fan-out starts from a flip-flop, not from the CPU's state decode (issue 16's depth)
+        # fan-out starts from a flip-flop, not from the CPU's state decode (xc7 logic depth)
         counting = Signal()
         m.d.sync += counting.eq(started | cpu.sync | cpu.sync_next)
         with m.If(cpu.sync):
@@ -359,7 +359,7 @@ class Console(wiring.Component):
         # the bus's address and R/W as registers: the CPU's next-cycle access (addr_probe: equal
         # to its own address and R/W in the clock after every edge; at reset the address of the
         # reset vector's low byte, $FFFC), so that the chips' read selects start from flip-flops, not from the CPU's
-        # state decode (issue 16's depth)
+        # state decode (xc7 logic depth)
         addr_q = Signal(14, init=0xFFFC & 0x3FFF, name="bus_addr_q")
         rw_q = Signal(init=1, name="bus_rw_q")
         m.d.sync += [addr_q.eq(cpu.addr_next[0:14]), rw_q.eq(cpu.rw_next)]
@@ -376,7 +376,7 @@ class Console(wiring.Component):
         m.d.comb += [fl_after0.eq(Mux(sf, 0, frame_line)), cyc_after0.eq(Mux(sf, 0, cyc))]
         # hpos + k of the cycle's colour clocks k = 1, 2, the drawn-column flags (hpos + k >= 68)
         # and the line end (hpos == 225) as registers beside hpos, so that the TIA's chained steps
-        # start from registers, not from adders and compares (issue 16's depth)
+        # start from registers, not from adders and compares (xc7 logic depth)
         hk = [hpos] + [Signal(8, name=f"hpos_c{k}", init=k) for k in (1, 2)]
         ge68 = [Signal(name=f"hpos_ge68_c{k}") for k in range(3)]
         line_ends = Signal()
@@ -424,7 +424,7 @@ class Console(wiring.Component):
         compare of the scanline register ``frame_line`` is registered every clock (stale only in the
         clock after the scanline changes: at hpos 0 after a line end, or after ``start_frame``,
         where line 0's flag from the configuration is used), no adder and compare in front of the
-        TIA's drawing and end-of-line rules (issue 16's depth). Line 0's flag is registered too
+        TIA's drawing and end-of-line rules (xc7 logic depth). Line 0's flag is registered too
         (``ystart`` and ``height`` are set before reset; the clocks after reset that see the
         register's reset value read the reset vector, where nothing counts, so nothing is drawn)."""
         def window(v):
@@ -469,7 +469,7 @@ class Console(wiring.Component):
         counting, in_window = g.counting, g.in_window
         # the TIA write of the next cycle, from the CPU's next-cycle access (a write cycle always
         # counts: it follows the first opcode fetch): the TIA registers it with its address
-        # classes, so that its write paths start from registers (issue 16's depth)
+        # classes, so that its write paths start from registers (xc7 logic depth)
         m.d.comb += [tia.write_ahead.eq(cpu.write_next & chip_selects(cpu.addr_next[0:13])[1]),
                      tia.addr_ahead.eq(cpu.addr_next[0:6])]
         drawn = []

@@ -2,7 +2,7 @@
 
 :class:`Cpu6507` is a 6502 core (the 6507 is a 6502 in a 28-pin package: 13 address pins,
 no IRQ/NMI) built to agree with ALE 0.12 (Stella 2.4.2's ``M6502Low``), the oracle of
-this project (``shared/reference/ale-oracle-facts.md``):
+this project (ALE 0.12's source, ``src/ale/emucore`` and ``src/ale/environment``):
 
 * every documented opcode and every undocumented opcode ALE implements, with ALE's
   results (LXA/ANE constant $EE, SHA/SHX/SHY/SHS from the final address's high byte,
@@ -398,7 +398,7 @@ class Cpu6507(wiring.Component):
     * ``sync_next``, ``jammed_next`` (out, 1): ``sync`` and ``jammed`` after this clock's edge
       (their values now where the core does not advance at it; after a state load, a fetch):
       what a frame controller registers to stop at an instruction boundary or a jam without a
-      path from the state machine into its clock enable (issue 16's depth).
+      path from the state machine into its clock enable (xc7 logic depth).
 
     Args:
         decimal: ``"ale"`` (ALE's BCD rule: N and Z from the BCD result) or ``"nmos"``.
@@ -537,7 +537,7 @@ class Cpu6507(wiring.Component):
         if self.clocks_per_cycle == 3:
             # rd registered at every clock: with ce at most every third clock it is the cycle's own
             # at an edge (rd depends on registers set at edges; after a state load, FETCH's read),
-            # so the edge's enable does not start with the state machine's decode (issue 16's depth)
+            # so the edge's enable does not start with the state machine's decode (xc7 logic depth)
             rd_seen = Signal(init=1, name="rd_seen")
             m.d.sync += rd_seen.eq(rd)
             with m.If(self.load_en):
@@ -603,7 +603,7 @@ class Cpu6507(wiring.Component):
             # table a read-only memory kept in logic (yosys ``rom_style = "logic"``), so that dec
             # starts from flip-flops; inferred from the case table, synth_ecp5 maps it to a block
             # RAM (DP16KD) whose output, unregistered, arrives 5.6 ns after the clock (nextpnr
-            # ECP5-85, speed 6), the three-colour-clock console's critical path (issue 16)
+            # ECP5-85, speed 6), the three-colour-clock console's critical path
             table = memory.Memory(shape=Decoded.as_shape(), depth=256, attrs={"rom_style": "logic"},
                                   init=[Decoded.const(decode(op)).as_value().value for op in range(256)])
             m.submodules.decode_table = table
@@ -630,8 +630,8 @@ class Cpu6507(wiring.Component):
         s = r.s
         if self.clocks_per_cycle == 3:
             reg_dv = self._derived(m, r, True)
-            # S as the state machine sets it, registered a clock before the edge (issue 16's
-            # depth): a probe of the state machine (advancing) into s_fsm, from registers that
+            # S as the state machine sets it, registered a clock before the edge (xc7
+            # logic depth): a probe of the state machine (advancing) into s_fsm, from registers that
             # change at the edges only (the state, the decoded fields, A, X and the registered
             # sums, valid from the second clock after an edge), registered at every clock, valid
             # in the third, where the next edge is; the state machine's own S writes are dropped.
@@ -666,7 +666,7 @@ class Cpu6507(wiring.Component):
                      self.sync_next.eq(state_after == State.FETCH),
                      # (state_after == JAMMED, written out: the only way in is a JAM opcode's T1
                      # cycle, the only way out a state load; the full state probe is the CPU's
-                     # deepest logic, and a frame controller registers this flag: issue 16's depth)
+                     # deepest logic, and a frame controller registers this flag: xc7 logic depth)
                      self.jammed_next.eq(~self.load_en & ((state == State.JAMMED) |
                                                           (advance & (state == State.T1) & (r.dec.mode == Mode.JAM))))]
         return state_adv
@@ -755,7 +755,7 @@ class Cpu6507(wiring.Component):
         which ends at that edge, and for the next-address probe's stack address after it (TXS,
         LAS): S from the operation unit elaborated once more as a probe of S; P from a probe of
         P one clock earlier (the request's clock, from the sums before their register),
-        registered (issue 16's depth: no path from the staged sums through the flags into the
+        registered (xc7 logic depth: no path from the staged sums through the flags into the
         branch's next address). The same P: A, X, Y, S and P do not change at the edge between
         (the next instruction's opcode fetch, which writes none of them; the previous
         operation's write came at the request's edge or before, instructions taking two cycles
@@ -1113,7 +1113,7 @@ class Cpu6507(wiring.Component):
             with m.If(advance):
                 # the pointer's high byte is read from the same page (the NMOS page-wrap bug):
                 # its low byte incremented here, at the edge, so that the next cycle's address
-                # is a register, not an adder (issue 16's depth: the cartridge's ROM address
+                # is a register, not an adder (xc7 logic depth: the cartridge's ROM address
                 # is formed from the CPU's address a clock ahead)
                 m.d.sync += [r.tmp.eq(r.din), r.ad[0:8].eq(dv["ad_1"]), r.state.eq(State.JI1)]
 

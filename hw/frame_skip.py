@@ -12,7 +12,7 @@ Frames are ALE frames (``TIA::update()``): the console runs (``drive.ce``) from 
 frame without a new start, as ALE's next ``update()`` does) or a CPU jam. Whether the console
 stops at a clock is registered in the clock before, from the console's predictions of its frame
 flags (:data:`hw.interfaces.FrameSignature`'s ``*_next``) and the instruction count, so that the
-console's clock enable is a register and a state decode, not a path through the console (issue 16).
+console's clock enable is a register and a state decode, not a path through the console.
 
 Reward, game over and lives come from the game rules applied to the console's RAM by the
 node's processor (:mod:`hls_models.game_rules`): after every frame the controller waits in
@@ -156,7 +156,7 @@ class FrameSkip(wiring.Component):
         m.d.comb += push_run.eq((self.phase == Phase.FIRE) | (self.phase == Phase.STEP) |
                                 ((self.phase == Phase.NOOP) & ~self.fire_en))
 
-        # the next step's length over two registers (issue 16: subtract, compare and pick were 11
+        # the next step's length over two registers (xc7 depth: subtract, compare and pick would be 11
         # xc7 levels into run_n): used in SELECT, at least three clocks after frames last changed
         # (at a frame's stop, then RULES, OBS and INFER), so both have settled by then
         remaining = Signal(25)
@@ -165,12 +165,12 @@ class FrameSkip(wiring.Component):
         m.d.sync += step_len.eq(Mux(remaining < self.frame_skip, remaining, self.frame_skip))
 
         # frames >= episode_frames as a register set whenever frames changes, from frames + 1 kept
-        # beside it (issue 16: the 24-bit compare at the acknowledgement was 10 xc7 levels into
+        # beside it (as one step, the 24-bit compare at the acknowledgement would be 10 xc7 levels into
         # ``done``); episode_frames is written by the host before an episode starts
         frames_p1 = Signal(25, init=1)
         reached = Signal()
 
-        # the return after this frame's reward, registered every clock (issue 16: the 32-bit add
+        # the return after this frame's reward, registered every clock (as one step, the 32-bit add
         # at the acknowledgement was 10 xc7 levels into episode_return): the contract (class doc)
         # has ``reward`` settled a clock before ``rules_ack``, and the return changes only at an
         # acknowledgement or an episode's start, never in two clocks in a row
@@ -209,11 +209,11 @@ class FrameSkip(wiring.Component):
         r = self.paddle_r
         moved = Signal(signed(PADDLE_BITS + 2))
         # the run's paddle direction, registered with its action (start_run) rather than read
-        # through the action table's multiplexer at SETUP (issue 16: that read began an 11-level
+        # through the action table's multiplexer at SETUP (xc7 depth: that read began an 11-level
         # path into paddle_r); the table is written by the host before an episode
         pdir = Signal(2)
         m.d.comb += moved.eq(Mux(pdir == 1, r + PADDLE_DELTA, Mux(pdir == 2, r - PADDLE_DELTA, r)))
-        # the clamp's compares without the add in front (issue 16: add, compare and pick were 12
+        # the clamp's compares without the add in front (xc7 depth: add, compare and pick would be 12
         # xc7 levels into paddle_r): r + DELTA < lo is r < lo - DELTA, and so on, against
         # thresholds registered from PADDLE_LO/PADDLE_HI, so the six compares run beside the
         # add and the direction only picks among them. The bounds and thresholds are a clock
@@ -233,7 +233,7 @@ class FrameSkip(wiring.Component):
         ]
         r_next = Signal(PADDLE_BITS)
         m.d.comb += r_next.eq(Mux(below, lo, Mux(above, hi, moved)))
-        # the charge time of r over two register stages, every clock (issue 16: the multiply, its
+        # the charge time of r over two register stages, every clock (as one step, the multiply, its
         # partial-product sum and the port pick were one path, 10 xc7 levels after a DSP that
         # starts 2.65 ns after its clock without its P register; 8.9 ns by the timed estimate):
         # the two partial products registered (each a DSP48E1 multiply into its own register),
@@ -262,14 +262,14 @@ class FrameSkip(wiring.Component):
         stop = Signal()              # the console stops before this clock (frame over)
         # stop for this clock, registered in the clock before from the console's predictions of
         # its frame flags (FrameSignature's *_next) and the instruction count then: the console's
-        # clock enable does not depend on its state through logic (issue 16's depth). Cleared at
+        # clock enable does not depend on its state through logic (xc7 logic depth). Cleared at
         # SETUP: a frame's first clock runs, and so does a partial frame's continuation (it
         # stopped at an instruction limit, so not at a boundary or a jam, and the count restarts)
         stop_next = Signal()
         stop_r = Signal()
         insns_after = Signal(range(MAX_INSTRUCTIONS + 2))   # the count at the next clock
         # insns_after >= MAX_INSTRUCTIONS by equalities on the register, not by the add and a
-        # compare after it (issue 16: that was 10 xc7 levels into stop_r): insns never exceeds the
+        # compare after it (xc7 depth: that would be 10 xc7 levels into stop_r): insns never exceeds the
         # limit (the frame stops before the instruction that would pass it, and no two clocks in
         # a row start an instruction), so insns + insn_start >= MAX is insns == MAX, or
         # insns == MAX - 1 with an instruction starting now
@@ -282,7 +282,7 @@ class FrameSkip(wiring.Component):
         go = Signal()                # FRAME: the console's inputs are settled
         fresh = Signal()             # FRAME: this clock is the frame's first (a frame start)
         started = Signal()           # FRAME: the frame's first clock has run
-        # the console's clock enable from registers through one LUT (issue 16: as a state decode it
+        # the console's clock enable from registers through one LUT (xc7 depth: as a state decode it
         # began the instance's deepest path, folded into the console's logic): ce = FRAME & go &
         # (fresh | ~stop_r), with FRAME & go registered from the clock before: SETUP -> FRAME,
         # with go unless the paddle's charge time is set first (set_product, set_sum,

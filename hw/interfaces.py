@@ -3,7 +3,7 @@ producer and the consumer alike (no block imports another block for its Signatur
 
 The two buses have their own modules: the 6507's bus as its chips see it and the host's load port
 (:mod:`hw.bus`), and the host interface (:mod:`hw.axi_lite`). Here, in the order of the data's
-path through one fabric instance (``shared/reference/architecture.md``):
+path through one fabric instance (arXiv 2005.04536):
 
 * console inputs: :data:`PaddlesSignature`, :data:`ControllerSignature`;
 * console <-> frame-skip controller: :data:`FrameSignature` (inside :data:`ConsoleDriveSignature`);
@@ -71,7 +71,7 @@ ControllerSignature = wiring.Signature({
 #: the next clock if the console's clock is enabled in this one (with this clock's
 #: ``start_frame``); a console whose clock is not enabled keeps them. The frame-skip controller
 #: registers its stop from these, so that no path runs from the console's state into the
-#: console's own clock enable (issue 16's depth); the console harness checks them at every clock.
+#: console's own clock enable (xc7 logic depth); the console harness checks them at every clock.
 FrameSignature = wiring.Signature({
     "start_frame": In(1), "at_boundary": Out(1), "insn_start": Out(1), "jammed": Out(1),
     "at_boundary_next": Out(1), "insn_start_next": Out(1), "jammed_next": Out(1),
