@@ -53,8 +53,8 @@ from hls_models import policy_array as model
 from hls_models.action_select import MAX_ACTIONS
 from hls_models.policy_engine import CONFIG_ACT_MAX, CONFIG_N_ACTIONS, CONFIG_SHIFT0, MAX_SHIFT, check_actions
 from hw import reproducible
-from hw.policy_engine import (ACC_BITS, InferenceControlSignature, ParameterSpace, ParameterWriteSignature,
-                              action_values_signature)
+from hw.interfaces import (ACC_BITS, InferenceControlSignature, ParameterSpace, ParameterWriteSignature,
+                           action_values_signature)
 
 OBS_BYTES = 4 * 84 * 84     #: bytes of the observation stack
 

@@ -27,7 +27,7 @@ HW = REPO / "hw"
 #: modules that hold Signatures (and their layouts) shared by producers and consumers
 INTERFACE_MODULES = {"hw.interfaces", "hw.bus", "hw.axi_lite"}
 #: modules of helpers that are no blocks (any module may import them)
-SUPPORT_MODULES = {"hw.counters", "hw.reproducible"}
+SUPPORT_MODULES = {"hw.counters", "hw.reproducible", "hw.register_file"}
 #: block module -> the block modules it is composed of (instantiates)
 COMPOSED_OF = {
     "hw.console": {"hw.cpu6507", "hw.tia", "hw.riot", "hw.cart"},

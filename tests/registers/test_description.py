@@ -1,6 +1,6 @@
 """The register description (hls_models/registers/nc2600.rdl): every generated file is what
 systemrdl-compiler and the PeakRDL exporters make of it today, the compiler's diagnostics reach
-the user, and its enumerations equal the RTL's own encodings (hw.frame_skip, hw.cart,
+the user, and its enumerations equal the RTL's own encodings (hw.frame_skip, hw.cart, hls_models.cartridge,
 hls_models.policy_engine: independent definitions of the same values)."""
 import pytest
 
@@ -24,12 +24,14 @@ def test_malformed_description_fails_with_the_compilers_message(tmp_path):
 
 
 def test_enumerations_equal_the_rtls_encodings():
-    from hw.cart import MAPPER_CODES
+    from hls_models.cartridge import MAPPER_CODES
+    from hw.cart import Mapper
     from hw.frame_skip import Phase, State
     from hls_models.policy_engine import SPACE_BIASES, SPACE_CONFIG, SPACE_WEIGHTS
     assert {m.name: m.value for m in ENUMS["ctrl_state_e"]} == {s.name: s.value for s in State}
     assert {m.name: m.value for m in ENUMS["phase_e"]} == {p.name: p.value for p in Phase}
     mappers = ENUMS["mapper_e"]
+    assert {m.name: m.value for m in mappers} == {m.name: m.value for m in Mapper}
     assert {mappers.labels[m]: m.value for m in mappers} == MAPPER_CODES
     spaces = ENUMS["param_space_e"]
     assert (spaces.WEIGHTS, spaces.BIASES, spaces.CONFIG) == (SPACE_WEIGHTS, SPACE_BIASES, SPACE_CONFIG)

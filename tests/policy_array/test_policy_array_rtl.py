@@ -1,7 +1,7 @@
 """The array engine's RTL (Verilator) against the bit-exact int8 model and its cycle model.
 
 Oracles: :meth:`hls_models.policy_int8.QuantizedPolicy.action_values` for every action value,
-:func:`hls_models.policy_array.engine_cycles` (hand-worked in ``test_model.py``) for every
+:func:`hls_models.policy_array.engine_cycles` (hand-worked in ``test_policy_array_model.py``) for every
 inference's start -> done cycles, :func:`hls_models.policy_array.load_cycles` for the load.
 The fast checks run the 8 x 8 engine (real observations of three games, adversarial cases);
 ``-m slow`` runs 4 x 4, 16 x 8, 16 x 16 and 32 x 16 as well.
