@@ -142,7 +142,7 @@ class GameInstance(wiring.Component):
         m.submodules.select = select = ActionSelect(MAX_ACTIONS, ACC_BITS)
         m.submodules.ctrl = ctrl = FrameSkip(MAX_ACTIONS)
 
-        # the pixel stream registered between the console and the preprocessor (issue 16: the
+        # the pixel stream registered between the console and the preprocessor (xc7 depth: the
         # TIA's pixel logic and the preprocessor's grey-table read were one path, 12-14 xc7
         # levels): the preprocessor sees every beat one clock later, in the same order; the
         # stream has no valid, the controller's push/zero_prev are sampled at a frame's first
@@ -271,12 +271,12 @@ class GameInstance(wiring.Component):
         # the engine's parameter write, registered: it reaches the engine the clock after WRITE
         # (the next write's handshake is two clocks later, after BRESP; the controller is still
         # IDLE then, so the engine is not busy), so that the engine's write logic starts from
-        # registers, not from the write state's decode (issue 16: 11-13 xc7 levels into the
+        # registers, not from the write state's decode (xc7 depth: 11-13 xc7 levels into the
         # engine's biases, weights and stages)
         pw = ParameterWriteSignature.create(path=("param_write",))
         wiring.connect(m, pw, engine.params)
         m.d.sync += pw.valid.eq(0)
-        # the console's reset, a register (issue 16: it is in the console's clock enable, which
+        # the console's reset, a register (xc7 depth: it is in the console's clock enable, which
         # abc folds into the console's logic): during the four MEMW clocks exactly (set at the
         # write that enters MEMW, held until its last byte), and for one clock after a CONTROL
         # write with the reset bit (the clock of its BRESP: the controller is idle then and the
@@ -321,10 +321,10 @@ class GameInstance(wiring.Component):
                     m.next = "IDLE"
             with m.State("READ"):
                 # the address decoded into its source's index, registered (1 + i, 0: none), so that
-                # the read-data multiplexer of the next clock starts from a register (issue 16: the
+                # the read-data multiplexer of the next clock starts from a register (xc7 depth: the
                 # priority chain of address compares in front of the multiplexer was the instance's
                 # deepest path, 17 xc7 levels in the node netlist); the compares themselves are
-                # registered at the handshake (rhit), so this clock only encodes (issue 16: compares
+                # registered at the handshake (rhit), so this clock only encodes (xc7 depth: compares
                 # and encoder together were 10 levels into rsel)
                 enc = Cat(Cat(rhit[i] for i in range(len(read_addrs)) if (i + 1) >> bit & 1).any()
                           for bit in range(len(rsel)))
@@ -471,7 +471,7 @@ class _WriteDecode:
     """The write targets, decoded from the address at the handshake and registered with it (one
     flag per target; the targets' addresses are distinct, so at most one is set), so that the
     write state's actions start from registers, not from a priority chain of address compares
-    (issue 16: that chain was 10-13 xc7 levels into the engine's parameters and the console's
+    (xc7 depth: that chain would be 10-13 xc7 levels into the engine's parameters and the console's
     reset).
 
     Targets, in order: every stored register entry ``(name, i)`` (arrays shorter than

@@ -3,7 +3,7 @@ producer and the consumer alike (no block imports another block for its Signatur
 
 The two buses have their own modules: the 6507's bus as its chips see it and the host's load port
 (:mod:`hw.bus`), and the host interface (:mod:`hw.axi_lite`). Here, in the order of the data's
-path through one fabric instance (``shared/reference/architecture.md``):
+path through one fabric instance (arXiv 2005.04536):
 
 * console inputs: :data:`PaddlesSignature`, :data:`ControllerSignature`;
 * console <-> frame-skip controller: :data:`FrameSignature` (inside :data:`ConsoleDriveSignature`);

