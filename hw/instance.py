@@ -6,8 +6,9 @@ Blocks and arrows (each arrow a ``wiring.Signature`` defined next to its produce
 - :class:`hw.console.Console` ``pixels`` (:data:`hw.console.PixelStreamSignature`, or
   :data:`hw.console.PixelStream3Signature` with three colour clocks per cycle) ->
   :class:`hw.preprocessor.Preprocessor` ``stream``, joined with ``wiring.connect``;
-- the engine's observation read port (:data:`hw.preprocessor.ObservationReadSignature`) ->
-  the preprocessor's stack, ``wiring.connect``;
+- the engine's observation read port (:data:`hw.interfaces.ObservationReadSignature`, a byte
+  per read, for the lane engine; :func:`hw.interfaces.observation_word_signature`, an ``R``-byte
+  word per read, for the array engine) -> the preprocessor's stack, ``wiring.connect``;
 - the engine's action values (:func:`hw.policy_engine.action_values_signature`, a stream) ->
   :class:`hw.action_select.ActionSelect`, ``wiring.connect``;
 - the chosen action -> :class:`hw.frame_skip.FrameSkip`, which drives the console
@@ -19,9 +20,15 @@ between frames (at ALE's frame boundary, where the pixel stream is idle), so the
 pauses for the rules, the observation and the inference while the preprocessor's pipeline
 keeps running.
 
-The engine is :class:`hw.policy_engine.PolicyEngine` (``lanes`` MAC lanes, int8, bit-exact with
-:mod:`hls_models.policy_int8`); the host loads an individual's parameters through
-``PARAM_ADDR``/``PARAM_DATA`` (the engine's parameter write port) between episodes.
+The engine is :class:`hw.policy_engine.PolicyEngine` (``engine="lane"``: ``lanes`` MAC lanes)
+or :class:`hw.policy_array.ArrayPolicyEngine` (``engine="array"``: ``rows x cols`` MACs, the
+preprocessor keeping its stack in the array's ``rows``-byte words,
+``Preprocessor(stack_rows=rows)``); both int8, bit-exact with :mod:`hls_models.policy_int8`.
+The host loads an individual's parameters through ``PARAM_ADDR``/``PARAM_DATA`` (the engine's
+parameter write port) between episodes, in the engine's load format
+(:func:`hls_models.policy_engine.load_words` or :func:`hls_models.policy_array.load_words`);
+each ``PARAM_DATA`` write steps ``PARAM_ADDR`` to the format's next word of the row
+(:func:`param_step`).
 
 Register map: the SystemRDL description ``hls_models/registers/nc2600.rdl``
 (:data:`hls_models.registers.INSTANCE`; page ``docs/hardware/registers.md``). The register file
@@ -48,6 +55,7 @@ from hw.axi_lite import DECERR, OKAY, SLVERR, AxiLiteSignature
 from hw.console import Console
 from hw.frame_skip import FrameSkip, State
 from hw.interfaces import ACC_BITS, ParameterWriteSignature
+from hw.policy_array import ArrayPolicyEngine
 from hw.policy_engine import PolicyEngine
 from hw.preprocessor import Preprocessor
 
@@ -60,6 +68,25 @@ RANGE_DECODE_MIN = 8
 #: registers whose write is a command (an action beyond storing the word), by the description:
 #: a write-only register, or a field with ``swmod`` or ``singlepulse``
 COMMANDS = ("PARAM_DATA", "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL")
+ENGINES = ("lane", "array")     #: the inference engines an instance takes (``GameInstance(engine=...)``)
+
+
+def param_step(engine: str, lanes: int = 16, rows: int = 16, cols: int = 16) -> tuple[dict, dict]:
+    """How a ``PARAM_DATA`` write steps ``PARAM_ADDR.lane`` per parameter space (weights,
+    biases): ``({space: lane step}, {space: lanes per row})``; past the row's last lane the
+    address goes to lane 0 of the next row. The lane engine's rows hold ``lanes`` weights (a
+    write takes four) or biases; the array engine's weight rows ``R*C/4`` words, its bias rows
+    ``C`` biases (:mod:`hls_models.policy_array`, "Parameter load").
+
+    Raises:
+        ValueError: ``engine`` not in :data:`ENGINES`.
+    """
+    w, b = ENUMS["param_space_e"].WEIGHTS, ENUMS["param_space_e"].BIASES
+    if engine == "lane":
+        return {w: 4, b: 1}, {w: lanes, b: lanes}
+    if engine == "array":
+        return {w: 1, b: 1}, {w: rows * cols // 4, b: cols}
+    raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
 
 
 def _is_command(reg) -> bool:
@@ -98,28 +125,55 @@ def check_groups() -> dict[str, list[str]]:
     return groups
 
 
+def check_config(colour_clocks_per_cycle: int = 1, engine: str = "lane", rows: int = 16, cols: int = 16) -> None:
+    """Validate an instance configuration (:class:`GameInstance`'s arguments of those names).
+
+    Raises:
+        ValueError: ``colour_clocks_per_cycle`` not 1 or 3, ``engine`` not in :data:`ENGINES`, or
+            an array shape that the engine (:func:`hls_models.policy_array.check_shape`) or the
+            preprocessor's word stack (:func:`hw.preprocessor.word_stack_tiling`) does not take.
+    """
+    if colour_clocks_per_cycle not in (1, 3):
+        raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
+    param_step(engine)
+    if engine == "array":
+        from hls_models.policy_array import check_shape
+        from hw.preprocessor import word_stack_tiling
+        check_shape(rows, cols)
+        word_stack_tiling(rows, colour_clocks_per_cycle)
+
+
 class GameInstance(wiring.Component):
     """One instance (see module doc).
 
     Args:
         height: the game's screen height (rows; the preprocessor's frame size).
         fmt: ``"NTSC"`` or ``"PAL"`` (the preprocessor's grey table).
-        lanes: the engine's MAC lanes.
+        lanes: the lane engine's MAC lanes.
         colour_clocks_per_cycle: the console's configuration, 1 or 3
             (``Console(colour_clocks_per_cycle=3)``: one CPU cycle per clock, its three-pixel
             stream into ``Preprocessor(pixels_per_cycle=3)``); the ``CYCLES_*`` registers count
             fabric clocks either way.
+        engine: ``"lane"`` (:class:`hw.policy_engine.PolicyEngine`) or ``"array"``
+            (:class:`hw.policy_array.ArrayPolicyEngine`).
+        rows, cols: the array engine's shape (:func:`hls_models.policy_array.check_shape`; with
+            three colour clocks per cycle ``rows >= 8``, :func:`hw.preprocessor.word_stack_tiling`).
     Raises:
-        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3.
+        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3, ``engine`` not in :data:`ENGINES`,
+            or an array shape the engine or the preprocessor's word stack does not take.
     Ports:
         bus: In(:func:`hw.axi_lite.AxiLiteSignature` (17)), the host interface.
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16, colour_clocks_per_cycle: int = 1):
-        if colour_clocks_per_cycle not in (1, 3):
+    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16, colour_clocks_per_cycle: int = 1,
+                 engine: str = "lane", rows: int = 16, cols: int = 16):
+        try:
+            check_config(colour_clocks_per_cycle, engine, rows, cols)
+        except ValueError:
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
-            raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
+            raise
         self.height, self.fmt, self.lanes = height, fmt, lanes
+        self.engine, self.rows, self.cols = engine, rows, cols
         self.colour_clocks_per_cycle = colour_clocks_per_cycle
         super().__init__({"bus": In(AxiLiteSignature(ADDR_WIDTH))})
 
@@ -137,8 +191,13 @@ class GameInstance(wiring.Component):
         con_rst = Signal()
         console = Console(self.colour_clocks_per_cycle)
         m.submodules.console = ResetInserter({"sync": con_rst})(EnableInserter({"sync": con_ce})(console))
-        m.submodules.pre = pre = Preprocessor(self.height, self.fmt, self.colour_clocks_per_cycle)
-        m.submodules.engine = engine = PolicyEngine(self.lanes, MAX_ACTIONS)
+        if self.engine == "lane":
+            m.submodules.pre = pre = Preprocessor(self.height, self.fmt, self.colour_clocks_per_cycle)
+            m.submodules.engine = engine = PolicyEngine(self.lanes, MAX_ACTIONS)
+        else:
+            m.submodules.pre = pre = Preprocessor(self.height, self.fmt, self.colour_clocks_per_cycle,
+                                                  stack_rows=self.rows)
+            m.submodules.engine = engine = ArrayPolicyEngine(self.rows, self.cols, MAX_ACTIONS)
         m.submodules.select = select = ActionSelect(MAX_ACTIONS, ACC_BITS)
         m.submodules.ctrl = ctrl = FrameSkip(MAX_ACTIONS)
 
@@ -375,8 +434,11 @@ class GameInstance(wiring.Component):
                 lane, row, space = pa.lane, pa.row, pa.space
                 m.d.sync += [pw.valid.eq(1), pw.space.eq(space), pw.row.eq(row), pw.lane.eq(lane),
                              pw.data.eq(wdata)]
-                nxt = lane + Mux(space == ENUMS["param_space_e"].WEIGHTS, 4, 1)
-                with m.If(nxt >= self.lanes):
+                step, per_row = param_step(self.engine, self.lanes, self.rows, self.cols)
+                w = ENUMS["param_space_e"].WEIGHTS
+                nxt = lane + Mux(space == w, step[w], 1)
+                wrap = self.lanes if self.engine == "lane" else Mux(space == w, per_row[w], self.cols)
+                with m.If(nxt >= wrap):
                     m.d.sync += [pa.lane.eq(0), pa.row.eq(row + 1)]
                 with m.Else():
                     m.d.sync += pa.lane.eq(nxt)
@@ -509,9 +571,18 @@ class _WriteDecode:
         return out
 
 
-def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16, colour_clocks_per_cycle: int = 1) -> dict[str, str]:
-    """``{"instance.v": Verilog}`` of :class:`GameInstance` (module ``instance``), reproducible; with
-    ``colour_clocks_per_cycle=3`` ``{"instance3.v": ...}`` (module ``instance3``, not in ``rtl/``)."""
+def module_name(colour_clocks_per_cycle: int = 1, engine: str = "lane", rows: int = 16, cols: int = 16) -> str:
+    """The Verilog module of an instance configuration: ``instance`` (one colour clock per cycle,
+    the lane engine), ``instance3`` (three), with ``_a<rows>x<cols>`` for the array engine
+    (``instance_a16x16``, ``instance3_a16x16``)."""
     name = "instance" if colour_clocks_per_cycle == 1 else f"instance{colour_clocks_per_cycle}"
-    text = reproducible.convert(GameInstance(height, fmt, lanes, colour_clocks_per_cycle), name)
+    return name if engine == "lane" else f"{name}_a{rows}x{cols}"
+
+
+def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16, colour_clocks_per_cycle: int = 1,
+             engine: str = "lane", rows: int = 16, cols: int = 16) -> dict[str, str]:
+    """``{"<module>.v": Verilog}`` of :class:`GameInstance`, module :func:`module_name`,
+    reproducible; ``rtl/`` holds ``instance.v`` (one colour clock per cycle, the lane engine)."""
+    name = module_name(colour_clocks_per_cycle, engine, rows, cols)
+    text = reproducible.convert(GameInstance(height, fmt, lanes, colour_clocks_per_cycle, engine, rows, cols), name)
     return {f"{name}.v": reproducible.tidy_memories(text)}

@@ -9,7 +9,8 @@ path through one fabric instance (arXiv 2005.04536):
 * console <-> frame-skip controller: :data:`FrameSignature` (inside :data:`ConsoleDriveSignature`);
 * console -> preprocessor: :data:`PixelStreamSignature`, :data:`PixelStream3Signature`;
 * frame-skip controller -> preprocessor: :data:`PreprocessorControlSignature`;
-* policy engine -> preprocessor: :data:`ObservationReadSignature`;
+* policy engine -> preprocessor: :data:`ObservationReadSignature` (the lane engine, a byte per
+  read), :func:`observation_word_signature` (the array engine, an ``R``-byte word per read);
 * host -> policy engine: :data:`ParameterWriteSignature` (:class:`ParameterSpace`);
 * frame-skip controller <-> policy engine: :data:`InferenceControlSignature`;
 * policy engine -> action select: :func:`action_values_signature` (:func:`action_values_layout`);
@@ -26,16 +27,17 @@ from amaranth.lib.wiring import In, Out
 
 from hls_models import policy_engine as _engine_model
 from hls_models.action_select import MAX_ACTIONS
-from hls_models.preprocessor import OUT_SIZE
+from hls_models.preprocessor import OUT_SIZE, STACK
 
-__all__ = ["ACC_BITS", "OBS_PIXELS", "PaddlesSignature", "ControllerSignature", "FrameSignature",
+__all__ = ["ACC_BITS", "OBS_PIXELS", "OBS_BYTES", "PaddlesSignature", "ControllerSignature", "FrameSignature",
            "ConsoleDriveSignature", "PixelStreamSignature", "PixelStream3Signature",
-           "PreprocessorControlSignature", "ObservationReadSignature", "ParameterSpace",
+           "PreprocessorControlSignature", "ObservationReadSignature", "observation_word_signature", "ParameterSpace",
            "ParameterWriteSignature", "InferenceControlSignature", "action_values_layout",
            "action_values_signature", "chosen_action_signature"]
 
 ACC_BITS = 32    #: the policy engine's accumulator and action-value width (int32)
 OBS_PIXELS = OUT_SIZE * OUT_SIZE       #: 7056 pixels per observation frame (84 x 84)
+OBS_BYTES = STACK * OBS_PIXELS         #: 28,224 bytes of the observation stack (4 frames)
 
 
 #: The four paddles' drive of the TIA's INPT0..3 dump-capacitor rule, paddle ``i`` at index ``i``
@@ -122,6 +124,14 @@ ObservationReadSignature = wiring.Signature({
     "index": Out(range(OBS_PIXELS)),  # row * 84 + column
     "data": In(8),                    # grey level, one cycle after frame/index
 })
+
+
+def observation_word_signature(rows: int) -> wiring.Signature:
+    """The array engine's read port of the observation stack (``R = rows`` bytes per read), as
+    seen by the engine: ``addr`` (word ``0 .. 28224/R - 1``) Out, ``data`` (``8 R`` bits, lane
+    ``r`` in bits ``8r .. 8r+7``) In, one cycle after ``addr``. The words are
+    :func:`hls_models.policy_array.obs_words`'s layout (conv1's tiling; frame 0 the oldest)."""
+    return wiring.Signature({"addr": Out(range(OBS_BYTES // rows)), "data": In(8 * rows)})
 
 
 class ParameterSpace(enum.Enum, shape=2):

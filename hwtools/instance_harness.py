@@ -42,15 +42,28 @@ class BusTimeout(RuntimeError):
     """An AXI4-Lite handshake did not complete within its clock limit."""
 
 
-def build(height: int = 210, fmt: str = "NTSC", trace: bool = False, colour_clocks_per_cycle: int = 1) -> Path:
-    """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration and
-    console configuration (colour clocks per cycle, 1 or 3: module ``instance`` or ``instance3``);
-    ``trace``: the build that can record an FST waveform (:meth:`InstanceSim.trace`; Verilator
-    ``--trace-fst``, slower to build and, while recording, to run)."""
-    from hw.instance import generate
+def check_config(colour_clocks_per_cycle: int = 1, engine: str = "lane", rows: int = 16, cols: int = 16) -> None:
+    """Validate an instance configuration before a build (:func:`hw.instance.check_config`).
+
+    Raises:
+        ValueError: the configuration named.
+    """
+    from hw.instance import check_config as check
+    check(colour_clocks_per_cycle, engine, rows, cols)
+
+
+def build(height: int = 210, fmt: str = "NTSC", trace: bool = False, colour_clocks_per_cycle: int = 1,
+          engine: str = "lane", rows: int = 16, cols: int = 16) -> Path:
+    """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration,
+    console configuration (colour clocks per cycle, 1 or 3) and engine (``"lane"``, 16 lanes, or
+    ``"array"``, ``rows x cols``): module :func:`hw.instance.module_name` (``instance``,
+    ``instance3``, ``instance_a16x16``, ...); ``trace``: the build that can record an FST waveform
+    (:meth:`InstanceSim.trace`; Verilator ``--trace-fst``, slower to build and, while recording, to run)."""
+    from hw.instance import generate, module_name
     from hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
-    top = "instance" if colour_clocks_per_cycle == 1 else f"instance{colour_clocks_per_cycle}"
-    verilog = generate(height, fmt, colour_clocks_per_cycle=colour_clocks_per_cycle)[f"{top}.v"]
+    top = module_name(colour_clocks_per_cycle, engine, rows, cols)
+    verilog = generate(height, fmt, colour_clocks_per_cycle=colour_clocks_per_cycle, engine=engine, rows=rows,
+                       cols=cols)[f"{top}.v"]
     harness = HARNESS_CPP.read_text().replace("Vinstance", f"V{top}")
     return build_shared_lib(f"{top}{height}{fmt.lower()}{'-trace' if trace else ''}", verilog, top,
                             savable_harness(_prelude(trace) + harness),
@@ -78,10 +91,10 @@ def build_node(height: int = 210, fmt: str = "NTSC") -> Path:
 
 
 def _lib(height: int, fmt: str, node: bool = False, trace: bool = False,
-         colour_clocks_per_cycle: int = 1) -> ctypes.CDLL:
-    key = (height, fmt, node, trace, colour_clocks_per_cycle)
+         colour_clocks_per_cycle: int = 1, engine: tuple = ("lane", 16, 16)) -> ctypes.CDLL:
+    key = (height, fmt, node, trace, colour_clocks_per_cycle, engine)
     if key not in _LIBS:
-        path = build_node(height, fmt) if node else build(height, fmt, trace, colour_clocks_per_cycle)
+        path = build_node(height, fmt) if node else build(height, fmt, trace, colour_clocks_per_cycle, *engine)
         lib = ctypes.CDLL(str(path))
         vp, u32, u64, i32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
         lib.inst_new.restype = vp
@@ -112,20 +125,30 @@ class InstanceSim(VerilatedModel):
             ``i * 0x20000``; :class:`MmioWindow` gives one instance's view) instead of one instance.
         trace: use the build that can record a waveform (:meth:`trace`; one instance only).
         colour_clocks_per_cycle: the instance's console configuration (1 or 3, one instance only).
+        engine, rows, cols: the instance's engine (:class:`hw.instance.GameInstance`; ``"array"``
+            for one instance only); the driver reads them (:attr:`engine`, :attr:`rows`,
+            :attr:`cols`, :attr:`lanes`) to load parameters in the engine's format.
     Raises:
-        ValueError: ``trace`` with ``node``; ``colour_clocks_per_cycle`` not 1 or 3, or 3 with ``node``.
+        ValueError: ``trace`` with ``node``; ``colour_clocks_per_cycle`` not 1 or 3, or 3 with
+            ``node``; an engine other than the lane engine with ``node``; a bad engine or shape.
     """
 
     FREE = "inst_free"
+    lanes = 16          #: the lane engine's MAC lanes (``hw.instance.GameInstance``'s default)
 
     def __init__(self, height: int = 210, fmt: str = "NTSC", node: bool = False, trace: bool = False,
-                 colour_clocks_per_cycle: int = 1):
+                 colour_clocks_per_cycle: int = 1, engine: str = "lane", rows: int = 16, cols: int = 16):
         if trace and node:
             raise ValueError("waveform tracing is built for one instance, not the node")
         if colour_clocks_per_cycle not in (1, 3) or (node and colour_clocks_per_cycle != 1):
             raise ValueError(f"colour_clocks_per_cycle must be 1 or 3 (1 for a node), not {colour_clocks_per_cycle!r}")
+        if node and engine != "lane":
+            raise ValueError(f"the node is built with the lane engine, not {engine!r}")
+        check_config(colour_clocks_per_cycle, engine, rows, cols)
+        self.engine, self.rows, self.cols = engine, rows, cols
         self.traceable = bool(trace)
-        self._lib = _lib(height, fmt, node, bool(trace), colour_clocks_per_cycle)
+        self._lib = _lib(height, fmt, node, bool(trace), colour_clocks_per_cycle,
+                         ("lane", 16, 16) if engine == "lane" else (engine, rows, cols))
         self._h = self._lib.inst_new()
         self._word = ctypes.c_uint32()
 

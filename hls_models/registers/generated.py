@@ -203,12 +203,12 @@ REGISTERS = (
         dict(name='inpt5', lsb=9, width=1, sw='rw', hw_writes=False, reset=0x1, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='INPT5 (right fire button, active low)'),
         dict(name='paddle', lsb=10, width=2, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode='paddle_dir_e', label=None, desc='paddle direction'),
     )),
-    dict(name='PARAM_ADDR', offset=0x190, count=1, stride=0x4, size=0x4, memory_window=False, label='Engine parameter address', desc='The address of the next PARAM_DATA write (hls_models.policy_engine.load_words).', fields=(
+    dict(name='PARAM_ADDR', offset=0x190, count=1, stride=0x4, size=0x4, memory_window=False, label='Engine parameter address', desc="The address of the next PARAM_DATA write, in the format of the instance's engine\n(the lane engine: hls_models.policy_engine.load_words; the array engine:\nhls_models.policy_array.load_words).", fields=(
         dict(name='lane', lsb=0, width=8, sw='rw', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='lane'),
         dict(name='row', lsb=8, width=18, sw='rw', hw_writes=True, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='row'),
         dict(name='space', lsb=26, width=2, sw='rw', hw_writes=False, reset=0x0, singlepulse=False, swmod=False, sticky=False, signed=False, write_check=None, encode='param_space_e', label=None, desc='parameter space'),
     )),
-    dict(name='PARAM_DATA', offset=0x194, count=1, stride=0x4, size=0x4, memory_window=False, label='Engine parameter data', desc='One parameter word to PARAM_ADDR; then lane += 4 (weights) or 1, and row += 1 with\nlane = 0 past the last lane. Only while idle and the engine not busy (else SLVERR, err_turn).', fields=(
+    dict(name='PARAM_DATA', offset=0x194, count=1, stride=0x4, size=0x4, memory_window=False, label='Engine parameter data', desc="One parameter word to PARAM_ADDR; then lane += 4 (the lane engine's weights) or 1,\nand row += 1 with lane = 0 past the row's last lane (the lane engine: its lanes; the array\nengine R x C: R*C/4 weight words, C biases). Only while idle and the engine not busy (else\nSLVERR, err_turn).", fields=(
         dict(name='data', lsb=0, width=32, sw='w', hw_writes=False, reset=0x0, singlepulse=False, swmod=True, sticky=False, signed=False, write_check=None, encode=None, label=None, desc='the parameter word'),
     )),
     dict(name='RIOT_RAM', offset=0x200, count=32, stride=0x4, size=0x4, memory_window=True, label='RIOT RAM', desc='RIOT RAM $80..$FF, four bytes per word, little-endian (word i: $80 + 4i).', fields=(

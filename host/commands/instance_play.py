@@ -13,6 +13,9 @@ episode and the cycles per decision by phase. ``--fst PATH`` records a waveform 
 of the instance over ``--fst-cycles`` clocks of the first episode, from ``--fst-after`` clocks
 past its start command (the simulation is then built with Verilator ``--trace-fst``, once; the
 file appears under its name only when complete, ``PATH.partial`` until then).
+``--engine array`` (``--array RxC``, default 16x16) builds the instance with the array engine
+(:mod:`hw.policy_array`) instead of the 16-lane engine; ``--colour-clocks 3`` with the
+three-colour-clock console.
 """
 from __future__ import annotations
 
@@ -57,6 +60,7 @@ def run(args) -> int:
         flat = check_finite(flat.astype(np.float32), f"--params {args.params}")
     if args.episodes <= 0 or args.episode_frames <= 0:
         raise UserError("--episodes and --episode-frames must be positive")
+    rows, cols = _array_shape(args)
     qp = quantize(flat, n_actions,
                   calibration_observations(path, 4, args.episode_frames, args.calib_seed, 32))
     fst = partial = None
@@ -66,7 +70,8 @@ def run(args) -> int:
             raise UserError(f"--fst: {args.fst} is not a writable file path")
         partial = fst.with_name(fst.name + ".partial")
     from hwtools.instance_harness import InstanceSim
-    sim = InstanceSim(info.screen_height, info.display, trace=fst is not None)
+    sim = InstanceSim(info.screen_height, info.display, trace=fst is not None,
+                      colour_clocks_per_cycle=args.colour_clocks, engine=args.engine, rows=rows, cols=cols)
     runner = FabricEpisodeRunner(FabricDriver(sim), name, path, 4, args.episode_frames,
                                  restore=not args.replay_reset)
     if fst is not None:
@@ -89,7 +94,9 @@ def run(args) -> int:
         rec = {"game": name, "episode_seed": seed, "return": ep.episode_return, "frames": ep.frames,
                "decisions": ep.decisions, "game_over": ep.game_over, "cycles": ep.cycles,
                "cycles_per_decision": per, "reset_cycles": ep.reset_cycles, "load_cycles": ep.load_cycles,
-               "start_state": "restored" if ep.restored else "replayed", "engine_lanes": 16,
+               "start_state": "restored" if ep.restored else "replayed",
+               "engine": args.engine, **({"engine_lanes": 16} if args.engine == "lane" else {"array": f"{rows}x{cols}"}),
+               "colour_clocks_per_cycle": args.colour_clocks,
                "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
         if ale is not None:
             c0 = time.process_time()
@@ -125,6 +132,21 @@ def run(args) -> int:
     return 0
 
 
+def _array_shape(args) -> tuple[int, int]:
+    """``--array RxC`` as ``(rows, cols)`` (the array engine's and its word stack's checks)."""
+    from hwtools.instance_harness import check_config
+    try:
+        r, c = (int(v) for v in args.array.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {args.array!r}") from None
+    if args.engine == "array":
+        try:
+            check_config(args.colour_clocks, "array", r, c)
+        except ValueError as exc:
+            raise UserError(f"--array: {exc}") from None
+    return r, c
+
+
 def register(subparsers, groups) -> None:
     from hls_models.frame_skip import MAX_EPISODE_FRAMES
     from host.errors import int_range, non_negative_int, positive_int
@@ -147,6 +169,12 @@ def register(subparsers, groups) -> None:
                    help="also play each episode on ALE with the same int8 network (nc2600 run --backend ale --policy "
                         "int8): return, frames and CPU seconds beside the instance's; exit 1 when one differs")
     p.add_argument("--json", action="store_true", help="one JSON record per episode")
+    p.add_argument("--engine", choices=("lane", "array"), default="lane",
+                   help="the instance's inference engine: the 16-lane engine (default) or the array engine")
+    p.add_argument("--array", metavar="RxC", default="16x16",
+                   help="rows x columns of the array engine with --engine array (default 16x16)")
+    p.add_argument("--colour-clocks", type=int, choices=(1, 3), default=1,
+                   help="colour clocks per fabric clock of the console (1 default, 3: one CPU cycle per clock)")
     p.add_argument("--fst", metavar="PATH", help="record an FST waveform of the first episode (every signal of the "
                    "instance; builds the traced simulation once)")
     p.add_argument("--fst-cycles", type=int_range(1, 100_000_000), default=500_000, metavar="N",

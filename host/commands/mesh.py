@@ -77,6 +77,9 @@ def register(subparsers, groups):
                         "console, one CPU cycle per clock, a frame in a third of the clocks)")
     m.add_argument("--lanes", type=mac_lanes, default=16, metavar="L",
                    help="policy engine MAC lanes (a multiple of 4 in 4..256)")
+    m.add_argument("--array", default=None, metavar="RxC",
+                   help="the array policy engine of R x C multipliers (hw/policy_array.py) instead of --lanes: "
+                        "the decision path's default cycles from its model (hls_models.policy_array.inference_cycles)")
     m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
                    help="cycles per decision (at least 1: a decision takes time) the console waits for the decision path (default: the engine's cycle "
                         "model for --lanes; e.g. the fabric instance's measured preprocessor + inference + action "
@@ -143,14 +146,34 @@ def register(subparsers, groups):
     b.set_defaults(func=run_bench)
 
 
+def _array_inference(args) -> tuple[int | None, str | None]:
+    """``(inference_cycles, timing_source)`` for the options: with ``--array RxC`` and no
+    ``--inference-cycles``, the array engine's model cycles for ``--n-actions`` (18 when not
+    given) and their source; else the given ones."""
+    if args.array is None or args.inference_cycles is not None:
+        return args.inference_cycles, args.timing_source
+    from hls_models.policy_array import check_shape, inference_cycles
+    try:
+        r, c = (int(v) for v in args.array.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {args.array!r}") from None
+    try:
+        r, c = check_shape(r, c)
+    except ValueError as exc:
+        raise UserError(f"--array: {exc}") from None
+    a = args.n_actions or 18
+    return inference_cycles(a, r, c), args.timing_source or f"hls_models.policy_array.inference_cycles({a}, {r}, {c})"
+
+
 def _options(args):
     from mesh_sim.project import MeshOptions
+    inference_cycles, timing_source = _array_inference(args)
     return MeshOptions(
         cards=args.cards, nodes_per_card=args.nodes_per_card, instances_per_node=args.instances_per_node,
         mesh=args.mesh, clock_mhz=args.clock_mhz, colour_clocks_per_frame=args.colour_clocks_per_frame,
         colour_clocks_per_cycle=args.colour_clocks_per_cycle,
         lanes=args.lanes, n_actions=args.n_actions, reset_frames=args.reset_frames, inference=args.inference,
-        inference_cycles=args.inference_cycles, timing_source=args.timing_source,
+        inference_cycles=inference_cycles, timing_source=timing_source,
         link_latency_us=args.link_latency_us, link_gbytes_s=args.link_gbytes_s,
         population=args.population, generations=args.generations, episodes=args.episodes,
         elite_candidates=args.elite_candidates, elite_episodes=args.elite_episodes,

@@ -23,8 +23,13 @@ restore that state), then the instance runs the episode itself (no-op start, FIR
 frame skip, the preprocessor, action select, the cap); the host answers the instance's two
 request: the game rules after every frame (reward and game over from the RAM, read through the
 RAM window by the rules of :mod:`hls_models.game_rules`). An individual's int8 parameters are
-loaded into the instance's engine (:func:`hls_models.policy_engine.load_words`, one AXI write per
-word) when it changes.
+loaded into the instance's engine in that engine's format (the lane engine's
+:func:`hls_models.policy_engine.load_words`, the array engine's
+:func:`hls_models.policy_array.load_words`; one AXI write per word) when it changes. Which engine
+the instance has is a build parameter of the design (:class:`hw.instance.GameInstance`), not a
+register: the driver takes it as :class:`EngineConfig`, by default from the MMIO object's
+``engine``, ``lanes``, ``rows`` and ``cols`` attributes (:class:`hwtools.instance_harness.InstanceSim`
+has them), else the lane engine of 16 lanes.
 """
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ import numpy as np
 from hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_direction, paddle_needed
 from hls_models.registers import ENUMS, INSTANCE as R
 
-ENGINE_LANES = 16                          #: MAC lanes of the instance's engine (hw.instance default)
+ENGINE_LANES = 16                          #: MAC lanes of the lane engine (hw.instance default)
 ID_VALUE = R.ID.value.reset                #: what ID reads ('NC26')
 State = ENUMS["ctrl_state_e"]              #: STATUS.state's encodings
 MemSel = ENUMS["mem_sel_e"]                #: MEM_SEL.sel's encodings
@@ -50,6 +55,41 @@ ERROR_FIELDS = tuple(f for f in R.STATUS.fields if f.name.startswith("err_"))
 FRAME_CYCLE_LIMIT = 25_000 * 3 * 8 + 400_000   #: clocks from one host turn to the next: a frame
 #: (25,000 instructions of <= 8 CPU cycles, 3 clocks each) plus an inference (16 lanes: 185,932)
 POLL_GAP = 64                              #: idle clocks between two status reads (simulation)
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The inference engine an instance was built with: ``kind`` ``"lane"`` (``lanes`` MAC lanes,
+    :mod:`hls_models.policy_engine`) or ``"array"`` (``rows x cols`` MACs,
+    :mod:`hls_models.policy_array`)."""
+    kind: str = "lane"
+    lanes: int = ENGINE_LANES
+    rows: int = 16
+    cols: int = 16
+
+    @classmethod
+    def of(cls, mmio) -> "EngineConfig":
+        """The engine an MMIO object declares (attributes ``engine``, ``lanes``, ``rows``,
+        ``cols``; each absent one the default's)."""
+        d = cls()
+        return cls(getattr(mmio, "engine", d.kind), getattr(mmio, "lanes", d.lanes), getattr(mmio, "rows", d.rows),
+                   getattr(mmio, "cols", d.cols))
+
+    def load_words(self, policy) -> np.ndarray:
+        """The engine's parameter-load sequence ``(W, 4)`` ``(space, row, lane, data)`` of an int8 policy."""
+        if self.kind == "lane":
+            from hls_models.policy_engine import load_words
+            return load_words(policy, self.lanes)
+        from hls_models.policy_array import load_words
+        return load_words(policy, self.rows, self.cols)
+
+    def inference_cycles(self, n_actions: int) -> int:
+        """The model's cycles from the engine's start to the chosen action."""
+        if self.kind == "lane":
+            from hls_models.policy_engine import inference_cycles
+            return inference_cycles(n_actions, self.lanes)
+        from hls_models.policy_array import inference_cycles
+        return inference_cycles(n_actions, self.rows, self.cols)
 
 
 class FabricError(RuntimeError):
@@ -71,13 +111,15 @@ class FabricDriver:
     Args:
         mmio: an object with ``read(offset) -> int`` and ``write(offset, value)`` (pynq.MMIO's API).
         poll_gap: clocks between status reads when the MMIO object offers ``poll``.
+        engine: the instance's engine (:class:`EngineConfig`); None: :meth:`EngineConfig.of` ``(mmio)``.
     Raises:
         FabricError: the ID register does not read 'NC26'.
     """
 
-    def __init__(self, mmio, poll_gap: int = POLL_GAP):
+    def __init__(self, mmio, poll_gap: int = POLL_GAP, engine: EngineConfig | None = None):
         self.mmio = mmio
         self.poll_gap = int(poll_gap)
+        self.engine = EngineConfig.of(mmio) if engine is None else engine
         ident = self.read(R.ID)
         if ident != ID_VALUE:
             raise FabricError(f"no nc2600 instance at this address (ID 0x{ident:08x})")
@@ -196,15 +238,20 @@ class FabricDriver:
             out[w] = self.read(reg, w)
         return out.view(np.uint8).copy()
 
-    def load_params(self, policy, lanes: int = ENGINE_LANES) -> int:
+    def load_params(self, policy) -> int:
         """Load an int8 policy into the engine; returns the words written.
 
-        The words of :func:`hls_models.policy_engine.load_words` go to ``PARAM_DATA``; the
-        instance steps ``PARAM_ADDR`` itself, so the address is written only where the sequence
-        jumps. Raises ValueError (the parameters do not fit, the field named) or FabricError.
+        The words of the engine's format (:meth:`EngineConfig.load_words`) go to ``PARAM_DATA``;
+        the instance steps ``PARAM_ADDR`` itself (:func:`hw.instance.param_step`'s rule: the
+        weights' lane by 4 on the lane engine, else by 1, the next row past the row's lanes),
+        so the address is written only where the sequence jumps. Raises ValueError (the
+        parameters do not fit, the field named) or FabricError.
         """
-        from hls_models.policy_engine import load_words
-        words = load_words(policy, lanes)
+        e = self.engine
+        words = e.load_words(policy)
+        per_row = {ParamSpace.WEIGHTS: e.lanes if e.kind == "lane" else e.rows * e.cols // 4,
+                   ParamSpace.BIASES: e.lanes if e.kind == "lane" else e.cols}
+        w_step = 4 if e.kind == "lane" else 1
         pa, data_at = R.PARAM_ADDR, R.PARAM_DATA.address()
         nxt = None
         for space, row, lane, data in words.tolist():
@@ -212,8 +259,9 @@ class FabricDriver:
             if addr != nxt:
                 self._write(pa.address(), addr)
             self._write(data_at, R.PARAM_DATA.data.pack(data & R.PARAM_DATA.data.mask))
-            lane += 4 if space == ParamSpace.WEIGHTS else 1
-            nxt = pa.pack(lane=0, row=row + 1, space=space) if lane >= lanes else pa.pack(lane=lane, row=row, space=space)
+            lane += w_step if space == ParamSpace.WEIGHTS else 1
+            wrap = per_row.get(space, e.lanes if e.kind == "lane" else e.cols)
+            nxt = pa.pack(lane=0, row=row + 1, space=space) if lane >= wrap else pa.pack(lane=lane, row=row, space=space)
         return len(words)
 
 

@@ -31,7 +31,8 @@ SUPPORT_MODULES = {"hw.counters", "hw.reproducible", "hw.register_file"}
 #: block module -> the block modules it is composed of (instantiates)
 COMPOSED_OF = {
     "hw.console": {"hw.cpu6507", "hw.tia", "hw.riot", "hw.cart"},
-    "hw.instance": {"hw.console", "hw.preprocessor", "hw.policy_engine", "hw.action_select", "hw.frame_skip"},
+    "hw.instance": {"hw.console", "hw.preprocessor", "hw.policy_engine", "hw.policy_array", "hw.action_select",
+                    "hw.frame_skip"},
     "hw.node": {"hw.instance"},
 }
 

@@ -2,8 +2,9 @@
 the host driver (host/drivers/fabric.py): bus error responses, and whole episodes equal to the launcher's
 ALE backend with the int8 policy (oracle: ale-py 0.12 + hls_models.policy_int8, per decision).
 
-Every decision is the instance's own: console, preprocessor, int8 engine (16 MAC lanes),
-action select and frame-skip controller in one Verilated design; the host answers the rules.
+Every decision is the instance's own: console, preprocessor, int8 engine (16 MAC lanes, or the
+16 x 16 array engine with the preprocessor's stack in its words), action select and frame-skip
+controller in one Verilated design; the host answers the rules.
 """
 import numpy as np
 import pytest
@@ -103,14 +104,16 @@ def _varied_policy(rom, n_actions, seed, cap):
     pytest.skip("no network with varied actions among init_params(0..9), plain or centred")
 
 
-def _check_episode(game, seed, cap, colour_clocks_per_cycle=1):
+def _check_episode(game, seed, cap, colour_clocks_per_cycle=1, engine="lane"):
     """The episode ``seed`` (start state replayed), then ``seed + 1`` and ``seed`` again (start
-    state restored from the harness's snapshot): each equal to ALE int8 decision by decision."""
+    state restored from the harness's snapshot): each equal to ALE int8 decision by decision.
+    ``engine``: the instance's engine (``"array"``: 16 x 16)."""
     from host.verify.games import game_info, resolve_rom
     from hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game=game)
     info = game_info(game, rom)
-    d = FabricDriver(InstanceSim(info.screen_height, info.display, colour_clocks_per_cycle=colour_clocks_per_cycle))
+    d = FabricDriver(InstanceSim(info.screen_height, info.display, colour_clocks_per_cycle=colour_clocks_per_cycle,
+                                 engine=engine))
     runner = FabricEpisodeRunner(d, game, rom, episode_frames=cap)
     qp, ref = _varied_policy(rom, len(runner.ids), seed, cap)
     refs = {seed: ref, seed + 1: _ale_int8_episode(rom, qp, seed + 1, cap)}
@@ -144,6 +147,35 @@ def test_episode_equals_ale_int8_boxing_three_colour_clocks():
     # one CPU cycle per clock: Boxing's 262-line frames are 262 x 76 = 19,912 clocks of emulation
     # (59,736 colour clocks / 3), within a scanline per frame for the controller's boundaries
     assert abs(ep.cycles["emulation"] / ep.frames - 262 * 76) <= 76
+
+
+@pytest.mark.parametrize("colour_clocks_per_cycle", [1, 3])
+def test_episode_equals_ale_int8_boxing_array_engine(colour_clocks_per_cycle):
+    """The instance with the 16 x 16 array engine (the preprocessor's stack in 16-byte words):
+    every decision, the return and the frames equal ALE int8, in both console configurations;
+    the parameters loaded in the array's format. Each decision's inference phase is the
+    array engine's model cycles (hls_models.policy_array.inference_cycles: start to the chosen
+    action, 11,660 for 18 actions) within the controller's few clocks of hand-over."""
+    from hls_models.policy_array import inference_cycles, load_cycles
+    ep = _check_episode("boxing", 7, 60, colour_clocks_per_cycle=colour_clocks_per_cycle, engine="array")
+    model = inference_cycles(18, 16, 16)
+    assert model == 11_660
+    per_decision = (ep.cycles["inference"] + ep.cycles["action_select"]) / ep.decisions
+    assert model - 2 <= per_decision <= model + 4
+    # the load: one AXI write (3 clocks: handshake, write, response) per word of the array's
+    # format, and the few address writes where the sequence jumps (the last layer's 2 of 16 columns)
+    words = load_cycles(18, 16, 16)
+    assert 3 * words <= ep.load_cycles < 3 * words * 1.01
+
+
+def test_array_engine_refuses_a_stack_it_cannot_read():
+    """Three pixels per cycle need two or more columns per word (the two column banks): a
+    4-row array is refused, as is an engine name the instance does not know."""
+    from hw.instance import GameInstance
+    with pytest.raises(ValueError, match="rows >= 8"):
+        GameInstance(colour_clocks_per_cycle=3, engine="array", rows=4, cols=4)
+    with pytest.raises(ValueError, match="engine must be one of"):
+        GameInstance(engine="systolic")
 
 
 def test_restored_start_state_reloads_other_parameters():
