@@ -83,6 +83,15 @@ class EngineConfig:
         from hls_models.policy_array import load_words
         return load_words(policy, self.rows, self.cols)
 
+    def param_step(self) -> tuple[dict, dict]:
+        """How the instance steps ``PARAM_ADDR.lane`` after a ``PARAM_DATA`` write, per space
+        (weights, biases): ``({space: lane step}, {space: lanes per row})`` (the rule of
+        :func:`hw.instance.param_step`; past a row's last lane the next row's lane 0)."""
+        w, b = ParamSpace.WEIGHTS, ParamSpace.BIASES
+        if self.kind == "lane":
+            return {w: 4, b: 1}, {w: self.lanes, b: self.lanes}
+        return {w: 1, b: 1}, {w: self.rows * self.cols // 4, b: self.cols}
+
     def inference_cycles(self, n_actions: int) -> int:
         """The model's cycles from the engine's start to the chosen action."""
         if self.kind == "lane":
@@ -249,9 +258,7 @@ class FabricDriver:
         """
         e = self.engine
         words = e.load_words(policy)
-        per_row = {ParamSpace.WEIGHTS: e.lanes if e.kind == "lane" else e.rows * e.cols // 4,
-                   ParamSpace.BIASES: e.lanes if e.kind == "lane" else e.cols}
-        w_step = 4 if e.kind == "lane" else 1
+        step, per_row = e.param_step()
         pa, data_at = R.PARAM_ADDR, R.PARAM_DATA.address()
         nxt = None
         for space, row, lane, data in words.tolist():
@@ -259,7 +266,7 @@ class FabricDriver:
             if addr != nxt:
                 self._write(pa.address(), addr)
             self._write(data_at, R.PARAM_DATA.data.pack(data & R.PARAM_DATA.data.mask))
-            lane += w_step if space == ParamSpace.WEIGHTS else 1
+            lane += step.get(space, 1)
             wrap = per_row.get(space, e.lanes if e.kind == "lane" else e.cols)
             nxt = pa.pack(lane=0, row=row + 1, space=space) if lane >= wrap else pa.pack(lane=lane, row=row, space=space)
         return len(words)

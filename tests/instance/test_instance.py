@@ -153,15 +153,15 @@ def test_episode_equals_ale_int8_boxing_three_colour_clocks():
 def test_episode_equals_ale_int8_boxing_array_engine(colour_clocks_per_cycle):
     """The instance with the 16 x 16 array engine (the preprocessor's stack in 16-byte words):
     every decision, the return and the frames equal ALE int8, in both console configurations;
-    the parameters loaded in the array's format. Each decision's inference phase is the
-    array engine's model cycles (hls_models.policy_array.inference_cycles: start to the chosen
-    action, 11,660 for 18 actions) within the controller's few clocks of hand-over."""
-    from hls_models.policy_array import inference_cycles, load_cycles
+    the parameters loaded in the array's format. Each decision's inference phase (engine start
+    to done) is the array engine's model cycles, hls_models.policy_array.engine_cycles (11,655
+    for 18 actions), and with action select's 5 the model's 11,660 from start to the chosen action."""
+    from hls_models.action_select import latency
+    from hls_models.policy_array import engine_cycles, inference_cycles, load_cycles
     ep = _check_episode("boxing", 7, 60, colour_clocks_per_cycle=colour_clocks_per_cycle, engine="array")
-    model = inference_cycles(18, 16, 16)
-    assert model == 11_660
-    per_decision = (ep.cycles["inference"] + ep.cycles["action_select"]) / ep.decisions
-    assert model - 2 <= per_decision <= model + 4
+    assert (engine_cycles(18, 16, 16), inference_cycles(18, 16, 16)) == (11_655, 11_660)
+    assert ep.cycles["inference"] == ep.decisions * engine_cycles(18, 16, 16)
+    assert ep.cycles["action_select"] == ep.decisions * latency(18)
     # the load: one AXI write (3 clocks: handshake, write, response) per word of the array's
     # format, and the few address writes where the sequence jumps (the last layer's 2 of 16 columns)
     words = load_cycles(18, 16, 16)

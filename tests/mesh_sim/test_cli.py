@@ -36,6 +36,20 @@ def test_mesh_three_colour_clocks_per_cycle(capsys):
     assert rep["ceiling_fps"] == pytest.approx(832 * 150e6 / 19912)
 
 
+def test_mesh_array_engine_inference_cycles(capsys):
+    """--array 16x16: the decision path's cycles are the array engine's model (11,660 for 18
+    actions: hls_models.policy_array.inference_cycles), labelled so; --inference-cycles wins."""
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "200", "--elite-episodes", "5",
+                           "--array", "16x16", "--inference", "serial")
+    assert rc == 0, err
+    inst = json.loads(out)["instance"]
+    assert inst["inference_cycles"] == 11_660 and "policy_array" in inst["inference_source"]
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "200", "--elite-episodes", "5",
+                           "--array", "16x16", "--inference-cycles", "11661")
+    assert rc == 0, err
+    assert json.loads(out)["instance"]["inference_cycles"] == 11_661
+
+
 def test_mesh_faults_and_out_file(capsys, tmp_path):
     out_file = tmp_path / "mesh.json"
     rc, out, err = run_cli(capsys, "mesh", "--schedule", "pull", "--population", "300", "--fail-nodes", "8",
@@ -56,6 +70,7 @@ def test_mesh_faults_and_out_file(capsys, tmp_path):
     # ran and exited 0)
     ["--calibrate", "--clock-mhz", "300"], ["--calibrate", "--colour-clocks-per-cycle", "3"],
     ["--calibrate", "--schedule", "async"], ["--timing-source", "foo"],
+    ["--array", "16"], ["--array", "12x12"], ["--array", "4x16"], ["--calibrate", "--array", "16x16"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as exc:

@@ -55,3 +55,53 @@ def test_error_names_from_the_status_fields():
     assert error_names(0x7F << 16) == [
         "start or manual frame without a ROM", "bad ROM size", "command while busy", "preprocessor sync error",
         "CPU jam", "memory write past the end", "rules out of turn or parameters while busy"]
+
+
+class ParamPortMmio(RecordingMmio):
+    """The instance's PARAM_ADDR / PARAM_DATA as the RTL steps them (oracle: hw.instance.param_step,
+    the rule the RTL is built from): every PARAM_DATA write is recorded at the address it lands on."""
+
+    def __init__(self, engine, lanes=16, rows=16, cols=16):
+        super().__init__()
+        from hw.instance import param_step
+        self.step, self.per_row = param_step(engine, lanes, rows, cols)
+        self.lanes, self.cols, self.engine = lanes, cols, engine
+        self.addr = (0, 0, 0)
+        self.landed = []
+
+    def write(self, offset, value):
+        from hls_models.registers import INSTANCE as R
+        super().write(offset, value)
+        if offset == R.PARAM_ADDR.address():
+            f = R.PARAM_ADDR.unpack(value)
+            self.addr = (f.space, f.row, f.lane)
+        elif offset == R.PARAM_DATA.address():
+            space, row, lane = self.addr
+            self.landed.append((space, row, lane, value))
+            lane += self.step.get(space, 1)
+            wrap = self.per_row.get(space, self.lanes if self.engine == "lane" else self.cols)
+            self.addr = (space, row + 1, 0) if lane >= wrap else (space, row, lane)
+
+
+@pytest.mark.parametrize("kind,shape", [("lane", None), ("array", (16, 16)), ("array", (8, 4))])
+def test_parameter_load_lands_every_word_at_its_format_address(kind, shape):
+    """The driver writes PARAM_ADDR only where the sequence jumps; with the instance's own stepping
+    every word of the engine's load format (hls_models.policy_engine / policy_array.load_words)
+    lands at its (space, row, lane)."""
+    import numpy as np
+
+    from hls_models.policy_int8 import quantize
+    from host.drivers.fabric import EngineConfig
+    from host.launcher.policy import init_params
+    calib = np.random.default_rng(3).integers(0, 256, (2, 4, 84, 84), dtype=np.uint8)
+    qp = quantize(init_params(4, 18), 18, calib)
+    rows, cols = shape or (16, 16)
+    engine = EngineConfig(kind, 16, rows, cols)
+    mmio = ParamPortMmio(kind, 16, rows, cols)
+    d = FabricDriver(mmio, engine=engine)
+    n = d.load_params(qp)
+    want = engine.load_words(qp)
+    assert n == len(want) and np.array_equal(np.array(mmio.landed, np.int64), want)
+    assert engine.param_step() == (mmio.step, mmio.per_row)
+    # the address is written only where the sequence jumps: most words step by themselves
+    assert 0 < len(mmio.writes) - n < n // 20
