@@ -2,7 +2,8 @@
 
 Measures each block's timing on the RTL where the RTL exists (console colour clocks per frame
 through ``nc2600 rtl-play``, preprocessor latency in Verilator, action-select latency in
-Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model, measures
+Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model (the lane
+engine's, or with ``--array RxC`` the array engine's, whose instance is then measured), measures
 the cycles by phase of one episode on the Verilated fabric instance (``--no-instance`` leaves
 it out), and
 projects the whole fabric with mesh_sim, beside the published 1.2 M frames/s and 2.09 M
@@ -32,6 +33,9 @@ def register(subparsers, groups):
                    help="frames per game for the RTL measurements (random minimal-set actions, frame skip 4)")
     p.add_argument("--lanes", type=mac_lanes, default=16, metavar="L",
                    help="policy engine MAC lanes (a multiple of 4 in 4..256)")
+    p.add_argument("--array", default=None, metavar="RxC",
+                   help="the instance with the array engine of R x C multipliers (hw/policy_array.py) instead of "
+                        "the lane engine: its measured cycles by phase and its inference model (--lanes unused)")
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions and ALE")
     p.add_argument("--no-instance", action="store_true",
                    help="leave out the fabric instance's episode (its cycles by phase, measured in Verilator)")
@@ -55,6 +59,19 @@ def run(args) -> int:
                                                  f"frames and needs one frame-skip period ({FRAME_SKIP}) after them")
     if args.frames < least:
         raise UserError(f"--frames must be at least {least}: {why}; got {args.frames}")
+    array = None
+    if args.array is not None:
+        from hwtools.instance_harness import check_config
+        try:
+            array = tuple(int(v) for v in args.array.lower().split("x"))
+            if len(array) != 2:
+                raise ValueError
+        except ValueError:
+            raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {args.array!r}") from None
+        try:
+            check_config(1, "array", *array)
+        except ValueError as exc:
+            raise UserError(f"--array: {exc}") from None
     games = args.game or ["pong"]
     if len(set(games)) != len(games):
         raise UserError(f"a game is given twice: {' '.join(games)}")
@@ -66,10 +83,11 @@ def run(args) -> int:
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     inp = measure.gather(games, clock_mhz=args.clock_mhz, lanes=args.lanes, frames=args.frames, seed=args.seed,
-                        work=out, progress=progress, instance=not args.no_instance)
+                        work=out, progress=progress, instance=not args.no_instance, array=array)
     command = "nc2600 report " + " ".join(
         [f"--game {shlex.quote(g)}" for g in games]
-        + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}", f"--lanes {args.lanes}", f"--seed {args.seed}"]
+        + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}",
+           f"--lanes {args.lanes}" if array is None else f"--array {array[0]}x{array[1]}", f"--seed {args.seed}"]
         + (["--no-instance"] if args.no_instance else []) + [f"--out {shlex.quote(str(out))}"])
     result = render.write(inp, out, {"command": command, "wall_s": round(time.perf_counter() - t0, 1)})
     missing = [f for f in result["figures"] if f.kind == report.MISSING]

@@ -27,7 +27,7 @@ loaded into the instance's engine in that engine's format (the lane engine's
 :func:`hls_models.policy_engine.load_words`, the array engine's
 :func:`hls_models.policy_array.load_words`; one AXI write per word) when it changes. Which engine
 the instance has is a build parameter of the design (:class:`hw.instance.GameInstance`), not a
-register: the driver takes it as :class:`EngineConfig`, by default from the MMIO object's
+register: the driver takes it as :class:`host.drivers.engine.EngineConfig`, by default from the MMIO object's
 ``engine``, ``lanes``, ``rows`` and ``cols`` attributes (:class:`hwtools.instance_harness.InstanceSim`
 has them), else the lane engine of 16 lanes.
 """
@@ -39,8 +39,8 @@ import numpy as np
 
 from hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_direction, paddle_needed
 from hls_models.registers import ENUMS, INSTANCE as R
+from host.drivers.engine import ENGINE_LANES, EngineConfig  # noqa: F401  (the driver's engine, re-exported)
 
-ENGINE_LANES = 16                          #: MAC lanes of the lane engine (hw.instance default)
 ID_VALUE = R.ID.value.reset                #: what ID reads ('NC26')
 State = ENUMS["ctrl_state_e"]              #: STATUS.state's encodings
 MemSel = ENUMS["mem_sel_e"]                #: MEM_SEL.sel's encodings
@@ -55,50 +55,6 @@ ERROR_FIELDS = tuple(f for f in R.STATUS.fields if f.name.startswith("err_"))
 FRAME_CYCLE_LIMIT = 25_000 * 3 * 8 + 400_000   #: clocks from one host turn to the next: a frame
 #: (25,000 instructions of <= 8 CPU cycles, 3 clocks each) plus an inference (16 lanes: 185,932)
 POLL_GAP = 64                              #: idle clocks between two status reads (simulation)
-
-
-@dataclass(frozen=True)
-class EngineConfig:
-    """The inference engine an instance was built with: ``kind`` ``"lane"`` (``lanes`` MAC lanes,
-    :mod:`hls_models.policy_engine`) or ``"array"`` (``rows x cols`` MACs,
-    :mod:`hls_models.policy_array`)."""
-    kind: str = "lane"
-    lanes: int = ENGINE_LANES
-    rows: int = 16
-    cols: int = 16
-
-    @classmethod
-    def of(cls, mmio) -> "EngineConfig":
-        """The engine an MMIO object declares (attributes ``engine``, ``lanes``, ``rows``,
-        ``cols``; each absent one the default's)."""
-        d = cls()
-        return cls(getattr(mmio, "engine", d.kind), getattr(mmio, "lanes", d.lanes), getattr(mmio, "rows", d.rows),
-                   getattr(mmio, "cols", d.cols))
-
-    def load_words(self, policy) -> np.ndarray:
-        """The engine's parameter-load sequence ``(W, 4)`` ``(space, row, lane, data)`` of an int8 policy."""
-        if self.kind == "lane":
-            from hls_models.policy_engine import load_words
-            return load_words(policy, self.lanes)
-        from hls_models.policy_array import load_words
-        return load_words(policy, self.rows, self.cols)
-
-    def param_step(self) -> tuple[dict, dict]:
-        """How the instance steps ``PARAM_ADDR.lane`` after a ``PARAM_DATA`` write, per space
-        (weights, biases): ``({space: lane step}, {space: lanes per row})`` (the rule of
-        :func:`hw.instance.param_step`; past a row's last lane the next row's lane 0)."""
-        w, b = ParamSpace.WEIGHTS, ParamSpace.BIASES
-        if self.kind == "lane":
-            return {w: 4, b: 1}, {w: self.lanes, b: self.lanes}
-        return {w: 1, b: 1}, {w: self.rows * self.cols // 4, b: self.cols}
-
-    def inference_cycles(self, n_actions: int) -> int:
-        """The model's cycles from the engine's start to the chosen action."""
-        if self.kind == "lane":
-            from hls_models.policy_engine import inference_cycles
-            return inference_cycles(n_actions, self.lanes)
-        from hls_models.policy_array import inference_cycles
-        return inference_cycles(n_actions, self.rows, self.cols)
 
 
 class FabricError(RuntimeError):
@@ -120,7 +76,7 @@ class FabricDriver:
     Args:
         mmio: an object with ``read(offset) -> int`` and ``write(offset, value)`` (pynq.MMIO's API).
         poll_gap: clocks between status reads when the MMIO object offers ``poll``.
-        engine: the instance's engine (:class:`EngineConfig`); None: :meth:`EngineConfig.of` ``(mmio)``.
+        engine: the instance's engine (:class:`host.drivers.engine.EngineConfig`); None: its ``of(mmio)``.
     Raises:
         FabricError: the ID register does not read 'NC26'.
     """

@@ -128,7 +128,8 @@ INSTANCE_LANES = 16     #: the MAC lanes of the instance harness's build (hw.ins
 INSTANCE_NETWORK_SEED = 1   #: the measured network: init_params(1, A), quantised as instance-play does
 
 
-def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP) -> tuple[dict | None, str, str]:
+def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int = FRAME_SKIP,
+                            array: tuple[int, int] | None = None) -> tuple[dict | None, str, str]:
     """Cycles by phase of one episode (cap ``frames``, episode seed ``seed``) on the Verilated
     fabric instance (:class:`host.drivers.fabric.FabricEpisodeRunner`, start state replayed), with the
     network ``init_params(1, A)`` quantised on 32 random-play observations (run seed 0), as
@@ -140,7 +141,8 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     cycles per episode, ``param_load`` and ``reset_replay`` (cycles, ``float``/``int``).
     """
     cmd = (f"nc2600 instance-play --game {game} --params P.npy --episode-frames {frames} --seed {seed} --json "
-           f"(P = host.launcher.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
+           + ("" if array is None else f"--engine array --array {array[0]}x{array[1]} ")
+           + f"(P = host.launcher.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
     from hls_models.cartridge import detect_mapper
     from hls_models.policy_int8 import quantize
     from host.drivers.fabric import FabricDriver, FabricEpisodeRunner, FabricError
@@ -157,7 +159,8 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     qp = quantize(init_params(INSTANCE_NETWORK_SEED, n), n, calibration_observations(path, frame_skip, frames, 0, 32))
     try:
         from hwtools.instance_harness import InstanceSim
-        runner = FabricEpisodeRunner(FabricDriver(InstanceSim(info.screen_height, info.display)), name, path,
+        engine = {} if array is None else {"engine": "array", "rows": array[0], "cols": array[1]}
+        runner = FabricEpisodeRunner(FabricDriver(InstanceSim(info.screen_height, info.display, **engine)), name, path,
                                      frame_skip, frames, restore=False)
         ep = runner.run(seed, qp)
     except (FabricError, RuntimeError, ValueError) as exc:
@@ -166,6 +169,7 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
         return None, f"fabric instance: the episode took {ep.frames} frames and {ep.decisions} decisions", cmd
     c = ep.cycles
     return {"frames": ep.frames, "decisions": ep.decisions, "episode_seed": seed, "lanes": INSTANCE_LANES,
+            **({} if array is None else {"array": f"{array[0]} x {array[1]}"}),
             "emulation_per_frame": c["emulation"] / ep.frames, "host_rules_per_frame": c["host_rules"] / ep.frames,
             "preprocessor_per_decision": c["preprocessor"] / ep.decisions,
             "inference_per_decision": c["inference"] / ep.decisions,
@@ -195,9 +199,11 @@ def mesh_cases(generations: int = 2) -> dict:
 
 
 def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: int = 400, seed: int = 0,
-           frame_skip: int = FRAME_SKIP, work: Path | None = None, progress=print, instance: bool = True) -> Inputs:
+           frame_skip: int = FRAME_SKIP, work: Path | None = None, progress=print, instance: bool = True,
+           array: tuple[int, int] | None = None) -> Inputs:
     """Measure everything :func:`compute` needs (RTL runs, models, mesh_sim). ``progress(str)`` reports
-    steps; ``instance`` False leaves out the fabric instance's episode (reported missing)."""
+    steps; ``instance`` False leaves out the fabric instance's episode (reported missing); ``array``
+    ``(rows, cols)``: the instance and the inference model are the array engine's, not ``lanes``'."""
     from host.verify.games import game_info, resolve_rom
     from dataclasses import replace
 
@@ -215,7 +221,8 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
         k += 1
         progress(f"[{k}/{steps}] {msg}")
 
-    inp = Inputs(games=[], clock_mhz=clock_mhz, lanes=lanes, frame_skip=frame_skip, frames=frames, seed=seed)
+    inp = Inputs(games=[], clock_mhz=clock_mhz, lanes=lanes, frame_skip=frame_skip, frames=frames, seed=seed,
+                 array=array)
     try:   # the console's place-and-route result, if one was made for exactly this Verilog (never runs P&R)
         from hw.console import generate as console_verilog
         from hwtools.timing import cached_pnr
@@ -250,18 +257,21 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
             progress(f"      missing: {gi.pp_missing}")
         if not instance:
             gi.instance_missing = "not run (nc2600 report --no-instance)"
-        elif lanes != INSTANCE_LANES:
+        elif lanes != INSTANCE_LANES and array is None:
             gi.instance_missing = f"the instance harness is built with {INSTANCE_LANES} lanes, not {lanes}"
         else:
             step(f"{info.name}: cycles by phase on the fabric instance RTL (Verilator, {frames} frames)")
             gi.instance, gi.instance_missing, gi.instance_command = measure_instance_cycles(
-                info.name, frames, seed, frame_skip)
+                info.name, frames, seed, frame_skip, array)
             if gi.instance is None:
                 progress(f"      missing: {gi.instance_missing}")
         step(f"{info.name}: fabric projection (mesh_sim: {', '.join(mesh_cases())})")
         timing = {"colour_clocks_per_frame": None if cc is None else int(round(float(np.mean(cc))))}
         if gi.instance is not None:
             timing = instance_mesh_timing(gi.instance, frame_skip)
+        elif array is not None:     # the array engine's model for the decision path (mesh_sim knows the lanes' only)
+            from hls_models.policy_array import inference_cycles as array_cycles
+            timing["inference_cycles"] = array_cycles(gi.n_actions, *array)
         inp.mesh[info.name] = {
             ("" if ccpc == 1 else "3 colour clocks per clock, ") + case: simulate(replace(
                 opts, clock_mhz=clock_mhz, lanes=lanes, n_actions=gi.n_actions, frame_skip=frame_skip,

@@ -149,6 +149,7 @@ class Inputs:
     console_nexus: list[dict] = field(default_factory=list)
     console3_nexus: list[dict] = field(default_factory=list)
     nexus_missing: str = ""
+    array: tuple[int, int] | None = None       # (rows, cols): the array engine instead of ``lanes``
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,6 +191,21 @@ def instance_decision_cycles(m: dict, frame_skip: int = FRAME_SKIP) -> dict:
             "path": path, "serial": emu + host + path, "pipelined": emu + host + stall, "stall_pipelined": stall}
 
 
+def _inference_model(inp: Inputs, n_actions: int) -> tuple[int, str, str, str]:
+    """The engine's model cycles from start to the chosen action: ``(cycles, engine in words, the
+    model function's dotted name, its arguments as text)`` (the lane engine's
+    :func:`hls_models.policy_int8.inference_cycles`, or with ``inp.array`` the array engine's
+    :func:`hls_models.policy_array.inference_cycles`)."""
+    if inp.array is None:
+        from hls_models.policy_int8 import inference_cycles
+        return (inference_cycles(n_actions, inp.lanes), f"{inp.lanes} lanes",
+                "hls_models.policy_int8.inference_cycles", f"{n_actions}, {inp.lanes}")
+    from hls_models.policy_array import inference_cycles as array_cycles
+    r, c = inp.array
+    return (array_cycles(n_actions, r, c), f"array engine {r} x {c}", "hls_models.policy_array.inference_cycles",
+            f"{n_actions}, {r}, {c}")
+
+
 def _stall_words(mode: str, cyc: dict) -> str:
     """Before a decision path's terms in a frames/s source: nothing for ``serial`` (the terms are
     added), the stall they cause beyond the emulation for ``pipelined`` (:func:`decision_cycles`)."""
@@ -203,7 +219,6 @@ def compute(inp: Inputs) -> dict:
     ``cycles`` (:func:`decision_cycles` or None when a part is missing) and ``mesh``.
     """
     from hls_models.action_select import latency as model_argmax_latency
-    from hls_models.policy_int8 import inference_cycles
 
     clock_hz = inp.clock_mhz * 1e6
     figs: list[Figure] = []
@@ -293,14 +308,13 @@ def compute(inp: Inputs) -> dict:
                                "cycles", RTL, f"hw/preprocessor.py in Verilator on the game's ALE frames ({g.screen}); "
                                "last visible pixel to obs_valid",
                                f"nc2600 report --game {g.game} --frames {inp.frames} --seed {inp.seed}"))
-        total = inference_cycles(g.n_actions, inp.lanes)
+        total, engine, model_fn, model_args = _inference_model(inp, g.n_actions)
         model_arg = model_argmax_latency(g.n_actions)
         forward = total - model_arg
-        figs.append(Figure(sect_rtl, f"policy inference ({g.n_actions} actions, {inp.lanes} lanes)", g.game, total,
-                           "cycles", MODEL, "hls_models.policy_int8.inference_cycles (includes the model's argmax "
-                           f"latency of {model_arg})",
-                           f"python -c \"from hls_models.policy_int8 import inference_cycles as c; "
-                           f"print(c({g.n_actions}, {inp.lanes}))\""))
+        figs.append(Figure(sect_rtl, f"policy inference ({g.n_actions} actions, {engine})", g.game, total,
+                           "cycles", MODEL, f"{model_fn} (includes the model's argmax latency of {model_arg})",
+                           f"python -c \"from {model_fn.rsplit('.', 1)[0]} import inference_cycles as c; "
+                           f"print(c({model_args}))\""))
         emu_fps = clock_hz / ccpf
         figs.append(Figure(sect_inst, f"frames/s, emulation only, at {inp.clock_mhz:g} MHz", g.game, emu_fps, "frames/s",
                            DERIVED if ccpf_kind == RTL else MODEL,
@@ -356,7 +370,8 @@ def compute(inp: Inputs) -> dict:
             figs.append(Figure(sect_inst, "fabric instance cycles by phase (Verilated RTL)", g.game, None, "cycles",
                                MISSING, g.instance_missing or "not measured"))
         else:
-            src = (f"measured: Verilator RTL of the fabric instance (hw/instance.py, {m['lanes']} lanes), one "
+            src = (f"measured: Verilator RTL of the fabric instance (hw/instance.py, "
+                   + (f"array engine {m['array']}" if "array" in m else f"{m['lanes']} lanes") + "), one "
                    f"episode of {m['frames']} frames, {m['decisions']} decisions (episode seed {m['episode_seed']})")
             for key, name, unit in INSTANCE_PHASES:
                 figs.append(Figure(sect_inst, f"fabric instance: {name}", g.game, m[key], unit, RTL, src,
@@ -405,7 +420,8 @@ def compute(inp: Inputs) -> dict:
                                  "instances": mesh["topology"]["instances"]}
             inst, o = mesh["instance"], mesh["options"]
             ccpc = inst.get("colour_clocks_per_cycle", 1)
-            cmd = (f"nc2600 mesh --clock-mhz {inp.clock_mhz:g} --n-actions {g.n_actions} --lanes {inp.lanes} "
+            cmd = (f"nc2600 mesh --clock-mhz {inp.clock_mhz:g} --n-actions {g.n_actions} "
+                   + (f"--lanes {inp.lanes} " if inp.array is None else f"--array {inp.array[0]}x{inp.array[1]} ")
                    + ("" if ccpc == 1 else f"--colour-clocks-per-cycle {ccpc} ")
                    + 
                    f"--generations {o['generations']} --episode-steps {o['episode_steps']} "

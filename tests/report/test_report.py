@@ -175,7 +175,8 @@ def test_cli_end_to_end(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,needle", [(["--game", "nosuchgame"], "nosuchgame"),
                                          (["--clock-mhz", "0"], "positive"),
-                                         (["--game", "pong", "--game", "pong"], "twice")])
+                                         (["--game", "pong", "--game", "pong"], "twice"),
+                                         (["--array", "16x"], "ROWSxCOLS"), (["--array", "16x32"], "cols")])
 def test_cli_bad_input(argv, needle, tmp_path, capsys):
     from host.cli import main
     try:
@@ -216,6 +217,25 @@ def test_instance_phases_give_the_per_instance_figures():
     # mesh_sim options from the phases: 59,779 cycles per frame, a 185,929-cycle decision path
     t = measure.instance_mesh_timing(INSTANCE)
     assert (t["colour_clocks_per_frame"], t["inference_cycles"]) == (59779, 185929)
+
+
+def test_array_engine_figures_from_its_model_and_its_instance():
+    """``--array 16x16``: the inference figure is the array engine's model (6 actions, by hand:
+    issue cycles P * ceil(N/16) * K/16: conv1 400*1*16 + conv2 81*2*16 + dense1 1*16*162 + dense2
+    1*1*16 = 11,600, three layer gaps of 6 + log2 16 = 10, the pipeline 4 + 4 and one cycle:
+    11,639; argmax ceil(log2 6) = 3: 11,642), and the serial frames/s come from the array instance's phases:
+    4 x (19,914 + 36) + 1 + 11,655 + 5 = 91,461 cycles per 4 frames at 100 MHz."""
+    inp = small_inputs()
+    inp.array = (16, 16)
+    inp.games[0].instance = dict(INSTANCE, array="16 x 16", emulation_per_frame=19914.0, host_rules_per_frame=36.0,
+                                 inference_per_decision=11655.0)
+    figs = rp.compute(inp)["figures"]
+    inf = find(figs, "policy inference", "pong")
+    assert inf.value == 11_642 and "array engine 16 x 16" in inf.name and "policy_array" in inf.source
+    ser = find(figs, "frames/s, serial", "pong")
+    assert ser.value == pytest.approx(4e8 / 91_461)
+    assert "array engine 16 x 16" in find(figs, "fabric instance: inference per decision", "pong").source
+    assert "--array 16x16" in find(figs, "projected fabric frames/s, headline", "pong").command
 
 
 def test_mesh_sim_takes_the_measured_instance_timing():

@@ -1,0 +1,61 @@
+"""The inference engine of a fabric instance as the host driver sees it (:class:`EngineConfig`):
+its parameter-load format and how the instance steps ``PARAM_ADDR`` through it.
+
+Which engine an instance has is a build parameter of the design (:class:`hw.instance.GameInstance`
+``engine="lane"`` or ``"array"``), not a register; the driver (:class:`host.drivers.fabric.FabricDriver`)
+takes it from the MMIO object's ``engine``, ``lanes``, ``rows`` and ``cols`` attributes or as given.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hls_models.registers import ENUMS
+
+ENGINE_LANES = 16                          #: MAC lanes of the lane engine (hw.instance default)
+ParamSpace = ENUMS["param_space_e"]        #: PARAM_ADDR.space's encodings
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The inference engine an instance was built with: ``kind`` ``"lane"`` (``lanes`` MAC lanes,
+    :mod:`hls_models.policy_engine`) or ``"array"`` (``rows x cols`` MACs,
+    :mod:`hls_models.policy_array`)."""
+    kind: str = "lane"
+    lanes: int = ENGINE_LANES
+    rows: int = 16
+    cols: int = 16
+
+    @classmethod
+    def of(cls, mmio) -> "EngineConfig":
+        """The engine an MMIO object declares (attributes ``engine``, ``lanes``, ``rows``,
+        ``cols``; each absent one the default's)."""
+        d = cls()
+        return cls(getattr(mmio, "engine", d.kind), getattr(mmio, "lanes", d.lanes), getattr(mmio, "rows", d.rows),
+                   getattr(mmio, "cols", d.cols))
+
+    def load_words(self, policy) -> np.ndarray:
+        """The engine's parameter-load sequence ``(W, 4)`` ``(space, row, lane, data)`` of an int8 policy."""
+        if self.kind == "lane":
+            from hls_models.policy_engine import load_words
+            return load_words(policy, self.lanes)
+        from hls_models.policy_array import load_words
+        return load_words(policy, self.rows, self.cols)
+
+    def param_step(self) -> tuple[dict, dict]:
+        """How the instance steps ``PARAM_ADDR.lane`` after a ``PARAM_DATA`` write, per space
+        (weights, biases): ``({space: lane step}, {space: lanes per row})`` (the rule of
+        :func:`hw.instance.param_step`; past a row's last lane the next row's lane 0)."""
+        w, b = ParamSpace.WEIGHTS, ParamSpace.BIASES
+        if self.kind == "lane":
+            return {w: 4, b: 1}, {w: self.lanes, b: self.lanes}
+        return {w: 1, b: 1}, {w: self.rows * self.cols // 4, b: self.cols}
+
+    def inference_cycles(self, n_actions: int) -> int:
+        """The model's cycles from the engine's start to the chosen action."""
+        if self.kind == "lane":
+            from hls_models.policy_engine import inference_cycles
+            return inference_cycles(n_actions, self.lanes)
+        from hls_models.policy_array import inference_cycles
+        return inference_cycles(n_actions, self.rows, self.cols)
