@@ -435,9 +435,11 @@ class GameInstance(wiring.Component):
                 m.d.sync += [pw.valid.eq(1), pw.space.eq(space), pw.row.eq(row), pw.lane.eq(lane),
                              pw.data.eq(wdata)]
                 step, per_row = param_step(self.engine, self.lanes, self.rows, self.cols)
-                w = ENUMS["param_space_e"].WEIGHTS
-                nxt = lane + Mux(space == w, step[w], 1)
-                wrap = self.lanes if self.engine == "lane" else Mux(space == w, per_row[w], self.cols)
+                w, b_ = ENUMS["param_space_e"].WEIGHTS, ENUMS["param_space_e"].BIASES
+                nxt = lane + Mux(space == w, step[w], step[b_])
+                # the lane engine wraps every space at its lanes; the array at its weight words or
+                # its columns (biases and the configuration rows alike)
+                wrap = self.lanes if self.engine == "lane" else Mux(space == w, per_row[w], per_row[b_])
                 with m.If(nxt >= wrap):
                     m.d.sync += [pa.lane.eq(0), pa.row.eq(row + 1)]
                 with m.Else():

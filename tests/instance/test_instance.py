@@ -229,6 +229,16 @@ def test_episode_equals_ale_int8_slow(game, seed, cap):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("game,seed,cap,colour_clocks_per_cycle", [
+    ("air_raid", 2, 200, 1),   # PAL, 250 rows: the word stack's resize at another height
+    ("pong", 5, 200, 3),       # paddles, three colour clocks per clock
+    ("hero", 4, 200, 3),       # F8 bank switching, 18 actions
+])
+def test_episode_equals_ale_int8_array_engine_slow(game, seed, cap, colour_clocks_per_cycle):
+    _check_episode(game, seed, cap, colour_clocks_per_cycle=colour_clocks_per_cycle, engine="array")
+
+
+@pytest.mark.slow
 def test_ga_generation_fabric_equals_ale_int8(tmp_path):
     """One GA generation (population 3, one elite candidate x 1 episode, 1 test episode) on
     --backend fabric and on --backend ale --policy int8: every episode's return and frames."""
