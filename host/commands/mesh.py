@@ -79,7 +79,8 @@ def register(subparsers, groups):
                    help="policy engine MAC lanes (a multiple of 4 in 4..256)")
     m.add_argument("--array", default=None, metavar="RxC",
                    help="the array policy engine of R x C multipliers (hw/policy_array.py) instead of --lanes: "
-                        "the decision path's default cycles from its model (hls_models.policy_array.inference_cycles)")
+                        "the decision path's default cycles from its model (hls_models.policy_array.inference_cycles) "
+                        "for --n-actions, else 18")
     m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
                    help="cycles per decision (at least 1: a decision takes time) the console waits for the decision path (default: the engine's cycle "
                         "model for --lanes; e.g. the fabric instance's measured preprocessor + inference + action "
