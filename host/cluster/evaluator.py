@@ -1,8 +1,6 @@
 """Evaluation on a Ray cluster (``nc2600 run --cluster ray [--ray-address ADDR]``): the node
 actors and the driver's evaluator.
 
-Evaluation on a Ray cluster (``nc2600 run --cluster ray [--ray-address ADDR]``).
-
 Layout: one :class:`NodeEvaluator` Ray actor per node of the cluster, pinned to that node
 (``NodeAffinitySchedulingStrategy``, not soft). Each actor owns an ordinary
 :class:`host.launcher.evaluator.Evaluator` with one emulator worker process per CPU that Ray gives the
@@ -23,6 +21,12 @@ lost task again (``max_task_retries``); an emulator process that dies inside an 
 the actor exit so that the same path applies. If the node itself is gone, the driver moves the
 chunk to another node. Either way every (individual, episode) is recorded exactly once and the
 values are those of an undisturbed run (the tasks are pure functions of their inputs).
+
+Stopping: when a SIGINT/SIGTERM ends the driver, :meth:`RayEvaluator.close` cancels the chunks in
+flight (a running one ends within one frame-skip step, even a long RTL episode), has every actor
+stop its emulator processes, free its shared segment and remove its ROM folder, and kills an
+actor that does not manage it in :data:`SHUTDOWN_TIMEOUT_S` seconds, then removes that actor's
+files from its node; nothing is left for the next evaluator to clear.
 
 The connection these run over (joining or starting Ray, the node checks) is
 :mod:`host.cluster.ray_cluster`.
