@@ -414,7 +414,8 @@ class RayEvaluator:
         pending: dict = {}                    # shutdown ObjectRef -> actor index
         for i, a in enumerate(actors):
             try:
-                pending[a.shutdown.remote()] = i
+                # never retried: on a dead actor it fails at once, with no "will be retried" line
+                pending[a.shutdown.options(max_task_retries=0).remote()] = i
             except Exception:  # noqa: BLE001 - a dead actor
                 pass
         stopped: set[int] = set()

@@ -413,3 +413,42 @@ def test_a_sigterm_to_an_rtl_ray_run_leaves_no_files_and_prints_no_ray_lines(mom
     assert lines and lines[0].startswith("nc2600 run: breakout ga"), stdout
     assert all(ln.startswith(("nc2600 run: ", "gen ")) for ln in lines), stdout
     assert _node_files(tmp, pids) == []
+
+
+KILLED_ACTOR = """
+import os
+import ale_py.roms
+import host.cluster.evaluator as ce
+from host.cluster.ray_cluster import connect
+from host.launcher.evaluator import Job, segment_names
+from host.launcher.policy import init_params
+cluster = connect(None, 1)
+ev = ce.RayEvaluator(cluster, ale_py.roms.get_rom_path("breakout"), 1, episode_frames=100)
+params = init_params(1, ev.n_actions)
+ev.evaluate([Job(0, 1)], lambda i: params)
+pid, tmp = ev.pids[0], os.environ["TMPDIR"]
+roms = lambda: sorted(n for n in os.listdir(tmp) if n.startswith("nc2600-rom-"))
+print("running", len(segment_names(pid)), [r.startswith(f"nc2600-rom-{pid}-") for r in roms()], flush=True)
+ev.ray.kill(ev.actors[0])          # as an actor that cannot run its shutdown (dead, or stuck and killed)
+ev.close()
+cluster.close()
+print("closed", len(segment_names(pid)), roms(), flush=True)
+"""
+
+
+def test_an_actor_that_cannot_stop_itself_leaves_no_files_and_prints_no_ray_lines(tmp_path):
+    """An actor killed before its shutdown (the case of one that does not stop within
+    ``SHUTDOWN_TIMEOUT_S``): close() removes its shared segment and ROM folder from its node
+    (a task that waits for the process to end), and Ray prints no task-failure line for the
+    shutdown it could not run. Oracle: the files exist while the actor runs."""
+    pytest.importorskip("ray")
+    tmp = tmp_path / "t"
+    tmp.mkdir()
+    env = {**os.environ, "HOME": str(tmp_path), "TMPDIR": str(tmp), "RAY_TMPDIR": "/tmp",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
+        env.pop(var, None)
+    proc = subprocess.run([sys.executable, "-c", KILLED_ACTOR], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["running 1 [True]", "closed 0 []"], proc.stdout
