@@ -393,8 +393,8 @@ def test_a_sigterm_to_an_rtl_ray_run_leaves_no_files_and_prints_no_ray_lines(mom
             return False
         if moment == "start":
             return True
-        roms = list(tmp.glob("nc2600-rom-*"))
-        return bool(roms) and bool(_node_files(tmp, [int(roms[0].name.split("-")[2])])[1:])
+        roms = list(tmp.glob("nc2600-rom-*"))            # nc2600-rom-<actor pid>-<random>
+        return bool(roms) and len(_node_files(tmp, [int(roms[0].name.split("-")[2])])) == 2   # and its segment
     while not ready():
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() - t0 < 300, "the node actor did not start within 300 s"
