@@ -222,8 +222,8 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
     """The run (start-up, generations, elite, test, plot, video, shut-down) gets one SIGTERM
     to its process group at a moment drawn uniformly over the reference run's wall time
     (seeded): exit 130 with exactly one line (the resume hint once the folder holds a run) and
-    no traceback, or exit 0 when it had finished; ``--resume`` then gives the reference run's
-    fitness lines and test score."""
+    no traceback, or exit 0 when it had finished before the signal; ``--resume`` then gives the
+    reference run's fitness lines and test score."""
     import json
     import os
     import random
@@ -235,6 +235,7 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
     proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *SMALL_RUN, "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(delay)
+    killed_at = time.time()
     try:
         os.killpg(proc.pid, signal.SIGTERM)
     except ProcessLookupError:
@@ -243,6 +244,9 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
     assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
     if proc.returncode == 0:
         assert stderr == ""
+        # finished before the signal (a SIGTERM from the command's end on gives 130): a run
+        # that went on working after it lost the signal
+        assert (out / "summary.json").stat().st_mtime < killed_at + 1.0, (delay, "the SIGTERM was lost")
     else:
         assert proc.returncode == 130, (delay, stderr)
         hint = f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"
