@@ -400,7 +400,8 @@ class RayEvaluator:
         (:meth:`NodeEvaluator.shutdown`, at most :data:`SHUTDOWN_TIMEOUT_S` seconds); then
         ``ray.kill``. An actor that did not finish its shutdown in time (stuck, or still
         starting) is killed all the same, and a task on its node removes its folder and
-        segment once its process has ended (at most :data:`CLEANUP_TIMEOUT_S` seconds)."""
+        segment once its process has ended (at most :data:`CLEANUP_TIMEOUT_S` seconds); with
+        an embedded Ray whose daemons are gone too, this process removes them (at most 5 s)."""
         actors = getattr(self, "actors", [])
         if not actors:
             return
@@ -442,23 +443,35 @@ class RayEvaluator:
             except Exception:  # noqa: BLE001 - already gone
                 pass
         self.actors = []
-        cleanups = []
+        cleanups: dict = {}                   # cleanup ObjectRef -> actor index
         pids = getattr(self, "pids", [])
-        for i, node in enumerate(self.cluster.nodes[:len(actors)]):
-            if i in stopped or i >= len(pids):
-                continue
+        left = [i for i in range(min(len(actors), len(self.cluster.nodes), len(pids))) if i not in stopped]
+        for i in left:
             try:
                 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
                 task = ray.remote(num_cpus=0, max_retries=0)(_remove_files_of).options(
-                    scheduling_strategy=NodeAffinitySchedulingStrategy(node.node_id, soft=False))
-                cleanups.append(task.remote(pids[i], CLEANUP_TIMEOUT_S - 2.0))
-            except Exception:  # noqa: BLE001 - the node is gone with its files' process
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(self.cluster.nodes[i].node_id, soft=False))
+                cleanups[task.remote(pids[i], CLEANUP_TIMEOUT_S - 2.0)] = i
+            except Exception:  # noqa: BLE001 - Ray itself is going down: see below
                 pass
+        cleaned: set[int] = set()
         if cleanups:
             try:
-                ray.wait(cleanups, num_returns=len(cleanups), timeout=CLEANUP_TIMEOUT_S)
-            except Exception:  # noqa: BLE001 - the next evaluator removes what is left
-                pass
+                ready, _ = ray.wait(list(cleanups), num_returns=len(cleanups), timeout=CLEANUP_TIMEOUT_S)
+            except Exception:  # noqa: BLE001
+                ready = []
+            for ref in ready:
+                try:
+                    ray.get(ref, timeout=1.0)
+                    cleaned.add(cleanups[ref])
+                except Exception:  # noqa: BLE001 - Ray's daemons ended too (every process signalled)
+                    pass
+        if self.cluster.started_here:
+            # an embedded Ray's nodes are this machine: what no task could remove (its raylet
+            # ended as well, e.g. a batch scheduler signalled every process) is removed from here
+            for i in left:
+                if i not in cleaned:
+                    _remove_files_of(pids[i], 5.0)
 
     def __enter__(self):
         return self

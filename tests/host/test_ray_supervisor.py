@@ -250,7 +250,9 @@ def _tree(pid: int) -> list[int]:
 def _start_run(tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "run"
-    env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    (tmp_path / "t").mkdir()
+    env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+           "TMPDIR": str(tmp_path / "t"), "RAY_TMPDIR": "/tmp"}      # the actors' ROM folders; short socket paths
     for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
         env.pop(var, None)
     proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *SMALL, "--cluster", "ray", "--out", str(out)],
@@ -268,7 +270,9 @@ def _start_run(tmp_path):
 def test_every_process_of_a_ray_run_signalled_still_ends_in_the_sigterm_line(tmp_path):
     """SIGTERM to every process of the run at once (supervisor, driver, Ray's daemons, the actor,
     the emulators), as a batch scheduler may send it: whether the driver stops Ray itself or Ray's
-    core ends it first, the run ends with the SIGTERM line, the resume command and exit 130."""
+    core ends it first, the run ends with the SIGTERM line, the resume command and exit 130, and
+    the actor's ROM folder and shared segment are gone (no Ray task can remove them then: the
+    supervisor does)."""
     proc, out, driver = _start_run(tmp_path)
     pids = _tree(proc.pid)
     assert len(pids) > 3                      # Ray's daemons under the driver
@@ -281,6 +285,7 @@ def test_every_process_of_a_ray_run_signalled_still_ends_in_the_sigterm_line(tmp
     assert proc.returncode == 130, err
     assert err.endswith(f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"), err
     assert "Traceback" not in err
+    assert _node_files(tmp_path / "t", pids) == []
 
 
 def test_ctrl_c_to_the_terminal_group_stops_a_ray_run_once_with_the_resume_command(tmp_path):
