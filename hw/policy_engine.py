@@ -51,6 +51,7 @@ Ports (each a :class:`wiring.Signature` defined once):
 from __future__ import annotations
 
 from functools import lru_cache
+from types import SimpleNamespace
 
 from amaranth import Array, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
@@ -99,14 +100,26 @@ class PolicyEngine(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        L, A = self.lanes, self.max_actions
-        dims = layer_dims(A)                                   # (name, P, N, K), dense2 at A
-        wrows, brows = model.weight_rows(L, A), model.bias_rows(L, A)
-        wbase, bbase = model.bases(wrows), model.bases(brows)
+        e = SimpleNamespace(L=self.lanes, A=self.max_actions, dims=layer_dims(self.max_actions))  # (name, P, N, K)
+        e.wrows, e.brows = model.weight_rows(e.L, e.A), model.bias_rows(e.L, e.A)
+        e.wbase, e.bbase = model.bases(e.wrows), model.bases(e.brows)
+        self._memories(m, e)
+        self._parameters(m, e)
+        self._tables(e)
+        self._issue(m, e)
+        self._operands(m, e)
+        self._accumulate(m, e)
+        self._capture(m, e)
+        self._writeback(m, e)
+        self._control(m, e)
+        return m
 
-        # ---- memories ------------------------------------------------------------------
-        m.submodules.weights = wmem = Memory(shape=data.ArrayLayout(signed(8), L), depth=sum(wrows), init=[])
-        m.submodules.biases = bmem = Memory(shape=data.ArrayLayout(signed(ACC_BITS), L), depth=sum(brows),
+    def _memories(self, m, e):
+        """The weight rows (``L`` int8), the bias rows (``L`` int32) and the two activation
+        buffers (``act_a``: conv1's then dense1's outputs; ``act_b``: conv2's), with their ports."""
+        L = e.L
+        m.submodules.weights = wmem = Memory(shape=data.ArrayLayout(signed(8), L), depth=sum(e.wrows), init=[])
+        m.submodules.biases = bmem = Memory(shape=data.ArrayLayout(signed(ACC_BITS), L), depth=sum(e.brows),
                                             init=[])
         m.submodules.act_a = amem = Memory(shape=8, depth=20 * 20 * 16, init=[])   # conv1 out, dense1 out
         m.submodules.act_b = cmem = Memory(shape=8, depth=9 * 9 * 32, init=[])     # conv2 out
@@ -114,22 +127,27 @@ class PolicyEngine(wiring.Component):
         b_rd, b_wr = bmem.read_port(), bmem.write_port(granularity=1)
         a_rd, a_wr = amem.read_port(), amem.write_port()
         c_rd, c_wr = cmem.read_port(), cmem.write_port()
+        e.w_rd, e.w_wr, e.b_rd, e.b_wr, e.a_rd, e.a_wr, e.c_rd, e.c_wr = w_rd, w_wr, b_rd, b_wr, a_rd, a_wr, c_rd, c_wr
 
-        # ---- configuration and parameter load --------------------------------------------
-        n_actions = Signal(range(A + 1), init=A)
-        act_max = Signal(8, init=255)
-        shifts = Array(Signal(5, name=f"s{i + 1}") for i in range(3))
+    def _parameters(self, m, e):
+        """The parameter write port: weights (4 lanes a write), biases (1 lane), and the
+        configuration registers ``n_actions``, ``act_max`` and the three shifts; writes while
+        busy or out of range are dropped (module doc)."""
+        L, A = e.L, e.A
+        e.n_actions = n_actions = Signal(range(A + 1), init=A)
+        e.act_max = act_max = Signal(8, init=255)
+        e.shifts = shifts = Array(Signal(5, name=f"s{i + 1}") for i in range(3))
         p = self.params
         accept = Signal()
         m.d.comb += accept.eq(p.valid & ~self.control.busy)
         m.d.comb += [
-            w_wr.addr.eq(p.row), w_wr.data.as_value().eq(p.data.replicate(L // 4)),
-            b_wr.addr.eq(p.row), b_wr.data.as_value().eq(p.data.replicate(L)),
+            e.w_wr.addr.eq(p.row), e.w_wr.data.as_value().eq(p.data.replicate(L // 4)),
+            e.b_wr.addr.eq(p.row), e.b_wr.data.as_value().eq(p.data.replicate(L)),
         ]
-        with m.If(accept & (p.space == ParameterSpace.WEIGHTS) & (p.row < sum(wrows)) & (p.lane < L)):
-            m.d.comb += w_wr.en.eq(Const(1, L // 4) << p.lane[2:])
-        with m.If(accept & (p.space == ParameterSpace.BIASES) & (p.row < sum(brows)) & (p.lane < L)):
-            m.d.comb += b_wr.en.eq(Const(1, L) << p.lane)
+        with m.If(accept & (p.space == ParameterSpace.WEIGHTS) & (p.row < sum(e.wrows)) & (p.lane < L)):
+            m.d.comb += e.w_wr.en.eq(Const(1, L // 4) << p.lane[2:])
+        with m.If(accept & (p.space == ParameterSpace.BIASES) & (p.row < sum(e.brows)) & (p.lane < L)):
+            m.d.comb += e.b_wr.en.eq(Const(1, L) << p.lane)
         with m.If(accept & (p.space == ParameterSpace.CONFIG)):
             with m.Switch(p.row):
                 with m.Case(model.CONFIG_N_ACTIONS):
@@ -143,174 +161,202 @@ class PolicyEngine(wiring.Component):
                         with m.If(p.data <= model.MAX_SHIFT):
                             m.d.sync += shifts[i].eq(p.data)
 
-        # ---- per-layer constants ----------------------------------------------------------
+    @staticmethod
+    def _tables(e):
+        """The per-layer constants, indexed by the layer (0 conv1, 1 conv2, 2 dense1, 3 dense2):
+        loop limits, address strides, outputs per position, first weight and bias rows."""
         def table(values, shape=None):
             values = [int(v) for v in values]
             shape = shape or range(max(values) + 1)
             return Array(Const(v, shape) for v in values)
 
-        g_dense2 = table([max(1, model.groups(a, L)) for a in range(A + 1)])[n_actions]
-        n_groups = Array([Const(model.groups(n, L)) for _, _, n, _ in dims[:3]] + [g_dense2])
-        lim_py, lim_px = table([20, 9, 1, 1]), table([20, 9, 1, 1])
-        lim_c, lim_kh, lim_kw = table([4, 16, 2592, 256]), table([8, 4, 1, 1]), table([8, 4, 1, 1])
-        st_kw, st_kh, st_c = table([1, 16, 0, 0]), table([84, 320, 0, 0]), table([0, 1, 1, 1])
-        st_px, st_py = table([4, 32, 0, 0]), table([4 * 84, 2 * 20 * 16, 0, 0])
-        outs_per_pos = table([16, 32, 256, 0])                 # N: write address pos*N + n
-        w_first = table(wbase)
-        b_first = table(bbase)
-        last_active = table([model.last_group_active(n, L) for _, _, n, _ in dims[:3]] + [0])
+        L, A = e.L, e.A
+        g_dense2 = table([max(1, model.groups(a, L)) for a in range(A + 1)])[e.n_actions]
+        e.n_groups = Array([Const(model.groups(n, L)) for _, _, n, _ in e.dims[:3]] + [g_dense2])
+        e.lim_py, e.lim_px = table([20, 9, 1, 1]), table([20, 9, 1, 1])
+        e.lim_c, e.lim_kh, e.lim_kw = table([4, 16, 2592, 256]), table([8, 4, 1, 1]), table([8, 4, 1, 1])
+        e.st_kw, e.st_kh, e.st_c = table([1, 16, 0, 0]), table([84, 320, 0, 0]), table([0, 1, 1, 1])
+        e.st_px, e.st_py = table([4, 32, 0, 0]), table([4 * 84, 2 * 20 * 16, 0, 0])
+        e.outs_per_pos = table([16, 32, 256, 0])                 # N: write address pos*N + n
+        e.w_first = table(e.wbase)
+        e.b_first = table(e.bbase)
+        e.last_active = table([model.last_group_active(n, L) for _, _, n, _ in e.dims[:3]] + [0])
 
-        # ---- I: issue counters -------------------------------------------------------------
-        issuing = Signal()          # a read is issued this cycle
-        waiting = Signal()          # between layers: wait for the write-back to finish
-        layer = Signal(range(4))
+    def _issue(self, m, e):
+        """Stage I: the nested loop counters (layer, position, lane group, ``c``, ``kh``, ``kw``)
+        and the read addresses of the observation, the activation buffers and the weights."""
+        L = e.L
+        e.issuing = issuing = Signal()          # a read is issued this cycle
+        e.waiting = waiting = Signal()          # between layers: wait for the write-back to finish
+        e.layer = layer = Signal(range(4))
         py, px = Signal(range(20)), Signal(range(20))
-        g = Signal(range(max(model.groups(256, L), 2)))
+        e.g = g = Signal(range(max(model.groups(256, L), 2)))
         c = Signal(range(2592))
         kh, kw = Signal(range(8)), Signal(range(8))
         off_py, off_px, off_c, off_kh, off_kw = (Signal(range(8192), name=n)
                                                  for n in ("off_py", "off_px", "off_c", "off_kh", "off_kw"))
-        pos_base = Signal(range(6400))                         # pos * N
-        g_base = Signal(range(256 + L))                        # g * L
-        wrow = Signal(range(sum(wrows)))
+        e.pos_base = pos_base = Signal(range(6400))                         # pos * N
+        e.g_base = g_base = Signal(range(256 + L))                          # g * L
+        wrow = Signal(range(sum(e.wrows)))
         addr = Signal(range(8192))
         m.d.comb += addr.eq(off_py + off_px + off_c + off_kh + off_kw)
         m.d.comb += [
             self.obs.frame.eq(c[:2]), self.obs.index.eq(addr),
-            a_rd.addr.eq(addr), c_rd.addr.eq(addr), w_rd.addr.eq(wrow),
+            e.a_rd.addr.eq(addr), e.c_rd.addr.eq(addr), e.w_rd.addr.eq(wrow),
         ]
         # the layer's loop limits less one, registered when the layer is entered (reset_loops), so
         # that the last-index tests compare two registers instead of reading the per-layer tables
         # through ``layer`` first (xc7 depth: table, compare and the loop nest would be 10 xc7 levels in
         # the instance). n_actions (in n_groups[3]) cannot change during an inference: parameter
         # writes are dropped while busy.
-        limits = {"kw": lim_kw, "kh": lim_kh, "c": lim_c, "g": n_groups, "px": lim_px, "py": lim_py}
+        limits = {"kw": e.lim_kw, "kh": e.lim_kh, "c": e.lim_c, "g": e.n_groups, "px": e.lim_px, "py": e.lim_py}
         lim1 = {k: Signal(range(2592), name=f"lim1_{k}") for k in limits}     # lim_c's 2592 the largest
         last_kw, last_kh, last_c = kw == lim1["kw"], kh == lim1["kh"], c == lim1["c"]
-        last_k = Signal()
-        last_g = Signal()
-        last_pos = Signal()
+        e.last_k = last_k = Signal()
+        e.last_g = last_g = Signal()
+        e.last_pos = last_pos = Signal()
         m.d.comb += [last_k.eq(last_kw & last_kh & last_c), last_g.eq(g == lim1["g"]),
                      last_pos.eq((px == lim1["px"]) & (py == lim1["py"]))]
-        first_k = (kw == 0) & (kh == 0) & (c == 0)
+        e.first_k = (kw == 0) & (kh == 0) & (c == 0)
 
         def reset_loops(next_layer):
             return [py.eq(0), px.eq(0), g.eq(0), c.eq(0), kh.eq(0), kw.eq(0), off_py.eq(0), off_px.eq(0),
                     off_c.eq(0), off_kh.eq(0), off_kw.eq(0), pos_base.eq(0), g_base.eq(0),
-                    wrow.eq(w_first[next_layer]),
+                    wrow.eq(e.w_first[next_layer]),
                     *(lim1[k].eq(t[next_layer] - 1) for k, t in limits.items())]
+        e.reset_loops = reset_loops
 
         with m.If(issuing):
             m.d.sync += wrow.eq(wrow + 1)
             with m.If(~last_kw):
-                m.d.sync += [kw.eq(kw + 1), off_kw.eq(off_kw + st_kw[layer])]
+                m.d.sync += [kw.eq(kw + 1), off_kw.eq(off_kw + e.st_kw[layer])]
             with m.Else():
                 m.d.sync += [kw.eq(0), off_kw.eq(0)]
                 with m.If(~last_kh):
-                    m.d.sync += [kh.eq(kh + 1), off_kh.eq(off_kh + st_kh[layer])]
+                    m.d.sync += [kh.eq(kh + 1), off_kh.eq(off_kh + e.st_kh[layer])]
                 with m.Else():
                     m.d.sync += [kh.eq(0), off_kh.eq(0)]
                     with m.If(~last_c):
-                        m.d.sync += [c.eq(c + 1), off_c.eq(off_c + st_c[layer])]
+                        m.d.sync += [c.eq(c + 1), off_c.eq(off_c + e.st_c[layer])]
                     with m.Else():
                         m.d.sync += [c.eq(0), off_c.eq(0)]
-                        with m.If(~last_g):
-                            m.d.sync += [g.eq(g + 1), g_base.eq(g_base + L)]
-                        with m.Else():
-                            m.d.sync += [g.eq(0), g_base.eq(0), wrow.eq(w_first[layer]),
-                                         pos_base.eq(pos_base + outs_per_pos[layer])]
-                            with m.If(px != lim_px[layer] - 1):
-                                m.d.sync += [px.eq(px + 1), off_px.eq(off_px + st_px[layer])]
-                            with m.Else():
-                                m.d.sync += [px.eq(0), off_px.eq(0), py.eq(py + 1),
-                                             off_py.eq(off_py + st_py[layer])]
-                            with m.If(last_pos):       # the layer's last input this cycle
-                                m.d.sync += issuing.eq(0)
-                                with m.If(layer != 3):
-                                    m.d.sync += [waiting.eq(1), layer.eq(layer + 1), *reset_loops(layer + 1)]
+                        self._next_group(m, e, px, py, off_px, off_py, wrow)
 
-        # ---- S1: the read data ----------------------------------------------------------------
-        def stage(name, shape, value):
-            sig = Signal(shape, name=name)
-            m.d.sync += sig.eq(value)
-            return sig
+    @staticmethod
+    def _next_group(m, e, px, py, off_px, off_py, wrow):
+        """Stage I at a receptive field's last input: the next lane group, else the next position,
+        else (the layer's last input) stop issuing and wait for the next layer."""
+        L, g, layer = e.L, e.g, e.layer
+        with m.If(~e.last_g):
+            m.d.sync += [g.eq(g + 1), e.g_base.eq(e.g_base + L)]
+        with m.Else():
+            m.d.sync += [g.eq(0), e.g_base.eq(0), wrow.eq(e.w_first[layer]),
+                         e.pos_base.eq(e.pos_base + e.outs_per_pos[layer])]
+            with m.If(px != e.lim_px[layer] - 1):
+                m.d.sync += [px.eq(px + 1), off_px.eq(off_px + e.st_px[layer])]
+            with m.Else():
+                m.d.sync += [px.eq(0), off_px.eq(0), py.eq(py + 1),
+                             off_py.eq(off_py + e.st_py[layer])]
+            with m.If(e.last_pos):       # the layer's last input this cycle
+                m.d.sync += e.issuing.eq(0)
+                with m.If(layer != 3):
+                    m.d.sync += [e.waiting.eq(1), layer.eq(layer + 1), *e.reset_loops(layer + 1)]
 
-        v1, first1, last1 = stage("v1", 1, issuing), stage("first1", 1, first_k), stage("last1", 1, last_k)
-        layer1, g1 = stage("layer1", range(4), layer), stage("g1", g.shape(), g)
-        obase1 = stage("obase1", range(6400 + 256 + L), pos_base + g_base)
-        final1 = stage("final1", 1, issuing & last_k & last_g & last_pos & (layer == 3))
+    def _operands(self, m, e):
+        """Stages S1 (the read data: the activation byte picked by the layer, the weight row) and
+        S1b (``prod[j] = a * w[j]`` from the operands registered in S1; the group's bias row read)."""
+        L, g, layer = e.L, e.g, e.layer
+        v1, first1, last1 = _stage(m, "v1", 1, e.issuing), _stage(m, "first1", 1, e.first_k), \
+            _stage(m, "last1", 1, e.last_k)
+        layer1, g1 = _stage(m, "layer1", range(4), layer), _stage(m, "g1", g.shape(), g)
+        obase1 = _stage(m, "obase1", range(6400 + 256 + L), e.pos_base + e.g_base)
+        final1 = _stage(m, "final1", 1, e.issuing & e.last_k & e.last_g & e.last_pos & (layer == 3))
         a = Signal(8)
         with m.Switch(layer1):
             with m.Case(0):
                 m.d.comb += a.eq(self.obs.data)
             with m.Case(2):
-                m.d.comb += a.eq(c_rd.data)
+                m.d.comb += a.eq(e.c_rd.data)
             with m.Default():
-                m.d.comb += a.eq(a_rd.data)
-        # ---- S1b: multiply, from the operands registered in S1 --------------------------------
+                m.d.comb += a.eq(e.a_rd.data)
         # (xc7 timed estimate: a block RAM read without its output register starts 2.45 ns
         # after the clock, and the activation source's pick in front of each DSP's multiply
         # register made the engine's 16 multiplies 6.84 ns, above 150 MHz's 6.67)
-        a_r = stage("a_r", 8, a)
-        w_r = stage("w_r", data.ArrayLayout(signed(8), L), w_rd.data)
-        v1b, first1b, last1b = stage("v1b", 1, v1), stage("first1b", 1, first1), stage("last1b", 1, last1)
-        layer1b, g1b = stage("layer1b", range(4), layer1), stage("g1b", g.shape(), g1)
-        obase1b, final1b = stage("obase1b", obase1.shape(), obase1), stage("final1b", 1, final1)
-        m.d.comb += b_rd.addr.eq(b_first[layer1b] + g1b)
-        prod = Signal(data.ArrayLayout(signed(17), L))
+        a_r = _stage(m, "a_r", 8, a)
+        w_r = _stage(m, "w_r", data.ArrayLayout(signed(8), L), e.w_rd.data)
+        v1b, first1b, last1b = _stage(m, "v1b", 1, v1), _stage(m, "first1b", 1, first1), \
+            _stage(m, "last1b", 1, last1)
+        layer1b, g1b = _stage(m, "layer1b", range(4), layer1), _stage(m, "g1b", g.shape(), g1)
+        obase1b, final1b = _stage(m, "obase1b", obase1.shape(), obase1), _stage(m, "final1b", 1, final1)
+        m.d.comb += e.b_rd.addr.eq(e.b_first[layer1b] + g1b)
+        e.prod = prod = Signal(data.ArrayLayout(signed(17), L))
         for j in range(L):
             m.d.sync += prod[j].eq(a_r * w_r[j])
-        v2, first2, last2 = stage("v2", 1, v1b), stage("first2", 1, first1b), stage("last2", 1, last1b)
-        layer2, g2 = stage("layer2", range(4), layer1b), stage("g2", g.shape(), g1b)
-        obase2, final2 = stage("obase2", obase1.shape(), obase1b), stage("final2", 1, final1b)
+        e.v1, e.v1b = v1, v1b
+        e.v2, e.first2, e.last2 = _stage(m, "v2", 1, v1b), _stage(m, "first2", 1, first1b), \
+            _stage(m, "last2", 1, last1b)
+        e.layer2, e.g2 = _stage(m, "layer2", range(4), layer1b), _stage(m, "g2", g.shape(), g1b)
+        e.obase2, e.final2 = _stage(m, "obase2", obase1.shape(), obase1b), _stage(m, "final2", 1, final1b)
 
-        # ---- S2: accumulate ----------------------------------------------------------------
-        acc = Signal(data.ArrayLayout(signed(ACC_BITS), L))
-        with m.If(v2):
-            for j in range(L):
-                m.d.sync += acc[j].eq(Mux(first2, b_rd.data[j], acc[j]) + prod[j])
-        v3, last3 = stage("v3", 1, v2), stage("last3", 1, last2)
-        layer3, g3 = stage("layer3", range(4), layer2), stage("g3", g.shape(), g2)
-        obase3, final3 = stage("obase3", obase2.shape(), obase2), stage("final3", 1, final2)
+    @staticmethod
+    def _accumulate(m, e):
+        """Stage S2: ``acc[j] = (first ? bias[j] : acc[j]) + prod[j]`` (int32)."""
+        e.acc = acc = Signal(data.ArrayLayout(signed(ACC_BITS), e.L))
+        with m.If(e.v2):
+            for j in range(e.L):
+                m.d.sync += acc[j].eq(Mux(e.first2, e.b_rd.data[j], acc[j]) + e.prod[j])
+        e.v3, e.last3 = _stage(m, "v3", 1, e.v2), _stage(m, "last3", 1, e.last2)
+        e.layer3, e.g3 = _stage(m, "layer3", range(4), e.layer2), _stage(m, "g3", e.g.shape(), e.g2)
+        e.obase3, e.final3 = _stage(m, "obase3", e.obase2.shape(), e.obase2), _stage(m, "final3", 1, e.final2)
 
-        # ---- S3: capture for write-back, or action values ------------------------------------
-        hold = Signal(data.ArrayLayout(signed(ACC_BITS), L))   # lane 0 next: shifted down per byte
-        wb_left = Signal(range(L + 1))       # bytes still to requantise
-        wb_i = Signal(range(L))
-        wb_addr = Signal(obase3.shape())
-        wb_layer = Signal(range(3))
-        wb_shift = Signal(5)                 # the layer's requantisation shift s
-        wb_high = Signal(ACC_BITS)           # bits at or above s + 8: the shifted value exceeds a byte
-        values = Signal(data.ArrayLayout(signed(ACC_BITS), A))
-        capture = Signal()
-        m.d.comb += capture.eq(v3 & last3 & (layer3 != 3))
-        with m.If(v3 & last3):
+    @staticmethod
+    def _capture(m, e):
+        """Stage S3: a completed group's accumulators captured for the write-back (``hold``, the
+        layer's shift and saturation mask, the bytes to write), or the last layer's written to
+        the action-value registers."""
+        L, A, layer3, g3 = e.L, e.A, e.layer3, e.g3
+        e.hold = hold = Signal(data.ArrayLayout(signed(ACC_BITS), L))   # lane 0 next: shifted down per byte
+        e.wb_left = wb_left = Signal(range(L + 1))       # bytes still to requantise
+        e.wb_i = wb_i = Signal(range(L))
+        e.wb_addr = wb_addr = Signal(e.obase3.shape())
+        e.wb_layer = wb_layer = Signal(range(3))
+        e.wb_shift = wb_shift = Signal(5)                 # the layer's requantisation shift s
+        e.wb_high = wb_high = Signal(ACC_BITS)           # bits at or above s + 8: the shifted value exceeds a byte
+        e.values = values = Signal(data.ArrayLayout(signed(ACC_BITS), A))
+        e.capture = capture = Signal()
+        m.d.comb += capture.eq(e.v3 & e.last3 & (layer3 != 3))
+        with m.If(e.v3 & e.last3):
             with m.If(layer3 != 3):
                 s_cap = Signal(5)
-                m.d.comb += s_cap.eq(shifts[layer3])
-                m.d.sync += [hold.eq(acc), wb_i.eq(0), wb_addr.eq(obase3), wb_layer.eq(layer3),
+                m.d.comb += s_cap.eq(e.shifts[layer3])
+                m.d.sync += [hold.eq(e.acc), wb_i.eq(0), wb_addr.eq(e.obase3), wb_layer.eq(layer3),
                              wb_shift.eq(s_cap), wb_high.eq(Const((1 << ACC_BITS) - 1, ACC_BITS) << (s_cap + 8)),
-                             wb_left.eq(Mux(g3 == n_groups[layer3] - 1, last_active[layer3], L))]
+                             wb_left.eq(Mux(g3 == e.n_groups[layer3] - 1, e.last_active[layer3], L))]
             with m.Else():
                 for o in range(A):
                     with m.If(g3 == o // L):
-                        m.d.sync += values[o].eq(acc[o % L])
+                        m.d.sync += values[o].eq(e.acc[o % L])
         # (a capture never meets a busy write-back: active <= L <= K, the group length)
 
-        # ---- W1..W3: requantise and write back, one byte per cycle --------------------------
-        # min((max(x, 0) + 2**(s-1)) >> s, act_max) (hls_models.policy_int8.requantize) without a
-        # 33-bit add: (x >> s) + x[s-1] (round half up), saturated when a bit at s + 8 or above is
-        # set or the byte sum exceeds act_max. W1 takes the byte x[s+7..s], the round bit and the
-        # high flag; W2 adds and saturates.
-        wb_busy = Signal()
-        m.d.comb += wb_busy.eq(wb_left != 0)
+    @staticmethod
+    def _writeback(m, e):
+        """W1..W3: requantise and write back, one byte per cycle.
+
+        ``min((max(x, 0) + 2**(s-1)) >> s, act_max)`` (:func:`hls_models.policy_int8.requantize`)
+        without a 33-bit add: ``(x >> s) + x[s-1]`` (round half up), saturated when a bit at
+        ``s + 8`` or above is set or the byte sum exceeds ``act_max``. W1 takes the byte
+        ``x[s+7..s]``, the round bit and the high flag; W2 adds and saturates; W3 writes."""
+        L, hold, wb_shift = e.L, e.hold, e.wb_shift
+        e.wb_busy = wb_busy = Signal()
+        m.d.comb += wb_busy.eq(e.wb_left != 0)
         x = Signal(signed(ACC_BITS))
         m.d.comb += x.eq(hold[0])
         r1_lo, r1_round, r1_high = Signal(8), Signal(), Signal()
-        r1_v, r1_addr, r1_layer = Signal(), Signal(wb_addr.shape()), Signal(range(3))
+        r1_v, r1_addr, r1_layer = Signal(), Signal(e.wb_addr.shape()), Signal(range(3))
+        e.r1_v = r1_v
         m.d.sync += r1_v.eq(wb_busy)
-        with m.If(wb_busy & ~capture):
-            m.d.sync += [wb_left.eq(wb_left - 1), wb_i.eq(wb_i + 1)]
+        with m.If(wb_busy & ~e.capture):
+            m.d.sync += [e.wb_left.eq(e.wb_left - 1), e.wb_i.eq(e.wb_i + 1)]
             for j in range(L - 1):
                 m.d.sync += hold[j].eq(hold[j + 1])
         with m.If(wb_busy):
@@ -318,34 +364,42 @@ class PolicyEngine(wiring.Component):
             m.d.comb += pos.eq(Mux(x[-1], 0, x.as_unsigned()))
             m.d.sync += [r1_lo.eq((pos >> wb_shift)[:8]),
                          r1_round.eq((wb_shift != 0) & (pos >> (wb_shift - 1)[:5])[0]),
-                         r1_high.eq((pos & wb_high) != 0),
-                         r1_addr.eq(wb_addr + wb_i), r1_layer.eq(wb_layer)]
+                         r1_high.eq((pos & e.wb_high) != 0),
+                         r1_addr.eq(e.wb_addr + e.wb_i), r1_layer.eq(e.wb_layer)]
         r2 = Signal(8)
-        r2_v, r2_addr, r2_layer = Signal(), Signal(wb_addr.shape()), Signal(range(3))
+        r2_v, r2_addr, r2_layer = Signal(), Signal(e.wb_addr.shape()), Signal(range(3))
         rounded = Signal(9)
         m.d.comb += rounded.eq(r1_lo + r1_round)
-        m.d.sync += [r2_v.eq(r1_v), r2.eq(Mux(r1_high | (rounded > act_max), act_max, rounded)), r2_addr.eq(r1_addr),
-                     r2_layer.eq(r1_layer)]
-        m.d.comb += [a_wr.addr.eq(r2_addr), a_wr.data.eq(r2), a_wr.en.eq(r2_v & (r2_layer != 1)),
-                     c_wr.addr.eq(r2_addr), c_wr.data.eq(r2), c_wr.en.eq(r2_v & (r2_layer == 1))]
+        m.d.sync += [r2_v.eq(r1_v), r2.eq(Mux(r1_high | (rounded > e.act_max), e.act_max, rounded)),
+                     r2_addr.eq(r1_addr), r2_layer.eq(r1_layer)]
+        m.d.comb += [e.a_wr.addr.eq(r2_addr), e.a_wr.data.eq(r2), e.a_wr.en.eq(r2_v & (r2_layer != 1)),
+                     e.c_wr.addr.eq(r2_addr), e.c_wr.data.eq(r2), e.c_wr.en.eq(r2_v & (r2_layer == 1))]
 
-        # ---- control: start, layer gaps, done, output stream --------------------------------
+    def _control(self, m, e):
+        """Start, the gaps between layers, ``busy``/``done`` and the action-value stream."""
         pipe_busy = Signal()
-        m.d.comb += pipe_busy.eq(v1 | v1b | v2 | v3 | wb_busy | r1_v)
-        with m.If(waiting & ~pipe_busy):
-            m.d.sync += [waiting.eq(0), issuing.eq(1)]
-        m.d.sync += self.control.done.eq(v3 & final3)
-        with m.If(v3 & final3):
+        m.d.comb += pipe_busy.eq(e.v1 | e.v1b | e.v2 | e.v3 | e.wb_busy | e.r1_v)
+        with m.If(e.waiting & ~pipe_busy):
+            m.d.sync += [e.waiting.eq(0), e.issuing.eq(1)]
+        m.d.sync += self.control.done.eq(e.v3 & e.final3)
+        with m.If(e.v3 & e.final3):
             m.d.sync += self.control.busy.eq(0)
         with m.If(self.control.start & ~self.control.busy):
-            m.d.sync += [self.control.busy.eq(1), issuing.eq(1), waiting.eq(0), layer.eq(0), *reset_loops(0)]
+            m.d.sync += [self.control.busy.eq(1), e.issuing.eq(1), e.waiting.eq(0), e.layer.eq(0),
+                         *e.reset_loops(0)]
         out = self.action_values
         with m.If(out.valid & out.ready):
             m.d.sync += out.valid.eq(0)
-        with m.If(v3 & final3):
+        with m.If(e.v3 & e.final3):
             m.d.sync += out.valid.eq(1)
-        m.d.comb += [out.payload.values.eq(values), out.payload.count.eq(n_actions)]
-        return m
+        m.d.comb += [out.payload.values.eq(e.values), out.payload.count.eq(e.n_actions)]
+
+
+def _stage(m, name, shape, value):
+    """A pipeline register ``name`` of ``shape`` loaded with ``value`` every clock."""
+    sig = Signal(shape, name=name)
+    m.d.sync += sig.eq(value)
+    return sig
 
 
 def generate(lanes: int = 16, max_actions: int = MAX_ACTIONS) -> dict[str, str]:

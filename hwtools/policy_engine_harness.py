@@ -34,7 +34,7 @@ class PolicyEngineRTL(verilator_build.VerilatedModel):
         self.lanes = model.check_lanes(lanes)
         verilog = generate(self.lanes, MAX_ACTIONS)["policy_engine.v"]
         lib_path = verilator_build.build_shared_lib(f"policy_engine_l{self.lanes}", verilog, "policy_engine",
-                                                    HARNESS_CPP.read_text())
+                                                    verilator_build.engine_harness(HARNESS_CPP.read_text()))
         lib = self._lib = verilator_build.load(lib_path)
         lib.pe_new.restype = ctypes.c_void_p
         lib.pe_free.argtypes = [ctypes.c_void_p]

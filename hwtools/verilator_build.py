@@ -86,6 +86,16 @@ class VerilatedModel:
             pass
 
 
+#: The inference engines' common port driving (``cpp/engine_ports.h``), prepended to an engine
+#: harness by :func:`engine_harness` (part of the build's cache key).
+ENGINE_PORTS_H = Path(__file__).resolve().parent / "cpp" / "engine_ports.h"
+
+
+def engine_harness(harness_cpp: str) -> str:
+    """``harness_cpp`` of an inference engine with the shared port driving in front."""
+    return ENGINE_PORTS_H.read_text() + harness_cpp
+
+
 def savable_harness(harness_cpp: str) -> str:
     """``harness_cpp`` with the memory (de)serialiser in front (for builds with ``--savable``)."""
     return MEM_SERIALIZE_H.read_text() + harness_cpp

@@ -212,6 +212,8 @@ def _stop_once(signum, frame) -> None:
     if isinstance(sys.exc_info()[1], KeyboardInterrupt) or \
             (_FIRST_STOP is not None and now - _FIRST_STOP < STOP_ECHO_S):
         return
+    if errors.defer_if_importing(signum, frame):   # never inside an import: sent again after it
+        return
     _FIRST_STOP = now
     raise errors.Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
 

@@ -1,13 +1,13 @@
 // Verilator harness of the array inference engine (hw/policy_array.py), loaded by ctypes from
 // hwtools/policy_array_harness.py. The observation word port is served here as a word-wide
 // stack memory would serve it (R bytes, one cycle after addr); one call loads a whole parameter
-// image or runs a whole inference, so Python never steps single cycles.
+// image or runs a whole inference, so Python never steps single cycles. The parameter, control
+// and action-value ports are driven by engine_ports.h (prepended by hwtools/verilator_build.py).
 #include <cstdint>
 #include "verilated.h"
 #include "Vpolicy_array.h"
 
 namespace {
-constexpr int kMaxActions = 18;
 constexpr int kObsBytes = 4 * 84 * 84;
 
 struct Harness {
@@ -69,14 +69,7 @@ void* pa_new(int rows) {
   h->obs = nullptr;
   h->pending_addr = 0;
   h->pending_valid = false;
-  Vpolicy_array* t = h->top;
-  t->control___05Fstart = 0;
-  t->params___05Fvalid = 0;
-  t->action_values___05Fready = 0;
-  t->rst = 1;
-  tick(h);
-  tick(h);
-  t->rst = 0;
+  engine_ports::reset(h, tick);
   return h;
 }
 
@@ -92,51 +85,14 @@ uint64_t pa_cycles(void* p) { return static_cast<Harness*>(p)->cycles; }
 
 // Write `n` parameter words, one per cycle: rows of (space, row, lane, data).
 void pa_load(void* p, const int64_t* words, int64_t n) {
-  auto* h = static_cast<Harness*>(p);
-  Vpolicy_array* t = h->top;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t* w = words + 4 * i;
-    t->params___05Fvalid = 1;
-    t->params___05Fspace = (uint8_t)w[0];
-    t->params___05Frow = (uint32_t)w[1];
-    t->params___05Flane = (uint8_t)w[2];
-    t->params___05Fdata = (uint32_t)w[3];
-    tick(h);
-  }
-  t->params___05Fvalid = 0;
+  engine_ports::load(static_cast<Harness*>(p), tick, words, n);
 }
 
-// Run one inference on `obs` (observation words). Pulses start for one cycle, runs until done
-// (at most `max_cycles`), accepts the action-value beat, writes 18 values and `count`.
-// Returns the cycles from the start cycle to the done cycle, or -1 on a timeout, -2 if busy or
-// done misbehaved (busy not high from the cycle after start until done, or values not valid
-// with done), -3 if the beat was not accepted in the done cycle.
+// Run one inference on `obs` (observation words): engine_ports::infer's contract and return codes.
 int64_t pa_infer(void* p, const uint8_t* obs, int32_t* out, int32_t* count, int64_t max_cycles) {
   auto* h = static_cast<Harness*>(p);
-  Vpolicy_array* t = h->top;
   h->obs = obs;
-  t->action_values___05Fready = 0;
-  t->control___05Fstart = 1;
-  tick(h);                      // the start cycle (cycle 0)
-  t->control___05Fstart = 0;
-  int64_t n = 1;
-  for (; n <= max_cycles; ++n) {
-    t->clk = 0;
-    t->eval();
-    if (t->control___05Fdone) break;
-    if (!t->control___05Fbusy) return -2;
-    tick(h);
-  }
-  if (n > max_cycles) return -1;
-  if (!t->action_values___05Fvalid || t->control___05Fbusy) return -2;
-  *count = (int)((t->action_values___05Fpayload[kMaxActions]) & 0x1f);
-  for (int i = 0; i < kMaxActions; ++i) out[i] = (int32_t)t->action_values___05Fpayload[i];
-  t->action_values___05Fready = 1;
-  tick(h);
-  t->action_values___05Fready = 0;
-  t->clk = 0;
-  t->eval();
-  if (t->action_values___05Fvalid || t->control___05Fdone) return -3;
+  const int64_t n = engine_ports::infer(h, tick, out, count, max_cycles);
   h->obs = nullptr;
   return n;
 }
