@@ -237,15 +237,56 @@ _DROPPED: KeyboardInterrupt | None = None    # an interrupt Python dropped, not 
 _IN_HOOK = False                             # redeliver_swallowed_interrupts is running
 
 
+#: seconds after which a stop signal that arrived inside an import is sent again
+IMPORT_RETRY_S = 0.005
+
+
+def inside_import(frame) -> bool:
+    """Whether ``frame`` (a signal handler's) runs inside the import system: a frame of its
+    stack is importlib's bootstrap code (a module's import, including a C extension's
+    initialiser, which runs under ``importlib._bootstrap``)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def defer_if_importing(signum: int, frame) -> bool:
+    """In a stop signal's handler: when it runs inside an import (:func:`inside_import`), send
+    the same signal to the main thread again :data:`IMPORT_RETRY_S` seconds later and return
+    True (the handler then raises nothing); else False.
+
+    Why: a C extension's initialiser does not survive a Python exception raised by a signal
+    handler in its middle (measured: ale-py 0.12's nanobind module, imported on a run's first
+    ROM look-up about 1.5 s in, ended the process with SIGSEGV, or with SIGABRT after
+    ``terminate called after throwing an instance of 'nanobind::python_error'``, in 4 of 144
+    SIGTERMs sent 1.40-1.65 s into a small run on a loaded 2-core machine). Sent again, the
+    signal stops the command as soon as the import is done."""
+    if not inside_import(frame):
+        return False
+    import threading
+    timer = threading.Timer(IMPORT_RETRY_S, signal.pthread_kill, (threading.main_thread().ident, signum))
+    timer.daemon = True
+    try:
+        timer.start()
+    except RuntimeError:            # the interpreter is shutting down: raise it here after all
+        return False
+    return True
+
+
 def on_sigterm(signum, frame) -> None:
     """SIGTERM handler of every command: raise :class:`Terminated` in the main thread, unless
     the process is already stopping on a KeyboardInterrupt (a signal sent to the whole process
     group also ends the workers, whose deaths may surface first: a second exception then must
-    not cut the first one's cleanup short). Either way :func:`interrupt_name` reports SIGTERM."""
+    not cut the first one's cleanup short), and never inside an import (sent again just after
+    it, :func:`defer_if_importing`). Either way :func:`interrupt_name` reports SIGTERM."""
     global _SIGTERM_RECEIVED, _DROPPED
     _SIGTERM_RECEIVED = True
     if isinstance(sys.exc_info()[1], KeyboardInterrupt) or _IN_HOOK:
         return                      # already stopping, or about to be sent again (see the hook)
+    if defer_if_importing(signum, frame):
+        return
     _DROPPED = None
     raise Terminated()
 

@@ -33,8 +33,10 @@ games ALE 0.12 supports (``<Game>`` is the CamelCase of ALE's id, ``boxing`` ->
     env = gymnasium.make("nc2600/Pong-v0", backend="ale", frame_skip=4)
     # or without the import: gymnasium.make("host.gym_env:nc2600/Pong-v0")
 
-gymnasium 1.x registers third-party environments only on import (it reads no package
-entry points), as ale-py's own environments are. Vector environments:
+gymnasium 1.4.0 (the pinned version) registers third-party environments only on import (it
+reads no package entry points: ``gymnasium.envs`` registers its own environments and nothing
+else), as ale-py's own environments are; a bare ``gymnasium.make("nc2600/Pong-v0")`` in a new
+interpreter raises ``gymnasium.error.NamespaceNotFound``. Vector environments:
 ``gymnasium.make_vec("nc2600/Pong-v0", num_envs=8, vectorization_mode="async")`` or
 :func:`make_vector_env` (one worker process per environment).
 """

@@ -177,18 +177,27 @@ class Cart(wiring.Component):
     CPU's first read is its reset vector's, from the third clock), and a shorter path from the CPU's address (no access's update logic in front of
     the ROM's address).
 
+    ``rom_read="late"`` (for accesses that complete every third clock and hold the bus for the
+    clock after, as the one-colour-clock console's bus registers do): the ROM is addressed in the
+    access's own clock from ``bus`` with ``"comb"``'s address (the bank, slices and DPC counters
+    as they are, the hotspot's new bank), a synchronous block-RAM read, and ``bus.rdata`` is the
+    access's byte in the clock *after* it: the ROM's byte straight from the block RAM, the other
+    sources (SuperChip RAM, addressed a clock ahead from ``next_bus`` as in ``"ahead"``, DPC random
+    number and flag) and the selects registered at the access's edge, so that one LUT lies between
+    the block RAM and ``rdata`` and no path runs from ``next_bus`` into the ROM's address.
+
     ``rom_read="comb"`` reads the ROM combinationally instead (the reference form the tests
     compare ``"next"`` with; distributed RAM/LUTs instead of block RAM on an FPGA), without the
     ``next_bus`` port; ``bus.rdata`` is again the read data of the access in its own clock.
 
     Raises:
-        ValueError: ``rom_read`` is not ``"next"``, ``"ahead"`` or ``"comb"``.
+        ValueError: ``rom_read`` is not ``"next"``, ``"ahead"``, ``"late"`` or ``"comb"``.
     """
 
     def __init__(self, rom_read: str = "next"):
-        if rom_read not in ("next", "ahead", "comb"):
+        if rom_read not in ("next", "ahead", "late", "comb"):
             self._MustUse__silence = True   # not built: no unused-elaboratable warning
-            raise ValueError(f"rom_read must be 'next', 'ahead' or 'comb', not {rom_read!r}")
+            raise ValueError(f"rom_read must be 'next', 'ahead', 'late' or 'comb', not {rom_read!r}")
         self.rom_read = rom_read
         ports = {
             "bus": In(CpuBusSignature),
@@ -198,7 +207,7 @@ class Cart(wiring.Component):
             "host_ram": In(HostLoadSignature),
             "bank": Out(2),
         }
-        if rom_read in ("next", "ahead"):
+        if rom_read in ("next", "ahead", "late"):
             ports["next_bus"] = In(NextAccessSignature)
         super().__init__(ports)
 
@@ -206,7 +215,8 @@ class Cart(wiring.Component):
         m = Module()
         rom_r, ram_r, ram_w = self._memories(m)
         bus, host_ram = self.bus, self.host_ram
-        ahead = self.rom_read in ("next", "ahead")
+        ahead = self.rom_read in ("next", "ahead")          # the ROM addressed from next_bus
+        ram_ahead = self.rom_read in ("next", "ahead", "late")   # the SuperChip RAM addressed from next_bus
 
         mp = self.mapper
         a = bus.addr[0:12]
@@ -309,7 +319,7 @@ class Cart(wiring.Component):
         m.d.comb += rom_r.addr.eq(rom_addr)
         ram_read = sc & (a[7:12] == 1)       # $1080-$10FF
         ram_write = sc & (a[7:12] == 0)      # $1000-$107F
-        m.d.comb += ram_r.addr.eq(self.next_bus.addr[0:7] if ahead else a[0:7])
+        m.d.comb += ram_r.addr.eq(self.next_bus.addr[0:7] if ram_ahead else a[0:7])
         # The read data in the access's own clock: the ROM's byte (plain, or ANDed with the DPC
         # fetcher's flag as the access sees it, before its own update of the fetchers), else the
         # other byte (SuperChip RAM, DPC random number or flag, 0)
@@ -325,7 +335,16 @@ class Cart(wiring.Component):
                 m.d.comb += dpc_rdata.eq(flag_new)
         seen += [flag_seen.eq(flag_new), other_seen.eq(Mux(ram_read, ram_r.data, dpc_rdata)),
                      rom_seen.eq(~ram_read & (~dpc_reg_read | dpc_rom)), masked_seen.eq(dpc_reg_read & (func == 2))]
-        m.d.comb += bus.rdata.eq(Mux(rom_seen, Mux(masked_seen, rom_r.data & flag_seen, rom_r.data), other_seen))
+        if self.rom_read == "late":
+            # the access's byte in the clock after it: per bit (ROM & keep) | other, keep and other
+            # registered at the access's edge (keep: the ROM's byte passes, ANDed with the flag
+            # where masked; other: the other source's byte where the ROM's does not pass)
+            keep_q, other_q = Signal(8, name="rom_keep_q"), Signal(8, name="other_q")
+            m.d.sync += [keep_q.eq(Mux(rom_seen, Mux(masked_seen, flag_seen, 0xFF), 0)),
+                         other_q.eq(Mux(rom_seen, 0, other_seen))]
+            m.d.comb += bus.rdata.eq((rom_r.data & keep_q) | other_q)
+        else:
+            m.d.comb += bus.rdata.eq(Mux(rom_seen, Mux(masked_seen, rom_r.data & flag_seen, rom_r.data), other_seen))
         # the write port's address and data do not depend on the strobe (only its enable does)
         m.d.comb += [ram_w.addr.eq(Mux(host_ram.we, host_ram.addr[0:7], a[0:7])),
                      ram_w.data.eq(Mux(host_ram.we, host_ram.wdata, bus.wdata)),
@@ -338,8 +357,9 @@ class Cart(wiring.Component):
         host)."""
         m.submodules.rom = rom = Memory(shape=8, depth=16384, init=[])
         m.submodules.ram = ram = Memory(shape=8, depth=128, init=[])
-        # synchronous read (block RAM), addressed a clock ahead; or combinational
-        ahead = self.rom_read in ("next", "ahead")
+        # synchronous read (block RAM), addressed a clock ahead ("late": in the access's clock); or
+        # combinational
+        ahead = self.rom_read in ("next", "ahead", "late")
         if ahead:
             rom_r = rom.read_port()
         else:

@@ -12,9 +12,11 @@ else A9 = 0 RIOT RAM, else RIOT I/O) and the frame bookkeeping of ALE 0.12 (Stel
   effects, Stella's colour clock of the write). The CPU runs one clock behind that grid: its
   cycle edge (``ce``) is at the end of the next cycle's clock 0, with the RDY of clock 2 and
   the read data formed in clock 0 from what was registered at the strobe's edge (TIA
-  collision and input latches, the RIOT's value, the cartridge's byte: its ROM block RAM
-  read addressed in clock 1 from the CPU's outputs, ``Cart(rom_read="ahead")``, so that the
-  CPU's read data starts from flip-flops, not from the block RAM's output). Its bus outputs (address, read/write, data
+  collision and input latches, the RIOT's value, the cartridge's other sources) and the
+  cartridge ROM's byte, a block RAM read addressed in clock 2 from the bus registers
+  (``Cart(rom_read="late")``), so that no path runs from the CPU's state through its address
+  and the bank mapping into the block RAM's address in one clock (the LIFCL-40's critical path
+  with the ROM addressed in clock 1 from the CPU's outputs). Its bus outputs (address, read/write, data
   out, dummy mark) are registered every clock and so valid from clock 2 to the next clock 0:
   decode, the TIA/RIOT/cartridge accesses and the read multiplexer start from these
   registers. Whether a cycle is an opcode fetch is decided at the previous cycle's clock 2
@@ -49,8 +51,10 @@ from :func:`chip_selects`), joined with ``wiring.connect``; the registered parts
 (the one-colour-clock console's bus registers and read-data stage) stay explicit. The
 three-colour-clock console also gives the cartridge the next CPU cycle's access a clock ahead
 (:data:`hw.bus.NextAccessSignature`, from ``Cpu6507(addr_probe=True)``), so that its ROM is a
-block RAM read (``Cart(rom_read="next")``); the one-colour-clock console gives it the CPU's
-outputs, which are its bus registers' next value (``Cart(rom_read="ahead")``).
+block RAM read (``Cart(rom_read="next")``); the one-colour-clock console's cartridge reads its
+ROM from the bus registers in the access's last clock and gives the byte in the clock after
+(``Cart(rom_read="late")``), and addresses its SuperChip RAM a clock ahead from the CPU's
+outputs, which are its bus registers' next value.
 
 Pixel stream (``pixels``, :data:`PixelStreamSignature`, one beat per colour clock; what the
 preprocessor consumes with ``wiring.connect``): ``pixel`` the palette index of this colour
@@ -205,7 +209,7 @@ class Console(wiring.Component):
         variant's TIA colour clocks."""
         m = Module()
         if self.colour_clocks_per_cycle == 1:
-            chips = self._chips(m, Cpu6507(clocks_per_cycle=3), Tia(), Riot(read_clocks=3), Cart(rom_read="ahead"))
+            chips = self._chips(m, Cpu6507(clocks_per_cycle=3), Tia(), Riot(read_clocks=3), Cart(rom_read="late"))
             g = self._grid_one(m, chips)
         else:
             # operations registered at the edge and carried out over the next two clocks (Cpu6507
@@ -314,11 +318,10 @@ class Console(wiring.Component):
             with m.If(~(hpos_end & counting)):
                 m.d.sync += frame_line.eq(0)
 
-        # the cartridge's ROM (block RAM) addressed a clock ahead: the bus registers take the CPU's
-        # outputs at every clock, so the CPU's outputs are the next clock's access
-        # (NextAccessSignature); the byte of the access is then read in its own last clock (ph 2)
-        # and registered at its edge (cart_seen), so the CPU's read data starts from a flip-flop,
-        # not from the block RAM's output (xc7 timed estimate: 2.45 ns clock-to-out)
+        # the bus registers take the CPU's outputs at every clock, so the CPU's outputs are the next
+        # clock's access (NextAccessSignature: the cartridge's SuperChip RAM read a clock ahead);
+        # the cartridge's ROM (block RAM) is addressed from the bus registers in the access's last
+        # clock (ph 2) and its byte read in the next (ph 0), where the CPU takes it
         g.update(ph=ph, started=started, counting=counting, rdy=rdy, bus_addr=bus_addr, bus_rw=bus_rw,
                  bus_dout=bus_dout, cycle_sync=cycle_sync, cycle_sync_next=cycle_sync_next, cycle_end=cycle_end,
                  strobe=strobe, hpos=hpos, hpos_end=hpos_end, line=line, frame_line=frame_line, cyc=cyc,
@@ -506,9 +509,9 @@ class Console(wiring.Component):
             m.d.sync += riot_seen.eq(riot_bus.rdata)
             strobe_seen = Signal()
             m.d.sync += strobe_seen.eq(g.strobe)
-            cart_seen = Signal(8)     # the cartridge's byte of the access in its own clock (ROM, RAM, DPC)
-            m.d.sync += cart_seen.eq(cart_bus.rdata)
-            din = _read_data(m, cart_bus, tia_bus, riot_seen, cart_seen)
+            # the cartridge's byte of the access, in the clock after it (Cart rom_read="late": the
+            # ROM's byte from its block RAM, addressed in the access's clock from the bus registers)
+            din = _read_data(m, cart_bus, tia_bus, riot_seen, cart_bus.rdata)
             m.d.comb += cpu.din.eq(din)
             done = strobe_seen
         else:

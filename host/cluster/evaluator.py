@@ -1,8 +1,6 @@
 """Evaluation on a Ray cluster (``nc2600 run --cluster ray [--ray-address ADDR]``): the node
 actors and the driver's evaluator.
 
-Evaluation on a Ray cluster (``nc2600 run --cluster ray [--ray-address ADDR]``).
-
 Layout: one :class:`NodeEvaluator` Ray actor per node of the cluster, pinned to that node
 (``NodeAffinitySchedulingStrategy``, not soft). Each actor owns an ordinary
 :class:`host.launcher.evaluator.Evaluator` with one emulator worker process per CPU that Ray gives the
@@ -23,6 +21,12 @@ lost task again (``max_task_retries``); an emulator process that dies inside an 
 the actor exit so that the same path applies. If the node itself is gone, the driver moves the
 chunk to another node. Either way every (individual, episode) is recorded exactly once and the
 values are those of an undisturbed run (the tasks are pure functions of their inputs).
+
+Stopping: when a SIGINT/SIGTERM ends the driver, :meth:`RayEvaluator.close` cancels the chunks in
+flight (a running one ends within one frame-skip step, even a long RTL episode), has every actor
+stop its emulator processes, free its shared segment and remove its ROM folder, and kills an
+actor that does not manage it in :data:`SHUTDOWN_TIMEOUT_S` seconds, then removes that actor's
+files from its node; nothing is left for the next evaluator to clear.
 
 The connection these run over (joining or starting Ray, the node checks) is
 :mod:`host.cluster.ray_cluster`.
@@ -48,6 +52,31 @@ if TYPE_CHECKING:
 
 CHUNK_ROUNDS = 8                  #: a chunk holds up to this many episodes per actor slot
 QUEUED_PER_ACTOR = 2              #: chunks in flight per actor (one running, one waiting)
+SHUTDOWN_TIMEOUT_S = 5.0          #: an actor that has not stopped its evaluator by then is killed
+CLEANUP_TIMEOUT_S = 20.0          #: the most :meth:`RayEvaluator.close` waits for a killed actor's files
+
+
+def _task_cancelled() -> bool:
+    """In a Ray actor task: whether the driver has called ``ray.cancel`` on it (Ray 2.60: a
+    flag that a regular actor's running task reads, ``RuntimeContext.is_canceled``); False
+    outside a Ray worker (the class used directly)."""
+    try:
+        import ray
+        return bool(ray.get_runtime_context().is_canceled())
+    except (ImportError, RuntimeError, AttributeError):
+        return False
+
+
+def _remove_files_of(pid: int, wait_s: float) -> list[str]:
+    """Ray task on the node of a killed actor: wait up to ``wait_s`` seconds for process
+    ``pid`` to end, then remove the files of the node's nc2600 processes that no longer run
+    (its ROM folder, :func:`remove_stale_rom_dirs`; its shared segment,
+    :func:`host.launcher.evaluator.remove_stale_segments`). Returns the names removed."""
+    from host.launcher.evaluator import _pid_running, remove_stale_segments
+    end = time.monotonic() + wait_s
+    while _pid_running(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    return remove_stale_rom_dirs() + remove_stale_segments()
 
 
 # -- the per-node actor ---------------------------------------------------------------------
@@ -85,7 +114,9 @@ class NodeEvaluator:
         t0 = time.perf_counter()
         jobs = [Job(int(i), int(s)) for i, s in zip(individuals, seeds)]
         try:
-            results = self.ev.evaluate(jobs, lambda i: params[i])
+            # a chunk that the driver cancels (it is stopping) ends within one frame-skip step,
+            # so that the actor's shutdown, queued behind it, runs at once
+            results = self.ev.evaluate(jobs, lambda i: params[i], stop=_task_cancelled)
         except WorkerDied:
             # an emulator process of this node died: exit so that Ray restarts this actor and
             # runs the chunk again (the driver never sees a partial chunk)
@@ -168,7 +199,8 @@ class NodeEvaluator:
         return table, 0.0
 
     def shutdown(self) -> None:
-        """Stop the emulator processes and free the shared memory (before ``ray.kill``)."""
+        """Stop the emulator processes, free the shared memory and remove the ROM folder
+        (before ``ray.kill``, which ends the process without Python's clean-up)."""
         self.ev.close()
         self._dir.cleanup()
 
@@ -213,19 +245,24 @@ class RayEvaluator:
         rom_path = Path(rom_path)
         rom_bytes = rom_path.read_bytes()
         actor_cls = ray.remote(NodeEvaluator)
-        self.actors, self.slots = [], []
-        for node in cluster.nodes:
-            actor = actor_cls.options(
-                num_cpus=node.cpus, max_restarts=-1, max_task_retries=-1, max_concurrency=1,
-                scheduling_strategy=NodeAffinitySchedulingStrategy(node.node_id, soft=False),
-            ).remote(rom_path.name, rom_bytes, node.cpus, envs_per_block, frame_skip, sticky,
-                     episode_frames, backend, policy, network, genome_spec)
-            self.actors.append(actor)
+        self.actors, self.slots, self.pids = [], [], []
+        self._inflight: dict = {}
         try:
+            for node in cluster.nodes:
+                actor = actor_cls.options(
+                    num_cpus=node.cpus, max_restarts=-1, max_task_retries=-1, max_concurrency=1,
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(node.node_id, soft=False),
+                ).remote(rom_path.name, rom_bytes, node.cpus, envs_per_block, frame_skip, sticky,
+                         episode_frames, backend, policy, network, genome_spec)
+                self.actors.append(actor)
             infos = ray.get([a.info.remote() for a in self.actors], timeout=PROBE_TIMEOUT_S)
         except Exception as exc:  # noqa: BLE001
             self.close()
             raise UserError(f"a Ray node could not start its evaluator: {_first_line(exc)}") from None
+        except BaseException:                # a SIGINT/SIGTERM while the actors start: stop them too
+            self.close()
+            raise
+        self.pids = [i["pid"] for i in infos]
         self.slots = [i["slots"] for i in infos]
         self.n_actions = infos[0]["n_actions"]
         self.alive = [True] * len(self.actors)
@@ -254,7 +291,10 @@ class RayEvaluator:
         results: list[EpisodeResult | None] = [None] * len(jobs)
         chunks = self._chunks(len(jobs))
         todo = deque(range(len(chunks)))
-        inflight: dict = {}                       # ObjectRef -> (actor index, chunk index)
+        # ObjectRef -> (actor index, chunk index); kept on self, so that close() can cancel the
+        # chunks of a call that a signal interrupted
+        inflight: dict = {}
+        self._inflight = inflight
         load = self.load = [0] * len(self.actors)   # chunks in flight per actor
         payload: dict[int, tuple] = {}
         put_s = 0.0
@@ -350,18 +390,88 @@ class RayEvaluator:
         return self.ray.get([a.pids.remote() for a in self.actors])
 
     def close(self) -> None:
-        """Stop the node actors (their emulator processes exit with them); idempotent."""
+        """Stop the node actors and leave nothing of theirs behind; idempotent.
+
+        Order (also when a SIGINT/SIGTERM interrupted :meth:`evaluate`): the chunks still in
+        flight are cancelled (``ray.cancel``: a queued one never runs, a running one ends
+        within one frame-skip step, :meth:`NodeEvaluator.evaluate`; a cancelled task is not
+        retried, so Ray prints no task-failure line); each actor then stops its emulator
+        processes, frees its shared segment and removes its ROM folder
+        (:meth:`NodeEvaluator.shutdown`, at most :data:`SHUTDOWN_TIMEOUT_S` seconds); then
+        ``ray.kill``. An actor that did not finish its shutdown in time (stuck, or still
+        starting) is killed all the same, and a task on its node removes its folder and
+        segment once its process has ended (at most :data:`CLEANUP_TIMEOUT_S` seconds); with
+        an embedded Ray whose daemons are gone too, this process removes them (at most 5 s)."""
         actors = getattr(self, "actors", [])
-        try:
-            self.ray.get([a.shutdown.remote() for a in actors], timeout=30)
-        except Exception:  # noqa: BLE001 - a dead or stuck actor is killed below
-            pass
+        if not actors:
+            return
+        ray = self.ray
+        for ref in list(getattr(self, "_inflight", {})):
+            try:
+                ray.cancel(ref)
+            except Exception:  # noqa: BLE001 - finished, or its actor is gone
+                pass
+        self._inflight = {}
+        pending: dict = {}                    # shutdown ObjectRef -> actor index
+        for i, a in enumerate(actors):
+            try:
+                # never retried: on a dead actor it fails at once, with no "will be retried" line
+                pending[a.shutdown.options(max_task_retries=0).remote()] = i
+            except Exception:  # noqa: BLE001 - a dead actor
+                pass
+        stopped: set[int] = set()
+        if pending:
+            try:
+                ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=SHUTDOWN_TIMEOUT_S)
+            except Exception:  # noqa: BLE001 - Ray going down: the fallback below
+                ready = []
+            for ref in ready:
+                try:
+                    ray.get(ref, timeout=1.0)
+                    stopped.add(pending[ref])
+                except Exception:  # noqa: BLE001 - its actor died: the fallback below
+                    pass
+            for ref in pending:
+                if pending[ref] not in stopped:
+                    try:
+                        ray.cancel(ref)       # not retried on the killed actor (no failure line)
+                    except Exception:  # noqa: BLE001
+                        pass
         for a in actors:
             try:
-                self.ray.kill(a)
+                ray.kill(a)
             except Exception:  # noqa: BLE001 - already gone
                 pass
         self.actors = []
+        cleanups: dict = {}                   # cleanup ObjectRef -> actor index
+        pids = getattr(self, "pids", [])
+        left = [i for i in range(min(len(actors), len(self.cluster.nodes), len(pids))) if i not in stopped]
+        for i in left:
+            try:
+                from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+                task = ray.remote(num_cpus=0, max_retries=0)(_remove_files_of).options(
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(self.cluster.nodes[i].node_id, soft=False))
+                cleanups[task.remote(pids[i], CLEANUP_TIMEOUT_S - 2.0)] = i
+            except Exception:  # noqa: BLE001 - Ray itself is going down: see below
+                pass
+        cleaned: set[int] = set()
+        if cleanups:
+            try:
+                ready, _ = ray.wait(list(cleanups), num_returns=len(cleanups), timeout=CLEANUP_TIMEOUT_S)
+            except Exception:  # noqa: BLE001
+                ready = []
+            for ref in ready:
+                try:
+                    ray.get(ref, timeout=1.0)
+                    cleaned.add(cleanups[ref])
+                except Exception:  # noqa: BLE001 - Ray's daemons ended too (every process signalled)
+                    pass
+        if self.cluster.started_here:
+            # an embedded Ray's nodes are this machine: what no task could remove (its raylet
+            # ended as well, e.g. a batch scheduler signalled every process) is removed from here
+            for i in left:
+                if i not in cleaned:
+                    _remove_files_of(pids[i], 5.0)
 
     def __enter__(self):
         return self

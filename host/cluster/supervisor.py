@@ -42,6 +42,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
     import signal
     import threading
     stops = (signal.SIGINT, signal.SIGTERM)
+    started = time.monotonic()
     sys.stdout.flush()
     sys.stderr.flush()
     parent = os.getpid()
@@ -161,6 +162,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
             pass
     if rc is not None:
         return rc
+    _remove_files_of_ended_evaluators(time.time() - time.monotonic() + started)
     code = os.waitstatus_to_exitcode(status)
     if seen:
         how = "terminated (SIGTERM)" if signal.SIGTERM in seen else "interrupted"
@@ -170,6 +172,49 @@ def supervised_driver(body: Callable[[], int]) -> int:
         ("; Ray's core ends a driver whose local raylet died" if code == 1 else "")
     sys.stderr.write(f"nc2600: error: the Ray driver process ended without finishing ({how}){hint}\n")
     return 1
+
+
+#: the most seconds the supervisor waits for this command's evaluators on this machine to end
+FILES_WAIT_S = 5.0
+
+
+def _started_at(pid: int) -> float | None:
+    """Start time of process ``pid`` (seconds since the epoch, from /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/stat", "rb") as fh:
+            boot = next(int(ln.split()[1]) for ln in fh if ln.startswith(b"btime"))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def _remove_files_of_ended_evaluators(since: float) -> None:
+    """After a driver that ended without its exit code (e.g. every process of the run signalled,
+    Ray's daemons included, so that neither the driver nor a Ray task removed anything): wait up
+    to :data:`FILES_WAIT_S` seconds for the evaluator processes on this machine that started
+    after ``since`` (this command's, as far as this machine can tell) and own a ROM folder or a
+    shared segment, then remove the files of every nc2600 process that no longer runs
+    (:func:`host.cluster.ray_cluster.remove_stale_rom_dirs`,
+    :func:`host.launcher.evaluator.remove_stale_segments`, which every new evaluator also does)."""
+    import re
+    import tempfile
+
+    from host.cluster.ray_cluster import remove_stale_rom_dirs
+    from host.launcher.evaluator import SHM_DIR, _pid_running, remove_stale_segments
+    names = []
+    for folder, pattern in ((tempfile.gettempdir(), r"nc2600-rom-(\d+)-\w+"), (SHM_DIR, r"nc2600-(\d+)-[0-9a-f]+")):
+        try:
+            names += [int(m.group(1)) for m in map(lambda n: re.fullmatch(pattern, n), os.listdir(folder)) if m]
+        except OSError:
+            pass
+    ours = {pid for pid in names if (_started_at(pid) or 0.0) >= since - 1.0}
+    end = time.monotonic() + FILES_WAIT_S
+    while any(_pid_running(pid) for pid in ours) and time.monotonic() < end:
+        time.sleep(0.1)
+    remove_stale_rom_dirs()
+    remove_stale_segments()
 
 
 #: seconds between the supervisor's looks at its driver (the most a forwarded signal waits)
@@ -211,6 +256,8 @@ def _stop_once(signum, frame) -> None:
     now = time.monotonic()
     if isinstance(sys.exc_info()[1], KeyboardInterrupt) or \
             (_FIRST_STOP is not None and now - _FIRST_STOP < STOP_ECHO_S):
+        return
+    if errors.defer_if_importing(signum, frame):   # never inside an import: sent again after it
         return
     _FIRST_STOP = now
     raise errors.Terminated() if signum == signal.SIGTERM else KeyboardInterrupt

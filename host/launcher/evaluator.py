@@ -163,6 +163,8 @@ WORKER_CPU_PARTS = ("step", "preprocess", "inference", "load", "total")
 
 #: jobs a worker holds queued beyond its slots (a freed slot starts the next episode at once)
 PREFETCH = 2
+#: seconds between two calls of :meth:`Evaluator.evaluate`'s ``stop`` test while it waits
+STOP_POLL_S = 0.2
 
 
 class _Shared:
@@ -430,7 +432,7 @@ class Evaluator:
     # ------------------------------------------------------------------------------
     def evaluate(self, jobs: Iterable[Job], params_for: Callable[[int], object],
                  on_result: Callable[[EpisodeResult], None] | None = None,
-                 deadline: float | None = None) -> list[EpisodeResult]:
+                 deadline: float | None = None, stop: Callable[[], bool] | None = None) -> list[EpisodeResult]:
         """Run every job to the end of its episode; results in job order.
 
         Args:
@@ -441,6 +443,10 @@ class Evaluator:
                 episode is dropped (benchmarks); the result list then holds only the episodes
                 that finished, in job order, and :attr:`dropped_frames` the frames the dropped
                 ones had emulated. Without a deadline every job finishes.
+            stop: called at least every :data:`STOP_POLL_S` seconds while the call waits for
+                its workers (a Ray actor's ``is_canceled``): when it returns True the running
+                and queued episodes are dropped as at the deadline (each worker stops within
+                one frame-skip step) and the finished ones are returned the same way.
         Raises:
             WorkerDied: a worker process ended; KeyboardInterrupt: SIGINT/SIGTERM killed one.
         """
@@ -478,9 +484,16 @@ class Evaluator:
         self.dropped_frames = 0
         while sum(outstanding):
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if stop is not None:
+                timeout = STOP_POLL_S if timeout is None else min(timeout, STOP_POLL_S)
             ready = wait(self.conns, timeout)
-            if not ready:                                       # the deadline passed
+            if stop is not None and stop():                     # asked to stop: drop the rest
                 self._cancel(outstanding)
+                break
+            if not ready:
+                if deadline is None or time.monotonic() < deadline:
+                    continue                                    # a look at ``stop`` only
+                self._cancel(outstanding)                       # the deadline passed
                 break
             for conn in ready:
                 w = conn_of[id(conn)]

@@ -80,7 +80,8 @@ def games_verify(results: list[dict], frames: int) -> list[tuple]:
 
 def synth(rep: dict) -> list[tuple]:
     """``nc2600 synth``: per block the xc7 LUT count (with FF, BRAM36, DSP, levels in the notes),
-    the timed estimate, and with ``--pnr`` the ECP5-85 Fmax."""
+    the timed estimate, and with ``--pnr`` the ECP5-85 or (``--pnr nexus``) the LIFCL-40 Fmax, the
+    latter named with its speed grade and seed and noted with its carry mode and router."""
     out = []
     for name, b in rep.get("blocks", {}).items():
         res, d = b["resources"], b["depth"]
@@ -91,10 +92,29 @@ def synth(rep: dict) -> list[tuple]:
         if t.get("mhz"):
             out.append((f"{name} timed estimate on xc7", t["mhz"], "MHz (estimate)", f"{t['ns']} ns, {t['levels']} levels"))
     for name, p in (rep.get("pnr") or {}).items():
-        if p.get("fmax_mhz"):
+        if p.get("fmax_mhz") and str(p.get("device", "")).startswith("LIFCL"):
+            out.append((f"{name} Fmax on LIFCL-40-{p['speed']}, placed and routed, seed {p['seed']}", p["fmax_mhz"],
+                        "MHz", _nexus_notes(p)))
+        elif p.get("fmax_mhz"):
             out.append((f"{name} Fmax on ECP5-85, placed and routed", p["fmax_mhz"], "MHz",
                         "nextpnr-ecp5, a proxy device (not the Zynq-7045)"))
     return out
+
+
+def _nexus_notes(p: dict) -> str:
+    """The notes of a LIFCL-40 Fmax record (:func:`hwtools.nexus.pnr_block`'s result): tools, part,
+    speed grade, carry mode, router, the critical path and the cells used."""
+    cp = p.get("critical_path") or {}
+    util = p.get("utilization") or {}
+    used = ", ".join(f"{util[k][0]:,} {what}" for k, what in (("OXIDE_COMB", "logic cells"), ("OXIDE_FF", "FF"),
+                                                               ("OXIDE_EBR", "EBR")) if k in util)
+    carry = f"carry {p.get('carry')}" + (f" (fallback: {p['carry_fallback']})" if p.get("carry_fallback") else "")
+    router = f"router {p.get('router') or 'router2'}" + (
+        f" (router2: {p['router_fallback']})" if p.get("router_fallback") else "")
+    path = (f"critical path {cp.get('from')} -> {cp.get('to')}, {cp.get('delay_ns')} ns ({cp.get('logic_ns')} logic "
+            f"+ {cp.get('routing_ns')} routing)") if cp else "no critical path reported"
+    return (f"{p.get('tools', 'nextpnr-nexus')}; {p['device']}, speed {p['speed']}, seed {p['seed']}, {carry}, "
+            f"{router}; {p.get('label', '')}; {path}; {used}, {p.get('ccu2_cells')} CCU2")
 
 
 def report(figures) -> list[tuple]:

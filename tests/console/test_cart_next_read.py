@@ -86,7 +86,7 @@ def _run(mapper: Mapper, seed: int, clocks: int, mode: str = "next") -> tuple[in
         for mem in both.roms:
             for addr, byte in enumerate(rom):
                 ctx.set(mem.data[addr], byte)
-        if mode == "ahead":
+        if mode in ("ahead", "late"):
             # the reset bank is set at the first clock (init_done); "ahead" addresses the ROM from
             # the registers, so the first access is given after it (the one-colour-clock console's
             # CPU reads its reset vector from the third clock after reset)
@@ -96,21 +96,29 @@ def _run(mapper: Mapper, seed: int, clocks: int, mode: str = "next") -> tuple[in
         await ctx.tick()
         for k in range(clocks):
             acc = accesses[k]
-            if mode == "ahead":
+            if mode in ("ahead", "late"):
                 # the access's last clock (its strobe), then two more on the bus without one, the
                 # next access on next_bus in the second of them
                 drive(ctx, acc, acc)
             else:
                 drive(ctx, acc, accesses[k + 1])
-            if acc["sel"] and not acc["write"]:
-                got, want = ctx.get(nxt.bus.rdata), ctx.get(comb.bus.rdata)
+            read = acc["sel"] and not acc["write"]
+            if read:
+                want = ctx.get(comb.bus.rdata)
                 out["reads"] += 1
+            if read and mode != "late":
+                got = ctx.get(nxt.bus.rdata)
                 if got != want:
                     out["bad"].append((k, hex(acc["addr"]), got, want))
             await ctx.tick()
-            if mode == "ahead":
+            if mode in ("ahead", "late"):
                 held = {**acc, "strobe": 0}
                 drive(ctx, held, acc)
+                if read and mode == "late":
+                    # "late": the access's byte in the clock after its strobe
+                    got = ctx.get(nxt.bus.rdata)
+                    if got != want:
+                        out["bad"].append((k, hex(acc["addr"]), got, want))
                 await ctx.tick()
                 drive(ctx, held, accesses[k + 1])
                 await ctx.tick()
@@ -134,6 +142,13 @@ def test_ahead_rom_read_every_third_clock_equals_the_combinational_read(mapper):
     assert reads > 450
 
 
+@pytest.mark.parametrize("mapper", list(Mapper), ids=[m.name for m in Mapper])
+def test_late_rom_read_in_the_clock_after_the_access_equals_the_combinational_read(mapper):
+    reads, bad = _run(mapper, seed=200 + mapper.value, clocks=1000, mode="late")
+    assert bad == []
+    assert reads > 450
+
+
 def test_cart_rejects_an_unknown_rom_read():
-    with pytest.raises(ValueError, match="rom_read must be 'next', 'ahead' or 'comb', not 'async'"):
+    with pytest.raises(ValueError, match="rom_read must be 'next', 'ahead', 'late' or 'comb', not 'async'"):
         Cart(rom_read="async")

@@ -68,6 +68,30 @@ def test_deadline_stops_promptly_and_the_evaluator_goes_on():
         assert again[-1].job == Job(0, 77) and again[-1].frames > 0
 
 
+def test_a_stop_request_drops_the_running_episodes_and_the_evaluator_goes_on():
+    """``stop`` (a Ray actor's cancelled flag) is polled while the call waits for its workers:
+    from the first look after 1 s it says True, and the call returns (an endless stream of
+    jobs: without the stop it would never return) with the episodes that had finished, equal
+    to the same jobs run to the end, the dropped running episodes' frames counted; the next
+    call runs normally."""
+    from host.launcher.evaluator import Evaluator, Job
+    looks = []
+
+    def stop() -> bool:
+        looks.append(time.monotonic())
+        return looks[-1] - looks[0] > 1.0
+    with Evaluator(_rom(), 1, 1, episode_frames=2000) as ev:
+        params_for = _params(ev.n_actions)
+        stream = (Job(j % 3, 900 + j) for j in itertools.count())
+        res = ev.evaluate(stream, params_for, stop=stop)
+        assert len(looks) >= 2 and looks[-1] - looks[0] > 1.0
+        assert ev.dropped_frames > 0                   # a slot always holds a running episode
+        again = ev.evaluate([r.job for r in res] + [Job(0, 77)], params_for)
+        assert [(r.episode_return, r.frames) for r in again[:len(res)]] == \
+            [(r.episode_return, r.frames) for r in res]
+        assert again[-1].job == Job(0, 77) and again[-1].frames > 0
+
+
 def test_workers_use_one_blas_thread_whatever_the_parent_has():
     from threadpoolctl import threadpool_limits
     from host.launcher.evaluator import Evaluator

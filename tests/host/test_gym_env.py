@@ -68,17 +68,54 @@ def test_every_supported_game_is_registered_under_its_camel_case_id():
     env.close()
 
 
-def test_the_module_prefixed_id_registers_without_an_import():
-    """In a fresh interpreter that never imported host.gym_env: gymnasium imports the module
-    named before the colon, which registers every game."""
+FRESH = """
+import sys, gymnasium
+from gymnasium.utils.env_checker import check_env
+assert "host.gym_env" not in sys.modules
+{before}
+env = gymnasium.make({env_id!r}, episode_frames=100)
+check_env(env.unwrapped)
+obs, info = env.reset(seed=1)
+print(env.action_space.n, obs.shape, obs.dtype, info["lives"], "host.gym_env" in sys.modules)
+"""
+
+
+def _fresh(code: str, tmp_path):
+    """``code`` in a new interpreter started outside the checkout (as after ``make install``:
+    the package on the path, nothing imported)."""
+    import os
     import subprocess
     import sys
-    code = ("import sys, gymnasium; assert 'host.gym_env' not in sys.modules; "
-            "env = gymnasium.make('host.gym_env:nc2600/Boxing-v0', episode_frames=100); "
-            "print(env.action_space.n, env.reset(seed=1)[0].shape)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    from pathlib import Path
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180,
+                          cwd=tmp_path, env=env)
+
+
+@pytest.mark.parametrize("before, env_id", [("import host.gym_env", "nc2600/Pong-v0"),
+                                            ("", "host.gym_env:nc2600/Pong-v0")])
+def test_the_documented_forms_make_pong_in_a_fresh_interpreter(before, env_id, tmp_path):
+    """Both documented forms in a new interpreter: the import, then the plain id; or the id
+    prefixed by the module (gymnasium imports it, which registers every game). The environment
+    passes gymnasium's ``check_env``; Pong has ALE's 6 minimal actions and no lives counter
+    (ALE's ``lives()`` is 0); the observation is the fabric's uint8 stack."""
+    proc = _fresh(FRESH.format(before=before, env_id=env_id), tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["18", "(4,", "84,", "84)"]
+    assert proc.stdout.split() == ["6", "(4,", "84,", "84)", "uint8", "0", "True"]
+
+
+def test_without_the_import_the_plain_id_is_unknown_to_the_pinned_gymnasium(tmp_path):
+    """gymnasium 1.4.0 reads no package entry points (it registers an environment only when
+    its module is imported), so the plain id in a new interpreter that imported nothing of
+    the project names an unknown namespace: the reason for the two documented forms. If a
+    later gymnasium loads plugins, this fails and the entry point can be declared."""
+    code = ("import gymnasium\n"
+            "try:\n    gymnasium.make('nc2600/Pong-v0')\n"
+            "except gymnasium.error.NamespaceNotFound as exc:\n    print('unknown', exc)\n")
+    proc = _fresh(code, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("unknown Namespace nc2600 not found."), proc.stdout
+    assert gymnasium.__version__ == "1.4.0"
 
 
 @pytest.mark.parametrize("sticky", [0.0, 0.25])

@@ -250,7 +250,9 @@ def _tree(pid: int) -> list[int]:
 def _start_run(tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "run"
-    env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    (tmp_path / "t").mkdir()
+    env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+           "TMPDIR": str(tmp_path / "t"), "RAY_TMPDIR": "/tmp"}      # the actors' ROM folders; short socket paths
     for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
         env.pop(var, None)
     proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *SMALL, "--cluster", "ray", "--out", str(out)],
@@ -268,7 +270,9 @@ def _start_run(tmp_path):
 def test_every_process_of_a_ray_run_signalled_still_ends_in_the_sigterm_line(tmp_path):
     """SIGTERM to every process of the run at once (supervisor, driver, Ray's daemons, the actor,
     the emulators), as a batch scheduler may send it: whether the driver stops Ray itself or Ray's
-    core ends it first, the run ends with the SIGTERM line, the resume command and exit 130."""
+    core ends it first, the run ends with the SIGTERM line, the resume command and exit 130, and
+    the actor's ROM folder and shared segment are gone (no Ray task can remove them then: the
+    supervisor does)."""
     proc, out, driver = _start_run(tmp_path)
     pids = _tree(proc.pid)
     assert len(pids) > 3                      # Ray's daemons under the driver
@@ -281,6 +285,7 @@ def test_every_process_of_a_ray_run_signalled_still_ends_in_the_sigterm_line(tmp
     assert proc.returncode == 130, err
     assert err.endswith(f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"), err
     assert "Traceback" not in err
+    assert _node_files(tmp_path / "t", pids) == []
 
 
 def test_ctrl_c_to_the_terminal_group_stops_a_ray_run_once_with_the_resume_command(tmp_path):
@@ -352,3 +357,103 @@ def test_a_sweep_with_nothing_to_run_starts_no_pool_and_no_ray():
     from host.verify.sweep import sweep_imap
     assert list(sweep_imap(print, [], jobs=2)) == []
     assert list(sweep_imap(print, [], cluster="ray", ray_address="127.0.0.1:1")) == []   # not contacted
+
+
+# -- a SIGTERM to a Ray run of the RTL backend ------------------------------------------------
+RTL = ["--game=breakout", "--population=4", "--episode-frames=2000", "--elite-candidates=2", "--elite-episodes=1",
+       "--test-episodes=1", "--envs-per-block=1", "--truncation=2", f"--noise-table-size={1 << 20}", "--seed=11",
+       "--no-video", "--workers=1", "--generations=50", "--backend=rtl", "--cluster=ray", "--progress=lines"]
+
+
+def _node_files(tmp: Path, pids: list[int]) -> list[str]:
+    """The node actors' ROM folders in ``tmp`` (the run's TMPDIR) and the shared segments of
+    the processes ``pids`` in /dev/shm."""
+    shm = [n for n in os.listdir("/dev/shm") if any(n.startswith(f"nc2600-{p}-") for p in pids)]
+    return sorted([p.name for p in tmp.glob("nc2600-rom-*")] + shm)
+
+
+@pytest.mark.parametrize("moment, target", [("chunk", "group"), ("chunk", "supervisor"), ("start", "group")])
+def test_a_sigterm_to_an_rtl_ray_run_leaves_no_files_and_prints_no_ray_lines(moment, target, tmp_path):
+    """``run --backend rtl --cluster ray`` gets SIGTERM (to its process group, or to the command's
+    own process alone) while the node actor plays its first chunk (an RTL episode of 2,000
+    frames takes far longer than the stop), or while the actor starts: exit 130, the one SIGTERM
+    line with the resume command, no Ray task-failure line on stdout (only the run's own lines),
+    and neither the actor's ROM folder (``nc2600-rom-<pid>-*`` in TMPDIR) nor its shared segment
+    (``/dev/shm/nc2600-<pid>-*``) left behind. Oracle: the files exist while the actor runs
+    (checked before the signal), and what a killed actor would leave (the files of its pid)."""
+    pytest.importorskip("ray")
+    out, tmp = tmp_path / "run", tmp_path / "t"
+    tmp.mkdir()
+    env = {**os.environ, "HOME": str(tmp_path), "TMPDIR": str(tmp), "RAY_TMPDIR": "/tmp",   # short socket paths
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
+        env.pop(var, None)
+    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *RTL, "--out", str(out)], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    t0 = time.monotonic()
+
+    def ready() -> bool:
+        if not (out / "config.json").exists():
+            return False
+        if moment == "start":
+            return True
+        roms = list(tmp.glob("nc2600-rom-*"))            # nc2600-rom-<actor pid>-<random>
+        return bool(roms) and len(_node_files(tmp, [int(roms[0].name.split("-")[2])])) == 2   # and its segment
+    while not ready():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < 300, "the node actor did not start within 300 s"
+        time.sleep(0.1)
+    if moment == "chunk":
+        time.sleep(2.0)                       # the driver has shipped the first chunk
+    pids = _tree(proc.pid)
+    if target == "group":
+        os.killpg(proc.pid, signal.SIGTERM)
+    else:
+        os.kill(proc.pid, signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 130, stderr
+    assert stderr == f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n", stderr
+    lines = stdout.splitlines()
+    assert lines and lines[0].startswith("nc2600 run: breakout ga"), stdout
+    assert all(ln.startswith(("nc2600 run: ", "gen ")) for ln in lines), stdout
+    assert _node_files(tmp, pids) == []
+
+
+KILLED_ACTOR = """
+import os
+import ale_py.roms
+import host.cluster.evaluator as ce
+from host.cluster.ray_cluster import connect
+from host.launcher.evaluator import Job, segment_names
+from host.launcher.policy import init_params
+cluster = connect(None, 1)
+ev = ce.RayEvaluator(cluster, ale_py.roms.get_rom_path("breakout"), 1, episode_frames=100)
+params = init_params(1, ev.n_actions)
+ev.evaluate([Job(0, 1)], lambda i: params)
+pid, tmp = ev.pids[0], os.environ["TMPDIR"]
+roms = lambda: sorted(n for n in os.listdir(tmp) if n.startswith("nc2600-rom-"))
+print("running", len(segment_names(pid)), [r.startswith(f"nc2600-rom-{pid}-") for r in roms()], flush=True)
+ev.ray.kill(ev.actors[0])          # as an actor that cannot run its shutdown (dead, or stuck and killed)
+ev.close()
+cluster.close()
+print("closed", len(segment_names(pid)), roms(), flush=True)
+"""
+
+
+def test_an_actor_that_cannot_stop_itself_leaves_no_files_and_prints_no_ray_lines(tmp_path):
+    """An actor killed before its shutdown (the case of one that does not stop within
+    ``SHUTDOWN_TIMEOUT_S``): close() removes its shared segment and ROM folder from its node
+    (a task that waits for the process to end), and Ray prints no task-failure line for the
+    shutdown it could not run. Oracle: the files exist while the actor runs."""
+    pytest.importorskip("ray")
+    tmp = tmp_path / "t"
+    tmp.mkdir()
+    env = {**os.environ, "HOME": str(tmp_path), "TMPDIR": str(tmp), "RAY_TMPDIR": "/tmp",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    for var in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
+        env.pop(var, None)
+    proc = subprocess.run([sys.executable, "-c", KILLED_ACTOR], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["running 1 [True]", "closed 0 []"], proc.stdout

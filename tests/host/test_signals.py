@@ -142,6 +142,46 @@ def test_a_sigterm_while_the_outputs_are_written_gives_the_resume_hint(moment, t
     assert (out / "summary.json").exists() and (out / "best.gif").exists()
 
 
+IMPORTING = """
+import pathlib, time
+pathlib.Path({folder!r}, "stops_in_its_import.py").write_text(
+    "import signal\\n"
+    "signal.raise_signal(signal.SIGTERM)      # the handler runs at the next line, inside the import\\n"
+    "COMPLETE = sum(range(1000)) == 499500\\n")
+sys.path.insert(0, {folder!r})
+def body():
+    import stops_in_its_import
+    print("imported", stops_in_its_import.COMPLETE, flush=True)
+    for _ in range(200):                    # the command's further work
+        time.sleep(0.01)
+    print("went on", flush=True)
+    return 0
+sys.exit(guarded(body))
+"""
+
+
+def test_a_sigterm_inside_an_import_stops_the_command_after_the_import(tmp_path):
+    """A SIGTERM whose handler runs while a module is imported is not raised there (a C
+    extension's initialiser, ale-py's, crashes on an exception raised in its middle: SIGSEGV or
+    SIGABRT): the module's code runs to its end, then the same SIGTERM stops the command before
+    its next piece of work: exit 130, one line."""
+    proc = _python(IMPORTING.format(folder=str(tmp_path)))
+    assert proc.returncode == 130, proc.stdout + proc.stderr
+    assert proc.stdout == "imported True\n"
+    assert proc.stderr == "nc2600: terminated (SIGTERM)\n"
+
+
+def test_the_ray_drivers_handler_also_waits_for_the_import(tmp_path):
+    """The same in a Ray driver under the supervisor (its own SIGTERM handler): the import
+    finishes, then the stop: 130, one line."""
+    proc = _python(IMPORTING.format(folder=str(tmp_path)).replace(
+        "sys.exit(guarded(body))",
+        "from host.cluster.supervisor import supervised_driver\nsys.exit(supervised_driver(lambda: guarded(body)))"))
+    assert proc.returncode == 130, proc.stdout + proc.stderr
+    assert proc.stdout == "imported True\n"
+    assert proc.stderr == "nc2600: terminated (SIGTERM)\n"
+
+
 def test_other_failures_without_a_sigterm_are_not_hidden():
     proc = _python("""
         def body():
@@ -182,8 +222,8 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
     """The run (start-up, generations, elite, test, plot, video, shut-down) gets one SIGTERM
     to its process group at a moment drawn uniformly over the reference run's wall time
     (seeded): exit 130 with exactly one line (the resume hint once the folder holds a run) and
-    no traceback, or exit 0 when it had finished; ``--resume`` then gives the reference run's
-    fitness lines and test score."""
+    no traceback, or exit 0 when it had finished before the signal; ``--resume`` then gives the
+    reference run's fitness lines and test score."""
     import json
     import os
     import random
@@ -195,6 +235,7 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
     proc = subprocess.Popen([sys.executable, "-m", "host.cli", "run", *SMALL_RUN, "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(delay)
+    killed_at = time.time()
     try:
         os.killpg(proc.pid, signal.SIGTERM)
     except ProcessLookupError:
@@ -203,6 +244,9 @@ def test_a_sigterm_to_the_group_at_any_moment_stops_cleanly_and_resumes_equal(mo
     assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
     if proc.returncode == 0:
         assert stderr == ""
+        # finished before the signal (a SIGTERM from the command's end on gives 130): a run
+        # that went on working after it lost the signal
+        assert (out / "summary.json").stat().st_mtime < killed_at + 1.0, (delay, "the SIGTERM was lost")
     else:
         assert proc.returncode == 130, (delay, stderr)
         hint = f"nc2600: terminated (SIGTERM); continue with: nc2600 run --resume {out}\n"

