@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import numpy as np
 
 from hls_models.platform import FRAME_SKIP
-from host.cluster.ray_cluster import PROBE_TIMEOUT_S, RayCluster, _first_line, remove_stale_rom_dirs
+from host.cluster.ray_cluster import PROBE_TIMEOUT_S, RayCluster, _first_line
+from host.cluster.supervisor import remove_stale_rom_dirs
 from host.errors import UserError
 
 if TYPE_CHECKING:

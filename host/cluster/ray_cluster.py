@@ -194,28 +194,6 @@ class _NativeStderrToFile:
         self._file = None
 
 
-def remove_stale_rom_dirs(folder: str | None = None) -> list[str]:
-    """Remove the ROM folders (``nc2600-rom-<pid>-*`` in the temporary folder) of node actors
-    whose process no longer exists (a SIGKILLed actor cannot remove its own); returns their
-    names. Folders of running processes, and of other names, are left alone."""
-    import re
-    import shutil
-
-    from host.launcher.evaluator import _pid_running
-    folder = folder or tempfile.gettempdir()
-    removed = []
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return removed
-    for name in names:
-        m = re.fullmatch(r"nc2600-rom-(\d+)-\w+", name)
-        if m and int(m.group(1)) != os.getpid() and not _pid_running(int(m.group(1))):
-            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
-            removed.append(name)
-    return removed
-
-
 @dataclass
 class NodeInfo:
     """One node of the cluster as the probe saw it."""

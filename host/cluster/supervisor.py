@@ -196,12 +196,11 @@ def _remove_files_of_ended_evaluators(since: float) -> None:
     to :data:`FILES_WAIT_S` seconds for the evaluator processes on this machine that started
     after ``since`` (this command's, as far as this machine can tell) and own a ROM folder or a
     shared segment, then remove the files of every nc2600 process that no longer runs
-    (:func:`host.cluster.ray_cluster.remove_stale_rom_dirs`,
+    (:func:`remove_stale_rom_dirs`,
     :func:`host.launcher.evaluator.remove_stale_segments`, which every new evaluator also does)."""
     import re
     import tempfile
 
-    from host.cluster.ray_cluster import remove_stale_rom_dirs
     from host.launcher.evaluator import SHM_DIR, _pid_running, remove_stale_segments
     names = []
     for folder, pattern in ((tempfile.gettempdir(), r"nc2600-rom-(\d+)-\w+"), (SHM_DIR, r"nc2600-(\d+)-[0-9a-f]+")):
@@ -299,3 +298,26 @@ class _own_group_for_ray_daemons:
             except OSError:
                 pass
         return False
+
+
+def remove_stale_rom_dirs(folder: str | None = None) -> list[str]:
+    """Remove the ROM folders (``nc2600-rom-<pid>-*`` in the temporary folder) of node actors
+    whose process no longer exists (a SIGKILLed actor cannot remove its own); returns their
+    names. Folders of running processes, and of other names, are left alone."""
+    import re
+    import shutil
+    import tempfile
+
+    from host.launcher.evaluator import _pid_running
+    folder = folder or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        m = re.fullmatch(r"nc2600-rom-(\d+)-\w+", name)
+        if m and int(m.group(1)) != os.getpid() and not _pid_running(int(m.group(1))):
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+            removed.append(name)
+    return removed

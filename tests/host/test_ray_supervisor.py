@@ -331,7 +331,7 @@ def test_a_killed_driver_is_an_error_line_with_the_resume_command(tmp_path):
 def test_a_killed_node_actors_rom_folder_is_removed_by_the_next(tmp_path):
     """A SIGKILLed node actor leaves its ``nc2600-rom-<pid>-*`` folder; the next actor removes
     the folders of processes that are gone, and only those."""
-    from host.cluster.ray_cluster import remove_stale_rom_dirs
+    from host.cluster.supervisor import remove_stale_rom_dirs
     gone = subprocess.Popen(["true"])
     gone.wait()
     (tmp_path / f"nc2600-rom-{gone.pid}-abc123").mkdir()
