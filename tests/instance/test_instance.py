@@ -149,7 +149,8 @@ def test_episode_equals_ale_int8_boxing_three_colour_clocks():
     assert abs(ep.cycles["emulation"] / ep.frames - 262 * 76) <= 76
 
 
-@pytest.mark.parametrize("colour_clocks_per_cycle", [pytest.param(1, marks=pytest.mark.slow), 3])
+@pytest.mark.slow
+@pytest.mark.parametrize("colour_clocks_per_cycle", [1, 3])
 def test_episode_equals_ale_int8_boxing_array_engine(colour_clocks_per_cycle):
     """The instance with the 16 x 16 array engine (the preprocessor's stack in 16-byte words):
     every decision, the return and the frames equal ALE int8, in both console configurations;
