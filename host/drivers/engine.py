@@ -2,8 +2,10 @@
 its parameter-load format and how the instance steps ``PARAM_ADDR`` through it.
 
 Which engine an instance has is a build parameter of the design (:class:`hw.instance.GameInstance`
-``engine="lane"`` or ``"array"``), not a register; the driver (:class:`host.drivers.fabric.FabricDriver`)
-takes it from the MMIO object's ``engine``, ``lanes``, ``rows`` and ``cols`` attributes or as given.
+``engine="array"``, the default, or ``"lane"``), not a register; the driver
+(:class:`host.drivers.fabric.FabricDriver`) takes it from the MMIO object's ``engine``, ``lanes``,
+``rows`` and ``cols`` attributes or as given, and an MMIO object without them (``pynq.MMIO`` on a
+board) is taken to be the default design's (:data:`hw.instance.DEFAULT_ENGINE`, 16 x 16).
 """
 from __future__ import annotations
 
@@ -13,16 +15,16 @@ import numpy as np
 
 from hls_models.registers import ENUMS
 
-ENGINE_LANES = 16                          #: MAC lanes of the lane engine (hw.instance default)
+ENGINE_LANES = 16                          #: MAC lanes of the lane engine (hw.instance.DEFAULT_LANES)
 ParamSpace = ENUMS["param_space_e"]        #: PARAM_ADDR.space's encodings
 
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """The inference engine an instance was built with: ``kind`` ``"lane"`` (``lanes`` MAC lanes,
-    :mod:`hls_models.policy_engine`) or ``"array"`` (``rows x cols`` MACs,
-    :mod:`hls_models.policy_array`)."""
-    kind: str = "lane"
+    """The inference engine an instance was built with: ``kind`` ``"array"`` (``rows x cols`` MACs,
+    :mod:`hls_models.policy_array`; the default, as :data:`hw.instance.DEFAULT_ENGINE`) or
+    ``"lane"`` (``lanes`` MAC lanes, :mod:`hls_models.policy_engine`)."""
+    kind: str = "array"
     lanes: int = ENGINE_LANES
     rows: int = 16
     cols: int = 16

@@ -29,7 +29,7 @@ loaded into the instance's engine in that engine's format (the lane engine's
 the instance has is a build parameter of the design (:class:`hw.instance.GameInstance`), not a
 register: the driver takes it as :class:`host.drivers.engine.EngineConfig`, by default from the MMIO object's
 ``engine``, ``lanes``, ``rows`` and ``cols`` attributes (:class:`hwtools.instance_harness.InstanceSim`
-has them), else the lane engine of 16 lanes.
+has them), else the default design's engine (the 16 x 16 array engine, :data:`hw.instance.DEFAULT_ENGINE`).
 """
 from __future__ import annotations
 
