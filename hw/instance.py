@@ -81,19 +81,20 @@ DEFAULT_COLOUR_CLOCKS = 1
 
 def param_step(engine: str, lanes: int = DEFAULT_LANES, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> tuple[dict, dict]:
     """How a ``PARAM_DATA`` write steps ``PARAM_ADDR.lane`` per parameter space (weights,
-    biases): ``({space: lane step}, {space: lanes per row})``; past the row's last lane the
-    address goes to lane 0 of the next row. The lane engine's rows hold ``lanes`` weights (a
-    write takes four) or biases; the array engine's weight rows ``R*C/4`` words, its bias rows
-    ``C`` biases (:mod:`hls_models.policy_array`, "Parameter load").
+    biases, configuration): ``({space: lane step}, {space: lanes per row})``; past the row's last
+    lane the address goes to lane 0 of the next row. The rule is the engine model's, beside its
+    load format: :func:`hls_models.policy_engine.param_step` (``lanes``) or
+    :func:`hls_models.policy_array.param_step` (``rows x cols``).
 
     Raises:
-        ValueError: ``engine`` not in :data:`ENGINES`.
+        ValueError: ``engine`` not in :data:`ENGINES`, or a size the engine's model refuses.
     """
-    w, b = ENUMS["param_space_e"].WEIGHTS, ENUMS["param_space_e"].BIASES
     if engine == "lane":
-        return {w: 4, b: 1}, {w: lanes, b: lanes}
+        from hls_models.policy_engine import param_step as rule
+        return rule(lanes)
     if engine == "array":
-        return {w: 1, b: 1}, {w: rows * cols // 4, b: cols}
+        from hls_models.policy_array import param_step as rule
+        return rule(rows, cols)
     raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
 
 

@@ -47,12 +47,15 @@ class EngineConfig:
 
     def param_step(self) -> tuple[dict, dict]:
         """How the instance steps ``PARAM_ADDR.lane`` after a ``PARAM_DATA`` write, per space
-        (weights, biases): ``({space: lane step}, {space: lanes per row})`` (the rule of
-        :func:`hw.instance.param_step`; past a row's last lane the next row's lane 0)."""
-        w, b = ParamSpace.WEIGHTS, ParamSpace.BIASES
+        (weights, biases, configuration): ``({space: lane step}, {space: lanes per row})``, the
+        engine model's rule (:func:`hls_models.policy_engine.param_step`,
+        :func:`hls_models.policy_array.param_step`; the instance's RTL is built from the same
+        functions); past a row's last lane the next row's lane 0."""
         if self.kind == "lane":
-            return {w: 4, b: 1}, {w: self.lanes, b: self.lanes}
-        return {w: 1, b: 1}, {w: self.rows * self.cols // 4, b: self.cols}
+            from hls_models.policy_engine import param_step
+            return param_step(self.lanes)
+        from hls_models.policy_array import param_step
+        return param_step(self.rows, self.cols)
 
     def inference_cycles(self, n_actions: int) -> int:
         """The model's cycles from the engine's start to the chosen action."""
