@@ -72,11 +72,12 @@ COMMANDS = ("PARAM_DATA", "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL")
 ENGINES = ("lane", "array")     #: the inference engines an instance takes (``GameInstance(engine=...)``)
 #: The default configuration of an instance (:class:`GameInstance`, the Verilated
 #: :class:`hwtools.instance_harness.InstanceSim`, the node, the CLI): the 16 x 16 array engine with
-#: the one-colour-clock console; ``rtl/instance.v`` is this configuration
+#: the three-colour-clock console (one CPU cycle per clock, the fastest configuration);
+#: ``rtl/instance.v`` is this configuration
 DEFAULT_ENGINE = "array"
 DEFAULT_ROWS = DEFAULT_COLS = 16
 DEFAULT_LANES = 16              #: the lane engine's MAC lanes (``engine="lane"``)
-DEFAULT_COLOUR_CLOCKS = 1
+DEFAULT_COLOUR_CLOCKS = 3
 
 
 def param_step(engine: str, lanes: int = DEFAULT_LANES, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> tuple[dict, dict]:
@@ -160,10 +161,10 @@ class GameInstance(wiring.Component):
         height: the game's screen height (rows; the preprocessor's frame size).
         fmt: ``"NTSC"`` or ``"PAL"`` (the preprocessor's grey table).
         lanes: the lane engine's MAC lanes.
-        colour_clocks_per_cycle: the console's configuration, 1 or 3
+        colour_clocks_per_cycle: the console's configuration, 3 (the default) or 1
             (``Console(colour_clocks_per_cycle=3)``: one CPU cycle per clock, its three-pixel
-            stream into ``Preprocessor(pixels_per_cycle=3)``); the ``CYCLES_*`` registers count
-            fabric clocks either way.
+            stream into ``Preprocessor(pixels_per_cycle=3)``; 1: one colour clock per clock, the
+            CPU every third); the ``CYCLES_*`` registers count fabric clocks either way.
         engine: ``"array"`` (:class:`hw.policy_array.ArrayPolicyEngine`, the default) or ``"lane"``
             (:class:`hw.policy_engine.PolicyEngine`).
         rows, cols: the array engine's shape (:func:`hls_models.policy_array.check_shape`; with
@@ -588,9 +589,9 @@ def module_name(colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: st
                 rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS, lanes: int = DEFAULT_LANES) -> str:
     """The Verilog module of an instance configuration: ``instance`` for the default configuration
     (:data:`DEFAULT_ENGINE` ``rows x cols``, :data:`DEFAULT_COLOUR_CLOCKS`), then what differs from
-    it: ``<colour clocks>`` when the console's differs (``instance3``), ``_a<rows>x<cols>`` for
+    it: ``<colour clocks>`` when the console's differs (``instance1``), ``_a<rows>x<cols>`` for
     another array shape (``instance_a8x8``), ``_l<lanes>`` for the lane engine (``instance_l16``,
-    ``instance3_l16``)."""
+    ``instance1_l16``)."""
     name = "instance" + ("" if colour_clocks_per_cycle == DEFAULT_COLOUR_CLOCKS else str(colour_clocks_per_cycle))
     if engine == "lane":
         return f"{name}_l{lanes}"

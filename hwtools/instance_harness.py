@@ -60,7 +60,7 @@ def build(height: int = 210, fmt: str = "NTSC", trace: bool = False,
     """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration,
     console configuration (colour clocks per cycle, 1 or 3) and engine (``"array"``, ``rows x
     cols``, the default 16 x 16, or ``"lane"``, 16 lanes): module :func:`hw.instance.module_name`
-    (``instance``, ``instance3``, ``instance_l16``, ...); ``trace``: the build that can record an FST
+    (``instance``, ``instance1``, ``instance_l16``, ...); ``trace``: the build that can record an FST
     waveform (:meth:`InstanceSim.trace`; Verilator ``--trace-fst``, slower to build and, while
     recording, to run)."""
     from hw.instance import generate, module_name

@@ -14,8 +14,8 @@ of the instance over ``--fst-cycles`` clocks of the first episode, from ``--fst-
 past its start command (the simulation is then built with Verilator ``--trace-fst``, once; the
 file appears under its name only when complete, ``PATH.partial`` until then).
 The instance has the array engine (:mod:`hw.policy_array`, ``--array RxC``, default 16x16) unless
-``--engine lane`` (the 16-lane engine, :mod:`hw.policy_engine`); ``--colour-clocks 3`` builds it
-with the three-colour-clock console.
+``--engine lane`` (the 16-lane engine, :mod:`hw.policy_engine`), with the three-colour-clock console
+(one CPU cycle per clock) unless ``--colour-clocks 1``.
 """
 from __future__ import annotations
 
@@ -178,8 +178,9 @@ def register(subparsers, groups) -> None:
                    help="the instance's inference engine: the array engine (default) or the 16-lane engine")
     p.add_argument("--array", metavar="RxC", default=None,
                    help="rows x columns of the array engine (default 16x16; not with --engine lane)")
-    p.add_argument("--colour-clocks", type=int, choices=(1, 3), default=1,
-                   help="colour clocks per fabric clock of the console (1 default, 3: one CPU cycle per clock)")
+    p.add_argument("--colour-clocks", type=int, choices=(1, 3), default=3,
+                   help="colour clocks per fabric clock of the console (3 default: one CPU cycle per clock; 1: "
+                        "one colour clock per clock)")
     p.add_argument("--fst", metavar="PATH", help="record an FST waveform of the first episode (every signal of the "
                    "instance; builds the traced simulation once)")
     p.add_argument("--fst-cycles", type=int_range(1, 100_000_000), default=500_000, metavar="N",

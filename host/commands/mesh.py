@@ -72,9 +72,10 @@ def register(subparsers, groups):
                    help="fabric clock")
     m.add_argument("--colour-clocks-per-frame", type=int_range(1, 10**7), default=None, metavar="CC",
                    help="per-game frame length (default: the run's figure or 262 x 228 = 59736)")
-    m.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=1, metavar="{1,3}",
+    m.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=3, metavar="{1,3}",
                    help="console configuration: colour clocks per fabric clock (3: the three-colour-clock "
-                        "console, one CPU cycle per clock, a frame in a third of the clocks)")
+                        "console, one CPU cycle per clock, a frame in a third of the clocks; 1: the published "
+                        "machine's one colour clock per clock)")
     m.add_argument("--engine", choices=("array", "lane"), default="array",
                    help="the instance's policy engine: the array engine (hw/policy_array.py, --array) or the "
                         "lane engine (hw/policy_engine.py, --lanes)")

@@ -7,7 +7,7 @@ array engine with the preprocessor's stack in its words, or the 16-lane engine),
 frame-skip controller in one Verilated design; the host answers the rules.
 
 Verilated builds (3-5 minutes each, cached by content): the fast set uses the default instance
-(array engine, one colour clock per clock), the three-colour-clock one and the lane engine's, one
+(array engine, three colour clocks per clock), the one-colour-clock one and the lane engine's, one
 build each; every other configuration is in the slow set.
 """
 import numpy as np
@@ -108,7 +108,7 @@ def _varied_policy(rom, n_actions, seed, cap):
     pytest.skip("no network with varied actions among init_params(0..9), plain or centred")
 
 
-def _check_episode(game, seed, cap, colour_clocks_per_cycle=1, engine="array"):
+def _check_episode(game, seed, cap, colour_clocks_per_cycle=3, engine="array"):
     """The episode ``seed`` (start state replayed), then ``seed + 1`` and ``seed`` again (start
     state restored from the harness's snapshot): each equal to ALE int8 decision by decision.
     ``engine``: the instance's engine (``"array"``: 16 x 16, the default; ``"lane"``: 16 lanes)."""
@@ -156,18 +156,22 @@ def _check_array_cycles(ep):
 def test_episode_equals_ale_int8_boxing():
     """Every decision's action, the return and the frame count of short Boxing episodes
     (replayed and restored start state) on the default instance: the 16 x 16 array engine (the
-    preprocessor's stack in 16-byte words, the parameters loaded in the array's format), one colour
-    clock per clock; the inference and load cycles are the array model's."""
-    _check_array_cycles(_check_episode("boxing", 7, 60))
-
-
-def test_episode_equals_ale_int8_boxing_three_colour_clocks():
-    """The same with the three-colour-clock console (one CPU cycle per clock) and the
-    preprocessor taking its three pixels per clock: every decision, the return and the frames."""
-    ep = _check_episode("boxing", 7, 60, colour_clocks_per_cycle=3)
+    preprocessor's stack in 16-byte words, the parameters loaded in the array's format) and the
+    three-colour-clock console (one CPU cycle per clock, the preprocessor taking its three pixels
+    per clock); the inference and load cycles are the array model's."""
+    ep = _check_episode("boxing", 7, 60)
     # one CPU cycle per clock: Boxing's 262-line frames are 262 x 76 = 19,912 clocks of emulation
     # (59,736 colour clocks / 3), within a scanline per frame for the controller's boundaries
     assert abs(ep.cycles["emulation"] / ep.frames - 262 * 76) <= 76
+    _check_array_cycles(ep)
+
+
+def test_episode_equals_ale_int8_boxing_one_colour_clock():
+    """The same with the one-colour-clock console (the CPU every third clock): every decision,
+    the return and the frames."""
+    ep = _check_episode("boxing", 7, 60, colour_clocks_per_cycle=1)
+    # 262 x 228 = 59,736 colour clocks a frame, within a scanline per frame for the controller's boundaries
+    assert abs(ep.cycles["emulation"] / ep.frames - 262 * 228) <= 228
     _check_array_cycles(ep)
 
 
@@ -178,9 +182,9 @@ def test_episode_equals_ale_int8_boxing_lane_engine():
 
 
 @pytest.mark.slow
-def test_episode_equals_ale_int8_boxing_lane_engine_three_colour_clocks():
-    """The 16-lane engine with the three-colour-clock console."""
-    _check_episode("boxing", 7, 60, colour_clocks_per_cycle=3, engine="lane")
+def test_episode_equals_ale_int8_boxing_lane_engine_one_colour_clock():
+    """The 16-lane engine with the one-colour-clock console."""
+    _check_episode("boxing", 7, 60, colour_clocks_per_cycle=1, engine="lane")
 
 
 def test_array_engine_refuses_a_stack_it_cannot_read():
@@ -240,17 +244,17 @@ def test_model_state_of_another_build_is_refused():
     ("hero", 4, 200),          # F8 bank switching, 18 actions
 ])
 def test_episode_equals_ale_int8_slow(game, seed, cap):
-    """Longer episodes and other games on the default instance (the 16 x 16 array engine, one colour
-    clock per clock; Air Raid's 250 rows: the word stack's resize at another height)."""
+    """Longer episodes and other games on the default instance (the 16 x 16 array engine, three
+    colour clocks per clock; Air Raid's 250 rows: the word stack's resize at another height)."""
     _check_episode(game, seed, cap)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game,seed,cap,colour_clocks_per_cycle,engine", [
-    ("air_raid", 2, 200, 1, "lane"),   # PAL, 250 rows, the lane engine's byte stack
-    ("pong", 5, 200, 3, "array"),      # paddles, three colour clocks per clock
-    ("hero", 4, 200, 3, "array"),      # F8 bank switching, 18 actions
-    ("hero", 4, 200, 1, "lane"),
+    ("air_raid", 2, 200, 3, "lane"),   # PAL, 250 rows, the lane engine's byte stack
+    ("pong", 5, 200, 1, "array"),      # paddles, one colour clock per clock
+    ("hero", 4, 200, 1, "array"),      # F8 bank switching, 18 actions
+    ("hero", 4, 200, 3, "lane"),
 ])
 def test_episode_equals_ale_int8_other_configurations_slow(game, seed, cap, colour_clocks_per_cycle, engine):
     _check_episode(game, seed, cap, colour_clocks_per_cycle=colour_clocks_per_cycle, engine=engine)

@@ -83,7 +83,7 @@ def test_mesh_faults_and_out_file(capsys, tmp_path):
     ["--clock-mhz", "-5"], ["--nodes-per-card", "27", "--mesh", "12x12x4"], ["--colour-clocks-per-cycle", "2"],
     # options --calibrate would ignore, and a label with nothing to label (a new user's find: both
     # ran and exited 0)
-    ["--calibrate", "--clock-mhz", "300"], ["--calibrate", "--colour-clocks-per-cycle", "3"],
+    ["--calibrate", "--clock-mhz", "300"], ["--calibrate", "--colour-clocks-per-cycle", "1"],
     ["--calibrate", "--schedule", "async"], ["--timing-source", "foo"],
     ["--array", "16"], ["--array", "12x12"], ["--array", "4x16"], ["--calibrate", "--array", "16x16"],
     ["--lanes", "32"], ["--engine", "lane", "--array", "16x16"], ["--calibrate", "--engine", "lane"],
