@@ -152,8 +152,8 @@ sys.path.insert(0, {folder!r})
 def body():
     import stops_in_its_import
     print("imported", stops_in_its_import.COMPLETE, flush=True)
-    for _ in range(200):                    # the command's further work
-        time.sleep(0.01)
+    for _ in range(3000):                   # the command's further work: 30 s, against a
+        time.sleep(0.01)                    # re-sent signal that a loaded machine delays
     print("went on", flush=True)
     return 0
 sys.exit(guarded(body))
