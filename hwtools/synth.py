@@ -270,6 +270,21 @@ def engines_beside(node: dict, engine: dict, device: dict = XC7Z045) -> dict:
     return {"engines": max(limits[key], 0), "limited_by": key, "left": left}
 
 
+def array_engines_beside(node: dict, engine: dict, shape, device: dict = XC7Z045) -> dict:
+    """:func:`engines_beside` for the array engine (resources ``engine``, ``shape`` ``(rows, cols)``)
+    beside a node whose preprocessors keep the byte stack (:data:`NODE`): the array engine's
+    instance keeps the stack in the engine's words (``Preprocessor(stack_rows=rows)``), whose
+    block RAM :func:`hw.preprocessor.bram36` counts; the node's figures are raised by that
+    difference for its two preprocessors first (``stack_bram36``: the difference per node).
+    Returns ``engines_beside``'s dict with ``stack_bram36``."""
+    from hw.preprocessor import bram36
+    rows = int(shape[0])
+    extra = NODE["preprocessor"] * (bram36(210, 1, rows)["stack"] - bram36(210, 1)["stack"])
+    out = engines_beside(dict(node, bram36=node["bram36"] + extra), engine, device)
+    out["stack_bram36"] = extra
+    return out
+
+
 def node_totals(blocks: dict[str, dict], node: dict[str, int] = NODE) -> dict:
     """Sum of the synthesised figures over :data:`NODE`; ``missing`` lists blocks without figures.
 
@@ -404,6 +419,9 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
         if rep["node"]["complete"] and "policy_engine" in blocks:
             rep["engines_beside_node"] = engines_beside(rep["node"]["resources"],
                                                         blocks["policy_engine"]["resources"])
+        if rep["node"]["complete"] and "policy_array" in blocks:
+            rep["array_engines_beside_node"] = array_engines_beside(
+                rep["node"]["resources"], blocks["policy_array"]["resources"], rep["policy_array_shape"])
         pe = rep["policy_engine_model"] = policy_engine_model()
         if rep["node"]["complete"]:
             k = POLICY_ENGINES_PER_NODE
@@ -508,6 +526,12 @@ def format_report(rep: dict) -> str:
     if beside:
         out.append(f"policy engines ({rep['policy_engine_lanes']} lanes, synthesised) beside one node on "
                    f"{dev['device']}: {beside['engines']} (limited by {beside['limited_by']}); a node needs 2")
+    arr = rep.get("array_engines_beside_node")
+    if arr:
+        r, c = rep["policy_array_shape"]
+        out.append(f"array engines ({r} x {c}, synthesised) beside one node on {dev['device']}: {arr['engines']} "
+                   f"(limited by {arr['limited_by']}; the node's two preprocessors with the word stack, "
+                   f"{arr['stack_bram36']:+g} BRAM36 by hw.preprocessor.bram36); a node needs 2")
     out.append(f"timing: {rep['proxy_pnr']}")
     if rep.get("proxy_pnr_nexus"):
         out.append(f"timing: {rep['proxy_pnr_nexus']}")

@@ -169,6 +169,21 @@ def test_engines_beside_by_hand():
     assert got["left"]["bram36"] == 500
 
 
+def test_array_engines_beside_by_hand():
+    """The array engine's instances keep the word stack: 16 rows, 8 BRAM36 against the byte
+    stack's 7 (hw.preprocessor.bram36), so a node's two preprocessors take 2 more; BRAM36:
+    (545 - 345 - 2) / 196 = 1.01 -> 1 engine (without the word stack's two blocks: (545 - 345) / 196
+    = 1.02, also 1; with a 347-block node, 198 / 196 = 1.01)."""
+    node = {"luts": 20_000, "ff": 12_000, "bram36": 345, "dsp": 52}
+    engine = {"luts": 8_000, "ff": 4_400, "bram36": 196, "dsp": 256}
+    got = synth.array_engines_beside(node, engine, (16, 16))
+    assert got["stack_bram36"] == 2 and got["left"]["bram36"] == 545 - 347
+    assert got["engines"] == 1 and got["limited_by"] == "bram36"
+    node["bram36"] = 150     # (545 - 152) / 196 = 2.005 -> 2; DSP (900 - 52) / 256 = 3.3
+    got = synth.array_engines_beside(node, engine, (16, 16))
+    assert got["engines"] == 2 and got["limited_by"] == "bram36"
+
+
 def test_cli_lanes_bad_input(capsys):
     from host.cli import main
     assert main(["synth", "--block", "policy_engine", "--lanes", "6"]) == 2
