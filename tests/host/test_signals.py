@@ -45,10 +45,11 @@ sys.exit(guarded(body))
 """
 
 
-@pytest.mark.parametrize("steps", [200, 0])
+@pytest.mark.parametrize("steps", [3000, 0])
 def test_a_sigterm_raised_where_python_drops_exceptions_still_stops_the_command(steps):
-    """Raised again in the main thread (within 2 s of work), or, when the command ends first,
-    still exit 130."""
+    """Raised again in the main thread (within 30 s of further work: the re-raise comes from a
+    timer thread, which a loaded machine may not schedule for seconds; a passing run stops a
+    few milliseconds after the signal), or, when the command ends first, still exit 130."""
     proc = _python(SWALLOWED.format(hook="", steps=steps))
     assert proc.returncode == 130, proc.stdout + proc.stderr
     assert proc.stderr == "nc2600: terminated (SIGTERM)\n"
