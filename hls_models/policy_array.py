@@ -321,6 +321,22 @@ def load_words(qp: QuantizedPolicy, rows: int, cols: int, max_actions: int = MAX
     return np.concatenate(parts).astype(np.int64)
 
 
+def param_step(rows: int, cols: int) -> tuple[dict[int, int], dict[int, int]]:
+    """How the instance's ``PARAM_ADDR`` steps after each ``PARAM_DATA`` write of this engine's load
+    format (:func:`load_words`): ``({space: lane step}, {space: lanes per row})`` for
+    :data:`SPACE_WEIGHTS`, :data:`SPACE_BIASES` and :data:`SPACE_CONFIG`; past a row's last lane the
+    address goes to lane 0 of the next row. Every write steps the lane by one: a weight row holds
+    ``rows * cols`` int8 weights in ``rows * cols / 4`` 32-bit words, a bias row (and the
+    configuration's) ``cols`` values.
+
+    Raises:
+        ValueError: a shape :func:`check_shape` refuses.
+    """
+    rows, cols = check_shape(rows, cols)
+    return {SPACE_WEIGHTS: 1, SPACE_BIASES: 1, SPACE_CONFIG: 1}, {SPACE_WEIGHTS: rows * cols // 4,
+                                                                   SPACE_BIASES: cols, SPACE_CONFIG: cols}
+
+
 def load_cycles(n_actions: int, rows: int, cols: int) -> int:
     """Words (one per cycle) of :func:`load_words`: weight words with an active column, one per
     bias, :data:`hls_models.policy_engine.N_CONFIG` configuration words."""

@@ -103,6 +103,22 @@ def bases(rows: list[int]) -> list[int]:
     return [int(v) for v in np.concatenate([[0], np.cumsum(rows)[:-1]])]
 
 
+def param_step(lanes: int) -> tuple[dict[int, int], dict[int, int]]:
+    """How the instance's ``PARAM_ADDR`` steps after each ``PARAM_DATA`` write of this engine's load
+    format (:func:`load_words`), so that the host writes the address only where the sequence jumps:
+    ``({space: lane step}, {space: lanes per row})`` for :data:`SPACE_WEIGHTS`,
+    :data:`SPACE_BIASES` and :data:`SPACE_CONFIG`; past a row's last lane the address goes to lane 0
+    of the next row. A weight write carries four int8 weights (four lanes), a bias or a
+    configuration write one value; every row is ``lanes`` wide.
+
+    Raises:
+        ValueError: ``lanes`` not a supported lane count (:func:`check_lanes`).
+    """
+    lanes = check_lanes(lanes)
+    return {SPACE_WEIGHTS: 4, SPACE_BIASES: 1, SPACE_CONFIG: 1}, {SPACE_WEIGHTS: lanes, SPACE_BIASES: lanes,
+                                                                   SPACE_CONFIG: lanes}
+
+
 def engine_cycles(n_actions: int, lanes: int) -> int:
     """Cycles from ``start`` (the cycle it is high) to ``done`` (the cycle it is high) of
     :class:`hw.policy_engine.PolicyEngine`; the action values are valid in the ``done`` cycle.

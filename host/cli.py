@@ -74,11 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
 def install_sigterm_handler() -> None:
     """Make SIGTERM raise :class:`host.errors.Terminated` (a KeyboardInterrupt) in the main
     thread (:func:`host.errors.on_sigterm`), so every command stops as on Ctrl-C: its cleanup
-    runs, exit code 130, one line."""
+    runs, exit code 130, one line. SIGINT, when it has Python's default handler (not when
+    ignored, as in a background job without job control), gets :func:`host.errors.on_sigint`:
+    the same KeyboardInterrupt, never raised inside an import."""
     import signal
 
-    from host.errors import redeliver_swallowed_interrupts
+    from host.errors import on_sigint, redeliver_swallowed_interrupts
     signal.signal(signal.SIGTERM, on_sigterm)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, on_sigint)
     sys.unraisablehook = redeliver_swallowed_interrupts
 
 

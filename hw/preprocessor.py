@@ -935,21 +935,42 @@ def generate(height: int = 210, fmt: str = "NTSC", pixels_per_cycle: int | None 
     return out
 
 
-def bram36(height: int = 210, pixels_per_cycle: int = 1) -> dict[str, int]:
+#: Block RAM aspect ratios with byte write enables (Xilinx UG473, RAMB36E1): data bits per byte
+#: enable group x depth (4K x 8, 2K x 16, 1K x 32, and 512 x 64 in simple dual-port mode; the
+#: parity bits unused)
+BRAM36_BYTE_ASPECTS = ((8, 4096), (16, 2048), (32, 1024), (64, 512))
+
+
+def word_memory_bram36(width_bits: int, depth: int) -> int:
+    """BRAM36 blocks of a memory of ``depth`` words of ``width_bits`` bits written a byte at a
+    time (byte enables): the fewest over :data:`BRAM36_BYTE_ASPECTS` of
+    ``ceil(width / w) * ceil(depth / d)``."""
+    return min(-(-width_bits // w) * -(-depth // d) for w, d in BRAM36_BYTE_ASPECTS)
+
+
+def bram36(height: int = 210, pixels_per_cycle: int = 1, stack_rows: int | None = None) -> dict[str, int]:
     """BRAM36 blocks of one preprocessor (Xilinx 7-series, 4K x 9 per block, parity bit unused).
 
     Previous-frame grey ``H*160`` bytes and the ``4 x 7056`` byte stack; the 256-byte grey LUT
     and the 84 x 24-bit vertical accumulator fit in distributed RAM (not counted). With three
     pixels per cycle the previous frame is three banks of ``ceil(H*160/3)`` bytes and the stack
     two banks (even and odd columns) of ``4 x 3528`` bytes, each rounded up to whole blocks.
+    With ``stack_rows`` ``R`` (the word stack of the array engine, ``Preprocessor(stack_rows=R)``)
+    the stack is ``28224 / R`` words of ``8 R`` bits (two banks of ``4 R`` bits with three pixels
+    per cycle), written a byte at a time: :func:`word_memory_bram36` per bank (16 rows: 1,764 x
+    128 bits in 8 blocks of 2K x 16, against 7 for the byte stack).
 
     Raises:
-        ValueError: bad ``height`` or ``pixels_per_cycle``.
+        ValueError: bad ``height``, ``pixels_per_cycle`` or ``stack_rows`` (:func:`word_stack_tiling`).
     """
     h = check_height(height)
     pixel_stream_signature(pixels_per_cycle)
     prev_banks, stack_banks = (1, 1) if pixels_per_cycle == 1 else (3, 2)
     bank_bytes = -(-(h * SCREEN_WIDTH) // prev_banks)
     prev = prev_banks * -(-bank_bytes // 4096)
-    stack = stack_banks * -(-(STACK * OBS_PIXELS // stack_banks) // 4096)
+    if stack_rows is None:
+        stack = stack_banks * -(-(STACK * OBS_PIXELS // stack_banks) // 4096)
+    else:
+        word_stack_tiling(stack_rows, pixels_per_cycle)
+        stack = stack_banks * word_memory_bram36(8 * stack_rows // stack_banks, OBS_BYTES // stack_rows)
     return {"previous_frame": prev, "stack": stack, "total": prev + stack}

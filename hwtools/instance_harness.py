@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
+from hw.instance import DEFAULT_COLOUR_CLOCKS, DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
 from hwtools.verilator_build import (SAVABLE_ARGS, ModelState, VerilatedModel, bind_snapshots, fst_link_args,
                                       lz4_shim_args, restore_model, save_model, savable_harness)
 
@@ -42,7 +43,8 @@ class BusTimeout(RuntimeError):
     """An AXI4-Lite handshake did not complete within its clock limit."""
 
 
-def check_config(colour_clocks_per_cycle: int = 1, engine: str = "lane", rows: int = 16, cols: int = 16) -> None:
+def check_config(colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+                 rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> None:
     """Validate an instance configuration before a build (:func:`hw.instance.check_config`).
 
     Raises:
@@ -52,13 +54,15 @@ def check_config(colour_clocks_per_cycle: int = 1, engine: str = "lane", rows: i
     check(colour_clocks_per_cycle, engine, rows, cols)
 
 
-def build(height: int = 210, fmt: str = "NTSC", trace: bool = False, colour_clocks_per_cycle: int = 1,
-          engine: str = "lane", rows: int = 16, cols: int = 16) -> Path:
+def build(height: int = 210, fmt: str = "NTSC", trace: bool = False,
+          colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+          rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> Path:
     """Build (or find in the cache) ``libinstance.so`` for one preprocessor configuration,
-    console configuration (colour clocks per cycle, 1 or 3) and engine (``"lane"``, 16 lanes, or
-    ``"array"``, ``rows x cols``): module :func:`hw.instance.module_name` (``instance``,
-    ``instance3``, ``instance_a16x16``, ...); ``trace``: the build that can record an FST waveform
-    (:meth:`InstanceSim.trace`; Verilator ``--trace-fst``, slower to build and, while recording, to run)."""
+    console configuration (colour clocks per cycle, 1 or 3) and engine (``"array"``, ``rows x
+    cols``, the default 16 x 16, or ``"lane"``, 16 lanes): module :func:`hw.instance.module_name`
+    (``instance``, ``instance3``, ``instance_l16``, ...); ``trace``: the build that can record an FST
+    waveform (:meth:`InstanceSim.trace`; Verilator ``--trace-fst``, slower to build and, while
+    recording, to run)."""
     from hw.instance import generate, module_name
     from hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
     top = module_name(colour_clocks_per_cycle, engine, rows, cols)
@@ -79,22 +83,28 @@ def _trace_args(trace: bool) -> tuple[str, ...]:
     return ("--trace-fst", *lz4_shim_args()) if trace else ()
 
 
-def build_node(height: int = 210, fmt: str = "NTSC") -> Path:
-    """Build (or find in the cache) ``libnode.so``: the two-instance node (:mod:`hw.node`) with
-    the same harness (its top is ``node`` instead of ``instance``)."""
+def build_node(height: int = 210, fmt: str = "NTSC", colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS,
+               engine: str = DEFAULT_ENGINE, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> Path:
+    """Build (or find in the cache) ``libnode.so``: the two-instance node (:mod:`hw.node`) of the
+    given instance configuration, with the same harness (its top is ``node`` instead of ``instance``)."""
+    from hw.instance import module_name
     from hw.node import generate
     from hwtools.verilator_build import NO_VECTORISE_CFLAGS, build_shared_lib
-    verilog = generate(height, fmt)["node.v"]
-    return build_shared_lib(f"node{height}{fmt.lower()}", verilog, "node",
+    verilog = generate(height, fmt, colour_clocks_per_cycle=colour_clocks_per_cycle, engine=engine, rows=rows,
+                       cols=cols)["node.v"]
+    inst = module_name(colour_clocks_per_cycle, engine, rows, cols)
+    return build_shared_lib(f"node{inst[len('instance'):]}{height}{fmt.lower()}", verilog, "node",
                             savable_harness(HARNESS_CPP.read_text().replace("Vinstance", "Vnode")),
                             extra_verilator_args=("-CFLAGS", f"-O2 {NO_VECTORISE_CFLAGS}", *SAVABLE_ARGS))
 
 
 def _lib(height: int, fmt: str, node: bool = False, trace: bool = False,
-         colour_clocks_per_cycle: int = 1, engine: tuple = ("lane", 16, 16)) -> ctypes.CDLL:
+         colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS,
+         engine: tuple = (DEFAULT_ENGINE, DEFAULT_ROWS, DEFAULT_COLS)) -> ctypes.CDLL:
     key = (height, fmt, node, trace, colour_clocks_per_cycle, engine)
     if key not in _LIBS:
-        path = build_node(height, fmt) if node else build(height, fmt, trace, colour_clocks_per_cycle, *engine)
+        path = (build_node(height, fmt, colour_clocks_per_cycle, *engine) if node
+                else build(height, fmt, trace, colour_clocks_per_cycle, *engine))
         lib = ctypes.CDLL(str(path))
         vp, u32, u64, i32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
         lib.inst_new.restype = vp
@@ -124,31 +134,30 @@ class InstanceSim(VerilatedModel):
         node: the two-instance node (:mod:`hw.node`, 18-bit addresses: instance ``i`` at
             ``i * 0x20000``; :class:`MmioWindow` gives one instance's view) instead of one instance.
         trace: use the build that can record a waveform (:meth:`trace`; one instance only).
-        colour_clocks_per_cycle: the instance's console configuration (1 or 3, one instance only).
-        engine, rows, cols: the instance's engine (:class:`hw.instance.GameInstance`; ``"array"``
-            for one instance only); the driver reads them (:attr:`engine`, :attr:`rows`,
-            :attr:`cols`, :attr:`lanes`) to load parameters in the engine's format.
+        colour_clocks_per_cycle: the console configuration (1 or 3) of the instance, or of both
+            instances of the node.
+        engine, rows, cols: the engine (:class:`hw.instance.GameInstance`; default the 16 x 16 array
+            engine) of the instance, or of both instances of the node; the driver reads them
+            (:attr:`engine`, :attr:`rows`, :attr:`cols`, :attr:`lanes`) to load parameters in the
+            engine's format.
     Raises:
-        ValueError: ``trace`` with ``node``; ``colour_clocks_per_cycle`` not 1 or 3, or 3 with
-            ``node``; an engine other than the lane engine with ``node``; a bad engine or shape.
+        ValueError: ``trace`` with ``node``; ``colour_clocks_per_cycle`` not 1 or 3; a bad engine
+            or shape.
     """
 
     FREE = "inst_free"
-    lanes = 16          #: the lane engine's MAC lanes (``hw.instance.GameInstance``'s default)
+    lanes = DEFAULT_LANES   #: the lane engine's MAC lanes (``hw.instance.GameInstance``'s default)
 
     def __init__(self, height: int = 210, fmt: str = "NTSC", node: bool = False, trace: bool = False,
-                 colour_clocks_per_cycle: int = 1, engine: str = "lane", rows: int = 16, cols: int = 16):
+                 colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: str = DEFAULT_ENGINE,
+                 rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS):
         if trace and node:
             raise ValueError("waveform tracing is built for one instance, not the node")
-        if colour_clocks_per_cycle not in (1, 3) or (node and colour_clocks_per_cycle != 1):
-            raise ValueError(f"colour_clocks_per_cycle must be 1 or 3 (1 for a node), not {colour_clocks_per_cycle!r}")
-        if node and engine != "lane":
-            raise ValueError(f"the node is built with the lane engine, not {engine!r}")
         check_config(colour_clocks_per_cycle, engine, rows, cols)
         self.engine, self.rows, self.cols = engine, rows, cols
         self.traceable = bool(trace)
         self._lib = _lib(height, fmt, node, bool(trace), colour_clocks_per_cycle,
-                         ("lane", 16, 16) if engine == "lane" else (engine, rows, cols))
+                         (engine, DEFAULT_ROWS, DEFAULT_COLS) if engine == "lane" else (engine, rows, cols))
         self._h = self._lib.inst_new()
         self._word = ctypes.c_uint32()
 
@@ -242,6 +251,9 @@ class MmioWindow:
             self.poll = lambda offset, *a: mmio.poll(self.base + offset, *a)
         if hasattr(mmio, "save_state"):
             self.save_state, self.restore_state = mmio.save_state, mmio.restore_state
+        for name in ("engine", "lanes", "rows", "cols"):     # the engine the driver loads (EngineConfig.of)
+            if hasattr(mmio, name):
+                setattr(self, name, getattr(mmio, name))
 
     def read(self, offset: int, length: int = 4) -> int:
         return self.mmio.read(self.base + offset, length)

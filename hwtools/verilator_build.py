@@ -183,7 +183,9 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
             :func:`fst_link_args` for a model built with ``--trace-fst``.
         jobs: parallel make jobs (default: CPU count).
     Returns:
-        Path of the built shared library (already present if cached).
+        Path of the built shared library (already present if cached). Processes that ask for the
+        same build at once (``pytest -n 2``, ``lockstep --jobs``) build it once: the others wait
+        for it (a lock file beside the build folder).
     Raises:
         RuntimeError: Verilator or the C++ compiler failed (its log is in the message).
     """
@@ -193,6 +195,18 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
     lib = out / f"lib{name}.so"
     if lib.exists():
         return lib
+    import fcntl
+    with open(out.with_name(out.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not lib.exists():            # not built by the process that held the lock before
+            _build(out, lib, name, verilog, top, harness_cpp, extra_verilator_args, jobs, quiet, link_args)
+    return lib
+
+
+def _build(out: Path, lib: Path, name: str, verilog: str, top: str, harness_cpp: str,
+           extra_verilator_args: tuple[str, ...], jobs: int | None, quiet: bool, link_args: tuple[str, ...]) -> None:
+    """:func:`build_shared_lib`'s build of ``lib`` into the folder ``out`` (made in a temporary
+    folder beside it, renamed when complete)."""
     import time
     t0 = time.monotonic()
     sys.stderr.write(f"nc2600: building the Verilator model {name} (first use only, about 20-60 s; "
@@ -224,7 +238,6 @@ def build_shared_lib(name: str, verilog: str, top: str, harness_cpp: str,
     except OSError:  # another process won the race; use its build
         shutil.rmtree(tmp, ignore_errors=True)
     sys.stderr.write(f"nc2600: built {name} in {time.monotonic() - t0:.0f} s\n")
-    return lib
 
 
 def _run(cmd: list[str], env: dict[str, str], cwd: Path, quiet: bool) -> None:

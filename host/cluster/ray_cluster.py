@@ -137,6 +137,25 @@ def _own_token_for_embedded_ray() -> bool:
     return True
 
 
+def pushed_errors_to_stderr() -> None:
+    """Print the errors Ray's cluster pushes to this driver on ``sys.stderr`` instead of
+    ``sys.stdout``. Ray 2.60's driver prints them from a thread (``listen_error_messages`` in
+    ``ray/_private/worker.py``, through the module's ``print_to_stdstream``, whatever
+    ``log_to_driver`` says), e.g. "A worker died or was killed while executing a task" when an
+    actor is SIGKILLed mid-run: on stdout they fell among the command's own output (its progress
+    lines, or the JSON Lines of ``--json``). They are still printed, in full, as errors. Applies
+    to the process; a second call changes nothing."""
+    from ray._private import worker
+    original = worker.print_to_stdstream
+    if getattr(original, "nc2600_to_stderr", False):
+        return
+
+    def to_stderr(data: dict, ignore_prefix: bool) -> None:
+        original({**data, "is_err": True}, ignore_prefix)
+    to_stderr.nc2600_to_stderr = True
+    worker.print_to_stdstream = to_stderr
+
+
 class _captured_stderr:
     """Send file descriptor 2 to a temporary file for the block (Ray's C++ core prints a
     warning per retry there); :attr:`text` holds what was written. Restored on exit."""
@@ -296,6 +315,7 @@ def connect(address: str | None = None, num_cpus: int = 2, probe_timeout_s: floa
                            "(`ray get-auth-token` on the head) to this machine or set RAY_AUTH_TOKEN")
             raise UserError(f"cannot {'start Ray' if address is None else 'join the Ray cluster at ' + address}: "
                             f"{failure}")
+        pushed_errors_to_stderr()
     try:
         nodes = _probe_nodes(ray, address, probe_timeout_s)
     except BaseException:

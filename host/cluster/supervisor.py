@@ -87,9 +87,9 @@ def supervised_driver(body: Callable[[], int]) -> int:
             from host.launcher.evaluator import signal_when_parent_ends
             signal_when_parent_ends(parent, signal.SIGTERM)
             signal.signal(signal.SIGCHLD, old_chld)
-            from host.errors import on_sigterm
-            for sig, usual in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, on_sigterm)):
-                if signal.getsignal(sig) is usual:
+            from host.errors import on_sigint, on_sigterm
+            for sig, usual in ((signal.SIGINT, (signal.default_int_handler, on_sigint)), (signal.SIGTERM, (on_sigterm,))):
+                if signal.getsignal(sig) in usual:
                     signal.signal(sig, _stop_once)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
             try:

@@ -13,9 +13,9 @@ episode and the cycles per decision by phase. ``--fst PATH`` records a waveform 
 of the instance over ``--fst-cycles`` clocks of the first episode, from ``--fst-after`` clocks
 past its start command (the simulation is then built with Verilator ``--trace-fst``, once; the
 file appears under its name only when complete, ``PATH.partial`` until then).
-``--engine array`` (``--array RxC``, default 16x16) builds the instance with the array engine
-(:mod:`hw.policy_array`) instead of the 16-lane engine; ``--colour-clocks 3`` with the
-three-colour-clock console.
+The instance has the array engine (:mod:`hw.policy_array`, ``--array RxC``, default 16x16) unless
+``--engine lane`` (the 16-lane engine, :mod:`hw.policy_engine`); ``--colour-clocks 3`` builds it
+with the three-colour-clock console.
 """
 from __future__ import annotations
 
@@ -133,17 +133,22 @@ def run(args) -> int:
 
 
 def _array_shape(args) -> tuple[int, int]:
-    """``--array RxC`` as ``(rows, cols)`` (the array engine's and its word stack's checks)."""
+    """``--array RxC`` as ``(rows, cols)`` (the array engine's and its word stack's checks; 16x16
+    when not given); ``--array`` with ``--engine lane`` is refused."""
     from hwtools.instance_harness import check_config
+    if args.engine == "lane":
+        if args.array is not None:
+            raise UserError("--array applies to the array engine, not --engine lane")
+        return 16, 16
+    text = "16x16" if args.array is None else args.array
     try:
-        r, c = (int(v) for v in args.array.lower().split("x"))
+        r, c = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {args.array!r}") from None
-    if args.engine == "array":
-        try:
-            check_config(args.colour_clocks, "array", r, c)
-        except ValueError as exc:
-            raise UserError(f"--array: {exc}") from None
+        raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {text!r}") from None
+    try:
+        check_config(args.colour_clocks, "array", r, c)
+    except ValueError as exc:
+        raise UserError(f"--array: {exc}") from None
     return r, c
 
 
@@ -169,10 +174,10 @@ def register(subparsers, groups) -> None:
                    help="also play each episode on ALE with the same int8 network (nc2600 run --backend ale --policy "
                         "int8): return, frames and CPU seconds beside the instance's; exit 1 when one differs")
     p.add_argument("--json", action="store_true", help="one JSON record per episode")
-    p.add_argument("--engine", choices=("lane", "array"), default="lane",
-                   help="the instance's inference engine: the 16-lane engine (default) or the array engine")
-    p.add_argument("--array", metavar="RxC", default="16x16",
-                   help="rows x columns of the array engine with --engine array (default 16x16)")
+    p.add_argument("--engine", choices=("array", "lane"), default="array",
+                   help="the instance's inference engine: the array engine (default) or the 16-lane engine")
+    p.add_argument("--array", metavar="RxC", default=None,
+                   help="rows x columns of the array engine (default 16x16; not with --engine lane)")
     p.add_argument("--colour-clocks", type=int, choices=(1, 3), default=1,
                    help="colour clocks per fabric clock of the console (1 default, 3: one CPU cycle per clock)")
     p.add_argument("--fst", metavar="PATH", help="record an FST waveform of the first episode (every signal of the "

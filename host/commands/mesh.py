@@ -75,15 +75,17 @@ def register(subparsers, groups):
     m.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=1, metavar="{1,3}",
                    help="console configuration: colour clocks per fabric clock (3: the three-colour-clock "
                         "console, one CPU cycle per clock, a frame in a third of the clocks)")
-    m.add_argument("--lanes", type=mac_lanes, default=16, metavar="L",
-                   help="policy engine MAC lanes (a multiple of 4 in 4..256)")
+    m.add_argument("--engine", choices=("array", "lane"), default="array",
+                   help="the instance's policy engine: the array engine (hw/policy_array.py, --array) or the "
+                        "lane engine (hw/policy_engine.py, --lanes)")
     m.add_argument("--array", default=None, metavar="RxC",
-                   help="the array policy engine of R x C multipliers (hw/policy_array.py) instead of --lanes: "
-                        "the decision path's default cycles from its model (hls_models.policy_array.inference_cycles) "
-                        "for --n-actions, else 18")
+                   help="rows x columns of the array engine (default 16x16): the decision path's default cycles "
+                        "from its model (hls_models.policy_array.inference_cycles) for --n-actions, else 18")
+    m.add_argument("--lanes", type=mac_lanes, default=None, metavar="L",
+                   help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default 16)")
     m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
                    help="cycles per decision (at least 1: a decision takes time) the console waits for the decision path (default: the engine's cycle "
-                        "model for --lanes; e.g. the fabric instance's measured preprocessor + inference + action "
+                        "model of --engine; e.g. the fabric instance's measured preprocessor + inference + action "
                         "select from nc2600 report)")
     m.add_argument("--timing-source", default=None, metavar="TEXT",
                    help="label of a given --colour-clocks-per-frame / --inference-cycles in the report")
@@ -148,22 +150,38 @@ def register(subparsers, groups):
 
 
 def _array_inference(args) -> tuple[int | None, str | None]:
-    """``(inference_cycles, timing_source)`` for the options: with ``--array RxC`` and no
-    ``--inference-cycles``, the array engine's model cycles for ``--n-actions`` (18 when not
-    given) and their source; else the given ones."""
-    if args.array is None or args.inference_cycles is not None:
+    """``(inference_cycles, timing_source)`` for the options: with the array engine (the default;
+    ``--array RxC``, 16x16 when not given) and no ``--inference-cycles``, the array engine's model
+    cycles for ``--n-actions`` (18 when not given) and their source; else the given ones (the lane
+    engine's: mesh_sim's model for ``--lanes``).
+
+    Raises:
+        UserError: ``--lanes`` without ``--engine lane``, ``--array`` with it, or a bad shape.
+    """
+    if args.engine == "lane":
+        if args.array is not None:
+            raise UserError("--array applies to the array engine, not --engine lane")
+        return args.inference_cycles, args.timing_source
+    if args.lanes is not None:
+        raise UserError("--lanes applies to the lane engine: give --engine lane")
+    if args.inference_cycles is not None:
         return args.inference_cycles, args.timing_source
     from hls_models.policy_array import check_shape, inference_cycles
+    text = "16x16" if args.array is None else args.array
     try:
-        r, c = (int(v) for v in args.array.lower().split("x"))
+        r, c = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {args.array!r}") from None
+        raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {text!r}") from None
     try:
         r, c = check_shape(r, c)
     except ValueError as exc:
         raise UserError(f"--array: {exc}") from None
     a = args.n_actions or 18
-    return inference_cycles(a, r, c), args.timing_source or f"hls_models.policy_array.inference_cycles({a}, {r}, {c})"
+    model = f"hls_models.policy_array.inference_cycles({a}, {r}, {c})"
+    if args.timing_source is None and args.colour_clocks_per_frame is not None:
+        # mesh_sim labels both figures with one source: say which is which
+        model = f"inference: {model}; colour clocks per frame: given"
+    return inference_cycles(a, r, c), args.timing_source or model
 
 
 def _options(args):
@@ -173,7 +191,7 @@ def _options(args):
         cards=args.cards, nodes_per_card=args.nodes_per_card, instances_per_node=args.instances_per_node,
         mesh=args.mesh, clock_mhz=args.clock_mhz, colour_clocks_per_frame=args.colour_clocks_per_frame,
         colour_clocks_per_cycle=args.colour_clocks_per_cycle,
-        lanes=args.lanes, n_actions=args.n_actions, reset_frames=args.reset_frames, inference=args.inference,
+        lanes=args.lanes or 16, n_actions=args.n_actions, reset_frames=args.reset_frames, inference=args.inference,
         inference_cycles=inference_cycles, timing_source=timing_source,
         link_latency_us=args.link_latency_us, link_gbytes_s=args.link_gbytes_s,
         population=args.population, generations=args.generations, episodes=args.episodes,

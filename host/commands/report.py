@@ -2,8 +2,9 @@
 
 Measures each block's timing on the RTL where the RTL exists (console colour clocks per frame
 through ``nc2600 rtl-play``, preprocessor latency in Verilator, action-select latency in
-Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model (the lane
-engine's, or with ``--array RxC`` the array engine's, whose instance is then measured), measures
+Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model (the array
+engine's, ``--array RxC``, 16x16 by default, or with ``--engine lane`` the lane engine's,
+``--lanes``), measures
 the cycles by phase of one episode on the Verilated fabric instance (``--no-instance`` leaves
 it out), and
 projects the whole fabric with mesh_sim, beside the published 1.2 M frames/s and 2.09 M
@@ -31,11 +32,15 @@ def register(subparsers, groups):
     p.add_argument("--out", default="report", metavar="DIR", help="output folder")
     p.add_argument("--frames", type=int_range(1, 100_000), default=400, metavar="N",
                    help="frames per game for the RTL measurements (random minimal-set actions, frame skip 4)")
-    p.add_argument("--lanes", type=mac_lanes, default=16, metavar="L",
-                   help="policy engine MAC lanes (a multiple of 4 in 4..256)")
+    p.add_argument("--engine", choices=("array", "lane"), default="array",
+                   help="the instance's policy engine: the array engine (hw/policy_array.py, --array) or the lane "
+                        "engine (hw/policy_engine.py, --lanes); its instance is measured and its model gives the "
+                        "inference figure")
     p.add_argument("--array", default=None, metavar="RxC",
-                   help="the instance with the array engine of R x C multipliers (hw/policy_array.py) instead of "
-                        "the lane engine: its measured cycles by phase and its inference model (--lanes unused)")
+                   help="rows x columns of the array engine (default 16x16)")
+    p.add_argument("--lanes", type=mac_lanes, default=None, metavar="L",
+                   help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default 16; "
+                        "the instance is built with 16)")
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions and ALE")
     p.add_argument("--no-instance", action="store_true",
                    help="leave out the fabric instance's episode (its cycles by phase, measured in Verilator)")
@@ -59,15 +64,20 @@ def run(args) -> int:
                                                  f"frames and needs one frame-skip period ({FRAME_SKIP}) after them")
     if args.frames < least:
         raise UserError(f"--frames must be at least {least}: {why}; got {args.frames}")
-    array = None
-    if args.array is not None:
+    array, lanes = None, args.lanes or 16
+    if args.engine == "lane" and args.array is not None:
+        raise UserError("--array applies to the array engine, not --engine lane")
+    if args.engine == "array" and args.lanes is not None:
+        raise UserError("--lanes applies to the lane engine: give --engine lane")
+    if args.engine == "array":
         from hwtools.instance_harness import check_config
+        text = "16x16" if args.array is None else args.array
         try:
-            array = tuple(int(v) for v in args.array.lower().split("x"))
+            array = tuple(int(v) for v in text.lower().split("x"))
             if len(array) != 2:
                 raise ValueError
         except ValueError:
-            raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {args.array!r}") from None
+            raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {text!r}") from None
         try:
             check_config(1, "array", *array)
         except ValueError as exc:
@@ -82,12 +92,13 @@ def run(args) -> int:
     out = prepare_output_folder(args.out)
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
-    inp = measure.gather(games, clock_mhz=args.clock_mhz, lanes=args.lanes, frames=args.frames, seed=args.seed,
+    inp = measure.gather(games, clock_mhz=args.clock_mhz, lanes=lanes, frames=args.frames, seed=args.seed,
                         work=out, progress=progress, instance=not args.no_instance, array=array)
     command = "nc2600 report " + " ".join(
         [f"--game {shlex.quote(g)}" for g in games]
         + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}",
-           f"--lanes {args.lanes}" if array is None else f"--array {array[0]}x{array[1]}", f"--seed {args.seed}"]
+           f"--engine lane --lanes {lanes}" if array is None else f"--array {array[0]}x{array[1]}",
+           f"--seed {args.seed}"]
         + (["--no-instance"] if args.no_instance else []) + [f"--out {shlex.quote(str(out))}"])
     result = render.write(inp, out, {"command": command, "wall_s": round(time.perf_counter() - t0, 1)})
     missing = [f for f in result["figures"] if f.kind == report.MISSING]

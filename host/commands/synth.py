@@ -106,13 +106,13 @@ def run(args) -> int:
     except Exception as exc:   # a block's generate() failing is reported, not a traceback
         raise UserError(f"Verilog generation failed: {type(exc).__name__}: {exc}") from None
     if args.block is not None and args.block not in avail:
-        raise UserError(f"unknown block {args.block!r} (generated: {', '.join(sorted(avail))}; on request: "
+        raise UserError(f"unknown block {args.block!r}: no hw module generates {args.block}.v (on request: "
                         f"{', '.join(synth.ON_REQUEST)})")
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     try:
         rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress,
                            pnr=args.pnr or False, pnr_speed=args.pnr_speed or 6, pnr_seed=args.pnr_seed,
-                           lanes=args.lanes, array=array, pnr_device=args.pnr_device)
+                           lanes=args.lanes, array=array, pnr_device=args.pnr_device, verilog=avail)
     except RuntimeError as exc:
         print(f"nc2600 synth: {exc}", file=sys.stderr)
         return 1

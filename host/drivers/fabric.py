@@ -29,7 +29,7 @@ loaded into the instance's engine in that engine's format (the lane engine's
 the instance has is a build parameter of the design (:class:`hw.instance.GameInstance`), not a
 register: the driver takes it as :class:`host.drivers.engine.EngineConfig`, by default from the MMIO object's
 ``engine``, ``lanes``, ``rows`` and ``cols`` attributes (:class:`hwtools.instance_harness.InstanceSim`
-has them), else the lane engine of 16 lanes.
+has them), else the default design's engine (the 16 x 16 array engine, :data:`hw.instance.DEFAULT_ENGINE`).
 """
 from __future__ import annotations
 
@@ -207,7 +207,7 @@ class FabricDriver:
         """Load an int8 policy into the engine; returns the words written.
 
         The words of the engine's format (:meth:`EngineConfig.load_words`) go to ``PARAM_DATA``;
-        the instance steps ``PARAM_ADDR`` itself (:func:`hw.instance.param_step`'s rule: the
+        the instance steps ``PARAM_ADDR`` itself (:meth:`EngineConfig.param_step`, the engine model's rule: the
         weights' lane by 4 on the lane engine, else by 1, the next row past the row's lanes),
         so the address is written only where the sequence jumps. Raises ValueError (the
         parameters do not fit, the field named) or FabricError.
@@ -222,8 +222,8 @@ class FabricDriver:
             if addr != nxt:
                 self._write(pa.address(), addr)
             self._write(data_at, R.PARAM_DATA.data.pack(data & R.PARAM_DATA.data.mask))
-            lane += step.get(space, 1)
-            wrap = per_row.get(space, e.lanes if e.kind == "lane" else e.cols)
+            lane += step[space]
+            wrap = per_row[space]
             nxt = pa.pack(lane=0, row=row + 1, space=space) if lane >= wrap else pa.pack(lane=lane, row=row, space=space)
         return len(words)
 

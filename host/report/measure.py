@@ -124,7 +124,7 @@ def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: 
     return lats, "", desc
 
 
-INSTANCE_LANES = 16     #: the MAC lanes of the instance harness's build (hw.instance default)
+INSTANCE_LANES = 16     #: the MAC lanes of the lane-engine instance build (hw.instance.DEFAULT_LANES)
 INSTANCE_NETWORK_SEED = 1   #: the measured network: init_params(1, A), quantised as instance-play does
 
 
@@ -141,7 +141,7 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     cycles per episode, ``param_load`` and ``reset_replay`` (cycles, ``float``/``int``).
     """
     cmd = (f"nc2600 instance-play --game {game} --params P.npy --episode-frames {frames} --seed {seed} --json "
-           + ("" if array is None else f"--engine array --array {array[0]}x{array[1]} ")
+           + ("--engine lane " if array is None else f"--array {array[0]}x{array[1]} ") + "--colour-clocks 1 "
            + f"(P = host.launcher.policy.init_params({INSTANCE_NETWORK_SEED}, A))")
     from hls_models.cartridge import detect_mapper
     from hls_models.policy_int8 import quantize
@@ -159,7 +159,10 @@ def measure_instance_cycles(game: str, frames: int, seed: int, frame_skip: int =
     qp = quantize(init_params(INSTANCE_NETWORK_SEED, n), n, calibration_observations(path, frame_skip, frames, 0, 32))
     try:
         from hwtools.instance_harness import InstanceSim
-        engine = {} if array is None else {"engine": "array", "rows": array[0], "cols": array[1]}
+        # one colour clock per cycle whatever the instance's default: the report reads the emulation
+        # cycles per frame as colour clocks per frame (and projects the three-colour-clock case from them)
+        engine = {"colour_clocks_per_cycle": 1, **({"engine": "lane"} if array is None
+                                                   else {"engine": "array", "rows": array[0], "cols": array[1]})}
         runner = FabricEpisodeRunner(FabricDriver(InstanceSim(info.screen_height, info.display, **engine)), name, path,
                                      frame_skip, frames, restore=False)
         ep = runner.run(seed, qp)

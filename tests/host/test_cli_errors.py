@@ -175,6 +175,18 @@ def test_instance_play_refuses_non_finite_parameters(tmp_path, value, dtype):
                     f"--params {path}: {n:,} of {n:,} parameters are not finite float32 numbers")
 
 
+@pytest.mark.parametrize("extra,message", [
+    (["--engine", "lane", "--array", "8x8"], "--array applies to the array engine, not --engine lane"),
+    (["--array", "16by16"], "--array: expected ROWSxCOLS, e.g. 16x16, got '16by16'"),
+    (["--array", "4x4", "--colour-clocks", "3"], "--array: three pixels per cycle need stack words of two or more columns"),
+])
+def test_instance_play_engine_options(tmp_path, extra, message):
+    """The array engine is the default; its shape is checked against the word stack before any
+    build, and ``--array`` with the lane engine is refused."""
+    path = _pong_params(tmp_path, 0.01, "float32")
+    one_line_exit_2(nc2600("instance-play", "--game", "pong", "--params", str(path), *extra), message)
+
+
 def test_instance_play_params_not_npy_without_numpy_advice(tmp_path):
     path = tmp_path / "p.json"
     path.write_text('{"a": 1}\n')

@@ -160,6 +160,23 @@ def test_es_from_centre_and_seeds_equals_local(two_nodes, tmp_path, monkeypatch)
     assert _log(tmp_path / "ray") == _log(tmp_path / "local")
 
 
+def test_errors_ray_pushes_to_the_driver_are_printed_on_stderr(monkeypatch, capsys):
+    """An error Ray's cluster pushes to the driver (what its driver prints when an actor is
+    SIGKILLed mid-run) is printed on stderr, in full, not on stdout among the command's own
+    output; :func:`connect` installs this, and installing it twice prints it once. Oracle: Ray's
+    own printing function with the record its error listener gives it."""
+    from ray._private import worker
+
+    from host.cluster.ray_cluster import pushed_errors_to_stderr
+    monkeypatch.setattr(worker, "print_to_stdstream", worker.print_to_stdstream)     # put back after the test
+    line = "A worker died or was killed while executing a task by an unexpected system error. (test record)"
+    pushed_errors_to_stderr()
+    pushed_errors_to_stderr()
+    worker.print_to_stdstream({"lines": [line], "pid": "raylet", "is_err": False}, ignore_prefix=False)
+    out, err = capsys.readouterr()
+    assert out == "" and err.count(line) == 1, (out, err)
+
+
 def test_version_mismatch_names_the_first_difference():
     here = {"nc2600": "0.1.0", "numpy": "2.4.6", "source": "abc"}
     assert version_mismatch(here, dict(here)) is None

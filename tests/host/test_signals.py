@@ -171,6 +171,34 @@ def test_a_sigterm_inside_an_import_stops_the_command_after_the_import(tmp_path)
     assert proc.stderr == "nc2600: terminated (SIGTERM)\n"
 
 
+def test_a_ctrl_c_inside_an_import_stops_the_command_after_the_import(tmp_path):
+    """The same for SIGINT (a Ctrl-C; Python's KeyboardInterrupt, which crashed ale-py's
+    initialiser the same way): the module's code runs to its end, then the command stops: exit
+    130, one line. SIGINT is given Python's default handler first, as on a terminal (a runner
+    started in the background ignores it, and so would this child)."""
+    code = IMPORTING.format(folder=str(tmp_path)).replace("signal.SIGTERM", "signal.SIGINT")
+    assert "signal.raise_signal(signal.SIGINT)" in code
+    proc = _python("signal.signal(signal.SIGINT, signal.default_int_handler)\ninstall_sigterm_handler()\n" + code)
+    assert proc.returncode == 130, proc.stdout + proc.stderr
+    assert proc.stdout == "imported True\n"
+    assert proc.stderr == "nc2600: interrupted\n"
+
+
+def test_an_ignored_sigint_stays_ignored():
+    """A command started with SIGINT ignored (a background job without job control) keeps
+    ignoring it: the handler is installed only over Python's default one."""
+    proc = _python("""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        install_sigterm_handler()
+        print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        install_sigterm_handler()
+        from host.errors import on_sigint
+        print(signal.getsignal(signal.SIGINT) is on_sigint)
+    """)
+    assert proc.returncode == 0 and proc.stdout == "True\nTrue\n", proc.stdout + proc.stderr
+
+
 def test_the_ray_drivers_handler_also_waits_for_the_import(tmp_path):
     """The same in a Ray driver under the supervisor (its own SIGTERM handler): the import
     finishes, then the stop: 130, one line."""

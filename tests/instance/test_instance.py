@@ -2,9 +2,13 @@
 the host driver (host/drivers/fabric.py): bus error responses, and whole episodes equal to the launcher's
 ALE backend with the int8 policy (oracle: ale-py 0.12 + hls_models.policy_int8, per decision).
 
-Every decision is the instance's own: console, preprocessor, int8 engine (16 MAC lanes, or the
-16 x 16 array engine with the preprocessor's stack in its words), action select and frame-skip
-controller in one Verilated design; the host answers the rules.
+Every decision is the instance's own: console, preprocessor, int8 engine (the default 16 x 16
+array engine with the preprocessor's stack in its words, or the 16-lane engine), action select and
+frame-skip controller in one Verilated design; the host answers the rules.
+
+Verilated builds (3-5 minutes each, cached by content): the fast set uses the default instance
+(array engine, one colour clock per clock), the three-colour-clock one and the lane engine's, one
+build each; every other configuration is in the slow set.
 """
 import numpy as np
 import pytest
@@ -104,10 +108,10 @@ def _varied_policy(rom, n_actions, seed, cap):
     pytest.skip("no network with varied actions among init_params(0..9), plain or centred")
 
 
-def _check_episode(game, seed, cap, colour_clocks_per_cycle=1, engine="lane"):
+def _check_episode(game, seed, cap, colour_clocks_per_cycle=1, engine="array"):
     """The episode ``seed`` (start state replayed), then ``seed + 1`` and ``seed`` again (start
     state restored from the harness's snapshot): each equal to ALE int8 decision by decision.
-    ``engine``: the instance's engine (``"array"``: 16 x 16)."""
+    ``engine``: the instance's engine (``"array"``: 16 x 16, the default; ``"lane"``: 16 lanes)."""
     from host.verify.games import game_info, resolve_rom
     from hwtools.instance_harness import InstanceSim
     _, rom = resolve_rom(game=game)
@@ -134,10 +138,27 @@ def _check_episode(game, seed, cap, colour_clocks_per_cycle=1, engine="lane"):
     return eps[0]
 
 
+def _check_array_cycles(ep):
+    """Each decision's inference phase (engine start to done) is the array engine's model cycles,
+    hls_models.policy_array.engine_cycles (11,655 for 18 actions), and with action select's 5 the
+    model's 11,660 from start to the chosen action; the load is one AXI write (3 clocks: handshake,
+    write, response) per word of the array's format and the few address writes where the sequence
+    jumps (the last layer's 2 of 16 columns)."""
+    from hls_models.action_select import latency
+    from hls_models.policy_array import engine_cycles, inference_cycles, load_cycles
+    assert (engine_cycles(18, 16, 16), inference_cycles(18, 16, 16)) == (11_655, 11_660)
+    assert ep.cycles["inference"] == ep.decisions * engine_cycles(18, 16, 16)
+    assert ep.cycles["action_select"] == ep.decisions * latency(18)
+    words = load_cycles(18, 16, 16)
+    assert 3 * words <= ep.load_cycles < 3 * words * 1.01
+
+
 def test_episode_equals_ale_int8_boxing():
     """Every decision's action, the return and the frame count of short Boxing episodes
-    (replayed and restored start state)."""
-    _check_episode("boxing", 7, 60)
+    (replayed and restored start state) on the default instance: the 16 x 16 array engine (the
+    preprocessor's stack in 16-byte words, the parameters loaded in the array's format), one colour
+    clock per clock; the inference and load cycles are the array model's."""
+    _check_array_cycles(_check_episode("boxing", 7, 60))
 
 
 def test_episode_equals_ale_int8_boxing_three_colour_clocks():
@@ -147,26 +168,19 @@ def test_episode_equals_ale_int8_boxing_three_colour_clocks():
     # one CPU cycle per clock: Boxing's 262-line frames are 262 x 76 = 19,912 clocks of emulation
     # (59,736 colour clocks / 3), within a scanline per frame for the controller's boundaries
     assert abs(ep.cycles["emulation"] / ep.frames - 262 * 76) <= 76
+    _check_array_cycles(ep)
+
+
+def test_episode_equals_ale_int8_boxing_lane_engine():
+    """The instance with the 16-lane engine (``engine="lane"``, the preprocessor's byte stack):
+    every decision, the return and the frames equal ALE int8."""
+    _check_episode("boxing", 7, 60, engine="lane")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("colour_clocks_per_cycle", [1, 3])
-def test_episode_equals_ale_int8_boxing_array_engine(colour_clocks_per_cycle):
-    """The instance with the 16 x 16 array engine (the preprocessor's stack in 16-byte words):
-    every decision, the return and the frames equal ALE int8, in both console configurations;
-    the parameters loaded in the array's format. Each decision's inference phase (engine start
-    to done) is the array engine's model cycles, hls_models.policy_array.engine_cycles (11,655
-    for 18 actions), and with action select's 5 the model's 11,660 from start to the chosen action."""
-    from hls_models.action_select import latency
-    from hls_models.policy_array import engine_cycles, inference_cycles, load_cycles
-    ep = _check_episode("boxing", 7, 60, colour_clocks_per_cycle=colour_clocks_per_cycle, engine="array")
-    assert (engine_cycles(18, 16, 16), inference_cycles(18, 16, 16)) == (11_655, 11_660)
-    assert ep.cycles["inference"] == ep.decisions * engine_cycles(18, 16, 16)
-    assert ep.cycles["action_select"] == ep.decisions * latency(18)
-    # the load: one AXI write (3 clocks: handshake, write, response) per word of the array's
-    # format, and the few address writes where the sequence jumps (the last layer's 2 of 16 columns)
-    words = load_cycles(18, 16, 16)
-    assert 3 * words <= ep.load_cycles < 3 * words * 1.01
+def test_episode_equals_ale_int8_boxing_lane_engine_three_colour_clocks():
+    """The 16-lane engine with the three-colour-clock console."""
+    _check_episode("boxing", 7, 60, colour_clocks_per_cycle=3, engine="lane")
 
 
 def test_array_engine_refuses_a_stack_it_cannot_read():
@@ -226,17 +240,20 @@ def test_model_state_of_another_build_is_refused():
     ("hero", 4, 200),          # F8 bank switching, 18 actions
 ])
 def test_episode_equals_ale_int8_slow(game, seed, cap):
+    """Longer episodes and other games on the default instance (the 16 x 16 array engine, one colour
+    clock per clock; Air Raid's 250 rows: the word stack's resize at another height)."""
     _check_episode(game, seed, cap)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game,seed,cap,colour_clocks_per_cycle", [
-    ("air_raid", 2, 200, 1),   # PAL, 250 rows: the word stack's resize at another height
-    ("pong", 5, 200, 3),       # paddles, three colour clocks per clock
-    ("hero", 4, 200, 3),       # F8 bank switching, 18 actions
+@pytest.mark.parametrize("game,seed,cap,colour_clocks_per_cycle,engine", [
+    ("air_raid", 2, 200, 1, "lane"),   # PAL, 250 rows, the lane engine's byte stack
+    ("pong", 5, 200, 3, "array"),      # paddles, three colour clocks per clock
+    ("hero", 4, 200, 3, "array"),      # F8 bank switching, 18 actions
+    ("hero", 4, 200, 1, "lane"),
 ])
-def test_episode_equals_ale_int8_array_engine_slow(game, seed, cap, colour_clocks_per_cycle):
-    _check_episode(game, seed, cap, colour_clocks_per_cycle=colour_clocks_per_cycle, engine="array")
+def test_episode_equals_ale_int8_other_configurations_slow(game, seed, cap, colour_clocks_per_cycle, engine):
+    _check_episode(game, seed, cap, colour_clocks_per_cycle=colour_clocks_per_cycle, engine=engine)
 
 
 @pytest.mark.slow

@@ -36,6 +36,21 @@ def test_mesh_three_colour_clocks_per_cycle(capsys):
     assert rep["ceiling_fps"] == pytest.approx(832 * 150e6 / 19912)
 
 
+def test_mesh_engine_default_and_lane(capsys):
+    """The default engine is the 16 x 16 array: the decision path's cycles are its model's (11,660
+    for 18 actions); --engine lane --lanes 16 gives the lane engine's model (185,932: 185,927 of the
+    engine and 5 of action select, tests/policy_engine)."""
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "200", "--elite-episodes", "5",
+                           "--inference", "serial")
+    assert rc == 0, err
+    inst = json.loads(out)["instance"]
+    assert inst["inference_cycles"] == 11_660 and "policy_array" in inst["inference_source"]
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "200", "--elite-episodes", "5",
+                           "--inference", "serial", "--engine", "lane", "--lanes", "16")
+    assert rc == 0, err
+    assert json.loads(out)["instance"]["inference_cycles"] == 185_932
+
+
 def test_mesh_array_engine_inference_cycles(capsys):
     """--array 16x16: the decision path's cycles are the array engine's model (11,660 for 18
     actions: hls_models.policy_array.inference_cycles), labelled so; --inference-cycles wins."""
@@ -71,6 +86,7 @@ def test_mesh_faults_and_out_file(capsys, tmp_path):
     ["--calibrate", "--clock-mhz", "300"], ["--calibrate", "--colour-clocks-per-cycle", "3"],
     ["--calibrate", "--schedule", "async"], ["--timing-source", "foo"],
     ["--array", "16"], ["--array", "12x12"], ["--array", "4x16"], ["--calibrate", "--array", "16x16"],
+    ["--lanes", "32"], ["--engine", "lane", "--array", "16x16"], ["--calibrate", "--engine", "lane"],
 ])
 def test_bad_input_is_one_line_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as exc:

@@ -4,7 +4,8 @@
 A network quantised by :func:`hls_models.policy_int8.quantize` on recorded pong observations is
 loaded through the parameter port (:func:`hls_models.policy_array.load_words`); the
 observation word port is served by :class:`ObservationWordPort` (the word of one cycle's
-address in the next, :func:`hls_models.policy_array.obs_words`'s layout); every action value
+address in the next, :func:`hls_models.policy_array.obs_words`'s layout; the other ports are
+driven by tests/policy_engine/engine_ports.py); every action value
 and the start->done cycle count are compared with :meth:`QuantizedPolicy.action_values` and
 :func:`hls_models.policy_array.engine_cycles`. ``NC2600_SIM_FULL=1`` (``make sim-full``) runs
 more observations and every adversarial case. Found by ``make sim`` (``hwtools/sim.py``,
@@ -16,13 +17,13 @@ import os
 
 import cocotb
 import numpy as np
-from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from hls_models import policy_array as pa
 from hls_models.policy_int8 import quantize
+from tests.policy_engine.engine_ports import load, reset, start_and_read
 
-ROWS, COLS, MAX_ACTIONS, WIDTH = 16, 16, 18, 32
+ROWS, COLS = 16, 16
 FULL = os.environ.get("NC2600_SIM_FULL") == "1"
 
 
@@ -48,63 +49,15 @@ class ObservationWordPort:
             d.obs__data.value = self.words[addr] if addr < len(self.words) else 0
 
 
-async def load(dut, words: np.ndarray) -> int:
-    """Drive the parameter write port, one word per cycle; returns the words written."""
-    for space, row, lane, data in words.tolist():
-        dut.params__valid.value = 1
-        dut.params__space.value = space
-        dut.params__row.value = row
-        dut.params__lane.value = lane
-        dut.params__data.value = data
-        await RisingEdge(dut.clk)
-    dut.params__valid.value = 0
-    return len(words)
-
-
 async def setup(dut) -> ObservationWordPort:
-    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
-    dut.rst.value = 1
-    dut.control__start.value = 0
-    dut.params__valid.value = 0
-    dut.action_values__ready.value = 0
-    dut.obs__data.value = 0
-    await RisingEdge(dut.clk)
-    await RisingEdge(dut.clk)
-    dut.rst.value = 0
+    await reset(dut)
     return ObservationWordPort(dut)
 
 
 async def infer(dut, port: ObservationWordPort, obs: np.ndarray, n_actions: int) -> tuple[np.ndarray, int]:
-    """One inference: ``start`` for one cycle, wait for ``done``; returns (values, cycles)."""
+    """One inference of ``obs`` (``(4, 84, 84)``); returns (values, cycles)."""
     port.set(obs)
-    dut.control__start.value = 1
-    await RisingEdge(dut.clk)                   # end of the start cycle (cycle 0)
-    dut.control__start.value = 0
-    cycles = 1
-    limit = pa.engine_cycles(n_actions, ROWS, COLS) + 100
-    while True:
-        await ReadOnly()
-        if int(dut.control__done.value):
-            break
-        assert int(dut.control__busy.value) == 1, f"busy low in cycle {cycles} before done"
-        assert cycles < limit, "done did not rise"
-        await RisingEdge(dut.clk)
-        cycles += 1
-    assert int(dut.action_values__valid.value) == 1 and int(dut.control__busy.value) == 0
-    word = int(dut.action_values__payload.value)
-    assert (word >> (WIDTH * MAX_ACTIONS)) & 0x1F == n_actions
-    values = []
-    for i in range(n_actions):
-        v = (word >> (WIDTH * i)) & 0xFFFFFFFF
-        values.append(v - (1 << 32) if v >> 31 else v)
-    await RisingEdge(dut.clk)
-    dut.action_values__ready.value = 1          # take the beat
-    await RisingEdge(dut.clk)
-    dut.action_values__ready.value = 0
-    await ReadOnly()
-    assert int(dut.action_values__valid.value) == 0
-    await RisingEdge(dut.clk)
-    return np.array(values, np.int64), cycles
+    return await start_and_read(dut, n_actions, pa.engine_cycles(n_actions, ROWS, COLS) + 100)
 
 
 @cocotb.test()

@@ -148,6 +148,19 @@ def test_bram_blocks_of_both_widths():
     assert bram36(250, 3)["previous_frame"] == 3 * 4          # 13,334 B per bank
 
 
+def test_bram_blocks_of_the_word_stack():
+    """The array engine's word stack (hand count, byte-enable aspects 4K x 8, 2K x 16, 1K x 32,
+    512 x 64): 16 rows, 1,764 words of 128 bits -> 8 blocks of 2K x 16 (4K x 8 would take 16);
+    three pixels per cycle, two banks of 1,764 x 64 bits -> 2 x 4; 8 rows, 3,528 x 64 bits ->
+    7 blocks of 512 x 64 (2K x 16 would take 4 x 2 = 8)."""
+    from hw.preprocessor import bram36
+    assert bram36(210, 1, 16) == {"previous_frame": 9, "stack": 8, "total": 17}
+    assert bram36(210, 3, 16) == {"previous_frame": 9, "stack": 8, "total": 17}
+    assert bram36(210, 1, 8)["stack"] == 7
+    with pytest.raises(ValueError, match="rows >= 8"):
+        bram36(210, 3, 4)
+
+
 @pytest.mark.parametrize("height", [84, 210, 214, 220, 230, 250, 255])
 def test_reciprocal_division_on_boundaries(height):
     # independent check with Python integers at every quotient boundary and the range ends

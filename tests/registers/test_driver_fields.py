@@ -57,14 +57,23 @@ def test_error_names_from_the_status_fields():
         "CPU jam", "memory write past the end", "rules out of turn or parameters while busy"]
 
 
+#: ``PARAM_ADDR``'s stepping by hand, per engine: ``({space: lane step}, {space: lanes per row})``
+#: for weights (0), biases (1) and the configuration (2). The lane engine: a weight write carries
+#: four int8 weights, so 4 lanes, rows of 16 lanes; biases and configuration one per write. The
+#: array engine: one lane per write; a weight row of R x C int8 is R*C/4 words (16 x 16: 64;
+#: 8 x 4: 8), a bias row (and the configuration's) C values.
+HAND_STEPS = {("lane", 16, 16, 16): ({0: 4, 1: 1, 2: 1}, {0: 16, 1: 16, 2: 16}),
+              ("array", 16, 16, 16): ({0: 1, 1: 1, 2: 1}, {0: 64, 1: 16, 2: 16}),
+              ("array", 16, 8, 4): ({0: 1, 1: 1, 2: 1}, {0: 8, 1: 4, 2: 4})}
+
+
 class ParamPortMmio(RecordingMmio):
-    """The instance's PARAM_ADDR / PARAM_DATA as the RTL steps them (oracle: hw.instance.param_step,
-    the rule the RTL is built from): every PARAM_DATA write is recorded at the address it lands on."""
+    """The instance's PARAM_ADDR / PARAM_DATA as the RTL steps them (oracle: the hand-worked
+    :data:`HAND_STEPS`): every PARAM_DATA write is recorded at the address it lands on."""
 
     def __init__(self, engine, lanes=16, rows=16, cols=16):
         super().__init__()
-        from hw.instance import param_step
-        self.step, self.per_row = param_step(engine, lanes, rows, cols)
+        self.step, self.per_row = HAND_STEPS[(engine, lanes, rows, cols)]
         self.lanes, self.cols, self.engine = lanes, cols, engine
         self.addr = (0, 0, 0)
         self.landed = []
@@ -78,8 +87,8 @@ class ParamPortMmio(RecordingMmio):
         elif offset == R.PARAM_DATA.address():
             space, row, lane = self.addr
             self.landed.append((space, row, lane, value))
-            lane += self.step.get(space, 1)
-            wrap = self.per_row.get(space, self.lanes if self.engine == "lane" else self.cols)
+            lane += self.step[space]
+            wrap = self.per_row[space]
             self.addr = (space, row + 1, 0) if lane >= wrap else (space, row, lane)
 
 
@@ -105,3 +114,16 @@ def test_parameter_load_lands_every_word_at_its_format_address(kind, shape):
     assert engine.param_step() == (mmio.step, mmio.per_row)
     # the address is written only where the sequence jumps: most words step by themselves
     assert 0 < len(mmio.writes) - n < n // 20
+
+
+@pytest.mark.parametrize("kind,lanes,rows,cols", list(HAND_STEPS))
+def test_instance_and_driver_take_the_models_stepping(kind, lanes, rows, cols):
+    """hw.instance.param_step (what the RTL is built from) and the driver's EngineConfig.param_step
+    both give the hand-worked stepping, through the engine models' one rule."""
+    from hls_models.registers import ENUMS
+    from host.drivers.engine import EngineConfig
+    from hw.instance import param_step
+    space = ENUMS["param_space_e"]
+    assert (space.WEIGHTS, space.BIASES, space.CONFIG) == (0, 1, 2)
+    assert param_step(kind, lanes, rows, cols) == HAND_STEPS[(kind, lanes, rows, cols)]
+    assert EngineConfig(kind, lanes, rows, cols).param_step() == HAND_STEPS[(kind, lanes, rows, cols)]

@@ -158,13 +158,18 @@ def test_cli_end_to_end(tmp_path, capsys):
         assert find(figs, "colour clocks per frame, mean", "pong").value == pytest.approx(raw.mean())
         assert find(figs, "colour clocks per frame, max", "pong").value == raw.max()
         cc = int(round(raw.mean()))
-    # the fabric figure is mesh_sim's for the same options (pong: 6 actions, 16 lanes, 100 MHz)
+    # the default engine is the 16 x 16 array: its model's 11,642 cycles for pong's 6 actions (hand
+    # count in test_array_engine_figures_from_its_model_and_its_instance)
+    assert find(figs, "policy inference", "pong").value == 11_642
+    # the fabric figure is mesh_sim's for the same options (pong: 6 actions, the array engine's
+    # decision path, 100 MHz)
     opts = measure.mesh_cases()["headline"]
-    want = simulate(replace(opts, clock_mhz=100.0, lanes=16, n_actions=6, colour_clocks_per_frame=cc))
+    want = simulate(replace(opts, clock_mhz=100.0, lanes=16, n_actions=6, colour_clocks_per_frame=cc,
+                            inference_cycles=11_642))
     assert find(figs, "projected fabric frames/s, headline", "pong").value == pytest.approx(want["projected_fps"])
     # and the three-colour-clock console's case: the same options at 3 colour clocks per clock
     want3 = simulate(replace(opts, clock_mhz=100.0, lanes=16, n_actions=6, colour_clocks_per_frame=cc,
-                             colour_clocks_per_cycle=3))
+                             colour_clocks_per_cycle=3, inference_cycles=11_642))
     three = find(figs, "projected fabric frames/s, 3 colour clocks per clock, headline", "pong")
     assert three.value == pytest.approx(want3["projected_fps"]) and "--colour-clocks-per-cycle 3" in three.command
     assert want3["ceiling_fps"] == pytest.approx(3 * want["ceiling_fps"])
@@ -176,7 +181,9 @@ def test_cli_end_to_end(tmp_path, capsys):
 @pytest.mark.parametrize("argv,needle", [(["--game", "nosuchgame"], "nosuchgame"),
                                          (["--clock-mhz", "0"], "positive"),
                                          (["--game", "pong", "--game", "pong"], "twice"),
-                                         (["--array", "16x"], "ROWSxCOLS"), (["--array", "16x32"], "cols")])
+                                         (["--array", "16x"], "ROWSxCOLS"), (["--array", "16x32"], "cols"),
+                                         (["--lanes", "32"], "--engine lane"),
+                                         (["--engine", "lane", "--array", "8x8"], "--array applies")])
 def test_cli_bad_input(argv, needle, tmp_path, capsys):
     from host.cli import main
     try:

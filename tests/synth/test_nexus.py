@@ -254,7 +254,7 @@ def test_seed_spread_by_hand():
 def test_synth_report_names_a_cached_lifcl40_result(monkeypatch):
     """Without --pnr, `nc2600 synth` names what an earlier --pnr nexus measured on exactly this Verilog."""
     from hwtools import synth
-    v = synth.available_blocks()["action_select"]
+    v = synth.available_blocks(block="action_select")["action_select"]
 
     def fake_cached(name, verilog, **kw):
         assert verilog == v

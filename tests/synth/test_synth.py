@@ -60,7 +60,7 @@ def test_known_design_counts():
 
 
 def test_action_select_nonzero_and_stable():
-    verilog = synth.available_blocks()["action_select"]
+    verilog = synth.available_blocks(block="action_select")["action_select"]
     a = synth.synth_block("action_select", verilog, use_cache=False)
     b = synth.synth_block("action_select", verilog, use_cache=False)
     assert a["cells"] == b["cells"]
@@ -88,6 +88,33 @@ def test_cli_one_block_json(capsys):
     rep = json.loads(capsys.readouterr().out)
     assert set(rep["blocks"]) == {"action_select"} and rep["blocks"]["action_select"]["resources"]["luts"] > 0
     assert "DS190" in rep["device"]["source"]
+
+
+def test_one_block_elaborates_its_own_module_only(monkeypatch):
+    """``available_blocks(block=...)`` (``nc2600 synth --block``) runs the ``generate()`` of the
+    block's module only (each module takes seconds; the whole list about a minute), the module
+    named like the block first (``hw.console`` for ``console3``); the text is the committed
+    ``rtl/`` file's (current by tests/rtl). ``lanes`` with ``--block policy_engine`` elaborates the
+    engine of that shape only (its ``generate()`` a stand-in here: the call is what is checked)."""
+    import importlib
+    called = []
+    for name in synth.generating_modules():
+        module = importlib.import_module(name)
+
+        def spy(*a, _name=name, _generate=module.generate, **k):
+            called.append((_name, a, k))
+            return _generate(*a, **k)
+        monkeypatch.setattr(module, "generate", spy)
+    rtl = Path(__file__).resolve().parents[2] / "rtl"
+    for block, module in (("action_select", "hw.action_select"), ("console3", "hw.console")):
+        called.clear()
+        assert synth.available_blocks(block=block) == {block: (rtl / f"{block}.v").read_text()}
+        assert called == [(module, (), {})], block
+    called.clear()
+    monkeypatch.setattr(importlib.import_module("hw.policy_engine"), "generate",
+                        lambda *a, **k: called.append(("hw.policy_engine", a, k)) or {"policy_engine.v": "4 lanes"})
+    assert synth.available_blocks(lanes=4, block="policy_engine") == {"policy_engine": "4 lanes"}
+    assert called == [("hw.policy_engine", (4,), {})]
 
 
 
@@ -140,6 +167,21 @@ def test_engines_beside_by_hand():
     got = synth.engines_beside(node, engine)
     assert got["engines"] == 5 and got["limited_by"] == "bram36"
     assert got["left"]["bram36"] == 500
+
+
+def test_array_engines_beside_by_hand():
+    """The array engine's instances keep the word stack: 16 rows, 8 BRAM36 against the byte
+    stack's 7 (hw.preprocessor.bram36), so a node's two preprocessors take 2 more; BRAM36:
+    (545 - 345 - 2) / 196 = 1.01 -> 1 engine (without the word stack's two blocks: (545 - 345) / 196
+    = 1.02, also 1; with a 347-block node, 198 / 196 = 1.01)."""
+    node = {"luts": 20_000, "ff": 12_000, "bram36": 345, "dsp": 52}
+    engine = {"luts": 8_000, "ff": 4_400, "bram36": 196, "dsp": 256}
+    got = synth.array_engines_beside(node, engine, (16, 16))
+    assert got["stack_bram36"] == 2 and got["left"]["bram36"] == 545 - 347
+    assert got["engines"] == 1 and got["limited_by"] == "bram36"
+    node["bram36"] = 150     # (545 - 152) / 196 = 2.005 -> 2; DSP (900 - 52) / 256 = 3.3
+    got = synth.array_engines_beside(node, engine, (16, 16))
+    assert got["engines"] == 2 and got["limited_by"] == "bram36"
 
 
 def test_cli_lanes_bad_input(capsys):

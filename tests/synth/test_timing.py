@@ -192,7 +192,7 @@ def test_cli_prints_depth_beside_resources(capsys):
     from host.cli import main
     assert main(["synth", "--block", "action_select"]) == 0
     out = capsys.readouterr().out
-    rep = synth.synth_block("action_select", synth.available_blocks()["action_select"])
+    rep = synth.synth_block("action_select", synth.available_blocks(block="action_select")["action_select"])
     d = rep["depth"]
     assert d["levels"] > 0 and d["from"] and d["to"]
     assert f"action_select: {d['levels']} levels from {d['from']} to {d['to']}" in out
