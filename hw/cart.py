@@ -115,10 +115,12 @@ def _display_read(kind, sel, write, a, equalities=False):
     return reg_read, reg_read & ((a[3:6] == 1) | (a[3:6] == 2))
 
 
-def _display_address(m, cnt):
-    """The display image's byte of a fetcher's counter (ROM offset 8192 + 2047 - count)."""
+def _display_address(m, cnt, complement=False):
+    """The display image's byte of a fetcher's 11-bit counter (ROM offset 8192 + 2047 - count;
+    ``complement``: formed as the count's complement in bits 0..10 with bit 13 set, the same value
+    without a subtraction)."""
     disp_addr = Signal(14, name="disp_addr")
-    m.d.comb += disp_addr.eq(8192 + (2047 - cnt))
+    m.d.comb += disp_addr.eq(Cat(~cnt[0:11], Const(0b100, 3)) if complement else 8192 + (2047 - cnt))
     return disp_addr
 
 
@@ -184,7 +186,13 @@ class Cart(wiring.Component):
     access's byte in the clock *after* it: the ROM's byte straight from the block RAM, the other
     sources (SuperChip RAM, addressed a clock ahead from ``next_bus`` as in ``"ahead"``, DPC random
     number and flag) and the selects registered at the access's edge, so that one LUT lies between
-    the block RAM and ``rdata`` and no path runs from ``next_bus`` into the ROM's address.
+    the block RAM and ``rdata`` and no path runs from ``next_bus`` into the ROM's address. Every DPC
+    fetcher's flag as a read would see it (set at the top, cleared at the bottom) is a register
+    formed at every clock from the fetchers' registers, which only an access's edge changes, so it
+    holds for an access at least two clocks after the previous one: the access's fetcher picks one
+    of the eight (no counter compare between ``bus`` and the read data or the flag registers); the
+    hotspots are equality tests and the display byte's address the count's complement (no carry
+    chain between ``bus`` and the ROM's address).
 
     ``rom_read="comb"`` reads the ROM combinationally instead (the reference form the tests
     compare ``"next"`` with; distributed RAM/LUTs instead of block RAM on an FPGA), without the
@@ -256,7 +264,10 @@ class Cart(wiring.Component):
         kind = _mapper_kind(mp)
         sc, dpc = kind.sc, kind.dpc
 
-        new_bank, new_slices = _switched(m, kind, bus.sel, a, bank, slices)
+        # ("late": the hotspot ranges as equality tests, no carry chain between the bus address and
+        # the ROM's address)
+        late = self.rom_read == "late"
+        new_bank, new_slices = _switched(m, kind, bus.sel, a, bank, slices, equalities=late)
         with m.If(access & init_done):
             upd(bank, new_bank)
             for i in range(3):
@@ -278,6 +289,7 @@ class Cart(wiring.Component):
         flag_i = Array(flags)[idx]
         flag_new = Signal(8)
 
+        flag_news = [flag_new] * 8    # the flag a read of fetcher i sets (the chosen one's)
         if self.rom_read == "next":
             # the flag of the next access's fetcher, a register formed a clock ahead: every
             # fetcher's from its next-state registers, the next access's index picking one (so
@@ -285,17 +297,25 @@ class Cart(wiring.Component):
             # the next address and the register: xc7 logic depth)
             rules = [_flag_rule(*(nexts[id(regs[i])] for regs in (counters, tops, bottoms, flags))) for i in range(8)]
             m.d.sync += flag_new.eq(Array(rules)[self.next_bus.addr[0:3]])
+        elif self.rom_read == "late":
+            # every fetcher's flag as a read of it would see it, registered at every clock from the
+            # fetchers' registers (which change only at an access's edge, and the next access
+            # completes two clocks later at the earliest): the access's fetcher picks one, so that no
+            # compare lies between the bus address and the read data or the flag registers
+            flag_news = [Signal(8, name=f"dpc_flag_seen{i}", reset_less=True) for i in range(8)]
+            m.d.sync += [flag_news[i].eq(_flag_rule(counters[i], tops[i], bottoms[i], flags[i])) for i in range(8)]
+            m.d.comb += flag_new.eq(Array(flag_news)[idx])
         else:
             m.d.comb += flag_new.eq(_flag_rule(cnt_i, top_i, bot_i, flag_i))
         music_i = Signal()
         m.d.comb += music_i.eq(Mux(idx >= 5, Array(music + [Const(0, 1)] * 5)[idx - 5], 0))
 
-        dpc_reg_read, dpc_rom = _display_read(kind, bus.sel, bus.write, a)
+        dpc_reg_read, dpc_rom = _display_read(kind, bus.sel, bus.write, a, equalities=late)
         dpc_rdata = Signal(8)
-        disp_addr = _display_address(m, cnt_i)
+        disp_addr = _display_address(m, cnt_i, complement=late)
         with m.If(dpc & access & dev_access):
             m.d.sync += rng.eq(rng_next)
-        self._dpc_fetcher_writes(m, upd, dpc & access, dpc_reg_read, idx, func, flag_new, counters, tops, bottoms,
+        self._dpc_fetcher_writes(m, upd, dpc & access, dpc_reg_read, idx, func, flag_news, counters, tops, bottoms,
                                  flags, music, rng)
 
         if ahead:
@@ -376,11 +396,11 @@ class Cart(wiring.Component):
                      ram_h.addr.eq(host_ram.addr[0:7]), host_ram.rdata.eq(ram_h.data)]
         return rom_r, ram_r, ram_w
 
-    def _dpc_fetcher_writes(self, m, upd, dpc_access, dpc_reg_read, idx, func, flag_new, counters, tops, bottoms,
+    def _dpc_fetcher_writes(self, m, upd, dpc_access, dpc_reg_read, idx, func, flag_news, counters, tops, bottoms,
                             flags, music, rng):
         """The DPC's data fetchers at an access (``dpc_access``: a completed access to a DPC
-        cartridge) to fetcher ``idx`` (A2..A0) and function ``func`` (A5..A3): a read of a fetcher's
-        register moves its counter down and updates its flag (``flag_new``; a music fetcher's
+        cartridge) to fetcher ``idx`` (A2..A0) and function ``func`` (A5..A3): a read of fetcher i's
+        register moves its counter down and updates its flag (to ``flag_news[i]``, 8 bits; a music fetcher's
         counter holds), a write at $040-$07F sets its top, bottom, counter or music mode, or resets
         the random number generator ``rng`` (Stella 2.x's DPC). Registers assigned through ``upd``
         (see :meth:`elaborate`)."""
@@ -389,7 +409,7 @@ class Cart(wiring.Component):
         with m.If(dpc_access & dpc_reg_read):
             for i in range(8):
                 with m.If(idx == i):
-                    upd(flags[i], flag_new)
+                    upd(flags[i], flag_news[i])
                     if i < 5:
                         upd(counters[i], counters[i] - 1)
                     else:

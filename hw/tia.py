@@ -527,7 +527,9 @@ class Tia(wiring.Component):
         write_ahead, addr_ahead: In(1), In(6): a TIA write completes at the next clock's edge
             (with three colour clocks per clock: in the next CPU cycle), and its A5..A0
             (registered here, so that the write paths start from registers: the write decoded a
-            clock earlier; ``bus.strobe``, ``sel`` and ``write`` are not read for writes).
+            clock earlier; ``bus.strobe``, ``sel`` and ``write`` are not read for writes). With one
+            colour clock per clock a write never completes at two consecutive clocks (the
+            console's writes complete every third clock at most).
         wsync: Out(1), the CPU must wait for the start of the next line; wsync_next: Out(1), its
             value at the next clock (a combinational output: a frame controller registers the
             coming instruction boundary from it); collision: Out(15);
@@ -902,6 +904,12 @@ class Tia(wiring.Component):
                 N.wr_resp_u.eq(self._tables("resp_u_ahead", S.wr_hpos)),
             ]
 
+    @staticmethod
+    def _write_classes(a):
+        """A write address's classes (``a``: A5..A0): ``(resp, poke)``, 1 bit each: RESP0/RESP1, a
+        register with a write delay (:data:`POKE_DELAY`)."""
+        return (a == TiaWrite.RESP0) | (a == TiaWrite.RESP1), _or([a == r for r in POKE_DELAY])
+
     def _bus_write(self, m: Module, bus_clock: bool) -> "_BusWrite":
         """The CPU write that completes at this colour clock (only at ``bus_clock``, the cycle's
         last), decoded a clock ahead from ``write_ahead``/``addr_ahead``: see :class:`_BusWrite`."""
@@ -915,9 +923,7 @@ class Tia(wiring.Component):
             # colour clocks per clock, from the CPU's next-cycle access)
             is_write = Signal(name="write_now")
             m.d.sync += is_write.eq(self.write_ahead)
-        # the write's address classes: RESPx, a register with a write delay (POKE_DELAY)
-        def classes(a):
-            return (a == TiaWrite.RESP0) | (a == TiaWrite.RESP1), _or([a == r for r in POKE_DELAY])
+        classes = self._write_classes
         # the write's delay (POKE_DELAY) by address: a fixed delay (0 for a register without one), or
         # the playfield's by the write's CPU cycle (dl_pf)
         def delays(a):
@@ -1063,7 +1069,18 @@ class Tia(wiring.Component):
             with m.If(S.pend_cnt == 1):
                 m.d[dom] += N.pend.eq(0)
         enq = Signal()
-        m.d.comb += enq.eq(new_generic & (~now | fire))
+        if self.colour_clocks == 1:
+            # (one colour clock per clock, where a write never follows a write at the next clock:
+            # the queueing condition registered a clock ahead from the write's ports and the counts
+            # of the clock before it, which no write then changes (wm_nz and pend_fire at the write's
+            # clock are these), so that the HMOVE distances' select starts from one register)
+            resp_ahead, poke_ahead = self._write_classes(self.addr_ahead)
+            enq_ahead = Signal(name="write_enq")
+            m.d.sync += enq_ahead.eq(self.write_ahead & ~resp_ahead &
+                                     (poke_ahead | _ge_const(S.wm, 2) | Mux(S.pend, S.pend_cnt == 2, S.pend_fire)))
+            m.d.comb += enq.eq(enq_ahead)
+        else:
+            m.d.comb += enq.eq(new_generic & (~now | fire))
         return fire, new_generic, enq
 
     def _hmove_distances(self, m: Module, S: _TiaState, N: _TiaState, dom: str, bus_clock: bool, fire, enq):

@@ -39,6 +39,7 @@ def supervised_driver(body: Callable[[], int]) -> int:
     ``--resume`` command). POSIX only (``os.fork``).
     """
     import json
+    import select
     import signal
     import threading
     stops = (signal.SIGINT, signal.SIGTERM)
@@ -133,12 +134,28 @@ def supervised_driver(body: Callable[[], int]) -> int:
             pass
     os.close(w)
     signal.signal(signal.SIGCHLD, old_chld)
-    lines: list[str] = []
+    data = bytearray()
+    ended = threading.Event()                      # set once waitpid has the driver's status
 
-    def read() -> None:              # drained as written: the driver never blocks on the pipe
-        with os.fdopen(r, "rb") as pipe:
-            for line in pipe:
-                lines.append(line.decode(errors="replace"))
+    def read() -> None:
+        # Drained as written, so the driver never blocks on the pipe. Ends at EOF, or once the
+        # driver has ended and the pipe holds nothing more: everything the driver wrote before
+        # its exit is in the pipe then, while a process forked from the driver (not exec'd)
+        # may keep the pipe open, without writing, for as long as it lives.
+        poller = select.poll()
+        poller.register(r, select.POLLIN)
+        try:
+            while True:
+                if not poller.poll(0 if ended.is_set() else 1000 * WAIT_POLL_S):
+                    if ended.is_set():
+                        return
+                    continue
+                chunk = os.read(r, 1 << 16)
+                if not chunk:
+                    return
+                data.extend(chunk)
+        finally:
+            os.close(r)
     reader = threading.Thread(target=read, name="nc2600-driver-pipe", daemon=True)
     reader.start()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
@@ -147,9 +164,12 @@ def supervised_driver(body: Callable[[], int]) -> int:
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
-    # the driver's lines are in the pipe once it has exited; a process forked from the driver (not
-    # exec'd) may still hold the pipe open: wait for the reader briefly, not for that process
-    reader.join(timeout=2.0)
+    # no time limit here: once ``ended`` is set the reader only empties what the pipe holds (a
+    # deadline would drop the driver's exit code when the reader thread is not scheduled in
+    # time on a loaded machine)
+    ended.set()
+    reader.join()
+    lines = data.decode(errors="replace").splitlines()
     rc, hint = None, ""
     for line in list(lines):
         kind, _, value = line.rstrip("\n").partition(" ")

@@ -4,7 +4,8 @@ The oracle is the local backend (``host.launcher.evaluator.Evaluator`` / ``--clu
 seed and settings: fitness values, elites, ``log.jsonl`` (without times) and ``episodes.jsonl``
 must be identical, also when an evaluator actor is killed with SIGKILL mid-generation.
 The Ray clusters here are two-node ``ray.cluster_utils.Cluster`` instances on this machine
-(one CPU per node, small object stores, no dashboard), shut down at the end of each test.
+(one CPU per node, small object stores, no dashboard), started once for the module; each test
+finds it with no driver connected and both CPUs free.
 """
 import json
 import os
@@ -58,16 +59,43 @@ def _log(out: Path):
             for line in (out / "log.jsonl").read_text().splitlines()]
 
 
-@pytest.fixture
-def two_nodes():
+@pytest.fixture(scope="module")
+def _two_node_cluster():
     from ray.cluster_utils import Cluster
     cluster = Cluster(initialize_head=True, head_node_args=NODE)
-    cluster.add_node(**NODE)
-    cluster.wait_for_nodes()
-    yield cluster
+    try:
+        cluster.add_node(**NODE)
+        cluster.wait_for_nodes()
+        yield cluster
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        cluster.shutdown()
+
+
+#: seconds a test waits for the cluster's CPUs that the previous test's actors held
+FREE_CPUS_TIMEOUT_S = 60.0
+
+
+@pytest.fixture
+def two_nodes(_two_node_cluster):
+    """The module's two-node cluster (started once), as each test finds it: no driver
+    connected, both nodes alive, both CPUs free (the previous test's actors ended)."""
+    import time
     if ray.is_initialized():
         ray.shutdown()
-    cluster.shutdown()
+    ray.init(address=_two_node_cluster.address)
+    try:
+        end = time.monotonic() + FREE_CPUS_TIMEOUT_S
+        while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < end:
+            time.sleep(0.2)
+        assert sum(1 for n in ray.nodes() if n["Alive"]) == 2
+        assert ray.available_resources().get("CPU", 0) == 2, ray.available_resources()
+    finally:
+        ray.shutdown()
+    yield _two_node_cluster
+    if ray.is_initialized():
+        ray.shutdown()
 
 
 def test_two_node_ga_equals_local_and_survives_sigkill(two_nodes, tmp_path, monkeypatch):

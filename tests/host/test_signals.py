@@ -45,10 +45,11 @@ sys.exit(guarded(body))
 """
 
 
-@pytest.mark.parametrize("steps", [200, 0])
+@pytest.mark.parametrize("steps", [3000, 0])
 def test_a_sigterm_raised_where_python_drops_exceptions_still_stops_the_command(steps):
-    """Raised again in the main thread (within 2 s of work), or, when the command ends first,
-    still exit 130."""
+    """Raised again in the main thread (within 30 s of further work: the re-raise comes from a
+    timer thread, which a loaded machine may not schedule for seconds; a passing run stops a
+    few milliseconds after the signal), or, when the command ends first, still exit 130."""
     proc = _python(SWALLOWED.format(hook="", steps=steps))
     assert proc.returncode == 130, proc.stdout + proc.stderr
     assert proc.stderr == "nc2600: terminated (SIGTERM)\n"
@@ -152,8 +153,8 @@ sys.path.insert(0, {folder!r})
 def body():
     import stops_in_its_import
     print("imported", stops_in_its_import.COMPLETE, flush=True)
-    for _ in range(200):                    # the command's further work
-        time.sleep(0.01)
+    for _ in range(3000):                   # the command's further work: 30 s, against a
+        time.sleep(0.01)                    # re-sent signal that a loaded machine delays
     print("went on", flush=True)
     return 0
 sys.exit(guarded(body))
