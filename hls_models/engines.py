@@ -69,16 +69,16 @@ def load_words(kind: str, qp, lanes: int = DEFAULT_LANES, rows: int = DEFAULT_RO
 
 
 def inference_cycles(kind: str, n_actions: int, lanes: int = DEFAULT_LANES, rows: int = DEFAULT_ROWS,
-                     cols: int = DEFAULT_COLS) -> int:
-    """The model's cycles from the engine's start to the chosen action for ``n_actions`` actions
-    (the lane engine's :func:`hls_models.policy_int8.inference_cycles` or
-    :func:`hls_models.policy_array.inference_cycles`; the small network).
+                     cols: int = DEFAULT_COLS, network: str = "small") -> int:
+    """The model's cycles from the engine's start to the chosen action for ``n_actions`` actions of
+    ``network`` (:data:`hls_models.networks.NETWORKS`): the lane engine's
+    :func:`hls_models.policy_int8.inference_cycles` or :func:`hls_models.policy_array.inference_cycles`.
 
     Raises:
         ValueError: ``kind`` not in :data:`ENGINES`, or a size the engine's model refuses.
     """
     if check_engine(kind) == "lane":
         from hls_models.policy_int8 import inference_cycles as cycles
-        return cycles(n_actions, lanes)
+        return cycles(n_actions, lanes, network)
     from hls_models.policy_array import inference_cycles as cycles
-    return cycles(n_actions, rows, cols)
+    return cycles(n_actions, rows, cols, network)
