@@ -43,9 +43,12 @@ class MeshOptions:
     ``clock_mhz``, ``colour_clocks_per_frame`` (None: the run's figure or 59,736),
     ``colour_clocks_per_cycle`` (the console's configuration: 1, or 3 for the three-colour-clock
     console, whose frame takes a third of the clocks),
-    ``lanes`` (policy engine MACs/cycle), ``n_actions`` (None: the run's or 18),
+    ``lanes`` (the lane engine's MACs/cycle), ``array`` (None: the lane engine of ``lanes``;
+    ``(rows, cols)``: the array engine of that shape, :mod:`hls_models.policy_array`),
+    ``n_actions`` (None: the run's or 18),
     ``reset_frames`` (uncounted reset frames; ALE's 68; 1 models a snapshot restore),
-    ``inference_cycles`` (None: the engine's cycle model for ``lanes`` and the action count;
+    ``inference_cycles`` (None: the engine's cycle model for ``lanes`` or ``array``, the action
+    count and the run's network;
     else the cycles per decision that the console waits for, e.g. measured on the fabric
     instance RTL: preprocessor + inference + action select), ``timing_source`` (the label of
     a given ``colour_clocks_per_frame`` / ``inference_cycles``, e.g. "measured on the
@@ -73,6 +76,7 @@ class MeshOptions:
     colour_clocks_per_frame: int | None = None
     colour_clocks_per_cycle: int = 1
     lanes: int = 16
+    array: tuple[int, int] | None = None
     n_actions: int | None = None
     reset_frames: int = ALE_RESET_FRAMES
     inference_cycles: int | None = None
@@ -134,12 +138,26 @@ def build(opts: MeshOptions):
                                 distribution=EpisodeDistribution(opts.episode_steps), seed=opts.seed)
     n_actions = opts.n_actions or wl.n_actions or 18
     network = wl.extra.get("network", "small")
-    lanes = opts.lanes
-    if network != "small" and lanes == MeshOptions.lanes:
-        from hls_models.policy_int8 import min_lanes      # the published 16 lanes are the small network's
-        lanes = min_lanes(n_actions, network=network)
+    if opts.array is not None:
+        from hls_models.policy_array import check_shape
+        try:
+            rows, cols = check_shape(*opts.array, network)
+        except ValueError as exc:
+            raise ValueError(f"array {'x'.join(map(str, opts.array))} for the {network} network: {exc}") from None
+        engine = {"engine": "array", "array": f"{rows}x{cols}"}
+    else:
+        lanes = opts.lanes
+        if network != "small" and lanes == MeshOptions.lanes:
+            from hls_models.policy_int8 import min_lanes      # the published 16 lanes are the small network's
+            lanes = min_lanes(n_actions, network=network)
+        engine = {"engine": "lane", "lanes": lanes}
     if opts.inference_cycles is not None:
         cycles, cyc_src = int(opts.inference_cycles), opts.timing_source or "given"
+    elif opts.array is not None:
+        from hls_models.engines import inference_cycles as engine_cycles
+        cycles = engine_cycles("array", n_actions, rows=rows, cols=cols, network=network)
+        cyc_src = (f"hls_models.policy_array.inference_cycles({n_actions}, {rows}, {cols}"
+                   + ("" if network == "small" else f", {network!r}") + ")")
     else:
         cycles, cyc_src = inference_cycles(n_actions, lanes, network)
     ccpf = opts.colour_clocks_per_frame or wl.extra.get("colour_clocks_per_frame") or NTSC_COLOUR_CLOCKS_PER_FRAME
@@ -166,7 +184,7 @@ def build(opts: MeshOptions):
                      "colour_clocks_per_cycle": opts.colour_clocks_per_cycle,
                      "cycles_per_frame": node.cycles_per_frame,
                      "colour_clocks_source": ccpf_src, "frame_time_us": node.frame_s * 1e6,
-                     "instance_fps": node.instance_fps, "n_actions": n_actions, "lanes": lanes, "network": network,
+                     "instance_fps": node.instance_fps, "n_actions": n_actions, **engine, "network": network,
                      "inference_cycles": cycles, "inference_source": cyc_src,
                      "inference": opts.inference, "inference_stall_us_per_step": node.inference_s * 1e6,
                      "frame_skip": wl.frame_skip, "reset_frames": opts.reset_frames,

@@ -37,6 +37,7 @@ import sys
 import time
 from pathlib import Path
 
+from hls_models.engines import DEFAULT_ENGINE, DEFAULT_LANES
 from hls_models.platform import FRAME_SKIP
 from host.errors import UserError, float_range, int_range, mac_lanes, seed_int
 
@@ -75,12 +76,13 @@ def register(subparsers, groups):
     m.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=1, metavar="{1,3}",
                    help="console configuration: colour clocks per fabric clock (3: the three-colour-clock "
                         "console, one CPU cycle per clock, a frame in a third of the clocks)")
-    m.add_argument("--engine", choices=("array", "lane"), default="array",
+    m.add_argument("--engine", choices=("array", "lane"), default=DEFAULT_ENGINE,
                    help="the instance's policy engine: the array engine (hw/policy_array.py, --array) or the "
                         "lane engine (hw/policy_engine.py, --lanes)")
     m.add_argument("--array", default=None, metavar="RxC",
                    help="rows x columns of the array engine (default 16x16): the decision path's default cycles "
-                        "from its model (hls_models.policy_array.inference_cycles) for --n-actions, else 18")
+                        "from its model (hls_models.policy_array.inference_cycles) for the action count "
+                        "(--n-actions, else the run's, else 18)")
     m.add_argument("--lanes", type=mac_lanes, default=None, metavar="L",
                    help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default 16)")
     m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
@@ -149,50 +151,41 @@ def register(subparsers, groups):
     b.set_defaults(func=run_bench)
 
 
-def _array_inference(args) -> tuple[int | None, str | None]:
-    """``(inference_cycles, timing_source)`` for the options: with the array engine (the default;
-    ``--array RxC``, 16x16 when not given) and no ``--inference-cycles``, the array engine's model
-    cycles for ``--n-actions`` (18 when not given) and their source; else the given ones (the lane
-    engine's: mesh_sim's model for ``--lanes``).
+def _engine_shape(args) -> tuple[int, int] | None:
+    """The array engine's ``(rows, cols)`` for the options (``--array RxC``, 16x16 when not given),
+    or None with ``--engine lane``. The shape is checked for the network (the run's, else the small
+    one), and the inference cycles of either engine are its model's for the action count
+    (``--n-actions``, else the run's, else 18) unless ``--inference-cycles`` gives them, by
+    :func:`mesh_sim.project.build`.
 
     Raises:
-        UserError: ``--lanes`` without ``--engine lane``, ``--array`` with it, or a bad shape.
+        UserError: ``--lanes`` without ``--engine lane``, ``--array`` with it, or ``--array`` not
+            ``ROWSxCOLS``.
     """
     if args.engine == "lane":
         if args.array is not None:
             raise UserError("--array applies to the array engine, not --engine lane")
-        return args.inference_cycles, args.timing_source
+        return None
     if args.lanes is not None:
         raise UserError("--lanes applies to the lane engine: give --engine lane")
-    if args.inference_cycles is not None:
-        return args.inference_cycles, args.timing_source
-    from hls_models.policy_array import check_shape, inference_cycles
-    text = "16x16" if args.array is None else args.array
+    from hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
+    text = f"{DEFAULT_ROWS}x{DEFAULT_COLS}" if args.array is None else args.array
     try:
         r, c = (int(v) for v in text.lower().split("x"))
     except ValueError:
         raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {text!r}") from None
-    try:
-        r, c = check_shape(r, c)
-    except ValueError as exc:
-        raise UserError(f"--array: {exc}") from None
-    a = args.n_actions or 18
-    model = f"hls_models.policy_array.inference_cycles({a}, {r}, {c})"
-    if args.timing_source is None and args.colour_clocks_per_frame is not None:
-        # mesh_sim labels both figures with one source: say which is which
-        model = f"inference: {model}; colour clocks per frame: given"
-    return inference_cycles(a, r, c), args.timing_source or model
+    return r, c
 
 
 def _options(args):
     from mesh_sim.project import MeshOptions
-    inference_cycles, timing_source = _array_inference(args)
+    array = _engine_shape(args)
     return MeshOptions(
         cards=args.cards, nodes_per_card=args.nodes_per_card, instances_per_node=args.instances_per_node,
         mesh=args.mesh, clock_mhz=args.clock_mhz, colour_clocks_per_frame=args.colour_clocks_per_frame,
         colour_clocks_per_cycle=args.colour_clocks_per_cycle,
-        lanes=args.lanes or 16, n_actions=args.n_actions, reset_frames=args.reset_frames, inference=args.inference,
-        inference_cycles=inference_cycles, timing_source=timing_source,
+        lanes=args.lanes or DEFAULT_LANES, array=array, n_actions=args.n_actions, reset_frames=args.reset_frames,
+        inference=args.inference, inference_cycles=args.inference_cycles, timing_source=args.timing_source,
         link_latency_us=args.link_latency_us, link_gbytes_s=args.link_gbytes_s,
         population=args.population, generations=args.generations, episodes=args.episodes,
         elite_candidates=args.elite_candidates, elite_episodes=args.elite_episodes,
@@ -215,7 +208,9 @@ def _summary(rep: dict) -> str:
         f"{t['instances']} instances, diameter {t['diameter_hops']} hops",
         f"instance: {i['clock_mhz']:g} MHz, {i['colour_clocks_per_cycle']} colour clock(s) per clock, "
         f"{i['colour_clocks_per_frame']} colour clocks/frame = {i['cycles_per_frame']:,.0f} clocks "
-        f"({i['instance_fps']:.0f} frames/s), inference {i['inference_cycles']} cycles [{i['inference_source']}], "
+        f"({i['instance_fps']:.0f} frames/s), "
+        + (f"array engine {i['array']}" if i["engine"] == "array" else f"lane engine, {i['lanes']} lanes")
+        + f", {i['n_actions']} actions: inference {i['inference_cycles']} cycles [{i['inference_source']}], "
         f"{i['inference']}",
         f"workload: {rep['workload']['evaluations']} evaluations, {rep['generations']} generation(s); "
         f"{rep['workload']['source']}",

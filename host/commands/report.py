@@ -93,7 +93,8 @@ def run(args) -> int:
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     inp = measure.gather(games, clock_mhz=args.clock_mhz, lanes=lanes, frames=args.frames, seed=args.seed,
-                        work=out, progress=progress, instance=not args.no_instance, array=array)
+                        work=out, progress=progress, instance=not args.no_instance, array=array,
+                        engine=args.engine)
     command = "nc2600 report " + " ".join(
         [f"--game {shlex.quote(g)}" for g in games]
         + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}",

@@ -421,7 +421,8 @@ def compute(inp: Inputs) -> dict:
             inst, o = mesh["instance"], mesh["options"]
             ccpc = inst.get("colour_clocks_per_cycle", 1)
             cmd = (f"nc2600 mesh --clock-mhz {inp.clock_mhz:g} --n-actions {g.n_actions} "
-                   + (f"--lanes {inp.lanes} " if inp.array is None else f"--array {inp.array[0]}x{inp.array[1]} ")
+                   + (f"--engine lane --lanes {inp.lanes} " if inp.array is None
+                      else f"--array {inp.array[0]}x{inp.array[1]} ")
                    + ("" if ccpc == 1 else f"--colour-clocks-per-cycle {ccpc} ")
                    + 
                    f"--generations {o['generations']} --episode-steps {o['episode_steps']} "

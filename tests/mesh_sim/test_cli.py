@@ -65,6 +65,69 @@ def test_mesh_array_engine_inference_cycles(capsys):
     assert json.loads(out)["instance"]["inference_cycles"] == 11_661
 
 
+def _six_action_run(path, network=None):
+    """A run folder of `nc2600 run` (config.json and episodes.jsonl) for a 6-action game."""
+    path.mkdir()
+    (path / "config.json").write_text(json.dumps({"game": "pong", "n_actions": 6, "population": 2, "frame_skip": 4,
+                                                  **({} if network is None else {"network": network})}))
+    (path / "episodes.jsonl").write_text("".join(json.dumps(
+        {"generation": 0, "individual": i, "episode": 0, "kind": "train", "frames": 400, "steps": 100,
+         "return": 0.0, "reset_frames": 60}) + "\n" for i in range(2)))
+    return str(path)
+
+
+@pytest.mark.parametrize("engine", ["array", "lane"])
+def test_mesh_run_takes_the_runs_action_count_and_shows_the_engine(capsys, tmp_path, engine):
+    """--run DIR: the decision path's cycles are the engine's model for the run's 6 actions
+    (config.json), not 18, and the report names the engine: the array's shape for the array engine
+    (no lanes), the lanes for the lane engine. Expected values from the models."""
+    from hls_models.policy_array import inference_cycles as array_cycles
+    from hls_models.policy_int8 import inference_cycles as lane_cycles
+    run = _six_action_run(tmp_path / "run")
+    extra = ("--array", "8x8") if engine == "array" else ("--engine", "lane", "--lanes", "32")
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--run", run, *extra)
+    assert rc == 0, err
+    inst = json.loads(out)["instance"]
+    assert inst["n_actions"] == 6 and inst["engine"] == engine
+    if engine == "array":
+        assert inst["inference_cycles"] == array_cycles(6, 8, 8) != array_cycles(18, 8, 8)
+        assert inst["array"] == "8x8" and "lanes" not in inst
+        assert inst["inference_source"] == "hls_models.policy_array.inference_cycles(6, 8, 8)"
+    else:
+        assert inst["inference_cycles"] == lane_cycles(6, 32) != lane_cycles(18, 32)
+        assert inst["lanes"] == 32 and "array" not in inst
+    rc, out, err = run_cli(capsys, "mesh", "--run", run, *extra)
+    assert rc == 0, err
+    shown = "array engine 8x8, 6 actions" if engine == "array" else "lane engine, 32 lanes, 6 actions"
+    assert shown in out and (engine == "lane") == ("lanes" in out)
+    # --n-actions still wins over the run's count
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--run", run, "--n-actions", "18", *extra)
+    assert rc == 0, err
+    want = array_cycles(18, 8, 8) if engine == "array" else lane_cycles(18, 32)
+    assert json.loads(out)["instance"]["inference_cycles"] == want
+
+
+def test_mesh_run_of_the_nature_network_on_the_array_engine(capsys, tmp_path):
+    """A run of the nature network: the array engine's model for that network (the run's), and its
+    shape checked for that network: 64 x 16 tiles the nature network's layers but not the small
+    one's (dense1's 2,592 inputs; hls_models.policy_array.check_shape), refused in one line there."""
+    from hls_models.policy_array import check_shape, inference_cycles as array_cycles
+    nature = _six_action_run(tmp_path / "nature", network="nature")
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--run", nature)
+    assert rc == 0, err
+    inst = json.loads(out)["instance"]
+    assert inst["network"] == "nature"
+    assert inst["inference_cycles"] == array_cycles(6, 16, 16, "nature") != array_cycles(6, 16, 16)
+    assert check_shape(64, 16, "nature") == (64, 16)
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--run", nature, "--array", "64x16")
+    assert rc == 0, err
+    assert json.loads(out)["instance"]["inference_cycles"] == array_cycles(6, 64, 16, "nature")
+    with pytest.raises(ValueError) as exc:
+        check_shape(64, 16)
+    rc, out, err = run_cli(capsys, "mesh", "--run", _six_action_run(tmp_path / "small"), "--array", "64x16")
+    assert rc == 2 and str(exc.value) in err and len(err.strip().splitlines()) == 1
+
+
 def test_mesh_faults_and_out_file(capsys, tmp_path):
     out_file = tmp_path / "mesh.json"
     rc, out, err = run_cli(capsys, "mesh", "--schedule", "pull", "--population", "300", "--fail-nodes", "8",

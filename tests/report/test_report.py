@@ -196,6 +196,32 @@ def test_cli_bad_input(argv, needle, tmp_path, capsys):
     assert not (tmp_path / "r" / "report.md").exists()
 
 
+@pytest.mark.parametrize("kw,engine", [({}, "array"), ({"engine": "lane"}, "lane"), ({"array": (8, 8)}, "array")])
+def test_gather_defaults_to_the_instances_engine(monkeypatch, tmp_path, kw, engine):
+    """measure.gather without an engine measures and models the instance's default engine (the
+    16 x 16 array, hls_models.engines.DEFAULT_ENGINE); ``engine="lane"`` the lane engine. The RTL
+    measurements are stand-ins here (each reported missing); the inference figure and the mesh
+    projection's decision path are the engine's model for pong's 6 actions."""
+    import hw.console
+    from hls_models.engines import DEFAULT_ENGINE
+    from hls_models.policy_array import inference_cycles as array_cycles
+    from hls_models.policy_int8 import inference_cycles as lane_cycles
+    assert DEFAULT_ENGINE == "array"
+    monkeypatch.setattr(hw.console, "generate", lambda: {})          # no console elaboration: P&R cache missing
+    monkeypatch.setattr(measure, "measure_action_select_latency", lambda *a: 3)
+    monkeypatch.setattr(measure, "measure_colour_clocks", lambda *a, **k: (None, "stand-in", "cmd"))
+    monkeypatch.setattr(measure, "measure_preprocessor_latency", lambda *a, **k: (None, "stand-in", "NTSC, 210 rows"))
+    inp = measure.gather(["pong"], frames=8, instance=False, progress=lambda m: None, work=tmp_path, **kw)
+    shape = kw.get("array", (16, 16))
+    want = array_cycles(6, *shape) if engine == "array" else lane_cycles(6, 16)
+    assert inp.array == (shape if engine == "array" else None)
+    assert find(rp.compute(inp)["figures"], "policy inference", "pong").value == want
+    for rep in inp.mesh["pong"].values():
+        assert rep["instance"]["engine"] == engine and rep["instance"]["inference_cycles"] == want
+    with pytest.raises(ValueError, match="array applies to the array engine"):
+        measure.gather(["pong"], engine="lane", array=(16, 16), progress=lambda m: None)
+
+
 INSTANCE = {"frames": 100, "decisions": 24, "episode_seed": 0, "lanes": 16, "emulation_per_frame": 59738.0,
             "host_rules_per_frame": 41.0, "preprocessor_per_decision": 1.0, "inference_per_decision": 185923.0,
             "action_select_per_decision": 5.0, "controller_per_episode": 1, "param_load": 512508,
