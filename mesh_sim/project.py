@@ -236,10 +236,17 @@ def simulate(opts: MeshOptions) -> dict:
 def project_run(run_dir: str, **overrides) -> dict:
     """Projection of a launcher run's recorded episodes on the published fabric.
 
+    The instances carry the default instance's engine (:data:`hls_models.engines.DEFAULT_ENGINE`,
+    the 16 x 16 array), as ``nc2600 mesh --run DIR`` does with no engine option, unless
+    ``overrides`` name an engine (``array``, ``lanes``) or give ``inference_cycles``.
+
     Returns ``{"projected_fabric_fps", "projected_fabric_wall_s", "projected_fabric_utilization",
     "projected_fabric_schedule", "projected_fabric_inference_source"}``; ``overrides`` are
     :class:`MeshOptions` fields (e.g. ``schedule="pull"``). Raises ``ValueError`` on a bad run.
     """
+    from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_ROWS
+    if DEFAULT_ENGINE == "array" and not {"array", "lanes", "inference_cycles"} & set(overrides):
+        overrides = {**overrides, "array": (DEFAULT_ROWS, DEFAULT_COLS)}
     rep = simulate(MeshOptions(run_dir=run_dir, **overrides))
     return {"projected_fabric_fps": rep["projected_fps"], "projected_fabric_wall_s": rep["makespan_s"],
             "projected_fabric_utilization": rep["utilization"], "projected_fabric_schedule": rep["schedule"],

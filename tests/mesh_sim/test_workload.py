@@ -131,3 +131,26 @@ def test_lognormal_long_tail_is_capped_not_wrapped():
     assert (steps == 5000).sum() == (z > np.log(2) / 50).sum() > 9000    # above the cap: capped
     big = EpisodeDistribution("fixed:9007199254740992").sample_steps(rng, 3, 5000)
     assert big.tolist() == [5000, 5000, 5000]
+
+
+def test_project_run_uses_the_default_instance_engine(tmp_path, capsys):
+    """The projection `nc2600 run` writes into summary.json is the one `nc2600 mesh --run DIR` prints
+    with no engine option: the default instance's 16 x 16 array engine, its cycles for the run's
+    6 actions (hls_models.policy_array.inference_cycles(6, 16, 16) = 11,642), not the lane engine's
+    (hls_models.policy_int8.inference_cycles(6, 16) = 185,674); an engine given still wins."""
+    from hls_models.policy_array import inference_cycles as array_cycles
+    from hls_models.policy_int8 import inference_cycles as lane_cycles
+    from host.cli import main
+    run = write_run(tmp_path / "run", RECORDS, config={"game": "pong", "n_actions": 6, "population": 3,
+                                                       "frame_skip": 4})
+    out = project_run(run, inference="serial")
+    assert out["projected_fabric_inference_source"] == "hls_models.policy_array.inference_cycles(6, 16, 16)"
+    assert array_cycles(6, 16, 16) == 11_642 and lane_cycles(6, 16) == 185_674
+    rep = simulate(MeshOptions(run_dir=run, inference="serial", array=(16, 16)))
+    assert rep["instance"]["inference_cycles"] == 11_642
+    assert out["projected_fabric_fps"] == rep["projected_fps"]
+    assert main(["mesh", "--json", "--run", run, "--inference", "serial"]) == 0
+    assert json.loads(capsys.readouterr().out)["projected_fps"] == out["projected_fabric_fps"]
+    lane = project_run(run, inference="serial", lanes=16)
+    assert lane["projected_fabric_inference_source"] == "hls_models.policy_int8"
+    assert lane["projected_fabric_fps"] < out["projected_fabric_fps"]
