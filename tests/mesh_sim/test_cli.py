@@ -175,3 +175,45 @@ def test_invariant_violation_exits_1(capsys):
     rep = json.loads(out)
     assert rc == 1 and rep["lost_evaluations"] == 10 and not rep["completed"]
     assert rep["generations_per_hour"] == 0.0 and "no live instance" in err
+
+
+@pytest.mark.parametrize("setting, value", [
+    ("frame_skip", "x"), ("frame_skip", [4]), ("frame_skip", 0), ("frame_skip", -4),
+    ("frame_skip", 4.5), ("frame_skip", 1e300), ("frame_skip", float("inf")),
+    ("n_actions", 0), ("n_actions", 19), ("n_actions", 1000), ("n_actions", True), ("n_actions", "6"),
+    ("population", "x"), ("population", [1]), ("population", -5), ("population", float("inf")),
+    ("colour_clocks_per_frame", float("inf")), ("colour_clocks_per_frame", 0.5),
+    ("colour_clocks_per_frame", True), ("colour_clocks_per_frame", 1e300), ("colour_clocks_per_frame", "59736"),
+    ("network", 5), ("network", ["nature"]),
+])
+def test_mesh_run_with_a_damaged_config_setting_is_one_line_exit_2(capsys, tmp_path, setting, value):
+    """A config.json setting of another type or out of the range nc2600 run writes (frame skip
+    1..64, 1..18 actions, population >= 0, 1..10^7 colour clocks per frame, a network name) is
+    refused in one line naming it, for either engine (these ended in a traceback, or ran with a
+    nonsensical figure: 1,000 actions, 1 colour clock per frame)."""
+    run = tmp_path / "run"
+    _six_action_run(run)
+    cfg = json.loads((run / "config.json").read_text())
+    cfg[setting] = value
+    (run / "config.json").write_text(json.dumps(cfg))
+    for engine in ("array", "lane"):
+        rc, out, err = run_cli(capsys, "mesh", "--run", str(run), "--engine", engine)
+        assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert f"'{setting}' is " in err and "damaged" in err
+
+
+@pytest.mark.parametrize("setting, value, shown", [
+    ("frame_skip", 64, None), ("frame_skip", None, None), ("n_actions", 1, "1 actions"), ("n_actions", 18, "18 actions"),
+    ("colour_clocks_per_frame", 19912, "19912 colour clocks/frame"), ("population", 0, None),
+])
+def test_mesh_run_config_settings_at_their_edges_are_taken(capsys, tmp_path, setting, value, shown):
+    """The ends of each range are taken, and null is read as absent (the default)."""
+    run = tmp_path / "run"
+    _six_action_run(run)
+    cfg = json.loads((run / "config.json").read_text())
+    cfg[setting] = value
+    (run / "config.json").write_text(json.dumps(cfg))
+    rc, out, err = run_cli(capsys, "mesh", "--run", str(run))
+    assert rc == 0, err
+    if shown:
+        assert shown in out
