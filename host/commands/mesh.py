@@ -139,7 +139,8 @@ def register(subparsers, groups):
                         "--generations sets the generations per case (default 4)")
     o.add_argument("--out", default=None, metavar="FILE", help="also write the JSON report to FILE")
     p.set_defaults(func=run_mesh)
-    p.set_defaults(mesh_defaults=vars(p.parse_args([])))
+    p.set_defaults(mesh_defaults=vars(p.parse_args([])),
+                   mesh_flags={a.dest: a.option_strings[-1] for a in p._actions if a.option_strings})
 
     b = groups["bench"].add_parser("mesh", help="mesh_sim speed: one published generation, a 10,000-node mesh",
                                    formatter_class=DefaultsFormatter)
@@ -229,6 +230,15 @@ def _summary(rep: dict) -> str:
     return "\n".join(lines)
 
 
+def _given(args, exclude=()) -> list[str]:
+    """The options of ``nc2600 mesh`` given on the command line with a value other than their
+    default, as the user spells them (``--run``, not its destination ``run_dir``), sorted; those
+    whose destinations are in ``exclude`` left out."""
+    flags = args.mesh_flags
+    return sorted(flags[k] for k, v in args.mesh_defaults.items()
+                  if k in flags and k not in exclude and getattr(args, k, v) != v)
+
+
 def run_mesh(args) -> int:
     from mesh_sim.project import calibrate, simulate
     if args.out is not None:
@@ -237,9 +247,7 @@ def run_mesh(args) -> int:
     if args.calibrate:
         # the calibration's cases are fixed (mesh_sim/CALIBRATION.md): an option it would ignore
         # is refused rather than dropped silently (a new user's find)
-        ignored = sorted(f"--{k.replace('_', '-')}" for k, v in args.mesh_defaults.items()
-                         if k not in ("calibrate", "generations", "json", "out", "func", "mesh_defaults")
-                         and getattr(args, k, v) != v)
+        ignored = _given(args, exclude=("calibrate", "generations", "json", "out"))
         if ignored:
             raise UserError(f"--calibrate runs the published configuration and its design changes as fixed cases; "
                             f"it takes only --generations, --json and --out, not {', '.join(ignored)}")

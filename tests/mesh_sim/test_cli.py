@@ -217,3 +217,12 @@ def test_mesh_run_config_settings_at_their_edges_are_taken(capsys, tmp_path, set
     assert rc == 0, err
     if shown:
         assert shown in out
+
+
+def test_calibrate_refusal_names_the_options_as_spelt(capsys, tmp_path):
+    """--calibrate with options it would ignore: the one line names them as the user typed them
+    (`--run`, whose destination is run_dir; there is no --run-dir option)."""
+    run = _six_action_run(tmp_path / "run")
+    rc, out, err = run_cli(capsys, "mesh", "--calibrate", "--run", run, "--engine", "lane")
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert err.strip().endswith("not --engine, --run") and "--run-dir" not in err
