@@ -50,6 +50,11 @@ def _shape(text: str):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+#: the options of a drawn workload (``mesh_sim.workload.synthetic_workload``), which ``--run``'s
+#: recorded episodes replace
+_SYNTHETIC = ("population", "episodes", "elite_candidates", "elite_episodes", "test_episodes", "episode_steps",
+              "episode_frames", "frame_skip", "seed")
+
 #: upper bounds of the machine and workload options (a mesh of 1,000 cards is 27,000 nodes)
 _CARDS, _COUNT = 1000, 100_000
 
@@ -104,7 +109,8 @@ def register(subparsers, groups):
                    help="bandwidth per link direction (432 GB/s per card / 27 nodes / 6 ports)")
     g = p.add_argument_group("GA workload")
     g.add_argument("--run", dest="run_dir", default=None, metavar="DIR",
-                   help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json)")
+                   help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json); the "
+                        "options below but --generations do not apply")
     g.add_argument("--population", type=int_range(1, _COUNT), default=1000, metavar="P", help="GA individuals per generation")
     g.add_argument("--generations", type=int_range(1, 1000), default=None, metavar="G",
                    help="generations (default 1; with --run: all recorded)")
@@ -230,13 +236,13 @@ def _summary(rep: dict) -> str:
     return "\n".join(lines)
 
 
-def _given(args, exclude=()) -> list[str]:
+def _given(args, exclude=(), only=None) -> list[str]:
     """The options of ``nc2600 mesh`` given on the command line with a value other than their
     default, as the user spells them (``--run``, not its destination ``run_dir``), sorted; those
-    whose destinations are in ``exclude`` left out."""
+    whose destinations are in ``exclude`` left out, and with ``only`` those in it alone."""
     flags = args.mesh_flags
     return sorted(flags[k] for k, v in args.mesh_defaults.items()
-                  if k in flags and k not in exclude and getattr(args, k, v) != v)
+                  if k in flags and k not in exclude and (only is None or k in only) and getattr(args, k, v) != v)
 
 
 def run_mesh(args) -> int:
@@ -251,6 +257,11 @@ def run_mesh(args) -> int:
         if ignored:
             raise UserError(f"--calibrate runs the published configuration and its design changes as fixed cases; "
                             f"it takes only --generations, --json and --out, not {', '.join(ignored)}")
+    elif args.run_dir and not args.run_dir.isspace() and _given(args, only=_SYNTHETIC):
+        # the run's recorded episodes are the workload: a drawn workload's option would be dropped silently
+        # (an empty --run is refused by mesh_sim.workload.load_run, as such)
+        raise UserError(f"--run replays the run's recorded episodes; {', '.join(_given(args, only=_SYNTHETIC))} "
+                        f"shape a drawn workload and do not apply (--generations keeps the run's first G)")
     elif args.timing_source is not None and args.inference_cycles is None and args.colour_clocks_per_frame is None:
         raise UserError("--timing-source labels a given --inference-cycles or --colour-clocks-per-frame; give one")
     try:

@@ -226,3 +226,22 @@ def test_calibrate_refusal_names_the_options_as_spelt(capsys, tmp_path):
     rc, out, err = run_cli(capsys, "mesh", "--calibrate", "--run", run, "--engine", "lane")
     assert rc == 2 and len(err.strip().splitlines()) == 1
     assert err.strip().endswith("not --engine, --run") and "--run-dir" not in err
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["--population", "5"], "--population"), (["--frame-skip", "2"], "--frame-skip"),
+    (["--episode-steps", "fixed:10", "--seed", "3"], "--episode-steps, --seed"),
+    (["--elite-episodes", "0", "--episodes", "2"], "--elite-episodes, --episodes"),
+    (["--test-episodes", "4"], "--test-episodes"), (["--episode-frames", "100"], "--episode-frames"),
+    (["--elite-candidates", "1"], "--elite-candidates"),
+])
+def test_mesh_run_refuses_the_drawn_workload_options(capsys, tmp_path, extra, named):
+    """--run replays the recorded episodes: an option that shapes a drawn workload would be dropped
+    silently (the same 2 evaluations were projected whatever --population said), so it is refused
+    in one line naming it; --generations (the run's first G) still applies."""
+    run = _six_action_run(tmp_path / "run")
+    rc, out, err = run_cli(capsys, "mesh", "--run", run, *extra)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and f"; {named} shape" in err, err
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--run", run, "--generations", "1")
+    assert rc == 0, err
+    assert json.loads(out)["workload"]["evaluations"] == 2
