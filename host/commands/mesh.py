@@ -39,7 +39,7 @@ from pathlib import Path
 
 from hls_models.engines import DEFAULT_ENGINE, DEFAULT_LANES
 from hls_models.platform import FRAME_SKIP
-from host.errors import UserError, float_range, int_range, mac_lanes, seed_int
+from host.errors import UserError, float_range, int_range, mac_lanes, require_memory, seed_int
 
 
 def _shape(text: str):
@@ -245,6 +245,30 @@ def _given(args, exclude=(), only=None) -> list[str]:
                   if k in flags and k not in exclude and (only is None or k in only) and getattr(args, k, v) != v)
 
 
+def _check_memory(args) -> None:
+    """Refuse a drawn workload whose evaluations (:func:`mesh_sim.project.planned_evaluations`, the
+    largest calibration case's with ``--calibrate``) need more memory than is available, at
+    :data:`mesh_sim.project.BYTES_PER_EVALUATION` each: each option is in range, but e.g.
+    ``--population 100000 --generations 1000 --episodes 1000`` asks for 10^11 evaluations.
+
+    Raises:
+        UserError: the memory needed exceeds :func:`host.errors.available_memory`.
+    """
+    from mesh_sim.project import BYTES_PER_EVALUATION, calibration_cases, planned_evaluations
+    if args.calibrate:
+        n = max(planned_evaluations(o) for _, o in calibration_cases(args.generations or 4))
+        what = f"--calibrate --generations {args.generations or 4} ({n:,} evaluations in its largest case)"
+    else:
+        try:
+            n = planned_evaluations(_options(args))
+        except UserError:
+            return                      # refused with its own words by run_mesh
+        if n is None:
+            return
+        what = f"a workload of {n:,} evaluations"
+    require_memory(n * BYTES_PER_EVALUATION, what)
+
+
 def run_mesh(args) -> int:
     from mesh_sim.project import calibrate, simulate
     if args.out is not None:
@@ -264,6 +288,7 @@ def run_mesh(args) -> int:
                         f"shape a drawn workload and do not apply (--generations keeps the run's first G)")
     elif args.timing_source is not None and args.inference_cycles is None and args.colour_clocks_per_frame is None:
         raise UserError("--timing-source labels a given --inference-cycles or --colour-clocks-per-frame; give one")
+    _check_memory(args)
     try:
         if args.calibrate:
             rep = calibrate(args.generations or 4)

@@ -245,3 +245,26 @@ def test_mesh_run_refuses_the_drawn_workload_options(capsys, tmp_path, extra, na
     rc, out, err = run_cli(capsys, "mesh", "--json", "--run", run, "--generations", "1")
     assert rc == 0, err
     assert json.loads(out)["workload"]["evaluations"] == 2
+
+
+def test_mesh_workload_beyond_memory_is_one_line_exit_2(capsys):
+    """Every option in range, their product not: 1,000 generations x (100,000 individuals x 1,000
+    episodes + 10 x 30 elite re-evaluations) = 100,000,300,000 evaluations (hand-worked), about
+    93 TiB at 1 KiB each; refused before anything is drawn (it filled the memory, then a traceback)."""
+    rc, out, err = run_cli(capsys, "mesh", "--population", "100000", "--generations", "1000", "--episodes", "1000")
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and out == ""
+    assert "a workload of 100,000,300,000 evaluations needs 93.1 TiB of memory" in err
+
+
+@pytest.mark.parametrize("kw", [dict(population=7, generations=3, episodes=2, elite_candidates=2, elite_episodes=3,
+                                     test_episodes=5),
+                                dict(population=4, elite_candidates=0, elite_episodes=30),
+                                dict(population=4, elite_candidates=3, elite_episodes=0, test_episodes=1)])
+def test_planned_evaluations_are_the_drawn_workloads(kw):
+    from mesh_sim.project import MeshOptions, planned_evaluations
+    from mesh_sim.workload import synthetic_workload
+    opts = MeshOptions(**kw)
+    wl = synthetic_workload(opts.population, opts.generations or 1, episodes_per_individual=opts.episodes,
+                            elite_candidates=opts.elite_candidates, elite_episodes=opts.elite_episodes,
+                            test_episodes=opts.test_episodes)
+    assert planned_evaluations(opts) == wl.n_evaluations
