@@ -43,7 +43,9 @@ class MeshOptions:
     ``clock_mhz``, ``colour_clocks_per_frame`` (None: the run's figure or 59,736),
     ``colour_clocks_per_cycle`` (the console's configuration: 1, or 3 for the three-colour-clock
     console, whose frame takes a third of the clocks),
-    ``lanes`` (the lane engine's MACs/cycle), ``array`` (None: the lane engine of ``lanes``;
+    ``lanes`` (the lane engine's MACs/cycle; None: 16 for the small network, the fewest lanes whose
+    forward pass fits one frame-skip period for another, ``hls_models.policy_int8.min_lanes``),
+    ``array`` (None: the lane engine of ``lanes``;
     ``(rows, cols)``: the array engine of that shape, :mod:`hls_models.policy_array`),
     ``n_actions`` (None: the run's or 18),
     ``reset_frames`` (uncounted reset frames; ALE's 68; 1 models a snapshot restore),
@@ -56,8 +58,8 @@ class MeshOptions:
     ``inference`` ("pipelined": the console stalls only when a forward pass outlasts a
     frame-skip period, the published design; "serial": it waits for every decision),
     ``weight_load_ms``, ``link_latency_us``, ``link_gbytes_s``.
-    ``lanes`` default 16: the fewest MAC lanes of ``hls_models.policy_int8`` whose forward
-    pass fits one frame-skip period at 150 MHz.
+    The small network's 16 lanes are the fewest MAC lanes of ``hls_models.policy_int8`` whose
+    forward pass fits one frame-skip period at 150 MHz; a given ``lanes`` is taken as given.
     GA (ignored with ``run_dir``): ``population``, ``generations`` (None: 1, or all of a run),
     ``episodes``,
     ``elite_candidates``, ``elite_episodes``, ``test_episodes``, ``episode_steps`` (a
@@ -75,7 +77,7 @@ class MeshOptions:
     clock_mhz: float = 150.0
     colour_clocks_per_frame: int | None = None
     colour_clocks_per_cycle: int = 1
-    lanes: int = 16
+    lanes: int | None = None
     array: tuple[int, int] | None = None
     n_actions: int | None = None
     reset_frames: int = ALE_RESET_FRAMES
@@ -164,7 +166,10 @@ def build(opts: MeshOptions):
         engine = {"engine": "array", "array": f"{rows}x{cols}"}
     else:
         lanes = opts.lanes
-        if network != "small" and lanes == MeshOptions.lanes:
+        if lanes is None and network == "small":
+            from hls_models.engines import DEFAULT_LANES
+            lanes = DEFAULT_LANES
+        elif lanes is None:
             from hls_models.policy_int8 import min_lanes      # the published 16 lanes are the small network's
             lanes = min_lanes(n_actions, network=network)
         engine = {"engine": "lane", "lanes": lanes}

@@ -37,7 +37,7 @@ import sys
 import time
 from pathlib import Path
 
-from hls_models.engines import DEFAULT_ENGINE, DEFAULT_LANES
+from hls_models.engines import DEFAULT_ENGINE
 from hls_models.platform import FRAME_SKIP
 from host.errors import UserError, float_range, int_range, mac_lanes, require_memory, seed_int
 
@@ -89,7 +89,8 @@ def register(subparsers, groups):
                         "from its model (hls_models.policy_array.inference_cycles) for the action count "
                         "(--n-actions, else the run's, else 18)")
     m.add_argument("--lanes", type=mac_lanes, default=None, metavar="L",
-                   help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default 16)")
+                   help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default 16, or "
+                        "for a run of the nature network the fewest whose forward pass fits a frame-skip period)")
     m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
                    help="cycles per decision (at least 1: a decision takes time) the console waits for the decision path (default: the engine's cycle "
                         "model of --engine; e.g. the fabric instance's measured preprocessor + inference + action "
@@ -191,7 +192,7 @@ def _options(args):
         cards=args.cards, nodes_per_card=args.nodes_per_card, instances_per_node=args.instances_per_node,
         mesh=args.mesh, clock_mhz=args.clock_mhz, colour_clocks_per_frame=args.colour_clocks_per_frame,
         colour_clocks_per_cycle=args.colour_clocks_per_cycle,
-        lanes=args.lanes or DEFAULT_LANES, array=array, n_actions=args.n_actions, reset_frames=args.reset_frames,
+        lanes=args.lanes, array=array, n_actions=args.n_actions, reset_frames=args.reset_frames,
         inference=args.inference, inference_cycles=args.inference_cycles, timing_source=args.timing_source,
         link_latency_us=args.link_latency_us, link_gbytes_s=args.link_gbytes_s,
         population=args.population, generations=args.generations, episodes=args.episodes,

@@ -268,3 +268,23 @@ def test_planned_evaluations_are_the_drawn_workloads(kw):
                             elite_candidates=opts.elite_candidates, elite_episodes=opts.elite_episodes,
                             test_episodes=opts.test_episodes)
     assert planned_evaluations(opts) == wl.n_evaluations
+
+
+def test_mesh_run_of_the_nature_network_takes_the_lanes_given(capsys, tmp_path):
+    """--engine lane --lanes 16 on a nature-network run models 16 lanes as asked
+    (hls_models.policy_int8.inference_cycles(6, 16, "nature") = 584,544 cycles), not the 64 lanes
+    (197,952) it silently became because 16 is also the default; without --lanes the lane
+    engine sizes itself for the network (hls_models.policy_int8.min_lanes: 64)."""
+    from hls_models.policy_int8 import inference_cycles as lane_cycles, min_lanes
+    nature = _six_action_run(tmp_path / "nature", network="nature")
+    assert lane_cycles(6, 16, "nature") == 584_544 and lane_cycles(6, 64, "nature") == 197_952
+    assert min_lanes(6, network="nature") == 64
+    for extra, lanes in ((["--lanes", "16"], 16), ([], 64), (["--lanes", "32"], 32)):
+        rc, out, err = run_cli(capsys, "mesh", "--json", "--run", nature, "--engine", "lane", *extra)
+        assert rc == 0, err
+        inst = json.loads(out)["instance"]
+        assert inst["lanes"] == lanes and inst["inference_cycles"] == lane_cycles(6, lanes, "nature")
+    small = _six_action_run(tmp_path / "small")
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--run", small, "--engine", "lane")
+    assert rc == 0, err
+    assert json.loads(out)["instance"]["lanes"] == 16
