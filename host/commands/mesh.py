@@ -289,6 +289,10 @@ def run_mesh(args) -> int:
                         f"shape a drawn workload and do not apply (--generations keeps the run's first G)")
     elif args.timing_source is not None and args.inference_cycles is None and args.colour_clocks_per_frame is None:
         raise UserError("--timing-source labels a given --inference-cycles or --colour-clocks-per-frame; give one")
+    elif not (args.fail_nodes or args.fail_links) and _given(args, only=("fault_seed", "fault_window_s")):
+        # they draw the random failures; without any (or with an explicit --faults list) they would be dropped
+        raise UserError(f"{', '.join(_given(args, only=('fault_seed', 'fault_window_s')))} shape the random failures "
+                        f"of --fail-nodes / --fail-links; give one of those")
     _check_memory(args)
     try:
         if args.calibrate:

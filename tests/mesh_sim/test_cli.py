@@ -288,3 +288,23 @@ def test_mesh_run_of_the_nature_network_takes_the_lanes_given(capsys, tmp_path):
     rc, out, err = run_cli(capsys, "mesh", "--json", "--run", small, "--engine", "lane")
     assert rc == 0, err
     assert json.loads(out)["instance"]["lanes"] == 16
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["--fault-seed", "3"], "--fault-seed"), (["--fault-window-s", "5"], "--fault-window-s"),
+    (["--faults", "node:17@1", "--fault-window-s", "5"], "--fault-window-s"),
+    (["--faults", "node:17@1", "--fault-seed", "2", "--fault-window-s", "5"], "--fault-seed, --fault-window-s"),
+])
+def test_mesh_random_fault_options_without_random_faults_are_refused(capsys, extra, named):
+    """--fault-seed and --fault-window-s draw the failures of --fail-nodes / --fail-links; without
+    those (or beside an explicit --faults list) they changed nothing and exited 0: one line, exit 2.
+    With --fail-nodes they apply: a window changes the plan's failure times."""
+    rc, out, err = run_cli(capsys, "mesh", "--population", "50", "--elite-episodes", "0", *extra)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and err.startswith(f"nc2600: error: {named} shape"), err
+    plans = []
+    for window in ("5", "50"):
+        rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "50", "--elite-episodes", "0",
+                               "--fail-nodes", "2", "--fault-window-s", window)
+        assert rc == 0, err
+        plans.append(json.loads(out)["faults"])
+    assert [p["window_s"] for p in plans] == [5.0, 50.0] and plans[0]["plan"] != plans[1]["plan"]
