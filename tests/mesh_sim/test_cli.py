@@ -308,3 +308,19 @@ def test_mesh_random_fault_options_without_random_faults_are_refused(capsys, ext
         assert rc == 0, err
         plans.append(json.loads(out)["faults"])
     assert [p["window_s"] for p in plans] == [5.0, 50.0] and plans[0]["plan"] != plans[1]["plan"]
+
+
+@pytest.mark.parametrize("cards, per_card, nodes", [(1000, 1000, "1,000,000"), (1000, 28, "28,000"), (28, 1000, "28,000")])
+def test_mesh_of_more_than_27000_nodes_is_one_line_exit_2(capsys, cards, per_card, nodes):
+    """--cards and --nodes-per-card each in range, their product (hand-worked) beyond the model's
+    27,000 nodes (1,000 cards of 27): refused at once (1,000 x 1,000 ran past 110 s and 3.5 GB).
+    Each option at its own end still runs: 1 card of 1,000 nodes (a 10x10x10 cube, 999 workers)."""
+    rc, out, err = run_cli(capsys, "mesh", "--population", "20", "--elite-episodes", "0",
+                           "--cards", str(cards), "--nodes-per-card", str(per_card))
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert f"= {nodes} nodes; the model takes at most 27,000" in err
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "20", "--elite-episodes", "0",
+                           "--cards", "1", "--nodes-per-card", "1000")
+    assert rc == 0, err
+    topo = json.loads(out)["topology"]
+    assert topo["nodes"] == 1000 and topo["mesh"] == "10x10x10" and topo["instances"] == 999 * 2
