@@ -114,8 +114,8 @@ def register(subparsers, groups):
                    help="bandwidth per link direction (432 GB/s per card / 27 nodes / 6 ports)")
     g = p.add_argument_group("GA workload")
     g.add_argument("--run", dest="run_dir", default=None, metavar="DIR",
-                   help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json); the "
-                        "options below but --generations do not apply")
+                   help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json); the other "
+                        "options of this group but --generations shape a drawn workload and are refused with it")
     g.add_argument("--population", type=int_range(1, _COUNT), default=1000, metavar="P", help="GA individuals per generation")
     g.add_argument("--generations", type=int_range(1, 1000), default=None, metavar="G",
                    help="generations (default 1; with --run: all recorded)")
