@@ -252,6 +252,15 @@ def _config_value(config: dict, name: str, cfg_path: str):
     return v
 
 
+#: the largest config.json read (the bound ``nc2600 run --resume`` and ``nc2600 play`` read it with,
+#: ``host.launcher.settings.CONFIG_MAX_BYTES``: a run's settings and resume history are a few KiB)
+CONFIG_MAX_BYTES = 16 << 20
+#: the longest line of episodes.jsonl read, characters: a record of the launcher is about 150
+#: (eight fields, each count at most 2**53); the line is read at most this long, so a file with
+#: no line breaks (binary garbage, a sparse file) cannot fill the memory
+EPISODE_LINE_MAX = 64 << 10
+
+
 def _open_regular(path: str):
     """``path`` opened for reading as text; a FIFO, a device or a folder there raises
     ``ValueError`` at once (opened non-blocking and checked with fstat: never a read that waits
@@ -295,7 +304,10 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
     if os.path.lexists(cfg_path):
         try:
             with _open_regular(cfg_path) as fh:
-                config = json.load(fh)
+                data = fh.buffer.read(CONFIG_MAX_BYTES + 1)
+            if len(data) > CONFIG_MAX_BYTES:
+                raise ValueError(f"{cfg_path} is larger than {CONFIG_MAX_BYTES >> 20} MiB: not a run's config.json")
+            config = json.loads(data.decode("utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"cannot read {cfg_path}: {exc}") from None
         if not isinstance(config, dict):
@@ -308,7 +320,10 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
     rows, seen = [], set()
     try:
         with _open_regular(ep_path) as fh:
-            for lineno, line in enumerate(fh, 1):
+            for lineno, line in enumerate(iter(lambda: fh.readline(EPISODE_LINE_MAX + 1), ""), 1):
+                if len(line) > EPISODE_LINE_MAX:
+                    raise ValueError(f"{ep_path}:{lineno}: longer than {EPISODE_LINE_MAX:,} characters: "
+                                     f"not an episode record")
                 if not line.strip():
                     continue
                 try:

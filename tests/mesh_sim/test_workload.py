@@ -154,3 +154,34 @@ def test_project_run_uses_the_default_instance_engine(tmp_path, capsys):
     lane = project_run(run, inference="serial", lanes=16)
     assert lane["projected_fabric_inference_source"] == "hls_models.policy_int8"
     assert lane["projected_fabric_fps"] < out["projected_fabric_fps"]
+
+
+def test_run_files_without_line_breaks_or_too_large_are_refused_at_once(tmp_path):
+    """episodes.jsonl is read a line of at most 65,536 characters at a time and config.json at most
+    16 MiB (the bound nc2600 run --resume reads it with): a 1 GiB sparse file with no line break
+    (it was read whole into memory: 3 GiB took 3.2 GB and ended in MemoryError) is refused in
+    one line; a record padded to exactly 65,536 characters is read."""
+    import os
+    from mesh_sim.workload import CONFIG_MAX_BYTES, EPISODE_LINE_MAX
+    assert EPISODE_LINE_MAX == 65_536 and CONFIG_MAX_BYTES == 16 * 2**20
+    run = tmp_path / "run"
+    write_run(run, RECORDS[:1])
+    with open(run / "episodes.jsonl", "r+b") as fh:
+        fh.truncate(2**30)                      # line 1 the record, line 2 NUL bytes to 1 GiB
+    with pytest.raises(ValueError, match=r"episodes.jsonl:2: longer than 65,536 characters"):
+        load_run(str(run))
+    line = json.dumps(RECORDS[0])
+    (run / "episodes.jsonl").write_text(line + " " * (EPISODE_LINE_MAX - len(line) - 1) + "\n")
+    assert load_run(str(run)).n_evaluations == 1
+    (run / "episodes.jsonl").write_text(line + " " * (EPISODE_LINE_MAX - len(line)) + "\n")
+    with pytest.raises(ValueError, match="longer than 65,536"):
+        load_run(str(run))
+    (run / "episodes.jsonl").write_text(line + "\n")
+    with open(run / "config.json", "r+b") as fh:
+        fh.truncate(CONFIG_MAX_BYTES + 1)
+    with pytest.raises(ValueError, match=r"config.json is larger than 16 MiB"):
+        load_run(str(run))
+    cfg = json.dumps({"game": "pong", "population": 3, "frame_skip": 4})
+    (run / "config.json").write_text(cfg + " " * (CONFIG_MAX_BYTES - len(cfg)))
+    assert load_run(str(run)).game == "pong"
+    assert os.path.getsize(run / "config.json") == CONFIG_MAX_BYTES
