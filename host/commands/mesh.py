@@ -287,7 +287,7 @@ def run_mesh(args) -> int:
             raise UserError(f"--calibrate runs the published configuration and its design changes as fixed cases; "
                             f"it takes only --generations, --json and --out, not {', '.join(ignored)}")
     elif args.run_dir and not args.run_dir.isspace() and _given(args, only=_SYNTHETIC):
-        # the run's recorded episodes are the workload: a drawn workload's option would be dropped silently
+        # the run's recorded episodes are the workload: a drawn workload's option does not apply to them
         # (an empty --run is refused by mesh_sim.workload.load_run, as such)
         raise UserError(f"--run replays the run's recorded episodes; {', '.join(_given(args, only=_SYNTHETIC))} "
                         f"shape a drawn workload and do not apply (--generations keeps the run's first G)")

@@ -33,9 +33,9 @@ def _subparsers():
 
 
 def test_help_shows_zero_defaults_and_plain_descriptions():
-    """`--help` shows a default of 0 (0 == False hid it: `mesh --seed S  seed of the episode
-    lengths`, with no default), and a description taken from a module docstring without
-    reStructuredText's double backquotes."""
+    """`--help` shows a default of 0 (a default equal to False but not False itself, e.g.
+    `mesh --seed S  seed of the episode lengths (default: 0)`), no default for a flag, and a
+    description taken from a module docstring without reStructuredText's double backquotes."""
     import re
     subs = _subparsers()
     mesh = subs["mesh"].format_help()

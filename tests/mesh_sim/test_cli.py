@@ -189,8 +189,8 @@ def test_invariant_violation_exits_1(capsys):
 def test_mesh_run_with_a_damaged_config_setting_is_one_line_exit_2(capsys, tmp_path, setting, value):
     """A config.json setting of another type or out of the range nc2600 run writes (frame skip
     1..64, 1..18 actions, population >= 0, 1..10^7 colour clocks per frame, a network name) is
-    refused in one line naming it, for either engine (these ended in a traceback, or ran with a
-    nonsensical figure: 1,000 actions, 1 colour clock per frame)."""
+    refused in one line naming it, for either engine: never a traceback, never a projection of
+    1,000 actions or 1 colour clock per frame."""
     run = tmp_path / "run"
     _six_action_run(run)
     cfg = json.loads((run / "config.json").read_text())
@@ -236,9 +236,9 @@ def test_calibrate_refusal_names_the_options_as_spelt(capsys, tmp_path):
     (["--elite-candidates", "1"], "--elite-candidates"),
 ])
 def test_mesh_run_refuses_the_drawn_workload_options(capsys, tmp_path, extra, named):
-    """--run replays the recorded episodes: an option that shapes a drawn workload would be dropped
-    silently (the same 2 evaluations were projected whatever --population said), so it is refused
-    in one line naming it; --generations (the run's first G) still applies."""
+    """--run replays the recorded episodes: an option that shapes a drawn workload does not apply
+    to them, so it is refused in one line naming it; --generations (the run's first G) still
+    applies (the run's 2 recorded evaluations)."""
     run = _six_action_run(tmp_path / "run")
     rc, out, err = run_cli(capsys, "mesh", "--run", run, *extra)
     assert rc == 2 and len(err.strip().splitlines()) == 1 and f"; {named} shape" in err, err
@@ -250,7 +250,7 @@ def test_mesh_run_refuses_the_drawn_workload_options(capsys, tmp_path, extra, na
 def test_mesh_workload_beyond_memory_is_one_line_exit_2(capsys):
     """Every option in range, their product not: 1,000 generations x (100,000 individuals x 1,000
     episodes + 10 x 30 elite re-evaluations) = 100,000,300,000 evaluations (hand-worked), about
-    93 TiB at 1 KiB each; refused before anything is drawn (it filled the memory, then a traceback)."""
+    93 TiB at 1 KiB each; refused in one line before anything is drawn."""
     rc, out, err = run_cli(capsys, "mesh", "--population", "100000", "--generations", "1000", "--episodes", "1000")
     assert rc == 2 and len(err.strip().splitlines()) == 1 and out == ""
     assert "a workload of 100,000,300,000 evaluations needs 93.1 TiB of memory" in err
@@ -272,9 +272,9 @@ def test_planned_evaluations_are_the_drawn_workloads(kw):
 
 def test_mesh_run_of_the_nature_network_takes_the_lanes_given(capsys, tmp_path):
     """--engine lane --lanes 16 on a nature-network run models 16 lanes as asked
-    (hls_models.policy_int8.inference_cycles(6, 16, "nature") = 584,544 cycles), not the 64 lanes
-    (197,952) it silently became because 16 is also the default; without --lanes the lane
-    engine sizes itself for the network (hls_models.policy_int8.min_lanes: 64)."""
+    (hls_models.policy_int8.inference_cycles(6, 16, "nature") = 584,544 cycles), although 16 is
+    also the default; without --lanes the lane engine sizes itself for the network
+    (hls_models.policy_int8.min_lanes: 64 lanes, 197,952 cycles)."""
     from hls_models.policy_int8 import inference_cycles as lane_cycles, min_lanes
     nature = _six_action_run(tmp_path / "nature", network="nature")
     assert lane_cycles(6, 16, "nature") == 584_544 and lane_cycles(6, 64, "nature") == 197_952
@@ -297,7 +297,7 @@ def test_mesh_run_of_the_nature_network_takes_the_lanes_given(capsys, tmp_path):
 ])
 def test_mesh_random_fault_options_without_random_faults_are_refused(capsys, extra, named):
     """--fault-seed and --fault-window-s draw the failures of --fail-nodes / --fail-links; without
-    those (or beside an explicit --faults list) they changed nothing and exited 0: one line, exit 2.
+    those (or beside an explicit --faults list) they would change nothing: one line, exit 2.
     With --fail-nodes they apply: a window changes the plan's failure times."""
     rc, out, err = run_cli(capsys, "mesh", "--population", "50", "--elite-episodes", "0", *extra)
     assert rc == 2 and len(err.strip().splitlines()) == 1 and err.startswith(f"nc2600: error: {named} shape"), err
@@ -313,7 +313,7 @@ def test_mesh_random_fault_options_without_random_faults_are_refused(capsys, ext
 @pytest.mark.parametrize("cards, per_card, nodes", [(1000, 1000, "1,000,000"), (1000, 28, "28,000"), (28, 1000, "28,000")])
 def test_mesh_of_more_than_27000_nodes_is_one_line_exit_2(capsys, cards, per_card, nodes):
     """--cards and --nodes-per-card each in range, their product (hand-worked) beyond the model's
-    27,000 nodes (1,000 cards of 27): refused at once (1,000 x 1,000 ran past 110 s and 3.5 GB).
+    27,000 nodes (1,000 cards of 27): refused at once (1,000 x 1,000 nodes: measured past 110 s and 3.5 GB).
     Each option at its own end still runs: 1 card of 1,000 nodes (a 10x10x10 cube, 999 workers)."""
     rc, out, err = run_cli(capsys, "mesh", "--population", "20", "--elite-episodes", "0",
                            "--cards", str(cards), "--nodes-per-card", str(per_card))

@@ -159,8 +159,8 @@ def test_project_run_uses_the_default_instance_engine(tmp_path, capsys):
 def test_run_files_without_line_breaks_or_too_large_are_refused_at_once(tmp_path):
     """episodes.jsonl is read a line of at most 65,536 characters at a time and config.json at most
     16 MiB (the bound nc2600 run --resume reads it with): a 1 GiB sparse file with no line break
-    (it was read whole into memory: 3 GiB took 3.2 GB and ended in MemoryError) is refused in
-    one line; a record padded to exactly 65,536 characters is read."""
+    is refused at once, never read whole into memory; a record padded to exactly 65,536
+    characters is read."""
     import os
     from mesh_sim.workload import CONFIG_MAX_BYTES, EPISODE_LINE_MAX
     assert EPISODE_LINE_MAX == 65_536 and CONFIG_MAX_BYTES == 16 * 2**20
