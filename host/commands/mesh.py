@@ -212,23 +212,34 @@ def _write_atomic(path: str, text: str):
     atomic_write_bytes(Path(path), text.encode())
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 card"``, ``"16 cards"``: ``n`` and the noun, plural unless ``n`` is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _seconds(s: float) -> str:
+    """A makespan in seconds: two decimals, or three significant digits from 10^9 s up (a
+    microscopic clock or link gives 10^300 s, which fixed point would print digit by digit)."""
+    return f"{s:.2f} s" if s < 1e9 else f"{s:.3g} s"
+
+
 def _summary(rep: dict) -> str:
     t = rep["topology"]
     i = rep["instance"]
     lines = [
-        f"mesh {t['mesh']} ({t['cards']} cards of {t['card_shape']}), {t['nodes']} nodes, {t['links']} links, "
-        f"{t['instances']} instances, diameter {t['diameter_hops']} hops",
+        f"mesh {t['mesh']} ({_count(t['cards'], 'card')} of {t['card_shape']}), {_count(t['nodes'], 'node')}, "
+        f"{_count(t['links'], 'link')}, {_count(t['instances'], 'instance')}, diameter {_count(t['diameter_hops'], 'hop')}",
         f"instance: {i['clock_mhz']:g} MHz, {i['colour_clocks_per_cycle']} colour clock(s) per clock, "
         f"{i['colour_clocks_per_frame']} colour clocks/frame = {i['cycles_per_frame']:,.0f} clocks "
         f"({i['instance_fps']:.0f} frames/s), "
         + (f"array engine {i['array']}" if i["engine"] == "array" else f"lane engine, {i['lanes']} lanes")
-        + f", {i['n_actions']} actions: inference {i['inference_cycles']} cycles [{i['inference_source']}], "
+        + f", {_count(i['n_actions'], 'action')}: inference {i['inference_cycles']} cycles [{i['inference_source']}], "
         f"{i['inference']}",
         f"workload: {rep['workload']['evaluations']} evaluations, {rep['generations']} generation(s); "
         f"{rep['workload']['source']}",
         f"schedule {rep['schedule']}: projected {rep['projected_fps'] / 1e6:.3f} M frames/s of a "
         f"{rep['ceiling_fps'] / 1e6:.3f} M ceiling (utilisation {rep['utilization']:.1%}), "
-        f"{rep['generations_per_hour']:.1f} generations/hour, makespan {rep['makespan_s']:.2f} s",
+        f"{rep['generations_per_hour']:.1f} generations/hour, makespan {_seconds(rep['makespan_s'])}",
         "time: " + ", ".join(f"{k} {v:.1%}" for k, v in rep["time_fractions"].items() if v >= 0.0005),
         f"exactly-once: lost_evaluations {rep['lost_evaluations']}, duplicated_evaluations "
         f"{rep['duplicated_evaluations']} (requeued {rep['requeued_evaluations']})",

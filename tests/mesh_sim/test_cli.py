@@ -203,7 +203,7 @@ def test_mesh_run_with_a_damaged_config_setting_is_one_line_exit_2(capsys, tmp_p
 
 
 @pytest.mark.parametrize("setting, value, shown", [
-    ("frame_skip", 64, None), ("frame_skip", None, None), ("n_actions", 1, "1 actions"), ("n_actions", 18, "18 actions"),
+    ("frame_skip", 64, None), ("frame_skip", None, None), ("n_actions", 1, "1 action: inference"), ("n_actions", 18, "18 actions"),
     ("colour_clocks_per_frame", 19912, "19912 colour clocks/frame"), ("population", 0, None),
 ])
 def test_mesh_run_config_settings_at_their_edges_are_taken(capsys, tmp_path, setting, value, shown):
@@ -324,3 +324,24 @@ def test_mesh_of_more_than_27000_nodes_is_one_line_exit_2(capsys, cards, per_car
     assert rc == 0, err
     topo = json.loads(out)["topology"]
     assert topo["nodes"] == 1000 and topo["mesh"] == "10x10x10" and topo["instances"] == 999 * 2
+
+
+def test_mesh_summary_counts_and_huge_makespans(capsys):
+    """The summary's counts read as English at 1 (1 card of 2x1x1: one I/O node and one worker of
+    2 instances, 1 link, 1 hop; 1 action), and a makespan of 10^9 s or more in three significant
+    digits: on a 10^-300 MHz clock a frame of 59,736 clocks takes 5.97 x 10^298 s, and no episode
+    is longer than the 20,000-frame cap + 30 no-op + 68 reset frames: at most 1.2006 x 10^303 s
+    (hand-worked; the report's makespan_s, shown as it is in the JSON)."""
+    rc, out, err = run_cli(capsys, "mesh", "--cards", "1", "--nodes-per-card", "2", "--population", "2",
+                           "--elite-candidates", "0", "--n-actions", "1")
+    assert rc == 0, err
+    assert "(1 card of 2x1x1), 2 nodes, 1 link, 2 instances, diameter 1 hop\n" in out
+    assert ", 1 action: inference " in out
+    argv = ["mesh", "--population", "20", "--elite-episodes", "0", "--clock-mhz", "1e-300"]
+    rc, out, err = run_cli(capsys, *argv, "--json")
+    assert rc == 0, err
+    makespan = json.loads(out)["makespan_s"]
+    assert 1e302 < makespan <= (20_000 + 30 + 68) * 59_736 / 1e-294 * (1 + 1e-12)
+    rc, out, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    assert f"makespan {makespan:.3g} s\n" in out and "e+30" in out
