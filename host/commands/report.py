@@ -97,7 +97,7 @@ def run(args) -> int:
                         engine=args.engine)
     command = "nc2600 report " + " ".join(
         [f"--game {shlex.quote(g)}" for g in games]
-        + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}",
+        + [f"--clock-mhz {report.cli_number(args.clock_mhz)}", f"--frames {args.frames}",
            f"--engine lane --lanes {lanes}" if array is None else f"--array {array[0]}x{array[1]}",
            f"--seed {args.seed}"]
         + (["--no-instance"] if args.no_instance else []) + [f"--out {shlex.quote(str(out))}"])

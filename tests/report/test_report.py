@@ -401,3 +401,29 @@ def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path, capsys)
     cc, why, _ = measure.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
     assert cc is None and "exit 2" in why
     assert "nc2600: error: pong: mapper X is not implemented" in capsys.readouterr().err
+
+
+def test_the_reproducing_commands_give_the_clock_exactly(capsys):
+    """A clock that six significant digits would round (123.4567891 MHz) appears whole in the
+    figures' commands, and the mesh command of a fabric figure, run, prints that figure's value
+    (mesh_sim run directly with the report's options is the oracle)."""
+    import shlex
+    from dataclasses import replace
+
+    from host.cli import main
+    from mesh_sim.project import simulate
+    clock = 123.4567891
+    inp = small_inputs()
+    inp.clock_mhz = clock
+    opts = replace(measure.mesh_cases()["headline"], clock_mhz=clock, lanes=8, n_actions=6, generations=1,
+                   colour_clocks_per_frame=59736)
+    inp.mesh = {"pong": {"headline": simulate(opts)}}
+    figs = rp.compute(inp)["figures"]
+    cmds = [f.command for f in figs if f.command and "--clock-mhz" in f.command]
+    import re
+    assert cmds and all(re.findall(r"--clock-mhz (\S+)", c) == ["123.4567891"] for c in cmds), cmds
+    fab = find(figs, "projected fabric frames/s, headline", "pong")
+    assert fab.command.startswith("nc2600 mesh ") and "--engine lane --lanes 8" in fab.command
+    assert main([*shlex.split(fab.command)[1:], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["projected_fps"] == fab.value
+    assert rp.cli_number(150.0) == "150" and rp.cli_number(66.6) == "66.6" and rp.cli_number(0.1 + 0.2) == "0.30000000000000004"
