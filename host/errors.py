@@ -265,12 +265,19 @@ def defer_if_importing(signum: int, frame) -> bool:
     signal stops the command as soon as the import is done."""
     if not inside_import(frame):
         return False
+    return send_again(signum, IMPORT_RETRY_S)
+
+
+def send_again(signum: int, delay_s: float) -> bool:
+    """Send ``signum`` to the main thread again ``delay_s`` seconds from now, from a helper
+    thread (daemon; the signal's handler then runs in the main thread at its next bytecode).
+    Returns False when no thread can be started (the interpreter is shutting down), else True."""
     import threading
-    timer = threading.Timer(IMPORT_RETRY_S, signal.pthread_kill, (threading.main_thread().ident, signum))
+    timer = threading.Timer(delay_s, signal.pthread_kill, (threading.main_thread().ident, signum))
     timer.daemon = True
     try:
         timer.start()
-    except RuntimeError:            # the interpreter is shutting down: raise it here after all
+    except RuntimeError:
         return False
     return True
 
@@ -283,8 +290,13 @@ def on_sigterm(signum, frame) -> None:
     it, :func:`defer_if_importing`). Either way :func:`interrupt_name` reports SIGTERM."""
     global _SIGTERM_RECEIVED, _DROPPED
     _SIGTERM_RECEIVED = True
-    if isinstance(sys.exc_info()[1], KeyboardInterrupt) or _IN_HOOK:
-        return                      # already stopping, or about to be sent again (see the hook)
+    if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+        return                      # already stopping
+    if _IN_HOOK:
+        # inside redeliver_swallowed_interrupts (where a raise is dropped again): the hook's own
+        # re-sent signal may be this one, so it is sent once more, to arrive after the hook
+        send_again(signum, IMPORT_RETRY_S)
+        return
     if defer_if_importing(signum, frame):
         return
     _DROPPED = None
@@ -296,6 +308,9 @@ def on_sigint(signum, frame) -> None:
     the main thread), except inside an import, where it is sent again just after it
     (:func:`defer_if_importing`; measured: Ctrl-C during ``import ale_py`` in ``nc2600 games``
     ended the process with SIGSEGV or SIGABRT in 6 of 12 tries, as a SIGTERM did)."""
+    if _IN_HOOK:                    # as on_sigterm: a raise inside the hook would be dropped
+        send_again(signum, IMPORT_RETRY_S)
+        return
     if defer_if_importing(signum, frame):
         return
     raise KeyboardInterrupt
@@ -348,22 +363,18 @@ def redeliver_swallowed_interrupts(unraisable) -> None:
     the end of a run was swallowed this way). Instead the same signal is sent again to the main
     thread 1 ms later, from a helper thread: a signal made pending from inside this hook would
     run its handler at the hook's next bytecode, inside the same dropping context; 1 ms later the
-    main thread is past it (were it in another such context, this hook runs again). Other
+    main thread is past it (were it in another such context, this hook runs again; were it
+    still in this hook, on a loaded machine, the handler sends the signal once more). Other
     unraisable exceptions go to Python's default hook, except after a SIGTERM, when they are
     the stop's consequences and are not printed (the command's one line says it stopped)."""
-    import threading
     global _DROPPED, _IN_HOOK
     exc = unraisable.exc_value
     if isinstance(exc, KeyboardInterrupt):
         _DROPPED = exc
         sig = signal.SIGTERM if isinstance(exc, Terminated) or _SIGTERM_RECEIVED else signal.SIGINT
-        timer = threading.Timer(0.001, signal.pthread_kill, (threading.main_thread().ident, sig))
-        timer.daemon = True
-        _IN_HOOK = True             # a SIGTERM meanwhile is not raised here (on_sigterm)
+        _IN_HOOK = True             # a stop signal meanwhile is sent once more (on_sigterm, on_sigint)
         try:
-            timer.start()
-        except RuntimeError:        # the interpreter is shutting down: it is stopping anyway
-            pass
+            send_again(sig, 0.001)  # False: the interpreter is shutting down, it is stopping anyway
         finally:
             _IN_HOOK = False
         return

@@ -56,6 +56,29 @@ def test_a_sigterm_raised_where_python_drops_exceptions_still_stops_the_command(
     assert ("went on" in proc.stdout) == (steps == 0)      # with work left, it is not done
 
 
+def test_a_sigterm_whose_handler_runs_inside_the_redelivery_hook_is_not_lost():
+    """The hook's re-sent SIGTERM may reach the main thread before the hook has returned (a loaded
+    machine deschedules the main thread for over the hook's 1 ms): its handler, run inside the
+    hook, must not drop it. Here the handler runs with the hook's flag set, deterministically;
+    the command must still stop (exit 130) before its further work is done."""
+    proc = _python("""
+        import host.errors as errors
+        def body():
+            import time
+            errors._IN_HOOK = True                  # the handler runs as if inside the hook
+            signal.raise_signal(signal.SIGTERM)
+            errors._IN_HOOK = False
+            for _ in range(3000):                   # the command's further work (30 s)
+                time.sleep(0.01)
+            print("went on", flush=True)
+            return 0
+        sys.exit(guarded(body))
+    """)
+    assert proc.returncode == 130, proc.stdout + proc.stderr
+    assert proc.stderr == "nc2600: terminated (SIGTERM)\n"
+    assert "went on" not in proc.stdout
+
+
 def test_without_the_redelivery_the_same_sigterm_is_lost():
     """The failure the redelivery prevents: Python's default hook prints and goes on."""
     proc = _python(SWALLOWED.format(hook="sys.unraisablehook = sys.__unraisablehook__", steps=20))
