@@ -449,8 +449,9 @@ class Console(wiring.Component):
         # the TIA write that completes at the next clock's edge, from the CPU's outputs (valid from
         # the cycle's second clock, ph 1): the TIA registers it (its write paths then start from a
         # register, not from the strobe and chip-select logic); counting does not change from ph 1
-        # to ph 2
-        m.d.comb += [tia.write_ahead.eq((g.ph == 1) & counting & ~cpu.dummy & ~cpu.rw & chip_selects(cpu.addr)[1]),
+        # to ph 2. The CPU's write flag (~rw & ~dummy) starts from its state and a registered copy
+        # of its decode, not from the decode table's block RAM (Cpu6507 write)
+        m.d.comb += [tia.write_ahead.eq((g.ph == 1) & counting & cpu.write & chip_selects(cpu.addr)[1]),
                      tia.addr_ahead.eq(cpu.addr[0:6])]
         clk = tia.clocks[0]
         m.d.comb += [

@@ -395,6 +395,13 @@ class Cpu6507(wiring.Component):
     * ``fetch_next`` (out, 1): the cycle after this one is an opcode fetch if the core
       advances at this cycle's end (a function of the registers only; the console reads it
       before the cycle ends). ``pc_next`` (out, 16): the program counter after this edge.
+    * ``write`` (out, 1; ``clocks_per_cycle=3`` only): this cycle performs a write (R/W low and
+      not a dummy cycle: ``~rw & ~dummy`` at every clock), formed from the state and a copy of the
+      opcode's decoded fields registered at every clock (the decode changes at the opcode
+      fetch's edge; the cycle after it always reads, whatever the decode, and the copy holds the
+      new decode from that cycle's second clock on), so that it starts from flip-flops, not from
+      the decode table (a block RAM whose output register is the decode: its clock-to-out
+      before the console's TIA write decode was the LIFCL-40's critical path).
     * ``sync_next``, ``jammed_next`` (out, 1): ``sync`` and ``jammed`` after this clock's edge
       (their values now where the core does not advance at it; after a state load, a fetch):
       what a frame controller registers to stop at an instruction boundary or a jam without a
@@ -479,6 +486,8 @@ class Cpu6507(wiring.Component):
             "load": In(CpuStateSignature), "load_en": In(1), "fetch_next": Out(1), "pc_next": Out(16),
             "sync_next": Out(1), "jammed_next": Out(1),
         }
+        if clocks_per_cycle == 3:
+            ports["write"] = Out(1)
         if addr_probe:
             ports.update({"addr_next": Out(16), "rw_next": Out(1), "write_next": Out(1), "din_probe": In(8)})
         super().__init__(ports)
@@ -585,9 +594,28 @@ class Cpu6507(wiring.Component):
         state_adv = self._probes(m, r, advance, binary, comb_dv, shared)
         if self.addr_probe:
             self._next_access_probe(m, r, advance, binary, comb_dv, shared, s_fwd)
+        if self.clocks_per_cycle == 3:
+            self._write_flag(m, r, binary, comb_dv, shared)
         self._operation_unit(m, r, exec_op, p_br, s_fwd)
         self._state_load(m, r, state_adv)
         return m
+
+    def _write_flag(self, m, r, binary, comb_dv, shared):
+        """``clocks_per_cycle=3``: the ``write`` output, the bus state machine's R/W and dummy mark
+        over a copy of the decoded fields registered at every clock (a probe, :class:`_Probe`). Exact
+        at every clock: R/W depends on the decode only in the effective-address cycle (a store) and
+        the dummy mark of a write cycle on the state alone (RMW's first write); the cycle after the
+        opcode fetch (T1), where the copy still holds the previous opcode's decode for a clock,
+        always reads, and every later cycle sees the copy equal to the decode."""
+        dec_q = Signal(Decoded, init=decode(0), name="dec_q")
+        m.d.sync += dec_q.eq(r.dec)
+        r_q = SimpleNamespace(**vars(r))
+        r_q.dec = dec_q
+        rd_q, dummy_q = Signal(name="rd_q"), Signal(name="dummy_q")
+        self._bus_fsm(_Probe(m, [], [x for x in shared if x is not r.rd and x is not self.dummy],
+                             comb_targets=[(r.rd, rd_q), (self.dummy, dummy_q)]),
+                      r_q, Const(0), binary, comb_dv)
+        m.d.comb += self.write.eq(~rd_q & ~dummy_q)
 
     def _decoder(self, m, ir):
         """The opcode's decoded fields (:data:`Decoded`): returns ``(dec, dec_din, dec_reg)``, the
