@@ -57,10 +57,12 @@ def _model_writes(mem: bytearray, insns: int) -> list[tuple[int, int]]:
     return writes
 
 
-def _rtl_writes(mem: bytearray, max_clocks: int, dut=None, trace: list | None = None) -> list[tuple[int, int]]:
+def _rtl_writes(mem: bytearray, max_clocks: int, dut=None, trace: list | None = None,
+                flags: list | None = None) -> list[tuple[int, int]]:
     """The core's writes (address, value); ``dut`` default ``Cpu6507(clocks_per_cycle=3)`` with
     ce every third clock, else ce on every clock; ``trace`` gets (addr, rw, sync, dummy, dout
-    of a write) at every edge."""
+    of a write) at every edge; ``flags`` (three clocks per cycle) gets (write, rw, dummy) at
+    every clock."""
     every = 3 if dut is None else 1
     dut = Cpu6507(clocks_per_cycle=3) if dut is None else dut
     sim = Simulator(dut)
@@ -79,6 +81,8 @@ def _rtl_writes(mem: bytearray, max_clocks: int, dut=None, trace: list | None = 
             if ce and trace is not None:
                 rw = ctx.get(dut.rw)
                 trace.append((addr, rw, ctx.get(dut.sync), ctx.get(dut.dummy), None if rw else ctx.get(dut.dout)))
+            if flags is not None:
+                flags.append((ctx.get(dut.write), ctx.get(dut.rw), ctx.get(dut.dummy)))
             ctx.set(dut.din, mem[addr])
             if ce and not ctx.get(dut.rw) and not ctx.get(dut.dummy):
                 value = ctx.get(dut.dout)
@@ -110,6 +114,20 @@ def test_three_clock_cycles_match_ale_model(seed):
     got = _rtl_writes(mem, 3 * 10 * 60 * 12)
     assert len(expected) > 150
     assert got == expected
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_three_clock_write_flag_is_rw_low_and_not_dummy_at_every_clock(seed):
+    # the write output (from the state and a registered copy of the decode) against R/W and the
+    # dummy mark at every clock, on the random programs (stores, RMW's two writes, PHA/PHP),
+    # while the core's writes stay ALE's model's
+    mem, expected = _memory_and_model_writes(seed)
+    flags = []
+    got = _rtl_writes(mem, 3 * 10 * 60 * 12, flags=flags)
+    assert got == expected and len(expected) > 150
+    assert sum(1 for w, _, _ in flags if w) > 3 * 150           # write cycles last three clocks
+    assert sum(1 for _, rw, dummy in flags if not rw and dummy) > 0   # RMW's first writes seen
+    assert [w for w, _, _ in flags] == [int(not rw and not dummy) for _, rw, dummy in flags]
 
 
 @pytest.mark.parametrize("seed,stages", [(4, 1), (5, 1), (4, 2), (5, 2), (6, 2)])
