@@ -240,6 +240,11 @@ class State(enum.Enum, shape=6):
     JAMMED = 37
 
 
+#: The states that write at the address latch ``ad`` and those that write on the stack page.
+_WRITES_AT_AD = (State.EA, State.RMW1, State.RMW2)
+_WRITES_AT_STACK = (State.JSR2, State.JSR3, State.BRK1, State.BRK2, State.BRK3, State.PSH1)
+
+
 class _Binary:
     """Cases of an enum-valued Signal (the plain encoding)."""
 
@@ -402,6 +407,11 @@ class Cpu6507(wiring.Component):
       new decode from that cycle's second clock on), so that it starts from flip-flops, not from
       the decode table (a block RAM whose output register is the decode: its clock-to-out
       before the console's TIA write decode was the LIFCL-40's critical path).
+      ``write_addr`` (out, 16; ``clocks_per_cycle=3`` only): ``addr`` whenever R/W is low, the
+      address latch or the stack address picked by the state's bits 5..4 alone (the writing
+      states with the address latch, EA and RMW1/RMW2, are below 16, the stack's pushes above),
+      so that a console decodes its write from two registers and one multiplexer, not from the
+      bus address's multiplexer over every state (elsewhere it is one of the two).
     * ``sync_next``, ``jammed_next`` (out, 1): ``sync`` and ``jammed`` after this clock's edge
       (their values now where the core does not advance at it; after a state load, a fetch):
       what a frame controller registers to stop at an instruction boundary or a jam without a
@@ -487,7 +497,7 @@ class Cpu6507(wiring.Component):
             "sync_next": Out(1), "jammed_next": Out(1),
         }
         if clocks_per_cycle == 3:
-            ports["write"] = Out(1)
+            ports.update({"write": Out(1), "write_addr": Out(16)})
         if addr_probe:
             ports.update({"addr_next": Out(16), "rw_next": Out(1), "write_next": Out(1), "din_probe": In(8)})
         super().__init__(ports)
@@ -616,6 +626,10 @@ class Cpu6507(wiring.Component):
                              comb_targets=[(r.rd, rd_q), (self.dummy, dummy_q)]),
                       r_q, Const(0), binary, comb_dv)
         m.d.comb += self.write.eq(~rd_q & ~dummy_q)
+        # the write's address: the address latch (EA, RMW1, RMW2) or the stack (JSR's, BRK's and
+        # PHA/PHP's pushes), told apart by the state's bits 5..4
+        assert all(st.value < 16 for st in _WRITES_AT_AD) and all(st.value >= 16 for st in _WRITES_AT_STACK)
+        m.d.comb += self.write_addr.eq(Mux(r.state[4:6] != 0, r.stack, r.ad))
 
     def _decoder(self, m, ir):
         """The opcode's decoded fields (:data:`Decoded`): returns ``(dec, dec_din, dec_reg)``, the
