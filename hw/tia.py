@@ -1105,45 +1105,23 @@ class Tia(wiring.Component):
         # the tables, then its change per rule
         codes = (S.wr_hm_ahead, S.wr_hm, S.pend_hm)
         fire_clr = fire & S.pend_hmsel[5]
-        if self.colour_clocks == 1:
-            # (one colour clock per clock: the changes for the three nibbles an object can have at
-            # the next clock, the pending HMxx's data and HMCLR's 0 (shared by the objects) and its
-            # motion register, each from registers through the tables, picked after them by the
-            # firing write (a register and the pending write's select): the firing write does not
-            # run through the tables in the clock (the LIFCL-40's critical path, tia.fire ->
-            # hmk_w2))
-            def after_tables(u, inc):
-                return {src: [self._hmove_k(self._tables, c, h, inc, u=u) for c in codes]
-                        for src, h in (("data", S.pend_data[4:8]), ("clr", Const(0, 4)))}
-            shared_k, shared_ku = after_tables(False, inc_next), after_tables(True, S.wr_uc_next)
-
-            def picked(fire_hm, shared, held):
-                return [Mux(fire_hm, a, Mux(fire_clr, b, c)) for a, b, c in zip(shared["data"], shared["clr"], held)]
         hm_d = []
         hm_u = []
         for o, (d, hm) in enumerate(zip((S.dp0, S.dp1, S.dm0, S.dm1, S.dbl), hm_regs)):
             fire_hm = fire & S.pend_hmsel[o]
-            if self.colour_clocks != 1:
-                hm_next = Signal(4, name=f"hm_next{o}")
-                m.d.comb += hm_next.eq(Mux(fire_hm, S.pend_data[4:8], Mux(fire_clr, 0, hm)))
-                # (in colour clocks 0 and 1: a cycle holds one pending write at most, queued by the
-                # CPU's write at clock 2 and gone once it fires, so the pending HMOVE's change for
-                # the next clock is needed only when no pending write fires now: from the motion
-                # register itself, not through this clock's fire (a path that cannot be taken, cut
-                # for the xc7 logic depth))
-                hm_pend = hm_next if bus_clock else hm
-            if self.colour_clocks == 1:
-                kk = picked(fire_hm, shared_k, [self._hmove_k(self._tables, c, hm, inc_next) for c in codes])
-            else:
-                kk = [self._hmove_k(self._tables, c, h, inc_next) for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
+            hm_next = Signal(4, name=f"hm_next{o}")
+            m.d.comb += hm_next.eq(Mux(fire_hm, S.pend_data[4:8], Mux(fire_clr, 0, hm)))
+            # (with three colour clocks per clock, in colour clocks 0 and 1: a cycle holds one pending
+            # write at most, queued by the CPU's write at clock 2 and gone once it fires, so the
+            # pending HMOVE's change for the next clock is needed only when no pending write fires
+            # now: from the motion register itself, not through this clock's fire (a path that
+            # cannot be taken, cut for the xc7 logic depth))
+            hm_pend = hm_next if bus_clock else hm
+            kk = [self._hmove_k(self._tables, c, h, inc_next) for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
             m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk[0]), getattr(N, f"hmk_p{o}").eq(Mux(enq, kk[1], kk[2]))]
             if o < 2:   # the players' copy-test distance u
-                if self.colour_clocks == 1:
-                    ku = picked(fire_hm, shared_ku, [self._hmove_k(self._tables, c, hm, S.wr_uc_next, u=True)
-                                                     for c in codes])
-                else:
-                    ku = [self._hmove_k(self._tables, c, h, S.wr_uc_next, u=True)
-                          for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
+                ku = [self._hmove_k(self._tables, c, h, S.wr_uc_next, u=True)
+                      for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
                 m.d[dom] += [getattr(N, f"hmku_w{o}").eq(ku[0]), getattr(N, f"hmku_p{o}").eq(Mux(enq, ku[1], ku[2]))]
                 nu = Signal(8, name="hmove_u")
                 # (away from the bus's clock an HMOVE applies only as the pending write firing)
