@@ -289,24 +289,7 @@ class Cart(wiring.Component):
         flag_i = Array(flags)[idx]
         flag_new = Signal(8)
 
-        flag_news = [flag_new] * 8    # the flag a read of fetcher i sets (the chosen one's)
-        if self.rom_read == "next":
-            # the flag of the next access's fetcher, a register formed a clock ahead: every
-            # fetcher's from its next-state registers, the next access's index picking one (so
-            # that no compare lies between this access's address and its read data, nor between
-            # the next address and the register: xc7 logic depth)
-            rules = [_flag_rule(*(nexts[id(regs[i])] for regs in (counters, tops, bottoms, flags))) for i in range(8)]
-            m.d.sync += flag_new.eq(Array(rules)[self.next_bus.addr[0:3]])
-        elif self.rom_read == "late":
-            # every fetcher's flag as a read of it would see it, registered at every clock from the
-            # fetchers' registers (which change only at an access's edge, and the next access
-            # completes two clocks later at the earliest): the access's fetcher picks one, so that no
-            # compare lies between the bus address and the read data or the flag registers
-            flag_news = [Signal(8, name=f"dpc_flag_seen{i}", reset_less=True) for i in range(8)]
-            m.d.sync += [flag_news[i].eq(_flag_rule(counters[i], tops[i], bottoms[i], flags[i])) for i in range(8)]
-            m.d.comb += flag_new.eq(Array(flag_news)[idx])
-        else:
-            m.d.comb += flag_new.eq(_flag_rule(cnt_i, top_i, bot_i, flag_i))
+        flag_news = self._dpc_flags(m, nexts, idx, (counters, tops, bottoms, flags), (cnt_i, top_i, bot_i, flag_i), flag_new)
         music_i = Signal()
         m.d.comb += music_i.eq(Mux(idx >= 5, Array(music + [Const(0, 1)] * 5)[idx - 5], 0))
 
@@ -370,6 +353,32 @@ class Cart(wiring.Component):
                      ram_w.data.eq(Mux(host_ram.we, host_ram.wdata, bus.wdata)),
                      ram_w.en.eq(host_ram.we | (access & bus.write & ram_write))]
         return m
+
+    def _dpc_flags(self, m, nexts, idx, fetchers, chosen, flag_new):
+        """The DPC flag an access to fetcher ``idx`` sees, driven into ``flag_new`` (8 bits), per
+        ``rom_read``; returns the eight flags a read of each fetcher sets. ``fetchers``: the fetchers'
+        (counters, tops, bottoms, flags), eight each; ``chosen``: the same four of fetcher ``idx``;
+        ``nexts``: the next-state signals of the registers (``rom_read="next"``)."""
+        counters, tops, bottoms, flags = fetchers
+        flag_news = [flag_new] * 8    # the flag a read of fetcher i sets (the chosen one's)
+        if self.rom_read == "next":
+            # the flag of the next access's fetcher, a register formed a clock ahead: every
+            # fetcher's from its next-state registers, the next access's index picking one (so
+            # that no compare lies between this access's address and its read data, nor between
+            # the next address and the register: xc7 logic depth)
+            rules = [_flag_rule(*(nexts[id(regs[i])] for regs in (counters, tops, bottoms, flags))) for i in range(8)]
+            m.d.sync += flag_new.eq(Array(rules)[self.next_bus.addr[0:3]])
+        elif self.rom_read == "late":
+            # every fetcher's flag as a read of it would see it, registered at every clock from the
+            # fetchers' registers (which change only at an access's edge, and the next access
+            # completes two clocks later at the earliest): the access's fetcher picks one, so that no
+            # compare lies between the bus address and the read data or the flag registers
+            flag_news = [Signal(8, name=f"dpc_flag_seen{i}", reset_less=True) for i in range(8)]
+            m.d.sync += [flag_news[i].eq(_flag_rule(counters[i], tops[i], bottoms[i], flags[i])) for i in range(8)]
+            m.d.comb += flag_new.eq(Array(flag_news)[idx])
+        else:
+            m.d.comb += flag_new.eq(_flag_rule(*chosen))
+        return flag_news
 
     def _memories(self, m):
         """The ROM (16 KiB) and the SuperChip RAM (128 bytes) with the host's ports: returns the

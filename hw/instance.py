@@ -29,7 +29,7 @@ The host loads an individual's parameters through ``PARAM_ADDR``/``PARAM_DATA`` 
 parameter write port) between episodes, in the engine's load format
 (:func:`hls_models.policy_engine.load_words` or :func:`hls_models.policy_array.load_words`);
 each ``PARAM_DATA`` write steps ``PARAM_ADDR`` to the format's next word of the row
-(:func:`param_step`).
+(:func:`hls_models.engines.param_step`).
 
 Register map: the SystemRDL description ``hls_models/registers/nc2600.rdl``
 (:data:`hls_models.registers.INSTANCE`; page ``docs/hardware/registers.md``). The register file
@@ -48,6 +48,8 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
 from hls_models.action_select import MAX_ACTIONS
+from hls_models.engines import (DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS, ENGINES,  # noqa: F401
+                                check_engine, param_step)
 from hls_models.registers import ENUMS, INSTANCE as R, NODE
 from hw import register_file as rf
 from hw import reproducible
@@ -69,33 +71,12 @@ RANGE_DECODE_MIN = 8
 #: registers whose write is a command (an action beyond storing the word), by the description:
 #: a write-only register, or a field with ``swmod`` or ``singlepulse``
 COMMANDS = ("PARAM_DATA", "ROM_SIZE", "MEM_DATA", "RULES", "CONTROL")
-ENGINES = ("lane", "array")     #: the inference engines an instance takes (``GameInstance(engine=...)``)
 #: The default configuration of an instance (:class:`GameInstance`, the Verilated
 #: :class:`hwtools.instance_harness.InstanceSim`, the node, the CLI): the 16 x 16 array engine with
-#: the one-colour-clock console; ``rtl/instance.v`` is this configuration
-DEFAULT_ENGINE = "array"
-DEFAULT_ROWS = DEFAULT_COLS = 16
-DEFAULT_LANES = 16              #: the lane engine's MAC lanes (``engine="lane"``)
+#: the one-colour-clock console; ``rtl/instance.v`` is this configuration. The engine kinds
+#: (``ENGINES``), the default engine and its sizes are :mod:`hls_models.engines`'s, and
+#: :func:`param_step` is its dispatch to the engine model's ``PARAM_ADDR`` stepping rule.
 DEFAULT_COLOUR_CLOCKS = 1
-
-
-def param_step(engine: str, lanes: int = DEFAULT_LANES, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> tuple[dict, dict]:
-    """How a ``PARAM_DATA`` write steps ``PARAM_ADDR.lane`` per parameter space (weights,
-    biases, configuration): ``({space: lane step}, {space: lanes per row})``; past the row's last
-    lane the address goes to lane 0 of the next row. The rule is the engine model's, beside its
-    load format: :func:`hls_models.policy_engine.param_step` (``lanes``) or
-    :func:`hls_models.policy_array.param_step` (``rows x cols``).
-
-    Raises:
-        ValueError: ``engine`` not in :data:`ENGINES`, or a size the engine's model refuses.
-    """
-    if engine == "lane":
-        from hls_models.policy_engine import param_step as rule
-        return rule(lanes)
-    if engine == "array":
-        from hls_models.policy_array import param_step as rule
-        return rule(rows, cols)
-    raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
 
 
 def _is_command(reg) -> bool:
@@ -139,13 +120,13 @@ def check_config(colour_clocks_per_cycle: int = DEFAULT_COLOUR_CLOCKS, engine: s
     """Validate an instance configuration (:class:`GameInstance`'s arguments of those names).
 
     Raises:
-        ValueError: ``colour_clocks_per_cycle`` not 1 or 3, ``engine`` not in :data:`ENGINES`, or
+        ValueError: ``colour_clocks_per_cycle`` not 1 or 3, ``engine`` not in :data:`hls_models.engines.ENGINES`, or
             an array shape that the engine (:func:`hls_models.policy_array.check_shape`) or the
             preprocessor's word stack (:func:`hw.preprocessor.word_stack_tiling`) does not take.
     """
     if colour_clocks_per_cycle not in (1, 3):
         raise ValueError(f"colour_clocks_per_cycle must be 1 or 3, not {colour_clocks_per_cycle!r}")
-    param_step(engine)
+    check_engine(engine)
     if engine == "array":
         from hls_models.policy_array import check_shape
         from hw.preprocessor import word_stack_tiling
@@ -169,7 +150,7 @@ class GameInstance(wiring.Component):
         rows, cols: the array engine's shape (:func:`hls_models.policy_array.check_shape`; with
             three colour clocks per cycle ``rows >= 8``, :func:`hw.preprocessor.word_stack_tiling`).
     Raises:
-        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3, ``engine`` not in :data:`ENGINES`,
+        ValueError: ``colour_clocks_per_cycle`` is not 1 or 3, ``engine`` not in :data:`hls_models.engines.ENGINES`,
             or an array shape the engine or the preprocessor's word stack does not take.
     Ports:
         bus: In(:func:`hw.axi_lite.AxiLiteSignature` (17)), the host interface.

@@ -260,18 +260,18 @@ def generated_rtl(out_dir: Path, committed: bool = False, files: set[str] | None
     """``{file name: path}`` of the Verilog the testbenches build from.
 
     ``committed=False`` (default): regenerate the blocks from ``hw/`` with
-    :func:`hwtools.synth.generated_verilog` (the modules of ``make rtl`` and any other ``hw/*.py``
-    defining ``generate()``) into ``out_dir``, so ``make sim`` tests the current source: every
+    :func:`hwtools.generate.collect` (the files of ``make rtl``, :data:`hwtools.generate.RTL`)
+    into ``out_dir``, so ``make sim`` tests the current source: every
     file, or with ``files`` (file names, :func:`rtl_sources`) those only, elaborating only the
     modules that generate them (none for an empty set); ``committed=True``: the committed
     ``rtl/`` folder as it is.
     """
     if committed:
         return {p.name: p for p in sorted((REPO_ROOT / "rtl").glob("*.v"))}
-    from hwtools.synth import generated_verilog
+    from hwtools.generate import collect
     out_dir.mkdir(parents=True, exist_ok=True)
     files_out = {}
-    for fname, text in generated_verilog(files).items():
+    for fname, text in collect(files).items():
         _write_if_changed(out_dir / fname, text)
         files_out[fname] = out_dir / fname
     return files_out

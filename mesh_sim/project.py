@@ -43,9 +43,14 @@ class MeshOptions:
     ``clock_mhz``, ``colour_clocks_per_frame`` (None: the run's figure or 59,736),
     ``colour_clocks_per_cycle`` (the console's configuration: 1, or 3 for the three-colour-clock
     console, whose frame takes a third of the clocks),
-    ``lanes`` (policy engine MACs/cycle), ``n_actions`` (None: the run's or 18),
+    ``lanes`` (the lane engine's MACs/cycle; None: 16 for the small network, the fewest lanes whose
+    forward pass fits one frame-skip period for another, ``hls_models.policy_int8.min_lanes``),
+    ``array`` (None: the lane engine of ``lanes``;
+    ``(rows, cols)``: the array engine of that shape, :mod:`hls_models.policy_array`),
+    ``n_actions`` (None: the run's or 18),
     ``reset_frames`` (uncounted reset frames; ALE's 68; 1 models a snapshot restore),
-    ``inference_cycles`` (None: the engine's cycle model for ``lanes`` and the action count;
+    ``inference_cycles`` (None: the engine's cycle model for ``lanes`` or ``array``, the action
+    count and the run's network;
     else the cycles per decision that the console waits for, e.g. measured on the fabric
     instance RTL: preprocessor + inference + action select), ``timing_source`` (the label of
     a given ``colour_clocks_per_frame`` / ``inference_cycles``, e.g. "measured on the
@@ -53,8 +58,8 @@ class MeshOptions:
     ``inference`` ("pipelined": the console stalls only when a forward pass outlasts a
     frame-skip period, the published design; "serial": it waits for every decision),
     ``weight_load_ms``, ``link_latency_us``, ``link_gbytes_s``.
-    ``lanes`` default 16: the fewest MAC lanes of ``hls_models.policy_int8`` whose forward
-    pass fits one frame-skip period at 150 MHz.
+    The small network's 16 lanes are the fewest MAC lanes of ``hls_models.policy_int8`` whose
+    forward pass fits one frame-skip period at 150 MHz; a given ``lanes`` is taken as given.
     GA (ignored with ``run_dir``): ``population``, ``generations`` (None: 1, or all of a run),
     ``episodes``,
     ``elite_candidates``, ``elite_episodes``, ``test_episodes``, ``episode_steps`` (a
@@ -72,7 +77,8 @@ class MeshOptions:
     clock_mhz: float = 150.0
     colour_clocks_per_frame: int | None = None
     colour_clocks_per_cycle: int = 1
-    lanes: int = 16
+    lanes: int | None = None
+    array: tuple[int, int] | None = None
     n_actions: int | None = None
     reset_frames: int = ALE_RESET_FRAMES
     inference_cycles: int | None = None
@@ -99,6 +105,23 @@ class MeshOptions:
     faults: str | None = None
     fault_window_s: float | None = None
     detect_ms: float = 10.0
+
+
+#: peak memory of a projection per evaluation of its workload, bytes: twice the measured ~500
+#: (``nc2600 mesh --population 100000 --episodes 3 --elite-episodes 0``: 211 MB peak resident
+#: against 62 MB for 1,000 evaluations, static schedule; pull and async ~300)
+BYTES_PER_EVALUATION = 1024
+
+
+def planned_evaluations(opts: MeshOptions) -> int | None:
+    """Evaluations of the drawn workload ``opts`` asks for (``generations`` x (``population`` x
+    ``episodes`` + ``elite_candidates`` x ``elite_episodes``) + ``test_episodes``, as
+    :func:`mesh_sim.workload.synthetic_workload` draws them), computed without drawing them;
+    None with ``run_dir`` (the run's recorded episodes)."""
+    if opts.run_dir is not None:
+        return None
+    elite = opts.elite_candidates * opts.elite_episodes if opts.elite_candidates and opts.elite_episodes else 0
+    return (opts.generations or 1) * (opts.population * opts.episodes + elite) + opts.test_episodes
 
 
 def build(opts: MeshOptions):
@@ -134,12 +157,29 @@ def build(opts: MeshOptions):
                                 distribution=EpisodeDistribution(opts.episode_steps), seed=opts.seed)
     n_actions = opts.n_actions or wl.n_actions or 18
     network = wl.extra.get("network", "small")
-    lanes = opts.lanes
-    if network != "small" and lanes == MeshOptions.lanes:
-        from hls_models.policy_int8 import min_lanes      # the published 16 lanes are the small network's
-        lanes = min_lanes(n_actions, network=network)
+    if opts.array is not None:
+        from hls_models.policy_array import check_shape
+        try:
+            rows, cols = check_shape(*opts.array, network)
+        except ValueError as exc:
+            raise ValueError(f"array {'x'.join(map(str, opts.array))} for the {network} network: {exc}") from None
+        engine = {"engine": "array", "array": f"{rows}x{cols}"}
+    else:
+        lanes = opts.lanes
+        if lanes is None and network == "small":
+            from hls_models.engines import DEFAULT_LANES
+            lanes = DEFAULT_LANES
+        elif lanes is None:
+            from hls_models.policy_int8 import min_lanes      # the published 16 lanes are the small network's
+            lanes = min_lanes(n_actions, network=network)
+        engine = {"engine": "lane", "lanes": lanes}
     if opts.inference_cycles is not None:
         cycles, cyc_src = int(opts.inference_cycles), opts.timing_source or "given"
+    elif opts.array is not None:
+        from hls_models.engines import inference_cycles as engine_cycles
+        cycles = engine_cycles("array", n_actions, rows=rows, cols=cols, network=network)
+        cyc_src = (f"hls_models.policy_array.inference_cycles({n_actions}, {rows}, {cols}"
+                   + ("" if network == "small" else f", {network!r}") + ")")
     else:
         cycles, cyc_src = inference_cycles(n_actions, lanes, network)
     ccpf = opts.colour_clocks_per_frame or wl.extra.get("colour_clocks_per_frame") or NTSC_COLOUR_CLOCKS_PER_FRAME
@@ -166,7 +206,7 @@ def build(opts: MeshOptions):
                      "colour_clocks_per_cycle": opts.colour_clocks_per_cycle,
                      "cycles_per_frame": node.cycles_per_frame,
                      "colour_clocks_source": ccpf_src, "frame_time_us": node.frame_s * 1e6,
-                     "instance_fps": node.instance_fps, "n_actions": n_actions, "lanes": lanes, "network": network,
+                     "instance_fps": node.instance_fps, "n_actions": n_actions, **engine, "network": network,
                      "inference_cycles": cycles, "inference_source": cyc_src,
                      "inference": opts.inference, "inference_stall_us_per_step": node.inference_s * 1e6,
                      "frame_skip": wl.frame_skip, "reset_frames": opts.reset_frames,
@@ -218,10 +258,17 @@ def simulate(opts: MeshOptions) -> dict:
 def project_run(run_dir: str, **overrides) -> dict:
     """Projection of a launcher run's recorded episodes on the published fabric.
 
+    The instances carry the default instance's engine (:data:`hls_models.engines.DEFAULT_ENGINE`,
+    the 16 x 16 array), as ``nc2600 mesh --run DIR`` does with no engine option, unless
+    ``overrides`` name an engine (``array``, ``lanes``) or give ``inference_cycles``.
+
     Returns ``{"projected_fabric_fps", "projected_fabric_wall_s", "projected_fabric_utilization",
     "projected_fabric_schedule", "projected_fabric_inference_source"}``; ``overrides`` are
     :class:`MeshOptions` fields (e.g. ``schedule="pull"``). Raises ``ValueError`` on a bad run.
     """
+    from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_ROWS
+    if DEFAULT_ENGINE == "array" and not {"array", "lanes", "inference_cycles"} & set(overrides):
+        overrides = {**overrides, "array": (DEFAULT_ROWS, DEFAULT_COLS)}
     rep = simulate(MeshOptions(run_dir=run_dir, **overrides))
     return {"projected_fabric_fps": rep["projected_fps"], "projected_fabric_wall_s": rep["makespan_s"],
             "projected_fabric_utilization": rep["utilization"], "projected_fabric_schedule": rep["schedule"],

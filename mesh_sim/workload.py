@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hls_models.action_select import MAX_ACTIONS
 from hls_models.platform import FRAME_SKIP
 
 KINDS = ("train", "elite", "test")
@@ -229,6 +230,37 @@ _REQUIRED = {"generation": int, "individual": int, "episode": int, "kind": str, 
              "steps": int, "reset_frames": int}
 
 
+#: the ranges of the run settings read from ``config.json`` (those of ``nc2600 run`` and
+#: ``nc2600 mesh``): name -> (lowest, highest, accepted JSON types)
+_CONFIG_RANGES = {"frame_skip": (1, 64, (int,)), "n_actions": (1, MAX_ACTIONS, (int,)),
+                  "population": (0, STEPS_MAX, (int,)), "colour_clocks_per_frame": (1, 10**7, (int, float))}
+
+
+def _config_value(config: dict, name: str, cfg_path: str):
+    """``config[name]`` checked against :data:`_CONFIG_RANGES` (None when absent or null).
+
+    Raises:
+        ValueError: a value of another type (booleans included), not finite, or out of range.
+    """
+    v = config.get(name)
+    if v is None:
+        return None
+    lo, hi, types = _CONFIG_RANGES[name]
+    if isinstance(v, bool) or not isinstance(v, types) or not (math.isfinite(v) and lo <= v <= hi):
+        kind = "an integer" if types == (int,) else "a number"
+        raise ValueError(f"{cfg_path} is damaged: {name!r} is {v!r}, not {kind} in [{lo:,}, {hi:,}]")
+    return v
+
+
+#: the largest config.json read (the bound ``nc2600 run --resume`` and ``nc2600 play`` read it with,
+#: ``host.launcher.settings.CONFIG_MAX_BYTES``: a run's settings and resume history are a few KiB)
+CONFIG_MAX_BYTES = 16 << 20
+#: the longest line of episodes.jsonl read, characters: a record of the launcher is about 150
+#: (eight fields, each count at most 2**53); the line is read at most this long, so a file with
+#: no line breaks (binary garbage, a sparse file) cannot fill the memory
+EPISODE_LINE_MAX = 64 << 10
+
+
 def _open_regular(path: str):
     """``path`` opened for reading as text; a FIFO, a device or a folder there raises
     ``ValueError`` at once (opened non-blocking and checked with fstat: never a read that waits
@@ -254,7 +286,11 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
 
     ``generations``: keep only the first N generations recorded (None: all).
     Raises ``ValueError`` (one line) when a file is missing, unreadable or malformed,
-    or when an evaluation key appears twice.
+    when an evaluation key appears twice, or when a setting of ``config.json`` is of another
+    type or out of range: ``frame_skip`` an integer in 1..64, ``n_actions`` one in 1..18 (ALE's
+    full action set), ``population`` one >= 0, ``colour_clocks_per_frame`` a number in
+    1..10,000,000 (``nc2600 mesh --colour-clocks-per-frame``'s range), ``network`` a string
+    (null reads as absent).
     """
     ep_path = os.path.join(run_dir, "episodes.jsonl")
     cfg_path = os.path.join(run_dir, "config.json")
@@ -268,7 +304,10 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
     if os.path.lexists(cfg_path):
         try:
             with _open_regular(cfg_path) as fh:
-                config = json.load(fh)
+                data = fh.buffer.read(CONFIG_MAX_BYTES + 1)
+            if len(data) > CONFIG_MAX_BYTES:
+                raise ValueError(f"{cfg_path} is larger than {CONFIG_MAX_BYTES >> 20} MiB: not a run's config.json")
+            config = json.loads(data.decode("utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"cannot read {cfg_path}: {exc}") from None
         if not isinstance(config, dict):
@@ -281,7 +320,10 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
     rows, seen = [], set()
     try:
         with _open_regular(ep_path) as fh:
-            for lineno, line in enumerate(fh, 1):
+            for lineno, line in enumerate(iter(lambda: fh.readline(EPISODE_LINE_MAX + 1), ""), 1):
+                if len(line) > EPISODE_LINE_MAX:
+                    raise ValueError(f"{ep_path}:{lineno}: longer than {EPISODE_LINE_MAX:,} characters: "
+                                     f"not an episode record")
                 if not line.strip():
                     continue
                 try:
@@ -320,14 +362,17 @@ def load_run(run_dir: str, generations: int | None = None) -> Workload:
         raise ValueError(f"cannot read {ep_path}: {exc}") from None
     if not rows:
         raise ValueError(f"{ep_path} holds no episode records")
-    n_actions = config.get("n_actions")
+    frame_skip = _config_value(config, "frame_skip", cfg_path)
     w = _build(rows, source=f"recorded episodes of {os.path.abspath(run_dir)}",
-               frame_skip=int(config.get("frame_skip", FRAME_SKIP)),
-               n_actions=int(n_actions) if isinstance(n_actions, int) else None,
-               game=config.get("game"), population=int(config.get("population", 0) or 0))
-    ccpf = config.get("colour_clocks_per_frame")
-    if isinstance(ccpf, (int, float)) and ccpf > 0:
+               frame_skip=FRAME_SKIP if frame_skip is None else frame_skip,
+               n_actions=_config_value(config, "n_actions", cfg_path),
+               game=config.get("game"), population=_config_value(config, "population", cfg_path) or 0)
+    ccpf = _config_value(config, "colour_clocks_per_frame", cfg_path)
+    if ccpf is not None:
         w.extra["colour_clocks_per_frame"] = ccpf
-    if config.get("network") not in (None, "small"):
-        w.extra["network"] = str(config["network"])      # nc2600 run --network nature
+    network = config.get("network")
+    if network is not None and not isinstance(network, str):
+        raise ValueError(f"{cfg_path} is damaged: 'network' is {network!r}, not a string")
+    if network not in (None, "small"):
+        w.extra["network"] = network      # nc2600 run --network nature
     return w

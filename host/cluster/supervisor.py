@@ -36,10 +36,10 @@ def supervised_driver(body: Callable[[], int]) -> int:
     process signalled, as a batch scheduler may do; a raylet that crashed; SIGKILL) in one line:
     after SIGINT/SIGTERM as the interrupted command (exit 130), else as an error (exit 1); either
     line ends with the hint the driver gave through :func:`set_interrupt_hint` (e.g. the
-    ``--resume`` command). POSIX only (``os.fork``).
+    ``--resume`` command). It returns once the driver has ended and what the driver wrote to its
+    pipe is read (:func:`_read_driver_pipe`), whatever a process forked from the driver that holds
+    the pipe open still writes. POSIX only (``os.fork``).
     """
-    import json
-    import select
     import signal
     import threading
     stops = (signal.SIGINT, signal.SIGTERM)
@@ -134,29 +134,10 @@ def supervised_driver(body: Callable[[], int]) -> int:
             pass
     os.close(w)
     signal.signal(signal.SIGCHLD, old_chld)
-    data = bytearray()
     ended = threading.Event()                      # set once waitpid has the driver's status
-
-    def read() -> None:
-        # Drained as written, so the driver never blocks on the pipe. Ends at EOF, or once the
-        # driver has ended and the pipe holds nothing more: everything the driver wrote before
-        # its exit is in the pipe then, while a process forked from the driver (not exec'd)
-        # may keep the pipe open, without writing, for as long as it lives.
-        poller = select.poll()
-        poller.register(r, select.POLLIN)
-        try:
-            while True:
-                if not poller.poll(0 if ended.is_set() else 1000 * WAIT_POLL_S):
-                    if ended.is_set():
-                        return
-                    continue
-                chunk = os.read(r, 1 << 16)
-                if not chunk:
-                    return
-                data.extend(chunk)
-        finally:
-            os.close(r)
-    reader = threading.Thread(target=read, name="nc2600-driver-pipe", daemon=True)
+    got: dict = {"rc": None, "hint": ""}           # the driver's last exit code and hint lines
+    reader = threading.Thread(target=_read_driver_pipe, args=(r, ended, got), name="nc2600-driver-pipe",
+                              daemon=True)
     reader.start()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     try:
@@ -164,22 +145,12 @@ def supervised_driver(body: Callable[[], int]) -> int:
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
-    # no time limit here: once ``ended`` is set the reader only empties what the pipe holds (a
-    # deadline would drop the driver's exit code when the reader thread is not scheduled in
-    # time on a loaded machine)
+    # no time limit here: once ``ended`` is set the reader takes only what the pipe holds at
+    # that moment (a deadline would drop the driver's exit code when the reader thread is not
+    # scheduled in time on a loaded machine)
     ended.set()
     reader.join()
-    lines = data.decode(errors="replace").splitlines()
-    rc, hint = None, ""
-    for line in list(lines):
-        kind, _, value = line.rstrip("\n").partition(" ")
-        try:
-            if kind == "rc":
-                rc = int(value)
-            elif kind == "hint":
-                hint = json.loads(value)
-        except ValueError:
-            pass
+    rc, hint = got["rc"], got["hint"]
     if rc is not None:
         return rc
     _remove_files_of_ended_evaluators(time.time() - time.monotonic() + started)
@@ -192,6 +163,69 @@ def supervised_driver(body: Callable[[], int]) -> int:
         ("; Ray's core ends a driver whose local raylet died" if code == 1 else "")
     sys.stderr.write(f"nc2600: error: the Ray driver process ended without finishing ({how}){hint}\n")
     return 1
+
+
+def _pipe_bytes(fd: int) -> int:
+    """Bytes readable from the pipe ``fd`` now, without blocking (``FIONREAD``)."""
+    import array
+    import fcntl
+    import termios
+    n = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, n, True)
+    return n[0]
+
+
+def _read_driver_pipe(fd: int, ended, got: dict) -> None:
+    """The supervisor's reader of the driver's pipe ``fd`` (closed when it returns): ``got["rc"]``
+    (int) and ``got["hint"]`` (str) become the last ``rc N`` and ``hint JSON`` lines read; a line
+    that is neither, or does not parse, is skipped. Each line is written with one ``os.write``
+    (:func:`set_interrupt_hint`, the driver's exit code); POSIX keeps a write of at most
+    ``PIPE_BUF`` (4,096) bytes whole, so such lines of several writers do not interleave.
+
+    Until ``ended`` (a :class:`threading.Event`) is set, i.e. while the driver runs, the pipe is
+    drained as written (every :data:`WAIT_POLL_S` seconds at most), so a writer never blocks on
+    it. Once ``ended`` is set, the driver has exited and everything it wrote is in the pipe: the
+    reader takes the bytes the pipe holds at that moment (``FIONREAD``, at most the pipe's
+    capacity, 64 KiB by default on Linux) and returns; it also returns at EOF. So a process forked
+    from the driver (not exec'd) that keeps the pipe open, idle or writing, never holds the
+    supervisor, and what it writes after the driver's exit is not read. Memory: the longest line.
+    """
+    import json
+    import select
+
+    partial = bytearray()
+
+    def take(chunk: bytes) -> None:
+        partial.extend(chunk)
+        *lines, rest = partial.split(b"\n")
+        partial[:] = rest
+        for line in lines:
+            kind, _, value = line.decode(errors="replace").partition(" ")
+            try:
+                if kind == "rc":
+                    got["rc"] = int(value)
+                elif kind == "hint":
+                    got["hint"] = str(json.loads(value))
+            except ValueError:
+                pass
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    try:
+        while not ended.is_set():
+            if poller.poll(1000 * WAIT_POLL_S):
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return
+                take(chunk)
+        left = _pipe_bytes(fd)
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                return
+            take(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
 
 
 #: the most seconds the supervisor waits for this command's evaluators on this machine to end

@@ -8,7 +8,14 @@ import sys
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """ArgumentParser whose errors are one line on stderr and exit code 2."""
+    """ArgumentParser whose errors are one line on stderr and exit code 2. A description taken
+    from a module docstring is shown as plain text: reStructuredText's double backquotes
+    (````--load````) become single ones."""
+
+    def __init__(self, *args, **kwargs):
+        if isinstance(kwargs.get("description"), str):
+            kwargs["description"] = kwargs["description"].replace("``", "`")
+        super().__init__(*args, **kwargs)
 
     def error(self, message):  # noqa: D401 - argparse API
         sys.stderr.write(f"{self.prog}: error: {message}\n")
@@ -16,12 +23,13 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows ``(default: X)`` only where it informs: not for None/False defaults, and not when
-    the help text already states its default."""
+    """Shows ``(default: X)`` only where it informs: not for a None or False default (a flag's),
+    and not when the help text already states its default; a default of 0 or 0.0 is shown."""
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+        if action.default is None or action.default is False or action.default is argparse.SUPPRESS \
+                or "default" in text:
             return text
         return super()._get_help_string(action)
 

@@ -37,8 +37,9 @@ import sys
 import time
 from pathlib import Path
 
+from hls_models.engines import DEFAULT_ENGINE
 from hls_models.platform import FRAME_SKIP
-from host.errors import UserError, float_range, int_range, mac_lanes, seed_int
+from host.errors import UserError, float_range, int_range, mac_lanes, require_memory, seed_int
 
 
 def _shape(text: str):
@@ -49,8 +50,17 @@ def _shape(text: str):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+#: the options of a drawn workload (``mesh_sim.workload.synthetic_workload``), which ``--run``'s
+#: recorded episodes replace
+_SYNTHETIC = ("population", "episodes", "elite_candidates", "elite_episodes", "test_episodes", "episode_steps",
+              "episode_frames", "frame_skip", "seed")
+
 #: upper bounds of the machine and workload options (a mesh of 1,000 cards is 27,000 nodes)
 _CARDS, _COUNT = 1000, 100_000
+#: the most nodes a mesh may have (cards x nodes per card): 1,000 cards of 27. Measured: 27,000
+#: nodes, 2 instances each, one generation of 20 evaluations: 5 s, 163 MB peak (64 instances
+#: each: 23 s, 1.8 GB); 1,000 x 1,000 nodes ran past 110 s and 3.5 GB without finishing.
+_NODES = _CARDS * 27
 
 
 def register(subparsers, groups):
@@ -63,7 +73,7 @@ def register(subparsers, groups):
     m = p.add_argument_group("machine")
     m.add_argument("--cards", type=int_range(1, _CARDS), default=16, metavar="C", help="module cards")
     m.add_argument("--nodes-per-card", type=int_range(1, 1000), default=27, metavar="N",
-                   help="nodes per card (one is the card's I/O node)")
+                   help=f"nodes per card (one is the card's I/O node); cards x nodes per card at most {_NODES:,}")
     m.add_argument("--instances-per-node", type=int_range(1, 64), default=2, metavar="I",
                    help="game instances per worker node")
     m.add_argument("--mesh", type=_shape, default=None, metavar="XxYxZ",
@@ -75,14 +85,16 @@ def register(subparsers, groups):
     m.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=1, metavar="{1,3}",
                    help="console configuration: colour clocks per fabric clock (3: the three-colour-clock "
                         "console, one CPU cycle per clock, a frame in a third of the clocks)")
-    m.add_argument("--engine", choices=("array", "lane"), default="array",
+    m.add_argument("--engine", choices=("array", "lane"), default=DEFAULT_ENGINE,
                    help="the instance's policy engine: the array engine (hw/policy_array.py, --array) or the "
                         "lane engine (hw/policy_engine.py, --lanes)")
     m.add_argument("--array", default=None, metavar="RxC",
                    help="rows x columns of the array engine (default 16x16): the decision path's default cycles "
-                        "from its model (hls_models.policy_array.inference_cycles) for --n-actions, else 18")
+                        "from its model (hls_models.policy_array.inference_cycles) for the action count "
+                        "(--n-actions, else the run's, else 18)")
     m.add_argument("--lanes", type=mac_lanes, default=None, metavar="L",
-                   help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default 16)")
+                   help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default 16, or "
+                        "for a run of the nature network the fewest whose forward pass fits a frame-skip period)")
     m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
                    help="cycles per decision (at least 1: a decision takes time) the console waits for the decision path (default: the engine's cycle "
                         "model of --engine; e.g. the fabric instance's measured preprocessor + inference + action "
@@ -102,7 +114,8 @@ def register(subparsers, groups):
                    help="bandwidth per link direction (432 GB/s per card / 27 nodes / 6 ports)")
     g = p.add_argument_group("GA workload")
     g.add_argument("--run", dest="run_dir", default=None, metavar="DIR",
-                   help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json)")
+                   help="replay the episodes recorded by `nc2600 run` in DIR (episodes.jsonl, config.json); the other "
+                        "options of this group but --generations shape a drawn workload and are refused with it")
     g.add_argument("--population", type=int_range(1, _COUNT), default=1000, metavar="P", help="GA individuals per generation")
     g.add_argument("--generations", type=int_range(1, 1000), default=None, metavar="G",
                    help="generations (default 1; with --run: all recorded)")
@@ -137,7 +150,8 @@ def register(subparsers, groups):
                         "--generations sets the generations per case (default 4)")
     o.add_argument("--out", default=None, metavar="FILE", help="also write the JSON report to FILE")
     p.set_defaults(func=run_mesh)
-    p.set_defaults(mesh_defaults=vars(p.parse_args([])))
+    p.set_defaults(mesh_defaults=vars(p.parse_args([])),
+                   mesh_flags={a.dest: a.option_strings[-1] for a in p._actions if a.option_strings})
 
     b = groups["bench"].add_parser("mesh", help="mesh_sim speed: one published generation, a 10,000-node mesh",
                                    formatter_class=DefaultsFormatter)
@@ -149,50 +163,41 @@ def register(subparsers, groups):
     b.set_defaults(func=run_bench)
 
 
-def _array_inference(args) -> tuple[int | None, str | None]:
-    """``(inference_cycles, timing_source)`` for the options: with the array engine (the default;
-    ``--array RxC``, 16x16 when not given) and no ``--inference-cycles``, the array engine's model
-    cycles for ``--n-actions`` (18 when not given) and their source; else the given ones (the lane
-    engine's: mesh_sim's model for ``--lanes``).
+def _engine_shape(args) -> tuple[int, int] | None:
+    """The array engine's ``(rows, cols)`` for the options (``--array RxC``, 16x16 when not given),
+    or None with ``--engine lane``. The shape is checked for the network (the run's, else the small
+    one), and the inference cycles of either engine are its model's for the action count
+    (``--n-actions``, else the run's, else 18) unless ``--inference-cycles`` gives them, by
+    :func:`mesh_sim.project.build`.
 
     Raises:
-        UserError: ``--lanes`` without ``--engine lane``, ``--array`` with it, or a bad shape.
+        UserError: ``--lanes`` without ``--engine lane``, ``--array`` with it, or ``--array`` not
+            ``ROWSxCOLS``.
     """
     if args.engine == "lane":
         if args.array is not None:
             raise UserError("--array applies to the array engine, not --engine lane")
-        return args.inference_cycles, args.timing_source
+        return None
     if args.lanes is not None:
         raise UserError("--lanes applies to the lane engine: give --engine lane")
-    if args.inference_cycles is not None:
-        return args.inference_cycles, args.timing_source
-    from hls_models.policy_array import check_shape, inference_cycles
-    text = "16x16" if args.array is None else args.array
+    from hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
+    text = f"{DEFAULT_ROWS}x{DEFAULT_COLS}" if args.array is None else args.array
     try:
         r, c = (int(v) for v in text.lower().split("x"))
     except ValueError:
         raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {text!r}") from None
-    try:
-        r, c = check_shape(r, c)
-    except ValueError as exc:
-        raise UserError(f"--array: {exc}") from None
-    a = args.n_actions or 18
-    model = f"hls_models.policy_array.inference_cycles({a}, {r}, {c})"
-    if args.timing_source is None and args.colour_clocks_per_frame is not None:
-        # mesh_sim labels both figures with one source: say which is which
-        model = f"inference: {model}; colour clocks per frame: given"
-    return inference_cycles(a, r, c), args.timing_source or model
+    return r, c
 
 
 def _options(args):
     from mesh_sim.project import MeshOptions
-    inference_cycles, timing_source = _array_inference(args)
+    array = _engine_shape(args)
     return MeshOptions(
         cards=args.cards, nodes_per_card=args.nodes_per_card, instances_per_node=args.instances_per_node,
         mesh=args.mesh, clock_mhz=args.clock_mhz, colour_clocks_per_frame=args.colour_clocks_per_frame,
         colour_clocks_per_cycle=args.colour_clocks_per_cycle,
-        lanes=args.lanes or 16, n_actions=args.n_actions, reset_frames=args.reset_frames, inference=args.inference,
-        inference_cycles=inference_cycles, timing_source=timing_source,
+        lanes=args.lanes, array=array, n_actions=args.n_actions, reset_frames=args.reset_frames,
+        inference=args.inference, inference_cycles=args.inference_cycles, timing_source=args.timing_source,
         link_latency_us=args.link_latency_us, link_gbytes_s=args.link_gbytes_s,
         population=args.population, generations=args.generations, episodes=args.episodes,
         elite_candidates=args.elite_candidates, elite_episodes=args.elite_episodes,
@@ -207,21 +212,34 @@ def _write_atomic(path: str, text: str):
     atomic_write_bytes(Path(path), text.encode())
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 card"``, ``"16 cards"``: ``n`` and the noun, plural unless ``n`` is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _seconds(s: float) -> str:
+    """A makespan in seconds: two decimals, or three significant digits from 10^9 s up (a
+    microscopic clock or link gives 10^300 s, which fixed point would print digit by digit)."""
+    return f"{s:.2f} s" if s < 1e9 else f"{s:.3g} s"
+
+
 def _summary(rep: dict) -> str:
     t = rep["topology"]
     i = rep["instance"]
     lines = [
-        f"mesh {t['mesh']} ({t['cards']} cards of {t['card_shape']}), {t['nodes']} nodes, {t['links']} links, "
-        f"{t['instances']} instances, diameter {t['diameter_hops']} hops",
+        f"mesh {t['mesh']} ({_count(t['cards'], 'card')} of {t['card_shape']}), {_count(t['nodes'], 'node')}, "
+        f"{_count(t['links'], 'link')}, {_count(t['instances'], 'instance')}, diameter {_count(t['diameter_hops'], 'hop')}",
         f"instance: {i['clock_mhz']:g} MHz, {i['colour_clocks_per_cycle']} colour clock(s) per clock, "
         f"{i['colour_clocks_per_frame']} colour clocks/frame = {i['cycles_per_frame']:,.0f} clocks "
-        f"({i['instance_fps']:.0f} frames/s), inference {i['inference_cycles']} cycles [{i['inference_source']}], "
+        f"({i['instance_fps']:.0f} frames/s), "
+        + (f"array engine {i['array']}" if i["engine"] == "array" else f"lane engine, {i['lanes']} lanes")
+        + f", {_count(i['n_actions'], 'action')}: inference {i['inference_cycles']} cycles [{i['inference_source']}], "
         f"{i['inference']}",
         f"workload: {rep['workload']['evaluations']} evaluations, {rep['generations']} generation(s); "
         f"{rep['workload']['source']}",
         f"schedule {rep['schedule']}: projected {rep['projected_fps'] / 1e6:.3f} M frames/s of a "
         f"{rep['ceiling_fps'] / 1e6:.3f} M ceiling (utilisation {rep['utilization']:.1%}), "
-        f"{rep['generations_per_hour']:.1f} generations/hour, makespan {rep['makespan_s']:.2f} s",
+        f"{rep['generations_per_hour']:.1f} generations/hour, makespan {_seconds(rep['makespan_s'])}",
         "time: " + ", ".join(f"{k} {v:.1%}" for k, v in rep["time_fractions"].items() if v >= 0.0005),
         f"exactly-once: lost_evaluations {rep['lost_evaluations']}, duplicated_evaluations "
         f"{rep['duplicated_evaluations']} (requeued {rep['requeued_evaluations']})",
@@ -234,6 +252,39 @@ def _summary(rep: dict) -> str:
     return "\n".join(lines)
 
 
+def _given(args, exclude=(), only=None) -> list[str]:
+    """The options of ``nc2600 mesh`` given on the command line with a value other than their
+    default, as the user spells them (``--run``, not its destination ``run_dir``), sorted; those
+    whose destinations are in ``exclude`` left out, and with ``only`` those in it alone."""
+    flags = args.mesh_flags
+    return sorted(flags[k] for k, v in args.mesh_defaults.items()
+                  if k in flags and k not in exclude and (only is None or k in only) and getattr(args, k, v) != v)
+
+
+def _check_memory(args) -> None:
+    """Refuse a drawn workload whose evaluations (:func:`mesh_sim.project.planned_evaluations`, the
+    largest calibration case's with ``--calibrate``) need more memory than is available, at
+    :data:`mesh_sim.project.BYTES_PER_EVALUATION` each: each option is in range, but e.g.
+    ``--population 100000 --generations 1000 --episodes 1000`` asks for 10^11 evaluations.
+
+    Raises:
+        UserError: the memory needed exceeds :func:`host.errors.available_memory`.
+    """
+    from mesh_sim.project import BYTES_PER_EVALUATION, calibration_cases, planned_evaluations
+    if args.calibrate:
+        n = max(planned_evaluations(o) for _, o in calibration_cases(args.generations or 4))
+        what = f"--calibrate --generations {args.generations or 4} ({n:,} evaluations in its largest case)"
+    else:
+        try:
+            n = planned_evaluations(_options(args))
+        except UserError:
+            return                      # refused with its own words by run_mesh
+        if n is None:
+            return
+        what = f"a workload of {n:,} evaluations"
+    require_memory(n * BYTES_PER_EVALUATION, what)
+
+
 def run_mesh(args) -> int:
     from mesh_sim.project import calibrate, simulate
     if args.out is not None:
@@ -242,14 +293,25 @@ def run_mesh(args) -> int:
     if args.calibrate:
         # the calibration's cases are fixed (mesh_sim/CALIBRATION.md): an option it would ignore
         # is refused rather than dropped silently (a new user's find)
-        ignored = sorted(f"--{k.replace('_', '-')}" for k, v in args.mesh_defaults.items()
-                         if k not in ("calibrate", "generations", "json", "out", "func", "mesh_defaults")
-                         and getattr(args, k, v) != v)
+        ignored = _given(args, exclude=("calibrate", "generations", "json", "out"))
         if ignored:
             raise UserError(f"--calibrate runs the published configuration and its design changes as fixed cases; "
                             f"it takes only --generations, --json and --out, not {', '.join(ignored)}")
+    elif args.run_dir and not args.run_dir.isspace() and _given(args, only=_SYNTHETIC):
+        # the run's recorded episodes are the workload: a drawn workload's option does not apply to them
+        # (an empty --run is refused by mesh_sim.workload.load_run, as such)
+        raise UserError(f"--run replays the run's recorded episodes; {', '.join(_given(args, only=_SYNTHETIC))} "
+                        f"shape a drawn workload and do not apply (--generations keeps the run's first G)")
     elif args.timing_source is not None and args.inference_cycles is None and args.colour_clocks_per_frame is None:
         raise UserError("--timing-source labels a given --inference-cycles or --colour-clocks-per-frame; give one")
+    elif not (args.fail_nodes or args.fail_links) and _given(args, only=("fault_seed", "fault_window_s")):
+        # they draw the random failures; without any (or with an explicit --faults list) they would be dropped
+        raise UserError(f"{', '.join(_given(args, only=('fault_seed', 'fault_window_s')))} shape the random failures "
+                        f"of --fail-nodes / --fail-links; give one of those")
+    if args.cards * args.nodes_per_card > _NODES:
+        raise UserError(f"--cards {args.cards} x --nodes-per-card {args.nodes_per_card} = "
+                        f"{args.cards * args.nodes_per_card:,} nodes; the model takes at most {_NODES:,}")
+    _check_memory(args)
     try:
         if args.calibrate:
             rep = calibrate(args.generations or 4)

@@ -93,10 +93,11 @@ def run(args) -> int:
     t0 = time.perf_counter()
     progress = (lambda m: print(m, file=sys.stderr, flush=True))
     inp = measure.gather(games, clock_mhz=args.clock_mhz, lanes=lanes, frames=args.frames, seed=args.seed,
-                        work=out, progress=progress, instance=not args.no_instance, array=array)
+                        work=out, progress=progress, instance=not args.no_instance, array=array,
+                        engine=args.engine)
     command = "nc2600 report " + " ".join(
         [f"--game {shlex.quote(g)}" for g in games]
-        + [f"--clock-mhz {args.clock_mhz:g}", f"--frames {args.frames}",
+        + [f"--clock-mhz {report.cli_number(args.clock_mhz)}", f"--frames {args.frames}",
            f"--engine lane --lanes {lanes}" if array is None else f"--array {array[0]}x{array[1]}",
            f"--seed {args.seed}"]
         + (["--no-instance"] if args.no_instance else []) + [f"--out {shlex.quote(str(out))}"])

@@ -29,7 +29,7 @@ loaded into the instance's engine in that engine's format (the lane engine's
 the instance has is a build parameter of the design (:class:`hw.instance.GameInstance`), not a
 register: the driver takes it as :class:`host.drivers.engine.EngineConfig`, by default from the MMIO object's
 ``engine``, ``lanes``, ``rows`` and ``cols`` attributes (:class:`hwtools.instance_harness.InstanceSim`
-has them), else the default design's engine (the 16 x 16 array engine, :data:`hw.instance.DEFAULT_ENGINE`).
+has them), else the default design's engine (the 16 x 16 array engine, :data:`hls_models.engines.DEFAULT_ENGINE`).
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ import numpy as np
 
 from hls_models.frame_skip import FRAME_SKIP, noop_frames, paddle_direction, paddle_needed
 from hls_models.registers import ENUMS, INSTANCE as R
-from host.drivers.engine import ENGINE_LANES, EngineConfig  # noqa: F401  (the driver's engine, re-exported)
+from host.drivers.engine import EngineConfig  # noqa: F401  (the driver's engine, re-exported)
 
 ID_VALUE = R.ID.value.reset                #: what ID reads ('NC26')
 State = ENUMS["ctrl_state_e"]              #: STATUS.state's encodings

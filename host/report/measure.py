@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS, check_engine
 from hls_models.platform import FRAME_SKIP
 from host.report.throughput import ACTION_SELECT_LANES, NEXUS_SEEDS, GameInputs, Inputs
 
@@ -124,7 +125,7 @@ def measure_preprocessor_latency(game: str, frames: int, seed: int, frame_skip: 
     return lats, "", desc
 
 
-INSTANCE_LANES = 16     #: the MAC lanes of the lane-engine instance build (hw.instance.DEFAULT_LANES)
+INSTANCE_LANES = DEFAULT_LANES     #: the MAC lanes of the lane-engine instance build
 INSTANCE_NETWORK_SEED = 1   #: the measured network: init_params(1, A), quantised as instance-play does
 
 
@@ -201,16 +202,31 @@ def mesh_cases(generations: int = 2) -> dict:
     return {"headline": cases[0][1], "sustained": cases[2][1]}
 
 
-def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: int = 400, seed: int = 0,
+def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANES, frames: int = 400, seed: int = 0,
            frame_skip: int = FRAME_SKIP, work: Path | None = None, progress=print, instance: bool = True,
-           array: tuple[int, int] | None = None) -> Inputs:
+           array: tuple[int, int] | None = None, engine: str = DEFAULT_ENGINE) -> Inputs:
     """Measure everything :func:`compute` needs (RTL runs, models, mesh_sim). ``progress(str)`` reports
-    steps; ``instance`` False leaves out the fabric instance's episode (reported missing); ``array``
-    ``(rows, cols)``: the instance and the inference model are the array engine's, not ``lanes``'."""
+    steps; ``instance`` False leaves out the fabric instance's episode (reported missing).
+
+    The engine is the instance's default (:data:`hls_models.engines.DEFAULT_ENGINE`, the array
+    engine) unless ``engine`` says ``"lane"``: with the array engine the instance and the inference
+    model are the ``array`` ``(rows, cols)`` engine's (default 16 x 16); with the lane engine,
+    ``lanes``' (the instance harness is built with :data:`hls_models.engines.DEFAULT_LANES`).
+
+    Raises:
+        ValueError: ``engine`` not one of :data:`hls_models.engines.ENGINES`, or ``array`` with the
+            lane engine.
+        host.errors.UserError: an unknown game.
+    """
     from host.verify.games import game_info, resolve_rom
     from dataclasses import replace
 
     from mesh_sim.project import simulate
+    if check_engine(engine) == "lane":
+        if array is not None:
+            raise ValueError("array applies to the array engine, not engine='lane'")
+    else:
+        array = (DEFAULT_ROWS, DEFAULT_COLS) if array is None else (int(array[0]), int(array[1]))
     work = Path(work) if work else Path(".")
     infos = []
     for g in games:
@@ -272,12 +288,9 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = 16, frames: 
         timing = {"colour_clocks_per_frame": None if cc is None else int(round(float(np.mean(cc))))}
         if gi.instance is not None:
             timing = instance_mesh_timing(gi.instance, frame_skip)
-        elif array is not None:     # the array engine's model for the decision path (mesh_sim knows the lanes' only)
-            from hls_models.policy_array import inference_cycles as array_cycles
-            timing["inference_cycles"] = array_cycles(gi.n_actions, *array)
-        inp.mesh[info.name] = {
+        inp.mesh[info.name] = {       # without the instance's figure, the engine's model for the decision path
             ("" if ccpc == 1 else "3 colour clocks per clock, ") + case: simulate(replace(
-                opts, clock_mhz=clock_mhz, lanes=lanes, n_actions=gi.n_actions, frame_skip=frame_skip,
+                opts, clock_mhz=clock_mhz, lanes=lanes, array=array, n_actions=gi.n_actions, frame_skip=frame_skip,
                 colour_clocks_per_cycle=ccpc, **timing))
             for ccpc in (1, 3) for case, opts in mesh_cases().items()}
         inp.games.append(gi)

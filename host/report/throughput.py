@@ -156,6 +156,13 @@ class Inputs:
 # The computation (pure)
 # ---------------------------------------------------------------------------------------------
 
+def cli_number(x: float) -> str:
+    """``x`` as a command line gives it back exactly: ``"150"`` for 150.0, the shortest text that
+    parses to ``x`` when six significant digits (``:g``) would round it (``"123.4567891"``)."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
+
+
 def decision_cycles(colour_clocks_per_frame: float, pp_latency: int, forward_cycles: int, as_latency: int,
                     frame_skip: int = FRAME_SKIP) -> dict:
     """Cycles of one decision: ``{"emulation", "preprocessing", "forward", "action_select", "path",
@@ -319,7 +326,7 @@ def compute(inp: Inputs) -> dict:
         figs.append(Figure(sect_inst, f"frames/s, emulation only, at {inp.clock_mhz:g} MHz", g.game, emu_fps, "frames/s",
                            DERIVED if ccpf_kind == RTL else MODEL,
                            f"clock {inp.clock_mhz:g} MHz / {ccpf:,.1f} colour clocks per frame ({ccpf_src})",
-                           f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
+                           f"nc2600 report --game {g.game} --clock-mhz {cli_number(inp.clock_mhz)}"))
         if pnr is not None:
             figs.append(Figure(sect_inst, f"frames/s at the console's ECP5-85 Fmax, {pnr['fmax_mhz']:g} MHz "
                                "(proxy device, not the Zynq-7045; emulation only)", g.game,
@@ -404,7 +411,7 @@ def compute(inp: Inputs) -> dict:
                                    f"{cyc['emulation']:,.0f} + {_stall_words(mode, cyc)}"
                                    f"preprocessing {pp} + forward {forward:,} + action select {cyc['action_select']}"
                                    + (", overlapped with the next frames" if mode == "pipelined" else "")
-                                   + ")", f"nc2600 report --game {g.game} --clock-mhz {inp.clock_mhz:g}"))
+                                   + ")", f"nc2600 report --game {g.game} --clock-mhz {cli_number(inp.clock_mhz)}"))
         if inp.clock_mhz == PUBLISHED_CLOCK_MHZ:
             figs.append(Figure(sect_inst, "published frames/s per instance at 150 MHz", g.game,
                                PUBLISHED_INSTANCE_FPS, "frames/s", PUBLISHED, PUBLISHED_SOURCE))
@@ -420,8 +427,9 @@ def compute(inp: Inputs) -> dict:
                                  "instances": mesh["topology"]["instances"]}
             inst, o = mesh["instance"], mesh["options"]
             ccpc = inst.get("colour_clocks_per_cycle", 1)
-            cmd = (f"nc2600 mesh --clock-mhz {inp.clock_mhz:g} --n-actions {g.n_actions} "
-                   + (f"--lanes {inp.lanes} " if inp.array is None else f"--array {inp.array[0]}x{inp.array[1]} ")
+            cmd = (f"nc2600 mesh --clock-mhz {cli_number(inp.clock_mhz)} --n-actions {g.n_actions} "
+                   + (f"--engine lane --lanes {inp.lanes} " if inp.array is None
+                      else f"--array {inp.array[0]}x{inp.array[1]} ")
                    + ("" if ccpc == 1 else f"--colour-clocks-per-cycle {ccpc} ")
                    + 
                    f"--generations {o['generations']} --episode-steps {o['episode_steps']} "

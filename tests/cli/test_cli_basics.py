@@ -13,3 +13,38 @@ def test_unknown_subcommand_is_one_line_exit_2():
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "no-such-command" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _subparsers():
+    """``{"mesh": parser, "bench mesh": parser, ...}`` of the command line."""
+    import argparse
+
+    from host.cli import build_parser
+    found = {}
+
+    def walk(parser, prefix):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found[f"{prefix}{name}"] = sub
+                    walk(sub, f"{prefix}{name} ")
+    walk(build_parser(), "")
+    return found
+
+
+def test_help_shows_zero_defaults_and_plain_descriptions():
+    """`--help` shows a default of 0 (a default equal to False but not False itself, e.g.
+    `mesh --seed S  seed of the episode lengths (default: 0)`), no default for a flag, and a
+    description taken from a module docstring without reStructuredText's double backquotes."""
+    import re
+    subs = _subparsers()
+    mesh = subs["mesh"].format_help()
+    for opt, words in (("--seed S", "seed of the episode lengths"), ("--fail-nodes K", "random node failures"),
+                       ("--test-episodes E", "final test episodes of the elite")):
+        assert re.search(re.escape(opt) + r"\s+" + re.escape(words) + r"\s+\(default: 0\)", mesh), opt
+    assert "--json                print one JSON object\n" in mesh           # a flag: no "(default: False)"
+    for name, parser in subs.items():
+        text = parser.format_help()
+        assert "``" not in text, name
+        assert "(default: False)" not in text and "(default: None)" not in text, name
+    assert "`nc2600 synth`: Yosys" in subs["synth"].format_help()

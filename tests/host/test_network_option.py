@@ -34,9 +34,12 @@ def test_ga_int8_on_nature(nature_int8_run):
     genome = json.loads((nature_int8_run / "best_genome.json").read_text())
     assert best.shape == (n_params("nature", 6),)
     assert np.array_equal(best, genome_params(genome["seeds"], 6, 0.002, NoiseTable(1 << 21, 123), "nature"))
-    # mesh_sim's projection of the run uses the nature engine (64 lanes, its cycle model)
+    # mesh_sim's projection of the run in summary.json: the default instance's engine (the 16 x 16
+    # array) with its cycle model for the nature network; the lane engine (MeshOptions' lanes) sizes
+    # itself for the nature network (64 lanes, its cycle model)
     summary = json.loads((nature_int8_run / "summary.json").read_text())
-    assert summary["projected_fabric_inference_source"] == "hls_models.policy_int8 (nature network)"
+    assert summary["projected_fabric_inference_source"] == \
+        "hls_models.policy_array.inference_cycles(6, 16, 16, 'nature')"
     from mesh_sim.project import MeshOptions, build
     info = build(MeshOptions(run_dir=str(nature_int8_run)))[-1]
     from hls_models.policy_int8 import inference_cycles

@@ -74,6 +74,80 @@ def test_hints_are_drained_as_written_and_may_hold_any_text(capfd):
     assert capfd.readouterr().err.endswith("; continue with: nc2600 run --resume 'a\nrc 0'\n")
 
 
+def test_a_writer_forked_from_the_driver_does_not_hold_the_supervisor(capfd, tmp_path):
+    """A process forked from the driver (not exec'd) that keeps writing hint lines to the
+    supervisor's pipe and outlives the driver: the supervisor returns the driver's exit code once
+    the driver has ended (it reads what the pipe holds then, not until EOF or an empty pipe, which
+    this writer would put off for its whole 60 s)."""
+    import json
+
+    import host.cluster.supervisor as sup
+    pid_file = tmp_path / "writer.pid"
+
+    def body():
+        writer = os.fork()
+        if writer == 0:                            # the writer: ends on a broken pipe, or after 60 s
+            line = f"hint {json.dumps('; from the writer')}\n".encode()
+            end = time.monotonic() + 60
+            try:
+                while time.monotonic() < end:
+                    os.write(sup._SUPERVISOR_FD, line)
+            finally:
+                os._exit(0)
+        pid_file.write_text(str(writer))
+        time.sleep(0.5)                            # the writer is writing
+        set_interrupt_hint("; from the driver")
+        return 7
+    t0 = time.monotonic()
+    try:
+        assert supervised_driver(body) == 7
+        assert time.monotonic() - t0 < 30
+        assert capfd.readouterr().err == ""
+    finally:
+        try:
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+
+
+def test_the_reader_takes_what_the_pipe_holds_when_the_driver_has_ended(monkeypatch):
+    """The reader's bound, deterministically: with the driver's end known, it reads the bytes the
+    pipe holds at that moment (its exit code and hint among them) and returns, while another writer
+    goes on writing after that moment (a hint it must not take, here started from the moment the
+    reader measures the pipe); the late writer then finds the pipe closed."""
+    import threading
+
+    import host.cluster.supervisor as sup
+    r, w = os.pipe()
+    os.write(w, b'hint "; before"\nrc 5\nhint "; last of the driver"\n')
+    ended, got, measured = threading.Event(), {"rc": None, "hint": ""}, threading.Event()
+    ended.set()
+    broken = []
+
+    def late_writer():
+        measured.wait()
+        try:
+            while True:
+                os.write(w, b'hint "; late"\n')
+        except BrokenPipeError:
+            broken.append(True)
+        finally:
+            os.close(w)
+    real = sup._pipe_bytes
+
+    def pipe_bytes(fd):
+        n = real(fd)
+        measured.set()                            # the late writer starts after the measure
+        time.sleep(0.2)
+        return n
+    monkeypatch.setattr(sup, "_pipe_bytes", pipe_bytes)
+    writer = threading.Thread(target=late_writer, daemon=True)
+    writer.start()
+    sup._read_driver_pipe(r, ended, got)
+    writer.join(30)
+    assert got == {"rc": 5, "hint": "; last of the driver"} and broken == [True]
+
+
 def test_a_driver_ended_without_finishing_is_one_line_with_its_hint(capfd):
     def body():
         set_interrupt_hint("; continue with: nc2600 run --resume /x")

@@ -131,3 +131,57 @@ def test_lognormal_long_tail_is_capped_not_wrapped():
     assert (steps == 5000).sum() == (z > np.log(2) / 50).sum() > 9000    # above the cap: capped
     big = EpisodeDistribution("fixed:9007199254740992").sample_steps(rng, 3, 5000)
     assert big.tolist() == [5000, 5000, 5000]
+
+
+def test_project_run_uses_the_default_instance_engine(tmp_path, capsys):
+    """The projection `nc2600 run` writes into summary.json is the one `nc2600 mesh --run DIR` prints
+    with no engine option: the default instance's 16 x 16 array engine, its cycles for the run's
+    6 actions (hls_models.policy_array.inference_cycles(6, 16, 16) = 11,642), not the lane engine's
+    (hls_models.policy_int8.inference_cycles(6, 16) = 185,674); an engine given still wins."""
+    from hls_models.policy_array import inference_cycles as array_cycles
+    from hls_models.policy_int8 import inference_cycles as lane_cycles
+    from host.cli import main
+    run = write_run(tmp_path / "run", RECORDS, config={"game": "pong", "n_actions": 6, "population": 3,
+                                                       "frame_skip": 4})
+    out = project_run(run, inference="serial")
+    assert out["projected_fabric_inference_source"] == "hls_models.policy_array.inference_cycles(6, 16, 16)"
+    assert array_cycles(6, 16, 16) == 11_642 and lane_cycles(6, 16) == 185_674
+    rep = simulate(MeshOptions(run_dir=run, inference="serial", array=(16, 16)))
+    assert rep["instance"]["inference_cycles"] == 11_642
+    assert out["projected_fabric_fps"] == rep["projected_fps"]
+    assert main(["mesh", "--json", "--run", run, "--inference", "serial"]) == 0
+    assert json.loads(capsys.readouterr().out)["projected_fps"] == out["projected_fabric_fps"]
+    lane = project_run(run, inference="serial", lanes=16)
+    assert lane["projected_fabric_inference_source"] == "hls_models.policy_int8"
+    assert lane["projected_fabric_fps"] < out["projected_fabric_fps"]
+
+
+def test_run_files_without_line_breaks_or_too_large_are_refused_at_once(tmp_path):
+    """episodes.jsonl is read a line of at most 65,536 characters at a time and config.json at most
+    16 MiB (the bound nc2600 run --resume reads it with): a 1 GiB sparse file with no line break
+    is refused at once, never read whole into memory; a record padded to exactly 65,536
+    characters is read."""
+    import os
+    from mesh_sim.workload import CONFIG_MAX_BYTES, EPISODE_LINE_MAX
+    assert EPISODE_LINE_MAX == 65_536 and CONFIG_MAX_BYTES == 16 * 2**20
+    run = tmp_path / "run"
+    write_run(run, RECORDS[:1])
+    with open(run / "episodes.jsonl", "r+b") as fh:
+        fh.truncate(2**30)                      # line 1 the record, line 2 NUL bytes to 1 GiB
+    with pytest.raises(ValueError, match=r"episodes.jsonl:2: longer than 65,536 characters"):
+        load_run(str(run))
+    line = json.dumps(RECORDS[0])
+    (run / "episodes.jsonl").write_text(line + " " * (EPISODE_LINE_MAX - len(line) - 1) + "\n")
+    assert load_run(str(run)).n_evaluations == 1
+    (run / "episodes.jsonl").write_text(line + " " * (EPISODE_LINE_MAX - len(line)) + "\n")
+    with pytest.raises(ValueError, match="longer than 65,536"):
+        load_run(str(run))
+    (run / "episodes.jsonl").write_text(line + "\n")
+    with open(run / "config.json", "r+b") as fh:
+        fh.truncate(CONFIG_MAX_BYTES + 1)
+    with pytest.raises(ValueError, match=r"config.json is larger than 16 MiB"):
+        load_run(str(run))
+    cfg = json.dumps({"game": "pong", "population": 3, "frame_skip": 4})
+    (run / "config.json").write_text(cfg + " " * (CONFIG_MAX_BYTES - len(cfg)))
+    assert load_run(str(run)).game == "pong"
+    assert os.path.getsize(run / "config.json") == CONFIG_MAX_BYTES

@@ -127,3 +127,21 @@ def test_instance_and_driver_take_the_models_stepping(kind, lanes, rows, cols):
     assert (space.WEIGHTS, space.BIASES, space.CONFIG) == (0, 1, 2)
     assert param_step(kind, lanes, rows, cols) == HAND_STEPS[(kind, lanes, rows, cols)]
     assert EngineConfig(kind, lanes, rows, cols).param_step() == HAND_STEPS[(kind, lanes, rows, cols)]
+
+
+def test_one_engine_dispatch_and_one_default():
+    """The instance and the driver take the engine kinds, the default engine and the stepping rule
+    from hls_models.engines: the default engine is the 16 x 16 array (rtl/instance.v's build), its
+    stepping the hand-worked one, and an unknown kind is refused by the one dispatcher."""
+    import hw.instance
+    from hls_models import engines
+    from host.drivers.engine import EngineConfig
+    assert hw.instance.param_step is engines.param_step
+    d = EngineConfig()
+    assert (d.kind, d.lanes, d.rows, d.cols) == (hw.instance.DEFAULT_ENGINE, hw.instance.DEFAULT_LANES,
+                                                 hw.instance.DEFAULT_ROWS, hw.instance.DEFAULT_COLS) == ("array", 16, 16, 16)
+    assert d.param_step() == HAND_STEPS[("array", 16, 16, 16)]
+    with pytest.raises(ValueError, match="engine must be one of"):
+        EngineConfig("systolic").param_step()
+    with pytest.raises(ValueError, match="engine must be one of"):
+        hw.instance.check_config(1, "systolic")

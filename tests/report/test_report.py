@@ -196,6 +196,32 @@ def test_cli_bad_input(argv, needle, tmp_path, capsys):
     assert not (tmp_path / "r" / "report.md").exists()
 
 
+@pytest.mark.parametrize("kw,engine", [({}, "array"), ({"engine": "lane"}, "lane"), ({"array": (8, 8)}, "array")])
+def test_gather_defaults_to_the_instances_engine(monkeypatch, tmp_path, kw, engine):
+    """measure.gather without an engine measures and models the instance's default engine (the
+    16 x 16 array, hls_models.engines.DEFAULT_ENGINE); ``engine="lane"`` the lane engine. The RTL
+    measurements are stand-ins here (each reported missing); the inference figure and the mesh
+    projection's decision path are the engine's model for pong's 6 actions."""
+    import hw.console
+    from hls_models.engines import DEFAULT_ENGINE
+    from hls_models.policy_array import inference_cycles as array_cycles
+    from hls_models.policy_int8 import inference_cycles as lane_cycles
+    assert DEFAULT_ENGINE == "array"
+    monkeypatch.setattr(hw.console, "generate", lambda: {})          # no console elaboration: P&R cache missing
+    monkeypatch.setattr(measure, "measure_action_select_latency", lambda *a: 3)
+    monkeypatch.setattr(measure, "measure_colour_clocks", lambda *a, **k: (None, "stand-in", "cmd"))
+    monkeypatch.setattr(measure, "measure_preprocessor_latency", lambda *a, **k: (None, "stand-in", "NTSC, 210 rows"))
+    inp = measure.gather(["pong"], frames=8, instance=False, progress=lambda m: None, work=tmp_path, **kw)
+    shape = kw.get("array", (16, 16))
+    want = array_cycles(6, *shape) if engine == "array" else lane_cycles(6, 16)
+    assert inp.array == (shape if engine == "array" else None)
+    assert find(rp.compute(inp)["figures"], "policy inference", "pong").value == want
+    for rep in inp.mesh["pong"].values():
+        assert rep["instance"]["engine"] == engine and rep["instance"]["inference_cycles"] == want
+    with pytest.raises(ValueError, match="array applies to the array engine"):
+        measure.gather(["pong"], engine="lane", array=(16, 16), progress=lambda m: None)
+
+
 INSTANCE = {"frames": 100, "decisions": 24, "episode_seed": 0, "lanes": 16, "emulation_per_frame": 59738.0,
             "host_rules_per_frame": 41.0, "preprocessor_per_decision": 1.0, "inference_per_decision": 185923.0,
             "action_select_per_decision": 5.0, "controller_per_episode": 1, "param_load": 512508,
@@ -375,3 +401,29 @@ def test_an_interrupted_rtl_play_stops_the_report(monkeypatch, tmp_path, capsys)
     cc, why, _ = measure.measure_colour_clocks("pong", np.zeros(4, dtype=np.int64), tmp_path)
     assert cc is None and "exit 2" in why
     assert "nc2600: error: pong: mapper X is not implemented" in capsys.readouterr().err
+
+
+def test_the_reproducing_commands_give_the_clock_exactly(capsys):
+    """A clock that six significant digits would round (123.4567891 MHz) appears whole in the
+    figures' commands, and the mesh command of a fabric figure, run, prints that figure's value
+    (mesh_sim run directly with the report's options is the oracle)."""
+    import shlex
+    from dataclasses import replace
+
+    from host.cli import main
+    from mesh_sim.project import simulate
+    clock = 123.4567891
+    inp = small_inputs()
+    inp.clock_mhz = clock
+    opts = replace(measure.mesh_cases()["headline"], clock_mhz=clock, lanes=8, n_actions=6, generations=1,
+                   colour_clocks_per_frame=59736)
+    inp.mesh = {"pong": {"headline": simulate(opts)}}
+    figs = rp.compute(inp)["figures"]
+    cmds = [f.command for f in figs if f.command and "--clock-mhz" in f.command]
+    import re
+    assert cmds and all(re.findall(r"--clock-mhz (\S+)", c) == ["123.4567891"] for c in cmds), cmds
+    fab = find(figs, "projected fabric frames/s, headline", "pong")
+    assert fab.command.startswith("nc2600 mesh ") and "--engine lane --lanes 8" in fab.command
+    assert main([*shlex.split(fab.command)[1:], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["projected_fps"] == fab.value
+    assert rp.cli_number(150.0) == "150" and rp.cli_number(66.6) == "66.6" and rp.cli_number(0.1 + 0.2) == "0.30000000000000004"

@@ -93,7 +93,7 @@ def test_cli_one_block_json(capsys):
 def test_one_block_elaborates_its_own_module_only(monkeypatch):
     """``available_blocks(block=...)`` (``nc2600 synth --block``) runs the ``generate()`` of the
     block's module only (each module takes seconds; the whole list about a minute), the module
-    named like the block first (``hw.console`` for ``console3``); the text is the committed
+    hwtools.generate.RTL declares for the block's file (``hw.console`` for ``console3``); the text is the committed
     ``rtl/`` file's (current by tests/rtl). ``lanes`` with ``--block policy_engine`` elaborates the
     engine of that shape only (its ``generate()`` a stand-in here: the call is what is checked)."""
     import importlib
@@ -115,6 +115,50 @@ def test_one_block_elaborates_its_own_module_only(monkeypatch):
                         lambda *a, **k: called.append(("hw.policy_engine", a, k)) or {"policy_engine.v": "4 lanes"})
     assert synth.available_blocks(lanes=4, block="policy_engine") == {"policy_engine": "4 lanes"}
     assert called == [("hw.policy_engine", (4,), {})]
+
+
+def test_rtl_declares_every_generating_module_and_its_files_tops():
+    """Every ``hw/*.py`` defining ``generate()`` (read from the source) is declared in
+    hwtools.generate.RTL or generated on request (the node), each declared top module is the
+    file's stem (the name yosys gets as ``-top``), and the declared files are the committed rtl/."""
+    import re
+
+    from hwtools.generate import MODULES, RTL
+    root = Path(__file__).resolve().parents[2]
+    generating = {f"hw.{p.stem}" for p in (root / "hw").glob("*.py") if re.search(r"^def generate\(", p.read_text(), re.M)}
+    assert generating == set(MODULES) | set(synth.ON_REQUEST.values())
+    assert synth.generating_modules() == list(MODULES)
+    assert all(Path(f).stem == g.top for f, g in RTL.items())
+    assert set(RTL) == {p.name for p in (root / "rtl").glob("*.v")}
+
+
+def test_collect_takes_the_declared_map_only(monkeypatch):
+    """collect(files) elaborates the declared module of each file asked for (none for a name RTL
+    does not declare), and refuses a module that returns an undeclared file or a file that does not
+    define its declared top (hand-made generate() stand-ins)."""
+    import importlib
+
+    from hwtools import generate
+    called = []
+    action_select = importlib.import_module("hw.action_select")
+    preprocessor = importlib.import_module("hw.preprocessor")
+    monkeypatch.setattr(action_select, "generate", lambda: called.append("as") or {
+        "action_select.v": "// x\nmodule action_select(a);\nendmodule\n"})
+    monkeypatch.setattr(preprocessor, "generate", lambda: called.append("pp") or {
+        "preprocessor.v": "module preprocessor (a);\n", "preprocessor3.v": "module \\preprocessor3 (a);\n"})
+    assert generate.collect(["action_select.v", "nonesuch.v"]) == {"action_select.v": "// x\nmodule action_select(a);\nendmodule\n"}
+    assert called == ["as"]
+    assert list(generate.collect(["preprocessor3.v", "action_select.v", "preprocessor.v"])) == [
+        "preprocessor.v", "preprocessor3.v", "action_select.v"]      # RTL's order
+    called.clear()
+    assert generate.collect([]) == {} and generate.collect(["nonesuch.v"]) == {} and called == []
+    monkeypatch.setattr(action_select, "generate", lambda: {"action_select.v": "module action_select(a);",
+                                                            "extra.v": "module extra(a);"})
+    with pytest.raises(RuntimeError, match=r"returns \['action_select.v', 'extra.v'\]"):
+        generate.collect(["action_select.v"])
+    monkeypatch.setattr(action_select, "generate", lambda: {"action_select.v": "module action_select_x(a);"})
+    with pytest.raises(RuntimeError, match="does not define its top module action_select"):
+        generate.collect(["action_select.v"])
 
 
 
