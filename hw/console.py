@@ -449,9 +449,13 @@ class Console(wiring.Component):
         # the TIA write that completes at the next clock's edge, from the CPU's outputs (valid from
         # the cycle's second clock, ph 1): the TIA registers it (its write paths then start from a
         # register, not from the strobe and chip-select logic); counting does not change from ph 1
-        # to ph 2
-        m.d.comb += [tia.write_ahead.eq((g.ph == 1) & counting & ~cpu.dummy & ~cpu.rw & chip_selects(cpu.addr)[1]),
-                     tia.addr_ahead.eq(cpu.addr[0:6])]
+        # to ph 2. The CPU's write flag (~rw & ~dummy) starts from its state and a registered copy
+        # of its decode, not from the decode table's block RAM, and its write address (its address
+        # whenever it writes) is the address latch or the stack, picked by two state bits, not the
+        # bus address's multiplexer over every state (Cpu6507 write, write_addr); the TIA reads
+        # addr_ahead only with write_ahead
+        m.d.comb += [tia.write_ahead.eq((g.ph == 1) & counting & cpu.write & chip_selects(cpu.write_addr[0:13])[1]),
+                     tia.addr_ahead.eq(cpu.write_addr[0:6])]
         clk = tia.clocks[0]
         m.d.comb += [
             clk.hpos.eq(hpos), clk.advance.eq(counting), clk.drawn.eq(drawn),

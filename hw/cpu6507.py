@@ -240,6 +240,11 @@ class State(enum.Enum, shape=6):
     JAMMED = 37
 
 
+#: The states that write at the address latch ``ad`` and those that write on the stack page.
+_WRITES_AT_AD = (State.EA, State.RMW1, State.RMW2)
+_WRITES_AT_STACK = (State.JSR2, State.JSR3, State.BRK1, State.BRK2, State.BRK3, State.PSH1)
+
+
 class _Binary:
     """Cases of an enum-valued Signal (the plain encoding)."""
 
@@ -395,6 +400,18 @@ class Cpu6507(wiring.Component):
     * ``fetch_next`` (out, 1): the cycle after this one is an opcode fetch if the core
       advances at this cycle's end (a function of the registers only; the console reads it
       before the cycle ends). ``pc_next`` (out, 16): the program counter after this edge.
+    * ``write`` (out, 1; ``clocks_per_cycle=3`` only): this cycle performs a write (R/W low and
+      not a dummy cycle: ``~rw & ~dummy`` at every clock), formed from the state and a copy of the
+      opcode's decoded fields registered at every clock (the decode changes at the opcode
+      fetch's edge; the cycle after it always reads, whatever the decode, and the copy holds the
+      new decode from that cycle's second clock on), so that it starts from flip-flops, not from
+      the decode table (a block RAM whose output register is the decode: its clock-to-out
+      before the console's TIA write decode was the LIFCL-40's critical path).
+      ``write_addr`` (out, 16; ``clocks_per_cycle=3`` only): ``addr`` whenever R/W is low, the
+      address latch or the stack address picked by the state's bits 5..4 alone (the writing
+      states with the address latch, EA and RMW1/RMW2, are below 16, the stack's pushes above),
+      so that a console decodes its write from two registers and one multiplexer, not from the
+      bus address's multiplexer over every state (elsewhere it is one of the two).
     * ``sync_next``, ``jammed_next`` (out, 1): ``sync`` and ``jammed`` after this clock's edge
       (their values now where the core does not advance at it; after a state load, a fetch):
       what a frame controller registers to stop at an instruction boundary or a jam without a
@@ -479,6 +496,8 @@ class Cpu6507(wiring.Component):
             "load": In(CpuStateSignature), "load_en": In(1), "fetch_next": Out(1), "pc_next": Out(16),
             "sync_next": Out(1), "jammed_next": Out(1),
         }
+        if clocks_per_cycle == 3:
+            ports.update({"write": Out(1), "write_addr": Out(16)})
         if addr_probe:
             ports.update({"addr_next": Out(16), "rw_next": Out(1), "write_next": Out(1), "din_probe": In(8)})
         super().__init__(ports)
@@ -585,9 +604,32 @@ class Cpu6507(wiring.Component):
         state_adv = self._probes(m, r, advance, binary, comb_dv, shared)
         if self.addr_probe:
             self._next_access_probe(m, r, advance, binary, comb_dv, shared, s_fwd)
+        if self.clocks_per_cycle == 3:
+            self._write_flag(m, r, binary, comb_dv, shared)
         self._operation_unit(m, r, exec_op, p_br, s_fwd)
         self._state_load(m, r, state_adv)
         return m
+
+    def _write_flag(self, m, r, binary, comb_dv, shared):
+        """``clocks_per_cycle=3``: the ``write`` output, the bus state machine's R/W and dummy mark
+        over a copy of the decoded fields registered at every clock (a probe, :class:`_Probe`). Exact
+        at every clock: R/W depends on the decode only in the effective-address cycle (a store) and
+        the dummy mark of a write cycle on the state alone (RMW's first write); the cycle after the
+        opcode fetch (T1), where the copy still holds the previous opcode's decode for a clock,
+        always reads, and every later cycle sees the copy equal to the decode."""
+        dec_q = Signal(Decoded, init=decode(0), name="dec_q")
+        m.d.sync += dec_q.eq(r.dec)
+        r_q = SimpleNamespace(**vars(r))
+        r_q.dec = dec_q
+        rd_q, dummy_q = Signal(name="rd_q"), Signal(name="dummy_q")
+        self._bus_fsm(_Probe(m, [], [x for x in shared if x is not r.rd and x is not self.dummy],
+                             comb_targets=[(r.rd, rd_q), (self.dummy, dummy_q)]),
+                      r_q, Const(0), binary, comb_dv)
+        m.d.comb += self.write.eq(~rd_q & ~dummy_q)
+        # the write's address: the address latch (EA, RMW1, RMW2) or the stack (JSR's, BRK's and
+        # PHA/PHP's pushes), told apart by the state's bits 5..4
+        assert all(st.value < 16 for st in _WRITES_AT_AD) and all(st.value >= 16 for st in _WRITES_AT_STACK)
+        m.d.comb += self.write_addr.eq(Mux(r.state[4:6] != 0, r.stack, r.ad))
 
     def _decoder(self, m, ir):
         """The opcode's decoded fields (:data:`Decoded`): returns ``(dec, dec_din, dec_reg)``, the

@@ -57,10 +57,12 @@ def _model_writes(mem: bytearray, insns: int) -> list[tuple[int, int]]:
     return writes
 
 
-def _rtl_writes(mem: bytearray, max_clocks: int, dut=None, trace: list | None = None) -> list[tuple[int, int]]:
+def _rtl_writes(mem: bytearray, max_clocks: int, dut=None, trace: list | None = None,
+                flags: list | None = None) -> list[tuple[int, int]]:
     """The core's writes (address, value); ``dut`` default ``Cpu6507(clocks_per_cycle=3)`` with
     ce every third clock, else ce on every clock; ``trace`` gets (addr, rw, sync, dummy, dout
-    of a write) at every edge."""
+    of a write) at every edge; ``flags`` (three clocks per cycle) gets (write, rw, dummy,
+    write_addr == addr) at every clock."""
     every = 3 if dut is None else 1
     dut = Cpu6507(clocks_per_cycle=3) if dut is None else dut
     sim = Simulator(dut)
@@ -79,6 +81,9 @@ def _rtl_writes(mem: bytearray, max_clocks: int, dut=None, trace: list | None = 
             if ce and trace is not None:
                 rw = ctx.get(dut.rw)
                 trace.append((addr, rw, ctx.get(dut.sync), ctx.get(dut.dummy), None if rw else ctx.get(dut.dout)))
+            if flags is not None:
+                flags.append((ctx.get(dut.write), ctx.get(dut.rw), ctx.get(dut.dummy),
+                              ctx.get(dut.write_addr) == addr))
             ctx.set(dut.din, mem[addr])
             if ce and not ctx.get(dut.rw) and not ctx.get(dut.dummy):
                 value = ctx.get(dut.dout)
@@ -110,6 +115,41 @@ def test_three_clock_cycles_match_ale_model(seed):
     got = _rtl_writes(mem, 3 * 10 * 60 * 12)
     assert len(expected) > 150
     assert got == expected
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_three_clock_write_flag_is_rw_low_and_not_dummy_at_every_clock(seed):
+    # the write output (from the state and a registered copy of the decode) against R/W and the
+    # dummy mark at every clock, and the write address against the bus address at every clock
+    # with R/W low, on the random programs (stores, RMW's two writes, PHA/PHP), while the core's
+    # writes stay ALE's model's
+    mem, expected = _memory_and_model_writes(seed)
+    flags = []
+    got = _rtl_writes(mem, 3 * 10 * 60 * 12, flags=flags)
+    assert got == expected and len(expected) > 150
+    assert sum(1 for w, *_ in flags if w) > 3 * 150           # write cycles last three clocks
+    assert sum(1 for _, rw, dummy, _ in flags if not rw and dummy) > 0   # RMW's first writes seen
+    assert [w for w, *_ in flags] == [int(not rw and not dummy) for _, rw, dummy, _ in flags]
+    assert all(same for _, rw, _, same in flags if not rw)
+    assert not all(same for *_, same in flags)           # elsewhere it need not be the address
+
+
+def test_three_clock_write_address_on_jsr_and_brk_pushes():
+    # JSR's and BRK's pushes write on the stack page; a store after them writes at its own
+    # address: the write address equals the bus address at every write clock
+    code = [0xA2, 0x7F, 0x9A,                 # LDX #$7F, TXS
+            0x20, 0x10, 0x10,                 # JSR $1010
+            0x00, 0xEA]                       # (BRK at $1006 after the return)
+    mem = bytearray(65536)
+    mem[ORG:ORG + len(code)] = bytes(code)
+    mem[0x1010:0x1014] = bytes([0x85, 0x42, 0x60, 0xEA])    # STA $42, RTS
+    mem[0xFFFC], mem[0xFFFD] = ORG & 0xFF, ORG >> 8
+    mem[0xFFFE], mem[0xFFFF] = 0xFF, 0x1F                   # BRK's vector: $1FFF (stop)
+    flags = []
+    got = _rtl_writes(mem, 3 * 60, flags=flags)
+    assert got == _model_writes(bytearray(mem), 20)
+    assert [a for a, _ in got] == [0x17F, 0x17E, 0x42, 0x17F, 0x17E, 0x17D]   # JSR, STA, BRK
+    assert all(same for _, rw, _, same in flags if not rw)
 
 
 @pytest.mark.parametrize("seed,stages", [(4, 1), (5, 1), (4, 2), (5, 2), (6, 2)])
