@@ -108,6 +108,39 @@ def mac_lanes(text: str) -> int:
 mac_lanes.__name__ = "MAC-lane count"
 
 
+def array_shape(text: str) -> tuple[int, int]:
+    """argparse type: an array-engine shape ``RxC`` (``16x16``; ``X`` also) as ``(rows, cols)``,
+    two decimal integers that the engine's own rule (:func:`hls_models.policy_array.check_shape`)
+    accepts for at least one network of :data:`hls_models.networks.NETWORKS` (``64x16`` tiles the
+    nature network only). A command checks the shape further for the network or instance it
+    builds (e.g. :func:`hwtools.instance_harness.check_config`); when no network takes it, the
+    message is the small network's rule, e.g. ``rows must be one of (4, 8, 16, 32, 64), got 0``.
+
+    Raises:
+        argparse.ArgumentTypeError: not ``ROWSxCOLS`` (``16x``, ``16x16x2``, ``abc``, a sign), or
+            a shape no network takes (``0x16``, ``12x12``, ``8x16``).
+    """
+    import argparse
+    import re
+
+    from hls_models.networks import NETWORKS
+    from hls_models.policy_array import check_shape
+    m = re.fullmatch(r"([0-9]{1,6})[xX]([0-9]{1,6})", text)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"expected ROWSxCOLS, e.g. 16x16, got {text[:60]!r}")
+    rows, cols = int(m[1]), int(m[2])
+    first = None
+    for network in ("small", *sorted(set(NETWORKS) - {"small"})):
+        try:
+            return check_shape(rows, cols, network)
+        except ValueError as exc:
+            first = first or exc
+    raise argparse.ArgumentTypeError(f"{text!r}: {first}")
+
+
+array_shape.__name__ = "array shape"
+
+
 #: argparse type: an integer in [1, 2**53]
 positive_int = int_range(1, COUNT_MAX, "a positive integer (at most 2**53)")
 #: argparse type: an integer in [0, 2**53]

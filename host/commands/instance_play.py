@@ -13,8 +13,9 @@ episode and the cycles per decision by phase. ``--fst PATH`` records a waveform 
 of the instance over ``--fst-cycles`` clocks of the first episode, from ``--fst-after`` clocks
 past its start command (the simulation is then built with Verilator ``--trace-fst``, once; the
 file appears under its name only when complete, ``PATH.partial`` until then).
-The instance has the array engine (:mod:`hw.policy_array`, ``--array RxC``, default 16x16) unless
-``--engine lane`` (the 16-lane engine, :mod:`hw.policy_engine`), with the three-colour-clock console
+The instance has the array engine (:mod:`hw.policy_array`, ``--array RxC``, by default the shape of
+:mod:`hls_models.engines`, 16x16) unless ``--engine lane`` (that module's 16-lane engine,
+:mod:`hw.policy_engine`), with the three-colour-clock console
 (one CPU cycle per clock) unless ``--colour-clocks 1``.
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ import os
 import sys
 from pathlib import Path
 
+from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
 from host.errors import UserError
 
 
@@ -95,7 +97,7 @@ def run(args) -> int:
                "decisions": ep.decisions, "game_over": ep.game_over, "cycles": ep.cycles,
                "cycles_per_decision": per, "reset_cycles": ep.reset_cycles, "load_cycles": ep.load_cycles,
                "start_state": "restored" if ep.restored else "replayed",
-               "engine": args.engine, **({"engine_lanes": 16} if args.engine == "lane" else {"array": f"{rows}x{cols}"}),
+               "engine": args.engine, **({"engine_lanes": DEFAULT_LANES} if args.engine == "lane" else {"array": f"{rows}x{cols}"}),
                "colour_clocks_per_cycle": args.colour_clocks,
                "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
         if ale is not None:
@@ -133,18 +135,21 @@ def run(args) -> int:
 
 
 def _array_shape(args) -> tuple[int, int]:
-    """``--array RxC`` as ``(rows, cols)`` (the array engine's and its word stack's checks; 16x16
-    when not given); ``--array`` with ``--engine lane`` is refused."""
+    """``--array RxC`` as ``(rows, cols)`` (parsed by :func:`host.errors.array_shape`; the
+    default :data:`hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS`` when not given, also with
+    ``--engine lane``, whose instance ignores it), checked with the instance's rule for the
+    console configuration (:func:`hwtools.instance_harness.check_config`: the engine's shape and
+    the preprocessor's word stack).
+
+    Raises:
+        UserError: ``--array`` with ``--engine lane``, or a shape the instance does not take.
+    """
     from hwtools.instance_harness import check_config
     if args.engine == "lane":
         if args.array is not None:
             raise UserError("--array applies to the array engine, not --engine lane")
-        return 16, 16
-    text = "16x16" if args.array is None else args.array
-    try:
-        r, c = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {text!r}") from None
+        return DEFAULT_ROWS, DEFAULT_COLS
+    r, c = (DEFAULT_ROWS, DEFAULT_COLS) if args.array is None else args.array
     try:
         check_config(args.colour_clocks, "array", r, c)
     except ValueError as exc:
@@ -154,7 +159,7 @@ def _array_shape(args) -> tuple[int, int]:
 
 def register(subparsers, groups) -> None:
     from hls_models.frame_skip import MAX_EPISODE_FRAMES
-    from host.errors import int_range, non_negative_int, positive_int
+    from host.errors import array_shape, int_range, non_negative_int, positive_int
     p = subparsers.add_parser("instance-play", help="play episodes of one individual on the fabric instance RTL",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="ALE ROM id")
@@ -174,10 +179,11 @@ def register(subparsers, groups) -> None:
                    help="also play each episode on ALE with the same int8 network (nc2600 run --backend ale --policy "
                         "int8): return, frames and CPU seconds beside the instance's; exit 1 when one differs")
     p.add_argument("--json", action="store_true", help="one JSON record per episode")
-    p.add_argument("--engine", choices=("array", "lane"), default="array",
-                   help="the instance's inference engine: the array engine (default) or the 16-lane engine")
-    p.add_argument("--array", metavar="RxC", default=None,
-                   help="rows x columns of the array engine (default 16x16; not with --engine lane)")
+    p.add_argument("--engine", choices=("array", "lane"), default=DEFAULT_ENGINE,
+                   help=f"the instance's inference engine (default {DEFAULT_ENGINE}): the array engine or the "
+                        f"{DEFAULT_LANES}-lane engine")
+    p.add_argument("--array", type=array_shape, metavar="RxC", default=None,
+                   help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS}; not with --engine lane)")
     p.add_argument("--colour-clocks", type=int, choices=(1, 3), default=3,
                    help="colour clocks per fabric clock of the console (3 default: one CPU cycle per clock; 1: "
                         "one colour clock per clock)")

@@ -37,9 +37,9 @@ import sys
 import time
 from pathlib import Path
 
-from hls_models.engines import DEFAULT_ENGINE
+from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
 from hls_models.platform import FRAME_SKIP
-from host.errors import UserError, float_range, int_range, mac_lanes, require_memory, seed_int
+from host.errors import UserError, array_shape, float_range, int_range, mac_lanes, require_memory, seed_int
 
 
 def _shape(text: str):
@@ -88,12 +88,13 @@ def register(subparsers, groups):
     m.add_argument("--engine", choices=("array", "lane"), default=DEFAULT_ENGINE,
                    help="the instance's policy engine: the array engine (hw/policy_array.py, --array) or the "
                         "lane engine (hw/policy_engine.py, --lanes)")
-    m.add_argument("--array", default=None, metavar="RxC",
-                   help="rows x columns of the array engine (default 16x16): the decision path's default cycles "
+    m.add_argument("--array", type=array_shape, default=None, metavar="RxC",
+                   help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS}; checked for "
+                        "the run's network, else the small one): the decision path's default cycles "
                         "from its model (hls_models.policy_array.inference_cycles) for the action count "
                         "(--n-actions, else the run's, else 18)")
     m.add_argument("--lanes", type=mac_lanes, default=None, metavar="L",
-                   help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default 16, or "
+                   help=f"MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default {DEFAULT_LANES}, or "
                         "for a run of the nature network the fewest whose forward pass fits a frame-skip period)")
     m.add_argument("--inference-cycles", type=int_range(1, 10**9), default=None, metavar="N",
                    help="cycles per decision (at least 1: a decision takes time) the console waits for the decision path (default: the engine's cycle "
@@ -164,15 +165,15 @@ def register(subparsers, groups):
 
 
 def _engine_shape(args) -> tuple[int, int] | None:
-    """The array engine's ``(rows, cols)`` for the options (``--array RxC``, 16x16 when not given),
-    or None with ``--engine lane``. The shape is checked for the network (the run's, else the small
-    one), and the inference cycles of either engine are its model's for the action count
-    (``--n-actions``, else the run's, else 18) unless ``--inference-cycles`` gives them, by
-    :func:`mesh_sim.project.build`.
+    """The array engine's ``(rows, cols)`` for the options (``--array RxC``, parsed by
+    :func:`host.errors.array_shape`; :data:`hls_models.engines.DEFAULT_ROWS` x ``DEFAULT_COLS``
+    when not given), or None with ``--engine lane``. The shape is checked for the network (the
+    run's, else the small one), and the inference cycles of either engine are its model's for the
+    action count (``--n-actions``, else the run's, else 18) unless ``--inference-cycles`` gives
+    them, by :func:`mesh_sim.project.build`.
 
     Raises:
-        UserError: ``--lanes`` without ``--engine lane``, ``--array`` with it, or ``--array`` not
-            ``ROWSxCOLS``.
+        UserError: ``--lanes`` without ``--engine lane``, or ``--array`` with it.
     """
     if args.engine == "lane":
         if args.array is not None:
@@ -180,13 +181,7 @@ def _engine_shape(args) -> tuple[int, int] | None:
         return None
     if args.lanes is not None:
         raise UserError("--lanes applies to the lane engine: give --engine lane")
-    from hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
-    text = f"{DEFAULT_ROWS}x{DEFAULT_COLS}" if args.array is None else args.array
-    try:
-        r, c = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {text!r}") from None
-    return r, c
+    return (DEFAULT_ROWS, DEFAULT_COLS) if args.array is None else args.array
 
 
 def _options(args):

