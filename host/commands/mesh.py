@@ -151,6 +151,9 @@ def register(subparsers, groups):
                         "--generations sets the generations per case (default 4)")
     o.add_argument("--out", default=None, metavar="FILE", help="also write the JSON report to FILE")
     p.set_defaults(func=run_mesh)
+    # each option's flag by destination, for _given's messages: argparse (3.11) lists a parser's
+    # actions only in the private ``_actions`` (add_argument returns each Action, but keeping them
+    # would wrap every call above); its entries are the public ``argparse.Action`` objects
     p.set_defaults(mesh_defaults=vars(p.parse_args([])),
                    mesh_flags={a.dest: a.option_strings[-1] for a in p._actions if a.option_strings})
 
@@ -292,17 +295,16 @@ def run_mesh(args) -> int:
         if ignored:
             raise UserError(f"--calibrate runs the published configuration and its design changes as fixed cases; "
                             f"it takes only --generations, --json and --out, not {', '.join(ignored)}")
-    elif args.run_dir and not args.run_dir.isspace() and _given(args, only=_SYNTHETIC):
+    elif args.run_dir and not args.run_dir.isspace() and (drawn := _given(args, only=_SYNTHETIC)):
         # the run's recorded episodes are the workload: a drawn workload's option does not apply to them
         # (an empty --run is refused by mesh_sim.workload.load_run, as such)
-        raise UserError(f"--run replays the run's recorded episodes; {', '.join(_given(args, only=_SYNTHETIC))} "
+        raise UserError(f"--run replays the run's recorded episodes; {', '.join(drawn)} "
                         f"shape a drawn workload and do not apply (--generations keeps the run's first G)")
     elif args.timing_source is not None and args.inference_cycles is None and args.colour_clocks_per_frame is None:
         raise UserError("--timing-source labels a given --inference-cycles or --colour-clocks-per-frame; give one")
-    elif not (args.fail_nodes or args.fail_links) and _given(args, only=("fault_seed", "fault_window_s")):
+    elif not (args.fail_nodes or args.fail_links) and (fault_draw := _given(args, only=("fault_seed", "fault_window_s"))):
         # they draw the random failures; without any (or with an explicit --faults list) they would be dropped
-        raise UserError(f"{', '.join(_given(args, only=('fault_seed', 'fault_window_s')))} shape the random failures "
-                        f"of --fail-nodes / --fail-links; give one of those")
+        raise UserError(f"{', '.join(fault_draw)} shape the random failures of --fail-nodes / --fail-links; give one of those")
     if args.cards * args.nodes_per_card > _NODES:
         raise UserError(f"--cards {args.cards} x --nodes-per-card {args.nodes_per_card} = "
                         f"{args.cards * args.nodes_per_card:,} nodes; the model takes at most {_NODES:,}")

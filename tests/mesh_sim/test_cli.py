@@ -160,6 +160,26 @@ def test_bad_input_is_one_line_exit_2(capsys, argv):
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--run", "RUN", "--population", "20", "--episodes", "2", "--generations", "1"],
+     "--run replays the run's recorded episodes; --episodes, --population shape a drawn workload and do not "
+     "apply (--generations keeps the run's first G)"),
+    (["--run", "RUN", "--episode-steps", "fixed:10"],
+     "--run replays the run's recorded episodes; --episode-steps shape a drawn workload"),
+    (["--fault-seed", "3"],
+     "--fault-seed shape the random failures of --fail-nodes / --fail-links; give one of those"),
+    (["--fault-window-s", "2", "--fault-seed", "3", "--faults", "node:17@1"],
+     "--fault-seed, --fault-window-s shape the random failures of --fail-nodes / --fail-links; give one of those"),
+])
+def test_options_that_would_be_dropped_are_named_as_given(capsys, tmp_path, argv, message):
+    """The options a run's recorded episodes, or an absent random fault plan, would drop: named
+    as the user spells them (the flag, not the destination), sorted, in one line, exit 2."""
+    argv = [str(tmp_path) if a == "RUN" else a for a in argv]
+    rc, out, err = run_cli(capsys, "mesh", *argv)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"nc2600: error: {message}") and len(err.strip().splitlines()) == 1, err
+
+
 def test_unreadable_run_file_exit_2(capsys, tmp_path):
     (tmp_path / "episodes.jsonl").write_text("{broken\n")
     rc, out, err = run_cli(capsys, "mesh", "--run", str(tmp_path))
