@@ -152,6 +152,12 @@ probability = float_range(0.0, 1.0, what="a probability in [0, 1]")
 #: argparse type: a finite float > 0 (at most 1e12)
 positive_float = float_range(0.0, 1e12, lo_open=True, what="a positive finite number (at most 1e12)")
 
+#: the fabric clocks a command models, in MHz: 1 kHz (below it nothing is a clocked fabric, and a
+#: frame of 59,736 colour clocks would take over a minute) to 10 GHz
+CLOCK_MHZ_MIN, CLOCK_MHZ_MAX = 0.001, 10_000.0
+#: argparse type: a fabric clock in MHz, in [CLOCK_MHZ_MIN, CLOCK_MHZ_MAX]
+clock_mhz = float_range(CLOCK_MHZ_MIN, CLOCK_MHZ_MAX, what="a clock in MHz in [0.001, 10000] (1 kHz to 10 GHz)")
+
 
 # -- sizes bounded by the machine ---------------------------------------------------
 def available_memory() -> int:

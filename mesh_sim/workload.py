@@ -45,7 +45,8 @@ STEPS_MAX = 2**53
 class EpisodeDistribution:
     """Distribution of an episode's policy steps (before the cap).
 
-    ``spec`` forms: ``fixed:STEPS``, ``uniform:LO:HI`` (inclusive), ``lognormal:MEDIAN:SIGMA``.
+    ``spec`` forms: ``fixed:STEPS``, ``uniform:LO:HI`` (inclusive; the step counts whole numbers,
+    1 to 2**53), ``lognormal:MEDIAN:SIGMA`` (median > 0 and sigma >= 0, any finite numbers).
     ``noop_max``: no-op start *frames* uniform in ``1..noop_max`` (0: none), as the launcher
     does them (``host/launcher/instance.py``: 1..30 NOOP frames after the start state).
     """
@@ -73,6 +74,8 @@ class EpisodeDistribution:
             raise ValueError(f"episode distribution out of range: {self.spec!r}")
         if any(v > STEPS_MAX for v in vals):       # an int64 draw; the cap clips longer episodes anyway
             raise ValueError(f"episode distribution out of range: {self.spec!r} (each number at most 2**53)")
+        if name != "lognormal" and not all(v.is_integer() for v in vals):
+            raise ValueError(f"episode distribution: {name}'s step counts must be whole numbers, got {self.spec!r}")
         if self.noop_max < 0:
             raise ValueError("noop_max must be >= 0")
         return name, vals

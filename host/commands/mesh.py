@@ -39,7 +39,7 @@ from pathlib import Path
 
 from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
 from hls_models.platform import FRAME_SKIP
-from host.errors import UserError, array_shape, float_range, int_range, mac_lanes, require_memory, seed_int
+from host.errors import UserError, array_shape, clock_mhz, float_range, int_range, mac_lanes, require_memory, seed_int
 
 
 def _shape(text: str):
@@ -48,6 +48,17 @@ def _shape(text: str):
         return parse_shape(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _episode_steps(text: str) -> str:
+    """argparse type: an episode-length spec that :class:`mesh_sim.workload.EpisodeDistribution`
+    takes (``fixed:N``, ``uniform:LO:HI``, ``lognormal:MEDIAN:SIGMA``), returned as given."""
+    from mesh_sim.workload import EpisodeDistribution
+    try:
+        EpisodeDistribution(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 #: the options of a drawn workload (``mesh_sim.workload.synthetic_workload``), which ``--run``'s
@@ -78,8 +89,8 @@ def register(subparsers, groups):
                    help="game instances per worker node")
     m.add_argument("--mesh", type=_shape, default=None, metavar="XxYxZ",
                    help="node mesh shape (default: cards in a square grid, 16 cards -> 12x12x3)")
-    m.add_argument("--clock-mhz", type=float_range(0, 10_000, lo_open=True), default=150.0, metavar="F",
-                   help="fabric clock")
+    m.add_argument("--clock-mhz", type=clock_mhz, default=150.0, metavar="F",
+                   help="fabric clock in MHz, 0.001 (1 kHz) to 10000")
     m.add_argument("--colour-clocks-per-frame", type=int_range(1, 10**7), default=None, metavar="CC",
                    help="per-game frame length (default: the run's figure or 262 x 228 = 59736)")
     m.add_argument("--colour-clocks-per-cycle", type=int, choices=(1, 3), default=1, metavar="{1,3}",
@@ -126,8 +137,9 @@ def register(subparsers, groups):
                    help="re-evaluation episodes per elite candidate (0: no elite phase)")
     g.add_argument("--test-episodes", type=int_range(0, _COUNT), default=0, metavar="E",
                    help="final test episodes of the elite")
-    g.add_argument("--episode-steps", default="lognormal:2500:0.8", metavar="SPEC",
-                   help="policy steps per episode: fixed:N, uniform:LO:HI or lognormal:MEDIAN:SIGMA")
+    g.add_argument("--episode-steps", type=_episode_steps, default="lognormal:2500:0.8", metavar="SPEC",
+                   help="policy steps per episode: fixed:N, uniform:LO:HI (whole numbers, 1 to 2**53) or "
+                        "lognormal:MEDIAN:SIGMA")
     g.add_argument("--episode-frames", type=int_range(1, 10**9), default=20000, metavar="F",
                    help="episode cap in frames (Such et al.: 5000 steps x 4)")
     g.add_argument("--frame-skip", type=int_range(1, 64), default=FRAME_SKIP, metavar="K", help="frames per policy decision")

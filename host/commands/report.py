@@ -20,7 +20,7 @@ import sys
 import time
 
 from hls_models.engines import DEFAULT_COLS, DEFAULT_ENGINE, DEFAULT_LANES, DEFAULT_ROWS
-from host.errors import UserError, array_shape, float_range, int_range, mac_lanes, seed_int
+from host.errors import UserError, array_shape, clock_mhz, int_range, mac_lanes, seed_int
 
 
 def register(subparsers, groups):
@@ -28,8 +28,8 @@ def register(subparsers, groups):
                               description=__doc__.splitlines()[0],
                               formatter_class=DefaultsFormatter)
     p.add_argument("--game", action="append", metavar="G", help="ALE game id (repeatable; default: pong)")
-    p.add_argument("--clock-mhz", type=float_range(0, 10_000, lo_open=True), default=150.0, metavar="F",
-                   help="fabric clock, one colour clock per cycle (published: 150)")
+    p.add_argument("--clock-mhz", type=clock_mhz, default=150.0, metavar="F",
+                   help="fabric clock in MHz, 0.001 (1 kHz) to 10000; one colour clock per cycle (published: 150)")
     p.add_argument("--out", default="report", metavar="DIR", help="output folder")
     p.add_argument("--frames", type=int_range(1, 100_000), default=400, metavar="N",
                    help="frames per game for the RTL measurements (random minimal-set actions, frame skip 4)")

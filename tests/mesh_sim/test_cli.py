@@ -180,6 +180,48 @@ def test_options_that_would_be_dropped_are_named_as_given(capsys, tmp_path, argv
     assert err.startswith(f"nc2600: error: {message}") and len(err.strip().splitlines()) == 1, err
 
 
+@pytest.mark.parametrize("cmd", ["mesh", "report"])
+def test_clock_below_1_khz_or_above_10_ghz_is_refused(capsys, cmd):
+    """A fabric clock is taken from 1 kHz to 10 GHz (0.001 .. 10,000 MHz), both ends included."""
+    from host.cli import build_parser
+    parser = build_parser()
+    for text, mhz in (("0.001", 0.001), ("1e-3", 0.001), ("150", 150.0), ("10000", 10_000.0)):
+        assert parser.parse_args([cmd, "--clock-mhz", text]).clock_mhz == mhz
+    for text in ("1e-300", "0.0009", "0", "-5", "10000.5", "inf", "nan"):
+        with pytest.raises(SystemExit) as exc:
+            main([cmd, "--clock-mhz", text])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err == (f"nc2600 {cmd}: error: argument --clock-mhz: expected a clock in MHz "
+                                               f"in [0.001, 10000] (1 kHz to 10 GHz), got {text!r}\n")
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("fixed:1.5", "fixed's step counts must be whole numbers, got 'fixed:1.5'"),
+    ("uniform:1:2.5", "uniform's step counts must be whole numbers, got 'uniform:1:2.5'"),
+    ("uniform:0.5:3", "out of range: 'uniform:0.5:3'"),
+    ("fixed:x", "has a non-number: 'fixed:x'"),
+    ("weird", "must be fixed:N, uniform:LO:HI or lognormal:MEDIAN:SIGMA, got 'weird'"),
+])
+def test_episode_steps_refused_at_parse_time(capsys, spec, message):
+    with pytest.raises(SystemExit) as exc:
+        main(["mesh", "--episode-steps", spec])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and len(err.splitlines()) == 1
+    assert err.startswith(f"nc2600 mesh: error: argument --episode-steps: episode distribution") and message in err
+
+
+def test_episode_steps_whole_numbers_in_any_notation(capsys):
+    """fixed:1e3 is 1,000 steps: 20 episodes of 1,000 x 4 frames + 1..30 no-op frames."""
+    from host.cli import build_parser
+    assert build_parser().parse_args(["mesh", "--episode-steps", "lognormal:2500.5:0.25"]).episode_steps \
+        == "lognormal:2500.5:0.25"
+    rc, out, err = run_cli(capsys, "mesh", "--json", "--population", "20", "--elite-episodes", "0",
+                           "--episode-steps", "fixed:1e3")
+    assert rc == 0, err
+    wl = json.loads(out)["workload"]
+    assert wl["mean_steps"] == 1000 and 4001 <= wl["mean_frames"] <= 4030
+
+
 def test_unreadable_run_file_exit_2(capsys, tmp_path):
     (tmp_path / "episodes.jsonl").write_text("{broken\n")
     rc, out, err = run_cli(capsys, "mesh", "--run", str(tmp_path))
@@ -349,19 +391,21 @@ def test_mesh_of_more_than_27000_nodes_is_one_line_exit_2(capsys, cards, per_car
 def test_mesh_summary_counts_and_huge_makespans(capsys):
     """The summary's counts read as English at 1 (1 card of 2x1x1: one I/O node and one worker of
     2 instances, 1 link, 1 hop; 1 action), and a makespan of 10^9 s or more in three significant
-    digits: on a 10^-300 MHz clock a frame of 59,736 clocks takes 5.97 x 10^298 s, and no episode
-    is longer than the 20,000-frame cap + 30 no-op + 68 reset frames: at most 1.2006 x 10^303 s
-    (hand-worked; the report's makespan_s, shown as it is in the JSON)."""
+    digits: on the slowest clock taken, 1 kHz, a frame of 10^7 clocks takes 10^4 s; each of the 2
+    instances plays 10 of the 20 episodes of 5,000 steps x 4 frames + 1..30 no-op + 68 reset
+    frames: 10 x (20,069 .. 20,098) x 10^4 s, plus under a second of communication and weight
+    loads (hand-worked; the report's makespan_s, shown as it is in the JSON)."""
     rc, out, err = run_cli(capsys, "mesh", "--cards", "1", "--nodes-per-card", "2", "--population", "2",
                            "--elite-candidates", "0", "--n-actions", "1")
     assert rc == 0, err
     assert "(1 card of 2x1x1), 2 nodes, 1 link, 2 instances, diameter 1 hop\n" in out
     assert ", 1 action: inference " in out
-    argv = ["mesh", "--population", "20", "--elite-episodes", "0", "--clock-mhz", "1e-300"]
+    argv = ["mesh", "--cards", "1", "--nodes-per-card", "2", "--population", "20", "--elite-episodes", "0",
+            "--episode-steps", "fixed:5000", "--clock-mhz", "0.001", "--colour-clocks-per-frame", "10000000"]
     rc, out, err = run_cli(capsys, *argv, "--json")
     assert rc == 0, err
     makespan = json.loads(out)["makespan_s"]
-    assert 1e302 < makespan <= (20_000 + 30 + 68) * 59_736 / 1e-294 * (1 + 1e-12)
+    assert 10 * 20_069 * 1e4 <= makespan <= 10 * 20_098 * 1e4 + 1
     rc, out, err = run_cli(capsys, *argv)
     assert rc == 0, err
-    assert f"makespan {makespan:.3g} s\n" in out and "e+30" in out
+    assert f"makespan {makespan:.3g} s\n" in out and "makespan 2.01e+09 s\n" in out

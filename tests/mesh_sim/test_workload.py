@@ -100,6 +100,11 @@ def test_default_distribution_statistics():
     for bad in ("fixed:0", "uniform:5:1", "lognormal:0:1", "gamma:1:2", "fixed:x"):
         with pytest.raises(ValueError):
             EpisodeDistribution(bad)
+    for bad in ("fixed:1.5", "uniform:1:2.5", "uniform:2.5:9"):
+        with pytest.raises(ValueError, match="step counts must be whole numbers"):
+            EpisodeDistribution(bad)
+    steps = EpisodeDistribution("uniform:2:7.0").sample_steps(np.random.default_rng(0), 1000, 5000)
+    assert steps.dtype == np.int64 and set(steps.tolist()) == {2, 3, 4, 5, 6, 7}
 
 
 def test_bad_options():

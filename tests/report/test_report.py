@@ -179,7 +179,7 @@ def test_cli_end_to_end(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,needle", [(["--game", "nosuchgame"], "nosuchgame"),
-                                         (["--clock-mhz", "0"], "positive"),
+                                         (["--clock-mhz", "0"], "a clock in MHz in [0.001, 10000]"),
                                          (["--game", "pong", "--game", "pong"], "twice"),
                                          (["--array", "16x"], "ROWSxCOLS"), (["--array", "16x32"], "cols"),
                                          (["--lanes", "32"], "--engine lane"),
