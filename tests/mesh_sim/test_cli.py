@@ -222,6 +222,21 @@ def test_episode_steps_whole_numbers_in_any_notation(capsys):
     assert wl["mean_steps"] == 1000 and 4001 <= wl["mean_frames"] <= 4030
 
 
+def test_fault_that_costs_nothing_prints_no_negative_zero(capsys):
+    """Three failed links of seed 2 leave the static schedule's throughput 6 parts in 10^9 above
+    the fault-free one (a negative loss in the JSON): the summary prints "lost 0.0%"."""
+    from host.commands.mesh import _percent
+    argv = ["mesh", "--population", "200", "--elite-episodes", "0", "--fail-links", "3", "--fault-seed", "2"]
+    rc, out, err = run_cli(capsys, *argv, "--json")
+    assert rc == 0, err
+    assert -1e-6 < json.loads(out)["faults"]["throughput_lost_fraction"] < 0
+    rc, out, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    assert "links failed; fault-free 0.283 M frames/s, lost 0.0%\n" in out and "-0.0%" not in out
+    assert [_percent(v) for v in (0.125, 0.0, -0.0, -0.0004, 0.0004, -0.0006, 1.0)] == \
+        ["12.5%", "0.0%", "0.0%", "0.0%", "0.0%", "-0.1%", "100.0%"]
+
+
 def test_unreadable_run_file_exit_2(capsys, tmp_path):
     (tmp_path / "episodes.jsonl").write_text("{broken\n")
     rc, out, err = run_cli(capsys, "mesh", "--run", str(tmp_path))
