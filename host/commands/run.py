@@ -37,12 +37,15 @@ def option_fields() -> list:
 
 
 def register(sub, groups):
-    from host.launcher.evaluation import BACKENDS, CLUSTERS, choices_help
+    from host.launcher.evaluation import BACKENDS, CLUSTERS, choices_help, one_of
     from host.launcher.settings import RunConfig
     d = RunConfig()
     p = sub.add_parser(
-        "run", help="run a neuroevolution experiment (deep GA, ES or random search) on an ALE game",
-        description="Deep GA (Such et al. 2017), OpenAI-ES or random search on an ALE 0.12 game. "
+        "run", help="run a neuroevolution experiment (deep GA, ES or random search) on an Atari game: on ALE, "
+                    "the console RTL or the fabric instance (--backend)",
+        description="Deep GA (Such et al. 2017), OpenAI-ES or random search on an Atari 2600 game of ALE 0.12, "
+                    "played by ale-py, the Verilated console RTL or the Verilated fabric instance "
+                    f"(--backend {one_of(BACKENDS)}; default {d.backend}). "
                     "With no options: the embedded default experiment (about 4-5 minutes on 2 cores).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     registries = {"backends": ("game instances", BACKENDS), "clusters": ("where episodes run", CLUSTERS)}

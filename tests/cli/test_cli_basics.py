@@ -48,3 +48,21 @@ def test_help_shows_zero_defaults_and_plain_descriptions():
         assert "``" not in text, name
         assert "(default: False)" not in text and "(default: None)" not in text, name
     assert "`nc2600 synth`: Yosys" in subs["synth"].format_help()
+
+
+def test_top_level_help_of_run_names_its_backends():
+    """``nc2600 --help`` says what ``run`` plays on: the three backends of the launcher's registry
+    (ALE, the console RTL, the fabric instance), not ALE alone; ``run --help`` names them as
+    ``--backend`` takes them, with its default."""
+    from host.launcher.evaluation import BACKENDS
+    from host.launcher.settings import RunConfig
+    assert tuple(BACKENDS) == ("ale", "rtl", "fabric") and RunConfig().backend == "ale"
+    proc = _nc2600("--help")
+    assert proc.returncode == 0
+    top = " ".join(proc.stdout.split())
+    assert ("run run a neuroevolution experiment (deep GA, ES or random search) on an Atari game: on ALE, "
+            "the console RTL or the fabric instance (--backend)") in top
+    proc = _nc2600("run", "--help")
+    assert proc.returncode == 0
+    assert ("played by ale-py, the Verilated console RTL or the Verilated fabric instance "
+            "(--backend ale, rtl or fabric; default ale).") in " ".join(proc.stdout.split())
