@@ -1,5 +1,7 @@
 """``nc2600 results``: the results page ``docs/results.md`` generated from the records in
-``docs/results/*.jsonl`` and the lockstep files in ``docs/lockstep/`` (:mod:`host.report.results`)."""
+``docs/results/*.jsonl`` and the lockstep files in ``docs/lockstep/`` (:mod:`host.report.results`).
+A ``--records`` folder holding no records (no ``*.jsonl`` file, or only empty ones) is refused
+(one line, exit 2) and nothing is written."""
 from __future__ import annotations
 
 import sys
@@ -13,7 +15,7 @@ def register(sub, groups):
     from host.report import results
     p = sub.add_parser("results", help="generate docs/results.md from the results records",
                        formatter_class=DefaultsFormatter)
-    p.add_argument("--records", metavar="DIR", default=str(results.RESULTS_DIR), help="folder of *.jsonl records")
+    p.add_argument("--records", metavar="DIR", default=str(results.RESULTS_DIR), help="folder of *.jsonl records (at least one record)")
     p.add_argument("--lockstep", metavar="DIR", default=str(results.LOCKSTEP_DIR),
                    help="folder of lockstep results files (nc2600 lockstep --results)")
     p.add_argument("--out", metavar="FILE", default=str(results.PAGE), help="the page to write")
@@ -27,6 +29,10 @@ def main(args) -> int:
     if not Path(args.records).is_dir():
         raise UserError(f"--records {args.records!r} is not a folder")
     try:
+        if not any(results.load_folder(args.records).values()):
+            # a page of no figures would replace the real one: a wrong folder, not a result
+            raise UserError(f"--records {args.records!r} holds no results records (*.jsonl files of "
+                            f"records, as --record FILE appends them)")
         text = results.render(args.records, args.lockstep)
     except ValueError as exc:
         raise UserError(str(exc)) from None

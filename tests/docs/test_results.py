@@ -132,3 +132,23 @@ def test_synth_and_bench_figures_from_their_reports():
     assert [(f[0], f[1]) for f in rf.bench_host(host)] == [
         ("raw ALE frames/s per core", 17313.0), ("evaluation loop frames/s, 2 workers, float", 18731.0),
         ("evaluation loop wall ratio to raw ALE, float", 0.541)]
+
+
+def test_results_refuses_a_records_folder_without_records(tmp_path, capsys):
+    """A --records folder with no record (empty, other files only, or empty .jsonl files) would
+    write a page of no figures: one line, exit 2, the page left as it was; one record is enough."""
+    recs, page = tmp_path / "recs", tmp_path / "results.md"
+    recs.mkdir()
+    page.write_text("# kept\n")
+    for make in (lambda: None, lambda: (recs / "notes.txt").write_text("x"),
+                 lambda: (recs / "launcher.jsonl").write_text("")):
+        make()
+        for extra in ([], ["--check"]):
+            rc = main(["results", "--records", str(recs), "--out", str(page), *extra])
+            err = capsys.readouterr().err
+            assert rc == 2 and err == (f"nc2600: error: --records '{recs}' holds no results records (*.jsonl files "
+                                       f"of records, as --record FILE appends them)\n")
+            assert page.read_text() == "# kept\n"
+    results.append(recs / "launcher.jsonl", _rec(100, "2026-01-02"))
+    assert main(["results", "--records", str(recs), "--lockstep", str(tmp_path / "none"), "--out", str(page)]) == 0
+    assert "**100 frames/s**" in page.read_text()
