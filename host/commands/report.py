@@ -3,7 +3,7 @@
 Measures each block's timing on the RTL where the RTL exists (console colour clocks per frame
 through ``nc2600 rtl-play``, preprocessor latency in Verilator, action-select latency in
 Amaranth's simulator), takes policy inference cycles from the int8 engine's cycle model (the array
-engine's, ``--array RxC``, :mod:`hls_models.engines`' default shape unless given, or with
+engine's, ``--array RxC``, by default the shape in :mod:`hls_models.engines`, 16x16, or with
 ``--engine lane`` the lane engine's, ``--lanes``), measures
 the cycles by phase of one episode on the Verilated fabric instance (``--no-instance`` leaves
 it out), and
