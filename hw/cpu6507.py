@@ -404,9 +404,8 @@ class Cpu6507(wiring.Component):
       not a dummy cycle: ``~rw & ~dummy`` at every clock), formed from the state and a copy of the
       opcode's decoded fields registered at every clock (the decode changes at the opcode
       fetch's edge; the cycle after it always reads, whatever the decode, and the copy holds the
-      new decode from that cycle's second clock on), so that it starts from flip-flops, not from
-      the decode table (a block RAM whose output register is the decode: its clock-to-out
-      before the console's TIA write decode was the LIFCL-40's critical path).
+      new decode from that cycle's second clock on), so that it starts from flip-flops alone,
+      not from the decoded fields' pick by the opcode's bits 7..6 (:meth:`_decoder`).
       ``write_addr`` (out, 16; ``clocks_per_cycle=3`` only): ``addr`` whenever R/W is low, the
       address latch or the stack address picked by the state's bits 5..4 alone (the writing
       states with the address latch, EA and RMW1/RMW2, are below 16, the stack's pushes above),
@@ -640,12 +639,14 @@ class Cpu6507(wiring.Component):
         dec = Signal(Decoded, init=decode(0))
         dec_din = Signal(Decoded)
         dec_reg = dec          # the decoded fields' registers, written with ir
-        if self.addr_probe:
-            # the decoded fields feed the next-address probe in the clock after the fetch: the
-            # table a read-only memory kept in logic (yosys ``rom_style = "logic"``), so that dec
-            # starts from flip-flops; inferred from the case table, synth_ecp5 maps it to a block
-            # RAM (DP16KD) whose output, unregistered, arrives 5.6 ns after the clock (nextpnr
-            # ECP5-85, speed 6), the three-colour-clock console's critical path
+        if self.addr_probe or self.clocks_per_cycle == 3:
+            # the decoded fields feed the next-address probe in the clock after the fetch (and,
+            # with three clocks per cycle, the state machine's probes of the next state, whose
+            # fetch_next the console registers in that clock): the table a read-only memory kept
+            # in logic (yosys ``rom_style = "logic"``), so that dec starts from flip-flops;
+            # inferred from the case table, synth_ecp5 maps it to a block RAM (DP16KD) whose
+            # output, unregistered, arrives 5.6 ns after the clock (nextpnr ECP5-85, speed 6;
+            # LIFCL-40-9: PDPSC16K, 1.81 ns), the three-colour-clock console's critical path
             table = memory.Memory(shape=Decoded.as_shape(), depth=256, attrs={"rom_style": "logic"},
                                   init=[Decoded.const(decode(op)).as_value().value for op in range(256)])
             m.submodules.decode_table = table

@@ -868,12 +868,12 @@ class Tia(wiring.Component):
         past_end = self._past_end(m, clk)
         self._collisions(m, S, N, dom, coll_vis)
         self._line_end(m, S, N, dom, clk, inc)
-        fire, new_generic, enq = self._pending_countdown(m, S, N, dom, w, now)
-        hm_d, hm_u = self._hmove_distances(m, S, N, dom, bus_clock, fire, enq)
+        fire, new_generic, enq, ahead = self._pending_countdown(m, S, N, dom, w, now, clk)
+        hm_d, hm_u = self._hmove_distances(m, S, N, dom, bus_clock, fire, enq, ahead)
         resm_now_sel = self._apply_due(m, S, N, dom, w, adv, fire, new_generic, now, hm_d + hm_u)
         cyc_plus1, ddc = self._frame_start_split(m, S, N, clk)
-        self._new_write(m, S, N, dom, clk, w, past_end, wsync_set, cyc_plus1, (w0, w1), eff, now, fire,
-                        resm_now_sel)
+        self._new_write(m, S, N, dom, clk, w, past_end, wsync_set, cyc_plus1, (w0, w1), eff, now,
+                        (fire, ahead[0] if ahead else None), resm_now_sel)
         # WSYNC's flag at the next clock, as a value of its own (the wsync_next port): cleared at
         # the line's last colour clock, else set by a WSYNC write
         m.d.comb += wsync_next.eq(Mux(S.wsync & (clk.hpos == 227), 0, wsync_set | S.wsync))
@@ -1049,10 +1049,14 @@ class Tia(wiring.Component):
         with m.If(clk.drawn & (S.x == 7)):
             m.d[dom] += N.hmove_blank.eq(0)
 
-    def _pending_countdown(self, m: Module, S: _TiaState, N: _TiaState, dom: str, w: "_BusWrite", now):
-        """The pending (delayed) write's countdown: returns ``(fire, new_generic, enq)``, 1 bit
-        each: it takes effect at this clock; the new write ``w`` is not a RESPx; it is queued at this
-        clock."""
+    def _pending_countdown(self, m: Module, S: _TiaState, N: _TiaState, dom: str, w: "_BusWrite", now, clk):
+        """The pending (delayed) write's countdown: returns ``(fire, new_generic, enq, ahead)``:
+        1 bit each, it takes effect at this clock; the new write ``w`` is not a RESPx; it is queued
+        at this clock; and, with one colour clock per clock, ``ahead = (fire_sel, rule_p)``, two
+        registers set a clock ahead (else None): ``fire & pend_hmsel`` (6 bits, set wherever
+        ``pend_fire`` is: HMOVE's motion pick from one register per object) and ``Mux(enq, wr_hm,
+        pend_hm)`` (6 bits, :func:`_hm_code`: the rule of the HMOVE distance changes ``hmk_p*``,
+        one table lookup per object with no select behind it)."""
         is_write, wa_resp = w.is_write, w.wa_resp
         # The delayed write when it fires, else an immediate new write (a new immediate write on
         # the very clock a delayed one fires is applied one clock later). The two sources are
@@ -1064,8 +1068,11 @@ class Tia(wiring.Component):
         m.d.comb += fire.eq(S.pend_fire)         # = S.pend & (S.pend_cnt == 1)
         new_generic = Signal()
         m.d.comb += new_generic.eq(is_write & ~wa_resp)
+        fire_sel = Signal(6, name="pend_fire_sel") if self.colour_clocks == 1 else None
         with m.If(S.pend):
             m.d[dom] += [N.pend_cnt.eq(S.pend_cnt - 1), N.pend_fire.eq(S.pend_cnt == 2)]
+            if fire_sel is not None:
+                m.d[dom] += fire_sel.eq(Mux(S.pend_cnt == 2, S.pend_hmsel, 0))
             with m.If(S.pend_cnt == 1):
                 m.d[dom] += N.pend.eq(0)
         enq = Signal()
@@ -1075,18 +1082,29 @@ class Tia(wiring.Component):
             # of the clock before it, which no write then changes (wm_nz and pend_fire at the write's
             # clock are these), so that the HMOVE distances' select starts from one register)
             resp_ahead, poke_ahead = self._write_classes(self.addr_ahead)
-            enq_ahead = Signal(name="write_enq")
-            m.d.sync += enq_ahead.eq(self.write_ahead & ~resp_ahead &
-                                     (poke_ahead | _ge_const(S.wm, 2) | Mux(S.pend, S.pend_cnt == 2, S.pend_fire)))
+            enq_ahead, enq_next = Signal(name="write_enq"), Signal(name="write_enq_next")
+            m.d.comb += enq_next.eq(self.write_ahead & ~resp_ahead &
+                                    (poke_ahead | _ge_const(S.wm, 2) | Mux(S.pend, S.pend_cnt == 2, S.pend_fire)))
+            m.d.sync += enq_ahead.eq(enq_next)
             m.d.comb += enq.eq(enq_ahead)
-        else:
-            m.d.comb += enq.eq(new_generic & (~now | fire))
-        return fire, new_generic, enq
+            # Mux(enq, wr_hm, pend_hm) at the next clock: wr_hm and pend_hm as this clock sets them
+            # (_write_clock moves wr_hm on with the column; _new_write sets pend_hm to wr_hm when it
+            # queues the write), picked by enq's own next value
+            rule_p = Signal(6, name="pend_rule")
+            queued = new_generic & (~now | fire)
+            m.d.sync += rule_p.eq(Mux(enq_next, Mux(clk.advance, S.wr_hm_ahead, S.wr_hm),
+                                      Mux(queued, S.wr_hm, S.pend_hm)))
+            return fire, new_generic, enq, (fire_sel, rule_p)
+        m.d.comb += enq.eq(new_generic & (~now | fire))
+        return fire, new_generic, enq, None
 
-    def _hmove_distances(self, m: Module, S: _TiaState, N: _TiaState, dom: str, bus_clock: bool, fire, enq):
+    def _hmove_distances(self, m: Module, S: _TiaState, N: _TiaState, dom: str, bus_clock: bool, fire, enq,
+                         ahead):
         """HMOVE's distance changes registered for the next clock (``hmk_*``, ``hmku_*``) and the
         distances an HMOVE applying now gives: returns ``(hm_d, hm_u)``, the five objects' new
-        distances (P0, P1, M0, M1, BL) and the players' new copy-test distances u (8 bits each)."""
+        distances (P0, P1, M0, M1, BL) and the players' new copy-test distances u (8 bits each).
+        ``ahead``: :meth:`_pending_countdown`'s registers ``(fire_sel, rule_p)``, or None to form
+        their values here."""
         # HMOVE's new positions, computed once for whichever write applies: the motion of each
         # source from its registers, the source picked by ``fire`` alone, one add with the two
         # wrap-arounds beside it (a selected operand rather than shared adders behind the
@@ -1104,11 +1122,12 @@ class Tia(wiring.Component):
         # one fires now, else the register), picked from registers (pend_fire, pend_hmsel) before
         # the tables, then its change per rule
         codes = (S.wr_hm_ahead, S.wr_hm, S.pend_hm)
-        fire_clr = fire & S.pend_hmsel[5]
+        fire_sel, rule_p = ahead or (None, None)
+        fire_clr = fire & S.pend_hmsel[5] if fire_sel is None else fire_sel[5]
         hm_d = []
         hm_u = []
         for o, (d, hm) in enumerate(zip((S.dp0, S.dp1, S.dm0, S.dm1, S.dbl), hm_regs)):
-            fire_hm = fire & S.pend_hmsel[o]
+            fire_hm = fire & S.pend_hmsel[o] if fire_sel is None else fire_sel[o]
             hm_next = Signal(4, name=f"hm_next{o}")
             m.d.comb += hm_next.eq(Mux(fire_hm, S.pend_data[4:8], Mux(fire_clr, 0, hm)))
             # (with three colour clocks per clock, in colour clocks 0 and 1: a cycle holds one pending
@@ -1117,12 +1136,22 @@ class Tia(wiring.Component):
             # now: from the motion register itself, not through this clock's fire (a path that
             # cannot be taken, cut for the xc7 logic depth))
             hm_pend = hm_next if bus_clock else hm
-            kk = [self._hmove_k(self._tables, c, h, inc_next) for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
-            m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk[0]), getattr(N, f"hmk_p{o}").eq(Mux(enq, kk[1], kk[2]))]
+            if rule_p is None:
+                kk = [self._hmove_k(self._tables, c, h, inc_next) for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
+                kk_p = Mux(enq, kk[1], kk[2])
+            else:
+                kk = [self._hmove_k(self._tables, c, hm_next, inc_next) for c in (S.wr_hm_ahead, rule_p)]
+                kk_p = kk[1]
+            m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk[0]), getattr(N, f"hmk_p{o}").eq(kk_p)]
             if o < 2:   # the players' copy-test distance u
-                ku = [self._hmove_k(self._tables, c, h, S.wr_uc_next, u=True)
-                      for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
-                m.d[dom] += [getattr(N, f"hmku_w{o}").eq(ku[0]), getattr(N, f"hmku_p{o}").eq(Mux(enq, ku[1], ku[2]))]
+                if rule_p is None:
+                    ku = [self._hmove_k(self._tables, c, h, S.wr_uc_next, u=True)
+                          for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
+                    ku_p = Mux(enq, ku[1], ku[2])
+                else:
+                    ku = [self._hmove_k(self._tables, c, hm_next, S.wr_uc_next, u=True) for c in (S.wr_hm_ahead, rule_p)]
+                    ku_p = ku[1]
+                m.d[dom] += [getattr(N, f"hmku_w{o}").eq(ku[0]), getattr(N, f"hmku_p{o}").eq(ku_p)]
                 nu = Signal(8, name="hmove_u")
                 # (away from the bus's clock an HMOVE applies only as the pending write firing)
                 m.d.comb += nu.eq(self._hmove_distance(getattr(S, f"up{o}"),
@@ -1210,11 +1239,13 @@ class Tia(wiring.Component):
         return cyc_plus1, ddc
 
     def _new_write(self, m: Module, S: _TiaState, N: _TiaState, dom: str, clk, w: "_BusWrite", past_end, wsync_set,
-                   cyc_plus1, whens, eff, now, fire, resm_now_sel) -> None:
+                   cyc_plus1, whens, eff, now, fires, resm_now_sel) -> None:
         """A new CPU write at this edge: the frame end (VSYNC, a write past the last scanline),
         VBLANK's paddle dump, WSYNC (``wsync_set``), RESPx (now, or delayed during a drawn copy by
-        its copy test ``whens``, per player ``(disp, dly)``), and queueing a write with a delay."""
+        its copy test ``whens``, per player ``(disp, dly)``), and queueing a write with a delay;
+        ``fires``: ``(fire, fire_sel)`` of :meth:`_pending_countdown`."""
         bus, waddr, is_write, wa_resp = w, w.waddr, w.is_write, w.wa_resp
+        fire, fire_sel = fires
         frame_end = clk.frame_end
         w0, w1 = whens
         resp_d = self._resp_distance(S)
@@ -1261,12 +1292,15 @@ class Tia(wiring.Component):
                         with m.Else():
                             m.d[dom] += [dist.eq(resp_d), n_u[i].eq(S.wr_resp_u), skip.eq(~dly)]
             with m.Elif(~now | fire):
+                hmsel = Cat(*[waddr == a for a in hm_writes], waddr == TiaWrite.HMCLR)
                 m.d[dom] += [N.pend.eq(1), N.pend_addr.eq(waddr), N.pend_data.eq(bus.wdata),
                              N.pend_hpos.eq(S.wr_hpos), N.pend_hm.eq(S.wr_hm), N.pend_resm_d.eq(resm_now_sel),
                              N.pend_since.eq(S.since_hmove),
                              N.pend_cnt.eq(Mux(eff == 0, 1, eff)), N.pend_fire.eq(eff <= 1),
-                             N.pend_hmsel.eq(Cat(*[waddr == a for a in hm_writes], waddr == TiaWrite.HMCLR)),
+                             N.pend_hmsel.eq(hmsel),
                              N.wm.eq(Mux(eff == 0, 0, eff - 1)), N.wm_nz.eq(_ge_const(eff, 2))]
+                if fire_sel is not None:
+                    m.d[dom] += fire_sel.eq(Mux(eff <= 1, hmsel, 0))
 
     @staticmethod
     def _resp_distance(S: _TiaState):

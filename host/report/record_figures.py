@@ -81,7 +81,8 @@ def games_verify(results: list[dict], frames: int) -> list[tuple]:
 def synth(rep: dict) -> list[tuple]:
     """``nc2600 synth``: per block the xc7 LUT count (with FF, BRAM36, DSP, levels in the notes),
     the timed estimate, and with ``--pnr`` the ECP5-85 or (``--pnr nexus``) the LIFCL-40 Fmax, the
-    latter named with its speed grade and seed and noted with its carry mode and router."""
+    latter named with its speed grade, seed and (when asked for) router2's timing-driven rip-up, and
+    noted with its carry mode and router."""
     out = []
     for name, b in rep.get("blocks", {}).items():
         res, d = b["resources"], b["depth"]
@@ -93,8 +94,9 @@ def synth(rep: dict) -> list[tuple]:
             out.append((f"{name} timed estimate on xc7", t["mhz"], "MHz (estimate)", f"{t['ns']} ns, {t['levels']} levels"))
     for name, p in (rep.get("pnr") or {}).items():
         if p.get("fmax_mhz") and str(p.get("device", "")).startswith("LIFCL"):
-            out.append((f"{name} Fmax on LIFCL-40-{p['speed']}, placed and routed, seed {p['seed']}", p["fmax_mhz"],
-                        "MHz", _nexus_notes(p)))
+            ripup = ", timing-driven rip-up" if p.get("tmg_ripup") else ""
+            out.append((f"{name} Fmax on LIFCL-40-{p['speed']}, placed and routed, seed {p['seed']}{ripup}",
+                        p["fmax_mhz"], "MHz", _nexus_notes(p)))
         elif p.get("fmax_mhz"):
             out.append((f"{name} Fmax on ECP5-85, placed and routed", p["fmax_mhz"], "MHz",
                         "nextpnr-ecp5, a proxy device (not the Zynq-7045)"))
@@ -109,7 +111,8 @@ def _nexus_notes(p: dict) -> str:
     used = ", ".join(f"{util[k][0]:,} {what}" for k, what in (("OXIDE_COMB", "logic cells"), ("OXIDE_FF", "FF"),
                                                                ("OXIDE_EBR", "EBR")) if k in util)
     carry = f"carry {p.get('carry')}" + (f" (fallback: {p['carry_fallback']})" if p.get("carry_fallback") else "")
-    router = f"router {p.get('router') or 'router2'}" + (
+    router = f"router {p.get('router') or 'router2'}" + (" with timing-driven rip-up (--tmg-ripup)" if p.get("tmg_ripup")
+                                                          else "") + (
         f" (router2: {p['router_fallback']})" if p.get("router_fallback") else "")
     path = (f"critical path {cp.get('from')} -> {cp.get('to')}, {cp.get('delay_ns')} ns ({cp.get('logic_ns')} logic "
             f"+ {cp.get('routing_ns')} routing)") if cp else "no critical path reported"

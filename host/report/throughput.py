@@ -265,7 +265,8 @@ def compute(inp: Inputs) -> dict:
     nexus = {}    # block -> the seed-1 (else first) LIFCL-40 result
     for block, results, what in (("console", inp.console_nexus, "console"),
                                  ("console3", inp.console3_nexus, "three-colour-clock console")):
-        cmd = f"nc2600 synth --block {block} --pnr nexus --pnr-seed S (S = {', '.join(map(str, NEXUS_SEEDS))})"
+        ripup = " --pnr-tmg-ripup" if any(x.get("tmg_ripup") for x in results) else ""
+        cmd = f"nc2600 synth --block {block} --pnr nexus --pnr-seed S{ripup} (S = {', '.join(map(str, NEXUS_SEEDS))})"
         if not results:
             figs.append(Figure(sect_rtl, f"LIFCL-40: {what} Fmax (place and route)", None, None, "MHz", MISSING,
                                inp.nexus_missing or f"no LIFCL-40 place-and-route result for this console ({cmd})"))
@@ -274,10 +275,11 @@ def compute(inp: Inputs) -> dict:
         cp = r.get("critical_path") or {}
         figs.append(Figure(sect_rtl, f"LIFCL-40: {what} Fmax (place and route, speed 9, 28 nm; a proxy, not the XC7Z045)",
                            None, float(r["fmax_mhz"]), "MHz", PNR_NEXUS,
-                           f"nextpnr-nexus on {r['device']}, seed {r['seed']}, carry {r['carry']}; critical path "
+                           f"nextpnr-nexus on {r['device']}, seed {r['seed']}, carry {r['carry']}"
+                           f"{', router2 with timing-driven rip-up' if r.get('tmg_ripup') else ''}; critical path "
                            f"{cp.get('from')} -> {cp.get('to')}, {cp.get('delay_ns')} ns "
                            f"({cp.get('logic_ns')} logic + {cp.get('routing_ns')} routing)",
-                           f"nc2600 synth --block {block} --pnr nexus --pnr-seed {r['seed']}"))
+                           f"nc2600 synth --block {block} --pnr nexus --pnr-seed {r['seed']}{ripup}"))
         if len(results) > 1:
             from hwtools.nexus import seed_spread
             sp = seed_spread(results)

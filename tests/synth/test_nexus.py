@@ -8,6 +8,7 @@ project's; capacities added by hand; the seed spread worked by hand.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -102,7 +103,7 @@ def test_refused_ccu2_netlist_falls_back_to_noccu2_and_says_so(monkeypatch, tmp_
     monkeypatch.setenv("NC2600_CACHE", str(tmp_path))
     calls = []
 
-    def fake_run(name, text, device, freq, seed, carry, use_cache=True, router="router2"):
+    def fake_run(name, text, device, freq, seed, carry, use_cache=True, router="router2", tmg_ripup=False):
         calls.append(carry)
         if carry == "ccu2":
             raise RuntimeError("nextpnr-nexus failed on depth (exit 1):\nERROR: CCU2 'x' CIN net 'n' driven by "
@@ -273,6 +274,8 @@ def test_synth_report_names_a_cached_lifcl40_result(monkeypatch):
     (["--pnr", "nexus", "--pnr-speed", "8"], "--pnr-speed applies to --pnr ecp5"),
     (["--pnr-device", "LIFCL-40-8BG400C"], "--pnr-device applies to --pnr nexus"),
     (["--pnr", "ecp5", "--pnr-device", "LIFCL-40-8BG400C"], "--pnr-device applies to --pnr nexus"),
+    (["--pnr-tmg-ripup"], "--pnr-tmg-ripup applies to --pnr nexus"),
+    (["--pnr", "ecp5", "--pnr-tmg-ripup"], "--pnr-tmg-ripup applies to --pnr nexus"),
 ])
 def test_cli_refuses_options_of_the_other_family(argv, words, capsys):
     from host.cli import main
@@ -297,3 +300,23 @@ def test_cli_pnr_nexus_console(capsys):
     print(p["fmax_mhz"], p["critical_path"])
     assert p["carry"] == "ccu2" and p["ccu2_cells"] > 100 and p["fmax_mhz"] > 50
     assert p["critical_path"]["from"] and p["critical_path"]["to"]
+
+
+def test_timing_driven_ripup_is_asked_for_router2_only_and_keys_its_own_cache_entry(tmp_path, monkeypatch):
+    """nextpnr-nexus's command line: router2 (its default, no --router) runs --tmg-ripup only when
+    asked; router1 never (it has no timing-driven rip-up); seed and target as given. The rip-up's
+    result is cached apart from the default flow's, whose key (and so its cached results) it leaves
+    as they were."""
+    r2 = nexus._pnr_args("console", "LIFCL-40-9BG400C", 150.0, 3, "router2")
+    r2t = nexus._pnr_args("console", "LIFCL-40-9BG400C", 150.0, 3, "router2", tmg_ripup=True)
+    r1t = nexus._pnr_args("console", "LIFCL-40-9BG400C", 150.0, 3, "router1", tmg_ripup=True)
+    assert "--tmg-ripup" not in r2 and "--router" not in r2
+    assert r2t == r2 + ["--tmg-ripup"]
+    assert r1t[r1t.index("--router") + 1] == "router1" and "--tmg-ripup" not in r1t
+    for args in (r2, r2t, r1t):
+        assert args[args.index("--seed") + 1] == "3" and args[args.index("--freq") + 1] == "150"
+    monkeypatch.setenv("NC2600_CACHE", str(tmp_path))
+    v = (Path(__file__).resolve().parents[2] / "rtl" / "action_select.v").read_text()
+    plain = nexus._cache_path("action_select", v, "LIFCL-40-9BG400C", 150.0, 1, "ccu2")
+    assert nexus._cache_path("action_select", v, "LIFCL-40-9BG400C", 150.0, 1, "ccu2", False) == plain
+    assert nexus._cache_path("action_select", v, "LIFCL-40-9BG400C", 150.0, 1, "ccu2", True) != plain
