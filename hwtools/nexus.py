@@ -24,9 +24,10 @@ routes it; the result's ``router`` field says which router made the figure and `
 router2's error line. A block neither router routes raises ``RuntimeError`` with one line. With
 ``tmg_ripup``, router2 runs its timing-driven rip-up (``--tmg-ripup``: the nets of arcs that fail
 their slack are ripped up and routed again for their timing) and the result says so; an option,
-not the default: on the one-colour-clock console, 3 to 12 MHz more on four of six seed runs
-(``docs/hardware/timing.md``), but on the three-colour-clock console, which misses 150 MHz by
-half, router2 went on for over 130 iterations (14 minutes) with about 31,000 arcs failing.
+not the default: on the one-colour-clock console, 1.9 to 11.6 MHz more on five of six seed runs
+and 0.4 MHz less on one (``docs/hardware/timing.md``), but on the three-colour-clock console,
+which misses 150 MHz by half, router2 went on for over 130 iterations (14 minutes) with about
+31,000 arcs failing.
 
 Carry mode: ``"ccu2"`` (the default) maps adders and counters to the hard CCU2 carry chains.
 ``synth_nexus`` as shipped leaves each chain's feed-in CCU2 with its CIN driven by a VLO constant
@@ -298,7 +299,7 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     """Place and route one block (top module ``name``, clock ``clk``) on a LIFCL-40; returns its timing.
 
     Returns ``{"block", "device", "label", "speed", "seed", "freq_mhz", "carry", "carry_fallback",
-    "router", "router_fallback", "ccu2_cells", "clock", "fmax_mhz", "critical_path", "utilization": {bel: [used, available]}, "tools",
+    "router", "router_fallback", "tmg_ripup", "ccu2_cells", "clock", "fmax_mhz", "critical_path", "utilization": {bel: [used, available]}, "tools",
     "io_wrapper", "seconds", "cached", "fits": True}``; ``critical_path`` as
     :func:`hwtools.timing.parse_nextpnr_report` with ``to`` the end register's name. ``carry`` is the
     mode the figure was made with: ``"ccu2"`` asked for and refused by nextpnr falls back to
@@ -306,7 +307,8 @@ def pnr_block(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: f
     ``router`` is the router that routed it: router2, or router1 where router2 gave up on an arc
     (``router_fallback`` then holds router2's error line), with the same placement seed;
     ``tmg_ripup``: router2 with its timing-driven rip-up (the result's ``tmg_ripup`` says whether
-    the router that routed it ran it). The synthesised netlist is cached apart (:func:`synthesise`), so other seeds reuse it.
+    the router that routed it ran it; the option is part of the cache key, so a router1 result
+    made under it is cached apart from the default flow's). The synthesised netlist is cached apart (:func:`synthesise`), so other seeds reuse it.
     A block whose memories cannot fit the LIFCL-40 (:func:`memory_fit`) runs no tool: ``fits`` False,
     ``fmax_mhz`` None, ``reason`` the one-line why. Raises ``ValueError`` for an unknown device or
     carry mode, :class:`RoutingError` (one line) when neither router routes the placed design,

@@ -367,13 +367,13 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
             rep["proxy_pnr"] = PROXY_PNR + f"; known on {ECP5['label']}: {'; '.join(known)}"
         known_nexus = []
         for name in names:
-            try:
-                c = nexus.cached_pnr(name, avail[name])
+            try:   # seed 1 with router2's timing-driven rip-up if that was run, else without it
+                c = (nexus.cached_pnr(name, avail[name], tmg_ripup=True) or nexus.cached_pnr(name, avail[name]))
             except ValueError:     # no top module of the block's name to wrap: nothing was placed
                 c = None
             if c is not None and c.get("fmax_mhz"):
-                known_nexus.append(f"{name} Fmax {c['fmax_mhz']:g} MHz (seed {c['seed']}, carry {c['carry']}, cached "
-                                   "from an earlier --pnr nexus of this exact Verilog)")
+                known_nexus.append(f"{name} Fmax {c['fmax_mhz']:g} MHz (seed {c['seed']}, carry {c['carry']}, "
+                                   f"{_router_text(c)}, cached from an earlier --pnr nexus of this exact Verilog)")
             elif not nexus.memory_fit(avail[name])["fits"]:
                 known_nexus.append(f"{name} cannot fit (its memories exceed the LIFCL-40's RAM)")
         if known_nexus:

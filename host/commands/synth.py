@@ -50,9 +50,10 @@ def register(subparsers, groups):
                    help=f"Nexus part for --pnr nexus (default {nexus_devices()[0]}; one of: {', '.join(nexus_devices())})")
     p.add_argument("--pnr-seed", type=seed_int, default=1, metavar="S", help="nextpnr placer seed for --pnr")
     p.add_argument("--pnr-tmg-ripup", action="store_true",
-                   help="with --pnr nexus: router2's timing-driven rip-up (--tmg-ripup; slower: minutes more for "
-                        "the console, and a block far from 150 MHz may route for a long time)")
-    p.add_argument("--no-cache", action="store_true", help="re-run Yosys even when a cached result exists")
+                   help="with --pnr nexus: router2's timing-driven rip-up (nextpnr --tmg-ripup; router1, used where "
+                        "router2 gives up, has none), cached apart from the default flow; slower (1-3 min more for the "
+                        "console), and a block far from 150 MHz may route for a long time (console3: over 14 min)")
+    p.add_argument("--no-cache", action="store_true", help="re-run Yosys (and nextpnr with --pnr) even when a cached result exists")
     from host.report.results import add_record_option
     add_record_option(p)
     p.set_defaults(func=run)

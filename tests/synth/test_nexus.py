@@ -253,19 +253,28 @@ def test_seed_spread_by_hand():
 
 
 def test_synth_report_names_a_cached_lifcl40_result(monkeypatch):
-    """Without --pnr, `nc2600 synth` names what an earlier --pnr nexus measured on exactly this Verilog."""
+    """Without --pnr, `nc2600 synth` names what an earlier --pnr nexus measured on exactly this Verilog:
+    the run with router2's timing-driven rip-up when there is one, else the default flow's."""
     from hwtools import synth
     v = synth.available_blocks(block="action_select")["action_select"]
+    runs = {False: {"fmax_mhz": 321.5, "seed": 1, "carry": "ccu2", "router": "router2", "tmg_ripup": False},
+            True: {"fmax_mhz": 330.25, "seed": 1, "carry": "ccu2", "router": "router2", "tmg_ripup": True}}
 
-    def fake_cached(name, verilog, **kw):
+    def fake_cached(name, verilog, tmg_ripup=False, **kw):
         assert verilog == v
-        return {"fmax_mhz": 321.5, "seed": 1, "carry": "ccu2"}
+        return runs.get(tmg_ripup)
     monkeypatch.setattr(nexus, "cached_pnr", fake_cached)
+    head = ("known on LIFCL-40-9BG400C (measured: nextpnr-nexus place and route, LIFCL-40 speed 9, 28 nm; a proxy, "
+            "not the XC7Z045): ")
     rep = synth.report("action_select")
-    assert rep["proxy_pnr_nexus"] == ("known on LIFCL-40-9BG400C (measured: nextpnr-nexus place and route, LIFCL-40 "
-                                      "speed 9, 28 nm; a proxy, not the XC7Z045): action_select Fmax 321.5 MHz (seed "
-                                      "1, carry ccu2, cached from an earlier --pnr nexus of this exact Verilog)")
+    assert rep["proxy_pnr_nexus"] == head + ("action_select Fmax 330.25 MHz (seed 1, carry ccu2, router2 with "
+                                             "timing-driven rip-up, cached from an earlier --pnr nexus of this exact "
+                                             "Verilog)")
     assert "timing: " + rep["proxy_pnr_nexus"] in synth.format_report(rep)
+    del runs[True]
+    assert synth.report("action_select")["proxy_pnr_nexus"] == head + (
+        "action_select Fmax 321.5 MHz (seed 1, carry ccu2, router2, cached from an earlier --pnr nexus of this exact "
+        "Verilog)")
     monkeypatch.setattr(nexus, "cached_pnr", lambda *a, **k: None)
     assert "proxy_pnr_nexus" not in synth.report("action_select")
 
