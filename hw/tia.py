@@ -1136,22 +1136,18 @@ class Tia(wiring.Component):
             # now: from the motion register itself, not through this clock's fire (a path that
             # cannot be taken, cut for the xc7 logic depth))
             hm_pend = hm_next if bus_clock else hm
-            if rule_p is None:
-                kk = [self._hmove_k(self._tables, c, h, inc_next) for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
-                kk_p = Mux(enq, kk[1], kk[2])
-            else:
-                kk = [self._hmove_k(self._tables, c, hm_next, inc_next) for c in (S.wr_hm_ahead, rule_p)]
-                kk_p = kk[1]
-            m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk[0]), getattr(N, f"hmk_p{o}").eq(kk_p)]
-            if o < 2:   # the players' copy-test distance u
+
+            def changes(inc, u=False):
+                """(for a write at the next clock, for the pending write firing then)"""
                 if rule_p is None:
-                    ku = [self._hmove_k(self._tables, c, h, S.wr_uc_next, u=True)
-                          for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
-                    ku_p = Mux(enq, ku[1], ku[2])
-                else:
-                    ku = [self._hmove_k(self._tables, c, hm_next, S.wr_uc_next, u=True) for c in (S.wr_hm_ahead, rule_p)]
-                    ku_p = ku[1]
-                m.d[dom] += [getattr(N, f"hmku_w{o}").eq(ku[0]), getattr(N, f"hmku_p{o}").eq(ku_p)]
+                    k = [self._hmove_k(self._tables, c, h, inc, u) for c, h in zip(codes, (hm_next, hm_next, hm_pend))]
+                    return k[0], Mux(enq, k[1], k[2])
+                return tuple(self._hmove_k(self._tables, c, hm_next, inc, u) for c in (S.wr_hm_ahead, rule_p))
+            kk_w, kk_p = changes(inc_next)
+            m.d[dom] += [getattr(N, f"hmk_w{o}").eq(kk_w), getattr(N, f"hmk_p{o}").eq(kk_p)]
+            if o < 2:   # the players' copy-test distance u
+                ku_w, ku_p = changes(S.wr_uc_next, u=True)
+                m.d[dom] += [getattr(N, f"hmku_w{o}").eq(ku_w), getattr(N, f"hmku_p{o}").eq(ku_p)]
                 nu = Signal(8, name="hmove_u")
                 # (away from the bus's clock an HMOVE applies only as the pending write firing)
                 m.d.comb += nu.eq(self._hmove_distance(getattr(S, f"up{o}"),
