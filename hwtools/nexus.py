@@ -55,7 +55,7 @@ from hwtools.cache import cache_dir, read_json_entry
 from hwtools.timing import TARGET_MHZ, _tail, io_wrapper, memories, parse_nextpnr_report, run_tool, write_yosys_input
 
 __all__ = ["DEVICES", "DEFAULT_DEVICE", "PINS", "CLOCK_PINS", "ROUTERS", "CAPACITY", "CARRY_MODES", "label", "speed_of", "memory_fit",
-           "pdc", "synth_script", "synthesise", "ccu2_cells", "result", "pnr_block", "cached_pnr", "seed_spread"]
+           "pdc", "synth_script", "synthesise", "ccu2_cells", "result", "pnr_block", "cached_pnr", "cached_seeds", "seed_spread"]
 
 #: Parts whose BG400 package has the pins of :data:`PINS` (the LIFCL-40 in speed grades 7-9, commercial
 #: and industrial); the fastest grade first.
@@ -182,6 +182,18 @@ def cached_pnr(name: str, verilog: str, device: str = DEFAULT_DEVICE, freq_mhz: 
     runs the tools)."""
     speed_of(device)
     return read_json_entry(_cache_path(name, verilog, device, freq_mhz, seed, carry, tmg_ripup), _KEYS)
+
+
+def cached_seeds(name: str, verilog: str, seeds) -> list[dict]:
+    """:func:`cached_pnr`'s results with an Fmax for the placer ``seeds`` (in their order), all of one
+    flow: those routed with router2's timing-driven rip-up when any of them is cached, else the
+    default flow's; ``[]`` when neither has one (never runs the tools)."""
+    for ripup in (True, False):
+        found = [r for r in (cached_pnr(name, verilog, seed=s, tmg_ripup=ripup) for s in seeds)
+                 if r is not None and r.get("fmax_mhz")]
+        if found:
+            return found
+    return []
 
 
 def _register(cell: str | None) -> str | None:

@@ -368,10 +368,10 @@ def report(block: str | None = None, family: str = "xc7", use_cache: bool = True
         known_nexus = []
         for name in names:
             try:   # seed 1 with router2's timing-driven rip-up if that was run, else without it
-                c = (nexus.cached_pnr(name, avail[name], tmg_ripup=True) or nexus.cached_pnr(name, avail[name]))
+                c = next(iter(nexus.cached_seeds(name, avail[name], (1,))), None)
             except ValueError:     # no top module of the block's name to wrap: nothing was placed
                 c = None
-            if c is not None and c.get("fmax_mhz"):
+            if c is not None:
                 known_nexus.append(f"{name} Fmax {c['fmax_mhz']:g} MHz (seed {c['seed']}, carry {c['carry']}, "
                                    f"{_router_text(c)}, cached from an earlier --pnr nexus of this exact Verilog)")
             elif not nexus.memory_fit(avail[name])["fits"]:

@@ -254,11 +254,7 @@ def gather(games: list[str], clock_mhz: float = 150.0, lanes: int = DEFAULT_LANE
         # those routed with router2's timing-driven rip-up (--pnr-tmg-ripup) if there are any, else the others
         from hwtools import nexus
         for block, found in (("console", inp.console_nexus), ("console3", inp.console3_nexus)):
-            for ripup in (True, False):
-                found += [r for r in (nexus.cached_pnr(block, consoles[f"{block}.v"], seed=s, tmg_ripup=ripup)
-                                      for s in NEXUS_SEEDS) if r is not None and r.get("fmax_mhz")]
-                if found:
-                    break
+            found += nexus.cached_seeds(block, consoles[f"{block}.v"], NEXUS_SEEDS)
     except Exception as exc:
         inp.nexus_missing = f"{type(exc).__name__}: {exc}"
     step("action select: latency on the RTL (Amaranth simulator)")
